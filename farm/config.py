@@ -1,0 +1,103 @@
+"""Settings: one class, resolved flag > env (FARM_*) > farm.toml > [tool.farm] > defaults."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import Field, SecretStr, ValidationError
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    PyprojectTomlConfigSettingsSource,
+    SettingsConfigDict,
+    TomlConfigSettingsSource,
+)
+
+from farm.errors import ConfigError
+
+
+class Settings(BaseSettings):
+    """Everything farm can be told. ``farm config show`` prints the resolved values."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="FARM_",
+        env_nested_delimiter="__",
+        extra="ignore",
+        toml_file="farm.toml",
+        pyproject_toml_table_header=("tool", "farm"),
+        validate_default=True,
+    )
+
+    # where run state lives: history, caches, run directories
+    state_dir: Path = Path(".farm")
+    report_dir: Path | None = None
+    no_progress: bool = False
+
+    # devices
+    chromium_path: Path | None = None       # default: /usr/bin/chromium, then Playwright's
+    headless: bool = True
+    browser_args: list[str] = Field(default_factory=list)
+
+    # run policy
+    default_timeout: float | None = None    # seconds per case; farm.yaml `timeout` otherwise
+    retries: int | None = None              # test-failure retries; farm.yaml `retries` otherwise
+    infra_retries: int = 1                  # re-runs on another device after an infra error
+    default_case_seconds: float = 30.0      # expected duration of a case never seen before
+    secrets_dir: Path | None = None         # one file per secret, named after the variable
+
+    # model (used from the agent issue on)
+    model: str | None = None
+    model_base_url: str | None = None
+    model_api_key: SecretStr | None = None
+    model_family: str | None = None
+
+    # cluster
+    broker_url: SecretStr | None = None
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        return (
+            init_settings,
+            env_settings,
+            TomlConfigSettingsSource(settings_cls),
+            PyprojectTomlConfigSettingsSource(settings_cls),
+        )
+
+    def masked(self) -> dict[str, Any]:
+        """Resolved values with secrets replaced by ``***`` (and passwords in URLs hidden)."""
+        out: dict[str, Any] = {}
+        for name in type(self).model_fields:
+            value = getattr(self, name)
+            if isinstance(value, SecretStr):
+                value = "***" if value.get_secret_value() else ""
+            elif isinstance(value, Path):
+                value = str(value)
+            out[name] = value
+        return out
+
+
+def load_settings(**flags: Any) -> Settings:
+    """Build Settings; ``flags`` (CLI options) win over everything. Unset flags are ignored."""
+    given = {k: v for k, v in flags.items() if v is not None}
+    if "broker_url" not in given and os.environ.get("CELERY_BROKER_URL") and not os.environ.get(
+            "FARM_BROKER_URL"):
+        given["broker_url"] = os.environ["CELERY_BROKER_URL"]
+    try:
+        return Settings(**given)
+    except ValidationError as exc:
+        lines = []
+        for err in exc.errors():
+            loc = ".".join(str(p) for p in err["loc"])
+            lines.append(f"setting {loc!r}: {err['msg']}")
+        raise ConfigError("invalid configuration:\n  " + "\n  ".join(lines)) from None
+    except (ValueError, OSError) as exc:  # broken farm.toml / pyproject.toml
+        raise ConfigError(f"cannot read configuration: {exc}") from None

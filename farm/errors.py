@@ -1,0 +1,121 @@
+"""Every exception farm raises on purpose, as one tree.
+
+    FarmError
+    ├── UserError                 exit 4: the user must fix something before anything runs
+    │   ├── SuiteError            a suite file is malformed (names file, line, column)
+    │   ├── SuiteErrors           several SuiteErrors, all reported at once
+    │   └── ConfigError           settings, flags or device specs are wrong
+    ├── TestFailure               the app under test misbehaved: the case *failed* (red)
+    │   ├── AssertionFailed       assertText / assertNoText / waitForText / aiAssert said no
+    │   ├── LocateError           no unique element for a target (lists what it saw)
+    │   └── StepFailed            a step's own action failed (javascript threw, ...)
+    ├── NeedsModel                a step needs a model and none is configured: case *skipped*
+    ├── InfraError                farm or its environment broke: case *error* (grey), retried
+    │   ├── DeviceLost            the device/browser died or stopped answering
+    │   ├── DeviceError           the device refused an action
+    │   └── ModelUnavailable      the model endpoint is down / timing out
+    ├── CaseTimeout               the case ran past its timeout: case *error*, not retried
+    └── Interrupted               the user pressed Ctrl-C: case *interrupted*
+
+A test failure is never reported as an infrastructure error and vice versa: they get different
+exit codes, retries and report colours.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class FarmError(Exception):
+    """Base of every deliberate farm error."""
+
+    exit_code = 3
+
+
+class UserError(FarmError):
+    exit_code = 4
+
+
+class SuiteError(UserError):
+    """A suite file is malformed. ``str()`` reads ``file:line:col: message``."""
+
+    def __init__(self, file: str | Path, message: str, line: int | None = None,
+                 column: int | None = None) -> None:
+        self.file = str(file)
+        self.message = message
+        self.line = line
+        self.column = column
+        super().__init__(self.location + ": " + message)
+
+    @property
+    def location(self) -> str:
+        loc = self.file
+        if self.line is not None:
+            loc += f":{self.line}"
+            if self.column is not None:
+                loc += f":{self.column}"
+        return loc
+
+
+class SuiteErrors(UserError):
+    """Every problem found while loading suites, reported together."""
+
+    def __init__(self, errors: list[SuiteError]) -> None:
+        self.errors = errors
+        super().__init__("\n".join(str(e) for e in errors))
+
+
+class ConfigError(UserError):
+    pass
+
+
+class TestFailure(FarmError):
+    __test__ = False  # not a pytest class
+    exit_code = 1
+
+
+class AssertionFailed(TestFailure):
+    pass
+
+
+class LocateError(TestFailure):
+    def __init__(self, message: str, candidates: list[str] | None = None) -> None:
+        self.candidates = candidates or []
+        super().__init__(message)
+
+
+class StepFailed(TestFailure):
+    pass
+
+
+class NeedsModel(FarmError):
+    exit_code = 0
+
+    def __init__(self, what: str = "") -> None:
+        self.what = what
+        msg = "needs a model (set FARM_MODEL)"
+        super().__init__(f"{msg}: {what}" if what else msg)
+
+
+class InfraError(FarmError):
+    exit_code = 3
+
+
+class DeviceLost(InfraError):
+    pass
+
+
+class DeviceError(InfraError):
+    pass
+
+
+class ModelUnavailable(InfraError):
+    pass
+
+
+class CaseTimeout(FarmError):
+    exit_code = 3
+
+
+class Interrupted(FarmError):
+    exit_code = 2

@@ -1,0 +1,148 @@
+"""What a run produces: CaseResult per case attempt, StepRecord per step, RunSummary per run.
+
+Artifacts (screenshots) live beside results.json under ``artifacts/``; records hold paths
+relative to the run directory so the whole directory can be moved or served.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import threading
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+Status = Literal["passed", "failed", "error", "skipped", "interrupted", "flaky"]
+StepStatus = Literal["passed", "failed", "error", "skipped", "interrupted"]
+
+# Order used for exit codes and report sorting: worst first.
+STATUS_ORDER = ["interrupted", "failed", "error", "flaky", "skipped", "passed"]
+
+
+def now_iso() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+
+
+class StepRecord(BaseModel):
+    task: str
+    index: int                      # position within the case, from 1
+    kind: str
+    label: str                      # placeholders, never secret values
+    line: int = 0
+    status: StepStatus = "passed"
+    started: str = ""
+    duration: float = 0.0           # seconds
+    tier: str | None = None         # which locate tier hit (xpath, text, ...)
+    rect: list[int] | None = None   # located element [x, y, w, h]
+    before: str | None = None       # artifact path relative to the run dir
+    after: str | None = None
+    error: str | None = None
+    output: Any = None              # e.g. javascript return value (masked)
+
+
+class CaseError(BaseModel):
+    kind: str                       # exception class name, e.g. AssertionFailed, DeviceLost
+    message: str
+    step: int | None = None
+
+
+class CaseResult(BaseModel):
+    run_id: str
+    case_id: str
+    name: str
+    file: str
+    line: int = 0
+    platform: str
+    device: str | None = None
+    attempt: int = 1
+    status: Status
+    reason: str | None = None       # skip reason / short summary
+    error: CaseError | None = None
+    started: str = ""
+    duration: float = 0.0
+    steps: list[StepRecord] = Field(default_factory=list)
+    screenshot: str | None = None   # last screenshot (failure / timeout evidence)
+    previous: list["CaseResult"] = Field(default_factory=list)   # earlier attempts
+    tags: list[str] = Field(default_factory=list)
+    tokens: dict[str, int] = Field(default_factory=dict)
+
+
+class RunSummary(BaseModel):
+    run_id: str
+    started: str
+    finished: str = ""
+    duration: float = 0.0
+    devices: list[str] = Field(default_factory=list)
+    counts: dict[str, int] = Field(default_factory=dict)
+    exit_code: int = 0
+    interrupted: bool = False
+    cases: list[CaseResult] = Field(default_factory=list)
+    farm_version: str = ""
+
+    def recount(self) -> None:
+        counts = {s: 0 for s in STATUS_ORDER}
+        for c in self.cases:
+            counts[c.status] += 1
+        counts["total"] = len(self.cases)
+        self.counts = counts
+
+
+def exit_code_for(cases: list[CaseResult], interrupted: bool = False) -> int:
+    """pytest-style: 0 ok, 1 failed, 2 interrupted, 3 infra error, 5 nothing collected."""
+    if interrupted or any(c.status == "interrupted" for c in cases):
+        return 2
+    if not cases:
+        return 5
+    if any(c.status == "failed" for c in cases):
+        return 1
+    if any(c.status == "error" for c in cases):
+        return 3
+    return 0
+
+
+_SLUG = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+def slug(text: str) -> str:
+    return _SLUG.sub("-", text).strip("-")[:80] or "case"
+
+
+class ArtifactStore:
+    """Writes screenshots as small JPEG files under ``<run_dir>/artifacts/``.
+
+    Thread-safe: several device threads write at once.
+    """
+
+    def __init__(self, run_dir: Path, max_width: int = 1280, quality: int = 70) -> None:
+        self.run_dir = Path(run_dir)
+        self.dir = self.run_dir / "artifacts"
+        self.max_width = max_width
+        self.quality = quality
+        self._lock = threading.Lock()
+
+    def save_screenshot(self, case_id: str, attempt: int, name: str, png: bytes) -> str:
+        """Store a PNG (or JPEG) screenshot as JPEG; return its path relative to the run dir."""
+        from PIL import Image  # lazy: Pillow is only needed once a case runs
+
+        folder = self.dir / slug(case_id) / f"attempt-{attempt}"
+        with self._lock:
+            folder.mkdir(parents=True, exist_ok=True)
+        img = Image.open(io.BytesIO(png))
+        if img.mode not in ("RGB", "L"):
+            img = img.convert("RGB")
+        if img.width > self.max_width:
+            h = round(img.height * self.max_width / img.width)
+            img = img.resize((self.max_width, h))
+        path = folder / f"{slug(name)}.jpg"
+        img.save(path, "JPEG", quality=self.quality, optimize=True)
+        return path.relative_to(self.run_dir).as_posix()
+
+
+def write_json(path: Path, summary: RunSummary) -> None:
+    tmp = path.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(summary.model_dump(mode="json"), indent=2, ensure_ascii=False))
+    tmp.replace(path)
