@@ -1,0 +1,58 @@
+"""Serves a suite's web apps (``apps: {name: {serve: dir, env: VAR}}``) on loopback ports
+for the length of a run."""
+
+from __future__ import annotations
+
+import functools
+import threading
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+from farm.suite.model import AppSpec
+
+
+class _QuietHandler(SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:   # keep the progress view clean
+        pass
+
+    def end_headers(self) -> None:
+        self.send_header("Cache-Control", "no-store")
+        super().end_headers()
+
+
+class AppServer:
+    """One threaded static server per served directory."""
+
+    def __init__(self, host: str = "127.0.0.1") -> None:
+        self.host = host
+        self._servers: list[ThreadingHTTPServer] = []
+        self.urls: dict[Path, str] = {}     # served dir → base URL
+        self.env: dict[str, str] = {}       # VAR → base URL
+
+    def serve(self, apps: list[AppSpec]) -> None:
+        for app in apps:
+            if app.serve is None:
+                continue
+            folder = Path(app.serve).resolve()
+            if folder not in self.urls:
+                handler = functools.partial(_QuietHandler, directory=str(folder))
+                server = ThreadingHTTPServer((self.host, 0), handler)
+                server.daemon_threads = True
+                threading.Thread(target=server.serve_forever, name=f"app-{app.name}",
+                                 daemon=True).start()
+                self._servers.append(server)
+                self.urls[folder] = f"http://{self.host}:{server.server_address[1]}"
+            if app.env:
+                self.env[app.env] = self.urls[folder]
+
+    def close(self) -> None:
+        for server in self._servers:
+            server.shutdown()
+            server.server_close()
+        self._servers.clear()
+
+    def __enter__(self) -> "AppServer":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

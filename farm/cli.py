@@ -1,0 +1,153 @@
+"""The `farm` command. Exit codes follow pytest: 0 passed, 1 failed, 2 interrupted,
+3 internal/infra error, 4 usage or suite error, 5 nothing collected."""
+
+from __future__ import annotations
+
+import os
+import sys
+import traceback
+from pathlib import Path
+
+import click
+
+from farm.errors import FarmError, SuiteErrors, UserError
+
+EXIT_INTERRUPTED, EXIT_INTERNAL, EXIT_USAGE = 2, 3, 4
+
+
+def _env_flag(name: str) -> bool:
+    return os.environ.get(name, "").strip().lower() in ("1", "true", "yes", "on")
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.version_option(package_name="farm", prog_name="farm")
+def cli() -> None:
+    """farm: run UI test suites on many devices at once.
+
+    \b
+    Example:
+      farm run suites/demo --devices browser:2
+      farm devices
+      farm config show
+    """
+
+
+@cli.command()
+@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
+@click.option("--devices", "-d", default="browser:1", show_default=True, metavar="SPEC",
+              help="Devices to run on: KIND[:COUNT][,KIND[:COUNT]] (kinds: browser).")
+@click.option("--report-dir", type=click.Path(path_type=Path),
+              help="Write results here instead of .farm/runs/<run-id>/.")
+@click.option("--junit-xml", type=click.Path(path_type=Path),
+              help="Also write the JUnit XML report to this path.")
+@click.option("--no-progress", is_flag=True, default=None,
+              help="No progress output (also FARM_NO_PROGRESS=1).")
+@click.option("--retries", type=click.IntRange(0), help="Re-runs after a test failure.")
+@click.option("--timeout", type=click.FloatRange(min=0.1), help="Seconds per case.")
+@click.option("--model", help="litellm model string (planning arrives with the agent).")
+@click.option("--model-base-url", help="OpenAI-compatible base URL for the model.")
+@click.option("--model-family", help="Model family: decides grammar and coordinates.")
+def run(paths: tuple[Path, ...], devices: str, report_dir: Path | None, junit_xml: Path | None,
+        no_progress: bool | None, retries: int | None, timeout: float | None,
+        model: str | None, model_base_url: str | None, model_family: str | None) -> None:
+    """Run every case under PATHS.
+
+    \b
+    Example:
+      farm run suites/demo --devices browser:2 --junit-xml out/junit.xml
+    """
+    from farm.config import load_settings
+    from farm.session import run as run_session
+    settings = load_settings(report_dir=report_dir, no_progress=no_progress, retries=retries,
+                             default_timeout=timeout, model=model,
+                             model_base_url=model_base_url, model_family=model_family)
+    show = not (settings.no_progress or _env_flag("FARM_NO_PROGRESS"))
+    code = run_session(list(paths), devices, settings, junit_xml=junit_xml, progress=show)
+    sys.exit(code)
+
+
+@cli.command()
+def devices() -> None:
+    """List the devices farm can use on this machine."""
+    from farm.config import load_settings
+    from farm.devices.chromium import find_chromium
+    settings = load_settings()
+    chromium = find_chromium(settings)
+    if chromium is None:
+        click.echo("browser   none: no Chromium found (apt-get install chromium, or set "
+                   "FARM_CHROMIUM_PATH)")
+        sys.exit(5)
+    click.echo(f"browser   Chromium {chromium.version}  {chromium.path}  ({chromium.source})")
+
+
+@cli.group()
+def config() -> None:
+    """Inspect configuration."""
+
+
+@config.command("show")
+def config_show() -> None:
+    """Print resolved settings (flag > FARM_* env > farm.toml > [tool.farm] > defaults),
+    secrets masked."""
+    from farm.config import load_settings
+    for key, value in load_settings().masked().items():
+        click.echo(f"{key:<22} {value!r}" if value is None else f"{key:<22} {value}")
+
+
+@cli.command()
+@click.argument("run_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
+def report(run_dir: Path) -> None:
+    """Rebuild report.html and junit.xml of RUN_DIR from its results.json."""
+    import json
+
+    from farm.results import RunSummary
+    from farm.session import write_outputs
+    source = run_dir / "results.json"
+    if not source.exists():
+        raise click.UsageError(f"{source} does not exist")
+    summary = RunSummary.model_validate(json.loads(source.read_text()))
+    write_outputs(summary, run_dir)
+    click.echo(str((run_dir / "report.html").resolve()))
+
+
+def main() -> None:
+    """Entry point: maps errors to exit codes; no tracebacks for user mistakes."""
+    try:
+        cli.main(standalone_mode=False)
+    except click.exceptions.Exit as exc:
+        sys.exit(exc.exit_code)
+    except click.UsageError as exc:
+        exc.show()
+        sys.exit(EXIT_USAGE)
+    except (click.Abort, KeyboardInterrupt):
+        click.echo("interrupted", err=True)
+        sys.exit(EXIT_INTERRUPTED)
+    except SuiteErrors as exc:
+        n = len(exc.errors)
+        click.echo(f"farm: {n} problem{'s' if n != 1 else ''} in suite files:", err=True)
+        for err in exc.errors:
+            click.echo(f"  {err}", err=True)
+        sys.exit(EXIT_USAGE)
+    except UserError as exc:
+        click.echo(f"farm: error: {exc}", err=True)
+        sys.exit(EXIT_USAGE)
+    except FarmError as exc:
+        click.echo(f"farm: error: {exc}", err=True)
+        sys.exit(exc.exit_code)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(EXIT_USAGE)
+    except Exception as exc:  # a bug in farm: say so, keep the traceback out of the way
+        log_path = Path(".farm") / "last-error.log"
+        try:
+            log_path.parent.mkdir(parents=True, exist_ok=True)
+            log_path.write_text(traceback.format_exc())
+            where = f" (traceback in {log_path})"
+        except OSError:
+            where = ""
+        click.echo(f"farm: internal error: {type(exc).__name__}: {exc}{where}", err=True)
+        sys.exit(EXIT_INTERNAL)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,58 @@
+"""Case durations remembered across runs (SQLite under the state dir), for longest-first order."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import Iterable
+
+from farm.results import CaseResult
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS durations (
+    key TEXT NOT NULL,          -- "<platform>:<case id>"
+    seconds REAL NOT NULL,
+    at TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS durations_key ON durations(key);
+"""
+_KEEP = 20   # samples kept per key
+
+
+class DurationHistory:
+    def __init__(self, state_dir: Path) -> None:
+        self.path = Path(state_dir) / "history.sqlite"
+
+    def _connect(self) -> sqlite3.Connection:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        con = sqlite3.connect(self.path, timeout=10)
+        con.executescript(_SCHEMA)
+        return con
+
+    def load(self) -> dict[str, list[float]]:
+        """All remembered samples, oldest first, keyed ``platform:case_id``."""
+        if not self.path.exists():
+            return {}
+        out: dict[str, list[float]] = {}
+        try:
+            with self._connect() as con:
+                for key, seconds in con.execute(
+                        "SELECT key, seconds FROM durations ORDER BY rowid"):
+                    out.setdefault(key, []).append(seconds)
+        except sqlite3.DatabaseError:
+            return {}   # a corrupt history only costs us the ordering
+        return out
+
+    def record(self, results: Iterable[CaseResult]) -> None:
+        """Remember durations of cases that ran to a verdict (not skipped/interrupted/errors)."""
+        rows = [(f"{r.platform}:{r.case_id}", r.duration, r.started) for r in results
+                if r.status in ("passed", "failed", "flaky") and r.duration > 0]
+        if not rows:
+            return
+        with self._connect() as con:
+            con.executemany("INSERT INTO durations(key, seconds, at) VALUES (?, ?, ?)", rows)
+            for key in {r[0] for r in rows}:
+                con.execute(
+                    "DELETE FROM durations WHERE key = ? AND rowid NOT IN "
+                    "(SELECT rowid FROM durations WHERE key = ? ORDER BY rowid DESC LIMIT ?)",
+                    (key, key, _KEEP))

@@ -1,0 +1,151 @@
+"""What the user sees while a run goes: a rich view on a terminal (one overall bar, one row per
+device), plain lines otherwise, nothing with --no-progress."""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+from typing import IO, Any
+
+from farm.results import CaseResult, StepRecord
+
+STATUS_WORD = {"passed": "PASSED", "failed": "FAILED", "error": "ERROR", "skipped": "SKIPPED",
+               "interrupted": "INTERRUPTED", "flaky": "FLAKY"}
+STATUS_STYLE = {"passed": "green", "failed": "red", "error": "yellow", "skipped": "dim",
+                "interrupted": "magenta", "flaky": "yellow"}
+
+
+def _short(result: CaseResult) -> str:
+    text = f"{result.case_id} {result.duration:.1f}s"
+    why = result.error.message if result.error else result.reason
+    if why:
+        first = why.strip().splitlines()[0]
+        step = f"step {result.error.step}: " if result.error and result.error.step else ""
+        text += f" — {step}{first[:160]}"
+    return text
+
+
+class PlainProgress:
+    """One line per event that matters; safe for CI logs."""
+
+    def __init__(self, total: int, stream: IO[str] | None = None) -> None:
+        self.total = total
+        self.done = 0
+        self.stream = stream or sys.stdout
+        self._lock = threading.Lock()
+
+    def _say(self, text: str) -> None:
+        with self._lock:
+            print(text, file=self.stream, flush=True)
+
+    def start(self) -> None:
+        self._say(f"farm: {self.total} case(s) to run")
+
+    def stop(self) -> None:
+        pass
+
+    def device_state(self, device: str, state: str, detail: str = "") -> None:
+        if state in ("dead", "quarantined", "restarting"):
+            self._say(f"[{device}] {state}{': ' + detail if detail else ''}")
+
+    def case_started(self, device: str, case_id: str, name: str, attempt: int) -> None:
+        again = f" (attempt {attempt})" if attempt > 1 else ""
+        self._say(f"[{device}] start {case_id}{again}")
+
+    def step_finished(self, device: str, record: StepRecord) -> None:
+        pass
+
+    def case_finished(self, device: str, result: CaseResult, final: bool) -> None:
+        if final:
+            self.done += 1
+        word = STATUS_WORD[result.status] + ("" if final else " (will retry)")
+        self._say(f"[{self.done}/{self.total}] [{device}] {word} {_short(result)}")
+
+
+class RichProgress:
+    """rich Live view: overall bar + a row per device with its current case and step."""
+
+    def __init__(self, total: int, devices: list[str]) -> None:
+        from rich.console import Console
+        from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
+                                   TimeElapsedColumn)
+        self.console = Console()
+        self.progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(),
+                                 MofNCompleteColumn(), TimeElapsedColumn(),
+                                 console=self.console, transient=False)
+        self.overall = self.progress.add_task("cases", total=total)
+        self.rows: dict[str, dict[str, Any]] = {
+            d: {"state": "starting", "case": "", "step": "", "since": time.monotonic()}
+            for d in devices}
+        self.counts: dict[str, int] = {}
+        self._lock = threading.Lock()
+        self._live: Any = None
+
+    def __rich__(self) -> Any:
+        from rich.console import Group
+        from rich.markup import escape
+        from rich.table import Table
+        table = Table.grid(padding=(0, 2))
+        with self._lock:
+            for name, row in self.rows.items():
+                state = row["state"]
+                style = {"busy": "cyan", "dead": "red", "quarantined": "red bold",
+                         "restarting": "yellow"}.get(state, "dim")
+                took = f"{time.monotonic() - row['since']:.0f}s" if state == "busy" else ""
+                table.add_row(f"[{style}]{name}", f"[{style}]{state}", escape(row["case"]),
+                              "[dim]" + escape(row["step"]), took)
+            tally = "  ".join(f"[{STATUS_STYLE[s]}]{n} {s}" for s, n in sorted(self.counts.items()))
+        return Group(self.progress, table, tally)
+
+    def start(self) -> None:
+        from rich.live import Live
+        self._live = Live(self, console=self.console, refresh_per_second=8, transient=False)
+        self._live.start()
+
+    def stop(self) -> None:
+        if self._live is not None:
+            self._live.stop()
+
+    def device_state(self, device: str, state: str, detail: str = "") -> None:
+        with self._lock:
+            row = self.rows.setdefault(device, {"case": "", "step": ""})
+            row["state"] = state
+            row["since"] = time.monotonic()
+            if state != "busy":
+                row["case"] = detail if state in ("dead", "quarantined") else ""
+                row["step"] = ""
+
+    def case_started(self, device: str, case_id: str, name: str, attempt: int) -> None:
+        with self._lock:
+            row = self.rows[device]
+            row.update(state="busy", case=case_id + (f" (attempt {attempt})" if attempt > 1
+                                                     else ""), step="", since=time.monotonic())
+
+    def step_finished(self, device: str, record: StepRecord) -> None:
+        with self._lock:
+            self.rows[device]["step"] = f"step {record.index}: {record.label[:50]}"
+
+    def case_finished(self, device: str, result: CaseResult, final: bool) -> None:
+        if final:
+            with self._lock:
+                self.counts[result.status] = self.counts.get(result.status, 0) + 1
+            self.progress.advance(self.overall)
+        if result.status != "passed":
+            word = STATUS_WORD[result.status] + ("" if final else " (will retry)")
+            from rich.markup import escape
+            self.console.print(f"[{STATUS_STYLE[result.status]}]{word}[/] "
+                               + escape(f"[{device}] {_short(result)}"), highlight=False)
+
+
+class QuietProgress(PlainProgress):
+    def _say(self, text: str) -> None:
+        pass
+
+
+def make_progress(total: int, devices: list[str], enabled: bool) -> Any:
+    if not enabled:
+        return QuietProgress(total)
+    if sys.stdout.isatty():
+        return RichProgress(total, devices)
+    return PlainProgress(total)

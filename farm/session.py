@@ -1,0 +1,189 @@
+"""One `farm run`: load suites, serve their apps, schedule, execute, write results and report."""
+
+from __future__ import annotations
+
+import logging
+import os
+import secrets as _random
+import sys
+import time
+from datetime import datetime
+from pathlib import Path
+from typing import IO, Sequence
+
+from farm import __version__
+from farm.appserver import AppServer
+from farm.config import Settings
+from farm.errors import ConfigError
+from farm.history import DurationHistory
+from farm.results import (ArtifactStore, CaseResult, RunSummary, exit_code_for, now_iso,
+                          write_json)
+from farm.runner import Services
+from farm.schedule import (DeviceSpec, Job, RetryPolicy, expected_duration,
+                           parse_device_specs)
+from farm.suite.loader import load_suites
+from farm.suite.model import Case
+from farm.suite.vars import Variables
+
+log = logging.getLogger("farm")
+
+
+def new_run_id() -> str:
+    return datetime.now().strftime("%Y%m%d-%H%M%S-") + _random.token_hex(2)
+
+
+def make_devices(specs: list[DeviceSpec], settings: Settings) -> list:
+    devices = []
+    for spec in specs:
+        if spec.kind == "browser":
+            from farm.devices.browser import BrowserDevice
+            from farm.devices.chromium import find_chromium
+            chromium = find_chromium(settings)
+            if chromium is None:
+                raise ConfigError("no Chromium found: install Debian's chromium "
+                                  "(apt-get install chromium) or set FARM_CHROMIUM_PATH")
+            devices += [BrowserDevice(f"browser-{i + 1}", settings, chromium)
+                        for i in range(spec.count)]
+        else:
+            raise ConfigError(f"device kind {spec.kind!r} is not available in this version "
+                              "of farm (browser only)")
+    return devices
+
+
+class _MaskFilter(logging.Filter):
+    def __init__(self, mask) -> None:
+        super().__init__()
+        self.mask = mask
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        record.msg = self.mask(record.getMessage())
+        record.args = ()
+        return True
+
+
+def _setup_logging(run_dir: Path, mask) -> logging.Handler:
+    handler = logging.FileHandler(run_dir / "farm.log", encoding="utf-8")
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    handler.addFilter(_MaskFilter(mask))
+    root = logging.getLogger()
+    root.addHandler(handler)
+    root.setLevel(logging.INFO)
+    for noisy in ("asyncio", "PIL"):
+        logging.getLogger(noisy).setLevel(logging.WARNING)
+    return handler
+
+
+def _upfront_result(case: Case, run_id: str, reason: str) -> CaseResult:
+    return CaseResult(run_id=run_id, case_id=case.id, name=case.name, file=str(case.file),
+                      platform=case.platform, status="skipped", reason=reason,
+                      started=now_iso(), tags=case.tags)
+
+
+def run(paths: Sequence[str | Path], devices: str, settings: Settings,
+        junit_xml: Path | None = None, progress: bool = True,
+        out: IO[str] | None = None) -> int:
+    """Run suites under ``paths`` on ``devices`` (e.g. "browser:2"); return the exit code."""
+    out = out or sys.stdout
+    t_start = time.monotonic()
+    specs = parse_device_specs(devices)
+    suites = load_suites([Path(p) for p in paths], env=os.environ,
+                         secrets_dir=settings.secrets_dir)
+    cases = [c for s in suites for c in s.cases]
+    if not cases:
+        print("farm: no cases found under " + ", ".join(map(str, paths)), file=out)
+        return 5
+    cases = [c.model_copy(update={
+        "timeout": settings.default_timeout or c.timeout,
+        "retries": c.retries if settings.retries is None else settings.retries}) for c in cases]
+
+    run_id = new_run_id()
+    run_dir = Path(settings.report_dir) if settings.report_dir else (
+        Path(settings.state_dir) / "runs" / run_id)
+    run_dir.mkdir(parents=True, exist_ok=True)
+
+    with AppServer() as apps:
+        apps.serve([a for s in suites for a in s.defaults.apps])
+        env = {**os.environ, **apps.env}
+        every_secret = Variables.from_sources(
+            defaults={k: v for c in cases for k, v in c.vars.items()}, env=env,
+            secrets_dir=settings.secrets_dir, secrets={n for c in cases for n in c.secrets})
+        handler = _setup_logging(run_dir, every_secret.mask)
+        services = Services(settings=settings, artifacts=ArtifactStore(run_dir), run_id=run_id,
+                            env=env, app_dirs=apps.urls)
+        platforms = {s.platform for s in specs}
+        history = DurationHistory(settings.state_dir)
+        remembered = history.load()
+        upfront: list[CaseResult] = []
+        jobs: list[Job] = []
+        for case in cases:
+            step = case.model_step()
+            if step is not None and not settings.model:
+                upfront.append(_upfront_result(
+                    case, run_id, f"needs a model (set FARM_MODEL): {step.kind} at line "
+                                  f"{step.line}"))
+            elif case.platform not in platforms:
+                upfront.append(_upfront_result(
+                    case, run_id, f"no {case.platform} device in --devices {devices}"))
+            else:
+                jobs.append(Job(case.id, case.platform, expected_duration(
+                    remembered, case.id, case.platform, settings.default_case_seconds)))
+        retries = max((c.retries for c in cases), default=0)
+        policy = RetryPolicy(infra_retries=settings.infra_retries, test_retries=retries)
+
+        ran: list[CaseResult] = []
+        t_devices = time.monotonic()
+        if jobs:
+            from farm.executors.local import LocalExecutor
+            from farm.progress import make_progress
+            device_list = make_devices([s for s in specs if s.platform in
+                                        {j.platform for j in jobs}], settings)
+            view = make_progress(len(cases), [d.name for d in device_list], progress)
+            view.start()
+            for r in upfront:
+                view.case_finished("-", r, final=True)
+            executor = LocalExecutor(device_list, {c.id: c for c in cases}, services, policy,
+                                     events=view)
+            try:
+                ran = executor.run(jobs)
+            finally:
+                view.stop()
+            interrupted = services.cancel.is_set()
+        else:
+            interrupted = False
+
+    results = sorted(upfront + ran, key=lambda r: r.case_id)
+    summary = RunSummary(run_id=run_id, started=datetime.fromtimestamp(
+        time.time() - (time.monotonic() - t_start)).astimezone().isoformat(timespec="seconds"),
+        finished=now_iso(), duration=round(time.monotonic() - t_start, 3),
+        devices=sorted({r.device for r in ran if r.device}), cases=results,
+        interrupted=interrupted, farm_version=__version__)
+    summary.recount()
+    summary.exit_code = exit_code_for(results, interrupted)
+    write_outputs(summary, run_dir, junit_xml)
+    if not interrupted:
+        history.record(ran)
+    logging.getLogger().removeHandler(handler)
+    handler.close()
+    log.debug("devices+cases took %.1fs", time.monotonic() - t_devices)
+    print(summary_line(summary), file=out)
+    print(str((run_dir / "report.html").resolve()), file=out, flush=True)
+    return summary.exit_code
+
+
+def write_outputs(summary: RunSummary, run_dir: Path, junit_xml: Path | None = None) -> None:
+    from farm.report.html import write_html
+    from farm.report.junit import write_junit
+    write_json(run_dir / "results.json", summary)
+    write_junit(summary, run_dir / "junit.xml")
+    if junit_xml:
+        Path(junit_xml).parent.mkdir(parents=True, exist_ok=True)
+        write_junit(summary, Path(junit_xml))
+    write_html(summary, run_dir)
+
+
+def summary_line(summary: RunSummary) -> str:
+    parts = [f"{summary.counts[s]} {s}" for s in
+             ("passed", "failed", "error", "flaky", "skipped", "interrupted")
+             if summary.counts.get(s)]
+    text = ", ".join(parts) or "nothing ran"
+    return f"farm: {text} in {summary.duration:.1f}s (run {summary.run_id})"
