@@ -1,0 +1,524 @@
+"""BrowserDevice: one device slot = one Chromium process driven by Playwright's sync API.
+
+Threading: every method except `kill` (and `healthy`, which degrades to a process check) runs
+on the thread that called `open` -- Playwright's sync API is bound to that thread.  `kill` only
+uses psutil, so a watchdog or Ctrl-C handler can call it while the device thread is blocked in
+a Playwright call; that call then fails and surfaces as DeviceLost.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+import threading
+import time
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Iterator
+
+import psutil
+
+from farm.devices.base import Rect, UINode, UITree
+from farm.devices.chromium import BROWSER_FLAGS, ChromiumInfo, find_chromium
+from farm.errors import CaseTimeout, DeviceError, DeviceLost, FarmError, StepFailed
+
+if TYPE_CHECKING:  # pragma: no cover
+    from farm.config import Settings
+    from farm.suite.model import WebTarget
+
+log = logging.getLogger(__name__)
+
+MAX_NODES = 5000
+DOM_JS = (Path(__file__).with_name("dom.js")).read_text(encoding="utf-8")
+
+# Rendered elements matching an XPath, as viewport rects; text/attribute hits map to their
+# element.  Returns {error} instead of throwing so a bad XPath is a StepFailed, not a crash.
+XPATH_JS = """(xpath) => {
+  let snap;
+  try {
+    snap = document.evaluate(xpath, document, null, XPathResult.ORDERED_NODE_SNAPSHOT_TYPE, null);
+  } catch (e) { return {error: String(e && e.message || e)}; }
+  const out = [];
+  for (let i = 0; i < snap.snapshotLength; i++) {
+    let n = snap.snapshotItem(i);
+    if (n.nodeType === 2) n = n.ownerElement;
+    else if (n.nodeType !== 1) n = n.parentElement;
+    if (!n || !n.getBoundingClientRect) continue;
+    const r = n.getBoundingClientRect();
+    const s = getComputedStyle(n);
+    if (r.width <= 0 || r.height <= 0 || s.visibility === 'hidden' || s.display === 'none'
+        || parseFloat(s.opacity) === 0) continue;
+    out.push([Math.round(r.left), Math.round(r.top), Math.round(r.width), Math.round(r.height)]);
+  }
+  return {rects: out};
+}"""
+
+# Midscene `javascript:` step.  __PRODUCER__ is an async function yielding the user's value;
+# racing it against an in-page timer keeps a hung promise from blocking the device thread
+# (a busy loop still blocks: the runner's watchdog then kill()s the device).
+RUN_JS = """async ([ms, code]) => {
+  const produce = __PRODUCER__;
+  const TIMEOUT = {};
+  let timer;
+  const expired = new Promise((_, reject) => { timer = setTimeout(() => reject(TIMEOUT), ms); });
+  const run = async () => {
+    let v = await produce();
+    if (typeof v === 'function') v = await v();   // page.evaluate("() => ...") semantics
+    return v;
+  };
+  let v;
+  try {
+    v = await Promise.race([run(), expired]);
+  } catch (e) {
+    if (e === TIMEOUT) return {timeout: true};
+    if (e instanceof Error) return {error: (e.name && e.name !== 'Error' ? e.name + ': ' : '') + e.message};
+    return {error: String(e)};
+  } finally { clearTimeout(timer); }
+  if (v === undefined) return {json: 'null'};
+  if (typeof Node !== 'undefined' && v instanceof Node) return {str: String(v)};
+  try {
+    const j = JSON.stringify(v);
+    return j === undefined ? {str: String(v)} : {json: j};
+  } catch (e) { return {str: String(v)}; }
+}"""
+
+# Playwright error texts meaning the browser (or its driver) is gone, not that an action failed.
+_LOST = re.compile(r"has been closed|browser has disconnected|target closed|crash|"
+                   r"connection closed|pipe closed|websocket|driver .*(exited|closed)", re.I)
+# Strip string literals before looking for `return`, so "#return-btn" does not count.
+_STRINGS = re.compile(r"'(?:\\.|[^'\\])*'|\"(?:\\.|[^\"\\])*\"|`(?:\\.|[^`\\])*`", re.S)
+_RETURN = re.compile(r"\breturn\b")
+
+_KEYS = {
+    "enter": "Enter", "return": "Enter", "esc": "Escape", "escape": "Escape", "tab": "Tab",
+    "backspace": "Backspace", "delete": "Delete", "del": "Delete", "space": "Space",
+    "spacebar": "Space", "insert": "Insert", "home": "Home", "end": "End",
+    "pageup": "PageUp", "pgup": "PageUp", "pagedown": "PageDown", "pgdn": "PageDown",
+    "up": "ArrowUp", "down": "ArrowDown", "left": "ArrowLeft", "right": "ArrowRight",
+    "arrowup": "ArrowUp", "arrowdown": "ArrowDown", "arrowleft": "ArrowLeft",
+    "arrowright": "ArrowRight", "ctrl": "Control", "control": "Control", "shift": "Shift",
+    "alt": "Alt", "option": "Alt", "meta": "Meta", "cmd": "Meta", "command": "Meta",
+    "win": "Meta", "capslock": "CapsLock",
+}
+
+
+def normalize_key(key: str) -> str:
+    """Map a human key name ("enter", "Page Down", "ctrl+a") to Playwright's key name."""
+    key = key.strip()
+    if len(key) == 1:
+        return key
+    parts = key.split("+") if "+" in key[:-1] else [key]
+    out = []
+    for part in parts:
+        p = part.strip()
+        compact = re.sub(r"[\s_-]+", "", p).lower()
+        if len(p) == 1:
+            out.append(p)
+        elif compact in _KEYS:
+            out.append(_KEYS[compact])
+        elif re.fullmatch(r"f\d{1,2}", compact):
+            out.append(compact.upper())
+        else:
+            out.append(p)  # already a Playwright name ("NumpadEnter") or unknown: let it decide
+    return "+".join(out)
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
+class BrowserDevice:
+    """A Chromium browser slot implementing the `farm.devices.base.Device` protocol."""
+
+    platform = "web"
+
+    def __init__(self, name: str, settings: "Settings", chromium: ChromiumInfo | None = None):
+        self.name = name
+        self.settings = settings
+        self.chromium = chromium
+        self._pw: Any = None
+        self._browser: Any = None
+        self._context: Any = None
+        self._page: Any = None
+        self._viewport = (1280, 800)
+        self._thread: int | None = None
+        self._pid: int | None = None
+        self._killed = False
+        self._crashed = False
+        self.open_seconds: float | None = None        # how long the last open() took
+        self.hierarchy_seconds: float | None = None   # how long the last hierarchy() took
+
+    # -- lifecycle ---------------------------------------------------------------------------
+
+    @property
+    def marker(self) -> str:
+        """Command-line switch that identifies this device's Chromium among our children."""
+        return f"--farm-device={self.name}"
+
+    @property
+    def browser_pid(self) -> int | None:
+        """PID of this device's Chromium main process (None before open)."""
+        return self._pid
+
+    def open(self) -> None:
+        """Start Playwright and launch this slot's Chromium."""
+        from playwright.sync_api import Error as PlaywrightError, sync_playwright
+
+        started = time.monotonic()
+        self._killed = False
+        self._crashed = False
+        self._thread = threading.get_ident()
+        info = self.chromium or find_chromium(self.settings)
+        if info is None:
+            raise DeviceError("no Chromium found: install Debian's chromium (apt-get install "
+                              "chromium) or set FARM_CHROMIUM_PATH")
+        self.chromium = info
+        try:
+            self._pw = sync_playwright().start()
+            self._browser = self._pw.chromium.launch(
+                executable_path=info.path,
+                headless=self.settings.headless,
+                args=[*BROWSER_FLAGS, *self.settings.browser_args, self.marker],
+                timeout=60_000,
+            )
+        except (PlaywrightError, OSError, RuntimeError) as exc:
+            self.close()
+            raise DeviceError(f"cannot launch Chromium {info.path} for {self.name}: "
+                              f"{_first_line(exc)}") from exc
+        proc = self._find_main_process()
+        self._pid = proc.pid if proc else None
+        self.open_seconds = time.monotonic() - started
+        log.debug("%s: Chromium %s pid %s up in %.2fs", self.name, info.version, self._pid,
+                  self.open_seconds)
+
+    def close(self) -> None:
+        """Close the browser and stop Playwright; tolerates a dead browser, safe twice."""
+        context, browser, pw = self._context, self._browser, self._pw
+        self._context = self._page = self._browser = self._pw = None
+        for step in (context and context.close, browser and browser.close, pw and pw.stop):
+            if step is None:
+                continue
+            try:
+                step()
+            except Exception as exc:  # the browser may already be dead: nothing to release
+                log.debug("%s: ignoring error during close: %s", self.name, _first_line(exc))
+        # Belt and braces: never leave an orphaned Chromium behind (the driver normally
+        # reaps it, but a hung browser would otherwise survive the run).
+        self._kill_processes()
+        self._pid = None
+
+    def start_session(self, target: "WebTarget") -> None:
+        """Fresh context (no shared cookies/storage) and page, then load ``target.url``."""
+        self.end_session()
+        browser = self._need_browser()
+        self._viewport = (target.viewport_width, target.viewport_height)
+        options: dict[str, Any] = {
+            "viewport": {"width": target.viewport_width, "height": target.viewport_height},
+            "device_scale_factor": target.device_scale_factor or 1,
+        }
+        if target.user_agent:
+            options["user_agent"] = target.user_agent
+        with self._errors("new context"):
+            self._context = browser.new_context(**options)
+            # Popups / target=_blank become the active page, like Midscene's same-tab mode.
+            self._context.on("page", self._adopt_page)
+            self._adopt_page(self._context.new_page())
+        self._goto(target.url)
+
+    def end_session(self) -> None:
+        """Close the case's context; ignores errors when the browser is already dead."""
+        context, self._context, self._page = self._context, None, None
+        if context is not None:
+            try:
+                context.close()
+            except Exception as exc:
+                log.debug("%s: ignoring error closing context: %s", self.name, _first_line(exc))
+
+    def _adopt_page(self, page: Any) -> None:
+        if page is self._page:  # new_page() also fires the context's "page" event
+            return
+        self._page = page
+        self._crashed = False
+        page.on("crash", self._on_crash)
+
+    def _on_crash(self, _page: Any) -> None:
+        self._crashed = True
+
+    def _goto(self, url: str) -> None:
+        page = self._need_page()
+        try:
+            with self._errors(f"open {url}"):
+                page.goto(url, wait_until="load")
+        except DeviceError as exc:
+            raise DeviceError(f"cannot open {url}: {exc}") from exc
+
+    # -- observation -------------------------------------------------------------------------
+
+    def size(self) -> tuple[int, int]:
+        """Viewport size in CSS pixels."""
+        if self._page is not None and self._page.viewport_size:
+            vs = self._page.viewport_size
+            return (vs["width"], vs["height"])
+        return self._viewport
+
+    def screenshot(self) -> bytes:
+        """PNG of the viewport, in CSS pixels (so it matches tap coordinates at any DPR)."""
+        page = self._need_page()
+        with self._errors("screenshot"):
+            return page.screenshot(type="png", scale="css")
+
+    def hierarchy(self) -> UITree:
+        """The rendered DOM as a UITree, collected in one page.evaluate."""
+        page = self._need_page()
+        started = time.monotonic()
+        raw = self._evaluate_settled(page, DOM_JS, MAX_NODES, what="read the DOM")
+        nodes = [UINode.model_validate(n) for n in raw["nodes"]]
+        self.hierarchy_seconds = time.monotonic() - started
+        if raw.get("truncated"):
+            log.info("%s: DOM has more than %d rendered elements; tree truncated", self.name,
+                     MAX_NODES)
+        return UITree(source="dom", nodes=nodes, page_text=raw.get("pageText") or "")
+
+    def query_xpath(self, xpath: str) -> list[Rect]:
+        """Viewport rects of rendered elements matching ``xpath``; bad XPath -> StepFailed."""
+        page = self._need_page()
+        res = self._evaluate_settled(page, XPATH_JS, xpath, what="evaluate XPath")
+        if "error" in res:
+            raise StepFailed(f"invalid XPath {xpath!r}: {res['error']}")
+        return [Rect(x=r[0], y=r[1], width=r[2], height=r[3]) for r in res["rects"]]
+
+    def _evaluate_settled(self, page: Any, js: str, arg: Any, what: str) -> Any:
+        # A tap that navigates destroys the execution context mid-read: wait for the new
+        # document once and read again instead of failing the step.
+        from playwright.sync_api import Error as PlaywrightError
+
+        with self._errors(what):
+            try:
+                return page.evaluate(js, arg)
+            except PlaywrightError as exc:
+                if "Execution context was destroyed" not in str(exc):
+                    raise
+                page.wait_for_load_state("load")
+                return page.evaluate(js, arg)
+
+    # -- actions -----------------------------------------------------------------------------
+
+    def tap(self, x: int, y: int) -> None:
+        with self._errors("tap"):
+            self._need_page().mouse.click(x, y)
+
+    def double_tap(self, x: int, y: int) -> None:
+        with self._errors("double tap"):
+            self._need_page().mouse.dblclick(x, y)
+
+    def long_press(self, x: int, y: int, duration_ms: int = 800) -> None:
+        page = self._need_page()
+        with self._errors("long press"):
+            page.mouse.move(x, y)
+            page.mouse.down()
+            page.wait_for_timeout(duration_ms)
+            page.mouse.up()
+
+    def hover(self, x: int, y: int) -> None:
+        with self._errors("hover"):
+            self._need_page().mouse.move(x, y)
+
+    def swipe(self, x1: int, y1: int, x2: int, y2: int, duration_ms: int = 300) -> None:
+        """Drag with the mouse: down at (x1, y1), move in ~16 ms steps, up at (x2, y2)."""
+        page = self._need_page()
+        steps = max(5, duration_ms // 16)
+        with self._errors("swipe"):
+            page.mouse.move(x1, y1)
+            page.mouse.down()
+            for i in range(1, steps + 1):
+                page.mouse.move(x1 + (x2 - x1) * i / steps, y1 + (y2 - y1) * i / steps)
+                page.wait_for_timeout(duration_ms / steps)
+            page.mouse.up()
+
+    def scroll(self, x: int, y: int, dx: int, dy: int) -> None:
+        """Wheel-scroll by (dx, dy) CSS px over (x, y), then let smooth scrolling settle."""
+        page = self._need_page()
+        with self._errors("scroll"):
+            page.mouse.move(x, y)
+            page.mouse.wheel(dx, dy)
+            page.wait_for_timeout(100)
+
+    def type_text(self, text: str) -> None:
+        with self._errors("type"):
+            self._need_page().keyboard.type(text)
+
+    def clear_text(self) -> None:
+        """Select everything in the focused element and delete it."""
+        page = self._need_page()
+        with self._errors("clear"):
+            page.keyboard.press("Control+A")
+            page.keyboard.press("Backspace")
+
+    def press(self, key: str) -> None:
+        name = normalize_key(key)
+        try:
+            with self._errors(f"press {name}"):
+                self._need_page().keyboard.press(name)
+        except DeviceError as exc:
+            if "Unknown key" in str(exc):  # the suite named a key that does not exist
+                raise StepFailed(f"unknown key {key!r}") from exc
+            raise
+
+    def launch(self, app: str) -> None:
+        """On the web an app is a URL: open it in the current page."""
+        if self._page is None:
+            from farm.suite.model import WebTarget
+
+            w, h = self._viewport
+            self.start_session(WebTarget(url=app, viewport_width=w, viewport_height=h))
+        else:
+            self._goto(app)
+
+    def terminate(self, app: str) -> None:
+        """Nothing to stop on the web: the session's context goes at end_session."""
+
+    def run_script(self, code: str, timeout_s: float) -> Any:
+        """Midscene's ``javascript:`` step: evaluate ``code`` in the page and return its value.
+
+        Code containing ``return`` runs as an async function body, anything else as an
+        expression (statements fall back to indirect eval).  Promises are awaited up to
+        ``timeout_s`` (CaseTimeout); a thrown error is StepFailed.
+        """
+        from playwright.sync_api import Error as PlaywrightError
+
+        page = self._need_page()
+        ms = max(1, int(timeout_s * 1000))
+        if _RETURN.search(_STRINGS.sub("''", code)):
+            producers = ["async () => {\n" + code + "\n}"]
+        else:
+            expr = code.strip().rstrip(";").strip() or "undefined"
+            producers = ["async () => (\n" + expr + "\n)", "async () => (0, eval)(code)"]
+        res: Any = None
+        for i, producer in enumerate(producers):
+            try:
+                with self._errors("javascript"):
+                    try:
+                        res = page.evaluate(RUN_JS.replace("__PRODUCER__", producer), [ms, code])
+                    except PlaywrightError as exc:
+                        msg = str(exc)
+                        if "SyntaxError" in msg:
+                            if i + 1 < len(producers):
+                                continue  # not an expression: try it as a script
+                            raise StepFailed(f"javascript error: {_first_line(exc)}") from exc
+                        if "Execution context was destroyed" in msg:
+                            return None  # the script navigated away: that was its effect
+                        raise
+                break
+            except DeviceError as exc:
+                raise StepFailed(f"javascript error: {exc}") from exc
+        if res.get("timeout"):
+            raise CaseTimeout(f"javascript did not finish within {timeout_s:g}s")
+        if "error" in res:
+            raise StepFailed(f"javascript error: {res['error']}")
+        if "str" in res:
+            return res["str"]
+        return json.loads(res["json"])
+
+    # -- health ------------------------------------------------------------------------------
+
+    def healthy(self) -> bool:
+        """Browser connected and page not crashed; from other threads only checks the process."""
+        if self._killed or self._browser is None:
+            return False
+        if threading.get_ident() != self._thread:
+            return self._pid is not None and _alive(self._pid)
+        try:
+            return bool(self._browser.is_connected()) and not self._crashed
+        except Exception:
+            return False
+
+    def kill(self) -> None:
+        """SIGKILL this device's Chromium (any thread); pending Playwright calls then fail."""
+        self._killed = True
+        self._kill_processes()
+
+    def _find_main_process(self) -> psutil.Process | None:
+        try:
+            children = psutil.Process(os.getpid()).children(recursive=True)
+        except psutil.Error:
+            return None
+        for proc in children:
+            try:
+                cmd = proc.cmdline()
+            except psutil.Error:
+                continue
+            if self.marker in cmd and not any(a.startswith("--type=") for a in cmd):
+                return proc
+        return None
+
+    def _kill_processes(self) -> None:
+        proc = None
+        if self._pid is not None:
+            try:
+                proc = psutil.Process(self._pid)
+                if self.marker not in proc.cmdline():  # pid reused by something else
+                    proc = None
+            except psutil.Error:
+                proc = None
+        proc = proc or self._find_main_process()
+        if proc is None:
+            return
+        try:
+            # Collect the renderers/zygotes first: once the parent dies they are reparented
+            # and no longer findable as our descendants.
+            family = [proc, *proc.children(recursive=True)]
+        except psutil.Error:
+            family = [proc]
+        for p in family:
+            try:
+                p.kill()
+            except psutil.Error:
+                pass
+
+    # -- plumbing ----------------------------------------------------------------------------
+
+    def _need_browser(self) -> Any:
+        if self._killed:
+            raise DeviceLost(f"browser {self.name} crashed or was closed: killed")
+        if self._browser is None:
+            raise DeviceError(f"browser {self.name} is not open")
+        return self._browser
+
+    def _need_page(self) -> Any:
+        self._need_browser()
+        if self._page is None:
+            raise DeviceError(f"browser {self.name} has no session (start_session first)")
+        return self._page
+
+    @contextmanager
+    def _errors(self, what: str) -> Iterator[None]:
+        """Map Playwright failures: browser gone -> DeviceLost, anything else -> DeviceError."""
+        from playwright.sync_api import Error as PlaywrightError
+
+        if self._killed:
+            raise DeviceLost(f"browser {self.name} crashed or was closed: killed")
+        try:
+            yield
+        except FarmError:
+            raise
+        except PlaywrightError as exc:
+            msg = _first_line(exc)
+            if self._killed or self._crashed or _LOST.search(msg):
+                raise DeviceLost(f"browser {self.name} crashed or was closed: {msg}") from exc
+            raise DeviceError(f"{what} failed on {self.name}: {msg}") from exc
+        except Exception as exc:
+            # After a kill the driver may fail in odd ways (greenlet, broken pipe): all lost.
+            if self._killed:
+                raise DeviceLost(f"browser {self.name} crashed or was closed: "
+                                 f"{_first_line(exc)}") from exc
+            raise
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.Error:
+        return False

@@ -1,0 +1,122 @@
+// Walks the rendered DOM in ONE page.evaluate and returns {pageText, truncated, nodes: [...]}.
+// Evaluated by farm/devices/browser.py as a function expression called with maxNodes.
+// Field meanings match farm.devices.base.UINode.
+(maxNodes) => {
+  const vw = window.innerWidth, vh = window.innerHeight;
+  const norm = (s) => (s || "").replace(/\s+/g, " ").trim();
+  const MAX_TEXT = 1000;  // a text wall is never a useful locator; keeps the payload small
+  const SKIP = new Set(["SCRIPT", "STYLE", "NOSCRIPT", "TEMPLATE", "HEAD", "META", "LINK", "TITLE"]);
+  const CLICK_ROLES = new Set(["button", "link", "checkbox", "radio", "tab", "menuitem",
+    "menuitemcheckbox", "menuitemradio", "option", "switch"]);
+  const TEXT_INPUTS = new Set(["text", "search", "email", "url", "tel", "password", "number"]);
+  const nodes = [];
+  let truncated = false;
+
+  const hasOwnText = (el) => {
+    for (const c of el.childNodes) {
+      if (c.nodeType === 3 && c.nodeValue.trim()) return true;
+    }
+    return false;
+  };
+
+  const byId = (el, id) => {
+    const root = el.getRootNode();
+    return (root.getElementById ? root.getElementById(id) : null) || document.getElementById(id);
+  };
+
+  const accessibleName = (el, tag) => {
+    const aria = el.getAttribute("aria-label");
+    if (aria && aria.trim()) return norm(aria);
+    const lb = el.getAttribute("aria-labelledby");
+    if (lb) {
+      const t = lb.split(/\s+/).map((id) => byId(el, id)).filter(Boolean)
+        .map((e) => norm(e.innerText || e.textContent)).join(" ").trim();
+      if (t) return t;
+    }
+    const alt = el.getAttribute("alt");
+    if (alt && alt.trim()) return norm(alt);
+    const title = el.getAttribute("title");
+    if (title && title.trim()) return norm(title);
+    if (tag === "INPUT") {
+      const type = (el.type || "").toLowerCase();
+      if (type === "submit" || type === "button" || type === "reset") {
+        return norm(el.value) || (type === "submit" ? "Submit" : type === "reset" ? "Reset" : "");
+      }
+    }
+    return "";
+  };
+
+  // Label text without the text of the controls inside it (an enclosing <label> around a
+  // <select> would otherwise drag in every option).
+  const labelText = (el) => {
+    if (!el.labels || !el.labels.length) return "";
+    const parts = [];
+    for (const lab of el.labels) {
+      const clone = lab.cloneNode(true);
+      clone.querySelectorAll("input,select,textarea,button").forEach((c) => c.remove());
+      const t = norm(clone.textContent);
+      if (t) parts.push(t);
+    }
+    return parts.join(" ");
+  };
+
+  const visit = (el, parentIdx) => {
+    if (nodes.length >= maxNodes) { truncated = true; return; }
+    if (SKIP.has(el.tagName)) return;
+    const style = getComputedStyle(el);
+    if (style.display === "none") return;           // nothing below is rendered either
+    if (parseFloat(style.opacity) === 0) return;     // opacity compounds down the subtree
+    const r = el.getBoundingClientRect();
+    const tag = el.tagName;
+    let idx = parentIdx;
+    // visibility:hidden children may set visibility:visible, and zero-size boxes (display:
+    // contents, floats in collapsed parents) may have visible children: keep descending.
+    const rendered = r.width > 0 && r.height > 0 && style.visibility !== "hidden"
+      && style.visibility !== "collapse";
+    if (rendered && tag !== "HTML" && tag !== "BODY") {
+      const roleAttr = norm(el.getAttribute("role")).split(" ")[0];
+      const lower = tag.toLowerCase();
+      const type = tag === "INPUT" ? (el.getAttribute("type") || "text").toLowerCase() : "";
+      const role = roleAttr || (tag === "INPUT" ? "input:" + type : lower);
+      let text = "";
+      if (hasOwnText(el)) {
+        text = norm(el.innerText);
+        if (text.length > MAX_TEXT) text = text.slice(0, MAX_TEXT);
+      }
+      const clickable = (tag === "A" && el.hasAttribute("href")) || tag === "BUTTON"
+        || (tag === "INPUT" && type !== "hidden") || tag === "SELECT" || tag === "TEXTAREA"
+        || tag === "SUMMARY" || tag === "LABEL" || el.hasAttribute("onclick")
+        || CLICK_ROLES.has(roleAttr) || style.cursor === "pointer";
+      const editable = ((tag === "INPUT" && TEXT_INPUTS.has(type)) || tag === "TEXTAREA"
+        || el.isContentEditable) && !el.disabled && !el.readOnly;
+      const x = Math.round(r.left), y = Math.round(r.top);
+      const w = Math.round(r.width), h = Math.round(r.height);
+      idx = nodes.length;
+      nodes.push({
+        id: idx,
+        parent: parentIdx,
+        role,
+        text,
+        name: accessibleName(el, tag),
+        placeholder: norm(el.getAttribute("placeholder")),
+        resource_id: el.id || el.getAttribute("data-testid") || "",
+        label: el.labels ? labelText(el) : "",
+        rect: { x, y, width: w, height: h },
+        clickable: !!clickable,
+        editable: !!editable,
+        visible: r.right > 0 && r.bottom > 0 && r.left < vw && r.top < vh,
+      });
+    }
+    if (el.shadowRoot) {
+      for (const c of el.shadowRoot.children) visit(c, idx);
+    }
+    for (const c of el.children) visit(c, idx);
+  };
+
+  if (document.body) visit(document.body, null);
+  return {
+    pageText: document.body ? document.body.innerText : "",
+    truncated,
+    nodes,
+  };
+}

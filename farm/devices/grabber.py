@@ -1,0 +1,55 @@
+"""Screenshot caching: several consumers (locator, report, model) ask for the same screen.
+
+A screenshot costs tens of milliseconds on a browser and far more on a phone, and nothing
+changes on screen between two looks unless farm acted -- or the app animates, which ``ttl``
+bounds.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Callable
+
+from farm.devices.base import Device
+
+
+class ScreenshotGrabber:
+    """Returns a cached PNG while it is younger than ``ttl`` seconds and not invalidated.
+
+    Call `invalidate` after every action on the device.  ``captures`` counts real screenshots,
+    ``hits`` cached answers, ``last_capture_seconds`` how long the last real one took.
+    """
+
+    def __init__(self, device: Device, ttl: float = 0.3,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.device = device
+        self.ttl = ttl
+        self.clock = clock
+        self.captures = 0
+        self.hits = 0
+        self.last_capture_seconds: float | None = None
+        self._png: bytes | None = None
+        self._taken_at = 0.0
+
+    def grab(self) -> bytes:
+        """The current screen as PNG bytes, from cache when fresh."""
+        now = self.clock()
+        if self._png is not None and now - self._taken_at < self.ttl:
+            self.hits += 1
+            return self._png
+        png = self.device.screenshot()
+        done = self.clock()
+        self.captures += 1
+        self.last_capture_seconds = done - now
+        # age counts from when the capture started: the screen may have changed while it ran
+        self._png, self._taken_at = png, now
+        return png
+
+    def invalidate(self) -> None:
+        """Forget the cached screenshot (the screen may have changed)."""
+        self._png = None
+
+    @property
+    def cached(self) -> bytes | None:
+        """The cached PNG regardless of age (for reports after a failure), or None."""
+        return self._png

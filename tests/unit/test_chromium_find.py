@@ -1,0 +1,62 @@
+"""find_chromium search order and version parsing; normalize_key (no browser launched)."""
+
+import os
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from farm.config import Settings
+from farm.devices import chromium
+from farm.devices.browser import normalize_key
+from farm.errors import ConfigError
+
+
+def fake_binary(path: Path, output: str) -> Path:
+    path.write_text(f"#!/bin/sh\necho '[: 123: unexpected operator' >&2\necho '{output}'\n")
+    path.chmod(path.stat().st_mode | stat.S_IXUSR)
+    return path
+
+
+def test_configured_path_wins_and_version_is_parsed(tmp_path: Path) -> None:
+    exe = fake_binary(tmp_path / "chrome", "Chromium 156.0.8078.108 built on Debian")
+    info = chromium.find_chromium(Settings(chromium_path=exe))
+    assert info is not None
+    assert (info.path, info.version, info.source) == (str(exe), "156.0.8078.108", "settings")
+
+
+def test_missing_configured_path_is_a_config_error(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="does not exist"):
+        chromium.find_chromium(Settings(chromium_path=tmp_path / "nope"))
+
+
+def test_system_then_playwright_then_none(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(chromium, "SYSTEM_PATHS", ())
+    monkeypatch.setattr(chromium.shutil, "which", lambda name: None)
+    monkeypatch.setenv("PLAYWRIGHT_BROWSERS_PATH", str(tmp_path / "pw"))
+    assert chromium.find_chromium(Settings()) is None
+    exe_dir = tmp_path / "pw" / "chromium-1" / "chrome-linux64"
+    exe_dir.mkdir(parents=True)
+    fake_binary(exe_dir / "chrome", "Google Chrome for Testing 159.0.8154.6")
+    info = chromium.find_chromium(Settings())
+    assert info is not None and info.source == "playwright" and info.version == "159.0.8154.6"
+    sysexe = fake_binary(tmp_path / "chromium", "Chromium 1.2.3")
+    monkeypatch.setattr(chromium, "SYSTEM_PATHS", (str(sysexe),))
+    assert chromium.find_chromium(Settings()).source == "system"
+
+
+def test_import_is_cheap() -> None:
+    code = "import sys, farm.devices.chromium; print('playwright' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+@pytest.mark.parametrize("given, expected", [
+    ("enter", "Enter"), ("Esc", "Escape"), ("Page Down", "PageDown"), ("backspace", "Backspace"),
+    ("tab", "Tab"), ("arrow up", "ArrowUp"), ("down", "ArrowDown"), ("ctrl+a", "Control+a"),
+    ("Shift+Tab", "Shift+Tab"), ("a", "a"), ("+", "+"), ("f5", "F5"), ("NumpadEnter", "NumpadEnter"),
+])
+def test_normalize_key(given: str, expected: str) -> None:
+    assert normalize_key(given) == expected
