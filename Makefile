@@ -1,0 +1,20 @@
+# The two commands: `make demo` and `make test`. Both install what they need.
+.PHONY: demo test test-fast bench install clean
+
+install:
+	@bash scripts/bootstrap.sh
+
+demo: install
+	.venv/bin/farm run suites/demo --devices browser:2
+
+test: install
+	.venv/bin/python -m pytest tests -q -p no:cacheprovider
+
+test-fast: install
+	.venv/bin/python -m pytest tests -q -m "not integration"
+
+bench: install
+	.venv/bin/python bench/startup.py
+
+clean:
+	rm -rf .farm .venv *.egg-info

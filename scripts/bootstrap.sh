@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Installs what farm needs on a Debian machine: Debian packages when missing (as root),
+# then the venv with farm and its test dependencies. Idempotent; quick when all is there.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+want_debs=()
+command -v chromium >/dev/null 2>&1 || [ -x /usr/bin/chromium ] || want_debs+=(chromium)
+if [ "${FARM_NEED_REDIS:-0}" = 1 ] && ! command -v redis-server >/dev/null 2>&1; then
+  want_debs+=(redis-server)
+fi
+if [ ${#want_debs[@]} -gt 0 ]; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "bootstrap: installing Debian packages: ${want_debs[*]}"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${want_debs[@]}" >/dev/null
+  else
+    echo "bootstrap: missing ${want_debs[*]} and cannot apt-get (not root?)" >&2
+  fi
+fi
+
+PY=${PYTHON:-python3}
+if [ ! -x .venv/bin/python ]; then
+  echo "bootstrap: creating .venv"
+  "$PY" -m venv .venv
+fi
+stamp=.venv/.farm-installed
+if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
+  echo "bootstrap: installing farm into .venv"
+  .venv/bin/pip install -q --disable-pip-version-check -e '.[test]' 2>&1 \
+    | grep -v -E "^WARNING: Location .* is ignored" || true
+  .venv/bin/python -c "import farm, playwright, PIL" 
+  touch "$stamp"
+fi
+
+# Playwright's own browser download only where no system Chromium exists.
+if ! [ -x /usr/bin/chromium ] && ! command -v chromium >/dev/null 2>&1 \
+   && [ -z "${FARM_CHROMIUM_PATH:-}" ]; then
+  echo "bootstrap: no system Chromium; trying 'playwright install chromium'"
+  .venv/bin/python -m playwright install chromium || echo "bootstrap: playwright install failed" >&2
+fi

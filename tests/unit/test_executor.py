@@ -1,0 +1,131 @@
+"""LocalExecutor + run_case over fake devices: retries, quarantine, flaky, timeouts, secrets."""
+
+import threading
+from pathlib import Path
+
+import pytest
+
+from farm.config import Settings
+from farm.devices.base import Rect, UINode, UITree
+from farm.devices.fake import HANG, FakeDevice
+from farm.errors import DeviceLost
+from farm.executors.local import LocalExecutor
+from farm.results import ArtifactStore
+from farm.runner import Services, run_case
+from farm.schedule import Job, RetryPolicy
+from farm.suite.model import Case, Step, Task, WebTarget
+
+SCREEN = UITree(source="dom", page_text="Welcome back, demo", nodes=[
+    UINode(id=0, role="button", text="Sign in", clickable=True,
+           rect=Rect(x=10, y=10, width=100, height=30)),
+    UINode(id=1, role="input:password", label="Password", editable=True, clickable=True,
+           rect=Rect(x=10, y=60, width=200, height=30)),
+])
+
+
+def make_case(cid, steps, timeout=30.0, secrets=(), vars=None):
+    return Case(id=f"s/{cid}", name=cid, file=Path(f"/tmp/{cid}.yaml"), suite_root=Path("/tmp"),
+                platform="web", web=WebTarget(url="http://127.0.0.1:1/"),
+                tasks=[Task(name="t", steps=steps)], timeout=timeout,
+                secrets=list(secrets), vars=vars or {})
+
+
+def services(tmp_path):
+    return Services(settings=Settings(), artifacts=ArtifactStore(tmp_path), run_id="r1", env={})
+
+
+def run(devices, cases, tmp_path, policy=RetryPolicy()):
+    ex = LocalExecutor(devices, {c.id: c for c in cases}, services(tmp_path), policy)
+    results = ex.run([Job(c.id, "web", 1.0) for c in cases])
+    return {r.case_id: r for r in results}, ex
+
+
+def test_passing_case_records_steps_tiers_and_screenshots(tmp_path):
+    case = make_case("ok", [Step(kind="aiTap", target="Sign in"),
+                            Step(kind="assertText", value="welcome back")])
+    res = run_case(Job(case.id, "web", 1), case, FakeDevice(SCREEN), services(tmp_path))
+    assert res.status == "passed", res
+    assert [s.tier for s in res.steps] == ["text", None]
+    assert res.steps[0].before and res.steps[0].after
+    assert (tmp_path / res.steps[0].after).read_bytes()[:2] == b"\xff\xd8"   # JPEG
+
+
+def test_failed_assertion_fails_case_and_skips_the_rest(tmp_path):
+    case = make_case("bad", [Step(kind="assertText", value="Order placed", line=7),
+                             Step(kind="aiTap", target="Sign in")])
+    res = run_case(Job(case.id, "web", 1), case, FakeDevice(SCREEN), services(tmp_path))
+    assert res.status == "failed" and res.error.step == 1
+    assert "Order placed" in res.error.message
+    assert [s.status for s in res.steps] == ["failed", "skipped"]
+    assert res.screenshot
+
+
+def test_secret_never_reaches_results(tmp_path):
+    case = make_case("sec", [Step(kind="aiInput", target="Password", value="${PW}"),
+                             Step(kind="javascript", value="leak")],
+                     secrets=["PW"], vars={"PW": "hunter22"})
+    dev = FakeDevice(SCREEN, scripts={"leak": lambda d: "value is hunter22"})
+    res = run_case(Job(case.id, "web", 1), case, dev, services(tmp_path))
+    assert ("type_text", "hunter22") in dev.actions           # the device gets the value
+    dumped = res.model_dump_json()
+    assert "hunter22" not in dumped and "${PW}" in dumped and "***" in dumped
+
+
+def test_model_step_skips_the_case(tmp_path):
+    case = make_case("ai", [Step(kind="ai", value="buy a mug")])
+    res = run_case(Job(case.id, "web", 1), case, FakeDevice(SCREEN), services(tmp_path))
+    assert res.status == "skipped" and "needs a model (set FARM_MODEL)" in res.reason
+
+
+def test_timeout_is_an_error_with_a_screenshot(tmp_path):
+    case = make_case("hang", [Step(kind="javascript", value="hang")], timeout=0.5)
+    res = run_case(Job(case.id, "web", 1), case, FakeDevice(SCREEN, scripts={"hang": HANG}),
+                   services(tmp_path))
+    assert res.status == "error" and res.error.kind == "CaseTimeout"
+    assert res.screenshot
+
+
+def test_infra_error_is_retried_once_on_another_device(tmp_path):
+    boom = FakeDevice(SCREEN, name="d1", errors={"tap": DeviceLost("browser crashed")})
+    good = FakeDevice(SCREEN, name="d2")
+    case = make_case("c", [Step(kind="aiTap", target="Sign in")])
+    results, _ = run([boom, good], [case], tmp_path)
+    res = results["s/c"]
+    assert res.status == "passed" and res.attempt == 2 and res.device == "d2"
+    assert [(p.device, p.status, p.error.kind) for p in res.previous] == [
+        ("d1", "error", "DeviceLost")]
+
+
+def test_device_with_repeated_infra_errors_is_quarantined(tmp_path):
+    boom = FakeDevice(SCREEN, name="d1", errors={"tap": DeviceLost("gone")})
+    cases = [make_case(f"c{i}", [Step(kind="aiTap", target="Sign in")]) for i in range(4)]
+    results, ex = run([boom], cases, tmp_path, RetryPolicy(infra_retries=0))
+    assert ex.quarantined == ["d1"]
+    assert all(r.status == "error" for r in results.values())
+    assert len(results) == 4   # the ones never run end as errors, not silently lost
+
+
+def test_pass_after_failure_is_flaky(tmp_path):
+    calls = {"n": 0}
+
+    def flaky(dev):
+        calls["n"] += 1
+        if calls["n"] == 1:
+            from farm.errors import StepFailed
+            raise StepFailed("first time fails")
+        return True
+    case = make_case("f", [Step(kind="javascript", value="x")])
+    results, _ = run([FakeDevice(SCREEN, scripts={"x": flaky})], [case], tmp_path,
+                     RetryPolicy(test_retries=1))
+    assert results["s/f"].status == "flaky"
+
+
+def test_interrupt_marks_inflight_interrupted(tmp_path):
+    dev = FakeDevice(SCREEN, scripts={"hang": HANG})
+    cases = [make_case("a", [Step(kind="javascript", value="hang")], timeout=60),
+             make_case("b", [Step(kind="javascript", value="hang")], timeout=60)]
+    ex = LocalExecutor([dev], {c.id: c for c in cases}, services(tmp_path), RetryPolicy())
+    threading.Timer(0.5, ex.interrupt).start()
+    results = {r.case_id: r for r in ex.run([Job(c.id, "web", 1.0) for c in cases])}
+    statuses = sorted(r.status for r in results.values())
+    assert statuses == ["interrupted", "skipped"]

@@ -1,0 +1,68 @@
+from hypothesis import given, strategies as st
+import pytest
+
+from farm.errors import ConfigError
+from farm.schedule import (Job, RetryPolicy, expected_duration, next_attempt, order_jobs,
+                           parse_device_specs, pick_job)
+
+
+def test_parse_device_specs():
+    specs = parse_device_specs("browser:2, android")
+    assert [(s.kind, s.count, s.platform) for s in specs] == [
+        ("browser", 2, "web"), ("android", 1, "android")]
+
+
+@pytest.mark.parametrize("bad, phrase", [
+    ("browsr:2", "unknown device kind 'browsr'"),
+    ("browser:x", "expected KIND[:COUNT]"),
+    ("browser:0", "at least 1"),
+    ("", "no devices given"),
+])
+def test_parse_device_specs_errors(bad, phrase):
+    with pytest.raises(ConfigError, match=phrase.replace("[", r"\[").replace("]", r"\]")):
+        parse_device_specs(bad)
+
+
+@given(st.lists(st.tuples(st.text(min_size=1, max_size=5), st.floats(0, 1e4)), max_size=30))
+def test_order_is_longest_first(items):
+    jobs = [Job(cid, "web", secs) for cid, secs in items]
+    ordered = order_jobs(jobs)
+    assert [j.expected_seconds for j in ordered] == sorted((j.expected_seconds for j in jobs),
+                                                           reverse=True)
+
+
+def test_expected_duration_uses_recent_median_and_default():
+    history = {"web:demo/a": [100, 1, 2, 3]}
+    assert expected_duration(history, "demo/a", "web", 30) == 2.5
+    assert expected_duration(history, "demo/b", "web", 30) == 30
+    assert expected_duration(history, "demo/a", "android", 30) == 30
+
+
+def test_infra_error_retries_elsewhere_once():
+    policy = RetryPolicy(infra_retries=1, test_retries=0)
+    job = Job("c", "web", 1.0)
+    retry = next_attempt(job, "infra", "browser-1", policy)
+    assert retry is not None and retry.attempt == 2 and "browser-1" in retry.avoid_devices
+    assert next_attempt(retry, "infra", "browser-2", policy) is None
+    assert next_attempt(job, "failed", "browser-1", policy) is None
+    assert next_attempt(job, "error", "browser-1", policy) is None   # timeouts don't retry
+
+
+def test_test_failures_retry_up_to_quota():
+    policy = RetryPolicy(infra_retries=0, test_retries=2)
+    job = Job("c", "web", 1.0)
+    j2 = next_attempt(job, "failed", "d", policy)
+    j3 = next_attempt(j2, "failed", "d", policy)
+    assert (j2.attempt, j3.attempt) == (2, 3)
+    assert next_attempt(j3, "failed", "d", policy) is None
+    assert next_attempt(job, "passed", "d", policy) is None
+
+
+def test_pick_job_avoids_the_device_that_failed_unless_it_is_the_last():
+    queue = [Job("retry", "web", 50, attempt=2, avoid_devices=frozenset({"b1"})),
+             Job("other", "web", 10), Job("phone", "android", 99)]
+    assert pick_job(queue, "b1", "web", other_live_devices=1) == 1
+    assert pick_job(queue, "b2", "web", other_live_devices=1) == 0
+    assert pick_job(queue[:1], "b1", "web", other_live_devices=1) is None
+    assert pick_job(queue[:1], "b1", "web", other_live_devices=0) == 0
+    assert pick_job(queue[2:], "b1", "web", other_live_devices=0) is None
