@@ -28,6 +28,11 @@ from farm.suite.vars import Variables
 log = logging.getLogger("farm")
 
 
+def _since_process_start() -> float:
+    import psutil
+    return time.time() - psutil.Process().create_time()
+
+
 def new_run_id() -> str:
     return datetime.now().strftime("%Y%m%d-%H%M%S-") + _random.token_hex(2)
 
@@ -143,10 +148,15 @@ def run(paths: Sequence[str | Path], devices: str, settings: Settings,
                 view.case_finished("-", r, final=True)
             executor = LocalExecutor(device_list, {c.id: c for c in cases}, services, policy,
                                      events=view)
+            log.info("TIMING startup=%.3f", _since_process_start())
             try:
                 ran = executor.run(jobs)
             finally:
                 view.stop()
+            if executor.launch_seconds:
+                log.info("TIMING launch=%.3f", max(executor.launch_seconds.values()))
+            if executor.first_start is not None and executor.last_end is not None:
+                log.info("TIMING cases=%.3f", executor.last_end - executor.first_start)
             interrupted = services.cancel.is_set()
         else:
             interrupted = False

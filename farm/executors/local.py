@@ -49,6 +49,9 @@ class LocalExecutor:
         self._infra_streak: dict[str, int] = {}
         self._stopping = False
         self.quarantined: list[str] = []
+        self.launch_seconds: dict[str, float] = {}    # device → time its open() took
+        self.first_start: float | None = None
+        self.last_end: float | None = None
 
     # ---- public -------------------------------------------------------------------------
     def run(self, jobs: list[Job]) -> list[CaseResult]:
@@ -102,11 +105,13 @@ class LocalExecutor:
     def _device_loop(self, device: Device) -> None:
         name = device.name
         self.events.device_state(name, "starting")
+        t0 = self.clock()
         try:
             device.open()
         except Exception as exc:
             self._retire(device, "dead", f"could not start: {exc}")
             return
+        self.launch_seconds[name] = self.clock() - t0
         self.events.device_state(name, "idle")
         try:
             while True:
@@ -139,6 +144,8 @@ class LocalExecutor:
                 if i is not None:
                     job = self._queue.pop(i)
                     self._inflight[device.name] = (job, self.clock(), False)
+                    if self.first_start is None:
+                        self.first_start = self.clock()
                     self.events.device_state(device.name, "busy", job.case_id)
                     return job
                 if len(self._final) == len(self._expected):
@@ -172,6 +179,7 @@ class LocalExecutor:
         """Store an attempt, queue a retry if due. False when the device must stop."""
         with self._cond:
             self._inflight.pop(device.name, None)
+            self.last_end = self.clock()
             if self._stopping:
                 return False
             kind = outcome(result)
