@@ -52,12 +52,14 @@ MODEL_STEP_KINDS = frozenset(
 # Keys allowed beside a step's kind key, per kind ("*" applies to every kind).
 STEP_OPTIONS: dict[str, set[str]] = {
     "*": {"name", "timeout", "cacheable"},
-    "aiTap": {"xpath", "deepLocate"},
-    "aiHover": {"xpath", "deepLocate"},
-    "aiInput": {"xpath", "deepLocate", "value", "locate", "mode"},
-    "aiKeyboardPress": {"xpath", "deepLocate", "keyName", "locate"},
-    "aiScroll": {"xpath", "deepLocate", "direction", "scrollType", "distance", "locate"},
-    "aiLocate": {"xpath", "deepLocate"},
+    # deepThink: Midscene's deprecated name for deepLocate on locate options (loaded as deepLocate)
+    "aiTap": {"xpath", "deepLocate", "deepThink"},
+    "aiHover": {"xpath", "deepLocate", "deepThink"},
+    "aiInput": {"xpath", "deepLocate", "deepThink", "value", "locate", "mode"},
+    "aiKeyboardPress": {"xpath", "deepLocate", "deepThink", "keyName", "locate"},
+    "aiScroll": {"xpath", "deepLocate", "deepThink", "direction", "scrollType", "distance",
+                 "locate"},
+    "aiLocate": {"xpath", "deepLocate", "deepThink"},
     "aiAssert": {"errorMessage"},
     "aiWaitFor": {"checkIntervalMs"},
     "ai": {"deepThink"},

@@ -1,0 +1,168 @@
+"""Typed reads of `Node` values that record a positioned `SuiteError` instead of raising.
+
+Every helper returns the converted value, or None after recording what was expected and what
+was found, so one pass over a file reports *all* its problems.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+
+from farm.errors import SuiteError
+from farm.suite.vars import is_valid_name
+from farm.suite.yamlpos import Node
+
+
+def suggest(word: str, choices: Iterable[str]) -> str:
+    """`` (did you mean 'x'?)`` for the closest choice, or ``""`` when nothing is close."""
+    lowered = {c.lower(): c for c in choices}
+    best = difflib.get_close_matches(word.lower(), list(lowered), n=1, cutoff=0.6)
+    return f" (did you mean '{lowered[best[0]]}'?)" if best else ""
+
+
+class Problems:
+    """Collects the errors of one file."""
+
+    def __init__(self, file: str) -> None:
+        self.file = file
+        self.errors: list[SuiteError] = []
+
+    def add(self, at: Node | None, message: str) -> None:
+        """Record ``message`` at ``at``'s position (file level when ``at`` is None)."""
+        line, col = (at.line, at.column) if at is not None else (None, None)
+        self.errors.append(SuiteError(self.file, message, line, col))
+
+    # -- structure ----------------------------------------------------------------------------
+
+    def mapping(self, node: Node, where: str, expected: str) -> dict[str, Node] | None:
+        """``node`` as a mapping, else record ``where: expected <expected>, got ...``."""
+        if node.kind == "map":
+            return node.value
+        self.add(node, f"{where}: expected {expected}, got {node.describe()}")
+        return None
+
+    def sequence(self, node: Node, where: str, expected: str) -> list[Node] | None:
+        """``node`` as a list, else record the error."""
+        if node.kind == "seq":
+            return node.value
+        self.add(node, f"{where}: expected {expected}, got {node.describe()}")
+        return None
+
+    def keys(self, node: Node, allowed: Iterable[str], where: str,
+             ignored: Iterable[str] = ()) -> None:
+        """Record every key of mapping ``node`` outside ``allowed`` ∪ ``ignored``."""
+        allowed = set(allowed)
+        known = allowed | set(ignored)
+        for name, key in node.keys.items():
+            if name not in known:
+                self.add(key, f"unknown key '{name}' in {where}{suggest(name, known)}; "
+                              f"expected one of: {', '.join(sorted(allowed))}")
+
+    # -- scalars ------------------------------------------------------------------------------
+
+    def text(self, node: Node | None, where: str, *, required: bool = False,
+             empty_ok: bool = True, expected: str = "a string") -> str | None:
+        """A scalar as text (numbers/booleans as written). Null/missing -> None."""
+        if node is None or node.is_null:
+            if required:
+                self.add(node, f"{where}: expected {expected}, got nothing")
+            return None
+        if node.kind != "scalar":
+            self.add(node, f"{where}: expected {expected}, got {node.describe()}")
+            return None
+        value = node.text or ""
+        if not empty_ok and not value.strip():
+            self.add(node, f"{where}: expected {expected}, got an empty string")
+            return None
+        return value
+
+    def integer(self, node: Node | None, where: str, *, minimum: int = 0,
+                expected: str | None = None) -> int | None:
+        """An integer >= ``minimum``; null/missing -> None."""
+        if node is None or node.is_null:
+            return None
+        v = node.value
+        if node.kind == "scalar" and isinstance(v, int) and not isinstance(v, bool) \
+                and v >= minimum:
+            return v
+        what = expected or ("a positive integer" if minimum == 1 else
+                            "a non-negative integer" if minimum == 0 else
+                            f"an integer >= {minimum}")
+        self.add(node, f"{where}: expected {what}, got {node.describe()}")
+        return None
+
+    def number(self, node: Node | None, where: str, *, expected: str) -> float | None:
+        """A number > 0; null/missing -> None."""
+        if node is None or node.is_null:
+            return None
+        v = node.value
+        if node.kind == "scalar" and isinstance(v, (int, float)) and not isinstance(v, bool) \
+                and v > 0 and v == v and v != float("inf"):
+            return float(v)
+        self.add(node, f"{where}: expected {expected}, got {node.describe()}")
+        return None
+
+    def boolean(self, node: Node | None, where: str) -> bool | None:
+        """true/false; null/missing -> None."""
+        if node is None or node.is_null:
+            return None
+        if node.kind == "scalar" and isinstance(node.value, bool):
+            return node.value
+        self.add(node, f"{where}: expected true or false, got {node.describe()}")
+        return None
+
+    def choice(self, node: Node | None, where: str, choices: Iterable[str],
+               aliases: dict[str, str] | None = None) -> str | None:
+        """One of ``choices`` (or an alias of one); null/missing -> None."""
+        choices = list(choices)
+        aliases = aliases or {}
+        value = self.text(node, where, expected=f"one of {', '.join(choices)}")
+        if value is None:
+            return None
+        if value in choices:
+            return value
+        if value in aliases:
+            return aliases[value]
+        self.add(node, f"{where}: expected one of {', '.join(choices)}, got {value!r}"
+                       f"{suggest(value, choices)}")
+        return None
+
+    def string_list(self, node: Node | None, where: str, *, names: bool = False) -> list[str]:
+        """A list of strings (variable names when ``names``); bad items are reported, dropped."""
+        if node is None or node.is_null:
+            return []
+        expected = "a list of variable names" if names else "a list of strings"
+        items = self.sequence(node, where, expected)
+        out: list[str] = []
+        for item in items or []:
+            value = self.text(item, f"{where} item", required=True, empty_ok=False,
+                              expected="a variable name" if names else "a string")
+            if value is None:
+                continue
+            if names and not is_valid_name(value):
+                self.add(item, f"{where}: {value!r} is not a valid variable name "
+                               "(letters, digits and _, not starting with a digit)")
+                continue
+            if value not in out:
+                out.append(value)
+        return out
+
+    def variables(self, node: Node | None, where: str) -> dict[str, str]:
+        """A ``vars:`` mapping of variable name -> scalar (kept as text)."""
+        if node is None or node.is_null:
+            return {}
+        items = self.mapping(node, where, "a mapping of variable name to value")
+        out: dict[str, str] = {}
+        for name, value in (items or {}).items():
+            if not is_valid_name(name):
+                self.add(node.keys[name], f"{where}: {name!r} is not a valid variable name "
+                                          "(letters, digits and _, not starting with a digit)")
+                continue
+            if value.is_null:
+                out[name] = ""
+                continue
+            text = self.text(value, f"{where}.{name}", expected="a string or number")
+            if text is not None:
+                out[name] = text
+        return out

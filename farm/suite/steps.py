@@ -1,0 +1,238 @@
+"""Flow items (``- aiTap: ...``) -> `Step`, accepting Midscene's YAML forms.
+
+Strings stay templates (``${NAME}`` intact); only their shape is checked here.  Variable
+references are checked for the whole file by the loader.
+"""
+
+from __future__ import annotations
+
+import json
+
+from farm.suite.checks import Problems, suggest
+from farm.suite.model import STEP_KINDS, STEP_OPTIONS, Step
+from farm.suite.yamlpos import Node
+
+LOCATE_KINDS = {"aiTap", "aiHover", "aiLocate"}
+INPUT_MODES = ["replace", "clear", "typeOnly"]
+DIRECTIONS = ["up", "down", "left", "right"]
+SCROLL_TYPES = ["singleAction", "scrollToBottom", "scrollToTop", "scrollToLeft", "scrollToRight"]
+# Midscene's pre-1.0 scrollType names.
+SCROLL_ALIASES = {"once": "singleAction", "untilBottom": "scrollToBottom",
+                  "untilTop": "scrollToTop", "untilLeft": "scrollToLeft",
+                  "untilRight": "scrollToRight"}
+SCROLL_KEYS = ("direction", "scrollType", "distance", "locate")
+PLATFORM_ONLY = {"runAdbShell": "android", "runWdaRequest": "ios"}
+
+# What a kind's main value must be, for messages ("expected <this>").
+EXPECTED = {
+    "target": "a target description", "key": "a key name (e.g. Enter)",
+    "ms": "milliseconds as a non-negative integer", "code": "JavaScript code",
+    "text": "the text to look for", "task": "a task description in plain words",
+    "assertion": "a statement about the screen", "query": "a question about the screen",
+    "command": "a shell command", "request": "a WebDriverAgent request",
+}
+_ALL_OPTIONS = set().union(*STEP_OPTIONS.values())
+
+
+def parse_flow(node: Node, where: str, p: Problems, platform: str) -> list[Step]:
+    """A task's ``flow:`` list -> Steps (bad items are reported and skipped).
+
+    ``platform`` is the case's target ("" when unknown: platform checks are then skipped).
+    """
+    items = p.sequence(node, where, "a list of steps like `- aiTap: <target>`")
+    if items is None:
+        return []
+    if not items:
+        p.add(node, f"{where} is empty: expected at least one step like `- aiTap: <target>`")
+    steps = []
+    for item in items:
+        step = parse_step(item, p, platform)
+        if step is not None:
+            steps.append(step)
+    return steps
+
+
+def _kind_of(node: Node, p: Problems) -> str | None:
+    """The step's single kind key, or None after reporting why there is none."""
+    if node.kind == "scalar":
+        word = (node.text or "").strip().rstrip(":").strip()
+        if word in STEP_KINDS:
+            p.add(node, f"a step must be a mapping: expected `{word}: <{STEP_KINDS[word]}>`, "
+                        f"got the bare string {word!r}")
+        else:
+            p.add(node, "expected a step like `aiTap: <target>`, got "
+                        f"{node.describe()}{suggest(word, STEP_KINDS)}")
+        return None
+    if node.kind == "seq":
+        p.add(node, "expected a step like `aiTap: <target>`, got a list")
+        return None
+    kinds = [k for k in node.value if k in STEP_KINDS]
+    if len(kinds) > 1:
+        p.add(node.keys[kinds[1]], f"one step has two kinds '{kinds[0]}' and '{kinds[1]}': "
+                                   "put each in its own `- ` item")
+        return None
+    if kinds:
+        return kinds[0]
+    unknown = [k for k in node.value if k not in _ALL_OPTIONS]
+    if unknown:
+        name = unknown[0]
+        hint = suggest(name, STEP_KINDS) or f"; expected one of: {', '.join(STEP_KINDS)}"
+        p.add(node.keys[name], f"unknown step kind '{name}'{hint}")
+    else:
+        p.add(node, f"step has no kind (only {', '.join(node.value)}): expected one of: "
+                    f"{', '.join(STEP_KINDS)}")
+    return None
+
+
+def parse_step(node: Node, p: Problems, platform: str) -> Step | None:
+    """One flow item -> Step, or None after reporting every problem in it."""
+    kind = _kind_of(node, p)
+    if kind is None:
+        return None
+    keys = node.value
+    main = keys[kind]
+    before = len(p.errors)
+    allowed = STEP_OPTIONS["*"] | STEP_OPTIONS.get(kind, set())
+    for name in keys:
+        if name != kind and name not in allowed:
+            p.add(node.keys[name], f"unknown option '{name}' for {kind}"
+                                   f"{suggest(name, allowed)}; allowed: {', '.join(sorted(allowed))}")
+
+    options: dict = {}
+    if "name" in keys:
+        options["name"] = p.text(keys["name"], f"{kind} name", required=True, empty_ok=False)
+    timeout_ms = p.integer(keys.get("timeout"), f"{kind} timeout", minimum=1,
+                           expected="milliseconds as a positive integer")
+    for flag in ("cacheable", "deepLocate", "deepThink"):
+        if flag in keys:
+            value = p.boolean(keys[flag], f"{kind} {flag}")
+            locate_opt = flag == "deepThink" and "deepLocate" in allowed
+            options["deepLocate" if locate_opt else flag] = value
+    xpath = p.text(keys.get("xpath"), f"{kind} xpath", empty_ok=False, expected="an XPath")
+    if "errorMessage" in keys:
+        options["errorMessage"] = p.text(keys["errorMessage"], "aiAssert errorMessage",
+                                         required=True)
+    if "checkIntervalMs" in keys:
+        options["checkIntervalMs"] = p.integer(keys["checkIntervalMs"],
+                                               "aiWaitFor checkIntervalMs", minimum=1)
+
+    target, value = _main(kind, node, main, keys, options, xpath, p, platform)
+    if len(p.errors) > before:
+        return None
+    return Step(kind=kind, target=target, value=value, xpath=xpath, timeout_ms=timeout_ms,
+                options={k: v for k, v in options.items() if v is not None},
+                line=node.line, column=node.column)
+
+
+def _main(kind: str, node: Node, main: Node, keys: dict[str, Node], options: dict,
+          xpath: str | None, p: Problems, platform: str) -> tuple[str | None, str | None]:
+    """(target, value) from the kind's main value and its kind-specific options."""
+    expected = EXPECTED[STEP_KINDS[kind]]
+    form = f"`{kind}: <{STEP_KINDS[kind]}>`"
+
+    def need_target(target: str | None, at: Node, how: str) -> str | None:
+        if target is None or not target.strip():
+            if xpath is None:
+                p.add(at, f"{kind}: expected a target description ({how}) or an `xpath:`, "
+                          "got nothing")
+            return None
+        return target
+
+    if kind in LOCATE_KINDS:
+        target = p.text(main, kind, expected=f"a target description ({form})")
+        return need_target(target, main, form), None
+
+    if kind == "aiInput":
+        return _input(node, main, keys, options, p, need_target)
+
+    if kind == "aiKeyboardPress":
+        if "keyName" in keys:
+            value = p.text(keys["keyName"], "aiKeyboardPress keyName", required=True,
+                           empty_ok=False, expected=EXPECTED["key"])
+            target = p.text(main, kind, expected="a target description (or nothing)")
+            located = p.text(keys.get("locate"), "aiKeyboardPress locate")
+            if target and target.strip() and located:
+                p.add(keys["locate"], "aiKeyboardPress: give the target once, either as the "
+                                      "main value or as `locate:`, not both")
+            return (target if target and target.strip() else located or None), value
+        value = p.text(main, kind, required=True, empty_ok=False,
+                       expected=f"{EXPECTED['key']} ({form})")
+        target = p.text(keys.get("locate"), "aiKeyboardPress locate")
+        return target or None, value
+
+    if kind == "aiScroll":
+        return _scroll(main, keys, options, p), None
+
+    if kind == "sleep":
+        v = main.value
+        if main.kind == "scalar" and isinstance(v, int) and not isinstance(v, bool) and v >= 0:
+            return None, str(v)
+        if main.kind == "scalar" and isinstance(v, str) and v.strip().isdigit():
+            return None, str(int(v.strip()))
+        p.add(main, f"sleep: expected milliseconds as a non-negative integer, "
+                    f"got {main.describe()}")
+        return None, None
+
+    if kind in PLATFORM_ONLY and platform and platform != PLATFORM_ONLY[kind]:
+        p.add(node.keys[kind], f"{kind} only works in {PLATFORM_ONLY[kind]} cases "
+                               f"(this is a {platform} case)")
+        return None, None
+    if kind == "runWdaRequest" and main.kind == "map":
+        return None, json.dumps(main.to_python())
+    value = p.text(main, kind, required=True, empty_ok=False, expected=f"{expected} ({form})")
+    return None, value
+
+
+def _input(node: Node, main: Node, keys: dict[str, Node], options: dict, p: Problems,
+           need_target) -> tuple[str | None, str | None]:
+    """aiInput, new form (`aiInput: <target>` + `value:`) or old (`aiInput: <text>` + `locate:`)."""
+    mode = p.choice(keys.get("mode"), "aiInput mode", INPUT_MODES) or "replace"
+    options["mode"] = mode
+    new_form = "`aiInput: <target>` with `value: <text>`"
+    if "value" in keys and "locate" in keys:
+        p.add(keys["locate"], f"aiInput: use either {new_form} or the old `aiInput: <text>` "
+                              "with `locate: <target>`, not both")
+        return None, None
+    if "locate" in keys:
+        value_node, target_node = main, keys["locate"]
+    else:
+        value_node, target_node = keys.get("value"), main
+    target = p.text(target_node, "aiInput target", expected="a target description")
+    target = need_target(target, target_node, new_form)
+    value = p.text(value_node, "aiInput value", expected="the text to type")
+    if value is None and mode != "clear":
+        at = value_node if value_node is not None else node
+        p.add(at, f"aiInput: expected the text to type ({new_form}, or `mode: clear`), "
+                  "got nothing")
+    return target, value
+
+
+def _scroll(main: Node, keys: dict[str, Node], options: dict, p: Problems) -> str | None:
+    """aiScroll: `aiScroll: <target>` + options, or `aiScroll: {direction: ..., ...}`."""
+    opts = {k: keys[k] for k in SCROLL_KEYS if k in keys}
+    target = None
+    if main.kind == "map":
+        for name, value in main.value.items():
+            if name not in SCROLL_KEYS:
+                p.add(main.keys[name], f"unknown key '{name}' in aiScroll{suggest(name, SCROLL_KEYS)}"
+                                       f"; expected one of: {', '.join(SCROLL_KEYS)}")
+            elif name in opts:
+                p.add(main.keys[name], f"aiScroll: '{name}' is given twice (inside aiScroll: "
+                                       "and beside it)")
+            else:
+                opts[name] = value
+    else:
+        target = p.text(main, "aiScroll", expected="a target description (or nothing for the "
+                                                   "whole page)")
+    located = p.text(opts.get("locate"), "aiScroll locate", expected="a target description")
+    if target and target.strip() and located:
+        p.add(opts["locate"], "aiScroll: give the target once, either as the main value or as "
+                              "`locate:`, not both")
+    options["direction"] = p.choice(opts.get("direction"), "aiScroll direction",
+                                    DIRECTIONS) or "down"
+    options["scrollType"] = p.choice(opts.get("scrollType"), "aiScroll scrollType", SCROLL_TYPES,
+                                     SCROLL_ALIASES) or "singleAction"
+    options["distance"] = p.integer(opts.get("distance"), "aiScroll distance", minimum=1,
+                                    expected="pixels as a positive integer")
+    target = target if target and target.strip() else located
+    return target or None

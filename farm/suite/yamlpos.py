@@ -1,0 +1,282 @@
+"""A YAML reader that keeps every value's position and refuses what suite files must not use.
+
+PyYAML's ``safe_load`` forgets line numbers, silently keeps the last of duplicate keys and
+expands aliases (an "alias bomb" of a few lines becomes gigabytes).  Here the *event* stream
+(libyaml's C parser when available, so 500 files load in well under a second) is composed into
+`Node` trees by hand:
+
+* every node keeps its 1-based line and column;
+* anchors and aliases are refused the moment the parser reports them, never expanded;
+* duplicate keys, non-string keys, explicit tags and multiple documents are reported;
+* syntax errors become `SuiteError` at the parser's problem position, with a clearer message
+  for tabs in indentation; binary files and empty files get their own messages.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+from yaml.events import (
+    AliasEvent,
+    MappingEndEvent,
+    MappingStartEvent,
+    ScalarEvent,
+    SequenceEndEvent,
+    SequenceStartEvent,
+    StreamEndEvent,
+)
+
+from farm.errors import SuiteError
+
+_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_constructor = yaml.constructor.SafeConstructor()
+
+MAX_BYTES = 2_000_000     # a suite file is a few KB; anything this big is a mistake
+MAX_DEPTH = 100           # deeper nesting is never a real suite, and would hit recursion limits
+_STD_TAGS = {f"tag:yaml.org,2002:{t}" for t in ("str", "int", "float", "bool", "null", "map",
+                                                  "seq")} | {"!"}
+EMPTY_MESSAGE = "file is empty: expected a case with web:/android:/ios: and tasks:"
+
+
+@dataclass(slots=True, eq=False)
+class Node:
+    """One YAML value with its position.
+
+    ``value`` is: for ``kind == "scalar"`` the typed Python value (str, int, float, bool, None);
+    for ``"seq"`` a list of Nodes; for ``"map"`` a dict of key text -> Node (``keys`` holds the
+    key Nodes, for positions).  ``raw`` is a scalar's text as written, ``plain`` whether it was
+    unquoted.
+    """
+
+    kind: str
+    line: int
+    column: int
+    value: Any
+    raw: str = ""
+    plain: bool = False
+    keys: dict[str, Node] = field(default_factory=dict)
+
+    @property
+    def is_null(self) -> bool:
+        return self.kind == "scalar" and self.value is None
+
+    @property
+    def text(self) -> str | None:
+        """A scalar as text, exactly as written (``007`` stays ``007``); None for null/non-scalar."""
+        if self.kind != "scalar" or self.value is None:
+            return None
+        return self.raw if self.plain else str(self.value)
+
+    def describe(self) -> str:
+        """What this value is, for "expected X, got Y" messages."""
+        if self.kind == "map":
+            return "a mapping"
+        if self.kind == "seq":
+            return "a list"
+        v = self.value
+        if v is None:
+            return "nothing (null)"
+        if isinstance(v, bool):
+            return f"the boolean {self.raw}"
+        if isinstance(v, (int, float)):
+            return f"the number {self.raw}"
+        short = self.text or ""
+        short = short if len(short) <= 40 else short[:37] + "..."
+        return f"the string {short!r}"
+
+    def to_python(self) -> Any:
+        """Plain Python data (for sections kept as-is, like ``agent:``)."""
+        if self.kind == "map":
+            return {k: v.to_python() for k, v in self.value.items()}
+        if self.kind == "seq":
+            return [v.to_python() for v in self.value]
+        return self.value
+
+    def walk_scalars(self):
+        """Every scalar value node below (keys excluded), in document order."""
+        stack = [self]
+        while stack:
+            node = stack.pop()
+            if node.kind == "scalar":
+                yield node
+            else:
+                children = node.value.values() if node.kind == "map" else node.value
+                stack.extend(reversed(list(children)))
+
+
+class _Fatal(Exception):
+    """Stop composing this file: what follows cannot be trusted."""
+
+    def __init__(self, line: int, column: int, message: str) -> None:
+        self.line, self.column, self.message = line, column, message
+
+
+def read_yaml(path: Path, display: str | None = None) -> tuple[Node | None, list[SuiteError]]:
+    """Read and compose one file. Returns ``(root node or None, errors)``.
+
+    The root is None when the file is unusable (then the errors say why) or when it holds no
+    YAML document at all -- empty, whitespace or comments only -- (then there are no errors:
+    ``farm.yaml`` may be empty, a case may not; the caller decides, see `EMPTY_MESSAGE`).
+    """
+    shown = display or str(path)
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        return None, [SuiteError(shown, f"cannot read file: {exc.strerror or exc}")]
+    if len(data) > MAX_BYTES:
+        return None, [SuiteError(shown, f"file is too large ({len(data)} bytes): suite files "
+                                        f"must be under {MAX_BYTES} bytes")]
+    if b"\x00" in data:
+        return None, [SuiteError(shown, "not a text file (contains NUL bytes): expected YAML")]
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        return None, [SuiteError(shown, f"not a text file (invalid UTF-8 at byte {exc.start}): "
+                                        "expected YAML saved as UTF-8", line)]
+    return compose_text(text, shown)
+
+
+def compose_text(text: str, file: str) -> tuple[Node | None, list[SuiteError]]:
+    """Compose YAML ``text`` (reported as ``file``) into a `Node` tree; see `read_yaml`."""
+    composer = _Composer(text, file)
+    try:
+        return composer.run(), composer.errors
+    except _Fatal as fatal:
+        return None, composer.errors + [SuiteError(file, fatal.message, fatal.line, fatal.column)]
+    except yaml.MarkedYAMLError as exc:
+        return None, [_syntax_error(exc, text, file)]
+    except yaml.reader.ReaderError as exc:
+        line, col = _position(text, exc.position)
+        return None, [SuiteError(file, f"not a text file: unacceptable character "
+                                       f"#x{exc.character:04x} (expected printable text)",
+                                 line, col)]
+    except yaml.YAMLError as exc:  # anything else libyaml can say, without a traceback
+        return None, [SuiteError(file, f"invalid YAML: {exc}")]
+    finally:
+        composer.loader.dispose()
+
+
+def _position(text: str, offset: int) -> tuple[int, int]:
+    line = text.count("\n", 0, offset) + 1
+    return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
+
+
+def _syntax_error(exc: yaml.MarkedYAMLError, text: str, file: str) -> SuiteError:
+    mark = exc.problem_mark or exc.context_mark
+    line = mark.line + 1 if mark else None
+    column = mark.column + 1 if mark else None
+    if line is not None:
+        src = text.split("\n")
+        # libyaml blames either the tab's own line or the line it breaks; look at both.
+        for ln in (line, line + 1):
+            if ln <= len(src):
+                row = src[ln - 1]
+                indent = row[: len(row) - len(row.lstrip(" \t"))]
+                if "\t" in indent:
+                    return SuiteError(file, "tab character in indentation; use spaces",
+                                      ln, indent.index("\t") + 1)
+    problem = (exc.problem or "").strip()
+    context = (exc.context or "").strip()
+    message = f"invalid YAML: {problem}" + (f" ({context})" if context else "")
+    return SuiteError(file, message, line, column)
+
+
+class _Composer:
+    def __init__(self, text: str, file: str) -> None:
+        self.file = file
+        self.loader = _Loader(text)
+        self.errors: list[SuiteError] = []
+
+    def error(self, line: int, column: int, message: str) -> None:
+        self.errors.append(SuiteError(self.file, message, line, column))
+
+    def run(self) -> Node | None:
+        get, check = self.loader.get_event, self.loader.check_event
+        get()  # StreamStart
+        if check(StreamEndEvent):
+            return None
+        get()  # DocumentStart
+        root = self.node(0)
+        get()  # DocumentEnd
+        if not check(StreamEndEvent):
+            mark = self.loader.peek_event().start_mark
+            self.error(mark.line + 1, mark.column + 1,
+                       "more than one YAML document ('---'): a suite file holds exactly one")
+        return root
+
+    def node(self, depth: int) -> Node:
+        event = self.loader.get_event()
+        line, column = event.start_mark.line + 1, event.start_mark.column + 1
+        if isinstance(event, AliasEvent):
+            raise _Fatal(line, column, f"YAML aliases are not allowed in suite files "
+                                       f"(found *{event.anchor}); repeat the value instead")
+        if event.anchor is not None:
+            raise _Fatal(line, column, f"YAML aliases are not allowed in suite files "
+                                       f"(found anchor &{event.anchor}); repeat the value instead")
+        if event.tag is not None and event.tag not in _STD_TAGS:
+            raise _Fatal(line, column, f"YAML tags are not allowed in suite files "
+                                       f"(found {event.tag})")
+        if depth > MAX_DEPTH:
+            raise _Fatal(line, column, f"nested more than {MAX_DEPTH} levels deep")
+        if isinstance(event, ScalarEvent):
+            return self.scalar(event, line, column)
+        if isinstance(event, SequenceStartEvent):
+            items = []
+            while not self.loader.check_event(SequenceEndEvent):
+                items.append(self.node(depth + 1))
+            self.loader.get_event()
+            return Node("seq", line, column, items)
+        if isinstance(event, MappingStartEvent):
+            return self.mapping(line, column, depth)
+        raise _Fatal(line, column, f"invalid YAML: unexpected {type(event).__name__}")
+
+    def mapping(self, line: int, column: int, depth: int) -> Node:
+        values: dict[str, Node] = {}
+        keys: dict[str, Node] = {}
+        while not self.loader.check_event(MappingEndEvent):
+            key = self.node(depth + 1)
+            value = self.node(depth + 1)
+            if key.kind != "scalar":
+                self.error(key.line, key.column,
+                           f"mapping keys must be plain strings, got {key.describe()}")
+                continue
+            name = key.raw if key.plain else str(key.value)
+            if name in keys:
+                first = keys[name]
+                self.error(key.line, key.column,
+                           f"duplicate key '{name}' (first defined at line {first.line}); "
+                           "YAML would silently keep only the last one")
+                continue
+            keys[name], values[name] = key, value
+        self.loader.get_event()
+        return Node("map", line, column, values, keys=keys)
+
+    def scalar(self, event: ScalarEvent, line: int, column: int) -> Node:
+        raw = event.value
+        plain = bool(event.implicit[0]) and event.tag is None
+        if not plain:
+            tag = event.tag if event.tag not in (None, "!") else "tag:yaml.org,2002:str"
+        else:
+            tag = self.loader.resolve(yaml.ScalarNode, raw, (True, False))
+        return Node("scalar", line, column, _construct(tag, raw), raw=raw, plain=plain)
+
+
+def _construct(tag: str, raw: str) -> Any:
+    kind = tag.rsplit(":", 1)[-1]
+    node = yaml.ScalarNode(tag, raw)
+    try:
+        if kind == "null":
+            return None
+        if kind == "bool":
+            return _constructor.construct_yaml_bool(node)
+        if kind == "int":
+            return _constructor.construct_yaml_int(node)
+        if kind == "float":
+            return _constructor.construct_yaml_float(node)
+    except (ValueError, yaml.YAMLError):  # "!!int abc": keep the text, type checks will say
+        return raw
+    return raw  # str, and timestamps/merge/etc. which suite files treat as text
