@@ -1,0 +1,320 @@
+"""BrowserDevice against Debian's Chromium and a page served from a temp dir."""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import io
+import socket
+import threading
+import time
+from pathlib import Path
+from typing import Iterator
+
+import psutil
+import pytest
+from PIL import Image
+
+from farm.config import Settings
+from farm.devices import browser as browser_mod
+from farm.devices.base import Device, UITree
+from farm.devices.browser import BrowserDevice
+from farm.devices.chromium import find_chromium
+from farm.errors import CaseTimeout, DeviceError, DeviceLost, StepFailed
+from farm.suite.model import WebTarget
+
+pytestmark = pytest.mark.integration
+
+PAGE = """<!doctype html>
+<html><head><title>Farm test</title>
+<style>* { box-sizing: border-box } body { margin: 0; font: 16px sans-serif } #go { position: absolute; left: 40px;
+top: 50px; width: 120px; height: 40px } #email { position: absolute; left: 200px; top: 50px;
+width: 180px; height: 30px } #q { position: absolute; left: 40px; top: 120px; width: 200px;
+height: 30px } #tall { height: 3000px }</style></head>
+<body>
+<h1>Farm test page</h1>
+<button id="go" onclick="document.getElementById('out').textContent = 'clicked'">Sign in</button>
+<label for="email">Email address</label>
+<input id="email" type="email" placeholder="you@example.com">
+<input id="q" placeholder="Search here"
+       onkeydown="if (event.key === 'Enter') document.getElementById('out').textContent =
+                  'searched:' + this.value">
+<div id="out"></div>
+<div style="display:none"><button>Hidden button</button></div>
+<div style="visibility:hidden"><button>Invisible button</button></div>
+<div id="tall"></div>
+</body></html>
+"""
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    root = tmp_path_factory.mktemp("site")
+    (root / "index.html").write_text(PAGE)
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(
+        ("127.0.0.1", 0), functools.partial(Quiet, directory=str(root)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/index.html"
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture(scope="module")
+def settings() -> Settings:
+    if find_chromium(Settings()) is None:
+        pytest.skip("no Chromium installed")
+    return Settings()
+
+
+@pytest.fixture(scope="module")
+def device(settings: Settings) -> Iterator[BrowserDevice]:
+    dev = BrowserDevice("itest-1", settings)
+    dev.open()
+    yield dev
+    dev.close()
+
+
+@pytest.fixture
+def page(device: BrowserDevice, site: str) -> Iterator[BrowserDevice]:
+    device.start_session(WebTarget(url=site, viewport_width=800, viewport_height=600))
+    yield device
+    device.end_session()
+
+
+def in_thread(fn):
+    """Run ``fn`` on a fresh thread and return its result (re-raising its exception).
+
+    Playwright's sync API allows one running instance per thread, and the module's shared
+    device already owns the main thread -- just as the runner gives each device a thread.
+    """
+    box: dict = {}
+
+    def run() -> None:
+        try:
+            box["result"] = fn()
+        except BaseException as exc:  # noqa: BLE001 - handed back to the test thread
+            box["error"] = exc
+
+    t = threading.Thread(target=run)
+    t.start()
+    t.join(120)
+    assert not t.is_alive(), "device thread hung"
+    if "error" in box:
+        raise box["error"]
+    return box.get("result")
+
+
+def find(tree: UITree, **fields: str):
+    hits = [n for n in tree.nodes if all(getattr(n, k) == v for k, v in fields.items())]
+    assert len(hits) == 1, (fields, hits)
+    return hits[0]
+
+
+def test_is_a_device(device: BrowserDevice) -> None:
+    assert isinstance(device, Device)
+    assert device.platform == "web"
+    assert device.browser_pid and psutil.pid_exists(device.browser_pid)
+
+
+def test_hierarchy_finds_button_and_input_with_correct_rects(page: BrowserDevice) -> None:
+    tree = page.hierarchy()
+    assert tree.source == "dom"
+    assert "Farm test page" in tree.visible_text()
+    button = find(tree, text="Sign in")
+    assert button.role == "button" and button.clickable and button.resource_id == "go"
+    assert button.rect.as_list() == [40, 50, 120, 40]
+    by_label = find(tree, label="Email address")
+    by_placeholder = find(tree, placeholder="you@example.com")
+    assert by_label.id == by_placeholder.id
+    assert by_label.role == "input:email" and by_label.editable
+    assert by_label.rect.as_list() == [200, 50, 180, 30]
+    texts = {n.text for n in tree.nodes}
+    assert "Hidden button" not in texts and "Invisible button" not in texts
+    # offscreen content is in the tree but not visible
+    tall = find(tree, resource_id="tall")
+    assert tall.rect.height == 3000 and tall.visible
+    page.tap(*button.rect.center)
+    assert page.run_script("document.getElementById('out').textContent", 5) == "clicked"
+
+
+def test_query_xpath(page: BrowserDevice) -> None:
+    rects = page.query_xpath("//button[@id='go']")
+    assert [r.as_list() for r in rects] == [[40, 50, 120, 40]]
+    assert page.query_xpath("//button[text()='Hidden button']") == []
+    assert len(page.query_xpath("//button/text()")) == 1      # text nodes map to elements
+    with pytest.raises(StepFailed, match="invalid XPath"):
+        page.query_xpath("//button[")
+
+
+def test_type_clear_and_press_enter(page: BrowserDevice) -> None:
+    search = find(page.hierarchy(), placeholder="Search here")
+    page.tap(*search.rect.center)
+    page.type_text("hello")
+    assert page.run_script("document.activeElement.value", 5) == "hello"
+    page.clear_text()
+    assert page.run_script("document.activeElement.value", 5) == ""
+    page.type_text("abc")
+    page.press("enter")
+    assert page.run_script("document.getElementById('out').textContent", 5) == "searched:abc"
+    with pytest.raises(StepFailed, match="unknown key"):
+        page.press("NoSuchKey")
+
+
+def test_scroll_moves_the_page(page: BrowserDevice) -> None:
+    page.scroll(400, 300, 0, 500)
+    assert page.run_script("window.scrollY", 5) > 0
+
+
+def test_sessions_do_not_share_storage(device: BrowserDevice, site: str) -> None:
+    target = WebTarget(url=site, viewport_width=800, viewport_height=600)
+    device.start_session(target)
+    device.run_script("localStorage.setItem('k', 'v'); document.cookie = 'c=1'", 5)
+    assert device.run_script("return [localStorage.getItem('k'), document.cookie]", 5) == ["v", "c=1"]
+    device.start_session(target)
+    assert device.run_script("return [localStorage.getItem('k'), document.cookie]", 5) == [None, ""]
+    device.end_session()
+
+
+def test_run_script_forms(page: BrowserDevice) -> None:
+    assert page.run_script("document.title", 5) == "Farm test"
+    assert page.run_script("1 + 1;", 5) == 2
+    assert page.run_script("const a = 2; a * 3", 5) == 6             # statements: eval fallback
+    assert page.run_script("const a = 2;\nreturn a * 4", 5) == 8      # function body
+    assert page.run_script("await new Promise(r => setTimeout(r, 10)); return 'ok'", 5) == "ok"
+    assert page.run_script("Promise.resolve({a: [1, 2]})", 5) == {"a": [1, 2]}
+    assert page.run_script("() => 42", 5) == 42
+    assert page.run_script("undefined", 5) is None
+    assert page.run_script("document.body", 5) == "[object HTMLBodyElement]"
+    assert page.run_script("document.querySelector('#return')", 5) is None  # not a `return`
+    with pytest.raises(StepFailed, match="javascript error: .*boom"):
+        page.run_script("throw new Error('boom')", 5)
+    with pytest.raises(StepFailed, match="javascript error: TypeError"):
+        page.run_script("window.nope.x", 5)
+    with pytest.raises(StepFailed, match="SyntaxError"):
+        page.run_script("return (", 5)
+    started = time.monotonic()
+    with pytest.raises(CaseTimeout, match="within 1s"):
+        page.run_script("new Promise(() => {})", 1)
+    assert time.monotonic() - started < 5
+    assert page.healthy()
+
+
+def test_screenshot_is_png_of_viewport(page: BrowserDevice) -> None:
+    assert page.size() == (800, 600)
+    img = Image.open(io.BytesIO(page.screenshot()))
+    assert img.format == "PNG" and img.size == (800, 600)
+
+
+def test_screenshot_stays_in_css_pixels_at_dpr_2(device: BrowserDevice, site: str) -> None:
+    device.start_session(WebTarget(url=site, viewport_width=400, viewport_height=300,
+                                   device_scale_factor=2))
+    try:
+        assert device.run_script("window.devicePixelRatio", 5) == 2
+        assert Image.open(io.BytesIO(device.screenshot())).size == (400, 300)
+    finally:
+        device.end_session()
+
+
+def test_navigation_failure_is_a_device_error(device: BrowserDevice) -> None:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]          # closed again below: nothing listens there
+    url = f"http://127.0.0.1:{port}/"
+    with pytest.raises(DeviceError, match=r"127\.0\.0\.1.*ERR_CONNECTION_REFUSED"):
+        device.start_session(WebTarget(url=url))
+    device.end_session()
+    assert device.healthy()
+
+
+def test_no_chromium_is_a_clear_device_error(settings: Settings,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(browser_mod, "find_chromium", lambda s: None)
+    dev = BrowserDevice("nochrome", settings)
+    with pytest.raises(DeviceError, match="no Chromium found"):
+        dev.open()
+    dev.close()
+
+
+def test_kill_from_another_thread_surfaces_as_device_lost(settings: Settings, site: str) -> None:
+    dev = BrowserDevice("itest-kill", settings)
+    seen: dict = {}
+
+    def device_thread() -> None:
+        dev.open()
+        try:
+            dev.start_session(WebTarget(url=site))
+            seen["pid"] = dev.browser_pid
+            started = time.monotonic()
+            with pytest.raises(DeviceLost, match="itest-kill"):
+                dev.run_script("while (true) {}", 120)   # busy loop: only a kill gets us out
+            seen["blocked_for"] = time.monotonic() - started
+            assert not dev.healthy()
+            with pytest.raises(DeviceLost):
+                dev.screenshot()
+            dev.end_session()
+        finally:
+            dev.close()
+            dev.close()                                    # safe twice
+
+    worker = threading.Thread(target=device_thread)
+    worker.start()
+    deadline = time.monotonic() + 30
+    while "pid" not in seen and worker.is_alive() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(1.0)                                        # let run_script get going
+    assert dev.healthy()                                   # from a foreign thread: process check
+    dev.kill()                                             # the watchdog's call, from our thread
+    assert not dev.healthy()
+    worker.join(30)
+    assert not worker.is_alive()
+    assert "blocked_for" in seen, "device thread did not see DeviceLost"
+    assert seen["blocked_for"] < 6
+    pid = seen["pid"]
+    assert not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+
+
+def test_close_leaves_no_chromium_behind(settings: Settings) -> None:
+    def scenario() -> list[psutil.Process]:
+        dev = BrowserDevice("itest-close", settings)
+        dev.open()
+        main = psutil.Process(dev.browser_pid)
+        family = [main, *main.children(recursive=True)]
+        dev.close()
+        return family
+
+    gone, alive = psutil.wait_procs(in_thread(scenario), timeout=5)
+    assert not [p for p in alive if p.status() != psutil.STATUS_ZOMBIE]
+
+
+def test_second_device_on_the_same_thread_is_a_clear_error(device: BrowserDevice,
+                                                          settings: Settings) -> None:
+    other = BrowserDevice("itest-same-thread", settings)
+    with pytest.raises(DeviceError, match="one BrowserDevice per thread"):
+        other.open()
+    other.close()
+
+
+def test_two_devices_on_two_threads(settings: Settings, site: str) -> None:
+    def one(name: str) -> str:
+        dev = BrowserDevice(name, settings)
+        dev.open()
+        try:
+            dev.start_session(WebTarget(url=site))
+            return dev.run_script("document.title", 5)
+        finally:
+            dev.close()
+
+    results: list = []
+    threads = [threading.Thread(target=lambda n=n: results.append(one(n)))
+               for n in ("itest-a", "itest-b")]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert results == ["Farm test", "Farm test"]

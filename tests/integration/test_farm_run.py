@@ -1,0 +1,242 @@
+"""`farm run` end to end, as a user runs it: a subprocess, real headless Chromium, the demo app."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+
+pytestmark = pytest.mark.integration
+
+ROOT = Path(__file__).resolve().parents[2]
+FAULTS = ROOT / "tests" / "integration" / "suites" / "faults"
+
+
+def farm_cmd(*args: str) -> list[str]:
+    return [sys.executable, "-m", "farm.cli", *args]
+
+
+def farm_env(tmp_path: Path, **extra: str) -> dict[str, str]:
+    env = dict(os.environ, FARM_STATE_DIR=str(tmp_path / "state"), PYTHONUNBUFFERED="1")
+    env.pop("FARM_MODEL", None)
+    env.update(extra)
+    return env
+
+
+def run_farm(tmp_path: Path, *args: str, timeout: float = 240, **env: str):
+    return subprocess.run(farm_cmd(*args), cwd=ROOT, env=farm_env(tmp_path, **env),
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def results(run_dir: Path) -> dict:
+    return json.loads((run_dir / "results.json").read_text())
+
+
+def by_name(summary: dict) -> dict[str, dict]:
+    return {c["case_id"].split("/", 1)[1]: c for c in summary["cases"]}
+
+
+@pytest.fixture(scope="module")
+def demo_run(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("demo")
+    proc = run_farm(tmp, "run", "suites/demo", "--devices", "browser:2",
+                    "--report-dir", str(tmp / "run"), "--junit-xml", str(tmp / "junit.xml"))
+    return proc, tmp / "run", tmp
+
+
+def test_demo_suite_passes_on_two_browsers(demo_run):
+    proc, run_dir, tmp = demo_run
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    summary = results(run_dir)
+    counts = summary["counts"]
+    assert counts["failed"] == counts["error"] == 0, proc.stdout
+    assert counts["skipped"] == 1 and counts["passed"] >= 6
+    skipped = [c for c in summary["cases"] if c["status"] == "skipped"]
+    assert "needs a model (set FARM_MODEL)" in skipped[0]["reason"]
+    # both device slots took work from the one queue
+    assert {c["device"] for c in summary["cases"] if c["status"] == "passed"} == {
+        "browser-1", "browser-2"}
+    # the report path is the last line printed
+    assert proc.stdout.strip().splitlines()[-1] == str((run_dir / "report.html").resolve())
+    assert (tmp / "junit.xml").read_text() == (run_dir / "junit.xml").read_text()
+
+
+def test_demo_results_have_steps_screenshots_and_masked_secrets(demo_run):
+    _, run_dir, _ = demo_run
+    raw = (run_dir / "results.json").read_text()
+    assert "farm-demo-pass" not in raw
+    for path in run_dir.rglob("*"):
+        if path.is_file() and path.suffix in (".json", ".xml", ".html", ".log"):
+            assert "farm-demo-pass" not in path.read_text(errors="replace"), path
+    case = next(c for c in results(run_dir)["cases"] if c["status"] == "passed")
+    assert case["steps"] and all(s["duration"] >= 0 for s in case["steps"])
+    shots = [s["after"] for s in case["steps"] if s["after"]]
+    assert shots and all((run_dir / p).read_bytes()[:2] == b"\xff\xd8" for p in shots)
+    assert any(s["tier"] == "text" for s in case["steps"])
+
+
+def test_second_run_orders_longest_first_from_history(demo_run, tmp_path):
+    _, _, tmp = demo_run
+    state = tmp / "state" / "history.sqlite"
+    assert state.exists()
+    from farm.history import DurationHistory
+    remembered = DurationHistory(tmp / "state").load()
+    assert len(remembered) >= 6 and all(v[0] > 0 for v in remembered.values())
+
+
+def test_failing_case_reports_the_step_and_its_screenshot(tmp_path):
+    run_dir = tmp_path / "run"
+    proc = run_farm(tmp_path, "run", str(FAULTS / "wrong_text.yaml"), str(FAULTS / "ok_login.yaml"),
+                    "--devices", "browser:1", "--report-dir", str(run_dir))
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    cases = by_name(results(run_dir))
+    bad = cases["wrong_text"]
+    assert bad["status"] == "failed" and cases["ok_login"]["status"] == "passed"
+    assert bad["error"]["step"] == 5
+    failing = bad["steps"][4]
+    assert failing["status"] == "failed" and "Welcome back, admin" in failing["error"]
+    assert failing["line"] == 16
+    assert bad["steps"][5]["status"] == "skipped"
+    assert (run_dir / bad["screenshot"]).stat().st_size > 1000
+    html = (run_dir / "report.html").read_text()
+    assert "Welcome back, admin" in html and bad["screenshot"] in html
+    junit = (run_dir / "junit.xml").read_text()
+    assert "<failure" in junit and 'failures="1"' in junit
+
+
+def test_hanging_case_times_out_with_a_screenshot_and_the_run_goes_on(tmp_path):
+    run_dir = tmp_path / "run"
+    t0 = time.monotonic()
+    proc = run_farm(tmp_path, "run", str(FAULTS / "hang.yaml"), str(FAULTS / "ok_login.yaml"),
+                    "--devices", "browser:1", "--report-dir", str(run_dir))
+    took = time.monotonic() - t0
+    assert proc.returncode == 3, proc.stdout + proc.stderr
+    cases = by_name(results(run_dir))
+    hang = cases["hang"]
+    assert hang["status"] == "error" and hang["error"]["kind"] == "CaseTimeout"
+    assert "timed out" in hang["error"]["message"]
+    assert hang["screenshot"] and (run_dir / hang["screenshot"]).exists()
+    assert hang["attempt"] == 1                     # timeouts are not retried
+    assert cases["ok_login"]["status"] == "passed"
+    assert took < 60
+
+
+def _browser_process(device: str, root_pid: int) -> psutil.Process | None:
+    try:
+        procs = psutil.Process(root_pid).children(recursive=True)
+    except psutil.NoSuchProcess:
+        return None
+    for p in procs:
+        try:
+            cmd = p.cmdline()
+        except psutil.Error:
+            continue
+        if f"--farm-device={device}" in cmd and not any(a.startswith("--type=") for a in cmd):
+            return p
+    return None
+
+
+def _watch(proc: subprocess.Popen, lines: list[str]) -> threading.Thread:
+    def pump():
+        for line in proc.stdout:
+            lines.append(line.rstrip("\n"))
+    t = threading.Thread(target=pump, daemon=True)
+    t.start()
+    return t
+
+
+def _wait_for_line(lines: list[str], needle: str, timeout: float = 90) -> str:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        for line in list(lines):
+            if needle in line:
+                return line
+        time.sleep(0.1)
+    raise AssertionError(f"never saw {needle!r} in output:\n" + "\n".join(lines))
+
+
+def test_browser_crash_mid_case_is_retried_on_another_device(tmp_path):
+    run_dir = tmp_path / "run"
+    proc = subprocess.Popen(
+        farm_cmd("run", str(FAULTS / "slow.yaml"), str(FAULTS / "ok_login.yaml"),
+                 "--devices", "browser:2", "--report-dir", str(run_dir)),
+        cwd=ROOT, env=farm_env(tmp_path), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True)
+    lines: list[str] = []
+    pump = _watch(proc, lines)
+    start = _wait_for_line(lines, "start faults/slow")
+    device = start.split("]")[0].lstrip("[")
+    time.sleep(2)   # mid-case: inside the 12 s sleep
+    victim = _browser_process(device, proc.pid)
+    assert victim is not None, f"no Chromium process for {device}"
+    victim.kill()
+    proc.wait(timeout=180)
+    pump.join(timeout=5)
+    assert proc.returncode == 0, "\n".join(lines) + proc.stderr.read()
+    summary = results(run_dir)
+    cases = by_name(summary)
+    slow = cases["slow"]
+    assert slow["status"] == "passed" and slow["attempt"] == 2
+    assert slow["device"] != device
+    first = slow["previous"][0]
+    assert first["status"] == "error" and first["error"]["kind"] == "DeviceLost"
+    assert first["device"] == device
+    assert summary["counts"]["passed"] == 2 and summary["counts"]["total"] == 2
+
+
+def test_ctrl_c_marks_inflight_interrupted_and_writes_results(tmp_path):
+    run_dir = tmp_path / "run"
+    proc = subprocess.Popen(
+        farm_cmd("run", str(FAULTS / "slow.yaml"), "--devices", "browser:1",
+                 "--report-dir", str(run_dir)),
+        cwd=ROOT, env=farm_env(tmp_path), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True)
+    lines: list[str] = []
+    _watch(proc, lines)
+    _wait_for_line(lines, "start faults/slow")
+    time.sleep(1)
+    proc.send_signal(signal.SIGINT)
+    proc.wait(timeout=60)
+    assert proc.returncode == 2, "\n".join(lines) + proc.stderr.read()
+    summary = results(run_dir)
+    assert summary["interrupted"] is True
+    assert by_name(summary)["slow"]["status"] == "interrupted"
+    assert (run_dir / "report.html").exists() and (run_dir / "junit.xml").exists()
+    time.sleep(1)
+    assert _browser_process("browser-1", proc.pid) is None
+
+
+def test_malformed_suite_stops_before_any_device_with_exit_4(tmp_path):
+    suite = tmp_path / "bad"
+    suite.mkdir()
+    (suite / "case.yaml").write_text(
+        "web:\n  url: http://127.0.0.1:9/\ntasks:\n  - name: t\n    flow:\n      - aiTapp: Go\n")
+    proc = run_farm(tmp_path, "run", str(suite), "--devices", "browser:1")
+    assert proc.returncode == 4
+    assert "Traceback" not in proc.stderr
+    assert "case.yaml:6" in proc.stderr and "aiTap" in proc.stderr
+
+
+def test_devices_and_config_show(tmp_path):
+    proc = run_farm(tmp_path, "devices")
+    assert proc.returncode == 0 and "Chromium" in proc.stdout
+    proc = run_farm(tmp_path, "config", "show", FARM_MODEL_API_KEY="sk-very-secret",
+                    FARM_INFRA_RETRIES="2")
+    assert proc.returncode == 0
+    assert "sk-very-secret" not in proc.stdout and "***" in proc.stdout
+    assert "infra_retries" in proc.stdout and " 2" in proc.stdout
+
+
+def test_nothing_collected_exits_5(tmp_path):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    proc = run_farm(tmp_path, "run", str(empty), "--devices", "browser:1")
+    assert proc.returncode == 5 and "no cases found" in proc.stdout

@@ -1,0 +1,133 @@
+"""report.html in real Chromium: no console errors, filters and search work, images load."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from farm.report.html import write_html
+from farm.results import CaseError, CaseResult, RunSummary, StepRecord
+
+pytestmark = pytest.mark.integration
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync"]
+SCREENSHOT = Path("/tmp/farm-report-render.png")
+
+
+def _jpeg(run_dir: Path, rel: str, color: str, size=(390, 844)) -> str:
+    from PIL import Image, ImageDraw
+
+    path = run_dir / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    img = Image.new("RGB", size, "white")
+    draw = ImageDraw.Draw(img)
+    draw.rectangle([0, 0, size[0], 70], fill=color)
+    draw.rectangle([30, 200, size[0] - 30, 260], outline="gray", width=3)
+    img.save(path, "JPEG", quality=70)
+    return rel
+
+
+def _summary(run_dir: Path) -> RunSummary:
+    def steps(case: str, n: int, fail_at: int | None = None) -> list[StepRecord]:
+        out = []
+        for i in range(1, n + 1):
+            status = "failed" if i == fail_at else "passed"
+            base = f"artifacts/{case}/attempt-1/step-{i}"
+            out.append(StepRecord(
+                task="Open the app" if i <= 2 else "Sign in", index=i, kind="aiTap", line=8 + i,
+                label=f'aiTap "button {i}"', status=status, duration=0.2 * i,
+                tier="xpath" if i % 2 else "text",
+                before=_jpeg(run_dir, f"{base}-before.jpg", "#c8d1dc"),
+                after=_jpeg(run_dir, f"{base}-after.jpg",
+                            "#1a7f37" if status == "passed" else "#cf222e"),
+                error='text "Welcome" not found' if status == "failed" else None))
+        return out
+
+    def case(name: str, status: str, **kw) -> CaseResult:
+        cid = "demo/" + name.lower().replace(" ", "-")
+        return CaseResult(run_id="20240501-100000-ab12", case_id=cid, name=name,
+                          file=f"suites/{cid}.yaml", line=1, platform="web", device="browser-1",
+                          status=status, duration=4.2, **kw)
+
+    cases = [
+        case("Login works", "passed", steps=steps("login", 4),
+             tokens={"prompt": 1834, "completion": 96}),
+        case("Search finds products", "passed", steps=steps("search", 3)),
+        case("Checkout shows total", "failed", steps=steps("checkout", 4, fail_at=4),
+             screenshot=_jpeg(run_dir, "artifacts/checkout/attempt-1/failure.jpg", "#cf222e"),
+             error=CaseError(kind="AssertionFailed", message='text "Welcome" not found', step=4)),
+        case("Profile page", "error", attempt=2,
+             error=CaseError(kind="DeviceLost", message="browser closed unexpectedly"),
+             previous=[case("Profile page", "error",
+                            error=CaseError(kind="DeviceLost", message="page crashed"))]),
+        case("Cart badge", "flaky", attempt=2, steps=steps("cart", 2),
+             previous=[case("Cart badge", "failed",
+                            error=CaseError(kind="LocateError", message="no element 'Add'"))]),
+        case("Needs a model", "skipped", reason="step 1 aiAct needs a model"),
+        case("<script>alert(1)</script>", "passed"),
+    ]
+    return RunSummary(run_id="20240501-100000-ab12", started="2024-05-01T10:00:00.000+00:00",
+                      duration=63.0, devices=["browser-1", "browser-2"], cases=cases,
+                      farm_version="0.1.0")
+
+
+def test_report_renders_without_console_errors(tmp_path: Path) -> None:
+    sync_api = pytest.importorskip("playwright.sync_api")
+    if not Path(CHROMIUM).exists():
+        pytest.skip("Debian chromium not installed")
+    report = write_html(_summary(tmp_path), tmp_path)
+
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            problems: list[str] = []
+            page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
+            page.on("pageerror", lambda e: problems.append(str(e)))
+            page.on("dialog", lambda d: (problems.append("dialog: " + d.message), d.dismiss()))
+            page.goto(report.as_uri())
+            page.wait_for_load_state("load")
+
+            cases = page.locator("details.case")
+            assert cases.count() == 7
+            assert page.locator("#shown").inner_text() == "7 of 7 cases"
+
+            # the failed case is open and its screenshots really load
+            failed = page.locator('details.case[data-status="failed"]')
+            assert failed.get_attribute("open") is not None
+            failed.locator("img.shot").scroll_into_view_if_needed()
+            page.wait_for_function(
+                "() => [...document.querySelectorAll('details[open] img')]"
+                ".every(i => i.complete && i.naturalWidth > 0)")
+            page.screenshot(path=str(SCREENSHOT), full_page=True)
+
+            # status filter
+            page.click('button[data-filter="passed"]')
+            assert page.locator("details.case:visible").count() == 3
+            assert failed.is_hidden()
+            page.click('button[data-filter="all"]')
+            assert page.locator("details.case:visible").count() == 7
+
+            # search by name (case-insensitive), combined with the status filter
+            page.fill("#search", "CHECKOUT")
+            assert page.locator("details.case:visible").count() == 1
+            assert failed.is_visible()
+            page.click('button[data-filter="passed"]')
+            assert page.locator("details.case:visible").count() == 0
+            assert page.locator("#empty").is_visible()
+            page.click('button[data-filter="all"]')
+            page.fill("#search", "")
+
+            # thumbnails open in the lightbox; Escape closes it
+            failed.locator(".steps img").first.click()
+            assert page.locator("#lightbox").is_visible()
+            assert "step 1 before" in page.locator("#lightbox figcaption").inner_text()
+            page.keyboard.press("Escape")
+            assert page.locator("#lightbox").is_hidden()
+
+            assert problems == []
+        finally:
+            browser.close()
