@@ -1,0 +1,304 @@
+"""One self-contained HTML report per run: ``<run_dir>/report.html``.
+
+CSS and JS are inlined (``report.css`` / ``report.js`` package data); the only external
+resources are the screenshot JPEGs under ``artifacts/``, referenced by relative path, so a
+500-case run stays a few MB and the run directory can be moved or served as a whole. Every
+string from a run (names, labels, errors, paths) goes through ``html.escape``.
+"""
+
+from __future__ import annotations
+
+import json
+import urllib.parse
+from collections import Counter
+from datetime import datetime
+from html import escape
+from importlib import resources
+from itertools import groupby
+from pathlib import Path
+
+from farm.results import STATUS_ORDER, CaseResult, RunSummary, StepRecord
+
+_STATUS_HELP = {
+    "passed": "passed",
+    "failed": "test failure: the app under test misbehaved",
+    "error": "infrastructure error: device, model or farm broke (not a test failure)",
+    "skipped": "skipped",
+    "flaky": "passed after failing on an earlier attempt",
+    "interrupted": "interrupted by the user",
+}
+_OPEN_BY_DEFAULT = {"failed", "error", "interrupted"}
+_HEADER_ORDER = ["passed", "failed", "error", "flaky", "skipped", "interrupted"]
+_CSP = ("default-src 'none'; img-src 'self' file: data:; style-src 'unsafe-inline'; "
+        "script-src 'unsafe-inline'")
+
+
+def _e(value: object) -> str:
+    return escape(str(value), quote=True)
+
+
+def _asset(name: str) -> str:
+    return resources.files("farm.report").joinpath(name).read_text(encoding="utf-8")
+
+
+def format_duration(seconds: float) -> str:
+    """Human duration: ``850 ms``, ``12.3 s``, ``4 m 05 s``, ``1 h 02 m``."""
+    if seconds < 1:
+        return f"{round(seconds * 1000)} ms"
+    if seconds < 60:
+        return f"{seconds:.1f} s"
+    minutes, secs = divmod(round(seconds), 60)
+    if minutes < 60:
+        return f"{minutes} m {secs:02d} s"
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours} h {minutes:02d} m"
+
+
+def _format_time(iso: str) -> str:
+    try:
+        moment = datetime.fromisoformat(iso)
+    except (TypeError, ValueError):
+        return iso or "—"
+    zone = moment.strftime("%Z") or moment.strftime("%z")
+    return moment.strftime("%Y-%m-%d %H:%M:%S") + (f" {zone}" if zone else "")
+
+
+def _sort_key(case: CaseResult) -> tuple[int, str, str]:
+    rank = STATUS_ORDER.index(case.status) if case.status in STATUS_ORDER else 0
+    return rank, case.name.lower(), case.case_id
+
+
+def pass_rate(counts: Counter[str]) -> float | None:
+    """Share of cases that passed (flaky counts as passed), skipped cases left out."""
+    ran = sum(counts.values()) - counts["skipped"]
+    return (counts["passed"] + counts["flaky"]) / ran if ran else None
+
+
+class _Renderer:
+    """Turns one RunSummary into HTML; knows which artifact files really exist."""
+
+    def __init__(self, summary: RunSummary, run_dir: Path | None) -> None:
+        self.summary = summary
+        self.run_dir = run_dir
+        self.counts: Counter[str] = Counter(c.status for c in summary.cases)
+
+    # -- pieces -------------------------------------------------------------------------
+    def badge(self, status: str, text: str | None = None) -> str:
+        help_text = _STATUS_HELP.get(status, status)
+        return (f'<span class="badge st-{_e(status)}" title="{_e(help_text)}">'
+                f"{_e(text or status)}</span>")
+
+    def src(self, rel: str | None) -> str | None:
+        """URL for an artifact path, or None when the file is missing (avoids broken images)."""
+        if not rel:
+            return None
+        path = Path(rel)
+        if path.is_absolute():
+            return path.as_uri() if path.is_file() else None
+        if self.run_dir is not None and not (self.run_dir / path).is_file():
+            return None
+        return urllib.parse.quote(path.as_posix(), safe="/")
+
+    def thumb(self, rel: str | None, alt: str, cls: str = "") -> str:
+        """A lazy ``<img>`` (the JS lightbox opens it full size); a note if the file is gone."""
+        if not rel:
+            return ""
+        url = self.src(rel)
+        if url is None:
+            return f'<span class="missing" title="{_e(rel)}">{_e(alt)} missing</span>'
+        klass = f' class="{cls}"' if cls else ""
+        return f'<img{klass} loading="lazy" src="{_e(url)}" alt="{_e(alt)}">'
+
+    # -- page ---------------------------------------------------------------------------
+    def page(self) -> str:
+        s = self.summary
+        cases = "\n".join(self.case(c) for c in sorted(s.cases, key=_sort_key))
+        return f"""<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="Content-Security-Policy" content="{_CSP}">
+<meta name="referrer" content="no-referrer">
+<link rel="icon" href="data:,">
+<title>farm report · {_e(s.run_id)}</title>
+<style>
+{_asset("report.css")}
+</style>
+</head>
+<body>
+{self.header()}
+{self.toolbar()}
+<main id="cases">
+{cases}
+<p id="empty" class="empty" hidden>No cases match the filter.</p>
+</main>
+<footer class="foot">
+<a href="results.json">results.json</a> · <a href="junit.xml">junit.xml</a>
+<span>generated by farm {_e(s.farm_version or "")}</span>
+</footer>
+<div id="lightbox" class="lightbox" hidden>
+<figure><img alt=""><figcaption><span></span>
+<a target="_blank" rel="noopener">open original</a></figcaption></figure>
+</div>
+<script>
+{_asset("report.js")}
+</script>
+</body>
+</html>
+"""
+
+    def header(self) -> str:
+        s, counts = self.summary, self.counts
+        total = len(s.cases)
+        rate = pass_rate(counts)
+        rate_text = f"{rate * 100:.1f}%" if rate is not None else "—"
+        bar = "".join(
+            f'<span class="seg st-{st}" style="width:{counts[st] * 100 / total:.3f}%"></span>'
+            for st in _HEADER_ORDER if total and counts[st])
+        badges = "".join(
+            f'<li class="count st-{st}{"" if counts[st] else " zero"}" '
+            f'title="{_e(_STATUS_HELP[st])}">'
+            f"<b>{counts[st]}</b> {st}</li>"
+            for st in _HEADER_ORDER if counts[st] or st in ("passed", "failed", "error"))
+        meta = [("Started", _format_time(s.started)), ("Duration", format_duration(s.duration)),
+                ("Cases", str(total)), ("Devices", ", ".join(s.devices) or "—"),
+                ("farm", s.farm_version or "—")]
+        tokens = Counter[str]()
+        for case in s.cases:
+            tokens.update(case.tokens)
+        if tokens:
+            meta.append(("Tokens", " · ".join(f"{k} {v:,}" for k, v in sorted(tokens.items()))))
+        dl = "".join(f"<div><dt>{_e(k)}</dt><dd>{_e(v)}</dd></div>" for k, v in meta)
+        banner = ('<p class="banner">Run interrupted — results are partial.</p>'
+                  if s.interrupted or counts["interrupted"] else "")
+        return f"""<header class="top">
+<div class="title"><h1>farm report</h1><code class="run-id">{_e(s.run_id)}</code></div>
+{banner}<dl class="meta">{dl}</dl>
+<div class="summary">
+<div class="rate" title="passed + flaky, out of every case that ran (skipped left out)">
+<strong id="pass-rate">{rate_text}</strong><span>pass rate</span></div>
+<div class="grow"><div class="bar">{bar}</div><ul class="counts">{badges}</ul></div>
+</div>
+</header>"""
+
+    def toolbar(self) -> str:
+        total = len(self.summary.cases)
+        buttons = [f'<button type="button" class="filter active" data-filter="all" '
+                   f'aria-pressed="true">All <span>{total}</span></button>']
+        buttons += [f'<button type="button" class="filter st-{st}" data-filter="{st}" '
+                    f'aria-pressed="false">{st} <span>{self.counts[st]}</span></button>'
+                    for st in STATUS_ORDER if self.counts[st]]
+        return f"""<nav class="toolbar">
+<div class="filters" role="group" aria-label="Filter by status">{"".join(buttons)}</div>
+<input id="search" type="search" placeholder="Search cases…  ( / )" aria-label="Search cases"
+ autocomplete="off">
+<span id="shown" class="shown">{total} of {total} cases</span>
+<button type="button" class="link" data-expand="open">expand all</button>
+<button type="button" class="link" data-expand="close">collapse all</button>
+</nav>"""
+
+    def case(self, c: CaseResult) -> str:
+        where = c.file + (f":{c.line}" if c.line else "")
+        haystack = " ".join([c.name, c.case_id, c.file, c.device or "", c.platform, *c.tags])
+        chips = [c.platform, c.device or "no device", f"attempt {c.attempt}",
+                 format_duration(c.duration)]
+        if c.tokens:
+            chips.append(f"{sum(c.tokens.values()):,} tokens")
+        chip_html = "".join(f"<span>{_e(x)}</span>" for x in chips)
+        is_open = " open" if c.status in _OPEN_BY_DEFAULT else ""
+        return f"""<details class="case st-{_e(c.status)}" data-status="{_e(c.status)}" \
+data-q="{_e(haystack.lower())}"{is_open}>
+<summary>{self.badge(c.status)}<span class="name">{_e(c.name)}</span>\
+<span class="where">{_e(where)}</span><span class="chips">{chip_html}</span></summary>
+<div class="body">{self.case_body(c)}</div>
+</details>"""
+
+    def case_body(self, c: CaseResult) -> str:
+        parts = [f'<p class="facts"><span>id <code>{_e(c.case_id)}</code></span>'
+                 + (f"<span>tags {_e(', '.join(c.tags))}</span>" if c.tags else "")
+                 + "".join(f"<span>{_e(k)} tokens {v:,}</span>"
+                           for k, v in sorted(c.tokens.items()))
+                 + (f"<span>started {_e(_format_time(c.started))}</span>" if c.started else "")
+                 + "</p>"]
+        if c.previous:
+            parts.append(self.previous(c))
+        if c.error is not None:
+            parts.append(f'<pre class="error">{_e(c.error.kind)}: {_e(c.error.message)}</pre>')
+        if c.reason and (c.status == "skipped" or c.error is None):
+            label = "Skipped" if c.status == "skipped" else "Reason"
+            parts.append(f'<p class="reason"><b>{label}:</b> {_e(c.reason)}</p>')
+        if c.screenshot and c.status != "passed":
+            shot = self.thumb(c.screenshot, "last screenshot", "shot")
+            parts.append(f'<figure class="evidence">{shot}'
+                         f"<figcaption>Last screenshot ({_e(c.status)})</figcaption></figure>")
+        bad = c.error.step if c.error is not None else None
+        for task, steps in groupby(c.steps, key=lambda st: st.task):
+            parts.append(self.task(task, list(steps), bad))
+        if not c.steps:
+            parts.append('<p class="nosteps">No steps ran.</p>')
+        return "\n".join(parts)
+
+    def previous(self, c: CaseResult) -> str:
+        items = []
+        for p in c.previous:
+            text = f"attempt {p.attempt} {p.status} on {p.device or '?'}"
+            if p.error is not None:
+                message = p.error.message
+                message = message if len(message) < 300 else message[:299] + "…"
+                text += f": {p.error.kind} {message}"
+            elif p.reason:
+                text += f": {p.reason}"
+            shot = self.src(p.screenshot)
+            link = (f' <a href="{_e(shot)}" target="_blank" rel="noopener">screenshot</a>'
+                    if shot else "")
+            items.append(f"<li>{self.badge(p.status)} {_e(text)}{link}</li>")
+        return (f'<div class="previous"><b>attempt {c.attempt}</b> — earlier attempts:'
+                f'<ul>{"".join(items)}</ul></div>')
+
+    def task(self, name: str, steps: list[StepRecord], bad: int | None) -> str:
+        failed = any(st.status in ("failed", "error") for st in steps)
+        took = format_duration(sum(st.duration for st in steps))
+        rows = "\n".join(self.step(st, st.index == bad) for st in steps)
+        return f"""<section class="task{' bad' if failed else ''}">
+<h4>{_e(name)} <small>{len(steps)} step{'s' if len(steps) != 1 else ''} · {took}</small></h4>
+<table class="steps"><thead><tr><th>#<th>Step<th>Status<th>Time<th>Tier<th>Screens</thead>
+<tbody>
+{rows}
+</tbody></table></section>"""
+
+    def step(self, st: StepRecord, at_fault: bool) -> str:
+        # Lean markup on purpose: a 500-case run has thousands of these rows.
+        label = escape(st.label, quote=False)
+        if st.line:
+            label += f" <i>line {st.line}</i>"
+        if st.error:
+            label += f'<div class="serr">{escape(st.error, quote=False)}</div>'
+        if st.output is not None:
+            out = json.dumps(st.output, ensure_ascii=False, default=str)
+            out = out if len(out) <= 200 else out[:199] + "…"
+            label += f'<div class="out">→ {_e(out)}</div>'
+        shots = self.thumb(st.before, "before") + self.thumb(st.after, "after")
+        classes = [] if st.status == "passed" else [f"s-{st.status}"]
+        if at_fault:
+            classes.append("at")
+        tr = f'<tr class="{" ".join(classes)}">' if classes else "<tr>"
+        # End tags of td/tr are optional in HTML; leaving them out saves ~10% on big runs.
+        return (f"{tr}<td>{st.index}<td>{label}<td>{_e(st.status)}"
+                f"<td>{round(st.duration * 1000):,} ms<td>{_e(st.tier or '')}<td>{shots}")
+
+
+def render_html(summary: RunSummary, run_dir: Path | None = None) -> str:
+    """The report as a string. With ``run_dir``, screenshots missing on disk are not linked."""
+    return _Renderer(summary, Path(run_dir) if run_dir is not None else None).page()
+
+
+def write_html(summary: RunSummary, run_dir: Path) -> Path:
+    """Write ``<run_dir>/report.html`` (self-contained but for artifact JPEGs); return its path."""
+    run_dir = Path(run_dir)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    path = run_dir / "report.html"
+    tmp = path.with_name("report.html.tmp")
+    tmp.write_bytes(render_html(summary, run_dir).encode("utf-8", "replace"))
+    tmp.replace(path)
+    return path

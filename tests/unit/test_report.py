@@ -1,0 +1,241 @@
+"""The run report: junit.xml for CI and report.html for people."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from junitparser import Error, Failure, JUnitXml, Skipped, xunit2
+
+from farm.report.html import format_duration, render_html, write_html
+from farm.report.junit import write_junit, xml_safe
+from farm.results import CaseError, CaseResult, RunSummary, StepRecord
+
+HOSTILE = "<script>alert(1)</script>"
+
+
+def make_jpeg(run_dir: Path, rel: str, color: str = "steelblue") -> str:
+    from PIL import Image
+
+    path = run_dir / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    Image.new("RGB", (64, 40), color).save(path, "JPEG", quality=60)
+    return rel
+
+
+def step(task: str, index: int, label: str, run_dir: Path | None = None, status: str = "passed",
+         shots: bool = True, **kw) -> StepRecord:
+    before, after = kw.pop("before", None), None
+    if shots and run_dir is not None:
+        base = f"artifacts/{task.replace(' ', '-')}/step-{index}"
+        before = make_jpeg(run_dir, f"{base}-before.jpg", "lightgray")
+        after = make_jpeg(run_dir, f"{base}-after.jpg", "seagreen")
+    return StepRecord(task=task, index=index, kind=label.split()[0], label=label, line=10 + index,
+                      status=status, duration=0.25 * index, before=before, after=after, **kw)
+
+
+def make_summary(run_dir: Path) -> RunSummary:
+    """Seven cases over two suites, one of every status plus a hostile name."""
+    ev = make_jpeg(run_dir, "artifacts/shop-checkout/attempt-1/failure.jpg", "firebrick")
+    cases = [
+        CaseResult(
+            run_id="r1", case_id="demo/login", name="Login works", file="suites/demo/login.yaml",
+            line=1, platform="web", device="browser-1", status="passed", duration=3.2,
+            tokens={"prompt": 1200, "completion": 80},
+            steps=[step("Open app", 1, 'aiTap "Sign in"', run_dir, tier="xpath"),
+                   step("Log in", 2, 'aiInput "Email" = "${USER}"', run_dir, tier="text"),
+                   step("Log in", 3, 'assertText "Welcome"', run_dir, shots=False)]),
+        CaseResult(
+            run_id="r1", case_id="shop/checkout", name="Checkout total", line=4,
+            file="suites/shop/checkout.yaml", platform="web", device="browser-2", status="failed",
+            duration=5.0, screenshot=ev,
+            error=CaseError(kind="AssertionFailed", message='text "Total: 42" not found', step=2),
+            steps=[step("Pay", 1, 'aiTap "Checkout"', run_dir),
+                   step("Pay", 2, 'assertText "Total: 42"', run_dir, status="failed",
+                        error='text "Total: 42" not found')]),
+        CaseResult(
+            run_id="r1", case_id="shop/search", name="Search results",
+            file="suites/shop/search.yaml",
+            platform="android", device="emulator-5554", attempt=2, status="error", duration=30.0,
+            error=CaseError(kind="DeviceLost", message="adb: device offline"),
+            previous=[CaseResult(run_id="r1", case_id="shop/search", name="Search results",
+                                 file="suites/shop/search.yaml", platform="android",
+                                 device="browser-1", status="error",
+                                 error=CaseError(kind="DeviceLost", message="browser closed"))]),
+        CaseResult(
+            run_id="r1", case_id="demo/ai", name="Needs a model", file="suites/demo/ai.yaml",
+            platform="web", status="skipped", reason="step 1 aiAct needs a model"),
+        CaseResult(
+            run_id="r1", case_id="demo/cart", name="Cart badge", file="suites/demo/cart.yaml",
+            platform="web", device="browser-1", attempt=2, status="flaky", duration=2.0,
+            steps=[step("Cart", 1, 'aiTap "Add"', run_dir)],
+            previous=[CaseResult(run_id="r1", case_id="demo/cart", name="Cart badge",
+                                 file="suites/demo/cart.yaml", platform="web", device="browser-2",
+                                 status="failed", error=CaseError(kind="LocateError",
+                                                                  message="no element 'Add'"))]),
+        CaseResult(
+            run_id="r1", case_id="demo/long", name="Long flow", file="suites/demo/long.yaml",
+            platform="web", device="browser-2", status="interrupted",
+            error=CaseError(kind="Interrupted", message="Ctrl-C")),
+        CaseResult(
+            run_id="r1", case_id="demo/hostile", name=HOSTILE, file="suites/demo/<x>.yaml",
+            platform="web", device="browser-1", status="failed",
+            error=CaseError(kind="StepFailed", message="bad \x00\x1b char & ]]> <b>bold</b>",
+                            step=1),
+            steps=[step("<img src=x onerror=alert(2)>", 1, f'javascript "{HOSTILE}"', None,
+                        status="failed", error="threw <svg onload=alert(3)>", output={"v": "<i>"},
+                        before="artifacts/does-not-exist.jpg")]),
+    ]
+    summary = RunSummary(run_id="r1", started="2024-05-01T10:00:00.000+00:00", duration=75.5,
+                         devices=["browser-1", "browser-2", "emulator-5554"], cases=cases,
+                         farm_version="0.1.0")
+    summary.recount()
+    return summary
+
+
+@pytest.fixture()
+def run(tmp_path: Path) -> tuple[Path, RunSummary]:
+    return tmp_path, make_summary(tmp_path)
+
+
+# -- junit ---------------------------------------------------------------------------------------
+
+def _cases(xml: JUnitXml) -> dict[str, xunit2.TestCase]:
+    return {c.name: c for suite in xml for c in suite}
+
+
+def test_junit_counts_per_kind(run):
+    run_dir, summary = run
+    xml = xunit2.JUnitXml.fromfile(str(write_junit(summary, run_dir / "junit.xml")))
+    xml.update_statistics()
+    assert (xml.tests, xml.failures, xml.errors) == (7, 2, 2)
+    suites = {s.name: s for s in xml}
+    assert set(suites) == {"demo", "shop"}
+    assert (suites["shop"].tests, suites["shop"].failures, suites["shop"].errors) == (2, 1, 1)
+    assert (suites["demo"].tests, suites["demo"].skipped, suites["demo"].errors) == (5, 1, 1)
+    assert dict((p.name, p.value) for p in suites["demo"].properties())["run_id"] == "r1"
+
+
+def test_junit_results_name_the_failing_step(run):
+    run_dir, summary = run
+    cases = _cases(xunit2.JUnitXml.fromfile(str(write_junit(summary, run_dir / "junit.xml"))))
+    checkout = cases["Checkout total"]
+    (failure,) = checkout.result
+    assert isinstance(failure, Failure)
+    assert failure.message == 'text "Total: 42" not found'
+    assert 'step 2, line 12 [Pay]: assertText "Total: 42"' in failure.text
+    assert checkout.classname == "shop"
+    assert checkout._elem.get("file") == "suites/shop/checkout.yaml"
+    assert checkout._elem.get("line") == "4" and checkout.time == 5.0
+
+    (error,) = cases["Search results"].result
+    assert isinstance(error, Error) and error.type == "DeviceLost"
+    (rerun,) = cases["Search results"].rerun_errors()
+    assert rerun.message.startswith("attempt 1 error on browser-1")
+    (interrupted,) = cases["Long flow"].result
+    assert isinstance(interrupted, Error) and interrupted.type == "Interrupted"
+    (skipped,) = cases["Needs a model"].result
+    assert isinstance(skipped, Skipped) and skipped.message == "step 1 aiAct needs a model"
+
+
+def test_junit_properties_and_flaky(run):
+    run_dir, summary = run
+    cases = _cases(xunit2.JUnitXml.fromfile(str(write_junit(summary, run_dir / "junit.xml"))))
+    props = {p.name: p.value for p in cases["Login works"].properties()}
+    assert props["device"] == "browser-1" and props["platform"] == "web"
+    assert props["attempt"] == "1" and props["tokens.prompt"] == "1200"
+    flaky = cases["Cart badge"]
+    assert flaky.is_passed and flaky.is_flaky
+    assert {p.name: p.value for p in flaky.properties()}["flaky"] == "true"
+    assert flaky.flaky_failures()[0].type == "LocateError"
+
+
+def test_junit_survives_xml_hostile_text(run):
+    run_dir, summary = run
+    text = write_junit(summary, run_dir / "junit.xml").read_text(encoding="utf-8")
+    assert "\x00" not in text and "\x1b" not in text
+    cases = _cases(xunit2.JUnitXml.fromstring(text.encode()))
+    assert cases[HOSTILE].result[0].message == "bad  char & ]]> <b>bold</b>"
+    assert xml_safe("a\ud800b\ufffec\U0001F600") == "abc\U0001F600"
+
+
+# -- html ----------------------------------------------------------------------------------------
+
+def test_html_escapes_hostile_strings(run):
+    run_dir, summary = run
+    page = write_html(summary, run_dir).read_text(encoding="utf-8")
+    for name in ["Login works", "Checkout total", "Search results", "Needs a model", "Cart badge",
+                 "Long flow"]:
+        assert name in page
+    assert HOSTILE not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    assert "<img src=x" not in page and "<svg onload" not in page and "<b>bold" not in page
+    assert page.count("<script>") == 1        # only the report's own script
+
+
+def test_html_references_existing_images_only(run):
+    run_dir, summary = run
+    page = write_html(summary, run_dir).read_text(encoding="utf-8")
+    srcs = re.findall(r'<img[^>]* loading="lazy" src="([^"]+)"', page)
+    assert len(srcs) == 2 * 5 + 1            # five steps with before/after, one evidence shot
+    for src in srcs:
+        assert not src.startswith(("/", "http", "data:")) and (run_dir / src).is_file()
+    assert "artifacts/shop-checkout/attempt-1/failure.jpg" in srcs
+    assert "does-not-exist.jpg" not in srcs and "before missing" in page
+    assert not re.search(r'(src|href)="(https?:)?//', page)   # nothing from the network
+    assert '<a href="results.json">' in page and '<a href="junit.xml">' in page
+
+
+def test_html_groups_steps_under_tasks_and_sorts_worst_first(run):
+    run_dir, summary = run
+    page = write_html(summary, run_dir).read_text(encoding="utf-8")
+    login = page[page.index("Login works"):]
+    assert login.index("<h4>Open app") < login.index("Sign in") < login.index("<h4>Log in") \
+        < login.index("Welcome")
+    assert "2 steps" in login
+    order = [page.index(f'<span class="name">{n}') for n in
+             ["Long flow", "&lt;script&gt;", "Checkout total", "Search results", "Cart badge",
+              "Needs a model", "Login works"]]
+    assert order == sorted(order)
+    opened = re.findall(r'<details class="case st-(\w+)"[^>]*?( open)?>', page)
+    assert {st for st, is_open in opened if is_open} == {"failed", "error", "interrupted"}
+    assert "attempt 1 error on browser-1: DeviceLost browser closed" in page
+    assert "prompt tokens 1,200" in page and "<th>Tier" in page and "<td>xpath<td>" in page
+
+
+def test_html_header_counts(run):
+    run_dir, summary = run
+    page = write_html(summary, run_dir).read_text(encoding="utf-8")
+    for status, n in [("passed", 1), ("failed", 2), ("error", 1), ("skipped", 1), ("flaky", 1),
+                      ("interrupted", 1)]:
+        assert re.search(rf'<li class="count st-{status}"[^>]*><b>{n}</b> {status}</li>', page)
+    assert 'id="pass-rate">33.3%<' in page            # (1 passed + 1 flaky) / 6 ran
+    assert "r1" in page and "browser-1, browser-2, emulator-5554" in page and "1 m 16 s" in page
+    assert "Run interrupted" in page
+
+
+def test_html_500_cases_stays_small():
+    cases = []
+    for i in range(500):
+        status = ["passed", "failed", "error", "flaky", "skipped"][i % 5]
+        folder = f"artifacts/suite-case-{i:03d}/attempt-1"
+        steps = [StepRecord(task=f"task {t}", index=t * 4 + k + 1, kind="aiTap",
+                            label=f'aiTap "button number {k} of case {i}"', line=20 + k,
+                            duration=0.4, tier="xpath",
+                            before=f"{folder}/step-{t}-{k}-before.jpg",
+                            after=f"{folder}/step-{t}-{k}-after.jpg")
+                 for t in range(3) for k in range(4)]
+        error = CaseError(kind="AssertionFailed", message="x" * 300) if status == "failed" else None
+        cases.append(CaseResult(run_id="big", case_id=f"suite/case-{i:03d}", name=f"Case {i}",
+                                file=f"suites/suite/case-{i:03d}.yaml", platform="web",
+                                device=f"browser-{i % 8}", status=status, steps=steps,
+                                error=error, screenshot="artifacts/x.jpg" if error else None))
+    page = render_html(RunSummary(run_id="big", started="", cases=cases)).encode()
+    assert len(page) < 5_000_000 / 2, len(page)
+    assert b"base64" not in page
+    assert page.count(b"<details") == 500
+
+
+def test_format_duration():
+    assert [format_duration(s) for s in (0.25, 12.34, 245, 3725)] == [
+        "250 ms", "12.3 s", "4 m 05 s", "1 h 02 m"]
