@@ -123,23 +123,42 @@ class ArtifactStore:
         self.max_width = max_width
         self.quality = quality
         self._lock = threading.Lock()
+        self._pool: Any = None
+        self._pending: list[Any] = []
 
     def save_screenshot(self, case_id: str, attempt: int, name: str, png: bytes) -> str:
-        """Store a PNG (or JPEG) screenshot as JPEG; return its path relative to the run dir."""
-        from PIL import Image  # lazy: Pillow is only needed once a case runs
+        """Queue a PNG (or JPEG) screenshot for storing as JPEG; return its path relative to
+        the run dir at once. Encoding runs on a background thread, off the case's clock;
+        ``flush()`` waits for it."""
+        from concurrent.futures import ThreadPoolExecutor
 
         folder = self.dir / slug(case_id) / f"attempt-{attempt}"
+        path = folder / f"{slug(name)}.jpg"
         with self._lock:
-            folder.mkdir(parents=True, exist_ok=True)
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="artifacts")
+            self._pending = [f for f in self._pending if not f.done()]
+            self._pending.append(self._pool.submit(self._write, folder, path, png))
+        return path.relative_to(self.run_dir).as_posix()
+
+    def flush(self) -> None:
+        """Wait until every queued screenshot is on disk."""
+        with self._lock:
+            pending, self._pending = self._pending, []
+        for future in pending:
+            future.result()
+
+    def _write(self, folder: Path, path: Path, png: bytes) -> None:
+        from PIL import Image  # lazy: Pillow is only needed once a case runs
+
+        folder.mkdir(parents=True, exist_ok=True)
         img = Image.open(io.BytesIO(png))
         if img.mode not in ("RGB", "L"):
             img = img.convert("RGB")
         if img.width > self.max_width:
             h = round(img.height * self.max_width / img.width)
             img = img.resize((self.max_width, h))
-        path = folder / f"{slug(name)}.jpg"
-        img.save(path, "JPEG", quality=self.quality, optimize=True)
-        return path.relative_to(self.run_dir).as_posix()
+        img.save(path, "JPEG", quality=self.quality)
 
 
 def write_json(path: Path, summary: RunSummary) -> None:

@@ -182,7 +182,9 @@ class _CaseRun:
                         task_failed = True
                     finally:
                         rec.duration = round(time.monotonic() - t0, 3)
-                    rec.after = before = self.screenshot(f"step{index}")
+                    if step.kind not in _LOOKS_ONLY or rec.status != "passed":
+                        before = self.screenshot(f"step{index}")
+                    rec.after = before
                     if self.services.on_step:
                         self.services.on_step(self.device.name, rec)
                 if task_failed and not task.continue_on_error:
@@ -261,6 +263,10 @@ class _CaseRun:
             result.screenshot = self.screenshot("timeout") or self.last_shot
         else:
             result.screenshot = self.last_shot
+
+
+# Steps that only read the screen: the screenshot before them is also the one after.
+_LOOKS_ONLY = frozenset({"assertText", "assertNoText", "aiLocate"})
 
 
 def _message(exc: BaseException) -> str:

@@ -136,7 +136,6 @@ def run(paths: Sequence[str | Path], devices: str, settings: Settings,
         policy = RetryPolicy(infra_retries=settings.infra_retries, test_retries=retries)
 
         ran: list[CaseResult] = []
-        t_devices = time.monotonic()
         if jobs:
             from farm.executors.local import LocalExecutor
             from farm.progress import make_progress
@@ -161,6 +160,7 @@ def run(paths: Sequence[str | Path], devices: str, settings: Settings,
         else:
             interrupted = False
 
+    services.artifacts.flush()
     results = sorted(upfront + ran, key=lambda r: r.case_id)
     summary = RunSummary(run_id=run_id, started=datetime.fromtimestamp(
         time.time() - (time.monotonic() - t_start)).astimezone().isoformat(timespec="seconds"),
@@ -174,7 +174,6 @@ def run(paths: Sequence[str | Path], devices: str, settings: Settings,
         history.record(ran)
     logging.getLogger().removeHandler(handler)
     handler.close()
-    log.debug("devices+cases took %.1fs", time.monotonic() - t_devices)
     print(summary_line(summary), file=out)
     print(str((run_dir / "report.html").resolve()), file=out, flush=True)
     return summary.exit_code

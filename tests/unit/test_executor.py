@@ -43,7 +43,9 @@ def run(devices, cases, tmp_path, policy=RetryPolicy()):
 def test_passing_case_records_steps_tiers_and_screenshots(tmp_path):
     case = make_case("ok", [Step(kind="aiTap", target="Sign in"),
                             Step(kind="assertText", value="welcome back")])
-    res = run_case(Job(case.id, "web", 1), case, FakeDevice(SCREEN), services(tmp_path))
+    svc = services(tmp_path)
+    res = run_case(Job(case.id, "web", 1), case, FakeDevice(SCREEN), svc)
+    svc.artifacts.flush()
     assert res.status == "passed", res
     assert [s.tier for s in res.steps] == ["text", None]
     assert res.steps[0].before and res.steps[0].after
