@@ -50,14 +50,23 @@ class Problems:
         return None
 
     def keys(self, node: Node, allowed: Iterable[str], where: str,
-             ignored: Iterable[str] = ()) -> None:
-        """Record every key of mapping ``node`` outside ``allowed`` ∪ ``ignored``."""
+             ignored: Iterable[str] = ()) -> set[str]:
+        """Record every key of mapping ``node`` outside ``allowed`` ∪ ``ignored``.
+
+        Returns the allowed keys suggested for misspellings, so the caller can skip a
+        "missing key" error the misspelling already explains.
+        """
         allowed = set(allowed)
         known = allowed | set(ignored)
+        suggested = set()
         for name, key in node.keys.items():
             if name not in known:
-                self.add(key, f"unknown key '{name}' in {where}{suggest(name, known)}; "
+                hint = suggest(name, allowed)
+                if hint:
+                    suggested.add(hint.split("'")[1])
+                self.add(key, f"unknown key '{name}' in {where}{hint}; "
                               f"expected one of: {', '.join(sorted(allowed))}")
+        return suggested
 
     # -- scalars ------------------------------------------------------------------------------
 

@@ -56,10 +56,11 @@ UNDEFINED = "undefined variable ${{{}}} (set it in the environment, vars:, or a 
 
 def display_path(path: Path) -> str:
     """``path`` relative to the working directory when below it (shorter messages)."""
-    try:
-        return Path(path).relative_to(Path.cwd()).as_posix()
-    except ValueError:
-        return str(path)
+    text, cwd = str(path), os.getcwd()
+    # String prefix, not Path.relative_to: this runs once per file and pathlib is slow.
+    if text.startswith(cwd.rstrip(os.sep) + os.sep):
+        return Path(text[len(cwd.rstrip(os.sep)) + 1:]).as_posix()
+    return text
 
 
 def find_root(directory: Path) -> Path | None:
@@ -250,9 +251,9 @@ def _read_case(node: Node, path: Path, info: _SuiteInfo, known: frozenset[str],
     if "target" in top:
         p.add(node.keys["target"], "`target:` is Midscene's old name for `web:`; "
                                    "rename it to `web:`")
-    p.keys(node, CASE_KEYS | {"target"}, "the case")
+    misspelt = p.keys(node, CASE_KEYS, "the case", ignored={"target"})
     targets = [t for t in TARGETS if t in top]
-    if not targets:
+    if not targets and "target" not in top and not misspelt & set(TARGETS):
         p.add(node, "no target section: expected one of web:, android:, ios: "
                     "(the platform the case runs on)")
     elif len(targets) > 1:
@@ -266,7 +267,7 @@ def _read_case(node: Node, path: Path, info: _SuiteInfo, known: frozenset[str],
         "id": f"{info.root.name}/{path.relative_to(info.root).with_suffix('').as_posix()}",
         "name": p.text(top.get("name"), "name", empty_ok=False) or path.stem,
         "file": path, "suite_root": info.root, "platform": platform or "web",
-        "tasks": _read_tasks(node, top, p, platform),
+        "tasks": _read_tasks(node, top, p, platform, misspelt),
         "timeout": p.number(top.get("timeout"), "timeout",
                             expected="seconds as a number > 0") or d.timeout,
         "tags": list(dict.fromkeys(d.tags + p.string_list(top.get("tags"), "tags"))),
@@ -298,8 +299,8 @@ def _read_target(platform: str, key: Node, node: Node, p: Problems):
         items = p.mapping(node, "web", "a mapping with url: (the page to open)")
         if items is None:
             return None
-        p.keys(node, WEB_KEYS, "web:", WEB_IGNORED)
-        if "url" not in items:
+        misspelt = p.keys(node, WEB_KEYS, "web:", WEB_IGNORED)
+        if "url" not in items and "url" not in misspelt:
             p.add(key, "web.url is missing: expected `url: <address of the page to open>`")
         url = p.text(items.get("url"), "web.url", required="url" in items, empty_ok=False,
                      expected="the address of the page to open")
@@ -333,10 +334,12 @@ def _read_target(platform: str, key: Node, node: Node, p: Problems):
     return IosTarget(launch=launch)
 
 
-def _read_tasks(case: Node, top: dict[str, Node], p: Problems, platform: str) -> list[Task]:
+def _read_tasks(case: Node, top: dict[str, Node], p: Problems, platform: str,
+                misspelt: set[str]) -> list[Task]:
     expected = "a list of tasks (`- name: ...` with `flow:`)"
     if "tasks" not in top:
-        p.add(case, f"missing required key 'tasks': expected {expected}")
+        if "tasks" not in misspelt:  # else "unknown key 'tsks' (did you mean 'tasks'?)" said it
+            p.add(case, f"missing required key 'tasks': expected {expected}")
         return []
     node = top["tasks"]
     items = p.sequence(node, "tasks", expected)
@@ -349,16 +352,17 @@ def _read_tasks(case: Node, top: dict[str, Node], p: Problems, platform: str) ->
         task = p.mapping(item, "task", "a task mapping with name: and flow:")
         if task is None:
             continue
-        p.keys(item, TASK_KEYS, "a task")
+        misspelt = p.keys(item, TASK_KEYS, "a task")
         name = p.text(task.get("name"), "task name", required="name" in task, empty_ok=False,
                       expected="the task's name")
-        if "name" not in task:
+        if "name" not in task and "name" not in misspelt:
             p.add(item, "task is missing 'name': expected `name: <what this task does>`")
         label = f"task '{name}'" if name else "task"
         steps = []
         if "flow" not in task:
-            p.add(item, f"{label} is missing 'flow': expected a list of steps "
-                        "like `- aiTap: <target>`")
+            if "flow" not in misspelt:
+                p.add(item, f"{label} is missing 'flow': expected a list of steps "
+                            "like `- aiTap: <target>`")
         elif task["flow"].is_null:
             p.add(task["flow"], f"{label} flow: expected a list of steps like "
                                 "`- aiTap: <target>`, got nothing")

@@ -4,7 +4,8 @@ Template syntax (the same in every string of a suite file):
 
 * ``${NAME}``            the variable's value; an error if it is not defined.
 * ``${NAME:-default}``   the value, or ``default`` when the variable is unset *or empty*
-                         (shell semantics; the default is literal text, not re-expanded).
+                         (shell semantics; the default is literal text and may not contain
+                         another ``${``).
 * ``$${``                a literal ``${`` (so JavaScript template literals can be written).
 
 ``NAME`` is ``[A-Za-z_][A-Za-z0-9_]*``.  Anything else after ``${`` is *malformed*: `resolve`
@@ -28,7 +29,9 @@ NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 # Order matters: "$${" must win over "${" starting one character later.
 _TOKEN = re.compile(
     r"(?P<escape>\$\$\{)"
-    r"|\$\{(?P<name>[A-Za-z_][A-Za-z0-9_]*)(?P<dflt>:-(?P<default>[^}]*))?\}"
+    # A default runs to the first "}" and may not contain "${": no nesting, so
+    # "${A:-${B}}" is malformed rather than silently half-expanded.
+    r"|\$\{(?P<name>[A-Za-z_][A-Za-z0-9_]*)(?P<dflt>:-(?P<default>(?:(?!\$\{)[^}])*))?\}"
     r"|(?P<bad>\$\{)"
 )
 

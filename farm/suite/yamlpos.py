@@ -218,8 +218,9 @@ class _Composer:
             raise _Fatal(line, column, f"YAML aliases are not allowed in suite files "
                                        f"(found anchor &{event.anchor}); repeat the value instead")
         if event.tag is not None and event.tag not in _STD_TAGS:
+            tag = event.tag.replace("tag:yaml.org,2002:", "!!")
             raise _Fatal(line, column, f"YAML tags are not allowed in suite files "
-                                       f"(found {event.tag})")
+                                       f"(found {tag})")
         if depth > MAX_DEPTH:
             raise _Fatal(line, column, f"nested more than {MAX_DEPTH} levels deep")
         if isinstance(event, ScalarEvent):

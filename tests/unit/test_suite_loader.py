@@ -1,0 +1,338 @@
+"""Suite loading: the malformed-file corpus, Midscene forms, defaults, discovery, speed."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from farm.errors import SuiteErrors
+from farm.suite.loader import load_case_file, load_suites
+from farm.suite.yamlpos import compose_text
+
+HERE = Path(__file__).parent
+BAD = HERE / "bad_suites"
+GOOD = HERE / "good_suites"
+
+# file (or suite dir, then the file inside it that is wrong), line, column, key phrase
+BAD_CASES = [
+    ("syntax_error.yaml", 6, 20, "invalid YAML"),
+    ("tab_indent.yaml", 6, 1, "tab character in indentation; use spaces"),
+    ("unknown_kind.yaml", 7, 9, "unknown step kind 'aiTapp' (did you mean 'aiTap'?)"),
+    ("unknown_top_key.yaml", 4, 1, "unknown key 'tsks' in the case (did you mean 'tasks'?)"),
+    ("unknown_web_key.yaml", 4, 3, "(did you mean 'viewportWidth'?)"),
+    ("unknown_task_key.yaml", 6, 5, "(did you mean 'continueOnError'?)"),
+    ("unknown_option.yaml", 8, 9, "unknown option 'xpth' for aiTap (did you mean 'xpath'?)"),
+    ("missing_url.yaml", 2, 1, "web.url is missing"),
+    ("missing_tasks.yaml", 2, 1, "missing required key 'tasks'"),
+    ("task_missing_name.yaml", 5, 5, "task is missing 'name'"),
+    ("task_missing_flow.yaml", 5, 5, "task 't' is missing 'flow'"),
+    ("tasks_string.yaml", 4, 8, "expected a list of tasks"),
+    ("sleep_soon.yaml", 7, 16, "expected milliseconds as a non-negative integer"),
+    ("two_kinds.yaml", 8, 9, "two kinds 'aiTap' and 'aiHover'"),
+    ("bare_string_step.yaml", 7, 9, "expected `aiTap: <target>`"),
+    ("no_target.yaml", 2, 1, "no target section: expected one of web:, android:, ios:"),
+    ("two_targets.yaml", 4, 1, "two target sections (web:, android:)"),
+    ("undefined_var.yaml", 8, 16, "undefined variable ${FARM_TEST_NOT_SET} (set it in the "
+                                  "environment, vars:, or a secrets dir)"),
+    ("empty.yaml", 1, 1, "file is empty: expected a case with web:/android:/ios: and tasks:"),
+    ("comments_only.yaml", 1, 1, "file is empty"),
+    ("whitespace_only.yaml", 1, 1, "file is empty"),
+    ("binary_nul.yaml", None, None, "not a text file"),
+    ("invalid_utf8.yaml", 3, None, "not a text file (invalid UTF-8"),
+    ("top_list.yaml", 2, 1, "expected a mapping with web:/android:/ios: and tasks:, got a list"),
+    ("top_scalar.yaml", 2, 1, "got the string 'just some words'"),
+    ("alias_bomb.yaml", 2, 4, "YAML aliases are not allowed in suite files"),
+    ("duplicate_key.yaml", 5, 3, "duplicate key 'url' (first defined at line 3)"),
+    ("adb_in_web.yaml", 7, 9, "runAdbShell only works in android cases"),
+    ("aiinput_no_value.yaml", 7, 9, "aiInput: expected the text to type"),
+    ("malformed_placeholder.yaml", 7, 21, "malformed placeholder '${user name}'"),
+    ("scroll_bad_direction.yaml", 8, 20, "expected one of up, down, left, right"),
+    ("two_documents.yaml", 8, 1, "more than one YAML document"),
+    ("python_tag.yaml", 3, 8, "YAML tags are not allowed"),
+    ("midscene_target.yaml", 2, 1, "rename it to `web:`"),
+    ("empty_flow.yaml", 6, 11, "flow is empty: expected at least one step"),
+    ("wrong_type_timeout.yaml", 4, 10, "expected seconds as a number > 0, got the string"),
+    ("farm_bad_timeout/farm.yaml", 2, 10, "timeout: expected seconds per case as a number > 0"),
+    ("farm_missing_serve/farm.yaml", 4, 12, "directory 'no_such_dir' does not exist"),
+    ("farm_is_list/farm.yaml", 2, 1, "farm.yaml: expected a mapping of suite settings"),
+    ("farm_unknown_key/farm.yaml", 2, 1, "unknown key 'retry' in farm.yaml (did you mean "
+                                         "'retries'?)"),
+]
+
+
+def errors_of(paths, **kw):
+    with pytest.raises(SuiteErrors) as info:
+        load_suites(paths, **kw)
+    return info.value.errors
+
+
+@pytest.mark.parametrize("name, line, column, phrase", BAD_CASES, ids=[c[0] for c in BAD_CASES])
+def test_bad_suite_file(name, line, column, phrase):
+    given_path = BAD / name.split("/")[0]
+    errors = errors_of([given_path], env={})
+    assert len(errors) == 1, [str(e) for e in errors]   # one problem per corpus file
+    err = errors[0]
+    assert err.file.endswith(name), err.file
+    assert (err.line, err.column) == (line, column), str(err)
+    assert phrase in err.message
+    assert str(err).startswith(err.file)
+
+
+def test_corpus_is_complete():
+    on_disk = {p.name for p in BAD.iterdir() if p.name != "README.md"}
+    listed = {c[0].split("/")[0] for c in BAD_CASES}
+    assert on_disk == listed
+    assert len(listed) >= 18
+
+
+def test_all_errors_of_all_files_are_reported_at_once():
+    errors = errors_of([BAD / "unknown_kind.yaml", BAD / "sleep_soon.yaml",
+                        BAD / "farm_is_list"], env={})
+    assert {Path(e.file).name for e in errors} == {"unknown_kind.yaml", "sleep_soon.yaml",
+                                                   "farm.yaml"}
+
+
+def test_several_errors_in_one_file(tmp_path):
+    case = tmp_path / "many.yaml"
+    case.write_text("web:\n  url: 5\n  viewportWidth: wide\n"
+                    "tasks:\n  - name: t\n    continueOnError: maybe\n    flow:\n"
+                    "      - aiTap: a\n        timeout: -1\n      - aiHoverr: b\n"
+                    "      - sleep: -3\n")
+    lines = sorted(e.line for e in errors_of([case], env={}))
+    assert lines == [3, 6, 9, 10, 11]
+
+
+def test_alias_bomb_is_refused_fast(tmp_path):
+    # 40 levels of 10 aliases each would expand to 10**40 nodes.
+    lines = ['a0: &a0 ["lol","lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
+    for i in range(1, 40):
+        lines.append(f"a{i}: &a{i} [" + ",".join([f"*a{i - 1}"] * 10) + "]")
+    bomb = tmp_path / "bomb.yaml"
+    bomb.write_text("\n".join(lines) + "\n")
+    start = time.perf_counter()
+    for path in (bomb, BAD / "alias_bomb.yaml"):
+        errors = errors_of([path], env={})
+        assert "YAML aliases are not allowed in suite files" in errors[0].message
+    assert time.perf_counter() - start < 0.5
+
+
+def test_alias_without_anchor_in_same_scope_is_refused():
+    _, errors = compose_text("a: *nowhere\n", "x.yaml")
+    assert errors and ("alias" in errors[0].message.lower())
+
+
+def test_absurd_nesting_is_refused_without_recursion_errors(tmp_path):
+    deep = tmp_path / "deep.yaml"
+    deep.write_text("web: " + "[" * 5000 + "]" * 5000 + "\n")
+    errors = errors_of([deep], env={})
+    assert "nested more than" in errors[0].message
+
+
+# -- good path ----------------------------------------------------------------------------------
+
+SHOP_ENV = {"SHOP_PASSWORD": "hunter2"}
+
+
+@pytest.fixture(scope="module")
+def shop():
+    suites = load_suites([GOOD / "shop"], env=SHOP_ENV)
+    assert len(suites) == 1
+    return suites[0]
+
+
+def test_shop_discovery_and_ids(shop):
+    # site/ is served (excluded), .drafts/ is hidden (excluded), farm.yaml is not a case.
+    assert [c.id for c in shop.cases] == ["shop/checkout/pay", "shop/login"]
+    assert shop.root == (GOOD / "shop").absolute()
+    assert shop.defaults.apps[0].serve == (GOOD / "shop" / "site").absolute()
+
+
+def test_midscene_example_steps(shop):
+    login = next(c for c in shop.cases if c.id == "shop/login")
+    assert login.name == "Login works" and login.platform == "web"
+    assert login.web.url == "${SHOP_URL}/login.html"            # kept as a template
+    assert (login.web.viewport_width, login.web.viewport_height) == (1024, 768)
+    assert login.agent == {"aiActionContext": "close any cookie banner first"}
+    got = [(s.kind, s.target, s.value) for s in login.steps]
+    assert got == [
+        ("aiInput", "the user name field", "${SHOP_USER}"),
+        ("aiInput", "the password field", "${SHOP_PASSWORD}"),
+        ("aiInput", "the coupon field", None),
+        ("aiInput", "the age field", "42"),
+        ("aiKeyboardPress", None, "Enter"),
+        ("aiKeyboardPress", "the search box", "Tab"),
+        ("aiKeyboardPress", "the dialog", "Escape"),
+        ("aiTap", "Sign in", None),
+        ("aiTap", None, None),
+        ("sleep", None, "250"),
+        ("waitForText", None, "Welcome, ${SHOP_USER}"),
+        ("aiScroll", None, None),
+        ("aiScroll", "the product list", None),
+        ("aiScroll", None, None),
+        ("assertNoText", None, "Error ${CODE:-500}"),
+        ("javascript", None, "return `$${location.href}`"),
+    ]
+    steps = login.steps
+    assert steps[0].options == {"mode": "replace"} and steps[2].options == {"mode": "clear"}
+    assert steps[7].options == {"deepLocate": True}
+    assert steps[8].xpath == '//button[@id="go"]'
+    assert steps[10].timeout_ms == 5000
+    assert steps[11].options == {"direction": "down", "scrollType": "scrollToBottom"}
+    assert steps[12].options == {"direction": "right", "scrollType": "singleAction",
+                                 "distance": 300}
+    assert steps[13].options == {"direction": "down", "scrollType": "singleAction"}
+    assert steps[15].options == {"name": "href"}
+    assert (steps[0].line, steps[0].column) == (15, 9)
+    assert [t.continue_on_error for t in login.tasks] == [False, True]
+    assert login.model_step() is None              # every step works without a model
+
+
+def test_farm_yaml_defaults_merge(shop):
+    login = next(c for c in shop.cases if c.id == "shop/login")
+    pay = next(c for c in shop.cases if c.id == "shop/checkout/pay")
+    assert (login.timeout, login.retries) == (120.0, 1)
+    assert login.tags == ["shop", "login", "smoke"]
+    assert login.secrets == ["SHOP_PASSWORD"] and login.vars == {"SHOP_USER": "alice"}
+    assert (pay.timeout, pay.retries) == (30.0, 0)
+    assert pay.tags == ["shop", "pay"]
+    assert pay.secrets == ["SHOP_PASSWORD", "CARD"]
+    assert pay.vars == {"SHOP_USER": "bob", "CARD": "4111111111111111"}
+    model = pay.model_step()
+    assert model is not None and model.kind == "aiAssert" and model.line == 15
+
+
+def test_secret_must_be_provided_somewhere(tmp_path):
+    errors = errors_of([GOOD / "shop"], env={})
+    assert [(Path(e.file).name, e.line) for e in errors] == [("login.yaml", 17)]
+    assert "${SHOP_PASSWORD}" in errors[0].message
+    (tmp_path / "SHOP_PASSWORD").write_text("hunter2\n")
+    assert load_suites([GOOD / "shop"], env={}, secrets_dir=tmp_path)
+
+
+def test_android_and_ios_cases():
+    suites = load_suites([GOOD / "mobile"], env={})
+    cases = {c.id: c for s in suites for c in s.cases}
+    android = cases["mobile/android_case"]
+    assert android.platform == "android"
+    assert (android.android.device_id, android.android.launch) == ("emulator-5554",
+                                                                  "com.example.app")
+    assert android.steps[0].value == "pm clear com.example.app"
+    ios = cases["mobile/ios_case"]
+    assert ios.platform == "ios" and ios.ios.launch == "com.example.app"
+    assert ios.steps[0].value == '{"method": "POST", "endpoint": "/session/test/wda/homescreen"}'
+
+
+def write(path: Path, text: str = "") -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text or "web:\n  url: https://example.com\ntasks:\n  - name: t\n"
+                            "    flow:\n      - aiTap: go\n")
+    return path
+
+
+def test_discovery_nested_suites(tmp_path):
+    top = tmp_path / "suites"
+    write(top / "loose.yaml")
+    write(top / "demo" / "farm.yaml", "retries: 2\n")
+    write(top / "demo" / "a.yaml")
+    write(top / "demo" / "deep" / "b.yml")
+    write(top / "demo" / "inner" / "farm.yaml", "tags: [inner]\n")
+    write(top / "demo" / "inner" / "c.yaml")
+    write(top / "demo" / "node_modules" / "pkg" / "x.yaml", "junk: [")
+    write(top / ".git" / "x.yaml", "junk: [")
+    write(top / "demo" / ".hidden.yaml", "junk: [")
+    write(top / "demo" / "notes.txt", "not yaml")
+    suites = load_suites([top], env={})
+    got = {s.root.relative_to(tmp_path).as_posix(): [c.id for c in s.cases] for s in suites}
+    assert got == {
+        "suites": ["suites/loose"],
+        "suites/demo": ["demo/a", "demo/deep/b"],
+        "suites/demo/inner": ["inner/c"],
+    }
+    inner = next(s for s in suites if s.root.name == "inner")
+    assert inner.cases[0].tags == ["inner"] and inner.cases[0].retries == 0
+
+
+def test_discovery_from_inside_a_suite_and_files(tmp_path):
+    demo = tmp_path / "demo"
+    write(demo / "farm.yaml", "timeout: 9\n")
+    a = write(demo / "sub" / "a.yaml")
+    write(demo / "b.yaml")
+    # a subdirectory or a file belongs to the suite rooted at the nearest farm.yaml
+    [suite] = load_suites([demo / "sub"], env={})
+    assert suite.root == demo and [c.id for c in suite.cases] == ["demo/sub/a"]
+    assert suite.cases[0].timeout == 9.0
+    # the same file given twice (directly, via its directory, via farm.yaml) loads once
+    suites = load_suites([a, str(a), demo / "farm.yaml", demo], env={})
+    assert [c.id for s in suites for c in s.cases] == ["demo/b", "demo/sub/a"]
+    case = load_case_file(a, env={})
+    assert case.id == "demo/sub/a" and case.name == "a" and case.file == a
+
+
+def test_directory_without_farm_yaml_is_its_own_root(tmp_path):
+    write(tmp_path / "plain" / "x" / "y.yaml")
+    [suite] = load_suites([tmp_path / "plain"], env={})
+    assert [c.id for c in suite.cases] == ["plain/x/y"]
+
+
+def test_missing_and_non_yaml_paths(tmp_path):
+    (tmp_path / "notes.txt").write_text("hi")
+    errors = errors_of([tmp_path / "nope", tmp_path / "notes.txt"], env={})
+    assert sorted(e.message.split(":")[0] for e in errors) == ["no such file or directory",
+                                                               "not a YAML file"]
+
+
+def test_variables_resolvable_from_every_source(tmp_path):
+    write(tmp_path / "s" / "farm.yaml",
+          "vars: {BASE: 'https://x'}\napps:\n  site:\n    serve: www\n    env: SITE_URL\n")
+    (tmp_path / "s" / "www").mkdir()
+    write(tmp_path / "s" / "c.yaml",
+          "vars: {WHO: '${FROM_ENV}'}\nweb:\n  url: ${SITE_URL}\ntasks:\n  - name: t\n"
+          "    flow:\n      - aiTap: ${BASE} ${WHO} ${MAYBE:-x}\n")
+    assert load_suites([tmp_path / "s"], env={"FROM_ENV": "1"})
+    errors = errors_of([tmp_path / "s"], env={})
+    assert [(e.line, e.column) for e in errors] == [(1, 13)]
+    assert "${FROM_ENV}" in errors[0].message
+
+
+def test_loading_500_cases_is_fast(tmp_path):
+    text = ("name: case\nweb:\n  url: https://example.com/${PAGE:-index}\ntasks:\n"
+            "  - name: t\n    flow:\n" + "".join(
+                f"      - aiTap: button {i}\n      - assertText: text {i}\n        timeout: 100\n"
+                for i in range(6)))
+    for i in range(500):
+        (tmp_path / f"case_{i:03}.yaml").write_text(text)
+    start = time.perf_counter()
+    [suite] = load_suites([tmp_path], env={})
+    elapsed = time.perf_counter() - start
+    assert len(suite.cases) == 500
+    assert elapsed < 2.0, elapsed   # typically ~0.3 s
+
+
+_yamlish = st.text(alphabet="abc:- \n\t[]{}&*!'\"#$%0\x00\u00e9", max_size=120)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(body=st.one_of(_yamlish, st.binary(max_size=80)))
+def test_garbage_never_escapes_as_a_traceback(body):
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d) / "fuzz.yaml"
+        path.write_bytes(body if isinstance(body, bytes) else body.encode("utf-8"))
+        try:
+            load_suites([path], env={})
+        except SuiteErrors as exc:
+            assert all(e.file.endswith("fuzz.yaml") for e in exc.errors)
+
+
+def test_unreadable_file_is_reported(tmp_path):
+    if os.geteuid() == 0:
+        pytest.skip("root can read anything")
+    case = write(tmp_path / "locked.yaml")
+    case.chmod(0)
+    errors = errors_of([case], env={})
+    assert "cannot read file" in errors[0].message
