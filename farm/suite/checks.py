@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Iterable
+from typing import Any
+
+from pydantic import ValidationError
 
 from farm.errors import SuiteError
 from farm.suite.vars import is_valid_name
@@ -32,6 +35,16 @@ class Problems:
         """Record ``message`` at ``at``'s position (file level when ``at`` is None)."""
         line, col = (at.line, at.column) if at is not None else (None, None)
         self.errors.append(SuiteError(self.file, message, line, col))
+
+    def build(self, model: type, values: dict[str, Any], node: Node) -> Any:
+        """``model(**values)`` from already-checked values; a slip is recorded, not raised."""
+        try:
+            return model(**values)
+        except ValidationError as exc:
+            for err in exc.errors():
+                where = ".".join(str(x) for x in err["loc"])
+                self.add(node, f"{where}: {err['msg']}")
+            return None
 
     # -- structure ----------------------------------------------------------------------------
 

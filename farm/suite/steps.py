@@ -95,8 +95,8 @@ def parse_step(node: Node, p: Problems, platform: str) -> Step | None:
     allowed = STEP_OPTIONS["*"] | STEP_OPTIONS.get(kind, set())
     for name in keys:
         if name != kind and name not in allowed:
-            p.add(node.keys[name], f"unknown option '{name}' for {kind}"
-                                   f"{suggest(name, allowed)}; allowed: {', '.join(sorted(allowed))}")
+            p.add(node.keys[name], f"unknown option '{name}' for {kind}{suggest(name, allowed)}"
+                                   f"; allowed: {', '.join(sorted(allowed))}")
 
     options: dict = {}
     if "name" in keys:
@@ -214,8 +214,9 @@ def _scroll(main: Node, keys: dict[str, Node], options: dict, p: Problems) -> st
     if main.kind == "map":
         for name, value in main.value.items():
             if name not in SCROLL_KEYS:
-                p.add(main.keys[name], f"unknown key '{name}' in aiScroll{suggest(name, SCROLL_KEYS)}"
-                                       f"; expected one of: {', '.join(SCROLL_KEYS)}")
+                p.add(main.keys[name], f"unknown key '{name}' in aiScroll"
+                                       f"{suggest(name, SCROLL_KEYS)}; expected one of: "
+                                       f"{', '.join(SCROLL_KEYS)}")
             elif name in opts:
                 p.add(main.keys[name], f"aiScroll: '{name}' is given twice (inside aiScroll: "
                                        "and beside it)")

@@ -65,7 +65,7 @@ class Node:
 
     @property
     def text(self) -> str | None:
-        """A scalar as text, exactly as written (``007`` stays ``007``); None for null/non-scalar."""
+        """A scalar as text, as written (``007`` stays ``007``); None if null or not a scalar."""
         if self.kind != "scalar" or self.value is None:
             return None
         return self.raw if self.plain else str(self.value)
