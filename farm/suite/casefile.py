@@ -36,7 +36,8 @@ def check_templates(node: Node, known: set[str] | frozenset[str], p: Problems) -
         if not text or "${" not in text:
             continue
         for offset in malformed(text):
-            snippet = text[offset: offset + 20]
+            end = text.find("}", offset)
+            snippet = text[offset: end + 1] if 0 < end - offset < 40 else text[offset:][:20]
             p.add(scalar, f"malformed placeholder {snippet!r}: expected ${{NAME}} or "
                           "${NAME:-default} (write $${ for a literal ${)")
         for name, has_default, _ in references(text):
