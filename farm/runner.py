@@ -249,6 +249,8 @@ class _CaseRun:
             exc = CaseTimeout(f"case timed out after {self.case.timeout:g}s "
                               f"(device stopped answering: {msg})")
             msg = self.mask(str(exc))
+        if isinstance(exc, CaseTimeout) and not msg.startswith("case timed out"):
+            msg = f"case timed out after {self.case.timeout:g}s: {msg}"
         result.status = "error"
         step = self.records[-1].index if self.records else None
         if isinstance(exc, (InfraError, CaseTimeout)):
