@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import re
 import threading
 import time
@@ -18,10 +17,10 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator
 
-import psutil
-
 from farm.devices.base import Rect, UINode, UITree
 from farm.devices.chromium import BROWSER_FLAGS, ChromiumInfo, find_chromium
+from farm.devices.keys import normalize_key
+from farm.devices.procs import alive, find_marked_process, kill_tree
 from farm.errors import CaseTimeout, DeviceError, DeviceLost, FarmError, StepFailed
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -31,58 +30,22 @@ if TYPE_CHECKING:  # pragma: no cover
 log = logging.getLogger(__name__)
 
 MAX_NODES = 5000
-DOM_JS = (Path(__file__).with_name("dom.js")).read_text(encoding="utf-8")
 
-# Rendered elements matching an XPath, as viewport rects; text/attribute hits map to their
-# element.  Returns {error} instead of throwing so a bad XPath is a StepFailed, not a crash.
-XPATH_JS = """(xpath) => {
-  let snap;
-  try {
-    snap = document.evaluate(xpath, document, null, XPathResult.ORDERED_NODE_SNAPSHOT_TYPE, null);
-  } catch (e) { return {error: String(e && e.message || e)}; }
-  const out = [];
-  for (let i = 0; i < snap.snapshotLength; i++) {
-    let n = snap.snapshotItem(i);
-    if (n.nodeType === 2) n = n.ownerElement;
-    else if (n.nodeType !== 1) n = n.parentElement;
-    if (!n || !n.getBoundingClientRect) continue;
-    const r = n.getBoundingClientRect();
-    const s = getComputedStyle(n);
-    if (r.width <= 0 || r.height <= 0 || s.visibility === 'hidden' || s.display === 'none'
-        || parseFloat(s.opacity) === 0) continue;
-    out.push([Math.round(r.left), Math.round(r.top), Math.round(r.width), Math.round(r.height)]);
-  }
-  return {rects: out};
-}"""
 
-# Midscene `javascript:` step.  __PRODUCER__ is an async function yielding the user's value;
-# racing it against an in-page timer keeps a hung promise from blocking the device thread
-# (a busy loop still blocks: the runner's watchdog then kill()s the device).
-RUN_JS = """async ([ms, code]) => {
-  const produce = __PRODUCER__;
-  const TIMEOUT = {};
-  let timer;
-  const expired = new Promise((_, reject) => { timer = setTimeout(() => reject(TIMEOUT), ms); });
-  const run = async () => {
-    let v = await produce();
-    if (typeof v === 'function') v = await v();   // page.evaluate("() => ...") semantics
-    return v;
-  };
-  let v;
-  try {
-    v = await Promise.race([run(), expired]);
-  } catch (e) {
-    if (e === TIMEOUT) return {timeout: true};
-    if (e instanceof Error) return {error: (e.name && e.name !== 'Error' ? e.name + ': ' : '') + e.message};
-    return {error: String(e)};
-  } finally { clearTimeout(timer); }
-  if (v === undefined) return {json: 'null'};
-  if (typeof Node !== 'undefined' && v instanceof Node) return {str: String(v)};
-  try {
-    const j = JSON.stringify(v);
-    return j === undefined ? {str: String(v)} : {json: j};
-  } catch (e) { return {str: String(v)}; }
-}"""
+def _read_js(name: str) -> str:
+    """A function expression shipped beside this module, minus its leading comment lines
+    (Playwright decides whether a string is a function by how it starts)."""
+    lines = Path(__file__).with_name(name).read_text(encoding="utf-8").splitlines()
+    while lines and (not lines[0].strip() or lines[0].lstrip().startswith("//")):
+        lines.pop(0)
+    return "\n".join(lines)
+
+
+# The walker's result goes back as ONE JSON string: Playwright's structured serialisation of
+# thousands of small objects costs seconds, a string costs milliseconds.
+DOM_JS = "(maxNodes) => JSON.stringify((\n" + _read_js("dom.js") + "\n)(maxNodes))"
+XPATH_JS = _read_js("xpath.js")
+RUN_JS = _read_js("run_script.js")
 
 # Playwright error texts meaning the browser (or its driver) is gone, not that an action failed.
 _LOST = re.compile(r"has been closed|browser has disconnected|target closed|crash|"
@@ -90,39 +53,6 @@ _LOST = re.compile(r"has been closed|browser has disconnected|target closed|cras
 # Strip string literals before looking for `return`, so "#return-btn" does not count.
 _STRINGS = re.compile(r"'(?:\\.|[^'\\])*'|\"(?:\\.|[^\"\\])*\"|`(?:\\.|[^`\\])*`", re.S)
 _RETURN = re.compile(r"\breturn\b")
-
-_KEYS = {
-    "enter": "Enter", "return": "Enter", "esc": "Escape", "escape": "Escape", "tab": "Tab",
-    "backspace": "Backspace", "delete": "Delete", "del": "Delete", "space": "Space",
-    "spacebar": "Space", "insert": "Insert", "home": "Home", "end": "End",
-    "pageup": "PageUp", "pgup": "PageUp", "pagedown": "PageDown", "pgdn": "PageDown",
-    "up": "ArrowUp", "down": "ArrowDown", "left": "ArrowLeft", "right": "ArrowRight",
-    "arrowup": "ArrowUp", "arrowdown": "ArrowDown", "arrowleft": "ArrowLeft",
-    "arrowright": "ArrowRight", "ctrl": "Control", "control": "Control", "shift": "Shift",
-    "alt": "Alt", "option": "Alt", "meta": "Meta", "cmd": "Meta", "command": "Meta",
-    "win": "Meta", "capslock": "CapsLock",
-}
-
-
-def normalize_key(key: str) -> str:
-    """Map a human key name ("enter", "Page Down", "ctrl+a") to Playwright's key name."""
-    key = key.strip()
-    if len(key) == 1:
-        return key
-    parts = key.split("+") if "+" in key[:-1] else [key]
-    out = []
-    for part in parts:
-        p = part.strip()
-        compact = re.sub(r"[\s_-]+", "", p).lower()
-        if len(p) == 1:
-            out.append(p)
-        elif compact in _KEYS:
-            out.append(_KEYS[compact])
-        elif re.fullmatch(r"f\d{1,2}", compact):
-            out.append(compact.upper())
-        else:
-            out.append(p)  # already a Playwright name ("NumpadEnter") or unknown: let it decide
-    return "+".join(out)
 
 
 def _first_line(exc: BaseException) -> str:
@@ -186,9 +116,14 @@ class BrowserDevice:
             )
         except (PlaywrightError, OSError, RuntimeError) as exc:
             self.close()
+            if "inside the asyncio loop" in str(exc):
+                # A thread already runs a sync Playwright (another device) or an asyncio loop.
+                raise DeviceError(f"cannot open {self.name}: Playwright's sync API allows one "
+                                  "BrowserDevice per thread (and none on a thread running an "
+                                  "asyncio loop): open each device on its own thread") from exc
             raise DeviceError(f"cannot launch Chromium {info.path} for {self.name}: "
                               f"{_first_line(exc)}") from exc
-        proc = self._find_main_process()
+        proc = find_marked_process(self.marker)
         self._pid = proc.pid if proc else None
         self.open_seconds = time.monotonic() - started
         log.debug("%s: Chromium %s pid %s up in %.2fs", self.name, info.version, self._pid,
@@ -209,6 +144,11 @@ class BrowserDevice:
         # reaps it, but a hung browser would otherwise survive the run).
         self._kill_processes()
         self._pid = None
+
+    def _kill_processes(self) -> None:
+        proc = find_marked_process(self.marker, self._pid)
+        if proc is not None:
+            kill_tree(proc)
 
     def start_session(self, target: "WebTarget") -> None:
         """Fresh context (no shared cookies/storage) and page, then load ``target.url``."""
@@ -249,11 +189,9 @@ class BrowserDevice:
 
     def _goto(self, url: str) -> None:
         page = self._need_page()
-        try:
-            with self._errors(f"open {url}"):
-                page.goto(url, wait_until="load")
-        except DeviceError as exc:
-            raise DeviceError(f"cannot open {url}: {exc}") from exc
+        # the message names the URL and Playwright's net::ERR_... reason
+        with self._errors(f"open {url}"):
+            page.goto(url, wait_until="load")
 
     # -- observation -------------------------------------------------------------------------
 
@@ -274,7 +212,7 @@ class BrowserDevice:
         """The rendered DOM as a UITree, collected in one page.evaluate."""
         page = self._need_page()
         started = time.monotonic()
-        raw = self._evaluate_settled(page, DOM_JS, MAX_NODES, what="read the DOM")
+        raw = json.loads(self._evaluate_settled(page, DOM_JS, MAX_NODES, what="read the DOM"))
         nodes = [UINode.model_validate(n) for n in raw["nodes"]]
         self.hierarchy_seconds = time.monotonic() - started
         if raw.get("truncated"):
@@ -383,37 +321,38 @@ class BrowserDevice:
     def run_script(self, code: str, timeout_s: float) -> Any:
         """Midscene's ``javascript:`` step: evaluate ``code`` in the page and return its value.
 
-        Code containing ``return`` runs as an async function body, anything else as an
-        expression (statements fall back to indirect eval).  Promises are awaited up to
-        ``timeout_s`` (CaseTimeout); a thrown error is StepFailed.
+        An expression is evaluated as such; other code runs as an async function body when it
+        has a ``return``, else through indirect eval (value of the last statement).  Promises
+        are awaited up to ``timeout_s`` (CaseTimeout); a thrown error is StepFailed.
         """
         from playwright.sync_api import Error as PlaywrightError
 
         page = self._need_page()
         ms = max(1, int(timeout_s * 1000))
-        if _RETURN.search(_STRINGS.sub("''", code)):
-            producers = ["async () => {\n" + code + "\n}"]
-        else:
-            expr = code.strip().rstrip(";").strip() or "undefined"
-            producers = ["async () => (\n" + expr + "\n)", "async () => (0, eval)(code)"]
+        # Expression first (what Midscene's page.evaluate does); if that does not parse, a
+        # top-level `return` means a function body, anything else is a script for eval.
+        expr = code.strip().rstrip(";").strip() or "undefined"
+        has_return = bool(_RETURN.search(_STRINGS.sub("''", code)))
+        producers = ["async () => (\n" + expr + "\n)",
+                     "async () => {\n" + code + "\n}" if has_return
+                     else "async () => (0, eval)(code)"]
         res: Any = None
         for i, producer in enumerate(producers):
-            try:
-                with self._errors("javascript"):
-                    try:
-                        res = page.evaluate(RUN_JS.replace("__PRODUCER__", producer), [ms, code])
-                    except PlaywrightError as exc:
-                        msg = str(exc)
-                        if "SyntaxError" in msg:
-                            if i + 1 < len(producers):
-                                continue  # not an expression: try it as a script
-                            raise StepFailed(f"javascript error: {_first_line(exc)}") from exc
-                        if "Execution context was destroyed" in msg:
-                            return None  # the script navigated away: that was its effect
-                        raise
-                break
-            except DeviceError as exc:
-                raise StepFailed(f"javascript error: {exc}") from exc
+            with self._errors("javascript"):
+                try:
+                    res = page.evaluate(RUN_JS.replace("__PRODUCER__", producer), [ms, code])
+                    break
+                except PlaywrightError as exc:
+                    msg = str(exc)
+                    if _LOST.search(_first_line(exc)) or self._killed:
+                        raise  # _errors makes it DeviceLost
+                    if "SyntaxError" in msg and i + 1 < len(producers):
+                        continue  # parse error, nothing ran: try the next form
+                    if "Execution context was destroyed" in msg:
+                        return None  # the script navigated away: that was its effect
+                    # a parse error in the last form, or anything else: the suite's code
+                    detail = _first_line(exc).removeprefix("Page.evaluate: ")
+                    raise StepFailed(f"javascript error: {detail}") from exc
         if res.get("timeout"):
             raise CaseTimeout(f"javascript did not finish within {timeout_s:g}s")
         if "error" in res:
@@ -429,7 +368,7 @@ class BrowserDevice:
         if self._killed or self._browser is None:
             return False
         if threading.get_ident() != self._thread:
-            return self._pid is not None and _alive(self._pid)
+            return self._pid is not None and alive(self._pid)
         try:
             return bool(self._browser.is_connected()) and not self._crashed
         except Exception:
@@ -439,44 +378,6 @@ class BrowserDevice:
         """SIGKILL this device's Chromium (any thread); pending Playwright calls then fail."""
         self._killed = True
         self._kill_processes()
-
-    def _find_main_process(self) -> psutil.Process | None:
-        try:
-            children = psutil.Process(os.getpid()).children(recursive=True)
-        except psutil.Error:
-            return None
-        for proc in children:
-            try:
-                cmd = proc.cmdline()
-            except psutil.Error:
-                continue
-            if self.marker in cmd and not any(a.startswith("--type=") for a in cmd):
-                return proc
-        return None
-
-    def _kill_processes(self) -> None:
-        proc = None
-        if self._pid is not None:
-            try:
-                proc = psutil.Process(self._pid)
-                if self.marker not in proc.cmdline():  # pid reused by something else
-                    proc = None
-            except psutil.Error:
-                proc = None
-        proc = proc or self._find_main_process()
-        if proc is None:
-            return
-        try:
-            # Collect the renderers/zygotes first: once the parent dies they are reparented
-            # and no longer findable as our descendants.
-            family = [proc, *proc.children(recursive=True)]
-        except psutil.Error:
-            family = [proc]
-        for p in family:
-            try:
-                p.kill()
-            except psutil.Error:
-                pass
 
     # -- plumbing ----------------------------------------------------------------------------
 
@@ -516,9 +417,3 @@ class BrowserDevice:
                                  f"{_first_line(exc)}") from exc
             raise
 
-
-def _alive(pid: int) -> bool:
-    try:
-        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
-    except psutil.Error:
-        return False

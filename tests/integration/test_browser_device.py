@@ -189,6 +189,7 @@ def test_run_script_forms(page: BrowserDevice) -> None:
     assert page.run_script("await new Promise(r => setTimeout(r, 10)); return 'ok'", 5) == "ok"
     assert page.run_script("Promise.resolve({a: [1, 2]})", 5) == {"a": [1, 2]}
     assert page.run_script("() => 42", 5) == 42
+    assert page.run_script("[1, 2].map(x => { return x * 2 })", 5) == [2, 4]  # nested return
     assert page.run_script("undefined", 5) is None
     assert page.run_script("document.body", 5) == "[object HTMLBodyElement]"
     assert page.run_script("document.querySelector('#return')", 5) is None  # not a `return`
@@ -318,3 +319,59 @@ def test_two_devices_on_two_threads(settings: Settings, site: str) -> None:
     for t in threads:
         t.join(60)
     assert results == ["Farm test", "Farm test"]
+
+
+def test_hierarchy_caps_nodes_and_sees_open_shadow_roots(page: BrowserDevice) -> None:
+    page.run_script("""
+        customElements.define('x-card', class extends HTMLElement {
+          constructor() { super(); this.attachShadow({mode: 'open'}).innerHTML =
+            '<button aria-label="Close card">x</button>'; } });
+        document.body.insertAdjacentHTML('afterbegin', '<x-card></x-card>');
+        return true""", 5)
+    close = find(page.hierarchy(), name="Close card")
+    assert close.clickable and close.parent is not None
+    page.run_script("document.body.innerHTML = '<p>r</p>'.repeat(6000)", 10)
+    tree = page.hierarchy()
+    assert len(tree.nodes) == browser_mod.MAX_NODES
+    assert page.hierarchy_seconds is not None and page.hierarchy_seconds < 10
+
+
+def test_target_blank_link_becomes_the_active_page(page: BrowserDevice) -> None:
+    page.run_script("document.body.innerHTML = '<a href=\"/index.html?second\" target=\"_blank\" "
+                    "style=\"display:block;width:200px;height:40px\">open</a>'", 5)
+    link = find(page.hierarchy(), text="open")
+    page.tap(*link.rect.center)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        try:
+            if page.run_script("location.search", 5) == "?second":
+                break
+        except StepFailed:
+            pass
+        time.sleep(0.1)
+    else:
+        pytest.fail("popup was not adopted")
+    assert "Farm test page" in page.hierarchy().visible_text()
+
+
+def test_gestures_and_launch(page: BrowserDevice, site: str) -> None:
+    page.run_script("""
+        window.ev = {dbl: 0, hover: 0, moves: 0, downAt: 0, held: 0};
+        const b = document.getElementById('go');
+        b.addEventListener('dblclick', () => ev.dbl++);
+        b.addEventListener('mouseenter', () => ev.hover++);
+        b.addEventListener('mousedown', () => ev.downAt = performance.now());
+        b.addEventListener('mouseup', () => ev.held = performance.now() - ev.downAt);
+        document.addEventListener('mousemove', (e) => { if (e.buttons) ev.moves++; });
+        return true""", 5)
+    page.hover(100, 70)
+    page.double_tap(100, 70)
+    page.long_press(100, 70, duration_ms=400)
+    page.swipe(300, 400, 300, 200, duration_ms=200)
+    ev = page.run_script("ev", 5)
+    assert ev["dbl"] == 1 and ev["hover"] == 1
+    assert ev["held"] >= 350
+    assert ev["moves"] >= 5
+    page.launch(site + "?launched")
+    assert page.run_script("location.search", 5) == "?launched"
+    page.terminate("anything")                      # no-op on the web

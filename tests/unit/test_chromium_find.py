@@ -10,7 +10,7 @@ import pytest
 
 from farm.config import Settings
 from farm.devices import chromium
-from farm.devices.browser import normalize_key
+from farm.devices.keys import normalize_key
 from farm.errors import ConfigError
 
 
