@@ -24,7 +24,8 @@ from farm.errors import (CaseTimeout, FarmError, InfraError, Interrupted, NeedsM
                          TestFailure)
 from farm.results import ArtifactStore, CaseError, CaseResult, StepRecord, now_iso
 from farm.schedule import Job
-from farm.suite.model import Case, Step, WebTarget
+from farm.suite.loader import display_path
+from farm.suite.model import Case, Step
 from farm.suite.vars import Variables
 
 log = logging.getLogger("farm.runner")
@@ -147,7 +148,7 @@ class _CaseRun:
     def run(self) -> CaseResult:
         case, job = self.case, self.job
         result = CaseResult(run_id=self.services.run_id, case_id=case.id, name=case.name,
-                            file=str(case.file), platform=case.platform, device=self.device.name,
+                            file=display_path(case.file), platform=case.platform, device=self.device.name,
                             attempt=job.attempt, status="passed", started=now_iso(),
                             tags=case.tags)
         index = 0

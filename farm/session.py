@@ -21,7 +21,7 @@ from farm.results import (ArtifactStore, CaseResult, RunSummary, exit_code_for, 
 from farm.runner import Services
 from farm.schedule import (DeviceSpec, Job, RetryPolicy, expected_duration,
                            parse_device_specs)
-from farm.suite.loader import load_suites
+from farm.suite.loader import display_path, load_suites
 from farm.suite.model import Case
 from farm.suite.vars import Variables
 
@@ -79,7 +79,7 @@ def _setup_logging(run_dir: Path, mask) -> logging.Handler:
 
 
 def _upfront_result(case: Case, run_id: str, reason: str) -> CaseResult:
-    return CaseResult(run_id=run_id, case_id=case.id, name=case.name, file=str(case.file),
+    return CaseResult(run_id=run_id, case_id=case.id, name=case.name, file=display_path(case.file),
                       platform=case.platform, status="skipped", reason=reason,
                       started=now_iso(), tags=case.tags)
 

@@ -14,6 +14,7 @@ from farm.executors.base import NullEvents, RunEvents
 from farm.results import CaseError, CaseResult, now_iso
 from farm.runner import Services, run_case
 from farm.schedule import Job, RetryPolicy, next_attempt, order_jobs, pick_job
+from farm.suite.loader import display_path
 from farm.suite.model import Case
 
 log = logging.getLogger("farm.executor")
@@ -246,6 +247,6 @@ class LocalExecutor:
                    error: CaseError | None = None) -> CaseResult:
         case = self.cases[job.case_id]
         return CaseResult(run_id=self.services.run_id, case_id=case.id, name=case.name,
-                          file=str(case.file), platform=case.platform, device=device,
+                          file=display_path(case.file), platform=case.platform, device=device,
                           attempt=job.attempt, status=status, reason=reason, error=error,
                           started=now_iso(), tags=case.tags)
