@@ -78,11 +78,27 @@ class Settings(BaseSettings):
         for name in type(self).model_fields:
             value = getattr(self, name)
             if isinstance(value, SecretStr):
-                value = "***" if value.get_secret_value() else ""
+                raw = value.get_secret_value()
+                value = mask_url(raw) if name.endswith("_url") else ("***" if raw else "")
             elif isinstance(value, Path):
                 value = str(value)
             out[name] = value
         return out
+
+
+def mask_url(url: str) -> str:
+    """``redis://:pw@host:6379/0`` → ``redis://:***@host:6379/0``: keep what helps debugging."""
+    from urllib.parse import urlsplit, urlunsplit
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return "***"
+    if not parts.password:
+        return url
+    user = parts.username or ""
+    host = parts.hostname or ""
+    port = f":{parts.port}" if parts.port else ""
+    return urlunsplit(parts._replace(netloc=f"{user}:***@{host}{port}"))
 
 
 def load_settings(**flags: Any) -> Settings:

@@ -240,3 +240,27 @@ def test_nothing_collected_exits_5(tmp_path):
     empty.mkdir()
     proc = run_farm(tmp_path, "run", str(empty), "--devices", "browser:1")
     assert proc.returncode == 5 and "no cases found" in proc.stdout
+
+
+def test_demo_report_opens_in_chromium_with_every_case_and_no_errors(demo_run):
+    from playwright.sync_api import sync_playwright
+
+    from farm.devices.chromium import BROWSER_FLAGS
+    _, run_dir, _ = demo_run
+    summary = results(run_dir)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=BROWSER_FLAGS)
+        page = browser.new_page()
+        problems: list[str] = []
+        page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda e: problems.append(str(e)))
+        page.on("requestfailed", lambda r: problems.append("failed " + r.url))
+        page.goto((run_dir / "report.html").resolve().as_uri())
+        page.wait_for_load_state("load")
+        text = page.inner_text("body")
+        for case in summary["cases"]:
+            assert case["name"] in text
+        page.locator("details").first.evaluate("d => d.open = true")
+        page.wait_for_timeout(300)
+        browser.close()
+    assert problems == []
