@@ -204,9 +204,22 @@ class BrowserDevice:
 
     def screenshot(self) -> bytes:
         """PNG of the viewport, in CSS pixels (so it matches tap coordinates at any DPR)."""
+        from playwright.sync_api import Error as PlaywrightError
+
         page = self._need_page()
         with self._errors("screenshot"):
-            return page.screenshot(type="png", scale="css")
+            # While a navigation or redirect is under way a capture fails ("Unable to capture
+            # screenshot", "Not attached to an active page") or stalls until Playwright's 30 s
+            # timeout: wait for the document, keep each try short, and try again.
+            for attempt, limit_ms in ((1, 1500), (2, 3000), (3, 10000)):
+                try:
+                    page.wait_for_load_state("load", timeout=limit_ms)
+                    return page.screenshot(type="png", scale="css", timeout=limit_ms)
+                except PlaywrightError as exc:
+                    if attempt == 3 or _LOST.search(_first_line(exc)) or self._killed:
+                        raise
+                    page.wait_for_timeout(300)
+            raise AssertionError("unreachable")
 
     def hierarchy(self) -> UITree:
         """The rendered DOM as a UITree, collected in one page.evaluate."""
