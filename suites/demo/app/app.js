@@ -198,7 +198,7 @@
   }
 
   function initProducts() {
-    if (!requireLogin()) return;
+    if (!requireLogin()) return false;
     renderHeader();
     var grid = $('product-grid');
     var noResults = $('no-results');
@@ -250,7 +250,7 @@
   }
 
   function initProduct() {
-    if (!requireLogin()) return;
+    if (!requireLogin()) return false;
     renderHeader();
     var id = new URLSearchParams(location.search).get('id');
     var p = findProduct(id);
@@ -293,7 +293,7 @@
   }
 
   function initCart() {
-    if (!requireLogin()) return;
+    if (!requireLogin()) return false;
     renderHeader();
     var table = $('cart-table');
     var body = $('cart-lines');
@@ -357,7 +357,7 @@
   }
 
   function initCheckout() {
-    if (!requireLogin()) return;
+    if (!requireLogin()) return false;
     renderHeader();
     var layout = $('checkout-layout');
     var emptySection = $('checkout-empty');
@@ -447,6 +447,14 @@
     checkout: initCheckout
   };
 
+  // Pages ship with their header and main hidden; they are revealed only once the page
+  // is fully rendered and wired up. So any text a test can see means the page is ready,
+  // and nothing can be clicked before its handlers exist.
+  function reveal() {
+    var parts = document.querySelectorAll('body > header, body > main');
+    for (var i = 0; i < parts.length; i++) parts[i].hidden = false;
+  }
+
   var init = PAGES[document.body.getAttribute('data-page')];
-  if (init) init();
+  if (init && init() !== false) reveal();
 })();
