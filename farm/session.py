@@ -14,7 +14,6 @@ from typing import IO, Sequence
 from farm import __version__
 from farm.appserver import AppServer
 from farm.config import Settings
-from farm.errors import ConfigError
 from farm.history import DurationHistory
 from farm.results import (ArtifactStore, CaseResult, RunSummary, exit_code_for, now_iso,
                           write_json)
@@ -35,24 +34,6 @@ def _since_process_start() -> float:
 
 def new_run_id() -> str:
     return datetime.now().strftime("%Y%m%d-%H%M%S-") + _random.token_hex(2)
-
-
-def make_devices(specs: list[DeviceSpec], settings: Settings) -> list:
-    devices = []
-    for spec in specs:
-        if spec.kind == "browser":
-            from farm.devices.browser import BrowserDevice
-            from farm.devices.chromium import find_chromium
-            chromium = find_chromium(settings)
-            if chromium is None:
-                raise ConfigError("no Chromium found: install Debian's chromium "
-                                  "(apt-get install chromium) or set FARM_CHROMIUM_PATH")
-            devices += [BrowserDevice(f"browser-{i + 1}", settings, chromium)
-                        for i in range(spec.count)]
-        else:
-            raise ConfigError(f"device kind {spec.kind!r} is not available in this version "
-                              "of farm (browser only)")
-    return devices
 
 
 class _MaskFilter(logging.Filter):
@@ -139,6 +120,7 @@ def run(paths: Sequence[str | Path], devices: str, settings: Settings,
         if jobs:
             from farm.executors.local import LocalExecutor
             from farm.progress import make_progress
+            from farm.devices.registry import make_devices
             device_list = make_devices([s for s in specs if s.platform in
                                         {j.platform for j in jobs}], settings)
             view = make_progress(len(cases), [d.name for d in device_list], progress)

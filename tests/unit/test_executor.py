@@ -131,3 +131,19 @@ def test_interrupt_marks_inflight_interrupted(tmp_path):
     results = {r.case_id: r for r in ex.run([Job(c.id, "web", 1.0) for c in cases])}
     statuses = sorted(r.status for r in results.values())
     assert statuses == ["interrupted", "skipped"]
+
+
+def test_watchdog_kills_a_device_stuck_past_the_timeout(tmp_path, monkeypatch):
+    """A page busy-looping ignores in-page timeouts: only killing the device frees the slot."""
+    import farm.executors.local as local
+    monkeypatch.setattr(local, "WATCHDOG_GRACE_S", 0.3)
+
+    def busy_loop(dev):          # ignores timeout_s, like `while (true) {}` in a page
+        dev._killed.wait(30)
+        raise DeviceLost("browser killed")
+    dev = FakeDevice(SCREEN, scripts={"spin": busy_loop})
+    case = make_case("spin", [Step(kind="javascript", value="spin")], timeout=0.5)
+    results, _ = run([dev], [case], tmp_path, RetryPolicy(infra_retries=1))
+    res = results["s/spin"]
+    assert res.status == "error" and res.error.kind == "CaseTimeout"
+    assert res.attempt == 1 and "stopped answering" in res.error.message
