@@ -113,7 +113,8 @@ def load_settings(**flags: Any) -> Settings:
         lines = []
         for err in exc.errors():
             loc = ".".join(str(p) for p in err["loc"])
-            lines.append(f"setting {loc!r}: {err['msg']}")
+            env = "FARM_" + "__".join(str(p) for p in err["loc"]).upper()
+            lines.append(f"setting {loc!r} (env {env}, farm.toml or [tool.farm]): {err['msg']}")
         raise ConfigError("invalid configuration:\n  " + "\n  ".join(lines)) from None
     except (ValueError, OSError) as exc:  # broken farm.toml / pyproject.toml
         raise ConfigError(f"cannot read configuration: {exc}") from None
