@@ -1,0 +1,360 @@
+"""AndroidDevice: one phone (or simulated phone) driven through adbutils.
+
+Honours ANDROID_ADB_SERVER_HOST/PORT (adbutils reads them) and ANDROID_SERIAL (registry).
+Every shell command goes over shell_v2 where the device offers it, so stderr and the exit code
+are read: `input` refused by the system prints a SecurityException on stderr and exits 0 --
+that is an error here, never a silent success.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import logging
+import re
+import threading
+import time
+from typing import TYPE_CHECKING, Any
+
+from farm.devices.base import Rect, UITree
+from farm.devices.native_tree import parse_uiautomator, query_xml
+from farm.errors import DeviceError, DeviceLost, StepFailed
+
+if TYPE_CHECKING:  # pragma: no cover
+    from farm.config import Settings
+    from farm.suite.model import AndroidTarget
+
+log = logging.getLogger(__name__)
+
+DUMP_PATH = "/data/local/tmp/farm_uidump.xml"
+ADB_IME = "com.android.adbkeyboard/.AdbIME"
+SHELL_TIMEOUT_S = 30.0
+DUMP_TRIES = 4
+
+KEYCODES = {"enter": 66, "return": 66, "tab": 61, "escape": 111, "esc": 111,
+            "backspace": 67, "delete": 112, "del": 112, "space": 62, "home": 122, "end": 123,
+            "pageup": 92, "pagedown": 93, "arrowup": 19, "up": 19, "arrowdown": 20, "down": 20,
+            "arrowleft": 21, "left": 21, "arrowright": 22, "right": 22, "back": 4,
+            "menu": 82, "power": 26, "search": 84}
+_FOCUS = re.compile(r"mCurrentFocus=Window\{[^}]*\s(?P<pkg>[^\s/}]+)/(?P<act>[^\s}]+)\}")
+# adbutils/socket failures that mean the device or the adb server went away
+_LOST = re.compile(r"closed|not found|offline|unknown data|connection|reset|broken pipe|"
+                   r"timed? ?out|refused|no devices", re.I)
+
+
+def is_black(png: bytes) -> bool:
+    """True when every pixel is (near) black: a FLAG_SECURE window or a screen that is off."""
+    from PIL import Image
+
+    img = Image.open(io.BytesIO(png)).convert("L")
+    img.thumbnail((64, 64))
+    return img.getextrema()[1] <= 8
+
+
+def _quote(arg: str) -> str:
+    return "'" + arg.replace("'", "'\\''") + "'"
+
+
+class AndroidDevice:
+    """An adb device implementing the `farm.devices.base.Device` protocol.
+
+    Coordinates and screenshots are in physical pixels. ``last_observation`` says what the last
+    look at the screen gave ("tree", "empty-tree", "black-frame"), so the agent and the report
+    know when the UI tree was unusable and vision must take over.
+    """
+
+    platform = "android"
+
+    def __init__(self, name: str, settings: "Settings | None", serial: str,
+                 host: str | None = None, port: int | None = None) -> None:
+        self.name = name
+        self.settings = settings
+        self.serial = serial
+        self.host, self.port = host, port
+        self._adb: Any = None
+        self._dev: Any = None
+        self._size: tuple[int, int] | None = None
+        self._app: str | None = None
+        self._killed = False
+        self._lock = threading.Lock()
+        self.last_observation: str | None = None
+        self.screenshot_black = False
+
+    # -- lifecycle ---------------------------------------------------------------------------
+    def open(self) -> None:
+        """Connect through the adb server and check the device answers."""
+        import adbutils
+
+        self._killed = False
+        self._adb = adbutils.AdbClient(host=self.host, port=self.port,
+                                       socket_timeout=SHELL_TIMEOUT_S)
+        with self._errors("connect"):
+            self._dev = self._adb.device(self.serial)
+            state = self._dev.get_state()
+        if state != "device":
+            raise DeviceLost(f"{self.name} is {state}, not ready")
+        self._size = None
+        self.size()
+
+    def close(self) -> None:
+        """Nothing to release: adb connections are per request."""
+        self._dev = None
+
+    def start_session(self, target: "AndroidTarget | None") -> None:
+        """Fresh app state for one case: force-stop, clear its data, launch it."""
+        self._need()
+        package = target.launch if target is not None else None
+        if package:
+            self.terminate(package)
+            out = self.shell(f"pm clear {_quote(package)}")
+            if "Success" not in out:
+                raise DeviceError(f"{package} is not installed on {self.name} (pm clear: "
+                                  f"{out.strip() or 'no answer'})")
+            self.launch(package)
+
+    def end_session(self) -> None:
+        if self._app and self._dev is not None and not self._killed:
+            try:
+                self.terminate(self._app)
+            except Exception as exc:   # the verdict is known; a dying device shows next case
+                log.debug("%s: end_session: %s", self.name, exc)
+        self._app = None
+
+    # -- shell ---------------------------------------------------------------------------------
+    def _run(self, cmd: str, binary: bool = False, timeout: float = SHELL_TIMEOUT_S
+             ) -> tuple[Any, str, int]:
+        """(stdout, stderr, exit code) of ``cmd``; infrastructure failures mapped."""
+        dev = self._need()
+        with self._errors(cmd.split(" ")[0]):
+            res = dev.shell2(cmd, timeout=timeout, encoding=None, v2=True)
+        err = res.stderr.decode("utf-8", "replace") if res.stderr is not None else ""
+        out = res.stdout if res.stdout is not None else res.output
+        return (out if binary else out.decode("utf-8", "replace")), err, res.returncode
+
+    def shell(self, command: str) -> str:
+        """Run ``command`` in the device shell; its stdout (stderr appended when any)."""
+        out, err, _ = self._run(command)
+        return out + err
+
+    def _input(self, args: str) -> None:
+        out, err, code = self._run("input " + args)
+        problem = err.strip() or (out.strip() if code else "")
+        if code or "Exception" in problem or "Error" in problem:
+            raise DeviceError(f"input {args.split(' ')[0]} refused on {self.name}: "
+                              f"{problem.splitlines()[0] if problem else f'exit {code}'}")
+
+    # -- observation -------------------------------------------------------------------------
+    def size(self) -> tuple[int, int]:
+        """Screen size in physical pixels (``wm size``, override first)."""
+        if self._size is None:
+            out = self.shell("wm size")
+            m = (re.search(r"Override size: (\d+)x(\d+)", out)
+                 or re.search(r"Physical size: (\d+)x(\d+)", out))
+            if not m:
+                raise DeviceError(f"{self.name}: unexpected `wm size` answer {out.strip()!r}")
+            self._size = (int(m.group(1)), int(m.group(2)))
+        return self._size
+
+    def screenshot(self) -> bytes:
+        """PNG from ``screencap -p``. An all-black frame (FLAG_SECURE) is returned as is but
+        flagged in ``screenshot_black``; the tree is then the only usable view."""
+        out, err, code = self._run("screencap -p", binary=True)
+        if code or not out.startswith(b"\x89PNG"):
+            raise DeviceError(f"screencap failed on {self.name}: "
+                              f"{err.strip() or out[:80]!r}")
+        self.screenshot_black = is_black(out)
+        if self.screenshot_black:
+            self.last_observation = "black-frame"
+        return out
+
+    def _dump(self) -> str | None:
+        out, err, code = self._run(f"rm -f {DUMP_PATH}; uiautomator dump {DUMP_PATH} "
+                                   "&& echo success")
+        text = out + err
+        if "could not get idle state" in text.lower() or "success" not in text or code:
+            log.info("%s: uiautomator dump failed: %s", self.name, text.strip()[:200])
+            return None
+        with self._errors("read dump"):
+            return self._dev.sync.read_bytes(DUMP_PATH).decode("utf-8", "replace")
+
+    def hierarchy(self) -> UITree | None:
+        """The uiautomator tree; retried on "could not get idle state" and empty dumps.
+        None when it stays unusable (vision must take over)."""
+        w, h = self.size()
+        for attempt in range(DUMP_TRIES):
+            if attempt:
+                time.sleep(0.3 * attempt)   # animations settle; idle state comes back
+            xml = self._dump()
+            if xml is None:
+                continue
+            try:
+                tree = parse_uiautomator(xml, w, h)
+            except ValueError as exc:
+                log.info("%s: unreadable dump: %s", self.name, exc)
+                continue
+            # a real screen always has more than the root frame
+            if sum(1 for n in tree.nodes if n.visible) > 1:
+                self._last_xml = xml
+                self.last_observation = "tree"
+                return tree
+        self.last_observation = "empty-tree"
+        return None
+
+    def query_xpath(self, xpath: str) -> list[Rect]:
+        tree = self.hierarchy()
+        if tree is None:
+            return []
+        return query_xml(self._last_xml, xpath, tree)
+
+    # -- actions -------------------------------------------------------------------------------
+    def tap(self, x: int, y: int) -> None:
+        self._input(f"tap {int(x)} {int(y)}")
+
+    def double_tap(self, x: int, y: int) -> None:
+        self._input(f"tap {int(x)} {int(y)}")
+        self._input(f"tap {int(x)} {int(y)}")
+
+    def long_press(self, x: int, y: int, duration_ms: int = 800) -> None:
+        self._input(f"swipe {int(x)} {int(y)} {int(x)} {int(y)} {int(duration_ms)}")
+
+    def hover(self, x: int, y: int) -> None:
+        """Touch screens have no hover: nothing to do."""
+
+    def swipe(self, x1: int, y1: int, x2: int, y2: int, duration_ms: int = 300) -> None:
+        self._input(f"swipe {int(x1)} {int(y1)} {int(x2)} {int(y2)} {int(duration_ms)}")
+
+    def scroll(self, x: int, y: int, dx: int, dy: int) -> None:
+        """Scroll content by (dx, dy) pixels: the finger moves the other way."""
+        w, h = self.size()
+        x2 = max(1, min(w - 1, x - dx))
+        y2 = max(1, min(h - 1, y - dy))
+        self.swipe(x, y, x2, y2, 300)
+
+    def type_text(self, text: str) -> None:
+        """ASCII through ``input text``; anything else through the ADBKeyBoard IME."""
+        if text.isascii():
+            for part in re.split(r"(\s)", text):
+                if part == " ":
+                    self._input("keyevent 62")
+                elif part and part.isspace():
+                    self._input("keyevent 66" if part == "\n" else "keyevent 61")
+                elif part:
+                    self._input("text " + _quote(part.replace("%", "\\%")))
+            return
+        ime = self.shell("settings get secure default_input_method").strip()
+        if "adbkeyboard" not in ime.lower():
+            raise DeviceError(f"cannot type non-ASCII text on {self.name}: `input text` only "
+                              f"takes ASCII; install ADBKeyBoard and make it the input method "
+                              f"(ime set {ADB_IME}); current IME: {ime or 'none'}")
+        msg = base64.b64encode(text.encode("utf-8")).decode()
+        out = self.shell(f"am broadcast -a ADB_INPUT_B64 --es msg {msg}")
+        if "result=0" not in out and "completed" not in out:
+            raise DeviceError(f"IME broadcast failed on {self.name}: {out.strip()[:200]}")
+
+    def clear_text(self) -> None:
+        """Cursor to the end, then delete backwards (no select-all keycode before Android 12)."""
+        self._input("keyevent KEYCODE_MOVE_END")
+        self._input("keyevent " + " ".join(["67"] * 40))
+
+    def press(self, key: str) -> None:
+        compact = re.sub(r"[\s_-]+", "", key).lower()
+        code = KEYCODES.get(compact)
+        if code is None and key.upper().startswith("KEYCODE_"):
+            code = key.upper()
+        if code is None:
+            raise StepFailed(f"unknown key {key!r} on Android")
+        self._input(f"keyevent {code}")
+
+    def back(self) -> None:
+        """The system Back button."""
+        self._input("keyevent 4")
+
+    def home(self) -> None:
+        """The system Home button."""
+        self._input("keyevent 3")
+
+    def launch(self, app: str) -> None:
+        """Start package ``app`` from the launcher and wait until it is in front."""
+        out = self.shell(f"monkey -p {_quote(app)} -c android.intent.category.LAUNCHER 1")
+        if "No activities found" in out or "monkey aborted" in out:
+            raise DeviceError(f"{app} is not installed on {self.name}")
+        deadline = time.monotonic() + 5
+        while True:
+            current = self.current_app()
+            if current == app:
+                self._app = app
+                return
+            if time.monotonic() > deadline:
+                raise DeviceError(f"{app} did not come to the front on {self.name} "
+                                  f"(front: {current or 'nothing'}); did it crash?")
+            time.sleep(0.2)
+
+    def terminate(self, app: str) -> None:
+        self.shell(f"am force-stop {_quote(app)}")
+
+    def current_app(self) -> str | None:
+        """Package of the focused window (None when unknown)."""
+        m = _FOCUS.search(self.shell("dumpsys window windows"))
+        return m.group("pkg") if m else None
+
+    def run_script(self, code: str, timeout_s: float) -> Any:
+        raise StepFailed("javascript steps run on the web only; use runAdbShell on Android")
+
+    # -- health --------------------------------------------------------------------------------
+    def healthy(self) -> bool:
+        """Answers, screen on (woken if asleep). From another thread: answers only."""
+        if self._killed or self._dev is None:
+            return False
+        try:
+            if self._dev.get_state() != "device":
+                return False
+            if threading.current_thread().name != self.name:
+                return True
+            power = self.shell("dumpsys power")
+            if "mWakefulness=Awake" not in power and "state=ON" not in power:
+                self._input("keyevent 224")
+                power = self.shell("dumpsys power")
+            return "mWakefulness=Awake" in power or "state=ON" in power
+        except Exception as exc:
+            log.info("%s: health check failed: %s", self.name, exc)
+            return False
+
+    def kill(self) -> None:
+        """Mark the device dead (any thread); the next call raises DeviceLost."""
+        self._killed = True
+
+    # -- plumbing ------------------------------------------------------------------------------
+    def _need(self) -> Any:
+        if self._killed:
+            raise DeviceLost(f"{self.name} was stopped")
+        if self._dev is None:
+            raise DeviceError(f"{self.name} is not open")
+        return self._dev
+
+    def _errors(self, what: str) -> "_AdbErrors":
+        return _AdbErrors(self, what)
+
+
+class _AdbErrors:
+    """Map adbutils/socket failures: connection gone → DeviceLost, refusal → DeviceError."""
+
+    def __init__(self, device: AndroidDevice, what: str) -> None:
+        self.device, self.what = device, what
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: Any, exc: BaseException | None, tb: Any) -> bool:
+        if exc is None or not isinstance(exc, Exception):
+            return False
+        from adbutils.errors import AdbError
+
+        name = self.device.name
+        if isinstance(exc, (DeviceLost, DeviceError, StepFailed)):
+            return False
+        msg = str(exc).strip() or type(exc).__name__
+        if self.device._killed or isinstance(exc, (OSError, EOFError)) or _LOST.search(msg):
+            raise DeviceLost(f"{name} lost ({self.what}): {msg[:200]}") from exc
+        if isinstance(exc, AdbError):
+            raise DeviceError(f"{self.what} failed on {name}: {msg[:200]}") from exc
+        return False

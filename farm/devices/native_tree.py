@@ -1,0 +1,107 @@
+"""Native UI trees → `UITree`: uiautomator dumps (Android) and WDA sources (iOS).
+
+Pure functions, shared by the drivers and their unit tests.
+"""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+
+from farm.devices.base import Rect, UINode, UITree
+from farm.errors import StepFailed
+
+_BOUNDS = re.compile(r"\[(-?\d+),(-?\d+)\]\[(-?\d+),(-?\d+)\]")
+_EDITABLE_IOS = {"XCUIElementTypeTextField", "XCUIElementTypeSecureTextField",
+                 "XCUIElementTypeTextView", "XCUIElementTypeSearchField"}
+_CLICKABLE_IOS = _EDITABLE_IOS | {"XCUIElementTypeButton", "XCUIElementTypeLink",
+                                  "XCUIElementTypeCell", "XCUIElementTypeSwitch",
+                                  "XCUIElementTypeTab", "XCUIElementTypePicker"}
+
+
+def parse_uiautomator(xml: str, width: int, height: int) -> UITree:
+    """A ``uiautomator dump`` → UITree (physical pixels). Raises ValueError on bad XML."""
+    root = ET.fromstring(xml.encode("utf-8") if isinstance(xml, str) else xml)
+    nodes: list[UINode] = []
+
+    def visit(el: ET.Element, parent: int | None) -> None:
+        for child in el:
+            if child.tag != "node":
+                continue
+            m = _BOUNDS.match(child.get("bounds", ""))
+            x1, y1, x2, y2 = (int(v) for v in m.groups()) if m else (0, 0, 0, 0)
+            rid = child.get("resource-id", "")
+            cls = child.get("class", "")
+            node = UINode(
+                id=len(nodes), parent=parent, role=cls, text=child.get("text", ""),
+                name=child.get("content-desc", ""), resource_id=rid.split(":id/")[-1],
+                rect=Rect(x=x1, y=y1, width=max(0, x2 - x1), height=max(0, y2 - y1)),
+                clickable=child.get("clickable") == "true"
+                or child.get("long-clickable") == "true",
+                editable="EditText" in cls and child.get("enabled") != "false",
+                visible=x2 > x1 and y2 > y1 and x2 > 0 and y2 > 0 and x1 < width
+                and y1 < height)
+            nodes.append(node)
+            visit(child, node.id)
+
+    visit(root, None)
+    return UITree(source="uiautomator", nodes=nodes)
+
+
+def parse_wda(xml: str, width: int, height: int) -> UITree:
+    """A WDA ``/source`` → UITree (points). The Application element itself is not a node."""
+    root = ET.fromstring(xml.encode("utf-8") if isinstance(xml, str) else xml)
+    nodes: list[UINode] = []
+
+    def num(el: ET.Element, key: str) -> int:
+        try:
+            return round(float(el.get(key, "0")))
+        except ValueError:
+            return 0
+
+    def visit(el: ET.Element, parent: int | None) -> None:
+        for child in el:
+            kind = child.get("type", child.tag)
+            x, y, w, h = num(child, "x"), num(child, "y"), num(child, "width"), num(child, "height")
+            label, value = child.get("label", ""), child.get("value", "")
+            placeholder = child.get("placeholderValue", "")
+            editable = kind in _EDITABLE_IOS
+            node = UINode(
+                id=len(nodes), parent=parent, role=kind,
+                text="" if editable and value == placeholder else value,
+                name=label if label != value else "", placeholder=placeholder,
+                resource_id=child.get("name", "") if child.get("name") not in (label, value)
+                else "",
+                rect=Rect(x=x, y=y, width=w, height=h),
+                clickable=kind in _CLICKABLE_IOS, editable=editable,
+                visible=child.get("visible", "true") == "true" and w > 0 and h > 0
+                and x + w > 0 and y + h > 0 and x < width and y < height)
+            nodes.append(node)
+            visit(child, node.id)
+
+    visit(root, None)
+    return UITree(source="wda", nodes=nodes)
+
+
+def query_xml(xml: str, xpath: str, tree: UITree) -> list[Rect]:
+    """Rects of visible elements of a native XML tree matching ``xpath`` (ElementTree's XPath
+    subset: ``//node[@text='Sign in']``, ``//XCUIElementTypeButton[@name='x']``)."""
+    root = ET.fromstring(xml.encode("utf-8"))
+    path = xpath.strip()
+    if path.startswith("/") and not path.startswith("//"):
+        path = "." + path
+    elif path.startswith("//"):
+        path = "." + path
+    try:
+        found = set(map(id, root.iterfind(path)))
+    except (SyntaxError, KeyError, ValueError) as exc:
+        raise StepFailed(f"invalid XPath {xpath!r} (native trees take ElementTree's XPath "
+                         f"subset): {exc}") from exc
+    # walk in the same order as the parsers, so the n-th element is the n-th node
+    order = [el for el in root.iter() if el is not root and (el.tag == "node" or root.tag !=
+                                                              "hierarchy")]
+    rects = []
+    for el, node in zip(order, tree.nodes):
+        if id(el) in found and node.visible:
+            rects.append(node.rect)
+    return rects

@@ -1,0 +1,141 @@
+"""Protocol-level phone simulators: an adb server and WebDriverAgent endpoints whose screens
+are headless Chromium pages showing a web app.
+
+    sim = AndroidSimulator(count=2, apps={"com.farm.demo.shop": "http://127.0.0.1:8000/"})
+    sim.start()            # adbutils / `adb devices` on sim.port see emulator-5554, -5556
+    sim.fault(0, "black", 1)
+    sim.stop()
+
+Fault switches (per device, at runtime): ``drop`` (connection closed unanswered), ``black``
+(all-black frame), ``idle`` ("could not get idle state"), ``empty_tree``, ``slow``
+(screencap/screenshot +``slow_seconds``), ``invalid_session`` (WDA), ``input_blocked``
+(SecurityException on stderr), ``launch_fail`` (app crashes on launch). Tests set them through
+`fault`, over adb (``adb shell farm-sim fault black 1``) or over WDA (``POST /farm/fault``
+``{"name": "black", "count": 1}``).
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from farm.devices.sim.screen import PhoneScreen, ScreenHost
+
+ANDROID_SCREEN = (1080, 2400, 2.5)      # physical pixels, density: 432x960 CSS px
+IOS_SCREEN = (390, 844, 3)              # points and scale (iPhone 14: 1170x2532 pixels)
+ANDROID_UA = ("Mozilla/5.0 (Linux; Android 14; farm_sim) AppleWebKit/537.36 (KHTML, like "
+              "Gecko) Chrome/120.0 Mobile Safari/537.36")
+IOS_UA = ("Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 "
+          "(KHTML, like Gecko) Mobile/15E148")
+
+
+class _Simulator:
+    def __init__(self, count: int, apps: dict[str, str] | None = None,
+                 chromium_path: str | None = None) -> None:
+        self.count = count
+        self.apps: dict[str, str] = dict(apps or {})     # package / bundle id → URL
+        self.host = ScreenHost(chromium_path)
+        self.screens: list[PhoneScreen] = []
+        self._lock = threading.Lock()
+
+    def app_urls(self) -> dict[str, str]:
+        with self._lock:
+            return dict(self.apps)
+
+    def fault(self, index: int, name: str, count: int | float = 1) -> None:
+        """Switch fault ``name`` on device ``index`` for ``count`` requests (-1 forever)."""
+        self.screens[index].faults.set(name, count)
+
+    def __enter__(self) -> Any:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def start(self) -> None:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    def stop(self) -> None:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+
+class AndroidSimulator(_Simulator):
+    """N Android devices behind one adb server on 127.0.0.1:``port`` (0: any free port)."""
+
+    def __init__(self, count: int, apps: dict[str, str] | None = None, port: int = 0,
+                 chromium_path: str | None = None) -> None:
+        super().__init__(count, apps, chromium_path)
+        self.port = port
+        self.server: Any = None
+
+    @property
+    def serials(self) -> list[str]:
+        return [f"emulator-{5554 + 2 * i}" for i in range(self.count)]
+
+    def start(self) -> None:
+        """Launch the shared Chromium and start answering on the adb port."""
+        from farm.devices.sim.adb import AdbServer
+        from farm.devices.sim.androidshell import AndroidShell
+
+        w, h, dpr = ANDROID_SCREEN
+        self.host.start()
+        shells = []
+        for serial in self.serials:
+            screen = PhoneScreen(self.host, serial, round(w / dpr), round(h / dpr), dpr,
+                                 ANDROID_UA)
+            self.screens.append(screen)
+            shells.append(AndroidShell(serial, screen, self.app_urls, w, h))
+        try:
+            self.server = AdbServer(shells, self.port)
+        except OSError:
+            self.host.stop()
+            raise
+        self.port = self.server.port
+        self.server.start()
+
+    def stop(self) -> None:
+        """Stop serving and close Chromium; safe twice."""
+        if self.server is not None:
+            self.server.stop()
+            self.server = None
+        self.host.stop()
+
+
+class IosSimulator(_Simulator):
+    """N iOS devices, each a WebDriverAgent HTTP endpoint on its own port from ``port`` on
+    (0: free ports)."""
+
+    def __init__(self, count: int, apps: dict[str, str] | None = None, port: int = 0,
+                 chromium_path: str | None = None) -> None:
+        super().__init__(count, apps, chromium_path)
+        self.port = port
+        self.servers: list[Any] = []
+
+    @property
+    def urls(self) -> list[str]:
+        return [f"http://127.0.0.1:{s.port}" for s in self.servers]
+
+    def start(self) -> None:
+        """Launch the shared Chromium and one WDA server per device."""
+        from farm.devices.sim.wda import WdaServer
+
+        w, h, scale = IOS_SCREEN
+        self.host.start()
+        try:
+            for i in range(self.count):
+                screen = PhoneScreen(self.host, f"iPhone-sim-{i + 1}", w, h, scale, IOS_UA)
+                self.screens.append(screen)
+                server = WdaServer(screen, self.app_urls, self.port + i if self.port else 0)
+                server.start()
+                self.servers.append(server)
+        except OSError:
+            self.stop()
+            raise
+
+    def stop(self) -> None:
+        """Stop every endpoint and close Chromium; safe twice."""
+        for server in self.servers:
+            server.stop()
+        self.servers = []
+        self.host.stop()

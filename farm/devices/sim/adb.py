@@ -1,0 +1,245 @@
+"""A simulated adb server: speaks the adb host protocol (what adbutils and Debian's ``adb``
+client send to port 5037) and answers for N simulated devices backed by `PhoneScreen`s.
+
+Requests are 4 hex digits of length + payload; answers ``OKAY`` or ``FAIL`` + hex length +
+message. After ``host:transport``/``host:tport`` the same socket carries one device service:
+``shell:`` (raw output), ``shell,v2:`` (framed stdout/stderr/exit), ``exec:`` or ``sync:``.
+"""
+
+from __future__ import annotations
+
+import logging
+import socket
+import socketserver
+import struct
+import threading
+
+from farm.devices.sim.androidshell import AndroidShell
+
+log = logging.getLogger(__name__)
+
+SERVER_VERSION = 41          # Debian's adb 1.0.41 client accepts it without restarting us
+FEATURES = "shell_v2,cmd,stat_v2,ls_v2,fixed_push_mkdir,apex,abb,fixed_push_symlink_timestamp"
+
+
+class _Closed(Exception):
+    pass
+
+
+def _read_exact(sock: socket.socket, n: int) -> bytes:
+    buf = b""
+    while len(buf) < n:
+        chunk = sock.recv(n - len(buf))
+        if not chunk:
+            raise _Closed()
+        buf += chunk
+    return buf
+
+
+def _block(text: str | bytes) -> bytes:
+    data = text.encode() if isinstance(text, str) else text
+    return b"%04x" % len(data) + data
+
+
+def _okay(sock: socket.socket, payload: str | None = None) -> None:
+    sock.sendall(b"OKAY" + (_block(payload) if payload is not None else b""))
+
+
+def _fail(sock: socket.socket, message: str) -> None:
+    sock.sendall(b"FAIL" + _block(message))
+
+
+class _Handler(socketserver.BaseRequestHandler):
+    server: "AdbServer"
+
+    def handle(self) -> None:
+        sock: socket.socket = self.request
+        try:
+            self._serve(sock)
+        except (_Closed, ConnectionError, OSError):
+            pass
+        except Exception:  # a bug in the simulator: close like a dead device would
+            log.exception("adb sim: request failed")
+
+    def _serve(self, sock: socket.socket) -> None:
+        shell: AndroidShell | None = None
+        while True:
+            size = int(_read_exact(sock, 4), 16)
+            req = _read_exact(sock, size).decode("utf-8", "replace")
+            if shell is None:
+                shell = self._host_request(sock, req)
+                if shell is None:      # a host request answered (or refused): done
+                    return
+                continue
+            self._service(sock, shell, req)
+            return
+
+    def _host_request(self, sock: socket.socket, req: str):
+        srv = self.server
+        if req == "host:version":
+            _okay(sock, "%04x" % SERVER_VERSION)
+            return None
+        if req in ("host:devices", "host:devices-l"):
+            lines = []
+            for i, d in enumerate(srv.shells):
+                line = f"{d.serial}\tdevice"
+                if req.endswith("-l"):
+                    line = (f"{d.serial:<22} device product:farm_sim model:{d.model} "
+                            f"device:farm_sim transport_id:{i + 1}")
+                lines.append(line + "\n")
+            _okay(sock, "".join(lines))
+            return None
+        if req == "host:features":
+            _okay(sock, FEATURES)
+            return None
+        if req == "host:kill":      # we are not adb's own server: nothing to restart
+            _okay(sock)
+            return None
+        if req.startswith(("host:tport:", "host:transport")):
+            shell = self._select(req)
+            if shell is None:
+                _fail(sock, "device not found" if "serial" in req or ":" in req[15:]
+                      else "no devices/emulators found")
+                return None
+            if shell.faults.hit("drop"):
+                sock.close()           # the cable was pulled
+                return None
+            _okay(sock)
+            if req.startswith("host:tport:"):
+                sock.sendall(struct.pack("<Q", srv.shells.index(shell) + 1))
+            return shell
+        if req.startswith(("host-serial:", "host-transport-id:", "host-usb:", "host-local:")):
+            parts = req.split(":")
+            shell = self._select(req)
+            cmd = parts[-1]
+            if shell is None:
+                _fail(sock, f"device '{parts[1]}' not found")
+                return None
+            if shell.faults.hit("drop"):
+                sock.close()
+                return None
+            answers = {"features": FEATURES, "get-state": "device",
+                       "get-serialno": shell.serial, "get-devpath": "usb:farm-sim"}
+            if cmd in answers:
+                _okay(sock, answers[cmd])
+            elif cmd.startswith("wait-for-"):
+                sock.sendall(b"OKAYOKAY")
+            else:
+                _fail(sock, f"unsupported operation: {cmd}")
+            return None
+        _fail(sock, f"unknown host service: {req}")
+        return None
+
+    def _select(self, req: str) -> AndroidShell | None:
+        shells = self.server.shells
+        if req in ("host:transport-any", "host:tport:any", "host:transport-usb",
+                   "host:tport:usb", "host:transport-local", "host:tport:local"):
+            return shells[0] if len(shells) == 1 else None
+        if req.startswith("host:transport-id:") or req.startswith("host-transport-id:"):
+            tid = req.split(":")[2] if req.startswith("host:") else req.split(":")[1]
+            try:
+                return shells[int(tid) - 1]
+            except (ValueError, IndexError):
+                return None
+        serial = req.split(":")[-1] if req.startswith("host:") else req.split(":")[1]
+        if req.startswith("host-serial:"):
+            # host-serial:<serial>:<cmd>; a serial like "127.0.0.1:5555" holds a colon itself
+            serial = req[len("host-serial:"):].rsplit(":", 1)[0]
+        return next((s for s in shells if s.serial == serial), None)
+
+    def _service(self, sock: socket.socket, shell: AndroidShell, req: str) -> None:
+        if shell.faults.hit("drop"):
+            return
+        if req.startswith("shell"):
+            head, _, cmd = req.partition(":")
+            v2 = "v2" in head.split(",")
+            _okay(sock)
+            out, err, code = shell.run(cmd)
+            if v2:
+                frames = b""
+                if out:
+                    frames += b"\x01" + struct.pack("<I", len(out)) + out
+                if err:
+                    frames += b"\x02" + struct.pack("<I", len(err)) + err
+                frames += b"\x03" + struct.pack("<I", 1) + bytes([code & 0xFF])
+                sock.sendall(frames)
+            else:
+                sock.sendall(out + err)     # v1: one stream, like a pty
+            return
+        if req.startswith("exec:"):
+            _okay(sock)
+            out, _err, _code = shell.run(req[5:])
+            sock.sendall(out)
+            return
+        if req == "sync:":
+            _okay(sock)
+            self._sync(sock, shell)
+            return
+        _fail(sock, f"unknown service: {req.split(':')[0]}")
+
+    def _sync(self, sock: socket.socket, shell: AndroidShell) -> None:
+        while True:
+            cmd = _read_exact(sock, 4)
+            size = struct.unpack("<I", _read_exact(sock, 4))[0]
+            arg = _read_exact(sock, size).decode("utf-8", "replace")
+            if cmd == b"QUIT":
+                return
+            if cmd in (b"STAT", b"STA2", b"LST2"):
+                data = shell.files.get(arg)
+                if cmd == b"STAT":
+                    mode = 0o100644 if data is not None else (0o40755 if arg.endswith("/tmp")
+                                                              or arg == "/" else 0)
+                    sock.sendall(b"STAT" + struct.pack("<III", mode, len(data or b""),
+                                                       shell.mtime if mode else 0))
+                else:
+                    sock.sendall(cmd + struct.pack("<I", 0 if data is not None else 2)
+                                 + b"\0" * 64)
+            elif cmd == b"LIST":
+                sock.sendall(b"DONE" + b"\0" * 16)
+            elif cmd == b"RECV":
+                data = shell.files.get(arg)
+                if data is None:
+                    msg = b"No such file or directory"
+                    sock.sendall(b"FAIL" + struct.pack("<I", len(msg)) + msg)
+                    continue
+                for i in range(0, len(data), 65536):
+                    chunk = data[i:i + 65536]
+                    sock.sendall(b"DATA" + struct.pack("<I", len(chunk)) + chunk)
+                sock.sendall(b"DONE" + struct.pack("<I", 0))
+            elif cmd == b"SEND":
+                path = arg.rsplit(",", 1)[0]
+                buf = b""
+                while True:
+                    kind = _read_exact(sock, 4)
+                    n = struct.unpack("<I", _read_exact(sock, 4))[0]
+                    if kind == b"DONE":
+                        break
+                    buf += _read_exact(sock, n)
+                shell.files[path] = buf
+                sock.sendall(b"OKAY" + struct.pack("<I", 0))
+            else:
+                msg = f"unknown sync command {cmd!r}".encode()
+                sock.sendall(b"FAIL" + struct.pack("<I", len(msg)) + msg)
+                return
+
+
+class AdbServer(socketserver.ThreadingTCPServer):
+    """Threaded TCP server on 127.0.0.1:``port`` answering for ``shells``."""
+
+    daemon_threads = True
+    allow_reuse_address = True
+
+    def __init__(self, shells: list[AndroidShell], port: int = 0) -> None:
+        self.shells = shells
+        super().__init__(("127.0.0.1", port), _Handler)
+        self.port = self.server_address[1]
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self.serve_forever, name="adb-sim", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self.shutdown()
+        self.server_close()
+

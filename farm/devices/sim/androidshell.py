@@ -1,0 +1,308 @@
+"""The shell of one simulated Android device: the commands farm's driver, adbutils and a
+person with ``adb shell`` send, answered from a `PhoneScreen`.
+
+Test-only control command (documented in README): ``farm-sim fault NAME COUNT`` switches a
+fault for the next COUNT requests (-1 until switched off, 0 off); ``farm-sim faults`` lists them.
+"""
+
+from __future__ import annotations
+
+import base64
+import shlex
+import time
+from typing import Callable
+
+from farm.devices.sim.screen import Faults, PhoneScreen
+from farm.devices.sim.trees import EMPTY_UIAUTOMATOR, uiautomator_xml
+
+LAUNCHER = "com.android.launcher3"
+IME = "com.android.adbkeyboard/.AdbIME"     # ADBKeyBoard: how non-ASCII text gets typed
+
+# Android keycodes → Playwright keys (None: handled by the system, not the app).
+KEYCODES: dict[int, str | None] = {
+    3: None, 4: None, 26: None, 82: None, 224: None, 223: None,
+    19: "ArrowUp", 20: "ArrowDown", 21: "ArrowLeft", 22: "ArrowRight", 61: "Tab",
+    62: "Space", 66: "Enter", 67: "Backspace", 111: "Escape", 112: "Delete", 122: "Home",
+    123: "End", 92: "PageUp", 93: "PageDown",
+}
+KEYNAMES = {"HOME": 3, "BACK": 4, "POWER": 26, "MENU": 82, "WAKEUP": 224, "SLEEP": 223,
+            "DPAD_UP": 19, "DPAD_DOWN": 20, "DPAD_LEFT": 21, "DPAD_RIGHT": 22, "TAB": 61,
+            "SPACE": 62, "ENTER": 66, "DEL": 67, "ESCAPE": 111, "FORWARD_DEL": 112,
+            "MOVE_HOME": 122, "MOVE_END": 123, "PAGE_UP": 92, "PAGE_DOWN": 93}
+
+Result = tuple[bytes, bytes, int]
+
+
+class AndroidShell:
+    """Answers shell commands for one simulated device."""
+
+    model = "farm_sim_phone"
+
+    def __init__(self, serial: str, screen: PhoneScreen, apps: Callable[[], dict[str, str]],
+                 width: int, height: int) -> None:
+        self.serial, self.screen = serial, screen
+        self.apps = apps                    # package → URL, read at launch time
+        self.width, self.height = width, height
+        self.files: dict[str, bytes] = {}
+        self.mtime = int(time.time())
+        self.screen_on = True
+
+    @property
+    def faults(self) -> Faults:
+        return self.screen.faults
+
+    def run(self, line: str) -> Result:
+        """Run a command line: ``;``, ``&&`` and ``||`` chains, ``$?`` in echo."""
+        try:
+            tokens = list(shlex.shlex(line, posix=True, punctuation_chars=";&|"))
+        except ValueError as exc:
+            return b"", f"/system/bin/sh: syntax error: {exc}\n".encode(), 2
+        out, err, code = b"", b"", 0
+        argv: list[str] = []
+        op = ";"
+        for tok in tokens + [";"]:
+            if tok not in (";", "&&", "||"):
+                argv.append(tok)
+                continue
+            if argv and (op == ";" or (op == "&&") == (code == 0)):
+                argv = [a.replace("$?", str(code)) for a in argv]
+                with self.screen.lock:
+                    o, e, code = self.command(argv)
+                out, err = out + o, err + e
+            argv, op = [], tok
+        return out, err, code
+
+    def command(self, argv: list[str]) -> Result:
+        name, args = argv[0], argv[1:]
+        handler = getattr(self, "_cmd_" + name.replace("-", "_"), None)
+        if handler is None:
+            return b"", f"/system/bin/sh: {name}: inaccessible or not found\n".encode(), 127
+        try:
+            return handler(args)
+        except (IndexError, ValueError) as exc:
+            return b"", f"{name}: bad arguments: {exc}\n".encode(), 1
+
+    # -- plain shell ---------------------------------------------------------------------------
+    def _cmd_echo(self, args: list[str]) -> Result:
+        return (" ".join(args) + "\n").encode(), b"", 0
+
+    def _cmd_true(self, args: list[str]) -> Result:
+        return b"", b"", 0
+
+    def _cmd_rm(self, args: list[str]) -> Result:
+        for a in args:
+            if not a.startswith("-"):
+                self.files.pop(a, None)
+        return b"", b"", 0
+
+    def _cmd_cat(self, args: list[str]) -> Result:
+        data = self.files.get(args[0])
+        if data is None:
+            return b"", f"cat: {args[0]}: No such file or directory\n".encode(), 1
+        return data, b"", 0
+
+    def _cmd_getprop(self, args: list[str]) -> Result:
+        props = {"ro.product.model": self.model, "ro.build.version.sdk": "34",
+                 "ro.build.version.release": "14", "ro.serialno": self.serial,
+                 "ro.product.manufacturer": "farm", "sys.boot_completed": "1"}
+        if args:
+            return (props.get(args[0], "") + "\n").encode(), b"", 0
+        return "".join(f"[{k}]: [{v}]\n" for k, v in props.items()).encode(), b"", 0
+
+    def _cmd_settings(self, args: list[str]) -> Result:
+        if args[:3] == ["get", "secure", "default_input_method"]:
+            return (IME + "\n").encode(), b"", 0
+        return b"null\n", b"", 0
+
+    def _cmd_ime(self, args: list[str]) -> Result:
+        return (IME + "\n").encode(), b"", 0
+
+    # -- screen --------------------------------------------------------------------------------
+    def _cmd_wm(self, args: list[str]) -> Result:
+        if args[0] == "size":
+            return f"Physical size: {self.width}x{self.height}\n".encode(), b"", 0
+        if args[0] == "density":
+            return f"Physical density: {round(160 * self.screen.dpr)}\n".encode(), b"", 0
+        return b"", b"", 0
+
+    def _cmd_screencap(self, args: list[str]) -> Result:
+        if self.faults.hit("slow"):
+            time.sleep(self.faults.slow_seconds)
+        if self.faults.hit("black") or not self.screen_on:
+            return _black_png(self.width, self.height), b"", 0
+        png = self.screen.screenshot()
+        if "-p" not in args:   # raw framebuffer format is not simulated
+            return b"", b"screencap: only -p (PNG) is simulated\n", 1
+        return png, b"", 0
+
+    def _cmd_uiautomator(self, args: list[str]) -> Result:
+        if args[:1] != ["dump"]:
+            return b"", b"Usage: uiautomator dump [--compressed] [file]\n", 1
+        path = next((a for a in args[1:] if not a.startswith("-")),
+                    "/sdcard/window_dump.xml")
+        if self.faults.hit("idle"):
+            return b"", b"ERROR: could not get idle state.\n", 1
+        if self.faults.hit("empty_tree") or not self.screen_on:
+            xml = EMPTY_UIAUTOMATOR
+        else:
+            package = self.screen.app or LAUNCHER
+            xml = uiautomator_xml(self.screen.dom(), package, self.width, self.height,
+                                  self.screen.dpr)
+        self.files[path] = xml.encode("utf-8")
+        self.mtime = int(time.time())
+        return f"UI hierchary dumped to: {path}\n".encode(), b"", 0
+
+    def _cmd_dumpsys(self, args: list[str]) -> Result:
+        what = args[0] if args else ""
+        if what == "window":
+            app = self.screen.app
+            focus = f"{app}/{app}.MainActivity" if app else f"{LAUNCHER}/.Launcher"
+            return (f"  mCurrentFocus=Window{{5f2a1c u0 {focus}}}\n"
+                    f"  mFocusedApp=ActivityRecord{{9b3e u0 {focus} t12}}\n").encode(), b"", 0
+        if what == "power":
+            on = str(self.screen_on).lower()
+            return (f"  mWakefulness={'Awake' if self.screen_on else 'Asleep'}\n"
+                    f"  mHoldingDisplaySuspendBlocker={on}\n"
+                    f"  Display Power: state={'ON' if self.screen_on else 'OFF'}\n"
+                    ).encode(), b"", 0
+        if what == "display":
+            return (f"  mDefaultViewport=DisplayViewport{{valid=true, orientation=0, "
+                    f"deviceWidth={self.width}, deviceHeight={self.height}}}\n").encode(), b"", 0
+        return b"", b"", 0
+
+    # -- input ---------------------------------------------------------------------------------
+    def _cmd_input(self, args: list[str]) -> Result:
+        if args and args[0] in ("touchscreen", "keyboard", "dpad"):
+            args = args[1:]
+        verb, rest = args[0], args[1:]
+        if self.faults.hit("input_blocked"):
+            return b"", (b"java.lang.SecurityException: Injecting input events requires the "
+                         b"caller (or the source of the instrumentation, if any) to have the "
+                         b"INJECT_EVENTS permission.\n"), 0
+        d = self.screen.dpr
+        if verb == "tap":
+            self.screen.tap(float(rest[0]) / d, float(rest[1]) / d)
+        elif verb in ("swipe", "draganddrop"):
+            x1, y1, x2, y2 = (float(v) / d for v in rest[:4])
+            ms = int(rest[4]) if len(rest) > 4 else 300
+            if abs(x1 - x2) < 1 and abs(y1 - y2) < 1:
+                self.screen.tap(x1, y1, hold_ms=max(ms, 1))   # how adb does a long press
+            else:
+                self.screen.swipe(x1, y1, x2, y2, ms)
+        elif verb == "text":
+            text = " ".join(rest).replace("%s", " ")
+            if not text.isascii():   # what real `input text` does with non-ASCII
+                return b"", (b"Exception occurred while executing 'text':\n"
+                             b"java.lang.NullPointerException: Attempt to get length of null "
+                             b"array\n"), 255
+            self.screen.type(text)
+        elif verb == "keyevent":
+            for key in rest:
+                if key.startswith("--"):
+                    continue
+                err = self._key(key)
+                if err:
+                    return b"", err.encode(), 1
+        else:
+            return b"", f"Error: Unknown command: {verb}\n".encode(), 1
+        return b"", b"", 0
+
+    def _key(self, key: str) -> str:
+        name = key.upper().removeprefix("KEYCODE_")
+        code = int(name) if name.isdigit() else KEYNAMES.get(name)
+        if code is None:
+            return f"Error: unknown keycode {key}\n"
+        if code == 3:
+            self.screen.home()
+        elif code == 4:
+            self.screen.back()
+        elif code in (26, 223):
+            self.screen_on = code == 26 and not self.screen_on
+        elif code == 224:
+            self.screen_on = True
+        elif KEYCODES.get(code):
+            self.screen.key(KEYCODES[code])
+        return ""
+
+    # -- activities and packages -----------------------------------------------------------------
+    def _launch(self, package: str) -> Result:
+        url = self.apps().get(package)
+        if url is None:
+            return (b"** No activities found to run, monkey aborted.\n", b"", 252)
+        if self.faults.hit("launch_fail"):
+            self.screen.home()     # it started and crashed at once
+            return b"Events injected: 1\n", b"", 0
+        self.screen_on = True
+        self.screen.launch(package, url)
+        return b"Events injected: 1\n", b"", 0
+
+    def _cmd_monkey(self, args: list[str]) -> Result:
+        package = args[args.index("-p") + 1]
+        return self._launch(package)
+
+    def _cmd_am(self, args: list[str]) -> Result:
+        verb = args[0]
+        if verb == "start":
+            if "-n" in args:
+                component = args[args.index("-n") + 1]
+                out, err, code = self._launch(component.split("/")[0])
+                if code:
+                    return b"", (f"Error: Activity class {{{component}}} does not "
+                                 "exist.\n").encode(), 1
+                return f"Starting: Intent {{ cmp={component} }}\n".encode(), b"", 0
+            if "-d" in args:
+                url = args[args.index("-d") + 1]
+                self.screen.launch("com.android.chrome", url)
+                return b"Starting: Intent { act=android.intent.action.VIEW }\n", b"", 0
+            return b"", b"Error: no intent given\n", 1
+        if verb == "force-stop":
+            if self.screen.app == args[1]:
+                self.screen.home()
+            return b"", b"", 0
+        if verb == "broadcast" and "-a" in args:
+            action = args[args.index("-a") + 1]
+            msg = args[args.index("--es") + 2] if "--es" in args else ""
+            if action == "ADB_INPUT_B64":
+                self.screen.type(base64.b64decode(msg).decode("utf-8"))
+            elif action == "ADB_INPUT_TEXT":
+                self.screen.type(msg)
+            return b"Broadcasting: Intent { act=" + action.encode() + b" }\n" \
+                   b"Broadcast completed: result=0\n", b"", 0
+        return b"", f"Error: unknown am command {verb}\n".encode(), 1
+
+    def _cmd_pm(self, args: list[str]) -> Result:
+        if args[0] == "clear":
+            if args[1] not in self.apps():
+                return b"Failed\n", b"", 1
+            self.screen.clear_data()
+            return b"Success\n", b"", 0
+        if args[:2] == ["list", "packages"]:
+            pkgs = sorted(self.apps()) + [LAUNCHER]
+            return "".join(f"package:{p}\n" for p in pkgs).encode(), b"", 0
+        if args[0] == "path":
+            if args[1] not in self.apps():
+                return b"", b"", 1
+            return f"package:/data/app/{args[1]}/base.apk\n".encode(), b"", 0
+        return b"", f"Unknown pm command {args[0]}\n".encode(), 1
+
+    # -- test control ----------------------------------------------------------------------------
+    def _cmd_farm_sim(self, args: list[str]) -> Result:
+        if args[:1] == ["fault"] and len(args) == 3:
+            try:
+                self.faults.set(args[1], float(args[2]) if args[1] == "slow_seconds"
+                                else int(args[2]))
+            except KeyError as exc:
+                return b"", (str(exc.args[0]) + "\n").encode(), 1
+            return b"ok\n", b"", 0
+        if args[:1] == ["faults"]:
+            return (repr(self.faults.active()) + "\n").encode(), b"", 0
+        return b"", b"usage: farm-sim fault NAME COUNT | farm-sim faults\n", 1
+
+
+def _black_png(width: int, height: int) -> bytes:
+    import io
+
+    from PIL import Image
+    buf = io.BytesIO()
+    Image.new("RGB", (width, height), (0, 0, 0)).save(buf, "PNG")
+    return buf.getvalue()

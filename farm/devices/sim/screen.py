@@ -1,0 +1,247 @@
+"""Simulated phone screens: one headless Chromium backs every screen of a simulator, one
+browser context per device (its own storage, like an app's data dir).
+
+The adb and WDA servers answer from many threads; Playwright's async API runs on one event-loop
+thread here and every call is handed to it with `run_coroutine_threadsafe`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import threading
+from dataclasses import dataclass, field
+from typing import Any, Coroutine
+
+from farm.devices.chromium import BROWSER_FLAGS, find_chromium
+
+log = logging.getLogger(__name__)
+
+HOME_HTML = """<!doctype html><html><head><meta name="viewport" content="width=device-width">
+<title>Home</title></head><body style="margin:0;background:#1d2733;color:#fff;
+font:16px sans-serif"><div style="padding:48px 24px"><h1 style="font-weight:300">Home</h1>
+<p>farm simulated device {name}</p></div></body></html>"""
+
+
+@dataclass
+class Faults:
+    """Fault switches of one simulated device. A value is how many more requests it hits
+    (-1: until switched off, 0: off)."""
+
+    drop: int = 0            # close the connection without answering (device gone)
+    black: int = 0           # screencap/screenshot returns an all-black frame (FLAG_SECURE)
+    idle: int = 0            # uiautomator dump: "could not get idle state"
+    empty_tree: int = 0      # uiautomator dump / WDA source: no nodes
+    slow: int = 0            # screencap/screenshot takes `slow_seconds` longer
+    invalid_session: int = 0  # WDA: every session id is rejected as "invalid session id"
+    input_blocked: int = 0   # input commands print a SecurityException on stderr, change nothing
+    launch_fail: int = 0     # launching an app crashes it at once (it never comes to the front)
+    slow_seconds: float = 3.0
+    names: tuple[str, ...] = field(default=("drop", "black", "idle", "empty_tree", "slow",
+                                            "invalid_session", "input_blocked", "launch_fail"),
+                                   repr=False)
+
+    def hit(self, name: str) -> bool:
+        """True if fault ``name`` applies to this request (and use one of its shots)."""
+        left = getattr(self, name)
+        if left == 0:
+            return False
+        if left > 0:
+            setattr(self, name, left - 1)
+        return True
+
+    def set(self, name: str, value: int | float) -> None:
+        """Switch a fault: ``value`` requests (-1 forever, 0 off); slow_seconds takes seconds."""
+        if name not in self.names and name != "slow_seconds":
+            raise KeyError(f"unknown fault {name!r}; known: {', '.join(self.names)}")
+        setattr(self, name, float(value) if name == "slow_seconds" else int(value))
+
+    def active(self) -> dict[str, int]:
+        return {n: getattr(self, n) for n in self.names if getattr(self, n)}
+
+
+class PhoneScreen:
+    """One simulated device's screen: the foreground app's page (or the home screen).
+
+    Sizes are CSS pixels; ``dpr`` maps them to the device's physical pixels.
+    """
+
+    def __init__(self, host: "ScreenHost", name: str, width: int, height: int, dpr: float,
+                 user_agent: str) -> None:
+        self.host, self.name = host, name
+        self.width, self.height, self.dpr = width, height, dpr
+        self.user_agent = user_agent
+        self.faults = Faults()
+        self.app: str | None = None          # package / bundle id in the foreground
+        self._context: Any = None
+        self._page: Any = None
+        self.lock = threading.Lock()         # one input at a time, like a touch screen
+
+    # Each public method runs a coroutine on the host's loop and waits for it.
+    def _run(self, coro: Coroutine[Any, Any, Any], timeout: float = 30) -> Any:
+        return self.host.run(coro, timeout)
+
+    async def _ensure(self) -> Any:
+        if self._context is None:
+            self._context = await self.host.browser.new_context(
+                viewport={"width": self.width, "height": self.height},
+                device_scale_factor=self.dpr, is_mobile=True, has_touch=True,
+                user_agent=self.user_agent)
+        if self._page is None or self._page.is_closed():
+            self._page = await self._context.new_page()
+            await self._page.set_content(HOME_HTML.replace("{name}", self.name))
+        return self._page
+
+    def home(self) -> None:
+        """Show the home screen (the app keeps its data)."""
+        async def go() -> None:
+            page = await self._ensure()
+            await page.set_content(HOME_HTML.replace("{name}", self.name))
+        self._run(go())
+        self.app = None
+
+    def launch(self, app: str, url: str) -> None:
+        """Bring ``app`` to the front at ``url`` (a cold start when it was not running)."""
+        async def go() -> None:
+            page = await self._ensure()
+            await page.goto(url, wait_until="load")
+        self._run(go())
+        self.app = app
+
+    def clear_data(self) -> None:
+        """``pm clear``: a new context (no storage), home screen."""
+        async def go() -> None:
+            if self._context is not None:
+                await self._context.close()
+            self._context = self._page = None
+            await self._ensure()
+        self._run(go())
+        self.app = None
+
+    def back(self) -> None:
+        """Browser history back; at the first page the app goes to the background."""
+        async def go() -> bool:
+            page = await self._ensure()
+            return await page.go_back(wait_until="load") is not None
+        if self.app is not None and not self._run(go()):
+            self.home()
+
+    def screenshot(self) -> bytes:
+        """PNG in physical pixels (CSS size × dpr)."""
+        async def go() -> bytes:
+            page = await self._ensure()
+            return await page.screenshot(type="png", scale="device")
+        return self._run(go())
+
+    def dom(self) -> dict[str, Any]:
+        """The page's DOM walked by farm/devices/dom.js (CSS pixel rects)."""
+        from farm.devices.browser import DOM_JS
+
+        async def go() -> dict[str, Any]:
+            page = await self._ensure()
+            try:
+                return json.loads(await page.evaluate(DOM_JS, 3000))
+            except Exception as exc:   # navigating: read again once the page settled
+                if "Execution context was destroyed" not in str(exc):
+                    raise
+                await page.wait_for_load_state("load")
+                return json.loads(await page.evaluate(DOM_JS, 3000))
+        return self._run(go())
+
+    def tap(self, x: float, y: float, hold_ms: int = 0) -> None:
+        async def go() -> None:
+            page = await self._ensure()
+            if hold_ms:
+                await page.mouse.move(x, y)
+                await page.mouse.down()
+                await asyncio.sleep(hold_ms / 1000)
+                await page.mouse.up()
+            else:
+                await page.mouse.click(x, y)
+            await _settle(page)
+        self._run(go())
+
+    def swipe(self, x1: float, y1: float, x2: float, y2: float, duration_ms: int) -> None:
+        """A finger drag scrolls the page the other way, as on a touch screen."""
+        async def go() -> None:
+            page = await self._ensure()
+            await page.mouse.move(x1, y1)
+            await page.mouse.wheel(x1 - x2, y1 - y2)
+            await asyncio.sleep(min(duration_ms, 1000) / 1000)
+        self._run(go())
+
+    def type(self, text: str) -> None:
+        async def go() -> None:
+            page = await self._ensure()
+            await page.keyboard.type(text)
+        self._run(go())
+
+    def key(self, name: str) -> None:
+        """Press a Playwright key name (Enter, Backspace, Tab, End...)."""
+        async def go() -> None:
+            page = await self._ensure()
+            await page.keyboard.press(name)
+            await _settle(page)
+        self._run(go())
+
+    def url(self) -> str:
+        return self._page.url if self._page is not None else "about:blank"
+
+
+async def _settle(page: Any) -> None:
+    # A tap on a link starts a navigation; let it commit so the next dump sees the new page.
+    try:
+        await page.wait_for_load_state("load", timeout=5000)
+    except Exception:
+        pass
+
+
+class ScreenHost:
+    """One Chromium + event loop thread shared by every screen of one simulator."""
+
+    def __init__(self, chromium_path: str | None = None) -> None:
+        self.chromium_path = chromium_path
+        self.loop = asyncio.new_event_loop()
+        self.browser: Any = None
+        self._pw: Any = None
+        self._thread = threading.Thread(target=self.loop.run_forever, name="sim-screens",
+                                         daemon=True)
+
+    def start(self) -> None:
+        """Start the loop thread and launch Chromium."""
+        from playwright.async_api import async_playwright
+
+        self._thread.start()
+        path = self.chromium_path
+        if path is None:
+            info = find_chromium()
+            path = info.path if info else None
+
+        async def go() -> None:
+            self._pw = await async_playwright().start()
+            self.browser = await self._pw.chromium.launch(
+                executable_path=path, headless=True,
+                args=[*BROWSER_FLAGS, "--farm-sim-screens"], timeout=60_000)
+        self.run(go(), 90)
+
+    def run(self, coro: Coroutine[Any, Any, Any], timeout: float = 30) -> Any:
+        """Run ``coro`` on the loop thread and wait for its result."""
+        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout)
+
+    def stop(self) -> None:
+        """Close Chromium and stop the loop; safe twice."""
+        if not self._thread.is_alive():
+            return
+
+        async def go() -> None:
+            if self.browser is not None:
+                await self.browser.close()
+            if self._pw is not None:
+                await self._pw.stop()
+        try:
+            self.run(go(), 20)
+        except Exception as exc:
+            log.debug("sim screens: error while stopping: %s", exc)
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self._thread.join(5)

@@ -1,0 +1,154 @@
+"""Native UI trees generated from a page's DOM (as walked by farm/devices/dom.js).
+
+Pure functions: DOM node dicts with CSS-pixel rects → the XML a real ``uiautomator dump``
+(physical pixels) or WebDriverAgent ``/source`` (points) would return.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from xml.sax.saxutils import quoteattr
+
+EMPTY_UIAUTOMATOR = "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?>" \
+                    '<hierarchy rotation="0" />'
+
+# DOM role → Android widget class / XCUIElementType.
+_ANDROID = {"button": "android.widget.Button", "a": "android.widget.TextView",
+            "link": "android.widget.TextView", "img": "android.widget.ImageView",
+            "select": "android.widget.Spinner", "textarea": "android.widget.EditText",
+            "input:checkbox": "android.widget.CheckBox", "checkbox": "android.widget.CheckBox",
+            "input:radio": "android.widget.RadioButton", "input:submit": "android.widget.Button",
+            "input:button": "android.widget.Button"}
+_IOS = {"button": "Button", "a": "Link", "link": "Link", "img": "Image", "select": "Picker",
+        "textarea": "TextView", "input:checkbox": "Switch", "checkbox": "Switch",
+        "input:password": "SecureTextField", "input:submit": "Button", "input:button": "Button",
+        "h1": "StaticText", "h2": "StaticText", "h3": "StaticText"}
+
+
+def _children(nodes: list[dict[str, Any]]) -> dict[int | None, list[dict[str, Any]]]:
+    kids: dict[int | None, list[dict[str, Any]]] = {}
+    for n in nodes:
+        kids.setdefault(n.get("parent"), []).append(n)
+    return kids
+
+
+def android_class(node: dict[str, Any]) -> str:
+    role = node.get("role", "")
+    if node.get("editable") or role.startswith("input:") and role not in _ANDROID:
+        return "android.widget.EditText"
+    if role in _ANDROID:
+        return _ANDROID[role]
+    return "android.widget.TextView" if node.get("text") else "android.view.View"
+
+
+def ios_type(node: dict[str, Any]) -> str:
+    role = node.get("role", "")
+    if role in _IOS:
+        return "XCUIElementType" + _IOS[role]
+    if node.get("editable"):
+        return "XCUIElementTypeTextField"
+    return "XCUIElementType" + ("StaticText" if node.get("text") else "Other")
+
+
+def uiautomator_xml(dom: dict[str, Any], package: str, width: int, height: int,
+                    dpr: float) -> str:
+    """A ``uiautomator dump`` of ``dom`` inside a full-screen FrameLayout of ``package``.
+
+    ``width``/``height`` are the screen's physical pixels; DOM rects are scaled by ``dpr``.
+    Password fields carry no text, as on Android.
+    """
+    nodes = dom.get("nodes") or []
+    kids = _children(nodes)
+    out = ["<?xml version='1.0' encoding='UTF-8' standalone='yes' ?>",
+           '<hierarchy rotation="0">']
+
+    def bounds(r: dict[str, int]) -> str:
+        x1 = max(0, min(width, round(r["x"] * dpr)))
+        y1 = max(0, min(height, round(r["y"] * dpr)))
+        x2 = max(0, min(width, round((r["x"] + r["width"]) * dpr)))
+        y2 = max(0, min(height, round((r["y"] + r["height"]) * dpr)))
+        return f"[{x1},{y1}][{x2},{y2}]"
+
+    def emit(node: dict[str, Any], index: int, depth: int) -> None:
+        password = node.get("role") == "input:password"
+        text = "" if password else (node.get("text") or "")
+        # only the placeholder: the <label> is its own TextView, as in a native form
+        hint = node.get("placeholder") or ""
+        if node.get("editable") and not text:
+            text = hint          # an empty EditText shows its hint as text, like Android 8+
+        attrs = {
+            "index": index, "text": text,
+            "resource-id": f"{package}:id/{node['resource_id']}" if node.get("resource_id")
+            else "",
+            "class": android_class(node), "package": package,
+            "content-desc": node.get("name") or "",
+            "checkable": str(node.get("role") in ("input:checkbox", "input:radio")).lower(),
+            "checked": "false", "clickable": str(bool(node.get("clickable"))).lower(),
+            "enabled": "true", "focusable": str(bool(node.get("clickable")
+                                                    or node.get("editable"))).lower(),
+            "focused": "false", "scrollable": "false", "long-clickable": "false",
+            "password": str(password).lower(), "selected": "false",
+            "bounds": bounds(node["rect"]),
+        }
+        pad = "  " * depth
+        body = " ".join(f"{k}={quoteattr(str(v))}" for k, v in attrs.items())
+        children = kids.get(node["id"], [])
+        if not children:
+            out.append(f"{pad}<node {body} />")
+            return
+        out.append(f"{pad}<node {body}>")
+        for i, child in enumerate(children):
+            emit(child, i, depth + 1)
+        out.append(f"{pad}</node>")
+
+    out.append(f'  <node index="0" text="" resource-id="" class="android.widget.FrameLayout" '
+               f'package={quoteattr(package)} content-desc="" checkable="false" '
+               f'checked="false" clickable="false" enabled="true" focusable="false" '
+               f'focused="false" scrollable="false" long-clickable="false" password="false" '
+               f'selected="false" bounds="[0,0][{width},{height}]">')
+    for i, child in enumerate(kids.get(None, [])):
+        emit(child, i, 2)
+    out.append("  </node>")
+    out.append("</hierarchy>")
+    return "\n".join(out)
+
+
+def wda_xml(dom: dict[str, Any] | None, bundle: str, width: int, height: int) -> str:
+    """A WebDriverAgent ``/source?format=xml`` of ``dom`` (rects in points = CSS pixels)."""
+    nodes = (dom or {}).get("nodes") or []
+    kids = _children(nodes)
+    out = ['<?xml version="1.0" encoding="UTF-8"?>',
+           f'<XCUIElementTypeApplication type="XCUIElementTypeApplication" '
+           f'name={quoteattr(bundle)} label={quoteattr(bundle)} enabled="true" visible="true" '
+           f'accessible="false" x="0" y="0" width="{width}" height="{height}" index="0">']
+
+    def emit(node: dict[str, Any], index: int, depth: int) -> None:
+        kind = ios_type(node)
+        r = node["rect"]
+        password = node.get("role") == "input:password"
+        # the accessible name only: a <label> is its own StaticText, as in a native form
+        label = node.get("name") or ""
+        value = "" if password else (node.get("text") or "")
+        name = node.get("resource_id") or label or value
+        attrs = {"type": kind, "name": name, "label": label or value,
+                 "value": value or node.get("placeholder") or "",
+                 "placeholderValue": node.get("placeholder") or "",
+                 "enabled": "true", "visible": str(bool(node.get("visible", True))).lower(),
+                 "accessible": str(bool(node.get("clickable") or value)).lower(),
+                 "x": r["x"], "y": r["y"], "width": r["width"], "height": r["height"],
+                 "index": index}
+        pad = "  " * depth
+        body = " ".join(f"{k}={quoteattr(str(v))}" for k, v in attrs.items())
+        children = kids.get(node["id"], [])
+        if not children:
+            out.append(f"{pad}<{kind} {body}/>")
+            return
+        out.append(f"{pad}<{kind} {body}>")
+        for i, child in enumerate(children):
+            emit(child, i, depth + 1)
+        out.append(f"{pad}</{kind}>")
+
+    for i, child in enumerate(kids.get(None, [])):
+        emit(child, i, 1)
+    out.append("</XCUIElementTypeApplication>")
+    return "\n".join(out)
