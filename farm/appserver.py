@@ -23,8 +23,9 @@ class _QuietHandler(SimpleHTTPRequestHandler):
 class AppServer:
     """One threaded static server per served directory."""
 
-    def __init__(self, host: str = "127.0.0.1") -> None:
+    def __init__(self, host: str = "127.0.0.1", url_host: str | None = None) -> None:
         self.host = host
+        self.url_host = url_host or host    # what other machines (cluster workers) dial
         self._servers: list[ThreadingHTTPServer] = []
         self.urls: dict[Path, str] = {}     # served dir → base URL
         self.env: dict[str, str] = {}       # VAR → base URL
@@ -41,7 +42,7 @@ class AppServer:
                 threading.Thread(target=server.serve_forever, name=f"app-{app.name}",
                                  daemon=True).start()
                 self._servers.append(server)
-                self.urls[folder] = f"http://{self.host}:{server.server_address[1]}"
+                self.urls[folder] = f"http://{self.url_host}:{server.server_address[1]}"
             if app.env:
                 self.env[app.env] = self.urls[folder]
 

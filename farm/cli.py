@@ -47,9 +47,14 @@ def cli() -> None:
 @click.option("--model", help="litellm model string (planning arrives with the agent).")
 @click.option("--model-base-url", help="OpenAI-compatible base URL for the model.")
 @click.option("--model-family", help="Model family: decides grammar and coordinates.")
+@click.option("--broker", metavar="URL", help="Run on `farm worker`s via this Redis "
+              "(redis:// or rediss://; also FARM_BROKER_URL / CELERY_BROKER_URL). --devices "
+              "then names platforms and how many cluster devices this run may hold at once.")
+@click.option("--matrix", is_flag=True, help="Cluster: run every case on every device group.")
 def run(paths: tuple[Path, ...], devices: str, report_dir: Path | None, junit_xml: Path | None,
         no_progress: bool | None, retries: int | None, timeout: float | None,
-        model: str | None, model_base_url: str | None, model_family: str | None) -> None:
+        model: str | None, model_base_url: str | None, model_family: str | None,
+        broker: str | None, matrix: bool) -> None:
     """Run every case under PATHS.
 
     \b
@@ -60,9 +65,13 @@ def run(paths: tuple[Path, ...], devices: str, report_dir: Path | None, junit_xm
     from farm.session import run as run_session
     settings = load_settings(report_dir=report_dir, no_progress=no_progress, retries=retries,
                              default_timeout=timeout, model=model,
-                             model_base_url=model_base_url, model_family=model_family)
+                             model_base_url=model_base_url, model_family=model_family,
+                             broker_url=broker)
+    if matrix and not settings.broker_url:
+        raise click.UsageError("--matrix needs a cluster: give --broker URL")
     show = not (settings.no_progress or _env_flag("FARM_NO_PROGRESS"))
-    code = run_session(list(paths), devices, settings, junit_xml=junit_xml, progress=show)
+    code = run_session(list(paths), devices, settings, junit_xml=junit_xml, progress=show,
+                       matrix=matrix)
     sys.exit(code)
 
 
@@ -72,12 +81,55 @@ def devices() -> None:
     from farm.config import load_settings
     from farm.devices.chromium import find_chromium
     settings = load_settings()
+    if settings.broker_url:
+        _cluster_devices(settings.broker_url.get_secret_value())
     chromium = find_chromium(settings)
     if chromium is None:
         click.echo("browser   none: no Chromium found (apt-get install chromium, or set "
                    "FARM_CHROMIUM_PATH)")
         sys.exit(5)
     click.echo(f"browser   Chromium {chromium.version}  {chromium.path}  ({chromium.source})")
+
+
+def _cluster_devices(url: str) -> None:
+    from farm.cluster import store
+    r = store.connect(url)
+    live, bad = store.leases(r), store.quarantined(r)
+    click.echo(f"cluster   {len(live)} device(s) on {_masked(url)}")
+    for name in sorted(set(live) | set(bad)):
+        lease = live.get(name, {})
+        state = "quarantined: " + bad[name] if name in bad else (
+            lease.get("state", "?") + (f" {lease['case']}" if lease.get("state") == "busy"
+                                       else "") + (" (draining)" if lease.get("draining") else ""))
+        click.echo(f"  {name:<28} {lease.get('platform', '-'):<8} {lease.get('group', '-'):<12} "
+                   f"{state if name in live or name in bad else ''}")
+
+
+def _masked(url: str) -> str:
+    from farm.config import mask_url
+    return mask_url(url)
+
+
+@cli.command()
+@click.option("--broker", metavar="URL", help="Redis URL (also FARM_BROKER_URL / "
+              "CELERY_BROKER_URL).")
+@click.option("--devices", "-d", default="browser:1", show_default=True, metavar="SPEC",
+              help="Devices to attach: KIND[:COUNT][,...]; one worker process per device.")
+@click.option("--group", help="Device group for --matrix runs (default: the device kind).")
+def worker(broker: str | None, devices: str, group: str | None) -> None:
+    """Serve cluster runs: one Celery worker process per device.
+
+    \b
+    Example:
+      farm worker --broker redis://:secret@redis:6379/0 --devices browser:3
+    SIGTERM drains: each device finishes its current case, then its worker exits.
+    """
+    from farm.config import load_settings
+    from worker.main import run_workers
+    settings = load_settings(broker_url=broker)
+    if not settings.broker_url:
+        raise click.UsageError("farm worker needs --broker URL (or FARM_BROKER_URL)")
+    sys.exit(run_workers(settings.broker_url.get_secret_value(), devices, group))
 
 
 @cli.group()

@@ -54,7 +54,12 @@ class Settings(BaseSettings):
     model_family: str | None = None
 
     # cluster
-    broker_url: SecretStr | None = None
+    broker_url: SecretStr | None = None    # redis:// or rediss:// → run on `farm worker`s
+    cluster_infra_retries: int = 2          # cluster runs: re-runs after an infra error
+    cluster_device_wait: float = 60.0       # fail a pool's jobs after this long without workers
+    cluster_outage_seconds: float = 60.0    # fail the run after the broker is gone this long
+    serve_host: str = "127.0.0.1"           # where suite apps are served (0.0.0.0 for workers
+    serve_url_host: str | None = None       # elsewhere) and the host name workers should use
 
     @classmethod
     def settings_customise_sources(

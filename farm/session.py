@@ -67,7 +67,7 @@ def _upfront_result(case: Case, run_id: str, reason: str) -> CaseResult:
 
 def run(paths: Sequence[str | Path], devices: str, settings: Settings,
         junit_xml: Path | None = None, progress: bool = True,
-        out: IO[str] | None = None) -> int:
+        out: IO[str] | None = None, matrix: bool = False) -> int:
     """Run suites under ``paths`` on ``devices`` (e.g. "browser:2"); return the exit code."""
     out = out or sys.stdout
     t_start = time.monotonic()
@@ -87,7 +87,7 @@ def run(paths: Sequence[str | Path], devices: str, settings: Settings,
         Path(settings.state_dir) / "runs" / run_id)
     run_dir.mkdir(parents=True, exist_ok=True)
 
-    with AppServer() as apps:
+    with AppServer(settings.serve_host, settings.serve_url_host) as apps:
         apps.serve([a for s in suites for a in s.defaults.apps])
         env = {**os.environ, **apps.env}
         every_secret = Variables.from_sources(
@@ -121,14 +121,23 @@ def run(paths: Sequence[str | Path], devices: str, settings: Settings,
             from farm.executors.local import LocalExecutor
             from farm.progress import make_progress
             from farm.devices.registry import make_devices
-            device_list = make_devices([s for s in specs if s.platform in
-                                        {j.platform for j in jobs}], settings)
-            view = make_progress(len(cases), [d.name for d in device_list], progress)
+            if settings.broker_url:     # cluster: the same outputs, from `farm worker`s
+                from farm.executors.celery import CeleryExecutor
+                executor = CeleryExecutor(settings, {c.id: c for c in cases}, services, policy,
+                                          specs, matrix=matrix)
+                jobs = executor.prepare(jobs)
+                names = executor.device_names()
+            else:
+                device_list = make_devices([s for s in specs if s.platform in
+                                            {j.platform for j in jobs}], settings)
+                executor = LocalExecutor(device_list, {c.id: c for c in cases}, services,
+                                         policy)
+                names = [d.name for d in device_list]
+            view = make_progress(len(upfront) + len(jobs), names, progress)
             view.start()
             for r in upfront:
                 view.case_finished("-", r, final=True)
-            executor = LocalExecutor(device_list, {c.id: c for c in cases}, services, policy,
-                                     events=view)
+            executor.events = view
             log.info("TIMING startup=%.3f", _since_process_start())
             try:
                 ran = executor.run(jobs)

@@ -1,0 +1,1 @@
+"""farm's Celery worker: one worker process per device (see worker.main)."""

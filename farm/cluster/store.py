@@ -1,0 +1,110 @@
+"""Redis state shared by `farm run` clients and `farm worker` processes.
+
+Every key lives under ``farm:`` (or ``FARM_CLUSTER_PREFIX``) so farm can share a Redis with
+other users — never FLUSHALL it. Keys:
+
+    <p>:lease:<device>      JSON lease of one device (TTL, refreshed by the worker's heartbeat)
+    <p>:quarantine          hash device → reason: devices that stop taking work cluster-wide
+    <p>:streak:<device>     consecutive infrastructure errors of a device
+    <p>:claim:<run>:<case>:<attempt>   set once when a worker starts that attempt (NX)
+    <p>:events:<run>        list of JSON events workers push and the run's client pops
+    <p>:run:<run>           hash: the run is alive (TTL); per-pool pending / in-flight counts
+    <p>:runs                zset run id → last heartbeat: runs competing for devices
+    <p>:history             hash "<platform>:<case id>" → JSON list of recent durations
+    <p>:epoch               random token; a new one means Redis lost its data (restart)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import time
+from typing import Any, Iterable
+
+LEASE_TTL_S = 10.0          # a worker silent this long is dead
+HEARTBEAT_S = 2.0
+RUN_TTL_S = 30              # a client silent this long has gone away
+CLAIM_TTL_S = 4 * 3600      # longer than any redelivery can come back (visibility timeout)
+HISTORY_KEEP = 20
+
+
+def prefix() -> str:
+    return os.environ.get("FARM_CLUSTER_PREFIX", "farm")
+
+
+def key(*parts: str) -> str:
+    return ":".join((prefix(),) + parts)
+
+
+def connect(url: str) -> Any:
+    """A redis-py client for ``redis://`` / ``rediss://`` URLs (passwords and DB numbers kept).
+
+    Short socket timeouts: a dead Redis must surface as an error within seconds, not hang.
+    """
+    import redis
+    return redis.Redis.from_url(url, socket_timeout=5, socket_connect_timeout=5,
+                                health_check_interval=10, decode_responses=True)
+
+
+# ---- leases --------------------------------------------------------------------------------
+def acquire_lease(r: Any, device: str, info: dict[str, Any]) -> bool:
+    """Take the lease of ``device`` unless a live worker holds it."""
+    return bool(r.set(key("lease", device), json.dumps(info), nx=True, px=int(LEASE_TTL_S * 1000)))
+
+
+def refresh_lease(r: Any, device: str, info: dict[str, Any]) -> None:
+    """Heartbeat: rewrite the lease (this also restores it after a Redis restart)."""
+    r.set(key("lease", device), json.dumps(info), px=int(LEASE_TTL_S * 1000))
+
+
+def release_lease(r: Any, device: str, token: str) -> None:
+    raw = r.get(key("lease", device))
+    if raw and json.loads(raw).get("token") == token:
+        r.delete(key("lease", device))
+
+
+def leases(r: Any) -> dict[str, dict[str, Any]]:
+    """Every live device lease, by device name."""
+    out: dict[str, dict[str, Any]] = {}
+    names = list(r.scan_iter(match=key("lease", "*"), count=500))
+    if not names:
+        return out
+    for name, raw in zip(names, r.mget(names)):
+        if raw:
+            out[name.split(":lease:", 1)[1]] = json.loads(raw)
+    return out
+
+
+def quarantined(r: Any) -> dict[str, str]:
+    return dict(r.hgetall(key("quarantine")))
+
+
+# ---- epoch ---------------------------------------------------------------------------------
+def epoch(r: Any) -> str:
+    """The current data epoch; created if missing. It changes when Redis comes back empty."""
+    r.set(key("epoch"), secrets.token_hex(8), nx=True)
+    return r.get(key("epoch")) or ""
+
+
+# ---- duration history ------------------------------------------------------------------------
+def load_history(r: Any, keys: Iterable[str]) -> dict[str, list[float]]:
+    """Samples for ``"<platform>:<case id>"`` keys (missing keys left out)."""
+    wanted = list(keys)
+    if not wanted:
+        return {}
+    values = r.hmget(key("history"), wanted)
+    return {k: json.loads(v) for k, v in zip(wanted, values) if v}
+
+
+def record_history(r: Any, samples: dict[str, float]) -> None:
+    """Append one duration per key, keeping the most recent ``HISTORY_KEEP``."""
+    if not samples:
+        return
+    old = load_history(r, samples)
+    r.hset(key("history"), mapping={
+        k: json.dumps((old.get(k, []) + [round(v, 3)])[-HISTORY_KEEP:]) for k, v in samples.items()})
+
+
+def now() -> float:
+    return time.time()

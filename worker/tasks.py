@@ -1,0 +1,22 @@
+"""The one Celery task: run a case attempt on this worker's device."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from worker.app import app
+
+log = logging.getLogger("farm.worker")
+
+RUNTIME: Any = None     # the DeviceRuntime of this process, set by worker.main
+
+
+@app.task(name="farm.run_case", acks_late=True, reject_on_worker_lost=True, ignore_result=True)
+def run_case_task(payload: dict[str, Any]) -> str:
+    """Run one case attempt. ``payload`` is JSON: run_id, job, case, env, app_dirs."""
+    if RUNTIME is None:
+        raise RuntimeError("farm.run_case needs a device: start workers with `farm worker`")
+    what = RUNTIME.execute(payload)
+    log.info("%s attempt %s: %s", payload["job"]["case_id"], payload["job"]["attempt"], what)
+    return what
