@@ -1,19 +1,31 @@
 """The Agent API: what a tester does on a device, one call per intent.
 
 The zero-token part works with no model: targets go through the locator chain (XPath, UI-tree
-text), checks read the screen's text. Calls that need a model raise NeedsModel until a model
-client is configured (the planning loop plugs in here).
+text), checks read the screen's text. With a `ModelSet` the chain gains model tiers (plan bbox
+first, AI locate / deepLocate last) and ai_act / ai_assert / ai_query work; without one they
+raise NeedsModel (the case is skipped).
+
+Secrets: prompts carry task text as written (``${NAME}`` placeholders); ``resolve`` turns a
+placeholder into its value only when an action types it on the device.
 """
 
 from __future__ import annotations
 
+import logging
 import time
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from farm.agent.locator import LocateHit, LocatorChain, default_chain, normalise
 from farm.devices.base import Device
 from farm.devices.grabber import ScreenshotGrabber
 from farm.errors import AssertionFailed, CaseTimeout, NeedsModel, StepFailed
+from farm.llm.client import Usage
+
+if TYPE_CHECKING:
+    from farm.agent.loop import LoopLimits
+    from farm.llm.models import ModelSet
+
+log = logging.getLogger("farm.agent")
 
 SCROLL_DIRECTIONS = {"down": (0, 1), "up": (0, -1), "right": (1, 0), "left": (-1, 0)}
 SCROLL_TO = {"scrollToBottom": "down", "scrollToTop": "up", "scrollToLeft": "left",
@@ -23,14 +35,27 @@ SCROLL_TO = {"scrollToBottom": "down", "scrollToTop": "up", "scrollToLeft": "lef
 class Agent:
     """Drives one device. ``deadline`` (monotonic seconds) bounds every wait."""
 
-    def __init__(self, device: Device, model: Any = None, chain: LocatorChain | None = None,
+    def __init__(self, device: Device, model: "ModelSet | None" = None,
+                 chain: LocatorChain | None = None,
                  grabber: ScreenshotGrabber | None = None,
-                 deadline: Callable[[], float] | None = None) -> None:
+                 deadline: Callable[[], float] | None = None,
+                 resolve: Callable[[str], str] | None = None,
+                 limits: "LoopLimits | None" = None, context: str | None = None) -> None:
+        from farm.agent.loop import LoopLimits
         self.device = device
-        self.model = model
-        self.chain = chain or default_chain()
+        self.models = model
         self.grabber = grabber or ScreenshotGrabber(device)
+        self.chain = chain or (default_chain() if model is None else model_chain(self))
         self._deadline = deadline or (lambda: float("inf"))
+        self.resolve = resolve or (lambda text: text)
+        self.limits = limits or LoopLimits()
+        self.context = context
+        self.usage = Usage()
+        self.last_tiers: list[str] = []
+
+    @property
+    def model(self) -> "ModelSet | None":
+        return self.models
 
     # ---- helpers -------------------------------------------------------------------------
     def remaining(self) -> float:
@@ -39,14 +64,11 @@ class Agent:
     def _acted(self) -> None:
         self.grabber.invalidate()
 
-    def _need_model(self, what: str) -> None:
-        if self.model is None:
-            raise NeedsModel(what)
-        raise NeedsModel(what + " (the planning loop is not available yet)")
-
     # ---- locating and acting ---------------------------------------------------------------
-    def ai_locate(self, prompt: str, xpath: str | None = None) -> LocateHit:
-        return self.chain.locate(prompt or "", self.device, xpath=xpath)
+    def ai_locate(self, prompt: str, xpath: str | None = None,
+                  deep_locate: bool = False) -> LocateHit:
+        return self.chain.locate(prompt or "", self.device, xpath=xpath,
+                                 deep_locate=deep_locate)
 
     def ai_tap(self, prompt: str, xpath: str | None = None) -> LocateHit:
         hit = self.ai_locate(prompt, xpath)
@@ -142,15 +164,87 @@ class Agent:
         self._acted()
         return out
 
-    # ---- model-backed (planning arrives with the agent issue) ---------------------------------
-    def ai_act(self, task: str, deep_think: bool = False, **_: Any) -> None:
-        self._need_model(f'ai "{task}"')
+    # ---- model-backed ------------------------------------------------------------------------
+    def ask(self, purpose: str, messages: list[dict[str, Any]], client: Any = None) -> str:
+        """One model call; its usage is added to ``self.usage``."""
+        self.check_time()
+        reply = (client or self.models.plan).complete(messages)
+        self.usage.add(reply.usage)
+        log.debug("model %s (%s): %d+%d tokens", purpose, getattr(client, "name", "?"),
+                  reply.usage.prompt_tokens, reply.usage.completion_tokens)
+        return reply.text
+
+    def check_time(self) -> None:
+        if self.remaining() <= 0:
+            raise CaseTimeout("case timed out during an ai step")
+
+    def _models(self, what: str) -> ModelSet:
+        if self.models is None:
+            raise NeedsModel(what)
+        return self.models
+
+    def ai_act(self, task: str, deep_think: bool = False, deep_locate: bool = False,
+               context: str | None = None) -> dict[str, Any]:
+        """Carry out ``task`` with the plan-act-replan loop. Numbered lines = strict mode."""
+        from farm.agent.loop import ActLoop
+        self._models(f'ai "{task}"')
+        loop = ActLoop(self, self.limits)
+        try:
+            result = loop.run(task, deep_think=deep_think, deep_locate=deep_locate,
+                              context=context or self.context)
+        finally:
+            self.last_tiers = list(loop.result.tiers)
+        return result.as_output()
+
+    def _look(self) -> bytes:
+        self.grabber.invalidate()   # judge the screen as it is now, not a cached frame
+        return self.grabber.grab()
 
     def ai_assert(self, assertion: str, error_message: str | None = None) -> None:
-        self._need_model(f'aiAssert "{assertion}"')
+        from farm.agent.insight import judge
+        models = self._models(f'aiAssert "{assertion}"')
+        passed, why = judge(self.ask, models.judge, assertion, self._look())
+        if not passed:
+            raise AssertionFailed(error_message or f'aiAssert "{assertion}" failed: {why}')
 
-    def ai_wait_for(self, assertion: str, timeout_s: float = 30.0) -> None:
-        self._need_model(f'aiWaitFor "{assertion}"')
+    def ai_wait_for(self, assertion: str, timeout_s: float = 30.0,
+                    interval_s: float = 1.0) -> None:
+        from farm.agent.insight import judge
+        models = self._models(f'aiWaitFor "{assertion}"')
+        limit = time.monotonic() + min(timeout_s, max(self.remaining(), 0))
+        why = ""
+        while True:
+            passed, why = judge(self.ask, models.judge, assertion, self._look())
+            if passed:
+                return
+            if time.monotonic() + interval_s > limit:
+                if self.remaining() <= interval_s:
+                    raise CaseTimeout(f'case timed out waiting for "{assertion}"')
+                raise AssertionFailed(f'aiWaitFor "{assertion}" not true within '
+                                      f"{timeout_s:g}s: {why}")
+            time.sleep(interval_s)
 
     def ai_query(self, query: str, kind: str = "aiQuery") -> Any:
-        self._need_model(f'{kind} "{query}"')
+        from farm.agent.insight import query as extract
+        models = self._models(f'{kind} "{query}"')
+        return extract(self.ask, models.plan, query, kind, self._look())
+
+    def ai_boolean(self, query: str) -> bool:
+        return self.ai_query(query, "aiBoolean")
+
+    def ai_number(self, query: str) -> float:
+        return self.ai_query(query, "aiNumber")
+
+    def ai_string(self, query: str) -> str:
+        return self.ai_query(query, "aiString")
+
+
+def model_chain(agent: Agent) -> LocatorChain:
+    """Plan bbox → XPath → UI-tree text → AI locate (deepLocate when asked)."""
+    from farm.agent.locator import TextMatchTier, XPathTier
+    from farm.agent.model_tiers import AILocateTier, PlanBboxTier
+    models = agent.models
+    assert models is not None
+    ai = AILocateTier(lambda purpose, messages: agent.ask(purpose, messages, models.locate),
+                      models.locate_family, agent.grabber.grab)
+    return LocatorChain([PlanBboxTier(), XPathTier(), TextMatchTier(), ai], has_model_tier=True)

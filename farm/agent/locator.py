@@ -32,6 +32,7 @@ class LocateContext:
     _tree: UITree | None = None
     _fetched: bool = False
     near: list[str] = field(default_factory=list)   # candidates seen by tiers that missed
+    hints: dict = field(default_factory=dict)   # plan_rect, deep_locate, trust_plan (model tiers)
 
     def tree(self) -> UITree | None:
         if not self._fetched:
@@ -173,17 +174,26 @@ class LocatorChain:
         self.has_model_tier = has_model_tier
         self.on_attempt = on_attempt
 
-    def locate(self, prompt: str, device: Device, xpath: str | None = None) -> LocateHit:
-        ctx = LocateContext(device=device, xpath=xpath)
-        for tier in self.tiers:
-            hit = tier.locate(prompt, ctx)
+    def locate(self, prompt: str, device: Device, xpath: str | None = None,
+               **hints: object) -> LocateHit:
+        ctx = LocateContext(device=device, xpath=xpath, hints=hints)
+        for i, tier in enumerate(self.tiers):
+            try:
+                hit = tier.locate(prompt, ctx)
+            except LocateError as exc:
+                # With a model tier still to come, an ambiguous text match is no verdict:
+                # the model can tell the candidates apart.
+                if not self.has_model_tier or i == len(self.tiers) - 1:
+                    raise
+                ctx.near.extend([str(exc), *exc.candidates])
+                hit = None
             if self.on_attempt:
                 self.on_attempt(tier.name, hit is not None)
             if hit is not None:
                 return hit
         what = f'"{prompt}"' if prompt else f"XPath {xpath}"
         near = [n for n in ctx.near if not n.startswith("XPath")]
-        if near or (xpath and not prompt):
+        if near or (xpath and not prompt) or self.has_model_tier:
             raise LocateError(f"no element matches {what}", ctx.near)
         raise NeedsModel(f"no zero-token match for {what} on screen")
 

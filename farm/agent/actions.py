@@ -1,0 +1,315 @@
+"""Actions the planner may choose, declared as pydantic models, registered per platform.
+
+A field typed `Locate` is a locator field: the TaskBuilder finds it by scanning the schema and
+puts a Locate task before the action (Tap → [locate], DragAndDrop → [from, to], Back → []).
+Adding an action is adding a class here; nothing else changes.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, ClassVar, Literal, Optional, get_args, get_origin
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from farm.devices.base import Device, Rect
+from farm.errors import StepFailed
+
+
+class Locate(BaseModel):
+    """The locator marker: a description (and maybe a box) the model gave for an element."""
+
+    model_config = ConfigDict(extra="ignore")
+    prompt: str = ""
+    bbox: Optional[list[float]] = None
+    deepLocate: bool = False
+    rect: Optional[Rect] = Field(default=None, exclude=True)   # filled by the Locate task
+    tier: Optional[str] = Field(default=None, exclude=True)
+
+    def describe(self) -> str:
+        return f'"{self.prompt}"' if self.prompt else f"box {self.bbox}"
+
+    def point(self) -> tuple[int, int]:
+        if self.rect is None:
+            raise StepFailed(f"{self.describe()} was not located")
+        return self.rect.center
+
+
+class ActionContext:
+    """What an action may use: the device, its size, and the secret resolver (values typed
+    on the device are resolved here and nowhere else)."""
+
+    def __init__(self, device: Device, resolve: Callable[[str], str]) -> None:
+        self.device = device
+        self.resolve = resolve
+
+    def optional(self, method: str) -> Callable[..., Any]:
+        fn = getattr(self.device, method, None)
+        if fn is None:
+            raise StepFailed(f"{type(self.device).__name__} on {self.device.platform} cannot "
+                             f"{method} (the driver has no {method}())")
+        return fn
+
+
+class Action(BaseModel):
+    """Base of every action. ``run`` performs it once its locator fields hold rects."""
+
+    model_config = ConfigDict(extra="ignore", populate_by_name=True)
+    name: ClassVar[str] = ""
+    doc: ClassVar[str] = ""
+    moves_pointer: ClassVar[bool] = False
+
+    def run(self, ctx: ActionContext) -> None:
+        raise NotImplementedError
+
+    def target(self) -> str:
+        """What it acts on, for logs and loop detection."""
+        locs = [getattr(self, f) for f in locator_fields(type(self))]
+        return ", ".join(l.describe() + (f" at {l.rect.as_list()}" if l.rect else "")
+                         for l in locs if l is not None)
+
+
+def locator_fields(cls: type[BaseModel]) -> list[str]:
+    """Names of the fields whose type is `Locate` (or Optional[Locate]), in declaration order."""
+    out = []
+    for name, f in cls.model_fields.items():
+        ann = f.annotation
+        if ann is Locate or (get_origin(ann) is not None and Locate in get_args(ann)):
+            out.append(name)
+    return out
+
+
+# ---- common ---------------------------------------------------------------------------------
+class Tap(Action):
+    name, doc, moves_pointer = "Tap", "tap / click an element", True
+    locate: Locate
+
+    def run(self, ctx: ActionContext) -> None:
+        ctx.device.tap(*self.locate.point())
+
+
+class DoubleClick(Tap):
+    name, doc = "DoubleClick", "double-click an element"
+
+    def run(self, ctx: ActionContext) -> None:
+        ctx.device.double_tap(*self.locate.point())
+
+
+class RightClick(Tap):
+    name, doc = "RightClick", "right-click an element (web)"
+
+    def run(self, ctx: ActionContext) -> None:
+        ctx.optional("right_click")(*self.locate.point())
+
+
+class Hover(Tap):
+    name, doc = "Hover", "move the pointer over an element"
+
+    def run(self, ctx: ActionContext) -> None:
+        ctx.device.hover(*self.locate.point())
+
+
+class LongPress(Tap):
+    name, doc = "LongPress", "press and hold an element"
+    duration: int = 800
+
+    def run(self, ctx: ActionContext) -> None:
+        ctx.device.long_press(*self.locate.point(), self.duration)
+
+
+class DragAndDrop(Action):
+    name, doc, moves_pointer = "DragAndDrop", "drag one element onto another", True
+    from_: Locate = Field(alias="from")
+    to: Locate
+
+    def run(self, ctx: ActionContext) -> None:
+        ctx.device.swipe(*self.from_.point(), *self.to.point(), 600)
+
+
+class Input(Action):
+    name, doc = "Input", "type text into an element (mode replace | clear | typeOnly)"
+    value: str = ""
+    locate: Optional[Locate] = None
+    mode: Literal["replace", "clear", "typeOnly"] = "replace"
+
+    def run(self, ctx: ActionContext) -> None:
+        if self.locate is not None:
+            ctx.device.tap(*self.locate.point())
+        if self.mode in ("replace", "clear"):
+            ctx.device.clear_text()
+        if self.mode != "clear" and self.value:
+            ctx.device.type_text(ctx.resolve(self.value))   # ${SECRET} becomes its value here
+
+
+class ClearInput(Action):
+    name, doc = "ClearInput", "empty an input"
+    locate: Optional[Locate] = None
+
+    def run(self, ctx: ActionContext) -> None:
+        if self.locate is not None:
+            ctx.device.tap(*self.locate.point())
+        ctx.device.clear_text()
+
+
+class KeyboardPress(Action):
+    name, doc = "KeyboardPress", "press a key (Enter, Tab, Escape, ...), optionally on an element"
+    keyName: str
+    locate: Optional[Locate] = None
+
+    def run(self, ctx: ActionContext) -> None:
+        if self.locate is not None:
+            ctx.device.tap(*self.locate.point())
+        ctx.device.press(self.keyName)
+
+
+_DIRS = {"down": (0, 1), "up": (0, -1), "right": (1, 0), "left": (-1, 0)}
+
+
+class Scroll(Action):
+    name, doc = "Scroll", "scroll the page or an element (direction up/down/left/right)"
+    scrollType: str = "singleAction"
+    direction: str = "down"
+    distance: Optional[int] = None
+    locate: Optional[Locate] = None
+
+    def run(self, ctx: ActionContext) -> None:
+        w, h = ctx.device.size()
+        x, y = self.locate.point() if self.locate is not None else (w // 2, h // 2)
+        dx, dy = _DIRS.get(self.direction, (0, 1))
+        if self.scrollType != "singleAction":
+            for _ in range(10):
+                ctx.device.scroll(x, y, dx * 10 * h, dy * 10 * h)
+            return
+        step = self.distance or int((h if dy else w) * 0.7)
+        ctx.device.scroll(x, y, dx * step, dy * step)
+
+
+class Swipe(Action):
+    name, doc, moves_pointer = "Swipe", "swipe from start to end (or in a direction)", True
+    start: Optional[Locate] = None
+    end: Optional[Locate] = None
+    direction: Optional[str] = None
+    distance: Optional[int] = None
+    duration: int = 300
+
+    def run(self, ctx: ActionContext) -> None:
+        w, h = ctx.device.size()
+        x1, y1 = self.start.point() if self.start else (w // 2, h // 2)
+        if self.end is not None:
+            x2, y2 = self.end.point()
+        else:
+            dx, dy = _DIRS.get(self.direction or "up", (0, -1))
+            dist = self.distance or int((h if dy else w) * 0.5)
+            x2, y2 = x1 + dx * dist, y1 + dy * dist
+        ctx.device.swipe(x1, y1, x2, y2, self.duration)
+
+
+class Sleep(Action):
+    name, doc = "Sleep", "wait (timeMs milliseconds)"
+    timeMs: int = 1000
+
+    def run(self, ctx: ActionContext) -> None:
+        import time
+        time.sleep(min(max(self.timeMs, 0), 30_000) / 1000)
+
+
+# ---- web -----------------------------------------------------------------------------------
+class Navigate(Action):
+    name, doc = "Navigate", "open a URL"
+    url: str
+
+    def run(self, ctx: ActionContext) -> None:
+        ctx.device.launch(ctx.resolve(self.url))
+
+
+class Reload(Action):
+    name, doc = "Reload", "reload the page"
+
+    def run(self, ctx: ActionContext) -> None:
+        ctx.device.run_script("location.reload()", timeout_s=10)
+
+
+class GoBack(Action):
+    name, doc = "GoBack", "go back in the browser history"
+
+    def run(self, ctx: ActionContext) -> None:
+        ctx.device.run_script("history.back()", timeout_s=10)
+
+
+# ---- mobile --------------------------------------------------------------------------------
+class AndroidBackButton(Action):
+    name, doc = "AndroidBackButton", "press the Android Back button"
+
+    def run(self, ctx: ActionContext) -> None:
+        back = getattr(ctx.device, "back", None)
+        back() if back else ctx.device.press("Back")
+
+
+class AndroidHomeButton(Action):
+    name, doc = "AndroidHomeButton", "press the Android Home button"
+
+    def run(self, ctx: ActionContext) -> None:
+        home = getattr(ctx.device, "home", None)
+        home() if home else ctx.device.press("Home")
+
+
+class IOSHomeButton(AndroidHomeButton):
+    name, doc = "IOSHomeButton", "go to the iOS home screen"
+
+
+class Launch(Action):
+    name, doc = "Launch", "launch an app (package / bundle id / URL)"
+    uri: str
+
+    def run(self, ctx: ActionContext) -> None:
+        ctx.device.launch(self.uri)
+
+
+class Terminate(Action):
+    name, doc = "Terminate", "stop an app"
+    uri: str
+
+    def run(self, ctx: ActionContext) -> None:
+        ctx.device.terminate(self.uri)
+
+
+class RunAdbShell(Action):
+    name, doc = "RunAdbShell", "run an adb shell command"
+    command: str
+
+    def run(self, ctx: ActionContext) -> None:
+        ctx.optional("shell")(ctx.resolve(self.command))
+
+
+COMMON: list[type[Action]] = [Tap, DoubleClick, RightClick, Hover, LongPress, DragAndDrop, Input,
+                              ClearInput, KeyboardPress, Scroll, Swipe, Sleep]
+PLATFORM: dict[str, list[type[Action]]] = {
+    "web": [Navigate, Reload, GoBack],
+    "android": [AndroidBackButton, AndroidHomeButton, Launch, Terminate, RunAdbShell],
+    "ios": [IOSHomeButton, Launch, Terminate],
+}
+# Grammar-neutral names some parsers emit (AutoGLM "Back", UI-TARS press_home).
+ALIASES = {"web": {"Back": "GoBack"},
+           "android": {"Back": "AndroidBackButton", "Home": "AndroidHomeButton"},
+           "ios": {"Home": "IOSHomeButton"}}
+
+
+def registry(platform: str) -> dict[str, type[Action]]:
+    """Every action usable on ``platform``, by name (aliases included)."""
+    reg = {a.name: a for a in COMMON + PLATFORM.get(platform, [])}
+    for alias, real in ALIASES.get(platform, {}).items():
+        reg[alias] = reg[real]
+    return reg
+
+
+def describe_actions(platform: str) -> str:
+    """The action list for the planning prompt, generated from the schemas."""
+    lines = []
+    for cls in COMMON + PLATFORM.get(platform, []):
+        params = []
+        for fname, f in cls.model_fields.items():
+            key = f.alias or fname
+            kind = "Locate" if fname in locator_fields(cls) else getattr(
+                f.annotation, "__name__", str(f.annotation).replace("typing.", ""))
+            params.append(f"{key}{'' if f.is_required() else '?'}: {kind}")
+        lines.append(f"- {cls.name} {{{', '.join(params)}}}: {cls.doc}")
+    return "\n".join(lines)

@@ -1,0 +1,118 @@
+"""ConversationHistory: what one ai_act remembers between rounds (reset per ai_act).
+
+Prompt size must not grow with the number of rounds: only the newest screenshot is sent (2
+with deep_think), older images become a text placeholder, only the last few rounds stay as
+messages, and the executed-step log keeps its newest entries (older ones are counted).
+Pure data: no I/O.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from farm.llm.plan import SubGoal
+
+IMAGE_PLACEHOLDER = "(screenshot omitted: only the newest is kept)"
+
+
+@dataclass
+class ConversationHistory:
+    max_messages: int = 50            # past this, keep the last `keep_messages`
+    keep_messages: int = 20
+    window_rounds: int = 3            # rounds sent back in full (user + assistant messages)
+    max_logs: int = 10
+    messages: list[dict[str, Any]] = field(default_factory=list)
+    memories: list[str] = field(default_factory=list)
+    sub_goals: list[SubGoal] = field(default_factory=list)
+    logs: list[str] = field(default_factory=list)
+    pending_feedback: str = ""
+    _dropped_logs: int = 0
+
+    def reset(self) -> None:
+        self.messages.clear()
+        self.memories.clear()
+        self.sub_goals.clear()
+        self.logs.clear()
+        self.pending_feedback = ""
+        self._dropped_logs = 0
+
+    def add_user(self, text: str, image_url: str | None) -> None:
+        content: list[dict[str, Any]] = [{"type": "text", "text": text}]
+        if image_url:
+            content.append({"type": "image_url", "image_url": {"url": image_url}})
+        self.messages.append({"role": "user", "content": content})
+        self._compress()
+
+    def add_assistant(self, text: str) -> None:
+        self.messages.append({"role": "assistant", "content": text})
+        self._compress()
+
+    def drop_last(self) -> None:
+        """Forget the newest message (a reply that could not be parsed: it would mislead)."""
+        if self.messages:
+            self.messages.pop()
+
+    def log(self, entry: str) -> None:
+        self.logs.append(entry)
+        if len(self.logs) > self.max_logs:
+            self._dropped_logs += len(self.logs) - self.max_logs
+            del self.logs[:-self.max_logs]
+
+    def remember(self, memory: str) -> None:
+        if memory and memory not in self.memories:
+            self.memories.append(memory)
+            del self.memories[:-5]
+
+    def feedback(self, text: str) -> None:
+        self.pending_feedback = (self.pending_feedback + "\n" + text).strip()
+
+    def take_feedback(self) -> str:
+        text, self.pending_feedback = self.pending_feedback, ""
+        return text
+
+    def update_goals(self, goals: list[SubGoal], done: list[int]) -> None:
+        if goals:
+            self.sub_goals = list(goals)
+        for g in self.sub_goals:
+            if g.index in done:
+                g.status = "finished"
+
+    def _compress(self) -> None:
+        if len(self.messages) > self.max_messages:
+            del self.messages[:-self.keep_messages]
+
+    def state_text(self, deep_think: bool) -> str:
+        """Memories, sub-goals (deep_think) or executed steps, for the next prompt."""
+        parts = []
+        if deep_think and self.sub_goals:
+            parts.append("Sub-goals:\n" + "\n".join(
+                f"{g.index}. [{g.status}] {g.text}" for g in self.sub_goals))
+        elif self.logs:
+            head = f"({self._dropped_logs} earlier steps)\n" if self._dropped_logs else ""
+            parts.append("Steps done so far:\n" + head + "\n".join(f"- {l}" for l in self.logs))
+        if self.memories:
+            parts.append("Memory:\n" + "\n".join(f"- {m}" for m in self.memories))
+        return "\n\n".join(parts)
+
+    def snapshot(self, max_images: int = 1) -> list[dict[str, Any]]:
+        """The messages to send: the last `window_rounds` rounds, newest images only."""
+        msgs = self.messages[-(2 * self.window_rounds + 1):]
+        if msgs and msgs[0].get("role") == "assistant":
+            msgs = msgs[1:]
+        out: list[dict[str, Any]] = []
+        seen = 0
+        for m in reversed(msgs):
+            content = m["content"]
+            if isinstance(content, list):
+                parts = []
+                for p in content:
+                    if p.get("type") == "image_url":
+                        seen += 1
+                        if seen > max_images:
+                            p = {"type": "text", "text": IMAGE_PLACEHOLDER}
+                    parts.append(p)
+                m = {**m, "content": parts}
+            out.append(m)
+        out.reverse()
+        return out

@@ -1,0 +1,43 @@
+"""Screenshot helpers for prompts: data URLs, sizes, crop-and-upscale for deepLocate."""
+
+from __future__ import annotations
+
+import base64
+import io
+import struct
+
+from farm.devices.base import Rect
+
+
+def png_size(png: bytes) -> tuple[int, int]:
+    """Width and height from a PNG header (no decoding); falls back to Pillow for others."""
+    if png[:8] == b"\x89PNG\r\n\x1a\n":
+        w, h = struct.unpack(">II", png[16:24])
+        return w, h
+    from PIL import Image
+    return Image.open(io.BytesIO(png)).size
+
+
+def data_url(png: bytes) -> str:
+    mime = "image/png" if png[:4] == b"\x89PNG" else "image/jpeg"
+    return f"data:{mime};base64," + base64.b64encode(png).decode()
+
+
+def crop_upscale(png: bytes, area: Rect, margin: int = 32, factor: int = 2) -> tuple[bytes, Rect]:
+    """Crop ``area`` plus ``margin`` (clamped to the image), upscale ×factor; return the new
+    PNG and the crop rect in the original image (to map answers back)."""
+    from PIL import Image
+    img = Image.open(io.BytesIO(png))
+    w, h = img.size
+    x1, y1 = max(area.x - margin, 0), max(area.y - margin, 0)
+    x2 = min(area.x + area.width + margin, w)
+    y2 = min(area.y + area.height + margin, h)
+    crop = img.crop((x1, y1, x2, y2)).resize(((x2 - x1) * factor, (y2 - y1) * factor))
+    out = io.BytesIO()
+    crop.save(out, format="PNG")
+    return out.getvalue(), Rect(x=x1, y=y1, width=x2 - x1, height=y2 - y1)
+
+
+def scale_rect(rect: Rect, sx: float, sy: float, dx: int = 0, dy: int = 0) -> Rect:
+    return Rect(x=round(rect.x * sx) + dx, y=round(rect.y * sy) + dy,
+                width=max(round(rect.width * sx), 1), height=max(round(rect.height * sy), 1))

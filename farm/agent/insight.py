@@ -1,0 +1,69 @@
+"""aiAssert / aiQuery / aiBoolean / aiNumber / aiString: one look at the screen, one JSON answer.
+
+Assertions go to the judge model (FARM_ASSERT_MODEL_* or the main model), so the agent that
+acted does not grade itself.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from farm.agent.images import data_url
+from farm.agent.prompts import assert_prompt, query_prompt
+from farm.errors import StepFailed
+from farm.llm.client import ModelClient
+from farm.llm.plan import ReplyParseError, loads_lenient
+
+Ask = Callable[[str, list[dict[str, Any]], ModelClient], str]
+
+
+def ask_json(ask: Ask, client: ModelClient, purpose: str, prompt: str, png: bytes,
+             check: Callable[[Any], Any]) -> Any:
+    """Ask with the screenshot; ``check`` validates the JSON (raising ReplyParseError). One
+    retry with the error appended; a second unreadable reply fails the step."""
+    messages: list[dict[str, Any]] = [{"role": "user", "content": [
+        {"type": "text", "text": prompt},
+        {"type": "image_url", "image_url": {"url": data_url(png)}}]}]
+    text = ask(purpose, messages, client)
+    try:
+        return check(loads_lenient(text))
+    except ReplyParseError as first:
+        messages += [{"role": "assistant", "content": text},
+                     {"role": "user", "content": f"{first}. Answer only the JSON."}]
+        text = ask(purpose, messages, client)
+        try:
+            return check(loads_lenient(text))
+        except ReplyParseError as second:
+            raise StepFailed(f"the model's {purpose} reply could not be parsed twice: "
+                             f"{second}") from None
+
+
+def judge(ask: Ask, client: ModelClient, assertion: str, png: bytes) -> tuple[bool, str]:
+    """(passed, the model's reason)."""
+    def check(data: Any) -> tuple[bool, str]:
+        if not isinstance(data, dict) or not isinstance(data.get("pass"), bool):
+            raise ReplyParseError(f'expected {{"pass": true|false, "thought": "..."}}, got {data!r}'[:200])
+        return data["pass"], str(data.get("thought", ""))
+    return ask_json(ask, client, "assert", assert_prompt(assertion), png, check)
+
+
+def query(ask: Ask, client: ModelClient, question: str, kind: str, png: bytes) -> Any:
+    """The extracted value, typed by ``kind``."""
+    def check(data: Any) -> Any:
+        if not isinstance(data, dict) or "data" not in data:
+            raise ReplyParseError(f'expected {{"data": ...}}, got {data!r}'[:200])
+        value = data["data"]
+        if kind == "aiBoolean" and not isinstance(value, bool):
+            raise ReplyParseError(f"expected true or false, got {value!r}")
+        if kind == "aiNumber":
+            if isinstance(value, str):
+                try:
+                    value = float(value.replace(",", "").strip("$ "))
+                except ValueError:
+                    raise ReplyParseError(f"expected a number, got {value!r}") from None
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise ReplyParseError(f"expected a number, got {value!r}")
+        if kind == "aiString" and not isinstance(value, str):
+            value = str(value)
+        return value
+    return ask_json(ask, client, "query", query_prompt(question, kind), png, check)

@@ -1,0 +1,193 @@
+"""The ai_act loop: screenshot → plan → TaskBuilder → TaskRunner → replan, until the model
+says `<complete>` or the cap. Failures go back to the model as feedback text; more than
+`max_errors` execution errors, an unreadable reply (after one retry), an action repeated on an
+unchanged screen, or the cap fail the act with a message that says which.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from farm.agent.actions import ActionContext, Locate, describe_actions, registry
+from farm.agent.history import ConversationHistory
+from farm.agent.images import data_url, png_size
+from farm.agent.model_tiers import image_to_screen
+from farm.agent.prompts import round_prompt, system_prompt
+from farm.agent.tasks import PlanError, TaskRunner, build_tasks
+from farm.errors import LocateError, StepFailed
+from farm.llm.families import to_rect
+from farm.llm.plan import Plan, ReplyParseError, parse_plan
+
+if TYPE_CHECKING:
+    from farm.agent.api import Agent
+
+log = logging.getLogger("farm.agent")
+
+
+@dataclass
+class LoopLimits:
+    cap: int | None = None            # None: the family's (20 / UI-TARS 40 / AutoGLM 100)
+    max_errors: int = 5               # more than this many execution errors fail the act
+    stuck_nudge: int = 3              # same action, same target, same screen: nudge …
+    stuck_abort: int = 5              # … then abort
+
+
+@dataclass
+class ActResult:
+    rounds: int = 0
+    message: str = ""
+    steps: list[str] = field(default_factory=list)
+    tiers: list[str] = field(default_factory=list)
+
+    def as_output(self) -> dict[str, Any]:
+        return {"rounds": self.rounds, "message": self.message, "steps": self.steps}
+
+
+_NUMBERED = re.compile(r"^\s*(\d+)[.)]\s+(.+?)\s*$")
+
+
+def strict_steps(task: str) -> list[str]:
+    """Numbered lines ("1. …", "2) …") make a task strict: one step at a time. [] otherwise."""
+    lines = [l for l in task.splitlines() if l.strip()]
+    found = [_NUMBERED.match(l) for l in lines]
+    if len(lines) >= 2 and all(found):
+        return [m.group(2) for m in found if m]
+    return []
+
+
+class ActLoop:
+    """One ai_act. Holds its own ConversationHistory (a fresh one per call)."""
+
+    def __init__(self, agent: "Agent", limits: LoopLimits) -> None:
+        self.agent = agent
+        self.models = agent.models
+        self.family = self.models.plan_family
+        self.limits = limits
+        self.cap = limits.cap or self.family.loop_cap
+        self.history = ConversationHistory()
+        self.platform = agent.device.platform
+        self.registry = registry(self.platform)
+        self.system = system_prompt(self.family, self.platform, describe_actions(self.platform))
+        self.result = ActResult()
+
+    def run(self, task: str, deep_think: bool = False, deep_locate: bool = False,
+            context: str | None = None) -> ActResult:
+        steps = strict_steps(task)
+        if not steps:
+            self._loop(task, deep_think, deep_locate, context, None)
+        for i, _ in enumerate(steps, 1):
+            self.history.reset()
+            self._loop(task, deep_think, deep_locate, context, (i, len(steps)))
+        return self.result
+
+    # ---- one loop ---------------------------------------------------------------------------
+    def _loop(self, task: str, deep_think: bool, deep_locate: bool, context: str | None,
+              strict: tuple[int, int] | None) -> None:
+        agent, history = self.agent, self.history
+        errors = 0
+        last_key: tuple | None = None
+        repeats = 0
+        prev: tuple[str, str] | None = None   # (screen hash, pointer action) of last round
+        runner = TaskRunner(locate=lambda loc: self._locate(loc, deep_think, deep_locate),
+                            ctx=ActionContext(agent.device, agent.resolve),
+                            on_acted=agent.grabber.invalidate)
+        for _ in range(self.cap):
+            agent.check_time()
+            png = agent.grabber.grab()
+            self._shot = png
+            screen = hashlib.blake2b(png, digest_size=8).hexdigest()
+            if prev is not None and prev[0] == screen and prev[1]:
+                history.feedback(f"The screen did not change after {prev[1]}: the target was "
+                                 "probably missed. Look again and correct the position.")
+            history.add_user(round_prompt(task, history.state_text(deep_think),
+                                          history.take_feedback(), context, strict),
+                             data_url(png))
+            plan = self._plan(deep_think)
+            self.result.rounds += 1
+            history.remember(plan.memory)
+            history.update_goals(plan.sub_goals, plan.done_goals)
+            if plan.error and not plan.actions and not plan.complete:
+                raise StepFailed(f"the model gave up: {plan.error}")
+            prev = (screen, "")
+            failed = False
+            for planned in plan.actions:
+                try:
+                    tasks = build_tasks(planned, self.registry)
+                except PlanError as exc:
+                    failed = True
+                    history.feedback(f"Your action was not executed: {exc}")
+                    break
+                bad = runner.run(tasks)
+                action = tasks[-1].action
+                label = tasks[-1].label
+                if bad is not None:
+                    failed = True
+                    history.feedback(f"{bad.label} failed: {bad.error}")
+                    break
+                self.result.steps.append(label)
+                self.result.tiers += [t.hit.tier for t in tasks if t.hit is not None]
+                history.log(plan.log or label)
+                if action.moves_pointer or any(t.kind == "locate" for t in tasks):
+                    prev = (screen, label)
+                key = (action.name, action.target(), screen)
+                repeats = repeats + 1 if key == last_key else 1
+                last_key = key
+                if repeats >= self.limits.stuck_abort:
+                    raise StepFailed(f"agent stuck: {action.name} repeated {repeats} times on "
+                                     f"{action.target() or 'the same screen'} with no change")
+                if repeats >= self.limits.stuck_nudge:
+                    history.feedback(f"You repeated {label} {repeats} times and the screen did "
+                                     "not change. Do something different, or complete.")
+            if failed:
+                errors += 1
+                if errors > self.limits.max_errors:
+                    raise StepFailed(f"more than {self.limits.max_errors} execution errors in "
+                                     f"one ai step; last: {history.pending_feedback[:300]}")
+                continue
+            if plan.complete:
+                if not plan.success:
+                    raise StepFailed(f"the model could not complete the task: "
+                                     f"{plan.message or plan.thought or 'no reason given'}")
+                self.result.message = plan.message
+                return
+        raise StepFailed(f"replanning limit {self.cap} reached without <complete>"
+                         + (f" (strict step {strict[0]})" if strict else ""))
+
+    def _plan(self, deep_think: bool) -> Plan:
+        """Ask for the next action; one retry with the parse error appended."""
+        max_images = 2 if deep_think else 1
+        messages = [{"role": "system", "content": self.system},
+                    *self.history.snapshot(max_images)]
+        text = self.agent.ask("plan", messages, self.models.plan)
+        try:
+            plan = parse_plan(text, self.family.grammar)
+        except ReplyParseError as first:
+            retry = messages + [{"role": "assistant", "content": text},
+                                {"role": "user", "content": f"Your reply could not be read: "
+                                 f"{first}. Answer again in the required format."}]
+            text = self.agent.ask("plan", retry, self.models.plan)
+            try:
+                plan = parse_plan(text, self.family.grammar)
+            except ReplyParseError as second:
+                raise StepFailed(f"the model's reply could not be parsed twice: {second}") \
+                    from None
+        self.history.add_assistant(text)
+        return plan
+
+    def _locate(self, loc: Locate, deep_think: bool, deep_locate: bool):
+        agent = self.agent
+        plan_rect = None
+        if loc.bbox:
+            image = png_size(self._shot)
+            try:
+                rect = to_rect(loc.bbox, self.family, image)
+            except ValueError as exc:
+                raise LocateError(f"bad bbox for {loc.describe()}: {exc}") from None
+            plan_rect = image_to_screen(rect, image, agent.device.size())
+        return agent.chain.locate(loc.prompt, agent.device, plan_rect=plan_rect,
+                                  deep_locate=deep_locate or loc.deepLocate,
+                                  trust_plan=self.models.planner_locates and not deep_think)

@@ -1,0 +1,115 @@
+"""Locator tiers that use a model: plan bbox, AI locate and deepLocate.
+
+Plan bbox comes first in the chain (the planner's own box, trusted only when the planner is
+also the locate model and deepLocate is off). AI locate and deepLocate come after the
+zero-token tiers; deepLocate asks for the section first, crops it with a margin, upscales ×2
+and asks again, then maps the answer back to the screen.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from farm.agent.images import crop_upscale, data_url, png_size, scale_rect
+from farm.agent.locator import LocateContext, LocateHit
+from farm.agent.prompts import locate_prompt, section_prompt
+from farm.devices.base import Rect
+from farm.llm.families import Family, to_rect
+from farm.llm.plan import ReplyParseError, loads_lenient
+
+Ask = Callable[[str, list[dict[str, Any]]], str]    # (purpose, messages) -> reply text
+
+
+def image_to_screen(rect: Rect, image: tuple[int, int], screen: tuple[int, int]) -> Rect:
+    """A rect in screenshot pixels → device units (CSS px, points), clamped to the screen."""
+    sx, sy = screen[0] / image[0], screen[1] / image[1]
+    r = scale_rect(rect, sx, sy)
+    x = min(max(r.x, 0), screen[0] - 1)
+    y = min(max(r.y, 0), screen[1] - 1)
+    return Rect(x=x, y=y, width=max(min(r.width, screen[0] - x), 1),
+                height=max(min(r.height, screen[1] - y), 1))
+
+
+class PlanBboxTier:
+    name = "plan-bbox"
+
+    def locate(self, prompt: str, ctx: LocateContext) -> LocateHit | None:
+        rect = ctx.hints.get("plan_rect")
+        if rect is None or ctx.hints.get("deep_locate"):
+            return None
+        # No prompt means the grammar has boxes only (AutoGLM, UI-TARS): the box is the answer.
+        if ctx.hints.get("trust_plan", True) or not prompt:
+            return LocateHit(rect, self.name, f"planner box for {prompt or 'target'}")
+        return None
+
+
+def _bbox_reply(text: str) -> list[float] | None:
+    """``{"bbox": [...]}`` → numbers; None for an explicit "not found"; ReplyParseError else."""
+    data = loads_lenient(text)
+    if isinstance(data, list):
+        data = {"bbox": data}
+    if not isinstance(data, dict) or "bbox" not in data:
+        raise ReplyParseError(f"expected {{\"bbox\": [...]}}, got {text.strip()[:160]!r}")
+    bbox = data["bbox"] or None
+    if bbox is not None and (not isinstance(bbox, list) or len(bbox) not in (2, 4)):
+        raise ReplyParseError(f"bbox must be 2 or 4 numbers, got {bbox!r}")
+    return bbox
+
+
+class AILocateTier:
+    """Ask the locate model for the element's box on the current screenshot."""
+
+    name = "ai"
+
+    def __init__(self, ask: Ask, family: Family, screenshot: Callable[[], bytes]) -> None:
+        self.ask, self.family, self.screenshot = ask, family, screenshot
+
+    def _query(self, prompt_text: str, png: bytes) -> list[float] | None:
+        messages = [{"role": "user", "content": [
+            {"type": "text", "text": prompt_text},
+            {"type": "image_url", "image_url": {"url": data_url(png)}}]}]
+        reply = self.ask("locate", messages)
+        try:
+            return _bbox_reply(reply)
+        except ReplyParseError as exc:   # one retry with the error appended
+            messages += [{"role": "assistant", "content": reply},
+                         {"role": "user", "content": f"{exc}. Answer only the JSON."}]
+            return _bbox_reply(self.ask("locate", messages))
+
+    def locate(self, prompt: str, ctx: LocateContext) -> LocateHit | None:
+        if not prompt.strip():
+            return None
+        png = self.screenshot()
+        image = png_size(png)
+        screen = ctx.device.size()
+        if ctx.hints.get("deep_locate"):
+            return self._deep(prompt, ctx, png, image, screen)
+        bbox = self._query(locate_prompt(prompt, self.family), png)
+        if bbox is None:
+            ctx.near.append(f"the model did not find {prompt!r}")
+            return None
+        rect = to_rect(bbox, self.family, image)
+        return LocateHit(image_to_screen(rect, image, screen), self.name, prompt)
+
+    def _deep(self, prompt: str, ctx: LocateContext, png: bytes, image: tuple[int, int],
+              screen: tuple[int, int]) -> LocateHit | None:
+        hint = ctx.hints.get("plan_rect")   # with deepLocate the plan box is a search area
+        if hint is not None:
+            sx, sy = image[0] / screen[0], image[1] / screen[1]
+            section = scale_rect(hint, sx, sy)
+        else:
+            box = self._query(section_prompt(prompt, self.family), png)
+            if box is None:
+                ctx.near.append(f"the model found no section holding {prompt!r}")
+                return None
+            section = to_rect(box, self.family, image)
+        crop, area = crop_upscale(png, section)
+        cropped = png_size(crop)
+        bbox = self._query(locate_prompt(prompt, self.family, search_area=True), crop)
+        if bbox is None:
+            ctx.near.append(f"the model did not find {prompt!r} in the zoomed section")
+            return None
+        inner = to_rect(bbox, self.family, cropped)
+        f = area.width / cropped[0]
+        in_image = scale_rect(inner, f, area.height / cropped[1], area.x, area.y)
+        return LocateHit(image_to_screen(in_image, image, screen), "deep-locate", prompt)

@@ -1,0 +1,99 @@
+"""TaskBuilder: one planned action → [Locate task per locator field] + the Action task.
+TaskRunner: runs them in order (pending → running → finished / failed); a Locate task's
+result fills its Action's locator field.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Literal
+
+from pydantic import ValidationError
+
+from farm.agent.actions import Action, ActionContext, Locate, locator_fields
+from farm.agent.locator import LocateHit
+from farm.errors import FarmError, InfraError, TestFailure
+from farm.llm.plan import PlannedAction
+
+Status = Literal["pending", "running", "finished", "failed"]
+
+
+class PlanError(Exception):
+    """The planned action cannot be built (unknown action, bad params): feedback, not a crash."""
+
+
+@dataclass
+class Task:
+    kind: Literal["locate", "action"]
+    action: Action
+    field: str | None = None          # for locate tasks: which locator field
+    status: Status = "pending"
+    error: str = ""
+    hit: LocateHit | None = None
+
+    @property
+    def label(self) -> str:
+        if self.kind == "locate":
+            loc: Locate = getattr(self.action, self.field or "")
+            return f"Locate {loc.describe()}"
+        return f"{self.action.name} {self.action.target()}".strip()
+
+
+def build_tasks(planned: PlannedAction, registry: dict[str, type[Action]]) -> list[Task]:
+    """The tasks for one planned action; PlanError when the action or its params are wrong."""
+    cls = registry.get(planned.type)
+    if cls is None:
+        raise PlanError(f"unknown action {planned.type!r}; use one of: {', '.join(registry)}")
+    try:
+        action = cls.model_validate(planned.params)
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+        raise PlanError(f"bad parameters for {planned.type}: {problems}") from None
+    tasks = [Task("locate", action, field=f) for f in locator_fields(cls)
+             if getattr(action, f) is not None]
+    return tasks + [Task("action", action)]
+
+
+Locator = Callable[[Locate], LocateHit]
+
+
+@dataclass
+class TaskRunner:
+    """Runs a task list in order; stops at the first failure. Infra errors propagate (the
+    case is an error); test-level failures mark the task failed and become feedback."""
+
+    locate: Locator
+    ctx: ActionContext
+    on_acted: Callable[[], None] = lambda: None
+    done: list[Task] = field(default_factory=list)
+
+    def run(self, tasks: list[Task]) -> Task | None:
+        """Run ``tasks``; return the failed task, or None when all finished."""
+        for task in tasks:
+            task.status = "running"
+            self.done.append(task)
+            try:
+                if task.kind == "locate":
+                    loc: Locate = getattr(task.action, task.field or "")
+                    task.hit = self.locate(loc)
+                    loc.rect, loc.tier = task.hit.rect, task.hit.tier
+                else:
+                    task.action.run(self.ctx)
+                    self.on_acted()
+            except (InfraError, KeyboardInterrupt):
+                task.status = "failed"
+                raise
+            except TestFailure as exc:
+                task.status, task.error = "failed", _msg(exc)
+                return task
+            except FarmError as exc:   # NeedsModel, CaseTimeout: not the model's to fix
+                task.status, task.error = "failed", _msg(exc)
+                raise
+            task.status = "finished"
+        return None
+
+
+def _msg(exc: BaseException) -> str:
+    text = str(exc) or type(exc).__name__
+    cands = getattr(exc, "candidates", None)
+    return text + (" (seen: " + "; ".join(cands[:5]) + ")" if cands else "")

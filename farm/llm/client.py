@@ -1,0 +1,117 @@
+"""The ModelClient seam: chat messages in, reply text + usage out.
+
+`LiteLLMClient` (farm.llm.litellm_client) is the real one; `ScriptedModelClient` here is the
+in-process fake for unit tests and benchmarks (zero latency, replies from a script).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Protocol, Sequence
+
+
+@dataclass
+class Usage:
+    """Token and cost accounting for one or more model calls."""
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+    cost_unknown: bool = False      # some call's model is missing from litellm's cost map
+    latency_s: float = 0.0
+    calls: int = 0
+    retries: int = 0                # re-sent requests after 429 / 5xx / timeouts
+
+    def add(self, other: "Usage") -> None:
+        self.prompt_tokens += other.prompt_tokens
+        self.completion_tokens += other.completion_tokens
+        self.cost_usd += other.cost_usd
+        self.cost_unknown = self.cost_unknown or other.cost_unknown
+        self.latency_s += other.latency_s
+        self.calls += other.calls
+        self.retries += other.retries
+
+    def copy(self) -> "Usage":
+        return Usage(**self.__dict__)
+
+    def minus(self, before: "Usage") -> "Usage":
+        """The usage accrued since the snapshot ``before``."""
+        return Usage(self.prompt_tokens - before.prompt_tokens,
+                     self.completion_tokens - before.completion_tokens,
+                     round(self.cost_usd - before.cost_usd, 8),
+                     self.cost_unknown and self.calls > before.calls,
+                     round(self.latency_s - before.latency_s, 3),
+                     self.calls - before.calls, self.retries - before.retries)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens,
+                "cost_usd": round(self.cost_usd, 8), "cost_unknown": self.cost_unknown,
+                "latency_s": round(self.latency_s, 3), "calls": self.calls,
+                "retries": self.retries}
+
+
+@dataclass
+class ModelReply:
+    text: str
+    usage: Usage = field(default_factory=Usage)
+
+
+class ModelClient(Protocol):
+    """One model endpoint. ``family`` names its grammar and coordinate convention
+    (farm.llm.families); ``name`` is for logs and metrics."""
+
+    name: str
+    family: str
+
+    def complete(self, messages: list[dict[str, Any]]) -> ModelReply:
+        """Send OpenAI-style chat messages; return the reply. Raises ModelUnavailable when
+        the endpoint cannot answer (after retries)."""
+
+
+def estimate_tokens(messages: Sequence[dict[str, Any]]) -> int:
+    """A rough prompt size for fakes: 4 characters a token, 765 per image (a 1280x800 image
+    in OpenAI's high-detail accounting)."""
+    total = 0
+    for m in messages:
+        content = m.get("content")
+        parts = content if isinstance(content, list) else [{"type": "text", "text": content or ""}]
+        for part in parts:
+            if part.get("type") == "image_url":
+                total += 765
+            else:
+                total += len(part.get("text") or "") // 4 + 1
+        total += 4
+    return total
+
+
+Script = Sequence[str] | Callable[[list[dict[str, Any]], int], str]
+
+
+class ScriptedModelClient:
+    """Replies from a list (one per call, the last repeats) or a function
+    ``(messages, call_index) -> text``. Records every request in ``.requests``."""
+
+    def __init__(self, script: Script, family: str = "gpt", name: str = "scripted",
+                 keep_requests: bool = True) -> None:
+        self.script = script
+        self.family = family
+        self.name = name
+        self.keep_requests = keep_requests
+        self.requests: list[list[dict[str, Any]]] = []
+        self.calls = 0
+
+    def complete(self, messages: list[dict[str, Any]]) -> ModelReply:
+        started = time.perf_counter()
+        index = self.calls
+        self.calls += 1
+        if self.keep_requests:
+            self.requests.append(messages)
+        if callable(self.script):
+            text = self.script(messages, index)
+        else:
+            text = self.script[min(index, len(self.script) - 1)]
+        usage = Usage(prompt_tokens=estimate_tokens(messages),
+                      completion_tokens=len(text) // 4 + 1, cost_unknown=True,
+                      latency_s=time.perf_counter() - started, calls=1)
+        return ModelReply(text, usage)

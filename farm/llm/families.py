@@ -1,0 +1,112 @@
+"""Model families: which grammar a model answers in, how its coordinates read, its loop cap.
+
+Coordinates (REFERENCE.md §3) come back in the family's own space; `to_rect` maps them to
+pixels of the screenshot the model saw with round(v·(size−1)/N), puts the corners in order
+and clamps to the image. Pure functions: property-tested with hypothesis.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal, Sequence
+
+from farm.devices.base import Rect
+
+Grammar = Literal["xml", "autoglm", "uitars"]
+
+
+@dataclass(frozen=True)
+class Family:
+    name: str
+    grammar: Grammar = "xml"
+    scale: int | None = None          # None: absolute pixels of the image sent
+    order: Literal["xy", "yx"] = "xy"  # "yx": [ymin, xmin, ymax, xmax] (gemini)
+    loop_cap: int = 20
+
+
+FAMILIES: dict[str, Family] = {f.name: f for f in (
+    Family("gpt"),
+    Family("qwen2.5-vl"),                       # pixels of the image padded to ×28: same origin
+    Family("qwen3-vl", scale=1000),
+    Family("gemini", scale=1000, order="yx"),
+    Family("doubao", scale=1000),
+    Family("glm-v", scale=1000),
+    Family("ui-tars", grammar="uitars", scale=1000, loop_cap=40),
+    Family("auto-glm", grammar="autoglm", scale=999, loop_cap=100),
+)}
+
+ALIASES = {"openai": "gpt", "claude": "gpt", "anthropic": "gpt", "qwen2.5": "qwen2.5-vl",
+           "qwen-vl": "qwen2.5-vl", "qwen3": "qwen3-vl", "vlm-ui-tars": "ui-tars",
+           "uitars": "ui-tars", "autoglm": "auto-glm", "glm": "glm-v"}
+
+
+def family_for(name: str | None, model: str | None = None) -> Family:
+    """The family named ``name``, else guessed from the model string, else ``gpt``."""
+    if name:
+        key = name.strip().lower()
+        key = ALIASES.get(key, key)
+        if key not in FAMILIES:
+            raise ValueError(f"unknown model family {name!r}; known: {', '.join(FAMILIES)}")
+        return FAMILIES[key]
+    m = (model or "").lower()
+    for needle, fam in (("ui-tars", "ui-tars"), ("uitars", "ui-tars"), ("autoglm", "auto-glm"),
+                        ("auto-glm", "auto-glm"), ("qwen3", "qwen3-vl"), ("qwen", "qwen2.5-vl"),
+                        ("gemini", "gemini"), ("doubao", "doubao"), ("glm", "glm-v")):
+        if needle in m:
+            return FAMILIES[fam]
+    return FAMILIES["gpt"]
+
+
+def _axis(v: float, size: int, scale: int | None) -> int:
+    px = v if scale is None else v * (size - 1) / scale
+    return min(max(round(px), 0), size - 1)
+
+
+POINT_BOX = 4   # a point becomes a box this many pixels either side of it
+
+
+def to_rect(values: Sequence[float], family: Family, image_size: tuple[int, int]) -> Rect:
+    """Map a model box (4 numbers) or point (2 numbers) to a Rect in image pixels.
+
+    Raises ValueError for anything else (wrong count, NaN): callers turn it into feedback.
+    """
+    w, h = image_size
+    nums = [float(v) for v in values]
+    if any(v != v or v in (float("inf"), float("-inf")) for v in nums):
+        raise ValueError(f"coordinates are not finite: {list(values)}")
+    if len(nums) == 2:
+        x, y = (nums[1], nums[0]) if family.order == "yx" else (nums[0], nums[1])
+        cx, cy = _axis(x, w, family.scale), _axis(y, h, family.scale)
+        x1, y1 = max(cx - POINT_BOX, 0), max(cy - POINT_BOX, 0)
+        x2, y2 = min(cx + POINT_BOX, w - 1), min(cy + POINT_BOX, h - 1)
+        return Rect(x=x1, y=y1, width=x2 - x1 + 1, height=y2 - y1 + 1)
+    if len(nums) != 4:
+        raise ValueError(f"expected a box [x1, y1, x2, y2] or a point [x, y], got {list(values)}")
+    if family.order == "yx":
+        y1, x1, y2, x2 = nums
+    else:
+        x1, y1, x2, y2 = nums
+    ax, bx = sorted((_axis(x1, w, family.scale), _axis(x2, w, family.scale)))
+    ay, by = sorted((_axis(y1, h, family.scale), _axis(y2, h, family.scale)))
+    return Rect(x=ax, y=ay, width=bx - ax + 1, height=by - ay + 1)
+
+
+def from_rect(rect: Rect, family: Family, image_size: tuple[int, int]) -> list[int]:
+    """The inverse of `to_rect` for a box: what this family would answer for ``rect``
+    (used by tests, benchmarks and prompts that show a search area)."""
+    w, h = image_size
+
+    def inv(px: int, size: int) -> int:
+        return px if family.scale is None else round(px * family.scale / max(size - 1, 1))
+
+    x1, y1 = inv(rect.x, w), inv(rect.y, h)
+    x2, y2 = inv(rect.x + rect.width - 1, w), inv(rect.y + rect.height - 1, h)
+    return [y1, x1, y2, x2] if family.order == "yx" else [x1, y1, x2, y2]
+
+
+def coordinate_hint(family: Family) -> str:
+    """One sentence for prompts: how to write a box."""
+    shape = "[ymin, xmin, ymax, xmax]" if family.order == "yx" else "[x1, y1, x2, y2]"
+    space = ("absolute pixels of the screenshot" if family.scale is None
+             else f"coordinates normalised to 0-{family.scale}")
+    return f"Boxes are {shape} in {space}."

@@ -1,0 +1,103 @@
+"""AutoGLM replies: ``<think>…</think><answer>do(action="Tap", element=[500,120])</answer>``
+or ``finish(message="…")``. Coordinates are 0–999 (family auto-glm).
+
+Traps handled: a trailing ``</answer>`` without an opening tag, quotes inside Type text, a
+thought that quotes ``finish(message=`` (only the answer part is read).
+"""
+
+from __future__ import annotations
+
+import re
+
+from farm.llm.plan import Plan, PlannedAction, ReplyParseError, numbers
+
+
+def _answer(text: str) -> tuple[str, str]:
+    """(thought, answer): the answer is inside <answer>, else after </think>, else the text."""
+    think = ""
+    m = re.search(r"<think>(.*?)</think>", text, re.S)
+    if m:
+        think, rest = m.group(1).strip(), text[m.end():]
+    else:
+        rest = text
+    a = re.search(r"<answer>(.*?)(?:</answer>|$)", rest, re.S)
+    body = a.group(1) if a else rest.replace("</answer>", "")
+    return think, body.strip()
+
+
+def _string_arg(body: str, key: str) -> str | None:
+    m = re.search(rf'\b{key}\s*=\s*"(.*?)"\s*(?=,\s*\w+\s*=|\)?\s*$)', body, re.S)
+    if m:
+        return m.group(1)
+    m = re.search(rf"\b{key}\s*=\s*'(.*?)'\s*(?=,\s*\w+\s*=|\)?\s*$)", body, re.S)
+    return m.group(1) if m else None
+
+
+def _point_arg(body: str, key: str) -> list[float] | None:
+    m = re.search(rf"\b{key}\s*=\s*\[([^\]]*)\]", body)
+    if not m:
+        return None
+    nums = numbers(m.group(1))
+    return nums if len(nums) in (2, 4) else None
+
+
+def _loc(point: list[float] | None) -> dict:
+    return {"prompt": "", "bbox": point}
+
+
+def parse_autoglm(text: str) -> Plan:
+    """An AutoGLM reply → Plan (actions renamed to farm's; coordinates left 0–999)."""
+    thought, body = _answer(text)
+    call = re.search(r"\b(do|finish)\s*\((.*)\)?\s*$", body, re.S)
+    if call is None:
+        raise ReplyParseError(f"expected do(action=...) or finish(message=...), got {body[:200]!r}")
+    inner = call.group(2).rstrip()
+    if inner.endswith(")"):
+        inner = inner[:-1]
+    if call.group(1) == "finish":
+        return Plan(thought=thought, complete=True, success=True,
+                    message=_string_arg(inner, "message") or "")
+    action = _string_arg(inner, "action")
+    if not action:
+        raise ReplyParseError(f"do(...) without action=\"...\": {body[:200]!r}")
+    element = _point_arg(inner, "element")
+    name = action.strip().lower().replace("_", " ")
+    plan = Plan(thought=thought, log=f"{action} {element or ''}".strip())
+
+    def add(kind: str, **params) -> Plan:
+        plan.actions.append(PlannedAction(type=kind, params=params))
+        return plan
+
+    if name in ("tap", "click", "double tap", "long press"):
+        if element is None:
+            raise ReplyParseError(f"{action} needs element=[x,y]: {body[:200]!r}")
+        kind = {"tap": "Tap", "click": "Tap", "double tap": "DoubleClick",
+                "long press": "LongPress"}[name]
+        return add(kind, locate=_loc(element))
+    if name in ("type", "type name"):
+        value = _string_arg(inner, "text")
+        if value is None:
+            raise ReplyParseError(f"{action} needs text=\"...\": {body[:200]!r}")
+        return add("Input", value=value, mode="replace")
+    if name == "swipe":
+        start, end = _point_arg(inner, "start"), _point_arg(inner, "end")
+        if start is None or end is None:
+            raise ReplyParseError(f"Swipe needs start=[x,y] and end=[x,y]: {body[:200]!r}")
+        return add("Swipe", start=_loc(start), end=_loc(end))
+    if name == "back":
+        return add("Back")
+    if name == "home":
+        return add("Home")
+    if name == "launch":
+        return add("Launch", uri=_string_arg(inner, "app") or "")
+    if name == "wait":
+        secs = numbers(_string_arg(inner, "duration") or "1")
+        return add("Sleep", timeMs=int((secs[0] if secs else 1) * 1000))
+    if name in ("take over", "takeover"):
+        plan.complete, plan.success = True, False
+        plan.message = "the model asked a human to take over: " + (
+            _string_arg(inner, "message") or "")
+        return plan
+    if name in ("note", "call api", "interact"):
+        return plan      # information-only actions: nothing to do on the device
+    raise ReplyParseError(f"unknown AutoGLM action {action!r}")

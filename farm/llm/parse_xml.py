@@ -1,0 +1,79 @@
+"""Midscene-style XML replies (REFERENCE.md §1), read tag by tag.
+
+    <thought>…</thought> <log>…</log> <memory>…</memory>
+    <action-type>Tap</action-type>
+    <action-param-json>{"locate": {"prompt": "Sign in", "bbox": [1, 2, 3, 4]}}</action-param-json>
+    <complete success="true">message</complete>   <error>…</error>
+"""
+
+from __future__ import annotations
+
+import re
+
+from farm.llm.plan import Plan, PlannedAction, ReplyParseError, SubGoal, loads_lenient
+
+_KNOWN = ("thought", "planning", "log", "memory", "action-type", "action-param-json",
+          "complete", "error", "update-plan-content", "mark-sub-goal-done")
+
+
+def extract_tag(text: str, tag: str) -> tuple[str, dict[str, str]] | None:
+    """(content, attributes) of the first ``<tag …>`` in text; a missing closing tag ends at
+    the next known tag or the end of the text."""
+    m = re.search(rf"<{re.escape(tag)}(\s[^>]*)?>", text, re.I)
+    if m is None:
+        return None
+    attrs = dict(re.findall(r'([\w-]+)\s*=\s*["\']([^"\']*)["\']', m.group(1) or ""))
+    rest = text[m.end():]
+    close = re.search(rf"</{re.escape(tag)}\s*>", rest, re.I)
+    if close is not None:
+        return rest[:close.start()].strip(), attrs
+    nxt = re.search(r"<(?:%s)[\s>/]" % "|".join(map(re.escape, _KNOWN)), rest, re.I)
+    return (rest[:nxt.start()] if nxt else rest).strip(), attrs
+
+
+def _text(text: str, *tags: str) -> str:
+    for tag in tags:
+        got = extract_tag(text, tag)
+        if got is not None:
+            return got[0]
+    return ""
+
+
+def parse_xml(text: str) -> Plan:
+    """A planning reply in Midscene XML → Plan; ReplyParseError when nothing usable is in it."""
+    plan = Plan(thought=_text(text, "thought", "planning"), log=_text(text, "log"),
+                memory=_text(text, "memory"))
+    err = extract_tag(text, "error")
+    if err is not None:
+        plan.error = err[0]
+    complete = extract_tag(text, "complete")
+    if complete is not None:
+        plan.complete = True
+        plan.success = complete[1].get("success", "true").strip().lower() != "false"
+        plan.message = complete[0]
+    action_type = _text(text, "action-type").strip().strip("`'\"")
+    if action_type:
+        raw = _text(text, "action-param-json")
+        params = {}
+        if raw.strip() and raw.strip().lower() not in ("null", "{}"):
+            try:
+                params = loads_lenient(raw)
+            except ReplyParseError as exc:
+                raise ReplyParseError(f"<action-param-json> for {action_type} is not valid "
+                                      f"JSON: {raw[:200]!r}") from exc
+            if not isinstance(params, dict):
+                raise ReplyParseError(f"<action-param-json> must be a JSON object, got {raw[:100]!r}")
+        plan.actions.append(PlannedAction(type=action_type, params=params))
+    goals = extract_tag(text, "update-plan-content")
+    if goals is not None:
+        for m in re.finditer(r'<sub-goal\s+index=["\']?(\d+)["\']?(?:\s+status=["\']?(\w+)'
+                             r'["\']?)?\s*>(.*?)</sub-goal>', goals[0], re.S | re.I):
+            plan.sub_goals.append(SubGoal(index=int(m[1]), status=m[2] or "pending",
+                                          text=m[3].strip()))
+    for m in re.finditer(r"<mark-sub-goal-done>\s*(?:<sub-goal\s+index=[\"']?)?(\d+)", text, re.I):
+        plan.done_goals.append(int(m[1]))
+    if not (plan.actions or plan.complete or plan.error):
+        raise ReplyParseError("the reply has neither <action-type> nor <complete> nor <error>; "
+                              "answer with exactly one action or <complete success=\"true\">"
+                              f"…</complete>. Got: {text.strip()[:200]!r}")
+    return plan

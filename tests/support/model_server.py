@@ -1,0 +1,181 @@
+"""A scripted OpenAI-compatible chat server for tests: litellm talks to it over real HTTP.
+
+    with ModelServer(["<action-type>Tap</action-type>…", Reply(status=429), "…"]) as srv:
+        client = LiteLLMClient("openai/scripted", base_url=srv.base_url)
+
+A script is a list (one entry per request, in order; the last repeats) or a function
+``(body: dict, index: int) -> entry``. An entry is reply text or a `Reply` (status code, delay,
+raw body). Every request body is kept in ``.requests`` (parsed JSON) and ``.raw`` (bytes).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Callable, Sequence
+
+
+@dataclass
+class Reply:
+    text: str = ""
+    status: int = 200
+    delay: float = 0.0           # seconds before answering (timeouts)
+    raw: bytes | None = None     # a broken body instead of JSON
+    prompt_tokens: int | None = None
+
+
+Entry = str | Reply
+Script = Sequence[Entry] | Callable[[dict, int], Entry]
+
+
+class ModelServer:
+    def __init__(self, script: Script = ("<complete success=\"true\">done</complete>",)) -> None:
+        self.script = script
+        self.requests: list[dict[str, Any]] = []
+        self.raw: list[bytes] = []
+        self._lock = threading.Lock()
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: Any) -> None:  # keep test output clean
+                pass
+
+            def do_GET(self) -> None:   # /v1/models: some clients probe it
+                self._send(200, json.dumps({"data": [{"id": "scripted"}]}).encode())
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                data = self.rfile.read(length)
+                try:
+                    body = json.loads(data)
+                except ValueError:
+                    body = {}
+                with server._lock:
+                    index = len(server.requests)
+                    server.requests.append(body)
+                    server.raw.append(data)
+                entry = server._entry(body, index)
+                reply = entry if isinstance(entry, Reply) else Reply(text=entry)
+                if reply.delay:
+                    time.sleep(reply.delay)
+                if reply.raw is not None:
+                    self._send(reply.status, reply.raw)
+                elif reply.status != 200:
+                    err = {"error": {"message": f"scripted {reply.status}", "type": "scripted",
+                                     "code": reply.status}}
+                    self._send(reply.status, json.dumps(err).encode())
+                else:
+                    self._send(200, json.dumps(_completion(body, reply, index)).encode())
+
+            def _send(self, status: int, payload: bytes) -> None:
+                try:
+                    self.send_response(status)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(payload)))
+                    self.end_headers()
+                    self.wfile.write(payload)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass   # the client gave up (timeout test)
+
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._httpd.daemon_threads = True
+        self.port = self._httpd.server_address[1]
+        self.base_url = f"http://127.0.0.1:{self.port}/v1"
+        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+
+    def _entry(self, body: dict, index: int) -> Entry:
+        if callable(self.script):
+            return self.script(body, index)
+        return self.script[min(index, len(self.script) - 1)]
+
+    def start(self) -> "ModelServer":
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._httpd.shutdown()
+        self._httpd.server_close()
+
+    def __enter__(self) -> "ModelServer":
+        return self.start()
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop()
+
+    # -- what tests look at ----------------------------------------------------------------
+    def texts(self, index: int) -> str:
+        """All text parts of request ``index`` joined (what the model read)."""
+        return "\n".join(message_texts(self.requests[index]))
+
+    def images(self, index: int) -> list[str]:
+        """The data URLs of the images in request ``index``."""
+        return request_images(self.requests[index])
+
+
+def message_texts(body: dict) -> list[str]:
+    out = []
+    for m in body.get("messages", []):
+        content = m.get("content")
+        if isinstance(content, str):
+            out.append(content)
+        elif isinstance(content, list):
+            out.extend(p.get("text", "") for p in content if p.get("type") == "text")
+    return out
+
+
+def request_images(body: dict) -> list[str]:
+    out = []
+    for m in body.get("messages", []):
+        content = m.get("content")
+        if isinstance(content, list):
+            for p in content:
+                if p.get("type") == "image_url":
+                    url = p["image_url"]
+                    out.append(url["url"] if isinstance(url, dict) else url)
+    return out
+
+
+def image_size(data_url: str) -> tuple[int, int]:
+    """Width and height of a base64 PNG/JPEG data URL."""
+    import base64
+    import io
+
+    from PIL import Image
+    raw = base64.b64decode(data_url.split(",", 1)[1])
+    return Image.open(io.BytesIO(raw)).size
+
+
+def _completion(body: dict, reply: Reply, index: int) -> dict:
+    prompt = reply.prompt_tokens
+    if prompt is None:
+        prompt = sum(len(t) for t in message_texts(body)) // 4 + 765 * len(request_images(body))
+    return {
+        "id": f"chatcmpl-{index}", "object": "chat.completion", "created": int(time.time()),
+        "model": body.get("model", "scripted"),
+        "choices": [{"index": 0, "finish_reason": "stop",
+                     "message": {"role": "assistant", "content": reply.text}}],
+        "usage": {"prompt_tokens": prompt, "completion_tokens": max(len(reply.text) // 4, 1),
+                  "total_tokens": prompt + max(len(reply.text) // 4, 1)},
+    }
+
+
+def main() -> None:
+    """``python -m tests.support.model_server SCRIPT.json``: serve a list of replies (for
+    trying the CLI by hand). Prints the base URL."""
+    import sys
+    script = json.loads(open(sys.argv[1]).read()) if len(sys.argv) > 1 else [
+        '<complete success="true">done</complete>']
+    srv = ModelServer(script).start()
+    print(srv.base_url, flush=True)
+    try:
+        while True:
+            time.sleep(3600)
+    except KeyboardInterrupt:
+        srv.stop()
+
+
+if __name__ == "__main__":
+    main()
