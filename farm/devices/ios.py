@@ -1,0 +1,280 @@
+"""IosDevice: one iPhone (or simulated one) driven through facebook-wda.
+
+A WDA session per case. Taps and swipes are in points; ``/wda/screen`` gives the scale, and
+screenshots are reduced from pixels to points so they line up with the coordinates (as the
+browser's CSS-pixel screenshots do). facebook-wda's own "invalid session id" retry callback
+is switched off: it retries with the same dead session; here a new session is made and the
+call tried once more.
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+import threading
+import time
+from typing import TYPE_CHECKING, Any, Callable, TypeVar
+
+from farm.devices.android import is_black
+from farm.devices.base import Rect, UITree
+from farm.devices.native_tree import parse_wda, query_xml
+from farm.errors import DeviceError, DeviceLost, StepFailed
+
+if TYPE_CHECKING:  # pragma: no cover
+    from farm.config import Settings
+    from farm.suite.model import IosTarget
+
+log = logging.getLogger(__name__)
+
+RESET_ARG = "-farm-reset-state"      # the app starts with empty data (simulator honours it)
+HTTP_TIMEOUT_S = 30.0
+SOURCE_TRIES = 3
+T = TypeVar("T")
+
+
+class IosDevice:
+    """A WDA endpoint implementing the `farm.devices.base.Device` protocol (points)."""
+
+    platform = "ios"
+
+    def __init__(self, name: str, settings: "Settings | None", url: str) -> None:
+        self.name, self.settings, self.url = name, settings, url
+        self._client: Any = None
+        self._session: Any = None
+        self._bundle: str | None = None
+        self._scale = 1.0
+        self._size: tuple[int, int] | None = None
+        self._killed = False
+        self._last_xml = ""
+        self.last_observation: str | None = None
+        self.screenshot_black = False
+        self.sessions_created = 0
+
+    # -- lifecycle ---------------------------------------------------------------------------
+    def open(self) -> None:
+        """Connect to WDA and check it is ready."""
+        import wda
+
+        wda.HTTP_TIMEOUT = HTTP_TIMEOUT_S
+        self._killed = False
+        self._client = wda.Client(self.url)
+        self._client.unregister_callback()    # see module docstring
+        status = self._call(lambda: self._client.status(), "status", session=False)
+        if not status.get("ready", True):
+            raise DeviceLost(f"{self.name}: WebDriverAgent is not ready")
+        self._new_session()
+
+    def close(self) -> None:
+        session, self._session = self._session, None
+        if session is not None and not self._killed:
+            try:
+                session.close()
+            except Exception as exc:
+                log.debug("%s: closing session: %s", self.name, exc)
+
+    def _new_session(self, bundle: str | None = None, reset: bool = False) -> None:
+        args = [RESET_ARG] if reset else []
+        self._session = self._call(lambda: self._client.session(bundle, arguments=args),
+                                   "create session", session=False)
+        self.sessions_created += 1
+        screen = self._call(lambda: self._session._session_http.get("/wda/screen").value,
+                            "screen", session=False)
+        self._scale = float(screen.get("scale") or 1)
+        size = self._call(lambda: self._session.window_size(), "window size", session=False)
+        self._size = (int(size.width), int(size.height))
+
+    def start_session(self, target: "IosTarget | None") -> None:
+        """A new WDA session per case; with ``launch`` the app starts fresh (data reset)."""
+        self._need()
+        bundle = target.launch if target is not None else None
+        if bundle:
+            self._call(lambda: self._session.app_terminate(bundle), "terminate")
+        self._new_session(bundle, reset=bool(bundle))
+        if bundle:
+            self._bundle = bundle
+            self._wait_front(bundle)
+
+    def end_session(self) -> None:
+        if self._bundle and self._session is not None and not self._killed:
+            bundle = self._bundle
+            try:
+                self._call(lambda: self._session.app_terminate(bundle), "terminate")
+            except Exception as exc:
+                log.debug("%s: end_session: %s", self.name, exc)
+        self._bundle = None
+
+    # -- observation -------------------------------------------------------------------------
+    def size(self) -> tuple[int, int]:
+        """Screen size in points."""
+        if self._size is None:
+            raise DeviceError(f"{self.name} is not open")
+        return self._size
+
+    def screenshot(self) -> bytes:
+        """PNG in points (pixels reduced by the scale factor)."""
+        from PIL import Image
+
+        raw = self._call(lambda: self._session.screenshot(format="raw"), "screenshot")
+        if not raw.startswith(b"\x89PNG"):
+            raise DeviceError(f"screenshot on {self.name} is not a PNG")
+        self.screenshot_black = is_black(raw)
+        if self.screenshot_black:
+            self.last_observation = "black-frame"
+        factor = round(self._scale)
+        if factor <= 1:
+            return raw
+        img = Image.open(io.BytesIO(raw)).reduce(factor)
+        buf = io.BytesIO()
+        img.save(buf, "PNG", compress_level=1)
+        return buf.getvalue()
+
+    def hierarchy(self) -> UITree | None:
+        """The WDA source tree; retried when empty, None when it stays empty."""
+        w, h = self.size()
+        for attempt in range(SOURCE_TRIES):
+            if attempt:
+                time.sleep(0.3 * attempt)
+            xml = self._call(lambda: self._session.source(), "source")
+            try:
+                tree = parse_wda(xml, w, h)
+            except ValueError as exc:
+                log.info("%s: unreadable source: %s", self.name, exc)
+                continue
+            if any(n.visible for n in tree.nodes):
+                self._last_xml = xml
+                self.last_observation = "tree"
+                return tree
+        self.last_observation = "empty-tree"
+        return None
+
+    def query_xpath(self, xpath: str) -> list[Rect]:
+        tree = self.hierarchy()
+        return query_xml(self._last_xml, xpath, tree) if tree is not None else []
+
+    # -- actions -------------------------------------------------------------------------------
+    def tap(self, x: int, y: int) -> None:
+        self._call(lambda: self._session.tap(int(x), int(y)), "tap")
+
+    def double_tap(self, x: int, y: int) -> None:
+        self._call(lambda: self._session.double_tap(int(x), int(y)), "double tap")
+
+    def long_press(self, x: int, y: int, duration_ms: int = 800) -> None:
+        self._call(lambda: self._session.tap_hold(int(x), int(y), duration_ms / 1000),
+                   "touch and hold")
+
+    def hover(self, x: int, y: int) -> None:
+        """Touch screens have no hover: nothing to do."""
+
+    def swipe(self, x1: int, y1: int, x2: int, y2: int, duration_ms: int = 300) -> None:
+        self._call(lambda: self._session.swipe(int(x1), int(y1), int(x2), int(y2),
+                                               duration_ms / 1000), "swipe")
+
+    def scroll(self, x: int, y: int, dx: int, dy: int) -> None:
+        """Scroll content by (dx, dy) points: the finger moves the other way."""
+        w, h = self.size()
+        self.swipe(x, y, max(1, min(w - 1, x - dx)), max(1, min(h - 1, y - dy)), 300)
+
+    def type_text(self, text: str) -> None:
+        self._call(lambda: self._session.send_keys(text), "type")
+
+    def clear_text(self) -> None:
+        """Delete backwards from the caret (WDA has no select-all without an element)."""
+        self._call(lambda: self._session.send_keys("\b" * 40), "clear")
+
+    def press(self, key: str) -> None:
+        k = key.strip().lower()
+        chars = {"enter": "\n", "return": "\n", "backspace": "\b", "delete": "\b",
+                 "tab": "\t"}
+        if k in chars:
+            self.type_text(chars[k])
+        elif k == "home":
+            self.home()
+        elif k in ("volumeup", "volumedown"):
+            self._call(lambda: self._session.press(k[:6] + k[6:].capitalize()), "press")
+        else:
+            raise StepFailed(f"key {key!r} cannot be pressed on iOS")
+
+    def back(self) -> None:
+        """iOS has no Back button: the edge swipe from the left does it."""
+        w, h = self.size()
+        self.swipe(2, h // 2, w * 2 // 3, h // 2, 200)
+
+    def home(self) -> None:
+        self._call(lambda: self._client.home(), "home", session=False)
+
+    def launch(self, app: str) -> None:
+        self._call(lambda: self._session.app_launch(app), "launch")
+        self._wait_front(app)
+        self._bundle = app
+
+    def terminate(self, app: str) -> None:
+        self._call(lambda: self._session.app_terminate(app), "terminate")
+
+    def current_app(self) -> str | None:
+        info = self._call(lambda: self._client.app_current(), "active app", session=False)
+        return (info or {}).get("bundleId")
+
+    def _wait_front(self, bundle: str) -> None:
+        deadline = time.monotonic() + 5
+        while (current := self.current_app()) != bundle:
+            if time.monotonic() > deadline:
+                raise DeviceError(f"{bundle} did not come to the front on {self.name} "
+                                  f"(front: {current or 'nothing'}); did it crash?")
+            time.sleep(0.2)
+
+    def run_script(self, code: str, timeout_s: float) -> Any:
+        raise StepFailed("javascript steps run on the web only")
+
+    # -- health --------------------------------------------------------------------------------
+    def healthy(self) -> bool:
+        """WDA answers and is ready (and, from the device thread, not locked)."""
+        if self._killed or self._client is None:
+            return False
+        try:
+            if not self._client.status().get("ready", True):
+                return False
+            if threading.current_thread().name == self.name and self._client.locked():
+                self._client.unlock()
+            return True
+        except Exception as exc:
+            log.info("%s: health check failed: %s", self.name, exc)
+            return False
+
+    def kill(self) -> None:
+        """Mark the device dead (any thread); the next call raises DeviceLost."""
+        self._killed = True
+
+    # -- plumbing ------------------------------------------------------------------------------
+    def _need(self) -> Any:
+        if self._killed:
+            raise DeviceLost(f"{self.name} was stopped")
+        if self._client is None:
+            raise DeviceError(f"{self.name} is not open")
+        return self._client
+
+    def _call(self, fn: Callable[[], T], what: str, session: bool = True) -> T:
+        """Run a WDA call: a dead session is re-created once; failures mapped."""
+        import requests
+        from wda.exceptions import (WDABadGateway, WDAEmptyResponseError, WDAError,
+                                    WDAInvalidSessionIdError)
+
+        self._need()
+        for attempt in (1, 2):
+            try:
+                if session and self._session is None:
+                    self._new_session()
+                return fn()
+            except WDAInvalidSessionIdError as exc:
+                if not session or attempt == 2:
+                    raise DeviceError(f"{what} on {self.name}: session keeps being "
+                                      "invalidated") from exc
+                log.info("%s: invalid session id; creating a new session", self.name)
+                self._new_session()
+            except (requests.RequestException, OSError, WDABadGateway,
+                    WDAEmptyResponseError) as exc:
+                raise DeviceLost(f"{self.name} lost ({what}): {str(exc)[:200]}") from exc
+            except WDAError as exc:
+                if self._killed:
+                    raise DeviceLost(f"{self.name} was stopped") from exc
+                raise DeviceError(f"{what} failed on {self.name}: {str(exc)[:200]}") from exc
+        raise AssertionError("unreachable")
