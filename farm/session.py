@@ -7,12 +7,14 @@ import os
 import secrets as _random
 import sys
 import time
+from contextlib import ExitStack
 from datetime import datetime
 from pathlib import Path
 from typing import IO, Sequence
 
 from farm import __version__
 from farm.appserver import AppServer
+from farm.devices.sim.fleet import SimFleet
 from farm.config import Settings
 from farm.history import DurationHistory
 from farm.results import (ArtifactStore, CaseResult, RunSummary, exit_code_for, now_iso,
@@ -59,6 +61,24 @@ def _setup_logging(run_dir: Path, mask) -> logging.Handler:
     return handler
 
 
+def _mobile_app_urls(suites: list, served: dict[Path, str], env: dict[str, str]
+                     ) -> tuple[dict[str, str], dict[str, str]]:
+    """(package → URL, bundle id → URL) for the suites' apps, for simulators to launch."""
+    android: dict[str, str] = {}
+    ios: dict[str, str] = {}
+    for suite in suites:
+        for app in suite.defaults.apps:
+            url = served.get(Path(app.serve).resolve()) if app.serve else None
+            url = url or (env.get(app.env) if app.env else None)
+            if not url:
+                continue
+            if app.android:
+                android[app.android] = url.rstrip("/") + "/"
+            if app.ios:
+                ios[app.ios] = url.rstrip("/") + "/"
+    return android, ios
+
+
 def _upfront_result(case: Case, run_id: str, reason: str) -> CaseResult:
     return CaseResult(run_id=run_id, case_id=case.id, name=case.name, file=display_path(case.file),
                       platform=case.platform, status="skipped", reason=reason,
@@ -87,7 +107,7 @@ def run(paths: Sequence[str | Path], devices: str, settings: Settings,
         Path(settings.state_dir) / "runs" / run_id)
     run_dir.mkdir(parents=True, exist_ok=True)
 
-    with AppServer(settings.serve_host, settings.serve_url_host) as apps:
+    with AppServer(settings.serve_host, settings.serve_url_host) as apps, ExitStack() as stack:
         apps.serve([a for s in suites for a in s.defaults.apps])
         env = {**os.environ, **apps.env}
         every_secret = Variables.from_sources(
@@ -101,18 +121,22 @@ def run(paths: Sequence[str | Path], devices: str, settings: Settings,
         remembered = history.load()
         upfront: list[CaseResult] = []
         jobs: list[Job] = []
+        # cases for a platform with no device in --devices are not part of this run at all
+        deselected: dict[str, list[Case]] = {}
         for case in cases:
             step = case.model_step()
-            if step is not None and not settings.model:
+            if case.platform not in platforms:
+                deselected.setdefault(case.platform, []).append(case)
+            elif step is not None and not settings.model:
                 upfront.append(_upfront_result(
                     case, run_id, f"needs a model (set FARM_MODEL): {step.kind} at line "
                                   f"{step.line}"))
-            elif case.platform not in platforms:
-                upfront.append(_upfront_result(
-                    case, run_id, f"no {case.platform} device in --devices {devices}"))
             else:
                 jobs.append(Job(case.id, case.platform, expected_duration(
                     remembered, case.id, case.platform, settings.default_case_seconds)))
+        for platform, dropped in sorted(deselected.items()):
+            print(f"farm: deselected {len(dropped)} {platform} case(s): no {platform} device "
+                  f"in --devices {devices}", file=out)
         retries = max((c.retries for c in cases), default=0)
         policy = RetryPolicy(infra_retries=settings.infra_retries, test_retries=retries)
 
@@ -128,8 +152,11 @@ def run(paths: Sequence[str | Path], devices: str, settings: Settings,
                 jobs = executor.prepare(jobs)
                 names = executor.device_names()
             else:
+                sims = SimFleet(*_mobile_app_urls(suites, apps.urls, env),
+                                chromium_path=str(settings.chromium_path or "") or None)
+                stack.callback(sims.stop)
                 device_list = make_devices([s for s in specs if s.platform in
-                                            {j.platform for j in jobs}], settings)
+                                            {j.platform for j in jobs}], settings, sims=sims)
                 executor = LocalExecutor(device_list, {c.id: c for c in cases}, services,
                                          policy)
                 names = [d.name for d in device_list]
