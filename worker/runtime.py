@@ -154,6 +154,13 @@ class DeviceRuntime:
                               "attempt": job.attempt, "device": self.name})
         try:
             result, artifacts = self._run(run_id, job, case, payload)
+        except Exception as exc:    # the device would not restart: an infra error, not a crash
+            from farm.results import CaseError, CaseResult, now_iso
+            result, artifacts = CaseResult(
+                run_id=run_id, case_id=case.id, name=case.name, file=str(case.file),
+                platform=case.platform, device=self.name, attempt=job.attempt, status="error",
+                error=CaseError(kind="DeviceLost", message=f"device unusable: {exc}"),
+                started=now_iso(), tags=case.tags), {}
         finally:
             self.set_state(state="idle")
         kind = _outcome(result)
