@@ -35,7 +35,8 @@ def cli() -> None:
 @cli.command()
 @click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
 @click.option("--devices", "-d", default="browser:1", show_default=True, metavar="SPEC",
-              help="Devices to run on: KIND[:COUNT][,KIND[:COUNT]] (kinds: browser).")
+              help="Devices to run on: KIND[:COUNT][,KIND[:COUNT]] (kinds: browser, android, "
+                   "ios, android-sim, ios-sim).")
 @click.option("--report-dir", type=click.Path(path_type=Path),
               help="Write results here instead of .farm/runs/<run-id>/.")
 @click.option("--junit-xml", type=click.Path(path_type=Path),
@@ -89,6 +90,27 @@ def devices() -> None:
                    "FARM_CHROMIUM_PATH)")
         sys.exit(5)
     click.echo(f"browser   Chromium {chromium.version}  {chromium.path}  ({chromium.source})")
+    _mobile_devices(settings)
+
+
+def _mobile_devices(settings) -> None:
+    """Android devices on the adb server, WDA endpoints, and last run's quarantine."""
+    import json
+    from farm.devices.registry import android_serials, ios_urls
+    port = os.environ.get("ANDROID_ADB_SERVER_PORT", "5037")
+    serials = android_serials()
+    click.echo(f"android   {len(serials)} device(s) on adb server 127.0.0.1:{port}"
+               + (": " + ", ".join(serials) if serials else " (android-sim:N starts "
+                  "simulated ones)"))
+    urls = ios_urls()
+    click.echo(f"ios       {len(urls)} WebDriverAgent endpoint(s) in FARM_IOS_WDA_URLS"
+               + (": " + ", ".join(urls) if urls else " (ios-sim:N starts simulated ones)"))
+    try:
+        last = json.loads((Path(settings.state_dir) / "quarantine.json").read_text())
+    except (OSError, ValueError):
+        return
+    if last.get("devices"):
+        click.echo(f"quarantined in run {last.get('run')}: {', '.join(last['devices'])}")
 
 
 def _cluster_devices(url: str) -> None:
@@ -130,6 +152,64 @@ def worker(broker: str | None, devices: str, group: str | None) -> None:
     if not settings.broker_url:
         raise click.UsageError("farm worker needs --broker URL (or FARM_BROKER_URL)")
     sys.exit(run_workers(settings.broker_url.get_secret_value(), devices, group))
+
+
+@cli.command()
+@click.argument("platform", type=click.Choice(["android", "ios"]))
+@click.option("--count", "-n", default=1, show_default=True, type=click.IntRange(1))
+@click.option("--app", "app", metavar="PATH_OR_URL", help="Web app the devices launch: a "
+              "directory (served here) or a URL.")
+@click.option("--package", default="com.farm.sim.app", show_default=True,
+              help="Package / bundle id the app is installed as.")
+@click.option("--port", type=click.IntRange(0, 65535), default=0,
+              help="adb server port (android; default a free one) or first WDA port (ios).")
+def sim(platform: str, count: int, app: str | None, package: str, port: int) -> None:
+    """Serve simulated phones until Ctrl-C: an adb server (android) or WebDriverAgent
+    endpoints (ios), each screen a headless Chromium page showing APP.
+
+    \b
+    Example:
+      farm sim android --count 2 --app suites/demo/app --port 5137
+      ANDROID_ADB_SERVER_PORT=5137 adb devices
+      farm sim ios --count 1 --app http://127.0.0.1:8000/ --package com.farm.demo.shop
+    Fault switches for tests: `adb shell farm-sim fault NAME COUNT` or
+    POST /farm/fault {"name": NAME, "count": COUNT} (see README).
+    """
+    import time
+    from farm.appserver import AppServer
+    from farm.devices.sim import AndroidSimulator, IosSimulator
+    from farm.suite.model import AppSpec
+    with AppServer() as served:
+        url = None
+        if app and "://" not in app:
+            folder = Path(app)
+            if not folder.is_dir():
+                raise click.UsageError(f"--app {app}: not a directory or URL")
+            served.serve([AppSpec(name="app", serve=folder)])
+            url = served.urls[folder.resolve()] + "/"
+        elif app:
+            url = app
+        apps = {package: url} if url else {}
+        cls = AndroidSimulator if platform == "android" else IosSimulator
+        simulator = cls(count, apps, port=port)
+        simulator.start()
+        try:
+            if platform == "android":
+                click.echo(f"adb server on 127.0.0.1:{simulator.port}: "
+                           f"{', '.join(simulator.serials)}")
+                click.echo(f"  export ANDROID_ADB_SERVER_PORT={simulator.port}")
+            else:
+                for u in simulator.urls:
+                    click.echo(f"WebDriverAgent on {u}")
+                click.echo(f"  export FARM_IOS_WDA_URLS={','.join(simulator.urls)}")
+            if url:
+                click.echo(f"  {package} -> {url}")
+            click.echo("Ctrl-C stops.", nl=True)
+            sys.stdout.flush()
+            while True:
+                time.sleep(3600)
+        finally:
+            simulator.stop()
 
 
 @cli.group()

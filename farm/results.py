@@ -42,6 +42,7 @@ class StepRecord(BaseModel):
     after: str | None = None
     error: str | None = None
     output: Any = None              # e.g. javascript return value (masked)
+    usage: dict[str, Any] | None = None   # model calls of this step: tokens, cost, latency
 
 
 class CaseError(BaseModel):
@@ -69,6 +70,8 @@ class CaseResult(BaseModel):
     previous: list["CaseResult"] = Field(default_factory=list)   # earlier attempts
     tags: list[str] = Field(default_factory=list)
     tokens: dict[str, int] = Field(default_factory=dict)
+    usage: dict[str, Any] = Field(default_factory=dict)   # model totals: cost_usd, calls, ...
+    data: dict[str, Any] = Field(default_factory=dict)    # aiQuery results by step `name`
 
 
 class RunSummary(BaseModel):
@@ -82,6 +85,7 @@ class RunSummary(BaseModel):
     interrupted: bool = False
     cases: list[CaseResult] = Field(default_factory=list)
     farm_version: str = ""
+    quarantined: list[str] = Field(default_factory=list)   # devices taken out during the run
 
     def recount(self) -> None:
         counts = {s: 0 for s in STATUS_ORDER}

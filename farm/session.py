@@ -179,12 +179,14 @@ def run(paths: Sequence[str | Path], devices: str, settings: Settings,
             interrupted = False
 
     services.artifacts.flush()
+    quarantined = sorted(getattr(executor, "quarantined", []) if jobs else [])
+    _remember_quarantine(Path(settings.state_dir), run_id, quarantined)
     results = sorted(upfront + ran, key=lambda r: r.case_id)
     summary = RunSummary(run_id=run_id, started=datetime.fromtimestamp(
         time.time() - (time.monotonic() - t_start)).astimezone().isoformat(timespec="seconds"),
         finished=now_iso(), duration=round(time.monotonic() - t_start, 3),
         devices=sorted({r.device for r in ran if r.device}), cases=results,
-        interrupted=interrupted, farm_version=__version__)
+        interrupted=interrupted, farm_version=__version__, quarantined=quarantined)
     summary.recount()
     summary.exit_code = exit_code_for(results, interrupted)
     write_outputs(summary, run_dir, junit_xml)
@@ -208,9 +210,22 @@ def write_outputs(summary: RunSummary, run_dir: Path, junit_xml: Path | None = N
     write_html(summary, run_dir)
 
 
+def _remember_quarantine(state_dir: Path, run_id: str, names: list[str]) -> None:
+    """Keep the last run's quarantined devices for `farm devices`."""
+    import json
+    try:
+        state_dir.mkdir(parents=True, exist_ok=True)
+        (state_dir / "quarantine.json").write_text(json.dumps({"run": run_id,
+                                                               "devices": names}))
+    except OSError as exc:
+        log.warning("cannot record quarantined devices: %s", exc)
+
+
 def summary_line(summary: RunSummary) -> str:
     parts = [f"{summary.counts[s]} {s}" for s in
              ("passed", "failed", "error", "flaky", "skipped", "interrupted")
              if summary.counts.get(s)]
     text = ", ".join(parts) or "nothing ran"
+    if summary.quarantined:
+        text += f"; quarantined: {', '.join(summary.quarantined)}"
     return f"farm: {text} in {summary.duration:.1f}s (run {summary.run_id})"
