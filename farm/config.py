@@ -51,7 +51,21 @@ class Settings(BaseSettings):
     model: str | None = None
     model_base_url: str | None = None
     model_api_key: SecretStr | None = None
-    model_family: str | None = None
+    model_family: str | None = None         # gpt, qwen3-vl, gemini, ui-tars, auto-glm, ...
+    model_timeout: float = 60.0             # seconds per model request
+    model_temperature: float = 0.0
+    model_retries: int = 2                  # re-sends after 429 / 5xx / timeout / refused
+    model_backoff: float = 0.5              # seconds before the first re-send, doubling
+    planning_model: str | None = None       # separate planner (its boxes are then not trusted)
+    planning_model_base_url: str | None = None
+    planning_model_api_key: SecretStr | None = None
+    planning_model_family: str | None = None
+    assert_model: str | None = None         # judges aiAssert / aiWaitFor
+    assert_model_base_url: str | None = None
+    assert_model_api_key: SecretStr | None = None
+    assert_model_family: str | None = None
+    replanning_cycle_limit: int | None = None   # default per family: 20 / UI-TARS 40 / AutoGLM 100
+    max_execution_errors: int = 5           # more than this many failed actions fail an ai step
 
     # cluster
     broker_url: SecretStr | None = None    # redis:// or rediss:// → run on `farm worker`s

@@ -43,6 +43,15 @@ class Services:
     model: Any = None
     cancel: threading.Event = field(default_factory=threading.Event)
     on_step: Callable[[str, StepRecord], None] | None = None  # (device name, record)
+    _model_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def models(self) -> Any:
+        """The run's model clients (built once from settings on first use), or None."""
+        with self._model_lock:
+            if self.model is None and self.settings.model:
+                from farm.llm.models import build_models
+                self.model = build_models(self.settings)
+            return self.model
 
 
 def case_variables(case: Case, services: Services) -> Variables:
@@ -73,7 +82,14 @@ class _CaseRun:
         self.vars = case_variables(case, services)
         self.started_at = time.monotonic()
         self.deadline = self.started_at + case.timeout
-        self.agent = Agent(device, model=services.model, deadline=lambda: self.deadline)
+        from farm.agent.loop import LoopLimits
+        limits = LoopLimits(cap=case.agent.get("replanningCycleLimit")
+                            or services.settings.replanning_cycle_limit,
+                            max_errors=services.settings.max_execution_errors)
+        # resolve: secrets reach the device only; the model sees ${NAME} placeholders
+        self.agent = Agent(device, model=services.models(), deadline=lambda: self.deadline,
+                           resolve=self.vars.resolve, limits=limits,
+                           context=case.agent.get("aiActContext"))
         self.records: list[StepRecord] = []
         self.last_shot: str | None = None
         self.shots = 0
@@ -135,14 +151,17 @@ class _CaseRun:
         if k == "waitForText":
             a.wait_for_text(value or "", (step.timeout_ms or 10_000) / 1000)
             return None, None
+        # Model steps get the template as written: ${NAME} stays a placeholder in prompts.
+        raw = step.value or ""
         if k in ("ai", "aiAct", "aiAction"):
-            return None, a.ai_act(value or "", deep_think=bool(opt.get("deepThink")))
+            return None, a.ai_act(raw, deep_think=bool(opt.get("deepThink")))
         if k == "aiAssert":
-            return None, a.ai_assert(value or "", opt.get("errorMessage"))
+            return None, a.ai_assert(raw, opt.get("errorMessage"))
         if k == "aiWaitFor":
-            return None, a.ai_wait_for(value or "", (step.timeout_ms or 30_000) / 1000)
+            return None, a.ai_wait_for(raw, (step.timeout_ms or 30_000) / 1000,
+                                       (opt.get("checkIntervalMs") or 1000) / 1000)
         if k in ("aiQuery", "aiBoolean", "aiNumber", "aiString"):
-            return None, a.ai_query(value or "", k)
+            return None, a.ai_query(raw, k)
         raise NeedsModel(f"{k} steps are not supported on {self.device.platform} yet")
 
     def run(self) -> CaseResult:
@@ -170,6 +189,8 @@ class _CaseRun:
                         continue
                     self.records.append(rec)
                     t0 = time.monotonic()
+                    used = self.agent.usage.copy()
+                    self.agent.last_tiers = []
                     try:
                         self.check_time()
                         hit, output = self.execute(step)
@@ -177,12 +198,15 @@ class _CaseRun:
                             rec.tier, rec.rect = hit.tier, hit.rect.as_list()
                         if output is not None:
                             rec.output = _masked_output(output, self.mask)
+                            if step.options.get("name") and step.kind in _QUERIES:
+                                result.data[step.options["name"]] = rec.output
                     except TestFailure as exc:
                         rec.status, rec.error = "failed", self.mask(_message(exc))
                         failed_step = failed_step or rec
                         task_failed = True
                     finally:
                         rec.duration = round(time.monotonic() - t0, 3)
+                        self._record_usage(rec, used)
                     if step.kind not in _LOOKS_ONLY or rec.status != "passed":
                         before = self.screenshot(f"step{index}")
                     rec.after = before
@@ -206,7 +230,18 @@ class _CaseRun:
                 log.debug("end_session failed on %s: %s", self.device.name, exc)
         result.steps = self.records
         result.duration = round(time.monotonic() - self.started_at, 3)
+        total = self.agent.usage
+        if total.calls or total.retries:
+            result.tokens = {"prompt": total.prompt_tokens, "completion": total.completion_tokens}
+            result.usage = total.as_dict()
         return result
+
+    def _record_usage(self, rec: StepRecord, before: Any) -> None:
+        spent = self.agent.usage.minus(before)
+        if spent.calls or spent.retries:
+            rec.usage = spent.as_dict()
+        if self.agent.last_tiers and rec.tier is None:
+            rec.tier = ",".join(dict.fromkeys(self.agent.last_tiers))
 
     def start_session(self) -> None:
         case = self.case
@@ -267,6 +302,8 @@ class _CaseRun:
         else:
             result.screenshot = self.last_shot
 
+
+_QUERIES = frozenset({"aiQuery", "aiBoolean", "aiNumber", "aiString"})
 
 # Steps that only read the screen: the screenshot before them is also the one after.
 _LOOKS_ONLY = frozenset({"assertText", "assertNoText", "aiLocate"})

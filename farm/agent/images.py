@@ -41,3 +41,19 @@ def crop_upscale(png: bytes, area: Rect, margin: int = 32, factor: int = 2) -> t
 def scale_rect(rect: Rect, sx: float, sy: float, dx: int = 0, dy: int = 0) -> Rect:
     return Rect(x=round(rect.x * sx) + dx, y=round(rect.y * sy) + dy,
                 width=max(round(rect.width * sx), 1), height=max(round(rect.height * sy), 1))
+
+
+def thumbnail(png: bytes, size: tuple[int, int] = (80, 50)) -> bytes:
+    """A tiny greyscale copy: enough to tell "the screen changed" from a blinking caret."""
+    from PIL import Image
+    img = Image.open(io.BytesIO(png))
+    img.draft("L", size)
+    return img.convert("L").resize(size).tobytes()
+
+
+def alike(a: bytes | None, b: bytes | None, tolerance: int = 24, share: float = 0.01) -> bool:
+    """Two thumbnails show the same screen: under ``share`` of pixels differ by > tolerance."""
+    if a is None or b is None or len(a) != len(b):
+        return False
+    differing = sum(1 for x, y in zip(a, b) if abs(x - y) > tolerance)
+    return differing <= share * len(a)

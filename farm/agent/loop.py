@@ -6,7 +6,6 @@ unchanged screen, or the cap fail the act with a message that says which.
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import re
 from dataclasses import dataclass, field
@@ -14,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from farm.agent.actions import ActionContext, Locate, describe_actions, registry
 from farm.agent.history import ConversationHistory
-from farm.agent.images import data_url, png_size
+from farm.agent.images import alike, data_url, png_size, thumbnail
 from farm.agent.model_tiers import image_to_screen
 from farm.agent.prompts import round_prompt, system_prompt
 from farm.agent.tasks import PlanError, TaskRunner, build_tasks
@@ -91,7 +90,8 @@ class ActLoop:
         errors = 0
         last_key: tuple | None = None
         repeats = 0
-        prev: tuple[str, str] | None = None   # (screen hash, pointer action) of last round
+        prev: tuple[bytes, str] | None = None   # (thumbnail, pointer action) of last round
+        last_thumb: bytes | None = None
         runner = TaskRunner(locate=lambda loc: self._locate(loc, deep_think, deep_locate),
                             ctx=ActionContext(agent.device, agent.resolve),
                             on_acted=agent.grabber.invalidate)
@@ -99,8 +99,10 @@ class ActLoop:
             agent.check_time()
             png = agent.grabber.grab()
             self._shot = png
-            screen = hashlib.blake2b(png, digest_size=8).hexdigest()
-            if prev is not None and prev[0] == screen and prev[1]:
+            thumb = thumbnail(png)
+            same_screen = alike(thumb, last_thumb)
+            last_thumb = thumb
+            if prev is not None and prev[1] and alike(prev[0], thumb):
                 history.feedback(f"The screen did not change after {prev[1]}: the target was "
                                  "probably missed. Look again and correct the position.")
             history.add_user(round_prompt(task, history.state_text(deep_think),
@@ -112,7 +114,7 @@ class ActLoop:
             history.update_goals(plan.sub_goals, plan.done_goals)
             if plan.error and not plan.actions and not plan.complete:
                 raise StepFailed(f"the model gave up: {plan.error}")
-            prev = (screen, "")
+            prev = (thumb, "")
             failed = False
             for planned in plan.actions:
                 try:
@@ -132,9 +134,10 @@ class ActLoop:
                 self.result.tiers += [t.hit.tier for t in tasks if t.hit is not None]
                 history.log(plan.log or label)
                 if action.moves_pointer or any(t.kind == "locate" for t in tasks):
-                    prev = (screen, label)
-                key = (action.name, action.target(), screen)
-                repeats = repeats + 1 if key == last_key else 1
+                    prev = (thumb, label)
+                # same action, same params and target, on a screen that did not change
+                key = (action.name, action.model_dump_json(), action.target())
+                repeats = repeats + 1 if key == last_key and same_screen else 1
                 last_key = key
                 if repeats >= self.limits.stuck_abort:
                     raise StepFailed(f"agent stuck: {action.name} repeated {repeats} times on "
