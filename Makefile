@@ -15,6 +15,8 @@ test-fast: install
 
 bench: install
 	.venv/bin/python bench/startup.py
+	.venv/bin/python bench/scheduler.py
+	.venv/bin/python bench/dispatch.py
 
 clean:
 	rm -rf .farm .venv *.egg-info

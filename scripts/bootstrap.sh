@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 
 want_debs=()
 command -v chromium >/dev/null 2>&1 || [ -x /usr/bin/chromium ] || want_debs+=(chromium)
-if [ "${FARM_NEED_REDIS:-0}" = 1 ] && ! command -v redis-server >/dev/null 2>&1; then
+if [ "${FARM_NEED_REDIS:-1}" = 1 ] && ! command -v redis-server >/dev/null 2>&1; then
   want_debs+=(redis-server)
 fi
 if [ ${#want_debs[@]} -gt 0 ]; then
