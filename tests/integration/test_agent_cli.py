@@ -1,0 +1,43 @@
+"""`farm run suites/demo --model openai/<name> --model-base-url …` against the scripted server:
+the demo's ai case passes, tokens land in results.json, the secret never reaches the model."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.integration.test_agent_browser import DONE_XML, by_progress, xml
+from tests.integration.test_farm_run import results, run_farm
+from tests.support.model_server import ModelServer
+
+pytestmark = pytest.mark.integration
+
+SHOPPING = [
+    xml("Input", {"value": "demo", "locate": {"prompt": "Username"}}),
+    xml("Tap", {"locate": {"prompt": "Sign in"}}),
+    xml("Input", {"value": "mug", "locate": {"prompt": "Search products"}}),
+    xml("KeyboardPress", {"keyName": "Enter"}),
+    xml("Tap", {"locate": {"prompt": "Blue Mug"}}),
+    xml("Tap", {"locate": {"prompt": "Add to cart"}}),
+    DONE_XML,
+]
+
+
+def test_demo_suite_with_a_model_passes_the_ai_case(tmp_path):
+    with ModelServer(by_progress(SHOPPING)) as srv:
+        proc = run_farm(tmp_path, "run", "suites/demo", "--devices", "browser:1",
+                        "--no-progress", "--report-dir", str(tmp_path / "run"),
+                        "--model", "openai/scripted-vlm", "--model-base-url", srv.base_url)
+        raws = list(srv.raw)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    summary = results(tmp_path / "run")
+    ai = next(c for c in summary["cases"] if c["case_id"].endswith("ai_shopping"))
+    assert ai["status"] == "passed", json.dumps(ai, indent=1)[:3000]
+    assert summary["counts"]["skipped"] == 0
+    assert ai["tokens"]["prompt"] > 0 and ai["usage"]["calls"] == len(raws)
+    step = next(s for s in ai["steps"] if s["kind"] == "ai")
+    assert step["usage"]["calls"] == len(raws) and step["tier"] == "text"
+    assert raws and all(b"farm-demo-pass" not in r for r in raws)
+    junit = (tmp_path / "run" / "junit.xml").read_text()
+    assert "tokens.prompt" in junit

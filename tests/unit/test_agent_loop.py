@@ -1,0 +1,100 @@
+"""The ai_act loop on a FakeDevice with the in-process scripted client."""
+
+import pytest
+
+from farm.agent.actions import DragAndDrop, GoBack, Input, locator_fields, registry
+from farm.agent.api import Agent
+from farm.agent.history import IMAGE_PLACEHOLDER, ConversationHistory
+from farm.agent.loop import LoopLimits, strict_steps
+from farm.devices.base import Rect, UINode, UITree
+from farm.devices.fake import FakeDevice
+from farm.errors import NeedsModel, StepFailed
+from farm.llm.client import ScriptedModelClient
+from farm.llm.models import ModelSet
+from farm.llm.plan import PlannedAction
+from farm.agent.tasks import PlanError, build_tasks
+
+
+def xml(action, params):
+    import json
+    return (f"<action-type>{action}</action-type>"
+            f"<action-param-json>{json.dumps(params)}</action-param-json>")
+
+
+def shop():
+    login = UITree(source="dom", page_text="login", nodes=[
+        UINode(id=0, role="input", placeholder="Password", editable=True,
+               rect=Rect(x=10, y=10, width=200, height=30)),
+        UINode(id=1, role="button", text="Sign in", clickable=True,
+               rect=Rect(x=10, y=60, width=100, height=30))])
+    return FakeDevice(screens={"login": login, "home": UITree(source="dom", page_text="hi")},
+                      transitions={"Sign in": "home"})
+
+
+def test_locator_fields_found_by_schema_scan():
+    assert locator_fields(DragAndDrop) == ["from_", "to"]
+    assert locator_fields(Input) == ["locate"] and locator_fields(GoBack) == []
+    tasks = build_tasks(PlannedAction(type="DragAndDrop", params={
+        "from": {"prompt": "a"}, "to": {"prompt": "b"}}), registry("web"))
+    assert [t.kind for t in tasks] == ["locate", "locate", "action"]
+    with pytest.raises(PlanError, match="unknown action"):
+        build_tasks(PlannedAction(type="Fly"), registry("web"))
+    assert "AndroidBackButton" in registry("android") and "GoBack" not in registry("android")
+
+
+def test_act_types_secret_on_device_only_and_counts_usage():
+    dev = shop()
+    client = ScriptedModelClient([
+        xml("Input", {"value": "${PW}", "locate": {"prompt": "Password"}}),
+        xml("Tap", {"locate": {"prompt": "Sign in"}}), '<complete success="true">in</complete>'])
+    agent = Agent(dev, ModelSet.single(client), resolve=lambda t: t.replace("${PW}", "s3cr3t"))
+    out = agent.ai_act("sign in with ${PW}")
+    assert out["message"] == "in" and dev.screen == "home"
+    assert ("type_text", "s3cr3t") in dev.actions
+    assert "s3cr3t" not in repr(client.requests) and "${PW}" in repr(client.requests)
+    assert agent.usage.calls == 3 and agent.last_tiers == ["text", "text"]
+
+
+def test_failed_action_is_fed_back_and_errors_are_capped():
+    # the AI locate tier answers "not found" for the one thing the planner keeps asking for
+    client = ScriptedModelClient(lambda m, i: '{"bbox": []}' if "Find the element" in str(m)
+                                 else xml("Tap", {"locate": {"prompt": "Nowhere at all"}}))
+    agent = Agent(shop(), ModelSet.single(client), limits=LoopLimits(max_errors=2))
+    with pytest.raises(StepFailed, match="more than 2 execution errors"):
+        agent.ai_act("tap it")
+    plans = [r for r in client.requests if "Find the element" not in str(r)]
+    assert "Feedback on the last action" in str(plans[-1]) and "failed" in str(plans[-1])
+
+
+def test_model_gives_up_is_a_failure_not_a_pass():
+    agent = Agent(shop(), ModelSet.single(ScriptedModelClient(
+        ['<complete success="false">no such item</complete>'])))
+    with pytest.raises(StepFailed, match="no such item"):
+        agent.ai_act("buy a unicorn")
+
+
+def test_strict_steps_run_one_at_a_time():
+    assert strict_steps("1. open\n2) tap") == ["open", "tap"]
+    assert strict_steps("just do it") == []
+    client = ScriptedModelClient(['<complete success="true">ok</complete>'])
+    Agent(shop(), ModelSet.single(client)).ai_act("1. look\n2. look again")
+    assert len(client.requests) == 2 and "step 2 of 2" in str(client.requests[1])
+
+
+def test_no_model_still_skips():
+    with pytest.raises(NeedsModel):
+        Agent(shop()).ai_act("anything")
+
+
+def test_history_keeps_newest_image_and_bounded_window():
+    h = ConversationHistory()
+    for i in range(30):
+        h.add_user(f"round {i}", "data:image/png;base64,AAAA")
+        h.add_assistant("reply")
+        h.log(f"step {i}")
+    snap = h.snapshot(1)
+    images = [p for m in snap if isinstance(m["content"], list) for p in m["content"]
+              if p["type"] == "image_url"]
+    assert len(images) == 1 and IMAGE_PLACEHOLDER in str(snap)
+    assert len(snap) <= 7 and "(20 earlier steps)" in h.state_text(False)
+    assert len(h.messages) <= 50
