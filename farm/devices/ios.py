@@ -257,6 +257,7 @@ class IosDevice:
         import requests
         from wda.exceptions import (WDABadGateway, WDAEmptyResponseError, WDAError,
                                     WDAInvalidSessionIdError)
+        from wda.usbmux.exceptions import HTTPError, MuxError
 
         self._need()
         for attempt in (1, 2):
@@ -270,8 +271,8 @@ class IosDevice:
                                       "invalidated") from exc
                 log.info("%s: invalid session id; creating a new session", self.name)
                 self._new_session()
-            except (requests.RequestException, OSError, WDABadGateway,
-                    WDAEmptyResponseError) as exc:
+            except (requests.RequestException, OSError, HTTPError, MuxError, WDABadGateway,
+                    WDAEmptyResponseError) as exc:   # the connection itself failed
                 raise DeviceLost(f"{self.name} lost ({what}): {str(exc)[:200]}") from exc
             except WDAError as exc:
                 if self._killed:

@@ -131,7 +131,17 @@ class PhoneScreen:
         """PNG in physical pixels (CSS size × dpr)."""
         async def go() -> bytes:
             page = await self._ensure()
-            return await page.screenshot(type="png", scale="device")
+            # mid-navigation Chromium refuses ("Unable to capture screenshot"): a real
+            # screencap never does, so wait for the document and try again
+            for attempt in range(3):
+                try:
+                    await page.wait_for_load_state("load", timeout=3000)
+                    return await page.screenshot(type="png", scale="device", timeout=5000)
+                except Exception:
+                    if attempt == 2:
+                        raise
+                    await asyncio.sleep(0.2)
+            raise AssertionError("unreachable")
         return self._run(go())
 
     def dom(self) -> dict[str, Any]:

@@ -1,0 +1,71 @@
+"""`farm run` on simulated phones: the demo's mobile cases pass on android-sim:2 and
+ios-sim:2, and a phone whose app keeps crashing is quarantined while the cases pass elsewhere."""
+
+from __future__ import annotations
+
+import functools
+import io
+import json
+import shutil
+import threading
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+from farm.config import load_settings
+from farm.devices.sim import AndroidSimulator
+from farm.session import run
+
+pytestmark = pytest.mark.integration
+
+ROOT = Path(__file__).resolve().parents[2]
+DEMO = ROOT / "suites" / "demo"
+
+
+@pytest.mark.parametrize("devices", ["android-sim:2", "ios-sim:2"])
+def test_demo_mobile_cases_pass_on_simulators(tmp_path, devices):
+    out = io.StringIO()
+    settings = load_settings(report_dir=tmp_path / "run", state_dir=tmp_path / "state")
+    code = run([DEMO], devices, settings, progress=False, out=out)
+    text = out.getvalue()
+    assert code == 0, text
+    platform = devices.split("-")[0]
+    assert "deselected 12 web case(s)" in text
+    summary = json.loads((tmp_path / "run" / "results.json").read_text())
+    ran = [c for c in summary["cases"]]
+    assert len(ran) == 2 and all(c["platform"] == platform for c in ran)
+    assert all(c["status"] == "passed" for c in ran)
+
+
+class _Quiet(SimpleHTTPRequestHandler):
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+def test_phone_that_keeps_failing_is_quarantined(tmp_path, monkeypatch):
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    (suite / "farm.yaml").write_text("timeout: 60\nvars:\n  DEMO_PASSWORD: farm-demo-pass\n")
+    for i in range(8):      # enough work that the bad phone fails 3 times
+        shutil.copy(DEMO / "mobile" / "android_login.yaml", suite / f"login_{i}.yaml")
+    srv = ThreadingHTTPServer(("127.0.0.1", 0),
+                              functools.partial(_Quiet, directory=str(DEMO / "app")))
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{srv.server_address[1]}/"
+    with AndroidSimulator(2, {"com.farm.demo.shop": url}) as sim:
+        sim.fault(0, "launch_fail", -1)          # its app crashes on every launch
+        monkeypatch.setenv("ANDROID_ADB_SERVER_PORT", str(sim.port))
+        monkeypatch.delenv("ANDROID_SERIAL", raising=False)
+        out = io.StringIO()
+        settings = load_settings(report_dir=tmp_path / "run", state_dir=tmp_path / "state")
+        code = run([suite], "android:2", settings, progress=False, out=out)
+    srv.shutdown()
+    summary = json.loads((tmp_path / "run" / "results.json").read_text())
+    assert summary["quarantined"] == ["emulator-5554"], out.getvalue()
+    assert code == 0, out.getvalue()
+    assert all(c["status"] == "passed" and c["device"] == "emulator-5556"
+               for c in summary["cases"])
+    assert "quarantined: emulator-5554" in out.getvalue()
+    assert json.loads((tmp_path / "state" / "quarantine.json").read_text())["devices"] == \
+        ["emulator-5554"]
