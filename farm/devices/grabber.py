@@ -30,11 +30,14 @@ class ScreenshotGrabber:
         self.last_capture_seconds: float | None = None
         self._png: bytes | None = None
         self._taken_at = 0.0
+        self._took = 0.0
 
     def grab(self) -> bytes:
         """The current screen as PNG bytes, from cache when fresh."""
         now = self.clock()
-        if self._png is not None and now - self._taken_at < self.ttl:
+        # A slow device (a phone's screencap takes 200+ ms) would otherwise be past the TTL
+        # before the loop's next look: the window runs ``ttl`` past when the capture arrived.
+        if self._png is not None and now - self._taken_at < self.ttl + self._took:
             self.hits += 1
             return self._png
         png = self.device.screenshot()
@@ -42,7 +45,7 @@ class ScreenshotGrabber:
         self.captures += 1
         self.last_capture_seconds = done - now
         # age counts from when the capture started: the screen may have changed while it ran
-        self._png, self._taken_at = png, now
+        self._png, self._taken_at, self._took = png, now, done - now
         return png
 
     def invalidate(self) -> None:

@@ -54,7 +54,9 @@ class AndroidShell:
     def run(self, line: str) -> Result:
         """Run a command line: ``;``, ``&&`` and ``||`` chains, ``$?`` in echo."""
         try:
-            tokens = list(shlex.shlex(line, posix=True, punctuation_chars=";&|"))
+            lexer = shlex.shlex(line, posix=True, punctuation_chars=";&|")
+            lexer.whitespace_split = True       # words split on blanks and ; & | only
+            tokens = list(lexer)
         except ValueError as exc:
             return b"", f"/system/bin/sh: syntax error: {exc}\n".encode(), 2
         out, err, code = b"", b"", 0

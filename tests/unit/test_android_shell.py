@@ -1,0 +1,64 @@
+"""The simulated device shell answers what adbutils parses (no Chromium needed)."""
+
+from __future__ import annotations
+
+from farm.devices.sim.androidshell import AndroidShell
+from farm.devices.sim.screen import Faults
+
+
+class FakeScreen:
+    dpr = 2.5
+    app = None
+
+    def __init__(self) -> None:
+        import threading
+        self.faults = Faults()
+        self.lock = threading.Lock()
+        self.taps: list[tuple[float, float]] = []
+        self.launched: list[str] = []
+
+    def tap(self, x: float, y: float, hold_ms: int = 0) -> None:
+        self.taps.append((x, y))
+
+    def launch(self, app: str, url: str) -> None:
+        self.app = app
+        self.launched.append(url)
+
+    def home(self) -> None:
+        self.app = None
+
+
+def make() -> tuple[AndroidShell, FakeScreen]:
+    screen = FakeScreen()
+    return AndroidShell("emulator-5554", screen, lambda: {"com.x": "http://a/"}, 1080,
+                        2400), screen  # type: ignore[arg-type]
+
+
+def test_chains_and_exit_codes():
+    sh, _ = make()
+    out, err, code = sh.run("wm size; nosuch && echo no; echo X4EXIT:$?")
+    assert out == b"Physical size: 1080x2400\nX4EXIT:127\n" and b"not found" in err
+
+
+def test_tap_is_scaled_to_css_pixels_and_blocked_input_reports_on_stderr():
+    sh, screen = make()
+    assert sh.run("input tap 250 500")[2] == 0
+    assert screen.taps == [(100.0, 200.0)]
+    screen.faults.set("input_blocked", 1)
+    out, err, code = sh.run("input tap 1 1")
+    assert code == 0 and b"SecurityException" in err and len(screen.taps) == 1
+
+
+def test_monkey_launches_mapped_package_and_dumpsys_shows_focus():
+    sh, screen = make()
+    assert b"Events injected" in sh.run("monkey -p com.x -c android.intent.category.LAUNCHER 1")[0]
+    assert screen.launched == ["http://a/"]
+    assert b"mCurrentFocus=Window{5f2a1c u0 com.x/" in sh.run("dumpsys window windows")[0]
+    assert sh.run("monkey -p com.missing 1")[2] == 252
+
+
+def test_fault_control_command():
+    sh, screen = make()
+    assert sh.run("farm-sim fault idle 2")[2] == 0
+    assert screen.faults.idle == 2
+    assert sh.run("farm-sim fault bogus 1")[2] == 1

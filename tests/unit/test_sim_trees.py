@@ -1,0 +1,63 @@
+"""Native trees generated from a DOM, and parsed back by the drivers' parsers."""
+
+from __future__ import annotations
+
+import pytest
+
+from farm.devices.native_tree import parse_uiautomator, parse_wda, query_xml
+from farm.devices.sim.screen import Faults
+from farm.devices.sim.trees import EMPTY_UIAUTOMATOR, uiautomator_xml, wda_xml
+
+DOM = {"nodes": [
+    {"id": 0, "parent": None, "role": "form", "text": "", "name": "", "placeholder": "",
+     "resource_id": "login", "rect": {"x": 10, "y": 20, "width": 300, "height": 200},
+     "clickable": False, "editable": False, "visible": True},
+    {"id": 1, "parent": 0, "role": "input:password", "text": "", "name": "",
+     "placeholder": "Enter your password", "resource_id": "password",
+     "rect": {"x": 10, "y": 40, "width": 300, "height": 40}, "clickable": True,
+     "editable": True, "visible": True},
+    {"id": 2, "parent": 0, "role": "button", "text": "Sign in & go", "name": "",
+     "placeholder": "", "resource_id": "", "rect": {"x": 10, "y": 100, "width": 100,
+                                                     "height": 40},
+     "clickable": True, "editable": False, "visible": True},
+]}
+
+
+def test_uiautomator_dump_has_real_format_and_pixel_bounds():
+    xml = uiautomator_xml(DOM, "com.x", 1080, 2400, 2.5)
+    assert xml.startswith("<?xml") and '<hierarchy rotation="0">' in xml
+    assert 'bounds="[25,250][275,350]"' in xml           # button: CSS × 2.5
+    assert 'resource-id="com.x:id/password"' in xml and 'password="true"' in xml
+    tree = parse_uiautomator(xml, 1080, 2400)
+    button = next(n for n in tree.nodes if n.text == "Sign in & go")
+    assert button.role == "android.widget.Button" and button.clickable
+    assert (button.rect.x, button.rect.y, button.rect.width) == (25, 250, 250)
+    field = next(n for n in tree.nodes if n.editable)
+    assert field.text == "Enter your password" and field.resource_id == "password"
+    assert query_xml(xml, "//node[@text='Sign in & go']", tree) == [button.rect]
+
+
+def test_empty_dump_parses_to_no_nodes():
+    assert parse_uiautomator(EMPTY_UIAUTOMATOR, 1080, 2400).nodes == []
+
+
+def test_wda_source_is_in_points_with_types():
+    xml = wda_xml(DOM, "com.x", 390, 844)
+    assert "<XCUIElementTypeApplication" in xml and "XCUIElementTypeSecureTextField" in xml
+    tree = parse_wda(xml, 390, 844)
+    button = next(n for n in tree.nodes if n.role == "XCUIElementTypeButton")
+    assert button.text == "Sign in & go" and button.rect.as_list() == [10, 100, 100, 40]
+    field = next(n for n in tree.nodes if n.editable)
+    assert field.placeholder == "Enter your password" and field.text == ""
+    rects = query_xml(xml, "//XCUIElementTypeButton", tree)
+    assert rects == [button.rect]
+
+
+def test_fault_counts():
+    f = Faults()
+    f.set("black", 2)
+    assert f.hit("black") and f.hit("black") and not f.hit("black")
+    f.set("drop", -1)
+    assert all(f.hit("drop") for _ in range(5))
+    with pytest.raises(KeyError):
+        f.set("nope", 1)
