@@ -6,6 +6,8 @@ cd "$(dirname "$0")/.."
 
 want_debs=()
 command -v chromium >/dev/null 2>&1 || [ -x /usr/bin/chromium ] || want_debs+=(chromium)
+# Debian's adb: `adb devices` against real phones or farm's simulated adb server
+command -v adb >/dev/null 2>&1 || want_debs+=(adb)
 if [ "${FARM_NEED_REDIS:-1}" = 1 ] && ! command -v redis-server >/dev/null 2>&1; then
   want_debs+=(redis-server)
 fi
