@@ -80,13 +80,14 @@ class DeviceRuntime:
         self.device: Any = None
         self._stop = threading.Event()
         self._lock = threading.Lock()
+        self._draining = False
 
     # ---- lease -------------------------------------------------------------------------------
     def lease_info(self) -> dict[str, Any]:
         with self._lock:
             return {"device": self.name, "kind": self.kind, "platform": self.platform,
                     "group": self.group, "host": socket.gethostname(), "pid": os.getpid(),
-                    "token": self.token, **self.state}
+                    "token": self.token, "draining": self._draining, **self.state}
 
     def set_state(self, **state: Any) -> None:
         with self._lock:
@@ -123,8 +124,8 @@ class DeviceRuntime:
 
     def draining(self) -> None:
         """SIGTERM: the current case finishes; clients stop counting this device."""
-        with self._lock:
-            self.state = {**self.state, "draining": True}
+        # Runs inside the signal handler, on the thread that may hold _lock: no locking here.
+        self._draining = True
 
     # ---- events ------------------------------------------------------------------------------
     def publish(self, run_id: str, event: dict[str, Any]) -> None:
