@@ -73,7 +73,12 @@ def run(paths: tuple[Path, ...], devices: str, report_dir: Path | None, junit_xm
     show = not (settings.no_progress or _env_flag("FARM_NO_PROGRESS"))
     code = run_session(list(paths), devices, settings, junit_xml=junit_xml, progress=show,
                        matrix=matrix)
-    sys.exit(code)
+    # Everything is written. Device threads interrupted mid-call still hold Playwright
+    # greenlets, and tearing those down at interpreter exit can crash the process (SIGSEGV)
+    # after the fact: leave without the teardown so the exit code is the run's.
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
 
 
 @cli.command()
