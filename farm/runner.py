@@ -122,21 +122,22 @@ class _CaseRun:
         value = r(step.value) if step.value is not None else None
         xpath = r(step.xpath) if step.xpath else None
         opt = step.options
+        deep = bool(opt.get("deepLocate"))
         k = step.kind
         if k == "aiTap":
-            return a.ai_tap(target or "", xpath), None
+            return a.ai_tap(target or "", xpath, deep), None
         if k == "aiHover":
-            return a.ai_hover(target or "", xpath), None
+            return a.ai_hover(target or "", xpath, deep), None
         if k == "aiInput":
-            return a.ai_input(target, value or "", opt.get("mode", "replace"), xpath), None
+            return a.ai_input(target, value or "", opt.get("mode", "replace"), xpath, deep), None
         if k == "aiKeyboardPress":
-            return a.ai_keyboard_press(value or "Enter", target, xpath), None
+            return a.ai_keyboard_press(value or "Enter", target, xpath, deep), None
         if k == "aiScroll":
             return a.ai_scroll(target, opt.get("direction", "down"),
                                opt.get("scrollType", "singleAction"), opt.get("distance"),
-                               xpath), None
+                               xpath, deep), None
         if k == "aiLocate":
-            return a.ai_locate(target or "", xpath), None
+            return a.ai_locate(target or "", xpath, deep), None
         if k == "sleep":
             a.sleep(int(value or 0))
             return None, None

@@ -70,23 +70,25 @@ class Agent:
         return self.chain.locate(prompt or "", self.device, xpath=xpath,
                                  deep_locate=deep_locate)
 
-    def ai_tap(self, prompt: str, xpath: str | None = None) -> LocateHit:
-        hit = self.ai_locate(prompt, xpath)
+    def ai_tap(self, prompt: str, xpath: str | None = None,
+               deep_locate: bool = False) -> LocateHit:
+        hit = self.ai_locate(prompt, xpath, deep_locate)
         self.device.tap(*hit.rect.center)
         self._acted()
         return hit
 
-    def ai_hover(self, prompt: str, xpath: str | None = None) -> LocateHit:
-        hit = self.ai_locate(prompt, xpath)
+    def ai_hover(self, prompt: str, xpath: str | None = None,
+                 deep_locate: bool = False) -> LocateHit:
+        hit = self.ai_locate(prompt, xpath, deep_locate)
         self.device.hover(*hit.rect.center)
         self._acted()
         return hit
 
     def ai_input(self, prompt: str | None, value: str, mode: str = "replace",
-                 xpath: str | None = None) -> LocateHit | None:
+                 xpath: str | None = None, deep_locate: bool = False) -> LocateHit | None:
         hit = None
         if prompt or xpath:
-            hit = self.ai_locate(prompt or "", xpath)
+            hit = self.ai_locate(prompt or "", xpath, deep_locate)
             self.device.tap(*hit.rect.center)
         if mode in ("replace", "clear"):
             self.device.clear_text()
@@ -96,10 +98,11 @@ class Agent:
         return hit
 
     def ai_keyboard_press(self, key: str, prompt: str | None = None,
-                          xpath: str | None = None) -> LocateHit | None:
+                          xpath: str | None = None,
+                          deep_locate: bool = False) -> LocateHit | None:
         hit = None
         if prompt or xpath:
-            hit = self.ai_locate(prompt or "", xpath)
+            hit = self.ai_locate(prompt or "", xpath, deep_locate)
             self.device.tap(*hit.rect.center)
         self.device.press(key)
         self._acted()
@@ -107,12 +110,12 @@ class Agent:
 
     def ai_scroll(self, prompt: str | None = None, direction: str = "down",
                   scroll_type: str = "singleAction", distance: int | None = None,
-                  xpath: str | None = None) -> LocateHit | None:
+                  xpath: str | None = None, deep_locate: bool = False) -> LocateHit | None:
         width, height = self.device.size()
         hit = None
         x, y = width // 2, height // 2
         if prompt or xpath:
-            hit = self.ai_locate(prompt or "", xpath)
+            hit = self.ai_locate(prompt or "", xpath, deep_locate)
             x, y = hit.rect.center
         direction = SCROLL_TO.get(scroll_type, direction)
         dx, dy = SCROLL_DIRECTIONS.get(direction, (0, 1))
