@@ -37,6 +37,7 @@ class StepRecord(BaseModel):
     started: str = ""
     duration: float = 0.0           # seconds
     tier: str | None = None         # which locate tier hit (xpath, text, ...)
+    observation: str | None = None  # what the device showed: tree | empty-tree | black-frame
     rect: list[int] | None = None   # located element [x, y, w, h]
     before: str | None = None       # artifact path relative to the run dir
     after: str | None = None

@@ -192,6 +192,8 @@ class _CaseRun:
                     t0 = time.monotonic()
                     used = self.agent.usage.copy()
                     self.agent.last_tiers = []
+                    if hasattr(self.device, "last_observation"):
+                        self.device.last_observation = None
                     try:
                         self.check_time()
                         hit, output = self.execute(step)
@@ -207,6 +209,7 @@ class _CaseRun:
                         task_failed = True
                     finally:
                         rec.duration = round(time.monotonic() - t0, 3)
+                        rec.observation = getattr(self.device, "last_observation", None)
                         self._record_usage(rec, used)
                     if step.kind not in _LOOKS_ONLY or rec.status != "passed":
                         before = self.screenshot(f"step{index}")

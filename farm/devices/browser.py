@@ -80,6 +80,7 @@ class BrowserDevice:
         self._crashed = False
         self.open_seconds: float | None = None        # how long the last open() took
         self.hierarchy_seconds: float | None = None   # how long the last hierarchy() took
+        self.last_observation: str | None = None      # "tree" once a step read the DOM
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -228,6 +229,7 @@ class BrowserDevice:
         raw = json.loads(self._evaluate_settled(page, DOM_JS, MAX_NODES, what="read the DOM"))
         nodes = [UINode.model_validate(n) for n in raw["nodes"]]
         self.hierarchy_seconds = time.monotonic() - started
+        self.last_observation = "tree"
         if raw.get("truncated"):
             log.info("%s: DOM has more than %d rendered elements; tree truncated", self.name,
                      MAX_NODES)

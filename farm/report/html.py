@@ -285,7 +285,7 @@ data-q="{_e(haystack.lower())}"{is_open}>
         tr = f'<tr class="{" ".join(classes)}">' if classes else "<tr>"
         # End tags of td/tr are optional in HTML; leaving them out saves ~10% on big runs.
         return (f"{tr}<td>{st.index}<td>{label}<td>{_e(st.status)}"
-                f"<td>{round(st.duration * 1000):,} ms<td>{_e(st.tier or '')}<td>{shots}")
+                f"<td>{round(st.duration * 1000):,} ms<td>{_e(_seen(st))}<td>{shots}")
 
 
 def render_html(summary: RunSummary, run_dir: Path | None = None) -> str:
@@ -302,3 +302,10 @@ def write_html(summary: RunSummary, run_dir: Path) -> Path:
     tmp.write_bytes(render_html(summary, run_dir).encode("utf-8", "replace"))
     tmp.replace(path)
     return path
+
+
+def _seen(step: StepRecord) -> str:
+    """Locate tier, plus what the device offered when it was not a usable UI tree."""
+    if step.observation in ("empty-tree", "black-frame"):
+        return f"{step.tier or ''} ({step.observation}: vision)".strip()
+    return step.tier or ""

@@ -147,3 +147,16 @@ def test_watchdog_kills_a_device_stuck_past_the_timeout(tmp_path, monkeypatch):
     res = results["s/spin"]
     assert res.status == "error" and res.error.kind == "CaseTimeout"
     assert res.attempt == 1 and "stopped answering" in res.error.message
+
+
+def test_step_records_what_the_device_showed(tmp_path):
+    class BlankTreeDevice(FakeDevice):
+        last_observation = None
+
+        def hierarchy(self):
+            self.last_observation = "empty-tree"
+            return None
+    case = make_case("blank", [Step(kind="aiTap", target="Sign in")])
+    res = run_case(Job(case.id, "web", 1), case, BlankTreeDevice(SCREEN), services(tmp_path))
+    assert res.status == "skipped"            # no tree, no model: only vision could find it
+    assert res.steps[0].observation == "empty-tree"
