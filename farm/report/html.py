@@ -172,6 +172,9 @@ class _Renderer:
         dl = "".join(f"<div><dt>{_e(k)}</dt><dd>{_e(v)}</dd></div>" for k, v in meta)
         banner = ('<p class="banner">Run interrupted — results are partial.</p>'
                   if s.interrupted or counts["interrupted"] else "")
+        if s.quarantined:
+            banner += ('<p class="banner">Quarantined during the run (repeated infrastructure '
+                       'errors): ' + _e(", ".join(s.quarantined)) + '</p>')
         return f"""<header class="top">
 <div class="title"><h1>farm report</h1><code class="run-id">{_e(s.run_id)}</code></div>
 {banner}<dl class="meta">{dl}</dl>

@@ -239,3 +239,12 @@ def test_html_500_cases_stays_small():
 def test_format_duration():
     assert [format_duration(s) for s in (0.25, 12.34, 245, 3725)] == [
         "250 ms", "12.3 s", "4 m 05 s", "1 h 02 m"]
+
+
+def test_quarantined_devices_are_named_in_the_header(tmp_path):
+    from farm.report.html import render_html
+    from farm.results import RunSummary
+    summary = RunSummary(run_id="r", started="2026-01-01T00:00:00", quarantined=["emulator-5554"])
+    summary.recount()
+    html = render_html(summary, tmp_path)
+    assert "Quarantined during the run" in html and "emulator-5554" in html
