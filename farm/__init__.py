@@ -1,6 +1,7 @@
 """farm: a distributed device-farm test orchestrator.
 
-Public API: ``Settings``, ``load_settings``, ``load_suites``, ``run``. Everything else may move.
+Public API: ``Agent``, ``Settings``, ``load_settings``, ``load_suites``, ``run``. Everything else
+may move.
 Heavy modules (Playwright, litellm) are imported lazily.
 """
 
@@ -9,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 __version__ = "0.1.0"
-__all__ = ["Settings", "load_settings", "load_suites", "run", "__version__"]
+__all__ = ["Agent", "Settings", "load_settings", "load_suites", "run", "__version__"]
 
 
 def __getattr__(name: str) -> Any:
@@ -19,6 +20,9 @@ def __getattr__(name: str) -> Any:
     if name == "load_suites":
         from farm.suite.loader import load_suites
         return load_suites
+    if name == "Agent":
+        from farm.agent.api import Agent
+        return Agent
     if name == "run":
         from farm.session import run
         return run

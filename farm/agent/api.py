@@ -23,6 +23,7 @@ from farm.llm.client import Usage
 
 if TYPE_CHECKING:
     from farm.agent.loop import LoopLimits
+    from farm.config import Settings
     from farm.llm.models import ModelSet
 
 log = logging.getLogger("farm.agent")
@@ -33,15 +34,23 @@ SCROLL_TO = {"scrollToBottom": "down", "scrollToTop": "up", "scrollToLeft": "lef
 
 
 class Agent:
-    """Drives one device. ``deadline`` (monotonic seconds) bounds every wait."""
+    """Drives one device. ``deadline`` (monotonic seconds) bounds every wait.
 
-    def __init__(self, device: Device, model: "ModelSet | None" = None,
+    ``Agent(device, settings)`` uses the models the settings configure (FARM_MODEL, ...);
+    ``Agent(device)`` works with the zero-token tiers only.
+    """
+
+    def __init__(self, device: Device, model: "ModelSet | Settings | None" = None,
                  chain: LocatorChain | None = None,
                  grabber: ScreenshotGrabber | None = None,
                  deadline: Callable[[], float] | None = None,
                  resolve: Callable[[str], str] | None = None,
                  limits: "LoopLimits | None" = None, context: str | None = None) -> None:
         from farm.agent.loop import LoopLimits
+        from farm.config import Settings
+        if isinstance(model, Settings):   # Agent(device, settings): build the configured models
+            from farm.llm.models import build_models
+            model = build_models(model)
         self.device = device
         self.models = model
         self.grabber = grabber or ScreenshotGrabber(device)
