@@ -17,6 +17,7 @@ import signal
 import socket
 import subprocess
 import sys
+import time
 from typing import Sequence
 
 from farm.cluster import store
@@ -113,8 +114,10 @@ def run_workers(url: str, specs: str, group: str | None = None) -> int:
                 p.send_signal(signum)
     signal.signal(signal.SIGTERM, forward)
     signal.signal(signal.SIGINT, forward)
-    codes = [p.wait() for p in procs]
-    return max(codes, default=0)
+    # poll every child (not wait() in order) so a drained one is reaped at once
+    while any(p.poll() is None for p in procs):
+        time.sleep(0.2)
+    return max((p.returncode for p in procs), default=0)
 
 
 if __name__ == "__main__":

@@ -131,8 +131,7 @@ def test_sigterm_drains_the_current_case(tmp_path, redis_server, workers):
                                   if l.get("state") == "busy"), None), 30)
     child = psutil.Process(busy["pid"])
     child.send_signal(signal.SIGTERM)
-    child.wait(30)                               # exits once its case is done (not a child:
-                                                 # psutil cannot read its exit code)
+    wait_for(lambda: not child.is_running() or child.status() == psutil.STATUS_ZOMBIE, 30)
     out = finish(proc)
     assert proc.returncode == 0, out
     summary = results(tmp_path / "run")
