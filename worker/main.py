@@ -97,16 +97,37 @@ def child(argv: Sequence[str]) -> int:
     return 0
 
 
+def device_targets(kind: str, count: int) -> list[str]:
+    """What each of ``count`` workers of ``kind`` attaches to: a distinct adb serial or WDA
+    URL for phones (two workers must never drive one phone), nothing for browsers."""
+    from farm.devices.registry import android_serials, ios_urls
+    from farm.errors import ConfigError
+    if kind in ("android-sim", "ios-sim"):
+        raise ConfigError(f"workers attach to running devices: start simulators with "
+                          f"`farm sim {kind[:-4]} --count N --app ...` and use "
+                          f"--devices {kind[:-4]}:N")
+    if kind == "android":
+        found = android_serials()
+    elif kind == "ios":
+        found = ios_urls()
+    else:
+        return [""] * count
+    if len(found) < count:
+        raise ConfigError(f"--devices {kind}:{count}: only {len(found)} {kind} device(s) "
+                          f"found ({', '.join(found) or 'none'})")
+    return found[:count]
+
+
 def run_workers(url: str, specs: str, group: str | None = None) -> int:
     """Start one worker process per device in ``specs``; return when all have exited."""
     env = dict(os.environ, FARM_BROKER_URL=url, CELERY_BROKER_URL=url)
     procs = []
     for kind, count in parse_specs(specs):
-        for _ in range(count):
+        for target in device_targets(kind, count):
             cmd = [sys.executable, "-m", "worker.main", "--kind", kind]
             if group:
                 cmd += ["--group", group]
-            procs.append(subprocess.Popen(cmd, env=env))
+            procs.append(subprocess.Popen(cmd, env={**env, "FARM_WORKER_TARGET": target}))
 
     def forward(signum: int, _frame: object) -> None:
         for p in procs:

@@ -48,6 +48,13 @@ def make_device(kind: str, name: str) -> Any:
         errors = ({"start_session": DeviceLost("fake device lost (FARM_FAKE_FAIL)")}
                   if os.environ.get("FARM_FAKE_FAIL") == "1" else {})
         return FakeDevice(name=name, platform="web", errors=errors)
+    target = os.environ.get("FARM_WORKER_TARGET", "")
+    if kind == "android" and target:
+        from farm.devices.android import AndroidDevice
+        return AndroidDevice(name, load_settings(), target)
+    if kind == "ios" and target:
+        from farm.devices.ios import IosDevice
+        return IosDevice(name, load_settings(), target)
     from farm.devices.registry import make_devices
     from farm.schedule import DeviceSpec
     device = make_devices([DeviceSpec(kind, 1)], load_settings())[0]

@@ -52,25 +52,47 @@ def one_final_result_each(summary: dict, n: int) -> None:
     assert len(ids) == n and set(ids.values()) == {1}, ids
 
 
-def test_twenty_demo_cases_on_three_browser_workers(tmp_path, redis_server, workers):
+def start_android_sim(tmp_path: Path, request) -> int:
+    """`farm sim android` as a user runs it: the phone an android worker attaches to."""
+    from tests.integration.cluster_support import free_port
+    port = free_port()
+    log = open(tmp_path / "sim.log", "w")
+    sim = subprocess.Popen([sys.executable, "-m", "farm.cli", "sim", "android", "--count", "1",
+                            "--app", str(ROOT / "suites" / "demo" / "app"), "--package",
+                            "com.farm.demo.shop", "--port", str(port)], cwd=ROOT,
+                           stdout=log, stderr=subprocess.STDOUT)
+    request.addfinalizer(lambda: kill_tree(sim))
+    wait_for(lambda: "Ctrl-C stops" in (tmp_path / "sim.log").read_text(), 60)
+    return port
+
+
+def test_twenty_demo_cases_on_browser_and_simulated_android_workers(tmp_path, redis_server,
+                                                                    workers, request):
     suite = tmp_path / "demo"
     shutil.copytree(ROOT / "suites" / "demo", suite)
     (suite / "ai_shopping.yaml").unlink()            # needs a model: not this test's subject
-    originals = sorted(suite.glob("*.yaml"))
-    originals = [p for p in originals if p.name != "farm.yaml"]
-    for i in range(20 - len(originals)):
-        src = originals[i % len(originals)]
+    web = sorted(p for p in suite.glob("*.yaml") if p.name != "farm.yaml")
+    android = sorted((suite / "mobile").glob("android_*.yaml"))
+    for i in range(16 - len(web)):
+        src = web[i % len(web)]
         (suite / f"copy{i:02d}_{src.name}").write_text(src.read_text())
-    workers("browser:3")
+    for i in range(4 - len(android)):
+        src = android[i % len(android)]
+        (suite / "mobile" / f"copy{i:02d}_{src.name}").write_text(src.read_text())
+    port = start_android_sim(tmp_path, request)
+    workers("browser:2,android:1", ANDROID_ADB_SERVER_PORT=str(port))
     wait_idle(redis_server.url, 3)
     proc = farm_run(tmp_path, redis_server.url, suite, tmp_path / "run", "--devices",
-                    "browser:3")
-    out = finish(proc, 240)
+                    "browser:2,android:1")
+    out = finish(proc, 300)
     assert proc.returncode == 0, out
+    assert "deselected 2 ios case(s)" in out
     summary = results(tmp_path / "run")
     one_final_result_each(summary, 20)
     assert summary["counts"]["passed"] == 20, out
-    assert len({c["device"] for c in summary["cases"]}) == 3
+    devices = Counter(c["device"].split("@")[0] for c in summary["cases"])
+    assert set(devices) == {"browser-1", "browser-2", "android-1"}, devices
+    assert sum(c["platform"] == "android" for c in summary["cases"]) == 4
     # screenshots taken on the workers are in the report's run directory
     for case in summary["cases"]:
         for step in case["steps"]:
