@@ -203,3 +203,34 @@ def test_quarantine_after_repeated_infra_errors(tmp_path, redis_server, workers)
                              env=env(tmp_path, redis_server.url), capture_output=True,
                              text=True, timeout=60)
     assert "quarantined: 3 infrastructure errors in a row" in devices.stdout, devices.stdout
+
+
+def test_matrix_runs_every_case_on_every_device_group(tmp_path, redis_server, workers):
+    suite = sleep_suite(tmp_path / "s", 3, 200)
+    workers("fake:2")                                     # group "fake" (the kind)
+    proc_a = start_group(tmp_path, redis_server.url, "os14")
+    proc_b = start_group(tmp_path, redis_server.url, "os15")
+    try:
+        wait_idle(redis_server.url, 4)
+        proc = farm_run(tmp_path, redis_server.url, suite, tmp_path / "run", "--devices",
+                        "browser:4", "--matrix")
+        out = finish(proc)
+    finally:
+        kill_tree(proc_a)
+        kill_tree(proc_b)
+    assert proc.returncode == 0, out
+    summary = results(tmp_path / "run")
+    ids = Counter(c["case_id"] for c in summary["cases"])
+    for group in ("os14", "os15", "fake"):
+        for i in range(3):
+            assert ids[f"s/c{i:02d}@{group}"] == 1, ids
+    by_group = {c["case_id"]: c["device"] for c in summary["cases"]}
+    assert all(by_group[f"s/c00@{g}"].startswith("fake-") for g in ("os14", "os15"))
+    assert summary["counts"]["passed"] == len(summary["cases"]) == 9
+
+
+def start_group(tmp_path: Path, url: str, group: str) -> subprocess.Popen:
+    log = open(tmp_path / f"worker-{group}.log", "w")
+    return subprocess.Popen([sys.executable, "-m", "farm.cli", "worker", "--devices", "fake:1",
+                             "--group", group], cwd=ROOT, env=env(tmp_path, url), stdout=log,
+                            stderr=subprocess.STDOUT)
