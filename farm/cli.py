@@ -82,11 +82,23 @@ def run(paths: tuple[Path, ...], devices: str, report_dir: Path | None, junit_xm
 
 
 @cli.command()
-def devices() -> None:
-    """List the devices farm can use on this machine."""
+@click.option("--broker", metavar="URL", help="Also list the cluster's devices (Redis URL; "
+              "FARM_BROKER_URL / CELERY_BROKER_URL work too).")
+@click.option("--release", metavar="DEVICE", multiple=True,
+              help="Take a quarantined cluster device back into service (needs a broker).")
+def devices(broker: str | None, release: tuple[str, ...]) -> None:
+    """List the devices farm can use on this machine (and the cluster's, with a broker)."""
     from farm.config import load_settings
     from farm.devices.chromium import find_chromium
-    settings = load_settings()
+    settings = load_settings(broker_url=broker)
+    if release:
+        if not settings.broker_url:
+            raise click.UsageError("--release needs a cluster: give --broker URL")
+        from farm.cluster import store
+        r = store.connect(settings.broker_url.get_secret_value())
+        for name in release:
+            done = store.release(r, name)
+            click.echo(f"{name}: {'released' if done else 'was not quarantined'}")
     if settings.broker_url:
         _cluster_devices(settings.broker_url.get_secret_value())
     chromium = find_chromium(settings)

@@ -80,6 +80,11 @@ def quarantined(r: Any) -> dict[str, str]:
     return dict(r.hgetall(key("quarantine")))
 
 
+def release(r: Any, device: str) -> bool:
+    """Take a device out of quarantine; True if it was in."""
+    return bool(r.hdel(key("quarantine"), device))
+
+
 # ---- epoch ---------------------------------------------------------------------------------
 def epoch(r: Any) -> str:
     """The current data epoch; created if missing. It changes when Redis comes back empty."""

@@ -203,6 +203,12 @@ def test_quarantine_after_repeated_infra_errors(tmp_path, redis_server, workers)
                              env=env(tmp_path, redis_server.url), capture_output=True,
                              text=True, timeout=60)
     assert "quarantined: 3 infrastructure errors in a row" in devices.stdout, devices.stdout
+    name = next(line.split()[0] for line in devices.stdout.splitlines() if "quarantined:" in line)
+    released = subprocess.run([sys.executable, "-m", "farm.cli", "devices", "--release", name],
+                              cwd=ROOT, env=env(tmp_path, redis_server.url),
+                              capture_output=True, text=True, timeout=60)
+    assert f"{name}: released" in released.stdout, released.stdout + released.stderr
+    assert "quarantined:" not in released.stdout.split("released", 1)[1]
 
 
 def test_matrix_runs_every_case_on_every_device_group(tmp_path, redis_server, workers):
