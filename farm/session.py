@@ -195,6 +195,10 @@ def run(paths: Sequence[str | Path], devices: str, settings: Settings,
     logging.getLogger().removeHandler(handler)
     handler.close()
     print(summary_line(summary), file=out)
+    flaky = [c.case_id for c in summary.cases if c.status == "flaky"]
+    if flaky:
+        print(f"farm: warning: {len(flaky)} flaky case(s) passed only after failing: "
+              + ", ".join(flaky), file=out)
     print(str((run_dir / "report.html").resolve()), file=out, flush=True)
     return summary.exit_code
 

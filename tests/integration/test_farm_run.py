@@ -264,3 +264,36 @@ def test_demo_report_opens_in_chromium_with_every_case_and_no_errors(demo_run):
         page.wait_for_timeout(300)
         browser.close()
     assert problems == []
+
+
+def test_pass_after_failure_is_flaky_with_a_warning_and_exit_0(tmp_path):
+    """A backend that fails the first request only: attempt 1 fails, the retry passes."""
+    import http.server
+
+    hits = {"n": 0}
+
+    class Flaky(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            hits["n"] += 1
+            self.send_response(500 if hits["n"] == 1 else 200)
+            self.send_header("Access-Control-Allow-Origin", "*")
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Flaky)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        run_dir = tmp_path / "run"
+        proc = run_farm(tmp_path, "run", str(FAULTS / "flaky.yaml"), "--devices", "browser:1",
+                        "--retries", "1", "--report-dir", str(run_dir),
+                        FLAKY_URL=f"http://127.0.0.1:{server.server_address[1]}/")
+    finally:
+        server.shutdown()
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    case = by_name(results(run_dir))["flaky"]
+    assert case["status"] == "flaky" and case["attempt"] == 2
+    assert case["previous"][0]["status"] == "failed"
+    assert "backend said 500" in case["previous"][0]["error"]["message"]
+    assert "warning: 1 flaky case(s) passed only after failing: faults/flaky" in proc.stdout
+    assert 'flaky' in (run_dir / "junit.xml").read_text()
