@@ -246,15 +246,22 @@ def config_show() -> None:
 @cli.command()
 @click.argument("run_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
 def report(run_dir: Path) -> None:
-    """Rebuild report.html and junit.xml of RUN_DIR from its results.json."""
+    """Rebuild report.html and junit.xml of RUN_DIR from its results.json, or, for a run
+    that was killed before writing it, from the results journal (results.jsonl)."""
     import json
 
+    from farm.journal import JOURNAL, recover
     from farm.results import RunSummary
     from farm.session import write_outputs
     source = run_dir / "results.json"
-    if not source.exists():
+    if source.exists():
+        summary = RunSummary.model_validate(json.loads(source.read_text()))
+    elif (run_dir / JOURNAL).exists():
+        summary = recover(run_dir)
+        click.echo(f"farm: rebuilt from {run_dir / JOURNAL}: {len(summary.cases)} case(s) "
+                   "had finished before the run stopped", err=True)
+    else:
         raise click.UsageError(f"{source} does not exist")
-    summary = RunSummary.model_validate(json.loads(source.read_text()))
     write_outputs(summary, run_dir)
     click.echo(str((run_dir / "report.html").resolve()))
 

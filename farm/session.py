@@ -17,6 +17,7 @@ from farm.appserver import AppServer
 from farm.devices.sim.fleet import SimFleet
 from farm.config import Settings
 from farm.history import DurationHistory
+from farm.journal import JournalEvents
 from farm.results import (ArtifactStore, CaseResult, RunSummary, exit_code_for, now_iso,
                           write_json)
 from farm.runner import Services
@@ -161,7 +162,9 @@ def run(paths: Sequence[str | Path], devices: str, settings: Settings,
                                          policy)
                 names = [d.name for d in device_list]
             view = make_progress(len(upfront) + len(jobs), names, progress)
-            view.start()
+            view = JournalEvents(view, run_dir)
+            stack.callback(view.close)
+            view.inner.start()
             for r in upfront:
                 view.case_finished("-", r, final=True)
             executor.events = view
@@ -169,7 +172,7 @@ def run(paths: Sequence[str | Path], devices: str, settings: Settings,
             try:
                 ran = executor.run(jobs)
             finally:
-                view.stop()
+                view.inner.stop()
             if executor.launch_seconds:
                 log.info("TIMING launch=%.3f", max(executor.launch_seconds.values()))
             if executor.first_start is not None and executor.last_end is not None:

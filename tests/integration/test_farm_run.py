@@ -297,3 +297,31 @@ def test_pass_after_failure_is_flaky_with_a_warning_and_exit_0(tmp_path):
     assert "backend said 500" in case["previous"][0]["error"]["message"]
     assert "warning: 1 flaky case(s) passed only after failing: faults/flaky" in proc.stdout
     assert 'flaky' in (run_dir / "junit.xml").read_text()
+
+
+def test_a_killed_run_keeps_finished_results_and_the_report_can_be_rebuilt(tmp_path):
+    run_dir = tmp_path / "run"
+    proc = subprocess.Popen(
+        farm_cmd("run", str(FAULTS / "ok_login.yaml"), str(FAULTS / "slow.yaml"),
+                 "--devices", "browser:1", "--report-dir", str(run_dir)),
+        cwd=ROOT, env=farm_env(tmp_path), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True)
+    lines: list[str] = []
+    _watch(proc, lines)
+    _wait_for_line(lines, "PASSED faults/ok_login")
+    family = psutil.Process(proc.pid).children(recursive=True)
+    proc.kill()                                   # no Ctrl-C courtesy: the process just dies
+    proc.wait(timeout=30)
+    for child in family:
+        try:
+            child.kill()
+        except psutil.Error:
+            pass
+    assert not (run_dir / "results.json").exists()
+    rebuilt = run_farm(tmp_path, "report", str(run_dir))
+    assert rebuilt.returncode == 0, rebuilt.stderr
+    assert "1 case(s) had finished" in rebuilt.stderr
+    summary = results(run_dir)
+    assert [c["case_id"] for c in summary["cases"]] == ["faults/ok_login"]
+    assert summary["cases"][0]["status"] == "passed" and summary["interrupted"] is True
+    assert "quick login" in (run_dir / "report.html").read_text()
