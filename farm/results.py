@@ -96,6 +96,17 @@ class RunSummary(BaseModel):
         self.counts = counts
 
 
+def final_result(attempts: list[CaseResult]) -> CaseResult:
+    """The case's verdict from its attempts: the last one, carrying the earlier ones; a pass
+    after a failed attempt is *flaky*."""
+    last = attempts[-1].model_copy()
+    last.previous = attempts[:-1]
+    if last.status == "passed" and any(a.status == "failed" for a in last.previous):
+        last.status = "flaky"
+        last.reason = f"passed on attempt {last.attempt} after failing"
+    return last
+
+
 def exit_code_for(cases: list[CaseResult], interrupted: bool = False) -> int:
     """pytest-style: 0 ok, 1 failed, 2 interrupted, 3 infra error, 5 nothing collected."""
     if interrupted or any(c.status == "interrupted" for c in cases):

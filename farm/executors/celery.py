@@ -26,7 +26,7 @@ from farm.cluster.fair import to_dispatch
 from farm.cluster.store import key
 from farm.executors.base import NullEvents, RunEvents
 from farm.executors.local import outcome
-from farm.results import CaseError, CaseResult, StepRecord, now_iso
+from farm.results import CaseError, CaseResult, StepRecord, final_result, now_iso
 from farm.runner import Services
 from farm.schedule import DeviceSpec, Job, RetryPolicy, expected_duration, next_attempt, order_jobs
 from farm.suite.loader import display_path
@@ -371,13 +371,7 @@ class CeleryExecutor:
             self._final[job.case_id] = self._finalise(job.case_id)
 
     def _finalise(self, case_id: str) -> CaseResult:
-        attempts = self._attempts[case_id]
-        last = attempts[-1].model_copy()
-        last.previous = attempts[:-1]
-        if last.status == "passed" and any(a.status == "failed" for a in last.previous):
-            last.status = "flaky"
-            last.reason = f"passed on attempt {last.attempt} after failing"
-        return last
+        return final_result(self._attempts[case_id])
 
     def _broker_down(self, exc: BaseException) -> None:
         now = self.clock()

@@ -11,7 +11,7 @@ from typing import Callable
 
 from farm.devices.base import Device
 from farm.executors.base import NullEvents, RunEvents
-from farm.results import CaseError, CaseResult, now_iso
+from farm.results import CaseError, CaseResult, final_result, now_iso
 from farm.runner import Services, run_case
 from farm.schedule import Job, RetryPolicy, next_attempt, order_jobs, pick_job
 from farm.suite.loader import display_path
@@ -202,13 +202,7 @@ class LocalExecutor:
         return True
 
     def _finalise(self, case_id: str) -> CaseResult:
-        attempts = self._attempts[case_id]
-        last = attempts[-1].model_copy()
-        last.previous = attempts[:-1]
-        if last.status == "passed" and any(a.status == "failed" for a in last.previous):
-            last.status = "flaky"
-            last.reason = f"passed on attempt {last.attempt} after failing"
-        return last
+        return final_result(self._attempts[case_id])
 
     def _retire(self, device: Device, state: str, detail: str) -> None:
         with self._cond:
