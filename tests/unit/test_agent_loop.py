@@ -98,3 +98,30 @@ def test_history_keeps_newest_image_and_bounded_window():
     assert len(images) == 1 and IMAGE_PLACEHOLDER in str(snap)
     assert len(snap) <= 7 and "(20 earlier steps)" in h.state_text(False)
     assert len(h.messages) <= 50
+
+
+def test_deep_think_sub_goals_are_tracked_and_shown_to_the_model():
+    """deepThink: the plan's sub-goals come back in the next prompt with their status, and
+    marking one done updates it; without deepThink they are not sent."""
+    plan = ('<update-plan-content><sub-goal index="1" status="pending">enter password'
+            '</sub-goal><sub-goal index="2" status="pending">sign in</sub-goal>'
+            '</update-plan-content>'
+            + xml("Input", {"value": "pw", "locate": {"prompt": "Password"}}))
+    done = '<mark-sub-goal-done><sub-goal index="1" /></mark-sub-goal-done>' + xml(
+        "Tap", {"locate": {"prompt": "Sign in"}})
+    client = ScriptedModelClient([plan, done, '<complete success="true">in</complete>'])
+    dev = shop()
+    Agent(dev, ModelSet.single(client)).ai_act("sign in", deep_think=True)
+    second, third = str(client.requests[1]), str(client.requests[2])
+    assert "1. [pending] enter password" in second and "2. [pending] sign in" in second
+    assert "1. [finished] enter password" in third and "2. [pending] sign in" in third
+    assert dev.screen == "home"
+    assert third.count("'type': 'image_url'") == 2          # deepThink keeps the two newest images
+
+
+def test_only_the_newest_screenshot_is_sent_without_deep_think():
+    client = ScriptedModelClient([
+        xml("Input", {"value": "pw", "locate": {"prompt": "Password"}}),
+        xml("Tap", {"locate": {"prompt": "Sign in"}}), '<complete success="true">in</complete>'])
+    Agent(shop(), ModelSet.single(client)).ai_act("sign in")
+    assert str(client.requests[2]).count("'type': 'image_url'") == 1
