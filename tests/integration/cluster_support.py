@@ -28,27 +28,30 @@ def free_port() -> int:
 class RedisServer:
     """A throwaway redis-server on a spare port: the machine's shared one is never touched."""
 
-    def __init__(self, port: int | None = None) -> None:
+    def __init__(self, port: int | None = None, password: str | None = None) -> None:
         self.port = port or free_port()
+        self.password = password
         self.proc: subprocess.Popen | None = None
 
     @property
     def url(self) -> str:
-        return f"redis://127.0.0.1:{self.port}/0"
+        auth = f":{self.password}@" if self.password else ""
+        return f"redis://{auth}127.0.0.1:{self.port}/0"
 
     def start(self) -> "RedisServer":
         exe = shutil.which("redis-server")
         if exe is None:
             import pytest
             pytest.skip("redis-server not installed")
+        auth = ["--requirepass", self.password] if self.password else []
         self.proc = subprocess.Popen([exe, "--port", str(self.port), "--save", "",
-                                      "--appendonly", "no", "--bind", "127.0.0.1"],
+                                      "--appendonly", "no", "--bind", "127.0.0.1", *auth],
                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         import redis
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline:
             try:
-                if redis.Redis(port=self.port).ping():
+                if redis.Redis(port=self.port, password=self.password).ping():
                     return self
             except redis.ConnectionError:
                 time.sleep(0.05)

@@ -240,3 +240,27 @@ def start_group(tmp_path: Path, url: str, group: str) -> subprocess.Popen:
     return subprocess.Popen([sys.executable, "-m", "farm.cli", "worker", "--devices", "fake:1",
                              "--group", group], cwd=ROOT, env=env(tmp_path, url), stdout=log,
                             stderr=subprocess.STDOUT)
+
+
+def test_password_protected_redis_works_and_the_password_is_never_shown(tmp_path):
+    from tests.integration.cluster_support import RedisServer
+    server = RedisServer(password="s3cret-pw").start()
+    worker = start_workers(tmp_path, server.url, "fake:1")
+    try:
+        wait_idle(server.url, 1)
+        suite = sleep_suite(tmp_path / "s", 2, 100)
+        proc = farm_run(tmp_path, server.url, suite, tmp_path / "run", "--devices", "browser:1")
+        out = finish(proc)
+        shown = subprocess.run([sys.executable, "-m", "farm.cli", "devices"], cwd=ROOT,
+                               env=env(tmp_path, server.url), capture_output=True, text=True,
+                               timeout=60)
+    finally:
+        kill_tree(worker)
+        server.stop()
+    assert proc.returncode == 0, out
+    assert results(tmp_path / "run")["counts"]["passed"] == 2
+    assert "redis://:***@127.0.0.1" in shown.stdout, shown.stdout
+    logs = [*(tmp_path / "run").rglob("*"), *tmp_path.glob("worker-*.log")]
+    for text in (out, shown.stdout, shown.stderr, *(p.read_text(errors="replace") for p in
+                 logs if p.is_file() and p.suffix != ".jpg")):
+        assert "s3cret-pw" not in text
