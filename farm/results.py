@@ -133,10 +133,10 @@ class ArtifactStore:
     Thread-safe: several device threads write at once.
     """
 
-    def __init__(self, run_dir: Path, max_width: int = 1280, quality: int = 70) -> None:
+    def __init__(self, run_dir: Path, max_side: int = 1280, quality: int = 70) -> None:
         self.run_dir = Path(run_dir)
         self.dir = self.run_dir / "artifacts"
-        self.max_width = max_width
+        self.max_side = max_side      # longest side: a phone's 1080x2400 becomes 576x1280
         self.quality = quality
         self._lock = threading.Lock()
         self._pool: Any = None
@@ -171,9 +171,9 @@ class ArtifactStore:
         img = Image.open(io.BytesIO(png))
         if img.mode not in ("RGB", "L"):
             img = img.convert("RGB")
-        if img.width > self.max_width:
-            h = round(img.height * self.max_width / img.width)
-            img = img.resize((self.max_width, h))
+        scale = self.max_side / max(img.width, img.height)
+        if scale < 1:
+            img = img.resize((round(img.width * scale), round(img.height * scale)))
         img.save(path, "JPEG", quality=self.quality)
 
 
