@@ -66,6 +66,7 @@ class Job:
     infra_retries_used: int = 0
     test_retries_used: int = 0
     avoid_devices: frozenset[str] = field(default_factory=frozenset)
+    test_retries: int | None = None     # the case's own quota (its `retries:`), else the policy's
 
 
 def order_jobs(jobs: Iterable[Job]) -> list[Job]:
@@ -118,6 +119,7 @@ def next_attempt(job: Job, status: str, device: str, policy: RetryPolicy) -> Job
     if status == "infra" and job.infra_retries_used < policy.infra_retries:
         return replace(job, attempt=job.attempt + 1, infra_retries_used=job.infra_retries_used + 1,
                        avoid_devices=job.avoid_devices | {device})
-    if status == "failed" and job.test_retries_used < policy.test_retries:
+    quota = policy.test_retries if job.test_retries is None else job.test_retries
+    if status == "failed" and job.test_retries_used < quota:
         return replace(job, attempt=job.attempt + 1, test_retries_used=job.test_retries_used + 1)
     return None

@@ -134,12 +134,12 @@ def run(paths: Sequence[str | Path], devices: str, settings: Settings,
                                   f"{step.line}"))
             else:
                 jobs.append(Job(case.id, case.platform, expected_duration(
-                    remembered, case.id, case.platform, settings.default_case_seconds)))
+                    remembered, case.id, case.platform, settings.default_case_seconds),
+                    test_retries=case.retries))
         for platform, dropped in sorted(deselected.items()):
             print(f"farm: deselected {len(dropped)} {platform} case(s): no {platform} device "
                   f"in --devices {devices}", file=out)
-        retries = max((c.retries for c in cases), default=0)
-        policy = RetryPolicy(infra_retries=settings.infra_retries, test_retries=retries)
+        policy = RetryPolicy(infra_retries=settings.infra_retries)
 
         ran: list[CaseResult] = []
         if jobs:

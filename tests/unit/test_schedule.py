@@ -66,3 +66,13 @@ def test_pick_job_avoids_the_device_that_failed_unless_it_is_the_last():
     assert pick_job(queue[:1], "b1", "web", other_live_devices=1) is None
     assert pick_job(queue[:1], "b1", "web", other_live_devices=0) == 0
     assert pick_job(queue[2:], "b1", "web", other_live_devices=0) is None
+
+
+def test_a_case_own_retry_quota_wins_over_the_policy():
+    policy = RetryPolicy(infra_retries=1, test_retries=0)
+    job = Job("c", "web", 1.0, test_retries=2)
+    j2 = next_attempt(job, "failed", "d", policy)
+    assert j2 is not None and j2.test_retries == 2
+    assert next_attempt(next_attempt(j2, "failed", "d", policy), "failed", "d", policy) is None
+    assert next_attempt(Job("other", "web", 1.0, test_retries=0), "failed", "d",
+                        RetryPolicy(test_retries=3)) is None
