@@ -208,6 +208,8 @@ class _Renderer:
                  format_duration(c.duration)]
         if c.tokens:
             chips.append(f"{sum(c.tokens.values()):,} tokens")
+        if c.usage and c.usage.get("calls"):
+            chips.append(_cost_text(c.usage))
         chip_html = "".join(f"<span>{_e(x)}</span>" for x in chips)
         is_open = " open" if c.status in _OPEN_BY_DEFAULT else ""
         return f"""<details class="case st-{_e(c.status)}" data-status="{_e(c.status)}" \
@@ -277,6 +279,8 @@ data-q="{_e(haystack.lower())}"{is_open}>
             label += f" <i>line {st.line}</i>"
         if st.error:
             label += f'<div class="serr">{escape(st.error, quote=False)}</div>'
+        if st.usage and st.usage.get("calls"):
+            label += f'<div class="out">{_e(_usage_text(st.usage))}</div>'
         if st.output is not None:
             out = json.dumps(st.output, ensure_ascii=False, default=str)
             out = out if len(out) <= 200 else out[:199] + "…"
@@ -312,3 +316,18 @@ def _seen(step: StepRecord) -> str:
     if step.observation in ("empty-tree", "black-frame"):
         return f"{step.tier or ''} ({step.observation}: vision)".strip()
     return step.tier or ""
+
+
+def _cost_text(usage: dict) -> str:
+    if usage.get("cost_unknown") and not usage.get("cost_usd"):
+        return "cost unknown"
+    return f"${usage.get('cost_usd', 0):.4f}" + (" (partly unknown)" if usage.get(
+        "cost_unknown") else "")
+
+
+def _usage_text(usage: dict) -> str:
+    """One step's model spend: calls, tokens in/out, cost, time waiting for the model."""
+    retries = f", {usage['retries']} retried" if usage.get("retries") else ""
+    return (f"model: {usage['calls']} call(s){retries}, {usage.get('prompt_tokens', 0):,} + "
+            f"{usage.get('completion_tokens', 0):,} tokens, {_cost_text(usage)}, "
+            f"{usage.get('latency_s', 0):.1f}s")

@@ -248,3 +248,20 @@ def test_quarantined_devices_are_named_in_the_header(tmp_path):
     summary.recount()
     html = render_html(summary, tmp_path)
     assert "Quarantined during the run" in html and "emulator-5554" in html
+
+
+def test_model_spend_is_shown_per_step_and_per_case(tmp_path):
+    from farm.report.html import render_html
+    from farm.results import CaseResult, RunSummary, StepRecord
+    usage = {"prompt_tokens": 1200, "completion_tokens": 80, "cost_usd": 0.0031,
+             "cost_unknown": False, "latency_s": 2.5, "calls": 3, "retries": 1}
+    case = CaseResult(run_id="r", case_id="s/ai", name="ai case", file="ai.yaml",
+                      platform="web", status="passed", tokens={"prompt": 1200,
+                                                               "completion": 80},
+                      usage=usage, steps=[StepRecord(task="t", index=1, kind="ai",
+                                                     label='ai "buy"', usage=usage)])
+    summary = RunSummary(run_id="r", started="2026-01-01T00:00:00", cases=[case])
+    summary.recount()
+    html = render_html(summary, tmp_path)
+    assert "model: 3 call(s), 1 retried, 1,200 + 80 tokens, $0.0031, 2.5s" in html
+    assert "1,280 tokens" in html and "$0.0031" in html
