@@ -57,7 +57,7 @@ def _setup_logging(run_dir: Path, mask) -> logging.Handler:
     root = logging.getLogger()
     root.addHandler(handler)
     root.setLevel(logging.INFO)
-    for noisy in ("asyncio", "PIL"):
+    for noisy in ("asyncio", "PIL", "LiteLLM", "LiteLLM Router", "httpx", "httpcore", "openai"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
     return handler
 

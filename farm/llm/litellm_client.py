@@ -27,6 +27,10 @@ def _litellm() -> Any:
         import litellm
     litellm.suppress_debug_info = True
     litellm.telemetry = False
+    # litellm logs every call at INFO to its own stdout handler: that would run through the
+    # progress view. Keep its warnings; farm logs the calls itself.
+    for name in ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy", "httpx", "httpcore", "openai"):
+        logging.getLogger(name).setLevel(logging.WARNING)
     return litellm
 
 

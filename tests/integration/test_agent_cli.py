@@ -31,6 +31,7 @@ def test_demo_suite_with_a_model_passes_the_ai_case(tmp_path):
                         "--model", "openai/scripted-vlm", "--model-base-url", srv.base_url)
         raws = list(srv.raw)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "LiteLLM" not in proc.stdout + proc.stderr       # no library chatter in the output
     summary = results(tmp_path / "run")
     ai = next(c for c in summary["cases"] if c["case_id"].endswith("ai_shopping"))
     assert ai["status"] == "passed", json.dumps(ai, indent=1)[:3000]
