@@ -326,8 +326,11 @@ def _masked_output(value: Any, mask: Callable[[str], str]) -> Any:
         return mask(value)
     if isinstance(value, (int, float, bool)) or value is None:
         return value
-    import json
-    return mask(json.dumps(value, default=str))[:2000]
+    if isinstance(value, dict):      # keep structure (aiQuery data, an ai step's summary)
+        return {mask(str(k)): _masked_output(v, mask) for k, v in list(value.items())[:100]}
+    if isinstance(value, (list, tuple)):
+        return [_masked_output(v, mask) for v in list(value)[:200]]
+    return mask(str(value))[:2000]
 
 
 def run_case(job: Job, case: Case, device: Device, services: Services) -> CaseResult:

@@ -281,7 +281,9 @@ data-q="{_e(haystack.lower())}"{is_open}>
             label += f'<div class="serr">{escape(st.error, quote=False)}</div>'
         if st.usage and st.usage.get("calls"):
             label += f'<div class="out">{_e(_usage_text(st.usage))}</div>'
-        if st.output is not None:
+        if isinstance(st.output, dict) and isinstance(st.output.get("steps"), list):
+            label += _agent_summary(st.output)
+        elif st.output is not None:
             out = json.dumps(st.output, ensure_ascii=False, default=str)
             out = out if len(out) <= 200 else out[:199] + "…"
             label += f'<div class="out">→ {_e(out)}</div>'
@@ -331,3 +333,12 @@ def _usage_text(usage: dict) -> str:
     return (f"model: {usage['calls']} call(s){retries}, {usage.get('prompt_tokens', 0):,} + "
             f"{usage.get('completion_tokens', 0):,} tokens, {_cost_text(usage)}, "
             f"{usage.get('latency_s', 0):.1f}s")
+
+
+def _agent_summary(output: dict) -> str:
+    """An ai step's own account: what it did, round by round, and how it ended."""
+    steps = "".join(f"<li>{_e(str(x))}</li>" for x in output["steps"][:60])
+    head = f"{output.get('rounds', len(output['steps']))} round(s)"
+    if output.get("message"):
+        head += f" → {output['message']}"
+    return f'<details class="out"><summary>{_e(head)}</summary><ol>{steps}</ol></details>'

@@ -160,3 +160,11 @@ def test_step_records_what_the_device_showed(tmp_path):
     res = run_case(Job(case.id, "web", 1), case, BlankTreeDevice(SCREEN), services(tmp_path))
     assert res.status == "skipped"            # no tree, no model: only vision could find it
     assert res.steps[0].observation == "empty-tree"
+
+
+def test_structured_step_output_keeps_its_shape_and_is_masked(tmp_path):
+    case = make_case("q", [Step(kind="javascript", value="q")], secrets=["PW"],
+                     vars={"PW": "hunter22"})
+    dev = FakeDevice(SCREEN, scripts={"q": {"user": "demo", "notes": ["pw hunter22", 3]}})
+    res = run_case(Job(case.id, "web", 1), case, dev, services(tmp_path))
+    assert res.steps[0].output == {"user": "demo", "notes": ["pw ***", 3]}

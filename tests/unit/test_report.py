@@ -265,3 +265,19 @@ def test_model_spend_is_shown_per_step_and_per_case(tmp_path):
     html = render_html(summary, tmp_path)
     assert "model: 3 call(s), 1 retried, 1,200 + 80 tokens, $0.0031, 2.5s" in html
     assert "1,280 tokens" in html and "$0.0031" in html
+
+
+def test_an_ai_step_lists_what_the_agent_did(tmp_path):
+    from farm.report.html import render_html
+    from farm.results import CaseResult, RunSummary, StepRecord
+    out = {"rounds": 3, "message": "added <b>", "steps": ['Tap "Sign in" at [1, 2, 3, 4]',
+                                                          "Input <script>"]}
+    case = CaseResult(run_id="r", case_id="s/ai", name="ai", file="ai.yaml", platform="web",
+                      status="passed", steps=[StepRecord(task="t", index=1, kind="ai",
+                                                         label="ai", output=out)])
+    summary = RunSummary(run_id="r", started="2026-01-01T00:00:00", cases=[case])
+    summary.recount()
+    html = render_html(summary, tmp_path)
+    assert "3 round(s) → added &lt;b&gt;" in html
+    assert "<li>Tap &quot;Sign in&quot; at [1, 2, 3, 4]</li>" in html
+    assert "<li>Input &lt;script&gt;</li>" in html and "Input <script>" not in html
