@@ -12,7 +12,6 @@ import functools
 import statistics
 import sys
 import threading
-import time
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 

@@ -20,7 +20,7 @@ from urllib.parse import urljoin
 from farm.agent.api import Agent
 from farm.config import Settings
 from farm.devices.base import Device
-from farm.errors import (CaseTimeout, FarmError, InfraError, Interrupted, NeedsModel,
+from farm.errors import (CaseTimeout, InfraError, Interrupted, NeedsModel,
                          TestFailure)
 from farm.results import ArtifactStore, CaseError, CaseResult, StepRecord, now_iso
 from farm.schedule import Job
@@ -224,7 +224,7 @@ class _CaseRun:
                 result.error = CaseError(kind="TestFailure", message=failed_step.error or "",
                                          step=failed_step.index)
                 result.screenshot = failed_step.after
-        except (NeedsModel, InfraError, CaseTimeout, Interrupted, Exception) as exc:
+        except Exception as exc:   # every way a case can end early; _classify sorts them
             self._finish_current(exc)
             self._classify(result, exc)
         finally:

@@ -21,7 +21,7 @@ from farm.journal import JournalEvents
 from farm.results import (ArtifactStore, CaseResult, RunSummary, exit_code_for, now_iso,
                           write_json)
 from farm.runner import Services
-from farm.schedule import (DeviceSpec, Job, RetryPolicy, expected_duration,
+from farm.schedule import (Job, RetryPolicy, expected_duration,
                            parse_device_specs)
 from farm.suite.loader import display_path, load_suites
 from farm.suite.model import Case

@@ -10,9 +10,11 @@ import os
 import psutil
 
 
-def find_marked_process(marker: str, pid: int | None = None) -> psutil.Process | None:
-    """Our descendant whose command line holds ``marker`` and no ``--type=`` switch (i.e. a
-    Chromium main process, not a renderer/zygote).  ``pid`` is tried first if given."""
+def find_marked_process(marker: str, pid: int | None = None,
+                        root: int | None = None) -> psutil.Process | None:
+    """A descendant of ``root`` (default: this process) whose command line holds ``marker`` and
+    no ``--type=`` switch (i.e. a Chromium main process, not a renderer/zygote).  ``pid`` is
+    tried first if given."""
     if pid is not None:
         try:
             proc = psutil.Process(pid)
@@ -21,7 +23,7 @@ def find_marked_process(marker: str, pid: int | None = None) -> psutil.Process |
         except psutil.Error:
             pass
     try:
-        children = psutil.Process(os.getpid()).children(recursive=True)
+        children = psutil.Process(root or os.getpid()).children(recursive=True)
     except psutil.Error:
         return None
     for proc in children:

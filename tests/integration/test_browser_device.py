@@ -8,7 +8,6 @@ import io
 import socket
 import threading
 import time
-from pathlib import Path
 from typing import Iterator
 
 import psutil

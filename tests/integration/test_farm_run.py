@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -83,13 +84,26 @@ def test_demo_results_have_steps_screenshots_and_masked_secrets(demo_run):
     assert any(s["tier"] == "text" for s in case["steps"])
 
 
-def test_second_run_orders_longest_first_from_history(demo_run, tmp_path):
+def test_the_demo_run_remembers_case_durations(demo_run):
     _, _, tmp = demo_run
-    state = tmp / "state" / "history.sqlite"
-    assert state.exists()
     from farm.history import DurationHistory
     remembered = DurationHistory(tmp / "state").load()
     assert len(remembered) >= 6 and all(v[0] > 0 for v in remembered.values())
+
+
+@pytest.mark.parametrize("long_case", ["ok_login", "wrong_text"])
+def test_remembered_durations_decide_the_order(tmp_path, long_case):
+    """One device, two cases: whichever took longer last time starts first."""
+    from farm.history import DurationHistory
+    from farm.results import CaseResult
+    DurationHistory(tmp_path / "state").record([
+        CaseResult(run_id="old", case_id=f"faults/{name}", name=name, file="x", platform="web",
+                   status="passed", duration=90.0 if name == long_case else 5.0)
+        for name in ("ok_login", "wrong_text")])
+    proc = run_farm(tmp_path, "run", str(FAULTS / "ok_login.yaml"), str(FAULTS / "wrong_text.yaml"),
+                    "--devices", "browser:1", "--report-dir", str(tmp_path / "run"))
+    starts = [line for line in proc.stdout.splitlines() if "] start " in line]
+    assert starts and starts[0].endswith(f"start faults/{long_case}"), proc.stdout
 
 
 def test_failing_case_reports_the_step_and_its_screenshot(tmp_path):
@@ -130,18 +144,8 @@ def test_hanging_case_times_out_with_a_screenshot_and_the_run_goes_on(tmp_path):
 
 
 def _browser_process(device: str, root_pid: int) -> psutil.Process | None:
-    try:
-        procs = psutil.Process(root_pid).children(recursive=True)
-    except psutil.NoSuchProcess:
-        return None
-    for p in procs:
-        try:
-            cmd = p.cmdline()
-        except psutil.Error:
-            continue
-        if f"--farm-device={device}" in cmd and not any(a.startswith("--type=") for a in cmd):
-            return p
-    return None
+    from farm.devices.procs import find_marked_process
+    return find_marked_process(f"--farm-device={device}", root=root_pid)
 
 
 def _watch(proc: subprocess.Popen, lines: list[str]) -> threading.Thread:
@@ -232,7 +236,7 @@ def test_devices_and_config_show(tmp_path):
                     FARM_INFRA_RETRIES="2")
     assert proc.returncode == 0
     assert "sk-very-secret" not in proc.stdout and "***" in proc.stdout
-    assert "infra_retries" in proc.stdout and " 2" in proc.stdout
+    assert re.search(r"^infra_retries\s+2$", proc.stdout, re.M), proc.stdout
 
 
 def test_nothing_collected_exits_5(tmp_path):

@@ -1,6 +1,5 @@
 """find_chromium search order and version parsing; normalize_key (no browser launched)."""
 
-import os
 import stat
 import subprocess
 import sys

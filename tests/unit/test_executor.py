@@ -3,7 +3,6 @@
 import threading
 from pathlib import Path
 
-import pytest
 
 from farm.config import Settings
 from farm.devices.base import Rect, UINode, UITree

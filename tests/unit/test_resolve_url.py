@@ -1,4 +1,3 @@
-from pathlib import Path
 
 from farm.config import Settings
 from farm.results import ArtifactStore
