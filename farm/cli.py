@@ -15,10 +15,6 @@ from farm.errors import FarmError, SuiteErrors, UserError
 EXIT_INTERRUPTED, EXIT_INTERNAL, EXIT_USAGE = 2, 3, 4
 
 
-def _env_flag(name: str) -> bool:
-    return os.environ.get(name, "").strip().lower() in ("1", "true", "yes", "on")
-
-
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(package_name="farm", prog_name="farm")
 def cli() -> None:
@@ -70,7 +66,7 @@ def run(paths: tuple[Path, ...], devices: str, report_dir: Path | None, junit_xm
                              broker_url=broker)
     if matrix and not settings.broker_url:
         raise click.UsageError("--matrix needs a cluster: give --broker URL")
-    show = not (settings.no_progress or _env_flag("FARM_NO_PROGRESS"))
+    show = not settings.no_progress
     code = run_session(list(paths), devices, settings, junit_xml=junit_xml, progress=show,
                        matrix=matrix)
     # Everything is written. Device threads interrupted mid-call still hold Playwright
@@ -95,12 +91,13 @@ def devices(broker: str | None, release: tuple[str, ...]) -> None:
         if not settings.broker_url:
             raise click.UsageError("--release needs a cluster: give --broker URL")
         from farm.cluster import store
+        store.use_prefix(settings.cluster_prefix)
         r = store.connect(settings.broker_url.get_secret_value())
         for name in release:
             done = store.release(r, name)
             click.echo(f"{name}: {'released' if done else 'was not quarantined'}")
     if settings.broker_url:
-        _cluster_devices(settings.broker_url.get_secret_value())
+        _cluster_devices(settings.broker_url.get_secret_value(), settings.cluster_prefix)
     chromium = find_chromium(settings)
     if chromium is None:
         click.echo("browser   none: no Chromium found (apt-get install chromium, or set "
@@ -113,13 +110,13 @@ def devices(broker: str | None, release: tuple[str, ...]) -> None:
 def _mobile_devices(settings) -> None:
     """Android devices on the adb server, WDA endpoints, and last run's quarantine."""
     import json
-    from farm.devices.registry import android_serials, ios_urls
+    from farm.devices.specs import android_serials, ios_urls
     port = os.environ.get("ANDROID_ADB_SERVER_PORT", "5037")
-    serials = android_serials()
+    serials = android_serials(settings)
     click.echo(f"android   {len(serials)} device(s) on adb server 127.0.0.1:{port}"
                + (": " + ", ".join(serials) if serials else " (android-sim:N starts "
                   "simulated ones)"))
-    urls = ios_urls()
+    urls = ios_urls(settings)
     click.echo(f"ios       {len(urls)} WebDriverAgent endpoint(s) in FARM_IOS_WDA_URLS"
                + (": " + ", ".join(urls) if urls else " (ios-sim:N starts simulated ones)"))
     try:
@@ -130,8 +127,9 @@ def _mobile_devices(settings) -> None:
         click.echo(f"quarantined in run {last.get('run')}: {', '.join(last['devices'])}")
 
 
-def _cluster_devices(url: str) -> None:
+def _cluster_devices(url: str, prefix: str) -> None:
     from farm.cluster import store
+    store.use_prefix(prefix)
     r = store.connect(url)
     live, bad = store.leases(r), store.quarantined(r)
     click.echo(f"cluster   {len(live)} device(s) on {_masked(url)}")
@@ -164,11 +162,20 @@ def worker(broker: str | None, devices: str, group: str | None) -> None:
     SIGTERM drains: each device finishes its current case, then its worker exits.
     """
     from farm.config import load_settings
-    from worker.main import run_workers
+    from farm.devices.specs import attach_targets, parse_device_specs
     settings = load_settings(broker_url=broker)
     if not settings.broker_url:
         raise click.UsageError("farm worker needs --broker URL (or FARM_BROKER_URL)")
-    sys.exit(run_workers(settings.broker_url.get_secret_value(), devices, group))
+    for spec in parse_device_specs(devices, settings):     # user mistakes end here, exit 4
+        attach_targets(spec.kind, spec.count, settings)
+    # The worker is its own program (the `worker` package, which builds on farm, never the
+    # other way round): hand this process over to its supervisor.
+    env = {**os.environ, "FARM_BROKER_URL": settings.broker_url.get_secret_value()}
+    argv = [sys.executable, "-m", "worker", "--devices", devices]
+    argv += ["--group", group] if group else []
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os.execve(sys.executable, argv, env)
 
 
 @cli.command()

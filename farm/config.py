@@ -2,20 +2,23 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import Field, SecretStr, ValidationError
+from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
+    NoDecode,
     PyprojectTomlConfigSettingsSource,
     SettingsConfigDict,
     TomlConfigSettingsSource,
 )
 
 from farm.errors import ConfigError
+
+# A comma-separated list in the environment (``a,b``), a list in farm.toml.
+CommaList = Annotated[list[str], NoDecode]
 
 
 class Settings(BaseSettings):
@@ -28,6 +31,7 @@ class Settings(BaseSettings):
         toml_file="farm.toml",
         pyproject_toml_table_header=("tool", "farm"),
         validate_default=True,
+        populate_by_name=True,
     )
 
     # where run state lives: history, caches, run directories
@@ -39,6 +43,11 @@ class Settings(BaseSettings):
     chromium_path: Path | None = None       # default: /usr/bin/chromium, then Playwright's
     headless: bool = True
     browser_args: list[str] = Field(default_factory=list)
+    ios_wda_urls: CommaList = Field(default_factory=list)   # WDA endpoints of real iPhones
+    android_serial: str | None = Field(      # only this phone of the adb server (adb's own name)
+        default=None, validation_alias=AliasChoices("FARM_ANDROID_SERIAL", "ANDROID_SERIAL",
+                                                    "android_serial"))
+    device_plugins: CommaList = Field(default_factory=list)  # modules adding device kinds
 
     # run policy
     default_timeout: float | None = None    # seconds per case; farm.yaml `timeout` otherwise
@@ -68,12 +77,32 @@ class Settings(BaseSettings):
     max_execution_errors: int = 5           # more than this many failed actions fail an ai step
 
     # cluster
-    broker_url: SecretStr | None = None    # redis:// or rediss:// → run on `farm worker`s
+    broker_url: SecretStr | None = Field(   # redis:// or rediss:// → run on `farm worker`s
+        default=None, validation_alias=AliasChoices("FARM_BROKER_URL", "CELERY_BROKER_URL",
+                                                    "broker_url"))
+    cluster_prefix: str = "farm"            # every Redis key and Celery queue key under it
+    cluster_max_case_seconds: float = 3600.0   # longest case timeout: sets the visibility timeout
+    worker_host: str | None = None          # host part of worker device names (default hostname)
     cluster_infra_retries: int = 2          # cluster runs: re-runs after an infra error
     cluster_device_wait: float = 60.0       # fail a pool's jobs after this long without workers
     cluster_outage_seconds: float = 60.0    # fail the run after the broker is gone this long
     serve_host: str = "127.0.0.1"           # where suite apps are served (0.0.0.0 for workers
     serve_url_host: str | None = None       # elsewhere) and the host name workers should use
+
+    @field_validator("ios_wda_urls", "device_plugins", mode="before")
+    @classmethod
+    def _comma_list(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return [part.strip() for part in value.split(",") if part.strip()]
+        return value
+
+    @field_validator("infra_retries", "cluster_infra_retries", "max_execution_errors",
+                     "model_retries")
+    @classmethod
+    def _not_negative(cls, value: int) -> int:
+        if value < 0:
+            raise ValueError("must be 0 or more")
+        return value
 
     @classmethod
     def settings_customise_sources(
@@ -123,9 +152,6 @@ def mask_url(url: str) -> str:
 def load_settings(**flags: Any) -> Settings:
     """Build Settings; ``flags`` (CLI options) win over everything. Unset flags are ignored."""
     given = {k: v for k, v in flags.items() if v is not None}
-    if "broker_url" not in given and os.environ.get("CELERY_BROKER_URL") and not os.environ.get(
-            "FARM_BROKER_URL"):
-        given["broker_url"] = os.environ["CELERY_BROKER_URL"]
     try:
         return Settings(**given)
     except ValidationError as exc:

@@ -13,9 +13,14 @@
     ├── InfraError                farm or its environment broke: case *error* (grey), retried
     │   ├── DeviceLost            the device/browser died or stopped answering
     │   ├── DeviceError           the device refused an action
-    │   └── ModelUnavailable      the model endpoint is down / timing out
+    │   ├── ModelUnavailable      the model endpoint is down / timing out
+    │   └── BrokerLost            the cluster's Redis stayed away: the run gives up
     ├── CaseTimeout               the case ran past its timeout: case *error*, not retried
-    └── Interrupted               the user pressed Ctrl-C: case *interrupted*
+    ├── Interrupted               the user pressed Ctrl-C: case *interrupted*
+    └── InternalError             a bug in farm: case *error*, not retried (traceback in farm.log)
+
+A result names its error by class (``CaseError.kind``, e.g. "DeviceLost"); `farm.attempts`
+maps kinds back to these classes to decide outcomes and retries — never by message text.
 
 A test failure is never reported as an infrastructure error and vice versa: they get different
 exit codes, retries and report colours.
@@ -113,9 +118,19 @@ class ModelUnavailable(InfraError):
     pass
 
 
+class BrokerLost(InfraError):
+    pass
+
+
 class CaseTimeout(FarmError):
     exit_code = 3
 
 
 class Interrupted(FarmError):
     exit_code = 2
+
+
+class InternalError(FarmError):
+    """Stands for an unexpected exception (a farm bug) in results; never raised by farm."""
+
+    exit_code = 3

@@ -23,6 +23,9 @@ class JournalEvents:
         self._lock = threading.Lock()
         self._file = self.path.open("a", encoding="utf-8")
 
+    def run_started(self, devices: list[str], jobs: int) -> None:
+        self.inner.run_started(devices, jobs)
+
     def device_state(self, device: str, state: str, detail: str = "") -> None:
         self.inner.device_state(device, state, detail)
 

@@ -29,8 +29,9 @@ def _short(result: CaseResult) -> str:
 class PlainProgress:
     """One line per event that matters; safe for CI logs."""
 
-    def __init__(self, total: int, stream: IO[str] | None = None) -> None:
-        self.total = total
+    def __init__(self, upfront: int, jobs: int, stream: IO[str] | None = None) -> None:
+        self.total = upfront + jobs     # cases decided before the run + jobs planned
+        self.jobs = jobs
         self.done = 0
         self.stream = stream or sys.stdout
         self._lock = threading.Lock()
@@ -44,6 +45,10 @@ class PlainProgress:
 
     def stop(self) -> None:
         pass
+
+    def run_started(self, devices: list[str], jobs: int) -> None:
+        self.total += jobs - self.jobs      # matrix runs expand jobs per device group
+        self.jobs = jobs
 
     def device_state(self, device: str, state: str, detail: str = "") -> None:
         if state in ("dead", "quarantined", "restarting"):
@@ -66,7 +71,7 @@ class PlainProgress:
 class RichProgress:
     """rich Live view: overall bar + a row per device with its current case and step."""
 
-    def __init__(self, total: int, devices: list[str]) -> None:
+    def __init__(self, upfront: int, jobs: int) -> None:
         from rich.console import Console
         from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
                                    TimeElapsedColumn)
@@ -74,10 +79,9 @@ class RichProgress:
         self.progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(),
                                  MofNCompleteColumn(), TimeElapsedColumn(),
                                  console=self.console, transient=False)
-        self.overall = self.progress.add_task("cases", total=total)
-        self.rows: dict[str, dict[str, Any]] = {
-            d: {"state": "starting", "case": "", "step": "", "since": time.monotonic()}
-            for d in devices}
+        self.overall = self.progress.add_task("cases", total=upfront + jobs)
+        self.jobs = jobs
+        self.rows: dict[str, dict[str, Any]] = {}
         self.counts: dict[str, int] = {}
         self._lock = threading.Lock()
         self._live: Any = None
@@ -107,6 +111,15 @@ class RichProgress:
         if self._live is not None:
             self._live.stop()
 
+    def run_started(self, devices: list[str], jobs: int) -> None:
+        with self._lock:
+            for d in devices:
+                self.rows.setdefault(d, {"state": "starting", "case": "", "step": "",
+                                         "since": time.monotonic()})
+            total = self.progress.tasks[0].total or 0
+            self.progress.update(self.overall, total=total + jobs - self.jobs)
+            self.jobs = jobs
+
     def device_state(self, device: str, state: str, detail: str = "") -> None:
         with self._lock:
             row = self.rows.setdefault(device, {"case": "", "step": ""})
@@ -118,12 +131,13 @@ class RichProgress:
 
     def case_started(self, device: str, case_id: str, name: str, attempt: int) -> None:
         with self._lock:
-            row = self.rows[device]
+            row = self.rows.setdefault(device, {})
             row.update(state="busy", case=case_id + (f" (attempt {attempt})" if attempt > 1
                                                      else ""), step="", since=time.monotonic())
 
     def step_finished(self, device: str, record: StepRecord) -> None:
         with self._lock:
+            self.rows.setdefault(device, {"state": "busy", "case": "", "since": time.monotonic()})
             self.rows[device]["step"] = f"step {record.index}: {record.label[:50]}"
 
     def case_finished(self, device: str, result: CaseResult, final: bool) -> None:
@@ -143,9 +157,10 @@ class QuietProgress(PlainProgress):
         pass
 
 
-def make_progress(total: int, devices: list[str], enabled: bool) -> Any:
+def make_progress(upfront: int, jobs: int, enabled: bool) -> Any:
+    """The progress view for a run of ``upfront`` cases decided before it and ``jobs`` jobs."""
     if not enabled:
-        return QuietProgress(total)
+        return QuietProgress(upfront, jobs)
     if sys.stdout.isatty():
-        return RichProgress(total, devices)
-    return PlainProgress(total)
+        return RichProgress(upfront, jobs)
+    return PlainProgress(upfront, jobs)

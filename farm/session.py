@@ -18,11 +18,13 @@ from farm.devices.sim.fleet import SimFleet
 from farm.config import Settings
 from farm.history import DurationHistory
 from farm.journal import JournalEvents
+from farm.attempts import RetryPolicy
+from farm.devices.specs import DeviceSpec, parse_device_specs
+from farm.executors.base import Executor, RunOutcome
 from farm.results import (ArtifactStore, CaseResult, RunSummary, exit_code_for, now_iso,
                           write_json)
 from farm.runner import Services
-from farm.schedule import (Job, RetryPolicy, expected_duration,
-                           parse_device_specs)
+from farm.schedule import Job, expected_duration
 from farm.suite.loader import display_path, load_suites
 from farm.suite.model import Case
 from farm.suite.vars import Variables
@@ -92,21 +94,18 @@ def run(paths: Sequence[str | Path], devices: str, settings: Settings,
     """Run suites under ``paths`` on ``devices`` (e.g. "browser:2"); return the exit code."""
     out = out or sys.stdout
     t_start = time.monotonic()
-    specs = parse_device_specs(devices)
+    specs = parse_device_specs(devices, settings)
     suites = load_suites([Path(p) for p in paths], env=os.environ,
                          secrets_dir=settings.secrets_dir)
-    cases = [c for s in suites for c in s.cases]
+    cases = _with_overrides([c for s in suites for c in s.cases], settings)
     if not cases:
         print("farm: no cases found under " + ", ".join(map(str, paths)), file=out)
         return 5
-    cases = [c.model_copy(update={
-        "timeout": settings.default_timeout or c.timeout,
-        "retries": c.retries if settings.retries is None else settings.retries}) for c in cases]
-
     run_id = new_run_id()
     run_dir = Path(settings.report_dir) if settings.report_dir else (
         Path(settings.state_dir) / "runs" / run_id)
     run_dir.mkdir(parents=True, exist_ok=True)
+    history = DurationHistory(settings.state_dir)
 
     with AppServer(settings.serve_host, settings.serve_url_host) as apps, ExitStack() as stack:
         apps.serve([a for s in suites for a in s.defaults.apps])
@@ -117,93 +116,124 @@ def run(paths: Sequence[str | Path], devices: str, settings: Settings,
         handler = _setup_logging(run_dir, every_secret.mask)
         services = Services(settings=settings, artifacts=ArtifactStore(run_dir), run_id=run_id,
                             env=env, app_dirs=apps.urls)
-        platforms = {s.platform for s in specs}
-        history = DurationHistory(settings.state_dir)
-        remembered = history.load()
-        upfront: list[CaseResult] = []
-        jobs: list[Job] = []
-        # cases for a platform with no device in --devices are not part of this run at all
-        deselected: dict[str, list[Case]] = {}
-        for case in cases:
-            step = case.model_step()
-            if case.platform not in platforms:
-                deselected.setdefault(case.platform, []).append(case)
-            elif step is not None and not settings.model:
-                upfront.append(_upfront_result(
-                    case, run_id, f"needs a model (set FARM_MODEL): {step.kind} at line "
-                                  f"{step.line}"))
-            else:
-                jobs.append(Job(case.id, case.platform, expected_duration(
-                    remembered, case.id, case.platform, settings.default_case_seconds),
-                    test_retries=case.retries))
-        for platform, dropped in sorted(deselected.items()):
-            print(f"farm: deselected {len(dropped)} {platform} case(s): no {platform} device "
-                  f"in --devices {devices}", file=out)
-        policy = RetryPolicy(infra_retries=settings.infra_retries)
-
-        ran: list[CaseResult] = []
+        upfront, jobs = _plan(cases, specs, settings, run_id, history.load(), devices, out)
+        outcome = RunOutcome(results=[])
         if jobs:
-            from farm.executors.local import LocalExecutor
-            from farm.progress import make_progress
-            from farm.devices.registry import make_devices
-            if settings.broker_url:     # cluster: the same outputs, from `farm worker`s
-                from farm.executors.celery import CeleryExecutor
-                executor = CeleryExecutor(settings, {c.id: c for c in cases}, services, policy,
-                                          specs, matrix=matrix)
-                jobs = executor.prepare(jobs)
-                names = executor.device_names()
-            else:
-                sims = SimFleet(*_mobile_app_urls(suites, apps.urls, env),
-                                chromium_path=str(settings.chromium_path or "") or None)
-                stack.callback(sims.stop)
-                device_list = make_devices([s for s in specs if s.platform in
-                                            {j.platform for j in jobs}], settings, sims=sims)
-                executor = LocalExecutor(device_list, {c.id: c for c in cases}, services,
-                                         policy)
-                names = [d.name for d in device_list]
-            view = make_progress(len(upfront) + len(jobs), names, progress)
-            view = JournalEvents(view, run_dir)
-            stack.callback(view.close)
-            view.inner.start()
-            for r in upfront:
-                view.case_finished("-", r, final=True)
-            executor.events = view
-            log.info("TIMING startup=%.3f", _since_process_start())
-            try:
-                ran = executor.run(jobs)
-            finally:
-                view.inner.stop()
-            if executor.launch_seconds:
-                log.info("TIMING launch=%.3f", max(executor.launch_seconds.values()))
-            if executor.first_start is not None and executor.last_end is not None:
-                log.info("TIMING cases=%.3f", executor.last_end - executor.first_start)
-            interrupted = services.cancel.is_set()
-        else:
-            interrupted = False
-
+            executor = _executor(settings, specs, cases, services, matrix, suites, apps.urls,
+                                 env, jobs, stack)
+            outcome = _execute(executor, jobs, upfront, run_dir, progress)
     services.artifacts.flush()
-    quarantined = sorted(getattr(executor, "quarantined", []) if jobs else [])
-    _remember_quarantine(Path(settings.state_dir), run_id, quarantined)
-    results = sorted(upfront + ran, key=lambda r: r.case_id)
+    _remember_quarantine(Path(settings.state_dir), run_id, outcome.quarantined)
+    summary = _summary(run_id, t_start, upfront + outcome.results, outcome)
+    write_outputs(summary, run_dir, junit_xml)
+    if not summary.interrupted:
+        history.record(outcome.results)
+    _drop_handler(handler)
+    _report(summary, run_dir, out)
+    return summary.exit_code
+
+
+def _with_overrides(cases: list[Case], settings: Settings) -> list[Case]:
+    """Command-line / settings timeout and retries win over the suites' own."""
+    return [c.model_copy(update={
+        "timeout": settings.default_timeout or c.timeout,
+        "retries": c.retries if settings.retries is None else settings.retries}) for c in cases]
+
+
+def _drop_handler(handler: logging.Handler) -> None:
+    logging.getLogger().removeHandler(handler)
+    handler.close()
+
+
+def _plan(cases: list[Case], specs: list[DeviceSpec], settings: Settings, run_id: str,
+          remembered: dict[str, list[float]], devices: str, out: IO[str]
+          ) -> tuple[list[CaseResult], list[Job]]:
+    """(results decided before any device starts, jobs to run). Cases for a platform with no
+    device in --devices are not part of this run at all (one line says how many)."""
+    platforms = {s.platform for s in specs}
+    upfront: list[CaseResult] = []
+    jobs: list[Job] = []
+    deselected: dict[str, list[Case]] = {}
+    for case in cases:
+        step = case.model_step()
+        if case.platform not in platforms:
+            deselected.setdefault(case.platform, []).append(case)
+        elif step is not None and not settings.model:
+            upfront.append(_upfront_result(
+                case, run_id, f"needs a model (set FARM_MODEL): {step.kind} at line "
+                              f"{step.line}"))
+        else:
+            jobs.append(Job(case.id, case.platform, expected_duration(
+                remembered, case.id, case.platform, settings.default_case_seconds),
+                test_retries=case.retries))
+    for platform, dropped in sorted(deselected.items()):
+        print(f"farm: deselected {len(dropped)} {platform} case(s): no {platform} device "
+              f"in --devices {devices}", file=out)
+    return upfront, jobs
+
+
+def _executor(settings: Settings, specs: list[DeviceSpec], cases: list[Case],
+              services: Services, matrix: bool, suites: list, served: dict[Path, str],
+              env: dict[str, str], jobs: list[Job], stack: ExitStack) -> Executor:
+    """The cluster executor when a broker is configured, else local devices (simulators
+    started for the run as needed)."""
+    policy = RetryPolicy(infra_retries=settings.infra_retries)
+    by_id = {c.id: c for c in cases}
+    if settings.broker_url:     # cluster: the same outputs, from `farm worker`s
+        from farm.executors.celery import CeleryExecutor
+        return CeleryExecutor(settings, by_id, services, policy, specs, matrix=matrix)
+    from farm.devices.specs import make_devices
+    from farm.executors.local import LocalExecutor
+    sims = SimFleet(*_mobile_app_urls(suites, served, env),
+                    chromium_path=str(settings.chromium_path or "") or None)
+    stack.callback(sims.stop)
+    used = {j.platform for j in jobs}
+    devices = make_devices([s for s in specs if s.platform in used], settings, sims=sims)
+    return LocalExecutor(devices, by_id, services, policy)
+
+
+def _execute(executor: Executor, jobs: list[Job], upfront: list[CaseResult], run_dir: Path,
+             progress: bool) -> RunOutcome:
+    from farm.progress import make_progress
+    view = make_progress(len(upfront), len(jobs), progress)
+    events = JournalEvents(view, run_dir)
+    view.start()
+    try:
+        for r in upfront:
+            events.case_finished("-", r, final=True)
+        log.info("TIMING startup=%.3f", _since_process_start())
+        outcome = executor.run(jobs, events)
+    finally:
+        view.stop()
+        events.close()
+    if outcome.launch_seconds:
+        log.info("TIMING launch=%.3f", max(outcome.launch_seconds.values()))
+    if outcome.first_start is not None and outcome.last_end is not None:
+        log.info("TIMING cases=%.3f", outcome.last_end - outcome.first_start)
+    return outcome
+
+
+def _summary(run_id: str, t_start: float, results: list[CaseResult],
+             outcome: RunOutcome) -> RunSummary:
+    results = sorted(results, key=lambda r: r.case_id)
     summary = RunSummary(run_id=run_id, started=datetime.fromtimestamp(
         time.time() - (time.monotonic() - t_start)).astimezone().isoformat(timespec="seconds"),
         finished=now_iso(), duration=round(time.monotonic() - t_start, 3),
-        devices=sorted({r.device for r in ran if r.device}), cases=results,
-        interrupted=interrupted, farm_version=__version__, quarantined=quarantined)
+        devices=sorted({r.device for r in outcome.results if r.device}), cases=results,
+        interrupted=outcome.interrupted, farm_version=__version__,
+        quarantined=sorted(outcome.quarantined))
     summary.recount()
-    summary.exit_code = exit_code_for(results, interrupted)
-    write_outputs(summary, run_dir, junit_xml)
-    if not interrupted:
-        history.record(ran)
-    logging.getLogger().removeHandler(handler)
-    handler.close()
+    summary.exit_code = exit_code_for(results, outcome.interrupted)
+    return summary
+
+
+def _report(summary: RunSummary, run_dir: Path, out: IO[str]) -> None:
     print(summary_line(summary), file=out)
     flaky = [c.case_id for c in summary.cases if c.status == "flaky"]
     if flaky:
         print(f"farm: warning: {len(flaky)} flaky case(s) passed only after failing: "
               + ", ".join(flaky), file=out)
     print(str((run_dir / "report.html").resolve()), file=out, flush=True)
-    return summary.exit_code
 
 
 def write_outputs(summary: RunSummary, run_dir: Path, junit_xml: Path | None = None) -> None:

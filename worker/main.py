@@ -18,33 +18,18 @@ import socket
 import subprocess
 import sys
 import time
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from farm.cluster import store
 
+if TYPE_CHECKING:  # pragma: no cover
+    from farm.config import Settings
+
 log = logging.getLogger("farm.worker")
 
-WORKER_KINDS = {"browser": "web", "android": "android", "android-sim": "android",
-                "ios": "ios", "ios-sim": "ios", "fake": "web"}
-
-
-def parse_specs(text: str) -> list[tuple[str, int]]:
-    """``browser:2,fake`` → [("browser", 2), ("fake", 1)]."""
-    out = []
-    for part in filter(None, (p.strip() for p in text.split(","))):
-        kind, _, count = part.partition(":")
-        if kind not in WORKER_KINDS:
-            raise ValueError(f"unknown device kind {kind!r}: expected one of "
-                             + ", ".join(WORKER_KINDS))
-        out.append((kind, int(count or 1)))
-    if not out:
-        raise ValueError("no devices given: use e.g. --devices browser:2")
-    return out
-
-
-def claim_name(r, kind: str, info: dict) -> str:
+def claim_name(r, kind: str, info: dict, host: str | None) -> str:
     """The first free ``<kind>-<n>@<host>`` name not quarantined, taken with a lease."""
-    host = os.environ.get("FARM_WORKER_HOST") or socket.gethostname()
+    host = host or socket.gethostname()
     bad = store.quarantined(r)
     for n in range(1, 1000):
         name = f"{kind}-{n}@{host}"
@@ -60,19 +45,23 @@ def child(argv: Sequence[str]) -> int:
     ap = argparse.ArgumentParser(prog="worker.main")
     ap.add_argument("--kind", required=True)
     ap.add_argument("--group", default=None)
+    ap.add_argument("--target", default="", help="adb serial / WDA URL this device attaches to")
+    ap.add_argument("--index", type=int, default=0)
     ap.add_argument("--loglevel", default="WARNING")
     args = ap.parse_args(argv)
     logging.basicConfig(level=args.loglevel, format="%(asctime)s %(name)s %(message)s")
+    from farm.config import load_settings
+    from farm.devices.specs import known_kinds
     from worker import tasks
-    from worker.app import app, broker_url
     from worker.runtime import DeviceRuntime
-    url = broker_url()
-    platform = WORKER_KINDS[args.kind]
+    settings = load_settings()
+    store.use_prefix(settings.cluster_prefix)
+    platform = known_kinds(settings)[args.kind]
     group = args.group or args.kind
-    r = store.connect(url)
+    r = store.connect(settings.broker_url.get_secret_value())
     name = claim_name(r, args.kind, {"kind": args.kind, "platform": platform, "group": group,
-                                     "pid": os.getpid()})
-    runtime = DeviceRuntime(url, args.kind, platform, group, name)
+                                     "pid": os.getpid()}, settings.worker_host)
+    runtime = DeviceRuntime(settings, args.kind, platform, group, name, args.target, args.index)
     try:
         runtime.start()
     except Exception as exc:
@@ -89,45 +78,28 @@ def child(argv: Sequence[str]) -> int:
     queues = [f"farm.{platform}", f"farm.{platform}.{group}", f"farm.dev.{name}"]
     print(f"farm worker: {name} ready (queues {', '.join(queues)})", flush=True)
     try:
-        app.worker_main(["worker", "-P", "solo", "-c", "1", "-Q", ",".join(queues), "-n", name,
-                         "--without-gossip", "--without-mingle", "--without-heartbeat",
-                         "-l", args.loglevel])
+        tasks.app.worker_main(["worker", "-P", "solo", "-c", "1", "-Q", ",".join(queues),
+                               "-n", name, "--without-gossip", "--without-mingle",
+                               "--without-heartbeat", "-l", args.loglevel])
     finally:
         runtime.stop()
     return 0
 
 
-def device_targets(kind: str, count: int) -> list[str]:
-    """What each of ``count`` workers of ``kind`` attaches to: a distinct adb serial or WDA
-    URL for phones (two workers must never drive one phone), nothing for browsers."""
-    from farm.devices.registry import android_serials, ios_urls
-    from farm.errors import ConfigError
-    if kind in ("android-sim", "ios-sim"):
-        raise ConfigError(f"workers attach to running devices: start simulators with "
-                          f"`farm sim {kind[:-4]} --count N --app ...` and use "
-                          f"--devices {kind[:-4]}:N")
-    if kind == "android":
-        found = android_serials()
-    elif kind == "ios":
-        found = ios_urls()
-    else:
-        return [""] * count
-    if len(found) < count:
-        raise ConfigError(f"--devices {kind}:{count}: only {len(found)} {kind} device(s) "
-                          f"found ({', '.join(found) or 'none'})")
-    return found[:count]
-
-
-def run_workers(url: str, specs: str, group: str | None = None) -> int:
+def run_workers(settings: "Settings", specs: str, group: str | None = None) -> int:
     """Start one worker process per device in ``specs``; return when all have exited."""
-    env = dict(os.environ, FARM_BROKER_URL=url, CELERY_BROKER_URL=url)
+    from farm.devices.specs import attach_targets, parse_device_specs
+    url = settings.broker_url.get_secret_value() if settings.broker_url else ""
+    env = dict(os.environ, FARM_BROKER_URL=url)
+    env.pop("CELERY_BROKER_URL", None)
     procs = []
-    for kind, count in parse_specs(specs):
-        for target in device_targets(kind, count):
-            cmd = [sys.executable, "-m", "worker.main", "--kind", kind]
+    for spec in parse_device_specs(specs, settings):
+        for index, target in enumerate(attach_targets(spec.kind, spec.count, settings)):
+            cmd = [sys.executable, "-m", "worker.main", "--kind", spec.kind,
+                   "--index", str(index)] + (["--target", target] if target else [])
             if group:
                 cmd += ["--group", group]
-            procs.append(subprocess.Popen(cmd, env={**env, "FARM_WORKER_TARGET": target}))
+            procs.append(subprocess.Popen(cmd, env=env))
 
     def forward(signum: int, _frame: object) -> None:
         for p in procs:

@@ -1,5 +1,5 @@
-"""DeviceRuntime: the device a worker process is attached to, its lease and heartbeat, and one
-case attempt as a Celery task runs it.
+"""DeviceRuntime: the device a worker process is attached to — its `DeviceSlot`, its lease and
+heartbeat in Redis — and one case attempt as the Celery task runs it.
 
 Exactly-once per attempt: the client numbers attempts; the first worker to start an attempt
 claims it with SET NX, so a redelivered message (worker lost, visibility timeout passed) is
@@ -9,7 +9,6 @@ keeps the first one per attempt it is still waiting for.
 
 from __future__ import annotations
 
-import base64
 import json
 import logging
 import os
@@ -21,45 +20,21 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
+from farm.attempts import QUARANTINE_REASON, Outcome
+from farm.cluster import jobs as wire
 from farm.cluster import store
 from farm.cluster.store import key
+from farm.config import Settings
+from farm.devices.specs import build_device
+from farm.executors.base import NullEvents
+from farm.results import ArtifactStore, CaseResult, StepRecord
+from farm.runner import Services
+from farm.slot import DeviceSlot
 
 log = logging.getLogger("farm.worker")
 
-QUARANTINE_AFTER = 3            # consecutive infra errors before the device stops taking work
-WATCHDOG_GRACE_S = 10.0         # past a case's timeout before the device is killed
 PUBLISH_PATIENCE_S = 300.0      # keep retrying to hand in a result through a Redis outage
 EVENTS_TTL_S = 24 * 3600
-
-
-def make_device(kind: str, name: str) -> Any:
-    """A device for this worker. ``fake`` is a test/bench kind: an in-memory web device whose
-    ``sleep`` steps really sleep (FARM_FAKE_FAIL=1 makes every session an infra error)."""
-    from farm.config import load_settings
-    if kind == "browser":
-        from farm.devices.registry import make_devices
-        from farm.schedule import DeviceSpec
-        device = make_devices([DeviceSpec("browser", 1)], load_settings())[0]
-        device.name = name
-        return device
-    if kind == "fake":
-        from farm.devices.fake import FakeDevice
-        from farm.errors import DeviceLost
-        errors = ({"start_session": DeviceLost("fake device lost (FARM_FAKE_FAIL)")}
-                  if os.environ.get("FARM_FAKE_FAIL") == "1" else {})
-        return FakeDevice(name=name, platform="web", errors=errors)
-    target = os.environ.get("FARM_WORKER_TARGET", "")
-    if kind == "android" and target:
-        from farm.devices.android import AndroidDevice
-        return AndroidDevice(name, load_settings(), target)
-    if kind == "ios" and target:
-        from farm.devices.ios import IosDevice
-        return IosDevice(name, load_settings(), target)
-    from farm.devices.registry import make_devices
-    from farm.schedule import DeviceSpec
-    device = make_devices([DeviceSpec(kind, 1)], load_settings())[0]
-    device.name = name
-    return device
 
 
 def retrying(fn: Callable[[], Any], patience: float = PUBLISH_PATIENCE_S) -> Any:
@@ -73,18 +48,55 @@ def retrying(fn: Callable[[], Any], patience: float = PUBLISH_PATIENCE_S) -> Any
             if time.monotonic() > deadline:
                 raise
             log.warning("redis unavailable (%s): retrying", exc)
-            time.sleep(1.0)
+            time.sleep(1.0)     # polling an absent Redis: nothing to wait on but time
+
+
+class RedisStreak:
+    """A device's infra-error streak in Redis: it survives a worker restart."""
+
+    def __init__(self, r: Any, device: str) -> None:
+        self.r, self.key = r, key("streak", device)
+
+    def bump(self, result: Outcome) -> int:
+        if result is Outcome.INFRA:
+            return int(retrying(lambda: self.r.incr(self.key)))
+        retrying(lambda: self.r.delete(self.key))
+        return 0
+
+
+class _RunEvents(NullEvents):
+    """The slot's events, sent to the client of the run being served."""
+
+    def __init__(self, runtime: "DeviceRuntime") -> None:
+        self.runtime = runtime
+        self.run_id = ""
+
+    def device_state(self, device: str, state: str, detail: str = "") -> None:
+        if state in ("restarting", "dead", "quarantined"):
+            log.warning("device %s %s %s", device, state, detail)
+
+    def case_started(self, device: str, case_id: str, name: str, attempt: int) -> None:
+        self.runtime.publish(self.run_id, {"type": "case_started", "case": case_id,
+                                           "attempt": attempt, "device": device})
+
+    def step_finished(self, device: str, record: StepRecord) -> None:
+        self.runtime.publish(self.run_id, {"type": "step", "device": device,
+                                           "record": record.model_dump(mode="json")})
 
 
 class DeviceRuntime:
     """One device, one worker process. Tasks call :meth:`execute` from the worker's thread."""
 
-    def __init__(self, url: str, kind: str, platform: str, group: str, name: str) -> None:
-        self.r = store.connect(url)
+    def __init__(self, settings: Settings, kind: str, platform: str, group: str, name: str,
+                 target: str = "", index: int = 0) -> None:
+        self.settings = settings
+        self.r = store.connect(settings.broker_url.get_secret_value())
         self.kind, self.platform, self.group, self.name = kind, platform, group, name
+        self.target, self.index = target, index
         self.token = os.urandom(8).hex()
         self.state: dict[str, Any] = {"state": "starting"}
-        self.device: Any = None
+        self.events = _RunEvents(self)
+        self.slot: DeviceSlot | None = None
         self._stop = threading.Event()
         self._lock = threading.Lock()
         self._draining = False
@@ -105,9 +117,12 @@ class DeviceRuntime:
             log.warning("lease update failed: %s", exc)
 
     def start(self) -> None:
-        """Open the device and start heartbeating its lease."""
-        self.device = make_device(self.kind, self.name)
-        self.device.open()
+        """Open the device (this thread owns it from now on) and heartbeat its lease."""
+        device = build_device(self.kind, self.name, self.settings, self.target, self.index)
+        self.slot = DeviceSlot(device, self._services("", Path(tempfile.gettempdir())),
+                               self.events, RedisStreak(self.r, self.name))
+        if not self.slot.open():
+            raise RuntimeError(self.slot.detail)
         self.set_state(state="idle")
         threading.Thread(target=self._heartbeat, name="lease", daemon=True).start()
 
@@ -120,10 +135,8 @@ class DeviceRuntime:
 
     def stop(self) -> None:
         self._stop.set()
-        try:
-            self.device.close()
-        except Exception:
-            pass
+        if self.slot is not None:
+            self.slot.close()
         try:
             store.release_lease(self.r, self.name, self.token)
         except Exception:
@@ -146,104 +159,55 @@ class DeviceRuntime:
     # ---- one attempt -------------------------------------------------------------------------
     def execute(self, payload: dict[str, Any]) -> str:
         """Run one case attempt described by ``payload``; return what happened (for logs)."""
-        from farm.suite.model import Case
-        from farm.schedule import Job
-
-        run_id = payload["run_id"]
-        job = Job(**{**payload["job"], "avoid_devices": frozenset(payload["job"]["avoid_devices"])})
-        attempt_key = key("claim", run_id, job.case_id, str(job.attempt))
+        run_id, job, case = wire.read_payload(payload)
+        claim = key("claim", run_id, job.case_id, str(job.attempt))
         if not retrying(lambda: self.r.exists(key("run", run_id))):
             return "dropped: the run is over"
-        if not retrying(lambda: self.r.set(attempt_key, self.name, nx=True, ex=store.CLAIM_TTL_S)):
+        if not retrying(lambda: self.r.set(claim, self.name, nx=True, ex=store.CLAIM_TTL_S)):
             return "dropped: attempt already claimed (redelivery)"
-        case = Case.model_validate(payload["case"])
         self.set_state(state="busy", run=run_id, case=job.case_id, attempt=job.attempt)
-        self.publish(run_id, {"type": "case_started", "case": job.case_id,
-                              "attempt": job.attempt, "device": self.name})
+        self.events.run_id = run_id
         try:
-            result, artifacts = self._run(run_id, job, case, payload)
-        except Exception as exc:    # the device would not restart: an infra error, not a crash
-            from farm.results import CaseError, CaseResult, now_iso
-            result, artifacts = CaseResult(
-                run_id=run_id, case_id=case.id, name=case.name, file=str(case.file),
-                platform=case.platform, device=self.name, attempt=job.attempt, status="error",
-                error=CaseError(kind="DeviceLost", message=f"device unusable: {exc}"),
-                started=now_iso(), tags=case.tags), {}
+            with tempfile.TemporaryDirectory(prefix="farm-case-") as tmp:
+                services = self._services(run_id, Path(tmp), payload)
+                assert self.slot is not None
+                result = self.slot.run(job, case, services)
+                services.artifacts.flush()
+                artifacts = wire.encode_artifacts(Path(tmp))
         finally:
             self.set_state(state="idle")
-        kind = _outcome(result)
-        streak = retrying(lambda: self.r.incr(key("streak", self.name)) if kind == "infra"
-                          else self.r.delete(key("streak", self.name)) and 0)
         self.publish(run_id, {"type": "case_finished", "case": job.case_id,
                               "attempt": job.attempt, "device": self.name,
                               "result": result.model_dump(mode="json"), "artifacts": artifacts})
-        if kind == "infra" and int(streak or 0) >= QUARANTINE_AFTER:
-            reason = f"{QUARANTINE_AFTER} infrastructure errors in a row"
-            retrying(lambda: self.r.hset(key("quarantine"), self.name, reason))
-            self.publish(run_id, {"type": "device_state", "device": self.name,
-                                  "state": "quarantined", "detail": reason})
-            log.error("device %s quarantined: %s; draining", self.name, reason)
-            os.kill(os.getpid(), signal.SIGTERM)     # warm shutdown: this task acks, then exit
+        self._after(run_id, result)
         return result.status
 
-    def _run(self, run_id: str, job: Any, case: Any, payload: dict[str, Any]):
-        from farm.config import load_settings
-        from farm.results import ArtifactStore
-        from farm.runner import Services, run_case
+    def _after(self, run_id: str, result: CaseResult) -> None:
+        """Quarantine (cluster-wide) or retire a device that must stop: drain and exit."""
+        assert self.slot is not None
+        if self.slot.quarantine_due:
+            retrying(lambda: self.r.hset(key("quarantine"), self.name, QUARANTINE_REASON))
+            self.slot.quarantine()
+            self.publish(run_id, {"type": "device_state", "device": self.name,
+                                  "state": "quarantined", "detail": QUARANTINE_REASON})
+        elif self.slot.usable:
+            return
+        log.error("device %s %s: %s; draining", self.name, self.slot.state, self.slot.detail)
+        os.kill(os.getpid(), signal.SIGTERM)     # warm shutdown: this task acks, then exit
 
-        with tempfile.TemporaryDirectory(prefix="farm-case-") as tmp:
-            services = Services(settings=load_settings(), artifacts=ArtifactStore(Path(tmp)),
-                                run_id=run_id, env={**os.environ, **payload["env"]},
-                                app_dirs={Path(k): v for k, v in payload["app_dirs"].items()})
-            last_check = [time.monotonic()]
+    def _services(self, run_id: str, tmp: Path, payload: dict[str, Any] | None = None) -> Services:
+        payload = payload or {"env": {}, "app_dirs": {}}
+        services = Services(settings=self.settings, artifacts=ArtifactStore(tmp), run_id=run_id,
+                            env={**os.environ, **payload["env"]},
+                            app_dirs={Path(k): v for k, v in payload["app_dirs"].items()})
+        last_check = [time.monotonic()]
 
-            def on_step(device: str, record: Any) -> None:
-                self.publish(run_id, {"type": "step", "device": device,
-                                      "record": record.model_dump(mode="json")})
-                # a finished or interrupted run cancels its cases at the next step
-                if time.monotonic() - last_check[0] > 1.0:
-                    last_check[0] = time.monotonic()
-                    if not self.r.exists(key("run", run_id)):
-                        services.cancel.set()
-            services.on_step = on_step
-            self._ensure_healthy()
-            done = threading.Event()
-            watchdog = threading.Thread(target=self._watchdog, args=(case.timeout, done),
-                                        daemon=True)
-            watchdog.start()
-            try:
-                result = run_case(job, case, self.device, services)
-            finally:
-                done.set()
-            services.artifacts.flush()
-            artifacts = {p.relative_to(tmp).as_posix(): base64.b64encode(p.read_bytes()).decode()
-                         for p in Path(tmp).rglob("*.jpg")}
-        return result, artifacts
-
-    def _ensure_healthy(self) -> None:
-        try:
-            if self.device.healthy():
-                return
-        except Exception:
-            pass
-        log.warning("device %s not answering: restarting it", self.name)
-        try:
-            self.device.close()
-        except Exception:
-            pass
-        self.device.open()      # an error here ends the attempt as an infra error via run_case
-
-    def _watchdog(self, timeout: float, done: threading.Event) -> None:
-        # The solo pool cannot enforce Celery's time limits; kill the device instead, which
-        # ends the case as a timeout (see farm.runner._classify).
-        if not done.wait(timeout + WATCHDOG_GRACE_S):
-            log.warning("case overstayed its timeout on %s: killing the device", self.name)
-            try:
-                self.device.kill()
-            except Exception:
-                pass
-
-
-def _outcome(result: Any) -> str:
-    from farm.executors.local import outcome
-    return outcome(result)
+        def on_step(device: str, record: StepRecord) -> None:
+            self.events.step_finished(device, record)
+            # a finished or interrupted run cancels its cases at the next step
+            if run_id and time.monotonic() - last_check[0] > 1.0:
+                last_check[0] = time.monotonic()
+                if not self.r.exists(key("run", run_id)):
+                    services.cancel.set()
+        services.on_step = on_step
+        return services

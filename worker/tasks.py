@@ -5,14 +5,16 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from worker.app import app
+from farm.cluster.app import TASK, make_app
+from farm.config import load_settings
 
 log = logging.getLogger("farm.worker")
 
+app = make_app(load_settings())
 RUNTIME: Any = None     # the DeviceRuntime of this process, set by worker.main
 
 
-@app.task(name="farm.run_case", acks_late=True, reject_on_worker_lost=True, ignore_result=True)
+@app.task(name=TASK, acks_late=True, reject_on_worker_lost=True, ignore_result=True)
 def run_case_task(payload: dict[str, Any]) -> str:
     """Run one case attempt. ``payload`` is JSON: run_id, job, case, env, app_dirs."""
     if RUNTIME is None:

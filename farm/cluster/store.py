@@ -17,7 +17,6 @@ other users — never FLUSHALL it. Keys:
 from __future__ import annotations
 
 import json
-import os
 import secrets
 import time
 from typing import Any, Iterable
@@ -29,12 +28,17 @@ CLAIM_TTL_S = 4 * 3600      # longer than any redelivery can come back (visibili
 HISTORY_KEEP = 20
 
 
-def prefix() -> str:
-    return os.environ.get("FARM_CLUSTER_PREFIX", "farm")
+_prefix = "farm"
+
+
+def use_prefix(prefix: str) -> None:
+    """Key everything under ``prefix`` (Settings.cluster_prefix); set once per process."""
+    global _prefix
+    _prefix = prefix
 
 
 def key(*parts: str) -> str:
-    return ":".join((prefix(),) + parts)
+    return ":".join((_prefix,) + parts)
 
 
 def connect(url: str) -> Any:

@@ -1,15 +1,22 @@
-"""The Executor seam and the events every executor reports while it runs."""
+"""The Executor seam: ``run(jobs, events) -> RunOutcome``, the events every executor reports
+while it runs, and the ledger of attempts both executors keep."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Protocol
 
-from farm.results import CaseResult, StepRecord
+from farm.attempts import RetryPolicy, next_attempt, outcome, synthetic
+from farm.results import CaseResult, StepRecord, final_result
 from farm.schedule import Job
+from farm.suite.model import Case
 
 
 class RunEvents(Protocol):
     """Progress callbacks. Executors call them from any thread; implementations lock."""
+
+    def run_started(self, devices: list[str], jobs: int) -> None:
+        """The devices the run will use (progress rows) and how many jobs it will run."""
 
     def device_state(self, device: str, state: str, detail: str = "") -> None:
         """state: starting | idle | busy | restarting | dead | quarantined | done"""
@@ -23,6 +30,9 @@ class RunEvents(Protocol):
 
 
 class NullEvents:
+    def run_started(self, devices: list[str], jobs: int) -> None:
+        pass
+
     def device_state(self, device: str, state: str, detail: str = "") -> None:
         pass
 
@@ -36,9 +46,61 @@ class NullEvents:
         pass
 
 
+@dataclass
+class RunOutcome:
+    """Everything a run's executor found out; the session reads nothing else."""
+
+    results: list[CaseResult]                       # one final result per case, by case id
+    quarantined: list[str] = field(default_factory=list)
+    launch_seconds: dict[str, float] = field(default_factory=dict)   # device → its open() time
+    first_start: float | None = None                # monotonic: first case handed out
+    last_end: float | None = None                   # monotonic: last attempt ended
+    interrupted: bool = False
+
+
 class Executor(Protocol):
-    def run(self, jobs: list[Job]) -> list[CaseResult]:
+    def run(self, jobs: list[Job], events: RunEvents) -> RunOutcome:
         """Run every job to a final result (retries included); one result per case."""
 
     def interrupt(self) -> None:
-        """Stop now: in-flight cases end as interrupted."""
+        """Stop now (any thread, e.g. a signal handler): in-flight cases end interrupted."""
+
+
+class Ledger:
+    """Attempts and final results of one run's cases, and the retry decision after each
+    attempt. Not thread-safe: executors call it under their own lock."""
+
+    def __init__(self, cases: dict[str, Case], run_id: str, policy: RetryPolicy,
+                 events: RunEvents) -> None:
+        self.cases = cases
+        self.run_id = run_id
+        self.policy = policy
+        self.events = events
+        self.expected: set[str] = set()
+        self.attempts: dict[str, list[CaseResult]] = {}
+        self.final: dict[str, CaseResult] = {}
+
+    @property
+    def done(self) -> bool:
+        return len(self.final) >= len(self.expected)
+
+    def record(self, job: Job, result: CaseResult, device: str) -> Job | None:
+        """Keep an attempt's result; return the retry to queue, if any."""
+        retry = next_attempt(job, outcome(result), device, self.policy)
+        self.attempts.setdefault(job.case_id, []).append(result)
+        self.events.case_finished(device, result, final=retry is None)
+        if retry is None:
+            self.final[job.case_id] = final_result(self.attempts[job.case_id])
+        return retry
+
+    def end(self, job: Job, status: str, device: str | None = None, reason: str | None = None,
+            error: BaseException | None = None) -> None:
+        """End a case without (another) device attempt: not run, lost, interrupted."""
+        result = synthetic(self.cases[job.case_id], self.run_id, job.attempt, status, device,
+                           reason, error)
+        self.attempts.setdefault(job.case_id, []).append(result)
+        self.final[job.case_id] = final_result(self.attempts[job.case_id])
+        self.events.case_finished(device or "-", result, final=True)
+
+    def results(self) -> list[CaseResult]:
+        return [self.final[c] for c in sorted(self.final)]

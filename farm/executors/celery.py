@@ -6,36 +6,37 @@ share when other runs compete), so the broker queue stays about empty, the order
 estimates that turn out wrong cost nothing — a free device simply gets the next-longest job.
 Workers push events (started / step / finished, keyed run/case/attempt) to a Redis list the
 client pops, which feeds the same RunEvents as a local run. The client decides retries and
-numbers attempts; a worker whose lease expires mid-case loses its attempt (infra error, re-run
-elsewhere), and a late result for an attempt no longer awaited is ignored.
+numbers attempts (the same `Ledger` as the local executor); a worker whose lease expires
+mid-case loses its attempt (infra error, re-run elsewhere), and a late result for an attempt no
+longer awaited is ignored.
 """
 
 from __future__ import annotations
 
-import base64
 import json
 import logging
-import re
 import time
-from dataclasses import asdict, dataclass, replace
-from pathlib import Path, PurePosixPath
+from dataclasses import dataclass, replace
 from typing import Any, Callable
 
+from farm.attempts import RetryPolicy, synthetic
+from farm.cluster import jobs as wire
 from farm.cluster import store
+from farm.cluster.app import TASK, make_app, time_limits
 from farm.cluster.fair import to_dispatch
 from farm.cluster.store import key
-from farm.executors.base import NullEvents, RunEvents
-from farm.executors.local import outcome
-from farm.results import CaseError, CaseResult, StepRecord, final_result, now_iso
+from farm.config import Settings, mask_url
+from farm.devices.specs import DeviceSpec
+from farm.errors import BrokerLost, DeviceLost
+from farm.executors.base import Ledger, NullEvents, RunEvents, RunOutcome
+from farm.results import CaseResult, StepRecord
 from farm.runner import Services
-from farm.schedule import DeviceSpec, Job, RetryPolicy, expected_duration, next_attempt, order_jobs
-from farm.suite.loader import display_path
+from farm.schedule import Job, expected_duration, order_jobs
 from farm.suite.model import Case
 
 log = logging.getLogger("farm.cluster")
 
 STARTUP_GRACE_S = 20.0      # an unstarted job while a device of its pool sat idle is lost
-_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)")
 
 
 @dataclass
@@ -47,46 +48,95 @@ class _Inflight:
 
 
 class CeleryExecutor:
-    def __init__(self, settings: Any, cases: dict[str, Case], services: Services,
-                 policy: RetryPolicy, specs: list[DeviceSpec], events: RunEvents | None = None,
-                 matrix: bool = False, clock: Callable[[], float] = time.monotonic) -> None:
-        from worker.app import make_app
-        self.url = settings.broker_url.get_secret_value()
+    def __init__(self, settings: Settings, cases: dict[str, Case], services: Services,
+                 policy: RetryPolicy, specs: list[DeviceSpec], matrix: bool = False,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        store.use_prefix(settings.cluster_prefix)
+        self.url = settings.broker_url.get_secret_value() if settings.broker_url else ""
         self.settings = settings
         self.r = store.connect(self.url)
-        self.app = make_app(self.url)
-        self.cases = cases
+        self.app = make_app(settings)
+        self.cases = dict(cases)            # by job case id (matrix: one per case and group)
         self.services = services
-        self.policy = replace(policy, infra_retries=settings.cluster_infra_retries)
-        self.limit = {s.platform: 0 for s in specs}
+        self.run_id = services.run_id
+        self.limit: dict[str, int] = {}
         for s in specs:
-            self.limit[s.platform] += s.count
-        self.events = events or NullEvents()
+            self.limit[s.platform] = self.limit.get(s.platform, 0) + s.count
         self.matrix = matrix
         self.clock = clock
-        self.run_id = services.run_id
-        self._case_of: dict[str, tuple[str, str]] = {}    # job case id → (case id, pool)
+        self.ledger = Ledger(self.cases, self.run_id, replace(
+            policy, infra_retries=settings.cluster_infra_retries), NullEvents())
+        self.events: RunEvents = NullEvents()
+        self.outcome = RunOutcome(results=[])
+        self._pool_of: dict[str, str] = {}          # job case id → pool
         self._queue: dict[str, list[Job]] = {}
         self._inflight: dict[str, _Inflight] = {}
-        self._attempts: dict[str, list[CaseResult]] = {}
-        self._final: dict[str, CaseResult] = {}
-        self._quarantined: set[str] = set()
+        self._known_bad: set[str] = set()
         self._pool_seen: dict[str, float] = {}
         self._stopping = False
         self._outage: float | None = None
         self._epoch: str | None = None
-        self.first_start: float | None = None
-        self.last_end: float | None = None
-        self.launch_seconds: dict[str, float] = {}
 
-    # ---- before the run --------------------------------------------------------------------
-    def device_names(self) -> list[str]:
+    # ---- the run ---------------------------------------------------------------------------
+    def run(self, jobs: list[Job], events: RunEvents | None = None) -> RunOutcome:
+        self.events = self.ledger.events = events or NullEvents()
+        try:
+            jobs = self._prepare(jobs)
+            self._known_bad = set(store.quarantined(self.r))
+            self.events.run_started(self._device_names(), len(jobs))
+        except Exception as exc:
+            if not _is_redis_error(exc):
+                raise
+            self._give_up(jobs, exc)
+            return self._result()
+        for j in order_jobs(jobs):
+            self._queue.setdefault(self._pool_of[j.case_id], []).append(j)
+        self.ledger.expected = {j.case_id for j in jobs}
+        try:
+            while not self.ledger.done and not self._stopping:
+                self._step()
+        except KeyboardInterrupt:
+            self.interrupt()
+        finally:
+            self._leave()
+        return self._result()
+
+    def _result(self) -> RunOutcome:
+        self.outcome.results = self.ledger.results()
+        self.outcome.interrupted = self.services.cancel.is_set()
+        return self.outcome
+
+    def _step(self) -> None:
+        try:
+            self._tick()
+            if self._outage is not None:
+                log.warning("broker reachable again after %.0fs", self.clock() - self._outage)
+            self._outage = None
+        except Exception as exc:
+            if not _is_redis_error(exc):
+                raise
+            self._broker_down(exc)
+
+    def interrupt(self) -> None:
+        self._stopping = True
+        self.services.cancel.set()
+        for inf in list(self._inflight.values()):
+            self.ledger.end(inf.job, "interrupted", inf.device, reason="interrupted by user")
+        for q in self._queue.values():
+            for job in q:
+                if job.case_id not in self.ledger.final:
+                    self.ledger.end(job, "skipped", reason="not run: the run was interrupted")
+            q.clear()
+        self._inflight.clear()
+
+    # ---- before the run ----------------------------------------------------------------------
+    def _device_names(self) -> list[str]:
         """Live, usable cluster devices of the run's platforms (progress rows)."""
         live = store.leases(self.r)
-        bad = store.quarantined(self.r)
-        return sorted(n for n, l in live.items() if l.get("platform") in self.limit and n not in bad)
+        return sorted(n for n, lease in live.items()
+                      if lease.get("platform") in self.limit and n not in self._known_bad)
 
-    def prepare(self, jobs: list[Job]) -> list[Job]:
+    def _prepare(self, jobs: list[Job]) -> list[Job]:
         """Re-estimate durations from the cluster's history; in matrix mode, one job per case
         and device group."""
         hist = store.load_history(self.r, {f"{j.platform}:{j.case_id}" for j in jobs})
@@ -95,62 +145,19 @@ class CeleryExecutor:
         jobs = [replace(j, expected_seconds=expected_duration(hist, j.case_id, j.platform,
                                                               default)) for j in jobs]
         if not self.matrix:
-            for j in jobs:
-                self._case_of[j.case_id] = (j.case_id, j.platform)
+            self._pool_of = {j.case_id: j.platform for j in jobs}
             return jobs
         groups: dict[str, set[str]] = {}
         for lease in store.leases(self.r).values():
             groups.setdefault(lease["platform"], set()).add(lease["group"])
-        out = []
-        for j in jobs:
-            for g in sorted(groups.get(j.platform, {j.platform})):
-                cid = f"{j.case_id}@{g}"
-                self._case_of[cid] = (j.case_id, f"{j.platform}.{g}")
-                out.append(replace(j, case_id=cid))
-        return out
-
-    # ---- the run ---------------------------------------------------------------------------
-    def run(self, jobs: list[Job]) -> list[CaseResult]:
-        if not self._case_of:
-            jobs = self.prepare(jobs)
-        for j in order_jobs(jobs):
-            self._queue.setdefault(self._case_of[j.case_id][1], []).append(j)
-        self._expected = {j.case_id for j in jobs}
-        import redis
-        try:
-            while len(self._final) < len(self._expected) and not self._stopping:
-                try:
-                    self._tick()
-                    if self._outage is not None:
-                        log.warning("broker reachable again after %.0fs",
-                                    self.clock() - self._outage)
-                    self._outage = None
-                except (redis.ConnectionError, redis.TimeoutError, OSError) as exc:
-                    self._broker_down(exc)
-        except KeyboardInterrupt:
-            self.interrupt()
-        finally:
-            self._leave()
-        return [self._final[c] for c in sorted(self._final)]
-
-    def interrupt(self) -> None:
-        self._stopping = True
-        self.services.cancel.set()
-        for cid, inf in list(self._inflight.items()):
-            self._final[cid] = self._synthetic(inf.job, "interrupted", inf.device,
-                                               reason="interrupted by user")
-        for q in self._queue.values():
-            for job in q:
-                self._final.setdefault(job.case_id, self._synthetic(
-                    job, "skipped", None, reason="not run: the run was interrupted"))
-            q.clear()
-        self._inflight.clear()
+        jobs, self.cases, self._pool_of = wire.expand_matrix(jobs, self.cases, groups)
+        self.ledger.cases = self.cases
+        return jobs
 
     def _leave(self) -> None:
         """Forget the run in Redis (workers then drop its queued messages) and keep history."""
         try:
-            samples = {f"{r.platform}:{self._case_of.get(r.case_id, (r.case_id,))[0]}": r.duration
-                       for r in self._final.values()
+            samples = {f"{r.platform}:{r.case_id}": r.duration for r in self.ledger.final.values()
                        if r.status in ("passed", "failed", "flaky") and r.duration > 0}
             if not self.matrix:
                 store.record_history(self.r, samples)
@@ -159,6 +166,7 @@ class CeleryExecutor:
         except Exception as exc:
             log.warning("could not tidy up run state in Redis: %s", exc)
 
+    # ---- one tick: look, hand out, listen --------------------------------------------------------
     def _tick(self) -> None:
         now = self.clock()
         epoch = store.epoch(self.r)
@@ -167,15 +175,19 @@ class CeleryExecutor:
         self._epoch = epoch
         leases = store.leases(self.r)
         bad = store.quarantined(self.r)
-        for name in set(bad) - self._quarantined:
-            self._quarantined.add(name)
-            self.events.device_state(name, "quarantined", bad[name])
+        self._note_quarantine(bad)
         pools = self._pools(leases, bad)
-        self._announce(pools)
+        self._announce()
         self._check_inflight(leases, pools, now)
         self._fail_orphans(pools, now)
-        self._top_up(pools, leases)
+        self._top_up(pools)
         self._drain_events(wait=0.25)
+
+    def _note_quarantine(self, bad: dict[str, str]) -> None:
+        """Devices quarantined since the run began (by its own cases or another run's)."""
+        for name in sorted(set(bad) - self._known_bad - set(self.outcome.quarantined)):
+            self.outcome.quarantined.append(name)
+            self.events.device_state(name, "quarantined", bad[name])
 
     def _pools(self, leases: dict, bad: dict) -> dict[str, list[dict]]:
         """Usable devices per pool (platform, and platform.group for matrix)."""
@@ -187,7 +199,7 @@ class CeleryExecutor:
             pools.setdefault(f"{lease['platform']}.{lease['group']}", []).append(lease)
         return pools
 
-    def _announce(self, pools: dict) -> None:
+    def _announce(self) -> None:
         """Publish this run's demand per pool so concurrent runs can share fairly."""
         fields = {}
         for pool, q in self._queue.items():
@@ -204,35 +216,34 @@ class CeleryExecutor:
         return self.limit.get(pool.split(".", 1)[0], 0)
 
     def _inflight_in(self, pool: str) -> int:
-        return sum(1 for c in self._inflight if self._case_of[c][1] == pool)
+        return sum(1 for c in self._inflight if self._pool_of[c] == pool)
 
-    def _top_up(self, pools: dict, leases: dict) -> None:
+    def _share(self, pool: str, q: list[Job], capacity: int, others: list[str]) -> int:
+        """How many more jobs of ``pool`` this run may hand out now (max-min fair share)."""
+        demands = {self.run_id: min(len(q) + self._inflight_in(pool), self._cap(pool))}
+        inflight = {self.run_id: self._inflight_in(pool)}
+        for other in others:
+            d, i = self.r.hmget(key("run", other), f"demand:{pool}", f"inflight:{pool}")
+            if d is not None:
+                demands[other], inflight[other] = int(d), int(i or 0)
+        return to_dispatch(capacity, self.run_id, demands, inflight, len(q))
+
+    def _top_up(self, pools: dict) -> None:
         others = [r for r in self.r.zrangebyscore(key("runs"), time.time() - store.RUN_TTL_S,
                                                   "+inf") if r != self.run_id]
         for pool, q in self._queue.items():
-            if not q:
+            if not q or not pools.get(pool):
                 continue
-            capacity = len(pools.get(pool, []))
-            if capacity == 0:
-                continue
-            demands = {self.run_id: min(len(q) + self._inflight_in(pool), self._cap(pool))}
-            inflight = {self.run_id: self._inflight_in(pool)}
-            for other in others:
-                d, i = self.r.hmget(key("run", other), f"demand:{pool}", f"inflight:{pool}")
-                if d is not None:
-                    demands[other], inflight[other] = int(d), int(i or 0)
-            n = to_dispatch(capacity, self.run_id, demands, inflight, len(q))
-            idle = [l["device"] for l in pools[pool] if l.get("state") == "idle"]
-            sent = 0
+            n = self._share(pool, q, len(pools[pool]), others)
+            idle = [lease["device"] for lease in pools[pool] if lease.get("state") == "idle"]
             for job in list(q):
-                if sent >= n:
+                if n <= 0:
                     break
                 queue = self._queue_for(job, pool, pools[pool], idle)
-                if queue is None:
-                    continue
-                q.remove(job)
-                self._send(job, queue)
-                sent += 1
+                if queue is not None:
+                    q.remove(job)
+                    self._send(job, queue)
+                    n -= 1
 
     def _queue_for(self, job: Job, pool: str, devices: list[dict], idle: list[str]) -> str | None:
         """The pool's queue; for a job avoiding devices, an idle other device's own queue."""
@@ -247,31 +258,15 @@ class CeleryExecutor:
         return None
 
     def _send(self, job: Job, queue: str) -> None:
-        from worker.app import time_limits
-        base, pool = self._case_of[job.case_id]
-        case = self.cases[base]
-        if self.matrix:     # one id per case and group: results, claims and artifacts stay apart
-            case = case.model_copy(update={"id": job.case_id,
-                                           "name": f"{case.name} [{pool.split('.', 1)[1]}]"})
-        payload = {"run_id": self.run_id, "job": {**asdict(job),
-                                                  "avoid_devices": sorted(job.avoid_devices)},
-                   "case": case.model_dump(mode="json"), "env": self._env_for(case),
-                   "app_dirs": {str(k): v for k, v in self.services.app_dirs.items()}}
-        soft, hard = time_limits(case.timeout)
-        self.app.send_task("farm.run_case", args=[payload], queue=queue, soft_time_limit=soft,
+        case = self.cases[job.case_id]
+        data = wire.payload(self.run_id, job, case, self.services.env, self.services.app_dirs)
+        soft, hard = time_limits(case.timeout, self.settings)
+        self.app.send_task(TASK, args=[data], queue=queue, soft_time_limit=soft,
                            time_limit=hard, retry=True,
                            retry_policy={"max_retries": 3, "interval_start": 0.5})
         self._inflight[job.case_id] = _Inflight(job, self.clock())
-        if self.first_start is None:
-            self.first_start = self.clock()
-
-    def _env_for(self, case: Case) -> dict[str, str]:
-        """Only what the case refers to, plus the served app URLs: secrets the case does not
-        use never travel."""
-        names = set(_REF.findall(case.model_dump_json())) | set(case.secrets)
-        env = {k: v for k, v in self.services.env.items() if k in names}
-        return {**env, **{k: v for k, v in self.services.env.items() if k.startswith("FARM_")
-                          and k.endswith("_URL") and k not in ("FARM_BROKER_URL",)}}
+        if self.outcome.first_start is None:
+            self.outcome.first_start = self.clock()
 
     # ---- watching ---------------------------------------------------------------------------
     def _check_inflight(self, leases: dict, pools: dict, now: float) -> None:
@@ -279,9 +274,9 @@ class CeleryExecutor:
         the broker (an idle device never picked them up)."""
         grace = store.LEASE_TTL_S + 2 * store.HEARTBEAT_S
         for cid, inf in list(self._inflight.items()):
-            running = [n for n, l in leases.items() if l.get("run") == self.run_id
-                       and l.get("case") == cid and l.get("attempt") == inf.job.attempt
-                       and l.get("state") == "busy"]
+            running = [n for n, lease in leases.items() if lease.get("run") == self.run_id
+                       and lease.get("case") == cid and lease.get("attempt") == inf.job.attempt
+                       and lease.get("state") == "busy"]
             if running:
                 inf.device = inf.device or running[0]
                 inf.seen = now
@@ -291,15 +286,14 @@ class CeleryExecutor:
                     self._lost(inf, f"worker of {inf.device} stopped answering mid-case "
                                     f"(lease expired)")
                 continue
-            pool = self._case_of[cid][1]
-            idle = any(l.get("state") == "idle" for l in pools.get(pool, []))
+            idle = any(lease.get("state") == "idle" for lease in pools.get(self._pool_of[cid], []))
             if idle and now - inf.sent > STARTUP_GRACE_S:
                 self._lost(inf, "the job vanished from the broker before any worker took it")
 
     def _lost(self, inf: _Inflight, why: str) -> None:
         log.warning("%s attempt %d lost: %s", inf.job.case_id, inf.job.attempt, why)
-        result = self._synthetic(inf.job, "error", inf.device,
-                                 error=CaseError(kind="DeviceLost", message=why))
+        result = synthetic(self.cases[inf.job.case_id], self.run_id, inf.job.attempt, "error",
+                           inf.device, error=DeviceLost(why))
         self._record(inf.job, result, inf.device or "?")
 
     def _fail_orphans(self, pools: dict, now: float) -> None:
@@ -313,11 +307,9 @@ class CeleryExecutor:
                 continue
             for job in list(q):
                 q.remove(job)
-                self._attempts.setdefault(job.case_id, []).append(self._synthetic(
-                    job, "error", None, error=CaseError(
-                        kind="DeviceLost", message=f"no usable {pool} worker in the cluster "
-                                                   f"for {wait:g}s (start one: farm worker)")))
-                self._final[job.case_id] = self._finalise(job.case_id)
+                self.ledger.end(job, "error", error=DeviceLost(
+                    f"no usable {pool} worker in the cluster for {wait:g}s "
+                    f"(start one: farm worker)"))
 
     def _drain_events(self, wait: float) -> None:
         got = self.r.blpop([key("events", self.run_id)], timeout=wait)
@@ -340,38 +332,21 @@ class CeleryExecutor:
             return
         if kind == "case_started":
             inf.device, inf.seen = ev["device"], self.clock()
-            case = self.cases[self._case_of[inf.job.case_id][0]]
+            case = self.cases[inf.job.case_id]
             self.events.case_started(ev["device"], inf.job.case_id, case.name, inf.job.attempt)
             self.events.device_state(ev["device"], "busy", inf.job.case_id)
         elif kind == "case_finished":
-            self._save_artifacts(ev.get("artifacts") or {})
+            wire.save_artifacts(self.services.artifacts.run_dir, ev.get("artifacts") or {})
             self._record(inf.job, CaseResult.model_validate(ev["result"]), ev["device"])
             self.events.device_state(ev["device"], "idle")
 
-    def _save_artifacts(self, files: dict[str, str]) -> None:
-        root = self.services.artifacts.run_dir
-        for rel, data in files.items():
-            parts = PurePosixPath(rel).parts
-            if not parts or parts[0] != "artifacts" or ".." in parts:
-                continue        # a worker may only write screenshots, and only in artifacts/
-            path = root / Path(*parts)
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_bytes(base64.b64decode(data))
-
     def _record(self, job: Job, result: CaseResult, device: str) -> None:
         self._inflight.pop(job.case_id, None)
-        self.last_end = self.clock()
-        retry = next_attempt(job, outcome(result), device, self.policy)
-        self._attempts.setdefault(job.case_id, []).append(result)
-        self.events.case_finished(device, result, final=retry is None)
+        self.outcome.last_end = self.clock()
+        retry = self.ledger.record(job, result, device)
         if retry is not None:
-            pool = self._case_of[job.case_id][1]
+            pool = self._pool_of[job.case_id]
             self._queue[pool] = order_jobs(self._queue[pool] + [retry])
-        else:
-            self._final[job.case_id] = self._finalise(job.case_id)
-
-    def _finalise(self, case_id: str) -> CaseResult:
-        return final_result(self._attempts[case_id])
 
     def _broker_down(self, exc: BaseException) -> None:
         now = self.clock()
@@ -380,29 +355,26 @@ class CeleryExecutor:
             log.warning("broker unreachable (%s): waiting up to %gs", exc,
                         self.settings.cluster_outage_seconds)
         if now - self._outage < self.settings.cluster_outage_seconds:
-            time.sleep(1.0)
+            time.sleep(1.0)     # polling an absent Redis: nothing to wait on but time
             return
-        from farm.config import mask_url
-        why = (f"lost the broker {mask_url(self.url)} for "
-               f"{self.settings.cluster_outage_seconds:g}s: {exc}")
+        pending = [inf.job for inf in self._inflight.values()] + [
+            j for q in self._queue.values() for j in q]
+        self._give_up(pending, exc, self.settings.cluster_outage_seconds)
+
+    def _give_up(self, pending: list[Job], exc: BaseException, after: float = 0.0) -> None:
+        """End every unfinished case as an error naming the broker."""
+        why = f"lost the broker {mask_url(self.url)}" + (f" for {after:g}s" if after else "")
+        why += f": {exc}"
         log.error("%s", why)
-        pending = [(inf.job, inf.device) for inf in self._inflight.values()] + [
-            (j, None) for q in self._queue.values() for j in q]
-        for job, device in pending:
-            self._attempts.setdefault(job.case_id, []).append(self._synthetic(
-                job, "error", device, error=CaseError(kind="BrokerLost", message=why)))
-            self._final[job.case_id] = self._finalise(job.case_id)
+        devices = {inf.job.case_id: inf.device for inf in self._inflight.values()}
+        for job in pending:
+            self.ledger.end(job, "error", devices.get(job.case_id), error=BrokerLost(why))
         self._inflight.clear()
         for q in self._queue.values():
             q.clear()
         self._stopping = True
 
-    def _synthetic(self, job: Job, status: str, device: str | None, reason: str | None = None,
-                   error: CaseError | None = None) -> CaseResult:
-        base, pool = self._case_of[job.case_id]
-        case = self.cases[base]
-        name = f"{case.name} [{pool.split('.', 1)[1]}]" if self.matrix else case.name
-        return CaseResult(run_id=self.run_id, case_id=job.case_id, name=name,
-                          file=display_path(case.file), platform=case.platform, device=device,
-                          attempt=job.attempt, status=status, reason=reason, error=error,
-                          started=now_iso(), tags=case.tags)
+
+def _is_redis_error(exc: BaseException) -> bool:
+    import redis
+    return isinstance(exc, (redis.ConnectionError, redis.TimeoutError, OSError))

@@ -11,7 +11,8 @@ from farm.errors import DeviceLost
 from farm.executors.local import LocalExecutor
 from farm.results import ArtifactStore
 from farm.runner import Services, run_case
-from farm.schedule import Job, RetryPolicy
+from farm.attempts import RetryPolicy
+from farm.schedule import Job
 from farm.suite.model import Case, Step, Task, WebTarget
 
 SCREEN = UITree(source="dom", page_text="Welcome back, demo", nodes=[
@@ -35,8 +36,8 @@ def services(tmp_path):
 
 def run(devices, cases, tmp_path, policy=RetryPolicy()):
     ex = LocalExecutor(devices, {c.id: c for c in cases}, services(tmp_path), policy)
-    results = ex.run([Job(c.id, "web", 1.0) for c in cases])
-    return {r.case_id: r for r in results}, ex
+    outcome = ex.run([Job(c.id, "web", 1.0) for c in cases])
+    return {r.case_id: r for r in outcome.results}, outcome
 
 
 def test_passing_case_records_steps_tiers_and_screenshots(tmp_path):
@@ -100,8 +101,8 @@ def test_infra_error_is_retried_once_on_another_device(tmp_path):
 def test_device_with_repeated_infra_errors_is_quarantined(tmp_path):
     boom = FakeDevice(SCREEN, name="d1", errors={"tap": DeviceLost("gone")})
     cases = [make_case(f"c{i}", [Step(kind="aiTap", target="Sign in")]) for i in range(4)]
-    results, ex = run([boom], cases, tmp_path, RetryPolicy(infra_retries=0))
-    assert ex.quarantined == ["d1"]
+    results, outcome = run([boom], cases, tmp_path, RetryPolicy(infra_retries=0))
+    assert outcome.quarantined == ["d1"]
     assert all(r.status == "error" for r in results.values())
     assert len(results) == 4   # the ones never run end as errors, not silently lost
 
@@ -127,15 +128,15 @@ def test_interrupt_marks_inflight_interrupted(tmp_path):
              make_case("b", [Step(kind="javascript", value="hang")], timeout=60)]
     ex = LocalExecutor([dev], {c.id: c for c in cases}, services(tmp_path), RetryPolicy())
     threading.Timer(0.5, ex.interrupt).start()
-    results = {r.case_id: r for r in ex.run([Job(c.id, "web", 1.0) for c in cases])}
+    results = {r.case_id: r for r in ex.run([Job(c.id, "web", 1.0) for c in cases]).results}
     statuses = sorted(r.status for r in results.values())
     assert statuses == ["interrupted", "skipped"]
 
 
 def test_watchdog_kills_a_device_stuck_past_the_timeout(tmp_path, monkeypatch):
     """A page busy-looping ignores in-page timeouts: only killing the device frees the slot."""
-    import farm.executors.local as local
-    monkeypatch.setattr(local, "WATCHDOG_GRACE_S", 0.3)
+    import farm.slot
+    monkeypatch.setattr(farm.slot, "WATCHDOG_GRACE_S", 0.3)
 
     def busy_loop(dev):          # ignores timeout_s, like `while (true) {}` in a page
         dev._killed.wait(30)

@@ -1,9 +1,9 @@
 from hypothesis import given, strategies as st
 import pytest
 
+from farm.devices.specs import parse_device_specs
 from farm.errors import ConfigError
-from farm.schedule import (Job, RetryPolicy, expected_duration, next_attempt, order_jobs,
-                           parse_device_specs, pick_job)
+from farm.schedule import Job, expected_duration, order_jobs, pick_job
 
 
 def test_parse_device_specs():
@@ -38,26 +38,6 @@ def test_expected_duration_uses_recent_median_and_default():
     assert expected_duration(history, "demo/a", "android", 30) == 30
 
 
-def test_infra_error_retries_elsewhere_once():
-    policy = RetryPolicy(infra_retries=1, test_retries=0)
-    job = Job("c", "web", 1.0)
-    retry = next_attempt(job, "infra", "browser-1", policy)
-    assert retry is not None and retry.attempt == 2 and "browser-1" in retry.avoid_devices
-    assert next_attempt(retry, "infra", "browser-2", policy) is None
-    assert next_attempt(job, "failed", "browser-1", policy) is None
-    assert next_attempt(job, "error", "browser-1", policy) is None   # timeouts don't retry
-
-
-def test_test_failures_retry_up_to_quota():
-    policy = RetryPolicy(infra_retries=0, test_retries=2)
-    job = Job("c", "web", 1.0)
-    j2 = next_attempt(job, "failed", "d", policy)
-    j3 = next_attempt(j2, "failed", "d", policy)
-    assert (j2.attempt, j3.attempt) == (2, 3)
-    assert next_attempt(j3, "failed", "d", policy) is None
-    assert next_attempt(job, "passed", "d", policy) is None
-
-
 def test_pick_job_avoids_the_device_that_failed_unless_it_is_the_last():
     queue = [Job("retry", "web", 50, attempt=2, avoid_devices=frozenset({"b1"})),
              Job("other", "web", 10), Job("phone", "android", 99)]
@@ -66,13 +46,3 @@ def test_pick_job_avoids_the_device_that_failed_unless_it_is_the_last():
     assert pick_job(queue[:1], "b1", "web", other_live_devices=1) is None
     assert pick_job(queue[:1], "b1", "web", other_live_devices=0) == 0
     assert pick_job(queue[2:], "b1", "web", other_live_devices=0) is None
-
-
-def test_a_case_own_retry_quota_wins_over_the_policy():
-    policy = RetryPolicy(infra_retries=1, test_retries=0)
-    job = Job("c", "web", 1.0, test_retries=2)
-    j2 = next_attempt(job, "failed", "d", policy)
-    assert j2 is not None and j2.test_retries == 2
-    assert next_attempt(next_attempt(j2, "failed", "d", policy), "failed", "d", policy) is None
-    assert next_attempt(Job("other", "web", 1.0, test_retries=0), "failed", "d",
-                        RetryPolicy(test_retries=3)) is None

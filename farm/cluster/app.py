@@ -1,4 +1,5 @@
-"""The Celery app shared by `farm run` (to send) and `farm worker` (to consume).
+"""The Celery app shared by `farm run` (to send) and `farm worker` (to consume); the worker
+registers the task on it (worker/tasks.py), the client sends by name.
 
 Hardening per REFERENCE.md §8: JSON only; acks_late with prefetch 1 so a message is only taken
 by a device that is free and is not acknowledged until its case is done; reject on worker loss;
@@ -9,33 +10,40 @@ keyed by attempt, so nothing counts twice).
 
 from __future__ import annotations
 
-import os
+from typing import TYPE_CHECKING
 
 from celery import Celery
 
-MAX_CASE_SECONDS = float(os.environ.get("FARM_CLUSTER_MAX_CASE_SECONDS", "3600"))
+if TYPE_CHECKING:  # pragma: no cover
+    from farm.config import Settings
+
 SOFT_GRACE_S = 15.0     # soft limit = case timeout + this (farm's own timeout fires first)
 HARD_GRACE_S = 45.0     # hard limit = soft + this
-VISIBILITY_TIMEOUT_S = int(MAX_CASE_SECONDS + SOFT_GRACE_S + HARD_GRACE_S + 600)
+DEFAULT_BROKER = "redis://127.0.0.1:6379/0"
+TASK = "farm.run_case"
 
 
-def broker_url() -> str:
-    return (os.environ.get("FARM_BROKER_URL") or os.environ.get("CELERY_BROKER_URL")
-            or "redis://127.0.0.1:6379/0")
+def broker_url(settings: "Settings") -> str:
+    return settings.broker_url.get_secret_value() if settings.broker_url else DEFAULT_BROKER
 
 
-def time_limits(case_timeout: float) -> tuple[float, float]:
+def visibility_timeout(settings: "Settings") -> int:
+    """Above the hard limit of the longest case, so a running case is never redelivered."""
+    return int(settings.cluster_max_case_seconds + SOFT_GRACE_S + HARD_GRACE_S + 600)
+
+
+def time_limits(case_timeout: float, settings: "Settings") -> tuple[float, float]:
     """(soft, hard) Celery limits for a case: soft < hard < visibility timeout."""
-    soft = min(case_timeout, MAX_CASE_SECONDS) + SOFT_GRACE_S
+    soft = min(case_timeout, settings.cluster_max_case_seconds) + SOFT_GRACE_S
     return soft, soft + HARD_GRACE_S
 
 
-def make_app(url: str | None = None) -> Celery:
-    """A Celery app on ``url`` (``redis://`` or ``rediss://``, password allowed)."""
-    url = url or broker_url()
-    app = Celery("farm", broker=url, backend=url, include=["worker.tasks"])
-    transport = {"visibility_timeout": VISIBILITY_TIMEOUT_S,
-                 "global_keyprefix": os.environ.get("FARM_CLUSTER_PREFIX", "farm") + ":celery:"}
+def make_app(settings: "Settings") -> Celery:
+    """A Celery app on the settings' broker (``redis://`` or ``rediss://``, password allowed)."""
+    url = broker_url(settings)
+    app = Celery("farm", broker=url, backend=url)
+    transport = {"visibility_timeout": visibility_timeout(settings),
+                 "global_keyprefix": settings.cluster_prefix + ":celery:"}
     app.conf.update(
         task_serializer="json", result_serializer="json", accept_content=["json"],
         event_serializer="json",
@@ -65,6 +73,3 @@ def make_app(url: str | None = None) -> Celery:
         app.conf.broker_use_ssl = tls
         app.conf.redis_backend_use_ssl = tls
     return app
-
-
-app = make_app()

@@ -1,0 +1,137 @@
+"""What the end of an attempt means, as pure functions shared by every executor and the worker.
+
+    exception ──classify──► (status, Outcome)          in run_case, where the case ended
+    CaseResult ──outcome──► Outcome                     wherever a result arrives (JSON or not)
+    Outcome ──next_attempt──► retry Job | None          infra → another device; failed → again
+    Outcome ──next_streak──► streak ──quarantine_due──► stop feeding the device
+
+Outcomes come from the exception classes in `farm.errors` (one table, like httpx's mapping of
+transport errors), never from message text: a result carries its error's class name
+(``CaseError.kind``) and :func:`error_class` turns it back into the class.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from enum import Enum
+
+from farm import errors
+from farm.results import CaseError, CaseResult, now_iso
+from farm.schedule import Job
+from farm.suite.loader import display_path
+from farm.suite.model import Case
+
+QUARANTINE_AFTER = 3        # consecutive infrastructure errors before a device takes no more work
+WATCHDOG_GRACE_S = 10.0     # past a case's timeout before its device is killed
+
+
+class Outcome(str, Enum):
+    PASSED = "passed"
+    FAILED = "failed"           # the app misbehaved: retried up to the case's `retries`
+    SKIPPED = "skipped"
+    INTERRUPTED = "interrupted"
+    INFRA = "infra"             # the device or model broke: retried on another device
+    TIMEOUT = "timeout"         # the case overstayed: an error, never retried
+    INTERNAL = "internal"       # a farm bug: an error, never retried
+
+
+# Exception class → (case status, outcome); the first matching row wins.
+_BY_EXCEPTION: tuple[tuple[type[BaseException], str, Outcome], ...] = (
+    (errors.TestFailure, "failed", Outcome.FAILED),
+    (errors.NeedsModel, "skipped", Outcome.SKIPPED),
+    (errors.Interrupted, "interrupted", Outcome.INTERRUPTED),
+    (errors.CaseTimeout, "error", Outcome.TIMEOUT),
+    (errors.InfraError, "error", Outcome.INFRA),
+)
+
+
+def classify(exc: BaseException) -> tuple[str, Outcome]:
+    """(status, outcome) for an exception that ended a case."""
+    for cls, status, outcome_ in _BY_EXCEPTION:
+        if isinstance(exc, cls):
+            return status, outcome_
+    return "error", Outcome.INTERNAL
+
+
+def _farm_errors() -> dict[str, type[errors.FarmError]]:
+    found: dict[str, type[errors.FarmError]] = {}
+    todo: list[type[errors.FarmError]] = [errors.FarmError]
+    while todo:
+        cls = todo.pop()
+        found.setdefault(cls.__name__, cls)
+        todo.extend(cls.__subclasses__())
+    return found
+
+
+def error_class(kind: str) -> type[errors.FarmError]:
+    """The class a result's ``error.kind`` names; unknown names are internal errors."""
+    return _farm_errors().get(kind, errors.InternalError)
+
+
+def error_kind(exc: BaseException) -> str:
+    """The name recorded in ``CaseError.kind``: the farm error class, else InternalError."""
+    if isinstance(exc, errors.FarmError) and error_class(type(exc).__name__) is type(exc):
+        return type(exc).__name__
+    return "InternalError"
+
+
+_BY_STATUS = {"passed": Outcome.PASSED, "flaky": Outcome.PASSED, "failed": Outcome.FAILED,
+              "skipped": Outcome.SKIPPED, "interrupted": Outcome.INTERRUPTED}
+
+
+def outcome(result: CaseResult) -> Outcome:
+    """What the retry and quarantine rules need to know about an attempt's result."""
+    if result.status != "error":
+        return _BY_STATUS[result.status]
+    cls = error_class(result.error.kind) if result.error else errors.InternalError
+    if issubclass(cls, errors.CaseTimeout):
+        return Outcome.TIMEOUT
+    if issubclass(cls, errors.InfraError):
+        return Outcome.INFRA
+    return Outcome.INTERNAL
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    infra_retries: int = 1
+    test_retries: int = 0
+
+
+def next_attempt(job: Job, result: Outcome, device: str, policy: RetryPolicy) -> Job | None:
+    """The job to queue after an attempt ended with ``result``, or None if the case is done.
+
+    Infrastructure errors retry on another device within the infra quota (a device that died
+    must not eat the case); test failures retry up to the case's quota (pass-after-fail =
+    flaky). Timeouts, internal errors, skips and interrupts never retry.
+    """
+    if result is Outcome.INFRA and job.infra_retries_used < policy.infra_retries:
+        return replace(job, attempt=job.attempt + 1, infra_retries_used=job.infra_retries_used + 1,
+                       avoid_devices=job.avoid_devices | {device})
+    quota = policy.test_retries if job.test_retries is None else job.test_retries
+    if result is Outcome.FAILED and job.test_retries_used < quota:
+        return replace(job, attempt=job.attempt + 1, test_retries_used=job.test_retries_used + 1)
+    return None
+
+
+def next_streak(streak: int, result: Outcome) -> int:
+    """Consecutive infrastructure errors of a device after this attempt."""
+    return streak + 1 if result is Outcome.INFRA else 0
+
+
+def quarantine_due(streak: int) -> bool:
+    return streak >= QUARANTINE_AFTER
+
+
+QUARANTINE_REASON = f"{QUARANTINE_AFTER} infrastructure errors in a row"
+
+
+def synthetic(case: Case, run_id: str, attempt: int, status: str, device: str | None = None,
+              reason: str | None = None, error: BaseException | None = None) -> CaseResult:
+    """The result of an attempt that did not run to its end on a device (interrupted, lost,
+    never started); ``error`` is recorded by class, as run_case records it."""
+    return CaseResult(run_id=run_id, case_id=case.id, name=case.name,
+                      file=display_path(case.file), platform=case.platform, device=device,
+                      attempt=attempt, status=status, reason=reason,
+                      error=CaseError(kind=error_kind(error), message=str(error))
+                      if error is not None else None,
+                      started=now_iso(), tags=case.tags)

@@ -1,0 +1,70 @@
+"""What travels between `farm run` and a `farm worker`, as plain functions: the task payload
+(JSON only), the variables a case may see, matrix expansion, and artifacts coming back."""
+
+from __future__ import annotations
+
+import base64
+import re
+from dataclasses import asdict, replace
+from pathlib import Path, PurePosixPath
+from typing import Any, Iterable
+
+from farm.schedule import Job
+from farm.suite.model import Case
+
+_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)")
+
+
+def env_for(case: Case, env: dict[str, str]) -> dict[str, str]:
+    """Only what the case refers to, plus the served app URLs: secrets the case does not use
+    never travel."""
+    names = set(_REF.findall(case.model_dump_json())) | set(case.secrets)
+    picked = {k: v for k, v in env.items() if k in names}
+    return {**picked, **{k: v for k, v in env.items() if k.startswith("FARM_")
+                         and k.endswith("_URL") and k != "FARM_BROKER_URL"}}
+
+
+def payload(run_id: str, job: Job, case: Case, env: dict[str, str],
+            app_dirs: dict[Path, str]) -> dict[str, Any]:
+    return {"run_id": run_id, "job": {**asdict(job), "avoid_devices": sorted(job.avoid_devices)},
+            "case": case.model_dump(mode="json"), "env": env_for(case, env),
+            "app_dirs": {str(k): v for k, v in app_dirs.items()}}
+
+
+def read_payload(data: dict[str, Any]) -> tuple[str, Job, Case]:
+    job = Job(**{**data["job"], "avoid_devices": frozenset(data["job"]["avoid_devices"])})
+    return data["run_id"], job, Case.model_validate(data["case"])
+
+
+def expand_matrix(jobs: Iterable[Job], cases: dict[str, Case],
+                  groups: dict[str, set[str]]) -> tuple[list[Job], dict[str, Case], dict[str, str]]:
+    """One job per case and device group of its platform: (jobs, case per job id, pool per
+    job id). Each gets its own id (``case@group``) so results, claims and artifacts stay apart."""
+    out: list[Job] = []
+    by_id: dict[str, Case] = {}
+    pools: dict[str, str] = {}
+    for j in jobs:
+        case = cases[j.case_id]
+        for g in sorted(groups.get(j.platform, {j.platform})):
+            cid = f"{j.case_id}@{g}"
+            by_id[cid] = case.model_copy(update={"id": cid, "name": f"{case.name} [{g}]"})
+            pools[cid] = f"{j.platform}.{g}"
+            out.append(replace(j, case_id=cid))
+    return out, by_id, pools
+
+
+def encode_artifacts(root: Path) -> dict[str, str]:
+    """Screenshots under ``root`` as base64, keyed by their path relative to it."""
+    return {p.relative_to(root).as_posix(): base64.b64encode(p.read_bytes()).decode()
+            for p in root.rglob("*.jpg")}
+
+
+def save_artifacts(run_dir: Path, files: dict[str, str]) -> None:
+    """Write a worker's screenshots under the run's ``artifacts/`` (and nowhere else)."""
+    for rel, data in files.items():
+        parts = PurePosixPath(rel).parts
+        if not parts or parts[0] != "artifacts" or ".." in parts:
+            continue
+        path = run_dir / Path(*parts)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(base64.b64decode(data))

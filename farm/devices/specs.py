@@ -1,0 +1,186 @@
+"""Device specs (``browser:2``, ``android:1``, ``ios-sim:2``) and the one factory of devices.
+
+`farm run` (local devices) and `farm worker` (one device per process) both build devices here.
+Built-in kinds: ``browser`` (Debian's Chromium through Playwright), ``android`` (phones on the
+adb server, honouring ANDROID_SERIAL), ``ios`` (WDA endpoints in FARM_IOS_WDA_URLS), and
+``android-sim`` / ``ios-sim`` (simulators a local run starts through its `SimFleet`).
+
+More kinds come from *device plugins*: modules named in ``FARM_DEVICE_PLUGINS`` (comma-separated)
+that define ``farm_device_kinds() -> dict[str, DeviceKind]``. A plugin kind works in
+``farm run --devices KIND:N`` and ``farm worker --devices KIND:N`` alike.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable
+
+from farm.config import Settings
+from farm.devices.base import Device
+from farm.errors import ConfigError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from farm.devices.sim.fleet import SimFleet
+
+# Built-in kind → platform it serves.
+BUILTIN_KINDS = {"browser": "web", "android": "android", "android-sim": "android",
+                 "ios": "ios", "ios-sim": "ios"}
+
+_SPEC = re.compile(r"^\s*([a-z][a-z0-9_-]*)\s*(?::\s*(\d+))?\s*$")
+
+
+@dataclass(frozen=True)
+class DeviceKind:
+    """A plugin's device kind: its platform and how to build its ``index``-th device."""
+
+    platform: str
+    build: Callable[[str, Settings, int], Device]      # (name, settings, index) -> Device
+
+
+@dataclass(frozen=True)
+class DeviceSpec:
+    kind: str
+    count: int
+    platform: str
+
+
+def plugin_kinds(settings: Settings) -> dict[str, DeviceKind]:
+    """Kinds the configured device plugins add (a broken plugin is a configuration error)."""
+    kinds: dict[str, DeviceKind] = {}
+    for module in settings.device_plugins:
+        try:
+            found = importlib.import_module(module).farm_device_kinds()
+        except Exception as exc:
+            raise ConfigError(f"device plugin {module!r} (FARM_DEVICE_PLUGINS): {exc}") from None
+        kinds.update(found)
+    return kinds
+
+
+def known_kinds(settings: Settings) -> dict[str, str]:
+    """Every usable kind → its platform."""
+    plugins = plugin_kinds(settings) if settings.device_plugins else {}
+    return {**BUILTIN_KINDS, **{k: v.platform for k, v in plugins.items()}}
+
+
+def parse_device_specs(text: str, settings: Settings | None = None) -> list[DeviceSpec]:
+    """``"browser:2,android:1"`` → specs. A missing count means 1."""
+    kinds = known_kinds(settings) if settings is not None else BUILTIN_KINDS
+    specs: list[DeviceSpec] = []
+    for part in text.split(","):
+        if not part.strip():
+            continue
+        m = _SPEC.match(part)
+        if not m:
+            raise ConfigError(f"bad device spec {part.strip()!r}: expected KIND[:COUNT], "
+                              f"e.g. browser:2")
+        kind, count = m.group(1), int(m.group(2) or 1)
+        if kind not in kinds:
+            raise ConfigError(f"unknown device kind {kind!r}: expected one of "
+                              + ", ".join(kinds))
+        if count < 1:
+            raise ConfigError(f"device count must be at least 1 in {part.strip()!r}")
+        specs.append(DeviceSpec(kind, count, kinds[kind]))
+    if not specs:
+        raise ConfigError("no devices given: use e.g. --devices browser:2")
+    return specs
+
+
+# ---- discovery --------------------------------------------------------------------------------
+def android_serials(settings: Settings) -> list[str]:
+    """Serials of Android devices in state "device" on the adb server (ANDROID_SERIAL: only
+    that one). Empty when no adb server answers."""
+    import adbutils
+
+    try:
+        found = [i.serial for i in adbutils.AdbClient(socket_timeout=5).list()
+                 if i.state == "device"]
+    except Exception:
+        return []
+    only = settings.android_serial
+    return [s for s in found if s == only] if only else found
+
+
+def ios_urls(settings: Settings) -> list[str]:
+    """WDA endpoints configured in FARM_IOS_WDA_URLS (real iPhones, behind iproxy/usbmux)."""
+    return list(settings.ios_wda_urls)
+
+
+def attach_targets(kind: str, count: int, settings: Settings) -> list[str]:
+    """What each of ``count`` devices of ``kind`` attaches to: a distinct adb serial or WDA URL
+    for phones (two workers must never drive one phone), nothing for other kinds."""
+    if kind in ("android-sim", "ios-sim"):
+        raise ConfigError(f"workers attach to running devices: start simulators with "
+                          f"`farm sim {kind[:-4]} --count N --app ...` and use "
+                          f"--devices {kind[:-4]}:N")
+    if kind == "android":
+        found = android_serials(settings)
+        where = "the adb server has"
+    elif kind == "ios":
+        found = ios_urls(settings)
+        where = "FARM_IOS_WDA_URLS lists"
+    else:
+        return [""] * count
+    if len(found) < count:
+        raise ConfigError(f"--devices {kind}:{count}: {where} {len(found)} device(s) ready "
+                          f"({', '.join(found) or 'none'}); try {kind}-sim for simulated ones")
+    return found[:count]
+
+
+# ---- construction -----------------------------------------------------------------------------
+def build_device(kind: str, name: str, settings: Settings, target: str = "",
+                 index: int = 0) -> Device:
+    """One device of ``kind`` called ``name``; phones attach to ``target`` (serial / WDA URL)."""
+    if kind == "browser":
+        from farm.devices.browser import BrowserDevice
+        from farm.devices.chromium import find_chromium
+        chromium = find_chromium(settings)
+        if chromium is None:
+            raise ConfigError("no Chromium found: install Debian's chromium "
+                              "(apt-get install chromium) or set FARM_CHROMIUM_PATH")
+        return BrowserDevice(name, settings, chromium)
+    if kind == "android":
+        from farm.devices.android import AndroidDevice
+        return AndroidDevice(name, settings, target)
+    if kind == "ios":
+        from farm.devices.ios import IosDevice
+        return IosDevice(name, settings, target)
+    plugins = plugin_kinds(settings)
+    if kind in plugins:
+        return plugins[kind].build(name, settings, index)
+    raise ConfigError(f"{kind} devices are started by `farm run` (or `farm sim`)"
+                      if kind in BUILTIN_KINDS else f"unknown device kind {kind!r}")
+
+
+def make_devices(specs: list[DeviceSpec], settings: Settings,
+                 sims: "SimFleet | None" = None) -> list[Device]:
+    """The devices of a local run; ``sims`` starts the simulators ``*-sim`` kinds need."""
+    devices: list[Device] = []
+    for spec in specs:
+        taken = sum(1 for d in devices if d.platform == spec.platform)
+        if spec.kind in ("android-sim", "ios-sim"):
+            if sims is None:
+                raise ConfigError(f"{spec.kind} devices are started by `farm run` "
+                                  "(or `farm sim`), backed by a suite's apps")
+            devices += _simulated(spec, settings, sims, taken)
+            continue
+        targets = attach_targets(spec.kind, spec.count, settings)
+        for i, target in enumerate(targets):
+            name = {"android": target, "ios": f"iphone-{taken + i + 1}"}.get(
+                spec.kind, f"{spec.kind}-{taken + i + 1}")
+            devices.append(build_device(spec.kind, name, settings, target, i))
+    return devices
+
+
+def _simulated(spec: DeviceSpec, settings: Settings, sims: "SimFleet",
+               taken: int) -> list[Device]:
+    if spec.kind == "android-sim":
+        from farm.devices.android import AndroidDevice
+        sim = sims.android(spec.count)
+        return [AndroidDevice(f"android-sim-{taken + i + 1}", settings, s, host="127.0.0.1",
+                              port=sim.port) for i, s in enumerate(sim.serials)]
+    from farm.devices.ios import IosDevice
+    isim = sims.ios(spec.count)
+    return [IosDevice(f"iphone-sim-{taken + i + 1}", settings, u)
+            for i, u in enumerate(isim.urls)]

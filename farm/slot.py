@@ -1,0 +1,179 @@
+"""DeviceSlot: one device's life, in one place.
+
+Open → (health check, restart once if it does not answer → run the case under a watchdog →
+count the infra-error streak)* → quarantine or close. LocalExecutor runs one slot per device
+thread; a `farm worker` process runs one slot for its device: the executors are thin loops
+around this class, so a case behaves the same whichever ran it.
+
+The thread that opens the slot owns the device: it alone calls the device (health checks wake
+the screen, restarts, the case). Any thread may call :meth:`DeviceSlot.kill`.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from contextlib import contextmanager
+from typing import Iterator, Protocol
+
+from farm.attempts import (QUARANTINE_REASON, WATCHDOG_GRACE_S, Outcome, next_streak, outcome,
+                           quarantine_due, synthetic)
+from farm.devices.base import Device
+from farm.errors import DeviceLost
+from farm.executors.base import NullEvents, RunEvents
+from farm.results import CaseResult
+from farm.runner import Services, run_case
+from farm.schedule import Job
+from farm.suite.model import Case
+
+log = logging.getLogger("farm.slot")
+
+
+class Streak(Protocol):
+    """Where a device's consecutive infra errors are counted (memory, or Redis for workers)."""
+
+    def bump(self, result: Outcome) -> int:
+        """Count this attempt; return the streak after it."""
+
+
+class MemoryStreak:
+    def __init__(self) -> None:
+        self.value = 0
+
+    def bump(self, result: Outcome) -> int:
+        self.value = next_streak(self.value, result)
+        return self.value
+
+
+class DeviceSlot:
+    """One device: open it, keep it healthy, run attempts on it, decide when it must stop."""
+
+    def __init__(self, device: Device, services: Services, events: RunEvents | None = None,
+                 streak: Streak | None = None, grace: float | None = None) -> None:
+        self.device = device
+        self.services = services
+        self.events = events or NullEvents()
+        self.streak = streak or MemoryStreak()
+        self.grace = WATCHDOG_GRACE_S if grace is None else grace
+        self.state = "new"      # starting | idle | busy | restarting | dead | quarantined | done
+        self.detail = ""
+        self.launch_seconds: float | None = None
+        self.quarantine_due = False
+        self._owner: int | None = None
+
+    @property
+    def name(self) -> str:
+        return self.device.name
+
+    @property
+    def platform(self) -> str:
+        return self.device.platform
+
+    @property
+    def usable(self) -> bool:
+        return self.state not in ("dead", "quarantined", "done")
+
+    def _set(self, state: str, detail: str = "") -> None:
+        self.state, self.detail = state, detail
+        self.events.device_state(self.name, state, detail)
+
+    # ---- life ----------------------------------------------------------------------------------
+    def open(self) -> bool:
+        """Start the device; the calling thread owns it from now on. False: it is dead."""
+        self._owner = threading.get_ident()
+        self._set("starting")
+        t0 = time.monotonic()
+        try:
+            self.device.open()
+        except Exception as exc:
+            self.retire("dead", f"could not start: {exc}")
+            return False
+        self.launch_seconds = time.monotonic() - t0
+        self._set("idle")
+        return True
+
+    def retire(self, state: str, detail: str) -> None:
+        """Take the device out of service (``dead`` or ``quarantined``)."""
+        log.warning("device %s %s: %s", self.name, state, detail)
+        self._set(state, detail)
+
+    def kill(self) -> None:
+        """Any thread: make every later device call fail at once (interrupt, watchdog)."""
+        try:
+            self.device.kill()
+        except Exception as exc:
+            log.debug("kill %s: %s", self.name, exc)
+
+    def close(self) -> None:
+        try:
+            self.device.close()
+        except Exception as exc:
+            log.debug("close %s: %s", self.name, exc)
+        if self.usable:
+            self._set("done")
+
+    # ---- one attempt ---------------------------------------------------------------------------
+    def run(self, job: Job, case: Case, services: Services | None = None) -> CaseResult:
+        """Run one attempt of ``case``; never raises for the case's or the device's problems.
+
+        A device that does not answer is restarted once; if that fails, the attempt is an
+        infrastructure error (retried elsewhere) and the slot is dead. ``services`` replaces
+        the slot's for this attempt (a worker gets a run's services with each task).
+        """
+        if services is not None:
+            self.services = services
+        if self._owner is not None and threading.get_ident() != self._owner:
+            log.warning("device %s driven from a thread that does not own it", self.name)
+        self._set("busy", job.case_id)
+        self.events.case_started(self.name, case.id, case.name, job.attempt)
+        if self._ensure_healthy():
+            with self._watchdog(case):
+                result = run_case(job, case, self.device, self.services)
+        else:
+            result = synthetic(case, self.services.run_id, job.attempt, "error", self.name,
+                               error=DeviceLost(f"device {self.name} unusable: {self.detail}"))
+        self.quarantine_due = quarantine_due(self.streak.bump(outcome(result)))
+        if self.state == "busy":
+            self._set("idle")
+        return result
+
+    def quarantine(self) -> None:
+        self.retire("quarantined", QUARANTINE_REASON)
+
+    def _ensure_healthy(self) -> bool:
+        try:
+            if self.device.healthy():
+                return True
+        except Exception as exc:
+            log.info("health check of %s failed: %s", self.name, exc)
+        self._set("restarting")
+        try:
+            self.device.close()
+        except Exception:
+            pass
+        try:
+            self.device.open()
+        except Exception as exc:
+            self.retire("dead", f"could not restart: {exc}")
+            return False
+        self._set("busy")
+        return True
+
+    @contextmanager
+    def _watchdog(self, case: Case) -> Iterator[None]:
+        """Kill the device if the case overstays its timeout (a hung driver call cannot see
+        the deadline); run_case then reports the case as timed out."""
+        done = threading.Event()
+
+        def watch() -> None:
+            if not done.wait(case.timeout + self.grace):
+                log.warning("case %s overstayed its timeout on %s: killing the device",
+                            case.id, self.name)
+                self.kill()
+
+        threading.Thread(target=watch, name=f"watchdog-{self.name}", daemon=True).start()
+        try:
+            yield
+        finally:
+            done.set()
