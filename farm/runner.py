@@ -18,6 +18,7 @@ from typing import Any, Callable
 from urllib.parse import urljoin
 
 from farm.agent.api import Agent
+from farm.agent.loop import LoopLimits
 from farm.config import Settings
 from farm.devices.base import Device
 from farm.errors import (CaseTimeout, InfraError, Interrupted, NeedsModel,
@@ -25,7 +26,7 @@ from farm.errors import (CaseTimeout, InfraError, Interrupted, NeedsModel,
 from farm.results import ArtifactStore, CaseError, CaseResult, StepRecord, now_iso
 from farm.schedule import Job
 from farm.suite.loader import display_path
-from farm.suite.model import Case, Step
+from farm.suite.model import Case, Step, Task
 from farm.suite.vars import Variables
 
 log = logging.getLogger("farm.runner")
@@ -82,7 +83,6 @@ class _CaseRun:
         self.vars = case_variables(case, services)
         self.started_at = time.monotonic()
         self.deadline = self.started_at + case.timeout
-        from farm.agent.loop import LoopLimits
         limits = LoopLimits(cap=case.agent.get("replanningCycleLimit")
                             or services.settings.replanning_cycle_limit,
                             max_errors=services.settings.max_execution_errors)
@@ -116,109 +116,25 @@ class _CaseRun:
             raise CaseTimeout(f"case timed out after {self.case.timeout:g}s")
 
     def execute(self, step: Step) -> tuple[Any, Any]:
-        """Run one step; return (locate hit or None, output)."""
-        a, r = self.agent, self.vars.resolve
-        target = r(step.target) if step.target else None
-        value = r(step.value) if step.value is not None else None
-        xpath = r(step.xpath) if step.xpath else None
-        opt = step.options
-        deep = bool(opt.get("deepLocate"))
-        k = step.kind
-        if k == "aiTap":
-            return a.ai_tap(target or "", xpath, deep), None
-        if k == "aiHover":
-            return a.ai_hover(target or "", xpath, deep), None
-        if k == "aiInput":
-            return a.ai_input(target, value or "", opt.get("mode", "replace"), xpath, deep), None
-        if k == "aiKeyboardPress":
-            return a.ai_keyboard_press(value or "Enter", target, xpath, deep), None
-        if k == "aiScroll":
-            return a.ai_scroll(target, opt.get("direction", "down"),
-                               opt.get("scrollType", "singleAction"), opt.get("distance"),
-                               xpath, deep), None
-        if k == "aiLocate":
-            return a.ai_locate(target or "", xpath, deep), None
-        if k == "sleep":
-            a.sleep(int(value or 0))
-            return None, None
-        if k == "javascript":
-            return None, a.javascript(value or "")
-        if k == "assertText":
-            a.assert_text(value or "")
-            return None, None
-        if k == "assertNoText":
-            a.assert_no_text(value or "")
-            return None, None
-        if k == "waitForText":
-            a.wait_for_text(value or "", (step.timeout_ms or 10_000) / 1000)
-            return None, None
-        # Model steps get the template as written: ${NAME} stays a placeholder in prompts.
-        raw = step.value or ""
-        if k in ("ai", "aiAct", "aiAction"):
-            return None, a.ai_act(raw, deep_think=bool(opt.get("deepThink")))
-        if k == "aiAssert":
-            return None, a.ai_assert(raw, opt.get("errorMessage"))
-        if k == "aiWaitFor":
-            return None, a.ai_wait_for(raw, (step.timeout_ms or 30_000) / 1000,
-                                       (opt.get("checkIntervalMs") or 1000) / 1000)
-        if k in ("aiQuery", "aiBoolean", "aiNumber", "aiString"):
-            return None, a.ai_query(raw, k)
-        raise NeedsModel(f"{k} steps are not supported on {self.device.platform} yet")
+        """Run one step; return (locate hit or None, output).
+
+        An action step runs its action of the action space, as a model-planned one would
+        (templates go in as written: the action resolves ``${NAME}`` on the device)."""
+        spec = step.spec
+        if spec.action is not None:
+            return self.agent.call_action(spec.action, step.action_params())
+        return _CALLS[spec.call](self, step)
 
     def run(self) -> CaseResult:
         case, job = self.case, self.job
         result = CaseResult(run_id=self.services.run_id, case_id=case.id, name=case.name,
-                            file=display_path(case.file), platform=case.platform, device=self.device.name,
-                            attempt=job.attempt, status="passed", started=now_iso(),
-                            tags=case.tags)
-        index = 0
-        failed_step: StepRecord | None = None
+                            file=display_path(case.file), platform=case.platform,
+                            device=self.device.name, attempt=job.attempt, status="passed",
+                            started=now_iso(), tags=case.tags)
         try:
             self.check_time()
             self.start_session()
-            before = self.screenshot("start")
-            for task in case.tasks:
-                task_failed = False
-                for step in task.steps:
-                    index += 1
-                    rec = StepRecord(task=task.name, index=index, kind=step.kind,
-                                     label=self.mask(step.label), line=step.line,
-                                     started=now_iso(), before=before)
-                    if task_failed:
-                        rec.status = "skipped"
-                        self.records.append(rec)
-                        continue
-                    self.records.append(rec)
-                    t0 = time.monotonic()
-                    used = self.agent.usage.copy()
-                    self.agent.last_tiers = []
-                    if hasattr(self.device, "last_observation"):
-                        self.device.last_observation = None
-                    try:
-                        self.check_time()
-                        hit, output = self.execute(step)
-                        if hit is not None:
-                            rec.tier, rec.rect = hit.tier, hit.rect.as_list()
-                        if output is not None:
-                            rec.output = _masked_output(output, self.mask)
-                            if step.options.get("name") and step.kind in _QUERIES:
-                                result.data[step.options["name"]] = rec.output
-                    except TestFailure as exc:
-                        rec.status, rec.error = "failed", self.mask(_message(exc))
-                        failed_step = failed_step or rec
-                        task_failed = True
-                    finally:
-                        rec.duration = round(time.monotonic() - t0, 3)
-                        rec.observation = getattr(self.device, "last_observation", None)
-                        self._record_usage(rec, used)
-                    if step.kind not in _LOOKS_ONLY or rec.status != "passed":
-                        before = self.screenshot(f"step{index}")
-                    rec.after = before
-                    if self.services.on_step:
-                        self.services.on_step(self.device.name, rec)
-                if task_failed and not task.continue_on_error:
-                    self._skip_rest(case, task)
-                    break
+            failed_step = self._run_tasks(result)
             if failed_step is not None:
                 result.status = "failed"
                 result.error = CaseError(kind="TestFailure", message=failed_step.error or "",
@@ -240,6 +156,58 @@ class _CaseRun:
             result.usage = total.as_dict()
         return result
 
+    def _run_tasks(self, result: CaseResult) -> StepRecord | None:
+        """Every step of every task, in order; the first failed step's record, if any."""
+        before = self.screenshot("start")
+        failed_step: StepRecord | None = None
+        for task in self.case.tasks:
+            task_failed = False
+            for step in task.steps:
+                rec = StepRecord(task=task.name, index=len(self.records) + 1, kind=step.kind,
+                                 label=self.mask(step.label), line=step.line,
+                                 started=now_iso(), before=before)
+                self.records.append(rec)
+                if task_failed:
+                    rec.status = "skipped"
+                    continue
+                self._run_step(step, rec, result)
+                if rec.status == "failed":
+                    failed_step = failed_step or rec
+                    task_failed = True
+                if not step.spec.looks_only or rec.status != "passed":
+                    before = self.screenshot(f"step{rec.index}")
+                rec.after = before
+                if self.services.on_step:
+                    self.services.on_step(self.device.name, rec)
+            if task_failed and not task.continue_on_error:
+                self._skip_rest(self.case, task)
+                break
+        return failed_step
+
+    def _run_step(self, step: Step, rec: StepRecord, result: CaseResult) -> None:
+        """Run one step into ``rec``: a test failure marks it failed; anything else ends the
+        case (raised)."""
+        t0 = time.monotonic()
+        used = self.agent.usage.copy()
+        self.agent.last_tiers = []
+        if hasattr(self.device, "last_observation"):
+            self.device.last_observation = None
+        try:
+            self.check_time()
+            hit, output = self.execute(step)
+            if hit is not None:
+                rec.tier, rec.rect = hit.tier, hit.rect.as_list()
+            if output is not None:
+                rec.output = _masked_output(output, self.mask)
+                if step.options.get("name") and step.spec.data:
+                    result.data[step.options["name"]] = rec.output
+        except TestFailure as exc:
+            rec.status, rec.error = "failed", self.mask(_message(exc))
+        finally:
+            rec.duration = round(time.monotonic() - t0, 3)
+            rec.observation = getattr(self.device, "last_observation", None)
+            self._record_usage(rec, used)
+
     def _record_usage(self, rec: StepRecord, before: Any) -> None:
         spent = self.agent.usage.minus(before)
         if spent.calls or spent.retries:
@@ -255,7 +223,7 @@ class _CaseRun:
         else:
             self.device.start_session(case.android or case.ios)
 
-    def _skip_rest(self, case: Case, failed_task: Any) -> None:
+    def _skip_rest(self, case: Case, failed_task: Task) -> None:
         seen = False
         index = len(self.records)
         for task in case.tasks:
@@ -272,8 +240,8 @@ class _CaseRun:
     def _finish_current(self, exc: BaseException) -> None:
         if self.records and self.records[-1].status == "passed" and not self.records[-1].after:
             rec = self.records[-1]
-            rec.status = {"NeedsModel": "skipped", "Interrupted": "interrupted"}.get(
-                type(exc).__name__, "error")
+            rec.status = ("skipped" if isinstance(exc, NeedsModel) else
+                          "interrupted" if isinstance(exc, Interrupted) else "error")
             rec.error = self.mask(_message(exc))
 
     def _classify(self, result: CaseResult, exc: BaseException) -> None:
@@ -307,10 +275,30 @@ class _CaseRun:
             result.screenshot = self.last_shot
 
 
-_QUERIES = frozenset({"aiQuery", "aiBoolean", "aiNumber", "aiString"})
+def _text(run: _CaseRun, step: Step) -> str:
+    """A zero-token check's text, resolved (it is compared on the device, never sent out)."""
+    return run.vars.resolve(step.value or "")
 
-# Steps that only read the screen: the screenshot before them is also the one after.
-_LOOKS_ONLY = frozenset({"assertText", "assertNoText", "aiLocate"})
+
+# The Agent call of each step kind that is not an action (StepKind.call, farm.suite.kinds).
+# Model steps get their text as written: ${NAME} stays a placeholder in prompts.
+_CALLS: dict[str, Callable[[_CaseRun, Step], tuple[Any, Any]]] = {
+    "ai_locate": lambda run, step: (run.agent.ai_locate(
+        step.target or "", step.xpath, bool(step.options.get("deepLocate"))), None),
+    "javascript": lambda run, step: (None, run.agent.javascript(_text(run, step))),
+    "assert_text": lambda run, step: (None, run.agent.assert_text(_text(run, step))),
+    "assert_no_text": lambda run, step: (None, run.agent.assert_no_text(_text(run, step))),
+    "wait_for_text": lambda run, step: (None, run.agent.wait_for_text(
+        _text(run, step), (step.timeout_ms or 10_000) / 1000)),
+    "ai_act": lambda run, step: (None, run.agent.ai_act(
+        step.value or "", deep_think=bool(step.options.get("deepThink")))),
+    "ai_assert": lambda run, step: (None, run.agent.ai_assert(
+        step.value or "", step.options.get("errorMessage"))),
+    "ai_wait_for": lambda run, step: (None, run.agent.ai_wait_for(
+        step.value or "", (step.timeout_ms or 30_000) / 1000,
+        (step.options.get("checkIntervalMs") or 1000) / 1000)),
+    "ai_query": lambda run, step: (None, run.agent.ai_query(step.value or "", step.kind)),
+}
 
 
 def _message(exc: BaseException) -> str:

@@ -1,32 +1,40 @@
-"""Actions the planner may choose, declared as pydantic models, registered per platform.
+"""The action space: every action, declared as a pydantic model, registered per platform.
 
-A field typed `Locate` is a locator field: the TaskBuilder finds it by scanning the schema and
-puts a Locate task before the action (Tap → [locate], DragAndDrop → [from, to], Back → []).
-Adding an action is adding a class here; nothing else changes.
+The planner chooses from it, and deterministic suite steps run through it too (`aiTap: Sign in`
+builds ``Tap(locate=Locate(prompt="Sign in"))``, as Midscene's aiTap calls the Tap action), so
+each action's device logic exists once. A field typed `Locate` is a locator field: the
+TaskBuilder finds it by scanning the schema and puts a Locate task before the action
+(Tap → [locate], DragAndDrop → [from, to], Back → []). Adding an action is adding a class
+here; nothing else changes.
 """
 
 from __future__ import annotations
 
+import time
 from typing import Any, Callable, ClassVar, Literal, Optional, get_args, get_origin
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field
 
 from farm.devices.base import Device, Rect
-from farm.errors import StepFailed
+from farm.errors import CaseTimeout, StepFailed
 
 
 class Locate(BaseModel):
-    """The locator marker: a description (and maybe a box) the model gave for an element."""
+    """The locator marker: a description (and maybe a box or an XPath) of one element, as the
+    model planned it or a suite step wrote it (``${NAME}`` placeholders intact)."""
 
     model_config = ConfigDict(extra="ignore")
     prompt: str = ""
     bbox: Optional[list[float]] = None
+    xpath: Optional[str] = None
     deepLocate: bool = False
     rect: Optional[Rect] = Field(default=None, exclude=True)   # filled by the Locate task
     tier: Optional[str] = Field(default=None, exclude=True)
 
     def describe(self) -> str:
-        return f'"{self.prompt}"' if self.prompt else f"box {self.bbox}"
+        if self.prompt:
+            return f'"{self.prompt}"'
+        return f"XPath {self.xpath}" if self.xpath else f"box {self.bbox}"
 
     def point(self) -> tuple[int, int]:
         if self.rect is None:
@@ -35,12 +43,14 @@ class Locate(BaseModel):
 
 
 class ActionContext:
-    """What an action may use: the device, its size, and the secret resolver (values typed
-    on the device are resolved here and nowhere else)."""
+    """What an action may use: the device, the secret resolver (values typed on the device are
+    resolved here and nowhere else) and the seconds left before the case's deadline."""
 
-    def __init__(self, device: Device, resolve: Callable[[str], str]) -> None:
+    def __init__(self, device: Device, resolve: Callable[[str], str],
+                 remaining: Callable[[], float] = lambda: float("inf")) -> None:
         self.device = device
         self.resolve = resolve
+        self.remaining = remaining
 
     def optional(self, method: str) -> Callable[..., Any]:
         fn = getattr(self.device, method, None)
@@ -51,14 +61,15 @@ class ActionContext:
 
 
 class Action(BaseModel):
-    """Base of every action. ``run`` performs it once its locator fields hold rects."""
+    """Base of every action. ``run`` performs it once its locator fields hold rects and
+    returns its output (None for most; a shell command's stdout, a WDA answer)."""
 
     model_config = ConfigDict(extra="ignore", populate_by_name=True)
     name: ClassVar[str] = ""
     doc: ClassVar[str] = ""
     moves_pointer: ClassVar[bool] = False
 
-    def run(self, ctx: ActionContext) -> None:
+    def run(self, ctx: ActionContext) -> Any:
         raise NotImplementedError
 
     def target(self) -> str:
@@ -161,11 +172,16 @@ class KeyboardPress(Action):
         ctx.device.press(self.keyName)
 
 
-_DIRS = {"down": (0, 1), "up": (0, -1), "right": (1, 0), "left": (-1, 0)}
+# The one direction table: content moves this way (scroll) / the finger moves this way (swipe).
+DIRECTIONS = {"down": (0, 1), "up": (0, -1), "right": (1, 0), "left": (-1, 0)}
+# A scroll to an end implies its direction, whatever `direction` says.
+SCROLL_TO = {"scrollToBottom": "down", "scrollToTop": "up", "scrollToLeft": "left",
+             "scrollToRight": "right"}
 
 
 class Scroll(Action):
-    name, doc = "Scroll", "scroll the page or an element (direction up/down/left/right)"
+    name, doc = "Scroll", ("scroll the page or an element (direction up/down/left/right; "
+                           "scrollType singleAction | scrollToBottom | scrollToTop | ...)")
     scrollType: str = "singleAction"
     direction: str = "down"
     distance: Optional[int] = None
@@ -174,9 +190,9 @@ class Scroll(Action):
     def run(self, ctx: ActionContext) -> None:
         w, h = ctx.device.size()
         x, y = self.locate.point() if self.locate is not None else (w // 2, h // 2)
-        dx, dy = _DIRS.get(self.direction, (0, 1))
+        dx, dy = DIRECTIONS.get(SCROLL_TO.get(self.scrollType, self.direction), (0, 1))
         if self.scrollType != "singleAction":
-            for _ in range(10):
+            for _ in range(10):   # far enough to reach an end on any sane page
                 ctx.device.scroll(x, y, dx * 10 * h, dy * 10 * h)
             return
         step = self.distance or int((h if dy else w) * 0.7)
@@ -197,7 +213,7 @@ class Swipe(Action):
         if self.end is not None:
             x2, y2 = self.end.point()
         else:
-            dx, dy = _DIRS.get(self.direction or "up", (0, -1))
+            dx, dy = DIRECTIONS.get(self.direction or "up", (0, -1))
             dist = self.distance or int((h if dy else w) * 0.5)
             x2, y2 = x1 + dx * dist, y1 + dy * dist
         ctx.device.swipe(x1, y1, x2, y2, self.duration)
@@ -208,8 +224,11 @@ class Sleep(Action):
     timeMs: int = 1000
 
     def run(self, ctx: ActionContext) -> None:
-        import time
-        time.sleep(min(max(self.timeMs, 0), 30_000) / 1000)
+        seconds, left = max(self.timeMs, 0) / 1000, ctx.remaining()
+        if seconds > left:   # the case's deadline comes first
+            time.sleep(max(left, 0))
+            raise CaseTimeout(f"case timed out during sleep {self.timeMs} ms")
+        time.sleep(seconds)
 
 
 # ---- web -----------------------------------------------------------------------------------
@@ -273,11 +292,37 @@ class Terminate(Action):
 
 
 class RunAdbShell(Action):
-    name, doc = "RunAdbShell", "run an adb shell command"
+    name, doc = "RunAdbShell", "run an adb shell command; its stdout is the result"
     command: str
 
-    def run(self, ctx: ActionContext) -> None:
-        ctx.optional("shell")(ctx.resolve(self.command))
+    def run(self, ctx: ActionContext) -> str:
+        out, err, code = ctx.optional("shell_result")(ctx.resolve(self.command))
+        if code:
+            said = (err.strip() or out.strip() or "no output")[:500]
+            raise StepFailed(f"adb shell `{self.command}` exited {code}: {said}")
+        return out
+
+
+class RunWdaRequest(Action):
+    name, doc = "RunWdaRequest", ("send a WebDriverAgent request (method, endpoint, data); "
+                                  "its answer is the result")
+    method: str = "GET"
+    endpoint: str = Field(validation_alias=AliasChoices("endpoint", "url"))
+    data: Optional[Any] = None
+
+    def run(self, ctx: ActionContext) -> Any:
+        return ctx.optional("wda_request")(self.method.upper(), ctx.resolve(self.endpoint),
+                                           _resolve_leaves(self.data, ctx.resolve))
+
+
+def _resolve_leaves(value: Any, resolve: Callable[[str], str]) -> Any:
+    if isinstance(value, str):
+        return resolve(value)
+    if isinstance(value, dict):
+        return {k: _resolve_leaves(v, resolve) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_resolve_leaves(v, resolve) for v in value]
+    return value
 
 
 COMMON: list[type[Action]] = [Tap, DoubleClick, RightClick, Hover, LongPress, DragAndDrop, Input,
@@ -285,7 +330,7 @@ COMMON: list[type[Action]] = [Tap, DoubleClick, RightClick, Hover, LongPress, Dr
 PLATFORM: dict[str, list[type[Action]]] = {
     "web": [Navigate, Reload, GoBack],
     "android": [AndroidBackButton, AndroidHomeButton, Launch, Terminate, RunAdbShell],
-    "ios": [IOSHomeButton, Launch, Terminate],
+    "ios": [IOSHomeButton, Launch, Terminate, RunWdaRequest],
 }
 # Grammar-neutral names some parsers emit (AutoGLM "Back", UI-TARS press_home).
 ALIASES = {"web": {"Back": "GoBack"},

@@ -5,8 +5,13 @@ text), checks read the screen's text. With a `ModelSet` the chain gains model ti
 first, AI locate / deepLocate last) and ai_act / ai_assert / ai_query work; without one they
 raise NeedsModel (the case is skipped).
 
-Secrets: prompts carry task text as written (``${NAME}`` placeholders); ``resolve`` turns a
-placeholder into its value only when an action types it on the device.
+One action space: ``ai_tap`` & co. build the same action a model would plan (`Tap`, `Input`,
+... in farm.agent.actions) and run it through the same TaskRunner (Locate tasks, then the
+action), as ``call_action`` does for a suite step and the ai_act loop for a planned action.
+
+Secrets: prompts and targets carry text as written (``${NAME}`` placeholders); ``resolve``
+turns a placeholder into its value only on the device: when an action types it, and for the
+zero-token locate tiers (an XPath, a UI-tree text match), whose answer never leaves it.
 """
 
 from __future__ import annotations
@@ -15,22 +20,28 @@ import logging
 import time
 from typing import TYPE_CHECKING, Any, Callable
 
-from farm.agent.locator import LocateHit, LocatorChain, default_chain, normalise
+from farm.agent.actions import (Action, ActionContext, Hover, Input, KeyboardPress, Locate,
+                                Scroll, Sleep, Tap, registry)
+from farm.agent.insight import judge
+from farm.agent.insight import query as extract
+from farm.agent.locator import (LocateContext, LocateHit, LocatorChain, LocatorTier,
+                                TextMatchTier, XPathTier, normalise)
+from farm.agent.loop import ActLoop, LoopLimits
+from farm.agent.tasks import PlanError, TaskRunner, make_action, tasks_for
 from farm.devices.base import Device
 from farm.devices.grabber import ScreenshotGrabber
-from farm.errors import AssertionFailed, CaseTimeout, NeedsModel, StepFailed
+from farm.errors import (AssertionFailed, CaseTimeout, FarmError, LocateError, NeedsModel,
+                         StepFailed)
 from farm.llm.client import Usage
 
 if TYPE_CHECKING:
-    from farm.agent.loop import LoopLimits
     from farm.config import Settings
     from farm.llm.models import ModelSet
 
 log = logging.getLogger("farm.agent")
 
-SCROLL_DIRECTIONS = {"down": (0, 1), "up": (0, -1), "right": (1, 0), "left": (-1, 0)}
-SCROLL_TO = {"scrollToBottom": "down", "scrollToTop": "up", "scrollToLeft": "left",
-             "scrollToRight": "right"}
+# (the hit of its first Locate task, what the action returned)
+ActionOutcome = tuple[LocateHit | None, Any]
 
 
 class Agent:
@@ -45,8 +56,7 @@ class Agent:
                  grabber: ScreenshotGrabber | None = None,
                  deadline: Callable[[], float] | None = None,
                  resolve: Callable[[str], str] | None = None,
-                 limits: "LoopLimits | None" = None, context: str | None = None) -> None:
-        from farm.agent.loop import LoopLimits
+                 limits: LoopLimits | None = None, context: str | None = None) -> None:
         from farm.config import Settings
         if isinstance(model, Settings):   # Agent(device, settings): build the configured models
             from farm.llm.models import build_models
@@ -54,9 +64,10 @@ class Agent:
         self.device = device
         self.models = model
         self.grabber = grabber or ScreenshotGrabber(device)
-        self.chain = chain or (default_chain() if model is None else model_chain(self))
         self._deadline = deadline or (lambda: float("inf"))
         self.resolve = resolve or (lambda text: text)
+        self.chain = chain or (zero_token_chain(self.resolve) if model is None
+                               else model_chain(self))
         self.limits = limits or LoopLimits()
         self.context = context
         self.usage = Usage()
@@ -73,69 +84,74 @@ class Agent:
     def _acted(self) -> None:
         self.grabber.invalidate()
 
+    # ---- the action space ------------------------------------------------------------------
+    def locate(self, loc: Locate, **hints: Any) -> LocateHit:
+        """What a Locate task runs: the chain, cheapest tier first. ``hints`` are for model
+        tiers (plan_rect, trust_plan); an XPath is resolved (it never reaches a model)."""
+        xpath = self.resolve(loc.xpath) if loc.xpath else None
+        hints.setdefault("deep_locate", loc.deepLocate)
+        return self.chain.locate(loc.prompt, self.device, xpath=xpath, **hints)
+
+    def task_runner(self, locate: Callable[[Locate], LocateHit] | None = None) -> TaskRunner:
+        """A TaskRunner on this device; ``locate`` replaces `locate` (the ai_act loop adds the
+        planner's box as a hint)."""
+        return TaskRunner(locate=locate or self.locate,
+                          ctx=ActionContext(self.device, self.resolve, self.remaining),
+                          on_acted=self._acted)
+
+    def perform(self, action: Action) -> ActionOutcome:
+        """Run ``action`` (its Locate tasks first); a failure raises what the task raised."""
+        tasks = tasks_for(action)
+        failed = self.task_runner().run(tasks)
+        if failed is not None:
+            raise failed.exception or StepFailed(failed.error)
+        hit = next((t.hit for t in tasks if t.hit is not None), None)
+        return hit, tasks[-1].output
+
+    def call_action(self, name: str, params: dict[str, Any]) -> ActionOutcome:
+        """Run the action ``name`` of this platform's action space with ``params`` (as a model
+        would plan them: Midscene's callActionInActionSpace)."""
+        try:
+            action = make_action(name, params, registry(self.device.platform))
+        except PlanError as exc:
+            raise StepFailed(f"{exc} (on {self.device.platform})") from None
+        return self.perform(action)
+
     # ---- locating and acting ---------------------------------------------------------------
     def ai_locate(self, prompt: str, xpath: str | None = None,
                   deep_locate: bool = False) -> LocateHit:
-        return self.chain.locate(prompt or "", self.device, xpath=xpath,
-                                 deep_locate=deep_locate)
+        return self.locate(Locate(prompt=prompt or "", xpath=xpath, deepLocate=deep_locate))
 
     def ai_tap(self, prompt: str, xpath: str | None = None,
                deep_locate: bool = False) -> LocateHit:
-        hit = self.ai_locate(prompt, xpath, deep_locate)
-        self.device.tap(*hit.rect.center)
-        self._acted()
+        hit, _ = self.perform(Tap(locate=_target(prompt, xpath, deep_locate)))
+        assert hit is not None
         return hit
 
     def ai_hover(self, prompt: str, xpath: str | None = None,
                  deep_locate: bool = False) -> LocateHit:
-        hit = self.ai_locate(prompt, xpath, deep_locate)
-        self.device.hover(*hit.rect.center)
-        self._acted()
+        hit, _ = self.perform(Hover(locate=_target(prompt, xpath, deep_locate)))
+        assert hit is not None
         return hit
 
     def ai_input(self, prompt: str | None, value: str, mode: str = "replace",
                  xpath: str | None = None, deep_locate: bool = False) -> LocateHit | None:
-        hit = None
-        if prompt or xpath:
-            hit = self.ai_locate(prompt or "", xpath, deep_locate)
-            self.device.tap(*hit.rect.center)
-        if mode in ("replace", "clear"):
-            self.device.clear_text()
-        if mode != "clear" and value:
-            self.device.type_text(value)
-        self._acted()
-        return hit
+        action = Input(value=value, mode=mode, locate=_optional_target(prompt, xpath,
+                                                                       deep_locate))
+        return self.perform(action)[0]
 
     def ai_keyboard_press(self, key: str, prompt: str | None = None,
                           xpath: str | None = None,
                           deep_locate: bool = False) -> LocateHit | None:
-        hit = None
-        if prompt or xpath:
-            hit = self.ai_locate(prompt or "", xpath, deep_locate)
-            self.device.tap(*hit.rect.center)
-        self.device.press(key)
-        self._acted()
-        return hit
+        action = KeyboardPress(keyName=key, locate=_optional_target(prompt, xpath, deep_locate))
+        return self.perform(action)[0]
 
     def ai_scroll(self, prompt: str | None = None, direction: str = "down",
                   scroll_type: str = "singleAction", distance: int | None = None,
                   xpath: str | None = None, deep_locate: bool = False) -> LocateHit | None:
-        width, height = self.device.size()
-        hit = None
-        x, y = width // 2, height // 2
-        if prompt or xpath:
-            hit = self.ai_locate(prompt or "", xpath, deep_locate)
-            x, y = hit.rect.center
-        direction = SCROLL_TO.get(scroll_type, direction)
-        dx, dy = SCROLL_DIRECTIONS.get(direction, (0, 1))
-        if scroll_type in SCROLL_TO:
-            for _ in range(10):   # far enough to reach an end on any sane page
-                self.device.scroll(x, y, dx * 10 * height, dy * 10 * height)
-        else:
-            step = distance or int((height if dy else width) * 0.7)
-            self.device.scroll(x, y, dx * step, dy * step)
-        self._acted()
-        return hit
+        action = Scroll(direction=direction, scrollType=scroll_type, distance=distance,
+                        locate=_optional_target(prompt, xpath, deep_locate))
+        return self.perform(action)[0]
 
     # ---- deterministic checks ----------------------------------------------------------------
     def screen_text(self) -> str:
@@ -163,11 +179,7 @@ class Agent:
             time.sleep(interval_s)
 
     def sleep(self, ms: int) -> None:
-        seconds = ms / 1000
-        if seconds > self.remaining():
-            time.sleep(max(self.remaining(), 0))
-            raise CaseTimeout(f"case timed out during sleep {ms} ms")
-        time.sleep(seconds)
+        self.perform(Sleep(timeMs=ms))
 
     def javascript(self, code: str) -> Any:
         if self.device.platform != "web":
@@ -190,7 +202,7 @@ class Agent:
         if self.remaining() <= 0:
             raise CaseTimeout("case timed out during an ai step")
 
-    def _models(self, what: str) -> ModelSet:
+    def _models(self, what: str) -> "ModelSet":
         if self.models is None:
             raise NeedsModel(what)
         return self.models
@@ -198,7 +210,6 @@ class Agent:
     def ai_act(self, task: str, deep_think: bool = False, deep_locate: bool = False,
                context: str | None = None) -> dict[str, Any]:
         """Carry out ``task`` with the plan-act-replan loop. Numbered lines = strict mode."""
-        from farm.agent.loop import ActLoop
         self._models(f'ai "{task}"')
         loop = ActLoop(self, self.limits)
         try:
@@ -213,7 +224,6 @@ class Agent:
         return self.grabber.grab()
 
     def ai_assert(self, assertion: str, error_message: str | None = None) -> None:
-        from farm.agent.insight import judge
         models = self._models(f'aiAssert "{assertion}"')
         passed, why = judge(self.ask, models.judge, assertion, self._look())
         if not passed:
@@ -221,7 +231,6 @@ class Agent:
 
     def ai_wait_for(self, assertion: str, timeout_s: float = 30.0,
                     interval_s: float = 1.0) -> None:
-        from farm.agent.insight import judge
         models = self._models(f'aiWaitFor "{assertion}"')
         limit = time.monotonic() + min(timeout_s, max(self.remaining(), 0))
         why = ""
@@ -237,7 +246,6 @@ class Agent:
             time.sleep(interval_s)
 
     def ai_query(self, query: str, kind: str = "aiQuery") -> Any:
-        from farm.agent.insight import query as extract
         models = self._models(f'{kind} "{query}"')
         return extract(self.ask, models.plan, query, kind, self._look())
 
@@ -251,12 +259,47 @@ class Agent:
         return self.ai_query(query, "aiString")
 
 
+def _target(prompt: str | None, xpath: str | None, deep_locate: bool) -> Locate:
+    return Locate(prompt=prompt or "", xpath=xpath, deepLocate=deep_locate)
+
+
+def _optional_target(prompt: str | None, xpath: str | None, deep_locate: bool) -> Locate | None:
+    return _target(prompt, xpath, deep_locate) if prompt or xpath else None
+
+
+class OnDeviceTier:
+    """A zero-token tier that sees ``${NAME}`` resolved: it matches on the device and its answer
+    never leaves it. Model tiers get the prompt as written (the model sees placeholders)."""
+
+    def __init__(self, tier: LocatorTier, resolve: Callable[[str], str]) -> None:
+        self.tier, self.resolve, self.name = tier, resolve, tier.name
+
+    def locate(self, prompt: str, ctx: LocateContext) -> LocateHit | None:
+        try:
+            value = self.resolve(prompt)
+        except FarmError:          # a placeholder with no value: match the text as written
+            value = prompt
+        if value == prompt:
+            return self.tier.locate(prompt, ctx)
+        try:
+            return self.tier.locate(value, ctx)
+        except LocateError as exc:   # messages may reach the model as feedback: as written
+            raise LocateError(str(exc).replace(value, prompt), exc.candidates) from None
+
+
+def zero_token_chain(resolve: Callable[[str], str]) -> LocatorChain:
+    """XPath → UI-tree text, with ``${NAME}`` resolved for both."""
+    return LocatorChain([OnDeviceTier(XPathTier(), resolve),
+                         OnDeviceTier(TextMatchTier(), resolve)])
+
+
 def model_chain(agent: Agent) -> LocatorChain:
     """Plan bbox → XPath → UI-tree text → AI locate (deepLocate when asked)."""
-    from farm.agent.locator import TextMatchTier, XPathTier
     from farm.agent.model_tiers import AILocateTier, PlanBboxTier
     models = agent.models
     assert models is not None
     ai = AILocateTier(lambda purpose, messages: agent.ask(purpose, messages, models.locate),
                       models.locate_family, agent.grabber.grab)
-    return LocatorChain([PlanBboxTier(), XPathTier(), TextMatchTier(), ai], has_model_tier=True)
+    return LocatorChain([PlanBboxTier(), OnDeviceTier(XPathTier(), agent.resolve),
+                         OnDeviceTier(TextMatchTier(), agent.resolve), ai],
+                        has_model_tier=True)

@@ -9,22 +9,42 @@ from __future__ import annotations
 import logging
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable, Protocol
 
-from farm.agent.actions import ActionContext, Locate, describe_actions, registry
+from farm.agent.actions import Action, Locate, describe_actions, registry
 from farm.agent.history import ConversationHistory
 from farm.agent.images import alike, data_url, png_size, thumbnail
+from farm.agent.locator import LocateHit
 from farm.agent.model_tiers import image_to_screen
 from farm.agent.prompts import round_prompt, system_prompt
 from farm.agent.tasks import PlanError, TaskRunner, build_tasks
+from farm.devices.base import Device
+from farm.devices.grabber import ScreenshotGrabber
 from farm.errors import LocateError, StepFailed
 from farm.llm.families import to_rect
 from farm.llm.plan import Plan, ReplyParseError, parse_plan
 
 if TYPE_CHECKING:
-    from farm.agent.api import Agent
+    from farm.llm.models import ModelSet
 
 log = logging.getLogger("farm.agent")
+
+
+class LoopHost(Protocol):
+    """What the loop uses of its Agent (farm.agent.api imports this module, never the reverse)."""
+
+    device: Device
+    models: "ModelSet"
+    grabber: ScreenshotGrabber
+
+    def ask(self, purpose: str, messages: list[dict[str, Any]], client: Any = None) -> str: ...
+
+    def check_time(self) -> None: ...
+
+    def locate(self, loc: Locate, **hints: Any) -> LocateHit: ...
+
+    def task_runner(self, locate: Callable[[Locate], LocateHit] | None = None
+                    ) -> TaskRunner: ...
 
 
 @dataclass
@@ -33,6 +53,16 @@ class LoopLimits:
     max_errors: int = 5               # more than this many execution errors fail the act
     stuck_nudge: int = 3              # same action, same target, same screen: nudge …
     stuck_abort: int = 5              # … then abort
+
+
+@dataclass
+class _Watch:
+    """What one loop remembers between rounds, to notice a missed target or a stuck agent."""
+
+    last_key: tuple | None = None
+    repeats: int = 0
+    prev: tuple[bytes, str] | None = None   # (thumbnail, pointer action) of the last round
+    last_thumb: bytes | None = None
 
 
 @dataclass
@@ -61,7 +91,7 @@ def strict_steps(task: str) -> list[str]:
 class ActLoop:
     """One ai_act. Holds its own ConversationHistory (a fresh one per call)."""
 
-    def __init__(self, agent: "Agent", limits: LoopLimits) -> None:
+    def __init__(self, agent: LoopHost, limits: LoopLimits) -> None:
         self.agent = agent
         self.models = agent.models
         self.family = self.models.plan_family
@@ -86,66 +116,20 @@ class ActLoop:
     # ---- one loop ---------------------------------------------------------------------------
     def _loop(self, task: str, deep_think: bool, deep_locate: bool, context: str | None,
               strict: tuple[int, int] | None) -> None:
-        agent, history = self.agent, self.history
+        history = self.history
         errors = 0
-        last_key: tuple | None = None
-        repeats = 0
-        prev: tuple[bytes, str] | None = None   # (thumbnail, pointer action) of last round
-        last_thumb: bytes | None = None
-        runner = TaskRunner(locate=lambda loc: self._locate(loc, deep_think, deep_locate),
-                            ctx=ActionContext(agent.device, agent.resolve),
-                            on_acted=agent.grabber.invalidate)
+        watch = _Watch()
+        runner = self.agent.task_runner(lambda loc: self._locate(loc, deep_think, deep_locate))
         for _ in range(self.cap):
-            agent.check_time()
-            png = agent.grabber.grab()
-            self._shot = png
-            thumb = thumbnail(png)
-            same_screen = alike(thumb, last_thumb)
-            last_thumb = thumb
-            if prev is not None and prev[1] and alike(prev[0], thumb):
-                history.feedback(f"The screen did not change after {prev[1]}: the target was "
-                                 "probably missed. Look again and correct the position.")
-            history.add_user(round_prompt(task, history.state_text(deep_think),
-                                          history.take_feedback(), context, strict),
-                             data_url(png))
+            thumb, same_screen = self._look(task, deep_think, context, strict, watch)
             plan = self._plan(deep_think)
             self.result.rounds += 1
             history.remember(plan.memory)
             history.update_goals(plan.sub_goals, plan.done_goals)
             if plan.error and not plan.actions and not plan.complete:
                 raise StepFailed(f"the model gave up: {plan.error}")
-            prev = (thumb, "")
-            failed = False
-            for planned in plan.actions:
-                try:
-                    tasks = build_tasks(planned, self.registry)
-                except PlanError as exc:
-                    failed = True
-                    history.feedback(f"Your action was not executed: {exc}")
-                    break
-                bad = runner.run(tasks)
-                action = tasks[-1].action
-                label = tasks[-1].label
-                if bad is not None:
-                    failed = True
-                    history.feedback(f"{bad.label} failed: {bad.error}")
-                    break
-                self.result.steps.append(label)
-                self.result.tiers += [t.hit.tier for t in tasks if t.hit is not None]
-                history.log(plan.log or label)
-                if action.moves_pointer or any(t.kind == "locate" for t in tasks):
-                    prev = (thumb, label)
-                # same action, same params and target, on a screen that did not change
-                key = (action.name, action.model_dump_json(), action.target())
-                repeats = repeats + 1 if key == last_key and same_screen else 1
-                last_key = key
-                if repeats >= self.limits.stuck_abort:
-                    raise StepFailed(f"agent stuck: {action.name} repeated {repeats} times on "
-                                     f"{action.target() or 'the same screen'} with no change")
-                if repeats >= self.limits.stuck_nudge:
-                    history.feedback(f"You repeated {label} {repeats} times and the screen did "
-                                     "not change. Do something different, or complete.")
-            if failed:
+            watch.prev = (thumb, "")
+            if not self._act(plan, runner, watch, thumb, same_screen):
                 errors += 1
                 if errors > self.limits.max_errors:
                     raise StepFailed(f"more than {self.limits.max_errors} execution errors in "
@@ -159,6 +143,60 @@ class ActLoop:
                 return
         raise StepFailed(f"replanning limit {self.cap} reached without <complete>"
                          + (f" (strict step {strict[0]})" if strict else ""))
+
+    def _look(self, task: str, deep_think: bool, context: str | None,
+              strict: tuple[int, int] | None, watch: _Watch) -> tuple[bytes, bool]:
+        """A fresh screenshot into the next prompt; (its thumbnail, screen unchanged?)."""
+        self.agent.check_time()
+        png = self.agent.grabber.grab()
+        self._shot = png
+        thumb = thumbnail(png)
+        same_screen = alike(thumb, watch.last_thumb)
+        watch.last_thumb = thumb
+        if watch.prev is not None and watch.prev[1] and alike(watch.prev[0], thumb):
+            self.history.feedback(f"The screen did not change after {watch.prev[1]}: the target "
+                                  "was probably missed. Look again and correct the position.")
+        self.history.add_user(round_prompt(task, self.history.state_text(deep_think),
+                                           self.history.take_feedback(), context, strict),
+                              data_url(png))
+        return thumb, same_screen
+
+    def _act(self, plan: Plan, runner: TaskRunner, watch: _Watch, thumb: bytes,
+             same_screen: bool) -> bool:
+        """Run the plan's actions in order; False (and feedback) at the first that fails."""
+        history = self.history
+        for planned in plan.actions:
+            try:
+                tasks = build_tasks(planned, self.registry)
+            except PlanError as exc:
+                history.feedback(f"Your action was not executed: {exc}")
+                return False
+            bad = runner.run(tasks)
+            if bad is not None:
+                history.feedback(f"{bad.label} failed: {bad.error}")
+                return False
+            action, label = tasks[-1].action, tasks[-1].label
+            self.result.steps.append(label)
+            self.result.tiers += [t.hit.tier for t in tasks if t.hit is not None]
+            history.log(plan.log or label)
+            if action.moves_pointer or any(t.kind == "locate" for t in tasks):
+                watch.prev = (thumb, label)
+            self._check_stuck(action, label, watch, same_screen)
+        return True
+
+    def _check_stuck(self, action: Action, label: str, watch: _Watch,
+                     same_screen: bool) -> None:
+        """Same action, same params and target, on a screen that did not change: nudge, then
+        abort."""
+        key = (action.name, action.model_dump_json(), action.target())
+        watch.repeats = watch.repeats + 1 if key == watch.last_key and same_screen else 1
+        watch.last_key = key
+        if watch.repeats >= self.limits.stuck_abort:
+            raise StepFailed(f"agent stuck: {action.name} repeated {watch.repeats} times on "
+                             f"{action.target() or 'the same screen'} with no change")
+        if watch.repeats >= self.limits.stuck_nudge:
+            self.history.feedback(f"You repeated {label} {watch.repeats} times and the screen "
+                                  "did not change. Do something different, or complete.")
 
     def _plan(self, deep_think: bool) -> Plan:
         """Ask for the next action; one retry with the parse error appended."""
@@ -181,7 +219,8 @@ class ActLoop:
         self.history.add_assistant(text)
         return plan
 
-    def _locate(self, loc: Locate, deep_think: bool, deep_locate: bool):
+    def _locate(self, loc: Locate, deep_think: bool, deep_locate: bool) -> LocateHit:
+        """The Locate task of a planned action: the planner's box (if any) becomes a hint."""
         agent = self.agent
         plan_rect = None
         if loc.bbox:
@@ -191,6 +230,5 @@ class ActLoop:
             except ValueError as exc:
                 raise LocateError(f"bad bbox for {loc.describe()}: {exc}") from None
             plan_rect = image_to_screen(rect, image, agent.device.size())
-        return agent.chain.locate(loc.prompt, agent.device, plan_rect=plan_rect,
-                                  deep_locate=deep_locate or loc.deepLocate,
-                                  trust_plan=self.models.planner_locates and not deep_think)
+        return agent.locate(loc, plan_rect=plan_rect, deep_locate=deep_locate or loc.deepLocate,
+                            trust_plan=self.models.planner_locates and not deep_think)

@@ -1,12 +1,12 @@
-"""TaskBuilder: one planned action → [Locate task per locator field] + the Action task.
-TaskRunner: runs them in order (pending → running → finished / failed); a Locate task's
-result fills its Action's locator field.
+"""TaskBuilder: one action (planned by the model or built from a suite step) → [Locate task per
+locator field] + the Action task. TaskRunner: runs them in order (pending → running →
+finished / failed); a Locate task's result fills its Action's locator field.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Literal
+from typing import Any, Callable, Literal
 
 from pydantic import ValidationError
 
@@ -30,6 +30,8 @@ class Task:
     status: Status = "pending"
     error: str = ""
     hit: LocateHit | None = None
+    output: Any = None                 # for the action task: what ``Action.run`` returned
+    exception: BaseException | None = None   # why it failed (raised again by deterministic steps)
 
     @property
     def label(self) -> str:
@@ -39,19 +41,29 @@ class Task:
         return f"{self.action.name} {self.action.target()}".strip()
 
 
-def build_tasks(planned: PlannedAction, registry: dict[str, type[Action]]) -> list[Task]:
-    """The tasks for one planned action; PlanError when the action or its params are wrong."""
-    cls = registry.get(planned.type)
+def make_action(name: str, params: dict[str, Any],
+                registry: dict[str, type[Action]]) -> Action:
+    """The action ``name`` with ``params``; PlanError when either is wrong."""
+    cls = registry.get(name)
     if cls is None:
-        raise PlanError(f"unknown action {planned.type!r}; use one of: {', '.join(registry)}")
+        raise PlanError(f"unknown action {name!r}; use one of: {', '.join(registry)}")
     try:
-        action = cls.model_validate(planned.params)
+        return cls.model_validate(params)
     except ValidationError as exc:
         problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
-        raise PlanError(f"bad parameters for {planned.type}: {problems}") from None
-    tasks = [Task("locate", action, field=f) for f in locator_fields(cls)
+        raise PlanError(f"bad parameters for {name}: {problems}") from None
+
+
+def tasks_for(action: Action) -> list[Task]:
+    """A Locate task per locator field that is set, then the Action task."""
+    tasks = [Task("locate", action, field=f) for f in locator_fields(type(action))
              if getattr(action, f) is not None]
     return tasks + [Task("action", action)]
+
+
+def build_tasks(planned: PlannedAction, registry: dict[str, type[Action]]) -> list[Task]:
+    """The tasks for one planned action; PlanError when the action or its params are wrong."""
+    return tasks_for(make_action(planned.type, planned.params, registry))
 
 
 Locator = Callable[[Locate], LocateHit]
@@ -78,13 +90,13 @@ class TaskRunner:
                     task.hit = self.locate(loc)
                     loc.rect, loc.tier = task.hit.rect, task.hit.tier
                 else:
-                    task.action.run(self.ctx)
+                    task.output = task.action.run(self.ctx)
                     self.on_acted()
             except (InfraError, KeyboardInterrupt):
                 task.status = "failed"
                 raise
             except TestFailure as exc:
-                task.status, task.error = "failed", _msg(exc)
+                task.status, task.error, task.exception = "failed", _msg(exc), exc
                 return task
             except FarmError as exc:   # NeedsModel, CaseTimeout: not the model's to fix
                 task.status, task.error = "failed", _msg(exc)

@@ -136,6 +136,11 @@ class AndroidDevice:
         out, err, _ = self._run(command)
         return out + err
 
+    def shell_result(self, command: str) -> tuple[str, str, int]:
+        """Run ``command`` in the device shell: (stdout, stderr, exit code), for a suite's
+        runAdbShell step, which fails on a non-zero exit."""
+        return self._run(command)
+
     def _input(self, args: str) -> None:
         out, err, code = self._run("input " + args)
         problem = err.strip() or (out.strip() if code else "")

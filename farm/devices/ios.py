@@ -225,6 +225,30 @@ class IosDevice:
     def run_script(self, code: str, timeout_s: float) -> Any:
         raise StepFailed("javascript steps run on the web only")
 
+    def wda_request(self, method: str, path: str, data: Any = None) -> Any:
+        """Send one request to WebDriverAgent (a suite's runWdaRequest); its ``value``.
+
+        ``path`` is relative to the WDA URL; ``{sessionId}`` in it becomes the case's session.
+        A request WDA refuses is the step's failure; a connection that breaks is the device's.
+        """
+        import json
+
+        from wda.exceptions import (WDAInvalidSessionIdError, WDAPossiblyCrashedError,
+                                    WDARequestError)
+
+        def send() -> Any:
+            url = path.replace("{sessionId}", str(self._session.session_id))
+            try:
+                reply = self._client.http.fetch(method.upper(), url, data)
+            except (WDAInvalidSessionIdError, WDAPossiblyCrashedError):
+                raise
+            except WDARequestError as exc:
+                raise StepFailed(f"WDA refused {method.upper()} {path}: "
+                                 f"{str(exc)[:300]}") from None
+            return json.loads(json.dumps(reply.get("value")))   # plain dicts, not AttrDicts
+
+        return self._call(send, f"{method.upper()} {path}", session="{sessionId}" in path)
+
     # -- health --------------------------------------------------------------------------------
     def healthy(self) -> bool:
         """WDA answers and is ready (and, from the device thread, not locked)."""

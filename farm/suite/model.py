@@ -10,62 +10,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from farm.suite.kinds import KINDS, StepKind
 
 Platform = Literal["web", "android", "ios"]
-
-# Every flow-step kind farm understands.  Value = what the kind's main value means.
-STEP_KINDS: dict[str, str] = {
-    # zero-token (work without a model)
-    "aiTap": "target",
-    "aiHover": "target",
-    "aiInput": "target",
-    "aiKeyboardPress": "key",
-    "aiScroll": "target",
-    "sleep": "ms",
-    "javascript": "code",
-    "assertText": "text",
-    "assertNoText": "text",
-    "waitForText": "text",
-    # need a model
-    "ai": "task",
-    "aiAct": "task",
-    "aiAction": "task",
-    "aiAssert": "assertion",
-    "aiWaitFor": "assertion",
-    "aiQuery": "query",
-    "aiBoolean": "query",
-    "aiNumber": "query",
-    "aiString": "query",
-    "aiLocate": "target",
-    # platform specific
-    "runAdbShell": "command",
-    "runWdaRequest": "request",
-}
-
-# Step kinds that always need a model, whatever the page looks like.
-MODEL_STEP_KINDS = frozenset(
-    {"ai", "aiAct", "aiAction", "aiAssert", "aiWaitFor", "aiQuery", "aiBoolean", "aiNumber",
-     "aiString", "aiLocate"}
-)
-
-# Keys allowed beside a step's kind key, per kind ("*" applies to every kind).
-STEP_OPTIONS: dict[str, set[str]] = {
-    "*": {"name", "timeout", "cacheable"},
-    # deepThink: Midscene's deprecated name for deepLocate on locate options (loaded as deepLocate)
-    "aiTap": {"xpath", "deepLocate", "deepThink"},
-    "aiHover": {"xpath", "deepLocate", "deepThink"},
-    "aiInput": {"xpath", "deepLocate", "deepThink", "value", "locate", "mode"},
-    "aiKeyboardPress": {"xpath", "deepLocate", "deepThink", "keyName", "locate"},
-    "aiScroll": {"xpath", "deepLocate", "deepThink", "direction", "scrollType", "distance",
-                 "locate"},
-    "aiLocate": {"xpath", "deepLocate", "deepThink"},
-    "aiAssert": {"errorMessage"},
-    "aiWaitFor": {"checkIntervalMs"},
-    "ai": {"deepThink"},
-    "aiAct": {"deepThink"},
-    "aiAction": {"deepThink"},
-}
 
 
 class Step(BaseModel):
@@ -82,9 +31,33 @@ class Step(BaseModel):
     line: int = 0
     column: int = 0
 
+    @field_validator("kind")
+    @classmethod
+    def _known(cls, kind: str) -> str:
+        if kind not in KINDS:
+            raise ValueError(f"unknown step kind {kind!r}")
+        return kind
+
+    @property
+    def spec(self) -> StepKind:
+        """What farm knows about this step's kind (farm.suite.kinds)."""
+        return KINDS[self.kind]
+
     @property
     def needs_model(self) -> bool:
-        return self.kind in MODEL_STEP_KINDS
+        return self.spec.needs_model
+
+    def action_params(self) -> dict[str, Any]:
+        """The parameters of the action this step runs, as a model would plan them (templates
+        intact: ``${NAME}`` is resolved on the device)."""
+        spec = self.spec
+        params = {k: self.options[k] for k in spec.passes if self.options.get(k) is not None}
+        if spec.value_param and self.value is not None:
+            params[spec.value_param] = self.value
+        if self.target or self.xpath:
+            params["locate"] = {"prompt": self.target or "", "xpath": self.xpath,
+                                "deepLocate": bool(self.options.get("deepLocate"))}
+        return params
 
     @property
     def label(self) -> str:
@@ -93,9 +66,10 @@ class Step(BaseModel):
         text = f"{self.kind}"
         if main is not None:
             text += f" {main!r}" if not isinstance(main, str) else f' "{main}"'
-        if self.kind == "aiInput" and self.value is not None:
+        shape = self.spec.shape
+        if shape == "input" and self.value is not None:
             text += f' = "{self.value}"'
-        if self.kind in {"aiKeyboardPress"} and self.target and self.value:
+        if shape == "key" and self.target and self.value:
             text = f'{self.kind} "{self.value}" on "{self.target}"'
         return text
 

@@ -1,18 +1,19 @@
 """Flow items (``- aiTap: ...``) -> `Step`, accepting Midscene's YAML forms.
 
-Strings stay templates (``${NAME}`` intact); only their shape is checked here.  Variable
-references are checked for the whole file by the loader.
+Which kinds exist, their options, shapes and platforms come from `farm.suite.kinds`. Strings
+stay templates (``${NAME}`` intact); only their shape is checked here.  Variable references
+are checked for the whole file by the loader.
 """
 
 from __future__ import annotations
 
-import json
+from typing import Any
 
 from farm.suite.checks import Problems, suggest
-from farm.suite.model import STEP_KINDS, STEP_OPTIONS, Step
+from farm.suite.kinds import KINDS, MEANINGS, StepKind
+from farm.suite.model import Step
 from farm.suite.yamlpos import Node
 
-LOCATE_KINDS = {"aiTap", "aiHover", "aiLocate"}
 INPUT_MODES = ["replace", "clear", "typeOnly"]
 DIRECTIONS = ["up", "down", "left", "right"]
 SCROLL_TYPES = ["singleAction", "scrollToBottom", "scrollToTop", "scrollToLeft", "scrollToRight"]
@@ -21,17 +22,10 @@ SCROLL_ALIASES = {"once": "singleAction", "untilBottom": "scrollToBottom",
                   "untilTop": "scrollToTop", "untilLeft": "scrollToLeft",
                   "untilRight": "scrollToRight"}
 SCROLL_KEYS = ("direction", "scrollType", "distance", "locate")
-PLATFORM_ONLY = {"runAdbShell": "android", "runWdaRequest": "ios"}
-
-# What a kind's main value must be, for messages ("expected <this>").
-EXPECTED = {
-    "target": "a target description", "key": "a key name (e.g. Enter)",
-    "ms": "milliseconds as a non-negative integer", "code": "JavaScript code",
-    "text": "the text to look for", "task": "a task description in plain words",
-    "assertion": "a statement about the screen", "query": "a question about the screen",
-    "command": "a shell command", "request": "a WebDriverAgent request",
-}
-_ALL_OPTIONS = set().union(*STEP_OPTIONS.values())
+# runWdaRequest: {method, endpoint, data} (Midscene's form; `url` is taken for `endpoint`)
+WDA_KEYS = ("method", "endpoint", "url", "data")
+WDA_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"]
+_ALL_OPTIONS = set().union(*(k.allowed for k in KINDS.values()))
 
 
 def parse_flow(node: Node, where: str, p: Problems, platform: str) -> list[Step]:
@@ -56,17 +50,17 @@ def _kind_of(node: Node, p: Problems) -> str | None:
     """The step's single kind key, or None after reporting why there is none."""
     if node.kind == "scalar":
         word = (node.text or "").strip().rstrip(":").strip()
-        if word in STEP_KINDS:
-            p.add(node, f"a step must be a mapping: expected `{word}: <{STEP_KINDS[word]}>`, "
+        if word in KINDS:
+            p.add(node, f"a step must be a mapping: expected {KINDS[word].form}, "
                         f"got the bare string {word!r}")
         else:
             p.add(node, "expected a step like `aiTap: <target>`, got "
-                        f"{node.describe()}{suggest(word, STEP_KINDS)}")
+                        f"{node.describe()}{suggest(word, KINDS)}")
         return None
     if node.kind == "seq":
         p.add(node, "expected a step like `aiTap: <target>`, got a list")
         return None
-    kinds = [k for k in node.value if k in STEP_KINDS]
+    kinds = [k for k in node.value if k in KINDS]
     if len(kinds) > 1:
         p.add(node.keys[kinds[1]], f"one step has two kinds '{kinds[0]}' and '{kinds[1]}': "
                                    "put each in its own `- ` item")
@@ -76,11 +70,11 @@ def _kind_of(node: Node, p: Problems) -> str | None:
     unknown = [k for k in node.value if k not in _ALL_OPTIONS]
     if unknown:
         name = unknown[0]
-        hint = suggest(name, STEP_KINDS) or f"; expected one of: {', '.join(STEP_KINDS)}"
+        hint = suggest(name, KINDS) or f"; expected one of: {', '.join(KINDS)}"
         p.add(node.keys[name], f"unknown step kind '{name}'{hint}")
     else:
         p.add(node, f"step has no kind (only {', '.join(node.value)}): expected one of: "
-                    f"{', '.join(STEP_KINDS)}")
+                    f"{', '.join(KINDS)}")
     return None
 
 
@@ -89,10 +83,15 @@ def parse_step(node: Node, p: Problems, platform: str) -> Step | None:
     kind = _kind_of(node, p)
     if kind is None:
         return None
+    spec = KINDS[kind]
+    if spec.platform and platform and platform != spec.platform:
+        p.add(node.keys[kind], f"{kind} only works in {spec.platform} cases (this case is "
+                               f"for {platform})")
+        return None
     keys = node.value
     main = keys[kind]
     before = len(p.errors)
-    allowed = STEP_OPTIONS["*"] | STEP_OPTIONS.get(kind, set())
+    allowed = spec.allowed
     for name in keys:
         if name != kind and name not in allowed:
             p.add(node.keys[name], f"unknown option '{name}' for {kind}{suggest(name, allowed)}"
@@ -116,7 +115,7 @@ def parse_step(node: Node, p: Problems, platform: str) -> Step | None:
         options["checkIntervalMs"] = p.integer(keys["checkIntervalMs"],
                                                "aiWaitFor checkIntervalMs", minimum=1)
 
-    target, value = _main(kind, node, main, keys, options, xpath, p, platform)
+    target, value = _main(spec, node, main, keys, options, xpath, p)
     if len(p.errors) > before:
         return None
     return Step(kind=kind, target=target, value=value, xpath=xpath, timeout_ms=timeout_ms,
@@ -124,11 +123,10 @@ def parse_step(node: Node, p: Problems, platform: str) -> Step | None:
                 line=node.line, column=node.column)
 
 
-def _main(kind: str, node: Node, main: Node, keys: dict[str, Node], options: dict,
-          xpath: str | None, p: Problems, platform: str) -> tuple[str | None, str | None]:
+def _main(spec: StepKind, node: Node, main: Node, keys: dict[str, Node], options: dict,
+          xpath: str | None, p: Problems) -> tuple[str | None, str | None]:
     """(target, value) from the kind's main value and its kind-specific options."""
-    expected = EXPECTED[STEP_KINDS[kind]]
-    form = f"`{kind}: <{STEP_KINDS[kind]}>`"
+    kind, form = spec.name, spec.form
 
     def need_target(target: str | None, at: Node, how: str) -> str | None:
         if target is None or not target.strip():
@@ -138,49 +136,80 @@ def _main(kind: str, node: Node, main: Node, keys: dict[str, Node], options: dic
             return None
         return target
 
-    if kind in LOCATE_KINDS:
+    if spec.shape == "locate":
         target = p.text(main, kind, expected=f"a target description ({form})")
         return need_target(target, main, form), None
-
-    if kind == "aiInput":
+    if spec.shape == "input":
         return _input(node, main, keys, options, p, need_target)
-
-    if kind == "aiKeyboardPress":
-        if "keyName" in keys:
-            value = p.text(keys["keyName"], "aiKeyboardPress keyName", required=True,
-                           empty_ok=False, expected=EXPECTED["key"])
-            target = p.text(main, kind, expected="a target description (or nothing)")
-            located = p.text(keys.get("locate"), "aiKeyboardPress locate")
-            if target and target.strip() and located:
-                p.add(keys["locate"], "aiKeyboardPress: give the target once, either as the "
-                                      "main value or as `locate:`, not both")
-            return (target if target and target.strip() else located or None), value
-        value = p.text(main, kind, required=True, empty_ok=False,
-                       expected=f"{EXPECTED['key']} ({form})")
-        target = p.text(keys.get("locate"), "aiKeyboardPress locate")
-        return target or None, value
-
-    if kind == "aiScroll":
+    if spec.shape == "key":
+        return _key(kind, form, main, keys, p)
+    if spec.shape == "scroll":
         return _scroll(main, keys, options, p), None
-
-    if kind == "sleep":
-        v = main.value
-        if main.kind == "scalar" and isinstance(v, int) and not isinstance(v, bool) and v >= 0:
-            return None, str(v)
-        if main.kind == "scalar" and isinstance(v, str) and v.strip().isdigit():
-            return None, str(int(v.strip()))
-        p.add(main, f"sleep: expected milliseconds as a non-negative integer, "
-                    f"got {main.describe()}")
-        return None, None
-
-    if kind in PLATFORM_ONLY and platform and platform != PLATFORM_ONLY[kind]:
-        p.add(node.keys[kind], f"{kind} only works in {PLATFORM_ONLY[kind]} cases "
-                               f"(this is a {platform} case)")
-        return None, None
-    if kind == "runWdaRequest" and main.kind == "map":
-        return None, json.dumps(main.to_python())
-    value = p.text(main, kind, required=True, empty_ok=False, expected=f"{expected} ({form})")
+    if spec.shape == "ms":
+        return None, _ms(kind, main, p)
+    if spec.shape == "request":
+        return None, _wda_request(kind, main, options, p)
+    value = p.text(main, kind, required=True, empty_ok=False,
+                   expected=f"{spec.expected} ({form})")
     return None, value
+
+
+def _key(kind: str, form: str, main: Node, keys: dict[str, Node],
+         p: Problems) -> tuple[str | None, str | None]:
+    """aiKeyboardPress: `aiKeyboardPress: Enter` (+ `locate:`) or `keyName:` + a target."""
+    if "keyName" in keys:
+        value = p.text(keys["keyName"], f"{kind} keyName", required=True,
+                       empty_ok=False, expected=MEANINGS["key"])
+        target = p.text(main, kind, expected="a target description (or nothing)")
+        located = p.text(keys.get("locate"), f"{kind} locate")
+        if target and target.strip() and located:
+            p.add(keys["locate"], f"{kind}: give the target once, either as the "
+                                  "main value or as `locate:`, not both")
+        return (target if target and target.strip() else located or None), value
+    value = p.text(main, kind, required=True, empty_ok=False,
+                   expected=f"{MEANINGS['key']} ({form})")
+    target = p.text(keys.get("locate"), f"{kind} locate")
+    return target or None, value
+
+
+def _ms(kind: str, main: Node, p: Problems) -> str | None:
+    v = main.value
+    if main.kind == "scalar" and isinstance(v, int) and not isinstance(v, bool) and v >= 0:
+        return str(v)
+    if main.kind == "scalar" and isinstance(v, str) and v.strip().isdigit():
+        return str(int(v.strip()))
+    p.add(main, f"{kind}: expected milliseconds as a non-negative integer, got {main.describe()}")
+    return None
+
+
+def _wda_request(kind: str, main: Node, options: dict, p: Problems) -> str | None:
+    """runWdaRequest: `{method: GET, endpoint: /status, data: {...}}` -> options; the value
+    is "METHOD endpoint" (for the step's label)."""
+    fields = p.mapping(main, kind, "a mapping like `{method: GET, endpoint: /status}`")
+    if fields is None:
+        return None
+    for name in fields:
+        if name not in WDA_KEYS:
+            p.add(main.keys[name], f"unknown key '{name}' in {kind}{suggest(name, WDA_KEYS)}; "
+                                   f"expected one of: method, endpoint, data")
+    if "endpoint" in fields and "url" in fields:
+        p.add(main.keys["url"], f"{kind}: give `endpoint` once (`url` is another name for it)")
+    method = p.text(fields.get("method"), f"{kind} method", required=True, empty_ok=False,
+                    expected=f"one of {', '.join(WDA_METHODS)}")
+    if method is not None and method.upper() not in WDA_METHODS:
+        p.add(fields["method"], f"{kind} method: expected one of {', '.join(WDA_METHODS)}, "
+                                f"got {method!r}")
+    at = fields.get("endpoint") or fields.get("url")
+    endpoint = p.text(at, f"{kind} endpoint", empty_ok=False, expected="a path like /status")
+    if at is None:
+        p.add(main, f"{kind}: expected `endpoint: <path>` (e.g. /status), got nothing")
+    elif endpoint is not None and not endpoint.startswith("/"):
+        p.add(at, f"{kind} endpoint: expected a path starting with '/', got {endpoint!r}")
+    data: Any = fields["data"].to_python() if "data" in fields else None
+    if method is None or endpoint is None:
+        return None
+    options.update(method=method.upper(), endpoint=endpoint, data=data)
+    return f"{method.upper()} {endpoint}"
 
 
 def _input(node: Node, main: Node, keys: dict[str, Node], options: dict, p: Problems,

@@ -226,7 +226,9 @@ def test_android_and_ios_cases():
     assert android.steps[0].value == "pm clear com.example.app"
     ios = cases["mobile/ios_case"]
     assert ios.platform == "ios" and ios.ios.launch == "com.example.app"
-    assert ios.steps[0].value == '{"method": "POST", "endpoint": "/session/test/wda/homescreen"}'
+    assert ios.steps[0].value == "POST /session/test/wda/homescreen"
+    assert ios.steps[0].action_params() == {"method": "POST",
+                                            "endpoint": "/session/test/wda/homescreen"}
 
 
 def write(path: Path, text: str = "") -> Path:

@@ -1,0 +1,110 @@
+"""Every flow-step kind farm understands, declared once.
+
+The loader reads what a kind's main value means, how it is written (``shape``), its options,
+whether it needs a model and the one platform it may be limited to; the runner reads which
+action of the action space it runs (`farm.agent.actions`: ``aiTap`` runs ``Tap`` as a
+model-planned Tap does, Midscene's ``callActionInActionSpace('Tap')``) or which Agent call it
+makes, whether it only looks at the screen, and whether its output is data kept under its
+``name:``. Nothing else lists step kinds.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+# How the loader reads a kind (farm.suite.steps): a target to locate, aiInput's two forms,
+# a key, aiScroll's options, milliseconds, a WebDriverAgent request, or one string.
+Shape = Literal["locate", "input", "key", "scroll", "ms", "request", "text"]
+
+# Keys allowed beside every kind.
+COMMON_OPTIONS = frozenset({"name", "timeout", "cacheable"})
+# deepThink: Midscene's deprecated name for deepLocate on locate options (loaded as deepLocate)
+LOCATE_OPTIONS = frozenset({"xpath", "deepLocate", "deepThink"})
+
+# What a kind's main value must be, for messages ("expected <this>").
+MEANINGS = {
+    "target": "a target description", "key": "a key name (e.g. Enter)",
+    "ms": "milliseconds as a non-negative integer", "code": "JavaScript code",
+    "text": "the text to look for", "task": "a task description in plain words",
+    "assertion": "a statement about the screen", "query": "a question about the screen",
+    "command": "a shell command", "request": "a WebDriverAgent request",
+}
+
+
+@dataclass(frozen=True)
+class StepKind:
+    name: str
+    main: str                           # what the main value means (a key of MEANINGS)
+    shape: Shape = "text"
+    options: frozenset[str] = frozenset()   # allowed beside the kind key, besides COMMON_OPTIONS
+    needs_model: bool = False           # always needs a model, whatever the screen shows
+    platform: str | None = None         # the only platform it runs on
+    # the runner: an action of the action space ...
+    action: str | None = None           # its class name in farm.agent.actions
+    value_param: str | None = None      # the action parameter the step's value fills
+    passes: tuple[str, ...] = ()        # step options passed on as action parameters
+    # ... or an Agent call (farm.runner maps the name to the call)
+    call: str | None = None
+    looks_only: bool = False            # only reads the screen: its "after" is its "before"
+    data: bool = False                  # its output is data, kept under the step's `name:`
+
+    @property
+    def allowed(self) -> frozenset[str]:
+        return COMMON_OPTIONS | self.options
+
+    @property
+    def expected(self) -> str:
+        return MEANINGS[self.main]
+
+    @property
+    def form(self) -> str:
+        return f"`{self.name}: <{self.main}>`"
+
+
+def _declare(*kinds: StepKind) -> dict[str, StepKind]:
+    for k in kinds:
+        assert (k.action is None) != (k.call is None), f"{k.name}: an action or a call"
+    return {k.name: k for k in kinds}
+
+
+_QUERY = dict(main="query", needs_model=True, call="ai_query", data=True)
+_ACT = dict(main="task", options=frozenset({"deepThink"}), needs_model=True, call="ai_act")
+
+KINDS: dict[str, StepKind] = _declare(
+    # zero-token (work without a model): actions of the action space
+    StepKind("aiTap", "target", "locate", LOCATE_OPTIONS, action="Tap"),
+    StepKind("aiHover", "target", "locate", LOCATE_OPTIONS, action="Hover"),
+    StepKind("aiInput", "target", "input", LOCATE_OPTIONS | {"value", "locate", "mode"},
+             action="Input", value_param="value", passes=("mode",)),
+    StepKind("aiKeyboardPress", "key", "key", LOCATE_OPTIONS | {"keyName", "locate"},
+             action="KeyboardPress", value_param="keyName"),
+    StepKind("aiScroll", "target", "scroll",
+             LOCATE_OPTIONS | {"direction", "scrollType", "distance", "locate"},
+             action="Scroll", passes=("direction", "scrollType", "distance")),
+    StepKind("sleep", "ms", "ms", action="Sleep", value_param="timeMs"),
+    # zero-token checks and scripts
+    StepKind("javascript", "code", platform="web", call="javascript"),
+    StepKind("assertText", "text", call="assert_text", looks_only=True),
+    StepKind("assertNoText", "text", call="assert_no_text", looks_only=True),
+    StepKind("waitForText", "text", call="wait_for_text"),
+    # need a model
+    StepKind("ai", **_ACT),
+    StepKind("aiAct", **_ACT),
+    StepKind("aiAction", **_ACT),
+    StepKind("aiAssert", "assertion", options=frozenset({"errorMessage"}), needs_model=True,
+             call="ai_assert"),
+    StepKind("aiWaitFor", "assertion", options=frozenset({"checkIntervalMs"}),
+             needs_model=True, call="ai_wait_for"),
+    StepKind("aiQuery", **_QUERY),
+    StepKind("aiBoolean", **_QUERY),
+    StepKind("aiNumber", **_QUERY),
+    StepKind("aiString", **_QUERY),
+    StepKind("aiLocate", "target", "locate", LOCATE_OPTIONS, needs_model=True,
+             call="ai_locate", looks_only=True),
+    # platform specific: their output (stdout, the WDA answer) is data
+    StepKind("runAdbShell", "command", platform="android", action="RunAdbShell",
+             value_param="command", data=True),
+    StepKind("runWdaRequest", "request", "request", platform="ios", action="RunWdaRequest",
+             passes=("method", "endpoint", "data"), data=True),
+)
