@@ -12,6 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from farm.errors import SuiteErrors
+from farm.suite.kinds import KINDS
 from farm.suite.loader import load_case_file, load_suites
 from farm.suite.yamlpos import compose_text
 
@@ -339,3 +340,66 @@ def test_unreadable_file_is_reported(tmp_path):
     case.chmod(0)
     errors = errors_of([case], env={})
     assert "cannot read file" in errors[0].message
+
+
+# ---- the step-kind registry drives the loader ---------------------------------------------
+
+# One minimal YAML form per shape of step (farm.suite.kinds.Shape).
+_FORMS = {"locate": "{kind}: Sign in", "input": "{kind}: Username\n        value: demo",
+          "key": "{kind}: Enter", "scroll": "{kind}:\n          direction: down",
+          "ms": "{kind}: 10", "request": "{kind}:\n          method: GET\n"
+                                         "          endpoint: /status",
+          "text": "{kind}: something"}
+_TARGET = {"web": "web:\n  url: https://example.com\n", "android": "android:\n  launch: a.b\n",
+           "ios": "ios:\n  launch: a.b\n"}
+
+
+def case_text(platform: str, step: str) -> str:
+    return f"{_TARGET[platform]}tasks:\n  - name: t\n    flow:\n      - {step}\n"
+
+
+@pytest.mark.parametrize("kind", sorted(KINDS))
+def test_every_declared_kind_loads(tmp_path, kind):
+    spec = KINDS[kind]
+    path = tmp_path / "c.yaml"
+    path.write_text(case_text(spec.platform or "web", _FORMS[spec.shape].format(kind=kind)))
+    [step] = load_case_file(path, env={}).steps
+    assert step.kind == kind and step.needs_model == spec.needs_model
+
+
+@pytest.mark.parametrize("kind", sorted(k for k in KINDS if KINDS[k].platform))
+def test_a_platform_only_kind_elsewhere_is_a_suite_error_at_its_line(tmp_path, kind):
+    spec = KINDS[kind]
+    other = next(p for p in _TARGET if p != spec.platform)
+    path = tmp_path / "c.yaml"
+    path.write_text(case_text(other, _FORMS[spec.shape].format(kind=kind)))
+    [err] = errors_of([path], env={})
+    assert (err.line, err.column) == (6, 9)
+    assert str(err).startswith(f"{err.file}:6:9: {kind} only works in {spec.platform} cases")
+
+
+def test_an_unknown_kind_suggests_the_declared_one(tmp_path):
+    path = tmp_path / "c.yaml"
+    path.write_text(case_text("android", "runAdbShel: ls"))
+    [err] = errors_of([path], env={})
+    assert (err.line, err.column) == (6, 9)
+    assert "unknown step kind 'runAdbShel' (did you mean 'runAdbShell'?)" in err.message
+
+
+def test_run_wda_request_forms(tmp_path):
+    path = tmp_path / "c.yaml"
+    path.write_text(case_text("ios", "runWdaRequest:\n          method: post\n          url: "
+                                     "/wda/homescreen\n          data: {name: home}\n"
+                                     "        name: pressed"))
+    [step] = load_case_file(path, env={}).steps
+    assert step.label == 'runWdaRequest "POST /wda/homescreen"'
+    assert step.action_params() == {"method": "POST", "endpoint": "/wda/homescreen",
+                                    "data": {"name": "home"}}
+    path.write_text(case_text("ios", "runWdaRequest:\n          method: FETCH\n"
+                                     "          endpoit: /status"))
+    errors = errors_of([path], env={})
+    assert [(e.line, e.column) for e in errors] == [(7, 11), (7, 19), (8, 11)]
+    assert "expected `endpoint: <path>`" in errors[0].message
+    assert "expected one of GET, POST, PUT, PATCH, DELETE, got 'FETCH'" in errors[1].message
+    assert "unknown key 'endpoit' in runWdaRequest (did you mean 'endpoint'?)" in \
+        errors[2].message
