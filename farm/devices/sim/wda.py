@@ -168,6 +168,9 @@ class WdaServer(ThreadingHTTPServer):
         if key == "GET /wda/activeAppInfo":
             return {"bundleId": s.app or SPRINGBOARD, "name": "", "pid": 1000,
                     "processArguments": {}}, current
+        if key == "GET /wda/device/info":
+            return {"name": s.name, "model": "iPhone", "userInterfaceIdiom": 0,
+                    "isSimulator": True}, sid or current
         if key == "POST /wda/homescreen" or (key == "POST /wda/pressButton"
                                              and data.get("name") == "home"):
             s.home()
