@@ -17,6 +17,8 @@ from pydantic_settings import (
 
 from farm.errors import ConfigError
 
+MAX_RETRIES = 10        # more re-runs than this is a typo, not a policy
+
 # A comma-separated list in the environment (``a,b``), a list in farm.toml.
 CommaList = Annotated[list[str], NoDecode]
 
@@ -96,12 +98,26 @@ class Settings(BaseSettings):
             return [part.strip() for part in value.split(",") if part.strip()]
         return value
 
-    @field_validator("infra_retries", "cluster_infra_retries", "max_execution_errors",
-                     "model_retries")
+    @field_validator("infra_retries", "cluster_infra_retries", "retries")
+    @classmethod
+    def _retries(cls, value: int | None) -> int | None:
+        if value is not None and not 0 <= value <= MAX_RETRIES:
+            raise ValueError(f"must be between 0 and {MAX_RETRIES}")
+        return value
+
+    @field_validator("max_execution_errors", "model_retries")
     @classmethod
     def _not_negative(cls, value: int) -> int:
         if value < 0:
             raise ValueError("must be 0 or more")
+        return value
+
+    @field_validator("default_timeout", "model_timeout", "default_case_seconds",
+                     "cluster_max_case_seconds", "cluster_device_wait", "cluster_outage_seconds")
+    @classmethod
+    def _positive(cls, value: float | None) -> float | None:
+        if value is not None and not value > 0:
+            raise ValueError("must be more than 0 seconds")
         return value
 
     @classmethod

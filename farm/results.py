@@ -127,6 +127,15 @@ def slug(text: str) -> str:
     return _SLUG.sub("-", text).strip("-")[:80] or "case"
 
 
+def case_folder(case_id: str) -> str:
+    """A case's artifact folder: readable, and unique per case id (``a b`` and ``a-b``, names
+    differing only in non-ASCII letters or past 60 characters never share screenshots), and
+    the same in every run."""
+    import hashlib
+    digest = hashlib.sha256(case_id.encode("utf-8", "surrogatepass")).hexdigest()[:10]
+    return f"{slug(case_id)[:60].rstrip('-.') or 'case'}-{digest}"
+
+
 class ArtifactStore:
     """Writes screenshots as small JPEG files under ``<run_dir>/artifacts/``.
 
@@ -148,7 +157,7 @@ class ArtifactStore:
         ``flush()`` waits for it."""
         from concurrent.futures import ThreadPoolExecutor
 
-        folder = self.dir / slug(case_id) / f"attempt-{attempt}"
+        folder = self.dir / case_folder(case_id) / f"attempt-{attempt}"
         path = folder / f"{slug(name)}.jpg"
         with self._lock:
             if self._pool is None:

@@ -307,14 +307,13 @@ class AndroidDevice:
 
     # -- health --------------------------------------------------------------------------------
     def healthy(self) -> bool:
-        """Answers, screen on (woken if asleep). From another thread: answers only."""
+        """Answers, screen on (woken if asleep). Called by the thread that owns the device
+        (its DeviceSlot), before every case."""
         if self._killed or self._dev is None:
             return False
         try:
             if self._dev.get_state() != "device":
                 return False
-            if threading.current_thread().name != self.name:
-                return True
             power = self.shell("dumpsys power")
             if "mWakefulness=Awake" not in power and "state=ON" not in power:
                 self._input("keyevent 224")

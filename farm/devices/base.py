@@ -74,8 +74,8 @@ class UITree(BaseModel):
 
 @runtime_checkable
 class Device(Protocol):
-    """A device slot. Methods are called from the one thread that called ``open()``,
-    except ``kill()`` and ``healthy()``, which any thread may call."""
+    """One device. Its methods are called from the one thread that called ``open()`` (the
+    thread running its `farm.slot.DeviceSlot`), except ``kill()``, which any thread may call."""
 
     name: str           # "browser-1", "emulator-5554", ...
     platform: str       # "web" | "android" | "ios"

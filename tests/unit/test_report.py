@@ -281,3 +281,27 @@ def test_an_ai_step_lists_what_the_agent_did(tmp_path):
     assert "3 round(s) → added &lt;b&gt;" in html
     assert "<li>Tap &quot;Sign in&quot; at [1, 2, 3, 4]</li>" in html
     assert "<li>Input &lt;script&gt;</li>" in html and "Input <script>" not in html
+
+
+def test_artifact_folders_never_collide_and_stay_stable(tmp_path):
+    """Colliding names used to share screenshots, so a report showed another case's evidence."""
+    from farm.results import ArtifactStore
+    ids = ["s/a b", "s/a-b", "sub/x", "sub-x", "s/登录", "s/注册", "s/" + "n" * 90 + "1",
+           "s/" + "n" * 90 + "2"]
+    store = ArtifactStore(tmp_path)
+    paths = {cid: store.save_screenshot(cid, 1, "001-start", _png()) for cid in ids}
+    store.flush()
+    folders = {p.split("/")[1] for p in paths.values()}
+    assert len(folders) == len(ids)
+    assert all((tmp_path / p).is_file() for p in paths.values())
+    again = ArtifactStore(tmp_path / "next-run")
+    assert again.save_screenshot("s/a b", 1, "001-start", _png()) == paths["s/a b"]
+    again.flush()
+
+
+def _png() -> bytes:
+    import io
+    from PIL import Image
+    buf = io.BytesIO()
+    Image.new("RGB", (4, 4), "white").save(buf, "PNG")
+    return buf.getvalue()
