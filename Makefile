@@ -11,7 +11,7 @@ test: install
 	.venv/bin/python -m pytest tests -q -p no:cacheprovider
 
 test-fast: install
-	.venv/bin/python -m pytest tests -q -m "not integration"
+	.venv/bin/python -m pytest tests/unit -q
 
 bench: install
 	.venv/bin/python bench/startup.py

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from farm.llm.plan import Plan, PlannedAction, ReplyParseError, numbers
+from farm.llm.reply import Plan, PlannedAction, ReplyParseError, numbers
 
 
 def _answer(text: str) -> tuple[str, str]:

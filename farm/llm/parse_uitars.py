@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from farm.llm.plan import Plan, PlannedAction, ReplyParseError, numbers
+from farm.llm.reply import Plan, PlannedAction, ReplyParseError, numbers
 
 _CALL = re.compile(r"([a-z_]+)\s*\((.*?)\)\s*$", re.S)
 _ARG = re.compile(r"(\w+)\s*=\s*(['\"])(.*?)\2\s*(?=,\s*\w+\s*=|$)", re.S)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from farm.llm.plan import Plan, PlannedAction, ReplyParseError, SubGoal, loads_lenient
+from farm.llm.reply import Plan, PlannedAction, ReplyParseError, SubGoal, loads_lenient
 
 _KNOWN = ("thought", "planning", "log", "memory", "action-type", "action-param-json",
           "complete", "error", "update-plan-content", "mark-sub-goal-done")

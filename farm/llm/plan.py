@@ -1,84 +1,25 @@
-"""What a planning reply means, whatever grammar it came in: `Plan`, and `parse_plan`.
+"""A planning reply → `Plan`, whatever grammar it came in: `parse_plan`.
 
-Parsers are pure and tolerant (fences, prose around the answer, missing closing tags), and
-never turn an unreadable reply into a finish: they raise `ReplyParseError` instead.
+The reply types and readers live in `farm.llm.reply`, which the grammar parsers import; they
+are re-exported here so callers read a plan from one place. (This module imports the parsers,
+never the other way round.)
 """
 
 from __future__ import annotations
 
-import json
-import re
-from typing import Any
+from farm.llm.parse_autoglm import parse_autoglm
+from farm.llm.parse_uitars import parse_uitars
+from farm.llm.parse_xml import parse_xml
+from farm.llm.reply import Plan, PlannedAction, ReplyParseError, SubGoal, loads_lenient, numbers
 
-from pydantic import BaseModel, Field
-
-
-class ReplyParseError(ValueError):
-    """The model's reply could not be read; the message is fed back to the model once."""
-
-
-class PlannedAction(BaseModel):
-    type: str
-    params: dict[str, Any] = Field(default_factory=dict)
-
-
-class SubGoal(BaseModel):
-    index: int
-    status: str = "pending"
-    text: str = ""
-
-
-class Plan(BaseModel):
-    thought: str = ""
-    log: str = ""
-    memory: str = ""
-    actions: list[PlannedAction] = Field(default_factory=list)
-    complete: bool = False
-    success: bool = True
-    message: str = ""
-    error: str = ""
-    sub_goals: list[SubGoal] = Field(default_factory=list)
-    done_goals: list[int] = Field(default_factory=list)
+__all__ = ["Plan", "PlannedAction", "ReplyParseError", "SubGoal", "loads_lenient", "numbers",
+           "parse_plan"]
 
 
 def parse_plan(text: str, grammar: str) -> Plan:
     """Parse a planning reply in ``grammar`` ("xml", "autoglm", "uitars")."""
     if grammar == "autoglm":
-        from farm.llm.parse_autoglm import parse_autoglm
         return parse_autoglm(text)
     if grammar == "uitars":
-        from farm.llm.parse_uitars import parse_uitars
         return parse_uitars(text)
-    from farm.llm.parse_xml import parse_xml
     return parse_xml(text)
-
-
-_FENCE = re.compile(r"```[a-zA-Z]*\s*\n?(.*?)```", re.S)
-
-
-def loads_lenient(text: str) -> Any:
-    """JSON from a model: strips code fences and prose around the first {...} or [...]."""
-    raw = text.strip()
-    fenced = _FENCE.search(raw)
-    if fenced:
-        raw = fenced.group(1).strip()
-    try:
-        return json.loads(raw)
-    except ValueError:
-        pass
-    for opener, closer in (("{", "}"), ("[", "]")):
-        start, end = raw.find(opener), raw.rfind(closer)
-        if start != -1 and end > start:
-            try:
-                return json.loads(raw[start:end + 1])
-            except ValueError:
-                continue
-    raise ReplyParseError(f"expected JSON, got: {text.strip()[:200]!r}")
-
-
-_NUM = re.compile(r"-?\d+(?:\.\d+)?")
-
-
-def numbers(text: str) -> list[float]:
-    """Every number in ``text`` (lenient coordinate extraction: '(197,525)', '<point>1 2</point>')."""
-    return [float(n) for n in _NUM.findall(text)]

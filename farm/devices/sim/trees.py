@@ -6,7 +6,7 @@ Pure functions: DOM node dicts with CSS-pixel rects → the XML a real ``uiautom
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 from xml.sax.saxutils import quoteattr
 
 EMPTY_UIAUTOMATOR = "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?>" \
@@ -57,98 +57,97 @@ def uiautomator_xml(dom: dict[str, Any], package: str, width: int, height: int,
     ``width``/``height`` are the screen's physical pixels; DOM rects are scaled by ``dpr``.
     Password fields carry no text, as on Android.
     """
-    nodes = dom.get("nodes") or []
-    kids = _children(nodes)
+    def element(node: dict[str, Any], index: int) -> tuple[str, dict[str, Any]]:
+        bounds = _pixel_bounds(node["rect"], dpr, width, height)
+        return "node", _android_attrs(node, index, package, bounds)
+
     out = ["<?xml version='1.0' encoding='UTF-8' standalone='yes' ?>",
-           '<hierarchy rotation="0">']
-
-    def bounds(r: dict[str, int]) -> str:
-        x1 = max(0, min(width, round(r["x"] * dpr)))
-        y1 = max(0, min(height, round(r["y"] * dpr)))
-        x2 = max(0, min(width, round((r["x"] + r["width"]) * dpr)))
-        y2 = max(0, min(height, round((r["y"] + r["height"]) * dpr)))
-        return f"[{x1},{y1}][{x2},{y2}]"
-
-    def emit(node: dict[str, Any], index: int, depth: int) -> None:
-        password = node.get("role") == "input:password"
-        text = "" if password else (node.get("text") or "")
-        # only the placeholder: the <label> is its own TextView, as in a native form
-        hint = node.get("placeholder") or ""
-        if node.get("editable") and not text:
-            text = hint          # an empty EditText shows its hint as text, like Android 8+
-        attrs = {
-            "index": index, "text": text,
-            "resource-id": f"{package}:id/{node['resource_id']}" if node.get("resource_id")
-            else "",
-            "class": android_class(node), "package": package,
-            "content-desc": node.get("name") or "",
-            "checkable": str(node.get("role") in ("input:checkbox", "input:radio")).lower(),
-            "checked": "false", "clickable": str(bool(node.get("clickable"))).lower(),
-            "enabled": "true", "focusable": str(bool(node.get("clickable")
-                                                    or node.get("editable"))).lower(),
-            "focused": "false", "scrollable": "false", "long-clickable": "false",
-            "password": str(password).lower(), "selected": "false",
-            "bounds": bounds(node["rect"]),
-        }
-        pad = "  " * depth
-        body = " ".join(f"{k}={quoteattr(str(v))}" for k, v in attrs.items())
-        children = kids.get(node["id"], [])
-        if not children:
-            out.append(f"{pad}<node {body} />")
-            return
-        out.append(f"{pad}<node {body}>")
-        for i, child in enumerate(children):
-            emit(child, i, depth + 1)
-        out.append(f"{pad}</node>")
-
-    out.append(f'  <node index="0" text="" resource-id="" class="android.widget.FrameLayout" '
-               f'package={quoteattr(package)} content-desc="" checkable="false" '
-               f'checked="false" clickable="false" enabled="true" focusable="false" '
-               f'focused="false" scrollable="false" long-clickable="false" password="false" '
-               f'selected="false" bounds="[0,0][{width},{height}]">')
-    for i, child in enumerate(kids.get(None, [])):
-        emit(child, i, 2)
+           '<hierarchy rotation="0">',
+           f'  <node index="0" text="" resource-id="" class="android.widget.FrameLayout" '
+           f'package={quoteattr(package)} content-desc="" checkable="false" '
+           f'checked="false" clickable="false" enabled="true" focusable="false" '
+           f'focused="false" scrollable="false" long-clickable="false" password="false" '
+           f'selected="false" bounds="[0,0][{width},{height}]">']
+    _emit(_children(dom.get("nodes") or []), None, 2, element, " />", out)
     out.append("  </node>")
     out.append("</hierarchy>")
     return "\n".join(out)
 
 
+def _pixel_bounds(rect: dict[str, int], dpr: float, width: int, height: int) -> str:
+    """A CSS-pixel rect as uiautomator's ``[x1,y1][x2,y2]`` in physical pixels, on screen."""
+    def clamp(value: float, limit: int) -> int:
+        return max(0, min(limit, round(value * dpr)))
+
+    return (f"[{clamp(rect['x'], width)},{clamp(rect['y'], height)}]"
+            f"[{clamp(rect['x'] + rect['width'], width)},"
+            f"{clamp(rect['y'] + rect['height'], height)}]")
+
+
+def _android_attrs(node: dict[str, Any], index: int, package: str,
+                   bounds: str) -> dict[str, Any]:
+    password = node.get("role") == "input:password"
+    text = "" if password else (node.get("text") or "")
+    # only the placeholder: the <label> is its own TextView, as in a native form
+    hint = node.get("placeholder") or ""
+    if node.get("editable") and not text:
+        text = hint          # an empty EditText shows its hint as text, like Android 8+
+    clickable = bool(node.get("clickable"))
+    return {
+        "index": index, "text": text,
+        "resource-id": f"{package}:id/{node['resource_id']}" if node.get("resource_id")
+        else "",
+        "class": android_class(node), "package": package,
+        "content-desc": node.get("name") or "",
+        "checkable": str(node.get("role") in ("input:checkbox", "input:radio")).lower(),
+        "checked": "false", "clickable": str(clickable).lower(),
+        "enabled": "true", "focusable": str(clickable or bool(node.get("editable"))).lower(),
+        "focused": "false", "scrollable": "false", "long-clickable": "false",
+        "password": str(password).lower(), "selected": "false",
+        "bounds": bounds,
+    }
+
+
 def wda_xml(dom: dict[str, Any] | None, bundle: str, width: int, height: int) -> str:
     """A WebDriverAgent ``/source?format=xml`` of ``dom`` (rects in points = CSS pixels)."""
-    nodes = (dom or {}).get("nodes") or []
-    kids = _children(nodes)
     out = ['<?xml version="1.0" encoding="UTF-8"?>',
            f'<XCUIElementTypeApplication type="XCUIElementTypeApplication" '
            f'name={quoteattr(bundle)} label={quoteattr(bundle)} enabled="true" visible="true" '
            f'accessible="false" x="0" y="0" width="{width}" height="{height}" index="0">']
-
-    def emit(node: dict[str, Any], index: int, depth: int) -> None:
-        kind = ios_type(node)
-        r = node["rect"]
-        password = node.get("role") == "input:password"
-        # the accessible name only: a <label> is its own StaticText, as in a native form
-        label = node.get("name") or ""
-        value = "" if password else (node.get("text") or "")
-        name = node.get("resource_id") or label or value
-        attrs = {"type": kind, "name": name, "label": label or value,
-                 "value": value or node.get("placeholder") or "",
-                 "placeholderValue": node.get("placeholder") or "",
-                 "enabled": "true", "visible": str(bool(node.get("visible", True))).lower(),
-                 "accessible": str(bool(node.get("clickable") or value)).lower(),
-                 "x": r["x"], "y": r["y"], "width": r["width"], "height": r["height"],
-                 "index": index}
-        pad = "  " * depth
-        body = " ".join(f"{k}={quoteattr(str(v))}" for k, v in attrs.items())
-        children = kids.get(node["id"], [])
-        if not children:
-            out.append(f"{pad}<{kind} {body}/>")
-            return
-        out.append(f"{pad}<{kind} {body}>")
-        for i, child in enumerate(children):
-            emit(child, i, depth + 1)
-        out.append(f"{pad}</{kind}>")
-
-    for i, child in enumerate(kids.get(None, [])):
-        emit(child, i, 1)
+    _emit(_children((dom or {}).get("nodes") or []), None, 1, _ios_element, "/>", out)
     out.append("</XCUIElementTypeApplication>")
     return "\n".join(out)
+
+
+def _ios_element(node: dict[str, Any], index: int) -> tuple[str, dict[str, Any]]:
+    kind = ios_type(node)
+    r = node["rect"]
+    password = node.get("role") == "input:password"
+    # the accessible name only: a <label> is its own StaticText, as in a native form
+    label = node.get("name") or ""
+    value = "" if password else (node.get("text") or "")
+    name = node.get("resource_id") or label or value
+    return kind, {"type": kind, "name": name, "label": label or value,
+                  "value": value or node.get("placeholder") or "",
+                  "placeholderValue": node.get("placeholder") or "",
+                  "enabled": "true", "visible": str(bool(node.get("visible", True))).lower(),
+                  "accessible": str(bool(node.get("clickable") or value)).lower(),
+                  "x": r["x"], "y": r["y"], "width": r["width"], "height": r["height"],
+                  "index": index}
+
+
+def _emit(kids: dict[int | None, list[dict[str, Any]]], parent: int | None, depth: int,
+          element: Callable[[dict[str, Any], int], tuple[str, dict[str, Any]]],
+          self_closing: str, out: list[str]) -> None:
+    """Append ``parent``'s children (and theirs) to ``out`` as XML elements, indented by depth;
+    ``element`` gives a node's tag and attributes."""
+    for index, node in enumerate(kids.get(parent, [])):
+        tag, attrs = element(node, index)
+        pad = "  " * depth
+        body = " ".join(f"{k}={quoteattr(str(v))}" for k, v in attrs.items())
+        if node["id"] not in kids:
+            out.append(f"{pad}<{tag} {body}{self_closing}")
+            continue
+        out.append(f"{pad}<{tag} {body}>")
+        _emit(kids, node["id"], depth + 1, element, self_closing, out)
+        out.append(f"{pad}</{tag}>")

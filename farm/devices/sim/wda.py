@@ -14,7 +14,9 @@ import json
 import logging
 import re
 import threading
+import time
 import uuid
+from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable
 
@@ -32,6 +34,35 @@ _KEYS = {"\n": "Enter", "\r": "Enter", "\b": "Backspace", "\x7f": "Backspace",
 
 class _Invalid(Exception):
     pass
+
+
+@dataclass
+class _Request:
+    """One call to an endpoint: its JSON body and the sessions it may answer with."""
+    data: dict[str, Any]
+    sid: str | None        # the session the path names
+    current: str | None    # the session WDA holds
+
+    def point(self, x: str = "x", y: str = "y") -> tuple[float, float]:
+        return float(self.data[x]), float(self.data[y])
+
+    def milliseconds(self, default: float) -> int:
+        """The body's ``duration`` (seconds) in milliseconds."""
+        return int(float(self.data.get("duration", default)) * 1000)
+
+
+_Endpoint = Callable[["WdaServer", _Request], tuple[Any, str | None]]
+_ROUTES: dict[str, _Endpoint] = {}
+
+
+def _route(*keys: str) -> Callable[[_Endpoint], _Endpoint]:
+    """Make a WdaServer method the endpoint for each ``"METHOD /path"`` in ``keys`` (the path
+    after ``/session/{id}``, if any)."""
+    def register(endpoint: _Endpoint) -> _Endpoint:
+        for key in keys:
+            _ROUTES[key] = endpoint
+        return endpoint
+    return register
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -118,99 +149,151 @@ class WdaServer(ThreadingHTTPServer):
     # -- endpoints ---------------------------------------------------------------------------
     def handle(self, method: str, path: str, data: dict[str, Any]) -> tuple[Any, str | None]:
         """(value, sessionId) for one request; KeyError for an unknown endpoint."""
-        m = _SESSION.match(path)
-        sid = None
-        if m and not (path == "/session" and method == "POST"):
-            sid, path = m.group(1), m.group(2) or "/"
-            if sid not in self.sessions or self.screen.faults.hit("invalid_session"):
-                self.sessions.discard(sid)
-                raise _Invalid()
-        current = next(iter(self.sessions), None)
+        sid, path = self._session_of(path)
         key = f"{method} {path}"
+        if key not in _ROUTES:
+            raise KeyError(key)
+        return _ROUTES[key](self, _Request(data, sid, next(iter(self.sessions), None)))
+
+    def _session_of(self, path: str) -> tuple[str | None, str]:
+        """The live session a ``/session/{id}/…`` path names, and the path after it."""
+        m = _SESSION.match(path)
+        if not m:
+            return None, path
+        sid = m.group(1)
+        if sid not in self.sessions or self.screen.faults.hit("invalid_session"):
+            self.sessions.discard(sid)
+            raise _Invalid()
+        return sid, m.group(2) or "/"
+
+    @_route("GET /status")
+    def _status(self, req: _Request) -> tuple[Any, str | None]:
+        return {"ready": True, "state": "success", "message": "WebDriverAgent is ready",
+                "os": {"name": "iOS", "version": "17.0"},
+                "build": {"productBundleIdentifier": "com.facebook.WebDriverAgentRunner"}
+                }, req.current
+
+    @_route("POST /session")
+    def _new_session(self, req: _Request) -> tuple[Any, str | None]:
+        caps = req.data.get("capabilities", {}).get("alwaysMatch") or \
+            req.data.get("desiredCapabilities") or {}
+        new = str(uuid.uuid4()).upper()
+        self.sessions = {new}            # WDA keeps one session at a time
+        bundle = caps.get("bundleId")
+        if bundle:
+            self._launch(bundle, caps.get("arguments") or [])
+        return {"sessionId": new, "capabilities": {"device": "iphone",
+                                                    "CFBundleIdentifier": bundle}}, new
+
+    @_route("DELETE /")
+    def _end_session(self, req: _Request) -> tuple[Any, str | None]:
+        self.sessions.discard(req.sid or "")
+        return None, None
+
+    @_route("GET /")
+    def _session_info(self, req: _Request) -> tuple[Any, str | None]:
+        return {"sessionId": req.sid,
+                "capabilities": {"CFBundleIdentifier": self.screen.app}}, req.sid
+
+    @_route("GET /wda/locked")
+    def _locked(self, req: _Request) -> tuple[Any, str | None]:
+        return False, req.current
+
+    @_route("POST /wda/unlock", "POST /wda/lock")
+    def _lock_or_unlock(self, req: _Request) -> tuple[Any, str | None]:
+        return None, req.current
+
+    @_route("GET /screenshot")
+    def _screenshot(self, req: _Request) -> tuple[Any, str | None]:
         s = self.screen
-        if key == "GET /status":
-            return {"ready": True, "state": "success", "message": "WebDriverAgent is ready",
-                    "os": {"name": "iOS", "version": "17.0"},
-                    "build": {"productBundleIdentifier": "com.facebook.WebDriverAgentRunner"}
-                    }, current
-        if key == "POST /session":
-            caps = data.get("capabilities", {}).get("alwaysMatch") or \
-                data.get("desiredCapabilities") or {}
-            new = str(uuid.uuid4()).upper()
-            self.sessions = {new}            # WDA keeps one session at a time
-            bundle = caps.get("bundleId")
-            if bundle:
-                self._launch(bundle, caps.get("arguments") or [])
-            return {"sessionId": new, "capabilities": {"device": "iphone",
-                                                        "CFBundleIdentifier": bundle}}, new
-        if key == "DELETE /":
-            self.sessions.discard(sid or "")
-            return None, None
-        if key == "GET /":
-            return {"sessionId": sid, "capabilities": {"CFBundleIdentifier": s.app}}, sid
-        if key in ("GET /wda/locked",):
-            return False, current
-        if key in ("POST /wda/unlock", "POST /wda/lock"):
-            return None, current
-        if key == "GET /screenshot":
-            if self.screen.faults.hit("slow"):
-                import time
-                time.sleep(self.screen.faults.slow_seconds)
-            png = _black(s) if s.faults.hit("black") else s.screenshot()
-            return base64.b64encode(png).decode(), sid or current
-        if key == "GET /source":
-            dom = None if s.faults.hit("empty_tree") or s.app is None else s.dom()
-            return wda_xml(dom, s.app or SPRINGBOARD, s.width, s.height), sid or current
-        if key == "GET /window/size":
-            return {"width": s.width, "height": s.height}, sid
-        if key == "GET /wda/screen":
-            return {"statusBarSize": {"width": s.width, "height": 47}, "scale": s.dpr}, sid
-        if key == "GET /wda/activeAppInfo":
-            return {"bundleId": s.app or SPRINGBOARD, "name": "", "pid": 1000,
-                    "processArguments": {}}, current
-        if key == "GET /wda/device/info":
-            return {"name": s.name, "model": "iPhone", "userInterfaceIdiom": 0,
-                    "isSimulator": True}, sid or current
-        if key == "POST /wda/homescreen" or (key == "POST /wda/pressButton"
-                                             and data.get("name") == "home"):
-            s.home()
-            return None, sid or current
-        if key == "POST /wda/pressButton":
-            return None, sid
-        if key in ("POST /wda/tap", "POST /wda/tap/0"):
-            s.tap(float(data["x"]), float(data["y"]))
-            return None, sid
-        if key == "POST /wda/doubleTap":
-            s.tap(float(data["x"]), float(data["y"]))
-            s.tap(float(data["x"]), float(data["y"]))
-            return None, sid
-        if key == "POST /wda/touchAndHold":
-            s.tap(float(data["x"]), float(data["y"]), hold_ms=int(float(data.get(
-                "duration", 1)) * 1000))
-            return None, sid
-        if key == "POST /wda/dragfromtoforduration":
-            x1, y1 = float(data["fromX"]), float(data["fromY"])
-            x2, y2 = float(data["toX"]), float(data["toY"])
-            if x1 < 12 and x2 - x1 > 80:    # iOS's edge swipe: back
-                s.back()
-            else:
-                s.swipe(x1, y1, x2, y2, int(float(data.get("duration", 0)) * 1000))
-            return None, sid
-        if key == "POST /wda/keys":
-            value = data.get("value", "")
-            self._type("".join(value) if isinstance(value, list) else str(value))
-            return None, sid
-        if key == "POST /wda/apps/launch":
-            self._launch(data["bundleId"], data.get("arguments") or [])
-            return None, sid
-        if key == "POST /wda/apps/terminate":
-            running = s.app == data["bundleId"]
-            if running:
-                s.home()
-            return running, sid
-        if key == "POST /wda/apps/state":
-            return (4 if s.app == data["bundleId"] else 1), sid
-        raise KeyError(key)
+        if s.faults.hit("slow"):
+            time.sleep(s.faults.slow_seconds)
+        png = _black(s) if s.faults.hit("black") else s.screenshot()
+        return base64.b64encode(png).decode(), req.sid or req.current
+
+    @_route("GET /source")
+    def _source(self, req: _Request) -> tuple[Any, str | None]:
+        s = self.screen
+        dom = None if s.faults.hit("empty_tree") or s.app is None else s.dom()
+        return wda_xml(dom, s.app or SPRINGBOARD, s.width, s.height), req.sid or req.current
+
+    @_route("GET /window/size")
+    def _window_size(self, req: _Request) -> tuple[Any, str | None]:
+        return {"width": self.screen.width, "height": self.screen.height}, req.sid
+
+    @_route("GET /wda/screen")
+    def _screen_info(self, req: _Request) -> tuple[Any, str | None]:
+        return {"statusBarSize": {"width": self.screen.width, "height": 47},
+                "scale": self.screen.dpr}, req.sid
+
+    @_route("GET /wda/activeAppInfo")
+    def _active_app(self, req: _Request) -> tuple[Any, str | None]:
+        return {"bundleId": self.screen.app or SPRINGBOARD, "name": "", "pid": 1000,
+                "processArguments": {}}, req.current
+
+    @_route("GET /wda/device/info")
+    def _device_info(self, req: _Request) -> tuple[Any, str | None]:
+        return {"name": self.screen.name, "model": "iPhone", "userInterfaceIdiom": 0,
+                "isSimulator": True}, req.sid or req.current
+
+    @_route("POST /wda/homescreen")
+    def _home_screen(self, req: _Request) -> tuple[Any, str | None]:
+        self.screen.home()
+        return None, req.sid or req.current
+
+    @_route("POST /wda/pressButton")
+    def _press_button(self, req: _Request) -> tuple[Any, str | None]:
+        if req.data.get("name") == "home":
+            return self._home_screen(req)
+        return None, req.sid
+
+    @_route("POST /wda/tap", "POST /wda/tap/0")
+    def _tap(self, req: _Request) -> tuple[Any, str | None]:
+        self.screen.tap(*req.point())
+        return None, req.sid
+
+    @_route("POST /wda/doubleTap")
+    def _double_tap(self, req: _Request) -> tuple[Any, str | None]:
+        self.screen.tap(*req.point())
+        self.screen.tap(*req.point())
+        return None, req.sid
+
+    @_route("POST /wda/touchAndHold")
+    def _touch_and_hold(self, req: _Request) -> tuple[Any, str | None]:
+        self.screen.tap(*req.point(), hold_ms=req.milliseconds(default=1))
+        return None, req.sid
+
+    @_route("POST /wda/dragfromtoforduration")
+    def _drag(self, req: _Request) -> tuple[Any, str | None]:
+        x1, y1 = req.point("fromX", "fromY")
+        x2, y2 = req.point("toX", "toY")
+        if x1 < 12 and x2 - x1 > 80:    # iOS's edge swipe: back
+            self.screen.back()
+        else:
+            self.screen.swipe(x1, y1, x2, y2, req.milliseconds(default=0))
+        return None, req.sid
+
+    @_route("POST /wda/keys")
+    def _keys(self, req: _Request) -> tuple[Any, str | None]:
+        value = req.data.get("value", "")
+        self._type("".join(value) if isinstance(value, list) else str(value))
+        return None, req.sid
+
+    @_route("POST /wda/apps/launch")
+    def _launch_app(self, req: _Request) -> tuple[Any, str | None]:
+        self._launch(req.data["bundleId"], req.data.get("arguments") or [])
+        return None, req.sid
+
+    @_route("POST /wda/apps/terminate")
+    def _terminate_app(self, req: _Request) -> tuple[Any, str | None]:
+        running = self.screen.app == req.data["bundleId"]
+        if running:
+            self.screen.home()
+        return running, req.sid
+
+    @_route("POST /wda/apps/state")
+    def _app_state(self, req: _Request) -> tuple[Any, str | None]:
+        return (4 if self.screen.app == req.data["bundleId"] else 1), req.sid
 
     def _launch(self, bundle: str, arguments: list[str]) -> None:
         url = self.apps().get(bundle)

@@ -1,0 +1,73 @@
+"""What a model's reply can say, whatever grammar it came in: `Plan` and its parts, the
+`ReplyParseError` a parser raises, and the lenient readers (JSON, numbers) the parsers share.
+
+Parsers are pure and tolerant (fences, prose around the answer, missing closing tags), and
+never turn an unreadable reply into a finish: they raise `ReplyParseError` instead.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+
+class ReplyParseError(ValueError):
+    """The model's reply could not be read; the message is fed back to the model once."""
+
+
+class PlannedAction(BaseModel):
+    type: str
+    params: dict[str, Any] = Field(default_factory=dict)
+
+
+class SubGoal(BaseModel):
+    index: int
+    status: str = "pending"
+    text: str = ""
+
+
+class Plan(BaseModel):
+    thought: str = ""
+    log: str = ""
+    memory: str = ""
+    actions: list[PlannedAction] = Field(default_factory=list)
+    complete: bool = False
+    success: bool = True
+    message: str = ""
+    error: str = ""
+    sub_goals: list[SubGoal] = Field(default_factory=list)
+    done_goals: list[int] = Field(default_factory=list)
+
+
+_FENCE = re.compile(r"```[a-zA-Z]*\s*\n?(.*?)```", re.S)
+
+
+def loads_lenient(text: str) -> Any:
+    """JSON from a model: strips code fences and prose around the first {...} or [...]."""
+    raw = text.strip()
+    fenced = _FENCE.search(raw)
+    if fenced:
+        raw = fenced.group(1).strip()
+    try:
+        return json.loads(raw)
+    except ValueError:
+        pass
+    for opener, closer in (("{", "}"), ("[", "]")):
+        start, end = raw.find(opener), raw.rfind(closer)
+        if start != -1 and end > start:
+            try:
+                return json.loads(raw[start:end + 1])
+            except ValueError:
+                continue
+    raise ReplyParseError(f"expected JSON, got: {text.strip()[:200]!r}")
+
+
+_NUM = re.compile(r"-?\d+(?:\.\d+)?")
+
+
+def numbers(text: str) -> list[float]:
+    """Every number in ``text`` (lenient coordinate extraction: '(197,525)', '<point>1 2</point>')."""
+    return [float(n) for n in _NUM.findall(text)]
