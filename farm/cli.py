@@ -69,12 +69,15 @@ def run(paths: tuple[Path, ...], devices: str, report_dir: Path | None, junit_xm
     show = not settings.no_progress
     code = run_session(list(paths), devices, settings, junit_xml=junit_xml, progress=show,
                        matrix=matrix)
-    # Everything is written. Device threads interrupted mid-call still hold Playwright
-    # greenlets, and tearing those down at interpreter exit can crash the process (SIGSEGV)
-    # after the fact: leave without the teardown so the exit code is the run's.
     sys.stdout.flush()
     sys.stderr.flush()
-    os._exit(code)
+    from farm.executors.local import unsettled_devices
+    if unsettled_devices():
+        # A second Ctrl-C left device threads inside Playwright calls: destroying their
+        # greenlets during interpreter teardown crashes (SIGSEGV). Everything is written;
+        # leave without that teardown so the exit code is the run's.
+        os._exit(code)
+    sys.exit(code)
 
 
 @cli.command()

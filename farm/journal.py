@@ -38,8 +38,9 @@ class JournalEvents:
     def case_finished(self, device: str, result: CaseResult, final: bool) -> None:
         if final:
             with self._lock:
-                self._file.write(result.model_dump_json() + "\n")
-                self._file.flush()
+                if not self._file.closed:    # a device thread reporting after the run ended
+                    self._file.write(result.model_dump_json() + "\n")
+                    self._file.flush()
         self.inner.case_finished(device, result, final)
 
     def close(self) -> None:

@@ -5,12 +5,14 @@ from __future__ import annotations
 import logging
 import os
 import secrets as _random
+import signal
 import sys
+import threading
 import time
 from contextlib import ExitStack
 from datetime import datetime
 from pathlib import Path
-from typing import IO, Sequence
+from typing import IO, Any, Sequence
 
 from farm import __version__
 from farm.appserver import AppServer
@@ -121,7 +123,7 @@ def run(paths: Sequence[str | Path], devices: str, settings: Settings,
         if jobs:
             executor = _executor(settings, specs, cases, services, matrix, suites, apps.urls,
                                  env, jobs, stack)
-            outcome = _execute(executor, jobs, upfront, run_dir, progress)
+            outcome = _execute(executor, jobs, upfront, run_dir, progress, out)
     services.artifacts.flush()
     _remember_quarantine(Path(settings.state_dir), run_id, outcome.quarantined)
     summary = _summary(run_id, t_start, upfront + outcome.results, outcome)
@@ -192,8 +194,44 @@ def _executor(settings: Settings, specs: list[DeviceSpec], cases: list[Case],
     return LocalExecutor(devices, by_id, services, policy)
 
 
+class StopSignals:
+    """Ctrl-C and SIGTERM during a run, as pytest treats them: the first stops the run (in-flight
+    cases end *interrupted*, devices are killed, results and the report are still written); a
+    second stops waiting for devices to wind down. Handlers only hand the work to a thread:
+    nothing runs inside the signal handler that could deadlock or tear Playwright down mid-call.
+    """
+
+    def __init__(self, executor: Executor, out: IO[str]) -> None:
+        self.executor = executor
+        self.out = out
+        self.count = 0
+        self._previous: dict[int, Any] = {}
+
+    def __enter__(self) -> "StopSignals":
+        if threading.current_thread() is threading.main_thread():
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                self._previous[sig] = signal.signal(sig, self._handle)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for sig, handler in self._previous.items():
+            signal.signal(sig, handler)
+
+    def _handle(self, signum: int, _frame: object) -> None:
+        self.count += 1
+        name = signal.Signals(signum).name
+        if self.count == 1:
+            print(f"farm: {name}: stopping; in-flight cases end interrupted "
+                  f"(again to stop at once)", file=sys.stderr, flush=True)
+            threading.Thread(target=self.executor.interrupt, name="interrupt",
+                             daemon=True).start()
+        else:
+            print(f"farm: {name} again: not waiting for devices", file=sys.stderr, flush=True)
+            self.executor.hurry()
+
+
 def _execute(executor: Executor, jobs: list[Job], upfront: list[CaseResult], run_dir: Path,
-             progress: bool) -> RunOutcome:
+             progress: bool, out: IO[str]) -> RunOutcome:
     from farm.progress import make_progress
     view = make_progress(len(upfront), len(jobs), progress)
     events = JournalEvents(view, run_dir)
@@ -202,7 +240,8 @@ def _execute(executor: Executor, jobs: list[Job], upfront: list[CaseResult], run
         for r in upfront:
             events.case_finished("-", r, final=True)
         log.info("TIMING startup=%.3f", _since_process_start())
-        outcome = executor.run(jobs, events)
+        with StopSignals(executor, out):
+            outcome = executor.run(jobs, events)
     finally:
         view.stop()
         events.close()

@@ -63,7 +63,10 @@ class Executor(Protocol):
         """Run every job to a final result (retries included); one result per case."""
 
     def interrupt(self) -> None:
-        """Stop now (any thread, e.g. a signal handler): in-flight cases end interrupted."""
+        """Stop the run (any thread): in-flight cases end interrupted, queued ones not run."""
+
+    def hurry(self) -> None:
+        """After interrupt(): return from run() without waiting for devices to wind down."""
 
 
 class Ledger:

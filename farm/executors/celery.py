@@ -74,6 +74,7 @@ class CeleryExecutor:
         self._known_bad: set[str] = set()
         self._pool_seen: dict[str, float] = {}
         self._stopping = False
+        self._interrupt = False         # asked for from another thread; done by the run loop
         self._outage: float | None = None
         self._epoch: str | None = None
 
@@ -94,9 +95,12 @@ class CeleryExecutor:
         self.ledger.expected = {j.case_id for j in jobs}
         try:
             while not self.ledger.done and not self._stopping:
+                if self._interrupt:
+                    self._stop_now()
+                    break
                 self._step()
         except KeyboardInterrupt:
-            self.interrupt()
+            self._stop_now()
         finally:
             self._leave()
         return self._result()
@@ -118,6 +122,13 @@ class CeleryExecutor:
             self._broker_down(exc)
 
     def interrupt(self) -> None:
+        self._interrupt = True          # the run loop acts on it within one tick
+        self.services.cancel.set()
+
+    def hurry(self) -> None:
+        self._interrupt = True
+
+    def _stop_now(self) -> None:
         self._stopping = True
         self.services.cancel.set()
         for inf in list(self._inflight.values()):

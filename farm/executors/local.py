@@ -18,6 +18,15 @@ from farm.slot import DeviceSlot
 from farm.suite.model import Case
 
 
+DEVICE_THREAD = "device:"     # thread name prefix: `farm run` checks none is left at exit
+
+
+def unsettled_devices() -> list[str]:
+    """Devices whose thread is still alive (left mid-call after a second Ctrl-C)."""
+    return [t.name[len(DEVICE_THREAD):] for t in threading.enumerate()
+            if t.name.startswith(DEVICE_THREAD) and t.is_alive()]
+
+
 class LocalExecutor:
     def __init__(self, devices: list[Device], cases: dict[str, Case], services: Services,
                  policy: RetryPolicy, clock: Callable[[], float] = time.monotonic) -> None:
@@ -31,6 +40,7 @@ class LocalExecutor:
         self._inflight: dict[str, Job] = {}        # device → job
         self._slots: dict[str, DeviceSlot] = {}
         self._stopping = False
+        self._hurry = threading.Event()
         self.ledger = Ledger(cases, services.run_id, policy, NullEvents())
         self.outcome = RunOutcome(results=[])
 
@@ -44,8 +54,9 @@ class LocalExecutor:
         events.run_started(list(self._slots), len(jobs))
         previous = self.services.on_step
         self.services.on_step = events.step_finished
-        threads = [threading.Thread(target=self._device_loop, args=(slot,), name=name,
-                                    daemon=True) for name, slot in self._slots.items()]
+        threads = [threading.Thread(target=self._device_loop, args=(slot,),
+                                    name=DEVICE_THREAD + name, daemon=True)
+                   for name, slot in self._slots.items()]
         for t in threads:
             t.start()
         try:
@@ -54,9 +65,7 @@ class LocalExecutor:
             self.interrupt()
         finally:
             self.services.on_step = previous
-        if not self._stopping:
-            for t in threads:
-                t.join(timeout=30)
+        self._join(threads)
         out = self.outcome
         out.results = self.ledger.results()
         out.launch_seconds = {n: s.launch_seconds for n, s in self._slots.items()
@@ -78,7 +87,18 @@ class LocalExecutor:
         for slot in self._slots.values():
             slot.kill()
 
+    def hurry(self) -> None:
+        self._hurry.set()
+
     # ---- the main thread ----------------------------------------------------------------------
+    def _join(self, threads: list[threading.Thread], patience: float = 30.0) -> None:
+        """Let device threads close their devices (after an interrupt the devices are already
+        killed, so this is quick): a browser torn down by its own thread cannot crash the
+        interpreter's exit later."""
+        deadline = time.monotonic() + patience
+        for t in threads:
+            while t.is_alive() and not self._hurry.is_set() and time.monotonic() < deadline:
+                t.join(timeout=0.2)
     def _wait(self, threads: list[threading.Thread]) -> None:
         while True:
             with self._cond:
