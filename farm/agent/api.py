@@ -120,22 +120,27 @@ class Agent:
     # ---- locating and acting ---------------------------------------------------------------
     def ai_locate(self, prompt: str, xpath: str | None = None,
                   deep_locate: bool = False) -> LocateHit:
+        """Where ``prompt`` (or ``xpath``) is on screen; nothing is touched."""
         return self.locate(Locate(prompt=prompt or "", xpath=xpath, deepLocate=deep_locate))
 
     def ai_tap(self, prompt: str, xpath: str | None = None,
                deep_locate: bool = False) -> LocateHit:
+        """Tap the element ``prompt`` describes: the `Tap` action a model would plan."""
         hit, _ = self.perform(Tap(locate=_target(prompt, xpath, deep_locate)))
         assert hit is not None
         return hit
 
     def ai_hover(self, prompt: str, xpath: str | None = None,
                  deep_locate: bool = False) -> LocateHit:
+        """Move the pointer over the element (`Hover`; nothing to do on touch screens)."""
         hit, _ = self.perform(Hover(locate=_target(prompt, xpath, deep_locate)))
         assert hit is not None
         return hit
 
     def ai_input(self, prompt: str | None, value: str, mode: str = "replace",
                  xpath: str | None = None, deep_locate: bool = False) -> LocateHit | None:
+        """Type ``value`` (``${NAME}`` resolved as it is typed) into the element, or into the
+        focused one without a target (`Input`; mode replace | clear | typeOnly)."""
         action = Input(value=value, mode=mode, locate=_optional_target(prompt, xpath,
                                                                        deep_locate))
         return self.perform(action)[0]
@@ -143,12 +148,15 @@ class Agent:
     def ai_keyboard_press(self, key: str, prompt: str | None = None,
                           xpath: str | None = None,
                           deep_locate: bool = False) -> LocateHit | None:
+        """Press ``key``, on the element first when one is given (`KeyboardPress`)."""
         action = KeyboardPress(keyName=key, locate=_optional_target(prompt, xpath, deep_locate))
         return self.perform(action)[0]
 
     def ai_scroll(self, prompt: str | None = None, direction: str = "down",
                   scroll_type: str = "singleAction", distance: int | None = None,
                   xpath: str | None = None, deep_locate: bool = False) -> LocateHit | None:
+        """Scroll the page or the element (`Scroll`); a ``scrollTo…`` type scrolls to that
+        end whatever ``direction`` says."""
         action = Scroll(direction=direction, scrollType=scroll_type, distance=distance,
                         locate=_optional_target(prompt, xpath, deep_locate))
         return self.perform(action)[0]
@@ -179,6 +187,7 @@ class Agent:
             time.sleep(interval_s)
 
     def sleep(self, ms: int) -> None:
+        """Wait ``ms`` milliseconds (`Sleep`); CaseTimeout when the deadline comes first."""
         self.perform(Sleep(timeMs=ms))
 
     def javascript(self, code: str) -> Any:
@@ -288,9 +297,8 @@ class OnDeviceTier:
 
 
 def zero_token_chain(resolve: Callable[[str], str]) -> LocatorChain:
-    """XPath → UI-tree text, with ``${NAME}`` resolved for both."""
-    return LocatorChain([OnDeviceTier(XPathTier(), resolve),
-                         OnDeviceTier(TextMatchTier(), resolve)])
+    """XPath (resolved by `Agent.locate`) → UI-tree text (``${NAME}`` resolved)."""
+    return LocatorChain([XPathTier(), OnDeviceTier(TextMatchTier(), resolve)])
 
 
 def model_chain(agent: Agent) -> LocatorChain:
@@ -300,6 +308,5 @@ def model_chain(agent: Agent) -> LocatorChain:
     assert models is not None
     ai = AILocateTier(lambda purpose, messages: agent.ask(purpose, messages, models.locate),
                       models.locate_family, agent.grabber.grab)
-    return LocatorChain([PlanBboxTier(), OnDeviceTier(XPathTier(), agent.resolve),
-                         OnDeviceTier(TextMatchTier(), agent.resolve), ai],
-                        has_model_tier=True)
+    return LocatorChain([PlanBboxTier(), XPathTier(), OnDeviceTier(TextMatchTier(), agent.resolve),
+                         ai], has_model_tier=True)
