@@ -48,10 +48,14 @@ def cli() -> None:
               "(redis:// or rediss://; also FARM_BROKER_URL / CELERY_BROKER_URL). --devices "
               "then names platforms and how many cluster devices this run may hold at once.")
 @click.option("--matrix", is_flag=True, help="Cluster: run every case on every device group.")
+@click.option("--overwrite", is_flag=True,
+              help="Reuse a --report-dir that already holds a run (its results are replaced).")
+@click.option("--verbose", "-v", is_flag=True,
+              help="Also list what was skipped while finding cases (hidden files, folders).")
 def run(paths: tuple[Path, ...], devices: str, report_dir: Path | None, junit_xml: Path | None,
         no_progress: bool | None, retries: int | None, timeout: float | None,
         model: str | None, model_base_url: str | None, model_family: str | None,
-        broker: str | None, matrix: bool) -> None:
+        broker: str | None, matrix: bool, overwrite: bool, verbose: bool) -> None:
     """Run every case under PATHS.
 
     \b
@@ -68,7 +72,7 @@ def run(paths: tuple[Path, ...], devices: str, report_dir: Path | None, junit_xm
         raise click.UsageError("--matrix needs a cluster: give --broker URL")
     show = not settings.no_progress
     code = run_session(list(paths), devices, settings, junit_xml=junit_xml, progress=show,
-                       matrix=matrix)
+                       matrix=matrix, overwrite=overwrite, verbose=verbose)
     sys.stdout.flush()
     sys.stderr.flush()
     from farm.executors.local import unsettled_devices
@@ -169,8 +173,10 @@ def worker(broker: str | None, devices: str, group: str | None) -> None:
     settings = load_settings(broker_url=broker)
     if not settings.broker_url:
         raise click.UsageError("farm worker needs --broker URL (or FARM_BROKER_URL)")
+    from farm.cluster.store import check
     for spec in parse_device_specs(devices, settings):     # user mistakes end here, exit 4
         attach_targets(spec.kind, spec.count, settings)
+    check(settings.broker_url.get_secret_value())          # wrong password, nothing there
     # The worker is its own program (the `worker` package, which builds on farm, never the
     # other way round): hand this process over to its supervisor.
     env = {**os.environ, "FARM_BROKER_URL": settings.broker_url.get_secret_value()}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -98,6 +99,16 @@ class Settings(BaseSettings):
             return [part.strip() for part in value.split(",") if part.strip()]
         return value
 
+    @field_validator("broker_url")
+    @classmethod
+    def _redis_only(cls, value: SecretStr | None) -> SecretStr | None:
+        if value is not None and value.get_secret_value() and not value.get_secret_value(
+                ).startswith(("redis://", "rediss://", "unix://")):
+            scheme = value.get_secret_value().split("://", 1)[0] if "://" in \
+                value.get_secret_value() else "no scheme"
+            raise ValueError(f"the broker is a Redis URL (redis:// or rediss://), got {scheme}")
+        return value
+
     @field_validator("infra_retries", "cluster_infra_retries", "retries")
     @classmethod
     def _retries(cls, value: int | None) -> int | None:
@@ -137,32 +148,58 @@ class Settings(BaseSettings):
         )
 
     def masked(self) -> dict[str, Any]:
-        """Resolved values with secrets replaced by ``***`` (and passwords in URLs hidden)."""
+        """Resolved values with secrets replaced by ``***``; in every ``*_url`` / ``*_urls``
+        setting, passwords and credential-like query values are hidden (see `mask_url`)."""
         out: dict[str, Any] = {}
         for name in type(self).model_fields:
             value = getattr(self, name)
             if isinstance(value, SecretStr):
                 raw = value.get_secret_value()
                 value = mask_url(raw) if name.endswith("_url") else ("***" if raw else "")
+            elif isinstance(value, str) and name.endswith("_url"):
+                value = mask_url(value)
+            elif isinstance(value, list) and name.endswith("_urls"):
+                value = [mask_url(v) for v in value]
             elif isinstance(value, Path):
                 value = str(value)
             out[name] = value
         return out
 
 
+# Query (or fragment) parameters whose values are credentials: api_key, access_token, sig, ...
+_CREDENTIAL_KEY = re.compile(r"key|token|secret|passw|pwd|sig|auth|credential|session",
+                             re.IGNORECASE)
+
+
 def mask_url(url: str) -> str:
-    """``redis://:pw@host:6379/0`` → ``redis://:***@host:6379/0``: keep what helps debugging."""
-    from urllib.parse import urlsplit, urlunsplit
+    """A URL with what would let someone in replaced by ``***``, the rest kept for debugging:
+    ``redis://:pw@host:6379/0`` → ``redis://:***@host:6379/0``,
+    ``https://u:pw@h/v1?api_key=k&x=1`` → ``https://u:***@h/v1?api_key=***&x=1``."""
+    from urllib.parse import unquote_plus, urlsplit
     try:
         parts = urlsplit(url)
     except ValueError:
         return "***"
-    if not parts.password:
-        return url
-    user = parts.username or ""
-    host = parts.hostname or ""
-    port = f":{parts.port}" if parts.port else ""
-    return urlunsplit(parts._replace(netloc=f"{user}:***@{host}{port}"))
+
+    def hide(params: str) -> str:
+        out = []
+        for param in re.split(r"([&;])", params):
+            key, eq, value = param.partition("=")
+            if eq and value and _CREDENTIAL_KEY.search(unquote_plus(key)):
+                param = f"{key}=***"
+            out.append(param)
+        return "".join(out)
+
+    # Edit the text in place (urlunsplit would rewrite e.g. ``unix:///path`` as ``unix:/path``).
+    userinfo, at, hostport = parts.netloc.rpartition("@")
+    if at and ":" in userinfo:       # keep the user name and the host exactly as written
+        url = url.replace(f"//{parts.netloc}", f"//{userinfo.split(':', 1)[0]}:***@{hostport}", 1)
+    if parts.query:
+        head, _, rest = url.partition("?")
+        url = f"{head}?{hide(parts.query)}{rest[len(parts.query):]}"
+    if parts.fragment:
+        url = f"{url.partition('#')[0]}#{hide(parts.fragment)}"
+    return url
 
 
 def load_settings(**flags: Any) -> Settings:
@@ -175,7 +212,8 @@ def load_settings(**flags: Any) -> Settings:
         for err in exc.errors():
             loc = ".".join(str(p) for p in err["loc"])
             env = "FARM_" + "__".join(str(p) for p in err["loc"]).upper()
-            lines.append(f"setting {loc!r} (env {env}, farm.toml or [tool.farm]): {err['msg']}")
+            msg = err["msg"].removeprefix("Value error, ")
+            lines.append(f"setting {loc!r} (env {env}, farm.toml or [tool.farm]): {msg}")
         raise ConfigError("invalid configuration:\n  " + "\n  ".join(lines)) from None
     except (ValueError, OSError) as exc:  # broken farm.toml / pyproject.toml
         raise ConfigError(f"cannot read configuration: {exc}") from None

@@ -18,6 +18,7 @@ from typing import Any, Callable
 from urllib.parse import urljoin
 
 from farm.agent.api import Agent
+from farm.attempts import Outcome, classify, error_kind
 from farm.agent.loop import LoopLimits
 from farm.config import Settings
 from farm.devices.base import Device
@@ -245,30 +246,26 @@ class _CaseRun:
             rec.error = self.mask(_message(exc))
 
     def _classify(self, result: CaseResult, exc: BaseException) -> None:
-        msg = self.mask(_message(exc))
-        if isinstance(exc, NeedsModel):
-            result.status, result.reason = "skipped", msg
-            return
-        if isinstance(exc, Interrupted):
-            result.status, result.reason = "interrupted", "interrupted by user"
-            return
+        """Record how the case ended early; `farm.attempts` maps the exception class."""
         # A device killed by the watchdog after the deadline is a timeout, not a crash.
         if isinstance(exc, InfraError) and time.monotonic() > self.deadline:
             exc = CaseTimeout(f"case timed out after {self.case.timeout:g}s "
-                              f"(device stopped answering: {msg})")
-            msg = self.mask(str(exc))
-        if isinstance(exc, CaseTimeout) and not msg.startswith("case timed out"):
+                              f"(device stopped answering: {self.mask(_message(exc))})")
+        status, outcome = classify(exc)
+        msg = self.mask(_message(exc))
+        result.status = status
+        if status in ("skipped", "interrupted"):
+            result.reason = msg if status == "skipped" else "interrupted by user"
+            return
+        if outcome is Outcome.TIMEOUT and not msg.startswith("case timed out"):
             msg = f"case timed out after {self.case.timeout:g}s: {msg}"
-        result.status = "error"
-        step = self.records[-1].index if self.records else None
-        if isinstance(exc, (InfraError, CaseTimeout)):
-            result.error = CaseError(kind=type(exc).__name__, message=msg, step=step)
-        else:
+        if outcome is Outcome.INTERNAL:
             log.error("internal error in %s:\n%s", self.case.id,
                       self.mask("".join(traceback.format_exception(exc))))
-            result.error = CaseError(kind="InternalError", message=f"internal error: {msg}",
-                                     step=step)
-        if isinstance(exc, CaseTimeout):
+            msg = f"internal error: {msg}"
+        step = self.records[-1].index if self.records else None
+        result.error = CaseError(kind=error_kind(exc), message=msg, step=step)
+        if outcome is Outcome.TIMEOUT:
             self.agent.grabber.invalidate()
             result.screenshot = self.screenshot("timeout") or self.last_shot
         else:

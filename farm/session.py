@@ -18,6 +18,7 @@ from farm import __version__
 from farm.appserver import AppServer
 from farm.devices.sim.fleet import SimFleet
 from farm.config import Settings
+from farm.errors import ConfigError, UserError
 from farm.history import DurationHistory
 from farm.journal import JournalEvents
 from farm.attempts import RetryPolicy
@@ -92,21 +93,23 @@ def _upfront_result(case: Case, run_id: str, reason: str) -> CaseResult:
 
 def run(paths: Sequence[str | Path], devices: str, settings: Settings,
         junit_xml: Path | None = None, progress: bool = True,
-        out: IO[str] | None = None, matrix: bool = False) -> int:
+        out: IO[str] | None = None, matrix: bool = False, overwrite: bool = False,
+        verbose: bool = False) -> int:
     """Run suites under ``paths`` on ``devices`` (e.g. "browser:2"); return the exit code."""
     out = out or sys.stdout
     t_start = time.monotonic()
     specs = parse_device_specs(devices, settings)
+    skipped: list[str] = []
     suites = load_suites([Path(p) for p in paths], env=os.environ,
-                         secrets_dir=settings.secrets_dir)
+                         secrets_dir=settings.secrets_dir, skipped=skipped)
+    for what in skipped if verbose else ():
+        print(f"farm: skipped {what}", file=out)
     cases = _with_overrides([c for s in suites for c in s.cases], settings)
     if not cases:
         print("farm: no cases found under " + ", ".join(map(str, paths)), file=out)
         return 5
     run_id = new_run_id()
-    run_dir = Path(settings.report_dir) if settings.report_dir else (
-        Path(settings.state_dir) / "runs" / run_id)
-    run_dir.mkdir(parents=True, exist_ok=True)
+    run_dir = _output_dirs(settings, run_id, overwrite)
     history = DurationHistory(settings.state_dir)
 
     with AppServer(settings.serve_host, settings.serve_url_host) as apps, ExitStack() as stack:
@@ -120,10 +123,18 @@ def run(paths: Sequence[str | Path], devices: str, settings: Settings,
                             env=env, app_dirs=apps.urls)
         upfront, jobs = _plan(cases, specs, settings, run_id, history.load(), devices, out)
         outcome = RunOutcome(results=[])
+        refused: UserError | None = None
         if jobs:
-            executor = _executor(settings, specs, cases, services, matrix, suites, apps.urls,
-                                 env, jobs, stack)
-            outcome = _execute(executor, jobs, upfront, run_dir, progress, out)
+            try:
+                executor = _executor(settings, specs, cases, services, matrix, suites,
+                                     apps.urls, env, jobs, stack)
+            except UserError as exc:    # e.g. no broker there: say so, and that nothing ran
+                refused = exc
+                planned = {j.case_id for j in jobs}
+                outcome.results = [_upfront_result(c, run_id, f"not run: {exc}")
+                                   for c in cases if c.id in planned]
+            else:
+                outcome = _execute(executor, jobs, upfront, run_dir, progress, out)
     services.artifacts.flush()
     _remember_quarantine(Path(settings.state_dir), run_id, outcome.quarantined)
     summary = _summary(run_id, t_start, upfront + outcome.results, outcome)
@@ -132,7 +143,45 @@ def run(paths: Sequence[str | Path], devices: str, settings: Settings,
         history.record(outcome.results)
     _drop_handler(handler)
     _report(summary, run_dir, out)
+    if refused is not None:
+        print(f"farm: error: {refused}", file=sys.stderr)
+        return refused.exit_code
     return summary.exit_code
+
+
+def _output_dirs(settings: Settings, run_id: str, overwrite: bool) -> Path:
+    """The run's directory, checked before any device starts: state and report directories
+    must be writable directories, and a report directory holding a run is only reused with
+    ``overwrite`` (its old results are removed, so nothing stale mixes in)."""
+    state = Path(settings.state_dir)
+    _writable_dir(state, "the state directory (FARM_STATE_DIR)")
+    if not settings.report_dir:
+        run_dir = state / "runs" / run_id
+        _writable_dir(run_dir, "the run directory")
+        return run_dir
+    run_dir = Path(settings.report_dir)
+    _writable_dir(run_dir, "--report-dir")
+    old = [n for n in ("results.json", "results.jsonl") if (run_dir / n).exists()]
+    if old and not overwrite:
+        raise ConfigError(f"--report-dir {run_dir} already holds a run ({old[0]}): use "
+                          f"--overwrite to replace it, or another directory")
+    if old:
+        import shutil
+        for name in ("results.json", "results.jsonl", "junit.xml", "report.html", "farm.log"):
+            (run_dir / name).unlink(missing_ok=True)
+        shutil.rmtree(run_dir / "artifacts", ignore_errors=True)
+    return run_dir
+
+
+def _writable_dir(path: Path, what: str) -> None:
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        probe = path / f".farm-write-test-{os.getpid()}"
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as exc:
+        reason = "is a file" if path.is_file() else (exc.strerror or str(exc))
+        raise ConfigError(f"{what} {path}: cannot write there ({reason})") from None
 
 
 def _with_overrides(cases: list[Case], settings: Settings) -> list[Case]:
@@ -182,7 +231,9 @@ def _executor(settings: Settings, specs: list[DeviceSpec], cases: list[Case],
     policy = RetryPolicy(infra_retries=settings.infra_retries)
     by_id = {c.id: c for c in cases}
     if settings.broker_url:     # cluster: the same outputs, from `farm worker`s
+        from farm.cluster.store import check
         from farm.executors.celery import CeleryExecutor
+        check(settings.broker_url.get_secret_value())
         return CeleryExecutor(settings, by_id, services, policy, specs, matrix=matrix)
     from farm.devices.specs import make_devices
     from farm.executors.local import LocalExecutor

@@ -51,6 +51,23 @@ def connect(url: str) -> Any:
                                 health_check_interval=10, decode_responses=True)
 
 
+def check(url: str) -> Any:
+    """A client for ``url`` that has answered PING; a clear ConfigError when Redis is not there
+    or refuses us (wrong password, TLS on a plain port, ...)."""
+    import redis
+
+    from farm.config import mask_url
+    from farm.errors import ConfigError
+    r = connect(url)
+    try:
+        r.ping()
+    except redis.AuthenticationError as exc:
+        raise ConfigError(f"the broker {mask_url(url)} refused the password: {exc}") from None
+    except (redis.RedisError, OSError) as exc:
+        raise ConfigError(f"cannot reach the broker {mask_url(url)}: {exc}") from None
+    return r
+
+
 # ---- leases --------------------------------------------------------------------------------
 def acquire_lease(r: Any, device: str, info: dict[str, Any]) -> bool:
     """Take the lease of ``device`` unless a live worker holds it."""

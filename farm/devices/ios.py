@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import io
 import logging
-import threading
 import time
 from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
@@ -251,13 +250,14 @@ class IosDevice:
 
     # -- health --------------------------------------------------------------------------------
     def healthy(self) -> bool:
-        """WDA answers and is ready (and, from the device thread, not locked)."""
+        """WDA answers and is ready, and the screen is unlocked (unlocked here if needed).
+        Called by the thread that owns the device (its DeviceSlot), before every case."""
         if self._killed or self._client is None:
             return False
         try:
             if not self._client.status().get("ready", True):
                 return False
-            if threading.current_thread().name == self.name and self._client.locked():
+            if self._client.locked():
                 self._client.unlock()
             return True
         except Exception as exc:
