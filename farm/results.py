@@ -96,6 +96,35 @@ class RunSummary(BaseModel):
         self.counts = counts
 
 
+def _scrub(value: Any) -> Any:
+    """Every string made valid Unicode (a lone surrogate becomes U+FFFD), walking containers."""
+    if isinstance(value, str):
+        return value.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    if isinstance(value, dict):
+        return {_scrub(k): _scrub(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_scrub(v) for v in value]
+    return value
+
+
+def storable(result: CaseResult) -> CaseResult:
+    """``result`` as it can be written (JSON, XML, HTML). Text from pages and models is cleaned
+    where it enters farm; this is the last guard, so one odd string never costs a result."""
+    try:
+        result.model_dump_json()
+        return result
+    except Exception:
+        pass
+    try:
+        return CaseResult.model_validate(_scrub(result.model_dump()))
+    except Exception as exc:
+        return CaseResult(run_id=result.run_id, case_id=result.case_id, name=_scrub(result.name),
+                          file=result.file, platform=result.platform, device=result.device,
+                          attempt=result.attempt, status="error", started=result.started,
+                          error=CaseError(kind="InternalError", message=_scrub(
+                              f"internal error: the result could not be stored: {exc}")))
+
+
 def final_result(attempts: list[CaseResult]) -> CaseResult:
     """The case's verdict from its attempts: the last one, carrying the earlier ones; a pass
     after a failed attempt is *flaky*."""

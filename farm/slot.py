@@ -20,7 +20,7 @@ from typing import Iterator, Protocol
 from farm.attempts import (QUARANTINE_REASON, WATCHDOG_GRACE_S, Outcome, next_streak, outcome,
                            quarantine_due, synthetic)
 from farm.devices.base import Device
-from farm.errors import DeviceLost
+from farm.errors import DeviceLost, InternalError
 from farm.executors.base import NullEvents, RunEvents
 from farm.results import CaseResult
 from farm.runner import Services, run_case
@@ -129,7 +129,7 @@ class DeviceSlot:
         self.events.case_started(self.name, case.id, case.name, job.attempt)
         if self._ensure_healthy():
             with self._watchdog(case):
-                result = run_case(job, case, self.device, self.services)
+                result = self._run_case(job, case)
         else:
             result = synthetic(case, self.services.run_id, job.attempt, "error", self.name,
                                error=DeviceLost(f"device {self.name} unusable: {self.detail}"))
@@ -137,6 +137,14 @@ class DeviceSlot:
         if self.state == "busy":
             self._set("idle")
         return result
+
+    def _run_case(self, job: Job, case: Case) -> CaseResult:
+        try:
+            return run_case(job, case, self.device, self.services)
+        except Exception as exc:    # run_case catches a case's problems; this is farm's own
+            log.exception("run_case failed on %s for %s", self.name, case.id)
+            return synthetic(case, self.services.run_id, job.attempt, "error", self.name,
+                             error=InternalError(f"internal error: {exc}"))
 
     def quarantine(self) -> None:
         self.retire("quarantined", QUARANTINE_REASON)

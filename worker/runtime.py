@@ -27,7 +27,7 @@ from farm.cluster.store import key
 from farm.config import Settings
 from farm.devices.specs import build_device
 from farm.executors.base import NullEvents
-from farm.results import ArtifactStore, CaseResult, StepRecord
+from farm.results import ArtifactStore, CaseResult, StepRecord, storable
 from farm.runner import Services
 from farm.slot import DeviceSlot
 
@@ -176,6 +176,7 @@ class DeviceRuntime:
                 artifacts = wire.encode_artifacts(Path(tmp))
         finally:
             self.set_state(state="idle")
+        result = storable(result)
         self.publish(run_id, {"type": "case_finished", "case": job.case_id,
                               "attempt": job.attempt, "device": self.name,
                               "result": result.model_dump(mode="json"), "artifacts": artifacts})

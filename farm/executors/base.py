@@ -3,13 +3,16 @@ while it runs, and the ledger of attempts both executors keep."""
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
 from typing import Protocol
 
 from farm.attempts import RetryPolicy, next_attempt, outcome, synthetic
-from farm.results import CaseResult, StepRecord, final_result
+from farm.results import CaseResult, StepRecord, final_result, storable
 from farm.schedule import Job
 from farm.suite.model import Case
+
+log = logging.getLogger("farm.executor")
 
 
 class RunEvents(Protocol):
@@ -88,13 +91,23 @@ class Ledger:
         return len(self.final) >= len(self.expected)
 
     def record(self, job: Job, result: CaseResult, device: str) -> Job | None:
-        """Keep an attempt's result; return the retry to queue, if any."""
+        """Keep an attempt's result; return the retry to queue, if any. The result is kept
+        before anyone is told, and a progress view or journal that fails to take it cannot
+        lose it."""
+        result = storable(result)
         retry = next_attempt(job, outcome(result), device, self.policy)
         self.attempts.setdefault(job.case_id, []).append(result)
-        self.events.case_finished(device, result, final=retry is None)
         if retry is None:
             self.final[job.case_id] = final_result(self.attempts[job.case_id])
+        self._tell(device, result, final=retry is None)
         return retry
+
+    def _tell(self, device: str, result: CaseResult, final: bool) -> None:
+        try:
+            self.events.case_finished(device, result, final)
+        except Exception:
+            log.exception("could not report the result of %s attempt %d", result.case_id,
+                          result.attempt)
 
     def end(self, job: Job, status: str, device: str | None = None, reason: str | None = None,
             error: BaseException | None = None) -> None:
@@ -103,7 +116,7 @@ class Ledger:
                            reason, error)
         self.attempts.setdefault(job.case_id, []).append(result)
         self.final[job.case_id] = final_result(self.attempts[job.case_id])
-        self.events.case_finished(device or "-", result, final=True)
+        self._tell(device or "-", result, final=True)
 
     def results(self) -> list[CaseResult]:
         return [self.final[c] for c in sorted(self.final)]

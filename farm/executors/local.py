@@ -3,13 +3,14 @@ all pulling from one longest-first queue; Ctrl-C marks in-flight cases interrupt
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from typing import Callable
 
-from farm.attempts import RetryPolicy
+from farm.attempts import RetryPolicy, synthetic
 from farm.devices.base import Device
-from farm.errors import DeviceLost
+from farm.errors import DeviceLost, InternalError
 from farm.executors.base import Ledger, NullEvents, RunEvents, RunOutcome
 from farm.results import CaseResult
 from farm.runner import Services
@@ -17,6 +18,8 @@ from farm.schedule import Job, order_jobs, pick_job
 from farm.slot import DeviceSlot
 from farm.suite.model import Case
 
+
+log = logging.getLogger("farm.executor")
 
 DEVICE_THREAD = "device:"     # thread name prefix: `farm run` checks none is left at exit
 
@@ -124,7 +127,7 @@ class LocalExecutor:
             return
         try:
             while (job := self._take(slot)) is not None:
-                result = slot.run(job, self.cases[job.case_id])
+                result = self._attempt(slot, job)
                 if not self._record(slot, job, result) or not slot.usable:
                     break
                 if slot.quarantine_due:
@@ -134,6 +137,16 @@ class LocalExecutor:
         finally:
             slot.close()
             self._wake()
+
+    def _attempt(self, slot: DeviceSlot, job: Job) -> CaseResult:
+        """One attempt; whatever goes wrong, the case ends with a result."""
+        case = self.cases[job.case_id]
+        try:
+            return slot.run(job, case)
+        except Exception as exc:
+            log.exception("attempt of %s on %s failed outside the case", case.id, slot.name)
+            return synthetic(case, self.services.run_id, job.attempt, "error", slot.name,
+                             error=InternalError(f"internal error: {exc}"))
 
     def _wake(self) -> None:
         with self._cond:

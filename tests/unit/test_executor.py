@@ -168,3 +168,41 @@ def test_structured_step_output_keeps_its_shape_and_is_masked(tmp_path):
     dev = FakeDevice(SCREEN, scripts={"q": {"user": "demo", "notes": ["pw hunter22", 3]}})
     res = run_case(Job(case.id, "web", 1), case, dev, services(tmp_path))
     assert res.steps[0].output == {"user": "demo", "notes": ["pw ***", 3]}
+
+
+def test_a_lone_surrogate_in_an_error_never_costs_a_result(tmp_path):
+    """Page text cut mid-emoji used to make the result unwritable: the device thread died, the
+    case vanished and the run ended green. Every case still ends with exactly one result."""
+    from farm.errors import StepFailed
+    from farm.results import RunSummary, write_json
+    dev = FakeDevice(SCREEN, scripts={"cut": StepFailed("page says \ud83d and stops")})
+    cases = [make_case("a", [Step(kind="javascript", value="cut")]),
+             make_case("b", [Step(kind="assertText", value="welcome back")])]
+    results, _ = run([dev], cases, tmp_path)
+    assert {k: r.status for k, r in results.items()} == {"s/a": "failed", "s/b": "passed"}
+    assert "\ufffd" in results["s/a"].error.message
+    write_json(tmp_path / "results.json", RunSummary(run_id="r1", started="", cases=list(
+        results.values())))
+
+
+class BrokenJournal:
+    """Events whose case_finished always fails (a full disk, a broken progress view)."""
+
+    def __init__(self):
+        from farm.executors.base import NullEvents
+        self.inner = NullEvents()
+
+    def __getattr__(self, name):
+        return getattr(self.inner, name)
+
+    def case_finished(self, device, result, final):
+        raise OSError("No space left on device")
+
+
+def test_results_survive_events_that_fail(tmp_path):
+    cases = [make_case(f"c{i}", [Step(kind="assertText", value="welcome back")])
+             for i in range(3)]
+    ex = LocalExecutor([FakeDevice(SCREEN)], {c.id: c for c in cases}, services(tmp_path),
+                       RetryPolicy())
+    outcome = ex.run([Job(c.id, "web", 1.0) for c in cases], BrokenJournal())
+    assert sorted(r.status for r in outcome.results) == ["passed"] * 3
