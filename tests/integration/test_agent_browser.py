@@ -4,50 +4,23 @@ that litellm calls over HTTP: three grammars, failures, retries, deepLocate, sec
 from __future__ import annotations
 
 import json
-import re
-from pathlib import Path
 
 import pytest
 
 from farm.agent.api import Agent
 from farm.agent.loop import LoopLimits
-from farm.appserver import AppServer
-from farm.config import Settings
-from farm.devices.browser import BrowserDevice
 from farm.errors import ModelUnavailable, StepFailed
 from farm.llm.families import FAMILIES, from_rect
 from farm.llm.litellm_client import LiteLLMClient
 from farm.llm.models import ModelSet
-from farm.suite.model import AppSpec, WebTarget
+from farm.suite.model import WebTarget
+from tests.support.agent_scripts import DONE_XML, XML_FLOW, by_progress, xml
 from tests.support.model_server import ModelServer, Reply, image_size, message_texts
 
 pytestmark = pytest.mark.integration
 
-ROOT = Path(__file__).resolve().parents[2]
 SECRET = "farm-demo-pass"
 TASK = "log in as demo with password ${DEMO_PASSWORD}, search for mug, add the Blue Mug to the cart"
-
-
-@pytest.fixture(scope="module")
-def shop():
-    with AppServer() as apps:
-        apps.serve([AppSpec(name="shop", serve=ROOT / "suites/demo/app", env="FARM_DEMO_URL")])
-        yield apps.env["FARM_DEMO_URL"] + "/index.html"
-
-
-@pytest.fixture(scope="module")
-def device():
-    dev = BrowserDevice("browser-agent", Settings())
-    dev.open()
-    yield dev
-    dev.close()
-
-
-@pytest.fixture
-def page(device, shop):
-    device.start_session(WebTarget(url=shop))
-    yield device
-    device.end_session()
 
 
 def agent_for(device, srv: ModelServer, family: str = "gpt", **kw) -> Agent:
@@ -55,41 +28,6 @@ def agent_for(device, srv: ModelServer, family: str = "gpt", **kw) -> Agent:
                            backoff=0.05, **kw)
     return Agent(device, ModelSet.single(client), limits=LoopLimits(),
                  resolve=lambda t: t.replace("${DEMO_PASSWORD}", SECRET))
-
-
-def steps_done(body: dict) -> int:
-    """How many actions the agent reports done in its newest prompt (robust to retries)."""
-    last = message_texts(body)[-1]
-    if "Steps done so far:" not in last:
-        return 0
-    block = last.split("Steps done so far:", 1)[1].split("\n\n", 1)[0]
-    earlier = re.search(r"\((\d+) earlier steps\)", block)
-    return block.count("\n- ") + (int(earlier.group(1)) if earlier else 0)
-
-
-def by_progress(replies: list[str]):
-    def script(body: dict, index: int) -> str:
-        return replies[min(steps_done(body), len(replies) - 1)]
-    return script
-
-
-def xml(action: str, params: dict) -> str:
-    return (f"<thought>next</thought><log>{action} {json.dumps(params)}</log>"
-            f"<action-type>{action}</action-type>"
-            f"<action-param-json>{json.dumps(params)}</action-param-json>")
-
-
-DONE_XML = '<thought>the cart shows 1</thought><complete success="true">added</complete>'
-XML_FLOW = [
-    xml("Input", {"value": "demo", "locate": {"prompt": "Username"}}),
-    xml("Input", {"value": "${DEMO_PASSWORD}", "locate": {"prompt": "Password"}}),
-    xml("Tap", {"locate": {"prompt": "Sign in"}}),
-    xml("Input", {"value": "mug", "locate": {"prompt": "Search products"}}),
-    xml("KeyboardPress", {"keyName": "Enter"}),
-    xml("Tap", {"locate": {"prompt": "Blue Mug"}}),
-    xml("Tap", {"locate": {"prompt": "Add to cart"}}),
-    DONE_XML,
-]
 
 
 def assert_in_cart(device) -> None:
@@ -105,10 +43,10 @@ def assert_no_secret(srv: ModelServer) -> None:
     assert srv.raw and all(SECRET.encode() not in raw for raw in srv.raw)
 
 
-def test_xml_flow_runs_to_complete_and_never_leaks_the_secret(page):
-    with ModelServer(by_progress(XML_FLOW)) as srv:
-        agent = agent_for(page, srv)
-        out = agent.ai_act(TASK)
+def test_xml_flow_runs_to_complete_and_never_leaks_the_secret(page, model_server):
+    srv = model_server(by_progress(XML_FLOW))
+    agent = agent_for(page, srv)
+    out = agent.ai_act(TASK)
     assert out["message"] == "added" and len(out["steps"]) == 7
     assert_in_cart(page)
     assert_no_secret(srv)
@@ -118,9 +56,10 @@ def test_xml_flow_runs_to_complete_and_never_leaks_the_secret(page):
 
 
 @pytest.fixture(scope="module")
-def layout(device, shop):
+def layout(browser, demo_app):
     """Element boxes of the shop at 1280x800, measured once with zero-token locates."""
-    device.start_session(WebTarget(url=shop))
+    device = browser
+    device.start_session(WebTarget(url=demo_app + "/index.html"))
     a = Agent(device)
     boxes = {"Username": a.ai_locate("Username").rect, "Password": a.ai_locate("Password").rect,
              "Sign in": a.ai_locate("Sign in").rect}
@@ -145,7 +84,7 @@ def point(rect, family: str) -> str:
     return f"{(x1 + x2) // 2},{(y1 + y2) // 2}"
 
 
-def test_autoglm_flow(page, layout):
+def test_autoglm_flow(page, layout, model_server):
     p = {k: point(r, "auto-glm") for k, r in layout.items()}
     do = lambda body: f"<think>next</think><answer>do({body})</answer>"   # noqa: E731
     flow = [do(f'action="Tap", element=[{p["Username"]}]'), do('action="Type", text="demo"'),
@@ -157,14 +96,14 @@ def test_autoglm_flow(page, layout):
             do(f'action="Tap", element=[{p["Blue Mug"]}]'),
             do(f'action="Tap", element=[{p["Add to cart"]}]'),
             '<think>done</think><answer>finish(message="added")</answer>']
-    with ModelServer(by_progress(flow)) as srv:
-        out = agent_for(page, srv, family="auto-glm").ai_act(TASK)
+    srv = model_server(by_progress(flow))
+    out = agent_for(page, srv, family="auto-glm").ai_act(TASK)
     assert out["message"] == "added"
     assert_in_cart(page)
     assert_no_secret(srv)
 
 
-def test_uitars_flow(page, layout):
+def test_uitars_flow(page, layout, model_server):
     p = {k: point(r, "ui-tars") for k, r in layout.items()}
     act = lambda a: f"Thought: next\nAction: {a}"   # noqa: E731
     flow = [act(f"click(start_box='({p['Username']})')"), act("type(content='demo')"),
@@ -178,50 +117,50 @@ def test_uitars_flow(page, layout):
             "Thought: done\nAction：finished(content='added')"]
     # type(content='mug\n') is two actions (type, Enter): both count as done steps
     flow.insert(7, flow[7])
-    with ModelServer(by_progress(flow)) as srv:
-        out = agent_for(page, srv, family="ui-tars").ai_act(TASK)
+    srv = model_server(by_progress(flow))
+    out = agent_for(page, srv, family="ui-tars").ai_act(TASK)
     assert out["message"] == "added"
     assert_in_cart(page)
     assert_no_secret(srv)
 
 
-def test_loop_cap_fails_the_step(page):
+def test_loop_cap_fails_the_step(page, model_server):
     flip = [xml("Sleep", {"timeMs": 1}), xml("Sleep", {"timeMs": 2})]
-    with ModelServer(lambda body, i: flip[i % 2]) as srv:
-        with pytest.raises(StepFailed, match="replanning limit 20 reached"):
-            agent_for(page, srv).ai_act("wait forever")
-        assert len(srv.requests) == 20
+    srv = model_server(lambda body, i: flip[i % 2])
+    with pytest.raises(StepFailed, match="replanning limit 20 reached"):
+        agent_for(page, srv).ai_act("wait forever")
+    assert len(srv.requests) == 20
 
 
-def test_same_action_on_unchanged_screen_is_stuck(page):
-    with ModelServer([xml("Sleep", {"timeMs": 1})]) as srv:
-        with pytest.raises(StepFailed, match="agent stuck: Sleep repeated"):
-            agent_for(page, srv).ai_act("wait")
-        assert "Do something different" in srv.texts(3)
+def test_same_action_on_unchanged_screen_is_stuck(page, model_server):
+    srv = model_server([xml("Sleep", {"timeMs": 1})])
+    with pytest.raises(StepFailed, match="agent stuck: Sleep repeated"):
+        agent_for(page, srv).ai_act("wait")
+    assert "Do something different" in srv.texts(3)
 
 
-def test_garbage_reply_retried_once_then_clear_failure(page):
-    with ModelServer(["I would probably click the button."]) as srv:
-        with pytest.raises(StepFailed, match="could not be parsed twice"):
-            agent_for(page, srv).ai_act("log in")
-        assert len(srv.requests) == 2
-        assert "could not be read" in srv.texts(1)
+def test_garbage_reply_retried_once_then_clear_failure(page, model_server):
+    srv = model_server(["I would probably click the button."])
+    with pytest.raises(StepFailed, match="could not be parsed twice"):
+        agent_for(page, srv).ai_act("log in")
+    assert len(srv.requests) == 2
+    assert "could not be read" in srv.texts(1)
 
 
-def test_429_then_success_counts_the_retry(page):
-    with ModelServer([Reply(status=429), DONE_XML]) as srv:
-        agent = agent_for(page, srv)
-        agent.ai_act("nothing to do")
+def test_429_then_success_counts_the_retry(page, model_server):
+    srv = model_server([Reply(status=429), DONE_XML])
+    agent = agent_for(page, srv)
+    agent.ai_act("nothing to do")
     assert agent.usage.retries == 1 and agent.usage.calls == 1 and len(srv.requests) == 2
 
 
-def test_model_timeout_is_an_infra_error(page):
-    with ModelServer([Reply(delay=2, text=DONE_XML)]) as srv:
-        with pytest.raises(ModelUnavailable, match="unavailable after 2 attempts"):
-            agent_for(page, srv, timeout=0.4, retries=1).ai_act("anything")
+def test_model_timeout_is_an_infra_error(page, model_server):
+    srv = model_server([Reply(delay=2, text=DONE_XML)])
+    with pytest.raises(ModelUnavailable, match="unavailable after 2 attempts"):
+        agent_for(page, srv, timeout=0.4, retries=1).ai_act("anything")
 
 
-def test_wrong_plan_bbox_misses_then_feedback_corrects_it(page, layout):
+def test_wrong_plan_bbox_misses_then_feedback_corrects_it(page, layout, model_server):
     agent = Agent(page)
     agent.ai_input("Username", "demo")
     agent.ai_input("Password", SECRET)
@@ -236,15 +175,15 @@ def test_wrong_plan_bbox_misses_then_feedback_corrects_it(page, layout):
             return xml("Tap", {"locate": {"prompt": "Sign in", "bbox": good}})
         return xml("Tap", {"locate": {"prompt": "Sign in", "bbox": [5, 780, 40, 795]}})
 
-    with ModelServer(script) as srv:
-        agent = agent_for(page, srv)
-        agent.ai_act("sign in")
-        assert "did not change" in srv.texts(1)
+    srv = model_server(script)
+    agent = agent_for(page, srv)
+    agent.ai_act("sign in")
+    assert "did not change" in srv.texts(1)
     assert agent.last_tiers == ["plan-bbox", "plan-bbox"]
     agent.wait_for_text("Welcome back, demo", 5)
 
 
-def test_deep_locate_sends_the_cropped_image_second(page, layout):
+def test_deep_locate_sends_the_cropped_image_second(page, layout, model_server):
     card = layout["Sign in"]
     section = [card.x - 40, card.y - 120, card.x + card.width + 40, card.y + card.height + 20]
 
@@ -256,11 +195,11 @@ def test_deep_locate_sends_the_cropped_image_second(page, layout):
         return json.dumps({"bbox": [2 * (card.x - ox), 2 * (card.y - oy),
                                     2 * (card.x + card.width - ox), 2 * (card.y + card.height - oy)]})
 
-    with ModelServer(script) as srv:
-        hit = agent_for(page, srv).ai_locate("the primary submit control", deep_locate=True)
-        assert image_size(srv.images(0)[0]) == (1280, 800)
-        w, h = image_size(srv.images(1)[0])
-        crop_w = section[2] - section[0] + 1 + 2 * 32
-        assert (w, h) == (2 * crop_w, 2 * (section[3] - section[1] + 1 + 2 * 32))
+    srv = model_server(script)
+    hit = agent_for(page, srv).ai_locate("the primary submit control", deep_locate=True)
+    assert image_size(srv.images(0)[0]) == (1280, 800)
+    w, h = image_size(srv.images(1)[0])
+    crop_w = section[2] - section[0] + 1 + 2 * 32
+    assert (w, h) == (2 * crop_w, 2 * (section[3] - section[1] + 1 + 2 * 32))
     assert hit.tier == "deep-locate"
     assert card.contains(type(card)(x=hit.rect.center[0], y=hit.rect.center[1], width=1, height=1))

@@ -7,9 +7,8 @@ import json
 
 import pytest
 
-from tests.integration.test_agent_browser import XML_FLOW, by_progress
-from tests.integration.test_farm_run import results, run_farm
-from tests.support.model_server import ModelServer
+from tests.support.agent_scripts import XML_FLOW, by_progress
+from tests.support.farm_cli import results
 
 pytestmark = pytest.mark.integration
 
@@ -17,12 +16,12 @@ pytestmark = pytest.mark.integration
 SHOPPING = [a for a in XML_FLOW if "DEMO_PASSWORD" not in a]
 
 
-def test_demo_suite_with_a_model_passes_the_ai_case(tmp_path):
-    with ModelServer(by_progress(SHOPPING)) as srv:
-        proc = run_farm(tmp_path, "run", "suites/demo", "--devices", "browser:1",
-                        "--no-progress", "--report-dir", str(tmp_path / "run"),
-                        "--model", "openai/scripted-vlm", "--model-base-url", srv.base_url)
-        raws = list(srv.raw)
+def test_demo_suite_with_a_model_passes_the_ai_case(tmp_path, farm, model_server):
+    srv = model_server(by_progress(SHOPPING))
+    proc = farm.run("run", "suites/demo", "--devices", "browser:1", "--no-progress",
+                    "--report-dir", tmp_path / "run", "--model", "openai/scripted-vlm",
+                    "--model-base-url", srv.base_url)
+    raws = list(srv.raw)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "LiteLLM" not in proc.stdout + proc.stderr       # no library chatter in the output
     summary = results(tmp_path / "run")

@@ -3,23 +3,19 @@ ios-sim:2, and a phone whose app keeps crashing is quarantined while the cases p
 
 from __future__ import annotations
 
-import functools
 import io
 import json
 import shutil
-import threading
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 
 import pytest
 
 from farm.config import load_settings
 from farm.devices.sim import AndroidSimulator
 from farm.session import run
+from tests.support.farm_cli import ROOT
 
 pytestmark = pytest.mark.integration
 
-ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "suites" / "demo"
 
 
@@ -38,29 +34,19 @@ def test_demo_mobile_cases_pass_on_simulators(tmp_path, devices):
     assert all(c["status"] == "passed" for c in ran)
 
 
-class _Quiet(SimpleHTTPRequestHandler):
-    def log_message(self, *args: object) -> None:
-        pass
-
-
-def test_phone_that_keeps_failing_is_quarantined(tmp_path, monkeypatch):
+def test_phone_that_keeps_failing_is_quarantined(tmp_path, monkeypatch, demo_app):
     suite = tmp_path / "suite"
     suite.mkdir()
     (suite / "farm.yaml").write_text("timeout: 60\nvars:\n  DEMO_PASSWORD: farm-demo-pass\n")
     for i in range(8):      # enough work that the bad phone fails 3 times
         shutil.copy(DEMO / "mobile" / "android_login.yaml", suite / f"login_{i}.yaml")
-    srv = ThreadingHTTPServer(("127.0.0.1", 0),
-                              functools.partial(_Quiet, directory=str(DEMO / "app")))
-    threading.Thread(target=srv.serve_forever, daemon=True).start()
-    url = f"http://127.0.0.1:{srv.server_address[1]}/"
-    with AndroidSimulator(2, {"com.farm.demo.shop": url}) as sim:
+    with AndroidSimulator(2, {"com.farm.demo.shop": demo_app + "/"}) as sim:
         sim.fault(0, "launch_fail", -1)          # its app crashes on every launch
         monkeypatch.setenv("ANDROID_ADB_SERVER_PORT", str(sim.port))
         monkeypatch.delenv("ANDROID_SERIAL", raising=False)
         out = io.StringIO()
         settings = load_settings(report_dir=tmp_path / "run", state_dir=tmp_path / "state")
         code = run([suite], "android:2", settings, progress=False, out=out)
-    srv.shutdown()
     summary = json.loads((tmp_path / "run" / "results.json").read_text())
     assert summary["quarantined"] == ["emulator-5554"], out.getvalue()
     assert code == 0, out.getvalue()

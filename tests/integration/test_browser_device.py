@@ -18,7 +18,6 @@ from farm.config import Settings
 from farm.devices import browser as browser_mod
 from farm.devices.base import Device, UITree
 from farm.devices.browser import BrowserDevice
-from farm.devices.chromium import find_chromium
 from farm.errors import CaseTimeout, DeviceError, DeviceLost, StepFailed
 from farm.suite.model import WebTarget
 
@@ -64,26 +63,9 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     server.server_close()
 
 
-@pytest.fixture(scope="module")
-def settings() -> Settings:
-    if find_chromium(Settings()) is None:
-        pytest.skip("no Chromium installed")
-    return Settings()
-
-
-@pytest.fixture(scope="module")
-def device(settings: Settings) -> Iterator[BrowserDevice]:
-    dev = BrowserDevice("itest-1", settings)
-    dev.open()
-    yield dev
-    dev.close()
-
-
 @pytest.fixture
-def page(device: BrowserDevice, site: str) -> Iterator[BrowserDevice]:
-    device.start_session(WebTarget(url=site, viewport_width=800, viewport_height=600))
-    yield device
-    device.end_session()
+def page_target(site: str) -> WebTarget:
+    return WebTarget(url=site, viewport_width=800, viewport_height=600)
 
 
 def in_thread(fn):
@@ -115,10 +97,10 @@ def find(tree: UITree, **fields: str):
     return hits[0]
 
 
-def test_is_a_device(device: BrowserDevice) -> None:
-    assert isinstance(device, Device)
-    assert device.platform == "web"
-    assert device.browser_pid and psutil.pid_exists(device.browser_pid)
+def test_is_a_device(browser: BrowserDevice) -> None:
+    assert isinstance(browser, Device)
+    assert browser.platform == "web"
+    assert browser.browser_pid and psutil.pid_exists(browser.browser_pid)
 
 
 def test_hierarchy_finds_button_and_input_with_correct_rects(page: BrowserDevice) -> None:
@@ -170,14 +152,14 @@ def test_scroll_moves_the_page(page: BrowserDevice) -> None:
     assert page.run_script("window.scrollY", 5) > 0
 
 
-def test_sessions_do_not_share_storage(device: BrowserDevice, site: str) -> None:
+def test_sessions_do_not_share_storage(browser: BrowserDevice, site: str) -> None:
     target = WebTarget(url=site, viewport_width=800, viewport_height=600)
-    device.start_session(target)
-    device.run_script("localStorage.setItem('k', 'v'); document.cookie = 'c=1'", 5)
-    assert device.run_script("return [localStorage.getItem('k'), document.cookie]", 5) == ["v", "c=1"]
-    device.start_session(target)
-    assert device.run_script("return [localStorage.getItem('k'), document.cookie]", 5) == [None, ""]
-    device.end_session()
+    browser.start_session(target)
+    browser.run_script("localStorage.setItem('k', 'v'); document.cookie = 'c=1'", 5)
+    assert browser.run_script("return [localStorage.getItem('k'), document.cookie]", 5) == ["v", "c=1"]
+    browser.start_session(target)
+    assert browser.run_script("return [localStorage.getItem('k'), document.cookie]", 5) == [None, ""]
+    browser.end_session()
 
 
 def test_run_script_forms(page: BrowserDevice) -> None:
@@ -211,38 +193,39 @@ def test_screenshot_is_png_of_viewport(page: BrowserDevice) -> None:
     assert img.format == "PNG" and img.size == (800, 600)
 
 
-def test_screenshot_stays_in_css_pixels_at_dpr_2(device: BrowserDevice, site: str) -> None:
-    device.start_session(WebTarget(url=site, viewport_width=400, viewport_height=300,
-                                   device_scale_factor=2))
+def test_screenshot_stays_in_css_pixels_at_dpr_2(browser: BrowserDevice, site: str) -> None:
+    browser.start_session(WebTarget(url=site, viewport_width=400, viewport_height=300,
+                                    device_scale_factor=2))
     try:
-        assert device.run_script("window.devicePixelRatio", 5) == 2
-        assert Image.open(io.BytesIO(device.screenshot())).size == (400, 300)
+        assert browser.run_script("window.devicePixelRatio", 5) == 2
+        assert Image.open(io.BytesIO(browser.screenshot())).size == (400, 300)
     finally:
-        device.end_session()
+        browser.end_session()
 
 
-def test_navigation_failure_is_a_device_error(device: BrowserDevice) -> None:
+def test_navigation_failure_is_a_device_error(browser: BrowserDevice) -> None:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]          # closed again below: nothing listens there
     url = f"http://127.0.0.1:{port}/"
     with pytest.raises(DeviceError, match=r"127\.0\.0\.1.*ERR_CONNECTION_REFUSED"):
-        device.start_session(WebTarget(url=url))
-    device.end_session()
-    assert device.healthy()
+        browser.start_session(WebTarget(url=url))
+    browser.end_session()
+    assert browser.healthy()
 
 
-def test_no_chromium_is_a_clear_device_error(settings: Settings,
-                                              monkeypatch: pytest.MonkeyPatch) -> None:
+def test_no_chromium_is_a_clear_device_error(browser_settings: Settings,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(browser_mod, "find_chromium", lambda s: None)
-    dev = BrowserDevice("nochrome", settings)
+    dev = BrowserDevice("nochrome", browser_settings)
     with pytest.raises(DeviceError, match="no Chromium found"):
         dev.open()
     dev.close()
 
 
-def test_kill_from_another_thread_surfaces_as_device_lost(settings: Settings, site: str) -> None:
-    dev = BrowserDevice("itest-kill", settings)
+def test_kill_from_another_thread_surfaces_as_device_lost(browser_settings: Settings,
+                                                         site: str) -> None:
+    dev = BrowserDevice("itest-kill", browser_settings)
     seen: dict = {}
 
     def device_thread() -> None:
@@ -279,9 +262,9 @@ def test_kill_from_another_thread_surfaces_as_device_lost(settings: Settings, si
     assert not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
 
 
-def test_close_leaves_no_chromium_behind(settings: Settings) -> None:
+def test_close_leaves_no_chromium_behind(browser_settings: Settings) -> None:
     def scenario() -> list[psutil.Process]:
-        dev = BrowserDevice("itest-close", settings)
+        dev = BrowserDevice("itest-close", browser_settings)
         dev.open()
         main = psutil.Process(dev.browser_pid)
         family = [main, *main.children(recursive=True)]
@@ -292,17 +275,17 @@ def test_close_leaves_no_chromium_behind(settings: Settings) -> None:
     assert not [p for p in alive if p.status() != psutil.STATUS_ZOMBIE]
 
 
-def test_second_device_on_the_same_thread_is_a_clear_error(device: BrowserDevice,
-                                                          settings: Settings) -> None:
-    other = BrowserDevice("itest-same-thread", settings)
+def test_second_device_on_the_same_thread_is_a_clear_error(browser: BrowserDevice,
+                                                          browser_settings: Settings) -> None:
+    other = BrowserDevice("itest-same-thread", browser_settings)
     with pytest.raises(DeviceError, match="one BrowserDevice per thread"):
         other.open()
     other.close()
 
 
-def test_two_devices_on_two_threads(settings: Settings, site: str) -> None:
+def test_two_devices_on_two_threads(browser_settings: Settings, site: str) -> None:
     def one(name: str) -> str:
-        dev = BrowserDevice(name, settings)
+        dev = BrowserDevice(name, browser_settings)
         dev.open()
         try:
             dev.start_session(WebTarget(url=site))

@@ -1,50 +1,33 @@
 """Cluster mode end to end: a private redis-server, real `farm worker` (Celery) processes and
-`farm run --broker` as users run them. Sleep-only cases run on the test-only `fake` device
-kind so the fault tests are quick; the 20-case test uses real headless Chromium."""
+`farm run --broker` as users run them. Sleep-only cases run on the ``fake`` kind of the test
+device plugin (tests/support/devices.py) so the fault tests are quick; the 20-case test uses
+real headless Chromium and a simulated Android phone."""
 
 from __future__ import annotations
 
 import shutil
 import signal
-import subprocess
-import sys
-import time
 from collections import Counter
-from pathlib import Path
 
 import psutil
 import pytest
 
-from tests.integration.cluster_support import (ROOT, RedisServer, env, farm_run, kill_tree,
-                                               leases, results, sleep_suite, start_workers,
-                                               wait_for, wait_idle)
+from tests.support.cluster import CLUSTER_ENV, leases, runs, wait_busy, wait_idle
+from tests.support.farm_cli import PLUGIN, ROOT, FarmCli, results, wait_for
+from tests.support.redis_server import free_port
+from tests.support.suites import sleep_suite, write_case
 
 pytestmark = [pytest.mark.integration, pytest.mark.cluster]
 
 
-@pytest.fixture
-def redis_server():
-    server = RedisServer().start()
-    yield server
-    server.stop()
+def run_on(farm: FarmCli, url: str, suite, run_dir, *args: str, **env: str):
+    """`farm run SUITE --broker URL` in the background (plugin kinds known, test prefix)."""
+    return farm.start("run", suite, "--broker", url, "--report-dir", run_dir, *args,
+                      **{"FARM_DEVICE_PLUGINS": PLUGIN, **CLUSTER_ENV, **env})
 
 
-@pytest.fixture
-def workers(tmp_path, redis_server):
-    started: list[subprocess.Popen] = []
-
-    def start(devices: str, **extra: str) -> subprocess.Popen:
-        proc = start_workers(tmp_path, redis_server.url, devices, **extra)
-        started.append(proc)
-        return proc
-    yield start
-    for proc in started:
-        kill_tree(proc)
-
-
-def finish(proc: subprocess.Popen, timeout: float = 120) -> str:
-    out, _ = proc.communicate(timeout=timeout)
-    return out
+def devices(farm: FarmCli, url: str, *args: str):
+    return farm.run("devices", "--broker", url, *args, timeout=60, **CLUSTER_ENV)
 
 
 def one_final_result_each(summary: dict, n: int) -> None:
@@ -52,22 +35,17 @@ def one_final_result_each(summary: dict, n: int) -> None:
     assert len(ids) == n and set(ids.values()) == {1}, ids
 
 
-def start_android_sim(tmp_path: Path, request) -> int:
+def start_android_sim(farm: FarmCli) -> int:
     """`farm sim android` as a user runs it: the phone an android worker attaches to."""
-    from tests.integration.cluster_support import free_port
     port = free_port()
-    log = open(tmp_path / "sim.log", "w")
-    sim = subprocess.Popen([sys.executable, "-m", "farm.cli", "sim", "android", "--count", "1",
-                            "--app", str(ROOT / "suites" / "demo" / "app"), "--package",
-                            "com.farm.demo.shop", "--port", str(port)], cwd=ROOT,
-                           stdout=log, stderr=subprocess.STDOUT)
-    request.addfinalizer(lambda: kill_tree(sim))
-    wait_for(lambda: "Ctrl-C stops" in (tmp_path / "sim.log").read_text(), 60)
+    sim = farm.start("sim", "android", "--count", "1", "--app", ROOT / "suites" / "demo" / "app",
+                     "--package", "com.farm.demo.shop", "--port", str(port))
+    sim.wait_for_line("Ctrl-C stops", 60)
     return port
 
 
-def test_twenty_demo_cases_on_browser_and_simulated_android_workers(tmp_path, redis_server,
-                                                                    workers, request):
+def test_twenty_demo_cases_on_browser_and_simulated_android_workers(tmp_path, redis_url,
+                                                                    workers, farm):
     suite = tmp_path / "demo"
     shutil.copytree(ROOT / "suites" / "demo", suite)
     (suite / "ai_shopping.yaml").unlink()            # needs a model: not this test's subject
@@ -79,19 +57,18 @@ def test_twenty_demo_cases_on_browser_and_simulated_android_workers(tmp_path, re
     for i in range(4 - len(android)):
         src = android[i % len(android)]
         (suite / "mobile" / f"copy{i:02d}_{src.name}").write_text(src.read_text())
-    port = start_android_sim(tmp_path, request)
+    port = start_android_sim(farm)
     workers("browser:2,android:1", ANDROID_ADB_SERVER_PORT=str(port))
-    wait_idle(redis_server.url, 3)
-    proc = farm_run(tmp_path, redis_server.url, suite, tmp_path / "run", "--devices",
-                    "browser:2,android:1")
-    out = finish(proc, 300)
+    wait_idle(redis_url, 3)
+    proc = run_on(farm, redis_url, suite, tmp_path / "run", "--devices", "browser:2,android:1")
+    out = proc.finish(300)
     assert proc.returncode == 0, out
     assert "deselected 2 ios case(s)" in out
     summary = results(tmp_path / "run")
     one_final_result_each(summary, 20)
     assert summary["counts"]["passed"] == 20, out
-    devices = Counter(c["device"].split("@")[0] for c in summary["cases"])
-    assert set(devices) == {"browser-1", "browser-2", "android-1"}, devices
+    devices_used = Counter(c["device"].split("@")[0] for c in summary["cases"])
+    assert set(devices_used) == {"browser-1", "browser-2", "android-1"}, devices_used
     assert sum(c["platform"] == "android" for c in summary["cases"]) == 4
     # screenshots taken on the workers are in the report's run directory
     for case in summary["cases"]:
@@ -103,15 +80,14 @@ def test_twenty_demo_cases_on_browser_and_simulated_android_workers(tmp_path, re
     assert out.strip().splitlines()[-1] == str((tmp_path / "run" / "report.html").resolve())
 
 
-def test_sigkill_worker_mid_case_reruns_elsewhere(tmp_path, redis_server, workers):
+def test_sigkill_worker_mid_case_reruns_elsewhere(tmp_path, redis_url, workers, farm):
     suite = sleep_suite(tmp_path / "s", 6, 3000)
     workers("fake:3")
-    wait_idle(redis_server.url, 3)
-    proc = farm_run(tmp_path, redis_server.url, suite, tmp_path / "run", "--devices", "browser:3")
-    busy = wait_for(lambda: next((l for l in leases(redis_server.url).values()
-                                  if l.get("state") == "busy"), None), 30)
+    wait_idle(redis_url, 3)
+    proc = run_on(farm, redis_url, suite, tmp_path / "run", "--devices", "fake:3")
+    busy = wait_busy(redis_url)[0]
     psutil.Process(busy["pid"]).kill()
-    out = finish(proc)
+    out = proc.finish()
     assert proc.returncode == 0, out
     summary = results(tmp_path / "run")
     one_final_result_each(summary, 6)
@@ -121,18 +97,20 @@ def test_sigkill_worker_mid_case_reruns_elsewhere(tmp_path, redis_server, worker
     assert victim["device"] != busy["device"]
 
 
-def test_redis_restart_mid_run_loses_nothing(tmp_path, redis_server, workers):
+def test_redis_restart_mid_run_loses_nothing(tmp_path, private_redis, workers, farm):
+    server = private_redis()
     suite = sleep_suite(tmp_path / "s", 8, 2500)
-    workers("fake:2")
-    wait_idle(redis_server.url, 2)
-    proc = farm_run(tmp_path, redis_server.url, suite, tmp_path / "run", "--devices",
-                    "browser:2")
-    wait_for(lambda: any(l.get("state") == "busy" for l in leases(redis_server.url).values()))
-    time.sleep(1.0)
-    redis_server.stop()
-    time.sleep(3.0)
-    redis_server.start()
-    out = finish(proc, 180)
+    workers("fake:2", broker=server.url)
+    wait_idle(server.url, 2)
+    proc = run_on(farm, server.url, suite, tmp_path / "run", "--devices", "fake:2")
+    wait_busy(server.url, 2)
+    server.stop()
+    # the outage lasts until the run's client has noticed it
+    log = tmp_path / "run" / "farm.log"
+    wait_for(lambda: log.exists() and "broker unreachable" in log.read_text(), 60,
+             "the run's client noticing the outage")
+    server.start()
+    out = proc.finish(180)
     summary = results(tmp_path / "run")
     one_final_result_each(summary, 8)
     statuses = Counter(c["status"] for c in summary["cases"])
@@ -144,37 +122,40 @@ def test_redis_restart_mid_run_loses_nothing(tmp_path, redis_server, workers):
             assert c["error"]["message"], c
 
 
-def test_sigterm_drains_the_current_case(tmp_path, redis_server, workers):
+def test_sigterm_drains_the_current_case(tmp_path, redis_url, workers, farm):
     suite = sleep_suite(tmp_path / "s", 4, 3000)
     workers("fake:2")
-    wait_idle(redis_server.url, 2)
-    proc = farm_run(tmp_path, redis_server.url, suite, tmp_path / "run", "--devices", "browser:2")
-    busy = wait_for(lambda: next((l for l in leases(redis_server.url).values()
-                                  if l.get("state") == "busy"), None), 30)
+    wait_idle(redis_url, 2)
+    proc = run_on(farm, redis_url, suite, tmp_path / "run", "--devices", "fake:2")
+    busy = wait_busy(redis_url)[0]
     child = psutil.Process(busy["pid"])
     child.send_signal(signal.SIGTERM)
-    wait_for(lambda: not child.is_running() or child.status() == psutil.STATUS_ZOMBIE, 30)
-    out = finish(proc)
+    wait_for(lambda: not child.is_running() or child.status() == psutil.STATUS_ZOMBIE, 30,
+             "the drained worker exiting")
+    out = proc.finish()
     assert proc.returncode == 0, out
     summary = results(tmp_path / "run")
     one_final_result_each(summary, 4)
     drained = next(c for c in summary["cases"] if c["case_id"] == busy["case"])
     assert drained["status"] == "passed" and drained["attempt"] == 1
     assert drained["device"] == busy["device"]
-    assert busy["device"] not in leases(redis_server.url)
+    assert busy["device"] not in leases(redis_url)
 
 
-def test_two_concurrent_runs_share_the_workers(tmp_path, redis_server, workers):
-    a = sleep_suite(tmp_path / "a", 8, 1000, "a")
-    b = sleep_suite(tmp_path / "b", 8, 1000, "b")
+def test_two_concurrent_runs_share_the_workers(tmp_path, redis_url, workers, farm):
+    go = tmp_path / "go"
+    for i in range(8):      # A's cases hold their device until B has arrived
+        write_case(tmp_path / "a", f"a{i:02d}", [f"javascript: farm-test:wait-for:{go}",
+                                                 "sleep: 500"])
+    b = sleep_suite(tmp_path / "b", 8, 500, "b")
     workers("fake:2")
-    wait_idle(redis_server.url, 2)
-    t0 = time.monotonic()
-    pa = farm_run(tmp_path, redis_server.url, a, tmp_path / "ra", "--devices", "browser:2")
-    time.sleep(2.5)                 # run A holds both devices when B arrives
-    pb = farm_run(tmp_path, redis_server.url, b, tmp_path / "rb", "--devices", "browser:2")
-    out_a, out_b = finish(pa), finish(pb)
-    total = time.monotonic() - t0
+    wait_idle(redis_url, 2)
+    pa = run_on(farm, redis_url, tmp_path / "a", tmp_path / "ra", "--devices", "fake:2")
+    wait_busy(redis_url, 2)
+    pb = run_on(farm, redis_url, b, tmp_path / "rb", "--devices", "fake:2")
+    wait_for(lambda: len(runs(redis_url)) == 2, 60, "run B competing for the devices")
+    go.touch()
+    out_a, out_b = pa.finish(), pb.finish()
     assert pa.returncode == 0 and pb.returncode == 0, out_a + out_b
     ra, rb = results(tmp_path / "ra"), results(tmp_path / "rb")
     one_final_result_each(ra, 8)
@@ -185,45 +166,35 @@ def test_two_concurrent_runs_share_the_workers(tmp_path, redis_server, workers):
     b_first = min(c["started"] for c in rb["cases"])
     a_last = max(c["started"] for c in ra["cases"])
     assert b_first < a_last, (b_first, a_last)
-    assert total < 16 * 1.0 / 2 + 8
 
 
-def test_quarantine_after_repeated_infra_errors(tmp_path, redis_server, workers):
+def test_quarantine_after_repeated_infra_errors(tmp_path, redis_url, workers, farm):
     suite = sleep_suite(tmp_path / "s", 3, 100)
-    workers("fake:1", FARM_FAKE_FAIL="1")
-    wait_idle(redis_server.url, 1)
-    proc = farm_run(tmp_path, redis_server.url, suite, tmp_path / "run", "--devices",
-                    "browser:1", FARM_CLUSTER_DEVICE_WAIT="3")
-    out = finish(proc)
+    workers("fake:1", FARM_TEST_FAKE_FAIL="1")
+    wait_idle(redis_url, 1)
+    proc = run_on(farm, redis_url, suite, tmp_path / "run", "--devices", "fake:1",
+                  FARM_CLUSTER_DEVICE_WAIT="3")
+    out = proc.finish()
     assert proc.returncode == 3, out
     summary = results(tmp_path / "run")
     one_final_result_each(summary, 3)
     assert all(c["status"] == "error" for c in summary["cases"])
-    devices = subprocess.run([sys.executable, "-m", "farm.cli", "devices"], cwd=ROOT,
-                             env=env(tmp_path, redis_server.url), capture_output=True,
-                             text=True, timeout=60)
-    assert "quarantined: 3 infrastructure errors in a row" in devices.stdout, devices.stdout
-    name = next(line.split()[0] for line in devices.stdout.splitlines() if "quarantined:" in line)
-    released = subprocess.run([sys.executable, "-m", "farm.cli", "devices", "--release", name],
-                              cwd=ROOT, env=env(tmp_path, redis_server.url),
-                              capture_output=True, text=True, timeout=60)
+    listed = devices(farm, redis_url)
+    assert "quarantined: 3 infrastructure errors in a row" in listed.stdout, listed.stdout
+    name = next(line.split()[0] for line in listed.stdout.splitlines() if "quarantined:" in line)
+    released = devices(farm, redis_url, "--release", name)
     assert f"{name}: released" in released.stdout, released.stdout + released.stderr
     assert "quarantined:" not in released.stdout.split("released", 1)[1]
 
 
-def test_matrix_runs_every_case_on_every_device_group(tmp_path, redis_server, workers):
+def test_matrix_runs_every_case_on_every_device_group(tmp_path, redis_url, workers, farm):
     suite = sleep_suite(tmp_path / "s", 3, 200)
     workers("fake:2")                                     # group "fake" (the kind)
-    proc_a = start_group(tmp_path, redis_server.url, "os14")
-    proc_b = start_group(tmp_path, redis_server.url, "os15")
-    try:
-        wait_idle(redis_server.url, 4)
-        proc = farm_run(tmp_path, redis_server.url, suite, tmp_path / "run", "--devices",
-                        "browser:4", "--matrix")
-        out = finish(proc)
-    finally:
-        kill_tree(proc_a)
-        kill_tree(proc_b)
+    workers("fake:1", "--group", "os14")
+    workers("fake:1", "--group", "os15")
+    wait_idle(redis_url, 4)
+    proc = run_on(farm, redis_url, suite, tmp_path / "run", "--devices", "fake:4", "--matrix")
+    out = proc.finish()
     assert proc.returncode == 0, out
     summary = results(tmp_path / "run")
     ids = Counter(c["case_id"] for c in summary["cases"])
@@ -235,28 +206,15 @@ def test_matrix_runs_every_case_on_every_device_group(tmp_path, redis_server, wo
     assert summary["counts"]["passed"] == len(summary["cases"]) == 9
 
 
-def start_group(tmp_path: Path, url: str, group: str) -> subprocess.Popen:
-    log = open(tmp_path / f"worker-{group}.log", "w")
-    return subprocess.Popen([sys.executable, "-m", "farm.cli", "worker", "--devices", "fake:1",
-                             "--group", group], cwd=ROOT, env=env(tmp_path, url), stdout=log,
-                            stderr=subprocess.STDOUT)
-
-
-def test_password_protected_redis_works_and_the_password_is_never_shown(tmp_path):
-    from tests.integration.cluster_support import RedisServer
-    server = RedisServer(password="s3cret-pw").start()
-    worker = start_workers(tmp_path, server.url, "fake:1")
-    try:
-        wait_idle(server.url, 1)
-        suite = sleep_suite(tmp_path / "s", 2, 100)
-        proc = farm_run(tmp_path, server.url, suite, tmp_path / "run", "--devices", "browser:1")
-        out = finish(proc)
-        shown = subprocess.run([sys.executable, "-m", "farm.cli", "devices"], cwd=ROOT,
-                               env=env(tmp_path, server.url), capture_output=True, text=True,
-                               timeout=60)
-    finally:
-        kill_tree(worker)
-        server.stop()
+def test_password_protected_redis_works_and_the_password_is_never_shown(tmp_path, private_redis,
+                                                                          workers, farm):
+    server = private_redis(password="s3cret-pw")
+    workers("fake:1", broker=server.url)
+    wait_idle(server.url, 1)
+    suite = sleep_suite(tmp_path / "s", 2, 100)
+    proc = run_on(farm, server.url, suite, tmp_path / "run", "--devices", "fake:1")
+    out = proc.finish()
+    shown = devices(farm, server.url)
     assert proc.returncode == 0, out
     assert results(tmp_path / "run")["counts"]["passed"] == 2
     assert "redis://:***@127.0.0.1" in shown.stdout, shown.stdout

@@ -11,9 +11,6 @@ from farm.results import CaseError, CaseResult, RunSummary, StepRecord
 
 pytestmark = pytest.mark.integration
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync"]
 SCREENSHOT = Path("/tmp/farm-report-render.png")
 
 
@@ -74,60 +71,52 @@ def _summary(run_dir: Path) -> RunSummary:
                       farm_version="0.1.0")
 
 
-def test_report_renders_without_console_errors(tmp_path: Path) -> None:
-    sync_api = pytest.importorskip("playwright.sync_api")
-    if not Path(CHROMIUM).exists():
-        pytest.skip("Debian chromium not installed")
+@pytest.fixture
+def viewer_context_args() -> dict:
+    return {"viewport": {"width": 1280, "height": 900}}
+
+
+def test_report_renders_without_console_errors(tmp_path: Path, viewer_page, page_errors) -> None:
     report = write_html(_summary(tmp_path), tmp_path)
+    page = viewer_page
+    page.goto(report.as_uri())
+    page.wait_for_load_state("load")
 
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        try:
-            page = browser.new_page(viewport={"width": 1280, "height": 900})
-            problems: list[str] = []
-            page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
-            page.on("pageerror", lambda e: problems.append(str(e)))
-            page.on("dialog", lambda d: (problems.append("dialog: " + d.message), d.dismiss()))
-            page.goto(report.as_uri())
-            page.wait_for_load_state("load")
+    cases = page.locator("details.case")
+    assert cases.count() == 7
+    assert page.locator("#shown").inner_text() == "7 of 7 cases"
 
-            cases = page.locator("details.case")
-            assert cases.count() == 7
-            assert page.locator("#shown").inner_text() == "7 of 7 cases"
+    # the failed case is open and its screenshots really load
+    failed = page.locator('details.case[data-status="failed"]')
+    assert failed.get_attribute("open") is not None
+    failed.locator("img.shot").scroll_into_view_if_needed()
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('details[open] img')]"
+        ".every(i => i.complete && i.naturalWidth > 0)")
+    page.screenshot(path=str(SCREENSHOT), full_page=True)
 
-            # the failed case is open and its screenshots really load
-            failed = page.locator('details.case[data-status="failed"]')
-            assert failed.get_attribute("open") is not None
-            failed.locator("img.shot").scroll_into_view_if_needed()
-            page.wait_for_function(
-                "() => [...document.querySelectorAll('details[open] img')]"
-                ".every(i => i.complete && i.naturalWidth > 0)")
-            page.screenshot(path=str(SCREENSHOT), full_page=True)
+    # status filter
+    page.click('button[data-filter="passed"]')
+    assert page.locator("details.case:visible").count() == 3
+    assert failed.is_hidden()
+    page.click('button[data-filter="all"]')
+    assert page.locator("details.case:visible").count() == 7
 
-            # status filter
-            page.click('button[data-filter="passed"]')
-            assert page.locator("details.case:visible").count() == 3
-            assert failed.is_hidden()
-            page.click('button[data-filter="all"]')
-            assert page.locator("details.case:visible").count() == 7
+    # search by name (case-insensitive), combined with the status filter
+    page.fill("#search", "CHECKOUT")
+    assert page.locator("details.case:visible").count() == 1
+    assert failed.is_visible()
+    page.click('button[data-filter="passed"]')
+    assert page.locator("details.case:visible").count() == 0
+    assert page.locator("#empty").is_visible()
+    page.click('button[data-filter="all"]')
+    page.fill("#search", "")
 
-            # search by name (case-insensitive), combined with the status filter
-            page.fill("#search", "CHECKOUT")
-            assert page.locator("details.case:visible").count() == 1
-            assert failed.is_visible()
-            page.click('button[data-filter="passed"]')
-            assert page.locator("details.case:visible").count() == 0
-            assert page.locator("#empty").is_visible()
-            page.click('button[data-filter="all"]')
-            page.fill("#search", "")
+    # thumbnails open in the lightbox; Escape closes it
+    failed.locator(".steps img").first.click()
+    assert page.locator("#lightbox").is_visible()
+    assert "step 1 before" in page.locator("#lightbox figcaption").inner_text()
+    page.keyboard.press("Escape")
+    assert page.locator("#lightbox").is_hidden()
 
-            # thumbnails open in the lightbox; Escape closes it
-            failed.locator(".steps img").first.click()
-            assert page.locator("#lightbox").is_visible()
-            assert "step 1 before" in page.locator("#lightbox figcaption").inner_text()
-            page.keyboard.press("Escape")
-            assert page.locator("#lightbox").is_hidden()
-
-            assert problems == []
-        finally:
-            browser.close()
+    assert page_errors == []

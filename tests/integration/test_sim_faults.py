@@ -3,13 +3,9 @@ real adbutils / facebook-wda code paths."""
 
 from __future__ import annotations
 
-import functools
 import os
 import subprocess
-import threading
 import time
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 
 import pytest
 
@@ -21,32 +17,18 @@ from farm.suite.model import AndroidTarget, IosTarget
 
 pytestmark = pytest.mark.integration
 
-APP = Path(__file__).resolve().parents[2] / "suites" / "demo" / "app"
 PKG = "com.farm.demo.shop"
 
 
-class _Quiet(SimpleHTTPRequestHandler):
-    def log_message(self, *args: object) -> None:
-        pass
-
-
 @pytest.fixture(scope="module")
-def app_url():
-    srv = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(APP)))
-    threading.Thread(target=srv.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{srv.server_address[1]}/"
-    srv.shutdown()
-
-
-@pytest.fixture(scope="module")
-def android(app_url):
-    with AndroidSimulator(2, {PKG: app_url}) as sim:
+def android(demo_app):
+    with AndroidSimulator(2, {PKG: demo_app + "/"}) as sim:
         yield sim
 
 
 @pytest.fixture(scope="module")
-def ios(app_url):
-    with IosSimulator(1, {PKG: app_url}) as sim:
+def ios(demo_app):
+    with IosSimulator(1, {PKG: demo_app + "/"}) as sim:
         yield sim
 
 
