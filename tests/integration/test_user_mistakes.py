@@ -1,0 +1,87 @@
+"""User mistakes end with a clear message and exit 4 — never a traceback, never "internal
+error" — and, where a run was refused after its cases were known, results.json says so."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.support.farm_cli import ROOT, FarmCli
+from tests.support.redis_server import RedisServer
+
+DEMO = ROOT / "suites" / "demo"
+
+
+@pytest.fixture
+def cli(tmp_path):
+    cli = FarmCli(tmp_path)
+    yield cli
+    cli.close()
+
+
+def refused(done, *phrases: str) -> None:
+    text = done.stdout + done.stderr
+    assert done.returncode == 4, text
+    assert "Traceback" not in text and "internal error" not in text
+    for phrase in phrases:
+        assert phrase in done.stderr, done.stderr
+
+
+def test_report_dir_that_is_a_file(cli, tmp_path):
+    (tmp_path / "afile").write_text("x")
+    refused(cli.run("run", DEMO, "--report-dir", tmp_path / "afile"), "--report-dir",
+            "is a file")
+
+
+def test_report_dir_that_cannot_be_created(cli):
+    # root may write anywhere on disk; /proc refuses everyone
+    refused(cli.run("run", DEMO, "--report-dir", "/proc/farm-run"), "--report-dir",
+            "cannot write there")
+
+
+def test_state_dir_that_is_a_file(cli, tmp_path):
+    (tmp_path / "afile").write_text("x")
+    refused(cli.run("run", DEMO, FARM_STATE_DIR=str(tmp_path / "afile")), "FARM_STATE_DIR")
+
+
+def test_broker_that_is_not_redis(cli):
+    refused(cli.run("run", DEMO, "--broker", "http://127.0.0.1:9/"), "broker_url",
+            "redis://")
+
+
+def test_no_redis_listening_writes_results_with_nothing_run(cli, tmp_path):
+    from tests.support.redis_server import free_port
+    run_dir = tmp_path / "run"
+    done = cli.run("run", DEMO, "--broker", f"redis://127.0.0.1:{free_port()}/0",
+                   "--report-dir", run_dir)
+    refused(done, "cannot reach the broker")
+    summary = json.loads((run_dir / "results.json").read_text())
+    assert summary["cases"] and all(c["status"] == "skipped" and
+                                    c["reason"].startswith(("not run", "needs a model"))
+                                    for c in summary["cases"])
+
+
+def test_a_report_dir_holding_a_run_needs_overwrite(cli, tmp_path):
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    (run_dir / "results.json").write_text("{}")
+    (run_dir / "artifacts").mkdir()
+    (run_dir / "artifacts" / "old.jpg").write_bytes(b"old")
+    refused(cli.run("run", DEMO / "login_success.yaml", "--report-dir", run_dir),
+            "already holds a run", "--overwrite")
+    done = cli.run("run", DEMO / "login_success.yaml", "--report-dir", run_dir, "--overwrite")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert json.loads((run_dir / "results.json").read_text())["counts"]["passed"] == 1
+    assert not (run_dir / "artifacts" / "old.jpg").exists()
+
+
+def test_worker_with_a_wrong_redis_password(cli, tmp_path):
+    server = RedisServer(password="right").start()
+    try:
+        done = cli.run("worker", "--broker", server.url.replace(":right@", ":wrong@"),
+                       "--devices", "browser:1", timeout=60)
+    finally:
+        server.stop()
+    refused(done, "refused the password")
+    assert "wrong" not in done.stderr
