@@ -15,6 +15,7 @@ test-fast: install
 
 bench: install
 	.venv/bin/python bench/startup.py
+	.venv/bin/python bench/load.py
 	.venv/bin/python bench/agent_loop.py
 	.venv/bin/python bench/screenshot.py
 	.venv/bin/python bench/scheduler.py

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from farm.config import MAX_RETRIES
 from farm.suite.checks import Problems
 from farm.suite.model import AndroidTarget, Case, IosTarget, SuiteDefaults, Task, WebTarget
 from farm.suite.steps import parse_flow
@@ -26,6 +27,8 @@ WEB_IGNORED = {"waitForNetworkIdle", "cookie", "serve", "bridgeMode",
                "chromeArgs"} | _MIDSCENE_COMMON
 ANDROID_KEYS, ANDROID_IGNORED = {"deviceId", "launch"}, _MIDSCENE_COMMON
 IOS_KEYS, IOS_IGNORED = {"launch"}, {"wdaPort", "wdaHost"} | _MIDSCENE_COMMON
+# A day: a longer case is a typo (and past threading.TIMEOUT_MAX a device thread's wait crashes).
+MAX_CASE_SECONDS = 24 * 3600
 UNDEFINED = "undefined variable ${{{}}} (set it in the environment, vars:, or a secrets dir)"
 
 
@@ -75,14 +78,14 @@ def read_case(node: Node, path: Path, root: Path, defaults: SuiteDefaults,
         "name": p.text(top.get("name"), "name", empty_ok=False) or path.stem,
         "file": path, "suite_root": root, "platform": platform or "web",
         "tasks": _read_tasks(node, top, p, platform, misspelt),
-        "timeout": p.number(top.get("timeout"), "timeout",
-                            expected="seconds as a number > 0") or d.timeout,
+        "timeout": p.number(top.get("timeout"), "timeout", expected="seconds as a number > 0",
+                            maximum=MAX_CASE_SECONDS) or d.timeout,
         "tags": list(dict.fromkeys(d.tags + p.string_list(top.get("tags"), "tags"))),
         "secrets": list(dict.fromkeys(d.secrets + p.string_list(top.get("secrets"), "secrets",
                                                                   names=True))),
         "vars": {**d.vars, **p.variables(top.get("vars"), "vars")},
     }
-    retries = p.integer(top.get("retries"), "retries")
+    retries = p.integer(top.get("retries"), "retries", maximum=MAX_RETRIES)
     values["retries"] = d.retries if retries is None else retries
     agent = top.get("agent")
     if agent is not None and not agent.is_null:

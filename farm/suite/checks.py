@@ -100,28 +100,34 @@ class Problems:
         return value
 
     def integer(self, node: Node | None, where: str, *, minimum: int = 0,
-                expected: str | None = None) -> int | None:
-        """An integer >= ``minimum``; null/missing -> None."""
+                maximum: int | None = None, expected: str | None = None) -> int | None:
+        """An integer >= ``minimum`` (and <= ``maximum``); null/missing -> None."""
         if node is None or node.is_null:
             return None
         v = node.value
-        if node.kind == "scalar" and isinstance(v, int) and not isinstance(v, bool) \
-                and v >= minimum:
+        is_int = node.kind == "scalar" and isinstance(v, int) and not isinstance(v, bool)
+        if is_int and v >= minimum and (maximum is None or v <= maximum):
             return v
         what = expected or ("a positive integer" if minimum == 1 else
                             "a non-negative integer" if minimum == 0 else
                             f"an integer >= {minimum}")
+        if maximum is not None and is_int and v > maximum:
+            what += f" no larger than {maximum}"
         self.add(node, f"{where}: expected {what}, got {node.describe()}")
         return None
 
-    def number(self, node: Node | None, where: str, *, expected: str) -> float | None:
-        """A number > 0; null/missing -> None."""
+    def number(self, node: Node | None, where: str, *, expected: str,
+               maximum: float | None = None) -> float | None:
+        """A number > 0 (and <= ``maximum``); null/missing -> None."""
         if node is None or node.is_null:
             return None
         v = node.value
-        if node.kind == "scalar" and isinstance(v, (int, float)) and not isinstance(v, bool) \
-                and v > 0 and v == v and v != float("inf"):
+        is_number = node.kind == "scalar" and isinstance(v, (int, float)) \
+            and not isinstance(v, bool) and v > 0 and v == v and v != float("inf")
+        if is_number and (maximum is None or v <= maximum):
             return float(v)
+        if maximum is not None and is_number:
+            expected += f" no larger than {maximum:g}"
         self.add(node, f"{where}: expected {expected}, got {node.describe()}")
         return None
 

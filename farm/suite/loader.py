@@ -17,8 +17,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from farm.config import MAX_RETRIES
 from farm.errors import SuiteError, SuiteErrors
-from farm.suite.casefile import check_templates, read_case
+from farm.suite.casefile import MAX_CASE_SECONDS, check_templates, read_case
 from farm.suite.checks import Problems
 from farm.suite.model import AppSpec, Case, Suite, SuiteDefaults
 from farm.suite.vars import Variables, is_valid_name
@@ -64,6 +65,7 @@ class _Loading:
         self.known = known          # variable names from env and secrets dir
         self.suites: dict[Path, _SuiteInfo] = {}
         self.errors: list[SuiteError] = []
+        self.skipped: list[str] = []   # "hidden file x/.y.yaml", for `farm run -v`
 
     def suite(self, root: Path) -> _SuiteInfo:
         if root not in self.suites:
@@ -81,7 +83,7 @@ class _Loading:
             path = path.parent
         if path.is_dir():
             self.walk(path, find_root(path) or path)
-        elif path.is_file():
+        elif path.exists():  # a FIFO or a device too: reading it says what is wrong
             if path.suffix not in CASE_SUFFIXES:
                 self.errors.append(SuiteError(display_path(path), "not a YAML file: expected a "
                                               "suite directory or a .yaml/.yml case file"))
@@ -102,14 +104,18 @@ class _Loading:
             roots[dirpath] = root
             info = self.suite(root)
             # Prune in place so os.walk never descends into skipped directories.
+            self.skipped.extend(f"hidden directory {display_path(here / d)}{os.sep}"
+                                for d in sorted(dirnames) if d.startswith("."))
             dirnames[:] = sorted(
                 d for d in dirnames
                 if not d.startswith(".") and d not in SKIP_DIRS
                 and os.path.realpath(here / d) not in info.excluded
             )
             for name in sorted(filenames):
-                if name.startswith(".") or name == SUITE_FILE or \
-                        not name.endswith(CASE_SUFFIXES):
+                if name == SUITE_FILE or not name.endswith(CASE_SUFFIXES):
+                    continue
+                if name.startswith("."):
+                    self.skipped.append(f"hidden file {display_path(here / name)}")
                     continue
                 info.files.setdefault(os.path.realpath(here / name), here / name)
 
@@ -117,7 +123,7 @@ class _Loading:
 
     def read_defaults(self, root: Path) -> SuiteDefaults:
         path = root / SUITE_FILE
-        if not path.is_file():
+        if not os.path.lexists(path):   # a FIFO or a dangling link is read, and reported
             return SuiteDefaults()
         shown = display_path(path)
         node, errors = read_yaml(path, shown)
@@ -133,8 +139,9 @@ class _Loading:
         p.keys(node, SUITE_KEYS, "farm.yaml")
         values: dict = {
             "timeout": p.number(top.get("timeout"), "timeout",
-                                expected="seconds per case as a number > 0"),
-            "retries": p.integer(top.get("retries"), "retries"),
+                                expected="seconds per case as a number > 0",
+                                maximum=MAX_CASE_SECONDS),
+            "retries": p.integer(top.get("retries"), "retries", maximum=MAX_RETRIES),
             "tags": p.string_list(top.get("tags"), "tags"),
             "secrets": p.string_list(top.get("secrets"), "secrets", names=True),
             "vars": p.variables(top.get("vars"), "vars"),
@@ -195,18 +202,22 @@ class _Loading:
 
 
 def load_suites(paths: Sequence[Path | str], env: Mapping[str, str] | None = None,
-                secrets_dir: Path | None = None) -> list[Suite]:
+                secrets_dir: Path | None = None, skipped: list[str] | None = None) -> list[Suite]:
     """Discover and load every suite under ``paths`` (directories or case files).
 
     ``env`` (default ``os.environ``) and ``secrets_dir`` only decide which ``${NAME}`` are
     defined; no value is substituted.  Returns suites sorted by root, cases sorted by id; a
     suite is included when it has a ``farm.yaml`` or at least one case.  Raises `SuiteErrors`
     with every problem of every file, or `ConfigError` if ``secrets_dir`` is unreadable.
+    ``skipped``, when given, receives what discovery passed over on purpose, one line each
+    (``hidden file suite/.draft.yaml``, ``hidden directory suite/.old/``).
     """
     known = Variables.from_sources({}, env=env, secrets_dir=secrets_dir).names
     loading = _Loading(known)
     for given in dict.fromkeys(str(p) for p in paths):
         loading.add_path(given)
+    if skipped is not None:
+        skipped.extend(loading.skipped)
     seen: set[str] = set()
     suites = []
     for root in sorted(loading.suites):

@@ -16,6 +16,8 @@ Everything here is pure except `Variables.from_sources`, which reads a secrets d
 
 from __future__ import annotations
 
+import base64
+import functools
 import os
 import re
 from collections.abc import Iterable, Mapping
@@ -150,7 +152,9 @@ class Variables:
         return _TOKEN.sub(sub, template)
 
     def mask(self, text: str) -> str:
-        """``text`` with every secret value replaced by ``***`` (longest values first).
+        """``text`` with every secret value replaced by ``***`` (longest values first), also
+        where it appears encoded: %-encoded, HTML entities, JSON / JavaScript escapes (and any
+        mix of these, character by character) or base64 (see `_secret_forms`).
 
         Repeats until no secret value is left, because a replacement can join its neighbours
         into a new occurrence (secret ``a*``: ``aa*`` -> ``a***``).  Each pass turns at least one
@@ -167,11 +171,106 @@ class Variables:
 
 
 def _mask_pattern(values: tuple[str, ...]) -> re.Pattern[str] | None:
-    values = tuple(v for v in values if v.strip("*"))
-    if not values:
+    forms = [form for v in values if v.strip("*") for form in _secret_forms(v)]
+    if not forms:
         return None
-    # Alternation tries left to right, so longest-first makes the longest secret win.
-    return re.compile("|".join(re.escape(v) for v in values))
+    # Alternation tries left to right, so longest-first makes the longest form win.  The
+    # lookahead on the characters a form can start with skips most positions at once (the
+    # alternation alone is ten times slower).
+    forms.sort(key=lambda form: -form[0])
+    starts = "".join(sorted({ch for _, _, first in forms for ch in first}))
+    return re.compile(f"(?=[{re.escape(starts)}])(?:"
+                      + "|".join(pattern for _, pattern, _ in forms) + ")")
+
+
+# How a secret comes back from a page, a browser or a writer: every character may be itself,
+# %-encoded (quote, quote_plus, a browser's own URL encoding), an HTML entity, or a JSON /
+# JavaScript escape; and the whole value may be base64-encoded (btoa, Basic auth, tokens).
+_JSON_ESCAPES = {'"': '"', "'": "'", "/": "/", "\b": "b", "\f": "f", "\n": "n", "\r": "r",
+                 "\t": "t"}
+_HTML_NAMES = {"&": "amp", "<": "lt", ">": "gt", '"': "quot", "'": "apos"}
+_BACKSLASHES = r"\\+"     # escaped once, twice, ... (JSON inside JSON)
+
+
+def _any_case(pattern: str) -> str:
+    return f"(?i:{pattern})"
+
+
+def _secret_forms(secret: str) -> list[tuple[int, str, str]]:
+    """``(typical length, pattern, characters a match can start with)`` for ``secret``
+    written out and base64-encoded."""
+    text = "".join(_char_pattern(ch) for ch in secret)
+    first = secret[0] + "&%\\" + ("+" if secret[0] == " " else "")
+    return [(len(secret), text, first), *_base64_forms(secret)]
+
+
+@functools.lru_cache(maxsize=1024)
+def _char_pattern(ch: str) -> str:
+    """Every common way to write one character of a secret, as a regex group."""
+    forms = _plain_forms(ch)
+    units = ch.encode("utf-16-be", "surrogatepass")
+    escapes = ["".join(_BACKSLASHES + _any_case(f"u{units[i]:02x}{units[i + 1]:02x}")
+                       for i in range(0, len(units), 2))]
+    if ord(ch) <= 0xFF:
+        escapes.append(_BACKSLASHES + _any_case(f"x{ord(ch):02x}"))
+    if ch == "\\":  # before the single backslash of `forms`: take every one of an escape
+        forms.insert(0, _BACKSLASHES)
+    elif ch in _JSON_ESCAPES:  # \" \n ..., the escaped letter possibly HTML-escaped after
+        escapes.append(_BACKSLASHES + "(?:" + "|".join(_plain_forms(_JSON_ESCAPES[ch])) + ")")
+    return "(?:" + "|".join(forms + escapes) + ")"
+
+
+def _plain_forms(ch: str) -> list[str]:
+    """``ch`` as itself, as an HTML entity, or %-encoded (UTF-8; Latin-1 as escape() does)."""
+    code = ord(ch)
+    forms = [re.escape(ch), f"&#0*{code};", _any_case(f"&#x0*{code:x};"),
+             _any_case("".join(f"%{b:02x}" for b in ch.encode("utf-8", "surrogatepass")))]
+    if ch in _HTML_NAMES:
+        forms.append(f"&{_HTML_NAMES[ch]};")
+    if 0x80 <= code <= 0xFF:
+        forms.append(_any_case(f"%{code:02x}"))
+    elif code > 0xFF:
+        forms.append(_any_case(f"%u{code:04x}"))
+    if ch == " ":
+        forms.append(r"\+")
+    return forms
+
+
+_B64_CHARS = {"+": r"(?:\+|-|(?i:%2b))", "/": r"(?:/|_|\\+/|(?i:%2f))"}   # standard|URL-safe
+_B64_STARTS = {"+": "+-%", "/": "/_%\\"}
+_B64_PADDING = r"(?:=|(?i:%3d)){0,2}"
+_B64_MIN_FRAGMENT = 8     # shorter pieces of a blob would hide unrelated text
+
+
+def _base64_forms(secret: str) -> list[tuple[int, str, str]]:
+    """The secret's own base64 (UTF-8, and Latin-1 as btoa() encodes it), padded or not,
+    standard or URL-safe; and the part of a larger blob that encodes only the secret, for each
+    of the three offsets it can sit at (a blob's bytes are encoded three at a time)."""
+    encodings = {secret.encode("utf-8", "surrogatepass")}
+    try:
+        encodings.add(secret.encode("latin-1"))
+    except UnicodeEncodeError:
+        pass
+    forms = []
+    for data in encodings:
+        whole = base64.b64encode(data).decode("ascii").rstrip("=")
+        forms.append((len(whole), _b64_pattern(whole) + _B64_PADDING, _b64_start(whole)))
+        for offset in range(3):
+            encoded = base64.b64encode(bytes(offset) + data).decode("ascii")
+            # Character i carries bits [6i, 6i + 6); keep those that are all the secret's.
+            first, end = -(-8 * offset // 6), 8 * (offset + len(data)) // 6
+            piece = encoded[first:end]
+            if len(piece) >= _B64_MIN_FRAGMENT and piece != whole:
+                forms.append((len(piece), _b64_pattern(piece), _b64_start(piece)))
+    return forms
+
+
+def _b64_pattern(encoded: str) -> str:
+    return "".join(_B64_CHARS.get(ch, ch) for ch in encoded)
+
+
+def _b64_start(encoded: str) -> str:
+    return _B64_STARTS.get(encoded[0], encoded[0]) if encoded else ""
 
 
 def read_secrets_dir(secrets_dir: Path) -> dict[str, str]:

@@ -14,6 +14,8 @@ expands aliases (an "alias bomb" of a few lines becomes gigabytes).  Here the *e
 
 from __future__ import annotations
 
+import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -123,12 +125,11 @@ def read_yaml(path: Path, display: str | None = None) -> tuple[Node | None, list
     """
     shown = display or str(path)
     try:
-        data = Path(path).read_bytes()
+        data = read_limited(Path(path), MAX_BYTES)
+    except _Unreadable as exc:
+        return None, [SuiteError(shown, str(exc))]
     except OSError as exc:
         return None, [SuiteError(shown, f"cannot read file: {exc.strerror or exc}")]
-    if len(data) > MAX_BYTES:
-        return None, [SuiteError(shown, f"file is too large ({len(data)} bytes): suite files "
-                                        f"must be under {MAX_BYTES} bytes")]
     if b"\x00" in data:
         return None, [SuiteError(shown, "not a text file (contains NUL bytes): expected YAML")]
     try:
@@ -138,6 +139,43 @@ def read_yaml(path: Path, display: str | None = None) -> tuple[Node | None, list
         return None, [SuiteError(shown, f"not a text file (invalid UTF-8 at byte {exc.start}): "
                                         "expected YAML saved as UTF-8", line)]
     return compose_text(text, shown)
+
+
+class _Unreadable(Exception):
+    """Not something a suite file can be: the message says what it is instead."""
+
+
+_KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
+          (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a character device"),
+          (stat.S_ISBLK, "a block device"))
+
+
+def read_limited(path: Path, limit: int) -> bytes:
+    """The bytes of regular file ``path``, reading at most ``limit + 1`` of them.
+
+    Anything else named ``*.yaml`` (a FIFO would block the read forever, ``/dev/zero`` never
+    ends, a device may act on being opened) is refused from ``stat`` without opening it; the
+    file is opened non-blocking and checked again, in case it was swapped in between.  Raises
+    `_Unreadable` (or OSError when it cannot be read at all).
+    """
+    _check_regular(os.stat(path), limit)
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    with os.fdopen(fd, "rb") as file:
+        _check_regular(os.fstat(fd), limit)
+        data = file.read(limit + 1)     # a size stat got wrong (/proc, a growing file)
+    if len(data) > limit:
+        raise _Unreadable(f"file is too large (more than {limit} bytes): suite files must be "
+                          f"under {limit} bytes")
+    return data
+
+
+def _check_regular(info: os.stat_result, limit: int) -> None:
+    if not stat.S_ISREG(info.st_mode):
+        kind = next((name for test, name in _KINDS if test(info.st_mode)), "an unusual kind")
+        raise _Unreadable(f"not a regular file ({kind}): expected a YAML file")
+    if info.st_size > limit:
+        raise _Unreadable(f"file is too large ({info.st_size} bytes): suite files must be "
+                          f"under {limit} bytes")
 
 
 def compose_text(text: str, file: str) -> tuple[Node | None, list[SuiteError]]:

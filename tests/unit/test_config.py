@@ -1,3 +1,5 @@
+import re
+
 import pytest
 
 from farm.config import load_settings
@@ -73,3 +75,32 @@ def test_every_farm_variable_is_a_setting(monkeypatch):
         "redis://flag:1/0"
     shown = load_settings().masked()
     assert shown["cluster_prefix"] == "nightly" and shown["ios_wda_urls"]
+
+
+@pytest.mark.parametrize("url, shown", [
+    ("https://user:pa55@models.example.com:8443/v1?key=k-123&model=qwen",
+     "https://user:***@models.example.com:8443/v1?key=***&model=qwen"),
+    ("https://h/v1?api_key=k-123&apikey=k-123&X-Api-Key=k-123&sig=k-123&Signature=k-123"
+     "&access_token=k-123&client_secret=k-123&password=k-123&region=eu",
+     "https://h/v1?api_key=***&apikey=***&X-Api-Key=***&sig=***&Signature=***"
+     "&access_token=***&client_secret=***&password=***&region=eu"),
+    ("http://h/cb#access_token=k-123&state=1", "http://h/cb#access_token=***&state=1"),
+    ("redis://:k-123@localhost:6379/0", "redis://:***@localhost:6379/0"),
+    ("unix:///run/redis.sock?password=k-123&db=1", "unix:///run/redis.sock?password=***&db=1"),
+    ("https://models.example.com/v1", "https://models.example.com/v1"),
+])
+def test_mask_url_hides_passwords_and_credential_query_values(url, shown):
+    from farm.config import mask_url
+    assert mask_url(url) == shown
+
+
+def test_show_masks_credentials_in_every_url_setting(monkeypatch):
+    monkeypatch.setenv("FARM_MODEL_BASE_URL", "https://me:pa55@llm.example.com/v1?key=k-123")
+    monkeypatch.setenv("FARM_ASSERT_MODEL_BASE_URL", "https://llm.example.com/v1?token=k-456")
+    monkeypatch.setenv("FARM_IOS_WDA_URLS", "http://u:k-789@10.0.0.2:8100")
+    shown = load_settings().masked()
+    assert shown["model_base_url"] == "https://me:***@llm.example.com/v1?key=***"
+    assert shown["assert_model_base_url"] == "https://llm.example.com/v1?token=***"
+    assert shown["ios_wda_urls"] == ["http://u:***@10.0.0.2:8100"]
+    assert not {"pa55", "k-123", "k-456", "k-789"} & set(
+        re.findall(r"[\w-]+", repr(shown)))

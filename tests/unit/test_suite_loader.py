@@ -1,9 +1,12 @@
-"""Suite loading: the malformed-file corpus, Midscene forms, defaults, discovery, speed."""
+"""Suite loading: the malformed-file corpus, Midscene forms, defaults, discovery (speed is
+measured by bench/load.py, not asserted here)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -13,7 +16,9 @@ from hypothesis import strategies as st
 
 from farm.errors import SuiteErrors
 from farm.suite.kinds import KINDS
-from farm.suite.loader import load_case_file, load_suites
+from farm.config import MAX_RETRIES
+from farm.suite import yamlpos
+from farm.suite.loader import display_path, load_case_file, load_suites
 from farm.suite.yamlpos import compose_text
 
 HERE = Path(__file__).parent
@@ -304,20 +309,6 @@ def test_variables_resolvable_from_every_source(tmp_path):
     assert "${FROM_ENV}" in errors[0].message
 
 
-def test_loading_500_cases_is_fast(tmp_path):
-    text = ("name: case\nweb:\n  url: https://example.com/${PAGE:-index}\ntasks:\n"
-            "  - name: t\n    flow:\n" + "".join(
-                f"      - aiTap: button {i}\n      - assertText: text {i}\n        timeout: 100\n"
-                for i in range(6)))
-    for i in range(500):
-        (tmp_path / f"case_{i:03}.yaml").write_text(text)
-    start = time.perf_counter()
-    [suite] = load_suites([tmp_path], env={})
-    elapsed = time.perf_counter() - start
-    assert len(suite.cases) == 500
-    assert elapsed < 2.0, elapsed   # typically ~0.3 s
-
-
 _yamlish = st.text(alphabet="abc:- \n\t[]{}&*!'\"#$%0\x00\u00e9", max_size=120)
 
 
@@ -403,3 +394,127 @@ def test_run_wda_request_forms(tmp_path):
     assert "expected one of GET, POST, PUT, PATCH, DELETE, got 'FETCH'" in errors[1].message
     assert "unknown key 'endpoit' in runWdaRequest (did you mean 'endpoint'?)" in \
         errors[2].message
+
+
+# ---- what is read, and what is refused before reading ----------------------------------------
+
+CASE = "web:\n  url: https://example.com\ntasks:\n  - name: t\n    flow:\n      - aiTap: go\n"
+
+
+@contextlib.contextmanager
+def fifo_with_a_writer(fifo: Path, text: str):
+    """A FIFO whose writer waits for a reader: code that opened it would read ``text``
+    instead of hanging, so a test fails rather than blocks when the refusal is broken."""
+    os.mkfifo(fifo)
+
+    def write_when_read() -> None:
+        with open(fifo, "w") as f:
+            f.write(text)
+
+    writer = threading.Thread(target=write_when_read)
+    writer.start()
+    try:
+        yield fifo
+    finally:
+        reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)   # let the writer finish
+        writer.join()
+        os.close(reader)
+
+
+def test_a_fifo_named_yaml_is_refused_without_opening_it(tmp_path):
+    (tmp_path / "suite").mkdir()
+    write(tmp_path / "suite" / "ok.yaml")
+    with fifo_with_a_writer(tmp_path / "suite" / "pipe.yaml", CASE) as fifo:
+        for given in (tmp_path / "suite", fifo):
+            [err] = errors_of([given], env={})
+            assert err.file.endswith("pipe.yaml")
+            assert err.message == "not a regular file (a FIFO (named pipe)): expected a YAML file"
+
+
+@pytest.mark.parametrize("device, kind", [("/dev/zero", "a character device"),
+                                          ("/dev/null", "a character device")])
+def test_a_link_to_a_device_is_refused_from_stat(tmp_path, device, kind):
+    (tmp_path / "zero.yaml").symlink_to(device)
+    [err] = errors_of([tmp_path], env={})
+    assert err.message == f"not a regular file ({kind}): expected a YAML file"
+
+
+def test_a_farm_yaml_that_is_not_a_file_is_reported(tmp_path):
+    write(tmp_path / "a.yaml")
+    with fifo_with_a_writer(tmp_path / "farm.yaml", "retries: 1\n"):
+        [err] = errors_of([tmp_path], env={})
+    assert err.file.endswith("farm.yaml") and "a FIFO" in err.message
+
+
+def test_size_is_checked_before_reading_and_reads_stop_at_the_limit(tmp_path, monkeypatch):
+    big = tmp_path / "big.yaml"
+    with big.open("wb") as f:           # sparse: 3 GB on paper, nothing on disk
+        f.truncate(3 * 1024 ** 3)
+    [err] = errors_of([big], env={})
+    assert err.message == (f"file is too large ({3 * 1024 ** 3} bytes): suite files must be "
+                           f"under {yamlpos.MAX_BYTES} bytes")
+    # /proc files are regular but say they are empty: the read itself stops at the limit.
+    maps = tmp_path / "maps.yaml"
+    maps.symlink_to("/proc/self/maps")
+    monkeypatch.setattr(yamlpos, "MAX_BYTES", 64)
+    [err] = errors_of([maps], env={})
+    assert err.message == "file is too large (more than 64 bytes): suite files must be under " \
+                          "64 bytes"
+
+
+@pytest.mark.parametrize("where, text, line, column, phrase", [
+    ("farm.yaml", "retries: 1000000000\n", 1, 10,
+     "retries: expected a non-negative integer no larger than 10, got the number 1000000000"),
+    ("case.yaml", CASE + "retries: 11\n", 7, 10,
+     "retries: expected a non-negative integer no larger than 10, got the number 11"),
+    ("case.yaml", CASE + "retries: -1\n", 7, 10,
+     "retries: expected a non-negative integer, got the number -1"),
+    ("farm.yaml", "timeout: -5\n", 1, 10,
+     "timeout: expected seconds per case as a number > 0, got the number -5"),
+    ("case.yaml", CASE + "timeout: 0\n", 7, 10,
+     "timeout: expected seconds as a number > 0, got the number 0"),
+    ("case.yaml", CASE + "timeout: 10000000000\n", 7, 10,   # would crash a device thread
+     "timeout: expected seconds as a number > 0 no larger than 86400, got the number "
+     "10000000000"),
+])
+def test_retries_and_timeout_out_of_range_are_positioned_errors(tmp_path, where, text, line,
+                                                                column, phrase):
+    (tmp_path / "farm.yaml").write_text(text if where == "farm.yaml" else "")
+    (tmp_path / "case.yaml").write_text(text if where == "case.yaml" else CASE)
+    [err] = errors_of([tmp_path], env={})
+    assert (err.file.endswith(where), err.line, err.column) == (True, line, column)
+    assert err.message == phrase
+
+
+def test_the_largest_retries_and_a_day_long_timeout_load(tmp_path):
+    (tmp_path / "farm.yaml").write_text(f"retries: {MAX_RETRIES}\ntimeout: 86400\n")
+    write(tmp_path / "case.yaml")
+    [case] = load_suites([tmp_path], env={})[0].cases
+    assert (case.retries, case.timeout) == (MAX_RETRIES, 86400)
+
+
+def test_hidden_files_and_folders_are_skipped_and_listed_on_request(tmp_path):
+    write(tmp_path / "s" / "a.yaml")
+    write(tmp_path / "s" / ".x.yaml")
+    write(tmp_path / "s" / "..x.yaml")
+    write(tmp_path / "s" / ".drafts" / "b.yaml")
+    (tmp_path / "s" / ".notes.txt").write_text("not a case")
+    skipped: list[str] = []
+    [suite] = load_suites([tmp_path / "s"], env={}, skipped=skipped)
+    assert [c.id for c in suite.cases] == ["s/a"]
+    shown = display_path(tmp_path / "s")
+    assert skipped == [f"hidden directory {shown}/.drafts/", f"hidden file {shown}/..x.yaml",
+                       f"hidden file {shown}/.x.yaml"]
+
+
+def test_farm_run_verbose_prints_what_was_skipped(tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    from farm.cli import cli
+    write(tmp_path / "s" / "..x.yaml")
+    monkeypatch.chdir(tmp_path)
+    quiet = CliRunner().invoke(cli, ["run", "s"])
+    loud = CliRunner().invoke(cli, ["run", "-v", "s"])
+    assert quiet.exit_code == loud.exit_code == 5       # no cases found
+    assert "skipped" not in quiet.output
+    assert "farm: skipped hidden file s/..x.yaml" in loud.output

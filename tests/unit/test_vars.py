@@ -2,6 +2,13 @@
 
 from __future__ import annotations
 
+import base64
+import html
+import json
+import re
+from urllib.parse import quote, quote_plus
+
+import markupsafe
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -113,3 +120,76 @@ def test_masked_resolution_never_contains_a_secret(values, secrets, segments):
     for secret in v.secret_values:
         if secret.strip("*"):        # a secret made only of '*' cannot be told from the mask
             assert secret not in out
+
+
+# ---- encoded secrets: what pages, browsers and writers turn a secret into ---------------------
+
+SECRET = 'Tok en"&=/+?<x>\\ü9Zq'
+
+
+def _lower_hex(text: str) -> str:
+    return re.sub(r"%[0-9A-F]{2}", lambda m: m[0].lower(), text)
+
+
+ENCODERS = {
+    "quote": lambda s: quote(s, safe=""),
+    "quote keeps /": quote,
+    "quote_plus": quote_plus,
+    "lower-case hex": lambda s: _lower_hex(quote(s, safe="")),
+    # what Chromium showed in its navigation error: only some characters of a query encoded
+    "browser url": lambda s: s.replace(" ", "%20").replace('"', "%22").replace("<", "%3C")
+                              .replace(">", "%3E").replace("ü", "%C3%BC"),
+    "json": json.dumps,
+    "json utf-8": lambda s: json.dumps(s, ensure_ascii=False),
+    "json twice": lambda s: json.dumps(json.dumps(s)),
+    "json in html": lambda s: html.escape(json.dumps(s)),
+    "html": html.escape,
+    "jinja2": lambda s: str(markupsafe.escape(s)),
+    "html numeric": lambda s: "".join(f"&#{ord(c)};" for c in s),
+    "base64": lambda s: base64.b64encode(s.encode()).decode(),
+    "base64 unpadded": lambda s: base64.b64encode(s.encode()).decode().rstrip("="),
+    "base64url": lambda s: base64.urlsafe_b64encode(s.encode()).decode(),
+    "btoa (latin-1)": lambda s: base64.b64encode(s.encode("latin-1")).decode(),
+    "base64 in a url": lambda s: quote(base64.b64encode(s.encode()).decode(), safe=""),
+}
+
+
+@pytest.mark.parametrize("encode", ENCODERS.values(), ids=ENCODERS)
+def test_mask_hides_the_common_encodings_of_a_secret(encode):
+    v = Variables({"T": SECRET}, secrets=["T"])
+    quotes = encode("")          # what the encoding adds around any value: "", \"\" ...
+    half = len(quotes) // 2
+    assert v.mask(f"before {encode(SECRET)} after") == \
+        f"before {quotes[:half]}***{quotes[half:]} after"
+
+
+@pytest.mark.parametrize("offset", [0, 1, 2])
+def test_mask_hides_a_secret_inside_a_larger_base64_blob(offset):
+    secret = "correct horse battery staple"
+    v = Variables({"T": secret}, secrets=["T"])
+    before, after = b"p" * (3 + offset), b"suffix!"
+    blob = base64.b64encode(before + secret.encode() + after).decode()
+    masked = v.mask(blob)
+    assert "***" in masked
+    # What is left is the blob's own bytes plus at most one shared character at each end.
+    kept = masked.replace("***", "")
+    assert len(kept) <= -(-len(before) * 4 // 3) + -(-len(after) * 4 // 3) + 4, masked
+
+
+def test_mask_leaves_text_that_only_looks_like_a_secret():
+    v = Variables({"T": "hunter2"}, secrets=["T"])
+    text = "hunter3 Hunter2 hunter%33 aHVudGVy %68unter"
+    assert v.mask(text) == text
+    assert v.mask("%68unter2 aHVudGVyMg== &#104;unter2") == "*** *** ***"
+
+
+@settings(max_examples=200, deadline=None)
+@given(secret=st.text(min_size=1, max_size=12).filter(lambda s: s.strip("*")),
+       encoder=st.sampled_from(sorted(ENCODERS)))
+def test_no_encoding_of_any_secret_survives_masking(secret, encoder):
+    try:
+        encoded = ENCODERS[encoder](secret)
+    except UnicodeEncodeError:   # btoa only takes Latin-1
+        return
+    v = Variables({"T": secret}, secrets=["T"])
+    assert encoded.strip('"') not in v.mask(f"<{encoded}>")
