@@ -19,6 +19,7 @@ from pydantic_settings import (
 from farm.errors import ConfigError
 
 MAX_RETRIES = 10        # more re-runs than this is a typo, not a policy
+MAX_SECONDS = 86400     # a day: any longer timeout is a typo (and overflows thread waits)
 
 # A comma-separated list in the environment (``a,b``), a list in farm.toml.
 CommaList = Annotated[list[str], NoDecode]
@@ -57,6 +58,7 @@ class Settings(BaseSettings):
     retries: int | None = None              # test-failure retries; farm.yaml `retries` otherwise
     infra_retries: int = 1                  # re-runs on another device after an infra error
     default_case_seconds: float = 30.0      # expected duration of a case never seen before
+    watchdog_grace_seconds: float = 10.0    # past a case's timeout before its device is killed
     secrets_dir: Path | None = None         # one file per secret, named after the variable
 
     # model (used from the agent issue on)
@@ -68,6 +70,7 @@ class Settings(BaseSettings):
     model_temperature: float = 0.0
     model_retries: int = 2                  # re-sends after 429 / 5xx / timeout / refused
     model_backoff: float = 0.5              # seconds before the first re-send, doubling
+    model_max_reply_bytes: int = Field(default=1_000_000, gt=0)   # larger replies: model error
     planning_model: str | None = None       # separate planner (its boxes are then not trusted)
     planning_model_base_url: str | None = None
     planning_model_api_key: SecretStr | None = None
@@ -124,11 +127,12 @@ class Settings(BaseSettings):
         return value
 
     @field_validator("default_timeout", "model_timeout", "default_case_seconds",
+                     "watchdog_grace_seconds",
                      "cluster_max_case_seconds", "cluster_device_wait", "cluster_outage_seconds")
     @classmethod
     def _positive(cls, value: float | None) -> float | None:
-        if value is not None and not value > 0:
-            raise ValueError("must be more than 0 seconds")
+        if value is not None and not 0 < value <= MAX_SECONDS:
+            raise ValueError(f"must be more than 0 and at most {MAX_SECONDS} seconds")
         return value
 
     @classmethod

@@ -9,6 +9,7 @@ import signal
 import sys
 import threading
 import time
+import traceback
 from contextlib import ExitStack
 from datetime import datetime
 from pathlib import Path
@@ -50,8 +51,15 @@ class _MaskFilter(logging.Filter):
         self.mask = mask
 
     def filter(self, record: logging.LogRecord) -> bool:
-        record.msg = self.mask(record.getMessage())
+        text = record.getMessage()
+        if record.exc_info:      # tracebacks carry page text and values too: mask them as well
+            text += "\n" + "".join(traceback.format_exception(*record.exc_info)).rstrip()
+        elif record.exc_text:
+            text += "\n" + record.exc_text
+        record.msg = self.mask(text)
         record.args = ()
+        record.exc_info = None
+        record.exc_text = None
         return True
 
 

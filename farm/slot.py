@@ -55,7 +55,7 @@ class DeviceSlot:
         self.services = services
         self.events = events or NullEvents()
         self.streak = streak or MemoryStreak()
-        self.grace = WATCHDOG_GRACE_S if grace is None else grace
+        self.grace = grace
         self.state = "new"      # starting | idle | busy | restarting | dead | quarantined | done
         self.detail = ""
         self.launch_seconds: float | None = None
@@ -174,8 +174,11 @@ class DeviceSlot:
         the deadline); run_case then reports the case as timed out."""
         done = threading.Event()
 
+        grace = self.grace if self.grace is not None else getattr(
+            self.services.settings, "watchdog_grace_seconds", WATCHDOG_GRACE_S)
+
         def watch() -> None:
-            if not done.wait(case.timeout + self.grace):
+            if not done.wait(case.timeout + grace):
                 log.warning("case %s overstayed its timeout on %s: killing the device",
                             case.id, self.name)
                 self.kill()

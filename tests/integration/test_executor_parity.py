@@ -93,7 +93,7 @@ class Pool:
 POOLS = {
     "browsers": Pool("browser:2"),
     "one_broken": Pool("fake:2", (("FARM_TEST_FAKE_FAIL", "fake-1"),)),
-    "sick": Pool("fake:1", (("FARM_TEST_FAKE_UNHEALTHY", "1"),
+    "sick": Pool("fake:1", (("FARM_TEST_FAKE_UNHEALTHY", "1"), ("FARM_WATCHDOG_GRACE_SECONDS", "1"),
                             ("FARM_TEST_FAKE_JOURNAL", "{tmp}/journal"))),
 }
 

@@ -104,3 +104,9 @@ def test_show_masks_credentials_in_every_url_setting(monkeypatch):
     assert shown["ios_wda_urls"] == ["http://u:***@10.0.0.2:8100"]
     assert not {"pa55", "k-123", "k-456", "k-789"} & set(
         re.findall(r"[\w-]+", repr(shown)))
+
+
+def test_a_timeout_past_a_day_is_a_config_error(monkeypatch):
+    monkeypatch.setenv("FARM_DEFAULT_TIMEOUT", "10000000000")
+    with pytest.raises(ConfigError, match="default_timeout.*86400"):
+        load_settings()

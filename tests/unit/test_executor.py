@@ -31,7 +31,8 @@ def make_case(cid, steps, timeout=30.0, secrets=(), vars=None):
 
 
 def services(tmp_path):
-    return Services(settings=Settings(), artifacts=ArtifactStore(tmp_path), run_id="r1", env={})
+    return Services(settings=Settings(watchdog_grace_seconds=0.3), artifacts=ArtifactStore(
+        tmp_path), run_id="r1", env={})
 
 
 def run(devices, cases, tmp_path, policy=RetryPolicy()):
@@ -133,10 +134,8 @@ def test_interrupt_marks_inflight_interrupted(tmp_path):
     assert statuses == ["interrupted", "skipped"]
 
 
-def test_watchdog_kills_a_device_stuck_past_the_timeout(tmp_path, monkeypatch):
+def test_watchdog_kills_a_device_stuck_past_the_timeout(tmp_path):
     """A page busy-looping ignores in-page timeouts: only killing the device frees the slot."""
-    import farm.slot
-    monkeypatch.setattr(farm.slot, "WATCHDOG_GRACE_S", 0.3)
 
     def busy_loop(dev):          # ignores timeout_s, like `while (true) {}` in a page
         dev._killed.wait(30)
