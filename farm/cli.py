@@ -117,12 +117,17 @@ def devices(broker: str | None, release: tuple[str, ...]) -> None:
 def _mobile_devices(settings) -> None:
     """Android devices on the adb server, WDA endpoints, and last run's quarantine."""
     import json
+    from farm.devices.android import adb_client, adb_server_answers
     from farm.devices.specs import android_serials, ios_urls
-    port = os.environ.get("ANDROID_ADB_SERVER_PORT", "5037")
-    serials = android_serials(settings)
-    click.echo(f"android   {len(serials)} device(s) on adb server 127.0.0.1:{port}"
-               + (": " + ", ".join(serials) if serials else " (android-sim:N starts "
-                  "simulated ones)"))
+    adb = adb_client(socket_timeout=5)      # never starts a server (adbutils' own would)
+    if not adb_server_answers(adb):
+        click.echo(f"android   no adb server on {adb.host}:{adb.port} (farm starts none: "
+                   "`adb start-server` for phones, android-sim:N for simulated ones)")
+    else:
+        serials = android_serials(settings)
+        click.echo(f"android   {len(serials)} device(s) on adb server {adb.host}:{adb.port}"
+                   + (": " + ", ".join(serials) if serials else " (android-sim:N starts "
+                      "simulated ones)"))
     urls = ios_urls(settings)
     click.echo(f"ios       {len(urls)} WebDriverAgent endpoint(s) in FARM_IOS_WDA_URLS"
                + (": " + ", ".join(urls) if urls else " (ios-sim:N starts simulated ones)"))

@@ -1,6 +1,7 @@
 """AndroidDevice: one phone (or simulated phone) driven through adbutils.
 
 Honours ANDROID_ADB_SERVER_HOST/PORT (adbutils reads them) and ANDROID_SERIAL (registry).
+farm only attaches to an adb server (someone's, or its own simulator): it never starts one.
 Every shell command goes over shell_v2 where the device offers it, so stderr and the exit code
 are read: `input` refused by the system prints a SecurityException on stderr and exits 0 --
 that is an error here, never a silent success.
@@ -9,6 +10,7 @@ that is an error here, never a silent success.
 from __future__ import annotations
 
 import base64
+import functools
 import io
 import logging
 import re
@@ -19,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from farm.devices.base import Rect, UITree
 from farm.devices.native_tree import parse_uiautomator, query_xml
 from farm.errors import DeviceError, DeviceLost, StepFailed
+from farm.text import clean
 
 if TYPE_CHECKING:  # pragma: no cover
     from farm.config import Settings
@@ -49,6 +52,49 @@ def is_black(png: bytes) -> bool:
     img = Image.open(io.BytesIO(png)).convert("L")
     img.thumbnail((64, 64))
     return img.getextrema()[1] <= 8
+
+
+def adb_client(host: str | None = None, port: int | None = None,
+               socket_timeout: float | None = SHELL_TIMEOUT_S) -> Any:
+    """An ``adbutils.AdbClient`` that never starts an adb server.
+
+    adbutils runs ``adb start-server`` whenever a connection is refused, so listing devices
+    with no server, or a phone whose simulator went away, left a daemon running on
+    ANDROID_ADB_SERVER_PORT. Here a missing server is an AdbConnectionError instead.
+    """
+    return _attach_only_client()(host=host, port=port, socket_timeout=socket_timeout)
+
+
+def adb_server_answers(client: Any) -> bool:
+    """True when an adb server answers at ``client``'s host:port (nothing is started)."""
+    try:
+        client.server_version()
+        return True
+    except Exception:
+        return False
+
+
+@functools.cache
+def _attach_only_client() -> type:
+    import adbutils
+
+    class AttachOnlyConnection(adbutils.AdbConnection):
+        def _safe_connect(self) -> Any:
+            return self._create_socket()     # adbutils' own would `adb start-server` first
+
+    class AttachOnlyClient(adbutils.AdbClient):
+        def __init__(self, host: str | None, port: int | None,
+                     socket_timeout: float | None) -> None:
+            super().__init__(host=host, port=port, socket_timeout=socket_timeout)
+            self._farm_timeout = socket_timeout
+
+        def make_connection(self, timeout: float | None = None) -> Any:
+            conn = AttachOnlyConnection(self.host, self.port)
+            if timeout or self._farm_timeout:
+                conn.conn.settimeout(timeout or self._farm_timeout)
+            return conn
+
+    return AttachOnlyClient
 
 
 def _quote(arg: str) -> str:
@@ -83,11 +129,8 @@ class AndroidDevice:
     # -- lifecycle ---------------------------------------------------------------------------
     def open(self) -> None:
         """Connect through the adb server and check the device answers."""
-        import adbutils
-
         self._killed = False
-        self._adb = adbutils.AdbClient(host=self.host, port=self.port,
-                                       socket_timeout=SHELL_TIMEOUT_S)
+        self._adb = adb_client(self.host, self.port)
         with self._errors("connect"):
             self._dev = self._adb.device(self.serial)
             state = self._dev.get_state()
@@ -356,7 +399,7 @@ class _AdbErrors:
         name = self.device.name
         if isinstance(exc, (DeviceLost, DeviceError, StepFailed)):
             return False
-        msg = str(exc).strip() or type(exc).__name__
+        msg = clean(str(exc)).strip() or type(exc).__name__
         if self.device._killed or isinstance(exc, (OSError, EOFError)) or _LOST.search(msg):
             raise DeviceLost(f"{name} lost ({self.what}): {msg[:200]}") from exc
         if isinstance(exc, AdbError):

@@ -8,7 +8,6 @@ a Playwright call; that call then fails and surfaces as DeviceLost.
 
 from __future__ import annotations
 
-import json
 import logging
 import re
 import threading
@@ -22,6 +21,7 @@ from farm.devices.chromium import BROWSER_FLAGS, ChromiumInfo, find_chromium
 from farm.devices.keys import normalize_key
 from farm.devices.procs import alive, find_marked_process, kill_tree
 from farm.errors import CaseTimeout, DeviceError, DeviceLost, FarmError, StepFailed
+from farm.text import clean, clean_json
 
 if TYPE_CHECKING:  # pragma: no cover
     from farm.config import Settings
@@ -56,7 +56,7 @@ _RETURN = re.compile(r"\breturn\b")
 
 
 def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip()
+    text = clean(str(exc)).strip()
     return text.splitlines()[0] if text else type(exc).__name__
 
 
@@ -226,7 +226,7 @@ class BrowserDevice:
         """The rendered DOM as a UITree, collected in one page.evaluate."""
         page = self._need_page()
         started = time.monotonic()
-        raw = json.loads(self._evaluate_settled(page, DOM_JS, MAX_NODES, what="read the DOM"))
+        raw = clean_json(self._evaluate_settled(page, DOM_JS, MAX_NODES, what="read the DOM"))
         nodes = [UINode.model_validate(n) for n in raw["nodes"]]
         self.hierarchy_seconds = time.monotonic() - started
         self.last_observation = "tree"
@@ -238,7 +238,7 @@ class BrowserDevice:
     def query_xpath(self, xpath: str) -> list[Rect]:
         """Viewport rects of rendered elements matching ``xpath``; bad XPath -> StepFailed."""
         page = self._need_page()
-        res = self._evaluate_settled(page, XPATH_JS, xpath, what="evaluate XPath")
+        res = clean(self._evaluate_settled(page, XPATH_JS, xpath, what="evaluate XPath"))
         if "error" in res:
             raise StepFailed(f"invalid XPath {xpath!r}: {res['error']}")
         return [Rect(x=r[0], y=r[1], width=r[2], height=r[3]) for r in res["rects"]]
@@ -355,7 +355,8 @@ class BrowserDevice:
         for i, producer in enumerate(producers):
             with self._errors("javascript"):
                 try:
-                    res = page.evaluate(RUN_JS.replace("__PRODUCER__", producer), [ms, code])
+                    res = clean(page.evaluate(RUN_JS.replace("__PRODUCER__", producer),
+                                              [ms, code]))
                     break
                 except PlaywrightError as exc:
                     msg = str(exc)
@@ -374,7 +375,7 @@ class BrowserDevice:
             raise StepFailed(f"javascript error: {res['error']}")
         if "str" in res:
             return res["str"]
-        return json.loads(res["json"])
+        return clean_json(res["json"])
 
     # -- health ------------------------------------------------------------------------------
 

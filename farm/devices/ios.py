@@ -18,6 +18,7 @@ from farm.devices.android import is_black
 from farm.devices.base import Rect, UITree
 from farm.devices.native_tree import parse_wda, query_xml
 from farm.errors import DeviceError, DeviceLost, StepFailed
+from farm.text import clean
 
 if TYPE_CHECKING:  # pragma: no cover
     from farm.config import Settings
@@ -133,7 +134,7 @@ class IosDevice:
         for attempt in range(SOURCE_TRIES):
             if attempt:
                 time.sleep(0.3 * attempt)
-            xml = self._call(lambda: self._session.source(), "source")
+            xml = clean(self._call(lambda: self._session.source(), "source"))
             try:
                 tree = parse_wda(xml, w, h)
             except ValueError as exc:
@@ -211,7 +212,7 @@ class IosDevice:
 
     def current_app(self) -> str | None:
         info = self._call(lambda: self._client.app_current(), "active app", session=False)
-        return (info or {}).get("bundleId")
+        return clean((info or {}).get("bundleId"))
 
     def _wait_front(self, bundle: str) -> None:
         deadline = time.monotonic() + 5
@@ -243,8 +244,9 @@ class IosDevice:
                 raise
             except WDARequestError as exc:
                 raise StepFailed(f"WDA refused {method.upper()} {path}: "
-                                 f"{str(exc)[:300]}") from None
-            return json.loads(json.dumps(reply.get("value")))   # plain dicts, not AttrDicts
+                                 f"{clean(str(exc))[:300]}") from None
+            # plain dicts, not AttrDicts; JSON's \udXXX escapes can carry a lone surrogate
+            return clean(json.loads(json.dumps(reply.get("value"))))
 
         return self._call(send, f"{method.upper()} {path}", session="{sessionId}" in path)
 
@@ -297,9 +299,10 @@ class IosDevice:
                 self._new_session()
             except (requests.RequestException, OSError, HTTPError, MuxError, WDABadGateway,
                     WDAEmptyResponseError) as exc:   # the connection itself failed
-                raise DeviceLost(f"{self.name} lost ({what}): {str(exc)[:200]}") from exc
+                raise DeviceLost(f"{self.name} lost ({what}): {clean(str(exc))[:200]}") from exc
             except WDAError as exc:
                 if self._killed:
                     raise DeviceLost(f"{self.name} was stopped") from exc
-                raise DeviceError(f"{what} failed on {self.name}: {str(exc)[:200]}") from exc
+                raise DeviceError(f"{what} failed on {self.name}: "
+                                  f"{clean(str(exc))[:200]}") from exc
         raise AssertionError("unreachable")

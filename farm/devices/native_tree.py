@@ -10,6 +10,7 @@ import xml.etree.ElementTree as ET
 
 from farm.devices.base import Rect, UINode, UITree
 from farm.errors import StepFailed
+from farm.text import clean
 
 _BOUNDS = re.compile(r"\[(-?\d+),(-?\d+)\]\[(-?\d+),(-?\d+)\]")
 _EDITABLE_IOS = {"XCUIElementTypeTextField", "XCUIElementTypeSecureTextField",
@@ -19,9 +20,18 @@ _CLICKABLE_IOS = _EDITABLE_IOS | {"XCUIElementTypeButton", "XCUIElementTypeLink"
                                   "XCUIElementTypeTab", "XCUIElementTypePicker"}
 
 
+def _root(xml: str | bytes) -> ET.Element:
+    """The parsed document; ValueError when it is not XML (ElementTree's ParseError is a
+    SyntaxError). A lone surrogate (WDA's JSON can carry one) becomes U+FFFD first."""
+    try:
+        return ET.fromstring(clean(xml).encode("utf-8") if isinstance(xml, str) else xml)
+    except ET.ParseError as exc:
+        raise ValueError(f"not XML: {exc}") from exc
+
+
 def parse_uiautomator(xml: str, width: int, height: int) -> UITree:
     """A ``uiautomator dump`` → UITree (physical pixels). Raises ValueError on bad XML."""
-    root = ET.fromstring(xml.encode("utf-8") if isinstance(xml, str) else xml)
+    root = _root(xml)
     nodes: list[UINode] = []
 
     def visit(el: ET.Element, parent: int | None) -> None:
@@ -49,8 +59,9 @@ def parse_uiautomator(xml: str, width: int, height: int) -> UITree:
 
 
 def parse_wda(xml: str, width: int, height: int) -> UITree:
-    """A WDA ``/source`` → UITree (points). The Application element itself is not a node."""
-    root = ET.fromstring(xml.encode("utf-8") if isinstance(xml, str) else xml)
+    """A WDA ``/source`` → UITree (points); ValueError on bad XML. The Application element
+    itself is not a node."""
+    root = _root(xml)
     nodes: list[UINode] = []
 
     def num(el: ET.Element, key: str) -> int:
@@ -86,7 +97,7 @@ def parse_wda(xml: str, width: int, height: int) -> UITree:
 def query_xml(xml: str, xpath: str, tree: UITree) -> list[Rect]:
     """Rects of visible elements of a native XML tree matching ``xpath`` (ElementTree's XPath
     subset: ``//node[@text='Sign in']``, ``//XCUIElementTypeButton[@name='x']``)."""
-    root = ET.fromstring(xml.encode("utf-8"))
+    root = _root(xml)
     path = xpath.strip()
     if path.startswith("/") and not path.startswith("//"):
         path = "." + path

@@ -90,12 +90,11 @@ def parse_device_specs(text: str, settings: Settings | None = None) -> list[Devi
 # ---- discovery --------------------------------------------------------------------------------
 def android_serials(settings: Settings) -> list[str]:
     """Serials of Android devices in state "device" on the adb server (ANDROID_SERIAL: only
-    that one). Empty when no adb server answers."""
-    import adbutils
+    that one). Empty when no adb server answers (none is started)."""
+    from farm.devices.android import adb_client
 
     try:
-        found = [i.serial for i in adbutils.AdbClient(socket_timeout=5).list()
-                 if i.state == "device"]
+        found = [i.serial for i in adb_client(socket_timeout=5).list() if i.state == "device"]
     except Exception:
         return []
     only = settings.android_serial

@@ -15,6 +15,7 @@ from typing import Any
 
 from farm.errors import ModelUnavailable
 from farm.llm.client import ModelReply, Usage
+from farm.text import clean
 
 log = logging.getLogger("farm.llm")
 _import_lock = threading.Lock()
@@ -104,7 +105,7 @@ class LiteLLMClient:
     @staticmethod
     def _text(response: Any) -> str:
         try:
-            return response.choices[0].message.content or ""
+            return clean(response.choices[0].message.content or "")   # lone surrogates
         except (AttributeError, IndexError, KeyError):
             return ""
 
@@ -120,4 +121,5 @@ class LiteLLMClient:
 
 
 def _short(exc: BaseException) -> str:
-    return str(exc).strip().splitlines()[0][:300] if str(exc).strip() else ""
+    text = clean(str(exc)).strip()
+    return text.splitlines()[0][:300] if text else ""

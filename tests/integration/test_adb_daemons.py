@@ -1,0 +1,76 @@
+"""farm attaches to an adb server, it never starts one (issue 9, item 11): adbutils runs
+`adb start-server` when nothing answers, which left a daemon behind after every `farm devices`
+and after a phone whose (simulated) server had gone away."""
+
+from __future__ import annotations
+
+import socket
+from typing import Iterator
+
+import psutil
+import pytest
+
+from farm.errors import DeviceLost
+
+
+def adb_daemons(port: int) -> list[psutil.Process]:
+    """adb processes serving ``port`` (``adb -L tcp:PORT fork-server server``)."""
+    found = []
+    for proc in psutil.process_iter(["name", "cmdline"]):
+        cmdline = proc.info["cmdline"] or []
+        if proc.info["name"] == "adb" and any(f"tcp:{port}" in arg for arg in cmdline):
+            found.append(proc)
+    return found
+
+
+def answers(port: int) -> bool:
+    with socket.socket() as s:
+        return s.connect_ex(("127.0.0.1", port)) == 0
+
+
+@pytest.fixture
+def no_server_port() -> Iterator[int]:
+    """A free port nothing listens on. An adb daemon that appears there was started by the
+    code under test: it is stopped afterwards so a failure leaves nothing behind."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    assert not adb_daemons(port) and not answers(port)
+    yield port
+    stray = adb_daemons(port)
+    for proc in stray:
+        proc.kill()
+    psutil.wait_procs(stray, timeout=10)
+
+
+def test_farm_devices_reports_no_server_and_starts_none(farm, no_server_port):
+    done = farm.run("devices", ANDROID_ADB_SERVER_PORT=str(no_server_port))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert f"android   no adb server on 127.0.0.1:{no_server_port}" in done.stdout
+    assert "daemon started" not in done.stderr
+    assert adb_daemons(no_server_port) == []
+    assert not answers(no_server_port)
+
+
+def test_an_android_run_with_no_server_starts_none(farm, tmp_path, no_server_port):
+    suite = tmp_path / "phone"
+    suite.mkdir()
+    (suite / "open.yaml").write_text("name: open\nandroid:\n  launch: com.example\n"
+                                     "tasks:\n  - name: t\n    flow:\n      - sleep: 1\n")
+    done = farm.run("run", suite, "--devices", "android:1", "--report-dir", tmp_path / "run",
+                    ANDROID_ADB_SERVER_PORT=str(no_server_port))
+    assert done.returncode == 4, done.stdout + done.stderr
+    assert "0 device(s) ready" in done.stderr
+    assert adb_daemons(no_server_port) == []
+    assert not answers(no_server_port)
+
+
+def test_a_phone_whose_server_is_gone_is_lost_and_starts_none(monkeypatch, no_server_port):
+    from farm.devices.android import AndroidDevice
+    # adb start-server would use the environment's port, the device asks for the same one
+    monkeypatch.setenv("ANDROID_ADB_SERVER_PORT", str(no_server_port))
+    phone = AndroidDevice("gone", None, "emulator-5554", host="127.0.0.1", port=no_server_port)
+    with pytest.raises(DeviceLost):
+        phone.open()
+    assert adb_daemons(no_server_port) == []
+    assert not answers(no_server_port)
