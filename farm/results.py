@@ -16,6 +16,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from farm.text import clean
+
 Status = Literal["passed", "failed", "error", "skipped", "interrupted", "flaky"]
 StepStatus = Literal["passed", "failed", "error", "skipped", "interrupted"]
 
@@ -96,17 +98,6 @@ class RunSummary(BaseModel):
         self.counts = counts
 
 
-def _scrub(value: Any) -> Any:
-    """Every string made valid Unicode (a lone surrogate becomes U+FFFD), walking containers."""
-    if isinstance(value, str):
-        return value.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
-    if isinstance(value, dict):
-        return {_scrub(k): _scrub(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_scrub(v) for v in value]
-    return value
-
-
 def storable(result: CaseResult) -> CaseResult:
     """``result`` as it can be written (JSON, XML, HTML). Text from pages and models is cleaned
     where it enters farm; this is the last guard, so one odd string never costs a result."""
@@ -116,12 +107,12 @@ def storable(result: CaseResult) -> CaseResult:
     except Exception:
         pass
     try:
-        return CaseResult.model_validate(_scrub(result.model_dump()))
+        return CaseResult.model_validate(clean(result.model_dump()))
     except Exception as exc:
-        return CaseResult(run_id=result.run_id, case_id=result.case_id, name=_scrub(result.name),
+        return CaseResult(run_id=result.run_id, case_id=result.case_id, name=clean(result.name),
                           file=result.file, platform=result.platform, device=result.device,
                           attempt=result.attempt, status="error", started=result.started,
-                          error=CaseError(kind="InternalError", message=_scrub(
+                          error=CaseError(kind="InternalError", message=clean(
                               f"internal error: the result could not be stored: {exc}")))
 
 
