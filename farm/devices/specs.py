@@ -114,6 +114,12 @@ def attach_targets(kind: str, count: int, settings: Settings) -> list[str]:
                           f"`farm sim {kind[:-4]} --count N --app ...` and use "
                           f"--devices {kind[:-4]}:N")
     if kind == "android":
+        from farm.devices.android import adb_client, adb_server_answers
+        client = adb_client(socket_timeout=5)
+        if not adb_server_answers(client):
+            raise ConfigError(f"--devices {kind}:{count}: no adb server answers on "
+                              f"{client.host}:{client.port} (start one with `adb start-server`"
+                              f", or use {kind}-sim for simulated phones)")
         found = android_serials(settings)
         where = "the adb server has"
     elif kind == "ios":
