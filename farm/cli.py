@@ -260,8 +260,10 @@ def config_show() -> None:
     """Print resolved settings (flag > FARM_* env > farm.toml > [tool.farm] > defaults),
     secrets masked."""
     from farm.config import load_settings
-    for key, value in load_settings().masked().items():
-        click.echo(f"{key:<22} {value!r}" if value is None else f"{key:<22} {value}")
+    shown = load_settings().masked()
+    width = max(map(len, shown))
+    for key, value in shown.items():
+        click.echo(f"{key:<{width}} {value}")
 
 
 @cli.command()
