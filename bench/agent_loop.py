@@ -3,8 +3,12 @@
 Prints the median orchestration overhead per loop iteration (ms: everything but the model,
 which answers instantly), peak traced memory after 100 iterations, and the prompt tokens of
 the planning request at iterations 2, 10 and 20 (they must stay flat, not grow with history).
+Then the slowest parse of a reply at the size cap built to make a parser backtrack (unclosed
+tags: must stay well under 1 s), and one unparseable reply of --reply-mb MB (0 skips it) from
+the scripted model server over HTTP with real litellm: how long until it is a model error, and
+the peak traced memory (FARM_MODEL_MAX_REPLY_BYTES keeps both small).
 
-    .venv/bin/python bench/agent_loop.py [--iterations 100]
+    .venv/bin/python bench/agent_loop.py [--iterations 100] [--reply-mb 20]
 """
 
 from __future__ import annotations
@@ -26,10 +30,55 @@ from farm.llm.client import ScriptedModelClient, estimate_tokens  # noqa: E402
 from farm.llm.models import ModelSet  # noqa: E402
 
 
+def huge_reply(megabytes: int) -> None:
+    """One ai step against a model whose reply is ``megabytes`` MB of garbage."""
+    from farm.errors import ModelUnavailable
+    from farm.llm.litellm_client import LiteLLMClient
+    from tests.support.model_server import ModelServer, Reply
+    with ModelServer(["warm-up", Reply(stream_bytes=megabytes * 1_000_000)]) as srv:
+        client = LiteLLMClient("openai/bench", base_url=srv.base_url)
+        client.complete([{"role": "user", "content": "hi"}])   # litellm's first-call imports
+        agent = Agent(FakeDevice(), ModelSet.single(client))
+        tracemalloc.start()
+        started = time.perf_counter()
+        try:
+            agent.ai_act("anything")
+            outcome = "no error (!)"
+        except ModelUnavailable as exc:
+            outcome = "ModelUnavailable" + (" (size cap)" if "REPLY_BYTES" in str(exc) else "")
+        took = time.perf_counter() - started
+        _, peak = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+    print(f"{megabytes} MB unparseable reply: {outcome} after {took:.2f} s, "
+          f"peak traced memory {peak / 1e6:.1f} MB, {len(srv.requests) - 1} request(s)")
+
+
+def parse_worst_case(size: int = 1_000_000) -> None:
+    """The slowest parse, over grammars, of garbage at the size cap that once made regexes
+    rescan the rest of the reply for every unclosed tag (quadratic)."""
+    from farm.llm.plan import ReplyParseError, parse_plan
+    shapes = {"<thought ": "", "<think>": "", "<sub-goal index=1>": "<update-plan-content>",
+              "click(a='x', ": "Action: ", 'do(action="x", ': ""}
+    worst = (0.0, "")
+    for unit, head in shapes.items():
+        text = head + unit * (size // len(unit))
+        for grammar in ("xml", "uitars", "autoglm"):
+            started = time.perf_counter()
+            try:
+                parse_plan(text, grammar)
+            except ReplyParseError:
+                pass
+            worst = max(worst, (time.perf_counter() - started, f"{unit!r} × n, {grammar}"))
+    print(f"slowest parse of a {size // 1000} kB adversarial reply: {worst[0]:.3f} s "
+          f"({worst[1]})")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--iterations", type=int, default=100)
-    n = ap.parse_args().iterations
+    ap.add_argument("--reply-mb", type=int, default=20)
+    args = ap.parse_args()
+    n = args.iterations
     nodes = [UINode(id=i, role="button", text=f"Item {i}", clickable=True,
                     rect=Rect(x=20 + (i % 4) * 300, y=20 + (i // 4) * 60, width=280, height=40))
              for i in range(40)]
@@ -62,6 +111,9 @@ def main() -> None:
     print(f"peak traced memory after {len(stamps)} iterations: {peak / 1e6:.1f} MB")
     print("prompt tokens per planning request: " + ", ".join(
         f"iteration {i}: {sizes[i]}" for i in (2, 10, 20) if i in sizes))
+    parse_worst_case()
+    if args.reply_mb:
+        huge_reply(args.reply_mb)
 
 
 if __name__ == "__main__":

@@ -62,6 +62,14 @@ def case_variables(case: Case, services: Services) -> Variables:
                                   secrets=case.secrets)
 
 
+def declared_names(case: Case, services: Services) -> frozenset[str]:
+    """The variables a model's output may use: the case's and suite's ``vars:`` and
+    ``secrets:``, and the variables holding served app URLs."""
+    app_urls = set(services.app_dirs.values())
+    return frozenset({*case.vars, *case.secrets,
+                      *(name for name, value in services.env.items() if value in app_urls)})
+
+
 def resolve_url(raw: str, case: Case, services: Services) -> str:
     """Absolute URLs pass through; a relative path is taken from the case file's folder and
     served over the app server when it lies in a served directory."""
@@ -87,10 +95,15 @@ class _CaseRun:
         limits = LoopLimits(cap=case.agent.get("replanningCycleLimit")
                             or services.settings.replanning_cycle_limit,
                             max_errors=services.settings.max_execution_errors)
-        # resolve: secrets reach the device only; the model sees ${NAME} placeholders
+        # resolve: secrets reach the device only; the model sees ${NAME} placeholders.
+        # What a model plans expands only the names the suite declares, never ${ANY_ENV}.
+        declared = declared_names(case, services)
         self.agent = Agent(device, model=services.models(), deadline=lambda: self.deadline,
                            resolve=self.vars.resolve, limits=limits,
-                           context=case.agent.get("aiActContext"))
+                           context=case.agent.get("aiActContext"),
+                           resolve_planned=lambda text, undeclared: self.vars.resolve_declared(
+                               text, declared, undeclared),
+                           mask=self.vars.mask)
         self.records: list[StepRecord] = []
         self.last_shot: str | None = None
         self.shots = 0

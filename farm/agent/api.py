@@ -12,6 +12,9 @@ action), as ``call_action`` does for a suite step and the ai_act loop for a plan
 Secrets: prompts and targets carry text as written (``${NAME}`` placeholders); ``resolve``
 turns a placeholder into its value only on the device: when an action types it, and for the
 zero-token locate tiers (an XPath, a UI-tree text match), whose answer never leaves it.
+Text a model wrote (the actions ai_act plans) goes through ``resolve_planned`` instead, which
+`run_case` restricts to the names the suite declares: a reply cannot get ``${ANY_ENV_VAR}``
+typed. ``mask`` hides secret values in what goes back to the model as feedback.
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ from farm.devices.base import Device
 from farm.devices.grabber import ScreenshotGrabber
 from farm.errors import (AssertionFailed, CaseTimeout, FarmError, LocateError, NeedsModel,
                          StepFailed)
-from farm.llm.client import Usage
+from farm.llm.client import DeadlineReached, Usage
 
 if TYPE_CHECKING:
     from farm.config import Settings
@@ -42,13 +45,16 @@ log = logging.getLogger("farm.agent")
 
 # (the hit of its first Locate task, what the action returned)
 ActionOutcome = tuple[LocateHit | None, Any]
+# (text a model wrote, names left unexpanded are appended here) -> the text to use
+PlannedResolver = Callable[[str, list[str]], str]
 
 
 class Agent:
     """Drives one device. ``deadline`` (monotonic seconds) bounds every wait.
 
     ``Agent(device, settings)`` uses the models the settings configure (FARM_MODEL, ...);
-    ``Agent(device)`` works with the zero-token tiers only.
+    ``Agent(device)`` works with the zero-token tiers only. ``resolve`` expands ``${NAME}``
+    in suite text; ``resolve_planned`` in text a model planned (default: ``resolve``).
     """
 
     def __init__(self, device: Device, model: "ModelSet | Settings | None" = None,
@@ -56,7 +62,9 @@ class Agent:
                  grabber: ScreenshotGrabber | None = None,
                  deadline: Callable[[], float] | None = None,
                  resolve: Callable[[str], str] | None = None,
-                 limits: LoopLimits | None = None, context: str | None = None) -> None:
+                 limits: LoopLimits | None = None, context: str | None = None,
+                 resolve_planned: PlannedResolver | None = None,
+                 mask: Callable[[str], str] | None = None) -> None:
         from farm.config import Settings
         if isinstance(model, Settings):   # Agent(device, settings): build the configured models
             from farm.llm.models import build_models
@@ -66,6 +74,9 @@ class Agent:
         self.grabber = grabber or ScreenshotGrabber(device)
         self._deadline = deadline or (lambda: float("inf"))
         self.resolve = resolve or (lambda text: text)
+        self.resolve_planned: PlannedResolver = resolve_planned or (
+            lambda text, undeclared: self.resolve(text))
+        self.mask = mask or (lambda text: text)
         self.chain = chain or (zero_token_chain(self.resolve) if model is None
                                else model_chain(self))
         self.limits = limits or LoopLimits()
@@ -85,18 +96,24 @@ class Agent:
         self.grabber.invalidate()
 
     # ---- the action space ------------------------------------------------------------------
-    def locate(self, loc: Locate, **hints: Any) -> LocateHit:
+    def locate(self, loc: Locate, resolve: Callable[[str], str] | None = None,
+               **hints: Any) -> LocateHit:
         """What a Locate task runs: the chain, cheapest tier first. ``hints`` are for model
-        tiers (plan_rect, trust_plan); an XPath is resolved (it never reaches a model)."""
-        xpath = self.resolve(loc.xpath) if loc.xpath else None
+        tiers (plan_rect, trust_plan); the XPath and the text tier's target are resolved with
+        ``resolve`` (default `resolve`; the ai_act loop passes its restricted one): neither
+        answer leaves the device."""
+        resolve = resolve or self.resolve
+        xpath = resolve(loc.xpath) if loc.xpath else None
         hints.setdefault("deep_locate", loc.deepLocate)
-        return self.chain.locate(loc.prompt, self.device, xpath=xpath, **hints)
+        return self.chain.locate(loc.prompt, self.device, xpath=xpath, resolve=resolve, **hints)
 
-    def task_runner(self, locate: Callable[[Locate], LocateHit] | None = None) -> TaskRunner:
+    def task_runner(self, locate: Callable[[Locate], LocateHit] | None = None,
+                    resolve: Callable[[str], str] | None = None) -> TaskRunner:
         """A TaskRunner on this device; ``locate`` replaces `locate` (the ai_act loop adds the
-        planner's box as a hint)."""
+        planner's box as a hint) and ``resolve`` what actions resolve values with."""
         return TaskRunner(locate=locate or self.locate,
-                          ctx=ActionContext(self.device, self.resolve, self.remaining),
+                          ctx=ActionContext(self.device, resolve or self.resolve,
+                                            self.remaining),
                           on_acted=self._acted)
 
     def perform(self, action: Action) -> ActionOutcome:
@@ -199,9 +216,15 @@ class Agent:
 
     # ---- model-backed ------------------------------------------------------------------------
     def ask(self, purpose: str, messages: list[dict[str, Any]], client: Any = None) -> str:
-        """One model call; its usage is added to ``self.usage``."""
+        """One model call, given only the time left of the case (CaseTimeout naming the model
+        when that runs out); its usage is added to ``self.usage``."""
         self.check_time()
-        reply = (client or self.models.plan).complete(messages)
+        client = client or self.models.plan
+        left = self.remaining()
+        try:
+            reply = client.complete(messages, timeout=None if left == float("inf") else left)
+        except DeadlineReached as exc:
+            raise CaseTimeout(f"waiting for the model {_endpoint(client)}") from exc
         self.usage.add(reply.usage)
         log.debug("model %s (%s): %d+%d tokens", purpose, getattr(client, "name", "?"),
                   reply.usage.prompt_tokens, reply.usage.completion_tokens)
@@ -224,6 +247,10 @@ class Agent:
         try:
             result = loop.run(task, deep_think=deep_think, deep_locate=deep_locate,
                               context=context or self.context)
+        except StepFailed as exc:
+            if not loop.result.notes:
+                raise
+            raise StepFailed(f"{exc} ({'; '.join(loop.result.notes)})") from exc
         finally:
             self.last_tiers = list(loop.result.tiers)
         return result.as_output()
@@ -268,6 +295,14 @@ class Agent:
         return self.ai_query(query, "aiString")
 
 
+def _endpoint(client: Any) -> str:
+    """``openai/x at http://host/v1`` (credentials in the URL masked) for messages."""
+    from farm.config import mask_url
+    name = getattr(client, "name", "?")
+    base = getattr(client, "base_url", None)
+    return f"{name} at {mask_url(base)}" if base else name
+
+
 def _target(prompt: str | None, xpath: str | None, deep_locate: bool) -> Locate:
     return Locate(prompt=prompt or "", xpath=xpath, deepLocate=deep_locate)
 
@@ -278,14 +313,16 @@ def _optional_target(prompt: str | None, xpath: str | None, deep_locate: bool) -
 
 class OnDeviceTier:
     """A zero-token tier that sees ``${NAME}`` resolved: it matches on the device and its answer
-    never leaves it. Model tiers get the prompt as written (the model sees placeholders)."""
+    never leaves it. Model tiers get the prompt as written (the model sees placeholders).
+    The ``resolve`` hint of a locate (a model-planned target's) wins over the tier's own."""
 
     def __init__(self, tier: LocatorTier, resolve: Callable[[str], str]) -> None:
         self.tier, self.resolve, self.name = tier, resolve, tier.name
 
     def locate(self, prompt: str, ctx: LocateContext) -> LocateHit | None:
+        resolve = ctx.hints.get("resolve") or self.resolve
         try:
-            value = self.resolve(prompt)
+            value = resolve(prompt)
         except FarmError:          # a placeholder with no value: match the text as written
             value = prompt
         if value == prompt:

@@ -10,9 +10,9 @@ from typing import Any, Callable
 
 from farm.agent.images import data_url
 from farm.agent.prompts import assert_prompt, query_prompt
-from farm.errors import StepFailed
+from farm.errors import ModelUnavailable
 from farm.llm.client import ModelClient
-from farm.llm.plan import ReplyParseError, loads_lenient
+from farm.llm.plan import ReplyParseError, echo_back, loads_lenient
 
 Ask = Callable[[str, list[dict[str, Any]], ModelClient], str]
 
@@ -20,7 +20,8 @@ Ask = Callable[[str, list[dict[str, Any]], ModelClient], str]
 def ask_json(ask: Ask, client: ModelClient, purpose: str, prompt: str, png: bytes,
              check: Callable[[Any], Any]) -> Any:
     """Ask with the screenshot; ``check`` validates the JSON (raising ReplyParseError). One
-    retry with the error appended; a second unreadable reply fails the step."""
+    retry with the error appended; a second unreadable reply is a model error
+    (ModelUnavailable: the case is an infrastructure error, not a test failure)."""
     messages: list[dict[str, Any]] = [{"role": "user", "content": [
         {"type": "text", "text": prompt},
         {"type": "image_url", "image_url": {"url": data_url(png)}}]}]
@@ -28,14 +29,14 @@ def ask_json(ask: Ask, client: ModelClient, purpose: str, prompt: str, png: byte
     try:
         return check(loads_lenient(text))
     except ReplyParseError as first:
-        messages += [{"role": "assistant", "content": text},
+        messages += [{"role": "assistant", "content": echo_back(text)},
                      {"role": "user", "content": f"{first}. Answer only the JSON."}]
         text = ask(purpose, messages, client)
         try:
             return check(loads_lenient(text))
         except ReplyParseError as second:
-            raise StepFailed(f"the model's {purpose} reply could not be parsed twice: "
-                             f"{second}") from None
+            raise ModelUnavailable(f"the model's {purpose} reply could not be parsed twice: "
+                                   f"{second}") from None
 
 
 def judge(ask: Ask, client: ModelClient, assertion: str, png: bytes) -> tuple[bool, str]:

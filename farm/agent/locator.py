@@ -32,7 +32,8 @@ class LocateContext:
     _tree: UITree | None = None
     _fetched: bool = False
     near: list[str] = field(default_factory=list)   # candidates seen by tiers that missed
-    hints: dict = field(default_factory=dict)   # plan_rect, deep_locate, trust_plan (model tiers)
+    # plan_rect, deep_locate, trust_plan (model tiers); resolve (on-device tiers)
+    hints: dict = field(default_factory=dict)
 
     def tree(self) -> UITree | None:
         if not self._fetched:

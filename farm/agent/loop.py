@@ -1,7 +1,11 @@
 """The ai_act loop: screenshot → plan → TaskBuilder → TaskRunner → replan, until the model
-says `<complete>` or the cap. Failures go back to the model as feedback text; more than
-`max_errors` execution errors, an unreadable reply (after one retry), an action repeated on an
-unchanged screen, or the cap fail the act with a message that says which.
+says `<complete>` or the cap. Failures go back to the model as feedback text (secret values
+masked); more than `max_errors` execution errors, an action repeated on an unchanged screen,
+or the cap fail the act with a message that says which. A reply that cannot be read after one
+retry is a model error (ModelUnavailable), not the app's failure.
+
+What the model planned is resolved with the agent's ``resolve_planned``: a ``${NAME}`` the
+suite does not declare is typed as written and named in the act's ``notes``.
 """
 
 from __future__ import annotations
@@ -20,9 +24,9 @@ from farm.agent.prompts import round_prompt, system_prompt
 from farm.agent.tasks import PlanError, TaskRunner, build_tasks
 from farm.devices.base import Device
 from farm.devices.grabber import ScreenshotGrabber
-from farm.errors import LocateError, StepFailed
+from farm.errors import LocateError, ModelUnavailable, StepFailed
 from farm.llm.families import to_rect
-from farm.llm.plan import Plan, ReplyParseError, parse_plan
+from farm.llm.plan import Plan, ReplyParseError, echo_back, parse_plan
 
 if TYPE_CHECKING:
     from farm.llm.models import ModelSet
@@ -41,10 +45,15 @@ class LoopHost(Protocol):
 
     def check_time(self) -> None: ...
 
-    def locate(self, loc: Locate, **hints: Any) -> LocateHit: ...
+    def locate(self, loc: Locate, resolve: Callable[[str], str] | None = None,
+               **hints: Any) -> LocateHit: ...
 
-    def task_runner(self, locate: Callable[[Locate], LocateHit] | None = None
-                    ) -> TaskRunner: ...
+    def task_runner(self, locate: Callable[[Locate], LocateHit] | None = None,
+                    resolve: Callable[[str], str] | None = None) -> TaskRunner: ...
+
+    def resolve_planned(self, text: str, undeclared: list[str]) -> str: ...
+
+    def mask(self, text: str) -> str: ...
 
 
 @dataclass
@@ -71,9 +80,18 @@ class ActResult:
     message: str = ""
     steps: list[str] = field(default_factory=list)
     tiers: list[str] = field(default_factory=list)
+    undeclared: list[str] = field(default_factory=list)   # ${NAME}s the model used, not expanded
+
+    @property
+    def notes(self) -> list[str]:
+        return [f"not expanded: ${{{name}}} is not declared" for name in self.undeclared]
 
     def as_output(self) -> dict[str, Any]:
-        return {"rounds": self.rounds, "message": self.message, "steps": self.steps}
+        out: dict[str, Any] = {"rounds": self.rounds, "message": self.message,
+                               "steps": self.steps}
+        if self.notes:
+            out["notes"] = self.notes
+        return out
 
 
 _NUMBERED = re.compile(r"^\s*(\d+)[.)]\s+(.+?)\s*$")
@@ -103,6 +121,18 @@ class ActLoop:
         self.system = system_prompt(self.family, self.platform, describe_actions(self.platform))
         self.result = ActResult()
 
+    def _resolve(self, text: str) -> str:
+        """A value or target the model planned: only what the suite declares expands."""
+        known = len(self.result.undeclared)
+        out = self.agent.resolve_planned(text, self.result.undeclared)
+        for name in self.result.undeclared[known:]:
+            log.warning("not expanded: ${%s} is not declared (the model wrote it)", name)
+        return out
+
+    def _feedback(self, text: str) -> None:
+        """Feedback for the next round; it can quote the page or the device: masked."""
+        self.history.feedback(self.agent.mask(text))
+
     def run(self, task: str, deep_think: bool = False, deep_locate: bool = False,
             context: str | None = None) -> ActResult:
         steps = strict_steps(task)
@@ -119,7 +149,8 @@ class ActLoop:
         history = self.history
         errors = 0
         watch = _Watch()
-        runner = self.agent.task_runner(lambda loc: self._locate(loc, deep_think, deep_locate))
+        runner = self.agent.task_runner(lambda loc: self._locate(loc, deep_think, deep_locate),
+                                        resolve=self._resolve)
         for _ in range(self.cap):
             thumb, same_screen = self._look(task, deep_think, context, strict, watch)
             plan = self._plan(deep_think)
@@ -154,8 +185,8 @@ class ActLoop:
         same_screen = alike(thumb, watch.last_thumb)
         watch.last_thumb = thumb
         if watch.prev is not None and watch.prev[1] and alike(watch.prev[0], thumb):
-            self.history.feedback(f"The screen did not change after {watch.prev[1]}: the target "
-                                  "was probably missed. Look again and correct the position.")
+            self._feedback(f"The screen did not change after {watch.prev[1]}: the target was "
+                           "probably missed. Look again and correct the position.")
         self.history.add_user(round_prompt(task, self.history.state_text(deep_think),
                                            self.history.take_feedback(), context, strict),
                               data_url(png))
@@ -169,11 +200,11 @@ class ActLoop:
             try:
                 tasks = build_tasks(planned, self.registry)
             except PlanError as exc:
-                history.feedback(f"Your action was not executed: {exc}")
+                self._feedback(f"Your action was not executed: {exc}")
                 return False
             bad = runner.run(tasks)
             if bad is not None:
-                history.feedback(f"{bad.label} failed: {bad.error}")
+                self._feedback(f"{bad.label} failed: {bad.error}")
                 return False
             action, label = tasks[-1].action, tasks[-1].label
             self.result.steps.append(label)
@@ -195,11 +226,12 @@ class ActLoop:
             raise StepFailed(f"agent stuck: {action.name} repeated {watch.repeats} times on "
                              f"{action.target() or 'the same screen'} with no change")
         if watch.repeats >= self.limits.stuck_nudge:
-            self.history.feedback(f"You repeated {label} {watch.repeats} times and the screen "
-                                  "did not change. Do something different, or complete.")
+            self._feedback(f"You repeated {label} {watch.repeats} times and the screen did "
+                           "not change. Do something different, or complete.")
 
     def _plan(self, deep_think: bool) -> Plan:
-        """Ask for the next action; one retry with the parse error appended."""
+        """Ask for the next action; one retry with the parse error appended. A second
+        unreadable reply is the model's fault (ModelUnavailable), not the app's."""
         max_images = 2 if deep_think else 1
         messages = [{"role": "system", "content": self.system},
                     *self.history.snapshot(max_images)]
@@ -207,15 +239,15 @@ class ActLoop:
         try:
             plan = parse_plan(text, self.family.grammar)
         except ReplyParseError as first:
-            retry = messages + [{"role": "assistant", "content": text},
+            retry = messages + [{"role": "assistant", "content": echo_back(text)},
                                 {"role": "user", "content": f"Your reply could not be read: "
                                  f"{first}. Answer again in the required format."}]
             text = self.agent.ask("plan", retry, self.models.plan)
             try:
                 plan = parse_plan(text, self.family.grammar)
             except ReplyParseError as second:
-                raise StepFailed(f"the model's reply could not be parsed twice: {second}") \
-                    from None
+                raise ModelUnavailable(f"model {getattr(self.models.plan, 'name', '?')}: its "
+                                       f"reply could not be parsed twice: {second}") from None
         self.history.add_assistant(text)
         return plan
 
@@ -230,5 +262,6 @@ class ActLoop:
             except ValueError as exc:
                 raise LocateError(f"bad bbox for {loc.describe()}: {exc}") from None
             plan_rect = image_to_screen(rect, image, agent.device.size())
-        return agent.locate(loc, plan_rect=plan_rect, deep_locate=deep_locate or loc.deepLocate,
+        return agent.locate(loc, resolve=self._resolve, plan_rect=plan_rect,
+                            deep_locate=deep_locate or loc.deepLocate,
                             trust_plan=self.models.planner_locates and not deep_think)

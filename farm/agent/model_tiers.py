@@ -14,8 +14,9 @@ from farm.agent.images import crop_upscale, data_url, png_size, scale_rect
 from farm.agent.locator import LocateContext, LocateHit
 from farm.agent.prompts import locate_prompt, section_prompt
 from farm.devices.base import Rect
+from farm.errors import ModelUnavailable
 from farm.llm.families import Family, to_rect
-from farm.llm.plan import ReplyParseError, loads_lenient
+from farm.llm.plan import ReplyParseError, echo_back, loads_lenient
 
 Ask = Callable[[str, list[dict[str, Any]]], str]    # (purpose, messages) -> reply text
 
@@ -72,9 +73,13 @@ class AILocateTier:
         try:
             return _bbox_reply(reply)
         except ReplyParseError as exc:   # one retry with the error appended
-            messages += [{"role": "assistant", "content": reply},
+            messages += [{"role": "assistant", "content": echo_back(reply)},
                          {"role": "user", "content": f"{exc}. Answer only the JSON."}]
+        try:
             return _bbox_reply(self.ask("locate", messages))
+        except ReplyParseError as exc:   # the model's fault, not the app's
+            raise ModelUnavailable(f"the model's locate reply could not be parsed twice: "
+                                   f"{exc}") from None
 
     def locate(self, prompt: str, ctx: LocateContext) -> LocateHit | None:
         if not prompt.strip():

@@ -10,6 +10,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Protocol, Sequence
 
+from farm.errors import ModelUnavailable
+
 
 @dataclass
 class Usage:
@@ -57,6 +59,32 @@ class ModelReply:
     usage: Usage = field(default_factory=Usage)
 
 
+class DeadlineReached(ModelUnavailable):
+    """The time a caller gave `ModelClient.complete` ran out before the model answered (the
+    Agent turns it into a CaseTimeout that names the model)."""
+
+
+class RequestBudget:
+    """How long each attempt of one call may wait: min(per-request timeout, what is left of
+    the call's ``total`` (None: no limit)). Times (monotonic seconds) come in as arguments."""
+
+    def __init__(self, per_request: float, total: float | None,
+                 now: float | None = None) -> None:
+        self.per_request = per_request
+        start = time.monotonic() if now is None else now
+        self.end = float("inf") if total is None else start + total
+
+    def request_timeout(self, now: float) -> float:
+        return min(self.per_request, self.end - now)
+
+    def spent(self, now: float) -> bool:
+        return now >= self.end
+
+    def allows_retry(self, now: float, delay: float) -> bool:
+        """Whether a retry after ``delay`` would still have time to wait for an answer."""
+        return now + delay < self.end
+
+
 class ModelClient(Protocol):
     """One model endpoint. ``family`` names its grammar and coordinate convention
     (farm.llm.families); ``name`` is for logs and metrics."""
@@ -64,9 +92,12 @@ class ModelClient(Protocol):
     name: str
     family: str
 
-    def complete(self, messages: list[dict[str, Any]]) -> ModelReply:
-        """Send OpenAI-style chat messages; return the reply. Raises ModelUnavailable when
-        the endpoint cannot answer (after retries)."""
+    def complete(self, messages: list[dict[str, Any]],
+                 timeout: float | None = None) -> ModelReply:
+        """Send OpenAI-style chat messages; return the reply. ``timeout``: seconds the whole
+        call may take, retries included (DeadlineReached when they run out). Raises
+        ModelUnavailable when the endpoint cannot answer (after retries) or its reply is over
+        the size cap."""
 
 
 def estimate_tokens(messages: Sequence[dict[str, Any]]) -> int:
@@ -90,7 +121,9 @@ Script = Sequence[str] | Callable[[list[dict[str, Any]], int], str]
 
 class ScriptedModelClient:
     """Replies from a list (one per call, the last repeats) or a function
-    ``(messages, call_index) -> text``. Records every request in ``.requests``."""
+    ``(messages, call_index) -> text``; a script may raise (ModelUnavailable, DeadlineReached)
+    to stand for an endpoint that fails. Records every request in ``.requests`` and the time
+    each call was given in ``.timeouts``."""
 
     def __init__(self, script: Script, family: str = "gpt", name: str = "scripted",
                  keep_requests: bool = True) -> None:
@@ -99,14 +132,17 @@ class ScriptedModelClient:
         self.name = name
         self.keep_requests = keep_requests
         self.requests: list[list[dict[str, Any]]] = []
+        self.timeouts: list[float | None] = []
         self.calls = 0
 
-    def complete(self, messages: list[dict[str, Any]]) -> ModelReply:
+    def complete(self, messages: list[dict[str, Any]],
+                 timeout: float | None = None) -> ModelReply:
         started = time.perf_counter()
         index = self.calls
         self.calls += 1
+        self.timeouts.append(timeout)
         if self.keep_requests:
-            self.requests.append(messages)
+            self.requests.append(list(messages))   # as sent: callers extend their list
         if callable(self.script):
             text = self.script(messages, index)
         else:

@@ -52,7 +52,8 @@ def build_models(settings: "Settings") -> ModelSet | None:
         return LiteLLMClient(model, base_url=base, api_key=_secret(key), family=fam.name,
                              timeout=settings.model_timeout,
                              temperature=settings.model_temperature,
-                             retries=settings.model_retries, backoff=settings.model_backoff)
+                             retries=settings.model_retries, backoff=settings.model_backoff,
+                             max_reply_bytes=settings.model_max_reply_bytes)
 
     main = client(settings.model, settings.model_base_url, settings.model_api_key,
                   settings.model_family)

@@ -14,23 +14,30 @@ from farm.llm.reply import Plan, PlannedAction, ReplyParseError, numbers
 
 def _answer(text: str) -> tuple[str, str]:
     """(thought, answer): the answer is inside <answer>, else after </think>, else the text."""
-    think = ""
-    m = re.search(r"<think>(.*?)</think>", text, re.S)
-    if m:
-        think, rest = m.group(1).strip(), text[m.end():]
-    else:
-        rest = text
+    think, rest = "", text
+    # str.find, not re.search(r"<think>(.*?)</think>"): the regex rescans the rest of the
+    # text for every unclosed <think> (quadratic on a garbage reply)
+    start = text.find("<think>")
+    end = text.find("</think>", start + len("<think>")) if start != -1 else -1
+    if end != -1:
+        think, rest = text[start + len("<think>"):end].strip(), text[end + len("</think>"):]
     a = re.search(r"<answer>(.*?)(?:</answer>|$)", rest, re.S)
     body = a.group(1) if a else rest.replace("</answer>", "")
     return think, body.strip()
 
 
 def _string_arg(body: str, key: str) -> str | None:
-    m = re.search(rf'\b{key}\s*=\s*"(.*?)"\s*(?=,\s*\w+\s*=|\)?\s*$)', body, re.S)
-    if m:
-        return m.group(1)
-    m = re.search(rf"\b{key}\s*=\s*'(.*?)'\s*(?=,\s*\w+\s*=|\)?\s*$)", body, re.S)
-    return m.group(1) if m else None
+    """The first ``key="…"`` (or ``key='…'``); the value runs to the quote that ends the
+    argument list or comes before the next ``name=``, so quotes inside it survive. Only the
+    first ``key=`` is tried: retrying every later one rescans the text (quadratic)."""
+    for quote in ('"', "'"):
+        start = re.search(rf"\b{key}\s*=\s*{quote}", body)
+        if start is None:
+            continue
+        m = re.compile(rf"(.*?){quote}\s*(?=,\s*\w+\s*=|\)?\s*$)", re.S).match(body, start.end())
+        if m:
+            return m.group(1)
+    return None
 
 
 def _point_arg(body: str, key: str) -> list[float] | None:

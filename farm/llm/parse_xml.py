@@ -19,7 +19,9 @@ _KNOWN = ("thought", "planning", "log", "memory", "action-type", "action-param-j
 def extract_tag(text: str, tag: str) -> tuple[str, dict[str, str]] | None:
     """(content, attributes) of the first ``<tag …>`` in text; a missing closing tag ends at
     the next known tag or the end of the text."""
-    m = re.search(rf"<{re.escape(tag)}(\s[^>]*)?>", text, re.I)
+    # Attributes stop at the next "<": "[^>]*" would rescan the rest of the text for every
+    # unclosed "<tag " (quadratic on a garbage reply).
+    m = re.search(rf"<{re.escape(tag)}(\s[^<>]*)?>", text, re.I)
     if m is None:
         return None
     attrs = dict(re.findall(r'([\w-]+)\s*=\s*["\']([^"\']*)["\']', m.group(1) or ""))
@@ -66,8 +68,10 @@ def parse_xml(text: str) -> Plan:
         plan.actions.append(PlannedAction(type=action_type, params=params))
     goals = extract_tag(text, "update-plan-content")
     if goals is not None:
+        # the text runs to </sub-goal> but never past the next <sub-goal (linear on garbage)
         for m in re.finditer(r'<sub-goal\s+index=["\']?(\d+)["\']?(?:\s+status=["\']?(\w+)'
-                             r'["\']?)?\s*>(.*?)</sub-goal>', goals[0], re.S | re.I):
+                             r'["\']?)?\s*>((?:(?!<sub-goal)[\s\S])*?)</sub-goal>', goals[0],
+                             re.I):
             plan.sub_goals.append(SubGoal(index=int(m[1]), status=m[2] or "pending",
                                           text=m[3].strip()))
     for m in re.finditer(r"<mark-sub-goal-done>\s*(?:<sub-goal\s+index=[\"']?)?(\d+)", text, re.I):

@@ -10,10 +10,11 @@ from __future__ import annotations
 from farm.llm.parse_autoglm import parse_autoglm
 from farm.llm.parse_uitars import parse_uitars
 from farm.llm.parse_xml import parse_xml
-from farm.llm.reply import Plan, PlannedAction, ReplyParseError, SubGoal, loads_lenient, numbers
+from farm.llm.reply import (Plan, PlannedAction, ReplyParseError, SubGoal, echo_back,
+                            loads_lenient, numbers)
 
-__all__ = ["Plan", "PlannedAction", "ReplyParseError", "SubGoal", "loads_lenient", "numbers",
-           "parse_plan"]
+__all__ = ["Plan", "PlannedAction", "ReplyParseError", "SubGoal", "echo_back", "loads_lenient",
+           "numbers", "parse_plan"]
 
 
 def parse_plan(text: str, grammar: str) -> Plan:

@@ -42,6 +42,15 @@ class Plan(BaseModel):
     done_goals: list[int] = Field(default_factory=list)
 
 
+ECHO_CHARS = 4000
+
+
+def echo_back(reply: str) -> str:
+    """An unreadable reply as it is sent back with the retry: its start is enough to correct,
+    and a huge one must not make the next request huge."""
+    return reply if len(reply) <= ECHO_CHARS else reply[:ECHO_CHARS] + " […]"
+
+
 _FENCE = re.compile(r"```[a-zA-Z]*\s*\n?(.*?)```", re.S)
 
 

@@ -151,6 +151,22 @@ class Variables:
 
         return _TOKEN.sub(sub, template)
 
+    def resolve_declared(self, template: str, declared: Iterable[str],
+                         undeclared: list[str] | None = None) -> str:
+        """`resolve` for text a model wrote: only ``declared`` names expand (the suite's
+        ``vars:``, ``secrets:``, served app URLs); any other reference stays as written and its
+        name is appended to ``undeclared``, so a reply cannot reach the process environment."""
+        allowed = frozenset(declared)
+
+        def guard(m: re.Match[str]) -> str:
+            if m["name"] is None or m["name"] in allowed:
+                return m[0]
+            if undeclared is not None and m["name"] not in undeclared:
+                undeclared.append(m["name"])
+            return "$" + m[0]        # "$${" is the literal "${": the reference is typed as is
+
+        return self.resolve(_TOKEN.sub(guard, template)) if "$" in template else template
+
     def mask(self, text: str) -> str:
         """``text`` with every secret value replaced by ``***`` (longest values first), also
         where it appears encoded: %-encoded, HTML entities, JSON / JavaScript escapes (and any

@@ -139,9 +139,9 @@ def test_same_action_on_unchanged_screen_is_stuck(page, model_server):
     assert "Do something different" in srv.texts(3)
 
 
-def test_garbage_reply_retried_once_then_clear_failure(page, model_server):
+def test_garbage_reply_retried_once_then_a_model_error(page, model_server):
     srv = model_server(["I would probably click the button."])
-    with pytest.raises(StepFailed, match="could not be parsed twice"):
+    with pytest.raises(ModelUnavailable, match="could not be parsed twice"):
         agent_for(page, srv).ai_act("log in")
     assert len(srv.requests) == 2
     assert "could not be read" in srv.texts(1)

@@ -5,7 +5,8 @@
 
 A script is a list (one entry per request, in order; the last repeats) or a function
 ``(body: dict, index: int) -> entry``. An entry is reply text or a `Reply` (status code, delay,
-raw body). Every request body is kept in ``.requests`` (parsed JSON) and ``.raw`` (bytes).
+raw body, a model that never answers, a huge streamed body). Every request body is kept in
+``.requests`` (parsed JSON) and ``.raw`` (bytes): the server logs what a model would read.
 """
 
 from __future__ import annotations
@@ -25,6 +26,12 @@ class Reply:
     delay: float = 0.0           # seconds before answering (timeouts)
     raw: bytes | None = None     # a broken body instead of JSON
     prompt_tokens: int | None = None
+    hang: bool = False           # never answer: hold the request until the server stops
+    stream_bytes: int = 0        # this many bytes of garbage, sent in chunks with no
+    #                              Content-Length (the body ends when the connection closes)
+
+
+NEVER_ANSWERS = Reply(hang=True)
 
 
 Entry = str | Reply
@@ -37,6 +44,7 @@ class ModelServer:
         self.requests: list[dict[str, Any]] = []
         self.raw: list[bytes] = []
         self._lock = threading.Lock()
+        self._stopping = threading.Event()
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -59,9 +67,14 @@ class ModelServer:
                     server.raw.append(data)
                 entry = server._entry(body, index)
                 reply = entry if isinstance(entry, Reply) else Reply(text=entry)
+                if reply.hang:
+                    server._stopping.wait()
+                    return
                 if reply.delay:
                     time.sleep(reply.delay)
-                if reply.raw is not None:
+                if reply.stream_bytes:
+                    self._stream(reply.stream_bytes)
+                elif reply.raw is not None:
                     self._send(reply.status, reply.raw)
                 elif reply.status != 200:
                     err = {"error": {"message": f"scripted {reply.status}", "type": "scripted",
@@ -69,6 +82,18 @@ class ModelServer:
                     self._send(reply.status, json.dumps(err).encode())
                 else:
                     self._send(200, json.dumps(_completion(body, reply, index)).encode())
+
+            def _stream(self, size: int) -> None:
+                chunk = b"<thought>" + b"garbage " * 8190
+                try:
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Connection", "close")
+                    self.end_headers()
+                    for start in range(0, size, len(chunk)):
+                        self.wfile.write(chunk[:size - start])
+                except (BrokenPipeError, ConnectionResetError):
+                    pass   # the client stopped reading (the size cap)
 
             def _send(self, status: int, payload: bytes) -> None:
                 try:
@@ -96,6 +121,7 @@ class ModelServer:
         return self
 
     def stop(self) -> None:
+        self._stopping.set()         # requests held by NEVER_ANSWERS return
         self._httpd.shutdown()
         self._httpd.server_close()
 

@@ -125,3 +125,87 @@ def test_only_the_newest_screenshot_is_sent_without_deep_think():
         xml("Tap", {"locate": {"prompt": "Sign in"}}), '<complete success="true">in</complete>'])
     Agent(shop(), ModelSet.single(client)).ai_act("sign in")
     assert str(client.requests[2]).count("'type': 'image_url'") == 1
+
+
+# ---- what a model's text may expand to (run_case wires the restricted resolver) ------------------
+def run_ai(tmp_path, screens, plans, env, step_kinds=(), **case_fields):
+    """One case: the given deterministic steps, then ``ai: do it`` planned by ``plans``."""
+    from pathlib import Path
+
+    from farm.config import Settings
+    from farm.results import ArtifactStore
+    from farm.runner import Services, run_case
+    from farm.schedule import Job
+    from farm.suite.model import Case, Step, Task, WebTarget
+    steps = [*step_kinds, Step(kind="ai", value="do it")]
+    case = Case(id="s/c", name="c", file=Path("/tmp/c.yaml"), suite_root=Path("/tmp"),
+                platform="web", web=WebTarget(url="http://127.0.0.1:1/"),
+                tasks=[Task(name="t", steps=steps)], **case_fields)
+    client = ScriptedModelClient(plans)
+    services = Services(settings=Settings(), artifacts=ArtifactStore(tmp_path), run_id="r1",
+                        env=env, app_dirs={Path("/srv/shop"): "http://127.0.0.1:4321"},
+                        model=ModelSet.single(client))
+    dev = FakeDevice(screens=screens)
+    return run_case(Job(case.id, "web", 1), case, dev, services), dev, client
+
+
+def form():
+    return {"form": UITree(source="dom", page_text="form", nodes=[
+        UINode(id=0, role="input", placeholder="Note", editable=True,
+               rect=Rect(x=10, y=10, width=200, height=30))])}
+
+
+def test_model_output_expands_only_declared_variables(tmp_path):
+    """A planned ``${DEPLOY_KEY}`` (only in farm's environment) is typed as written and the step
+    says so; declared vars, secrets and app URLs expand; suite steps may use any variable."""
+    from farm.suite.model import Step
+    typed = ["${DEPLOY_KEY}", "${PW}", "${GREETING} ${SHOP_URL}/cart", "$${PW}"]
+    plans = [xml("Input", {"value": v, "locate": {"prompt": "Note"}}) for v in typed]
+    env = {"DEPLOY_KEY": "env-only-key", "PW": "hunter22", "SHOP_URL": "http://127.0.0.1:4321"}
+    res, dev, _ = run_ai(tmp_path, form(), plans + ['<complete success="true">ok</complete>'],
+                         env, [Step(kind="aiInput", target="Note", value="${DEPLOY_KEY}")],
+                         secrets=["PW"], vars={"GREETING": "hi"})
+    assert res.status == "passed", res.error
+    assert [a[1] for a in dev.actions if a[0] == "type_text"] == [
+        "env-only-key",                                    # the suite's own step: any variable
+        "${DEPLOY_KEY}", "hunter22", "hi http://127.0.0.1:4321/cart", "${PW}"]
+    assert res.steps[1].output["notes"] == ["not expanded: ${DEPLOY_KEY} is not declared"]
+
+
+def test_a_failing_ai_step_still_names_what_was_not_expanded(tmp_path):
+    res, dev, _ = run_ai(tmp_path, form(), [
+        xml("Input", {"value": "${HOME}", "locate": {"prompt": "Note"}}),
+        '<complete success="false">gave up</complete>'], {"HOME": "/root"})
+    assert res.status == "failed" and ("type_text", "${HOME}") in dev.actions
+    assert "gave up" in res.error.message
+    assert "not expanded: ${HOME} is not declared" in res.error.message
+
+
+def test_a_planned_target_is_matched_on_the_device_with_declared_variables_only(tmp_path):
+    screen = {"s": UITree(source="dom", page_text="s", nodes=[
+        UINode(id=0, role="button", text="env-only-key", clickable=True,
+               rect=Rect(x=10, y=10, width=200, height=30))])}
+    res, dev, client = run_ai(tmp_path, screen, lambda m, i: (
+        '{"bbox": []}' if "Find the element" in str(m) else
+        '<complete success="true">ok</complete>' if "Feedback" in str(m[-1]) else
+        xml("Tap", {"locate": {"prompt": "${DEPLOY_KEY}"}})), {"DEPLOY_KEY": "env-only-key"})
+    assert res.status == "passed", res.error
+    assert not [a for a in dev.actions if a[0] == "tap"]   # "${DEPLOY_KEY}" matched nothing
+    assert res.steps[0].output["notes"] == ["not expanded: ${DEPLOY_KEY} is not declared"]
+
+
+def test_feedback_quoting_the_page_masks_secret_values(tmp_path):
+    """The text tier's near candidates quote the page; when the model's target is not found
+    they go back as feedback: a secret shown on the page is masked there."""
+    screen = {"s": UITree(source="dom", page_text="s", nodes=[
+        UINode(id=0, role="button", text="Account hunter22", clickable=True,
+               rect=Rect(x=10, y=10, width=200, height=30))])}
+    res, _, client = run_ai(tmp_path, screen, lambda m, i: (
+        '{"bbox": []}' if "Find the element" in str(m) else
+        '<complete success="true">ok</complete>' if "Feedback" in str(m[-1]) else
+        xml("Tap", {"locate": {"prompt": "account ${PW} row"}})), {"PW": "hunter22"},
+        secrets=["PW"])
+    assert res.status == "passed", res.error
+    feedback = [str(r) for r in client.requests if "Feedback on the last action" in str(r)]
+    assert feedback and '"Account ***" (button)' in feedback[0]
+    assert "hunter22" not in str(client.requests)

@@ -79,3 +79,25 @@ def test_uitars_point_tag_type_enter_and_several_actions():
     assert [a.type for a in plan.actions] == ["Tap", "Input", "KeyboardPress"]
     assert plan.actions[1].params["value"] == "mug"
     assert parse_plan("Thought: done\nAction: finished(content='ok')", "uitars").message == "ok"
+
+
+def test_tags_with_attributes_and_sub_goals_with_text_still_read():
+    """What the linear-time patterns must still accept (they stop at the next tag instead of
+    rescanning a garbage reply for every unclosed one)."""
+    plan = parse_plan('<thought lang="en">a < b</thought><update-plan-content>'
+                      '<sub-goal index="1" status="pending">price < 5 & qty > 2</sub-goal>'
+                      '<sub-goal index="2">open <b>cart</b>'            # unclosed: dropped
+                      '<sub-goal index="3">pay</sub-goal></update-plan-content>'
+                      '<complete success="true">ok</complete>', "xml")
+    assert plan.thought == "a < b"
+    assert [(g.index, g.text) for g in plan.sub_goals] == [(1, "price < 5 & qty > 2"),
+                                                           (3, "pay")]
+
+
+def test_autoglm_reads_the_first_think_block_and_the_first_argument_of_a_name():
+    plan = parse_plan('<think>one</think><think>two</think>'
+                      '<answer>do(action="Type", text="a "quoted" word", text="b")</answer>',
+                      "autoglm")
+    assert plan.thought == "one" and plan.actions[0].params["value"] == 'a "quoted" word'
+    unclosed = parse_plan('<think>never closed do(action="Back")', "autoglm")
+    assert unclosed.actions[0].type == "Back"
