@@ -17,6 +17,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from farm.text import clean
+from farm.usage import Usage
 
 Status = Literal["passed", "failed", "error", "skipped", "interrupted", "flaky"]
 StepStatus = Literal["passed", "failed", "error", "skipped", "interrupted"]
@@ -45,7 +46,7 @@ class StepRecord(BaseModel):
     after: str | None = None
     error: str | None = None
     output: Any = None              # e.g. javascript return value (masked)
-    usage: dict[str, Any] | None = None   # model calls of this step: tokens, cost, latency
+    usage: Usage | None = None      # model calls of this step: tokens, cost, latency
 
 
 class CaseError(BaseModel):
@@ -73,7 +74,7 @@ class CaseResult(BaseModel):
     previous: list["CaseResult"] = Field(default_factory=list)   # earlier attempts
     tags: list[str] = Field(default_factory=list)
     tokens: dict[str, int] = Field(default_factory=dict)
-    usage: dict[str, Any] = Field(default_factory=dict)   # model totals: cost_usd, calls, ...
+    usage: Usage | None = None      # model totals: cost_usd, calls, ... (None: no model call)
     data: dict[str, Any] = Field(default_factory=dict)    # aiQuery results by step `name`
 
 

@@ -165,9 +165,9 @@ class _CaseRun:
         result.steps = self.records
         result.duration = round(time.monotonic() - self.started_at, 3)
         total = self.agent.usage
-        if total.calls or total.retries:
+        if total.spent:
             result.tokens = {"prompt": total.prompt_tokens, "completion": total.completion_tokens}
-            result.usage = total.as_dict()
+            result.usage = total.copy()
         return result
 
     def _run_tasks(self, result: CaseResult) -> StepRecord | None:
@@ -224,8 +224,8 @@ class _CaseRun:
 
     def _record_usage(self, rec: StepRecord, before: Any) -> None:
         spent = self.agent.usage.minus(before)
-        if spent.calls or spent.retries:
-            rec.usage = spent.as_dict()
+        if spent.spent:
+            rec.usage = spent
         if self.agent.last_tiers and rec.tier is None:
             rec.tier = ",".join(dict.fromkeys(self.agent.last_tiers))
 

@@ -11,46 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Protocol, Sequence
 
 from farm.errors import ModelUnavailable
-
-
-@dataclass
-class Usage:
-    """Token and cost accounting for one or more model calls."""
-
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cost_usd: float = 0.0
-    cost_unknown: bool = False      # some call's model is missing from litellm's cost map
-    latency_s: float = 0.0
-    calls: int = 0
-    retries: int = 0                # re-sent requests after 429 / 5xx / timeouts
-
-    def add(self, other: "Usage") -> None:
-        self.prompt_tokens += other.prompt_tokens
-        self.completion_tokens += other.completion_tokens
-        self.cost_usd += other.cost_usd
-        self.cost_unknown = self.cost_unknown or other.cost_unknown
-        self.latency_s += other.latency_s
-        self.calls += other.calls
-        self.retries += other.retries
-
-    def copy(self) -> "Usage":
-        return Usage(**self.__dict__)
-
-    def minus(self, before: "Usage") -> "Usage":
-        """The usage accrued since the snapshot ``before``."""
-        return Usage(self.prompt_tokens - before.prompt_tokens,
-                     self.completion_tokens - before.completion_tokens,
-                     round(self.cost_usd - before.cost_usd, 8),
-                     self.cost_unknown and self.calls > before.calls,
-                     round(self.latency_s - before.latency_s, 3),
-                     self.calls - before.calls, self.retries - before.retries)
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens,
-                "cost_usd": round(self.cost_usd, 8), "cost_unknown": self.cost_unknown,
-                "latency_s": round(self.latency_s, 3), "calls": self.calls,
-                "retries": self.retries}
+from farm.usage import Usage
 
 
 @dataclass

@@ -18,6 +18,7 @@ from itertools import groupby
 from pathlib import Path
 
 from farm.results import STATUS_ORDER, CaseResult, RunSummary, StepRecord
+from farm.usage import Usage
 
 _STATUS_HELP = {
     "passed": "passed",
@@ -208,7 +209,7 @@ class _Renderer:
                  format_duration(c.duration)]
         if c.tokens:
             chips.append(f"{sum(c.tokens.values()):,} tokens")
-        if c.usage and c.usage.get("calls"):
+        if c.usage and c.usage.calls:
             chips.append(_cost_text(c.usage))
         chip_html = "".join(f"<span>{_e(x)}</span>" for x in chips)
         is_open = " open" if c.status in _OPEN_BY_DEFAULT else ""
@@ -279,7 +280,7 @@ data-q="{_e(haystack.lower())}"{is_open}>
             label += f" <i>line {st.line}</i>"
         if st.error:
             label += f'<div class="serr">{escape(st.error, quote=False)}</div>'
-        if st.usage and st.usage.get("calls"):
+        if st.usage and st.usage.calls:
             label += f'<div class="out">{_e(_usage_text(st.usage))}</div>'
         if isinstance(st.output, dict) and isinstance(st.output.get("steps"), list):
             label += _agent_summary(st.output)
@@ -320,19 +321,17 @@ def _seen(step: StepRecord) -> str:
     return step.tier or ""
 
 
-def _cost_text(usage: dict) -> str:
-    if usage.get("cost_unknown") and not usage.get("cost_usd"):
+def _cost_text(usage: Usage) -> str:
+    if usage.cost_unknown and not usage.cost_usd:
         return "cost unknown"
-    return f"${usage.get('cost_usd', 0):.4f}" + (" (partly unknown)" if usage.get(
-        "cost_unknown") else "")
+    return f"${usage.cost_usd:.4f}" + (" (partly unknown)" if usage.cost_unknown else "")
 
 
-def _usage_text(usage: dict) -> str:
-    """One step's model spend: calls, tokens in/out, cost, time waiting for the model."""
-    retries = f", {usage['retries']} retried" if usage.get("retries") else ""
-    return (f"model: {usage['calls']} call(s){retries}, {usage.get('prompt_tokens', 0):,} + "
-            f"{usage.get('completion_tokens', 0):,} tokens, {_cost_text(usage)}, "
-            f"{usage.get('latency_s', 0):.1f}s")
+def _usage_text(usage: Usage) -> str:
+    retries = f", {usage.retries} retried" if usage.retries else ""
+    return (f"model: {usage.calls} call(s){retries}, {usage.prompt_tokens:,} + "
+            f"{usage.completion_tokens:,} tokens, {_cost_text(usage)}, "
+            f"{usage.latency_s:.1f}s")
 
 
 def _agent_summary(output: dict) -> str:
