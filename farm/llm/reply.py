@@ -60,16 +60,17 @@ def loads_lenient(text: str) -> Any:
     fenced = _FENCE.search(raw)
     if fenced:
         raw = fenced.group(1).strip()
+    # RecursionError: JSON nested deeper than the interpreter allows is unreadable too
     try:
         return json.loads(raw)
-    except ValueError:
+    except (ValueError, RecursionError):
         pass
     for opener, closer in (("{", "}"), ("[", "]")):
         start, end = raw.find(opener), raw.rfind(closer)
         if start != -1 and end > start:
             try:
                 return json.loads(raw[start:end + 1])
-            except ValueError:
+            except (ValueError, RecursionError):
                 continue
     raise ReplyParseError(f"expected JSON, got: {text.strip()[:200]!r}")
 

@@ -1,22 +1,37 @@
-"""The ai_act loop on a FakeDevice with the in-process scripted client."""
+"""The ai_act loop on a FakeDevice with the in-process scripted client: the TaskRunner's task
+states, failures fed back to the model, where the planner's box is trusted (not with deepThink,
+not from a separate planner, only a search area with deepLocate), and what model text expands
+to. (What each request carries of the history: test_agent_history.py.)"""
+
+import json
 
 import pytest
 
-from farm.agent.actions import DragAndDrop, GoBack, Input, locator_fields, registry
+from farm.agent.actions import (ActionContext, DragAndDrop, GoBack, Input, locator_fields,
+                                registry)
 from farm.agent.api import Agent
-from farm.agent.history import IMAGE_PLACEHOLDER, ConversationHistory
+from farm.agent.locator import LocateHit
 from farm.agent.loop import LoopLimits, strict_steps
+from farm.agent.tasks import PlanError, TaskRunner, build_tasks
 from farm.devices.base import Rect, UINode, UITree
 from farm.devices.fake import FakeDevice
-from farm.errors import NeedsModel, StepFailed
+from farm.errors import DeviceLost, LocateError, NeedsModel, StepFailed
 from farm.llm.client import ScriptedModelClient
 from farm.llm.models import ModelSet
 from farm.llm.plan import PlannedAction
-from farm.agent.tasks import PlanError, build_tasks
+from tests.support.model_server import image_size, message_texts, request_images
+
+
+def texts(messages):
+    """The text parts of a request, as the model reads them."""
+    return message_texts({"messages": messages})
+
+
+def images(messages):
+    return request_images({"messages": messages})
 
 
 def xml(action, params):
-    import json
     return (f"<action-type>{action}</action-type>"
             f"<action-param-json>{json.dumps(params)}</action-param-json>")
 
@@ -86,20 +101,6 @@ def test_no_model_still_skips():
         Agent(shop()).ai_act("anything")
 
 
-def test_history_keeps_newest_image_and_bounded_window():
-    h = ConversationHistory()
-    for i in range(30):
-        h.add_user(f"round {i}", "data:image/png;base64,AAAA")
-        h.add_assistant("reply")
-        h.log(f"step {i}")
-    snap = h.snapshot(1)
-    images = [p for m in snap if isinstance(m["content"], list) for p in m["content"]
-              if p["type"] == "image_url"]
-    assert len(images) == 1 and IMAGE_PLACEHOLDER in str(snap)
-    assert len(snap) <= 7 and "(20 earlier steps)" in h.state_text(False)
-    assert len(h.messages) <= 50
-
-
 def test_deep_think_sub_goals_are_tracked_and_shown_to_the_model():
     """deepThink: the plan's sub-goals come back in the next prompt with their status, and
     marking one done updates it; without deepThink they are not sent."""
@@ -119,15 +120,183 @@ def test_deep_think_sub_goals_are_tracked_and_shown_to_the_model():
     assert third.count("'type': 'image_url'") == 2          # deepThink keeps the two newest images
 
 
-def test_only_the_newest_screenshot_is_sent_without_deep_think():
-    client = ScriptedModelClient([
-        xml("Input", {"value": "pw", "locate": {"prompt": "Password"}}),
-        xml("Tap", {"locate": {"prompt": "Sign in"}}), '<complete success="true">in</complete>'])
-    Agent(shop(), ModelSet.single(client)).ai_act("sign in")
-    assert str(client.requests[2]).count("'type': 'image_url'") == 1
+# ---- TaskRunner: pending → running → finished / failed ------------------------------------------
+SIGN_IN_RECT = Rect(x=10, y=60, width=100, height=30)     # the shop's button; centre (60, 75)
 
 
-# ---- what a model's text may expand to (run_case wires the restricted resolver) ------------------
+def tap_tasks():
+    return build_tasks(PlannedAction(type="Tap", params={"locate": {"prompt": "Sign in"}}),
+                       registry("web"))
+
+
+def test_tasks_run_in_order_and_the_locate_result_is_what_the_action_taps():
+    dev = shop()
+    tasks = tap_tasks()
+    find, tap = tasks
+    seen = []
+    hit = LocateHit(SIGN_IN_RECT, "text", "Sign in")
+
+    def locate(loc):
+        seen.append(("locate", find.status, tap.status, loc.rect))
+        return hit
+
+    device_tap = dev.tap
+    dev.tap = lambda x, y: (seen.append(("tap", find.status, tap.status,
+                                         tap.action.locate.rect)), device_tap(x, y))
+    runner = TaskRunner(locate=locate, ctx=ActionContext(dev, lambda text: text))
+    assert [t.status for t in tasks] == ["pending", "pending"]
+    assert runner.run(tasks) is None
+    assert seen == [("locate", "running", "pending", None),
+                    ("tap", "finished", "running", SIGN_IN_RECT)]
+    assert [t.status for t in tasks] == ["finished", "finished"] and runner.done == tasks
+    assert find.hit == hit and tap.action.locate.tier == "text"
+    assert ("tap", 60, 75) in dev.actions and dev.screen == "home"
+
+
+def test_a_failed_locate_stops_the_action():
+    dev = shop()
+    tasks = build_tasks(PlannedAction(type="DragAndDrop", params={
+        "from": {"prompt": "Sign in"}, "to": {"prompt": "the bin"}}), registry("web"))
+
+    def locate(loc):
+        if loc.prompt == "the bin":
+            raise LocateError('no element matches "the bin"', ['"Sign in" (button)'])
+        return LocateHit(SIGN_IN_RECT, "text")
+
+    failed = TaskRunner(locate=locate, ctx=ActionContext(dev, lambda t: t)).run(tasks)
+    assert failed is tasks[1]
+    assert [t.status for t in tasks] == ["finished", "failed", "pending"]
+    assert failed.error == 'no element matches "the bin" (seen: "Sign in" (button))'
+    assert failed.label == 'Locate "the bin"'
+    assert not [a for a in dev.actions if a[0] in ("tap", "swipe")]
+
+
+def test_a_failing_action_is_failed_and_an_infra_error_propagates():
+    hit = LocateHit(SIGN_IN_RECT, "text")
+    dev = FakeDevice(shop().tree, errors={"tap": StepFailed("the button is disabled")})
+    tasks = tap_tasks()
+    failed = TaskRunner(locate=lambda loc: hit, ctx=ActionContext(dev, lambda t: t)).run(tasks)
+    assert failed is tasks[1] and [t.status for t in tasks] == ["finished", "failed"]
+    assert failed.error == "the button is disabled"
+    dev = FakeDevice(shop().tree, errors={"tap": DeviceLost("the phone went away")})
+    tasks = tap_tasks()
+    with pytest.raises(DeviceLost):
+        TaskRunner(locate=lambda loc: hit, ctx=ActionContext(dev, lambda t: t)).run(tasks)
+    assert [t.status for t in tasks] == ["finished", "failed"]
+
+
+def test_a_failed_locate_is_fed_back_to_the_next_round_and_nothing_is_tapped():
+    def model(messages, i):
+        if "Find the element" in str(messages):
+            return '{"bbox": [], "error": "no such thing"}'
+        last = str(messages[-1])
+        if "Steps done so far" in last:
+            return '<complete success="true">in</complete>'
+        if "Feedback on the last action" in last:
+            return xml("Tap", {"locate": {"prompt": "Sign in"}})
+        return xml("Tap", {"locate": {"prompt": "Nowhere at all"}})
+
+    client = ScriptedModelClient(model)
+    dev = shop()
+    Agent(dev, ModelSet.single(client)).ai_act("sign in")
+    plans = [texts(r)[-1] for r in client.requests if "Find the element" not in str(r)]
+    assert len(plans) == 3
+    assert ('Feedback on the last action:\nLocate "Nowhere at all" failed: no element matches '
+            '"Nowhere at all"') in plans[1]
+    assert "Nowhere at all" not in plans[2]            # told once, not again
+    assert [a for a in dev.actions if a[0] == "tap"] == [("tap", 60, 75)]
+    assert dev.screen == "home"
+
+
+# ---- the planner's box: the answer, a hint, or a search area ------------------------------------
+# The planner points at the Sign in button with a box and a prompt no tier can match; the
+# locate model, when asked, answers a different box on the same button.
+PLAN_BOX = [20, 65, 100, 85]          # centre (60, 75)
+LOCATE_BOX = [12, 62, 52, 88]         # centre (32, 75)
+
+
+def planner(messages, i):
+    if "Find the element" in str(messages):
+        return json.dumps({"bbox": LOCATE_BOX})
+    if "Steps done so far" in str(messages[-1]):
+        return '<complete success="true">in</complete>'
+    return xml("Tap", {"locate": {"prompt": "the blue button", "bbox": PLAN_BOX}})
+
+
+def locate_requests(client):
+    return [r for r in client.requests if "Find the" in str(r)]
+
+
+def tapped(dev):
+    return [a[1:] for a in dev.actions if a[0] == "tap"]
+
+
+def test_the_plan_box_is_the_answer_when_the_planner_locates():
+    client, dev = ScriptedModelClient(planner), shop()
+    agent = Agent(dev, ModelSet.single(client))
+    agent.ai_act("sign in")
+    assert agent.last_tiers == ["plan-bbox"] and tapped(dev) == [(60, 75)]
+    assert locate_requests(client) == []
+
+
+def test_with_deep_think_the_plan_box_is_not_trusted():
+    client, dev = ScriptedModelClient(planner), shop()
+    agent = Agent(dev, ModelSet.single(client))
+    agent.ai_act("sign in", deep_think=True)
+    assert agent.last_tiers == ["ai"] and tapped(dev) == [(32, 75)]
+    assert len(locate_requests(client)) == 1
+
+
+def test_a_separate_planner_s_box_is_not_trusted_the_locate_model_finds_the_element():
+    plan, locate = ScriptedModelClient(planner, name="planner"), ScriptedModelClient(
+        [json.dumps({"bbox": LOCATE_BOX})], name="locator")
+    dev = shop()
+    agent = Agent(dev, ModelSet(plan=plan, locate=locate, judge=locate, planner_locates=False))
+    agent.ai_act("sign in")
+    assert agent.last_tiers == ["ai"] and tapped(dev) == [(32, 75)]
+    assert locate_requests(plan) == [] and len(locate.requests) == 1
+    assert "Find the element: the blue button" in str(locate.requests[0])
+
+
+def test_with_deep_locate_the_plan_box_is_only_the_search_area():
+    """No section request: the plan box (plus a 32 px margin, ×2) is the zoomed image; the
+    answer is read in that image and mapped back to the screen."""
+    def model(messages, i):
+        if "Find the" in str(messages):
+            return json.dumps({"bbox": [40, 60, 120, 100]})    # in the zoomed image
+        return planner(messages, i)
+
+    client, dev = ScriptedModelClient(model), shop()
+    agent = Agent(dev, ModelSet.single(client))
+    agent.ai_act("sign in", deep_locate=True)
+    asked = locate_requests(client)
+    assert len(asked) == 1 and "zoomed-in part of the screen" in str(asked[0])
+    # box 20..100 x 65..85 → crop 0..133 x 33..118 (margin 32, clamped) → 266 x 170
+    assert image_size(images(asked[0])[0]) == (266, 170)
+    # [40,60,120,100] / 2 + (0, 33) → x 20..60, y 63..83: centre (40, 73)
+    assert agent.last_tiers == ["deep-locate"] and tapped(dev) == [(40, 73)]
+
+
+def test_deep_locate_without_a_plan_box_asks_for_the_section_first():
+    def model(messages, i):
+        text = str(messages)
+        if "Find the section" in text:
+            return json.dumps({"bbox": PLAN_BOX})
+        if "Find the element" in text:
+            return json.dumps({"bbox": [40, 60, 120, 100]})
+        if "Steps done so far" in str(messages[-1]):
+            return '<complete success="true">in</complete>'
+        return xml("Tap", {"locate": {"prompt": "the blue button"}})
+
+    client, dev = ScriptedModelClient(model), shop()
+    agent = Agent(dev, ModelSet.single(client))
+    agent.ai_act("sign in", deep_locate=True)
+    asked = [texts(r)[0][:16] for r in locate_requests(client)]
+    assert asked == ["Find the section", "Find the element"]
+    assert agent.last_tiers == ["deep-locate"] and tapped(dev) == [(40, 73)]
+
+
+# ---- what a model's text may expand to (run_case wires the restricted resolver) -----------------
 def run_ai(tmp_path, screens, plans, env, step_kinds=(), **case_fields):
     """One case: the given deterministic steps, then ``ai: do it`` planned by ``plans``."""
     from pathlib import Path
