@@ -7,7 +7,6 @@ import http.server
 import io
 import socket
 import threading
-import time
 from typing import Iterator
 
 import psutil
@@ -20,6 +19,7 @@ from farm.devices.base import Device, UITree
 from farm.devices.browser import BrowserDevice
 from farm.errors import CaseTimeout, DeviceError, DeviceLost, StepFailed
 from farm.suite.model import WebTarget
+from tests.support.farm_cli import wait_for
 
 pytestmark = pytest.mark.integration
 
@@ -45,12 +45,27 @@ height: 30px } #tall { height: 3000px }</style></head>
 """
 
 
+# Request paths the site has answered, as events: a page script can tell the test "I am
+# running now" with a synchronous XHR, which returns only once the server has answered it.
+ANSWERED: dict[str, threading.Event] = {}
+_answered_lock = threading.Lock()
+
+
+def answered(path: str) -> threading.Event:
+    with _answered_lock:
+        return ANSWERED.setdefault(path, threading.Event())
+
+
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     root = tmp_path_factory.mktemp("site")
     (root / "index.html").write_text(PAGE)
 
     class Quiet(http.server.SimpleHTTPRequestHandler):
+        def do_GET(self) -> None:
+            super().do_GET()
+            answered(self.path).set()
+
         def log_message(self, *args: object) -> None:
             pass
 
@@ -180,10 +195,10 @@ def test_run_script_forms(page: BrowserDevice) -> None:
         page.run_script("window.nope.x", 5)
     with pytest.raises(StepFailed, match="SyntaxError"):
         page.run_script("return (", 5)
-    started = time.monotonic()
+    # the step's own timeout ends a promise that never settles (were it not enforced, the
+    # call would never return and pytest-timeout would fail the test)
     with pytest.raises(CaseTimeout, match="within 1s"):
         page.run_script("new Promise(() => {})", 1)
-    assert time.monotonic() - started < 5
     assert page.healthy()
 
 
@@ -226,6 +241,7 @@ def test_no_chromium_is_a_clear_device_error(browser_settings: Settings,
 def test_kill_from_another_thread_surfaces_as_device_lost(browser_settings: Settings,
                                                          site: str) -> None:
     dev = BrowserDevice("itest-kill", browser_settings)
+    spinning = answered("/index.html?spinning")
     seen: dict = {}
 
     def device_thread() -> None:
@@ -233,10 +249,13 @@ def test_kill_from_another_thread_surfaces_as_device_lost(browser_settings: Sett
         try:
             dev.start_session(WebTarget(url=site))
             seen["pid"] = dev.browser_pid
-            started = time.monotonic()
+            # tell the test (synchronous XHR: answered before the loop starts), then spin; the
+            # step timeout is far beyond the test's patience, so only the kill can end it
             with pytest.raises(DeviceLost, match="itest-kill"):
-                dev.run_script("while (true) {}", 120)   # busy loop: only a kill gets us out
-            seen["blocked_for"] = time.monotonic() - started
+                dev.run_script("const x = new XMLHttpRequest();"
+                               "x.open('GET', '/index.html?spinning', false); x.send();"
+                               "while (true) {}", 3600)
+            seen["lost"] = True
             assert not dev.healthy()
             with pytest.raises(DeviceLost):
                 dev.screenshot()
@@ -245,19 +264,17 @@ def test_kill_from_another_thread_surfaces_as_device_lost(browser_settings: Sett
             dev.close()
             dev.close()                                    # safe twice
 
-    worker = threading.Thread(target=device_thread)
+    worker = threading.Thread(target=device_thread, daemon=True)   # a failure must not hang exit
     worker.start()
-    deadline = time.monotonic() + 30
-    while "pid" not in seen and worker.is_alive() and time.monotonic() < deadline:
-        time.sleep(0.05)
-    time.sleep(1.0)                                        # let run_script get going
+    wait_for(lambda: spinning.is_set() or not worker.is_alive(), 120,
+             "the page script running its busy loop")
+    assert spinning.is_set(), "device thread ended before its script ran"
     assert dev.healthy()                                   # from a foreign thread: process check
     dev.kill()                                             # the watchdog's call, from our thread
     assert not dev.healthy()
-    worker.join(30)
-    assert not worker.is_alive()
-    assert "blocked_for" in seen, "device thread did not see DeviceLost"
-    assert seen["blocked_for"] < 6
+    worker.join(120)
+    assert not worker.is_alive(), "run_script still blocked after the kill"
+    assert seen.get("lost"), "device thread did not see DeviceLost"
     pid = seen["pid"]
     assert not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
 
@@ -271,7 +288,7 @@ def test_close_leaves_no_chromium_behind(browser_settings: Settings) -> None:
         dev.close()
         return family
 
-    gone, alive = psutil.wait_procs(in_thread(scenario), timeout=5)
+    gone, alive = psutil.wait_procs(in_thread(scenario), timeout=60)
     assert not [p for p in alive if p.status() != psutil.STATUS_ZOMBIE]
 
 
@@ -315,7 +332,7 @@ def test_hierarchy_caps_nodes_and_sees_open_shadow_roots(page: BrowserDevice) ->
     page.run_script("document.body.innerHTML = '<p>r</p>'.repeat(6000)", 10)
     tree = page.hierarchy()
     assert len(tree.nodes) == browser_mod.MAX_NODES
-    assert page.hierarchy_seconds is not None and page.hierarchy_seconds < 10
+    assert page.hierarchy_seconds is not None      # how long: bench/hierarchy.py
 
 
 def test_target_blank_link_becomes_the_active_page(page: BrowserDevice) -> None:
@@ -323,16 +340,13 @@ def test_target_blank_link_becomes_the_active_page(page: BrowserDevice) -> None:
                     "style=\"display:block;width:200px;height:40px\">open</a>'", 5)
     link = find(page.hierarchy(), text="open")
     page.tap(*link.rect.center)
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
+
+    def adopted() -> bool:
         try:
-            if page.run_script("location.search", 5) == "?second":
-                break
+            return page.run_script("location.search", 5) == "?second"
         except StepFailed:
-            pass
-        time.sleep(0.1)
-    else:
-        pytest.fail("popup was not adopted")
+            return False        # the new page is still loading
+    wait_for(adopted, 60, "the popup adopted as the active page")
     assert "Farm test page" in page.hierarchy().visible_text()
 
 

@@ -1,7 +1,9 @@
 """Cluster mode end to end: a private redis-server, real `farm worker` (Celery) processes and
-`farm run --broker` as users run them. Sleep-only cases run on the ``fake`` kind of the test
-device plugin (tests/support/devices.py) so the fault tests are quick; the 20-case test uses
-real headless Chromium and a simulated Android phone."""
+`farm run --broker` as users run them. The fault tests run on the ``fake`` kind of the test
+device plugin (tests/support/devices.py), quick and without Chromium; their cases wait in their
+first step for a file the test creates (``farm-test:wait-for:PATH``), so a fault (a kill, a
+SIGTERM, a Redis restart) always lands mid-case, however loaded the machine. The 20-case test
+uses real headless Chromium and a simulated Android phone."""
 
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ from collections import Counter
 import psutil
 import pytest
 
-from tests.support.cluster import CLUSTER_ENV, leases, runs, wait_busy, wait_idle
+from tests.support.cluster import CLUSTER_ENV, events, leases, runs, wait_busy, wait_idle
 from tests.support.farm_cli import PLUGIN, ROOT, FarmCli, results, wait_for
 from tests.support.redis_server import free_port
 from tests.support.suites import sleep_suite, write_case
@@ -42,6 +44,15 @@ def start_android_sim(farm: FarmCli) -> int:
                      "--package", "com.farm.demo.shop", "--port", str(port))
     sim.wait_for_line("Ctrl-C stops", 60)
     return port
+
+
+def held_suite(folder, gate, n: int, *after: str):
+    """``n`` cases that each stay in their first step until the file ``gate`` exists, then run
+    the steps ``after``."""
+    for i in range(n):
+        write_case(folder, f"c{i:02d}", [f"javascript: farm-test:wait-for:{gate}", *after],
+                   name=f"held c{i:02d}")
+    return folder
 
 
 def test_twenty_demo_cases_on_browser_and_simulated_android_workers(tmp_path, redis_url,
@@ -81,12 +92,14 @@ def test_twenty_demo_cases_on_browser_and_simulated_android_workers(tmp_path, re
 
 
 def test_sigkill_worker_mid_case_reruns_elsewhere(tmp_path, redis_url, workers, farm):
-    suite = sleep_suite(tmp_path / "s", 6, 3000)
+    go = tmp_path / "go"
+    suite = held_suite(tmp_path / "s", go, 6)
     workers("fake:3")
     wait_idle(redis_url, 3)
     proc = run_on(farm, redis_url, suite, tmp_path / "run", "--devices", "fake:3")
-    busy = wait_busy(redis_url)[0]
+    busy = wait_busy(redis_url)[0]              # held mid-case until `go`
     psutil.Process(busy["pid"]).kill()
+    go.touch()
     out = proc.finish()
     assert proc.returncode == 0, out
     summary = results(tmp_path / "run")
@@ -97,40 +110,146 @@ def test_sigkill_worker_mid_case_reruns_elsewhere(tmp_path, redis_url, workers, 
     assert victim["device"] != busy["device"]
 
 
-def test_redis_restart_mid_run_loses_nothing(tmp_path, private_redis, workers, farm):
+def client_log(run_dir) -> str:
+    log = run_dir / "farm.log"
+    return log.read_text(errors="replace") if log.exists() else ""
+
+
+def test_short_redis_restart_loses_nothing_and_runs_nothing_twice(tmp_path, private_redis,
+                                                                  workers, farm):
+    """Redis restarts (empty: no persistence) while two cases run. They finish while it is
+    away, hand in their results once it is back, the queued rest runs afterwards: every case
+    passes, exactly once."""
     server = private_redis()
-    suite = sleep_suite(tmp_path / "s", 8, 2500)
+    go = tmp_path / "go"
+    suite = held_suite(tmp_path / "s", go, 6, "sleep: 50")
+    workers("fake:1", broker=server.url)        # one log file per device: worker-1, worker-2
+    workers("fake:1", broker=server.url)
+    wait_idle(server.url, 2)
+    run_dir = tmp_path / "run"
+    proc = run_on(farm, server.url, suite, run_dir, "--devices", "fake:2",
+                  FARM_CLUSTER_OUTAGE_SECONDS="900")      # far beyond this outage, even loaded
+    leases = wait_busy(server.url, 2)
+    held = {lease["case"] for lease in leases}
+    server.stop()
+    wait_for(lambda: "broker unreachable" in client_log(run_dir), 120,
+             "the run's client noticing the outage")
+    go.touch()                  # both running cases finish while Redis is away
+    for log in (tmp_path / "worker-1.log", tmp_path / "worker-2.log"):
+        wait_for(lambda: "redis unavailable" in log.read_text(errors="replace"), 120,
+                 f"{log.name}: a finished case waiting for Redis to hand in its result")
+    # the run's client is back before the workers hand in, whichever would retry first (the
+    # other order is the next test)
+    devices = [psutil.Process(lease["pid"]) for lease in leases]
+    for p in devices:
+        p.suspend()
+    try:
+        server.start()
+        wait_for(lambda: "broker reachable again" in client_log(run_dir), 120,
+                 "the run's client back on the broker")
+    finally:
+        for p in devices:
+            p.resume()
+    out = proc.finish()
+    assert proc.returncode == 0, out + client_log(run_dir) + farm.worker_logs()
+    summary = results(run_dir)
+    one_final_result_each(summary, 6)
+    assert summary["counts"]["passed"] == 6, out
+    for case in summary["cases"]:
+        if case["case_id"] in held:     # the attempt that ran through the outage counted
+            assert case["attempt"] == 1 and not case["previous"], case
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "farm bug: Redis comes back without the run's key and a worker that hands in a step "
+    "before the run's client has re-announced the run (worker/runtime.py on_step: "
+    "`not r.exists(run key)`) cancels its case: it ends INTERRUPTED, exit 2"))
+def test_cases_handing_in_before_the_client_is_back_still_pass(tmp_path, private_redis,
+                                                               workers, farm):
+    """The same restart, but the run's client comes back last (a loaded machine): the two
+    running cases finish and hand in their results first; they must still count as passed."""
+    server = private_redis()
+    go = tmp_path / "go"
+    # the second step outlasts the worker's once-a-second "is the run still there?" check
+    suite = held_suite(tmp_path / "s", go, 4, "sleep: 1100", "sleep: 10")
     workers("fake:2", broker=server.url)
     wait_idle(server.url, 2)
-    proc = run_on(farm, server.url, suite, tmp_path / "run", "--devices", "fake:2")
-    wait_busy(server.url, 2)
+    run_dir = tmp_path / "run"
+    proc = run_on(farm, server.url, suite, run_dir, "--devices", "fake:2",
+                  FARM_CLUSTER_OUTAGE_SECONDS="900")
+    leases = wait_busy(server.url, 2)
+    run_id, held = leases[0]["run"], {lease["case"] for lease in leases}
     server.stop()
-    # the outage lasts until the run's client has noticed it
-    log = tmp_path / "run" / "farm.log"
-    wait_for(lambda: log.exists() and "broker unreachable" in log.read_text(), 60,
+    wait_for(lambda: "broker unreachable" in client_log(run_dir), 120,
              "the run's client noticing the outage")
-    server.start()
-    out = proc.finish(180)
-    summary = results(tmp_path / "run")
-    one_final_result_each(summary, 8)
-    statuses = Counter(c["status"] for c in summary["cases"])
-    # completes, or any case that could not finish says so; never silently missing
-    assert proc.returncode in (0, 3), out
-    assert statuses["passed"] + statuses["error"] == 8
-    for c in summary["cases"]:
-        if c["status"] == "error":
-            assert c["error"]["message"], c
+    client = psutil.Process(proc.pid)
+    client.suspend()
+    try:
+        server.start()
+        go.touch()
+        wait_for(lambda: {e["case"] for e in events(server.url, run_id)
+                          if e["type"] == "case_finished"} == held, 120,
+                 "both running cases handing in their results")
+    finally:
+        client.resume()
+    out = proc.finish()
+    assert proc.returncode == 0, out
+    summary = results(run_dir)
+    one_final_result_each(summary, 4)
+    assert summary["counts"]["passed"] == 4, out
+    for case in summary["cases"]:
+        if case["case_id"] in held:
+            assert case["attempt"] == 1 and not case["previous"], case
+
+
+def test_redis_gone_past_the_outage_limit_ends_unfinished_cases_as_broker_lost(
+        tmp_path, private_redis, workers, farm):
+    """Redis stays away longer than FARM_CLUSTER_OUTAGE_SECONDS: exit 3; the case that finished
+    before stays passed, every other one is a BrokerLost error naming the (masked) broker."""
+    server = private_redis(password="s3cret-pw")
+    gates = {f"s/c{i:02d}": tmp_path / f"go-c{i:02d}" for i in range(4)}
+    for i, gate in enumerate(gates.values()):
+        write_case(tmp_path / "s", f"c{i:02d}", [f"javascript: farm-test:wait-for:{gate}"])
+    workers("fake:2", broker=server.url)
+    wait_idle(server.url, 2)
+    run_dir = tmp_path / "run"
+    proc = run_on(farm, server.url, tmp_path / "s", run_dir, "--devices", "fake:2",
+                  FARM_CLUSTER_OUTAGE_SECONDS="2")
+    first = wait_busy(server.url, 2)[0]["case"]
+    gates[first].touch()                        # one case finishes before the outage
+    proc.wait_for_line(f"PASSED {first}")
+    wait_for(lambda: len({lease["case"] for lease in leases(server.url).values()
+                          if lease.get("state") == "busy"} - {first}) == 2, 60,
+             "its device taking the next case")
+    server.stop()                               # and Redis never comes back
+    out = proc.finish()
+    assert proc.returncode == 3, out
+    summary = results(run_dir)
+    one_final_result_each(summary, 4)
+    statuses = {c["case_id"]: c["status"] for c in summary["cases"]}
+    assert statuses == {cid: "passed" if cid == first else "error" for cid in gates}, statuses
+    broker = f"redis://:***@127.0.0.1:{server.port}/0"
+    for case in summary["cases"]:
+        if case["case_id"] != first:
+            assert case["error"]["kind"] == "BrokerLost", case
+            assert f"lost the broker {broker}" in case["error"]["message"], case
+    for text in (out, (run_dir / "results.json").read_text(), client_log(run_dir)):
+        assert "s3cret-pw" not in text
 
 
 def test_sigterm_drains_the_current_case(tmp_path, redis_url, workers, farm):
-    suite = sleep_suite(tmp_path / "s", 4, 3000)
+    go = tmp_path / "go"
+    suite = held_suite(tmp_path / "s", go, 4)
     workers("fake:2")
     wait_idle(redis_url, 2)
     proc = run_on(farm, redis_url, suite, tmp_path / "run", "--devices", "fake:2")
-    busy = wait_busy(redis_url)[0]
+    busy = wait_busy(redis_url)[0]              # held mid-case until `go`
     child = psutil.Process(busy["pid"])
     child.send_signal(signal.SIGTERM)
-    wait_for(lambda: not child.is_running() or child.status() == psutil.STATUS_ZOMBIE, 30,
+    wait_for(lambda: leases(redis_url).get(busy["device"], {}).get("draining"), 60,
+             "the worker's lease saying it drains")
+    go.touch()                                  # only now may its case finish
+    wait_for(lambda: not child.is_running() or child.status() == psutil.STATUS_ZOMBIE, 60,
              "the drained worker exiting")
     out = proc.finish()
     assert proc.returncode == 0, out

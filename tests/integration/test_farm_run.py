@@ -11,17 +11,34 @@ import pytest
 
 from tests.support.farm_cli import ROOT, FarmCli, by_name, kill_tree, results, wait_for
 from tests.support.flaky_backend import FlakyBackend
+from tests.support.gate import Gate
+from tests.support.suites import write_case
 
 pytestmark = pytest.mark.integration
 
 FAULTS = ROOT / "tests" / "integration" / "suites" / "faults"
 
 
-def wait_for_step(run_dir: Path, case: str, step: int) -> None:
-    """Until the screenshot after ``step`` of ``case``'s first attempt is on disk (its folder
-    under artifacts/ starts with the case id, ``/`` as ``-``)."""
-    pattern = f"{case.replace('/', '-')}*/attempt-1/*step{step}.jpg"
-    wait_for(lambda: any((run_dir / "artifacts").glob(pattern)), 90, f"step {step} of {case}")
+@pytest.fixture
+def gate():
+    with Gate() as g:
+        yield g
+
+
+def gated_faults(tmp: Path, gate: Gate) -> Path:
+    """A copy of the faults suite's ok_login plus ``faults/wait_for_gate``, a case that stays
+    inside its javascript step until ``gate`` opens (sorted after ok_login: on one device,
+    with no history, ok_login runs first)."""
+    folder = tmp / "faults"
+    folder.mkdir()
+    (folder / "farm.yaml").write_text(
+        (FAULTS / "farm.yaml").read_text()
+        .replace("../../../../suites/demo/app", str(ROOT / "suites" / "demo" / "app"))
+        .replace("timeout: 60", "timeout: 180"))
+    (folder / "ok_login.yaml").write_text((FAULTS / "ok_login.yaml").read_text())
+    write_case(folder, "wait_for_gate", [gate.step(), "assertText: Sign in"],
+               name="waits at the gate", url="${FARM_DEMO_URL}/index.html")
+    return folder
 
 
 @pytest.fixture(scope="module")
@@ -124,35 +141,38 @@ def _browser_process(device: str, root_pid: int) -> psutil.Process | None:
     return find_marked_process(f"--farm-device={device}", root=root_pid)
 
 
-def test_browser_crash_mid_case_is_retried_on_another_device(tmp_path, farm):
+def test_browser_crash_mid_case_is_retried_on_another_device(tmp_path, farm, gate):
+    suite = gated_faults(tmp_path, gate)
     run_dir = tmp_path / "run"
-    proc = farm.start("run", FAULTS / "slow.yaml", FAULTS / "ok_login.yaml",
+    proc = farm.start("run", suite / "wait_for_gate.yaml", suite / "ok_login.yaml",
                       "--devices", "browser:2", "--report-dir", run_dir)
-    start = proc.wait_for_line("start faults/slow")
+    start = proc.wait_for_line("start faults/wait_for_gate")
     device = start.split("]")[0].lstrip("[")
-    wait_for_step(run_dir, "faults/slow", 1)        # mid-case: inside the 12 s sleep
+    gate.wait_for_arrivals(1)                       # mid-case: held inside its javascript step
     victim = _browser_process(device, proc.pid)
     assert victim is not None, f"no Chromium process for {device}"
     victim.kill()
+    gate.wait_for_arrivals(2)                       # the retry, held at the same step
+    gate.open()
     out = proc.finish(180)
     assert proc.returncode == 0, out
     summary = results(run_dir)
     cases = by_name(summary)
-    slow = cases["slow"]
-    assert slow["status"] == "passed" and slow["attempt"] == 2
-    assert slow["device"] != device
-    first = slow["previous"][0]
+    held = cases["wait_for_gate"]
+    assert held["status"] == "passed" and held["attempt"] == 2
+    assert held["device"] != device
+    first = held["previous"][0]
     assert first["status"] == "error" and first["error"]["kind"] == "DeviceLost"
     assert first["device"] == device
     assert summary["counts"]["passed"] == 2 and summary["counts"]["total"] == 2
 
 
-def test_ctrl_c_marks_inflight_interrupted_and_writes_results(tmp_path, farm):
+def test_ctrl_c_marks_inflight_interrupted_and_writes_results(tmp_path, farm, gate):
+    suite = gated_faults(tmp_path, gate)
     run_dir = tmp_path / "run"
-    proc = farm.start("run", FAULTS / "slow.yaml", "--devices", "browser:1",
+    proc = farm.start("run", suite / "wait_for_gate.yaml", "--devices", "browser:1",
                       "--report-dir", run_dir)
-    proc.wait_for_line("start faults/slow")
-    wait_for_step(run_dir, "faults/slow", 1)
+    gate.wait_for_arrivals(1)                       # in flight, and stays so (gate closed)
     chromium = _browser_process("browser-1", proc.pid)
     assert chromium is not None
     proc.send_signal(signal.SIGINT)
@@ -160,7 +180,7 @@ def test_ctrl_c_marks_inflight_interrupted_and_writes_results(tmp_path, farm):
     assert proc.returncode == 2, out
     summary = results(run_dir)
     assert summary["interrupted"] is True
-    assert by_name(summary)["slow"]["status"] == "interrupted"
+    assert by_name(summary)["wait_for_gate"]["status"] == "interrupted"
     assert (run_dir / "report.html").exists() and (run_dir / "junit.xml").exists()
     wait_for(lambda: not chromium.is_running() or chromium.status() == psutil.STATUS_ZOMBIE, 30,
              "Chromium of browser-1 gone")
@@ -223,11 +243,13 @@ def test_pass_after_failure_is_flaky_with_a_warning_and_exit_0(tmp_path, farm):
     assert 'flaky' in (run_dir / "junit.xml").read_text()
 
 
-def test_a_killed_run_keeps_finished_results_and_the_report_can_be_rebuilt(tmp_path, farm):
+def test_a_killed_run_keeps_finished_results_and_the_report_can_be_rebuilt(tmp_path, farm,
+                                                                            gate):
+    suite = gated_faults(tmp_path, gate)
     run_dir = tmp_path / "run"
-    proc = farm.start("run", FAULTS / "ok_login.yaml", FAULTS / "slow.yaml",
+    proc = farm.start("run", suite / "ok_login.yaml", suite / "wait_for_gate.yaml",
                       "--devices", "browser:1", "--report-dir", run_dir)
-    proc.wait_for_line("PASSED faults/ok_login")
+    proc.wait_for_line("PASSED faults/ok_login")   # the other case cannot finish: gate closed
     kill_tree(proc.popen)                 # no Ctrl-C courtesy: the process just dies
     assert not (run_dir / "results.json").exists()
     rebuilt = farm.run("report", run_dir)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import subprocess
-import time
 
 import pytest
 
@@ -56,10 +55,10 @@ def iphone(ios):
 def test_debian_adb_lists_simulated_devices(android):
     env = {**os.environ, "ANDROID_ADB_SERVER_PORT": str(android.port)}
     out = subprocess.run(["adb", "devices"], capture_output=True, text=True, env=env,
-                         timeout=20).stdout
+                         timeout=60).stdout
     assert all(f"{s}\tdevice" in out for s in android.serials)
     shell = subprocess.run(["adb", "-s", android.serials[1], "shell", "wm", "size"],
-                           capture_output=True, text=True, env=env, timeout=20).stdout
+                           capture_output=True, text=True, env=env, timeout=60).stdout
     assert "Physical size: 1080x2400" in shell
 
 
@@ -101,9 +100,8 @@ def test_idle_state_and_empty_tree_are_retried(android, phone):
 def test_slow_screencap_is_only_slow(android, phone):
     android.fault(0, "slow_seconds", 1.0)
     android.fault(0, "slow", 1)
-    t0 = time.monotonic()
     assert phone.screenshot().startswith(b"\x89PNG")
-    assert time.monotonic() - t0 >= 1.0
+    assert android.screens[0].faults.slow == 0      # that screencap was the slowed one
 
 
 def test_blocked_input_is_an_error_not_a_silent_success(android, phone):
@@ -161,6 +159,5 @@ def test_wda_faults(ios, iphone):
     assert iphone.healthy()
     ios.fault(0, "slow_seconds", 1.0)
     ios.fault(0, "slow", 1)
-    t0 = time.monotonic()
-    iphone.screenshot()
-    assert time.monotonic() - t0 >= 1.0
+    assert iphone.screenshot()[:4] == b"\x89PNG"
+    assert ios.screens[0].faults.slow == 0          # that screenshot was the slowed one

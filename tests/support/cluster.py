@@ -42,6 +42,18 @@ def runs(url: str) -> list[str]:
         r.close()
 
 
+def events(url: str, run_id: str) -> list[dict[str, Any]]:
+    """The events workers have pushed for a run that its client has not taken yet."""
+    import redis
+    r = redis.Redis.from_url(url, decode_responses=True, socket_timeout=5)
+    try:
+        return [json.loads(e) for e in r.lrange(f"{PREFIX}:events:{run_id}", 0, -1)]
+    except (redis.ConnectionError, redis.TimeoutError):
+        return []           # Redis restarting: no event is visible
+    finally:
+        r.close()
+
+
 def wait_idle(url: str, n: int, timeout: float = 90) -> dict[str, dict[str, Any]]:
     """Wait until ``n`` workers have opened their device and wait for work."""
     def idle() -> dict[str, dict[str, Any]] | None:

@@ -1,0 +1,70 @@
+"""UI-tree read time of the browser device: median and worst `BrowserDevice.hierarchy()` on the
+demo shop and on a page with far more elements than the tree keeps (capped at MAX_NODES, as
+tests/integration/test_browser_device.py checks; this prints how long it takes).
+
+    .venv/bin/python bench/hierarchy.py [--runs 7] [--elements 6000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import statistics
+import sys
+import threading
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from farm.config import load_settings  # noqa: E402
+from farm.devices import browser as browser_mod  # noqa: E402
+from farm.devices.browser import BrowserDevice  # noqa: E402
+from farm.suite.model import WebTarget  # noqa: E402
+
+
+class _Quiet(SimpleHTTPRequestHandler):
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+def _serve_demo() -> str:
+    app = ROOT / "suites" / "demo" / "app"
+    srv = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(app)))
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    return f"http://127.0.0.1:{srv.server_address[1]}/"
+
+
+def _times(dev: BrowserDevice, runs: int) -> tuple[list[float], int]:
+    seconds, nodes = [], 0
+    for _ in range(runs):
+        nodes = len(dev.hierarchy().nodes)
+        seconds.append(dev.hierarchy_seconds or 0.0)
+    return seconds, nodes
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", type=int, default=7)
+    ap.add_argument("--elements", type=int, default=6000)
+    ns = ap.parse_args()
+    dev = BrowserDevice("bench-hierarchy", load_settings())
+    dev.open()
+    try:
+        dev.start_session(WebTarget(url=_serve_demo() + "index.html"))
+        rows = [("demo shop", *_times(dev, ns.runs))]
+        dev.run_script(f"document.body.innerHTML = '<p>r</p>'.repeat({ns.elements})", 30)
+        rows.append((f"{ns.elements} elements", *_times(dev, ns.runs)))
+        dev.end_session()
+    finally:
+        dev.close()
+    print(f"{'page':<16} {'nodes':>6} {'median ms':>10} {'max ms':>8}   "
+          f"(tree cap {browser_mod.MAX_NODES}, {ns.runs} reads each)")
+    for page, seconds, nodes in rows:
+        print(f"{page:<16} {nodes:>6} {statistics.median(seconds) * 1000:>10.1f} "
+              f"{max(seconds) * 1000:>8.1f}")
+
+
+if __name__ == "__main__":
+    main()
