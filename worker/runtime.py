@@ -64,6 +64,34 @@ class RedisStreak:
         return 0
 
 
+class RunGone:
+    """Has the run of this case ended? Yes when its client said so (``ended`` key), or when
+    the client has not been heard of for longer than a run's TTL. A run key missing for a
+    moment is no reason: after a Redis restart the client re-announces it within a tick."""
+
+    def __init__(self, r: Any, run_id: str, every: float = 1.0) -> None:
+        self.r, self.run_id, self.every = r, run_id, every
+        self.last_check = time.monotonic()
+        self.missing_since: float | None = None
+
+    def check(self) -> bool:
+        now = time.monotonic()
+        if now - self.last_check < self.every:
+            return False
+        self.last_check = now
+        try:
+            if self.r.exists(key("ended", self.run_id)):
+                return True
+            if self.r.exists(key("run", self.run_id)):
+                self.missing_since = None
+                return False
+        except Exception as exc:      # Redis away: the case goes on, its result waits
+            log.info("cannot check run %s: %s", self.run_id, exc)
+            return False
+        self.missing_since = self.missing_since or now
+        return now - self.missing_since > store.RUN_TTL_S
+
+
 class _RunEvents(NullEvents):
     """The slot's events, sent to the client of the run being served."""
 
@@ -201,14 +229,11 @@ class DeviceRuntime:
         services = Services(settings=self.settings, artifacts=ArtifactStore(tmp), run_id=run_id,
                             env={**os.environ, **payload["env"]},
                             app_dirs={Path(k): v for k, v in payload["app_dirs"].items()})
-        last_check = [time.monotonic()]
+        gone = RunGone(self.r, run_id)
 
         def on_step(device: str, record: StepRecord) -> None:
             self.events.step_finished(device, record)
-            # a finished or interrupted run cancels its cases at the next step
-            if run_id and time.monotonic() - last_check[0] > 1.0:
-                last_check[0] = time.monotonic()
-                if not self.r.exists(key("run", run_id)):
-                    services.cancel.set()
+            if run_id and gone.check():      # a finished or interrupted run cancels its cases
+                services.cancel.set()
         services.on_step = on_step
         return services

@@ -9,6 +9,7 @@ other users — never FLUSHALL it. Keys:
     <p>:claim:<run>:<case>:<attempt>   set once when a worker starts that attempt (NX)
     <p>:events:<run>        list of JSON events workers push and the run's client pops
     <p>:run:<run>           hash: the run is alive (TTL); per-pool pending / in-flight counts
+    <p>:ended:<run>         set when a run ends (done or interrupted): workers cancel its cases
     <p>:runs                zset run id → last heartbeat: runs competing for devices
     <p>:history             hash "<platform>:<case id>" → JSON list of recent durations
     <p>:epoch               random token; a new one means Redis lost its data (restart)

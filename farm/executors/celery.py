@@ -112,14 +112,25 @@ class CeleryExecutor:
 
     def _step(self) -> None:
         try:
-            self._tick()
             if self._outage is not None:
-                log.warning("broker reachable again after %.0fs", self.clock() - self._outage)
-            self._outage = None
+                self._back_from_outage()
+            self._tick()
         except Exception as exc:
             if not _is_redis_error(exc):
                 raise
             self._broker_down(exc)
+
+    def _back_from_outage(self) -> None:
+        """The broker answers again (``_tick`` raises if not). Leases expired meanwhile and come
+        back with the workers' next heartbeats: give every attempt in flight the lease grace
+        again before calling it lost."""
+        store.epoch(self.r)
+        log.warning("broker reachable again after %.0fs", self.clock() - self._outage)
+        now = self.clock()
+        for inf in self._inflight.values():
+            inf.seen = max(inf.seen, now)
+            inf.sent = max(inf.sent, now)
+        self._outage = None
 
     def interrupt(self) -> None:
         self._interrupt = True          # the run loop acts on it within one tick
@@ -172,8 +183,11 @@ class CeleryExecutor:
                        if r.status in ("passed", "failed", "flaky") and r.duration > 0}
             if not self.matrix:
                 store.record_history(self.r, samples)
-            self.r.delete(key("run", self.run_id), key("events", self.run_id))
-            self.r.zrem(key("runs"), self.run_id)
+            pipe = self.r.pipeline()
+            pipe.set(key("ended", self.run_id), 1, ex=store.CLAIM_TTL_S)   # workers: cancel
+            pipe.delete(key("run", self.run_id), key("events", self.run_id))
+            pipe.zrem(key("runs"), self.run_id)
+            pipe.execute()
         except Exception as exc:
             log.warning("could not tidy up run state in Redis: %s", exc)
 

@@ -160,10 +160,6 @@ def test_short_redis_restart_loses_nothing_and_runs_nothing_twice(tmp_path, priv
             assert case["attempt"] == 1 and not case["previous"], case
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "farm bug: Redis comes back without the run's key and a worker that hands in a step "
-    "before the run's client has re-announced the run (worker/runtime.py on_step: "
-    "`not r.exists(run key)`) cancels its case: it ends INTERRUPTED, exit 2"))
 def test_cases_handing_in_before_the_client_is_back_still_pass(tmp_path, private_redis,
                                                                workers, farm):
     """The same restart, but the run's client comes back last (a loaded machine): the two
