@@ -8,11 +8,8 @@ tests/integration/test_browser_device.py checks; this prints how long it takes).
 from __future__ import annotations
 
 import argparse
-import functools
 import statistics
 import sys
-import threading
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -22,18 +19,7 @@ from farm.config import load_settings  # noqa: E402
 from farm.devices import browser as browser_mod  # noqa: E402
 from farm.devices.browser import BrowserDevice  # noqa: E402
 from farm.suite.model import WebTarget  # noqa: E402
-
-
-class _Quiet(SimpleHTTPRequestHandler):
-    def log_message(self, *args: object) -> None:
-        pass
-
-
-def _serve_demo() -> str:
-    app = ROOT / "suites" / "demo" / "app"
-    srv = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(app)))
-    threading.Thread(target=srv.serve_forever, daemon=True).start()
-    return f"http://127.0.0.1:{srv.server_address[1]}/"
+from screenshot import _serve_demo  # noqa: E402  (bench/: the demo app on a free port)
 
 
 def _times(dev: BrowserDevice, runs: int) -> tuple[list[float], int]:
