@@ -30,11 +30,28 @@ def cli() -> None:
 
 @cli.command()
 @click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
-@click.option("--devices", "-d", default="browser:1", show_default=True, metavar="SPEC",
+@click.option("--devices", "-d", default=None, metavar="SPEC",
               help="Devices to run on: KIND[:COUNT][,KIND[:COUNT]] (kinds: browser, android, "
-                   "ios, android-sim, ios-sim).")
+                   "ios, android-sim, ios-sim). Default: browser:1.")
 @click.option("--report-dir", type=click.Path(path_type=Path),
               help="Write results here instead of .farm/runs/<run-id>/.")
+@click.option("--collect-only", is_flag=True, help="Load, validate and select; print the "
+              "cases (and the deselected ones) with their platform; run nothing (exit 0, or 4 "
+              "on a suite error). Platforms are deselected only with an explicit --devices.")
+@click.option("-k", "keyword", metavar="EXPR", help="Only cases whose name, id or file path "
+              "contains these words, joined by and / or / not (as pytest's -k).")
+@click.option("--tag", "tags", multiple=True, metavar="TAG",
+              help="Only cases with this tag (tags:); repeat for any of several.")
+@click.option("--exclude-tag", "exclude_tags", multiple=True, metavar="TAG",
+              help="Leave out cases with this tag; repeatable.")
+@click.option("-x", "--exitfirst", is_flag=True, help="Start no more cases after the first "
+              "failure or error (--maxfail 1).")
+@click.option("--maxfail", type=click.IntRange(1), metavar="N",
+              help="Start no more cases after N failed or errored ones.")
+@click.option("--last-failed", "--lf", "last_failed", is_flag=True, help="Only the cases that "
+              "failed in the previous runs (all cases when none did).")
+@click.option("--shard", metavar="I/N", help="Run shard I of N: cases split deterministically, "
+              "balanced by their remembered durations (longest first, as Flank does).")
 @click.option("--junit-xml", type=click.Path(path_type=Path),
               help="Also write the JUnit XML report to this path.")
 @click.option("--no-progress", is_flag=True, default=None,
@@ -55,13 +72,19 @@ def cli() -> None:
 def run(paths: tuple[Path, ...], devices: str, report_dir: Path | None, junit_xml: Path | None,
         no_progress: bool | None, retries: int | None, timeout: float | None,
         model: str | None, model_base_url: str | None, model_family: str | None,
-        broker: str | None, matrix: bool, overwrite: bool, verbose: bool) -> None:
-    """Run every case under PATHS.
+        broker: str | None, matrix: bool, overwrite: bool, verbose: bool,
+        collect_only: bool, keyword: str | None, tags: tuple[str, ...],
+        exclude_tags: tuple[str, ...], exitfirst: bool, maxfail: int | None,
+        last_failed: bool, shard: str | None) -> None:
+    """Run every case under PATHS (folders, case files, or a Midscene index.yaml).
 
     \b
     Example:
       farm run suites/demo --devices browser:2 --junit-xml out/junit.xml
+      farm run suites/demo -k "login and not failure" --collect-only
+      farm run suites/ --shard 2/3 --maxfail 5
     """
+    from farm.select import Choice
     from farm.config import load_settings
     from farm.session import run as run_session
     settings = load_settings(report_dir=report_dir, no_progress=no_progress, retries=retries,
@@ -71,8 +94,12 @@ def run(paths: tuple[Path, ...], devices: str, report_dir: Path | None, junit_xm
     if matrix and not settings.broker_url:
         raise click.UsageError("--matrix needs a cluster: give --broker URL")
     show = not settings.no_progress
-    code = run_session(list(paths), devices, settings, junit_xml=junit_xml, progress=show,
-                       matrix=matrix, overwrite=overwrite, verbose=verbose)
+    choice = Choice(keyword=keyword, tags=tags, exclude_tags=exclude_tags,
+                    last_failed=last_failed, shard=shard, maxfail=1 if exitfirst else maxfail,
+                    collect_only=collect_only, devices_given=devices is not None)
+    code = run_session(list(paths), devices or "browser:1", settings, junit_xml=junit_xml,
+                       progress=show, matrix=matrix, overwrite=overwrite, verbose=verbose,
+                       choice=choice)
     sys.stdout.flush()
     sys.stderr.flush()
     from farm.executors.local import unsettled_devices

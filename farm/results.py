@@ -78,6 +78,18 @@ class CaseResult(BaseModel):
     data: dict[str, Any] = Field(default_factory=dict)    # aiQuery results by step `name`
 
 
+class DeselectedCase(BaseModel):
+    """A case the run's selection left out (-k, tags, --last-failed, --shard, no device of
+    its platform): listed, never counted as run."""
+
+    case_id: str
+    name: str
+    file: str
+    platform: str
+    reason: str
+    tags: list[str] = Field(default_factory=list)
+
+
 class RunSummary(BaseModel):
     run_id: str
     started: str
@@ -90,6 +102,7 @@ class RunSummary(BaseModel):
     cases: list[CaseResult] = Field(default_factory=list)
     farm_version: str = ""
     quarantined: list[str] = Field(default_factory=list)   # devices taken out during the run
+    deselected: list[DeselectedCase] = Field(default_factory=list)   # not part of this run
 
     def recount(self) -> None:
         counts = {s: 0 for s in STATUS_ORDER}

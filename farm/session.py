@@ -25,10 +25,11 @@ from farm.journal import JournalEvents
 from farm.attempts import RetryPolicy
 from farm.devices.specs import DeviceSpec, parse_device_specs
 from farm.executors.base import Executor, RunOutcome
-from farm.results import (ArtifactStore, CaseResult, RunSummary, exit_code_for, now_iso,
-                          write_json)
+from farm.results import (ArtifactStore, CaseResult, DeselectedCase, RunSummary, exit_code_for,
+                          now_iso, write_json)
 from farm.runner import Services
 from farm.schedule import Job, expected_duration
+from farm.select import Choice, Selection, SelectOptions, parse_shard, select_cases
 from farm.suite.loader import display_path, load_suites
 from farm.suite.model import Case
 from farm.suite.vars import Variables
@@ -102,23 +103,25 @@ def _upfront_result(case: Case, run_id: str, reason: str) -> CaseResult:
 def run(paths: Sequence[str | Path], devices: str, settings: Settings,
         junit_xml: Path | None = None, progress: bool = True,
         out: IO[str] | None = None, matrix: bool = False, overwrite: bool = False,
-        verbose: bool = False) -> int:
-    """Run suites under ``paths`` on ``devices`` (e.g. "browser:2"); return the exit code."""
+        verbose: bool = False, choice: Choice | None = None) -> int:
+    """Run suites under ``paths`` on ``devices`` (e.g. "browser:2"); return the exit code.
+    ``choice``: -k, tags, --last-failed, --shard, --maxfail, --collect-only."""
     out = out or sys.stdout
+    choice = choice or Choice()
     t_start = time.monotonic()
     specs = parse_device_specs(devices, settings)
-    skipped: list[str] = []
-    suites = load_suites([Path(p) for p in paths], env=os.environ,
-                         secrets_dir=settings.secrets_dir, skipped=skipped)
-    for what in skipped if verbose else ():
-        print(f"farm: skipped {what}", file=out)
-    cases = _with_overrides([c for s in suites for c in s.cases], settings)
+    suites, cases = _collect(paths, settings, verbose, out)
     if not cases:
         print("farm: no cases found under " + ", ".join(map(str, paths)), file=out)
         return 5
+    history = DurationHistory(settings.state_dir)
+    remembered = history.load()
+    chosen = _select(cases, specs, settings, choice, remembered, devices, out)
+    if choice.collect_only:
+        return _print_collection(chosen, out)
+    cases = chosen.selected
     run_id = new_run_id()
     run_dir = _output_dirs(settings, run_id, overwrite)
-    history = DurationHistory(settings.state_dir)
 
     with AppServer(settings.serve_host, settings.serve_url_host) as apps, ExitStack() as stack:
         apps.serve([a for s in suites for a in s.defaults.apps])
@@ -129,7 +132,7 @@ def run(paths: Sequence[str | Path], devices: str, settings: Settings,
         handler = _setup_logging(run_dir, every_secret.mask)
         services = Services(settings=settings, artifacts=ArtifactStore(run_dir), run_id=run_id,
                             env=env, app_dirs=apps.urls)
-        upfront, jobs = _plan(cases, specs, settings, run_id, history.load(), devices, out)
+        upfront, jobs = _plan(cases, settings, run_id, remembered)
         outcome = RunOutcome(results=[])
         refused: UserError | None = None
         if jobs:
@@ -142,10 +145,12 @@ def run(paths: Sequence[str | Path], devices: str, settings: Settings,
                 outcome.results = [_upfront_result(c, run_id, f"not run: {exc}")
                                    for c in cases if c.id in planned]
             else:
-                outcome = _execute(executor, jobs, upfront, run_dir, progress, out)
+                outcome = _execute(executor, jobs, upfront, run_dir, progress, out,
+                                   choice.maxfail)
     services.artifacts.flush()
     _remember_quarantine(Path(settings.state_dir), run_id, outcome.quarantined)
-    summary = _summary(run_id, t_start, upfront + outcome.results, outcome)
+    summary = _summary(run_id, t_start, upfront + outcome.results, outcome, chosen)
+    _remember_failures(Path(settings.state_dir), summary.cases)
     write_outputs(summary, run_dir, junit_xml)
     if not summary.interrupted:
         history.record(outcome.results)
@@ -155,6 +160,17 @@ def run(paths: Sequence[str | Path], devices: str, settings: Settings,
         print(f"farm: error: {refused}", file=sys.stderr)
         return refused.exit_code
     return summary.exit_code
+
+
+def _collect(paths: Sequence[str | Path], settings: Settings, verbose: bool,
+             out: IO[str]) -> tuple[list, list[Case]]:
+    """(suites, their cases with the command line's overrides); -v lists what was skipped."""
+    skipped: list[str] = []
+    suites = load_suites([Path(p) for p in paths], env=os.environ,
+                         secrets_dir=settings.secrets_dir, skipped=skipped)
+    for what in skipped if verbose else ():
+        print(f"farm: skipped {what}", file=out)
+    return suites, _with_overrides([c for s in suites for c in s.cases], settings)
 
 
 def _output_dirs(settings: Settings, run_id: str, overwrite: bool) -> Path:
@@ -204,20 +220,14 @@ def _drop_handler(handler: logging.Handler) -> None:
     handler.close()
 
 
-def _plan(cases: list[Case], specs: list[DeviceSpec], settings: Settings, run_id: str,
-          remembered: dict[str, list[float]], devices: str, out: IO[str]
-          ) -> tuple[list[CaseResult], list[Job]]:
-    """(results decided before any device starts, jobs to run). Cases for a platform with no
-    device in --devices are not part of this run at all (one line says how many)."""
-    platforms = {s.platform for s in specs}
+def _plan(cases: list[Case], settings: Settings, run_id: str,
+          remembered: dict[str, list[float]]) -> tuple[list[CaseResult], list[Job]]:
+    """(results decided before any device starts, jobs to run) for the selected cases."""
     upfront: list[CaseResult] = []
     jobs: list[Job] = []
-    deselected: dict[str, list[Case]] = {}
     for case in cases:
         step = case.model_step()
-        if case.platform not in platforms:
-            deselected.setdefault(case.platform, []).append(case)
-        elif step is not None and not settings.model:
+        if step is not None and not settings.model:
             upfront.append(_upfront_result(
                 case, run_id, f"needs a model (set FARM_MODEL): {step.kind} at line "
                               f"{step.line}"))
@@ -225,10 +235,74 @@ def _plan(cases: list[Case], specs: list[DeviceSpec], settings: Settings, run_id
             jobs.append(Job(case.id, case.platform, expected_duration(
                 remembered, case.id, case.platform, settings.default_case_seconds),
                 test_retries=case.retries))
-    for platform, dropped in sorted(deselected.items()):
-        print(f"farm: deselected {len(dropped)} {platform} case(s): no {platform} device "
-              f"in --devices {devices}", file=out)
     return upfront, jobs
+
+
+LAST_FAILED = "lastfailed.json"
+
+
+def _select(cases: list[Case], specs: list[DeviceSpec], settings: Settings, choice: Choice,
+            remembered: dict[str, list[float]], devices: str, out: IO[str]) -> Selection:
+    """The run's cases after -k, tags, --last-failed, platforms without a device and --shard
+    (farm/select.py); cases for a platform with no device get one line per platform."""
+    state = Path(settings.state_dir)
+    shard = parse_shard(choice.shard) if choice.shard else None
+    opts = SelectOptions(
+        keyword=choice.keyword, tags=choice.tags, exclude_tags=choice.exclude_tags,
+        last_failed=_load_failures(state) if choice.last_failed else None,
+        platforms={s.platform for s in specs} if choice.devices_given else None,
+        devices=devices, shard=shard)
+    chosen = select_cases(cases, opts, lambda c: expected_duration(
+        remembered, c.id, c.platform, settings.default_case_seconds),
+        lambda c: display_path(c.file))
+    by_platform: dict[str, int] = {}
+    for d in chosen.deselected:
+        if d.reason.startswith("no ") and d.reason.endswith(f"--devices {devices}"):
+            by_platform[d.case.platform] = by_platform.get(d.case.platform, 0) + 1
+    for platform, n in sorted(by_platform.items()):
+        chosen.notes.append(f"deselected {n} {platform} case(s): no {platform} device in "
+                            f"--devices {devices}")
+    for note in chosen.notes:
+        print(f"farm: {note}", file=out)
+    return chosen
+
+
+def _print_collection(chosen: Selection, out: IO[str]) -> int:
+    """--collect-only: the cases a run would take, and the ones it would leave out."""
+    for case in chosen.selected:
+        print(f"{case.id}  [{case.platform}]  {case.name}  ({display_path(case.file)})",
+              file=out)
+    for d in chosen.deselected:
+        print(f"deselected: {d.case.id}  [{d.case.platform}]  {d.reason}", file=out)
+    print(f"farm: {len(chosen.selected)} case(s) collected, {len(chosen.deselected)} "
+          "deselected", file=out, flush=True)
+    return 0
+
+
+def _deselected(case: Case, reason: str) -> DeselectedCase:
+    return DeselectedCase(case_id=case.id, name=case.name, file=display_path(case.file),
+                          platform=case.platform, reason=reason, tags=case.tags)
+
+
+def _load_failures(state_dir: Path) -> list[str]:
+    import json
+    try:
+        data = json.loads((state_dir / LAST_FAILED).read_text())
+        return [str(c) for c in data.get("failed", [])]
+    except (OSError, ValueError, AttributeError):
+        return []
+
+
+def _remember_failures(state_dir: Path, results: list[CaseResult]) -> None:
+    """Keep failing cases for --last-failed, as pytest's cache does."""
+    import json
+    from farm.select import update_last_failed
+    failed = update_last_failed(_load_failures(state_dir),
+                                {r.case_id: r.status for r in results})
+    try:
+        (state_dir / LAST_FAILED).write_text(json.dumps({"failed": failed}))
+    except OSError as exc:
+        log.warning("cannot record failed cases: %s", exc)
 
 
 def _executor(settings: Settings, specs: list[DeviceSpec], cases: list[Case],
@@ -289,11 +363,32 @@ class StopSignals:
             self.executor.hurry()
 
 
+class _MaxFail:
+    """RunEvents around another: after ``limit`` cases ended failed or in error, the executor
+    starts no more (-x / --maxfail)."""
+
+    def __init__(self, inner: Any, executor: Executor, limit: int) -> None:
+        self.inner, self.executor, self.limit = inner, executor, limit
+        self.failures = 0
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    def case_finished(self, device: str, result: CaseResult, final: bool) -> None:
+        self.inner.case_finished(device, result, final)
+        if final and result.status in ("failed", "error"):
+            self.failures += 1
+            if self.failures == self.limit:
+                self.executor.stop_taking(f"not run: --maxfail {self.limit} reached")
+
+
 def _execute(executor: Executor, jobs: list[Job], upfront: list[CaseResult], run_dir: Path,
-             progress: bool, out: IO[str]) -> RunOutcome:
+             progress: bool, out: IO[str], maxfail: int | None = None) -> RunOutcome:
     from farm.progress import make_progress
     view = make_progress(len(upfront), len(jobs), progress)
-    events = JournalEvents(view, run_dir)
+    events: Any = JournalEvents(view, run_dir)
+    if maxfail:
+        events = _MaxFail(events, executor, maxfail)
     view.start()
     try:
         for r in upfront:
@@ -312,14 +407,15 @@ def _execute(executor: Executor, jobs: list[Job], upfront: list[CaseResult], run
 
 
 def _summary(run_id: str, t_start: float, results: list[CaseResult],
-             outcome: RunOutcome) -> RunSummary:
+             outcome: RunOutcome, chosen: Selection | None = None) -> RunSummary:
     results = sorted(results, key=lambda r: r.case_id)
     summary = RunSummary(run_id=run_id, started=datetime.fromtimestamp(
         time.time() - (time.monotonic() - t_start)).astimezone().isoformat(timespec="seconds"),
         finished=now_iso(), duration=round(time.monotonic() - t_start, 3),
         devices=sorted({r.device for r in outcome.results if r.device}), cases=results,
         interrupted=outcome.interrupted, farm_version=__version__,
-        quarantined=sorted(outcome.quarantined))
+        quarantined=sorted(outcome.quarantined),
+        deselected=[_deselected(d.case, d.reason) for d in chosen.deselected] if chosen else [])
     summary.recount()
     summary.exit_code = exit_code_for(results, outcome.interrupted)
     return summary

@@ -71,6 +71,10 @@ class Executor(Protocol):
     def hurry(self) -> None:
         """After interrupt(): return from run() without waiting for devices to wind down."""
 
+    def stop_taking(self, reason: str) -> None:
+        """Start no more queued cases (they end skipped with ``reason``); in-flight ones
+        finish. Called from within ``RunEvents.case_finished``."""
+
 
 class Ledger:
     """Attempts and final results of one run's cases, and the retry decision after each

@@ -139,6 +139,15 @@ class CeleryExecutor:
     def hurry(self) -> None:
         self._interrupt = True
 
+    def stop_taking(self, reason: str) -> None:
+        """Send no more queued cases (--maxfail; called from the run loop's own thread, when
+        a result arrives); cases in flight finish normally."""
+        for q in self._queue.values():
+            for job in q:
+                if job.case_id not in self.ledger.final:
+                    self.ledger.end(job, "skipped", reason=reason)
+            q.clear()
+
     def _stop_now(self) -> None:
         self._stopping = True
         self.services.cancel.set()

@@ -93,6 +93,15 @@ class LocalExecutor:
     def hurry(self) -> None:
         self._hurry.set()
 
+    def stop_taking(self, reason: str) -> None:
+        """Start no more queued cases (--maxfail); cases in flight finish normally."""
+        with self._cond:
+            for job in self._queue:
+                if job.case_id not in self.ledger.final:
+                    self.ledger.end(job, "skipped", reason=reason)
+            self._queue.clear()
+            self._cond.notify_all()
+
     # ---- the main thread ----------------------------------------------------------------------
     def _join(self, threads: list[threading.Thread], patience: float = 30.0) -> None:
         """Let device threads close their devices (after an interrupt the devices are already

@@ -1,0 +1,234 @@
+"""Which cases a run takes, as pure functions (pytest's -k and last-failed, Flank's shards).
+
+Every selector splits cases into (selected, deselected) and says why a case was left out, so
+``farm run --collect-only`` and results.json can list deselected cases with their reason.
+Order of application (`select_cases`): --last-failed, -k, --tag/--exclude-tag, platforms
+without a device, then --shard, so that every CI job of a sharded run agrees on the same
+list before splitting it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Callable, Iterable, Mapping, Sequence
+
+from farm.errors import ConfigError
+from farm.suite.model import Case
+
+
+@dataclass(frozen=True)
+class Deselected:
+    case: Case
+    reason: str
+
+
+@dataclass
+class Selection:
+    selected: list[Case]
+    deselected: list[Deselected] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)     # one line each, printed before the run
+
+    def drop(self, keep: Callable[[Case], str | None]) -> None:
+        """Move the cases for which ``keep`` returns a reason to ``deselected``."""
+        still = []
+        for case in self.selected:
+            reason = keep(case)
+            if reason is None:
+                still.append(case)
+            else:
+                self.deselected.append(Deselected(case, reason))
+        self.selected = still
+
+
+# ---- -k EXPR ---------------------------------------------------------------------------------
+_TOKEN = re.compile(r"\s*(\(|\)|[^\s()]+)")
+
+
+class KeywordExpr:
+    """pytest's ``-k``: words joined by ``and``/``or``/``not`` and parentheses; a word matches
+    when it is a case-insensitive substring of the case's name, id or file path."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.tokens: list[tuple[str, int]] = []
+        pos = 0
+        while pos < len(text):
+            m = _TOKEN.match(text, pos)
+            if m is None:     # only trailing whitespace is left
+                break
+            self.tokens.append((m.group(1), m.start(1) + 1))
+            pos = m.end()
+        if not self.tokens:
+            raise self._error("expected a word, got nothing", 1)
+        self._i = 0
+        self.tree = self._or()
+        if self._i < len(self.tokens):
+            word, col = self.tokens[self._i]
+            raise self._error(f"unexpected {word!r}", col)
+
+    def _error(self, what: str, column: int) -> ConfigError:
+        return ConfigError(f"-k {self.text!r}: column {column}: {what} (write words joined by "
+                           "and / or / not, with parentheses)")
+
+    def _peek(self) -> str | None:
+        return self.tokens[self._i][0] if self._i < len(self.tokens) else None
+
+    def _or(self):
+        left = self._and()
+        while self._peek() == "or":
+            self._i += 1
+            left = ("or", left, self._and())
+        return left
+
+    def _and(self):
+        left = self._not()
+        while self._peek() == "and":
+            self._i += 1
+            left = ("and", left, self._not())
+        return left
+
+    def _not(self):
+        if self._peek() == "not":
+            self._i += 1
+            return ("not", self._not())
+        return self._atom()
+
+    def _atom(self):
+        if self._i >= len(self.tokens):
+            raise self._error("expected a word or '(' at the end", len(self.text) + 1)
+        word, col = self.tokens[self._i]
+        self._i += 1
+        if word == "(":
+            inner = self._or()
+            if self._peek() != ")":
+                raise self._error("missing ')'", len(self.text) + 1)
+            self._i += 1
+            return inner
+        if word in ("and", "or", ")"):
+            raise self._error(f"expected a word, got {word!r}", col)
+        return ("word", word.lower())
+
+    def matches(self, haystack: str) -> bool:
+        text = haystack.lower()
+
+        def ev(node) -> bool:
+            op = node[0]
+            if op == "word":
+                return node[1] in text
+            if op == "not":
+                return not ev(node[1])
+            if op == "and":
+                return ev(node[1]) and ev(node[2])
+            return ev(node[1]) or ev(node[2])
+        return ev(self.tree)
+
+
+def case_haystack(case: Case, shown_file: str) -> str:
+    """What -k looks in: the case's name, id and file path."""
+    return "\n".join((case.name, case.id, shown_file))
+
+
+# ---- --shard I/N -------------------------------------------------------------------------------
+def parse_shard(text: str) -> tuple[int, int]:
+    """``"2/3"`` -> (2, 3); 1 <= I <= N."""
+    m = re.fullmatch(r"\s*(\d+)\s*/\s*(\d+)\s*", text or "")
+    if not m:
+        raise ConfigError(f"--shard {text!r}: expected I/N, e.g. 1/3")
+    index, total = int(m.group(1)), int(m.group(2))
+    if total < 1 or not 1 <= index <= total:
+        raise ConfigError(f"--shard {text}: expected 1 <= I <= N (shards are numbered from 1)")
+    return index, total
+
+
+def shard_plan(expected: Mapping[str, float], total: int) -> dict[str, int]:
+    """Case id -> shard number (1..total), balancing expected seconds as Flank does: longest
+    first, each to the shard with the least time so far (ties: the lower number). The same
+    ids and estimates always give the same plan, so separate CI jobs agree."""
+    loads = [0.0] * total
+    plan: dict[str, int] = {}
+    for cid in sorted(expected, key=lambda c: (-expected[c], c)):
+        best = min(range(total), key=lambda i: (loads[i], i))
+        loads[best] += expected[cid]
+        plan[cid] = best + 1
+    return plan
+
+
+# ---- --last-failed -----------------------------------------------------------------------------
+FAILING = ("failed", "error")
+
+
+def update_last_failed(previous: Iterable[str], verdicts: Mapping[str, str]) -> list[str]:
+    """pytest's cache: cases that ran drop out when they passed and join when they failed;
+    cases that did not run keep their previous state."""
+    out = set(previous)
+    for cid, status in verdicts.items():
+        if status in FAILING:
+            out.add(cid)
+        elif status in ("passed", "flaky"):
+            out.discard(cid)
+    return sorted(out)
+
+
+# ---- all together ------------------------------------------------------------------------------
+@dataclass
+class SelectOptions:
+    keyword: str | None = None
+    tags: Sequence[str] = ()
+    exclude_tags: Sequence[str] = ()
+    last_failed: Sequence[str] | None = None      # ids from the previous runs; None = not asked
+    platforms: set[str] | None = None              # platforms with a device; None = all
+    devices: str = ""                              # for the reason text
+    shard: tuple[int, int] | None = None
+
+
+def select_cases(cases: Sequence[Case], opts: SelectOptions,
+                 expected: Callable[[Case], float], shown: Callable[[Case], str]
+                 ) -> Selection:
+    """Split ``cases`` as the options ask; ``expected`` gives a case's estimated seconds (for
+    shards) and ``shown`` its file as displayed (for -k)."""
+    sel = Selection(selected=list(cases))
+    if opts.last_failed is not None:
+        failed = set(opts.last_failed) & {c.id for c in cases}
+        if failed:
+            sel.drop(lambda c: None if c.id in failed else "--last-failed: passed last time")
+            sel.notes.append(f"--last-failed: running {len(failed)} case(s) that failed last "
+                             "time")
+        else:
+            sel.notes.append("--last-failed: no failures recorded, running every case")
+    if opts.keyword:
+        expr = KeywordExpr(opts.keyword)
+        sel.drop(lambda c: None if expr.matches(case_haystack(c, shown(c)))
+                 else f"-k {opts.keyword}")
+    if opts.tags:
+        wanted = set(opts.tags)
+        sel.drop(lambda c: None if wanted & set(c.tags)
+                 else f"--tag {' / '.join(opts.tags)}: not tagged so")
+    if opts.exclude_tags:
+        unwanted = set(opts.exclude_tags)
+        sel.drop(lambda c: None if not unwanted & set(c.tags)
+                 else f"--exclude-tag {', '.join(sorted(unwanted & set(c.tags)))}")
+    if opts.platforms is not None:
+        platforms = opts.platforms
+        sel.drop(lambda c: None if c.platform in platforms
+                 else f"no {c.platform} device in --devices {opts.devices}")
+    if opts.shard is not None:
+        index, total = opts.shard
+        plan = shard_plan({c.id: expected(c) for c in sel.selected}, total)
+        sel.drop(lambda c: None if plan[c.id] == index else f"--shard: in shard {plan[c.id]}/"
+                                                               f"{total}")
+    return sel
+
+
+@dataclass
+class Choice:
+    """What `farm run`'s selection options asked for (before reading state)."""
+
+    keyword: str | None = None
+    tags: Sequence[str] = ()
+    exclude_tags: Sequence[str] = ()
+    last_failed: bool = False
+    shard: str | None = None
+    maxfail: int | None = None         # stop starting cases after this many failed/errored
+    collect_only: bool = False
+    devices_given: bool = True         # --collect-only: deselect platforms only when asked
