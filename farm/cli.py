@@ -13,6 +13,7 @@ import click
 from farm.errors import FarmError, SuiteErrors, UserError
 
 EXIT_INTERRUPTED, EXIT_INTERNAL, EXIT_USAGE = 2, 3, 4
+CACHE_MODES = ["read-write", "read-only", "write-only", "off"]
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
@@ -69,13 +70,16 @@ def cli() -> None:
               help="Reuse a --report-dir that already holds a run (its results are replaced).")
 @click.option("--verbose", "-v", is_flag=True,
               help="Also list what was skipped while finding cases (hidden files, folders).")
+@click.option("--cache", "cache_mode", type=click.Choice(CACHE_MODES),
+              help="Locate/plan cache: read-write (default), read-only (CI), write-only, off "
+                   "(also FARM_CACHE).")
 def run(paths: tuple[Path, ...], devices: str, report_dir: Path | None, junit_xml: Path | None,
         no_progress: bool | None, retries: int | None, timeout: float | None,
         model: str | None, model_base_url: str | None, model_family: str | None,
         broker: str | None, matrix: bool, overwrite: bool, verbose: bool,
         collect_only: bool, keyword: str | None, tags: tuple[str, ...],
         exclude_tags: tuple[str, ...], exitfirst: bool, maxfail: int | None,
-        last_failed: bool, shard: str | None) -> None:
+        last_failed: bool, shard: str | None, cache_mode: str | None) -> None:
     """Run every case under PATHS (folders, case files, or a Midscene index.yaml).
 
     \b
@@ -90,7 +94,7 @@ def run(paths: tuple[Path, ...], devices: str, report_dir: Path | None, junit_xm
     settings = load_settings(report_dir=report_dir, no_progress=no_progress, retries=retries,
                              default_timeout=timeout, model=model,
                              model_base_url=model_base_url, model_family=model_family,
-                             broker_url=broker)
+                             broker_url=broker, cache=cache_mode)
     if matrix and not settings.broker_url:
         raise click.UsageError("--matrix needs a cluster: give --broker URL")
     show = not settings.no_progress
@@ -291,6 +295,105 @@ def config_show() -> None:
     width = max(map(len, shown))
     for key, value in shown.items():
         click.echo(f"{key:<{width}} {value}")
+
+
+@cli.group()
+def cache() -> None:
+    """The locate / plan cache (.farm/cache.db; FARM_CACHE_URL or the broker's Redis when
+    set).
+
+    \b
+    Example:
+      farm cache ls demo/ai_shopping
+      farm cache export suites/demo/ai_shopping.yaml     # a flow that needs no model
+      farm cache clear demo/ai_shopping
+    """
+
+
+_broker_option = click.option("--broker", metavar="URL", help="The cluster's store: this "
+                              "Redis (also FARM_BROKER_URL; FARM_CACHE_URL wins).")
+
+
+def _store(broker: str | None):
+    from farm.cache import open_store
+    from farm.config import load_settings
+    settings = load_settings(broker_url=broker)
+    if settings.cache == "off":
+        settings = settings.model_copy(update={"cache": None})
+    store = open_store(settings)
+    assert store is not None
+    return store
+
+
+@cache.command("ls")
+@click.argument("case", required=False, default="")
+@_broker_option
+def cache_ls(case: str, broker: str | None) -> None:
+    """List entries (of CASE, a case id such as demo/login, or a prefix of one)."""
+    import time as _time
+    from farm.cache.keys import case_prefix, split_key
+    store = _store(broker)
+    rows = 0
+    for key, entry in store.items(case_prefix() + case):
+        part = split_key(key)
+        what = (f"{len(entry.get('actions') or [])} action(s)" if part.get("kind") == "plan"
+                else ", ".join(entry.get("xpaths") or []))
+        age = _time.time() - float(entry.get("updated") or _time.time())
+        prompt = str(entry.get("prompt", ""))[:50].replace("\n", " ")
+        click.echo(f"{part.get('case', '?')}  {part.get('platform', '?')}  "
+                   f"{part.get('version') or '-'}  {part.get('kind', '?')}#{part.get('n', 0)}  "
+                   f"\"{prompt}\"  {what}  ({age / 3600:.1f} h ago)")
+        rows += 1
+    click.echo(f"{rows} entr{'y' if rows == 1 else 'ies'} in {store.where}")
+
+
+@cache.command("clear")
+@click.argument("case", required=False, default="")
+@_broker_option
+def cache_clear(case: str, broker: str | None) -> None:
+    """Remove the entries of CASE (a case id or a prefix of one); all of them without CASE."""
+    from farm.cache.keys import case_prefix
+    store = _store(broker)
+    removed = store.delete(case_prefix() + case)
+    click.echo(f"removed {removed} entr{'y' if removed == 1 else 'ies'} from {store.where}")
+
+
+@cache.command("export")
+@click.argument("case_or_run", type=click.Path(exists=True, path_type=Path))
+@click.option("--output", "-o", type=click.Path(path_type=Path),
+              help="Where to write (one case only; default: <case>.solved.yaml beside it).")
+@_broker_option
+def cache_export(case_or_run: Path, output: Path | None, broker: str | None) -> None:
+    """Write a solved case (a case file, or every case of a run directory) as a YAML flow
+    that runs with no model: each ai step becomes the steps its cached plan holds."""
+    from farm.cache.export import export_case, export_path
+    from farm.suite.loader import load_case_file
+    store = _store(broker)
+    files = _case_files(case_or_run)
+    if output is not None and len(files) > 1:
+        raise click.UsageError("--output takes one case; this run has several")
+    for file in files:
+        case = load_case_file(file, env=os.environ)
+        target = export_path(case, output)
+        target.write_text(export_case(case, store), encoding="utf-8")
+        click.echo(str(target))
+
+
+def _case_files(path: Path) -> list[Path]:
+    """A case file, or the case files a run directory's results.json names."""
+    import json
+    if path.is_file():
+        return [path]
+    source = path / "results.json"
+    if not source.exists():
+        raise click.UsageError(f"{path}: neither a case file nor a run directory "
+                               "(no results.json)")
+    cases = json.loads(source.read_text()).get("cases") or []
+    files = list(dict.fromkeys(Path(c["file"]) for c in cases if c.get("status") in
+                               ("passed", "flaky")))
+    if not files:
+        raise click.UsageError(f"{path}: no passed case to export")
+    return files
 
 
 @cli.command()

@@ -82,6 +82,11 @@ class Settings(BaseSettings):
     replanning_cycle_limit: int | None = None   # default per family: 20 / UI-TARS 40 / AutoGLM 100
     max_execution_errors: int = 5           # more than this many failed actions fail an ai step
 
+    # cache (farm.cache): locate / plan entries, so a solved case replays without the model
+    cache: str | None = None                # read-write (default) | read-only | write-only | off
+    cache_url: SecretStr | None = None      # redis://…: a shared store (cluster default: broker)
+    cache_ttl_days: float = Field(default=30.0, gt=0)   # entries unused this long expire
+
     # cluster
     broker_url: SecretStr | None = Field(   # redis:// or rediss:// → run on `farm worker`s
         default=None, validation_alias=AliasChoices("FARM_BROKER_URL", "CELERY_BROKER_URL",
@@ -110,6 +115,22 @@ class Settings(BaseSettings):
             scheme = value.get_secret_value().split("://", 1)[0] if "://" in \
                 value.get_secret_value() else "no scheme"
             raise ValueError(f"the broker is a Redis URL (redis:// or rediss://), got {scheme}")
+        return value
+
+    @field_validator("cache")
+    @classmethod
+    def _cache_mode(cls, value: str | None) -> str | None:
+        modes = ("read-write", "read-only", "write-only", "off")
+        if value is not None and value not in modes:
+            raise ValueError(f"must be one of {', '.join(modes)}, got {value!r}")
+        return value
+
+    @field_validator("cache_url")
+    @classmethod
+    def _cache_redis(cls, value: SecretStr | None) -> SecretStr | None:
+        raw = value.get_secret_value() if value is not None else ""
+        if raw and not raw.startswith(("redis://", "rediss://", "unix://")):
+            raise ValueError("the shared cache is a Redis URL (redis:// or rediss://)")
         return value
 
     @field_validator("infra_retries", "cluster_infra_retries", "retries")

@@ -30,6 +30,30 @@ def now_iso() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
 
 
+class CacheUse(BaseModel):
+    """What the cache did during one step (farm.cache): the plan entry's lookup, locate
+    entries used / missed / found stale (re-located), entries written."""
+
+    mode: str = "read-write"        # read-write | read-only | write-only | off
+    plan: str | None = None         # hit | miss | replayed-then-replanned | replay-failed
+    hits: int = 0
+    misses: int = 0
+    stale: int = 0
+    written: int = 0
+
+    @property
+    def touched(self) -> bool:
+        return bool(self.plan or self.hits or self.misses or self.stale or self.written)
+
+    def summary(self) -> str:
+        """One line for people: ``plan hit, 7 locate hit``."""
+        parts = [f"plan {self.plan}"] if self.plan else []
+        parts += [f"{n} locate {what}" for n, what in ((self.hits, "hit"), (self.misses, "miss"),
+                                                        (self.stale, "stale")) if n]
+        parts += [f"{self.written} written"] if self.written else []
+        return ", ".join(parts) or self.mode
+
+
 class StepRecord(BaseModel):
     task: str
     index: int                      # position within the case, from 1
@@ -47,6 +71,7 @@ class StepRecord(BaseModel):
     error: str | None = None
     output: Any = None              # e.g. javascript return value (masked)
     usage: Usage | None = None      # model calls of this step: tokens, cost, latency
+    cache: CacheUse | None = None   # what the locate / plan cache did (None: not used)
 
 
 class CaseError(BaseModel):

@@ -45,7 +45,10 @@ class Services:
     model: Any = None
     cancel: threading.Event = field(default_factory=threading.Event)
     on_step: Callable[[str, StepRecord], None] | None = None  # (device name, record)
+    cache: Any = None                       # a farm.cache CacheStore (opened on first use)
+    cache_mode: str | None = None           # the run's --cache (a worker gets it per task)
     _model_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    _cache_failed: bool = field(default=False, repr=False)
 
     def models(self) -> Any:
         """The run's model clients (built once from settings on first use), or None."""
@@ -54,6 +57,19 @@ class Services:
                 from farm.llm.models import build_models
                 self.model = build_models(self.settings)
             return self.model
+
+    def cache_store(self) -> Any:
+        """The cache store (opened once, on first use), or None: cache off, or it cannot be
+        opened (one warning; cases run uncached)."""
+        with self._model_lock:
+            if self.cache is None and not self._cache_failed:
+                from farm.cache import open_store
+                try:
+                    self.cache = open_store(self.settings)
+                except Exception as exc:   # an optimisation that is unavailable, not a failure
+                    log.warning("cache store unavailable (%s); running uncached", exc)
+                    self._cache_failed = True
+            return self.cache
 
 
 def case_variables(case: Case, services: Services) -> Variables:
@@ -86,6 +102,20 @@ def resolve_url(raw: str, case: Case, services: Services) -> str:
     return path.as_uri() + suffix
 
 
+def case_cache(case: Case, services: Services, variables: Variables) -> Any:
+    """The case attempt's view of the cache store (None when the cache is off)."""
+    from farm.cache.case import CaseCache
+    from farm.cache.keys import Namespace, app_version, case_mode
+    mode = case_mode(services.cache_mode or services.settings.cache, case.agent)
+    store = services.cache_store() if mode != "off" else None
+    if store is None:
+        return None
+    ns = Namespace(case.id, case.platform, app_version(case.cache_key, case.agent))
+    package = case.android.launch if case.android else None
+    return CaseCache(store, ns, mode, mask=variables.mask, package=package,
+                     ttl=services.settings.cache_ttl_days * 86400)
+
+
 class _CaseRun:
     def __init__(self, job: Job, case: Case, device: Device, services: Services) -> None:
         self.job, self.case, self.device, self.services = job, case, device, services
@@ -103,7 +133,7 @@ class _CaseRun:
                            context=case.agent.get("aiActContext"),
                            resolve_planned=lambda text, undeclared: self.vars.resolve_declared(
                                text, declared, undeclared),
-                           mask=self.vars.mask)
+                           mask=self.vars.mask, cache=case_cache(case, services, self.vars))
         self.records: list[StepRecord] = []
         self.last_shot: str | None = None
         self.shots = 0
@@ -204,6 +234,8 @@ class _CaseRun:
         t0 = time.monotonic()
         used = self.agent.usage.copy()
         self.agent.last_tiers = []
+        if self.agent.cache is not None:
+            self.agent.cache.begin_step(step.options.get("cacheable") is not False)
         if hasattr(self.device, "last_observation"):
             self.device.last_observation = None
         try:
@@ -221,6 +253,8 @@ class _CaseRun:
             rec.duration = round(time.monotonic() - t0, 3)
             rec.observation = getattr(self.device, "last_observation", None)
             self._record_usage(rec, used)
+            if self.agent.cache is not None:
+                rec.cache = self.agent.cache.end_step()
 
     def _record_usage(self, rec: StepRecord, before: Any) -> None:
         spent = self.agent.usage.minus(before)

@@ -128,6 +128,7 @@ class DeviceRuntime:
         self._stop = threading.Event()
         self._lock = threading.Lock()
         self._draining = False
+        self._cache: Any = None          # the cache store, shared by every task of this device
 
     # ---- lease -------------------------------------------------------------------------------
     def lease_info(self) -> dict[str, Any]:
@@ -228,7 +229,10 @@ class DeviceRuntime:
         payload = payload or {"env": {}, "app_dirs": {}}
         services = Services(settings=self.settings, artifacts=ArtifactStore(tmp), run_id=run_id,
                             env={**os.environ, **payload["env"]},
-                            app_dirs={Path(k): v for k, v in payload["app_dirs"].items()})
+                            app_dirs={Path(k): v for k, v in payload["app_dirs"].items()},
+                            cache=self._cache, cache_mode=payload.get("cache_mode"))
+        if payload.get("cache_mode") != "off":
+            self._cache = services.cache_store()     # opened once, kept for the next task
         gone = RunGone(self.r, run_id)
 
         def on_step(device: str, record: StepRecord) -> None:

@@ -79,6 +79,21 @@ class Action(BaseModel):
                          for l in locs if l is not None)
 
 
+def as_planned(action: Action) -> dict[str, Any]:
+    """``{"type", "params"}`` of ``action`` as a plan would carry it, without the boxes of the
+    moment (the plan cache replays it; `make_action` builds it again). Text stays as written:
+    ``${NAME}`` placeholders, never values."""
+    params = action.model_dump(mode="json", by_alias=True, exclude_none=True)
+    for name in locator_fields(type(action)):
+        key = type(action).model_fields[name].alias or name
+        loc = params.get(key)
+        if isinstance(loc, dict):
+            loc.pop("bbox", None)
+            if not loc.get("deepLocate"):
+                loc.pop("deepLocate", None)
+    return {"type": action.name, "params": params}
+
+
 def locator_fields(cls: type[BaseModel]) -> list[str]:
     """Names of the fields whose type is `Locate` (or Optional[Locate]), in declaration order."""
     out = []

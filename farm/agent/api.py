@@ -31,6 +31,7 @@ from farm.agent.locator import (LocateContext, LocateHit, LocatorChain, LocatorT
                                 TextMatchTier, XPathTier, normalise)
 from farm.agent.loop import ActLoop, LoopLimits
 from farm.agent.tasks import PlanError, TaskRunner, make_action, tasks_for
+from farm.cache.plan import PlanCache
 from farm.devices.base import Device
 from farm.devices.grabber import ScreenshotGrabber
 from farm.errors import (AssertionFailed, CaseTimeout, FarmError, LocateError, NeedsModel,
@@ -38,6 +39,7 @@ from farm.errors import (AssertionFailed, CaseTimeout, FarmError, LocateError, N
 from farm.llm.client import DeadlineReached, Usage
 
 if TYPE_CHECKING:
+    from farm.cache.case import CaseCache
     from farm.config import Settings
     from farm.llm.models import ModelSet
 
@@ -64,7 +66,8 @@ class Agent:
                  resolve: Callable[[str], str] | None = None,
                  limits: LoopLimits | None = None, context: str | None = None,
                  resolve_planned: PlannedResolver | None = None,
-                 mask: Callable[[str], str] | None = None) -> None:
+                 mask: Callable[[str], str] | None = None,
+                 cache: "CaseCache | None" = None) -> None:
         from farm.config import Settings
         if isinstance(model, Settings):   # Agent(device, settings): build the configured models
             from farm.llm.models import build_models
@@ -77,7 +80,8 @@ class Agent:
         self.resolve_planned: PlannedResolver = resolve_planned or (
             lambda text, undeclared: self.resolve(text))
         self.mask = mask or (lambda text: text)
-        self.chain = chain or (zero_token_chain(self.resolve) if model is None
+        self.cache = cache
+        self.chain = chain or (zero_token_chain(self.resolve, cache) if model is None
                                else model_chain(self))
         self.limits = limits or LoopLimits()
         self.context = context
@@ -241,12 +245,20 @@ class Agent:
 
     def ai_act(self, task: str, deep_think: bool = False, deep_locate: bool = False,
                context: str | None = None) -> dict[str, Any]:
-        """Carry out ``task`` with the plan-act-replan loop. Numbered lines = strict mode."""
+        """Carry out ``task`` with the plan-act-replan loop. Numbered lines = strict mode.
+        With a cache, a plan remembered for this step is replayed first (no model call); the
+        loop plans only when there is none or a replayed action fails."""
         self._models(f'ai "{task}"')
         loop = ActLoop(self, self.limits)
+        plan = PlanCache(self.cache, task) if self.cache is not None else None
         try:
-            result = loop.run(task, deep_think=deep_think, deep_locate=deep_locate,
-                              context=context or self.context)
+            if plan is not None and plan.replay(loop, loop.runner()):
+                result = loop.result
+            else:
+                result = loop.run(task, deep_think=deep_think, deep_locate=deep_locate,
+                                  context=context or self.context)
+                if plan is not None:
+                    plan.save(result)
         except StepFailed as exc:
             if not loop.result.notes:
                 raise
@@ -333,17 +345,31 @@ class OnDeviceTier:
             raise LocateError(str(exc).replace(value, prompt), exc.candidates) from None
 
 
-def zero_token_chain(resolve: Callable[[str], str]) -> LocatorChain:
-    """XPath (resolved by `Agent.locate`) → UI-tree text (``${NAME}`` resolved)."""
-    return LocatorChain([XPathTier(), OnDeviceTier(TextMatchTier(), resolve)])
+def _with_cache(tiers: list[LocatorTier], cache: "CaseCache | None",
+                **chain: Any) -> LocatorChain:
+    """The chain with the locate cache right after the XPath tier; every hit is offered to the
+    cache to store (farm.cache.locate)."""
+    if cache is None:
+        return LocatorChain(tiers, **chain)
+    from farm.cache.locate import LocateCacheTier
+    tier = LocateCacheTier(cache)
+    at = next(i + 1 for i, t in enumerate(tiers) if t.name == "xpath")
+    return LocatorChain(tiers[:at] + [tier] + tiers[at:], on_hit=tier.remember, **chain)
+
+
+def zero_token_chain(resolve: Callable[[str], str],
+                     cache: "CaseCache | None" = None) -> LocatorChain:
+    """XPath (resolved by `Agent.locate`) → locate cache → UI-tree text (``${NAME}`` resolved)."""
+    return _with_cache([XPathTier(), OnDeviceTier(TextMatchTier(), resolve)], cache)
 
 
 def model_chain(agent: Agent) -> LocatorChain:
-    """Plan bbox → XPath → UI-tree text → AI locate (deepLocate when asked)."""
+    """Plan bbox → XPath → locate cache → UI-tree text → AI locate (deepLocate when asked)."""
     from farm.agent.model_tiers import AILocateTier, PlanBboxTier
     models = agent.models
     assert models is not None
     ai = AILocateTier(lambda purpose, messages: agent.ask(purpose, messages, models.locate),
                       models.locate_family, agent.grabber.grab)
-    return LocatorChain([PlanBboxTier(), XPathTier(), OnDeviceTier(TextMatchTier(), agent.resolve),
-                         ai], has_model_tier=True)
+    return _with_cache([PlanBboxTier(), XPathTier(),
+                        OnDeviceTier(TextMatchTier(), agent.resolve), ai], agent.cache,
+                       has_model_tier=True)

@@ -170,10 +170,12 @@ class LocatorChain:
     find what the prompt describes)."""
 
     def __init__(self, tiers: list[LocatorTier], has_model_tier: bool = False,
-                 on_attempt: Callable[[str, bool], None] | None = None) -> None:
+                 on_attempt: Callable[[str, bool], None] | None = None,
+                 on_hit: Callable[[str, LocateHit, LocateContext], None] | None = None) -> None:
         self.tiers = tiers
         self.has_model_tier = has_model_tier
         self.on_attempt = on_attempt
+        self.on_hit = on_hit        # after any tier hits (the locate cache stores the hit)
 
     def locate(self, prompt: str, device: Device, xpath: str | None = None,
                **hints: object) -> LocateHit:
@@ -191,6 +193,8 @@ class LocatorChain:
             if self.on_attempt:
                 self.on_attempt(tier.name, hit is not None)
             if hit is not None:
+                if self.on_hit:
+                    self.on_hit(prompt, hit, ctx)
                 return hit
         what = f'"{prompt}"' if prompt else f"XPath {xpath}"
         near = [n for n in ctx.near if not n.startswith("XPath")]

@@ -15,13 +15,13 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Protocol
 
-from farm.agent.actions import Action, Locate, describe_actions, registry
+from farm.agent.actions import Action, Locate, as_planned, describe_actions, registry
 from farm.agent.history import ConversationHistory
 from farm.agent.images import alike, data_url, png_size, thumbnail
 from farm.agent.locator import LocateHit
 from farm.agent.model_tiers import image_to_screen
 from farm.agent.prompts import round_prompt, system_prompt
-from farm.agent.tasks import PlanError, TaskRunner, build_tasks
+from farm.agent.tasks import PlanError, Task, TaskRunner, build_tasks
 from farm.devices.base import Device
 from farm.devices.grabber import ScreenshotGrabber
 from farm.errors import LocateError, ModelUnavailable, StepFailed
@@ -81,6 +81,7 @@ class ActResult:
     steps: list[str] = field(default_factory=list)
     tiers: list[str] = field(default_factory=list)
     undeclared: list[str] = field(default_factory=list)   # ${NAME}s the model used, not expanded
+    actions: list[dict[str, Any]] = field(default_factory=list)   # as_planned, for the plan cache
 
     @property
     def notes(self) -> list[str]:
@@ -195,7 +196,6 @@ class ActLoop:
     def _act(self, plan: Plan, runner: TaskRunner, watch: _Watch, thumb: bytes,
              same_screen: bool) -> bool:
         """Run the plan's actions in order; False (and feedback) at the first that fails."""
-        history = self.history
         for planned in plan.actions:
             try:
                 tasks = build_tasks(planned, self.registry)
@@ -207,13 +207,28 @@ class ActLoop:
                 self._feedback(f"{bad.label} failed: {bad.error}")
                 return False
             action, label = tasks[-1].action, tasks[-1].label
-            self.result.steps.append(label)
-            self.result.tiers += [t.hit.tier for t in tasks if t.hit is not None]
-            history.log(plan.log or label)
+            self.done(tasks, plan.log or label)
             if action.moves_pointer or any(t.kind == "locate" for t in tasks):
                 watch.prev = (thumb, label)
             self._check_stuck(action, label, watch, same_screen)
         return True
+
+    def done(self, tasks: list[Task], log_line: str) -> None:
+        """A finished action (planned now or replayed from the plan cache) joins the result
+        and the history ("Steps done so far")."""
+        self.result.steps.append(tasks[-1].label)
+        self.result.tiers += [t.hit.tier for t in tasks if t.hit is not None]
+        self.result.actions.append(as_planned(tasks[-1].action))
+        self.history.log(log_line)
+
+    def runner(self) -> TaskRunner:
+        """A TaskRunner for actions replayed from the plan cache: the agent's locate (no
+        planner box), values resolved as planned ones are."""
+        return self.agent.task_runner(resolve=self._resolve)
+
+    def feedback(self, text: str) -> None:
+        """Tell the next round something (masked: it may quote the page)."""
+        self._feedback(text)
 
     def _check_stuck(self, action: Action, label: str, watch: _Watch,
                      same_screen: bool) -> None:

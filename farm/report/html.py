@@ -315,10 +315,14 @@ def write_html(summary: RunSummary, run_dir: Path) -> Path:
 
 
 def _seen(step: StepRecord) -> str:
-    """Locate tier, plus what the device offered when it was not a usable UI tree."""
+    """Locate tier, plus what the device offered when it was not a usable UI tree, and what
+    the cache did."""
+    seen = step.tier or ""
     if step.observation in ("empty-tree", "black-frame"):
-        return f"{step.tier or ''} ({step.observation}: vision)".strip()
-    return step.tier or ""
+        seen = f"{seen} ({step.observation}: vision)".strip()
+    if step.cache is not None:
+        seen = f"{seen} (cache: {step.cache.summary()})".strip()
+    return seen
 
 
 def _cost_text(usage: Usage) -> str:

@@ -84,6 +84,7 @@ def read_case(node: Node, path: Path, root: Path, defaults: SuiteDefaults,
         "secrets": list(dict.fromkeys(d.secrets + p.string_list(top.get("secrets"), "secrets",
                                                                   names=True))),
         "vars": {**d.vars, **p.variables(top.get("vars"), "vars")},
+        "cache_key": d.cache_key,
     }
     retries = p.integer(top.get("retries"), "retries", maximum=MAX_RETRIES)
     values["retries"] = d.retries if retries is None else retries
@@ -91,6 +92,7 @@ def read_case(node: Node, path: Path, root: Path, defaults: SuiteDefaults,
     if agent is not None and not agent.is_null:
         if p.mapping(agent, "agent", "a mapping of Midscene agent options") is not None:
             values["agent"] = agent.to_python()
+            _check_agent_cache(agent, p)
     if platform:
         values[platform] = _read_target(platform, node.keys[platform], top[platform], p)
 
@@ -181,3 +183,21 @@ def _read_tasks(case: Node, top: dict[str, Node], p: Problems, platform: str,
         cont = p.boolean(task.get("continueOnError"), "continueOnError")
         tasks.append(Task(name=name or "", continue_on_error=bool(cont), steps=steps))
     return tasks
+
+
+CACHE_STRATEGIES = ("read-write", "read-only", "write-only")
+
+
+def _check_agent_cache(agent: Node, p: Problems) -> None:
+    """Midscene's ``agent.cache``: true/false, or ``{id, strategy}``."""
+    node = agent.value.get("cache")
+    if node is None or node.is_null or node.kind == "scalar" and isinstance(node.value, bool):
+        return
+    items = p.mapping(node, "agent.cache", "true, false or a mapping with id: and strategy:")
+    if items is None:
+        return
+    p.keys(node, {"id", "strategy"}, "agent.cache")
+    strategy = p.text(items.get("strategy"), "agent.cache.strategy")
+    if strategy is not None and strategy not in CACHE_STRATEGIES:
+        p.add(items["strategy"], f"agent.cache.strategy: expected one of "
+                                 f"{', '.join(CACHE_STRATEGIES)}, got {strategy!r}")

@@ -28,7 +28,7 @@ from farm.suite.yamlpos import EMPTY_MESSAGE, Node, read_yaml
 SUITE_FILE = "farm.yaml"
 CASE_SUFFIXES = (".yaml", ".yml")
 SKIP_DIRS = {"node_modules"}
-SUITE_KEYS = {"timeout", "retries", "tags", "secrets", "vars", "apps"}
+SUITE_KEYS = {"timeout", "retries", "tags", "secrets", "vars", "apps", "cache"}
 APP_KEYS = {"serve", "env", "android", "ios"}
 
 
@@ -146,6 +146,7 @@ class _Loading:
             "secrets": p.string_list(top.get("secrets"), "secrets", names=True),
             "vars": p.variables(top.get("vars"), "vars"),
             "apps": self.read_apps(top.get("apps"), root, p),
+            "cache_key": _cache_key(top.get("cache"), p),
         }
         defaults = p.build(SuiteDefaults, {k: v for k, v in values.items() if v is not None},
                             node) or SuiteDefaults()
@@ -244,3 +245,15 @@ def load_case_file(path: Path | str, env: Mapping[str, str] | None = None,
     """Load one case file with its suite's ``farm.yaml`` defaults; raises `SuiteErrors`."""
     suites = load_suites([path], env=env, secrets_dir=secrets_dir)
     return next(c for s in suites for c in s.cases)
+
+
+def _cache_key(node: Node | None, p: Problems) -> str | None:
+    """farm.yaml ``cache: {key: …}``: the app version the cache entries belong to."""
+    if node is None or node.is_null:
+        return None
+    items = p.mapping(node, "cache", "a mapping with key: (the app version cache entries "
+                                     "belong to, e.g. key: shop-2.4)")
+    if items is None:
+        return None
+    p.keys(node, {"key"}, "cache")
+    return p.text(items.get("key"), "cache.key", empty_ok=False, expected="an app version")

@@ -118,6 +118,7 @@ class SuiteDefaults(BaseModel):
     secrets: list[str] = Field(default_factory=list)
     vars: dict[str, str] = Field(default_factory=dict)
     apps: list[AppSpec] = Field(default_factory=list)
+    cache_key: str | None = None    # ``cache: {key: …}``: the app version cache entries belong to
 
 
 class Case(BaseModel):
@@ -138,6 +139,7 @@ class Case(BaseModel):
     secrets: list[str] = Field(default_factory=list)
     vars: dict[str, str] = Field(default_factory=dict)   # suite/case defaults for ${NAME}
     agent: dict[str, Any] = Field(default_factory=dict)   # Midscene ``agent:`` section, kept
+    cache_key: str | None = None    # farm.yaml ``cache.key`` (farm.cache namespaces by it)
 
     @property
     def steps(self) -> list[Step]:

@@ -1,0 +1,169 @@
+"""``farm cache export``: a solved case as a YAML flow file that runs with no model at all
+(the seeds' script compilation).
+
+Every ``ai`` step becomes the steps its cached plan holds (``aiTap``, ``aiInput``, …), each
+target keeping its prompt and gaining the cached XPath (the XPath tier answers first; when the
+app changed, the UI-tree text match still can). Other steps are written as they were. The
+entries are looked up in the order a run uses them: the n-th use of a prompt is its n-th entry.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Iterator
+
+import yaml
+
+from farm.cache.keys import Namespace, app_version
+from farm.cache.store import CacheStore
+from farm.errors import UserError
+from farm.suite.kinds import KINDS
+from farm.suite.model import Case, Step
+
+# action name → the step kind that runs it (aiTap runs Tap, ...): the inverse of KINDS
+_KIND_OF = {spec.action: name for name, spec in reversed(list(KINDS.items())) if spec.action}
+
+
+class _Uses:
+    """Entry lookups in run order (the n-th use of a prompt is its n-th entry)."""
+
+    def __init__(self, store: CacheStore, ns: Namespace) -> None:
+        self.store, self.ns, self.n = store, ns, {}
+
+    def next(self, kind: str, prompt: str) -> dict[str, Any] | None:
+        n = self.n.get((kind, prompt), 0)
+        self.n[(kind, prompt)] = n + 1
+        return self.store.get(self.ns.key(kind, prompt, n))  # type: ignore[arg-type]
+
+
+def export_case(case: Case, store: CacheStore) -> str:
+    """The YAML text of ``case`` with every ``ai`` step replaced by its cached actions;
+    UserError naming the step when one has no cached plan or cannot be written as a step."""
+    uses = _Uses(store, Namespace(case.id, case.platform, app_version(case.cache_key, case.agent)))
+    tasks = []
+    for task in case.tasks:
+        flow = [item for step in task.steps for item in _items(step, case, uses)]
+        entry: dict[str, Any] = {"name": task.name}
+        if task.continue_on_error:
+            entry["continueOnError"] = True
+        tasks.append({**entry, "flow": flow})
+    doc: dict[str, Any] = {"name": f"{case.name} (exported from the cache)"}
+    doc.update(_target(case))
+    if case.agent:
+        doc["agent"] = {k: v for k, v in case.agent.items() if k != "cache"} or None
+        if doc["agent"] is None:
+            del doc["agent"]
+    doc["tasks"] = tasks
+    header = (f"# Exported by `farm cache export` from {case.file.name}: runs with no model.\n"
+              "# Targets carry the XPath the cache had; the prompt is the fallback.\n")
+    return header + yaml.safe_dump(doc, sort_keys=False, allow_unicode=True, width=100)
+
+
+def _target(case: Case) -> dict[str, Any]:
+    if case.web is not None:
+        web = {"url": case.web.url, "viewportWidth": case.web.viewport_width,
+               "viewportHeight": case.web.viewport_height}
+        if case.web.user_agent:
+            web["userAgent"] = case.web.user_agent
+        if case.web.device_scale_factor:
+            web["deviceScaleFactor"] = case.web.device_scale_factor
+        return {"web": web}
+    target = case.android if case.platform == "android" else case.ios
+    out = {k: v for k, v in (target.model_dump() if target else {}).items() if v is not None}
+    if "device_id" in out:
+        out["deviceId"] = out.pop("device_id")
+    return {case.platform: out}
+
+
+def _items(step: Step, case: Case, uses: _Uses) -> Iterator[dict[str, Any]]:
+    cacheable = step.options.get("cacheable") is not False
+    if step.spec.call == "ai_act":
+        entry = uses.next("plan", step.value or "") if cacheable else None
+        if entry is None:
+            raise UserError(f"{case.file}:{step.line}: no cached plan for `{step.kind}: "
+                            f"{step.value}`; run the case once with a model (cache read-write) "
+                            "first")
+        for action in entry.get("actions") or []:
+            yield _step_for(action, case, step, uses)
+        return
+    item = _as_written(step)
+    if cacheable and step.target and step.spec.shape in ("locate", "input", "key", "scroll"):
+        found = uses.next("locate", step.target)
+        if found and found.get("xpaths") and not step.xpath:
+            item["xpath"] = found["xpaths"][0]
+    yield item
+
+
+def _as_written(step: Step) -> dict[str, Any]:
+    """A loaded step back in its YAML form."""
+    spec = step.spec
+    item: dict[str, Any] = {}
+    if spec.shape == "key":
+        item[step.kind] = step.value
+        if step.target:
+            item["locate"] = step.target
+    elif spec.shape == "input":
+        item[step.kind] = step.target
+        item["value"] = step.value
+    elif spec.shape in ("locate", "scroll"):
+        item[step.kind] = step.target or ""
+    elif spec.shape == "ms":
+        item[step.kind] = int(step.value or 0)
+    elif spec.shape == "request":
+        item[step.kind] = {k: step.options[k] for k in spec.passes if k in step.options}
+    else:
+        item[step.kind] = step.value
+    if step.xpath:
+        item["xpath"] = step.xpath
+    if step.timeout_ms:
+        item["timeout"] = step.timeout_ms
+    for key, value in step.options.items():
+        if key not in item and not (spec.shape == "request" and key in spec.passes):
+            item[key] = value
+    return item
+
+
+def _step_for(action: dict[str, Any], case: Case, step: Step, uses: _Uses) -> dict[str, Any]:
+    """A cached action as the suite step that runs the same action."""
+    name, params = str(action.get("type")), dict(action.get("params") or {})
+    kind = _KIND_OF.get(name)
+    loc = params.pop("locate", None)
+    prompt = (loc or {}).get("prompt") or ""
+    spec = KINDS.get(kind or "")
+    if spec is None or spec.shape == "input" and not (prompt or (loc or {}).get("xpath")):
+        what = name if spec is None else f"{name} with no target"
+        raise UserError(f"{case.file}:{step.line}: the cached plan of `{step.kind}` uses "
+                        f"{what}, which no suite step runs; this case cannot be exported")
+    value = params.pop(spec.value_param, None) if spec.value_param else None
+    if spec.shape in ("locate", "scroll"):
+        item: dict[str, Any] = {kind: prompt or None}
+    elif spec.shape == "input":
+        item = {kind: prompt, "value": value or ""}
+    elif spec.shape == "key":
+        item = {kind: value, **({"locate": prompt} if prompt else {})}
+    elif spec.shape == "ms":
+        item = {kind: int(value or 0)}
+    else:
+        item = {kind: value}
+    item.update({key: params[key] for key in spec.passes if key in params})
+    _add_xpath(item, loc, uses)
+    return item
+
+
+def _add_xpath(item: dict[str, Any], loc: dict[str, Any] | None, uses: _Uses) -> None:
+    if not loc:
+        return
+    if loc.get("xpath"):
+        item["xpath"] = loc["xpath"]
+    elif loc.get("prompt"):
+        found = uses.next("locate", loc["prompt"])
+        if found and found.get("xpaths"):
+            item["xpath"] = found["xpaths"][0]
+    if loc.get("deepLocate"):
+        item["deepLocate"] = True
+
+
+def export_path(case: Case, output: Path | None) -> Path:
+    """Where the export goes: ``output``, else ``<case>.solved.yaml`` beside the case (in its
+    suite, so farm.yaml's vars, secrets and apps still apply)."""
+    return output or case.file.with_name(case.file.stem + ".solved.yaml")

@@ -1,0 +1,78 @@
+"""Cache keys and modes: pure functions.
+
+A key names one entry: ``v1|<case id>|<platform>|<app version>|<kind>|<n>|<prompt digest>``.
+The case id starts with the suite's name; the app version is the user's (``cache.key`` in
+farm.yaml and/or Midscene's ``agent.cache.id``), so two apps or two versions never share an
+entry. ``n`` counts uses of the same prompt within one case attempt: a prompt used three times
+has three entries (Midscene matches each entry once per run).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from typing import Any, Literal
+
+KEY_VERSION = "v1"
+Kind = Literal["plan", "locate"]
+MODES = ("read-write", "read-only", "write-only", "off")
+
+
+@dataclass(frozen=True)
+class Namespace:
+    case_id: str
+    platform: str
+    version: str = ""
+
+    @property
+    def prefix(self) -> str:
+        return f"{KEY_VERSION}|{self.case_id}|{self.platform}|{self.version}|"
+
+    def key(self, kind: Kind, prompt: str, n: int) -> str:
+        digest = hashlib.sha256(prompt.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+        return f"{self.prefix}{kind}|{n}|{digest}"
+
+
+def case_prefix(case_id: str = "") -> str:
+    """Prefix of every entry of ``case_id`` (``""``: every entry farm wrote)."""
+    return f"{KEY_VERSION}|{case_id}|" if case_id else f"{KEY_VERSION}|"
+
+
+def split_key(key: str) -> dict[str, Any]:
+    """The parts of a key, for listing."""
+    parts = key.split("|")
+    if len(parts) < 7 or parts[0] != KEY_VERSION:
+        return {}
+    # a case id may itself hold "|": everything between the version and the last five fields
+    case_id = "|".join(parts[1:-5])
+    platform, version, kind, n, digest = parts[-5:]
+    return {"case": case_id, "platform": platform, "version": version, "kind": kind,
+            "n": int(n) if n.isdigit() else 0, "digest": digest}
+
+
+def app_version(suite_key: str | None, agent: dict[str, Any]) -> str:
+    """The user's app version: farm.yaml ``cache.key`` and Midscene's ``agent.cache.id``."""
+    cache = agent.get("cache")
+    cache_id = cache.get("id") if isinstance(cache, dict) else None
+    return "/".join(str(v) for v in (suite_key, cache_id) if v not in (None, ""))
+
+
+def case_mode(setting: str | None, agent: dict[str, Any]) -> str:
+    """The mode for a case: ``--cache`` / FARM_CACHE when given, else the case's Midscene
+    ``agent.cache`` (``false`` is off; ``strategy``), else read-write."""
+    if setting:
+        return setting
+    cache = agent.get("cache")
+    if cache is False:
+        return "off"
+    if isinstance(cache, dict) and cache.get("strategy") in MODES:
+        return str(cache["strategy"])
+    return "read-write"
+
+
+def reads(mode: str) -> bool:
+    return mode in ("read-write", "read-only")
+
+
+def writes(mode: str) -> bool:
+    return mode in ("read-write", "write-only")

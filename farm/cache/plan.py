@@ -1,0 +1,74 @@
+"""The plan cache: the concrete actions an ``ai`` step ended with (Midscene's plan cache),
+replayed with no model call when the step runs again.
+
+Each replayed action runs the same way a planned one does (its Locate tasks through the
+locator chain, whose locate cache usually answers, then the action). When one fails (its
+target is gone), the replay stops there and the agent plans again from the current screen,
+told which steps are done; in a writing mode the entry is rewritten with what worked. A replay
+failure is never a pass: either the model finishes the task or the step fails.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any
+
+from farm.agent.tasks import PlanError, make_action, tasks_for
+from farm.cache.case import CaseCache
+
+if TYPE_CHECKING:
+    from farm.agent.loop import ActLoop, ActResult
+    from farm.agent.tasks import TaskRunner
+
+log = logging.getLogger("farm.cache")
+
+
+class PlanCache:
+    """One ai step's plan entry: the n-th use of its task text in the case."""
+
+    def __init__(self, cache: CaseCache, task: str) -> None:
+        self.cache, self.task = cache, task
+        self.key = cache.slot("plan", task) if cache.active else None
+
+    def replay(self, loop: "ActLoop", runner: "TaskRunner") -> bool:
+        """Replay the cached actions; True when all of them ran (the step is done, no model
+        call), False when there is no entry or one failed (the loop then plans from here)."""
+        if self.key is None or not self.cache.reading:
+            return False
+        entry = self.cache.lookup(self.key)
+        self.cache.count("plan", "miss" if entry is None else "hit")
+        if entry is None:
+            return False
+        actions: list[dict[str, Any]] = entry.get("actions") or []
+        for i, planned in enumerate(actions, 1):
+            error = _run_one(planned, loop, runner)
+            if error is not None:
+                self.cache.count("plan", "replanned")
+                log.info("cached plan for %r: step %d of %d failed (%s); planning again",
+                         self.task, i, len(actions), error)
+                loop.feedback(f"Step {i} of the remembered plan failed: {error}. The steps "
+                              "done so far are listed; continue the task from this screen.")
+                return False
+        loop.result.message = entry.get("message") or ""
+        return True
+
+    def save(self, result: "ActResult") -> None:
+        """Store (or rewrite) the entry after the step succeeded."""
+        if self.key is not None:
+            self.cache.save(self.key, "plan", self.task,
+                            {"actions": result.actions, "message": result.message})
+
+
+def _run_one(planned: dict[str, Any], loop: "ActLoop", runner: "TaskRunner") -> str | None:
+    """Run one cached action; None when it worked, else why not."""
+    try:
+        action = make_action(str(planned.get("type")), planned.get("params") or {},
+                             loop.registry)
+    except PlanError as exc:
+        return str(exc)
+    tasks = tasks_for(action)
+    bad = runner.run(tasks)
+    if bad is not None:
+        return f"{bad.label} failed: {bad.error}"
+    loop.done(tasks, tasks[-1].label)
+    return None

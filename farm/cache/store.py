@@ -1,0 +1,74 @@
+"""The CacheStore seam: namespaced get/put of JSON entries with a time to live.
+
+Two real stores: `farm.cache.sqlite_store.SqliteStore` (embedded default, ``.farm/cache.db``)
+and `farm.cache.redis_store.RedisStore` (shared by a cluster's workers). `MemoryStore` is the
+fake the unit tests use. Keys are built by `farm.cache.keys`; values are JSON objects.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any, Iterator, Protocol
+
+Entry = dict[str, Any]
+
+
+class CacheStore(Protocol):
+    """Where cache entries live. Every method may be called from several threads."""
+
+    where: str          # for messages: a file path, or a Redis URL with the password masked
+
+    def get(self, key: str) -> Entry | None:
+        """The entry, or None when absent or expired."""
+
+    def put(self, key: str, value: Entry, ttl: float | None = None) -> None:
+        """Store (replace) ``value``; ``ttl`` seconds, None for no expiry."""
+
+    def items(self, prefix: str = "") -> Iterator[tuple[str, Entry]]:
+        """Every live entry whose key starts with ``prefix``, in key order."""
+
+    def delete(self, prefix: str = "") -> int:
+        """Remove every entry whose key starts with ``prefix``; how many were removed."""
+
+    def close(self) -> None: ...
+
+
+class MemoryStore:
+    """A CacheStore in a dict (unit tests). ``clock`` lets a test move time on."""
+
+    where = "memory"
+
+    def __init__(self, clock: Any = time.time) -> None:
+        self._data: dict[str, tuple[Entry, float | None]] = {}
+        self._lock = threading.Lock()
+        self._clock = clock
+
+    def get(self, key: str) -> Entry | None:
+        with self._lock:
+            found = self._data.get(key)
+        if found is None or (found[1] is not None and found[1] <= self._clock()):
+            return None
+        return dict(found[0])
+
+    def put(self, key: str, value: Entry, ttl: float | None = None) -> None:
+        with self._lock:
+            self._data[key] = (dict(value), None if ttl is None else self._clock() + ttl)
+
+    def items(self, prefix: str = "") -> Iterator[tuple[str, Entry]]:
+        with self._lock:
+            keys = sorted(k for k in self._data if k.startswith(prefix))
+        for key in keys:
+            value = self.get(key)
+            if value is not None:
+                yield key, value
+
+    def delete(self, prefix: str = "") -> int:
+        with self._lock:
+            gone = [k for k in self._data if k.startswith(prefix)]
+            for key in gone:
+                del self._data[key]
+        return len(gone)
+
+    def close(self) -> None:
+        pass

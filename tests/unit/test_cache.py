@@ -1,0 +1,354 @@
+"""The cache's pure parts and the locate-cache tier on the fake device: keys and modes,
+the stores' contract (memory fake and SQLite), XPath generation, validation and staleness."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from farm.agent.api import zero_token_chain
+from farm.cache.case import CaseCache
+from farm.cache.keys import Namespace, app_version, case_mode, case_prefix, split_key
+from farm.cache.sqlite_store import SqliteStore
+from farm.cache.store import MemoryStore
+from farm.cache.xpaths import candidates, node_for_rect, pick
+from farm.devices.base import Rect, UINode, UITree
+from farm.devices.fake import FakeDevice
+
+NS = Namespace("demo/login", "web", "shop-2")
+
+
+def node(i, role, parent=None, rect=(0, 0, 100, 30), **kw):
+    return UINode(id=i, parent=parent, role=role, rect=Rect(x=rect[0], y=rect[1],
+                  width=rect[2], height=rect[3]), **kw)
+
+
+def R(x, y, w, h):
+    return Rect(x=x, y=y, width=w, height=h)
+
+
+PAGE = UITree(source="dom", nodes=[
+    node(0, "form", rect=(0, 0, 600, 400)),
+    node(1, "input:text", 0, (120, 10, 200, 20), label="Username", resource_id="user",
+         placeholder="Enter your username", editable=True, clickable=True),
+    node(2, "button", 0, (10, 100, 120, 40), clickable=True, resource_id="signin"),
+    node(3, "span", 2, (20, 110, 80, 20), text="Sign in"),
+])
+
+
+# ---- keys and modes ----------------------------------------------------------------------------
+def test_keys_separate_uses_versions_platforms_and_kinds():
+    keys = {NS.key("locate", "Sign in", 0), NS.key("locate", "Sign in", 1),
+            NS.key("plan", "Sign in", 0), Namespace("demo/login", "web", "shop-3").key(
+                "locate", "Sign in", 0), Namespace("demo/login", "android", "shop-2").key(
+                "locate", "Sign in", 0), NS.key("locate", "Sign on", 0)}
+    assert len(keys) == 6
+    assert all(k.startswith(case_prefix("demo/login")) for k in keys)
+    assert not NS.key("locate", "x", 0).startswith(case_prefix("demo/log"))
+    assert split_key(NS.key("locate", "Sign in", 2)) | {"digest": ""} == {
+        "case": "demo/login", "platform": "web", "version": "shop-2", "kind": "locate", "n": 2,
+        "digest": ""}
+
+
+def test_app_version_and_mode_precedence():
+    assert app_version("shop-2", {"cache": {"id": "nightly"}}) == "shop-2/nightly"
+    assert app_version(None, {}) == ""
+    assert case_mode(None, {}) == "read-write"
+    assert case_mode(None, {"cache": {"strategy": "read-only"}}) == "read-only"
+    assert case_mode(None, {"cache": False}) == "off"
+    assert case_mode("write-only", {"cache": {"strategy": "read-only"}}) == "write-only"
+
+
+# ---- stores ------------------------------------------------------------------------------------
+@pytest.fixture(params=["memory", "sqlite"])
+def store(request, tmp_path):
+    s = MemoryStore() if request.param == "memory" else SqliteStore(tmp_path / "cache.db")
+    yield s
+    s.close()
+
+
+def test_store_contract(store):
+    store.put("v1|a|1", {"x": 1})
+    store.put("v1|a|2", {"x": "é"}, ttl=60)
+    store.put("v1|b|1", {"x": 3})
+    store.put("v1|a|1", {"x": 4})              # replaced, not duplicated
+    assert store.get("v1|a|1") == {"x": 4} and store.get("nope") is None
+    assert [k for k, _ in store.items("v1|a|")] == ["v1|a|1", "v1|a|2"]
+    assert store.delete("v1|a|") == 2
+    assert [k for k, _ in store.items()] == ["v1|b|1"]
+
+
+def test_expired_entries_are_gone(tmp_path):
+    now = [1000.0]
+    mem = MemoryStore(clock=lambda: now[0])
+    mem.put("k", {"x": 1}, ttl=10)
+    now[0] += 11
+    assert mem.get("k") is None and list(mem.items()) == []
+    sql = SqliteStore(tmp_path / "c.db")
+    sql.put("k", {"x": 1}, ttl=-1)
+    assert sql.get("k") is None and list(sql.items()) == []
+
+
+# ---- XPath generation --------------------------------------------------------------------------
+def test_web_candidates_prefer_ids_then_text_anchors():
+    button = PAGE.nodes[2]
+    assert candidates(PAGE, button)[0] == "//*[@id='signin']"
+    span_hit = node_for_rect(PAGE, R(15, 105, 100, 30))     # a model's box around the button
+    assert span_hit.id == 2                                   # the clickable node, not the span
+    text_only = node(9, "a", None, (0, 0, 10, 10), text="Sign in", clickable=True)
+    assert candidates(PAGE, text_only)[0] == "//a[normalize-space(.)='Sign in']"
+    field = candidates(PAGE, PAGE.nodes[1])
+    assert "//input[@placeholder='Enter your username']" in field
+    assert not any("normalize-space(.)=''" in x for x in field)
+
+
+def test_native_candidates_and_positions():
+    android = UITree(source="uiautomator", nodes=[
+        node(0, "android.widget.FrameLayout", rect=(0, 0, 1080, 2400)),
+        node(1, "android.widget.Button", 0, (10, 10, 100, 50), resource_id="signin",
+             text="Sign in", clickable=True),
+        node(2, "android.widget.Button", 0, (10, 100, 100, 50), text="Help")])
+    out = candidates(android, android.nodes[1], package="com.shop")
+    assert out[0] == "//node[@resource-id='com.shop:id/signin']"
+    assert candidates(android, android.nodes[2])[-1] == "/node[1]/node[2]"
+    ios = UITree(source="wda", nodes=[
+        node(0, "XCUIElementTypeWindow", rect=(0, 0, 390, 844)),
+        node(1, "XCUIElementTypeButton", 0, (10, 10, 100, 50), name="Sign in"),
+        node(2, "XCUIElementTypeButton", 0, (10, 100, 100, 50), name="Help")])
+    assert candidates(ios, ios.nodes[1])[0] == "//XCUIElementTypeButton[@label='Sign in']"
+    assert candidates(ios, ios.nodes[2])[-1] == (
+        "/XCUIElementTypeWindow[1]/XCUIElementTypeButton[2]")
+
+
+def test_pick_needs_one_match_in_the_same_place_and_no_secret():
+    rect = R(10, 100, 120, 40)
+    answers = {"//a": [rect, rect], "//b": [R(500, 500, 10, 10)], "//c": [rect],
+               "//d": [rect]}
+    assert pick(["//a", "//b", "//c"], lambda x: answers[x], rect) == "//c"
+    assert pick(["//a", "//b"], lambda x: answers[x], rect) is None
+    assert pick(["//c", "//d"], lambda x: answers[x], rect, safe=lambda x: x != "//c") == "//d"
+
+
+# ---- the locate-cache tier ---------------------------------------------------------------------
+def cache_for(store, mode="read-write", mask=lambda t: t) -> CaseCache:
+    return CaseCache(store, NS, mode, mask=mask)
+
+
+def test_hit_is_stored_then_served_from_the_cache():
+    store = MemoryStore()
+    device = FakeDevice(PAGE, xpaths={"//*[@id='signin']": [R(10, 100, 120, 40)]})
+    first = cache_for(store)
+    first.begin_step()
+    hit = zero_token_chain(lambda t: t, first).locate("Sign in", device)
+    assert hit.tier == "text"
+    assert first.end_step().model_dump(exclude={"mode"}) == {
+        "plan": None, "hits": 0, "misses": 1, "stale": 0, "written": 1}
+    entry = store.get(NS.key("locate", "Sign in", 0))
+    assert entry["xpaths"] == ["//*[@id='signin']"] and entry["rect"] == [10, 100, 120, 40]
+    again = cache_for(store)
+    again.begin_step()
+    hit = zero_token_chain(lambda t: t, again).locate("Sign in", device)
+    assert hit.tier == "cache" and hit.rect == R(10, 100, 120, 40)
+    assert again.end_step().hits == 1
+
+
+def test_stale_xpath_relocates_and_replaces_the_entry():
+    store = MemoryStore()
+    store.put(NS.key("locate", "Sign in", 0), {"xpaths": ["//*[@id='old']"]})
+    device = FakeDevice(PAGE, xpaths={"//*[@id='signin']": [R(10, 100, 120, 40)]})
+    cache = cache_for(store)
+    cache.begin_step()
+    assert zero_token_chain(lambda t: t, cache).locate("Sign in", device).tier == "text"
+    use = cache.end_step()
+    assert (use.stale, use.written) == (1, 1)
+    assert store.get(NS.key("locate", "Sign in", 0))["xpaths"] == ["//*[@id='signin']"]
+
+
+def test_off_screen_or_ambiguous_cached_xpath_is_stale():
+    store = MemoryStore()
+    store.put(NS.key("locate", "Sign in", 0), {"xpaths": ["//*[@id='signin']"]})
+    off = FakeDevice(PAGE, xpaths={"//*[@id='signin']": [R(10, 2000, 120, 40)]})
+    cache = cache_for(store, mode="read-only")
+    cache.begin_step()
+    assert zero_token_chain(lambda t: t, cache).locate("Sign in", off).tier == "text"
+    assert cache.end_step().stale == 1
+
+
+def test_modes_and_cacheable_false():
+    store = MemoryStore()
+    device = FakeDevice(PAGE, xpaths={"//*[@id='signin']": [R(10, 100, 120, 40)]})
+    ro = cache_for(store, "read-only")
+    ro.begin_step()
+    zero_token_chain(lambda t: t, ro).locate("Sign in", device)
+    assert list(store.items()) == []                      # read-only never writes
+    wo = cache_for(store, "write-only")
+    wo.begin_step(cacheable=False)
+    zero_token_chain(lambda t: t, wo).locate("Sign in", device)
+    assert wo.end_step() is None and list(store.items()) == []
+    wo.begin_step()
+    zero_token_chain(lambda t: t, wo).locate("Sign in", device)
+    assert len(list(store.items())) == 1
+    wo.begin_step()                                       # write-only never reads
+    assert zero_token_chain(lambda t: t, wo).locate("Sign in", device).tier == "text"
+
+
+def test_nth_use_of_a_prompt_is_its_own_entry():
+    store = MemoryStore()
+    device = FakeDevice(PAGE, xpaths={"//*[@id='signin']": [R(10, 100, 120, 40)]})
+    cache = cache_for(store)
+    chain = zero_token_chain(lambda t: t, cache)
+    for _ in range(3):
+        chain.locate("Sign in", device)
+    assert sorted(split_key(k)["n"] for k, _ in store.items()) == [0, 1, 2]
+
+
+def test_a_secret_value_is_never_stored():
+    secret = "hunter22"
+    tree = UITree(source="dom", nodes=[node(0, "button", None, (0, 0, 50, 20),
+                                            text=f"Pay {secret}", clickable=True)])
+    device = FakeDevice(tree, xpaths={f"//button[normalize-space(.)='Pay {secret}']":
+                                      [R(0, 0, 50, 20)]})
+    store = MemoryStore()
+    cache = cache_for(store, mask=lambda t: t.replace(secret, "***"))
+    chain = zero_token_chain(lambda t: t.replace("${CARD}", secret), cache)
+    assert chain.locate("Pay ${CARD}", device).tier == "text"
+    assert secret not in json.dumps(list(store.items()))
+
+
+# ---- the plan cache, through run_case ----------------------------------------------------------
+def _plan_xml(action: str, params: dict) -> str:
+    return (f"<thought>next</thought><action-type>{action}</action-type>"
+            f"<action-param-json>{json.dumps(params)}</action-param-json>")
+
+
+SHOP = {
+    "login": UITree(source="dom", page_text="login", nodes=[
+        node(0, "input:password", None, (10, 10, 200, 30), placeholder="Password",
+             editable=True, clickable=True),
+        node(1, "button", None, (10, 60, 100, 30), text="Sign in", clickable=True)]),
+    "home": UITree(source="dom", page_text="Welcome", nodes=[
+        node(0, "p", None, (10, 10, 200, 30), text="Welcome")]),
+}
+PLAN = [_plan_xml("Input", {"value": "${PW}", "locate": {"prompt": "Password", "bbox": [1, 2, 3, 4]}}),
+        _plan_xml("Tap", {"locate": {"prompt": "Sign in"}}),
+        '<complete success="true">in</complete>']
+
+
+def run_twice(tmp_path, plans, screens=SHOP, cache_mode=None, second_screens=None):
+    from pathlib import Path
+
+    from farm.config import Settings
+    from farm.llm.client import ScriptedModelClient
+    from farm.llm.models import ModelSet
+    from farm.results import ArtifactStore
+    from farm.runner import Services, run_case
+    from farm.schedule import Job
+    from farm.suite.model import Case, Step, Task, WebTarget
+    case = Case(id="s/login", name="c", file=Path("/tmp/c.yaml"), suite_root=Path("/tmp"),
+                platform="web", web=WebTarget(url="http://127.0.0.1:1/"),
+                tasks=[Task(name="t", steps=[Step(kind="ai", value="log in")])],
+                vars={"PW": "s3cret-value"}, secrets=["PW"])
+    store = MemoryStore()
+    out = []
+    for screens_now in (screens, second_screens or screens):
+        client = ScriptedModelClient(plans)
+        services = Services(settings=Settings(cache=cache_mode), run_id="r",
+                            artifacts=ArtifactStore(tmp_path), env={}, cache=store,
+                            model=ModelSet.single(client))
+        dev = FakeDevice(screens=screens_now, transitions={"Sign in": "home", "Log in": "home"})
+        out.append((run_case(Job(case.id, "web", 1), case, dev, services), client, dev))
+    return store, out
+
+
+def test_second_run_replays_the_plan_with_no_model_call(tmp_path):
+    store, [(first, c1, _), (second, c2, dev)] = run_twice(tmp_path, PLAN)
+    assert first.status == second.status == "passed"
+    assert c1.calls == 3 and c2.calls == 0
+    assert second.steps[0].cache.plan == "hit" and second.steps[0].usage is None
+    assert ("type_text", "s3cret-value") in dev.actions and dev.screen == "home"
+    dumped = json.dumps(list(store.items()))
+    assert "s3cret-value" not in dumped and "${PW}" in dumped and "bbox" not in dumped
+
+
+def test_read_only_and_off_write_no_plan(tmp_path):
+    for mode in ("read-only", "off"):
+        store, [(_, c1, _), (_, c2, _)] = run_twice(tmp_path, PLAN, cache_mode=mode)
+        assert list(store.items()) == [] and c2.calls == c1.calls == 3
+
+
+def test_failed_replay_plans_again_from_there_and_rewrites(tmp_path):
+    renamed = {**SHOP, "login": UITree(source="dom", page_text="login", nodes=[
+        SHOP["login"].nodes[0],
+        node(1, "button", None, (10, 60, 100, 30), text="Log in", clickable=True)])}
+
+    def script(messages, index):
+        last = "\n".join(str(m["content"]) for m in messages[-1:])
+        if '"bbox": []' in last:                 # AI locate of the vanished "Sign in"
+            return '{"bbox": [], "error": "no such button"}'
+        if "Step 2 of the remembered plan failed" in last:
+            return _plan_xml("Tap", {"locate": {"prompt": "Log in"}})
+        if index < 3:
+            return PLAN[index]
+        return '<complete success="true">in</complete>'
+
+    store, [(first, _, _), (second, c2, dev)] = run_twice(tmp_path, script,
+                                                          second_screens=renamed)
+    assert first.status == second.status == "passed"
+    assert second.steps[0].cache.plan == "replanned" and dev.screen == "home"
+    assert c2.calls >= 1
+    [(_, entry)] = [(k, v) for k, v in store.items() if v["type"] == "plan"]
+    assert [a["params"]["locate"]["prompt"] for a in entry["actions"]] == ["Password", "Log in"]
+
+
+def test_failed_replay_the_model_cannot_finish_is_a_failure(tmp_path):
+    renamed = {**SHOP, "login": UITree(source="dom", page_text="login", nodes=[
+        SHOP["login"].nodes[0]])}
+
+    def script(messages, index):
+        last = str(messages[-1]["content"])
+        if '"bbox": []' in last:
+            return '{"bbox": [], "error": "no such button"}'
+        if index < 3 and "remembered plan" not in last:
+            return PLAN[index]
+        return '<complete success="false">no way to sign in</complete>'
+
+    _, [(first, _, _), (second, _, _)] = run_twice(tmp_path, script, second_screens=renamed)
+    assert first.status == "passed" and second.status == "failed"
+    assert second.steps[0].cache.plan == "replanned"
+
+
+# ---- export ------------------------------------------------------------------------------------
+def test_export_turns_the_cached_plan_into_steps_that_load(tmp_path):
+    from farm.cache.export import export_case
+    from farm.errors import UserError
+    from farm.suite.loader import load_case_file
+    (tmp_path / "farm.yaml").write_text("vars:\n  PW: x\nsecrets: [PW]\n")
+    path = tmp_path / "login.yaml"
+    path.write_text("name: login\nweb:\n  url: http://127.0.0.1:1/\ntasks:\n  - name: t\n"
+                    "    flow:\n      - aiTap: Accept cookies\n      - ai: log in\n"
+                    "      - aiTap: Accept cookies\n      - assertText: Welcome\n")
+    case = load_case_file(path, env={})
+    store = MemoryStore()
+    with pytest.raises(UserError, match=r"login.yaml:8: no cached plan for `ai: log in`"):
+        export_case(case, store)
+    ns = Namespace(case.id, "web")
+    store.put(ns.key("plan", "log in", 0), {"actions": [
+        {"type": "Input", "params": {"value": "${PW}", "locate": {"prompt": "Password"}}},
+        {"type": "KeyboardPress", "params": {"keyName": "Enter"}},
+        {"type": "Tap", "params": {"locate": {"prompt": "Accept cookies"}}},
+        {"type": "Sleep", "params": {"timeMs": 5}}]})
+    for n, xpath in enumerate(["//*[@id='a0']", "//*[@id='a1']", "//*[@id='a2']"]):
+        store.put(ns.key("locate", "Accept cookies", n), {"xpaths": [xpath]})
+    store.put(ns.key("locate", "Password", 0), {"xpaths": ["//*[@id='pw']"]})
+    out = tmp_path / "login.solved.yaml"
+    out.write_text(export_case(case, store))
+    steps = load_case_file(out, env={}).steps
+    assert [(s.kind, s.target, s.value, s.xpath) for s in steps] == [
+        ("aiTap", "Accept cookies", None, "//*[@id='a0']"),
+        ("aiInput", "Password", "${PW}", "//*[@id='pw']"),
+        ("aiKeyboardPress", None, "Enter", None),
+        ("aiTap", "Accept cookies", None, "//*[@id='a1']"),     # the n-th use, in run order
+        ("sleep", None, "5", None),
+        ("aiTap", "Accept cookies", None, "//*[@id='a2']"),
+        ("assertText", None, "Welcome", None)]
