@@ -73,13 +73,17 @@ def cli() -> None:
 @click.option("--cache", "cache_mode", type=click.Choice(CACHE_MODES),
               help="Locate/plan cache: read-write (default), read-only (CI), write-only, off "
                    "(also FARM_CACHE).")
+@click.option("--screenshots", type=click.Choice(["all", "on-failure", "off"]),
+              help="Report images: after every step (all, the default), only of a failing "
+                   "step (on-failure), or none (off). Also FARM_SCREENSHOTS.")
 def run(paths: tuple[Path, ...], devices: str, report_dir: Path | None, junit_xml: Path | None,
         no_progress: bool | None, retries: int | None, timeout: float | None,
         model: str | None, model_base_url: str | None, model_family: str | None,
         broker: str | None, matrix: bool, overwrite: bool, verbose: bool,
         collect_only: bool, keyword: str | None, tags: tuple[str, ...],
         exclude_tags: tuple[str, ...], exitfirst: bool, maxfail: int | None,
-        last_failed: bool, shard: str | None, cache_mode: str | None) -> None:
+        last_failed: bool, shard: str | None, cache_mode: str | None,
+        screenshots: str | None) -> None:
     """Run every case under PATHS (folders, case files, or a Midscene index.yaml).
 
     \b
@@ -94,7 +98,8 @@ def run(paths: tuple[Path, ...], devices: str, report_dir: Path | None, junit_xm
     settings = load_settings(report_dir=report_dir, no_progress=no_progress, retries=retries,
                              default_timeout=timeout, model=model,
                              model_base_url=model_base_url, model_family=model_family,
-                             broker_url=broker, cache=cache_mode)
+                             broker_url=broker, cache=cache_mode,
+                             screenshots=screenshots)
     if matrix and not settings.broker_url:
         raise click.UsageError("--matrix needs a cluster: give --broker URL")
     show = not settings.no_progress

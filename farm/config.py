@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import (
@@ -46,6 +46,7 @@ class Settings(BaseSettings):
     # devices
     chromium_path: Path | None = None       # default: /usr/bin/chromium, then Playwright's
     headless: bool = True
+    screenshots: Literal["all", "on-failure", "off"] = "all"   # report images (farm.evidence)
     browser_args: list[str] = Field(default_factory=list)
     ios_wda_urls: CommaList = Field(default_factory=list)   # WDA endpoints of real iPhones
     android_serial: str | None = Field(      # only this phone of the adb server (adb's own name)

@@ -210,20 +210,29 @@ class ArtifactStore:
         self._pool: Any = None
         self._pending: list[Any] = []
 
+    def path_for(self, case_id: str, attempt: int, name: str) -> str:
+        """Where a screenshot named ``name`` of this case attempt goes, relative to the run
+        dir (nothing is written yet)."""
+        path = self.dir / case_folder(case_id) / f"attempt-{attempt}" / f"{slug(name)}.jpg"
+        return path.relative_to(self.run_dir).as_posix()
+
     def save_screenshot(self, case_id: str, attempt: int, name: str, png: bytes) -> str:
         """Queue a PNG (or JPEG) screenshot for storing as JPEG; return its path relative to
-        the run dir at once. Encoding runs on a background thread, off the case's clock;
-        ``flush()`` waits for it."""
+        the run dir at once."""
+        path = self.path_for(case_id, attempt, name)
+        self.store(path, png)
+        return path
+
+    def store(self, path: str, image: bytes) -> None:
+        """Queue ``image`` (PNG or JPEG) for writing at ``path`` (from `path_for`). Encoding
+        runs on a background thread, off the case's clock; ``flush()`` waits for it."""
         from concurrent.futures import ThreadPoolExecutor
 
-        folder = self.dir / case_folder(case_id) / f"attempt-{attempt}"
-        path = folder / f"{slug(name)}.jpg"
         with self._lock:
             if self._pool is None:
                 self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="artifacts")
             self._pending = [f for f in self._pending if not f.done()]
-            self._pending.append(self._pool.submit(self._write, folder, path, png))
-        return path.relative_to(self.run_dir).as_posix()
+            self._pending.append(self._pool.submit(self._write, self.run_dir / path, image))
 
     def flush(self) -> None:
         """Wait until every queued screenshot is on disk."""
@@ -232,17 +241,36 @@ class ArtifactStore:
         for future in pending:
             future.result()
 
-    def _write(self, folder: Path, path: Path, png: bytes) -> None:
+    def _write(self, path: Path, image: bytes) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if image[:3] == b"\xff\xd8\xff" and _jpeg_fits(image, self.max_side):
+            path.write_bytes(image)      # already a small JPEG (Chromium encoded it)
+            return
         from PIL import Image  # lazy: Pillow is only needed once a case runs
 
-        folder.mkdir(parents=True, exist_ok=True)
-        img = Image.open(io.BytesIO(png))
+        img = Image.open(io.BytesIO(image))
         if img.mode not in ("RGB", "L"):
             img = img.convert("RGB")
         scale = self.max_side / max(img.width, img.height)
         if scale < 1:
+            img.draft("RGB", (round(img.width * scale), round(img.height * scale)))
+            scale = self.max_side / max(img.width, img.height)
+        if scale < 1:
             img = img.resize((round(img.width * scale), round(img.height * scale)))
         img.save(path, "JPEG", quality=self.quality)
+
+
+def _jpeg_fits(jpeg: bytes, max_side: int) -> bool:
+    """The JPEG's longest side is at most ``max_side`` (read from its SOF header)."""
+    i = 2
+    while i + 9 < len(jpeg) and jpeg[i] == 0xFF:
+        marker, length = jpeg[i + 1], int.from_bytes(jpeg[i + 2:i + 4], "big")
+        if marker in (0xC0, 0xC1, 0xC2):
+            h, w = int.from_bytes(jpeg[i + 5:i + 7], "big"), int.from_bytes(jpeg[i + 7:i + 9],
+                                                                            "big")
+            return max(w, h) <= max_side
+        i += 2 + length
+    return False
 
 
 def write_json(path: Path, summary: RunSummary) -> None:

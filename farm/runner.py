@@ -22,6 +22,7 @@ from farm.attempts import Outcome, classify, error_kind
 from farm.agent.loop import LoopLimits
 from farm.config import Settings
 from farm.devices.base import Device
+from farm.evidence import CaseEvidence
 from farm.errors import (CaseTimeout, InfraError, Interrupted, NeedsModel,
                          TestFailure)
 from farm.results import ArtifactStore, CaseError, CaseResult, StepRecord, now_iso
@@ -135,23 +136,11 @@ class _CaseRun:
                                text, declared, undeclared),
                            mask=self.vars.mask, cache=case_cache(case, services, self.vars))
         self.records: list[StepRecord] = []
-        self.last_shot: str | None = None
-        self.shots = 0
+        self.evidence = CaseEvidence(services.settings.screenshots, self.agent.grabber,
+                                     services.artifacts, case.id, job.attempt)
 
     def mask(self, text: str) -> str:
         return self.vars.mask(text)
-
-    def screenshot(self, name: str) -> str | None:
-        try:
-            png = self.agent.grabber.grab()
-        except Exception as exc:  # evidence is best effort; the verdict comes from the step
-            log.debug("screenshot failed on %s: %s", self.device.name, exc)
-            return None
-        self.shots += 1
-        path = self.services.artifacts.save_screenshot(self.case.id, self.job.attempt,
-                                                       f"{self.shots:03d}-{name}", png)
-        self.last_shot = path
-        return path
 
     def check_time(self) -> None:
         if self.services.cancel.is_set():
@@ -188,6 +177,7 @@ class _CaseRun:
             self._finish_current(exc)
             self._classify(result, exc)
         finally:
+            self.evidence.finish(self.records, result)
             try:
                 self.device.end_session()
             except Exception as exc:   # the verdict is already known; a dying device shows next
@@ -202,7 +192,7 @@ class _CaseRun:
 
     def _run_tasks(self, result: CaseResult) -> StepRecord | None:
         """Every step of every task, in order; the first failed step's record, if any."""
-        before = self.screenshot("start")
+        before = self.evidence.start()
         failed_step: StepRecord | None = None
         for task in self.case.tasks:
             task_failed = False
@@ -218,9 +208,7 @@ class _CaseRun:
                 if rec.status == "failed":
                     failed_step = failed_step or rec
                     task_failed = True
-                if not step.spec.looks_only or rec.status != "passed":
-                    before = self.screenshot(f"step{rec.index}")
-                rec.after = before
+                before = rec.after = self.evidence.after_step(rec, step.spec.looks_only)
                 if self.services.on_step:
                     self.services.on_step(self.device.name, rec)
             if task_failed and not task.continue_on_error:
@@ -313,10 +301,9 @@ class _CaseRun:
         step = self.records[-1].index if self.records else None
         result.error = CaseError(kind=error_kind(exc), message=msg, step=step)
         if outcome is Outcome.TIMEOUT:
-            self.agent.grabber.invalidate()
-            result.screenshot = self.screenshot("timeout") or self.last_shot
+            result.screenshot = self.evidence.now("timeout") or self.evidence.last
         else:
-            result.screenshot = self.last_shot
+            result.screenshot = self.evidence.last
 
 
 def _text(run: _CaseRun, step: Step) -> str:

@@ -160,9 +160,12 @@ class Input(Action):
     def run(self, ctx: ActionContext) -> None:
         if self.locate is not None:
             ctx.device.tap(*self.locate.point())
+        fill = getattr(ctx.device, "fill", None)   # one call where the platform has one
+        if self.mode == "replace" and fill is not None and fill(ctx.resolve(self.value)):
+            return
         if self.mode in ("replace", "clear"):
             ctx.device.clear_text()
-        if self.mode != "clear" and self.value:
+        if self.mode != "clear" and self.value:   # typeOnly: key by key, real key events
             ctx.device.type_text(ctx.resolve(self.value))   # ${SECRET} becomes its value here
 
 

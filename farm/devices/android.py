@@ -281,13 +281,13 @@ class AndroidDevice:
     def type_text(self, text: str) -> None:
         """ASCII through ``input text``; anything else through the ADBKeyBoard IME."""
         if text.isascii():
-            for part in re.split(r"(\s)", text):
-                if part == " ":
-                    self._input("keyevent 62")
-                elif part and part.isspace():
+            # one `input text` per line: spaces travel as %s (what `input text` turns back
+            # into spaces); only newlines and tabs need key events
+            for part in re.split(r"([\t\n\r\f\v])", text):
+                if part and part.isspace():
                     self._input("keyevent 66" if part == "\n" else "keyevent 61")
                 elif part:
-                    self._input("text " + _quote(part.replace("%", "\\%")))
+                    self._input("text " + _quote(part.replace("%", "\\%").replace(" ", "%s")))
             return
         ime = self.shell("settings get secure default_input_method").strip()
         if "adbkeyboard" not in ime.lower():

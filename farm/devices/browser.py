@@ -8,13 +8,15 @@ a Playwright call; that call then fails and surfaces as DeviceLost.
 
 from __future__ import annotations
 
+import asyncio
+import inspect
 import logging
 import re
 import threading
 import time
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from farm.devices.base import Rect, UINode, UITree
 from farm.devices.chromium import BROWSER_FLAGS, ChromiumInfo, find_chromium
@@ -46,13 +48,79 @@ def _read_js(name: str) -> str:
 DOM_JS = "(maxNodes) => JSON.stringify((\n" + _read_js("dom.js") + "\n)(maxNodes))"
 XPATH_JS = _read_js("xpath.js")
 RUN_JS = _read_js("run_script.js")
+PAGE_STATE_JS = _read_js("page_state.js")
+# The same walk, skipped when the page's change counter (page_state.js) still has the value of
+# the last walk: a run of checks on an unchanged page walks the DOM once.
+TREE_JS = ("([maxNodes, last]) => { const s = window.__farm;\n"
+           "  const token = s ? performance.timeOrigin + ':' + s.gen : null;\n"
+           "  if (token !== null && token === last) return 'same';\n"
+           "  const out = (\n" + _read_js("dom.js") + "\n)(maxNodes);\n"
+           "  out.token = token; return JSON.stringify(out); }")
+# [navigating?, readyState, change token]; ``settle`` first lets tasks an action queued run
+# (a form submission starts its navigation from a task).
+STATE_JS = """async (settle) => {
+  if (settle) await new Promise((resolve) => setTimeout(resolve, 0));
+  const s = window.__farm;
+  return [s ? s.leaving : false, document.readyState,
+          s ? performance.timeOrigin + ':' + s.gen : null];
+}"""
+# Select the focused field's content for an insert ("insert"), set the value of inputs that
+# take no typed text ("set"), or say it cannot be filled (null).
+FOCUSED_FILL_JS = """(value) => {
+  let el = document.activeElement;
+  while (el && el.shadowRoot && el.shadowRoot.activeElement) el = el.shadowRoot.activeElement;
+  if (!el || el.disabled || el.readOnly) return null;
+  if (el.isContentEditable) {
+    const range = document.createRange();
+    range.selectNodeContents(el);
+    const sel = getSelection(); sel.removeAllRanges(); sel.addRange(range);
+    return "insert";
+  }
+  if (el instanceof HTMLTextAreaElement) { el.select(); return "insert"; }
+  if (!(el instanceof HTMLInputElement)) return null;
+  if (["", "text", "search", "email", "url", "tel", "password", "number"].includes(el.type)) {
+    el.select(); return "insert";
+  }
+  if (["checkbox", "radio", "file", "button", "submit", "reset", "image"].includes(el.type)) {
+    return null;
+  }
+  el.value = value;
+  el.dispatchEvent(new Event("input", {bubbles: true}));
+  el.dispatchEvent(new Event("change", {bubbles: true}));
+  return "set";
+}"""
+EVIDENCE_QUALITY = 70        # JPEG quality of report screenshots, encoded by Chromium
 
 # Playwright error texts meaning the browser (or its driver) is gone, not that an action failed.
 _LOST = re.compile(r"has been closed|browser has disconnected|target closed|crash|"
                    r"connection closed|pipe closed|websocket|driver .*(exited|closed)", re.I)
+# A DOM read that raced a navigation: the old document went away under it.
+_NAVIGATING = re.compile(r"Execution context was destroyed|Cannot find context|"
+                         r"navigat|frame was detached", re.I)
 # Strip string literals before looking for `return`, so "#return-btn" does not count.
 _STRINGS = re.compile(r"'(?:\\.|[^'\\])*'|\"(?:\\.|[^\"\\])*\"|`(?:\\.|[^`\\])*`", re.S)
 _RETURN = re.compile(r"\breturn\b")
+
+
+def _start_in_background(page: Any, options: dict[str, Any]) -> Any:
+    """Start ``page.screenshot(**options)`` on Playwright's event loop and return its task
+    without waiting; the loop runs it while this thread waits in later Playwright calls.
+
+    Playwright's sync API cannot do this: this goes through its internals and returns None when
+    they are not as expected (the caller then captures synchronously)."""
+    try:
+        impl, loop, run = page._impl_obj, page._loop, page._sync
+        params = inspect.signature(impl.screenshot).parameters
+        if not set(options) <= set(params):
+            return None
+        coro = impl.screenshot(**{name: options.get(name) for name in params})
+    except (AttributeError, TypeError, ValueError):
+        return None
+    task = loop.create_task(coro)
+    # a capture nobody waits for (the case ended) must not log "exception never retrieved"
+    task.add_done_callback(lambda t: t.cancelled() or t.exception())
+    run(asyncio.sleep(0))     # one turn of the loop: the request goes out now
+    return task
 
 
 def _first_line(exc: BaseException) -> str:
@@ -81,6 +149,11 @@ class BrowserDevice:
         self.open_seconds: float | None = None        # how long the last open() took
         self.hierarchy_seconds: float | None = None   # how long the last hierarchy() took
         self.last_observation: str | None = None      # "tree" once a step read the DOM
+        self.navigation_timeout = 30.0                # how long a DOM read waits for a new page
+        self._may_navigate = False                    # an action ran since the last settle
+        self._nav_requests: set[Any] = set()          # main-frame navigation requests in flight
+        self._tree: tuple[str, UITree] | None = None  # (change token, tree) of the last walk
+        self._capture: Any = None                     # an evidence capture still under way
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -164,6 +237,7 @@ class BrowserDevice:
             options["user_agent"] = target.user_agent
         with self._errors("new context"):
             self._context = browser.new_context(**options)
+            self._context.add_init_script(script=PAGE_STATE_JS)
             # Popups / target=_blank become the active page, like Midscene's same-tab mode.
             self._context.on("page", self._adopt_page)
             self._adopt_page(self._context.new_page())
@@ -171,6 +245,9 @@ class BrowserDevice:
 
     def end_session(self) -> None:
         """Close the case's context; ignores errors when the browser is already dead."""
+        self._drop_capture()
+        self._tree, self._may_navigate = None, False
+        self._nav_requests.clear()
         context, self._context, self._page = self._context, None, None
         if context is not None:
             try:
@@ -183,13 +260,28 @@ class BrowserDevice:
             return
         self._page = page
         self._crashed = False
+        self._tree = None
+        self._nav_requests.clear()
         page.on("crash", self._on_crash)
+        page.on("request", self._on_request)
+        page.on("requestfinished", self._on_request_done)
+        page.on("requestfailed", self._on_request_done)
+
+    def _on_request(self, request: Any) -> None:
+        try:
+            if request.is_navigation_request() and request.frame.parent_frame is None:
+                self._nav_requests.add(request)
+        except Exception:   # a service worker's request has no frame: not a navigation
+            pass
+
+    def _on_request_done(self, request: Any) -> None:
+        self._nav_requests.discard(request)
 
     def _on_crash(self, _page: Any) -> None:
         self._crashed = True
 
     def _goto(self, url: str) -> None:
-        page = self._need_page()
+        page = self._acting()
         # the message names the URL and Playwright's net::ERR_... reason
         with self._errors(f"open {url}"):
             page.goto(url, wait_until="load")
@@ -208,6 +300,8 @@ class BrowserDevice:
         from playwright.sync_api import Error as PlaywrightError
 
         page = self._need_page()
+        if self._may_navigate:
+            self._settled(page)
         with self._errors("screenshot"):
             # While a navigation or redirect is under way a capture fails ("Unable to capture
             # screenshot", "Not attached to an active page") or stalls until Playwright's 30 s
@@ -215,25 +309,115 @@ class BrowserDevice:
             for attempt, limit_ms in ((1, 1500), (2, 3000), (3, 10000)):
                 try:
                     page.wait_for_load_state("load", timeout=limit_ms)
-                    return page.screenshot(type="png", scale="css", timeout=limit_ms)
+                    return page.screenshot(type="png", scale="css", caret="initial",
+                                           timeout=limit_ms)
                 except PlaywrightError as exc:
                     if attempt == 3 or _LOST.search(_first_line(exc)) or self._killed:
                         raise
                     page.wait_for_timeout(300)
             raise AssertionError("unreachable")
 
+    def capture_evidence(self) -> Callable[[], bytes]:
+        """Start a JPEG capture of the viewport for the report and return at once; calling
+        the result gives the JPEG bytes (encoded by Chromium, in CSS pixels).
+
+        The capture runs while farm goes on (the next step's DOM reads); the next action
+        waits for it first, so the image never shows what that action did."""
+        page = self._need_page()
+        self._drop_capture()
+        try:     # known to Playwright's client: no round trip when the page has loaded
+            page.wait_for_load_state("load", timeout=1500)
+        except Exception as exc:   # still loading: capture what is there
+            log.debug("%s: capturing before load: %s", self.name, _first_line(exc))
+        options = {"type": "jpeg", "quality": EVIDENCE_QUALITY, "scale": "css",
+                   "caret": "initial", "timeout": 10_000}
+        task = _start_in_background(page, options)
+        if task is None:      # this Playwright has no such internals: capture now
+            with self._errors("screenshot"):
+                data = page.screenshot(**options)
+            return lambda: data
+        self._capture = (page, task)
+        return lambda: self._finish_capture(page, task)
+
+    def _finish_capture(self, page: Any, task: Any) -> bytes:
+        if self._capture is not None and self._capture[1] is task:
+            self._capture = None
+        with self._errors("screenshot"):
+            if not task.done():
+                page._sync(task)
+            return task.result()
+
+    def _settle_capture(self) -> None:
+        """Before an action: let a capture still under way finish (its image is kept)."""
+        if self._capture is not None:
+            page, task = self._capture
+            try:
+                self._finish_capture(page, task)
+            except FarmError as exc:   # evidence is best effort; the runner sees the failure
+                log.debug("%s: capture failed: %s", self.name, exc)
+
+    def _drop_capture(self) -> None:
+        if self._capture is not None:
+            self._capture = None
+
+    def frame_token(self) -> str | None:
+        """Wait for a navigation an action started, then a token that stays the same while the
+        page shows the same thing (None when unknown)."""
+        return self._settled(self._need_page())
+
+    def _settled(self, page: Any) -> str | None:
+        """Wait until no navigation is under way and the document is parsed (within
+        ``navigation_timeout``); return the page's change token."""
+        limit = time.monotonic() + self.navigation_timeout
+        stuck_since: float | None = None
+        settle = self._may_navigate
+        while True:
+            with self._errors("wait for the page"):
+                try:
+                    leaving, ready, token = page.evaluate(STATE_JS, settle)
+                except Exception as exc:
+                    if not _NAVIGATING.search(str(exc)) or _LOST.search(_first_line(exc)):
+                        raise
+                    leaving, ready, token = True, "loading", None
+            settle = False
+            if not leaving and ready != "loading":
+                self._may_navigate = False
+                return token
+            now = time.monotonic()
+            if leaving and ready != "loading" and not self._nav_requests:
+                # unloading began but no navigation came of it (a download, a 204): go on
+                stuck_since = stuck_since or now
+                if now - stuck_since > 1.0:
+                    self._may_navigate = False
+                    return None
+            else:
+                stuck_since = None
+            if now > limit:
+                raise StepFailed(f"the page was still loading after "
+                                 f"{self.navigation_timeout:g}s")
+            with self._errors("wait for the page"):
+                page.wait_for_timeout(25)
+
     def hierarchy(self) -> UITree:
-        """The rendered DOM as a UITree, collected in one page.evaluate."""
+        """The rendered DOM as a UITree, collected in one page.evaluate (not walked again while
+        the page has not changed since the last walk)."""
         page = self._need_page()
         started = time.monotonic()
-        raw = clean_json(self._evaluate_settled(page, DOM_JS, MAX_NODES, what="read the DOM"))
+        last = self._tree[0] if self._tree else None
+        raw = self._evaluate_settled(page, TREE_JS, [MAX_NODES, last], what="read the DOM")
+        self.last_observation = "tree"
+        if raw == "same" and self._tree is not None:
+            self.hierarchy_seconds = time.monotonic() - started
+            return self._tree[1]
+        raw = clean_json(raw)
         nodes = [UINode.model_validate(n) for n in raw["nodes"]]
         self.hierarchy_seconds = time.monotonic() - started
-        self.last_observation = "tree"
         if raw.get("truncated"):
             log.info("%s: DOM has more than %d rendered elements; tree truncated", self.name,
                      MAX_NODES)
-        return UITree(source="dom", nodes=nodes, page_text=raw.get("pageText") or "")
+        tree = UITree(source="dom", nodes=nodes, page_text=raw.get("pageText") or "")
+        self._tree = (raw["token"], tree) if raw.get("token") else None
+        return tree
 
     def query_xpath(self, xpath: str) -> list[Rect]:
         """Viewport rects of rendered elements matching ``xpath``; bad XPath -> StepFailed."""
@@ -244,31 +428,46 @@ class BrowserDevice:
         return [Rect(x=r[0], y=r[1], width=r[2], height=r[3]) for r in res["rects"]]
 
     def _evaluate_settled(self, page: Any, js: str, arg: Any, what: str) -> Any:
-        # A tap that navigates destroys the execution context mid-read: wait for the new
-        # document once and read again instead of failing the step.
+        """Evaluate a read-only script once no navigation is under way. After an action that
+        may have navigated, wait for that navigation first; a read that still races one (the
+        old document goes away under it) waits for the new document and reads again."""
         from playwright.sync_api import Error as PlaywrightError
 
-        with self._errors(what):
-            try:
-                return page.evaluate(js, arg)
-            except PlaywrightError as exc:
-                if "Execution context was destroyed" not in str(exc):
-                    raise
-                page.wait_for_load_state("load")
-                return page.evaluate(js, arg)
+        if self._may_navigate:
+            self._settled(page)
+        limit = time.monotonic() + self.navigation_timeout
+        while True:
+            with self._errors(what):
+                try:
+                    return page.evaluate(js, arg)
+                except PlaywrightError as exc:
+                    if (not _NAVIGATING.search(str(exc)) or _LOST.search(_first_line(exc))
+                            or time.monotonic() > limit):
+                        raise
+            self._settled(page)
 
     # -- actions -----------------------------------------------------------------------------
 
+    def _acting(self) -> Any:
+        """The page, for an action: a capture under way finishes first (it shows the screen
+        before this action), and the next DOM read waits for any navigation it starts."""
+        page = self._need_page()
+        self._settle_capture()
+        self._may_navigate = True
+        return page
+
     def tap(self, x: int, y: int) -> None:
+        page = self._acting()
         with self._errors("tap"):
-            self._need_page().mouse.click(x, y)
+            page.mouse.click(x, y)
 
     def double_tap(self, x: int, y: int) -> None:
+        page = self._acting()
         with self._errors("double tap"):
-            self._need_page().mouse.dblclick(x, y)
+            page.mouse.dblclick(x, y)
 
     def long_press(self, x: int, y: int, duration_ms: int = 800) -> None:
-        page = self._need_page()
+        page = self._acting()
         with self._errors("long press"):
             page.mouse.move(x, y)
             page.mouse.down()
@@ -276,12 +475,13 @@ class BrowserDevice:
             page.mouse.up()
 
     def hover(self, x: int, y: int) -> None:
+        page = self._acting()
         with self._errors("hover"):
-            self._need_page().mouse.move(x, y)
+            page.mouse.move(x, y)
 
     def swipe(self, x1: int, y1: int, x2: int, y2: int, duration_ms: int = 300) -> None:
         """Drag with the mouse: down at (x1, y1), move in ~16 ms steps, up at (x2, y2)."""
-        page = self._need_page()
+        page = self._acting()
         steps = max(5, duration_ms // 16)
         with self._errors("swipe"):
             page.mouse.move(x1, y1)
@@ -293,28 +493,45 @@ class BrowserDevice:
 
     def scroll(self, x: int, y: int, dx: int, dy: int) -> None:
         """Wheel-scroll by (dx, dy) CSS px over (x, y), then let smooth scrolling settle."""
-        page = self._need_page()
+        page = self._acting()
         with self._errors("scroll"):
             page.mouse.move(x, y)
             page.mouse.wheel(dx, dy)
             page.wait_for_timeout(100)
 
     def type_text(self, text: str) -> None:
+        """Key by key (real key events: what `mode: typeOnly` asks for)."""
+        page = self._acting()
         with self._errors("type"):
-            self._need_page().keyboard.type(text)
+            page.keyboard.type(text)
+
+    def fill(self, text: str) -> bool:
+        """Replace the focused field's content with ``text`` in one go: its content selected,
+        then the text inserted as an input method would (input events, no key events; a date
+        or colour input gets its value set). False when nothing fillable has the focus."""
+        page = self._acting()
+        with self._errors("fill"):
+            how = page.evaluate(FOCUSED_FILL_JS, text)
+            if how == "insert":
+                if text:
+                    page.keyboard.insert_text(text)
+                else:
+                    page.keyboard.press("Delete")
+        return how in ("insert", "set")
 
     def clear_text(self) -> None:
         """Select everything in the focused element and delete it."""
-        page = self._need_page()
+        page = self._acting()
         with self._errors("clear"):
             page.keyboard.press("Control+A")
             page.keyboard.press("Backspace")
 
     def press(self, key: str) -> None:
         name = normalize_key(key)
+        page = self._acting()
         try:
             with self._errors(f"press {name}"):
-                self._need_page().keyboard.press(name)
+                page.keyboard.press(name)
         except DeviceError as exc:
             if "Unknown key" in str(exc):  # the suite named a key that does not exist
                 raise StepFailed(f"unknown key {key!r}") from exc
@@ -342,7 +559,7 @@ class BrowserDevice:
         """
         from playwright.sync_api import Error as PlaywrightError
 
-        page = self._need_page()
+        page = self._acting()
         ms = max(1, int(timeout_s * 1000))
         # Expression first (what Midscene's page.evaluate does); if that does not parse, a
         # top-level `return` means a function body, anything else is a script for eval.

@@ -1,0 +1,275 @@
+"""farm against plain Playwright on the same Chromium, side by side.
+
+The demo's zero-token cases are written once more below in plain Playwright (sync API, a fresh
+context per case, the same app server class, the same Chromium binary and flags). Pairs run
+interleaved (farm first in odd pairs, plain first in even ones): `farm run` of the same case
+files on browser:1, then the plain script, each a fresh process. Prints per-case medians and
+ratios, per step (ms over plain), case start (farm: case begin → first step; plain: new
+context + page + first load), whole process wall time and the Python process' own CPU time
+(user+system of the python process, not Chromium's or Playwright's driver's).
+
+    .venv/bin/python bench/vs_playwright.py [--pairs 5] [--screenshots all|on-failure|off]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import datetime
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+DEMO = ROOT / "suites" / "demo"
+CASES = ["login_success", "add_to_cart", "checkout_e2e", "search_no_results"]
+PASSWORD = "farm-demo-pass"
+
+
+# ---- the cases in plain Playwright (each function gets a page on index.html) -----------------
+def _sign_in(page, steps) -> None:
+    from playwright.sync_api import expect
+    steps(lambda: page.get_by_label("Username").fill("demo"))
+    steps(lambda: page.get_by_label("Password").fill(PASSWORD))
+    steps(lambda: page.get_by_role("button", name="Sign in").click())
+    steps(lambda: expect(page.locator("body")).to_contain_text("Welcome back, demo",
+                                                               timeout=5000,
+                                                               use_inner_text=True))
+
+
+def login_success(page, steps) -> None:
+    from playwright.sync_api import expect
+    body = page.locator("body")
+    _sign_in(page, steps)
+    steps(lambda: expect(body).to_contain_text("Cart (0)", use_inner_text=True))
+    steps(lambda: expect(body).to_contain_text("Log out", use_inner_text=True))
+    steps(lambda: expect(body).not_to_contain_text("Invalid username", use_inner_text=True))
+
+
+def add_to_cart(page, steps) -> None:
+    from playwright.sync_api import expect
+    body = page.locator("body")
+    _sign_in(page, steps)
+    steps(lambda: page.get_by_role("link", name="Blue Mug").click())
+    steps(lambda: expect(body).to_contain_text("Back to products", timeout=5000, use_inner_text=True))
+    steps(lambda: expect(body).to_contain_text("$12.50", use_inner_text=True))
+    steps(lambda: expect(body).to_contain_text("Cart (0)", use_inner_text=True))
+    steps(lambda: page.get_by_role("button", name="Add to cart").click())
+    steps(lambda: expect(body).to_contain_text("Added to cart", timeout=3000, use_inner_text=True))
+    steps(lambda: expect(body).to_contain_text("Cart (1)", use_inner_text=True))
+    steps(lambda: page.get_by_role("link", name="Back to products").click())
+    steps(lambda: expect(body).to_contain_text("Search products", timeout=5000, use_inner_text=True))
+    steps(lambda: expect(body).to_contain_text("Cart (1)", use_inner_text=True))
+
+
+def checkout_e2e(page, steps) -> None:
+    from playwright.sync_api import expect
+    body = page.locator("body")
+    _sign_in(page, steps)
+    steps(lambda: page.get_by_role("link", name="Blue Mug").click())
+    steps(lambda: expect(body).to_contain_text("Back to products", timeout=5000, use_inner_text=True))
+    steps(lambda: page.get_by_label("Quantity").fill("2"))
+    steps(lambda: page.get_by_role("button", name="Add to cart").click())
+    steps(lambda: expect(body).to_contain_text("Added to cart", timeout=3000, use_inner_text=True))
+    steps(lambda: expect(body).to_contain_text("Cart (2)", use_inner_text=True))
+    steps(lambda: page.get_by_role("link", name="Cart (2)").click())
+    steps(lambda: expect(body).to_contain_text("Your cart", timeout=5000, use_inner_text=True))
+    steps(lambda: expect(body).to_contain_text("Total: $25.00", use_inner_text=True))
+    steps(lambda: page.get_by_role("button", name="Checkout").click())
+    steps(lambda: expect(body).to_contain_text("Shipping and payment", timeout=5000, use_inner_text=True))
+    steps(lambda: page.get_by_label("Full name").fill("Ada Lovelace"))
+    steps(lambda: page.get_by_label("Address").fill("12 Market Street"))
+    steps(lambda: page.get_by_label("City").fill("Springfield"))
+    steps(lambda: page.get_by_label("Card number").fill("4242 4242 4242 4242"))
+    steps(lambda: page.get_by_role("button", name="Place order").click())
+    steps(lambda: expect(body).to_contain_text("Order placed", timeout=5000, use_inner_text=True))
+    steps(lambda: expect(body).to_contain_text("Order number", use_inner_text=True))
+    steps(lambda: expect(body).to_contain_text("Cart (0)", use_inner_text=True))
+    steps(lambda: expect(body).not_to_contain_text("Please fill in all fields", use_inner_text=True))
+    steps(lambda: expect(body).not_to_contain_text("Card number must be 16 digits", use_inner_text=True))
+
+
+def search_no_results(page, steps) -> None:
+    from playwright.sync_api import expect
+    body = page.locator("body")
+    search = page.get_by_label("Search products")
+    _sign_in(page, steps)
+    steps(lambda: search.fill("zebra"))
+    steps(lambda: search.press("Enter"))
+    steps(lambda: expect(body).to_contain_text("No products found", timeout=3000, use_inner_text=True))
+    steps(lambda: expect(body).not_to_contain_text("Blue Mug", use_inner_text=True))
+    steps(lambda: expect(body).not_to_contain_text("Desk Lamp", use_inner_text=True))
+    steps(lambda: search.fill("lamp"))
+    steps(lambda: search.press("Enter"))
+    steps(lambda: expect(body).to_contain_text("Desk Lamp", use_inner_text=True))
+    steps(lambda: expect(body).not_to_contain_text("No products found", use_inner_text=True))
+    steps(lambda: expect(body).not_to_contain_text("Blue Mug", use_inner_text=True))
+
+
+PLAIN = {f.__name__: f for f in (login_success, add_to_cart, checkout_e2e, search_no_results)}
+
+
+def plain_run(cases: list[str], out: Path) -> None:
+    """One process: launch Chromium as farm does, run each case in a fresh context."""
+    from playwright.sync_api import sync_playwright
+
+    from farm.appserver import AppServer
+    from farm.config import load_settings
+    from farm.devices.chromium import BROWSER_FLAGS, find_chromium
+    from farm.suite.model import AppSpec
+
+    info = find_chromium(load_settings())
+    results = []
+    with AppServer() as apps, sync_playwright() as pw:
+        apps.serve([AppSpec(name="shop", serve=str(DEMO / "app"), env="FARM_DEMO_URL")])
+        url = apps.env["FARM_DEMO_URL"] + "/index.html"
+        browser = pw.chromium.launch(executable_path=info.path, headless=True,
+                                     args=BROWSER_FLAGS)
+        for name in cases:
+            durations: list[float] = []
+
+            def steps(fn) -> None:
+                t = time.monotonic()
+                fn()
+                durations.append(time.monotonic() - t)
+
+            t0 = time.monotonic()
+            context = browser.new_context(viewport={"width": 1280, "height": 800})
+            page = context.new_page()
+            page.goto(url, wait_until="load")
+            start = time.monotonic() - t0
+            PLAIN[name](page, steps)
+            context.close()
+            results.append({"case": name, "duration": time.monotonic() - t0, "start": start,
+                            "steps": len(durations)})
+        browser.close()
+    out.write_text(json.dumps(results))
+
+
+# ---- running and measuring ------------------------------------------------------------------
+def _measured(cmd: list[str], env: dict[str, str]) -> tuple[float, float]:
+    """Run ``cmd``; (wall seconds, CPU seconds of that Python process alone), polled."""
+    import psutil
+    t0 = time.monotonic()
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    ps = psutil.Process(proc.pid)
+    cpu = 0.0
+    while proc.poll() is None:
+        try:
+            times = ps.cpu_times()
+            cpu = times.user + times.system
+        except psutil.Error:
+            break
+        time.sleep(0.01)
+    wall = time.monotonic() - t0
+    err = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
+    if proc.returncode != 0:
+        raise SystemExit(f"{' '.join(cmd[:3])} … exited {proc.returncode}:\n{err[-2000:]}")
+    return wall, cpu
+
+
+def _suite(cases: list[str], into: Path) -> Path:
+    suite = into / "suite"
+    suite.mkdir()
+    shutil.copy(DEMO / "farm.yaml", suite)
+    (suite / "app").symlink_to(DEMO / "app")
+    for name in cases:
+        shutil.copy(DEMO / f"{name}.yaml", suite)
+    return suite
+
+
+def _iso(text: str) -> float:
+    return datetime.fromisoformat(text).timestamp()
+
+
+def farm_pair(suite: Path, report: Path, shots: str, env: dict[str, str]) -> dict:
+    farm = str(Path(sys.executable).parent / "farm")
+    cmd = [farm, "run", str(suite), "--devices", "browser:1", "--report-dir", str(report),
+           "--overwrite", "--no-progress"]
+    if shots:
+        cmd += ["--screenshots", shots]
+    wall, cpu = _measured(cmd, env)
+    data = json.loads((report / "results.json").read_text())
+    cases = {}
+    for c in data["cases"]:
+        name = Path(c["file"]).stem
+        first = next((s["started"] for s in c["steps"] if s.get("started")), c["started"])
+        cases[name] = {"duration": c["duration"], "start": _iso(first) - _iso(c["started"]),
+                       "steps": len(c["steps"]), "status": c["status"]}
+    return {"wall": wall, "cpu": cpu, "cases": cases}
+
+
+def plain_pair(cases: list[str], out: Path, env: dict[str, str]) -> dict:
+    wall, cpu = _measured([sys.executable, __file__, "--plain", str(out),
+                           "--cases", ",".join(cases)], env)
+    return {"wall": wall, "cpu": cpu,
+            "cases": {r["case"]: r for r in json.loads(out.read_text())}}
+
+
+def report(cases: list[str], farm: list[dict], plain: list[dict]) -> None:
+    med = statistics.median
+    print(f"{'case':<20} {'steps':>5} {'farm s':>8} {'plain s':>8} {'ratio':>6} "
+          f"{'per step +ms':>12} {'start farm ms':>13} {'start plain ms':>14}")
+    ratios, overs, starts = [], [], []
+    for name in cases:
+        f = [r["cases"][name] for r in farm]
+        p = [r["cases"][name] for r in plain]
+        bad = {x["status"] for x in f} - {"passed"}
+        fd, pd = med(x["duration"] for x in f), med(x["duration"] for x in p)
+        fs, ps = med(x["start"] for x in f), med(x["start"] for x in p)
+        n = f[0]["steps"]
+        over = ((fd - fs) - (pd - ps)) / n * 1000
+        ratios.append(fd / pd)
+        overs.append(over)
+        starts.append((fs - ps) * 1000)
+        print(f"{name:<20} {n:>5} {fd:>8.3f} {pd:>8.3f} {fd / pd:>6.2f} {over:>12.1f} "
+              f"{fs * 1000:>13.0f} {ps * 1000:>14.0f}" + (f"  (farm: {bad})" if bad else ""))
+    fw, pw = med(r["wall"] for r in farm), med(r["wall"] for r in plain)
+    fc, pc = med(r["cpu"] for r in farm), med(r["cpu"] for r in plain)
+    print(f"case time farm/plain: {statistics.mean(ratios):.2f}x (mean of per-case medians; "
+          f"target <= 1.15)")
+    print(f"per step: farm {statistics.mean(overs):+.1f} ms over plain (target <= 20)")
+    print(f"case start: farm {statistics.mean(starts):+.0f} ms over context+page+first load "
+          f"(target within 50)")
+    print(f"whole process: farm {fw:.2f} s, plain {pw:.2f} s, {fw / pw:.2f}x")
+    print(f"python CPU: farm {fc:.2f} s, plain {pc:.2f} s, {fc / pc:.2f}x (target <= 1.5)")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--pairs", type=int, default=5)
+    ap.add_argument("--cases", default=",".join(CASES))
+    ap.add_argument("--screenshots", default="", help="farm run --screenshots MODE "
+                    "(default: farm's default)")
+    ap.add_argument("--plain", type=Path, help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    cases = [c for c in args.cases.split(",") if c]
+    if args.plain:
+        plain_run(cases, args.plain)
+        return
+    env = {**os.environ, "FARM_NO_PROGRESS": "1"}
+    farm, plain = [], []
+    with tempfile.TemporaryDirectory(prefix="farm-vs-pw-") as tmp:
+        root = Path(tmp)
+        env["FARM_STATE_DIR"] = str(root / "state")
+        suite = _suite(cases, root)
+        for i in range(args.pairs):
+            runs = [lambda: farm.append(farm_pair(suite, root / f"farm-{i}", args.screenshots,
+                                                  env)),
+                    lambda: plain.append(plain_pair(cases, root / f"plain-{i}.json", env))]
+            for run in (runs if i % 2 == 0 else runs[::-1]):
+                run()
+            print(f"pair {i + 1}/{args.pairs}: farm {farm[-1]['wall']:.2f} s, "
+                  f"plain {plain[-1]['wall']:.2f} s", flush=True)
+    report(cases, farm, plain)
+
+
+if __name__ == "__main__":
+    main()

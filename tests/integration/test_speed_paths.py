@@ -1,0 +1,204 @@
+"""The fast paths keep farm honest (issue 14): a step that navigates is waited for before the
+next DOM read (with no screenshot to hide the race), ``--screenshots all|on-failure|off`` leave
+exactly the images they promise, the after-image of ``waitForText`` shows the page after the
+wait, and ``aiInput`` fills in one go while ``mode: typeOnly`` types key by key.
+
+One small site of our own (`SlowSite`): its /slow.html answers only after a second, so a DOM
+read right after the click that goes there would still see the old page without the wait.
+"""
+
+from __future__ import annotations
+
+import http.server
+import io
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.support.farm_cli import by_name, results
+from tests.support.suites import write_case
+
+SLOW_SECONDS = 1.0     # how long /slow.html takes to answer: the site's behaviour, not a wait
+
+PAGES = {
+    "/start.html": """<!doctype html><title>Start</title><body><h1>Start page</h1>
+<p><a href="/slow.html?via=link">Go slow by link</a></p>
+<p><button onclick="location.href='/slow.html?via=script'">Go slow by script</button></p>
+<form action="/slow.html"><input type="hidden" name="via" value="form">
+<button type="submit">Go slow by form</button></form></body>""",
+    "/slow.html": """<!doctype html><title>Slow</title><body><h1>Arrived at the slow page</h1>
+</body>""",
+    "/late.html": """<!doctype html><title>Late</title><body style="background:#ffffff">
+<p id="status">Loading</p><script>setTimeout(() => {
+  document.body.style.background = '#00c000';
+  document.getElementById('status').textContent = 'Done loading';
+}, 700);</script></body>""",
+    "/keys.html": """<!doctype html><title>Keys</title><body><label for="field">Field</label>
+<input id="field"><p id="out">keys 0 value</p><script>
+const field = document.getElementById('field'); let keys = 0;
+const show = () => { document.getElementById('out').textContent =
+  'keys ' + keys + ' value ' + field.value; };
+field.addEventListener('keydown', () => { keys++; show(); });
+field.addEventListener('input', show);</script></body>""",
+}
+
+
+class SlowSite:
+    def __init__(self) -> None:
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                path = self.path.split("?")[0]
+                if path == "/slow.html":
+                    time.sleep(SLOW_SECONDS)     # the page is slow to answer
+                body = PAGES.get(path, "not found").encode()
+                try:
+                    self.send_response(200 if path in PAGES else 404)
+                    self.send_header("Content-Type", "text/html; charset=utf-8")
+                    self.send_header("Content-Length", str(len(body)))
+                    self.end_headers()
+                    self.wfile.write(body)
+                except OSError:
+                    pass      # the browser went away
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture(scope="module")
+def site():
+    s = SlowSite()
+    yield s
+    s.close()
+
+
+@pytest.fixture(scope="module")
+def suite(site, tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("speed") / "speed"
+    start = f"{site.url}/start.html"
+    arrived = "assertText: Arrived at the slow page"
+    write_case(folder, "nav_link", ["aiTap: Go slow by link", arrived], url=start)
+    write_case(folder, "nav_script", ["aiTap: Go slow by script", arrived], url=start)
+    write_case(folder, "nav_form", ["aiTap: Go slow by form", arrived], url=start)
+    write_case(folder, "nav_javascript", ['javascript: "location.href = \'/slow.html\'"',
+                                          arrived], url=start)
+    write_case(folder, "late_text", ["waitForText: Done loading"], url=f"{site.url}/late.html")
+    write_case(folder, "keys", ["aiInput: Field\n        value: hello",
+                                "assertText: keys 0 value hello",
+                                "aiInput: Field\n        value: abc\n        mode: typeOnly",
+                                "assertText: keys 3 value helloabc"],
+               url=f"{site.url}/keys.html")
+    write_case(folder, "failing", ["aiTap: Go slow by link",
+                                   "assertText: Text that is nowhere"], url=start)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def runs(suite, tmp_path_factory):
+    """The suite once per --screenshots mode: {mode: (process, run dir)}."""
+    from tests.support.farm_cli import FarmCli
+    tmp = tmp_path_factory.mktemp("runs")
+    farm = FarmCli(tmp)
+    out = {}
+    try:
+        for mode in ("off", "on-failure", "all"):
+            run_dir = tmp / mode
+            proc = farm.run("run", suite, "--devices", "browser:2", "--report-dir", run_dir,
+                            "--screenshots", mode)
+            out[mode] = (proc, run_dir)
+    finally:
+        farm.close()
+    return out
+
+
+def _images(run_dir: Path) -> list[Path]:
+    return sorted((run_dir / "artifacts").rglob("*.jpg"))
+
+
+def _steps(case: dict) -> list[dict]:
+    return case["steps"]
+
+
+@pytest.mark.parametrize("mode", ["off", "on-failure", "all"])
+def test_every_mode_passes_what_passes_and_fails_what_fails(runs, mode):
+    """With screenshots off nothing waits by accident: a step that navigates (a link, a script,
+    a form, a javascript step) is still followed by a DOM read of the NEW page."""
+    proc, run_dir = runs[mode]
+    cases = by_name(results(run_dir))
+    assert proc.returncode == 1, proc.stdout + proc.stderr   # the one failing case
+    for name in ("nav_link", "nav_script", "nav_form", "nav_javascript", "late_text", "keys"):
+        assert cases[name]["status"] == "passed", (name, cases[name]["error"])
+    failing = cases["failing"]
+    assert failing["status"] == "failed"
+    assert "Text that is nowhere" in failing["error"]["message"]
+    assert "Execution context was destroyed" not in proc.stdout + proc.stderr
+
+
+def test_screenshots_off_leaves_no_image(runs):
+    _, run_dir = runs["off"]
+    assert _images(run_dir) == []
+    for case in results(run_dir)["cases"]:
+        assert case["screenshot"] is None
+        assert all(s["before"] is None and s["after"] is None for s in _steps(case))
+    assert "artifacts/" not in (run_dir / "report.html").read_text()
+
+
+def test_screenshots_on_failure_keeps_only_the_failing_steps_image(runs):
+    _, run_dir = runs["on-failure"]
+    cases = by_name(results(run_dir))
+    failing = cases["failing"]
+    shot = _steps(failing)[1]["after"]
+    assert shot and failing["screenshot"] == shot
+    assert _steps(failing)[0]["after"] is None
+    assert _images(run_dir) == [run_dir / shot]
+    for name, case in cases.items():
+        if name != "failing":
+            assert all(s["after"] is None for s in _steps(case)), name
+    assert shot in (run_dir / "report.html").read_text()
+
+
+def test_screenshots_all_gives_every_step_an_after_image(runs):
+    _, run_dir = runs["all"]
+    report = (run_dir / "report.html").read_text()
+    for case in results(run_dir)["cases"]:
+        steps = _steps(case)
+        assert steps[0]["before"], case["name"]         # the case's first image
+        for step in steps:
+            assert step["after"] and (run_dir / step["after"]).is_file(), (case["name"], step)
+            assert step["after"] in report
+        # the JPEG is Chromium's, stored as it came: a real JPEG of the viewport
+        assert (run_dir / steps[-1]["after"]).read_bytes()[:3] == b"\xff\xd8\xff"
+
+
+def _centre(path: Path) -> tuple[int, int, int]:
+    from PIL import Image
+    img = Image.open(io.BytesIO(path.read_bytes())).convert("RGB")
+    return img.getpixel((img.width // 2, img.height // 2))
+
+
+def test_the_after_image_of_wait_for_text_shows_the_page_after_the_wait(runs):
+    _, run_dir = runs["all"]
+    step = _steps(by_name(results(run_dir))["late_text"])[0]
+    r, g, b = _centre(run_dir / step["before"])
+    assert min(r, g, b) > 200, "the page starts white"
+    r, g, b = _centre(run_dir / step["after"])
+    assert g > 150 and r < 80 and b < 80, f"after the wait the page is green, got {(r, g, b)}"
+
+
+def test_after_images_show_the_page_a_navigation_led_to(runs):
+    """The image after a tap that navigates is of the new page (the capture waits for it)."""
+    _, run_dir = runs["all"]
+    steps = _steps(by_name(results(run_dir))["nav_link"])
+    assert steps[0]["after"] != steps[0]["before"]
+    # the assertText after it looked only: same screen, the same image, not a second capture
+    assert steps[1]["after"] == steps[0]["after"]
