@@ -352,3 +352,54 @@ def test_export_turns_the_cached_plan_into_steps_that_load(tmp_path):
         ("sleep", None, "5", None),
         ("aiTap", "Accept cookies", None, "//*[@id='a2']"),
         ("assertText", None, "Welcome", None)]
+
+
+# ---- user-facing settings and commands ---------------------------------------------------------
+def test_cache_settings_in_files_are_checked_with_file_and_line(tmp_path):
+    from farm.errors import SuiteErrors
+    from farm.suite.loader import load_case_file
+    (tmp_path / "farm.yaml").write_text("cache:\n  key: shop-2.4\n")
+    case = tmp_path / "c.yaml"
+    case.write_text("web:\n  url: http://x/\nagent:\n  cache:\n    id: nightly\n"
+                    "tasks:\n  - name: t\n    flow:\n      - aiTap: Go\n        cacheable: false\n")
+    loaded = load_case_file(case, env={})
+    assert loaded.cache_key == "shop-2.4" and loaded.steps[0].options["cacheable"] is False
+    assert app_version(loaded.cache_key, loaded.agent) == "shop-2.4/nightly"
+    case.write_text("web:\n  url: http://x/\nagent:\n  cache:\n    strategy: readonly\n"
+                    "tasks:\n  - name: t\n    flow:\n      - aiTap: Go\n")
+    (tmp_path / "farm.yaml").write_text("cache:\n  kee: 1\n")
+    with pytest.raises(SuiteErrors) as info:
+        load_case_file(case, env={})
+    text = "\n".join(map(str, info.value.errors))
+    assert "farm.yaml:2:3: unknown key 'kee' in cache" in text
+    assert "c.yaml:5:15: agent.cache.strategy: expected one of read-write, read-only, " \
+           "write-only, got 'readonly'" in text
+
+
+def test_farm_cache_setting_is_checked():
+    from farm.config import load_settings
+    from farm.errors import ConfigError
+    with pytest.raises(ConfigError, match="'cache' .*must be one of read-write"):
+        load_settings(cache="sometimes")
+    with pytest.raises(ConfigError, match="cache_url.*Redis URL"):
+        load_settings(cache_url="http://cache:80")
+
+
+def test_farm_cache_ls_and_clear(tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    from farm.cli import cli
+    monkeypatch.setenv("FARM_STATE_DIR", str(tmp_path))
+    store = SqliteStore(tmp_path / "cache.db")
+    for case in ("demo/login", "demo/logout"):
+        store.put(Namespace(case, "web").key("locate", "Sign in", 0),
+                  {"type": "locate", "prompt": "Sign in", "xpaths": ["//*[@id='b']"]})
+    store.put(NS.key("plan", "log in", 0), {"type": "plan", "prompt": "log in",
+                                            "actions": [{"type": "Tap"}]})
+    out = CliRunner().invoke(cli, ["cache", "ls", "demo/login"]).output
+    assert "demo/login  web  -  locate#0  \"Sign in\"  //*[@id='b']" in out
+    assert "demo/login  web  shop-2  plan#0  \"log in\"  1 action(s)" in out
+    assert "2 entries in" in out and "logout" not in out
+    out = CliRunner().invoke(cli, ["cache", "clear", "demo/login"]).output
+    assert out.startswith("removed 2 entries")
+    assert [split_key(k)["case"] for k, _ in store.items()] == ["demo/logout"]
