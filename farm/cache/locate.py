@@ -10,6 +10,7 @@ misses, a later tier re-locates, and the new hit replaces the entry (in a writin
 from __future__ import annotations
 
 import logging
+import time
 
 from farm.agent.locator import LocateContext, LocateHit
 from farm.cache.case import CaseCache
@@ -19,6 +20,8 @@ from farm.errors import StepFailed
 log = logging.getLogger("farm.cache")
 
 TIER = "cache"
+SETTLE_S = 2.0              # how long a cached XPath that matches nothing is looked for again
+SETTLE_POLL_S = 0.15
 _KEY = "cache_key"          # LocateContext.hints: this locate's entry key, once allocated
 
 
@@ -36,27 +39,40 @@ class LocateCacheTier:
         return ctx.hints[_KEY]
 
     def locate(self, prompt: str, ctx: LocateContext) -> LocateHit | None:
-        if not prompt or not self.cache.active:
-            return None
-        if not self.cache.reading:
+        if not prompt or not self.cache.reading:   # write-only: `remember` takes the key
             return None
         entry = self.cache.lookup(self._key(prompt, ctx))
         if entry is None:
             self.cache.count("locate", "miss")
             return None
-        screen = ctx.device.size()
-        for xpath in entry.get("xpaths") or []:
-            try:
-                rects = ctx.device.query_xpath(xpath)
-            except StepFailed:
-                continue
-            if len(rects) == 1 and on_screen(rects[0], screen):
-                self.cache.count("locate", "hit")
-                return LocateHit(rects[0], self.name, xpath)
+        found = self._validate(entry.get("xpaths") or [], ctx)
+        if found is not None:
+            self.cache.count("locate", "hit")
+            return found
         self.cache.count("locate", "stale")
         log.info("cached XPath for %r is stale (%s): locating again", prompt,
                  ", ".join(entry.get("xpaths") or []) or "none")
         return None
+
+    def _validate(self, xpaths: list[str], ctx: LocateContext) -> LocateHit | None:
+        """The first cached XPath that selects exactly one element, on screen. A replay runs
+        actions back to back, so the screen may still be changing (a tap that navigates):
+        when nothing matches yet, look again for up to SETTLE_S before calling it stale."""
+        screen = ctx.device.size()
+        give_up = time.monotonic() + SETTLE_S
+        while True:
+            seen_nothing = True
+            for xpath in xpaths:
+                try:
+                    rects = ctx.device.query_xpath(xpath)
+                except StepFailed:
+                    continue
+                seen_nothing = seen_nothing and not rects
+                if len(rects) == 1 and on_screen(rects[0], screen):
+                    return LocateHit(rects[0], self.name, xpath)
+            if not seen_nothing or time.monotonic() >= give_up:
+                return None
+            time.sleep(SETTLE_POLL_S)
 
     def remember(self, prompt: str, hit: LocateHit, ctx: LocateContext) -> None:
         """After any tier hit: store the hit node's XPath (not for the step's own XPath, nor

@@ -19,6 +19,13 @@ from farm.devices.fake import FakeDevice
 NS = Namespace("demo/login", "web", "shop-2")
 
 
+@pytest.fixture(autouse=True)
+def _quick_settle(monkeypatch):
+    """A cached XPath that matches nothing is looked for again briefly; not for 2 s here."""
+    monkeypatch.setattr("farm.cache.locate.SETTLE_S", 0.2)
+    monkeypatch.setattr("farm.cache.locate.SETTLE_POLL_S", 0.01)
+
+
 def node(i, role, parent=None, rect=(0, 0, 100, 30), **kw):
     return UINode(id=i, parent=parent, role=role, rect=Rect(x=rect[0], y=rect[1],
                   width=rect[2], height=rect[3]), **kw)
@@ -163,6 +170,25 @@ def test_stale_xpath_relocates_and_replaces_the_entry():
     use = cache.end_step()
     assert (use.stale, use.written) == (1, 1)
     assert store.get(NS.key("locate", "Sign in", 0))["xpaths"] == ["//*[@id='signin']"]
+
+
+def test_a_target_still_appearing_is_waited_for_not_stale():
+    """Replayed actions run back to back: right after a tap that navigates, the next target
+    may not be there yet."""
+    class Navigating(FakeDevice):
+        queries = 0
+
+        def query_xpath(self, xpath):
+            self.queries += 1
+            return [] if self.queries < 3 else super().query_xpath(xpath)
+
+    store = MemoryStore()
+    store.put(NS.key("locate", "Sign in", 0), {"xpaths": ["//*[@id='signin']"]})
+    device = Navigating(PAGE, xpaths={"//*[@id='signin']": [R(10, 100, 120, 40)]})
+    cache = cache_for(store, "read-only")
+    cache.begin_step()
+    assert zero_token_chain(lambda t: t, cache).locate("Sign in", device).tier == "cache"
+    assert device.queries == 3 and cache.end_step().hits == 1
 
 
 def test_off_screen_or_ambiguous_cached_xpath_is_stale():
