@@ -88,6 +88,10 @@ class Settings(BaseSettings):
     cache_url: SecretStr | None = None      # redis://…: a shared store (cluster default: broker)
     cache_ttl_days: float = Field(default=30.0, gt=0)   # entries unused this long expire
 
+    # locator chain: plan-bbox xpath cache text ocr ai deep-locate, cheapest first
+    locate_off: CommaList = Field(default_factory=list)   # tiers switched off, e.g. ocr,ai
+    locate_max_scrolls: int = 10            # scrolls/swipes to bring an off-screen match into view
+
     # cluster
     broker_url: SecretStr | None = Field(   # redis:// or rediss:// → run on `farm worker`s
         default=None, validation_alias=AliasChoices("FARM_BROKER_URL", "CELERY_BROKER_URL",
@@ -101,11 +105,21 @@ class Settings(BaseSettings):
     serve_host: str = "127.0.0.1"           # where suite apps are served (0.0.0.0 for workers
     serve_url_host: str | None = None       # elsewhere) and the host name workers should use
 
-    @field_validator("ios_wda_urls", "device_plugins", mode="before")
+    @field_validator("ios_wda_urls", "device_plugins", "locate_off", mode="before")
     @classmethod
     def _comma_list(cls, value: Any) -> Any:
         if isinstance(value, str):
             return [part.strip() for part in value.split(",") if part.strip()]
+        return value
+
+    @field_validator("locate_off")
+    @classmethod
+    def _tier_names(cls, value: list[str]) -> list[str]:
+        from farm.agent.locator import TIER_NAMES
+        unknown = [name for name in value if name not in TIER_NAMES]
+        if unknown:
+            raise ValueError(f"unknown locate tier {', '.join(unknown)}; the tiers are "
+                             f"{', '.join(TIER_NAMES)}")
         return value
 
     @field_validator("broker_url")
@@ -141,7 +155,7 @@ class Settings(BaseSettings):
             raise ValueError(f"must be between 0 and {MAX_RETRIES}")
         return value
 
-    @field_validator("max_execution_errors", "model_retries")
+    @field_validator("max_execution_errors", "model_retries", "locate_max_scrolls")
     @classmethod
     def _not_negative(cls, value: int) -> int:
         if value < 0:

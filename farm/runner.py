@@ -134,7 +134,9 @@ class _CaseRun:
                            context=case.agent.get("aiActContext"),
                            resolve_planned=lambda text, undeclared: self.vars.resolve_declared(
                                text, declared, undeclared),
-                           mask=self.vars.mask, cache=case_cache(case, services, self.vars))
+                           mask=self.vars.mask, cache=case_cache(case, services, self.vars),
+                           locate_off=services.settings.locate_off,
+                           max_scrolls=services.settings.locate_max_scrolls)
         self.records: list[StepRecord] = []
         self.evidence = CaseEvidence(services.settings.screenshots, self.agent.grabber,
                                      services.artifacts, case.id, job.attempt)

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import logging
 import time
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Collection
 
 from farm.agent.actions import (Action, ActionContext, Hover, Input, KeyboardPress, Locate,
                                 Scroll, Sleep, Tap, registry)
@@ -67,10 +67,13 @@ class Agent:
                  limits: LoopLimits | None = None, context: str | None = None,
                  resolve_planned: PlannedResolver | None = None,
                  mask: Callable[[str], str] | None = None,
-                 cache: "CaseCache | None" = None) -> None:
+                 cache: "CaseCache | None" = None,
+                 locate_off: Collection[str] = (), max_scrolls: int = 10) -> None:
         from farm.config import Settings
         if isinstance(model, Settings):   # Agent(device, settings): build the configured models
             from farm.llm.models import build_models
+            locate_off = locate_off or model.locate_off
+            max_scrolls = model.locate_max_scrolls
             model = build_models(model)
         self.device = device
         self.models = model
@@ -81,8 +84,9 @@ class Agent:
             lambda text, undeclared: self.resolve(text))
         self.mask = mask or (lambda text: text)
         self.cache = cache
-        self.chain = chain or (zero_token_chain(self.resolve, cache) if model is None
-                               else model_chain(self))
+        self.chain = chain or (
+            zero_token_chain(self.resolve, cache, locate_off, max_scrolls, self.grabber.grab)
+            if model is None else model_chain(self, locate_off, max_scrolls))
         self.limits = limits or LoopLimits()
         self.context = context
         self.usage = Usage()
@@ -357,19 +361,26 @@ def _with_cache(tiers: list[LocatorTier], cache: "CaseCache | None",
     return LocatorChain(tiers[:at] + [tier] + tiers[at:], on_hit=tier.remember, **chain)
 
 
-def zero_token_chain(resolve: Callable[[str], str],
-                     cache: "CaseCache | None" = None) -> LocatorChain:
-    """XPath (resolved by `Agent.locate`) → locate cache → UI-tree text (``${NAME}`` resolved)."""
-    return _with_cache([XPathTier(), OnDeviceTier(TextMatchTier(), resolve)], cache)
+def zero_token_chain(resolve: Callable[[str], str], cache: "CaseCache | None" = None,
+                     off: Collection[str] = (), max_scrolls: int = 10,
+                     screenshot: Callable[[], bytes] | None = None) -> LocatorChain:
+    """XPath (resolved by `Agent.locate`) → locate cache → UI-tree text → OCR (``${NAME}``
+    resolved); ``screenshot`` is the agent's grabber (default: the device's)."""
+    from farm.agent.ocr import OcrTier
+    return _with_cache([XPathTier(), OnDeviceTier(TextMatchTier(max_scrolls), resolve),
+                        OnDeviceTier(OcrTier(screenshot), resolve)], cache, off=off)
 
 
-def model_chain(agent: Agent) -> LocatorChain:
-    """Plan bbox → XPath → locate cache → UI-tree text → AI locate (deepLocate when asked)."""
+def model_chain(agent: Agent, off: Collection[str] = (), max_scrolls: int = 10) -> LocatorChain:
+    """Plan bbox → XPath → locate cache → UI-tree text → OCR → AI locate → deepLocate."""
     from farm.agent.model_tiers import AILocateTier, PlanBboxTier
+    from farm.agent.ocr import OcrTier
     models = agent.models
     assert models is not None
-    ai = AILocateTier(lambda purpose, messages: agent.ask(purpose, messages, models.locate),
-                      models.locate_family, agent.grabber.grab)
+    ask = lambda purpose, messages: agent.ask(purpose, messages, models.locate)  # noqa: E731
     return _with_cache([PlanBboxTier(), XPathTier(),
-                        OnDeviceTier(TextMatchTier(), agent.resolve), ai], agent.cache,
-                       has_model_tier=True)
+                        OnDeviceTier(TextMatchTier(max_scrolls), agent.resolve),
+                        OnDeviceTier(OcrTier(agent.grabber.grab), agent.resolve),
+                        AILocateTier(ask, models.locate_family, agent.grabber.grab),
+                        AILocateTier(ask, models.locate_family, agent.grabber.grab, deep=True)],
+                       agent.cache, has_model_tier=True, off=off)

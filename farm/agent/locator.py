@@ -1,8 +1,18 @@
 """The locator chain: cheapest tier first, stop at the first hit, record which tier hit.
 
-Tiers built so far are zero-token: an XPath given in the step, then a unique match of the
-prompt against visible text / accessible name / label / placeholder / resource id in the UI
-tree. Model tiers (plan bbox, AI locate, deepLocate) plug in after them.
+    plan-bbox → xpath → cache → text → ocr → ai → deep-locate
+
+The chain is a plain ordered list of tier objects; any tier is switched off by name
+(``FARM_LOCATE_OFF=ocr,ai``). Zero-token tiers here: an XPath given in the step, then the
+prompt matched against the UI tree's strings (`TextMatchTier`). The OCR tier (farm.agent.ocr)
+reads the screenshot's pixels; model tiers (farm.agent.model_tiers) come first and last.
+
+Text match semantics, on every platform (UI tree and OCR alike): an exact match (whitespace
+normalised, case-insensitive) first; else a *unique* element whose text / accessible name /
+label / placeholder / content-desc contains the target as whole words ("Clear completed"
+finds "Clear completed (3)"). More than one candidate is never a guess: it is a miss that
+names them. A unique match that is off-screen is scrolled into view (`Device.scroll_into_view`,
+re-reading the tree after each step, at most ``max_scrolls``) before it counts as not found.
 """
 
 from __future__ import annotations
@@ -10,10 +20,13 @@ from __future__ import annotations
 import difflib
 import re
 from dataclasses import dataclass, field
-from typing import Callable, Protocol
+from typing import Callable, Collection, Iterable, Protocol
 
 from farm.devices.base import Device, Rect, UINode, UITree
 from farm.errors import LocateError, NeedsModel
+
+# every tier's name, in chain order: what FARM_LOCATE_OFF may name
+TIER_NAMES = ("plan-bbox", "xpath", "cache", "text", "ocr", "ai", "deep-locate")
 
 
 @dataclass(frozen=True)
@@ -25,7 +38,8 @@ class LocateHit:
 
 @dataclass
 class LocateContext:
-    """What a tier may look at. The tree is fetched once, on first use, and shared."""
+    """What a tier may look at. The tree is fetched once, on first use, and shared;
+    `refresh` reads it again (after a scroll)."""
 
     device: Device
     xpath: str | None = None
@@ -34,12 +48,17 @@ class LocateContext:
     near: list[str] = field(default_factory=list)   # candidates seen by tiers that missed
     # plan_rect, deep_locate, trust_plan (model tiers); resolve (on-device tiers)
     hints: dict = field(default_factory=dict)
+    tiers: tuple[str, ...] = ()                     # names of the chain's tiers that are on
 
     def tree(self) -> UITree | None:
         if not self._fetched:
             self._tree = self.device.hierarchy()
             self._fetched = True
         return self._tree
+
+    def refresh(self) -> UITree | None:
+        self._fetched = False
+        return self.tree()
 
 
 class LocatorTier(Protocol):
@@ -77,37 +96,107 @@ def _fields(node: UINode) -> list[str]:
     return [f for f in (node.text, node.name, node.label, node.placeholder, node.resource_id) if f]
 
 
+def _word_fields(node: UINode) -> list[str]:
+    """What a containment match looks in: shown strings, never ids."""
+    return [f for f in (node.text, node.name, node.label, node.placeholder) if f]
+
+
+def contains_words(have: str, want: str) -> bool:
+    """``want`` occurs in ``have`` as whole words (both normalised)."""
+    if not want or len(have) <= len(want):
+        return False
+    return re.search(r"(?<!\w)" + re.escape(want) + r"(?!\w)", have) is not None
+
+
+def text_matches(want: str, texts: Iterable[str], how: str) -> bool:
+    """Does one of ``texts`` match the normalised target ``want``: "exact" or "words"?"""
+    if how == "exact":
+        return any(normalise(t) == want for t in texts)
+    return any(contains_words(normalise(t), want) for t in texts)
+
+
 def describe(node: UINode) -> str:
     shown = node.text or node.name or node.label or node.placeholder or node.resource_id
     return f'"{shown[:60]}" ({node.role})'
 
 
+def find_text(prompt: str, tree: UITree) -> tuple[list[UINode], str]:
+    """The targets ``prompt`` names in ``tree`` and how they matched ("exact" / "words"):
+    exact on screen, exact off-screen, whole words on screen, whole words off-screen; the
+    first kind that has any. More than one target means ambiguous."""
+    want = normalise(prompt)
+    if not want:
+        return [], ""
+    by_id = {n.id: n for n in tree.nodes}
+    for how in ("exact", "words"):
+        for on_screen in (True, False):
+            matches = [n for n in tree.nodes if n.visible == on_screen and text_matches(
+                want, _fields(n) if how == "exact" else _word_fields(n), how)]
+            targets = _reduce(matches, by_id)
+            if targets:
+                return targets, how
+    return [], ""
+
+
+def ambiguous(prompt: str, how: str, found: list[str]) -> LocateError:
+    verb = "match" if how == "exact" else "contain it"
+    return LocateError(f'"{prompt}" is ambiguous: {len(found)} elements {verb}', found[:8])
+
+
 class TextMatchTier:
-    """Unique exact match (case- and whitespace-insensitive) on the UI tree's strings."""
+    """A unique match of the prompt on the UI tree's strings (see the module docstring);
+    an off-screen match is scrolled into view first."""
 
     name = "text"
+
+    def __init__(self, max_scrolls: int = 10) -> None:
+        self.max_scrolls = max_scrolls
 
     def locate(self, prompt: str, ctx: LocateContext) -> LocateHit | None:
         tree = ctx.tree()
         if tree is None or not prompt.strip():
             return None
-        want = normalise(prompt)
-        by_id = {n.id: n for n in tree.nodes}
-        matches = [n for n in tree.nodes if n.visible
-                   and any(normalise(f) == want for f in _fields(n))]
-        targets = _reduce(matches, by_id)
-        if len(targets) == 1:
-            return LocateHit(targets[0].rect, self.name, describe(targets[0]))
+        targets, how = find_text(prompt, tree)
         if len(targets) > 1:
-            raise LocateError(
-                f'"{prompt}" is ambiguous: {len(targets)} elements match',
-                [describe(t) + f" at {t.rect.as_list()}" for t in targets[:8]])
-        ctx.near.extend(_near_candidates(want, tree))
-        offscreen = [n for n in tree.nodes if not n.visible
-                     and any(normalise(f) == want for f in _fields(n))]
-        if offscreen:
-            ctx.near.insert(0, describe(offscreen[0]) + " is off-screen (scroll first)")
+            raise ambiguous(prompt, how, [describe(t) + f" at {t.rect.as_list()}"
+                                          for t in targets])
+        if targets and targets[0].visible:
+            return LocateHit(targets[0].rect, self.name, describe(targets[0]))
+        if targets:
+            return self._reveal(prompt, ctx, targets[0])
+        ctx.near.extend(_near_candidates(normalise(prompt), tree))
         return None
+
+    def _reveal(self, prompt: str, ctx: LocateContext, target: UINode) -> LocateHit | None:
+        """Scroll ``target`` into view: one device step, read the tree, match again."""
+        scrolls = 0
+        while scrolls < self.max_scrolls:
+            before = _signature(ctx.tree())
+            if not ctx.device.scroll_into_view(target):
+                break                          # no way to tell where it is
+            scrolls += 1
+            tree = ctx.refresh()
+            if tree is None:
+                break
+            targets, how = find_text(prompt, tree)
+            if len(targets) > 1:
+                raise ambiguous(prompt, how, [describe(t) + f" at {t.rect.as_list()}"
+                                              for t in targets])
+            if not targets:
+                break
+            target = targets[0]
+            if target.visible:
+                return LocateHit(target.rect, self.name,
+                                 describe(target) + " (scrolled into view)")
+            if _signature(tree) == before:     # the screen did not move: end of the page
+                break
+        ctx.near.insert(0, describe(target) + " is off-screen and did not come into view"
+                        f" after {scrolls} scroll(s)")
+        return None
+
+
+def _signature(tree: UITree | None) -> list[tuple[int, int, str]]:
+    return [] if tree is None else [(n.rect.x, n.rect.y, n.text) for n in tree.nodes]
 
 
 def _reduce(matches: list[UINode], by_id: dict[int, UINode]) -> list[UINode]:
@@ -165,33 +254,30 @@ def _near_candidates(want: str, tree: UITree, limit: int = 8) -> list[str]:
 
 
 class LocatorChain:
-    """Runs tiers in order. With no model tier configured, a miss is either a test failure
-    (similar elements exist: the app changed) or a skip (nothing similar: only a model could
-    find what the prompt describes)."""
+    """Runs tiers in order, skipping those named in ``off``. With no model tier configured,
+    a miss is either a test failure (similar elements exist: the app changed) or a skip
+    (nothing similar: only a model could find what the prompt describes)."""
 
     def __init__(self, tiers: list[LocatorTier], has_model_tier: bool = False,
                  on_attempt: Callable[[str, bool], None] | None = None,
-                 on_hit: Callable[[str, LocateHit, LocateContext], None] | None = None) -> None:
-        self.tiers = tiers
-        self.has_model_tier = has_model_tier
+                 on_hit: Callable[[str, LocateHit, LocateContext], None] | None = None,
+                 off: Collection[str] = ()) -> None:
+        unknown = set(off) - set(TIER_NAMES)
+        if unknown:
+            raise ValueError(f"unknown locate tier(s) {', '.join(sorted(unknown))}; "
+                             f"known: {', '.join(TIER_NAMES)}")
+        self.tiers = [t for t in tiers if t.name not in off]
+        self.has_model_tier = has_model_tier and any(
+            t.name in ("ai", "deep-locate") for t in self.tiers)
         self.on_attempt = on_attempt
         self.on_hit = on_hit        # after any tier hits (the locate cache stores the hit)
 
     def locate(self, prompt: str, device: Device, xpath: str | None = None,
                **hints: object) -> LocateHit:
-        ctx = LocateContext(device=device, xpath=xpath, hints=hints)
+        ctx = LocateContext(device=device, xpath=xpath, hints=hints,
+                            tiers=tuple(t.name for t in self.tiers))
         for i, tier in enumerate(self.tiers):
-            try:
-                hit = tier.locate(prompt, ctx)
-            except LocateError as exc:
-                # With a model tier still to come, an ambiguous text match is no verdict:
-                # the model can tell the candidates apart.
-                if not self.has_model_tier or i == len(self.tiers) - 1:
-                    raise
-                ctx.near.extend([str(exc), *exc.candidates])
-                hit = None
-            if self.on_attempt:
-                self.on_attempt(tier.name, hit is not None)
+            hit = self._attempt(tier, prompt, ctx, last=i == len(self.tiers) - 1)
             if hit is not None:
                 if self.on_hit:
                     self.on_hit(prompt, hit, ctx)
@@ -202,6 +288,26 @@ class LocatorChain:
             raise LocateError(f"no element matches {what}", ctx.near)
         raise NeedsModel(f"no zero-token match for {what} on screen")
 
+    def _attempt(self, tier: LocatorTier, prompt: str, ctx: LocateContext,
+                 last: bool) -> LocateHit | None:
+        """One tier's try: the one place where a tier's hit or miss is decided (and
+        reported to ``on_attempt``)."""
+        try:
+            hit = tier.locate(prompt, ctx)
+        except LocateError as exc:
+            # With a model tier still to come, an ambiguous text match is no verdict:
+            # the model can tell the candidates apart.
+            if self.on_attempt:
+                self.on_attempt(tier.name, False)
+            if not self.has_model_tier or last:
+                raise
+            ctx.near.extend([str(exc), *exc.candidates])
+            return None
+        if self.on_attempt:
+            self.on_attempt(tier.name, hit is not None)
+        return hit
 
-def default_chain(on_attempt: Callable[[str, bool], None] | None = None) -> LocatorChain:
-    return LocatorChain([XPathTier(), TextMatchTier()], on_attempt=on_attempt)
+
+def default_chain(on_attempt: Callable[[str, bool], None] | None = None,
+                  off: Collection[str] = ()) -> LocatorChain:
+    return LocatorChain([XPathTier(), TextMatchTier()], on_attempt=on_attempt, off=off)

@@ -58,12 +58,15 @@ def _bbox_reply(text: str) -> list[float] | None:
 
 
 class AILocateTier:
-    """Ask the locate model for the element's box on the current screenshot."""
+    """Ask the locate model for the element's box on the current screenshot. The ``deep``
+    one (tier "deep-locate") answers only steps asking for deepLocate, the plain one ("ai")
+    every other step, and deepLocate steps too when the deep tier is switched off."""
 
-    name = "ai"
-
-    def __init__(self, ask: Ask, family: Family, screenshot: Callable[[], bytes]) -> None:
+    def __init__(self, ask: Ask, family: Family, screenshot: Callable[[], bytes],
+                 deep: bool = False) -> None:
         self.ask, self.family, self.screenshot = ask, family, screenshot
+        self.deep = deep
+        self.name = "deep-locate" if deep else "ai"
 
     def _query(self, prompt_text: str, png: bytes) -> list[float] | None:
         messages = [{"role": "user", "content": [
@@ -82,12 +85,15 @@ class AILocateTier:
                                    f"{exc}") from None
 
     def locate(self, prompt: str, ctx: LocateContext) -> LocateHit | None:
-        if not prompt.strip():
+        deep = bool(ctx.hints.get("deep_locate"))
+        if not prompt.strip() or (self.deep and not deep):
             return None
+        if deep and not self.deep and "deep-locate" in ctx.tiers:
+            return None               # the deep-locate tier after this one answers
         png = self.screenshot()
         image = png_size(png)
         screen = ctx.device.size()
-        if ctx.hints.get("deep_locate"):
+        if deep and self.deep:
             return self._deep(prompt, ctx, png, image, screen)
         bbox = self._query(locate_prompt(prompt, self.family), png)
         if bbox is None:

@@ -18,7 +18,7 @@ import threading
 import time
 from typing import TYPE_CHECKING, Any
 
-from farm.devices.base import Rect, UITree
+from farm.devices.base import Rect, UINode, UITree, swipe_into_view
 from farm.devices.native_tree import parse_uiautomator, query_xml
 from farm.errors import DeviceError, DeviceLost, StepFailed
 from farm.text import clean
@@ -277,6 +277,11 @@ class AndroidDevice:
         x2 = max(1, min(w - 1, x - dx))
         y2 = max(1, min(h - 1, y - dy))
         self.swipe(x, y, x2, y2, 300)
+
+    def scroll_into_view(self, node: UINode) -> bool:
+        """One swipe (60% of the screen) toward an off-screen ``node``; False when its bounds
+        do not say which edge it is beyond."""
+        return swipe_into_view(self, node)
 
     def type_text(self, text: str) -> None:
         """ASCII through ``input text``; anything else through the ADBKeyBoard IME."""

@@ -109,6 +109,12 @@ class Device(Protocol):
     def hover(self, x: int, y: int) -> None: ...
     def swipe(self, x1: int, y1: int, x2: int, y2: int, duration_ms: int = 300) -> None: ...
     def scroll(self, x: int, y: int, dx: int, dy: int) -> None: ...
+
+    def scroll_into_view(self, node: UINode) -> bool:
+        """One step bringing ``node`` (off-screen, from the last ``hierarchy()``) toward the
+        screen: the web scrolls it into view at once (as Playwright does), phones swipe once
+        toward it. False when there is no telling where it is (nothing was done)."""
+
     def type_text(self, text: str) -> None: ...
     def clear_text(self) -> None:
         """Clear the focused input."""
@@ -126,3 +132,29 @@ class Device(Protocol):
 
     def kill(self) -> None:
         """Hard stop from any thread (watchdog, Ctrl-C): pending calls then fail fast."""
+
+
+def swipe_toward(rect: Rect, size: tuple[int, int]) -> tuple[int, int, int, int] | None:
+    """The finger's (x1, y1, x2, y2) for one swipe that scrolls an off-screen ``rect`` toward
+    a screen of ``size`` (60% of a screen per swipe); None when ``rect`` is not off one edge.
+    Trees clamp off-screen bounds to the edge they are beyond (uiautomator), or keep them."""
+    w, h = size
+    cx, cy = w // 2, h // 2
+    if rect.y >= h:                                                  # below: finger goes up
+        return cx, h * 4 // 5, cx, h // 5
+    if rect.y + rect.height <= 0:                                    # above
+        return cx, h // 5, cx, h * 4 // 5
+    if rect.x >= w:                                                  # right: finger goes left
+        return w * 4 // 5, cy, w // 5, cy
+    if rect.x + rect.width <= 0:
+        return w // 5, cy, w * 4 // 5, cy
+    return None
+
+
+def swipe_into_view(device: Device, node: UINode) -> bool:
+    """`Device.scroll_into_view` for touch screens: one `swipe_toward` the node."""
+    finger = swipe_toward(node.rect, device.size())
+    if finger is None:
+        return False
+    device.swipe(*finger, 300)
+    return True

@@ -90,6 +90,11 @@ FOCUSED_FILL_JS = """(value) => {
   return "set";
 }"""
 EVIDENCE_QUALITY = 70        # JPEG quality of report screenshots, encoded by Chromium
+SCROLL_JS = """(i) => { const el = (window.__farmNodes || [])[i];
+  if (!el || !el.isConnected) return false;
+  el.scrollIntoView({block: "center", inline: "center", behavior: "instant"});
+  if (window.__farm) window.__farm.gen++;  // the scroll event comes a frame later
+  return true; }"""
 
 # Playwright error texts meaning the browser (or its driver) is gone, not that an action failed.
 _LOST = re.compile(r"has been closed|browser has disconnected|target closed|crash|"
@@ -498,6 +503,13 @@ class BrowserDevice:
             page.mouse.move(x, y)
             page.mouse.wheel(dx, dy)
             page.wait_for_timeout(100)
+
+    def scroll_into_view(self, node: UINode) -> bool:
+        """Scroll node (of the last `hierarchy`) to the middle of the viewport, every
+        scrolling ancestor included, as Playwright's scrollIntoViewIfNeeded does."""
+        page = self._need_page()
+        with self._errors("scroll into view"):
+            return bool(page.evaluate(SCROLL_JS, node.id))
 
     def type_text(self, text: str) -> None:
         """Key by key (real key events: what `mode: typeOnly` asks for)."""

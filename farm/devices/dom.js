@@ -10,6 +10,7 @@
     "menuitemcheckbox", "menuitemradio", "option", "switch"]);
   const TEXT_INPUTS = new Set(["text", "search", "email", "url", "tel", "password", "number"]);
   const nodes = [];
+  const elements = [];  // elements[i] is nodes[i]: what scroll_into_view(node) scrolls
   let truncated = false;
 
   const hasOwnText = (el) => {
@@ -92,6 +93,7 @@
       const x = Math.round(r.left), y = Math.round(r.top);
       const w = Math.round(r.width), h = Math.round(r.height);
       idx = nodes.length;
+      elements.push(el);
       nodes.push({
         id: idx,
         parent: parentIdx,
@@ -114,6 +116,7 @@
   };
 
   if (document.body) visit(document.body, null);
+  window.__farmNodes = elements;
   return {
     pageText: document.body ? document.body.innerText : "",
     truncated,

@@ -29,6 +29,7 @@ class FakeDevice:
     screen names.  ``scripts`` maps code to a value, an exception to raise, `HANG`, or a
     callable taking the device.  ``xpaths`` maps XPaths to rects.  ``errors`` maps an action
     name ("tap", "screenshot", ...) to an exception raised whenever it is called.
+    ``scrolls`` maps a screen to the screen shown after `scroll_into_view` (none: no scroll).
     """
 
     def __init__(self, tree: UITree | None = None, *, screens: dict[str, UITree] | None = None,
@@ -37,7 +38,8 @@ class FakeDevice:
                  name: str = "fake-1", platform: str = "web", size: tuple[int, int] = (1280, 800),
                  scripts: dict[str, Any] | None = None,
                  xpaths: dict[str, list[Rect]] | None = None,
-                 errors: dict[str, BaseException] | None = None) -> None:
+                 errors: dict[str, BaseException] | None = None,
+                 scrolls: dict[str, str] | None = None) -> None:
         if screens is None:
             screens = {"main": tree or UITree(source="dom", nodes=[], page_text="")}
         if not screens:
@@ -52,6 +54,7 @@ class FakeDevice:
         self.scripts = scripts or {}
         self.xpaths = xpaths or {}
         self.errors = errors or {}
+        self.scrolls = scrolls or {}
         self.screen = self.start
         self.actions: list[tuple[Any, ...]] = []
         self.values: dict[tuple[str, int], str] = {}   # (screen, node id) -> typed text
@@ -184,6 +187,12 @@ class FakeDevice:
 
     def scroll(self, x: int, y: int, dx: int, dy: int) -> None:
         self._act("scroll", x, y, dx, dy)
+
+    def scroll_into_view(self, node: UINode) -> bool:
+        self._act("scroll_into_view", node.id)
+        if self.screen in self.scrolls:
+            self.screen = self.scrolls[self.screen]
+        return True
 
     def type_text(self, text: str) -> None:
         self._act("type_text", text)

@@ -15,7 +15,7 @@ import time
 from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
 from farm.devices.android import is_black
-from farm.devices.base import Rect, UITree
+from farm.devices.base import Rect, UINode, UITree, swipe_into_view
 from farm.devices.native_tree import parse_wda, query_xml
 from farm.errors import DeviceError, DeviceLost, StepFailed
 from farm.text import clean
@@ -173,6 +173,11 @@ class IosDevice:
         """Scroll content by (dx, dy) points: the finger moves the other way."""
         w, h = self.size()
         self.swipe(x, y, max(1, min(w - 1, x - dx)), max(1, min(h - 1, y - dy)), 300)
+
+    def scroll_into_view(self, node: UINode) -> bool:
+        """One swipe (60% of the screen) toward an off-screen ``node``; False when its bounds
+        do not say which edge it is beyond."""
+        return swipe_into_view(self, node)
 
     def type_text(self, text: str) -> None:
         self._call(lambda: self._session.send_keys(text), "type")

@@ -71,3 +71,87 @@ def test_xpath_tier_wins_and_records_its_tier():
 def test_xpath_miss_falls_through_to_text():
     hit = default_chain().locate("Sign in", FakeDevice(LOGIN), xpath="//nothing")
     assert hit.tier == "text"
+
+
+# ---- whole-word containment, ambiguity, scroll into view, switching tiers off ---------------
+TODOS = UITree(source="dom", nodes=[
+    node(0, "footer", rect=(0, 700, 600, 40)),
+    node(1, "button", 0, (400, 705, 180, 30), clickable=True, text="Clear completed (3)"),
+    node(2, "span", 0, (10, 705, 120, 30), text="2 items left"),
+    node(3, "a", 0, (150, 705, 60, 30), clickable=True, text="Active"),
+    node(4, "a", 0, (220, 705, 60, 30), clickable=True, text="Inactive"),
+    node(5, "button", 0, (300, 705, 90, 30), clickable=True, name="Delete item Milk"),
+    node(6, "button", 0, (300, 745, 90, 30), clickable=True, name="Delete item Eggs"),
+])
+
+
+def test_a_unique_element_containing_the_words_is_found():
+    hit = default_chain().locate("clear  Completed", FakeDevice(TODOS))
+    assert hit.tier == "text" and (hit.rect.x, hit.rect.y) == (400, 705)
+
+
+def test_containment_is_by_whole_words_and_exact_wins():
+    # "Active" is also inside "Inactive" as letters but not as a word; the exact one wins anyway
+    assert default_chain().locate("active", FakeDevice(TODOS)).rect.x == 150
+    with pytest.raises((LocateError, NeedsModel)):
+        default_chain().locate("complete", FakeDevice(TODOS))     # not a whole word
+
+
+def test_several_elements_containing_the_words_are_a_miss_naming_them():
+    with pytest.raises(LocateError) as info:
+        default_chain().locate("Delete item", FakeDevice(TODOS))
+    assert "ambiguous" in str(info.value)
+    assert sorted(c.split('"')[1] for c in info.value.candidates) == [
+        "Delete item Eggs", "Delete item Milk"]
+
+
+def test_an_off_screen_match_is_scrolled_into_view_and_read_again():
+    top = UITree(source="dom", nodes=[node(0, "a", rect=(0, 1500, 80, 20), text="Terms",
+                                          clickable=True, visible=False)])
+    scrolled = UITree(source="dom", nodes=[node(0, "a", rect=(0, 390, 80, 20), text="Terms",
+                                               clickable=True)])
+    dev = FakeDevice(screens={"top": top, "scrolled": scrolled}, scrolls={"top": "scrolled"})
+    hit = default_chain().locate("terms", dev)
+    assert hit.tier == "text" and hit.rect.y == 390 and ("scroll_into_view", 0) in dev.actions
+
+
+def test_scrolling_stops_after_the_cap_and_says_so():
+    dev = FakeDevice(LOGIN)          # the page never moves: "Terms" stays below the fold
+    with pytest.raises(LocateError) as info:
+        default_chain().locate("Terms", dev)
+    assert "off-screen" in info.value.candidates[0]
+    assert sum(1 for a in dev.actions if a[0] == "scroll_into_view") == 1   # no movement: stop
+
+
+def test_a_tier_switched_off_is_not_tried():
+    dev = FakeDevice(LOGIN, xpaths={"//button": [Rect(x=1, y=2, width=3, height=4)]})
+    tiers = []
+    with pytest.raises((LocateError, NeedsModel)):
+        default_chain(lambda t, ok: tiers.append(t), off={"text"}).locate(
+            "Sign in", FakeDevice(LOGIN))
+    assert tiers == ["xpath"]
+    assert default_chain(off={"xpath"}).locate("Sign in", dev, xpath="//button").tier == "text"
+    with pytest.raises(ValueError, match="unknown locate tier"):
+        default_chain(off={"ocr-typo"})
+
+
+def test_swipe_toward_scrolls_content_toward_the_edge_the_element_is_beyond():
+    from farm.devices.base import swipe_toward
+    screen = (1080, 2400)
+    below, above = Rect(x=0, y=2400, width=500, height=0), Rect(x=0, y=0, width=500, height=0)
+    x1, y1, x2, y2 = swipe_toward(below, screen)
+    assert y1 > y2                               # finger moves up: content comes up
+    x1, y1, x2, y2 = swipe_toward(above, screen)
+    assert y1 < y2
+    assert swipe_toward(Rect(x=10, y=10, width=5, height=5), screen) is None
+
+
+def test_ocr_lines_match_without_spaces_and_ambiguity_is_named():
+    from farm.agent.ocr import OcrLine, match_lines
+    lines = [OcrLine("Clearcompleted(3)", Rect(x=100, y=50, width=170, height=20), 0.9),
+             OcrLine("Buy now", Rect(x=10, y=200, width=70, height=20), 0.9),
+             OcrLine("Buy later", Rect(x=10, y=300, width=90, height=20), 0.9)]
+    rects, how = match_lines("Clear completed", lines)
+    assert how == "words" and len(rects) == 1 and rects[0].x == 100 and rects[0].width < 170
+    assert match_lines("buy now", lines) == ([lines[1].rect], "exact")
+    assert len(match_lines("Buy", lines)[0]) == 2

@@ -61,3 +61,16 @@ def test_fault_counts():
     assert all(f.hit("drop") for _ in range(5))
     with pytest.raises(KeyError):
         f.set("nope", 1)
+
+
+def test_a_zoomed_out_page_s_tree_has_the_bounds_the_screen_shows():
+    # no viewport meta tag: laid out 980 px wide, shown at scale 0.44 on a 432 px screen
+    from farm.devices.sim.trees import on_screen
+    footer = {**DOM["nodes"][2], "parent": None,
+              "rect": {"x": 20, "y": 1448, "width": 92, "height": 31},
+              "visible": False}
+    shown = on_screen({"nodes": [footer]}, {"scale": 0.44, "left": 0, "top": 0}, 432, 960)
+    node = shown["nodes"][0]
+    assert node["visible"] and node["rect"] == {"x": 9, "y": 637, "width": 40, "height": 14}
+    tree = parse_uiautomator(uiautomator_xml(shown, "com.x", 1080, 2400, 2.5), 1080, 2400)
+    assert next(n for n in tree.nodes if n.text == "Sign in & go").visible

@@ -18,6 +18,10 @@ from farm.devices.chromium import BROWSER_FLAGS, find_chromium
 
 log = logging.getLogger(__name__)
 
+# the visual viewport: where the layout viewport's CSS pixels land on the screen
+VIEWPORT_JS = ("({scale: visualViewport.scale, left: visualViewport.offsetLeft, "
+               "top: visualViewport.offsetTop})")
+
 HOME_HTML = """<!doctype html><html><head><meta name="viewport" content="width=device-width">
 <title>Home</title></head><body style="margin:0;background:#1d2733;color:#fff;
 font:16px sans-serif"><div style="padding:48px 24px"><h1 style="font-weight:300">Home</h1>
@@ -145,18 +149,23 @@ class PhoneScreen:
         return self._run(go())
 
     def dom(self) -> dict[str, Any]:
-        """The page's DOM walked by farm/devices/dom.js (CSS pixel rects)."""
+        """The page's DOM walked by farm/devices/dom.js, its rects in screen CSS pixels (a
+        page without a viewport meta tag is laid out wider and zoomed out, as on a phone)."""
         from farm.devices.browser import DOM_JS
+        from farm.devices.sim.trees import on_screen
+
+        js = f"(m) => [({DOM_JS})(m), {VIEWPORT_JS}]"
 
         async def go() -> dict[str, Any]:
             page = await self._ensure()
             try:
-                return json.loads(await page.evaluate(DOM_JS, 3000))
+                dom, viewport = await page.evaluate(js, 3000)
             except Exception as exc:   # navigating: read again once the page settled
                 if "Execution context was destroyed" not in str(exc):
                     raise
                 await page.wait_for_load_state("load")
-                return json.loads(await page.evaluate(DOM_JS, 3000))
+                dom, viewport = await page.evaluate(js, 3000)
+            return on_screen(json.loads(dom), viewport, self.width, self.height)
         return self._run(go())
 
     def tap(self, x: float, y: float, hold_ms: int = 0) -> None:

@@ -32,6 +32,26 @@ def _children(nodes: list[dict[str, Any]]) -> dict[int | None, list[dict[str, An
     return kids
 
 
+def on_screen(dom: dict[str, Any], viewport: dict[str, float], width: int,
+              height: int) -> dict[str, Any]:
+    """``dom`` (rects relative to the layout viewport, as getBoundingClientRect gives them)
+    with rects where they appear on a ``width`` x ``height`` CSS-pixel screen showing the
+    visual ``viewport`` ({scale, left, top}): a page without a viewport meta tag is laid out
+    980 px wide and zoomed out to fit, and its tree must say so. ``visible`` is recomputed:
+    on this screen at all."""
+    scale = viewport.get("scale") or 1.0
+    left, top = viewport.get("left") or 0.0, viewport.get("top") or 0.0
+    nodes = []
+    for node in dom.get("nodes") or []:
+        r = node["rect"]
+        x, y = round((r["x"] - left) * scale), round((r["y"] - top) * scale)
+        w, h = round(r["width"] * scale), round(r["height"] * scale)
+        nodes.append({**node, "rect": {"x": x, "y": y, "width": w, "height": h},
+                      "visible": w > 0 and h > 0 and x + w > 0 and y + h > 0 and x < width
+                      and y < height})
+    return {**dom, "nodes": nodes}
+
+
 def android_class(node: dict[str, Any]) -> str:
     role = node.get("role", "")
     if node.get("editable") or role.startswith("input:") and role not in _ANDROID:

@@ -1,0 +1,78 @@
+"""Median time of each locator tier finding the demo shop's "Sign in" button in Chromium:
+every tier alone, each run from a fresh screen read (the tree or the screenshot it needs),
+the model tiers against the scripted local model server (so their figure is farm's own
+overhead plus a local HTTP round trip, not a real model's latency).
+
+    .venv/bin/python bench/locate_tiers.py [--runs 7]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from farm.agent.api import Agent  # noqa: E402
+from farm.agent.locator import TIER_NAMES, LocatorChain  # noqa: E402
+from farm.config import Settings, load_settings  # noqa: E402
+from farm.devices.base import Rect  # noqa: E402
+from farm.devices.browser import BrowserDevice  # noqa: E402
+from farm.suite.model import WebTarget  # noqa: E402
+from screenshot import _serve_demo  # noqa: E402  (bench/: the demo app on a free port)
+from tests.support.model_server import ModelServer  # noqa: E402
+
+TARGET = "Sign in"
+XPATH = "//button[@id='login-button']"
+
+
+def _time_tier(agent: Agent, name: str, runs: int, box: Rect) -> tuple[float, str]:
+    tiers = [t for t in agent.chain.tiers if t.name == name]
+    if not tiers:
+        return float("nan"), "not in the chain"
+    chain = LocatorChain(tiers, has_model_tier=name in ("ai", "deep-locate"))
+    hints = {"plan_rect": box, "trust_plan": True, "deep_locate": name == "deep-locate"}
+    seconds, where = [], ""
+    for _ in range(runs):
+        agent.grabber.invalidate()          # each run pays for its own screenshot
+        started = time.perf_counter()
+        hit = chain.locate(TARGET, agent.device, xpath=XPATH if name == "xpath" else None,
+                           **hints)
+        seconds.append(time.perf_counter() - started)
+        where = str(hit.rect.as_list())
+    return statistics.median(seconds), where
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", type=int, default=7)
+    ns = ap.parse_args()
+    dev = BrowserDevice("bench-locate", load_settings())
+    dev.open()
+    try:
+        dev.start_session(WebTarget(url=_serve_demo() + "index.html"))
+        rect = dev.query_xpath(XPATH)[0]
+        box = [rect.x, rect.y, rect.x + rect.width, rect.y + rect.height]
+        with ModelServer([f'{{"bbox": {box}}}']) as model:
+            settings = Settings(model="openai/scripted", model_base_url=model.base_url,
+                                model_family="gpt", model_api_key="x")
+            agent = Agent(dev, settings)
+            from farm.agent.ocr import engine
+            engine()                        # model load once, as a long-lived worker has it
+            rows = [(name, *_time_tier(agent, name, ns.runs, rect)) for name in TIER_NAMES]
+        dev.end_session()
+    finally:
+        dev.close()
+    print(f"{'tier':<12} {'median ms':>10}   found at (demo shop, {ns.runs} runs each, "
+          f"target {TARGET!r})")
+    for name, median, where in rows:
+        print(f"{name:<12} {median * 1000:>10.1f}   {where}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,131 @@
+"""The OCR tier: the prompt matched against text read from the screenshot's pixels, for
+screens with no usable tree (canvas, games, black-box WebViews).
+
+RapidOCR (`rapidocr-onnxruntime`) ships its ONNX models inside the wheel, so nothing is
+downloaded. It is imported on first use only (startup stays fast), and when it cannot be
+imported or started the tier just misses (logged once): farm still works without it.
+
+The recogniser often drops the spaces between words ("Clearcompleted(3)"), so OCR text is
+compared with all whitespace removed: exact first, then a unique line containing the target
+(OCR cannot see word boundaries). Several candidates are a miss naming them, never a guess.
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+import re
+import threading
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from farm.agent.locator import LocateContext, LocateHit, ambiguous
+from farm.devices.base import Rect
+
+log = logging.getLogger(__name__)
+
+_lock = threading.Lock()
+_engine: Any = None
+_broken: str | None = None
+
+
+@dataclass(frozen=True)
+class OcrLine:
+    text: str
+    rect: Rect          # in screenshot pixels
+    score: float
+
+
+def engine() -> Any:
+    """The shared RapidOCR engine, started on first use; None when it cannot be."""
+    global _engine, _broken
+    with _lock:
+        if _engine is None and _broken is None:
+            try:
+                from rapidocr_onnxruntime import RapidOCR
+                _engine = RapidOCR()
+            except Exception as exc:   # missing wheel, onnxruntime or libGL: OCR is optional
+                _broken = f"{type(exc).__name__}: {exc}"
+                log.warning("OCR tier unavailable (%s): locating by screen text is off",
+                            _broken)
+        return _engine
+
+
+def read_lines(png: bytes, min_score: float = 0.5) -> list[OcrLine]:
+    """Text lines of a PNG with their boxes (image pixels); [] when OCR is unavailable."""
+    reader = engine()
+    if reader is None:
+        return []
+    import numpy as np
+    from PIL import Image
+
+    image = np.array(Image.open(io.BytesIO(png)).convert("RGB"))
+    result, _ = reader(image, use_cls=False)   # UI text is upright: skip the angle model
+    lines = []
+    for box, text, score in result or []:
+        xs, ys = [p[0] for p in box], [p[1] for p in box]
+        x, y = int(min(xs)), int(min(ys))
+        rect = Rect(x=x, y=y, width=max(1, int(max(xs)) - x), height=max(1, int(max(ys)) - y))
+        if float(score) >= min_score and text.strip():
+            lines.append(OcrLine(text, rect, float(score)))
+    return lines
+
+
+_SPACE = re.compile(r"\s+")
+
+
+def squash(text: str) -> str:
+    return _SPACE.sub("", text).rstrip(":*").casefold()
+
+
+def match_lines(prompt: str, lines: list[OcrLine]) -> tuple[list[Rect], str]:
+    """Rects (image pixels) of what ``prompt`` names among ``lines``, and how it matched:
+    exact lines first, else lines containing it (the rect narrowed to the matched part)."""
+    want = squash(prompt)
+    if not want:
+        return [], ""
+    exact = [line.rect for line in lines if squash(line.text) == want]
+    if exact:
+        return exact, "exact"
+    parts = []
+    for line in lines:
+        have = squash(line.text)
+        start = have.find(want)
+        if start >= 0:
+            parts.append(_part(line.rect, len(have), start, len(want)))
+    return parts, "words"
+
+
+def _part(rect: Rect, total: int, start: int, length: int) -> Rect:
+    """The slice of a line's box holding characters [start, start+length), assuming even
+    character widths."""
+    per = rect.width / total
+    return Rect(x=rect.x + round(start * per), y=rect.y, width=max(1, round(length * per)),
+                height=rect.height)
+
+
+class OcrTier:
+    """Find the prompt's text on the screenshot. ``screenshot`` is the agent's grabber (one
+    capture serves every tier); without it the device is asked."""
+
+    name = "ocr"
+
+    def __init__(self, screenshot: Callable[[], bytes] | None = None) -> None:
+        self.screenshot = screenshot
+
+    def locate(self, prompt: str, ctx: LocateContext) -> LocateHit | None:
+        if not prompt.strip() or engine() is None:
+            return None
+        from farm.agent.images import png_size
+
+        png = self.screenshot() if self.screenshot else ctx.device.screenshot()
+        rects, how = match_lines(prompt, read_lines(png))
+        image, screen = png_size(png), ctx.device.size()
+        sx, sy = screen[0] / image[0], screen[1] / image[1]
+        found = [Rect(x=round(r.x * sx), y=round(r.y * sy), width=max(1, round(r.width * sx)),
+                      height=max(1, round(r.height * sy))) for r in rects]
+        if len(found) > 1:
+            raise ambiguous(prompt, how, [f"text on screen at {r.as_list()}" for r in found])
+        if found:
+            return LocateHit(found[0], self.name, f'"{prompt}" read on screen')
+        return None

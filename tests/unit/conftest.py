@@ -1,0 +1,14 @@
+"""Unit tests run without the OCR engine: a FakeDevice's screenshots hold no text, and
+starting onnxruntime on every zero-token miss would cost seconds per test. The OCR tier's
+real engine is exercised by tests/integration/test_locator_tiers.py."""
+
+from __future__ import annotations
+
+import pytest
+
+
+@pytest.fixture(autouse=True)
+def _no_ocr_engine(monkeypatch: pytest.MonkeyPatch) -> None:
+    import farm.agent.ocr as ocr
+    monkeypatch.setattr(ocr, "_broken", "not in unit tests")
+    monkeypatch.setattr(ocr, "_engine", None)
