@@ -76,6 +76,11 @@ def cli() -> None:
 @click.option("--screenshots", type=click.Choice(["all", "on-failure", "off"]),
               help="Report images: after every step (all, the default), only of a failing "
                    "step (on-failure), or none (off). Also FARM_SCREENSHOTS.")
+@click.option("--metrics-port", type=click.IntRange(0, 65535), metavar="PORT",
+              help="Serve Prometheus /metrics on PORT while the run lasts (0: off, the "
+                   "default). metrics.prom is written into the run directory either way.")
+@click.option("--pushgateway", metavar="URL",
+              help="Push the run's metrics to this Prometheus Pushgateway at the end.")
 def run(paths: tuple[Path, ...], devices: str, report_dir: Path | None, junit_xml: Path | None,
         no_progress: bool | None, retries: int | None, timeout: float | None,
         model: str | None, model_base_url: str | None, model_family: str | None,
@@ -83,7 +88,7 @@ def run(paths: tuple[Path, ...], devices: str, report_dir: Path | None, junit_xm
         collect_only: bool, keyword: str | None, tags: tuple[str, ...],
         exclude_tags: tuple[str, ...], exitfirst: bool, maxfail: int | None,
         last_failed: bool, shard: str | None, cache_mode: str | None,
-        screenshots: str | None) -> None:
+        screenshots: str | None, metrics_port: int | None, pushgateway: str | None) -> None:
     """Run every case under PATHS (folders, case files, or a Midscene index.yaml).
 
     \b
@@ -99,7 +104,8 @@ def run(paths: tuple[Path, ...], devices: str, report_dir: Path | None, junit_xm
                              default_timeout=timeout, model=model,
                              model_base_url=model_base_url, model_family=model_family,
                              broker_url=broker, cache=cache_mode,
-                             screenshots=screenshots)
+                             screenshots=screenshots, metrics_port=metrics_port,
+                             pushgateway_url=pushgateway)
     if matrix and not settings.broker_url:
         raise click.UsageError("--matrix needs a cluster: give --broker URL")
     show = not settings.no_progress
@@ -201,7 +207,12 @@ def _masked(url: str) -> str:
 @click.option("--devices", "-d", default="browser:1", show_default=True, metavar="SPEC",
               help="Devices to attach: KIND[:COUNT][,...]; one worker process per device.")
 @click.option("--group", help="Device group for --matrix runs (default: the device kind).")
-def worker(broker: str | None, devices: str, group: str | None) -> None:
+@click.option("--metrics-port", type=click.IntRange(0, 65535), metavar="PORT",
+              help="Prometheus /metrics of the first device's process (default 9464, "
+                   "FARM_WORKER_METRICS_PORT); the next devices take the next free ports; "
+                   "0: off.")
+def worker(broker: str | None, devices: str, group: str | None,
+           metrics_port: int | None) -> None:
     """Serve cluster runs: one Celery worker process per device.
 
     \b
@@ -211,7 +222,7 @@ def worker(broker: str | None, devices: str, group: str | None) -> None:
     """
     from farm.config import load_settings
     from farm.devices.specs import attach_targets, parse_device_specs
-    settings = load_settings(broker_url=broker)
+    settings = load_settings(broker_url=broker, worker_metrics_port=metrics_port)
     if not settings.broker_url:
         raise click.UsageError("farm worker needs --broker URL (or FARM_BROKER_URL)")
     from farm.cluster.store import check
@@ -221,7 +232,8 @@ def worker(broker: str | None, devices: str, group: str | None) -> None:
     # The worker is its own program (the `worker` package, which builds on farm, never the
     # other way round): hand this process over to its supervisor.
     env = {**os.environ, "FARM_BROKER_URL": settings.broker_url.get_secret_value()}
-    argv = [sys.executable, "-m", "worker", "--devices", devices]
+    argv = [sys.executable, "-m", "worker", "--devices", devices,
+            "--metrics-port", str(settings.worker_metrics_port)]
     argv += ["--group", group] if group else []
     sys.stdout.flush()
     sys.stderr.flush()

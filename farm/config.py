@@ -105,6 +105,14 @@ class Settings(BaseSettings):
     serve_host: str = "127.0.0.1"           # where suite apps are served (0.0.0.0 for workers
     serve_url_host: str | None = None       # elsewhere) and the host name workers should use
 
+    # metrics (farm/metrics.py)
+    metrics_port: int = 0                   # farm run: serve /metrics here while running (0 off)
+    worker_metrics_port: int = 9464         # farm worker: first device's port, +1 per device
+    metrics_host: str = ""                  # address /metrics listens on ("" = all)
+    pushgateway_url: str | None = None      # farm run: push the run's metrics here at the end
+    metrics_linger_seconds: float = 15.0    # farm run --metrics-port: wait this long at most
+                                            # for a scrape to collect the final values
+
     @field_validator("ios_wda_urls", "device_plugins", "locate_off", mode="before")
     @classmethod
     def _comma_list(cls, value: Any) -> Any:
@@ -160,6 +168,20 @@ class Settings(BaseSettings):
     def _not_negative(cls, value: int) -> int:
         if value < 0:
             raise ValueError("must be 0 or more")
+        return value
+
+    @field_validator("metrics_port", "worker_metrics_port")
+    @classmethod
+    def _port(cls, value: int) -> int:
+        if not 0 <= value <= 65535:
+            raise ValueError("must be a TCP port (1-65535), or 0 for off")
+        return value
+
+    @field_validator("metrics_linger_seconds")
+    @classmethod
+    def _linger(cls, value: float) -> float:
+        if not 0 <= value <= MAX_SECONDS:
+            raise ValueError(f"must be between 0 and {MAX_SECONDS} seconds")
         return value
 
     @field_validator("default_timeout", "model_timeout", "default_case_seconds",

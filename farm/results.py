@@ -72,6 +72,7 @@ class StepRecord(BaseModel):
     output: Any = None              # e.g. javascript return value (masked)
     usage: Usage | None = None      # model calls of this step: tokens, cost, latency
     cache: CacheUse | None = None   # what the locate / plan cache did (None: not used)
+    rounds: int | None = None       # plan-act rounds of an ai step (agent iterations)
 
 
 class CaseError(BaseModel):

@@ -223,7 +223,7 @@ class _CaseRun:
         case (raised)."""
         t0 = time.monotonic()
         used = self.agent.usage.copy()
-        self.agent.last_tiers = []
+        self.agent.last_tiers, self.agent.last_rounds = [], None
         if self.agent.cache is not None:
             self.agent.cache.begin_step(step.options.get("cacheable") is not False)
         if hasattr(self.device, "last_observation"):
@@ -250,6 +250,7 @@ class _CaseRun:
         spent = self.agent.usage.minus(before)
         if spent.spent:
             rec.usage = spent
+        rec.rounds = self.agent.last_rounds
         if self.agent.last_tiers and rec.tier is None:
             rec.tier = ",".join(dict.fromkeys(self.agent.last_tiers))
 

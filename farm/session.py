@@ -15,7 +15,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import IO, Any, Sequence
 
-from farm import __version__
+from farm import __version__, metrics
 from farm.appserver import AppServer
 from farm.devices.sim.fleet import SimFleet
 from farm.config import Settings
@@ -122,6 +122,7 @@ def run(paths: Sequence[str | Path], devices: str, settings: Settings,
     cases = chosen.selected
     run_id = new_run_id()
     run_dir = _output_dirs(settings, run_id, overwrite)
+    server, tally = _metrics_server(settings, {s.platform for s in specs})
 
     with AppServer(settings.serve_host, settings.serve_url_host) as apps, ExitStack() as stack:
         apps.serve([a for s in suites for a in s.defaults.apps])
@@ -145,7 +146,7 @@ def run(paths: Sequence[str | Path], devices: str, settings: Settings,
                 outcome.results = [_upfront_result(c, run_id, f"not run: {exc}")
                                    for c in cases if c.id in planned]
             else:
-                outcome = _execute(executor, jobs, upfront, run_dir, progress, out,
+                outcome = _execute(executor, jobs, upfront, run_dir, progress, out, tally,
                                    choice.maxfail)
     services.artifacts.flush()
     _remember_quarantine(Path(settings.state_dir), run_id, outcome.quarantined)
@@ -154,8 +155,10 @@ def run(paths: Sequence[str | Path], devices: str, settings: Settings,
     write_outputs(summary, run_dir, junit_xml)
     if not summary.interrupted:
         history.record(outcome.results)
+    _export_metrics(settings, run_dir, out, tally, summary.cases)
     _drop_handler(handler)
     _report(summary, run_dir, out)
+    _last_scrape(server, settings)
     if refused is not None:
         print(f"farm: error: {refused}", file=sys.stderr)
         return refused.exit_code
@@ -191,7 +194,8 @@ def _output_dirs(settings: Settings, run_id: str, overwrite: bool) -> Path:
                           f"--overwrite to replace it, or another directory")
     if old:
         import shutil
-        for name in ("results.json", "results.jsonl", "junit.xml", "report.html", "farm.log"):
+        for name in ("results.json", "results.jsonl", "junit.xml", "report.html", "farm.log",
+                     "metrics.prom"):
             (run_dir / name).unlink(missing_ok=True)
         shutil.rmtree(run_dir / "artifacts", ignore_errors=True)
     return run_dir
@@ -383,12 +387,16 @@ class _MaxFail:
 
 
 def _execute(executor: Executor, jobs: list[Job], upfront: list[CaseResult], run_dir: Path,
-             progress: bool, out: IO[str], maxfail: int | None = None) -> RunOutcome:
+             progress: bool, out: IO[str], tally: metrics.CaseMetrics,
+             maxfail: int | None = None) -> RunOutcome:
     from farm.progress import make_progress
     view = make_progress(len(upfront), len(jobs), progress)
-    events: Any = JournalEvents(view, run_dir)
+    journal = JournalEvents(view, run_dir)
+    tally.inner = journal
+    events: Any = tally     # every final result is counted once, then journaled and shown
     if maxfail:
         events = _MaxFail(events, executor, maxfail)
+    metrics.watch_queue(executor.queued)
     view.start()
     try:
         for r in upfront:
@@ -397,8 +405,9 @@ def _execute(executor: Executor, jobs: list[Job], upfront: list[CaseResult], run
         with StopSignals(executor, out):
             outcome = executor.run(jobs, events)
     finally:
+        metrics.watch_queue(None)
         view.stop()
-        events.close()
+        journal.close()
     if outcome.launch_seconds:
         log.info("TIMING launch=%.3f", max(outcome.launch_seconds.values()))
     if outcome.first_start is not None and outcome.last_end is not None:
@@ -428,6 +437,57 @@ def _report(summary: RunSummary, run_dir: Path, out: IO[str]) -> None:
         print(f"farm: warning: {len(flaky)} flaky case(s) passed only after failing: "
               + ", ".join(flaky), file=out)
     print(str((run_dir / "report.html").resolve()), file=out, flush=True)
+
+
+def _metrics_server(settings: Settings, platforms: set[str]
+                    ) -> tuple["metrics.MetricsServer | None", metrics.CaseMetrics]:
+    """/metrics of this run while it runs (``--metrics-port``), and the tally of its final
+    results; the case series start at 0 so a scrape before the first result has a base."""
+    metrics.build_info("run")
+    metrics.run_started(platforms)
+    tally = metrics.CaseMetrics(None)
+    if not settings.metrics_port:
+        return None, tally
+    server = metrics.MetricsServer(settings.metrics_port, settings.metrics_host)
+    try:
+        server.start()
+    except OSError as exc:
+        raise ConfigError(f"--metrics-port {settings.metrics_port}: cannot listen there "
+                          f"({exc.strerror or exc})") from None
+    return server, tally
+
+
+def _export_metrics(settings: Settings, run_dir: Path, out: IO[str],
+                    tally: metrics.CaseMetrics, cases: list[CaseResult]) -> None:
+    """Count the results no executor reported (decided up front, not run); write
+    metrics.prom into the run directory (node_exporter's textfile collector can read it) and
+    push to ``--pushgateway`` when given. A Pushgateway that is down costs a warning, never
+    the run's exit code."""
+    for result in cases:
+        tally.count(result)
+    try:
+        metrics.write_textfile(run_dir / "metrics.prom")
+    except OSError as exc:
+        print(f"farm: warning: cannot write {run_dir / 'metrics.prom'}: {exc}", file=out)
+    if settings.pushgateway_url:
+        from farm.config import mask_url
+        try:
+            metrics.push(settings.pushgateway_url)
+        except Exception as exc:
+            print(f"farm: warning: could not push metrics to "
+                  f"{mask_url(settings.pushgateway_url)}: {exc}", file=out)
+
+
+def _last_scrape(server: "metrics.MetricsServer | None", settings: Settings) -> None:
+    """A batch job's final values are lost unless scraped before it exits: wait (at most
+    FARM_METRICS_LINGER_SECONDS) for one scrape of them."""
+    if server is None:
+        return
+    if not server.wait_for_scrape(settings.metrics_linger_seconds):
+        print(f"farm: warning: nothing scraped :{server.port}/metrics in "
+              f"{settings.metrics_linger_seconds:g}s after the run; metrics.prom has the "
+              f"final values", file=sys.stderr)
+    server.stop()
 
 
 def write_outputs(summary: RunSummary, run_dir: Path, junit_xml: Path | None = None) -> None:

@@ -17,6 +17,7 @@ import time
 from contextlib import contextmanager
 from typing import Iterator, Protocol
 
+from farm import metrics
 from farm.attempts import (QUARANTINE_REASON, WATCHDOG_GRACE_S, Outcome, next_streak, outcome,
                            quarantine_due, synthetic)
 from farm.devices.base import Device
@@ -76,6 +77,7 @@ class DeviceSlot:
 
     def _set(self, state: str, detail: str = "") -> None:
         self.state, self.detail = state, detail
+        metrics.device_state(self.platform, self.name, state)
         self.events.device_state(self.name, state, detail)
 
     # ---- life ----------------------------------------------------------------------------------

@@ -13,8 +13,11 @@ def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(prog="farm worker")
     ap.add_argument("--devices", required=True)
     ap.add_argument("--group", default=None)
+    ap.add_argument("--metrics-port", type=int, default=None)
     args = ap.parse_args(argv)
-    return run_workers(load_settings(), args.devices, args.group)
+    settings = load_settings()
+    port = settings.worker_metrics_port if args.metrics_port is None else args.metrics_port
+    return run_workers(settings, args.devices, args.group, port)
 
 
 if __name__ == "__main__":

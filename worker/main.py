@@ -18,7 +18,7 @@ import socket
 import subprocess
 import sys
 import time
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
 from farm.cluster import store
 
@@ -47,6 +47,7 @@ def child(argv: Sequence[str]) -> int:
     ap.add_argument("--group", default=None)
     ap.add_argument("--target", default="", help="adb serial / WDA URL this device attaches to")
     ap.add_argument("--index", type=int, default=0)
+    ap.add_argument("--metrics-port", type=int, default=0)
     ap.add_argument("--loglevel", default="WARNING")
     args = ap.parse_args(argv)
     logging.basicConfig(level=args.loglevel, format="%(asctime)s %(name)s %(message)s")
@@ -62,6 +63,7 @@ def child(argv: Sequence[str]) -> int:
     name = claim_name(r, args.kind, {"kind": args.kind, "platform": platform, "group": group,
                                      "pid": os.getpid()}, settings.worker_host)
     runtime = DeviceRuntime(settings, args.kind, platform, group, name, args.target, args.index)
+    metrics_at = serve_metrics(args.metrics_port, settings.metrics_host, runtime.ready)
     try:
         runtime.start()
     except Exception as exc:
@@ -76,7 +78,7 @@ def child(argv: Sequence[str]) -> int:
         runtime.draining()
 
     queues = [f"farm.{platform}", f"farm.{platform}.{group}", f"farm.dev.{name}"]
-    print(f"farm worker: {name} ready (queues {', '.join(queues)})", flush=True)
+    print(f"farm worker: {name} ready (queues {', '.join(queues)}{metrics_at})", flush=True)
     try:
         tasks.app.worker_main(["worker", "-P", "solo", "-c", "1", "-Q", ",".join(queues),
                                "-n", name, "--without-gossip", "--without-mingle",
@@ -86,8 +88,27 @@ def child(argv: Sequence[str]) -> int:
     return 0
 
 
-def run_workers(settings: "Settings", specs: str, group: str | None = None) -> int:
-    """Start one worker process per device in ``specs``; return when all have exited."""
+def serve_metrics(port: int, host: str, ready: Callable[[], bool]) -> str:
+    """/metrics, /healthz, /ready of this device's process from ``port`` on (the first free
+    one of the next 100: several `farm worker`s on one host never clash); 0: off. Returns
+    what the ready line says about it."""
+    from farm import metrics
+    metrics.build_info("worker")
+    if not port:
+        return ""
+    try:
+        bound = metrics.MetricsServer(port, host, ready=ready, scan=100).start()
+    except OSError as exc:
+        print(f"farm worker: no /metrics: ports {port}-{port + 99} unusable ({exc})",
+              file=sys.stderr)
+        return ""
+    return f", metrics :{bound}"
+
+
+def run_workers(settings: "Settings", specs: str, group: str | None = None,
+                metrics_port: int = 0) -> int:
+    """Start one worker process per device in ``specs``; return when all have exited.
+    Device *i* (counting across specs) serves /metrics from ``metrics_port`` + i."""
     from farm.devices.specs import attach_targets, parse_device_specs
     url = settings.broker_url.get_secret_value() if settings.broker_url else ""
     env = dict(os.environ, FARM_BROKER_URL=url)
@@ -95,8 +116,10 @@ def run_workers(settings: "Settings", specs: str, group: str | None = None) -> i
     procs = []
     for spec in parse_device_specs(specs, settings):
         for index, target in enumerate(attach_targets(spec.kind, spec.count, settings)):
+            port = metrics_port + len(procs) if metrics_port else 0
             cmd = [sys.executable, "-m", "worker.main", "--kind", spec.kind,
-                   "--index", str(index)] + (["--target", target] if target else [])
+                   "--index", str(index), "--metrics-port", str(port)] + (
+                ["--target", target] if target else [])
             if group:
                 cmd += ["--group", group]
             procs.append(subprocess.Popen(cmd, env=env))

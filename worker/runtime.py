@@ -20,6 +20,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
+from farm import metrics
 from farm.attempts import QUARANTINE_REASON, Outcome
 from farm.cluster import jobs as wire
 from farm.cluster import store
@@ -137,11 +138,17 @@ class DeviceRuntime:
                     "group": self.group, "host": socket.gethostname(), "pid": os.getpid(),
                     "token": self.token, "draining": self._draining, **self.state}
 
+    def ready(self) -> bool:
+        """Can this device take work (the /ready probe)? Opened, not draining."""
+        with self._lock:
+            return self.state.get("state") in ("idle", "busy") and not self._draining
+
     def set_state(self, **state: Any) -> None:
         with self._lock:
             self.state = state
         try:
             store.refresh_lease(self.r, self.name, self.lease_info())
+            metrics.heartbeat(self.name, time.time())
         except Exception as exc:   # the heartbeat thread will write it again
             log.warning("lease update failed: %s", exc)
 
@@ -159,6 +166,7 @@ class DeviceRuntime:
         while not self._stop.wait(store.HEARTBEAT_S):
             try:
                 store.refresh_lease(self.r, self.name, self.lease_info())
+                metrics.heartbeat(self.name, time.time())
             except Exception as exc:
                 log.warning("heartbeat failed: %s", exc)
 

@@ -91,6 +91,7 @@ class Agent:
         self.context = context
         self.usage = Usage()
         self.last_tiers: list[str] = []
+        self.last_rounds: int | None = None     # plan-act rounds of the last ai_act
 
     @property
     def model(self) -> "ModelSet | None":
@@ -269,6 +270,7 @@ class Agent:
             raise StepFailed(f"{exc} ({'; '.join(loop.result.notes)})") from exc
         finally:
             self.last_tiers = list(loop.result.tiers)
+            self.last_rounds = loop.result.rounds
         return result.as_output()
 
     def _look(self) -> bytes:

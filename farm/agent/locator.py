@@ -22,6 +22,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable, Collection, Iterable, Protocol
 
+from farm import metrics
 from farm.devices.base import Device, Rect, UINode, UITree
 from farm.errors import LocateError, NeedsModel
 
@@ -71,6 +72,9 @@ class LocatorTier(Protocol):
 
 class XPathTier:
     name = "xpath"
+
+    def applies(self, prompt: str, ctx: LocateContext) -> bool:
+        return bool(ctx.xpath)
 
     def locate(self, prompt: str, ctx: LocateContext) -> LocateHit | None:
         if not ctx.xpath:
@@ -295,6 +299,7 @@ class LocatorChain:
         try:
             hit = tier.locate(prompt, ctx)
         except LocateError as exc:
+            metrics.locate_attempt(tier.name, "error")
             # With a model tier still to come, an ambiguous text match is no verdict:
             # the model can tell the candidates apart.
             if self.on_attempt:
@@ -303,9 +308,18 @@ class LocatorChain:
                 raise
             ctx.near.extend([str(exc), *exc.candidates])
             return None
+        if hit is not None or _tried(tier, prompt, ctx):
+            metrics.locate_attempt(tier.name, "miss" if hit is None else "hit")
         if self.on_attempt:
             self.on_attempt(tier.name, hit is not None)
         return hit
+
+
+def _tried(tier: LocatorTier, prompt: str, ctx: LocateContext) -> bool:
+    """Did the tier have anything to try? (An XPath tier without an XPath did not: that is
+    no miss.) Tiers say so with an optional ``applies(prompt, ctx)``."""
+    applies = getattr(tier, "applies", None)
+    return applies is None or bool(applies(prompt, ctx))
 
 
 def default_chain(on_attempt: Callable[[str, bool], None] | None = None,

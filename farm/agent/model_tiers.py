@@ -34,6 +34,9 @@ def image_to_screen(rect: Rect, image: tuple[int, int], screen: tuple[int, int])
 class PlanBboxTier:
     name = "plan-bbox"
 
+    def applies(self, prompt: str, ctx: LocateContext) -> bool:
+        return ctx.hints.get("plan_rect") is not None and not ctx.hints.get("deep_locate")
+
     def locate(self, prompt: str, ctx: LocateContext) -> LocateHit | None:
         rect = ctx.hints.get("plan_rect")
         if rect is None or ctx.hints.get("deep_locate"):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import time
 from typing import Callable
 
+from farm import metrics
 from farm.devices.base import Device
 
 
@@ -44,6 +45,7 @@ class ScreenshotGrabber:
         done = self.clock()
         self.captures += 1
         self.last_capture_seconds = done - now
+        metrics.screenshot(getattr(self.device, "platform", "unknown"), done - now)
         # age counts from when the capture started: the screen may have changed while it ran
         self._png, self._taken_at, self._took = png, now, done - now
         return png

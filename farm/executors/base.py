@@ -75,6 +75,9 @@ class Executor(Protocol):
         """Start no more queued cases (they end skipped with ``reason``); in-flight ones
         finish. Called from within ``RunEvents.case_finished``."""
 
+    def queued(self) -> dict[str, int]:
+        """Jobs waiting for a device, by queue (pool); any thread (farm_queue_depth)."""
+
 
 class Ledger:
     """Attempts and final results of one run's cases, and the retry decision after each

@@ -148,6 +148,9 @@ class CeleryExecutor:
                     self.ledger.end(job, "skipped", reason=reason)
             q.clear()
 
+    def queued(self) -> dict[str, int]:
+        return {pool: len(q) for pool, q in list(self._queue.items())}
+
     def _stop_now(self) -> None:
         self._stopping = True
         self.services.cancel.set()

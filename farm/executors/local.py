@@ -102,6 +102,12 @@ class LocalExecutor:
             self._queue.clear()
             self._cond.notify_all()
 
+    def queued(self) -> dict[str, int]:
+        depth: dict[str, int] = {}
+        for job in list(self._queue):
+            depth[job.platform] = depth.get(job.platform, 0) + 1
+        return depth
+
     # ---- the main thread ----------------------------------------------------------------------
     def _join(self, threads: list[threading.Thread], patience: float = 30.0) -> None:
         """Let device threads close their devices (after an interrupt the devices are already

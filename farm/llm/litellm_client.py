@@ -15,6 +15,7 @@ import threading
 import time
 from typing import Any
 
+from farm import metrics
 from farm.errors import ModelUnavailable
 from farm.llm.capped_http import ReplyTooLarge
 from farm.llm.client import DeadlineReached, ModelReply, RequestBudget, Usage
@@ -132,6 +133,9 @@ class LiteLLMClient:
                 response = self._lib.completion(**kwargs)
             except Exception as exc:
                 usage.latency_s += time.monotonic() - started
+                metrics.model_request(self.family, "timeout" if isinstance(
+                    exc, getattr(self._lib, "Timeout", ())) else "error",
+                    time.monotonic() - started)
                 cut_short = kwargs["timeout"] < self.timeout   # waited only what was left
                 self._raise_unless_retry(exc, attempt, budget, cut_short)
                 usage.retries += 1
@@ -140,9 +144,16 @@ class LiteLLMClient:
                          attempt + 1, delay)
                 time.sleep(delay)
                 continue
-            usage.latency_s += time.monotonic() - started
+            took = time.monotonic() - started
+            usage.latency_s += took
             usage.calls += 1
-            return ModelReply(self._capped_text(response), self._usage(response, usage))
+            try:
+                reply = ModelReply(self._capped_text(response), self._usage(response, usage))
+            except ModelUnavailable:
+                metrics.model_request(self.family, "error", took)
+                raise
+            metrics.model_request(self.family, "ok", took, reply.usage)
+            return reply
         raise AssertionError("unreachable")
 
     def _raise_unless_retry(self, exc: Exception, attempt: int, budget: RequestBudget,

@@ -1,0 +1,314 @@
+"""Every Prometheus metric farm exports, defined once (names: REFERENCE.md §9).
+
+Labels are bounded: platform, status, family, kind, tier, result, cache, device, queue, role —
+never a case, run id, URL or error text.
+
+Who exports what (so a Prometheus scraping `farm run` and every `farm worker` never counts
+one event twice — each series has one producer per event):
+
+* **Where it happens** — recorded by the process that runs the case: model requests, latency,
+  tokens and cost (``farm_model_*``, at the model client), locate attempts (the locator
+  chain), screenshots (the grabber), cache requests, device gauges (the DeviceSlot). That is
+  `farm run` with local devices, and the `farm worker`s in a cluster run.
+* **Per final case result** — recorded only by `farm run` (RunEvents wrapper in the session, so
+  both executors and the results decided up front are counted once): ``farm_cases_total``,
+  ``farm_case_duration_seconds``, ``farm_agent_iterations``, ``farm_case_tokens_total``,
+  ``farm_case_cost_usd_total`` (the tokens and cost of every attempt, from the results),
+  ``farm_queue_depth``. These are what ``metrics.prom`` must agree with results.json on, in
+  cluster runs too, where no model call happens in `farm run` itself.
+"""
+
+from __future__ import annotations
+
+import errno
+import logging
+import threading
+from pathlib import Path
+from typing import Any, Callable, Iterable
+from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
+from socketserver import ThreadingMixIn
+
+import prometheus_client
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, Info
+from prometheus_client.core import GaugeMetricFamily
+
+log = logging.getLogger("farm.metrics")
+
+prometheus_client.disable_created_metrics()   # no *_created series: textfile stays readable
+REGISTRY = CollectorRegistry()
+prometheus_client.ProcessCollector(registry=REGISTRY)
+
+# ---- per final case result (farm run only) ----------------------------------------------------
+CASES = Counter("farm_cases", "Final case results, by platform and status.",
+                ["platform", "status"], registry=REGISTRY)
+CASE_DURATION = Histogram(
+    "farm_case_duration_seconds", "Duration of a case's final attempt (cases that ran on a "
+    "device).", ["platform", "status"], registry=REGISTRY,
+    buckets=(1, 2, 5, 10, 20, 30, 60, 120, 300, 600, 1800, 3600))
+AGENT_ITERATIONS = Histogram(
+    "farm_agent_iterations", "Plan-act rounds of the AI agent per case (cases with ai steps).",
+    ["platform"], registry=REGISTRY, buckets=(1, 2, 3, 5, 8, 10, 15, 20, 30, 40, 60, 100))
+CASE_TOKENS = Counter("farm_case_tokens", "Model tokens of every attempt of the final cases, "
+                      "from their results.", ["platform", "kind"], registry=REGISTRY)
+CASE_COST = Counter("farm_case_cost_usd", "Model cost (USD) of every attempt of the final "
+                    "cases, from their results.", ["platform"], registry=REGISTRY)
+
+# ---- where it happens (the process running the case) --------------------------------------------
+MODEL_REQUESTS = Counter("farm_model_requests", "Model HTTP requests, by outcome "
+                         "(ok | error | timeout).", ["family", "outcome"], registry=REGISTRY)
+MODEL_DURATION = Histogram(
+    "farm_model_request_duration_seconds", "Model request latency.", ["family"],
+    registry=REGISTRY, buckets=(0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 30, 60, 120))
+MODEL_TOKENS = Counter("farm_model_tokens", "Model tokens as the model reported them.",
+                       ["family", "kind"], registry=REGISTRY)
+MODEL_COST = Counter("farm_model_cost_usd", "Model cost in USD (litellm's cost map; 0 for "
+                     "models it does not know).", ["family"], registry=REGISTRY)
+LOCATE_ATTEMPTS = Counter("farm_locate_attempts", "Locator tier attempts, by tier and result "
+                          "(hit | miss | error).", ["tier", "result"], registry=REGISTRY)
+SCREENSHOT_DURATION = Histogram(
+    "farm_screenshot_duration_seconds", "Real screenshot captures (cache hits not counted).",
+    ["platform"], registry=REGISTRY,
+    buckets=(0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 5))
+CACHE_REQUESTS = Counter("farm_cache_requests", "Plan / locate cache lookups, by result.",
+                         ["cache", "result"], registry=REGISTRY)
+DEVICE_BUSY = Gauge("farm_device_busy", "1 while the device runs a case.",
+                    ["platform", "device"], registry=REGISTRY)
+DEVICE_HEALTHY = Gauge("farm_device_healthy", "1 while the device is open and usable.",
+                       ["platform", "device"], registry=REGISTRY)
+DEVICE_QUARANTINED = Gauge("farm_device_quarantined", "1 once the device is quarantined.",
+                           ["platform", "device"], registry=REGISTRY)
+WORKER_HEARTBEAT = Gauge("farm_worker_heartbeat_timestamp_seconds",
+                         "When the worker last renewed its device lease in Redis.",
+                         ["device"], registry=REGISTRY)
+BUILD = Info("farm_build", "farm's version and this process's role (run | worker).",
+             registry=REGISTRY)
+
+STATUSES = ("passed", "failed", "error", "flaky", "skipped", "interrupted")
+
+
+def build_info(role: str) -> None:
+    from farm import __version__
+    BUILD.info({"version": __version__, "role": role})
+
+
+# ---- recording --------------------------------------------------------------------------------
+def model_request(family: str, outcome: str, seconds: float, usage: Any = None) -> None:
+    """One HTTP request to a model (``usage``: a farm.usage.Usage of a successful reply)."""
+    MODEL_REQUESTS.labels(family, outcome).inc()
+    MODEL_DURATION.labels(family).observe(seconds)
+    if usage is not None:
+        MODEL_TOKENS.labels(family, "prompt").inc(usage.prompt_tokens)
+        MODEL_TOKENS.labels(family, "completion").inc(usage.completion_tokens)
+        MODEL_COST.labels(family).inc(max(usage.cost_usd, 0.0))
+
+
+def locate_attempt(tier: str, result: str) -> None:
+    LOCATE_ATTEMPTS.labels(tier, result).inc()
+
+
+def screenshot(platform: str, seconds: float) -> None:
+    SCREENSHOT_DURATION.labels(platform).observe(seconds)
+
+
+def cache_request(cache: str, result: str) -> None:
+    CACHE_REQUESTS.labels(cache, result).inc()
+
+
+def device_state(platform: str, device: str, state: str) -> None:
+    """A DeviceSlot state: starting | idle | busy | restarting | dead | quarantined | done."""
+    DEVICE_BUSY.labels(platform, device).set(state == "busy")
+    DEVICE_HEALTHY.labels(platform, device).set(state in ("idle", "busy"))
+    DEVICE_QUARANTINED.labels(platform, device).set(state == "quarantined")
+
+
+def heartbeat(device: str, when: float) -> None:
+    WORKER_HEARTBEAT.labels(device).set(when)
+
+
+def case_iterations(result: Any) -> int | None:
+    """Agent rounds of a case's attempt (None: no ai step ran)."""
+    rounds = [s.rounds for s in result.steps if getattr(s, "rounds", None) is not None]
+    return sum(rounds) if rounds else None
+
+
+def case_finished(result: Any) -> None:
+    """One final case result (a farm.results.CaseResult): count it once."""
+    CASES.labels(result.platform, result.status).inc()
+    if result.device:        # ran on a device: not decided up front / not run
+        CASE_DURATION.labels(result.platform, result.status).observe(result.duration)
+    iterations = case_iterations(result)
+    if iterations is not None:
+        AGENT_ITERATIONS.labels(result.platform).observe(iterations)
+    for attempt in [*result.previous, result]:
+        if attempt.usage is None:
+            continue
+        CASE_TOKENS.labels(result.platform, "prompt").inc(attempt.usage.prompt_tokens)
+        CASE_TOKENS.labels(result.platform, "completion").inc(attempt.usage.completion_tokens)
+        CASE_COST.labels(result.platform).inc(max(attempt.usage.cost_usd, 0.0))
+
+
+def run_started(platforms: Iterable[str]) -> None:
+    """Create a run's case series at 0, so the first scrape has a base to count up from."""
+    for platform in platforms:
+        for status in STATUSES:
+            CASES.labels(platform, status)
+        for kind in ("prompt", "completion"):
+            CASE_TOKENS.labels(platform, kind)
+        CASE_COST.labels(platform)
+
+
+class CaseMetrics:
+    """RunEvents wrapper that counts every final case result once (first one per case wins),
+    whichever executor reports it."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self._seen: set[str] = set()
+        self._lock = threading.Lock()
+
+    def run_started(self, devices: list[str], jobs: int) -> None:
+        self.inner.run_started(devices, jobs)
+
+    def device_state(self, device: str, state: str, detail: str = "") -> None:
+        self.inner.device_state(device, state, detail)
+
+    def case_started(self, device: str, case_id: str, name: str, attempt: int) -> None:
+        self.inner.case_started(device, case_id, name, attempt)
+
+    def step_finished(self, device: str, record: Any) -> None:
+        self.inner.step_finished(device, record)
+
+    def case_finished(self, device: str, result: Any, final: bool) -> None:
+        if final:
+            self.count(result)
+        self.inner.case_finished(device, result, final)
+
+    def count(self, result: Any) -> None:
+        with self._lock:
+            if result.case_id in self._seen:
+                log.warning("%s had a final result already: not counted again", result.case_id)
+                return
+            self._seen.add(result.case_id)
+        case_finished(result)
+
+
+class _QueueDepth:
+    """farm_queue_depth{queue}: jobs a run holds back until a device is free, read from the
+    running executor when scraped."""
+
+    def __init__(self) -> None:
+        self.source: Callable[[], dict[str, int]] | None = None
+
+    def collect(self) -> Iterable[GaugeMetricFamily]:
+        family = GaugeMetricFamily("farm_queue_depth", "Jobs of this run waiting for a device, "
+                                   "by queue (pool).", labels=["queue"])
+        source = self.source
+        if source is not None:
+            try:
+                depths = source()
+            except Exception as exc:      # a scrape must not fail because the run moved on
+                log.debug("queue depth: %s", exc)
+                depths = {}
+            for queue, n in sorted(depths.items()):
+                family.add_metric([queue], n)
+        yield family
+
+
+QUEUE = _QueueDepth()
+REGISTRY.register(QUEUE)
+
+
+def watch_queue(source: Callable[[], dict[str, int]] | None) -> None:
+    QUEUE.source = source
+
+
+# ---- export -----------------------------------------------------------------------------------
+def exposition() -> bytes:
+    return prometheus_client.generate_latest(REGISTRY)
+
+
+def write_textfile(path: Path) -> None:
+    """``metrics.prom`` in the text exposition format (written atomically: node_exporter's
+    textfile collector never reads half a file)."""
+    prometheus_client.write_to_textfile(str(path), REGISTRY)
+
+
+def push(url: str, job: str = "farm_run") -> None:
+    """Push everything to a Pushgateway (grouped by job and host: one group per CI machine)."""
+    import socket
+    prometheus_client.push_to_gateway(url, job=job, registry=REGISTRY,
+                                      grouping_key={"instance": socket.gethostname()},
+                                      timeout=10)
+
+
+class _Server(ThreadingMixIn, WSGIServer):
+    daemon_threads = True
+    allow_reuse_address = False     # two processes must never share a port
+
+
+class _Quiet(WSGIRequestHandler):
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+class MetricsServer:
+    """/metrics (text exposition), /healthz (the process answers) and /ready (``ready()``
+    says the device can take work: 503 otherwise) on one port, in a daemon thread."""
+
+    def __init__(self, port: int, host: str = "", ready: Callable[[], bool] | None = None,
+                 scan: int = 1) -> None:
+        self.host, self.wanted, self.scan = host, port, scan
+        self.ready = ready or (lambda: True)
+        self.port = 0
+        self.scrapes = 0            # scrapes begun
+        self._answered = -1         # the latest begun scrape that has been answered
+        self._scraped = threading.Condition()
+        self._metrics = prometheus_client.make_wsgi_app(REGISTRY)
+        self._server: _Server | None = None
+
+    def start(self) -> int:
+        """Bind ``port`` (or, with ``scan`` > 1, the first free one of the ``scan`` ports from
+        it); return the port. OSError when none is free."""
+        for port in range(self.wanted, self.wanted + max(self.scan, 1)):
+            try:
+                self._server = make_server(self.host, port, self._app, _Server,
+                                           handler_class=_Quiet)
+                break
+            except OSError as exc:
+                if exc.errno != errno.EADDRINUSE or port == self.wanted + self.scan - 1:
+                    raise
+        assert self._server is not None
+        self.port = self._server.server_address[1]
+        threading.Thread(target=self._server.serve_forever, name="metrics", daemon=True).start()
+        return self.port
+
+    def _app(self, environ: dict, start_response: Callable) -> Iterable[bytes]:
+        path = environ.get("PATH_INFO", "")
+        if path == "/healthz":
+            start_response("200 OK", [("Content-Type", "text/plain")])
+            return [b"ok\n"]
+        if path == "/ready":
+            ok = bool(self.ready())
+            start_response("200 OK" if ok else "503 Service Unavailable",
+                           [("Content-Type", "text/plain")])
+            return [b"ready\n" if ok else b"not ready\n"]
+        with self._scraped:
+            ticket = self.scrapes
+            self.scrapes += 1
+        body = b"".join(self._metrics(environ, start_response))
+        with self._scraped:
+            self._answered = max(self._answered, ticket)
+            self._scraped.notify_all()
+        return [body]
+
+    def wait_for_scrape(self, timeout: float) -> bool:
+        """Wait until a scrape that began after this call has been answered (so it carried
+        the values as they are now: a batch job's final ones), at most ``timeout`` seconds."""
+        with self._scraped:
+            first = self.scrapes
+            return self._scraped.wait_for(lambda: self._answered >= first, timeout)
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()

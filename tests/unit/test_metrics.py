@@ -1,0 +1,190 @@
+"""farm/metrics.py: each final case counted once (tokens of every attempt, agent rounds),
+locate attempts by tier and result, screenshots, device gauges, the /metrics server and the
+metrics.prom text file. Counters are process-global, so every test compares before/after."""
+
+from __future__ import annotations
+
+import threading
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+from prometheus_client.parser import text_string_to_metric_families
+
+from farm import metrics
+from farm.agent.locator import default_chain
+from farm.devices.base import Rect, UINode, UITree
+from farm.devices.fake import FakeDevice
+from farm.devices.grabber import ScreenshotGrabber
+from farm.errors import LocateError
+from farm.executors.base import NullEvents
+from farm.results import CaseResult, StepRecord
+from farm.usage import Usage
+
+
+def value(name: str, **labels: str) -> float:
+    return metrics.REGISTRY.get_sample_value(name, labels) or 0.0
+
+
+def result(case: str, status: str = "passed", *, platform: str = "unit", device: str | None = "d1",
+           usage: Usage | None = None, rounds: list[int | None] = (), attempt: int = 1,
+           previous: list[CaseResult] = (), duration: float = 2.5) -> CaseResult:
+    steps = [StepRecord(task="t", index=i + 1, kind="ai", label="x", rounds=r)
+             for i, r in enumerate(rounds)]
+    return CaseResult(run_id="r", case_id=case, name=case, file="f.yaml", platform=platform,
+                      device=device, status=status, usage=usage, steps=steps, attempt=attempt,
+                      previous=list(previous), duration=duration)
+
+
+class Seen(NullEvents):
+    def __init__(self) -> None:
+        self.finals: list[str] = []
+
+    def case_finished(self, device: str, result: CaseResult, final: bool) -> None:
+        if final:
+            self.finals.append(result.case_id)
+
+
+def test_each_final_result_is_counted_once_with_the_tokens_of_every_attempt() -> None:
+    before = {s: value("farm_cases_total", platform="unit", status=s)
+              for s in ("passed", "flaky", "skipped")}
+    prompt0 = value("farm_case_tokens_total", platform="unit", kind="prompt")
+    cost0 = value("farm_case_cost_usd_total", platform="unit")
+    iters0 = value("farm_agent_iterations_count", platform="unit")
+    iters_sum0 = value("farm_agent_iterations_sum", platform="unit")
+    dur0 = value("farm_case_duration_seconds_count", platform="unit", status="skipped")
+    inner = Seen()
+    tally = metrics.CaseMetrics(inner)
+    failed = result("a", "failed", usage=Usage(prompt_tokens=100, completion_tokens=5,
+                                              cost_usd=0.25, calls=1), rounds=[3])
+    flaky = result("a", "flaky", attempt=2, previous=[failed], rounds=[2, None, 4],
+                   usage=Usage(prompt_tokens=40, completion_tokens=2, cost_usd=0.5, calls=1))
+    tally.case_finished("d1", failed, final=False)       # retried: not a case result yet
+    tally.case_finished("d1", flaky, final=True)
+    tally.case_finished("d1", result("b"), final=True)
+    tally.count(result("b"))                              # the end-of-run sweep: already counted
+    tally.count(result("c", "skipped", device=None))      # decided up front: never on a device
+
+    assert inner.finals == ["a", "b"]                     # events still reach the journal/view
+    assert value("farm_cases_total", platform="unit", status="flaky") == before["flaky"] + 1
+    assert value("farm_cases_total", platform="unit", status="passed") == before["passed"] + 1
+    assert value("farm_cases_total", platform="unit", status="skipped") == before["skipped"] + 1
+    assert value("farm_case_tokens_total", platform="unit", kind="prompt") == prompt0 + 140
+    assert value("farm_case_cost_usd_total", platform="unit") == pytest.approx(cost0 + 0.75)
+    assert value("farm_agent_iterations_count", platform="unit") == iters0 + 1
+    assert value("farm_agent_iterations_sum", platform="unit") == iters_sum0 + 6
+    assert value("farm_case_duration_seconds_count", platform="unit", status="skipped") == dur0
+
+
+def test_run_started_creates_the_case_series_at_zero() -> None:
+    metrics.run_started({"fresh-platform"})
+    for status in metrics.STATUSES:
+        sample = metrics.REGISTRY.get_sample_value(
+            "farm_cases_total", {"platform": "fresh-platform", "status": status})
+        assert sample == 0.0
+
+
+def tree() -> UITree:
+    return UITree(source="dom", nodes=[
+        UINode(id=0, role="button", text="Go", rect=Rect(x=10, y=10, width=50, height=20)),
+        UINode(id=1, role="button", text="Stop", rect=Rect(x=10, y=40, width=50, height=20)),
+        UINode(id=2, role="button", text="Stop", rect=Rect(x=10, y=70, width=50, height=20))])
+
+
+def test_locate_attempts_by_tier_and_result() -> None:
+    names = [("xpath", r) for r in ("hit", "miss", "error")] + \
+            [("text", r) for r in ("hit", "miss", "error")]
+    before = {n: value("farm_locate_attempts_total", tier=n[0], result=n[1]) for n in names}
+    chain = default_chain()
+    device = FakeDevice(tree())
+    chain.locate("Go", device)                       # no XPath: that tier did not try
+    with pytest.raises(LocateError):
+        chain.locate("Stop", device)                 # ambiguous text
+    with pytest.raises(Exception):
+        chain.locate("Gone", device)                 # nothing similar
+    after = {n: value("farm_locate_attempts_total", tier=n[0], result=n[1]) for n in names}
+    delta = {n: after[n] - before[n] for n in names}
+    assert delta == {("xpath", "hit"): 0, ("xpath", "miss"): 0, ("xpath", "error"): 0,
+                     ("text", "hit"): 1, ("text", "miss"): 1, ("text", "error"): 1}
+
+
+def test_screenshots_count_real_captures_only() -> None:
+    device = FakeDevice(tree(), size=(64, 48))
+    platform = device.platform
+    before = value("farm_screenshot_duration_seconds_count", platform=platform)
+    grabber = ScreenshotGrabber(device, ttl=60)
+    grabber.grab()
+    grabber.grab()                                   # cached
+    grabber.invalidate()
+    grabber.grab()
+    assert value("farm_screenshot_duration_seconds_count", platform=platform) == before + 2
+
+
+def test_device_gauges_follow_the_slot_state() -> None:
+    seen = []
+    for state in ("starting", "idle", "busy", "quarantined"):
+        metrics.device_state("unit", "phone-1", state)
+        seen.append(tuple(value(f"farm_device_{g}", platform="unit", device="phone-1")
+                          for g in ("busy", "healthy", "quarantined")))
+    assert seen == [(0, 0, 0), (0, 1, 0), (1, 1, 0), (0, 0, 1)]
+
+
+def test_metrics_prom_is_the_text_exposition_format(tmp_path: Path) -> None:
+    metrics.build_info("run")
+    metrics.CaseMetrics(NullEvents()).count(result("prom-case", platform="prom"))
+    metrics.write_textfile(tmp_path / "metrics.prom")
+    families = {f.name: f for f in text_string_to_metric_families(
+        (tmp_path / "metrics.prom").read_text())}
+    cases = [s for s in families["farm_cases"].samples if s.labels.get("platform") == "prom"]
+    assert [(s.labels["status"], s.value) for s in cases] == [("passed", 1.0)]
+    assert families["farm_build_info"].samples[0].labels["role"] == "run"
+    assert not [n for n in families if n.endswith("_created")]
+
+
+def get(url: str) -> tuple[int, str]:
+    try:
+        with urllib.request.urlopen(url, timeout=10) as r:
+            return r.status, r.read().decode()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read().decode()
+
+
+def test_server_serves_metrics_health_and_readiness_and_scans_past_a_taken_port() -> None:
+    ready = threading.Event()
+    first = metrics.MetricsServer(0, "127.0.0.1")
+    taken = first.start()
+    second = metrics.MetricsServer(taken, "127.0.0.1", ready=ready.is_set, scan=20)
+    try:
+        port = second.start()
+        assert taken < port < taken + 20
+        base = f"http://127.0.0.1:{port}"
+        assert get(base + "/healthz")[0] == 200
+        assert get(base + "/ready")[0] == 503
+        ready.set()
+        assert get(base + "/ready")[0] == 200
+        status, body = get(base + "/metrics")
+        assert status == 200 and "farm_cases_total" in body
+        with pytest.raises(OSError):
+            metrics.MetricsServer(taken, "127.0.0.1").start()     # no scan: the port is taken
+    finally:
+        first.stop()
+        second.stop()
+
+
+def test_wait_for_scrape_waits_for_a_scrape_that_began_after_the_call() -> None:
+    server = metrics.MetricsServer(0, "127.0.0.1")
+    port = server.start()
+    try:
+        get(f"http://127.0.0.1:{port}/metrics")               # an earlier scrape does not count
+        assert not server.wait_for_scrape(0.05)
+        got: list[bool] = []
+        waiter = threading.Thread(target=lambda: got.append(server.wait_for_scrape(30)))
+        waiter.start()
+        # scrape until the waiter (which may start late on a loaded machine) has seen one
+        while waiter.is_alive():
+            get(f"http://127.0.0.1:{port}/metrics")
+            waiter.join(0.05)
+        assert got == [True]
+    finally:
+        server.stop()
