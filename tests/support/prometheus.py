@@ -1,0 +1,103 @@
+"""A real Prometheus (Debian's /usr/bin/prometheus) on a free port with a temporary config,
+and its HTTP API.
+
+    prom = Prometheus(tmp_path, {"farm-workers": ["127.0.0.1:9464"]}, rules=[ALERTS]).start()
+    prom.query('sum(farm_cases_total)')          # the API's "result" list
+    prom.stop()
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import urllib.error
+import urllib.parse
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from tests.support.farm_cli import wait_for
+from tests.support.redis_server import free_port
+
+BINARY = shutil.which("prometheus") or "/usr/bin/prometheus"
+PROMTOOL = shutil.which("promtool") or "/usr/bin/promtool"
+
+
+class PromQLError(AssertionError):
+    pass
+
+
+class Prometheus:
+    def __init__(self, tmp: Path, jobs: dict[str, list[str]], rules: list[Path] = (),
+                 interval: str = "1s") -> None:
+        self.dir = Path(tmp) / "prometheus"
+        self.dir.mkdir(parents=True, exist_ok=True)
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        config = {"global": {"scrape_interval": interval, "evaluation_interval": interval},
+                  "rule_files": [str(r) for r in rules],
+                  "scrape_configs": [{"job_name": job, "static_configs": [{"targets": targets}]}
+                                     for job, targets in jobs.items()]}
+        (self.dir / "prometheus.yml").write_text(yaml.safe_dump(config))
+        self.proc: subprocess.Popen | None = None
+
+    def start(self) -> "Prometheus":
+        log = (self.dir / "prometheus.log").open("w")
+        self.proc = subprocess.Popen(
+            [BINARY, f"--config.file={self.dir / 'prometheus.yml'}",
+             f"--storage.tsdb.path={self.dir / 'data'}",
+             f"--web.listen-address=127.0.0.1:{self.port}", "--log.level=warn"],
+            stdout=log, stderr=subprocess.STDOUT)
+        log.close()
+        wait_for(self._ready, 60, f"prometheus ready on :{self.port}")
+        return self
+
+    def _ready(self) -> bool:
+        assert self.proc is not None
+        if self.proc.poll() is not None:
+            raise AssertionError("prometheus exited:\n" + self.log())
+        try:
+            with urllib.request.urlopen(self.url + "/-/ready", timeout=5) as r:
+                return r.status == 200
+        except (urllib.error.URLError, OSError):
+            return False
+
+    def log(self) -> str:
+        return (self.dir / "prometheus.log").read_text(errors="replace")
+
+    def api(self, path: str, **params: str) -> Any:
+        url = f"{self.url}/api/v1/{path}"
+        if params:
+            url += "?" + urllib.parse.urlencode(params)
+        try:
+            with urllib.request.urlopen(url, timeout=30) as r:
+                body = json.loads(r.read())
+        except urllib.error.HTTPError as exc:
+            body = json.loads(exc.read() or b"{}")
+        if body.get("status") != "success":
+            raise PromQLError(f"{path} {params}: {body.get('errorType')}: {body.get('error')}")
+        return body["data"]
+
+    def query(self, expr: str) -> list[dict[str, Any]]:
+        """An instant query's result (vector samples: ``{"metric": {...}, "value": [t, v]}``)."""
+        data = self.api("query", query=expr)
+        return data["result"] if data["resultType"] == "vector" else [data["result"]]
+
+    def values(self, expr: str, by: str) -> dict[str, float]:
+        """label ``by`` → value of an instant vector query."""
+        return {s["metric"].get(by, ""): float(s["value"][1]) for s in self.query(expr)}
+
+    def targets_up(self) -> dict[str, str]:
+        return {t["scrapeUrl"]: t["health"] for t in self.api("targets")["activeTargets"]}
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(30)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(10)

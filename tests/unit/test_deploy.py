@@ -1,0 +1,168 @@
+"""deploy/ and helm/farm/ as far as they can be checked without a container runtime or helm:
+the chart's values against values.schema.json, every ``.Values.x`` its templates use,
+compose.yaml against the Compose specification's JSON schema (vendored:
+tests/schemas/compose-spec.json), and the commands the image, Compose and the chart start are
+real `farm` commands and options. (PromQL and the rules: tests/integration/test_metrics.py.)"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+import shlex
+from pathlib import Path
+from typing import Any
+
+import click
+import jsonschema
+import pytest
+import yaml
+
+from farm.cli import cli
+
+ROOT = Path(__file__).resolve().parents[2]
+DEPLOY = ROOT / "deploy"
+CHART = ROOT / "helm" / "farm"
+
+
+def load_yaml(path: Path) -> Any:
+    return yaml.safe_load(path.read_text())
+
+
+# ---- the chart ----------------------------------------------------------------------------------
+def chart_validator() -> jsonschema.protocols.Validator:
+    schema = json.loads((CHART / "values.schema.json").read_text())
+    cls = jsonschema.validators.validator_for(schema)
+    cls.check_schema(schema)
+    return cls(schema)
+
+
+def test_chart_values_validate_against_the_values_schema() -> None:
+    validator = chart_validator()
+    values = load_yaml(CHART / "values.yaml")
+    errors = [f"{'.'.join(map(str, e.absolute_path))}: {e.message}"
+              for e in validator.iter_errors(values)]
+    assert not errors, errors
+
+
+@pytest.mark.parametrize("path, bad", [
+    (("metrics", "port"), "9464"),                     # a string where a port goes
+    (("pools", 0, "replicas"), -1),
+    (("pools", 0, "name"), "Browser Pool"),            # not a Kubernetes name
+    (("broker", "url"), "amqp://rabbit"),              # farm's broker is Redis
+    (("metrics", "serviceMonitor", "intervall"), "15s"),   # a typo'd key
+])
+def test_the_values_schema_rejects_mistakes(path: tuple, bad: Any) -> None:
+    values = copy.deepcopy(load_yaml(CHART / "values.yaml"))
+    node = values
+    for key in path[:-1]:
+        node = node[key]
+    node[path[-1]] = bad
+    assert list(chart_validator().iter_errors(values)), f"{path} = {bad!r} was accepted"
+
+
+_VALUES_REF = re.compile(r"\.Values((?:\.[A-Za-z_][A-Za-z0-9_]*)+)")
+
+
+def test_every_values_reference_in_the_templates_exists_in_values_yaml() -> None:
+    values = load_yaml(CHART / "values.yaml")
+    missing = []
+    refs = 0
+    for template in sorted((CHART / "templates").iterdir()):
+        for match in _VALUES_REF.finditer(template.read_text()):
+            refs += 1
+            node: Any = values
+            for key in match.group(1).strip(".").split("."):
+                if not isinstance(node, dict) or key not in node:
+                    missing.append(f"{template.name}: .Values{match.group(1)}")
+                    break
+                node = node[key]
+    assert refs > 20 and not missing, missing
+
+
+def test_chart_files_are_the_deploy_rules_and_dashboard() -> None:
+    assert (CHART / "files" / "alerts.yml").resolve() == (DEPLOY / "prometheus" / "alerts.yml")
+    assert (CHART / "files" / "farm.json").resolve() == (DEPLOY / "grafana" / "farm.json")
+    for template, name in (("prometheusrule.yaml", "files/alerts.yml"),
+                           ("dashboard.yaml", "files/farm.json")):
+        assert f'.Files.Get "{name}"' in (CHART / "templates" / template).read_text()
+
+
+# ---- the commands everything starts --------------------------------------------------------------
+def assert_farm_command(argv: list[str], where: str) -> None:
+    """``argv`` (after ``farm``) names a farm subcommand and only options it has."""
+    command = cli.commands.get(argv[0])
+    assert isinstance(command, click.Command), f"{where}: no `farm {argv[0]}`"
+    known = {o for p in command.params for o in getattr(p, "opts", [])}
+    used = {a.split("=", 1)[0] for a in argv[1:] if a.startswith("-")}
+    assert used <= known, f"{where}: `farm {argv[0]}` has no {sorted(used - known)}"
+
+
+def dockerfile() -> list[tuple[str, str]]:
+    text = re.sub(r"\\\n", " ", (DEPLOY / "Dockerfile").read_text())
+    return [tuple(line.split(None, 1)) for line in text.splitlines()  # type: ignore[misc]
+            if line.strip() and not line.lstrip().startswith("#")]
+
+
+def test_the_image_entry_point_is_the_farm_console_script_and_its_command_a_farm_command() -> None:
+    import tomllib
+    scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
+    steps = dockerfile()
+    entry = json.loads(next(arg for op, arg in steps if op == "ENTRYPOINT"))
+    cmd = json.loads(next(arg for op, arg in steps if op == "CMD"))
+    assert entry == ["farm"] and scripts["farm"] == "farm.cli:main"
+    assert_farm_command(cmd, "Dockerfile CMD")
+    for op, arg in steps:
+        if op == "COPY":
+            *sources, _ = arg.split()
+            for src in sources:
+                assert (ROOT / src).exists(), f"Dockerfile copies {src}: not in the repository"
+
+
+def compose() -> dict[str, Any]:
+    return load_yaml(DEPLOY / "compose.yaml")
+
+
+def test_compose_file_validates_against_the_compose_specification() -> None:
+    schema = json.loads((ROOT / "tests" / "schemas" / "compose-spec.json").read_text())
+    validator = jsonschema.Draft7Validator(schema)
+    errors = [f"{'.'.join(map(str, e.absolute_path))}: {e.message}"
+              for e in validator.iter_errors(compose())]
+    assert not errors, errors
+
+
+def test_compose_services_run_farm_commands_and_mount_files_that_exist() -> None:
+    services = compose()["services"]
+    farm_services = [n for n, s in services.items() if s.get("image", "").startswith("farm")]
+    assert {"worker", "run"} <= set(farm_services)
+    for name in farm_services:
+        svc = services[name]
+        assert (DEPLOY / svc["build"]["context"] / svc["build"]["dockerfile"]).resolve() == \
+            (DEPLOY / "Dockerfile")
+        # ${VAR:-default} in a command is filled in by Compose: check the default
+        argv = [re.sub(r"\$\{[A-Z_]+:-([^}]*)\}", r"\1", a) for a in svc["command"]]
+        assert_farm_command(argv, f"compose service {name}")
+    for svc in services.values():
+        for volume in svc.get("volumes", []):
+            source = volume.split(":", 1)[0]
+            if source.startswith("."):
+                assert (DEPLOY / source).exists(), f"compose mounts {source}: missing"
+
+
+def test_prometheus_config_loads_the_mounted_rules_and_scrapes_the_worker_port() -> None:
+    prom = load_yaml(DEPLOY / "prometheus" / "prometheus.yml")
+    mounts = {v.split(":")[1]: v.split(":")[0] for v in compose()["services"]["prometheus"]
+              ["volumes"] if v.startswith(".")}
+    for rule_file in prom["rule_files"]:
+        assert (DEPLOY / mounts[rule_file]).resolve() == DEPLOY / "prometheus" / "alerts.yml"
+    jobs = {j["job_name"]: j for j in prom["scrape_configs"]}
+    from farm.config import Settings
+    assert jobs["farm-workers"]["dns_sd_configs"][0]["port"] == Settings().worker_metrics_port
+
+
+def test_chart_workers_run_a_farm_command() -> None:
+    text = (CHART / "templates" / "workers.yaml").read_text()
+    args = re.search(r"args: \[(.*?)\]", text, re.S).group(1)
+    argv = [a for a in shlex.split(re.sub(r"\{\{.*?\}\}", "X", args).replace(",", " "))]
+    assert_farm_command(argv, "helm workers.yaml")
+    assert "/healthz" in text and "/ready" in text
