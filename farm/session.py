@@ -123,7 +123,6 @@ def run(paths: Sequence[str | Path], devices: str, settings: Settings,
     run_id = new_run_id()
     run_dir = _output_dirs(settings, run_id, overwrite)
     server, tally = _metrics_server(settings, {s.platform for s in specs})
-
     with AppServer(settings.serve_host, settings.serve_url_host) as apps, ExitStack() as stack:
         apps.serve([a for s in suites for a in s.defaults.apps])
         env = {**os.environ, **apps.env}
@@ -146,8 +145,7 @@ def run(paths: Sequence[str | Path], devices: str, settings: Settings,
                 outcome.results = [_upfront_result(c, run_id, f"not run: {exc}")
                                    for c in cases if c.id in planned]
             else:
-                outcome = _execute(executor, jobs, upfront, run_dir, progress, out, tally,
-                                   choice.maxfail)
+                outcome = _execute(executor, jobs, upfront, run_dir, progress, out, tally, choice)
     services.artifacts.flush()
     _remember_quarantine(Path(settings.state_dir), run_id, outcome.quarantined)
     summary = _summary(run_id, t_start, upfront + outcome.results, outcome, chosen)
@@ -155,10 +153,9 @@ def run(paths: Sequence[str | Path], devices: str, settings: Settings,
     write_outputs(summary, run_dir, junit_xml)
     if not summary.interrupted:
         history.record(outcome.results)
-    _export_metrics(settings, run_dir, out, tally, summary.cases)
     _drop_handler(handler)
     _report(summary, run_dir, out)
-    _last_scrape(server, settings)
+    _export_metrics(settings, run_dir, tally, summary.cases, server)
     if refused is not None:
         print(f"farm: error: {refused}", file=sys.stderr)
         return refused.exit_code
@@ -388,7 +385,8 @@ class _MaxFail:
 
 def _execute(executor: Executor, jobs: list[Job], upfront: list[CaseResult], run_dir: Path,
              progress: bool, out: IO[str], tally: metrics.CaseMetrics,
-             maxfail: int | None = None) -> RunOutcome:
+             choice: Choice | None = None) -> RunOutcome:
+    maxfail = choice.maxfail if choice else None
     from farm.progress import make_progress
     view = make_progress(len(upfront), len(jobs), progress)
     journal = JournalEvents(view, run_dir)
@@ -457,25 +455,27 @@ def _metrics_server(settings: Settings, platforms: set[str]
     return server, tally
 
 
-def _export_metrics(settings: Settings, run_dir: Path, out: IO[str],
-                    tally: metrics.CaseMetrics, cases: list[CaseResult]) -> None:
+def _export_metrics(settings: Settings, run_dir: Path, tally: metrics.CaseMetrics,
+                    cases: list[CaseResult], server: "metrics.MetricsServer | None") -> None:
     """Count the results no executor reported (decided up front, not run); write
-    metrics.prom into the run directory (node_exporter's textfile collector can read it) and
-    push to ``--pushgateway`` when given. A Pushgateway that is down costs a warning, never
-    the run's exit code."""
+    metrics.prom into the run directory (node_exporter's textfile collector can read it),
+    push to ``--pushgateway`` when given, and with ``--metrics-port`` wait for the final values
+    to be scraped. Problems are warnings on stderr (the report's path stays the last line on
+    stdout), never the run's exit code."""
     for result in cases:
         tally.count(result)
     try:
         metrics.write_textfile(run_dir / "metrics.prom")
     except OSError as exc:
-        print(f"farm: warning: cannot write {run_dir / 'metrics.prom'}: {exc}", file=out)
+        print(f"farm: warning: cannot write {run_dir / 'metrics.prom'}: {exc}", file=sys.stderr)
     if settings.pushgateway_url:
         from farm.config import mask_url
         try:
             metrics.push(settings.pushgateway_url)
         except Exception as exc:
             print(f"farm: warning: could not push metrics to "
-                  f"{mask_url(settings.pushgateway_url)}: {exc}", file=out)
+                  f"{mask_url(settings.pushgateway_url)}: {exc}", file=sys.stderr)
+    _last_scrape(server, settings)
 
 
 def _last_scrape(server: "metrics.MetricsServer | None", settings: Settings) -> None:
