@@ -22,6 +22,7 @@ bench: install
 	.venv/bin/python bench/locate_tiers.py
 	.venv/bin/python bench/scheduler.py
 	.venv/bin/python bench/dispatch.py
+	.venv/bin/python bench/metrics.py
 
 clean:
 	rm -rf .farm .venv *.egg-info
