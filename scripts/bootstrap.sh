@@ -11,9 +11,10 @@ command -v adb >/dev/null 2>&1 || want_debs+=(adb)
 if [ "${FARM_NEED_REDIS:-1}" = 1 ] && ! command -v redis-server >/dev/null 2>&1; then
   want_debs+=(redis-server)
 fi
-# Prometheus + promtool: the metrics integration test scrapes farm with a real one
+# Prometheus + promtool and a Pushgateway: the metrics integration tests use real ones
 command -v prometheus >/dev/null 2>&1 && command -v promtool >/dev/null 2>&1 \
   || want_debs+=(prometheus)
+command -v prometheus-pushgateway >/dev/null 2>&1 || want_debs+=(prometheus-pushgateway)
 if [ ${#want_debs[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     echo "bootstrap: installing Debian packages: ${want_debs[*]}"

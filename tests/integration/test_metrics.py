@@ -2,7 +2,8 @@
 `farm run --metrics-port` running demo cases (one of them with the AI agent, against the
 scripted model server) through the cluster; what it stored agrees with results.json, and every
 PromQL expression of deploy/grafana/farm.json and deploy/prometheus/alerts.yml evaluates on
-it. The local executor's metrics.prom agrees with its results.json too."""
+it. The local executor's metrics.prom agrees with its results.json too, and a real Pushgateway
+receives the same."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from tests.support.agent_scripts import XML_FLOW, by_progress
 from tests.support.cluster import CLUSTER_ENV, wait_idle
 from tests.support.farm_cli import ROOT, FarmCli, results, wait_for
-from tests.support.prometheus import PROMTOOL, Prometheus, PromQLError
+from tests.support.prometheus import PROMTOOL, Prometheus, PromQLError, Pushgateway
 from tests.support.redis_server import free_port
 
 pytestmark = pytest.mark.integration
@@ -90,14 +91,25 @@ def model_args(base_url: str) -> list[str]:
 
 
 # ---- local executor --------------------------------------------------------------------------
-def test_local_run_writes_metrics_prom_that_agrees_with_results_json(tmp_path, farm,
-                                                                     model_server):
+def test_local_run_metrics_prom_and_pushgateway_agree_with_results_json(tmp_path, farm,
+                                                                        model_server):
     srv = model_server(by_progress(SHOPPING))
-    proc = farm.run("run", demo_suite(tmp_path), "--devices", "browser:2", "--no-progress",
-                    "--report-dir", tmp_path / "run", *model_args(srv.base_url), timeout=600)
+    gateway = Pushgateway(tmp_path).start()
+    try:
+        proc = farm.run("run", demo_suite(tmp_path), "--devices", "browser:2", "--no-progress",
+                        "--report-dir", tmp_path / "run", "--pushgateway", gateway.url,
+                        *model_args(srv.base_url), timeout=600)
+        pushed = gateway.exposition()
+    finally:
+        gateway.stop()
     assert proc.returncode == 1, proc.stdout + proc.stderr          # wrong_text fails
     summary = results(tmp_path / "run")
     prom = prom_file(tmp_path / "run" / "metrics.prom")
+    # the Pushgateway holds what metrics.prom says, under job farm_run
+    at_gateway = [s for f in text_string_to_metric_families(pushed) for s in f.samples
+                  if s.name == "farm_cases_total" and s.labels.get("job") == "farm_run"]
+    assert {s.labels["status"]: s.value for s in at_gateway} == \
+        by_label(prom["farm_cases_total"], "status")
     counted = by_label(prom["farm_cases_total"], "status")
     assert {s: counted.get(s, 0) for s in STATUSES} == \
         {s: summary["counts"][s] for s in STATUSES}

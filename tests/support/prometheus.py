@@ -24,10 +24,48 @@ from tests.support.redis_server import free_port
 
 BINARY = shutil.which("prometheus") or "/usr/bin/prometheus"
 PROMTOOL = shutil.which("promtool") or "/usr/bin/promtool"
+PUSHGATEWAY = shutil.which("prometheus-pushgateway") or "/usr/bin/prometheus-pushgateway"
 
 
 class PromQLError(AssertionError):
     pass
+
+
+class Pushgateway:
+    """Debian's prometheus-pushgateway on a free port (no persistence)."""
+
+    def __init__(self, tmp: Path) -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.log_path = Path(tmp) / "pushgateway.log"
+        self.proc: subprocess.Popen | None = None
+
+    def start(self) -> "Pushgateway":
+        log = self.log_path.open("w")
+        self.proc = subprocess.Popen([PUSHGATEWAY, f"--web.listen-address=127.0.0.1:{self.port}"],
+                                     stdout=log, stderr=subprocess.STDOUT)
+        log.close()
+
+        def ready() -> bool:
+            assert self.proc is not None
+            if self.proc.poll() is not None:
+                raise AssertionError("pushgateway exited:\n" + self.log_path.read_text())
+            try:
+                with urllib.request.urlopen(self.url + "/-/ready", timeout=5) as r:
+                    return r.status == 200
+            except (urllib.error.URLError, OSError):
+                return False
+        wait_for(ready, 60, f"pushgateway ready on :{self.port}")
+        return self
+
+    def exposition(self) -> str:
+        with urllib.request.urlopen(self.url + "/metrics", timeout=30) as r:
+            return r.read().decode()
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            self.proc.wait(30)
 
 
 class Prometheus:
