@@ -69,7 +69,8 @@ SCREENSHOT_DURATION = Histogram(
     "farm_screenshot_duration_seconds", "Real screenshot captures (cache hits not counted).",
     ["platform"], registry=REGISTRY,
     buckets=(0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 5))
-CACHE_REQUESTS = Counter("farm_cache_requests", "Plan / locate cache lookups, by result.",
+CACHE_REQUESTS = Counter("farm_cache_requests", "Plan / locate cache lookups, by result "
+                         "(locate: hit | miss | stale; plan: hit | miss | replanned).",
                          ["cache", "result"], registry=REGISTRY)
 DEVICE_BUSY = Gauge("farm_device_busy", "1 while the device runs a case.",
                     ["platform", "device"], registry=REGISTRY)

@@ -14,6 +14,7 @@ import logging
 import time
 from typing import Callable
 
+from farm import metrics
 from farm.cache.keys import Kind, Namespace, reads, writes
 from farm.cache.store import CacheStore, Entry
 from farm.results import CacheUse
@@ -80,6 +81,7 @@ class CaseCache:
         """The one place a lookup's result is recorded (instrument metrics here). Locate:
         hit | miss | stale (found, but its XPath no longer selects one element on screen).
         Plan: hit | miss | replanned (replayed, a step failed, the model planned the rest)."""
+        metrics.cache_request(kind, result)
         if kind == "plan":
             self.step.plan = result
         elif result in ("hit", "miss", "stale"):

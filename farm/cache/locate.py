@@ -38,6 +38,10 @@ class LocateCacheTier:
             ctx.hints[_KEY] = self.cache.slot("locate", prompt)
         return ctx.hints[_KEY]
 
+    def applies(self, prompt: str, ctx: LocateContext) -> bool:
+        """Only a lookup is an attempt (farm_locate_attempts_total)."""
+        return bool(prompt) and self.cache.active and self.cache.reading
+
     def locate(self, prompt: str, ctx: LocateContext) -> LocateHit | None:
         if not prompt or not self.cache.reading:   # write-only: `remember` takes the key
             return None
