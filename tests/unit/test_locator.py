@@ -1,6 +1,6 @@
 import pytest
 
-from farm.agent.locator import default_chain
+from farm.agent.locator import LocatorChain, TextMatchTier, default_chain
 from farm.devices.base import Rect, UINode, UITree
 from farm.devices.fake import FakeDevice
 from farm.errors import LocateError, NeedsModel
@@ -155,3 +155,23 @@ def test_ocr_lines_match_without_spaces_and_ambiguity_is_named():
     assert how == "words" and len(rects) == 1 and rects[0].x == 100 and rects[0].width < 170
     assert match_lines("buy now", lines) == ([lines[1].rect], "exact")
     assert len(match_lines("Buy", lines)[0]) == 2
+
+
+def test_without_rapidocr_the_ocr_tier_misses_and_the_chain_goes_on(monkeypatch):
+    import sys
+
+    import farm.agent.ocr as ocr
+    monkeypatch.setattr(ocr, "_broken", None)
+    monkeypatch.setitem(sys.modules, "rapidocr_onnxruntime", None)   # import fails
+    assert ocr.engine() is None and ocr.read_lines(b"not even a png") == []
+    chain = LocatorChain([ocr.OcrTier(), TextMatchTier()])
+    assert chain.locate("Sign in", FakeDevice(LOGIN)).tier == "text"
+
+
+def test_tiers_are_switched_off_by_setting():
+    from pydantic import ValidationError
+
+    from farm.config import Settings
+    assert Settings(locate_off="ocr, ai").locate_off == ["ocr", "ai"]
+    with pytest.raises(ValidationError, match="unknown locate tier orc"):
+        Settings(locate_off="orc")
