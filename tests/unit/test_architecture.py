@@ -271,6 +271,16 @@ def _cycles_in(root: Path, files: dict[str, str]) -> list[list[str]]:
     return cycles(import_graph(_tree(root, files), root))
 
 
+def test_test_module_basenames_are_unique() -> None:
+    # tests/ has no __init__.py: pytest imports test modules by basename, and two files of one
+    # name in tests/unit and tests/integration stop the collection of the whole suite.
+    seen: dict[str, list[str]] = {}
+    for path in sorted((ROOT / "tests").rglob("test_*.py")):
+        seen.setdefault(path.name, []).append(str(path.relative_to(ROOT)))
+    clashes = {name: paths for name, paths in seen.items() if len(paths) > 1}
+    assert not clashes, f"test modules sharing a basename: {clashes}"
+
+
 def test_worker_imports_are_found_in_functions_and_type_checking_blocks(tmp_path: Path) -> None:
     modules = _tree(tmp_path, {
         "farm/x.py": "from typing import TYPE_CHECKING\n"
