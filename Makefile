@@ -23,6 +23,7 @@ bench: install
 	.venv/bin/python bench/scheduler.py
 	.venv/bin/python bench/dispatch.py
 	.venv/bin/python bench/metrics.py
+	.venv/bin/python bench/replay.py
 
 clean:
 	rm -rf .farm .venv *.egg-info

@@ -112,18 +112,27 @@ def test_cache_holds_placeholders_never_secret_values(shop):
 
 
 def test_export_runs_with_no_model(shop):
+    """`farm cache export RUN_DIR` writes every passed case of the run as a flow with no ai
+    step; the web one then passes with no model configured, its targets found by XPath."""
     tmp = shop["tmp"]
-    res = CliRunner().invoke(cli, ["cache", "export", str(shop["suite"] / "ai_shopping.yaml")],
+    res = CliRunner().invoke(cli, ["cache", "export", str(tmp / "second")],
                              env={"FARM_STATE_DIR": str(tmp / "state")})
     assert res.exit_code == 0, res.output
-    exported = Path(res.output.strip().splitlines()[-1])
+    files = {Path(line).name: Path(line) for line in res.output.split()}
+    assert set(files) == {f"{n}.solved.yaml" for n in ("ai_shopping", "android_ai", "ios_ai")}
+    exported = files["ai_shopping.solved.yaml"]
     text = exported.read_text()
-    assert "\n      - ai:" not in text and "xpath: //*[@id='login-button']" in text
+    assert "- ai:" not in text and "xpath: //*[@id='login-button']" in text
+    assert "${DEMO_PASSWORD}" in text and SECRET not in text
+    assert "xpath: //node[@resource-id='com.farm.demo.shop:id/login-button']" in \
+        files["android_ai.solved.yaml"].read_text()
     code, summary, out = run_suite(exported, "browser:1", tmp, "exported", None)
-    assert code == 0, out + exported.read_text()
+    assert code == 0, out + text
     [case] = summary["cases"]
     assert case["status"] == "passed" and case["usage"] is None
     assert {s["tier"] for s in case["steps"] if s["kind"] == "aiTap"} == {"xpath"}
+    for path in files.values():     # the suite's later runs are the ai cases' alone
+        path.unlink()
 
 
 def test_renamed_and_moved_button_is_relocated_and_rewritten(shop):
@@ -187,6 +196,23 @@ def test_two_workers_share_one_redis_store(farm, workers, redis_url, tmp_path):
     import redis
     r = redis.Redis.from_url(redis_url)
     assert r.keys(f"{PREFIX}:cache:v1|s/think|*")
+
+
+def test_redis_store_contract_and_farm_cache_url(redis_url, tmp_path):
+    from farm.cache import open_store
+    from farm.config import Settings
+    store = open_store(Settings(cache_url=redis_url, state_dir=tmp_path))
+    assert type(store).__name__ == "RedisStore" and not (tmp_path / "cache.db").exists()
+    store.put("v1|a*|1", {"x": 1})
+    store.put("v1|a*|2", {"x": "é"}, ttl=60)
+    store.put("v1|ab|1", {"x": 3})
+    store.put("v1|gone", {"x": 5}, ttl=0.001)
+    store.put("v1|a*|1", {"x": 4})                     # replaced, not duplicated
+    assert store.get("v1|a*|1") == {"x": 4}
+    wait_for(lambda: store.get("v1|gone") is None, 10, "expiry")
+    assert [k for k, _ in store.items("v1|a*")] == ["v1|a*|1", "v1|a*|2"]   # '*' is literal
+    assert store.delete("v1|a*|") == 2 and [k for k, _ in store.items()] == ["v1|ab|1"]
+    store.close()
 
 
 def _write_many(path: str, writer: int, count: int) -> None:
