@@ -14,7 +14,7 @@ import time
 
 from farm.agent.locator import LocateContext, LocateHit
 from farm.cache.case import CaseCache
-from farm.cache.xpaths import candidates, node_for_rect, on_screen, pick
+from farm.cache.xpaths import candidates, node_for_rect, on_screen, pick, same_place
 from farm.errors import StepFailed
 
 log = logging.getLogger("farm.cache")
@@ -88,8 +88,8 @@ class LocateCacheTier:
             return
         tree = ctx.tree()
         node = node_for_rect(tree, hit.rect) if tree is not None else None
-        if node is None:
-            return
+        if node is None or not same_place(node.rect, hit.rect):
+            return      # e.g. an OCR hit on a canvas: no element is what was found
         xpath = pick(candidates(tree, node, self.cache.package), ctx.device.query_xpath,
                      node.rect, safe=self.cache.safe)
         if xpath is None:

@@ -219,6 +219,22 @@ def test_modes_and_cacheable_false():
     assert zero_token_chain(lambda t: t, wo).locate("Sign in", device).tier == "text"
 
 
+def test_a_hit_that_is_no_element_is_not_cached():
+    """An OCR or model box on a canvas: the element holding it is not what was found, and
+    replaying its XPath would tap the canvas' centre."""
+    from farm.agent.locator import LocateContext, LocateHit
+    from farm.cache.locate import LocateCacheTier
+    canvas = UITree(source="dom", nodes=[node(0, "canvas", None, (0, 0, 800, 600),
+                                              resource_id="game", clickable=True)])
+    device = FakeDevice(canvas, xpaths={"//*[@id='game']": [R(0, 0, 800, 600)]})
+    store = MemoryStore()
+    tier = LocateCacheTier(cache_for(store))
+    tier.remember("Start", LocateHit(R(40, 500, 90, 30), "ocr"), LocateContext(device))
+    assert list(store.items()) == []
+    tier.remember("Board", LocateHit(R(0, 0, 800, 600), "ocr"), LocateContext(device))
+    assert len(list(store.items())) == 1
+
+
 def test_nth_use_of_a_prompt_is_its_own_entry():
     store = MemoryStore()
     device = FakeDevice(PAGE, xpaths={"//*[@id='signin']": [R(10, 100, 120, 40)]})
