@@ -1,6 +1,6 @@
 import pytest
 
-from farm.agent.locator import LocatorChain, TextMatchTier, default_chain
+from farm.agent.locator import LocateHit, LocatorChain, TextMatchTier, default_chain
 from farm.devices.base import Rect, UINode, UITree
 from farm.devices.fake import FakeDevice
 from farm.errors import LocateError, NeedsModel
@@ -175,3 +175,17 @@ def test_tiers_are_switched_off_by_setting():
     assert Settings(locate_off="ocr, ai").locate_off == ["ocr", "ai"]
     with pytest.raises(ValidationError, match="unknown locate tier orc"):
         Settings(locate_off="orc")
+
+
+def test_with_a_model_tier_to_come_an_ambiguous_text_falls_through_to_it():
+    class ModelTier:            # stands in for the AI locate tier: it can tell them apart
+        name = "ai"
+
+        def locate(self, prompt, ctx):
+            return LocateHit(Rect(x=100, y=200, width=80, height=20), self.name, prompt)
+
+    seen = []
+    chain = LocatorChain([TextMatchTier(), ModelTier()], has_model_tier=True,
+                         on_attempt=lambda tier, ok: seen.append((tier, ok)))
+    hit = chain.locate("Help", FakeDevice(LOGIN))
+    assert hit.tier == "ai" and seen == [("text", False), ("ai", True)]
