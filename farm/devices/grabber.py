@@ -62,10 +62,25 @@ class ScreenshotGrabber:
         return at once and the capture overlaps what farm does next; others capture now."""
         capture = getattr(self.device, "capture_evidence", None)
         if capture is not None:
-            return capture()
+            return self._timed(capture)
         self.invalidate()          # after a wait the cached frame is from before it
         png = self.grab()
         return lambda: png
+
+    def _timed(self, capture: Callable[[], Callable[[], bytes]]) -> Callable[[], bytes]:
+        """A background capture, timed from its start to its image (once, however often the
+        image is asked for) for farm_screenshot_duration_seconds."""
+        started = self.clock()
+        finish = capture()
+        taken: list[bytes] = []
+
+        def image() -> bytes:
+            if not taken:
+                taken.append(finish())
+                metrics.screenshot(getattr(self.device, "platform", "unknown"),
+                                   self.clock() - started)
+            return taken[0]
+        return image
 
     def invalidate(self) -> None:
         """Forget the cached screenshot (the screen may have changed)."""

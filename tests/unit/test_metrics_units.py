@@ -188,3 +188,20 @@ def test_wait_for_scrape_waits_for_a_scrape_that_began_after_the_call() -> None:
         assert got == [True]
     finally:
         server.stop()
+
+
+def test_background_evidence_captures_are_timed_once_when_their_image_arrives() -> None:
+    device = FakeDevice(tree(), size=(64, 48))
+    calls = []
+
+    def capture_evidence():
+        calls.append("start")
+        return lambda: calls.append("image") or b"jpeg"
+    device.capture_evidence = capture_evidence  # type: ignore[attr-defined]
+    platform = device.platform
+    before = value("farm_screenshot_duration_seconds_count", platform=platform)
+    image = ScreenshotGrabber(device).capture_evidence()
+    assert value("farm_screenshot_duration_seconds_count", platform=platform) == before
+    assert image() == image() == b"jpeg"
+    assert calls == ["start", "image"]
+    assert value("farm_screenshot_duration_seconds_count", platform=platform) == before + 1
