@@ -7,6 +7,7 @@ No I/O here: the executors feed these functions what they observed and act on th
 
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass, field
 from typing import Iterable, Mapping
 
@@ -25,9 +26,20 @@ class Job:
     test_retries: int | None = None     # the case's own quota (its `retries:`), else the policy's
 
 
+def _order(job: Job) -> tuple[float, str]:
+    return (-job.expected_seconds, job.case_id)
+
+
 def order_jobs(jobs: Iterable[Job]) -> list[Job]:
     """Longest expected duration first (LPT); ties broken by case id for a stable order."""
-    return sorted(jobs, key=lambda j: (-j.expected_seconds, j.case_id))
+    return sorted(jobs, key=_order)
+
+
+def enqueue(queue: list[Job], job: Job) -> list[Job]:
+    """``queue`` (ordered by `order_jobs`) with ``job`` inserted where the order puts it: a
+    retry costs one insertion, not a sort of the whole queue."""
+    bisect.insort_right(queue, job, key=_order)
+    return queue
 
 
 def expected_duration(history: Mapping[str, list[float]], case_id: str, platform: str,

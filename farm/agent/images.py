@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import io
 import struct
+import zlib
 
 from farm.devices.base import Rect
 
@@ -43,17 +44,34 @@ def scale_rect(rect: Rect, sx: float, sy: float, dx: int = 0, dy: int = 0) -> Re
                 width=max(round(rect.width * sx), 1), height=max(round(rect.height * sy), 1))
 
 
+# Recent thumbnails by (size, crc32, length) of the PNG: a loop looking at an unchanged screen
+# gets the same bytes again, and decoding a full PNG costs far more than hashing it.
+_THUMBS: dict[tuple[tuple[int, int], int, int], bytes] = {}
+
+
 def thumbnail(png: bytes, size: tuple[int, int] = (80, 50)) -> bytes:
     """A tiny greyscale copy: enough to tell "the screen changed" from a blinking caret."""
+    key = (size, zlib.crc32(png), len(png))
+    cached = _THUMBS.get(key)
+    if cached is not None:
+        return cached
     from PIL import Image
     img = Image.open(io.BytesIO(png))
     img.draft("L", size)
-    return img.convert("L").resize(size).tobytes()
+    thumb = img.convert("L").resize(size).tobytes()
+    if len(_THUMBS) >= 8:
+        _THUMBS.pop(next(iter(_THUMBS)), None)
+    _THUMBS[key] = thumb
+    return thumb
 
 
 def alike(a: bytes | None, b: bytes | None, tolerance: int = 24, share: float = 0.01) -> bool:
     """Two thumbnails show the same screen: under ``share`` of pixels differ by > tolerance."""
     if a is None or b is None or len(a) != len(b):
         return False
-    differing = sum(1 for x, y in zip(a, b) if abs(x - y) > tolerance)
-    return differing <= share * len(a)
+    if a == b:
+        return True
+    from PIL import Image, ImageChops
+    diff = ImageChops.difference(Image.frombytes("L", (len(a), 1), a),
+                                 Image.frombytes("L", (len(b), 1), b)).histogram()
+    return sum(diff[tolerance + 1:]) <= share * len(a)

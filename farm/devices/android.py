@@ -16,6 +16,7 @@ import logging
 import re
 import threading
 import time
+import zlib
 from typing import TYPE_CHECKING, Any
 
 from farm.devices.base import Rect, UINode, UITree, swipe_into_view
@@ -47,11 +48,40 @@ _LOST = re.compile(r"closed|not found|offline|unknown data|connection|reset|brok
 
 def is_black(png: bytes) -> bool:
     """True when every pixel is (near) black: a FLAG_SECURE window or a screen that is off."""
+    if _surely_not_black(png):
+        return False
     from PIL import Image
 
-    img = Image.open(io.BytesIO(png)).convert("L")
+    return image_is_black(Image.open(io.BytesIO(png)))
+
+
+def image_is_black(img: Any) -> bool:
+    """`is_black` of a decoded Pillow image."""
+    img = img.convert("L")
     img.thumbnail((64, 64))
     return img.getextrema()[1] <= 8
+
+
+def _surely_not_black(png: bytes) -> bool:
+    """A quick look at the start of the PNG's pixel data, without decoding the image: a byte
+    that is neither near 0 nor near 256 (a filtered near-black pixel is a small difference
+    either way) means a pixel far from black. False means: decode and look properly."""
+    if png[:8] != b"\x89PNG\r\n\x1a\n":
+        return False
+    inflate, pos, seen = zlib.decompressobj(), 8, 0
+    try:
+        while pos + 8 <= len(png) and seen < 1 << 20:
+            length = int.from_bytes(png[pos:pos + 4], "big")
+            chunk = png[pos + 8:pos + 8 + length] if png[pos + 4:pos + 8] == b"IDAT" else b""
+            while chunk and seen < 1 << 20:
+                data = inflate.decompress(chunk, 1 << 16)
+                chunk, seen = inflate.unconsumed_tail, seen + len(data)
+                if any(9 <= b <= 247 for b in set(data)):
+                    return True
+            pos += 12 + length
+    except zlib.error:
+        return False
+    return False
 
 
 def adb_client(host: str | None = None, port: int | None = None,

@@ -14,7 +14,7 @@ import logging
 import time
 from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
-from farm.devices.android import is_black
+from farm.devices.android import image_is_black, is_black
 from farm.devices.base import Rect, UINode, UITree, swipe_into_view
 from farm.devices.native_tree import parse_wda, query_xml
 from farm.errors import DeviceError, DeviceLost, StepFailed
@@ -117,13 +117,16 @@ class IosDevice:
         raw = self._call(lambda: self._session.screenshot(format="raw"), "screenshot")
         if not raw.startswith(b"\x89PNG"):
             raise DeviceError(f"screenshot on {self.name} is not a PNG")
-        self.screenshot_black = is_black(raw)
-        if self.screenshot_black:
-            self.last_observation = "black-frame"
         factor = round(self._scale)
         if factor <= 1:
+            self.screenshot_black = is_black(raw)
+        else:   # decode once: the black check looks at the reduced image
+            img = Image.open(io.BytesIO(raw)).reduce(factor)
+            self.screenshot_black = image_is_black(img)
+        if self.screenshot_black:
+            self.last_observation = "black-frame"
+        if factor <= 1:
             return raw
-        img = Image.open(io.BytesIO(raw)).reduce(factor)
         buf = io.BytesIO()
         img.save(buf, "PNG", compress_level=1)
         return buf.getvalue()

@@ -31,7 +31,7 @@ from farm.errors import BrokerLost, DeviceLost
 from farm.executors.base import Ledger, NullEvents, RunEvents, RunOutcome
 from farm.results import CaseResult, StepRecord
 from farm.runner import Services
-from farm.schedule import Job, expected_duration, order_jobs
+from farm.schedule import Job, enqueue, expected_duration, order_jobs
 from farm.suite.model import Case
 
 log = logging.getLogger("farm.cluster")
@@ -384,7 +384,7 @@ class CeleryExecutor:
         retry = self.ledger.record(job, result, device)
         if retry is not None:
             pool = self._pool_of[job.case_id]
-            self._queue[pool] = order_jobs(self._queue[pool] + [retry])
+            self._queue[pool] = enqueue(self._queue[pool], retry)
 
     def _broker_down(self, exc: BaseException) -> None:
         now = self.clock()

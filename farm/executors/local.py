@@ -14,7 +14,7 @@ from farm.errors import DeviceLost, InternalError
 from farm.executors.base import Ledger, NullEvents, RunEvents, RunOutcome
 from farm.results import CaseResult
 from farm.runner import Services
-from farm.schedule import Job, order_jobs, pick_job
+from farm.schedule import Job, enqueue, order_jobs, pick_job
 from farm.slot import DeviceSlot
 from farm.suite.model import Case
 
@@ -193,6 +193,6 @@ class LocalExecutor:
                 return False
             retry = self.ledger.record(job, result, slot.name)
             if retry is not None:
-                self._queue = order_jobs(self._queue + [retry])
+                self._queue = enqueue(self._queue, retry)
             self._cond.notify_all()
             return True

@@ -3,7 +3,7 @@ import pytest
 
 from farm.devices.specs import parse_device_specs
 from farm.errors import ConfigError
-from farm.schedule import Job, expected_duration, order_jobs, pick_job
+from farm.schedule import Job, enqueue, expected_duration, order_jobs, pick_job
 
 
 def test_parse_device_specs():
@@ -46,3 +46,11 @@ def test_pick_job_avoids_the_device_that_failed_unless_it_is_the_last():
     assert pick_job(queue[:1], "b1", "web", other_live_devices=1) is None
     assert pick_job(queue[:1], "b1", "web", other_live_devices=0) == 0
     assert pick_job(queue[2:], "b1", "web", other_live_devices=0) is None
+
+
+@given(st.lists(st.tuples(st.integers(0, 50), st.floats(0, 100)), max_size=30),
+       st.tuples(st.integers(0, 50), st.floats(0, 100)))
+def test_a_retry_joins_the_queue_where_a_full_sort_would_put_it(queued, retry):
+    jobs = [Job(f"c{i}", "web", s) for i, s in queued]
+    job = Job(f"c{retry[0]}", "web", retry[1], attempt=2)
+    assert enqueue(order_jobs(jobs), job) == order_jobs(jobs + [job])
