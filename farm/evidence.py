@@ -7,7 +7,8 @@ image and a timeout's; ``off`` takes none.
 With ``all``, a step's image costs the case almost nothing: Chromium encodes the JPEG itself
 and the capture runs in the background while the next step reads the page (the next action
 waits for it, so the image is from before that action); an unchanged screen (same change
-token) is not captured again; the file is written by the ArtifactStore's thread.
+token) is not captured again (its path then stands for the previous image); the file is
+written by the ArtifactStore's thread.
 """
 
 from __future__ import annotations
@@ -37,9 +38,11 @@ class CaseEvidence:
     attempt: int
     last: str | None = None                   # the newest image's path
     count: int = 0
-    _token: str | None = None                 # change token of the screen ``last`` shows
     _pending: list[tuple[str, Callable[[], bytes]]] = field(default_factory=list)
-    _failed: set[str] = field(default_factory=set)
+    # paths never written → what stands in for them: the previous image (the screen had not
+    # changed), or None (the capture failed)
+    _gone: dict[str, str | None] = field(default_factory=dict)
+    _stored: str | None = None                # the newest image written
 
     def start(self) -> str | None:
         """The case's first image (the first step's "before"), captured in the background."""
@@ -51,7 +54,7 @@ class CaseEvidence:
         if self.policy == "off" or (self.policy == "on-failure" and not failed):
             return None
         if self.policy == "on-failure":
-            return self._take(f"step{rec.index}", reuse=False)
+            return self._take(f"step{rec.index}")
         if looks_only and not failed and self.last is not None:
             return self.last
         return self._take(f"step{rec.index}")
@@ -61,13 +64,10 @@ class CaseEvidence:
         if self.policy == "off":
             return None
         self.grabber.invalidate()
-        return self._take(name, reuse=False)
+        return self._take(name)
 
-    def _take(self, name: str, reuse: bool = True) -> str | None:
+    def _take(self, name: str) -> str | None:
         try:
-            token = self.grabber.frame_token()
-            if reuse and token is not None and token == self._token and self.last:
-                return self.last       # the screen has not changed since the last image
             capture = self.grabber.capture_evidence()
         except Exception as exc:  # evidence is best effort; the verdict comes from the step
             log.debug("screenshot failed: %s", exc)
@@ -76,27 +76,36 @@ class CaseEvidence:
         self.count += 1
         path = self.artifacts.path_for(self.case_id, self.attempt, f"{self.count:03d}-{name}")
         self._pending.append((path, capture))
-        self.last, self._token = path, token
+        self.last = path
         return path
 
     def _store(self, keep: int) -> None:
         while len(self._pending) > keep:
             path, capture = self._pending.pop(0)
             try:
-                self.artifacts.store(path, capture())
+                image = capture()
             except Exception as exc:  # best effort, as above
                 log.debug("screenshot %s failed: %s", path, exc)
-                self._failed.add(path)
+                self._gone[path] = None
+                continue
+            if image is None:         # the screen had not changed: the previous image stands
+                self._gone[path] = self._stored
+                continue
+            self.artifacts.store(path, image)
+            self._stored = path
 
     def finish(self, records: list["StepRecord"], result: "CaseResult") -> None:
-        """Hand every captured image to the artifact store; a capture that failed leaves no
-        path behind in the records."""
+        """Hand every captured image to the artifact store. A path whose capture found the
+        screen unchanged becomes the previous image's; one whose capture failed, none."""
         self._store(keep=0)
-        failed = self._failed
-        if not failed:
+        gone = self._gone
+        if not gone:
             return
         for rec in records:
-            rec.before = None if rec.before in failed else rec.before
-            rec.after = None if rec.after in failed else rec.after
-        if result.screenshot in failed:
-            result.screenshot = next((r.after for r in reversed(records) if r.after), None)
+            rec.before = gone.get(rec.before, rec.before) if rec.before else None
+            rec.after = gone.get(rec.after, rec.after) if rec.after else None
+        if result.screenshot in gone:
+            result.screenshot = gone[result.screenshot] or next(
+                (r.after for r in reversed(records) if r.after), None)
+        if self.last in gone:
+            self.last = gone[self.last]

@@ -235,7 +235,10 @@ class DeviceRuntime:
 
     def _services(self, run_id: str, tmp: Path, payload: dict[str, Any] | None = None) -> Services:
         payload = payload or {"env": {}, "app_dirs": {}}
-        services = Services(settings=self.settings, artifacts=ArtifactStore(tmp), run_id=run_id,
+        settings = self.settings      # the run's --screenshots, not the worker's default
+        if payload.get("screenshots"):
+            settings = settings.model_copy(update={"screenshots": payload["screenshots"]})
+        services = Services(settings=settings, artifacts=ArtifactStore(tmp), run_id=run_id,
                             env={**os.environ, **payload["env"]},
                             app_dirs={Path(k): v for k, v in payload["app_dirs"].items()},
                             cache=self._cache, cache_mode=payload.get("cache_mode"))

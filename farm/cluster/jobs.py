@@ -25,10 +25,12 @@ def env_for(case: Case, env: dict[str, str]) -> dict[str, str]:
 
 
 def payload(run_id: str, job: Job, case: Case, env: dict[str, str],
-            app_dirs: dict[Path, str], cache_mode: str | None = None) -> dict[str, Any]:
+            app_dirs: dict[Path, str], cache_mode: str | None = None,
+            screenshots: str | None = None) -> dict[str, Any]:
     return {"run_id": run_id, "job": {**asdict(job), "avoid_devices": sorted(job.avoid_devices)},
             "case": case.model_dump(mode="json"), "env": env_for(case, env),
-            "app_dirs": {str(k): v for k, v in app_dirs.items()}, "cache_mode": cache_mode}
+            "app_dirs": {str(k): v for k, v in app_dirs.items()}, "cache_mode": cache_mode,
+            "screenshots": screenshots}
 
 
 def read_payload(data: dict[str, Any]) -> tuple[str, Job, Case]:

@@ -64,9 +64,12 @@ STATE_JS = """async (settle) => {
   return [s ? s.leaving : false, document.readyState,
           s ? performance.timeOrigin + ':' + s.gen : null];
 }"""
-# Select the focused field's content for an insert ("insert"), set the value of inputs that
-# take no typed text ("set"), or say it cannot be filled (null).
+# Replace the focused field's content: selected, then the value inserted as an input method
+# would ("done"; "insert" when the browser refused, so Python inserts it); inputs that take no
+# typed text get their value set ("set"); null: nothing fillable has the focus.
 FOCUSED_FILL_JS = """(value) => {
+  const insert = () => document.execCommand(value ? "insertText" : "delete", false, value)
+    ? "done" : "insert";
   let el = document.activeElement;
   while (el && el.shadowRoot && el.shadowRoot.activeElement) el = el.shadowRoot.activeElement;
   if (!el || el.disabled || el.readOnly) return null;
@@ -74,12 +77,12 @@ FOCUSED_FILL_JS = """(value) => {
     const range = document.createRange();
     range.selectNodeContents(el);
     const sel = getSelection(); sel.removeAllRanges(); sel.addRange(range);
-    return "insert";
+    return insert();
   }
-  if (el instanceof HTMLTextAreaElement) { el.select(); return "insert"; }
+  if (el instanceof HTMLTextAreaElement) { el.select(); return insert(); }
   if (!(el instanceof HTMLInputElement)) return null;
   if (["", "text", "search", "email", "url", "tel", "password", "number"].includes(el.type)) {
-    el.select(); return "insert";
+    el.select(); return insert();
   }
   if (["checkbox", "radio", "file", "button", "submit", "reset", "image"].includes(el.type)) {
     return null;
@@ -95,6 +98,8 @@ SCROLL_JS = """(i) => { const el = (window.__farmNodes || [])[i];
   el.scrollIntoView({block: "center", inline: "center", behavior: "instant"});
   if (window.__farm) window.__farm.gen++;  // the scroll event comes a frame later
   return true; }"""
+EVIDENCE_OPTIONS = {"type": "jpeg", "quality": EVIDENCE_QUALITY, "scale": "css",
+                    "caret": "initial", "timeout": 10_000}
 
 # Playwright error texts meaning the browser (or its driver) is gone, not that an action failed.
 _LOST = re.compile(r"has been closed|browser has disconnected|target closed|crash|"
@@ -107,25 +112,36 @@ _STRINGS = re.compile(r"'(?:\\.|[^'\\])*'|\"(?:\\.|[^\"\\])*\"|`(?:\\.|[^`\\])*`
 _RETURN = re.compile(r"\breturn\b")
 
 
-def _start_in_background(page: Any, options: dict[str, Any]) -> Any:
-    """Start ``page.screenshot(**options)`` on Playwright's event loop and return its task
-    without waiting; the loop runs it while this thread waits in later Playwright calls.
+def _start_in_background(page: Any, job: Callable[[Any], Any]) -> Any:
+    """Start the coroutine ``job(page's async implementation)`` on Playwright's event loop and
+    return its task without waiting; the loop runs it while this thread waits in later
+    Playwright calls.
 
     Playwright's sync API cannot do this: this goes through its internals and returns None when
-    they are not as expected (the caller then captures synchronously)."""
+    they are not as expected (the caller then does the work synchronously)."""
     try:
         impl, loop, run = page._impl_obj, page._loop, page._sync
-        params = inspect.signature(impl.screenshot).parameters
-        if not set(options) <= set(params):
+        if _impl_args(impl.screenshot, EVIDENCE_OPTIONS) is None:
             return None
-        coro = impl.screenshot(**{name: options.get(name) for name in params})
+        task = loop.create_task(job(impl))
     except (AttributeError, TypeError, ValueError):
         return None
-    task = loop.create_task(coro)
     # a capture nobody waits for (the case ended) must not log "exception never retrieved"
     task.add_done_callback(lambda t: t.cancelled() or t.exception())
-    run(asyncio.sleep(0))     # one turn of the loop: the request goes out now
+    run(asyncio.sleep(0))     # one turn of the loop: the first request goes out now
     return task
+
+
+def _impl_args(method: Any, options: dict[str, Any]) -> dict[str, Any] | None:
+    """``options`` as keyword arguments of one of Playwright's implementation methods (they
+    take every parameter, no defaults); None when a name is not among them."""
+    try:
+        params = inspect.signature(method).parameters
+    except (TypeError, ValueError):
+        return None
+    if not set(options) <= set(params):
+        return None
+    return {name: options.get(name) for name in params}
 
 
 def _first_line(exc: BaseException) -> str:
@@ -159,6 +175,7 @@ class BrowserDevice:
         self._nav_requests: set[Any] = set()          # main-frame navigation requests in flight
         self._tree: tuple[str, UITree] | None = None  # (change token, tree) of the last walk
         self._capture: Any = None                     # an evidence capture still under way
+        self._shown: str | None = None                # change token of the last evidence image
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -251,7 +268,7 @@ class BrowserDevice:
     def end_session(self) -> None:
         """Close the case's context; ignores errors when the browser is already dead."""
         self._drop_capture()
-        self._tree, self._may_navigate = None, False
+        self._tree, self._may_navigate, self._shown = None, False, None
         self._nav_requests.clear()
         context, self._context, self._page = self._context, None, None
         if context is not None:
@@ -322,29 +339,59 @@ class BrowserDevice:
                     page.wait_for_timeout(300)
             raise AssertionError("unreachable")
 
-    def capture_evidence(self) -> Callable[[], bytes]:
-        """Start a JPEG capture of the viewport for the report and return at once; calling
-        the result gives the JPEG bytes (encoded by Chromium, in CSS pixels).
+    def capture_evidence(self) -> Callable[[], bytes | None]:
+        """Start an image of the viewport for the report and return at once; calling the
+        result gives the JPEG (encoded by Chromium, CSS pixels), or None when the page has not
+        changed since the last image (nothing was captured).
 
-        The capture runs while farm goes on (the next step's DOM reads); the next action
-        waits for it first, so the image never shows what that action did."""
+        The job runs on Playwright's event loop while farm goes on (the next step reads the
+        page meanwhile): it waits for a navigation the step started, reads the page's change
+        token and captures only a changed page. The next action waits for it first, so the
+        image never shows what that action did."""
         page = self._need_page()
         self._drop_capture()
-        try:     # known to Playwright's client: no round trip when the page has loaded
-            page.wait_for_load_state("load", timeout=1500)
-        except Exception as exc:   # still loading: capture what is there
-            log.debug("%s: capturing before load: %s", self.name, _first_line(exc))
-        options = {"type": "jpeg", "quality": EVIDENCE_QUALITY, "scale": "css",
-                   "caret": "initial", "timeout": 10_000}
-        task = _start_in_background(page, options)
-        if task is None:      # this Playwright has no such internals: capture now
+        task = _start_in_background(page, lambda impl: self._evidence_job(impl, self._shown))
+        if task is None:      # this Playwright has no such internals: do it now
+            token = self.frame_token()
+            if token is not None and token == self._shown:
+                return lambda: None
             with self._errors("screenshot"):
-                data = page.screenshot(**options)
+                try:
+                    page.wait_for_load_state("load", timeout=1500)
+                except Exception as exc:   # still loading: capture what is there
+                    log.debug("%s: capturing before load: %s", self.name, _first_line(exc))
+                data = page.screenshot(**EVIDENCE_OPTIONS)
+            self._shown = token
             return lambda: data
         self._capture = (page, task)
         return lambda: self._finish_capture(page, task)
 
-    def _finish_capture(self, page: Any, task: Any) -> bytes:
+    async def _evidence_job(self, impl: Any, last: str | None) -> bytes | None:
+        loop = asyncio.get_running_loop()
+        limit, settle = loop.time() + self.navigation_timeout, True
+        while True:      # as _settled, on the loop: wait for a navigation the step started
+            try:
+                leaving, ready, token = await impl.evaluate(STATE_JS, settle)
+            except Exception as exc:
+                if not _NAVIGATING.search(str(exc)) or _LOST.search(_first_line(exc)):
+                    raise
+                leaving, ready, token = True, "loading", None
+            settle = False
+            if (not leaving and ready != "loading") or loop.time() > limit or (
+                    leaving and ready != "loading" and not self._nav_requests):
+                break
+            await asyncio.sleep(0.025)
+        if token is not None and token == last:
+            return None
+        try:
+            await impl.wait_for_load_state("load", 1500)
+        except Exception as exc:   # still loading: capture what is there
+            log.debug("%s: capturing before load: %s", self.name, _first_line(exc))
+        data = await impl.screenshot(**_impl_args(impl.screenshot, EVIDENCE_OPTIONS))
+        self._shown = token
+        return data
+
+    def _finish_capture(self, page: Any, task: Any) -> bytes | None:
         if self._capture is not None and self._capture[1] is task:
             self._capture = None
         with self._errors("screenshot"):
@@ -524,12 +571,12 @@ class BrowserDevice:
         page = self._acting()
         with self._errors("fill"):
             how = page.evaluate(FOCUSED_FILL_JS, text)
-            if how == "insert":
+            if how == "insert":      # execCommand refused: the same through the driver
                 if text:
                     page.keyboard.insert_text(text)
                 else:
                     page.keyboard.press("Delete")
-        return how in ("insert", "set")
+        return how in ("done", "insert", "set")
 
     def clear_text(self) -> None:
         """Select everything in the focused element and delete it."""

@@ -50,15 +50,10 @@ class ScreenshotGrabber:
         self._png, self._taken_at, self._took = png, now, done - now
         return png
 
-    def frame_token(self) -> str | None:
-        """A token that is the same for two looks at an unchanged screen, from devices that can
-        tell (the browser: waits for a navigation an action started first); None: unknown."""
-        token = getattr(self.device, "frame_token", None)
-        return token() if token is not None else None
-
-    def capture_evidence(self) -> Callable[[], bytes]:
+    def capture_evidence(self) -> Callable[[], bytes | None]:
         """The screen as it is now, for the report: returns a callable giving the image (JPEG
-        where the device encodes it). Devices that capture in the background (the browser)
+        where the device encodes it), or None when the device knows the screen has not changed
+        since its last such image. Devices that capture in the background (the browser)
         return at once and the capture overlaps what farm does next; others capture now."""
         capture = getattr(self.device, "capture_evidence", None)
         if capture is not None:

@@ -297,7 +297,7 @@ class CeleryExecutor:
     def _send(self, job: Job, queue: str) -> None:
         case = self.cases[job.case_id]
         data = wire.payload(self.run_id, job, case, self.services.env, self.services.app_dirs,
-                            self.services.cache_mode)
+                            self.services.cache_mode, self.settings.screenshots)
         soft, hard = time_limits(case.timeout, self.settings)
         self.app.send_task(TASK, args=[data], queue=queue, soft_time_limit=soft,
                            time_limit=hard, retry=True,
