@@ -554,7 +554,7 @@ class BrowserDevice:
     def scroll_into_view(self, node: UINode) -> bool:
         """Scroll node (of the last `hierarchy`) to the middle of the viewport, every
         scrolling ancestor included, as Playwright's scrollIntoViewIfNeeded does."""
-        page = self._need_page()
+        page = self._acting()
         with self._errors("scroll into view"):
             return bool(page.evaluate(SCROLL_JS, node.id))
 
