@@ -55,6 +55,8 @@ def cli() -> None:
               "balanced by their remembered durations (longest first, as Flank does).")
 @click.option("--junit-xml", type=click.Path(path_type=Path),
               help="Also write the JUnit XML report to this path.")
+@click.option("--alluredir", type=click.Path(file_okay=False, path_type=Path),
+              help="Also write Allure results into this directory.")
 @click.option("--no-progress", is_flag=True, default=None,
               help="No progress output (also FARM_NO_PROGRESS=1).")
 @click.option("--retries", type=click.IntRange(0), help="Re-runs after a test failure.")
@@ -82,7 +84,7 @@ def cli() -> None:
 @click.option("--pushgateway", metavar="URL",
               help="Push the run's metrics to this Prometheus Pushgateway at the end.")
 def run(paths: tuple[Path, ...], devices: str, report_dir: Path | None, junit_xml: Path | None,
-        no_progress: bool | None, retries: int | None, timeout: float | None,
+        alluredir: Path | None, no_progress: bool | None, retries: int | None, timeout: float | None,
         model: str | None, model_base_url: str | None, model_family: str | None,
         broker: str | None, matrix: bool, overwrite: bool, verbose: bool,
         collect_only: bool, keyword: str | None, tags: tuple[str, ...],
@@ -114,7 +116,7 @@ def run(paths: tuple[Path, ...], devices: str, report_dir: Path | None, junit_xm
                     collect_only=collect_only, devices_given=devices is not None)
     code = run_session(list(paths), devices or "browser:1", settings, junit_xml=junit_xml,
                        progress=show, matrix=matrix, overwrite=overwrite, verbose=verbose,
-                       choice=choice)
+                       choice=choice, alluredir=alluredir)
     sys.stdout.flush()
     sys.stderr.flush()
     from farm.executors.local import unsettled_devices
@@ -414,10 +416,33 @@ def _case_files(path: Path) -> list[Path]:
 
 
 @cli.command()
-@click.argument("run_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
-def report(run_dir: Path) -> None:
+@click.argument("run_dir", required=False,
+                type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--history", is_flag=True,
+              help="Write one page across the runs in the results history instead.")
+@click.option("--since", metavar="AGE", help="With --history: only runs this recent (7d, 12h).")
+@click.option("--suite", metavar="NAME", help="With --history: only this suite's cases.")
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path),
+              help="With --history: where to write the page (default .farm/history.html).")
+@click.option("--results", metavar="PATH|URL", help="The results history to read (default: "
+              "FARM_RESULTS_HISTORY_URL, the broker's Redis, else .farm/results.sqlite).")
+@click.option("--alluredir", type=click.Path(file_okay=False, path_type=Path),
+              help="Also write Allure results of RUN_DIR into this directory.")
+def report(run_dir: Path | None, history: bool, since: str | None, suite: str | None,
+           out: Path | None, results: str | None, alluredir: Path | None) -> None:
     """Rebuild report.html and junit.xml of RUN_DIR from its results.json, or, for a run
-    that was killed before writing it, from the results journal (results.jsonl)."""
+    that was killed before writing it, from the results journal (results.jsonl).
+
+    \b
+    Example:
+      farm report .farm/runs/20250101-020000-ab12
+      farm report --history --since 7d --suite demo
+    """
+    if history:
+        _history_page(since, suite, out, results)
+        return
+    if run_dir is None:
+        raise click.UsageError("give RUN_DIR, or --history for the page across runs")
     import json
 
     from farm.journal import JOURNAL, recover
@@ -432,8 +457,25 @@ def report(run_dir: Path) -> None:
                    "had finished before the run stopped", err=True)
     else:
         raise click.UsageError(f"{source} does not exist")
-    write_outputs(summary, run_dir)
+    write_outputs(summary, run_dir, alluredir=alluredir)
     click.echo(str((run_dir / "report.html").resolve()))
+
+
+def _history_page(since: str | None, suite: str | None, out: Path | None,
+                  results: str | None) -> None:
+    from farm.config import load_settings
+    from farm.report.history_page import write_history
+    from farm.report.trends import parse_since
+    from farm.results_history import open_results
+    if since is not None:
+        try:
+            parse_since(since)
+        except ValueError as exc:
+            raise click.BadParameter(str(exc), param_hint="--since") from None
+    settings = load_settings()
+    store = open_results(settings, results)
+    page = write_history(store, out or Path(settings.state_dir) / "history.html", since, suite)
+    click.echo(str(page.resolve()))
 
 
 def main() -> None:

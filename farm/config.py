@@ -41,6 +41,7 @@ class Settings(BaseSettings):
     # where run state lives: history, caches, run directories
     state_dir: Path = Path(".farm")
     report_dir: Path | None = None
+    results_history_url: str | None = None  # shared results history: a path or redis:// URL
     no_progress: bool = False
 
     # devices

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import io
 import json
+import logging
 import re
 import threading
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Callable, Literal
 
 from pydantic import BaseModel, Field
 
@@ -52,6 +53,12 @@ class CacheUse(BaseModel):
                                                         (self.stale, "stale")) if n]
         parts += [f"{self.written} written"] if self.written else []
         return ", ".join(parts) or self.mode
+class Mark(BaseModel):
+    """Where a step acted, in device coordinates (the screenshot's own pixels)."""
+
+    kind: str                       # tap | double_tap | long_press | hover | swipe | scroll | type
+    points: list[list[int]]         # one point, or a path (swipe / drag / scroll: from, to)
+    note: str | None = None         # ai steps: the model's thought and log line
 
 
 class StepRecord(BaseModel):
@@ -73,6 +80,9 @@ class StepRecord(BaseModel):
     usage: Usage | None = None      # model calls of this step: tokens, cost, latency
     cache: CacheUse | None = None   # what the locate / plan cache did (None: not used)
     rounds: int | None = None       # plan-act rounds of an ai step (agent iterations)
+    marks: list[Mark] = Field(default_factory=list)   # where it acted, in action order
+    screen: list[int] | None = None  # [w, h] of the coordinate space of rect and marks
+    marked: str | None = None       # the before screenshot with rect and marks drawn on it
 
 
 class CaseError(BaseModel):
@@ -102,6 +112,7 @@ class CaseResult(BaseModel):
     tokens: dict[str, int] = Field(default_factory=dict)
     usage: Usage | None = None      # model totals: cost_usd, calls, ... (None: no model call)
     data: dict[str, Any] = Field(default_factory=dict)    # aiQuery results by step `name`
+    since_last: str | None = None   # red case vs earlier runs: new failure|still failing|flaky
 
 
 class DeselectedCase(BaseModel):
@@ -210,6 +221,8 @@ class ArtifactStore:
         self._lock = threading.Lock()
         self._pool: Any = None
         self._pending: list[Any] = []
+        self._stored: set[str] = set()            # paths handed to the pool so far
+        self._deferred: dict[str, list[tuple[Any, ...]]] = {}   # source path → derives
 
     def path_for(self, case_id: str, attempt: int, name: str) -> str:
         """Where a screenshot named ``name`` of this case attempt goes, relative to the run
@@ -227,13 +240,49 @@ class ArtifactStore:
     def store(self, path: str, image: bytes) -> None:
         """Queue ``image`` (PNG or JPEG) for writing at ``path`` (from `path_for`). Encoding
         runs on a background thread, off the case's clock; ``flush()`` waits for it."""
+        self._submit(self._write, self.run_dir / path, image)
+        with self._lock:
+            self._stored.add(path)
+            waiting = self._deferred.pop(path, [])
+        for args in waiting:       # marked copies asked for before their source arrived
+            self._submit(self._derive, *args)
+
+    def _submit(self, fn: Callable[..., None], *args: Any) -> None:
         from concurrent.futures import ThreadPoolExecutor
 
         with self._lock:
             if self._pool is None:
                 self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="artifacts")
             self._pending = [f for f in self._pending if not f.done()]
-            self._pending.append(self._pool.submit(self._write, self.run_dir / path, image))
+            self._pending.append(self._pool.submit(fn, list(self._pending), *args))
+
+    def derive(self, source: str, name: str, draw: Callable[[Any], Any]) -> str:
+        """Queue a copy of the stored screenshot ``source`` (a path this store returned)
+        changed by ``draw(image) -> image`` (e.g. marks drawn on it); return its path. Runs on
+        the background pool once ``source`` is written, off the case's clock; never when
+        ``source`` never comes."""
+        src = self.run_dir / source
+        path = src.with_name(f"{slug(name)}.jpg")
+        with self._lock:      # the source may still be a capture in flight (farm.evidence)
+            ready = source in self._stored
+            if not ready:
+                self._deferred.setdefault(source, []).append((src, path, draw))
+        if ready:
+            self._submit(self._derive, src, path, draw)
+        return path.relative_to(self.run_dir).as_posix()
+
+    def _derive(self, earlier: list[Any], src: Path, path: Path, draw: Callable[[Any], Any]
+                ) -> None:
+        from concurrent.futures import wait
+
+        from PIL import Image
+        wait(earlier)   # submitted before us, so running or done already: no deadlock
+        try:
+            with Image.open(src) as img:
+                out = draw(img.convert("RGB"))
+            out.save(path, "JPEG", quality=self.quality)
+        except Exception as exc:   # a marked copy is a nicety; never cost the run
+            logging.getLogger("farm").warning("cannot mark %s: %s", src.name, exc)
 
     def flush(self) -> None:
         """Wait until every queued screenshot is on disk."""
@@ -242,7 +291,7 @@ class ArtifactStore:
         for future in pending:
             future.result()
 
-    def _write(self, path: Path, image: bytes) -> None:
+    def _write(self, _earlier: list[Any], path: Path, image: bytes) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         if image[:3] == b"\xff\xd8\xff" and _jpeg_fits(image, self.max_side):
             path.write_bytes(image)      # already a small JPEG (Chromium encoded it)

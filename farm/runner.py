@@ -25,7 +25,7 @@ from farm.devices.base import Device
 from farm.evidence import CaseEvidence
 from farm.errors import (CaseTimeout, InfraError, Interrupted, NeedsModel,
                          TestFailure)
-from farm.results import ArtifactStore, CaseError, CaseResult, StepRecord, now_iso
+from farm.results import ArtifactStore, CaseError, CaseResult, Mark, StepRecord, now_iso
 from farm.schedule import Job
 from farm.suite.loader import display_path
 from farm.suite.model import Case, Step, Task
@@ -226,6 +226,7 @@ class _CaseRun:
         self.agent.last_tiers, self.agent.last_rounds = [], None
         if self.agent.cache is not None:
             self.agent.cache.begin_step(step.options.get("cacheable") is not False)
+        self.agent.acted.clear()
         if hasattr(self.device, "last_observation"):
             self.device.last_observation = None
         try:
@@ -239,12 +240,34 @@ class _CaseRun:
                     result.data[step.options["name"]] = rec.output
         except TestFailure as exc:
             rec.status, rec.error = "failed", self.mask(_message(exc))
+            if getattr(exc, "thought", None):     # a failed aiAssert: the model's reasoning
+                rec.output = self.mask(f"the model: {exc.thought}")
         finally:
             rec.duration = round(time.monotonic() - t0, 3)
             rec.observation = getattr(self.device, "last_observation", None)
             self._record_usage(rec, used)
             if self.agent.cache is not None:
                 rec.cache = self.agent.cache.end_step()
+            self._mark(rec)
+
+    def _mark(self, rec: StepRecord) -> None:
+        """Where the step acted, and its before screenshot with that drawn on it (drawn on the
+        artifact pool, off the case's clock)."""
+        rec.marks = [Mark(kind=m["kind"], points=m["points"], note=m.get("note"))
+                     for m in self.agent.acted]
+        if not (rec.marks or rec.rect) or not rec.before:
+            return
+        try:
+            rec.screen = list(self.device.size())
+        except Exception:   # a dying device shows in the next step; the marks can wait
+            return
+        from functools import partial
+
+        from farm.report.marks import draw_marks
+        rec.marked = self.services.artifacts.derive(
+            rec.before, f"step{rec.index}-marked",
+            partial(draw_marks, marks=rec.marks, rect=rec.rect, tier=rec.tier,
+                    screen=rec.screen))
 
     def _record_usage(self, rec: StepRecord, before: Any) -> None:
         spent = self.agent.usage.minus(before)

@@ -21,6 +21,7 @@ from farm.devices.sim.fleet import SimFleet
 from farm.config import Settings
 from farm.errors import ConfigError, UserError
 from farm.history import DurationHistory
+from farm.results_history import remember_run
 from farm.journal import JournalEvents
 from farm.attempts import RetryPolicy
 from farm.devices.specs import DeviceSpec, parse_device_specs
@@ -103,7 +104,8 @@ def _upfront_result(case: Case, run_id: str, reason: str) -> CaseResult:
 def run(paths: Sequence[str | Path], devices: str, settings: Settings,
         junit_xml: Path | None = None, progress: bool = True,
         out: IO[str] | None = None, matrix: bool = False, overwrite: bool = False,
-        verbose: bool = False, choice: Choice | None = None) -> int:
+        verbose: bool = False, choice: Choice | None = None,
+        alluredir: Path | None = None) -> int:
     """Run suites under ``paths`` on ``devices`` (e.g. "browser:2"); return the exit code.
     ``choice``: -k, tags, --last-failed, --shard, --maxfail, --collect-only."""
     out = out or sys.stdout
@@ -150,7 +152,8 @@ def run(paths: Sequence[str | Path], devices: str, settings: Settings,
     _remember_quarantine(Path(settings.state_dir), run_id, outcome.quarantined)
     summary = _summary(run_id, t_start, upfront + outcome.results, outcome, chosen)
     _remember_failures(Path(settings.state_dir), summary.cases)
-    write_outputs(summary, run_dir, junit_xml)
+    remember_run(settings, summary, run_dir / "report.html")
+    write_outputs(summary, run_dir, junit_xml, alluredir)
     if not summary.interrupted:
         history.record(outcome.results)
     _drop_handler(handler)
@@ -490,14 +493,18 @@ def _last_scrape(server: "metrics.MetricsServer | None", settings: Settings) -> 
     server.stop()
 
 
-def write_outputs(summary: RunSummary, run_dir: Path, junit_xml: Path | None = None) -> None:
+def write_outputs(summary: RunSummary, run_dir: Path, junit_xml: Path | None = None,
+                  alluredir: Path | None = None) -> None:
     from farm.report.html import write_html
     from farm.report.junit import write_junit
     write_json(run_dir / "results.json", summary)
     write_junit(summary, run_dir / "junit.xml")
     if junit_xml:
         Path(junit_xml).parent.mkdir(parents=True, exist_ok=True)
-        write_junit(summary, Path(junit_xml))
+        write_junit(summary, Path(junit_xml), run_dir)
+    if alluredir:
+        from farm.report.allure import write_allure
+        write_allure(summary, run_dir, Path(alluredir))
     write_html(summary, run_dir)
 
 

@@ -47,17 +47,52 @@ class ActionContext:
     resolved here and nowhere else) and the seconds left before the case's deadline."""
 
     def __init__(self, device: Device, resolve: Callable[[str], str],
-                 remaining: Callable[[], float] = lambda: float("inf")) -> None:
-        self.device = device
+                 remaining: Callable[[], float] = lambda: float("inf"),
+                 acted: list[dict[str, Any]] | None = None) -> None:
+        self.device = device if acted is None else _Acting(device, acted)
         self.resolve = resolve
         self.remaining = remaining
 
     def optional(self, method: str) -> Callable[..., Any]:
         fn = getattr(self.device, method, None)
         if fn is None:
-            raise StepFailed(f"{type(self.device).__name__} on {self.device.platform} cannot "
+            kind = type(getattr(self.device, "_device", self.device)).__name__
+            raise StepFailed(f"{kind} on {self.device.platform} cannot "
                              f"{method} (the driver has no {method}())")
         return fn
+
+
+class _Acting:
+    """The device, noting where each action touched it (for annotated screenshots):
+    ``{"kind": "tap", "points": [[x, y]]}``, a swipe's or scroll's path, the field typed in."""
+
+    _POINT = {"tap": "tap", "double_tap": "double_tap", "long_press": "long_press",
+              "hover": "hover", "right_click": "tap"}
+
+    def __init__(self, device: Device, acted: list[dict[str, Any]]) -> None:
+        self._device, self._acted = device, acted
+
+    def __getattr__(self, name: str) -> Any:
+        fn = getattr(self._device, name)
+        if name in self._POINT:
+            return lambda x, y, *a: (self._note(self._POINT[name], [[x, y]]), fn(x, y, *a))[1]
+        if name == "swipe":
+            return lambda x1, y1, x2, y2, *a: (
+                self._note("swipe", [[x1, y1], [x2, y2]]), fn(x1, y1, x2, y2, *a))[1]
+        if name == "scroll":
+            return lambda x, y, dx, dy, *a: (
+                self._note("scroll", [[x, y], [x + dx, y + dy]]), fn(x, y, dx, dy, *a))[1]
+        if name == "type_text":
+            return lambda *a: (self._typed(), fn(*a))[1]
+        return fn
+
+    def _note(self, kind: str, points: list[list[float]]) -> None:
+        self._acted.append({"kind": kind, "points": [[round(v) for v in p] for p in points]})
+
+    def _typed(self) -> None:
+        last = self._acted[-1] if self._acted else None
+        if last is not None and last["kind"] == "tap":   # the field it tapped, then typed into
+            last["kind"] = "type"
 
 
 class Action(BaseModel):

@@ -92,6 +92,7 @@ class Agent:
         self.usage = Usage()
         self.last_tiers: list[str] = []
         self.last_rounds: int | None = None     # plan-act rounds of the last ai_act
+        self.acted: list[dict[str, Any]] = []   # where actions touched the device (marks)
 
     @property
     def model(self) -> "ModelSet | None":
@@ -122,7 +123,7 @@ class Agent:
         planner's box as a hint) and ``resolve`` what actions resolve values with."""
         return TaskRunner(locate=locate or self.locate,
                           ctx=ActionContext(self.device, resolve or self.resolve,
-                                            self.remaining),
+                                            self.remaining, acted=self.acted),
                           on_acted=self._acted)
 
     def perform(self, action: Action) -> ActionOutcome:
@@ -281,7 +282,9 @@ class Agent:
         models = self._models(f'aiAssert "{assertion}"')
         passed, why = judge(self.ask, models.judge, assertion, self._look())
         if not passed:
-            raise AssertionFailed(error_message or f'aiAssert "{assertion}" failed: {why}')
+            failed = AssertionFailed(error_message or f'aiAssert "{assertion}" failed: {why}')
+            failed.thought = why      # the model's reasoning, shown beside a custom message
+            raise failed
 
     def ai_wait_for(self, assertion: str, timeout_s: float = 30.0,
                     interval_s: float = 1.0) -> None:

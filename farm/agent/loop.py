@@ -40,6 +40,7 @@ class LoopHost(Protocol):
     device: Device
     models: "ModelSet"
     grabber: ScreenshotGrabber
+    acted: list[dict[str, Any]]     # where actions touched the device, for marks
 
     def ask(self, purpose: str, messages: list[dict[str, Any]], client: Any = None) -> str: ...
 
@@ -202,11 +203,15 @@ class ActLoop:
             except PlanError as exc:
                 self._feedback(f"Your action was not executed: {exc}")
                 return False
+            acted = len(self.agent.acted)
             bad = runner.run(tasks)
             if bad is not None:
                 self._feedback(f"{bad.label} failed: {bad.error}")
                 return False
             action, label = tasks[-1].action, tasks[-1].label
+            for mark in self.agent.acted[acted:]:   # the annotated screenshot's caption
+                mark["note"] = self.agent.mask(" · ".join(
+                    x for x in (plan.thought, plan.log or label) if x))[:500]
             self.done(tasks, plan.log or label)
             if action.moves_pointer or any(t.kind == "locate" for t in tasks):
                 watch.prev = (thumb, label)

@@ -1,5 +1,11 @@
 """JUnit XML for CI systems: one <testsuite> per suite, one <testcase> per case.
 
+Valid against the strict Jenkins xUnit schema (junit-10.xsd, tests/schemas/): no attributes
+or elements it does not know, so a case's facts (case id, platform, device, attempt, flaky,
+tokens) are ``name: value`` lines at the top of its <system-out>, followed by the step log and,
+for a case that did not pass, ``[[ATTACHMENT|<absolute path>]]`` of its last screenshot (the
+Jenkins attachments convention). ``classname`` is the case's folder, so CI groups by folder.
+
 Status mapping (what Jenkins, GitLab and GitHub annotators understand):
 
     passed        no result element
@@ -18,7 +24,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from junitparser import Attr, Error, Failure, JUnitXml, Skipped, xunit2
+from junitparser import Error, Failure, JUnitXml, Skipped, xunit2
 
 from farm.results import CaseResult, RunSummary, StepRecord
 
@@ -32,13 +38,6 @@ _MESSAGE_LIMIT = 500
 def xml_safe(text: object) -> str:
     """``str(text)`` with every character XML 1.0 cannot represent removed."""
     return _INVALID_XML.sub("", str(text))
-
-
-class _TestCase(xunit2.TestCase):
-    """xunit2 testcase plus the ``file``/``line`` attributes pytest and GitLab read."""
-
-    file = Attr()
-    line = Attr()
 
 
 def suite_name(case: CaseResult) -> str:
@@ -125,37 +124,46 @@ def _step_log(case: CaseResult) -> str:
     return "\n".join(rows)
 
 
-def _testcase(case: CaseResult) -> _TestCase:
-    tc = _TestCase(xml_safe(case.name), xml_safe(suite_name(case)), round(case.duration, 3))
-    tc.file = xml_safe(case.file)
-    if case.line:
-        tc.line = str(case.line)
-    props = {"case_id": case.case_id, "platform": case.platform}
-    if case.device:
-        props["device"] = case.device
-    props["attempt"] = str(case.attempt)
-    if case.status == "flaky":
-        props["flaky"] = "true"
-    if case.tags:
-        props["tags"] = ",".join(case.tags)
-    for key, value in sorted(case.tokens.items()):
-        props[f"tokens.{key}"] = str(value)
-    for key, value in props.items():
-        tc.add_property(xml_safe(key), xml_safe(value))
+def folder(case: CaseResult) -> str:
+    """A case's folder path (``demo/checkout`` for ``demo/checkout/pay``): its classname."""
+    return case.case_id.rsplit("/", 1)[0] if "/" in case.case_id else suite_name(case)
+
+
+def _facts(case: CaseResult) -> str:
+    facts = {"case_id": case.case_id, "file": case.file + (f":{case.line}" if case.line else ""),
+             "platform": case.platform, "device": case.device, "attempt": str(case.attempt),
+             "flaky": "true" if case.status == "flaky" else None,
+             "since_last": case.since_last,
+             "tags": ",".join(case.tags) or None,
+             **{f"tokens.{k}": str(v) for k, v in sorted(case.tokens.items())}}
+    return "\n".join(f"{k}: {v}" for k, v in facts.items() if v)
+
+
+def _attachment(case: CaseResult, run_dir: Path | None) -> str:
+    if not case.screenshot or case.status in ("passed", "skipped"):
+        return ""
+    path = Path(case.screenshot)
+    if run_dir is not None and not path.is_absolute():
+        path = (run_dir / path).resolve()
+    return f"[[ATTACHMENT|{path}]]"
+
+
+def _testcase(case: CaseResult, run_dir: Path | None) -> xunit2.TestCase:
+    tc = xunit2.TestCase(xml_safe(case.name), xml_safe(folder(case)), round(case.duration, 3))
     result = _result_for(case)
     if result is not None:
         tc.result = result
     final_passed = case.status in ("passed", "flaky")
     for prev in case.previous:
         tc.add_interim_result(_interim_for(prev, final_passed))
-    log = _step_log(case)
-    if log:
-        tc.system_out = xml_safe(log)
+    out = "\n\n".join(x for x in (_facts(case), _step_log(case), _attachment(case, run_dir)) if x)
+    tc.system_out = xml_safe(out)
     return tc
 
 
-def build_junit(summary: RunSummary) -> JUnitXml:
-    """Build the JUnit document for a run (suites in first-seen order, cases in run order)."""
+def build_junit(summary: RunSummary, run_dir: Path | None = None) -> JUnitXml:
+    """Build the JUnit document for a run (suites in first-seen order, cases in run order);
+    with ``run_dir``, screenshot attachments are absolute paths."""
     xml = JUnitXml(xml_safe(f"farm run {summary.run_id}"))
     suites: dict[str, xunit2.TestSuite] = {}
     for case in summary.cases:
@@ -167,18 +175,22 @@ def build_junit(summary: RunSummary) -> JUnitXml:
             suite.add_property("run_id", xml_safe(summary.run_id))
             if summary.farm_version:
                 suite.add_property("farm_version", xml_safe(summary.farm_version))
-        suite._add_testcase_no_update_stats(_testcase(case))
+        suite._add_testcase_no_update_stats(_testcase(case, run_dir))
     for suite in suites.values():
         xml.append(suite)
     xml.update_statistics()
+    for suite in suites.values():
+        suite.time = round(suite.time, 3)        # the schema allows three decimals
+    del xml._elem.attrib["skipped"]              # not an attribute of <testsuites> there
     return xml
 
 
-def write_junit(summary: RunSummary, path: Path) -> Path:
-    """Write ``junit.xml`` for ``summary`` to ``path`` (UTF-8, XML-safe); return the path."""
+def write_junit(summary: RunSummary, path: Path, run_dir: Path | None = None) -> Path:
+    """Write ``junit.xml`` for ``summary`` to ``path`` (UTF-8, XML-safe); return the path.
+    ``run_dir`` (default: the folder of ``path``) resolves screenshot attachments."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
-    build_junit(summary).write(str(tmp), pretty=True)
+    build_junit(summary, Path(run_dir or path.parent).resolve()).write(str(tmp), pretty=True)
     tmp.replace(path)
     return path

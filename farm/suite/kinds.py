@@ -84,7 +84,7 @@ KINDS: dict[str, StepKind] = _declare(
              action="Scroll", passes=("direction", "scrollType", "distance")),
     StepKind("sleep", "ms", "ms", action="Sleep", value_param="timeMs"),
     # zero-token checks and scripts
-    StepKind("javascript", "code", platform="web", call="javascript"),
+    StepKind("javascript", "code", platform="web", call="javascript", data=True),
     StepKind("assertText", "text", call="assert_text", looks_only=True),
     StepKind("assertNoText", "text", call="assert_no_text", looks_only=True),
     StepKind("waitForText", "text", call="wait_for_text"),

@@ -62,7 +62,9 @@ class Run:
         attempt, flaky, and the tags of earlier attempts (flakyFailure, rerunError, ...)."""
         out = {}
         for tc in ET.parse(self.run_dir / "junit.xml").getroot().iter("testcase"):
-            props = {p.get("name"): p.get("value") for p in tc.iter("property")}
+            out_text = next((c.text or "" for c in tc if c.tag == "system-out"), "")
+            props = dict(line.split(": ", 1)        # the facts heading system-out
+                         for line in out_text.split("\n\n", 1)[0].splitlines())
             verdict = next((c for c in tc if c.tag in ("failure", "error", "skipped")), None)
             out[props["case_id"].split("/", 1)[1]] = {
                 "result": verdict.tag if verdict is not None else "passed",

@@ -1,0 +1,96 @@
+"""Allure results (``--alluredir DIR``), written with allure-python-commons' own model and file
+logger: one result per attempt (earlier attempts share the case's historyId, so Allure shows
+them as retries), one step per case step with its screenshot, labels for suite, device,
+platform and tags.
+
+Status mapping: passed → passed; flaky → passed with statusDetails.flaky; failed → failed
+(statusDetails.known when it was already failing last run); error → broken (infrastructure);
+skipped → skipped; interrupted → skipped at stage "interrupted" (allure-java's model has no
+"unknown" status, so Allure's reader would drop such a result).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import uuid
+from datetime import datetime
+from pathlib import Path
+
+from farm.results import CaseResult, RunSummary, StepRecord
+
+_STATUS = {"passed": "passed", "flaky": "passed", "failed": "failed", "error": "broken",
+           "skipped": "skipped", "interrupted": "skipped"}
+
+
+def _ms(iso: str, plus: float = 0.0) -> int | None:
+    try:
+        return round((datetime.fromisoformat(iso).timestamp() + plus) * 1000)
+    except (TypeError, ValueError):
+        return None
+
+
+class _Writer:
+    def __init__(self, run_dir: Path, out: Path) -> None:
+        from allure_commons.logger import AllureFileLogger
+        self.run_dir = run_dir
+        self.logger = AllureFileLogger(str(out))
+
+    def attach(self, rel: str | None, name: str) -> list:
+        """The screenshot ``rel`` (relative to the run dir) copied in, as an Attachment."""
+        from allure_commons.model2 import ATTACHMENT_PATTERN, Attachment
+        if not rel or not (self.run_dir / rel).is_file():
+            return []
+        source = ATTACHMENT_PATTERN.format(prefix=uuid.uuid4(), ext="jpg")
+        self.logger.report_attached_file(str(self.run_dir / rel), source)
+        return [Attachment(name=name, source=source, type="image/jpeg")]
+
+    def step(self, st: StepRecord):
+        from allure_commons.model2 import Parameter, StatusDetails, TestStepResult
+        start = _ms(st.started)
+        result = TestStepResult(
+            name=f"{st.index}. {st.label}", status=_STATUS.get(st.status, "broken"),
+            stage="finished", start=start,
+            stop=start + round(st.duration * 1000) if start is not None else None,
+            attachments=self.attach(st.marked or st.after, "screenshot"),
+            parameters=[Parameter(name=k, value=str(v)) for k, v in
+                        (("task", st.task), ("tier", st.tier), ("line", st.line)) if v])
+        if st.error:
+            result.statusDetails = StatusDetails(message=st.error)
+        return result
+
+    def case(self, c: CaseResult, summary: RunSummary) -> None:
+        from allure_commons.model2 import Label, StatusDetails, TestResult
+        digest = hashlib.sha256(c.case_id.encode("utf-8", "surrogatepass")).hexdigest()
+        folder = c.case_id.rsplit("/", 1)[0] if "/" in c.case_id else c.case_id
+        labels = [("suite", c.case_id.split("/", 1)[0]), ("parentSuite", "farm"),
+                  ("subSuite", folder), ("platform", c.platform), ("framework", "farm"),
+                  ("device", c.device or ""), ("host", c.device or ""),
+                  *[("tag", t) for t in c.tags]]
+        start = _ms(c.started)
+        result = TestResult(
+            uuid=str(uuid.uuid4()), historyId=digest[:32], testCaseId=digest[32:],
+            name=c.name, fullName=c.case_id, status=_STATUS.get(c.status, "broken"),
+            stage="finished" if c.status != "interrupted" else "interrupted",
+            start=start, stop=start + round(c.duration * 1000) if start is not None else None,
+            labels=[Label(name=k, value=v) for k, v in labels if v],
+            steps=[self.step(st) for st in c.steps],
+            attachments=self.attach(c.screenshot, "last screenshot")
+            if c.status != "passed" else [],
+            titlePath=c.case_id.split("/")[:-1])
+        message = (f"{c.error.kind}: {c.error.message}" if c.error else
+                   c.reason if c.status != "passed" else None)
+        if message or c.status == "flaky" or c.since_last:
+            result.statusDetails = StatusDetails(
+                message=message, flaky=c.status == "flaky" or c.since_last == "flaky" or None,
+                known=c.since_last == "still failing" or None)
+        self.logger.report_result(result)
+
+
+def write_allure(summary: RunSummary, run_dir: Path, out: Path) -> Path:
+    """Allure result files for every attempt of every case of ``summary`` into ``out``."""
+    writer = _Writer(Path(run_dir), Path(out))
+    for case in summary.cases:
+        for earlier in case.previous:
+            writer.case(earlier, summary)
+        writer.case(case, summary)
+    return Path(out)

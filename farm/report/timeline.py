@@ -1,0 +1,63 @@
+"""The run report's per-device timeline (a Gantt chart in plain HTML/CSS): one row per device,
+one bar per attempt placed by its start time and duration, coloured by status; earlier
+attempts are marked as retried, and a quarantined device's row says so after its last bar."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from html import escape
+
+from farm.results import CaseResult, RunSummary
+
+
+def _start(iso: str) -> float | None:
+    try:
+        return datetime.fromisoformat(iso).timestamp()
+    except (TypeError, ValueError):
+        return None
+
+
+def _bars(summary: RunSummary) -> list[tuple[str, float, float, CaseResult, bool]]:
+    """(device, start, end, attempt, retried) for every attempt that ran on a device."""
+    out = []
+    for case in summary.cases:
+        for attempt in [*case.previous, case]:
+            start = _start(attempt.started)
+            if attempt.device and start is not None:
+                out.append((attempt.device, start, start + max(attempt.duration, 0.0), attempt,
+                            attempt is not case))
+    return out
+
+
+def render_timeline(summary: RunSummary) -> str:
+    """The timeline section, or "" when nothing ran on a device."""
+    bars = _bars(summary)
+    if not bars:
+        return ""
+    t0 = min(b[1] for b in bars)
+    span = max(max(b[2] for b in bars) - t0, 1e-3)
+    rows = []
+    for device in sorted({b[0] for b in bars}):
+        mine = sorted((b for b in bars if b[0] == device), key=lambda b: b[1])
+        cells = "".join(_bar(b, t0, span) for b in mine)
+        if device in summary.quarantined:
+            left = (mine[-1][2] - t0) / span * 100
+            cells += (f'<span class="q" style="left:{min(left, 99):.2f}%" '
+                      f'title="quarantined after repeated infrastructure errors">'
+                      f"quarantined</span>")
+        rows.append(f'<div class="lane" data-device="{escape(device)}">'
+                    f'<span class="dev">{escape(device)}</span><div class="track">{cells}'
+                    f"</div></div>")
+    return (f'<section class="timeline" id="timeline"><h2>Timeline <small>{len(bars)} '
+            f'attempt(s) on {len(rows)} device(s) over {span:.1f} s</small></h2>'
+            + "".join(rows) + "</section>")
+
+
+def _bar(bar: tuple[str, float, float, CaseResult, bool], t0: float, span: float) -> str:
+    device, start, end, attempt, retried = bar
+    left = (start - t0) / span * 100
+    width = max((end - start) / span * 100, 0.3)
+    note = f" (attempt {attempt.attempt}, retried)" if retried else f" (attempt {attempt.attempt})"
+    title = f"{attempt.case_id}: {attempt.status}{note}, {attempt.duration:.1f} s"
+    return (f'<span class="bar st-{escape(attempt.status)}{" retried" if retried else ""}" '
+            f'style="left:{left:.2f}%;width:{width:.2f}%" title="{escape(title)}"></span>')

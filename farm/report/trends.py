@@ -1,0 +1,226 @@
+"""What changed across runs: pure functions from the results history's records to the
+figures of the history page (no I/O here; farm/report/history_page.py renders them)."""
+
+from __future__ import annotations
+
+import re
+import statistics
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+
+from farm.results_history import GREEN, RED, CaseRecord, RunRecord, classify, suite_of
+
+_SINCE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdw])\s*$")
+_UNIT = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
+TOP = 25          # rows in each ranking
+
+
+def parse_since(text: str) -> float:
+    """``7d`` / ``12h`` / ``30m`` / ``2w`` / ``90s`` → seconds; ValueError otherwise."""
+    match = _SINCE.match(text or "")
+    if not match:
+        raise ValueError(f"--since {text!r}: give a number and a unit, e.g. 7d, 12h, 30m, 2w")
+    return float(match.group(1)) * _UNIT[match.group(2)]
+
+
+@dataclass
+class RunRow:
+    run: RunRecord
+    ran: int
+    passed: int
+    rate: float | None
+    new: list[str] = field(default_factory=list)        # cases newly red in this run
+    fixed: list[str] = field(default_factory=list)      # cases green again in this run
+
+
+@dataclass
+class Change:
+    case_id: str
+    name: str
+    status: str
+    verdict: str                 # new failure / still failing / flaky / fixed
+    error: str | None = None
+
+
+@dataclass
+class Flaky:
+    case_id: str
+    name: str
+    runs: int
+    fails: int
+    flips: int
+    last_fail_run: str
+    last_fail_at: str
+    last_error: str | None
+
+
+@dataclass
+class Slow:
+    case_id: str
+    name: str
+    median: float
+    last: float
+    change: float | None         # last vs median of the runs before it, as a fraction
+    samples: list[float]
+
+
+@dataclass
+class Spend:
+    case_id: str
+    name: str
+    tokens: int
+    cost: float
+    runs: int
+
+
+@dataclass
+class DeviceErrors:
+    device: str
+    errors: int
+    last_run: str
+    last_error: str | None
+
+
+@dataclass
+class Trends:
+    rows: list[RunRow]
+    latest: list[Change]          # the newest run's new failures, still failing, fixed
+    flaky: list[Flaky]
+    slowest: list[Slow]
+    spend: list[Spend]
+    devices: list[DeviceErrors]
+    suites: list[str]
+
+    @property
+    def runs(self) -> list[RunRecord]:
+        return [r.run for r in self.rows]
+
+
+def only_suite(runs: list[RunRecord], suite: str | None) -> list[RunRecord]:
+    """Runs restricted to one suite's cases (runs without any left out)."""
+    if not suite:
+        return runs
+    out = []
+    for run in runs:
+        cases = [c for c in run.cases if suite_of(c.case_id) == suite]
+        if cases:
+            counts = Counter(c.status for c in cases)
+            out.append(run.model_copy(update={
+                "cases": cases, "counts": {**counts, "total": len(cases)},
+                "tokens": sum(c.tokens for c in cases), "cost": sum(c.cost for c in cases)}))
+    return out
+
+
+def analyse(runs: list[RunRecord], suite: str | None = None) -> Trends:
+    """Everything the history page shows, from runs oldest first."""
+    all_suites = sorted({suite_of(c.case_id) for r in runs for c in r.cases})
+    runs = [r for r in only_suite(runs, suite) if not r.interrupted]
+    statuses: dict[str, list[str]] = defaultdict(list)
+    names: dict[str, str] = {}
+    rows, latest = [], []
+    for index, run in enumerate(runs):
+        row = _row(run)
+        changes = []
+        for case in run.cases:
+            names[case.case_id] = case.name or case.case_id
+            if case.status == "skipped":
+                continue
+            verdict = classify(statuses[case.case_id], case.status)
+            if verdict == "new failure":
+                row.new.append(case.case_id)
+            elif verdict == "fixed":
+                row.fixed.append(case.case_id)
+            if verdict and index == len(runs) - 1:
+                changes.append(Change(case.case_id, names[case.case_id], case.status, verdict,
+                                      case.error))
+            statuses[case.case_id].append(case.status)
+        rows.append(row)
+        latest = changes
+    order = {"new failure": 0, "flaky": 1, "still failing": 2, "fixed": 3}
+    latest.sort(key=lambda c: (order[c.verdict], c.case_id))
+    return Trends(rows=rows, latest=latest, flaky=flaky_ranking(runs, names),
+                  slowest=slowest(runs, names), spend=spend(runs, names),
+                  devices=device_errors(runs), suites=all_suites)
+
+
+def _row(run: RunRecord) -> RunRow:
+    counts = Counter(c.status for c in run.cases)
+    ran = len(run.cases) - counts["skipped"]
+    passed = counts["passed"] + counts["flaky"]
+    return RunRow(run=run, ran=ran, passed=passed, rate=passed / ran if ran else None)
+
+
+def flaky_ranking(runs: list[RunRecord], names: dict[str, str]) -> list[Flaky]:
+    """Cases that both passed and failed in the window and passed again after failing (a
+    pass after a retry counts as that): most status changes first. A case that only turned
+    red is a new failure, not flaky."""
+    history: dict[str, list[tuple[RunRecord, CaseRecord]]] = defaultdict(list)
+    for run in runs:
+        for case in run.cases:
+            if case.status in ("passed", "failed", "flaky"):
+                history[case.case_id].append((run, case))
+    ranking = []
+    for case_id, seen in history.items():
+        states = [c.status for _, c in seen]
+        fails = sum(s in ("failed", "flaky") for s in states)
+        red = [s != "passed" for s in states]
+        first_red = red.index(True) if True in red else len(red)
+        if "flaky" not in states and all(red[first_red:]):
+            continue
+        flips = sum(a != b for a, b in zip(red, red[1:])) + states.count("flaky")
+        run, case = next((r, c) for r, c in reversed(seen) if c.status != "passed")
+        error = case.error or next((a.error for a in case.attempts if a.error), None)
+        ranking.append(Flaky(case_id, names.get(case_id, case_id), len(states), fails, flips,
+                             run.run_id, run.started, error))
+    ranking.sort(key=lambda f: (-f.flips, -f.fails / f.runs, f.case_id))
+    return ranking[:TOP]
+
+
+def slowest(runs: list[RunRecord], names: dict[str, str]) -> list[Slow]:
+    """Cases by median duration (runs that reached a verdict), with the last run against
+    the ones before it."""
+    samples: dict[str, list[float]] = defaultdict(list)
+    for run in runs:
+        for case in run.cases:
+            if case.status in ("passed", "failed", "flaky") and case.duration > 0:
+                samples[case.case_id].append(case.duration)
+    out = []
+    for case_id, seconds in samples.items():
+        before = seconds[:-1]
+        base = statistics.median(before) if before else None
+        change = (seconds[-1] - base) / base if base else None
+        out.append(Slow(case_id, names.get(case_id, case_id), statistics.median(seconds),
+                        seconds[-1], change, seconds[-30:]))
+    out.sort(key=lambda s: (-s.median, s.case_id))
+    return out[:TOP]
+
+
+def spend(runs: list[RunRecord], names: dict[str, str]) -> list[Spend]:
+    """Model tokens and cost per case over the window, biggest first."""
+    tokens: Counter[str] = Counter()
+    cost: Counter[str] = Counter()
+    seen: Counter[str] = Counter()
+    for run in runs:
+        for case in run.cases:
+            if case.tokens or case.cost:
+                tokens[case.case_id] += case.tokens
+                cost[case.case_id] += case.cost
+                seen[case.case_id] += 1
+    out = [Spend(k, names.get(k, k), tokens[k], cost[k], seen[k]) for k in seen]
+    out.sort(key=lambda s: (-s.cost, -s.tokens, s.case_id))
+    return out[:TOP]
+
+
+def device_errors(runs: list[RunRecord]) -> list[DeviceErrors]:
+    """Infrastructure errors per device, every attempt counted (retries included)."""
+    found: dict[str, DeviceErrors] = {}
+    for run in runs:
+        for case in run.cases:
+            attempts = [*case.attempts, case]
+            for a in attempts:
+                if a.status != "error" or not a.device:
+                    continue
+                entry = found.setdefault(a.device, DeviceErrors(a.device, 0, "", None))
+                entry.errors += 1
+                entry.last_run, entry.last_error = run.run_id, a.error
+    return sorted(found.values(), key=lambda d: (-d.errors, d.device))

@@ -1,0 +1,252 @@
+"""Every run's verdicts, remembered across runs, for trends (``farm report --history``) and for
+a run's own report (is this failure new, still failing or flaky?).
+
+One compact record per run (`RunRecord`: totals plus one `CaseRecord` per case), stored as a
+JSON document keyed by run id and indexed by start time:
+
+    embedded default   SQLite file ``<state dir>/results.sqlite``
+    cluster            the broker's Redis (keys ``<prefix>:results:*``), so every CI machine
+                       sees every run
+    FARM_RESULTS_HISTORY_URL=PATH or redis://...   an explicit shared one
+
+``farm/history.py`` is a different thing: per-case durations for longest-first scheduling.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Iterable, Protocol
+
+from pydantic import BaseModel, Field
+
+from farm.results import CaseResult, RunSummary
+
+RED = ("failed", "error")
+
+
+class Attempt(BaseModel):
+    """An earlier attempt of a case in the same run."""
+
+    status: str
+    device: str | None = None
+    error: str | None = None
+
+
+class CaseRecord(BaseModel):
+    case_id: str
+    name: str = ""
+    status: str
+    duration: float = 0.0
+    device: str | None = None
+    tokens: int = 0
+    cost: float = 0.0
+    error: str | None = None        # "<kind>: <first line of the message>" (masked already)
+    attempts: list[Attempt] = Field(default_factory=list)
+
+
+class RunRecord(BaseModel):
+    run_id: str
+    started: str
+    at: float = 0.0                 # started, as a POSIX timestamp (the index)
+    duration: float = 0.0
+    report: str | None = None       # absolute path of the run's report.html
+    counts: dict[str, int] = Field(default_factory=dict)
+    tokens: int = 0
+    cost: float = 0.0
+    model_seconds: float = 0.0
+    interrupted: bool = False
+    cases: list[CaseRecord] = Field(default_factory=list)
+
+
+def suite_of(case_id: str) -> str:
+    return case_id.split("/", 1)[0]
+
+
+def _first_line(text: str, limit: int = 300) -> str:
+    line = text.strip().splitlines()[0] if text.strip() else ""
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def _error_text(result: CaseResult) -> str | None:
+    if result.error is None:
+        return None
+    return f"{result.error.kind}: {_first_line(result.error.message)}"
+
+
+def _timestamp(iso: str) -> float:
+    try:
+        moment = datetime.fromisoformat(iso)
+    except (TypeError, ValueError):
+        return datetime.now(timezone.utc).timestamp()
+    if moment.tzinfo is None:
+        moment = moment.astimezone()
+    return moment.timestamp()
+
+
+def record_for(summary: RunSummary, report: Path | None = None) -> RunRecord:
+    """The history record of a finished run (skipped cases kept: they show as gaps)."""
+    cases = []
+    for c in summary.cases:
+        usage = c.usage
+        cases.append(CaseRecord(
+            case_id=c.case_id, name=c.name, status=c.status, duration=c.duration,
+            device=c.device, tokens=sum(c.tokens.values()),
+            cost=usage.cost_usd if usage else 0.0, error=_error_text(c),
+            attempts=[Attempt(status=p.status, device=p.device, error=_error_text(p))
+                      for p in c.previous]))
+    model_seconds = sum(c.usage.latency_s for c in summary.cases if c.usage)
+    return RunRecord(
+        run_id=summary.run_id, started=summary.started, at=_timestamp(summary.started),
+        duration=summary.duration, report=str(report) if report else None,
+        counts=dict(summary.counts), tokens=sum(c.tokens for c in cases),
+        cost=round(sum(c.cost for c in cases), 6), model_seconds=round(model_seconds, 3),
+        interrupted=summary.interrupted, cases=cases)
+
+
+class ResultsStore(Protocol):
+    def add(self, record: RunRecord) -> None: ...
+
+    def runs(self, since: float = 0.0) -> list[RunRecord]:
+        """Runs started at or after ``since`` (POSIX seconds), oldest first."""
+        ...
+
+    def recent(self, count: int) -> list[RunRecord]:
+        """The last ``count`` runs, oldest first."""
+        ...
+
+
+class SqliteResults:
+    """The embedded store: one row per run, the record as JSON."""
+
+    _SCHEMA = ("CREATE TABLE IF NOT EXISTS runs (run_id TEXT PRIMARY KEY, at REAL NOT NULL, "
+               "record TEXT NOT NULL); CREATE INDEX IF NOT EXISTS runs_at ON runs(at);")
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+
+    def _connect(self) -> sqlite3.Connection:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        con = sqlite3.connect(self.path, timeout=30)
+        con.executescript(self._SCHEMA)
+        return con
+
+    def add(self, record: RunRecord) -> None:
+        self.add_many([record])
+
+    def add_many(self, records: Iterable[RunRecord]) -> None:
+        rows = [(r.run_id, r.at, r.model_dump_json(exclude_defaults=True)) for r in records]
+        with self._connect() as con:
+            con.executemany("INSERT OR REPLACE INTO runs(run_id, at, record) VALUES (?, ?, ?)",
+                            rows)
+        con.close()
+
+    def runs(self, since: float = 0.0) -> list[RunRecord]:
+        return self._select("SELECT record FROM runs WHERE at >= ? ORDER BY at, run_id",
+                            since)
+
+    def recent(self, count: int) -> list[RunRecord]:
+        newest = self._select(
+            "SELECT record FROM runs ORDER BY at DESC, run_id DESC LIMIT ?", count)
+        return newest[::-1]
+
+    def _select(self, sql: str, *args: Any) -> list[RunRecord]:
+        if not self.path.exists():
+            return []
+        con = self._connect()
+        try:
+            rows = con.execute(sql, args).fetchall()
+        finally:
+            con.close()
+        return [RunRecord.model_validate_json(text) for (text,) in rows]
+
+
+class RedisResults:
+    """The shared store: a hash run id → record, a sorted set run id by start time."""
+
+    def __init__(self, client: Any, prefix: str = "farm") -> None:
+        self.r = client
+        self.records = f"{prefix}:results:runs"
+        self.index = f"{prefix}:results:index"
+
+    def add(self, record: RunRecord) -> None:
+        pipe = self.r.pipeline()
+        pipe.hset(self.records, record.run_id, record.model_dump_json(exclude_defaults=True))
+        pipe.zadd(self.index, {record.run_id: record.at})
+        pipe.execute()
+
+    def runs(self, since: float = 0.0) -> list[RunRecord]:
+        return self._load(self.r.zrangebyscore(self.index, since, "+inf"))
+
+    def recent(self, count: int) -> list[RunRecord]:
+        return self._load(list(reversed(self.r.zrevrange(self.index, 0, count - 1))))
+
+    def _load(self, ids: list[str]) -> list[RunRecord]:
+        texts = self.r.hmget(self.records, ids) if ids else []
+        return [RunRecord.model_validate_json(t) for t in texts if t]
+
+
+def open_results(settings: Any, where: str | None = None) -> ResultsStore:
+    """The results history to use: ``where`` (a path or redis:// URL), else
+    FARM_RESULTS_HISTORY_URL, else the broker's Redis in cluster mode, else SQLite under the
+    state dir."""
+    where = where or settings.results_history_url
+    broker = settings.broker_url.get_secret_value() if settings.broker_url else None
+    if where is None and broker:
+        where = broker
+    if where and where.startswith(("redis://", "rediss://", "unix://")):
+        from farm.cluster import store
+        return RedisResults(store.connect(where), settings.cluster_prefix)
+    return SqliteResults(Path(where) if where else Path(settings.state_dir) / "results.sqlite")
+
+
+GREEN = ("passed", "flaky")
+WINDOW = 10       # earlier runs of a case that decide new failure / still failing / flaky
+
+
+def classify(previous: list[str], status: str) -> str | None:
+    """A red ``status`` against a case's earlier statuses (newest last): ``new failure``
+    (green or unseen before), ``still failing`` (red last time too) or ``flaky`` (green last
+    time, red or flaky earlier in the window); a green one after red: ``fixed``; else None."""
+    seen = previous[-WINDOW:]
+    if status in RED:
+        if seen and seen[-1] in RED:
+            return "still failing"
+        if any(s in RED or s == "flaky" for s in seen):
+            return "flaky"
+        return "new failure"
+    if status in GREEN and seen and seen[-1] in RED:
+        return "fixed"
+    return None
+
+
+def since_last(history: list[RunRecord], summary: RunSummary) -> dict[str, str]:
+    """For each red case of ``summary``, its `classify` verdict against the runs before."""
+    past: dict[str, list[str]] = {}
+    for run in history:
+        if run.run_id == summary.run_id or run.interrupted:
+            continue
+        for case in run.cases:
+            if case.status != "skipped":
+                past.setdefault(case.case_id, []).append(case.status)
+    return {c.case_id: verdict for c in summary.cases if c.status in RED
+            and (verdict := classify(past.get(c.case_id, []), c.status))}
+
+
+def remember_run(settings: Any, summary: RunSummary, report: Path) -> None:
+    """Mark each red case of ``summary`` new / still failing / flaky against the runs before
+    it, then add the run to the results history. Best effort: a history that cannot be
+    reached costs the comparison, never the run's results."""
+    import logging
+    log = logging.getLogger("farm")
+    try:
+        store = open_results(settings)
+        verdicts = since_last(store.recent(50), summary)
+        for case in summary.cases:
+            case.since_last = verdicts.get(case.case_id)
+        if summary.cases:
+            store.add(record_for(summary, report.resolve()))
+    except Exception as exc:   # sqlite3, redis and OS errors alike: say so and go on
+        log.warning("results history not updated: %s", exc)

@@ -1,0 +1,164 @@
+"""Three nightly runs of one suite through `farm run` (real Chromium), then the morning after:
+`farm report --history` opened in Chromium, each run's report saying new / flaky, the
+annotated screenshot of a tap, the timeline, named data, deselected cases, and junit.xml /
+Allure results that CI servers' schemas accept."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.integration
+
+ROOT = Path(__file__).resolve().parents[2]
+SCHEMAS = ROOT / "tests" / "schemas"
+PRESENT, ABSENT = "Farm Shop", "Text that is not on the page"
+
+FARM_YAML = f"""
+timeout: 60
+apps:
+  shop:
+    serve: {ROOT / "suites" / "demo" / "app"}
+    env: FARM_DEMO_URL
+"""
+
+
+def _case(name: str, flow: str, target: str = "web:\n  url: ${FARM_DEMO_URL}/index.html\n"
+                                              "  viewportWidth: 1280\n  viewportHeight: 800"
+          ) -> str:
+    return f"name: {name}\n{target}\ntasks:\n  - name: main\n    flow:\n{flow}"
+
+
+CASES = {
+    "flip.yaml": _case("Flips", "      - assertText: ${FLIP}\n"),
+    "turns.yaml": _case("Turns red", "      - assertText: ${TURNS}\n"),
+    "tap.yaml": _case("Taps sign in", "      - aiTap: Sign in\n"
+                                      "      - javascript: document.title\n"
+                                      "        name: title\n"),
+    "phone.yaml": _case("On a phone", "      - aiTap: Sign in\n",
+                        "android:\n  launch: com.farm.demo.shop"),
+}
+NIGHTS = [{"FLIP": ABSENT, "TURNS": PRESENT},     # flip fails
+          {"FLIP": PRESENT, "TURNS": PRESENT},    # all pass
+          {"FLIP": ABSENT, "TURNS": ABSENT}]      # flip fails again, turns turns red
+
+
+@pytest.fixture(scope="module")
+def nights(tmp_path_factory) -> dict:
+    """Runs the suite three times into one state dir; returns paths and run dirs."""
+    from tests.support.farm_cli import FarmCli
+    tmp = tmp_path_factory.mktemp("nightly")
+    suite = tmp / "nightly"
+    suite.mkdir()
+    (suite / "farm.yaml").write_text(FARM_YAML)
+    for name, text in CASES.items():
+        (suite / name).write_text(text)
+    cli = FarmCli(tmp)
+    runs = []
+    try:
+        for i, env in enumerate(NIGHTS, 1):
+            extra = ["--alluredir", str(tmp / "allure")] if i == 3 else []
+            done = cli.run("run", suite, "--devices", "browser:2", "--no-progress",
+                           "--report-dir", tmp / f"night{i}", *extra, **env)
+            assert done.returncode == (0 if i == 2 else 1), done.stdout + done.stderr
+            runs.append(tmp / f"night{i}")
+        page = cli.run("report", "--history", "--since", "7d", "--out", tmp / "history.html")
+        assert page.returncode == 0, page.stdout + page.stderr
+    finally:
+        cli.close()
+    return {"tmp": tmp, "runs": runs, "history": tmp / "history.html",
+            "page_out": page.stdout}
+
+
+def _results(run_dir: Path) -> dict:
+    return json.loads((run_dir / "results.json").read_text())
+
+
+def _case_of(results: dict, name: str) -> dict:
+    return next(c for c in results["cases"] if c["case_id"] == f"nightly/{name}")
+
+
+def test_history_page_shows_flaky_ranking_and_new_failure(nights, viewer_page, page_errors):
+    assert str(nights["history"].resolve()) in nights["page_out"]
+    page = viewer_page
+    page.goto(nights["history"].as_uri())
+    page.wait_for_load_state("load")
+    assert page.locator("#run-count").inner_text() == "3"
+    flaky = page.locator("#flaky tbody tr")
+    assert flaky.count() == 1
+    assert flaky.first.get_attribute("data-case") == "nightly/flip"
+    assert "2 / 3" in flaky.first.inner_text()
+    latest = {row.get_attribute("data-case"): row.locator(".verdict").inner_text()
+              for row in page.locator("#latest tbody tr").all()}
+    assert latest == {"nightly/turns": "new failure", "nightly/flip": "flaky"}
+    rates = [r.inner_text() for r in page.locator("#runs tbody tr td:nth-child(3)").all()]
+    assert rates == ["33.3%", "100.0%", "66.7%"]       # newest first
+    # each run links to its own report
+    page.locator("#runs tbody tr").first.locator("a").click()
+    page.wait_for_load_state("load")
+    assert page.url.endswith("night3/report.html")
+    assert page.locator("details.case").count() == 3
+    assert page.locator('details.case[data-q*="nightly/turns"] .since').inner_text() == \
+        "new failure"
+    assert page.locator('details.case[data-q*="nightly/flip"] .since').inner_text() == "flaky"
+    assert page.locator("#timeline .lane").count() == 2
+    assert "On a phone" in page.locator("#deselected").text_content()
+    assert page_errors == []
+
+
+def test_each_run_knows_what_is_new(nights):
+    first, _, third = (_results(r) for r in nights["runs"])
+    assert _case_of(first, "flip")["since_last"] == "new failure"
+    assert _case_of(third, "flip")["since_last"] == "flaky"
+    assert _case_of(third, "turns")["since_last"] == "new failure"
+    assert third["counts"]["total"] == 3                 # the phone case is not counted
+    assert [d["case_id"] for d in third["deselected"]] == ["nightly/phone"]
+    assert _case_of(third, "tap")["data"] == {"title": "Login | Farm Shop"}
+
+
+def test_the_tap_is_marked_inside_the_element(nights):
+    """The annotated screenshot of `aiTap: Sign in` has the mark around the centre of the
+    element's rect, where the plain screenshot before it has none."""
+    from PIL import Image
+    run_dir = nights["runs"][1]
+    step = _case_of(_results(run_dir), "tap")["steps"][0]
+    assert step["kind"] == "aiTap" and step["tier"] and step["marked"]
+    assert [m["kind"] for m in step["marks"]] == ["tap"]
+    x, y, w, h = step["rect"]
+    marked = Image.open(run_dir / step["marked"]).convert("RGB")
+    before = Image.open(run_dir / step["before"]).convert("RGB")
+    scale = marked.width / step["screen"][0]
+    cx, cy = (x + w / 2) * scale, (y + h / 2) * scale
+
+    def red(img, px, py) -> bool:
+        r, g, b = img.getpixel((round(px), round(py)))
+        return r > 180 and g < 90 and b < 120
+
+    around = [(cx + dx, cy + dy) for dx in (-3, 0, 3) for dy in (-3, 0, 3)]
+    assert all(red(marked, *p) for p in around)
+    assert not any(red(before, *p) for p in around)
+    assert all(x * scale <= px <= (x + w) * scale and y * scale <= py <= (y + h) * scale
+               for px, py in around)
+
+
+def test_ci_formats_validate(nights):
+    import jsonschema
+    import xmlschema
+    run_dir = nights["runs"][2]
+    junit = run_dir / "junit.xml"
+    xmlschema.XMLSchema(str(SCHEMAS / "junit-10.xsd")).validate(str(junit))
+    text = junit.read_text()
+    shot = (run_dir / _case_of(_results(run_dir), "flip")["screenshot"]).resolve()
+    assert f"[[ATTACHMENT|{shot}]]" in text and 'classname="nightly"' in text
+    schema = json.loads((SCHEMAS / "allure-result.schema.json").read_text())
+    results = [json.loads(p.read_text()) for p in (nights["tmp"] / "allure").glob("*-result.json")]
+    assert len(results) == 3
+    for result in results:
+        jsonschema.validate(result, schema)
+    by_name = {r["fullName"]: r for r in results}
+    assert by_name["nightly/turns"]["status"] == "failed"
+    assert by_name["nightly/flip"]["statusDetails"]["flaky"] is True
+    labels = {(x["name"], x["value"]) for x in by_name["nightly/tap"]["labels"]}
+    assert ("platform", "web") in labels and any(k == "device" for k, _ in labels)

@@ -1,0 +1,107 @@
+"""The results history across runs and what the history page and a run's report make of it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from farm.report.history_page import render_history, write_history
+from farm.report.trends import analyse, parse_since
+from farm.results import CaseError, CaseResult, RunSummary
+from farm.results_history import SqliteResults, record_for, since_last
+
+
+def summary(run_id: str, day: int, statuses: dict[str, str], durations: dict | None = None
+            ) -> RunSummary:
+    cases = []
+    for case_id, status in statuses.items():
+        error = CaseError(kind="AssertionFailed", message=f"{case_id} broke in {run_id}") \
+            if status == "failed" else None
+        cases.append(CaseResult(run_id=run_id, case_id=case_id, name=case_id.title(),
+                                file=f"suites/{case_id}.yaml", platform="web",
+                                device="browser-1", status=status, error=error,
+                                duration=(durations or {}).get(case_id, 1.0),
+                                started=f"2026-01-{day:02d}T02:00:00+00:00"))
+    s = RunSummary(run_id=run_id, started=f"2026-01-{day:02d}T02:00:00+00:00", cases=cases)
+    s.recount()
+    return s
+
+
+THREE_NIGHTS = [("r1", 1, {"demo/flip": "failed", "demo/turns": "passed", "demo/ok": "passed"}),
+                ("r2", 2, {"demo/flip": "passed", "demo/turns": "passed", "demo/ok": "passed"}),
+                ("r3", 3, {"demo/flip": "failed", "demo/turns": "failed", "demo/ok": "passed"})]
+
+
+@pytest.fixture
+def store(tmp_path) -> SqliteResults:
+    store = SqliteResults(tmp_path / "results.sqlite")
+    for run_id, day, statuses in THREE_NIGHTS:
+        store.add(record_for(summary(run_id, day, statuses), tmp_path / run_id / "report.html"))
+    return store
+
+
+def test_runs_come_back_oldest_first_and_by_window(store):
+    assert [r.run_id for r in store.runs()] == ["r1", "r2", "r3"]
+    day2 = record_for(summary("x", 2, {})).at
+    assert [r.run_id for r in store.runs(day2)] == ["r2", "r3"]
+    assert [r.run_id for r in store.recent(2)] == ["r2", "r3"]
+
+
+def test_a_runs_red_cases_are_new_still_failing_or_flaky(store):
+    fourth = summary("r4", 4, {"demo/flip": "failed", "demo/turns": "failed",
+                               "demo/ok": "failed", "demo/new": "error"})
+    assert since_last(store.runs(), fourth) == {
+        "demo/flip": "still failing", "demo/turns": "still failing", "demo/ok": "new failure",
+        "demo/new": "new failure"}
+    third = summary("r3", 3, THREE_NIGHTS[2][2])
+    assert since_last(store.runs()[:2], third) == {"demo/flip": "flaky",
+                                                   "demo/turns": "new failure"}
+
+
+def test_trends_rank_flaky_cases_and_name_new_failures(store):
+    t = analyse(store.runs())
+    assert [(c.case_id, c.verdict) for c in t.latest] == [("demo/turns", "new failure"),
+                                                         ("demo/flip", "flaky")]
+    assert [f.case_id for f in t.flaky] == ["demo/flip"]
+    flip = t.flaky[0]
+    assert (flip.runs, flip.fails, flip.flips, flip.last_fail_run) == (3, 2, 2, "r3")
+    assert flip.last_error == "AssertionFailed: demo/flip broke in r3"
+    assert [round(r.rate, 3) for r in t.rows] == [0.667, 1.0, 0.333]
+    assert [r.new for r in t.rows] == [["demo/flip"], [], ["demo/turns"]]
+    assert [r.fixed for r in t.rows] == [[], ["demo/flip"], []]
+
+
+def test_suite_filter_and_since(store, tmp_path):
+    other = summary("r5", 5, {"shop/pay": "failed"})
+    store.add(record_for(other))
+    assert [r.run.run_id for r in analyse(store.runs(), "shop").rows] == ["r5"]
+    assert len(analyse(store.runs(), "demo").rows) == 3
+    assert parse_since("7d") == 7 * 86400 and parse_since("12h") == 43200
+    with pytest.raises(ValueError, match="7d"):
+        parse_since("last week")
+
+
+def test_history_page_links_each_run_and_escapes(store, tmp_path):
+    hostile = summary("r9", 9, {"demo/<script>x</script>": "failed"})
+    store.add(record_for(hostile, tmp_path / "r9" / "report.html"))
+    page = write_history(store, tmp_path / "history.html")
+    html = page.read_text()
+    assert 'href="r1/report.html"' in html and 'href="r3/report.html"' in html
+    assert "<script>x" not in html and "&lt;script&gt;x" in html
+    assert 'data-case="demo/flip"' in html
+
+
+def test_slowest_cases_show_their_trend(tmp_path):
+    store = SqliteResults(tmp_path / "results.sqlite")
+    for day, seconds in enumerate([10.0, 10.0, 20.0], 1):
+        store.add(record_for(summary(f"r{day}", day, {"demo/slow": "passed", "demo/fast":
+                                                       "passed"}, {"demo/slow": seconds})))
+    slow = analyse(store.runs()).slowest[0]
+    assert (slow.case_id, slow.median, slow.last, slow.change) == ("demo/slow", 10.0, 20.0, 1.0)
+    assert "+100%" in render_history(store.runs(), tmp_path)
+
+
+def test_a_missing_history_is_empty_not_an_error(tmp_path):
+    assert SqliteResults(tmp_path / "none.sqlite").runs() == []
+    assert "No runs recorded" in render_history([], Path(tmp_path))
