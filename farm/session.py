@@ -149,10 +149,8 @@ def run(paths: Sequence[str | Path], devices: str, settings: Settings,
             else:
                 outcome = _execute(executor, jobs, upfront, run_dir, progress, out, tally, choice)
     services.artifacts.flush()
-    _remember_quarantine(Path(settings.state_dir), run_id, outcome.quarantined)
     summary = _summary(run_id, t_start, upfront + outcome.results, outcome, chosen)
-    _remember_failures(Path(settings.state_dir), summary.cases)
-    remember_run(settings, summary, run_dir / "report.html")
+    _remember(settings, summary, run_dir)
     write_outputs(summary, run_dir, junit_xml, alluredir)
     if not summary.interrupted:
         history.record(outcome.results)
@@ -506,6 +504,14 @@ def write_outputs(summary: RunSummary, run_dir: Path, junit_xml: Path | None = N
         from farm.report.allure import write_allure
         write_allure(summary, run_dir, Path(alluredir))
     write_html(summary, run_dir)
+
+
+def _remember(settings: Settings, summary: RunSummary, run_dir: Path) -> None:
+    """What later runs and commands use: quarantined devices, the failed cases
+    (--last-failed), every verdict (results history; marks new / still failing / flaky)."""
+    _remember_quarantine(Path(settings.state_dir), summary.run_id, summary.quarantined)
+    _remember_failures(Path(settings.state_dir), summary.cases)
+    remember_run(settings, summary, run_dir / "report.html")
 
 
 def _remember_quarantine(state_dir: Path, run_id: str, names: list[str]) -> None:
