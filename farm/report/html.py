@@ -108,8 +108,7 @@ class _Renderer:
         url = self.src(rel)
         if url is None:
             return f'<span class="missing" title="{_e(rel)}">{_e(alt)} missing</span>'
-        klass = f' class="{cls}"' if cls else ""
-        return f'<img{klass} loading="lazy" src="{_e(url)}" alt="{_e(alt)}">'
+        return _img(url, alt, cls)
 
     # -- page ---------------------------------------------------------------------------
     def page(self) -> str:
@@ -306,9 +305,9 @@ data-q="{_e(haystack.lower())}"{is_open}>
             out = json.dumps(st.output, ensure_ascii=False, default=str)
             out = out if len(out) <= 200 else out[:199] + "…"
             label += f'<div class="out">→ {_e(out)}</div>'
-        shots = (self.thumb(st.marked, "where it acted", "marked") if st.marked and
-                 self.src(st.marked) else self.thumb(st.before, "before")) + \
-            self.thumb(st.after, "after")
+        marked = self.src(st.marked)     # the before screenshot with where it acted drawn
+        shots = (_img(marked, "where it acted", "marked") if marked else
+                 self.thumb(st.before, "before")) + self.thumb(st.after, "after")
         classes = [] if st.status == "passed" else [f"s-{st.status}"]
         if at_fault:
             classes.append("at")
@@ -357,6 +356,11 @@ def _data_table(data: dict) -> str:
                    for k, v in data.items())
     return (f'<section class="data"><h4>Data</h4><table class="steps"><thead><tr><th>Name'
             f"<th>Value</thead><tbody>{rows}</tbody></table></section>")
+
+
+def _img(url: str, alt: str, cls: str = "") -> str:
+    klass = f' class="{cls}"' if cls else ""
+    return f'<img{klass} loading="lazy" src="{_e(url)}" alt="{_e(alt)}">'
 
 
 def _seen(step: StepRecord) -> str:
