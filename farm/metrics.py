@@ -184,10 +184,14 @@ class CaseMetrics:
             self.count(result)
         self.inner.case_finished(device, result, final)
 
-    def count(self, result: Any) -> None:
+    def count(self, result: Any, settling: bool = False) -> None:
+        """Count ``result`` unless its case was counted already; ``settling``: the run's
+        end-of-run pass over every result (those already counted are expected there)."""
         with self._lock:
             if result.case_id in self._seen:
-                log.warning("%s had a final result already: not counted again", result.case_id)
+                if not settling:
+                    log.warning("%s had a final result already: not counted again",
+                                result.case_id)
                 return
             self._seen.add(result.case_id)
         case_finished(result)
@@ -235,11 +239,23 @@ def write_textfile(path: Path) -> None:
 
 
 def push(url: str, job: str = "farm_run") -> None:
-    """Push everything to a Pushgateway (grouped by job and host: one group per CI machine)."""
+    """Push everything to a Pushgateway (grouped by job and host: one group per CI machine);
+    ``user:password@`` in the URL is sent as HTTP basic auth."""
     import socket
+    from urllib.parse import unquote, urlsplit
+    from prometheus_client.exposition import basic_auth_handler, default_handler
+    parts = urlsplit(url)
+    handler = default_handler
+    if parts.username is not None:
+        user, password = unquote(parts.username), unquote(parts.password or "")
+        url = parts._replace(netloc=parts.netloc.rpartition("@")[2]).geturl()
+
+        def handler(url: str, method: str, timeout: float | None, headers: list,
+                    data: bytes) -> Callable[[], None]:
+            return basic_auth_handler(url, method, timeout, headers, data, user, password)
     prometheus_client.push_to_gateway(url, job=job, registry=REGISTRY,
                                       grouping_key={"instance": socket.gethostname()},
-                                      timeout=10)
+                                      timeout=10, handler=handler)
 
 
 class _Server(ThreadingMixIn, WSGIServer):

@@ -464,7 +464,7 @@ def _export_metrics(settings: Settings, run_dir: Path, tally: metrics.CaseMetric
     to be scraped. Problems are warnings on stderr (the report's path stays the last line on
     stdout), never the run's exit code."""
     for result in cases:
-        tally.count(result)
+        tally.count(result, settling=True)
     try:
         metrics.write_textfile(run_dir / "metrics.prom")
     except OSError as exc:

@@ -63,8 +63,8 @@ def test_each_final_result_is_counted_once_with_the_tokens_of_every_attempt() ->
     tally.case_finished("d1", failed, final=False)       # retried: not a case result yet
     tally.case_finished("d1", flaky, final=True)
     tally.case_finished("d1", result("b"), final=True)
-    tally.count(result("b"))                              # the end-of-run sweep: already counted
-    tally.count(result("c", "skipped", device=None))      # decided up front: never on a device
+    tally.count(result("b"), settling=True)               # the end-of-run pass: already counted
+    tally.count(result("c", "skipped", device=None), settling=True)   # decided up front
 
     assert inner.finals == ["a", "b"]                     # events still reach the journal/view
     assert value("farm_cases_total", platform="unit", status="flaky") == before["flaky"] + 1
@@ -205,3 +205,31 @@ def test_background_evidence_captures_are_timed_once_when_their_image_arrives() 
     assert image() == image() == b"jpeg"
     assert calls == ["start", "image"]
     assert value("farm_screenshot_duration_seconds_count", platform=platform) == before + 1
+
+
+def test_push_sends_the_registry_to_the_pushgateway_api_with_basic_auth_from_the_url() -> None:
+    import base64
+    import socket
+    from http.server import BaseHTTPRequestHandler, HTTPServer
+
+    seen: list[tuple[str, str, str | None, bytes]] = []
+
+    class Gateway(BaseHTTPRequestHandler):
+        def do_PUT(self) -> None:
+            body = self.rfile.read(int(self.headers["Content-Length"]))
+            seen.append((self.command, self.path, self.headers.get("Authorization"), body))
+            self.send_response(200)
+            self.end_headers()
+
+        def log_message(self, *args: object) -> None:
+            pass
+    server = HTTPServer(("127.0.0.1", 0), Gateway)
+    threading.Thread(target=server.handle_request, daemon=True).start()
+    try:
+        metrics.push(f"http://ci:p%40ss@127.0.0.1:{server.server_address[1]}")
+    finally:
+        server.server_close()
+    [(method, path, auth, body)] = seen
+    assert (method, path) == ("PUT", f"/metrics/job/farm_run/instance/{socket.gethostname()}")
+    assert auth == "Basic " + base64.b64encode(b"ci:p@ss").decode()
+    assert b"farm_cases_total" in body
