@@ -62,18 +62,21 @@ class ScreenshotGrabber:
         png = self.grab()
         return lambda: png
 
-    def _timed(self, capture: Callable[[], Callable[[], bytes]]) -> Callable[[], bytes]:
+    def _timed(self, capture: Callable[[], Callable[[], bytes | None]]
+               ) -> Callable[[], bytes | None]:
         """A background capture, timed from its start to its image (once, however often the
-        image is asked for) for farm_screenshot_duration_seconds."""
+        image is asked for) for farm_screenshot_duration_seconds; an unchanged screen (no
+        image taken) is not a screenshot."""
         started = self.clock()
         finish = capture()
-        taken: list[bytes] = []
+        taken: list[bytes | None] = []
 
-        def image() -> bytes:
+        def image() -> bytes | None:
             if not taken:
                 taken.append(finish())
-                metrics.screenshot(getattr(self.device, "platform", "unknown"),
-                                   self.clock() - started)
+                if taken[0] is not None:
+                    metrics.screenshot(getattr(self.device, "platform", "unknown"),
+                                       self.clock() - started)
             return taken[0]
         return image
 
