@@ -5,6 +5,11 @@ another test or the developer's own ``.farm``."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import settings
+
+# No per-example deadline: on a loaded shared machine one slow example is not a failure.
+settings.register_profile("farm", deadline=None)
+settings.load_profile("farm")
 
 
 @pytest.fixture(autouse=True)

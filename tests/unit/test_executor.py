@@ -141,7 +141,9 @@ def test_watchdog_kills_a_device_stuck_past_the_timeout(tmp_path):
         dev._killed.wait(30)
         raise DeviceLost("browser killed")
     dev = FakeDevice(SCREEN, scripts={"spin": busy_loop})
-    case = make_case("spin", [Step(kind="javascript", value="spin")], timeout=0.5)
+    # the timeout leaves room for the case start on a loaded machine: the step must begin
+    # before the deadline, or the runner's own check (not the watchdog) ends the case
+    case = make_case("spin", [Step(kind="javascript", value="spin")], timeout=3)
     results, _ = run([dev], [case], tmp_path, RetryPolicy(infra_retries=1))
     res = results["s/spin"]
     assert res.status == "error" and res.error.kind == "CaseTimeout"
