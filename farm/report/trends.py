@@ -117,6 +117,7 @@ def analyse(runs: list[RunRecord], suite: str | None = None) -> Trends:
     runs = [r for r in only_suite(runs, suite) if not r.interrupted]
     statuses: dict[str, list[str]] = defaultdict(list)
     names: dict[str, str] = {}
+    last_fail: dict[str, tuple[RunRecord, CaseRecord]] = {}
     rows, latest = [], []
     for index, run in enumerate(runs):
         row = _row(run)
@@ -125,6 +126,8 @@ def analyse(runs: list[RunRecord], suite: str | None = None) -> Trends:
             names[case.case_id] = case.name or case.case_id
             if case.status == "skipped":
                 continue
+            if case.status in ("failed", "flaky"):
+                last_fail[case.case_id] = (run, case)
             verdict = classify(statuses[case.case_id], case.status)
             if verdict == "new failure":
                 row.new.append(case.case_id)
@@ -138,7 +141,7 @@ def analyse(runs: list[RunRecord], suite: str | None = None) -> Trends:
         latest = changes
     order = {"new failure": 0, "flaky": 1, "still failing": 2, "fixed": 3}
     latest.sort(key=lambda c: (order[c.verdict], c.case_id))
-    return Trends(rows=rows, latest=latest, flaky=flaky_ranking(runs, names),
+    return Trends(rows=rows, latest=latest, flaky=flaky_ranking(statuses, last_fail, names),
                   slowest=slowest(runs, names), spend=spend(runs, names),
                   devices=device_errors(runs), suites=all_suites)
 
@@ -150,25 +153,24 @@ def _row(run: RunRecord) -> RunRow:
     return RunRow(run=run, ran=ran, passed=passed, rate=passed / ran if ran else None)
 
 
-def flaky_ranking(runs: list[RunRecord], names: dict[str, str]) -> list[Flaky]:
+def flaky_ranking(statuses: dict[str, list[str]],
+                  last_fail: dict[str, tuple[RunRecord, CaseRecord]],
+                  names: dict[str, str]) -> list[Flaky]:
     """Cases that both passed and failed in the window and passed again after failing (a
     pass after a retry counts as that): most status changes first. A case that only turned
-    red is a new failure, not flaky."""
-    history: dict[str, list[tuple[RunRecord, CaseRecord]]] = defaultdict(list)
-    for run in runs:
-        for case in run.cases:
-            if case.status in ("passed", "failed", "flaky"):
-                history[case.case_id].append((run, case))
+    red is a new failure, not flaky. ``statuses``: each case's statuses, oldest first."""
     ranking = []
-    for case_id, seen in history.items():
-        states = [c.status for _, c in seen]
-        fails = sum(s in ("failed", "flaky") for s in states)
+    for case_id, seen in statuses.items():
+        if "failed" not in seen and "flaky" not in seen:
+            continue            # the common case, decided at C speed
+        states = [s for s in seen if s in ("passed", "failed", "flaky")]
         red = [s != "passed" for s in states]
-        first_red = red.index(True) if True in red else len(red)
+        first_red = red.index(True)
         if "flaky" not in states and all(red[first_red:]):
             continue
+        fails = sum(red)
         flips = sum(a != b for a, b in zip(red, red[1:])) + states.count("flaky")
-        run, case = next((r, c) for r, c in reversed(seen) if c.status != "passed")
+        run, case = last_fail[case_id]
         error = case.error or next((a.error for a in case.attempts if a.error), None)
         ranking.append(Flaky(case_id, names.get(case_id, case_id), len(states), fails, flips,
                              run.run_id, run.started, error))
