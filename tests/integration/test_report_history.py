@@ -162,3 +162,36 @@ def test_ci_formats_validate(nights):
     assert by_name["nightly/flip"]["statusDetails"]["flaky"] is True
     labels = {(x["name"], x["value"]) for x in by_name["nightly/tap"]["labels"]}
     assert ("platform", "web") in labels and any(k == "device" for k, _ in labels)
+
+
+def test_a_shared_history_in_redis(redis_url, tmp_path):
+    """The cluster's results history: runs from two machines land in one Redis, come back
+    oldest first and by window, and `farm report --history --results URL` reads them."""
+    import secrets
+
+    from farm.cluster.store import connect
+    from farm.results import CaseResult, RunSummary
+    from farm.results_history import RedisResults, record_for
+    from tests.support.farm_cli import FarmCli
+
+    def night(run_id: str, day: int, status: str) -> RunSummary:
+        case = CaseResult(run_id=run_id, case_id="nightly/flip", name="Flips", file="f.yaml",
+                          platform="web", device="browser-1", status=status, duration=1.0)
+        return RunSummary(run_id=run_id, started=f"2026-01-0{day}T02:00:00+00:00",
+                          cases=[case])
+
+    prefix = f"farmtest-{secrets.token_hex(4)}"
+    client = connect(redis_url)
+    try:
+        for i, status in enumerate(["failed", "passed", "failed"], 1):
+            RedisResults(connect(redis_url), prefix).add(record_for(night(f"r{i}", i, status)))
+        store = RedisResults(client, prefix)
+        assert [r.run_id for r in store.runs()] == ["r1", "r2", "r3"]
+        assert [r.run_id for r in store.recent(2)] == ["r2", "r3"]
+        cli = FarmCli(tmp_path)
+        done = cli.run("report", "--history", "--results", redis_url, "--out",
+                       tmp_path / "h.html", FARM_CLUSTER_PREFIX=prefix)
+        assert done.returncode == 0, done.stderr
+        assert 'data-case="nightly/flip"' in (tmp_path / "h.html").read_text()
+    finally:
+        client.delete(f"{prefix}:results:runs", f"{prefix}:results:index")
