@@ -157,6 +157,11 @@ class PhoneScreen:
             self._cdp = (page, await page.context.new_cdp_session(page))
         cdp = self._cdp[1]
         view = (await cdp.send("Page.getLayoutMetrics"))["cssVisualViewport"]
+        if abs((view.get("scale") or 1.0) - 1.0) > 1e-3:
+            # a page without a viewport meta tag is laid out 980 px wide and shown zoomed
+            # out, as on a phone; a clipped capture would show it unzoomed (and disagree
+            # with the tree and with where taps land): capture the screen as shown
+            return await page.screenshot(type="png", scale="device", timeout=5000)
         clip = {"x": view["pageX"], "y": view["pageY"], "width": self.width,
                 "height": self.height, "scale": self.dpr}    # the visible part, scrolled
         shot = await cdp.send("Page.captureScreenshot", {
