@@ -57,3 +57,15 @@ def test_marks_scale_with_the_screenshot():
                      [400, 200])
     assert red(out, 150, 75) and not red(out, 50, 25)
     assert out.getpixel((125, 60)) != (255, 255, 255)   # the located box's corner
+
+
+def test_a_failed_ai_assert_keeps_the_model_s_reasoning(tmp_path):
+    """With errorMessage the step fails with the suite's words, and the report still shows why
+    the model judged it false (the step's output)."""
+    from farm.llm.client import ScriptedModelClient
+    from tests.unit.test_agent_insight import STATEMENT, app, judge_of, run_steps
+    dev = app()
+    res = run_steps(tmp_path, dev, ScriptedModelClient(judge_of(dev)), [
+        Step(kind="aiAssert", value=STATEMENT, options={"errorMessage": "login is broken"})])
+    assert res.status == "failed" and res.error.message == "login is broken"
+    assert res.steps[0].output.startswith("the model: ") and "spinner" in res.steps[0].output
