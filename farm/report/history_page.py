@@ -69,7 +69,8 @@ def render_history(runs: list[RunRecord], page_dir: Path, suite: str | None = No
     trends = analyse(runs, suite)
     kept = trends.runs
     template = _environment().get_template("history.html.j2")
-    css = resources.files("farm.report").joinpath("report.css").read_text(encoding="utf-8")
+    from markupsafe import Markup    # our own stylesheet: <style> is raw text, not escaped
+    css = Markup(resources.files("farm.report").joinpath("report.css").read_text(encoding="utf-8"))
     return template.render(
         t=trends, suite=suite, window=window, css=css, version=__version__,
         first=_format_time(kept[0].started) if kept else "—",

@@ -105,3 +105,8 @@ def test_slowest_cases_show_their_trend(tmp_path):
 def test_a_missing_history_is_empty_not_an_error(tmp_path):
     assert SqliteResults(tmp_path / "none.sqlite").runs() == []
     assert "No runs recorded" in render_history([], Path(tmp_path))
+
+
+def test_the_page_s_stylesheet_is_not_escaped(tmp_path):
+    html = render_history([], Path(tmp_path))
+    assert '"Segoe UI"' in html and "&#34;Segoe UI&#34;" not in html
