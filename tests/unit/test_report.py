@@ -365,3 +365,30 @@ def test_allure_results_follow_allure_s_model(run, tmp_path):
     assert next(r for r in cart if r["status"] == "passed")["statusDetails"]["flaky"] is True
     search = [r for r in results if r["fullName"] == "shop/search"]
     assert {r["status"] for r in search} == {"broken"}
+
+
+def test_timeline_data_deselected_and_totals(run):
+    """One lane per device with a bar per attempt (earlier attempts marked retried), a
+    quarantined device flagged; named data, deselected cases and model totals shown."""
+    from farm.results import DeselectedCase
+    from farm.usage import Usage
+    run_dir, summary = run
+    for i, case in enumerate(summary.cases):
+        case.started = f"2024-05-01T10:00:{i * 5:02d}.000+00:00"
+        for p in case.previous:
+            p.started = f"2024-05-01T10:00:{i * 5:02d}.000+00:00"
+    summary.cases[0].data = {"total": "$42.00"}
+    summary.cases[0].usage = Usage(prompt_tokens=1200, completion_tokens=80, cost_usd=0.5,
+                                   calls=2, latency_s=3.5)
+    summary.quarantined = ["emulator-5554"]
+    summary.deselected = [DeselectedCase(case_id="demo/phone", name="On a phone",
+                                         file="suites/demo/phone.yaml", platform="android",
+                                         reason="no android device in --devices")]
+    html = render_html(summary, run_dir)
+    lanes = re.findall(r'<div class="lane" data-device="([^"]+)">', html)
+    assert lanes == sorted({"browser-1", "browser-2", "emulator-5554"})
+    assert html.count('class="bar st-') == 8          # 6 attempts on devices + 2 earlier ones
+    assert html.count(" retried\"") == 2 and ">quarantined</span>" in html
+    assert "<code>total</code>" in html and "$42.00" in html
+    assert "On a phone" in html and "1 (listed below, not counted)" in html
+    assert "$0.5000" in html and "Model time" in html
