@@ -180,6 +180,8 @@ class _CaseRun:
             self._classify(result, exc)
         finally:
             self.evidence.finish(self.records, result)
+            for rec in self.records:      # a capture that failed has no marked copy either
+                rec.marked = rec.marked if rec.before else None
             try:
                 self.device.end_session()
             except Exception as exc:   # the verdict is already known; a dying device shows next
