@@ -157,8 +157,18 @@ class _CaseRun:
         (templates go in as written: the action resolves ``${NAME}`` on the device)."""
         spec = step.spec
         if spec.action is not None:
-            return self.agent.call_action(spec.action, step.action_params())
+            outcome = self.agent.call_action(spec.action, step.action_params())
+            self._settle_network()
+            return outcome
         return _CALLS[spec.call](self, step)
+
+    def _settle_network(self) -> None:
+        """waitForNetworkIdle: after an action, up to its timeout for the network to go quiet
+        (a timeout is not an error: Midscene's action-time waits always go on)."""
+        web = self.case.web
+        settle = getattr(self.device, "wait_network_idle", None)
+        if web is not None and web.network_idle_ms and settle is not None:
+            settle(web.network_idle_ms, raise_on_timeout=False)
 
     def run(self) -> CaseResult:
         case, job = self.case, self.job
@@ -238,12 +248,14 @@ class _CaseRun:
                 rec.tier, rec.rect = hit.tier, hit.rect.as_list()
             if output is not None:
                 rec.output = _masked_output(output, self.mask)
-                if step.options.get("name") and step.spec.data:
+                if step.options.get("name"):
                     result.data[step.options["name"]] = rec.output
         except TestFailure as exc:
             rec.status, rec.error = "failed", self.mask(_message(exc))
             if getattr(exc, "thought", None):     # a failed aiAssert: the model's reasoning
                 rec.output = self.mask(f"the model: {exc.thought}")
+            if step.options.get("name") and step.kind == "aiAssert":   # as Midscene keeps it
+                result.data[step.options["name"]] = {"pass": False, "message": rec.error}
         finally:
             rec.duration = round(time.monotonic() - t0, 3)
             rec.observation = getattr(self.device, "last_observation", None)
@@ -282,7 +294,10 @@ class _CaseRun:
     def start_session(self) -> None:
         case = self.case
         if case.web is not None:
-            url = resolve_url(self.vars.resolve(case.web.url), case, self.services)
+            url = self.vars.resolve(case.web.url)
+            served = self.services.app_dirs.get(case.web.serve) if case.web.serve else None
+            url = (urljoin(served.rstrip("/") + "/", url.lstrip("/")) if served
+                   else resolve_url(url, case, self.services))
             self.device.start_session(case.web.model_copy(update={"url": url}))
         else:
             self.device.start_session(case.android or case.ios)
@@ -334,6 +349,17 @@ class _CaseRun:
             result.screenshot = self.evidence.last
 
 
+def _shown(step: Step) -> dict[str, Any]:
+    """What an insight step shows the model (domIncluded, screenshotIncluded, images)."""
+    return {k: step.options[k] for k in ("domIncluded", "screenshotIncluded", "images")
+            if k in step.options}
+
+
+def _locate(run: _CaseRun, step: Step) -> tuple[Any, Any]:
+    hit = run.agent.ai_locate(step.target or "", step.xpath, bool(step.options.get("deepLocate")))
+    return hit, {"rect": hit.rect.as_list(), "center": list(hit.rect.center), "tier": hit.tier}
+
+
 def _text(run: _CaseRun, step: Step) -> str:
     """A zero-token check's text, resolved (it is compared on the device, never sent out)."""
     return run.vars.resolve(step.value or "")
@@ -342,21 +368,24 @@ def _text(run: _CaseRun, step: Step) -> str:
 # The Agent call of each step kind that is not an action (StepKind.call, farm.suite.kinds).
 # Model steps get their text as written: ${NAME} stays a placeholder in prompts.
 _CALLS: dict[str, Callable[[_CaseRun, Step], tuple[Any, Any]]] = {
-    "ai_locate": lambda run, step: (run.agent.ai_locate(
-        step.target or "", step.xpath, bool(step.options.get("deepLocate"))), None),
+    "ai_locate": _locate,
+    "record": lambda run, step: (None, {"title": step.value or "untitled",
+                                        "content": step.options.get("content", "")}),
     "javascript": lambda run, step: (None, run.agent.javascript(_text(run, step))),
     "assert_text": lambda run, step: (None, run.agent.assert_text(_text(run, step))),
     "assert_no_text": lambda run, step: (None, run.agent.assert_no_text(_text(run, step))),
     "wait_for_text": lambda run, step: (None, run.agent.wait_for_text(
         _text(run, step), (step.timeout_ms or 10_000) / 1000)),
     "ai_act": lambda run, step: (None, run.agent.ai_act(
-        step.value or "", deep_think=bool(step.options.get("deepThink")))),
+        step.value or "", deep_think=bool(step.options.get("deepThink")),
+        deep_locate=bool(step.options.get("deepLocate")))),
     "ai_assert": lambda run, step: (None, run.agent.ai_assert(
-        step.value or "", step.options.get("errorMessage"))),
+        step.value or "", step.options.get("errorMessage"), _shown(step))),
     "ai_wait_for": lambda run, step: (None, run.agent.ai_wait_for(
         step.value or "", (step.timeout_ms or 30_000) / 1000,
-        (step.options.get("checkIntervalMs") or 1000) / 1000)),
-    "ai_query": lambda run, step: (None, run.agent.ai_query(step.value or "", step.kind)),
+        (step.options.get("checkIntervalMs") or 1000) / 1000, _shown(step))),
+    "ai_query": lambda run, step: (None, run.agent.ai_query(step.value or "", step.kind,
+                                                            _shown(step))),
 }
 
 

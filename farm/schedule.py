@@ -24,6 +24,7 @@ class Job:
     test_retries_used: int = 0
     avoid_devices: frozenset[str] = field(default_factory=frozenset)
     test_retries: int | None = None     # the case's own quota (its `retries:`), else the policy's
+    pin: str | None = None              # only the device answering to this name may take it
 
 
 def _order(job: Job) -> tuple[float, str]:
@@ -53,15 +54,19 @@ def expected_duration(history: Mapping[str, list[float]], case_id: str, platform
     return recent[mid] if len(recent) % 2 else (recent[mid - 1] + recent[mid]) / 2
 
 
-def pick_job(queue: list[Job], device: str, platform: str, other_live_devices: int) -> int | None:
+def pick_job(queue: list[Job], device: str, platform: str, other_live_devices: int,
+             aliases: Iterable[str] = ()) -> int | None:
     """Index of the job a free device should take next, or None.
 
-    Jobs are kept longest-first. A device skips jobs that asked to avoid it (an infra retry
-    goes to another device) unless no other live device of the platform could take them.
+    Jobs are kept longest-first. A device skips jobs pinned to another device (Midscene's
+    ``deviceId`` / ``wdaHost:wdaPort``; ``aliases`` are the other names this device answers
+    to) and jobs that asked to avoid it (an infra retry goes to another device) unless no
+    other live device of the platform could take them.
     """
     fallback = None
+    names = {device, *aliases}
     for i, job in enumerate(queue):
-        if job.platform != platform:
+        if job.platform != platform or (job.pin is not None and job.pin not in names):
             continue
         if device in job.avoid_devices:
             if fallback is None and other_live_devices == 0:

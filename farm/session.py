@@ -11,6 +11,7 @@ import threading
 import time
 import traceback
 from contextlib import ExitStack
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 from typing import IO, Any, Sequence
@@ -32,7 +33,7 @@ from farm.runner import Services
 from farm.schedule import Job, expected_duration
 from farm.select import Choice, Selection, SelectOptions, parse_shard, select_cases
 from farm.suite.loader import display_path, load_suites
-from farm.suite.model import Case
+from farm.suite.model import AppSpec, Batch, Case
 from farm.suite.vars import Variables
 
 log = logging.getLogger("farm")
@@ -108,11 +109,10 @@ def run(paths: Sequence[str | Path], devices: str, settings: Settings,
         alluredir: Path | None = None) -> int:
     """Run suites under ``paths`` on ``devices`` (e.g. "browser:2"); return the exit code.
     ``choice``: -k, tags, --last-failed, --shard, --maxfail, --collect-only."""
-    out = out or sys.stdout
-    choice = choice or Choice()
-    t_start = time.monotonic()
+    out, choice, t_start = out or sys.stdout, choice or Choice(), time.monotonic()
+    suites, cases, batches = _collect(paths, settings, verbose, out)
+    devices, choice = _batch_settings(batches, cases, devices, choice, settings, out)
     specs = parse_device_specs(devices, settings)
-    suites, cases = _collect(paths, settings, verbose, out)
     if not cases:
         print("farm: no cases found under " + ", ".join(map(str, paths)), file=out)
         return 5
@@ -126,7 +126,7 @@ def run(paths: Sequence[str | Path], devices: str, settings: Settings,
     run_dir = _output_dirs(settings, run_id, overwrite)
     server, tally = _metrics_server(settings, {s.platform for s in specs})
     with AppServer(settings.serve_host, settings.serve_url_host) as apps, ExitStack() as stack:
-        apps.serve([a for s in suites for a in s.defaults.apps])
+        apps.serve([a for s in suites for a in s.defaults.apps] + _served_folders(cases))
         env = {**os.environ, **apps.env}
         every_secret = Variables.from_sources(
             defaults={k: v for c in cases for k, v in c.vars.items()}, env=env,
@@ -151,6 +151,7 @@ def run(paths: Sequence[str | Path], devices: str, settings: Settings,
     services.artifacts.flush()
     summary = _summary(run_id, t_start, upfront + outcome.results, outcome, chosen)
     _remember(settings, summary, run_dir)
+    _files_after_run(settings, cases, batches, summary)
     write_outputs(summary, run_dir, junit_xml, alluredir)
     if not summary.interrupted:
         history.record(outcome.results)
@@ -164,14 +165,101 @@ def run(paths: Sequence[str | Path], devices: str, settings: Settings,
 
 
 def _collect(paths: Sequence[str | Path], settings: Settings, verbose: bool,
-             out: IO[str]) -> tuple[list, list[Case]]:
-    """(suites, their cases with the command line's overrides); -v lists what was skipped."""
+             out: IO[str]) -> tuple[list, list[Case], list[Batch]]:
+    """(suites, their cases with the command line's overrides, Midscene batch files);
+    -v lists what was skipped."""
     skipped: list[str] = []
+    warnings: list[str] = []
+    batches: list[Batch] = []
     suites = load_suites([Path(p) for p in paths], env=os.environ,
-                         secrets_dir=settings.secrets_dir, skipped=skipped)
+                         secrets_dir=settings.secrets_dir, skipped=skipped, warnings=warnings,
+                         batches=batches)
     for what in skipped if verbose else ():
         print(f"farm: skipped {what}", file=out)
-    return suites, _with_overrides([c for s in suites for c in s.cases], settings)
+    for warning in warnings:
+        print(f"farm: warning: {warning}", file=out)
+    return suites, _with_overrides([c for s in suites for c in s.cases], settings), batches
+
+
+_DEVICE_KIND = {"web": "browser", "android": "android", "ios": "ios"}
+
+
+def _batch_settings(batches: list[Batch], cases: list[Case], devices: str, choice: Choice,
+                    settings: Settings, out: IO[str]) -> tuple[str, Choice]:
+    """A Midscene batch file's ``concurrent`` (devices per platform: the count without
+    --devices, a cap with it) and ``continueOnError: false`` (= --maxfail 1)."""
+    if not batches:
+        return devices, choice
+    concurrent = min(b.concurrent for b in batches)
+    if choice.devices_given:
+        specs = parse_device_specs(devices, settings)
+        devices = ",".join(f"{s.kind}:{min(s.count, concurrent)}" for s in specs)
+    else:
+        listed = {cid for b in batches for cid in b.case_ids}
+        platforms = sorted({c.platform for c in cases if c.id in listed})
+        devices = ",".join(f"{_DEVICE_KIND[p]}:{concurrent}" for p in platforms) or devices
+    if not all(b.continue_on_error for b in batches) and choice.maxfail is None:
+        choice = replace(choice, maxfail=1)
+    names = ", ".join(b.file for b in batches)
+    print(f"farm: {names}: concurrent {concurrent} (--devices {devices})"
+          + ("" if choice.maxfail != 1 else ", continueOnError false: no file starts after "
+             "a failure"), file=out)
+    return devices, choice
+
+
+def _batch_summaries(batches: list[Batch], summary: RunSummary) -> None:
+    """A batch's ``summary:`` file: each listed file's outcome, as Midscene's index.json."""
+    import json
+    by_id = {c.case_id: c for c in summary.cases}
+    for batch in batches:
+        if not batch.summary:
+            continue
+        files = [{"file": r.file, "case": r.case_id, "status": r.status,
+                  "duration": r.duration, "error": r.error.message if r.error else None,
+                  "data": r.data}
+                 for r in (by_id.get(cid) for cid in batch.case_ids) if r is not None]
+        counts = {s: sum(1 for f in files if f["status"] == s)
+                  for s in ("passed", "failed", "error", "flaky", "skipped", "interrupted")}
+        data = {"batch": batch.file, "run": summary.run_id, "total": len(files),
+                **counts, "files": files}
+        try:
+            Path(batch.summary).parent.mkdir(parents=True, exist_ok=True)
+            Path(batch.summary).write_text(json.dumps(data, indent=2, ensure_ascii=False))
+        except OSError as exc:
+            log.warning("cannot write the summary of %s: %s", batch.file, exc)
+
+
+def _files_after_run(settings: Settings, cases: list[Case], batches: list[Batch],
+                     summary: RunSummary) -> None:
+    """The cases' output: / unstableLogContent: files and the batch files' summaries."""
+    _case_outputs(cases, summary.cases)
+    _batch_summaries(batches, summary)
+
+
+def _served_folders(cases: list[Case]) -> list[AppSpec]:
+    """``web.serve`` folders: each served on its own loopback port for the run."""
+    folders = {c.web.serve for c in cases if c.web is not None and c.web.serve is not None}
+    return [AppSpec(name=f"serve-{f.name}", serve=f) for f in sorted(folders)]
+
+
+def _case_outputs(cases: list[Case], results: list[CaseResult]) -> None:
+    """Midscene's ``output:`` (the JSON of the case's named results) and
+    ``unstableLogContent:`` (its step log), relative to the working directory."""
+    import json
+    by_id = {r.case_id: r for r in results}
+    for case in cases:
+        result = by_id.get(case.id)
+        if result is None:
+            continue
+        for path, data in ((case.output, result.data),
+                           (case.log_content, [s.model_dump(mode="json") for s in result.steps])):
+            if not path:
+                continue
+            try:
+                Path(path).parent.mkdir(parents=True, exist_ok=True)
+                Path(path).write_text(json.dumps(data, indent=2, ensure_ascii=False))
+            except OSError as exc:
+                log.warning("cannot write %s for %s: %s", path, case.id, exc)
 
 
 def _output_dirs(settings: Settings, run_id: str, overwrite: bool) -> Path:
@@ -236,7 +324,7 @@ def _plan(cases: list[Case], settings: Settings, run_id: str,
         else:
             jobs.append(Job(case.id, case.platform, expected_duration(
                 remembered, case.id, case.platform, settings.default_case_seconds),
-                test_retries=case.retries))
+                test_retries=case.retries, pin=case.pin))
     return upfront, jobs
 
 
@@ -315,6 +403,11 @@ def _executor(settings: Settings, specs: list[DeviceSpec], cases: list[Case],
     policy = RetryPolicy(infra_retries=settings.infra_retries)
     by_id = {c.id: c for c in cases}
     if settings.broker_url:     # cluster: the same outputs, from `farm worker`s
+        pinned = next((c for c in cases if c.pin), None)
+        if pinned is not None:
+            raise ConfigError(f"{display_path(pinned.file)}: pins device {pinned.pin} "
+                              "(deviceId / wdaHost / wdaPort): pinned cases run with local "
+                              "devices only, not on a cluster")
         from farm.cluster.store import check
         from farm.executors.celery import CeleryExecutor
         check(settings.broker_url.get_secret_value())

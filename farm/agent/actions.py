@@ -143,8 +143,13 @@ def locator_fields(cls: type[BaseModel]) -> list[str]:
 class Tap(Action):
     name, doc, moves_pointer = "Tap", "tap / click an element", True
     locate: Locate
+    # files for the chooser the tap opens (aiTap fileChooserAccept, web); not for the planner
+    fileChooserAccept: Optional[list[str]] = Field(default=None, json_schema_extra={"hidden": 1})
 
     def run(self, ctx: ActionContext) -> None:
+        if self.fileChooserAccept and type(self) is Tap:
+            ctx.optional("tap_choosing_files")(*self.locate.point(), self.fileChooserAccept)
+            return
         ctx.device.tap(*self.locate.point())
 
 
@@ -259,6 +264,7 @@ class Swipe(Action):
     direction: Optional[str] = None
     distance: Optional[int] = None
     duration: int = 300
+    repeat: int = 1
 
     def run(self, ctx: ActionContext) -> None:
         w, h = ctx.device.size()
@@ -269,7 +275,23 @@ class Swipe(Action):
             dx, dy = DIRECTIONS.get(self.direction or "up", (0, -1))
             dist = self.distance or int((h if dy else w) * 0.5)
             x2, y2 = x1 + dx * dist, y1 + dy * dist
-        ctx.device.swipe(x1, y1, x2, y2, self.duration)
+        for _ in range(max(1, min(self.repeat, 100))):
+            ctx.device.swipe(x1, y1, x2, y2, self.duration)
+
+
+class Pinch(Action):
+    name, doc = "Pinch", ("two-finger pinch on an element or the screen's centre: direction "
+                          "in (fingers together, zoom out) or out (apart, zoom in)")
+    locate: Optional[Locate] = None
+    direction: Literal["in", "out"] = "out"
+    distance: Optional[int] = None
+    duration: int = 500
+
+    def run(self, ctx: ActionContext) -> None:
+        w, h = ctx.device.size()
+        x, y = self.locate.point() if self.locate is not None else (w // 2, h // 2)
+        reach = self.distance or min(w, h) // 4     # how far each finger moves
+        ctx.optional("pinch")(x, y, reach, self.direction == "out", self.duration)
 
 
 class Sleep(Action):
@@ -382,8 +404,8 @@ COMMON: list[type[Action]] = [Tap, DoubleClick, RightClick, Hover, LongPress, Dr
                               ClearInput, KeyboardPress, Scroll, Swipe, Sleep]
 PLATFORM: dict[str, list[type[Action]]] = {
     "web": [Navigate, Reload, GoBack],
-    "android": [AndroidBackButton, AndroidHomeButton, Launch, Terminate, RunAdbShell],
-    "ios": [IOSHomeButton, Launch, Terminate, RunWdaRequest],
+    "android": [AndroidBackButton, AndroidHomeButton, Launch, Terminate, RunAdbShell, Pinch],
+    "ios": [IOSHomeButton, Launch, Terminate, RunWdaRequest, Pinch],
 }
 # Grammar-neutral names some parsers emit (AutoGLM "Back", UI-TARS press_home).
 ALIASES = {"web": {"Back": "GoBack"},
@@ -405,6 +427,8 @@ def describe_actions(platform: str) -> str:
     for cls in COMMON + PLATFORM.get(platform, []):
         params = []
         for fname, f in cls.model_fields.items():
+            if isinstance(f.json_schema_extra, dict) and f.json_schema_extra.get("hidden"):
+                continue
             key = f.alias or fname
             kind = "Locate" if fname in locator_fields(cls) else getattr(
                 f.annotation, "__name__", str(f.annotation).replace("typing.", ""))

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Callable, Collection
 
 from farm.agent.actions import (Action, ActionContext, Hover, Input, KeyboardPress, Locate,
                                 Scroll, Sleep, Tap, registry)
-from farm.agent.insight import judge
+from farm.agent.insight import Look, judge
 from farm.agent.insight import query as extract
 from farm.agent.locator import (LocateContext, LocateHit, LocatorChain, LocatorTier,
                                 TextMatchTier, XPathTier, normalise)
@@ -274,25 +274,40 @@ class Agent:
             self.last_rounds = loop.result.rounds
         return result.as_output()
 
-    def _look(self) -> bytes:
-        self.grabber.invalidate()   # judge the screen as it is now, not a cached frame
-        return self.grabber.grab()
+    def _look(self, shown: dict[str, Any] | None = None) -> Look:
+        """The screen as it is now (not a cached frame), as the step's options show it:
+        ``screenshotIncluded`` (default true), ``domIncluded`` (true / "visible-only"),
+        ``images`` (reference images)."""
+        shown = shown or {}
+        png = None
+        if shown.get("screenshotIncluded", True):
+            self.grabber.invalidate()
+            png = self.grabber.grab()
+        dom = None
+        if shown.get("domIncluded"):
+            dom = _elements_text(self.device.hierarchy(),
+                                 visible_only=shown["domIncluded"] == "visible-only")
+        return Look(png, dom, [_inline(i) for i in shown.get("images") or []])
 
-    def ai_assert(self, assertion: str, error_message: str | None = None) -> None:
+    def ai_assert(self, assertion: str, error_message: str | None = None,
+                  shown: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Judge ``assertion``; the verdict ({pass, thought}) is returned or, when false,
+        raised as AssertionFailed."""
         models = self._models(f'aiAssert "{assertion}"')
-        passed, why = judge(self.ask, models.judge, assertion, self._look())
+        passed, why = judge(self.ask, models.judge, assertion, self._look(shown))
         if not passed:
             failed = AssertionFailed(error_message or f'aiAssert "{assertion}" failed: {why}')
             failed.thought = why      # the model's reasoning, shown beside a custom message
             raise failed
+        return {"pass": True, "thought": why}
 
     def ai_wait_for(self, assertion: str, timeout_s: float = 30.0,
-                    interval_s: float = 1.0) -> None:
+                    interval_s: float = 1.0, shown: dict[str, Any] | None = None) -> None:
         models = self._models(f'aiWaitFor "{assertion}"')
         limit = time.monotonic() + min(timeout_s, max(self.remaining(), 0))
         why = ""
         while True:
-            passed, why = judge(self.ask, models.judge, assertion, self._look())
+            passed, why = judge(self.ask, models.judge, assertion, self._look(shown))
             if passed:
                 return
             if time.monotonic() + interval_s > limit:
@@ -302,9 +317,10 @@ class Agent:
                                       f"{timeout_s:g}s: {why}")
             time.sleep(interval_s)
 
-    def ai_query(self, query: str, kind: str = "aiQuery") -> Any:
+    def ai_query(self, query: str, kind: str = "aiQuery",
+                 shown: dict[str, Any] | None = None) -> Any:
         models = self._models(f'{kind} "{query}"')
-        return extract(self.ask, models.plan, query, kind, self._look())
+        return extract(self.ask, models.plan, query, kind, self._look(shown))
 
     def ai_boolean(self, query: str) -> bool:
         return self.ai_query(query, "aiBoolean")
@@ -389,3 +405,42 @@ def model_chain(agent: Agent, off: Collection[str] = (), max_scrolls: int = 10) 
                         AILocateTier(ask, models.locate_family, agent.grabber.grab),
                         AILocateTier(ask, models.locate_family, agent.grabber.grab, deep=True)],
                        agent.cache, has_model_tier=True, off=off)
+
+
+def _elements_text(tree: Any, visible_only: bool = False, limit: int = 400) -> str:
+    """The UI tree as short lines for domIncluded (the model sees attributes the pixels may
+    not show: hidden text, names, placeholders)."""
+    if tree is None:
+        return "(no UI tree on this screen)"
+    lines = []
+    for n in tree.nodes:
+        if visible_only and not n.visible:
+            continue
+        words = " | ".join(w for w in (n.text, n.name, n.placeholder, n.resource_id) if w)
+        if not words:
+            continue
+        r = n.rect
+        lines.append(f"{n.role} \"{words[:200]}\" [{r.x},{r.y},{r.width},{r.height}]"
+                     + ("" if n.visible else " (hidden)"))
+        if len(lines) >= limit:
+            lines.append("...")
+            break
+    return "\n".join(lines)
+
+
+def _inline(image: dict[str, str]) -> dict[str, str]:
+    """A reference image as the model gets it: http(s) images marked to be fetched
+    (convertHttpImage2Base64) become data: URLs here."""
+    if not image.get("fetch"):
+        return image
+    import base64
+    import urllib.request
+    try:
+        with urllib.request.urlopen(image["url"], timeout=20) as reply:
+            data = reply.read(5 * 1024 * 1024 + 1)
+            mime = reply.headers.get_content_type() or "image/png"
+    except OSError as exc:
+        raise StepFailed(f"cannot fetch reference image {image['name']!r} "
+                         f"({image['url']}): {exc}") from exc
+    return {"name": image["name"],
+            "url": f"data:{mime};base64,{base64.b64encode(data).decode()}"}

@@ -17,14 +17,34 @@ from farm.llm.plan import ReplyParseError, echo_back, loads_lenient
 Ask = Callable[[str, list[dict[str, Any]], ModelClient], str]
 
 
-def ask_json(ask: Ask, client: ModelClient, purpose: str, prompt: str, png: bytes,
+class Look:
+    """What an insight call shows the model: the screenshot (unless screenshotIncluded:
+    false), the page's elements as text (domIncluded) and reference images ({prompt, images})."""
+
+    def __init__(self, png: bytes | None, dom: str | None = None,
+                 images: list[dict[str, str]] | None = None) -> None:
+        self.png, self.dom, self.images = png, dom, images or []
+
+    def parts(self, prompt: str) -> list[dict[str, Any]]:
+        text = prompt
+        if self.dom:
+            text += "\n\nThe page's elements (role, text, box x,y,w,h):\n" + self.dom
+        out: list[dict[str, Any]] = [{"type": "text", "text": text}]
+        if self.png is not None:
+            out.append({"type": "image_url", "image_url": {"url": data_url(self.png)}})
+        for image in self.images:
+            out += [{"type": "text", "text": f"Reference image '{image['name']}':"},
+                    {"type": "image_url", "image_url": {"url": image["url"]}}]
+        return out
+
+
+def ask_json(ask: Ask, client: ModelClient, purpose: str, prompt: str, png: "bytes | Look",
              check: Callable[[Any], Any]) -> Any:
-    """Ask with the screenshot; ``check`` validates the JSON (raising ReplyParseError). One
-    retry with the error appended; a second unreadable reply is a model error
-    (ModelUnavailable: the case is an infrastructure error, not a test failure)."""
-    messages: list[dict[str, Any]] = [{"role": "user", "content": [
-        {"type": "text", "text": prompt},
-        {"type": "image_url", "image_url": {"url": data_url(png)}}]}]
+    """Ask with the screenshot (or a `Look`); ``check`` validates the JSON (raising
+    ReplyParseError). One retry with the error appended; a second unreadable reply is a model
+    error (ModelUnavailable: the case is an infrastructure error, not a test failure)."""
+    look = png if isinstance(png, Look) else Look(png)
+    messages: list[dict[str, Any]] = [{"role": "user", "content": look.parts(prompt)}]
     text = ask(purpose, messages, client)
     try:
         return check(loads_lenient(text))
@@ -39,7 +59,8 @@ def ask_json(ask: Ask, client: ModelClient, purpose: str, prompt: str, png: byte
                                    f"{second}") from None
 
 
-def judge(ask: Ask, client: ModelClient, assertion: str, png: bytes) -> tuple[bool, str]:
+def judge(ask: Ask, client: ModelClient, assertion: str, png: "bytes | Look"
+          ) -> tuple[bool, str]:
     """(passed, the model's reason)."""
     def check(data: Any) -> tuple[bool, str]:
         if not isinstance(data, dict) or not isinstance(data.get("pass"), bool):
@@ -48,7 +69,7 @@ def judge(ask: Ask, client: ModelClient, assertion: str, png: bytes) -> tuple[bo
     return ask_json(ask, client, "assert", assert_prompt(assertion), png, check)
 
 
-def query(ask: Ask, client: ModelClient, question: str, kind: str, png: bytes) -> Any:
+def query(ask: Ask, client: ModelClient, question: str, kind: str, png: "bytes | Look") -> Any:
     """The extracted value, typed by ``kind``."""
     def check(data: Any) -> Any:
         if not isinstance(data, dict) or "data" not in data:
@@ -64,7 +85,7 @@ def query(ask: Ask, client: ModelClient, question: str, kind: str, png: bytes) -
                     raise ReplyParseError(f"expected a number, got {value!r}") from None
             if isinstance(value, bool) or not isinstance(value, (int, float)):
                 raise ReplyParseError(f"expected a number, got {value!r}")
-        if kind == "aiString" and not isinstance(value, str):
+        if kind in ("aiString", "aiAsk") and not isinstance(value, str):
             value = str(value)
         return value
     return ask_json(ask, client, "query", query_prompt(question, kind), png, check)

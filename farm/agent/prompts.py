@@ -85,7 +85,7 @@ def assert_prompt(assertion: str) -> str:
 
 
 QUERY_SHAPES = {"aiQuery": "any JSON value matching the request", "aiBoolean": "true or false",
-                "aiNumber": "a number", "aiString": "a string"}
+                "aiNumber": "a number", "aiString": "a string", "aiAsk": "a string"}
 
 
 def query_prompt(query: str, kind: str) -> str:

@@ -32,6 +32,7 @@ log = logging.getLogger(__name__)
 
 DUMP_PATH = "/data/local/tmp/farm_uidump.xml"
 ADB_IME = "com.android.adbkeyboard/.AdbIME"
+YADB = "/data/local/tmp/yadb"      # yadb's jar: multi-touch gestures `input` cannot do
 SHELL_TIMEOUT_S = 30.0
 DUMP_TRIES = 4
 
@@ -176,6 +177,8 @@ class AndroidDevice:
     def start_session(self, target: "AndroidTarget | None") -> None:
         """Fresh app state for one case: force-stop, clear its data, launch it."""
         self._need()
+        self._ime_strategy = target.ime_strategy if target is not None else None
+        self._dismiss_keyboard = bool(target is not None and target.auto_dismiss_keyboard)
         package = target.launch if target is not None else None
         if package:
             self.terminate(package)
@@ -298,6 +301,19 @@ class AndroidDevice:
     def hover(self, x: int, y: int) -> None:
         """Touch screens have no hover: nothing to do."""
 
+    def pinch(self, x: int, y: int, reach: int, spread: bool, duration_ms: int = 500) -> None:
+        """Two fingers around (x, y) move ``reach`` px each, apart (``spread``) or together:
+        `input` has no multi-touch, so this is yadb's -pinch, as Midscene does it (yadb must
+        be pushed to /data/local/tmp/yadb)."""
+        near, far = 2 * 40, 2 * (40 + reach)
+        start, end = (near, far) if spread else (far, near)
+        out, err, code = self.shell_result(
+            f"app_process -Djava.class.path={YADB} /data/local/tmp com.ysbing.yadb.Main "
+            f"-pinch {int(x)} {int(y)} {start} {end} {int(duration_ms)}")
+        if code or "Exception" in out + err:
+            raise StepFailed(f"pinch on {self.name} needs yadb (adb push yadb {YADB}): "
+                             f"{(err or out).strip()[:200] or f'exit {code}'}")
+
     def swipe(self, x1: int, y1: int, x2: int, y2: int, duration_ms: int = 300) -> None:
         self._input(f"swipe {int(x1)} {int(y1)} {int(x2)} {int(y2)} {int(duration_ms)}")
 
@@ -314,7 +330,24 @@ class AndroidDevice:
         return swipe_into_view(self, node)
 
     def type_text(self, text: str) -> None:
-        """ASCII through ``input text``; anything else through the ADBKeyBoard IME."""
+        """Type ``text``: through yadb as the case's imeStrategy says (Midscene's
+        always-yadb / yadb-for-non-ascii), else ASCII through ``input text`` and anything else
+        through the ADBKeyBoard IME; then, with autoDismissKeyboard, hide the keyboard."""
+        strategy = getattr(self, "_ime_strategy", None)
+        if strategy == "always-yadb" or (strategy and not text.isascii()):
+            out, err, code = self.shell_result(
+                f"app_process -Djava.class.path={YADB} /data/local/tmp "
+                f"com.ysbing.yadb.Main -keyboard {_quote(text)}")
+            if code or "Exception" in out + err:
+                raise StepFailed(f"typing with yadb on {self.name} failed (imeStrategy "
+                                 f"{strategy}; adb push yadb {YADB}): "
+                                 f"{(err or out).strip()[:200] or f'exit {code}'}")
+        else:
+            self._type_text(text)
+        if getattr(self, "_dismiss_keyboard", False):
+            self._input("keyevent 111")     # Escape hides the soft keyboard (Midscene's esc-first)
+
+    def _type_text(self, text: str) -> None:
         if text.isascii():
             # one `input text` per line: spaces travel as %s (what `input text` turns back
             # into spaces); only newlines and tabs need key events

@@ -176,6 +176,8 @@ class BrowserDevice:
         self._tree: tuple[str, UITree] | None = None  # (change token, tree) of the last walk
         self._capture: Any = None                     # an evidence capture still under way
         self._shown: str | None = None                # change token of the last evidence image
+        self._chrome_args: tuple[str, ...] = ()       # a case's chromeArgs Chromium runs with
+        self._follow_new_pages = True
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -207,7 +209,8 @@ class BrowserDevice:
             self._browser = self._pw.chromium.launch(
                 executable_path=info.path,
                 headless=self.settings.headless,
-                args=[*BROWSER_FLAGS, *self.settings.browser_args, self.marker],
+                args=[*BROWSER_FLAGS, *self.settings.browser_args, *self._chrome_args,
+                      self.marker],
                 timeout=60_000,
             )
         except (PlaywrightError, OSError, RuntimeError) as exc:
@@ -247,23 +250,48 @@ class BrowserDevice:
             kill_tree(proc)
 
     def start_session(self, target: "WebTarget") -> None:
-        """Fresh context (no shared cookies/storage) and page, then load ``target.url``."""
+        """Fresh context (no shared cookies/storage) and page, then load ``target.url``, with
+        the target's Midscene options (farm.suite.targets)."""
         self.end_session()
+        if tuple(target.chrome_args) != self._chrome_args:   # chromeArgs are launch flags
+            self.close()
+            self._chrome_args = tuple(target.chrome_args)
+            self.open()
         browser = self._need_browser()
         self._viewport = (target.viewport_width, target.viewport_height)
-        options: dict[str, Any] = {
-            "viewport": {"width": target.viewport_width, "height": target.viewport_height},
-            "device_scale_factor": target.device_scale_factor or 1,
-        }
-        if target.user_agent:
-            options["user_agent"] = target.user_agent
+        self._follow_new_pages = target.follow_new_pages
         with self._errors("new context"):
-            self._context = browser.new_context(**options)
+            self._context = browser.new_context(**_context_options(target))
             self._context.add_init_script(script=PAGE_STATE_JS)
-            # Popups / target=_blank become the active page, like Midscene's same-tab mode.
-            self._context.on("page", self._adopt_page)
+            if target.cookies:
+                self._context.add_cookies([_cookie(c) for c in target.cookies])
+            if target.same_tab:     # forceSameTabNavigation: links and window.open stay here
+                self._context.add_init_script(SAME_TAB_JS)
+            self._context.on("page", self._new_page)
             self._adopt_page(self._context.new_page())
         self._goto(target.url)
+        if target.network_idle_ms:
+            self.wait_network_idle(target.network_idle_ms,
+                                   raise_on_timeout=not target.network_idle_continue)
+
+    def _new_page(self, page: Any) -> None:
+        """A tab the page opened: a browser agent with autoFollowNewPage works in it."""
+        if self._follow_new_pages:
+            self._adopt_page(page)
+
+    def wait_network_idle(self, timeout_ms: int, raise_on_timeout: bool = False) -> None:
+        """waitForNetworkIdle: wait until no request was in flight for 500 ms."""
+        from playwright.sync_api import TimeoutError as PlaywrightTimeout
+        page = self._need_page()
+        try:
+            page.wait_for_load_state("networkidle", timeout=timeout_ms)
+        except PlaywrightTimeout:
+            if raise_on_timeout:
+                raise StepFailed(f"the network did not go idle within {timeout_ms} ms "
+                                 "(waitForNetworkIdle, continueOnNetworkIdleError: false)")
+        except Exception as exc:
+            with self._errors("wait for network idle"):
+                raise exc
 
     def end_session(self) -> None:
         """Close the case's context; ignores errors when the browser is already dead."""
@@ -531,6 +559,24 @@ class BrowserDevice:
         with self._errors("hover"):
             page.mouse.move(x, y)
 
+    def right_click(self, x: int, y: int) -> None:
+        with self._errors("right click"):
+            self._need_page().mouse.click(x, y, button="right")
+
+    def tap_choosing_files(self, x: int, y: int, files: list[str]) -> None:
+        """Click at (x, y), which must open a file chooser, and give it ``files``
+        (aiTap fileChooserAccept)."""
+        from playwright.sync_api import TimeoutError as PlaywrightTimeout
+        page = self._need_page()
+        try:
+            with self._errors("tap for a file chooser"):
+                with page.expect_file_chooser(timeout=5000) as chooser:
+                    page.mouse.click(x, y)
+                chooser.value.set_files(files)
+        except PlaywrightTimeout:
+            raise StepFailed("the tap opened no file chooser within 5 s "
+                             "(fileChooserAccept)") from None
+
     def swipe(self, x1: int, y1: int, x2: int, y2: int, duration_ms: int = 300) -> None:
         """Drag with the mouse: down at (x1, y1), move in ~16 ms steps, up at (x2, y2)."""
         page = self._acting()
@@ -709,3 +755,49 @@ class BrowserDevice:
                                  f"{_first_line(exc)}") from exc
             raise
 
+
+
+# forceSameTabNavigation (Midscene's page agents): a link with a target and window.open load
+# in the current tab instead of a new one.
+SAME_TAB_JS = """
+(() => {
+  document.addEventListener('click', (e) => {
+    const a = e.target && e.target.closest ? e.target.closest('a[target]') : null;
+    if (a && a.target !== '_self') a.target = '_self';
+  }, true);
+  window.open = function (url) { if (url) window.location.href = url; return window; };
+})();
+"""
+
+
+def _context_options(target: "WebTarget") -> dict[str, Any]:
+    options: dict[str, Any] = {
+        "viewport": {"width": target.viewport_width, "height": target.viewport_height},
+        "device_scale_factor": target.device_scale_factor or 1,
+        "ignore_https_errors": target.accept_insecure_certs,
+    }
+    if target.user_agent:
+        options["user_agent"] = target.user_agent
+    if target.extra_http_headers:
+        options["extra_http_headers"] = dict(target.extra_http_headers)
+    return options
+
+
+def _cookie(c: dict[str, Any]) -> dict[str, Any]:
+    """A cookie as Chrome extensions export it -> Playwright's form."""
+    out: dict[str, Any] = {"name": str(c["name"]), "value": str(c["value"])}
+    if c.get("url"):
+        out["url"] = c["url"]
+    else:
+        out["domain"] = c.get("domain") or "localhost"
+        out["path"] = c.get("path") or "/"
+    expires = c.get("expires", c.get("expirationDate"))
+    if isinstance(expires, (int, float)) and expires > 0:
+        out["expires"] = float(expires)
+    for key in ("httpOnly", "secure"):
+        if key in c:
+            out[key] = bool(c[key])
+    same = str(c.get("sameSite", "")).lower()
+    if same in ("strict", "lax", "none", "no_restriction"):
+        out["sameSite"] = {"no_restriction": "None"}.get(same, same.capitalize())
+    return out

@@ -51,6 +51,16 @@ class IosDevice:
         self.sessions_created = 0
 
     # -- lifecycle ---------------------------------------------------------------------------
+    @property
+    def aliases(self) -> tuple[str, ...]:
+        """host:port of its WebDriverAgent (what Midscene's wdaHost / wdaPort name)."""
+        from urllib.parse import urlsplit
+        parts = urlsplit(self.url)
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+        host = parts.hostname or ""
+        local = ("localhost", "127.0.0.1") if host in ("localhost", "127.0.0.1") else (host,)
+        return tuple(f"{h}:{port}" for h in local)
+
     def open(self) -> None:
         """Connect to WDA and check it is ready."""
         import wda
@@ -86,6 +96,7 @@ class IosDevice:
     def start_session(self, target: "IosTarget | None") -> None:
         """A new WDA session per case; with ``launch`` the app starts fresh (data reset)."""
         self._need()
+        self._dismiss_keyboard = bool(target is not None and target.auto_dismiss_keyboard)
         bundle = target.launch if target is not None else None
         if bundle:
             self._call(lambda: self._session.app_terminate(bundle), "terminate")
@@ -168,6 +179,24 @@ class IosDevice:
     def hover(self, x: int, y: int) -> None:
         """Touch screens have no hover: nothing to do."""
 
+    def pinch(self, x: int, y: int, reach: int, spread: bool, duration_ms: int = 500) -> None:
+        """Two fingers above and below (x, y) move ``reach`` points each, apart (``spread``)
+        or together: W3C actions, as Midscene sends them to WebDriverAgent."""
+        near, far = 40, 40 + reach
+        start, end = (near, far) if spread else (far, near)
+
+        def finger(name: str, sign: int) -> dict[str, Any]:
+            return {"type": "pointer", "id": name, "parameters": {"pointerType": "touch"},
+                    "actions": [
+                        {"type": "pointerMove", "duration": 0, "x": int(x),
+                         "y": int(y + sign * start)},
+                        {"type": "pointerDown", "button": 0}, {"type": "pause", "duration": 100},
+                        {"type": "pointerMove", "duration": int(duration_ms), "x": int(x),
+                         "y": int(y + sign * end)},
+                        {"type": "pointerUp", "button": 0}]}
+        self.wda_request("POST", "/session/{sessionId}/actions",
+                         {"actions": [finger("finger1", -1), finger("finger2", 1)]})
+
     def swipe(self, x1: int, y1: int, x2: int, y2: int, duration_ms: int = 300) -> None:
         self._call(lambda: self._session.swipe(int(x1), int(y1), int(x2), int(y2),
                                                duration_ms / 1000), "swipe")
@@ -184,6 +213,12 @@ class IosDevice:
 
     def type_text(self, text: str) -> None:
         self._call(lambda: self._session.send_keys(text), "type")
+        self._after_typing()
+
+    def _after_typing(self) -> None:
+        """autoDismissKeyboard: hide the keyboard once the text is in."""
+        if getattr(self, "_dismiss_keyboard", False):
+            self.wda_request("POST", "/session/{sessionId}/wda/keyboard/dismiss", {})
 
     def clear_text(self) -> None:
         """Delete backwards from the caret (WDA has no select-all without an element)."""

@@ -130,10 +130,17 @@ class LocalExecutor:
     def _fail_orphans(self) -> None:
         """Jobs whose platform has no usable device left can never run: end them as errors."""
         live = {s.platform for s in self._slots.values() if s.usable}
+        names = {n for s in self._slots.values() if s.usable
+                 for n in (s.name, *getattr(s.device, "aliases", ()))}
         for job in [j for j in self._queue if j.platform not in live]:
             self._queue.remove(job)
             self.ledger.end(job, "error", error=DeviceLost(
                 f"no usable {job.platform} device left"))
+        for job in [j for j in self._queue if j.pin is not None and j.pin not in names]:
+            self._queue.remove(job)
+            self.ledger.end(job, "error", error=DeviceLost(
+                f"the case is pinned to {job.pin} (Midscene deviceId / wdaHost:wdaPort), "
+                f"which is not a usable device of this run"))
 
     # ---- device threads -------------------------------------------------------------------
     def _device_loop(self, slot: DeviceSlot) -> None:
@@ -172,7 +179,8 @@ class LocalExecutor:
             while not self._stopping:
                 others = sum(1 for s in self._slots.values()
                              if s is not slot and s.usable and s.platform == slot.platform)
-                i = pick_job(self._queue, slot.name, slot.platform, others)
+                i = pick_job(self._queue, slot.name, slot.platform, others,
+                             getattr(slot.device, "aliases", ()))
                 if i is not None:
                     job = self._queue.pop(i)
                     self._inflight[slot.name] = job

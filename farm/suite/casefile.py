@@ -1,8 +1,9 @@
 """One case file's `Node` tree -> `Case`: top-level keys, target section, tasks, variables.
 
-Midscene YAML scripts load unchanged: Midscene keys farm has no use for are accepted and
-ignored; farm's own keys (``timeout``, ``retries``, ``tags``, ``secrets``, ``vars``) extend
-``farm.yaml``'s defaults.
+Midscene YAML scripts load unchanged: every key of Midscene's script format either does what
+Midscene's docs say or is refused with file:line and the reason (farm.suite.targets), never
+accepted and ignored; farm's own keys (``timeout``, ``retries``, ``tags``, ``secrets``,
+``vars``) extend ``farm.yaml``'s defaults.
 """
 
 from __future__ import annotations
@@ -11,22 +12,24 @@ from pathlib import Path
 
 from farm.config import MAX_RETRIES
 from farm.suite.checks import Problems
-from farm.suite.model import AndroidTarget, Case, IosTarget, SuiteDefaults, Task, WebTarget
+from farm.suite.model import Case, SuiteDefaults, Task
 from farm.suite.steps import parse_flow
+from farm.suite.targets import (UNSUPPORTED, WEB_SECTIONS, read_mobile, read_outputs, read_web,
+                                section_of)
 from farm.suite.vars import malformed, references
 from farm.suite.yamlpos import Node
 
-TARGETS = ("web", "android", "ios")
+TARGETS = (*WEB_SECTIONS, "android", "ios")
 CASE_KEYS = {*TARGETS, "tasks", "name", "agent", "timeout", "retries", "tags", "secrets", "vars"}
 TASK_KEYS = {"name", "flow", "continueOnError"}
-WEB_KEYS = {"url", "viewportWidth", "viewportHeight", "userAgent", "deviceScaleFactor"}
-# Midscene keys farm accepts (so Midscene scripts load unchanged) but has no use for.
-_MIDSCENE_COMMON = {"output", "unstableLogContent", "aiActionContext"}
-WEB_IGNORED = {"waitForNetworkIdle", "cookie", "serve", "bridgeMode",
-               "closeNewTabsAfterDisconnect", "acceptInsecureCerts", "forceSameTabNavigation",
-               "chromeArgs"} | _MIDSCENE_COMMON
-ANDROID_KEYS, ANDROID_IGNORED = {"deviceId", "launch"}, _MIDSCENE_COMMON
-IOS_KEYS, IOS_IGNORED = {"launch"}, {"wdaPort", "wdaHost"} | _MIDSCENE_COMMON
+AGENT_KEYS = {"testId", "replanningCycleLimit", "aiActContext", "aiActionContext", "cache"}
+AGENT_REFUSED = {k: "farm writes one merged report per run (report.html, results.json, "
+                    "junit.xml); per-script report options do not apply"
+                 for k in ("groupName", "groupDescription", "generateReport",
+                           "autoPrintReportMsg", "reportFileName")}
+CACHE_STRATEGIES = ["read-only", "read-write", "write-only"]
+DEPRECATED_TARGET = ("`target:` is deprecated in Midscene (read as `page:`); rename it to "
+                     "`page:` or `browser:`")
 # A day: a longer case is a typo (and past threading.TIMEOUT_MAX a device thread's wait crashes).
 MAX_CASE_SECONDS = 24 * 3600
 UNDEFINED = "undefined variable ${{{}}} (set it in the environment, vars:, or a secrets dir)"
@@ -55,22 +58,26 @@ def read_case(node: Node, path: Path, root: Path, defaults: SuiteDefaults,
     ``root``/``defaults`` are its suite's; ``known`` the variable names defined outside the
     suite (environment, secrets dir).
     """
-    top = p.mapping(node, "case", "a mapping with web:/android:/ios: and tasks:")
+    top = p.mapping(node, "case", "a mapping with page:/browser:/web:/android:/ios: and tasks:")
     if top is None:
         return None
+    for name, what in UNSUPPORTED.items():
+        if name in top:
+            p.add(node.keys[name], f"{name}: is not supported by farm: it drives browsers, "
+                                   f"Android and iOS devices, not {what}")
+    misspelt = p.keys(node, CASE_KEYS, "the case", ignored=set(UNSUPPORTED))
     if "target" in top:
-        p.add(node.keys["target"], "`target:` is Midscene's old name for `web:`; "
-                                   "rename it to `web:`")
-    misspelt = p.keys(node, CASE_KEYS, "the case", ignored={"target"})
-    targets = [t for t in TARGETS if t in top]
-    if not targets and "target" not in top and not misspelt & set(TARGETS):
-        p.add(node, "no target section: expected one of web:, android:, ios: "
+        p.warn(node.keys["target"], DEPRECATED_TARGET)
+    targets = section_of(top)
+    if not targets and not set(UNSUPPORTED) & set(top) and not misspelt & set(TARGETS):
+        p.add(node, "no target section: expected one of page:, browser:, web:, android:, ios: "
                     "(the platform the case runs on)")
     elif len(targets) > 1:
         p.add(node.keys[targets[1]], f"two target sections ({', '.join(t + ':' for t in targets)}"
-                                     "): a case runs on exactly one platform; split it into "
-                                     "separate files")
-    platform = targets[0] if len(targets) == 1 else ""
+                                     "): a case runs on exactly one platform (and one of page:, "
+                                     "browser:, web:); split it into separate files")
+    section = targets[0] if len(targets) == 1 else ""
+    platform = "web" if section in WEB_SECTIONS else section
     d = defaults
 
     values: dict = {
@@ -88,13 +95,14 @@ def read_case(node: Node, path: Path, root: Path, defaults: SuiteDefaults,
     }
     retries = p.integer(top.get("retries"), "retries", maximum=MAX_RETRIES)
     values["retries"] = d.retries if retries is None else retries
-    agent = top.get("agent")
-    if agent is not None and not agent.is_null:
-        if p.mapping(agent, "agent", "a mapping of Midscene agent options") is not None:
-            values["agent"] = agent.to_python()
-            _check_agent_cache(agent, p)
-    if platform:
-        values[platform] = _read_target(platform, node.keys[platform], top[platform], p)
+    values["agent"] = _read_agent(top.get("agent"), p)
+    if values["agent"].get("testId"):
+        values["id"] = f"{root.name}/{values['agent']['testId']}"
+    if section:
+        target = (read_web(section, node.keys[section], top[section], path.parent, p)
+                  if platform == "web" else read_mobile(platform, top[section], p))
+        values[platform] = target
+        values.update(read_outputs(top[section], section, p))
 
     app_envs = {a.env for a in d.apps if a.env}
     check_templates(node, known | set(values["vars"]) | app_envs, p)
@@ -103,47 +111,59 @@ def read_case(node: Node, path: Path, root: Path, defaults: SuiteDefaults,
     return p.build(Case, values, node)
 
 
-def _read_target(platform: str, key: Node, node: Node, p: Problems):
-    if platform == "web":
-        if node.is_null:
-            p.add(key, "web: expected a mapping with url: (the page to open), got nothing")
-            return None
-        items = p.mapping(node, "web", "a mapping with url: (the page to open)")
-        if items is None:
-            return None
-        misspelt = p.keys(node, WEB_KEYS, "web:", WEB_IGNORED)
-        if "url" not in items and "url" not in misspelt:
-            p.add(key, "web.url is missing: expected `url: <address of the page to open>`")
-        url = p.text(items.get("url"), "web.url", required="url" in items, empty_ok=False,
-                     expected="the address of the page to open")
-        values = {
-            "url": url,
-            "viewport_width": p.integer(items.get("viewportWidth"), "web.viewportWidth",
-                                        minimum=1, expected="pixels as a positive integer"),
-            "viewport_height": p.integer(items.get("viewportHeight"), "web.viewportHeight",
-                                         minimum=1, expected="pixels as a positive integer"),
-            "user_agent": p.text(items.get("userAgent"), "web.userAgent"),
-            "device_scale_factor": p.number(items.get("deviceScaleFactor"),
-                                            "web.deviceScaleFactor", expected="a number > 0"),
-        }
-        if url is None:
-            return None
-        return p.build(WebTarget, {k: v for k, v in values.items() if v is not None}, node)
-    allowed, ignored = (ANDROID_KEYS, ANDROID_IGNORED) if platform == "android" else \
-        (IOS_KEYS, IOS_IGNORED)
-    if node.is_null:  # `android:` alone: any connected device, no app launch
-        return AndroidTarget() if platform == "android" else IosTarget()
-    items = p.mapping(node, platform, f"a mapping with {', '.join(sorted(allowed))}")
+def _read_agent(node: Node | None, p: Problems) -> dict:
+    """Midscene's ``agent:`` section: testId, replanningCycleLimit, aiActContext (or its
+    legacy name aiActionContext) and cache {id, strategy}."""
+    if node is None or node.is_null:
+        return {}
+    items = p.mapping(node, "agent", "a mapping of Midscene agent options")
     if items is None:
-        return None
-    p.keys(node, allowed, f"{platform}:", ignored)
-    launch = p.text(items.get("launch"), f"{platform}.launch", empty_ok=False,
-                    expected="an app id or URL to launch")
-    if platform == "android":
-        device = p.text(items.get("deviceId"), "android.deviceId", empty_ok=False,
-                        expected="an adb device serial")
-        return AndroidTarget(device_id=device, launch=launch)
-    return IosTarget(launch=launch)
+        return {}
+    for name, why in AGENT_REFUSED.items():
+        if name in items:
+            p.add(node.keys[name], f"agent.{name} is not supported by farm: {why}")
+    p.keys(node, AGENT_KEYS, "agent:", AGENT_REFUSED)
+    out: dict = {}
+    test_id = p.text(items.get("testId"), "agent.testId", empty_ok=False,
+                     expected="an identifier for the case")
+    if test_id is not None:
+        if "/" in test_id or test_id.strip() != test_id:
+            p.add(items["testId"], f"agent.testId: {test_id!r}: expected a name without '/' "
+                                   "or surrounding spaces")
+        out["testId"] = test_id
+    limit = p.integer(items.get("replanningCycleLimit"), "agent.replanningCycleLimit",
+                      minimum=1, maximum=1000)
+    if limit is not None:
+        out["replanningCycleLimit"] = limit
+    if "aiActContext" in items and "aiActionContext" in items:
+        p.add(node.keys["aiActionContext"], "agent: give aiActContext once (aiActionContext is "
+                                            "its legacy name)")
+    context = items.get("aiActContext") or items.get("aiActionContext")
+    text = p.text(context, "agent.aiActContext", expected="background text for the model")
+    if text:
+        out["aiActContext"] = text
+    cache = _read_cache(items.get("cache"), p)
+    if cache:
+        out["cache"] = cache
+    return out
+
+
+def _read_cache(node: Node | None, p: Problems) -> dict:
+    """agent.cache: {id (required), strategy: read-only | read-write | write-only}; Midscene
+    also takes `cache: true` (id from the file name)."""
+    if node is None or node.is_null:
+        return {}
+    if node.kind == "scalar" and isinstance(node.value, bool):
+        return {"enabled": True} if node.value else {}
+    items = p.mapping(node, "agent.cache", "a mapping with id: and strategy:")
+    if items is None:
+        return {}
+    p.keys(node, {"id", "strategy"}, "agent.cache:")
+    cid = p.text(items.get("id"), "agent.cache.id", empty_ok=False, expected="a cache id")
+    if "id" not in items:
+        p.add(node, "agent.cache.id is missing: expected `id: <cache name>`")
+    strategy = p.choice(items.get("strategy"), "agent.cache.strategy", CACHE_STRATEGIES)
+    return {"id": cid, "strategy": strategy or "read-write"}
 
 
 def _read_tasks(case: Node, top: dict[str, Node], p: Problems, platform: str,
@@ -184,20 +204,3 @@ def _read_tasks(case: Node, top: dict[str, Node], p: Problems, platform: str,
         tasks.append(Task(name=name or "", continue_on_error=bool(cont), steps=steps))
     return tasks
 
-
-CACHE_STRATEGIES = ("read-write", "read-only", "write-only")
-
-
-def _check_agent_cache(agent: Node, p: Problems) -> None:
-    """Midscene's ``agent.cache``: true/false, or ``{id, strategy}``."""
-    node = agent.value.get("cache")
-    if node is None or node.is_null or node.kind == "scalar" and isinstance(node.value, bool):
-        return
-    items = p.mapping(node, "agent.cache", "true, false or a mapping with id: and strategy:")
-    if items is None:
-        return
-    p.keys(node, {"id", "strategy"}, "agent.cache")
-    strategy = p.text(items.get("strategy"), "agent.cache.strategy")
-    if strategy is not None and strategy not in CACHE_STRATEGIES:
-        p.add(items["strategy"], f"agent.cache.strategy: expected one of "
-                                 f"{', '.join(CACHE_STRATEGIES)}, got {strategy!r}")

@@ -30,11 +30,17 @@ class Problems:
     def __init__(self, file: str) -> None:
         self.file = file
         self.errors: list[SuiteError] = []
+        self.warnings: list[SuiteError] = []     # accepted, but the user should change it
 
     def add(self, at: Node | None, message: str) -> None:
         """Record ``message`` at ``at``'s position (file level when ``at`` is None)."""
         line, col = (at.line, at.column) if at is not None else (None, None)
         self.errors.append(SuiteError(self.file, message, line, col))
+
+    def warn(self, at: Node | None, message: str) -> None:
+        """Record a warning (printed, never fatal) at ``at``'s position."""
+        line, col = (at.line, at.column) if at is not None else (None, None)
+        self.warnings.append(SuiteError(self.file, message, line, col))
 
     def build(self, model: type, values: dict[str, Any], node: Node) -> Any:
         """``model(**values)`` from already-checked values; a slip is recorded, not raised."""

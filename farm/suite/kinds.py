@@ -15,12 +15,16 @@ from typing import Literal
 
 # How the loader reads a kind (farm.suite.steps): a target to locate, aiInput's two forms,
 # a key, aiScroll's options, milliseconds, a WebDriverAgent request, or one string.
-Shape = Literal["locate", "input", "key", "scroll", "ms", "request", "text"]
+Shape = Literal["locate", "input", "key", "scroll", "ms", "request", "text", "swipe", "drag",
+                "pinch", "record", "prompt"]
 
 # Keys allowed beside every kind.
 COMMON_OPTIONS = frozenset({"name", "timeout", "cacheable"})
-# deepThink: Midscene's deprecated name for deepLocate on locate options (loaded as deepLocate)
-LOCATE_OPTIONS = frozenset({"xpath", "deepLocate", "deepThink"})
+# deepThink: Midscene's deprecated name for deepLocate on locate options (loaded as deepLocate);
+# `locate:` / `prompt:` carry the target in Midscene's object forms.
+LOCATE_OPTIONS = frozenset({"xpath", "deepLocate", "deepThink", "locate", "prompt"})
+# Insight steps (aiQuery & co, aiAssert, aiWaitFor): what the model is shown.
+INSIGHT_OPTIONS = frozenset({"domIncluded", "screenshotIncluded"})
 
 # What a kind's main value must be, for messages ("expected <this>").
 MEANINGS = {
@@ -29,6 +33,7 @@ MEANINGS = {
     "text": "the text to look for", "task": "a task description in plain words",
     "assertion": "a statement about the screen", "query": "a question about the screen",
     "command": "a shell command", "request": "a WebDriverAgent request",
+    "title": "a title for the screenshot", "app": "an app id (package / bundle id) or URL",
 }
 
 
@@ -39,7 +44,7 @@ class StepKind:
     shape: Shape = "text"
     options: frozenset[str] = frozenset()   # allowed beside the kind key, besides COMMON_OPTIONS
     needs_model: bool = False           # always needs a model, whatever the screen shows
-    platform: str | None = None         # the only platform it runs on
+    platforms: tuple[str, ...] = ()     # the only platforms it runs on (empty: every one)
     # the runner: an action of the action space ...
     action: str | None = None           # its class name in farm.agent.actions
     value_param: str | None = None      # the action parameter the step's value fills
@@ -68,13 +73,31 @@ def _declare(*kinds: StepKind) -> dict[str, StepKind]:
     return {k.name: k for k in kinds}
 
 
-_QUERY = dict(main="query", needs_model=True, call="ai_query", data=True)
-_ACT = dict(main="task", options=frozenset({"deepThink"}), needs_model=True, call="ai_act")
+_QUERY = dict(main="query", shape="prompt", options=INSIGHT_OPTIONS, needs_model=True,
+              call="ai_query", data=True)
+_ACT = dict(main="task", shape="prompt", options=frozenset({"deepThink", "deepLocate"}),
+            needs_model=True, call="ai_act")
+_MOBILE = ("android", "ios")
 
 KINDS: dict[str, StepKind] = _declare(
     # zero-token (work without a model): actions of the action space
-    StepKind("aiTap", "target", "locate", LOCATE_OPTIONS, action="Tap"),
+    StepKind("aiTap", "target", "locate", LOCATE_OPTIONS | {"fileChooserAccept"}, action="Tap",
+             passes=("fileChooserAccept",)),
     StepKind("aiHover", "target", "locate", LOCATE_OPTIONS, action="Hover"),
+    StepKind("aiDoubleClick", "target", "locate", LOCATE_OPTIONS, action="DoubleClick"),
+    StepKind("aiRightClick", "target", "locate", LOCATE_OPTIONS, platforms=("web",),
+             action="RightClick"),
+    StepKind("aiLongPress", "target", "locate", LOCATE_OPTIONS | {"duration"},
+             action="LongPress", passes=("duration",)),
+    StepKind("aiClearInput", "target", "locate", LOCATE_OPTIONS, action="ClearInput"),
+    StepKind("aiSwipe", "target", "swipe",
+             frozenset({"start", "end", "direction", "distance", "duration", "repeat"}),
+             action="Swipe", passes=("direction", "distance", "duration", "repeat")),
+    StepKind("aiDragAndDrop", "target", "drag", frozenset({"from", "to", "deepLocate"}),
+             action="DragAndDrop"),
+    StepKind("aiPinch", "target", "pinch",
+             LOCATE_OPTIONS | {"direction", "distance", "duration"}, platforms=_MOBILE,
+             action="Pinch", passes=("direction", "distance", "duration")),
     StepKind("aiInput", "target", "input", LOCATE_OPTIONS | {"value", "locate", "mode"},
              action="Input", value_param="value", passes=("mode",)),
     StepKind("aiKeyboardPress", "key", "key", LOCATE_OPTIONS | {"keyName", "locate"},
@@ -84,7 +107,13 @@ KINDS: dict[str, StepKind] = _declare(
              action="Scroll", passes=("direction", "scrollType", "distance")),
     StepKind("sleep", "ms", "ms", action="Sleep", value_param="timeMs"),
     # zero-token checks and scripts
-    StepKind("javascript", "code", platform="web", call="javascript", data=True),
+    StepKind("javascript", "code", platforms=("web",), call="javascript", data=True),
+    StepKind("logScreenshot", "title", "record", frozenset({"content"}), call="record",
+             looks_only=True),
+    StepKind("recordToReport", "title", "record", frozenset({"content"}), call="record",
+             looks_only=True),
+    StepKind("launch", "app", platforms=_MOBILE, action="Launch", value_param="uri"),
+    StepKind("terminate", "app", platforms=_MOBILE, action="Terminate", value_param="uri"),
     StepKind("assertText", "text", call="assert_text", looks_only=True),
     StepKind("assertNoText", "text", call="assert_no_text", looks_only=True),
     StepKind("waitForText", "text", call="wait_for_text"),
@@ -92,19 +121,20 @@ KINDS: dict[str, StepKind] = _declare(
     StepKind("ai", **_ACT),
     StepKind("aiAct", **_ACT),
     StepKind("aiAction", **_ACT),
-    StepKind("aiAssert", "assertion", options=frozenset({"errorMessage"}), needs_model=True,
-             call="ai_assert"),
-    StepKind("aiWaitFor", "assertion", options=frozenset({"checkIntervalMs"}),
+    StepKind("aiAssert", "assertion", "prompt", INSIGHT_OPTIONS | {"errorMessage"},
+             needs_model=True, call="ai_assert", data=True),
+    StepKind("aiWaitFor", "assertion", "prompt", INSIGHT_OPTIONS | {"checkIntervalMs"},
              needs_model=True, call="ai_wait_for"),
     StepKind("aiQuery", **_QUERY),
     StepKind("aiBoolean", **_QUERY),
     StepKind("aiNumber", **_QUERY),
     StepKind("aiString", **_QUERY),
+    StepKind("aiAsk", **_QUERY),
     StepKind("aiLocate", "target", "locate", LOCATE_OPTIONS, needs_model=True,
-             call="ai_locate", looks_only=True),
+             call="ai_locate", looks_only=True, data=True),
     # platform specific: their output (stdout, the WDA answer) is data
-    StepKind("runAdbShell", "command", platform="android", action="RunAdbShell",
+    StepKind("runAdbShell", "command", platforms=("android",), action="RunAdbShell",
              value_param="command", data=True),
-    StepKind("runWdaRequest", "request", "request", platform="ios", action="RunWdaRequest",
+    StepKind("runWdaRequest", "request", "request", platforms=("ios",), action="RunWdaRequest",
              passes=("method", "endpoint", "data"), data=True),
 )

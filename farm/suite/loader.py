@@ -21,7 +21,8 @@ from farm.config import MAX_RETRIES
 from farm.errors import SuiteError, SuiteErrors
 from farm.suite.casefile import MAX_CASE_SECONDS, check_templates, read_case
 from farm.suite.checks import Problems
-from farm.suite.model import AppSpec, Case, Suite, SuiteDefaults
+from farm.suite.batch import INDEX, looks_like_batch, read_batch
+from farm.suite.model import AppSpec, Batch, Case, Suite, SuiteDefaults
 from farm.suite.vars import Variables, is_valid_name
 from farm.suite.yamlpos import EMPTY_MESSAGE, Node, read_yaml
 
@@ -66,6 +67,9 @@ class _Loading:
         self.suites: dict[Path, _SuiteInfo] = {}
         self.errors: list[SuiteError] = []
         self.skipped: list[str] = []   # "hidden file x/.y.yaml", for `farm run -v`
+        self.warnings: list[SuiteError] = []
+        self.batches: list[Batch] = []
+        self.batch_of: dict[str, Batch] = {}     # real path of a listed file -> its batch
 
     def suite(self, root: Path) -> _SuiteInfo:
         if root not in self.suites:
@@ -81,8 +85,12 @@ class _Loading:
         path = Path(os.path.abspath(given))
         if path.is_file() and path.name == SUITE_FILE:
             path = path.parent
+        if path.is_dir() and self.add_batch(path / INDEX):
+            return
         if path.is_dir():
             self.walk(path, find_root(path) or path)
+        elif path.is_file() and path.suffix in CASE_SUFFIXES and self.add_batch(path):
+            return
         elif path.exists():  # a FIFO or a device too: reading it says what is wrong
             if path.suffix not in CASE_SUFFIXES:
                 self.errors.append(SuiteError(display_path(path), "not a YAML file: expected a "
@@ -103,6 +111,9 @@ class _Loading:
                 root = here  # a nested farm.yaml starts its own suite
             roots[dirpath] = root
             info = self.suite(root)
+            if here != top and self.add_batch(here / INDEX):
+                dirnames[:] = []    # a folder holding a batch file is that batch
+                continue
             # Prune in place so os.walk never descends into skipped directories.
             self.skipped.extend(f"hidden directory {display_path(here / d)}{os.sep}"
                                 for d in sorted(dirnames) if d.startswith("."))
@@ -118,6 +129,26 @@ class _Loading:
                     self.skipped.append(f"hidden file {display_path(here / name)}")
                     continue
                 info.files.setdefault(os.path.realpath(here / name), here / name)
+
+    def add_batch(self, path: Path) -> bool:
+        """If ``path`` is a Midscene batch file, add the files it lists (with its settings)
+        and return True."""
+        if not path.is_file():
+            return False
+        shown = display_path(path)
+        node, errors = read_yaml(path, shown)
+        if errors or not looks_like_batch(node):
+            return False
+        p = Problems(shown)
+        batch, files = read_batch(node, path, shown, p)
+        self.errors.extend(p.errors)
+        self.batches.append(batch)
+        info = self.suite(find_root(path.parent) or path.parent)
+        for file in files:
+            real = os.path.realpath(file)
+            info.files.setdefault(real, file)
+            self.batch_of[real] = batch
+        return True
 
     # -- farm.yaml ----------------------------------------------------------------------------
 
@@ -199,11 +230,18 @@ class _Loading:
         p = Problems(shown)
         case = read_case(node, path, info.root, info.defaults, self.known, p)
         self.errors.extend(p.errors)
-        return case if not p.errors else None
+        self.warnings.extend(p.warnings)
+        batch = self.batch_of.get(os.path.realpath(path))
+        if case is None or p.errors or batch is None:
+            return case if not p.errors else None
+        batch.case_ids.append(case.id)
+        return with_batch(case, batch)
 
 
 def load_suites(paths: Sequence[Path | str], env: Mapping[str, str] | None = None,
-                secrets_dir: Path | None = None, skipped: list[str] | None = None) -> list[Suite]:
+                secrets_dir: Path | None = None, skipped: list[str] | None = None,
+                warnings: list[str] | None = None,
+                batches: list[Batch] | None = None) -> list[Suite]:
     """Discover and load every suite under ``paths`` (directories or case files).
 
     ``env`` (default ``os.environ``) and ``secrets_dir`` only decide which ``${NAME}`` are
@@ -234,6 +272,10 @@ def load_suites(paths: Sequence[Path | str], env: Mapping[str, str] | None = Non
         if info.has_file or info.files:
             suites.append(Suite(root=root, defaults=info.defaults,
                                 cases=sorted(cases, key=lambda c: c.id)))
+    if warnings is not None:
+        warnings.extend(f"{w.location}: {w.message}" for w in loading.warnings)
+    if batches is not None:
+        batches.extend(loading.batches)
     if loading.errors:
         raise SuiteErrors(sorted(loading.errors, key=lambda e: (e.file, e.line or 0,
                                                                 e.column or 0)))
@@ -257,3 +299,15 @@ def _cache_key(node: Node | None, p: Problems) -> str | None:
         return None
     p.keys(node, {"key"}, "cache")
     return p.text(items.get("key"), "cache.key", empty_ok=False, expected="an app version")
+
+
+def with_batch(case: Case, batch: Batch) -> Case:
+    """``case`` as its batch file runs it: the batch's shared target settings win over the
+    file's own (as Midscene merges them), and its ``retry`` sets the retries."""
+    update: dict = {"batch": batch.file}
+    if batch.retry is not None:
+        update["retries"] = batch.retry
+    target = getattr(case, case.platform)
+    if target is not None and batch.overrides.get(case.platform):
+        update[case.platform] = target.model_copy(update=batch.overrides[case.platform])
+    return case.model_copy(update=update)

@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from farm.suite.kinds import KINDS, StepKind
 
 Platform = Literal["web", "android", "ios"]
+LOCATE_OPTIONS_OF_GESTURES = ("from", "to", "start", "end")
 
 
 class Step(BaseModel):
@@ -54,9 +55,14 @@ class Step(BaseModel):
         params = {k: self.options[k] for k in spec.passes if self.options.get(k) is not None}
         if spec.value_param and self.value is not None:
             params[spec.value_param] = self.value
+        deep = bool(self.options.get("deepLocate"))
         if self.target or self.xpath:
-            params["locate"] = {"prompt": self.target or "", "xpath": self.xpath,
-                                "deepLocate": bool(self.options.get("deepLocate"))}
+            where = "start" if spec.shape == "swipe" else "locate"
+            params[where] = {"prompt": self.target or "", "xpath": self.xpath,
+                             "deepLocate": deep}
+        for name in LOCATE_OPTIONS_OF_GESTURES:     # aiDragAndDrop from/to, aiSwipe start/end
+            if self.options.get(name):
+                params[name] = {"prompt": self.options[name], "deepLocate": deep}
         return params
 
     @property
@@ -69,6 +75,8 @@ class Step(BaseModel):
         shape = self.spec.shape
         if shape == "input" and self.value is not None:
             text += f' = "{self.value}"'
+        if shape == "drag":
+            text = f'{self.kind} "{self.options.get("from")}" -> "{self.options.get("to")}"'
         if shape == "key" and self.target and self.value:
             text = f'{self.kind} "{self.value}" on "{self.target}"'
         return text
@@ -83,20 +91,38 @@ class Task(BaseModel):
 
 
 class WebTarget(BaseModel):
+    """``page:`` / ``browser:`` / ``web:`` (farm.suite.targets): what each field does is what
+    Midscene's docs say of its key."""
+
     url: str
+    mode: Literal["page", "browser"] = "page"
     viewport_width: int = 1280
     viewport_height: int = 800
     user_agent: str | None = None
     device_scale_factor: float | None = None
+    serve: Path | None = None               # folder served for the case; url is relative to it
+    cookies: list[dict[str, Any]] = Field(default_factory=list)   # from the `cookie:` file
+    extra_http_headers: dict[str, str] = Field(default_factory=dict)
+    accept_insecure_certs: bool = False
+    chrome_args: list[str] = Field(default_factory=list)
+    network_idle_ms: int | None = None      # waitForNetworkIdle.timeout (None: no waiting)
+    network_idle_continue: bool = True      # waitForNetworkIdle.continueOnNetworkIdleError
+    same_tab: bool = True                   # forceSameTabNavigation (page agents)
+    follow_new_pages: bool = False          # autoFollowNewPage (browser agents)
 
 
 class AndroidTarget(BaseModel):
     device_id: str | None = None
     launch: str | None = None
+    ime_strategy: str | None = None         # always-yadb: every text through the IME
+    auto_dismiss_keyboard: bool = False
 
 
 class IosTarget(BaseModel):
     launch: str | None = None
+    auto_dismiss_keyboard: bool = False
+    wda_port: int | None = None
+    wda_host: str | None = None
 
 
 class AppSpec(BaseModel):
@@ -140,14 +166,39 @@ class Case(BaseModel):
     vars: dict[str, str] = Field(default_factory=dict)   # suite/case defaults for ${NAME}
     agent: dict[str, Any] = Field(default_factory=dict)   # Midscene ``agent:`` section, kept
     cache_key: str | None = None    # farm.yaml ``cache.key`` (farm.cache namespaces by it)
+    output: str | None = None           # JSON file for the named results (`output:`)
+    log_content: str | None = None      # JSON file for the step log (`unstableLogContent:`)
+    batch: str | None = None            # the Midscene index.yaml that listed this case
 
     @property
     def steps(self) -> list[Step]:
         return [s for t in self.tasks for s in t.steps]
 
+    @property
+    def pin(self) -> str | None:
+        """The one device this case may run on: Midscene's android.deviceId, or
+        ios.wdaHost:wdaPort (Midscene's defaults localhost and 8100 fill the other)."""
+        if self.android is not None:
+            return self.android.device_id
+        if self.ios is not None and (self.ios.wda_host or self.ios.wda_port):
+            return f"{self.ios.wda_host or 'localhost'}:{self.ios.wda_port or 8100}"
+        return None
+
     def model_step(self) -> Step | None:
         """The first step that needs a model, if any."""
         return next((s for s in self.steps if s.needs_model), None)
+
+
+class Batch(BaseModel):
+    """A Midscene batch file (index.yaml) listing case files (farm.suite.batch)."""
+
+    file: str                            # as displayed
+    concurrent: int = 1
+    continue_on_error: bool = False
+    retry: int | None = None
+    summary: str | None = None           # where the JSON summary goes
+    overrides: dict[str, dict[str, Any]] = Field(default_factory=dict)  # platform -> fields
+    case_ids: list[str] = Field(default_factory=list)
 
 
 class Suite(BaseModel):

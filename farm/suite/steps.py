@@ -26,6 +26,12 @@ SCROLL_KEYS = ("direction", "scrollType", "distance", "locate")
 WDA_KEYS = ("method", "endpoint", "url", "data")
 WDA_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"]
 _ALL_OPTIONS = set().union(*(k.allowed for k in KINDS.values()))
+# Documented step keys farm refuses, and why.
+REFUSED_OPTIONS = {
+    "planningStrategy": "it is no longer part of Midscene's script format; use `deepThink: "
+                        "true` for a planner that splits the task into sub-goals",
+}
+PINCH_DIRECTIONS = ["in", "out"]
 
 
 def parse_flow(node: Node, where: str, p: Problems, platform: str) -> list[Step]:
@@ -84,16 +90,19 @@ def parse_step(node: Node, p: Problems, platform: str) -> Step | None:
     if kind is None:
         return None
     spec = KINDS[kind]
-    if spec.platform and platform and platform != spec.platform:
-        p.add(node.keys[kind], f"{kind} only works in {spec.platform} cases (this case is "
-                               f"for {platform})")
+    if spec.platforms and platform and platform not in spec.platforms:
+        p.add(node.keys[kind], f"{kind} only works in {' and '.join(spec.platforms)} cases "
+                               f"(this case is for {platform})")
         return None
     keys = node.value
     main = keys[kind]
     before = len(p.errors)
     allowed = spec.allowed
     for name in keys:
-        if name != kind and name not in allowed:
+        if name in REFUSED_OPTIONS:
+            p.add(node.keys[name], f"{kind} {name} is not supported by farm: "
+                                   f"{REFUSED_OPTIONS[name]}")
+        elif name != kind and name not in allowed:
             p.add(node.keys[name], f"unknown option '{name}' for {kind}{suggest(name, allowed)}"
                                    f"; allowed: {', '.join(sorted(allowed))}")
 
@@ -105,7 +114,7 @@ def parse_step(node: Node, p: Problems, platform: str) -> Step | None:
     for flag in ("cacheable", "deepLocate", "deepThink"):
         if flag in keys:
             value = p.boolean(keys[flag], f"{kind} {flag}")
-            locate_opt = flag == "deepThink" and "deepLocate" in allowed
+            locate_opt = flag == "deepThink" and "locate" in allowed   # a locate step
             options["deepLocate" if locate_opt else flag] = value
     xpath = p.text(keys.get("xpath"), f"{kind} xpath", empty_ok=False, expected="an XPath")
     if "errorMessage" in keys:
@@ -114,8 +123,13 @@ def parse_step(node: Node, p: Problems, platform: str) -> Step | None:
     if "checkIntervalMs" in keys:
         options["checkIntervalMs"] = p.integer(keys["checkIntervalMs"],
                                                "aiWaitFor checkIntervalMs", minimum=1)
+    _more_options(kind, keys, options, p)
 
     target, value = _main(spec, node, main, keys, options, xpath, p)
+    if options.get("images") and spec.call not in ("ai_query", "ai_assert", "ai_wait_for"):
+        p.add(node.keys[kind], f"{kind}: reference images are sent with insight steps only "
+                               "(aiQuery, aiAsk, aiBoolean, aiNumber, aiString, aiAssert, "
+                               "aiWaitFor); farm's locator and planner do not take them")
     if len(p.errors) > before:
         return None
     return Step(kind=kind, target=target, value=value, xpath=xpath, timeout_ms=timeout_ms,
@@ -137,8 +151,11 @@ def _main(spec: StepKind, node: Node, main: Node, keys: dict[str, Node], options
         return target
 
     if spec.shape == "locate":
-        target = p.text(main, kind, expected=f"a target description ({form})")
-        return need_target(target, main, form), None
+        return need_target(locate_target(kind, main, keys, options, p), main, form), None
+    if spec.shape == "prompt":
+        return None, prompt_value(kind, spec.expected, form, main, options, p)
+    if spec.shape in ("swipe", "drag", "pinch", "record"):
+        return gesture(spec, main, keys, options, p)
     if spec.shape == "input":
         return _input(node, main, keys, options, p, need_target)
     if spec.shape == "key":
@@ -266,3 +283,152 @@ def _scroll(main: Node, keys: dict[str, Node], options: dict, p: Problems) -> st
                                     expected="pixels as a positive integer")
     target = target if target and target.strip() else located
     return target or None
+
+
+def _more_options(kind: str, keys: dict[str, Node], options: dict, p: Problems) -> None:
+    """Options several kinds share: durations, file uploads, what insight steps show."""
+    for name in ("duration", "distance"):
+        if name in keys:
+            options[name] = p.integer(keys[name], f"{kind} {name}", minimum=1,
+                                      expected="a positive integer"
+                                      + (" (ms)" if name == "duration" else " (pixels)"))
+    if "repeat" in keys:
+        options["repeat"] = p.integer(keys["repeat"], f"{kind} repeat", minimum=1,
+                                      maximum=100, expected="how many times (1-100; farm has "
+                                      "no endless swipe)")
+    if "screenshotIncluded" in keys:
+        options["screenshotIncluded"] = p.boolean(keys["screenshotIncluded"],
+                                                  f"{kind} screenshotIncluded")
+    if "domIncluded" in keys:
+        node = keys["domIncluded"]
+        if node.kind == "scalar" and node.value == "visible-only":
+            options["domIncluded"] = "visible-only"
+        else:
+            options["domIncluded"] = p.boolean(node, f"{kind} domIncluded")
+    if options.get("screenshotIncluded") is False and not options.get("domIncluded"):
+        p.add(keys["screenshotIncluded"], f"{kind}: with screenshotIncluded: false the model "
+                                          "needs domIncluded: true (else it sees nothing)")
+    if "fileChooserAccept" in keys:
+        options["fileChooserAccept"] = _files(kind, keys["fileChooserAccept"], p)
+
+
+def _files(kind: str, node: Node, p: Problems) -> list[str] | None:
+    """fileChooserAccept: one path or a list, relative to the working directory (as
+    Midscene's); a missing file stops the run before anything starts."""
+    import os
+    items = node.value if node.kind == "seq" else [node]
+    out = []
+    for item in items:
+        text = p.text(item, f"{kind} fileChooserAccept", required=True, empty_ok=False,
+                      expected="a file path")
+        if text is None:
+            continue
+        if not os.path.isfile(text):
+            p.add(item, f"{kind} fileChooserAccept: no file {text!r} (paths are relative to "
+                        "the working directory, as in Midscene)")
+            continue
+        out.append(os.path.abspath(text))
+    return out or None
+
+
+def _prompt_map(kind: str, node: Node, options: dict, p: Problems) -> str | None:
+    """``{prompt, images?, convertHttpImage2Base64?}`` -> the prompt (images into options)."""
+    from farm.suite.images import read_images
+    allowed = ("prompt", "images", "convertHttpImage2Base64")
+    for name in node.value:
+        if name not in allowed:
+            p.add(node.keys[name], f"unknown key '{name}' in {kind}{suggest(name, allowed)}; "
+                                   f"expected one of: {', '.join(allowed)}")
+    prompt = p.text(node.value.get("prompt"), f"{kind} prompt", required=True,
+                    empty_ok=False, expected="the prompt text")
+    if "prompt" not in node.value:
+        p.add(node, f"{kind}: expected `prompt: <text>` in the mapping")
+    images = read_images(kind, node.value.get("images"), node.value.get(
+        "convertHttpImage2Base64"), p)
+    if images:
+        options["images"] = images
+    return prompt
+
+
+def prompt_value(kind: str, expected: str, form: str, main: Node, options: dict,
+                 p: Problems) -> str | None:
+    """An insight / aiAct prompt: a string, or Midscene's ``{prompt, images}`` mapping."""
+    if main.kind == "map":
+        return _prompt_map(kind, main, options, p)
+    return p.text(main, kind, required=True, empty_ok=False, expected=f"{expected} ({form})")
+
+
+def locate_target(kind: str, main: Node, keys: dict[str, Node], options: dict,
+                  p: Problems) -> str | None:
+    """A locate step's target, in any of Midscene's forms: ``aiTap: <prompt>``; ``aiTap:`` +
+    ``locate: {prompt, ...}`` (or ``locate: <prompt>``) beside it; ``aiTap: {prompt: ...}``;
+    ``aiTap:`` + ``prompt:``; the legacy ``aiTap: {locate: {...}}``."""
+    sources = [n for n in (main, keys.get("locate"), keys.get("prompt"))
+               if n is not None and not n.is_null and not (n.kind == "scalar" and not n.text)]
+    if len(sources) > 1:
+        p.add(sources[1], f"{kind}: give the target once (as the value, `locate:` or `prompt:`)")
+        return None
+    if not sources:
+        return None
+    node = sources[0]
+    if node.kind == "map" and set(node.value) == {"locate"}:   # legacy nested form
+        node = node.value["locate"]
+    if node.kind != "map":
+        return p.text(node, kind, expected="a target description")
+    extra = {k: v for k, v in node.value.items() if k in ("deepLocate", "deepThink", "xpath",
+                                                           "cacheable")}
+    for name, value in extra.items():
+        if name == "xpath":
+            options["xpath"] = p.text(value, f"{kind} xpath", empty_ok=False)
+        else:
+            options["deepLocate" if name == "deepThink" else name] = p.boolean(
+                value, f"{kind} {name}")
+    rest = Node("map", node.line, node.column, {k: v for k, v in node.value.items()
+                                                 if k not in extra},
+                keys={k: v for k, v in node.keys.items() if k not in extra})
+    return _prompt_map(kind, rest, options, p)
+
+
+def gesture(spec: StepKind, main: Node, keys: dict[str, Node], options: dict,
+            p: Problems) -> tuple[str | None, str | None]:
+    """aiSwipe / aiDragAndDrop / aiPinch / logScreenshot: (target, value)."""
+    kind = spec.name
+    if spec.shape == "record":
+        title = p.text(main, kind, expected="a title") or "untitled"
+        content = p.text(keys.get("content"), f"{kind} content", expected="a description")
+        if content:
+            options["content"] = content
+        return None, title
+    if spec.shape == "drag":
+        ends = dict(main.value) if main.kind == "map" else {}
+        ends.update({k: keys[k] for k in ("from", "to") if k in keys})
+        if main.kind not in ("map",) and not main.is_null:
+            p.add(main, f"{kind}: expected `from:` and `to:` targets (beside {kind}: or in it),"
+                        f" got {main.describe()}")
+        for end in ("from", "to"):
+            if end not in ends:
+                p.add(main, f"{kind}: expected `{end}: <target>`")
+                continue
+            options[end] = p.text(ends[end].value.get("prompt") if ends[end].kind == "map"
+                                  else ends[end], f"{kind} {end}", required=True,
+                                  empty_ok=False, expected="a target description")
+        return None, None
+    if spec.shape == "swipe":
+        for end in ("start", "end"):
+            if end in keys:
+                options[end] = p.text(keys[end], f"{kind} {end}", empty_ok=False,
+                                      expected="a target description")
+        if "distance" in keys and "end" in keys:
+            p.add(keys["distance"], f"{kind}: give `end:` or `distance:`, not both")
+        options["direction"] = p.choice(keys.get("direction"), f"{kind} direction", DIRECTIONS)
+        target = p.text(main, kind, expected="a target to start from (or nothing)")
+        if target and "start" in options:
+            p.add(keys["start"], f"{kind}: give the start once (as the value or `start:`)")
+        return (target or None), None
+    # pinch
+    options["direction"] = p.choice(keys.get("direction"), f"{kind} direction",
+                                    PINCH_DIRECTIONS)
+    if "direction" not in keys:
+        p.add(main, f"{kind}: expected `direction: in` (fingers together) or `out` (apart)")
+    target = locate_target(kind, main, keys, options, p)
+    return (target or None), None

@@ -198,7 +198,7 @@ def test_a_platform_action_is_not_in_another_platforms_space(tmp_path):
 def test_every_kind_runs_an_action_of_its_platforms_or_a_known_call():
     for kind in KINDS.values():
         if kind.action is not None:
-            for platform in [kind.platform] if kind.platform else ["web", "android", "ios"]:
+            for platform in kind.platforms or ("web", "android", "ios"):
                 assert kind.action in registry(platform), (kind.name, platform)
         else:
             assert kind.call in _CALLS, kind.name

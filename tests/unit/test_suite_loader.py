@@ -42,7 +42,7 @@ BAD_CASES = [
     ("sleep_soon.yaml", 7, 16, "expected milliseconds as a non-negative integer"),
     ("two_kinds.yaml", 8, 9, "two kinds 'aiTap' and 'aiHover'"),
     ("bare_string_step.yaml", 7, 9, "expected `aiTap: <target>`"),
-    ("no_target.yaml", 2, 1, "no target section: expected one of web:, android:, ios:"),
+    ("no_target.yaml", 2, 1, "no target section: expected one of page:, browser:, web:, android:, ios:"),
     ("two_targets.yaml", 4, 1, "two target sections (web:, android:)"),
     ("undefined_var.yaml", 8, 16, "undefined variable ${FARM_TEST_NOT_SET} (set it in the "
                                   "environment, vars:, or a secrets dir)"),
@@ -51,7 +51,7 @@ BAD_CASES = [
     ("whitespace_only.yaml", 1, 1, "file is empty"),
     ("binary_nul.yaml", None, None, "not a text file"),
     ("invalid_utf8.yaml", 3, None, "not a text file (invalid UTF-8"),
-    ("top_list.yaml", 2, 1, "expected a mapping with web:/android:/ios: and tasks:, got a list"),
+    ("top_list.yaml", 2, 1, "expected a mapping with page:/browser:/web:/android:/ios: and tasks:, got a list"),
     ("top_scalar.yaml", 2, 1, "got the string 'just some words'"),
     ("alias_bomb.yaml", 2, 4, "YAML aliases are not allowed in suite files"),
     ("duplicate_key.yaml", 5, 3, "duplicate key 'url' (first defined at line 3)"),
@@ -61,7 +61,6 @@ BAD_CASES = [
     ("scroll_bad_direction.yaml", 8, 20, "expected one of up, down, left, right"),
     ("two_documents.yaml", 8, 1, "more than one YAML document"),
     ("python_tag.yaml", 3, 8, "YAML tags are not allowed"),
-    ("midscene_target.yaml", 2, 1, "rename it to `web:`"),
     ("empty_flow.yaml", 6, 11, "flow is empty: expected at least one step"),
     ("wrong_type_timeout.yaml", 4, 10, "expected seconds as a number > 0, got the string"),
     ("farm_bad_timeout/farm.yaml", 2, 10, "timeout: expected seconds per case as a number > 0"),
@@ -165,7 +164,8 @@ def test_midscene_example_steps(shop):
     assert login.name == "Login works" and login.platform == "web"
     assert login.web.url == "${SHOP_URL}/login.html"            # kept as a template
     assert (login.web.viewport_width, login.web.viewport_height) == (1024, 768)
-    assert login.agent == {"aiActionContext": "close any cookie banner first"}
+    # aiActionContext is the legacy name of aiActContext: read as that
+    assert login.agent == {"aiActContext": "close any cookie banner first"}
     got = [(s.kind, s.target, s.value) for s in login.steps]
     assert got == [
         ("aiInput", "the user name field", "${SHOP_USER}"),
@@ -340,7 +340,11 @@ _FORMS = {"locate": "{kind}: Sign in", "input": "{kind}: Username\n        value
           "key": "{kind}: Enter", "scroll": "{kind}:\n          direction: down",
           "ms": "{kind}: 10", "request": "{kind}:\n          method: GET\n"
                                          "          endpoint: /status",
-          "text": "{kind}: something"}
+          "text": "{kind}: something", "prompt": "{kind}: something",
+          "swipe": "{kind}: the list\n        direction: up",
+          "drag": "{kind}:\n        from: a card\n        to: the bin",
+          "pinch": "{kind}: the map\n        direction: out",
+          "record": "{kind}: the cart\n        content: two items"}
 _TARGET = {"web": "web:\n  url: https://example.com\n", "android": "android:\n  launch: a.b\n",
            "ios": "ios:\n  launch: a.b\n"}
 
@@ -353,20 +357,22 @@ def case_text(platform: str, step: str) -> str:
 def test_every_declared_kind_loads(tmp_path, kind):
     spec = KINDS[kind]
     path = tmp_path / "c.yaml"
-    path.write_text(case_text(spec.platform or "web", _FORMS[spec.shape].format(kind=kind)))
+    platform = spec.platforms[0] if spec.platforms else "web"
+    path.write_text(case_text(platform, _FORMS[spec.shape].format(kind=kind)))
     [step] = load_case_file(path, env={}).steps
     assert step.kind == kind and step.needs_model == spec.needs_model
 
 
-@pytest.mark.parametrize("kind", sorted(k for k in KINDS if KINDS[k].platform))
+@pytest.mark.parametrize("kind", sorted(k for k in KINDS if KINDS[k].platforms))
 def test_a_platform_only_kind_elsewhere_is_a_suite_error_at_its_line(tmp_path, kind):
     spec = KINDS[kind]
-    other = next(p for p in _TARGET if p != spec.platform)
+    other = next(p for p in _TARGET if p not in spec.platforms)
     path = tmp_path / "c.yaml"
     path.write_text(case_text(other, _FORMS[spec.shape].format(kind=kind)))
     [err] = errors_of([path], env={})
     assert (err.line, err.column) == (6, 9)
-    assert str(err).startswith(f"{err.file}:6:9: {kind} only works in {spec.platform} cases")
+    assert str(err).startswith(f"{err.file}:6:9: {kind} only works in "
+                               f"{' and '.join(spec.platforms)} cases")
 
 
 def test_an_unknown_kind_suggests_the_declared_one(tmp_path):

@@ -85,6 +85,20 @@ class AndroidShell:
             return b"", f"{name}: bad arguments: {exc}\n".encode(), 1
 
     # -- plain shell ---------------------------------------------------------------------------
+    def _cmd_app_process(self, args: list[str]) -> Result:
+        """yadb's gestures (`app_process -Djava.class.path=... com.ysbing.yadb.Main -pinch cx
+        cy startDistance endDistance ms`), the simulated phone having yadb installed."""
+        if "com.ysbing.yadb.Main" in args and "-keyboard" in args:
+            self.screen.type(" ".join(args[args.index("-keyboard") + 1:]))
+            return b"", b"", 0
+        if "com.ysbing.yadb.Main" not in args or "-pinch" not in args:
+            return b"", b"Error: Could not find or load main class\n", 1
+        cx, cy, start, end = (float(v) for v in args[args.index("-pinch") + 1:][:4])
+        ms = int(args[args.index("-pinch") + 5]) if len(args) > args.index("-pinch") + 5 else 500
+        d = self.screen.dpr
+        self.screen.pinch(cx / d, cy / d, max(end, 1) / max(start, 1), ms)
+        return b"", b"", 0
+
     def _cmd_echo(self, args: list[str]) -> Result:
         return (" ".join(args) + "\n").encode(), b"", 0
 

@@ -210,6 +210,20 @@ class PhoneScreen:
             await asyncio.sleep(min(duration_ms, 1000) / 1000)
         self._run(go())
 
+    def pinch(self, x: float, y: float, scale: float, duration_ms: int) -> None:
+        """Two fingers around (x, y): Chromium's own pinch-zoom gesture (scale > 1 zooms in)."""
+        async def go() -> None:
+            page = await self._ensure()
+            cdp = await page.context.new_cdp_session(page)
+            try:
+                await cdp.send("Input.synthesizePinchGesture", {
+                    "x": x, "y": y, "scaleFactor": scale, "gestureSourceType": "touch",
+                    "relativeSpeed": max(200, int(800 * 500 / max(duration_ms, 1)))})
+            finally:
+                await cdp.detach()
+            await _settle(page)
+        self._run(go())
+
     def type(self, text: str) -> None:
         async def go() -> None:
             page = await self._ensure()

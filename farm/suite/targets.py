@@ -1,0 +1,281 @@
+"""A case's target section -> WebTarget / AndroidTarget / IosTarget, as Midscene's docs define it.
+
+Midscene names the web target ``page:`` (page agent), ``browser:`` (browser agent), ``web:``
+(``mode: page|browser``) or, deprecated, ``target:``. Every key accepted here does what
+Midscene's docs say; a documented key farm cannot honour is refused with the reason
+(`REFUSED`), never accepted and ignored.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from farm.suite.checks import Problems
+from farm.suite.model import AndroidTarget, IosTarget, WebTarget
+from farm.suite.yamlpos import Node
+
+WEB_SECTIONS = ("page", "browser", "web", "target")
+MOBILE_SECTIONS = ("android", "ios")
+# Platforms Midscene drives that farm has no devices for.
+UNSUPPORTED = {"harmony": "HarmonyOS devices (hdc)", "computer": "desktop computers",
+               "interface": "custom interface agents"}
+
+# Keys every target may carry (the case's results and logs).
+COMMON_KEYS = {"output", "unstableLogContent"}
+WEB_KEYS = {"url", "serve", "mode", "userAgent", "viewportWidth", "viewportHeight",
+            "deviceScaleFactor", "cookie", "extraHTTPHeaders", "acceptInsecureCerts",
+            "waitForNetworkIdle", "chromeArgs", "forceSameTabNavigation", "autoFollowNewPage",
+            "bridgeMode"} | COMMON_KEYS
+ANDROID_KEYS = {"deviceId", "launch", "imeStrategy", "autoDismissKeyboard"} | COMMON_KEYS
+IOS_KEYS = {"launch", "autoDismissKeyboard", "wdaPort", "wdaHost"} | COMMON_KEYS
+IME_STRATEGIES = ["always-yadb", "yadb-for-non-ascii"]
+
+_ONE_SERVER = ("farm attaches {what} for the whole run; set {env} for `farm run` / `farm "
+               "worker` instead")
+# Documented keys farm cannot honour, and why (the message names the file:line).
+REFUSED = {
+    "web": {
+        "cdpEndpoint": "farm launches and owns its browsers; it does not attach to one over CDP",
+        "closeNewTabsAfterDisconnect": "it only applies to bridge mode, which farm has not",
+        "downloadPath": "farm does not keep browser downloads",
+    },
+    "android": {
+        "remoteAdbHost": _ONE_SERVER.format(what="Android devices from one adb server",
+                                            env="ANDROID_ADB_SERVER_HOST"),
+        "remoteAdbPort": _ONE_SERVER.format(what="Android devices from one adb server",
+                                            env="ANDROID_ADB_SERVER_PORT"),
+        "androidAdbPath": "farm speaks the adb protocol itself (adbutils); no adb binary is run",
+        "displayId": "farm drives the default display only",
+        "keyboardDismissStrategy": "farm dismisses the keyboard with Back only",
+    },
+    "ios": {},
+}
+
+
+def section_of(top: dict[str, Node]) -> list[str]:
+    return [k for k in (*WEB_SECTIONS, *MOBILE_SECTIONS) if k in top]
+
+
+def _refuse(node: Node, platform: str, where: str, p: Problems) -> None:
+    for name, key in node.keys.items():
+        why = REFUSED[platform].get(name)
+        if why:
+            p.add(key, f"{where}.{name} is not supported by farm: {why}")
+
+
+def read_web(section: str, key: Node, node: Node, base: Path, p: Problems) -> WebTarget | None:
+    """``page:`` / ``browser:`` / ``web:`` / ``target:`` -> WebTarget."""
+    where = f"{section}:"
+    if node.is_null:
+        p.add(key, f"{where} expected a mapping with url: (the page to open), got nothing")
+        return None
+    items = p.mapping(node, section, "a mapping with url: (the page to open)")
+    if items is None:
+        return None
+    _refuse(node, "web", section, p)
+    misspelt = p.keys(node, WEB_KEYS, where, REFUSED["web"])
+    if "url" not in items and "url" not in misspelt:
+        p.add(key, f"{section}.url is missing: expected `url: <address of the page to open>`")
+    url = p.text(items.get("url"), f"{section}.url", required="url" in items, empty_ok=False,
+                 expected="the address of the page to open")
+    mode = _mode(section, items, p)
+    values = {
+        "url": url, "mode": mode,
+        "viewport_width": p.integer(items.get("viewportWidth"), f"{section}.viewportWidth",
+                                    minimum=1, expected="pixels as a positive integer"),
+        "viewport_height": p.integer(items.get("viewportHeight"), f"{section}.viewportHeight",
+                                     minimum=1, expected="pixels as a positive integer"),
+        "user_agent": p.text(items.get("userAgent"), f"{section}.userAgent"),
+        "device_scale_factor": p.number(items.get("deviceScaleFactor"),
+                                        f"{section}.deviceScaleFactor",
+                                        expected="a number > 0"),
+        "serve": _folder(items.get("serve"), f"{section}.serve", base, p),
+        "cookies": _cookies(items.get("cookie"), f"{section}.cookie", base, p),
+        "extra_http_headers": _headers(items.get("extraHTTPHeaders"), section, p),
+        "accept_insecure_certs": p.boolean(items.get("acceptInsecureCerts"),
+                                           f"{section}.acceptInsecureCerts"),
+        "chrome_args": p.string_list(items.get("chromeArgs"), f"{section}.chromeArgs"),
+        **_network_idle(items.get("waitForNetworkIdle"), section, p),
+        **_tabs(section, mode, items, p),
+    }
+    bridge = items.get("bridgeMode")
+    if bridge is not None and not bridge.is_null and bridge.value is not False:
+        p.add(bridge, f"{section}.bridgeMode: {bridge.describe()} is not supported by farm: it "
+                      "drives its own headless Chromium, not your desktop browser (only "
+                      "`bridgeMode: false` is accepted)")
+    if url is None:
+        return None
+    return p.build(WebTarget, {k: v for k, v in values.items() if v is not None}, node)
+
+
+def _mode(section: str, items: dict[str, Node], p: Problems) -> str:
+    given = p.choice(items.get("mode"), f"{section}.mode", ["page", "browser"])
+    if given is not None and section != "web":
+        p.add(items["mode"], f"{section}.mode: only `web:` takes a mode (`{section}:` is "
+                             f"already a {'browser' if section == 'browser' else 'page'} agent)")
+    return "browser" if section == "browser" else given or "page"
+
+
+def _tabs(section: str, mode: str, items: dict[str, Node], p: Problems) -> dict:
+    """forceSameTabNavigation (page agents) and autoFollowNewPage (browser agents)."""
+    same = p.boolean(items.get("forceSameTabNavigation"), f"{section}.forceSameTabNavigation")
+    follow = p.boolean(items.get("autoFollowNewPage"), f"{section}.autoFollowNewPage")
+    if same is not None and mode == "browser":
+        p.add(items["forceSameTabNavigation"], f"{section}.forceSameTabNavigation is for page "
+              "agents only (Midscene: do not use it with browser: or web.mode: browser)")
+    if follow is not None and mode == "page":
+        p.add(items["autoFollowNewPage"], f"{section}.autoFollowNewPage is for browser agents "
+              "only: use `browser:` or `web: {mode: browser}`")
+    if mode == "browser":
+        return {"same_tab": False, "follow_new_pages": bool(follow)}
+    return {"same_tab": same is not False, "follow_new_pages": False}
+
+
+def _folder(node: Node | None, where: str, base: Path, p: Problems) -> Path | None:
+    text = p.text(node, where, empty_ok=False, expected="a folder to serve")
+    if text is None:
+        return None
+    path = (base / text).resolve()
+    if not path.is_dir():
+        p.add(node, f"{where}: folder {text!r} does not exist (relative to the case file)")
+        return None
+    return path
+
+
+def _cookies(node: Node | None, where: str, base: Path, p: Problems) -> list[dict] | None:
+    """Midscene's cookie file: a JSON list of cookies (as Chrome extensions export them)."""
+    text = p.text(node, where, empty_ok=False, expected="a JSON cookie file")
+    if text is None:
+        return None
+    path = base / text
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        p.add(node, f"{where}: cannot read {text!r} ({exc.strerror or exc}; relative to the "
+                    "case file)")
+        return None
+    except ValueError as exc:
+        p.add(node, f"{where}: {text!r} is not JSON: {exc}")
+        return None
+    if not isinstance(data, list) or not all(isinstance(c, dict) and "name" in c and
+                                             "value" in c for c in data):
+        p.add(node, f"{where}: {text!r}: expected a JSON list of cookies with name and value")
+        return None
+    return data
+
+
+def _headers(node: Node | None, section: str, p: Problems) -> dict[str, str] | None:
+    if node is None or node.is_null:
+        return None
+    items = p.mapping(node, f"{section}.extraHTTPHeaders", "a mapping of header to value")
+    out = {}
+    for name, value in (items or {}).items():
+        if value.kind != "scalar" or not isinstance(value.value, str):
+            p.add(value, f"{section}.extraHTTPHeaders.{name}: expected a string, got "
+                         f"{value.describe()} (quote it, e.g. \"true\")")
+            continue
+        out[name] = value.value
+    return out
+
+
+def _network_idle(node: Node | None, section: str, p: Problems) -> dict:
+    """waitForNetworkIdle: {timeout: ms (2000), continueOnNetworkIdleError: bool (true)}."""
+    if node is None or node.is_null:
+        return {}
+    where = f"{section}.waitForNetworkIdle"
+    items = p.mapping(node, where, "a mapping with timeout: and continueOnNetworkIdleError:")
+    if items is None:
+        return {}
+    p.keys(node, {"timeout", "continueOnNetworkIdleError"}, where)
+    timeout = p.integer(items.get("timeout"), f"{where}.timeout", minimum=1,
+                        expected="milliseconds as a positive integer")
+    cont = p.boolean(items.get("continueOnNetworkIdleError"),
+                     f"{where}.continueOnNetworkIdleError")
+    return {"network_idle_ms": timeout or 2000, "network_idle_continue": cont is not False}
+
+
+def read_mobile(platform: str, node: Node, p: Problems) -> AndroidTarget | IosTarget | None:
+    if node.is_null:  # `android:` alone: any connected device, no app launch
+        return AndroidTarget() if platform == "android" else IosTarget()
+    allowed = ANDROID_KEYS if platform == "android" else IOS_KEYS
+    items = p.mapping(node, platform, f"a mapping with {', '.join(sorted(allowed))}")
+    if items is None:
+        return None
+    _refuse(node, platform, platform, p)
+    p.keys(node, allowed, f"{platform}:", REFUSED[platform])
+    launch = p.text(items.get("launch"), f"{platform}.launch", empty_ok=False,
+                    expected="an app id or URL to launch")
+    dismiss = p.boolean(items.get("autoDismissKeyboard"), f"{platform}.autoDismissKeyboard")
+    if platform == "ios":
+        port = p.integer(items.get("wdaPort"), "ios.wdaPort", minimum=1, maximum=65535)
+        host = p.text(items.get("wdaHost"), "ios.wdaHost", empty_ok=False, expected="a host")
+        return IosTarget(launch=launch, auto_dismiss_keyboard=bool(dismiss),
+                         wda_port=port, wda_host=host)
+    device = p.text(items.get("deviceId"), "android.deviceId", empty_ok=False,
+                    expected="an adb device serial")
+    ime = p.choice(items.get("imeStrategy"), "android.imeStrategy", IME_STRATEGIES)
+    return AndroidTarget(device_id=device, launch=launch, ime_strategy=ime,
+                         auto_dismiss_keyboard=bool(dismiss))
+
+
+def read_outputs(node: Node, section: str, p: Problems) -> dict:
+    """``output:`` (JSON of the named results) and ``unstableLogContent:`` (the step log),
+    written after the case: paths relative to the working directory, as Midscene's."""
+    if node.kind != "map":
+        return {}
+    items = node.value
+    out: dict = {}
+    output = p.text(items.get("output"), f"{section}.output", empty_ok=False,
+                    expected="a path for the JSON of named results")
+    if output:
+        out["output"] = output
+    log = items.get("unstableLogContent")
+    if log is not None and not log.is_null:
+        if log.kind == "scalar" and isinstance(log.value, bool):
+            if log.value:
+                out["log_content"] = "unstableLogContent.json"
+        else:
+            out["log_content"] = p.text(log, f"{section}.unstableLogContent", empty_ok=False,
+                                        expected="true, false or a path")
+    return out
+
+
+# Which WebTarget / mobile target fields each key sets (for a batch file's shared settings).
+KEY_FIELDS = {
+    "url": ("url",), "serve": ("serve",), "mode": ("mode", "same_tab", "follow_new_pages"),
+    "userAgent": ("user_agent",), "viewportWidth": ("viewport_width",),
+    "viewportHeight": ("viewport_height",), "deviceScaleFactor": ("device_scale_factor",),
+    "cookie": ("cookies",), "extraHTTPHeaders": ("extra_http_headers",),
+    "acceptInsecureCerts": ("accept_insecure_certs",), "chromeArgs": ("chrome_args",),
+    "waitForNetworkIdle": ("network_idle_ms", "network_idle_continue"),
+    "forceSameTabNavigation": ("same_tab",), "autoFollowNewPage": ("follow_new_pages",),
+    "deviceId": ("device_id",), "launch": ("launch",), "imeStrategy": ("ime_strategy",),
+    "autoDismissKeyboard": ("auto_dismiss_keyboard",), "wdaPort": ("wda_port",),
+    "wdaHost": ("wda_host",),
+}
+
+
+def read_overrides(section: str, node: Node, base: Path, p: Problems) -> dict:
+    """A batch file's shared ``page:``/``browser:``/``web:``/``android:``/``ios:`` settings:
+    the target fields its keys set (they override each listed file's own, as Midscene's
+    batch runner merges them)."""
+    if node.is_null:
+        return {}
+    if node.kind != "map":
+        p.add(node, f"{section}: expected a mapping of shared settings, got {node.describe()}")
+        return {}
+    if section in MOBILE_SECTIONS:
+        target = read_mobile(section, node, p)
+    else:
+        given = dict(node.value)
+        patched = Node("map", node.line, node.column, given, keys=dict(node.keys))
+        if "url" not in given:      # shared settings need no url of their own
+            patched.value["url"] = Node("scalar", node.line, node.column, "about:blank",
+                                        raw="about:blank", plain=True)
+            patched.keys["url"] = patched.value["url"]
+        target = read_web(section, node, patched, base, p)
+    if target is None:
+        return {}
+    fields = [f for key in node.value for f in KEY_FIELDS.get(key, ())]
+    return {f: getattr(target, f) for f in fields}

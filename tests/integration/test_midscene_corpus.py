@@ -1,0 +1,155 @@
+"""Midscene-format scripts as users bring them (tests/midscene/): every target form, step kind
+and option either runs — on Chromium, the simulated phones and the scripted model server, in
+one `farm run` — or is refused with file:line (tests/unit/test_midscene_corpus.py). The batch
+file runs its files with its concurrency, as `farm run path/index.yaml` and as its folder."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+import pytest
+
+from tests.support.farm_cli import PLUGIN, ROOT, FarmCli, results
+
+CORPUS = ROOT / "tests" / "midscene"
+
+
+@pytest.fixture
+def echo_url() -> Iterator[str]:
+    """An HTTP server whose page lists the request headers it received."""
+    class Echo(BaseHTTPRequestHandler):
+        def log_message(self, *args: Any) -> None:
+            pass
+
+        def do_GET(self) -> None:
+            lines = "".join(f"<li>{k.lower()}: {v}</li>" for k, v in self.headers.items())
+            body = f"<html><body><ul>{lines}</ul></body></html>".encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Echo)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+def _text_of(body: dict) -> str:
+    parts = body["messages"][-1]["content"]
+    if isinstance(parts, str):
+        return parts
+    return "\n".join(p.get("text", "") for p in parts if p.get("type") == "text")
+
+
+def _images_of(body: dict) -> int:
+    return sum(1 for m in body["messages"] if isinstance(m["content"], list)
+               for p in m["content"] if p.get("type") == "image_url")
+
+
+def corpus_model() -> Callable[[dict, int], str]:
+    """Answers by what is asked; aiWaitFor's condition holds from its second check on."""
+    waits = {"n": 0}
+
+    def reply(body: dict, index: int) -> str:
+        text = _text_of(body)
+        if "What is the page's heading?" in text:
+            return json.dumps({"data": "Corpus page"})
+        if "the zone to double-click" in text:
+            return json.dumps({"bbox": [20, 120, 180, 164]})
+        if "file chooser button" in text:
+            return json.dumps({"pass": "Choose a file" in text, "thought": "from the elements"})
+        if "late data has arrived" in text:
+            waits["n"] += 1
+            return json.dumps({"pass": waits["n"] > 1, "thought": f"check {waits['n']}"})
+        if "show the logo" in text:
+            return json.dumps({"data": _images_of(body) == 2})
+        return '<thought>nothing to do</thought><complete success="true">fine</complete>'
+    return reply
+
+
+def test_the_corpus_runs(farm: FarmCli, model_server, echo_url: str, tmp_path: Path) -> None:
+    srv = model_server(corpus_model())
+    out = tmp_path / "out"
+    run = tmp_path / "run"
+    done = farm.run("run", CORPUS / "web", CORPUS / "model", CORPUS / "mobile",
+                    "--devices", "browser:2,android-sim:1,ios-sim:1", "--no-progress",
+                    "--report-dir", run, "--model", "openai/scripted",
+                    "--model-base-url", srv.base_url, timeout=400,
+                    CORPUS_OUT=str(out), CORPUS_ECHO_URL=echo_url, OPENAI_API_KEY="none")
+    summary = results(run)
+    cases = {c["case_id"]: c for c in summary["cases"]}
+    failed = {k: (c["status"], c.get("error"), [s.get("error") for s in c["steps"]])
+              for k, c in cases.items() if c["status"] != "passed"}
+    assert not failed and done.returncode == 0, (failed, done.stdout[-2000:], done.stderr)
+    assert len(cases) == 9
+
+    # target: loads with one deprecation line naming file:line
+    warned = [ln for ln in done.stdout.splitlines() if "deprecated" in ln]
+    assert warned == ["farm: warning: tests/midscene/web/target_deprecated.yaml:2:1: `target:` "
+                      "is deprecated in Midscene (read as `page:`); rename it to `page:` or "
+                      "`browser:`"]
+
+    # every named result lands in the case's data, and output: writes it
+    insight = cases["model/insight-steps"]         # agent.testId names the case
+    assert insight["data"]["heading"] == "Corpus page"
+    assert insight["data"]["zone"]["rect"] == [20, 120, 160, 44]
+    assert insight["data"]["chooser"]["pass"] is True
+    assert insight["data"]["has_logo"] is True
+    assert json.loads((out / "insight.json").read_text()) == insight["data"]
+    options = cases["web/page_options"]
+    assert options["data"] == {"title": "Corpus page", "path": "/second.html"}
+    assert json.loads((out / "page_options.json").read_text()) == options["data"]
+    log = json.loads((out / "page_options.log.json").read_text())
+    assert [s["kind"] for s in log][:2] == ["assertText", "assertText"]
+    assert cases["mobile/android_steps"]["data"]["shell"].strip() == "corpus-shell"
+    assert cases["mobile/ios_steps"]["data"]["status"]["ready"] is True
+
+    # what the model was shown: domIncluded without a screenshot; the reference image
+    asked = {(_text_of(b).split("\n")[0])[:60]: b for b in srv.requests}
+    chooser = next(b for t, b in asked.items() if "file chooser" in _text_of(b))
+    assert _images_of(chooser) == 0 and "Choose a file" in _text_of(chooser)
+    logo = next(b for b in srv.requests if "show the logo" in _text_of(b))
+    assert _images_of(logo) == 2
+    waits = [b for b in srv.requests if "late data has arrived" in _text_of(b)]
+    assert len(waits) == 2                          # checked again until true
+
+
+def test_a_batch_file_runs_its_files_with_its_concurrency(tmp_path: Path) -> None:
+    """index.yaml with concurrent: 2 — both waiting files are running at once before either
+    may finish (the test opens their gates only after both started); continueOnError: true
+    lets every file run past the failing one; the summary lists each file."""
+    batch = tmp_path / "batch"
+    shutil.copytree(CORPUS / "batch", batch)
+    gate = tmp_path / "gate"
+    gate.mkdir()
+    cli = FarmCli(tmp_path, FARM_DEVICE_PLUGINS=PLUGIN, CORPUS_GATE=str(gate))
+    try:
+        proc = cli.start("run", batch / "index.yaml", "--devices", "fake:4",
+                         "--report-dir", tmp_path / "run")
+        proc.wait_for_line("concurrent 2 (--devices fake:2)")
+        proc.wait_for_line("start batch/flows/wait_a")
+        proc.wait_for_line("start batch/flows/wait_b")
+        (gate / "a-go").write_text("")
+        (gate / "b-go").write_text("")
+        proc.finish()
+        assert proc.returncode == 1
+        summary = results(tmp_path / "run")
+        assert {c["case_id"]: c["status"] for c in summary["cases"]} == {
+            "batch/flows/fails": "failed", "batch/flows/plain": "passed",
+            "batch/flows/wait_a": "passed", "batch/flows/wait_b": "passed"}
+        assert sorted({c["device"] for c in summary["cases"]}) == ["fake-1", "fake-2"]
+        files = json.loads((batch / "out" / "summary.json").read_text())
+        assert files["total"] == 4 and files["failed"] == 1 and files["passed"] == 3
+        # the folder is the batch too (not_listed.yaml is not part of it)
+        listed = cli.run("run", batch, "--collect-only")
+        assert listed.returncode == 0
+        assert "4 case(s) collected" in listed.stdout and "not_listed" not in listed.stdout
+    finally:
+        cli.close()
