@@ -14,7 +14,7 @@ from contextlib import ExitStack
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
-from typing import IO, Any, Sequence
+from typing import IO, Any, Callable, Sequence
 
 from farm import __version__, metrics
 from farm.appserver import AppServer
@@ -120,7 +120,8 @@ def run(paths: Sequence[str | Path], devices: str, settings: Settings,
     remembered = history.load()
     chosen = _select(cases, specs, settings, choice, remembered, devices, out)
     if choice.collect_only:
-        return _print_collection(chosen, out)
+        return _print_collection(chosen, out, lambda c: expected_duration(
+            remembered, c.id, c.platform, settings.default_case_seconds))
     cases = chosen.selected
     run_id = new_run_id()
     run_dir = _output_dirs(settings, run_id, overwrite)
@@ -151,7 +152,7 @@ def run(paths: Sequence[str | Path], devices: str, settings: Settings,
     services.artifacts.flush()
     summary = _summary(run_id, t_start, upfront + outcome.results, outcome, chosen)
     _remember(settings, summary, run_dir)
-    _files_after_run(settings, cases, batches, summary)
+    _files_after_run(settings, cases, batches, summary, env)
     write_outputs(summary, run_dir, junit_xml, alluredir)
     if not summary.interrupted:
         history.record(outcome.results)
@@ -230,9 +231,10 @@ def _batch_summaries(batches: list[Batch], summary: RunSummary) -> None:
 
 
 def _files_after_run(settings: Settings, cases: list[Case], batches: list[Batch],
-                     summary: RunSummary) -> None:
+                     summary: RunSummary, env: dict[str, str]) -> None:
     """The cases' output: / unstableLogContent: files and the batch files' summaries."""
-    _case_outputs(cases, summary.cases)
+    _case_outputs(cases, summary.cases, lambda c, text: Variables.from_sources(
+        defaults=c.vars, env=env, secrets_dir=settings.secrets_dir).resolve(text))
     _batch_summaries(batches, summary)
 
 
@@ -242,7 +244,8 @@ def _served_folders(cases: list[Case]) -> list[AppSpec]:
     return [AppSpec(name=f"serve-{f.name}", serve=f) for f in sorted(folders)]
 
 
-def _case_outputs(cases: list[Case], results: list[CaseResult]) -> None:
+def _case_outputs(cases: list[Case], results: list[CaseResult],
+                  resolve: Callable[[Case, str], str]) -> None:
     """Midscene's ``output:`` (the JSON of the case's named results) and
     ``unstableLogContent:`` (its step log), relative to the working directory."""
     import json
@@ -255,6 +258,7 @@ def _case_outputs(cases: list[Case], results: list[CaseResult]) -> None:
                            (case.log_content, [s.model_dump(mode="json") for s in result.steps])):
             if not path:
                 continue
+            path = resolve(case, path)      # ${NAME} in the path, as in any template
             try:
                 Path(path).parent.mkdir(parents=True, exist_ok=True)
                 Path(path).write_text(json.dumps(data, indent=2, ensure_ascii=False))
@@ -357,15 +361,17 @@ def _select(cases: list[Case], specs: list[DeviceSpec], settings: Settings, choi
     return chosen
 
 
-def _print_collection(chosen: Selection, out: IO[str]) -> int:
-    """--collect-only: the cases a run would take, and the ones it would leave out."""
+def _print_collection(chosen: Selection, out: IO[str], expected: Callable[[Case], float]) -> int:
+    """--collect-only: the cases a run would take (and their expected seconds, from the
+    duration history), and the ones it would leave out."""
     for case in chosen.selected:
         print(f"{case.id}  [{case.platform}]  {case.name}  ({display_path(case.file)})",
               file=out)
     for d in chosen.deselected:
         print(f"deselected: {d.case.id}  [{d.case.platform}]  {d.reason}", file=out)
-    print(f"farm: {len(chosen.selected)} case(s) collected, {len(chosen.deselected)} "
-          "deselected", file=out, flush=True)
+    total = sum(expected(c) for c in chosen.selected)
+    print(f"farm: {len(chosen.selected)} case(s) collected (expected {total:.1f}s), "
+          f"{len(chosen.deselected)} deselected", file=out, flush=True)
     return 0
 
 
