@@ -64,7 +64,7 @@ def test_every_target_form(monkeypatch) -> None:
                                                          "Accept-Language": "fr"}
     assert web["web/page_options"].output == "${CORPUS_OUT}/page_options.json"
     mobile = _cases("mobile")
-    assert mobile["mobile/android_steps"].android.ime_strategy == "yadb-for-non-ascii"
+    assert mobile["mobile/android_steps"].android.ime_strategy == "always-yadb"
     assert mobile["mobile/ios_steps"].ios.auto_dismiss_keyboard is True
 
 
