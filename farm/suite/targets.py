@@ -136,11 +136,14 @@ def _folder(node: Node | None, where: str, base: Path, p: Problems) -> Path | No
     text = p.text(node, where, empty_ok=False, expected="a folder to serve")
     if text is None:
         return None
-    path = (base / text).resolve()
-    if not path.is_dir():
-        p.add(node, f"{where}: folder {text!r} does not exist (relative to the case file)")
-        return None
-    return path
+    # Relative to the case file; Midscene's own scripts also write it relative to the
+    # working directory (`serve: ./tests/server_root`), which is tried second.
+    for path in ((base / text).resolve(), Path(text).resolve()):
+        if path.is_dir():
+            return path
+    p.add(node, f"{where}: folder {text!r} does not exist (relative to the case file or the "
+                "working directory)")
+    return None
 
 
 def _cookies(node: Node | None, where: str, base: Path, p: Problems) -> list[dict] | None:
