@@ -143,21 +143,21 @@ def _read_agent(node: Node | None, p: Problems) -> dict:
     if text:
         out["aiActContext"] = text
     cache = _read_cache(items.get("cache"), p)
-    if cache:
+    if cache is not None:
         out["cache"] = cache
     return out
 
 
-def _read_cache(node: Node | None, p: Problems) -> dict:
-    """agent.cache: {id (required), strategy: read-only | read-write | write-only}; Midscene
-    also takes `cache: true` (id from the file name)."""
+def _read_cache(node: Node | None, p: Problems) -> dict | bool | None:
+    """agent.cache: {id (required), strategy: read-only | read-write | write-only}, or
+    true / false (farm.cache reads it)."""
     if node is None or node.is_null:
-        return {}
+        return None
     if node.kind == "scalar" and isinstance(node.value, bool):
-        return {"enabled": True} if node.value else {}
-    items = p.mapping(node, "agent.cache", "a mapping with id: and strategy:")
+        return node.value
+    items = p.mapping(node, "agent.cache", "true, false or a mapping with id: and strategy:")
     if items is None:
-        return {}
+        return None
     p.keys(node, {"id", "strategy"}, "agent.cache:")
     cid = p.text(items.get("id"), "agent.cache.id", empty_ok=False, expected="a cache id")
     if "id" not in items:
