@@ -371,7 +371,8 @@ _CALLS: dict[str, Callable[[_CaseRun, Step], tuple[Any, Any]]] = {
     "ai_locate": _locate,
     "record": lambda run, step: (None, {"title": step.value or "untitled",
                                         "content": step.options.get("content", "")}),
-    "javascript": lambda run, step: (None, run.agent.javascript(_text(run, step))),
+    "javascript": lambda run, step: (None, run.agent.javascript(
+        _text(run, step), (step.timeout_ms / 1000) if step.timeout_ms else None)),
     "assert_text": lambda run, step: (None, run.agent.assert_text(_text(run, step))),
     "assert_no_text": lambda run, step: (None, run.agent.assert_no_text(_text(run, step))),
     "wait_for_text": lambda run, step: (None, run.agent.wait_for_text(

@@ -369,9 +369,14 @@ class Terminate(Action):
 class RunAdbShell(Action):
     name, doc = "RunAdbShell", "run an adb shell command; its stdout is the result"
     command: str
+    # the step's `timeout` (runAdbShell); not for the planner
+    timeoutMs: Optional[int] = Field(default=None, json_schema_extra={"hidden": 1})
 
     def run(self, ctx: ActionContext) -> str:
-        out, err, code = ctx.optional("shell_result")(ctx.resolve(self.command))
+        shell = ctx.optional("shell_result")
+        command = ctx.resolve(self.command)
+        out, err, code = (shell(command, timeout_s=self.timeoutMs / 1000) if self.timeoutMs
+                          else shell(command))
         if code:
             said = (err.strip() or out.strip() or "no output")[:500]
             raise StepFailed(f"adb shell `{self.command}` exited {code}: {said}")

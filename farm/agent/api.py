@@ -217,10 +217,13 @@ class Agent:
         """Wait ``ms`` milliseconds (`Sleep`); CaseTimeout when the deadline comes first."""
         self.perform(Sleep(timeMs=ms))
 
-    def javascript(self, code: str) -> Any:
+    def javascript(self, code: str, timeout_s: float | None = None) -> Any:
+        """Run ``code`` in the page: at most ``timeout_s`` (the step's `timeout`) and never
+        past the case's deadline."""
         if self.device.platform != "web":
             raise StepFailed("javascript steps only run on web targets")
-        out = self.device.run_script(code, timeout_s=max(self.remaining(), 0.1))
+        left = max(self.remaining(), 0.1)
+        out = self.device.run_script(code, timeout_s=min(left, timeout_s or left))
         self._acted()
         return out
 

@@ -212,10 +212,11 @@ class AndroidDevice:
         out, err, _ = self._run(command)
         return out + err
 
-    def shell_result(self, command: str) -> tuple[str, str, int]:
+    def shell_result(self, command: str, timeout_s: float = SHELL_TIMEOUT_S
+                     ) -> tuple[str, str, int]:
         """Run ``command`` in the device shell: (stdout, stderr, exit code), for a suite's
-        runAdbShell step, which fails on a non-zero exit."""
-        return self._run(command)
+        runAdbShell step (its `timeout`), which fails on a non-zero exit."""
+        return self._run(command, timeout=timeout_s)
 
     def _input(self, args: str) -> None:
         out, err, code = self._run("input " + args)

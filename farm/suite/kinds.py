@@ -18,8 +18,9 @@ from typing import Literal
 Shape = Literal["locate", "input", "key", "scroll", "ms", "request", "text", "swipe", "drag",
                 "pinch", "record", "prompt"]
 
-# Keys allowed beside every kind.
-COMMON_OPTIONS = frozenset({"name", "timeout", "cacheable"})
+# Keys allowed beside every kind (`timeout` only where it is honoured: see the kinds).
+COMMON_OPTIONS = frozenset({"name", "cacheable"})
+TIMEOUT = frozenset({"timeout"})
 # deepThink: Midscene's deprecated name for deepLocate on locate options (loaded as deepLocate);
 # `locate:` / `prompt:` carry the target in Midscene's object forms.
 LOCATE_OPTIONS = frozenset({"xpath", "deepLocate", "deepThink", "locate", "prompt"})
@@ -107,7 +108,8 @@ KINDS: dict[str, StepKind] = _declare(
              action="Scroll", passes=("direction", "scrollType", "distance")),
     StepKind("sleep", "ms", "ms", action="Sleep", value_param="timeMs"),
     # zero-token checks and scripts
-    StepKind("javascript", "code", platforms=("web",), call="javascript", data=True),
+    StepKind("javascript", "code", options=TIMEOUT, platforms=("web",), call="javascript",
+             data=True),
     StepKind("logScreenshot", "title", "record", frozenset({"content"}), call="record",
              looks_only=True),
     StepKind("recordToReport", "title", "record", frozenset({"content"}), call="record",
@@ -116,14 +118,14 @@ KINDS: dict[str, StepKind] = _declare(
     StepKind("terminate", "app", platforms=_MOBILE, action="Terminate", value_param="uri"),
     StepKind("assertText", "text", call="assert_text", looks_only=True),
     StepKind("assertNoText", "text", call="assert_no_text", looks_only=True),
-    StepKind("waitForText", "text", call="wait_for_text"),
+    StepKind("waitForText", "text", options=TIMEOUT, call="wait_for_text"),
     # need a model
     StepKind("ai", **_ACT),
     StepKind("aiAct", **_ACT),
     StepKind("aiAction", **_ACT),
     StepKind("aiAssert", "assertion", "prompt", INSIGHT_OPTIONS | {"errorMessage"},
              needs_model=True, call="ai_assert", data=True),
-    StepKind("aiWaitFor", "assertion", "prompt", INSIGHT_OPTIONS | {"checkIntervalMs"},
+    StepKind("aiWaitFor", "assertion", "prompt", INSIGHT_OPTIONS | {"checkIntervalMs"} | TIMEOUT,
              needs_model=True, call="ai_wait_for"),
     StepKind("aiQuery", **_QUERY),
     StepKind("aiBoolean", **_QUERY),
@@ -133,8 +135,8 @@ KINDS: dict[str, StepKind] = _declare(
     StepKind("aiLocate", "target", "locate", LOCATE_OPTIONS, needs_model=True,
              call="ai_locate", looks_only=True, data=True),
     # platform specific: their output (stdout, the WDA answer) is data
-    StepKind("runAdbShell", "command", platforms=("android",), action="RunAdbShell",
-             value_param="command", data=True),
+    StepKind("runAdbShell", "command", options=TIMEOUT, platforms=("android",),
+             action="RunAdbShell", value_param="command", data=True),
     StepKind("runWdaRequest", "request", "request", platforms=("ios",), action="RunWdaRequest",
              passes=("method", "endpoint", "data"), data=True),
 )

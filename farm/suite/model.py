@@ -55,6 +55,8 @@ class Step(BaseModel):
         params = {k: self.options[k] for k in spec.passes if self.options.get(k) is not None}
         if spec.value_param and self.value is not None:
             params[spec.value_param] = self.value
+        if self.timeout_ms and spec.action == "RunAdbShell":
+            params["timeoutMs"] = self.timeout_ms
         deep = bool(self.options.get("deepLocate"))
         if self.target or self.xpath:
             where = "start" if spec.shape == "swipe" else "locate"

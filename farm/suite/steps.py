@@ -109,7 +109,8 @@ def parse_step(node: Node, p: Problems, platform: str) -> Step | None:
     options: dict = {}
     if "name" in keys:
         options["name"] = p.text(keys["name"], f"{kind} name", required=True, empty_ok=False)
-    timeout_ms = p.integer(keys.get("timeout"), f"{kind} timeout", minimum=1,
+    timeout_ms = p.integer(keys.get("timeout") if "timeout" in allowed else None,
+                           f"{kind} timeout", minimum=1,
                            expected="milliseconds as a positive integer")
     for flag in ("cacheable", "deepLocate", "deepThink"):
         if flag in keys:
