@@ -560,14 +560,15 @@ class BrowserDevice:
             page.mouse.move(x, y)
 
     def right_click(self, x: int, y: int) -> None:
+        page = self._acting()
         with self._errors("right click"):
-            self._need_page().mouse.click(x, y, button="right")
+            page.mouse.click(x, y, button="right")
 
     def tap_choosing_files(self, x: int, y: int, files: list[str]) -> None:
         """Click at (x, y), which must open a file chooser, and give it ``files``
         (aiTap fileChooserAccept)."""
         from playwright.sync_api import TimeoutError as PlaywrightTimeout
-        page = self._need_page()
+        page = self._acting()
         try:
             with self._errors("tap for a file chooser"):
                 with page.expect_file_chooser(timeout=5000) as chooser:
