@@ -27,7 +27,7 @@ AGENT_REFUSED = {k: "farm writes one merged report per run (report.html, results
                     "junit.xml); per-script report options do not apply"
                  for k in ("groupName", "groupDescription", "generateReport",
                            "autoPrintReportMsg", "reportFileName")}
-CACHE_STRATEGIES = ["read-only", "read-write", "write-only"]
+CACHE_STRATEGIES = ["read-write", "read-only", "write-only"]
 DEPRECATED_TARGET = ("`target:` is deprecated in Midscene (read as `page:`); rename it to "
                      "`page:` or `browser:`")
 # A day: a longer case is a typo (and past threading.TIMEOUT_MAX a device thread's wait crashes).
