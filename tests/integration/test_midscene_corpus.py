@@ -1,6 +1,6 @@
 """Midscene-format scripts as users bring them (tests/midscene/): every target form, step kind
 and option either runs — on Chromium, the simulated phones and the scripted model server, in
-one `farm run` — or is refused with file:line (tests/unit/test_midscene_corpus.py). The batch
+one `farm run` — or is refused with file:line (tests/unit/test_midscene_format.py). The batch
 file runs its files with its concurrency, as `farm run path/index.yaml` and as its folder."""
 
 from __future__ import annotations
