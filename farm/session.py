@@ -116,8 +116,7 @@ def run(paths: Sequence[str | Path], devices: str, settings: Settings,
     if not cases:
         print("farm: no cases found under " + ", ".join(map(str, paths)), file=out)
         return 5
-    history = DurationHistory(settings.state_dir)
-    remembered = history.load()
+    remembered = (history := DurationHistory(settings.state_dir)).load()
     chosen = _select(cases, specs, settings, choice, remembered, devices, out)
     if choice.collect_only:
         return _print_collection(chosen, out, lambda c: expected_duration(
