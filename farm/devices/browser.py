@@ -178,6 +178,7 @@ class BrowserDevice:
         self._shown: str | None = None                # change token of the last evidence image
         self._chrome_args: tuple[str, ...] = ()       # a case's chromeArgs Chromium runs with
         self._follow_new_pages = True
+        self._opened: Any = None                      # a new tab to follow (autoFollowNewPage)
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -275,9 +276,18 @@ class BrowserDevice:
                                    raise_on_timeout=not target.network_idle_continue)
 
     def _new_page(self, page: Any) -> None:
-        """A tab the page opened: a browser agent with autoFollowNewPage works in it."""
+        """A tab the page opened: a browser agent with autoFollowNewPage works in it, once it
+        has loaded (taken over on the next use of the page, not inside this event)."""
         if self._follow_new_pages:
-            self._adopt_page(page)
+            self._opened = page
+
+    def _follow(self) -> None:
+        page, self._opened = self._opened, None
+        try:
+            page.wait_for_load_state("load", timeout=self.navigation_timeout * 1000)
+        except Exception as exc:     # closed or still loading: the next read says what is wrong
+            log.debug("%s: new tab not loaded: %s", self.name, _first_line(exc))
+        self._adopt_page(page)
 
     def wait_network_idle(self, timeout_ms: int, raise_on_timeout: bool = False) -> None:
         """waitForNetworkIdle: wait until no request was in flight for 500 ms."""
@@ -298,7 +308,7 @@ class BrowserDevice:
         self._drop_capture()
         self._tree, self._may_navigate, self._shown = None, False, None
         self._nav_requests.clear()
-        context, self._context, self._page = self._context, None, None
+        context, self._context, self._page, self._opened = self._context, None, None, None
         if context is not None:
             try:
                 context.close()
@@ -731,6 +741,8 @@ class BrowserDevice:
         self._need_browser()
         if self._page is None:
             raise DeviceError(f"browser {self.name} has no session (start_session first)")
+        if getattr(self, "_opened", None) is not None:
+            self._follow()
         return self._page
 
     @contextmanager
