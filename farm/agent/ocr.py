@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from farm.agent.locator import LocateContext, LocateHit, ambiguous
-from farm.devices.base import Rect
+from farm.devices.base import Rect, UITree
 
 log = logging.getLogger(__name__)
 
@@ -104,17 +104,45 @@ def _part(rect: Rect, total: int, start: int, length: int) -> Rect:
                 height=rect.height)
 
 
+# Roles whose pixels a UI tree cannot read: a canvas, an embedded document or video, a
+# WebView or surface the tree shows as one opaque box (web tags, Android classes, WDA types).
+_OPAQUE = frozenset({"canvas", "iframe", "embed", "object", "video", "webview",
+                     "surfaceview", "textureview", "glsurfaceview",
+                     "xcuielementtypewebview", "xcuielementtypemap"})
+
+
+def _opaque(role: str) -> bool:
+    return role.rsplit(".", 1)[-1].casefold() in _OPAQUE
+
+
+def needs_pixels(tree: UITree | None) -> bool:
+    """Is there something on this screen only OCR can read? No tree, a tree with no text at
+    all (a black-box app), or a visible canvas / WebView / embedded frame. A screen whose tree
+    reads fine has nothing more to give: OCR there would cost seconds and find what the text
+    tier already ruled out."""
+    if tree is None:
+        return True
+    nodes = [n for n in tree.nodes if n.visible]
+    if not any(n.text or n.name or n.label for n in nodes):
+        return True
+    return any(_opaque(n.role) for n in nodes)
+
+
 class OcrTier:
-    """Find the prompt's text on the screenshot. ``screenshot`` is the agent's grabber (one
-    capture serves every tier); without it the device is asked."""
+    """Find the prompt's text on the screenshot, where the tree cannot (``needs_pixels``).
+    ``screenshot`` is the agent's grabber (one capture serves every tier); without it the
+    device is asked."""
 
     name = "ocr"
 
     def __init__(self, screenshot: Callable[[], bytes] | None = None) -> None:
         self.screenshot = screenshot
 
+    def applies(self, prompt: str, ctx: LocateContext) -> bool:
+        return bool(prompt.strip()) and needs_pixels(ctx.tree())
+
     def locate(self, prompt: str, ctx: LocateContext) -> LocateHit | None:
-        if not prompt.strip() or engine() is None:
+        if not self.applies(prompt, ctx) or engine() is None:
             return None
         from farm.agent.images import png_size
 

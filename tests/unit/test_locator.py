@@ -189,3 +189,28 @@ def test_with_a_model_tier_to_come_an_ambiguous_text_falls_through_to_it():
                          on_attempt=lambda tier, ok: seen.append((tier, ok)))
     hit = chain.locate("Help", FakeDevice(LOGIN))
     assert hit.tier == "ai" and seen == [("text", False), ("ai", True)]
+
+
+def test_ocr_runs_only_where_the_tree_cannot_read_the_screen():
+    """OCR costs seconds a frame: a miss on a screen whose tree reads fine must not pay it,
+    while a canvas, a WebView, a text-less tree or no tree at all still gets it."""
+    from farm.agent.locator import LocateContext
+    from farm.agent.ocr import OcrTier, needs_pixels
+    readable = UITree(source="dom", nodes=[node(1, "button", text="Sign in"),
+                                           node(2, "img", name="logo")])
+    with_canvas = UITree(source="dom", nodes=[*readable.nodes, node(3, "canvas")])
+    webview = UITree(source="uiautomator", nodes=[node(1, "android.widget.TextView", text="Hi"),
+                                                  node(2, "android.webkit.WebView")])
+    textless = UITree(source="wda", nodes=[node(1, "XCUIElementTypeOther")])
+    assert not needs_pixels(readable)
+    assert needs_pixels(with_canvas) and needs_pixels(webview) and needs_pixels(textless)
+    assert needs_pixels(None)
+    hidden_canvas = UITree(source="dom", nodes=[*readable.nodes,
+                                                node(3, "canvas", visible=False)])
+    assert not needs_pixels(hidden_canvas)
+
+    def no_capture() -> bytes:
+        raise AssertionError("OCR took a screenshot of a screen its tree reads")
+    ctx = LocateContext(device=FakeDevice(LOGIN), _tree=readable, _fetched=True)
+    assert OcrTier(no_capture).locate("Checkout", ctx) is None
+    assert not OcrTier(no_capture).applies("Checkout", ctx)
