@@ -5,10 +5,11 @@ another test or the developer's own ``.farm``."""
 from __future__ import annotations
 
 import pytest
-from hypothesis import settings
+from hypothesis import HealthCheck, settings
 
-# No per-example deadline: on a loaded shared machine one slow example is not a failure.
-settings.register_profile("farm", deadline=None)
+# No per-example deadline and no "too slow" health check: on a loaded shared machine a slow
+# example or a slow data generation is not a failure.
+settings.register_profile("farm", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("farm")
 
 
