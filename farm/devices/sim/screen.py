@@ -23,6 +23,22 @@ log = logging.getLogger(__name__)
 VIEWPORT_JS = ("({scale: visualViewport.scale, left: visualViewport.offsetLeft, "
                "top: visualViewport.offsetTop})")
 
+
+
+async def _scale(page: Any) -> float:
+    return float((await page.evaluate(VIEWPORT_JS)).get("scale") or 1.0)
+
+
+async def _page_point(page: Any, x: float, y: float) -> tuple[float, float]:
+    """A point of the screen (CSS pixels of the phone) as the page's mouse takes it: relative
+    to the layout viewport. They differ on a zoomed-out page (no viewport meta tag: laid out
+    980 px wide, shown at ~0.4), where the tree and the screenshot show the zoomed page, so a
+    tap must land where the screen shows the element (the inverse of trees.on_screen)."""
+    vp = await page.evaluate(VIEWPORT_JS)
+    scale = vp.get("scale") or 1.0
+    return x / scale + (vp.get("left") or 0.0), y / scale + (vp.get("top") or 0.0)
+
+
 HOME_HTML = """<!doctype html><html><head><meta name="viewport" content="width=device-width">
 <title>Home</title></head><body style="margin:0;background:#1d2733;color:#fff;
 font:16px sans-serif"><div style="padding:48px 24px"><h1 style="font-weight:300">Home</h1>
@@ -191,13 +207,14 @@ class PhoneScreen:
     def tap(self, x: float, y: float, hold_ms: int = 0) -> None:
         async def go() -> None:
             page = await self._ensure()
+            px, py = await _page_point(page, x, y)
             if hold_ms:
-                await page.mouse.move(x, y)
+                await page.mouse.move(px, py)
                 await page.mouse.down()
                 await asyncio.sleep(hold_ms / 1000)
                 await page.mouse.up()
             else:
-                await page.mouse.click(x, y)
+                await page.mouse.click(px, py)
             await _settle(page)
         self._run(go())
 
@@ -205,8 +222,9 @@ class PhoneScreen:
         """A finger drag scrolls the page the other way, as on a touch screen."""
         async def go() -> None:
             page = await self._ensure()
-            await page.mouse.move(x1, y1)
-            await page.mouse.wheel(x1 - x2, y1 - y2)
+            scale = await _scale(page)
+            await page.mouse.move(*await _page_point(page, x1, y1))
+            await page.mouse.wheel((x1 - x2) / scale, (y1 - y2) / scale)
             await asyncio.sleep(min(duration_ms, 1000) / 1000)
         self._run(go())
 
