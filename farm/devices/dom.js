@@ -106,6 +106,8 @@
         rect: { x, y, width: w, height: h },
         clickable: !!clickable,
         editable: !!editable,
+        // what a field holds now: native trees show it (an EditText's text, a WDA value)
+        value: editable && (tag === "INPUT" || tag === "TEXTAREA") ? (el.value || "") : "",
         visible: r.right > 0 && r.bottom > 0 && r.left < vw && r.top < vh,
       });
     }

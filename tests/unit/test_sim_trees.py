@@ -74,3 +74,21 @@ def test_a_zoomed_out_page_s_tree_has_the_bounds_the_screen_shows():
     assert node["visible"] and node["rect"] == {"x": 9, "y": 637, "width": 40, "height": 14}
     tree = parse_uiautomator(uiautomator_xml(shown, "com.x", 1080, 2400, 2.5), 1080, 2400)
     assert next(n for n in tree.nodes if n.text == "Sign in & go").visible
+
+
+def test_a_field_shows_what_it_holds_as_a_phone_does():
+    """A real EditText's text (and a WDA text field's value) is its content; the hint only
+    while it is empty. A password field never shows its content."""
+    typed = {"id": 3, "parent": 0, "role": "input:text", "text": "", "name": "",
+             "placeholder": "Enter your username", "resource_id": "username", "value": "demo",
+             "rect": {"x": 10, "y": 160, "width": 300, "height": 40}, "clickable": True,
+             "editable": True, "visible": True}
+    secret = {**DOM["nodes"][1], "value": "hunter22"}
+    dom = {"nodes": [DOM["nodes"][0], secret, DOM["nodes"][2], typed]}
+    android = uiautomator_xml(dom, "com.x", 1080, 2400, 2.5)
+    fields = [n for n in parse_uiautomator(android, 1080, 2400).nodes if n.editable]
+    assert [f.text for f in fields] == ["Enter your password", "demo"]
+    ios = wda_xml(dom, "com.x", 390, 844)
+    assert "hunter22" not in android and "hunter22" not in ios
+    field = next(n for n in parse_wda(ios, 390, 844).nodes if n.resource_id == "username")
+    assert field.text == "demo" and field.placeholder == "Enter your username"

@@ -107,7 +107,7 @@ def _pixel_bounds(rect: dict[str, int], dpr: float, width: int, height: int) -> 
 def _android_attrs(node: dict[str, Any], index: int, package: str,
                    bounds: str) -> dict[str, Any]:
     password = node.get("role") == "input:password"
-    text = "" if password else (node.get("text") or "")
+    text = "" if password else (node.get("value") or node.get("text") or "")
     # only the placeholder: the <label> is its own TextView, as in a native form
     hint = node.get("placeholder") or ""
     if node.get("editable") and not text:
@@ -145,7 +145,7 @@ def _ios_element(node: dict[str, Any], index: int) -> tuple[str, dict[str, Any]]
     password = node.get("role") == "input:password"
     # the accessible name only: a <label> is its own StaticText, as in a native form
     label = node.get("name") or ""
-    value = "" if password else (node.get("text") or "")
+    value = "" if password else (node.get("value") or node.get("text") or "")
     name = node.get("resource_id") or label or value
     return kind, {"type": kind, "name": name, "label": label or value,
                   "value": value or node.get("placeholder") or "",
