@@ -9,31 +9,20 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from farm.results import CaseResult, RunSummary, StepRecord
+from farm.relay import RelayEvents
+from farm.results import CaseResult, RunSummary
 
 JOURNAL = "results.jsonl"
 
 
-class JournalEvents:
+class JournalEvents(RelayEvents):
     """RunEvents that forward to the progress view and journal every final result."""
 
     def __init__(self, inner: Any, run_dir: Path) -> None:
-        self.inner = inner
+        super().__init__(inner)
         self.path = Path(run_dir) / JOURNAL
         self._lock = threading.Lock()
         self._file = self.path.open("a", encoding="utf-8")
-
-    def run_started(self, devices: list[str], jobs: int) -> None:
-        self.inner.run_started(devices, jobs)
-
-    def device_state(self, device: str, state: str, detail: str = "") -> None:
-        self.inner.device_state(device, state, detail)
-
-    def case_started(self, device: str, case_id: str, name: str, attempt: int) -> None:
-        self.inner.case_started(device, case_id, name, attempt)
-
-    def step_finished(self, device: str, record: StepRecord) -> None:
-        self.inner.step_finished(device, record)
 
     def case_finished(self, device: str, result: CaseResult, final: bool) -> None:
         if final:

@@ -32,6 +32,8 @@ import prometheus_client
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, Info
 from prometheus_client.core import GaugeMetricFamily
 
+from farm.relay import RelayEvents
+
 log = logging.getLogger("farm.metrics")
 
 prometheus_client.disable_created_metrics()   # no *_created series: textfile stays readable
@@ -158,26 +160,14 @@ def run_started(platforms: Iterable[str]) -> None:
         CASE_COST.labels(platform)
 
 
-class CaseMetrics:
+class CaseMetrics(RelayEvents):
     """RunEvents wrapper that counts every final case result once (first one per case wins),
     whichever executor reports it."""
 
     def __init__(self, inner: Any) -> None:
-        self.inner = inner
+        super().__init__(inner)
         self._seen: set[str] = set()
         self._lock = threading.Lock()
-
-    def run_started(self, devices: list[str], jobs: int) -> None:
-        self.inner.run_started(devices, jobs)
-
-    def device_state(self, device: str, state: str, detail: str = "") -> None:
-        self.inner.device_state(device, state, detail)
-
-    def case_started(self, device: str, case_id: str, name: str, attempt: int) -> None:
-        self.inner.case_started(device, case_id, name, attempt)
-
-    def step_finished(self, device: str, record: Any) -> None:
-        self.inner.step_finished(device, record)
 
     def case_finished(self, device: str, result: Any, final: bool) -> None:
         if final:
