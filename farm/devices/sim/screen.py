@@ -25,18 +25,15 @@ VIEWPORT_JS = ("({scale: visualViewport.scale, left: visualViewport.offsetLeft, 
 
 
 
-async def _scale(page: Any) -> float:
-    return float((await page.evaluate(VIEWPORT_JS)).get("scale") or 1.0)
-
-
-async def _page_point(page: Any, x: float, y: float) -> tuple[float, float]:
-    """A point of the screen (CSS pixels of the phone) as the page's mouse takes it: relative
-    to the layout viewport. They differ on a zoomed-out page (no viewport meta tag: laid out
-    980 px wide, shown at ~0.4), where the tree and the screenshot show the zoomed page, so a
-    tap must land where the screen shows the element (the inverse of trees.on_screen)."""
+async def _page_point(page: Any, x: float, y: float) -> tuple[float, float, float]:
+    """A point of the screen (CSS pixels of the phone) as the page's mouse takes it, relative
+    to the layout viewport, and the zoom. They differ on a zoomed-out page (no viewport meta
+    tag: laid out 980 px wide, shown at ~0.4), where the tree and the screenshot show the
+    zoomed page, so a tap must land where the screen shows the element (the inverse of
+    trees.on_screen)."""
     vp = await page.evaluate(VIEWPORT_JS)
     scale = vp.get("scale") or 1.0
-    return x / scale + (vp.get("left") or 0.0), y / scale + (vp.get("top") or 0.0)
+    return x / scale + (vp.get("left") or 0.0), y / scale + (vp.get("top") or 0.0), scale
 
 
 HOME_HTML = """<!doctype html><html><head><meta name="viewport" content="width=device-width">
@@ -207,7 +204,7 @@ class PhoneScreen:
     def tap(self, x: float, y: float, hold_ms: int = 0) -> None:
         async def go() -> None:
             page = await self._ensure()
-            px, py = await _page_point(page, x, y)
+            px, py, _ = await _page_point(page, x, y)
             if hold_ms:
                 await page.mouse.move(px, py)
                 await page.mouse.down()
@@ -222,8 +219,8 @@ class PhoneScreen:
         """A finger drag scrolls the page the other way, as on a touch screen."""
         async def go() -> None:
             page = await self._ensure()
-            scale = await _scale(page)
-            await page.mouse.move(*await _page_point(page, x1, y1))
+            px, py, scale = await _page_point(page, x1, y1)
+            await page.mouse.move(px, py)
             await page.mouse.wheel((x1 - x2) / scale, (y1 - y2) / scale)
             await asyncio.sleep(min(duration_ms, 1000) / 1000)
         self._run(go())
