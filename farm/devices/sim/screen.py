@@ -182,9 +182,9 @@ class PhoneScreen:
         return base64.b64decode(shot["data"])
 
     def dom(self) -> dict[str, Any]:
-        """The page's DOM walked by farm/devices/dom.js, its rects in screen CSS pixels (a
+        """The page's DOM walked by farm/devices/web/dom.js, its rects in screen CSS pixels (a
         page without a viewport meta tag is laid out wider and zoomed out, as on a phone)."""
-        from farm.devices.browser import DOM_JS
+        from farm.devices.web.scripts import DOM_JS
         from farm.devices.sim.trees import on_screen
 
         js = f"(m) => [({DOM_JS})(m), {VIEWPORT_JS}]"

@@ -1,4 +1,4 @@
-"""Native UI trees generated from a page's DOM (as walked by farm/devices/dom.js).
+"""Native UI trees generated from a page's DOM (as walked by farm/devices/web/dom.js).
 
 Pure functions: DOM node dicts with CSS-pixel rects → the XML a real ``uiautomator dump``
 (physical pixels) or WebDriverAgent ``/source`` (points) would return.

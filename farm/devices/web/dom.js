@@ -1,5 +1,5 @@
 // Walks the rendered DOM in ONE page.evaluate and returns {pageText, truncated, nodes: [...]}.
-// Evaluated by farm/devices/browser.py as a function expression called with maxNodes.
+// Evaluated by farm/devices/web/dom_read.py (and the simulators) as a function expression called with maxNodes.
 // Field meanings match farm.devices.base.UINode.
 (maxNodes) => {
   const vw = window.innerWidth, vh = window.innerHeight;

@@ -1,6 +1,6 @@
 // Rendered elements matching an XPath, as [x, y, w, h] viewport rects; text and attribute
 // hits map to their element.  Returns {error} instead of throwing so that a bad XPath becomes
-// a StepFailed in farm/devices/browser.py, not a Playwright error.
+// a StepFailed in farm/devices/web/dom_read.py, not a Playwright error.
 (xpath) => {
   let snap;
   try {

@@ -1,4 +1,4 @@
-// Midscene's `javascript:` step (farm/devices/browser.py run_script).  __PRODUCER__ is
+// Midscene's `javascript:` step (farm/devices/web/javascript.py).  __PRODUCER__ is
 // replaced by an async function yielding the user's value.  Racing it against an in-page timer
 // keeps a hung promise from blocking the device thread; a busy loop still blocks, and then the
 // runner's watchdog kill()s the device.  The value comes back as a JSON string ({json}), as

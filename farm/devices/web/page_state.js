@@ -2,7 +2,7 @@
 // (BrowserContext.add_init_script). window.__farm.gen counts what can change a screenshot or a
 // DOM read: mutations, scrolling, input, focus, resizes, loads, ends of transitions and
 // animations; window.__farm.leaving turns true when the document starts to unload (a navigation
-// began). farm/devices/browser.py reads both: an unchanged page is not captured or walked
+// began). farm/devices/web/ reads both: an unchanged page is not captured or walked
 // again, and a DOM read waits for the navigation a step started.
 (() => {
   if (window.__farm) return;

@@ -1,0 +1,56 @@
+"""The rendered DOM as a UITree, and XPath matches as rects: each one page.evaluate, after any
+navigation a step started (`farm.devices.web.page_wait`)."""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Any
+
+from farm.devices.base import Rect, UINode, UITree
+from farm.devices.web.page_wait import PageWait
+from farm.devices.web.scripts import MAX_NODES, TREE_JS, XPATH_JS
+from farm.errors import StepFailed
+from farm.text import clean, clean_json
+
+log = logging.getLogger("farm.devices.browser")
+
+
+class DomReader:
+    """Reads one device's page; the last tree is kept and returned again while the page's
+    change token (page_state.js) says nothing changed."""
+
+    def __init__(self, wait: PageWait, device: str) -> None:
+        self.wait = wait
+        self.device = device
+        self.seconds: float | None = None             # how long the last tree() took
+        self._tree: tuple[str, UITree] | None = None  # (change token, tree) of the last walk
+
+    def forget(self) -> None:
+        """A new page: the last tree is not of it."""
+        self._tree = None
+
+    def tree(self, page: Any) -> UITree:
+        """The rendered DOM as a UITree (not walked again while unchanged)."""
+        started = time.monotonic()
+        last = self._tree[0] if self._tree else None
+        raw = self.wait.evaluate(page, TREE_JS, [MAX_NODES, last], what="read the DOM")
+        if raw == "same" and self._tree is not None:
+            self.seconds = time.monotonic() - started
+            return self._tree[1]
+        raw = clean_json(raw)
+        nodes = [UINode.model_validate(n) for n in raw["nodes"]]
+        self.seconds = time.monotonic() - started
+        if raw.get("truncated"):
+            log.info("%s: DOM has more than %d rendered elements; tree truncated", self.device,
+                     MAX_NODES)
+        tree = UITree(source="dom", nodes=nodes, page_text=raw.get("pageText") or "")
+        self._tree = (raw["token"], tree) if raw.get("token") else None
+        return tree
+
+    def xpath_rects(self, page: Any, xpath: str) -> list[Rect]:
+        """Viewport rects of rendered elements matching ``xpath``; bad XPath -> StepFailed."""
+        res = clean(self.wait.evaluate(page, XPATH_JS, xpath, what="evaluate XPath"))
+        if "error" in res:
+            raise StepFailed(f"invalid XPath {xpath!r}: {res['error']}")
+        return [Rect(x=r[0], y=r[1], width=r[2], height=r[3]) for r in res["rects"]]

@@ -1,0 +1,59 @@
+"""Playwright's errors mapped onto farm's: the browser (or its driver) gone is DeviceLost,
+anything else a Playwright call raised is DeviceError; farm's own errors pass through."""
+
+from __future__ import annotations
+
+import re
+from contextlib import contextmanager
+from typing import Callable, Iterator
+
+from farm.errors import DeviceError, DeviceLost, FarmError
+from farm.text import clean
+
+# Playwright error texts meaning the browser (or its driver) is gone, not that an action failed.
+LOST = re.compile(r"has been closed|browser has disconnected|target closed|crash|"
+                  r"connection closed|pipe closed|websocket|driver .*(exited|closed)", re.I)
+# A page read that raced a navigation: the old document went away under it.
+NAVIGATING = re.compile(r"Execution context was destroyed|Cannot find context|"
+                        r"navigat|frame was detached", re.I)
+
+
+def first_line(exc: BaseException) -> str:
+    text = clean(str(exc)).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
+def lost(exc: BaseException) -> bool:
+    """Whether ``exc`` says the browser or its driver went away."""
+    return bool(LOST.search(first_line(exc)))
+
+
+def raced_navigation(exc: BaseException) -> bool:
+    """Whether ``exc`` is a page read that lost its document to a navigation (and no more)."""
+    return bool(NAVIGATING.search(str(exc))) and not lost(exc)
+
+
+@contextmanager
+def mapped_errors(device: str, what: str, killed: Callable[[], bool],
+                  crashed: Callable[[], bool]) -> Iterator[None]:
+    """Map failures of the Playwright calls inside: browser gone -> DeviceLost, anything else
+    Playwright raised -> DeviceError naming ``what``."""
+    from playwright.sync_api import Error as PlaywrightError
+
+    gone = f"browser {device} crashed or was closed"
+    if killed():
+        raise DeviceLost(f"{gone}: killed")
+    try:
+        yield
+    except FarmError:
+        raise
+    except PlaywrightError as exc:
+        msg = first_line(exc)
+        if killed() or crashed() or LOST.search(msg):
+            raise DeviceLost(f"{gone}: {msg}") from exc
+        raise DeviceError(f"{what} failed on {device}: {msg}") from exc
+    except Exception as exc:
+        # After a kill the driver may fail in odd ways (greenlet, broken pipe): all lost.
+        if killed():
+            raise DeviceLost(f"{gone}: {first_line(exc)}") from exc
+        raise

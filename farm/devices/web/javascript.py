@@ -1,0 +1,60 @@
+"""Midscene's ``javascript:`` step: evaluate the suite's code in the page, return its value."""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Callable
+
+from farm.devices.web.failures import first_line, lost
+from farm.devices.web.page_wait import Errors
+from farm.devices.web.scripts import RUN_JS
+from farm.errors import CaseTimeout, StepFailed
+from farm.text import clean, clean_json
+
+# Strip string literals before looking for `return`, so "#return-btn" does not count.
+_STRINGS = re.compile(r"'(?:\\.|[^'\\])*'|\"(?:\\.|[^\"\\])*\"|`(?:\\.|[^`\\])*`", re.S)
+_RETURN = re.compile(r"\breturn\b")
+
+
+def producers(code: str) -> list[str]:
+    """The async functions to try in turn: the code as an expression (what Midscene's
+    page.evaluate does); if that does not parse, a function body when it has a top-level
+    ``return``, else a script for indirect eval (value of the last statement)."""
+    expr = code.strip().rstrip(";").strip() or "undefined"
+    has_return = bool(_RETURN.search(_STRINGS.sub("''", code)))
+    return ["async () => (\n" + expr + "\n)",
+            "async () => {\n" + code + "\n}" if has_return else "async () => (0, eval)(code)"]
+
+
+def run_script(page: Any, code: str, timeout_s: float, errors: Errors,
+               killed: Callable[[], bool]) -> Any:
+    """Evaluate ``code`` in ``page``; promises are awaited up to ``timeout_s`` (CaseTimeout);
+    a thrown error is StepFailed; a script that navigated away returns None."""
+    from playwright.sync_api import Error as PlaywrightError
+
+    ms = max(1, int(timeout_s * 1000))
+    forms = producers(code)
+    res: Any = None
+    for i, producer in enumerate(forms):
+        with errors("javascript"):
+            try:
+                res = clean(page.evaluate(RUN_JS.replace("__PRODUCER__", producer), [ms, code]))
+                break
+            except PlaywrightError as exc:
+                msg = str(exc)
+                if lost(exc) or killed():
+                    raise  # errors() makes it DeviceLost
+                if "SyntaxError" in msg and i + 1 < len(forms):
+                    continue  # parse error, nothing ran: try the next form
+                if "Execution context was destroyed" in msg:
+                    return None  # the script navigated away: that was its effect
+                # a parse error in the last form, or anything else: the suite's code
+                detail = first_line(exc).removeprefix("Page.evaluate: ")
+                raise StepFailed(f"javascript error: {detail}") from exc
+    if res.get("timeout"):
+        raise CaseTimeout(f"javascript did not finish within {timeout_s:g}s")
+    if "error" in res:
+        raise StepFailed(f"javascript error: {res['error']}")
+    if "str" in res:
+        return res["str"]
+    return clean_json(res["json"])

@@ -1,0 +1,110 @@
+"""Waiting for the navigation an action started before the next page read.
+
+After an action that may navigate (a link, a form, a script) the old document can go away under
+the next DOM read ("Execution context was destroyed"). `PageWait.settled` waits until no
+navigation is under way and the document is parsed; `PageWait.evaluate` is a read-only
+evaluate that does so first, and reads again when it still races one.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Callable, ContextManager
+
+from farm.devices.web.failures import raced_navigation
+from farm.devices.web.scripts import STATE_JS
+from farm.errors import StepFailed
+
+Errors = Callable[[str], ContextManager[None]]
+
+
+class PageWait:
+    """One device's navigation bookkeeping. ``errors(what)`` maps Playwright failures (the
+    device's `farm.devices.web.failures.mapped_errors`)."""
+
+    def __init__(self, errors: Errors, timeout: float = 30.0) -> None:
+        self.errors = errors
+        self.timeout = timeout                  # how long a read waits for a new document
+        self.may_navigate = False               # an action ran since the last settle
+        self._requests: set[Any] = set()        # main-frame navigation requests in flight
+
+    def watch(self, page: Any) -> None:
+        """Follow ``page``'s main-frame navigation requests (a new page of the session)."""
+        self._requests.clear()
+        page.on("request", self._on_request)
+        page.on("requestfinished", self._on_request_done)
+        page.on("requestfailed", self._on_request_done)
+
+    def reset(self) -> None:
+        """The session ended: nothing to wait for."""
+        self.may_navigate = False
+        self._requests.clear()
+
+    @property
+    def navigation_in_flight(self) -> bool:
+        return bool(self._requests)
+
+    def _on_request(self, request: Any) -> None:
+        try:
+            if request.is_navigation_request() and request.frame.parent_frame is None:
+                self._requests.add(request)
+        except Exception:   # a service worker's request has no frame: not a navigation
+            pass
+
+    def _on_request_done(self, request: Any) -> None:
+        self._requests.discard(request)
+
+    def settled(self, page: Any) -> str | None:
+        """Wait until no navigation is under way and the document is parsed (within
+        ``timeout``); return the page's change token (None when unknown)."""
+        limit = time.monotonic() + self.timeout
+        stuck_since: float | None = None
+        settle = self.may_navigate
+        while True:
+            leaving, ready, token = self._state(page, settle)
+            settle = False
+            if not leaving and ready != "loading":
+                self.may_navigate = False
+                return token
+            now = time.monotonic()
+            if leaving and ready != "loading" and not self._requests:
+                # unloading began but no navigation came of it (a download, a 204): go on
+                stuck_since = stuck_since or now
+                if now - stuck_since > 1.0:
+                    self.may_navigate = False
+                    return None
+            else:
+                stuck_since = None
+            if now > limit:
+                raise StepFailed(f"the page was still loading after {self.timeout:g}s")
+            with self.errors("wait for the page"):
+                page.wait_for_timeout(25)
+
+    def _state(self, page: Any, settle: bool) -> tuple[bool, str, str | None]:
+        """[navigating?, readyState, change token]; a read the navigation broke: navigating."""
+        with self.errors("wait for the page"):
+            try:
+                leaving, ready, token = page.evaluate(STATE_JS, settle)
+            except Exception as exc:
+                if not raced_navigation(exc):
+                    raise
+                return True, "loading", None
+        return leaving, ready, token
+
+    def evaluate(self, page: Any, js: str, arg: Any, what: str) -> Any:
+        """Evaluate a read-only script once no navigation is under way. After an action that
+        may have navigated, wait for that navigation first; a read that still races one (the
+        old document goes away under it) waits for the new document and reads again."""
+        from playwright.sync_api import Error as PlaywrightError
+
+        if self.may_navigate:
+            self.settled(page)
+        limit = time.monotonic() + self.timeout
+        while True:
+            with self.errors(what):
+                try:
+                    return page.evaluate(js, arg)
+                except PlaywrightError as exc:
+                    if not raced_navigation(exc) or time.monotonic() > limit:
+                        raise
+            self.settled(page)

@@ -1,0 +1,84 @@
+"""Every script farm runs in a browser page, in one place (the longer ones are .js files beside
+this module)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+MAX_NODES = 5000     # rendered elements one DOM read returns at most
+
+
+def read_js(name: str) -> str:
+    """A function expression shipped beside this module, minus its leading comment lines
+    (Playwright decides whether a string is a function by how it starts)."""
+    lines = Path(__file__).with_name(name).read_text(encoding="utf-8").splitlines()
+    while lines and (not lines[0].strip() or lines[0].lstrip().startswith("//")):
+        lines.pop(0)
+    return "\n".join(lines)
+
+
+# The walker's result goes back as ONE JSON string: Playwright's structured serialisation of
+# thousands of small objects costs seconds, a string costs milliseconds.
+DOM_JS = "(maxNodes) => JSON.stringify((\n" + read_js("dom.js") + "\n)(maxNodes))"
+XPATH_JS = read_js("xpath.js")
+RUN_JS = read_js("run_script.js")
+PAGE_STATE_JS = read_js("page_state.js")
+# The same walk, skipped when the page's change counter (page_state.js) still has the value of
+# the last walk: a run of checks on an unchanged page walks the DOM once.
+TREE_JS = ("([maxNodes, last]) => { const s = window.__farm;\n"
+           "  const token = s ? performance.timeOrigin + ':' + s.gen : null;\n"
+           "  if (token !== null && token === last) return 'same';\n"
+           "  const out = (\n" + read_js("dom.js") + "\n)(maxNodes);\n"
+           "  out.token = token; return JSON.stringify(out); }")
+# [navigating?, readyState, change token]; ``settle`` first lets tasks an action queued run
+# (a form submission starts its navigation from a task).
+STATE_JS = """async (settle) => {
+  if (settle) await new Promise((resolve) => setTimeout(resolve, 0));
+  const s = window.__farm;
+  return [s ? s.leaving : false, document.readyState,
+          s ? performance.timeOrigin + ':' + s.gen : null];
+}"""
+# Replace the focused field's content: selected, then the value inserted as an input method
+# would ("done"; "insert" when the browser refused, so Python inserts it); inputs that take no
+# typed text get their value set ("set"); null: nothing fillable has the focus.
+FOCUSED_FILL_JS = """(value) => {
+  const insert = () => document.execCommand(value ? "insertText" : "delete", false, value)
+    ? "done" : "insert";
+  let el = document.activeElement;
+  while (el && el.shadowRoot && el.shadowRoot.activeElement) el = el.shadowRoot.activeElement;
+  if (!el || el.disabled || el.readOnly) return null;
+  if (el.isContentEditable) {
+    const range = document.createRange();
+    range.selectNodeContents(el);
+    const sel = getSelection(); sel.removeAllRanges(); sel.addRange(range);
+    return insert();
+  }
+  if (el instanceof HTMLTextAreaElement) { el.select(); return insert(); }
+  if (!(el instanceof HTMLInputElement)) return null;
+  if (["", "text", "search", "email", "url", "tel", "password", "number"].includes(el.type)) {
+    el.select(); return insert();
+  }
+  if (["checkbox", "radio", "file", "button", "submit", "reset", "image"].includes(el.type)) {
+    return null;
+  }
+  el.value = value;
+  el.dispatchEvent(new Event("input", {bubbles: true}));
+  el.dispatchEvent(new Event("change", {bubbles: true}));
+  return "set";
+}"""
+SCROLL_JS = """(i) => { const el = (window.__farmNodes || [])[i];
+  if (!el || !el.isConnected) return false;
+  el.scrollIntoView({block: "center", inline: "center", behavior: "instant"});
+  if (window.__farm) window.__farm.gen++;  // the scroll event comes a frame later
+  return true; }"""
+# forceSameTabNavigation (Midscene's page agents): a link with a target and window.open load
+# in the current tab instead of a new one.
+SAME_TAB_JS = """
+(() => {
+  document.addEventListener('click', (e) => {
+    const a = e.target && e.target.closest ? e.target.closest('a[target]') : null;
+    if (a && a.target !== '_self') a.target = '_self';
+  }, true);
+  window.open = function (url) { if (url) window.location.href = url; return window; };
+})();
+"""
