@@ -134,4 +134,5 @@ def synthetic(case: Case, run_id: str, attempt: int, status: str, device: str | 
                       attempt=attempt, status=status, reason=reason,
                       error=CaseError(kind=error_kind(error), message=str(error))
                       if error is not None else None,
-                      started=now_iso(), tags=case.tags)
+                      started=now_iso(), tags=case.tags,
+                      description=case.description, report_file=case.report_file)

@@ -113,6 +113,8 @@ class CaseResult(BaseModel):
     usage: Usage | None = None      # model totals: cost_usd, calls, ... (None: no model call)
     data: dict[str, Any] = Field(default_factory=dict)    # aiQuery results by step `name`
     since_last: str | None = None   # red case vs earlier runs: new failure|still failing|flaky
+    description: str | None = None  # Midscene agent.groupDescription
+    report_file: str | None = None  # Midscene agent.reportFileName: its own page in the run dir
 
 
 class DeselectedCase(BaseModel):

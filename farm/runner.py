@@ -175,7 +175,8 @@ class _CaseRun:
         result = CaseResult(run_id=self.services.run_id, case_id=case.id, name=case.name,
                             file=display_path(case.file), platform=case.platform,
                             device=self.device.name, attempt=job.attempt, status="passed",
-                            started=now_iso(), tags=case.tags)
+                            started=now_iso(), tags=case.tags,
+                            description=case.description, report_file=case.report_file)
         try:
             self.check_time()
             self.start_session()

@@ -99,7 +99,8 @@ def _mobile_app_urls(suites: list, served: dict[Path, str], env: dict[str, str]
 def _upfront_result(case: Case, run_id: str, reason: str) -> CaseResult:
     return CaseResult(run_id=run_id, case_id=case.id, name=case.name, file=display_path(case.file),
                       platform=case.platform, status="skipped", reason=reason,
-                      started=now_iso(), tags=case.tags)
+                      started=now_iso(), tags=case.tags,
+                      description=case.description, report_file=case.report_file)
 
 
 def run(paths: Sequence[str | Path], devices: str, settings: Settings,

@@ -230,6 +230,8 @@ data-q="{_e(haystack.lower())}"{is_open}>
                            for k, v in sorted(c.tokens.items()))
                  + (f"<span>started {_e(_format_time(c.started))}</span>" if c.started else "")
                  + "</p>"]
+        if c.description:
+            parts.insert(0, f'<p class="description">{_e(c.description)}</p>')
         if c.previous:
             parts.append(self.previous(c))
         if c.error is not None:
@@ -323,12 +325,22 @@ def render_html(summary: RunSummary, run_dir: Path | None = None) -> str:
 
 
 def write_html(summary: RunSummary, run_dir: Path) -> Path:
-    """Write ``<run_dir>/report.html`` (self-contained but for artifact JPEGs); return its path."""
+    """Write ``<run_dir>/report.html`` (self-contained but for artifact JPEGs) and, for each
+    case with a Midscene ``reportFileName``, ``<run_dir>/<that name>`` holding that case alone;
+    return the run report's path."""
     run_dir = Path(run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
-    path = run_dir / "report.html"
-    tmp = path.with_name("report.html.tmp")
-    tmp.write_bytes(render_html(summary, run_dir).encode("utf-8", "replace"))
+    for case in summary.cases:
+        if case.report_file:
+            own = summary.model_copy(update={"cases": [case], "deselected": []})
+            own.recount()
+            _write(run_dir / case.report_file, render_html(own, run_dir))
+    return _write(run_dir / "report.html", render_html(summary, run_dir))
+
+
+def _write(path: Path, text: str) -> Path:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_bytes(text.encode("utf-8", "replace"))
     tmp.replace(path)
     return path
 

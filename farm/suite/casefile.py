@@ -22,11 +22,18 @@ from farm.suite.yamlpos import Node
 TARGETS = (*WEB_SECTIONS, "android", "ios")
 CASE_KEYS = {*TARGETS, "tasks", "name", "agent", "timeout", "retries", "tags", "secrets", "vars"}
 TASK_KEYS = {"name", "flow", "continueOnError"}
-AGENT_KEYS = {"testId", "replanningCycleLimit", "aiActContext", "aiActionContext", "cache"}
-AGENT_REFUSED = {k: "farm writes one merged report per run (report.html, results.json, "
-                    "junit.xml); per-script report options do not apply"
-                 for k in ("groupName", "groupDescription", "generateReport",
-                           "autoPrintReportMsg", "reportFileName")}
+# Midscene's report options: groupName titles the case in the report, groupDescription is
+# shown under it, reportFileName also writes the case's own <run dir>/<name>.html; farm's
+# agents print no per-script report message, so autoPrintReportMsg (either way) holds.
+REPORT_KEYS = {"groupName", "groupDescription", "generateReport", "autoPrintReportMsg",
+               "reportFileName"}
+AGENT_KEYS = {"testId", "replanningCycleLimit", "aiActContext", "aiActionContext", "cache",
+              *REPORT_KEYS}
+NO_REPORT = ("agent.generateReport: false is not supported by farm: every case is in the run's "
+             "one merged report (report.html, results.json, junit.xml)")
+# Not a Midscene agent option: Midscene passes it on to an agent that never reads it.
+STRAY_STRATEGY = ("agent.strategy is not a Midscene agent option and has no effect (Midscene "
+                  "ignores it too; the cache is read-write); write it as agent.cache.strategy")
 CACHE_STRATEGIES = ["read-write", "read-only", "write-only"]
 DEPRECATED_TARGET = ("`target:` is deprecated in Midscene (read as `page:`); rename it to "
                      "`page:` or `browser:`")
@@ -66,6 +73,8 @@ def read_case(node: Node, path: Path, root: Path, defaults: SuiteDefaults,
             p.add(node.keys[name], f"{name}: is not supported by farm: it drives browsers, "
                                    f"Android and iOS devices, not {what}")
     misspelt = p.keys(node, CASE_KEYS, "the case", ignored=set(UNSUPPORTED))
+    if set(UNSUPPORTED) & set(top):
+        return None     # its steps are that platform's (runHdcShell, …): nothing more to say
     if "target" in top:
         p.warn(node.keys["target"], DEPRECATED_TARGET)
     targets = section_of(top)
@@ -95,9 +104,7 @@ def read_case(node: Node, path: Path, root: Path, defaults: SuiteDefaults,
     }
     retries = p.integer(top.get("retries"), "retries", maximum=MAX_RETRIES)
     values["retries"] = d.retries if retries is None else retries
-    values["agent"] = _read_agent(top.get("agent"), p)
-    if values["agent"].get("testId"):
-        values["id"] = f"{root.name}/{values['agent']['testId']}"
+    _apply_agent(values, top, root, p)
     if section:
         target = (read_web(section, node.keys[section], top[section], path.parent, p)
                   if platform == "web" else read_mobile(platform, top[section], p))
@@ -111,6 +118,19 @@ def read_case(node: Node, path: Path, root: Path, defaults: SuiteDefaults,
     return p.build(Case, values, node)
 
 
+def _apply_agent(values: dict, top: dict[str, Node], root: Path, p: Problems) -> None:
+    """The case fields ``agent:`` sets: its options, the id (testId), the report title
+    (groupName, unless the case has its own name:), description and report file."""
+    values["agent"] = _read_agent(top.get("agent"), p)
+    if values["agent"].get("testId"):
+        values["id"] = f"{root.name}/{values['agent']['testId']}"
+    report = _report_options(top.get("agent"), p)
+    group = report.pop("groupName", None)
+    if group is not None and "name" not in top:
+        values["name"] = group
+    values.update(report)
+
+
 def _read_agent(node: Node | None, p: Problems) -> dict:
     """Midscene's ``agent:`` section: testId, replanningCycleLimit, aiActContext (or its
     legacy name aiActionContext) and cache {id, strategy}."""
@@ -119,10 +139,9 @@ def _read_agent(node: Node | None, p: Problems) -> dict:
     items = p.mapping(node, "agent", "a mapping of Midscene agent options")
     if items is None:
         return {}
-    for name, why in AGENT_REFUSED.items():
-        if name in items:
-            p.add(node.keys[name], f"agent.{name} is not supported by farm: {why}")
-    p.keys(node, AGENT_KEYS, "agent:", AGENT_REFUSED)
+    if "strategy" in items:
+        p.warn(node.keys["strategy"], STRAY_STRATEGY)
+    p.keys(node, AGENT_KEYS, "agent:", {"strategy"})
     out: dict = {}
     test_id = p.text(items.get("testId"), "agent.testId", empty_ok=False,
                      expected="an identifier for the case")
@@ -145,6 +164,31 @@ def _read_agent(node: Node | None, p: Problems) -> dict:
     cache = _read_cache(items.get("cache"), p)
     if cache is not None:
         out["cache"] = cache
+    return out
+
+
+def _report_options(node: Node | None, p: Problems) -> dict:
+    """agent.groupName (the case's title), groupDescription, reportFileName, generateReport
+    and autoPrintReportMsg -> the Case fields they set."""
+    if node is None or node.kind != "map":
+        return {}
+    items, out = node.value, {}
+    for key, field in (("groupName", "groupName"), ("groupDescription", "description")):
+        text = p.text(items.get(key), f"agent.{key}", empty_ok=False)
+        if text is not None:
+            out[field] = text
+    name = p.text(items.get("reportFileName"), "agent.reportFileName", empty_ok=False,
+                  expected="a file name for the case's own report")
+    if name is not None:
+        stem = name.removesuffix(".html")
+        if "/" in stem or "\\" in stem or stem in (".", "..", "report"):
+            p.add(items["reportFileName"], f"agent.reportFileName: {name!r}: expected a plain "
+                                           "file name (no folder; not 'report', the run's own)")
+        else:
+            out["report_file"] = stem + ".html"
+    if p.boolean(items.get("generateReport"), "agent.generateReport") is False:
+        p.add(items["generateReport"], NO_REPORT)
+    p.boolean(items.get("autoPrintReportMsg"), "agent.autoPrintReportMsg")
     return out
 
 

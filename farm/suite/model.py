@@ -171,6 +171,8 @@ class Case(BaseModel):
     output: str | None = None           # JSON file for the named results (`output:`)
     log_content: str | None = None      # JSON file for the step log (`unstableLogContent:`)
     batch: str | None = None            # the Midscene index.yaml that listed this case
+    description: str | None = None      # agent.groupDescription, shown in the report
+    report_file: str | None = None      # agent.reportFileName: the case's own report page
 
     @property
     def steps(self) -> list[Step]:

@@ -71,7 +71,7 @@ def read_web(section: str, key: Node, node: Node, base: Path, p: Problems) -> We
         p.add(key, f"{where} expected a mapping with url: (the page to open), got nothing")
         return None
     items = p.mapping(node, section, "a mapping with url: (the page to open)")
-    if items is None:
+    if items is None or _bridge(section, items, p):
         return None
     _refuse(node, "web", section, p)
     misspelt = p.keys(node, WEB_KEYS, where, REFUSED["web"])
@@ -99,14 +99,21 @@ def read_web(section: str, key: Node, node: Node, base: Path, p: Problems) -> We
         **_network_idle(items.get("waitForNetworkIdle"), section, p),
         **_tabs(section, mode, items, p),
     }
-    bridge = items.get("bridgeMode")
-    if bridge is not None and not bridge.is_null and bridge.value is not False:
-        p.add(bridge, f"{section}.bridgeMode: {bridge.describe()} is not supported by farm: it "
-                      "drives its own headless Chromium, not your desktop browser (only "
-                      "`bridgeMode: false` is accepted)")
     if url is None:
         return None
     return p.build(WebTarget, {k: v for k, v in values.items() if v is not None}, node)
+
+
+def _bridge(section: str, items: dict[str, Node], p: Problems) -> bool:
+    """Bridge mode drives the user's desktop Chrome through Midscene's extension: refused as
+    the one problem of the section (its url and tab options mean something else there)."""
+    bridge = items.get("bridgeMode")
+    if bridge is None or bridge.is_null or bridge.value is False:
+        return False
+    p.add(bridge, f"{section}.bridgeMode: {bridge.describe()} is not supported by farm: bridge "
+                  "mode drives your desktop Chrome through Midscene's Chrome extension; farm "
+                  "runs its own headless Chromium (only `bridgeMode: false` is accepted)")
+    return True
 
 
 def _mode(section: str, items: dict[str, Node], p: Problems) -> str:
