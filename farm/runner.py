@@ -357,7 +357,8 @@ def _shown(step: Step) -> dict[str, Any]:
 
 
 def _locate(run: _CaseRun, step: Step) -> tuple[Any, Any]:
-    hit = run.agent.ai_locate(step.target or "", step.xpath, bool(step.options.get("deepLocate")))
+    hit = run.agent.ai_locate(step.target or "", step.xpath, bool(step.options.get("deepLocate")),
+                              step.options.get("images"))
     return hit, {"rect": hit.rect.as_list(), "center": list(hit.rect.center), "tier": hit.tier}
 
 
@@ -380,7 +381,9 @@ _CALLS: dict[str, Callable[[_CaseRun, Step], tuple[Any, Any]]] = {
         _text(run, step), (step.timeout_ms or 10_000) / 1000)),
     "ai_act": lambda run, step: (None, run.agent.ai_act(
         step.value or "", deep_think=bool(step.options.get("deepThink")),
-        deep_locate=bool(step.options.get("deepLocate")))),
+        deep_locate=bool(step.options.get("deepLocate")),
+        planning_strategy=step.options.get("planningStrategy"),
+        images=step.options.get("images"))),
     "ai_assert": lambda run, step: (None, run.agent.ai_assert(
         step.value or "", step.options.get("errorMessage"), _shown(step))),
     "ai_wait_for": lambda run, step: (None, run.agent.ai_wait_for(

@@ -28,6 +28,8 @@ class Locate(BaseModel):
     bbox: Optional[list[float]] = None
     xpath: Optional[str] = None
     deepLocate: bool = False
+    # reference images of a suite step's {prompt, images} target (never planned, never cached)
+    images: Optional[list[dict[str, str]]] = Field(default=None, exclude=True)
     rect: Optional[Rect] = Field(default=None, exclude=True)   # filled by the Locate task
     tier: Optional[str] = Field(default=None, exclude=True)
 

@@ -29,7 +29,8 @@ from farm.agent.insight import Look, judge
 from farm.agent.insight import query as extract
 from farm.agent.locator import (LocateContext, LocateHit, LocatorChain, LocatorTier,
                                 TextMatchTier, XPathTier, normalise)
-from farm.agent.loop import ActLoop, LoopLimits
+from farm.agent.images import images_key
+from farm.agent.loop import ActLoop, LoopLimits, planning_for
 from farm.agent.tasks import PlanError, TaskRunner, make_action, tasks_for
 from farm.cache.plan import PlanCache
 from farm.devices.base import Device
@@ -115,6 +116,8 @@ class Agent:
         resolve = resolve or self.resolve
         xpath = resolve(loc.xpath) if loc.xpath else None
         hints.setdefault("deep_locate", loc.deepLocate)
+        if loc.images and not hints.get("images"):
+            hints["images"] = [_inline(i) for i in loc.images]
         return self.chain.locate(loc.prompt, self.device, xpath=xpath, resolve=resolve, **hints)
 
     def task_runner(self, locate: Callable[[Locate], LocateHit] | None = None,
@@ -145,10 +148,12 @@ class Agent:
         return self.perform(action)
 
     # ---- locating and acting ---------------------------------------------------------------
-    def ai_locate(self, prompt: str, xpath: str | None = None,
-                  deep_locate: bool = False) -> LocateHit:
-        """Where ``prompt`` (or ``xpath``) is on screen; nothing is touched."""
-        return self.locate(Locate(prompt=prompt or "", xpath=xpath, deepLocate=deep_locate))
+    def ai_locate(self, prompt: str, xpath: str | None = None, deep_locate: bool = False,
+                  images: list[dict[str, str]] | None = None) -> LocateHit:
+        """Where ``prompt`` (or ``xpath``) is on screen; nothing is touched. ``images``: the
+        prompt's reference images (farm.agent.locator.WORD_TIERS)."""
+        return self.locate(Locate(prompt=prompt or "", xpath=xpath, deepLocate=deep_locate,
+                                  images=images or None))
 
     def ai_tap(self, prompt: str, xpath: str | None = None,
                deep_locate: bool = False) -> LocateHit:
@@ -253,18 +258,24 @@ class Agent:
         return self.models
 
     def ai_act(self, task: str, deep_think: bool = False, deep_locate: bool = False,
-               context: str | None = None) -> dict[str, Any]:
+               context: str | None = None, planning_strategy: str | None = None,
+               images: list[dict[str, str]] | None = None) -> dict[str, Any]:
         """Carry out ``task`` with the plan-act-replan loop. Numbered lines = strict mode.
+        ``planning_strategy`` (fast | standard | max) or ``deep_think`` set how deep the
+        planner plans (farm.agent.loop.Planning); ``images`` are the task's reference images,
+        shown to the planner and to the locates of its actions.
         With a cache, a plan remembered for this step is replayed first (no model call); the
         loop plans only when there is none or a replayed action fails."""
         self._models(f'ai "{task}"')
-        loop = ActLoop(self, self.limits)
-        plan = PlanCache(self.cache, task) if self.cache is not None else None
+        refs = [_inline(i) for i in images or []]
+        loop = ActLoop(self, self.limits, planning_for(planning_strategy, deep_think), refs)
+        plan = (PlanCache(self.cache, task + images_key(refs))
+                if self.cache is not None else None)
         try:
             if plan is not None and plan.replay(loop, loop.runner()):
                 result = loop.result
             else:
-                result = loop.run(task, deep_think=deep_think, deep_locate=deep_locate,
+                result = loop.run(task, deep_locate=deep_locate,
                                   context=context or self.context)
                 if plan is not None:
                     plan.save(result)
@@ -445,5 +456,8 @@ def _inline(image: dict[str, str]) -> dict[str, str]:
     except OSError as exc:
         raise StepFailed(f"cannot fetch reference image {image['name']!r} "
                          f"({image['url']}): {exc}") from exc
+    if len(data) > 5 * 1024 * 1024 or not mime.startswith("image/"):
+        raise StepFailed(f"reference image {image['name']!r} ({image['url']}) is not an image "
+                         f"of at most 5 MB ({mime}, {len(data)} bytes read)")
     return {"name": image["name"],
             "url": f"data:{mime};base64,{base64.b64encode(data).decode()}"}

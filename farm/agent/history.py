@@ -1,8 +1,9 @@
 """ConversationHistory: what one ai_act remembers between rounds (reset per ai_act).
 
 Prompt size must not grow with the number of rounds: only the newest screenshot is sent (2
-with deep_think), older images become a text placeholder, only the last few rounds stay as
-messages, and the executed-step log keeps its newest entries (older ones are counted).
+with deep_think or planningStrategy standard), older images become a text placeholder, only
+the last few rounds stay as messages (planningStrategy max: every kept message and image, at
+most `max_messages`), and the executed-step log keeps its newest entries (older ones counted).
 Pure data: no I/O.
 """
 
@@ -13,6 +14,7 @@ from typing import Any
 
 from farm.llm.plan import SubGoal
 
+WINDOW = -1        # snapshot(rounds=WINDOW): the history's own `window_rounds`
 IMAGE_PLACEHOLDER = "(screenshot omitted: only the newest is kept)"
 
 
@@ -82,10 +84,11 @@ class ConversationHistory:
         if len(self.messages) > self.max_messages:
             del self.messages[:-self.keep_messages]
 
-    def state_text(self, deep_think: bool) -> str:
-        """Memories, sub-goals (deep_think) or executed steps, for the next prompt."""
+    def state_text(self, show_goals: bool) -> str:
+        """Memories, sub-goals (deepThink, planningStrategy max) or executed steps, for the
+        next prompt."""
         parts = []
-        if deep_think and self.sub_goals:
+        if show_goals and self.sub_goals:
             parts.append("Sub-goals:\n" + "\n".join(
                 f"{g.index}. [{g.status}] {g.text}" for g in self.sub_goals))
         elif self.logs:
@@ -95,9 +98,13 @@ class ConversationHistory:
             parts.append("Memory:\n" + "\n".join(f"- {m}" for m in self.memories))
         return "\n\n".join(parts)
 
-    def snapshot(self, max_images: int = 1) -> list[dict[str, Any]]:
-        """The messages to send: the last `window_rounds` rounds, newest images only."""
-        msgs = self.messages[-(2 * self.window_rounds + 1):]
+    def snapshot(self, max_images: int | None = 1,
+                 rounds: int | None = WINDOW) -> list[dict[str, Any]]:
+        """The messages to send: the newest round and ``rounds`` earlier ones (default
+        `window_rounds`; None: every message kept), the ``max_images`` newest images (None:
+        all of them)."""
+        rounds = self.window_rounds if rounds == WINDOW else rounds
+        msgs = self.messages if rounds is None else self.messages[-(2 * rounds + 1):]
         if msgs and msgs[0].get("role") == "assistant":
             msgs = msgs[1:]
         out: list[dict[str, Any]] = []
@@ -109,7 +116,7 @@ class ConversationHistory:
                 for p in content:
                     if p.get("type") == "image_url":
                         seen += 1
-                        if seen > max_images:
+                        if max_images is not None and seen > max_images:
                             p = {"type": "text", "text": IMAGE_PLACEHOLDER}
                     parts.append(p)
                 m = {**m, "content": parts}

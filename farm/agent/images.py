@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import hashlib
 import io
 import struct
 import zlib
@@ -22,6 +23,16 @@ def png_size(png: bytes) -> tuple[int, int]:
 def data_url(png: bytes) -> str:
     mime = "image/png" if png[:4] == b"\x89PNG" else "image/jpeg"
     return f"data:{mime};base64," + base64.b64encode(png).decode()
+
+
+def images_key(images: list[dict[str, str]] | None) -> str:
+    """What a cache key adds for a prompt's reference images (name and a digest of each):
+    an entry found with images never answers the same words with other images, or none."""
+    if not images:
+        return ""
+    return " [images: " + ", ".join(
+        f"{i['name']}#{hashlib.sha256(i['url'].encode()).hexdigest()[:12]}"
+        for i in images) + "]"
 
 
 def crop_upscale(png: bytes, area: Rect, margin: int = 32, factor: int = 2) -> tuple[bytes, Rect]:

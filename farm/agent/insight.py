@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from farm.agent.images import data_url
-from farm.agent.prompts import assert_prompt, query_prompt
+from farm.agent.prompts import assert_prompt, query_prompt, reference_parts
 from farm.errors import ModelUnavailable
 from farm.llm.client import ModelClient
 from farm.llm.plan import ReplyParseError, echo_back, loads_lenient
@@ -32,10 +32,7 @@ class Look:
         out: list[dict[str, Any]] = [{"type": "text", "text": text}]
         if self.png is not None:
             out.append({"type": "image_url", "image_url": {"url": data_url(self.png)}})
-        for image in self.images:
-            out += [{"type": "text", "text": f"Reference image '{image['name']}':"},
-                    {"type": "image_url", "image_url": {"url": image["url"]}}]
-        return out
+        return out + reference_parts(self.images)
 
 
 def ask_json(ask: Ask, client: ModelClient, purpose: str, prompt: str, png: "bytes | Look",

@@ -28,6 +28,11 @@ from farm.errors import LocateError, NeedsModel
 
 # every tier's name, in chain order: what FARM_LOCATE_OFF may name
 TIER_NAMES = ("plan-bbox", "xpath", "cache", "text", "ocr", "ai", "deep-locate")
+# Tiers that match the prompt's words on the screen. A prompt with reference images
+# ({prompt, images}) skips them: its meaning depends on what the images show, which words
+# cannot check. The step's own XPath, the cache (keyed with the images' digests), the
+# planner's box and the model tiers (shown the images) still answer it.
+WORD_TIERS = ("text", "ocr")
 
 
 @dataclass(frozen=True)
@@ -47,7 +52,7 @@ class LocateContext:
     _tree: UITree | None = None
     _fetched: bool = False
     near: list[str] = field(default_factory=list)   # candidates seen by tiers that missed
-    # plan_rect, deep_locate, trust_plan (model tiers); resolve (on-device tiers)
+    # plan_rect, deep_locate, trust_plan, images (model tiers); resolve (on-device tiers)
     hints: dict = field(default_factory=dict)
     tiers: tuple[str, ...] = ()                     # names of the chain's tiers that are on
 
@@ -280,13 +285,17 @@ class LocatorChain:
                **hints: object) -> LocateHit:
         ctx = LocateContext(device=device, xpath=xpath, hints=hints,
                             tiers=tuple(t.name for t in self.tiers))
-        for i, tier in enumerate(self.tiers):
-            hit = self._attempt(tier, prompt, ctx, last=i == len(self.tiers) - 1)
+        pictured = bool(hints.get("images"))   # words alone do not say what it means
+        tiers = [t for t in self.tiers if not (pictured and t.name in WORD_TIERS)]
+        for i, tier in enumerate(tiers):
+            hit = self._attempt(tier, prompt, ctx, last=i == len(tiers) - 1)
             if hit is not None:
                 if self.on_hit:
                     self.on_hit(prompt, hit, ctx)
                 return hit
         what = f'"{prompt}"' if prompt else f"XPath {xpath}"
+        if pictured and not self.has_model_tier:
+            raise NeedsModel(f"{what} has reference images: only a model can match it")
         near = [n for n in ctx.near if not n.startswith("XPath")]
         if near or (xpath and not prompt) or self.has_model_tier:
             raise LocateError(f"no element matches {what}", ctx.near)

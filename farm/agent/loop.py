@@ -20,7 +20,7 @@ from farm.agent.history import ConversationHistory
 from farm.agent.images import alike, data_url, png_size, thumbnail
 from farm.agent.locator import LocateHit
 from farm.agent.model_tiers import image_to_screen
-from farm.agent.prompts import round_prompt, system_prompt
+from farm.agent.prompts import reference_parts, round_prompt, system_prompt
 from farm.agent.tasks import PlanError, Task, TaskRunner, build_tasks
 from farm.devices.base import Device
 from farm.devices.grabber import ScreenshotGrabber
@@ -63,6 +63,40 @@ class LoopLimits:
     max_errors: int = 5               # more than this many execution errors fail the act
     stuck_nudge: int = 3              # same action, same target, same screen: nudge …
     stuck_abort: int = 5              # … then abort
+
+
+@dataclass(frozen=True)
+class Planning:
+    """How deep the planner plans: farm's default, ``deepThink: true``, or Midscene's aiAct
+    ``planningStrategy`` (fast | standard | max, as Midscene's agent defined them: how many
+    screenshots the planner sees, whether its box is the locate answer)."""
+
+    images: int | None = 1      # newest screenshots sent per request (None: all kept)
+    rounds: int | None = 3      # earlier rounds sent back (None: every kept message)
+    thought: bool = True        # the XML planner writes a <thought> before acting
+    ask_boxes: bool = True      # the XML planner gives a box with each target ...
+    trust_boxes: bool = True    # ... and that box is the locate answer (no locate call)
+    sub_goals: bool = False     # the planner splits the task into sub-goals first
+    show_goals: bool = False    # the sub-goals (and their state) go back in each prompt
+
+
+PLANNING: dict[str, Planning] = {
+    # current screenshot and round only, no thought: the cheapest request; boxes answer
+    "fast": Planning(images=1, rounds=0, thought=False),
+    # the last two screenshots; targets are described and located separately
+    "standard": Planning(images=2, ask_boxes=False, trust_boxes=False),
+    # every screenshot and round kept, sub-goals first, targets located separately
+    "max": Planning(images=None, rounds=None, ask_boxes=False, trust_boxes=False,
+                    sub_goals=True, show_goals=True),
+}
+DEEP_THINK = Planning(images=2, trust_boxes=False, show_goals=True)
+
+
+def planning_for(strategy: str | None, deep_think: bool) -> Planning:
+    """farm's default, deepThink's, or a planningStrategy's (which the loader checked)."""
+    if strategy is not None:
+        return PLANNING[strategy]
+    return DEEP_THINK if deep_think else Planning()
 
 
 @dataclass
@@ -111,8 +145,12 @@ def strict_steps(task: str) -> list[str]:
 class ActLoop:
     """One ai_act. Holds its own ConversationHistory (a fresh one per call)."""
 
-    def __init__(self, agent: LoopHost, limits: LoopLimits) -> None:
+    def __init__(self, agent: LoopHost, limits: LoopLimits,
+                 planning: Planning | None = None,
+                 images: list[dict[str, str]] | None = None) -> None:
         self.agent = agent
+        self.planning = planning or Planning()
+        self.images = images or []          # reference images of a {prompt, images} task
         self.models = agent.models
         self.family = self.models.plan_family
         self.limits = limits
@@ -120,7 +158,9 @@ class ActLoop:
         self.history = ConversationHistory()
         self.platform = agent.device.platform
         self.registry = registry(self.platform)
-        self.system = system_prompt(self.family, self.platform, describe_actions(self.platform))
+        p = self.planning
+        self.system = system_prompt(self.family, self.platform, describe_actions(self.platform),
+                                    thought=p.thought, boxes=p.ask_boxes, sub_goals=p.sub_goals)
         self.result = ActResult()
 
     def _resolve(self, text: str) -> str:
@@ -135,27 +175,27 @@ class ActLoop:
         """Feedback for the next round; it can quote the page or the device: masked."""
         self.history.feedback(self.agent.mask(text))
 
-    def run(self, task: str, deep_think: bool = False, deep_locate: bool = False,
+    def run(self, task: str, deep_locate: bool = False,
             context: str | None = None) -> ActResult:
         steps = strict_steps(task)
         if not steps:
-            self._loop(task, deep_think, deep_locate, context, None)
+            self._loop(task, deep_locate, context, None)
         for i, _ in enumerate(steps, 1):
             self.history.reset()
-            self._loop(task, deep_think, deep_locate, context, (i, len(steps)))
+            self._loop(task, deep_locate, context, (i, len(steps)))
         return self.result
 
     # ---- one loop ---------------------------------------------------------------------------
-    def _loop(self, task: str, deep_think: bool, deep_locate: bool, context: str | None,
+    def _loop(self, task: str, deep_locate: bool, context: str | None,
               strict: tuple[int, int] | None) -> None:
         history = self.history
         errors = 0
         watch = _Watch()
-        runner = self.agent.task_runner(lambda loc: self._locate(loc, deep_think, deep_locate),
+        runner = self.agent.task_runner(lambda loc: self._locate(loc, deep_locate),
                                         resolve=self._resolve)
         for _ in range(self.cap):
-            thumb, same_screen = self._look(task, deep_think, context, strict, watch)
-            plan = self._plan(deep_think)
+            thumb, same_screen = self._look(task, context, strict, watch)
+            plan = self._plan()
             self.result.rounds += 1
             history.remember(plan.memory)
             history.update_goals(plan.sub_goals, plan.done_goals)
@@ -177,7 +217,7 @@ class ActLoop:
         raise StepFailed(f"replanning limit {self.cap} reached without <complete>"
                          + (f" (strict step {strict[0]})" if strict else ""))
 
-    def _look(self, task: str, deep_think: bool, context: str | None,
+    def _look(self, task: str, context: str | None,
               strict: tuple[int, int] | None, watch: _Watch) -> tuple[bytes, bool]:
         """A fresh screenshot into the next prompt; (its thumbnail, screen unchanged?)."""
         self.agent.check_time()
@@ -189,7 +229,8 @@ class ActLoop:
         if watch.prev is not None and watch.prev[1] and alike(watch.prev[0], thumb):
             self._feedback(f"The screen did not change after {watch.prev[1]}: the target was "
                            "probably missed. Look again and correct the position.")
-        self.history.add_user(round_prompt(task, self.history.state_text(deep_think),
+        self.history.add_user(round_prompt(task,
+                                           self.history.state_text(self.planning.show_goals),
                                            self.history.take_feedback(), context, strict),
                               data_url(png))
         return thumb, same_screen
@@ -229,7 +270,10 @@ class ActLoop:
     def runner(self) -> TaskRunner:
         """A TaskRunner for actions replayed from the plan cache: the agent's locate (no
         planner box), values resolved as planned ones are."""
-        return self.agent.task_runner(resolve=self._resolve)
+        if not self.images:
+            return self.agent.task_runner(resolve=self._resolve)
+        return self.agent.task_runner(lambda loc: self.agent.locate(loc, images=self.images),
+                                      resolve=self._resolve)
 
     def feedback(self, text: str) -> None:
         """Tell the next round something (masked: it may quote the page)."""
@@ -249,12 +293,14 @@ class ActLoop:
             self._feedback(f"You repeated {label} {watch.repeats} times and the screen did "
                            "not change. Do something different, or complete.")
 
-    def _plan(self, deep_think: bool) -> Plan:
+    def _plan(self) -> Plan:
         """Ask for the next action; one retry with the parse error appended. A second
-        unreadable reply is the model's fault (ModelUnavailable), not the app's."""
-        max_images = 2 if deep_think else 1
+        unreadable reply is the model's fault (ModelUnavailable), not the app's. Reference
+        images ride in a message of their own after the system prompt, in every request."""
+        refs = reference_parts(self.images)
         messages = [{"role": "system", "content": self.system},
-                    *self.history.snapshot(max_images)]
+                    *([{"role": "user", "content": refs}] if refs else []),
+                    *self.history.snapshot(self.planning.images, self.planning.rounds)]
         text = self.agent.ask("plan", messages, self.models.plan)
         try:
             plan = parse_plan(text, self.family.grammar)
@@ -271,8 +317,10 @@ class ActLoop:
         self.history.add_assistant(text)
         return plan
 
-    def _locate(self, loc: Locate, deep_think: bool, deep_locate: bool) -> LocateHit:
-        """The Locate task of a planned action: the planner's box (if any) becomes a hint."""
+    def _locate(self, loc: Locate, deep_locate: bool) -> LocateHit:
+        """The Locate task of a planned action: the planner's box (if any) becomes a hint.
+        With reference images the locate sees them too (and skips the word-matching tiers:
+        the planner's description may mean what an image shows)."""
         agent = self.agent
         plan_rect = None
         if loc.bbox:
@@ -282,6 +330,8 @@ class ActLoop:
             except ValueError as exc:
                 raise LocateError(f"bad bbox for {loc.describe()}: {exc}") from None
             plan_rect = image_to_screen(rect, image, agent.device.size())
+        extra = {"images": self.images} if self.images else {}
         return agent.locate(loc, resolve=self._resolve, plan_rect=plan_rect,
                             deep_locate=deep_locate or loc.deepLocate,
-                            trust_plan=self.models.planner_locates and not deep_think)
+                            trust_plan=self.models.planner_locates
+                            and self.planning.trust_boxes, **extra)

@@ -12,7 +12,7 @@ from typing import Any, Callable
 
 from farm.agent.images import crop_upscale, data_url, png_size, scale_rect
 from farm.agent.locator import LocateContext, LocateHit
-from farm.agent.prompts import locate_prompt, section_prompt
+from farm.agent.prompts import locate_prompt, reference_parts, section_prompt
 from farm.devices.base import Rect
 from farm.errors import ModelUnavailable
 from farm.llm.families import Family, to_rect
@@ -71,10 +71,13 @@ class AILocateTier:
         self.deep = deep
         self.name = "deep-locate" if deep else "ai"
 
-    def _query(self, prompt_text: str, png: bytes) -> list[float] | None:
+    def _query(self, prompt_text: str, png: bytes,
+               images: list[dict[str, str]] | None = None) -> list[float] | None:
+        """One box request: the prompt, the screenshot, then any reference images."""
         messages = [{"role": "user", "content": [
             {"type": "text", "text": prompt_text},
-            {"type": "image_url", "image_url": {"url": data_url(png)}}]}]
+            {"type": "image_url", "image_url": {"url": data_url(png)}},
+            *reference_parts(images or [])]}]
         reply = self.ask("locate", messages)
         try:
             return _bbox_reply(reply)
@@ -98,7 +101,7 @@ class AILocateTier:
         screen = ctx.device.size()
         if deep and self.deep:
             return self._deep(prompt, ctx, png, image, screen)
-        bbox = self._query(locate_prompt(prompt, self.family), png)
+        bbox = self._query(locate_prompt(prompt, self.family), png, ctx.hints.get("images"))
         if bbox is None:
             ctx.near.append(f"the model did not find {prompt!r}")
             return None
@@ -112,14 +115,16 @@ class AILocateTier:
             sx, sy = image[0] / screen[0], image[1] / screen[1]
             section = scale_rect(hint, sx, sy)
         else:
-            box = self._query(section_prompt(prompt, self.family), png)
+            box = self._query(section_prompt(prompt, self.family), png,
+                              ctx.hints.get("images"))
             if box is None:
                 ctx.near.append(f"the model found no section holding {prompt!r}")
                 return None
             section = to_rect(box, self.family, image)
         crop, area = crop_upscale(png, section)
         cropped = png_size(crop)
-        bbox = self._query(locate_prompt(prompt, self.family, search_area=True), crop)
+        bbox = self._query(locate_prompt(prompt, self.family, search_area=True), crop,
+                           ctx.hints.get("images"))
         if bbox is None:
             ctx.near.append(f"the model did not find {prompt!r} in the zoomed section")
             return None

@@ -11,19 +11,32 @@ carry out the user's task one action at a time. After every action you get a new
 Available actions (parameters as JSON):
 {actions}
 
-A Locate is {{"prompt": "<short description of the element>", "bbox": [..]}}. {coords}
+{locate}
 
 Answer in exactly this XML:
-<thought>what you see and why you act</thought>
-<log>one short line describing the action</log>
+{thought}<log>one short line describing the action</log>
 <memory>anything worth remembering for later steps (optional)</memory>
 <action-type>ActionName</action-type>
-<action-param-json>{{"locate": {{"prompt": "...", "bbox": [...]}}}}</action-param-json>
-
+<action-param-json>{{"locate": {example}}}</action-param-json>
+{goals}
 When the task is done (or cannot be done) answer instead:
-<thought>…</thought>
-<complete success="true|false">what happened</complete>
+{thought_done}<complete success="true|false">what happened</complete>
 Text written as ${{NAME}} is a placeholder for a secret value: type it exactly as written."""
+
+THOUGHT = "<thought>what you see and why you act</thought>\n"
+# The planner's box answers the locate (farm's default, planningStrategy fast, deepThink) ...
+LOCATE_BOX = ('A Locate is {{"prompt": "<short description of the element>", "bbox": [..]}}. '
+              '{coords}')
+# ... or the planner describes the element only and it is located separately (standard, max).
+LOCATE_TEXT = ('A Locate is {{"prompt": "<description of the element, precise enough to find '
+               'it on the screen>"}}: give no box, the element is located separately.')
+SUB_GOALS = """First split the task into sub-goals, once, before the first action:
+<update-plan-content><sub-goal index="1">…</sub-goal><sub-goal index="2">…</sub-goal>\
+</update-plan-content>
+and when a sub-goal is achieved add <mark-sub-goal-done>N</mark-sub-goal-done> to your answer.
+"""
+REFERENCE_INTRO = ("The task refers to these reference images. They are context, not the "
+                   "current screen:")
 
 AUTOGLM_SYSTEM = """You operate a {platform} screen. Think in <think></think>, then answer in \
 <answer></answer> with one call: do(action="Tap", element=[x,y]), do(action="Type", text="…"), \
@@ -43,10 +56,34 @@ Coordinates are 0-1000 relative to the screenshot. End type content with \\n to 
 Text written as ${{NAME}} is a secret placeholder: type it exactly as written."""
 
 
-def system_prompt(family: Family, platform: str, actions: str) -> str:
-    """The planning system prompt for ``family``'s grammar."""
-    template = {"autoglm": AUTOGLM_SYSTEM, "uitars": UITARS_SYSTEM}.get(family.grammar, XML_SYSTEM)
-    return template.format(platform=platform, actions=actions, coords=coordinate_hint(family))
+def system_prompt(family: Family, platform: str, actions: str, thought: bool = True,
+                  boxes: bool = True, sub_goals: bool = False) -> str:
+    """The planning system prompt for ``family``'s grammar. For the XML grammar the planning
+    depth (farm.agent.loop.Planning) shapes it: a ``thought`` before each action or not,
+    ``boxes`` from the planner or descriptions only, ``sub_goals`` first or not. AutoGLM and
+    UI-TARS plan in their own fixed formats (boxes only)."""
+    template = {"autoglm": AUTOGLM_SYSTEM, "uitars": UITARS_SYSTEM}.get(family.grammar)
+    if template is not None:
+        return template.format(platform=platform)
+    locate = (LOCATE_BOX if boxes else LOCATE_TEXT).format(coords=coordinate_hint(family))
+    example = '{"prompt": "...", "bbox": [...]}' if boxes else '{"prompt": "..."}'
+    return XML_SYSTEM.format(platform=platform, actions=actions, locate=locate,
+                             example=example,
+                             thought=THOUGHT if thought else "",
+                             thought_done="<thought>…</thought>\n" if thought else "",
+                             goals=SUB_GOALS if sub_goals else "")
+
+
+def reference_parts(images: list[dict[str, str]]) -> list[dict]:
+    """Reference images of a ``{prompt, images}`` prompt as message parts: each one named in
+    a text part right before it (the prompt can then say "the logo like 'brand'")."""
+    if not images:
+        return []
+    out: list[dict] = [{"type": "text", "text": REFERENCE_INTRO}]
+    for image in images:
+        out += [{"type": "text", "text": f"Reference image '{image['name']}':"},
+                {"type": "image_url", "image_url": {"url": image["url"]}}]
+    return out
 
 
 def round_prompt(task: str, state: str, feedback: str, context: str | None,

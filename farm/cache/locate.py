@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import time
 
+from farm.agent.images import images_key
 from farm.agent.locator import LocateContext, LocateHit
 from farm.cache.case import CaseCache
 from farm.cache.xpaths import candidates, node_for_rect, on_screen, pick, same_place
@@ -35,7 +36,8 @@ class LocateCacheTier:
 
     def _key(self, prompt: str, ctx: LocateContext) -> str:
         if _KEY not in ctx.hints:
-            ctx.hints[_KEY] = self.cache.slot("locate", prompt)
+            ctx.hints[_KEY] = self.cache.slot("locate",
+                                              prompt + images_key(ctx.hints.get("images")))
         return ctx.hints[_KEY]
 
     def applies(self, prompt: str, ctx: LocateContext) -> bool:

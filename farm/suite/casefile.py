@@ -65,6 +65,7 @@ def read_case(node: Node, path: Path, root: Path, defaults: SuiteDefaults,
     ``root``/``defaults`` are its suite's; ``known`` the variable names defined outside the
     suite (environment, secrets dir).
     """
+    p.base = path.parent            # reference images are read relative to the file
     top = p.mapping(node, "case", "a mapping with page:/browser:/web:/android:/ios: and tasks:")
     if top is None:
         return None

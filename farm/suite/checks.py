@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
@@ -27,8 +28,9 @@ def suggest(word: str, choices: Iterable[str]) -> str:
 class Problems:
     """Collects the errors of one file."""
 
-    def __init__(self, file: str) -> None:
+    def __init__(self, file: str, base: Path | None = None) -> None:
         self.file = file
+        self.base = base        # the file's folder: what paths in it are relative to
         self.errors: list[SuiteError] = []
         self.warnings: list[SuiteError] = []     # accepted, but the user should change it
 

@@ -1,16 +1,20 @@
 """Reference images of a ``{prompt, images}`` prompt (Midscene's "prompting with images").
 
-Each image is ``{name, url}``; a local path (relative to the working directory, as Midscene
-reads it) is read when the suite loads and kept as a ``data:`` URL, so the case carries it to
-any worker; ``data:`` and ``http(s)://`` URLs pass as written (with
-``convertHttpImage2Base64: true`` an http image is fetched and inlined when the step runs).
+Each image is ``{name, url}``. A local path is relative to the YAML file (a path that is not
+there but is under the working directory, as Midscene reads it, is taken from there); it is
+read when the suite loads, checked to be an image of at most 5 MB, and kept as a ``data:`` URL,
+so the case carries it to any worker. ``data:image/...`` URLs are checked the same way;
+``http(s)://`` URLs pass as written (with ``convertHttpImage2Base64: true`` the image is
+fetched and inlined when the step runs). Where the images go: farm.agent (the planner, the
+locate model, insight requests; the word-matching locate tiers skip such a prompt).
 """
 
 from __future__ import annotations
 
 import base64
-import mimetypes
+import binascii
 import os
+from pathlib import Path
 
 from farm.suite.checks import Problems
 from farm.suite.yamlpos import Node
@@ -19,7 +23,7 @@ MAX_IMAGE_BYTES = 5 * 1024 * 1024
 
 
 def read_images(kind: str, node: Node | None, convert: Node | None,
-                p: Problems) -> list[dict[str, str]]:
+                p: Problems, base: Path | None = None) -> list[dict[str, str]]:
     if node is None or node.is_null:
         return []
     items = p.sequence(node, f"{kind} images", "a list of `{name, url}` images")
@@ -38,29 +42,73 @@ def read_images(kind: str, node: Node | None, convert: Node | None,
             continue
         if url.startswith(("http://", "https://")):
             out.append({"name": name, "url": url, **({"fetch": "1"} if fetch else {})})
-        elif url.startswith("data:image/"):
-            out.append({"name": name, "url": url})
+        elif url.startswith("data:"):
+            if _data_url(kind, url, fields["url"], p):
+                out.append({"name": name, "url": url})
         else:
-            inline = _local(kind, url, fields["url"], p)
+            inline = _local(kind, url, _where(url, base), fields["url"], p)
             if inline:
                 out.append({"name": name, "url": inline})
     return out
 
 
-def _local(kind: str, path: str, at: Node, p: Problems) -> str | None:
+def _where(url: str, base: Path | None) -> str:
+    """The file a local image path names: beside the YAML file first, else (Midscene's
+    reading) under the working directory."""
+    if base is None or os.path.isabs(url):
+        return url
+    here = base / url
+    return str(here) if here.exists() or not os.path.exists(url) else url
+
+
+def _local(kind: str, url: str, path: str, at: Node, p: Problems) -> str | None:
+    """The image file at ``path`` (``url`` as the YAML wrote it) as a data: URL."""
     try:
         size = os.path.getsize(path)
         if size > MAX_IMAGE_BYTES:
-            p.add(at, f"{kind} image {path!r}: {size} bytes, over the {MAX_IMAGE_BYTES} limit")
+            p.add(at, f"{kind} image {url!r}: {size} bytes, over the {MAX_IMAGE_BYTES} limit")
             return None
         with open(path, "rb") as f:
             data = f.read()
     except OSError as exc:
-        p.add(at, f"{kind} image {path!r}: cannot read it ({exc.strerror or exc}; paths are "
-                  "relative to the working directory)")
+        p.add(at, f"{kind} image {url!r}: cannot read it ({exc.strerror or exc}: {path}; "
+                  "paths are relative to the YAML file)")
         return None
-    mime = mimetypes.guess_type(path)[0] or "image/png"
-    if not mime.startswith("image/"):
-        p.add(at, f"{kind} image {path!r}: not an image file")
+    mime = _sniff(data)
+    if mime is None:
+        p.add(at, f"{kind} image {url!r}: not a PNG, JPEG, GIF or WebP image")
         return None
     return f"data:{mime};base64,{base64.b64encode(data).decode()}"
+
+
+def _data_url(kind: str, url: str, at: Node, p: Problems) -> bool:
+    """A ``data:`` URL holds a base64 image of at most MAX_IMAGE_BYTES."""
+    head, _, payload = url.partition(",")
+    if not head.startswith("data:image/") or not head.endswith(";base64"):
+        p.add(at, f"{kind} image: expected a data:image/...;base64, URL, got {head[:40]!r}")
+        return False
+    if len(payload) * 3 // 4 > MAX_IMAGE_BYTES:
+        p.add(at, f"{kind} image: the data: URL holds over {MAX_IMAGE_BYTES} bytes")
+        return False
+    try:
+        data = base64.b64decode(payload, validate=True)
+    except (binascii.Error, ValueError):
+        p.add(at, f"{kind} image: the data: URL is not valid base64")
+        return False
+    if _sniff(data) is None:
+        p.add(at, f"{kind} image: the data: URL does not hold a PNG, JPEG, GIF or WebP image")
+        return False
+    return True
+
+
+def _sniff(data: bytes) -> str | None:
+    """The image type from the file's first bytes (what the model is told it is)."""
+    if data.startswith(b"\x89PNG\r\n\x1a\n"):
+        return "image/png"
+    if data.startswith(b"\xff\xd8\xff"):
+        return "image/jpeg"
+    if data[:6] in (b"GIF87a", b"GIF89a"):
+        return "image/gif"
+    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
+        return "image/webp"
+    return None

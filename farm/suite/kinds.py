@@ -76,7 +76,9 @@ def _declare(*kinds: StepKind) -> dict[str, StepKind]:
 
 _QUERY = dict(main="query", shape="prompt", options=INSIGHT_OPTIONS, needs_model=True,
               call="ai_query", data=True)
-_ACT = dict(main="task", shape="prompt", options=frozenset({"deepThink", "deepLocate"}),
+# planningStrategy: fast | standard | max (farm.agent.loop.PLANNING)
+_ACT = dict(main="task", shape="prompt",
+            options=frozenset({"deepThink", "deepLocate", "planningStrategy"}),
             needs_model=True, call="ai_act")
 _MOBILE = ("android", "ios")
 

@@ -62,6 +62,8 @@ class Step(BaseModel):
             where = "start" if spec.shape == "swipe" else "locate"
             params[where] = {"prompt": self.target or "", "xpath": self.xpath,
                              "deepLocate": deep}
+            if self.options.get("images"):     # a {prompt, images} target
+                params[where]["images"] = self.options["images"]
         for name in LOCATE_OPTIONS_OF_GESTURES:     # aiDragAndDrop from/to, aiSwipe start/end
             if self.options.get(name):
                 params[name] = {"prompt": self.options[name], "deepLocate": deep}

@@ -26,11 +26,8 @@ SCROLL_KEYS = ("direction", "scrollType", "distance", "locate")
 WDA_KEYS = ("method", "endpoint", "url", "data")
 WDA_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"]
 _ALL_OPTIONS = set().union(*(k.allowed for k in KINDS.values()))
-# Documented step keys farm refuses, and why.
-REFUSED_OPTIONS = {
-    "planningStrategy": "it is no longer part of Midscene's script format; use `deepThink: "
-                        "true` for a planner that splits the task into sub-goals",
-}
+# aiAct's planningStrategy, as Midscene's agent read it (farm.agent.loop.PLANNING)
+PLANNING_STRATEGIES = ["fast", "standard", "max"]
 PINCH_DIRECTIONS = ["in", "out"]
 
 
@@ -99,10 +96,7 @@ def parse_step(node: Node, p: Problems, platform: str) -> Step | None:
     before = len(p.errors)
     allowed = spec.allowed
     for name in keys:
-        if name in REFUSED_OPTIONS:
-            p.add(node.keys[name], f"{kind} {name} is not supported by farm: "
-                                   f"{REFUSED_OPTIONS[name]}")
-        elif name != kind and name not in allowed:
+        if name != kind and name not in allowed:
             p.add(node.keys[name], f"unknown option '{name}' for {kind}{suggest(name, allowed)}"
                                    f"; allowed: {', '.join(sorted(allowed))}")
 
@@ -121,16 +115,14 @@ def parse_step(node: Node, p: Problems, platform: str) -> Step | None:
     if "errorMessage" in keys:
         options["errorMessage"] = p.text(keys["errorMessage"], "aiAssert errorMessage",
                                          required=True)
+    if "planningStrategy" in keys:
+        options["planningStrategy"] = _strategy(kind, keys, p)
     if "checkIntervalMs" in keys:
         options["checkIntervalMs"] = p.integer(keys["checkIntervalMs"],
                                                "aiWaitFor checkIntervalMs", minimum=1)
     _more_options(kind, keys, options, p)
 
     target, value = _main(spec, node, main, keys, options, xpath, p)
-    if options.get("images") and spec.call not in ("ai_query", "ai_assert", "ai_wait_for"):
-        p.add(node.keys[kind], f"{kind}: reference images are sent with insight steps only "
-                               "(aiQuery, aiAsk, aiBoolean, aiNumber, aiString, aiAssert, "
-                               "aiWaitFor); farm's locator and planner do not take them")
     if len(p.errors) > before:
         return None
     return Step(kind=kind, target=target, value=value, xpath=xpath, timeout_ms=timeout_ms,
@@ -170,6 +162,17 @@ def _main(spec: StepKind, node: Node, main: Node, keys: dict[str, Node], options
     value = p.text(main, kind, required=True, empty_ok=False,
                    expected=f"{spec.expected} ({form})")
     return None, value
+
+
+def _strategy(kind: str, keys: dict[str, Node], p: Problems) -> str | None:
+    """aiAct's planningStrategy: fast | standard | max. ``deepThink: true`` plans as max
+    does (sub-goals, boxes not trusted), so it only goes with max."""
+    value = p.choice(keys["planningStrategy"], f"{kind} planningStrategy", PLANNING_STRATEGIES)
+    deep = keys.get("deepThink")
+    if value not in (None, "max") and deep is not None and deep.value is True:
+        p.add(deep, f"{kind}: deepThink: true asks for deeper planning than planningStrategy "
+                    f"{value}; give one of them (deepThink goes with planningStrategy: max)")
+    return value
 
 
 def _key(kind: str, form: str, main: Node, keys: dict[str, Node],
@@ -345,7 +348,7 @@ def _prompt_map(kind: str, node: Node, options: dict, p: Problems) -> str | None
     if "prompt" not in node.value:
         p.add(node, f"{kind}: expected `prompt: <text>` in the mapping")
     images = read_images(kind, node.value.get("images"), node.value.get(
-        "convertHttpImage2Base64"), p)
+        "convertHttpImage2Base64"), p, p.base)
     if images:
         options["images"] = images
     return prompt
@@ -409,6 +412,12 @@ def gesture(spec: StepKind, main: Node, keys: dict[str, Node], options: dict,
         for end in ("from", "to"):
             if end not in ends:
                 p.add(main, f"{kind}: expected `{end}: <target>`")
+                continue
+            extra = [k for k in ends[end].value if k != "prompt"] if ends[end].kind == "map" \
+                else []
+            if extra:
+                p.add(ends[end].keys[extra[0]], f"{kind} {end}: only `prompt:` is read here "
+                      f"(farm drags between targets located by their words; no '{extra[0]}')")
                 continue
             options[end] = p.text(ends[end].value.get("prompt") if ends[end].kind == "map"
                                   else ends[end], f"{kind} {end}", required=True,

@@ -5,6 +5,7 @@ file runs its files with its concurrency, as `farm run path/index.yaml` and as i
 
 from __future__ import annotations
 
+import base64
 import json
 import shutil
 import threading
@@ -48,6 +49,44 @@ def _text_of(body: dict) -> str:
     return "\n".join(p.get("text", "") for p in parts if p.get("type") == "text")
 
 
+def _all_text(body: dict) -> str:
+    """Every text the request carries (system prompt, earlier rounds, reference names)."""
+    out = []
+    for m in body["messages"]:
+        parts = m["content"] if isinstance(m["content"], list) else [
+            {"type": "text", "text": m["content"]}]
+        out += [p.get("text", "") for p in parts if p.get("type") == "text"]
+    return "\n".join(out)
+
+
+PICTURE = [300, 100, 440, 180]       # the picture button of site/images.html, in pixels
+REFERENCE = "Reference image 'brand mark':"
+
+
+def _plan_reply(body: dict) -> str:
+    """The planner of model/planning.yaml and model/reference_images.yaml: tap the picture
+    (twice for a strategy), then complete. The round is read from the steps done so far; a box
+    is given only where the system prompt asks for one."""
+    text, everything = _text_of(body), _all_text(body)
+    done = text.count("\n- ") + text.count("[finished]")   # steps done, or sub-goals (max)
+    taps = 1 if "reference picture" in text else 2
+    if "reference picture" in text and REFERENCE not in everything:
+        return '<complete success="false">no reference image was shown</complete>'
+    if done >= taps:
+        return '<complete success="true">tapped</complete>'
+    locate: dict = {"prompt": "the brand picture"}
+    if '"bbox"' in body["messages"][0]["content"]:
+        locate["bbox"] = PICTURE
+    goals = ""
+    if "max -" in text:
+        goals = (f'<mark-sub-goal-done>{done + 1}</mark-sub-goal-done>' if done else
+                 '<update-plan-content><sub-goal index="1">tap once</sub-goal><sub-goal '
+                 'index="2">tap again</sub-goal></update-plan-content>'
+                 '<mark-sub-goal-done>1</mark-sub-goal-done>')
+    return (f"{goals}<log>tap {done + 1}</log><action-type>Tap</action-type>"
+            f"<action-param-json>{json.dumps({'locate': locate})}</action-param-json>")
+
+
 def _images_of(body: dict) -> int:
     return sum(1 for m in body["messages"] if isinstance(m["content"], list)
                for p in m["content"] if p.get("type") == "image_url")
@@ -70,6 +109,13 @@ def corpus_model() -> Callable[[dict, int], str]:
             return json.dumps({"pass": waits["n"] > 1, "thought": f"check {waits['n']}"})
         if "show the logo" in text:
             return json.dumps({"data": _images_of(body) == 2})
+        if "Find the element: Logo" in text or "the button showing the brand" in text:
+            found = REFERENCE in text             # only the image says which button is meant
+            return json.dumps({"bbox": PICTURE if found else []})
+        if "Find the element: the brand picture" in text:
+            return json.dumps({"bbox": PICTURE})
+        if "picture" in text and "Task:" in text:
+            return _plan_reply(body)
         return '<thought>nothing to do</thought><complete success="true">fine</complete>'
     return reply
 
@@ -88,7 +134,7 @@ def test_the_corpus_runs(farm: FarmCli, model_server, echo_url: str, tmp_path: P
     failed = {k: (c["status"], c.get("error"), [s.get("error") for s in c["steps"]])
               for k, c in cases.items() if c["status"] != "passed"}
     assert not failed and done.returncode == 0, (failed, done.stdout[-2000:], done.stderr)
-    assert len(cases) == 9
+    assert len(cases) == 11
 
     # target: loads with one deprecation line naming file:line
     warned = [ln for ln in done.stdout.splitlines() if "deprecated" in ln]
@@ -118,6 +164,45 @@ def test_the_corpus_runs(farm: FarmCli, model_server, echo_url: str, tmp_path: P
     assert _images_of(logo) == 2
     waits = [b for b in srv.requests if "late data has arrived" in _text_of(b)]
     assert len(waits) == 2                          # checked again until true
+    _reference_images_reached_the_model(srv.requests, cases["model/reference_images"])
+    _each_planning_strategy_changed_the_requests(srv.requests)
+
+
+def _reference_images_reached_the_model(requests: list[dict], case: dict) -> None:
+    """aiTap / aiLocate / ai with {prompt, images}: the image (named) went with each request,
+    and "Logo" was not matched by its words: the picture button was tapped, found by the model."""
+    tap = [b for b in requests if "Find the element: Logo" in _text_of(b)]
+    assert len(tap) == 1 and REFERENCE in _text_of(tap[0]) and _images_of(tap[0]) == 2
+    assert case["data"]["found"]["rect"] == [300, 100, 141, 81]
+    plans = [b for b in requests if "reference picture" in _text_of(b)]
+    assert len(plans) == 2 and all(REFERENCE in _all_text(b) for b in plans)
+    assert [_images_of(b) for b in plans] == [2, 2]    # the screen and the reference, each round
+    logo = (CORPUS / "site" / "logo.png").read_bytes()
+    sent = next(p["image_url"]["url"] for m in tap[0]["messages"] for p in m["content"]
+                if p.get("type") == "image_url" and p["image_url"]["url"].endswith(
+                    base64.b64encode(logo).decode()[-40:]))
+    assert base64.b64decode(sent.split(",", 1)[1]) == logo
+
+
+def _each_planning_strategy_changed_the_requests(requests: list[dict]) -> None:
+    def plans(name: str) -> list[dict]:
+        return [b for b in requests if f"Task: {name} - tap" in _text_of(b)]
+    fast, standard, most = plans("fast"), plans("standard"), plans("max")
+    assert len(fast) == len(standard) == len(most) == 3      # tap, tap, complete
+    # fast: no thought asked for, one screenshot, no earlier round; its boxes are the answer
+    assert "<thought>" not in fast[0]["messages"][0]["content"]
+    assert [len(b["messages"]) for b in fast] == [2, 2, 2]
+    assert [_images_of(b) for b in fast] == [1, 1, 1]
+    # standard: thought, no boxes (targets located separately), the two newest screenshots
+    assert "<thought>" in standard[0]["messages"][0]["content"]
+    assert "give no box" in standard[0]["messages"][0]["content"]
+    assert [_images_of(b) for b in standard] == [1, 2, 2]
+    # max: sub-goals asked for and sent back, every screenshot of the act
+    assert "<update-plan-content>" in most[0]["messages"][0]["content"]
+    assert "Sub-goals:" in _text_of(most[2])
+    assert [_images_of(b) for b in most] == [1, 2, 3]
+    located = [b for b in requests if "Find the element: the brand picture" in _text_of(b)]
+    assert len(located) == 4                       # standard's and max's taps, not fast's
 
 
 def test_a_batch_file_runs_its_files_with_its_concurrency(tmp_path: Path) -> None:

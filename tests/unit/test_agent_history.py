@@ -108,7 +108,7 @@ def test_the_step_log_keeps_its_newest_ten_and_counts_the_rest():
     h = ConversationHistory()
     for i in range(30):
         h.log(f"step {i}")
-    state = h.state_text(deep_think=False)
+    state = h.state_text(show_goals=False)
     assert "(20 earlier steps)" in state
     assert "- step 29" in state and "- step 20" in state and "- step 19" not in state
 

@@ -125,3 +125,45 @@ def test_a_pinned_case_waits_for_its_device(tmp_path) -> None:
     queue = [Job(case.id, "ios", 5.0, pin=case.pin)]
     assert pick_job(queue, "ios-1", "ios", 0, aliases=("localhost:8100",)) is None
     assert pick_job(queue, "ios-2", "ios", 0, aliases=("localhost:8101",)) == 0
+
+
+def test_reference_images_and_planning_strategies_load(monkeypatch, tmp_path) -> None:
+    """{prompt, images} on aiTap (`locate:`), aiLocate and ai: the image is read relative to the
+    YAML file (not the working directory) and carried as a data: URL; planningStrategy is kept
+    for each aiAct spelling."""
+    import base64
+    monkeypatch.chdir(tmp_path)
+    logo = "data:image/png;base64," + base64.b64encode(
+        (CORPUS / "site" / "logo.png").read_bytes()).decode()
+    model = _cases("model")
+    tap, _, found, act, _ = model["model/reference_images"].steps
+    assert tap.target == "Logo" and tap.action_params()["locate"]["images"] == [
+        {"name": "brand mark", "url": logo}]
+    assert found.options["images"] == act.options["images"] == [
+        {"name": "brand mark", "url": logo}]
+    assert act.value.startswith("tap the button that shows the reference picture")
+    plans = [(s.kind, s.options.get("planningStrategy")) for s in model["model/planning"].steps
+             if s.kind != "assertText"]
+    assert plans == [("aiAct", "fast"), ("ai", "standard"), ("aiAction", "max")]
+
+
+def test_an_image_too_big_or_only_in_the_working_directory(monkeypatch, tmp_path) -> None:
+    """Over 5 MB: refused at its line. A path not beside the YAML file but under the working
+    directory (Midscene reads it there) is taken from there."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "pics").mkdir()
+    (tmp_path / "pics" / "big.png").write_bytes(b"\x89PNG\r\n\x1a\n" + b"\0" * (5 << 20))
+    (tmp_path / "pics" / "small.png").write_bytes((CORPUS / "site" / "logo.png").read_bytes())
+    case = tmp_path / "cases" / "c.yaml"
+    case.parent.mkdir()
+    body = ("page:\n  url: https://example.com\ntasks:\n  - name: t\n    flow:\n"
+            "      - aiAssert:\n          prompt: the logo is shown\n          images:\n"
+            "            - {name: logo, url: pics/%s}\n")
+    case.write_text(body % "big.png")
+    with pytest.raises(SuiteErrors) as info:
+        load_suites([case], env={})
+    [err] = info.value.errors
+    assert (err.line, err.column) == (9, 33) and "over the 5242880 limit" in err.message
+    case.write_text(body % "small.png")
+    [loaded] = [c for s in load_suites([case], env={}) for c in s.cases]
+    assert loaded.steps[0].options["images"][0]["url"].startswith("data:image/png;base64,")
