@@ -7,7 +7,10 @@ import json
 
 import pytest
 
-from farm.agent.api import Agent
+from farm.agent.api import Agent, zero_token_chain
+from farm.cache.case import CaseCache
+from farm.cache.keys import Namespace
+from farm.cache.store import MemoryStore
 from farm.agent.images import data_url, images_key
 from farm.devices.base import Rect, UINode, UITree
 from farm.devices.fake import FakeDevice
@@ -58,10 +61,27 @@ def test_without_a_model_a_pictured_prompt_needs_one():
         Agent(page()).ai_locate("Logo", images=LOGO)
 
 
-def test_cache_keys_tell_images_apart():
-    assert images_key(None) == ""
+def test_the_locate_cache_answers_a_pictured_prompt_only_with_its_own_images():
+    """An entry stored for the words "Logo" never answers "Logo" with images; one stored
+    with the same images does."""
     other = [{"name": "brand mark", "url": PNG + "AA"}]
-    assert images_key(LOGO) != images_key(other) and "brand mark#" in images_key(LOGO)
+    assert images_key(None) == "" and images_key(LOGO) != images_key(other)
+    ns = Namespace("c/t", "web", "1")
+    store = MemoryStore()
+    store.put(ns.key("locate", "Logo", 0), {"xpaths": ["//*[@id='word']"]})
+    store.put(ns.key("locate", "Logo" + images_key(LOGO), 0), {"xpaths": ["//*[@id='pic']"]})
+    dev = FakeDevice(screens=page().screens, xpaths={
+        "//*[@id='word']": [Rect(x=20, y=20, width=120, height=40)], "//*[@id='pic']": [PICTURE]})
+
+    def locate(images):
+        cache = CaseCache(store, ns, "read-only")
+        cache.begin_step()
+        return zero_token_chain(lambda t: t, cache).locate("Logo", dev, images=images)
+    assert locate(None).rect.x == 20
+    hit = locate(LOGO)
+    assert hit.tier == "cache" and hit.rect == PICTURE
+    with pytest.raises(NeedsModel):
+        locate(other)
 
 
 def tap(box: bool, goals: str = "") -> str:
