@@ -115,6 +115,7 @@ class CaseResult(BaseModel):
     since_last: str | None = None   # red case vs earlier runs: new failure|still failing|flaky
     description: str | None = None  # Midscene agent.groupDescription
     report_file: str | None = None  # Midscene agent.reportFileName: its own page in the run dir
+    parts: list["CaseResult"] = Field(default_factory=list)   # a shared-context unit's files
 
 
 class DeselectedCase(BaseModel):

@@ -18,7 +18,7 @@ from typing import Any, Callable
 from urllib.parse import urljoin
 
 from farm.agent.api import Agent
-from farm.attempts import Outcome, classify, error_kind
+from farm.attempts import Outcome, classify, error_kind, synthetic
 from farm.agent.loop import LoopLimits
 from farm.config import Settings
 from farm.devices.base import Device
@@ -118,8 +118,12 @@ def case_cache(case: Case, services: Services, variables: Variables) -> Any:
 
 
 class _CaseRun:
-    def __init__(self, job: Job, case: Case, device: Device, services: Services) -> None:
+    def __init__(self, job: Job, case: Case, device: Device, services: Services,
+                 shares: tuple[bool, bool] = (False, False)) -> None:
         self.job, self.case, self.device, self.services = job, case, device, services
+        # (continues, keeps): a shared-context file opens its url in the context the previous
+        # file left open / leaves it open for the next
+        self.continues, self.keeps = shares
         self.vars = case_variables(case, services)
         self.started_at = time.monotonic()
         self.deadline = self.started_at + case.timeout
@@ -194,7 +198,8 @@ class _CaseRun:
             for rec in self.records:      # a capture that failed has no marked copy either
                 rec.marked = rec.marked if rec.before else None
             try:
-                self.device.end_session()
+                if not self.keeps or result.status in ("error", "interrupted"):
+                    self.device.end_session()
             except Exception as exc:   # the verdict is already known; a dying device shows next
                 log.debug("end_session failed on %s: %s", self.device.name, exc)
         result.steps = self.records
@@ -299,7 +304,11 @@ class _CaseRun:
             served = self.services.app_dirs.get(case.web.serve) if case.web.serve else None
             url = (urljoin(served.rstrip("/") + "/", url.lstrip("/")) if served
                    else resolve_url(url, case, self.services))
-            self.device.start_session(case.web.model_copy(update={"url": url}))
+            target = case.web.model_copy(update={"url": url})
+            if self.continues:
+                self.device.continue_session(target)
+            else:
+                self.device.start_session(target)
         else:
             self.device.start_session(case.android or case.ios)
 
@@ -416,4 +425,48 @@ def _masked_output(value: Any, mask: Callable[[str], str]) -> Any:
 
 def run_case(job: Job, case: Case, device: Device, services: Services) -> CaseResult:
     """Run one attempt of ``case`` on ``device``; never raises for a case's own problems."""
+    if case.parts:
+        return run_unit(job, case, device, services)
     return _CaseRun(job, case, device, services).run()
+
+
+def run_unit(job: Job, unit: Case, device: Device, services: Services) -> CaseResult:
+    """One attempt of a shared-context unit (farm.shared_context): its files in order, each
+    opening its url in the browser context the one before left open. After a failed setup file,
+    or a failed file with continueOnError false, the rest are not run; after an error (the
+    context is gone) neither."""
+    started, stop = time.monotonic(), None
+    parts: list[CaseResult] = []
+    for i, part in enumerate(unit.parts):
+        if stop is not None:
+            parts.append(synthetic(part, services.run_id, job.attempt, "skipped", device.name,
+                                   reason=stop))
+            continue
+        last = i == len(unit.parts) - 1
+        result = _CaseRun(job, part, device, services,
+                          shares=(bool(parts), not last)).run()
+        parts.append(result)
+        stop = _stop_after(part, result, unit)
+    worst = min(parts, key=lambda r: _UNIT_RANK.get(r.status, 9))
+    return worst.model_copy(update={
+        "case_id": unit.id, "name": unit.name, "file": display_path(unit.file), "line": 0,
+        "duration": round(time.monotonic() - started, 3), "steps": [], "parts": parts,
+        "tags": unit.tags, "data": {}, "description": None, "report_file": None})
+
+
+# The unit's verdict is its worst file's.
+_UNIT_RANK = {"interrupted": 0, "error": 1, "failed": 2, "skipped": 3, "passed": 4}
+
+
+def _stop_after(part: Case, result: CaseResult, unit: Case) -> str | None:
+    """Why the unit's next files do not run after ``part`` ended with ``result``."""
+    name = part.file.name
+    if result.status in ("error", "interrupted"):
+        return f"not run: {name} ended with an error, which closed the shared browser context"
+    if result.status == "passed":
+        return None
+    if part.shared is not None and part.shared.setup:
+        return f"not run: the batch's setup file {name} failed"
+    if part.shared is not None and not part.shared.continue_on_error:
+        return f"not run: {name} failed (the batch has continueOnError: false)"
+    return None

@@ -214,10 +214,18 @@ def select_cases(cases: Sequence[Case], opts: SelectOptions,
                  else f"no {c.platform} device in --devices {opts.devices}")
     if opts.shard is not None:
         index, total = opts.shard
-        plan = shard_plan({c.id: expected(c) for c in sel.selected}, total)
-        sel.drop(lambda c: None if plan[c.id] == index else f"--shard: in shard {plan[c.id]}/"
-                                                               f"{total}")
+        loads: dict[str, float] = {}
+        for c in sel.selected:      # a shared-context unit's files go to one shard together
+            loads[_unit(c)] = loads.get(_unit(c), 0.0) + expected(c)
+        plan = shard_plan(loads, total)
+        sel.drop(lambda c: None if plan[_unit(c)] == index
+                 else f"--shard: in shard {plan[_unit(c)]}/{total}")
     return sel
+
+
+def _unit(case: Case) -> str:
+    """What a shard takes whole: a case, or the shared-context unit it runs in."""
+    return case.shared.unit_id if case.shared else case.id
 
 
 @dataclass

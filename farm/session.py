@@ -31,6 +31,7 @@ from farm.results import (ArtifactStore, CaseResult, DeselectedCase, RunSummary,
                           now_iso, write_json)
 from farm.runner import Services
 from farm.schedule import Job, expected_duration
+from farm.shared_context import build_units, expand
 from farm.select import Choice, Selection, SelectOptions, parse_shard, select_cases
 from farm.suite.loader import display_path, load_suites
 from farm.suite.model import AppSpec, Batch, Case
@@ -135,22 +136,22 @@ def run(paths: Sequence[str | Path], devices: str, settings: Settings,
         handler = _setup_logging(run_dir, every_secret.mask)
         services = Services(settings=settings, artifacts=ArtifactStore(run_dir), run_id=run_id,
                             env=env, app_dirs=apps.urls, cache_mode=settings.cache)
-        upfront, jobs = _plan(cases, settings, run_id, remembered)
+        upfront, jobs, units = _plan(cases, settings, run_id, remembered)
         outcome = RunOutcome(results=[])
         refused: UserError | None = None
         if jobs:
             try:
-                executor = _executor(settings, specs, cases, services, matrix, suites,
+                executor = _executor(settings, specs, units, services, matrix, suites,
                                      apps.urls, env, jobs, stack)
             except UserError as exc:    # e.g. no broker there: say so, and that nothing ran
                 refused = exc
                 planned = {j.case_id for j in jobs}
                 outcome.results = [_upfront_result(c, run_id, f"not run: {exc}")
-                                   for c in cases if c.id in planned]
+                                   for c in units if c.id in planned]
             else:
                 outcome = _execute(executor, jobs, upfront, run_dir, progress, out, tally, choice)
     services.artifacts.flush()
-    summary = _summary(run_id, t_start, upfront + outcome.results, outcome, chosen)
+    summary = _summary(run_id, t_start, upfront + outcome.results, outcome, chosen, units)
     _remember(settings, summary, run_dir)
     _files_after_run(settings, cases, batches, summary, env)
     write_outputs(summary, run_dir, junit_xml, alluredir)
@@ -205,6 +206,13 @@ def _batch_settings(batches: list[Batch], cases: list[Case], devices: str, choic
     print(f"farm: {names}: concurrent {concurrent} (--devices {devices})"
           + ("" if choice.maxfail != 1 else ", continueOnError false: no file starts after "
              "a failure"), file=out)
+    for b in batches:
+        shared = [c for c in cases if c.shared and c.shared.unit_id == b.unit_id]
+        if shared:
+            print(f"farm: {b.file}: shareBrowserContext: its {len(shared)} web file(s) run as "
+                  f"one unit ({b.unit_id}): on one device, in order"
+                  + (f" ({Path(b.setup).name}, the setup, first)" if b.setup else "")
+                  + ", in one browser context", file=out)
     return devices, choice
 
 
@@ -314,11 +322,14 @@ def _drop_handler(handler: logging.Handler) -> None:
     handler.close()
 
 
-def _plan(cases: list[Case], settings: Settings, run_id: str,
-          remembered: dict[str, list[float]]) -> tuple[list[CaseResult], list[Job]]:
-    """(results decided before any device starts, jobs to run) for the selected cases."""
+def _plan(cases: list[Case], settings: Settings, run_id: str, remembered: dict[str, list[float]]
+          ) -> tuple[list[CaseResult], list[Job], list[Case]]:
+    """(results decided before any device starts, jobs to run, the cases they are for) for
+    the selected cases; a shared-context batch's files are one unit, so one job
+    (farm.shared_context)."""
     upfront: list[CaseResult] = []
     jobs: list[Job] = []
+    cases = build_units(cases)
     for case in cases:
         step = case.model_step()
         if step is not None and not settings.model:
@@ -329,7 +340,7 @@ def _plan(cases: list[Case], settings: Settings, run_id: str,
             jobs.append(Job(case.id, case.platform, expected_duration(
                 remembered, case.id, case.platform, settings.default_case_seconds),
                 test_retries=case.retries, pin=case.pin))
-    return upfront, jobs
+    return upfront, jobs, cases
 
 
 LAST_FAILED = "lastfailed.json"
@@ -365,7 +376,9 @@ def _print_collection(chosen: Selection, out: IO[str], expected: Callable[[Case]
     """--collect-only: the cases a run would take (and their expected seconds, from the
     duration history), and the ones it would leave out."""
     for case in chosen.selected:
-        print(f"{case.id}  [{case.platform}]  {case.name}  ({display_path(case.file)})",
+        shared = (f"  [one unit: {case.shared.unit_id} {case.shared.order + 1}"
+                  f"{', setup' if case.shared.setup else ''}]" if case.shared else "")
+        print(f"{case.id}  [{case.platform}]  {case.name}  ({display_path(case.file)}){shared}",
               file=out)
     for d in chosen.deselected:
         print(f"deselected: {d.case.id}  [{d.case.platform}]  {d.reason}", file=out)
@@ -513,9 +526,10 @@ def _execute(executor: Executor, jobs: list[Job], upfront: list[CaseResult], run
     return outcome
 
 
-def _summary(run_id: str, t_start: float, results: list[CaseResult],
-             outcome: RunOutcome, chosen: Selection | None = None) -> RunSummary:
-    results = sorted(results, key=lambda r: r.case_id)
+def _summary(run_id: str, t_start: float, results: list[CaseResult], outcome: RunOutcome,
+             chosen: Selection | None = None, units: list[Case] = ()) -> RunSummary:
+    """The run's summary, one result per case file (a shared-context unit's split up)."""
+    results = sorted(expand(results, {u.id: u for u in units}), key=lambda r: r.case_id)
     summary = RunSummary(run_id=run_id, started=datetime.fromtimestamp(
         time.time() - (time.monotonic() - t_start)).astimezone().isoformat(timespec="seconds"),
         finished=now_iso(), duration=round(time.monotonic() - t_start, 3),

@@ -22,7 +22,7 @@ from farm.devices.keys import normalize_key
 from farm.devices.procs import alive, find_marked_process, kill_tree
 from farm.devices.web import javascript
 from farm.devices.web.capture import PageCapture
-from farm.devices.web.context import new_context
+from farm.devices.web.context import new_context, reuse_context
 from farm.devices.web.dom_read import DomReader
 from farm.devices.web.failures import first_line, mapped_errors
 from farm.devices.web.page_wait import PageWait
@@ -151,10 +151,28 @@ class BrowserDevice:
             self._context = new_context(browser, target)
             self._context.on("page", self._new_page)
             self._adopt_page(self._context.new_page())
+        self._open_url(target)
+
+    def _open_url(self, target: "WebTarget") -> None:
         self._goto(target.url)
         if target.network_idle_ms:
             self.wait_network_idle(target.network_idle_ms,
                                    raise_on_timeout=not target.network_idle_continue)
+
+    def continue_session(self, target: "WebTarget") -> None:
+        """The next file of a shared-context batch: the context and page the previous file left
+        open (cookies, localStorage, sessionStorage kept), with ``target``'s page settings,
+        at ``target.url``; a fresh session when there is nothing left to share."""
+        if self._context is None or self._page is None or self._page.is_closed():
+            self.start_session(target)
+            return
+        self._shots.reset()
+        self._dom.forget()
+        self._viewport = (target.viewport_width, target.viewport_height)
+        self._follow_new_pages = target.follow_new_pages
+        with self._errors("reuse the shared browser context"):
+            reuse_context(self._context, self._page, target)
+        self._open_url(target)
 
     def _new_page(self, page: Any) -> None:
         """A tab the page opened: a browser agent with autoFollowNewPage works in it, once it

@@ -6,10 +6,16 @@
     retry: 1                    # re-runs of a failed file (pass after fail = flaky)
     summary: out/summary.json   # a JSON summary of the files' outcomes (relative to this file)
     web: {viewportWidth: 1280}  # shared target settings, overriding each file's own
-    shareBrowserContext: false
+    shareBrowserContext: true   # the web files run in one browser context (cookies, storage)
+    setup: ./login.yaml         # with shareBrowserContext: run first; if it fails, nothing else
 
 A YAML file with ``files:`` and no ``tasks:`` is a batch; a directory holding such an
 ``index.yaml`` is that batch. Keys farm cannot honour are refused with the reason.
+
+With ``shareBrowserContext: true`` (Midscene keeps one browser page for the whole batch) the
+batch's web files become one unit (farm.shared_context): one device runs them in the files'
+order, setup first, each opening its own url in the same page, so cookies, localStorage and
+sessionStorage carry from file to file.
 """
 
 from __future__ import annotations
@@ -17,27 +23,26 @@ from __future__ import annotations
 import glob
 import os
 from pathlib import Path
+from typing import Callable
 
+from farm.errors import SuiteError
 from farm.suite.checks import Problems
-from farm.suite.model import Batch
+from farm.suite.model import Batch, Case
 from farm.suite.targets import MOBILE_SECTIONS, WEB_SECTIONS, read_overrides
 from farm.suite.yamlpos import Node
 
 INDEX = "index.yaml"
-BATCH_KEYS = {"files", "concurrent", "continueOnError", "retry", "summary",
+BATCH_KEYS = {"files", "setup", "concurrent", "continueOnError", "retry", "summary",
               "shareBrowserContext", *WEB_SECTIONS, *MOBILE_SECTIONS}
 REFUSED = {
-    "setup": "it needs shareBrowserContext: true, which farm cannot honour (see there)",
     "headed": "farm runs headless browsers (FARM_HEADLESS=false for a visible one)",
     "keepWindow": "farm closes its browsers when the run ends",
     "dotenvOverride": "farm reads no .env file: set variables in the environment, vars: or a "
                       "secrets dir",
     "dotenvDebug": "farm reads no .env file",
 }
-SHARE_REFUSED = ("shareBrowserContext: true is not supported by farm: every file runs in its "
-                 "own fresh browser context on whichever device is free, so one file's login "
-                 "cannot carry to another; log in within each file (or keep the files in one "
-                 "case)")
+SETUP_ALONE = ("setup requires shareBrowserContext: true (as in Midscene): without a shared "
+               "browser context what the setup file does cannot reach the other files")
 
 
 def looks_like_batch(node: Node | None) -> bool:
@@ -47,15 +52,14 @@ def looks_like_batch(node: Node | None) -> bool:
 
 def read_batch(node: Node, path: Path, shown: str, p: Problems) -> tuple[Batch, list[Path]]:
     """The batch's settings and the case files it lists (sorted within each pattern, in the
-    patterns' order, each once)."""
+    patterns' order, each once; the setup file first)."""
     top = node.value
     for name, why in REFUSED.items():
         if name in top:
             p.add(node.keys[name], f"{name} is not supported by farm: {why}")
     p.keys(node, BATCH_KEYS, "a batch file", REFUSED)
-    share = p.boolean(top.get("shareBrowserContext"), "shareBrowserContext")
-    if share:
-        p.add(top["shareBrowserContext"], SHARE_REFUSED)
+    share = bool(p.boolean(top.get("shareBrowserContext"), "shareBrowserContext"))
+    setup = _setup_file(top.get("setup"), share, path.parent, p)
     sections = [k for k in (*WEB_SECTIONS, *MOBILE_SECTIONS) if k in top]
     web = [k for k in sections if k in WEB_SECTIONS]
     if len(web) > 1:
@@ -69,8 +73,38 @@ def read_batch(node: Node, path: Path, shown: str, p: Problems) -> tuple[Batch, 
         continue_on_error=bool(p.boolean(top.get("continueOnError"), "continueOnError")),
         retry=p.integer(top.get("retry"), "retry", maximum=10),
         summary=_summary_path(top.get("summary"), path.parent, p),
-        overrides={k: v for k, v in overrides.items() if v})
-    return batch, [f for f in _files(top["files"], path.parent, p) if f != path.resolve()]
+        overrides={k: v for k, v in overrides.items() if v}, share_context=share)
+    files = [f for f in _files(top["files"], path.parent, p) if f != path.resolve()]
+    if setup is not None:
+        if setup in files:
+            p.add(top["setup"], f"setup: {setup.name} is also listed in files: a file cannot "
+                                "be both the setup and a main file")
+        batch.setup = str(setup)
+        files = [setup, *[f for f in files if f != setup]]
+    batch.files = [str(f) for f in files]
+    return batch, files
+
+
+def _setup_file(node: Node | None, share: bool, base: Path, p: Problems) -> Path | None:
+    """Midscene's ``setup:``: one YAML file (a path or a glob matching exactly one)."""
+    text = p.text(node, "setup", empty_ok=False, expected="the setup YAML file")
+    if text is None:
+        return None
+    if not share:
+        p.add(node, SETUP_ALONE)
+        return None
+    matched = _matches(text, base)
+    if len(matched) != 1:
+        p.add(node, f"setup: {text!r} matches {len(matched) or 'no'} .yaml file"
+                    f"{'s' if matched else ''} (relative to the batch file): expected exactly "
+                    "one")
+        return None
+    return matched[0].resolve()
+
+
+def _matches(pattern: str, base: Path) -> list[Path]:
+    return sorted(Path(m) for m in glob.glob(str(base / pattern), recursive=True)
+                  if m.endswith((".yaml", ".yml")) and os.path.isfile(m))
 
 
 def _summary_path(node: Node | None, base: Path, p: Problems) -> str | None:
@@ -89,8 +123,7 @@ def _files(node: Node, base: Path, p: Problems) -> list[Path]:
                          expected="a file path or glob")
         if pattern is None:
             continue
-        matched = sorted(Path(m) for m in glob.glob(str(base / pattern), recursive=True)
-                         if m.endswith((".yaml", ".yml")) and os.path.isfile(m))
+        matched = _matches(pattern, base)
         if not matched:
             p.add(item, f"files: {pattern!r} matches no .yaml file (relative to the batch "
                         "file)")
@@ -101,3 +134,41 @@ def _files(node: Node, base: Path, p: Problems) -> list[Path]:
             elif resolved not in out:
                 out.append(resolved)
     return out
+
+
+# What the browser context is made with: one value for every file sharing it (the first file's).
+CONTEXT_KEYS = {"user_agent": "userAgent", "device_scale_factor": "deviceScaleFactor",
+                "accept_insecure_certs": "acceptInsecureCerts", "chrome_args": "chromeArgs",
+                "mode": "mode", "same_tab": "forceSameTabNavigation"}
+
+
+def check_shared(batch: Batch, cases: list[Case],
+                 shown: Callable[[Path], str]) -> list[SuiteError]:
+    """Order the batch's case ids as its files run; a shared-context batch's files share one
+    context, made with the first file's userAgent, deviceScaleFactor, acceptInsecureCerts,
+    chromeArgs and mode: a file asking for another value is refused (viewport, headers, cookies
+    and url are set per file)."""
+    place = {os.path.realpath(c.file): c.id for c in cases if c.id in batch.case_ids}
+    batch.case_ids = [place[f] for f in batch.files if f in place]
+    members = sorted((c for c in cases if c.shared and c.shared.unit_id == batch.unit_id),
+                     key=lambda c: c.shared.order if c.shared else 0)
+    errors = []
+    for case in members[1:]:
+        first, web = members[0].web, case.web
+        for field, key in CONTEXT_KEYS.items():
+            if getattr(web, field) != getattr(first, field):
+                errors.append(SuiteError(
+                    shown(case.file), f"{key} differs from {shown(members[0].file)}: the "
+                    "files of a batch with shareBrowserContext: true share one browser context "
+                    f"(set {key} once, in the batch file's web: section)",
+                    *_place_of(case.file, key)))
+    return errors
+
+
+def _place_of(path: Path, key: str) -> tuple[int | None, int | None]:
+    """(line, column) where ``key:`` is written in ``path`` (None when the file does not set
+    it: the first file's value is what differs)."""
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if line.strip().startswith(f"{key}:"):
+            return n, len(line) - len(line.lstrip()) + 1
+    return None, None

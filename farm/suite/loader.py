@@ -21,8 +21,8 @@ from farm.config import MAX_RETRIES
 from farm.errors import SuiteError, SuiteErrors
 from farm.suite.casefile import MAX_CASE_SECONDS, check_templates, read_case
 from farm.suite.checks import Problems
-from farm.suite.batch import INDEX, looks_like_batch, read_batch
-from farm.suite.model import AppSpec, Batch, Case, Suite, SuiteDefaults
+from farm.suite.batch import INDEX, check_shared, looks_like_batch, read_batch
+from farm.suite.model import AppSpec, Batch, Case, Shared, Suite, SuiteDefaults
 from farm.suite.vars import Variables, is_valid_name
 from farm.suite.yamlpos import EMPTY_MESSAGE, Node, read_yaml
 
@@ -144,6 +144,7 @@ class _Loading:
         self.errors.extend(p.errors)
         self.batches.append(batch)
         info = self.suite(find_root(path.parent) or path.parent)
+        batch.unit_id = f"{info.root.name}/{path.relative_to(info.root).with_suffix('').as_posix()}"
         for file in files:
             real = os.path.realpath(file)
             info.files.setdefault(real, file)
@@ -276,6 +277,9 @@ def load_suites(paths: Sequence[Path | str], env: Mapping[str, str] | None = Non
         warnings.extend(f"{w.location}: {w.message}" for w in loading.warnings)
     if batches is not None:
         batches.extend(loading.batches)
+    for batch in loading.batches:
+        loading.errors.extend(check_shared(batch, [c for s in suites for c in s.cases],
+                                           display_path))
     if loading.errors:
         raise SuiteErrors(sorted(loading.errors, key=lambda e: (e.file, e.line or 0,
                                                                 e.column or 0)))
@@ -305,6 +309,11 @@ def with_batch(case: Case, batch: Batch) -> Case:
     """``case`` as its batch file runs it: the batch's shared target settings win over the
     file's own (as Midscene merges them), and its ``retry`` sets the retries."""
     update: dict = {"batch": batch.file}
+    real = os.path.realpath(case.file)
+    if batch.share_context and case.platform == "web" and real in batch.files:
+        update["shared"] = Shared(batch=batch.file, unit_id=batch.unit_id,
+                                  order=batch.files.index(real), setup=real == batch.setup,
+                                  continue_on_error=batch.continue_on_error)
     if batch.retry is not None:
         update["retries"] = batch.retry
     target = getattr(case, case.platform)

@@ -151,6 +151,16 @@ class SuiteDefaults(BaseModel):
     cache_key: str | None = None    # ``cache: {key: …}``: the app version cache entries belong to
 
 
+class Shared(BaseModel):
+    """A case's place in a Midscene batch with ``shareBrowserContext: true``."""
+
+    batch: str                          # the batch file, as displayed (names the unit)
+    unit_id: str                        # the id of the unit the case runs in
+    order: int                          # 0-based place in the batch (setup first)
+    setup: bool = False                 # the batch's setup file: if it fails, nothing else runs
+    continue_on_error: bool = False     # the batch's continueOnError
+
+
 class Case(BaseModel):
     """One case = one ``*.yaml`` file = one device session."""
 
@@ -174,11 +184,13 @@ class Case(BaseModel):
     log_content: str | None = None      # JSON file for the step log (`unstableLogContent:`)
     batch: str | None = None            # the Midscene index.yaml that listed this case
     description: str | None = None      # agent.groupDescription, shown in the report
+    shared: "Shared | None" = None      # in a shareBrowserContext batch: its unit, its place
+    parts: list["Case"] = Field(default_factory=list)   # a shared-context unit: its files
     report_file: str | None = None      # agent.reportFileName: the case's own report page
 
     @property
     def steps(self) -> list[Step]:
-        return [s for t in self.tasks for s in t.steps]
+        return [s for t in self.tasks for s in t.steps] + [s for p in self.parts for s in p.steps]
 
     @property
     def pin(self) -> str | None:
@@ -205,6 +217,10 @@ class Batch(BaseModel):
     summary: str | None = None           # where the JSON summary goes
     overrides: dict[str, dict[str, Any]] = Field(default_factory=dict)  # platform -> fields
     case_ids: list[str] = Field(default_factory=list)
+    share_context: bool = False          # shareBrowserContext: the web files run as one unit
+    unit_id: str = ""                    # the id of that unit ("<suite>/<batch file>")
+    setup: str | None = None             # the setup file (real path), run first
+    files: list[str] = Field(default_factory=list)      # real paths, in the order they run
 
 
 class Suite(BaseModel):

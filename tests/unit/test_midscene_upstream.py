@@ -48,8 +48,7 @@ EXPECTED: dict[str, tuple[str, str] | tuple[str, str, int] | None] = {
     "tests/multi_yaml_scripts/local/local-error-message.yml": None,
     "tests/share_context_test_scripts/01-login.yaml": None,
     "tests/share_context_test_scripts/02-check-login.yaml": None,
-    "tests/share_context_test_scripts/index.yaml": (
-        "6:22", "shareBrowserContext: true is not supported by farm", 2),
+    "tests/share_context_test_scripts/index.yaml": None,
     "docs/automate-with-scripts-in-yaml-L12.yaml": None,
     "docs/automate-with-scripts-in-yaml-L49.yaml": None,
     # the docs' "iOS ... Or Android" template holds both sections
@@ -69,7 +68,7 @@ EXPECTED: dict[str, tuple[str, str] | tuple[str, str, int] | None] = {
     "docs/yaml-script-runner-L85.yaml": None,
     "docs/yaml-script-runner-L101.yaml": None,
     "docs/batch-L253/index.yaml": None,
-    "docs/batch-L275/index.yaml": ("3:1", "setup is not supported by farm", 2),
+    "docs/batch-L275/index.yaml": None,
 }
 
 

@@ -1,5 +1,6 @@
 """A case's browser context: a fresh one per case (no cookies or storage shared between cases),
-made from the case's Midscene web options (farm.suite.targets)."""
+made from the case's Midscene web options (farm.suite.targets) — or, for the files of a batch
+with ``shareBrowserContext: true`` (farm.shared_context), one context and page they share."""
 
 from __future__ import annotations
 
@@ -21,6 +22,18 @@ def new_context(browser: Any, target: "WebTarget") -> Any:
     if target.same_tab:     # forceSameTabNavigation: links and window.open stay here
         context.add_init_script(SAME_TAB_JS)
     return context
+
+
+def reuse_context(context: Any, page: Any, target: "WebTarget") -> None:
+    """The next shared-context file's page settings on the page the previous file used, as
+    Midscene sets them on its shared page: viewport, extra headers, cookies. (User agent, scale,
+    certificates and same-tab navigation belong to the context: the loader checks that every
+    file of the batch agrees on them.)"""
+    page.set_viewport_size({"width": target.viewport_width, "height": target.viewport_height})
+    if target.extra_http_headers:
+        page.set_extra_http_headers(dict(target.extra_http_headers))
+    if target.cookies:
+        context.add_cookies([cookie(c) for c in target.cookies])
 
 
 def context_options(target: "WebTarget") -> dict[str, Any]:

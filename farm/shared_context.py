@@ -1,0 +1,81 @@
+"""Midscene's ``shareBrowserContext: true``: a batch's web files as one unit of work.
+
+Midscene's batch runner opens one browser page for the whole batch and runs the files in it,
+so what one file leaves behind (a login's cookies, localStorage, sessionStorage) is there for
+the next. In farm cases normally spread over devices, each in a fresh context; the files of a
+shared-context batch instead become one *unit*: one job, so one device, that runs them in the
+batch's order (its ``setup:`` file first) in one context (`farm.runner.run_unit`). Retries
+re-run the whole unit, as its files depend on each other. Results are reported per file:
+`expand` turns the unit's result back into one result per file.
+"""
+
+from __future__ import annotations
+
+from farm.results import CaseResult
+from farm.suite.loader import display_path
+from farm.suite.model import Case
+
+
+def build_units(cases: list[Case]) -> list[Case]:
+    """``cases`` with the members of each shared-context batch replaced, where the first of
+    them stood, by one unit case holding them in run order."""
+    members: dict[str, list[Case]] = {}
+    for case in cases:
+        if case.shared is not None:
+            members.setdefault(case.shared.unit_id, []).append(case)
+    out: list[Case] = []
+    for case in cases:
+        if case.shared is None:
+            out.append(case)
+        elif case is members[case.shared.unit_id][0]:
+            out.append(unit_of(sorted(members[case.shared.unit_id],
+                                      key=lambda c: c.shared.order if c.shared else 0)))
+    return out
+
+
+def unit_of(parts: list[Case]) -> Case:
+    """The unit case running ``parts`` (in this order) in one browser context."""
+    first = parts[0]
+    assert first.shared is not None
+    names = ", ".join(p.file.name for p in parts)
+    return first.model_copy(update={
+        "id": first.shared.unit_id, "name": f"{first.shared.batch} (shared context: {names})",
+        "tasks": [], "parts": parts, "timeout": sum(p.timeout for p in parts),
+        "retries": min(p.retries for p in parts), "output": None, "log_content": None,
+        "tags": list(dict.fromkeys(t for p in parts for t in p.tags)),
+        "secrets": list(dict.fromkeys(s for p in parts for s in p.secrets)),
+        "report_file": None, "description": None})
+
+
+def expand(results: list[CaseResult], cases: dict[str, Case]) -> list[CaseResult]:
+    """One result per file: a unit's result becomes its files' results (device, attempt and
+    earlier attempts taken from the unit's; a file that failed in an earlier attempt of the
+    unit and passed in the last one is flaky). A unit that never ran on a device (skipped,
+    interrupted, lost) gives each file its verdict."""
+    out: list[CaseResult] = []
+    for result in results:
+        unit = cases.get(result.case_id)
+        if unit is None or not unit.parts:
+            out.append(result)
+        elif not result.parts:
+            out.extend(result.model_copy(update={
+                "case_id": p.id, "name": p.name, "file": display_path(p.file), "line": 0,
+                "tags": p.tags, "description": p.description, "report_file": p.report_file})
+                for p in unit.parts)
+        else:
+            out.extend(_files_of(result))
+    return out
+
+
+def _files_of(result: CaseResult) -> list[CaseResult]:
+    earlier = [prev.parts for prev in result.previous]
+    out = []
+    for i, part in enumerate(result.parts):
+        before = [attempt[i] for attempt in earlier if i < len(attempt)]
+        status = part.status
+        if status == "passed" and any(b.status in ("failed", "error") for b in before):
+            status = "flaky"
+        out.append(part.model_copy(update={
+            "status": status, "previous": before, "device": result.device,
+            "attempt": result.attempt, "since_last": None}))
+    return out

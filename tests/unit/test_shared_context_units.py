@@ -1,0 +1,69 @@
+"""shareBrowserContext as farm plans it (farm.shared_context, farm.select): Midscene's own
+share-context batch becomes one unit with its setup first; a shard takes a unit whole; a unit's
+result is reported per file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from farm.results import CaseResult
+from farm.select import SelectOptions, select_cases
+from farm.shared_context import build_units, expand
+from farm.suite.loader import load_suites
+
+UPSTREAM = Path(__file__).resolve().parents[1] / "midscene" / "upstream" / "tests"
+
+
+@pytest.fixture(autouse=True)
+def _upstream_cwd(monkeypatch) -> None:
+    monkeypatch.chdir(UPSTREAM.parent)      # the scripts' `serve: ./tests/server_root`
+
+
+def _cases(*paths: Path):
+    return [c for s in load_suites(list(paths), env={}) for c in s.cases]
+
+
+def test_the_files_of_a_shared_batch_become_one_unit_in_the_batch_order() -> None:
+    shared = _cases(UPSTREAM / "share_context_test_scripts")
+    others = _cases(UPSTREAM / "multi_yaml_scripts")
+    units = build_units(sorted(others + shared, key=lambda c: c.id))
+    unit = next(u for u in units if u.parts)
+    assert unit.id == "share_context_test_scripts/index" and len(units) == len(others) + 1
+    assert [p.file.name for p in unit.parts] == ["01-login.yaml", "02-check-login.yaml"]
+    assert unit.parts[0].shared.setup and not unit.parts[1].shared.setup
+    assert unit.platform == "web" and unit.timeout == sum(p.timeout for p in unit.parts)
+    assert all(c.shared is None for c in others)      # shareBrowserContext: false
+
+
+def test_a_shard_takes_a_shared_unit_whole() -> None:
+    cases = _cases(UPSTREAM / "share_context_test_scripts", UPSTREAM / "multi_yaml_scripts")
+    seconds = {c.id: 10.0 for c in cases}
+    shards = [select_cases(cases, SelectOptions(shard=(i, 3)), lambda c: seconds[c.id],
+                           lambda c: str(c.file)).selected for i in (1, 2, 3)]
+    assert sorted(c.id for s in shards for c in s) == sorted(seconds)
+    holding = [i for i, s in enumerate(shards) if any(c.shared for c in s)]
+    assert len(holding) == 1
+    assert sum(1 for c in shards[holding[0]] if c.shared) == 2
+
+
+def _result(cid: str, status: str, **kw) -> CaseResult:
+    return CaseResult(run_id="r", case_id=cid, name=cid, file=f"{cid}.yaml", platform="web",
+                      status=status, **kw)
+
+
+def test_a_unit_result_is_reported_per_file() -> None:
+    [unit] = build_units(_cases(UPSTREAM / "share_context_test_scripts"))
+    a, b = (p.id for p in unit.parts)
+    first = _result(unit.id, "failed", attempt=1, parts=[_result(a, "passed"),
+                                                         _result(b, "failed")])
+    last = _result(unit.id, "flaky", attempt=2, device="browser-1", previous=[first],
+                   parts=[_result(a, "passed"), _result(b, "passed")])
+    files = {r.case_id: r for r in expand([last], {unit.id: unit})}
+    assert files[a].status == "passed" and files[b].status == "flaky"
+    assert files[b].device == "browser-1" and files[b].attempt == 2
+    assert [p.status for p in files[b].previous] == ["failed"]
+    never = _result(unit.id, "skipped", reason="needs a model")
+    assert [(r.case_id, r.status, r.reason) for r in expand([never], {unit.id: unit})] == [
+        (a, "skipped", "needs a model"), (b, "skipped", "needs a model")]
