@@ -29,7 +29,7 @@ from farm.agent.insight import Look, judge
 from farm.agent.insight import query as extract
 from farm.agent.locator import (LocateContext, LocateHit, LocatorChain, LocatorTier,
                                 TextMatchTier, XPathTier, normalise)
-from farm.agent.images import images_key
+from farm.agent.images import images_key, inline_image
 from farm.agent.loop import ActLoop, LoopLimits, planning_for
 from farm.agent.tasks import PlanError, TaskRunner, make_action, tasks_for
 from farm.cache.plan import PlanCache
@@ -117,7 +117,7 @@ class Agent:
         xpath = resolve(loc.xpath) if loc.xpath else None
         hints.setdefault("deep_locate", loc.deepLocate)
         if loc.images and not hints.get("images"):
-            hints["images"] = [_inline(i) for i in loc.images]
+            hints["images"] = loc.images
         return self.chain.locate(loc.prompt, self.device, xpath=xpath, resolve=resolve, **hints)
 
     def task_runner(self, locate: Callable[[Locate], LocateHit] | None = None,
@@ -267,9 +267,8 @@ class Agent:
         With a cache, a plan remembered for this step is replayed first (no model call); the
         loop plans only when there is none or a replayed action fails."""
         self._models(f'ai "{task}"')
-        refs = [_inline(i) for i in images or []]
-        loop = ActLoop(self, self.limits, planning_for(planning_strategy, deep_think), refs)
-        plan = (PlanCache(self.cache, task + images_key(refs))
+        loop = ActLoop(self, self.limits, planning_for(planning_strategy, deep_think), images)
+        plan = (PlanCache(self.cache, task + images_key(images))
                 if self.cache is not None else None)
         try:
             if plan is not None and plan.replay(loop, loop.runner()):
@@ -301,7 +300,7 @@ class Agent:
         if shown.get("domIncluded"):
             dom = _elements_text(self.device.hierarchy(),
                                  visible_only=shown["domIncluded"] == "visible-only")
-        return Look(png, dom, [_inline(i) for i in shown.get("images") or []])
+        return Look(png, dom, [inline_image(i) for i in shown.get("images") or []])
 
     def ai_assert(self, assertion: str, error_message: str | None = None,
                   shown: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -440,24 +439,3 @@ def _elements_text(tree: Any, visible_only: bool = False, limit: int = 400) -> s
             lines.append("...")
             break
     return "\n".join(lines)
-
-
-def _inline(image: dict[str, str]) -> dict[str, str]:
-    """A reference image as the model gets it: http(s) images marked to be fetched
-    (convertHttpImage2Base64) become data: URLs here."""
-    if not image.get("fetch"):
-        return image
-    import base64
-    import urllib.request
-    try:
-        with urllib.request.urlopen(image["url"], timeout=20) as reply:
-            data = reply.read(5 * 1024 * 1024 + 1)
-            mime = reply.headers.get_content_type() or "image/png"
-    except OSError as exc:
-        raise StepFailed(f"cannot fetch reference image {image['name']!r} "
-                         f"({image['url']}): {exc}") from exc
-    if len(data) > 5 * 1024 * 1024 or not mime.startswith("image/"):
-        raise StepFailed(f"reference image {image['name']!r} ({image['url']}) is not an image "
-                         f"of at most 5 MB ({mime}, {len(data)} bytes read)")
-    return {"name": image["name"],
-            "url": f"data:{mime};base64,{base64.b64encode(data).decode()}"}

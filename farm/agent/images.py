@@ -9,6 +9,7 @@ import struct
 import zlib
 
 from farm.devices.base import Rect
+from farm.errors import StepFailed
 
 
 def png_size(png: bytes) -> tuple[int, int]:
@@ -86,3 +87,23 @@ def alike(a: bytes | None, b: bytes | None, tolerance: int = 24, share: float = 
     diff = ImageChops.difference(Image.frombytes("L", (len(a), 1), a),
                                  Image.frombytes("L", (len(b), 1), b)).histogram()
     return sum(diff[tolerance + 1:]) <= share * len(a)
+
+
+def inline_image(image: dict[str, str]) -> dict[str, str]:
+    """A reference image as the model gets it: http(s) images marked to be fetched
+    (convertHttpImage2Base64) become data: URLs here."""
+    if not image.get("fetch"):
+        return image
+    import urllib.request
+    try:
+        with urllib.request.urlopen(image["url"], timeout=20) as reply:
+            data = reply.read(5 * 1024 * 1024 + 1)
+            mime = reply.headers.get_content_type() or "image/png"
+    except OSError as exc:
+        raise StepFailed(f"cannot fetch reference image {image['name']!r} "
+                         f"({image['url']}): {exc}") from exc
+    if len(data) > 5 * 1024 * 1024 or not mime.startswith("image/"):
+        raise StepFailed(f"reference image {image['name']!r} ({image['url']}) is not an image "
+                         f"of at most 5 MB ({mime}, {len(data)} bytes read)")
+    return {"name": image["name"],
+            "url": f"data:{mime};base64,{base64.b64encode(data).decode()}"}

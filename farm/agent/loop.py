@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Callable, Protocol
 
 from farm.agent.actions import Action, Locate, as_planned, describe_actions, registry
 from farm.agent.history import ConversationHistory
-from farm.agent.images import alike, data_url, png_size, thumbnail
+from farm.agent.images import alike, data_url, inline_image, png_size, thumbnail
 from farm.agent.locator import LocateHit
 from farm.agent.model_tiers import image_to_screen
 from farm.agent.prompts import reference_parts, round_prompt, system_prompt
@@ -151,6 +151,7 @@ class ActLoop:
         self.agent = agent
         self.planning = planning or Planning()
         self.images = images or []          # reference images of a {prompt, images} task
+        self._refs: list[dict[str, Any]] | None = None
         self.models = agent.models
         self.family = self.models.plan_family
         self.limits = limits
@@ -297,7 +298,9 @@ class ActLoop:
         """Ask for the next action; one retry with the parse error appended. A second
         unreadable reply is the model's fault (ModelUnavailable), not the app's. Reference
         images ride in a message of their own after the system prompt, in every request."""
-        refs = reference_parts(self.images)
+        if self._refs is None:           # fetched once per act (convertHttpImage2Base64)
+            self._refs = reference_parts([inline_image(i) for i in self.images])
+        refs = self._refs
         messages = [{"role": "system", "content": self.system},
                     *([{"role": "user", "content": refs}] if refs else []),
                     *self.history.snapshot(self.planning.images, self.planning.rounds)]

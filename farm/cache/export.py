@@ -14,6 +14,7 @@ from typing import Any, Iterator
 
 import yaml
 
+from farm.agent.images import images_key
 from farm.cache.keys import Namespace, app_version
 from farm.cache.store import CacheStore
 from farm.errors import UserError
@@ -77,18 +78,20 @@ def _target(case: Case) -> dict[str, Any]:
 
 def _items(step: Step, case: Case, uses: _Uses) -> Iterator[dict[str, Any]]:
     cacheable = step.options.get("cacheable") is not False
+    images = step.options.get("images")      # a {prompt, images} step: keys carry them too
     if step.spec.call == "ai_act":
-        entry = uses.next("plan", step.value or "") if cacheable else None
+        entry = uses.next("plan", (step.value or "") + images_key(images)) if cacheable \
+            else None
         if entry is None:
             raise UserError(f"{case.file}:{step.line}: no cached plan for `{step.kind}: "
                             f"{step.value}`; run the case once with a model (cache read-write) "
                             "first")
         for action in entry.get("actions") or []:
-            yield _step_for(action, case, step, uses)
+            yield _step_for(action, case, step, uses, images)
         return
     item = _as_written(step)
     if cacheable and step.target and step.spec.shape in ("locate", "input", "key", "scroll"):
-        found = uses.next("locate", step.target)
+        found = uses.next("locate", step.target + images_key(images))
         if found and found.get("xpaths") and not step.xpath:
             item["xpath"] = found["xpaths"][0]
     yield item
@@ -113,18 +116,36 @@ def _as_written(step: Step) -> dict[str, Any]:
         item[step.kind] = {k: step.options[k] for k in spec.passes if k in step.options}
     else:
         item[step.kind] = step.value
+    if step.options.get("images"):          # back to the {prompt, images} object form
+        pictured = _pictured(str(item[step.kind] or ""), step.options["images"])
+        if spec.shape == "prompt":
+            item[step.kind] = pictured
+        else:
+            item.update({step.kind: None, "locate": pictured})
     if step.xpath:
         item["xpath"] = step.xpath
     if step.timeout_ms:
         item["timeout"] = step.timeout_ms
     for key, value in step.options.items():
-        if key not in item and not (spec.shape == "request" and key in spec.passes):
+        if key not in item and key != "images" and not (
+                spec.shape == "request" and key in spec.passes):
             item[key] = value
     return item
 
 
-def _step_for(action: dict[str, Any], case: Case, step: Step, uses: _Uses) -> dict[str, Any]:
-    """A cached action as the suite step that runs the same action."""
+def _pictured(prompt: str, images: list[dict[str, str]]) -> dict[str, Any]:
+    """``{prompt, images[, convertHttpImage2Base64]}`` as Midscene writes it."""
+    out: dict[str, Any] = {"prompt": prompt,
+                           "images": [{"name": i["name"], "url": i["url"]} for i in images]}
+    if any(i.get("fetch") for i in images):
+        out["convertHttpImage2Base64"] = True
+    return out
+
+
+def _step_for(action: dict[str, Any], case: Case, step: Step, uses: _Uses,
+              images: list[dict[str, str]] | None = None) -> dict[str, Any]:
+    """A cached action as the suite step that runs the same action (with the ai step's
+    reference images on its target, as the act located it)."""
     name, params = str(action.get("type")), dict(action.get("params") or {})
     kind = _KIND_OF.get(name)
     loc = params.pop("locate", None)
@@ -134,6 +155,10 @@ def _step_for(action: dict[str, Any], case: Case, step: Step, uses: _Uses) -> di
         what = name if spec is None else f"{name} with no target"
         raise UserError(f"{case.file}:{step.line}: the cached plan of `{step.kind}` uses "
                         f"{what}, which no suite step runs; this case cannot be exported")
+    if images and prompt and spec.shape != "locate":
+        raise UserError(f"{case.file}:{step.line}: the cached plan of `{step.kind}` uses "
+                        f"{name} on a target seen with reference images, which only the "
+                        "locate: form of aiTap & co can carry; this case cannot be exported")
     value = params.pop(spec.value_param, None) if spec.value_param else None
     if spec.shape in ("locate", "scroll"):
         item: dict[str, Any] = {kind: prompt or None}
@@ -146,17 +171,20 @@ def _step_for(action: dict[str, Any], case: Case, step: Step, uses: _Uses) -> di
     else:
         item = {kind: value}
     item.update({key: params[key] for key in spec.passes if key in params})
-    _add_xpath(item, loc, uses)
+    if images and prompt:
+        item.update({kind: None, "locate": _pictured(prompt, images)})
+    _add_xpath(item, loc, uses, images_key(images))
     return item
 
 
-def _add_xpath(item: dict[str, Any], loc: dict[str, Any] | None, uses: _Uses) -> None:
+def _add_xpath(item: dict[str, Any], loc: dict[str, Any] | None, uses: _Uses,
+               suffix: str = "") -> None:
     if not loc:
         return
     if loc.get("xpath"):
         item["xpath"] = loc["xpath"]
     elif loc.get("prompt"):
-        found = uses.next("locate", loc["prompt"])
+        found = uses.next("locate", loc["prompt"] + suffix)
         if found and found.get("xpaths"):
             item["xpath"] = found["xpaths"][0]
     if loc.get("deepLocate"):

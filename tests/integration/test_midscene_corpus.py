@@ -205,6 +205,74 @@ def _each_planning_strategy_changed_the_requests(requests: list[dict]) -> None:
     assert len(located) == 4                       # standard's and max's taps, not fast's
 
 
+@pytest.fixture
+def image_host() -> Iterator[tuple[str, list[str]]]:
+    """An HTTP server of site/logo.png (the model server cannot reach it: only farm can);
+    yields its URL and the paths it was asked for."""
+    logo = (CORPUS / "site" / "logo.png").read_bytes()
+    asked: list[str] = []
+
+    class Images(BaseHTTPRequestHandler):
+        def log_message(self, *args: Any) -> None:
+            pass
+
+        def do_GET(self) -> None:
+            asked.append(self.path)
+            self.send_response(200)
+            self.send_header("Content-Type", "image/png")
+            self.send_header("Content-Length", str(len(logo)))
+            self.end_headers()
+            self.wfile.write(logo)
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Images)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/logo.png", asked
+    server.shutdown()
+    server.server_close()
+
+
+def test_http_reference_images_are_fetched_only_when_asked(farm: FarmCli, model_server,
+                                                           image_host, tmp_path: Path) -> None:
+    """convertHttpImage2Base64: true — farm fetches the image and the model gets its bytes;
+    without it the model gets the link as written (farm does not fetch it)."""
+    url, asked = image_host
+    shutil.copytree(CORPUS / "site", tmp_path / "site")
+    case = tmp_path / "http_images.yaml"
+    case.write_text(f"""page:
+  serve: site
+  url: images.html
+  viewportWidth: 800
+  viewportHeight: 600
+tasks:
+  - name: http images
+    flow:
+      - aiTap:
+        locate:
+          prompt: Logo
+          images: [{{name: fetched logo, url: "{url}"}}]
+          convertHttpImage2Base64: true
+      - assertText: picture tapped 1
+      - aiAssert:
+          prompt: the linked logo is on the page
+          images: [{{name: linked logo, url: "{url}"}}]
+""")
+
+    def reply(body: dict, index: int) -> str:
+        if "Find the element: Logo" in _text_of(body):
+            return json.dumps({"bbox": PICTURE if "'fetched logo'" in _text_of(body) else []})
+        return json.dumps({"pass": True, "thought": "seen"})
+    srv = model_server(reply)
+    run = tmp_path / "run"
+    done = farm.run("run", case, "--devices", "browser:1", "--no-progress", "--report-dir", run,
+                    "--model", "openai/scripted", "--model-base-url", srv.base_url,
+                    timeout=300, OPENAI_API_KEY="none")
+    assert done.returncode == 0, (done.stdout[-2000:], done.stderr)
+    urls = [[p["image_url"]["url"] for m in b["messages"] for p in m["content"]
+             if p.get("type") == "image_url"][1:] for b in srv.requests]   # after the screen
+    logo = base64.b64encode((CORPUS / "site" / "logo.png").read_bytes()).decode()
+    assert urls == [[f"data:image/png;base64,{logo}"], [url]]
+    assert asked == ["/logo.png"]                     # fetched once, for the tap only
+
+
 def test_a_batch_file_runs_its_files_with_its_concurrency(tmp_path: Path) -> None:
     """index.yaml with concurrent: 2 — both waiting files are running at once before either
     may finish (the test opens their gates only after both started); continueOnError: true

@@ -445,3 +445,35 @@ def test_farm_cache_ls_and_clear(tmp_path, monkeypatch):
     out = CliRunner().invoke(cli, ["cache", "clear", "demo/login"]).output
     assert out.startswith("removed 2 entries")
     assert [split_key(k)["case"] for k, _ in store.items()] == ["demo/logout"]
+
+
+def test_export_keeps_reference_images_and_their_cache_entries(tmp_path):
+    """A pictured aiTap and an ai step with images export in the {prompt, images} form, with
+    the XPaths cached under the images' keys; the exported file loads with the same images."""
+    import base64
+
+    from farm.agent.images import images_key
+    from farm.cache.export import export_case
+    from farm.suite.loader import load_case_file
+    (tmp_path / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n" + b"\0" * 16)
+    path = tmp_path / "brand.yaml"
+    path.write_text("web:\n  url: http://127.0.0.1:1/\ntasks:\n  - name: t\n    flow:\n"
+                    "      - aiTap:\n        locate:\n          prompt: Logo\n"
+                    "          images: [{name: brand, url: logo.png}]\n"
+                    "      - ai:\n          prompt: open the brand page\n"
+                    "          images: [{name: brand, url: logo.png}]\n")
+    case = load_case_file(path, env={})
+    images = case.steps[0].options["images"]
+    assert images[0]["url"] == "data:image/png;base64," + base64.b64encode(
+        (tmp_path / "logo.png").read_bytes()).decode()
+    ns, store, key = Namespace(case.id, "web"), MemoryStore(), images_key(images)
+    store.put(ns.key("locate", "Logo" + key, 0), {"xpaths": ["//*[@id='pic']"]})
+    store.put(ns.key("plan", "open the brand page" + key, 0), {"actions": [
+        {"type": "Tap", "params": {"locate": {"prompt": "the brand picture"}}}]})
+    store.put(ns.key("locate", "the brand picture" + key, 0), {"xpaths": ["//*[@id='b']"]})
+    out = tmp_path / "brand.solved.yaml"
+    out.write_text(export_case(case, store))
+    steps = load_case_file(out, env={}).steps
+    assert [(s.kind, s.target, s.xpath, s.options["images"]) for s in steps] == [
+        ("aiTap", "Logo", "//*[@id='pic']", images),
+        ("aiTap", "the brand picture", "//*[@id='b']", images)]
