@@ -9,6 +9,7 @@ import base64
 import json
 import shutil
 import threading
+from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, Callable, Iterator
@@ -20,26 +21,37 @@ from tests.support.farm_cli import PLUGIN, ROOT, FarmCli, results
 CORPUS = ROOT / "tests" / "midscene"
 
 
-@pytest.fixture
-def echo_url() -> Iterator[str]:
-    """An HTTP server whose page lists the request headers it received."""
-    class Echo(BaseHTTPRequestHandler):
+@contextmanager
+def _http(answer: Callable[[BaseHTTPRequestHandler], tuple[str, bytes]]) -> Iterator[str]:
+    """A local HTTP server (free port) whose GET replies ``answer(request)`` = (type, body)."""
+    class Handler(BaseHTTPRequestHandler):
         def log_message(self, *args: Any) -> None:
             pass
 
         def do_GET(self) -> None:
-            lines = "".join(f"<li>{k.lower()}: {v}</li>" for k, v in self.headers.items())
-            body = f"<html><body><ul>{lines}</ul></body></html>".encode()
+            kind, body = answer(self)
             self.send_response(200)
-            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Type", kind)
             self.send_header("Content-Length", str(len(body)))
             self.end_headers()
             self.wfile.write(body)
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Echo)
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.fixture
+def echo_url() -> Iterator[str]:
+    """An HTTP server whose page lists the request headers it received."""
+    def page(request: BaseHTTPRequestHandler) -> tuple[str, bytes]:
+        lines = "".join(f"<li>{k.lower()}: {v}</li>" for k, v in request.headers.items())
+        return "text/html", f"<html><body><ul>{lines}</ul></body></html>".encode()
+    with _http(page) as url:
+        yield url
 
 
 def _text_of(body: dict) -> str:
@@ -212,22 +224,11 @@ def image_host() -> Iterator[tuple[str, list[str]]]:
     logo = (CORPUS / "site" / "logo.png").read_bytes()
     asked: list[str] = []
 
-    class Images(BaseHTTPRequestHandler):
-        def log_message(self, *args: Any) -> None:
-            pass
-
-        def do_GET(self) -> None:
-            asked.append(self.path)
-            self.send_response(200)
-            self.send_header("Content-Type", "image/png")
-            self.send_header("Content-Length", str(len(logo)))
-            self.end_headers()
-            self.wfile.write(logo)
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Images)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/logo.png", asked
-    server.shutdown()
-    server.server_close()
+    def image(request: BaseHTTPRequestHandler) -> tuple[str, bytes]:
+        asked.append(request.path)
+        return "image/png", logo
+    with _http(image) as url:
+        yield f"{url}/logo.png", asked
 
 
 def test_http_reference_images_are_fetched_only_when_asked(farm: FarmCli, model_server,
