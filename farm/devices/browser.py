@@ -24,7 +24,7 @@ from farm.devices.web import javascript
 from farm.devices.web.capture import PageCapture
 from farm.devices.web.context import new_context, reuse_context
 from farm.devices.web.dom_read import DomReader
-from farm.devices.web.failures import first_line, mapped_errors
+from farm.devices.web.failures import first_line, mapped_errors, refused_certificate
 from farm.devices.web.page_wait import PageWait
 from farm.devices.web.scripts import FOCUSED_FILL_JS, MAX_NODES, SCROLL_JS
 from farm.errors import DeviceError, DeviceLost, StepFailed
@@ -229,7 +229,7 @@ class BrowserDevice:
     def _goto(self, url: str) -> None:
         page = self._acting()
         # the message names the URL and Playwright's net::ERR_... reason
-        with self._errors(f"open {url}"):
+        with self._errors(f"open {url}"), refused_certificate(url):
             page.goto(url, wait_until="load")
 
     # -- observation -------------------------------------------------------------------------

@@ -7,7 +7,7 @@ import re
 from contextlib import contextmanager
 from typing import Callable, Iterator
 
-from farm.errors import DeviceError, DeviceLost, FarmError
+from farm.errors import DeviceError, DeviceLost, FarmError, StepFailed
 from farm.text import clean
 
 # Playwright error texts meaning the browser (or its driver) is gone, not that an action failed.
@@ -16,6 +16,10 @@ LOST = re.compile(r"has been closed|browser has disconnected|target closed|crash
 # A page read that raced a navigation: the old document went away under it.
 NAVIGATING = re.compile(r"Execution context was destroyed|Cannot find context|"
                         r"navigat|frame was detached", re.I)
+
+
+# Chromium's refusals of a site's certificate (net::ERR_CERT_AUTHORITY_INVALID, ..._DATE_INVALID).
+UNTRUSTED = re.compile(r"net::(ERR_CERT_[A-Z_]+|ERR_SSL_[A-Z_]+|ERR_BAD_SSL_CLIENT_AUTH_CERT)")
 
 
 def first_line(exc: BaseException) -> str:
@@ -57,3 +61,20 @@ def mapped_errors(device: str, what: str, killed: Callable[[], bool],
         if killed():
             raise DeviceLost(f"{gone}: {first_line(exc)}") from exc
         raise
+
+
+@contextmanager
+def refused_certificate(url: str) -> Iterator[None]:
+    """Opening ``url`` failed on its certificate: that is the site's (or the case's) problem,
+    not the device's: a test failure that says which option lets the page open."""
+    from playwright.sync_api import Error as PlaywrightError
+    try:
+        yield
+    except PlaywrightError as exc:
+        found = UNTRUSTED.search(str(exc))
+        if found is None:
+            raise
+        raise StepFailed(f"cannot open {url}: the browser does not trust the site's "
+                         f"certificate ({found.group(0)}); if you trust it (a self-signed test "
+                         "server), set acceptInsecureCerts: true in the case's web: "
+                         "section") from None
