@@ -282,8 +282,9 @@ class ArtifactStore:
         wait(earlier)   # submitted before us, so running or done already: no deadlock
         try:
             with Image.open(src) as img:
-                out = draw(img.convert("RGB"))
-            out.save(path, "JPEG", quality=self.quality)
+                img.load()      # decoded once and drawn on in place: a copy costs more than
+                out = draw(img if img.mode == "RGB" else img.convert("RGB"))   # the decode
+                out.save(path, "JPEG", quality=self.quality)
         except Exception as exc:   # a marked copy is a nicety; never cost the run
             logging.getLogger("farm").warning("cannot mark %s: %s", src.name, exc)
 

@@ -8,6 +8,7 @@ Coordinates are device coordinates; ``screen`` is their space, so the image may 
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 from farm.results import Mark
@@ -17,7 +18,10 @@ BLUE = (20, 110, 230)
 WHITE = (255, 255, 255)
 
 
+@lru_cache(maxsize=8)
 def _font(size: int) -> Any:
+    """Pillow's default font at ``size`` (built once per size: it is decoded from an embedded
+    TrueType file each time it is loaded)."""
     from PIL import ImageFont
     try:
         return ImageFont.load_default(size=size)
@@ -44,9 +48,11 @@ def _label(draw: Any, xy: tuple[float, float], text: str, size: int, colour: tup
 
 def draw_marks(img: Any, marks: list[Mark], rect: list[int] | None, tier: str | None,
                screen: list[int] | None) -> Any:
-    """``img`` with the marks drawn on it (a new image)."""
+    """``img`` with the marks drawn on it: drawn in place on an RGB image (the artifact store
+    hands over a freshly decoded one), on an RGB copy otherwise."""
     from PIL import ImageDraw
-    img = img.convert("RGB")
+    if img.mode != "RGB":
+        img = img.convert("RGB")
     scale = img.width / screen[0] if screen and screen[0] else 1.0
     unit = max(2, round(max(img.width, img.height) / 400))
     draw = ImageDraw.Draw(img)
