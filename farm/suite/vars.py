@@ -186,6 +186,7 @@ class Variables:
             text = masked
 
 
+@functools.lru_cache(maxsize=64)      # a run builds the same secrets' pattern per case
 def _mask_pattern(values: tuple[str, ...]) -> re.Pattern[str] | None:
     forms = [form for v in values if v.strip("*") for form in _secret_forms(v)]
     if not forms:
