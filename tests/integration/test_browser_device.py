@@ -214,6 +214,8 @@ def test_screenshot_stays_in_css_pixels_at_dpr_2(browser: BrowserDevice, site: s
     try:
         assert browser.run_script("window.devicePixelRatio", 5) == 2
         assert Image.open(io.BytesIO(browser.screenshot())).size == (400, 300)
+        report_image = Image.open(io.BytesIO(browser.capture_evidence()() or b""))
+        assert report_image.format == "JPEG" and report_image.size == (400, 300)
     finally:
         browser.end_session()
 

@@ -4,21 +4,21 @@ while farm goes on with the next step."""
 
 from __future__ import annotations
 
-import asyncio
-import inspect
+import base64
 import logging
+import time
+from dataclasses import dataclass
 from typing import Any, Callable
 
-from farm.devices.web.failures import first_line, lost, raced_navigation
+from farm.devices.web.failures import first_line, lost
 from farm.devices.web.page_wait import Errors, PageWait
-from farm.devices.web.scripts import STATE_JS
-from farm.errors import FarmError
+from farm.errors import DeviceError, FarmError
 
 log = logging.getLogger("farm.devices.browser")
 
 EVIDENCE_QUALITY = 70        # JPEG quality of report screenshots, encoded by Chromium
-EVIDENCE_OPTIONS = {"type": "jpeg", "quality": EVIDENCE_QUALITY, "scale": "css",
-                    "caret": "initial", "timeout": 10_000}
+CAPTURE_TIMEOUT = 10.0       # seconds an evidence capture may take
+BINDING = "__farmShot"       # the page calls it to start an evidence capture (its event)
 
 
 class PageCapture:
@@ -30,12 +30,15 @@ class PageCapture:
         self.errors = errors
         self.wait = wait
         self.killed = killed
-        self._capture: Any = None                     # an evidence capture still under way
         self._shown: str | None = None                # change token of the last evidence image
+        self._cdp: tuple[Any, Any] | None = None      # (page, its DevTools session)
+        self._pending: list[_Shot] = []               # evidence captures not yet handed over
+        self.device_scale = 1.0                       # the case's deviceScaleFactor
 
     def reset(self) -> None:
-        """The session ended: a capture under way is dropped, the next image is new."""
-        self._capture = None
+        """The session ended: the next image is new."""
+        self._cdp = None
+        self._pending = []
         self._shown = None
 
     def screenshot(self, page: Any) -> bytes:
@@ -60,22 +63,12 @@ class PageCapture:
             raise AssertionError("unreachable")
 
     def evidence(self, page: Any) -> Callable[[], bytes | None]:
-        """Start an image of the viewport for the report and return at once; calling the
-        result gives the JPEG (encoded by Chromium, CSS pixels), or None when the page has not
-        changed since the last image (nothing was captured).
-
-        The job runs on Playwright's event loop while farm goes on (the next step reads the
-        page meanwhile): it waits for a navigation the step started, reads the page's change
-        token and captures only a changed page. The next action waits for it first (`settle`),
-        so the image never shows what that action did."""
-        self._capture = None
-        task = _start_in_background(page, lambda impl: self._evidence_job(impl, self._shown))
-        if task is None:      # this Playwright has no such internals: do it now
-            return self._evidence_now(page)
-        self._capture = (page, task)
-        return lambda: self._finish_capture(page, task)
-
-    def _evidence_now(self, page: Any) -> Callable[[], bytes | None]:
+        """Start an image of the viewport for the report, as it is once a navigation the step
+        started is over, and return at once; calling the result gives the JPEG (encoded by
+        Chromium, CSS pixels), or None when the page has not changed since the last image
+        (nothing was captured). The capture runs while farm goes on with the next step; the
+        next action waits for it first (`settle`), so the image never shows what that action
+        did."""
         token = self.wait.settled(page)
         if token is not None and token == self._shown:
             return lambda: None
@@ -84,80 +77,93 @@ class PageCapture:
                 page.wait_for_load_state("load", timeout=1500)
             except Exception as exc:   # still loading: capture what is there
                 log.debug("%s: capturing before load: %s", self.device, first_line(exc))
-            data = page.screenshot(**EVIDENCE_OPTIONS)
+            shot = self._start(page, token)
         self._shown = token
-        return lambda: data
+        return lambda: self._finish(page, shot)
 
-    async def _evidence_job(self, impl: Any, last: str | None) -> bytes | None:
-        loop = asyncio.get_running_loop()
-        limit, settle = loop.time() + self.wait.timeout, True
-        while True:      # as PageWait.settled, on the loop: wait for a navigation the step started
-            try:
-                leaving, ready, token = await impl.evaluate(STATE_JS, settle)
-            except Exception as exc:
-                if not raced_navigation(exc):
-                    raise
-                leaving, ready, token = True, "loading", None
-            settle = False
-            if (not leaving and ready != "loading") or loop.time() > limit or (
-                    leaving and ready != "loading" and not self.wait.navigation_in_flight):
-                break
-            await asyncio.sleep(0.025)
-        if token is not None and token == last:
-            return None
+    def _start(self, page: Any, token: str | None) -> "_Shot":
+        """Have the page call the capture binding: its event starts `_on_binding`, which runs
+        the capture while this thread goes on (a listener of Playwright's sync API may block
+        in a call of its own; the event loop serves both)."""
+        cdp = self._session(page)
+        shot = _Shot(token)
+        self._pending.append(shot)
+        call = {"expression": f"{BINDING}('')"}
+        if "exceptionDetails" in cdp.send("Runtime.evaluate", call):
+            # a new renderer (a cross-site navigation) has not got the binding yet
+            cdp.send("Runtime.addBinding", {"name": BINDING})
+            if "exceptionDetails" in cdp.send("Runtime.evaluate", call):
+                self._pending.remove(shot)
+                shot.data, shot.done = self._jpeg(cdp), True
+        return shot
+
+    def _on_binding(self, cdp: Any, event: dict[str, Any]) -> None:
+        shot = next((s for s in self._pending if not s.started), None)
+        if event.get("name") != BINDING or shot is None:
+            return
+        shot.started = True
         try:
-            await impl.wait_for_load_state("load", 1500)
-        except Exception as exc:   # still loading: capture what is there
-            log.debug("%s: capturing before load: %s", self.device, first_line(exc))
-        data = await impl.screenshot(**_impl_args(impl.screenshot, EVIDENCE_OPTIONS))
-        self._shown = token
-        return data
+            shot.data = self._jpeg(cdp)
+        except Exception as exc:   # handed to whoever asks for the image
+            shot.error = exc
+        finally:
+            shot.done = True
 
-    def _finish_capture(self, page: Any, task: Any) -> bytes | None:
-        if self._capture is not None and self._capture[1] is task:
-            self._capture = None
+    def _finish(self, page: Any, shot: "_Shot") -> bytes | None:
+        """The image of ``shot``, once taken (the event loop runs while this waits)."""
+        limit = time.monotonic() + CAPTURE_TIMEOUT
         with self.errors("screenshot"):
-            if not task.done():
-                page._sync(task)
-            return task.result()
+            while not shot.done:
+                if time.monotonic() > limit:
+                    shot.error = DeviceError(f"no screenshot after {CAPTURE_TIMEOUT:g}s")
+                    break
+                page.wait_for_timeout(2)
+            if shot in self._pending:
+                self._pending.remove(shot)
+            if shot.error is not None:
+                if self._shown == shot.token:
+                    self._shown = None       # the next image is taken even if unchanged
+                raise shot.error
+        return shot.data
+
+    def _jpeg(self, cdp: Any) -> bytes:
+        """One Page.captureScreenshot over the page's own DevTools session: Chromium encodes
+        the JPEG, and none of the round trips Playwright's page.screenshot adds (its page
+        preparation in every frame, fonts, layout metrics, clean-up) are paid."""
+        params: dict[str, Any] = {"format": "jpeg", "quality": EVIDENCE_QUALITY,
+                                  "optimizeForSpeed": True}
+        if self.device_scale != 1:      # a clip's size is in CSS pixels: the image's too
+            view = cdp.send("Page.getLayoutMetrics")["cssVisualViewport"]
+            params["clip"] = {"x": view["pageX"], "y": view["pageY"],
+                              "width": view["clientWidth"], "height": view["clientHeight"],
+                              "scale": 1}
+        return base64.b64decode(cdp.send("Page.captureScreenshot", params)["data"])
+
+    def _session(self, page: Any) -> Any:
+        """The page's DevTools session, opened on first use, with the capture binding."""
+        if self._cdp is None or self._cdp[0] is not page:
+            cdp = page.context.new_cdp_session(page)
+            cdp.on("Runtime.bindingCalled", lambda event: self._on_binding(cdp, event))
+            cdp.send("Runtime.addBinding", {"name": BINDING})
+            self._cdp = (page, cdp)
+        return self._cdp[1]
 
     def settle(self) -> None:
-        """Before an action: let a capture still under way finish (its image is kept)."""
-        if self._capture is not None:
-            page, task = self._capture
+        """Before an action: let captures still under way finish (their images are kept)."""
+        while self._pending and self._cdp is not None:
             try:
-                self._finish_capture(page, task)
+                self._finish(self._cdp[0], self._pending[0])
             except FarmError as exc:   # evidence is best effort; the runner sees the failure
                 log.debug("%s: capture failed: %s", self.device, exc)
 
 
-def _start_in_background(page: Any, job: Callable[[Any], Any]) -> Any:
-    """Start the coroutine ``job(page's async implementation)`` on Playwright's event loop and
-    return its task without waiting; the loop runs it while this thread waits in later
-    Playwright calls.
+@dataclass
+class _Shot:
+    """One evidence capture: started by the binding's event, done when its JPEG (or error)
+    is in."""
 
-    Playwright's sync API cannot do this: this goes through its internals and returns None when
-    they are not as expected (the caller then does the work synchronously)."""
-    try:
-        impl, loop, run = page._impl_obj, page._loop, page._sync
-        if _impl_args(impl.screenshot, EVIDENCE_OPTIONS) is None:
-            return None
-        task = loop.create_task(job(impl))
-    except (AttributeError, TypeError, ValueError):
-        return None
-    # a capture nobody waits for (the case ended) must not log "exception never retrieved"
-    task.add_done_callback(lambda t: t.cancelled() or t.exception())
-    run(asyncio.sleep(0))     # one turn of the loop: the first request goes out now
-    return task
-
-
-def _impl_args(method: Any, options: dict[str, Any]) -> dict[str, Any] | None:
-    """``options`` as keyword arguments of one of Playwright's implementation methods (they
-    take every parameter, no defaults); None when a name is not among them."""
-    try:
-        params = inspect.signature(method).parameters
-    except (TypeError, ValueError):
-        return None
-    if not set(options) <= set(params):
-        return None
-    return {name: options.get(name) for name in params}
+    token: str | None
+    started: bool = False
+    done: bool = False
+    data: bytes | None = None
+    error: BaseException | None = None
