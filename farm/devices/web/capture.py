@@ -36,8 +36,7 @@ class PageCapture:
         self.device_scale = 1.0                       # the case's deviceScaleFactor
 
     def reset(self) -> None:
-        """The session ended: the next image is new."""
-        self._cdp = None
+        """The session ended (or goes on in a shared context): the next image is new."""
         self._pending = []
         self._shown = None
 
