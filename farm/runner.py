@@ -160,19 +160,9 @@ class _CaseRun:
         An action step runs its action of the action space, as a model-planned one would
         (templates go in as written: the action resolves ``${NAME}`` on the device)."""
         spec = step.spec
-        if spec.action is not None:
-            outcome = self.agent.call_action(spec.action, step.action_params())
-            self._settle_network()
-            return outcome
+        if spec.action is not None:     # (waitForNetworkIdle: the device waits after actions)
+            return self.agent.call_action(spec.action, step.action_params())
         return _CALLS[spec.call](self, step)
-
-    def _settle_network(self) -> None:
-        """waitForNetworkIdle: after an action, up to its timeout for the network to go quiet
-        (a timeout is not an error: Midscene's action-time waits always go on)."""
-        web = self.case.web
-        settle = getattr(self.device, "wait_network_idle", None)
-        if web is not None and web.network_idle_ms and settle is not None:
-            settle(web.network_idle_ms, raise_on_timeout=False)
 
     def run(self) -> CaseResult:
         case, job = self.case, self.job

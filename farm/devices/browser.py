@@ -11,6 +11,7 @@ context, the wait for a navigation, the DOM read, the screenshots and the javasc
 
 from __future__ import annotations
 
+import functools
 import logging
 import threading
 import time
@@ -36,6 +37,19 @@ if TYPE_CHECKING:  # pragma: no cover
 log = logging.getLogger(__name__)
 
 __all__ = ["BrowserDevice", "MAX_NODES"]
+
+
+def _action(method: Callable[..., Any]) -> Callable[..., Any]:
+    """An action on the page. After it, when the case has ``waitForNetworkIdle``, wait (up to
+    its timeout, then go on) until the page's requests are done, as Midscene does after every
+    action, a model-planned one too."""
+    @functools.wraps(method)
+    def act(self: "BrowserDevice", *args: Any, **kwargs: Any) -> Any:
+        out = method(self, *args, **kwargs)
+        if self._idle_ms and self._page is not None:
+            self._wait.network_idle(self._page, self._idle_ms)
+        return out
+    return act
 
 
 class BrowserDevice:
@@ -65,6 +79,7 @@ class BrowserDevice:
         self._chrome_args: tuple[str, ...] = ()       # a case's chromeArgs Chromium runs with
         self._follow_new_pages = True
         self._opened: Any = None                      # a new tab to follow (autoFollowNewPage)
+        self._idle_ms: int | None = None              # waitForNetworkIdle.timeout of the session
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -155,6 +170,7 @@ class BrowserDevice:
         self._open_url(target)
 
     def _open_url(self, target: "WebTarget") -> None:
+        self._idle_ms = target.network_idle_ms
         self._goto(target.url)
         if target.network_idle_ms:
             self.wait_network_idle(target.network_idle_ms,
@@ -208,6 +224,7 @@ class BrowserDevice:
         self._shots.reset()
         self._dom.forget()
         self._wait.reset()
+        self._idle_ms = None
         context, self._context, self._page, self._opened = self._context, None, None, None
         if context is not None:
             try:
@@ -279,16 +296,19 @@ class BrowserDevice:
         self._wait.may_navigate = True
         return page
 
+    @_action
     def tap(self, x: int, y: int) -> None:
         page = self._acting()
         with self._errors("tap"):
             page.mouse.click(x, y)
 
+    @_action
     def double_tap(self, x: int, y: int) -> None:
         page = self._acting()
         with self._errors("double tap"):
             page.mouse.dblclick(x, y)
 
+    @_action
     def long_press(self, x: int, y: int, duration_ms: int = 800) -> None:
         page = self._acting()
         with self._errors("long press"):
@@ -297,16 +317,19 @@ class BrowserDevice:
             page.wait_for_timeout(duration_ms)
             page.mouse.up()
 
+    @_action
     def hover(self, x: int, y: int) -> None:
         page = self._acting()
         with self._errors("hover"):
             page.mouse.move(x, y)
 
+    @_action
     def right_click(self, x: int, y: int) -> None:
         page = self._acting()
         with self._errors("right click"):
             page.mouse.click(x, y, button="right")
 
+    @_action
     def tap_choosing_files(self, x: int, y: int, files: list[str]) -> None:
         """Click at (x, y), which must open a file chooser, and give it ``files``
         (aiTap fileChooserAccept)."""
@@ -321,6 +344,7 @@ class BrowserDevice:
             raise StepFailed("the tap opened no file chooser within 5 s "
                              "(fileChooserAccept)") from None
 
+    @_action
     def swipe(self, x1: int, y1: int, x2: int, y2: int, duration_ms: int = 300) -> None:
         """Drag with the mouse: down at (x1, y1), move in ~16 ms steps, up at (x2, y2)."""
         page = self._acting()
@@ -333,6 +357,7 @@ class BrowserDevice:
                 page.wait_for_timeout(duration_ms / steps)
             page.mouse.up()
 
+    @_action
     def scroll(self, x: int, y: int, dx: int, dy: int) -> None:
         """Wheel-scroll by (dx, dy) CSS px over (x, y), then let smooth scrolling settle."""
         page = self._acting()
@@ -348,12 +373,14 @@ class BrowserDevice:
         with self._errors("scroll into view"):
             return bool(page.evaluate(SCROLL_JS, node.id))
 
+    @_action
     def type_text(self, text: str) -> None:
         """Key by key (real key events: what `mode: typeOnly` asks for)."""
         page = self._acting()
         with self._errors("type"):
             page.keyboard.type(text)
 
+    @_action
     def fill(self, text: str) -> bool:
         """Replace the focused field's content with ``text`` in one go: its content selected,
         then the text inserted as an input method would (input events, no key events; a date
@@ -368,6 +395,7 @@ class BrowserDevice:
                     page.keyboard.press("Delete")
         return how in ("done", "insert", "set")
 
+    @_action
     def clear_text(self) -> None:
         """Select everything in the focused element and delete it."""
         page = self._acting()
@@ -375,6 +403,7 @@ class BrowserDevice:
             page.keyboard.press("Control+A")
             page.keyboard.press("Backspace")
 
+    @_action
     def press(self, key: str) -> None:
         name = normalize_key(key)
         page = self._acting()
@@ -386,6 +415,7 @@ class BrowserDevice:
                 raise StepFailed(f"unknown key {key!r}") from exc
             raise
 
+    @_action
     def launch(self, app: str) -> None:
         """On the web an app is a URL: open it in the current page."""
         if self._page is None:

@@ -16,6 +16,9 @@ from farm.devices.web.scripts import STATE_JS
 from farm.errors import StepFailed
 
 Errors = Callable[[str], ContextManager[None]]
+# Midscene's idle network after an action (puppeteer's waitForNetworkIdle with its settings):
+# at most 2 requests in flight for 200 ms.
+IDLE_REQUESTS, IDLE_SECONDS = 2, 0.2
 
 
 class PageWait:
@@ -27,10 +30,14 @@ class PageWait:
         self.timeout = timeout                  # how long a read waits for a new document
         self.may_navigate = False               # an action ran since the last settle
         self._requests: set[Any] = set()        # main-frame navigation requests in flight
+        self._loading: set[Any] = set()         # every request of the page in flight
+        self._quiet_since: float | None = 0.0   # since when at most IDLE_REQUESTS are
 
     def watch(self, page: Any) -> None:
-        """Follow ``page``'s main-frame navigation requests (a new page of the session)."""
+        """Follow ``page``'s requests (a new page of the session)."""
         self._requests.clear()
+        self._loading.clear()
+        self._quiet_since = 0.0
         page.on("request", self._on_request)
         page.on("requestfinished", self._on_request_done)
         page.on("requestfailed", self._on_request_done)
@@ -39,12 +46,17 @@ class PageWait:
         """The session ended: nothing to wait for."""
         self.may_navigate = False
         self._requests.clear()
+        self._loading.clear()
+        self._quiet_since = 0.0
 
     @property
     def navigation_in_flight(self) -> bool:
         return bool(self._requests)
 
     def _on_request(self, request: Any) -> None:
+        self._loading.add(request)
+        if len(self._loading) > IDLE_REQUESTS:
+            self._quiet_since = None
         try:
             if request.is_navigation_request() and request.frame.parent_frame is None:
                 self._requests.add(request)
@@ -53,6 +65,25 @@ class PageWait:
 
     def _on_request_done(self, request: Any) -> None:
         self._requests.discard(request)
+        self._loading.discard(request)
+        if len(self._loading) <= IDLE_REQUESTS and self._quiet_since is None:
+            self._quiet_since = time.monotonic()
+
+    def network_idle(self, page: Any, timeout_ms: int) -> bool:
+        """Midscene's waitForNetworkIdle after an action: wait until at most IDLE_REQUESTS
+        requests of the page have been in flight for IDLE_SECONDS since the action, at most
+        ``timeout_ms``; whether it went idle."""
+        start = time.monotonic()
+        limit = start + timeout_ms / 1000
+        while True:
+            now = time.monotonic()
+            quiet = self._quiet_since
+            if quiet is not None and now - max(quiet, start) >= IDLE_SECONDS:
+                return True
+            if now > limit:
+                return False
+            with self.errors("wait for network idle"):
+                page.wait_for_timeout(25)
 
     def settled(self, page: Any) -> str | None:
         """Wait until no navigation is under way and the document is parsed (within
