@@ -3,8 +3,8 @@
 Every selector splits cases into (selected, deselected) and says why a case was left out, so
 ``farm run --collect-only`` and results.json can list deselected cases with their reason.
 Order of application (`select_cases`): --last-failed, -k, --tag/--exclude-tag, platforms
-without a device, then --shard, so that every CI job of a sharded run agrees on the same
-list before splitting it.
+without a device (a shared-context batch's setup file comes back with its unit), then --shard,
+so that every CI job of a sharded run agrees on the same list before splitting it.
 """
 
 from __future__ import annotations
@@ -212,6 +212,7 @@ def select_cases(cases: Sequence[Case], opts: SelectOptions,
         platforms = opts.platforms
         sel.drop(lambda c: None if c.platform in platforms
                  else f"no {c.platform} device in --devices {opts.devices}")
+    _keep_setups(sel)
     if opts.shard is not None:
         index, total = opts.shard
         loads: dict[str, float] = {}
@@ -221,6 +222,18 @@ def select_cases(cases: Sequence[Case], opts: SelectOptions,
         sel.drop(lambda c: None if plan[_unit(c)] == index
                  else f"--shard: in shard {plan[_unit(c)]}/{total}")
     return sel
+
+
+def _keep_setups(sel: Selection) -> None:
+    """A shared-context batch's setup file runs whenever a file of its unit does (the others
+    rely on what it leaves in the browser), whatever -k, tags or --last-failed said of it."""
+    units = {c.shared.unit_id for c in sel.selected if c.shared}
+    for d in list(sel.deselected):
+        shared = d.case.shared
+        if shared is not None and shared.setup and shared.unit_id in units \
+                and not d.reason.startswith("no "):
+            sel.deselected.remove(d)
+            sel.selected.append(d.case)
 
 
 def _unit(case: Case) -> str:

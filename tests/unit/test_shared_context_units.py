@@ -67,3 +67,15 @@ def test_a_unit_result_is_reported_per_file() -> None:
     never = _result(unit.id, "skipped", reason="needs a model")
     assert [(r.case_id, r.status, r.reason) for r in expand([never], {unit.id: unit})] == [
         (a, "skipped", "needs a model"), (b, "skipped", "needs a model")]
+
+
+def test_a_selected_file_of_a_shared_batch_brings_its_setup_file() -> None:
+    cases = _cases(UPSTREAM / "share_context_test_scripts", UPSTREAM / "multi_yaml_scripts")
+    chosen = select_cases(cases, SelectOptions(keyword="check-login or after-login"),
+                          lambda c: 1.0, lambda c: str(c.file))
+    assert sorted(c.id for c in chosen.selected) == [
+        "multi_yaml_scripts/after-login", "share_context_test_scripts/01-login",
+        "share_context_test_scripts/02-check-login"]
+    alone = select_cases(cases, SelectOptions(keyword="01-login"), lambda c: 1.0,
+                         lambda c: str(c.file))
+    assert [c.id for c in alone.selected] == ["share_context_test_scripts/01-login"]
