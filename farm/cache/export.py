@@ -117,11 +117,8 @@ def _as_written(step: Step) -> dict[str, Any]:
     else:
         item[step.kind] = step.value
     if step.options.get("images"):          # back to the {prompt, images} object form
-        pictured = _pictured(str(item[step.kind] or ""), step.options["images"])
-        if spec.shape == "prompt":
-            item[step.kind] = pictured
-        else:
-            item.update({step.kind: None, "locate": pictured})
+        text = step.value if spec.shape == "prompt" else step.target
+        _with_images(item, step.kind, spec.shape, text or "", step.options["images"])
     if step.xpath:
         item["xpath"] = step.xpath
     if step.timeout_ms:
@@ -131,6 +128,18 @@ def _as_written(step: Step) -> dict[str, Any]:
                 spec.shape == "request" and key in spec.passes):
             item[key] = value
     return item
+
+
+def _with_images(item: dict[str, Any], kind: str, shape: str, prompt: str,
+                 images: list[dict[str, str]]) -> None:
+    """Put ``prompt`` with its images where the step's kind reads its target's object form."""
+    pictured = _pictured(prompt, images)
+    if shape in ("prompt", "input"):
+        item[kind] = pictured
+    elif shape == "key":
+        item["locate"] = pictured
+    else:
+        item.update({kind: None, "locate": pictured})
 
 
 def _pictured(prompt: str, images: list[dict[str, str]]) -> dict[str, Any]:
@@ -155,10 +164,6 @@ def _step_for(action: dict[str, Any], case: Case, step: Step, uses: _Uses,
         what = name if spec is None else f"{name} with no target"
         raise UserError(f"{case.file}:{step.line}: the cached plan of `{step.kind}` uses "
                         f"{what}, which no suite step runs; this case cannot be exported")
-    if images and prompt and spec.shape != "locate":
-        raise UserError(f"{case.file}:{step.line}: the cached plan of `{step.kind}` uses "
-                        f"{name} on a target seen with reference images, which only the "
-                        "locate: form of aiTap & co can carry; this case cannot be exported")
     value = params.pop(spec.value_param, None) if spec.value_param else None
     if spec.shape in ("locate", "scroll"):
         item: dict[str, Any] = {kind: prompt or None}
@@ -172,7 +177,7 @@ def _step_for(action: dict[str, Any], case: Case, step: Step, uses: _Uses,
         item = {kind: value}
     item.update({key: params[key] for key in spec.passes if key in params})
     if images and prompt:
-        item.update({kind: None, "locate": _pictured(prompt, images)})
+        _with_images(item, str(kind), spec.shape, prompt, images)
     _add_xpath(item, loc, uses, images_key(images))
     return item
 

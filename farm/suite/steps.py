@@ -152,7 +152,7 @@ def _main(spec: StepKind, node: Node, main: Node, keys: dict[str, Node], options
     if spec.shape == "input":
         return _input(node, main, keys, options, p, need_target)
     if spec.shape == "key":
-        return _key(kind, form, main, keys, p)
+        return _key(kind, form, main, keys, options, p)
     if spec.shape == "scroll":
         return _scroll(main, keys, options, p), None
     if spec.shape == "ms":
@@ -175,21 +175,21 @@ def _strategy(kind: str, keys: dict[str, Node], p: Problems) -> str | None:
     return value
 
 
-def _key(kind: str, form: str, main: Node, keys: dict[str, Node],
+def _key(kind: str, form: str, main: Node, keys: dict[str, Node], options: dict,
          p: Problems) -> tuple[str | None, str | None]:
     """aiKeyboardPress: `aiKeyboardPress: Enter` (+ `locate:`) or `keyName:` + a target."""
     if "keyName" in keys:
         value = p.text(keys["keyName"], f"{kind} keyName", required=True,
                        empty_ok=False, expected=MEANINGS["key"])
-        target = p.text(main, kind, expected="a target description (or nothing)")
-        located = p.text(keys.get("locate"), f"{kind} locate")
+        target = _target_text(kind, main, options, p, kind)
+        located = _target_text(kind, keys.get("locate"), options, p, f"{kind} locate")
         if target and target.strip() and located:
             p.add(keys["locate"], f"{kind}: give the target once, either as the "
                                   "main value or as `locate:`, not both")
         return (target if target and target.strip() else located or None), value
     value = p.text(main, kind, required=True, empty_ok=False,
                    expected=f"{MEANINGS['key']} ({form})")
-    target = p.text(keys.get("locate"), f"{kind} locate")
+    target = _target_text(kind, keys.get("locate"), options, p, f"{kind} locate")
     return target or None, value
 
 
@@ -247,7 +247,7 @@ def _input(node: Node, main: Node, keys: dict[str, Node], options: dict, p: Prob
         value_node, target_node = main, keys["locate"]
     else:
         value_node, target_node = keys.get("value"), main
-    target = p.text(target_node, "aiInput target", expected="a target description")
+    target = _target_text("aiInput", target_node, options, p, "aiInput target")
     target = need_target(target, target_node, new_form)
     value = p.text(value_node, "aiInput value", expected="the text to type")
     if value is None and mode != "clear":
@@ -275,7 +275,7 @@ def _scroll(main: Node, keys: dict[str, Node], options: dict, p: Problems) -> st
     else:
         target = p.text(main, "aiScroll", expected="a target description (or nothing for the "
                                                    "whole page)")
-    located = p.text(opts.get("locate"), "aiScroll locate", expected="a target description")
+    located = _target_text("aiScroll", opts.get("locate"), options, p, "aiScroll locate")
     if target and target.strip() and located:
         p.add(opts["locate"], "aiScroll: give the target once, either as the main value or as "
                               "`locate:`, not both")
@@ -379,6 +379,21 @@ def locate_target(kind: str, main: Node, keys: dict[str, Node], options: dict,
         node = node.value["locate"]
     if node.kind != "map":
         return p.text(node, kind, expected="a target description")
+    return _locate_map(kind, node, options, p)
+
+
+def _target_text(kind: str, node: Node | None, options: dict, p: Problems,
+                 where: str) -> str | None:
+    """A target given as a string or as Midscene's locate object ``{prompt, images, ...}``
+    (aiInput, aiKeyboardPress, aiScroll: their `locate:` or main value)."""
+    if node is not None and node.kind == "map":
+        return _locate_map(kind, node, options, p)
+    return p.text(node, where, expected="a target description")
+
+
+def _locate_map(kind: str, node: Node, options: dict, p: Problems) -> str | None:
+    """``{prompt, images?, convertHttpImage2Base64?, deepLocate?, xpath?, cacheable?}`` -> the
+    prompt; the rest into ``options``."""
     extra = {k: v for k, v in node.value.items() if k in ("deepLocate", "deepThink", "xpath",
                                                            "cacheable")}
     for name, value in extra.items():

@@ -72,6 +72,7 @@ def _all_text(body: dict) -> str:
 
 
 PICTURE = [300, 100, 440, 180]       # the picture button of site/images.html, in pixels
+NOTE = [300, 200, 440, 230]          # its text box
 REFERENCE = "Reference image 'brand mark':"
 
 
@@ -126,6 +127,8 @@ def corpus_model() -> Callable[[dict, int], str]:
             return json.dumps({"bbox": PICTURE if found else []})
         if "Find the element: the brand picture" in text:
             return json.dumps({"bbox": PICTURE})
+        if "Find the element: the box under the brand mark" in text:
+            return json.dumps({"bbox": NOTE if REFERENCE in text else []})
         if "picture" in text and "Task:" in text:
             return _plan_reply(body)
         return '<thought>nothing to do</thought><complete success="true">fine</complete>'
@@ -181,10 +184,13 @@ def test_the_corpus_runs(farm: FarmCli, model_server, echo_url: str, tmp_path: P
 
 
 def _reference_images_reached_the_model(requests: list[dict], case: dict) -> None:
-    """aiTap / aiLocate / ai with {prompt, images}: the image (named) went with each request,
-    and "Logo" was not matched by its words: the picture button was tapped, found by the model."""
+    """aiTap / aiLocate / ai / aiInput with {prompt, images}: the image (named) went with each
+    request, and "Logo" was not matched by its words: the picture button was tapped, found by
+    the model."""
     tap = [b for b in requests if "Find the element: Logo" in _text_of(b)]
     assert len(tap) == 1 and REFERENCE in _text_of(tap[0]) and _images_of(tap[0]) == 2
+    typed = [b for b in requests if "Find the element: the box under" in _text_of(b)]
+    assert len(typed) == 1 and _images_of(typed[0]) == 2
     assert case["data"]["found"]["rect"] == [300, 100, 141, 81]
     plans = [b for b in requests if "reference picture" in _text_of(b)]
     assert len(plans) == 2 and all(REFERENCE in _all_text(b) for b in plans)

@@ -461,6 +461,10 @@ def test_export_keeps_reference_images_and_their_cache_entries(tmp_path):
                     "      - aiTap:\n        locate:\n          prompt: Logo\n"
                     "          images: [{name: brand, url: logo.png}]\n"
                     "      - ai:\n          prompt: open the brand page\n"
+                    "          images: [{name: brand, url: logo.png}]\n"
+                    "      - aiInput:\n          prompt: the note\n"
+                    "          images: [{name: brand, url: logo.png}]\n        value: hi\n"
+                    "      - aiKeyboardPress: Enter\n        locate:\n          prompt: the note\n"
                     "          images: [{name: brand, url: logo.png}]\n")
     case = load_case_file(path, env={})
     images = case.steps[0].options["images"]
@@ -469,11 +473,16 @@ def test_export_keeps_reference_images_and_their_cache_entries(tmp_path):
     ns, store, key = Namespace(case.id, "web"), MemoryStore(), images_key(images)
     store.put(ns.key("locate", "Logo" + key, 0), {"xpaths": ["//*[@id='pic']"]})
     store.put(ns.key("plan", "open the brand page" + key, 0), {"actions": [
-        {"type": "Tap", "params": {"locate": {"prompt": "the brand picture"}}}]})
+        {"type": "Tap", "params": {"locate": {"prompt": "the brand picture"}}},
+        {"type": "Input", "params": {"value": "x", "locate": {"prompt": "the field"}}}]})
     store.put(ns.key("locate", "the brand picture" + key, 0), {"xpaths": ["//*[@id='b']"]})
+    store.put(ns.key("locate", "the note" + key, 0), {"xpaths": ["//*[@id='n']"]})
     out = tmp_path / "brand.solved.yaml"
     out.write_text(export_case(case, store))
     steps = load_case_file(out, env={}).steps
     assert [(s.kind, s.target, s.xpath, s.options["images"]) for s in steps] == [
         ("aiTap", "Logo", "//*[@id='pic']", images),
-        ("aiTap", "the brand picture", "//*[@id='b']", images)]
+        ("aiTap", "the brand picture", "//*[@id='b']", images),
+        ("aiInput", "the field", None, images),                # planned in the ai step
+        ("aiInput", "the note", "//*[@id='n']", images),
+        ("aiKeyboardPress", "the note", None, images)]     # the 2nd use: no entry

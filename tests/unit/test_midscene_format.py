@@ -136,12 +136,15 @@ def test_reference_images_and_planning_strategies_load(monkeypatch, tmp_path) ->
     logo = "data:image/png;base64," + base64.b64encode(
         (CORPUS / "site" / "logo.png").read_bytes()).decode()
     model = _cases("model")
-    tap, _, found, act, _ = model["model/reference_images"].steps
+    tap, _, found, act, _, typed, _ = model["model/reference_images"].steps
     assert tap.target == "Logo" and tap.action_params()["locate"]["images"] == [
         {"name": "brand mark", "url": logo}]
     assert found.options["images"] == act.options["images"] == [
         {"name": "brand mark", "url": logo}]
     assert act.value.startswith("tap the button that shows the reference picture")
+    assert typed.action_params() == {"value": "hello", "mode": "replace", "locate": {
+        "prompt": "the box under the brand mark", "xpath": None, "deepLocate": False,
+        "images": [{"name": "brand mark", "url": logo}]}}
     plans = [(s.kind, s.options.get("planningStrategy")) for s in model["model/planning"].steps
              if s.kind != "assertText"]
     assert plans == [("aiAct", "fast"), ("ai", "standard"), ("aiAction", "max")]
@@ -167,3 +170,23 @@ def test_an_image_too_big_or_only_in_the_working_directory(monkeypatch, tmp_path
     case.write_text(body % "small.png")
     [loaded] = [c for s in load_suites([case], env={}) for c in s.cases]
     assert loaded.steps[0].options["images"][0]["url"].startswith("data:image/png;base64,")
+
+
+def test_key_and_scroll_targets_take_the_locate_object(tmp_path) -> None:
+    """aiKeyboardPress / aiScroll `locate: {prompt, images, deepLocate}`: the images go with the
+    target (as aiTap's); the rest of the object is read as the step's options."""
+    logo = (CORPUS / "site" / "logo.png").read_bytes()
+    (tmp_path / "logo.png").write_bytes(logo)
+    case = tmp_path / "c.yaml"
+    case.write_text("page:\n  url: https://example.com\ntasks:\n  - name: t\n    flow:\n"
+                    "      - aiKeyboardPress: Enter\n        locate:\n          prompt: the box\n"
+                    "          images: [{name: a, url: logo.png}]\n"
+                    "      - aiScroll:\n        direction: up\n        locate:\n"
+                    "          prompt: the list\n          deepLocate: true\n"
+                    "          images: [{name: b, url: logo.png}]\n")
+    [loaded] = [c for s in load_suites([case], env={}) for c in s.cases]
+    key, scroll = (s.action_params() for s in loaded.steps)
+    assert key["keyName"] == "Enter" and key["locate"]["prompt"] == "the box"
+    assert [i["name"] for i in key["locate"]["images"]] == ["a"]
+    assert scroll["direction"] == "up" and scroll["locate"]["deepLocate"] is True
+    assert [i["name"] for i in scroll["locate"]["images"]] == ["b"]
