@@ -375,7 +375,9 @@ def _select(cases: list[Case], specs: list[DeviceSpec], settings: Settings, choi
 def _print_collection(chosen: Selection, out: IO[str], expected: Callable[[Case], float]) -> int:
     """--collect-only: the cases a run would take (and their expected seconds, from the
     duration history), and the ones it would leave out."""
-    for case in chosen.selected:
+    in_order = sorted(chosen.selected, key=lambda c: (c.shared.unit_id, c.shared.order)
+                      if c.shared else (c.id, 0))     # a shared-context unit's files as they run
+    for case in in_order:
         shared = (f"  [one unit: {case.shared.unit_id} {case.shared.order + 1}"
                   f"{', setup' if case.shared.setup else ''}]" if case.shared else "")
         print(f"{case.id}  [{case.platform}]  {case.name}  ({display_path(case.file)}){shared}",

@@ -60,6 +60,7 @@ def test_shared_context_carries_the_sign_in_to_the_next_file(farm: FarmCli, demo
            "device, in order, in one browser context" in listed.stdout
     assert "shared/a_cart  [web]  a_cart  " in listed.stdout and "[one unit: shared/index 2]" \
         in listed.stdout
+    assert listed.stdout.index("shared/b_sign_in  ") < listed.stdout.index("shared/a_cart  ")
 
     done = farm.run("run", shared, "--devices", "browser:2", "--report-dir", tmp_path / "r1",
                     FARM_DEMO_URL=demo_app)
