@@ -68,25 +68,32 @@ class PageCapture:
         (nothing was captured). The capture runs while farm goes on with the next step; the
         next action waits for it first (`settle`), so the image never shows what that action
         did."""
-        token = self.wait.settled(page)
-        if token is not None and token == self._shown:
-            return lambda: None
         with self.errors("screenshot"):
-            try:
-                page.wait_for_load_state("load", timeout=1500)
-            except Exception as exc:   # still loading: capture what is there
-                log.debug("%s: capturing before load: %s", self.device, first_line(exc))
-            shot = self._start(page, token)
+            cdp = self._session(page)
+        shot = _Shot(None)
+        self._pending.append(shot)     # a loaded page calls the binding as it reports settled
+        try:
+            shot.token = token = self.wait.settled(page, call=(BINDING, self._shown))
+        except BaseException:
+            self._pending.remove(shot)
+            raise
+        if token is not None and token == self._shown:
+            self._pending.remove(shot)
+            return lambda: None
+        if not self.wait.called:
+            with self.errors("screenshot"):
+                try:
+                    page.wait_for_load_state("load", timeout=1500)
+                except Exception as exc:   # still loading: capture what is there
+                    log.debug("%s: capturing before load: %s", self.device, first_line(exc))
+                self._start(cdp, shot)
         self._shown = token
         return lambda: self._finish(page, shot)
 
-    def _start(self, page: Any, token: str | None) -> "_Shot":
+    def _start(self, cdp: Any, shot: "_Shot") -> None:
         """Have the page call the capture binding: its event starts `_on_binding`, which runs
         the capture while this thread goes on (a listener of Playwright's sync API may block
         in a call of its own; the event loop serves both)."""
-        cdp = self._session(page)
-        shot = _Shot(token)
-        self._pending.append(shot)
         call = {"expression": f"{BINDING}('')"}
         if "exceptionDetails" in cdp.send("Runtime.evaluate", call):
             # a new renderer (a cross-site navigation) has not got the binding yet
@@ -94,7 +101,6 @@ class PageCapture:
             if "exceptionDetails" in cdp.send("Runtime.evaluate", call):
                 self._pending.remove(shot)
                 shot.data, shot.done = self._jpeg(cdp), True
-        return shot
 
     def _on_binding(self, cdp: Any, event: dict[str, Any]) -> None:
         shot = next((s for s in self._pending if not s.started), None)

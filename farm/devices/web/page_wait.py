@@ -29,6 +29,7 @@ class PageWait:
         self.errors = errors
         self.timeout = timeout                  # how long a read waits for a new document
         self.may_navigate = False               # an action ran since the last settle
+        self.called = False                     # the last settled() had the page call back
         self._requests: set[Any] = set()        # main-frame navigation requests in flight
         self._loading: set[Any] = set()         # every request of the page in flight
         self._quiet_since: float | None = 0.0   # since when at most IDLE_REQUESTS are
@@ -85,14 +86,17 @@ class PageWait:
             with self.errors("wait for network idle"):
                 page.wait_for_timeout(25)
 
-    def settled(self, page: Any) -> str | None:
+    def settled(self, page: Any, call: tuple[str, str | None] | None = None) -> str | None:
         """Wait until no navigation is under way and the document is parsed (within
-        ``timeout``); return the page's change token (None when unknown)."""
+        ``timeout``); return the page's change token (None when unknown). With ``call`` =
+        (binding, token), the page then calls that binding when it has loaded and its token is
+        not that one, in the same round trip (``called`` says whether it did)."""
         limit = time.monotonic() + self.timeout
         stuck_since: float | None = None
         settle = self.may_navigate
+        self.called = False
         while True:
-            leaving, ready, token = self._state(page, settle)
+            leaving, ready, token = self._state(page, settle, call)
             settle = False
             if not leaving and ready != "loading":
                 self.may_navigate = False
@@ -111,15 +115,17 @@ class PageWait:
             with self.errors("wait for the page"):
                 page.wait_for_timeout(25)
 
-    def _state(self, page: Any, settle: bool) -> tuple[bool, str, str | None]:
+    def _state(self, page: Any, settle: bool, call: tuple[str, str | None] | None
+               ) -> tuple[bool, str, str | None]:
         """[navigating?, readyState, change token]; a read the navigation broke: navigating."""
         with self.errors("wait for the page"):
             try:
-                leaving, ready, token = page.evaluate(STATE_JS, settle)
+                leaving, ready, token, called = page.evaluate(STATE_JS, [settle, call])
             except Exception as exc:
                 if not raced_navigation(exc):
                     raise
                 return True, "loading", None
+        self.called = self.called or called
         return leaving, ready, token
 
     def evaluate(self, page: Any, js: str, arg: Any, what: str) -> Any:

@@ -30,13 +30,20 @@ TREE_JS = ("([maxNodes, last]) => { const s = window.__farm;\n"
            "  if (token !== null && token === last) return 'same';\n"
            "  const out = (\n" + read_js("dom.js") + "\n)(maxNodes);\n"
            "  out.token = token; return JSON.stringify(out); }")
-# [navigating?, readyState, change token]; ``settle`` first lets tasks an action queued run
-# (a form submission starts its navigation from a task).
-STATE_JS = """async (settle) => {
+# [navigating?, readyState, change token, called?]; ``settle`` first lets tasks an action queued
+# run (a form submission starts its navigation from a task); ``call`` = [name, token]: a loaded,
+# settled page whose token is not that one calls the binding ``name`` (farm/devices/web/capture.py)
+STATE_JS = """async ([settle, call]) => {
   if (settle) await new Promise((resolve) => setTimeout(resolve, 0));
   const s = window.__farm;
-  return [s ? s.leaving : false, document.readyState,
-          s ? performance.timeOrigin + ':' + s.gen : null];
+  const leaving = s ? s.leaving : false, ready = document.readyState;
+  const token = s ? performance.timeOrigin + ':' + s.gen : null;
+  let called = false;
+  if (call && !leaving && ready === "complete" && token !== call[1]
+      && typeof window[call[0]] === "function") {
+    window[call[0]](""); called = true;
+  }
+  return [leaving, ready, token, called];
 }"""
 # Replace the focused field's content: selected, then the value inserted as an input method
 # would ("done"; "insert" when the browser refused, so Python inserts it); inputs that take no
