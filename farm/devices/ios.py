@@ -29,6 +29,7 @@ log = logging.getLogger(__name__)
 RESET_ARG = "-farm-reset-state"      # the app starts with empty data (simulator honours it)
 HTTP_TIMEOUT_S = 30.0
 SOURCE_TRIES = 3
+W3C_ELEMENT = "element-6066-11e4-a52e-4f735466cecf"     # an element reference's W3C key
 T = TypeVar("T")
 
 
@@ -212,8 +213,40 @@ class IosDevice:
         return swipe_into_view(self, node)
 
     def type_text(self, text: str) -> None:
+        """Key by key into whatever has the focus (``/wda/keys``: what `mode: typeOnly` asks
+        for)."""
         self._call(lambda: self._session.send_keys(text), "type")
         self._after_typing()
+
+    def fill(self, text: str) -> bool:
+        """Replace the focused field's content with ``text`` in one go: WDA's own element
+        endpoints, as facebook-wda's ``Element.clear_text`` / ``set_text`` send them (the agent
+        types the whole string on the device: one request, not one per key). False when no
+        element has the keyboard focus (nothing was done)."""
+        def replace() -> bool:
+            field = self._focused_field()
+            if field is None:
+                return False
+            field.clear_text()
+            if text:
+                field.set_text(text)
+            return True
+        done = self._call(replace, "fill")
+        if done:
+            self._after_typing()
+        return done
+
+    def _focused_field(self) -> Any:
+        """The element with the keyboard focus (``GET /element/active``), or None."""
+        import wda
+        from wda.exceptions import WDARequestError
+        try:
+            found = self._session._session_http.get("/element/active").value
+        except WDARequestError as exc:
+            if isinstance(exc.value, dict) and exc.value.get("error") == "no such element":
+                return None
+            raise
+        return wda.Element(self._session, found.get("ELEMENT") or found[W3C_ELEMENT])
 
     def _after_typing(self) -> None:
         """autoDismissKeyboard: hide the keyboard once the text is in."""
@@ -221,8 +254,15 @@ class IosDevice:
             self.wda_request("POST", "/session/{sessionId}/wda/keyboard/dismiss", {})
 
     def clear_text(self) -> None:
-        """Delete backwards from the caret (WDA has no select-all without an element)."""
-        self._call(lambda: self._session.send_keys("\b" * 40), "clear")
+        """Empty the focused field (WDA's element ``/clear``); with no field known to have the
+        focus, delete backwards from the caret."""
+        def clear() -> None:
+            field = self._focused_field()
+            if field is not None:
+                field.clear_text()
+            else:
+                self._session.send_keys("\b" * 40)
+        self._call(clear, "clear")
 
     def press(self, key: str) -> None:
         k = key.strip().lower()

@@ -23,6 +23,32 @@ log = logging.getLogger(__name__)
 VIEWPORT_JS = ("({scale: visualViewport.scale, left: visualViewport.offsetLeft, "
                "top: visualViewport.offsetTop})")
 
+# Text fields as WDA's element endpoints see them: the one with the keyboard focus (a field a
+# keyboard types into, not a picker), kept by id until its page goes; text inserted at the caret
+# as an input method does (beforeinput/input events, no key events), or everything deleted.
+FIELD_JS = """([op, id, text]) => {
+  const fields = window.__wdaFields || (window.__wdaFields = new Map());
+  if (op === "active") {
+    let el = document.activeElement;
+    while (el && el.shadowRoot && el.shadowRoot.activeElement) el = el.shadowRoot.activeElement;
+    const typed = el && !el.disabled && !el.readOnly && (el.isContentEditable ||
+      el instanceof HTMLTextAreaElement || (el instanceof HTMLInputElement &&
+      ["", "text", "search", "email", "url", "tel", "password", "number"].includes(el.type)));
+    if (!typed) return null;
+    for (const [known, field] of fields) if (field === el) return known;
+    fields.set(id, el);
+    return id;
+  }
+  const el = fields.get(id);
+  if (!el || !el.isConnected) return "stale";
+  if (document.activeElement !== el && !el.contains(document.activeElement)) el.focus();
+  if (text === null) {
+    if (el.isContentEditable) getSelection().selectAllChildren(el); else el.select();
+    return document.execCommand("delete") ? "done" : "insert";
+  }
+  if (!text) return "done";
+  return document.execCommand("insertText", false, text) ? "done" : "insert";
+}"""
 
 
 async def _page_point(page: Any, x: float, y: float) -> tuple[float, float, float]:
@@ -244,6 +270,28 @@ class PhoneScreen:
             page = await self._ensure()
             await page.keyboard.type(text)
         self._run(go())
+
+    def focused_field(self, new_id: str) -> str | None:
+        """The id of the text field with the keyboard focus (``new_id`` when it had none), or
+        None when no field has it."""
+        async def go() -> str | None:
+            page = await self._ensure()
+            return await page.evaluate(FIELD_JS, ["active", new_id, None])
+        return self._run(go())
+
+    def field_input(self, field: str, text: str | None) -> bool:
+        """Type ``text`` into field ``field`` at its caret in one go (None: empty it), giving it
+        the focus first; False when the field is gone (its page changed)."""
+        async def go() -> bool:
+            page = await self._ensure()
+            how = await page.evaluate(FIELD_JS, ["input", field, text])
+            if how == "insert":     # the page refused execCommand: the same through the driver
+                if text:
+                    await page.keyboard.insert_text(text)
+                else:
+                    await page.keyboard.press("Delete")
+            return how != "stale"
+        return self._run(go())
 
     def key(self, name: str) -> None:
         """Press a Playwright key name (Enter, Backspace, Tab, End...)."""

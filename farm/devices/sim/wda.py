@@ -5,6 +5,13 @@ Answers use WDA's envelope ``{"value": ..., "sessionId": ..., "status": 0}``; an
 session gets 404 ``{"error": "invalid session id"}`` as the real agent sends.
 A launch argument ``-farm-reset-state`` starts the app with empty data (UI tests' usual
 "reset" launch argument).
+
+Text goes in as WDA takes it: ``GET /element/active`` names the element with the keyboard
+focus (``no such element`` when none has it), ``POST /element/{uuid}/value`` types a whole
+string into it at the caret in one request (the field takes it as an input method inserts
+text: input events, no key events) and ``/clear`` empties it; ``POST /wda/keys`` types into
+whatever has the focus, key by key. ``GET /farm/requests`` lists every request served
+(``METHOD /path``, oldest first): tests read it to see which path a client took.
 """
 
 from __future__ import annotations
@@ -16,6 +23,7 @@ import re
 import threading
 import time
 import uuid
+from collections import deque
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable
@@ -28,6 +36,9 @@ log = logging.getLogger(__name__)
 SPRINGBOARD = "com.apple.springboard"
 RESET_ARG = "-farm-reset-state"
 _SESSION = re.compile(r"^/session/([^/]+)(/.*)?$")
+_ELEMENT = re.compile(r"^/element/(?!active$)([^/]+)(/.*)$")     # /element/{uuid}/...
+ELEMENT_KEY = "element-6066-11e4-a52e-4f735466cecf"     # W3C's name for an element reference
+LOGGED = 5000               # requests kept for GET /farm/requests
 _KEYS = {"\n": "Enter", "\r": "Enter", "\b": "Backspace", "\x7f": "Backspace",
          "\t": "Tab", "\ue003": "Backspace", "\ue007": "Enter"}
 
@@ -36,12 +47,21 @@ class _Invalid(Exception):
     pass
 
 
+class _Refused(Exception):
+    """A request WDA answers with an error: HTTP ``code``, W3C ``error`` name, message."""
+
+    def __init__(self, code: int, error: str, message: str) -> None:
+        super().__init__(message)
+        self.code, self.error = code, error
+
+
 @dataclass
 class _Request:
     """One call to an endpoint: its JSON body and the sessions it may answer with."""
     data: dict[str, Any]
     sid: str | None        # the session the path names
     current: str | None    # the session WDA holds
+    element: str = ""      # the element a /element/{uuid}/... path names
 
     def point(self, x: str = "x", y: str = "y") -> tuple[float, float]:
         return float(self.data[x]), float(self.data[y])
@@ -105,6 +125,9 @@ class _Handler(BaseHTTPRequestHandler):
             except KeyError as exc:
                 return self._send(400, {"error": "invalid argument", "message": str(exc)})
             return self._send(200, srv.screen.faults.active())
+        if path == "/farm/requests" and method == "GET":
+            return self._send(200, list(srv.requests))
+        srv.requests.append(f"{method} {path}")
         if srv.screen.faults.hit("drop"):
             self.close_connection = True
             self.connection.shutdown(2)     # the device vanished mid-request
@@ -115,6 +138,8 @@ class _Handler(BaseHTTPRequestHandler):
         except _Invalid:
             return self._send(404, {"error": "invalid session id",
                                     "message": "Session does not exist"})
+        except _Refused as exc:
+            return self._send(exc.code, {"error": exc.error, "message": str(exc)})
         except KeyError as exc:
             return self._send(404, {"error": "unknown command",
                                     "message": f"Unhandled endpoint: {method} {exc.args[0]}"})
@@ -135,6 +160,7 @@ class WdaServer(ThreadingHTTPServer):
         self.screen, self.apps = screen, apps
         self.port = self.server_address[1]
         self.sessions: set[str] = set()
+        self.requests: deque[str] = deque(maxlen=LOGGED)
         self._thread: threading.Thread | None = None
 
     def start(self) -> None:
@@ -150,10 +176,12 @@ class WdaServer(ThreadingHTTPServer):
     def handle(self, method: str, path: str, data: dict[str, Any]) -> tuple[Any, str | None]:
         """(value, sessionId) for one request; KeyError for an unknown endpoint."""
         sid, path = self._session_of(path)
-        key = f"{method} {path}"
+        element = _ELEMENT.match(path) if sid else None
+        key = f"{method} /element/:uuid{element.group(2)}" if element else f"{method} {path}"
         if key not in _ROUTES:
-            raise KeyError(key)
-        return _ROUTES[key](self, _Request(data, sid, next(iter(self.sessions), None)))
+            raise KeyError(f"{method} {path}")
+        return _ROUTES[key](self, _Request(data, sid, next(iter(self.sessions), None),
+                                           element.group(1) if element else ""))
 
     def _session_of(self, path: str) -> tuple[str | None, str]:
         """The live session a ``/session/{id}/…`` path names, and the path after it."""
@@ -301,6 +329,42 @@ class WdaServer(ThreadingHTTPServer):
         self._type("".join(value) if isinstance(value, list) else str(value))
         return None, req.sid
 
+    @_route("GET /element/active")
+    def _active_element(self, req: _Request) -> tuple[Any, str | None]:
+        """The element with the keyboard focus, by the id WDA's element cache gives it."""
+        found = self.screen.focused_field(str(uuid.uuid4()).upper())
+        if found is None:
+            raise _Refused(404, "no such element", "unable to find an element")
+        return {"ELEMENT": found, ELEMENT_KEY: found}, req.sid
+
+    @_route("POST /element/:uuid/value")
+    def _element_value(self, req: _Request) -> tuple[Any, str | None]:
+        """Type ``value`` (a string or a list of strings, joined; ``text`` as well) into the
+        element at its caret, as WDA's typeText does: the field gets the keyboard focus
+        first; a newline is Return and a backspace deletes."""
+        value = req.data.get("value", req.data.get("text"))
+        if value is None:
+            raise _Refused(400, "invalid argument",
+                           "Neither 'value' nor 'text' parameter is provided")
+        text = "".join(value) if isinstance(value, list) else str(value)
+        self._field(req.element, "")             # focus it (and check it is still there)
+        for part, key in _segments(text):
+            if key:
+                self.screen.key(key)
+            else:
+                self._field(req.element, part)
+        return None, req.sid
+
+    @_route("POST /element/:uuid/clear")
+    def _element_clear(self, req: _Request) -> tuple[Any, str | None]:
+        self._field(req.element, None)
+        return None, req.sid
+
+    def _field(self, element: str, text: str | None) -> None:
+        if not self.screen.field_input(element, text):
+            raise _Refused(404, "stale element reference", f"The element '{element}' is not "
+                           "linked to the same object in the DOM anymore")
+
     @_route("POST /wda/apps/launch")
     def _launch_app(self, req: _Request) -> tuple[Any, str | None]:
         self._launch(req.data["bundleId"], req.data.get("arguments") or [])
@@ -330,17 +394,25 @@ class WdaServer(ThreadingHTTPServer):
         self.screen.launch(bundle, url)
 
     def _type(self, text: str) -> None:
-        buf = ""
-        for ch in text:
-            if ch in _KEYS:
-                if buf:
-                    self.screen.type(buf)
-                    buf = ""
-                self.screen.key(_KEYS[ch])
+        for part, key in _segments(text):
+            if key:
+                self.screen.key(key)
             else:
-                buf += ch
-        if buf:
-            self.screen.type(buf)
+                self.screen.type(part)
+
+
+def _segments(text: str) -> list[tuple[str, str]]:
+    """``text`` as (plain text, "") and ("", key name) pieces: what a keyboard types and the
+    keys (Return, Delete, Tab) it presses."""
+    out: list[tuple[str, str]] = []
+    for ch in text:
+        if ch in _KEYS:
+            out.append(("", _KEYS[ch]))
+        elif out and not out[-1][1]:
+            out[-1] = (out[-1][0] + ch, "")
+        else:
+            out.append((ch, ""))
+    return out
 
 
 def _black(screen: PhoneScreen) -> bytes:
