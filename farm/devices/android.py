@@ -128,6 +128,13 @@ def _attach_only_client() -> type:
     return AttachOnlyClient
 
 
+def input_text_words(text: str) -> list[str]:
+    """``text`` (ASCII, one line) as arguments of `input text`, which types its argument with
+    every ``%s`` read as a space and any other ``%`` kept: spaces become ``%s``, and a literal
+    ``%`` right before an ``s`` ends a word (the next one starts with the ``s``)."""
+    return [w.replace(" ", "%s") for w in re.split(r"(?<=%)(?=s)", text)]
+
+
 def _quote(arg: str) -> str:
     return "'" + arg.replace("'", "'\\''") + "'"
 
@@ -350,13 +357,13 @@ class AndroidDevice:
 
     def _type_text(self, text: str) -> None:
         if text.isascii():
-            # one `input text` per line: spaces travel as %s (what `input text` turns back
-            # into spaces); only newlines and tabs need key events
+            # only newlines and tabs need key events; the rest goes as `input text` words
             for part in re.split(r"([\t\n\r\f\v])", text):
                 if part and part.isspace():
                     self._input("keyevent 66" if part == "\n" else "keyevent 61")
                 elif part:
-                    self._input("text " + _quote(part.replace("%", "\\%").replace(" ", "%s")))
+                    for word in input_text_words(part):
+                        self._input("text " + _quote(word))
             return
         ime = self.shell("settings get secure default_input_method").strip()
         if "adbkeyboard" not in ime.lower():

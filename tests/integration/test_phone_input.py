@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import re
 import urllib.request
-from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -119,3 +119,35 @@ def test_wda_element_endpoints_behave_as_webdriveragent(wda_url):
     session.app_launch(BUNDLE)
     with pytest.raises(WDAStaleElementReferenceError):
         field.set_text("late")
+
+
+@pytest.fixture(scope="module")
+def android_phone(cli):
+    """One simulated Android phone (adb server in process) showing KEYS_PAGE, driven by farm's
+    AndroidDevice over adbutils."""
+    from farm.appserver import AppServer
+    from farm.devices.android import AndroidDevice
+    from farm.devices.sim import AndroidSimulator
+    from farm.suite.model import AndroidTarget, AppSpec
+
+    app = cli.tmp / "android-app"
+    app.mkdir()
+    (app / "index.html").write_text(KEYS_PAGE)
+    with AppServer() as served:
+        served.serve([AppSpec(name="keys", serve=app)])
+        with AndroidSimulator(1, {BUNDLE: served.urls[app.resolve()] + "/"}) as sim:
+            phone = AndroidDevice("a1", None, sim.serials[0], port=sim.port)
+            phone.open()
+            phone.start_session(AndroidTarget(launch=BUNDLE))
+            yield phone
+            phone.close()
+
+
+def field_of(phone: Any) -> Any:
+    return next(n for n in phone.hierarchy().nodes if n.editable)
+
+
+def test_android_input_text_types_percent_signs_exactly(android_phone):
+    android_phone.tap(*field_of(android_phone).rect.center)
+    android_phone.type_text(TRICKY)
+    assert field_of(android_phone).text == TRICKY

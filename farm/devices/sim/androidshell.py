@@ -33,6 +33,20 @@ KEYNAMES = {"HOME": 3, "BACK": 4, "POWER": 26, "MENU": 82, "WAKEUP": 224, "SLEEP
 Result = tuple[bytes, bytes, int]
 
 
+def input_text(arg: str) -> str:
+    """What `input text ARG` types: its one argument (more are ignored), each ``%s`` a space,
+    any other ``%`` as it is (Android's InputShellCommand.sendText)."""
+    out: list[str] = []
+    escaped = False
+    for ch in arg:
+        if escaped and ch == "s":
+            out[-1] = " "       # the % before it goes, the s becomes a space
+        else:
+            out.append(ch)
+        escaped = ch == "%"
+    return "".join(out)
+
+
 class AndroidShell:
     """Answers shell commands for one simulated device."""
 
@@ -206,7 +220,7 @@ class AndroidShell:
             else:
                 self.screen.swipe(x1, y1, x2, y2, ms)
         elif verb == "text":
-            text = " ".join(rest).replace("%s", " ")
+            text = input_text(rest[0])
             if not text.isascii():   # what real `input text` does with non-ASCII
                 return b"", (b"Exception occurred while executing 'text':\n"
                              b"java.lang.NullPointerException: Attempt to get length of null "
