@@ -33,6 +33,20 @@ W3C_ELEMENT = "element-6066-11e4-a52e-4f735466cecf"     # an element reference's
 T = TypeVar("T")
 
 
+def pinch_paths(x: int, y: int, reach: int, spread: bool, size: tuple[int, int]
+                ) -> list[tuple[tuple[int, int], tuple[int, int]]]:
+    """(start, end) of two fingers above and below (x, y), 40 points away, moving ``reach``
+    points apart (``spread``) or together. A finger cannot touch beyond the glass: near an edge
+    it stays on the screen's edge (1 point in) and the other finger does the moving."""
+    w, h = size
+    near, far = 40, 40 + reach
+    start, end = (near, far) if spread else (far, near)
+
+    def on_screen(px: float, py: float) -> tuple[int, int]:
+        return min(max(int(px), 1), w - 2), min(max(int(py), 1), h - 2)
+    return [(on_screen(x, y + sign * start), on_screen(x, y + sign * end)) for sign in (-1, 1)]
+
+
 class IosDevice:
     """A WDA endpoint implementing the `farm.devices.base.Device` protocol (points)."""
 
@@ -183,20 +197,17 @@ class IosDevice:
     def pinch(self, x: int, y: int, reach: int, spread: bool, duration_ms: int = 500) -> None:
         """Two fingers above and below (x, y) move ``reach`` points each, apart (``spread``)
         or together: W3C actions, as Midscene sends them to WebDriverAgent."""
-        near, far = 40, 40 + reach
-        start, end = (near, far) if spread else (far, near)
-
-        def finger(name: str, sign: int) -> dict[str, Any]:
+        def finger(name: str, path: tuple[tuple[int, int], tuple[int, int]]) -> dict[str, Any]:
+            (x0, y0), (x1, y1) = path
             return {"type": "pointer", "id": name, "parameters": {"pointerType": "touch"},
                     "actions": [
-                        {"type": "pointerMove", "duration": 0, "x": int(x),
-                         "y": int(y + sign * start)},
+                        {"type": "pointerMove", "duration": 0, "x": x0, "y": y0},
                         {"type": "pointerDown", "button": 0}, {"type": "pause", "duration": 100},
-                        {"type": "pointerMove", "duration": int(duration_ms), "x": int(x),
-                         "y": int(y + sign * end)},
+                        {"type": "pointerMove", "duration": int(duration_ms), "x": x1, "y": y1},
                         {"type": "pointerUp", "button": 0}]}
+        upper, lower = pinch_paths(x, y, reach, spread, self.size())
         self.wda_request("POST", "/session/{sessionId}/actions",
-                         {"actions": [finger("finger1", -1), finger("finger2", 1)]})
+                         {"actions": [finger("finger1", upper), finger("finger2", lower)]})
 
     def swipe(self, x1: int, y1: int, x2: int, y2: int, duration_ms: int = 300) -> None:
         self._call(lambda: self._session.swipe(int(x1), int(y1), int(x2), int(y2),

@@ -109,8 +109,9 @@ class AndroidShell:
             return b"", b"Error: Could not find or load main class\n", 1
         cx, cy, start, end = (float(v) for v in args[args.index("-pinch") + 1:][:4])
         ms = int(args[args.index("-pinch") + 5]) if len(args) > args.index("-pinch") + 5 else 500
-        d = self.screen.dpr
-        self.screen.pinch(cx / d, cy / d, max(end, 1) / max(start, 1), ms)
+        d = self.screen.dpr      # the two fingers above and below (cx, cy), in CSS px
+        self.screen.pinch([((cx / d, (cy - sign * start / 2) / d),
+                            (cx / d, (cy - sign * end / 2) / d)) for sign in (1, -1)], ms)
         return b"", b"", 0
 
     def _cmd_echo(self, args: list[str]) -> Result:

@@ -18,6 +18,7 @@ from typing import Any, Coroutine
 from farm.devices.chromium import BROWSER_FLAGS, find_chromium
 
 log = logging.getLogger(__name__)
+Point = tuple[float, float]
 
 # the visual viewport: where the layout viewport's CSS pixels land on the screen
 VIEWPORT_JS = ("({scale: visualViewport.scale, left: visualViewport.offsetLeft, "
@@ -251,19 +252,33 @@ class PhoneScreen:
             await asyncio.sleep(min(duration_ms, 1000) / 1000)
         self._run(go())
 
-    def pinch(self, x: float, y: float, scale: float, duration_ms: int) -> None:
-        """Two fingers around (x, y): Chromium's own pinch-zoom gesture (scale > 1 zooms in)."""
+    def pinch(self, fingers: list[tuple[Point, Point]], duration_ms: int) -> None:
+        """Two fingers, each from its start to its end point (CSS px of the screen): the page
+        zooms around where they came down by how much farther apart (or closer) they end. A
+        finger beyond an edge touches the glass at that edge, as on a touch screen, so a pinch
+        by an edge still zooms. Played as Chromium's own pinch-zoom gesture in its trackpad
+        form: headless Chromium turns a synthetic touchscreen pinch into no zoom at all."""
+        (a0, a1), (b0, b1) = [(self._on_glass(p), self._on_glass(q)) for p, q in fingers]
+        scale = _gap(a1, b1) / _gap(a0, b0)
+        x, y = (a0[0] + b0[0]) / 2, (a0[1] + b0[1]) / 2
+
         async def go() -> None:
             page = await self._ensure()
+            zoom = (await page.evaluate(VIEWPORT_JS)).get("scale") or 1.0   # the anchor is
+            px, py = x / zoom, y / zoom          # in CSS px of what the screen shows
             cdp = await page.context.new_cdp_session(page)
             try:
                 await cdp.send("Input.synthesizePinchGesture", {
-                    "x": x, "y": y, "scaleFactor": scale, "gestureSourceType": "touch",
+                    "x": px, "y": py, "scaleFactor": scale, "gestureSourceType": "mouse",
                     "relativeSpeed": max(200, int(800 * 500 / max(duration_ms, 1)))})
             finally:
                 await cdp.detach()
             await _settle(page)
         self._run(go())
+
+    def _on_glass(self, point: Point) -> Point:
+        return (min(max(point[0], 0.0), self.width - 1.0),
+                min(max(point[1], 0.0), self.height - 1.0))
 
     def type(self, text: str) -> None:
         async def go() -> None:
@@ -303,6 +318,11 @@ class PhoneScreen:
 
     def url(self) -> str:
         return self._page.url if self._page is not None else "about:blank"
+
+
+def _gap(p: Point, q: Point) -> float:
+    """How far apart two fingers are (at least 1 px: two fingers cannot be in one place)."""
+    return max(((p[0] - q[0]) ** 2 + (p[1] - q[1]) ** 2) ** 0.5, 1.0)
 
 
 async def _settle(page: Any) -> None:

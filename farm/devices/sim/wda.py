@@ -312,15 +312,13 @@ class WdaServer(ThreadingHTTPServer):
         fingers = [a for a in req.data.get("actions", []) if a.get("type") == "pointer"]
         if len(fingers) != 2:
             raise ValueError("the simulator plays two-finger pinches only")
-        ends = []
+        paths = []
         for f in fingers:
             moves = [s for s in f.get("actions", []) if s.get("type") == "pointerMove"]
-            ends.append(((moves[0]["x"], moves[0]["y"]), (moves[-1]["x"], moves[-1]["y"])))
-        (a0, a1), (b0, b1) = ends
-        gap = lambda p, q: max(((p[0] - q[0]) ** 2 + (p[1] - q[1]) ** 2) ** 0.5, 1.0)
-        centre = ((a0[0] + b0[0]) / 2, (a0[1] + b0[1]) / 2)
+            paths.append(((float(moves[0]["x"]), float(moves[0]["y"])),
+                          (float(moves[-1]["x"]), float(moves[-1]["y"]))))
         ms = max(int(s.get("duration", 0)) for s in fingers[0]["actions"])
-        self.screen.pinch(*centre, gap(a1, b1) / gap(a0, b0), ms)
+        self.screen.pinch(paths, ms)
         return None, req.sid
 
     @_route("POST /wda/keys")
