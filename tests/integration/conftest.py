@@ -192,8 +192,10 @@ def farm(tmp_path: Path) -> Iterator[FarmCli]:
 @pytest.fixture
 def workers(farm: FarmCli, redis_url: str) -> Callable[..., Any]:
     """``workers("fake:2", **env)`` starts `farm worker` against ``redis_url`` (test device
-    plugin loaded, test key prefix); they are killed after the test."""
+    plugin loaded, test key prefix, no /metrics unless ``--metrics-port`` asks for it: tests
+    never take the default ports 9464+); they are killed after the test."""
     def start(devices: str, *args: str, broker: str | None = None, **env: str) -> Any:
         return farm.worker(devices, *args, broker=broker or redis_url,
-                           **{"FARM_DEVICE_PLUGINS": PLUGIN, **CLUSTER_ENV, **env})
+                           **{"FARM_DEVICE_PLUGINS": PLUGIN, **CLUSTER_ENV,
+                              "FARM_WORKER_METRICS_PORT": "0", **env})
     return start

@@ -115,7 +115,8 @@ class Executor:
     def start_workers(self, redis: RedisServer) -> None:
         for name, pool in POOLS.items():
             self.brokers[name] = redis.new_db()
-            self.cli.worker(pool.devices, broker=self.brokers[name], **self.pool_env(name))
+            self.cli.worker(pool.devices, broker=self.brokers[name],  # no /metrics ports
+                            FARM_WORKER_METRICS_PORT="0", **self.pool_env(name))
 
     def run(self, paths: list[Path], pool: str, *args: str, listing: bool = False,
             **env: str) -> Run:
