@@ -24,6 +24,9 @@ bench: install
 	.venv/bin/python bench/dispatch.py
 	.venv/bin/python bench/metrics.py
 	.venv/bin/python bench/replay.py
+	.venv/bin/python bench/report.py
+	.venv/bin/python bench/vs_playwright.py --pairs 5
+	.venv/bin/python bench/cpu_profile.py
 
 clean:
 	rm -rf .farm .venv *.egg-info
