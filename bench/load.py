@@ -19,7 +19,7 @@ from farm.suite.loader import load_suites  # noqa: E402
 
 CASE = ("name: case\nweb:\n  url: https://example.com/${PAGE:-index}\ntasks:\n"
         "  - name: t\n    flow:\n" + "".join(
-            f"      - aiTap: button {i}\n      - assertText: text {i}\n        timeout: 100\n"
+            f"      - aiTap: button {i}\n      - waitForText: text {i}\n        timeout: 100\n"
             for i in range(6)))
 
 
