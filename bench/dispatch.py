@@ -19,20 +19,25 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.integration.cluster_support import (RedisServer, farm_run, kill_tree,  # noqa: E402
-                                               results, sleep_suite, start_workers, wait_idle)
+from tests.support.cluster import CLUSTER_ENV, wait_idle  # noqa: E402
+from tests.support.farm_cli import FarmCli, results  # noqa: E402
+from tests.support.redis_server import RedisServer  # noqa: E402
+from tests.support.suites import sleep_suite  # noqa: E402
+
+ENV = {"FARM_DEVICE_PLUGINS": "tests.support.devices", "FARM_WORKER_METRICS_PORT": "0",
+       **CLUSTER_ENV}
 
 
 def _t(iso: str) -> float:
     return datetime.fromisoformat(iso).timestamp()
 
 
-def run_cases(tmp: Path, url: str, suite: Path, name: str, devices: int) -> list[dict]:
-    proc = farm_run(tmp, url, suite, tmp / name, "--devices", f"browser:{devices}")
-    out, _ = proc.communicate(timeout=600)
-    if proc.returncode != 0:
-        raise SystemExit(f"run failed:\n{out}")
-    return results(tmp / name)["cases"]
+def run_cases(cli: FarmCli, url: str, suite: Path, name: str, devices: int) -> list[dict]:
+    done = cli.run("run", suite, "--broker", url, "--devices", f"fake:{devices}", "--report-dir",
+                   cli.tmp / name, timeout=600, **ENV)
+    if done.returncode != 0:
+        raise SystemExit(f"run failed:\n{done.stdout}\n{done.stderr}")
+    return results(cli.tmp / name)["cases"]
 
 
 def span(cases: list[dict]) -> float:
@@ -43,12 +48,13 @@ def span(cases: list[dict]) -> float:
 def main() -> None:
     tmp = Path(tempfile.mkdtemp(prefix="farm-bench-"))
     redis = RedisServer().start()
+    cli = FarmCli(tmp)
     procs = []
     try:
-        procs.append(start_workers(tmp, redis.url, "fake:1"))
+        procs.append(cli.worker("fake:1", broker=redis.url, **ENV))
         wait_idle(redis.url, 1)
         noop = sleep_suite(tmp / "noop", 60, 0)
-        cases = sorted(run_cases(tmp, redis.url, noop, "noop", 1), key=lambda c: c["started"])
+        cases = sorted(run_cases(cli, redis.url, noop, "noop", 1), key=lambda c: c["started"])
         gaps = [(_t(b["started"]) - (_t(a["started"]) + a["duration"])) * 1000
                 for a, b in zip(cases, cases[1:])]
         q = statistics.quantiles(gaps, n=100)
@@ -59,15 +65,14 @@ def main() -> None:
         base = None
         for n in (1, 2, 4):
             while len(procs) < n:
-                procs.append(start_workers(tmp, redis.url, "fake:1"))
+                procs.append(cli.worker("fake:1", broker=redis.url, **ENV))
             wait_idle(redis.url, n)
-            took = span(run_cases(tmp, redis.url, sleepy, f"sleepy{n}", n))
+            took = span(run_cases(cli, redis.url, sleepy, f"sleepy{n}", n))
             base = base or took
             print(f"{n} worker(s): 16 x 1 s cases in {took:.2f} s  speed-up={base / took:.2f} "
                   f"efficiency={base / took / n:.2f}")
     finally:
-        for p in procs:
-            kill_tree(p)
+        cli.close()
         redis.stop()
 
 

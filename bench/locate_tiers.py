@@ -24,6 +24,7 @@ from farm.agent.api import Agent  # noqa: E402
 from farm.agent.locator import TIER_NAMES, LocatorChain  # noqa: E402
 from farm.config import Settings, load_settings  # noqa: E402
 from farm.devices.base import Rect  # noqa: E402
+from farm.errors import NeedsModel  # noqa: E402
 from farm.devices.browser import BrowserDevice  # noqa: E402
 from farm.suite.model import WebTarget  # noqa: E402
 from screenshot import _serve_demo  # noqa: E402  (bench/: the demo app on a free port)
@@ -45,8 +46,11 @@ def _time_tier(agent: Agent, name: str, runs: int, box: Rect) -> tuple[float, st
         agent.grabber.invalidate()          # each run pays for its own screenshot
         agent.device.run_script(CHANGED, 5)  # and its own DOM walk, as after an action
         started = time.perf_counter()
-        hit = chain.locate(TARGET, agent.device, xpath=XPATH if name == "xpath" else None,
-                           **hints)
+        try:
+            hit = chain.locate(TARGET, agent.device, xpath=XPATH if name == "xpath" else None,
+                               **hints)
+        except NeedsModel as exc:       # the tier declined (e.g. OCR on a page with text)
+            return time.perf_counter() - started, f"not found: {exc}"
         seconds.append(time.perf_counter() - started)
         where = str(hit.rect.as_list())
     return statistics.median(seconds), where
