@@ -11,6 +11,21 @@ import zlib
 from farm.devices.base import Rect
 from farm.errors import StepFailed
 
+MAX_IMAGE_BYTES = 5 * 1024 * 1024     # a reference image, read from a file, a data: URL or http
+
+
+def image_type(data: bytes) -> str | None:
+    """The image type from the first bytes (what the model is told it is), None if none."""
+    if data.startswith(b"\x89PNG\r\n\x1a\n"):
+        return "image/png"
+    if data.startswith(b"\xff\xd8\xff"):
+        return "image/jpeg"
+    if data[:6] in (b"GIF87a", b"GIF89a"):
+        return "image/gif"
+    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
+        return "image/webp"
+    return None
+
 
 def png_size(png: bytes) -> tuple[int, int]:
     """Width and height from a PNG header (no decoding); falls back to Pillow for others."""
@@ -97,13 +112,15 @@ def inline_image(image: dict[str, str]) -> dict[str, str]:
     import urllib.request
     try:
         with urllib.request.urlopen(image["url"], timeout=20) as reply:
-            data = reply.read(5 * 1024 * 1024 + 1)
-            mime = reply.headers.get_content_type() or "image/png"
+            data = reply.read(MAX_IMAGE_BYTES + 1)
+            served = reply.headers.get_content_type()
     except OSError as exc:
         raise StepFailed(f"cannot fetch reference image {image['name']!r} "
                          f"({image['url']}): {exc}") from exc
-    if len(data) > 5 * 1024 * 1024 or not mime.startswith("image/"):
-        raise StepFailed(f"reference image {image['name']!r} ({image['url']}) is not an image "
-                         f"of at most 5 MB ({mime}, {len(data)} bytes read)")
+    mime = image_type(data)     # the bytes decide, as for a file (a server may mislabel)
+    if len(data) > MAX_IMAGE_BYTES or mime is None:
+        raise StepFailed(f"reference image {image['name']!r} ({image['url']}) is not a PNG, "
+                         f"JPEG, GIF or WebP image of at most 5 MB ({served}, "
+                         f"{len(data)} bytes read)")
     return {"name": image["name"],
             "url": f"data:{mime};base64,{base64.b64encode(data).decode()}"}

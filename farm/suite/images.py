@@ -16,10 +16,10 @@ import binascii
 import os
 from pathlib import Path
 
+from farm.agent.images import MAX_IMAGE_BYTES, image_type
 from farm.suite.checks import Problems
 from farm.suite.yamlpos import Node
 
-MAX_IMAGE_BYTES = 5 * 1024 * 1024
 
 
 def read_images(kind: str, node: Node | None, convert: Node | None,
@@ -74,7 +74,7 @@ def _local(kind: str, url: str, path: str, at: Node, p: Problems) -> str | None:
         p.add(at, f"{kind} image {url!r}: cannot read it ({exc.strerror or exc}: {path}; "
                   "paths are relative to the YAML file)")
         return None
-    mime = _sniff(data)
+    mime = image_type(data)
     if mime is None:
         p.add(at, f"{kind} image {url!r}: not a PNG, JPEG, GIF or WebP image")
         return None
@@ -95,20 +95,7 @@ def _data_url(kind: str, url: str, at: Node, p: Problems) -> bool:
     except (binascii.Error, ValueError):
         p.add(at, f"{kind} image: the data: URL is not valid base64")
         return False
-    if _sniff(data) is None:
+    if image_type(data) is None:
         p.add(at, f"{kind} image: the data: URL does not hold a PNG, JPEG, GIF or WebP image")
         return False
     return True
-
-
-def _sniff(data: bytes) -> str | None:
-    """The image type from the file's first bytes (what the model is told it is)."""
-    if data.startswith(b"\x89PNG\r\n\x1a\n"):
-        return "image/png"
-    if data.startswith(b"\xff\xd8\xff"):
-        return "image/jpeg"
-    if data[:6] in (b"GIF87a", b"GIF89a"):
-        return "image/gif"
-    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
-        return "image/webp"
-    return None
