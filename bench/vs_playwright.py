@@ -1,7 +1,8 @@
 """farm against plain Playwright on the same Chromium, side by side.
 
 The demo's zero-token cases are written once more below in plain Playwright (sync API, a fresh
-context per case, the same app server class, the same Chromium binary and flags). Pairs run
+context per case, a static server for the demo app in the same process as farm's, the same
+Chromium binary and flags; the plain process imports none of farm's modules). Pairs run
 interleaved (farm first in odd pairs, plain first in even ones): `farm run` of the same case
 files on browser:1, then the plain script, each a fresh process. Prints per-case medians and
 ratios, per step (ms over plain), case start (farm: case begin → first step; plain: new
@@ -116,22 +117,32 @@ def search_no_results(page, steps) -> None:
 PLAIN = {f.__name__: f for f in (login_success, add_to_cart, checkout_e2e, search_no_results)}
 
 
-def plain_run(cases: list[str], out: Path) -> None:
-    """One process: launch Chromium as farm does, run each case in a fresh context."""
+def plain_run(cases: list[str], out: Path, chromium: str, flags: list[str]) -> None:
+    """One process: launch Chromium as farm does, run each case in a fresh context. It imports
+    Playwright and the standard library only (none of farm's modules: their import time is
+    farm's cost, not plain Playwright's) and serves the demo app itself, as `farm run` does."""
+    import functools
+    import threading
+    from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+
     from playwright.sync_api import sync_playwright
 
-    from farm.appserver import AppServer
-    from farm.config import load_settings
-    from farm.devices.chromium import BROWSER_FLAGS, find_chromium
-    from farm.suite.model import AppSpec
+    class Quiet(SimpleHTTPRequestHandler):
+        def log_message(self, format, *args) -> None:
+            pass
 
-    info = find_chromium(load_settings())
+        def end_headers(self) -> None:
+            self.send_header("Cache-Control", "no-store")
+            super().end_headers()
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0),
+                                 functools.partial(Quiet, directory=str(DEMO / "app")))
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_address[1]}/index.html"
     results = []
-    with AppServer() as apps, sync_playwright() as pw:
-        apps.serve([AppSpec(name="shop", serve=str(DEMO / "app"), env="FARM_DEMO_URL")])
-        url = apps.env["FARM_DEMO_URL"] + "/index.html"
-        browser = pw.chromium.launch(executable_path=info.path, headless=True,
-                                     args=BROWSER_FLAGS)
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=chromium, headless=True, args=flags)
         for name in cases:
             durations: list[float] = []
 
@@ -150,6 +161,10 @@ def plain_run(cases: list[str], out: Path) -> None:
             results.append({"case": name, "duration": time.monotonic() - t0, "start": start,
                             "steps": len(durations)})
         browser.close()
+    server.shutdown()
+    leaked = sorted(m for m in sys.modules if m == "farm" or m.startswith("farm."))
+    if leaked:     # the plain side must not pay for (or be helped by) farm's imports
+        raise SystemExit(f"the plain Playwright side imported farm modules: {leaked}")
     out.write_text(json.dumps(results))
 
 
@@ -206,9 +221,11 @@ def farm_pair(suite: Path, report: Path, shots: str, env: dict[str, str]) -> dic
     return {"wall": wall, "cpu": cpu, "cases": cases}
 
 
-def plain_pair(cases: list[str], out: Path, env: dict[str, str]) -> dict:
-    wall, cpu = _measured([sys.executable, __file__, "--plain", str(out),
-                           "--cases", ",".join(cases)], env)
+def plain_pair(cases: list[str], out: Path, env: dict[str, str], chromium: str) -> dict:
+    from farm.devices.chromium import BROWSER_FLAGS
+
+    wall, cpu = _measured([sys.executable, __file__, "--plain", str(out), "--chromium", chromium,
+                           "--cases", ",".join(cases), "--", *BROWSER_FLAGS], env)
     return {"wall": wall, "cpu": cpu,
             "cases": {r["case"]: r for r in json.loads(out.read_text())}}
 
@@ -249,11 +266,19 @@ def main() -> None:
     ap.add_argument("--screenshots", default="", help="farm run --screenshots MODE "
                     "(default: farm's default)")
     ap.add_argument("--plain", type=Path, help=argparse.SUPPRESS)
+    ap.add_argument("--chromium", help=argparse.SUPPRESS)
+    ap.add_argument("flags", nargs="*", help=argparse.SUPPRESS)
     args = ap.parse_args()
     cases = [c for c in args.cases.split(",") if c]
     if args.plain:
-        plain_run(cases, args.plain)
+        plain_run(cases, args.plain, args.chromium, args.flags)
         return
+    from farm.config import load_settings
+    from farm.devices.chromium import find_chromium
+
+    info = find_chromium(load_settings())
+    if info is None:
+        raise SystemExit("no Chromium found (apt-get install chromium or set FARM_CHROMIUM_PATH)")
     # an installed farm has its bytecode cached after the first run; this shell may forbid
     # writing it (PYTHONDONTWRITEBYTECODE), which would make every measured process (farm's and
     # the plain script, which imports farm's app server) recompile: compile once, up front
@@ -268,7 +293,8 @@ def main() -> None:
         for i in range(args.pairs):
             runs = [lambda: farm.append(farm_pair(suite, root / f"farm-{i}", args.screenshots,
                                                   env)),
-                    lambda: plain.append(plain_pair(cases, root / f"plain-{i}.json", env))]
+                    lambda: plain.append(plain_pair(cases, root / f"plain-{i}.json", env,
+                                                    info.path))]
             for run in (runs if i % 2 == 0 else runs[::-1]):
                 run()
             print(f"pair {i + 1}/{args.pairs}: farm {farm[-1]['wall']:.2f} s, "
