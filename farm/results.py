@@ -7,7 +7,6 @@ relative to the run directory so the whole directory can be moved or served.
 from __future__ import annotations
 
 import io
-import json
 import logging
 import re
 import threading
@@ -329,5 +328,7 @@ def _jpeg_fits(jpeg: bytes, max_side: int) -> bool:
 
 def write_json(path: Path, summary: RunSummary) -> None:
     tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(summary.model_dump(mode="json"), indent=2, ensure_ascii=False))
+    # pydantic's own JSON writer: the same text as json.dumps(model_dump(), indent=2,
+    # ensure_ascii=False), without the standard library's pure-Python indenting encoder
+    tmp.write_text(summary.model_dump_json(indent=2), encoding="utf-8")
     tmp.replace(path)
