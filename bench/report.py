@@ -52,7 +52,7 @@ def _step(i: int, n: int) -> StepRecord:
                       duration=0.4, tier="text", rect=[100, 40 * n, 200, 36],
                       marks=[Mark(kind="tap", points=[[200, 40 * n + 18]])], screen=[1280, 800],
                       before=f"{base}-before.jpg", after=f"{base}-after.jpg",
-                      marked=f"{base}-marked.jpg")
+                      marked=f"{base}-marked.svg")
 
 
 def _summary(rng: random.Random, run_id: str, cases: int, day: float, steps: int = 0

@@ -81,7 +81,7 @@ class StepRecord(BaseModel):
     rounds: int | None = None       # plan-act rounds of an ai step (agent iterations)
     marks: list[Mark] = Field(default_factory=list)   # where it acted, in action order
     screen: list[int] | None = None  # [w, h] of the coordinate space of rect and marks
-    marked: str | None = None       # the before screenshot with rect and marks drawn on it
+    marked: str | None = None       # SVG: the before screenshot with rect and marks over it
 
 
 class CaseError(BaseModel):
@@ -210,7 +210,8 @@ def case_folder(case_id: str) -> str:
 
 
 class ArtifactStore:
-    """Writes screenshots as small JPEG files under ``<run_dir>/artifacts/``.
+    """Writes screenshots as small JPEG files under ``<run_dir>/artifacts/``, and files made
+    from them (the marked copy of a step's before screenshot: an SVG around its bytes).
 
     Thread-safe: several device threads write at once.
     """
@@ -258,32 +259,29 @@ class ArtifactStore:
             self._pending = [f for f in self._pending if not f.done()]
             self._pending.append(self._pool.submit(fn, list(self._pending), *args))
 
-    def derive(self, source: str, name: str, draw: Callable[[Any], Any]) -> str:
-        """Queue a copy of the stored screenshot ``source`` (a path this store returned)
-        changed by ``draw(image) -> image`` (e.g. marks drawn on it); return its path. Runs on
-        the background pool once ``source`` is written, off the case's clock; never when
-        ``source`` never comes."""
+    def derive(self, source: str, name: str, render: Callable[[bytes], bytes],
+               ext: str = "svg") -> str:
+        """Queue a file made from the stored screenshot ``source`` (a path this store
+        returned) by ``render(its bytes) -> the new file's bytes`` (e.g. an SVG with marks over
+        it), named ``name``.``ext`` beside it; return its path. Runs on the background pool
+        once ``source`` is written, off the case's clock; never when ``source`` never comes."""
         src = self.run_dir / source
-        path = src.with_name(f"{slug(name)}.jpg")
+        path = src.with_name(f"{slug(name)}.{ext}")
         with self._lock:      # the source may still be a capture in flight (farm.evidence)
             ready = source in self._stored
             if not ready:
-                self._deferred.setdefault(source, []).append((src, path, draw))
+                self._deferred.setdefault(source, []).append((src, path, render))
         if ready:
-            self._submit(self._derive, src, path, draw)
+            self._submit(self._derive, src, path, render)
         return path.relative_to(self.run_dir).as_posix()
 
-    def _derive(self, earlier: list[Any], src: Path, path: Path, draw: Callable[[Any], Any]
-                ) -> None:
+    def _derive(self, earlier: list[Any], src: Path, path: Path,
+                render: Callable[[bytes], bytes]) -> None:
         from concurrent.futures import wait
 
-        from PIL import Image
         wait(earlier)   # submitted before us, so running or done already: no deadlock
         try:
-            with Image.open(src) as img:
-                img.load()      # decoded once and drawn on in place: a copy costs more than
-                out = draw(img if img.mode == "RGB" else img.convert("RGB"))   # the decode
-                out.save(path, "JPEG", quality=self.quality)
+            path.write_bytes(render(src.read_bytes()))
         except Exception as exc:   # a marked copy is a nicety; never cost the run
             logging.getLogger("farm").warning("cannot mark %s: %s", src.name, exc)
 
@@ -315,15 +313,34 @@ class ArtifactStore:
 
 def _jpeg_fits(jpeg: bytes, max_side: int) -> bool:
     """The JPEG's longest side is at most ``max_side`` (read from its SOF header)."""
+    size = _jpeg_size(jpeg)
+    return size is not None and max(size) <= max_side
+
+
+_SOF = {0xC0, 0xC1, 0xC2, 0xC3, 0xC5, 0xC6, 0xC7, 0xC9, 0xCA, 0xCB, 0xCD, 0xCE, 0xCF}
+
+
+def _jpeg_size(jpeg: bytes) -> tuple[int, int] | None:
+    """A JPEG's (width, height) from its SOF header, without decoding it."""
     i = 2
     while i + 9 < len(jpeg) and jpeg[i] == 0xFF:
         marker, length = jpeg[i + 1], int.from_bytes(jpeg[i + 2:i + 4], "big")
-        if marker in (0xC0, 0xC1, 0xC2):
-            h, w = int.from_bytes(jpeg[i + 5:i + 7], "big"), int.from_bytes(jpeg[i + 7:i + 9],
-                                                                            "big")
-            return max(w, h) <= max_side
+        if marker in _SOF:
+            return (int.from_bytes(jpeg[i + 7:i + 9], "big"),
+                    int.from_bytes(jpeg[i + 5:i + 7], "big"))
         i += 2 + length
-    return False
+    return None
+
+
+def image_size(image: bytes) -> tuple[str, tuple[int, int] | None]:
+    """An image's media type and (width, height) read from its header, never decoded: a
+    JPEG's SOF or a PNG's IHDR; None for a size it does not tell."""
+    if image[:3] == b"\xff\xd8\xff":
+        return "image/jpeg", _jpeg_size(image)
+    if image[:8] == b"\x89PNG\r\n\x1a\n" and image[12:16] == b"IHDR":
+        return "image/png", (int.from_bytes(image[16:20], "big"),
+                             int.from_bytes(image[20:24], "big"))
+    return "image/jpeg", None
 
 
 def write_json(path: Path, summary: RunSummary) -> None:

@@ -261,8 +261,8 @@ class _CaseRun:
             self._mark(rec)
 
     def _mark(self, rec: StepRecord) -> None:
-        """Where the step acted, and its before screenshot with that drawn on it (drawn on the
-        artifact pool, off the case's clock)."""
+        """Where the step acted, and its before screenshot with that drawn over it (an SVG
+        around the screenshot's bytes, written on the artifact pool, off the case's clock)."""
         rec.marks = [Mark(kind=m["kind"], points=m["points"], note=m.get("note"))
                      for m in self.agent.acted]
         if not (rec.marks or rec.rect) or not rec.before:
@@ -273,10 +273,10 @@ class _CaseRun:
             return
         from functools import partial
 
-        from farm.report.marks import draw_marks
+        from farm.report.marks import marks_svg
         rec.marked = self.services.artifacts.derive(
             rec.before, f"step{rec.index}-marked",
-            partial(draw_marks, marks=rec.marks, rect=rec.rect, tier=rec.tier,
+            partial(marks_svg, marks=rec.marks, rect=rec.rect, tier=rec.tier,
                     screen=rec.screen))
 
     def _record_usage(self, rec: StepRecord, before: Any) -> None:

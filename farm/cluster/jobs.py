@@ -56,9 +56,10 @@ def expand_matrix(jobs: Iterable[Job], cases: dict[str, Case],
 
 
 def encode_artifacts(root: Path) -> dict[str, str]:
-    """Screenshots under ``root`` as base64, keyed by their path relative to it."""
+    """Screenshots (JPEG) and their marked copies (SVG) under ``root`` as base64, keyed by
+    their path relative to it."""
     return {p.relative_to(root).as_posix(): base64.b64encode(p.read_bytes()).decode()
-            for p in root.rglob("*.jpg")}
+            for p in root.rglob("*") if p.suffix in (".jpg", ".svg") and p.is_file()}
 
 
 def save_artifacts(run_dir: Path, files: dict[str, str]) -> None:

@@ -36,13 +36,16 @@ class _Writer:
         self.logger = AllureFileLogger(str(out))
 
     def attach(self, rel: str | None, name: str) -> list:
-        """The screenshot ``rel`` (relative to the run dir) copied in, as an Attachment."""
+        """The screenshot ``rel`` (relative to the run dir) copied in, as an Attachment: a
+        JPEG, or a marked copy's SVG (Allure shows both as images)."""
         from allure_commons.model2 import ATTACHMENT_PATTERN, Attachment
         if not rel or not (self.run_dir / rel).is_file():
             return []
-        source = ATTACHMENT_PATTERN.format(prefix=uuid.uuid4(), ext="jpg")
+        ext, kind = (("svg", "image/svg+xml") if rel.lower().endswith(".svg") else
+                     ("jpg", "image/jpeg"))
+        source = ATTACHMENT_PATTERN.format(prefix=uuid.uuid4(), ext=ext)
         self.logger.report_attached_file(str(self.run_dir / rel), source)
-        return [Attachment(name=name, source=source, type="image/jpeg")]
+        return [Attachment(name=name, source=source, type=kind)]
 
     def step(self, st: StepRecord):
         from allure_commons.model2 import Parameter, StatusDetails, TestStepResult

@@ -325,9 +325,9 @@ def render_html(summary: RunSummary, run_dir: Path | None = None) -> str:
 
 
 def write_html(summary: RunSummary, run_dir: Path) -> Path:
-    """Write ``<run_dir>/report.html`` (self-contained but for artifact JPEGs) and, for each
-    case with a Midscene ``reportFileName``, ``<run_dir>/<that name>`` holding that case alone;
-    return the run report's path."""
+    """Write ``<run_dir>/report.html`` (self-contained but for the artifacts: screenshot JPEGs,
+    marked copies' SVGs) and, for each case with a Midscene ``reportFileName``,
+    ``<run_dir>/<that name>`` holding that case alone; return the run report's path."""
     run_dir = Path(run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
     for case in summary.cases:

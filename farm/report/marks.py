@@ -1,102 +1,137 @@
-"""Annotated screenshots: where a step acted, drawn on the screenshot taken before it.
+"""Annotated screenshots: where a step acted, drawn over the screenshot taken before it.
 
 The located element's box (with the locate tier that found it), a dot per tap (ring for a
 long press, two rings for a double tap), an arrow for a swipe, drag or scroll, a box for the
 field typed into, and for ai steps the model's thought and log line in a caption band.
-Coordinates are device coordinates; ``screen`` is their space, so the image may be scaled.
+
+The annotated copy is an SVG: the before screenshot embedded as it is (a data: URL of its
+bytes, never decoded) with the marks as vector shapes over it. Drawing one costs a base64
+encode and a few lines of text, where decoding, drawing on and re-encoding the JPEG cost
+~8.5 ms of CPU each. Browsers show it in an ``<img>`` (the HTML report's thumbnails and
+lightbox, Allure's attachment viewer) since it refers to nothing outside itself.
+
+Coordinates are device coordinates; ``screen`` is their space and the SVG's viewBox, so the
+image may be of another pixel size (a phone's 1080x2400 stored at 576x1280).
 """
 
 from __future__ import annotations
 
-from functools import lru_cache
-from typing import Any
+import base64
+import math
+import re
+import textwrap
 
-from farm.results import Mark
+from farm.results import Mark, image_size
 
-RED = (230, 30, 60)
-BLUE = (20, 110, 230)
-WHITE = (255, 255, 255)
+RED = "rgb(230,30,60)"
+BLUE = "rgb(20,110,230)"
+WHITE = "#fff"
+BAND = "rgb(30,30,30)"
+FONT = "DejaVu Sans Mono,Menlo,Consolas,monospace"
+ADVANCE = 0.6          # a monospace character's width, in font sizes (sizes the label boxes)
+ASCENT = 0.8           # baseline below the top of a line, in font sizes
 
-
-@lru_cache(maxsize=8)
-def _font(size: int) -> Any:
-    """Pillow's default font at ``size`` (built once per size: it is decoded from an embedded
-    TrueType file each time it is loaded)."""
-    from PIL import ImageFont
-    try:
-        return ImageFont.load_default(size=size)
-    except TypeError:          # Pillow < 10.1: one fixed size
-        return ImageFont.load_default()
-
-
-def _arrow(draw: Any, a: tuple[float, float], b: tuple[float, float], width: int) -> None:
-    import math
-    draw.line([a, b], fill=RED, width=width)
-    angle = math.atan2(b[1] - a[1], b[0] - a[0])
-    size = width * 4
-    left = (b[0] - size * math.cos(angle - 0.5), b[1] - size * math.sin(angle - 0.5))
-    right = (b[0] - size * math.cos(angle + 0.5), b[1] - size * math.sin(angle + 0.5))
-    draw.polygon([b, left, right], fill=RED)
+# Characters XML 1.0 does not allow (controls, lone surrogates, U+FFFE/FFFF): the model's and
+# users' text may hold them, and one would make the whole SVG unreadable.
+_NOT_XML = re.compile("[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 
-def _label(draw: Any, xy: tuple[float, float], text: str, size: int, colour: tuple) -> None:
-    font = _font(size)
-    box = draw.textbbox(xy, text, font=font)
-    draw.rectangle((box[0] - 3, box[1] - 2, box[2] + 3, box[3] + 2), fill=colour)
-    draw.text(xy, text, fill=WHITE, font=font)
+def _x(text: str) -> str:
+    """``text`` safe inside an XML element or a double-quoted attribute."""
+    return (_NOT_XML.sub("\ufffd", text).replace("&", "&amp;").replace("<", "&lt;")
+            .replace(">", "&gt;").replace('"', "&quot;"))
 
 
-def draw_marks(img: Any, marks: list[Mark], rect: list[int] | None, tier: str | None,
-               screen: list[int] | None) -> Any:
-    """``img`` with the marks drawn on it: drawn in place on an RGB image (the artifact store
-    hands over a freshly decoded one), on an RGB copy otherwise."""
-    from PIL import ImageDraw
-    if img.mode != "RGB":
-        img = img.convert("RGB")
-    scale = img.width / screen[0] if screen and screen[0] else 1.0
-    unit = max(2, round(max(img.width, img.height) / 400))
-    draw = ImageDraw.Draw(img)
+def _n(v: float) -> str:
+    """A coordinate, short: 12, 12.5, 12.33."""
+    return f"{v:.2f}".rstrip("0").rstrip(".")
 
-    def at(p: list[int]) -> tuple[float, float]:
-        return (p[0] * scale, p[1] * scale)
 
+def marks_svg(image: bytes, marks: list[Mark], rect: list[int] | None, tier: str | None,
+              screen: list[int] | None) -> bytes:
+    """The SVG of ``image`` (the before screenshot's JPEG or PNG bytes) with the marks drawn
+    over it, as UTF-8 bytes."""
+    mime, size = image_size(image)
+    sw, sh = (screen[0], screen[1]) if screen and screen[0] and screen[1] else (0, 0)
+    iw, ih = size or (sw, sh)
+    if not (iw and ih):
+        raise ValueError("neither the image's size nor the screen's is known")
+    sw = sw or iw
+    k = sw / iw                       # screen units per image pixel
+    vw, vh = sw, ih * k               # scaled by width, as the image is shown
+    u = max(2, round(max(iw, ih) / 400)) * k       # line width: 2+ pixels of the image
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{iw}" height="{ih}" '
+           f'viewBox="0 0 {_n(vw)} {_n(vh)}" font-family="{FONT}">',
+           f'<image href="data:{mime};base64,{base64.b64encode(image).decode()}" x="0" y="0" '
+           f'width="{_n(vw)}" height="{_n(vh)}" preserveAspectRatio="none"/>']
     if rect:
-        x, y, w, h = (v * scale for v in rect)
-        draw.rectangle((x, y, x + w, y + h), outline=BLUE, width=unit)
+        x, y, w, h = rect
+        out.append(f'<rect class="located" x="{_n(x)}" y="{_n(y)}" width="{_n(w)}" '
+                   f'height="{_n(h)}" fill="none" stroke="{BLUE}" stroke-width="{_n(u)}"/>')
         if tier:
-            _label(draw, (x, max(0, y - 6 * unit)), tier, 5 * unit, BLUE)
+            out.append(_label(x, max(0.0, y - 6 * u), tier, 5 * u, BLUE, "tier"))
     for mark in marks:
-        points = [at(p) for p in mark.points]
-        if mark.kind in ("swipe", "scroll") and len(points) >= 2:
-            _arrow(draw, points[0], points[-1], unit * 2)
+        points = mark.points
+        if mark.kind in ("swipe", "scroll", "drag") and len(points) >= 2:
+            out.append(_arrow(points[0], points[-1], 2 * u, mark.kind))
         elif points:
-            _dot(draw, points[0], mark.kind, unit)
+            out.append(_dot(points[0], mark.kind, u))
     notes = [m.note for m in marks if m.note]
     if notes:
-        _caption(img, draw, " | ".join(notes), unit)
-    return img
+        out.append(_caption(" | ".join(notes), vw, vh, u))
+    out.append("</svg>")
+    return "\n".join(out).encode("utf-8")
 
 
-def _dot(draw: Any, p: tuple[float, float], kind: str, unit: int) -> None:
-    r = unit * 4
+def _label(x: float, y: float, text: str, size: float, colour: str, cls: str) -> str:
+    """White ``text`` on a ``colour`` box whose top left corner is at (x, y)."""
+    pad = size / 5
+    width = len(text) * size * ADVANCE
+    return (f'<g class="{cls}"><rect x="{_n(x - pad)}" y="{_n(y - pad)}" '
+            f'width="{_n(width + 2 * pad)}" height="{_n(size + 2 * pad)}" fill="{colour}"/>'
+            f'<text x="{_n(x)}" y="{_n(y + size * ASCENT)}" font-size="{_n(size)}" '
+            f'fill="{WHITE}">{_x(text)}</text></g>')
+
+
+def _arrow(a: list[int], b: list[int], width: float, kind: str) -> str:
+    """A line from ``a`` to the tip of a head at ``b`` (the line stops inside the head)."""
+    angle = math.atan2(b[1] - a[1], b[0] - a[0])
+    head = width * 4
+    left = (b[0] - head * math.cos(angle - 0.5), b[1] - head * math.sin(angle - 0.5))
+    right = (b[0] - head * math.cos(angle + 0.5), b[1] - head * math.sin(angle + 0.5))
+    back = min(head * 0.8, math.dist(a, b))
+    end = (b[0] - back * math.cos(angle), b[1] - back * math.sin(angle))
+    return (f'<g class="{_x(kind)}"><line x1="{_n(a[0])}" y1="{_n(a[1])}" x2="{_n(end[0])}" '
+            f'y2="{_n(end[1])}" stroke="{RED}" stroke-width="{_n(width)}"/>'
+            f'<polygon points="{_n(b[0])},{_n(b[1])} {_n(left[0])},{_n(left[1])} '
+            f'{_n(right[0])},{_n(right[1])}" fill="{RED}"/></g>')
+
+
+def _dot(p: list[int], kind: str, u: float) -> str:
     x, y = p
+    r = u * 4
     if kind == "type":
-        draw.rectangle((x - r, y - r, x + r, y + r), outline=RED, width=unit)
-        return
-    draw.ellipse((x - r, y - r, x + r, y + r), fill=RED, outline=WHITE, width=max(1, unit // 2))
+        return (f'<rect class="type" x="{_n(x - r)}" y="{_n(y - r)}" width="{_n(2 * r)}" '
+                f'height="{_n(2 * r)}" fill="none" stroke="{RED}" stroke-width="{_n(u)}"/>')
+    shapes = [f'<circle cx="{_n(x)}" cy="{_n(y)}" r="{_n(r)}" fill="{RED}" stroke="{WHITE}" '
+              f'stroke-width="{_n(max(u / 2, u / 4 + 0.5))}"/>']
     for ring in range({"double_tap": 2, "long_press": 1}.get(kind, 0)):
-        rr = r + unit * (3 + 3 * ring)
-        draw.ellipse((x - rr, y - rr, x + rr, y + rr), outline=RED, width=unit)
+        shapes.append(f'<circle class="ring" cx="{_n(x)}" cy="{_n(y)}" '
+                      f'r="{_n(r + u * (3 + 3 * ring))}" fill="none" stroke="{RED}" '
+                      f'stroke-width="{_n(u)}"/>')
+    return f'<g class="{_x(kind)}">{"".join(shapes)}</g>'
 
 
-def _caption(img: Any, draw: Any, text: str, unit: int) -> None:
-    """The model's thought / log line in a band along the bottom edge."""
-    size = 5 * unit
-    per_line = max(20, int(img.width / (size * 0.55)))
-    lines = [text[i:i + per_line] for i in range(0, min(len(text), per_line * 3), per_line)]
-    height = (size + unit) * len(lines) + 2 * unit
-    draw.rectangle((0, img.height - height, img.width, img.height), fill=(30, 30, 30))
-    font = _font(size)
-    for i, line in enumerate(lines):
-        draw.text((unit * 2, img.height - height + unit + i * (size + unit)), line,
-                  fill=WHITE, font=font)
+def _caption(text: str, vw: float, vh: float, u: float) -> str:
+    """The model's thought / log line in a band along the bottom edge, up to three lines."""
+    size = 5 * u
+    per_line = max(20, int(vw / (size * ADVANCE)) - 1)
+    lines = textwrap.wrap(" ".join(text.split()), per_line, max_lines=3, placeholder=" …",
+                          break_on_hyphens=False) or [""]
+    height = (size + u) * len(lines) + 2 * u
+    top = vh - height
+    rows = "".join(f'<text x="{_n(2 * u)}" y="{_n(top + u + i * (size + u) + size * ASCENT)}" '
+                   f'font-size="{_n(size)}" fill="{WHITE}">{_x(line)}</text>'
+                   for i, line in enumerate(lines))
+    return (f'<g class="caption"><rect x="0" y="{_n(top)}" width="{_n(vw)}" '
+            f'height="{_n(height)}" fill="{BAND}"/>{rows}</g>')

@@ -118,29 +118,56 @@ def test_each_run_knows_what_is_new(nights):
     assert _case_of(third, "tap")["data"] == {"title": "Login | Farm Shop"}
 
 
-def test_the_tap_is_marked_inside_the_element(nights):
-    """The annotated screenshot of `aiTap: Sign in` has the mark around the centre of the
-    element's rect, where the plain screenshot before it has none."""
+def test_the_tap_is_marked_inside_the_element(nights, viewer_page, page_errors):
+    """The annotated screenshot of `aiTap: Sign in` (an SVG over the before screenshot) has the
+    dot at the centre of the element's rect and the located box on the rect, in the device's
+    coordinates; the run's report shows it, and in the browser the dot is red where the plain
+    screenshot before it has none."""
+    import base64
+    import io
+    import xml.etree.ElementTree as ET
+
     from PIL import Image
     run_dir = nights["runs"][1]
     step = _case_of(_results(run_dir), "tap")["steps"][0]
-    assert step["kind"] == "aiTap" and step["tier"] and step["marked"]
+    assert step["kind"] == "aiTap" and step["tier"] and step["marked"].endswith(".svg")
     assert [m["kind"] for m in step["marks"]] == ["tap"]
     x, y, w, h = step["rect"]
-    marked = Image.open(run_dir / step["marked"]).convert("RGB")
+    ns = {"s": "http://www.w3.org/2000/svg"}
+    svg = ET.parse(run_dir / step["marked"]).getroot()
+    assert svg.get("viewBox").split()[:3] == ["0", "0", str(step["screen"][0])]
+    image = svg.find("s:image", ns).get("href")
+    assert base64.b64decode(image.split(",", 1)[1]) == (run_dir / step["before"]).read_bytes()
+    (dot,) = svg.findall("s:g[@class='tap']/s:circle", ns)
+    cx, cy = float(dot.get("cx")), float(dot.get("cy"))
+    assert (cx, cy) == tuple(step["marks"][0]["points"][0])
+    assert x <= cx <= x + w and y <= cy <= y + h and abs(cx - (x + w / 2)) <= 1
+    box = svg.find("s:rect[@class='located']", ns)
+    assert [float(box.get(k)) for k in ("x", "y", "width", "height")] == [x, y, w, h]
+    assert svg.find("s:g[@class='tier']/s:text", ns).text == step["tier"]
+
+    page = viewer_page
+    page.goto((run_dir / "report.html").as_uri())
+    page.wait_for_load_state("load")
+    page.evaluate("document.querySelectorAll('details.case').forEach(d => d.open = true)")
+    shot = page.locator(f'img.marked[src="{step["marked"]}"]')
+    shot.click()                                              # opens in the lightbox
+    box_img = page.locator("#lightbox img")
+    assert box_img.get_attribute("src") == step["marked"]
+    page.wait_for_function("() => { const i = document.querySelector('#lightbox img');"
+                           " return i.complete && i.naturalWidth > 0; }")
+    marked = Image.open(io.BytesIO(box_img.screenshot())).convert("RGB")
     before = Image.open(run_dir / step["before"]).convert("RGB")
-    scale = marked.width / step["screen"][0]
-    cx, cy = (x + w / 2) * scale, (y + h / 2) * scale
 
     def red(img, px, py) -> bool:
-        r, g, b = img.getpixel((round(px), round(py)))
+        scale = img.width / step["screen"][0]
+        r, g, b = img.getpixel((round(px * scale), round(py * scale)))
         return r > 180 and g < 90 and b < 120
 
     around = [(cx + dx, cy + dy) for dx in (-3, 0, 3) for dy in (-3, 0, 3)]
     assert all(red(marked, *p) for p in around)
     assert not any(red(before, *p) for p in around)
-    assert all(x * scale <= px <= (x + w) * scale and y * scale <= py <= (y + h) * scale
-               for px, py in around)
+    assert page_errors == []
 
 
 def test_ci_formats_validate(nights):
@@ -162,6 +189,9 @@ def test_ci_formats_validate(nights):
     assert by_name["nightly/flip"]["statusDetails"]["flaky"] is True
     labels = {(x["name"], x["value"]) for x in by_name["nightly/tap"]["labels"]}
     assert ("platform", "web") in labels and any(k == "device" for k, _ in labels)
+    tapped = by_name["nightly/tap"]["steps"][0]["attachments"][0]       # the marked copy
+    assert tapped["type"] == "image/svg+xml" and tapped["source"].endswith(".svg")
+    assert (nights["tmp"] / "allure" / tapped["source"]).read_bytes().startswith(b"<svg ")
 
 
 def test_a_shared_history_in_redis(redis_url, tmp_path):

@@ -2,16 +2,29 @@
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 import pytest
 
 from farm.report.html import write_html
-from farm.results import CaseError, CaseResult, RunSummary, StepRecord
+from farm.report.marks import marks_svg
+from farm.results import CaseError, CaseResult, Mark, RunSummary, StepRecord
 
 pytestmark = pytest.mark.integration
 
 SCREENSHOT = Path("/tmp/farm-report-render.png")
+SCREEN = [780, 1688]              # the device's size; its screenshots are stored at half that
+TAP = [390, 460]                  # the centre of the grey box drawn at (30, 200, 330, 60) / 2
+
+
+def _marked(run_dir: Path, before: str) -> str:
+    """The marked copy farm writes: an SVG of the before shot with the tap and box over it."""
+    rel = before.replace("-before.jpg", "-marked.svg")
+    (run_dir / rel).write_bytes(marks_svg(
+        (run_dir / before).read_bytes(), [Mark(kind="tap", points=[TAP], note="tap <Sign in>")],
+        [60, 400, 660, 120], "xpath", SCREEN))
+    return rel
 
 
 def _jpeg(run_dir: Path, rel: str, color: str, size=(390, 844)) -> str:
@@ -33,11 +46,13 @@ def _summary(run_dir: Path) -> RunSummary:
         for i in range(1, n + 1):
             status = "failed" if i == fail_at else "passed"
             base = f"artifacts/{case}/attempt-1/step-{i}"
+            before = _jpeg(run_dir, f"{base}-before.jpg", "#c8d1dc")
             out.append(StepRecord(
                 task="Open the app" if i <= 2 else "Sign in", index=i, kind="aiTap", line=8 + i,
                 label=f'aiTap "button {i}"', status=status, duration=0.2 * i,
                 tier="xpath" if i % 2 else "text",
-                before=_jpeg(run_dir, f"{base}-before.jpg", "#c8d1dc"),
+                before=before, marked=_marked(run_dir, before) if i > 1 else None,
+                marks=[Mark(kind="tap", points=[TAP])] if i > 1 else [], screen=SCREEN,
                 after=_jpeg(run_dir, f"{base}-after.jpg",
                             "#1a7f37" if status == "passed" else "#cf222e"),
                 error='text "Welcome" not found' if status == "failed" else None))
@@ -118,5 +133,23 @@ def test_report_renders_without_console_errors(tmp_path: Path, viewer_page, page
     assert "step 1 before" in page.locator("#lightbox figcaption").inner_text()
     page.keyboard.press("Escape")
     assert page.locator("#lightbox").is_hidden()
+
+    # a marked copy (SVG) opens in the lightbox too, with its tap dot where the step tapped
+    failed.locator(".steps img.marked").first.click()
+    box = page.locator("#lightbox img")
+    assert box.get_attribute("src").endswith("step-2-marked.svg")
+    assert "step 2 where it acted" in page.locator("#lightbox figcaption").inner_text()
+    page.wait_for_function("() => { const i = document.querySelector('#lightbox img');"
+                           " return i.complete && i.naturalWidth === 390; }")
+    from PIL import Image
+    shown = Image.open(io.BytesIO(box.screenshot())).convert("RGB")
+    scale = shown.width / SCREEN[0]
+
+    def red(x: float, y: float) -> bool:
+        r, g, b = shown.getpixel((round(x * scale), round(y * scale)))
+        return r > 180 and g < 90 and b < 120
+
+    assert red(*TAP) and not red(TAP[0] + 60, TAP[1])       # the dot, and beside it none
+    page.keyboard.press("Escape")
 
     assert page_errors == []

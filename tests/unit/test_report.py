@@ -24,13 +24,25 @@ def make_jpeg(run_dir: Path, rel: str, color: str = "steelblue") -> str:
     return rel
 
 
+def make_marked(run_dir: Path, before: str) -> str:
+    """The marked copy of ``before`` as farm writes it: an SVG with a tap dot over it."""
+    from farm.report.marks import marks_svg
+    from farm.results import Mark
+    rel = before.replace("-before.jpg", "-marked.svg")
+    (run_dir / rel).write_bytes(marks_svg((run_dir / before).read_bytes(),
+                                          [Mark(kind="tap", points=[[32, 20]])], [20, 10, 24, 20],
+                                          "xpath", [64, 40]))
+    return rel
+
+
 def step(task: str, index: int, label: str, run_dir: Path | None = None, status: str = "passed",
          shots: bool = True, **kw) -> StepRecord:
-    before, after = kw.pop("before", None), None
+    before, after, marked = kw.pop("before", None), None, kw.pop("marked", False)
     if shots and run_dir is not None:
         base = f"artifacts/{task.replace(' ', '-')}/step-{index}"
         before = make_jpeg(run_dir, f"{base}-before.jpg", "lightgray")
         after = make_jpeg(run_dir, f"{base}-after.jpg", "seagreen")
+        kw["marked"] = make_marked(run_dir, before) if marked else None
     return StepRecord(task=task, index=index, kind=label.split()[0], label=label, line=10 + index,
                       status=status, duration=0.25 * index, before=before, after=after, **kw)
 
@@ -43,7 +55,7 @@ def make_summary(run_dir: Path) -> RunSummary:
             run_id="r1", case_id="demo/login", name="Login works", file="suites/demo/login.yaml",
             line=1, platform="web", device="browser-1", status="passed", duration=3.2,
             tokens={"prompt": 1200, "completion": 80},
-            steps=[step("Open app", 1, 'aiTap "Sign in"', run_dir, tier="xpath"),
+            steps=[step("Open app", 1, 'aiTap "Sign in"', run_dir, tier="xpath", marked=True),
                    step("Log in", 2, 'aiInput "Email" = "${USER}"', run_dir, tier="text"),
                    step("Log in", 3, 'assertText "Welcome"', run_dir, shots=False)]),
         CaseResult(
@@ -203,6 +215,12 @@ def test_html_references_existing_images_only(run):
         assert not src.startswith(("/", "http", "data:")) and (run_dir / src).is_file()
     assert "artifacts/shop-checkout/attempt-1/failure.jpg" in srcs
     assert "does-not-exist.jpg" not in srcs and "before missing" in page
+    # a step that acted shows its marked copy (the SVG) in place of the plain before shot
+    assert '<img class="marked" loading="lazy" src="artifacts/Open-app/step-1-marked.svg"' in page
+    assert "artifacts/Open-app/step-1-before.jpg" not in srcs
+    (run_dir / "artifacts/Open-app/step-1-marked.svg").unlink()     # lost: the before again
+    srcs = re.findall(r'<img[^>]* src="([^"]+)"', write_html(summary, run_dir).read_text())
+    assert "artifacts/Open-app/step-1-before.jpg" in srcs and not any("marked" in s for s in srcs)
     assert not re.search(r'(src|href)="(https?:)?//', page)   # nothing from the network
     assert '<a href="results.json">' in page and '<a href="junit.xml">' in page
 
@@ -354,8 +372,10 @@ def test_allure_results_follow_allure_s_model(run, tmp_path):
     labels = {(label["name"], label["value"]) for label in login["labels"]}
     assert {("device", "browser-1"), ("platform", "web"), ("suite", "demo")} <= labels
     assert [s["status"] for s in login["steps"]] == ["passed"] * 3
-    shot = login["steps"][0]["attachments"][0]
-    assert shot["type"] == "image/jpeg" and (out / shot["source"]).is_file()
+    marked, plain = (s["attachments"][0] for s in login["steps"][:2])
+    assert marked["type"] == "image/svg+xml" and marked["source"].endswith(".svg")
+    assert (out / marked["source"]).read_bytes().startswith(b"<svg ")   # shown as an image
+    assert plain["type"] == "image/jpeg" and (out / plain["source"]).is_file()
     checkout = by_name["shop/checkout"]
     assert checkout["status"] == "failed" and checkout["statusDetails"]["known"] is True
     assert (out / checkout["attachments"][0]["source"]).is_file()
