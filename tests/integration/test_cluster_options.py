@@ -110,3 +110,28 @@ def test_screenshots_through_workers_as_on_the_local_executor(tmp_path, browser_
         shot = failing["steps"][1]["after"]
         assert failing["screenshot"] == shot and images == [out / "cluster" / shot]
         assert images[0].read_bytes()[:3] == b"\xff\xd8\xff"
+
+
+def test_a_marked_copy_comes_back_from_the_worker_as_a_local_run_writes_it(tmp_path,
+                                                                          browser_worker, farm):
+    """A tap's marked copy (an SVG beside the JPEGs) travels back from the worker with the
+    screenshots: the cluster run's report links a file that is there, with the same marks."""
+    import xml.etree.ElementTree as ET
+    suite = tmp_path / "marks"
+    button = ("javascript: \"document.body.innerHTML = "
+              "'<button style=\\\"margin:80px\\\">Sign in</button>'\"")
+    write_case(suite, "taps", [button, "aiTap: Sign in"])
+    out = tmp_path / "runs"
+    got = run_both(farm, suite, out, "browser:1", browser_worker)
+    ns = {"s": "http://www.w3.org/2000/svg"}
+    dots = {}
+    for name in ("cluster", "local"):
+        code, summary = got[name]
+        assert code == 0, summary
+        tap = by_name(summary)["taps"]["steps"][1]
+        assert tap["marked"].endswith(".svg") and tap["marks"][0]["kind"] == "tap"
+        svg = ET.parse(out / name / tap["marked"]).getroot()
+        dot = svg.find("s:g[@class='tap']/s:circle", ns)
+        dots[name] = (dot.get("cx"), dot.get("cy"))
+        assert tap["marked"] in (out / name / "report.html").read_text()
+    assert dots["cluster"] == dots["local"]
