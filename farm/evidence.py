@@ -87,9 +87,11 @@ class CaseEvidence:
             except Exception as exc:  # best effort, as above
                 log.debug("screenshot %s failed: %s", path, exc)
                 self._gone[path] = None
+                self.artifacts.stands_for(path, None)
                 continue
             if image is None:         # the screen had not changed: the previous image stands
                 self._gone[path] = self._stored
+                self.artifacts.stands_for(path, self._stored)
                 continue
             self.artifacts.store(path, image)
             self._stored = path

@@ -225,7 +225,8 @@ class ArtifactStore:
         self._pool: Any = None
         self._pending: list[Any] = []
         self._stored: set[str] = set()            # paths handed to the pool so far
-        self._deferred: dict[str, list[tuple[Any, ...]]] = {}   # source path → derives
+        # source path not stored yet → the files to derive from it: (their path, render)
+        self._deferred: dict[str, list[tuple[Path, Callable[[bytes], bytes]]]] = {}
 
     def path_for(self, case_id: str, attempt: int, name: str) -> str:
         """Where a screenshot named ``name`` of this case attempt goes, relative to the run
@@ -247,8 +248,21 @@ class ArtifactStore:
         with self._lock:
             self._stored.add(path)
             waiting = self._deferred.pop(path, [])
-        for args in waiting:       # marked copies asked for before their source arrived
-            self._submit(self._derive, *args)
+        for out, render in waiting:    # marked copies asked for before their source arrived
+            self._submit(self._derive, self.run_dir / path, out, render)
+
+    def stands_for(self, path: str, other: str | None) -> None:
+        """``path`` (from `path_for`) will never be written: ``other``, an image stored
+        already, shows the same screen (a capture that found it unchanged), or None: nothing
+        does (the capture failed). Files derived from ``path`` are made from ``other``, under
+        the names they were given; without ``other``, never."""
+        with self._lock:
+            waiting = self._deferred.pop(path, [])
+            ready = other is not None and other in self._stored
+            if other is not None and not ready and waiting:
+                self._deferred.setdefault(other, []).extend(waiting)
+        for out, render in waiting if ready else ():
+            self._submit(self._derive, self.run_dir / other, out, render)
 
     def _submit(self, fn: Callable[..., None], *args: Any) -> None:
         from concurrent.futures import ThreadPoolExecutor
@@ -270,7 +284,7 @@ class ArtifactStore:
         with self._lock:      # the source may still be a capture in flight (farm.evidence)
             ready = source in self._stored
             if not ready:
-                self._deferred.setdefault(source, []).append((src, path, render))
+                self._deferred.setdefault(source, []).append((path, render))
         if ready:
             self._submit(self._derive, src, path, render)
         return path.relative_to(self.run_dir).as_posix()

@@ -123,7 +123,8 @@ def runs(suite, tmp_path_factory):
 
 
 def _images(run_dir: Path) -> list[Path]:
-    return sorted((run_dir / "artifacts").rglob("*.jpg"))
+    """Screenshots (JPEG) and marked copies (SVG) written."""
+    return sorted(p for p in (run_dir / "artifacts").rglob("*") if p.is_file())
 
 
 def _steps(case: dict) -> list[dict]:

@@ -96,6 +96,46 @@ def test_a_marked_copy_waits_for_its_screenshot_and_never_comes_without_it(tmp_p
     store.flush()
     assert (tmp_path / marked).read_bytes() == b"<svg>" + shot[:3] + b"</svg>"
     assert marked.endswith(".svg") and not (tmp_path / lost).exists()
+def test_a_step_after_an_unchanged_screen_keeps_its_marked_copy(tmp_path):
+    """When the capture after a step finds the screen unchanged, that image is never written
+    and the previous one stands for it: the next step's marked copy is made from that one
+    (it used to wait for the unwritten image forever, and the report showed no marks)."""
+    device = shop()
+    first = []
+
+    def capture_evidence():          # as the browser does: None when nothing changed
+        image = None if first else device.screenshot()
+        first.append(image)
+        return lambda: image
+
+    device.capture_evidence = capture_evidence
+    case = case_of(Step(kind="aiInput", target="Password", value="pw"),
+                   Step(kind="aiTap", target="Sign in"))
+    store = ArtifactStore(tmp_path)
+    services = Services(settings=Settings(), artifacts=store, run_id="r", env={})
+    res = run_case(Job(case.id, case.platform, 1), case, device, services)
+    store.flush()
+    assert res.status == "passed", res.error
+    typed, tapped = res.steps
+    assert tapped.before == typed.before          # the unchanged screen's stand-in
+    root = svg_of(tmp_path / tapped.marked)
+    assert embedded(root) == (tmp_path / tapped.before).read_bytes()
+    assert dots(root) == [("tap", 60, 75)]
+
+
+def test_a_marked_copy_follows_the_image_that_stands_for_its_screenshot(tmp_path):
+    store = ArtifactStore(tmp_path)
+    first, same, failed = (store.path_for("c", 1, n) for n in ("001-a", "002-b", "003-c"))
+    shot = jpeg((40, 20))
+    store.store(first, shot)
+    marked = store.derive(same, "step2-marked", lambda data: data)
+    lost = store.derive(failed, "step3-marked", lambda data: data)
+    store.stands_for(same, first)       # the screen had not changed
+    store.stands_for(failed, None)      # the capture failed
+    store.flush()
+    assert (tmp_path / marked).read_bytes() == shot and not (tmp_path / lost).exists()
+
+
 def test_a_planned_swipe_is_a_path_with_the_model_s_thought():
     device = shop()
     agent = Agent(device, planner(
