@@ -19,7 +19,7 @@ from urllib.parse import urljoin
 
 from farm.agent.api import Agent
 from farm.attempts import Outcome, classify, error_kind, synthetic
-from farm.agent.loop import LoopLimits
+from farm.agent.limits import LoopLimits
 from farm.config import Settings
 from farm.devices.base import Device
 from farm.evidence import CaseEvidence

@@ -25,21 +25,22 @@ from typing import TYPE_CHECKING, Any, Callable, Collection
 
 from farm.agent.actions import (Action, ActionContext, Hover, Input, KeyboardPress, Locate,
                                 Scroll, Sleep, Tap, registry)
-from farm.agent.insight import Look, judge
-from farm.agent.insight import query as extract
 from farm.agent.locator import (LocateContext, LocateHit, LocatorChain, LocatorTier,
                                 TextMatchTier, XPathTier, normalise)
 from farm.agent.images import images_key, inline_image
-from farm.agent.loop import ActLoop, LoopLimits, planning_for
+from farm.agent.limits import LoopLimits
 from farm.agent.tasks import PlanError, TaskRunner, make_action, tasks_for
-from farm.cache.plan import PlanCache
 from farm.devices.base import Device
 from farm.devices.grabber import ScreenshotGrabber
 from farm.errors import (AssertionFailed, CaseTimeout, FarmError, LocateError, NeedsModel,
                          StepFailed)
-from farm.llm.client import DeadlineReached, Usage
+from farm.usage import Usage
 
+# Imported where used, not here: the ai_act loop, the insight calls (aiAssert, aiQuery, ...),
+# the plan cache and the model client are needed only by steps that call a model, and a run of
+# zero-token steps (most of a suite) would pay for importing them at start.
 if TYPE_CHECKING:
+    from farm.agent.insight import Look
     from farm.cache.case import CaseCache
     from farm.config import Settings
     from farm.llm.models import ModelSet
@@ -236,6 +237,7 @@ class Agent:
     def ask(self, purpose: str, messages: list[dict[str, Any]], client: Any = None) -> str:
         """One model call, given only the time left of the case (CaseTimeout naming the model
         when that runs out); its usage is added to ``self.usage``."""
+        from farm.llm.client import DeadlineReached
         self.check_time()
         client = client or self.models.plan
         left = self.remaining()
@@ -266,6 +268,8 @@ class Agent:
         shown to the planner and to the locates of its actions.
         With a cache, a plan remembered for this step is replayed first (no model call); the
         loop plans only when there is none or a replayed action fails."""
+        from farm.agent.loop import ActLoop, planning_for
+        from farm.cache.plan import PlanCache
         self._models(f'ai "{task}"')
         loop = ActLoop(self, self.limits, planning_for(planning_strategy, deep_think), images)
         plan = (PlanCache(self.cache, task + images_key(images))
@@ -291,6 +295,7 @@ class Agent:
         """The screen as it is now (not a cached frame), as the step's options show it:
         ``screenshotIncluded`` (default true), ``domIncluded`` (true / "visible-only"),
         ``images`` (reference images)."""
+        from farm.agent.insight import Look
         shown = shown or {}
         png = None
         if shown.get("screenshotIncluded", True):
@@ -306,6 +311,7 @@ class Agent:
                   shown: dict[str, Any] | None = None) -> dict[str, Any]:
         """Judge ``assertion``; the verdict ({pass, thought}) is returned or, when false,
         raised as AssertionFailed."""
+        from farm.agent.insight import judge
         models = self._models(f'aiAssert "{assertion}"')
         passed, why = judge(self.ask, models.judge, assertion, self._look(shown))
         if not passed:
@@ -316,6 +322,7 @@ class Agent:
 
     def ai_wait_for(self, assertion: str, timeout_s: float = 30.0,
                     interval_s: float = 1.0, shown: dict[str, Any] | None = None) -> None:
+        from farm.agent.insight import judge
         models = self._models(f'aiWaitFor "{assertion}"')
         limit = time.monotonic() + min(timeout_s, max(self.remaining(), 0))
         why = ""
@@ -332,6 +339,7 @@ class Agent:
 
     def ai_query(self, query: str, kind: str = "aiQuery",
                  shown: dict[str, Any] | None = None) -> Any:
+        from farm.agent.insight import query as extract
         models = self._models(f'{kind} "{query}"')
         return extract(self.ask, models.plan, query, kind, self._look(shown))
 

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Callable, Protocol
 from farm.agent.actions import Action, Locate, as_planned, describe_actions, registry
 from farm.agent.history import ConversationHistory
 from farm.agent.images import alike, data_url, inline_image, png_size, thumbnail
+from farm.agent.limits import LoopLimits  # noqa: F401  (its home before farm.agent.limits)
 from farm.agent.locator import LocateHit
 from farm.agent.model_tiers import image_to_screen
 from farm.agent.prompts import reference_parts, round_prompt, system_prompt
@@ -55,14 +56,6 @@ class LoopHost(Protocol):
     def resolve_planned(self, text: str, undeclared: list[str]) -> str: ...
 
     def mask(self, text: str) -> str: ...
-
-
-@dataclass
-class LoopLimits:
-    cap: int | None = None            # None: the family's (20 / UI-TARS 40 / AutoGLM 100)
-    max_errors: int = 5               # more than this many execution errors fail the act
-    stuck_nudge: int = 3              # same action, same target, same screen: nudge …
-    stuck_abort: int = 5              # … then abort
 
 
 @dataclass(frozen=True)
