@@ -1,42 +1,57 @@
-"""Settings: one class, resolved flag > env (FARM_*) > farm.toml > [tool.farm] > defaults."""
+"""Settings: one class, resolved flag > env (FARM_*) > farm.toml > [tool.farm] > defaults.
+
+The sources are read here (`configured`), not by pydantic-settings: farm reads three flat
+sources, and importing that library cost every `farm` command ~25 ms of CPU. What it did for
+farm, this does the same way: environment names are matched case-insensitively; a field with a
+``validation_alias`` (AliasChoices) is read from those names, in their order, and every other
+field from ``FARM_<NAME>``; a list setting's variable holds JSON (``["--a", "--b"]``) unless
+it is a `CommaList`; farm.toml and pyproject.toml are read from the current directory.
+"""
 
 from __future__ import annotations
 
+import json
+import os
 import re
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args, get_origin
 
-from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator
-from pydantic_settings import (
-    BaseSettings,
-    PydanticBaseSettingsSource,
-    NoDecode,
-    PyprojectTomlConfigSettingsSource,
-    SettingsConfigDict,
-    TomlConfigSettingsSource,
-)
+from pydantic import (AliasChoices, BaseModel, ConfigDict, Field, SecretStr, ValidationError,
+                      field_validator)
 
 from farm.errors import ConfigError
 
 MAX_RETRIES = 10        # more re-runs than this is a typo, not a policy
 MAX_SECONDS = 86400     # a day: any longer timeout is a typo (and overflows thread waits)
 
+ENV_PREFIX = "FARM_"
+TOML_FILE = "farm.toml"                 # in the current directory
+PYPROJECT_TABLE = ("tool", "farm")      # [tool.farm] of ./pyproject.toml
+
+
+class _Raw:
+    """Marks a list setting whose environment variable is taken as written (no JSON)."""
+
+
 # A comma-separated list in the environment (``a,b``), a list in farm.toml.
-CommaList = Annotated[list[str], NoDecode]
+CommaList = Annotated[list[str], _Raw()]
 
 
-class Settings(BaseSettings):
-    """Everything farm can be told. ``farm config show`` prints the resolved values."""
+class Settings(BaseModel):
+    """Everything farm can be told. ``farm config show`` prints the resolved values.
 
-    model_config = SettingsConfigDict(
-        env_prefix="FARM_",
-        env_nested_delimiter="__",
+    ``Settings(**values)`` resolves like `load_settings`: ``values`` win over the
+    environment, farm.toml and [tool.farm] (`configured`); unknown names are ignored."""
+
+    model_config = ConfigDict(
         extra="ignore",
-        toml_file="farm.toml",
-        pyproject_toml_table_header=("tool", "farm"),
         validate_default=True,
         populate_by_name=True,
+        protected_namespaces=(),        # model_* are settings here, not pydantic's methods
     )
+
+    def __init__(self, **values: Any) -> None:
+        super().__init__(**{**configured(type(self)), **values})
 
     # where run state lives: history, caches, run directories
     state_dir: Path = Path(".farm")
@@ -194,22 +209,6 @@ class Settings(BaseSettings):
             raise ValueError(f"must be more than 0 and at most {MAX_SECONDS} seconds")
         return value
 
-    @classmethod
-    def settings_customise_sources(
-        cls,
-        settings_cls: type[BaseSettings],
-        init_settings: PydanticBaseSettingsSource,
-        env_settings: PydanticBaseSettingsSource,
-        dotenv_settings: PydanticBaseSettingsSource,
-        file_secret_settings: PydanticBaseSettingsSource,
-    ) -> tuple[PydanticBaseSettingsSource, ...]:
-        return (
-            init_settings,
-            env_settings,
-            TomlConfigSettingsSource(settings_cls),
-            PyprojectTomlConfigSettingsSource(settings_cls),
-        )
-
     def masked(self) -> dict[str, Any]:
         """Resolved values with secrets replaced by ``***``; in every ``*_url`` / ``*_urls``
         setting, passwords and credential-like query values are hidden (see `mask_url`)."""
@@ -227,6 +226,84 @@ class Settings(BaseSettings):
                 value = str(value)
             out[name] = value
         return out
+
+
+def configured(cls: type[BaseModel] = Settings) -> dict[str, Any]:
+    """What the environment, farm.toml and [tool.farm] set, by field name (the environment
+    first, then farm.toml, then pyproject.toml). A broken file or a list variable that is not
+    JSON raises ValueError naming it."""
+    values: dict[str, Any] = {}
+    for source in (_from_environment(cls), _from_toml(cls, Path(TOML_FILE)),
+                   _from_toml(cls, Path("pyproject.toml"), PYPROJECT_TABLE)):
+        for name, value in source.items():
+            values.setdefault(name, value)
+    return values
+
+
+def _env_names(name: str, field: Any) -> list[str]:
+    alias = field.validation_alias
+    if isinstance(alias, AliasChoices):
+        return [str(choice) for choice in alias.choices]
+    if isinstance(alias, str):
+        return [alias]
+    return [ENV_PREFIX + name]
+
+
+def _json_from_env(field: Any) -> bool:
+    """A list / dict setting (not a `CommaList`): its variable holds JSON."""
+    if any(isinstance(m, _Raw) for m in field.metadata):
+        return False
+    kinds = [field.annotation, *get_args(field.annotation)]
+    return any(get_origin(k) in (list, dict, set, tuple) for k in kinds)
+
+
+def _from_environment(cls: type[BaseModel]) -> dict[str, Any]:
+    env = {key.lower(): value for key, value in os.environ.items()}
+    values: dict[str, Any] = {}
+    for name, field in cls.model_fields.items():
+        found = next(((n, env[n.lower()]) for n in _env_names(name, field) if n.lower() in env),
+                     None)
+        if found is None:
+            continue
+        var, value = found
+        if _json_from_env(field):
+            try:
+                value = json.loads(value)
+            except ValueError:
+                raise ValueError(f"environment variable {var.upper()}: setting {name!r} is "
+                                 "a list, written as JSON (e.g. [\"a\", \"b\"]), got "
+                                 f"{value!r}") from None
+        values[name] = value
+    return values
+
+
+def _from_toml(cls: type[BaseModel], path: Path,
+               table: tuple[str, ...] = ()) -> dict[str, Any]:
+    """The settings of ``path`` (of its ``table``), by field name; a name may also be one of
+    the field's aliases. {} when there is no such file."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}
+    if table and table[-1] not in text:    # a project's pyproject.toml without [tool.farm]
+        return {}
+    import tomllib
+    try:
+        data: Any = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ValueError(f"{path}: {exc}") from None
+    for key in table:
+        data = data.get(key, {}) if isinstance(data, dict) else {}
+    if not isinstance(data, dict):
+        return {}
+    values: dict[str, Any] = {}
+    for name, field in cls.model_fields.items():
+        aliases = _env_names(name, field) if field.validation_alias is not None else []
+        for key in (name, *aliases):
+            if key in data:
+                values[name] = data[key]
+                break
+    return values
 
 
 # Query (or fragment) parameters whose values are credentials: api_key, access_token, sig, ...

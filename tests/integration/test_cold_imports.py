@@ -47,6 +47,7 @@ main()
 # sits one import away from the run's path).
 NOT_FOR_A_BROWSER_RUN = [
     "litellm", "openai", "celery", "kombu", "redis", "adbutils",   # models, cluster, phones
+    "pydantic_settings", "dotenv",          # farm.config reads its sources itself
     "farm.cluster", "farm.executors.celery", "farm.cache.redis_store",
     "farm.devices.android", "farm.devices.ios", "farm.devices.sim.adb", "farm.devices.sim.wda",
     "farm.agent.loop", "farm.agent.insight", "farm.cache.plan",      # the ai_act loop, aiAssert

@@ -110,3 +110,43 @@ def test_a_timeout_past_a_day_is_a_config_error(monkeypatch):
     monkeypatch.setenv("FARM_DEFAULT_TIMEOUT", "10000000000")
     with pytest.raises(ConfigError, match="default_timeout.*86400"):
         load_settings()
+
+
+# farm reads its sources itself (farm.config.configured), as pydantic-settings read them before.
+def test_environment_names_are_case_insensitive_and_aliases_go_in_order(monkeypatch):
+    monkeypatch.delenv("ANDROID_SERIAL", raising=False)
+    monkeypatch.setenv("farm_retries", "3")
+    assert load_settings().retries == 3
+    monkeypatch.setenv("ANDROID_SERIAL", "adb-name")
+    assert load_settings().android_serial == "adb-name"
+    monkeypatch.setenv("FARM_ANDROID_SERIAL", "farm-name")      # first of the alias choices
+    assert load_settings().android_serial == "farm-name"
+
+
+def test_settings_built_directly_read_the_same_sources(tmp_path, monkeypatch):
+    from farm.config import Settings
+    (tmp_path / "farm.toml").write_text('model = "from-toml"\nbroker_url = "redis://t:1/0"\n')
+    monkeypatch.setenv("FARM_INFRA_RETRIES", "4")
+    s = Settings(retries=2)
+    assert (s.model, s.infra_retries, s.retries) == ("from-toml", 4, 2)
+    assert s.broker_url.get_secret_value() == "redis://t:1/0"      # a field name in farm.toml
+
+
+def test_list_variables_are_json_or_comma_separated(monkeypatch):
+    monkeypatch.setenv("FARM_BROWSER_ARGS", '["--a", "--b=1,2"]')
+    monkeypatch.setenv("FARM_LOCATE_OFF", "ocr, ai")
+    s = load_settings()
+    assert (s.browser_args, s.locate_off) == (["--a", "--b=1,2"], ["ocr", "ai"])
+    monkeypatch.setenv("FARM_BROWSER_ARGS", "--a")
+    with pytest.raises(ConfigError, match=r"FARM_BROWSER_ARGS.*JSON"):
+        load_settings()
+
+
+def test_errors_name_the_setting_and_the_file(tmp_path, monkeypatch):
+    monkeypatch.setenv("CELERY_BROKER_URL", "http://not-redis")
+    with pytest.raises(ConfigError, match="'broker_url' .env FARM_BROKER_URL.*Redis URL"):
+        load_settings()
+    monkeypatch.delenv("CELERY_BROKER_URL")
+    (tmp_path / "pyproject.toml").write_text("[tool.farm]\nretries = = 1\n")
+    with pytest.raises(ConfigError, match="pyproject.toml"):
+        load_settings()
