@@ -220,6 +220,27 @@ def test_screenshot_stays_in_css_pixels_at_dpr_2(browser: BrowserDevice, site: s
         browser.end_session()
 
 
+def test_the_next_action_is_woken_as_soon_as_the_last_image_is_in(browser: BrowserDevice,
+                                                                  site: str) -> None:
+    """An action waits for the image of the step before it; the capture's handler wakes that
+    wait when the JPEG is in (not a timer running out), through a world the page cannot see."""
+    browser.start_session(WebTarget(url=site, viewport_width=800, viewport_height=600))
+    try:
+        shots = browser._shots
+        shots.waits.clear()
+        images = []
+        for i in range(4):
+            browser.run_script(f"document.body.dataset.step = '{i}'", 5)   # the page changed
+            images.append(browser.capture_evidence())
+            browser.hover(10 + i, 10)            # waits for that image before it moves
+        assert all(Image.open(io.BytesIO(take() or b"")).format == "JPEG" for take in images)
+        assert shots.waits["woken"] >= 1 and shots.waits["polled"] == 0, shots.waits
+        assert browser.run_script("typeof globalThis.w + typeof globalThis.r", 5) == \
+            "undefinedundefined"
+    finally:
+        browser.end_session()
+
+
 def test_navigation_failure_is_a_device_error(browser: BrowserDevice) -> None:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

@@ -1,12 +1,16 @@
 """Screenshots of the browser device: the PNG a locator or the model looks at, and the JPEG a
 report shows after a step (`PageCapture.evidence`), which Chromium encodes and which is taken
-while farm goes on with the next step."""
+while farm goes on with the next step. An action that must wait for the last image is woken by
+the capture's handler the moment the JPEG is in (a promise in an isolated world of the page), not
+by a timer: no polls, no overshoot."""
 
 from __future__ import annotations
 
 import base64
 import logging
+import statistics
 import time
+from collections import Counter, deque
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -19,6 +23,7 @@ log = logging.getLogger("farm.devices.browser")
 EVIDENCE_QUALITY = 70        # JPEG quality of report screenshots, encoded by Chromium
 CAPTURE_TIMEOUT = 10.0       # seconds an evidence capture may take
 BINDING = "__farmShot"       # the page calls it to start an evidence capture (its event)
+WORLD = "farm-capture"       # an isolated world (unseen by the page) where a wait is woken
 
 
 class PageCapture:
@@ -34,12 +39,18 @@ class PageCapture:
         self._cdp: tuple[Any, Any] | None = None      # (page, its DevTools session)
         self._pending: list[_Shot] = []               # evidence captures not yet handed over
         self.device_scale = 1.0                       # the case's deviceScaleFactor
-        self._took = 0.0                              # seconds the last capture took
+        self._took: deque[float] = deque(maxlen=9)    # seconds the last captures took
+        self._frame: str | None = None                # the page's main frame (DevTools id)
+        self._world: tuple[str, int] | None = None    # (document, context id) of WORLD
+        self._waiting: _Shot | None = None            # the capture this thread waits for
+        self._serial = 0
+        self.waits: Counter[str] = Counter()          # how each wait for a capture ended
 
     def reset(self) -> None:
         """The session ended (or goes on in a shared context): the next image is new."""
         self._pending = []
         self._shown = None
+        self._world = None
 
     def screenshot(self, page: Any) -> bytes:
         """PNG of the viewport, in CSS pixels (so it matches tap coordinates at any DPR)."""
@@ -71,7 +82,8 @@ class PageCapture:
         did."""
         with self.errors("screenshot"):
             cdp = self._session(page)
-        shot = _Shot(None)
+        self._serial += 1
+        shot = _Shot(None, serial=self._serial)
         self._pending.append(shot)     # a loaded page calls the binding as it reports settled
         try:
             shot.token = token = self.wait.settled(page, call=(BINDING, self._shown))
@@ -83,21 +95,22 @@ class PageCapture:
             return lambda: None
         if not self.wait.called:
             with self.errors("screenshot"):
-                try:
-                    page.wait_for_load_state("load", timeout=1500)
-                except Exception as exc:   # still loading: capture what is there
-                    log.debug("%s: capturing before load: %s", self.device, first_line(exc))
-                self._start(cdp, shot)
+                if not self.wait.unbound:     # (unbound: loaded, but a document without it)
+                    try:
+                        page.wait_for_load_state("load", timeout=1500)
+                    except Exception as exc:   # still loading: capture what is there
+                        log.debug("%s: capturing before load: %s", self.device, first_line(exc))
+                self._start(cdp, shot, bound=not self.wait.unbound)
         self._shown = token
         return lambda: self._finish(page, shot)
 
-    def _start(self, cdp: Any, shot: "_Shot") -> None:
+    def _start(self, cdp: Any, shot: "_Shot", bound: bool = True) -> None:
         """Have the page call the capture binding: its event starts `_on_binding`, which runs
         the capture while this thread goes on (a listener of Playwright's sync API may block
-        in a call of its own; the event loop serves both)."""
+        in a call of its own; the event loop serves both). ``bound`` False: the page said the
+        binding is missing (it does not carry over to a new document), so it is added first."""
         call = {"expression": f"{BINDING}('')"}
-        if "exceptionDetails" in cdp.send("Runtime.evaluate", call):
-            # a new renderer (a cross-site navigation) has not got the binding yet
+        if not bound or "exceptionDetails" in cdp.send("Runtime.evaluate", call):
             cdp.send("Runtime.addBinding", {"name": BINDING})
             if "exceptionDetails" in cdp.send("Runtime.evaluate", call):
                 self._pending.remove(shot)
@@ -114,21 +127,25 @@ class PageCapture:
             shot.error = exc
         finally:
             shot.done = True
-            self._took = time.monotonic() - shot.since
+            self._took.append(time.monotonic() - shot.since)
+            if self._waiting is shot:
+                self._wake(cdp, shot)
 
     def _finish(self, page: Any, shot: "_Shot") -> bytes | None:
         """The image of ``shot``, once taken (the event loop runs while this waits)."""
         limit = time.monotonic() + CAPTURE_TIMEOUT
         with self.errors("screenshot"):
+            ended = "done before"
             while not shot.done:
                 now = time.monotonic()
                 if now > limit:
                     shot.error = DeviceError(f"no screenshot after {CAPTURE_TIMEOUT:g}s")
                     break
-                # each wait is a round trip to Playwright's driver (~0.5 ms of farm's CPU):
-                # first about what the last capture took, less what has passed; then 2 ms
-                left = shot.since + self._took - now if shot.started else 0.0
-                page.wait_for_timeout(max(2, min(round(left * 1000), 50)))
+                ended = self._await(shot, limit - now)
+                if ended is None:
+                    ended = "polled"
+                    page.wait_for_timeout(self._poll_ms(shot, now))
+            self.waits[ended] += 1
             if shot in self._pending:
                 self._pending.remove(shot)
             if shot.error is not None:
@@ -136,6 +153,83 @@ class PageCapture:
                     self._shown = None       # the next image is taken even if unchanged
                 raise shot.error
         return shot.data
+
+    def _await(self, shot: "_Shot", seconds: float) -> str | None:
+        """Wait, in one round trip, until `_on_binding` has ``shot``'s image and wakes this
+        thread (or ``seconds`` pass): a promise in an isolated world of the page, which the
+        handler resolves (a capture not started yet starts during this wait: its event is
+        served by the event loop that runs while this thread waits). False when that cannot be done here (no world for this document,
+        or a navigation took it away): then the caller polls. Else how the wait ended:
+        "woken", "timed out" (the capture is taking longer) or "done before"."""
+        from playwright.sync_api import Error as PlaywrightError
+
+        if self._cdp is None:
+            return None
+        cdp, world = self._cdp[1], self._wake_world(shot)
+        if world is None:
+            return None
+        if shot.done:       # it finished while the world was being made
+            return "done before"
+        ms = max(1, min(round(seconds * 1000), 250))   # a lost wake-up costs 250 ms at most
+        self._waiting = shot
+        try:
+            reply = cdp.send("Runtime.evaluate", {
+                "expression": f"globalThis.w >= {shot.serial} ? 'done before' : new Promise("
+                              f"(r) => {{ globalThis.r = r; setTimeout(r, {ms}, 'timed out'); }})",
+                "contextId": world, "awaitPromise": True, "returnByValue": True})
+        except PlaywrightError as exc:
+            if lost(exc):
+                raise
+            self._world = None        # its document is gone
+            return None
+        finally:
+            self._waiting = None
+        return str(reply.get("result", {}).get("value") or "timed out")
+
+    def _wake(self, cdp: Any, shot: "_Shot") -> None:
+        """From the capture handler: wake the thread waiting for ``shot`` (`_await`)."""
+        if self._world is None:
+            return
+        try:
+            cdp.send("Runtime.evaluate", {
+                "expression": f"globalThis.w = {shot.serial}; globalThis.r && r('woken')",
+                "contextId": self._world[1]})
+        except Exception as exc:   # the document went away: the waiting call fails too
+            log.debug("%s: wake-up failed: %s", self.device, first_line(exc))
+
+    def _wake_world(self, shot: "_Shot") -> int | None:
+        """The execution context of WORLD in the page's current document (made on first use
+        in each document: the document part of the change token says which one it is)."""
+        from playwright.sync_api import Error as PlaywrightError
+
+        document = (shot.token or "").partition(":")[0]
+        if not document or self._cdp is None:
+            return None
+        if self._world is not None and self._world[0] == document:
+            return self._world[1]
+        cdp = self._cdp[1]
+        try:
+            if self._frame is None:
+                self._frame = cdp.send("Page.getFrameTree")["frameTree"]["frame"]["id"]
+            world = cdp.send("Page.createIsolatedWorld",
+                             {"frameId": self._frame, "worldName": WORLD})["executionContextId"]
+        except PlaywrightError as exc:
+            if lost(exc):
+                raise
+            return None
+        self._world = (document, world)
+        return world
+
+    def _poll_ms(self, shot: "_Shot", now: float) -> int:
+        """How long the next wait for ``shot`` lasts. Each wait is a round trip to Playwright's
+        driver (its event loop only runs during one), so: one wait until a capture of usual
+        length (the median of the last ones) would be done, then short ones -- neither many
+        polls nor a long overshoot once the image is in."""
+        usual = statistics.median(self._took) if self._took else 0.030
+        if not shot.started:      # its event is served at the start of this wait
+            return max(2, min(round(usual * 1000), 50))
+        left = shot.since + usual - now
+        return max(2, min(round(left * 1000), 50)) if left > 0.002 else 2
 
     def _jpeg(self, cdp: Any) -> bytes:
         """One Page.captureScreenshot over the page's own DevTools session: Chromium encodes
@@ -157,6 +251,7 @@ class PageCapture:
             cdp.on("Runtime.bindingCalled", lambda event: self._on_binding(cdp, event))
             cdp.send("Runtime.addBinding", {"name": BINDING})
             self._cdp = (page, cdp)
+            self._frame = self._world = None
         return self._cdp[1]
 
     def settle(self) -> None:
@@ -174,6 +269,7 @@ class _Shot:
     is in."""
 
     token: str | None
+    serial: int = 0             # its number in this device's captures
     started: bool = False
     since: float = 0.0          # when the capture began (monotonic)
     done: bool = False
