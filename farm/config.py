@@ -139,6 +139,8 @@ class Settings(BaseModel):
     @field_validator("locate_off")
     @classmethod
     def _tier_names(cls, value: list[str]) -> list[str]:
+        if not value:       # the usual case: no need to import the locator (farm devices, …)
+            return value
         from farm.agent.locator import TIER_NAMES
         unknown = [name for name in value if name not in TIER_NAMES]
         if unknown:
