@@ -62,7 +62,9 @@ if mode == "bare":
     pass
 elif mode == "imports":
     import importlib
-    for name in sys.argv[2:]:
+    # farm.cli first, as in `farm run`: it sets what must be set before pydantic is imported
+    # (PYDANTIC_DISABLE_PLUGINS); in name order farm.agent.* would import pydantic before it
+    for name in ["farm.cli", *sys.argv[2:]]:
         try:
             importlib.import_module(name)
         except Exception:      # a module that only imports as part of its package's run
