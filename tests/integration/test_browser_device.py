@@ -241,6 +241,35 @@ def test_the_next_action_is_woken_as_soon_as_the_last_image_is_in(browser: Brows
         browser.end_session()
 
 
+def test_a_new_document_has_the_capture_binding_and_wake_up_world(page: BrowserDevice, site: str,
+                                                                   monkeypatch: pytest.MonkeyPatch
+                                                                   ) -> None:
+    """After a navigation the page calls the capture binding itself as it reports settled, and
+    a wait for that capture is woken in the isolated world Chromium made in the new document:
+    neither is added again by a round trip of farm's."""
+    page.capture_evidence()()          # opens the page's DevTools session
+    cdp = page._shots._cdp[1]
+    sent: list[str] = []
+    send = cdp.send
+
+    def recorded(method: str, params: dict | None = None) -> dict:
+        sent.append(method)
+        return send(method, params)
+
+    monkeypatch.setattr(cdp, "send", recorded)
+    page._shots.waits.clear()
+    for n in range(3):
+        page.launch(f"{site}?visit={n}")
+        get = page.capture_evidence()
+        assert page._wait.called, "the new document had no capture binding"
+        page.tap(60, 70)                 # waits for the image first
+        image = Image.open(io.BytesIO(get() or b""))
+        assert image.format == "JPEG" and image.size == (800, 600)
+    assert "Runtime.addBinding" not in sent and "Page.createIsolatedWorld" not in sent, sent
+    assert page._shots.waits["woken"] >= 1 and page._shots.waits["polled"] == 0, \
+        page._shots.waits
+
+
 def test_navigation_failure_is_a_device_error(browser: BrowserDevice) -> None:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

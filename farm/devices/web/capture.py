@@ -198,19 +198,19 @@ class PageCapture:
             log.debug("%s: wake-up failed: %s", self.device, first_line(exc))
 
     def _wake_world(self, shot: "_Shot") -> int | None:
-        """The execution context of WORLD in the page's current document (made on first use
-        in each document: the document part of the change token says which one it is)."""
+        """The execution context of WORLD in the page's current document: the one Chromium
+        made in it and reported (`_on_context`), else made here (the document part of the change
+        token says which document a context is of)."""
         from playwright.sync_api import Error as PlaywrightError
 
         document = (shot.token or "").partition(":")[0]
         if not document or self._cdp is None:
             return None
-        if self._world is not None and self._world[0] == document:
+        if self._world is not None and self._world[0] in (document, ""):
+            self._world = (document, self._world[1])    # "": reported, of the newest document
             return self._world[1]
         cdp = self._cdp[1]
         try:
-            if self._frame is None:
-                self._frame = cdp.send("Page.getFrameTree")["frameTree"]["frame"]["id"]
             world = cdp.send("Page.createIsolatedWorld",
                              {"frameId": self._frame, "worldName": WORLD})["executionContextId"]
         except PlaywrightError as exc:
@@ -248,11 +248,34 @@ class PageCapture:
         """The page's DevTools session, opened on first use, with the capture binding."""
         if self._cdp is None or self._cdp[0] is not page:
             cdp = page.context.new_cdp_session(page)
+            self._cdp, self._world = (page, cdp), None
+            self._frame = cdp.send("Page.getFrameTree")["frameTree"]["frame"]["id"]
             cdp.on("Runtime.bindingCalled", lambda event: self._on_binding(cdp, event))
+            cdp.on("Runtime.executionContextCreated", self._on_context)
+            cdp.on("Runtime.executionContextDestroyed", self._on_context_gone)
+            cdp.on("Runtime.executionContextsCleared", self._on_context_gone)
+            # Runtime enabled: the binding is installed in every new document of the page (else
+            # it goes with the document, and adding it again costs a round trip a navigation),
+            # and the page's contexts are reported, so WORLD, made by Chromium in every new
+            # document, is known without a round trip (`_on_context`)
+            cdp.send("Runtime.enable")
+            cdp.send("Page.addScriptToEvaluateOnNewDocument",
+                     {"source": "", "worldName": WORLD, "runImmediately": True})
             cdp.send("Runtime.addBinding", {"name": BINDING})
-            self._cdp = (page, cdp)
-            self._frame = self._world = None
         return self._cdp[1]
+
+    def _on_context(self, event: dict[str, Any]) -> None:
+        """A new execution context: WORLD in the page's main frame is where waits are woken (its
+        document is told by the next wait, `_wake_world`)."""
+        context = event.get("context") or {}
+        if (context.get("name") == WORLD
+                and (context.get("auxData") or {}).get("frameId") == self._frame):
+            self._world = ("", context["id"])
+
+    def _on_context_gone(self, event: dict[str, Any] | None = None) -> None:
+        gone = (event or {}).get("executionContextId")
+        if self._world is not None and (gone is None or gone == self._world[1]):
+            self._world = None
 
     def settle(self) -> None:
         """Before an action: let captures still under way finish (their images are kept)."""
