@@ -12,7 +12,7 @@ import time
 from typing import Any, Callable, ContextManager
 
 from farm.devices.web.failures import raced_navigation
-from farm.devices.web.scripts import STATE_JS
+from farm.devices.web.scripts import STATE_JS, settled_read_js
 from farm.errors import StepFailed
 
 Errors = Callable[[str], ContextManager[None]]
@@ -132,11 +132,23 @@ class PageWait:
 
     def evaluate(self, page: Any, js: str, arg: Any, what: str) -> Any:
         """Evaluate a read-only script once no navigation is under way. After an action that
-        may have navigated, wait for that navigation first; a read that still races one (the
-        old document goes away under it) waits for the new document and reads again."""
+        may have navigated, wait for that navigation first (in the same round trip as the read
+        when the page is already settled); a read that still races one (the old document goes
+        away under it) waits for the new document and reads again."""
         from playwright.sync_api import Error as PlaywrightError
 
         if self.may_navigate:
+            # one round trip when the page is already settled: the state and the read together
+            with self.errors(what):
+                try:
+                    ready, value = page.evaluate(settled_read_js(js), arg)
+                except PlaywrightError as exc:
+                    if not raced_navigation(exc):
+                        raise
+                    ready = False
+            if ready:
+                self.may_navigate = False
+                return value
             self.settled(page)
         limit = time.monotonic() + self.timeout
         while True:

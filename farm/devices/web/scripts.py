@@ -3,6 +3,7 @@ this module)."""
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 MAX_NODES = 5000     # rendered elements one DOM read returns at most
@@ -46,6 +47,20 @@ STATE_JS = """async ([settle, call]) => {
   }
   return [leaving, ready, token, called];
 }"""
+
+
+@functools.lru_cache(maxsize=16)
+def settled_read_js(read: str) -> str:
+    """``read`` (a function expression of one argument) behind the check `STATE_JS` makes after
+    an action (``settle`` true): [true, its value] when no navigation is under way and the
+    document is parsed, else [false, null] (then farm waits for the page and reads again)."""
+    return ("async (arg) => {\n"
+            "  await new Promise((resolve) => setTimeout(resolve, 0));\n"
+            "  const s = window.__farm;\n"
+            "  if ((s && s.leaving) || document.readyState === 'loading') return [false, null];\n"
+            "  return [true, await (" + read + ")(arg)]; }")
+
+
 # Replace the focused field's content: selected, then the value inserted as an input method
 # would ("done"; "insert" when the browser refused, so Python inserts it); inputs that take no
 # typed text get their value set ("set"); null: nothing fillable has the focus.
