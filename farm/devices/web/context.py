@@ -16,11 +16,13 @@ def new_context(browser: Any, target: "WebTarget") -> Any:
     """A new Playwright context for ``target``, with farm's page-state script in every page,
     the target's cookies, and forceSameTabNavigation when asked for."""
     context = browser.new_context(**context_options(target))
-    context.add_init_script(script=PAGE_STATE_JS)
+    # one script (one round trip): forceSameTabNavigation keeps links and window.open here;
+    # each part on its own, as separate scripts would be, should the other throw
+    parts = [PAGE_STATE_JS, SAME_TAB_JS] if target.same_tab else [PAGE_STATE_JS]
+    context.add_init_script(script="\n".join(f"try {{\n{part}\n}} catch (e) {{}}"
+                                              for part in parts))
     if target.cookies:
         context.add_cookies([cookie(c) for c in target.cookies])
-    if target.same_tab:     # forceSameTabNavigation: links and window.open stay here
-        context.add_init_script(SAME_TAB_JS)
     return context
 
 
