@@ -158,9 +158,10 @@ class PageCapture:
         """Wait, in one round trip, until `_on_binding` has ``shot``'s image and wakes this
         thread (or ``seconds`` pass): a promise in an isolated world of the page, which the
         handler resolves (a capture not started yet starts during this wait: its event is
-        served by the event loop that runs while this thread waits). False when that cannot be done here (no world for this document,
-        or a navigation took it away): then the caller polls. Else how the wait ended:
-        "woken", "timed out" (the capture is taking longer) or "done before"."""
+        served by the event loop that runs while this thread waits). None when that cannot be
+        done here (no world for this document, or a navigation took it away): then the caller
+        polls. Else how the wait ended: "woken", "timed out" (the capture is taking longer) or
+        "done before"."""
         from playwright.sync_api import Error as PlaywrightError
 
         if self._cdp is None:
