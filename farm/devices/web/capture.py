@@ -8,9 +8,8 @@ from __future__ import annotations
 
 import base64
 import logging
-import statistics
 import time
-from collections import Counter, deque
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -39,7 +38,6 @@ class PageCapture:
         self._cdp: tuple[Any, Any] | None = None      # (page, its DevTools session)
         self._pending: list[_Shot] = []               # evidence captures not yet handed over
         self.device_scale = 1.0                       # the case's deviceScaleFactor
-        self._took: deque[float] = deque(maxlen=9)    # seconds the last captures took
         self._frame: str | None = None                # the page's main frame (DevTools id)
         self._world: tuple[str, int] | None = None    # (document, context id) of WORLD
         self._waiting: _Shot | None = None            # the capture this thread waits for
@@ -95,22 +93,21 @@ class PageCapture:
             return lambda: None
         if not self.wait.called:
             with self.errors("screenshot"):
-                if not self.wait.unbound:     # (unbound: loaded, but a document without it)
-                    try:
-                        page.wait_for_load_state("load", timeout=1500)
-                    except Exception as exc:   # still loading: capture what is there
-                        log.debug("%s: capturing before load: %s", self.device, first_line(exc))
-                self._start(cdp, shot, bound=not self.wait.unbound)
+                try:
+                    page.wait_for_load_state("load", timeout=1500)
+                except Exception as exc:   # still loading: capture what is there
+                    log.debug("%s: capturing before load: %s", self.device, first_line(exc))
+                self._start(cdp, shot)
         self._shown = token
         return lambda: self._finish(page, shot)
 
-    def _start(self, cdp: Any, shot: "_Shot", bound: bool = True) -> None:
+    def _start(self, cdp: Any, shot: "_Shot") -> None:
         """Have the page call the capture binding: its event starts `_on_binding`, which runs
         the capture while this thread goes on (a listener of Playwright's sync API may block
-        in a call of its own; the event loop serves both). ``bound`` False: the page said the
-        binding is missing (it does not carry over to a new document), so it is added first."""
+        in a call of its own; the event loop serves both). A document without the binding
+        (should Runtime.enable not have carried it over) gets it added first."""
         call = {"expression": f"{BINDING}('')"}
-        if not bound or "exceptionDetails" in cdp.send("Runtime.evaluate", call):
+        if "exceptionDetails" in cdp.send("Runtime.evaluate", call):
             cdp.send("Runtime.addBinding", {"name": BINDING})
             if "exceptionDetails" in cdp.send("Runtime.evaluate", call):
                 self._pending.remove(shot)
@@ -120,14 +117,13 @@ class PageCapture:
         shot = next((s for s in self._pending if not s.started), None)
         if event.get("name") != BINDING or shot is None:
             return
-        shot.started, shot.since = True, time.monotonic()
+        shot.started = True
         try:
             shot.data = self._jpeg(cdp)
         except Exception as exc:   # handed to whoever asks for the image
             shot.error = exc
         finally:
             shot.done = True
-            self._took.append(time.monotonic() - shot.since)
             if self._waiting is shot:
                 self._wake(cdp, shot)
 
@@ -144,7 +140,7 @@ class PageCapture:
                 ended = self._await(shot, limit - now)
                 if ended is None:
                     ended = "polled"
-                    page.wait_for_timeout(self._poll_ms(shot, now))
+                    page.wait_for_timeout(5)   # a driver round trip: its events are served
             self.waits[ended] += 1
             if shot in self._pending:
                 self._pending.remove(shot)
@@ -221,17 +217,6 @@ class PageCapture:
         self._world = (document, world)
         return world
 
-    def _poll_ms(self, shot: "_Shot", now: float) -> int:
-        """How long the next wait for ``shot`` lasts. Each wait is a round trip to Playwright's
-        driver (its event loop only runs during one), so: one wait until a capture of usual
-        length (the median of the last ones) would be done, then short ones -- neither many
-        polls nor a long overshoot once the image is in."""
-        usual = statistics.median(self._took) if self._took else 0.030
-        if not shot.started:      # its event is served at the start of this wait
-            return max(2, min(round(usual * 1000), 50))
-        left = shot.since + usual - now
-        return max(2, min(round(left * 1000), 50)) if left > 0.002 else 2
-
     def _jpeg(self, cdp: Any) -> bytes:
         """One Page.captureScreenshot over the page's own DevTools session: Chromium encodes
         the JPEG, and none of the round trips Playwright's page.screenshot adds (its page
@@ -295,7 +280,6 @@ class _Shot:
     token: str | None
     serial: int = 0             # its number in this device's captures
     started: bool = False
-    since: float = 0.0          # when the capture began (monotonic)
     done: bool = False
     data: bytes | None = None
     error: BaseException | None = None

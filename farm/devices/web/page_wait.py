@@ -30,7 +30,6 @@ class PageWait:
         self.timeout = timeout                  # how long a read waits for a new document
         self.may_navigate = False               # an action ran since the last settle
         self.called = False                     # the last settled() had the page call back
-        self.unbound = False                    # ... or should have, but the binding was missing
         self._requests: set[Any] = set()        # main-frame navigation requests in flight
         self._loading: set[Any] = set()         # every request of the page in flight
         self._quiet_since: float | None = 0.0   # since when at most IDLE_REQUESTS are
@@ -95,7 +94,7 @@ class PageWait:
         limit = time.monotonic() + self.timeout
         stuck_since: float | None = None
         settle = self.may_navigate
-        self.called = self.unbound = False
+        self.called = False
         while True:
             leaving, ready, token = self._state(page, settle, call)
             settle = False
@@ -126,8 +125,7 @@ class PageWait:
                 if not raced_navigation(exc):
                     raise
                 return True, "loading", None
-        self.called = self.called or bool(called)
-        self.unbound = called is None
+        self.called = self.called or called
         return leaving, ready, token
 
     def evaluate(self, page: Any, js: str, arg: Any, what: str) -> Any:

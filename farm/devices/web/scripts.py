@@ -33,17 +33,16 @@ TREE_JS = ("([maxNodes, last]) => { const s = window.__farm;\n"
            "  out.token = token; return JSON.stringify(out); }")
 # [navigating?, readyState, change token, called?]; ``settle`` first lets tasks an action queued
 # run (a form submission starts its navigation from a task); ``call`` = [name, token]: a loaded,
-# settled page whose token is not that one calls the binding ``name`` (farm/devices/web/capture.py);
-# called? is null when it should have but the binding is not in this document yet
+# settled page whose token is not that one calls the binding ``name`` (farm/devices/web/capture.py)
 STATE_JS = """async ([settle, call]) => {
   if (settle) await new Promise((resolve) => setTimeout(resolve, 0));
   const s = window.__farm;
   const leaving = s ? s.leaving : false, ready = document.readyState;
   const token = s ? performance.timeOrigin + ':' + s.gen : null;
   let called = false;
-  if (call && !leaving && ready === "complete" && token !== call[1]) {
-    if (typeof window[call[0]] !== "function") called = null;   // a new document: not bound
-    else { window[call[0]](""); called = true; }
+  if (call && !leaving && ready === "complete" && token !== call[1]
+      && typeof window[call[0]] === "function") {
+    window[call[0]](""); called = true;
   }
   return [leaving, ready, token, called];
 }"""
