@@ -20,6 +20,7 @@ import base64
 import math
 import re
 import textwrap
+from html import escape
 
 from farm.results import Mark, image_size
 
@@ -38,8 +39,7 @@ _NOT_XML = re.compile("[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]"
 
 def _x(text: str) -> str:
     """``text`` safe inside an XML element or a double-quoted attribute."""
-    return (_NOT_XML.sub("\ufffd", text).replace("&", "&amp;").replace("<", "&lt;")
-            .replace(">", "&gt;").replace('"', "&quot;"))
+    return escape(_NOT_XML.sub("\ufffd", text), quote=True)
 
 
 def _n(v: float) -> str:
