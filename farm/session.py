@@ -18,7 +18,6 @@ from typing import IO, Any, Callable, Sequence
 
 from farm import __version__, metrics
 from farm.appserver import AppServer
-from farm.devices.sim.fleet import SimFleet
 from farm.config import Settings
 from farm.errors import ConfigError, UserError
 from farm.history import DurationHistory
@@ -435,11 +434,15 @@ def _executor(settings: Settings, specs: list[DeviceSpec], cases: list[Case],
         return CeleryExecutor(settings, by_id, services, policy, specs, matrix=matrix)
     from farm.devices.specs import make_devices
     from farm.executors.local import LocalExecutor
-    sims = SimFleet(*_mobile_app_urls(suites, served, env),
-                    chromium_path=str(settings.chromium_path or "") or None)
-    stack.callback(sims.stop)
     used = {j.platform for j in jobs}
-    devices = make_devices([s for s in specs if s.platform in used], settings, sims=sims)
+    specs = [s for s in specs if s.platform in used]
+    sims = None
+    if any(s.kind in ("android-sim", "ios-sim") for s in specs):
+        from farm.devices.sim.fleet import SimFleet      # not imported by other runs
+        sims = SimFleet(*_mobile_app_urls(suites, served, env),
+                        chromium_path=str(settings.chromium_path or "") or None)
+        stack.callback(sims.stop)
+    devices = make_devices(specs, settings, sims=sims)
     return LocalExecutor(devices, by_id, services, policy)
 
 

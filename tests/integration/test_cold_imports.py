@@ -49,7 +49,8 @@ NOT_FOR_A_BROWSER_RUN = [
     "litellm", "openai", "celery", "kombu", "redis", "adbutils",   # models, cluster, phones
     "pydantic_settings", "dotenv",          # farm.config reads its sources itself
     "farm.cluster", "farm.executors.celery", "farm.cache.redis_store",
-    "farm.devices.android", "farm.devices.ios", "farm.devices.sim.adb", "farm.devices.sim.wda",
+    "farm.devices.android", "farm.devices.ios", "farm.devices.sim", "farm.devices.sim.screen",
+    "farm.devices.sim.adb", "farm.devices.sim.wda",                  # simulators: *-sim runs
     "farm.agent.loop", "farm.agent.insight", "farm.cache.plan",      # the ai_act loop, aiAssert
     "farm.llm.client", "farm.llm.models", "farm.llm.litellm_client",
 ]
