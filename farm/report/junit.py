@@ -24,20 +24,18 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from junitparser import Error, Failure, JUnitXml, Skipped, xunit2
-
 from farm.results import CaseResult, RunSummary, StepRecord
 
-# Everything XML 1.0 cannot carry (control characters, lone surrogates, U+FFFE/U+FFFF).
-_INVALID_XML = re.compile(
-    "[^\u0009\u000a\u000d\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]"
-)
+# Everything XML 1.0 cannot carry: control characters but tab, LF and CR, lone surrogates,
+# U+FFFE and U+FFFF (the complement of its Char production, which is faster to compile).
+_INVALID_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 _MESSAGE_LIMIT = 500
 
 
-def xml_safe(text: object) -> str:
-    """``str(text)`` with every character XML 1.0 cannot represent removed."""
-    return _INVALID_XML.sub("", str(text))
+def xml_safe(text: object, instead: str = "") -> str:
+    """``str(text)`` with every character XML 1.0 cannot represent removed (or replaced by
+    ``instead``)."""
+    return _INVALID_XML.sub(instead, str(text))
 
 
 def suite_name(case: CaseResult) -> str:
@@ -81,37 +79,6 @@ def _body(case: CaseResult) -> str:
     return "\n".join(lines)
 
 
-def _result_for(case: CaseResult) -> Failure | Error | Skipped | None:
-    msg = xml_safe(_short(_message(case)))
-    if case.status == "failed":
-        kind = case.error.kind if case.error else "Failure"
-        result: Failure | Error | Skipped = Failure(msg, kind)
-    elif case.status == "error":
-        result = Error(msg, case.error.kind if case.error else "Error")
-    elif case.status == "interrupted":
-        result = Error(msg or "interrupted", "Interrupted")
-    elif case.status == "skipped":
-        return Skipped(xml_safe(_short(case.reason or _message(case))))
-    else:
-        return None
-    result.text = xml_safe(_body(case))
-    return result
-
-
-def _interim_for(previous: CaseResult, final_passed: bool) -> xunit2.InterimResult:
-    """An earlier attempt: flaky* when the case passed in the end, rerun* otherwise."""
-    infra = previous.status in ("error", "interrupted")
-    if final_passed:
-        cls = xunit2.FlakyError if infra else xunit2.FlakyFailure
-    else:
-        cls = xunit2.RerunError if infra else xunit2.RerunFailure
-    kind = previous.error.kind if previous.error else previous.status
-    head = f"attempt {previous.attempt} {previous.status} on {previous.device or '?'}"
-    interim = cls(xml_safe(_short(f"{head}: {_message(previous)}")), xml_safe(kind))
-    interim.stack_trace = xml_safe(_body(previous))
-    return interim
-
-
 def _step_log(case: CaseResult) -> str:
     rows = []
     for s in case.steps:
@@ -148,41 +115,119 @@ def _attachment(case: CaseResult, run_dir: Path | None) -> str:
     return f"[[ATTACHMENT|{path}]]"
 
 
-def _testcase(case: CaseResult, run_dir: Path | None) -> xunit2.TestCase:
-    tc = xunit2.TestCase(xml_safe(case.name), xml_safe(folder(case)), round(case.duration, 3))
+# ---- the document: elements written as the xUnit tools expect them ----------------------------
+# (tag, [(attribute, value)], text, children); None attributes are left out
+Element = tuple[str, list[tuple[str, "str | None"]], str, list["Element"]]
+
+
+def _element(tag: str, attrs: list[tuple[str, str | None]], text: str = "",
+             children: list[Element] | None = None) -> Element:
+    return tag, attrs, text, children or []
+
+
+def _result_for(case: CaseResult) -> tuple[str, Element] | None:
+    """(which count it adds to, its element) of a case that did not pass."""
+    msg = xml_safe(_short(_message(case))) or None
+    if case.status == "skipped":
+        return "skipped", _element("skipped", [
+            ("message", xml_safe(_short(case.reason or _message(case))) or None)])
+    if case.status == "failed":
+        count, tag, kind = "failures", "failure", case.error.kind if case.error else "Failure"
+    elif case.status == "error":
+        count, tag, kind = "errors", "error", case.error.kind if case.error else "Error"
+    elif case.status == "interrupted":
+        count, tag, kind, msg = "errors", "error", "Interrupted", msg or "interrupted"
+    else:
+        return None
+    return count, _element(tag, [("message", msg), ("type", kind or None)], xml_safe(_body(case)))
+
+
+def _interim_for(previous: CaseResult, final_passed: bool) -> Element:
+    """An earlier attempt: flaky* when the case passed in the end, rerun* otherwise."""
+    infra = previous.status in ("error", "interrupted")
+    tag = ("flaky" if final_passed else "rerun") + ("Error" if infra else "Failure")
+    kind = previous.error.kind if previous.error else previous.status
+    head = f"attempt {previous.attempt} {previous.status} on {previous.device or '?'}"
+    return _element(tag, [("message", xml_safe(_short(f"{head}: {_message(previous)}")) or None),
+                          ("type", xml_safe(kind) or None)],
+                    children=[_element("stackTrace", [], xml_safe(_body(previous)))])
+
+
+def _testcase(case: CaseResult, run_dir: Path | None) -> tuple[str | None, Element]:
+    """(the count its result adds to, if any; the <testcase>)."""
+    children: list[Element] = []
     result = _result_for(case)
     if result is not None:
-        tc.result = result
+        children.append(result[1])
     final_passed = case.status in ("passed", "flaky")
-    for prev in case.previous:
-        tc.add_interim_result(_interim_for(prev, final_passed))
+    children += [_interim_for(prev, final_passed) for prev in case.previous]
     out = "\n\n".join(x for x in (_facts(case), _step_log(case), _attachment(case, run_dir)) if x)
-    tc.system_out = xml_safe(out)
-    return tc
+    children.append(_element("system-out", [], xml_safe(out)))
+    return (result[0] if result else None,
+            _element("testcase", [("name", xml_safe(case.name)),
+                                  ("classname", xml_safe(folder(case))),
+                                  ("time", str(round(case.duration, 3)))], children=children))
 
 
-def build_junit(summary: RunSummary, run_dir: Path | None = None) -> JUnitXml:
-    """Build the JUnit document for a run (suites in first-seen order, cases in run order);
+def build_junit(summary: RunSummary, run_dir: Path | None = None) -> str:
+    """The JUnit document of a run (suites in first-seen order, cases in run order) as text;
     with ``run_dir``, screenshot attachments are absolute paths."""
-    xml = JUnitXml(xml_safe(f"farm run {summary.run_id}"))
-    suites: dict[str, xunit2.TestSuite] = {}
+    suites: dict[str, tuple[dict[str, float], list[Element]]] = {}
     for case in summary.cases:
         name = suite_name(case)
-        suite = suites.get(name)
-        if suite is None:
-            suite = suites[name] = xunit2.TestSuite(xml_safe(name))
-            suite.timestamp = xml_safe(summary.started)
-            suite.add_property("run_id", xml_safe(summary.run_id))
-            if summary.farm_version:
-                suite.add_property("farm_version", xml_safe(summary.farm_version))
-        suite._add_testcase_no_update_stats(_testcase(case, run_dir))
-    for suite in suites.values():
-        xml.append(suite)
-    xml.update_statistics()
-    for suite in suites.values():
-        suite.time = round(suite.time, 3)        # the schema allows three decimals
-    del xml._elem.attrib["skipped"]              # not an attribute of <testsuites> there
-    return xml
+        if name not in suites:
+            suites[name] = ({"tests": 0, "errors": 0, "failures": 0, "skipped": 0, "time": 0}, [])
+        counts, cases = suites[name]
+        count, element = _testcase(case, run_dir)
+        counts["tests"] += 1
+        counts["time"] += round(case.duration, 3)
+        if count:
+            counts[count] += 1
+        cases.append(element)
+    total = {"tests": 0, "failures": 0, "errors": 0, "time": 0}
+    elements = []
+    for name, (counts, cases) in suites.items():
+        counts["time"] = round(counts["time"], 3)
+        for key in total:
+            total[key] += counts[key]
+        properties = [_element("property", [("name", "run_id"),
+                                            ("value", xml_safe(summary.run_id))])]
+        if summary.farm_version:
+            properties.append(_element("property", [("name", "farm_version"),
+                                                    ("value", xml_safe(summary.farm_version))]))
+        elements.append(_element(
+            "testsuite", [("name", xml_safe(name)), ("timestamp", xml_safe(summary.started)),
+                          *((k, str(counts[k])) for k in ("tests", "errors", "failures",
+                                                          "skipped", "time"))],
+            children=[_element("properties", [], children=properties), *cases]))
+    total["time"] = round(total["time"], 3)
+    root = _element("testsuites", [("name", xml_safe(f"farm run {summary.run_id}")),
+                                   *((k, str(v)) for k, v in total.items())], children=elements)
+    lines = ['<?xml version="1.0" encoding="utf-8"?>']
+    _write(root, "", lines)
+    return "\n".join(lines) + "\n"
+
+
+_TEXT = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "\r": "&#13;"})
+# in an attribute a parser turns a raw tab or line break into a space: kept as references
+_ATTRIBUTE = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;",
+                            "\t": "&#9;", "\n": "&#10;", "\r": "&#13;"})
+
+
+def _write(element: Element, indent: str, lines: list[str]) -> None:
+    """One tab per level; an element holding only text keeps it on its own line(s), as it is."""
+    tag, attrs, text, children = element
+    head = indent + "<" + tag + "".join(f' {k}="{v.translate(_ATTRIBUTE)}"'
+                                         for k, v in attrs if v is not None)
+    if children:
+        lines.append(head + ">")
+        for child in children:
+            _write(child, indent + "\t", lines)
+        lines.append(f"{indent}</{tag}>")
+    elif text:
+        lines.append(f"{head}>{text.translate(_TEXT)}</{tag}>")
+    else:
+        lines.append(head + "/>")
 
 
 def write_junit(summary: RunSummary, path: Path, run_dir: Path | None = None) -> Path:
@@ -191,6 +236,7 @@ def write_junit(summary: RunSummary, path: Path, run_dir: Path | None = None) ->
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
-    build_junit(summary, Path(run_dir or path.parent).resolve()).write(str(tmp), pretty=True)
+    tmp.write_text(build_junit(summary, Path(run_dir or path.parent).resolve()),
+                   encoding="utf-8", newline="\n")
     tmp.replace(path)
     return path

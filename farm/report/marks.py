@@ -18,10 +18,10 @@ from __future__ import annotations
 
 import base64
 import math
-import re
 import textwrap
 from html import escape
 
+from farm.report.junit import xml_safe
 from farm.results import Mark, image_size
 
 RED = "rgb(230,30,60)"
@@ -32,14 +32,11 @@ FONT = "DejaVu Sans Mono,Menlo,Consolas,monospace"
 ADVANCE = 0.6          # a monospace character's width, in font sizes (sizes the label boxes)
 ASCENT = 0.8           # baseline below the top of a line, in font sizes
 
-# Characters XML 1.0 does not allow (controls, lone surrogates, U+FFFE/FFFF): the model's and
-# users' text may hold them, and one would make the whole SVG unreadable.
-_NOT_XML = re.compile("[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
-
-
 def _x(text: str) -> str:
-    """``text`` safe inside an XML element or a double-quoted attribute."""
-    return escape(_NOT_XML.sub("\ufffd", text), quote=True)
+    """``text`` safe inside an XML element or a double-quoted attribute: a character XML 1.0
+    does not allow (the model's and users' text may hold them, and one would make the whole SVG
+    unreadable) shows as U+FFFD."""
+    return escape(xml_safe(text, "\ufffd"), quote=True)
 
 
 def _n(v: float) -> str:

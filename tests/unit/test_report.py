@@ -191,6 +191,19 @@ def test_junit_survives_xml_hostile_text(run):
     cases = _cases(xunit2.JUnitXml.fromstring(text.encode()))
     assert cases[HOSTILE].result[0].message == "bad  char & ]]> <b>bold</b>"
     assert xml_safe("a\ud800b\ufffec\U0001F600") == "abc\U0001F600"
+    assert xml_safe("\x08\x0b\x0c\x1f\t\n\r\ud7ff\ue000\ufffd") == "\t\n\r\ud7ff\ue000\ufffd"
+
+
+def test_junit_keeps_line_breaks_and_tabs_a_ci_tool_shows(run):
+    """A parser turns a raw line break or tab in an attribute into a space and a CR in text into
+    a line feed: a name with them, and a failure's CR, read back as written."""
+    run_dir, summary = run
+    summary.cases[1].name = "Checkout\ntotal\tin EUR"
+    summary.cases[1].error.message = "total\r\nwas 41"
+    cases = _cases(xunit2.JUnitXml.fromfile(str(write_junit(summary, run_dir / "junit.xml"))))
+    failure = cases["Checkout\ntotal\tin EUR"].result[0]
+    assert failure.message == "total"
+    assert "AssertionFailed: total\r\nwas 41" in failure.text
 
 
 # -- html ----------------------------------------------------------------------------------------
