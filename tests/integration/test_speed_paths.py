@@ -27,7 +27,8 @@ PAGES = {
 <p><a href="/slow.html?via=link">Go slow by link</a></p>
 <p><button onclick="location.href='/slow.html?via=script'">Go slow by script</button></p>
 <form action="/slow.html"><input type="hidden" name="via" value="form">
-<button type="submit">Go slow by form</button></form></body>""",
+<button type="submit">Go slow by form</button></form>
+<p><a href="/nothing">Go nowhere</a> <a href="/file.bin">Download a file</a></p></body>""",
     "/slow.html": """<!doctype html><title>Slow</title><body><h1>Arrived at the slow page</h1>
 </body>""",
     "/late.html": """<!doctype html><title>Late</title><body style="background:#ffffff">
@@ -50,6 +51,14 @@ class SlowSite:
         class Handler(http.server.BaseHTTPRequestHandler):
             def do_GET(self) -> None:
                 path = self.path.split("?")[0]
+                if path in ("/nothing", "/file.bin"):   # no new document: the page stays
+                    self.send_response(204 if path == "/nothing" else 200)
+                    if path == "/file.bin":
+                        self.send_header("Content-Type", "application/octet-stream")
+                        self.send_header("Content-Disposition", "attachment; filename=f.bin")
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    return
                 if path == "/slow.html":
                     time.sleep(SLOW_SECONDS)     # the page is slow to answer
                 body = PAGES.get(path, "not found").encode()
@@ -92,6 +101,10 @@ def suite(site, tmp_path_factory) -> Path:
     write_case(folder, "nav_form", ["aiTap: Go slow by form", arrived], url=start)
     write_case(folder, "nav_javascript", ['javascript: "location.href = \'/slow.html\'"',
                                           arrived], url=start)
+    # a navigation that brings no new document (204, a download): farm goes on with the page
+    write_case(folder, "nav_nothing", ["aiTap: Go nowhere", "assertText: Start page"], url=start)
+    write_case(folder, "nav_download", ["aiTap: Download a file", "assertText: Start page"],
+               url=start)
     write_case(folder, "late_text", ["javascript: later(1500)", "waitForText: Done loading"],
                url=f"{site.url}/late.html")
     write_case(folder, "keys", ["aiInput: Field\n        value: hello",
@@ -134,11 +147,13 @@ def _steps(case: dict) -> list[dict]:
 @pytest.mark.parametrize("mode", ["off", "on-failure", "all"])
 def test_every_mode_passes_what_passes_and_fails_what_fails(runs, mode):
     """With screenshots off nothing waits by accident: a step that navigates (a link, a script,
-    a form, a javascript step) is still followed by a DOM read of the NEW page."""
+    a form, a javascript step) is still followed by a DOM read of the NEW page; after a
+    navigation that brings none (a 204, a download) the next step goes on with the page."""
     proc, run_dir = runs[mode]
     cases = by_name(results(run_dir))
     assert proc.returncode == 1, proc.stdout + proc.stderr   # the one failing case
-    for name in ("nav_link", "nav_script", "nav_form", "nav_javascript", "late_text", "keys"):
+    for name in ("nav_link", "nav_script", "nav_form", "nav_javascript", "nav_nothing",
+                 "nav_download", "late_text", "keys"):
         assert cases[name]["status"] == "passed", (name, cases[name]["error"])
     failing = cases["failing"]
     assert failing["status"] == "failed"

@@ -50,10 +50,6 @@ class PageWait:
         self._loading.clear()
         self._quiet_since = 0.0
 
-    @property
-    def navigation_in_flight(self) -> bool:
-        return bool(self._requests)
-
     def _on_request(self, request: Any) -> None:
         self._loading.add(request)
         if len(self._loading) > IDLE_REQUESTS:
