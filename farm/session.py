@@ -432,12 +432,12 @@ def _executor(settings: Settings, specs: list[DeviceSpec], cases: list[Case],
         from farm.executors.celery import CeleryExecutor
         check(settings.broker_url.get_secret_value())
         return CeleryExecutor(settings, by_id, services, policy, specs, matrix=matrix)
-    from farm.devices.specs import make_devices
+    from farm.devices.specs import SIM_KINDS, make_devices
     from farm.executors.local import LocalExecutor
     used = {j.platform for j in jobs}
     specs = [s for s in specs if s.platform in used]
     sims = None
-    if any(s.kind in ("android-sim", "ios-sim") for s in specs):
+    if any(s.kind in SIM_KINDS for s in specs):
         from farm.devices.sim.fleet import SimFleet      # not imported by other runs
         sims = SimFleet(*_mobile_app_urls(suites, served, env),
                         chromium_path=str(settings.chromium_path or "") or None)

@@ -28,6 +28,8 @@ if TYPE_CHECKING:  # pragma: no cover
 BUILTIN_KINDS = {"browser": "web", "android": "android", "android-sim": "android",
                  "ios": "ios", "ios-sim": "ios"}
 
+SIM_KINDS = ("android-sim", "ios-sim")     # simulators a local run starts (`SimFleet`)
+
 _SPEC = re.compile(r"^\s*([a-z][a-z0-9_-]*)\s*(?::\s*(\d+))?\s*$")
 
 
@@ -109,7 +111,7 @@ def ios_urls(settings: Settings) -> list[str]:
 def attach_targets(kind: str, count: int, settings: Settings) -> list[str]:
     """What each of ``count`` devices of ``kind`` attaches to: a distinct adb serial or WDA URL
     for phones (two workers must never drive one phone), nothing for other kinds."""
-    if kind in ("android-sim", "ios-sim"):
+    if kind in SIM_KINDS:
         raise ConfigError(f"workers attach to running devices: start simulators with "
                           f"`farm sim {kind[:-4]} --count N --app ...` and use "
                           f"--devices {kind[:-4]}:N")
@@ -164,7 +166,7 @@ def make_devices(specs: list[DeviceSpec], settings: Settings,
     devices: list[Device] = []
     for spec in specs:
         taken = sum(1 for d in devices if d.platform == spec.platform)
-        if spec.kind in ("android-sim", "ios-sim"):
+        if spec.kind in SIM_KINDS:
             if sims is None:
                 raise ConfigError(f"{spec.kind} devices are started by `farm run` "
                                   "(or `farm sim`), backed by a suite's apps")

@@ -184,7 +184,7 @@ def build_junit(summary: RunSummary, run_dir: Path | None = None) -> str:
         if count:
             counts[count] += 1
         cases.append(element)
-    total = {"tests": 0, "failures": 0, "errors": 0, "time": 0}
+    total = {"tests": 0, "failures": 0, "errors": 0, "time": 0}   # (no skipped there: the schema)
     elements = []
     for name, (counts, cases) in suites.items():
         counts["time"] = round(counts["time"], 3)
@@ -215,7 +215,7 @@ _ATTRIBUTE = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;
 
 
 def _write(element: Element, indent: str, lines: list[str]) -> None:
-    """One tab per level; an element holding only text keeps it on its own line(s), as it is."""
+    """One tab per level; an element holding only text has it inline, line breaks and all."""
     tag, attrs, text, children = element
     head = indent + "<" + tag + "".join(f' {k}="{v.translate(_ATTRIBUTE)}"'
                                          for k, v in attrs if v is not None)
