@@ -210,8 +210,7 @@ def build_junit(summary: RunSummary, run_dir: Path | None = None) -> str:
 
 _TEXT = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "\r": "&#13;"})
 # in an attribute a parser turns a raw tab or line break into a space: kept as references
-_ATTRIBUTE = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;",
-                            "\t": "&#9;", "\n": "&#10;", "\r": "&#13;"})
+_ATTRIBUTE = {**_TEXT, **str.maketrans({"\t": "&#9;", "\n": "&#10;"})}
 
 
 def _write(element: Element, indent: str, lines: list[str]) -> None:
