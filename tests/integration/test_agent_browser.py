@@ -32,11 +32,11 @@ def agent_for(device, srv: ModelServer, family: str = "gpt", **kw) -> Agent:
 
 def assert_in_cart(device) -> None:
     import time
-    for _ in range(20):
-        if "Cart (1)" in device.hierarchy().visible_text():
-            return
+    deadline = time.monotonic() + 30          # the page updates the cart after the click
+    while "Cart (1)" not in device.hierarchy().visible_text():
+        if time.monotonic() > deadline:
+            raise AssertionError(device.hierarchy().visible_text()[:500])
         time.sleep(0.1)
-    raise AssertionError(device.hierarchy().visible_text()[:500])
 
 
 def assert_no_secret(srv: ModelServer) -> None:

@@ -88,9 +88,33 @@ def test_timeout_is_an_error_with_a_screenshot(tmp_path):
     assert res.screenshot
 
 
+class CrashingDevice(FakeDevice):
+    """Loses the browser on its first tap and says so (``crashed``)."""
+
+    def __init__(self, *args, **kw):
+        super().__init__(*args, errors={"tap": DeviceLost("browser crashed")}, **kw)
+        self.crashed = threading.Event()
+
+    def tap(self, x, y):
+        self.crashed.set()
+        super().tap(x, y)
+
+
+class LateDevice(FakeDevice):
+    """Starts only once ``after`` is set: whatever it runs was left by another device."""
+
+    def __init__(self, *args, after, **kw):
+        super().__init__(*args, **kw)
+        self.after = after
+
+    def open(self):
+        assert self.after.wait(60), "the other device never got as far"
+        super().open()
+
+
 def test_infra_error_is_retried_once_on_another_device(tmp_path):
-    boom = FakeDevice(SCREEN, name="d1", errors={"tap": DeviceLost("browser crashed")})
-    good = FakeDevice(SCREEN, name="d2")
+    boom = CrashingDevice(SCREEN, name="d1")
+    good = LateDevice(SCREEN, name="d2", after=boom.crashed)   # d1 takes the case first
     case = make_case("c", [Step(kind="aiTap", target="Sign in")])
     results, _ = run([boom, good], [case], tmp_path)
     res = results["s/c"]
@@ -124,11 +148,17 @@ def test_pass_after_failure_is_flaky(tmp_path):
 
 
 def test_interrupt_marks_inflight_interrupted(tmp_path):
-    dev = FakeDevice(SCREEN, scripts={"hang": HANG})
+    started = threading.Event()
+
+    def hang(dev):               # the first case is running when the user presses Ctrl-C
+        started.set()
+        dev._killed.wait(60)
+        raise DeviceLost("browser killed")
+    dev = FakeDevice(SCREEN, scripts={"hang": hang})
     cases = [make_case("a", [Step(kind="javascript", value="hang")], timeout=60),
              make_case("b", [Step(kind="javascript", value="hang")], timeout=60)]
     ex = LocalExecutor([dev], {c.id: c for c in cases}, services(tmp_path), RetryPolicy())
-    threading.Timer(0.5, ex.interrupt).start()
+    threading.Thread(target=lambda: started.wait(60) and ex.interrupt(), daemon=True).start()
     results = {r.case_id: r for r in ex.run([Job(c.id, "web", 1.0) for c in cases]).results}
     statuses = sorted(r.status for r in results.values())
     assert statuses == ["interrupted", "skipped"]
