@@ -248,7 +248,9 @@ class BrowserDevice:
         page = self._acting()
         # the message names the URL and Playwright's net::ERR_... reason
         with self._errors(f"open {url}"), refused_certificate(url):
-            page.goto(url, wait_until="load")
+            page.goto(url, wait_until="commit")
+            self._shots.attach(page)     # while the document loads
+            page.wait_for_load_state("load")
 
     # -- observation -------------------------------------------------------------------------
 

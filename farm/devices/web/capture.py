@@ -43,6 +43,7 @@ class PageCapture:
         self._waiting: _Shot | None = None            # the capture this thread waits for
         self._serial = 0
         self.waits: Counter[str] = Counter()          # how each wait for a capture ended
+        self.used = False                             # evidence was asked of this device
 
     def reset(self) -> None:
         """The session ended (or goes on in a shared context): the next image is new."""
@@ -78,6 +79,7 @@ class PageCapture:
         (nothing was captured). The capture runs while farm goes on with the next step; the
         next action waits for it first (`settle`), so the image never shows what that action
         did."""
+        self.used = True
         with self.errors("screenshot"):
             cdp = self._session(page)
         self._serial += 1
@@ -229,6 +231,14 @@ class PageCapture:
                               "width": view["clientWidth"], "height": view["clientHeight"],
                               "scale": 1}
         return base64.b64decode(cdp.send("Page.captureScreenshot", params)["data"])
+
+    def attach(self, page: Any) -> None:
+        """A page has started loading: when this device takes evidence (it has before), open
+        the page's DevTools session now, its round trips overlapping the load, not later in
+        the case's first step."""
+        if self.used and (self._cdp is None or self._cdp[0] is not page):
+            with self.errors("screenshot"):
+                self._session(page)
 
     def _session(self, page: Any) -> Any:
         """The page's DevTools session, opened on first use, with the capture binding."""
