@@ -7,9 +7,12 @@ interleaved (farm first in odd pairs, plain first in even ones): `farm run` of t
 files on browser:1, then the plain script, each a fresh process. Prints per-case medians and
 ratios, per step (ms over plain), case start (farm: case begin → first step; plain: new
 context + page + first load), whole process wall time and the Python process' own CPU time
-(user+system of the python process, not Chromium's or Playwright's driver's).
+(user+system of the python process, not Chromium's or Playwright's driver's). With --copies K
+each case runs K times in each process (a longer run: start-up and imports weigh less), and the
+CPU line also gives the CPU per case.
 
-    .venv/bin/python bench/vs_playwright.py [--pairs 5] [--screenshots all|on-failure|off]
+    .venv/bin/python bench/vs_playwright.py [--pairs 5] [--copies 1]
+                                            [--screenshots all|on-failure|off]
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -190,13 +194,19 @@ def _measured(cmd: list[str], env: dict[str, str]) -> tuple[float, float]:
     return wall, cpu
 
 
-def _suite(cases: list[str], into: Path) -> Path:
+def _suite(cases: list[str], into: Path, copies: int = 1) -> Path:
+    """The demo's farm.yaml, app and ``cases``; each case file ``copies`` times (copy k as
+    ``<case>~k.yaml``, its name ending in "(k)")."""
     suite = into / "suite"
     suite.mkdir()
     shutil.copy(DEMO / "farm.yaml", suite)
     (suite / "app").symlink_to(DEMO / "app")
     for name in cases:
         shutil.copy(DEMO / f"{name}.yaml", suite)
+        text = (DEMO / f"{name}.yaml").read_text(encoding="utf-8")
+        for k in range(2, copies + 1):
+            renamed = re.sub(r"^name: (.*)$", rf"name: \1 ({k})", text, count=1, flags=re.M)
+            (suite / f"{name}~{k}.yaml").write_text(renamed, encoding="utf-8")
     return suite
 
 
@@ -212,13 +222,14 @@ def farm_pair(suite: Path, report: Path, shots: str, env: dict[str, str]) -> dic
         cmd += ["--screenshots", shots]
     wall, cpu = _measured(cmd, env)
     data = json.loads((report / "results.json").read_text())
-    cases = {}
+    cases: dict[str, list[dict]] = {}
     for c in data["cases"]:
-        name = Path(c["file"]).stem
+        name = Path(c["file"]).stem.partition("~")[0]
         first = next((s["started"] for s in c["steps"] if s.get("started")), c["started"])
-        cases[name] = {"duration": c["duration"], "start": _iso(first) - _iso(c["started"]),
-                       "steps": len(c["steps"]), "status": c["status"]}
-    return {"wall": wall, "cpu": cpu, "cases": cases}
+        cases.setdefault(name, []).append({
+            "duration": c["duration"], "start": _iso(first) - _iso(c["started"]),
+            "steps": len(c["steps"]), "status": c["status"]})
+    return {"wall": wall, "cpu": cpu, "cases": cases, "count": len(data["cases"])}
 
 
 def plain_pair(cases: list[str], out: Path, env: dict[str, str], chromium: str) -> dict:
@@ -226,8 +237,10 @@ def plain_pair(cases: list[str], out: Path, env: dict[str, str], chromium: str) 
 
     wall, cpu = _measured([sys.executable, __file__, "--plain", str(out), "--chromium", chromium,
                            "--cases", ",".join(cases), "--", *BROWSER_FLAGS], env)
-    return {"wall": wall, "cpu": cpu,
-            "cases": {r["case"]: r for r in json.loads(out.read_text())}}
+    cases: dict[str, list[dict]] = {}
+    for r in json.loads(out.read_text()):
+        cases.setdefault(r["case"], []).append(r)
+    return {"wall": wall, "cpu": cpu, "cases": cases, "count": sum(map(len, cases.values()))}
 
 
 def report(cases: list[str], farm: list[dict], plain: list[dict]) -> None:
@@ -236,8 +249,8 @@ def report(cases: list[str], farm: list[dict], plain: list[dict]) -> None:
           f"{'per step +ms':>12} {'start farm ms':>13} {'start plain ms':>14}")
     ratios, overs, starts = [], [], []
     for name in cases:
-        f = [r["cases"][name] for r in farm]
-        p = [r["cases"][name] for r in plain]
+        f = [x for r in farm for x in r["cases"][name]]
+        p = [x for r in plain for x in r["cases"][name]]
         bad = {x["status"] for x in f} - {"passed"}
         fd, pd = med(x["duration"] for x in f), med(x["duration"] for x in p)
         fs, ps = med(x["start"] for x in f), med(x["start"] for x in p)
@@ -256,13 +269,21 @@ def report(cases: list[str], farm: list[dict], plain: list[dict]) -> None:
     print(f"case start: farm {statistics.mean(starts):+.0f} ms over context+page+first load "
           f"(target within 50)")
     print(f"whole process: farm {fw:.2f} s, plain {pw:.2f} s, {fw / pw:.2f}x")
-    print(f"python CPU: farm {fc:.2f} s, plain {pc:.2f} s, {fc / pc:.2f}x (target <= 1.5)")
+    per_case = ""
+    if farm[0]["count"] > len(cases):
+        per_case = (f"; per case ({farm[0]['count']} in a run): farm "
+                    f"{fc / farm[0]['count'] * 1000:.0f} ms, plain "
+                    f"{pc / plain[0]['count'] * 1000:.0f} ms")
+    print(f"python CPU: farm {fc:.2f} s, plain {pc:.2f} s, {fc / pc:.2f}x (target <= 1.5)"
+          + per_case)
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--pairs", type=int, default=5)
     ap.add_argument("--cases", default=",".join(CASES))
+    ap.add_argument("--copies", type=int, default=1, help="run each case this many times in "
+                    "each process (default 1)")
     ap.add_argument("--screenshots", default="", help="farm run --screenshots MODE "
                     "(default: farm's default)")
     ap.add_argument("--plain", type=Path, help=argparse.SUPPRESS)
@@ -289,12 +310,12 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="farm-vs-pw-") as tmp:
         root = Path(tmp)
         env["FARM_STATE_DIR"] = str(root / "state")
-        suite = _suite(cases, root)
+        suite = _suite(cases, root, args.copies)
         for i in range(args.pairs):
             runs = [lambda: farm.append(farm_pair(suite, root / f"farm-{i}", args.screenshots,
                                                   env)),
-                    lambda: plain.append(plain_pair(cases, root / f"plain-{i}.json", env,
-                                                    info.path))]
+                    lambda: plain.append(plain_pair(cases * args.copies,
+                                                    root / f"plain-{i}.json", env, info.path))]
             for run in (runs if i % 2 == 0 else runs[::-1]):
                 run()
             print(f"pair {i + 1}/{args.pairs}: farm {farm[-1]['wall']:.2f} s, "
