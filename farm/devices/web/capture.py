@@ -43,7 +43,7 @@ class PageCapture:
         self._waiting: _Shot | None = None            # the capture this thread waits for
         self._serial = 0
         self.waits: Counter[str] = Counter()          # how each wait for a capture ended
-        self.used = False                             # evidence was asked of this device
+        self.used = False                             # evidence is asked of this device
 
     def reset(self) -> None:
         """The session ended (or goes on in a shared context): the next image is new."""
@@ -233,9 +233,9 @@ class PageCapture:
         return base64.b64decode(cdp.send("Page.captureScreenshot", params)["data"])
 
     def attach(self, page: Any) -> None:
-        """A page has started loading: when this device takes evidence (it has before), open
-        the page's DevTools session now, its round trips overlapping the load, not later in
-        the case's first step."""
+        """A page has started loading: when this device takes evidence (``used``), open the
+        page's DevTools session now, its round trips overlapping the load, not later in the
+        case's first step."""
         if self.used and (self._cdp is None or self._cdp[0] is not page):
             with self.errors("screenshot"):
                 self._session(page)
