@@ -79,6 +79,7 @@ class BrowserDevice:
         # every step's image is the default: then even the first page sets up its capture as
         # it loads (else from the first image on, `PageCapture.attach`)
         self._shots.used = settings.screenshots == "all"
+        self._wait.script = self._shots.script    # page reads over its DevTools session
         self._chrome_args: tuple[str, ...] = ()       # a case's chromeArgs Chromium runs with
         self._follow_new_pages = True
         self._opened: Any = None                      # a new tab to follow (autoFollowNewPage)
@@ -392,7 +393,7 @@ class BrowserDevice:
         or colour input gets its value set). False when nothing fillable has the focus."""
         page = self._acting()
         with self._errors("fill"):
-            how = page.evaluate(FOCUSED_FILL_JS, text)
+            how = self._shots.script(page, FOCUSED_FILL_JS, text)
             if how == "insert":      # execCommand refused: the same through the driver
                 if text:
                     page.keyboard.insert_text(text)

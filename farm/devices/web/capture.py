@@ -2,11 +2,13 @@
 report shows after a step (`PageCapture.evidence`), which Chromium encodes and which is taken
 while farm goes on with the next step. An action that must wait for the last image is woken by
 the capture's handler the moment the JPEG is in (a promise in an isolated world of the page), not
-by a timer: no polls, no overshoot."""
+by a timer: no polls, no overshoot. The same DevTools session carries farm's own page scripts
+(`PageCapture.script`: DOM reads, the navigation wait, fill), cheaper than page.evaluate."""
 
 from __future__ import annotations
 
 import base64
+import json
 import logging
 import time
 from collections import Counter
@@ -231,6 +233,25 @@ class PageCapture:
                               "width": view["clientWidth"], "height": view["clientHeight"],
                               "scale": 1}
         return base64.b64decode(cdp.send("Page.captureScreenshot", params)["data"])
+
+    def script(self, page: Any, js: str, arg: Any) -> Any:
+        """Call farm's own page script ``js`` (a function expression of one argument; JSON in
+        and out) with ``arg`` in ``page``'s main world, as page.evaluate would: over the page's
+        DevTools session when it has one (Runtime.evaluate: a third of page.evaluate's round
+        trip and of its Python CPU, measured), else through page.evaluate. Raises Playwright's
+        Error as page.evaluate does (a navigation that takes the document away included)."""
+        if self._cdp is None or self._cdp[0] is not page:
+            return page.evaluate(js, arg)
+        from playwright.sync_api import Error as PlaywrightError
+
+        reply = self._cdp[1].send("Runtime.evaluate", {
+            "expression": f"({js})({json.dumps(arg)})", "awaitPromise": True,
+            "returnByValue": True})
+        failed = reply.get("exceptionDetails")
+        if failed:
+            thrown = (failed.get("exception") or {}).get("description") or failed.get("text")
+            raise PlaywrightError(f"page script failed: {thrown}")
+        return reply.get("result", {}).get("value")
 
     def attach(self, page: Any) -> None:
         """A page has started loading: when this device takes evidence (``used``), open the

@@ -16,6 +16,8 @@ from farm.devices.web.scripts import STATE_JS, settled_read_js
 from farm.errors import StepFailed
 
 Errors = Callable[[str], ContextManager[None]]
+# runs a function expression of one argument in a page's main world: (page, js, arg) -> value
+Script = Callable[[Any, str, Any], Any]
 # Midscene's idle network after an action (puppeteer's waitForNetworkIdle with its settings):
 # at most 2 requests in flight for 200 ms.
 IDLE_REQUESTS, IDLE_SECONDS = 2, 0.2
@@ -33,6 +35,8 @@ class PageWait:
         self._requests: set[Any] = set()        # main-frame navigation requests in flight
         self._loading: set[Any] = set()         # every request of the page in flight
         self._quiet_since: float | None = 0.0   # since when at most IDLE_REQUESTS are
+        # how farm's own page scripts run (the device gives its faster way, PageCapture.script)
+        self.script: Script = lambda page, js, arg: page.evaluate(js, arg)
 
     def watch(self, page: Any) -> None:
         """Follow ``page``'s requests (a new page of the session)."""
@@ -116,7 +120,7 @@ class PageWait:
         """[navigating?, readyState, change token]; a read the navigation broke: navigating."""
         with self.errors("wait for the page"):
             try:
-                leaving, ready, token, called = page.evaluate(STATE_JS, [settle, call])
+                leaving, ready, token, called = self.script(page, STATE_JS, [settle, call])
             except Exception as exc:
                 if not raced_navigation(exc):
                     raise
@@ -135,7 +139,7 @@ class PageWait:
             # one round trip when the page is already settled: the state and the read together
             with self.errors(what):
                 try:
-                    ready, value = page.evaluate(settled_read_js(js), arg)
+                    ready, value = self.script(page, settled_read_js(js), arg)
                 except PlaywrightError as exc:
                     if not raced_navigation(exc):
                         raise
@@ -148,7 +152,7 @@ class PageWait:
         while True:
             with self.errors(what):
                 try:
-                    return page.evaluate(js, arg)
+                    return self.script(page, js, arg)
                 except PlaywrightError as exc:
                     if not raced_navigation(exc) or time.monotonic() > limit:
                         raise
