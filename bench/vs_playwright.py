@@ -202,8 +202,8 @@ def _suite(cases: list[str], into: Path, copies: int = 1) -> Path:
     shutil.copy(DEMO / "farm.yaml", suite)
     (suite / "app").symlink_to(DEMO / "app")
     for name in cases:
-        shutil.copy(DEMO / f"{name}.yaml", suite)
         text = (DEMO / f"{name}.yaml").read_text(encoding="utf-8")
+        (suite / f"{name}.yaml").write_text(text, encoding="utf-8")
         for k in range(2, copies + 1):
             renamed = re.sub(r"^name: (.*)$", rf"name: \1 ({k})", text, count=1, flags=re.M)
             (suite / f"{name}~{k}.yaml").write_text(renamed, encoding="utf-8")

@@ -243,13 +243,13 @@ class PageCapture:
         included)."""
         if self._cdp is None or self._cdp[0] is not page:
             return page.evaluate(js, arg)
-        from playwright.sync_api import Error as PlaywrightError
-
         reply = self._cdp[1].send("Runtime.evaluate", {
             "expression": f"({js})({json.dumps(arg)})", "awaitPromise": True,
             "returnByValue": True})
         failed = reply.get("exceptionDetails")
         if failed:
+            from playwright.sync_api import Error as PlaywrightError
+
             thrown = (failed.get("exception") or {}).get("description") or failed.get("text")
             raise PlaywrightError(f"page script failed: {thrown}")
         return reply.get("result", {}).get("value")
