@@ -7,7 +7,8 @@ interpreter (medians of --runs fresh processes, user+system of the Python proces
 its own thread's CPU clock (time.thread_time), so waits and other processes do not count.
 Shares are of the profiled run's total CPU; cProfile's own overhead inflates call-heavy code.
 
-    .venv/bin/python bench/cpu_profile.py [--runs 3] [--top 30] [--screenshots all|on-failure|off]
+    .venv/bin/python bench/cpu_profile.py [--runs 3] [--top 30] [--copies 1]
+                                          [--screenshots all|on-failure|off]
 """
 
 from __future__ import annotations
@@ -100,6 +101,8 @@ def main() -> None:
     ap.add_argument("--top", type=int, default=30)
     ap.add_argument("--screenshots", default="", help="farm run --screenshots MODE")
     ap.add_argument("--keep", type=Path, help="also save the profile (pstats) here")
+    ap.add_argument("--copies", type=int, default=1, help="each case this many times in a run "
+                    "(imports and start-up weigh less; the CPU line also gives CPU per case)")
     args = ap.parse_args()
     # a user's farm has its bytecode cached after the first run; this shell may forbid writing
     # it (PYTHONDONTWRITEBYTECODE), so compile once here instead of on every measured run
@@ -109,7 +112,7 @@ def main() -> None:
         root = Path(tmp)
         env = {**os.environ, "FARM_NO_PROGRESS": "1", "FARM_STATE_DIR": str(root / "state")}
         env.pop("PROFILE", None)
-        suite = _suite(CASES, root)
+        suite = _suite(CASES, root, args.copies)
         cmd = ["run", "run", str(suite), "--devices", "browser:1", "--no-progress",
                "--overwrite"] + (["--screenshots", args.screenshots] if args.screenshots else [])
 
@@ -125,9 +128,11 @@ def main() -> None:
         imports = [child(["imports", *modules], env) for _ in range(args.runs)]
         bare = [child(["bare"], env) for _ in range(args.runs)]
         med = statistics.median
-        print(f"farm run ({len(CASES)} demo cases, browser:1): CPU {med(runs):.2f} s "
+        cases = len(CASES) * args.copies
+        print(f"farm run ({cases} demo cases, browser:1): CPU {med(runs):.2f} s "
               f"(median of {args.runs}); its {len(modules)} modules imported alone: "
-              f"{med(imports):.2f} s; bare interpreter {med(bare):.2f} s")
+              f"{med(imports):.2f} s; bare interpreter {med(bare):.2f} s; per case after "
+              f"imports: {(med(runs) - med(imports)) / cases * 1000:.0f} ms")
         if args.keep:
             import shutil
             shutil.copy(prof, args.keep)

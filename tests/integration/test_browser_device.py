@@ -223,7 +223,7 @@ def test_screenshot_stays_in_css_pixels_at_dpr_2(browser: BrowserDevice, site: s
 def test_the_next_action_is_woken_as_soon_as_the_last_image_is_in(browser: BrowserDevice,
                                                                   site: str) -> None:
     """An action waits for the image of the step before it; the capture's handler wakes that
-    wait when the JPEG is in (not a timer running out), through a world the page cannot see."""
+    wait when the JPEG is in (not a timer running out, nor a poll)."""
     browser.start_session(WebTarget(url=site, viewport_width=800, viewport_height=600))
     try:
         shots = browser._shots
@@ -235,18 +235,14 @@ def test_the_next_action_is_woken_as_soon_as_the_last_image_is_in(browser: Brows
             browser.hover(10 + i, 10)            # waits for that image before it moves
         assert all(Image.open(io.BytesIO(take() or b"")).format == "JPEG" for take in images)
         assert shots.waits["woken"] >= 1 and shots.waits["polled"] == 0, shots.waits
-        assert browser.run_script("typeof globalThis.w + typeof globalThis.r", 5) == \
-            "undefinedundefined"
     finally:
         browser.end_session()
 
 
-def test_a_new_document_has_the_capture_binding_and_wake_up_world(page: BrowserDevice, site: str,
-                                                                   monkeypatch: pytest.MonkeyPatch
-                                                                   ) -> None:
-    """After a navigation the page calls the capture binding itself as it reports settled, and
-    a wait for that capture is woken in the isolated world Chromium made in the new document:
-    neither is added again by a round trip of farm's."""
+def test_a_new_document_has_the_capture_binding(page: BrowserDevice, site: str,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """After a navigation the page calls the capture binding itself as it reports settled (it
+    is not added again by a round trip of farm's), and a wait for that capture is woken."""
     page.capture_evidence()()          # opens the page's DevTools session
     cdp = page._shots._cdp[1]
     sent: list[str] = []
@@ -265,7 +261,7 @@ def test_a_new_document_has_the_capture_binding_and_wake_up_world(page: BrowserD
         page.tap(60, 70)                 # waits for the image first
         image = Image.open(io.BytesIO(get() or b""))
         assert image.format == "JPEG" and image.size == (800, 600)
-    assert "Runtime.addBinding" not in sent and "Page.createIsolatedWorld" not in sent, sent
+    assert "Runtime.addBinding" not in sent, sent
     assert page._shots.waits["woken"] >= 1 and page._shots.waits["polled"] == 0, \
         page._shots.waits
 

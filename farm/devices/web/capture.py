@@ -1,12 +1,14 @@
 """Screenshots of the browser device: the PNG a locator or the model looks at, and the JPEG a
 report shows after a step (`PageCapture.evidence`), which Chromium encodes and which is taken
 while farm goes on with the next step. An action that must wait for the last image is woken by
-the capture's handler the moment the JPEG is in (a promise in an isolated world of the page), not
-by a timer: no polls, no overshoot. The same DevTools session carries farm's own page scripts
-(`PageCapture.script`: DOM reads, the navigation wait, fill), cheaper than page.evaluate."""
+the capture's handler the moment the JPEG is in (an asyncio future Playwright's event loop
+resolves), not by a timer and without a round trip. The same DevTools session carries farm's
+own page scripts (`PageCapture.script`: DOM reads, the navigation wait, fill), cheaper than
+page.evaluate."""
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import json
 import logging
@@ -23,8 +25,8 @@ log = logging.getLogger("farm.devices.browser")
 
 EVIDENCE_QUALITY = 70        # JPEG quality of report screenshots, encoded by Chromium
 CAPTURE_TIMEOUT = 10.0       # seconds an evidence capture may take
+KILL_CHECK = 0.5             # seconds between looks at whether the device was killed, waiting
 BINDING = "__farmShot"       # the page calls it to start an evidence capture (its event)
-WORLD = "farm-capture"       # an isolated world (unseen by the page) where a wait is woken
 
 
 class PageCapture:
@@ -40,10 +42,6 @@ class PageCapture:
         self._cdp: tuple[Any, Any] | None = None      # (page, its DevTools session)
         self._pending: list[_Shot] = []               # evidence captures not yet handed over
         self.device_scale = 1.0                       # the case's deviceScaleFactor
-        self._frame: str | None = None                # the page's main frame (DevTools id)
-        self._world: tuple[str, int] | None = None    # (document, context id) of WORLD
-        self._waiting: _Shot | None = None            # the capture this thread waits for
-        self._serial = 0
         self.waits: Counter[str] = Counter()          # how each wait for a capture ended
         self.used = False                             # evidence is asked of this device
 
@@ -51,7 +49,6 @@ class PageCapture:
         """The session ended (or goes on in a shared context): the next image is new."""
         self._pending = []
         self._shown = None
-        self._world = None
 
     def screenshot(self, page: Any) -> bytes:
         """PNG of the viewport, in CSS pixels (so it matches tap coordinates at any DPR)."""
@@ -84,8 +81,7 @@ class PageCapture:
         self.used = True
         with self.errors("screenshot"):
             cdp = self._session(page)
-        self._serial += 1
-        shot = _Shot(None, serial=self._serial)
+        shot = _Shot(None, ready=_future(page))
         self._pending.append(shot)     # a loaded page calls the binding as it reports settled
         try:
             shot.token = token = self.wait.settled(page, call=(BINDING, self._shown))
@@ -128,98 +124,38 @@ class PageCapture:
             shot.error = exc
         finally:
             shot.done = True
-            if self._waiting is shot:
-                self._wake(cdp, shot)
+            if shot.ready is not None and not shot.ready.done():
+                shot.ready.set_result(None)      # wakes `_finish`
 
     def _finish(self, page: Any, shot: "_Shot") -> bytes | None:
-        """The image of ``shot``, once taken (the event loop runs while this waits)."""
+        """The image of ``shot``, once taken: this thread waits on an asyncio future that
+        `_on_binding` resolves (Playwright's event loop runs meanwhile: no round trip, no
+        poll), or polls where Playwright's sync API offers no such wait. A killed device ends
+        the wait (DeviceLost)."""
         limit = time.monotonic() + CAPTURE_TIMEOUT
-        with self.errors("screenshot"):
-            ended = "done before"
-            while not shot.done:
-                now = time.monotonic()
-                if now > limit:
-                    shot.error = DeviceError(f"no screenshot after {CAPTURE_TIMEOUT:g}s")
-                    break
-                ended = self._await(shot, limit - now)
-                if ended is None:
+        wait = getattr(page, "_sync", None)   # Playwright's sync wrapper: runs the event loop
+        ended = "done before"                 # until an awaitable is done
+        while not shot.done:
+            now = time.monotonic()
+            if now > limit:
+                shot.error = DeviceError(f"no screenshot after {CAPTURE_TIMEOUT:g}s")
+                break
+            with self.errors("screenshot"):   # raises DeviceLost once the device is killed
+                if wait is not None and shot.ready is not None:
+                    ended = "woken"
+                    wait(_until(shot.ready, min(limit - now, KILL_CHECK)))
+                else:
                     ended = "polled"
                     page.wait_for_timeout(5)   # a driver round trip: its events are served
-            self.waits[ended] += 1
-            if shot in self._pending:
-                self._pending.remove(shot)
-            if shot.error is not None:
-                if self._shown == shot.token:
-                    self._shown = None       # the next image is taken even if unchanged
+        self.waits[ended] += 1
+        if shot in self._pending:
+            self._pending.remove(shot)
+        if shot.error is not None:
+            if self._shown == shot.token:
+                self._shown = None       # the next image is taken even if unchanged
+            with self.errors("screenshot"):
                 raise shot.error
         return shot.data
-
-    def _await(self, shot: "_Shot", seconds: float) -> str | None:
-        """Wait, in one round trip, until `_on_binding` has ``shot``'s image and wakes this
-        thread (or ``seconds`` pass): a promise in an isolated world of the page, which the
-        handler resolves (a capture not started yet starts during this wait: its event is
-        served by the event loop that runs while this thread waits). None when that cannot be
-        done here (no world for this document, or a navigation took it away): then the caller
-        polls. Else how the wait ended: "woken", "timed out" (the capture is taking longer) or
-        "done before"."""
-        from playwright.sync_api import Error as PlaywrightError
-
-        if self._cdp is None:
-            return None
-        cdp, world = self._cdp[1], self._wake_world(shot)
-        if world is None:
-            return None
-        if shot.done:       # it finished while the world was being made
-            return "done before"
-        ms = max(1, min(round(seconds * 1000), 250))   # a lost wake-up costs 250 ms at most
-        self._waiting = shot
-        try:
-            reply = cdp.send("Runtime.evaluate", {
-                "expression": f"globalThis.w >= {shot.serial} ? 'done before' : new Promise("
-                              f"(r) => {{ globalThis.r = r; setTimeout(r, {ms}, 'timed out'); }})",
-                "contextId": world, "awaitPromise": True, "returnByValue": True})
-        except PlaywrightError as exc:
-            if lost(exc):
-                raise
-            self._world = None        # its document is gone
-            return None
-        finally:
-            self._waiting = None
-        return str(reply.get("result", {}).get("value") or "timed out")
-
-    def _wake(self, cdp: Any, shot: "_Shot") -> None:
-        """From the capture handler: wake the thread waiting for ``shot`` (`_await`)."""
-        if self._world is None:
-            return
-        try:
-            cdp.send("Runtime.evaluate", {
-                "expression": f"globalThis.w = {shot.serial}; globalThis.r && r('woken')",
-                "contextId": self._world[1]})
-        except Exception as exc:   # the document went away: the waiting call fails too
-            log.debug("%s: wake-up failed: %s", self.device, first_line(exc))
-
-    def _wake_world(self, shot: "_Shot") -> int | None:
-        """The execution context of WORLD in the page's current document: the one Chromium
-        made in it and reported (`_on_context`), else made here (the document part of the change
-        token says which document a context is of)."""
-        from playwright.sync_api import Error as PlaywrightError
-
-        document = (shot.token or "").partition(":")[0]
-        if not document or self._cdp is None:
-            return None
-        if self._world is not None and self._world[0] in (document, ""):
-            self._world = (document, self._world[1])    # "": reported, of the newest document
-            return self._world[1]
-        cdp = self._cdp[1]
-        try:
-            world = cdp.send("Page.createIsolatedWorld",
-                             {"frameId": self._frame, "worldName": WORLD})["executionContextId"]
-        except PlaywrightError as exc:
-            if lost(exc):
-                raise
-            return None
-        self._world = (document, world)
-        return world
 
     def _jpeg(self, cdp: Any) -> bytes:
         """One Page.captureScreenshot over the page's own DevTools session: Chromium encodes
@@ -266,34 +202,13 @@ class PageCapture:
         """The page's DevTools session, opened on first use, with the capture binding."""
         if self._cdp is None or self._cdp[0] is not page:
             cdp = page.context.new_cdp_session(page)
-            self._cdp, self._world = (page, cdp), None
-            self._frame = cdp.send("Page.getFrameTree")["frameTree"]["frame"]["id"]
+            self._cdp = (page, cdp)
             cdp.on("Runtime.bindingCalled", lambda event: self._on_binding(cdp, event))
-            cdp.on("Runtime.executionContextCreated", self._on_context)
-            cdp.on("Runtime.executionContextDestroyed", self._on_context_gone)
-            cdp.on("Runtime.executionContextsCleared", self._on_context_gone)
             # Runtime enabled: the binding is installed in every new document of the page (else
-            # it goes with the document, and adding it again costs a round trip a navigation),
-            # and the page's contexts are reported, so WORLD, made by Chromium in every new
-            # document, is known without a round trip (`_on_context`)
+            # it goes with the document, and adding it again costs a round trip a navigation)
             cdp.send("Runtime.enable")
-            cdp.send("Page.addScriptToEvaluateOnNewDocument",
-                     {"source": "", "worldName": WORLD, "runImmediately": True})
             cdp.send("Runtime.addBinding", {"name": BINDING})
         return self._cdp[1]
-
-    def _on_context(self, event: dict[str, Any]) -> None:
-        """A new execution context: WORLD in the page's main frame is where waits are woken (its
-        document is told by the next wait, `_wake_world`)."""
-        context = event.get("context") or {}
-        if (context.get("name") == WORLD
-                and (context.get("auxData") or {}).get("frameId") == self._frame):
-            self._world = ("", context["id"])
-
-    def _on_context_gone(self, event: dict[str, Any] | None = None) -> None:
-        gone = (event or {}).get("executionContextId")
-        if self._world is not None and (gone is None or gone == self._world[1]):
-            self._world = None
 
     def settle(self) -> None:
         """Before an action: let captures still under way finish (their images are kept)."""
@@ -307,11 +222,26 @@ class PageCapture:
 @dataclass
 class _Shot:
     """One evidence capture: started by the binding's event, done when its JPEG (or error)
-    is in."""
+    is in; ``ready`` (a future of Playwright's event loop) is resolved then."""
 
     token: str | None
-    serial: int = 0             # its number in this device's captures
+    ready: "asyncio.Future[None] | None" = None
     started: bool = False
     done: bool = False
     data: bytes | None = None
     error: BaseException | None = None
+
+
+def _future(page: Any) -> "asyncio.Future[None] | None":
+    """A future of the event loop that serves ``page`` (Playwright's sync API keeps it as
+    ``_loop``), or None where there is none to be had (the wait then polls)."""
+    loop = getattr(page, "_loop", None)
+    return loop.create_future() if isinstance(loop, asyncio.AbstractEventLoop) else None
+
+
+async def _until(ready: "asyncio.Future[None]", seconds: float) -> None:
+    """Wait for ``ready`` at most ``seconds`` (the caller then decides: done or too late)."""
+    try:
+        await asyncio.wait_for(asyncio.shield(ready), seconds)
+    except asyncio.TimeoutError:
+        pass
