@@ -175,6 +175,8 @@ class BrowserDevice:
 
     def _open_url(self, target: "WebTarget") -> None:
         self._idle_ms = target.network_idle_ms
+        if self._idle_ms:
+            self._wait.watch_requests(self._need_page())
         self._goto(target.url)
         if target.network_idle_ms:
             self.wait_network_idle(target.network_idle_ms,
@@ -208,6 +210,7 @@ class BrowserDevice:
         except Exception as exc:     # closed or still loading: the next read says what is wrong
             log.debug("%s: new tab not loaded: %s", self.name, first_line(exc))
         self._adopt_page(page)
+        self._shots.attach(page)
 
     def wait_network_idle(self, timeout_ms: int, raise_on_timeout: bool = False) -> None:
         """waitForNetworkIdle: wait until no request was in flight for 500 ms."""
@@ -243,7 +246,8 @@ class BrowserDevice:
         self._crashed = False
         self._dom.forget()
         page.on("crash", self._on_crash)
-        self._wait.watch(page)
+        if self._idle_ms:
+            self._wait.watch_requests(page)
 
     def _on_crash(self, _page: Any) -> None:
         self._crashed = True

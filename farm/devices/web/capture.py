@@ -41,6 +41,8 @@ class PageCapture:
         self._shown: str | None = None                # change token of the last evidence image
         self._cdp: tuple[Any, Any] | None = None      # (page, its DevTools session)
         self._pending: list[_Shot] = []               # evidence captures not yet handed over
+        self._bound = False                           # the session has the capture binding
+        self._frame: str | None = None                # the page's main frame (DevTools id)
         self.device_scale = 1.0                       # the case's deviceScaleFactor
         self.waits: Counter[str] = Counter()          # how each wait for a capture ended
         self.used = False                             # evidence is asked of this device
@@ -191,24 +193,37 @@ class PageCapture:
         return reply.get("result", {}).get("value")
 
     def attach(self, page: Any) -> None:
-        """A page has started loading: when this device takes evidence (``used``), open the
-        page's DevTools session now, its round trips overlapping the load, not later in the
-        case's first step."""
-        if self.used and (self._cdp is None or self._cdp[0] is not page):
+        """A page has started loading: open its DevTools session now, its round trips
+        overlapping the load, not later in the case's first step."""
+        if self._cdp is None or self._cdp[0] is not page:
             with self.errors("screenshot"):
                 self._session(page)
 
     def _session(self, page: Any) -> Any:
-        """The page's DevTools session, opened on first use, with the capture binding."""
+        """The page's DevTools session, opened on first use. It tells `PageWait` when the main
+        frame loads (a navigation in flight: Page events, a few a navigation, where
+        Playwright's request events would be several a request), and, once this device takes
+        evidence (``used``), carries the capture binding."""
         if self._cdp is None or self._cdp[0] is not page:
             cdp = page.context.new_cdp_session(page)
-            self._cdp = (page, cdp)
+            self._cdp, self._bound, self.wait.loading = (page, cdp), False, False
+            cdp.on("Page.frameStartedLoading", lambda event: self._on_loading(event, True))
+            cdp.on("Page.frameStoppedLoading", lambda event: self._on_loading(event, False))
+            cdp.send("Page.enable")
+            self._frame = cdp.send("Page.getFrameTree")["frameTree"]["frame"]["id"]
+        cdp = self._cdp[1]
+        if self.used and not self._bound:
+            self._bound = True
             cdp.on("Runtime.bindingCalled", lambda event: self._on_binding(cdp, event))
             # Runtime enabled: the binding is installed in every new document of the page (else
             # it goes with the document, and adding it again costs a round trip a navigation)
             cdp.send("Runtime.enable")
             cdp.send("Runtime.addBinding", {"name": BINDING})
-        return self._cdp[1]
+        return cdp
+
+    def _on_loading(self, event: dict[str, Any], loading: bool) -> None:
+        if event.get("frameId") == self._frame:
+            self.wait.loading = loading
 
     def settle(self) -> None:
         """Before an action: let captures still under way finish (their images are kept)."""

@@ -32,15 +32,23 @@ class PageWait:
         self.timeout = timeout                  # how long a read waits for a new document
         self.may_navigate = False               # an action ran since the last settle
         self.called = False                     # the last settled() had the page call back
-        self._requests: set[Any] = set()        # main-frame navigation requests in flight
-        self._loading: set[Any] = set()         # every request of the page in flight
+        # the main frame is loading (a navigation in flight): told by the page's DevTools
+        # session (`farm.devices.web.capture.PageCapture`), from Page.frameStartedLoading to
+        # Page.frameStoppedLoading: per navigation, not per request
+        self.loading = False
+        self._requests_of: Any = None           # the page whose requests are followed
+        self._loading: set[Any] = set()         # every request of that page in flight
         self._quiet_since: float | None = 0.0   # since when at most IDLE_REQUESTS are
         # how farm's own page scripts run (the device gives its faster way, PageCapture.script)
         self.script: Script = lambda page, js, arg: page.evaluate(js, arg)
 
-    def watch(self, page: Any) -> None:
-        """Follow ``page``'s requests (a new page of the session)."""
-        self._requests.clear()
+    def watch_requests(self, page: Any) -> None:
+        """Follow every request of ``page``, for `network_idle` (waitForNetworkIdle): only
+        then, as Playwright reports each request of a page (several messages a request) once
+        anything listens."""
+        if self._requests_of is page:
+            return
+        self._requests_of = page
         self._loading.clear()
         self._quiet_since = 0.0
         page.on("request", self._on_request)
@@ -50,7 +58,8 @@ class PageWait:
     def reset(self) -> None:
         """The session ended: nothing to wait for."""
         self.may_navigate = False
-        self._requests.clear()
+        self.loading = False
+        self._requests_of = None
         self._loading.clear()
         self._quiet_since = 0.0
 
@@ -58,14 +67,8 @@ class PageWait:
         self._loading.add(request)
         if len(self._loading) > IDLE_REQUESTS:
             self._quiet_since = None
-        try:
-            if request.is_navigation_request() and request.frame.parent_frame is None:
-                self._requests.add(request)
-        except Exception:   # a service worker's request has no frame: not a navigation
-            pass
 
     def _on_request_done(self, request: Any) -> None:
-        self._requests.discard(request)
         self._loading.discard(request)
         if len(self._loading) <= IDLE_REQUESTS and self._quiet_since is None:
             self._quiet_since = time.monotonic()
@@ -102,7 +105,7 @@ class PageWait:
                 self.may_navigate = False
                 return token
             now = time.monotonic()
-            if leaving and ready != "loading" and not self._requests:
+            if leaving and ready != "loading" and not self.loading:
                 # unloading began but no navigation came of it (a download, a 204): go on
                 stuck_since = stuck_since or now
                 if now - stuck_since > 1.0:
