@@ -3,8 +3,10 @@
 
 Prints (1) the CPU seconds of the whole `farm run` process, of its imports alone and of a bare
 interpreter (medians of --runs fresh processes, user+system of the Python process itself), and
-(2) the functions with the most CPU in one profiled run: every thread profiled with cProfile on
-its own thread's CPU clock (time.thread_time), so waits and other processes do not count.
+(2) for one profiled run, its CPU by where the code lives (Playwright's client, the event loop,
+farm, pydantic, imports...), then the functions with the most CPU: every thread profiled with
+cProfile on its own thread's CPU clock (time.thread_time), so waits and other processes do not
+count.
 Shares are of the profiled run's total CPU; cProfile's own overhead inflates call-heavy code.
 
     .venv/bin/python bench/cpu_profile.py [--runs 3] [--top 30] [--copies 1]
@@ -155,11 +157,67 @@ def top(path: Path, n: int) -> None:
         return f"{fn} ({file}:{line})"
 
     print(f"profiled run: {total:.2f} s CPU in all threads (under cProfile)")
+    print("-- own time by where the code lives (the standard library's and C functions' time "
+          "goes to their callers)")
+    for where, seconds in sorted(by_place(rows).items(), key=lambda kv: -kv[1]):
+        print(f"{seconds:7.3f} s {seconds / total:6.1%}  {where}")
     for title, key in (("cumulative (incl. callees)", 3), ("own time", 2)):
         print(f"-- top {n} by {title}")
         ranked = sorted(rows.items(), key=lambda kv: kv[1][key], reverse=True)
         for func, row in [kv for kv in ranked if kv[0][0] != "~"][:n]:
             print(f"{row[key]:7.3f} s {row[key] / total:6.1%}  {row[1]:>7} calls  {name(func)}")
+
+
+IMPORTS = "imports (module bodies, importlib)"
+PLACES = (   # (what, a path fragment of the code's file), first match wins
+    ("Playwright's client", "/playwright/"),
+    ("the event loop (asyncio, selectors, greenlet)", "/asyncio/"),
+    ("the event loop (asyncio, selectors, greenlet)", "/selectors.py"),
+    ("farm", str(ROOT / "farm") + "/"),
+    ("pydantic", "/pydantic"),
+    ("other third-party code", "site-packages/"),
+)
+
+
+def _place(func: tuple[str, int, str]) -> str | None:
+    """Where a function's code lives; None for the standard library's and C functions (their
+    time is their callers')."""
+    file, _line, name = func
+    if name == "<module>" or "importlib" in file:
+        return IMPORTS
+    return next((what for what, part in PLACES if part in file), None)
+
+
+def by_place(rows: dict) -> dict[str, float]:
+    """Own CPU summed by where the code lives. A function of the standard library (json, re,
+    inspect, threading...) or a C function counts for whoever called it: its time is split
+    among its callers by what each call cost, up to the first caller that lives somewhere."""
+    shares: dict[tuple, dict[str, float]] = {}
+
+    def share(func: tuple, depth: int = 0) -> dict[str, float]:
+        where = _place(func)
+        if where is not None:
+            return {where: 1.0}
+        if func in shares:
+            return shares[func]
+        callers = rows.get(func, (0, 0, 0, 0, {}))[4]
+        spent = sum(edge[2] for edge in callers.values())
+        out: dict[str, float] = {}
+        if depth > 30 or not spent:          # the top of a thread, or a long recursion
+            out = {"the standard library itself": 1.0}
+        else:
+            shares[func] = {"the standard library itself": 1.0}   # a cycle ends here
+            for caller, edge in callers.items():
+                for place, part in share(caller, depth + 1).items():
+                    out[place] = out.get(place, 0.0) + part * edge[2] / spent
+        shares[func] = out
+        return out
+
+    total: dict[str, float] = {}
+    for func, row in rows.items():
+        for place, part in share(func).items():
+            total[place] = total.get(place, 0.0) + row[2] * part
+    return total
 
 
 if __name__ == "__main__":
