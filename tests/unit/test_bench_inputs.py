@@ -24,3 +24,23 @@ def test_the_load_bench_case_is_a_valid_suite(tmp_path: Path) -> None:
     suites = load_suites([tmp_path], env={})
     assert [len(s.cases) for s in suites] == [1]
     assert len(suites[0].cases[0].tasks[0].steps) == 12
+
+
+def test_cpu_profile_counts_library_time_for_its_callers() -> None:
+    """bench/cpu_profile.py's split by place: time in the standard library (json) and in C
+    goes to whoever called it, in proportion to what each call cost."""
+    import pytest
+
+    cp = _module("cpu_profile")
+    runner = (str(cp.ROOT / "farm" / "runner.py"), 10, "run")
+    client = ("/venv/site-packages/playwright/_impl/connection.py", 20, "send")
+    decode = ("/usr/lib/python3.11/json/decoder.py", 30, "decode")
+    scan = ("~", 0, "<built-in method scanstring>")
+    rows = {   # pstats rows: (cc, nc, own, cumulative, {caller: (cc, nc, own, cumulative)})
+        runner: (1, 1, 0.5, 2.0, {}),
+        client: (1, 1, 1.0, 2.0, {}),
+        decode: (3, 3, 0.6, 0.9, {runner: (1, 1, 0.4, 0.6), client: (2, 2, 0.2, 0.3)}),
+        scan: (3, 3, 0.3, 0.3, {decode: (3, 3, 0.3, 0.3)}),
+    }
+    assert cp.by_place(rows) == pytest.approx({"farm": 0.5 + 0.9 * 2 / 3,
+                                               "Playwright's client": 1.0 + 0.9 / 3})
