@@ -1,5 +1,6 @@
-"""The benches' own inputs stay valid suites: a bench whose generated cases no longer load
-measures an error path and its README figure cannot be reproduced."""
+"""The benches' own inputs stay valid suites (a bench whose generated cases no longer load
+measures an error path and its README figure cannot be reproduced), and what they add up
+is added up right."""
 
 from __future__ import annotations
 
