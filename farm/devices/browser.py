@@ -303,7 +303,7 @@ class BrowserDevice:
         before this action), and the next DOM read waits for any navigation it starts."""
         page = self._need_page()
         self._shots.settle()
-        self._wait.may_navigate = True
+        self._wait.acted()
         return page
 
     @_action

@@ -220,3 +220,20 @@ def test_after_images_show_the_page_a_navigation_led_to(runs):
     assert steps[0]["after"] != steps[0]["before"]
     # the assertText after it looked only: same screen, the same image, not a second capture
     assert steps[1]["after"] == steps[0]["after"]
+
+
+@pytest.mark.parametrize("link", ["Go nowhere", "Download a file"])
+def test_a_navigation_that_brings_no_document_leaves_the_page_as_it_was(browser, site, link):
+    """A link answered by a 204 or a download: the page stays, and is not left marked as
+    unloading (else every later action would wait a second for a navigation to come)."""
+    from farm.suite.model import WebTarget
+
+    browser.start_session(WebTarget(url=f"{site.url}/start.html"))
+    try:
+        for _ in range(2):
+            target = next(n for n in browser.hierarchy().nodes if n.text == link)
+            browser.tap(*target.rect.center)
+            assert "Start page" in browser.hierarchy().visible_text()
+            assert browser.run_script("window.__farm.leaving", 5) is False
+    finally:
+        browser.end_session()

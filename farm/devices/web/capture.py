@@ -223,7 +223,7 @@ class PageCapture:
 
     def _on_loading(self, event: dict[str, Any], loading: bool) -> None:
         if event.get("frameId") == self._frame:
-            self.wait.loading = loading
+            self.wait.main_frame(loading)
 
     def settle(self) -> None:
         """Before an action: let captures still under way finish (their images are kept)."""

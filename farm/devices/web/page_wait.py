@@ -8,12 +8,15 @@ evaluate that does so first, and reads again when it still races one.
 
 from __future__ import annotations
 
+import logging
 import time
 from typing import Any, Callable, ContextManager
 
 from farm.devices.web.failures import raced_navigation
 from farm.devices.web.scripts import STATE_JS, settled_read_js
-from farm.errors import StepFailed
+from farm.errors import DeviceLost, FarmError, StepFailed
+
+log = logging.getLogger("farm.devices.browser")
 
 Errors = Callable[[str], ContextManager[None]]
 # runs a function expression of one argument in a page's main world: (page, js, arg) -> value
@@ -21,6 +24,11 @@ Script = Callable[[Any, str, Any], Any]
 # Midscene's idle network after an action (puppeteer's waitForNetworkIdle with its settings):
 # at most 2 requests in flight for 200 ms.
 IDLE_REQUESTS, IDLE_SECONDS = 2, 0.2
+# A document that began to unload but got no successor (the navigation was a 204 or a download)
+# is taken to stay: a moment after the main frame stopped loading, else after NO_DOCUMENT_S.
+NO_DOCUMENT_S, STOPPED_S = 1.0, 0.1
+# the page's unload flag put back once no document came (page_state.js sets it)
+NOT_LEAVING_JS = "() => { if (window.__farm) window.__farm.leaving = false; }"
 
 
 class PageWait:
@@ -36,11 +44,24 @@ class PageWait:
         # session (`farm.devices.web.capture.PageCapture`), from Page.frameStartedLoading to
         # Page.frameStoppedLoading: per navigation, not per request
         self.loading = False
+        self.stops = 0                          # main-frame loads that ended, ever
+        self._stops_at_action = 0               # ... when the last action began
         self._requests_of: Any = None           # the page whose requests are followed
         self._loading: set[Any] = set()         # every request of that page in flight
         self._quiet_since: float | None = 0.0   # since when at most IDLE_REQUESTS are
         # how farm's own page scripts run (the device gives its faster way, PageCapture.script)
         self.script: Script = lambda page, js, arg: page.evaluate(js, arg)
+
+    def acted(self) -> None:
+        """An action is about to run on the page: it may navigate."""
+        self.may_navigate = True
+        self._stops_at_action = self.stops
+
+    def main_frame(self, loading: bool) -> None:
+        """The page's main frame started (True) or stopped (False) loading."""
+        self.loading = loading
+        if not loading:
+            self.stops += 1
 
     def watch_requests(self, page: Any) -> None:
         """Follow every request of ``page``, for `network_idle` (waitForNetworkIdle): only
@@ -59,6 +80,7 @@ class PageWait:
         """The session ended: nothing to wait for."""
         self.may_navigate = False
         self.loading = False
+        self._stops_at_action = self.stops
         self._requests_of = None
         self._loading.clear()
         self._quiet_since = 0.0
@@ -108,8 +130,10 @@ class PageWait:
             if leaving and ready != "loading" and not self.loading:
                 # unloading began but no navigation came of it (a download, a 204): go on
                 stuck_since = stuck_since or now
-                if now - stuck_since > 1.0:
+                stopped = self.stops > self._stops_at_action
+                if now - stuck_since > (STOPPED_S if stopped else NO_DOCUMENT_S):
                     self.may_navigate = False
+                    self._stays(page)
                     return None
             else:
                 stuck_since = None
@@ -117,6 +141,17 @@ class PageWait:
                 raise StepFailed(f"the page was still loading after {self.timeout:g}s")
             with self.errors("wait for the page"):
                 page.wait_for_timeout(25)
+
+    def _stays(self, page: Any) -> None:
+        """The document stays: clear its unload flag, or every later action would wait for a
+        navigation that is not coming."""
+        try:
+            with self.errors("wait for the page"):
+                self.script(page, NOT_LEAVING_JS, None)
+        except DeviceLost:
+            raise
+        except FarmError as exc:    # a navigation came after all: its document has no flag
+            log.debug("could not clear the page's unload flag: %s", exc)
 
     def _state(self, page: Any, settle: bool, call: tuple[str, str | None] | None
                ) -> tuple[bool, str, str | None]:
