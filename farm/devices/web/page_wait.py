@@ -44,10 +44,10 @@ class PageWait:
         # session (`farm.devices.web.capture.PageCapture`), from Page.frameStartedLoading to
         # Page.frameStoppedLoading: per navigation, not per request
         self.loading = False
-        self.stops = 0                          # main-frame loads that ended, ever
+        self._stops = 0                         # main-frame loads that ended, ever
         self._stops_at_action = 0               # ... when the last action began
         self._requests_of: Any = None           # the page whose requests are followed
-        self._loading: set[Any] = set()         # every request of that page in flight
+        self._in_flight: set[Any] = set()       # every request of that page in flight
         self._quiet_since: float | None = 0.0   # since when at most IDLE_REQUESTS are
         # how farm's own page scripts run (the device gives its faster way, PageCapture.script)
         self.script: Script = lambda page, js, arg: page.evaluate(js, arg)
@@ -55,13 +55,13 @@ class PageWait:
     def acted(self) -> None:
         """An action is about to run on the page: it may navigate."""
         self.may_navigate = True
-        self._stops_at_action = self.stops
+        self._stops_at_action = self._stops
 
     def main_frame(self, loading: bool) -> None:
         """The page's main frame started (True) or stopped (False) loading."""
         self.loading = loading
         if not loading:
-            self.stops += 1
+            self._stops += 1
 
     def watch_requests(self, page: Any) -> None:
         """Follow every request of ``page``, for `network_idle` (waitForNetworkIdle): only
@@ -70,7 +70,7 @@ class PageWait:
         if self._requests_of is page:
             return
         self._requests_of = page
-        self._loading.clear()
+        self._in_flight.clear()
         self._quiet_since = 0.0
         page.on("request", self._on_request)
         page.on("requestfinished", self._on_request_done)
@@ -80,19 +80,19 @@ class PageWait:
         """The session ended: nothing to wait for."""
         self.may_navigate = False
         self.loading = False
-        self._stops_at_action = self.stops
+        self._stops_at_action = self._stops
         self._requests_of = None
-        self._loading.clear()
+        self._in_flight.clear()
         self._quiet_since = 0.0
 
     def _on_request(self, request: Any) -> None:
-        self._loading.add(request)
-        if len(self._loading) > IDLE_REQUESTS:
+        self._in_flight.add(request)
+        if len(self._in_flight) > IDLE_REQUESTS:
             self._quiet_since = None
 
     def _on_request_done(self, request: Any) -> None:
-        self._loading.discard(request)
-        if len(self._loading) <= IDLE_REQUESTS and self._quiet_since is None:
+        self._in_flight.discard(request)
+        if len(self._in_flight) <= IDLE_REQUESTS and self._quiet_since is None:
             self._quiet_since = time.monotonic()
 
     def network_idle(self, page: Any, timeout_ms: int) -> bool:
@@ -130,7 +130,7 @@ class PageWait:
             if leaving and ready != "loading" and not self.loading:
                 # unloading began but no navigation came of it (a download, a 204): go on
                 stuck_since = stuck_since or now
-                stopped = self.stops > self._stops_at_action
+                stopped = self._stops > self._stops_at_action
                 if now - stuck_since > (STOPPED_S if stopped else NO_DOCUMENT_S):
                     self.may_navigate = False
                     self._stays(page)
