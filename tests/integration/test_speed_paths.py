@@ -21,6 +21,8 @@ from tests.support.farm_cli import by_name, results
 from tests.support.suites import write_case
 
 SLOW_SECONDS = 1.0     # how long /slow.html takes to answer: the site's behaviour, not a wait
+HELD_SECONDS = 0.5     # how long /held.js keeps /parsing.html's parser waiting
+LATE_SECONDS = 5.0     # how long its image /late.png keeps its `load` event waiting
 
 PAGES = {
     "/start.html": """<!doctype html><title>Start</title><body><h1>Start page</h1>
@@ -28,7 +30,13 @@ PAGES = {
 <p><button onclick="location.href='/slow.html?via=script'">Go slow by script</button></p>
 <form action="/slow.html"><input type="hidden" name="via" value="form">
 <button type="submit">Go slow by form</button></form>
-<p><a href="/nothing">Go nowhere</a> <a href="/file.bin">Download a file</a></p></body>""",
+<p><a href="/nothing">Go nowhere</a> <a href="/file.bin">Download a file</a></p>
+<p><a href="/parsing.html">Go to a page that parses slowly</a></p></body>""",
+    # the parser waits for /held.js; `load` comes only after /late.png, seconds later still
+    "/parsing.html": """<!doctype html><title>Parsing</title><body><h1>Parsing page</h1>
+<script src="/held.js"></script><p>Parsed to the end</p>
+<img src="/late.png" alt="late"></body>""",
+    "/held.js": "document.title = 'Parsing (script ran)';",
     "/slow.html": """<!doctype html><title>Slow</title><body><h1>Arrived at the slow page</h1>
 </body>""",
     "/late.html": """<!doctype html><title>Late</title><body style="background:#ffffff">
@@ -61,6 +69,7 @@ class SlowSite:
                     return
                 if path == "/slow.html":
                     time.sleep(SLOW_SECONDS)     # the page is slow to answer
+                time.sleep({"/held.js": HELD_SECONDS, "/late.png": LATE_SECONDS}.get(path, 0))
                 body = PAGES.get(path, "not found").encode()
                 try:
                     self.send_response(200 if path in PAGES else 404)
@@ -235,5 +244,29 @@ def test_a_navigation_that_brings_no_document_leaves_the_page_as_it_was(browser,
             browser.tap(*target.rect.center)
             assert "Start page" in browser.hierarchy().visible_text()
             assert browser.run_script("window.__farm.leaving", 5) is False
+    finally:
+        browser.end_session()
+
+
+def test_a_page_still_parsing_is_read_when_its_document_is_parsed(browser, site, monkeypatch):
+    """After a tap, a DOM read waits while the new document is still being parsed: the page's
+    own event (its DOM is parsed) ends that wait, not a timer (made far longer than the parse
+    here, so a wait that only a timer ends shows), nor the page's `load` (seconds later: an
+    image is slow)."""
+    from farm.devices.web import page_wait
+    from farm.suite.model import WebTarget
+
+    browser.start_session(WebTarget(url=f"{site.url}/start.html"))
+    try:
+        wait = browser._wait
+        link = next(n for n in browser.hierarchy().nodes
+                    if n.text == "Go to a page that parses slowly")
+        monkeypatch.setattr(page_wait, "POLL_S", 60.0)
+        wait.pauses.clear()
+        browser.tap(*link.rect.center)
+        text = browser.hierarchy().visible_text()
+        assert "Parsed to the end" in text, text
+        assert wait.pauses["timed out"] == 0 and wait.pauses["polled"] == 0, wait.pauses
+        assert browser.run_script("document.readyState", 5) == "interactive"
     finally:
         browser.end_session()

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from farm.devices.web.failures import first_line, lost
-from farm.devices.web.page_wait import Errors, PageWait
+from farm.devices.web.page_wait import Errors, PageWait, until
 from farm.errors import DeviceError, FarmError
 
 log = logging.getLogger("farm.devices.browser")
@@ -145,7 +145,7 @@ class PageCapture:
             with self.errors("screenshot"):   # raises DeviceLost once the device is killed
                 if wait is not None and shot.ready is not None:
                     ended = "woken"
-                    wait(_until(shot.ready, min(limit - now, KILL_CHECK)))
+                    wait(until(shot.ready, min(limit - now, KILL_CHECK)))
                 else:
                     ended = "polled"
                     page.wait_for_timeout(5)   # a driver round trip: its events are served
@@ -202,13 +202,15 @@ class PageCapture:
     def _session(self, page: Any) -> Any:
         """The page's DevTools session, opened on first use. It tells `PageWait` when the main
         frame loads (a navigation in flight: Page events, a few a navigation, where
-        Playwright's request events would be several a request), and, once this device takes
-        evidence (``used``), carries the capture binding."""
+        Playwright's request events would be several a request) and when its document is
+        parsed (which ends a wait for it), and, once this device takes evidence (``used``),
+        carries the capture binding."""
         if self._cdp is None or self._cdp[0] is not page:
             cdp = page.context.new_cdp_session(page)
             self._cdp, self._bound, self.wait.loading = (page, cdp), False, False
             cdp.on("Page.frameStartedLoading", lambda event: self._on_loading(event, True))
             cdp.on("Page.frameStoppedLoading", lambda event: self._on_loading(event, False))
+            cdp.on("Page.domContentEventFired", lambda event: self.wait.progressed())
             cdp.send("Page.enable")
             self._frame = cdp.send("Page.getFrameTree")["frameTree"]["frame"]["id"]
         cdp = self._cdp[1]
@@ -252,11 +254,3 @@ def _future(page: Any) -> "asyncio.Future[None] | None":
     ``_loop``), or None where there is none to be had (the wait then polls)."""
     loop = getattr(page, "_loop", None)
     return loop.create_future() if isinstance(loop, asyncio.AbstractEventLoop) else None
-
-
-async def _until(ready: "asyncio.Future[None]", seconds: float) -> None:
-    """Wait for ``ready`` at most ``seconds`` (the caller then decides: done or too late)."""
-    try:
-        await asyncio.wait_for(asyncio.shield(ready), seconds)
-    except asyncio.TimeoutError:
-        pass

@@ -8,8 +8,10 @@ evaluate that does so first, and reads again when it still races one.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
+from collections import Counter
 from typing import Any, Callable, ContextManager
 
 from farm.devices.web.failures import raced_navigation
@@ -27,6 +29,9 @@ IDLE_REQUESTS, IDLE_SECONDS = 2, 0.2
 # A document that began to unload but got no successor (the navigation was a 204 or a download)
 # is taken to stay: a moment after the main frame stopped loading, else after NO_DOCUMENT_S.
 NO_DOCUMENT_S, STOPPED_S = 1.0, 0.1
+# Longest pause between two looks at a page that is still loading; the page's DevTools events
+# (its DOM parsed, its main frame started or stopped loading) end a pause sooner.
+POLL_S = 0.025
 # the page's unload flag put back once no document came (page_state.js sets it)
 NOT_LEAVING_JS = "() => { if (window.__farm) window.__farm.leaving = false; }"
 
@@ -46,6 +51,9 @@ class PageWait:
         self.loading = False
         self._stops = 0                         # main-frame loads that ended, ever
         self._stops_at_action = 0               # ... when the last action began
+        self._progress = 0                      # the page's load events seen, ever
+        self._wake: "asyncio.Future[None] | None" = None   # a pause they end early
+        self.pauses: Counter[str] = Counter()   # how each pause ended (woken, timed out...)
         self._requests_of: Any = None           # the page whose requests are followed
         self._in_flight: set[Any] = set()       # every request of that page in flight
         self._quiet_since: float | None = 0.0   # since when at most IDLE_REQUESTS are
@@ -62,6 +70,35 @@ class PageWait:
         self.loading = loading
         if not loading:
             self._stops += 1
+        self.progressed()
+
+    def progressed(self) -> None:
+        """The page got further with loading (a main-frame load began or ended, its document
+        was parsed): a pause in `settled` ends now."""
+        self._progress += 1
+        if self._wake is not None and not self._wake.done():
+            self._wake.set_result(None)
+
+    def _pause(self, page: Any, seen: int) -> None:
+        """Wait before the next look at a loading page: until its next load event, at most
+        POLL_S; not at all if one came since the last look began (``seen``). Where the page
+        has no event loop to wait on (not Playwright's sync API), a plain POLL_S."""
+        if self._progress != seen:
+            self.pauses["skipped"] += 1
+            return
+        run = getattr(page, "_sync", None)        # Playwright's sync wrapper: runs the event
+        loop = getattr(page, "_loop", None)       # loop until an awaitable is done
+        with self.errors("wait for the page"):
+            if run is None or not isinstance(loop, asyncio.AbstractEventLoop):
+                self.pauses["polled"] += 1
+                page.wait_for_timeout(POLL_S * 1000)
+                return
+            self._wake = wake = loop.create_future()
+            try:
+                run(until(wake, POLL_S))
+            finally:
+                self._wake = None
+            self.pauses["woken" if wake.done() else "timed out"] += 1
 
     def watch_requests(self, page: Any) -> None:
         """Follow every request of ``page``, for `network_idle` (waitForNetworkIdle): only
@@ -121,6 +158,7 @@ class PageWait:
         settle = self.may_navigate
         self.called = False
         while True:
+            seen = self._progress
             leaving, ready, token = self._state(page, settle, call)
             settle = False
             if not leaving and ready != "loading":
@@ -139,8 +177,7 @@ class PageWait:
                 stuck_since = None
             if now > limit:
                 raise StepFailed(f"the page was still loading after {self.timeout:g}s")
-            with self.errors("wait for the page"):
-                page.wait_for_timeout(25)
+            self._pause(page, seen)
 
     def _stays(self, page: Any) -> None:
         """The document stays: clear its unload flag, or every later action would wait for a
@@ -195,3 +232,11 @@ class PageWait:
                     if not raced_navigation(exc) or time.monotonic() > limit:
                         raise
             self.settled(page)
+
+
+async def until(ready: "asyncio.Future[None]", seconds: float) -> None:
+    """Wait for ``ready`` at most ``seconds`` (the caller then decides: done or too late)."""
+    try:
+        await asyncio.wait_for(asyncio.shield(ready), seconds)
+    except asyncio.TimeoutError:
+        pass
