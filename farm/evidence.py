@@ -5,10 +5,10 @@ Policy (``farm run --screenshots``, FARM_SCREENSHOTS): ``all`` (default) gives e
 image and a timeout's; ``off`` takes none.
 
 With ``all``, a step's image costs the case almost nothing: Chromium encodes the JPEG itself
-and the capture runs in the background while the next step reads the page (the next action
-waits for it, so the image is from before that action); an unchanged screen (same change
-token) is not captured again (its path then stands for the previous image); the file is
-written by the ArtifactStore's thread.
+and the capture runs in the background while the next steps read the page (the next action
+waits for it, so the image is from before that action; a step that only looks does not);
+an unchanged screen (same change token) is not captured again (its path then stands for the
+previous image); the file is written by the ArtifactStore's thread.
 """
 
 from __future__ import annotations
@@ -17,6 +17,8 @@ import logging
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Literal
 
+from farm.devices.grabber import ready
+
 if TYPE_CHECKING:
     from farm.devices.grabber import ScreenshotGrabber
     from farm.results import ArtifactStore, CaseResult, StepRecord
@@ -24,6 +26,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("farm.evidence")
 
 Policy = Literal["all", "on-failure", "off"]
+IN_FLIGHT = 2      # captures a case may have pending before the next one waits for the oldest
 POLICIES: tuple[str, ...] = ("all", "on-failure", "off")
 
 
@@ -72,7 +75,7 @@ class CaseEvidence:
         except Exception as exc:  # evidence is best effort; the verdict comes from the step
             log.debug("screenshot failed: %s", exc)
             return None
-        self._store(keep=0)    # the previous capture has had a step's time: store it
+        self._store(keep=IN_FLIGHT)   # earlier captures that are in: to the store
         self.count += 1
         path = self.artifacts.path_for(self.case_id, self.attempt, f"{self.count:03d}-{name}")
         self._pending.append((path, capture))
@@ -80,8 +83,14 @@ class CaseEvidence:
         return path
 
     def _store(self, keep: int) -> None:
-        while len(self._pending) > keep:
-            path, capture = self._pending.pop(0)
+        """Hand the captures that are in to the artifact store, oldest first; wait for one
+        still being taken only while more than ``keep`` are pending (a step that only looked
+        at the page does not wait for the image of the step before it)."""
+        while self._pending:
+            path, capture = self._pending[0]
+            if len(self._pending) <= keep and not ready(capture):
+                return
+            self._pending.pop(0)
             try:
                 image = capture()
             except Exception as exc:  # best effort, as above

@@ -6,10 +6,12 @@ relative to the run directory so the whole directory can be moved or served.
 
 from __future__ import annotations
 
+import functools
 import io
 import logging
 import re
 import threading
+from collections import OrderedDict
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Literal
@@ -200,6 +202,7 @@ def slug(text: str) -> str:
     return _SLUG.sub("-", text).strip("-")[:80] or "case"
 
 
+@functools.lru_cache(maxsize=1024)
 def case_folder(case_id: str) -> str:
     """A case's artifact folder: readable, and unique per case id (``a b`` and ``a-b``, names
     differing only in non-ASCII letters or past 60 characters never share screenshots), and
@@ -207,6 +210,9 @@ def case_folder(case_id: str) -> str:
     import hashlib
     digest = hashlib.sha256(case_id.encode("utf-8", "surrogatepass")).hexdigest()[:10]
     return f"{slug(case_id)[:60].rstrip('-.') or 'case'}-{digest}"
+
+
+RECENT_IMAGES = 16     # stored images kept at hand for the files derived from them
 
 
 class ArtifactStore:
@@ -225,6 +231,10 @@ class ArtifactStore:
         self._pool: Any = None
         self._pending: list[Any] = []
         self._stored: set[str] = set()            # paths handed to the pool so far
+        self._made: set[Path] = set()             # folders made so far
+        # the last images stored, by path: a file derived from one is made without reading
+        # it back from disk
+        self._recent: OrderedDict[str, bytes] = OrderedDict()
         # source path not stored yet → the files to derive from it: (their path, render)
         self._deferred: dict[str, list[tuple[Path, Callable[[bytes], bytes]]]] = {}
 
@@ -248,8 +258,12 @@ class ArtifactStore:
         with self._lock:
             self._stored.add(path)
             waiting = self._deferred.pop(path, [])
+            if self._as_is(image):     # as it will be on disk: what a derived file is made of
+                self._recent[path] = image
+                while len(self._recent) > RECENT_IMAGES:
+                    self._recent.popitem(last=False)
         for out, render in waiting:    # marked copies asked for before their source arrived
-            self._submit(self._derive, self.run_dir / path, out, render)
+            self._submit(self._derive, self.run_dir / path, out, render, self._image(path))
 
     def stands_for(self, path: str, other: str | None) -> None:
         """``path`` (from `path_for`) will never be written: ``other``, an image stored
@@ -262,7 +276,7 @@ class ArtifactStore:
             if other is not None and not ready and waiting:
                 self._deferred.setdefault(other, []).extend(waiting)
         for out, render in waiting if ready else ():
-            self._submit(self._derive, self.run_dir / other, out, render)
+            self._submit(self._derive, self.run_dir / other, out, render, self._image(other))
 
     def _submit(self, fn: Callable[..., None], *args: Any) -> None:
         from concurrent.futures import ThreadPoolExecutor
@@ -286,16 +300,21 @@ class ArtifactStore:
             if not ready:
                 self._deferred.setdefault(source, []).append((path, render))
         if ready:
-            self._submit(self._derive, src, path, render)
+            self._submit(self._derive, src, path, render, self._image(source))
         return path.relative_to(self.run_dir).as_posix()
 
+    def _image(self, path: str) -> bytes | None:
+        """The stored image at ``path`` if it is still at hand (None: read it from disk)."""
+        with self._lock:
+            return self._recent.get(path)
+
     def _derive(self, earlier: list[Any], src: Path, path: Path,
-                render: Callable[[bytes], bytes]) -> None:
+                render: Callable[[bytes], bytes], image: bytes | None = None) -> None:
         from concurrent.futures import wait
 
         wait(earlier)   # submitted before us, so running or done already: no deadlock
         try:
-            path.write_bytes(render(src.read_bytes()))
+            path.write_bytes(render(image if image is not None else src.read_bytes()))
         except Exception as exc:   # a marked copy is a nicety; never cost the run
             logging.getLogger("farm").warning("cannot mark %s: %s", src.name, exc)
 
@@ -306,9 +325,15 @@ class ArtifactStore:
         for future in pending:
             future.result()
 
+    def _as_is(self, image: bytes) -> bool:
+        """Whether ``image`` is written as it is: a JPEG small enough already."""
+        return image[:3] == b"\xff\xd8\xff" and _jpeg_fits(image, self.max_side)
+
     def _write(self, _earlier: list[Any], path: Path, image: bytes) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if image[:3] == b"\xff\xd8\xff" and _jpeg_fits(image, self.max_side):
+        if path.parent not in self._made:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self._made.add(path.parent)
+        if self._as_is(image):
             path.write_bytes(image)      # already a small JPEG (Chromium encoded it)
             return
         from PIL import Image  # lazy: Pillow is only needed once a case runs

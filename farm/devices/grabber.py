@@ -14,6 +14,26 @@ from farm import metrics
 from farm.devices.base import Device
 
 
+class Later:
+    """An image being taken in the background: calling it gives the image (waiting for it if
+    need be); ``ready()`` says whether that call returns at once, ``took()`` how long the
+    capture took once it is in (None where the device does not say)."""
+
+    def __init__(self, get: Callable[[], bytes | None], ready: Callable[[], bool],
+                 took: Callable[[], float | None] = lambda: None) -> None:
+        self._get = get
+        self.ready = ready
+        self.took = took
+
+    def __call__(self) -> bytes | None:
+        return self._get()
+
+
+def ready(image: Callable[[], bytes | None]) -> bool:
+    """Whether asking ``image`` (from `ScreenshotGrabber.capture_evidence`) returns at once."""
+    return image.ready() if isinstance(image, Later) else True
+
+
 class ScreenshotGrabber:
     """Returns a cached PNG while it is younger than ``ttl`` seconds and not invalidated.
 
@@ -65,8 +85,9 @@ class ScreenshotGrabber:
     def _timed(self, capture: Callable[[], Callable[[], bytes | None]]
                ) -> Callable[[], bytes | None]:
         """A background capture, timed from its start to its image (once, however often the
-        image is asked for) for farm_screenshot_duration_seconds; an unchanged screen (no
-        image taken) is not a screenshot."""
+        image is asked for; by the device's own clock where it gives one: the image may be
+        asked for well after it came in) for farm_screenshot_duration_seconds; an unchanged
+        screen (no image taken) is not a screenshot."""
         started = self.clock()
         finish = capture()
         taken: list[bytes | None] = []
@@ -75,10 +96,11 @@ class ScreenshotGrabber:
             if not taken:
                 taken.append(finish())
                 if taken[0] is not None:
+                    took = finish.took() if isinstance(finish, Later) else None
                     metrics.screenshot(getattr(self.device, "platform", "unknown"),
-                                       self.clock() - started)
+                                       took if took is not None else self.clock() - started)
             return taken[0]
-        return image
+        return Later(image, lambda: bool(taken) or ready(finish))
 
     def invalidate(self) -> None:
         """Forget the cached screenshot (the screen may have changed)."""

@@ -9,6 +9,7 @@ string from a run (names, labels, errors, paths) goes through ``html.escape``.
 from __future__ import annotations
 
 import json
+import os
 import urllib.parse
 from collections import Counter
 from datetime import datetime
@@ -83,6 +84,19 @@ class _Renderer:
         self.summary = summary
         self.run_dir = run_dir
         self.counts: Counter[str] = Counter(c.status for c in summary.cases)
+        self._files: dict[Path, set[str]] = {}    # a folder's files, listed once
+
+    def _exists(self, path: Path) -> bool:
+        """Whether ``path`` is a file: its folder is listed once for all its artifacts (a
+        report links hundreds, a stat each would cost more than the rest of the page)."""
+        folder = path.parent
+        if folder not in self._files:
+            try:
+                with os.scandir(folder) as entries:
+                    self._files[folder] = {e.name for e in entries if e.is_file()}
+            except OSError:
+                self._files[folder] = set()
+        return path.name in self._files[folder]
 
     # -- pieces -------------------------------------------------------------------------
     def badge(self, status: str, text: str | None = None) -> str:
@@ -97,7 +111,7 @@ class _Renderer:
         path = Path(rel)
         if path.is_absolute():
             return path.as_uri() if path.is_file() else None
-        if self.run_dir is not None and not (self.run_dir / path).is_file():
+        if self.run_dir is not None and not self._exists(self.run_dir / path):
             return None
         return urllib.parse.quote(path.as_posix(), safe="/")
 

@@ -17,6 +17,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from farm.devices.grabber import Later
 from farm.devices.web.failures import first_line, lost
 from farm.devices.web.page_wait import Errors, PageWait, until
 from farm.errors import DeviceError, FarmError
@@ -83,7 +84,7 @@ class PageCapture:
         self.used = True
         with self.errors("screenshot"):
             cdp = self._session(page)
-        shot = _Shot(None, ready=_future(page))
+        shot = _Shot(None, ready=_future(page), asked=time.monotonic())
         self._pending.append(shot)     # a loaded page calls the binding as it reports settled
         try:
             shot.token = token = self.wait.settled(page, call=(BINDING, self._shown))
@@ -92,7 +93,7 @@ class PageCapture:
             raise
         if token is not None and token == self._shown:
             self._pending.remove(shot)
-            return lambda: None
+            return Later(lambda: None, lambda: True)
         if not self.wait.called:
             with self.errors("screenshot"):
                 try:
@@ -101,7 +102,7 @@ class PageCapture:
                     log.debug("%s: capturing before load: %s", self.device, first_line(exc))
                 self._start(cdp, shot)
         self._shown = token
-        return lambda: self._finish(page, shot)
+        return Later(lambda: self._finish(page, shot), lambda: shot.done, lambda: shot.took)
 
     def _start(self, cdp: Any, shot: "_Shot") -> None:
         """Have the page call the capture binding: its event starts `_on_binding`, which runs
@@ -114,6 +115,7 @@ class PageCapture:
             if "exceptionDetails" in cdp.send("Runtime.evaluate", call):
                 self._pending.remove(shot)
                 shot.data, shot.done = self._jpeg(cdp), True
+                shot.took = time.monotonic() - shot.asked
 
     def _on_binding(self, cdp: Any, event: dict[str, Any]) -> None:
         shot = next((s for s in self._pending if not s.started), None)
@@ -125,7 +127,7 @@ class PageCapture:
         except Exception as exc:   # handed to whoever asks for the image
             shot.error = exc
         finally:
-            shot.done = True
+            shot.done, shot.took = True, time.monotonic() - shot.asked
             if shot.ready is not None and not shot.ready.done():
                 shot.ready.set_result(None)      # wakes `_finish`
 
@@ -243,6 +245,8 @@ class _Shot:
 
     token: str | None
     ready: "asyncio.Future[None] | None" = None
+    asked: float = 0.0                  # when the image was asked for (time.monotonic)
+    took: float | None = None           # seconds from then until the JPEG was in
     started: bool = False
     done: bool = False
     data: bytes | None = None
