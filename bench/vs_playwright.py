@@ -7,7 +7,9 @@ interleaved (farm first in odd pairs, plain first in even ones): `farm run` of t
 files on browser:1, then the plain script, each a fresh process. Prints per-case medians and
 ratios, per step (ms over plain), case start (farm: case begin → first step; plain: new
 context + page + first load), whole process wall time and the Python process' own CPU time
-(user+system of the python process, not Chromium's or Playwright's driver's). With --copies K
+(user+system of the python process, not Chromium's or Playwright's driver's), then the CPU of
+Playwright's Node driver (where plain Playwright's locators and waits run), of Chromium, and
+of them all together. With --copies K
 each case runs K times in each process (a longer run: start-up and imports weigh less), and the
 CPU line also gives the CPU per case.
 
@@ -173,25 +175,36 @@ def plain_run(cases: list[str], out: Path, chromium: str, flags: list[str]) -> N
 
 
 # ---- running and measuring ------------------------------------------------------------------
-def _measured(cmd: list[str], env: dict[str, str]) -> tuple[float, float]:
-    """Run ``cmd``; (wall seconds, CPU seconds of that Python process alone), polled."""
+def _measured(cmd: list[str], env: dict[str, str]) -> tuple[float, float, float, float]:
+    """Run ``cmd``; (wall seconds, CPU seconds of that Python process alone, of its Playwright
+    driver (the Node process it starts), of the browser (Chromium's processes)), polled: a
+    process's last 10 ms may be missed."""
     import psutil
     t0 = time.monotonic()
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     ps = psutil.Process(proc.pid)
     cpu = 0.0
+    seen: dict[int, tuple[bool, float]] = {}     # pid -> (the driver?, CPU seconds so far)
     while proc.poll() is None:
         try:
             times = ps.cpu_times()
             cpu = times.user + times.system
+            children = ps.children(recursive=True)
         except psutil.Error:
-            break
+            children = []
+        for child in children:
+            try:
+                t = child.cpu_times()
+                seen[child.pid] = ("node" in child.name(), t.user + t.system)
+            except psutil.Error:
+                pass
         time.sleep(0.01)
     wall = time.monotonic() - t0
     err = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
     if proc.returncode != 0:
         raise SystemExit(f"{' '.join(cmd[:3])} … exited {proc.returncode}:\n{err[-2000:]}")
-    return wall, cpu
+    driver = sum(c for node, c in seen.values() if node)
+    return wall, cpu, driver, sum(c for node, c in seen.values() if not node)
 
 
 def _suite(cases: list[str], into: Path, copies: int = 1) -> Path:
@@ -220,7 +233,7 @@ def farm_pair(suite: Path, report: Path, shots: str, env: dict[str, str]) -> dic
            "--overwrite", "--no-progress"]
     if shots:
         cmd += ["--screenshots", shots]
-    wall, cpu = _measured(cmd, env)
+    wall, cpu, driver, browser = _measured(cmd, env)
     data = json.loads((report / "results.json").read_text())
     cases: dict[str, list[dict]] = {}
     for c in data["cases"]:
@@ -229,18 +242,21 @@ def farm_pair(suite: Path, report: Path, shots: str, env: dict[str, str]) -> dic
         cases.setdefault(name, []).append({
             "duration": c["duration"], "start": _iso(first) - _iso(c["started"]),
             "steps": len(c["steps"]), "status": c["status"]})
-    return {"wall": wall, "cpu": cpu, "cases": cases, "count": len(data["cases"])}
+    return {"wall": wall, "cpu": cpu, "driver": driver, "browser": browser, "cases": cases,
+            "count": len(data["cases"])}
 
 
 def plain_pair(cases: list[str], out: Path, env: dict[str, str], chromium: str) -> dict:
     from farm.devices.chromium import BROWSER_FLAGS
 
-    wall, cpu = _measured([sys.executable, __file__, "--plain", str(out), "--chromium", chromium,
-                           "--cases", ",".join(cases), "--", *BROWSER_FLAGS], env)
+    wall, cpu, driver, browser = _measured(
+        [sys.executable, __file__, "--plain", str(out), "--chromium", chromium,
+         "--cases", ",".join(cases), "--", *BROWSER_FLAGS], env)
     cases: dict[str, list[dict]] = {}
     for r in json.loads(out.read_text()):
         cases.setdefault(r["case"], []).append(r)
-    return {"wall": wall, "cpu": cpu, "cases": cases, "count": sum(map(len, cases.values()))}
+    return {"wall": wall, "cpu": cpu, "driver": driver, "browser": browser, "cases": cases,
+            "count": sum(map(len, cases.values()))}
 
 
 def report(cases: list[str], farm: list[dict], plain: list[dict]) -> None:
@@ -276,6 +292,17 @@ def report(cases: list[str], farm: list[dict], plain: list[dict]) -> None:
                     f"{pc / plain[0]['count'] * 1000:.0f} ms")
     print(f"python CPU: farm {fc:.2f} s, plain {pc:.2f} s, {fc / pc:.2f}x (target <= 1.5)"
           + per_case)
+    # what plain Playwright's Python does not do itself, its Node driver does (locators,
+    # actionability, auto-waits): the two together are what the machine pays, Chromium aside
+    fd, pd = med(r["driver"] for r in farm), med(r["driver"] for r in plain)
+    ft, pt = med(r["cpu"] + r["driver"] for r in farm), med(r["cpu"] + r["driver"] for r in plain)
+    print(f"driver CPU (Playwright's Node process): farm {fd:.2f} s, plain {pd:.2f} s; "
+          f"python + driver: farm {ft:.2f} s, plain {pt:.2f} s, {ft / pt:.2f}x")
+    fb, pb = med(r["browser"] for r in farm), med(r["browser"] for r in plain)
+    fa = med(r["cpu"] + r["driver"] + r["browser"] for r in farm)
+    pa = med(r["cpu"] + r["driver"] + r["browser"] for r in plain)
+    print(f"browser CPU (Chromium's processes): farm {fb:.2f} s, plain {pb:.2f} s; all "
+          f"together: farm {fa:.2f} s, plain {pa:.2f} s, {fa / pa:.2f}x")
 
 
 def main() -> None:
