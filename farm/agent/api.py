@@ -196,6 +196,11 @@ class Agent:
 
     # ---- deterministic checks ----------------------------------------------------------------
     def screen_text(self) -> str:
+        """What text checks compare: the screen's visible text (read on its own where the
+        device can, else from its UI tree)."""
+        read = getattr(self.device, "screen_text", None)
+        if read is not None:
+            return read()
         tree = self.device.hierarchy()
         return tree.visible_text() if tree else ""
 

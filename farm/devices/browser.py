@@ -292,6 +292,14 @@ class BrowserDevice:
         self.hierarchy_seconds = self._dom.seconds
         return tree
 
+    def screen_text(self) -> str:
+        """The page's visible text (what text checks compare), read without walking the DOM
+        into a tree (not read again while the page has not changed)."""
+        text = self._dom.text(self._need_page())
+        self.last_observation = "tree"
+        self.hierarchy_seconds = self._dom.seconds
+        return text
+
     def query_xpath(self, xpath: str) -> list[Rect]:
         """Viewport rects of rendered elements matching ``xpath``; bad XPath -> StepFailed."""
         return self._dom.xpath_rects(self._need_page(), xpath)

@@ -419,3 +419,17 @@ def test_gestures_and_launch(page: BrowserDevice, site: str) -> None:
     page.launch(site + "?launched")
     assert page.run_script("location.search", 5) == "?launched"
     page.terminate("anything")                      # no-op on the web
+
+
+def test_text_checks_read_the_pages_text_without_walking_it(page: BrowserDevice) -> None:
+    """What assertText and waitForText compare is the page's visible text, the same the tree
+    gives, read without the walk (no node of the page is collected for it), and read again
+    once the page changes."""
+    page.run_script("window.__farmNodes = 'untouched'", 5)
+    text = page.screen_text()
+    assert page.run_script("window.__farmNodes", 5) == "untouched"
+    assert text == page.hierarchy().visible_text() and "Farm test page" in text
+    page.run_script("document.body.insertAdjacentHTML('beforeend', '<p>Late news</p>')", 5)
+    assert "Late news" in page.screen_text()
+    page.run_script("document.body.lastElementChild.remove()", 5)
+    assert "Late news" not in page.screen_text()

@@ -1,5 +1,5 @@
-"""The rendered DOM as a UITree, and XPath matches as rects: each one page.evaluate, after any
-navigation a step started (`farm.devices.web.page_wait`)."""
+"""The rendered DOM as a UITree, the page's visible text, and XPath matches as rects: each one
+page.evaluate, after any navigation a step started (`farm.devices.web.page_wait`)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any
 
 from farm.devices.base import Rect, UINode, UITree
 from farm.devices.web.page_wait import PageWait
-from farm.devices.web.scripts import MAX_NODES, TREE_JS, XPATH_JS
+from farm.devices.web.scripts import MAX_NODES, TEXT_JS, TREE_JS, XPATH_JS
 from farm.errors import StepFailed
 from farm.text import clean, clean_json
 
@@ -25,10 +25,12 @@ class DomReader:
         self.device = device
         self.seconds: float | None = None             # how long the last tree() took
         self._tree: tuple[str, UITree] | None = None  # (change token, tree) of the last walk
+        self._text: tuple[str, str] | None = None     # (change token, the page's text) last read
 
     def forget(self) -> None:
         """A new page: the last tree is not of it."""
         self._tree = None
+        self._text = None
 
     def tree(self, page: Any) -> UITree:
         """The rendered DOM as a UITree (not walked again while unchanged)."""
@@ -46,7 +48,22 @@ class DomReader:
                      MAX_NODES)
         tree = UITree(source="dom", nodes=nodes, page_text=raw.get("pageText") or "")
         self._tree = (raw["token"], tree) if raw.get("token") else None
+        self._text = (raw["token"], tree.page_text or "") if raw.get("token") else None
         return tree
+
+    def text(self, page: Any) -> str:
+        """The page's visible text, as `tree` gives it (its ``page_text``) but without the walk
+        (not read again while unchanged): what a text check compares."""
+        started = time.monotonic()
+        last = self._text[0] if self._text else None
+        raw = self.wait.evaluate(page, TEXT_JS, last, what="read the page's text")
+        if raw == "same" and self._text is not None:
+            self.seconds = time.monotonic() - started
+            return self._text[1]
+        raw = clean_json(raw)
+        self.seconds = time.monotonic() - started
+        self._text = (raw["token"], raw["text"]) if raw.get("token") else None
+        return raw["text"]
 
     def xpath_rects(self, page: Any, xpath: str) -> list[Rect]:
         """Viewport rects of rendered elements matching ``xpath``; bad XPath -> StepFailed."""

@@ -31,6 +31,13 @@ TREE_JS = ("([maxNodes, last]) => { const s = window.__farm;\n"
            "  if (token !== null && token === last) return 'same';\n"
            "  const out = (\n" + read_js("dom.js") + "\n)(maxNodes);\n"
            "  out.token = token; return JSON.stringify(out); }")
+# The page's visible text alone (what text checks compare: the walk's pageText), skipped in
+# the same way: no walk, no tree to build.
+TEXT_JS = ("(last) => { const s = window.__farm;\n"
+           "  const token = s ? performance.timeOrigin + ':' + s.gen : null;\n"
+           "  if (token !== null && token === last) return 'same';\n"
+           "  const text = document.body ? document.body.innerText : '';\n"
+           "  return JSON.stringify({token, text}); }")
 # [navigating?, readyState, change token, called?]; ``settle`` first lets tasks an action queued
 # run (a form submission starts its navigation from a task); ``call`` = [name, token]: a loaded,
 # settled page whose token is not that one calls the binding ``name`` (farm/devices/web/capture.py)
