@@ -88,7 +88,7 @@ class _Renderer:
 
     def _exists(self, path: Path) -> bool:
         """Whether ``path`` is a file: its folder is listed once for all its artifacts (a
-        report links hundreds, a stat each would cost more than the rest of the page)."""
+        report links hundreds of images: one listing a folder, not one stat an image)."""
         folder = path.parent
         if folder not in self._files:
             try:

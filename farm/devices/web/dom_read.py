@@ -23,7 +23,7 @@ class DomReader:
     def __init__(self, wait: PageWait, device: str) -> None:
         self.wait = wait
         self.device = device
-        self.seconds: float | None = None             # how long the last tree() took
+        self.seconds: float | None = None             # how long the last read took
         self._tree: tuple[str, UITree] | None = None  # (change token, tree) of the last walk
         self._text: tuple[str, str] | None = None     # (change token, the page's text) last read
 
