@@ -4,7 +4,9 @@ exactly the images they promise, the after-image of ``waitForText`` shows the pa
 wait, and ``aiInput`` fills in one go while ``mode: typeOnly`` types key by key.
 
 One small site of our own (`SlowSite`): its /slow.html answers only after a second, so a DOM
-read right after the click that goes there would still see the old page without the wait.
+read right after the click that goes there would still see the old page without the wait; its
+/parsing.html keeps its parser waiting half a second for a script (and its `load` for seconds
+more), so a read waits for the parse, and only the page's own event ends that wait at once.
 """
 
 from __future__ import annotations
