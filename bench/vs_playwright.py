@@ -285,25 +285,29 @@ def report(cases: list[str], farm: list[dict], plain: list[dict]) -> None:
     print(f"case start: farm {statistics.mean(starts):+.0f} ms over context+page+first load "
           f"(target within 50)")
     print(f"whole process: farm {fw:.2f} s, plain {pw:.2f} s, {fw / pw:.2f}x")
-    per_case = ""
-    if farm[0]["count"] > len(cases):
-        per_case = (f"; per case ({farm[0]['count']} in a run): farm "
-                    f"{fc / farm[0]['count'] * 1000:.0f} ms, plain "
-                    f"{pc / plain[0]['count'] * 1000:.0f} ms")
+    many = farm[0]["count"] > len(cases)
+
+    def per_case(f: float, p: float) -> str:
+        """With --copies: the same CPU divided by the cases of a run (start-up included)."""
+        if not many:
+            return ""
+        return (f"; per case ({farm[0]['count']} in a run): farm "
+                f"{f / farm[0]['count'] * 1000:.0f} ms, plain "
+                f"{p / plain[0]['count'] * 1000:.0f} ms")
     print(f"python CPU: farm {fc:.2f} s, plain {pc:.2f} s, {fc / pc:.2f}x (target <= 1.5)"
-          + per_case)
+          + per_case(fc, pc))
     # what plain Playwright's Python does not do itself, its Node driver does (locators,
     # actionability, auto-waits): the two together are what the machine pays, Chromium aside
     fd, pd = med(r["driver"] for r in farm), med(r["driver"] for r in plain)
     ft, pt = med(r["cpu"] + r["driver"] for r in farm), med(r["cpu"] + r["driver"] for r in plain)
     print(f"driver CPU (Playwright's Node process): farm {fd:.2f} s, plain {pd:.2f} s; "
-          f"python + driver: farm {ft:.2f} s, plain {pt:.2f} s, {ft / pt:.2f}x")
+          f"python + driver: farm {ft:.2f} s, plain {pt:.2f} s, {ft / pt:.2f}x"
+          + per_case(ft, pt))
     fb, pb = med(r["browser"] for r in farm), med(r["browser"] for r in plain)
     fa = med(r["cpu"] + r["driver"] + r["browser"] for r in farm)
     pa = med(r["cpu"] + r["driver"] + r["browser"] for r in plain)
     print(f"browser CPU (Chromium's processes): farm {fb:.2f} s, plain {pb:.2f} s; all "
-          f"together: farm {fa:.2f} s, plain {pa:.2f} s, {fa / pa:.2f}x")
-
+          f"together: farm {fa:.2f} s, plain {pa:.2f} s, {fa / pa:.2f}x" + per_case(fa, pa))
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
