@@ -5,8 +5,8 @@ wait, and ``aiInput`` fills in one go while ``mode: typeOnly`` types key by key.
 
 One small site of our own (`SlowSite`): its /slow.html answers only after a second, so a DOM
 read right after the click that goes there would still see the old page without the wait; its
-/parsing.html keeps its parser waiting half a second for a script (and its `load` for seconds
-more), so a read waits for the parse, and only the page's own event ends that wait at once.
+/parsing.html keeps its parser waiting for a script until the test lets it go (and its `load`
+for good), so a read waits for the parse, and only the page's own event ends that wait.
 """
 
 from __future__ import annotations
@@ -23,8 +23,7 @@ from tests.support.farm_cli import by_name, results
 from tests.support.suites import write_case
 
 SLOW_SECONDS = 1.0     # how long /slow.html takes to answer: the site's behaviour, not a wait
-HELD_SECONDS = 0.5     # how long /held.js keeps /parsing.html's parser waiting
-LATE_SECONDS = 5.0     # how long its image /late.png keeps its `load` event waiting
+HOLD_AT_MOST = 30.0    # /held.js and /late.png are held until released, never longer
 
 PAGES = {
     "/start.html": """<!doctype html><title>Start</title><body><h1>Start page</h1>
@@ -58,6 +57,12 @@ field.addEventListener('input', show);</script></body>""",
 
 class SlowSite:
     def __init__(self) -> None:
+        # /held.js (the parser of /parsing.html waits for it) until a test lets it go;
+        # /late.png (its `load` waits for it) until the site closes
+        self.release_script = threading.Event()
+        self.closing = threading.Event()
+        held = {"/held.js": self.release_script, "/late.png": self.closing}
+
         class Handler(http.server.BaseHTTPRequestHandler):
             def do_GET(self) -> None:
                 path = self.path.split("?")[0]
@@ -71,7 +76,8 @@ class SlowSite:
                     return
                 if path == "/slow.html":
                     time.sleep(SLOW_SECONDS)     # the page is slow to answer
-                time.sleep({"/held.js": HELD_SECONDS, "/late.png": LATE_SECONDS}.get(path, 0))
+                if path in held:
+                    held[path].wait(HOLD_AT_MOST)
                 body = PAGES.get(path, "not found").encode()
                 try:
                     self.send_response(200 if path in PAGES else 404)
@@ -91,6 +97,8 @@ class SlowSite:
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
 
     def close(self) -> None:
+        self.closing.set()
+        self.release_script.set()
         self.server.shutdown()
         self.server.server_close()
 
@@ -252,9 +260,9 @@ def test_a_navigation_that_brings_no_document_leaves_the_page_as_it_was(browser,
 
 def test_a_page_still_parsing_is_read_when_its_document_is_parsed(browser, site, monkeypatch):
     """After a tap, a DOM read waits while the new document is still being parsed: the page's
-    own event (its DOM is parsed) ends that wait, not a timer (made far longer than the parse
-    here, so a wait that only a timer ends shows), nor the page's `load` (seconds later: an
-    image is slow)."""
+    own event (its DOM is parsed) ends that wait, not a timer (made far longer than the test
+    here, so a wait that only a timer ends shows), nor the page's `load` (held until the site
+    closes: an image never comes). The parser's script is let go once the read waits."""
     from farm.devices.web import page_wait
     from farm.suite.model import WebTarget
 
@@ -264,10 +272,18 @@ def test_a_page_still_parsing_is_read_when_its_document_is_parsed(browser, site,
         link = next(n for n in browser.hierarchy().nodes
                     if n.text == "Go to a page that parses slowly")
         monkeypatch.setattr(page_wait, "POLL_S", 60.0)
+        pause = wait._pause
+
+        def waiting(page, seen):        # the read waits for the parse: let the script come
+            site.release_script.set()
+            pause(page, seen)
+        monkeypatch.setattr(wait, "_pause", waiting)
+        site.release_script.clear()
         wait.pauses.clear()
         browser.tap(*link.rect.center)
         text = browser.hierarchy().visible_text()
         assert "Parsed to the end" in text, text
+        assert site.release_script.is_set()      # the read did wait for the parse
         assert wait.pauses["timed out"] == 0 and wait.pauses["polled"] == 0, wait.pauses
         assert browser.run_script("document.readyState", 5) == "interactive"
     finally:

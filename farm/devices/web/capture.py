@@ -19,7 +19,7 @@ from typing import Any, Callable
 
 from farm.devices.grabber import Later
 from farm.devices.web.failures import first_line, lost
-from farm.devices.web.page_wait import Errors, PageWait, until
+from farm.devices.web.page_wait import Errors, PageWait, loop_future, wait_on
 from farm.errors import DeviceError, FarmError
 
 log = logging.getLogger("farm.devices.browser")
@@ -84,7 +84,7 @@ class PageCapture:
         self.used = True
         with self.errors("screenshot"):
             cdp = self._session(page)
-        shot = _Shot(None, ready=_future(page), asked=time.monotonic())
+        shot = _Shot(None, ready=loop_future(page), asked=time.monotonic())
         self._pending.append(shot)     # a loaded page calls the binding as it reports settled
         try:
             shot.token = token = self.wait.settled(page, call=(BINDING, self._shown))
@@ -137,17 +137,16 @@ class PageCapture:
         poll), or polls where Playwright's sync API offers no such wait. A killed device ends
         the wait (DeviceLost)."""
         limit = time.monotonic() + CAPTURE_TIMEOUT
-        wait = getattr(page, "_sync", None)   # Playwright's sync wrapper: runs the event loop
-        ended = "done before"                 # until an awaitable is done
+        ended = "done before"
         while not shot.done:
             now = time.monotonic()
             if now > limit:
                 shot.error = DeviceError(f"no screenshot after {CAPTURE_TIMEOUT:g}s")
                 break
             with self.errors("screenshot"):   # raises DeviceLost once the device is killed
-                if wait is not None and shot.ready is not None:
+                if shot.ready is not None:
                     ended = "woken"
-                    wait(until(shot.ready, min(limit - now, KILL_CHECK)))
+                    wait_on(page, shot.ready, min(limit - now, KILL_CHECK))
                 else:
                     ended = "polled"
                     page.wait_for_timeout(5)   # a driver round trip: its events are served
@@ -251,10 +250,3 @@ class _Shot:
     done: bool = False
     data: bytes | None = None
     error: BaseException | None = None
-
-
-def _future(page: Any) -> "asyncio.Future[None] | None":
-    """A future of the event loop that serves ``page`` (Playwright's sync API keeps it as
-    ``_loop``), or None where there is none to be had (the wait then polls)."""
-    loop = getattr(page, "_loop", None)
-    return loop.create_future() if isinstance(loop, asyncio.AbstractEventLoop) else None

@@ -86,16 +86,15 @@ class PageWait:
         if self._progress != seen:
             self.pauses["skipped"] += 1
             return
-        run = getattr(page, "_sync", None)        # Playwright's sync wrapper: runs the event
-        loop = getattr(page, "_loop", None)       # loop until an awaitable is done
+        wake = loop_future(page)
         with self.errors("wait for the page"):
-            if run is None or not isinstance(loop, asyncio.AbstractEventLoop):
+            if wake is None:
                 self.pauses["polled"] += 1
                 page.wait_for_timeout(POLL_S * 1000)
                 return
-            self._wake = wake = loop.create_future()
+            self._wake = wake
             try:
-                run(until(wake, POLL_S))
+                wait_on(page, wake, POLL_S)
             finally:
                 self._wake = None
             self.pauses["woken" if wake.done() else "timed out"] += 1
@@ -234,8 +233,23 @@ class PageWait:
             self.settled(page)
 
 
-async def until(ready: "asyncio.Future[None]", seconds: float) -> None:
-    """Wait for ``ready`` at most ``seconds`` (the caller then decides: done or too late)."""
+def loop_future(page: Any) -> "asyncio.Future[None] | None":
+    """A future of the event loop that serves ``page``, for `wait_on` (Playwright's sync API
+    keeps that loop as ``_loop`` and runs it with ``_sync``), or None where there is none to
+    wait on (the caller then polls)."""
+    loop = getattr(page, "_loop", None)
+    if getattr(page, "_sync", None) is None or not isinstance(loop, asyncio.AbstractEventLoop):
+        return None
+    return loop.create_future()
+
+
+def wait_on(page: Any, future: "asyncio.Future[None]", seconds: float) -> None:
+    """Run ``page``'s event loop (its events are served meanwhile) until ``future`` (from
+    `loop_future`) is done or ``seconds`` pass; the caller then decides: done or too late."""
+    page._sync(_until(future, seconds))
+
+
+async def _until(ready: "asyncio.Future[None]", seconds: float) -> None:
     try:
         await asyncio.wait_for(asyncio.shield(ready), seconds)
     except asyncio.TimeoutError:
