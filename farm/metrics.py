@@ -24,7 +24,7 @@ import errno
 import logging
 import threading
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Iterator
 from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 from socketserver import ThreadingMixIn
 
@@ -248,6 +248,26 @@ def push(url: str, job: str = "farm_run") -> None:
                                       timeout=10, handler=handler)
 
 
+class _Sent:
+    """A WSGI response body that calls ``sent`` once the server has written it out (the
+    server asks for a next block only after writing this one, and then closes the response);
+    not when writing failed (the client went away)."""
+
+    def __init__(self, body: bytes, sent: Callable[[], None]) -> None:
+        self.body, self.sent, self.written = body, sent, False
+
+    def __iter__(self) -> Iterator[bytes]:
+        yield self.body
+        self.written = True
+
+    def __len__(self) -> int:     # one block: the server sends its Content-Length
+        return 1
+
+    def close(self) -> None:
+        if self.written:
+            self.sent()
+
+
 class _Server(ThreadingMixIn, WSGIServer):
     daemon_threads = True
     allow_reuse_address = False     # two processes must never share a port
@@ -303,16 +323,21 @@ class MetricsServer:
             ticket = self.scrapes
             self.scrapes += 1
         body = b"".join(self._metrics(environ, start_response))
+        # answered once the server has written the body out (it then closes the response),
+        # not when it is built: a batch job that exits in between loses its final values
+        return _Sent(body, lambda: self._answer(ticket))
+
+    def _answer(self, ticket: int) -> None:
         with self._scraped:
             self._answered = max(self._answered, ticket)
             self._scraped.notify_all()
-        return [body]
 
-    def wait_for_scrape(self, timeout: float) -> bool:
-        """Wait until a scrape that began after this call has been answered (so it carried
-        the values as they are now: a batch job's final ones), at most ``timeout`` seconds."""
+    def wait_for_scrape(self, timeout: float, since: int | None = None) -> bool:
+        """Wait until a scrape that began after this call (or after ``since`` scrapes had
+        begun) has been answered, its body written out, so it carried the values as they are
+        now (a batch job's final ones), at most ``timeout`` seconds."""
         with self._scraped:
-            first = self.scrapes
+            first = self.scrapes if since is None else since
             return self._scraped.wait_for(lambda: self._answered >= first, timeout)
 
     def stop(self) -> None:

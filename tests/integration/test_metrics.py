@@ -207,9 +207,15 @@ def test_prometheus_scrapes_workers_and_the_run_and_agrees_with_results_json(
 
 def check_run_series(prom: Prometheus, summary: dict, metrics_prom: Path) -> None:
     """Cases and tokens come from `farm run` alone, as results.json says; no model series."""
-    counts = prom.values('sum by (status) (last_over_time(farm_cases_total{job="farm-run"}[10m]))',
-                         "status")
-    assert {s: counts.get(s, 0) for s in STATUSES} == {s: summary["counts"][s] for s in STATUSES}
+    expected = {s: summary["counts"][s] for s in STATUSES}
+
+    def final_counts() -> dict[str, float] | None:
+        # `farm run` exits once its last scrape is written out; Prometheus stores it a moment
+        # later, as it reads it in
+        counts = prom.values('sum by (status) (last_over_time(farm_cases_total{job="farm-run"}'
+                             '[10m]))', "status")
+        return counts if {s: counts.get(s, 0) for s in STATUSES} == expected else None
+    counts = wait_for(final_counts, 30, f"Prometheus holding the run's final counts {expected}")
     assert counts["passed"] == 3 and counts["failed"] == 1
     tokens = token_totals(summary)
     assert tokens["prompt"] > 0

@@ -190,6 +190,55 @@ def test_wait_for_scrape_waits_for_a_scrape_that_began_after_the_call() -> None:
         server.stop()
 
 
+def _tcp_send_buffer_max() -> int:
+    try:
+        return int(Path("/proc/sys/net/ipv4/tcp_wmem").read_text().split()[2])
+    except (OSError, IndexError, ValueError):
+        return 4 << 20
+
+
+def test_a_scrape_counts_as_answered_only_once_its_body_is_written_out() -> None:
+    """A batch job waits for one scrape of its final values, then exits: the scrape must have
+    been written out by then, not only built (the server's threads die with the process)."""
+    import socket
+
+    from prometheus_client.core import GaugeMetricFamily
+
+    # a body far larger than the socket's buffers can hold, so that the server can write it
+    # out only as fast as this client reads it
+    size = 4 * _tcp_send_buffer_max() + (16 << 20)
+    label = "x" * 1000
+
+    class Big:
+        def collect(self):
+            family = GaugeMetricFamily("farm_test_big", "a large scrape", labels=["n", "pad"])
+            for n in range(size // 1000):
+                family.add_metric([str(n), label], 1.0)
+            yield family
+
+    big = Big()
+    metrics.REGISTRY.register(big)
+    server = metrics.MetricsServer(0, "127.0.0.1")
+    port = server.start()
+    client = socket.socket()
+    try:
+        client.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        client.connect(("127.0.0.1", port))
+        since = server.scrapes
+        client.sendall(b"GET /metrics HTTP/1.0\r\nHost: farm\r\n\r\n")
+        assert client.recv(1)                          # the body is built: it is being sent
+        assert not server.wait_for_scrape(0.05, since=since)
+        received = 1
+        while chunk := client.recv(1 << 20):
+            received += len(chunk)
+        assert received > size
+        assert server.wait_for_scrape(30, since=since)
+    finally:
+        client.close()
+        metrics.REGISTRY.unregister(big)
+        server.stop()
+
+
 def test_background_evidence_captures_are_timed_once_when_their_image_arrives() -> None:
     device = FakeDevice(tree(), size=(64, 48))
     calls = []
