@@ -18,6 +18,11 @@ from farm.errors import FarmError, SuiteErrors, UserError
 os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
 
 EXIT_INTERRUPTED, EXIT_INTERNAL, EXIT_USAGE = 2, 3, 4
+# set by `main`: the process is the `farm` command's alone (not a test runner's, which calls
+# `cli` itself), so `farm run` may tune it for the run (`_quiet_gc`)
+_OWN_PROCESS = False
+# the collector's thresholds while `farm run` runs its cases (Python's: 700, 10, 10)
+GC_THRESHOLDS = (10_000, 20, 20)
 CACHE_MODES = ["read-write", "read-only", "write-only", "off"]
 
 
@@ -107,6 +112,8 @@ def run(paths: tuple[Path, ...], devices: str, report_dir: Path | None, junit_xm
     from farm.select import Choice
     from farm.config import load_settings
     from farm.session import run as run_session
+    if _OWN_PROCESS:
+        _quiet_gc()
     settings = load_settings(report_dir=report_dir, no_progress=no_progress, retries=retries,
                              default_timeout=timeout, model=model,
                              model_base_url=model_base_url, model_family=model_family,
@@ -483,8 +490,23 @@ def _history_page(since: str | None, suite: str | None, out: Path | None,
     click.echo(str(page.resolve()))
 
 
+def _quiet_gc() -> None:
+    """What `farm run` has imported by now lives until it exits: move it out of the garbage
+    collector's sight (gc.freeze), and collect young objects less often. A run allocates a
+    great many short-lived dicts (Playwright's messages, nearly all freed by reference
+    counting); with Python's defaults a 20-case demo run spent 0.11-0.13 s of its 2.0 s of
+    CPU in 293 collections, with these 0.07 s in 102 (timed with gc.callbacks)."""
+    import gc
+
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(*GC_THRESHOLDS)
+
+
 def main() -> None:
     """Entry point: maps errors to exit codes; no tracebacks for user mistakes."""
+    global _OWN_PROCESS
+    _OWN_PROCESS = True
     try:
         cli.main(standalone_mode=False)
     except click.exceptions.Exit as exc:
