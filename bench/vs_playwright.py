@@ -309,6 +309,7 @@ def report(cases: list[str], farm: list[dict], plain: list[dict]) -> None:
     print(f"browser CPU (Chromium's processes): farm {fb:.2f} s, plain {pb:.2f} s; all "
           f"together: farm {fa:.2f} s, plain {pa:.2f} s, {fa / pa:.2f}x" + per_case(fa, pa))
 
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--pairs", type=int, default=5)
