@@ -189,23 +189,28 @@ class CaseMetrics(RelayEvents):
 
 class _QueueDepth:
     """farm_queue_depth{queue}: jobs a run holds back until a device is free, read from the
-    running executor when scraped."""
+    running executor when scraped; once the run is over, what its queues held at the end (0
+    for a finished run), so that the run's last scrape still has every queue's series."""
 
     def __init__(self) -> None:
         self.source: Callable[[], dict[str, int]] | None = None
+        self.final: dict[str, int] = {}
+
+    def read(self) -> dict[str, int]:
+        source = self.source
+        if source is None:
+            return self.final
+        try:
+            return source()
+        except Exception as exc:      # a scrape must not fail because the run moved on
+            log.debug("queue depth: %s", exc)
+            return {}
 
     def collect(self) -> Iterable[GaugeMetricFamily]:
         family = GaugeMetricFamily("farm_queue_depth", "Jobs of this run waiting for a device, "
                                    "by queue (pool).", labels=["queue"])
-        source = self.source
-        if source is not None:
-            try:
-                depths = source()
-            except Exception as exc:      # a scrape must not fail because the run moved on
-                log.debug("queue depth: %s", exc)
-                depths = {}
-            for queue, n in sorted(depths.items()):
-                family.add_metric([queue], n)
+        for queue, n in sorted(self.read().items()):
+            family.add_metric([queue], n)
         yield family
 
 
@@ -214,6 +219,9 @@ REGISTRY.register(QUEUE)
 
 
 def watch_queue(source: Callable[[], dict[str, int]] | None) -> None:
+    """Read farm_queue_depth from ``source`` (a run's executor); None at the run's end keeps
+    what its queues held then."""
+    QUEUE.final = QUEUE.read() if source is None else {}
     QUEUE.source = source
 
 

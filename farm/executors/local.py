@@ -40,6 +40,7 @@ class LocalExecutor:
         self.clock = clock
         self._cond = threading.Condition()
         self._queue: list[Job] = []
+        self._platforms: list[str] = []            # the run's queues (farm_queue_depth)
         self._inflight: dict[str, Job] = {}        # device → job
         self._slots: dict[str, DeviceSlot] = {}
         self._stopping = False
@@ -53,6 +54,7 @@ class LocalExecutor:
         self.ledger.events = events
         self.ledger.expected = {j.case_id for j in jobs}
         self._queue = order_jobs(jobs)
+        self._platforms = sorted({j.platform for j in jobs})
         self._slots = {d.name: DeviceSlot(d, self.services, events) for d in self.devices}
         events.run_started(list(self._slots), len(jobs))
         previous = self.services.on_step
@@ -103,7 +105,7 @@ class LocalExecutor:
             self._cond.notify_all()
 
     def queued(self) -> dict[str, int]:
-        depth: dict[str, int] = {}
+        depth = dict.fromkeys(self._platforms, 0)
         for job in list(self._queue):
             depth[job.platform] = depth.get(job.platform, 0) + 1
         return depth

@@ -14,12 +14,18 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from farm import metrics
 from farm.agent.locator import default_chain
+from farm.attempts import RetryPolicy
+from farm.config import Settings
 from farm.devices.base import Rect, UINode, UITree
 from farm.devices.fake import FakeDevice
 from farm.devices.grabber import ScreenshotGrabber
 from farm.errors import LocateError
 from farm.executors.base import NullEvents
-from farm.results import CaseResult, StepRecord
+from farm.executors.local import LocalExecutor
+from farm.results import ArtifactStore, CaseResult, StepRecord
+from farm.runner import Services
+from farm.schedule import Job
+from farm.suite.model import Case, Step, Task, WebTarget
 from farm.usage import Usage
 
 
@@ -282,3 +288,37 @@ def test_push_sends_the_registry_to_the_pushgateway_api_with_basic_auth_from_the
     assert (method, path) == ("PUT", f"/metrics/job/farm_run/instance/{socket.gethostname()}")
     assert auth == "Basic " + base64.b64encode(b"ci:p@ss").decode()
     assert b"farm_cases_total" in body
+
+
+def test_the_queue_depth_counts_waiting_jobs_and_the_last_scrape_keeps_each_queue_at_zero(
+        tmp_path: Path) -> None:
+    """A run's final scrape (which `farm run --metrics-port` waits for) still has a series for
+    every queue of the run, at 0: a dashboard shows an empty queue, not "no data"."""
+    def depth() -> dict[str, float]:
+        return {s.labels["queue"]: s.value
+                for f in text_string_to_metric_families(metrics.exposition().decode())
+                if f.name == "farm_queue_depth" for s in f.samples}
+
+    cases = {f"s/c{i}": Case(id=f"s/c{i}", name=f"c{i}", file=Path(f"/tmp/c{i}.yaml"),
+                             suite_root=Path("/tmp"), platform="web",
+                             web=WebTarget(url="http://127.0.0.1:1/"),
+                             tasks=[Task(name="t", steps=[Step(kind="assertText", value="ok")])])
+             for i in range(3)}
+    screen = UITree(source="dom", page_text="ok", nodes=[])
+    ex = LocalExecutor([FakeDevice(screen)], cases, Services(
+        settings=Settings(), artifacts=ArtifactStore(tmp_path), run_id="r", env={}),
+        RetryPolicy())
+
+    seen: list[dict[str, float]] = []
+
+    class Watch(NullEvents):
+        def case_started(self, device: str, case_id: str, name: str, attempt: int) -> None:
+            seen.append(depth())
+
+    metrics.watch_queue(ex.queued)
+    try:
+        ex.run([Job(c, "web", 1.0) for c in cases], Watch())
+    finally:
+        metrics.watch_queue(None)
+    assert seen == [{"web": 2}, {"web": 1}, {"web": 0}]   # one device: the rest wait
+    assert depth() == {"web": 0}
