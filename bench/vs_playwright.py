@@ -337,6 +337,8 @@ def main() -> None:
     # the plain script, which imports farm's app server) recompile: compile once, up front
     subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "farm"),
                     str(ROOT / "bench")], stdout=subprocess.DEVNULL, check=False)
+    # both sides launch this binary (farm finds the same one: the same settings)
+    print(f"chromium: {info.path} {info.version}", flush=True)
     env = {**os.environ, "FARM_NO_PROGRESS": "1"}
     farm, plain = [], []
     with tempfile.TemporaryDirectory(prefix="farm-vs-pw-") as tmp:

@@ -60,7 +60,7 @@ class Settings(BaseModel):
     no_progress: bool = False
 
     # devices
-    chromium_path: Path | None = None       # default: /usr/bin/chromium, then Playwright's
+    chromium_path: Path | None = None       # default: find_chromium (headless shell first)
     headless: bool = True
     screenshots: Literal["all", "on-failure", "off"] = "all"   # report images (farm.evidence)
     browser_args: list[str] = Field(default_factory=list)

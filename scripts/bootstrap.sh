@@ -6,6 +6,9 @@ cd "$(dirname "$0")/.."
 
 want_debs=()
 command -v chromium >/dev/null 2>&1 || [ -x /usr/bin/chromium ] || want_debs+=(chromium)
+# the same Chromium built for headless use: what farm launches for headless devices
+[ -x /usr/lib/chromium/chromium-headless-shell ] || command -v chromium-headless-shell \
+  >/dev/null 2>&1 || want_debs+=(chromium-headless-shell)
 # Debian's adb: `adb devices` against real phones or farm's simulated adb server
 command -v adb >/dev/null 2>&1 || want_debs+=(adb)
 if [ "${FARM_NEED_REDIS:-1}" = 1 ] && ! command -v redis-server >/dev/null 2>&1; then

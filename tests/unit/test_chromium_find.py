@@ -30,6 +30,7 @@ def test_missing_configured_path_is_a_config_error(tmp_path: Path) -> None:
 
 
 def test_system_then_playwright_then_none(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(chromium, "HEADLESS_SHELL_PATHS", ())
     monkeypatch.setattr(chromium, "SYSTEM_PATHS", ())
     monkeypatch.setattr(chromium.shutil, "which", lambda name: None)
     monkeypatch.setenv("PLAYWRIGHT_BROWSERS_PATH", str(tmp_path / "pw"))
@@ -42,6 +43,20 @@ def test_system_then_playwright_then_none(tmp_path: Path, monkeypatch: pytest.Mo
     sysexe = fake_binary(tmp_path / "chromium", "Chromium 1.2.3")
     monkeypatch.setattr(chromium, "SYSTEM_PATHS", (str(sysexe),))
     assert chromium.find_chromium(Settings()).source == "system"
+
+
+def test_a_headless_device_gets_the_headless_shell_and_a_visible_one_full_chromium(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    shell = fake_binary(tmp_path / "chromium-headless-shell", "Chromium 156.0.8078.114")
+    full = fake_binary(tmp_path / "chromium", "Chromium 156.0.8078.114")
+    monkeypatch.setattr(chromium, "HEADLESS_SHELL_PATHS", (str(shell),))
+    monkeypatch.setattr(chromium, "SYSTEM_PATHS", (str(full),))
+    monkeypatch.setattr(chromium.shutil, "which", lambda name: None)
+    assert chromium.find_chromium(Settings()).path == str(shell)
+    assert chromium.find_chromium().path == str(shell)       # the simulators' screens
+    assert chromium.find_chromium(Settings(headless=False)).path == str(full)
+    shell.unlink()                                  # no headless shell installed: full Chromium
+    assert chromium.find_chromium(Settings()).path == str(full)
 
 
 @pytest.mark.parametrize("given, expected", [
