@@ -6,9 +6,11 @@ cd "$(dirname "$0")/.."
 
 want_debs=()
 command -v chromium >/dev/null 2>&1 || [ -x /usr/bin/chromium ] || want_debs+=(chromium)
-# the same Chromium built for headless use: what farm launches for headless devices
+# the same Chromium built for headless use: what farm launches for headless devices when it
+# is there (farm falls back to chromium, so a failed install of it is only a warning)
+nice_debs=()
 [ -x /usr/lib/chromium/chromium-headless-shell ] || command -v chromium-headless-shell \
-  >/dev/null 2>&1 || want_debs+=(chromium-headless-shell)
+  >/dev/null 2>&1 || nice_debs+=(chromium-headless-shell)
 # Debian's adb: `adb devices` against real phones or farm's simulated adb server
 command -v adb >/dev/null 2>&1 || want_debs+=(adb)
 if [ "${FARM_NEED_REDIS:-1}" = 1 ] && ! command -v redis-server >/dev/null 2>&1; then
@@ -18,13 +20,20 @@ fi
 command -v prometheus >/dev/null 2>&1 && command -v promtool >/dev/null 2>&1 \
   || want_debs+=(prometheus)
 command -v prometheus-pushgateway >/dev/null 2>&1 || want_debs+=(prometheus-pushgateway)
-if [ ${#want_debs[@]} -gt 0 ]; then
+all_debs=("${want_debs[@]}" "${nice_debs[@]}")
+if [ ${#all_debs[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-    echo "bootstrap: installing Debian packages: ${want_debs[*]}"
+    echo "bootstrap: installing Debian packages: ${all_debs[*]}"
     apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${want_debs[@]}" >/dev/null
+    if [ ${#want_debs[@]} -gt 0 ]; then
+      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${want_debs[@]}" >/dev/null
+    fi
+    if [ ${#nice_debs[@]} -gt 0 ]; then
+      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${nice_debs[@]}" >/dev/null \
+        || echo "bootstrap: could not install ${nice_debs[*]}; farm uses chromium" >&2
+    fi
   else
-    echo "bootstrap: missing ${want_debs[*]} and cannot apt-get (not root?)" >&2
+    echo "bootstrap: missing ${all_debs[*]} and cannot apt-get (not root?)" >&2
   fi
 fi
 

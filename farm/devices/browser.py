@@ -131,8 +131,8 @@ class BrowserDevice:
         proc = find_marked_process(self.marker)
         self._pid = proc.pid if proc else None
         self.open_seconds = time.monotonic() - started
-        log.debug("%s: Chromium %s pid %s up in %.2fs", self.name, info.version, self._pid,
-                  self.open_seconds)
+        log.info("%s: Chromium %s (%s) pid %s up in %.2fs", self.name, info.version, info.path,
+                 self._pid, self.open_seconds)
 
     def close(self) -> None:
         """Close the browser and stop Playwright; tolerates a dead browser, safe twice."""

@@ -87,6 +87,21 @@ def test_the_demo_run_remembers_case_durations(demo_run):
     assert len(remembered) >= 6 and all(v[0] > 0 for v in remembered.values())
 
 
+@pytest.mark.skipif(not Path("/usr/bin/chromium").exists(), reason="no /usr/bin/chromium")
+def test_the_demo_suite_passes_on_full_chromium_too(tmp_path, farm):
+    """Headless devices prefer chromium-headless-shell; where it is not installed (and for
+    FARM_HEADLESS=false) farm runs /usr/bin/chromium, and the suite must pass there as well."""
+    proc = farm.run("run", "suites/demo", "--devices", "browser:2", "--report-dir",
+                    tmp_path / "run", "--no-progress", FARM_CHROMIUM_PATH="/usr/bin/chromium")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    summary = results(tmp_path / "run")
+    assert summary["counts"]["failed"] == summary["counts"]["error"] == 0
+    assert summary["counts"]["passed"] >= 6
+    launched = re.findall(r"browser-\d: Chromium \S+ \((\S+)\)", (tmp_path / "run" /
+                                                                 "farm.log").read_text())
+    assert launched == ["/usr/bin/chromium"] * 2
+
+
 @pytest.mark.parametrize("long_case", ["ok_login", "wrong_text"])
 def test_remembered_durations_decide_the_order(tmp_path, farm, long_case):
     """One device, two cases: whichever took longer last time starts first."""
