@@ -11,10 +11,13 @@ context + page + first load), whole process wall time and the Python process' ow
 Playwright's Node driver (where plain Playwright's locators and waits run), of Chromium, and
 of them all together. With --copies K
 each case runs K times in each process (a longer run: start-up and imports weigh less), and the
-CPU line also gives the CPU per case.
+CPU line also gives the CPU per case. With --plain-screenshots the plain side also takes what
+farm's report has by default, a JPEG of the viewport after every step (page.screenshot, quality
+70), as a Playwright user wanting that evidence would: what the evidence costs either way.
 
     .venv/bin/python bench/vs_playwright.py [--pairs 5] [--copies 1]
                                             [--screenshots all|on-failure|off]
+                                            [--plain-screenshots]
 """
 
 from __future__ import annotations
@@ -123,10 +126,12 @@ def search_no_results(page, steps) -> None:
 PLAIN = {f.__name__: f for f in (login_success, add_to_cart, checkout_e2e, search_no_results)}
 
 
-def plain_run(cases: list[str], out: Path, chromium: str, flags: list[str]) -> None:
+def plain_run(cases: list[str], out: Path, chromium: str, flags: list[str],
+              shots: bool = False) -> None:
     """One process: launch Chromium as farm does, run each case in a fresh context. It imports
     Playwright and the standard library only (none of farm's modules: their import time is
-    farm's cost, not plain Playwright's) and serves the demo app itself, as `farm run` does."""
+    farm's cost, not plain Playwright's) and serves the demo app itself, as `farm run` does.
+    With ``shots``, a JPEG of the viewport after every step (kept in memory)."""
     import functools
     import threading
     from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
@@ -151,10 +156,13 @@ def plain_run(cases: list[str], out: Path, chromium: str, flags: list[str]) -> N
         browser = pw.chromium.launch(executable_path=chromium, headless=True, args=flags)
         for name in cases:
             durations: list[float] = []
+            images: list[bytes] = []
 
             def steps(fn) -> None:
                 t = time.monotonic()
                 fn()
+                if shots:
+                    images.append(page.screenshot(type="jpeg", quality=70))
                 durations.append(time.monotonic() - t)
 
             t0 = time.monotonic()
@@ -246,12 +254,14 @@ def farm_pair(suite: Path, report: Path, shots: str, env: dict[str, str]) -> dic
             "count": len(data["cases"])}
 
 
-def plain_pair(cases: list[str], out: Path, env: dict[str, str], chromium: str) -> dict:
+def plain_pair(cases: list[str], out: Path, env: dict[str, str], chromium: str,
+               shots: bool = False) -> dict:
     from farm.devices.chromium import BROWSER_FLAGS
 
     wall, cpu, driver, browser = _measured(
         [sys.executable, __file__, "--plain", str(out), "--chromium", chromium,
-         "--cases", ",".join(cases), "--", *BROWSER_FLAGS], env)
+         "--cases", ",".join(cases), *(["--plain-screenshots"] if shots else []),
+         "--", *BROWSER_FLAGS], env)
     cases: dict[str, list[dict]] = {}
     for r in json.loads(out.read_text()):
         cases.setdefault(r["case"], []).append(r)
@@ -318,13 +328,15 @@ def main() -> None:
                     "each process (default 1)")
     ap.add_argument("--screenshots", default="", help="farm run --screenshots MODE "
                     "(default: farm's default)")
+    ap.add_argument("--plain-screenshots", action="store_true", help="plain Playwright also "
+                    "takes a JPEG after every step (page.screenshot), as farm's report has")
     ap.add_argument("--plain", type=Path, help=argparse.SUPPRESS)
     ap.add_argument("--chromium", help=argparse.SUPPRESS)
     ap.add_argument("flags", nargs="*", help=argparse.SUPPRESS)
     args = ap.parse_args()
     cases = [c for c in args.cases.split(",") if c]
     if args.plain:
-        plain_run(cases, args.plain, args.chromium, args.flags)
+        plain_run(cases, args.plain, args.chromium, args.flags, args.plain_screenshots)
         return
     from farm.config import load_settings
     from farm.devices.chromium import find_chromium
@@ -338,7 +350,10 @@ def main() -> None:
     subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "farm"),
                     str(ROOT / "bench")], stdout=subprocess.DEVNULL, check=False)
     # both sides launch this binary (farm finds the same one: the same settings)
-    print(f"chromium: {info.path} {info.version}", flush=True)
+    print(f"chromium: {info.path} {info.version}; farm screenshots: "
+          f"{args.screenshots or 'default (all)'}; plain Playwright: "
+          f"{'a JPEG after every step' if args.plain_screenshots else 'no screenshots'}",
+          flush=True)
     env = {**os.environ, "FARM_NO_PROGRESS": "1"}
     farm, plain = [], []
     with tempfile.TemporaryDirectory(prefix="farm-vs-pw-") as tmp:
@@ -349,7 +364,8 @@ def main() -> None:
             runs = [lambda: farm.append(farm_pair(suite, root / f"farm-{i}", args.screenshots,
                                                   env)),
                     lambda: plain.append(plain_pair(cases * args.copies,
-                                                    root / f"plain-{i}.json", env, info.path))]
+                                                    root / f"plain-{i}.json", env, info.path,
+                                                    args.plain_screenshots))]
             for run in (runs if i % 2 == 0 else runs[::-1]):
                 run()
             print(f"pair {i + 1}/{args.pairs}: farm {farm[-1]['wall']:.2f} s, "
