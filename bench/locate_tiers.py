@@ -10,6 +10,7 @@ overhead plus a local HTTP round trip, not a real model's latency).
 from __future__ import annotations
 
 import argparse
+import json
 import statistics
 import sys
 import tempfile
@@ -81,7 +82,16 @@ def main() -> None:
         dev.start_session(WebTarget(url=_serve_demo() + "index.html"))
         rect = dev.query_xpath(XPATH)[0]
         box = [rect.x, rect.y, rect.x + rect.width, rect.y + rect.height]
-        with ModelServer([f'{{"bbox": {box}}}']) as model:
+        # deepLocate asks about a crop of the section (its margin 32 px, upscaled x2): there the
+        # button is at the margin, twice its size
+        margin, zoom = 32, 2
+        in_crop = [margin * zoom, margin * zoom, (margin + rect.width) * zoom,
+                   (margin + rect.height) * zoom]
+
+        def answer(body: dict, index: int) -> str:
+            zoomed = "zoomed-in part of the screen" in json.dumps(body)
+            return f'{{"bbox": {in_crop if zoomed else box}}}'
+        with ModelServer(answer) as model:
             settings = Settings(model="openai/scripted", model_base_url=model.base_url,
                                 model_family="gpt", model_api_key="x")
             agent = Agent(dev, settings)
