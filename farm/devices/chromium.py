@@ -141,17 +141,13 @@ def find_chromium(settings: "Settings | None" = None) -> ChromiumInfo | None:
                               "or is not executable")
         return ChromiumInfo(path, chromium_version(path), "settings")
 
-    headless = getattr(settings, "headless", True) if settings is not None else True
-    candidates = list(HEADLESS_SHELL_PATHS if headless else ())
-    for name in HEADLESS_SHELL_NAMES if headless else ():
-        found = shutil.which(name)
-        if found:
-            candidates.append(found)
-    candidates += SYSTEM_PATHS
-    for name in SYSTEM_NAMES:
-        found = shutil.which(name)
-        if found:
-            candidates.append(found)
+    kinds = [(SYSTEM_PATHS, SYSTEM_NAMES)]
+    if getattr(settings, "headless", True):
+        kinds.insert(0, (HEADLESS_SHELL_PATHS, HEADLESS_SHELL_NAMES))
+    candidates: list[str] = []
+    for paths, names in kinds:
+        candidates += paths
+        candidates += [found for found in map(shutil.which, names) if found]
     for path in candidates:
         if _is_executable(path):
             return ChromiumInfo(path, chromium_version(path), "system")
