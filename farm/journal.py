@@ -39,7 +39,7 @@ class JournalEvents(RelayEvents):
 
 def recover(run_dir: Path) -> RunSummary:
     """A RunSummary from the journal of a run that never wrote results.json."""
-    from farm.results import exit_code_for
+    from farm.results import devices_of, exit_code_for
     cases: dict[str, CaseResult] = {}
     for line in (Path(run_dir) / JOURNAL).read_text(encoding="utf-8").splitlines():
         try:
@@ -49,9 +49,9 @@ def recover(run_dir: Path) -> RunSummary:
         cases[result.case_id] = result
     results = sorted(cases.values(), key=lambda r: r.case_id)
     run_id = results[0].run_id if results else Path(run_dir).name
+    devices, info = devices_of(results)
     summary = RunSummary(run_id=run_id, started=min((r.started for r in results), default=""),
-                         devices=sorted({r.device for r in results if r.device}),
-                         cases=results, interrupted=True)
+                         devices=devices, device_info=info, cases=results, interrupted=True)
     summary.recount()
     summary.exit_code = exit_code_for(results, interrupted=True)
     return summary

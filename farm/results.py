@@ -100,6 +100,7 @@ class CaseResult(BaseModel):
     line: int = 0
     platform: str
     device: str | None = None
+    device_info: str | None = None  # what the device is: "Chromium 156.0…", "Pixel 7, Android 14"
     attempt: int = 1
     status: Status
     reason: str | None = None       # skip reason / short summary
@@ -137,6 +138,7 @@ class RunSummary(BaseModel):
     finished: str = ""
     duration: float = 0.0
     devices: list[str] = Field(default_factory=list)
+    device_info: dict[str, str] = Field(default_factory=dict)   # device → what it is
     counts: dict[str, int] = Field(default_factory=dict)
     exit_code: int = 0
     interrupted: bool = False
@@ -151,6 +153,22 @@ class RunSummary(BaseModel):
             counts[c.status] += 1
         counts["total"] = len(self.cases)
         self.counts = counts
+
+
+def devices_of(results: list[CaseResult]) -> tuple[list[str], dict[str, str]]:
+    """The devices the final attempts ran on, and what each device any attempt ran on is
+    (its browser, or its model and OS, as it said when it opened)."""
+    info: dict[str, str] = {}
+
+    def walk(result: CaseResult) -> None:
+        for earlier in (*result.previous, *result.parts):
+            walk(earlier)
+        if result.device and result.device_info:
+            info[result.device] = result.device_info
+
+    for r in results:
+        walk(r)
+    return sorted({r.device for r in results if r.device}), dict(sorted(info.items()))
 
 
 def storable(result: CaseResult) -> CaseResult:

@@ -26,8 +26,8 @@ from farm.journal import JournalEvents
 from farm.attempts import RetryPolicy
 from farm.devices.specs import DeviceSpec, parse_device_specs
 from farm.executors.base import Executor, RunOutcome
-from farm.results import (ArtifactStore, CaseResult, DeselectedCase, RunSummary, exit_code_for,
-                          now_iso, write_json)
+from farm.results import (ArtifactStore, CaseResult, DeselectedCase, RunSummary, devices_of,
+                          exit_code_for, now_iso, write_json)
 from farm.runner import Services
 from farm.schedule import Job, expected_duration
 from farm.shared_context import build_units, expand
@@ -535,10 +535,11 @@ def _summary(run_id: str, t_start: float, results: list[CaseResult], outcome: Ru
              chosen: Selection | None = None, units: list[Case] = ()) -> RunSummary:
     """The run's summary, one result per case file (a shared-context unit's split up)."""
     results = sorted(expand(results, {u.id: u for u in units}), key=lambda r: r.case_id)
+    devices, info = devices_of(outcome.results)
     summary = RunSummary(run_id=run_id, started=datetime.fromtimestamp(
         time.time() - (time.monotonic() - t_start)).astimezone().isoformat(timespec="seconds"),
         finished=now_iso(), duration=round(time.monotonic() - t_start, 3),
-        devices=sorted({r.device for r in outcome.results if r.device}), cases=results,
+        devices=devices, device_info=info, cases=results,
         interrupted=outcome.interrupted, farm_version=__version__,
         quarantined=sorted(outcome.quarantined),
         deselected=[_deselected(d.case, d.reason) for d in chosen.deselected] if chosen else [])

@@ -135,6 +135,10 @@ class DeviceSlot:
         else:
             result = synthetic(case, self.services.run_id, job.attempt, "error", self.name,
                                error=DeviceLost(f"device {self.name} unusable: {self.detail}"))
+        about = getattr(self.device, "about", "") or None
+        for told in (result, *result.parts):     # a shared-context unit's files too
+            if told.device == self.name:
+                told.device_info = about
         self.quarantine_due = quarantine_due(self.streak.bump(outcome(result)))
         if self.state == "busy":
             self._set("idle")

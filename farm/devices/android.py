@@ -163,6 +163,7 @@ class AndroidDevice:
         self._lock = threading.Lock()
         self.last_observation: str | None = None
         self.screenshot_black = False
+        self.about = ""                     # model and Android version, once open
 
     # -- lifecycle ---------------------------------------------------------------------------
     def open(self) -> None:
@@ -176,6 +177,26 @@ class AndroidDevice:
             raise DeviceLost(f"{self.name} is {state}, not ready")
         self._size = None
         self.size()
+        self.about = self._describe()
+
+    def _describe(self) -> str:
+        """"<manufacturer> <model>, Android <release> (API <sdk>)" from getprop, in one shell
+        call; what a device leaves unsaid is left out."""
+        props = ("ro.product.manufacturer", "ro.product.model", "ro.build.version.release",
+                 "ro.build.version.sdk")
+        try:
+            out = self.shell("; ".join(f"getprop {p}" for p in props))
+        except Exception as exc:    # telling what it is is no reason to refuse the device
+            log.debug("%s: getprop: %s", self.name, exc)
+            return ""
+        maker, model, release, sdk = ([*out.splitlines(), "", "", "", ""])[:4]
+        maker, model = maker.strip(), model.strip()
+        name = model if not maker or model.lower().startswith(maker.lower()) \
+            else f"{maker} {model}"
+        system = f"Android {release.strip()}" if release.strip() else ""
+        if sdk.strip():
+            system += f" (API {sdk.strip()})"
+        return ", ".join(part for part in (name, system.strip()) if part)
 
     def close(self) -> None:
         """Nothing to release: adb connections are per request."""

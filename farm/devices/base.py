@@ -75,7 +75,11 @@ class UITree(BaseModel):
 @runtime_checkable
 class Device(Protocol):
     """One device. Its methods are called from the one thread that called ``open()`` (the
-    thread running its `farm.slot.DeviceSlot`), except ``kill()``, which any thread may call."""
+    thread running its `farm.slot.DeviceSlot`), except ``kill()``, which any thread may call.
+
+    Optional: ``about``, one line saying what the device is, set by ``open()`` (the browser's
+    version, a phone's model and OS); every result of the device carries it and the report
+    shows it. A device without it is shown by name alone."""
 
     name: str           # "browser-1", "emulator-5554", ...
     platform: str       # "web" | "android" | "ios"

@@ -12,6 +12,7 @@ context, the wait for a navigation, the DOM read, the screenshots and the javasc
 from __future__ import annotations
 
 import functools
+import os
 import logging
 import threading
 import time
@@ -70,6 +71,7 @@ class BrowserDevice:
         self._pid: int | None = None
         self._killed = False
         self._crashed = False
+        self.about = ""                               # "Chromium 156.0… (binary)", once open
         self.open_seconds: float | None = None        # how long the last open() took
         self.hierarchy_seconds: float | None = None   # how long the last hierarchy() took
         self.last_observation: str | None = None      # "tree" once a step read the DOM
@@ -131,6 +133,9 @@ class BrowserDevice:
         proc = find_marked_process(self.marker)
         self._pid = proc.pid if proc else None
         self.open_seconds = time.monotonic() - started
+        binary = os.path.basename(info.path)
+        mode = ", headless" if self.settings.headless and "headless" not in binary else ""
+        self.about = f"Chromium {self._browser.version or info.version} ({binary}{mode})"
         log.info("%s: Chromium %s (%s) pid %s up in %.2fs", self.name, info.version, info.path,
                  self._pid, self.open_seconds)
 

@@ -46,6 +46,7 @@ class FakeDevice:
             raise ValueError("FakeDevice needs at least one screen")
         self.name = name
         self.platform = platform
+        self.about = ""                 # what a real device says it is (`Device` docstring)
         self.screens = screens
         self.start = start or next(iter(screens))
         if self.start not in screens:

@@ -64,6 +64,7 @@ class IosDevice:
         self.last_observation: str | None = None
         self.screenshot_black = False
         self.sessions_created = 0
+        self.about = ""                     # device name, model and iOS version, once open
 
     # -- lifecycle ---------------------------------------------------------------------------
     @property
@@ -88,6 +89,22 @@ class IosDevice:
         if not status.get("ready", True):
             raise DeviceLost(f"{self.name}: WebDriverAgent is not ready")
         self._new_session()
+        self.about = self._describe(status)
+
+    def _describe(self, status: dict[str, Any]) -> str:
+        """"<device name> (<model>), iOS <version>" from WDA's status and device info; what
+        WDA leaves unsaid is left out."""
+        system = status.get("os") or {}
+        version = f"{system.get('name') or 'iOS'} {system['version']}" \
+            if system.get("version") else ""
+        try:
+            info = self._client.device_info() or {}
+        except Exception as exc:    # an older WDA: the OS alone
+            log.debug("%s: device info: %s", self.name, exc)
+            info = {}
+        name, model = str(info.get("name") or ""), str(info.get("model") or "")
+        device = f"{name} ({model})" if name and model and model != name else name or model
+        return ", ".join(part for part in (device, version) if part)
 
     def close(self) -> None:
         session, self._session = self._session, None

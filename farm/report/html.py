@@ -179,7 +179,7 @@ class _Renderer:
             f"<b>{counts[st]}</b> {st}</li>"
             for st in _HEADER_ORDER if counts[st] or st in ("passed", "failed", "error"))
         meta = [("Started", _format_time(s.started)), ("Duration", format_duration(s.duration)),
-                ("Cases", str(total)), ("Devices", ", ".join(s.devices) or "—"),
+                ("Cases", str(total)), ("Devices", _devices_text(s)),
                 ("farm", s.farm_version or "—")]
         meta += _model_totals(s)
         if s.deselected:
@@ -219,7 +219,8 @@ class _Renderer:
     def case(self, c: CaseResult) -> str:
         where = c.file + (f":{c.line}" if c.line else "")
         haystack = " ".join([c.name, c.case_id, c.file, c.device or "", c.platform, *c.tags])
-        chips = [c.platform, c.device or "no device", f"attempt {c.attempt}",
+        device = (c.device or "no device") + (f" · {c.device_info}" if c.device_info else "")
+        chips = [c.platform, device, f"attempt {c.attempt}",
                  format_duration(c.duration)]
         if c.tokens:
             chips.append(f"{sum(c.tokens.values()):,} tokens")
@@ -357,6 +358,17 @@ def _write(path: Path, text: str) -> Path:
     tmp.write_bytes(text.encode("utf-8", "replace"))
     tmp.replace(path)
     return path
+
+
+def _devices_text(s: RunSummary) -> str:
+    """The run's devices, those alike together with what they are: "browser-1, browser-2:
+    Chromium 156.0… (chromium-headless-shell)"."""
+    groups: dict[str, list[str]] = {}
+    for name in sorted({*s.devices, *s.device_info}):
+        groups.setdefault(s.device_info.get(name, ""), []).append(name)
+    text = "; ".join(", ".join(names) + (f": {about}" if about else "")
+                     for about, names in groups.items())
+    return text or "—"
 
 
 def _model_totals(s: RunSummary) -> list[tuple[str, str]]:

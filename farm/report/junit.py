@@ -98,7 +98,8 @@ def folder(case: CaseResult) -> str:
 
 def _facts(case: CaseResult) -> str:
     facts = {"case_id": case.case_id, "file": case.file + (f":{case.line}" if case.line else ""),
-             "platform": case.platform, "device": case.device, "attempt": str(case.attempt),
+             "platform": case.platform, "device": case.device,
+             "device_info": case.device_info, "attempt": str(case.attempt),
              "flaky": "true" if case.status == "flaky" else None,
              "since_last": case.since_last,
              "tags": ",".join(case.tags) or None,

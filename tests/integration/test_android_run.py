@@ -32,6 +32,12 @@ def test_demo_mobile_cases_pass_on_simulators(tmp_path, devices):
     ran = [c for c in summary["cases"]]
     assert len(ran) == 2 and all(c["platform"] == platform for c in ran)
     assert all(c["status"] == "passed" for c in ran)
+    # what each phone is, as its getprop / WebDriverAgent told it
+    about = ("farm_sim_phone, Android 14 (API 34)" if platform == "android"
+             else "iPhone-sim-{} (iPhone), iOS 17.0")
+    assert summary["device_info"] == {
+        c["device"]: about.format(c["device"].rsplit("-", 1)[1]) for c in ran}
+    assert all(c["device_info"] == summary["device_info"][c["device"]] for c in ran)
 
 
 def test_phone_that_keeps_failing_is_quarantined(tmp_path, monkeypatch, demo_app):

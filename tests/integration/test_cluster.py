@@ -81,6 +81,12 @@ def test_twenty_demo_cases_on_browser_and_simulated_android_workers(tmp_path, re
     devices_used = Counter(c["device"].split("@")[0] for c in summary["cases"])
     assert set(devices_used) == {"browser-1", "browser-2", "android-1"}, devices_used
     assert sum(c["platform"] == "android" for c in summary["cases"]) == 4
+    # what each worker's device is travels back with its results
+    about = {c["device"].split("@")[0]: c["device_info"] for c in summary["cases"]}
+    assert about["android-1"] == "farm_sim_phone, Android 14 (API 34)"
+    assert all(about[b].startswith("Chromium ") for b in ("browser-1", "browser-2")), about
+    assert sorted(summary["device_info"].values()) == sorted(
+        c["device_info"] for c in {c["device"]: c for c in summary["cases"]}.values())
     # screenshots taken on the workers are in the report's run directory
     for case in summary["cases"]:
         for step in case["steps"]:

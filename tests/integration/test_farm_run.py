@@ -61,6 +61,17 @@ def test_demo_suite_passes_on_two_browsers(demo_run):
     # both device slots took work from the one queue
     assert {c["device"] for c in summary["cases"] if c["status"] == "passed"} == {
         "browser-1", "browser-2"}
+    # each result and the run say which browser ran it
+    shell = re.compile(r"Chromium \d+(\.\d+)+ \(chromium-headless-shell\)$") \
+        if Path("/usr/lib/chromium/chromium-headless-shell").exists() else \
+        re.compile(r"Chromium \d+(\.\d+)+ \(\S+, headless\)$")
+    assert set(summary["device_info"]) == {"browser-1", "browser-2"}
+    assert all(shell.match(about) for about in summary["device_info"].values())
+    assert all(c["device_info"] == summary["device_info"][c["device"]]
+               for c in summary["cases"] if c["device"])
+    header = re.search(r"<dt>Devices</dt><dd>([^<]*)</dd>", (run_dir / "report.html").read_text())
+    assert header and header.group(1) == "browser-1, browser-2: " + summary["device_info"][
+        "browser-1"]
     # the report path is the last line printed
     assert proc.stdout.strip().splitlines()[-1] == str((run_dir / "report.html").resolve())
     assert (tmp / "junit.xml").read_text() == (run_dir / "junit.xml").read_text()
@@ -100,6 +111,8 @@ def test_the_demo_suite_passes_on_full_chromium_too(tmp_path, farm):
     launched = re.findall(r"browser-\d: Chromium \S+ \((\S+)\)", (tmp_path / "run" /
                                                                  "farm.log").read_text())
     assert launched == ["/usr/bin/chromium"] * 2
+    assert len(summary["device_info"]) == 2 and all(
+        about.endswith(" (chromium, headless)") for about in summary["device_info"].values())
 
 
 @pytest.mark.parametrize("long_case", ["ok_login", "wrong_text"])

@@ -123,6 +123,22 @@ def test_infra_error_is_retried_once_on_another_device(tmp_path):
         ("d1", "error", "DeviceLost")]
 
 
+def test_each_attempt_says_what_its_device_is_and_the_run_lists_every_device(tmp_path):
+    from farm.results import devices_of
+    boom = CrashingDevice(SCREEN, name="d1")
+    good = LateDevice(SCREEN, name="d2", after=boom.crashed)
+    boom.about, good.about = "Pixel 7, Android 14 (API 34)", "Pixel 8, Android 15 (API 35)"
+    results, _ = run([boom, good], [make_case("c", [Step(kind="aiTap", target="Sign in")])],
+                     tmp_path)
+    res = results["s/c"]
+    assert (res.device, res.device_info) == ("d2", "Pixel 8, Android 15 (API 35)")
+    assert [(p.device, p.device_info) for p in res.previous] == [
+        ("d1", "Pixel 7, Android 14 (API 34)")]
+    # the run's devices are the final attempts'; what each is, every attempt's
+    assert devices_of([res]) == (["d2"], {"d1": "Pixel 7, Android 14 (API 34)",
+                                          "d2": "Pixel 8, Android 15 (API 35)"})
+
+
 def test_device_with_repeated_infra_errors_is_quarantined(tmp_path):
     boom = FakeDevice(SCREEN, name="d1", errors={"tap": DeviceLost("gone")})
     cases = [make_case(f"c{i}", [Step(kind="aiTap", target="Sign in")]) for i in range(4)]

@@ -302,6 +302,23 @@ def test_quarantined_devices_are_named_in_the_header(tmp_path):
     assert "Quarantined during the run" in html and "emulator-5554" in html
 
 
+def test_the_header_says_what_each_device_is_alike_devices_together(tmp_path):
+    shell = "Chromium 156.0.8078.114 (chromium-headless-shell)"
+    summary = RunSummary(run_id="r", started="2026-01-01T00:00:00",
+                         devices=["browser-1", "browser-2", "emulator-5554", "plugin-1"],
+                         device_info={"browser-1": shell, "browser-2": shell,
+                                      "emulator-5554": "Pixel 7, Android 14 (API 34)"},
+                         cases=[CaseResult(run_id="r", case_id="a", name="a", file="a.yaml",
+                                           platform="web", device="browser-2",
+                                           device_info=shell, status="passed")])
+    summary.recount()
+    html = render_html(summary, tmp_path)
+    header = re.search(r"<dt>Devices</dt><dd>([^<]*)</dd>", html).group(1)
+    assert header == ("browser-1, browser-2: " + shell
+                      + "; emulator-5554: Pixel 7, Android 14 (API 34); plugin-1")
+    assert f"<span>browser-2 · {shell}</span>" in html     # the case's device chip
+
+
 def test_model_spend_is_shown_per_step_and_per_case(tmp_path):
     from farm.report.html import render_html
     from farm.results import CaseResult, RunSummary, StepRecord
