@@ -27,6 +27,7 @@ from farm.results import CaseResult
 from farm.runner import Services, run_case
 from farm.schedule import Job
 from farm.suite.model import Case
+from farm.text import clean
 
 log = logging.getLogger("farm.slot")
 
@@ -135,7 +136,7 @@ class DeviceSlot:
         else:
             result = synthetic(case, self.services.run_id, job.attempt, "error", self.name,
                                error=DeviceLost(f"device {self.name} unusable: {self.detail}"))
-        about = getattr(self.device, "about", "") or None
+        about = clean(str(getattr(self.device, "about", "") or "")) or None
         for told in (result, *result.parts):     # a shared-context unit's files too
             if told.device == self.name:
                 told.device_info = about

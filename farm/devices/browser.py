@@ -12,8 +12,8 @@ context, the wait for a navigation, the DOM read, the screenshots and the javasc
 from __future__ import annotations
 
 import functools
-import os
 import logging
+import os
 import threading
 import time
 from typing import TYPE_CHECKING, Any, Callable, ContextManager
