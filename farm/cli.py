@@ -182,17 +182,59 @@ def _mobile_devices(settings) -> None:
     else:
         serials = android_serials(settings)
         click.echo(f"android   {len(serials)} device(s) on adb server {adb.host}:{adb.port}"
-                   + (": " + ", ".join(serials) if serials else " (android-sim:N starts "
-                      "simulated ones)"))
+                   + (":" if serials else " (android-sim:N starts simulated ones)"))
+        for serial in serials:
+            click.echo(f"          {serial}  {_android_about(adb, serial)}")
     urls = ios_urls(settings)
     click.echo(f"ios       {len(urls)} WebDriverAgent endpoint(s) in FARM_IOS_WDA_URLS"
-               + (": " + ", ".join(urls) if urls else " (ios-sim:N starts simulated ones)"))
+               + (":" if urls else " (ios-sim:N starts simulated ones)"))
+    for url in urls:
+        click.echo(f"          {url}  {_ios_about(url)}")
     try:
         last = json.loads((Path(settings.state_dir) / "quarantine.json").read_text())
     except (OSError, ValueError):
         return
     if last.get("devices"):
         click.echo(f"quarantined in run {last.get('run')}: {', '.join(last['devices'])}")
+
+
+def _android_about(adb, serial: str) -> str:
+    """What the phone is (model, Android version), or why it did not say."""
+    from farm.devices.android import ABOUT_COMMAND, android_about
+    try:
+        return android_about(adb.device(serial).shell(ABOUT_COMMAND, timeout=5)) or "?"
+    except Exception as exc:
+        return f"did not answer getprop: {_why(exc)}"
+
+
+def _ios_about(url: str) -> str:
+    """What the iPhone behind this WDA endpoint is, or that it does not answer (checked with a
+    short timeout: a listing must not hang on one endpoint)."""
+    import json
+    import urllib.request
+
+    from farm.devices.ios import ios_about
+
+    def value(path: str) -> dict:
+        with urllib.request.urlopen(url.rstrip("/") + path, timeout=5) as reply:
+            found = json.loads(reply.read()).get("value")
+        return found if isinstance(found, dict) else {}
+    try:
+        status = value("/status")
+    except Exception as exc:
+        return f"not answering: {_why(exc)}"
+    try:
+        info = value("/wda/device/info")
+    except Exception:          # an older WDA: the OS alone
+        info = {}
+    return (ios_about(status, info) or "?") + ("" if status.get("ready", True) else
+                                               " (not ready)")
+
+
+def _why(exc: Exception) -> str:
+    """The first line of what went wrong (a URLError's reason, not its wrapper)."""
+    text = str(getattr(exc, "reason", None) or exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
 
 
 def _cluster_devices(url: str, prefix: str) -> None:

@@ -128,6 +128,23 @@ def _attach_only_client() -> type:
     return AttachOnlyClient
 
 
+# what `android_about` reads: one getprop per line, in one shell call
+ABOUT_PROPS = ("ro.product.manufacturer", "ro.product.model", "ro.build.version.release",
+               "ro.build.version.sdk")
+ABOUT_COMMAND = "; ".join(f"getprop {p}" for p in ABOUT_PROPS)
+
+
+def android_about(out: str) -> str:
+    """What a phone is, from ABOUT_COMMAND's output: "<manufacturer> <model>, Android
+    <release> (API <sdk>)" (the manufacturer left out where the model starts with it, and
+    whatever the phone leaves unsaid)."""
+    lines = [line.strip() for line in out.splitlines()] + ["", "", "", ""]
+    maker, model, release, sdk = lines[:4]
+    name = model if not maker or model.lower().startswith(maker.lower()) else f"{maker} {model}"
+    system = (f"Android {release}" if release else "") + (f" (API {sdk})" if sdk else "")
+    return ", ".join(part for part in (name, system.strip()) if part)
+
+
 def input_text_words(text: str) -> list[str]:
     """``text`` (ASCII, one line) as arguments of `input text`, which types its argument with
     every ``%s`` read as a space and any other ``%`` kept: spaces become ``%s``, and a literal
@@ -180,23 +197,11 @@ class AndroidDevice:
         self.about = self._describe()
 
     def _describe(self) -> str:
-        """"<manufacturer> <model>, Android <release> (API <sdk>)" from getprop, in one shell
-        call; what a device leaves unsaid is left out."""
-        props = ("ro.product.manufacturer", "ro.product.model", "ro.build.version.release",
-                 "ro.build.version.sdk")
         try:
-            out = self.shell("; ".join(f"getprop {p}" for p in props))
+            return android_about(self.shell(ABOUT_COMMAND))
         except Exception as exc:    # telling what it is is no reason to refuse the device
             log.debug("%s: getprop: %s", self.name, exc)
             return ""
-        maker, model, release, sdk = ([*out.splitlines(), "", "", "", ""])[:4]
-        maker, model = maker.strip(), model.strip()
-        name = model if not maker or model.lower().startswith(maker.lower()) \
-            else f"{maker} {model}"
-        system = f"Android {release.strip()}" if release.strip() else ""
-        if sdk.strip():
-            system += f" (API {sdk.strip()})"
-        return ", ".join(part for part in (name, system.strip()) if part)
 
     def close(self) -> None:
         """Nothing to release: adb connections are per request."""

@@ -47,6 +47,17 @@ def pinch_paths(x: int, y: int, reach: int, spread: bool, size: tuple[int, int]
     return [(on_screen(x, y + sign * start), on_screen(x, y + sign * end)) for sign in (-1, 1)]
 
 
+def ios_about(status: dict[str, Any], info: dict[str, Any]) -> str:
+    """What an iPhone is, from WDA's /status and /wda/device/info: "<device name> (<model>),
+    iOS <version>" (whatever WDA leaves unsaid left out)."""
+    system = status.get("os") or {}
+    version = f"{system.get('name') or 'iOS'} {system['version']}" \
+        if system.get("version") else ""
+    name, model = str(info.get("name") or ""), str(info.get("model") or "")
+    device = f"{name} ({model})" if name and model and model != name else name or model
+    return ", ".join(part for part in (device, version) if part)
+
+
 class IosDevice:
     """A WDA endpoint implementing the `farm.devices.base.Device` protocol (points)."""
 
@@ -92,19 +103,12 @@ class IosDevice:
         self.about = self._describe(status)
 
     def _describe(self, status: dict[str, Any]) -> str:
-        """"<device name> (<model>), iOS <version>" from WDA's status and device info; what
-        WDA leaves unsaid is left out."""
-        system = status.get("os") or {}
-        version = f"{system.get('name') or 'iOS'} {system['version']}" \
-            if system.get("version") else ""
         try:
             info = self._client.device_info() or {}
         except Exception as exc:    # an older WDA: the OS alone
             log.debug("%s: device info: %s", self.name, exc)
             info = {}
-        name, model = str(info.get("name") or ""), str(info.get("model") or "")
-        device = f"{name} ({model})" if name and model and model != name else name or model
-        return ", ".join(part for part in (device, version) if part)
+        return ios_about(status, info)
 
     def close(self) -> None:
         session, self._session = self._session, None

@@ -225,6 +225,26 @@ def test_malformed_suite_stops_before_any_device_with_exit_4(tmp_path, farm):
     assert "case.yaml:6" in proc.stderr and "aiTap" in proc.stderr
 
 
+def test_devices_lists_each_phone_with_its_model_and_os_and_an_endpoint_that_does_not_answer(
+        farm):
+    from tests.support.redis_server import free_port
+    app = ROOT / "suites" / "demo" / "app"
+    port = free_port()
+    farm.start("sim", "android", "--count", "2", "--app", app, "--port", str(port)
+               ).wait_for_line("Ctrl-C stops", 60)
+    wda = re.search(r"(http://\S+)", farm.start("sim", "ios", "--count", "1", "--app", app)
+                    .wait_for_line("WebDriverAgent on ", 60)).group(1)
+    silent = f"http://127.0.0.1:{free_port()}"
+    proc = farm.run("devices", ANDROID_ADB_SERVER_PORT=str(port),
+                    FARM_IOS_WDA_URLS=f"{wda},{silent}")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    lines = [line.split() for line in proc.stdout.splitlines()]
+    assert ["emulator-5554", "farm_sim_phone,", "Android", "14", "(API", "34)"] in lines
+    assert ["emulator-5556", "farm_sim_phone,", "Android", "14", "(API", "34)"] in lines
+    assert [wda, "iPhone-sim-1", "(iPhone),", "iOS", "17.0"] in lines
+    assert f"{silent}  not answering: " in proc.stdout and "Traceback" not in proc.stderr
+
+
 def test_devices_and_config_show(farm):
     proc = farm.run("devices")
     assert proc.returncode == 0 and "Chromium" in proc.stdout
