@@ -45,8 +45,10 @@ def render_timeline(summary: RunSummary) -> str:
             cells += (f'<span class="q" style="left:{min(left, 99):.2f}%" '
                       f'title="quarantined after repeated infrastructure errors">'
                       f"quarantined</span>")
+        about = summary.device_info.get(device)      # what the device is, on hover
+        title = f' title="{escape(about)}"' if about else ""
         rows.append(f'<div class="lane" data-device="{escape(device)}">'
-                    f'<span class="dev">{escape(device)}</span><div class="track">{cells}'
+                    f'<span class="dev"{title}>{escape(device)}</span><div class="track">{cells}'
                     f"</div></div>")
     return (f'<section class="timeline" id="timeline"><h2>Timeline <small>{len(bars)} '
             f'attempt(s) on {len(rows)} device(s) over {span:.1f} s</small></h2>'

@@ -431,6 +431,7 @@ def test_timeline_data_deselected_and_totals(run):
     summary.cases[0].usage = Usage(prompt_tokens=1200, completion_tokens=80, cost_usd=0.5,
                                    calls=2, latency_s=3.5)
     summary.quarantined = ["emulator-5554"]
+    summary.device_info = {"emulator-5554": "Pixel 7, Android 14 (API 34)"}
     summary.deselected = [DeselectedCase(case_id="demo/phone", name="On a phone",
                                          file="suites/demo/phone.yaml", platform="android",
                                          reason="no android device in --devices")]
@@ -439,6 +440,8 @@ def test_timeline_data_deselected_and_totals(run):
     assert lanes == sorted({"browser-1", "browser-2", "emulator-5554"})
     assert html.count('class="bar st-') == 8          # 6 attempts on devices + 2 earlier ones
     assert html.count(" retried\"") == 2 and ">quarantined</span>" in html
+    # a lane's device says what it is on hover
+    assert '<span class="dev" title="Pixel 7, Android 14 (API 34)">emulator-5554</span>' in html
     assert "<code>total</code>" in html and "$42.00" in html
     assert "On a phone" in html and "1 (listed below, not counted)" in html
     assert "$0.5000" in html and "Model time" in html
