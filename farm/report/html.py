@@ -218,15 +218,18 @@ class _Renderer:
 
     def case(self, c: CaseResult) -> str:
         where = c.file + (f":{c.line}" if c.line else "")
-        haystack = " ".join([c.name, c.case_id, c.file, c.device or "", c.platform, *c.tags])
-        device = (c.device or "no device") + (f" · {c.device_info}" if c.device_info else "")
-        chips = [c.platform, device, f"attempt {c.attempt}",
-                 format_duration(c.duration)]
+        haystack = " ".join([c.name, c.case_id, c.file, c.device or "", c.device_info or "",
+                             c.platform, *c.tags])     # the search finds "Android 14" too
+        # the device's chip says what the device is on hover
+        device = f' title="{_e(c.device_info)}"' if c.device_info else ""
+        chip_html = (f"<span>{_e(c.platform)}</span>"
+                     f"<span{device}>{_e(c.device or 'no device')}</span>")
+        chips = [f"attempt {c.attempt}", format_duration(c.duration)]
         if c.tokens:
             chips.append(f"{sum(c.tokens.values()):,} tokens")
         if c.usage and c.usage.calls:
             chips.append(_cost_text(c.usage))
-        chip_html = "".join(f"<span>{_e(x)}</span>" for x in chips)
+        chip_html += "".join(f"<span>{_e(x)}</span>" for x in chips)
         if c.since_last:
             chip_html = (f'<span class="since v-{_e(c.since_last.replace(" ", "-"))}" '
                          f'title="against earlier runs">{_e(c.since_last)}</span>' + chip_html)
@@ -361,13 +364,13 @@ def _write(path: Path, text: str) -> Path:
 
 
 def _devices_text(s: RunSummary) -> str:
-    """The run's devices, those alike together with what they are: "browser-1, browser-2:
-    Chromium 156.0… (chromium-headless-shell)"."""
+    """The run's devices, those alike together with what they are, a line each: "browser-1,
+    browser-2: Chromium 156.0… (chromium-headless-shell)"."""
     groups: dict[str, list[str]] = {}
     for name in sorted({*s.devices, *s.device_info}):
         groups.setdefault(s.device_info.get(name, ""), []).append(name)
-    text = "; ".join(", ".join(names) + (f": {about}" if about else "")
-                     for about, names in groups.items())
+    text = "\n".join(", ".join(names) + (f": {about}" if about else "")
+                      for about, names in groups.items())
     return text or "—"
 
 

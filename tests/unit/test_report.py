@@ -315,8 +315,9 @@ def test_the_header_says_what_each_device_is_alike_devices_together(tmp_path):
     html = render_html(summary, tmp_path)
     header = re.search(r"<dt>Devices</dt><dd>([^<]*)</dd>", html).group(1)
     assert header == ("browser-1, browser-2: " + shell
-                      + "; emulator-5554: Pixel 7, Android 14 (API 34); plugin-1")
-    assert f"<span>browser-2 · {shell}</span>" in html     # the case's device chip
+                      + "\nemulator-5554: Pixel 7, Android 14 (API 34)\nplugin-1")
+    assert f'<span title="{shell}">browser-2</span>' in html     # the case's device chip
+    assert re.search(r'data-q="[^"]*chromium 156\.0\.8078\.114[^"]*"', html)   # searchable
 
 
 def test_model_spend_is_shown_per_step_and_per_case(tmp_path):
