@@ -249,7 +249,8 @@ def _cluster_devices(url: str, prefix: str) -> None:
             lease.get("state", "?") + (f" {lease['case']}" if lease.get("state") == "busy"
                                        else "") + (" (draining)" if lease.get("draining") else ""))
         click.echo(f"  {name:<28} {lease.get('platform', '-'):<8} {lease.get('group', '-'):<12} "
-                   f"{state if name in live or name in bad else ''}")
+                   f"{state if name in live or name in bad else ''}"
+                   + (f"  {lease['about']}" if lease.get("about") else ""))
 
 
 def _masked(url: str) -> str:

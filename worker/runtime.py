@@ -133,10 +133,12 @@ class DeviceRuntime:
 
     # ---- lease -------------------------------------------------------------------------------
     def lease_info(self) -> dict[str, Any]:
+        about = getattr(self.slot.device, "about", "") if self.slot is not None else ""
         with self._lock:
             return {"device": self.name, "kind": self.kind, "platform": self.platform,
                     "group": self.group, "host": socket.gethostname(), "pid": os.getpid(),
-                    "token": self.token, "draining": self._draining, **self.state}
+                    "token": self.token, "draining": self._draining, "about": about,
+                    **self.state}
 
     def ready(self) -> bool:
         """Can this device take work (the /ready probe)? Opened, not draining."""

@@ -7,6 +7,7 @@ uses real headless Chromium and a simulated Android phone."""
 
 from __future__ import annotations
 
+import re
 import shutil
 import signal
 from collections import Counter
@@ -87,6 +88,11 @@ def test_twenty_demo_cases_on_browser_and_simulated_android_workers(tmp_path, re
     assert all(about[b].startswith("Chromium ") for b in ("browser-1", "browser-2")), about
     assert sorted(summary["device_info"].values()) == sorted(
         c["device_info"] for c in {c["device"]: c for c in summary["cases"]}.values())
+    # and `farm devices --broker` says it of each worker's device
+    listed = devices(farm, redis_url).stdout
+    assert re.search(r"^  android-1@\S+ +android .* farm_sim_phone, Android 14 \(API 34\)$",
+                     listed, re.M), listed
+    assert len(re.findall(r"^  browser-\d@\S+ +web .* Chromium \d+\.", listed, re.M)) == 2, listed
     # screenshots taken on the workers are in the report's run directory
     for case in summary["cases"]:
         for step in case["steps"]:
