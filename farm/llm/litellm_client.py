@@ -159,7 +159,7 @@ class LiteLLMClient:
     def _raise_unless_retry(self, exc: Exception, attempt: int, budget: RequestBudget,
                             cut_short: bool) -> None:
         """Return when ``exc`` is worth another attempt; otherwise raise what the caller sees."""
-        said = f"{type(exc).__name__}: {_short(exc)}"
+        said = _said(exc, self.base_url)
         if _in_chain(exc, ReplyTooLarge) is not None:
             raise self._too_large() from exc
         if not self._retryable(exc):
@@ -215,6 +215,23 @@ def _in_chain(exc: BaseException, kind: type[BaseException]) -> BaseException | 
         seen.add(id(cur))
         cur = cur.__cause__ or cur.__context__
     return None
+
+
+def _said(exc: BaseException, base_url: str | None) -> str:
+    """What went wrong, once: a connection that failed names the endpoint and the OS's reason
+    ("the connection to http://…/v1 failed: [Errno 111] Connection refused"); anything else
+    is the error's kind and first line, without litellm's repeated "litellm.X: X: "."""
+    import socket
+
+    lost = _in_chain(exc, ConnectionError) or _in_chain(exc, socket.gaierror)
+    if lost is not None:
+        from farm.config import mask_url
+        where = mask_url(base_url) if base_url else "the provider"
+        return f"the connection to {where} failed: {_short(lost)}"
+    name, text = type(exc).__name__, _short(exc)
+    for prefix in (f"litellm.{name}: ", f"{name}: "):
+        text = text[len(prefix):] if text.startswith(prefix) else text
+    return f"{name}: {text}"
 
 
 def _short(exc: BaseException) -> str:

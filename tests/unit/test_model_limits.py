@@ -168,3 +168,16 @@ def test_a_reply_unreadable_twice_is_a_model_error_not_a_test_failure(tmp_path, 
     assert client.calls == 2
     # the retry quotes the start of the bad reply, not all of it
     assert len(str(client.requests[1])) < len(str(client.requests[0])) + 5000
+
+
+def test_a_model_endpoint_nobody_listens_on_is_named_with_the_os_reason():
+    """Real litellm against a loopback port with nothing on it: the error a user reads names
+    the endpoint and why, not litellm's "InternalServerError: litellm.InternalServerError:"."""
+    from farm.llm.litellm_client import LiteLLMClient
+    from tests.support.redis_server import free_port
+    url = f"http://127.0.0.1:{free_port()}/v1"
+    client = LiteLLMClient("openai/scripted", base_url=url, retries=1, backoff=0.01)
+    with pytest.raises(ModelUnavailable) as raised:
+        client.complete(MSGS)
+    assert str(raised.value) == (f"model openai/scripted unavailable after 2 attempts: the "
+                                 f"connection to {url} failed: [Errno 111] Connection refused")
