@@ -59,6 +59,7 @@ class RunRecord(BaseModel):
     model_seconds: float = 0.0
     interrupted: bool = False
     cases: list[CaseRecord] = Field(default_factory=list)
+    device_info: dict[str, str] = Field(default_factory=dict)   # device → what it was
 
 
 def suite_of(case_id: str) -> str:
@@ -103,7 +104,7 @@ def record_for(summary: RunSummary, report: Path | None = None) -> RunRecord:
         duration=summary.duration, report=str(report) if report else None,
         counts=dict(summary.counts), tokens=sum(c.tokens for c in cases),
         cost=round(sum(c.cost for c in cases), 6), model_seconds=round(model_seconds, 3),
-        interrupted=summary.interrupted, cases=cases)
+        interrupted=summary.interrupted, cases=cases, device_info=dict(summary.device_info))
 
 
 class ResultsStore(Protocol):

@@ -79,6 +79,7 @@ class DeviceErrors:
     errors: int
     last_run: str
     last_error: str | None
+    about: str = ""             # what the device was in the last run that said
 
 
 @dataclass
@@ -225,4 +226,5 @@ def device_errors(runs: list[RunRecord]) -> list[DeviceErrors]:
                 entry = found.setdefault(a.device, DeviceErrors(a.device, 0, "", None))
                 entry.errors += 1
                 entry.last_run, entry.last_error = run.run_id, a.error
+                entry.about = run.device_info.get(a.device, entry.about)
     return sorted(found.values(), key=lambda d: (-d.errors, d.device))

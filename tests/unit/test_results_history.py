@@ -110,3 +110,19 @@ def test_a_missing_history_is_empty_not_an_error(tmp_path):
 def test_the_page_s_stylesheet_is_not_escaped(tmp_path):
     html = render_history([], Path(tmp_path))
     assert '"Segoe UI"' in html and "&#34;Segoe UI&#34;" not in html
+
+
+def test_the_device_table_says_what_a_failing_device_was(tmp_path):
+    """Each run keeps what its devices were; the history page's device errors name the last."""
+    store = SqliteResults(tmp_path / "results.sqlite")
+    for day, android in ((1, "Pixel 7, Android 13 (API 33)"), (2, "Pixel 7, Android 14 (API 34)")):
+        s = summary(f"r{day}", day, {"demo/a": "error"})
+        s.cases[0].device = "emulator-5554"
+        s.device_info = {"emulator-5554": android, "browser-1": "Chromium 156.0.8078.114"}
+        store.add(record_for(s))
+    assert store.runs()[0].device_info["emulator-5554"] == "Pixel 7, Android 13 (API 33)"
+    [device] = analyse(store.runs()).devices
+    assert (device.device, device.errors, device.about) == (
+        "emulator-5554", 2, "Pixel 7, Android 14 (API 34)")
+    html = render_history(store.runs(), tmp_path)
+    assert "<code>emulator-5554</code><br><small>Pixel 7, Android 14 (API 34)</small>" in html
