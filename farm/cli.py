@@ -201,10 +201,11 @@ def _mobile_devices(settings) -> None:
 def _android_about(adb, serial: str) -> str:
     """What the phone is (model, Android version), or why it did not say."""
     from farm.devices.android import ABOUT_COMMAND, android_about
+    from farm.text import first_line
     try:
         return android_about(adb.device(serial).shell(ABOUT_COMMAND, timeout=5)) or "?"
     except Exception as exc:
-        return f"did not answer getprop: {_why(exc)}"
+        return f"did not answer getprop: {first_line(exc)}"
 
 
 def _ios_about(url: str) -> str:
@@ -214,6 +215,7 @@ def _ios_about(url: str) -> str:
     import urllib.request
 
     from farm.devices.ios import ios_about
+    from farm.text import first_line
 
     def value(path: str) -> dict:
         with urllib.request.urlopen(url.rstrip("/") + path, timeout=5) as reply:
@@ -222,19 +224,13 @@ def _ios_about(url: str) -> str:
     try:
         status = value("/status")
     except Exception as exc:
-        return f"not answering: {_why(exc)}"
+        return f"not answering: {first_line(getattr(exc, 'reason', None) or exc)}"
     try:
         info = value("/wda/device/info")
     except Exception:          # an older WDA: the OS alone
         info = {}
     return (ios_about(status, info) or "?") + ("" if status.get("ready", True) else
                                                " (not ready)")
-
-
-def _why(exc: Exception) -> str:
-    """The first line of what went wrong (a URLError's reason, not its wrapper)."""
-    text = str(getattr(exc, "reason", None) or exc).strip()
-    return text.splitlines()[0] if text else type(exc).__name__
 
 
 def _cluster_devices(url: str, prefix: str) -> None:

@@ -38,6 +38,13 @@ def _clean_str(text: str) -> str:
     return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
 
 
+def first_line(what: object) -> str:
+    """The first line of an error (or its reason), cleaned; the error's kind when it says
+    nothing."""
+    text = clean(str(what)).strip()
+    return text.splitlines()[0] if text else type(what).__name__
+
+
 def clean_json(text: str) -> Any:
     """`json.loads`, cleaned. The walk is skipped when no ``\\udXXX`` escape could have made
     a surrogate: a page's DOM (thousands of nodes) is decoded on every step."""

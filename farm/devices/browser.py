@@ -26,10 +26,11 @@ from farm.devices.web import javascript
 from farm.devices.web.capture import PageCapture
 from farm.devices.web.context import new_context, reuse_context
 from farm.devices.web.dom_read import DomReader
-from farm.devices.web.failures import first_line, mapped_errors, refused_certificate
+from farm.devices.web.failures import mapped_errors, refused_certificate
 from farm.devices.web.page_wait import PageWait
 from farm.devices.web.scripts import FOCUSED_FILL_JS, MAX_NODES, SCROLL_JS
 from farm.errors import DeviceError, DeviceLost, StepFailed
+from farm.text import first_line
 
 if TYPE_CHECKING:  # pragma: no cover
     from farm.config import Settings

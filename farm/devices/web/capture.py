@@ -18,9 +18,10 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from farm.devices.grabber import Later
-from farm.devices.web.failures import first_line, lost
+from farm.devices.web.failures import lost
 from farm.devices.web.page_wait import Errors, PageWait, loop_future, wait_on
 from farm.errors import DeviceError, FarmError
+from farm.text import first_line
 
 log = logging.getLogger("farm.devices.browser")
 

@@ -8,7 +8,7 @@ from contextlib import contextmanager
 from typing import Callable, Iterator
 
 from farm.errors import DeviceError, DeviceLost, FarmError, StepFailed
-from farm.text import clean
+from farm.text import first_line
 
 # Playwright error texts meaning the browser (or its driver) is gone, not that an action failed.
 LOST = re.compile(r"has been closed|browser has disconnected|target closed|crash|"
@@ -21,11 +21,6 @@ NAVIGATING = re.compile(r"Execution context was destroyed|"
 
 # Chromium's refusals of a site's certificate (net::ERR_CERT_AUTHORITY_INVALID, ..._DATE_INVALID).
 UNTRUSTED = re.compile(r"net::(ERR_CERT_[A-Z_]+|ERR_SSL_[A-Z_]+|ERR_BAD_SSL_CLIENT_AUTH_CERT)")
-
-
-def first_line(exc: BaseException) -> str:
-    text = clean(str(exc)).strip()
-    return text.splitlines()[0] if text else type(exc).__name__
 
 
 def lost(exc: BaseException) -> bool:

@@ -5,11 +5,11 @@ from __future__ import annotations
 import re
 from typing import Any, Callable
 
-from farm.devices.web.failures import first_line, lost
+from farm.devices.web.failures import lost
 from farm.devices.web.page_wait import Errors
 from farm.devices.web.scripts import RUN_JS
 from farm.errors import CaseTimeout, StepFailed
-from farm.text import clean, clean_json
+from farm.text import clean, clean_json, first_line
 
 # Strip string literals before looking for `return`, so "#return-btn" does not count.
 _STRINGS = re.compile(r"'(?:\\.|[^'\\])*'|\"(?:\\.|[^\"\\])*\"|`(?:\\.|[^`\\])*`", re.S)
