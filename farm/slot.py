@@ -73,6 +73,11 @@ class DeviceSlot:
         return self.device.platform
 
     @property
+    def about(self) -> str | None:
+        """What the device says it is (``about``, see `Device`), cleaned; None if it does not."""
+        return clean(str(getattr(self.device, "about", "") or "")) or None
+
+    @property
     def usable(self) -> bool:
         return self.state not in ("dead", "quarantined", "done")
 
@@ -136,7 +141,7 @@ class DeviceSlot:
         else:
             result = synthetic(case, self.services.run_id, job.attempt, "error", self.name,
                                error=DeviceLost(f"device {self.name} unusable: {self.detail}"))
-        about = clean(str(getattr(self.device, "about", "") or "")) or None
+        about = self.about
         for told in (result, *result.parts):     # a shared-context unit's files too
             if told.device == self.name:
                 told.device_info = about

@@ -133,7 +133,7 @@ class DeviceRuntime:
 
     # ---- lease -------------------------------------------------------------------------------
     def lease_info(self) -> dict[str, Any]:
-        about = getattr(self.slot.device, "about", "") if self.slot is not None else ""
+        about = (self.slot.about or "") if self.slot is not None else ""
         with self._lock:
             return {"device": self.name, "kind": self.kind, "platform": self.platform,
                     "group": self.group, "host": socket.gethostname(), "pid": os.getpid(),
