@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from farm.devices.android import ABOUT_COMMAND, android_about
+from farm.devices.android import android_about
 from farm.devices.ios import ios_about
 
 
@@ -20,11 +20,6 @@ from farm.devices.ios import ios_about
 ])
 def test_android_about_reads_getprop_as_phones_answer_it(out, about):
     assert android_about(out) == about
-
-
-def test_one_shell_call_asks_for_every_prop_in_order():
-    assert ABOUT_COMMAND == ("getprop ro.product.manufacturer; getprop ro.product.model; "
-                             "getprop ro.build.version.release; getprop ro.build.version.sdk")
 
 
 @pytest.mark.parametrize("status, info, about", [
