@@ -105,7 +105,8 @@ class Ledger:
         retry = next_attempt(job, outcome(result), device, self.policy)
         self.attempts.setdefault(job.case_id, []).append(result)
         if retry is None:
-            self.final[job.case_id] = final_result(self.attempts[job.case_id])
+            # those told of a final result get the case's verdict (flaky, earlier attempts)
+            result = self.final[job.case_id] = final_result(self.attempts[job.case_id])
         self._tell(device, result, final=retry is None)
         return retry
 
@@ -123,7 +124,7 @@ class Ledger:
                            reason, error)
         self.attempts.setdefault(job.case_id, []).append(result)
         self.final[job.case_id] = final_result(self.attempts[job.case_id])
-        self._tell(device or "-", result, final=True)
+        self._tell(device or "-", self.final[job.case_id], final=True)
 
     def results(self) -> list[CaseResult]:
         return [self.final[c] for c in sorted(self.final)]

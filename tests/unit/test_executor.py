@@ -8,6 +8,7 @@ from farm.config import Settings
 from farm.devices.base import Rect, UINode, UITree
 from farm.devices.fake import HANG, FakeDevice
 from farm.errors import DeviceLost
+from farm.executors.base import NullEvents
 from farm.executors.local import LocalExecutor
 from farm.results import ArtifactStore
 from farm.runner import Services, run_case
@@ -158,9 +159,17 @@ def test_pass_after_failure_is_flaky(tmp_path):
             raise StepFailed("first time fails")
         return True
     case = make_case("f", [Step(kind="javascript", value="x")])
-    results, _ = run([FakeDevice(SCREEN, scripts={"x": flaky})], [case], tmp_path,
-                     RetryPolicy(test_retries=1))
+    told = []
+
+    class Told(NullEvents):
+        def case_finished(self, device, result, final):
+            told.append((result.status, final, [p.status for p in result.previous]))
+    ex = LocalExecutor([FakeDevice(SCREEN, scripts={"x": flaky})], {case.id: case},
+                       services(tmp_path), RetryPolicy(test_retries=1))
+    results = {r.case_id: r for r in ex.run([Job(case.id, "web", 1.0)], Told()).results}
     assert results["s/f"].status == "flaky"
+    # the journal, the metrics and the progress lines are told the verdict, not the attempt
+    assert told == [("failed", False, []), ("flaky", True, ["failed"])]
 
 
 def test_interrupt_marks_inflight_interrupted(tmp_path):
