@@ -26,7 +26,7 @@ from farm.devices.web import javascript
 from farm.devices.web.capture import PageCapture
 from farm.devices.web.context import new_context, reuse_context
 from farm.devices.web.dom_read import DomReader
-from farm.devices.web.failures import mapped_errors, refused_certificate
+from farm.devices.web.failures import mapped_errors, unreachable_site
 from farm.devices.web.page_wait import PageWait
 from farm.devices.web.scripts import FOCUSED_FILL_JS, MAX_NODES, SCROLL_JS
 from farm.errors import DeviceError, DeviceLost, StepFailed
@@ -261,7 +261,7 @@ class BrowserDevice:
     def _goto(self, url: str) -> None:
         page = self._acting()
         # the message names the URL and Playwright's net::ERR_... reason
-        with self._errors(f"open {url}"), refused_certificate(url):
+        with self._errors(f"open {url}"), unreachable_site(url):
             page.goto(url, wait_until="commit")
             self._shots.attach(page)     # while the document loads
             page.wait_for_load_state("load")

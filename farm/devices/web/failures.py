@@ -1,5 +1,7 @@
-"""Playwright's errors mapped onto farm's: the browser (or its driver) gone is DeviceLost,
-anything else a Playwright call raised is DeviceError; farm's own errors pass through."""
+"""Playwright's errors mapped onto farm's: the browser (or its driver) gone is DeviceLost, a page
+the site would not serve (refused, unresolved, an untrusted certificate) is the case's
+StepFailed, anything else a Playwright call raised is DeviceError; farm's own errors pass
+through."""
 
 from __future__ import annotations
 
@@ -21,6 +23,28 @@ NAVIGATING = re.compile(r"Execution context was destroyed|"
 
 # Chromium's refusals of a site's certificate (net::ERR_CERT_AUTHORITY_INVALID, ..._DATE_INVALID).
 UNTRUSTED = re.compile(r"net::(ERR_CERT_[A-Z_]+|ERR_SSL_[A-Z_]+|ERR_BAD_SSL_CLIENT_AUTH_CERT)")
+# Chromium's other network errors for a page load (net::ERR_CONNECTION_REFUSED, ...): the site's
+# side, except where the browser's own network is the problem (SELF_NETWORK). ERR_ABORTED (a
+# navigation replaced or a download) is not one.
+SITE_FAILED = re.compile(r"net::ERR_(CONNECTION_[A-Z_]+|NAME_NOT_RESOLVED|NAME_RESOLUTION_FAILED|"
+                         r"ADDRESS_[A-Z_]+|UNSAFE_PORT|EMPTY_RESPONSE|INVALID_RESPONSE|"
+                         r"TOO_MANY_REDIRECTS|INVALID_REDIRECT|UNSAFE_REDIRECT|TIMED_OUT|"
+                         r"FILE_NOT_FOUND|INVALID_URL|DISALLOWED_URL_SCHEME|HTTP2_[A-Z_]+|"
+                         r"CONTENT_[A-Z_]+|RESPONSE_HEADERS_[A-Z_]+|BLOCKED_[A-Z_]+)")
+SELF_NETWORK = re.compile(r"INTERNET_DISCONNECTED|NETWORK_CHANGED|ADDRESS_IN_USE|"
+                          r"ADDRESS_INVALID")
+_SAID = {"NAME_NOT_RESOLVED": "its host name does not resolve",
+         "NAME_RESOLUTION_FAILED": "its host name does not resolve",
+         "UNSAFE_PORT": "browsers refuse that port",
+         "EMPTY_RESPONSE": "the server closed the connection without answering",
+         "TOO_MANY_REDIRECTS": "it redirects in a loop",
+         "FILE_NOT_FOUND": "no such file",
+         "INVALID_URL": "not a valid URL",
+         "TIMED_OUT": "the server did not answer in time",
+         "CONNECTION_TIMED_OUT": "the server did not answer in time",
+         "CONNECTION_REFUSED": "nothing answers there (is the app running?)",
+         "CONNECTION_RESET": "the server reset the connection",
+         "CONNECTION_CLOSED": "the server closed the connection"}
 
 
 def lost(exc: BaseException) -> bool:
@@ -60,17 +84,25 @@ def mapped_errors(device: str, what: str, killed: Callable[[], bool],
 
 
 @contextmanager
-def refused_certificate(url: str) -> Iterator[None]:
-    """Opening ``url`` failed on its certificate: that is the site's (or the case's) problem,
-    not the device's: a test failure that says which option lets the page open."""
+def unreachable_site(url: str) -> Iterator[None]:
+    """Opening ``url`` failed on the site's side: its certificate was refused, nothing
+    answered, the name did not resolve, the answer was broken. That is the site's (or the
+    case's) problem, not the device's: a test failure naming Chromium's reason, and the
+    browser is not retried, blamed or quarantined for it. The browser's own network gone
+    (SELF_NETWORK) stays the device's problem."""
     from playwright.sync_api import Error as PlaywrightError
     try:
         yield
     except PlaywrightError as exc:
-        found = UNTRUSTED.search(str(exc))
-        if found is None:
+        text = str(exc)
+        untrusted = UNTRUSTED.search(text)
+        if untrusted is not None:
+            raise StepFailed(f"cannot open {url}: the browser does not trust the site's "
+                             f"certificate ({untrusted.group(0)}); if you trust it (a "
+                             "self-signed test server), set acceptInsecureCerts: true in the "
+                             "case's web: section") from None
+        found = SITE_FAILED.search(text)
+        if found is None or SELF_NETWORK.search(found.group(0)):
             raise
-        raise StepFailed(f"cannot open {url}: the browser does not trust the site's "
-                         f"certificate ({found.group(0)}); if you trust it (a self-signed test "
-                         "server), set acceptInsecureCerts: true in the case's web: "
-                         "section") from None
+        raise StepFailed(f"cannot open {url}: {_SAID.get(found.group(1), 'the site failed')} "
+                         f"({found.group(0)})") from None
