@@ -9,6 +9,7 @@ import time
 from typing import IO, Any
 
 from farm.results import CaseResult, StepRecord
+from farm.text import printable
 
 STATUS_WORD = {"passed": "PASSED", "failed": "FAILED", "error": "ERROR", "skipped": "SKIPPED",
                "interrupted": "INTERRUPTED", "flaky": "FLAKY"}
@@ -23,7 +24,7 @@ def _short(result: CaseResult) -> str:
         first = why.strip().splitlines()[0]
         step = f"step {result.error.step}: " if result.error and result.error.step else ""
         text += f" — {step}{first[:160]}"
-    return text
+    return printable(text)
 
 
 class PlainProgress:
@@ -38,7 +39,7 @@ class PlainProgress:
 
     def _say(self, text: str) -> None:
         with self._lock:
-            print(text, file=self.stream, flush=True)
+            print(printable(text), file=self.stream, flush=True)
 
     def start(self) -> None:
         self._say(f"farm: {self.total} case(s) to run")
@@ -126,7 +127,7 @@ class RichProgress:
             row["state"] = state
             row["since"] = time.monotonic()
             if state != "busy":
-                row["case"] = detail if state in ("dead", "quarantined") else ""
+                row["case"] = printable(detail) if state in ("dead", "quarantined") else ""
                 row["step"] = ""
 
     def case_started(self, device: str, case_id: str, name: str, attempt: int) -> None:
@@ -138,7 +139,7 @@ class RichProgress:
     def step_finished(self, device: str, record: StepRecord) -> None:
         with self._lock:
             self.rows.setdefault(device, {"state": "busy", "case": "", "since": time.monotonic()})
-            self.rows[device]["step"] = f"step {record.index}: {record.label[:50]}"
+            self.rows[device]["step"] = printable(f"step {record.index}: {record.label[:50]}")
 
     def case_finished(self, device: str, result: CaseResult, final: bool) -> None:
         if final:

@@ -14,6 +14,9 @@ import re
 from typing import Any, TypeVar
 
 T = TypeVar("T")
+# Control characters a page, a device or a model may put in its text (ESC of an ANSI colour or
+# cursor sequence, NUL, BEL, backspace, C1 controls); tab and newline are text.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 # The only way JSON text that is itself valid can decode to a lone surrogate.
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
@@ -36,6 +39,14 @@ def _clean_str(text: str) -> str:
     if _valid(text):
         return text          # the common case: nothing to do, no copy
     return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+
+
+def printable(text: str) -> str:
+    """``text`` for a terminal or a report: each control character shown as its escape
+    (``\\x1b``), so a page cannot recolour, rewrite or beep a CI log with its own text."""
+    if not _CONTROL.search(text):
+        return text
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group(0)):02x}", text)
 
 
 def first_line(what: object) -> str:

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from farm.report.timeline import render_timeline
 from farm.results import STATUS_ORDER, CaseResult, RunSummary, StepRecord
+from farm.text import printable
 from farm.usage import Usage
 
 _STATUS_HELP = {
@@ -37,7 +38,7 @@ _CSP = ("default-src 'none'; img-src 'self' file: data:; style-src 'unsafe-inlin
 
 
 def _e(value: object) -> str:
-    return escape(str(value), quote=True)
+    return escape(printable(str(value)), quote=True)
 
 
 def _asset(name: str) -> str:
@@ -312,11 +313,11 @@ data-q="{_e(haystack.lower())}"{is_open}>
 
     def step(self, st: StepRecord, at_fault: bool) -> str:
         # Lean markup on purpose: a 500-case run has thousands of these rows.
-        label = escape(st.label, quote=False)
+        label = _e(st.label)
         if st.line:
             label += f" <i>line {st.line}</i>"
         if st.error:
-            label += f'<div class="serr">{escape(st.error, quote=False)}</div>'
+            label += f'<div class="serr">{_e(st.error)}</div>'
         if st.usage and st.usage.calls:
             label += f'<div class="out">{_e(_usage_text(st.usage))}</div>'
         if isinstance(st.output, dict) and isinstance(st.output.get("steps"), list):

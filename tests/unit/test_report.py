@@ -96,7 +96,8 @@ def make_summary(run_dir: Path) -> RunSummary:
             error=CaseError(kind="StepFailed", message="bad \x00\x1b char & ]]> <b>bold</b>",
                             step=1),
             steps=[step("<img src=x onerror=alert(2)>", 1, f'javascript "{HOSTILE}"', None,
-                        status="failed", error="threw <svg onload=alert(3)>", output={"v": "<i>"},
+                        status="failed", error="threw <svg onload=alert(3)>\x1b[2J\x07",
+                        output={"v": "<i>"},
                         before="artifacts/does-not-exist.jpg")]),
     ]
     summary = RunSummary(run_id="r1", started="2024-05-01T10:00:00.000+00:00", duration=75.5,
@@ -217,6 +218,9 @@ def test_html_escapes_hostile_strings(run):
     assert HOSTILE not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
     assert "<img src=x" not in page and "<svg onload" not in page and "<b>bold" not in page
     assert page.count("<script>") == 1        # only the report's own script
+    # a page's control characters (an ANSI sequence, NUL, BEL) are shown, not written raw
+    assert not re.search(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]", page)
+    assert "bad \\x00\\x1b char" in page and "\\x1b[2J\\x07" in page
 
 
 def test_html_references_existing_images_only(run):
