@@ -35,6 +35,7 @@ from farm.select import Choice, Selection, SelectOptions, parse_shard, select_ca
 from farm.suite.loader import display_path, load_suites
 from farm.suite.model import AppSpec, Batch, Case
 from farm.suite.vars import Variables
+from farm.text import printable
 
 log = logging.getLogger("farm")
 
@@ -549,6 +550,8 @@ def _summary(run_id: str, t_start: float, results: list[CaseResult], outcome: Ru
 
 
 def _report(summary: RunSummary, run_dir: Path, out: IO[str]) -> None:
+    for line in failure_lines(summary):
+        print(line, file=out)
     print(summary_line(summary), file=out)
     flaky = [c.case_id for c in summary.cases if c.status == "flaky"]
     if flaky:
@@ -642,6 +645,27 @@ def _remember_quarantine(state_dir: Path, run_id: str, names: list[str]) -> None
                                                                "devices": names}))
     except OSError as exc:
         log.warning("cannot record quarantined devices: %s", exc)
+
+
+def failure_lines(summary: RunSummary, limit: int = 20) -> list[str]:
+    """What did not pass, one line a case at the end of the run (as pytest's short summary):
+    where (the failing step's file:line) and why (the error's first line); at most ``limit``
+    lines, then how many more there are. Nothing when every case passed or was skipped."""
+    bad = [c for c in summary.cases if c.status in ("failed", "error", "interrupted")]
+    lines = []
+    for case in bad[:limit]:
+        error, why = case.error, case.reason or ""
+        step = error.step if error else None
+        line = next((s.line for s in case.steps if s.index == step and s.line), case.line)
+        if error is not None:
+            why = (f"step {step}: " if step else "") + error.message
+        first = why.strip().splitlines()[0] if why.strip() else ""
+        where = f"{case.file}:{line}" if line else case.file
+        lines.append(printable(f"{case.status.upper()} {case.case_id} ({where})"
+                               + (f" — {first[:200]}" if first else "")))
+    if len(bad) > limit:
+        lines.append(f"... and {len(bad) - limit} more: see the report")
+    return lines
 
 
 def summary_line(summary: RunSummary) -> str:

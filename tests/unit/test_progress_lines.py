@@ -1,4 +1,5 @@
-"""The plain progress lines a CI log gets (farm/progress.py)."""
+"""The lines a CI log gets: plain progress (farm/progress.py), the end of the run
+(farm/session.py)."""
 
 from __future__ import annotations
 
@@ -24,3 +25,33 @@ def test_a_page_cannot_write_terminal_control_sequences_into_the_log():
         "[1/1] [browser-1] FAILED s/c 0.4s — step 1: javascript error: "
         "x\\x00\\x1b[2J\\x1b[31m red\\x07",
         "[browser-1] dead: adb said \\x1b]0;owned\\x07"]
+
+
+def _case(cid, status, **kw):
+    return CaseResult(run_id="r", case_id=f"s/{cid}", name=cid, file=f"suites/s/{cid}.yaml",
+                      line=1, platform="web", device="browser-1", status=status, **kw)
+
+
+def test_the_run_ends_with_one_line_per_case_that_did_not_pass():
+    """With --no-progress (CI) the end of the log still says which cases failed, where (the
+    failing step's file:line) and why; passed, flaky and skipped cases are not listed."""
+    from farm.results import RunSummary, StepRecord
+    from farm.session import failure_lines
+    step = StepRecord(task="t", index=2, kind="assertText", label='assertText "Total"', line=23,
+                      status="failed")
+    summary = RunSummary(run_id="r", started="", cases=[
+        _case("ok", "passed"), _case("flaky", "flaky"),
+        _case("skip", "skipped", reason="step 1 aiAct needs a model"),
+        _case("total", "failed", steps=[step], error=CaseError(
+            kind="AssertionFailed", step=2, message='expected text "Total" is not on screen\n'
+                                                    "seen: Cart (0)")),
+        _case("gone", "error", error=CaseError(kind="DeviceLost", message="browser-1 crashed")),
+        _case("stop", "interrupted", reason="interrupted by Ctrl-C")])
+    assert failure_lines(summary) == [
+        'FAILED s/total (suites/s/total.yaml:23) — step 2: expected text "Total" is not on '
+        "screen",
+        "ERROR s/gone (suites/s/gone.yaml:1) — browser-1 crashed",
+        "INTERRUPTED s/stop (suites/s/stop.yaml:1) — interrupted by Ctrl-C"]
+    many = RunSummary(run_id="r", started="", cases=[_case(f"c{i:02}", "failed") for i in range(25)])
+    lines = failure_lines(many)
+    assert len(lines) == 21 and lines[-1] == "... and 5 more: see the report"
