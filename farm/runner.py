@@ -335,8 +335,11 @@ class _CaseRun:
         if status in ("skipped", "interrupted"):
             result.reason = msg if status == "skipped" else "interrupted by user"
             return
-        if outcome is Outcome.TIMEOUT and not msg.startswith("case timed out"):
-            msg = f"case timed out after {self.case.timeout:g}s: {msg}"
+        if outcome is Outcome.TIMEOUT and not msg.startswith("case timed out after"):
+            # "case timed out during sleep 20000 ms" says what it was doing, not the limit
+            doing = msg.removeprefix("case timed out")
+            msg = (f"case timed out after {self.case.timeout:g}s"
+                   + (doing if doing != msg else f": {msg}"))
         if outcome is Outcome.INTERNAL:
             log.error("internal error in %s:\n%s", self.case.id,
                       self.mask("".join(traceback.format_exception(exc))))
