@@ -181,6 +181,7 @@ class _CaseRun:
                                          step=failed_step.index)
                 result.screenshot = failed_step.after
         except Exception as exc:   # every way a case can end early; _classify sorts them
+            exc = self._cause(exc)
             self._finish_current(exc)
             self._classify(result, exc)
         finally:
@@ -323,12 +324,18 @@ class _CaseRun:
                           "interrupted" if isinstance(exc, Interrupted) else "error")
             rec.error = self.mask(_message(exc))
 
+    def _cause(self, exc: Exception) -> Exception:
+        """Why the device failed, when farm killed it: past the deadline the watchdog did (a
+        timeout, not a crash), after Ctrl-C the run did (interrupted)."""
+        if isinstance(exc, InfraError) and time.monotonic() > self.deadline:
+            return CaseTimeout(f"case timed out after {self.case.timeout:g}s "
+                               f"(device stopped answering: {self.mask(_message(exc))})")
+        if isinstance(exc, InfraError) and self.services.cancel.is_set():
+            return Interrupted("interrupted")
+        return exc
+
     def _classify(self, result: CaseResult, exc: BaseException) -> None:
         """Record how the case ended early; `farm.attempts` maps the exception class."""
-        # A device killed by the watchdog after the deadline is a timeout, not a crash.
-        if isinstance(exc, InfraError) and time.monotonic() > self.deadline:
-            exc = CaseTimeout(f"case timed out after {self.case.timeout:g}s "
-                              f"(device stopped answering: {self.mask(_message(exc))})")
         status, outcome = classify(exc)
         msg = self.mask(_message(exc))
         result.status = status

@@ -655,7 +655,8 @@ def failure_lines(summary: RunSummary, limit: int = 20) -> list[str]:
     lines = []
     for case in bad[:limit]:
         error, why = case.error, case.reason or ""
-        step = error.step if error else None
+        step = error.step if error else next(     # interrupted: the step it was in
+            (s.index for s in reversed(case.steps) if s.status == case.status), None)
         line = next((s.line for s in case.steps if s.index == step and s.line), case.line)
         if error is not None:
             why = (f"step {step}: " if step else "") + error.message

@@ -110,6 +110,16 @@ class Ledger:
         self._tell(device, result, final=retry is None)
         return retry
 
+    def keep(self, job: Job, result: CaseResult, device: str) -> None:
+        """The run is stopping: an attempt that came back is the case's last (what it did
+        before the interrupt, its steps and images, not a blank result), unless the case
+        already ended."""
+        if job.case_id in self.final:
+            return
+        self.attempts.setdefault(job.case_id, []).append(storable(result))
+        self.final[job.case_id] = final_result(self.attempts[job.case_id])
+        self._tell(device, self.final[job.case_id], final=True)
+
     def _tell(self, device: str, result: CaseResult, final: bool) -> None:
         try:
             self.events.case_finished(device, result, final)

@@ -71,6 +71,9 @@ class LocalExecutor:
         finally:
             self.services.on_step = previous
         self._join(threads)
+        with self._cond:     # a device that did not come back from the interrupt in time
+            for name, job in list(self._inflight.items()):
+                self.ledger.end(job, "interrupted", name, reason="interrupted by user")
         out = self.outcome
         out.results = self.ledger.results()
         out.launch_seconds = {n: s.launch_seconds for n, s in self._slots.items()
@@ -82,8 +85,7 @@ class LocalExecutor:
         with self._cond:
             self._stopping = True
             self.services.cancel.set()
-            for name, job in list(self._inflight.items()):
-                self.ledger.end(job, "interrupted", name, reason="interrupted by user")
+            # cases in flight end when their device comes back (`_record`, killed just below)
             for job in self._queue:
                 if job.case_id not in self.ledger.final:
                     self.ledger.end(job, "skipped", reason="not run: the run was interrupted")
@@ -200,6 +202,7 @@ class LocalExecutor:
             self._inflight.pop(slot.name, None)
             self.outcome.last_end = self.clock()
             if self._stopping:
+                self.ledger.keep(job, result, slot.name)
                 return False
             retry = self.ledger.record(job, result, slot.name)
             if retry is not None:

@@ -187,13 +187,19 @@ def test_interrupt_marks_inflight_interrupted(tmp_path):
         dev._killed.wait(60)
         raise DeviceLost("browser killed")
     dev = FakeDevice(SCREEN, scripts={"hang": hang})
-    cases = [make_case("a", [Step(kind="javascript", value="hang")], timeout=60),
+    cases = [make_case("a", [Step(kind="aiTap", target="Sign in"),
+                             Step(kind="javascript", value="hang")], timeout=60),
              make_case("b", [Step(kind="javascript", value="hang")], timeout=60)]
     ex = LocalExecutor([dev], {c.id: c for c in cases}, services(tmp_path), RetryPolicy())
     threading.Thread(target=lambda: started.wait(60) and ex.interrupt(), daemon=True).start()
     results = {r.case_id: r for r in ex.run([Job(c.id, "web", 1.0) for c in cases]).results}
     statuses = sorted(r.status for r in results.values())
     assert statuses == ["interrupted", "skipped"]
+    # the case in flight keeps what it did before Ctrl-C: its steps, its start, its device
+    cut = next(r for r in results.values() if r.status == "interrupted")
+    assert [(s.index, s.status) for s in cut.steps] == [(1, "passed"), (2, "interrupted")]
+    assert cut.device == dev.name and cut.duration > 0 and cut.steps[0].after
+    assert cut.reason == "interrupted by user"
 
 
 def test_watchdog_kills_a_device_stuck_past_the_timeout(tmp_path):

@@ -46,12 +46,15 @@ def test_the_run_ends_with_one_line_per_case_that_did_not_pass():
             kind="AssertionFailed", step=2, message='expected text "Total" is not on screen\n'
                                                     "seen: Cart (0)")),
         _case("gone", "error", error=CaseError(kind="DeviceLost", message="browser-1 crashed")),
-        _case("stop", "interrupted", reason="interrupted by Ctrl-C")])
+        _case("stop", "interrupted", reason="interrupted by Ctrl-C", steps=[
+            StepRecord(task="t", index=1, kind="aiTap", label="aiTap", line=8, status="passed"),
+            StepRecord(task="t", index=2, kind="sleep", label="sleep", line=9,
+                       status="interrupted")])])
     assert failure_lines(summary) == [
         'FAILED s/total (suites/s/total.yaml:23) — step 2: expected text "Total" is not on '
         "screen",
         "ERROR s/gone (suites/s/gone.yaml:1) — browser-1 crashed",
-        "INTERRUPTED s/stop (suites/s/stop.yaml:1) — interrupted by Ctrl-C"]
+        "INTERRUPTED s/stop (suites/s/stop.yaml:9) — interrupted by Ctrl-C"]
     many = RunSummary(run_id="r", started="", cases=[_case(f"c{i:02}", "failed") for i in range(25)])
     lines = failure_lines(many)
     assert len(lines) == 21 and lines[-1] == "... and 5 more: see the report"
