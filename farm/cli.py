@@ -47,8 +47,9 @@ def cli() -> None:
 @click.option("--report-dir", type=click.Path(path_type=Path),
               help="Write results here instead of .farm/runs/<run-id>/.")
 @click.option("--collect-only", is_flag=True, help="Load, validate and select; print the "
-              "cases (and the deselected ones) with their platform; run nothing (exit 0, or 4 "
-              "on a suite error). Platforms are deselected only with an explicit --devices.")
+              "cases (and the deselected ones) with their platform; run nothing (exit 0, 5 when "
+              "no case is selected, 4 on a suite error). Platforms are deselected only with an "
+              "explicit --devices.")
 @click.option("-k", "keyword", metavar="EXPR", help="Only cases whose name, id or file path "
               "contains these words, joined by and / or / not (as pytest's -k).")
 @click.option("--tag", "tags", multiple=True, metavar="TAG",

@@ -1,35 +1,57 @@
 """Crash safety for a run: every final case result is appended to ``results.jsonl`` the moment
 it is known, so a `farm run` that is killed outright still leaves what it learned;
-``farm report RUN_DIR`` rebuilds the report from that journal when results.json is missing."""
+``farm report RUN_DIR`` rebuilds the report from that journal when results.json is missing.
+
+Beside the results (one CaseResult JSON a line) the journal holds two kinds of marker lines,
+each with a ``"journal"`` key: ``run`` first (the run's id, start and every case it planned)
+and ``start`` when an attempt begins. A run killed with ``kill -9`` is rebuilt from them with
+its real start and duration, the case that was running listed as interrupted, and the cases
+that never started as not run."""
 
 from __future__ import annotations
 
 import json
 import threading
+from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable
 
 from farm.relay import RelayEvents
-from farm.results import CaseResult, RunSummary
+from farm.results import CaseResult, RunSummary, now_iso
 
 JOURNAL = "results.jsonl"
 
 
 class JournalEvents(RelayEvents):
-    """RunEvents that forward to the progress view and journal every final result."""
+    """RunEvents that forward to the progress view and journal every final result (and the
+    start of every attempt). ``planned``: the run's cases as (id, name, file, platform)."""
 
-    def __init__(self, inner: Any, run_dir: Path) -> None:
+    def __init__(self, inner: Any, run_dir: Path, run_id: str = "",
+                 planned: Iterable[tuple[str, str, str, str]] = ()) -> None:
         super().__init__(inner)
         self.path = Path(run_dir) / JOURNAL
         self._lock = threading.Lock()
         self._file = self.path.open("a", encoding="utf-8")
+        from farm import __version__
+        self._write({"journal": "run", "run_id": run_id, "started": now_iso(),
+                     "farm_version": __version__,
+                     "planned": [dict(zip(("case_id", "name", "file", "platform"), p))
+                                 for p in planned]})
+
+    def _write(self, line: dict[str, Any] | str) -> None:
+        with self._lock:
+            if not self._file.closed:    # a device thread reporting after the run ended
+                self._file.write((line if isinstance(line, str) else json.dumps(line)) + "\n")
+                self._file.flush()
+
+    def case_started(self, device: str, case_id: str, name: str, attempt: int) -> None:
+        self._write({"journal": "start", "case_id": case_id, "attempt": attempt,
+                     "device": device, "started": now_iso()})
+        self.inner.case_started(device, case_id, name, attempt)
 
     def case_finished(self, device: str, result: CaseResult, final: bool) -> None:
         if final:
-            with self._lock:
-                if not self._file.closed:    # a device thread reporting after the run ended
-                    self._file.write(result.model_dump_json() + "\n")
-                    self._file.flush()
+            self._write(result.model_dump_json())
         self.inner.case_finished(device, result, final)
 
     def close(self) -> None:
@@ -38,20 +60,62 @@ class JournalEvents(RelayEvents):
 
 
 def recover(run_dir: Path) -> RunSummary:
-    """A RunSummary from the journal of a run that never wrote results.json."""
+    """A RunSummary from the journal of a run that never wrote results.json: the results it
+    holds, the case an attempt had started without a result (interrupted), the planned cases
+    never started (skipped, not run)."""
     from farm.results import devices_of, exit_code_for
+    head: dict[str, Any] = {}
     cases: dict[str, CaseResult] = {}
+    began: dict[str, dict[str, Any]] = {}
     for line in (Path(run_dir) / JOURNAL).read_text(encoding="utf-8").splitlines():
         try:
-            result = CaseResult.model_validate(json.loads(line))
-        except ValueError:
+            data = json.loads(line)
+            if data.get("journal") == "run":
+                head = data
+            elif data.get("journal") == "start":
+                began[data["case_id"]] = data
+            else:
+                result = CaseResult.model_validate(data)
+                cases[result.case_id] = result
+        except (ValueError, KeyError, AttributeError):
             continue        # the line being written when the process died
-        cases[result.case_id] = result
+    first = next(iter(cases.values()), None)
+    run_id = head.get("run_id") or (first.run_id if first else Path(run_dir).name)
+    for plan in head.get("planned", []):
+        if plan["case_id"] not in cases:
+            cases[plan["case_id"]] = _unfinished(run_id, plan, began.get(plan["case_id"]))
     results = sorted(cases.values(), key=lambda r: r.case_id)
-    run_id = results[0].run_id if results else Path(run_dir).name
     devices, info = devices_of(results)
-    summary = RunSummary(run_id=run_id, started=min((r.started for r in results), default=""),
-                         devices=devices, device_info=info, cases=results, interrupted=True)
+    started = head.get("started") or min((r.started for r in results if r.started), default="")
+    summary = RunSummary(run_id=run_id, started=started, devices=devices, device_info=info,
+                         cases=results, interrupted=True,
+                         farm_version=head.get("farm_version", ""),
+                         duration=_span(started, results, began.values()))
     summary.recount()
     summary.exit_code = exit_code_for(results, interrupted=True)
     return summary
+
+
+def _unfinished(run_id: str, plan: dict[str, str], began: dict[str, Any] | None) -> CaseResult:
+    """A planned case with no result: interrupted where an attempt had begun, else not run."""
+    common = dict(run_id=run_id, case_id=plan["case_id"], name=plan.get("name", ""),
+                  file=plan.get("file", ""), platform=plan.get("platform", ""))
+    if began is None:
+        return CaseResult(**common, status="skipped",
+                          reason="not run: farm stopped before it started")
+    return CaseResult(**common, status="interrupted", device=began.get("device"),
+                      attempt=began.get("attempt", 1), started=began.get("started", ""),
+                      reason="farm stopped while it ran: its steps were not saved")
+
+
+def _span(started: str, results: list[CaseResult], began: Iterable[dict[str, Any]]) -> float:
+    """Seconds from the run's start to the last thing the journal says happened."""
+    def at(text: str) -> float | None:
+        try:
+            return datetime.fromisoformat(text).timestamp()
+        except (TypeError, ValueError):
+            return None
+    t0 = at(started)
+    ends = [t + r.duration for r in results if (t := at(r.started)) is not None]
+    ends += [t for b in began if (t := at(b.get("started", ""))) is not None]
+    return round(max(ends) - t0, 3) if t0 is not None and ends else 0.0

@@ -140,16 +140,16 @@ def run(paths: Sequence[str | Path], devices: str, settings: Settings,
         outcome = RunOutcome(results=[])
         refused: UserError | None = None
         if jobs:
+            planned = [u for u in units if u.id in {j.case_id for j in jobs}]
             try:
                 executor = _executor(settings, specs, units, services, matrix, suites,
                                      apps.urls, env, jobs, stack)
             except UserError as exc:    # e.g. no broker there: say so, and that nothing ran
                 refused = exc
-                planned = {j.case_id for j in jobs}
-                outcome.results = [_upfront_result(c, run_id, f"not run: {exc}")
-                                   for c in units if c.id in planned]
+                outcome.results = [_upfront_result(c, run_id, f"not run: {exc}") for c in planned]
             else:
-                outcome = _execute(executor, jobs, upfront, run_dir, progress, out, tally, choice)
+                journal = _journal(run_dir, run_id, planned)
+                outcome = _execute(executor, jobs, upfront, journal, progress, out, tally, choice)
     services.artifacts.flush()
     summary = _summary(run_id, t_start, upfront + outcome.results, outcome, chosen, units)
     _remember(settings, summary, run_dir)
@@ -349,13 +349,16 @@ LAST_FAILED = "lastfailed.json"
 def _select(cases: list[Case], specs: list[DeviceSpec], settings: Settings, choice: Choice,
             remembered: dict[str, list[float]], devices: str, out: IO[str]) -> Selection:
     """The run's cases after -k, tags, --last-failed, platforms without a device and --shard
-    (farm/select.py); cases for a platform with no device get one line per platform."""
+    (farm/select.py); cases for a platform with no device get one line per platform.
+    A run without --devices runs on the default devices (browser:1) and deselects the rest
+    as --devices browser:1 would; only --collect-only lists every platform then."""
     state = Path(settings.state_dir)
     shard = parse_shard(choice.shard) if choice.shard else None
+    by_devices = choice.devices_given or not choice.collect_only
     opts = SelectOptions(
         keyword=choice.keyword, tags=choice.tags, exclude_tags=choice.exclude_tags,
         last_failed=_load_failures(state) if choice.last_failed else None,
-        platforms={s.platform for s in specs} if choice.devices_given else None,
+        platforms={s.platform for s in specs} if by_devices else None,
         devices=devices, shard=shard)
     chosen = select_cases(cases, opts, lambda c: expected_duration(
         remembered, c.id, c.platform, settings.default_case_seconds),
@@ -374,7 +377,8 @@ def _select(cases: list[Case], specs: list[DeviceSpec], settings: Settings, choi
 
 def _print_collection(chosen: Selection, out: IO[str], expected: Callable[[Case], float]) -> int:
     """--collect-only: the cases a run would take (and their expected seconds, from the
-    duration history), and the ones it would leave out."""
+    duration history), and the ones it would leave out.  Exit 5 when none is left, as the
+    run itself (and pytest --collect-only) would."""
     in_order = sorted(chosen.selected, key=lambda c: (c.shared.unit_id, c.shared.order)
                       if c.shared else (c.id, 0))     # a shared-context unit's files as they run
     for case in in_order:
@@ -387,7 +391,7 @@ def _print_collection(chosen: Selection, out: IO[str], expected: Callable[[Case]
     total = sum(expected(c) for c in chosen.selected)
     print(f"farm: {len(chosen.selected)} case(s) collected (expected {total:.1f}s), "
           f"{len(chosen.deselected)} deselected", file=out, flush=True)
-    return 0
+    return 0 if chosen.selected else 5
 
 
 def _deselected(case: Case, reason: str) -> DeselectedCase:
@@ -502,13 +506,19 @@ class _MaxFail:
                 self.executor.stop_taking(f"not run: --maxfail {self.limit} reached")
 
 
-def _execute(executor: Executor, jobs: list[Job], upfront: list[CaseResult], run_dir: Path,
-             progress: bool, out: IO[str], tally: metrics.CaseMetrics,
+def _journal(run_dir: Path, run_id: str, planned: list[Case]) -> JournalEvents:
+    """The run's journal, opened with the cases it plans to run (`farm.journal`)."""
+    return JournalEvents(None, run_dir, run_id, [
+        (c.id, c.name, display_path(c.file), c.platform) for c in planned])
+
+
+def _execute(executor: Executor, jobs: list[Job], upfront: list[CaseResult],
+             journal: JournalEvents, progress: bool, out: IO[str], tally: metrics.CaseMetrics,
              choice: Choice | None = None) -> RunOutcome:
     maxfail = choice.maxfail if choice else None
     from farm.progress import make_progress
     view = make_progress(len(upfront), len(jobs), progress)
-    journal = JournalEvents(view, run_dir)
+    journal.inner = view
     tally.inner = journal
     events: Any = tally     # every final result is counted once, then journaled and shown
     if maxfail:

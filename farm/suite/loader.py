@@ -70,6 +70,7 @@ class _Loading:
         self.warnings: list[SuiteError] = []
         self.batches: list[Batch] = []
         self.batch_of: dict[str, Batch] = {}     # real path of a listed file -> its batch
+        self.ids: dict[str, tuple[Case, str]] = {}   # case id -> its case, "file:line"
 
     def suite(self, root: Path) -> _SuiteInfo:
         if root not in self.suites:
@@ -232,11 +233,28 @@ class _Loading:
         case = read_case(node, path, info.root, info.defaults, self.known, p)
         self.errors.extend(p.errors)
         self.warnings.extend(p.warnings)
+        if case is not None and not p.errors and not self.claim_id(case, node):
+            return None
         batch = self.batch_of.get(os.path.realpath(path))
         if case is None or p.errors or batch is None:
             return case if not p.errors else None
         batch.case_ids.append(case.id)
         return with_batch(case, batch)
+
+    def claim_id(self, case: Case, node: Node) -> bool:
+        """Take ``case.id`` for this case; False (and a positioned error naming both files)
+        when another case has it: a run looks cases up by id, so one of them would never run
+        and the other would run twice."""
+        at = _id_node(node)
+        shown = display_path(case.file)
+        if case.id not in self.ids:
+            self.ids[case.id] = (case, f"{shown}:{at.line}")
+            return True
+        first, where = self.ids[case.id]
+        self.errors.append(SuiteError(
+            shown, f"duplicate case id '{case.id}': {where} and {shown}:{at.line}; "
+                   f"{_how_to_tell_apart(first, case)}", at.line, at.column))
+        return False
 
 
 def load_suites(paths: Sequence[Path | str], env: Mapping[str, str] | None = None,
@@ -303,6 +321,29 @@ def _cache_key(node: Node | None, p: Problems) -> str | None:
         return None
     p.keys(node, {"key"}, "cache")
     return p.text(items.get("key"), "cache.key", empty_ok=False, expected="an app version")
+
+
+def _id_node(node: Node) -> Node:
+    """Where a case's id is written: its ``agent.testId``, else the file itself."""
+    agent = node.value.get("agent") if node.kind == "map" else None
+    if agent is not None and agent.kind == "map" and "testId" in agent.value:
+        return agent.value["testId"]
+    return node
+
+
+def _how_to_tell_apart(first: Case, second: Case) -> str:
+    """How to give two cases with one id an id each."""
+    if first.suite_root != second.suite_root:
+        return (f"ids start with the suite folder's name and both suites are named "
+                f"'{first.suite_root.name}' ({display_path(first.suite_root)}, "
+                f"{display_path(second.suite_root)}): rename one of the folders, or set a "
+                "different agent.testId")
+    set_ids = [c for c in (first, second) if c.agent.get("testId")]
+    if len(set_ids) == 1:
+        return f"change agent.testId in {display_path(set_ids[0].file)}"
+    if set_ids:
+        return "give one of them a different agent.testId"
+    return "rename one of the files, or set agent.testId in one of them"
 
 
 def with_batch(case: Case, batch: Batch) -> Case:

@@ -8,8 +8,9 @@ expands aliases (an "alias bomb" of a few lines becomes gigabytes).  Here the *e
 * every node keeps its 1-based line and column;
 * anchors and aliases are refused the moment the parser reports them, never expanded;
 * duplicate keys, non-string keys, explicit tags and multiple documents are reported;
-* syntax errors become `SuiteError` at the parser's problem position, with a clearer message
-  for tabs in indentation; binary files and empty files get their own messages.
+* syntax errors become `SuiteError` at the parser's problem position (naming the line where
+  the construct it was inside began), with clearer messages for tabs in indentation and for
+  an unclosed quote (at the quote); binary files and empty files get their own messages.
 """
 
 from __future__ import annotations
@@ -219,8 +220,32 @@ def _syntax_error(exc: yaml.MarkedYAMLError, text: str, file: str) -> SuiteError
                                       ln, indent.index("\t") + 1)
     problem = (exc.problem or "").strip()
     context = (exc.context or "").strip()
+    start = exc.context_mark
+    if start is not None and "quoted scalar" in context and problem.endswith(_UNENDED):
+        # The scanner ran to the end looking for the closing quote: the mistake is the quote.
+        return SuiteError(file, "unclosed quote: the string that starts here never ends",
+                          start.line + 1, start.column + 1)
+    if start is not None and line is not None and start.line + 1 < line:
+        where = _CONTEXTS.get(context)
+        context = (f"{where} that starts at line {start.line + 1}" if where
+                   else f"{context}, which starts at line {start.line + 1}")
     message = f"invalid YAML: {problem}" + (f" ({context})" if context else "")
     return SuiteError(file, message, line, column)
+
+
+# A quoted scalar that meets the end of the stream (or a '---') was never closed.
+_UNENDED = ("found unexpected end of stream", "found unexpected document separator",
+            "found unexpected document indicator")      # PyYAML's and libyaml's words
+# What libyaml / PyYAML were inside, said as where the reader should look.
+_CONTEXTS = {
+    "while parsing a block mapping": "in the mapping",
+    "while parsing a block collection": "in the list",
+    "while parsing a flow sequence": "in the [ ] list",
+    "while parsing a flow mapping": "in the { } mapping",
+    "while parsing a block node": "in the value",
+    "while parsing a flow node": "in the value",
+    "while scanning a simple key": "in the key",
+}
 
 
 class _Composer:

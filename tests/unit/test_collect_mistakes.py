@@ -1,0 +1,143 @@
+"""What `farm run` says about mistakes found while loading and selecting, before any device
+starts: two cases with one id, an unclosed quote, a selection that leaves nothing, and the
+mobile cases of a run without --devices.  Through the command's entry point (`main`), as a
+user sees it: the exit code and the lines printed."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+import farm.cli
+import farm.session
+from farm.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+DEMO = ROOT / "suites" / "demo"
+WEB = "web:\n  url: https://example.com\ntasks:\n  - name: t\n    flow:\n      - aiTap: go\n"
+TEST_ID = "agent:\n  testId: same\n"        # lines 7-8 after WEB: the id at 8:11
+
+
+@pytest.fixture
+def farm_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture):
+    """``farm run ARGS...`` in ``tmp_path``: (exit code, stdout, stderr)."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(farm.cli, "_quiet_gc", lambda: None)   # leave this process's gc be
+
+    def invoke(*args: str | Path) -> tuple[int, str, str]:
+        monkeypatch.setattr(sys, "argv", ["farm", "run", *map(str, args)])
+        try:
+            main()
+            code = 0
+        except SystemExit as exc:
+            code = exc.code
+        out = capsys.readouterr()
+        return code, out.out, out.err
+    return invoke
+
+
+def _write(path: Path, text: str = WEB) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+
+
+# ---- two cases, one id ------------------------------------------------------------------------
+
+def test_the_same_stem_as_yaml_and_yml_is_refused_naming_both(farm_run, tmp_path) -> None:
+    _write(tmp_path / "s" / "login.yaml")
+    _write(tmp_path / "s" / "login.yml")
+    code, out, err = farm_run("s", "--collect-only")
+    assert code == 4 and "Traceback" not in err and "collected" not in out
+    assert err.splitlines() == [
+        "farm: 1 problem in suite files:",
+        "  s/login.yml:1:1: duplicate case id 's/login': s/login.yaml:1 and s/login.yml:1; "
+        "rename one of the files, or set agent.testId in one of them"]
+
+
+def test_one_agent_test_id_in_two_files_is_refused_at_the_second(farm_run, tmp_path) -> None:
+    _write(tmp_path / "s" / "a.yaml", WEB + TEST_ID)
+    _write(tmp_path / "s" / "b.yaml", WEB + TEST_ID)
+    _write(tmp_path / "s" / "c.yaml")
+    code, _, err = farm_run("s", "--collect-only")
+    assert code == 4
+    assert err.splitlines()[1:] == [
+        "  s/b.yaml:8:11: duplicate case id 's/same': s/a.yaml:8 and s/b.yaml:8; "
+        "give one of them a different agent.testId"]
+
+
+def test_two_suite_folders_of_one_name_are_refused(farm_run, tmp_path) -> None:
+    for side in ("a", "b"):
+        _write(tmp_path / side / "demo" / "farm.yaml", "retries: 0\n")
+        _write(tmp_path / side / "demo" / "login.yaml")
+    code, out, err = farm_run("a/demo", "b/demo", "--collect-only")
+    assert code == 4 and "collected" not in out
+    assert err.splitlines()[1:] == [
+        "  b/demo/login.yaml:1:1: duplicate case id 'demo/login': a/demo/login.yaml:1 and "
+        "b/demo/login.yaml:1; ids start with the suite folder's name and both suites are "
+        "named 'demo' (a/demo, b/demo): rename one of the folders, or set a different "
+        "agent.testId"]
+
+
+# ---- YAML syntax: where the mistake is --------------------------------------------------------
+
+def test_an_unclosed_quote_is_reported_at_the_quote(farm_run, tmp_path) -> None:
+    lines = (DEMO / "checkout_e2e.yaml").read_text().split("\n")
+    assert lines[32] == '      - assertText: "Total: $25.00"'
+    lines[32] = "      - assertText: 'Total: $25.00"        # the closing quote forgotten
+    _write(tmp_path / "s" / "checkout.yaml", "\n".join(lines))
+    code, _, err = farm_run("s", "--collect-only")
+    assert code == 4 and "Traceback" not in err
+    assert err.splitlines()[1:] == [
+        "  s/checkout.yaml:33:21: unclosed quote: the string that starts here never ends"]
+
+
+def test_a_syntax_error_names_the_line_its_mapping_starts_at(farm_run, tmp_path) -> None:
+    _write(tmp_path / "s" / "c.yaml", WEB + "     timeout: 5\n")     # under-indented option
+    code, _, err = farm_run("s", "--collect-only")
+    assert code == 4
+    assert err.splitlines()[1:] == [
+        "  s/c.yaml:7:6: invalid YAML: did not find expected key (in the mapping that starts "
+        "at line 4)"]
+
+
+# ---- --collect-only agrees with the run: nothing selected is exit 5 ---------------------------
+
+@pytest.mark.parametrize("option", [["-k", "nomatch"], ["--tag", "nomatch"]])
+def test_collect_only_with_nothing_selected_exits_5(farm_run, option) -> None:
+    code, out, _ = farm_run(DEMO, *option, "--collect-only")
+    assert code == 5
+    assert out.splitlines()[-1] == "farm: 0 case(s) collected (expected 0.0s), 16 deselected"
+    code, out, _ = farm_run(DEMO, "-k", "login_success", "--collect-only")
+    assert code == 0 and "farm: 1 case(s) collected" in out
+
+
+# ---- no --devices: the default browser:1, for selection too -----------------------------------
+
+def test_without_devices_mobile_cases_are_deselected_as_with_browser_1(
+        farm_run, tmp_path, monkeypatch) -> None:
+    def no_device(*_args, **_kw):
+        raise AssertionError("a device was asked for: the mobile cases were not deselected")
+    monkeypatch.setattr(farm.session, "_executor", no_device)
+    _write(tmp_path / "m" / "phone.yaml", "android:\n  launch: com.example\n" + WEB[WEB.index(
+        "tasks"):])
+    _write(tmp_path / "m" / "tablet.yaml", "ios:\n  launch: com.example\n" + WEB[WEB.index(
+        "tasks"):])
+    runs = {}
+    for label, devices in (("default", []), ("explicit", ["--devices", "browser:1"])):
+        code, out, err = farm_run("m", *devices, "--no-progress", "--report-dir", label)
+        assert code == 5, out + err          # nothing left to run, nothing errored
+        runs[label] = ([line for line in out.splitlines() if "deselected" in line],
+                       json.loads((tmp_path / label / "results.json").read_text()))
+    lines, results = runs["default"]
+    assert lines == ["farm: deselected 1 android case(s): no android device in --devices "
+                     "browser:1",
+                     "farm: deselected 1 ios case(s): no ios device in --devices browser:1"]
+    assert results["cases"] == []
+    assert [(d["case_id"], d["reason"]) for d in results["deselected"]] == [
+        ("m/phone", "no android device in --devices browser:1"),
+        ("m/tablet", "no ios device in --devices browser:1")]
+    assert runs["explicit"][0] == lines
+    assert runs["explicit"][1]["deselected"] == results["deselected"]

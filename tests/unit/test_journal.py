@@ -1,0 +1,53 @@
+"""The results journal (farm/journal.py): what `farm report RUN_DIR` rebuilds from it after
+`farm run` was killed outright (kill -9, the OOM killer, a power cut)."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timedelta, timezone
+
+from farm.executors.base import NullEvents
+from farm.journal import JOURNAL, JournalEvents, recover
+from farm.results import CaseResult
+
+
+def test_a_killed_run_is_rebuilt_with_its_duration_the_case_it_was_in_and_those_never_run(
+        tmp_path):
+    planned = [("s/a", "A", "s/a.yaml", "web"), ("s/b", "B", "s/b.yaml", "web"),
+               ("s/c", "C", "s/c.yaml", "android")]
+    journal = JournalEvents(NullEvents(), tmp_path, "run-1", planned)
+    head = json.loads((tmp_path / JOURNAL).read_text().splitlines()[0])["started"]
+    began = datetime.fromisoformat(head)
+    journal.case_started("browser-1", "s/a", "A", 1)
+    journal.case_finished("browser-1", CaseResult(
+        run_id="run-1", case_id="s/a", name="A", file="s/a.yaml", platform="web",
+        device="browser-1", status="passed", duration=2.5,
+        started=(began + timedelta(seconds=1)).isoformat()), final=True)
+    journal.case_started("browser-1", "s/b", "B", 1)
+    with (tmp_path / JOURNAL).open("a") as half:     # the line being written at the kill
+        half.write('{"run_id": "run-1", "case_id": "s/b", "sta')
+    # no close(): the process is gone
+
+    summary = recover(tmp_path)
+    cases = {c.case_id: c for c in summary.cases}
+    assert (summary.run_id, summary.started) == ("run-1", head)
+    assert summary.farm_version and summary.interrupted and summary.exit_code == 2
+    assert summary.duration >= 3.5                   # to the end of s/a at least, not 0
+    assert cases["s/a"].status == "passed"
+    b = cases["s/b"]
+    assert (b.status, b.device, b.file) == ("interrupted", "browser-1", "s/b.yaml")
+    assert b.reason == "farm stopped while it ran: its steps were not saved" and b.started
+    c = cases["s/c"]
+    assert (c.status, c.platform, c.reason) == ("skipped", "android",
+                                               "not run: farm stopped before it started")
+    assert {k: n for k, n in summary.counts.items() if n} == {
+        "passed": 1, "interrupted": 1, "skipped": 1, "total": 3}
+
+
+def test_a_journal_from_before_the_markers_still_rebuilds(tmp_path):
+    """A run dir written by an older farm: result lines only."""
+    result = CaseResult(run_id="old", case_id="s/a", name="A", file="s/a.yaml", platform="web",
+                        status="failed", started=datetime.now(timezone.utc).isoformat())
+    (tmp_path / JOURNAL).write_text(result.model_dump_json() + "\n")
+    summary = recover(tmp_path)
+    assert summary.run_id == "old" and [c.status for c in summary.cases] == ["failed"]
