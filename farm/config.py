@@ -41,7 +41,8 @@ class Settings(BaseModel):
     """Everything farm can be told. ``farm config show`` prints the resolved values.
 
     ``Settings(**values)`` resolves like `load_settings`: ``values`` win over the
-    environment, farm.toml and [tool.farm] (`configured`); unknown names are ignored."""
+    environment, farm.toml and [tool.farm] (`configured`); unknown FARM_*
+    variables are ignored (a suite may use its own), unknown names in a file are refused."""
 
     model_config = ConfigDict(
         extra="ignore",
@@ -299,13 +300,34 @@ def _from_toml(cls: type[BaseModel], path: Path,
     if not isinstance(data, dict):
         return {}
     values: dict[str, Any] = {}
+    known: set[str] = set()
     for name, field in cls.model_fields.items():
         aliases = _env_names(name, field) if field.validation_alias is not None else []
+        known.update((name, *aliases))
         for key in (name, *aliases):
             if key in data:
                 values[name] = data[key]
                 break
+    _refuse_unknown(path, table, data, known)
     return values
+
+
+def _refuse_unknown(path: Path, table: tuple[str, ...], data: dict[str, Any],
+                    known: set[str]) -> None:
+    """A name no setting has (``retires = 3``) would be ignored without a word: refuse it,
+    with the nearest real name."""
+    import difflib
+    unknown = sorted(key for key in data if key not in known)
+    if not unknown:
+        return
+    where = f"{path} [{'.'.join(table)}]" if table else str(path)
+    names = sorted(n for n in known if n.islower())
+    hints = []
+    for key in unknown:
+        close = difflib.get_close_matches(key, names, n=1)
+        hints.append(f"{key!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
+    raise ValueError(f"{where}: unknown setting{'s' * (len(hints) > 1)} " + ", ".join(hints)
+                     + "; `farm config show` lists every setting")
 
 
 # Query (or fragment) parameters whose values are credentials: api_key, access_token, sig, ...
@@ -344,6 +366,11 @@ def mask_url(url: str) -> str:
     return url
 
 
+# The command-line flag of a setting, where it is not --<setting-name> (farm/cli.py)
+FLAG_OF = {"default_timeout": "--timeout", "broker_url": "--broker",
+           "pushgateway_url": "--pushgateway", "worker_metrics_port": "--metrics-port"}
+
+
 def load_settings(**flags: Any) -> Settings:
     """Build Settings; ``flags`` (CLI options) win over everything. Unset flags are ignored."""
     given = {k: v for k, v in flags.items() if v is not None}
@@ -353,8 +380,16 @@ def load_settings(**flags: Any) -> Settings:
         lines = []
         for err in exc.errors():
             loc = ".".join(str(p) for p in err["loc"])
-            env = "FARM_" + "__".join(str(p) for p in err["loc"]).upper()
             msg = err["msg"].removeprefix("Value error, ")
+            if err["loc"] and err["loc"][0] in given:     # the command line said it
+                name = str(err["loc"][0])
+                flag = FLAG_OF.get(name, "--" + name.replace("_", "-"))
+                value = given[name]
+                shown = (mask_url(str(value)) if name.endswith("_url") else
+                         "***" if "key" in name or "secret" in name else value)
+                lines.append(f"{flag} {shown}: {msg}")
+                continue
+            env = "FARM_" + "__".join(str(p) for p in err["loc"]).upper()
             lines.append(f"setting {loc!r} (env {env}, farm.toml or [tool.farm]): {msg}")
         raise ConfigError("invalid configuration:\n  " + "\n  ".join(lines)) from None
     except (ValueError, OSError) as exc:  # broken farm.toml / pyproject.toml

@@ -150,3 +150,27 @@ def test_errors_name_the_setting_and_the_file(tmp_path, monkeypatch):
     (tmp_path / "pyproject.toml").write_text("[tool.farm]\nretries = = 1\n")
     with pytest.raises(ConfigError, match="pyproject.toml"):
         load_settings()
+
+
+def test_a_misspelt_name_in_farm_toml_or_tool_farm_is_refused_with_the_real_one(tmp_path):
+    """`retires = 3` was ignored without a word: the run went on with no retries."""
+    (tmp_path / "farm.toml").write_text("retires = 3\nheadless = true\n")
+    with pytest.raises(ConfigError) as found:
+        load_settings()
+    assert str(found.value) == ("cannot read configuration: farm.toml: unknown setting "
+                                "'retires' (did you mean 'retries'?); `farm config show` "
+                                "lists every setting")
+    (tmp_path / "farm.toml").unlink()
+    (tmp_path / "pyproject.toml").write_text("[tool.black]\nline = 1\n[tool.farm]\nheadles = 0\n")
+    with pytest.raises(ConfigError, match=r"pyproject.toml \[tool.farm\]: unknown setting "
+                                          r"'headles' \(did you mean 'headless'\?\)"):
+        load_settings()
+
+
+def test_a_bad_flag_value_is_blamed_on_the_flag_not_on_the_environment():
+    with pytest.raises(ConfigError) as found:
+        load_settings(retries=50, broker_url="http://u:hunter2@localhost:1234")
+    assert str(found.value).splitlines()[1:] == [
+        "  --retries 50: must be between 0 and 10",
+        "  --broker http://u:***@localhost:1234: the broker is a Redis URL (redis:// or "
+        "rediss://), got http"]
