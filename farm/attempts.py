@@ -32,6 +32,7 @@ class Outcome(str, Enum):
     INTERRUPTED = "interrupted"
     INFRA = "infra"             # the device or model broke: retried on another device
     TIMEOUT = "timeout"         # the case overstayed: an error, never retried
+    REFUSED = "refused"         # the model refused the API key: an error, never retried
     INTERNAL = "internal"       # a farm bug: an error, never retried
 
 
@@ -41,6 +42,7 @@ _BY_EXCEPTION: tuple[tuple[type[BaseException], str, Outcome], ...] = (
     (errors.NeedsModel, "skipped", Outcome.SKIPPED),
     (errors.Interrupted, "interrupted", Outcome.INTERRUPTED),
     (errors.CaseTimeout, "error", Outcome.TIMEOUT),
+    (errors.ModelRefused, "error", Outcome.REFUSED),
     (errors.InfraError, "error", Outcome.INFRA),
 )
 
@@ -86,6 +88,8 @@ def outcome(result: CaseResult) -> Outcome:
     cls = error_class(result.error.kind) if result.error else errors.InternalError
     if issubclass(cls, errors.CaseTimeout):
         return Outcome.TIMEOUT
+    if issubclass(cls, errors.ModelRefused):
+        return Outcome.REFUSED
     if issubclass(cls, errors.InfraError):
         return Outcome.INFRA
     return Outcome.INTERNAL
@@ -102,7 +106,8 @@ def next_attempt(job: Job, result: Outcome, device: str, policy: RetryPolicy) ->
 
     Infrastructure errors retry on another device within the infra quota (a device that died
     must not eat the case); test failures retry up to the case's quota (pass-after-fail =
-    flaky). Timeouts, internal errors, skips and interrupts never retry.
+    flaky). Timeouts, a refused model API key, internal errors, skips and interrupts never
+    retry.
     """
     if result is Outcome.INFRA and job.infra_retries_used < policy.infra_retries:
         return replace(job, attempt=job.attempt + 1, infra_retries_used=job.infra_retries_used + 1,

@@ -14,6 +14,7 @@
     │   ├── DeviceLost            the device/browser died or stopped answering
     │   ├── DeviceError           the device refused an action
     │   ├── ModelUnavailable      the model endpoint is down / timing out
+    │   ├── ModelRefused          the endpoint refused the API key (401/403): not retried
     │   └── BrokerLost            the cluster's Redis stayed away: the run gives up
     ├── CaseTimeout               the case ran past its timeout: case *error*, not retried
     ├── Interrupted               the user pressed Ctrl-C: case *interrupted*
@@ -116,6 +117,11 @@ class DeviceError(InfraError):
 
 class ModelUnavailable(InfraError):
     pass
+
+
+class ModelRefused(InfraError):
+    """The model endpoint refused farm's credentials (401 / 403): re-sending the request or
+    re-running the case on another device cannot help, so neither happens."""
 
 
 class BrokerLost(InfraError):

@@ -58,7 +58,9 @@ class ModelClient(Protocol):
         """Send OpenAI-style chat messages; return the reply. ``timeout``: seconds the whole
         call may take, retries included (DeadlineReached when they run out). Raises
         ModelUnavailable when the endpoint cannot answer (after retries) or its reply is over
-        the size cap."""
+        the size cap, ModelRefused when it refuses the API key. A raised error may carry the
+        usage the failed call spent as ``.usage`` (calls, retries, latency) for the caller
+        to count."""
 
 
 def estimate_tokens(messages: Sequence[dict[str, Any]]) -> int:

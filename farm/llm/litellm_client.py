@@ -1,28 +1,34 @@
 """LiteLLMClient: the real ModelClient, any provider litellm speaks, over its HTTP path.
 
 The one module that imports litellm (lazily, on the first client built). Retries with
-exponential backoff on 429, 5xx, timeouts and connection failures; when they are spent the
-call raises ModelUnavailable (an infrastructure error: the case is an *error*, not a failure).
+exponential backoff on 429, 5xx, timeouts and connection failures — after what a 429 / 503's
+``Retry-After`` asked for instead, when it says (at most RETRY_AFTER_CAP_S); when they are
+spent the call raises ModelUnavailable (an infrastructure error: the case is an *error*, not a
+failure). A refused API key (401 / 403) is ModelRefused at once: no retry can fix it.
 A caller's time budget bounds every wait (DeadlineReached), and a reply over
-FARM_MODEL_MAX_REPLY_BYTES is refused unread (ModelUnavailable, never retried).
+FARM_MODEL_MAX_REPLY_BYTES is refused unread (ModelUnavailable, never retried). Every error
+carries the call's usage so far (``.usage``), and no message or log line names an API key or
+the endpoint's password (``***``).
 """
 
 from __future__ import annotations
 
 import logging
+import math
 import os
 import threading
 import time
-from typing import Any
+from typing import Any, Callable, Sequence
 
 from farm import metrics
-from farm.errors import ModelUnavailable
+from farm.errors import FarmError, ModelRefused, ModelUnavailable
 from farm.llm.capped_http import ReplyTooLarge
 from farm.llm.client import DeadlineReached, ModelReply, RequestBudget, Usage
 from farm.text import clean
 
 log = logging.getLogger("farm.llm")
 _import_lock = threading.Lock()
+RETRY_AFTER_CAP_S = 60.0    # the longest a Retry-After header makes a retry wait
 
 
 def _litellm() -> Any:
@@ -42,12 +48,15 @@ def _litellm() -> Any:
 class LiteLLMClient:
     """One model endpoint. ``model`` is a litellm model string (``openai/gpt-4o``,
     ``gemini/gemini-2.5-flash``, ...); ``base_url`` an OpenAI-compatible API base.
-    ``max_reply_bytes`` caps what is read of a reply (FARM_MODEL_MAX_REPLY_BYTES)."""
+    ``max_reply_bytes`` caps what is read of a reply (FARM_MODEL_MAX_REPLY_BYTES);
+    ``secrets`` are more values (the other models' API keys) no message may show, besides
+    ``api_key``; ``key_setting`` names where ``api_key`` comes from (for a refused key)."""
 
     def __init__(self, model: str, base_url: str | None = None, api_key: str | None = None,
                  family: str = "gpt", timeout: float = 60.0, temperature: float = 0.0,
                  retries: int = 2, backoff: float = 0.5, max_tokens: int | None = None,
-                 max_reply_bytes: int = 1_000_000) -> None:
+                 max_reply_bytes: int = 1_000_000, secrets: Sequence[str] = (),
+                 key_setting: str = "FARM_MODEL_API_KEY") -> None:
         self.name = model
         self.model = model
         self.family = family
@@ -59,6 +68,8 @@ class LiteLLMClient:
         self.backoff = backoff
         self.max_tokens = max_tokens
         self.max_reply_bytes = max_reply_bytes
+        self.key_setting = key_setting
+        self._mask = _masker(base_url, (api_key or "", *secrets))
         self._lib = _litellm()
         self._sdk_client = self._capped_sdk_client()
 
@@ -119,7 +130,8 @@ class LiteLLMClient:
 
         ``timeout`` bounds the whole call: each request waits at most min(FARM_MODEL_TIMEOUT,
         what is left), no retry starts that its backoff would push past the end, and
-        DeadlineReached says the time ran out (not the model's health)."""
+        DeadlineReached says the time ran out (not the model's health). Whatever is raised
+        carries the usage of the call so far as ``.usage`` (the call, its retries, its time)."""
         usage = Usage()
         budget = RequestBudget(self.timeout, timeout)
         kwargs = self._kwargs(messages)
@@ -127,21 +139,22 @@ class LiteLLMClient:
             started = time.monotonic()
             kwargs["timeout"] = budget.request_timeout(started)
             if kwargs["timeout"] <= 0:
-                raise DeadlineReached(f"model {self.model} gave no answer in the time left "
-                                      f"(no time for attempt {attempt + 1})")
+                raise _carrying(DeadlineReached(
+                    f"model {self.model} gave no answer in the time left (no time for attempt "
+                    f"{attempt + 1})"), usage, sent=attempt > 0)
             try:
                 response = self._lib.completion(**kwargs)
             except Exception as exc:
                 usage.latency_s += time.monotonic() - started
-                metrics.model_request(self.family, "timeout" if isinstance(
-                    exc, getattr(self._lib, "Timeout", ())) else "error",
-                    time.monotonic() - started)
-                cut_short = kwargs["timeout"] < self.timeout   # waited only what was left
-                self._raise_unless_retry(exc, attempt, budget, cut_short)
+                metrics.model_request(self.family, "timeout" if self._timed_out(exc)
+                                      else "error", time.monotonic() - started)
+                delay, why = self._delay(exc, attempt)
+                error = self._error(exc, attempt, budget, kwargs["timeout"], delay, why)
+                if error is not None:
+                    raise _carrying(error, usage, sent=True) from exc
                 usage.retries += 1
-                delay = self.backoff * (2 ** attempt)
-                log.info("model %s: %s; retry %d in %.1fs", self.model, type(exc).__name__,
-                         attempt + 1, delay)
+                log.info("model %s: %s; retry %d in %.1fs (%s)", self.model,
+                         self._said(exc, kwargs["timeout"]), attempt + 1, delay, why)
                 time.sleep(delay)
                 continue
             took = time.monotonic() - started
@@ -149,30 +162,77 @@ class LiteLLMClient:
             usage.calls += 1
             try:
                 reply = ModelReply(self._capped_text(response), self._usage(response, usage))
-            except ModelUnavailable:
+            except ModelUnavailable as too_large:
                 metrics.model_request(self.family, "error", took)
-                raise
+                raise _carrying(too_large, usage, sent=False)
             metrics.model_request(self.family, "ok", took, reply.usage)
             return reply
         raise AssertionError("unreachable")
 
-    def _raise_unless_retry(self, exc: Exception, attempt: int, budget: RequestBudget,
-                            cut_short: bool) -> None:
-        """Return when ``exc`` is worth another attempt; otherwise raise what the caller sees."""
-        said = _said(exc, self.base_url)
+    def _error(self, exc: Exception, attempt: int, budget: RequestBudget, waited: float,
+               delay: float, why: str) -> FarmError | None:
+        """None when ``exc`` is worth another attempt after ``delay`` seconds (``why``: the
+        endpoint's Retry-After or the backoff); otherwise what the caller sees. ``waited``:
+        what this attempt's request was allowed (less than FARM_MODEL_TIMEOUT: what was left)."""
+        said = self._said(exc, waited)
         if _in_chain(exc, ReplyTooLarge) is not None:
-            raise self._too_large() from exc
+            return self._too_large()
+        if self._refused_key(exc):
+            return self._refused(exc, said)
         if not self._retryable(exc):
-            raise ModelUnavailable(f"model {self.model} refused the request: {said}") from exc
+            return ModelUnavailable(f"model {self.model} refused the request: {said}")
         now = time.monotonic()
-        timed_out = isinstance(exc, getattr(self._lib, "Timeout", ()))
-        if (cut_short and timed_out) or budget.spent(now) \
-                or not budget.allows_retry(now, self.backoff * (2 ** attempt)):
-            raise DeadlineReached(f"model {self.model} gave no answer in the time left "
-                                  f"({said})") from exc
+        timed_out = self._timed_out(exc)
+        if (timed_out and waited < self.timeout) or budget.spent(now):
+            return DeadlineReached(f"model {self.model} gave no answer in the time left "
+                                   f"({said})")
         if attempt == self.retries:
-            raise ModelUnavailable(f"model {self.model} unavailable after {attempt + 1} "
-                                   f"attempts: {said}") from exc
+            if timed_out:
+                at = f" at {self._mask(self.base_url)}" if self.base_url else ""
+                return ModelUnavailable(
+                    f"model {self.model}{at} did not answer within {_secs(self.timeout)} s "
+                    f"(FARM_MODEL_TIMEOUT)" + (f" in {attempt + 1} attempts" if attempt else ""))
+            return ModelUnavailable(f"model {self.model} unavailable after {attempt + 1} "
+                                    f"attempts: {said}")
+        if not budget.allows_retry(now, delay):
+            return DeadlineReached(f"model {self.model} gave no answer in the time left "
+                                   f"({said}; a retry would wait {_secs(delay)} s: {why})")
+        return None
+
+    def _said(self, exc: BaseException, waited: float) -> str:
+        """What went wrong, masked; a timeout as the limit it ran into."""
+        if self._timed_out(exc):
+            return f"no answer within {_secs(waited)} s"
+        return _said(exc, self.base_url, self._mask)
+
+    def _timed_out(self, exc: BaseException) -> bool:
+        return isinstance(exc, getattr(self._lib, "Timeout", ()))
+
+    def _refused_key(self, exc: BaseException) -> bool:
+        """A 401 / 403: the endpoint will not take this key, however often it is sent."""
+        kinds = tuple(k for k in (getattr(self._lib, "AuthenticationError", None),
+                                  getattr(self._lib, "PermissionDeniedError", None)) if k)
+        return isinstance(exc, kinds) or getattr(exc, "status_code", None) in (401, 403)
+
+    def _refused(self, exc: BaseException, said: str) -> ModelRefused:
+        status = getattr(exc, "status_code", None)
+        said = f"{status} {said}" if isinstance(status, int) else said
+        if self.api_key:
+            return ModelRefused(f"model {self.model} refused the API key ({said}): check "
+                                f"{self.key_setting}")
+        return ModelRefused(f"model {self.model} refused the request without an API key "
+                            f"({said}): set {self.key_setting}")
+
+    def _delay(self, exc: BaseException, attempt: int) -> tuple[float, str]:
+        """Seconds to wait before the next attempt and why: what a 429 / 503 asked for in
+        Retry-After (at most RETRY_AFTER_CAP_S), else the exponential backoff."""
+        asked = _retry_after(exc)
+        if asked is None:
+            return self.backoff * (2 ** attempt), "exponential backoff"
+        if asked > RETRY_AFTER_CAP_S:
+            return RETRY_AFTER_CAP_S, (f"the endpoint asked for {_secs(asked)} s in Retry-After,"
+                                       f" capped at {_secs(RETRY_AFTER_CAP_S)} s")
+        return asked, f"the endpoint asked for {_secs(asked)} s in Retry-After"
 
     def _too_large(self) -> ModelUnavailable:
         return ModelUnavailable(f"model {self.model} sent a reply over {self.max_reply_bytes} "
@@ -217,23 +277,119 @@ def _in_chain(exc: BaseException, kind: type[BaseException]) -> BaseException | 
     return None
 
 
-def _said(exc: BaseException, base_url: str | None) -> str:
+def _said(exc: BaseException, base_url: str | None,
+          mask: Callable[[str], str] = str) -> str:
     """What went wrong, once: a connection that failed names the endpoint and the OS's reason
     ("the connection to http://…/v1 failed: [Errno 111] Connection refused"); anything else
-    is the error's kind and first line, without litellm's repeated "litellm.X: X: "."""
+    is the error's kind and first line, without litellm's repeated "litellm.X: X: ".
+    ``mask`` hides secrets before the text is cut short (no half key is left)."""
     import socket
 
     lost = _in_chain(exc, ConnectionError) or _in_chain(exc, socket.gaierror)
     if lost is not None:
         from farm.config import mask_url
-        where = mask_url(base_url) if base_url else "the provider"
-        return f"the connection to {where} failed: {_short(lost)}"
-    name, text = type(exc).__name__, _short(exc)
+        where = mask(mask_url(base_url)) if base_url else "the provider"
+        return f"the connection to {where} failed: {_short(lost, mask)}"
+    name, text = type(exc).__name__, _short(exc, mask)
     for prefix in (f"litellm.{name}: ", f"{name}: "):
         text = text[len(prefix):] if text.startswith(prefix) else text
     return f"{name}: {text}"
 
 
-def _short(exc: BaseException) -> str:
-    text = clean(str(exc)).strip()
+def _short(exc: BaseException, mask: Callable[[str], str] = str) -> str:
+    text = mask(clean(str(exc))).strip()
     return text.splitlines()[0][:300] if text else ""
+
+
+def _masker(base_url: str | None, keys: Sequence[str]) -> Callable[[str], str]:
+    """A function that hides ``keys`` and the credentials in ``base_url`` (its password,
+    ``api_key=…`` parameters: what `farm.config.mask_url` hides) in a text, as ``***``; also
+    %-, JSON-, HTML- or base64-encoded (`farm.suite.vars.Variables.mask`). Values shorter
+    than 4 characters are placeholders, not keys: hiding them would garble every message."""
+    from farm.config import mask_url
+    from farm.suite.vars import Variables
+    hidden = [k for k in (*keys, *_url_secrets(base_url)) if len(k) >= 4]
+    values = Variables({str(i): v for i, v in enumerate(hidden)}, secrets=map(str, range(
+        len(hidden))))
+
+    def mask(text: str) -> str:
+        if base_url and base_url in text:
+            text = text.replace(base_url, mask_url(base_url))
+        return values.mask(text)
+    return mask
+
+
+def _url_secrets(url: str | None) -> list[str]:
+    """The values `mask_url` replaces in ``url`` (as written and %-decoded)."""
+    import re
+    from urllib.parse import unquote_plus, urlsplit
+
+    from farm.config import mask_url
+    if not url:
+        return []
+    try:
+        parts, masked = urlsplit(url), urlsplit(mask_url(url))
+    except ValueError:
+        return [url]
+    found = [parts.password or ""]
+    for field in ("query", "fragment"):
+        for raw, hid in zip(re.split("[&;]", getattr(parts, field)),
+                            re.split("[&;]", getattr(masked, field))):
+            if raw != hid:
+                found.append(raw.partition("=")[2])
+    return [s for v in found if v for s in dict.fromkeys((v, unquote_plus(v)))]
+
+
+def _carrying(error: FarmError, usage: Usage, sent: bool) -> FarmError:
+    """``error`` with the call's usage (``.usage``) for the step it ends: the call counts
+    when a request went out, with its retries and the time it waited."""
+    spent = usage.copy()
+    spent.calls += 1 if sent else 0
+    error.usage = spent        # type: ignore[attr-defined]
+    return error
+
+
+def _retry_after(exc: BaseException) -> float | None:
+    """Seconds a 429 / 503 reply asked for in ``retry-after-ms`` or ``Retry-After`` (seconds
+    or an HTTP date), or None."""
+    if getattr(exc, "status_code", None) not in (429, 503):
+        return None
+    headers = _headers(exc)
+    ms = _wait(headers.get("retry-after-ms"))
+    return ms / 1000 if ms is not None else _wait(headers.get("retry-after"))
+
+
+def _headers(exc: BaseException) -> dict[str, str]:
+    """The reply's headers, lower-case names (litellm keeps them on the error)."""
+    for source in ("litellm_response_headers", "response"):
+        try:
+            found = getattr(exc, source, None)
+            found = found.headers if source == "response" and found is not None else found
+            if found:
+                return {str(k).lower(): str(v) for k, v in found.items()}
+        except Exception:   # noqa: BLE001 - a provider's odd error object: no headers
+            continue
+    return {}
+
+
+def _wait(value: str | None) -> float | None:
+    """A Retry-After value in seconds from now (never negative), or None if unreadable."""
+    if not value:
+        return None
+    try:
+        seconds = float(value.strip())
+    except ValueError:
+        from datetime import timezone
+        from email.utils import parsedate_to_datetime
+        try:
+            when = parsedate_to_datetime(value.strip())
+        except (TypeError, ValueError, IndexError):
+            return None
+        if when.tzinfo is None:
+            when = when.replace(tzinfo=timezone.utc)
+        seconds = when.timestamp() - time.time()
+    return max(seconds, 0.0) if math.isfinite(seconds) else None
+
+
+def _secs(seconds: float) -> str:
+    return f"{round(seconds, 1):g}"

@@ -46,14 +46,21 @@ def build_models(settings: "Settings") -> ModelSet | None:
     if not settings.model:
         return None
     from farm.llm.litellm_client import LiteLLMClient
+    # Every client hides every model key in what it says (an endpoint may echo any of them).
+    keys = [k for k in (_secret(settings.model_api_key), _secret(settings.planning_model_api_key),
+                        _secret(settings.assert_model_api_key)) if k]
 
-    def client(model: str, base: str | None, key: Any, family: str | None) -> LiteLLMClient:
+    def client(model: str, base: str | None, key: Any, family: str | None,
+               role: str = "") -> LiteLLMClient:
         fam = family_for(family, model)
+        own = getattr(settings, f"{role.lower()}model_api_key") is not None
         return LiteLLMClient(model, base_url=base, api_key=_secret(key), family=fam.name,
                              timeout=settings.model_timeout,
                              temperature=settings.model_temperature,
                              retries=settings.model_retries, backoff=settings.model_backoff,
-                             max_reply_bytes=settings.model_max_reply_bytes)
+                             max_reply_bytes=settings.model_max_reply_bytes, secrets=keys,
+                             key_setting=f"FARM_{role}MODEL_API_KEY" if own or not role
+                             else f"FARM_{role}MODEL_API_KEY or FARM_MODEL_API_KEY")
 
     main = client(settings.model, settings.model_base_url, settings.model_api_key,
                   settings.model_family)
@@ -62,11 +69,11 @@ def build_models(settings: "Settings") -> ModelSet | None:
         plan = client(settings.planning_model,
                       settings.planning_model_base_url or settings.model_base_url,
                       settings.planning_model_api_key or settings.model_api_key,
-                      settings.planning_model_family)
+                      settings.planning_model_family, "PLANNING_")
     judge = main
     if settings.assert_model:
         judge = client(settings.assert_model,
                        settings.assert_model_base_url or settings.model_base_url,
                        settings.assert_model_api_key or settings.model_api_key,
-                       settings.assert_model_family)
+                       settings.assert_model_family, "ASSERT_")
     return ModelSet(plan=plan, locate=main, judge=judge, planner_locates=plan is main)

@@ -156,7 +156,8 @@ def test_429_then_success_counts_the_retry(page, model_server):
 
 def test_model_timeout_is_an_infra_error(page, model_server):
     srv = model_server([Reply(delay=2, text=DONE_XML)])
-    with pytest.raises(ModelUnavailable, match="unavailable after 2 attempts"):
+    with pytest.raises(ModelUnavailable, match=r"did not answer within 0\.4 s "
+                                               r"\(FARM_MODEL_TIMEOUT\) in 2 attempts"):
         agent_for(page, srv, timeout=0.4, retries=1).ai_act("anything")
 
 

@@ -6,7 +6,8 @@
 A script is a list (one entry per request, in order; the last repeats) or a function
 ``(body: dict, index: int) -> entry``. An entry is reply text or a `Reply` (status code, delay,
 raw body, a model that never answers, a huge streamed body). Every request body is kept in
-``.requests`` (parsed JSON) and ``.raw`` (bytes): the server logs what a model would read.
+``.requests`` (parsed JSON) and ``.raw`` (bytes), and when it arrived in ``.times``
+(time.monotonic()): the server logs what a model would read.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ class Reply:
     hang: bool = False           # never answer: hold the request until the server stops
     stream_bytes: int = 0        # this many bytes of garbage, sent in chunks with no
     #                              Content-Length (the body ends when the connection closes)
+    headers: dict[str, str] | None = None   # extra response headers (Retry-After, ...)
 
 
 NEVER_ANSWERS = Reply(hang=True)
@@ -43,6 +45,7 @@ class ModelServer:
         self.script = script
         self.requests: list[dict[str, Any]] = []
         self.raw: list[bytes] = []
+        self.times: list[float] = []
         self._lock = threading.Lock()
         self._stopping = threading.Event()
         server = self
@@ -57,6 +60,7 @@ class ModelServer:
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
                 data = self.rfile.read(length)
+                arrived = time.monotonic()
                 try:
                     body = json.loads(data)
                 except ValueError:
@@ -65,6 +69,7 @@ class ModelServer:
                     index = len(server.requests)
                     server.requests.append(body)
                     server.raw.append(data)
+                    server.times.append(arrived)
                 entry = server._entry(body, index)
                 reply = entry if isinstance(entry, Reply) else Reply(text=entry)
                 if reply.hang:
@@ -75,13 +80,14 @@ class ModelServer:
                 if reply.stream_bytes:
                     self._stream(reply.stream_bytes)
                 elif reply.raw is not None:
-                    self._send(reply.status, reply.raw)
+                    self._send(reply.status, reply.raw, reply.headers)
                 elif reply.status != 200:
                     err = {"error": {"message": f"scripted {reply.status}", "type": "scripted",
                                      "code": reply.status}}
-                    self._send(reply.status, json.dumps(err).encode())
+                    self._send(reply.status, json.dumps(err).encode(), reply.headers)
                 else:
-                    self._send(200, json.dumps(_completion(body, reply, index)).encode())
+                    self._send(200, json.dumps(_completion(body, reply, index)).encode(),
+                               reply.headers)
 
             def _stream(self, size: int) -> None:
                 chunk = b"<thought>" + b"garbage " * 8190
@@ -95,9 +101,12 @@ class ModelServer:
                 except (BrokenPipeError, ConnectionResetError):
                     pass   # the client stopped reading (the size cap)
 
-            def _send(self, status: int, payload: bytes) -> None:
+            def _send(self, status: int, payload: bytes,
+                      headers: dict[str, str] | None = None) -> None:
                 try:
                     self.send_response(status)
+                    for name, value in (headers or {}).items():
+                        self.send_header(name, value)
                     self.send_header("Content-Type", "application/json")
                     self.send_header("Content-Length", str(len(payload)))
                     self.end_headers()

@@ -421,9 +421,9 @@ def test_cache_settings_in_files_are_checked_with_file_and_line(tmp_path):
 def test_farm_cache_setting_is_checked():
     from farm.config import load_settings
     from farm.errors import ConfigError
-    with pytest.raises(ConfigError, match="'cache' .*must be one of read-write"):
+    with pytest.raises(ConfigError, match="--cache sometimes: must be one of read-write"):
         load_settings(cache="sometimes")
-    with pytest.raises(ConfigError, match="cache_url.*Redis URL"):
+    with pytest.raises(ConfigError, match="--cache-url http://cache:80: .*Redis URL"):
         load_settings(cache_url="http://cache:80")
 
 

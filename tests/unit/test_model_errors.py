@@ -1,0 +1,212 @@
+"""What a user reads when the model endpoint says no: no API key in any message or log line,
+a refused key is not retried (neither the request nor the case), a 429 / 503's Retry-After is
+honoured, a failed call keeps its usage, and a timeout names the endpoint and the setting.
+Real litellm over HTTP against the scripted model server (a thread)."""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from email.utils import formatdate
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+from farm import errors
+from farm.attempts import Outcome, RetryPolicy, classify, next_attempt, outcome
+from farm.config import Settings
+from farm.devices.base import Rect, UINode, UITree
+from farm.devices.fake import FakeDevice
+from farm.errors import ModelRefused, ModelUnavailable
+from farm.llm.client import DeadlineReached
+from farm.llm.models import ModelSet, build_models
+from farm.results import ArtifactStore, CaseError, CaseResult
+from farm.runner import Services, run_case
+from farm.schedule import Job
+from farm.suite.model import Case, Step, Task, WebTarget
+from tests.support.model_server import NEVER_ANSWERS, ModelServer, Reply
+
+MSGS = [{"role": "user", "content": "hi"}]
+KEYS = {"model_api_key": "sk-MAIN-SECRET-1234567890",
+        "planning_model_api_key": "sk-PLAN-SECRET-0987654321",
+        "assert_model_api_key": "sk-JUDGE-SECRET-1122334455"}
+SCREEN = UITree(source="dom", page_text="Welcome", nodes=[
+    UINode(id=0, role="button", text="Sign in", clickable=True,
+           rect=Rect(x=10, y=10, width=100, height=30))])
+
+
+@pytest.fixture
+def server() -> Iterator[list[ModelServer]]:
+    started: list[ModelServer] = []
+    yield started
+    for srv in started:
+        srv.stop()
+
+
+def serve(started: list[ModelServer], script: object) -> ModelServer:
+    srv = ModelServer(script).start()   # type: ignore[arg-type]
+    started.append(srv)
+    return srv
+
+
+def client(base_url: str, **kw: object) -> object:
+    from farm.llm.litellm_client import LiteLLMClient
+    return LiteLLMClient("openai/scripted", base_url=base_url, **kw)
+
+
+def echo(status: int, text: str) -> Reply:
+    """An error reply quoting ``text`` (as OpenAI quotes a wrong key back)."""
+    return Reply(status=status, raw=json.dumps({"error": {"message": text}}).encode())
+
+
+def run(steps: list[Step], model: object, tmp_path: Path) -> CaseResult:
+    case = Case(id="s/c", name="c", file=Path("/tmp/c.yaml"), suite_root=Path("/tmp"),
+                platform="web", web=WebTarget(url="http://127.0.0.1:1/"),
+                tasks=[Task(name="t", steps=steps)], timeout=30)
+    services = Services(settings=Settings(), artifacts=ArtifactStore(tmp_path), run_id="r1",
+                        env={}, model=model)
+    return run_case(Job(case.id, "web", 1), case, FakeDevice(SCREEN), services)
+
+
+# ---- 1. no API key in what the client says ---------------------------------------------------
+@pytest.mark.parametrize("status", [401, 500], ids=["refused", "retried then spent"])
+@pytest.mark.parametrize("role", ["plan", "locate", "judge"])
+def test_no_model_api_key_shows_in_any_message_or_log_line(server, caplog, role, status):
+    """Every configured key (each tier's) is hidden from every client, also one cut in two
+    by the message's length limit; the endpoint's password too."""
+    everything = " ".join(KEYS.values())
+    srv = serve(server, [echo(status, "Incorrect API key provided: " + everything
+                              + " pw-SECRET-99 " + "".join(KEYS.values()) * 8)])
+    url = srv.base_url.replace("http://", "http://user:pw-SECRET-99@")
+    settings = Settings(model="openai/main", model_base_url=url, planning_model="openai/plan",
+                        assert_model="openai/judge", model_retries=1, model_backoff=0.01,
+                        **KEYS)
+    models = build_models(settings)
+    caplog.set_level(logging.INFO, logger="farm.llm")
+    with pytest.raises((ModelRefused, ModelUnavailable)) as raised:
+        getattr(models, role).complete(MSGS)
+    said = str(raised.value) + "\n" + caplog.text
+    assert "Incorrect API key provided: ***" in said
+    for secret in (*KEYS.values(), "pw-SECRET-99", "sk-"):    # "sk-": no key cut in two
+        assert secret not in said
+    if status == 500:
+        assert "retry 1" in caplog.text          # the log line was written, masked
+
+
+def test_a_refused_key_reaches_the_results_masked(server, tmp_path):
+    key = KEYS["model_api_key"]
+    srv = serve(server, [echo(401, f"Incorrect API key provided: {key}")])
+    res = run([Step(kind="ai", value="log in")],
+              ModelSet.single(client(srv.base_url, api_key=key)), tmp_path)
+    assert res.status == "error" and res.error.kind == "ModelRefused", res.error
+    assert key not in res.model_dump_json()
+    assert "Incorrect API key provided: ***" in res.error.message
+
+
+# ---- 2. a refused key is not retried -----------------------------------------------------------
+@pytest.mark.parametrize("status, name", [(401, "AuthenticationError"), (403, "Error")])
+def test_a_refused_key_is_sent_once_and_names_the_setting(server, status, name):
+    key = KEYS["model_api_key"]
+    srv = serve(server, [echo(status, f"Incorrect API key provided: {key}")])
+    with pytest.raises(ModelRefused) as raised:
+        client(srv.base_url, api_key=key, retries=2, backoff=0.01).complete(MSGS)
+    assert len(srv.requests) == 1
+    message = str(raised.value)
+    assert message.startswith(f"model openai/scripted refused the API key ({status} ")
+    assert name in message and message.endswith(
+        "Incorrect API key provided: ***): check FARM_MODEL_API_KEY")
+    assert not isinstance(raised.value, ModelUnavailable)
+
+
+def test_a_refused_key_names_the_setting_of_its_model(server):
+    srv = serve(server, [Reply(status=401)])
+    settings = Settings(model="openai/main", model_base_url=srv.base_url,
+                        planning_model="openai/plan", assert_model="openai/judge",
+                        model_api_key=KEYS["model_api_key"],
+                        assert_model_api_key=KEYS["assert_model_api_key"])
+    models = build_models(settings)
+    for role, setting in (("judge", "check FARM_ASSERT_MODEL_API_KEY"),
+                          ("plan", "check FARM_PLANNING_MODEL_API_KEY or FARM_MODEL_API_KEY")):
+        with pytest.raises(ModelRefused, match=setting):
+            getattr(models, role).complete(MSGS)
+    with pytest.raises(ModelRefused, match="refused the request without an API key .*: set "
+                                           "FARM_MODEL_API_KEY"):
+        client(srv.base_url).complete(MSGS)
+
+
+def test_a_refused_key_is_an_error_that_is_not_run_again():
+    refused = ModelRefused("model openai/x refused the API key (401 ...)")
+    assert classify(refused) == ("error", Outcome.REFUSED)
+    result = CaseResult(run_id="r", case_id="c", name="c", file="c.yaml", platform="web",
+                        status="error", error=CaseError(kind="ModelRefused", message="m"))
+    assert outcome(result) is Outcome.REFUSED
+    assert next_attempt(Job("c", "web", 1), Outcome.REFUSED, "d1", RetryPolicy()) is None
+    assert isinstance(refused, errors.InfraError)     # still an infrastructure error: exit 3
+
+
+# ---- 3. Retry-After ------------------------------------------------------------------------------
+@pytest.mark.parametrize("status, retry_after", [(429, "1"), (503, "1"), (429, "date")],
+                         ids=["429 seconds", "503 seconds", "429 HTTP date"])
+def test_a_retry_waits_what_retry_after_asked_for(server, caplog, status, retry_after):
+    value = formatdate(time.time() + 3, usegmt=True) if retry_after == "date" else retry_after
+    srv = serve(server, [Reply(status=status, headers={"Retry-After": value}), "ok"])
+    caplog.set_level(logging.INFO, logger="farm.llm")
+    reply = client(srv.base_url, retries=2, backoff=0.01).complete(MSGS)
+    assert reply.text == "ok" and len(srv.requests) == 2
+    assert srv.times[1] - srv.times[0] >= 1.0           # not the 0.01 s backoff
+    assert "in Retry-After" in caplog.text              # the log says why it waited
+
+
+def test_a_retry_after_past_the_time_left_is_not_waited_for(server):
+    srv = serve(server, [Reply(status=429, headers={"Retry-After": "3600"}), "ok"])
+    with pytest.raises(DeadlineReached, match="asked for 3600 s in Retry-After, capped at 60 s"):
+        client(srv.base_url, retries=2, backoff=0.01).complete(MSGS, timeout=5)
+    assert len(srv.requests) == 1
+
+
+def test_retry_after_values():
+    from farm.llm.litellm_client import _wait
+    assert _wait("4") == 4 and _wait(" 1.5 ") == 1.5 and _wait("-3") == 0
+    assert _wait("soon") is None and _wait("nan") is None and _wait(None) is None
+    assert _wait("Wed, 21 Oct 2015 07:28:00 GMT") == 0          # in the past: go now
+    assert 50 < _wait(formatdate(time.time() + 60, usegmt=True)) <= 60
+
+
+# ---- 4. a failed call keeps its usage ------------------------------------------------------------
+@pytest.mark.parametrize("script, kind, retries", [
+    ([Reply(status=500)], ModelUnavailable, 2),
+    ([Reply(status=429)], ModelUnavailable, 2),
+    ([Reply(status=401)], ModelRefused, 0),
+], ids=["500", "429", "401"])
+def test_a_failed_call_carries_its_usage(server, script, kind, retries):
+    srv = serve(server, script)
+    with pytest.raises(kind) as raised:
+        client(srv.base_url, retries=2, backoff=0.01).complete(MSGS)
+    usage = raised.value.usage
+    assert (usage.calls, usage.retries) == (1, retries) and usage.latency_s > 0
+    assert len(srv.requests) == retries + 1
+
+
+def test_a_call_cut_off_by_the_deadline_carries_its_usage(server):
+    srv = serve(server, [Reply(status=500)])
+    with pytest.raises(DeadlineReached) as raised:
+        client(srv.base_url, retries=5, backoff=1.0).complete(MSGS, timeout=1.2)
+    assert raised.value.usage.calls == 1
+    assert raised.value.usage.retries == len(srv.requests) - 1
+
+
+# ---- 5. a timeout names the endpoint and the setting ---------------------------------------------
+def test_a_timeout_names_the_endpoint_masked_and_the_limit(server):
+    srv = serve(server, [NEVER_ANSWERS])
+    with pytest.raises(ModelUnavailable) as raised:
+        client(srv.base_url, timeout=1, retries=0).complete(MSGS)
+    assert str(raised.value) == (f"model openai/scripted at {srv.base_url} did not answer "
+                                 "within 1 s (FARM_MODEL_TIMEOUT)")
+    url = srv.base_url.replace("http://", "http://user:pw-SECRET-99@")
+    with pytest.raises(ModelUnavailable) as raised:
+        client(url, timeout=0.5, retries=1, backoff=0.01).complete(MSGS)
+    masked = srv.base_url.replace("http://", "http://user:***@")
+    assert str(raised.value) == (f"model openai/scripted at {masked} did not answer "
+                                 "within 0.5 s (FARM_MODEL_TIMEOUT) in 2 attempts")
