@@ -142,6 +142,7 @@ class _CaseRun:
                            locate_off=services.settings.locate_off,
                            max_scrolls=services.settings.locate_max_scrolls)
         self.records: list[StepRecord] = []
+        self.failure_kinds: dict[int, str] = {}   # step index → its TestFailure's class name
         self.evidence = CaseEvidence(services.settings.screenshots, self.agent.grabber,
                                      services.artifacts, case.id, job.attempt)
 
@@ -177,7 +178,9 @@ class _CaseRun:
             failed_step = self._run_tasks(result)
             if failed_step is not None:
                 result.status = "failed"
-                result.error = CaseError(kind="TestFailure", message=failed_step.error or "",
+                result.error = CaseError(kind=self.failure_kinds.get(failed_step.index,
+                                                                     "TestFailure"),
+                                         message=failed_step.error or "",
                                          step=failed_step.index)
                 result.screenshot = failed_step.after
         except Exception as exc:   # every way a case can end early; _classify sorts them
@@ -193,6 +196,8 @@ class _CaseRun:
                     self.device.end_session()
             except Exception as exc:   # the verdict is already known; a dying device shows next
                 log.debug("end_session failed on %s: %s", self.device.name, exc)
+        if self.agent.cache is not None:   # plan entries are kept only if the case passed
+            self.agent.cache.finish(result.status)
         result.steps = self.records
         result.duration = round(time.monotonic() - self.started_at, 3)
         total = self.agent.usage
@@ -249,6 +254,7 @@ class _CaseRun:
                     result.data[step.options["name"]] = rec.output
         except TestFailure as exc:
             rec.status, rec.error = "failed", self.mask(_message(exc))
+            self.failure_kinds[rec.index] = error_kind(exc)   # AssertionFailed, LocateError…
             if getattr(exc, "thought", None):     # a failed aiAssert: the model's reasoning
                 rec.output = self.mask(f"the model: {exc.thought}")
             if step.options.get("name") and step.kind == "aiAssert":   # as Midscene keeps it

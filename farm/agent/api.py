@@ -248,8 +248,13 @@ class Agent:
         left = self.remaining()
         try:
             reply = client.complete(messages, timeout=None if left == float("inf") else left)
-        except DeadlineReached as exc:
-            raise CaseTimeout(f"waiting for the model {_endpoint(client)}") from exc
+        except FarmError as exc:     # a failed call's usage counts too (calls, retries)
+            spent = getattr(exc, "usage", None)
+            if spent is not None:
+                self.usage.add(spent)
+            if isinstance(exc, DeadlineReached):
+                raise CaseTimeout(f"waiting for the model {_endpoint(client)}") from exc
+            raise
         self.usage.add(reply.usage)
         log.debug("model %s (%s): %d+%d tokens", purpose, getattr(client, "name", "?"),
                   reply.usage.prompt_tokens, reply.usage.completion_tokens)

@@ -2,7 +2,9 @@
 says `<complete>` or the cap. Failures go back to the model as feedback text (secret values
 masked); more than `max_errors` execution errors, an action repeated on an unchanged screen,
 or the cap fail the act with a message that says which. A reply that cannot be read after one
-retry is a model error (ModelUnavailable), not the app's failure.
+retry is a model error (ModelUnavailable), not the app's failure; so are execution errors past
+``max_errors`` that were all the model's own planning errors (an unknown action, bad params, a
+box off the screenshot: nothing was ever tried on the app).
 
 What the model planned is resolved with the agent's ``resolve_planned``: a ``${NAME}`` the
 suite does not declare is typed as written and named in the act's ``notes``.
@@ -13,7 +15,7 @@ from __future__ import annotations
 import logging
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Protocol
+from typing import TYPE_CHECKING, Any, Callable, NoReturn, Protocol
 
 from farm.agent.actions import Action, Locate, as_planned, describe_actions, registry
 from farm.agent.history import ConversationHistory
@@ -90,6 +92,11 @@ def planning_for(strategy: str | None, deep_think: bool) -> Planning:
     if strategy is not None:
         return PLANNING[strategy]
     return DEEP_THINK if deep_think else Planning()
+
+
+class BadBox(LocateError):
+    """The planner's box is no location (not numbers, or off the screenshot): fed back to the
+    model like an unknown action, and like one it is the model's own planning error."""
 
 
 @dataclass
@@ -183,7 +190,7 @@ class ActLoop:
     def _loop(self, task: str, deep_locate: bool, context: str | None,
               strict: tuple[int, int] | None) -> None:
         history = self.history
-        errors = 0
+        errors: list[tuple[bool, str]] = []     # (the model's own planning error?, why)
         watch = _Watch()
         runner = self.agent.task_runner(lambda loc: self._locate(loc, deep_locate),
                                         resolve=self._resolve)
@@ -196,11 +203,11 @@ class ActLoop:
             if plan.error and not plan.actions and not plan.complete:
                 raise StepFailed(f"the model gave up: {plan.error}")
             watch.prev = (thumb, "")
-            if not self._act(plan, runner, watch, thumb, same_screen):
-                errors += 1
-                if errors > self.limits.max_errors:
-                    raise StepFailed(f"more than {self.limits.max_errors} execution errors in "
-                                     f"one ai step; last: {history.pending_feedback[:300]}")
+            failed = self._act(plan, runner, watch, thumb, same_screen)
+            if failed is not None:
+                errors.append(failed)
+                if len(errors) > self.limits.max_errors:
+                    self._too_many_errors(errors)
                 continue
             if plan.complete:
                 if not plan.success:
@@ -210,6 +217,18 @@ class ActLoop:
                 return
         raise StepFailed(f"replanning limit {self.cap} reached without <complete>"
                          + (f" (strict step {strict[0]})" if strict else ""))
+
+    def _too_many_errors(self, errors: list[tuple[bool, str]]) -> NoReturn:
+        """The error cap is spent. If every error was the model planning what farm cannot run,
+        nothing was ever tried on the app: the model is not usable (an infrastructure error,
+        not the app's failure). Otherwise the step failed."""
+        if all(planning for planning, _ in errors):
+            name = getattr(self.models.plan, "name", "?")
+            raise ModelUnavailable(
+                f"the model {name} kept planning actions farm cannot run ({len(errors)} times; "
+                f"last: {self.agent.mask(errors[-1][1])[:300]})")
+        raise StepFailed(f"more than {self.limits.max_errors} execution errors in "
+                         f"one ai step; last: {self.history.pending_feedback[:300]}")
 
     def _look(self, task: str, context: str | None,
               strict: tuple[int, int] | None, watch: _Watch) -> tuple[bytes, bool]:
@@ -230,19 +249,21 @@ class ActLoop:
         return thumb, same_screen
 
     def _act(self, plan: Plan, runner: TaskRunner, watch: _Watch, thumb: bytes,
-             same_screen: bool) -> bool:
-        """Run the plan's actions in order; False (and feedback) at the first that fails."""
+             same_screen: bool) -> tuple[bool, str] | None:
+        """Run the plan's actions in order; None when all ran. At the first that fails:
+        feedback, and (was it the model's own planning error — an unknown action, bad params,
+        a box that is no location — rather than an action failing on the device?, why)."""
         for planned in plan.actions:
             try:
                 tasks = build_tasks(planned, self.registry)
             except PlanError as exc:
                 self._feedback(f"Your action was not executed: {exc}")
-                return False
+                return True, str(exc)
             acted = len(self.agent.acted)
             bad = runner.run(tasks)
             if bad is not None:
                 self._feedback(f"{bad.label} failed: {bad.error}")
-                return False
+                return isinstance(bad.exception, BadBox), bad.error
             action, label = tasks[-1].action, tasks[-1].label
             for mark in self.agent.acted[acted:]:   # the annotated screenshot's caption
                 mark["note"] = self.agent.mask(" · ".join(
@@ -251,7 +272,7 @@ class ActLoop:
             if action.moves_pointer or any(t.kind == "locate" for t in tasks):
                 watch.prev = (thumb, label)
             self._check_stuck(action, label, watch, same_screen)
-        return True
+        return None
 
     def done(self, tasks: list[Task], log_line: str) -> None:
         """A finished action (planned now or replayed from the plan cache) joins the result
@@ -323,8 +344,8 @@ class ActLoop:
             image = png_size(self._shot)
             try:
                 rect = to_rect(loc.bbox, self.family, image)
-            except ValueError as exc:
-                raise LocateError(f"bad bbox for {loc.describe()}: {exc}") from None
+            except ValueError as exc:    # OffImage too: a corner tap would be a lie
+                raise BadBox(f"bad bbox for {loc.describe()}: {exc}") from None
             plan_rect = image_to_screen(rect, image, agent.device.size())
         extra = {"images": self.images} if self.images else {}
         return agent.locate(loc, resolve=self._resolve, plan_rect=plan_rect,

@@ -15,7 +15,7 @@ from farm.agent.locator import LocateContext, LocateHit
 from farm.agent.prompts import locate_prompt, reference_parts, section_prompt
 from farm.devices.base import Rect
 from farm.errors import ModelUnavailable
-from farm.llm.families import Family, to_rect
+from farm.llm.families import Family, OffImage, to_rect
 from farm.llm.plan import ReplyParseError, echo_back, loads_lenient
 
 Ask = Callable[[str, list[dict[str, Any]]], str]    # (purpose, messages) -> reply text
@@ -105,7 +105,11 @@ class AILocateTier:
         if bbox is None:
             ctx.near.append(f"the model did not find {prompt!r}")
             return None
-        rect = to_rect(bbox, self.family, image)
+        try:
+            rect = to_rect(bbox, self.family, image)
+        except OffImage as exc:      # no location: a miss that says why, never a corner tap
+            ctx.near.append(str(exc))
+            return None
         return LocateHit(image_to_screen(rect, image, screen), self.name, prompt)
 
     def _deep(self, prompt: str, ctx: LocateContext, png: bytes, image: tuple[int, int],
@@ -120,7 +124,11 @@ class AILocateTier:
             if box is None:
                 ctx.near.append(f"the model found no section holding {prompt!r}")
                 return None
-            section = to_rect(box, self.family, image)
+            try:
+                section = to_rect(box, self.family, image)
+            except OffImage as exc:
+                ctx.near.append(f"{exc} (the section holding {prompt!r})")
+                return None
         crop, area = crop_upscale(png, section)
         cropped = png_size(crop)
         bbox = self._query(locate_prompt(prompt, self.family, search_area=True), crop,
@@ -128,7 +136,11 @@ class AILocateTier:
         if bbox is None:
             ctx.near.append(f"the model did not find {prompt!r} in the zoomed section")
             return None
-        inner = to_rect(bbox, self.family, cropped)
+        try:
+            inner = to_rect(bbox, self.family, cropped)
+        except OffImage as exc:
+            ctx.near.append(f"the model's box {exc.box} is outside the zoomed section")
+            return None
         f = area.width / cropped[0]
         in_image = scale_rect(inner, f, area.height / cropped[1], area.x, area.y)
         return LocateHit(image_to_screen(in_image, image, screen), "deep-locate", prompt)

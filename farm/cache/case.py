@@ -3,6 +3,7 @@
 It knows the namespace (suite/case, platform, app version), the mode, and how often each
 prompt has been used so far (the n-th use of a prompt is its n-th entry). `CaseCache.count`
 is the one place where a lookup's result (hit, miss, stale, replanned) is recorded.
+Plan entries are kept only from an attempt that passed: `CaseCache.finish`, at the case's end.
 A store that fails (Redis away, disk full) turns the cache off for the attempt with one
 warning: the cache only ever saves time, it never fails a case.
 """
@@ -22,6 +23,12 @@ from farm.results import CacheUse
 log = logging.getLogger("farm.cache")
 
 DEFAULT_TTL = 30 * 86400.0
+_ENDED = {"failed": "the case failed", "error": "the case ended with an error",
+          "interrupted": "the case was interrupted", "skipped": "the case was skipped"}
+
+
+def _entries(n: int) -> str:
+    return f"{n} entry" if n == 1 else f"{n} entries"
 
 
 class CaseCache:
@@ -34,6 +41,10 @@ class CaseCache:
         self._step_enabled = True
         self.step = CacheUse(mode=mode)
         self.broken = False
+        # plan entries are kept only if the attempt passes (`finish`): those it wrote wait
+        # here with the step's CacheUse that counted them; those it replayed are remembered
+        self._pending: dict[str, tuple[Entry, CacheUse]] = {}
+        self._replayed: set[str] = set()
 
     # ---- per step ----------------------------------------------------------------------------
     def begin_step(self, cacheable: bool = True) -> None:
@@ -89,20 +100,63 @@ class CaseCache:
             setattr(self.step, attr, getattr(self.step, attr) + 1)
 
     def save(self, key: str, kind: Kind, prompt: str, value: Entry) -> bool:
-        """Store an entry (in a writing mode); never one that holds a secret value."""
+        """Store an entry (in a writing mode); never one that holds a secret value. A plan
+        entry is stored when the attempt ends, and only if it passed (`finish`)."""
         if not self.writing:
             return False
         entry = {"type": kind, "prompt": prompt, **value, "updated": time.time()}
         if not self.safe(json.dumps(entry, ensure_ascii=False)):
             log.warning("not cached: the %s entry for %r would hold a secret value", kind, prompt)
             return False
+        if kind == "plan":
+            self._pending[key] = (entry, self.step)
+        elif not self._put(key, entry):
+            return False
+        self.step.written += 1
+        return True
+
+    def _put(self, key: str, entry: Entry) -> bool:
         try:
             self.store.put(key, entry, self.ttl)
         except Exception as exc:
             self._broke(exc)
             return False
-        self.step.written += 1
         return True
+
+    def note_replayed(self, key: str) -> None:
+        """The plan entry ``key`` was replayed in this attempt (see `finish`)."""
+        self._replayed.add(key)
+
+    def finish(self, status: str) -> None:
+        """The attempt ended with ``status``. Plan entries it wrote are stored only if it
+        passed; otherwise they are not kept. When it failed or ended with an error, the plan
+        entries it replayed are dropped too (in a writing mode): a plan that ends in a failed
+        case must not be replayed with no model call forever — the next run asks the model
+        again. (Interrupted or skipped says nothing against them: kept.) Said in farm.log."""
+        pending, self._pending = self._pending, {}
+        replayed, self._replayed = self._replayed, set()
+        if status == "passed":
+            for key, (entry, use) in pending.items():
+                if self.broken or not self._put(key, entry):
+                    use.written -= 1
+            return
+        why = _ENDED.get(status, f"the case ended {status}")
+        for _, use in pending.values():
+            use.written -= 1
+        if pending:
+            log.info("plan cache: %s not kept: %s", _entries(len(pending)), why)
+        if replayed and status in ("failed", "error") and writes(self.mode) and not self.broken:
+            dropped = sum(self._drop(key) for key in sorted(replayed))
+            if dropped:
+                log.info("plan cache: %s replayed in this attempt dropped: %s (the next run "
+                         "asks the model again)", _entries(dropped), why)
+
+    def _drop(self, key: str) -> int:
+        try:
+            return self.store.delete(key)      # a full key: the prefix of itself alone
+        except Exception as exc:
+            self._broke(exc)
+            return 0
 
     def safe(self, text: str) -> bool:
         """Whether ``text`` may be stored (holds no secret value)."""

@@ -6,6 +6,10 @@ locator chain, whose locate cache usually answers, then the action). When one fa
 target is gone), the replay stops there and the agent plans again from the current screen,
 told which steps are done; in a writing mode the entry is rewritten with what worked. A replay
 failure is never a pass: either the model finishes the task or the step fails.
+
+An entry is kept only if its case passes: a plan whose step "passed" in a case that then
+failed (a later check saw the wrong screen) is not stored, and a replayed one is dropped, so
+the next run asks the model again instead of replaying a wrong flow forever.
 """
 
 from __future__ import annotations
@@ -39,6 +43,7 @@ class PlanCache:
         self.cache.count("plan", "miss" if entry is None else "hit")
         if entry is None:
             return False
+        self.cache.note_replayed(self.key)     # dropped if the case does not pass
         actions: list[dict[str, Any]] = entry.get("actions") or []
         for i, planned in enumerate(actions, 1):
             error = _run_one(planned, loop, runner)
@@ -53,7 +58,8 @@ class PlanCache:
         return True
 
     def save(self, result: "ActResult") -> None:
-        """Store (or rewrite) the entry after the step succeeded."""
+        """Store (or rewrite) the entry after the step succeeded: kept when the case passes
+        (`CaseCache.finish`), never from a case that failed."""
         if self.key is not None:
             self.cache.save(self.key, "plan", self.task,
                             {"actions": result.actions, "message": result.message})

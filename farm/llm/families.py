@@ -2,7 +2,8 @@
 
 Coordinates (REFERENCE.md §3) come back in the family's own space; `to_rect` maps them to
 pixels of the screenshot the model saw with round(v·(size−1)/N), puts the corners in order
-and clamps to the image. Pure functions: property-tested with hypothesis.
+and clips to the image; a box with no pixel on the image is no location (OffImage). Pure
+functions: property-tested with hypothesis.
 """
 
 from __future__ import annotations
@@ -57,9 +58,34 @@ def family_for(name: str | None, model: str | None = None) -> Family:
     return FAMILIES["gpt"]
 
 
+class OffImage(ValueError):
+    """The model's box (or point) has no pixel in common with the image it was given: it is
+    not a location. A box partly outside is clipped to the overlap instead."""
+
+    def __init__(self, values: Sequence[float], image_size: tuple[int, int]) -> None:
+        self.box = "[" + ",".join(f"{v:g}" for v in values) + "]"
+        self.image_size = image_size
+        what = "box" if len(values) == 4 else "point"
+        super().__init__(f"the model's {what} {self.box} is outside the "
+                         f"{image_size[0]}×{image_size[1]} screen")
+
+
+def _px(v: float, size: int, scale: int | None) -> int:
+    return round(v if scale is None else v * (size - 1) / scale)
+
+
 def _axis(v: float, size: int, scale: int | None) -> int:
-    px = v if scale is None else v * (size - 1) / scale
-    return min(max(round(px), 0), size - 1)
+    return min(max(_px(v, size, scale), 0), size - 1)
+
+
+def _on_image(values: Sequence[float], xs: Sequence[float], ys: Sequence[float],
+              family: Family, image_size: tuple[int, int]) -> None:
+    """OffImage unless the box spanning ``xs`` × ``ys`` overlaps the image."""
+    w, h = image_size
+    px = sorted(_px(v, w, family.scale) for v in xs)
+    py = sorted(_px(v, h, family.scale) for v in ys)
+    if px[-1] < 0 or px[0] > w - 1 or py[-1] < 0 or py[0] > h - 1:
+        raise OffImage(values, image_size)
 
 
 POINT_BOX = 4   # a point becomes a box this many pixels either side of it
@@ -68,7 +94,8 @@ POINT_BOX = 4   # a point becomes a box this many pixels either side of it
 def to_rect(values: Sequence[float], family: Family, image_size: tuple[int, int]) -> Rect:
     """Map a model box (4 numbers) or point (2 numbers) to a Rect in image pixels.
 
-    Raises ValueError for anything else (wrong count, NaN): callers turn it into feedback.
+    Raises ValueError for anything else (wrong count, NaN), and OffImage (a ValueError) for
+    a box or point entirely outside the image: callers turn it into feedback or a miss.
     """
     w, h = image_size
     nums = [float(v) for v in values]
@@ -76,6 +103,7 @@ def to_rect(values: Sequence[float], family: Family, image_size: tuple[int, int]
         raise ValueError(f"coordinates are not finite: {list(values)}")
     if len(nums) == 2:
         x, y = (nums[1], nums[0]) if family.order == "yx" else (nums[0], nums[1])
+        _on_image(nums, (x,), (y,), family, image_size)
         cx, cy = _axis(x, w, family.scale), _axis(y, h, family.scale)
         x1, y1 = max(cx - POINT_BOX, 0), max(cy - POINT_BOX, 0)
         x2, y2 = min(cx + POINT_BOX, w - 1), min(cy + POINT_BOX, h - 1)
@@ -86,6 +114,7 @@ def to_rect(values: Sequence[float], family: Family, image_size: tuple[int, int]
         y1, x1, y2, x2 = nums
     else:
         x1, y1, x2, y2 = nums
+    _on_image(nums, (x1, x2), (y1, y2), family, image_size)
     ax, bx = sorted((_axis(x1, w, family.scale), _axis(x2, w, family.scale)))
     ay, by = sorted((_axis(y1, h, family.scale), _axis(y2, h, family.scale)))
     return Rect(x=ax, y=ay, width=bx - ax + 1, height=by - ay + 1)

@@ -170,7 +170,7 @@ def test_each_outcome_is_reported_alike(outcomes: Run) -> None:
     got = {name: (c["status"], c["attempt"], (c["error"] or {}).get("kind"))
            for name, c in outcomes.cases.items()}
     assert got == {"ok_login": ("passed", 1, None),
-                   "wrong_text": ("failed", 1, "TestFailure"),
+                   "wrong_text": ("failed", 1, "AssertionFailed"),
                    "needs_model": ("skipped", 1, None),
                    "hang": ("error", 1, "CaseTimeout"),
                    "flaky": ("flaky", 2, None)}, outcomes.explain()
@@ -189,7 +189,7 @@ def test_each_outcome_lands_in_junit_alike(outcomes: Run) -> None:
     junit = {name: (j["result"], j["type"], j["attempt"], j["flaky"], j["earlier"])
              for name, j in outcomes.junit.items()}
     assert junit == {"ok_login": ("passed", None, 1, False, []),
-                     "wrong_text": ("failure", "TestFailure", 1, False, []),
+                     "wrong_text": ("failure", "AssertionFailed", 1, False, []),
                      "needs_model": ("skipped", None, 1, False, []),
                      "hang": ("error", "CaseTimeout", 1, False, []),
                      "flaky": ("passed", None, 2, True, ["flakyFailure"])}

@@ -105,7 +105,7 @@ def test_adb_shell_and_wda_request_steps_on_simulators(tmp_path):
     assert [s["status"] for s in bad["steps"]] == ["failed", "skipped"]
     assert "`cat /data/no/such/file` exited 1: cat: /data/no/such/file: No such file" in \
         bad["error"]["message"]
-    assert bad["error"]["kind"] == "TestFailure"
+    assert bad["error"]["kind"] == "StepFailed"          # the failed step's own class
 
     wda = cases["wda_ok"]
     assert wda["status"] == "passed", wda
@@ -114,5 +114,5 @@ def test_adb_shell_and_wda_request_steps_on_simulators(tmp_path):
     assert wda["data"]["front"]["bundleId"] == "com.apple.springboard"   # home was pressed
 
     refused = cases["wda_fails"]
-    assert refused["status"] == "failed" and refused["error"]["kind"] == "TestFailure"
+    assert refused["status"] == "failed" and refused["error"]["kind"] == "StepFailed"
     assert "WDA refused GET /wda/no/such/thing" in refused["error"]["message"]

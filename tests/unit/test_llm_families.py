@@ -1,17 +1,40 @@
-"""Coordinate maps: every answer lands on the screen, in order; round trips stay close."""
+"""Coordinate maps: every answer on the image lands on the screen, in order (one with no pixel
+on it is no location); round trips stay close."""
 
+import pytest
 from hypothesis import given, strategies as st
 
 from farm.devices.base import Rect
-from farm.llm.families import FAMILIES, family_for, from_rect, to_rect
+from farm.llm.families import FAMILIES, OffImage, family_for, from_rect, to_rect
 
 fams = st.sampled_from(sorted(FAMILIES))
 sizes = st.tuples(st.integers(2, 4000), st.integers(2, 4000))
 nums = st.floats(-5000, 5000, allow_nan=False)
 
 
+def pixels(values, family, size):
+    """The model's numbers as (xs, ys) in image pixels, unclipped: round(v·(size−1)/N)."""
+    def px(v, n):
+        return round(v if family.scale is None else v * (n - 1) / family.scale)
+    pairs = [values[i:i + 2] for i in range(0, len(values), 2)]
+    if family.order == "yx":
+        pairs = [p[::-1] for p in pairs]
+    return [px(x, size[0]) for x, _ in pairs], [px(y, size[1]) for _, y in pairs]
+
+
+def overlaps(values, family, size):
+    xs, ys = pixels(values, family, size)
+    return max(xs) >= 0 and min(xs) <= size[0] - 1 and max(ys) >= 0 and min(ys) <= size[1] - 1
+
+
 @given(fams, sizes, st.lists(nums, min_size=4, max_size=4))
-def test_any_box_maps_inside_the_image(name, size, box):
+def test_any_box_maps_inside_the_image_or_is_no_location(name, size, box):
+    """A box that overlaps the image is clipped to it; one with no pixel on it is no location
+    (it used to be clamped onto the edge, and the edge pixel was tapped)."""
+    if not overlaps(box, FAMILIES[name], size):
+        with pytest.raises(OffImage, match="is outside the"):
+            to_rect(box, FAMILIES[name], size)
+        return
     r = to_rect(box, FAMILIES[name], size)
     assert 0 <= r.x and 0 <= r.y and r.width >= 1 and r.height >= 1
     assert r.x + r.width <= size[0] and r.y + r.height <= size[1]
@@ -19,8 +42,33 @@ def test_any_box_maps_inside_the_image(name, size, box):
 
 @given(fams, sizes, st.lists(nums, min_size=2, max_size=2))
 def test_a_point_becomes_a_small_box_on_screen(name, size, pt):
+    if not overlaps(pt, FAMILIES[name], size):
+        with pytest.raises(OffImage, match="point"):
+            to_rect(pt, FAMILIES[name], size)
+        return
     r = to_rect(pt, FAMILIES[name], size)
     assert r.width <= 9 and r.height <= 9 and r.x + r.width <= size[0]
+
+
+@pytest.mark.parametrize("box", [[5000, 5000, 5100, 5100], [-300, -300, -200, -200],
+                                 [1280, 10, 1300, 20], [10, 800, 20, 900]])
+def test_a_box_entirely_off_the_screenshot_is_no_location(box):
+    with pytest.raises(OffImage) as off:
+        to_rect(box, FAMILIES["gpt"], (1280, 800))
+    assert str(off.value) == (f"the model's box [{','.join(map(str, box))}] is outside the "
+                              "1280×800 screen")
+
+
+def test_a_box_partly_off_the_screenshot_is_clipped_to_the_overlap():
+    assert to_rect([1200, 700, 1400, 900], FAMILIES["gpt"], (1280, 800)) == Rect(
+        x=1200, y=700, width=80, height=100)
+    assert to_rect([-50, -50, 10, 20], FAMILIES["gpt"], (1280, 800)) == Rect(
+        x=0, y=0, width=11, height=21)
+    # normalised: 1200 of 1000 is past the right edge; [900..1200] keeps 900..1000
+    assert to_rect([900, 0, 1200, 1000], FAMILIES["qwen3-vl"], (1001, 1001)) == Rect(
+        x=900, y=0, width=101, height=1001)
+    with pytest.raises(OffImage):
+        to_rect([1100, 0, 1200, 1000], FAMILIES["qwen3-vl"], (1001, 1001))
 
 
 @given(fams, st.tuples(st.integers(100, 3000), st.integers(100, 3000)), st.data())

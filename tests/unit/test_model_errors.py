@@ -189,6 +189,16 @@ def test_a_failed_call_carries_its_usage(server, script, kind, retries):
     assert len(srv.requests) == retries + 1
 
 
+def test_a_step_whose_model_calls_all_failed_shows_them_in_its_usage(server, tmp_path):
+    """Three requests refused with 500: results.json says so (1 call, 2 retries), not null."""
+    srv = serve(server, [Reply(status=500)])
+    res = run([Step(kind="ai", value="log in")],
+              ModelSet.single(client(srv.base_url, retries=2, backoff=0.01)), tmp_path)
+    assert res.status == "error" and res.error.kind == "ModelUnavailable"
+    assert (res.steps[0].usage.calls, res.steps[0].usage.retries) == (1, 2)
+    assert (res.usage.calls, res.usage.retries) == (1, 2)
+
+
 def test_a_call_cut_off_by_the_deadline_carries_its_usage(server):
     srv = serve(server, [Reply(status=500)])
     with pytest.raises(DeadlineReached) as raised:
