@@ -495,22 +495,81 @@ def report(run_dir: Path | None, history: bool, since: str | None, suite: str | 
         return
     if run_dir is None:
         raise click.UsageError("give RUN_DIR, or --history for the page across runs")
+    from farm.report.paths import check_outputs, writable_dir
+    from farm.session import write_outputs
+    summary = _run_summary(run_dir)
+    writable_dir(run_dir, "the run directory")
+    check_outputs(alluredir=alluredir)
+    unwritten = write_outputs(summary, run_dir, alluredir=alluredir)
+    click.echo(str((run_dir / "report.html").resolve()))
+    for what in unwritten:
+        click.echo(f"farm: error: not written: {what}", err=True)
+    if unwritten:
+        sys.exit(EXIT_INTERNAL)
+
+
+def _run_summary(run_dir: Path):
+    """RUN_DIR's results: its results.json, else (missing, or unreadable) rebuilt from its
+    journal, saying so; without either, a UserError saying what is wrong with which file."""
+    from farm.journal import JOURNAL, recover
+    source, journal = run_dir / "results.json", run_dir / JOURNAL
+    summary, why = _read_results(source) if source.exists() else (None, None)
+    if summary is not None:
+        return summary
+    if not journal.exists():
+        if why:
+            raise UserError(f"{source}: {why}")
+        raise click.UsageError(f"{source} does not exist")
+    try:
+        summary = recover(run_dir)
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UserError(f"{journal}: cannot read it ({exc})") from None
+    finished, unfinished = _rebuilt(summary)
+    if why is None:
+        click.echo(f"farm: rebuilt from {journal}: {finished} case(s) had finished{unfinished} "
+                   "before the run stopped", err=True)
+    elif not finished:          # nothing to rebuild from: leave results.json as it is
+        raise UserError(f"{source}: {why}; {journal} holds no finished case to rebuild from")
+    else:
+        click.echo(f"farm: {source} is unreadable ({why}): rebuilt from {journal} "
+                   f"({finished} case(s) finished{unfinished})", err=True)
+    return summary
+
+
+def _rebuilt(summary) -> tuple[int, str]:
+    """How many of a journal's cases had finished, and ", N interrupted, M not run" for the
+    ones `recover` found begun without a result or never begun."""
+    interrupted = sum(c.status == "interrupted" for c in summary.cases)
+    not_run = sum(c.status == "skipped" and (c.reason or "").startswith("not run: farm stopped")
+                  for c in summary.cases)
+    rest = (f", {interrupted} interrupted" if interrupted else "") + (
+        f", {not_run} not run" if not_run else "")
+    return len(summary.cases) - interrupted - not_run, rest
+
+
+def _read_results(source: Path):
+    """(results.json as a RunSummary, None), or (None, what is wrong with it)."""
     import json
 
-    from farm.journal import JOURNAL, recover
+    from pydantic import ValidationError
+
     from farm.results import RunSummary
-    from farm.session import write_outputs
-    source = run_dir / "results.json"
-    if source.exists():
-        summary = RunSummary.model_validate(json.loads(source.read_text()))
-    elif (run_dir / JOURNAL).exists():
-        summary = recover(run_dir)
-        click.echo(f"farm: rebuilt from {run_dir / JOURNAL}: {len(summary.cases)} case(s) "
-                   "had finished before the run stopped", err=True)
-    else:
-        raise click.UsageError(f"{source} does not exist")
-    write_outputs(summary, run_dir, alluredir=alluredir)
-    click.echo(str((run_dir / "report.html").resolve()))
+    try:
+        data = json.loads(source.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        return None, f"not valid JSON at line {exc.lineno} column {exc.colno} ({exc.msg})"
+    except UnicodeDecodeError as exc:
+        return None, f"not valid JSON (not UTF-8 text at byte {exc.start})"
+    except OSError as exc:
+        return None, f"cannot read it ({exc.strerror or exc})"
+    try:
+        return RunSummary.model_validate(data), None
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(map(str, first["loc"])) or "top level"
+        more = exc.error_count() - 1
+        return None, (f"not farm's results ({where}: {first['msg']}"
+                      + (f"; {more} more problem(s))" if more else ")"))
 
 
 def _history_page(since: str | None, suite: str | None, out: Path | None,
@@ -524,10 +583,33 @@ def _history_page(since: str | None, suite: str | None, out: Path | None,
             parse_since(since)
         except ValueError as exc:
             raise click.BadParameter(str(exc), param_hint="--since") from None
+    from farm.report.paths import writable_file
+    from farm.results_history import HistoryUnreadable, is_redis
     settings = load_settings()
+    target = out or Path(settings.state_dir) / "history.html"
+    writable_file(target, "--out" if out else "the history page")
+    if results and not is_redis(results) and not Path(results).exists():
+        raise UserError(f"--results {results}: no such results history (a SQLite file farm "
+                        "wrote, or a redis:// URL)")
     store = open_results(settings, results)
-    page = write_history(store, out or Path(settings.state_dir) / "history.html", since, suite)
+    try:
+        page = write_history(store, target, since, suite)
+    except HistoryUnreadable as exc:
+        raise UserError(f"{_history_source(settings, results)}: cannot read it as a results "
+                        f"history ({exc})") from None
     click.echo(str(page.resolve()))
+
+
+def _history_source(settings, results: str | None) -> str:
+    """Which results history was read, as the user named it (passwords masked)."""
+    from farm.config import mask_url
+    if results:
+        return f"--results {mask_url(results)}"
+    if settings.results_history_url:
+        return f"FARM_RESULTS_HISTORY_URL {mask_url(settings.results_history_url)}"
+    if settings.broker_url:
+        return f"the broker's Redis {mask_url(settings.broker_url.get_secret_value())}"
+    return str(Path(settings.state_dir) / "results.sqlite")
 
 
 def _quiet_gc() -> None:

@@ -18,7 +18,7 @@ import json
 import sqlite3
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Iterable, Protocol
+from typing import Any, Callable, Iterable, Protocol
 
 from pydantic import BaseModel, Field
 
@@ -33,12 +33,14 @@ class Attempt(BaseModel):
     status: str
     device: str | None = None
     error: str | None = None
+    at: float = 0.0                 # when it started, POSIX seconds (0: not recorded)
 
 
 class CaseRecord(BaseModel):
     case_id: str
     name: str = ""
     status: str
+    at: float = 0.0                 # when its last attempt started, POSIX seconds (0: unknown)
     duration: float = 0.0
     device: str | None = None
     tokens: int = 0
@@ -77,11 +79,12 @@ def _error_text(result: CaseResult) -> str | None:
     return f"{result.error.kind}: {_first_line(result.error.message)}"
 
 
-def _timestamp(iso: str) -> float:
+def _timestamp(iso: str, unknown: float | None = None) -> float:
+    """``iso`` as POSIX seconds; ``unknown`` (default: now) when it is not a time."""
     try:
         moment = datetime.fromisoformat(iso)
     except (TypeError, ValueError):
-        return datetime.now(timezone.utc).timestamp()
+        return datetime.now(timezone.utc).timestamp() if unknown is None else unknown
     if moment.tzinfo is None:
         moment = moment.astimezone()
     return moment.timestamp()
@@ -93,11 +96,11 @@ def record_for(summary: RunSummary, report: Path | None = None) -> RunRecord:
     for c in summary.cases:
         usage = c.usage
         cases.append(CaseRecord(
-            case_id=c.case_id, name=c.name, status=c.status, duration=c.duration,
-            device=c.device, tokens=sum(c.tokens.values()),
+            case_id=c.case_id, name=c.name, status=c.status, at=_timestamp(c.started, 0.0),
+            duration=c.duration, device=c.device, tokens=sum(c.tokens.values()),
             cost=usage.cost_usd if usage else 0.0, error=_error_text(c),
-            attempts=[Attempt(status=p.status, device=p.device, error=_error_text(p))
-                      for p in c.previous]))
+            attempts=[Attempt(status=p.status, device=p.device, error=_error_text(p),
+                              at=_timestamp(p.started, 0.0)) for p in c.previous]))
     model_seconds = sum(c.usage.latency_s for c in summary.cases if c.usage)
     return RunRecord(
         run_id=summary.run_id, started=summary.started, at=_timestamp(summary.started),
@@ -117,6 +120,15 @@ class ResultsStore(Protocol):
     def recent(self, count: int) -> list[RunRecord]:
         """The last ``count`` runs, oldest first."""
         ...
+
+    def before(self, until: float, count: int) -> list[RunRecord]:
+        """The last ``count`` runs started before ``until`` (POSIX seconds), oldest first."""
+        ...
+
+
+class HistoryUnreadable(Exception):
+    """The results history is there but cannot be read: not a SQLite file, not farm's,
+    Redis not answering. ``str()`` says why, in a few words."""
 
 
 class SqliteResults:
@@ -153,15 +165,31 @@ class SqliteResults:
             "SELECT record FROM runs ORDER BY at DESC, run_id DESC LIMIT ?", count)
         return newest[::-1]
 
+    def before(self, until: float, count: int) -> list[RunRecord]:
+        newest = self._select("SELECT record FROM runs WHERE at < ? "
+                              "ORDER BY at DESC, run_id DESC LIMIT ?", until, count)
+        return newest[::-1]
+
     def _select(self, sql: str, *args: Any) -> list[RunRecord]:
+        """Reads change nothing: no file is made, no table added to someone else's SQLite."""
         if not self.path.exists():
             return []
-        con = self._connect()
         try:
-            rows = con.execute(sql, args).fetchall()
-        finally:
-            con.close()
-        return [RunRecord.model_validate_json(text) for (text,) in rows]
+            con = sqlite3.connect(self.path, timeout=30)
+            try:
+                rows = con.execute(sql, args).fetchall()
+            finally:
+                con.close()
+            return [RunRecord.model_validate_json(text) for (text,) in rows]
+        except sqlite3.OperationalError as exc:
+            if "no such table" in str(exc):
+                raise HistoryUnreadable(f"a SQLite file, not farm's: {exc}") from None
+            raise HistoryUnreadable(str(exc)) from None
+        except sqlite3.DatabaseError as exc:        # "file is not a database"
+            raise HistoryUnreadable(str(exc)) from None
+        except ValueError as exc:                   # a record farm did not write
+            raise HistoryUnreadable(f"a run record is not farm's: {_first_line(str(exc))}"
+                                    ) from None
 
 
 class RedisResults:
@@ -179,14 +207,26 @@ class RedisResults:
         pipe.execute()
 
     def runs(self, since: float = 0.0) -> list[RunRecord]:
-        return self._load(self.r.zrangebyscore(self.index, since, "+inf"))
+        return self._load(lambda: self.r.zrangebyscore(self.index, since, "+inf"))
 
     def recent(self, count: int) -> list[RunRecord]:
-        return self._load(list(reversed(self.r.zrevrange(self.index, 0, count - 1))))
+        return self._load(lambda: list(reversed(self.r.zrevrange(self.index, 0, count - 1))))
 
-    def _load(self, ids: list[str]) -> list[RunRecord]:
-        texts = self.r.hmget(self.records, ids) if ids else []
-        return [RunRecord.model_validate_json(t) for t in texts if t]
+    def before(self, until: float, count: int) -> list[RunRecord]:
+        return self._load(lambda: list(reversed(self.r.zrevrangebyscore(
+            self.index, f"({until}", "-inf", start=0, num=count))))
+
+    def _load(self, find_ids: Callable[[], list[str]]) -> list[RunRecord]:
+        import redis
+        try:
+            ids = find_ids()
+            texts = self.r.hmget(self.records, ids) if ids else []
+            return [RunRecord.model_validate_json(t) for t in texts if t]
+        except redis.RedisError as exc:
+            raise HistoryUnreadable(f"{type(exc).__name__}: {exc}") from None
+        except ValueError as exc:                   # a record farm did not write
+            raise HistoryUnreadable(f"a run record is not farm's: {_first_line(str(exc))}"
+                                    ) from None
 
 
 def open_results(settings: Any, where: str | None = None) -> ResultsStore:
@@ -197,14 +237,20 @@ def open_results(settings: Any, where: str | None = None) -> ResultsStore:
     broker = settings.broker_url.get_secret_value() if settings.broker_url else None
     if where is None and broker:
         where = broker
-    if where and where.startswith(("redis://", "rediss://", "unix://")):
+    if is_redis(where):
         from farm.cluster import store
         return RedisResults(store.connect(where), settings.cluster_prefix)
     return SqliteResults(Path(where) if where else Path(settings.state_dir) / "results.sqlite")
 
 
+def is_redis(where: str | None) -> bool:
+    """``where`` names a Redis (else it is a SQLite file's path)."""
+    return bool(where) and where.startswith(("redis://", "rediss://", "unix://"))
+
+
 GREEN = ("passed", "flaky")
 WINDOW = 10       # earlier runs of a case that decide new failure / still failing / flaky
+CONTEXT_RUNS = 50     # runs before a run (any suite's) that its verdicts are decided against
 
 
 def classify(previous: list[str], status: str) -> str | None:
@@ -244,7 +290,7 @@ def remember_run(settings: Any, summary: RunSummary, report: Path) -> None:
     log = logging.getLogger("farm")
     try:
         store = open_results(settings)
-        verdicts = since_last(store.recent(50), summary)
+        verdicts = since_last(store.recent(CONTEXT_RUNS), summary)
         for case in summary.cases:
             case.since_last = verdicts.get(case.case_id)
         if summary.cases:

@@ -23,6 +23,7 @@ from farm.errors import ConfigError, UserError
 from farm.history import DurationHistory
 from farm.results_history import remember_run
 from farm.journal import JournalEvents
+from farm.report.paths import check_outputs, writable_dir as _writable_dir
 from farm.attempts import RetryPolicy
 from farm.devices.specs import DeviceSpec, parse_device_specs
 from farm.executors.base import Executor, RunOutcome
@@ -125,7 +126,7 @@ def run(paths: Sequence[str | Path], devices: str, settings: Settings,
             remembered, c.id, c.platform, settings.default_case_seconds))
     cases = chosen.selected
     run_id = new_run_id()
-    run_dir = _output_dirs(settings, run_id, overwrite)
+    run_dir = _output_dirs(settings, run_id, overwrite, junit_xml, alluredir)
     server, tally = _metrics_server(settings, {s.platform for s in specs})
     with AppServer(settings.serve_host, settings.serve_url_host) as apps, ExitStack() as stack:
         apps.serve([a for s in suites for a in s.defaults.apps] + _served_folders(cases))
@@ -154,16 +155,25 @@ def run(paths: Sequence[str | Path], devices: str, settings: Settings,
     summary = _summary(run_id, t_start, upfront + outcome.results, outcome, chosen, units)
     _remember(settings, summary, run_dir)
     _files_after_run(settings, cases, batches, summary, env)
-    write_outputs(summary, run_dir, junit_xml, alluredir)
+    unwritten = write_outputs(summary, run_dir, junit_xml, alluredir)
     if not summary.interrupted:
         history.record(outcome.results)
     _drop_handler(handler)
     _report(summary, run_dir, out)
     _export_metrics(settings, run_dir, tally, summary.cases, server)
+    return _exit_code(summary, refused, unwritten)
+
+
+def _exit_code(summary: RunSummary, refused: UserError | None, unwritten: list[str]) -> int:
+    """The run's code, after saying on stderr what went wrong beyond its cases: an output not
+    written (3, infrastructure, unless the cases already made the run's code nonzero), an
+    executor refused up front (nothing ran: its code)."""
+    for what in unwritten:
+        print(f"farm: error: not written: {what}", file=sys.stderr)
     if refused is not None:
         print(f"farm: error: {refused}", file=sys.stderr)
         return refused.exit_code
-    return summary.exit_code
+    return summary.exit_code or (3 if unwritten else 0)
 
 
 def _collect(paths: Sequence[str | Path], settings: Settings, verbose: bool,
@@ -274,10 +284,13 @@ def _case_outputs(cases: list[Case], results: list[CaseResult],
                 log.warning("cannot write %s for %s: %s", path, case.id, exc)
 
 
-def _output_dirs(settings: Settings, run_id: str, overwrite: bool) -> Path:
+def _output_dirs(settings: Settings, run_id: str, overwrite: bool,
+                 junit_xml: Path | None = None, alluredir: Path | None = None) -> Path:
     """The run's directory, checked before any device starts: state and report directories
     must be writable directories, and a report directory holding a run is only reused with
-    ``overwrite`` (its old results are removed, so nothing stale mixes in)."""
+    ``overwrite`` (its old results are removed, so nothing stale mixes in); --junit-xml and
+    --alluredir must be writable too (not found out after the run)."""
+    check_outputs(junit_xml, alluredir)
     state = Path(settings.state_dir)
     _writable_dir(state, "the state directory (FARM_STATE_DIR)")
     if not settings.report_dir:
@@ -297,17 +310,6 @@ def _output_dirs(settings: Settings, run_id: str, overwrite: bool) -> Path:
             (run_dir / name).unlink(missing_ok=True)
         shutil.rmtree(run_dir / "artifacts", ignore_errors=True)
     return run_dir
-
-
-def _writable_dir(path: Path, what: str) -> None:
-    try:
-        path.mkdir(parents=True, exist_ok=True)
-        probe = path / f".farm-write-test-{os.getpid()}"
-        probe.write_bytes(b"")
-        probe.unlink()
-    except OSError as exc:
-        reason = "is a file" if path.is_file() else (exc.strerror or str(exc))
-        raise ConfigError(f"{what} {path}: cannot write there ({reason})") from None
 
 
 def _with_overrides(cases: list[Case], settings: Settings) -> list[Case]:
@@ -624,18 +626,34 @@ def _last_scrape(server: "metrics.MetricsServer | None", settings: Settings) -> 
 
 
 def write_outputs(summary: RunSummary, run_dir: Path, junit_xml: Path | None = None,
-                  alluredir: Path | None = None) -> None:
+                  alluredir: Path | None = None) -> list[str]:
+    """results.json, junit.xml, report.html (and --junit-xml, --alluredir), each on its own:
+    one that cannot be written costs only itself. Returns what was not written, one line
+    each (``<output>: <why>``); the paths were checked up front, so this is the disk's doing
+    (full, gone read-only) or a bug (its traceback in farm.log)."""
+    from farm.report.allure import write_allure
     from farm.report.html import write_html
     from farm.report.junit import write_junit
-    write_json(run_dir / "results.json", summary)
-    write_junit(summary, run_dir / "junit.xml")
+    from farm.report.paths import why_not_written
+    own = run_dir / "results.json", run_dir / "junit.xml", run_dir / "report.html"
+    outputs: list[tuple[str, Path, Callable[[], object]]] = [
+        (str(own[0]), own[0], lambda: write_json(own[0], summary)),
+        (str(own[1]), own[1], lambda: write_junit(summary, own[1]))]
     if junit_xml:
-        Path(junit_xml).parent.mkdir(parents=True, exist_ok=True)
-        write_junit(summary, Path(junit_xml), run_dir)
+        outputs.append((f"--junit-xml {junit_xml}", Path(junit_xml),
+                        lambda: write_junit(summary, Path(junit_xml), run_dir)))
     if alluredir:
-        from farm.report.allure import write_allure
-        write_allure(summary, run_dir, Path(alluredir))
-    write_html(summary, run_dir)
+        outputs.append((f"--alluredir {alluredir}", Path(alluredir),
+                        lambda: write_allure(summary, run_dir, Path(alluredir))))
+    outputs.append((str(own[2]), own[2], lambda: write_html(summary, run_dir)))
+    failed = []
+    for what, path, write in outputs:
+        try:
+            write()
+        except Exception as exc:        # OSError mostly; a bug must not cost the rest either
+            log.warning("cannot write %s", what, exc_info=not isinstance(exc, OSError))
+            failed.append(f"{what}: {why_not_written(path, exc)}")
+    return failed
 
 
 def _remember(settings: Settings, summary: RunSummary, run_dir: Path) -> None:

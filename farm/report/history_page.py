@@ -14,7 +14,8 @@ from pathlib import Path
 from farm import __version__
 from farm.report.html import _format_time, format_duration
 from farm.report.trends import Trends, analyse, parse_since
-from farm.results_history import ResultsStore, RunRecord
+from farm.report.paths import discard
+from farm.results_history import CONTEXT_RUNS, ResultsStore, RunRecord
 
 
 def _environment():
@@ -64,9 +65,10 @@ def _linker(runs: list[RunRecord], page_dir: Path):
 
 
 def render_history(runs: list[RunRecord], page_dir: Path, suite: str | None = None,
-                   window: str = "all runs") -> str:
-    """The page for ``runs`` (oldest first)."""
-    trends = analyse(runs, suite)
+                   window: str = "all runs", earlier: list[RunRecord] = ()) -> str:
+    """The page for ``runs`` (oldest first); ``earlier`` runs, before the window, only decide
+    its verdicts (`analyse`)."""
+    trends = analyse(runs, suite, earlier)
     kept = trends.runs
     template = _environment().get_template("history.html.j2")
     from markupsafe import Markup    # our own stylesheet: <style> is raw text, not escaped
@@ -82,14 +84,21 @@ def render_history(runs: list[RunRecord], page_dir: Path, suite: str | None = No
 
 def write_history(store: ResultsStore, out: Path, since: str | None = None,
                   suite: str | None = None) -> Path:
-    """Write the history page for runs since ``since`` (e.g. ``7d``; all when None)."""
+    """Write the history page for runs since ``since`` (e.g. ``7d``; all when None); the
+    runs before the window (as many as a run's own report is decided against) are read too,
+    so the verdicts agree with each run's report."""
     cutoff = time.time() - parse_since(since) if since else 0.0
     runs = store.runs(cutoff)
+    earlier = store.before(cutoff, CONTEXT_RUNS) if cutoff else []
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     window = f"last {since}" if since else "all runs"
-    html = render_history(runs, out.parent.resolve(), suite, window)
+    html = render_history(runs, out.parent.resolve(), suite, window, earlier)
     tmp = out.with_name(out.name + ".tmp")
-    tmp.write_text(html, encoding="utf-8")
-    tmp.replace(out)
+    try:
+        tmp.write_text(html, encoding="utf-8")
+        tmp.replace(out)
+    except BaseException:
+        discard(tmp)
+        raise
     return out

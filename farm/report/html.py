@@ -18,6 +18,7 @@ from importlib import resources
 from itertools import groupby
 from pathlib import Path
 
+from farm.report.paths import discard
 from farm.report.timeline import render_timeline
 from farm.results import STATUS_ORDER, CaseResult, RunSummary, StepRecord
 from farm.text import printable
@@ -359,8 +360,12 @@ def write_html(summary: RunSummary, run_dir: Path) -> Path:
 
 def _write(path: Path, text: str) -> Path:
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_bytes(text.encode("utf-8", "replace"))
-    tmp.replace(path)
+    try:
+        tmp.write_bytes(text.encode("utf-8", "replace"))
+        tmp.replace(path)
+    except BaseException:
+        discard(tmp)
+        raise
     return path
 
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from farm.report.paths import discard
 from farm.results import CaseResult, RunSummary, StepRecord
 
 # Everything XML 1.0 cannot carry: control characters but tab, LF and CR, lone surrogates,
@@ -236,7 +237,11 @@ def write_junit(summary: RunSummary, path: Path, run_dir: Path | None = None) ->
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(build_junit(summary, Path(run_dir or path.parent).resolve()),
-                   encoding="utf-8", newline="\n")
-    tmp.replace(path)
+    try:
+        tmp.write_text(build_junit(summary, Path(run_dir or path.parent).resolve()),
+                       encoding="utf-8", newline="\n")
+        tmp.replace(path)
+    except BaseException:
+        discard(tmp)
+        raise
     return path

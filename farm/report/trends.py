@@ -112,11 +112,16 @@ def only_suite(runs: list[RunRecord], suite: str | None) -> list[RunRecord]:
     return out
 
 
-def analyse(runs: list[RunRecord], suite: str | None = None) -> Trends:
-    """Everything the history page shows, from runs oldest first."""
+def analyse(runs: list[RunRecord], suite: str | None = None,
+            earlier: list[RunRecord] = ()) -> Trends:
+    """Everything the history page shows, from runs oldest first. ``earlier``: the runs
+    before that window (oldest first), shown nowhere but the context of the window's
+    verdicts, so a run's new failure / still failing / flaky / fixed is what its own report
+    said (farm/results_history.py `since_last`), not a fresh start at the window's edge."""
     all_suites = sorted({suite_of(c.case_id) for r in runs for c in r.cases})
     runs = [r for r in only_suite(runs, suite) if not r.interrupted]
-    statuses: dict[str, list[str]] = defaultdict(list)
+    statuses: dict[str, list[str]] = defaultdict(list)      # in the window
+    before = _statuses(earlier)                             # before it, then in it
     names: dict[str, str] = {}
     last_fail: dict[str, tuple[RunRecord, CaseRecord]] = {}
     rows, latest = [], []
@@ -129,7 +134,7 @@ def analyse(runs: list[RunRecord], suite: str | None = None) -> Trends:
                 continue
             if case.status in ("failed", "flaky"):
                 last_fail[case.case_id] = (run, case)
-            verdict = classify(statuses[case.case_id], case.status)
+            verdict = classify(before[case.case_id], case.status)
             if verdict == "new failure":
                 row.new.append(case.case_id)
             elif verdict == "fixed":
@@ -138,6 +143,7 @@ def analyse(runs: list[RunRecord], suite: str | None = None) -> Trends:
                 changes.append(Change(case.case_id, names[case.case_id], case.status, verdict,
                                       case.error))
             statuses[case.case_id].append(case.status)
+            before[case.case_id].append(case.status)
         rows.append(row)
         latest = changes
     order = {"new failure": 0, "flaky": 1, "still failing": 2, "fixed": 3}
@@ -145,6 +151,18 @@ def analyse(runs: list[RunRecord], suite: str | None = None) -> Trends:
     return Trends(rows=rows, latest=latest, flaky=flaky_ranking(statuses, last_fail, names),
                   slowest=slowest(runs, names), spend=spend(runs, names),
                   devices=device_errors(runs), suites=all_suites)
+
+
+def _statuses(runs: list[RunRecord]) -> defaultdict[str, list[str]]:
+    """Each case's statuses over ``runs`` (oldest first), as `since_last` counts them:
+    interrupted runs and skipped cases left out."""
+    seen: defaultdict[str, list[str]] = defaultdict(list)
+    for run in runs:
+        if not run.interrupted:
+            for case in run.cases:
+                if case.status != "skipped":
+                    seen[case.case_id].append(case.status)
+    return seen
 
 
 def _row(run: RunRecord) -> RunRow:
@@ -215,8 +233,11 @@ def spend(runs: list[RunRecord], names: dict[str, str]) -> list[Spend]:
 
 
 def device_errors(runs: list[RunRecord]) -> list[DeviceErrors]:
-    """Infrastructure errors per device, every attempt counted (retries included)."""
+    """Infrastructure errors per device, every attempt counted (retries included); the last
+    is the one that started last (a record from before attempts had times: its run's start,
+    then case id order)."""
     found: dict[str, DeviceErrors] = {}
+    latest: dict[str, float] = {}
     for run in runs:
         for case in run.cases:
             attempts = [*case.attempts, case]
@@ -225,6 +246,9 @@ def device_errors(runs: list[RunRecord]) -> list[DeviceErrors]:
                     continue
                 entry = found.setdefault(a.device, DeviceErrors(a.device, 0, "", None))
                 entry.errors += 1
+                if (a.at or run.at) < latest.get(a.device, float("-inf")):
+                    continue            # cases come in id order, not time order
+                latest[a.device] = a.at or run.at
                 entry.last_run, entry.last_error = run.run_id, a.error
                 entry.about = run.device_info.get(a.device, entry.about)
     return sorted(found.values(), key=lambda d: (-d.errors, d.device))

@@ -126,3 +126,57 @@ def test_the_device_table_says_what_a_failing_device_was(tmp_path):
         "emulator-5554", 2, "Pixel 7, Android 14 (API 34)")
     html = render_history(store.runs(), tmp_path)
     assert "<code>emulator-5554</code><br><small>Pixel 7, Android 14 (API 34)</small>" in html
+
+
+def _verdicts(html: str) -> dict[str, str]:
+    """The history page's "newest run" table: case id → verdict, as shown."""
+    import re
+    return dict(re.findall(r'<tr data-case="([^"]+)"><td>.*?<td class="verdict[^"]*">([^<]+)',
+                           html))
+
+
+def test_a_window_s_verdicts_agree_with_each_run_s_own_report(tmp_path):
+    """--since 1d covers only the last of three runs: its verdicts are still decided against
+    the two before, as its own report decided them (not "new failure" for every red case)."""
+    from datetime import datetime, timedelta, timezone
+    store = SqliteResults(tmp_path / "results.sqlite")
+    nights = [{"demo/still": "failed", "demo/new": "passed", "demo/flip": "failed",
+               "demo/fixed": "failed"},
+              {"demo/still": "failed", "demo/new": "passed", "demo/flip": "passed",
+               "demo/fixed": "failed"},
+              {"demo/still": "failed", "demo/new": "failed", "demo/flip": "failed",
+               "demo/fixed": "passed"}]
+    now = datetime.now(timezone.utc)
+    summaries = []
+    for n, (hours_ago, statuses) in enumerate(zip((72, 48, 1), nights), 1):
+        s = summary(f"r{n}", 1, statuses)
+        s.started = (now - timedelta(hours=hours_ago)).isoformat(timespec="seconds")
+        summaries.append(s)
+    for s in summaries:
+        own = since_last(store.runs(), s)        # what each run's report said, as it ran
+        store.add(record_for(s, tmp_path / s.run_id / "report.html"))
+    assert own == {"demo/still": "still failing", "demo/new": "new failure",
+                   "demo/flip": "flaky"}
+    html = write_history(store, tmp_path / "history.html", since="1d").read_text()
+    assert 'href="r3/report.html"' in html and 'href="r2/report.html"' not in html
+    assert _verdicts(html) == {**own, "demo/fixed": "fixed"}
+    first, second, third = store.runs()
+    [row] = analyse([third], earlier=[first, second]).rows
+    assert (row.new, row.fixed) == (["demo/new"], ["demo/fixed"])
+
+
+def test_the_device_table_s_last_error_is_the_latest_by_time(tmp_path):
+    """Cases come in id order; the "Last" column is the error that happened last."""
+    store = SqliteResults(tmp_path / "results.sqlite")
+    s = summary("r1", 1, {"demo/a": "error", "demo/b": "error"})
+    for case, minute, what in ((s.cases[0], 5, "late"), (s.cases[1], 0, "early")):
+        case.started = f"2026-01-01T02:{minute:02d}:00+00:00"
+        case.error = CaseError(kind="DeviceLost", message=f"{what}: browser closed")
+    s.cases[1].previous = [s.cases[1].model_copy(update={
+        "started": "2026-01-01T01:59:00+00:00", "previous": []})]
+    store.add(record_for(s))
+    [device] = analyse(store.runs()).devices
+    assert (device.device, device.errors, device.last_error) == (
+        "browser-1", 3, "DeviceLost: late: browser closed")
+    html = render_history(store.runs(), tmp_path)
+    assert '<div class="err">DeviceLost: late: browser closed</div>' in html

@@ -1,0 +1,163 @@
+"""A path farm cannot write or read, as the user sees it: `farm run --junit-xml / --alluredir`
+and `farm report` (RUN_DIR, --history --out / --results) say what is wrong with which path and
+exit 4 (no traceback, no "internal error"); an output that fails at the end of a run costs only
+itself. Runs use the in-memory ``fake`` device kind (tests/support/devices.py): no browser."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from farm.results import CaseResult, RunSummary, write_json
+
+CASE = """\
+name: One
+web:
+  url: http://app.invalid/
+tasks:
+  - name: t
+    flow:
+      - javascript: "1"
+"""
+
+
+def farm(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture, *args: str
+         ) -> tuple[int, str, str]:
+    """``farm ARGS`` as the command runs it (farm.cli.main: exit codes, no tracebacks):
+    (exit code, stdout, stderr)."""
+    import farm.cli as cli
+    monkeypatch.setattr(cli, "_quiet_gc", lambda: None)     # not the test process's collector
+    monkeypatch.setattr(cli, "_OWN_PROCESS", False)
+    monkeypatch.setattr(sys, "argv", ["farm", *args])
+    try:
+        cli.main()
+        code = 0
+    except SystemExit as exc:
+        code = exc.code
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A working directory with a one-case suite ``s`` (it passes on a fake device), a
+    regular file ``afile`` and a directory ``somedir``; devices note what they do in
+    ``devices/``."""
+    (tmp_path / "s").mkdir()
+    (tmp_path / "s" / "one.yaml").write_text(CASE)
+    (tmp_path / "afile").write_text("hi\n")
+    (tmp_path / "somedir").mkdir()
+    (tmp_path / "devices").mkdir()
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("FARM_DEVICE_PLUGINS", "tests.support.devices")
+    monkeypatch.setenv("FARM_TEST_FAKE_JOURNAL", str(tmp_path / "devices"))
+    for name in ("FARM_REPORT_DIR", "FARM_STATE_DIR", "FARM_RESULTS_HISTORY_URL",
+                 "FARM_BROKER_URL", "CELERY_BROKER_URL"):
+        monkeypatch.delenv(name, raising=False)
+    return tmp_path
+
+
+RUN = ["run", "s", "--devices", "fake:1", "--no-progress", "--report-dir", "r"]
+
+
+@pytest.mark.parametrize("option, said", [
+    (["--junit-xml", "afile/j.xml"], "--junit-xml afile/j.xml: cannot write there (afile is a file)"),
+    (["--junit-xml", "somedir"], "--junit-xml somedir: cannot write there (is a directory)"),
+    (["--alluredir", "afile/allure"],
+     "--alluredir afile/allure: cannot write there (afile is a file)"),
+])
+def test_an_output_path_that_cannot_be_written_stops_the_run_before_any_device_starts(
+        here, monkeypatch, capsys, option, said):
+    """As --report-dir is checked: said at once, exit 4, not found out after the run."""
+    code, out, err = farm(monkeypatch, capsys, *RUN, *option)
+    assert (code, err) == (4, f"farm: error: {said}\n")
+    assert list((here / "devices").iterdir()) == []         # no device was opened
+    assert not (here / "r").exists() and not (here / "somedir.tmp").exists()
+
+
+@pytest.mark.parametrize("junit, said", [("afile/j.xml", "afile is a file"),
+                                         ("somedir", "is a directory")])
+def test_an_output_that_fails_at_the_end_costs_only_itself(here, monkeypatch, capsys,
+                                                           junit, said):
+    """A --junit-xml that went bad during the run (the check up front passed): every other
+    output is written, the summary line printed, the failed one named; exit 3."""
+    from farm import session
+    monkeypatch.setattr(session, "check_outputs", lambda *a: None)
+    code, out, err = farm(monkeypatch, capsys, *RUN, "--junit-xml", junit)
+    assert err == f"farm: error: not written: --junit-xml {junit}: {said}\n"
+    assert code == 3
+    assert "farm: 1 passed in" in out
+    assert out.splitlines()[-1] == str((here / "r" / "report.html").resolve())
+    for name in ("results.json", "junit.xml", "report.html", "metrics.prom"):
+        assert (here / "r" / name).is_file(), name
+    assert not (here / "somedir.tmp").exists()      # no stray temporary file either
+
+
+def _run_dir(here: Path, journal: bool) -> Path:
+    """RUN: a finished one-case run's results.json (and its journal)."""
+    case = CaseResult(run_id="r1", case_id="s/one", name="One", file="s/one.yaml",
+                      platform="web", device="fake-1", status="passed", started="2026-01-01")
+    summary = RunSummary(run_id="r1", started="2026-01-01T02:00:00+00:00", cases=[case])
+    summary.recount()
+    run = here / "RUN"
+    run.mkdir()
+    write_json(run / "results.json", summary)
+    if journal:
+        (run / "results.jsonl").write_text(case.model_dump_json() + "\n")
+    return run
+
+
+@pytest.mark.parametrize("text, said", [
+    ('{"run_id": \n', "RUN/results.json: not valid JSON at line 2 column 1 (Expecting value)"),
+    ("[]\n", "RUN/results.json: not farm's results (top level: Input should be a valid "
+             "dictionary or instance of RunSummary)"),
+])
+def test_farm_report_on_a_corrupt_results_json_says_what_is_wrong(here, monkeypatch, capsys,
+                                                                  text, said):
+    run = _run_dir(here, journal=False)
+    (run / "results.json").write_text(text)
+    code, out, err = farm(monkeypatch, capsys, "report", "RUN")
+    assert (code, err) == (4, f"farm: error: {said}\n")
+    assert (run / "results.json").read_text() == text          # left as it was
+
+
+def test_farm_report_rebuilds_a_corrupt_results_json_from_the_journal(here, monkeypatch,
+                                                                      capsys):
+    run = _run_dir(here, journal=True)
+    (run / "results.json").write_text('{"run_id": \n')
+    code, out, err = farm(monkeypatch, capsys, "report", "RUN")
+    assert (code, err) == (0, "farm: RUN/results.json is unreadable (not valid JSON at line 2 "
+                              "column 1 (Expecting value)): rebuilt from RUN/results.jsonl "
+                              "(1 case(s) finished)\n")
+    assert out == f"{(run / 'report.html').resolve()}\n"
+    rebuilt = RunSummary.model_validate_json((run / "results.json").read_text())
+    assert [(c.case_id, c.status) for c in rebuilt.cases] == [("s/one", "passed")]
+
+
+def test_farm_report_history_names_a_path_it_cannot_write_or_read(here, monkeypatch, capsys):
+    code, out, err = farm(monkeypatch, capsys, "report", "--history", "--out", "afile/h.html")
+    assert (code, err) == (4, "farm: error: --out afile/h.html: cannot write there "
+                              "(afile is a file)\n")
+    code, out, err = farm(monkeypatch, capsys, "report", "--history", "--results", "afile",
+                          "--out", "h.html")
+    assert (code, err) == (4, "farm: error: --results afile: cannot read it as a results "
+                              "history (file is not a database)\n")
+    assert (here / "afile").read_text() == "hi\n" and not (here / "h.html").exists()
+
+
+def test_farm_report_history_refuses_a_results_path_that_does_not_exist(here, monkeypatch,
+                                                                        capsys):
+    """A typo is not an empty history: said, exit 4, and no file made there."""
+    code, out, err = farm(monkeypatch, capsys, "report", "--history", "--results",
+                          "typo.sqlite", "--out", "h.html")
+    assert (code, err) == (4, "farm: error: --results typo.sqlite: no such results history "
+                              "(a SQLite file farm wrote, or a redis:// URL)\n")
+    assert not (here / "typo.sqlite").exists() and not (here / "h.html").exists()
+    code, out, err = farm(monkeypatch, capsys, *RUN)          # a run records its verdicts
+    assert code == 0
+    code, out, err = farm(monkeypatch, capsys, "report", "--history", "--results",
+                          ".farm/results.sqlite", "--out", "h.html")
+    assert (code, out, err) == (0, f"{(here / 'h.html').resolve()}\n", "")
+    assert "No runs recorded" not in (here / "h.html").read_text()
