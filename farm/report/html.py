@@ -381,13 +381,15 @@ def _devices_text(s: RunSummary) -> str:
 
 
 def _model_totals(s: RunSummary) -> list[tuple[str, str]]:
-    """Run-wide model spend for the header: tokens, cost, model time."""
+    """Run-wide model spend for the header: tokens, cost, model time, of every attempt (a
+    retried case's earlier attempts were paid for too)."""
+    attempts = [a for case in s.cases for a in (*case.previous, case)]
     tokens = Counter[str]()
-    for case in s.cases:
-        tokens.update(case.tokens)
+    for attempt in attempts:
+        tokens.update(attempt.tokens)
     if not tokens:
         return []
-    usages = [c.usage for c in s.cases if c.usage]
+    usages = [a.usage for a in attempts if a.usage]
     cost = sum(u.cost_usd for u in usages)
     unknown = any(u.cost_unknown for u in usages)
     seconds = sum(u.latency_s for u in usages)

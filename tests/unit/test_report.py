@@ -450,3 +450,19 @@ def test_timeline_data_deselected_and_totals(run):
     assert "<code>total</code>" in html and "$42.00" in html
     assert "On a phone" in html and "1 (listed below, not counted)" in html
     assert "$0.5000" in html and "Model time" in html
+
+
+def test_the_header_counts_the_model_spend_of_every_attempt(run):
+    """A case retried after a model error paid for both attempts: the header says so."""
+    from farm.usage import Usage
+    run_dir, summary = run
+    cart = next(c for c in summary.cases if c.case_id == "demo/cart")
+    cart.previous[0].tokens = {"prompt": 2666, "completion": 22}
+    cart.previous[0].usage = Usage(prompt_tokens=2666, completion_tokens=22, cost_usd=0.25,
+                                   calls=1, latency_s=1.5)
+    cart.tokens = {"prompt": 2666, "completion": 22}
+    cart.usage = Usage(prompt_tokens=2666, completion_tokens=22, cost_usd=0.25, calls=1,
+                       latency_s=1.5)
+    html = render_html(summary, run_dir)
+    # demo/login's 1200 + 80, and both of demo/cart's attempts
+    assert "completion 124 · prompt 6,532" in html and "$0.5000" in html
