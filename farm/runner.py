@@ -28,7 +28,7 @@ from farm.errors import (CaseTimeout, InfraError, Interrupted, NeedsModel,
 from farm.results import ArtifactStore, CaseError, CaseResult, Mark, StepRecord, now_iso
 from farm.schedule import Job
 from farm.suite.loader import display_path
-from farm.suite.model import Case, Step, Task
+from farm.suite.model import Case, Step
 from farm.suite.vars import Variables
 
 log = logging.getLogger("farm.runner")
@@ -186,6 +186,7 @@ class _CaseRun:
         except Exception as exc:   # every way a case can end early; _classify sorts them
             exc = self._cause(exc)
             self._finish_current(exc)
+            self._skip_rest()
             self._classify(result, exc)
         finally:
             self.evidence.finish(self.records, result)
@@ -228,7 +229,7 @@ class _CaseRun:
                 if self.services.on_step:
                     self.services.on_step(self.device.name, rec)
             if task_failed and not task.continue_on_error:
-                self._skip_rest(self.case, task)
+                self._skip_rest()
                 break
         return failed_step
 
@@ -309,19 +310,15 @@ class _CaseRun:
         else:
             self.device.start_session(case.android or case.ios)
 
-    def _skip_rest(self, case: Case, failed_task: Task) -> None:
-        seen = False
-        index = len(self.records)
-        for task in case.tasks:
-            if task is failed_task:
-                seen = True
-                continue
-            if seen:
-                for step in task.steps:
-                    index += 1
-                    self.records.append(StepRecord(task=task.name, index=index, kind=step.kind,
-                                                   label=self.mask(step.label), line=step.line,
-                                                   status="skipped"))
+    def _skip_rest(self) -> None:
+        """The steps after the last one recorded, listed as not run (skipped): after a failed
+        task, a timeout, an error or an interrupt the case has the same shape as when it
+        passes."""
+        steps = [(task, step) for task in self.case.tasks for step in task.steps]
+        for task, step in steps[len(self.records):]:
+            self.records.append(StepRecord(task=task.name, index=len(self.records) + 1,
+                                           kind=step.kind, label=self.mask(step.label),
+                                           line=step.line, status="skipped"))
 
     def _finish_current(self, exc: BaseException) -> None:
         if self.records and self.records[-1].status == "passed" and not self.records[-1].after:
