@@ -24,7 +24,7 @@ from farm.history import DurationHistory
 from farm.results_history import remember_run
 from farm.journal import JournalEvents
 from farm.report.paths import check_outputs, writable_dir as _writable_dir
-from farm.attempts import RetryPolicy
+from farm.attempts import RetryPolicy, synthetic
 from farm.devices.specs import DeviceSpec, parse_device_specs
 from farm.executors.base import Executor, RunOutcome
 from farm.results import (ArtifactStore, CaseResult, DeselectedCase, RunSummary, devices_of,
@@ -139,15 +139,15 @@ def run(paths: Sequence[str | Path], devices: str, settings: Settings,
                             env=env, app_dirs=apps.urls, cache_mode=settings.cache)
         upfront, jobs, units = _plan(cases, settings, run_id, remembered)
         outcome = RunOutcome(results=[])
-        refused: UserError | None = None
         if jobs:
             planned = [u for u in units if u.id in {j.case_id for j in jobs}]
             try:
                 executor = _executor(settings, specs, units, services, matrix, suites,
                                      apps.urls, env, jobs, stack)
             except UserError as exc:    # e.g. no broker there: say so, and that nothing ran
-                refused = exc
-                outcome.results = [_upfront_result(c, run_id, f"not run: {exc}") for c in planned]
+                outcome.refused = exc
+                outcome.results = [synthetic(c, run_id, 1, "error", reason="not run", error=exc)
+                                   for c in planned]
             else:
                 journal = _journal(run_dir, run_id, planned)
                 outcome = _execute(executor, jobs, upfront, journal, progress, out, tally, choice)
@@ -161,18 +161,17 @@ def run(paths: Sequence[str | Path], devices: str, settings: Settings,
     _drop_handler(handler)
     _report(summary, run_dir, out)
     _export_metrics(settings, run_dir, tally, summary.cases, server)
-    return _exit_code(summary, refused, unwritten)
+    return _exit_code(summary, outcome.refused, unwritten)
 
 
-def _exit_code(summary: RunSummary, refused: UserError | None, unwritten: list[str]) -> int:
+def _exit_code(summary: RunSummary, refused: Exception | None, unwritten: list[str]) -> int:
     """The run's code, after saying on stderr what went wrong beyond its cases: an output not
     written (3, infrastructure, unless the cases already made the run's code nonzero), an
     executor refused up front (nothing ran: its code)."""
     for what in unwritten:
         print(f"farm: error: not written: {what}", file=sys.stderr)
-    if refused is not None:
+    if refused is not None:     # summary.exit_code is its code already
         print(f"farm: error: {refused}", file=sys.stderr)
-        return refused.exit_code
     return summary.exit_code or (3 if unwritten else 0)
 
 
@@ -557,7 +556,8 @@ def _summary(run_id: str, t_start: float, results: list[CaseResult], outcome: Ru
         quarantined=sorted(outcome.quarantined),
         deselected=[_deselected(d.case, d.reason) for d in chosen.deselected] if chosen else [])
     summary.recount()
-    summary.exit_code = exit_code_for(results, outcome.interrupted)
+    summary.exit_code = (getattr(outcome.refused, "exit_code", 4) if outcome.refused else
+                         exit_code_for(results, outcome.interrupted))
     return summary
 
 

@@ -59,6 +59,7 @@ class RunOutcome:
     first_start: float | None = None                # monotonic: first case handed out
     last_end: float | None = None                   # monotonic: last attempt ended
     interrupted: bool = False
+    refused: Exception | None = None                # the executor could not start (no broker)
 
 
 class Executor(Protocol):

@@ -57,9 +57,18 @@ def test_no_redis_listening_writes_results_with_nothing_run(cli, tmp_path):
                    "--report-dir", run_dir)
     refused(done, "cannot reach the broker")
     summary = json.loads((run_dir / "results.json").read_text())
-    assert summary["cases"] and all(c["status"] == "skipped" and
-                                    c["reason"].startswith(("not run", "needs a model"))
-                                    for c in summary["cases"])
+    # what CI dashboards read says red, as the exit code does: each case that would have run
+    # is an error, not run, naming the broker; only those skipped up front stay skipped
+    assert summary["exit_code"] == 4 and summary["counts"]["error"] > 0
+    for case in summary["cases"]:
+        if case["status"] == "skipped":
+            assert case["reason"].startswith("needs a model")
+            continue
+        assert (case["status"], case["reason"], case["error"]["kind"]) == (
+            "error", "not run", "ConfigError")
+        assert "cannot reach the broker" in case["error"]["message"]
+    junit = (run_dir / "junit.xml").read_text()
+    assert f'errors="{summary["counts"]["error"]}"' in junit
 
 
 def test_a_report_dir_holding_a_run_needs_overwrite(cli, tmp_path):
