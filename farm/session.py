@@ -437,6 +437,11 @@ def _executor(settings: Settings, specs: list[DeviceSpec], cases: list[Case],
         from farm.cluster.store import check
         from farm.executors.celery import CeleryExecutor
         check(settings.broker_url.get_secret_value())
+        if settings.model:
+            print("farm: warning: the model of this run (--model / FARM_MODEL) is not sent to "
+                  "the workers: in a cluster run ai steps use each `farm worker`'s own model "
+                  "settings (FARM_MODEL, FARM_MODEL_BASE_URL and its key where it runs)",
+                  file=sys.stderr)
         return CeleryExecutor(settings, by_id, services, policy, specs, matrix=matrix)
     from farm.devices.specs import SIM_KINDS, make_devices
     from farm.executors.local import LocalExecutor

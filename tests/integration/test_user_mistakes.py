@@ -94,3 +94,17 @@ def test_worker_with_a_wrong_redis_password(cli, tmp_path):
         server.stop()
     refused(done, "refused the password")
     assert "wrong" not in done.stderr
+
+
+def test_a_cluster_run_says_its_model_is_the_workers_not_its_own(cli, tmp_path):
+    """--model on `farm run --broker` was ignored without a word: the ai cases ran (or were
+    skipped) with whatever model the workers have."""
+    server = RedisServer().start()
+    try:
+        done = cli.run("run", DEMO / "login_success.yaml", "--broker", server.url,
+                       "--model", "openai/x", "--report-dir", tmp_path / "run",
+                       FARM_CLUSTER_DEVICE_WAIT="1")       # no worker: the case ends at once
+    finally:
+        server.stop()
+    assert "the model of this run (--model / FARM_MODEL) is not sent to the workers" in \
+        done.stderr, done.stdout + done.stderr
