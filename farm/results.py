@@ -145,6 +145,7 @@ class RunSummary(BaseModel):
     cases: list[CaseResult] = Field(default_factory=list)
     farm_version: str = ""
     quarantined: list[str] = Field(default_factory=list)   # devices taken out during the run
+    lost: dict[str, str] = Field(default_factory=dict)    # devices that died in it: name → why
     deselected: list[DeselectedCase] = Field(default_factory=list)   # not part of this run
 
     def recount(self) -> None:

@@ -558,7 +558,7 @@ def _summary(run_id: str, t_start: float, results: list[CaseResult], outcome: Ru
         finished=now_iso(), duration=round(time.monotonic() - t_start, 3),
         devices=devices, device_info=info, cases=results,
         interrupted=outcome.interrupted, farm_version=__version__,
-        quarantined=sorted(outcome.quarantined),
+        quarantined=sorted(outcome.quarantined), lost=dict(sorted(outcome.lost.items())),
         deselected=[_deselected(d.case, d.reason) for d in chosen.deselected] if chosen else [])
     summary.recount()
     summary.exit_code = (getattr(outcome.refused, "exit_code", 4) if outcome.refused else
@@ -709,4 +709,6 @@ def summary_line(summary: RunSummary) -> str:
     text = ", ".join(parts) or "nothing ran"
     if summary.quarantined:
         text += f"; quarantined: {', '.join(summary.quarantined)}"
+    if summary.lost:
+        text += f"; lost: {', '.join(summary.lost)}"
     return f"farm: {text} in {summary.duration:.1f}s (run {summary.run_id})"

@@ -55,6 +55,7 @@ class RunOutcome:
 
     results: list[CaseResult]                       # one final result per case, by case id
     quarantined: list[str] = field(default_factory=list)
+    lost: dict[str, str] = field(default_factory=dict)     # device → why it died in the run
     launch_seconds: dict[str, float] = field(default_factory=dict)   # device → its open() time
     first_start: float | None = None                # monotonic: first case handed out
     last_end: float | None = None                   # monotonic: last attempt ended

@@ -79,6 +79,7 @@ class LocalExecutor:
         out.launch_seconds = {n: s.launch_seconds for n, s in self._slots.items()
                               if s.launch_seconds is not None}
         out.interrupted = self._stopping
+        out.lost = {n: s.detail for n, s in self._slots.items() if s.state == "dead"}
         return out
 
     def interrupt(self) -> None:

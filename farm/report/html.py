@@ -192,6 +192,8 @@ class _Renderer:
         if s.quarantined:
             banner += ('<p class="banner">Quarantined during the run (repeated infrastructure '
                        'errors): ' + _e(", ".join(s.quarantined)) + '</p>')
+        for device, why in s.lost.items():
+            banner += f'<p class="banner">Lost during the run: {_e(device)} ({_e(why)})</p>'
         return f"""<header class="top">
 <div class="title"><h1>farm report</h1><code class="run-id">{_e(s.run_id)}</code></div>
 {banner}<dl class="meta">{dl}</dl>

@@ -160,6 +160,30 @@ def test_device_with_repeated_infra_errors_is_quarantined(tmp_path):
     assert len(results) == 4   # the ones never run end as errors, not silently lost
 
 
+def test_a_device_that_dies_is_named_in_the_run_with_why(tmp_path):
+    """A device that could not start (a WDA that stopped answering) was only in farm.log: the
+    run's outcome, results.json, the summary line and the report now name it."""
+    from farm.report.html import render_html
+    from farm.results import RunSummary
+    from farm.session import summary_line
+
+    class Unreachable(FakeDevice):
+        def open(self):
+            raise DeviceLost("iphone-2 lost (status): [Errno 111] Connection refused")
+    cases = [make_case(f"c{i}", [Step(kind="aiTap", target="Sign in")]) for i in range(2)]
+    results, outcome = run([FakeDevice(SCREEN, name="d1"), Unreachable(SCREEN, name="d2")],
+                           cases, tmp_path)
+    assert all(r.status == "passed" for r in results.values())
+    assert outcome.lost == {"d2": "could not start: iphone-2 lost (status): [Errno 111] "
+                                  "Connection refused"}
+    summary = RunSummary(run_id="r", started="", cases=list(results.values()),
+                         lost=outcome.lost)
+    summary.recount()
+    assert summary_line(summary).startswith("farm: 2 passed; lost: d2 in ")
+    assert ("Lost during the run: d2 (could not start: iphone-2 lost (status): [Errno 111] "
+            "Connection refused)") in render_html(summary, tmp_path)
+
+
 def test_pass_after_failure_is_flaky(tmp_path):
     calls = {"n": 0}
 
