@@ -21,6 +21,7 @@ one event twice — each series has one producer per event):
 from __future__ import annotations
 
 import errno
+import json
 import logging
 import threading
 from pathlib import Path
@@ -236,9 +237,15 @@ def write_textfile(path: Path) -> None:
     prometheus_client.write_to_textfile(str(path), REGISTRY)
 
 
-def push(url: str, job: str = "farm_run") -> None:
+def push(url: str, job: str = "farm_run", totals: Path | None = None) -> None:
     """Push everything to a Pushgateway (grouped by job and host: one group per CI machine);
-    ``user:password@`` in the URL is sent as HTTP basic auth."""
+    ``user:password@`` in the URL is sent as HTTP basic auth.
+
+    The gateway keeps one value per series of a group and each push replaces it, so a run's
+    own counts, pushed as they are, read to Prometheus as the same value again (no increase
+    for `increase()` to see) or as a counter reset. With ``totals`` (a JSON file in the state
+    directory) counters and histograms are pushed as running totals of every run this host
+    pushed to this gateway, and the file keeps the new totals once the push succeeded."""
     import socket
     from urllib.parse import unquote, urlsplit
     from prometheus_client.exposition import basic_auth_handler, default_handler
@@ -251,9 +258,59 @@ def push(url: str, job: str = "farm_run") -> None:
         def handler(url: str, method: str, timeout: float | None, headers: list,
                     data: bytes) -> Callable[[], None]:
             return basic_auth_handler(url, method, timeout, headers, data, user, password)
-    prometheus_client.push_to_gateway(url, job=job, registry=REGISTRY,
+    group = f"{url} {job}"         # never the credentials: the file is not a secret
+    before = _read_totals(totals).get(group, {}) if totals else {}
+    carried = _Carried(before)
+    registry = CollectorRegistry(auto_describe=False)
+    registry.register(carried)
+    prometheus_client.push_to_gateway(url, job=job, registry=registry,
                                       grouping_key={"instance": socket.gethostname()},
                                       timeout=10, handler=handler)
+    if totals:
+        _write_totals(totals, group, carried.pushed)
+
+
+class _Carried:
+    """REGISTRY's metrics with every counter and histogram sample raised by ``before`` (what
+    earlier runs pushed, by sample); ``pushed``: the values sent."""
+
+    def __init__(self, before: dict[str, float]) -> None:
+        self.before = before
+        self.pushed: dict[str, float] = {}
+
+    def collect(self) -> Iterator[Any]:
+        for family in REGISTRY.collect():
+            if family.type in ("counter", "histogram"):
+                family.samples = [self._raised(s) for s in family.samples]
+            yield family
+
+    def _raised(self, sample: Any) -> Any:
+        if sample.name.endswith("_created"):
+            return sample
+        key = sample.name + json.dumps(sorted(sample.labels.items()))
+        value = sample.value + self.before.get(key, 0.0)
+        self.pushed[key] = value
+        return sample._replace(value=value)
+
+
+def _read_totals(path: Path) -> dict[str, dict[str, float]]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}            # none yet (or unreadable): this run's counts start the totals
+    return data if isinstance(data, dict) else {}
+
+
+def _write_totals(path: Path, group: str, pushed: dict[str, float]) -> None:
+    data = _read_totals(path)
+    data[group] = pushed
+    tmp = path.with_name(path.name + ".tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp.write_text(json.dumps(data), encoding="utf-8")
+        tmp.replace(path)
+    except OSError as exc:
+        log.warning("cannot keep the pushed metric totals in %s: %s", path, exc)
 
 
 class _Sent:

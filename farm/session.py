@@ -595,6 +595,9 @@ def _metrics_server(settings: Settings, platforms: set[str]
     return server, tally
 
 
+PUSHED_TOTALS = "pushed-metrics.json"     # in the state dir: see metrics.push
+
+
 def _export_metrics(settings: Settings, run_dir: Path, tally: metrics.CaseMetrics,
                     cases: list[CaseResult], server: "metrics.MetricsServer | None") -> None:
     """Count the results no executor reported (decided up front, not run); write
@@ -611,7 +614,8 @@ def _export_metrics(settings: Settings, run_dir: Path, tally: metrics.CaseMetric
     if settings.pushgateway_url:
         from farm.config import mask_url
         try:
-            metrics.push(settings.pushgateway_url)
+            metrics.push(settings.pushgateway_url,
+                         totals=Path(settings.state_dir) / PUSHED_TOTALS)
         except Exception as exc:
             print(f"farm: warning: could not push metrics to "
                   f"{mask_url(settings.pushgateway_url)}: {exc}", file=sys.stderr)

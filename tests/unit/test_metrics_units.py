@@ -290,6 +290,44 @@ def test_push_sends_the_registry_to_the_pushgateway_api_with_basic_auth_from_the
     assert b"farm_cases_total" in body
 
 
+def test_each_push_sends_running_totals_so_prometheus_sees_the_counts_go_up(tmp_path) -> None:
+    """The gateway replaces a group's values at every push: two nightly runs of 2 passed cases
+    each pushed "2" twice, which increase() reads as no increase. With the totals kept in the
+    state dir, the second push says 4 (here: the first push's values plus this process's)."""
+    from http.server import BaseHTTPRequestHandler, HTTPServer
+
+    bodies: list[bytes] = []
+
+    class Gateway(BaseHTTPRequestHandler):
+        def do_PUT(self) -> None:
+            bodies.append(self.rfile.read(int(self.headers["Content-Length"])))
+            self.send_response(200)
+            self.end_headers()
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    def passed(body: bytes) -> float:
+        return next(s.value for f in text_string_to_metric_families(body.decode())
+                    for s in f.samples if s.name == "farm_cases_total"
+                    and s.labels == {"platform": "web", "status": "passed"})
+    server = HTTPServer(("127.0.0.1", 0), Gateway)
+    url = f"http://ci:secret@127.0.0.1:{server.server_address[1]}"
+    totals = tmp_path / "pushed-metrics.json"
+    try:
+        for _ in range(2):
+            metrics.CASES.labels("web", "passed").inc(2)
+            threading.Thread(target=server.handle_request, daemon=True).start()
+            metrics.push(url, totals=totals)
+    finally:
+        server.server_close()
+    here = value("farm_cases_total", platform="web", status="passed")
+    first, second = passed(bodies[0]), passed(bodies[1])
+    assert first == here - 2                 # the first push: this process's count then
+    assert second == first + here            # the second: what was pushed before, plus it
+    assert "secret" not in totals.read_text()
+
+
 def test_the_queue_depth_counts_waiting_jobs_and_the_last_scrape_keeps_each_queue_at_zero(
         tmp_path: Path) -> None:
     """A run's final scrape (which `farm run --metrics-port` waits for) still has a series for
