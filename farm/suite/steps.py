@@ -292,7 +292,7 @@ def _scroll(main: Node, keys: dict[str, Node], options: dict, p: Problems) -> st
 def _more_options(kind: str, keys: dict[str, Node], options: dict, p: Problems) -> None:
     """Options several kinds share: durations, file uploads, what insight steps show."""
     for name in ("duration", "distance"):
-        if name in keys:
+        if name in keys and (kind, name) != ("aiScroll", "distance"):   # aiScroll's own parse
             options[name] = p.integer(keys[name], f"{kind} {name}", minimum=1,
                                       expected="a positive integer"
                                       + (" (ms)" if name == "duration" else " (pixels)"))

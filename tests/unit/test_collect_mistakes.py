@@ -94,6 +94,16 @@ def test_an_unclosed_quote_is_reported_at_the_quote(farm_run, tmp_path) -> None:
         "  s/checkout.yaml:33:21: unclosed quote: the string that starts here never ends"]
 
 
+def test_a_bad_scroll_distance_is_one_problem_not_two(farm_run, tmp_path) -> None:
+    _write(tmp_path / "s" / "c.yaml", WEB.replace("      - aiTap: go\n", "      - aiScroll:\n"
+                                                  "        direction: down\n"
+                                                  "        distance: -3\n"))
+    code, _, err = farm_run("s", "--collect-only")
+    assert code == 4 and err.splitlines()[1:] == [
+        "  s/c.yaml:8:19: aiScroll distance: expected pixels as a positive integer, got the "
+        "number -3"]
+
+
 def test_a_syntax_error_names_the_line_its_mapping_starts_at(farm_run, tmp_path) -> None:
     _write(tmp_path / "s" / "c.yaml", WEB + "     timeout: 5\n")     # under-indented option
     code, _, err = farm_run("s", "--collect-only")
