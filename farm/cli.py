@@ -151,24 +151,22 @@ def devices(broker: str | None, release: tuple[str, ...]) -> None:
     from farm.config import load_settings
     from farm.devices.chromium import find_chromium
     settings = load_settings(broker_url=broker)
-    if release:
-        if not settings.broker_url:
-            raise click.UsageError("--release needs a cluster: give --broker URL")
-        from farm.cluster import store
-        store.use_prefix(settings.cluster_prefix)
-        r = store.connect(settings.broker_url.get_secret_value())
-        for name in release:
-            done = store.release(r, name)
-            click.echo(f"{name}: {'released' if done else 'was not quarantined'}")
-    if settings.broker_url:
-        _cluster_devices(settings.broker_url.get_secret_value(), settings.cluster_prefix)
-    chromium = find_chromium(settings)
-    if chromium is None:
+    if release and not settings.broker_url:
+        raise click.UsageError("--release needs a cluster: give --broker URL")
+    chromium = find_chromium(settings)      # this machine's devices first: they are listed
+    if chromium is None:                    # even when the broker then turns out unusable
         click.echo("browser   none: no Chromium found (apt-get install chromium, or set "
                    "FARM_CHROMIUM_PATH)")
-        sys.exit(5)
-    click.echo(f"browser   Chromium {chromium.version}  {chromium.path}  ({chromium.source})")
+    else:
+        click.echo(f"browser   Chromium {chromium.version}  {chromium.path}  "
+                   f"({chromium.source})")
     _mobile_devices(settings)
+    if settings.broker_url:
+        sys.stdout.flush()
+        _cluster_devices(settings.broker_url.get_secret_value(), settings.cluster_prefix,
+                         release)
+    if chromium is None:
+        sys.exit(5)
 
 
 def _mobile_devices(settings) -> None:
@@ -234,10 +232,15 @@ def _ios_about(url: str) -> str:
                                                " (not ready)")
 
 
-def _cluster_devices(url: str, prefix: str) -> None:
+def _cluster_devices(url: str, prefix: str, release: tuple[str, ...] = ()) -> None:
+    """The cluster's devices (after taking ``release``d ones out of quarantine). A broker that
+    is not there or refuses us: a ConfigError (exit 4), its password masked."""
     from farm.cluster import store
     store.use_prefix(prefix)
-    r = store.connect(url)
+    r = store.check(url)
+    for name in release:
+        done = store.release(r, name)
+        click.echo(f"{name}: {'released' if done else 'was not quarantined'}")
     live, bad = store.leases(r), store.quarantined(r)
     click.echo(f"cluster   {len(live)} device(s) on {_masked(url)}")
     for name in sorted(set(live) | set(bad)):
@@ -247,6 +250,7 @@ def _cluster_devices(url: str, prefix: str) -> None:
                                        else "") + (" (draining)" if lease.get("draining") else ""))
         click.echo(f"  {name:<28} {lease.get('platform', '-'):<8} {lease.get('group', '-'):<12} "
                    f"{state if name in live or name in bad else ''}"
+                   + (f"  on {lease['target']}" if lease.get("target") else "")
                    + (f"  {lease['about']}" if lease.get("about") else ""))
 
 

@@ -5,7 +5,11 @@ device and forwards SIGTERM/SIGINT to them. Each child claims a device name with
 Redis, opens the device, and runs a solo-pool, concurrency-1 Celery worker consuming
 ``farm.<platform>``, ``farm.<platform>.<group>`` (matrix mode) and ``farm.dev.<device>``
 (retries steered away from a failing device). SIGTERM drains: the current case finishes,
-is acknowledged, then the process exits.
+is acknowledged, then the process exits. A phone (adb serial / WDA URL) is driven by one
+worker only, cluster-wide: each child takes a ``target`` lease on its phone next to its device
+lease, and skips phones another `farm worker` already drives. A child that dies (killed,
+crashed) is reported and started again with back-off; one that exits 0 (drained: SIGTERM,
+quarantine, a dead device), 3 (its device would not open) or 4 (no free phone) is not.
 """
 
 from __future__ import annotations
@@ -27,6 +31,12 @@ if TYPE_CHECKING:  # pragma: no cover
 
 log = logging.getLogger("farm.worker")
 
+EXIT_NO_TARGET = 4          # every phone this child could drive is driven by another worker
+FINAL_EXITS = (0, 3, EXIT_NO_TARGET)    # a child exiting so meant to: never restarted
+RESTART_FIRST_S, RESTART_MAX_S = 1.0, 60.0      # back-off of a child that keeps dying
+STABLE_S = 60.0             # a child that ran this long restarts without the back-off
+
+
 def claim_name(r, kind: str, info: dict, host: str | None) -> str:
     """The first free ``<kind>-<n>@<host>`` name not quarantined, taken with a lease."""
     host = host or socket.gethostname()
@@ -40,12 +50,28 @@ def claim_name(r, kind: str, info: dict, host: str | None) -> str:
     raise RuntimeError("no free device name")
 
 
+def claim_target(r, kind: str, candidates: list[str], name: str) -> str | None:
+    """The first of ``candidates`` (adb serials / WDA URLs) no other worker drives, taken for
+    ``name`` with a lease; None when every one is taken (the message is printed)."""
+    from worker.runtime import target_id
+    for target in candidates:
+        if store.acquire_target(r, target_id(kind, target), name):
+            return target
+    held = store.target_holders(r, [target_id(kind, t) for t in candidates])
+    print(f"farm worker: {name}: no free {kind} device: "
+          + ", ".join(f"{t} is driven by {held.get(target_id(kind, t), '?')}"
+                      for t in candidates), file=sys.stderr, flush=True)
+    return None
+
+
 def child(argv: Sequence[str]) -> int:
     """One device's worker process."""
     ap = argparse.ArgumentParser(prog="worker.main")
     ap.add_argument("--kind", required=True)
     ap.add_argument("--group", default=None)
     ap.add_argument("--target", default="", help="adb serial / WDA URL this device attaches to")
+    ap.add_argument("--candidates", default="", help="comma-separated: other phones to take "
+                    "if another worker drives --target")
     ap.add_argument("--index", type=int, default=0)
     ap.add_argument("--metrics-port", type=int, default=0)
     ap.add_argument("--loglevel", default="WARNING")
@@ -62,7 +88,12 @@ def child(argv: Sequence[str]) -> int:
     r = store.connect(settings.broker_url.get_secret_value())
     name = claim_name(r, args.kind, {"kind": args.kind, "platform": platform, "group": group,
                                      "pid": os.getpid()}, settings.worker_host)
-    runtime = DeviceRuntime(settings, args.kind, platform, group, name, args.target, args.index)
+    target = args.target and claim_target(r, args.kind, list(dict.fromkeys(
+        [args.target, *filter(None, args.candidates.split(","))])), name)
+    if target is None:
+        r.delete(store.key("lease", name))
+        return EXIT_NO_TARGET
+    runtime = DeviceRuntime(settings, args.kind, platform, group, name, target, args.index)
     metrics_at = serve_metrics(args.metrics_port, settings.metrics_host, runtime.ready)
     try:
         runtime.start()
@@ -78,7 +109,8 @@ def child(argv: Sequence[str]) -> int:
         runtime.draining()
 
     queues = [f"farm.{platform}", f"farm.{platform}.{group}", f"farm.dev.{name}"]
-    print(f"farm worker: {name} ready (queues {', '.join(queues)}{metrics_at})", flush=True)
+    print(f"farm worker: {name} ready (queues {', '.join(queues)}{metrics_at})"
+          + (f" on {target}" if target else ""), flush=True)
     try:
         tasks.app.worker_main(["worker", "-P", "solo", "-c", "1", "-Q", ",".join(queues),
                                "-n", name, "--without-gossip", "--without-mingle",
@@ -109,31 +141,128 @@ def run_workers(settings: "Settings", specs: str, group: str | None = None,
                 metrics_port: int = 0) -> int:
     """Start one worker process per device in ``specs``; return when all have exited.
     Device *i* (counting across specs) serves /metrics from ``metrics_port`` + i."""
-    from farm.devices.specs import attach_targets, parse_device_specs
     url = settings.broker_url.get_secret_value() if settings.broker_url else ""
     env = dict(os.environ, FARM_BROKER_URL=url)
     env.pop("CELERY_BROKER_URL", None)
-    procs = []
+    store.use_prefix(settings.cluster_prefix)
+    r = store.connect(url)
+    children = worker_commands(settings, specs, group, metrics_port, r)
+    if children is None:
+        return EXIT_NO_TARGET
+    return supervise([_Child(cmd) for cmd in children], env, r)
+
+
+def worker_commands(settings: "Settings", specs: str, group: str | None, metrics_port: int,
+                    r) -> list[list[str]] | None:
+    """The command of each device's process; None (the reason printed) when fewer phones
+    than asked for are free of other `farm worker`s."""
+    from farm.devices.specs import attach_targets, parse_device_specs
+    from worker.runtime import target_id
+    cmds: list[list[str]] = []
     for spec in parse_device_specs(specs, settings):
-        for index, target in enumerate(attach_targets(spec.kind, spec.count, settings)):
-            port = metrics_port + len(procs) if metrics_port else 0
+        found = attach_targets(spec.kind, spec.count, settings, every=True)
+        if found[0]:
+            held = store.target_holders(r, [target_id(spec.kind, t) for t in found])
+            free = [t for t in found if target_id(spec.kind, t) not in held]
+            if len(free) < spec.count:
+                print(f"farm worker: --devices {spec.kind}:{spec.count}: {len(free)} of "
+                      f"{len(found)} {spec.kind} device(s) free; " + ", ".join(
+                          f"{t} is driven by {held[target_id(spec.kind, t)]}"
+                          for t in found if t not in free), file=sys.stderr, flush=True)
+                return None
+            found = free
+        for index in range(spec.count):
+            port = metrics_port + len(cmds) if metrics_port else 0
             cmd = [sys.executable, "-m", "worker.main", "--kind", spec.kind,
-                   "--index", str(index), "--metrics-port", str(port)] + (
-                ["--target", target] if target else [])
-            if group:
-                cmd += ["--group", group]
-            procs.append(subprocess.Popen(cmd, env=env))
+                   "--index", str(index), "--metrics-port", str(port)]
+            if found[index]:
+                cmd += ["--target", found[index], "--candidates", ",".join(found)]
+            cmds.append(cmd + (["--group", group] if group else []))
+    return cmds
+
+
+class _Child:
+    """One device's process as the supervisor sees it."""
+
+    def __init__(self, cmd: list[str]) -> None:
+        self.cmd = cmd
+        self.proc: subprocess.Popen | None = None
+        self.started = 0.0
+        self.delay = RESTART_FIRST_S
+        self.due: float | None = None       # when to start it again
+        self.code: int | None = None        # its final exit code (not started again)
+
+    def start(self, env: dict[str, str]) -> None:
+        self.proc = subprocess.Popen(self.cmd, env=env)
+        self.started, self.due = time.monotonic(), None
+
+    def describe(self) -> str:
+        arg = {k: v for k, v in zip(self.cmd, self.cmd[1:])}
+        return f"{arg['--kind']} #{arg['--index']}"
+
+
+def supervise(children: list[_Child], env: dict[str, str], r) -> int:
+    """Run ``children``, forward SIGTERM/SIGINT to them, report each that exits and start
+    again (with back-off) each that died; return once every one has exited for good."""
+    stopping: list[int] = []
 
     def forward(signum: int, _frame: object) -> None:
-        for p in procs:
-            if p.poll() is None:
-                p.send_signal(signum)
+        stopping.append(signum)
+        for c in children:
+            if c.proc is not None and c.proc.poll() is None:
+                c.proc.send_signal(signum)
     signal.signal(signal.SIGTERM, forward)
     signal.signal(signal.SIGINT, forward)
+    for c in children:
+        c.start(env)
     # poll every child (not wait() in order) so a drained one is reaped at once
-    while any(p.poll() is None for p in procs):
+    while any(c.code is None for c in children):
+        for c in children:
+            if c.code is None:
+                _watch(c, env, r, bool(stopping))
         time.sleep(0.2)
-    return max((p.returncode for p in procs), default=0)
+    return max((c.code or 0 for c in children), default=0)
+
+
+def _watch(c: _Child, env: dict[str, str], r, stopping: bool) -> None:
+    assert c.proc is not None
+    now = time.monotonic()
+    if c.due is not None:
+        if stopping:
+            c.code = c.proc.returncode
+        elif now >= c.due:
+            c.start(env)
+        return
+    code = c.proc.poll()
+    if code is None:
+        return
+    name = _forget(r, c.proc.pid) or c.describe()
+    how = f"was killed by {signal.Signals(-code).name}" if code < 0 else f"exited with {code}"
+    if stopping or code in FINAL_EXITS:
+        if code:
+            print(f"farm worker: device {name} {how}", file=sys.stderr, flush=True)
+        c.code = code
+        return
+    c.delay = RESTART_FIRST_S if now - c.started > STABLE_S else c.delay
+    print(f"farm worker: device {name} {how}: starting it again in {c.delay:g}s",
+          file=sys.stderr, flush=True)
+    c.due, c.delay = now + c.delay, min(c.delay * 2, RESTART_MAX_S)
+
+
+def _forget(r, pid: int) -> str:
+    """The device a dead child (``pid``) held, its lease and its phone's given up so its
+    successor can take them at once; "" when Redis does not say."""
+    from worker.runtime import target_id
+    try:
+        for name, lease in store.leases(r).items():
+            if lease.get("pid") == pid:
+                r.delete(store.key("lease", name))
+                if lease.get("target"):
+                    store.release_target(r, target_id(lease["kind"], lease["target"]), name)
+                return name
+    except Exception as exc:        # Redis away: the leases expire by themselves
+        log.warning("cannot read the leases: %s", exc)
+    return ""
 
 
 if __name__ == "__main__":

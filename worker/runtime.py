@@ -52,6 +52,19 @@ def retrying(fn: Callable[[], Any], patience: float = PUBLISH_PATIENCE_S) -> Any
             time.sleep(1.0)     # polling an absent Redis: nothing to wait on but time
 
 
+def target_id(kind: str, target: str) -> str:
+    """The phone behind ``target`` as the cluster knows it (its ``target`` lease): an adb serial
+    is one phone on one adb server (this host's), a WDA URL on loopback one on this host."""
+    host = socket.gethostname()
+    if kind == "android":
+        from farm.devices.android import adb_client
+        adb = adb_client(socket_timeout=5)
+        return f"adb:{host}:{adb.host}:{adb.port}/{target}"
+    from urllib.parse import urlsplit
+    local = (urlsplit(target).hostname or "") in ("127.0.0.1", "localhost", "::1")
+    return f"wda:{host}/{target}" if local else f"wda:{target}"
+
+
 class RedisStreak:
     """A device's infra-error streak in Redis: it survives a worker restart."""
 
@@ -122,6 +135,7 @@ class DeviceRuntime:
         self.r = store.connect(settings.broker_url.get_secret_value())
         self.kind, self.platform, self.group, self.name = kind, platform, group, name
         self.target, self.index = target, index
+        self.target_key = target_id(kind, target) if target else ""   # taken by worker.main
         self.token = os.urandom(8).hex()
         self.state: dict[str, Any] = {"state": "starting"}
         self.events = _RunEvents(self)
@@ -138,6 +152,7 @@ class DeviceRuntime:
             return {"device": self.name, "kind": self.kind, "platform": self.platform,
                     "group": self.group, "host": socket.gethostname(), "pid": os.getpid(),
                     "token": self.token, "draining": self._draining, "about": about,
+                    "target": self.target,
                     **self.state}
 
     def ready(self) -> bool:
@@ -155,19 +170,22 @@ class DeviceRuntime:
             log.warning("lease update failed: %s", exc)
 
     def start(self) -> None:
-        """Open the device (this thread owns it from now on) and heartbeat its lease."""
+        """Open the device (this thread owns it from now on) and heartbeat its lease (and its
+        phone's) from before it opens: a slow phone must not lose them meanwhile."""
         device = build_device(self.kind, self.name, self.settings, self.target, self.index)
         self.slot = DeviceSlot(device, self._services("", Path(tempfile.gettempdir())),
                                self.events, RedisStreak(self.r, self.name))
+        threading.Thread(target=self._heartbeat, name="lease", daemon=True).start()
         if not self.slot.open():
             raise RuntimeError(self.slot.detail)
         self.set_state(state="idle")
-        threading.Thread(target=self._heartbeat, name="lease", daemon=True).start()
 
     def _heartbeat(self) -> None:
         while not self._stop.wait(store.HEARTBEAT_S):
             try:
                 store.refresh_lease(self.r, self.name, self.lease_info())
+                if self.target_key:
+                    store.refresh_target(self.r, self.target_key, self.name)
                 metrics.heartbeat(self.name, time.time())
             except Exception as exc:
                 log.warning("heartbeat failed: %s", exc)
@@ -178,6 +196,8 @@ class DeviceRuntime:
             self.slot.close()
         try:
             store.release_lease(self.r, self.name, self.token)
+            if self.target_key:
+                store.release_target(self.r, self.target_key, self.name)
         except Exception:
             pass
 

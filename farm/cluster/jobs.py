@@ -15,20 +15,21 @@ from farm.suite.model import Case
 _REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)")
 
 
-def env_for(case: Case, env: dict[str, str]) -> dict[str, str]:
-    """Only what the case refers to, plus the served app URLs: secrets the case does not use
-    never travel."""
+def env_for(case: Case, env: dict[str, str], served: Iterable[str] = ()) -> dict[str, str]:
+    """Only the variables the case refers to (``${NAME}`` anywhere in it, its ``secrets:``)
+    and the ones holding a served app's URL (``apps.<name>.env``; ``served``: those URLs):
+    nothing else of the client's environment — no other secret, no FARM_*_URL setting with
+    its password — travels."""
     names = set(_REF.findall(case.model_dump_json())) | set(case.secrets)
-    picked = {k: v for k, v in env.items() if k in names}
-    return {**picked, **{k: v for k, v in env.items() if k.startswith("FARM_")
-                         and k.endswith("_URL") and k != "FARM_BROKER_URL"}}
+    urls = set(served)
+    return {k: v for k, v in env.items() if k in names or v in urls}
 
 
 def payload(run_id: str, job: Job, case: Case, env: dict[str, str],
             app_dirs: dict[Path, str], cache_mode: str | None = None,
             screenshots: str | None = None) -> dict[str, Any]:
     return {"run_id": run_id, "job": {**asdict(job), "avoid_devices": sorted(job.avoid_devices)},
-            "case": case.model_dump(mode="json"), "env": env_for(case, env),
+            "case": case.model_dump(mode="json"), "env": env_for(case, env, app_dirs.values()),
             "app_dirs": {str(k): v for k, v in app_dirs.items()}, "cache_mode": cache_mode,
             "screenshots": screenshots}
 

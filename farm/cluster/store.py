@@ -6,6 +6,8 @@ other users — never FLUSHALL it. Keys:
     <p>:lease:<device>      JSON lease of one device (TTL, refreshed by the worker's heartbeat)
     <p>:quarantine          hash device → reason: devices that stop taking work cluster-wide
     <p>:streak:<device>     consecutive infrastructure errors of a device
+    <p>:target:<phone>      device name driving this phone (adb serial / WDA URL, scoped to
+                            its host when only unique there; TTL, refreshed with the lease)
     <p>:claim:<run>:<case>:<attempt>   set once when a worker starts that attempt (NX)
     <p>:events:<run>        list of JSON events workers push and the run's client pops
     <p>:run:<run>           hash: the run is alive (TTL); per-pool pending / in-flight counts
@@ -98,13 +100,41 @@ def leases(r: Any) -> dict[str, dict[str, Any]]:
     return out
 
 
+def acquire_target(r: Any, target: str, device: str) -> bool:
+    """Take the phone ``target`` for ``device`` unless another live worker drives it."""
+    return bool(r.set(key("target", target), device, nx=True, px=int(LEASE_TTL_S * 1000)))
+
+
+def refresh_target(r: Any, target: str, device: str) -> None:
+    """Heartbeat of a taken phone (restored after a Redis restart; never taken over)."""
+    if r.get(key("target", target)) in (None, device):
+        r.set(key("target", target), device, px=int(LEASE_TTL_S * 1000))
+
+
+def release_target(r: Any, target: str, device: str) -> None:
+    if r.get(key("target", target)) == device:
+        r.delete(key("target", target))
+
+
+def target_holders(r: Any, targets: list[str]) -> dict[str, str]:
+    """Which device drives each of ``targets`` (free ones left out)."""
+    if not targets:
+        return {}
+    held = r.mget([key("target", t) for t in targets])
+    return {t: d for t, d in zip(targets, held) if d}
+
+
 def quarantined(r: Any) -> dict[str, str]:
     return dict(r.hgetall(key("quarantine")))
 
 
 def release(r: Any, device: str) -> bool:
-    """Take a device out of quarantine; True if it was in."""
-    return bool(r.hdel(key("quarantine"), device))
+    """Take a device out of quarantine, its infra-error streak reset (else its next error
+    would quarantine it again); True if it was in."""
+    pipe = r.pipeline()
+    pipe.hdel(key("quarantine"), device)
+    pipe.delete(key("streak", device))
+    return bool(pipe.execute()[0])
 
 
 # ---- epoch ---------------------------------------------------------------------------------

@@ -108,9 +108,11 @@ def ios_urls(settings: Settings) -> list[str]:
     return list(settings.ios_wda_urls)
 
 
-def attach_targets(kind: str, count: int, settings: Settings) -> list[str]:
+def attach_targets(kind: str, count: int, settings: Settings, every: bool = False) -> list[str]:
     """What each of ``count`` devices of ``kind`` attaches to: a distinct adb serial or WDA URL
-    for phones (two workers must never drive one phone), nothing for other kinds."""
+    for phones (two workers must never drive one phone), nothing for other kinds. ``every``:
+    all the phones found (at least ``count``), for `farm worker` to pick the ones no other
+    worker drives (worker.main)."""
     if kind in SIM_KINDS:
         raise ConfigError(f"workers attach to running devices: start simulators with "
                           f"`farm sim {kind[:-4]} --count N --app ...` and use "
@@ -132,7 +134,7 @@ def attach_targets(kind: str, count: int, settings: Settings) -> list[str]:
     if len(found) < count:
         raise ConfigError(f"--devices {kind}:{count}: {where} {len(found)} device(s) ready "
                           f"({', '.join(found) or 'none'}); try {kind}-sim for simulated ones")
-    return found[:count]
+    return found if every else found[:count]
 
 
 # ---- construction -----------------------------------------------------------------------------

@@ -44,7 +44,9 @@ class _Inflight:
     job: Job
     sent: float
     device: str | None = None       # who started it
-    seen: float = 0.0               # last time a lease or event confirmed it running
+    seen: float = 0.0               # last time a lease or event confirmed it running (or,
+                                    # before it started, that a device could still take it)
+    target: str | None = None       # sent to this device's own queue (a steered retry)
 
 
 class CeleryExecutor:
@@ -302,14 +304,17 @@ class CeleryExecutor:
         self.app.send_task(TASK, args=[data], queue=queue, soft_time_limit=soft,
                            time_limit=hard, retry=True,
                            retry_policy={"max_retries": 3, "interval_start": 0.5})
-        self._inflight[job.case_id] = _Inflight(job, self.clock())
+        target = queue[len("farm.dev."):] if queue.startswith("farm.dev.") else None
+        self._inflight[job.case_id] = _Inflight(job, self.clock(), seen=self.clock(),
+                                                target=target)
         if self.outcome.first_start is None:
             self.outcome.first_start = self.clock()
 
     # ---- watching ---------------------------------------------------------------------------
     def _check_inflight(self, leases: dict, pools: dict, now: float) -> None:
         """Lose attempts whose worker died (lease gone or moved on) or that vanished from
-        the broker (an idle device never picked them up)."""
+        the broker (an idle device never picked them up); take back the ones no device can
+        take any more (see ``_check_unstarted``)."""
         grace = store.LEASE_TTL_S + 2 * store.HEARTBEAT_S
         for cid, inf in list(self._inflight.items()):
             running = [n for n, lease in leases.items() if lease.get("run") == self.run_id
@@ -324,9 +329,28 @@ class CeleryExecutor:
                     self._lost(inf, f"worker of {inf.device} stopped answering mid-case "
                                     f"(lease expired)")
                 continue
-            idle = any(lease.get("state") == "idle" for lease in pools.get(self._pool_of[cid], []))
-            if idle and now - inf.sent > STARTUP_GRACE_S:
-                self._lost(inf, "the job vanished from the broker before any worker took it")
+            self._check_unstarted(inf, pools.get(self._pool_of[cid], []), now, grace)
+
+    def _check_unstarted(self, inf: _Inflight, devices: list[dict], now: float,
+                         grace: float) -> None:
+        """A job sent but not started. Sent to one device's own queue (a steered retry), only
+        that device can take it; else any usable device of its pool. If none could for
+        ``grace`` (its lease gone, draining, quarantined), take the job back into the run's
+        queue: it is sent again when a device comes, or fails as an orphan after
+        FARM_CLUSTER_DEVICE_WAIT (a stale copy left in the broker is dropped by the claim).
+        If one sat idle past ``STARTUP_GRACE_S`` and never took it, the job vanished."""
+        able = [d for d in devices if inf.target is None or d["device"] == inf.target]
+        if able:
+            inf.seen = now
+        elif now - inf.seen > grace:
+            log.warning("%s attempt %d taken back: %s", inf.job.case_id, inf.job.attempt,
+                        f"device {inf.target} is gone" if inf.target else "no device left")
+            self._inflight.pop(inf.job.case_id, None)
+            pool = self._pool_of[inf.job.case_id]
+            self._queue[pool] = enqueue(self._queue.setdefault(pool, []), inf.job)
+            return
+        if any(d.get("state") == "idle" for d in able) and now - inf.sent > STARTUP_GRACE_S:
+            self._lost(inf, "the job vanished from the broker before any worker took it")
 
     def _lost(self, inf: _Inflight, why: str) -> None:
         log.warning("%s attempt %d lost: %s", inf.job.case_id, inf.job.attempt, why)
@@ -338,10 +362,10 @@ class CeleryExecutor:
         """Jobs whose pool has had no usable device for a while can never run."""
         wait = self.settings.cluster_device_wait
         for pool, q in self._queue.items():
-            if pools.get(pool) or not q:
-                self._pool_seen[pool] = now
+            if pools.get(pool) or not (q or self._inflight_in(pool)):
+                self._pool_seen[pool] = now     # devices there, or nothing waits for one
                 continue
-            if now - self._pool_seen.setdefault(pool, now) < wait:
+            if now - self._pool_seen.setdefault(pool, now) < wait or not q:
                 continue
             for job in list(q):
                 q.remove(job)
@@ -363,7 +387,8 @@ class CeleryExecutor:
             return
         if kind == "device_state":
             return      # quarantine is read from Redis itself on every tick
-        inf = self._inflight.get(ev.get("case", ""))
+        inf = self._inflight.get(ev.get("case", "")) or (
+            self._adopt(ev.get("case", ""), ev.get("attempt")) if kind == "case_started" else None)
         if inf is None or inf.job.attempt != ev.get("attempt"):
             log.info("ignoring %s for %s attempt %s: not awaited (late or duplicate)",
                      kind, ev.get("case"), ev.get("attempt"))
@@ -377,6 +402,18 @@ class CeleryExecutor:
             wire.save_artifacts(self.services.artifacts.run_dir, ev.get("artifacts") or {})
             self._record(inf.job, CaseResult.model_validate(ev["result"]), ev["device"])
             self.events.device_state(ev["device"], "idle")
+
+    def _adopt(self, case_id: str, attempt: Any) -> _Inflight | None:
+        """A job taken back (``_check_unstarted``) that a device started after all, from the
+        copy still in the broker: it is in flight again (the copy sent later is dropped)."""
+        q = self._queue.get(self._pool_of.get(case_id, ""), [])
+        job = next((j for j in q if j.case_id == case_id and j.attempt == attempt), None)
+        if job is None:
+            return None
+        q.remove(job)
+        now = self.clock()
+        self._inflight[case_id] = _Inflight(job, now, seen=now)
+        return self._inflight[case_id]
 
     def _record(self, job: Job, result: CaseResult, device: str) -> None:
         self._inflight.pop(job.case_id, None)

@@ -1,0 +1,93 @@
+"""CeleryExecutor's bookkeeping of jobs sent but not started (no broker: the watching logic
+is called with the leases a tick would read)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from farm.attempts import RetryPolicy
+from farm.config import Settings
+from farm.executors.celery import CeleryExecutor, _Inflight
+from farm.results import ArtifactStore
+from farm.runner import Services
+from farm.schedule import Job
+from farm.suite.model import Case, Step, Task, WebTarget
+
+GRACE = 14.0        # store.LEASE_TTL_S + 2 * store.HEARTBEAT_S
+
+
+class Clock:
+    t = 1000.0
+
+    def __call__(self) -> float:
+        return self.t
+
+
+def executor(tmp_path: Path, clock: Clock) -> tuple[CeleryExecutor, Job]:
+    case = Case(id="s/c", name="c", file=Path("/tmp/c.yaml"), suite_root=Path("/tmp"),
+                platform="web", web=WebTarget(url="about:blank"),
+                tasks=[Task(name="t", steps=[Step(kind="sleep", value="1")])])
+    settings = Settings(broker_url="redis://127.0.0.1:1/0")         # never connected to
+    services = Services(settings=settings, artifacts=ArtifactStore(tmp_path), run_id="r1",
+                        env={})
+    from farm.cluster.store import use_prefix
+    ex = CeleryExecutor(settings, {case.id: case}, services, RetryPolicy(), [], clock=clock)
+    use_prefix("farm")
+    retry = Job(case.id, "web", 1.0, attempt=2, avoid_devices=frozenset({"fake-1@h"}))
+    ex._pool_of = {case.id: "web"}
+    ex._queue = {"web": []}
+    ex.ledger.expected = {case.id}
+    ex._inflight[case.id] = _Inflight(retry, clock(), seen=clock(), target="fake-2@h")
+    return ex, retry
+
+
+def lease(name: str, state: str = "idle") -> dict:
+    return {"device": name, "platform": "web", "group": "fake", "state": state}
+
+
+def test_a_retry_sent_to_a_device_that_is_gone_is_taken_back(tmp_path):
+    clock = Clock()
+    ex, retry = executor(tmp_path, clock)
+    others = {"web": [lease("fake-1@h")]}             # only the device the retry avoids
+    clock.t += GRACE - 1
+    ex._check_inflight({}, others, clock())
+    assert retry.case_id in ex._inflight              # its lease may come back yet
+    clock.t += 2
+    ex._check_inflight({}, others, clock())
+    assert retry.case_id not in ex._inflight and ex._queue["web"] == [retry]
+    assert retry.case_id not in ex.ledger.final       # not an attempt lost: it never ran
+
+
+def test_a_retry_waits_while_its_device_is_there_even_busy(tmp_path):
+    clock = Clock()
+    ex, retry = executor(tmp_path, clock)
+    pools = {"web": [lease("fake-1@h"), lease("fake-2@h", "busy")]}
+    for _ in range(5):
+        clock.t += GRACE
+        ex._check_inflight({}, pools, clock())
+    assert retry.case_id in ex._inflight and not ex._queue["web"]   # not lost, not taken back
+
+
+def test_a_taken_back_job_that_starts_after_all_is_in_flight_again(tmp_path):
+    clock = Clock()
+    ex, retry = executor(tmp_path, clock)
+    clock.t += GRACE + 1
+    ex._check_inflight({}, {}, clock())
+    assert ex._queue["web"] == [retry]
+    ex._handle({"type": "case_started", "case": retry.case_id, "attempt": 2,
+                "device": "fake-2@h"})
+    assert ex._inflight[retry.case_id].device == "fake-2@h" and not ex._queue["web"]
+
+
+def test_the_orphan_clock_runs_while_a_sent_job_waits_for_a_device(tmp_path):
+    clock = Clock()
+    ex, retry = executor(tmp_path, clock)
+    wait = ex.settings.cluster_device_wait
+    ex._fail_orphans({}, clock())                     # the pool is empty from now on
+    clock.t += GRACE + 1
+    ex._check_inflight({}, {}, clock())               # taken back ...
+    ex._fail_orphans({}, clock())
+    assert retry.case_id not in ex.ledger.final
+    clock.t += wait - GRACE
+    ex._fail_orphans({}, clock())                     # ... and failed once the pool has been
+    assert ex.ledger.final[retry.case_id].status == "error"    # empty for the device wait
