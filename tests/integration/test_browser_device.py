@@ -266,13 +266,16 @@ def test_a_new_document_has_the_capture_binding(page: BrowserDevice, site: str,
         page._shots.waits
 
 
-def test_navigation_failure_is_a_device_error(browser: BrowserDevice) -> None:
+def test_a_page_nobody_serves_fails_the_case_not_the_device(browser: BrowserDevice) -> None:
+    """The app under test is down: the case's problem (StepFailed), not the browser's."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]          # closed again below: nothing listens there
     url = f"http://127.0.0.1:{port}/"
-    with pytest.raises(DeviceError, match=r"127\.0\.0\.1.*ERR_CONNECTION_REFUSED"):
+    with pytest.raises(StepFailed) as failed:
         browser.start_session(WebTarget(url=url))
+    assert str(failed.value) == (f"cannot open {url}: nothing answers there (is the app "
+                                 "running?) (net::ERR_CONNECTION_REFUSED)")
     browser.end_session()
     assert browser.healthy()
 
