@@ -186,8 +186,8 @@ class _CaseRun:
         except Exception as exc:   # every way a case can end early; _classify sorts them
             exc = self._cause(exc)
             self._finish_current(exc)
+            self._classify(result, exc)    # names the step it ended in: before the rest
             self._skip_rest()
-            self._classify(result, exc)
         finally:
             self.evidence.finish(self.records, result)
             for rec in self.records:      # a capture that failed has no marked copy either

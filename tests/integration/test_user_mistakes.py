@@ -46,7 +46,7 @@ def test_state_dir_that_is_a_file(cli, tmp_path):
 
 
 def test_broker_that_is_not_redis(cli):
-    refused(cli.run("run", DEMO, "--broker", "http://127.0.0.1:9/"), "broker_url",
+    refused(cli.run("run", DEMO, "--broker", "http://127.0.0.1:9/"), "--broker http://",
             "redis://")
 
 

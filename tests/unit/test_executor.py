@@ -95,6 +95,7 @@ def test_a_timeout_says_its_limit_and_what_the_case_was_doing(tmp_path):
                              Step(kind="assertText", value="Welcome back")], timeout=0.5)
     res = run_case(Job(case.id, "web", 1), case, FakeDevice(SCREEN), services(tmp_path))
     assert res.error.message == "case timed out after 0.5s during sleep 20000 ms"
+    assert res.error.step == 1               # the step it was in, not the last one listed
     # the step it never reached is listed, not run: the case keeps its shape
     assert [(s.kind, s.status) for s in res.steps] == [("sleep", "error"),
                                                        ("assertText", "skipped")]
