@@ -6,8 +6,7 @@
 A script is a list (one entry per request, in order; the last repeats) or a function
 ``(body: dict, index: int) -> entry``. An entry is reply text or a `Reply` (status code, delay,
 raw body, a model that never answers, a huge streamed body). Every request body is kept in
-``.requests`` (parsed JSON) and ``.raw`` (bytes), and when it arrived in ``.times``
-(time.monotonic()): the server logs what a model would read.
+``.requests`` (parsed JSON) and ``.raw`` (bytes): the server logs what a model would read.
 """
 
 from __future__ import annotations
@@ -45,7 +44,6 @@ class ModelServer:
         self.script = script
         self.requests: list[dict[str, Any]] = []
         self.raw: list[bytes] = []
-        self.times: list[float] = []
         self._lock = threading.Lock()
         self._stopping = threading.Event()
         server = self
@@ -60,7 +58,6 @@ class ModelServer:
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
                 data = self.rfile.read(length)
-                arrived = time.monotonic()
                 try:
                     body = json.loads(data)
                 except ValueError:
@@ -69,7 +66,6 @@ class ModelServer:
                     index = len(server.requests)
                     server.requests.append(body)
                     server.raw.append(data)
-                    server.times.append(arrived)
                 entry = server._entry(body, index)
                 reply = entry if isinstance(entry, Reply) else Reply(text=entry)
                 if reply.hang:
@@ -214,3 +210,11 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+
+
+def serve(started: list["ModelServer"], script: Any) -> "ModelServer":
+    """A server started on ``script`` and added to ``started`` (the unit tests' ``server``
+    fixture stops every one at the end of the test)."""
+    srv = ModelServer(script).start()
+    started.append(srv)
+    return srv

@@ -22,7 +22,7 @@ from farm.results import ArtifactStore, CaseResult
 from farm.runner import Services, run_case
 from farm.schedule import Job
 from farm.suite.model import Case, Step, Task, WebTarget
-from tests.support.model_server import NEVER_ANSWERS, ModelServer, Reply
+from tests.support.model_server import NEVER_ANSWERS, ModelServer, Reply, serve
 
 SCREEN = UITree(source="dom", page_text="Welcome", nodes=[
     UINode(id=0, role="button", text="Sign in", clickable=True,
@@ -44,18 +44,6 @@ def litellm_client(srv: ModelServer, **kw: object) -> object:
     return LiteLLMClient("openai/scripted", base_url=srv.base_url, **kw)
 
 
-@pytest.fixture
-def server() -> Iterator[list[ModelServer]]:
-    started: list[ModelServer] = []
-    yield started
-    for srv in started:
-        srv.stop()
-
-
-def serve(started: list[ModelServer], script: object) -> ModelServer:
-    srv = ModelServer(script).start()   # type: ignore[arg-type]
-    started.append(srv)
-    return srv
 
 
 # ---- time ------------------------------------------------------------------------------------
