@@ -14,7 +14,7 @@ import json
 import os
 import re
 from pathlib import Path
-from typing import Annotated, Any, Literal, get_args, get_origin
+from typing import Annotated, Any, Literal, Mapping, get_args, get_origin
 
 from pydantic import (AliasChoices, BaseModel, ConfigDict, Field, SecretStr, ValidationError,
                       field_validator)
@@ -364,6 +364,22 @@ def mask_url(url: str) -> str:
     if parts.fragment:
         url = f"{url.partition('#')[0]}#{hide(parts.fragment)}"
     return url
+
+
+# Environment variables whose values are credentials though farm was never given them: the
+# keys provider SDKs read themselves (OPENAI_API_KEY, ANTHROPIC_API_KEY, AZURE_API_KEY, ...),
+# tokens, passwords. An endpoint may echo one back, so they are masked like farm's own keys.
+_SECRET_VARIABLE = re.compile(r"_(?:KEY|TOKEN|SECRET|PASSWORD)$", re.IGNORECASE)
+MIN_SECRET_CHARS = 8     # a shorter value ("1", "true") is a flag: hiding it garbles messages
+
+
+def environment_secrets(environ: Mapping[str, str] | None = None) -> list[str]:
+    """The values of the variables in ``environ`` (default ``os.environ``) whose names end in
+    ``_API_KEY``, ``_KEY``, ``_TOKEN``, ``_SECRET`` or ``_PASSWORD``, of MIN_SECRET_CHARS
+    characters or more: what every message, log line and output hides as ``***``."""
+    env = os.environ if environ is None else environ
+    return [value.strip() for name, value in env.items()
+            if _SECRET_VARIABLE.search(name) and len(value.strip()) >= MIN_SECRET_CHARS]
 
 
 # The command-line flag of a setting, where it is not --<setting-name> (farm/cli.py)

@@ -304,11 +304,15 @@ def _short(exc: BaseException, mask: Callable[[str], str] = str) -> str:
 def _masker(base_url: str | None, keys: Sequence[str]) -> Callable[[str], str]:
     """A function that hides ``keys`` and the credentials in ``base_url`` (its password,
     ``api_key=…`` parameters: what `farm.config.mask_url` hides) in a text, as ``***``; also
-    %-, JSON-, HTML- or base64-encoded (`farm.suite.vars.Variables.mask`). Values shorter
-    than 4 characters are placeholders, not keys: hiding them would garble every message."""
-    from farm.config import mask_url
+    %-, JSON-, HTML- or base64-encoded (`farm.suite.vars.Variables.mask`). Besides ``keys``,
+    the credentials of the environment (`farm.config.environment_secrets`): litellm sends
+    OPENAI_API_KEY & co. itself, so an endpoint may echo a key farm was never given. Values
+    shorter than 4 characters are placeholders, not keys: hiding them would garble every
+    message."""
+    from farm.config import environment_secrets, mask_url
     from farm.suite.vars import Variables
-    hidden = [k for k in (*keys, *_url_secrets(base_url)) if len(k) >= 4]
+    hidden = [k for k in (*keys, *environment_secrets(), *_url_secrets(base_url))
+              if len(k) >= 4]
     values = Variables({str(i): v for i, v in enumerate(hidden)}, secrets=map(str, range(
         len(hidden))))
 
