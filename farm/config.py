@@ -382,6 +382,14 @@ def environment_secrets(environ: Mapping[str, str] | None = None) -> list[str]:
             if _SECRET_VARIABLE.search(name) and len(value.strip()) >= MIN_SECRET_CHARS]
 
 
+def provider_key(provider: str) -> tuple[str, str] | None:
+    """(variable, key) of the key a provider's SDK reads itself (``OPENAI_API_KEY`` for
+    ``openai``), None when that variable is unset or empty."""
+    name = f"{provider.upper()}_API_KEY"
+    value = os.environ.get(name, "").strip()
+    return (name, value) if value else None
+
+
 # The command-line flag of a setting, where it is not --<setting-name> (farm/cli.py)
 FLAG_OF = {"default_timeout": "--timeout", "broker_url": "--broker",
            "pushgateway_url": "--pushgateway", "worker_metrics_port": "--metrics-port"}

@@ -69,8 +69,10 @@ class LiteLLMClient:
         self.max_tokens = max_tokens
         self.max_reply_bytes = max_reply_bytes
         self.key_setting = key_setting
-        self._mask = _masker(base_url, (api_key or "", *secrets))
         self._lib = _litellm()
+        self._provider_key()
+        # a key from the environment is hidden with the environment's (8+ characters)
+        self._mask = _masker(base_url, (api_key or "", *secrets))
         self._sdk_client = self._capped_sdk_client()
 
     def _capped_sdk_client(self) -> Any:
@@ -95,6 +97,21 @@ class LiteLLMClient:
                                      follow_redirects=True))
         except openai.OpenAIError:   # e.g. no key anywhere: completion() reports it
             return None
+
+    def _provider_key(self) -> None:
+        """No key configured: the provider's own variable (OPENAI_API_KEY, ...) when it is
+        set, as litellm would read it -- also with a base URL, where farm would otherwise send
+        the placeholder below -- and a refusal then names that variable."""
+        if self.api_key:
+            return
+        from farm.config import provider_key
+        try:
+            provider = self._lib.get_llm_provider(self.model, api_base=self.base_url)[1]
+        except Exception:   # litellm does not know the model: completion() says so
+            return
+        found = provider_key(provider) if provider else None
+        if found is not None:
+            self.key_setting, self.api_key = found
 
     def _key(self) -> str | None:
         # OpenAI-compatible servers that need no key still make the SDK demand one.

@@ -6,7 +6,8 @@
 A script is a list (one entry per request, in order; the last repeats) or a function
 ``(body: dict, index: int) -> entry``. An entry is reply text or a `Reply` (status code, delay,
 raw body, a model that never answers, a huge streamed body). Every request body is kept in
-``.requests`` (parsed JSON) and ``.raw`` (bytes): the server logs what a model would read.
+``.requests`` (parsed JSON), ``.raw`` (bytes) and ``.headers``: the server logs what a model
+would read.
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ class ModelServer:
         self.script = script
         self.requests: list[dict[str, Any]] = []
         self.raw: list[bytes] = []
+        self.headers: list[dict[str, str]] = []     # each request's HTTP headers, names lower-case
         self._lock = threading.Lock()
         self._stopping = threading.Event()
         server = self
@@ -66,6 +68,7 @@ class ModelServer:
                     index = len(server.requests)
                     server.requests.append(body)
                     server.raw.append(data)
+                    server.headers.append({k.lower(): v for k, v in self.headers.items()})
                 entry = server._entry(body, index)
                 reply = entry if isinstance(entry, Reply) else Reply(text=entry)
                 if reply.hang:

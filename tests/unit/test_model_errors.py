@@ -108,7 +108,8 @@ def test_a_refused_key_is_sent_once_and_names_the_setting(server, status, name):
     assert not isinstance(raised.value, ModelUnavailable)
 
 
-def test_a_refused_key_names_the_setting_of_its_model(server):
+def test_a_refused_key_names_the_setting_of_its_model(server, monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     srv = serve(server, [Reply(status=401)])
     settings = Settings(model="openai/main", model_base_url=srv.base_url,
                         planning_model="openai/plan", assert_model="openai/judge",
@@ -122,6 +123,20 @@ def test_a_refused_key_names_the_setting_of_its_model(server):
     with pytest.raises(ModelRefused, match="refused the request without an API key .*: set "
                                            "FARM_MODEL_API_KEY"):
         client(srv.base_url).complete(MSGS)
+
+
+def test_a_key_only_in_the_providers_variable_is_sent_to_a_base_url_and_named(server,
+                                                                             monkeypatch):
+    """FARM_MODEL_BASE_URL (a proxy) and the key in OPENAI_API_KEY, as litellm users set it:
+    the endpoint gets that key (not farm's placeholder for key-less servers), and a refusal
+    says which variable to check."""
+    key = "sk-ENV-ONLY-1234567890"
+    monkeypatch.setenv("OPENAI_API_KEY", key)
+    srv = serve(server, [echo(401, f"Incorrect API key provided: {key}")])
+    with pytest.raises(ModelRefused) as raised:
+        client(srv.base_url).complete(MSGS)
+    assert srv.headers[0].get("authorization") == f"Bearer {key}"
+    assert str(raised.value).endswith("Incorrect API key provided: ***): check OPENAI_API_KEY")
 
 
 def test_a_refused_key_is_an_error_that_is_not_run_again():
