@@ -7,8 +7,8 @@ estimates that turn out wrong cost nothing — a free device simply gets the nex
 Workers push events (started / step / finished, keyed run/case/attempt) to a Redis list the
 client pops, which feeds the same RunEvents as a local run. The client decides retries and
 numbers attempts (the same `Ledger` as the local executor); a worker whose lease expires
-mid-case loses its attempt (infra error, re-run elsewhere), and a late result for an attempt no
-longer awaited is ignored.
+mid-case loses its attempt (infra error, re-run elsewhere) and the run names its device as lost,
+and a late result for an attempt no longer awaited is ignored.
 """
 
 from __future__ import annotations
@@ -79,6 +79,7 @@ class CeleryExecutor:
         self._interrupt = False         # asked for from another thread; done by the run loop
         self._outage: float | None = None
         self._epoch: str | None = None
+        self._down: set[str] = set()    # devices lost in the run and not seen serving since
 
     # ---- the run ---------------------------------------------------------------------------
     def run(self, jobs: list[Job], events: RunEvents | None = None) -> RunOutcome:
@@ -321,11 +322,16 @@ class CeleryExecutor:
                        and lease.get("case") == cid and lease.get("attempt") == inf.job.attempt
                        and lease.get("state") == "busy"]
             if running:
-                inf.device = inf.device or running[0]
+                if inf.device is None:
+                    inf.device = running[0]
+                    self._device_back(inf.device)
                 inf.seen = now
                 continue
             if inf.device is not None:
                 if now - inf.seen > grace:
+                    self._device_lost(inf.device, "its worker stopped answering mid-case "
+                                      f"({cid} attempt {inf.job.attempt}, lease expired)",
+                                      back=inf.device in leases)
                     self._lost(inf, f"worker of {inf.device} stopped answering mid-case "
                                     f"(lease expired)")
                 continue
@@ -351,6 +357,29 @@ class CeleryExecutor:
             return
         if any(d.get("state") == "idle" for d in able) and now - inf.sent > STARTUP_GRACE_S:
             self._lost(inf, "the job vanished from the broker before any worker took it")
+
+    def _device_lost(self, device: str, why: str, back: bool) -> None:
+        """Name a device whose worker died mid-case in the run's outcome (results.json
+        ``lost``, the summary line, the report's banner), as the local executor names a dead
+        slot. A job that vanished before any device took it is no device's loss: not here.
+
+        A device whose worker comes back (the supervisor restarts a killed device process) is
+        still named: the run lost an attempt on it and whoever reads the report should know
+        its worker died; the why says it came back. ``back``: its name holds a lease again
+        already (the lease grace is longer than a restart), so it is not shown as dead."""
+        before = self.outcome.lost.get(device)
+        self.outcome.lost[device] = f"{before}; then {why}" if before else why
+        self._down.add(device)
+        if back:
+            self._device_back(device)
+        else:
+            self.events.device_state(device, "dead", why)
+
+    def _device_back(self, device: str) -> None:
+        """A device lost earlier in the run has a worker again (started a case, or a lease)."""
+        if device in self._down:
+            self._down.discard(device)
+            self.outcome.lost[device] += "; it came back later in the run"
 
     def _lost(self, inf: _Inflight, why: str) -> None:
         log.warning("%s attempt %d lost: %s", inf.job.case_id, inf.job.attempt, why)
@@ -395,6 +424,7 @@ class CeleryExecutor:
             return
         if kind == "case_started":
             inf.device, inf.seen = ev["device"], self.clock()
+            self._device_back(ev["device"])
             case = self.cases[inf.job.case_id]
             self.events.case_started(ev["device"], inf.job.case_id, case.name, inf.job.attempt)
             self.events.device_state(ev["device"], "busy", inf.job.case_id)

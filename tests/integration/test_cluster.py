@@ -120,6 +120,42 @@ def test_sigkill_worker_mid_case_reruns_elsewhere(tmp_path, redis_url, workers, 
     assert victim["status"] == "passed" and victim["attempt"] == 2
     assert victim["previous"][0]["error"]["kind"] == "DeviceLost"
     assert victim["device"] != busy["device"]
+    # the run names the device it lost, as a local run names a dead one (its supervisor may
+    # start it again and it may serve later: it is still named, with why it was lost)
+    assert list(summary["lost"]) == [busy["device"]], summary["lost"]
+    assert summary["lost"][busy["device"]].startswith(
+        f"its worker stopped answering mid-case ({busy['case']} attempt 1"), summary["lost"]
+    line = next(ln for ln in out.splitlines() if ln.startswith("farm: ") and "(run " in ln)
+    assert f"; lost: {busy['device']} in " in line, out
+    assert f"Lost during the run: {busy['device']} (its worker stopped answering" in (
+        tmp_path / "run" / "report.html").read_text()
+
+
+def test_a_killed_device_that_comes_back_is_still_named_lost(tmp_path, redis_url, workers, farm):
+    """Its supervisor starts the killed device again and it serves the run's next case: the
+    run still names it lost (an attempt died with its worker), and says it came back."""
+    go = tmp_path / "go"
+    suite = held_suite(tmp_path / "s", go, 6)
+    workers("fake:3")
+    wait_idle(redis_url, 3)
+    proc = run_on(farm, redis_url, suite, tmp_path / "run", "--devices", "fake:3")
+    busy = wait_busy(redis_url)[0]
+    psutil.Process(busy["pid"]).kill()
+    again = wait_for(lambda: (lease := leases(redis_url).get(busy["device"], {})).get(
+        "state") == "busy" and lease["pid"] != busy["pid"] and lease, 120,
+        "the killed device, started again, holding another case")
+    go.touch()
+    out = proc.finish()
+    assert proc.returncode == 0, out
+    summary = results(tmp_path / "run")
+    one_final_result_each(summary, 6)
+    served = next(c for c in summary["cases"] if c["case_id"] == again["case"])
+    assert served["device"] == busy["device"] and served["status"] == "passed"
+    assert summary["lost"] == {busy["device"]: (
+        f"its worker stopped answering mid-case ({busy['case']} attempt 1, lease expired); "
+        f"it came back later in the run")}, summary["lost"]
+    line = next(ln for ln in out.splitlines() if ln.startswith("farm: ") and "(run " in ln)
+    assert f"; lost: {busy['device']} in " in line, out
 
 
 def client_log(run_dir) -> str:
