@@ -69,6 +69,7 @@ class LiteLLMClient:
         self.max_tokens = max_tokens
         self.max_reply_bytes = max_reply_bytes
         self.key_setting = key_setting
+        self.refused: str | None = None     # what the endpoint said when it refused the key
         self._lib = _litellm()
         self._provider_key()
         # a key from the environment is hidden with the environment's (8+ characters)
@@ -150,6 +151,9 @@ class LiteLLMClient:
         DeadlineReached says the time ran out (not the model's health). Whatever is raised
         carries the usage of the call so far as ``.usage`` (the call, its retries, its time)."""
         usage = Usage()
+        if self.refused is not None:       # the key will not do better on the next case
+            raise _carrying(ModelRefused(f"{self.refused} (not sent again after the first "
+                                         "refusal)"), usage, sent=False)
         budget = RequestBudget(self.timeout, timeout)
         kwargs = self._kwargs(messages)
         for attempt in range(self.retries + 1):
@@ -168,6 +172,8 @@ class LiteLLMClient:
                 delay, why = self._delay(exc, attempt)
                 error = self._error(exc, attempt, budget, kwargs["timeout"], delay, why)
                 if error is not None:
+                    if isinstance(error, ModelRefused):
+                        self.refused = str(error)
                     raise _carrying(error, usage, sent=True) from exc
                 usage.retries += 1
                 log.info("model %s: %s; retry %d in %.1fs (%s)", self.model,

@@ -108,6 +108,19 @@ def test_a_refused_key_is_sent_once_and_names_the_setting(server, status, name):
     assert not isinstance(raised.value, ModelUnavailable)
 
 
+def test_a_refused_key_is_not_sent_again_by_the_next_cases(server, tmp_path):
+    """A night of 200 cases with a revoked key: one 401, not 200 (a provider may lock out a
+    key that keeps knocking); every case still says why it did not run."""
+    srv = serve(server, [echo(401, "Incorrect API key provided")])
+    models = ModelSet.single(client(srv.base_url, api_key=KEYS["model_api_key"]))
+    results = [run([Step(kind="ai", value="log in")], models, tmp_path / str(i))
+               for i in range(3)]
+    assert len(srv.requests) == 1
+    assert [r.error.kind for r in results] == ["ModelRefused"] * 3
+    assert results[2].error.message.endswith("check FARM_MODEL_API_KEY (not sent again after "
+                                             "the first refusal)")
+
+
 def test_a_refused_key_names_the_setting_of_its_model(server, monkeypatch):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     srv = serve(server, [Reply(status=401)])
