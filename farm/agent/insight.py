@@ -6,6 +6,7 @@ acted does not grade itself.
 
 from __future__ import annotations
 
+import json
 from typing import Any, Callable
 
 from farm.agent.images import data_url
@@ -72,17 +73,36 @@ def query(ask: Ask, client: ModelClient, question: str, kind: str, png: "bytes |
         if not isinstance(data, dict) or "data" not in data:
             raise ReplyParseError(f'expected {{"data": ...}}, got {data!r}'[:200])
         value = data["data"]
-        if kind == "aiBoolean" and not isinstance(value, bool):
-            raise ReplyParseError(f"expected true or false, got {value!r}")
+        if kind == "aiBoolean":
+            return _boolean(value)
         if kind == "aiNumber":
-            if isinstance(value, str):
-                try:
-                    value = float(value.replace(",", "").strip("$ "))
-                except ValueError:
-                    raise ReplyParseError(f"expected a number, got {value!r}") from None
-            if isinstance(value, bool) or not isinstance(value, (int, float)):
-                raise ReplyParseError(f"expected a number, got {value!r}")
+            return _number(value)
         if kind in ("aiString", "aiAsk") and not isinstance(value, str):
-            value = str(value)
+            # a list or an object as JSON (what a script reading the output file parses),
+            # never Python's repr of it
+            value = json.dumps(value, ensure_ascii=False)
         return value
     return ask_json(ask, client, "query", query_prompt(question, kind), png, check)
+
+
+def _boolean(value: Any) -> bool:
+    """aiBoolean's answer: a JSON boolean, or the words true / false the model quoted."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().lower() in ("true", "false"):
+        return value.strip().lower() == "true"
+    raise ReplyParseError(f"expected true or false, got {value!r}")
+
+
+def _number(value: Any) -> int | float:
+    """aiNumber's answer: a JSON number, or a number the model quoted ("3", "$1,234.50");
+    a whole number stays an int unless written with a decimal point."""
+    if isinstance(value, str):
+        text = value.replace(",", "").strip("$ ")
+        try:
+            value = int(text) if text.lstrip("+-").isdigit() else float(text)
+        except ValueError:
+            raise ReplyParseError(f"expected a number, got {value!r}") from None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ReplyParseError(f"expected a number, got {value!r}")
+    return value

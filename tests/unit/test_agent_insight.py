@@ -202,6 +202,13 @@ def test_ai_wait_for_past_the_case_deadline_is_a_timeout_not_a_failure(clock):
     ("aiNumber", ['{"data": true}', '{"data": 0}'], 0),
     ("aiString", ['{"data": 42}'], "42"),
     ("aiString", ['{"data": "Blue Mug"}'], "Blue Mug"),
+    # answers quoted as strings, a list for a string: what a user reads in the output file
+    ("aiBoolean", ['{"data": "false"}'], False),
+    ("aiBoolean", ['{"data": " True "}'], True),
+    ("aiNumber", ['{"data": "3"}'], 3),
+    ("aiNumber", ['{"data": "3.0"}'], 3.0),
+    ("aiString", ['{"data": ["a", "b"]}'], '["a", "b"]'),
+    ("aiString", ['{"data": true}'], "true"),
 ])
 def test_query_answers_are_typed_by_the_step_kind(kind, replies, value):
     client = ScriptedModelClient(replies)
