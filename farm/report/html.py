@@ -222,8 +222,11 @@ class _Renderer:
 
     def case(self, c: CaseResult) -> str:
         where = c.file + (f":{c.line}" if c.line else "")
-        haystack = " ".join([c.name, c.case_id, c.file, c.device or "", c.device_info or "",
-                             c.platform, *c.tags])     # the search finds "Android 14" too
+        # the search finds "Android 14" too, and a case by why it failed: its error, its
+        # steps' errors, its earlier attempts' (triage: "which cases broke on X?")
+        haystack = " ".join([c.name, c.case_id, where, c.device or "", c.device_info or "",
+                             c.platform, c.status, c.since_last or "", c.reason or "", *c.tags,
+                             *_failures(c), *(x for p in c.previous for x in _failures(p))])
         # the device's chip says what the device is on hover
         device = f' title="{_e(c.device_info)}"' if c.device_info else ""
         chip_html = (f"<span>{_e(c.platform)}</span>"
@@ -445,3 +448,9 @@ def _agent_summary(output: dict) -> str:
     if output.get("message"):
         head += f" → {output['message']}"
     return f'<details class="out"><summary>{_e(head)}</summary><ol>{steps}</ol></details>'
+
+
+def _failures(c: CaseResult) -> list[str]:
+    """What a case says about why it did not pass: its error and its steps' errors."""
+    said = [c.error.kind, c.error.message] if c.error else []
+    return said + [s.error for s in c.steps if s.error]

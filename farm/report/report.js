@@ -9,9 +9,11 @@ document.addEventListener("DOMContentLoaded", function () {
   var status = "all";
 
   function visible(c) {
-    var q = search ? search.value.trim().toLowerCase() : "";
+    var words = search ? search.value.trim().toLowerCase().split(/\s+/) : [];
     if (status !== "all" && c.getAttribute("data-status") !== status) return false;
-    return !q || (c.getAttribute("data-q") || "").indexOf(q) !== -1;
+    var text = c.getAttribute("data-q") || "";
+    // every word somewhere, in any order: "cart wrong" finds "wrong cart total"
+    return words.every(function (w) { return text.indexOf(w) !== -1; });
   }
 
   function apply() {

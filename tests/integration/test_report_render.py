@@ -125,6 +125,12 @@ def test_report_renders_without_console_errors(tmp_path: Path, viewer_page, page
     assert page.locator("details.case:visible").count() == 0
     assert page.locator("#empty").is_visible()
     page.click('button[data-filter="all"]')
+    # by why a case failed, words in any order; an earlier attempt's error counts too
+    page.fill("#search", "not found welcome")
+    assert page.locator("details.case:visible").count() == 1 and failed.is_visible()
+    page.fill("#search", "page crashed")
+    assert page.locator("details.case:visible").all_inner_texts()[0].count("Profile page")
+    assert page.locator("details.case:visible").count() == 1
     page.fill("#search", "")
 
     # thumbnails open in the lightbox; Escape closes it
