@@ -70,7 +70,8 @@ class Spend:
     name: str
     tokens: int
     cost: float
-    runs: int
+    runs: int               # runs in which the case ran, those that spent nothing included
+    free: int = 0           # ... of which spent no token (a cached replay, zero-token tiers)
 
 
 @dataclass
@@ -221,13 +222,19 @@ def spend(runs: list[RunRecord], names: dict[str, str]) -> list[Spend]:
     tokens: Counter[str] = Counter()
     cost: Counter[str] = Counter()
     seen: Counter[str] = Counter()
+    free: Counter[str] = Counter()
     for run in runs:
         for case in run.cases:
-            if case.tokens or case.cost:
-                tokens[case.case_id] += case.tokens
-                cost[case.case_id] += case.cost
-                seen[case.case_id] += 1
-    out = [Spend(k, names.get(k, k), tokens[k], cost[k], seen[k]) for k in seen]
+            if case.status == "skipped":
+                continue
+            tokens[case.case_id] += case.tokens
+            cost[case.case_id] += case.cost
+            seen[case.case_id] += 1
+            free[case.case_id] += not (case.tokens or case.cost)
+    # a case that spent in the window, every run of it counted: the nights the cache replayed
+    # it for nothing bring its cost per run down, which is what the cache is for
+    out = [Spend(k, names.get(k, k), tokens[k], cost[k], seen[k], free[k]) for k in seen
+           if tokens[k] or cost[k]]
     out.sort(key=lambda s: (-s.cost, -s.tokens, s.case_id))
     return out[:TOP]
 

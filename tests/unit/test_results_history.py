@@ -180,3 +180,19 @@ def test_the_device_table_s_last_error_is_the_latest_by_time(tmp_path):
         "browser-1", 3, "DeviceLost: late: browser closed")
     html = render_history(store.runs(), tmp_path)
     assert '<div class="err">DeviceLost: late: browser closed</div>' in html
+
+
+def test_model_spend_per_run_counts_the_nights_the_cache_replayed_for_nothing(tmp_path):
+    """An AI case that cost 13,682 tokens once, then replayed from the cache twice for free:
+    3 runs, 4,560 tokens a run (not 13,682: the cache's saving shows); a skipped night (no
+    model) is not a run of it."""
+    store = SqliteResults(tmp_path / "results.sqlite")
+    for day, (status, tokens) in enumerate([("passed", 13682), ("passed", 0), ("skipped", 0),
+                                            ("passed", 0)], 1):
+        s = summary(f"r{day}", day, {"demo/ai": status, "demo/plain": "passed"})
+        s.cases[0].tokens = {"prompt": tokens} if tokens else {}
+        store.add(record_for(s))
+    spend = analyse(store.runs()).spend
+    assert [(x.case_id, x.runs, x.free, x.tokens) for x in spend] == [("demo/ai", 3, 2, 13682)]
+    html = render_history(store.runs(), tmp_path)
+    assert "4,560 tokens" in html and "(2 free)" in html
