@@ -191,7 +191,7 @@ def select_cases(cases: Sequence[Case], opts: SelectOptions,
     if opts.last_failed is not None:
         failed = set(opts.last_failed) & {c.id for c in cases}
         if failed:
-            sel.drop(lambda c: None if c.id in failed else "--last-failed: passed last time")
+            sel.drop(lambda c: None if c.id in failed else "--last-failed: did not fail last time")
             sel.notes.append(f"--last-failed: running {len(failed)} case(s) that failed last "
                              "time")
         else:

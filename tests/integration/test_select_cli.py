@@ -48,7 +48,7 @@ def test_selection_options_through_the_cli(tmp_path: Path) -> None:
         # --last-failed: only what failed (beta_bad never ran), the rest listed as deselected
         done, ran, gone = _run(cli, tmp_path, "lf", "--last-failed")
         assert list(ran) == ["alpha_bad"] and ran["alpha_bad"]["status"] == "failed"
-        assert gone["beta_bad"] == "--last-failed: passed last time" and len(gone) == 4
+        assert gone["beta_bad"] == "--last-failed: did not fail last time" and len(gone) == 4
         assert "--last-failed: running 1 case(s) that failed last time" in done.stdout
 
         # -k with and/not; deselected cases are not counted as run
