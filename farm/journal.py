@@ -6,7 +6,10 @@ Beside the results (one CaseResult JSON a line) the journal holds two kinds of m
 each with a ``"journal"`` key: ``run`` first (the run's id, start and every case it planned)
 and ``start`` when an attempt begins. A run killed with ``kill -9`` is rebuilt from them with
 its real start and duration, the case that was running listed as interrupted, and the cases
-that never started as not run."""
+that never started as not run. A run that ended writes ``end`` (its start, end, exit code, the
+devices it lost, each red case's verdict against earlier runs) before results.json: a
+results.json lost after that is rebuilt as the finished run it was, not as an interrupted
+one."""
 
 from __future__ import annotations
 
@@ -67,6 +70,7 @@ def recover(run_dir: Path) -> RunSummary:
     head: dict[str, Any] = {}
     cases: dict[str, CaseResult] = {}
     began: dict[str, dict[str, Any]] = {}
+    end: dict[str, Any] = {}
     for line in (Path(run_dir) / JOURNAL).read_text(encoding="utf-8").splitlines():
         try:
             data = json.loads(line)
@@ -74,6 +78,8 @@ def recover(run_dir: Path) -> RunSummary:
                 head = data
             elif data.get("journal") == "start":
                 began[data["case_id"]] = data
+            elif data.get("journal") == "end":
+                end = data
             else:
                 result = CaseResult.model_validate(data)
                 cases[result.case_id] = result
@@ -93,7 +99,35 @@ def recover(run_dir: Path) -> RunSummary:
                          duration=_span(started, results, began.values()))
     summary.recount()
     summary.exit_code = exit_code_for(results, interrupted=True)
+    if end:
+        _ended(summary, end)
     return summary
+
+
+def conclude(run_dir: Path, summary: RunSummary) -> None:
+    """The run ended: say so in its journal (when it has one), with what results.json says
+    besides the cases, before results.json is written."""
+    path = Path(run_dir) / JOURNAL
+    if not path.exists():
+        return
+    line = {"journal": "end", "started": summary.started, "finished": summary.finished,
+            "duration": summary.duration, "exit_code": summary.exit_code,
+            "interrupted": summary.interrupted, "quarantined": summary.quarantined,
+            "lost": summary.lost, "since_last": {c.case_id: c.since_last
+                                                 for c in summary.cases if c.since_last}}
+    with path.open("a", encoding="utf-8") as f:
+        f.write(json.dumps(line) + "\n")
+
+
+def _ended(summary: RunSummary, end: dict[str, Any]) -> None:
+    """What the run's ``end`` line says, over what `recover` had to guess."""
+    for name in ("started", "finished", "duration", "exit_code", "interrupted",
+                 "quarantined", "lost"):
+        if name in end:
+            setattr(summary, name, end[name])
+    verdicts = end.get("since_last", {})
+    for case in summary.cases:
+        case.since_last = verdicts.get(case.case_id, case.since_last)
 
 
 def _unfinished(run_id: str, plan: dict[str, str], began: dict[str, Any] | None) -> CaseResult:

@@ -22,7 +22,7 @@ from farm.config import Settings
 from farm.errors import ConfigError, UserError
 from farm.history import DurationHistory
 from farm.results_history import remember_run
-from farm.journal import JournalEvents
+from farm.journal import JOURNAL, JournalEvents, conclude
 from farm.report.paths import check_outputs, writable_dir as _writable_dir
 from farm.attempts import RetryPolicy, synthetic
 from farm.devices.specs import DeviceSpec, parse_device_specs
@@ -646,6 +646,7 @@ def write_outputs(summary: RunSummary, run_dir: Path, junit_xml: Path | None = N
     from farm.report.paths import why_not_written
     own = run_dir / "results.json", run_dir / "junit.xml", run_dir / "report.html"
     outputs: list[tuple[str, Path, Callable[[], object]]] = [
+        (f"{run_dir / JOURNAL}", run_dir / JOURNAL, lambda: conclude(run_dir, summary)),
         (str(own[0]), own[0], lambda: write_json(own[0], summary)),
         (str(own[1]), own[1], lambda: write_junit(summary, own[1]))]
     if junit_xml:

@@ -136,6 +136,36 @@ def test_farm_report_rebuilds_a_corrupt_results_json_from_the_journal(here, monk
     assert [(c.case_id, c.status) for c in rebuilt.cases] == [("s/one", "passed")]
 
 
+def test_a_finished_run_rebuilt_from_its_journal_is_not_called_interrupted(here, monkeypatch,
+                                                                         capsys):
+    """Every case ran, the report was written, then results.json got lost: the rebuild is
+    the run it was (its start, duration, exit code, its new failure), not a partial one."""
+    from farm.journal import JournalEvents
+    from farm.session import write_outputs
+    run = here / "RUN"
+    run.mkdir()
+    journal = JournalEvents(None, run, "r1", [("s/bad", "Bad", "s/bad.yaml", "web")])
+    bad = CaseResult(run_id="r1", case_id="s/bad", name="Bad", file="s/bad.yaml",
+                     platform="web", device="fake-1", status="failed",
+                     started="2026-01-01T02:00:01+00:00", duration=2.0)
+    journal._write(bad.model_dump_json())
+    journal.close()
+    bad.since_last = "new failure"
+    summary = RunSummary(run_id="r1", started="2026-01-01T02:00:00+00:00", duration=7.3,
+                         finished="2026-01-01T02:00:07+00:00", cases=[bad])
+    summary.recount()
+    summary.exit_code = 1
+    assert write_outputs(summary, run) == []
+    (run / "results.json").write_text('{"run_id": \n')
+    code, out, err = farm(monkeypatch, capsys, "report", "RUN")
+    assert code == 0 and "rebuilt from RUN/results.jsonl (1 case(s) finished)" in err
+    rebuilt = RunSummary.model_validate_json((run / "results.json").read_text())
+    assert (rebuilt.interrupted, rebuilt.exit_code, rebuilt.started, rebuilt.duration) == (
+        False, 1, "2026-01-01T02:00:00+00:00", 7.3)
+    assert rebuilt.cases[0].since_last == "new failure"
+    assert "Run interrupted" not in (run / "report.html").read_text()
+
+
 def test_farm_report_history_names_a_path_it_cannot_write_or_read(here, monkeypatch, capsys):
     code, out, err = farm(monkeypatch, capsys, "report", "--history", "--out", "afile/h.html")
     assert (code, err) == (4, "farm: error: --out afile/h.html: cannot write there "
