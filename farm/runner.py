@@ -308,7 +308,10 @@ class _CaseRun:
             else:
                 self.device.start_session(target)
         else:
-            self.device.start_session(case.android or case.ios)
+            phone = case.android or case.ios
+            if phone is not None and phone.launch:     # ${NAME} in the app id or URL
+                phone = phone.model_copy(update={"launch": self.vars.resolve(phone.launch)})
+            self.device.start_session(phone)
 
     def _skip_rest(self) -> None:
         """The steps after the last one recorded, listed as not run (skipped): after a failed

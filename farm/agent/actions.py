@@ -357,7 +357,7 @@ class Launch(Action):
     uri: str
 
     def run(self, ctx: ActionContext) -> None:
-        ctx.device.launch(self.uri)
+        ctx.device.launch(ctx.resolve(self.uri))    # ${NAME} in the app id or URL
 
 
 class Terminate(Action):
@@ -365,7 +365,7 @@ class Terminate(Action):
     uri: str
 
     def run(self, ctx: ActionContext) -> None:
-        ctx.device.terminate(self.uri)
+        ctx.device.terminate(ctx.resolve(self.uri))
 
 
 class RunAdbShell(Action):

@@ -156,6 +156,12 @@ def _quote(arg: str) -> str:
     return "'" + arg.replace("'", "'\\''") + "'"
 
 
+def is_url(app: str) -> bool:
+    """Whether a ``launch:`` value is a URL (``scheme://...``: a web page, an app's deep link)
+    rather than a package or bundle id, told apart as Midscene does."""
+    return "://" in app
+
+
 class AndroidDevice:
     """An adb device implementing the `farm.devices.base.Device` protocol.
 
@@ -208,18 +214,22 @@ class AndroidDevice:
         self._dev = None
 
     def start_session(self, target: "AndroidTarget | None") -> None:
-        """Fresh app state for one case: force-stop, clear its data, launch it."""
+        """Fresh app state for one case: force-stop, clear its data, launch it. A URL (``launch:
+        https://...``) is opened instead, in whatever the phone opens it with."""
         self._need()
         self._ime_strategy = target.ime_strategy if target is not None else None
         self._dismiss_keyboard = bool(target is not None and target.auto_dismiss_keyboard)
-        package = target.launch if target is not None else None
-        if package:
-            self.terminate(package)
-            out = self.shell(f"pm clear {_quote(package)}")
+        app = target.launch if target is not None else None
+        if app and is_url(app):
+            self.open_url(app)
+        elif app:
+            self.terminate(app)
+            out = self.shell(f"pm clear {_quote(app)}")
             if "Success" not in out:
-                raise DeviceError(f"{package} is not installed on {self.name} (pm clear: "
-                                  f"{out.strip() or 'no answer'})")
-            self.launch(package)
+                said = f"pm clear: {out.strip() or 'no answer'}"
+                self._check_installed(app, said)
+                raise DeviceError(f"cannot clear the data of {app} on {self.name} ({said})")
+            self.launch(app)
 
     def end_session(self) -> None:
         if self._app and self._dev is not None and not self._killed:
@@ -424,10 +434,19 @@ class AndroidDevice:
         self._input("keyevent 3")
 
     def launch(self, app: str) -> None:
-        """Start package ``app`` from the launcher and wait until it is in front."""
+        """Start package ``app`` from the launcher and wait until it is in front; a URL is
+        opened instead (`open_url`). A package the phone does not have is the case's mistake
+        (StepFailed), not the device's."""
+        if is_url(app):
+            self.open_url(app)
+            return
         out = self.shell(f"monkey -p {_quote(app)} -c android.intent.category.LAUNCHER 1")
-        if "No activities found" in out or "monkey aborted" in out:
-            raise DeviceError(f"{app} is not installed on {self.name}")
+        if "No activities found" in out:
+            self._check_installed(app, "monkey: no activities found")
+            raise StepFailed(f"{app} on {self.name} has no launcher activity to start")
+        if "monkey aborted" in out.lower():
+            raise DeviceError(f"monkey could not start {app} on {self.name}: "
+                              f"{out.strip()[:200]}")
         deadline = time.monotonic() + 5
         while True:
             current = self.current_app()
@@ -438,6 +457,29 @@ class AndroidDevice:
                 raise DeviceError(f"{app} did not come to the front on {self.name} "
                                   f"(front: {current or 'nothing'}); did it crash?")
             time.sleep(0.2)
+
+    def open_url(self, url: str) -> None:
+        """Open ``url`` in whatever the phone opens it with (the browser for a web page, an app
+        for its own scheme): a VIEW intent, as Midscene's launch of a URL sends it. A URL no
+        app on the phone opens is the case's mistake (StepFailed)."""
+        out, err, code = self._run(f"am start -W -a android.intent.action.VIEW -d {_quote(url)}")
+        said = (out + err).strip()
+        if "unable to resolve Intent" in said:
+            raise StepFailed(f"no app on {self.name} opens {url} (am start: unable to resolve "
+                             "the VIEW intent)")
+        if code or re.search(r"^Error", said, re.M):
+            raise DeviceError(f"am start {url} failed on {self.name}: "
+                              f"{said[:200] or f'exit {code}'}")
+
+    def _check_installed(self, package: str, said: str) -> None:
+        """After ``package`` could not be cleared or started: StepFailed naming it and the
+        device when the phone has no such package (``pm path`` finds none), so a wrong
+        ``launch:`` fails its case instead of counting against the device."""
+        out, _err, code = self._run(f"pm path {_quote(package)}")
+        if code or "package:" not in out:
+            raise StepFailed(f"{package} is not installed on {self.name} ({said}); check the "
+                             "case's launch: value (adb shell pm list packages lists the "
+                             "installed ones)")
 
     def terminate(self, app: str) -> None:
         self.shell(f"am force-stop {_quote(app)}")

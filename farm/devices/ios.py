@@ -14,7 +14,7 @@ import logging
 import time
 from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
-from farm.devices.android import image_is_black, is_black
+from farm.devices.android import image_is_black, is_black, is_url
 from farm.devices.base import Rect, UINode, UITree, swipe_into_view
 from farm.devices.native_tree import parse_wda, query_xml
 from farm.errors import DeviceError, DeviceLost, StepFailed
@@ -130,16 +130,25 @@ class IosDevice:
         self._size = (int(size.width), int(size.height))
 
     def start_session(self, target: "IosTarget | None") -> None:
-        """A new WDA session per case; with ``launch`` the app starts fresh (data reset)."""
+        """A new WDA session per case; with ``launch`` the app starts fresh (data reset), or a
+        URL (``launch: https://...``) is opened in whatever the phone opens it with."""
         self._need()
         self._dismiss_keyboard = bool(target is not None and target.auto_dismiss_keyboard)
-        bundle = target.launch if target is not None else None
-        if bundle:
-            self._call(lambda: self._session.app_terminate(bundle), "terminate")
-        self._new_session(bundle, reset=bool(bundle))
+        app = target.launch if target is not None else None
+        bundle = app if app and not is_url(app) else None
+        try:
+            if bundle:
+                self._call(lambda: self._session.app_terminate(bundle), "terminate")
+            self._new_session(bundle, reset=bool(bundle))
+        except DeviceError:
+            if bundle:
+                self._check_installed(bundle)
+            raise
         if bundle:
             self._bundle = bundle
             self._wait_front(bundle)
+        elif app:
+            self.open_url(app)
 
     def end_session(self) -> None:
         if self._bundle and self._session is not None and not self._killed:
@@ -318,9 +327,48 @@ class IosDevice:
         self._call(lambda: self._client.home(), "home", session=False)
 
     def launch(self, app: str) -> None:
-        self._call(lambda: self._session.app_launch(app), "launch")
+        """Start bundle ``app`` and wait until it is in front; a URL is opened instead
+        (`open_url`). An app the phone does not have is the case's mistake (StepFailed)."""
+        if is_url(app):
+            self.open_url(app)
+            return
+        try:
+            self._call(lambda: self._session.app_launch(app), "launch")
+        except DeviceError:
+            self._check_installed(app)
+            raise
         self._wait_front(app)
         self._bundle = app
+
+    def open_url(self, url: str) -> None:
+        """Open ``url`` in whatever the phone opens it with (Safari for a web page, an app for
+        its own scheme): WDA's ``POST /session/{id}/url``, as Midscene's launch of a URL. A URL
+        WDA will not open is the case's mistake (StepFailed)."""
+        from wda.exceptions import (WDAInvalidSessionIdError, WDAPossiblyCrashedError,
+                                    WDARequestError)
+
+        def send() -> None:
+            try:
+                self._session.open_url(url)
+            except (WDAInvalidSessionIdError, WDAPossiblyCrashedError):
+                raise
+            except WDARequestError as exc:
+                said = exc.value.get("message") if isinstance(exc.value, dict) else exc.value
+                raise StepFailed(f"{self.name} cannot open {url}: "
+                                 f"{clean(str(said))[:300]}") from None
+        self._call(send, "open URL")
+
+    def _check_installed(self, bundle: str) -> None:
+        """After WDA refused to start ``bundle``: StepFailed naming it and the device when WDA
+        knows no such app (its state is 0, unknown), so a wrong ``launch:`` fails its case
+        instead of counting against the device. Otherwise nothing: the refusal stands."""
+        try:
+            state = self._call(lambda: self._session.app_state(bundle).value, "app state")
+        except (DeviceError, DeviceLost):
+            return
+        if state == 0:
+            raise StepFailed(f"{bundle} is not installed on {self.name}; check the case's "
+                             "launch: value") from None
 
     def terminate(self, app: str) -> None:
         self._call(lambda: self._session.app_terminate(app), "terminate")

@@ -16,6 +16,7 @@ from farm.devices.sim.screen import Faults, PhoneScreen
 from farm.devices.sim.trees import EMPTY_UIAUTOMATOR, uiautomator_xml
 
 LAUNCHER = "com.android.launcher3"
+BROWSER = "com.android.chrome"              # what a VIEW intent of a web page opens
 IME = "com.android.adbkeyboard/.AdbIME"     # ADBKeyBoard: how non-ASCII text gets typed
 
 # Android keycodes → Playwright keys (None: handled by the system, not the app).
@@ -282,9 +283,7 @@ class AndroidShell:
                                  "exist.\n").encode(), 1
                 return f"Starting: Intent {{ cmp={component} }}\n".encode(), b"", 0
             if "-d" in args:
-                url = args[args.index("-d") + 1]
-                self.screen.launch("com.android.chrome", url)
-                return b"Starting: Intent { act=android.intent.action.VIEW }\n", b"", 0
+                return self._view(args[args.index("-d") + 1])
             return b"", b"Error: no intent given\n", 1
         if verb == "force-stop":
             if self.screen.app == args[1]:
@@ -300,6 +299,17 @@ class AndroidShell:
             return b"Broadcasting: Intent { act=" + action.encode() + b" }\n" \
                    b"Broadcast completed: result=0\n", b"", 0
         return b"", f"Error: unknown am command {verb}\n".encode(), 1
+
+    def _view(self, url: str) -> Result:
+        """``am start -a android.intent.action.VIEW -d URL``: a web page opens in the browser
+        (its error page when the site does not answer); a URL of any other scheme has no app
+        here to open it."""
+        intent = f"Intent {{ act=android.intent.action.VIEW dat={url} flg=0x10000000 }}"
+        if url.split("://")[0].lower() not in ("http", "https"):
+            return b"", f"Error: Activity not started, unable to resolve {intent}\n".encode(), 1
+        self.screen_on = True
+        self.screen.browse(BROWSER, url)
+        return f"Starting: {intent}\nStatus: ok\nComplete\n".encode(), b"", 0
 
     def _cmd_pm(self, args: list[str]) -> Result:
         if args[0] == "clear":

@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import html
 import json
 import logging
+import re
 import threading
 from dataclasses import dataclass, field
 from typing import Any, Coroutine
+from urllib.parse import urlsplit
 
 from farm.devices.chromium import BROWSER_FLAGS, find_chromium
 
@@ -67,6 +70,12 @@ HOME_HTML = """<!doctype html><html><head><meta name="viewport" content="width=d
 <title>Home</title></head><body style="margin:0;background:#1d2733;color:#fff;
 font:16px sans-serif"><div style="padding:48px 24px"><h1 style="font-weight:300">Home</h1>
 <p>farm simulated device {name}</p></div></body></html>"""
+
+# what a phone's browser shows for a page that does not load (the net::ERR_... reason)
+BROWSER_ERROR_HTML = """<!doctype html><html><head><meta name="viewport"
+content="width=device-width"><title>{host}</title></head><body style="margin:0;
+font:16px sans-serif"><div style="padding:48px 24px"><h1 style="font-weight:400">This site
+can’t be reached</h1><p>{url}</p><p>{reason}</p></div></body></html>"""
 
 
 @dataclass
@@ -154,6 +163,26 @@ class PhoneScreen:
             await page.goto(url, wait_until="load")
         self._run(go())
         self.app = app
+
+    def browse(self, browser: str, url: str) -> None:
+        """The phone's browser (``browser``, its package / bundle id) in front at ``url``. A
+        page that does not load shows the browser's own error page, as on a phone: the URL
+        was opened, the site did not answer."""
+        async def go() -> None:
+            page = await self._ensure()
+            try:
+                await page.goto(url, wait_until="load")
+            except Exception as exc:
+                reason = re.search(r"net::(ERR_[A-Z_0-9]+)", str(exc))
+                if reason is None:
+                    raise
+                await page.close()      # Chromium's own error page would race the one below
+                page = await self._ensure()
+                await page.set_content(BROWSER_ERROR_HTML.format(
+                    host=html.escape(urlsplit(url).hostname or url),
+                    url=html.escape(url), reason=reason.group(1)))
+        self._run(go())
+        self.app = browser
 
     def clear_data(self) -> None:
         """``pm clear``: a new context (no storage), home screen."""

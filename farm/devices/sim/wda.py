@@ -4,7 +4,9 @@ Coordinates are points (= the page's CSS pixels); screenshots are pixels at ``sc
 Answers use WDA's envelope ``{"value": ..., "sessionId": ..., "status": 0}``; an unknown
 session gets 404 ``{"error": "invalid session id"}`` as the real agent sends.
 A launch argument ``-farm-reset-state`` starts the app with empty data (UI tests' usual
-"reset" launch argument).
+"reset" launch argument). ``POST /session/{id}/url`` opens a web page in Safari (a page whose
+site does not answer shows the browser's error page) and refuses other schemes;
+``/wda/apps/state`` is 0 (unknown) for an app the device does not have.
 
 Text goes in as WDA takes it: ``GET /element/active`` names the element with the keyboard
 focus (``no such element`` when none has it), ``POST /element/{uuid}/value`` types a whole
@@ -34,6 +36,7 @@ from farm.devices.sim.trees import wda_xml
 log = logging.getLogger(__name__)
 
 SPRINGBOARD = "com.apple.springboard"
+SAFARI = "com.apple.mobilesafari"           # what WDA's POST /url opens a web page in
 RESET_ARG = "-farm-reset-state"
 _SESSION = re.compile(r"^/session/([^/]+)(/.*)?$")
 _ELEMENT = re.compile(r"^/element/(?!active$)([^/]+)(/.*)$")     # /element/{uuid}/...
@@ -377,7 +380,24 @@ class WdaServer(ThreadingHTTPServer):
 
     @_route("POST /wda/apps/state")
     def _app_state(self, req: _Request) -> tuple[Any, str | None]:
-        return (4 if self.screen.app == req.data["bundleId"] else 1), req.sid
+        """4 in front, 1 not running, 0 unknown (an app the device does not have)."""
+        bundle = req.data["bundleId"]
+        if self.screen.app == bundle:
+            return 4, req.sid
+        return (1 if bundle in self.apps() or bundle in (SPRINGBOARD, SAFARI) else 0), req.sid
+
+    @_route("POST /url")
+    def _open_url(self, req: _Request) -> tuple[Any, str | None]:
+        """Open a URL as iOS does: a web page in Safari (its error page when the site does not
+        answer); a URL of any other scheme has no app here to open it."""
+        url = req.data.get("url")
+        if not url:
+            raise _Refused(400, "invalid argument", "URL is required")
+        if str(url).split("://")[0].lower() not in ("http", "https"):
+            raise _Refused(500, "unknown error", f"The URL {url} cannot be opened: no "
+                           "installed app handles its scheme")
+        self.screen.browse(SAFARI, str(url))
+        return None, req.sid
 
     def _launch(self, bundle: str, arguments: list[str]) -> None:
         url = self.apps().get(bundle)
