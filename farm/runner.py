@@ -143,6 +143,7 @@ class _CaseRun:
                            max_scrolls=services.settings.locate_max_scrolls)
         self.records: list[StepRecord] = []
         self.failure_kinds: dict[int, str] = {}   # step index → its TestFailure's class name
+        self.unnamed = 0            # results kept without a `name:` so far (their data keys)
         self.evidence = CaseEvidence(services.settings.screenshots, self.agent.grabber,
                                      services.artifacts, case.id, job.attempt)
 
@@ -175,14 +176,7 @@ class _CaseRun:
         try:
             self.check_time()
             self.start_session()
-            failed_step = self._run_tasks(result)
-            if failed_step is not None:
-                result.status = "failed"
-                result.error = CaseError(kind=self.failure_kinds.get(failed_step.index,
-                                                                     "TestFailure"),
-                                         message=failed_step.error or "",
-                                         step=failed_step.index)
-                result.screenshot = failed_step.after
+            self._verdict(result, self._run_tasks(result))
         except Exception as exc:   # every way a case can end early; _classify sorts them
             exc = self._cause(exc)
             self._finish_current(exc)
@@ -208,30 +202,57 @@ class _CaseRun:
         return result
 
     def _run_tasks(self, result: CaseResult) -> StepRecord | None:
-        """Every step of every task, in order; the first failed step's record, if any."""
+        """Every step of every task, in order. A failed or skipped step ends its task; after
+        that the case goes on only when the task has ``continueOnError``. Returns the failed
+        step the case reports: the one that ended it (the first failure outside a
+        continueOnError task), else the first failure inside one."""
         before = self.evidence.start()
-        failed_step: StepRecord | None = None
+        ended: StepRecord | None = None         # the failure that ends the case
+        allowed: StepRecord | None = None       # the first failure continueOnError let pass
         for task in self.case.tasks:
-            task_failed = False
+            task_ended = False
             for step in task.steps:
                 rec = StepRecord(task=task.name, index=len(self.records) + 1, kind=step.kind,
                                  label=self.mask(step.label), line=step.line,
                                  started=now_iso(), before=before)
                 self.records.append(rec)
-                if task_failed:
+                if task_ended:
                     rec.status = "skipped"
                     continue
-                self._run_step(step, rec, result)
-                if rec.status == "failed":
-                    failed_step = failed_step or rec
-                    task_failed = True
-                before = rec.after = self.evidence.after_step(rec, step.spec.looks_only)
+                try:
+                    self._run_step(step, rec, result)
+                except NeedsModel as exc:    # only this optional task needs the model
+                    if not task.continue_on_error:
+                        raise
+                    rec.status, rec.error = "skipped", self.mask(_message(exc))
+                if rec.status != "skipped":
+                    before = rec.after = self.evidence.after_step(rec, step.spec.looks_only)
                 if self.services.on_step:
                     self.services.on_step(self.device.name, rec)
-            if task_failed and not task.continue_on_error:
+                task_ended = rec.status != "passed"
+                if rec.status == "failed" and task.continue_on_error:
+                    allowed = allowed or rec
+                elif rec.status == "failed":
+                    ended = rec
+            if ended is not None:
                 self._skip_rest()
                 break
-        return failed_step
+        return ended or allowed
+
+    def _verdict(self, result: CaseResult, failed_step: StepRecord | None) -> None:
+        """The case's status from its steps: failed at ``failed_step``; skipped when every
+        step it reached was skipped (a continueOnError task that needs a model, and nothing
+        else checked); else passed."""
+        if failed_step is not None:
+            result.status = "failed"
+            result.error = CaseError(kind=self.failure_kinds.get(failed_step.index,
+                                                                 "TestFailure"),
+                                     message=failed_step.error or "", step=failed_step.index)
+            result.screenshot = failed_step.after
+            return
+        skips = [r for r in self.records if r.status == "skipped" and r.error]
+        if skips and not any(r.status == "passed" for r in self.records):
+            result.status, result.reason = "skipped", skips[0].error
 
     def _run_step(self, step: Step, rec: StepRecord, result: CaseResult) -> None:
         """Run one step into ``rec``: a test failure marks it failed; anything else ends the
@@ -249,17 +270,17 @@ class _CaseRun:
             hit, output = self.execute(step)
             if hit is not None:
                 rec.tier, rec.rect = hit.tier, hit.rect.as_list()
-            if output is not None:
-                rec.output = _masked_output(output, self.mask)
-                if step.options.get("name"):
-                    result.data[step.options["name"]] = rec.output
+            rec.output = _masked_output(output, self.mask)
+            self._keep(step, rec.output, result)
+        except NeedsModel as exc:
+            raise self._unmatched_xpath(step, exc) from exc
         except TestFailure as exc:
             rec.status, rec.error = "failed", self.mask(_message(exc))
             self.failure_kinds[rec.index] = error_kind(exc)   # AssertionFailed, LocateError…
             if getattr(exc, "thought", None):     # a failed aiAssert: the model's reasoning
                 rec.output = self.mask(f"the model: {exc.thought}")
-            if step.options.get("name") and step.kind == "aiAssert":   # as Midscene keeps it
-                result.data[step.options["name"]] = {"pass": False, "message": rec.error}
+            if step.kind == "aiAssert":       # as Midscene keeps it
+                self._keep(step, {"pass": False, "message": rec.error}, result)
         finally:
             rec.duration = round(time.monotonic() - t0, 3)
             rec.observation = getattr(self.device, "last_observation", None)
@@ -267,6 +288,25 @@ class _CaseRun:
             if self.agent.cache is not None:
                 rec.cache = self.agent.cache.end_step()
             self._mark(rec)
+
+    def _keep(self, step: Step, value: Any, result: CaseResult) -> None:
+        """A step's result in the case's data (the ``output:`` file), where Midscene's script
+        player keeps it: under the step's ``name:``, else, for a kind whose output is data,
+        under the number of the unnamed result ("0", "1", … counted over the case). As
+        there, an insight step or javascript takes its number even when it returned nothing
+        (a later result's number matches Midscene's); an action only when it returned data."""
+        name = step.options.get("name")
+        if not name and step.spec.data and (value is not None or step.spec.call):
+            name, self.unnamed = str(self.unnamed), self.unnamed + 1
+        if name and value is not None:
+            result.data[name] = value
+
+    def _unmatched_xpath(self, step: Step, exc: NeedsModel) -> NeedsModel:
+        """``exc``, saying that the step's ``xpath:`` matched nothing: the XPath tier runs
+        first, and an element it found (one, or several: a failure) needs no model."""
+        if not step.xpath or "xpath" in self.services.settings.locate_off:
+            return exc
+        return NeedsModel(f"{exc.what}, and its xpath {step.xpath} matched nothing")
 
     def _mark(self, rec: StepRecord) -> None:
         """Where the step acted, and its before screenshot with that drawn over it (an SVG

@@ -1,0 +1,206 @@
+"""How a case's tasks add up to its verdict (farm.runner): a `continueOnError` task that needs
+a model, the step a failed case names, and the results a case keeps for Midscene's `output:`
+file. Fake devices, no model."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from farm.config import Settings
+from farm.devices.base import Rect, UINode, UITree
+from farm.devices.fake import FakeDevice
+from farm.results import ArtifactStore, RunSummary
+from farm.runner import Services, run_case
+from farm.schedule import Job
+from farm.session import failure_lines
+from farm.suite.model import Case, Step, Task, WebTarget
+
+LOGIN = UITree(source="dom", page_text="Shop", nodes=[
+    UINode(id=0, role="input", label="Username", editable=True, clickable=True,
+           rect=Rect(x=10, y=10, width=200, height=30)),
+    UINode(id=1, role="button", text="Sign in", clickable=True,
+           rect=Rect(x=10, y=60, width=100, height=30)),
+])
+HOME = UITree(source="dom", page_text="Welcome back, demo Log out", nodes=[
+    UINode(id=0, role="button", text="Log out", clickable=True,
+           rect=Rect(x=10, y=10, width=100, height=30)),
+])
+COOKIES = "//button[@id='accept-cookies']"
+
+
+def shop(**scripts: object) -> FakeDevice:
+    return FakeDevice(screens={"login": LOGIN, "home": HOME}, start="login",
+                      transitions={"Sign in": "home"}, scripts=scripts)
+
+
+def banner(continue_on_error: bool = True) -> Task:
+    """The optional step of the audit: a banner that is not there; no zero-token tier finds
+    it (its xpath matches nothing, no text like it on screen), so only a model could."""
+    return Task(name="optional banner", continue_on_error=continue_on_error, steps=[
+        Step(kind="aiTap", target="Accept cookies banner button", xpath=COOKIES, line=8)])
+
+
+def sign_in(welcome: str = "Welcome back, demo") -> Task:
+    return Task(name="sign in", steps=[
+        Step(kind="aiInput", target="Username", value="demo", line=12),
+        Step(kind="aiTap", target="Sign in", line=14),
+        Step(kind="assertText", value=welcome, line=15)])
+
+
+def case(*tasks: Task) -> Case:
+    return Case(id="s/cont", name="cont", file=Path("/tmp/s/cont.yaml"),
+                suite_root=Path("/tmp/s"), platform="web",
+                web=WebTarget(url="http://127.0.0.1:1/"), tasks=list(tasks))
+
+
+def run(tmp_path: Path, c: Case, device: FakeDevice | None = None):
+    svc = Services(settings=Settings(), artifacts=ArtifactStore(tmp_path), run_id="r1", env={})
+    return run_case(Job(c.id, "web", 1), c, device or shop(), svc)
+
+
+def statuses(res) -> list[tuple[str, str]]:
+    return [(s.kind, s.status) for s in res.steps]
+
+
+# ---- a continueOnError task that needs a model -----------------------------------------------
+
+def test_an_optional_task_that_needs_a_model_ends_only_itself(tmp_path):
+    """The audit's case: the skipped banner used to skip the whole case (exit 0) and the
+    login after it never ran. Now the login runs and decides the case."""
+    dev = shop()
+    res = run(tmp_path, case(banner(), sign_in()), dev)
+    assert res.status == "passed" and res.error is None
+    assert statuses(res) == [("aiTap", "skipped"), ("aiInput", "passed"), ("aiTap", "passed"),
+                             ("assertText", "passed")]
+    assert dev.screen == "home"                    # the login really ran
+    assert res.steps[0].error == (
+        'needs a model (set FARM_MODEL): no zero-token match for "Accept cookies banner '
+        f'button" on screen, and its xpath {COOKIES} matched nothing')
+
+
+def test_after_an_optional_skip_a_later_failure_fails_the_case(tmp_path):
+    """What CI must not miss: the login check after the skipped banner is a real check."""
+    res = run(tmp_path, case(banner(), sign_in(welcome="Welcome back, admin")))
+    assert res.status == "failed"
+    assert (res.error.kind, res.error.step) == ("AssertionFailed", 4)
+    assert statuses(res)[0] == ("aiTap", "skipped")
+
+
+def test_an_optional_model_step_is_skipped_and_the_case_goes_on(tmp_path):
+    """An `aiAssert` (always a model's) in a continueOnError task, when the case reaches the
+    runner: skipped with its reason, the login after it decides."""
+    optional = Task(name="optional", continue_on_error=True, steps=[
+        Step(kind="aiAssert", value="there is no cookie banner", line=8)])
+    res = run(tmp_path, case(optional, sign_in()))
+    assert res.status == "passed"
+    assert res.steps[0].status == "skipped" and "needs a model" in res.steps[0].error
+
+
+def test_without_continue_on_error_a_step_that_needs_a_model_still_skips_the_case(tmp_path):
+    dev = shop()
+    res = run(tmp_path, case(banner(continue_on_error=False), sign_in()), dev)
+    assert res.status == "skipped"
+    assert res.reason.endswith(f"and its xpath {COOKIES} matched nothing")
+    assert statuses(res) == [("aiTap", "skipped"), ("aiInput", "skipped"),
+                             ("aiTap", "skipped"), ("assertText", "skipped")]
+    assert dev.screen == "login"                   # nothing after it ran
+
+
+def test_a_case_whose_only_task_needs_a_model_is_skipped_not_passed(tmp_path):
+    """continueOnError lets later tasks run; with nothing else in the case nothing was
+    checked, and a green "passed" would say otherwise."""
+    res = run(tmp_path, case(banner()))
+    assert res.status == "skipped" and "needs a model" in res.reason
+
+
+# ---- the step a failed case names ------------------------------------------------------------
+
+def soft_check() -> Task:
+    return Task(name="soft check", continue_on_error=True, steps=[
+        Step(kind="assertText", value="This text is not there", line=10)])
+
+
+def test_a_failed_case_names_the_step_that_ended_it_not_an_allowed_failure(tmp_path):
+    """The audit's fail/cont: the soft check (continueOnError) fails at step 1, the hard check
+    fails for real at step 5. The headline, results.json's error and the evidence image are
+    step 5's."""
+    hard = Task(name="hard check", steps=[Step(kind="assertNoText", value="Log out", line=20)])
+    never = Task(name="never reached", steps=[Step(kind="assertText", value="Log out", line=23)])
+    res = run(tmp_path, case(soft_check(), sign_in(), hard, never))
+    assert res.status == "failed"
+    assert (res.error.kind, res.error.step) == ("AssertionFailed", 5)
+    assert "Log out" in res.error.message and "not there" not in res.error.message
+    assert res.screenshot == res.steps[4].after != res.steps[0].after   # after the login
+    assert statuses(res) == [("assertText", "failed"), ("aiInput", "passed"),
+                             ("aiTap", "passed"), ("assertText", "passed"),
+                             ("assertNoText", "failed"), ("assertText", "skipped")]
+    [line] = failure_lines(RunSummary(run_id="r1", started="", cases=[res]))
+    assert line.startswith(f"FAILED s/cont ({res.file}:20) — step 5: ")
+
+
+def test_when_only_continue_on_error_tasks_fail_the_case_fails_at_the_first(tmp_path):
+    """As before: continueOnError lets the later tasks run, and the case still fails."""
+    res = run(tmp_path, case(soft_check(), sign_in()))
+    assert res.status == "failed" and res.error.step == 1
+    assert "This text is not there" in res.error.message
+    assert [s.status for s in res.steps[1:]] == ["passed"] * 3
+
+
+# ---- the results kept for the output: file ---------------------------------------------------
+
+def test_unnamed_results_are_kept_under_midscene_numbers(tmp_path):
+    """Midscene's script player keeps a result without `name:` under the number of the unnamed
+    results so far ("0", "1", …); javascript takes its number even when it returned nothing.
+    Named results keep their name; steps that return no data (taps, checks) take no number."""
+    dev = shop(title="Shop", nothing=None, cart={"items": 2}, user="demo")
+    js = lambda code, **kw: Step(kind="javascript", value=code, **kw)  # noqa: E731
+    c = case(Task(name="t", steps=[
+        js("title"), js("user", options={"name": "who"}), Step(kind="aiTap", target="Sign in"),
+        js("nothing"), Step(kind="assertText", value="Welcome back"), js("cart")]))
+    res = run(tmp_path, c, dev)
+    assert res.status == "passed"
+    assert res.data == {"0": "Shop", "who": "demo", "2": {"items": 2}}
+
+
+# ---- as the user runs it ---------------------------------------------------------------------
+
+BANNER_THEN_LOGIN = f"""\
+web:
+  url: http://app.invalid/
+tasks:
+  - name: optional banner
+    continueOnError: true
+    flow:
+      - aiTap: Accept cookies banner button
+        xpath: {COOKIES}
+  - name: sign in
+    flow:
+      - assertText: Welcome back, demo
+"""
+
+
+def test_farm_run_fails_when_the_check_after_a_skipped_optional_task_fails(
+        tmp_path, monkeypatch, capsys):
+    """`farm run` on the audit's suite (a fake device shows an empty page, so the login check
+    fails): exit 1 and the failure named, no longer "1 skipped", exit 0."""
+    import farm.cli as cli
+    (tmp_path / "s").mkdir()
+    (tmp_path / "s" / "coe.yaml").write_text(BANNER_THEN_LOGIN)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("FARM_DEVICE_PLUGINS", "tests.support.devices")
+    for name in ("FARM_MODEL", "FARM_REPORT_DIR", "FARM_STATE_DIR", "FARM_BROKER_URL",
+                 "CELERY_BROKER_URL", "FARM_TEST_FAKE_JOURNAL"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr(cli, "_quiet_gc", lambda: None)
+    monkeypatch.setattr(cli, "_OWN_PROCESS", False)
+    monkeypatch.setattr(sys, "argv", ["farm", "run", "s", "--devices", "fake:1",
+                                      "--no-progress", "--report-dir", "r"])
+    with pytest.raises(SystemExit) as ended:
+        cli.main()
+    out = capsys.readouterr().out
+    assert ended.value.code == 1
+    assert "farm: 1 failed" in out
+    assert "FAILED s/coe (s/coe.yaml:11) — step 2: " in out
