@@ -113,7 +113,7 @@ class CaseResult(BaseModel):
     tags: list[str] = Field(default_factory=list)
     tokens: dict[str, int] = Field(default_factory=dict)
     usage: Usage | None = None      # model totals: cost_usd, calls, ... (None: no model call)
-    data: dict[str, Any] = Field(default_factory=dict)    # aiQuery results by step `name`
+    data: dict[str, Any] = Field(default_factory=dict)    # results by step `name:`, else "0", "1"…
     since_last: str | None = None   # red case vs earlier runs: new failure|still failing|flaky
     description: str | None = None  # Midscene agent.groupDescription
     report_file: str | None = None  # Midscene agent.reportFileName: its own page in the run dir
