@@ -390,26 +390,43 @@ _broker_option = click.option("--broker", metavar="URL", help="The cluster's sto
 
 
 def _store(broker: str | None):
+    """The configured cache store, answering (a ConfigError naming it when it does not)."""
+    import sqlite3
+
     from farm.cache import open_store
     from farm.config import load_settings
+    from farm.errors import ConfigError
     settings = load_settings(broker_url=broker)
     if settings.cache == "off":
         settings = settings.model_copy(update={"cache": None})
-    store = open_store(settings)
+    try:
+        store = open_store(settings)
+    except (OSError, sqlite3.Error) as exc:
+        raise ConfigError(f"cannot open the cache store "
+                          f"{Path(settings.state_dir) / 'cache.db'}: {exc}") from None
     assert store is not None
+    store.check()
     return store
+
+
+def _entries_of(store, case: str):
+    """(key, entry) of what CASE names (see `farm.cache.keys.selection_prefixes`)."""
+    from farm.cache.keys import selection_prefixes
+    for prefix in selection_prefixes(case):
+        yield from store.items(prefix)
 
 
 @cache.command("ls")
 @click.argument("case", required=False, default="")
 @_broker_option
 def cache_ls(case: str, broker: str | None) -> None:
-    """List entries (of CASE, a case id such as demo/login, or a prefix of one)."""
+    """List entries of CASE: a case id such as demo/login, or a suite / folder (demo/ or
+    demo: its cases; demo/login is not demo/login_success); all without CASE."""
     import time as _time
-    from farm.cache.keys import case_prefix, split_key
+    from farm.cache.keys import split_key
     store = _store(broker)
     rows = 0
-    for key, entry in store.items(case_prefix() + case):
+    for key, entry in _entries_of(store, case):
         part = split_key(key)
         what = (f"{len(entry.get('actions') or [])} action(s)" if part.get("kind") == "plan"
                 else ", ".join(entry.get("xpaths") or []))
@@ -426,10 +443,11 @@ def cache_ls(case: str, broker: str | None) -> None:
 @click.argument("case", required=False, default="")
 @_broker_option
 def cache_clear(case: str, broker: str | None) -> None:
-    """Remove the entries of CASE (a case id or a prefix of one); all of them without CASE."""
-    from farm.cache.keys import case_prefix
+    """Remove the entries of CASE (a case id, or a suite / folder: demo/ or demo); all of
+    them without CASE."""
+    from farm.cache.keys import selection_prefixes
     store = _store(broker)
-    removed = store.delete(case_prefix() + case)
+    removed = sum(store.delete(prefix) for prefix in selection_prefixes(case))
     click.echo(f"removed {removed} entr{'y' if removed == 1 else 'ies'} from {store.where}")
 
 
@@ -441,34 +459,17 @@ def cache_clear(case: str, broker: str | None) -> None:
 def cache_export(case_or_run: Path, output: Path | None, broker: str | None) -> None:
     """Write a solved case (a case file, or every case of a run directory) as a YAML flow
     that runs with no model: each ai step becomes the steps its cached plan holds."""
-    from farm.cache.export import export_case, export_path
+    from farm.cache.export import export_case, export_path, run_cases
     from farm.suite.loader import load_case_file
     store = _store(broker)
-    files = _case_files(case_or_run)
-    if output is not None and len(files) > 1:
+    cases = ([load_case_file(case_or_run, env=os.environ)] if case_or_run.is_file()
+             else run_cases(case_or_run, os.environ))
+    if output is not None and len(cases) > 1:
         raise click.UsageError("--output takes one case; this run has several")
-    for file in files:
-        case = load_case_file(file, env=os.environ)
+    for case in cases:
         target = export_path(case, output)
         target.write_text(export_case(case, store), encoding="utf-8")
         click.echo(str(target))
-
-
-def _case_files(path: Path) -> list[Path]:
-    """A case file, or the case files a run directory's results.json names."""
-    import json
-    if path.is_file():
-        return [path]
-    source = path / "results.json"
-    if not source.exists():
-        raise click.UsageError(f"{path}: neither a case file nor a run directory "
-                               "(no results.json)")
-    cases = json.loads(source.read_text()).get("cases") or []
-    files = list(dict.fromkeys(Path(c["file"]) for c in cases if c.get("status") in
-                               ("passed", "flaky")))
-    if not files:
-        raise click.UsageError(f"{path}: no passed case to export")
-    return files
 
 
 @cli.command()
@@ -628,6 +629,16 @@ def _quiet_gc() -> None:
     gc.set_threshold(*GC_THRESHOLDS)
 
 
+def _state_dir() -> Path:
+    """The configured state dir (FARM_STATE_DIR, farm.toml, ...), where an internal error's
+    traceback goes; ``.farm`` when the settings themselves cannot be read."""
+    try:
+        from farm.config import load_settings
+        return Path(load_settings().state_dir)
+    except Exception:
+        return Path(".farm")
+
+
 def main() -> None:
     """Entry point: maps errors to exit codes; no tracebacks for user mistakes."""
     global _OWN_PROCESS
@@ -658,7 +669,7 @@ def main() -> None:
         exc.show()
         sys.exit(EXIT_USAGE)
     except Exception as exc:  # a bug in farm: say so, keep the traceback out of the way
-        log_path = Path(".farm") / "last-error.log"
+        log_path = _state_dir() / "last-error.log"
         try:
             log_path.parent.mkdir(parents=True, exist_ok=True)
             log_path.write_text(traceback.format_exc())

@@ -124,6 +124,28 @@ def text_matches(want: str, texts: Iterable[str], how: str) -> bool:
     return any(contains_words(normalise(t), want) for t in texts)
 
 
+def names(prompt: str, texts: Iterable[str]) -> bool:
+    """Whether ``prompt`` matches one of ``texts`` as the text tier matches: exactly or as
+    whole words (the locate cache checks a cached element with this)."""
+    want = normalise(prompt)
+    texts = list(texts)
+    return bool(want) and (text_matches(want, texts, "exact")
+                           or text_matches(want, texts, "words"))
+
+
+def shown_strings(node: UINode, tree: UITree) -> list[str]:
+    """The strings the text tier matches a prompt against when it takes ``node``: its text /
+    accessible name / label / placeholder and those of the text inside it that the tier
+    reduces to it (a button's <span>)."""
+    by_id = {n.id: n for n in tree.nodes}
+    out: list[str] = []
+    for n in tree.nodes:
+        if n.id == node.id or (n.parent is not None and not (n.clickable or n.editable)
+                               and _reduce([n], by_id)[0].id == node.id):
+            out.extend(_word_fields(n))
+    return list(dict.fromkeys(out))
+
+
 def describe(node: UINode) -> str:
     shown = node.text or node.name or node.label or node.placeholder or node.resource_id
     return f'"{shown[:60]}" ({node.role})'

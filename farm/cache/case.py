@@ -3,7 +3,8 @@
 It knows the namespace (suite/case, platform, app version), the mode, and how often each
 prompt has been used so far (the n-th use of a prompt is its n-th entry). `CaseCache.count`
 is the one place where a lookup's result (hit, miss, stale, replanned) is recorded.
-Plan entries are kept only from an attempt that passed: `CaseCache.finish`, at the case's end.
+Plan entries are kept only from an attempt that passed, and the entries a failed attempt used
+or wrote (plans and locates) are dropped: `CaseCache.finish`, at the case's end.
 A store that fails (Redis away, disk full) turns the cache off for the attempt with one
 warning: the cache only ever saves time, it never fails a case.
 """
@@ -42,9 +43,10 @@ class CaseCache:
         self.step = CacheUse(mode=mode)
         self.broken = False
         # plan entries are kept only if the attempt passes (`finish`): those it wrote wait
-        # here with the step's CacheUse that counted them; those it replayed are remembered
+        # here with the step's CacheUse that counted them; the entries it replayed (plans) or
+        # used or wrote (locates) are remembered, to drop if it fails
         self._pending: dict[str, tuple[Entry, CacheUse]] = {}
-        self._replayed: set[str] = set()
+        self._used: dict[Kind, set[str]] = {"plan": set(), "locate": set()}
 
     # ---- per step ----------------------------------------------------------------------------
     def begin_step(self, cacheable: bool = True) -> None:
@@ -90,7 +92,8 @@ class CaseCache:
 
     def count(self, kind: Kind, result: str) -> None:
         """The one place a lookup's result is recorded (instrument metrics here). Locate:
-        hit | miss | stale (found, but its XPath no longer selects one element on screen).
+        hit | miss | stale (found, but its XPath no longer selects one element on screen, or
+        that element is no longer what the prompt means).
         Plan: hit | miss | replanned (replayed, a step failed, the model planned the rest)."""
         metrics.cache_request(kind, result)
         if kind == "plan":
@@ -112,6 +115,8 @@ class CaseCache:
             self._pending[key] = (entry, self.step)
         elif not self._put(key, entry):
             return False
+        else:
+            self._used["locate"].add(key)
         self.step.written += 1
         return True
 
@@ -123,18 +128,20 @@ class CaseCache:
             return False
         return True
 
-    def note_replayed(self, key: str) -> None:
-        """The plan entry ``key`` was replayed in this attempt (see `finish`)."""
-        self._replayed.add(key)
+    def note_used(self, key: str, kind: Kind = "locate") -> None:
+        """The entry ``key`` was used in this attempt: a plan replayed, a locate hit (see
+        `finish`)."""
+        self._used[kind].add(key)
 
     def finish(self, status: str) -> None:
         """The attempt ended with ``status``. Plan entries it wrote are stored only if it
-        passed; otherwise they are not kept. When it failed or ended with an error, the plan
-        entries it replayed are dropped too (in a writing mode): a plan that ends in a failed
-        case must not be replayed with no model call forever — the next run asks the model
-        again. (Interrupted or skipped says nothing against them: kept.) Said in farm.log."""
+        passed; otherwise they are not kept. When it failed or ended with an error, the
+        entries it used are dropped too (in a writing mode): the plans it replayed and the
+        locate entries it hit or wrote. What led to a failed case must not be replayed every
+        night: the next run asks the model, or the text match, again. (Interrupted or skipped
+        says nothing against them: kept.) Said in farm.log."""
         pending, self._pending = self._pending, {}
-        replayed, self._replayed = self._replayed, set()
+        used, self._used = self._used, {"plan": set(), "locate": set()}
         if status == "passed":
             for key, (entry, use) in pending.items():
                 if self.broken or not self._put(key, entry):
@@ -145,11 +152,16 @@ class CaseCache:
             use.written -= 1
         if pending:
             log.info("plan cache: %s not kept: %s", _entries(len(pending)), why)
-        if replayed and status in ("failed", "error") and writes(self.mode) and not self.broken:
-            dropped = sum(self._drop(key) for key in sorted(replayed))
+        if status in ("failed", "error") and writes(self.mode) and not self.broken:
+            self._drop_used(used, why)
+
+    def _drop_used(self, used: dict[Kind, set[str]], why: str) -> None:
+        for kind, verb, then in (("plan", "replayed", "asks the model again"),
+                                 ("locate", "used", "locates them again")):
+            dropped = sum(self._drop(key) for key in sorted(used[kind]))
             if dropped:
-                log.info("plan cache: %s replayed in this attempt dropped: %s (the next run "
-                         "asks the model again)", _entries(dropped), why)
+                log.info("%s cache: %s %s in this attempt dropped: %s (the next run %s)",
+                         kind, _entries(dropped), verb, why, then)
 
     def _drop(self, key: str) -> int:
         try:

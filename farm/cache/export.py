@@ -5,12 +5,14 @@ Every ``ai`` step becomes the steps its cached plan holds (``aiTap``, ``aiInput`
 target keeping its prompt and gaining the cached XPath (the XPath tier answers first; when the
 app changed, the UI-tree text match still can). Other steps are written as they were. The
 entries are looked up in the order a run uses them: the n-th use of a prompt is its n-th entry.
+A run directory stands for its passed cases (`run_cases`), found from any working directory.
 """
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterator, Mapping
 
 import yaml
 
@@ -200,3 +202,53 @@ def export_path(case: Case, output: Path | None) -> Path:
     """Where the export goes: ``output``, else ``<case>.solved.yaml`` beside the case (in its
     suite, so farm.yaml's vars, secrets and apps still apply)."""
     return output or case.file.with_name(case.file.stem + ".solved.yaml")
+
+
+def run_cases(run_dir: Path, env: Mapping[str, str], cwd: Path | None = None) -> list[Case]:
+    """The passed (and flaky) cases of a run directory, loaded from their files. results.json
+    names a file as the run was given it: relative to the directory the run was started in
+    (which it does not record) when below it. So each is looked for relative to the run
+    directory and every folder above it (a run directory lies under where its run started:
+    ``.farm/runs/<id>``, or a --report-dir), then to ``cwd``; the file must still hold the case
+    the run ran. UserError when one is gone, naming the run's case and where it looked."""
+    source = run_dir / "results.json"
+    if not source.is_file():
+        raise UserError(f"{run_dir}: neither a case file nor a run directory (no results.json)")
+    try:
+        records = json.loads(source.read_text(encoding="utf-8")).get("cases") or []
+    except (ValueError, OSError) as exc:
+        raise UserError(f"{source}: cannot read it as a run's results ({exc})") from None
+    wanted = {str(c["file"]): str(c.get("case_id") or "") for c in records
+              if c.get("status") in ("passed", "flaky") and c.get("file")}
+    if not wanted:
+        raise UserError(f"{run_dir}: no passed case to export")
+    return [_run_case(file, case_id, run_dir, env, Path.cwd() if cwd is None else cwd)
+            for file, case_id in wanted.items()]
+
+
+def _run_case(recorded: str, case_id: str, run_dir: Path, env: Mapping[str, str],
+              cwd: Path) -> Case:
+    from farm.suite.loader import load_case_file
+    looked: list[str] = []
+    for path in _places(Path(recorded), run_dir, cwd):
+        if not path.is_file():
+            continue
+        case = load_case_file(path, env=env)
+        if not case_id or case.id == case_id:
+            return case
+        looked.append(f"{path} holds case {case.id}")
+    where = ("" if Path(recorded).is_absolute() else
+             f" (looked relative to the run directory {run_dir.resolve()}, the folders above "
+             f"it and the working directory {cwd})")
+    also = f"; {'; '.join(looked)}" if looked else ""
+    raise UserError(f"{run_dir}: the file of the run's case {case_id or recorded}, "
+                    f"{recorded}, is missing{where}{also}; export from the directory the run "
+                    "was started in, or give the case file itself")
+
+
+def _places(recorded: Path, run_dir: Path, cwd: Path) -> list[Path]:
+    """Where a case file results.json names may be, most likely first."""
+    if recorded.is_absolute():
+        return [recorded]
+    here = run_dir.resolve()
+    return list(dict.fromkeys([*(d / recorded for d in (here, *here.parents)), cwd / recorded]))

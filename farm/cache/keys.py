@@ -38,6 +38,17 @@ def case_prefix(case_id: str = "") -> str:
     return f"{KEY_VERSION}|{case_id}|" if case_id else f"{KEY_VERSION}|"
 
 
+def selection_prefixes(case: str = "") -> list[str]:
+    """Key prefixes of what ``farm cache ls|clear CASE`` means: every entry (``""``), the case
+    ``CASE`` exactly, and the cases under it at a ``/`` boundary (``demo`` and ``demo/`` are
+    the suite; ``demo/login`` is not ``demo/login_success``)."""
+    if not case:
+        return [case_prefix()]
+    if case.endswith("/"):
+        return [case_prefix() + case]
+    return [case_prefix(case), case_prefix() + case + "/"]
+
+
 def split_key(key: str) -> dict[str, Any]:
     """The parts of a key, for listing."""
     parts = key.split("|")

@@ -2,28 +2,32 @@
 UI-tree text match), and what is stored after any tier hits.
 
 An entry holds the XPath generated for the node that was hit (ids and text anchors before
-positions), the rect it had and the screen size. Before it is trusted, the XPath must select
-exactly one element of the live tree, on screen; otherwise the entry is stale: the tier
-misses, a later tier re-locates, and the new hit replaces the entry (in a writing mode).
+positions), the rect it had, the screen size and what the element was: its role and the
+strings it showed (text / accessible name / label / placeholder, never a secret value).
+Before it is trusted, the XPath must select exactly one element of the live tree, on screen,
+and that element must still be the one the prompt means (`still_meant`): an id moved to
+another button is no hit. Otherwise the entry is stale: the tier misses at once (a device
+read already waits for a navigation under way), a later tier re-locates, and the new hit
+replaces the entry (in a writing mode).
 """
 
 from __future__ import annotations
 
 import logging
-import time
+from typing import Any
 
 from farm.agent.images import images_key
-from farm.agent.locator import LocateContext, LocateHit
+from farm.agent.locator import LocateContext, LocateHit, names, normalise, shown_strings
 from farm.cache.case import CaseCache
 from farm.cache.xpaths import candidates, node_for_rect, on_screen, pick, same_place
+from farm.devices.base import Rect, UINode, UITree
 from farm.errors import StepFailed
 
 log = logging.getLogger("farm.cache")
 
 TIER = "cache"
-SETTLE_S = 2.0              # how long a cached XPath that matches nothing is looked for again
-SETTLE_POLL_S = 0.15
 _KEY = "cache_key"          # LocateContext.hints: this locate's entry key, once allocated
+MAX_SHOWN, MAX_SHOWN_CHARS = 8, 200     # what an entry keeps of the strings its element showed
 
 
 class LocateCacheTier:
@@ -47,42 +51,53 @@ class LocateCacheTier:
     def locate(self, prompt: str, ctx: LocateContext) -> LocateHit | None:
         if not prompt or not self.cache.reading:   # write-only: `remember` takes the key
             return None
-        entry = self.cache.lookup(self._key(prompt, ctx))
+        key = self._key(prompt, ctx)
+        entry = self.cache.lookup(key)
         if entry is None:
             self.cache.count("locate", "miss")
             return None
-        found = self._validate(entry.get("xpaths") or [], ctx)
+        found = self._validate(entry, prompt, ctx)
         if found is not None:
             self.cache.count("locate", "hit")
+            self.cache.note_used(key)           # dropped if the case fails
             return found
         self.cache.count("locate", "stale")
         log.info("cached XPath for %r is stale (%s): locating again", prompt,
                  ", ".join(entry.get("xpaths") or []) or "none")
         return None
 
-    def _validate(self, xpaths: list[str], ctx: LocateContext) -> LocateHit | None:
-        """The first cached XPath that selects exactly one element, on screen. A replay runs
-        actions back to back, so the screen may still be changing (a tap that navigates):
-        when nothing matches yet, look again for up to SETTLE_S before calling it stale."""
+    def _validate(self, entry: dict[str, Any], prompt: str,
+                  ctx: LocateContext) -> LocateHit | None:
+        """The first cached XPath that selects exactly one element, on screen, that is still
+        the element the prompt means. No waiting: a read on a page that is navigating waits
+        for the new document (the device's own PageWait), and a target that is not there
+        yet is no more found by the next tiers than by this one."""
         screen = ctx.device.size()
-        give_up = time.monotonic() + SETTLE_S
-        while True:
-            seen_nothing = True
-            for xpath in xpaths:
-                try:
-                    rects = ctx.device.query_xpath(xpath)
-                except StepFailed:
-                    continue
-                seen_nothing = seen_nothing and not rects
-                if len(rects) == 1 and on_screen(rects[0], screen):
+        for xpath in entry.get("xpaths") or []:
+            try:
+                rects = ctx.device.query_xpath(xpath)
+            except StepFailed:
+                continue
+            if len(rects) == 1 and on_screen(rects[0], screen):
+                if self._same_element(entry, prompt, rects[0], ctx):
                     return LocateHit(rects[0], self.name, xpath)
-            if not seen_nothing or time.monotonic() >= give_up:
-                return None
-            time.sleep(SETTLE_POLL_S)
+                log.info("cached XPath %s for %r selects an element that is no longer what "
+                         "the prompt means", xpath, prompt)
+        return None
+
+    def _same_element(self, entry: dict[str, Any], prompt: str, rect: Rect,
+                      ctx: LocateContext) -> bool:
+        tree = ctx.tree()
+        if tree is None:
+            return True          # nothing to compare with (a screen with no UI tree)
+        node = node_for_rect(tree, rect)
+        if node is None or not same_place(node.rect, rect):
+            return not checkable(entry)
+        return still_meant(entry, prompt, node, tree)
 
     def remember(self, prompt: str, hit: LocateHit, ctx: LocateContext) -> None:
         """After any tier hit: store the hit node's XPath (not for the step's own XPath, nor
-        for an entry that was just used)."""
+        for an entry that was just used) with what the node was."""
         if not prompt or hit.tier in (TIER, "xpath") or not self.cache.active:
             return
         key = self._key(prompt, ctx)
@@ -90,7 +105,7 @@ class LocateCacheTier:
             return
         tree = ctx.tree()
         node = node_for_rect(tree, hit.rect) if tree is not None else None
-        if node is None or not same_place(node.rect, hit.rect):
+        if tree is None or node is None or not same_place(node.rect, hit.rect):
             return      # e.g. an OCR hit on a canvas: no element is what was found
         xpath = pick(candidates(tree, node, self.cache.package), ctx.device.query_xpath,
                      node.rect, safe=self.cache.safe)
@@ -99,4 +114,48 @@ class LocateCacheTier:
             return
         self.cache.save(key, "locate", prompt, {
             "xpaths": [xpath], "rect": hit.rect.as_list(), "screen": list(ctx.device.size()),
-            "tier": hit.tier})
+            "tier": hit.tier, "element": self._element(node, tree)})
+
+    def _element(self, node: UINode, tree: UITree) -> dict[str, Any]:
+        """What the hit element was, for `still_meant` (strings holding a secret left out)."""
+        shown = [s for s in _shown(node, tree) if self.cache.safe(s)]
+        return {"role": node.role, "shown": shown[:MAX_SHOWN]}
+
+
+def _shown(node: UINode, tree: UITree) -> list[str]:
+    return list(dict.fromkeys(normalise(s)[:MAX_SHOWN_CHARS]
+                              for s in shown_strings(node, tree) if normalise(s)))
+
+
+def checkable(entry: dict[str, Any]) -> bool:
+    """Whether the entry says enough about its element to tell a different one."""
+    was = entry.get("element")
+    if not isinstance(was, dict):
+        return entry.get("tier") == "text"
+    return bool(was.get("role") or was.get("shown"))
+
+
+def still_meant(entry: dict[str, Any], prompt: str, node: UINode, tree: UITree) -> bool:
+    """Whether ``node``, selected by the entry's XPath, is still the element ``prompt`` means.
+
+    When the prompt is text the element showed when stored, the text tier's matcher must
+    still take the element for it (a "Cart (1)" link still is "Cart"). A description prompt
+    cannot be checked against text: the element must be of the same role and still show one
+    of the strings it showed (it showed none: the role alone). An entry stored before farm
+    kept its element: checked like a literal prompt when the text tier had found it, else
+    trusted as before."""
+    was = entry.get("element")
+    if not isinstance(was, dict):
+        return entry.get("tier") != "text" or _means(prompt, node, tree)
+    if was.get("role") and was["role"] != node.role:
+        return False
+    shown = [s for s in was.get("shown") or [] if isinstance(s, str)]
+    if names(prompt, shown):        # text the element showed, not "the blue cart icon"
+        return _means(prompt, node, tree)
+    return not shown or bool(set(shown) & set(_shown(node, tree)))
+
+
+def _means(prompt: str, node: UINode, tree: UITree) -> bool:
+    """The text tier's verdict on one element: its shown strings match, or its id exactly."""
+    return names(prompt, shown_strings(node, tree)) or (
+        bool(node.resource_id) and normalise(node.resource_id) == normalise(prompt))

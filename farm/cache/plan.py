@@ -43,7 +43,7 @@ class PlanCache:
         self.cache.count("plan", "miss" if entry is None else "hit")
         if entry is None:
             return False
-        self.cache.note_replayed(self.key)     # dropped if the case does not pass
+        self.cache.note_used(self.key, "plan")     # dropped if the case fails
         actions: list[dict[str, Any]] = entry.get("actions") or []
         for i, planned in enumerate(actions, 1):
             error = _run_one(planned, loop, runner)

@@ -56,5 +56,19 @@ class RedisStore:
             removed += self._r.delete(*keys[start:start + 500])
         return removed
 
+    def check(self) -> None:
+        """PING; a ConfigError naming the store (password masked) when Redis is not there
+        or refuses us."""
+        import redis
+
+        from farm.errors import ConfigError
+        try:
+            self._r.ping()
+        except redis.AuthenticationError as exc:
+            raise ConfigError(f"the cache store {self.where} refused the password: {exc}") \
+                from None
+        except (redis.RedisError, OSError) as exc:
+            raise ConfigError(f"cannot reach the cache store {self.where}: {exc}") from None
+
     def close(self) -> None:
         self._r.close()

@@ -73,6 +73,15 @@ class SqliteStore:
                                    (len(prefix), prefix))
         return cur.rowcount
 
+    def check(self) -> None:
+        """A ConfigError naming the file when it cannot be read (not a database, locked
+        for longer than the busy timeout, ...)."""
+        from farm.errors import ConfigError
+        try:
+            self._conn().execute("SELECT count(*) FROM entries").fetchone()
+        except sqlite3.Error as exc:
+            raise ConfigError(f"cannot read the cache store {self.where}: {exc}") from None
+
     def close(self) -> None:
         with self._lock:
             conns, self._all = self._all, []

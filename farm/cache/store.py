@@ -31,6 +31,11 @@ class CacheStore(Protocol):
     def delete(self, prefix: str = "") -> int:
         """Remove every entry whose key starts with ``prefix``; how many were removed."""
 
+    def check(self) -> None:
+        """Raise ConfigError naming the store (``where``) when it cannot be reached: what the
+        ``farm cache`` commands say instead of a traceback. (A run never calls it: there a
+        failing store only turns the cache off.)"""
+
     def close(self) -> None: ...
 
 
@@ -69,6 +74,9 @@ class MemoryStore:
             for key in gone:
                 del self._data[key]
         return len(gone)
+
+    def check(self) -> None:
+        pass
 
     def close(self) -> None:
         pass
