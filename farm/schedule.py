@@ -1,5 +1,11 @@
 """Scheduling as pure functions: jobs, ordering (longest expected first) and who takes what.
 
+The one exception to longest-first: the files of a Midscene batch with ``concurrent: 1`` (its
+default) form a *sequence* (``Job.sequence``): they run one after another in the batch's order,
+as Midscene runs them, because teams write them to depend on each other (create → use →
+cleanup). A sequence is queued ahead of independent jobs, its files in place order: it cannot
+be spread over devices, so starting it first keeps it off the end of the run.
+
 Retry decisions live in `farm.attempts`; device specs in `farm.devices.specs`.
 
 No I/O here: the executors feed these functions what they observed and act on the answer.
@@ -25,14 +31,19 @@ class Job:
     avoid_devices: frozenset[str] = field(default_factory=frozenset)
     test_retries: int | None = None     # the case's own quota (its `retries:`), else the policy's
     pin: str | None = None              # only the device answering to this name may take it
+    sequence: str | None = None         # the concurrent: 1 batch whose files run in order
+    place: int = 0                      # the job's place in that sequence (0-based)
 
 
-def _order(job: Job) -> tuple[float, str]:
-    return (-job.expected_seconds, job.case_id)
+def _order(job: Job) -> tuple[int, float, str, int]:
+    if job.sequence is not None:
+        return (0, 0.0, job.sequence, job.place)
+    return (1, -job.expected_seconds, job.case_id, 0)
 
 
 def order_jobs(jobs: Iterable[Job]) -> list[Job]:
-    """Longest expected duration first (LPT); ties broken by case id for a stable order."""
+    """Sequences first, each in place order; then the longest expected duration first (LPT),
+    ties broken by case id for a stable order."""
     return sorted(jobs, key=_order)
 
 
@@ -58,14 +69,20 @@ def pick_job(queue: list[Job], device: str, platform: str, other_live_devices: i
              aliases: Iterable[str] = ()) -> int | None:
     """Index of the job a free device should take next, or None.
 
-    Jobs are kept longest-first. A device skips jobs pinned to another device (Midscene's
-    ``deviceId`` / ``wdaHost:wdaPort``; ``aliases`` are the other names this device answers
-    to) and jobs that asked to avoid it (an infra retry goes to another device) unless no
-    other live device of the platform could take them.
+    Jobs are kept in `order_jobs` order. A device skips jobs pinned to another device
+    (Midscene's ``deviceId`` / ``wdaHost:wdaPort``; ``aliases`` are the other names this device
+    answers to) and jobs that asked to avoid it (an infra retry goes to another device) unless
+    no other live device of the platform could take them. A job of a sequence waits while an
+    earlier job of its sequence is still queued (a retry, or one this device may not take).
     """
     fallback = None
     names = {device, *aliases}
+    waiting: set[str] = set()       # sequences whose earlier job this device passed over
     for i, job in enumerate(queue):
+        if job.sequence is not None and job.sequence in waiting:
+            continue
+        if job.sequence is not None:
+            waiting.add(job.sequence)
         if job.platform != platform or (job.pin is not None and job.pin not in names):
             continue
         if device in job.avoid_devices:

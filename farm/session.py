@@ -338,9 +338,11 @@ def _plan(cases: list[Case], settings: Settings, run_id: str, remembered: dict[s
                 case, run_id, f"needs a model (set FARM_MODEL): {step.kind} at line "
                               f"{step.line}"))
         else:
+            order = case.in_order       # a concurrent: 1 batch's files run in its order
             jobs.append(Job(case.id, case.platform, expected_duration(
                 remembered, case.id, case.platform, settings.default_case_seconds),
-                test_retries=case.retries, pin=case.pin))
+                test_retries=case.retries, pin=case.pin,
+                sequence=order.batch if order else None, place=order.place if order else 0))
     return upfront, jobs, cases
 
 

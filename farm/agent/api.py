@@ -9,12 +9,15 @@ One action space: ``ai_tap`` & co. build the same action a model would plan (`Ta
 ... in farm.agent.actions) and run it through the same TaskRunner (Locate tasks, then the
 action), as ``call_action`` does for a suite step and the ai_act loop for a planned action.
 
-Secrets: prompts and targets carry text as written (``${NAME}`` placeholders); ``resolve``
-turns a placeholder into its value only on the device: when an action types it, and for the
-zero-token locate tiers (an XPath, a UI-tree text match), whose answer never leaves it.
-Text a model wrote (the actions ai_act plans) goes through ``resolve_planned`` instead, which
-`run_case` restricts to the names the suite declares: a reply cannot get ``${ANY_ENV_VAR}``
-typed. ``mask`` hides secret values in what goes back to the model as feedback.
+Variables: what the model reads of a suite's text (a task, an assertion, a query, a target)
+has the values of non-secret variables in it and secrets as their ``${NAME}`` placeholders
+(`Agent.for_model`; the plan and locate caches are keyed by that text, so a plan made for one
+value is not replayed for another). ``resolve`` turns a placeholder into its value only on the
+device: when an action types it, and for the zero-token locate tiers (an XPath, a UI-tree
+text match), whose answer never leaves it. Text a model wrote (the actions ai_act plans) goes
+through ``resolve_planned`` instead, which `run_case` restricts to the names the suite
+declares: a reply cannot get ``${ANY_ENV_VAR}`` typed. ``mask`` hides secret values in what
+goes back to the model as feedback, and says which variables are secrets.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ from farm.devices.base import Device
 from farm.devices.grabber import ScreenshotGrabber
 from farm.errors import (AssertionFailed, CaseTimeout, FarmError, LocateError, NeedsModel,
                          StepFailed)
+from farm.suite.vars import model_text
 from farm.usage import Usage
 
 # Imported where used, not here: the ai_act loop, the insight calls (aiAssert, aiQuery, ...),
@@ -58,7 +62,8 @@ class Agent:
 
     ``Agent(device, settings)`` uses the models the settings configure (FARM_MODEL, ...);
     ``Agent(device)`` works with the zero-token tiers only. ``resolve`` expands ``${NAME}``
-    in suite text; ``resolve_planned`` in text a model planned (default: ``resolve``).
+    in suite text; ``resolve_planned`` in text a model planned (default: ``resolve``);
+    ``mask`` hides secret values (without one no variable is expanded for the model).
     """
 
     def __init__(self, device: Device, model: "ModelSet | Settings | None" = None,
@@ -85,6 +90,7 @@ class Agent:
         self.resolve_planned: PlannedResolver = resolve_planned or (
             lambda text, undeclared: self.resolve(text))
         self.mask = mask or (lambda text: text)
+        self._knows_secrets = mask is not None
         self.cache = cache
         self.chain = chain or (
             zero_token_chain(self.resolve, cache, locate_off, max_scrolls, self.grabber.grab)
@@ -106,6 +112,27 @@ class Agent:
 
     def _acted(self) -> None:
         self.grabber.invalidate()
+
+    def for_model(self, text: str) -> str:
+        """Suite text as the model reads it (Midscene substitutes variables before a script
+        runs): non-secret variables expanded, a secret's ``${NAME}`` kept as written. A secret
+        is a variable whose value ``mask`` hides (``secrets:``) or whose name marks a
+        credential (``…_KEY``, ``_TOKEN``, ``_SECRET``, ``_PASSWORD``, as
+        `farm.config.environment_secrets` says). ``resolve`` of the result is ``resolve`` of
+        ``text``: the device still gets every value."""
+        if not self._knows_secrets:
+            return text
+        return model_text(text, self._shown_value)
+
+    def _shown_value(self, name: str, reference: str) -> str | None:
+        from farm.config import environment_secrets
+        try:
+            value = self.resolve(reference)
+        except FarmError:             # not defined here: the model reads it as written
+            return None
+        if self.mask(value) != value or environment_secrets({name: value}):
+            return None
+        return value
 
     # ---- the action space ------------------------------------------------------------------
     def locate(self, loc: Locate, resolve: Callable[[str], str] | None = None,
@@ -131,8 +158,13 @@ class Agent:
                           on_acted=self._acted)
 
     def perform(self, action: Action) -> ActionOutcome:
-        """Run ``action`` (its Locate tasks first); a failure raises what the task raised."""
+        """Run ``action`` (its Locate tasks first); a failure raises what the task raised.
+        Its targets are suite text: the locate tiers get them as the model reads them
+        (`for_model`; the on-device tiers resolve the secrets in them)."""
         tasks = tasks_for(action)
+        for task in tasks[:-1]:
+            loc: Locate = getattr(action, task.field or "")
+            loc.prompt = self.for_model(loc.prompt)
         failed = self.task_runner().run(tasks)
         if failed is not None:
             raise failed.exception or StepFailed(failed.error)
@@ -153,8 +185,8 @@ class Agent:
                   images: list[dict[str, str]] | None = None) -> LocateHit:
         """Where ``prompt`` (or ``xpath``) is on screen; nothing is touched. ``images``: the
         prompt's reference images (farm.agent.locator.WORD_TIERS)."""
-        return self.locate(Locate(prompt=prompt or "", xpath=xpath, deepLocate=deep_locate,
-                                  images=images or None))
+        return self.locate(Locate(prompt=self.for_model(prompt or ""), xpath=xpath,
+                                  deepLocate=deep_locate, images=images or None))
 
     def ai_tap(self, prompt: str, xpath: str | None = None,
                deep_locate: bool = False) -> LocateHit:
@@ -277,10 +309,12 @@ class Agent:
         planner plans (farm.agent.loop.Planning); ``images`` are the task's reference images,
         shown to the planner and to the locates of its actions.
         With a cache, a plan remembered for this step is replayed first (no model call); the
-        loop plans only when there is none or a replayed action fails."""
+        loop plans only when there is none or a replayed action fails. The model reads
+        ``task`` and ``context`` through `for_model`, and the plan is cached under that."""
         from farm.agent.loop import ActLoop, planning_for
         from farm.cache.plan import PlanCache
         self._models(f'ai "{task}"')
+        task, context = self.for_model(task), self.for_model(context or self.context or "")
         loop = ActLoop(self, self.limits, planning_for(planning_strategy, deep_think), images)
         plan = (PlanCache(self.cache, task + images_key(images))
                 if self.cache is not None else None)
@@ -288,8 +322,7 @@ class Agent:
             if plan is not None and plan.replay(loop, loop.runner()):
                 result = loop.result
             else:
-                result = loop.run(task, deep_locate=deep_locate,
-                                  context=context or self.context)
+                result = loop.run(task, deep_locate=deep_locate, context=context or None)
                 if plan is not None:
                     plan.save(result)
         except StepFailed as exc:
@@ -323,6 +356,7 @@ class Agent:
         raised as AssertionFailed."""
         from farm.agent.insight import judge
         models = self._models(f'aiAssert "{assertion}"')
+        assertion = self.for_model(assertion)
         passed, why = judge(self.ask, models.judge, assertion, self._look(shown))
         if not passed:
             failed = AssertionFailed(error_message or f'aiAssert "{assertion}" failed: {why}')
@@ -334,6 +368,7 @@ class Agent:
                     interval_s: float = 1.0, shown: dict[str, Any] | None = None) -> None:
         from farm.agent.insight import judge
         models = self._models(f'aiWaitFor "{assertion}"')
+        assertion = self.for_model(assertion)
         limit = time.monotonic() + min(timeout_s, max(self.remaining(), 0))
         why = ""
         while True:
@@ -351,7 +386,7 @@ class Agent:
                  shown: dict[str, Any] | None = None) -> Any:
         from farm.agent.insight import query as extract
         models = self._models(f'{kind} "{query}"')
-        return extract(self.ask, models.plan, query, kind, self._look(shown))
+        return extract(self.ask, models.plan, self.for_model(query), kind, self._look(shown))
 
     def ai_boolean(self, query: str) -> bool:
         return self.ai_query(query, "aiBoolean")
@@ -381,7 +416,7 @@ def _optional_target(prompt: str | None, xpath: str | None, deep_locate: bool) -
 
 class OnDeviceTier:
     """A zero-token tier that sees ``${NAME}`` resolved: it matches on the device and its answer
-    never leaves it. Model tiers get the prompt as written (the model sees placeholders).
+    never leaves it. Model tiers get the prompt with secrets as placeholders (`Agent.for_model`).
     The ``resolve`` hint of a locate (a model-planned target's) wins over the tier's own."""
 
     def __init__(self, tier: LocatorTier, resolve: Callable[[str], str]) -> None:

@@ -1,6 +1,6 @@
 """Midscene's batch file (``index.yaml``, the config of ``midscene --config``) as a farm suite.
 
-    files: ['./scripts/*.yaml', ./checkout.yaml]     # globs, relative to the batch file
+    files: ['./scripts/*.yaml', ../e2e/checkout.yaml]  # globs, relative to the batch file
     concurrent: 2               # at most this many files at once (per platform)
     continueOnError: false      # false: after a failed file, no further file starts
     retry: 1                    # re-runs of a failed file (pass after fail = flaky)
@@ -10,7 +10,13 @@
     setup: ./login.yaml         # with shareBrowserContext: run first; if it fails, nothing else
 
 A YAML file with ``files:`` and no ``tasks:`` is a batch; a directory holding such an
-``index.yaml`` is that batch. Keys farm cannot honour are refused with the reason.
+``index.yaml`` is that batch. Keys farm cannot honour are refused with the reason (``false``,
+what farm does anyway, is accepted). A listed file may live anywhere, as in Midscene: one
+outside the batch's suite is loaded as a case of its own folder's suite (see `read_batch`).
+
+With ``concurrent: 1`` (Midscene's default) the files run one at a time in the listed order
+(farm.schedule: a sequence), as Midscene runs them; ``continueOnError: false`` then starts no
+file after a failed one (the run's --maxfail 1).
 
 With ``shareBrowserContext: true`` (Midscene keeps one browser page for the whole batch) the
 batch's web files become one unit (farm.shared_context): one device runs them in the files'
@@ -21,6 +27,7 @@ sessionStorage carry from file to file.
 from __future__ import annotations
 
 import glob
+import itertools
 import os
 from pathlib import Path
 from typing import Callable
@@ -34,13 +41,19 @@ from farm.suite.yamlpos import Node
 INDEX = "index.yaml"
 BATCH_KEYS = {"files", "setup", "concurrent", "continueOnError", "retry", "summary",
               "shareBrowserContext", *WEB_SECTIONS, *MOBILE_SECTIONS}
+# Midscene's switches farm cannot turn on (``false`` is accepted: it is what farm does).
 REFUSED = {
     "headed": "farm runs headless browsers (FARM_HEADLESS=false for a visible one)",
     "keepWindow": "farm closes its browsers when the run ends",
-    "dotenvOverride": "farm reads no .env file: set variables in the environment, vars: or a "
-                      "secrets dir",
-    "dotenvDebug": "farm reads no .env file",
+    "dotenvOverride": "farm reads the working directory's .env as Midscene does by default: a "
+                      "variable set in the environment wins over it (unset it there to use the "
+                      ".env value)",
+    "dotenvDebug": "farm does not trace how .env is read",
 }
+# Folders no case lives in, skipped by discovery and by a batch's globs unless named: installed
+# packages (Midscene's globs skip them too) and Midscene's own output (reports, logs, caches).
+NOT_CASE_DIRS = {"node_modules": "installed packages",
+                 "midscene_run": "Midscene's output folder (reports, logs, caches)"}
 SETUP_ALONE = ("setup requires shareBrowserContext: true (as in Midscene): without a shared "
                "browser context what the setup file does cannot reach the other files")
 
@@ -50,13 +63,18 @@ def looks_like_batch(node: Node | None) -> bool:
         and "tasks" not in node.value
 
 
-def read_batch(node: Node, path: Path, shown: str, p: Problems) -> tuple[Batch, list[Path]]:
+def read_batch(node: Node, path: Path, shown: str,
+               p: Problems) -> tuple[Batch, dict[Path, Path]]:
     """The batch's settings and the case files it lists (sorted within each pattern, in the
-    patterns' order, each once; the setup file first)."""
+    patterns' order, each once; the setup file first), each with its *home*: the folder its
+    pattern names before any wildcard (``../e2e/**/*.yaml`` -> ``../e2e``). A file outside the
+    batch's suite belongs to the suite of its home, so its id is what ``farm run`` of that
+    folder gives it, whichever batch lists it."""
     top = node.value
     for name, why in REFUSED.items():
-        if name in top:
-            p.add(node.keys[name], f"{name} is not supported by farm: {why}")
+        if name in top and top[name].value is not False:
+            p.add(node.keys[name], f"{name}: {top[name].describe()} is not supported by farm: "
+                                   f"{why}; only `{name}: false` is accepted")
     p.keys(node, BATCH_KEYS, "a batch file", REFUSED)
     share = bool(p.boolean(top.get("shareBrowserContext"), "shareBrowserContext"))
     setup = _setup_file(top.get("setup"), share, path.parent, p)
@@ -74,13 +92,15 @@ def read_batch(node: Node, path: Path, shown: str, p: Problems) -> tuple[Batch, 
         retry=p.integer(top.get("retry"), "retry", maximum=10),
         summary=_summary_path(top.get("summary"), path.parent, p),
         overrides={k: v for k, v in overrides.items() if v}, share_context=share)
-    files = [f for f in _files(top["files"], path.parent, p) if f != path.resolve()]
+    files = {f: home for f, home in _files(top["files"], path.parent, p).items()
+             if f != path.resolve()}
     if setup is not None:
         if setup in files:
             p.add(top["setup"], f"setup: {setup.name} is also listed in files: a file cannot "
                                 "be both the setup and a main file")
         batch.setup = str(setup)
-        files = [setup, *[f for f in files if f != setup]]
+        files = {setup: _home(top["setup"].text or "", path.parent, setup),
+                 **{f: h for f, h in files.items() if f != setup}}
     batch.files = [str(f) for f in files]
     return batch, files
 
@@ -103,8 +123,23 @@ def _setup_file(node: Node | None, share: bool, base: Path, p: Problems) -> Path
 
 
 def _matches(pattern: str, base: Path) -> list[Path]:
+    """The .yaml files ``pattern`` matches, sorted; not inside `NOT_CASE_DIRS` unless the
+    pattern names that folder."""
+    skipped = set(NOT_CASE_DIRS) - set(Path(pattern).parts)
     return sorted(Path(m) for m in glob.glob(str(base / pattern), recursive=True)
-                  if m.endswith((".yaml", ".yml")) and os.path.isfile(m))
+                  if m.endswith((".yaml", ".yml")) and os.path.isfile(m)
+                  and not skipped & set(Path(os.path.relpath(m, base)).parts))
+
+
+def _home(pattern: str, base: Path, file: Path) -> Path:
+    """The folder ``pattern`` names before its first wildcard (a plain path: its folder), or
+    ``file``'s own folder when ``file`` (resolved) is not below it (reached through a link)."""
+    parts = Path(pattern).parts
+    fixed = list(itertools.takewhile(lambda part: not set("*?[") & set(part), parts))
+    if len(fixed) == len(parts):
+        fixed = fixed[:-1]
+    home = (base / Path(*fixed)).resolve()
+    return home if file.is_relative_to(home) else file.parent
 
 
 def _summary_path(node: Node | None, base: Path, p: Problems) -> str | None:
@@ -112,12 +147,12 @@ def _summary_path(node: Node | None, base: Path, p: Problems) -> str | None:
     return str(base / text) if text else None
 
 
-def _files(node: Node, base: Path, p: Problems) -> list[Path]:
+def _files(node: Node, base: Path, p: Problems) -> dict[Path, Path]:
     patterns = p.sequence(node, "files", "a list of file paths or globs (relative to the "
                                           "batch file)")
     if patterns is not None and not patterns:
         p.add(node, "files is empty: expected at least one file or glob")
-    out: list[Path] = []
+    out: dict[Path, Path] = {}      # file (resolved) -> its home
     for item in patterns or []:
         pattern = p.text(item, "files item", required=True, empty_ok=False,
                          expected="a file path or glob")
@@ -128,11 +163,7 @@ def _files(node: Node, base: Path, p: Problems) -> list[Path]:
             p.add(item, f"files: {pattern!r} matches no .yaml file (relative to the batch "
                         "file)")
         for m in matched:
-            resolved = m.resolve()
-            if not resolved.is_relative_to(base.resolve()):
-                p.add(item, f"files: {m} is outside the batch file's folder")
-            elif resolved not in out:
-                out.append(resolved)
+            out.setdefault(m.resolve(), _home(pattern, base, m.resolve()))
     return out
 
 

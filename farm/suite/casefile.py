@@ -91,6 +91,7 @@ def read_case(node: Node, path: Path, root: Path, defaults: SuiteDefaults,
     d = defaults
 
     values: dict = {
+        **_variables(top, d, p),       # first: number fields below may refer to them
         "id": f"{root.name}/{path.relative_to(root).with_suffix('').as_posix()}",
         "name": p.text(top.get("name"), "name", empty_ok=False) or path.stem,
         "file": path, "suite_root": root, "platform": platform or "web",
@@ -98,9 +99,6 @@ def read_case(node: Node, path: Path, root: Path, defaults: SuiteDefaults,
         "timeout": p.number(top.get("timeout"), "timeout", expected="seconds as a number > 0",
                             maximum=MAX_CASE_SECONDS) or d.timeout,
         "tags": list(dict.fromkeys(d.tags + p.string_list(top.get("tags"), "tags"))),
-        "secrets": list(dict.fromkeys(d.secrets + p.string_list(top.get("secrets"), "secrets",
-                                                                  names=True))),
-        "vars": {**d.vars, **p.variables(top.get("vars"), "vars")},
         "cache_key": d.cache_key,
     }
     retries = p.integer(top.get("retries"), "retries", maximum=MAX_RETRIES)
@@ -117,6 +115,17 @@ def read_case(node: Node, path: Path, root: Path, defaults: SuiteDefaults,
     if p.errors:
         return None
     return p.build(Case, values, node)
+
+
+def _variables(top: dict[str, Node], d: SuiteDefaults, p: Problems) -> dict:
+    """The case's ``secrets:`` and ``vars:`` over its suite's; from here on a number or
+    true/false field's ``${NAME}`` reads them too (farm.suite.checks)."""
+    secrets = list(dict.fromkeys(d.secrets + p.string_list(top.get("secrets"), "secrets",
+                                                             names=True)))
+    variables = {**d.vars, **p.variables(top.get("vars"), "vars")}
+    if p.values is not None:
+        p.values = p.values.within(variables, secrets)
+    return {"secrets": secrets, "vars": variables}
 
 
 def _apply_agent(values: dict, top: dict[str, Node], root: Path, p: Problems) -> None:

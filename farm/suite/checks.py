@@ -2,20 +2,30 @@
 
 Every helper returns the converted value, or None after recording what was expected and what
 was found, so one pass over a file reports *all* its problems.
+
+A number or true/false field written as exactly one ``${NAME}`` (or ``${NAME:-default}``) is
+read when the file loads, as Midscene substitutes variables before it parses a script: the
+value (from `farm.suite.vars.LoadValues`) is typed as YAML would type it written there, then
+checked like any other; a message about it names the variable and its value.
 """
 
 from __future__ import annotations
 
 import difflib
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import yaml
 from pydantic import ValidationError
 
 from farm.errors import SuiteError
-from farm.suite.vars import is_valid_name
+from farm.suite.vars import LoadValues, is_valid_name, sole_reference
 from farm.suite.yamlpos import Node
+
+LOAD_TIME = ("a number or true/false field takes its value when the suite loads, from the "
+             "environment, .env or vars:")
 
 
 def suggest(word: str, choices: Iterable[str]) -> str:
@@ -25,12 +35,26 @@ def suggest(word: str, choices: Iterable[str]) -> str:
     return f" (did you mean '{lowered[best[0]]}'?)" if best else ""
 
 
-class Problems:
-    """Collects the errors of one file."""
+@dataclass(slots=True, eq=False)
+class Substituted(Node):
+    """A scalar whose ``${NAME}`` was replaced by the variable's value; ``via`` says which
+    variable, from where and what value, for messages."""
 
-    def __init__(self, file: str, base: Path | None = None) -> None:
+    via: str = ""
+
+    def describe(self) -> str:
+        return self.via
+
+
+class Problems:
+    """Collects the errors of one file. ``values``: where a number or true/false field's
+    ``${NAME}`` is read (None: such a field must be written as a literal)."""
+
+    def __init__(self, file: str, base: Path | None = None,
+                 values: LoadValues | None = None) -> None:
         self.file = file
         self.base = base        # the file's folder: what paths in it are relative to
+        self.values = values
         self.errors: list[SuiteError] = []
         self.warnings: list[SuiteError] = []     # accepted, but the user should change it
 
@@ -91,6 +115,33 @@ class Problems:
 
     # -- scalars ------------------------------------------------------------------------------
 
+    def expand(self, node: Node | None, where: str) -> Node | None:
+        """``node``, or when it is exactly one ``${NAME}`` / ``${NAME:-default}`` (and
+        `values` is set) a `Substituted` node in its place holding the value, typed as YAML
+        types a plain scalar. None after recording why the variable gives no value here (a
+        secret, a served app's URL); None, recording nothing, for an undefined one (the
+        file's template check reports it)."""
+        if (self.values is None or node is None or isinstance(node, Substituted)
+                or node.kind != "scalar" or not isinstance(node.value, str)):
+            return node
+        ref = sole_reference(node.value)
+        if ref is None:
+            return node
+        name, default = ref
+        value, source = self.values.read(name)
+        if value is None and source:
+            self.add(node, f"{where}: ${{{name}}} {source}; {LOAD_TIME}, never from a "
+                           "secret (write the value here, or use a variable that is not secret)")
+            return None
+        if not value and default is not None:
+            value, source = default, "its default"
+        if value is None:
+            return None
+        from farm.config import environment_secrets
+        shown = "***" if environment_secrets({name: value}) else repr(value)
+        return Substituted("scalar", node.line, node.column, _typed(value), raw=value,
+                           plain=True, via=f"${{{name}}} = {shown} (from {source})")
+
     def text(self, node: Node | None, where: str, *, required: bool = False,
              empty_ok: bool = True, expected: str = "a string") -> str | None:
         """A scalar as text (numbers/booleans as written). Null/missing -> None."""
@@ -110,6 +161,7 @@ class Problems:
     def integer(self, node: Node | None, where: str, *, minimum: int = 0,
                 maximum: int | None = None, expected: str | None = None) -> int | None:
         """An integer >= ``minimum`` (and <= ``maximum``); null/missing -> None."""
+        node = self.expand(node, where)
         if node is None or node.is_null:
             return None
         v = node.value
@@ -127,6 +179,7 @@ class Problems:
     def number(self, node: Node | None, where: str, *, expected: str,
                maximum: float | None = None) -> float | None:
         """A number > 0 (and <= ``maximum``); null/missing -> None."""
+        node = self.expand(node, where)
         if node is None or node.is_null:
             return None
         v = node.value
@@ -141,6 +194,7 @@ class Problems:
 
     def boolean(self, node: Node | None, where: str) -> bool | None:
         """true/false; null/missing -> None."""
+        node = self.expand(node, where)
         if node is None or node.is_null:
             return None
         if node.kind == "scalar" and isinstance(node.value, bool):
@@ -202,3 +256,13 @@ class Problems:
             if text is not None:
                 out[name] = text
         return out
+
+
+def _typed(text: str) -> Any:
+    """``text`` as YAML types a plain scalar (``900`` → 900, ``true`` → True, ``1.5`` → 1.5);
+    anything that is not a number or a boolean stays text."""
+    try:
+        value = yaml.safe_load(text)
+    except yaml.YAMLError:
+        return text
+    return value if isinstance(value, (int, float, bool)) else text

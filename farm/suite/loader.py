@@ -2,9 +2,12 @@
 
 A *suite root* is the nearest directory (the path given or an ancestor) holding ``farm.yaml``,
 or else the directory given.  Every ``*.yaml``/``*.yml`` below a root is one case, except
-``farm.yaml`` itself, hidden files and directories, ``node_modules`` and the directories the
-suite serves as apps.  A directory below a root that has its own ``farm.yaml`` is a separate
-suite.
+``farm.yaml`` itself, hidden files and directories, ``node_modules``, Midscene's output folder
+``midscene_run``, pnpm's lock and workspace files, Midscene cache files found elsewhere (a
+warning names them) and the directories the suite serves as apps.  A directory below a root
+that has its own ``farm.yaml`` is a separate suite.
+
+``${NAME}`` may also come from the working directory's ``.env`` (farm.suite.dotenv).
 
 Nothing runs until every file is valid: `load_suites` raises one `SuiteErrors` listing every
 problem in every file, each with file, line and column.
@@ -21,14 +24,20 @@ from farm.config import MAX_RETRIES
 from farm.errors import SuiteError, SuiteErrors
 from farm.suite.casefile import MAX_CASE_SECONDS, check_templates, read_case
 from farm.suite.checks import Problems
-from farm.suite.batch import INDEX, check_shared, looks_like_batch, read_batch
-from farm.suite.model import AppSpec, Batch, Case, Shared, Suite, SuiteDefaults
-from farm.suite.vars import Variables, is_valid_name
+from farm.suite.batch import INDEX, NOT_CASE_DIRS, check_shared, looks_like_batch, read_batch
+from farm.suite.dotenv import DOTENV, explain_undefined, read_dotenv, with_dotenv
+from farm.suite.model import AppSpec, Batch, Case, InOrder, Shared, Suite, SuiteDefaults
+from farm.suite.vars import LoadValues, Variables, is_valid_name, read_secrets_dir
 from farm.suite.yamlpos import EMPTY_MESSAGE, Node, read_yaml
 
 SUITE_FILE = "farm.yaml"
 CASE_SUFFIXES = (".yaml", ".yml")
-SKIP_DIRS = {"node_modules"}
+SKIP_DIRS = set(NOT_CASE_DIRS)
+# YAML files of the tools a Midscene project lives with, never a case (`farm run -v` lists them).
+NOT_CASE_FILES = {"pnpm-lock.yaml": "pnpm's lock file", "pnpm-workspace.yaml": "pnpm's workspace"}
+CACHE_FILE = ("a Midscene cache file (midsceneVersion: and caches:), not a case: skipped "
+              "(Midscene writes them to midscene_run/cache/; farm keeps its own cache, see "
+              "`farm cache ls`)")
 SUITE_KEYS = {"timeout", "retries", "tags", "secrets", "vars", "apps", "cache"}
 APP_KEYS = {"serve", "env", "android", "ios"}
 
@@ -62,8 +71,11 @@ class _SuiteInfo:
 class _Loading:
     """State of one `load_suites` call: suites found so far and every error."""
 
-    def __init__(self, known: frozenset[str]) -> None:
-        self.known = known          # variable names from env and secrets dir
+    def __init__(self, known: frozenset[str], dotenv: Mapping[str, str]) -> None:
+        self.known = known          # variable names from env, secrets dir and .env
+        self.dotenv = dotenv        # the working directory's .env (farm.suite.dotenv)
+        self.values = LoadValues({}, dotenv=dotenv)   # a number field's ${NAME}: load_suites
+        self.near_dotenv: dict[Path, dict[str, str]] = {}   # other .env files, for hints
         self.suites: dict[Path, _SuiteInfo] = {}
         self.errors: list[SuiteError] = []
         self.skipped: list[str] = []   # "hidden file x/.y.yaml", for `farm run -v`
@@ -118,6 +130,8 @@ class _Loading:
             # Prune in place so os.walk never descends into skipped directories.
             self.skipped.extend(f"hidden directory {display_path(here / d)}{os.sep}"
                                 for d in sorted(dirnames) if d.startswith("."))
+            self.skipped.extend(f"{NOT_CASE_DIRS[d]} {display_path(here / d)}{os.sep}"
+                                for d in sorted(dirnames) if d in NOT_CASE_DIRS)
             dirnames[:] = sorted(
                 d for d in dirnames
                 if not d.startswith(".") and d not in SKIP_DIRS
@@ -128,6 +142,9 @@ class _Loading:
                     continue
                 if name.startswith("."):
                     self.skipped.append(f"hidden file {display_path(here / name)}")
+                    continue
+                if name in NOT_CASE_FILES:
+                    self.skipped.append(f"{NOT_CASE_FILES[name]} {display_path(here / name)}")
                     continue
                 info.files.setdefault(os.path.realpath(here / name), here / name)
 
@@ -146,9 +163,17 @@ class _Loading:
         self.batches.append(batch)
         info = self.suite(find_root(path.parent) or path.parent)
         batch.unit_id = f"{info.root.name}/{path.relative_to(info.root).with_suffix('').as_posix()}"
-        for file in files:
+        inside = os.path.realpath(info.root) + os.sep
+        for file, home in files.items():
             real = os.path.realpath(file)
-            info.files.setdefault(real, file)
+            # A file outside the batch's suite is a case of its own folder's suite: its id is
+            # the one `farm run` of that folder gives it, whichever batch lists it.
+            owner = info if real.startswith(inside) else self.suite(find_root(home) or home)
+            owner.files.setdefault(real, file)
+            if real in self.batch_of and self.batch_of[real].file != batch.file:
+                self.warnings.append(SuiteError(shown, f"{display_path(file)} is listed by "
+                                     f"{self.batch_of[real].file} too: it runs once, as this "
+                                     "batch lists it"))
             self.batch_of[real] = batch
         return True
 
@@ -171,16 +196,18 @@ class _Loading:
             return SuiteDefaults()
         p.keys(node, SUITE_KEYS, "farm.yaml")
         values: dict = {
-            "timeout": p.number(top.get("timeout"), "timeout",
-                                expected="seconds per case as a number > 0",
-                                maximum=MAX_CASE_SECONDS),
-            "retries": p.integer(top.get("retries"), "retries", maximum=MAX_RETRIES),
             "tags": p.string_list(top.get("tags"), "tags"),
             "secrets": p.string_list(top.get("secrets"), "secrets", names=True),
             "vars": p.variables(top.get("vars"), "vars"),
             "apps": self.read_apps(top.get("apps"), root, p),
             "cache_key": _cache_key(top.get("cache"), p),
         }
+        p.values = self.values.within(values["vars"], values["secrets"],
+                                      {a.env for a in values["apps"] if a.env})
+        values["timeout"] = p.number(top.get("timeout"), "timeout",
+                                     expected="seconds per case as a number > 0",
+                                     maximum=MAX_CASE_SECONDS)
+        values["retries"] = p.integer(top.get("retries"), "retries", maximum=MAX_RETRIES)
         defaults = p.build(SuiteDefaults, {k: v for k, v in values.items() if v is not None},
                             node) or SuiteDefaults()
         known = self.known | set(defaults.vars) | {a.env for a in defaults.apps if a.env}
@@ -229,17 +256,25 @@ class _Loading:
         if errors or node is None:
             self.errors.extend(errors or [SuiteError(shown, EMPTY_MESSAGE, 1, 1)])
             return None
-        p = Problems(shown)
+        if _is_midscene_cache(node):
+            self.warnings.append(SuiteError(shown, CACHE_FILE))
+            return None
+        d = info.defaults
+        p = Problems(shown, values=self.values.within(d.vars, d.secrets,
+                                                      {a.env for a in d.apps if a.env}))
         case = read_case(node, path, info.root, info.defaults, self.known, p)
-        self.errors.extend(p.errors)
+        self.errors.extend(explain_undefined(p.errors, path, info.root, display_path,
+                                             self.near_dotenv))
         self.warnings.extend(p.warnings)
         if case is not None and not p.errors and not self.claim_id(case, node):
             return None
         batch = self.batch_of.get(os.path.realpath(path))
-        if case is None or p.errors or batch is None:
-            return case if not p.errors else None
-        batch.case_ids.append(case.id)
-        return with_batch(case, batch)
+        if case is None or p.errors:
+            return None
+        if batch is not None:
+            batch.case_ids.append(case.id)
+            case = with_batch(case, batch)
+        return with_dotenv(case, self.dotenv)
 
     def claim_id(self, case: Case, node: Node) -> bool:
         """Take ``case.id`` for this case; False (and a positioned error naming both files)
@@ -260,18 +295,27 @@ class _Loading:
 def load_suites(paths: Sequence[Path | str], env: Mapping[str, str] | None = None,
                 secrets_dir: Path | None = None, skipped: list[str] | None = None,
                 warnings: list[str] | None = None,
-                batches: list[Batch] | None = None) -> list[Suite]:
+                batches: list[Batch] | None = None,
+                dotenv: Path | None = DOTENV) -> list[Suite]:
     """Discover and load every suite under ``paths`` (directories or case files).
 
-    ``env`` (default ``os.environ``) and ``secrets_dir`` only decide which ``${NAME}`` are
-    defined; no value is substituted.  Returns suites sorted by root, cases sorted by id; a
-    suite is included when it has a ``farm.yaml`` or at least one case.  Raises `SuiteErrors`
-    with every problem of every file, or `ConfigError` if ``secrets_dir`` is unreadable.
-    ``skipped``, when given, receives what discovery passed over on purpose, one line each
-    (``hidden file suite/.draft.yaml``, ``hidden directory suite/.old/``).
+    ``env`` (default ``os.environ``) and ``secrets_dir`` decide which ``${NAME}`` are
+    defined; no value is substituted, except in a number or true/false field written as one
+    ``${NAME}`` (typed at load from ``env``, ``.env`` or ``vars:``; farm.suite.checks).
+    ``dotenv`` (default the working directory's ``.env``; None: none) gives each case the
+    values of the variables it refers to as defaults (see farm.suite.dotenv).  Returns
+    suites sorted by root, cases sorted by id; a suite is included when it has a
+    ``farm.yaml`` or at least one case.  Raises `SuiteErrors` with every problem of every
+    file, or `ConfigError` if ``secrets_dir`` is unreadable.  ``skipped``, when given,
+    receives what discovery passed over on purpose, one line each (``hidden file
+    suite/.draft.yaml``, ``hidden directory suite/.old/``).
     """
-    known = Variables.from_sources({}, env=env, secrets_dir=secrets_dir).names
-    loading = _Loading(known)
+    from_dotenv = read_dotenv(dotenv) if dotenv is not None else {}
+    known = Variables.from_sources({}, env=env, secrets_dir=secrets_dir).names | set(from_dotenv)
+    loading = _Loading(known, from_dotenv)
+    loading.values = LoadValues(
+        dict(os.environ if env is None else env), dotenv=from_dotenv,
+        secret_files=frozenset(read_secrets_dir(secrets_dir) if secrets_dir else ()))
     for given in dict.fromkeys(str(p) for p in paths):
         loading.add_path(given)
     if skipped is not None:
@@ -309,6 +353,11 @@ def load_case_file(path: Path | str, env: Mapping[str, str] | None = None,
     """Load one case file with its suite's ``farm.yaml`` defaults; raises `SuiteErrors`."""
     suites = load_suites([path], env=env, secrets_dir=secrets_dir)
     return next(c for s in suites for c in s.cases)
+
+
+def _is_midscene_cache(node: Node) -> bool:
+    """Midscene's own cache file (``midscene_run/cache/<id>.cache.yaml``), not a case."""
+    return node.kind == "map" and {"midsceneVersion", "caches"} <= set(node.value)
 
 
 def _cache_key(node: Node | None, p: Problems) -> str | None:
@@ -355,6 +404,8 @@ def with_batch(case: Case, batch: Batch) -> Case:
         update["shared"] = Shared(batch=batch.file, unit_id=batch.unit_id,
                                   order=batch.files.index(real), setup=real == batch.setup,
                                   continue_on_error=batch.continue_on_error)
+    if batch.concurrent == 1 and real in batch.files:
+        update["in_order"] = InOrder(batch=batch.file, place=batch.files.index(real))
     if batch.retry is not None:
         update["retries"] = batch.retry
     target = getattr(case, case.platform)

@@ -161,6 +161,14 @@ class Shared(BaseModel):
     continue_on_error: bool = False     # the batch's continueOnError
 
 
+class InOrder(BaseModel):
+    """A case's place in a Midscene batch with ``concurrent: 1`` (Midscene's default): the
+    batch's files run one at a time, in the order it lists them (a farm.schedule sequence)."""
+
+    batch: str                          # the batch file, as displayed (names the sequence)
+    place: int                          # 0-based place in the batch (setup first)
+
+
 class Case(BaseModel):
     """One case = one ``*.yaml`` file = one device session."""
 
@@ -185,6 +193,7 @@ class Case(BaseModel):
     batch: str | None = None            # the Midscene index.yaml that listed this case
     description: str | None = None      # agent.groupDescription, shown in the report
     shared: "Shared | None" = None      # in a shareBrowserContext batch: its unit, its place
+    in_order: "InOrder | None" = None   # in a concurrent: 1 batch: its place in the sequence
     parts: list["Case"] = Field(default_factory=list)   # a shared-context unit: its files
     report_file: str | None = None      # agent.reportFileName: the case's own report page
 

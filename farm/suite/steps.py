@@ -194,7 +194,10 @@ def _key(kind: str, form: str, main: Node, keys: dict[str, Node], options: dict,
 
 
 def _ms(kind: str, main: Node, p: Problems) -> str | None:
-    v = main.value
+    expanded = p.expand(main, kind)      # `sleep: ${DELAY}`: the value, read at load
+    if expanded is None:
+        return None
+    main, v = expanded, expanded.value
     if main.kind == "scalar" and isinstance(v, int) and not isinstance(v, bool) and v >= 0:
         return str(v)
     if main.kind == "scalar" and isinstance(v, str) and v.strip().isdigit():
@@ -304,8 +307,8 @@ def _more_options(kind: str, keys: dict[str, Node], options: dict, p: Problems) 
         options["screenshotIncluded"] = p.boolean(keys["screenshotIncluded"],
                                                   f"{kind} screenshotIncluded")
     if "domIncluded" in keys:
-        node = keys["domIncluded"]
-        if node.kind == "scalar" and node.value == "visible-only":
+        node = p.expand(keys["domIncluded"], f"{kind} domIncluded")
+        if node is not None and node.kind == "scalar" and node.value == "visible-only":
             options["domIncluded"] = "visible-only"
         else:
             options["domIncluded"] = p.boolean(node, f"{kind} domIncluded")

@@ -20,7 +20,8 @@ import base64
 import functools
 import os
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from farm.errors import ConfigError, UserError
@@ -70,6 +71,80 @@ def malformed(template: str) -> list[int]:
 def is_valid_name(name: str) -> bool:
     """Whether ``name`` can be used as ``${name}``."""
     return bool(NAME_RE.match(name))
+
+
+def sole_reference(text: str) -> tuple[str, str | None] | None:
+    """``(name, default or None)`` when ``text`` is exactly one reference (``${NAME}`` or
+    ``${NAME:-default}``), else None."""
+    m = _TOKEN.fullmatch(text)
+    if m is None or m["name"] is None:
+        return None
+    return m["name"], m["default"] if m["dflt"] is not None else None
+
+
+def model_text(template: str, shown: Callable[[str, str], str | None]) -> str:
+    """``template`` as a model may read it: each reference replaced by ``shown(name,
+    reference)``, or kept as written where that is None (a secret's placeholder); escapes and
+    malformed ``${`` stay as written.
+
+    The result still resolves as ``template`` does (the device resolves what a model was
+    shown): a ``${`` inside a value is written ``$${``, and a value ending in ``$`` right
+    before ``{`` or ``$`` is not substituted (the two would join into a new token). A
+    template with a malformed ``${`` (which the loader refuses) is returned as written.
+    """
+    if "$" not in template or malformed(template):
+        return template
+
+    def sub(m: re.Match[str]) -> str:
+        if m["name"] is None:
+            return m[0]
+        value = shown(m["name"], m[0])
+        after = template[m.end():m.end() + 1]
+        if value is None or (value.endswith("$") and after and after in "{$"):
+            return m[0]
+        return value.replace("${", "$${")
+
+    return _TOKEN.sub(sub, template)
+
+
+@dataclass(frozen=True)
+class LoadValues:
+    """Where a number or true/false field's ``${NAME}`` is read when the suite loads (such a
+    field is typed there, as in Midscene, which substitutes before parsing): the environment
+    over ``.env`` over ``vars:``, as at run time. Never a secret: a variable declared in
+    ``secrets:``, or read from the secrets dir, is refused; so is a served app's URL, which
+    is known only when the run starts."""
+
+    env: Mapping[str, str]
+    vars: Mapping[str, str] = field(default_factory=dict)
+    secrets: frozenset[str] = frozenset()
+    secret_files: frozenset[str] = frozenset()     # names in the secrets dir
+    at_run: frozenset[str] = frozenset()           # served app URL variables
+    dotenv: Mapping[str, str] = field(default_factory=dict)   # farm.suite.dotenv: over vars:
+
+    def within(self, vars: Mapping[str, str], secrets: Iterable[str],
+               at_run: Iterable[str] = ()) -> LoadValues:
+        """These values as a suite or case file sees them (its ``vars:``, ``secrets:`` and
+        served app URL variables added)."""
+        return LoadValues(self.env, {**self.vars, **vars}, self.secrets | frozenset(secrets),
+                          self.secret_files, self.at_run | frozenset(at_run), self.dotenv)
+
+    def read(self, name: str) -> tuple[str | None, str]:
+        """``(value, where it comes from)``; ``(None, why it may not be used)`` for a secret or
+        a run-time value; ``(None, "")`` when ``name`` is not defined."""
+        if name in self.secrets:
+            return None, "is a secret (secrets:)"
+        if name in self.at_run:
+            return None, "is a served app's URL, known only when the run starts"
+        if name in self.env:
+            return self.env[name], "the environment"
+        if name in self.secret_files:
+            return None, "comes from the secrets dir (FARM_SECRETS_DIR)"
+        if name in self.dotenv:
+            return self.dotenv[name], ".env"
+        if name in self.vars:
+            return self.vars[name], "vars:"
+        return None, ""
 
 
 class Variables:

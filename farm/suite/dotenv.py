@@ -1,0 +1,92 @@
+"""Midscene's ``.env``: the variables of the ``.env`` file in the working directory.
+
+Midscene's CLI loads ``.env`` from the directory it is run in (not from beside the YAML files)
+into its environment, without overriding a variable the environment already has. farm reads
+the same file for ``${NAME}``: the loader adds a ``.env`` value to the cases that refer to the
+name, as a default the real environment (and a secrets dir) still overrides. A ``.env`` value
+is a secret only when ``secrets:`` names it, like any other variable.
+
+Syntax, as dotenv reads it: ``NAME=value`` lines, blank lines and ``#`` comments, an optional
+``export`` before the name, values in single, double or back quotes (``\\n`` in double quotes
+is a newline), ``#`` in an unquoted value starts a comment. Lines that are none of these are
+skipped, as dotenv skips them; names farm cannot refer to (``a.b``, ``a-b``) are left out.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Callable, Mapping
+
+from farm.errors import SuiteError
+from farm.suite.casefile import UNDEFINED
+from farm.suite.model import Case
+from farm.suite.vars import references
+
+DOTENV = Path(".env")      # relative: the working directory's, as Midscene's CLI reads it
+
+_LINE = re.compile(r"\s*(?:export\s+)?(?P<name>[A-Za-z_][A-Za-z0-9_]*)\s*=\s*(?P<value>.*)")
+_QUOTED = re.compile(r"""(?P<q>['"`])(?P<body>.*?)(?P=q)\s*(?:#.*)?""")
+
+
+def read_dotenv(path: Path) -> dict[str, str]:
+    """The variables ``path`` sets; {} when it does not exist or cannot be read as text
+    (Midscene's CLI runs without a ``.env`` just the same)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return {}
+    values: dict[str, str] = {}
+    for line in text.splitlines():
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        m = _LINE.fullmatch(line)
+        if m is None:
+            continue
+        values[m["name"]] = _value(m["value"])
+    return values
+
+
+def _value(raw: str) -> str:
+    quoted = _QUOTED.fullmatch(raw.strip())
+    if quoted is None:
+        return raw.split("#", 1)[0].strip()
+    body = quoted["body"]
+    return body.replace("\\n", "\n").replace("\\r", "\r") if quoted["q"] == '"' else body
+
+
+def with_dotenv(case: Case, dotenv: Mapping[str, str]) -> Case:
+    """``case`` with the ``.env`` values of the variables it refers to, over its ``vars:`` (as
+    Midscene's environment would have them); the environment and a secrets dir still win at
+    run time (`farm.suite.vars.Variables.from_sources`)."""
+    if not dotenv:
+        return case
+    used = {name for name, _, _ in references(case.model_dump_json())} & set(dotenv)
+    if not used:
+        return case
+    return case.model_copy(update={"vars": {**case.vars, **{n: dotenv[n] for n in sorted(used)}}})
+
+
+def explain_undefined(errors: list[SuiteError], path: Path, root: Path,
+                      shown: Callable[[Path], str],
+                      seen: dict[Path, dict[str, str]]) -> list[SuiteError]:
+    """``errors`` of the case file ``path``, where an undefined variable is set by a ``.env``
+    beside the case or above it in its suite (``root``), saying so: farm reads only the
+    working directory's, as Midscene's CLI does. ``seen`` caches the files read."""
+    if not any(e.message.startswith(UNDEFINED.split("$")[0]) for e in errors):
+        return errors
+    where: dict[str, Path] = {}         # variable -> the nearest .env setting it
+    for folder in reversed([path.parent, *path.parent.parents]):
+        if folder == path.parent or folder.is_relative_to(root):
+            if folder not in seen:
+                seen[folder] = read_dotenv(folder / DOTENV.name)
+            where.update(dict.fromkeys(seen[folder], folder / DOTENV.name))
+    out = []
+    for e in errors:
+        name = next((n for n in where if e.message == UNDEFINED.format(n)), None)
+        out.append(e if name is None else SuiteError(
+            e.file, f"{e.message}; {shown(where[name])} sets it, but farm reads .env from the "
+                    "working directory only, as Midscene's CLI does (run farm in "
+                    f"{shown(where[name].parent)}, or set {name} in the environment)",
+            e.line, e.column))
+    return out
