@@ -27,6 +27,7 @@ log = logging.getLogger("farm.cache")
 
 TIER = "cache"
 _KEY = "cache_key"          # LocateContext.hints: this locate's entry key, once allocated
+_ENTRY = "cache_entry"      # ... and the entry stored under it, once looked up
 MAX_SHOWN, MAX_SHOWN_CHARS = 8, 200     # what an entry keeps of the strings its element showed
 
 
@@ -55,6 +56,12 @@ class LocateCacheTier:
         entry = self.cache.lookup(key)
         if entry is None:
             self.cache.count("locate", "miss")
+            return None
+        ctx.hints[_ENTRY] = entry
+        if entry.get("tier") == "text":
+            # found by the UI-tree text match: telling whether its XPath still selects the
+            # element the prompt means takes that same tree, and then the text tier finds
+            # the element itself, as cheaply and knowing the page changed. Kept for export.
             return None
         found = self._validate(entry, prompt, ctx)
         if found is not None:
@@ -107,6 +114,8 @@ class LocateCacheTier:
         node = node_for_rect(tree, hit.rect) if tree is not None else None
         if tree is None or node is None or not same_place(node.rect, hit.rect):
             return      # e.g. an OCR hit on a canvas: no element is what was found
+        if self._unchanged(ctx.hints.get(_ENTRY) or self.cache.lookup(key), hit, node, tree):
+            return      # the text tier found what the entry says: nothing to write
         xpath = pick(candidates(tree, node, self.cache.package), ctx.device.query_xpath,
                      node.rect, safe=self.cache.safe)
         if xpath is None:
@@ -115,6 +124,20 @@ class LocateCacheTier:
         self.cache.save(key, "locate", prompt, {
             "xpaths": [xpath], "rect": hit.rect.as_list(), "screen": list(ctx.device.size()),
             "tier": hit.tier, "element": self._element(node, tree)})
+
+    def _unchanged(self, entry: dict[str, Any] | None, hit: LocateHit, node: UINode,
+                   tree: UITree) -> bool:
+        """Whether a text-tier ``entry`` still says what the text tier just found: the same
+        element, in the same place, and its XPath one that this element's attributes give
+        (an id that moved to another element gives another): no device call, no write."""
+        if entry is None or hit.tier != "text" or entry.get("tier") != "text":
+            return False
+        rect, xpaths = entry.get("rect"), entry.get("xpaths") or []
+        return (bool(xpaths) and isinstance(rect, list) and len(rect) == 4
+                and same_place(Rect(x=rect[0], y=rect[1], width=rect[2], height=rect[3]),
+                               hit.rect)
+                and entry.get("element") == self._element(node, tree)
+                and xpaths[0] in candidates(tree, node, self.cache.package))
 
     def _element(self, node: UINode, tree: UITree) -> dict[str, Any]:
         """What the hit element was, for `still_meant` (strings holding a secret left out)."""

@@ -8,8 +8,10 @@ import json
 import pytest
 
 from farm.agent.api import zero_token_chain
+from farm.agent.locator import LocateContext, LocateHit
 from farm.cache.case import CaseCache
 from farm.cache.keys import Namespace, app_version, case_mode, case_prefix, split_key
+from farm.cache.locate import LocateCacheTier
 from farm.cache.sqlite_store import SqliteStore
 from farm.cache.store import MemoryStore
 from farm.cache.xpaths import candidates, node_for_rect, pick
@@ -146,11 +148,25 @@ def test_hit_is_stored_then_served_from_the_cache():
         "plan": None, "hits": 0, "misses": 1, "stale": 0, "written": 1}
     entry = store.get(NS.key("locate", "Sign in", 0))
     assert entry["xpaths"] == ["//*[@id='signin']"] and entry["rect"] == [10, 100, 120, 40]
+    # found by the text tier: the next run leaves it to that tier (checking the entry would
+    # take the same UI tree), nothing is written again, the entry stays for export
     again = cache_for(store)
     again.begin_step()
     hit = zero_token_chain(lambda t: t, again).locate("Sign in", device)
+    assert hit.tier == "text" and hit.rect == R(10, 100, 120, 40)
+    assert again.end_step() is None         # no cache use to report for the step
+    assert store.get(NS.key("locate", "Sign in", 0))["updated"] == entry["updated"]
+    # what a model found is served from the cache (no model call)
+    model_found = cache_for(store)
+    model_found.begin_step()
+    LocateCacheTier(model_found).remember("the sign-in button", LocateHit(
+        R(10, 100, 120, 40), "ai"), LocateContext(device))
+    model_found.end_step()
+    last = cache_for(store)
+    last.begin_step()
+    hit = zero_token_chain(lambda t: t, last).locate("the sign-in button", device)
     assert hit.tier == "cache" and hit.rect == R(10, 100, 120, 40)
-    assert again.end_step().hits == 1
+    assert last.end_step().hits == 1
 
 
 def test_stale_xpath_relocates_and_replaces_the_entry():
