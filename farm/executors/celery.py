@@ -276,14 +276,20 @@ class CeleryExecutor:
                 continue
             n = self._share(pool, q, len(pools[pool]), others)
             idle = [lease["device"] for lease in pools[pool] if lease.get("state") == "idle"]
+            held: set[str] = set()      # sequences whose earlier job could not go yet
             for job in list(q):
                 if n <= 0:
                     break
+                if job.sequence is not None and job.sequence in held:
+                    continue            # a concurrent: 1 batch's next file waits its turn
                 queue = self._queue_for(job, pool, pools[pool], idle)
-                if queue is not None:
-                    q.remove(job)
-                    self._send(job, queue)
-                    n -= 1
+                if queue is None:
+                    if job.sequence is not None:
+                        held.add(job.sequence)
+                    continue
+                q.remove(job)
+                self._send(job, queue)
+                n -= 1
 
     def _queue_for(self, job: Job, pool: str, devices: list[dict], idle: list[str]) -> str | None:
         """The pool's queue; for a job avoiding devices, an idle other device's own queue."""

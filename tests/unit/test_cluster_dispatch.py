@@ -91,3 +91,22 @@ def test_the_orphan_clock_runs_while_a_sent_job_waits_for_a_device(tmp_path):
     clock.t += wait - GRACE
     ex._fail_orphans({}, clock())                     # ... and failed once the pool has been
     assert ex.ledger.final[retry.case_id].status == "error"    # empty for the device wait
+
+
+def test_a_concurrent_1_batch_s_next_file_waits_behind_its_retry(tmp_path):
+    """01 failed on browser-1 and must go elsewhere; the only other device is busy, so its
+    retry waits: 02 of the same batch is not sent ahead of it (an unrelated case is)."""
+    ex, _ = executor(tmp_path, Clock())
+    first = Job("b/01", "web", 1.0, attempt=2, avoid_devices=frozenset({"browser-1"}),
+                sequence="b.yaml", place=0)
+    second = Job("b/02", "web", 1.0, sequence="b.yaml", place=1)
+    other = Job("x/y", "web", 1.0)
+    ex._queue = {"web": [first, second, other]}
+    ex._share = lambda pool, q, devices, others: 3
+    ex.r = type("NoRuns", (), {"zrangebyscore": lambda *a, **k: []})()
+    sent: list[tuple[str, str]] = []
+    ex._send = lambda job, queue: sent.append((job.case_id, queue))
+    ex._top_up({"web": [{"device": "browser-1", "state": "idle"},
+                        {"device": "browser-2", "state": "busy"}]})
+    assert sent == [("x/y", "farm.web")]
+    assert ex._queue["web"] == [first, second]
