@@ -216,7 +216,7 @@ def select_cases(cases: Sequence[Case], opts: SelectOptions,
     if opts.shard is not None:
         index, total = opts.shard
         loads: dict[str, float] = {}
-        for c in sel.selected:      # a shared-context unit's files go to one shard together
+        for c in sel.selected:      # a unit's / an ordered batch's files: one shard together
             loads[_unit(c)] = loads.get(_unit(c), 0.0) + expected(c)
         plan = shard_plan(loads, total)
         sel.drop(lambda c: None if plan[_unit(c)] == index
@@ -237,8 +237,11 @@ def _keep_setups(sel: Selection) -> None:
 
 
 def _unit(case: Case) -> str:
-    """What a shard takes whole: a case, or the shared-context unit it runs in."""
-    return case.shared.unit_id if case.shared else case.id
+    """What a shard takes whole: a case, the shared-context unit it runs in, or the
+    ``concurrent: 1`` batch whose files run one after another in its order."""
+    if case.shared:
+        return case.shared.unit_id
+    return f"in order: {case.in_order.batch}" if case.in_order else case.id
 
 
 @dataclass

@@ -111,3 +111,21 @@ def test_shard_plan_covers_every_case_once(expected, total):
 def test_bad_shards(bad):
     with pytest.raises(ConfigError, match="--shard"):
         parse_shard(bad)
+
+
+def test_a_shard_takes_a_concurrent_1_batch_whole():
+    """create → use → cleanup of one batch cannot be split across CI jobs: the order a
+    `concurrent: 1` batch keeps holds only inside one run."""
+    from farm.suite.model import Case, InOrder, Step, Task, WebTarget
+
+    def case(cid: str, place: int | None = None) -> Case:
+        return Case(id=cid, name=cid, file=Path(f"/tmp/{cid}.yaml"), suite_root=Path("/tmp"),
+                    platform="web", web=WebTarget(url="about:blank"),
+                    tasks=[Task(name="t", steps=[Step(kind="sleep", value="1")])],
+                    in_order=InOrder(batch="b/index.yaml", place=place)
+                    if place is not None else None)
+    cases = [case(f"b/0{i}", i) for i in range(3)] + [case(f"x/{i}") for i in range(6)]
+    shards = [select_cases(cases, SelectOptions(shard=(i, 3)), lambda c: 10.0,
+                           lambda c: str(c.file)).selected for i in (1, 2, 3)]
+    assert sorted(c.id for s in shards for c in s) == sorted(c.id for c in cases)
+    assert [sum(c.id.startswith("b/") for c in s) for s in shards].count(3) == 1
