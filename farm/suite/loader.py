@@ -157,7 +157,7 @@ class _Loading:
         node, errors = read_yaml(path, shown)
         if errors or not looks_like_batch(node):
             return False
-        p = Problems(shown)
+        p = Problems(shown, values=self.values)      # a ${NAME} in concurrent:, retry:...
         batch, files = read_batch(node, path, shown, p)
         self.errors.extend(p.errors)
         self.batches.append(batch)

@@ -106,3 +106,19 @@ def test_an_undefined_variable_is_reported_once(tmp_path, monkeypatch):
     assert errors(tmp_path, monkeypatch, CASE, env) == [
         "s/case.yaml:16:18: undefined variable ${WAIT_MS} (set it in the environment, vars:, "
         "or a secrets dir)"]
+
+
+def test_a_batch_s_number_fields_take_the_variables_values_too(tmp_path, monkeypatch):
+    """index.yaml with `retry: ${RETRY}` and `concurrent: ${LANES:-1}`, as Midscene reads it."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "b").mkdir()
+    (tmp_path / "b" / "one.yaml").write_text(CASE.replace("${", "${X_"))
+    (tmp_path / "b" / "index.yaml").write_text(
+        "concurrent: ${LANES:-1}\nretry: ${RETRY}\nfiles: [one.yaml]\n")
+    env = {"RETRY": "2", **{f"X_{k}": v for k, v in {
+        "VW": "800", "INSECURE": "false", "SOFT": "false", "DELAY": "1", "WAIT_MS": "10",
+        "CYCLES": "3"}.items()}}
+    batches: list = []
+    load_suites(["b/index.yaml"], env=env, batches=batches)
+    [batch] = batches
+    assert (batch.concurrent, batch.retry) == (1, 2)
