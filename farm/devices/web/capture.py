@@ -47,6 +47,7 @@ class PageCapture:
         self._frame: str | None = None                # the page's main frame (DevTools id)
         self.device_scale = 1.0                       # the case's deviceScaleFactor
         self.waits: Counter[str] = Counter()          # how each wait for a capture ended
+        self._navigations = 0                         # main-frame loads begun, ever
         self.used = False                             # evidence is asked of this device
 
     def reset(self) -> None:
@@ -122,7 +123,7 @@ class PageCapture:
         shot = next((s for s in self._pending if not s.started), None)
         if event.get("name") != BINDING or shot is None:
             return
-        shot.started = True
+        shot.started, shot.navigations = True, self._navigations
         try:
             shot.data = self._jpeg(cdp)
         except Exception as exc:   # handed to whoever asks for the image
@@ -139,13 +140,20 @@ class PageCapture:
         the wait (DeviceLost)."""
         limit = time.monotonic() + CAPTURE_TIMEOUT
         ended = "done before"
-        while not shot.done:
+        while not shot.done and shot.error is None:     # (an error: waited for already)
             now = time.monotonic()
             if now > limit:
                 shot.error = DeviceError(f"no screenshot after {CAPTURE_TIMEOUT:g}s")
                 break
+            if self._lost_to_navigation(shot):
+                ended = "taken again"
+                self._retake(shot)
+                break
             with self.errors("screenshot"):   # raises DeviceLost once the device is killed
-                if shot.ready is not None:
+                if shot.started and shot.navigations != self._navigations:
+                    ended = "navigated"
+                    self.wait.pause(page)     # until the page's next load event (it loads)
+                elif shot.ready is not None:
                     ended = "woken"
                     wait_on(page, shot.ready, min(limit - now, KILL_CHECK))
                 else:
@@ -160,6 +168,24 @@ class PageCapture:
             with self.errors("screenshot"):
                 raise shot.error
         return shot.data
+
+    def _lost_to_navigation(self, shot: "_Shot") -> bool:
+        """Whether the page navigated under ``shot``'s capture and is loaded again: Chromium
+        never answers a Page.captureScreenshot whose document went away (a step's script
+        that set location.href, a redirect), so waiting for it would only run out."""
+        return (shot.started and not shot.done and shot.navigations != self._navigations
+                and not self.wait.loading and self._cdp is not None)
+
+    def _retake(self, shot: "_Shot") -> None:
+        """Capture ``shot`` again, on the page the navigation loaded: the step's after image
+        (the first capture's late answer, should one come, changes nothing)."""
+        assert self._cdp is not None
+        try:
+            with self.errors("screenshot"):
+                shot.data = self._jpeg(self._cdp[1])
+        except FarmError as exc:
+            shot.error = exc
+        shot.done, shot.took = True, time.monotonic() - shot.asked
 
     def _jpeg(self, cdp: Any) -> bytes:
         """One Page.captureScreenshot over the page's own DevTools session: Chromium encodes
@@ -227,6 +253,7 @@ class PageCapture:
 
     def _on_loading(self, event: dict[str, Any], loading: bool) -> None:
         if event.get("frameId") == self._frame:
+            self._navigations += loading
             self.wait.main_frame(loading)
 
     def settle(self) -> None:
@@ -248,6 +275,7 @@ class _Shot:
     asked: float = 0.0                  # when the image was asked for (time.monotonic)
     took: float | None = None           # seconds from then until the JPEG was in
     started: bool = False
+    navigations: int = 0                # main-frame loads begun before its capture started
     done: bool = False
     data: bytes | None = None
     error: BaseException | None = None

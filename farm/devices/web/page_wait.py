@@ -99,6 +99,11 @@ class PageWait:
                 self._wake = None
             self.pauses["woken" if wake.done() else "timed out"] += 1
 
+    def pause(self, page: Any) -> None:
+        """Wait for the page's next load event (at most POLL_S): a look at a page that is
+        loading comes again when it got further."""
+        self._pause(page, self._progress)
+
     def watch_requests(self, page: Any) -> None:
         """Follow every request of ``page``, for `network_idle` (waitForNetworkIdle): only
         then, as Playwright reports each request of a page (several messages a request) once
