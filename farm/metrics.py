@@ -16,6 +16,10 @@ one event twice — each series has one producer per event):
   ``farm_case_cost_usd_total`` (the tokens and cost of every attempt, from the results),
   ``farm_queue_depth``. These are what ``metrics.prom`` must agree with results.json on, in
   cluster runs too, where no model call happens in `farm run` itself.
+
+Series whose label values are a known set start at 0 in the process that will count them
+(``run_started``, ``device_started``, ``model_family``): rate() and increase() count from a
+series' first sample. ``process_*`` is on /metrics only, not in ``metrics.prom`` or a push.
 """
 
 from __future__ import annotations
@@ -38,8 +42,11 @@ from farm.relay import RelayEvents
 log = logging.getLogger("farm.metrics")
 
 prometheus_client.disable_created_metrics()   # no *_created series: textfile stays readable
+# farm's own metrics: what metrics.prom and the Pushgateway get. process_* is served on /metrics
+# only: node_exporter exports its own process_* and drops a textfile's as duplicates ("was
+# collected before"), and a Pushgateway would keep a finished run's as if they were current.
 REGISTRY = CollectorRegistry()
-prometheus_client.ProcessCollector(registry=REGISTRY)
+PROCESS = prometheus_client.ProcessCollector(registry=None)
 
 # ---- per final case result (farm run only) ----------------------------------------------------
 CASES = Counter("farm_cases", "Final case results, by platform and status.",
@@ -88,6 +95,13 @@ BUILD = Info("farm_build", "farm's version and this process's role (run | worker
              registry=REGISTRY)
 
 STATUSES = ("passed", "failed", "error", "flaky", "skipped", "interrupted")
+# Label values that are a known set, so their series can start at 0 (tiers: the classes in
+# farm/agent/locator.py, ocr.py, model_tiers.py and farm/cache/locate.py; checked by a test).
+LOCATE_TIERS = ("plan-bbox", "xpath", "cache", "text", "ocr", "ai", "deep-locate")
+LOCATE_RESULTS = ("hit", "miss", "error")
+CACHE_RESULTS = {"locate": ("hit", "miss", "stale"), "plan": ("hit", "miss", "replanned")}
+MODEL_OUTCOMES = ("ok", "error", "timeout")
+TOKEN_KINDS = ("prompt", "completion")
 
 
 def build_info(role: str) -> None:
@@ -98,6 +112,7 @@ def build_info(role: str) -> None:
 # ---- recording --------------------------------------------------------------------------------
 def model_request(family: str, outcome: str, seconds: float, usage: Any = None) -> None:
     """One HTTP request to a model (``usage``: a farm.usage.Usage of a successful reply)."""
+    model_family(family)
     MODEL_REQUESTS.labels(family, outcome).inc()
     MODEL_DURATION.labels(family).observe(seconds)
     if usage is not None:
@@ -120,6 +135,8 @@ def cache_request(cache: str, result: str) -> None:
 
 def device_state(platform: str, device: str, state: str) -> None:
     """A DeviceSlot state: starting | idle | busy | restarting | dead | quarantined | done."""
+    if state == "starting":
+        device_started(platform)
     DEVICE_BUSY.labels(platform, device).set(state == "busy")
     DEVICE_HEALTHY.labels(platform, device).set(state in ("idle", "busy"))
     DEVICE_QUARANTINED.labels(platform, device).set(state == "quarantined")
@@ -151,14 +168,48 @@ def case_finished(result: Any) -> None:
         CASE_COST.labels(result.platform).inc(max(attempt.usage.cost_usd, 0.0))
 
 
+# rate() and increase() count from a series' first sample: a series first scraped at 5 shows
+# no increase. So every series whose label values are known up front is created at 0 before
+# anything is counted, by the process that will count it.
 def run_started(platforms: Iterable[str]) -> None:
     """Create a run's case series at 0, so the first scrape has a base to count up from."""
     for platform in platforms:
         for status in STATUSES:
             CASES.labels(platform, status)
-        for kind in ("prompt", "completion"):
+            CASE_DURATION.labels(platform, status)
+        for kind in TOKEN_KINDS:
             CASE_TOKENS.labels(platform, kind)
         CASE_COST.labels(platform)
+        AGENT_ITERATIONS.labels(platform)
+
+
+def device_started(platform: str) -> None:
+    """Create at 0 the series of the process that runs cases on a device (`farm run` with
+    local devices, a `farm worker`): locate attempts, cache lookups, screenshots."""
+    for tier in LOCATE_TIERS:
+        for result in LOCATE_RESULTS:
+            LOCATE_ATTEMPTS.labels(tier, result)
+    for cache, results in CACHE_RESULTS.items():
+        for result in results:
+            CACHE_REQUESTS.labels(cache, result)
+    SCREENSHOT_DURATION.labels(platform)
+
+
+_MODEL_FAMILIES: set[str] = set()
+
+
+def model_family(family: str) -> None:
+    """Create a model family's series at 0. Call it where the model is configured, before its
+    first request; a family's first request does it too (for the outcomes it did not have)."""
+    if family in _MODEL_FAMILIES:
+        return
+    for outcome in MODEL_OUTCOMES:
+        MODEL_REQUESTS.labels(family, outcome)
+    MODEL_DURATION.labels(family)
+    for kind in TOKEN_KINDS:
+        MODEL_TOKENS.labels(family, kind)
+    MODEL_COST.labels(family)
+    _MODEL_FAMILIES.add(family)
 
 
 class CaseMetrics(RelayEvents):
@@ -227,52 +278,141 @@ def watch_queue(source: Callable[[], dict[str, int]] | None) -> None:
 
 
 # ---- export -----------------------------------------------------------------------------------
+class _Served:
+    """What /metrics serves: farm's metrics and this process's (process_*)."""
+
+    def collect(self) -> Iterator[Any]:
+        yield from REGISTRY.collect()
+        yield from PROCESS.collect()
+
+
+SERVED = CollectorRegistry(auto_describe=False, support_collectors_without_names=True)
+SERVED.register(_Served())
+
+
 def exposition() -> bytes:
-    return prometheus_client.generate_latest(REGISTRY)
+    """What /metrics serves now."""
+    return prometheus_client.generate_latest(SERVED)
 
 
 def write_textfile(path: Path) -> None:
-    """``metrics.prom`` in the text exposition format (written atomically: node_exporter's
-    textfile collector never reads half a file)."""
+    """``metrics.prom`` in the text exposition format, farm's own metrics (written atomically:
+    node_exporter's textfile collector never reads half a file)."""
     prometheus_client.write_to_textfile(str(path), REGISTRY)
 
 
 def push(url: str, job: str = "farm_run", totals: Path | None = None) -> None:
-    """Push everything to a Pushgateway (grouped by job and host: one group per CI machine);
-    ``user:password@`` in the URL is sent as HTTP basic auth.
+    """Push farm's metrics to a Pushgateway (grouped by job and host: one group per CI
+    machine); ``user:password@`` in the URL is sent as HTTP basic auth.
 
-    The gateway keeps one value per series of a group and each push replaces it, so a run's
-    own counts, pushed as they are, read to Prometheus as the same value again (no increase
-    for `increase()` to see) or as a counter reset. With ``totals`` (a JSON file in the state
-    directory) counters and histograms are pushed as running totals of every run this host
-    pushed to this gateway, and the file keeps the new totals once the push succeeded."""
+    The gateway keeps one value per series of a group and each push replaces the group, so a
+    run's own counts, pushed as they are, read to Prometheus as the same value again (no
+    increase for `increase()` to see) or as a counter reset. With ``totals`` (a JSON file in
+    the state directory) counters and histograms are pushed as running totals of every run
+    this host pushed to this gateway: each sample raised by its total so far, and every
+    earlier sample this run has none of (a cluster run has no locate attempts, a run without
+    a model no model requests) pushed again at its total, so that no total goes down or
+    leaves the gateway. A total so far is the higher of the file's and the gateway's (what
+    this host's group holds there now): a new state dir (a CI runner's) or a file that missed
+    a push continues from what Prometheus last saw. The file keeps the new totals once the
+    push succeeded."""
     import socket
-    from urllib.parse import unquote, urlsplit
-    from prometheus_client.exposition import basic_auth_handler, default_handler
-    parts = urlsplit(url)
-    handler = default_handler
-    if parts.username is not None:
-        user, password = unquote(parts.username), unquote(parts.password or "")
-        url = parts._replace(netloc=parts.netloc.rpartition("@")[2]).geturl()
-
-        def handler(url: str, method: str, timeout: float | None, headers: list,
-                    data: bytes) -> Callable[[], None]:
-            return basic_auth_handler(url, method, timeout, headers, data, user, password)
+    url, auth = _split_auth(url)
+    instance = socket.gethostname()
     group = f"{url} {job}"         # never the credentials: the file is not a secret
-    before = _read_totals(totals).get(group, {}) if totals else {}
+    before: dict[str, float] = {}
+    if totals:
+        before = _higher(_group_totals(totals, group), _at_gateway(url, job, instance, auth))
     carried = _Carried(before)
     registry = CollectorRegistry(auto_describe=False)
     registry.register(carried)
     prometheus_client.push_to_gateway(url, job=job, registry=registry,
-                                      grouping_key={"instance": socket.gethostname()},
-                                      timeout=10, handler=handler)
+                                      grouping_key={"instance": instance},
+                                      timeout=10, handler=_push_handler(auth))
     if totals:
-        _write_totals(totals, group, carried.pushed)
+        _write_totals(totals, group, {**before, **carried.pushed})
+
+
+def _split_auth(url: str) -> tuple[str, tuple[str, str] | None]:
+    """The URL without ``user:password@``, and those (unquoted)."""
+    from urllib.parse import unquote, urlsplit
+    parts = urlsplit(url)
+    if parts.username is None:
+        return url, None
+    bare = parts._replace(netloc=parts.netloc.rpartition("@")[2]).geturl()
+    return bare, (unquote(parts.username), unquote(parts.password or ""))
+
+
+def _push_handler(auth: tuple[str, str] | None) -> Callable[..., Callable[[], None]]:
+    from prometheus_client.exposition import basic_auth_handler, default_handler
+    if auth is None:
+        return default_handler
+
+    def handler(url: str, method: str, timeout: float | None, headers: list,
+                data: bytes) -> Callable[[], None]:
+        return basic_auth_handler(url, method, timeout, headers, data, *auth)
+    return handler
+
+
+# the samples of a counter or histogram family named ``name`` are name + one of these
+_SAMPLE_SUFFIXES = {"counter": ("_total",), "histogram": ("_bucket", "_count", "_sum")}
+
+
+def _key(name: str, labels: dict[str, str]) -> str:
+    """A sample's key in the totals file (the format of earlier farm versions' files)."""
+    return name + json.dumps(sorted(labels.items()))
+
+
+def _unkey(key: str) -> tuple[str, dict[str, str]]:
+    name, bracket, labels = key.partition("[")
+    return name, dict(json.loads(bracket + labels))
+
+
+def _higher(a: dict[str, float], b: dict[str, float]) -> dict[str, float]:
+    """Each key's higher value (both are totals pushed earlier: neither may go down)."""
+    out = dict(a)
+    for key, value in b.items():
+        out[key] = max(value, out.get(key, value))
+    return out
+
+
+def _at_gateway(url: str, job: str, instance: str,
+                auth: tuple[str, str] | None) -> dict[str, float]:
+    """The counter and histogram samples this host's group holds at the gateway, by key; {}
+    when they cannot be read (the file's totals are then the base)."""
+    import base64
+    import urllib.request
+    from prometheus_client.parser import text_string_to_metric_families
+    from prometheus_client.utils import floatToGoString
+    request = urllib.request.Request(url.rstrip("/") + "/metrics")
+    if auth is not None:
+        token = base64.b64encode(":".join(auth).encode()).decode()
+        request.add_header("Authorization", f"Basic {token}")
+    held: dict[str, float] = {}
+    try:
+        with urllib.request.urlopen(request, timeout=10) as reply:
+            families = list(text_string_to_metric_families(reply.read().decode()))
+    except (OSError, ValueError) as exc:
+        log.warning("cannot read the Pushgateway's totals for this host (%s): they continue "
+                    "from the state dir's", exc)
+        return held
+    for family in families:
+        if family.type not in _SAMPLE_SUFFIXES:
+            continue
+        for sample in family.samples:
+            labels = dict(sample.labels)
+            if labels.pop("job", None) != job or labels.pop("instance", None) != instance:
+                continue
+            if "le" in labels:         # Go writes le="1", prometheus_client le="1.0"
+                labels["le"] = floatToGoString(float(labels["le"]))
+            held[_key(sample.name, labels)] = sample.value
+    return held
 
 
 class _Carried:
     """REGISTRY's metrics with every counter and histogram sample raised by ``before`` (what
-    earlier runs pushed, by sample); ``pushed``: the values sent."""
+    earlier runs pushed, by key), and every sample of ``before`` this run has none of added at
+    its value; ``pushed``: the values sent."""
 
     def __init__(self, before: dict[str, float]) -> None:
         self.before = before
@@ -280,17 +420,34 @@ class _Carried:
 
     def collect(self) -> Iterator[Any]:
         for family in REGISTRY.collect():
-            if family.type in ("counter", "histogram"):
+            if family.type in _SAMPLE_SUFFIXES:
                 family.samples = [self._raised(s) for s in family.samples]
+                family.samples += self._missing(family.name, family.type)
             yield family
 
     def _raised(self, sample: Any) -> Any:
         if sample.name.endswith("_created"):
             return sample
-        key = sample.name + json.dumps(sorted(sample.labels.items()))
+        key = _key(sample.name, sample.labels)
         value = sample.value + self.before.get(key, 0.0)
         self.pushed[key] = value
         return sample._replace(value=value)
+
+    def _missing(self, name: str, kind: str) -> list[Any]:
+        """The samples of ``before`` in family ``name`` that this run has not pushed."""
+        from prometheus_client.samples import Sample
+        suffixes = _SAMPLE_SUFFIXES[kind]
+        found = []
+        names = {name + suffix for suffix in suffixes}
+        for key, value in self.before.items():
+            sample_name, labels = _unkey(key)
+            if sample_name in names and key not in self.pushed:
+                self.pushed[key] = value
+                found.append(Sample(sample_name, labels, value))
+        # a histogram's samples as a client writes them: per label set, buckets, count, sum
+        return sorted(found, key=lambda s: (
+            sorted((k, v) for k, v in s.labels.items() if k != "le"),
+            suffixes.index(s.name[len(name):]), float(s.labels.get("le", 0))))
 
 
 def _read_totals(path: Path) -> dict[str, dict[str, float]]:
@@ -299,6 +456,20 @@ def _read_totals(path: Path) -> dict[str, dict[str, float]]:
     except (OSError, ValueError):
         return {}            # none yet (or unreadable): this run's counts start the totals
     return data if isinstance(data, dict) else {}
+
+
+def _group_totals(path: Path, group: str) -> dict[str, float]:
+    """The file's totals of ``group`` (entries it cannot read left out)."""
+    stored = _read_totals(path).get(group)
+    out: dict[str, float] = {}
+    for key, value in stored.items() if isinstance(stored, dict) else ():
+        try:
+            _unkey(key)
+        except (ValueError, TypeError):
+            continue
+        if isinstance(value, (int, float)):
+            out[key] = float(value)
+    return out
 
 
 def _write_totals(path: Path, group: str, pushed: dict[str, float]) -> None:
@@ -335,7 +506,10 @@ class _Sent:
 
 class _Server(ThreadingMixIn, WSGIServer):
     daemon_threads = True
-    allow_reuse_address = False     # two processes must never share a port
+    # SO_REUSEADDR: the port binds again at once after a restart, though the last scrapes'
+    # connections still hold it in TIME_WAIT (~60 s). On Linux a port that another socket
+    # listens on still refuses the bind (EADDRINUSE): two processes never share a port.
+    allow_reuse_address = True
 
 
 class _Quiet(WSGIRequestHandler):
@@ -355,7 +529,7 @@ class MetricsServer:
         self.scrapes = 0            # scrapes begun
         self._answered = -1         # the latest begun scrape that has been answered
         self._scraped = threading.Condition()
-        self._metrics = prometheus_client.make_wsgi_app(REGISTRY)
+        self._metrics = prometheus_client.make_wsgi_app(SERVED)
         self._server: _Server | None = None
 
     def start(self) -> int:

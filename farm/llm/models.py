@@ -41,6 +41,16 @@ def _secret(value: Any) -> str | None:
     return value.get_secret_value() if value is not None else None
 
 
+def configured_families(settings: "Settings") -> set[str]:
+    """The families of the configured models (none without FARM_MODEL)."""
+    if not settings.model:
+        return set()
+    pairs = [(settings.model_family, settings.model),
+             (settings.planning_model_family, settings.planning_model),
+             (settings.assert_model_family, settings.assert_model)]
+    return {family_for(f, m).name for f, m in pairs if m}
+
+
 def build_models(settings: "Settings") -> ModelSet | None:
     """LiteLLM clients for the configured models, or None when FARM_MODEL is unset."""
     if not settings.model:

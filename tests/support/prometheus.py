@@ -25,6 +25,7 @@ from tests.support.redis_server import free_port
 BINARY = shutil.which("prometheus") or "/usr/bin/prometheus"
 PROMTOOL = shutil.which("promtool") or "/usr/bin/promtool"
 PUSHGATEWAY = shutil.which("prometheus-pushgateway") or "/usr/bin/prometheus-pushgateway"
+NODE_EXPORTER = shutil.which("prometheus-node-exporter") or "/usr/bin/prometheus-node-exporter"
 
 
 class PromQLError(AssertionError):
@@ -32,18 +33,21 @@ class PromQLError(AssertionError):
 
 
 class Pushgateway:
-    """Debian's prometheus-pushgateway on a free port (no persistence)."""
+    """Debian's prometheus-pushgateway on a free port, holding pushes in memory only: Debian's
+    default ``--persistence.file`` (/var/lib/prometheus/pushgateway.data) would give a new
+    gateway every earlier one's groups, and tests running at once one shared file."""
 
     def __init__(self, tmp: Path) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.log_path = Path(tmp) / "pushgateway.log"
+        self.log_path.parent.mkdir(parents=True, exist_ok=True)
         self.proc: subprocess.Popen | None = None
 
     def start(self) -> "Pushgateway":
         log = self.log_path.open("w")
-        self.proc = subprocess.Popen([PUSHGATEWAY, f"--web.listen-address=127.0.0.1:{self.port}"],
-                                     stdout=log, stderr=subprocess.STDOUT)
+        self.proc = subprocess.Popen([PUSHGATEWAY, f"--web.listen-address=127.0.0.1:{self.port}",
+                                      "--persistence.file="], stdout=log, stderr=subprocess.STDOUT)
         log.close()
 
         def ready() -> bool:
@@ -61,6 +65,65 @@ class Pushgateway:
     def exposition(self) -> str:
         with urllib.request.urlopen(self.url + "/metrics", timeout=30) as r:
             return r.read().decode()
+
+    def held(self, job: str) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
+        """The samples the gateway holds for ``job``: (name, sorted labels other than job and
+        instance) → value."""
+        from prometheus_client.parser import text_string_to_metric_families
+        out = {}
+        for family in text_string_to_metric_families(self.exposition()):
+            for s in family.samples:
+                labels = dict(s.labels)
+                if labels.pop("job", None) == job:
+                    labels.pop("instance", None)
+                    out[(s.name, tuple(sorted(labels.items())))] = s.value
+        return out
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            self.proc.wait(30)
+
+
+class NodeExporter:
+    """Debian's prometheus-node-exporter on a free port with only its textfile collector,
+    reading ``textfiles`` (where a `farm run`'s metrics.prom would be copied)."""
+
+    def __init__(self, tmp: Path, textfiles: Path) -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.textfiles = textfiles
+        self.log_path = Path(tmp) / "node-exporter.log"
+        self.proc: subprocess.Popen | None = None
+
+    def start(self) -> "NodeExporter":
+        log = self.log_path.open("w")
+        self.proc = subprocess.Popen(
+            [NODE_EXPORTER, f"--web.listen-address=127.0.0.1:{self.port}",
+             "--collector.disable-defaults", "--collector.textfile",
+             f"--collector.textfile.directory={self.textfiles}"],
+            stdout=log, stderr=subprocess.STDOUT)
+        log.close()
+
+        def ready() -> bool:
+            assert self.proc is not None
+            if self.proc.poll() is not None:
+                raise AssertionError("node_exporter exited:\n" + self.log())
+            try:
+                with urllib.request.urlopen(self.url + "/", timeout=5) as r:
+                    return r.status == 200
+            except (urllib.error.URLError, OSError):
+                return False
+        wait_for(ready, 60, f"node_exporter ready on :{self.port}")
+        return self
+
+    def exposition(self) -> str:
+        """One scrape (node_exporter logs what it could not gather before it answers)."""
+        with urllib.request.urlopen(self.url + "/metrics", timeout=30) as r:
+            return r.read().decode()
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace")
 
     def stop(self) -> None:
         if self.proc is not None and self.proc.poll() is None:

@@ -304,6 +304,11 @@ def test_each_push_sends_running_totals_so_prometheus_sees_the_counts_go_up(tmp_
             self.send_response(200)
             self.end_headers()
 
+        def do_GET(self) -> None:          # /metrics: a gateway that holds no group yet
+            self.send_response(200)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
         def log_message(self, *args: object) -> None:
             pass
 
@@ -314,12 +319,13 @@ def test_each_push_sends_running_totals_so_prometheus_sees_the_counts_go_up(tmp_
     server = HTTPServer(("127.0.0.1", 0), Gateway)
     url = f"http://ci:secret@127.0.0.1:{server.server_address[1]}"
     totals = tmp_path / "pushed-metrics.json"
+    threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
         for _ in range(2):
             metrics.CASES.labels("web", "passed").inc(2)
-            threading.Thread(target=server.handle_request, daemon=True).start()
             metrics.push(url, totals=totals)
     finally:
+        server.shutdown()
         server.server_close()
     here = value("farm_cases_total", platform="web", status="passed")
     first, second = passed(bodies[0]), passed(bodies[1])
