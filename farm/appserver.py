@@ -4,11 +4,15 @@ for the length of a run."""
 from __future__ import annotations
 
 import functools
+import logging
+import sys
 import threading
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 from farm.suite.model import AppSpec
+
+log = logging.getLogger("farm.appserver")
 
 
 class _QuietHandler(SimpleHTTPRequestHandler):
@@ -20,13 +24,25 @@ class _QuietHandler(SimpleHTTPRequestHandler):
         super().end_headers()
 
 
+class _QuietServer(ThreadingHTTPServer):
+    """A browser that goes away mid-response (a closed tab, a run stopped with SIGTERM) is
+    no error of the app's: not printed. Any other error goes to farm.log, never raw stderr
+    (socketserver's default prints a traceback over the progress view)."""
+
+    def handle_error(self, request: object, client_address: tuple[str, int]) -> None:
+        if isinstance(sys.exc_info()[1], ConnectionError):    # broken pipe, reset, aborted
+            return
+        log.warning("app server: request from %s:%s failed", *client_address[:2],
+                    exc_info=True)
+
+
 class AppServer:
     """One threaded static server per served directory."""
 
     def __init__(self, host: str = "127.0.0.1", url_host: str | None = None) -> None:
         self.host = host
         self.url_host = url_host or host    # what other machines (cluster workers) dial
-        self._servers: list[ThreadingHTTPServer] = []
+        self._servers: list[_QuietServer] = []
         self.urls: dict[Path, str] = {}     # served dir → base URL
         self.env: dict[str, str] = {}       # VAR → base URL
 
@@ -37,7 +53,7 @@ class AppServer:
             folder = Path(app.serve).resolve()
             if folder not in self.urls:
                 handler = functools.partial(_QuietHandler, directory=str(folder))
-                server = ThreadingHTTPServer((self.host, 0), handler)
+                server = _QuietServer((self.host, 0), handler)
                 server.daemon_threads = True
                 threading.Thread(target=server.serve_forever, name=f"app-{app.name}",
                                  daemon=True).start()

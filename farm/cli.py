@@ -530,20 +530,24 @@ def _run_summary(run_dir: Path):
     except (OSError, UnicodeDecodeError) as exc:
         raise UserError(f"{journal}: cannot read it ({exc})") from None
     finished, unfinished = _rebuilt(summary)
-    if why is None:
-        click.echo(f"farm: rebuilt from {journal}: {finished} case(s) had finished{unfinished} "
-                   "before the run stopped", err=True)
-    elif not finished:          # nothing to rebuild from: leave results.json as it is
+    if why is not None and not finished:    # nothing to rebuild from: leave results.json be
         raise UserError(f"{source}: {why}; {journal} holds no finished case to rebuild from")
+    if not summary.interrupted:     # the journal's end line: the run finished
+        n = len(summary.cases)
+        said = f": the run had finished ({n} case{'' if n == 1 else 's'})"
+    elif why is None:
+        said = f": {finished} case(s) had finished{unfinished} before the run stopped"
     else:
-        click.echo(f"farm: {source} is unreadable ({why}): rebuilt from {journal} "
-                   f"({finished} case(s) finished{unfinished})", err=True)
+        said = f" ({finished} case(s) finished{unfinished})"
+    lost = "" if why is None else f"{source} is unreadable ({why}): "
+    click.echo(f"farm: {lost}rebuilt from {journal}{said}", err=True)
     return summary
 
 
 def _rebuilt(summary) -> tuple[int, str]:
     """How many of a journal's cases had finished, and ", N interrupted, M not run" for the
-    ones `recover` found begun without a result or never begun."""
+    ones `recover` found begun without a result or never begun. (A rebuilt run is interrupted
+    unless its journal's end line says it finished.)"""
     interrupted = sum(c.status == "interrupted" for c in summary.cases)
     not_run = sum(c.status == "skipped" and (c.reason or "").startswith("not run: farm stopped")
                   for c in summary.cases)

@@ -7,9 +7,9 @@ each with a ``"journal"`` key: ``run`` first (the run's id, start and every case
 and ``start`` when an attempt begins. A run killed with ``kill -9`` is rebuilt from them with
 its real start and duration, the case that was running listed as interrupted, and the cases
 that never started as not run. A run that ended writes ``end`` (its start, end, exit code, the
-devices it lost, each red case's verdict against earlier runs) before results.json: a
-results.json lost after that is rebuilt as the finished run it was, not as an interrupted
-one."""
+devices it lost, each red case's verdict against earlier runs, the cases its selection left
+out) before results.json: a results.json lost after that is rebuilt as the finished run it
+was, not as an interrupted one."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from farm.relay import RelayEvents
-from farm.results import CaseResult, RunSummary, now_iso
+from farm.results import CaseResult, DeselectedCase, RunSummary, now_iso
 
 JOURNAL = "results.jsonl"
 
@@ -114,7 +114,8 @@ def conclude(run_dir: Path, summary: RunSummary) -> None:
             "duration": summary.duration, "exit_code": summary.exit_code,
             "interrupted": summary.interrupted, "quarantined": summary.quarantined,
             "lost": summary.lost, "since_last": {c.case_id: c.since_last
-                                                 for c in summary.cases if c.since_last}}
+                                                 for c in summary.cases if c.since_last},
+            "deselected": [d.model_dump() for d in summary.deselected]}
     with path.open("a", encoding="utf-8") as f:
         f.write(json.dumps(line) + "\n")
 
@@ -125,6 +126,8 @@ def _ended(summary: RunSummary, end: dict[str, Any]) -> None:
                  "quarantined", "lost"):
         if name in end:
             setattr(summary, name, end[name])
+    if "deselected" in end:
+        summary.deselected = [DeselectedCase.model_validate(d) for d in end["deselected"]]
     verdicts = end.get("since_last", {})
     for case in summary.cases:
         case.since_last = verdicts.get(case.case_id, case.since_last)

@@ -37,11 +37,16 @@ RESTART_FIRST_S, RESTART_MAX_S = 1.0, 60.0      # back-off of a child that keeps
 STABLE_S = 60.0             # a child that ran this long restarts without the back-off
 
 
-def claim_name(r, kind: str, info: dict, host: str | None) -> str:
-    """The first free ``<kind>-<n>@<host>`` name not quarantined, taken with a lease."""
+def claim_name(r, kind: str, info: dict, host: str | None, index: int = 0) -> str:
+    """``<kind>-<index + 1>@<host>`` (``index``: the device's place among its kind in
+    ``--devices``), taken with a lease, whichever child starts first: names follow the
+    /metrics ports (`browser:3` is browser-1, -2, -3 on :9464, :9465, :9466). When that name
+    is held (by another process or `farm worker`) or quarantined, the first free
+    ``<kind>-<n>@<host>`` instead."""
     host = host or socket.gethostname()
     bad = store.quarantined(r)
-    for n in range(1, 1000):
+    own = index + 1
+    for n in (own, *(m for m in range(1, 1000) if m != own)):
         name = f"{kind}-{n}@{host}"
         if name in bad:
             continue
@@ -87,7 +92,7 @@ def child(argv: Sequence[str]) -> int:
     group = args.group or args.kind
     r = store.connect(settings.broker_url.get_secret_value())
     name = claim_name(r, args.kind, {"kind": args.kind, "platform": platform, "group": group,
-                                     "pid": os.getpid()}, settings.worker_host)
+                                     "pid": os.getpid()}, settings.worker_host, args.index)
     target = args.target and claim_target(r, args.kind, list(dict.fromkeys(
         [args.target, *filter(None, args.candidates.split(","))])), name)
     if target is None:

@@ -20,8 +20,10 @@ from farm.agent.images import images_key
 from farm.cache.keys import Namespace, app_version
 from farm.cache.store import CacheStore
 from farm.errors import UserError
+from farm.suite.batch import SOLVED_SUFFIX
 from farm.suite.kinds import KINDS
 from farm.suite.model import Case, Step
+from farm.suite.targets import MOBILE_SECTIONS, WEB_SECTIONS
 
 # action name → the step kind that runs it (aiTap runs Tap, ...): the inverse of KINDS
 _KIND_OF = {spec.action: name for name, spec in reversed(list(KINDS.items())) if spec.action}
@@ -63,19 +65,13 @@ def export_case(case: Case, store: CacheStore) -> str:
 
 
 def _target(case: Case) -> dict[str, Any]:
-    if case.web is not None:
-        web = {"url": case.web.url, "viewportWidth": case.web.viewport_width,
-               "viewportHeight": case.web.viewport_height}
-        if case.web.user_agent:
-            web["userAgent"] = case.web.user_agent
-        if case.web.device_scale_factor:
-            web["deviceScaleFactor"] = case.web.device_scale_factor
-        return {"web": web}
-    target = case.android if case.platform == "android" else case.ios
-    out = {k: v for k, v in (target.model_dump() if target else {}).items() if v is not None}
-    if "device_id" in out:
-        out["deviceId"] = out.pop("device_id")
-    return {case.platform: out}
+    """The case's target section as its file writes it: the keys the loader reads (Midscene's
+    ``autoDismissKeyboard``, not the model's field names), its ``${NAME}``s and its paths
+    (``serve:``, ``cookie:``, relative to the case's folder, where the export goes) kept;
+    the deprecated ``target:`` written as ``page:``, which it is read as."""
+    top = yaml.safe_load(case.file.read_text(encoding="utf-8"))
+    section = next(k for k in (*WEB_SECTIONS, *MOBILE_SECTIONS) if k in top)
+    return {"page" if section == "target" else section: top[section]}
 
 
 def _items(step: Step, case: Case, uses: _Uses) -> Iterator[dict[str, Any]]:
@@ -200,8 +196,9 @@ def _add_xpath(item: dict[str, Any], loc: dict[str, Any] | None, uses: _Uses,
 
 def export_path(case: Case, output: Path | None) -> Path:
     """Where the export goes: ``output``, else ``<case>.solved.yaml`` beside the case (in its
-    suite, so farm.yaml's vars, secrets and apps still apply)."""
-    return output or case.file.with_name(case.file.stem + ".solved.yaml")
+    suite, so farm.yaml's vars, secrets and apps still apply; discovery passes it over, so
+    the suite does not run the case twice: `farm run` the file itself)."""
+    return output or case.file.with_name(case.file.stem + SOLVED_SUFFIX)
 
 
 def run_cases(run_dir: Path, env: Mapping[str, str], cwd: Path | None = None) -> list[Case]:

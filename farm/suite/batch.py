@@ -54,6 +54,10 @@ REFUSED = {
 # packages (Midscene's globs skip them too) and Midscene's own output (reports, logs, caches).
 NOT_CASE_DIRS = {"node_modules": "installed packages",
                  "midscene_run": "Midscene's output folder (reports, logs, caches)"}
+# What `farm cache export` writes beside a case: farm's output, not a case of the suite.
+# Discovery and a batch's globs pass it over; named (a path, a pattern ending so) it runs.
+SOLVED_SUFFIX = ".solved.yaml"
+SOLVED_FILE = "`farm cache export` output"
 SETUP_ALONE = ("setup requires shareBrowserContext: true (as in Midscene): without a shared "
                "browser context what the setup file does cannot reach the other files")
 
@@ -124,10 +128,13 @@ def _setup_file(node: Node | None, share: bool, base: Path, p: Problems) -> Path
 
 def _matches(pattern: str, base: Path) -> list[Path]:
     """The .yaml files ``pattern`` matches, sorted; not inside `NOT_CASE_DIRS` unless the
-    pattern names that folder."""
+    pattern names that folder, nor `farm cache export` output unless it ends in
+    `SOLVED_SUFFIX`."""
     skipped = set(NOT_CASE_DIRS) - set(Path(pattern).parts)
+    solved = pattern.endswith(SOLVED_SUFFIX)
     return sorted(Path(m) for m in glob.glob(str(base / pattern), recursive=True)
                   if m.endswith((".yaml", ".yml")) and os.path.isfile(m)
+                  and (solved or not m.endswith(SOLVED_SUFFIX))
                   and not skipped & set(Path(os.path.relpath(m, base)).parts))
 
 

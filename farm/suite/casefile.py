@@ -16,7 +16,7 @@ from farm.suite.model import Case, SuiteDefaults, Task
 from farm.suite.steps import parse_flow
 from farm.suite.targets import (UNSUPPORTED, WEB_SECTIONS, read_mobile, read_outputs, read_web,
                                 section_of)
-from farm.suite.vars import malformed, references
+from farm.suite.vars import UNDEFINED, malformed, references
 from farm.suite.yamlpos import Node
 
 TARGETS = (*WEB_SECTIONS, "android", "ios")
@@ -39,7 +39,6 @@ DEPRECATED_TARGET = ("`target:` is deprecated in Midscene (read as `page:`); ren
                      "`page:` or `browser:`")
 # A day: a longer case is a typo (and past threading.TIMEOUT_MAX a device thread's wait crashes).
 MAX_CASE_SECONDS = 24 * 3600
-UNDEFINED = "undefined variable ${{{}}} (set it in the environment, vars:, or a secrets dir)"
 
 
 def check_templates(node: Node, known: set[str] | frozenset[str], p: Problems) -> None:

@@ -19,9 +19,8 @@ from pathlib import Path
 from typing import Callable, Mapping
 
 from farm.errors import SuiteError
-from farm.suite.casefile import UNDEFINED
 from farm.suite.model import Case
-from farm.suite.vars import references
+from farm.suite.vars import UNDEFINED, references
 
 DOTENV = Path(".env")      # relative: the working directory's, as Midscene's CLI reads it
 

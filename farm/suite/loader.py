@@ -24,7 +24,8 @@ from farm.config import MAX_RETRIES
 from farm.errors import SuiteError, SuiteErrors
 from farm.suite.casefile import MAX_CASE_SECONDS, check_templates, read_case
 from farm.suite.checks import Problems
-from farm.suite.batch import INDEX, NOT_CASE_DIRS, check_shared, looks_like_batch, read_batch
+from farm.suite.batch import (INDEX, NOT_CASE_DIRS, SOLVED_FILE, SOLVED_SUFFIX,
+                              check_shared, looks_like_batch, read_batch)
 from farm.suite.dotenv import DOTENV, explain_undefined, read_dotenv, with_dotenv
 from farm.suite.model import AppSpec, Batch, Case, InOrder, Shared, Suite, SuiteDefaults
 from farm.suite.vars import LoadValues, Variables, is_valid_name, read_secrets_dir
@@ -145,6 +146,9 @@ class _Loading:
                     continue
                 if name in NOT_CASE_FILES:
                     self.skipped.append(f"{NOT_CASE_FILES[name]} {display_path(here / name)}")
+                    continue
+                if name.endswith(SOLVED_SUFFIX):
+                    self.skipped.append(f"{SOLVED_FILE} {display_path(here / name)}")
                     continue
                 info.files.setdefault(os.path.realpath(here / name), here / name)
 

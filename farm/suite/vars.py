@@ -39,6 +39,9 @@ _TOKEN = re.compile(
 )
 
 MASK = "***"
+# Every source of a value, as the loader and a run look them up (farm.suite.dotenv: `.env`).
+UNDEFINED = ("undefined variable ${{{}}} (set it in the environment, a .env file in the "
+             "working directory, vars:, or a secrets dir)")
 
 
 class UndefinedVariable(UserError):
@@ -46,9 +49,7 @@ class UndefinedVariable(UserError):
 
     def __init__(self, name: str) -> None:
         self.name = name
-        super().__init__(
-            f"undefined variable ${{{name}}} (set it in the environment, vars:, or a secrets dir)"
-        )
+        super().__init__(UNDEFINED.format(name))
 
 
 def references(template: str) -> list[tuple[str, bool, int]]:

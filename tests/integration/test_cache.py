@@ -53,12 +53,13 @@ def shop_script(body: dict, index: int) -> str:
     return by_progress(MOBILE_FLOW if phone else XML_FLOW)(body, index)
 
 
-def run_suite(path: Path, devices: str, tmp: Path, name: str, srv: ModelServer | None,
-              **flags) -> tuple[int, dict, str]:
+def run_suite(path: Path | list[Path], devices: str, tmp: Path, name: str,
+              srv: ModelServer | None, **flags) -> tuple[int, dict, str]:
     model = dict(model="openai/scripted", model_base_url=srv.base_url) if srv else {}
     settings = load_settings(report_dir=tmp / name, state_dir=tmp / "state", **model, **flags)
     out = io.StringIO()
-    code = run([path], devices, settings, progress=False, out=out)
+    code = run(path if isinstance(path, list) else [path], devices, settings, progress=False,
+               out=out)
     return code, results(tmp / name), out.getvalue()
 
 
@@ -115,26 +116,32 @@ def test_cache_holds_placeholders_never_secret_values(shop):
 
 def test_export_runs_with_no_model(shop):
     """`farm cache export RUN_DIR` writes every passed case of the run as a flow with no ai
-    step; the web one then passes with no model configured, its targets found by XPath."""
+    step, beside its case; each, on a browser, a simulated Android phone and a simulated
+    iPhone, then passes with no model configured, its targets found by XPath. The suite
+    itself does not collect them as cases of its own."""
+    from farm.suite.loader import load_suites
     tmp = shop["tmp"]
     res = CliRunner().invoke(cli, ["cache", "export", str(tmp / "second")],
                              env={"FARM_STATE_DIR": str(tmp / "state")})
     assert res.exit_code == 0, res.output
     files = {Path(line).name: Path(line) for line in res.output.split()}
     assert set(files) == {f"{n}.solved.yaml" for n in ("ai_shopping", "android_ai", "ios_ai")}
-    exported = files["ai_shopping.solved.yaml"]
-    text = exported.read_text()
+    text = "\n".join(f.read_text() for f in files.values())
     assert "- ai:" not in text and "xpath: //*[@id='login-button']" in text
     assert "${DEMO_PASSWORD}" in text and SECRET not in text
     assert "xpath: //node[@resource-id='com.farm.demo.shop:id/login-button']" in \
         files["android_ai.solved.yaml"].read_text()
-    code, summary, out = run_suite(exported, "browser:1", tmp, "exported", None)
+    assert "auto_dismiss_keyboard" not in text
+    code, summary, out = run_suite(sorted(files.values()), "browser:1,android-sim:1,ios-sim:1",
+                                   tmp, "exported", None)
     assert code == 0, out + text
-    [case] = summary["cases"]
-    assert case["status"] == "passed" and case["usage"] is None
-    assert {s["tier"] for s in case["steps"] if s["kind"] == "aiTap"} == {"xpath"}
-    for path in files.values():     # the suite's later runs are the ai cases' alone
-        path.unlink()
+    assert {c["platform"]: c["status"] for c in summary["cases"]} == {
+        "web": "passed", "android": "passed", "ios": "passed"}, out
+    for case in summary["cases"]:
+        assert case["usage"] is None, case
+        assert {s["tier"] for s in case["steps"] if s["kind"] == "aiTap"} == {"xpath"}, case
+    assert sorted(c.id for s in load_suites([shop["suite"]], env={}) for c in s.cases) == [
+        "demo/ai_shopping", "demo/android_ai", "demo/ios_ai"]
 
 
 def test_renamed_and_moved_button_is_relocated_and_rewritten(shop):

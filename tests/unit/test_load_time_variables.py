@@ -104,8 +104,8 @@ def test_a_secret_never_gives_a_number_field_its_value(tmp_path, monkeypatch):
 def test_an_undefined_variable_is_reported_once(tmp_path, monkeypatch):
     env = {"VW": "1024", "INSECURE": "true", "SOFT": "true", "DELAY": "250"}
     assert errors(tmp_path, monkeypatch, CASE, env) == [
-        "s/case.yaml:16:18: undefined variable ${WAIT_MS} (set it in the environment, vars:, "
-        "or a secrets dir)"]
+        "s/case.yaml:16:18: undefined variable ${WAIT_MS} (set it in the environment, a .env "
+        "file in the working directory, vars:, or a secrets dir)"]
 
 
 def test_a_batch_s_number_fields_take_the_variables_values_too(tmp_path, monkeypatch):

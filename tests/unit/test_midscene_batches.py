@@ -201,6 +201,22 @@ def test_the_working_directorys_env_file_gives_values_the_environment_overrides(
         load_suites([case_file], env={}, dotenv=None)
 
 
+def test_a_missing_variable_names_the_working_directorys_env_file_as_a_source(tmp_path,
+                                                                              monkeypatch):
+    """The message lists every place a value may come from; the .env it names is the one
+    the next `farm run` in this directory reads."""
+    monkeypatch.chdir(tmp_path)
+    case_file = write(tmp_path / "s" / "two.yaml", GREETING)
+    with pytest.raises(SuiteErrors) as caught:
+        load_suites([case_file], env={})
+    [error] = caught.value.errors
+    assert error.message == ("undefined variable ${GREETING} (set it in the environment, a "
+                             ".env file in the working directory, vars:, or a secrets dir)")
+    write(tmp_path / ".env", "GREETING=Audit page\n")
+    [case] = [c for s in load_suites([case_file], env={}) for c in s.cases]
+    assert case.vars == {"GREETING": "Audit page"}
+
+
 def test_an_env_file_beside_the_suite_is_named_when_a_variable_is_missing(tmp_path):
     write(tmp_path / "b1" / ".env", "GREETING=Audit page\n")
     case_file = write(tmp_path / "b1" / "scripts" / "two.yaml", GREETING)
@@ -209,7 +225,8 @@ def test_an_env_file_beside_the_suite_is_named_when_a_variable_is_missing(tmp_pa
     [error] = caught.value.errors
     assert error.file == display_path(case_file)
     assert error.message == (
-        "undefined variable ${GREETING} (set it in the environment, vars:, or a secrets dir); "
+        "undefined variable ${GREETING} (set it in the environment, a .env file in the working "
+        "directory, vars:, or a secrets dir); "
         f"{display_path(tmp_path / 'b1' / '.env')} sets it, but farm reads .env from the "
         "working directory only, as Midscene's CLI does (run farm in "
         f"{display_path(tmp_path / 'b1')}, or set GREETING in the environment)")

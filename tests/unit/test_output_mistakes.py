@@ -139,8 +139,10 @@ def test_farm_report_rebuilds_a_corrupt_results_json_from_the_journal(here, monk
 def test_a_finished_run_rebuilt_from_its_journal_is_not_called_interrupted(here, monkeypatch,
                                                                          capsys):
     """Every case ran, the report was written, then results.json got lost: the rebuild is
-    the run it was (its start, duration, exit code, its new failure), not a partial one."""
+    the run it was (its start, duration, exit code, its new failure, the cases its selection
+    left out), not a partial one, and farm says so."""
     from farm.journal import JournalEvents
+    from farm.results import DeselectedCase
     from farm.session import write_outputs
     run = here / "RUN"
     run.mkdir()
@@ -151,19 +153,30 @@ def test_a_finished_run_rebuilt_from_its_journal_is_not_called_interrupted(here,
     journal._write(bad.model_dump_json())
     journal.close()
     bad.since_last = "new failure"
+    left_out = [DeselectedCase(case_id=f"s/slow{n}", name=f"Slow {n}", file=f"s/slow{n}.yaml",
+                               platform="web", reason="-k bad", tags=["nightly"])
+                for n in range(2)]
     summary = RunSummary(run_id="r1", started="2026-01-01T02:00:00+00:00", duration=7.3,
-                         finished="2026-01-01T02:00:07+00:00", cases=[bad])
+                         finished="2026-01-01T02:00:07+00:00", cases=[bad], deselected=left_out)
     summary.recount()
     summary.exit_code = 1
     assert write_outputs(summary, run) == []
-    (run / "results.json").write_text('{"run_id": \n')
-    code, out, err = farm(monkeypatch, capsys, "report", "RUN")
-    assert code == 0 and "rebuilt from RUN/results.jsonl (1 case(s) finished)" in err
-    rebuilt = RunSummary.model_validate_json((run / "results.json").read_text())
-    assert (rebuilt.interrupted, rebuilt.exit_code, rebuilt.started, rebuilt.duration) == (
-        False, 1, "2026-01-01T02:00:00+00:00", 7.3)
-    assert rebuilt.cases[0].since_last == "new failure"
-    assert "Run interrupted" not in (run / "report.html").read_text()
+    for lose, said in [
+            (lambda: (run / "results.json").write_text('{"run_id": \n'),
+             "farm: RUN/results.json is unreadable (not valid JSON at line 2 column 1 "
+             "(Expecting value)): rebuilt from RUN/results.jsonl: the run had finished (1 case)\n"),
+            (lambda: (run / "results.json").unlink(),
+             "farm: rebuilt from RUN/results.jsonl: the run had finished (1 case)\n")]:
+        lose()
+        code, out, err = farm(monkeypatch, capsys, "report", "RUN")
+        assert (code, err) == (0, said)
+        rebuilt = RunSummary.model_validate_json((run / "results.json").read_text())
+        assert (rebuilt.interrupted, rebuilt.exit_code, rebuilt.started, rebuilt.duration) == (
+            False, 1, "2026-01-01T02:00:00+00:00", 7.3)
+        assert rebuilt.cases[0].since_last == "new failure"
+        assert rebuilt.deselected == left_out
+        html = (run / "report.html").read_text()
+        assert "Run interrupted" not in html and "s/slow1" in html
 
 
 def test_farm_report_history_names_a_path_it_cannot_write_or_read(here, monkeypatch, capsys):

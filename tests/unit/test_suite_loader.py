@@ -45,7 +45,8 @@ BAD_CASES = [
     ("no_target.yaml", 2, 1, "no target section: expected one of page:, browser:, web:, android:, ios:"),
     ("two_targets.yaml", 4, 1, "two target sections (web:, android:)"),
     ("undefined_var.yaml", 8, 16, "undefined variable ${FARM_TEST_NOT_SET} (set it in the "
-                                  "environment, vars:, or a secrets dir)"),
+                                  "environment, a .env file in the working directory, vars:, "
+                                  "or a secrets dir)"),
     ("empty.yaml", 1, 1, "file is empty: expected a case with web:/android:/ios: and tasks:"),
     ("comments_only.yaml", 1, 1, "file is empty"),
     ("whitespace_only.yaml", 1, 1, "file is empty"),
