@@ -20,6 +20,9 @@ fi
 command -v prometheus >/dev/null 2>&1 && command -v promtool >/dev/null 2>&1 \
   || want_debs+=(prometheus)
 command -v prometheus-pushgateway >/dev/null 2>&1 || want_debs+=(prometheus-pushgateway)
+# an Alertmanager (+ amtool) for the deploy tests that deliver an alert; they skip without it
+command -v prometheus-alertmanager >/dev/null 2>&1 && command -v amtool >/dev/null 2>&1 \
+  || nice_debs+=(prometheus-alertmanager)
 all_debs=("${want_debs[@]}" "${nice_debs[@]}")
 if [ ${#all_debs[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
@@ -30,7 +33,7 @@ if [ ${#all_debs[@]} -gt 0 ]; then
     fi
     if [ ${#nice_debs[@]} -gt 0 ]; then
       DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${nice_debs[@]}" >/dev/null \
-        || echo "bootstrap: could not install ${nice_debs[*]}; farm uses chromium" >&2
+        || echo "bootstrap: could not install ${nice_debs[*]} (optional: farm falls back to chromium; the Alertmanager tests skip)" >&2
     fi
   else
     echo "bootstrap: missing ${all_debs[*]} and cannot apt-get (not root?)" >&2

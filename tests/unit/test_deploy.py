@@ -166,3 +166,134 @@ def test_chart_workers_run_a_farm_command() -> None:
     argv = [a for a in shlex.split(re.sub(r"\{\{.*?\}\}", "X", args).replace(",", " "))]
     assert_farm_command(argv, "helm workers.yaml")
     assert "/healthz" in text and "/ready" in text
+
+
+# ---- Compose and its Prometheus: every device scraped, alerts delivered, each run counted once ---
+def prometheus_config() -> dict[str, Any]:
+    return load_yaml(DEPLOY / "prometheus" / "prometheus.yml")
+
+
+def filled(argv: list[str]) -> list[str]:
+    """A compose command with ``${VAR:-default}`` as Compose fills it in without VAR."""
+    return [re.sub(r"\$\{[A-Z_]+:-([^}]*)\}", r"\1", a) for a in argv]
+
+
+def option(argv: list[str], name: str) -> str | None:
+    return argv[argv.index(name) + 1] if name in argv else None
+
+
+def target_service(target: str) -> tuple[str, dict[str, Any], str]:
+    """``service:port`` of a Prometheus target → (service name, that compose service, port)."""
+    host, port = target.rsplit(":", 1)
+    services = compose()["services"]
+    assert host in services, f"Prometheus targets {target}: no compose service {host}"
+    return host, services[host], port
+
+
+def test_every_compose_worker_container_runs_one_device_on_the_port_prometheus_scrapes() -> None:
+    """`farm worker --devices KIND:N` serves device i on the first free port from 9464 + i;
+    Prometheus scrapes one port per container: so one device per container, replicas for more
+    (a phone worker's devices 2..N had no metrics and no alert)."""
+    from farm.config import Settings
+    services = compose()["services"]
+    workers = {name: svc for name, svc in services.items()
+               if svc.get("image", "").startswith("farm") and svc["command"][0] == "worker"}
+    assert {"worker", "android-worker", "ios-worker"} <= set(workers)
+    sd = prometheus_config()["scrape_configs"]
+    sd = next(j for j in sd if j["job_name"] == "farm-workers")["dns_sd_configs"]
+    scraped = {name: c["port"] for c in sd for name in c["names"]}
+    for name, svc in workers.items():
+        argv = svc["command"]
+        devices = option(argv, "--devices")
+        assert devices and re.fullmatch(r"[a-z-]+:1", devices), \
+            f"compose service {name} runs --devices {devices}: one device per container"
+        assert "replicas" in svc.get("deploy", {}), f"{name}: scale it with deploy.replicas"
+        env = svc.get("environment", {})
+        port = int(option(filled(argv), "--metrics-port")
+                   or env.get("FARM_WORKER_METRICS_PORT", Settings().worker_metrics_port))
+        assert scraped.get(name) == port, f"Prometheus does not scrape {name}:{port}"
+
+
+def test_prometheus_sends_alerts_to_the_compose_alertmanager_and_every_route_has_a_receiver() -> None:
+    alerting = prometheus_config()["alerting"]["alertmanagers"]
+    targets = [t for am in alerting for sc in am["static_configs"] for t in sc["targets"]]
+    assert targets
+    for target in targets:
+        _, svc, port = target_service(target)
+        assert svc["image"].startswith("prom/alertmanager:")
+        assert port == "9093" and not any("listen-address" in a for a in svc.get("command", []))
+        mounts = {v.split(":")[1]: v.split(":")[0] for v in svc["volumes"] if v.startswith(".")}
+        config = option(svc["command"], "--config.file") or next(
+            a.split("=", 1)[1] for a in svc["command"] if a.startswith("--config.file="))
+        assert (DEPLOY / mounts[config]).resolve() == DEPLOY / "alertmanager" / "alertmanager.yml"
+    am = load_yaml(DEPLOY / "alertmanager" / "alertmanager.yml")
+    receivers = {r["name"]: r for r in am["receivers"]}
+
+    def routes(route: dict) -> list[dict]:
+        return [route, *(r for child in route.get("routes", []) for r in routes(child))]
+    for route in routes(am["route"]):
+        if "receiver" in route:
+            receiver = receivers[route["receiver"]]
+            assert any(k.endswith("_configs") and v for k, v in receiver.items()), \
+                f"receiver {route['receiver']} delivers nowhere"
+
+
+def test_the_pushgateway_job_keeps_pushed_labels_and_targets_the_compose_pushgateway() -> None:
+    jobs = {j["job_name"]: j for j in prometheus_config()["scrape_configs"]}
+    job = jobs["pushgateway"]
+    assert job.get("honor_labels") is True      # job farm_run, instance = the pushing host
+    for target in [t for sc in job["static_configs"] for t in sc["targets"]]:
+        _, svc, port = target_service(target)
+        assert svc["image"].startswith("prom/pushgateway:") and port == "9091"
+    relabel = job.get("metric_relabel_configs", [])
+    assert any(r.get("source_labels") == ["le"] and r.get("target_label") == "le"
+               for r in relabel), "bucket bounds pushed as le=\"1\" are not normalised"
+
+
+def test_no_compose_run_is_both_scraped_and_pushed() -> None:
+    """A run with --metrics-port and --pushgateway is in Prometheus twice (jobs farm-run and
+    farm_run) and every unfiltered sum counts its cases twice: one way per run."""
+    services = compose()["services"]
+    runs = {name: svc for name, svc in services.items()
+            if svc.get("image", "").startswith("farm") and svc["command"][0] == "run"}
+    assert "run" in runs
+    for name, svc in runs.items():
+        argv, env = svc["command"], svc.get("environment", {})
+        scraped = "--metrics-port" in argv or "FARM_METRICS_PORT" in env
+        pushed = "--pushgateway" in argv or "FARM_PUSHGATEWAY_URL" in env
+        assert not (scraped and pushed), f"compose service {name} is scraped and pushed"
+    # the farm-run job scrapes the run service where it serves
+    job = next(j for j in prometheus_config()["scrape_configs"] if j["job_name"] == "farm-run")
+    (target,) = [t for sc in job["static_configs"] for t in sc["targets"]]
+    name, svc, port = target_service(target)
+    assert name == "run" and option(filled(svc["command"]), "--metrics-port") == port
+
+
+def expected_unit(expr: str) -> str:
+    names = set(re.findall(r"\bfarm_[a-z_]+", expr))
+    if any("_cost_usd_" in n for n in names):
+        return "currencyUSD"
+    if expr.startswith("histogram_quantile(") and all(n.endswith("_seconds_bucket")
+                                                      for n in names):
+        return "s"
+    if " / " in expr and len(names) == 1:         # a share of one counter: 0..1
+        return "percentunit"
+    return "short"
+
+
+def shown_unit(panel: dict[str, Any], ref: str) -> str | None:
+    unit = panel["fieldConfig"]["defaults"].get("unit")
+    for override in panel["fieldConfig"].get("overrides", []):
+        if override["matcher"] == {"id": "byFrameRefID", "options": ref}:
+            unit = next((p["value"] for p in override["properties"] if p["id"] == "unit"), unit)
+    return unit
+
+
+def test_every_dashboard_query_is_shown_in_its_unit() -> None:
+    """USD as currency, seconds as time, a share as a percentage, counts plain — per query, so
+    a panel mixing them (tokens and USD per case; error ratio and p95 latency) overrides it."""
+    dashboard = json.loads((DEPLOY / "grafana" / "farm.json").read_text())
+    wrong = [(p["title"], t["refId"], shown_unit(p, t["refId"]), expected_unit(t["expr"]))
+             for p in dashboard["panels"] for t in p["targets"]
+             if shown_unit(p, t["refId"]) != expected_unit(t["expr"])]
+    assert not wrong, wrong
