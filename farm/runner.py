@@ -140,7 +140,8 @@ class _CaseRun:
                                text, declared, undeclared),
                            mask=self.vars.mask, cache=case_cache(case, services, self.vars),
                            locate_off=services.settings.locate_off,
-                           max_scrolls=services.settings.locate_max_scrolls)
+                           max_scrolls=services.settings.locate_max_scrolls,
+                           cancel=services.cancel)
         self.records: list[StepRecord] = []
         self.failure_kinds: dict[int, str] = {}   # step index → its TestFailure's class name
         self.unnamed = 0            # results kept without a `name:` so far (their data keys)
@@ -386,7 +387,7 @@ class _CaseRun:
         msg = self.mask(_message(exc))
         result.status = status
         if status in ("skipped", "interrupted"):
-            result.reason = msg if status == "skipped" else "interrupted by user"
+            result.reason = msg if status == "skipped" else "interrupted: the run was stopped"
             return
         if outcome is Outcome.TIMEOUT and not msg.startswith("case timed out after"):
             # "case timed out during sleep 20000 ms" says what it was doing, not the limit

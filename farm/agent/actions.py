@@ -10,13 +10,13 @@ here; nothing else changes.
 
 from __future__ import annotations
 
-import time
+import threading
 from typing import Any, Callable, ClassVar, Literal, Optional, get_args, get_origin
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field
 
 from farm.devices.base import Device, Rect
-from farm.errors import CaseTimeout, StepFailed
+from farm.errors import CaseTimeout, Interrupted, StepFailed
 
 
 class Locate(BaseModel):
@@ -50,10 +50,12 @@ class ActionContext:
 
     def __init__(self, device: Device, resolve: Callable[[str], str],
                  remaining: Callable[[], float] = lambda: float("inf"),
-                 acted: list[dict[str, Any]] | None = None) -> None:
+                 acted: list[dict[str, Any]] | None = None,
+                 cancel: "threading.Event | None" = None) -> None:
         self.device = device if acted is None else _Acting(device, acted)
         self.resolve = resolve
         self.remaining = remaining
+        self.cancel = cancel or threading.Event()    # set: the run stopped (Ctrl-C, SIGTERM)
 
     def optional(self, method: str) -> Callable[..., Any]:
         fn = getattr(self.device, method, None)
@@ -302,10 +304,11 @@ class Sleep(Action):
 
     def run(self, ctx: ActionContext) -> None:
         seconds, left = max(self.timeMs, 0) / 1000, ctx.remaining()
-        if seconds > left:   # the case's deadline comes first
-            time.sleep(max(left, 0))
+        # the case's deadline may come first; a stopped run ends the wait at once
+        if ctx.cancel.wait(max(min(seconds, left), 0)):
+            raise Interrupted(f"interrupted during sleep {self.timeMs} ms")
+        if seconds > left:
             raise CaseTimeout(f"case timed out during sleep {self.timeMs} ms")
-        time.sleep(seconds)
 
 
 # ---- web -----------------------------------------------------------------------------------

@@ -23,6 +23,7 @@ goes back to the model as feedback, and says which variables are secrets.
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from typing import TYPE_CHECKING, Any, Callable, Collection
 
@@ -75,7 +76,8 @@ class Agent:
                  resolve_planned: PlannedResolver | None = None,
                  mask: Callable[[str], str] | None = None,
                  cache: "CaseCache | None" = None,
-                 locate_off: Collection[str] = (), max_scrolls: int = 10) -> None:
+                 locate_off: Collection[str] = (), max_scrolls: int = 10,
+                 cancel: "threading.Event | None" = None) -> None:
         from farm.config import Settings
         if isinstance(model, Settings):   # Agent(device, settings): build the configured models
             from farm.llm.models import build_models
@@ -90,6 +92,7 @@ class Agent:
         self.resolve_planned: PlannedResolver = resolve_planned or (
             lambda text, undeclared: self.resolve(text))
         self.mask = mask or (lambda text: text)
+        self.cancel = cancel            # set when the run stops (Ctrl-C, SIGTERM): waits end
         self._knows_secrets = mask is not None
         self.cache = cache
         self.chain = chain or (
@@ -154,7 +157,8 @@ class Agent:
         planner's box as a hint) and ``resolve`` what actions resolve values with."""
         return TaskRunner(locate=locate or self.locate,
                           ctx=ActionContext(self.device, resolve or self.resolve,
-                                            self.remaining, acted=self.acted),
+                                            self.remaining, acted=self.acted,
+                                            cancel=self.cancel),
                           on_acted=self._acted)
 
     def perform(self, action: Action) -> ActionOutcome:

@@ -158,7 +158,7 @@ class CeleryExecutor:
         self._stopping = True
         self.services.cancel.set()
         for inf in list(self._inflight.values()):
-            self.ledger.end(inf.job, "interrupted", inf.device, reason="interrupted by user")
+            self.ledger.end(inf.job, "interrupted", inf.device, reason="interrupted: the run was stopped")
         for q in self._queue.values():
             for job in q:
                 if job.case_id not in self.ledger.final:

@@ -73,7 +73,7 @@ class LocalExecutor:
         self._join(threads)
         with self._cond:     # a device that did not come back from the interrupt in time
             for name, job in list(self._inflight.items()):
-                self.ledger.end(job, "interrupted", name, reason="interrupted by user")
+                self.ledger.end(job, "interrupted", name, reason="interrupted: the run was stopped")
         out = self.outcome
         out.results = self.ledger.results()
         out.launch_seconds = {n: s.launch_seconds for n, s in self._slots.items()

@@ -89,6 +89,35 @@ def test_timeout_is_an_error_with_a_screenshot(tmp_path):
     assert res.screenshot
 
 
+class _Watched(threading.Event):
+    """The run's stop event, saying when a step began to wait on it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.waiting = threading.Event()
+
+    def wait(self, timeout=None) -> bool:
+        self.waiting.set()
+        return super().wait(timeout)
+
+
+def test_a_sleep_ends_when_the_run_is_stopped(tmp_path):
+    """Ctrl-C or SIGTERM during `sleep: 20000`: the case ends interrupted at once (a CI
+    runner's grace period is short), not 20 s later as a pass."""
+    svc = services(tmp_path)
+    svc.cancel = _Watched()
+    # (the wait's limit only ends the test when the sleep never waits on the stop event)
+    stopper = threading.Thread(target=lambda: svc.cancel.waiting.wait(60) and svc.cancel.set())
+    stopper.start()
+    case = make_case("nap", [Step(kind="sleep", value="20000"),
+                             Step(kind="assertText", value="Welcome back")], timeout=60)
+    res = run_case(Job(case.id, "web", 1), case, FakeDevice(SCREEN), svc)
+    svc.cancel.waiting.set()
+    stopper.join()
+    assert res.status == "interrupted"
+    assert [s.status for s in res.steps] == ["interrupted", "skipped"]
+
+
 def test_a_timeout_says_its_limit_and_what_the_case_was_doing(tmp_path):
     """Not "case timed out during sleep 20000 ms", which reads as if the 20 s sleep ran out."""
     # the timeout leaves room for the case start on a loaded machine: the sleep must begin
@@ -230,7 +259,7 @@ def test_interrupt_marks_inflight_interrupted(tmp_path):
     cut = next(r for r in results.values() if r.status == "interrupted")
     assert [(s.index, s.status) for s in cut.steps] == [(1, "passed"), (2, "interrupted")]
     assert cut.device == dev.name and cut.duration > 0 and cut.steps[0].after
-    assert cut.reason == "interrupted by user"
+    assert cut.reason == "interrupted: the run was stopped"
 
 
 def test_watchdog_kills_a_device_stuck_past_the_timeout(tmp_path):
