@@ -90,9 +90,10 @@ class DeviceSlot:
     def open(self) -> bool:
         """Start the device; the calling thread owns it from now on. False: it is dead."""
         self._owner = threading.get_ident()
-        from farm.llm.models import configured_families
-        for family in configured_families(self.services.settings):
-            metrics.model_family(family)    # its outcomes at 0 before the first request
+        if self.services.settings.model:    # (a zero-token run imports nothing of the model)
+            from farm.llm.models import configured_families
+            for family in configured_families(self.services.settings):
+                metrics.model_family(family)    # its outcomes at 0 before the first request
         self._set("starting")
         t0 = time.monotonic()
         try:
