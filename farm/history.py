@@ -17,6 +17,7 @@ CREATE TABLE IF NOT EXISTS durations (
 CREATE INDEX IF NOT EXISTS durations_key ON durations(key);
 """
 _KEEP = 20   # samples kept per key
+_HELD_A_DEVICE = ("passed", "failed", "flaky", "error")
 
 
 class DurationHistory:
@@ -44,9 +45,12 @@ class DurationHistory:
         return out
 
     def record(self, results: Iterable[CaseResult]) -> None:
-        """Remember durations of cases that ran to a verdict (not skipped/interrupted/errors)."""
+        """Remember how long each case held its device: a verdict, and an error after running
+        (a timeout holds it for the whole timeout; counting it as a new case would start it
+        late). Not skipped or never-started attempts (no device time: no duration) nor
+        interrupted ones (cut short)."""
         rows = [(f"{r.platform}:{r.case_id}", r.duration, r.started) for r in results
-                if r.status in ("passed", "failed", "flaky") and r.duration > 0]
+                if r.status in _HELD_A_DEVICE and r.duration > 0]
         if not rows:
             return
         with self._connect() as con:

@@ -141,15 +141,28 @@ def parse_shard(text: str) -> tuple[int, int]:
     return index, total
 
 
-def shard_plan(expected: Mapping[str, float], total: int) -> dict[str, int]:
-    """Case id -> shard number (1..total), balancing expected seconds as Flank does: longest
-    first, each to the shard with the least time so far (ties: the lower number). The same
-    ids and estimates always give the same plan, so separate CI jobs agree."""
+def shard_weight(case: Case) -> int:
+    """What a case weighs in a shard plan: its steps, plus one for opening its page or app.
+
+    Read from the suite file alone, so every CI job of a sharded run, on whatever runner and
+    with whatever state dir, weighs a case the same. Not remembered durations (each runner's
+    history differs, and a state dir shared by sequential jobs learns between shards: the jobs
+    would split differently, running some cases twice and others never); not the case's
+    ``timeout`` (``--timeout``, FARM_DEFAULT_TIMEOUT or a ``${NAME}`` may set it per runner,
+    and most cases share the default, which balances nothing)."""
+    return 1 + len(case.steps)
+
+
+def shard_plan(weights: Mapping[str, float], total: int) -> dict[str, int]:
+    """Case id -> shard number (1..total), balancing weights as Flank balances seconds:
+    heaviest first, each to the shard with the least weight so far (ties: the lower id, the
+    lower shard number). The same ids and weights always give the same plan, so separate CI
+    jobs agree as long as their weights come from what they all have (`shard_weight`)."""
     loads = [0.0] * total
     plan: dict[str, int] = {}
-    for cid in sorted(expected, key=lambda c: (-expected[c], c)):
+    for cid in sorted(weights, key=lambda c: (-weights[c], c)):
         best = min(range(total), key=lambda i: (loads[i], i))
-        loads[best] += expected[cid]
+        loads[best] += weights[cid]
         plan[cid] = best + 1
     return plan
 
@@ -182,11 +195,11 @@ class SelectOptions:
     shard: tuple[int, int] | None = None
 
 
-def select_cases(cases: Sequence[Case], opts: SelectOptions,
-                 expected: Callable[[Case], float], shown: Callable[[Case], str]
+def select_cases(cases: Sequence[Case], opts: SelectOptions, shown: Callable[[Case], str]
                  ) -> Selection:
-    """Split ``cases`` as the options ask; ``expected`` gives a case's estimated seconds (for
-    shards) and ``shown`` its file as displayed (for -k)."""
+    """Split ``cases`` as the options ask; ``shown`` gives a case's file as displayed (for -k).
+    Nothing here reads local state: shards are planned on `shard_weight`, never on this
+    machine's remembered durations."""
     sel = Selection(selected=list(cases))
     if opts.last_failed is not None:
         failed = set(opts.last_failed) & {c.id for c in cases}
@@ -215,10 +228,10 @@ def select_cases(cases: Sequence[Case], opts: SelectOptions,
     _keep_setups(sel)
     if opts.shard is not None:
         index, total = opts.shard
-        loads: dict[str, float] = {}
+        weights: dict[str, float] = {}
         for c in sel.selected:      # a unit's / an ordered batch's files: one shard together
-            loads[_unit(c)] = loads.get(_unit(c), 0.0) + expected(c)
-        plan = shard_plan(loads, total)
+            weights[_unit(c)] = weights.get(_unit(c), 0) + shard_weight(c)
+        plan = shard_plan(weights, total)
         sel.drop(lambda c: None if plan[_unit(c)] == index
                  else f"--shard: in shard {plan[_unit(c)]}/{total}")
     return sel

@@ -120,7 +120,7 @@ def run(paths: Sequence[str | Path], devices: str, settings: Settings,
         print("farm: no cases found under " + ", ".join(map(str, paths)), file=out)
         return 5
     remembered = (history := DurationHistory(settings.state_dir)).load()
-    chosen = _select(cases, specs, settings, choice, remembered, devices, out)
+    chosen = _select(cases, specs, settings, choice, devices, out)
     if choice.collect_only:
         return _print_collection(chosen, out, lambda c: expected_duration(
             remembered, c.id, c.platform, settings.default_case_seconds))
@@ -350,7 +350,7 @@ LAST_FAILED = "lastfailed.json"
 
 
 def _select(cases: list[Case], specs: list[DeviceSpec], settings: Settings, choice: Choice,
-            remembered: dict[str, list[float]], devices: str, out: IO[str]) -> Selection:
+            devices: str, out: IO[str]) -> Selection:
     """The run's cases after -k, tags, --last-failed, platforms without a device and --shard
     (farm/select.py); cases for a platform with no device get one line per platform.
     A run without --devices runs on the default devices (browser:1) and deselects the rest
@@ -363,9 +363,8 @@ def _select(cases: list[Case], specs: list[DeviceSpec], settings: Settings, choi
         last_failed=_load_failures(state) if choice.last_failed else None,
         platforms={s.platform for s in specs} if by_devices else None,
         devices=devices, shard=shard)
-    chosen = select_cases(cases, opts, lambda c: expected_duration(
-        remembered, c.id, c.platform, settings.default_case_seconds),
-        lambda c: display_path(c.file))
+    # shards are planned on the suite alone, never on this machine's remembered durations
+    chosen = select_cases(cases, opts, lambda c: display_path(c.file))
     by_platform: dict[str, int] = {}
     for d in chosen.deselected:
         if d.reason.startswith("no ") and d.reason.endswith(f"--devices {devices}"):

@@ -1,19 +1,26 @@
 """Case selection (farm/select.py): -k expressions, tags, --last-failed, platforms and Flank-style
-shards balanced on the demo suite's recorded durations."""
+shards, balanced on what every CI job reads from the suite (steps), never on one machine's
+remembered durations."""
 
 from __future__ import annotations
 
+import io
 import json
+import re
 from pathlib import Path
 
 import pytest
 from hypothesis import given, strategies as st
 
+from farm.config import Settings
 from farm.errors import ConfigError
-from farm.schedule import expected_duration
-from farm.select import (KeywordExpr, SelectOptions, parse_shard, select_cases, shard_plan,
-                         update_last_failed)
+from farm.history import DurationHistory
+from farm.results import CaseResult
+from farm.select import (Choice, KeywordExpr, SelectOptions, parse_shard, select_cases,
+                         shard_plan, shard_weight, update_last_failed)
+from farm.session import run
 from farm.suite.loader import load_suites
+from farm.suite.model import Case, InOrder, Shared, Step, Task, WebTarget
 
 ROOT = Path(__file__).resolve().parents[2]
 # Durations of every demo case from a real `farm run suites/demo --devices
@@ -27,8 +34,7 @@ def demo_cases():
 
 
 def _select(cases, **kw):
-    return select_cases(cases, SelectOptions(**kw), lambda c: expected_duration(
-        DEMO_HISTORY, c.id, c.platform, 30.0), lambda c: str(c.file))
+    return select_cases(cases, SelectOptions(**kw), lambda c: str(c.file))
 
 
 @pytest.mark.parametrize("expr, text, expected", [
@@ -86,25 +92,104 @@ def test_last_failed_bookkeeping_is_pytests():
                                            "e": "skipped"}) == ["b", "c", "d"]
 
 
-def test_shards_partition_the_demo_and_balance_its_history(demo_cases):
+def test_shards_partition_the_demo_and_balance_its_steps(demo_cases):
     shards = [_select(demo_cases, shard=(i, 3)) for i in (1, 2, 3)]
     ids = [c.id for s in shards for c in s.selected]
     assert sorted(ids) == sorted(c.id for c in demo_cases)      # each case exactly once
-    loads = [sum(expected_duration(DEMO_HISTORY, c.id, c.platform, 30.0) for c in s.selected)
-             for s in shards]
-    assert max(loads) <= 1.10 * min(loads), loads
+    loads = [sum(shard_weight(c) for c in s.selected) for s in shards]
+    assert max(loads) - min(loads) <= max(shard_weight(c) for c in demo_cases), loads
     again = [c.id for c in _select(list(reversed(demo_cases)), shard=(2, 3)).selected]
     assert sorted(again) == sorted(c.id for c in shards[1].selected)   # order-independent
 
 
-@given(st.dictionaries(st.text(min_size=1, max_size=4), st.floats(0, 1000), max_size=40),
+def _collected(state: Path, shard: str) -> list[str]:
+    """The case ids `farm run suites/demo --collect-only --shard SHARD` lists as selected, run
+    with FARM_STATE_DIR=state (as one CI job would)."""
+    out = io.StringIO()
+    code = run([ROOT / "suites" / "demo"], "browser:1", Settings(state_dir=state), out=out,
+               choice=Choice(shard=shard, collect_only=True, devices_given=False))
+    assert code == 0, out.getvalue()
+    return [m.group(1) for m in re.finditer(r"^(\S+)  \[[\w-]+\]  ", out.getvalue(), re.M)]
+
+
+def _remember(state: Path, seconds: dict[str, float]) -> None:
+    """``state``'s history.sqlite as a run that took ``seconds`` ("platform:id") leaves it."""
+    DurationHistory(state).record(
+        CaseResult(run_id="earlier", case_id=key.split(":", 1)[1], name="x", file="x",
+                   platform=key.split(":", 1)[0], status="passed", duration=value)
+        for key, value in seconds.items())
+
+
+def test_every_ci_job_gets_the_same_shard_whatever_its_runner_remembers(tmp_path, demo_cases):
+    """Three parallel CI jobs on runners that remember different durations (none, the demo's
+    real ones, the opposite) still split the suite one way: every case runs, once."""
+    _remember(tmp_path / "real", {k: v[0] for k, v in DEMO_HISTORY.items()})
+    _remember(tmp_path / "opposite", {k: 100.0 / v[0] for k, v in DEMO_HISTORY.items()})
+    plans = {state: [_collected(tmp_path / state, f"{i}/3") for i in (1, 2, 3)]
+             for state in ("fresh", "real", "opposite")}
+    assert plans["real"] == plans["fresh"] and plans["opposite"] == plans["fresh"]
+    assert sorted(c for shard in plans["fresh"] for c in shard) == sorted(
+        c.id for c in demo_cases)
+
+
+def test_sequential_shards_sharing_a_state_dir_run_every_case_once(tmp_path, demo_cases):
+    """Shard jobs one after another on one runner: each learns durations the next one reads."""
+    state, ran = tmp_path / "state", []
+    for i in (1, 2, 3):
+        ids = _collected(state, f"{i}/3")
+        ran += ids
+        _remember(state, {k: v[0] for k, v in DEMO_HISTORY.items() if k.split(":")[1] in ids})
+    assert sorted(ran) == sorted(c.id for c in demo_cases)
+
+
+def _case(cid: str, steps: int, shared: str | None = None, ordered: str | None = None,
+          place: int = 0) -> Case:
+    return Case(id=cid, name=cid, file=Path(f"/s/{cid}.yaml"), suite_root=Path("/s"),
+                platform="web", web=WebTarget(url="about:blank"),
+                tasks=[Task(name="t", steps=[Step(kind="sleep", value="1")] * steps)],
+                shared=Shared(batch=shared, unit_id=f"unit {shared}", order=place,
+                              setup=place == 0) if shared else None,
+                in_order=InOrder(batch=ordered, place=place) if ordered else None)
+
+
+@st.composite
+def _suites(draw) -> list[Case]:
+    """Up to 25 cases of 0-6 steps, some in shared-context units, some in concurrent: 1
+    batches, in any order."""
+    cases, places = [], {}
+    for i in range(draw(st.integers(1, 25))):
+        group = draw(st.sampled_from([None, None, "shared a", "shared b", "ordered c"]))
+        place = places[group] = places.get(group, -1) + 1
+        cases.append(_case(f"s/c{i:02d}", draw(st.integers(0, 6)),
+                           shared=group if group and group.startswith("shared") else None,
+                           ordered=group if group and group.startswith("ordered") else None,
+                           place=place))
+    return draw(st.permutations(cases))
+
+
+@given(_suites(), st.integers(1, 5))
+def test_shards_partition_any_suite_and_keep_units_whole(cases, total):
+    shards = [_select(cases, shard=(i, total)).selected for i in range(1, total + 1)]
+    assert sorted(c.id for s in shards for c in s) == sorted(c.id for c in cases)
+    for group in ("unit shared a", "unit shared b", "ordered c"):
+        holding = {i for i, s in enumerate(shards) for c in s
+                   if (c.shared and c.shared.unit_id == group)
+                   or (c.in_order and c.in_order.batch == group)}
+        assert len(holding) <= 1, (group, holding)
+    again = [_select(sorted(cases, key=lambda c: c.id), shard=(i, total)).selected
+             for i in range(1, total + 1)]
+    assert [[c.id for c in s] for s in again] == [sorted(c.id for c in s) for s in shards]
+
+
+@given(st.dictionaries(st.text(min_size=1, max_size=4), st.integers(1, 200), max_size=40),
        st.integers(1, 6))
-def test_shard_plan_covers_every_case_once(expected, total):
-    plan = shard_plan(expected, total)
-    assert set(plan) == set(expected) and set(plan.values()) <= set(range(1, total + 1))
-    # longest-first greedy: no shard exceeds the least loaded by more than the longest case
-    loads = [sum(v for k, v in expected.items() if plan[k] == i) for i in range(1, total + 1)]
-    assert max(loads) - min(loads) <= max(expected.values(), default=0) + 1e-6
+def test_shard_plan_covers_every_case_once(weights, total):
+    plan = shard_plan(weights, total)
+    assert set(plan) == set(weights) and set(plan.values()) <= set(range(1, total + 1))
+    # heaviest-first greedy: no shard exceeds the least loaded by more than the heaviest case
+    loads = [sum(v for k, v in weights.items() if plan[k] == i) for i in range(1, total + 1)]
+    assert max(loads) - min(loads) <= max(weights.values(), default=0)
+    assert shard_plan(dict(reversed(list(weights.items()))), total) == plan   # order-free
 
 
 @pytest.mark.parametrize("bad", ["0/3", "4/3", "1/0", "a/b", "2", ""])
@@ -116,8 +201,6 @@ def test_bad_shards(bad):
 def test_a_shard_takes_a_concurrent_1_batch_whole():
     """create → use → cleanup of one batch cannot be split across CI jobs: the order a
     `concurrent: 1` batch keeps holds only inside one run."""
-    from farm.suite.model import Case, InOrder, Step, Task, WebTarget
-
     def case(cid: str, place: int | None = None) -> Case:
         return Case(id=cid, name=cid, file=Path(f"/tmp/{cid}.yaml"), suite_root=Path("/tmp"),
                     platform="web", web=WebTarget(url="about:blank"),
@@ -125,7 +208,7 @@ def test_a_shard_takes_a_concurrent_1_batch_whole():
                     in_order=InOrder(batch="b/index.yaml", place=place)
                     if place is not None else None)
     cases = [case(f"b/0{i}", i) for i in range(3)] + [case(f"x/{i}") for i in range(6)]
-    shards = [select_cases(cases, SelectOptions(shard=(i, 3)), lambda c: 10.0,
-                           lambda c: str(c.file)).selected for i in (1, 2, 3)]
+    shards = [select_cases(cases, SelectOptions(shard=(i, 3)), lambda c: str(c.file)).selected
+              for i in (1, 2, 3)]
     assert sorted(c.id for s in shards for c in s) == sorted(c.id for c in cases)
     assert [sum(c.id.startswith("b/") for c in s) for s in shards].count(3) == 1
