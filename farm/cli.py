@@ -127,9 +127,14 @@ def run(paths: tuple[Path, ...], devices: str, report_dir: Path | None, junit_xm
     choice = Choice(keyword=keyword, tags=tags, exclude_tags=exclude_tags,
                     last_failed=last_failed, shard=shard, maxfail=1 if exitfirst else maxfail,
                     collect_only=collect_only, devices_given=devices is not None)
-    code = run_session(list(paths), devices or "browser:1", settings, junit_xml=junit_xml,
-                       progress=show, matrix=matrix, overwrite=overwrite, verbose=verbose,
-                       choice=choice, alluredir=alluredir)
+    try:
+        code = run_session(list(paths), devices or "browser:1", settings, junit_xml=junit_xml,
+                           progress=show, matrix=matrix, overwrite=overwrite, verbose=verbose,
+                           choice=choice, alluredir=alluredir)
+    except SuiteErrors as exc:      # said on stderr, exit 4, by `main`
+        if junit_xml is not None:
+            _junit_of_load_errors(exc, junit_xml)
+        raise
     sys.stdout.flush()
     sys.stderr.flush()
     from farm.executors.local import unsettled_devices
@@ -139,6 +144,19 @@ def run(paths: tuple[Path, ...], devices: str, report_dir: Path | None, junit_xm
         # leave without that teardown so the exit code is the run's.
         os._exit(code)
     sys.exit(code)
+
+
+def _junit_of_load_errors(exc: SuiteErrors, path: Path) -> None:
+    """A junit.xml naming each file that did not load (as pytest reports collection errors),
+    so CI shows why instead of "no test report files". Only where --junit-xml may write:
+    the suite's problems, on stderr, stay the one thing the user is told."""
+    from farm.report.junit import write_load_errors
+    from farm.report.paths import writable_file
+    try:
+        writable_file(path, "--junit-xml")
+        write_load_errors(exc.errors, path)
+    except (UserError, OSError):
+        pass
 
 
 @cli.command()

@@ -5,8 +5,10 @@ platform and tags.
 
 Status mapping: passed → passed; flaky → passed with statusDetails.flaky; failed → failed
 (statusDetails.known when it was already failing last run); error → broken (infrastructure);
-skipped → skipped; interrupted → skipped at stage "interrupted" (allure-java's model has no
-"unknown" status, so Allure's reader would drop such a result).
+skipped → skipped; interrupted → broken at stage "interrupted", with a message (it did not
+finish, as junit.xml's <error type="Interrupted">; allure-java's model has no "unknown" status,
+so Allure's reader would drop such a result). Names and messages are shown as the console shows
+them (`farm.text.printable`: a page's ESC or BEL becomes ``\\x1b``, ``\\x07``).
 """
 
 from __future__ import annotations
@@ -17,9 +19,10 @@ from datetime import datetime
 from pathlib import Path
 
 from farm.results import CaseResult, RunSummary, StepRecord
+from farm.text import printable
 
 _STATUS = {"passed": "passed", "flaky": "passed", "failed": "failed", "error": "broken",
-           "skipped": "skipped", "interrupted": "skipped"}
+           "skipped": "skipped", "interrupted": "broken"}
 
 
 def _ms(iso: str, plus: float = 0.0) -> int | None:
@@ -27,6 +30,17 @@ def _ms(iso: str, plus: float = 0.0) -> int | None:
         return round((datetime.fromisoformat(iso).timestamp() + plus) * 1000)
     except (TypeError, ValueError):
         return None
+
+
+def _message(c: CaseResult) -> str | None:
+    """A result's statusDetails message: its error, else its reason; an interrupted case says
+    so even without one (as an error does, through its error)."""
+    if c.error is not None:
+        return printable(f"{c.error.kind}: {c.error.message}")
+    if c.status == "passed":
+        return None
+    why = c.reason or ("interrupted" if c.status == "interrupted" else None)
+    return printable(why) if why else None
 
 
 class _Writer:
@@ -51,14 +65,14 @@ class _Writer:
         from allure_commons.model2 import Parameter, StatusDetails, TestStepResult
         start = _ms(st.started)
         result = TestStepResult(
-            name=f"{st.index}. {st.label}", status=_STATUS.get(st.status, "broken"),
+            name=printable(f"{st.index}. {st.label}"), status=_STATUS.get(st.status, "broken"),
             stage="finished", start=start,
             stop=start + round(st.duration * 1000) if start is not None else None,
             attachments=self.attach(st.marked or st.after, "screenshot"),
             parameters=[Parameter(name=k, value=str(v)) for k, v in
                         (("task", st.task), ("tier", st.tier), ("line", st.line)) if v])
         if st.error:
-            result.statusDetails = StatusDetails(message=st.error)
+            result.statusDetails = StatusDetails(message=printable(st.error))
         return result
 
     def case(self, c: CaseResult, summary: RunSummary) -> None:
@@ -72,7 +86,7 @@ class _Writer:
         start = _ms(c.started)
         result = TestResult(
             uuid=str(uuid.uuid4()), historyId=digest[:32], testCaseId=digest[32:],
-            name=c.name, fullName=c.case_id, status=_STATUS.get(c.status, "broken"),
+            name=printable(c.name), fullName=c.case_id, status=_STATUS.get(c.status, "broken"),
             stage="finished" if c.status != "interrupted" else "interrupted",
             start=start, stop=start + round(c.duration * 1000) if start is not None else None,
             labels=[Label(name=k, value=v) for k, v in labels if v],
@@ -80,8 +94,7 @@ class _Writer:
             attachments=self.attach(c.screenshot, "last screenshot")
             if c.status != "passed" else [],
             titlePath=c.case_id.split("/")[:-1])
-        message = (f"{c.error.kind}: {c.error.message}" if c.error else
-                   c.reason if c.status != "passed" else None)
+        message = _message(c)
         if message or c.status == "flaky" or c.since_last:
             result.statusDetails = StatusDetails(
                 message=message, flaky=c.status == "flaky" or c.since_last == "flaky" or None,

@@ -1,10 +1,14 @@
 """JUnit XML for CI systems: one <testsuite> per suite, one <testcase> per case.
 
 Valid against the strict Jenkins xUnit schema (junit-10.xsd, tests/schemas/): no attributes
-or elements it does not know, so a case's facts (case id, platform, device, attempt, flaky,
-tokens) are ``name: value`` lines at the top of its <system-out>, followed by the step log and,
-for a case that did not pass, ``[[ATTACHMENT|<absolute path>]]`` of its last screenshot (the
-Jenkins attachments convention). ``classname`` is the case's folder, so CI groups by folder.
+or elements it does not know, so a case's facts (title, case id, platform, device, attempt,
+flaky, tokens) are ``name: value`` lines at the top of its <system-out>, followed by the step
+log and, for a case that did not pass, ``[[ATTACHMENT|<absolute path>]]`` of its last
+screenshot (the Jenkins attachments convention). ``classname`` is the case's folder, so CI
+groups by folder; ``name`` is the rest of the case id (its file, or agent.testId), not its
+title: CI servers key a test's history on classname + name, so two files with one title stay
+two tests, and renaming a title keeps the history. Text is shown as the console shows it
+(`farm.text.printable`: a control character becomes ``\\x1b``).
 
 Status mapping (what Jenkins, GitLab and GitHub annotators understand):
 
@@ -22,10 +26,17 @@ Earlier attempts of a case that still did not pass become <rerunFailure>/<rerunE
 from __future__ import annotations
 
 import re
+from collections import Counter
+from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING, Iterable, Sequence
 
 from farm.report.paths import discard
 from farm.results import CaseResult, RunSummary, StepRecord
+from farm.text import printable
+
+if TYPE_CHECKING:
+    from farm.errors import SuiteError
 
 # Everything XML 1.0 cannot carry: control characters but tab, LF and CR, lone surrogates,
 # U+FFFE and U+FFFF (the complement of its Char production, which is faster to compile).
@@ -97,8 +108,17 @@ def folder(case: CaseResult) -> str:
     return case.case_id.rsplit("/", 1)[0] if "/" in case.case_id else suite_name(case)
 
 
+def case_name(case: CaseResult) -> str:
+    """A case's testcase name: its id after the classname (``pay`` for ``demo/checkout/pay``,
+    an agent.testId as it is written), so classname + name is the case id: unique in a run and
+    the same however the case's title changes."""
+    head = folder(case) + "/"
+    return case.case_id[len(head):] if case.case_id.startswith(head) else case.case_id
+
+
 def _facts(case: CaseResult) -> str:
-    facts = {"case_id": case.case_id, "file": case.file + (f":{case.line}" if case.line else ""),
+    facts = {"title": " ".join(case.name.split()),      # one line: a fact per line
+             "case_id": case.case_id, "file": case.file + (f":{case.line}" if case.line else ""),
              "platform": case.platform, "device": case.device,
              "device_info": case.device_info, "attempt": str(case.attempt),
              "flaky": "true" if case.status == "flaky" else None,
@@ -117,6 +137,37 @@ def _attachment(case: CaseResult, run_dir: Path | None) -> str:
     return f"[[ATTACHMENT|{path}]]"
 
 
+# ---- times: what a CI server shows as the run's and each suite's duration -----------------------
+
+def _at(iso: str) -> float | None:
+    try:
+        return datetime.fromisoformat(iso).timestamp()
+    except (TypeError, ValueError):
+        return None
+
+
+def wall_span(cases: Iterable[CaseResult]) -> float | None:
+    """Seconds from the first start to the last end of ``cases`` (every attempt): cases on
+    several devices overlap, so this is less than their sum. None when an attempt that took
+    time has no readable start (an old or hand-made results.json)."""
+    spans = []
+    for case in cases:
+        for attempt in (*case.previous, case):
+            start = _at(attempt.started)
+            if start is None:
+                if attempt.duration:
+                    return None
+                continue
+            spans.append((start, start + attempt.duration))
+    if not spans:
+        return None
+    return max(end for _, end in spans) - min(start for start, _ in spans)
+
+
+def _seconds(value: float) -> str:
+    return str(round(max(value, 0.0), 3))
+
+
 # ---- the document: elements written as the xUnit tools expect them ----------------------------
 # (tag, [(attribute, value)], text, children); None attributes are left out
 Element = tuple[str, list[tuple[str, "str | None"]], str, list["Element"]]
@@ -129,10 +180,10 @@ def _element(tag: str, attrs: list[tuple[str, str | None]], text: str = "",
 
 def _result_for(case: CaseResult) -> tuple[str, Element] | None:
     """(which count it adds to, its element) of a case that did not pass."""
-    msg = xml_safe(_short(_message(case))) or None
+    msg = _short(_message(case)) or None
     if case.status == "skipped":
         return "skipped", _element("skipped", [
-            ("message", xml_safe(_short(case.reason or _message(case))) or None)])
+            ("message", _short(case.reason or _message(case)) or None)])
     if case.status == "failed":
         count, tag, kind = "failures", "failure", case.error.kind if case.error else "Failure"
     elif case.status == "error":
@@ -141,7 +192,7 @@ def _result_for(case: CaseResult) -> tuple[str, Element] | None:
         count, tag, kind, msg = "errors", "error", "Interrupted", msg or "interrupted"
     else:
         return None
-    return count, _element(tag, [("message", msg), ("type", kind or None)], xml_safe(_body(case)))
+    return count, _element(tag, [("message", msg), ("type", kind or None)], _body(case))
 
 
 def _interim_for(previous: CaseResult, final_passed: bool) -> Element:
@@ -150,12 +201,12 @@ def _interim_for(previous: CaseResult, final_passed: bool) -> Element:
     tag = ("flaky" if final_passed else "rerun") + ("Error" if infra else "Failure")
     kind = previous.error.kind if previous.error else previous.status
     head = f"attempt {previous.attempt} {previous.status} on {previous.device or '?'}"
-    return _element(tag, [("message", xml_safe(_short(f"{head}: {_message(previous)}")) or None),
-                          ("type", xml_safe(kind) or None)],
-                    children=[_element("stackTrace", [], xml_safe(_body(previous)))])
+    return _element(tag, [("message", _short(f"{head}: {_message(previous)}") or None),
+                          ("type", kind or None)],
+                    children=[_element("stackTrace", [], _body(previous))])
 
 
-def _testcase(case: CaseResult, run_dir: Path | None) -> tuple[str | None, Element]:
+def _testcase(case: CaseResult, name: str, run_dir: Path | None) -> tuple[str | None, Element]:
     """(the count its result adds to, if any; the <testcase>)."""
     children: list[Element] = []
     result = _result_for(case)
@@ -164,61 +215,105 @@ def _testcase(case: CaseResult, run_dir: Path | None) -> tuple[str | None, Eleme
     final_passed = case.status in ("passed", "flaky")
     children += [_interim_for(prev, final_passed) for prev in case.previous]
     out = "\n\n".join(x for x in (_facts(case), _step_log(case), _attachment(case, run_dir)) if x)
-    children.append(_element("system-out", [], xml_safe(out)))
+    children.append(_element("system-out", [], out))
     return (result[0] if result else None,
-            _element("testcase", [("name", xml_safe(case.name)),
-                                  ("classname", xml_safe(folder(case))),
-                                  ("time", str(round(case.duration, 3)))], children=children))
+            _element("testcase", [("name", name), ("classname", folder(case)),
+                                  ("time", _seconds(case.duration))], children=children))
+
+
+def _suite(name: str, cases: list[CaseResult], summary: RunSummary, run_dir: Path | None,
+           seen: Counter) -> tuple[dict[str, int], Element]:
+    """(its counts, the <testsuite>) of one suite's cases. Its time is their wall span (as
+    pytest's testsuite time is wall time), their sum when the results cannot tell."""
+    counts = {"tests": len(cases), "errors": 0, "failures": 0, "skipped": 0}
+    elements = []
+    for case in cases:
+        key = (folder(case), case_name(case))
+        seen[key] += 1      # ids are unique in a run; a merged results.json may repeat one
+        unique = key[1] if seen[key] == 1 else f"{key[1]} [{seen[key]}]"
+        count, element = _testcase(case, unique, run_dir)
+        if count:
+            counts[count] += 1
+        elements.append(element)
+    span = wall_span(cases)
+    took = span if span is not None else sum(round(c.duration, 3) for c in cases)
+    properties = [_element("property", [("name", "run_id"), ("value", summary.run_id)])]
+    if summary.farm_version:
+        properties.append(_element("property", [("name", "farm_version"),
+                                                ("value", summary.farm_version)]))
+    return counts, _element(
+        "testsuite", [("name", name), ("timestamp", summary.started),
+                      *((k, str(counts[k])) for k in ("tests", "errors", "failures", "skipped")),
+                      ("time", _seconds(took))],
+        children=[_element("properties", [], children=properties), *elements])
 
 
 def build_junit(summary: RunSummary, run_dir: Path | None = None) -> str:
     """The JUnit document of a run (suites in first-seen order, cases in run order) as text;
-    with ``run_dir``, screenshot attachments are absolute paths."""
-    suites: dict[str, tuple[dict[str, float], list[Element]]] = {}
+    with ``run_dir``, screenshot attachments are absolute paths. <testsuites> time is the
+    run's wall time (``summary.duration``; the cases' span or sum when it has none)."""
+    by_suite: dict[str, list[CaseResult]] = {}
     for case in summary.cases:
-        name = suite_name(case)
-        if name not in suites:
-            suites[name] = ({"tests": 0, "errors": 0, "failures": 0, "skipped": 0, "time": 0}, [])
-        counts, cases = suites[name]
-        count, element = _testcase(case, run_dir)
-        counts["tests"] += 1
-        counts["time"] += round(case.duration, 3)
-        if count:
-            counts[count] += 1
-        cases.append(element)
-    total = {"tests": 0, "failures": 0, "errors": 0, "time": 0}   # (no skipped there: the schema)
-    elements = []
-    for name, (counts, cases) in suites.items():
-        counts["time"] = round(counts["time"], 3)
+        by_suite.setdefault(suite_name(case), []).append(case)
+    total = {"tests": 0, "failures": 0, "errors": 0}   # (no skipped there: the schema)
+    elements, seen = [], Counter()
+    for name, cases in by_suite.items():
+        counts, element = _suite(name, cases, summary, run_dir, seen)
         for key in total:
             total[key] += counts[key]
-        properties = [_element("property", [("name", "run_id"),
-                                            ("value", xml_safe(summary.run_id))])]
-        if summary.farm_version:
-            properties.append(_element("property", [("name", "farm_version"),
-                                                    ("value", xml_safe(summary.farm_version))]))
-        elements.append(_element(
-            "testsuite", [("name", xml_safe(name)), ("timestamp", xml_safe(summary.started)),
-                          *((k, str(counts[k])) for k in ("tests", "errors", "failures",
-                                                          "skipped", "time"))],
-            children=[_element("properties", [], children=properties), *cases]))
-    total["time"] = round(total["time"], 3)
-    root = _element("testsuites", [("name", xml_safe(f"farm run {summary.run_id}")),
-                                   *((k, str(v)) for k, v in total.items())], children=elements)
+        elements.append(element)
+    took = summary.duration or wall_span(summary.cases)
+    if took is None:
+        took = sum(round(c.duration, 3) for c in summary.cases)
+    root = _element("testsuites", [("name", f"farm run {summary.run_id}"),
+                                   *((k, str(v)) for k, v in total.items()),
+                                   ("time", _seconds(took))], children=elements)
+    return _document(root)
+
+
+def build_load_errors(errors: Sequence[SuiteError]) -> str:
+    """The JUnit document of suites that did not load (as pytest reports collection errors):
+    one <testcase classname="farm.load" name="<file>"> per file with problems, its <error>
+    naming the first (``file:line:col: message``) and its text listing all of them."""
+    by_file: dict[str, list[SuiteError]] = {}
+    for error in errors:
+        by_file.setdefault(error.file, []).append(error)
+    cases = []
+    for file, problems in by_file.items():
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        cases.append(_element("testcase", [("name", file), ("classname", "farm.load"),
+                                           ("time", "0")], children=[
+            _element("error", [("message", _short(str(problems[0])) + more),
+                               ("type", type(problems[0]).__name__)],
+                     "\n".join(str(p) for p in problems))]))
+    counts = [("tests", str(len(cases))), ("failures", "0"), ("errors", str(len(cases)))]
+    suite = _element("testsuite", [("name", "farm.load"), *counts, ("skipped", "0"),
+                                   ("time", "0")], children=cases)
+    return _document(_element("testsuites", [("name", "farm: suite load errors"), *counts,
+                                             ("time", "0")], children=[suite]))
+
+
+def _document(root: Element) -> str:
     lines = ['<?xml version="1.0" encoding="utf-8"?>']
     _write(root, "", lines)
     return "\n".join(lines) + "\n"
 
 
-_TEXT = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "\r": "&#13;"})
+def _shown(text: str) -> str:
+    """``text`` as the console shows it (control characters as ``\\x1b``), XML-safe."""
+    return xml_safe(printable(text))
+
+
+_TEXT = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;"})
 # in an attribute a parser turns a raw tab or line break into a space: kept as references
+# (a CR never gets here: `printable` shows it as \x0d, as the console and report.html do)
 _ATTRIBUTE = {**_TEXT, **str.maketrans({"\t": "&#9;", "\n": "&#10;"})}
 
 
 def _write(element: Element, indent: str, lines: list[str]) -> None:
     """One tab per level; an element holding only text has it inline, line breaks and all."""
     tag, attrs, text, children = element
-    head = indent + "<" + tag + "".join(f' {k}="{v.translate(_ATTRIBUTE)}"'
+    head = indent + "<" + tag + "".join(f' {k}="{_shown(v).translate(_ATTRIBUTE)}"'
                                          for k, v in attrs if v is not None)
     if children:
         lines.append(head + ">")
@@ -226,22 +321,31 @@ def _write(element: Element, indent: str, lines: list[str]) -> None:
             _write(child, indent + "\t", lines)
         lines.append(f"{indent}</{tag}>")
     elif text:
-        lines.append(f"{head}>{text.translate(_TEXT)}</{tag}>")
+        lines.append(f"{head}>{_shown(text).translate(_TEXT)}</{tag}>")
     else:
         lines.append(head + "/>")
 
 
-def write_junit(summary: RunSummary, path: Path, run_dir: Path | None = None) -> Path:
-    """Write ``junit.xml`` for ``summary`` to ``path`` (UTF-8, XML-safe); return the path.
-    ``run_dir`` (default: the folder of ``path``) resolves screenshot attachments."""
+def _replace(path: Path, text: str) -> Path:
+    """Write ``text`` to ``path`` whole or not at all (a temporary file, then renamed)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
     try:
-        tmp.write_text(build_junit(summary, Path(run_dir or path.parent).resolve()),
-                       encoding="utf-8", newline="\n")
+        tmp.write_text(text, encoding="utf-8", newline="\n")
         tmp.replace(path)
     except BaseException:
         discard(tmp)
         raise
     return path
+
+
+def write_junit(summary: RunSummary, path: Path, run_dir: Path | None = None) -> Path:
+    """Write ``junit.xml`` for ``summary`` to ``path`` (UTF-8, XML-safe); return the path.
+    ``run_dir`` (default: the folder of ``path``) resolves screenshot attachments."""
+    return _replace(path, build_junit(summary, Path(run_dir or Path(path).parent).resolve()))
+
+
+def write_load_errors(errors: Sequence[SuiteError], path: Path) -> Path:
+    """Write the JUnit document of suites that did not load (`build_load_errors`) to ``path``."""
+    return _replace(path, build_load_errors(errors))

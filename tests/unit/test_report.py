@@ -115,7 +115,8 @@ def run(tmp_path: Path) -> tuple[Path, RunSummary]:
 # -- junit ---------------------------------------------------------------------------------------
 
 def _cases(xml: JUnitXml) -> dict[str, xunit2.TestCase]:
-    return {c.name: c for suite in xml for c in suite}
+    """Each testcase by what CI keys its history on, classname/name: the case id."""
+    return {f"{c.classname}/{c.name}": c for suite in xml for c in suite}
 
 
 def test_junit_counts_per_kind(run):
@@ -133,7 +134,7 @@ def test_junit_counts_per_kind(run):
 def test_junit_results_name_the_failing_step(run):
     run_dir, summary = run
     cases = _cases(xunit2.JUnitXml.fromfile(str(write_junit(summary, run_dir / "junit.xml"))))
-    checkout = cases["Checkout total"]
+    checkout = cases["shop/checkout"]
     (failure,) = checkout.result
     assert isinstance(failure, Failure)
     assert failure.message == 'text "Total: 42" not found'
@@ -141,13 +142,13 @@ def test_junit_results_name_the_failing_step(run):
     assert checkout.classname == "shop" and checkout.time == 5.0
     assert "file: suites/shop/checkout.yaml:4" in checkout.system_out
 
-    (error,) = cases["Search results"].result
+    (error,) = cases["shop/search"].result
     assert isinstance(error, Error) and error.type == "DeviceLost"
-    (rerun,) = cases["Search results"].rerun_errors()
+    (rerun,) = cases["shop/search"].rerun_errors()
     assert rerun.message.startswith("attempt 1 error on browser-1")
-    (interrupted,) = cases["Long flow"].result
+    (interrupted,) = cases["demo/long"].result
     assert isinstance(interrupted, Error) and interrupted.type == "Interrupted"
-    (skipped,) = cases["Needs a model"].result
+    (skipped,) = cases["demo/ai"].result
     assert isinstance(skipped, Skipped) and skipped.message == "step 1 aiAct needs a model"
 
 
@@ -160,10 +161,11 @@ def facts(case: xunit2.TestCase) -> dict[str, str]:
 def test_junit_case_facts_and_flaky(run):
     run_dir, summary = run
     cases = _cases(xunit2.JUnitXml.fromfile(str(write_junit(summary, run_dir / "junit.xml"))))
-    props = facts(cases["Login works"])
+    props = facts(cases["demo/login"])
+    assert props["title"] == "Login works"
     assert props["device"] == "browser-1" and props["platform"] == "web"
     assert props["attempt"] == "1" and props["tokens.prompt"] == "1200"
-    flaky = cases["Cart badge"]
+    flaky = cases["demo/cart"]
     assert flaky.is_passed and flaky.is_flaky
     assert facts(flaky)["flaky"] == "true"
     assert flaky.flaky_failures()[0].type == "LocateError"
@@ -179,10 +181,11 @@ def test_junit_is_valid_for_jenkins_xunit(run):
     xmlschema.XMLSchema(str(Path(__file__).parents[1] / "schemas" / "junit-10.xsd")).validate(
         str(path))
     cases = _cases(xunit2.JUnitXml.fromfile(str(path)))
-    assert cases["Login works"].classname == "demo/auth"
+    login = cases["demo/auth/login"]
+    assert (login.classname, login.name) == ("demo/auth", "login")
     shot = (run_dir / "artifacts/shop-checkout/attempt-1/failure.jpg").resolve()
-    assert f"[[ATTACHMENT|{shot}]]" in cases["Checkout total"].system_out
-    assert "[[ATTACHMENT|" not in cases["Login works"].system_out
+    assert f"[[ATTACHMENT|{shot}]]" in cases["shop/checkout"].system_out
+    assert "[[ATTACHMENT|" not in login.system_out
 
 
 def test_junit_survives_xml_hostile_text(run):
@@ -190,21 +193,27 @@ def test_junit_survives_xml_hostile_text(run):
     text = write_junit(summary, run_dir / "junit.xml").read_text(encoding="utf-8")
     assert "\x00" not in text and "\x1b" not in text
     cases = _cases(xunit2.JUnitXml.fromstring(text.encode()))
-    assert cases[HOSTILE].result[0].message == "bad  char & ]]> <b>bold</b>"
+    hostile = cases["demo/hostile"]
+    assert hostile.result[0].message == "bad \\x00\\x1b char & ]]> <b>bold</b>"   # as the console
+    assert facts(hostile)["title"] == HOSTILE
     assert xml_safe("a\ud800b\ufffec\U0001F600") == "abc\U0001F600"
     assert xml_safe("\x08\x0b\x0c\x1f\t\n\r\ud7ff\ue000\ufffd") == "\t\n\r\ud7ff\ue000\ufffd"
 
 
 def test_junit_keeps_line_breaks_and_tabs_a_ci_tool_shows(run):
-    """A parser turns a raw line break or tab in an attribute into a space and a CR in text into
-    a line feed: a name with them, and a failure's CR, read back as written."""
+    """A parser turns a raw line break or tab in an attribute into a space: a name with a tab
+    reads back as written; a failure's lines stay lines (a CR shows as the console shows it,
+    \\x0d); a title over two lines stays one fact line."""
     run_dir, summary = run
+    summary.cases[1].case_id = "shop/check\tout"
     summary.cases[1].name = "Checkout\ntotal\tin EUR"
     summary.cases[1].error.message = "total\r\nwas 41"
     cases = _cases(xunit2.JUnitXml.fromfile(str(write_junit(summary, run_dir / "junit.xml"))))
-    failure = cases["Checkout\ntotal\tin EUR"].result[0]
+    checkout = cases["shop/check\tout"]
+    failure = checkout.result[0]
     assert failure.message == "total"
-    assert "AssertionFailed: total\r\nwas 41" in failure.text
+    assert "AssertionFailed: total\\x0d\nwas 41" in failure.text
+    assert facts(checkout)["title"] == "Checkout total in EUR"
 
 
 # -- html ----------------------------------------------------------------------------------------
