@@ -36,6 +36,23 @@ _NOT_INHERITED = ("FARM_MODEL", "FARM_BROKER_URL", "CELERY_BROKER_URL", "FARM_DE
                   "FARM_CLUSTER_PREFIX")
 
 
+def run_main(monkeypatch: Any, capsys: Any, *args: str | Path) -> tuple[int, str, str]:
+    """``farm ARGS`` in this process, as the command runs it (farm.cli.main: exit codes, no
+    tracebacks): (exit code, stdout, stderr). pytest's ``monkeypatch`` puts back what main()
+    changes for a process of its own (the garbage collector, its own-process flag)."""
+    import farm.cli as cli
+    monkeypatch.setattr(cli, "_quiet_gc", lambda: None)     # not the test process's collector
+    monkeypatch.setattr(cli, "_OWN_PROCESS", False)
+    monkeypatch.setattr(sys, "argv", ["farm", *map(str, args)])
+    try:
+        cli.main()
+        code = 0
+    except SystemExit as exc:
+        code = exc.code
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
 def wait_for(predicate: Callable[[], T], timeout: float = 60, what: str = "condition",
              step: float = 0.1) -> T:
     """Poll ``predicate`` until it returns something truthy; fail after ``timeout`` seconds."""

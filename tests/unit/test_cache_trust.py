@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import logging
 import socket
-import sys
 
 import pytest
 from click.testing import CliRunner
@@ -25,6 +24,7 @@ from farm.cli import cli
 from farm.devices.base import Rect, UINode, UITree
 from farm.devices.fake import FakeDevice
 from farm.errors import NeedsModel
+from tests.support.farm_cli import run_main
 
 NS = Namespace("demo/login", "web")
 SIGN_IN_RECT = (10, 100, 120, 40)
@@ -217,19 +217,6 @@ def test_selection_prefixes_stop_at_a_slash():
 
 
 # ---- farm cache export RUN_DIR from any working directory ---------------------------------------
-def farm(*args, monkeypatch, capsys):
-    """`farm ARGS` as a user runs it (farm.cli.main): its exit code and stderr."""
-    import farm.cli
-    monkeypatch.setattr(farm.cli, "_OWN_PROCESS", False)     # main() sets it; put it back
-    monkeypatch.setattr(sys, "argv", ["farm", *map(str, args)])
-    try:
-        farm.cli.main()
-        code = 0
-    except SystemExit as done:
-        code = done.code
-    return code, capsys.readouterr().err
-
-
 @pytest.fixture
 def started_run(tmp_path, monkeypatch):
     """A project whose run was started in it (`farm run ai` → results.json names
@@ -257,8 +244,7 @@ def started_run(tmp_path, monkeypatch):
 
 def test_export_of_a_run_dir_works_from_another_directory(started_run, monkeypatch, capsys):
     project, run_dir, elsewhere = started_run
-    code, err = farm("cache", "export", run_dir, "-o", "x.yaml", monkeypatch=monkeypatch,
-                     capsys=capsys)
+    code, _, err = run_main(monkeypatch, capsys, "cache", "export", run_dir, "-o", "x.yaml")
     assert code == 0, err
     assert "aiTap: Sign in" in (elsewhere / "x.yaml").read_text()
 
@@ -266,8 +252,7 @@ def test_export_of_a_run_dir_works_from_another_directory(started_run, monkeypat
 def test_export_names_the_run_s_missing_case_file(started_run, monkeypatch, capsys):
     project, run_dir, _ = started_run
     (project / "ai" / "shop.yaml").unlink()
-    code, err = farm("cache", "export", run_dir, "-o", "x.yaml", monkeypatch=monkeypatch,
-                     capsys=capsys)
+    code, _, err = run_main(monkeypatch, capsys, "cache", "export", run_dir, "-o", "x.yaml")
     assert code == 4
     assert "the file of the run's case ai/shop, ai/shop.yaml, is missing" in err
     assert "problem in suite files" not in err
@@ -286,7 +271,7 @@ def test_an_unreachable_cache_url_is_a_clear_error(tmp_path, monkeypatch, capsys
     monkeypatch.setenv("FARM_STATE_DIR", str(tmp_path / "state"))
     url = f"redis://:hunter22@127.0.0.1:{closed_port()}/0"
     monkeypatch.setenv("FARM_CACHE_URL", url)
-    code, err = farm("cache", "ls", monkeypatch=monkeypatch, capsys=capsys)
+    code, _, err = run_main(monkeypatch, capsys, "cache", "ls")
     assert code == 4, err
     assert err.startswith(f"farm: error: cannot reach the cache store "
                           f"{url.replace('hunter22', '***')}")
@@ -301,7 +286,7 @@ def test_an_internal_error_s_traceback_goes_to_the_state_dir(tmp_path, monkeypat
     def broken(case=""):
         raise RuntimeError("a bug")
     monkeypatch.setattr("farm.cache.keys.selection_prefixes", broken)
-    code, err = farm("cache", "ls", monkeypatch=monkeypatch, capsys=capsys)
+    code, _, err = run_main(monkeypatch, capsys, "cache", "ls")
     log = tmp_path / "state" / "last-error.log"
     assert code == 3 and f"(traceback in {log})" in err
     assert "RuntimeError: a bug" in log.read_text()

@@ -6,14 +6,12 @@ user sees it: the exit code and the lines printed."""
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
 
-import farm.cli
 import farm.session
-from farm.cli import main
+from tests.support.farm_cli import run_main
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "suites" / "demo"
@@ -25,18 +23,7 @@ TEST_ID = "agent:\n  testId: same\n"        # lines 7-8 after WEB: the id at 8:1
 def farm_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture):
     """``farm run ARGS...`` in ``tmp_path``: (exit code, stdout, stderr)."""
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(farm.cli, "_quiet_gc", lambda: None)   # leave this process's gc be
-
-    def invoke(*args: str | Path) -> tuple[int, str, str]:
-        monkeypatch.setattr(sys, "argv", ["farm", "run", *map(str, args)])
-        try:
-            main()
-            code = 0
-        except SystemExit as exc:
-            code = exc.code
-        out = capsys.readouterr()
-        return code, out.out, out.err
-    return invoke
+    return lambda *args: run_main(monkeypatch, capsys, "run", *args)
 
 
 def _write(path: Path, text: str = WEB) -> None:

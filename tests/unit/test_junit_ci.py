@@ -6,7 +6,6 @@ report that says why. Runs use the in-memory ``fake`` device kind (tests/support
 
 from __future__ import annotations
 
-import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -16,28 +15,13 @@ import xmlschema
 from farm.report.junit import build_junit, write_junit
 from farm.results import CaseError, CaseResult, RunSummary, StepRecord
 from farm.text import printable
+from tests.support.farm_cli import run_main as farm
 
 XSD = Path(__file__).parents[1] / "schemas" / "junit-10.xsd"
 TITLE = "Log in with valid credentials"
 PASSES = f"name: {TITLE}\nweb:\n  url: http://app.invalid/\ntasks:\n  - name: t\n    flow:\n" \
          "      - javascript: \"1\"\n"
 FAILS = PASSES.replace('- javascript: "1"', "- assertText: Welcome back")
-
-
-def farm(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture, *args: str
-         ) -> tuple[int, str, str]:
-    """``farm ARGS`` as the command runs it (farm.cli.main): (exit code, stdout, stderr)."""
-    import farm.cli as cli
-    monkeypatch.setattr(cli, "_quiet_gc", lambda: None)
-    monkeypatch.setattr(cli, "_OWN_PROCESS", False)
-    monkeypatch.setattr(sys, "argv", ["farm", *args])
-    try:
-        cli.main()
-        code = 0
-    except SystemExit as exc:
-        code = exc.code
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.fixture

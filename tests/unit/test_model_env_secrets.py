@@ -8,18 +8,16 @@ from __future__ import annotations
 
 import json
 import logging
-import sys
 from pathlib import Path
 
 import pytest
 
-import farm.cli
 import farm.session
 from farm.attempts import RetryPolicy
-from farm.cli import main
 from farm.devices.base import Rect, UINode, UITree
 from farm.devices.fake import FakeDevice
 from farm.executors.local import LocalExecutor
+from tests.support.farm_cli import run_main
 from tests.support.model_server import Reply, serve
 
 KEY = "sk-proj-ONLY-IN-THE-ENV-5f3a9c1d7e"
@@ -56,16 +54,14 @@ def test_a_provider_key_from_the_environment_is_in_no_output_of_the_run(
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
     monkeypatch.setenv("OPENAI_BASE_URL", srv.base_url)
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(farm.cli, "_quiet_gc", lambda: None)   # leave this process's gc be
     monkeypatch.setattr(farm.session, "_executor", _on_a_fake_browser)
     (tmp_path / "s").mkdir()
     (tmp_path / "s" / "login.yaml").write_text(CASE)
     caplog.set_level(logging.DEBUG)
-    monkeypatch.setattr(sys, "argv", ["farm", "run", "s", "--no-progress", "--report-dir", "out"])
-    with pytest.raises(SystemExit) as ended:
-        main()
-    said = "\n".join((*capsys.readouterr(), caplog.text))
-    assert ended.value.code == 3 and len(srv.requests) == 1, said   # refused once: an error
+    code, out, err = run_main(monkeypatch, capsys, "run", "s", "--no-progress",
+                              "--report-dir", "out")
+    said = "\n".join((out, err, caplog.text))
+    assert code == 3 and len(srv.requests) == 1, said   # refused once: an error
     written = {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
     assert {"results.json", "junit.xml", "report.html"} <= {p.name for p in written}
     leaked = [str(p.relative_to(tmp_path)) for p, data in written.items() if b"sk-proj" in data]

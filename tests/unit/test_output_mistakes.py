@@ -5,12 +5,12 @@ itself. Runs use the in-memory ``fake`` device kind (tests/support/devices.py): 
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
 
 from farm.results import CaseResult, RunSummary, write_json
+from tests.support.farm_cli import run_main as farm
 
 CASE = """\
 name: One
@@ -21,23 +21,6 @@ tasks:
     flow:
       - javascript: "1"
 """
-
-
-def farm(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture, *args: str
-         ) -> tuple[int, str, str]:
-    """``farm ARGS`` as the command runs it (farm.cli.main: exit codes, no tracebacks):
-    (exit code, stdout, stderr)."""
-    import farm.cli as cli
-    monkeypatch.setattr(cli, "_quiet_gc", lambda: None)     # not the test process's collector
-    monkeypatch.setattr(cli, "_OWN_PROCESS", False)
-    monkeypatch.setattr(sys, "argv", ["farm", *args])
-    try:
-        cli.main()
-        code = 0
-    except SystemExit as exc:
-        code = exc.code
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.fixture

@@ -4,7 +4,6 @@ file. Fake devices, no model."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
@@ -17,6 +16,7 @@ from farm.runner import Services, run_case
 from farm.schedule import Job
 from farm.session import failure_lines
 from farm.suite.model import Case, Step, Task, WebTarget
+from tests.support.farm_cli import run_main
 
 LOGIN = UITree(source="dom", page_text="Shop", nodes=[
     UINode(id=0, role="input", label="Username", editable=True, clickable=True,
@@ -190,7 +190,6 @@ def test_farm_run_fails_when_the_check_after_a_skipped_optional_task_fails(
     """`farm run` on the audit's suite (a fake device shows an empty page, so the login check
     fails): exit 1 and the failure named, no longer "1 skipped", exit 0 -- also when the
     optional step is one only a model can run (not skipped up front with its case)."""
-    import farm.cli as cli
     (tmp_path / "s").mkdir()
     text = BANNER_THEN_LOGIN.format(optional=optional)
     check = text.splitlines().index("      - assertText: Welcome back, demo") + 1
@@ -200,13 +199,8 @@ def test_farm_run_fails_when_the_check_after_a_skipped_optional_task_fails(
     for name in ("FARM_MODEL", "FARM_REPORT_DIR", "FARM_STATE_DIR", "FARM_BROKER_URL",
                  "CELERY_BROKER_URL", "FARM_TEST_FAKE_JOURNAL"):
         monkeypatch.delenv(name, raising=False)
-    monkeypatch.setattr(cli, "_quiet_gc", lambda: None)
-    monkeypatch.setattr(cli, "_OWN_PROCESS", False)
-    monkeypatch.setattr(sys, "argv", ["farm", "run", "s", "--devices", "fake:1",
-                                      "--no-progress", "--report-dir", "r"])
-    with pytest.raises(SystemExit) as ended:
-        cli.main()
-    out = capsys.readouterr().out
-    assert ended.value.code == 1
+    code, out, _ = run_main(monkeypatch, capsys, "run", "s", "--devices", "fake:1",
+                            "--no-progress", "--report-dir", "r")
+    assert code == 1
     assert "farm: 1 failed" in out
     assert f"FAILED s/coe (s/coe.yaml:{check}) — step 2: " in out
