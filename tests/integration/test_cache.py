@@ -8,7 +8,6 @@ from __future__ import annotations
 import io
 import json
 import multiprocessing
-import shutil
 import signal
 from pathlib import Path
 
@@ -22,10 +21,10 @@ from farm.config import load_settings
 from farm.session import run
 from tests.support.agent_scripts import DONE_XML, XML_FLOW, by_progress, xml
 from tests.support.cluster import CLUSTER_ENV, PREFIX, leases, wait_idle
-from tests.support.farm_cli import PLUGIN, ROOT, results, wait_for
+from tests.support.farm_cli import PLUGIN, results, wait_for
 from tests.support.model_server import ModelServer, message_texts
+from tests.support.suites import demo_copy
 
-DEMO = ROOT / "suites" / "demo"
 SECRET = "farm-demo-pass"
 MOBILE_FLOW = [
     xml("Input", {"value": "demo", "locate": {"prompt": "Enter your username"}}),
@@ -73,13 +72,7 @@ def shop(tmp_path_factory):
     """The demo suite's ai case plus one per phone, in a copy of the suite; solved once (the
     model plans), then run again. Yields what both runs left."""
     tmp = tmp_path_factory.mktemp("cache")
-    suite = tmp / "demo"
-    suite.mkdir()
-    shutil.copytree(DEMO / "app", suite / "app")
-    # the demo's 60 s per case is for people; three devices on a loaded 2-core machine need more
-    (suite / "farm.yaml").write_text((DEMO / "farm.yaml").read_text().replace(
-        "timeout: 60 ", "timeout: 600 "))
-    shutil.copy(DEMO / "ai_shopping.yaml", suite)
+    suite = demo_copy(tmp / "demo", "ai_shopping.yaml")
     for platform in ("android", "ios"):
         (suite / f"{platform}_ai.yaml").write_text(MOBILE_CASE.format(platform=platform))
     with ModelServer(shop_script) as srv:

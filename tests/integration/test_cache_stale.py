@@ -16,10 +16,10 @@ from farm.cache.sqlite_store import SqliteStore
 from farm.config import load_settings
 from farm.session import run
 from tests.support.agent_scripts import XML_FLOW, by_progress
-from tests.support.farm_cli import ROOT, results
+from tests.support.farm_cli import results
 from tests.support.model_server import ModelServer
+from tests.support.suites import demo_copy
 
-DEMO = ROOT / "suites" / "demo"
 AI_CASE = """name: AI buys the blue mug
 web:
   url: ${FARM_DEMO_URL}/index.html
@@ -39,14 +39,7 @@ tasks:
 @pytest.fixture
 def suite(tmp_path: Path) -> Path:
     """A copy of the demo suite (its app, farm.yaml and login case) the test may change."""
-    root = tmp_path / "demo"
-    root.mkdir()
-    shutil.copytree(DEMO / "app", root / "app")
-    # the demo's 60 s per case is for people; a loaded CI machine needs more
-    (root / "farm.yaml").write_text((DEMO / "farm.yaml").read_text().replace(
-        "timeout: 60 ", "timeout: 600 "))
-    shutil.copy(DEMO / "login_success.yaml", root)
-    return root
+    return demo_copy(tmp_path / "demo", "login_success.yaml")
 
 
 def night(path: Path, name: str, srv: ModelServer | None = None) -> tuple[dict, str]:

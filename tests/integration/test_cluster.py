@@ -103,7 +103,9 @@ def test_twenty_demo_cases_on_browser_and_simulated_android_workers(tmp_path, re
     assert out.strip().splitlines()[-1] == str((tmp_path / "run" / "report.html").resolve())
 
 
-def test_sigkill_worker_mid_case_reruns_elsewhere(tmp_path, redis_url, workers, farm):
+def _kill_a_busy_worker(tmp_path, redis_url, workers, farm):
+    """6 held cases on 3 fake workers; the worker of one running case is SIGKILLed.
+    Returns the run, that case's lease as it was, and the file that lets the cases end."""
     go = tmp_path / "go"
     suite = held_suite(tmp_path / "s", go, 6)
     workers("fake:3")
@@ -111,6 +113,15 @@ def test_sigkill_worker_mid_case_reruns_elsewhere(tmp_path, redis_url, workers, 
     proc = run_on(farm, redis_url, suite, tmp_path / "run", "--devices", "fake:3")
     busy = wait_busy(redis_url)[0]              # held mid-case until `go`
     psutil.Process(busy["pid"]).kill()
+    return proc, busy, go
+
+
+def _summary_line(out: str) -> str:
+    return next(ln for ln in out.splitlines() if ln.startswith("farm: ") and "(run " in ln)
+
+
+def test_sigkill_worker_mid_case_reruns_elsewhere(tmp_path, redis_url, workers, farm):
+    proc, busy, go = _kill_a_busy_worker(tmp_path, redis_url, workers, farm)
     go.touch()
     out = proc.finish()
     assert proc.returncode == 0, out
@@ -125,8 +136,7 @@ def test_sigkill_worker_mid_case_reruns_elsewhere(tmp_path, redis_url, workers, 
     assert list(summary["lost"]) == [busy["device"]], summary["lost"]
     assert summary["lost"][busy["device"]].startswith(
         f"its worker stopped answering mid-case ({busy['case']} attempt 1"), summary["lost"]
-    line = next(ln for ln in out.splitlines() if ln.startswith("farm: ") and "(run " in ln)
-    assert f"; lost: {busy['device']} in " in line, out
+    assert f"; lost: {busy['device']} in " in _summary_line(out), out
     assert f"Lost during the run: {busy['device']} (its worker stopped answering" in (
         tmp_path / "run" / "report.html").read_text()
 
@@ -134,13 +144,7 @@ def test_sigkill_worker_mid_case_reruns_elsewhere(tmp_path, redis_url, workers, 
 def test_a_killed_device_that_comes_back_is_still_named_lost(tmp_path, redis_url, workers, farm):
     """Its supervisor starts the killed device again and it serves the run's next case: the
     run still names it lost (an attempt died with its worker), and says it came back."""
-    go = tmp_path / "go"
-    suite = held_suite(tmp_path / "s", go, 6)
-    workers("fake:3")
-    wait_idle(redis_url, 3)
-    proc = run_on(farm, redis_url, suite, tmp_path / "run", "--devices", "fake:3")
-    busy = wait_busy(redis_url)[0]
-    psutil.Process(busy["pid"]).kill()
+    proc, busy, go = _kill_a_busy_worker(tmp_path, redis_url, workers, farm)
     again = wait_for(lambda: (lease := leases(redis_url).get(busy["device"], {})).get(
         "state") == "busy" and lease["pid"] != busy["pid"] and lease, 120,
         "the killed device, started again, holding another case")
@@ -154,8 +158,7 @@ def test_a_killed_device_that_comes_back_is_still_named_lost(tmp_path, redis_url
     assert summary["lost"] == {busy["device"]: (
         f"its worker stopped answering mid-case ({busy['case']} attempt 1, lease expired); "
         f"it came back later in the run")}, summary["lost"]
-    line = next(ln for ln in out.splitlines() if ln.startswith("farm: ") and "(run " in ln)
-    assert f"; lost: {busy['device']} in " in line, out
+    assert f"; lost: {busy['device']} in " in _summary_line(out), out
 
 
 def client_log(run_dir) -> str:

@@ -25,7 +25,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from tests.support.agent_scripts import XML_FLOW, by_progress
 from tests.support.farm_cli import ROOT, results, wait_for
-from tests.support.prometheus import BINARY, PROMTOOL, Prometheus, Pushgateway
+from tests.support.prometheus import PROMTOOL, Daemon, Prometheus, Pushgateway
 from tests.support.redis_server import free_port
 
 DEPLOY = ROOT / "deploy"
@@ -81,20 +81,28 @@ class DeployPrometheus(Prometheus):
         super().__init__(tmp, {})
         (self.dir / "prometheus.yml").write_text(yaml.safe_dump(config))
 
-    def start(self) -> "DeployPrometheus":
-        """As Prometheus.start, with firing alerts re-sent every second (default: a minute):
-        an alert first evaluated before the Alertmanager's address is discovered is dropped
-        and sent again only at the next resend."""
-        log = (self.dir / "prometheus.log").open("w")
-        self.proc = subprocess.Popen(
-            [BINARY, f"--config.file={self.dir / 'prometheus.yml'}",
-             f"--storage.tsdb.path={self.dir / 'data'}",
-             f"--web.listen-address=127.0.0.1:{self.port}", "--log.level=warn",
-             "--rules.alert.resend-delay=1s"],
-            stdout=log, stderr=subprocess.STDOUT)
-        log.close()
-        wait_for(self._ready, 60, f"prometheus ready on :{self.port}")
-        return self
+    def argv(self) -> list[str]:
+        """Prometheus's, with firing alerts re-sent every second (default: a minute): an
+        alert first evaluated before the Alertmanager's address is discovered is dropped and
+        sent again only at the next resend."""
+        return [*super().argv(), "--rules.alert.resend-delay=1s"]
+
+
+class Alertmanager(Daemon):
+    """Debian's prometheus-alertmanager on a free port running ``config``, alone (no
+    cluster gossip to settle)."""
+
+    name = "alertmanager"
+
+    def __init__(self, folder: Path, config: dict[str, Any]) -> None:
+        super().__init__(folder / "log")
+        self.dir = folder
+        (folder / "alertmanager.yml").write_text(yaml.safe_dump(config))
+
+    def argv(self) -> list[str]:
+        return [ALERTMANAGER, f"--config.file={self.dir / 'alertmanager.yml'}",
+                f"--storage.path={self.dir / 'data'}",
+                f"--web.listen-address=127.0.0.1:{self.port}", "--cluster.listen-address="]
 
 
 class AlertSink:
@@ -362,46 +370,26 @@ def test_a_firing_alert_reaches_the_alertmanager_receiver(tmp_path):
     for w in hooks:
         w["url"] = f"http://{hook.address}/farm-alerts"
     config["route"]["group_wait"] = "1s"
-    am_dir = tmp_path / "alertmanager"
-    am_dir.mkdir()
-    (am_dir / "alertmanager.yml").write_text(yaml.safe_dump(config))
-    am_port = free_port()
-    log = (am_dir / "log").open("w")
-    am = subprocess.Popen([ALERTMANAGER, f"--config.file={am_dir / 'alertmanager.yml'}",
-                           f"--storage.path={am_dir / 'data'}",
-                           f"--web.listen-address=127.0.0.1:{am_port}",
-                           "--cluster.listen-address="],     # alone: no gossip to settle
-                          stdout=log, stderr=subprocess.STDOUT)
-    log.close()
+    am = Alertmanager(tmp_path / "alertmanager", config)
     probe = tmp_path / "probe-rules.yml"
     probe.write_text(yaml.safe_dump(PROBE_RULES))
     prom = None
     try:
-        def am_ready() -> bool:
-            if am.poll() is not None:
-                raise AssertionError("alertmanager exited:\n" + (am_dir / "log").read_text())
-            import urllib.request
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{am_port}/-/ready", timeout=5) as r:
-                    return r.status == 200
-            except OSError:
-                return False
-        wait_for(am_ready, 60, f"alertmanager ready on :{am_port}")
+        am.start()
         prom = DeployPrometheus(tmp_path, local_config(
             {"farm-workers": [], "farm-run": [], "pushgateway": []},
-            [f"127.0.0.1:{am_port}"], extra_rules=[probe])).start()
+            [f"127.0.0.1:{am.port}"], extra_rules=[probe])).start()
         body = hook.wait(lambda path, body: body if path == "/farm-alerts" and any(
             a["labels"].get("alertname") == "DeployCheckAlwaysFiring"
             for a in body["alerts"]) else None, 90, "the probe alert at the webhook")
         assert body["receiver"] == config["route"]["receiver"] and body["status"] == "firing"
     except BaseException:
-        print((am_dir / "log").read_text()[-3000:])
+        print(am.log()[-3000:])
         if prom is not None:
             print(prom.log()[-3000:])
         raise
     finally:
         if prom is not None:
             prom.stop()
-        am.terminate()
-        am.wait(30)
+        am.stop()
         hook.stop()

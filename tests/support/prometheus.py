@@ -32,39 +32,71 @@ class PromQLError(AssertionError):
     pass
 
 
-class Pushgateway:
+class Daemon:
+    """A server binary on a free loopback port, its output in ``log_path``: started (`argv`),
+    waited for until ``ready_path`` answers 200 (it exiting first fails the test with its
+    log), stopped with SIGTERM (SIGKILL when it will not stop)."""
+
+    name = "daemon"
+    ready_path = "/-/ready"
+
+    def __init__(self, log_path: Path) -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.log_path = log_path
+        self.log_path.parent.mkdir(parents=True, exist_ok=True)
+        self.proc: subprocess.Popen | None = None
+
+    def argv(self) -> list[str]:
+        raise NotImplementedError
+
+    def start(self):
+        with self.log_path.open("w") as log:
+            self.proc = subprocess.Popen(self.argv(), stdout=log, stderr=subprocess.STDOUT)
+        wait_for(self._ready, 60, f"{self.name} ready on :{self.port}")
+        return self
+
+    def _ready(self) -> bool:
+        assert self.proc is not None
+        if self.proc.poll() is not None:
+            raise AssertionError(f"{self.name} exited:\n" + self.log())
+        try:
+            with urllib.request.urlopen(self.url + self.ready_path, timeout=5) as r:
+                return r.status == 200
+        except (urllib.error.URLError, OSError):
+            return False
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace")
+
+    def exposition(self) -> str:
+        """One scrape of its own /metrics."""
+        with urllib.request.urlopen(self.url + "/metrics", timeout=30) as r:
+            return r.read().decode()
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(30)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(10)
+
+
+class Pushgateway(Daemon):
     """Debian's prometheus-pushgateway on a free port, holding pushes in memory only: Debian's
     default ``--persistence.file`` (/var/lib/prometheus/pushgateway.data) would give a new
     gateway every earlier one's groups, and tests running at once one shared file."""
 
+    name = "pushgateway"
+
     def __init__(self, tmp: Path) -> None:
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.log_path = Path(tmp) / "pushgateway.log"
-        self.log_path.parent.mkdir(parents=True, exist_ok=True)
-        self.proc: subprocess.Popen | None = None
+        super().__init__(Path(tmp) / "pushgateway.log")
 
-    def start(self) -> "Pushgateway":
-        log = self.log_path.open("w")
-        self.proc = subprocess.Popen([PUSHGATEWAY, f"--web.listen-address=127.0.0.1:{self.port}",
-                                      "--persistence.file="], stdout=log, stderr=subprocess.STDOUT)
-        log.close()
-
-        def ready() -> bool:
-            assert self.proc is not None
-            if self.proc.poll() is not None:
-                raise AssertionError("pushgateway exited:\n" + self.log_path.read_text())
-            try:
-                with urllib.request.urlopen(self.url + "/-/ready", timeout=5) as r:
-                    return r.status == 200
-            except (urllib.error.URLError, OSError):
-                return False
-        wait_for(ready, 60, f"pushgateway ready on :{self.port}")
-        return self
-
-    def exposition(self) -> str:
-        with urllib.request.urlopen(self.url + "/metrics", timeout=30) as r:
-            return r.read().decode()
+    def argv(self) -> list[str]:
+        return [PUSHGATEWAY, f"--web.listen-address=127.0.0.1:{self.port}",
+                "--persistence.file="]
 
     def held(self, job: str) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
         """The samples the gateway holds for ``job``: (name, sorted labels other than job and
@@ -79,95 +111,41 @@ class Pushgateway:
                     out[(s.name, tuple(sorted(labels.items())))] = s.value
         return out
 
-    def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            self.proc.wait(30)
 
-
-class NodeExporter:
+class NodeExporter(Daemon):
     """Debian's prometheus-node-exporter on a free port with only its textfile collector,
-    reading ``textfiles`` (where a `farm run`'s metrics.prom would be copied)."""
+    reading ``textfiles`` (where a `farm run`'s metrics.prom would be copied). Its scrape
+    logs what it could not gather before it answers."""
+
+    name, ready_path = "node_exporter", "/"
 
     def __init__(self, tmp: Path, textfiles: Path) -> None:
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
+        super().__init__(Path(tmp) / "node-exporter.log")
         self.textfiles = textfiles
-        self.log_path = Path(tmp) / "node-exporter.log"
-        self.proc: subprocess.Popen | None = None
 
-    def start(self) -> "NodeExporter":
-        log = self.log_path.open("w")
-        self.proc = subprocess.Popen(
-            [NODE_EXPORTER, f"--web.listen-address=127.0.0.1:{self.port}",
-             "--collector.disable-defaults", "--collector.textfile",
-             f"--collector.textfile.directory={self.textfiles}"],
-            stdout=log, stderr=subprocess.STDOUT)
-        log.close()
-
-        def ready() -> bool:
-            assert self.proc is not None
-            if self.proc.poll() is not None:
-                raise AssertionError("node_exporter exited:\n" + self.log())
-            try:
-                with urllib.request.urlopen(self.url + "/", timeout=5) as r:
-                    return r.status == 200
-            except (urllib.error.URLError, OSError):
-                return False
-        wait_for(ready, 60, f"node_exporter ready on :{self.port}")
-        return self
-
-    def exposition(self) -> str:
-        """One scrape (node_exporter logs what it could not gather before it answers)."""
-        with urllib.request.urlopen(self.url + "/metrics", timeout=30) as r:
-            return r.read().decode()
-
-    def log(self) -> str:
-        return self.log_path.read_text(errors="replace")
-
-    def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            self.proc.wait(30)
+    def argv(self) -> list[str]:
+        return [NODE_EXPORTER, f"--web.listen-address=127.0.0.1:{self.port}",
+                "--collector.disable-defaults", "--collector.textfile",
+                f"--collector.textfile.directory={self.textfiles}"]
 
 
-class Prometheus:
+class Prometheus(Daemon):
+    name = "prometheus"
+
     def __init__(self, tmp: Path, jobs: dict[str, list[str]], rules: list[Path] = (),
                  interval: str = "1s") -> None:
         self.dir = Path(tmp) / "prometheus"
-        self.dir.mkdir(parents=True, exist_ok=True)
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
+        super().__init__(self.dir / "prometheus.log")
         config = {"global": {"scrape_interval": interval, "evaluation_interval": interval},
                   "rule_files": [str(r) for r in rules],
                   "scrape_configs": [{"job_name": job, "static_configs": [{"targets": targets}]}
                                      for job, targets in jobs.items()]}
         (self.dir / "prometheus.yml").write_text(yaml.safe_dump(config))
-        self.proc: subprocess.Popen | None = None
 
-    def start(self) -> "Prometheus":
-        log = (self.dir / "prometheus.log").open("w")
-        self.proc = subprocess.Popen(
-            [BINARY, f"--config.file={self.dir / 'prometheus.yml'}",
-             f"--storage.tsdb.path={self.dir / 'data'}",
-             f"--web.listen-address=127.0.0.1:{self.port}", "--log.level=warn"],
-            stdout=log, stderr=subprocess.STDOUT)
-        log.close()
-        wait_for(self._ready, 60, f"prometheus ready on :{self.port}")
-        return self
-
-    def _ready(self) -> bool:
-        assert self.proc is not None
-        if self.proc.poll() is not None:
-            raise AssertionError("prometheus exited:\n" + self.log())
-        try:
-            with urllib.request.urlopen(self.url + "/-/ready", timeout=5) as r:
-                return r.status == 200
-        except (urllib.error.URLError, OSError):
-            return False
-
-    def log(self) -> str:
-        return (self.dir / "prometheus.log").read_text(errors="replace")
+    def argv(self) -> list[str]:
+        return [BINARY, f"--config.file={self.dir / 'prometheus.yml'}",
+                f"--storage.tsdb.path={self.dir / 'data'}",
+                f"--web.listen-address=127.0.0.1:{self.port}", "--log.level=warn"]
 
     def api(self, path: str, **params: str) -> Any:
         url = f"{self.url}/api/v1/{path}"
@@ -193,12 +171,3 @@ class Prometheus:
 
     def targets_up(self) -> dict[str, str]:
         return {t["scrapeUrl"]: t["health"] for t in self.api("targets")["activeTargets"]}
-
-    def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(30)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(10)
