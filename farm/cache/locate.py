@@ -114,7 +114,8 @@ class LocateCacheTier:
         node = node_for_rect(tree, hit.rect) if tree is not None else None
         if tree is None or node is None or not same_place(node.rect, hit.rect):
             return      # e.g. an OCR hit on a canvas: no element is what was found
-        if self._unchanged(ctx.hints.get(_ENTRY) or self.cache.lookup(key), hit, node, tree):
+        if hit.tier == "text" and self._unchanged(
+                ctx.hints.get(_ENTRY) or self.cache.lookup(key), node, hit.rect, tree):
             return      # the text tier found what the entry says: nothing to write
         xpath = pick(candidates(tree, node, self.cache.package), ctx.device.query_xpath,
                      node.rect, safe=self.cache.safe)
@@ -125,17 +126,18 @@ class LocateCacheTier:
             "xpaths": [xpath], "rect": hit.rect.as_list(), "screen": list(ctx.device.size()),
             "tier": hit.tier, "element": self._element(node, tree)})
 
-    def _unchanged(self, entry: dict[str, Any] | None, hit: LocateHit, node: UINode,
+    def _unchanged(self, entry: dict[str, Any] | None, node: UINode, found: Rect,
                    tree: UITree) -> bool:
-        """Whether a text-tier ``entry`` still says what the text tier just found: the same
-        element, in the same place, and its XPath one that this element's attributes give
-        (an id that moved to another element gives another): no device call, no write."""
-        if entry is None or hit.tier != "text" or entry.get("tier") != "text":
+        """Whether a text-tier ``entry`` still says what the text tier just found at
+        ``found``: the same element, in the same place, and its XPath one that this element's
+        attributes give (an id that moved to another element gives another): no device call,
+        no write."""
+        if entry is None or entry.get("tier") != "text":
             return False
         rect, xpaths = entry.get("rect"), entry.get("xpaths") or []
         return (bool(xpaths) and isinstance(rect, list) and len(rect) == 4
                 and same_place(Rect(x=rect[0], y=rect[1], width=rect[2], height=rect[3]),
-                               hit.rect)
+                               found)
                 and entry.get("element") == self._element(node, tree)
                 and xpaths[0] in candidates(tree, node, self.cache.package))
 

@@ -47,7 +47,6 @@ class PageCapture:
         self._frame: str | None = None                # the page's main frame (DevTools id)
         self.device_scale = 1.0                       # the case's deviceScaleFactor
         self.waits: Counter[str] = Counter()          # how each wait for a capture ended
-        self._navigations = 0                         # main-frame loads begun, ever
         self.used = False                             # evidence is asked of this device
 
     def reset(self) -> None:
@@ -123,7 +122,7 @@ class PageCapture:
         shot = next((s for s in self._pending if not s.started), None)
         if event.get("name") != BINDING or shot is None:
             return
-        shot.started, shot.navigations = True, self._navigations
+        shot.started, shot.navigations = True, self.wait.loads_begun
         try:
             shot.data = self._jpeg(cdp)
         except Exception as exc:   # handed to whoever asks for the image
@@ -150,7 +149,7 @@ class PageCapture:
                 self._retake(shot)
                 break
             with self.errors("screenshot"):   # raises DeviceLost once the device is killed
-                if shot.started and shot.navigations != self._navigations:
+                if shot.started and shot.navigations != self.wait.loads_begun:
                     ended = "navigated"
                     self.wait.pause(page)     # until the page's next load event (it loads)
                 elif shot.ready is not None:
@@ -173,7 +172,7 @@ class PageCapture:
         """Whether the page navigated under ``shot``'s capture and is loaded again: Chromium
         never answers a Page.captureScreenshot whose document went away (a step's script
         that set location.href, a redirect), so waiting for it would only run out."""
-        return (shot.started and not shot.done and shot.navigations != self._navigations
+        return (shot.started and not shot.done and shot.navigations != self.wait.loads_begun
                 and not self.wait.loading and self._cdp is not None)
 
     def _retake(self, shot: "_Shot") -> None:
@@ -253,7 +252,6 @@ class PageCapture:
 
     def _on_loading(self, event: dict[str, Any], loading: bool) -> None:
         if event.get("frameId") == self._frame:
-            self._navigations += loading
             self.wait.main_frame(loading)
 
     def settle(self) -> None:

@@ -50,6 +50,7 @@ class PageWait:
         # Page.frameStoppedLoading: per navigation, not per request
         self.loading = False
         self._stops = 0                         # main-frame loads that ended, ever
+        self.loads_begun = 0                    # ... that began, ever
         self._stops_at_action = 0               # ... when the last action began
         self._progress = 0                      # the page's load events seen, ever
         self._wake: "asyncio.Future[None] | None" = None   # a pause they end early
@@ -68,7 +69,9 @@ class PageWait:
     def main_frame(self, loading: bool) -> None:
         """The page's main frame started (True) or stopped (False) loading."""
         self.loading = loading
-        if not loading:
+        if loading:
+            self.loads_begun += 1
+        else:
             self._stops += 1
         self.progressed()
 
