@@ -301,7 +301,10 @@ def test_compose_prometheus_config_with_a_run_both_scraped_and_pushed(tmp_path, 
         buckets = le_values((tmp_path / "run" / "metrics.prom").read_text(),
                             "farm_agent_iterations_bucket")
         assert len(buckets) == 13
-        assert sorted(s["metric"]["le"] for s in prom.query(heatmap)) == sorted(buckets)
+        # the panel is a rate: it has values once Prometheus holds two samples of the series
+        # (a loaded machine may not have scraped twice yet): wait for them, then compare
+        shown = wait_for(lambda: prom.query(heatmap) or None, 120, "the heatmap's buckets")
+        assert sorted(s["metric"]["le"] for s in shown) == sorted(buckets)
 
         # the gateway keeps the run's last device / queue state; Prometheus does not store it
         assert "farm_device_quarantined{" in pushed and "farm_queue_depth{" in pushed
