@@ -60,10 +60,12 @@ def cli() -> None:
               "failure or error (--maxfail 1).")
 @click.option("--maxfail", type=click.IntRange(1), metavar="N",
               help="Start no more cases after N failed or errored ones.")
-@click.option("--last-failed", "--lf", "last_failed", is_flag=True, help="Only the cases that "
-              "failed in the previous runs (all cases when none did).")
-@click.option("--shard", metavar="I/N", help="Run shard I of N: cases split deterministically, "
-              "balanced by their remembered durations (longest first, as Flank does).")
+@click.option("--last-failed", "--lf", "last_failed", is_flag=True, help="Of the selected "
+              "cases (after -k, tags and --shard), only those that failed in the previous runs "
+              "(all of them when none did).")
+@click.option("--shard", metavar="I/N", help="Run shard I of N: cases split deterministically "
+              "from the suite files (heaviest first by steps, as Flank does), the same plan on "
+              "every CI job.")
 @click.option("--junit-xml", type=click.Path(path_type=Path),
               help="Also write the JUnit XML report to this path.")
 @click.option("--alluredir", type=click.Path(file_okay=False, path_type=Path),

@@ -2,9 +2,10 @@
 
 Every selector splits cases into (selected, deselected) and says why a case was left out, so
 ``farm run --collect-only`` and results.json can list deselected cases with their reason.
-Order of application (`select_cases`): --last-failed, -k, --tag/--exclude-tag, platforms
-without a device (a shared-context batch's setup file comes back with its unit), then --shard,
-so that every CI job of a sharded run agrees on the same list before splitting it.
+Order of application (`select_cases`): -k, --tag/--exclude-tag, platforms without a device (a
+shared-context batch's setup file comes back with its unit), then --shard, so that every CI job
+of a sharded run agrees on the same list before splitting it, and --last-failed last (it reads
+what this machine remembers, which may differ between jobs).
 """
 
 from __future__ import annotations
@@ -201,14 +202,6 @@ def select_cases(cases: Sequence[Case], opts: SelectOptions, shown: Callable[[Ca
     Nothing here reads local state: shards are planned on `shard_weight`, never on this
     machine's remembered durations."""
     sel = Selection(selected=list(cases))
-    if opts.last_failed is not None:
-        failed = set(opts.last_failed) & {c.id for c in cases}
-        if failed:
-            sel.drop(lambda c: None if c.id in failed else "--last-failed: did not fail last time")
-            sel.notes.append(f"--last-failed: running {len(failed)} case(s) that failed last "
-                             "time")
-        else:
-            sel.notes.append("--last-failed: no failures recorded, running every case")
     if opts.keyword:
         expr = KeywordExpr(opts.keyword)
         sel.drop(lambda c: None if expr.matches(case_haystack(c, shown(c)))
@@ -234,7 +227,26 @@ def select_cases(cases: Sequence[Case], opts: SelectOptions, shown: Callable[[Ca
         plan = shard_plan(weights, total)
         sel.drop(lambda c: None if plan[_unit(c)] == index
                  else f"--shard: in shard {plan[_unit(c)]}/{total}")
+    if opts.last_failed is not None:
+        _last_failed(sel, set(opts.last_failed))
     return sel
+
+
+def _last_failed(sel: Selection, recorded: set[str]) -> None:
+    """pytest's --last-failed, applied last: of the cases every other option (the shard
+    included) selected, the ones that failed last time; none of them → all of them. Taken after
+    the shard so that CI jobs whose runners remember different failures still split one list."""
+    failed = recorded & {c.id for c in sel.selected}
+    if failed:
+        sel.drop(lambda c: None if c.id in failed else "--last-failed: did not fail last time")
+        sel.notes.append(f"--last-failed: running {len(failed)} case(s) that failed last "
+                         "time")
+        _keep_setups(sel)
+    elif recorded:
+        sel.notes.append(f"--last-failed: none of the {len(recorded)} recorded failure(s) is "
+                         "among the selected cases, running every selected case")
+    else:
+        sel.notes.append("--last-failed: no failures recorded, running every case")
 
 
 def _keep_setups(sel: Selection) -> None:

@@ -87,6 +87,28 @@ def test_last_failed_runs_failures_only_or_everything(demo_cases):
     assert len(sel.selected) == len(demo_cases) and "no failures recorded" in sel.notes[0]
 
 
+def test_last_failed_with_a_keyword_runs_the_selection_when_its_failures_are_elsewhere(
+        demo_cases):
+    """pytest's rule: known failures outside -k do not empty the run."""
+    alone = _select(demo_cases, keyword="login").selected
+    sel = _select(demo_cases, keyword="login", last_failed=["demo/logout"])
+    assert "demo/logout" not in {c.id for c in alone}
+    assert [c.id for c in sel.selected] == [c.id for c in alone] and len(alone) >= 2
+    assert "none of the 1 recorded failure(s)" in sel.notes[-1]
+
+
+def test_shards_split_one_list_whatever_each_job_remembers_as_failed(demo_cases):
+    """Three CI jobs, each runner with its own lastfailed.json: every case that failed
+    anywhere runs in exactly one shard, and no job runs a case of another's shard."""
+    ids = sorted(c.id for c in demo_cases)
+    memories = [ids[0::3], ids[1::3], ids[2::3]]
+    plain = [{c.id for c in _select(demo_cases, shard=(i, 3)).selected} for i in (1, 2, 3)]
+    for i, memory in enumerate(memories, start=1):
+        ran = {c.id for c in _select(demo_cases, shard=(i, 3), last_failed=memory).selected}
+        assert ran <= plain[i - 1], (i, ran - plain[i - 1])
+        assert ran >= set(memory) & plain[i - 1]
+
+
 def test_last_failed_bookkeeping_is_pytests():
     assert update_last_failed(["a", "b"], {"a": "passed", "c": "failed", "d": "error",
                                            "e": "skipped"}) == ["b", "c", "d"]
