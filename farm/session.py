@@ -596,7 +596,7 @@ def _metrics_server(settings: Settings, platforms: set[str]
     return server, tally
 
 
-PUSHED_TOTALS = "pushed-metrics.json"     # in the state dir: see metrics.push
+PUSHED_TOTALS = "pushed-metrics.json"     # in the state dir: see pushgateway.push
 
 
 def _export_metrics(settings: Settings, run_dir: Path, tally: metrics.CaseMetrics,
@@ -614,9 +614,10 @@ def _export_metrics(settings: Settings, run_dir: Path, tally: metrics.CaseMetric
         print(f"farm: warning: cannot write {run_dir / 'metrics.prom'}: {exc}", file=sys.stderr)
     if settings.pushgateway_url:
         from farm.config import mask_url
+        from farm.pushgateway import push
         try:
-            metrics.push(settings.pushgateway_url,
-                         totals=Path(settings.state_dir) / PUSHED_TOTALS)
+            push(settings.pushgateway_url,
+                 totals=Path(settings.state_dir) / PUSHED_TOTALS)
         except Exception as exc:
             print(f"farm: warning: could not push metrics to "
                   f"{mask_url(settings.pushgateway_url)}: {exc}", file=sys.stderr)

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from prometheus_client.metrics import MetricWrapperBase
 
-from farm import metrics
+from farm import metrics, pushgateway
 from tests.support.prometheus import NodeExporter, Pushgateway
 
 HITS = ("farm_locate_attempts_total", (("result", "hit"), ("tier", "text")))
@@ -70,17 +70,17 @@ def test_a_series_a_run_does_not_produce_keeps_its_total_at_the_gateway(
     gateway must say 59, 59, 118 — the series never leaves it, so increase() sees the 59."""
     totals = tmp_path / "state" / "pushed-metrics.json"
     run(passed=3, text_hits=59, web_shots=2, android_shots=1)         # local
-    metrics.push(gateway.url, totals=totals)
+    pushgateway.push(gateway.url, totals=totals)
     assert gateway.held("farm_run")[HITS] == 59
     run(passed=2)                                                     # cluster
-    metrics.push(gateway.url, totals=totals)
+    pushgateway.push(gateway.url, totals=totals)
     held = gateway.held("farm_run")
     assert (held[HITS], held[PASSED]) == (59, 5)
     assert (held[shots("web")], held[shots("android")]) == (2, 1)
     assert held[shots("android", "bucket", "0.05")] == held[shots("android", "bucket", "+Inf")]
     assert saved(totals, *HITS) == 59
     run(passed=1, text_hits=59, web_shots=1)                          # local again
-    metrics.push(gateway.url, totals=totals)
+    pushgateway.push(gateway.url, totals=totals)
     held = gateway.held("farm_run")
     assert (held[HITS], held[PASSED]) == (118, 6)
     assert (held[shots("web")], held[shots("android")]) == (3, 1)
@@ -93,9 +93,9 @@ def test_a_new_state_dir_continues_from_the_totals_at_the_gateway(
     this host's group holds at the gateway instead of starting the totals again (which
     Prometheus would read as a counter reset)."""
     run(passed=2, text_hits=59, web_shots=2)
-    metrics.push(gateway.url, totals=tmp_path / "runner-1" / "pushed-metrics.json")
+    pushgateway.push(gateway.url, totals=tmp_path / "runner-1" / "pushed-metrics.json")
     run(passed=1, text_hits=59, web_shots=1)
-    metrics.push(gateway.url, totals=tmp_path / "runner-2" / "pushed-metrics.json")
+    pushgateway.push(gateway.url, totals=tmp_path / "runner-2" / "pushed-metrics.json")
     held = gateway.held("farm_run")
     assert (held[HITS], held[PASSED]) == (118, 3)
     # every bucket carried, whichever way its bound is written ("1" by the gateway, "1.0"
@@ -129,7 +129,7 @@ def test_each_harness_gateway_starts_empty(tmp_path: Path) -> None:
     first = Pushgateway(tmp_path / "first").start()
     try:
         run(passed=1)
-        metrics.push(first.url, job=job)
+        pushgateway.push(first.url, job=job)
         assert first.held(job)
     finally:
         first.stop()                 # a gateway with a persistence file writes it as it stops

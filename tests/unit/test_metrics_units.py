@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from farm import metrics
+from farm import metrics, pushgateway
 from farm.agent.locator import default_chain
 from farm.attempts import RetryPolicy
 from farm.config import Settings
@@ -281,7 +281,7 @@ def test_push_sends_the_registry_to_the_pushgateway_api_with_basic_auth_from_the
     server = HTTPServer(("127.0.0.1", 0), Gateway)
     threading.Thread(target=server.handle_request, daemon=True).start()
     try:
-        metrics.push(f"http://ci:p%40ss@127.0.0.1:{server.server_address[1]}")
+        pushgateway.push(f"http://ci:p%40ss@127.0.0.1:{server.server_address[1]}")
     finally:
         server.server_close()
     [(method, path, auth, body)] = seen
@@ -323,7 +323,7 @@ def test_each_push_sends_running_totals_so_prometheus_sees_the_counts_go_up(tmp_
     try:
         for _ in range(2):
             metrics.CASES.labels("web", "passed").inc(2)
-            metrics.push(url, totals=totals)
+            pushgateway.push(url, totals=totals)
     finally:
         server.shutdown()
         server.server_close()

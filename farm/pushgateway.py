@@ -1,0 +1,203 @@
+"""Pushing farm's metrics to a Prometheus Pushgateway (``farm run --pushgateway URL``).
+
+The gateway keeps one value per series of a group and each push replaces the group, so farm
+pushes running totals per host (kept in the state dir, floored by what the gateway holds);
+see `push`. The metrics themselves are farm/metrics.py's.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+import prometheus_client
+from prometheus_client import CollectorRegistry
+
+from farm.metrics import REGISTRY
+
+log = logging.getLogger("farm.metrics")
+
+
+def push(url: str, job: str = "farm_run", totals: Path | None = None) -> None:
+    """Push farm's metrics to a Pushgateway (grouped by job and host: one group per CI
+    machine); ``user:password@`` in the URL is sent as HTTP basic auth.
+
+    The gateway keeps one value per series of a group and each push replaces the group, so a
+    run's own counts, pushed as they are, read to Prometheus as the same value again (no
+    increase for `increase()` to see) or as a counter reset. With ``totals`` (a JSON file in
+    the state directory) counters and histograms are pushed as running totals of every run
+    this host pushed to this gateway: each sample raised by its total so far, and every
+    earlier sample this run has none of (a cluster run has no locate attempts, a run without
+    a model no model requests) pushed again at its total, so that no total goes down or
+    leaves the gateway. A total so far is the higher of the file's and the gateway's (what
+    this host's group holds there now): a new state dir (a CI runner's) or a file that missed
+    a push continues from what Prometheus last saw. The file keeps the new totals once the
+    push succeeded."""
+    import socket
+    url, auth = _split_auth(url)
+    instance = socket.gethostname()
+    group = f"{url} {job}"         # never the credentials: the file is not a secret
+    before: dict[str, float] = {}
+    if totals:
+        before = _higher(_group_totals(totals, group), _at_gateway(url, job, instance, auth))
+    carried = _Carried(before)
+    registry = CollectorRegistry(auto_describe=False)
+    registry.register(carried)
+    prometheus_client.push_to_gateway(url, job=job, registry=registry,
+                                      grouping_key={"instance": instance},
+                                      timeout=10, handler=_push_handler(auth))
+    if totals:
+        _write_totals(totals, group, {**before, **carried.pushed})
+
+
+def _split_auth(url: str) -> tuple[str, tuple[str, str] | None]:
+    """The URL without ``user:password@``, and those (unquoted)."""
+    from urllib.parse import unquote, urlsplit
+    parts = urlsplit(url)
+    if parts.username is None:
+        return url, None
+    bare = parts._replace(netloc=parts.netloc.rpartition("@")[2]).geturl()
+    return bare, (unquote(parts.username), unquote(parts.password or ""))
+
+
+def _push_handler(auth: tuple[str, str] | None) -> Callable[..., Callable[[], None]]:
+    from prometheus_client.exposition import basic_auth_handler, default_handler
+    if auth is None:
+        return default_handler
+
+    def handler(url: str, method: str, timeout: float | None, headers: list,
+                data: bytes) -> Callable[[], None]:
+        return basic_auth_handler(url, method, timeout, headers, data, *auth)
+    return handler
+
+
+# the samples of a counter or histogram family named ``name`` are name + one of these
+_SAMPLE_SUFFIXES = {"counter": ("_total",), "histogram": ("_bucket", "_count", "_sum")}
+
+
+def _key(name: str, labels: dict[str, str]) -> str:
+    """A sample's key in the totals file (the format of earlier farm versions' files)."""
+    return name + json.dumps(sorted(labels.items()))
+
+
+def _unkey(key: str) -> tuple[str, dict[str, str]]:
+    name, bracket, labels = key.partition("[")
+    return name, dict(json.loads(bracket + labels))
+
+
+def _higher(a: dict[str, float], b: dict[str, float]) -> dict[str, float]:
+    """Each key's higher value (both are totals pushed earlier: neither may go down)."""
+    out = dict(a)
+    for key, value in b.items():
+        out[key] = max(value, out.get(key, value))
+    return out
+
+
+def _at_gateway(url: str, job: str, instance: str,
+                auth: tuple[str, str] | None) -> dict[str, float]:
+    """The counter and histogram samples this host's group holds at the gateway, by key; {}
+    when they cannot be read (the file's totals are then the base)."""
+    import base64
+    import urllib.request
+    from prometheus_client.parser import text_string_to_metric_families
+    from prometheus_client.utils import floatToGoString
+    request = urllib.request.Request(url.rstrip("/") + "/metrics")
+    if auth is not None:
+        token = base64.b64encode(":".join(auth).encode()).decode()
+        request.add_header("Authorization", f"Basic {token}")
+    held: dict[str, float] = {}
+    try:
+        with urllib.request.urlopen(request, timeout=10) as reply:
+            families = list(text_string_to_metric_families(reply.read().decode()))
+    except (OSError, ValueError) as exc:
+        log.warning("cannot read the Pushgateway's totals for this host (%s): they continue "
+                    "from the state dir's", exc)
+        return held
+    for family in families:
+        if family.type not in _SAMPLE_SUFFIXES:
+            continue
+        for sample in family.samples:
+            labels = dict(sample.labels)
+            if labels.pop("job", None) != job or labels.pop("instance", None) != instance:
+                continue
+            if "le" in labels:         # Go writes le="1", prometheus_client le="1.0"
+                labels["le"] = floatToGoString(float(labels["le"]))
+            held[_key(sample.name, labels)] = sample.value
+    return held
+
+
+class _Carried:
+    """REGISTRY's metrics with every counter and histogram sample raised by ``before`` (what
+    earlier runs pushed, by key), and every sample of ``before`` this run has none of added at
+    its value; ``pushed``: the values sent."""
+
+    def __init__(self, before: dict[str, float]) -> None:
+        self.before = before
+        self.pushed: dict[str, float] = {}
+
+    def collect(self) -> Iterator[Any]:
+        for family in REGISTRY.collect():
+            if family.type in _SAMPLE_SUFFIXES:
+                family.samples = [self._raised(s) for s in family.samples]
+                family.samples += self._missing(family.name, family.type)
+            yield family
+
+    def _raised(self, sample: Any) -> Any:
+        if sample.name.endswith("_created"):
+            return sample
+        key = _key(sample.name, sample.labels)
+        value = sample.value + self.before.get(key, 0.0)
+        self.pushed[key] = value
+        return sample._replace(value=value)
+
+    def _missing(self, name: str, kind: str) -> list[Any]:
+        """The samples of ``before`` in family ``name`` that this run has not pushed."""
+        from prometheus_client.samples import Sample
+        suffixes = _SAMPLE_SUFFIXES[kind]
+        found = []
+        names = {name + suffix for suffix in suffixes}
+        for key, value in self.before.items():
+            sample_name, labels = _unkey(key)
+            if sample_name in names and key not in self.pushed:
+                self.pushed[key] = value
+                found.append(Sample(sample_name, labels, value))
+        # a histogram's samples as a client writes them: per label set, buckets, count, sum
+        return sorted(found, key=lambda s: (
+            sorted((k, v) for k, v in s.labels.items() if k != "le"),
+            suffixes.index(s.name[len(name):]), float(s.labels.get("le", 0))))
+
+
+def _read_totals(path: Path) -> dict[str, dict[str, float]]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}            # none yet (or unreadable): this run's counts start the totals
+    return data if isinstance(data, dict) else {}
+
+
+def _group_totals(path: Path, group: str) -> dict[str, float]:
+    """The file's totals of ``group`` (entries it cannot read left out)."""
+    stored = _read_totals(path).get(group)
+    out: dict[str, float] = {}
+    for key, value in stored.items() if isinstance(stored, dict) else ():
+        try:
+            _unkey(key)
+        except (ValueError, TypeError):
+            continue
+        if isinstance(value, (int, float)):
+            out[key] = float(value)
+    return out
+
+
+def _write_totals(path: Path, group: str, pushed: dict[str, float]) -> None:
+    data = _read_totals(path)
+    data[group] = pushed
+    tmp = path.with_name(path.name + ".tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp.write_text(json.dumps(data), encoding="utf-8")
+        tmp.replace(path)
+    except OSError as exc:
+        log.warning("cannot keep the pushed metric totals in %s: %s", path, exc)
