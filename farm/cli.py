@@ -66,6 +66,9 @@ def cli() -> None:
 @click.option("--shard", metavar="I/N", help="Run shard I of N: cases split deterministically "
               "from the suite files (heaviest first by steps, as Flank does), the same plan on "
               "every CI job.")
+@click.option("--shard-timings", type=click.Path(path_type=Path), metavar="FILE",
+              help="Balance --shard by the case times of an earlier run: its results.json, run "
+                   "directory or --junit-xml file (give every job the same one).")
 @click.option("--junit-xml", type=click.Path(path_type=Path),
               help="Also write the JUnit XML report to this path.")
 @click.option("--alluredir", type=click.Path(file_okay=False, path_type=Path),
@@ -102,7 +105,8 @@ def run(paths: tuple[Path, ...], devices: str, report_dir: Path | None, junit_xm
         broker: str | None, matrix: bool, overwrite: bool, verbose: bool,
         collect_only: bool, keyword: str | None, tags: tuple[str, ...],
         exclude_tags: tuple[str, ...], exitfirst: bool, maxfail: int | None,
-        last_failed: bool, shard: str | None, cache_mode: str | None,
+        last_failed: bool, shard: str | None, shard_timings: Path | None,
+        cache_mode: str | None,
         screenshots: str | None, metrics_port: int | None, pushgateway: str | None) -> None:
     """Run every case under PATHS (folders, case files, or a Midscene index.yaml).
 
@@ -127,7 +131,8 @@ def run(paths: tuple[Path, ...], devices: str, report_dir: Path | None, junit_xm
         raise click.UsageError("--matrix needs a cluster: give --broker URL")
     show = not settings.no_progress
     choice = Choice(keyword=keyword, tags=tags, exclude_tags=exclude_tags,
-                    last_failed=last_failed, shard=shard, maxfail=1 if exitfirst else maxfail,
+                    last_failed=last_failed, shard=shard,
+                    shard_timings=shard_timings, maxfail=1 if exitfirst else maxfail,
                     collect_only=collect_only, devices_given=devices is not None)
     try:
         code = run_session(list(paths), devices or "browser:1", settings, junit_xml=junit_xml,

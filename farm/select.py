@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Callable, Iterable, Mapping, Sequence
 
 from farm.errors import ConfigError
@@ -168,6 +169,62 @@ def shard_plan(weights: Mapping[str, float], total: int) -> dict[str, int]:
     return plan
 
 
+def read_timings(path: Path) -> dict[str, float]:
+    """``--shard-timings``: case id -> seconds a case took in an earlier run (its attempts
+    together), from that run's results.json, its run directory, or its JUnit XML (`--junit-xml`:
+    the ``case_id`` line of each <system-out>, else classname/name). Every CI job given the same
+    file plans the same shards, as Flank shards on an earlier run's JUnit XML."""
+    if path.is_dir():
+        path = path / "results.json"
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"--shard-timings {path}: cannot read it ({exc.strerror or exc})"
+                          ) from None
+    try:
+        found = _junit_timings(text) if text.lstrip().startswith("<") else _json_timings(text)
+    except KeyError as exc:
+        raise ConfigError(f"--shard-timings {path}: not a farm results.json or JUnit XML "
+                          f"(no {exc} in it)") from None
+    except (ValueError, TypeError, AttributeError, SyntaxError) as exc:   # ET.ParseError too
+        raise ConfigError(f"--shard-timings {path}: not a farm results.json or JUnit XML "
+                          f"({exc})") from None
+    if not found:
+        raise ConfigError(f"--shard-timings {path}: no case timings in it")
+    return found
+
+
+def _json_timings(text: str) -> dict[str, float]:
+    import json
+    out: dict[str, float] = {}
+    for case in json.loads(text)["cases"]:
+        attempts = [case, *(case.get("previous") or ())]
+        out[str(case["case_id"])] = sum(float(a.get("duration") or 0) for a in attempts)
+    return out
+
+
+def _junit_timings(text: str) -> dict[str, float]:
+    import xml.etree.ElementTree as ET
+    out: dict[str, float] = {}
+    for case in ET.fromstring(text).iter("testcase"):
+        if case.get("classname") == "farm.load":        # a file that did not load
+            continue
+        said = re.search(r"^case_id: (.+)$", case.findtext("system-out") or "", re.M)
+        cid = said.group(1).strip() if said else f"{case.get('classname')}/{case.get('name')}"
+        out[cid] = float(case.get("time") or 0)
+    return out
+
+
+def _timed_weights(cases: Sequence[Case], timings: Mapping[str, float]) -> dict[str, float]:
+    """Case id -> seconds: remembered in ``timings``, else estimated from its steps at the
+    known cases' seconds per `shard_weight` (the same estimate on every job)."""
+    known = [c for c in cases if c.id in timings]
+    steps = sum(shard_weight(c) for c in known)
+    rate = sum(max(timings[c.id], 0.0) for c in known) / steps if steps else 1.0
+    return {c.id: max(timings[c.id], 0.0) if c.id in timings else shard_weight(c) * rate
+            for c in cases}
+
+
 # ---- --last-failed -----------------------------------------------------------------------------
 FAILING = ("failed", "error")
 
@@ -194,13 +251,14 @@ class SelectOptions:
     platforms: set[str] | None = None              # platforms with a device; None = all
     devices: str = ""                              # for the reason text
     shard: tuple[int, int] | None = None
+    shard_timings: Mapping[str, float] | None = None   # --shard-timings: id -> seconds
 
 
 def select_cases(cases: Sequence[Case], opts: SelectOptions, shown: Callable[[Case], str]
                  ) -> Selection:
     """Split ``cases`` as the options ask; ``shown`` gives a case's file as displayed (for -k).
-    Nothing here reads local state: shards are planned on `shard_weight`, never on this
-    machine's remembered durations."""
+    Nothing here reads local state: shards are planned on `shard_weight` (or on the timings
+    every job was given), never on this machine's remembered durations."""
     sel = Selection(selected=list(cases))
     if opts.keyword:
         expr = KeywordExpr(opts.keyword)
@@ -221,9 +279,16 @@ def select_cases(cases: Sequence[Case], opts: SelectOptions, shown: Callable[[Ca
     _keep_setups(sel)
     if opts.shard is not None:
         index, total = opts.shard
+        each: Mapping[str, float] = {c.id: shard_weight(c) for c in sel.selected}
+        if opts.shard_timings is not None:
+            each = _timed_weights(sel.selected, opts.shard_timings)
+            known = sum(c.id in opts.shard_timings for c in sel.selected)
+            rest = " (the rest by their steps)" if known < len(sel.selected) else ""
+            sel.notes.append(f"--shard {index}/{total}: planned on the timings of {known} of "
+                             f"{len(sel.selected)} case(s){rest}")
         weights: dict[str, float] = {}
         for c in sel.selected:      # a unit's / an ordered batch's files: one shard together
-            weights[_unit(c)] = weights.get(_unit(c), 0) + shard_weight(c)
+            weights[_unit(c)] = weights.get(_unit(c), 0) + each[c.id]
         plan = shard_plan(weights, total)
         sel.drop(lambda c: None if plan[_unit(c)] == index
                  else f"--shard: in shard {plan[_unit(c)]}/{total}")
@@ -278,6 +343,7 @@ class Choice:
     exclude_tags: Sequence[str] = ()
     last_failed: bool = False
     shard: str | None = None
+    shard_timings: Path | None = None  # an earlier run's results.json / run dir / JUnit XML
     maxfail: int | None = None         # stop starting cases after this many failed/errored
     collect_only: bool = False
     devices_given: bool = True         # --collect-only: deselect platforms only when asked

@@ -32,7 +32,8 @@ from farm.results import (ArtifactStore, CaseResult, DeselectedCase, RunSummary,
 from farm.runner import Services
 from farm.schedule import Job, expected_duration
 from farm.shared_context import build_units, expand
-from farm.select import Choice, Selection, SelectOptions, parse_shard, select_cases
+from farm.select import (Choice, Selection, SelectOptions, parse_shard, read_timings,
+                         select_cases)
 from farm.suite.loader import display_path, load_suites
 from farm.suite.model import AppSpec, Batch, Case
 from farm.suite.vars import Variables
@@ -351,19 +352,23 @@ LAST_FAILED = "lastfailed.json"
 
 def _select(cases: list[Case], specs: list[DeviceSpec], settings: Settings, choice: Choice,
             devices: str, out: IO[str]) -> Selection:
-    """The run's cases after -k, tags, --last-failed, platforms without a device and --shard
+    """The run's cases after -k, tags, platforms without a device, --shard and --last-failed
     (farm/select.py); cases for a platform with no device get one line per platform.
     A run without --devices runs on the default devices (browser:1) and deselects the rest
     as --devices browser:1 would; only --collect-only lists every platform then."""
     state = Path(settings.state_dir)
     shard = parse_shard(choice.shard) if choice.shard else None
+    if choice.shard_timings is not None and shard is None:
+        raise ConfigError("--shard-timings is for sharded runs: give --shard I/N too")
     by_devices = choice.devices_given or not choice.collect_only
     opts = SelectOptions(
         keyword=choice.keyword, tags=choice.tags, exclude_tags=choice.exclude_tags,
         last_failed=_load_failures(state) if choice.last_failed else None,
         platforms={s.platform for s in specs} if by_devices else None,
-        devices=devices, shard=shard)
-    # shards are planned on the suite alone, never on this machine's remembered durations
+        devices=devices, shard=shard,
+        shard_timings=read_timings(choice.shard_timings) if choice.shard_timings else None)
+    # shards are planned on the suite (or the timings every job is given), never on this
+    # machine's remembered durations
     chosen = select_cases(cases, opts, lambda c: display_path(c.file))
     by_platform: dict[str, int] = {}
     for d in chosen.deselected:

@@ -27,12 +27,13 @@ def _suite(folder: Path) -> list[str]:
     return [f"sel/c{i:02d}" for i in range(CASES)]
 
 
-def _shard_job(cli: FarmCli, tmp: Path, index: int, state: Path) -> tuple[list[dict], list[str]]:
+def _shard_job(cli: FarmCli, tmp: Path, index: int, state: Path,
+               *more: object) -> tuple[list[dict], list[str]]:
     """One CI job: its results.json cases and its JUnit test case names."""
     out = tmp / f"job{index}"
     done = cli.run("run", tmp / "sel", "--devices", "fake:1", "--shard", f"{index}/3",
                    "--report-dir", out, "--junit-xml", out / "junit.xml", "--no-progress",
-                   FARM_STATE_DIR=str(state))
+                   *more, FARM_STATE_DIR=str(state))
     assert done.returncode in (0, 1, 5), done.stdout + done.stderr
     cases = results(out)["cases"]
     junit = [tc.get("name") for tc in ET.parse(out / "junit.xml").iter("testcase")]
@@ -73,5 +74,24 @@ def test_sequential_jobs_sharing_a_state_dir_run_every_case_once(tmp_path):
         cli.close()
     ran, status, junit = _merged(jobs)
     assert DurationHistory(tmp_path / "shared").load()     # the jobs did learn between shards
+    assert ran == Counter(ids) and status[FAILING] == "failed"
+    assert max(junit.values()) == 1 and sum(junit.values()) == CASES
+
+
+def test_jobs_given_last_nights_junit_as_timings_run_every_case_once(tmp_path):
+    """The nightly run's --junit-xml, handed to every job as --shard-timings (Flank's way):
+    each job reads the same times, so they split one plan, each runner's own memory aside."""
+    ids = _suite(tmp_path / "sel")
+    cli = FarmCli(tmp_path, FARM_DEVICE_PLUGINS=PLUGIN)
+    try:
+        nightly = cli.run("run", tmp_path / "sel", "--devices", "fake:2", "--report-dir",
+                          tmp_path / "nightly", "--junit-xml", tmp_path / "nightly.xml",
+                          "--no-progress", FARM_STATE_DIR=str(tmp_path / "ci-server"))
+        assert nightly.returncode == 1, nightly.stdout + nightly.stderr     # c07 fails
+        jobs = [_shard_job(cli, tmp_path, i, tmp_path / f"runner{i}", "--shard-timings",
+                           tmp_path / "nightly.xml") for i in (1, 2, 3)]
+    finally:
+        cli.close()
+    ran, status, junit = _merged(jobs)
     assert ran == Counter(ids) and status[FAILING] == "failed"
     assert max(junit.values()) == 1 and sum(junit.values()) == CASES

@@ -16,8 +16,10 @@ from farm.config import Settings
 from farm.errors import ConfigError
 from farm.history import DurationHistory
 from farm.results import CaseResult
-from farm.select import (Choice, KeywordExpr, SelectOptions, parse_shard, select_cases,
-                         shard_plan, shard_weight, update_last_failed)
+from farm.report.junit import build_junit
+from farm.results import RunSummary
+from farm.select import (Choice, KeywordExpr, SelectOptions, parse_shard, read_timings,
+                         select_cases, shard_plan, shard_weight, update_last_failed)
 from farm.session import run
 from farm.suite.loader import load_suites
 from farm.suite.model import Case, InOrder, Shared, Step, Task, WebTarget
@@ -122,6 +124,58 @@ def test_shards_partition_the_demo_and_balance_its_steps(demo_cases):
     assert max(loads) - min(loads) <= max(shard_weight(c) for c in demo_cases), loads
     again = [c.id for c in _select(list(reversed(demo_cases)), shard=(2, 3)).selected]
     assert sorted(again) == sorted(c.id for c in shards[1].selected)   # order-independent
+
+
+def _earlier_run(seconds: dict[str, float]) -> RunSummary:
+    """A finished run whose final attempts took ``seconds`` (case id -> s); one case passed on
+    its second attempt after a first of 1 s."""
+    cases = [CaseResult(run_id="nightly", case_id=cid, name=f"title of {cid}", file=f"{cid}.yaml",
+                        platform="web", status="passed", duration=secs)
+             for cid, secs in seconds.items()]
+    first = cases[0].model_copy(update={"status": "failed", "duration": 1.0})
+    cases[0] = cases[0].model_copy(update={"status": "flaky", "attempt": 2, "previous": [first]})
+    return RunSummary(run_id="nightly", started="2026-12-01T00:00:00+00:00", cases=cases)
+
+
+def test_shard_timings_read_from_results_json_its_run_dir_or_junit(tmp_path, demo_cases):
+    seconds = {c.id: float(i + 1) for i, c in enumerate(demo_cases)}
+    run = _earlier_run(seconds)
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / "results.json").write_text(run.model_dump_json())
+    (tmp_path / "junit.xml").write_text(build_junit(run))
+    want = dict(seconds, **{demo_cases[0].id: seconds[demo_cases[0].id] + 1.0})
+    assert read_timings(tmp_path / "run" / "results.json") == want     # attempts together
+    assert read_timings(tmp_path / "run") == want
+    junit = read_timings(tmp_path / "junit.xml")          # the final attempt's time only
+    assert junit == pytest.approx(seconds)
+
+
+@pytest.mark.parametrize("text, says", [
+    (None, "cannot read it"), ('{"runs": []}', "no 'cases' in it"), ("[1, 2", "not a farm"),
+    ("<testsuites><testcase", "not a farm"), ('{"cases": []}', "no case timings")])
+def test_shard_timings_that_cannot_be_used_are_named(tmp_path, text, says):
+    path = tmp_path / "timings.json"
+    if text is not None:
+        path.write_text(text)
+    with pytest.raises(ConfigError, match=f"--shard-timings {path}: .*{says}"):
+        read_timings(path)
+
+
+def test_shard_timings_balance_by_time_and_estimate_new_cases(demo_cases):
+    """Timings give each shard about the same seconds where steps would not: the slow case
+    (few steps, 600 s) gets a shard to itself; a case the file does not know is weighed by its
+    steps at the known cases' seconds per step. Every case still runs once."""
+    slow = min(demo_cases, key=shard_weight)
+    known = {c.id: (600.0 if c is slow else 2.0 * shard_weight(c)) for c in demo_cases[1:]}
+    shards = [_select(demo_cases, shard=(i, 3), shard_timings=known) for i in (1, 2, 3)]
+    ids = sorted(c.id for s in shards for c in s.selected)
+    assert ids == sorted(c.id for c in demo_cases)
+    alone = next(s for s in shards if slow in s.selected)
+    assert alone.selected == [slow] or slow is demo_cases[0], [c.id for c in alone.selected]
+    assert f"timings of {len(known)} of {len(demo_cases)} case(s) (the rest by their steps)" \
+        in shards[0].notes[0]
+    by_steps = [{c.id for c in _select(demo_cases, shard=(i, 3)).selected} for i in (1, 2, 3)]
+    assert {c.id for c in alone.selected} not in by_steps      # the timings changed the plan
 
 
 def _collected(state: Path, shard: str) -> list[str]:
