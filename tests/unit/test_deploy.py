@@ -250,6 +250,22 @@ def test_the_pushgateway_job_keeps_pushed_labels_and_targets_the_compose_pushgat
                for r in relabel), "bucket bounds pushed as le=\"1\" are not normalised"
 
 
+def test_the_charts_pushgateway_monitor_relabels_as_the_compose_prometheus_does() -> None:
+    """A Kubernetes Prometheus scraping a Pushgateway needs the same rules as Compose's: the
+    chart's ServiceMonitor carries them (camelCase), honorLabels on."""
+    template = (CHART / "templates" / "pushgateway-servicemonitor.yaml").read_text()
+    assert re.search(r"^\s+honorLabels: true$", template, re.M)
+    block = template.split("metricRelabelings:\n", 1)[1].split("{{-", 1)[0]
+    chart = yaml.safe_load(block)
+    names = {"source_labels": "sourceLabels", "target_label": "targetLabel"}
+    jobs = {j["job_name"]: j for j in prometheus_config()["scrape_configs"]}
+    compose_rules = [{names.get(k, k): v for k, v in rule.items()}
+                     for rule in jobs["pushgateway"]["metric_relabel_configs"]]
+    assert chart == compose_rules
+    values = load_yaml(CHART / "values.yaml")
+    assert values["metrics"]["pushgateway"]["serviceMonitor"]["enabled"] is False
+
+
 def test_no_compose_run_is_both_scraped_and_pushed() -> None:
     """A run with --metrics-port and --pushgateway is in Prometheus twice (jobs farm-run and
     farm_run) and every unfiltered sum counts its cases twice: one way per run."""
