@@ -231,28 +231,42 @@ class Agent:
         return self.perform(action)[0]
 
     # ---- deterministic checks ----------------------------------------------------------------
-    def screen_text(self) -> str:
-        """What text checks compare: the screen's visible text (read on its own where the
-        device can, else from its UI tree)."""
+    def shows(self, text: str) -> bool:
+        """Is ``text`` on the screen? The device's own reading where it has one (a browser's
+        rendered text), else its UI tree's visible text, and, where the tree cannot show
+        everything (no text at all, or a canvas / WebView: `ocr.needs_pixels`), what OCR reads
+        on a fresh screenshot. A screen farm cannot read at all fails the step: an empty
+        reading would pass every assertNoText."""
         read = getattr(self.device, "screen_text", None)
         if read is not None:
-            return read()
+            return normalise(text) in normalise(read())
         tree = self.device.hierarchy()
-        return tree.visible_text() if tree else ""
+        if tree and normalise(text) in normalise(tree.visible_text()):
+            return True
+        from farm.agent.ocr import engine, needs_pixels, read_lines, squash
+        if not needs_pixels(tree):
+            return False
+        if engine() is None:
+            if tree and tree.visible_text().strip():
+                return False      # a canvas OCR cannot read: the tree's text is all there is
+            raise StepFailed("cannot read the screen's text: the UI tree has none and OCR is "
+                             "unavailable (install rapidocr-onnxruntime)")
+        self.grabber.invalidate()
+        return squash(text) in squash("".join(line.text for line in
+                                              read_lines(self.grabber.grab())))
 
     def assert_text(self, text: str) -> None:
-        if normalise(text) not in normalise(self.screen_text()):
+        if not self.shows(text):
             raise AssertionFailed(f'expected text "{text}" is not on screen')
 
     def assert_no_text(self, text: str) -> None:
-        if normalise(text) in normalise(self.screen_text()):
+        if self.shows(text):
             raise AssertionFailed(f'text "{text}" is on screen but should not be')
 
     def wait_for_text(self, text: str, timeout_s: float = 10.0, interval_s: float = 0.2) -> None:
         limit = time.monotonic() + min(timeout_s, max(self.remaining(), 0))
-        want = normalise(text)
         while True:
-            if want in normalise(self.screen_text()):
+            if self.shows(text):
                 return
             if time.monotonic() >= limit:
                 if self.remaining() <= 0:

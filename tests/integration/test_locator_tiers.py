@@ -132,7 +132,7 @@ def test_simulated_trees_agree_with_their_screens(phones, platform):
 # ---- whole-word match and scroll into view -----------------------------------------------
 def _scroll_and_substring(dev: Any) -> None:
     agent = Agent(dev)
-    assert "Terms opened" not in agent.screen_text()
+    assert not agent.shows("Terms opened")
     hit = agent.ai_tap("terms of service")       # reads "Terms of service (updated)", below
     assert hit.tier == "text" and "scrolled into view" in hit.description
     agent.wait_for_text("Terms opened", timeout_s=20)

@@ -1,0 +1,54 @@
+"""Text checks on a phone whose UI tree comes back empty (a Flutter app, a game, a black-box
+WebView): what the screen shows is read by OCR, so assertNoText does not pass on a screen
+showing the text, and assertText / waitForText pass when the text is there. Real adbutils and
+facebook-wda against the simulators, real RapidOCR."""
+
+from __future__ import annotations
+
+import pytest
+
+from farm.agent.api import Agent
+from farm.devices.android import AndroidDevice
+from farm.devices.ios import IosDevice
+from farm.devices.sim import AndroidSimulator, IosSimulator
+from farm.errors import AssertionFailed
+from farm.suite.model import AndroidTarget, IosTarget
+
+pytestmark = pytest.mark.integration
+
+PKG = "com.farm.demo.shop"
+
+
+def _checks_read_the_pixels(agent: Agent) -> None:
+    assert agent.device.hierarchy() is None          # the tree says nothing
+    with pytest.raises(AssertionFailed, match='"Sign in" is on screen but should not be'):
+        agent.assert_no_text("Sign in")
+    agent.assert_text("Sign in")
+    agent.wait_for_text("Sign in", timeout_s=5)
+    agent.assert_no_text("Welcome back")             # what is not shown still passes
+    with pytest.raises(AssertionFailed, match='"Welcome back" is not on screen'):
+        agent.assert_text("Welcome back")
+
+
+def test_android_text_checks_on_an_empty_tree_read_the_screen(demo_app):
+    with AndroidSimulator(1, {PKG: demo_app + "/"}) as sim:
+        dev = AndroidDevice("a1", None, sim.serials[0], port=sim.port)
+        dev.open()
+        try:
+            dev.start_session(AndroidTarget(launch=PKG))
+            sim.fault(0, "empty_tree", -1)
+            _checks_read_the_pixels(Agent(dev))
+        finally:
+            dev.close()
+
+
+def test_ios_text_checks_on_an_empty_tree_read_the_screen(demo_app):
+    with IosSimulator(1, {PKG: demo_app + "/"}) as sim:
+        dev = IosDevice("i1", None, sim.urls[0])
+        dev.open()
+        try:
+            dev.start_session(IosTarget(launch=PKG))
+            sim.fault(0, "empty_tree", -1)
+            _checks_read_the_pixels(Agent(dev))
+        finally:
+            dev.close()

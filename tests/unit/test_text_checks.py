@@ -1,0 +1,45 @@
+"""assertText / assertNoText / waitForText where the screen's tree says nothing: without OCR
+farm cannot read the screen, and says so instead of passing every assertNoText."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+import farm.agent.ocr as ocr
+from farm.agent.api import Agent
+from farm.devices.base import Rect, UINode, UITree
+from farm.devices.fake import FakeDevice
+from farm.errors import AssertionFailed, StepFailed
+
+
+@pytest.fixture
+def no_ocr(monkeypatch):
+    monkeypatch.setattr(ocr, "_engine", None)
+    monkeypatch.setattr(ocr, "_broken", None)
+    monkeypatch.setitem(sys.modules, "rapidocr_onnxruntime", None)   # the import fails
+
+
+def _tree(*nodes: UINode) -> UITree:
+    return UITree(source="uiautomator", nodes=list(nodes))
+
+
+def test_an_empty_tree_without_ocr_fails_the_check_saying_why(no_ocr):
+    agent = Agent(FakeDevice(_tree(), platform="android"))
+    for check in (agent.assert_no_text, agent.assert_text):
+        with pytest.raises(StepFailed, match="cannot read the screen's text: the UI tree has "
+                                             "none and OCR is unavailable"):
+            check("Sign in")
+
+
+def test_a_canvas_beside_readable_text_without_ocr_checks_the_tree(no_ocr):
+    agent = Agent(FakeDevice(_tree(
+        UINode(id=0, role="android.widget.TextView", text="Score 10",
+               rect=Rect(x=0, y=0, width=100, height=20)),
+        UINode(id=1, role="android.view.SurfaceView", rect=Rect(x=0, y=40, width=300, height=300)),
+    ), platform="android"))
+    agent.assert_text("Score 10")
+    agent.assert_no_text("Game over")
+    with pytest.raises(AssertionFailed):
+        agent.assert_no_text("score 10")
