@@ -182,6 +182,11 @@ class TextMatchTier:
 
     def __init__(self, max_scrolls: int = 10) -> None:
         self.max_scrolls = max_scrolls
+        # prompt -> the input field it found: (role, resource id, rect). A phone's tree shows an
+        # empty field's hint as its text and drops it once the field holds text (uiautomator
+        # before Android 16 has no hint attribute), so "Search box" typed into once is not
+        # found by those words again; the tier (one per case) remembers what they named.
+        self.fields: dict[str, tuple[str, str, Rect]] = {}
 
     def locate(self, prompt: str, ctx: LocateContext) -> LocateHit | None:
         tree = ctx.tree()
@@ -192,11 +197,29 @@ class TextMatchTier:
             raise ambiguous(prompt, how, [describe(t) + f" at {t.rect.as_list()}"
                                           for t in targets])
         if targets and targets[0].visible:
+            if targets[0].editable:
+                node = targets[0]
+                self.fields[normalise(prompt)] = (node.role, node.resource_id, node.rect)
             return LocateHit(targets[0].rect, self.name, describe(targets[0]))
         if targets:
             return self._reveal(prompt, ctx, targets[0])
+        filled = self._field(prompt, tree)
+        if filled is not None:
+            return LocateHit(filled.rect, self.name, describe(filled) +
+                             f', the field "{prompt}" named before it was filled')
         ctx.near.extend(_near_candidates(normalise(prompt), tree))
         return None
+
+    def _field(self, prompt: str, tree: UITree) -> UINode | None:
+        """The input field ``prompt`` found earlier in this case, when the tree holds exactly
+        one field of its role and id (no id: in its place) and it is on screen."""
+        known = self.fields.get(normalise(prompt))
+        if known is None:
+            return None
+        role, rid, rect = known
+        same = [n for n in tree.nodes if n.editable and n.role == role and
+                (n.resource_id == rid if rid else n.rect == rect)]
+        return same[0] if len(same) == 1 and same[0].visible else None
 
     def _reveal(self, prompt: str, ctx: LocateContext, target: UINode) -> LocateHit | None:
         """Scroll ``target`` into view: one device step, read the tree, match again."""

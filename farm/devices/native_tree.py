@@ -45,6 +45,7 @@ def parse_uiautomator(xml: str, width: int, height: int) -> UITree:
             node = UINode(
                 id=len(nodes), parent=parent, role=cls, text=child.get("text", ""),
                 name=child.get("content-desc", ""), resource_id=rid.split(":id/")[-1],
+                placeholder=child.get("hint", ""),      # Android 16's uiautomator writes it
                 rect=Rect(x=x1, y=y1, width=max(0, x2 - x1), height=max(0, y2 - y1)),
                 clickable=child.get("clickable") == "true"
                 or child.get("long-clickable") == "true",
