@@ -2,9 +2,10 @@
 it is known, so a `farm run` that is killed outright still leaves what it learned;
 ``farm report RUN_DIR`` rebuilds the report from that journal when results.json is missing.
 
-Beside the results (one CaseResult JSON a line) the journal holds two kinds of marker lines,
-each with a ``"journal"`` key: ``run`` first (the run's id, start and every case it planned)
-and ``start`` when an attempt begins. A run killed with ``kill -9`` is rebuilt from them with
+Beside the results (one CaseResult JSON a line) the journal holds marker lines, each with a
+``"journal"`` key: ``run`` first (the run's id, start and every case it planned),
+``device`` when a device has opened (what it is: browser version, phone model and OS) and
+``start`` when an attempt begins. A run killed with ``kill -9`` is rebuilt from them with
 its real start and duration, the case that was running listed as interrupted, and the cases
 that never started as not run. A run that ended writes ``end`` (its start, end, exit code, the
 devices it lost, each red case's verdict against earlier runs, the cases its selection left
@@ -47,6 +48,11 @@ class JournalEvents(RelayEvents):
                 self._file.write((line if isinstance(line, str) else json.dumps(line)) + "\n")
                 self._file.flush()
 
+    def device_state(self, device: str, state: str, detail: str = "") -> None:
+        if state == "idle" and detail:     # a device just opened says what it is
+            self._write({"journal": "device", "device": device, "about": detail})
+        self.inner.device_state(device, state, detail)
+
     def case_started(self, device: str, case_id: str, name: str, attempt: int) -> None:
         self._write({"journal": "start", "case_id": case_id, "attempt": attempt,
                      "device": device, "started": now_iso()})
@@ -71,11 +77,14 @@ def recover(run_dir: Path) -> RunSummary:
     cases: dict[str, CaseResult] = {}
     began: dict[str, dict[str, Any]] = {}
     end: dict[str, Any] = {}
+    about: dict[str, str] = {}
     for line in (Path(run_dir) / JOURNAL).read_text(encoding="utf-8").splitlines():
         try:
             data = json.loads(line)
             if data.get("journal") == "run":
                 head = data
+            elif data.get("journal") == "device":
+                about[data["device"]] = data["about"]
             elif data.get("journal") == "start":
                 began[data["case_id"]] = data
             elif data.get("journal") == "end":
@@ -92,6 +101,7 @@ def recover(run_dir: Path) -> RunSummary:
             cases[plan["case_id"]] = _unfinished(run_id, plan, began.get(plan["case_id"]))
     results = sorted(cases.values(), key=lambda r: r.case_id)
     devices, info = devices_of(results)
+    info = dict(sorted({**about, **info}.items()))
     started = head.get("started") or min((r.started for r in results if r.started), default="")
     summary = RunSummary(run_id=run_id, started=started, devices=devices, device_info=info,
                          cases=results, interrupted=True,

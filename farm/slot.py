@@ -102,7 +102,7 @@ class DeviceSlot:
             self.retire("dead", f"could not start: {exc}")
             return False
         self.launch_seconds = time.monotonic() - t0
-        self._set("idle")
+        self._set("idle", self.about or "")      # opened: what it is (the journal keeps it)
         return True
 
     def retire(self, state: str, detail: str) -> None:

@@ -51,3 +51,26 @@ def test_a_journal_from_before_the_markers_still_rebuilds(tmp_path):
     (tmp_path / JOURNAL).write_text(result.model_dump_json() + "\n")
     summary = recover(tmp_path)
     assert summary.run_id == "old" and [c.status for c in summary.cases] == ["failed"]
+
+
+def test_a_killed_run_keeps_what_its_devices_were(tmp_path):
+    """A device says what it is when it opens (the slot passes it on): a run killed in its first
+    case, before any result was written, still reports the phone's model and OS."""
+    from farm.config import Settings
+    from farm.devices.base import UITree
+    from farm.devices.fake import FakeDevice
+    from farm.results import ArtifactStore
+    from farm.runner import Services
+    from farm.slot import DeviceSlot
+
+    journal = JournalEvents(NullEvents(), tmp_path, "run-1", [("s/a", "A", "s/a.yaml", "android")])
+    phone = FakeDevice(UITree(source="uiautomator", nodes=[]), name="emulator-5554",
+                       platform="android")
+    phone.about = "Pixel 7, Android 14"
+    slot = DeviceSlot(phone, Services(settings=Settings(), artifacts=ArtifactStore(tmp_path),
+                                      run_id="run-1", env={}), events=journal)
+    assert slot.open()
+    journal.case_started("emulator-5554", "s/a", "A", 1)        # then kill -9
+    summary = recover(tmp_path)
+    assert summary.device_info == {"emulator-5554": "Pixel 7, Android 14"}
+    assert summary.cases[0].device == "emulator-5554"
