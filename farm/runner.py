@@ -180,6 +180,8 @@ class _CaseRun:
             self._verdict(result, self._run_tasks(result))
         except Exception as exc:   # every way a case can end early; _classify sorts them
             exc = self._cause(exc)
+            if not self.records:        # it ended in set-up: where the case's set-up is written
+                result.line = case.setup_line
             self._finish_current(exc)
             self._classify(result, exc)    # names the step it ended in: before the rest
             self._skip_rest()

@@ -107,6 +107,7 @@ def read_case(node: Node, path: Path, root: Path, defaults: SuiteDefaults,
         target = (read_web(section, node.keys[section], top[section], path.parent, p)
                   if platform == "web" else read_mobile(platform, top[section], p))
         values[platform] = target
+        values["setup_line"] = _setup_line(node.keys[section], top[section])
         values.update(read_outputs(top[section], section, p))
 
     app_envs = {a.env for a in d.apps if a.env}
@@ -114,6 +115,15 @@ def read_case(node: Node, path: Path, root: Path, defaults: SuiteDefaults,
     if p.errors:
         return None
     return p.build(Case, values, node)
+
+
+def _setup_line(key: Node, section: Node) -> int:
+    """Where a case's set-up is written, for a failure before its first step: the launch: or
+    url: line, else the target section's."""
+    for name in ("launch", "url"):
+        if name in section.keys:
+            return section.keys[name].line
+    return key.line
 
 
 def _variables(top: dict[str, Node], d: SuiteDefaults, p: Problems) -> dict:

@@ -196,6 +196,7 @@ class Case(BaseModel):
     in_order: "InOrder | None" = None   # in a concurrent: 1 batch: its place in the sequence
     parts: list["Case"] = Field(default_factory=list)   # a shared-context unit: its files
     report_file: str | None = None      # agent.reportFileName: the case's own report page
+    setup_line: int = 0                 # its launch: / url: line (else its target section's)
 
     @property
     def steps(self) -> list[Step]:
