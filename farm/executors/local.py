@@ -10,7 +10,7 @@ from typing import Callable
 
 from farm.attempts import RetryPolicy, synthetic
 from farm.devices.base import Device
-from farm.errors import DeviceLost, InternalError
+from farm.errors import ConfigError, DeviceLost, FarmError, InternalError
 from farm.executors.base import Ledger, NullEvents, RunEvents, RunOutcome
 from farm.results import CaseResult
 from farm.runner import Services
@@ -143,9 +143,21 @@ class LocalExecutor:
                 f"no usable {job.platform} device left"))
         for job in [j for j in self._queue if j.pin is not None and j.pin not in names]:
             self._queue.remove(job)
-            self.ledger.end(job, "error", error=DeviceLost(
-                f"the case is pinned to {job.pin} (Midscene deviceId / wdaHost:wdaPort), "
-                f"which is not a usable device of this run"))
+            self.ledger.end(job, "error", error=self._unpinned(job))
+
+    def _unpinned(self, job: Job) -> FarmError:
+        """Why ``job``'s pinned device cannot run it: lost during the run, or never one of the
+        run's devices (a configuration mistake: say which devices the run took)."""
+        taken = {s.name: {s.name, *getattr(s.device, "aliases", ())}
+                 for s in self._slots.values() if s.platform == job.platform}
+        pinned = f"the case is pinned to {job.pin} (Midscene deviceId / wdaHost:wdaPort)"
+        if any(job.pin in known for known in taken.values()):
+            return DeviceLost(f"{pinned}, which is not a usable device of this run any more")
+        how = ("ANDROID_SERIAL" if job.platform == "android" else "FARM_IOS_WDA_URLS"
+               if job.platform == "ios" else "--devices")
+        return ConfigError(f"{pinned}, which this run did not take: its {job.platform} "
+                           f"devices are {', '.join(sorted(taken)) or 'none'}; give --devices "
+                           f"{job.platform}:N for more, or choose them with {how}")
 
     # ---- device threads -------------------------------------------------------------------
     def _device_loop(self, slot: DeviceSlot) -> None:

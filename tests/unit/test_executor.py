@@ -335,3 +335,20 @@ def test_results_survive_events_that_fail(tmp_path):
                        RetryPolicy())
     outcome = ex.run([Job(c.id, "web", 1.0) for c in cases], BrokenJournal())
     assert sorted(r.status for r in outcome.results) == ["passed"] * 3
+
+
+def test_a_case_pinned_to_a_phone_the_run_did_not_take_says_which_it_took(tmp_path):
+    """deviceId names an attached phone that --devices android:1 did not take: a configuration
+    mistake, said as one (the devices taken, how to take more), not as a lost device."""
+    from farm.suite.model import AndroidTarget
+    case = Case(id="s/pin", name="pin", file=Path("/tmp/pin.yaml"), suite_root=Path("/tmp"),
+                platform="android", android=AndroidTarget(device_id="emulator-5556"),
+                tasks=[Task(name="t", steps=[Step(kind="sleep", value="1")])])
+    phone = FakeDevice(SCREEN, name="emulator-5554", platform="android")
+    ex = LocalExecutor([phone], {case.id: case}, services(tmp_path), RetryPolicy())
+    [result] = ex.run([Job(case.id, "android", 1.0, pin=case.pin)]).results
+    assert result.status == "error" and result.error.kind == "ConfigError"
+    assert result.error.message == (
+        "the case is pinned to emulator-5556 (Midscene deviceId / wdaHost:wdaPort), which this "
+        "run did not take: its android devices are emulator-5554; give --devices android:N for "
+        "more, or choose them with ANDROID_SERIAL")
