@@ -201,6 +201,16 @@ def final_result(attempts: list[CaseResult]) -> CaseResult:
     return last
 
 
+def run_usage(summary: "RunSummary") -> Usage:
+    """The model spend of a whole run: every attempt's (an earlier attempt was paid for too)."""
+    total = Usage()
+    for case in summary.cases:
+        for attempt in (*case.previous, case):
+            if attempt.usage is not None:
+                total.add(attempt.usage)
+    return total
+
+
 def exit_code_for(cases: list[CaseResult], interrupted: bool = False) -> int:
     """pytest-style: 0 ok, 1 failed, 2 interrupted, 3 infra error, 5 nothing collected."""
     if interrupted or any(c.status == "interrupted" for c in cases):

@@ -28,7 +28,7 @@ from farm.attempts import RetryPolicy, synthetic
 from farm.devices.specs import DeviceSpec, parse_device_specs
 from farm.executors.base import Executor, RunOutcome
 from farm.results import (ArtifactStore, CaseResult, DeselectedCase, RunSummary, devices_of,
-                          exit_code_for, now_iso, write_json)
+                          exit_code_for, now_iso, run_usage, write_json)
 from farm.runner import Services
 from farm.schedule import Job, expected_duration
 from farm.shared_context import build_units, expand
@@ -723,4 +723,10 @@ def summary_line(summary: RunSummary) -> str:
         text += f"; quarantined: {', '.join(summary.quarantined)}"
     if summary.lost:
         text += f"; lost: {', '.join(summary.lost)}"
+    spent = run_usage(summary)
+    if spent.spent:
+        cost = ("cost unknown" if spent.cost_unknown and not spent.cost_usd else
+                f"${spent.cost_usd:.4f}" + (" (partly unknown)" if spent.cost_unknown else ""))
+        text += (f"; model: {spent.calls} call(s), "
+                 f"{spent.prompt_tokens + spent.completion_tokens:,} tokens, {cost}")
     return f"farm: {text} in {summary.duration:.1f}s (run {summary.run_id})"
