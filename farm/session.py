@@ -328,13 +328,14 @@ def _plan(cases: list[Case], settings: Settings, run_id: str, remembered: dict[s
           ) -> tuple[list[CaseResult], list[Job], list[Case]]:
     """(results decided before any device starts, jobs to run, the cases they are for) for
     the selected cases; a shared-context batch's files are one unit, so one job
-    (farm.shared_context)."""
+    (farm.shared_context). A case that needs a model is skipped here when this process
+    would run it without one; in a cluster run each worker's own model settings decide."""
     upfront: list[CaseResult] = []
     jobs: list[Job] = []
     cases = build_units(cases)
     for case in cases:
         step = case.model_step()
-        if step is not None and not settings.model:
+        if step is not None and not settings.model and not settings.broker_url:
             upfront.append(_upfront_result(
                 case, run_id, f"needs a model (set FARM_MODEL): {step.kind} at line "
                               f"{step.line}"))

@@ -1,0 +1,29 @@
+"""A cluster run's model is each worker's (README: the run's own --model is not sent to the
+workers): a case that needs a model goes to a worker whatever the coordinator has, and the
+worker's model answers it. Real redis-server, real `farm worker`, a scripted model server."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.support.cluster import CLUSTER_ENV, wait_idle
+from tests.support.farm_cli import PLUGIN, FarmCli, results
+from tests.support.suites import write_case
+
+pytestmark = [pytest.mark.integration, pytest.mark.cluster]
+
+
+def test_a_model_case_runs_on_a_worker_with_a_model_when_the_coordinator_has_none(
+        tmp_path, redis_url, workers, farm: FarmCli, model_server):
+    server = model_server(['{"pass": true, "thought": "the page is blank"}'])
+    write_case(tmp_path / "s", "judged", ["aiAssert: the page is blank"])
+    workers("fake:1", FARM_MODEL="openai/scripted", FARM_MODEL_BASE_URL=server.base_url,
+            FARM_MODEL_API_KEY="sk-test-worker")
+    wait_idle(redis_url, 1)
+    done = farm.run("run", tmp_path / "s", "--broker", redis_url, "--devices", "fake:1",
+                    "--report-dir", tmp_path / "run", "--no-progress", timeout=300,
+                    **{"FARM_DEVICE_PLUGINS": PLUGIN, **CLUSTER_ENV})
+    assert done.returncode == 0, done.stdout + done.stderr
+    [case] = results(tmp_path / "run")["cases"]
+    assert case["status"] == "passed" and case["device"].startswith("fake-1@"), case
+    assert len(server.requests) >= 1            # the worker's model judged it
