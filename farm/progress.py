@@ -48,7 +48,10 @@ class PlainProgress:
         pass
 
     def run_started(self, devices: list[str], jobs: int) -> None:
-        self.total += jobs - self.jobs      # matrix runs expand jobs per device group
+        if jobs != self.jobs:               # matrix runs expand jobs per device group
+            self._say(f"farm: --matrix: {jobs} run(s) of {self.jobs} case(s), one per device "
+                      "group")
+        self.total += jobs - self.jobs
         self.jobs = jobs
 
     def device_state(self, device: str, state: str, detail: str = "") -> None:

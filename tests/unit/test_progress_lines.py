@@ -58,3 +58,16 @@ def test_the_run_ends_with_one_line_per_case_that_did_not_pass():
     many = RunSummary(run_id="r", started="", cases=[_case(f"c{i:02}", "failed") for i in range(25)])
     lines = failure_lines(many)
     assert len(lines) == 21 and lines[-1] == "... and 5 more: see the report"
+
+
+def test_a_matrix_run_says_how_its_case_count_became_a_run_count():
+    """--matrix runs each case once per device group: the count the lines go up to is said."""
+    out = io.StringIO()
+    view = PlainProgress(0, 2, stream=out)
+    view.start()
+    view.run_started(["browser-1@a", "browser-2@b"], 4)
+    view.case_finished("browser-1@a", _case("a", "passed", duration=0.1), final=True)
+    assert out.getvalue().splitlines() == [
+        "farm: 2 case(s) to run",
+        "farm: --matrix: 4 run(s) of 2 case(s), one per device group",
+        "[1/4] [browser-1@a] PASSED s/a 0.1s"]
