@@ -91,17 +91,22 @@ def _timestamp(iso: str, unknown: float | None = None) -> float:
 
 
 def record_for(summary: RunSummary, report: Path | None = None) -> RunRecord:
-    """The history record of a finished run (skipped cases kept: they show as gaps)."""
+    """The history record of a finished run (skipped cases kept: they show as gaps). A case's
+    tokens, cost and model time are those of every attempt: a retried case's earlier attempts
+    were paid for too (as the run's report and metrics count them)."""
     cases = []
     for c in summary.cases:
-        usage = c.usage
+        attempts = [*c.previous, c]
+        usages = [a.usage for a in attempts if a.usage]
         cases.append(CaseRecord(
             case_id=c.case_id, name=c.name, status=c.status, at=_timestamp(c.started, 0.0),
-            duration=c.duration, device=c.device, tokens=sum(c.tokens.values()),
-            cost=usage.cost_usd if usage else 0.0, error=_error_text(c),
+            duration=c.duration, device=c.device,
+            tokens=sum(sum(a.tokens.values()) for a in attempts),
+            cost=sum(u.cost_usd for u in usages), error=_error_text(c),
             attempts=[Attempt(status=p.status, device=p.device, error=_error_text(p),
                               at=_timestamp(p.started, 0.0)) for p in c.previous]))
-    model_seconds = sum(c.usage.latency_s for c in summary.cases if c.usage)
+    model_seconds = sum(a.usage.latency_s for c in summary.cases for a in (*c.previous, c)
+                        if a.usage)
     return RunRecord(
         run_id=summary.run_id, started=summary.started, at=_timestamp(summary.started),
         duration=summary.duration, report=str(report) if report else None,

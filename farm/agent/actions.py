@@ -13,10 +13,19 @@ from __future__ import annotations
 import threading
 from typing import Any, Callable, ClassVar, Literal, Optional, get_args, get_origin
 
-from pydantic import AliasChoices, BaseModel, ConfigDict, Field
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator
 
 from farm.devices.base import Device, Rect
 from farm.errors import CaseTimeout, Interrupted, StepFailed
+from farm.suite.steps import SCROLL_ALIASES, SCROLL_TYPES
+
+
+class BoxAt(BaseModel):
+    """A box-only target remembered by where it was: its rect (device units) on a screen of
+    ``screen`` size. Replayed only on a screen of that size."""
+
+    rect: list[int]
+    screen: list[int]
 
 
 class Locate(BaseModel):
@@ -32,11 +41,26 @@ class Locate(BaseModel):
     images: Optional[list[dict[str, str]]] = Field(default=None, exclude=True)
     rect: Optional[Rect] = Field(default=None, exclude=True)   # filled by the Locate task
     tier: Optional[str] = Field(default=None, exclude=True)
+    # A box-only target (AutoGLM, UI-TARS give no prompt) as the plan cache replays it: the
+    # XPath of the element hit (`anchor`, stored as `xpath`), else where the box was (`at`).
+    anchor: Optional[str] = Field(default=None, exclude=True)
+    at: Optional[BoxAt] = None
+
+    @property
+    def box_only(self) -> bool:
+        """Nothing but the planner's box says what this target is."""
+        return not (self.prompt or self.xpath)
 
     def describe(self) -> str:
         if self.prompt:
             return f'"{self.prompt}"'
-        return f"XPath {self.xpath}" if self.xpath else f"box {self.bbox}"
+        if self.xpath:
+            return f"XPath {self.xpath}"
+        if self.bbox:
+            return f"box {self.bbox}"
+        if self.at is not None:
+            return f"the remembered box {self.at.rect}"
+        return "a target with no description"
 
     def point(self) -> tuple[int, int]:
         if self.rect is None:
@@ -120,16 +144,21 @@ class Action(BaseModel):
 
 def as_planned(action: Action) -> dict[str, Any]:
     """``{"type", "params"}`` of ``action`` as a plan would carry it, without the boxes of the
-    moment (the plan cache replays it; `make_action` builds it again). Text stays as written:
-    ``${NAME}`` placeholders, never values."""
+    moment (the plan cache replays it; `make_action` builds it again). A box-only target keeps
+    what its Locate task found instead: the XPath of the element hit, else where the box was.
+    Text stays as written: ``${NAME}`` placeholders, never values."""
     params = action.model_dump(mode="json", by_alias=True, exclude_none=True)
     for name in locator_fields(type(action)):
         key = type(action).model_fields[name].alias or name
-        loc = params.get(key)
+        loc, target = params.get(key), getattr(action, name)
         if isinstance(loc, dict):
             loc.pop("bbox", None)
             if not loc.get("deepLocate"):
                 loc.pop("deepLocate", None)
+            if not target.box_only or target.anchor:
+                loc.pop("at", None)     # (only a box-only target is replayed by its box)
+            if target.box_only and target.anchor:
+                loc["xpath"] = target.anchor
     return {"type": action.name, "params": params}
 
 
@@ -243,11 +272,23 @@ SCROLL_TO = {"scrollToBottom": "down", "scrollToTop": "up", "scrollToLeft": "lef
 
 class Scroll(Action):
     name, doc = "Scroll", ("scroll the page or an element (direction up/down/left/right; "
-                           "scrollType singleAction | scrollToBottom | scrollToTop | ...)")
+                           f"scrollType {' | '.join(SCROLL_TYPES)})")
     scrollType: str = "singleAction"
     direction: str = "down"
     distance: Optional[int] = None
     locate: Optional[Locate] = None
+
+    @field_validator("scrollType")
+    @classmethod
+    def _known_type(cls, value: str) -> str:
+        """Midscene's legacy names (``once``, ``untilBottom``, ...) read as the suite loader
+        reads them; anything else is refused (a planning error the model is told about),
+        never taken as "scroll to the end"."""
+        value = SCROLL_ALIASES.get(value, value)
+        if value not in SCROLL_TYPES:
+            raise ValueError(f"unknown scrollType {value!r}; use one of: "
+                             f"{', '.join(SCROLL_TYPES)}")
+        return value
 
     def run(self, ctx: ActionContext) -> None:
         w, h = ctx.device.size()

@@ -90,12 +90,21 @@ class AILocateTier:
             raise ModelUnavailable(f"the model's locate reply could not be parsed twice: "
                                    f"{exc}") from None
 
-    def locate(self, prompt: str, ctx: LocateContext) -> LocateHit | None:
+    def applies(self, prompt: str, ctx: LocateContext) -> bool:
+        """Whether this tier asks the model for ``prompt`` (only a question asked is an
+        attempt, farm_locate_attempts_total): there is a prompt, and the step asks for
+        deepLocate when this is the deep tier, or not when the deep tier answers it."""
         deep = bool(ctx.hints.get("deep_locate"))
-        if not prompt.strip() or (self.deep and not deep):
+        if not prompt.strip():
+            return False
+        if self.deep:
+            return deep
+        return not (deep and "deep-locate" in ctx.tiers)   # the deep tier after this answers
+
+    def locate(self, prompt: str, ctx: LocateContext) -> LocateHit | None:
+        if not self.applies(prompt, ctx):
             return None
-        if deep and not self.deep and "deep-locate" in ctx.tiers:
-            return None               # the deep-locate tier after this one answers
+        deep = bool(ctx.hints.get("deep_locate"))
         png = self.screenshot()
         image = png_size(png)
         screen = ctx.device.size()

@@ -10,9 +10,11 @@ from typing import Any, Callable, Literal
 
 from pydantic import ValidationError
 
-from farm.agent.actions import Action, ActionContext, Locate, locator_fields
+from farm.agent.actions import Action, ActionContext, BoxAt, Locate, locator_fields
 from farm.agent.locator import LocateHit
-from farm.errors import FarmError, InfraError, TestFailure
+from farm.cache.xpaths import anchor
+from farm.devices.base import Device
+from farm.errors import FarmError, InfraError, StepFailed, TestFailure
 from farm.llm.plan import PlannedAction
 
 Status = Literal["pending", "running", "finished", "failed"]
@@ -50,7 +52,8 @@ def make_action(name: str, params: dict[str, Any],
     try:
         return cls.model_validate(params)
     except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: "
+                             f"{e['msg'].removeprefix('Value error, ')}" for e in exc.errors())
         raise PlanError(f"bad parameters for {name}: {problems}") from None
 
 
@@ -89,6 +92,8 @@ class TaskRunner:
                     loc: Locate = getattr(task.action, task.field or "")
                     task.hit = self.locate(loc)
                     loc.rect, loc.tier = task.hit.rect, task.hit.tier
+                    if loc.box_only:
+                        remember_box(loc, self.ctx.device)
                 else:
                     task.output = task.action.run(self.ctx)
                     self.on_acted()
@@ -103,6 +108,19 @@ class TaskRunner:
                 raise
             task.status = "finished"
         return None
+
+
+def remember_box(loc: Locate, device: Device) -> None:
+    """What the plan cache replays a box-only target by (`as_planned`), read now, before the
+    action changes the screen: the XPath of the element its box hit, else the box itself with
+    the screen's size."""
+    assert loc.rect is not None
+    try:
+        tree = device.hierarchy()
+        loc.anchor = anchor(tree, loc.rect, device.query_xpath) if tree is not None else None
+    except StepFailed:         # no tree to read here: the box is what there is
+        loc.anchor = None
+    loc.at = None if loc.anchor else BoxAt(rect=loc.rect.as_list(), screen=list(device.size()))
 
 
 def _msg(exc: BaseException) -> str:

@@ -7,6 +7,10 @@ target is gone), the replay stops there and the agent plans again from the curre
 told which steps are done; in a writing mode the entry is rewritten with what worked. A replay
 failure is never a pass: either the model finishes the task or the step fails.
 
+A target the model gave only as a box (AutoGLM, UI-TARS: no description) is replayed by what
+the box hit when it was planned: the XPath of that element (the XPath tier answers), or, where
+no element there could be named by one, the box itself on a screen of the same size.
+
 An entry is kept only if its case passes: a plan whose step "passed" in a case that then
 failed (a later check saw the wrong screen) is not stored, and a replayed one is dropped, so
 the next run asks the model again instead of replaying a wrong flow forever.
@@ -15,10 +19,16 @@ the next run asks the model again instead of replaying a wrong flow forever.
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from farm.agent.actions import Locate
+from farm.agent.locator import LocateHit
 from farm.agent.tasks import PlanError, make_action, tasks_for
 from farm.cache.case import CaseCache
+from farm.cache.xpaths import on_screen
+from farm.devices.base import Rect
+from farm.errors import LocateError
 
 if TYPE_CHECKING:
     from farm.agent.loop import ActLoop, ActResult
@@ -73,8 +83,30 @@ def _run_one(planned: dict[str, Any], loop: "ActLoop", runner: "TaskRunner") -> 
     except PlanError as exc:
         return str(exc)
     tasks = tasks_for(action)
-    bad = runner.run(tasks)
+    for task in tasks[:-1]:
+        loc: Locate = getattr(action, task.field or "")
+        if loc.box_only and loc.at is None:    # an entry from before box targets were kept
+            return (f"{task.action.name} has no target to replay: the model gave only a box, "
+                    "and what it hit was not recorded")
+    bad = replaying(runner).run(tasks)
     if bad is not None:
         return f"{bad.label} failed: {bad.error}"
     loop.done(tasks, tasks[-1].label)
     return None
+
+
+def replaying(runner: "TaskRunner") -> "TaskRunner":
+    """``runner``, with a box-only target found where the plan remembers its box (when the
+    screen has the size it had then); every other target through the runner's locate."""
+    def locate(loc: Locate) -> LocateHit:
+        if not (loc.box_only and loc.at is not None):
+            return runner.locate(loc)
+        screen = list(runner.ctx.device.size())
+        rect = Rect(x=loc.at.rect[0], y=loc.at.rect[1], width=loc.at.rect[2],
+                    height=loc.at.rect[3])
+        if loc.at.screen != screen or not on_screen(rect, (screen[0], screen[1])):
+            raise LocateError(f"the remembered box {loc.at.rect} was on a "
+                              f"{loc.at.screen[0]}×{loc.at.screen[1]} screen; this one is "
+                              f"{screen[0]}×{screen[1]}")
+        return LocateHit(rect, "cache", f"the remembered box {loc.at.rect}")
+    return replace(runner, locate=locate)

@@ -1,5 +1,6 @@
 """XPaths for the locate cache: generated for the node a locate hit, checked against the live
-tree before a cached one is trusted. Pure functions over `UITree` (the device is only asked
+tree before a cached one is trusted; and for the plan cache, the XPath of what a box-only
+target hit (`anchor`). Pure functions over `UITree` (the device is only asked
 to evaluate an XPath).
 
 Candidates come in order of how well they survive app changes: an id, then text anchors
@@ -185,3 +186,14 @@ def pick(options: list[str], query: Callable[[str], list[Rect]], rect: Rect,
         if len(rects) == 1 and same_place(rects[0], rect):
             return xpath
     return None
+
+
+def anchor(tree: UITree, rect: Rect, query: Callable[[str], list[Rect]]) -> str | None:
+    """An XPath for what a box-only target (the planner's box, no description) hit: the
+    element that acts on a tap there (clickable or editable) when one XPath selects exactly it.
+    None when no such element holds the box's centre (a canvas, a plain text) or none of its
+    XPaths is unique: the box is all there is."""
+    node = node_for_rect(tree, rect)
+    if node is None or not (node.clickable or node.editable):
+        return None
+    return pick(candidates(tree, node), query, node.rect)

@@ -115,6 +115,33 @@ def test_locate_attempts_by_tier_and_result() -> None:
                      ("text", "hit"): 1, ("text", "miss"): 1, ("text", "error"): 1}
 
 
+def test_a_model_tier_that_asks_nothing_is_not_counted(server) -> None:
+    """A step without deepLocate never reaches the deep-locate tier's question (and one with it
+    never the plain ai tier's): only the tier that asked the model counts an attempt, as the
+    server's requests show."""
+    from farm.agent.api import Agent
+    from farm.llm.litellm_client import LiteLLMClient
+    from farm.llm.models import ModelSet
+    from tests.support.model_server import serve
+    srv = serve(server, ['{"bbox": [], "error": "not on screen"}'])
+    agent = Agent(FakeDevice(tree()),
+                  ModelSet.single(LiteLLMClient("openai/scripted", base_url=srv.base_url)))
+    names = [(t, r) for t in ("ai", "deep-locate") for r in ("hit", "miss", "error")]
+
+    def counted() -> dict[tuple[str, str], float]:
+        return {n: value("farm_locate_attempts_total", tier=n[0], result=n[1]) for n in names}
+
+    for deep, asked, tier in ((False, "Find the element", "ai"),
+                              (True, "Find the section", "deep-locate")):
+        before, sent = counted(), len(srv.requests)
+        with pytest.raises(LocateError):
+            agent.ai_tap("the purple elephant", deep_locate=deep)
+        delta = {n: v - before[n] for n, v in counted().items() if v != before[n]}
+        assert delta == {(tier, "miss"): 1}, (deep, delta)
+        [request] = srv.requests[sent:]
+        assert asked in str(request["messages"])
+
+
 def test_screenshots_count_real_captures_only() -> None:
     device = FakeDevice(tree(), size=(64, 48))
     platform = device.platform
