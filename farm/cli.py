@@ -198,17 +198,20 @@ def _mobile_devices(settings) -> None:
     """Android devices on the adb server, WDA endpoints, and last run's quarantine."""
     import json
     from farm.devices.android import adb_client, adb_server_answers
-    from farm.devices.specs import android_serials, ios_urls
+    from farm.devices.specs import android_not_ready, android_serials, ios_urls
     adb = adb_client(socket_timeout=5)      # never starts a server (adbutils' own would)
     if not adb_server_answers(adb):
         click.echo(f"android   no adb server on {adb.host}:{adb.port} (farm starts none: "
                    "`adb start-server` for phones, android-sim:N for simulated ones)")
     else:
-        serials = android_serials(settings)
-        click.echo(f"android   {len(serials)} device(s) on adb server {adb.host}:{adb.port}"
-                   + (":" if serials else " (android-sim:N starts simulated ones)"))
+        serials, not_ready = android_serials(settings), android_not_ready(settings)
+        only = f" (ANDROID_SERIAL={settings.android_serial})" if settings.android_serial else ""
+        click.echo(f"android   {len(serials)} device(s) on adb server {adb.host}:{adb.port}{only}"
+                   + (":" if serials or not_ready else " (android-sim:N starts simulated ones)"))
         for serial in serials:
             click.echo(f"          {serial}  {_android_about(adb, serial)}")
+        for line in not_ready:      # unauthorized, offline...: listed with what to do
+            click.echo(f"          {line}")
     urls = ios_urls(settings)
     click.echo(f"ios       {len(urls)} WebDriverAgent endpoint(s) in FARM_IOS_WDA_URLS"
                + (":" if urls else " (ios-sim:N starts simulated ones)"))
@@ -346,7 +349,8 @@ def sim(platform: str, count: int, app: str | None, package: str, port: int) -> 
     """
     import time
     from farm.appserver import AppServer
-    from farm.devices.sim import AndroidSimulator, IosSimulator
+    from farm.devices.sim import AndroidSimulator, IosSimulator, PortUnavailable
+    from farm.errors import ConfigError
     from farm.suite.model import AppSpec
     with AppServer() as served:
         url = None
@@ -361,7 +365,11 @@ def sim(platform: str, count: int, app: str | None, package: str, port: int) -> 
         apps = {package: url} if url else {}
         cls = AndroidSimulator if platform == "android" else IosSimulator
         simulator = cls(count, apps, port=port)
-        simulator.start()
+        try:
+            simulator.start()
+        except PortUnavailable as exc:        # a user's choice of port: exit 4, no traceback
+            raise ConfigError(f"farm sim {platform} --port {port}: {exc}; choose another "
+                              "port, or --port 0 for a free one") from None
         try:
             if platform == "android":
                 click.echo(f"adb server on 127.0.0.1:{simulator.port}: "

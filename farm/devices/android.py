@@ -14,8 +14,10 @@ import functools
 import io
 import logging
 import re
+import socket
 import threading
 import time
+import weakref
 import zlib
 from typing import TYPE_CHECKING, Any
 
@@ -36,8 +38,10 @@ YADB = "/data/local/tmp/yadb"      # yadb's jar: multi-touch gestures `input` ca
 SHELL_TIMEOUT_S = 30.0
 DUMP_TRIES = 4
 
+# Key names → keycodes, as Midscene's Android pressKey has them: Home is the Home button (3),
+# not KEYCODE_MOVE_HOME (122, a text-cursor key; still reachable as "KEYCODE_MOVE_HOME").
 KEYCODES = {"enter": 66, "return": 66, "tab": 61, "escape": 111, "esc": 111,
-            "backspace": 67, "delete": 112, "del": 112, "space": 62, "home": 122, "end": 123,
+            "backspace": 67, "delete": 112, "del": 112, "space": 62, "home": 3, "end": 123,
             "pageup": 92, "pagedown": 93, "arrowup": 19, "up": 19, "arrowdown": 20, "down": 20,
             "arrowleft": 21, "left": 21, "arrowright": 22, "right": 22, "back": 4,
             "menu": 82, "power": 26, "search": 84}
@@ -45,6 +49,28 @@ _FOCUS = re.compile(r"mCurrentFocus=Window\{[^}]*\s(?P<pkg>[^\s/}]+)/(?P<act>[^\
 # adbutils/socket failures that mean the device or the adb server went away
 _LOST = re.compile(r"closed|not found|offline|unknown data|connection|reset|broken pipe|"
                    r"timed? ?out|refused|no devices", re.I)
+
+
+# What to do about a phone the adb server lists in a state other than "device" (adb's own
+# states; "no permissions (...)" reads as "no" once the line is split into words).
+ADB_STATE_HINTS = {
+    "unauthorized": "accept the USB debugging prompt on the phone",
+    "authorizing": "the phone is still deciding whether to trust this computer: wait and retry",
+    "offline": "replug its cable, or run `adb reconnect`",
+    "connecting": "the adb server is still connecting to it: wait and retry",
+    "no": "the adb server may not open it: check the USB permissions (udev rules)",
+    "bootloader": "it is in the bootloader: reboot it into Android",
+    "recovery": "it is in recovery: reboot it into Android",
+    "sideload": "it is in sideload mode: reboot it into Android",
+}
+
+
+def adb_state_words(state: str) -> str:
+    """``"unauthorized: accept the USB debugging prompt on the phone"``: a phone's adb state
+    and what to do about it."""
+    shown = "no permissions" if state == "no" else state
+    hint = ADB_STATE_HINTS.get(state, "not ready for adb commands")
+    return f"{shown}: {hint}"
 
 
 def is_black(png: bytes) -> bool:
@@ -108,22 +134,45 @@ def adb_server_answers(client: Any) -> bool:
 @functools.cache
 def _attach_only_client() -> type:
     import adbutils
+    from adbutils.errors import AdbConnectionError, AdbError
 
     class AttachOnlyConnection(adbutils.AdbConnection):
         def _safe_connect(self) -> Any:
             return self._create_socket()     # adbutils' own would `adb start-server` first
 
     class AttachOnlyClient(adbutils.AdbClient):
+        """Keeps the connections it opened, so `interrupt` can end a call blocked on one."""
+
         def __init__(self, host: str | None, port: int | None,
                      socket_timeout: float | None) -> None:
             super().__init__(host=host, port=port, socket_timeout=socket_timeout)
             self._farm_timeout = socket_timeout
+            self._farm_open: weakref.WeakSet[Any] = weakref.WeakSet()
+            self._farm_lock = threading.Lock()
+            self._farm_stopped = False
 
         def make_connection(self, timeout: float | None = None) -> Any:
             conn = AttachOnlyConnection(self.host, self.port)
+            with self._farm_lock:
+                if self._farm_stopped:
+                    conn.close()
+                    raise AdbConnectionError("stopped by farm")
+                self._farm_open.add(conn)
             if timeout or self._farm_timeout:
                 conn.conn.settimeout(timeout or self._farm_timeout)
             return conn
+
+        def interrupt(self) -> None:
+            """Any thread: end every call on this client's connections now (a blocked read
+            returns at once) and refuse new ones."""
+            with self._farm_lock:
+                self._farm_stopped = True
+                conns = list(self._farm_open)
+            for conn in conns:
+                try:
+                    conn.conn.shutdown(socket.SHUT_RDWR)    # wakes a recv another thread is in
+                except (AdbError, OSError):                 # closed already
+                    pass
 
     return AttachOnlyClient
 
@@ -197,7 +246,7 @@ class AndroidDevice:
             self._dev = self._adb.device(self.serial)
             state = self._dev.get_state()
         if state != "device":
-            raise DeviceLost(f"{self.name} is {state}, not ready")
+            raise DeviceLost(f"{self.name} is {adb_state_words(state)}")
         self._size = None
         self.size()
         self.about = self._describe()
@@ -511,8 +560,11 @@ class AndroidDevice:
             return False
 
     def kill(self) -> None:
-        """Mark the device dead (any thread); the next call raises DeviceLost."""
+        """Mark the device dead (any thread): a call blocked on the adb server (a hung
+        screencap) ends at once, and every later call raises DeviceLost."""
         self._killed = True
+        if self._adb is not None:
+            self._adb.interrupt()
 
     # -- plumbing ------------------------------------------------------------------------------
     def _need(self) -> Any:
@@ -526,8 +578,33 @@ class AndroidDevice:
         return _AdbErrors(self, what)
 
 
+def adb_failure(exc: BaseException) -> str:
+    """What an adbutils or socket failure means, in words a user reads ("the adb server closed
+    the connection"), where adbutils says "Unknown data: b''" or "Expected 5 bytes, got 0".
+    The adb server's own refusals ("device offline", "device 'x' not found") are kept."""
+    from adbutils.errors import AdbConnectionError, AdbTimeout
+
+    msg = clean(str(exc)).strip()
+    if isinstance(exc, (AdbTimeout, TimeoutError)):     # socket.timeout is TimeoutError
+        return "no answer from the adb server in time"
+    if isinstance(exc, AdbConnectionError):
+        cause = msg.removeprefix("connect to adb server failed: ")
+        return f"cannot connect to the adb server ({cause})" if cause else \
+            "cannot connect to the adb server"
+    if isinstance(exc, (ConnectionResetError, BrokenPipeError, ConnectionAbortedError)):
+        return "the connection to the adb server broke"
+    if isinstance(exc, EOFError):      # adbutils: "Expected 5 bytes, got 0"
+        return "the adb server closed the connection in the middle of an answer"
+    if msg in ("Unknown data: b''", "connection closed", "Connection is closed"):
+        return "the adb server closed the connection without answering"
+    if msg.startswith("Unknown data: "):
+        return f"the adb server answered something farm cannot read ({msg[14:][:60]})"
+    return msg[:200] or type(exc).__name__
+
+
 class _AdbErrors:
-    """Map adbutils/socket failures: connection gone → DeviceLost, refusal → DeviceError."""
+    """Map adbutils/socket failures: connection gone → DeviceLost, refusal → DeviceError,
+    each saying what happened in words (`adb_failure`) and what farm was doing."""
 
     def __init__(self, device: AndroidDevice, what: str) -> None:
         self.device, self.what = device, what
@@ -543,9 +620,11 @@ class _AdbErrors:
         name = self.device.name
         if isinstance(exc, (DeviceLost, DeviceError, StepFailed)):
             return False
+        if self.device._killed:
+            raise DeviceLost(f"{name} lost ({self.what}): farm stopped the device") from exc
         msg = clean(str(exc)).strip() or type(exc).__name__
-        if self.device._killed or isinstance(exc, (OSError, EOFError)) or _LOST.search(msg):
-            raise DeviceLost(f"{name} lost ({self.what}): {msg[:200]}") from exc
+        if isinstance(exc, (OSError, EOFError)) or _LOST.search(msg):
+            raise DeviceLost(f"{name} lost ({self.what}): {adb_failure(exc)}") from exc
         if isinstance(exc, AdbError):
-            raise DeviceError(f"{self.what} failed on {name}: {msg[:200]}") from exc
+            raise DeviceError(f"{self.what} failed on {name}: {adb_failure(exc)}") from exc
         return False

@@ -119,15 +119,31 @@ class IosDevice:
                 log.debug("%s: closing session: %s", self.name, exc)
 
     def _new_session(self, bundle: str | None = None, reset: bool = False) -> None:
+        """Create a session (launching ``bundle``, its data reset with ``reset``) and read its
+        screen. A session WDA calls invalid before its screen is read is made once more, the
+        same way (a new session on "invalid session id", as every other call gets)."""
+        from wda.exceptions import WDAInvalidSessionIdError
+
+        def read_screen() -> tuple[Any, Any] | None:
+            try:
+                return (self._session._session_http.get("/wda/screen").value,
+                        self._session.window_size())
+            except WDAInvalidSessionIdError:
+                return None
+
         args = [RESET_ARG] if reset else []
-        self._session = self._call(lambda: self._client.session(bundle, arguments=args),
-                                   "create session", session=False)
-        self.sessions_created += 1
-        screen = self._call(lambda: self._session._session_http.get("/wda/screen").value,
-                            "screen", session=False)
-        self._scale = float(screen.get("scale") or 1)
-        size = self._call(lambda: self._session.window_size(), "window size", session=False)
-        self._size = (int(size.width), int(size.height))
+        for _ in (1, 2):
+            self._session = self._call(lambda: self._client.session(bundle, arguments=args),
+                                       "create session", session=False)
+            self.sessions_created += 1
+            read = self._call(read_screen, "screen", session=False)
+            if read is not None:
+                screen, size = read
+                self._scale = float(screen.get("scale") or 1)
+                self._size = (int(size.width), int(size.height))
+                return
+            log.info("%s: new session invalidated at once; creating another", self.name)
+        raise DeviceError(f"screen on {self.name}: session keeps being invalidated")
 
     def start_session(self, target: "IosTarget | None") -> None:
         """A new WDA session per case; with ``launch`` the app starts fresh (data reset), or a

@@ -67,9 +67,11 @@ def known_kinds(settings: Settings) -> dict[str, str]:
 
 
 def parse_device_specs(text: str, settings: Settings | None = None) -> list[DeviceSpec]:
-    """``"browser:2,android:1"`` → specs. A missing count means 1."""
+    """``"browser:2,android:1"`` → specs. A missing count means 1; a kind given twice is
+    refused (which count was meant?)."""
     kinds = known_kinds(settings) if settings is not None else BUILTIN_KINDS
     specs: list[DeviceSpec] = []
+    given: dict[str, tuple[str, int]] = {}      # kind → (as written, count)
     for part in text.split(","):
         if not part.strip():
             continue
@@ -83,6 +85,12 @@ def parse_device_specs(text: str, settings: Settings | None = None) -> list[Devi
                               + ", ".join(kinds))
         if count < 1:
             raise ConfigError(f"device count must be at least 1 in {part.strip()!r}")
+        if kind in given:
+            first, before = given[kind]
+            raise ConfigError(f"device kind {kind!r} is given twice ({first} and "
+                              f"{part.strip()}): give it once with the number of devices "
+                              f"wanted, e.g. {kind}:{before + count}")
+        given[kind] = (part.strip(), count)
         specs.append(DeviceSpec(kind, count, kinds[kind]))
     if not specs:
         raise ConfigError("no devices given: use e.g. --devices browser:2")
@@ -90,17 +98,60 @@ def parse_device_specs(text: str, settings: Settings | None = None) -> list[Devi
 
 
 # ---- discovery --------------------------------------------------------------------------------
-def android_serials(settings: Settings) -> list[str]:
-    """Serials of Android devices in state "device" on the adb server (ANDROID_SERIAL: only
-    that one). Empty when no adb server answers (none is started)."""
+def adb_phones() -> list[tuple[str, str]]:
+    """(serial, state) of every phone the adb server lists, ready ("device") or not
+    ("unauthorized", "offline", ...). Empty when no adb server answers (none is started)."""
     from farm.devices.android import adb_client
 
     try:
-        found = [i.serial for i in adb_client(socket_timeout=5).list() if i.state == "device"]
+        return [(i.serial, i.state) for i in adb_client(socket_timeout=5).list()]
     except Exception:
         return []
+
+
+def android_serials(settings: Settings) -> list[str]:
+    """Serials of Android devices in state "device" on the adb server (ANDROID_SERIAL: only
+    that one). Empty when no adb server answers (none is started)."""
+    found = [serial for serial, state in adb_phones() if state == "device"]
     only = settings.android_serial
     return [s for s in found if s == only] if only else found
+
+
+def android_not_ready(settings: Settings,
+                      phones: list[tuple[str, str]] | None = None) -> list[str]:
+    """Phones the adb server lists (or ``phones``, as `adb_phones` gives them) that cannot be
+    used yet, each with its state and what to do ("R58M12345 (unauthorized: accept the USB
+    debugging prompt on the phone)"); ANDROID_SERIAL narrows them as it narrows the ready
+    ones. For `farm devices` and the --devices error."""
+    from farm.devices.android import adb_state_words
+
+    only = settings.android_serial
+    return [f"{serial} ({adb_state_words(state)})"
+            for serial, state in (adb_phones() if phones is None else phones)
+            if state != "device" and (not only or serial == only)]
+
+
+def _too_few_android(count: int, settings: Settings, where: str) -> str:
+    """Why ``--devices android:COUNT`` cannot be served: the ready phones, the ones that are
+    not ready and why, and what ANDROID_SERIAL left out."""
+    phones = adb_phones()
+    ready = [serial for serial, state in phones if state == "device"]
+    only = settings.android_serial
+    head = f"--devices android:{count}: "
+    if only and only not in {serial for serial, _ in phones}:
+        return (head + f"ANDROID_SERIAL={only} names no phone on the adb server {where} (it "
+                f"lists {', '.join(s for s, _ in phones) or 'none'}): unset ANDROID_SERIAL, "
+                "or set it to one of those")
+    if only and only in ready:
+        return (head + f"ANDROID_SERIAL={only} limits farm to that one phone: unset it to "
+                f"use {count} ({len(ready)} ready on {where}: {', '.join(ready)})")
+    usable = [s for s in ready if not only or s == only]
+    not_ready = android_not_ready(settings, phones)
+    text = (head + f"the adb server {where} has {len(usable)} device(s) ready "
+            f"({', '.join(usable) or 'none'})")
+    if not_ready:
+        text += "; not ready: " + ", ".join(not_ready)
+    return text + "; try android-sim for simulated ones"
 
 
 def ios_urls(settings: Settings) -> list[str]:
@@ -125,15 +176,16 @@ def attach_targets(kind: str, count: int, settings: Settings, every: bool = Fals
                               f"{client.host}:{client.port} (start one with `adb start-server`"
                               f", or use {kind}-sim for simulated phones)")
         found = android_serials(settings)
-        where = "the adb server has"
+        if len(found) < count:
+            raise ConfigError(_too_few_android(count, settings, f"{client.host}:{client.port}"))
     elif kind == "ios":
         found = ios_urls(settings)
-        where = "FARM_IOS_WDA_URLS lists"
+        if len(found) < count:
+            raise ConfigError(f"--devices {kind}:{count}: FARM_IOS_WDA_URLS lists {len(found)} "
+                              f"device(s) ready ({', '.join(found) or 'none'}); try {kind}-sim "
+                              "for simulated ones")
     else:
         return [""] * count
-    if len(found) < count:
-        raise ConfigError(f"--devices {kind}:{count}: {where} {len(found)} device(s) ready "
-                          f"({', '.join(found) or 'none'}); try {kind}-sim for simulated ones")
     return found if every else found[:count]
 
 

@@ -11,11 +11,13 @@ Fault switches (per device, at runtime): ``drop`` (connection closed unanswered)
 (screencap/screenshot +``slow_seconds``), ``invalid_session`` (WDA), ``input_blocked``
 (SecurityException on stderr), ``launch_fail`` (app crashes on launch). Tests set them through
 `fault`, over adb (``adb shell farm-sim fault black 1``) or over WDA (``POST /farm/fault``
-``{"name": "black", "count": 1}``).
+``{"name": "black", "count": 1}``); no fault applies to the switches themselves, so ``drop``
+can be switched off either way.
 """
 
 from __future__ import annotations
 
+import errno
 import threading
 from typing import Any
 
@@ -27,6 +29,22 @@ ANDROID_UA = ("Mozilla/5.0 (Linux; Android 14; farm_sim) AppleWebKit/537.36 (KHT
               "Gecko) Chrome/120.0 Mobile Safari/537.36")
 IOS_UA = ("Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 "
           "(KHTML, like Gecko) Mobile/15E148")
+
+
+class PortUnavailable(OSError):
+    """A simulator cannot listen where it was asked to: ``str()`` says which port and why
+    ("port 5137 is already in use")."""
+
+    def __str__(self) -> str:
+        return str(self.strerror)
+
+
+def _why(exc: OSError) -> str:
+    if exc.errno == errno.EADDRINUSE:
+        return "already in use"
+    if exc.errno == errno.EACCES:
+        return "not allowed for this user"
+    return (exc.strerror or str(exc)).lower()
 
 
 class _Simulator:
@@ -74,25 +92,28 @@ class AndroidSimulator(_Simulator):
         return [f"emulator-{5554 + 2 * i}" for i in range(self.count)]
 
     def start(self) -> None:
-        """Launch the shared Chromium and start answering on the adb port."""
+        """Take the adb port, launch the shared Chromium and start answering (a port that
+        cannot be had is a PortUnavailable, before Chromium starts)."""
         from farm.devices.sim.adb import AdbServer
         from farm.devices.sim.androidshell import AndroidShell
 
         w, h, dpr = ANDROID_SCREEN
-        self.host.start()
-        shells = []
-        for serial in self.serials:
-            screen = PhoneScreen(self.host, serial, round(w / dpr), round(h / dpr), dpr,
-                                 ANDROID_UA)
-            self.screens.append(screen)
-            shells.append(AndroidShell(serial, screen, self.app_urls, w, h))
+        self.screens = [PhoneScreen(self.host, serial, round(w / dpr), round(h / dpr), dpr,
+                                    ANDROID_UA) for serial in self.serials]
+        shells = [AndroidShell(serial, screen, self.app_urls, w, h)
+                  for serial, screen in zip(self.serials, self.screens)]
         try:
-            self.server = AdbServer(shells, self.port)
-        except OSError:
+            server = AdbServer(shells, self.port)
+        except OSError as exc:
+            raise PortUnavailable(exc.errno, f"port {self.port} is {_why(exc)}") from exc
+        try:
+            self.host.start()
+        except BaseException:
+            server.server_close()
             self.host.stop()
             raise
-        self.port = self.server.port
-        self.server.start()
+        self.server, self.port = server, server.port
+        server.start()
 
     def stop(self) -> None:
         """Stop serving and close Chromium; safe twice."""
@@ -117,21 +138,44 @@ class IosSimulator(_Simulator):
         return [f"http://127.0.0.1:{s.port}" for s in self.servers]
 
     def start(self) -> None:
-        """Launch the shared Chromium and one WDA server per device."""
+        """Take one port per device (from ``port`` on), launch the shared Chromium and start
+        every WDA endpoint (a port that cannot be had is a PortUnavailable, before Chromium
+        starts)."""
+        w, h, scale = IOS_SCREEN
+        self.screens = [PhoneScreen(self.host, f"iPhone-sim-{i + 1}", w, h, scale, IOS_UA)
+                        for i in range(self.count)]
+        self.servers = self._listen()
+        try:
+            self.host.start()
+        except BaseException:
+            for server in self.servers:
+                server.server_close()
+            self.servers = []
+            self.host.stop()
+            raise
+        for server in self.servers:
+            server.start()
+
+    def _listen(self) -> list[Any]:
+        """A bound (not yet serving) WdaServer per screen."""
         from farm.devices.sim.wda import WdaServer
 
-        w, h, scale = IOS_SCREEN
-        self.host.start()
-        try:
-            for i in range(self.count):
-                screen = PhoneScreen(self.host, f"iPhone-sim-{i + 1}", w, h, scale, IOS_UA)
-                self.screens.append(screen)
-                server = WdaServer(screen, self.app_urls, self.port + i if self.port else 0)
-                server.start()
-                self.servers.append(server)
-        except OSError:
-            self.stop()
-            raise
+        needed = (f"ports {self.port}..{self.port + self.count - 1} are needed (one "
+                  "WebDriverAgent endpoint per device) and " if self.port and self.count > 1
+                  else "")
+        if self.port and self.port + self.count - 1 > 65535:
+            raise PortUnavailable(errno.EINVAL, f"{needed}port 65535 is the last one")
+        servers: list[Any] = []
+        for i, screen in enumerate(self.screens):
+            port = self.port + i if self.port else 0
+            try:
+                servers.append(WdaServer(screen, self.app_urls, port))
+            except OSError as exc:
+                for server in servers:
+                    server.server_close()
+                raise PortUnavailable(exc.errno, f"{needed}port {port} is {_why(exc)}") \
+                    from exc
+        return servers
 
     def stop(self) -> None:
         """Stop every endpoint and close Chromium; safe twice."""

@@ -41,6 +41,13 @@ def _block(text: str | bytes) -> bytes:
     return b"%04x" % len(data) + data
 
 
+def _command(req: str) -> str:
+    """The command line of a ``shell[,v2,...]:CMD`` / ``exec:CMD`` service request ("" for
+    other services)."""
+    head, _, cmd = req.partition(":")
+    return cmd if head.split(",")[0] in ("shell", "exec") else ""
+
+
 def _okay(sock: socket.socket, payload: str | None = None) -> None:
     sock.sendall(b"OKAY" + (_block(payload) if payload is not None else b""))
 
@@ -101,10 +108,7 @@ class _Handler(socketserver.BaseRequestHandler):
                 _fail(sock, "device not found" if "serial" in req or ":" in req[15:]
                       else "no devices/emulators found")
                 return None
-            if shell.faults.hit("drop"):
-                sock.close()           # the cable was pulled
-                return None
-            _okay(sock)
+            _okay(sock)         # `drop` hits the service asked for next (see _service)
             if req.startswith("host:tport:"):
                 sock.sendall(struct.pack("<Q", srv.shells.index(shell) + 1))
             return shell
@@ -115,8 +119,10 @@ class _Handler(socketserver.BaseRequestHandler):
             if shell is None:
                 _fail(sock, f"device '{parts[1]}' not found")
                 return None
-            if shell.faults.hit("drop"):
-                sock.close()
+            # the server answers `features` from what it knows of the transport (`adb shell
+            # farm-sim fault drop 0` asks it first): a dropping device does not reach it
+            if cmd != "features" and shell.faults.hit("drop"):
+                sock.close()           # the cable was pulled
                 return None
             answers = {"features": FEATURES, "get-state": "device",
                        "get-serialno": shell.serial, "get-devpath": "usb:farm-sim"}
@@ -148,8 +154,10 @@ class _Handler(socketserver.BaseRequestHandler):
         return next((s for s in shells if s.serial == serial), None)
 
     def _service(self, sock: socket.socket, shell: AndroidShell, req: str) -> None:
-        if shell.faults.hit("drop"):
-            return
+        # the fault switches' own command is never faulted: `farm-sim fault drop 0` must get
+        # through to switch `drop` off
+        if not AndroidShell.is_control(_command(req)) and shell.faults.hit("drop"):
+            return             # closed unanswered: the cable was pulled
         if req.startswith("shell"):
             head, _, cmd = req.partition(":")
             v2 = "v2" in head.split(",")

@@ -3,6 +3,7 @@ person with ``adb shell`` send, answered from a `PhoneScreen`.
 
 Test-only control command (documented in README): ``farm-sim fault NAME COUNT`` switches a
 fault for the next COUNT requests (-1 until switched off, 0 off); ``farm-sim faults`` lists them.
+No fault applies to ``farm-sim`` itself (`AndroidShell.is_control`).
 """
 
 from __future__ import annotations
@@ -66,6 +67,12 @@ class AndroidShell:
     def faults(self) -> Faults:
         return self.screen.faults
 
+    @staticmethod
+    def is_control(line: str) -> bool:
+        """Whether ``line`` is the simulator's own ``farm-sim`` command (the fault switches):
+        no fault applies to it, and it does not wait behind a slowed command (`run`)."""
+        return line.split(maxsplit=1)[:1] == ["farm-sim"]
+
     def run(self, line: str) -> Result:
         """Run a command line: ``;``, ``&&`` and ``||`` chains, ``$?`` in echo."""
         try:
@@ -83,8 +90,11 @@ class AndroidShell:
                 continue
             if argv and (op == ";" or (op == "&&") == (code == 0)):
                 argv = [a.replace("$?", str(code)) for a in argv]
-                with self.screen.lock:
+                if self.is_control(argv[0]):    # not behind a slowed screencap
                     o, e, code = self.command(argv)
+                else:
+                    with self.screen.lock:
+                        o, e, code = self.command(argv)
                 out, err = out + o, err + e
             argv, op = [], tok
         return out, err, code

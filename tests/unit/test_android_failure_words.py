@@ -1,0 +1,53 @@
+"""Why a phone was lost, in words: adbutils' own texts ("Unknown data: b''", "Expected 5 bytes,
+got 0") never reach a report; the operation farm was doing stays named."""
+
+from __future__ import annotations
+
+import pytest
+from adbutils.errors import AdbConnectionError, AdbError, AdbTimeout
+
+from farm.devices.android import AndroidDevice, _AdbErrors, adb_failure, adb_state_words
+from farm.errors import DeviceError, DeviceLost
+
+
+@pytest.mark.parametrize("exc, words", [
+    (AdbError("Unknown data: b''"), "the adb server closed the connection without answering"),
+    (EOFError("Expected 5 bytes, got 0"),
+     "the adb server closed the connection in the middle of an answer"),
+    (AdbTimeout("adb read timeout"), "no answer from the adb server in time"),
+    (TimeoutError("timed out"), "no answer from the adb server in time"),
+    (AdbConnectionError("connect to adb server failed: [Errno 111] Connection refused"),
+     "cannot connect to the adb server ([Errno 111] Connection refused)"),
+    (ConnectionResetError(104, "Connection reset by peer"),
+     "the connection to the adb server broke"),
+    (AdbError("Unknown data: b'WHAT'"),
+     "the adb server answered something farm cannot read (b'WHAT')"),
+    (AdbError("device offline"), "device offline"),        # the server's own words stay
+])
+def test_adb_failures_in_words(exc, words):
+    assert adb_failure(exc) == words
+
+
+def lost_reason(exc: Exception, what: str = "connect") -> str:
+    phone = AndroidDevice("emulator-5556", None, "emulator-5556")
+    with pytest.raises((DeviceLost, DeviceError)) as raised:
+        with _AdbErrors(phone, what):
+            raise exc
+    return str(raised.value)
+
+
+def test_lost_reasons_keep_the_operation_and_drop_adbutils_texts():
+    assert lost_reason(AdbError("Unknown data: b''")) == \
+        "emulator-5556 lost (connect): the adb server closed the connection without answering"
+    said = lost_reason(EOFError("Expected 5 bytes, got 0"), "am")
+    assert said == ("emulator-5556 lost (am): the adb server closed the connection in the "
+                    "middle of an answer")
+    assert "Expected 5 bytes" not in said
+
+
+def test_a_phone_that_is_not_ready_says_what_to_do():
+    assert adb_state_words("unauthorized") == \
+        "unauthorized: accept the USB debugging prompt on the phone"
+    assert adb_state_words("offline").startswith("offline: replug its cable")
+    assert "adb reconnect" in adb_state_words("offline")
+    assert adb_state_words("no").startswith("no permissions: ")
