@@ -5,6 +5,10 @@
     Outcome ──next_attempt──► retry Job | None          infra → another device; failed → again
     Outcome ──next_streak──► streak ──quarantine_due──► stop feeding the device
 
+A model error (the endpoint down, its replies unreadable or its actions invented) is the
+model's, not the device's: another device would get the same answers, so it earns no retry, and
+it never counts towards a device's quarantine.
+
 Outcomes come from the exception classes in `farm.errors` (one table, like httpx's mapping of
 transport errors), never from message text: a result carries its error's class name
 (``CaseError.kind``) and :func:`error_class` turns it back into the class.
@@ -30,7 +34,8 @@ class Outcome(str, Enum):
     FAILED = "failed"           # the app misbehaved: retried up to the case's `retries`
     SKIPPED = "skipped"
     INTERRUPTED = "interrupted"
-    INFRA = "infra"             # the device or model broke: retried on another device
+    INFRA = "infra"             # the device broke: retried on another device
+    MODEL = "model"             # the model failed: an error, not retried, not the device's fault
     TIMEOUT = "timeout"         # the case overstayed: an error, never retried
     REFUSED = "refused"         # the model refused the API key: an error, never retried
     INTERNAL = "internal"       # a farm bug: an error, never retried
@@ -43,6 +48,7 @@ _BY_EXCEPTION: tuple[tuple[type[BaseException], str, Outcome], ...] = (
     (errors.Interrupted, "interrupted", Outcome.INTERRUPTED),
     (errors.CaseTimeout, "error", Outcome.TIMEOUT),
     (errors.ModelRefused, "error", Outcome.REFUSED),
+    (errors.ModelUnavailable, "error", Outcome.MODEL),
     (errors.InfraError, "error", Outcome.INFRA),
 )
 
@@ -86,12 +92,9 @@ def outcome(result: CaseResult) -> Outcome:
     if result.status != "error":
         return _BY_STATUS[result.status]
     cls = error_class(result.error.kind) if result.error else errors.InternalError
-    if issubclass(cls, errors.CaseTimeout):
-        return Outcome.TIMEOUT
-    if issubclass(cls, errors.ModelRefused):
-        return Outcome.REFUSED
-    if issubclass(cls, errors.InfraError):
-        return Outcome.INFRA
+    for kind, status, outcome_ in _BY_EXCEPTION:     # the table that `classify` reads
+        if status == "error" and issubclass(cls, kind):
+            return outcome_
     return Outcome.INTERNAL
 
 
@@ -106,8 +109,9 @@ def next_attempt(job: Job, result: Outcome, device: str, policy: RetryPolicy) ->
 
     Infrastructure errors retry on another device within the infra quota (a device that died
     must not eat the case); test failures retry up to the case's quota (pass-after-fail =
-    flaky). Timeouts, a refused model API key, internal errors, skips and interrupts never
-    retry.
+    flaky). Model errors (another device would get the same answers: the spend would double
+    for nothing), timeouts, a refused model API key, internal errors, skips and interrupts
+    never retry.
     """
     if result is Outcome.INFRA and job.infra_retries_used < policy.infra_retries:
         return replace(job, attempt=job.attempt + 1, infra_retries_used=job.infra_retries_used + 1,
@@ -119,7 +123,9 @@ def next_attempt(job: Job, result: Outcome, device: str, policy: RetryPolicy) ->
 
 
 def next_streak(streak: int, result: Outcome) -> int:
-    """Consecutive infrastructure errors of a device after this attempt."""
+    """Consecutive infrastructure errors of a device after this attempt. Only INFRA (the
+    device's own errors) counts: a model error, like a pass, ends the streak (the device
+    carried the case until the model failed it)."""
     return streak + 1 if result is Outcome.INFRA else 0
 
 

@@ -15,6 +15,7 @@
     │   ├── DeviceError           the device refused an action
     │   ├── ModelUnavailable      the model endpoint is down / timing out
     │   ├── ModelRefused          the endpoint refused the API key (401/403): not retried
+    │   │   └── ModelMisconfigured    no provider litellm knows, or no API key: nothing is sent
     │   └── BrokerLost            the cluster's Redis stayed away: the run gives up
     ├── CaseTimeout               the case ran past its timeout: case *error*, not retried
     ├── Interrupted               the user pressed Ctrl-C: case *interrupted*
@@ -22,6 +23,10 @@
 
 A result names its error by class (``CaseError.kind``, e.g. "DeviceLost"); `farm.attempts`
 maps kinds back to these classes to decide outcomes and retries — never by message text.
+
+The model's errors (ModelUnavailable, ModelRefused and below) are infrastructure errors (exit
+3), but `farm.attempts` neither retries them on another device nor counts them against one:
+the next device would get the same answers from the same model.
 
 A test failure is never reported as an infrastructure error and vice versa: they get different
 exit codes, retries and report colours.
@@ -122,6 +127,12 @@ class ModelUnavailable(InfraError):
 class ModelRefused(InfraError):
     """The model endpoint refused farm's credentials (401 / 403): re-sending the request or
     re-running the case on another device cannot help, so neither happens."""
+
+
+class ModelMisconfigured(ModelRefused):
+    """The model settings cannot work: litellm knows no provider for the model's name, or the
+    provider needs an API key and none is set. Nothing is sent, now or later; `farm run` says
+    so before any device starts (a ConfigError, exit 4), a `farm worker`'s cases end with it."""
 
 
 class BrokerLost(InfraError):

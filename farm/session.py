@@ -126,6 +126,7 @@ def run(paths: Sequence[str | Path], devices: str, settings: Settings,
         return _print_collection(chosen, out, lambda c: expected_duration(
             remembered, c.id, c.platform, settings.default_case_seconds))
     cases = chosen.selected
+    _check_models(settings)
     run_id = new_run_id()
     run_dir = _output_dirs(settings, run_id, overwrite, junit_xml, alluredir)
     server, tally = _metrics_server(settings, {s.platform for s in specs})
@@ -163,6 +164,15 @@ def run(paths: Sequence[str | Path], devices: str, settings: Settings,
     _report(summary, run_dir, out)
     _export_metrics(settings, run_dir, tally, summary.cases, server)
     return _exit_code(summary, outcome.refused, unwritten)
+
+
+def _check_models(settings: Settings) -> None:
+    """Model settings that cannot work (a provider litellm cannot tell, no API key) stop the
+    run before any device starts (exit 4); nothing is sent. A cluster run's cases use each
+    worker's model, not this one."""
+    if settings.model and not settings.broker_url:
+        from farm.llm.models import check_models
+        check_models(settings)
 
 
 def _exit_code(summary: RunSummary, refused: Exception | None, unwritten: list[str]) -> int:

@@ -291,13 +291,17 @@ class Agent:
     # ---- model-backed ------------------------------------------------------------------------
     def ask(self, purpose: str, messages: list[dict[str, Any]], client: Any = None) -> str:
         """One model call, given only the time left of the case (CaseTimeout naming the model
-        when that runs out); its usage is added to ``self.usage``."""
+        when that runs out) and the run's stop event (a stopped run stops waiting for the
+        model at once: Interrupted); its usage is added to ``self.usage``. A wait the model
+        asks for that the case has no time for (a Retry-After past its end) is the model's
+        error, as the client words it, not a timeout: the case still had time."""
         from farm.llm.client import DeadlineReached
         self.check_time()
         client = client or self.models.plan
         left = self.remaining()
         try:
-            reply = client.complete(messages, timeout=None if left == float("inf") else left)
+            reply = client.complete(messages, timeout=None if left == float("inf") else left,
+                                    cancel=self.cancel)
         except FarmError as exc:     # a failed call's usage counts too (calls, retries)
             spent = getattr(exc, "usage", None)
             if spent is not None:

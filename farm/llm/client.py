@@ -6,11 +6,12 @@ in-process fake for unit tests and benchmarks (zero latency, replies from a scri
 
 from __future__ import annotations
 
+import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Protocol, Sequence
 
-from farm.errors import ModelUnavailable
+from farm.errors import Interrupted, ModelUnavailable
 from farm.usage import Usage
 
 
@@ -53,14 +54,15 @@ class ModelClient(Protocol):
     name: str
     family: str
 
-    def complete(self, messages: list[dict[str, Any]],
-                 timeout: float | None = None) -> ModelReply:
+    def complete(self, messages: list[dict[str, Any]], timeout: float | None = None,
+                 cancel: threading.Event | None = None) -> ModelReply:
         """Send OpenAI-style chat messages; return the reply. ``timeout``: seconds the whole
-        call may take, retries included (DeadlineReached when they run out). Raises
-        ModelUnavailable when the endpoint cannot answer (after retries) or its reply is over
-        the size cap, ModelRefused when it refuses the API key. A raised error may carry the
-        usage the failed call spent as ``.usage`` (calls, retries, latency) for the caller
-        to count."""
+        call may take, retries included (DeadlineReached when they run out). ``cancel``: the
+        run's stop event; once set the call ends at once with Interrupted (no retry, no
+        backoff, no wait for the request in flight). Raises ModelUnavailable when the endpoint
+        cannot answer (after retries) or its reply is over the size cap, ModelRefused when it
+        refuses the API key. A raised error may carry the usage the failed call spent as
+        ``.usage`` (calls, retries, latency) for the caller to count."""
 
 
 def estimate_tokens(messages: Sequence[dict[str, Any]]) -> int:
@@ -98,8 +100,10 @@ class ScriptedModelClient:
         self.timeouts: list[float | None] = []
         self.calls = 0
 
-    def complete(self, messages: list[dict[str, Any]],
-                 timeout: float | None = None) -> ModelReply:
+    def complete(self, messages: list[dict[str, Any]], timeout: float | None = None,
+                 cancel: threading.Event | None = None) -> ModelReply:
+        if cancel is not None and cancel.is_set():
+            raise Interrupted(f"interrupted while waiting for the model {self.name}")
         started = time.perf_counter()
         index = self.calls
         self.calls += 1

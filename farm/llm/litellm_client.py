@@ -5,10 +5,13 @@ exponential backoff on 429, 5xx, timeouts and connection failures — after what
 ``Retry-After`` asked for instead, when it says (at most RETRY_AFTER_CAP_S); when they are
 spent the call raises ModelUnavailable (an infrastructure error: the case is an *error*, not a
 failure). A refused API key (401 / 403) is ModelRefused at once: no retry can fix it.
-A caller's time budget bounds every wait (DeadlineReached), and a reply over
-FARM_MODEL_MAX_REPLY_BYTES is refused unread (ModelUnavailable, never retried). Every error
+A caller's time budget bounds every wait (DeadlineReached when it runs out; a retry the
+endpoint or the backoff would start past it is ModelUnavailable saying so), and a reply over
+FARM_MODEL_MAX_REPLY_BYTES is refused unread (ModelUnavailable, never retried). The run's cancel
+event ends a call at once (Interrupted), in flight or between retries. Settings that cannot
+work (farm.llm.preflight) are ModelMisconfigured, with nothing sent or counted. Every error
 carries the call's usage so far (``.usage``), and no message or log line names an API key or
-the endpoint's password (``***``).
+the endpoint's password (``***``). A reply without token usage counts its cost as unknown.
 """
 
 from __future__ import annotations
@@ -21,9 +24,12 @@ import time
 from typing import Any, Callable, Sequence
 
 from farm import metrics
-from farm.errors import FarmError, ModelRefused, ModelUnavailable
+from farm.errors import (FarmError, Interrupted, ModelMisconfigured, ModelRefused,
+                         ModelUnavailable)
+from farm.llm.cancellable import Cancelled, call_unless_cancelled
 from farm.llm.capped_http import ReplyTooLarge
 from farm.llm.client import DeadlineReached, ModelReply, RequestBudget, Usage
+from farm.llm.preflight import config_problem, provider_of
 from farm.text import clean
 
 log = logging.getLogger("farm.llm")
@@ -71,7 +77,11 @@ class LiteLLMClient:
         self.key_setting = key_setting
         self.refused: str | None = None     # what the endpoint said when it refused the key
         self._lib = _litellm()
+        self._provider = provider_of(self._lib, model, base_url)
         self._provider_key()
+        self.misconfigured = config_problem(self._lib, model, base_url, bool(self.api_key),
+                                            self.key_setting)
+        self._usage_warned = False          # a reply without token usage: said once
         # a key from the environment is hidden with the environment's (8+ characters)
         self._mask = _masker(base_url, (api_key or "", *secrets))
         self._sdk_client = self._capped_sdk_client()
@@ -80,11 +90,7 @@ class LiteLLMClient:
         """For endpoints litellm reaches through the OpenAI SDK (``openai/…``, any
         OpenAI-compatible server): an SDK client whose HTTP transport stops reading a reply
         at the cap. Other providers' replies are capped after reading (see `_capped_text`)."""
-        try:
-            provider = self._lib.get_llm_provider(self.model, api_base=self.base_url)[1]
-        except Exception:   # litellm does not know the model: let completion() say so
-            return None
-        if provider != "openai":
+        if self._provider != "openai":    # (None: litellm does not know the model)
             return None
         import httpx
         import openai
@@ -106,11 +112,7 @@ class LiteLLMClient:
         if self.api_key:
             return
         from farm.config import provider_key
-        try:
-            provider = self._lib.get_llm_provider(self.model, api_base=self.base_url)[1]
-        except Exception:   # litellm does not know the model: completion() says so
-            return
-        found = provider_key(provider) if provider else None
+        found = provider_key(self._provider) if self._provider else None
         if found is not None:
             self.key_setting, self.api_key = found
 
@@ -142,55 +144,86 @@ class LiteLLMClient:
             kwargs["client"] = self._sdk_client
         return kwargs
 
-    def complete(self, messages: list[dict[str, Any]],
-                 timeout: float | None = None) -> ModelReply:
+    def complete(self, messages: list[dict[str, Any]], timeout: float | None = None,
+                 cancel: threading.Event | None = None) -> ModelReply:
         """Send ``messages``; retry transient failures; raise ModelUnavailable when spent.
 
         ``timeout`` bounds the whole call: each request waits at most min(FARM_MODEL_TIMEOUT,
-        what is left), no retry starts that its backoff would push past the end, and
-        DeadlineReached says the time ran out (not the model's health). Whatever is raised
-        carries the usage of the call so far as ``.usage`` (the call, its retries, its time)."""
+        what is left), no retry starts that its wait would push past the end (ModelUnavailable
+        naming the wait and the time left), and DeadlineReached says the time ran out (not the
+        model's health). ``cancel`` (the run's stop event) ends the call at once with
+        Interrupted: the request in flight is no longer waited for, no backoff is waited out,
+        no retry is sent. Whatever is raised carries the usage of the call so far as
+        ``.usage`` (the call, its retries, its time)."""
         usage = Usage()
-        if self.refused is not None:       # the key will not do better on the next case
-            raise _carrying(ModelRefused(f"{self.refused} (not sent again after the first "
-                                         "refusal)"), usage, sent=False)
+        self._refuse_unsendable(usage)
         budget = RequestBudget(self.timeout, timeout)
         kwargs = self._kwargs(messages)
         for attempt in range(self.retries + 1):
+            if cancel is not None and cancel.is_set():
+                raise self._interrupted(usage, sent=attempt > 0)
             started = time.monotonic()
             kwargs["timeout"] = budget.request_timeout(started)
             if kwargs["timeout"] <= 0:
                 raise _carrying(DeadlineReached(
                     f"model {self.model} gave no answer in the time left (no time for attempt "
                     f"{attempt + 1})"), usage, sent=attempt > 0)
+            request = dict(kwargs)
             try:
-                response = self._lib.completion(**kwargs)
-            except Exception as exc:
+                response = call_unless_cancelled(lambda: self._lib.completion(**request),
+                                                 cancel, f"model {self.model}")
+            except Cancelled:
                 usage.latency_s += time.monotonic() - started
-                metrics.model_request(self.family, "timeout" if self._timed_out(exc)
-                                      else "error", time.monotonic() - started)
-                delay, why = self._delay(exc, attempt)
-                error = self._error(exc, attempt, budget, kwargs["timeout"], delay, why)
-                if error is not None:
-                    if isinstance(error, ModelRefused):
-                        self.refused = str(error)
-                    raise _carrying(error, usage, sent=True) from exc
-                usage.retries += 1
-                log.info("model %s: %s; retry %d in %.1fs (%s)", self.model,
-                         self._said(exc, kwargs["timeout"]), attempt + 1, delay, why)
-                time.sleep(delay)
+                raise self._interrupted(usage, sent=True) from None
+            except Exception as exc:
+                delay = self._failed(exc, attempt, budget, kwargs["timeout"], started, usage)
+                if _wait_unless_cancelled(delay, cancel):
+                    raise self._interrupted(usage, sent=True) from None
                 continue
-            took = time.monotonic() - started
-            usage.latency_s += took
-            usage.calls += 1
-            try:
-                reply = ModelReply(self._capped_text(response), self._usage(response, usage))
-            except ModelUnavailable as too_large:
-                metrics.model_request(self.family, "error", took)
-                raise _carrying(too_large, usage, sent=False)
-            metrics.model_request(self.family, "ok", took, reply.usage)
-            return reply
+            return self._reply(response, usage, time.monotonic() - started)
         raise AssertionError("unreachable")
+
+    def _refuse_unsendable(self, usage: Usage) -> None:
+        """Settings that cannot work, or a key the endpoint already refused: nothing is sent
+        (and no call counted)."""
+        if self.misconfigured is not None:
+            raise _carrying(ModelMisconfigured(f"model {self.misconfigured}"), usage, sent=False)
+        if self.refused is not None:       # the key will not do better on the next case
+            raise _carrying(ModelRefused(f"{self.refused} (not sent again after the first "
+                                         "refusal)"), usage, sent=False)
+
+    def _interrupted(self, usage: Usage, sent: bool) -> FarmError:
+        return _carrying(Interrupted(f"interrupted while waiting for the model {self.model}"),
+                         usage, sent=sent)
+
+    def _failed(self, exc: Exception, attempt: int, budget: RequestBudget, waited: float,
+                started: float, usage: Usage) -> float:
+        """A request that failed: counted, then raised as what the caller sees, or the
+        seconds to wait before the retry (logged)."""
+        usage.latency_s += time.monotonic() - started
+        metrics.model_request(self.family, "timeout" if self._timed_out(exc) else "error",
+                              time.monotonic() - started)
+        delay, why = self._delay(exc, attempt)
+        error = self._error(exc, attempt, budget, waited, delay, why)
+        if error is not None:
+            if isinstance(error, ModelRefused):
+                self.refused = str(error)
+            raise _carrying(error, usage, sent=True) from exc
+        usage.retries += 1
+        log.info("model %s: %s; retry %d in %.1fs (%s)", self.model,
+                 self._said(exc, waited), attempt + 1, delay, why)
+        return delay
+
+    def _reply(self, response: Any, usage: Usage, took: float) -> ModelReply:
+        usage.latency_s += took
+        usage.calls += 1
+        try:
+            reply = ModelReply(self._capped_text(response), self._usage(response, usage))
+        except ModelUnavailable as too_large:
+            metrics.model_request(self.family, "error", took)
+            raise _carrying(too_large, usage, sent=False)
+        metrics.model_request(self.family, "ok", took, reply.usage)
+        return reply
 
     def _error(self, exc: Exception, attempt: int, budget: RequestBudget, waited: float,
                delay: float, why: str) -> FarmError | None:
@@ -211,16 +244,34 @@ class LiteLLMClient:
                                    f"({said})")
         if attempt == self.retries:
             if timed_out:
-                at = f" at {self._mask(self.base_url)}" if self.base_url else ""
                 return ModelUnavailable(
-                    f"model {self.model}{at} did not answer within {_secs(self.timeout)} s "
+                    f"model {self.model}{self._at()} did not answer within {_secs(self.timeout)} s "
                     f"(FARM_MODEL_TIMEOUT)" + (f" in {attempt + 1} attempts" if attempt else ""))
             return ModelUnavailable(f"model {self.model} unavailable after {attempt + 1} "
                                     f"attempts: {said}")
         if not budget.allows_retry(now, delay):
-            return DeadlineReached(f"model {self.model} gave no answer in the time left "
-                                   f"({said}; a retry would wait {_secs(delay)} s: {why})")
+            return self._no_time_to_retry(exc, said, delay, why, budget.end - now)
         return None
+
+    def _no_time_to_retry(self, exc: BaseException, said: str, delay: float, why: str,
+                          left: float) -> ModelUnavailable:
+        """The retry would start past the caller's time: the model's error (the case has not
+        run out of time; the endpoint's answer is why it cannot go on), saying what it asked
+        for (a 429 / 503's Retry-After) or what the backoff would wait."""
+        asked = _retry_after(exc)
+        if asked is not None:
+            status = getattr(exc, "status_code", None)
+            state = "rate-limited" if status == 429 else "unavailable"
+            return ModelUnavailable(f"model {self.model}{self._at()} is {state} ({status}): "
+                                    f"Retry-After {_secs(asked)} s is more than the "
+                                    f"{_secs(left)} s left")
+        return ModelUnavailable(f"model {self.model}{self._at()} failed ({said}) and a retry "
+                                f"in {_secs(delay)} s ({why}) would not fit in the "
+                                f"{_secs(left)} s left")
+
+    def _at(self) -> str:
+        """`` at http://…`` (credentials masked) when the model has a base URL."""
+        return f" at {self._mask(self.base_url)}" if self.base_url else ""
 
     def _said(self, exc: BaseException, waited: float) -> str:
         """What went wrong, masked; a timeout as the limit it ran into."""
@@ -278,9 +329,18 @@ class LiteLLMClient:
             return ""
 
     def _usage(self, response: Any, usage: Usage) -> Usage:
+        """Tokens and cost of a reply. A reply that says nothing of its tokens (litellm then
+        reads 0 + 0: no prompt is free) has an unknown cost, not a zero one: warned once."""
         u = getattr(response, "usage", None)
         usage.prompt_tokens = int(getattr(u, "prompt_tokens", 0) or 0)
         usage.completion_tokens = int(getattr(u, "completion_tokens", 0) or 0)
+        if not (usage.prompt_tokens or usage.completion_tokens):
+            if not self._usage_warned:
+                self._usage_warned = True
+                log.warning("model %s sent no token usage with its reply: the tokens and cost "
+                            "of its calls are unknown (counted as 0, cost unknown)", self.model)
+            usage.cost_usd, usage.cost_unknown = 0.0, True
+            return usage
         try:
             usage.cost_usd = float(self._lib.completion_cost(completion_response=response) or 0)
         except Exception:   # model missing from the cost map: count 0, say so
@@ -365,6 +425,14 @@ def _url_secrets(url: str | None) -> list[str]:
             if raw != hid:
                 found.append(raw.partition("=")[2])
     return [s for v in found if v for s in dict.fromkeys((v, unquote_plus(v)))]
+
+
+def _wait_unless_cancelled(seconds: float, cancel: threading.Event | None) -> bool:
+    """Wait ``seconds`` (a retry's backoff); True when ``cancel`` was set meanwhile."""
+    if cancel is None:
+        time.sleep(seconds)
+        return False
+    return cancel.wait(seconds)
 
 
 def _carrying(error: FarmError, usage: Usage, sent: bool) -> FarmError:

@@ -2,7 +2,8 @@
 
 Built from Settings: FARM_MODEL_* is the default for all three; FARM_PLANNING_MODEL_* and
 FARM_ASSERT_MODEL_* override one role each. With a separate planning model the planner's boxes
-are not trusted as locate results (the locate model finds elements).
+are not trusted as locate results (the locate model finds elements). `check_models` refuses
+settings that cannot work (farm.llm.preflight) before a run starts any device.
 """
 
 from __future__ import annotations
@@ -51,39 +52,79 @@ def configured_families(settings: "Settings") -> set[str]:
     return {family_for(f, m).name for f, m in pairs if m}
 
 
+@dataclass(frozen=True)
+class _Role:
+    """One configured model: where its settings come from and what they resolve to."""
+    setting: str                # FARM_MODEL, FARM_PLANNING_MODEL, FARM_ASSERT_MODEL
+    model: str
+    base_url: str | None
+    api_key: str | None
+    family: str | None
+    key_setting: str            # what a missing or refused key names
+
+
+def _roles(settings: "Settings") -> dict[str, _Role]:
+    """The configured models by role ("" main, "PLANNING_", "ASSERT_"): a role's own settings,
+    else the main model's base URL and key; none without FARM_MODEL."""
+    if not settings.model:
+        return {}
+    roles = {"": _Role("FARM_MODEL", settings.model, settings.model_base_url,
+                       _secret(settings.model_api_key), settings.model_family,
+                       "FARM_MODEL_API_KEY")}
+    for role in ("PLANNING_", "ASSERT_"):
+        prefix = role.lower()
+        model = getattr(settings, f"{prefix}model")
+        if not model:
+            continue
+        own_key = getattr(settings, f"{prefix}model_api_key")
+        roles[role] = _Role(f"FARM_{role}MODEL", model,
+                            getattr(settings, f"{prefix}model_base_url")
+                            or settings.model_base_url,
+                            _secret(own_key or settings.model_api_key),
+                            getattr(settings, f"{prefix}model_family"),
+                            f"FARM_{role}MODEL_API_KEY" if own_key is not None
+                            else f"FARM_{role}MODEL_API_KEY or FARM_MODEL_API_KEY")
+    return roles
+
+
+def check_models(settings: "Settings") -> None:
+    """ConfigError (exit 4) for configured models that cannot work: a name whose provider
+    litellm cannot tell, a provider that needs an API key with none set (farm.llm.preflight).
+    No request is sent: run it before any device starts."""
+    roles = _roles(settings)
+    if not roles:
+        return
+    from farm.errors import ConfigError
+    from farm.llm.litellm_client import _litellm
+    from farm.llm.preflight import config_problem
+    lib = _litellm()
+    problems = [f"{r.setting}={problem}" for r in roles.values()
+                if (problem := config_problem(lib, r.model, r.base_url, bool(r.api_key),
+                                              r.key_setting)) is not None]
+    if problems:
+        raise ConfigError("\n".join(dict.fromkeys(problems)))
+
+
 def build_models(settings: "Settings") -> ModelSet | None:
     """LiteLLM clients for the configured models, or None when FARM_MODEL is unset."""
-    if not settings.model:
+    roles = _roles(settings)
+    if not roles:
         return None
     from farm.llm.litellm_client import LiteLLMClient
     # Every client hides every model key in what it says (an endpoint may echo any of them).
     keys = [k for k in (_secret(settings.model_api_key), _secret(settings.planning_model_api_key),
                         _secret(settings.assert_model_api_key)) if k]
 
-    def client(model: str, base: str | None, key: Any, family: str | None,
-               role: str = "") -> LiteLLMClient:
-        fam = family_for(family, model)
-        own = getattr(settings, f"{role.lower()}model_api_key") is not None
-        return LiteLLMClient(model, base_url=base, api_key=_secret(key), family=fam.name,
-                             timeout=settings.model_timeout,
+    def client(role: _Role) -> LiteLLMClient:
+        fam = family_for(role.family, role.model)
+        return LiteLLMClient(role.model, base_url=role.base_url, api_key=role.api_key,
+                             family=fam.name, timeout=settings.model_timeout,
                              temperature=settings.model_temperature,
                              retries=settings.model_retries, backoff=settings.model_backoff,
                              max_reply_bytes=settings.model_max_reply_bytes, secrets=keys,
-                             key_setting=f"FARM_{role}MODEL_API_KEY" if own or not role
-                             else f"FARM_{role}MODEL_API_KEY or FARM_MODEL_API_KEY")
+                             key_setting=role.key_setting)
 
-    main = client(settings.model, settings.model_base_url, settings.model_api_key,
-                  settings.model_family)
-    plan = main
-    if settings.planning_model:
-        plan = client(settings.planning_model,
-                      settings.planning_model_base_url or settings.model_base_url,
-                      settings.planning_model_api_key or settings.model_api_key,
-                      settings.planning_model_family, "PLANNING_")
-    judge = main
-    if settings.assert_model:
-        judge = client(settings.assert_model,
-                       settings.assert_model_base_url or settings.model_base_url,
-                       settings.assert_model_api_key or settings.model_api_key,
-                       settings.assert_model_family, "ASSERT_")
+    main = client(roles[""])
+    plan = client(roles["PLANNING_"]) if "PLANNING_" in roles else main
+    judge = client(roles["ASSERT_"]) if "ASSERT_" in roles else main
     return ModelSet(plan=plan, locate=main, judge=judge, planner_locates=plan is main)

@@ -50,7 +50,9 @@ def test_a_case_own_retry_quota_wins_over_the_policy():
     (errors.Interrupted("ctrl-c"), "interrupted", Outcome.INTERRUPTED),
     (errors.CaseTimeout("late"), "error", Outcome.TIMEOUT),
     (errors.DeviceLost("gone"), "error", Outcome.INFRA),
-    (errors.ModelUnavailable("429"), "error", Outcome.INFRA),
+    (errors.ModelUnavailable("429"), "error", Outcome.MODEL),
+    (errors.ModelRefused("401"), "error", Outcome.REFUSED),
+    (errors.ModelMisconfigured("no key"), "error", Outcome.REFUSED),
     (errors.BrokerLost("redis"), "error", Outcome.INFRA),
     (KeyError("bug"), "error", Outcome.INTERNAL),
 ])
@@ -66,13 +68,30 @@ def result(status, kind=None):
 @pytest.mark.parametrize("status, kind, expected", [
     ("passed", None, Outcome.PASSED), ("flaky", None, Outcome.PASSED),
     ("failed", "TestFailure", Outcome.FAILED), ("skipped", None, Outcome.SKIPPED),
-    ("error", "DeviceLost", Outcome.INFRA), ("error", "ModelUnavailable", Outcome.INFRA),
+    ("error", "DeviceLost", Outcome.INFRA), ("error", "ModelUnavailable", Outcome.MODEL),
+    ("error", "ModelMisconfigured", Outcome.REFUSED),
     ("error", "BrokerLost", Outcome.INFRA), ("error", "CaseTimeout", Outcome.TIMEOUT),
     ("error", "InternalError", Outcome.INTERNAL), ("error", "SomethingNew", Outcome.INTERNAL),
 ])
 def test_a_result_from_json_maps_back_by_class(status, kind, expected):
     """Workers send results as JSON: the kind names a class; subclasses of InfraError retry."""
     assert outcome(result(status, kind)) is expected
+
+
+@pytest.mark.parametrize("kind", ["ModelUnavailable", "ModelRefused", "ModelMisconfigured"])
+def test_a_model_error_is_neither_retried_on_another_device_nor_held_against_the_device(kind):
+    """Another device would get the same answers from the same model: a second attempt only
+    doubles the spend, and three model errors in a row must not quarantine a healthy device
+    (the cases that need no model would then never run)."""
+    policy = RetryPolicy(infra_retries=2, test_retries=3)
+    model_error = outcome(result("error", kind))
+    assert next_attempt(Job("c", "web", 1.0), model_error, "browser-1", policy) is None
+    assert next_attempt(Job("c", "web", 1.0, test_retries=3), model_error, "browser-1",
+                        policy) is None     # `retries:` is for test failures, as documented
+    streak = next_streak(0, Outcome.INFRA)
+    for _ in range(5):
+        streak = next_streak(streak, model_error)
+    assert not quarantine_due(streak)
 
 
 def test_error_kind_names_farm_classes_only():

@@ -5,6 +5,7 @@ scripted model server (a thread), a FakeDevice and `run_case`."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Iterator
 
@@ -16,7 +17,7 @@ from farm.devices.base import Rect, UINode, UITree
 from farm.devices.fake import FakeDevice
 from farm.errors import ConfigError, ModelUnavailable
 from farm.llm.capped_http import CappedTransport, ReplyTooLarge
-from farm.llm.client import DeadlineReached, RequestBudget, ScriptedModelClient
+from farm.llm.client import RequestBudget, ScriptedModelClient
 from farm.llm.models import ModelSet
 from farm.results import ArtifactStore, CaseResult
 from farm.runner import Services, run_case
@@ -78,9 +79,25 @@ def test_a_model_that_never_answers_ends_the_case_as_a_timeout_naming_the_model(
 def test_retries_stop_at_the_deadline_not_after_them(server):
     srv = serve(server, [Reply(status=500)])
     client = litellm_client(srv, timeout=20, retries=5, backoff=1.0)   # 1+2+4+8+16 s of backoff
-    with pytest.raises(DeadlineReached, match="gave no answer in the time left"):
+    with pytest.raises(ModelUnavailable, match=r"scripted 500\) and a retry in \d+ s "
+                                               r"\(exponential backoff\) would not fit in the "
+                                               r"[\d.]+ s left"):
         client.complete(MSGS, timeout=1.2)
     assert 1 <= len(srv.requests) < 6
+
+
+def test_a_retry_after_longer_than_the_case_has_left_says_so(tmp_path, server):
+    """A 429 asking for 30 s in a case with 20 s: the case ends at once with the endpoint's
+    answer (it had not run out of time: "case timed out … waiting for the model" was wrong)."""
+    srv = serve(server, [Reply(status=429, headers={"Retry-After": "30"}), "unused"])
+    client = litellm_client(srv, timeout=20, retries=2, backoff=0.5)
+    res = run([Step(kind="ai", value="log in")], ModelSet.single(client), tmp_path, timeout=20)
+    assert res.status == "error" and res.error.kind == "ModelUnavailable", res.error
+    said = re.fullmatch(rf"model openai/scripted at {re.escape(srv.base_url)} is rate-limited "
+                        r"\(429\): Retry-After 30 s is more than the ([\d.]+) s left",
+                        res.error.message)
+    assert said and 0 < float(said.group(1)) <= 20, res.error.message
+    assert len(srv.requests) == 1
 
 
 # ---- size ------------------------------------------------------------------------------------
