@@ -262,7 +262,7 @@ class _CaseRun:
         case (raised)."""
         t0 = time.monotonic()
         used = self.agent.usage.copy()
-        self.agent.last_tiers, self.agent.last_rounds = [], None
+        self.agent.last_tiers, self.agent.last_rounds, self.agent.last_act = [], None, None
         if self.agent.cache is not None:
             self.agent.cache.begin_step(step.options.get("cacheable") is not False)
         self.agent.acted.clear()
@@ -282,6 +282,8 @@ class _CaseRun:
             self.failure_kinds[rec.index] = error_kind(exc)   # AssertionFailed, LocateError…
             if getattr(exc, "thought", None):     # a failed aiAssert: the model's reasoning
                 rec.output = self.mask(f"the model: {exc.thought}")
+            elif self.agent.last_act:       # a failed ai step: what it did, round by round
+                rec.output = _masked_output(self.agent.last_act, self.mask)
             if step.kind == "aiAssert":       # as Midscene keeps it
                 self._keep(step, {"pass": False, "message": rec.error}, result)
         finally:

@@ -103,6 +103,7 @@ class Agent:
         self.usage = Usage()
         self.last_tiers: list[str] = []
         self.last_rounds: int | None = None     # plan-act rounds of the last ai_act
+        self.last_act: dict[str, Any] | None = None   # its account (as_output), failed or not
         self.acted: list[dict[str, Any]] = []   # where actions touched the device (marks)
 
     @property
@@ -155,11 +156,12 @@ class Agent:
                     resolve: Callable[[str], str] | None = None) -> TaskRunner:
         """A TaskRunner on this device; ``locate`` replaces `locate` (the ai_act loop adds the
         planner's box as a hint) and ``resolve`` what actions resolve values with."""
+        keeps_plans = self.cache is not None and self.cache.active and self.cache.writing
         return TaskRunner(locate=locate or self.locate,
                           ctx=ActionContext(self.device, resolve or self.resolve,
                                             self.remaining, acted=self.acted,
                                             cancel=self.cancel),
-                          on_acted=self._acted)
+                          on_acted=self._acted, remember_boxes=keeps_plans)
 
     def perform(self, action: Action) -> ActionOutcome:
         """Run ``action`` (its Locate tasks first); a failure raises what the task raised.
@@ -354,6 +356,7 @@ class Agent:
         finally:
             self.last_tiers = list(loop.result.tiers)
             self.last_rounds = loop.result.rounds
+            self.last_act = loop.result.as_output() if loop.result.steps else None
         return result.as_output()
 
     def _look(self, shown: dict[str, Any] | None = None) -> Look:

@@ -81,6 +81,7 @@ class TaskRunner:
     ctx: ActionContext
     on_acted: Callable[[], None] = lambda: None
     done: list[Task] = field(default_factory=list)
+    remember_boxes: bool = True     # read what a box-only target hit, for the plan cache
 
     def run(self, tasks: list[Task]) -> Task | None:
         """Run ``tasks``; return the failed task, or None when all finished."""
@@ -92,7 +93,7 @@ class TaskRunner:
                     loc: Locate = getattr(task.action, task.field or "")
                     task.hit = self.locate(loc)
                     loc.rect, loc.tier = task.hit.rect, task.hit.tier
-                    if loc.box_only:
+                    if loc.box_only and self.remember_boxes:
                         remember_box(loc, self.ctx.device)
                 else:
                     task.output = task.action.run(self.ctx)

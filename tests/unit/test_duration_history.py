@@ -17,7 +17,7 @@ from farm.runner import Services
 from farm.schedule import Job, expected_duration, order_jobs
 from farm.suite.model import Case, Step, Task, WebTarget
 
-SETTINGS = Settings(watchdog_grace_seconds=0.3)
+SETTINGS = Settings(watchdog_grace_seconds=0.3, cache="off")   # (no .farm/ in the cwd)
 
 
 def _case(name: str, steps: list[Step], timeout: float = 30.0) -> Case:

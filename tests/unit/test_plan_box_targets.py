@@ -58,8 +58,8 @@ def by_progress(replies: list[str]):
 
 
 def night(tmp_path: Path, store: MemoryStore, srv: ModelServer, model: str,
-          device: FakeDevice) -> CaseResult:
-    """One run of the case on ``device`` with the cache in ``store``."""
+          device: FakeDevice, mode: str | None = None) -> CaseResult:
+    """One run of the case on ``device`` with the cache in ``store`` (``mode``: --cache)."""
     from farm.llm.litellm_client import LiteLLMClient
     case = Case(id="s/login", name="c", file=Path("/tmp/c.yaml"), suite_root=Path("/tmp"),
                 platform="web", web=WebTarget(url="http://127.0.0.1:1/"),
@@ -67,8 +67,9 @@ def night(tmp_path: Path, store: MemoryStore, srv: ModelServer, model: str,
                 vars={"PW": SECRET}, secrets=["PW"])
     family = "ui-tars" if "ui-tars" in model else "auto-glm"
     client = LiteLLMClient(model, base_url=srv.base_url, family=family)
-    services = Services(settings=Settings(), run_id="r", artifacts=ArtifactStore(tmp_path),
-                        env={}, cache=store, model=ModelSet.single(client))
+    services = Services(settings=Settings(cache=mode, state_dir=tmp_path / "state"), run_id="r",
+                        artifacts=ArtifactStore(tmp_path), env={}, cache=store,
+                        model=ModelSet.single(client))
     return run_case(Job(case.id, "web", 1), case, device, services)
 
 
@@ -184,3 +185,20 @@ def test_a_box_on_no_element_replays_where_it_was_on_a_screen_of_the_same_size(
     assert ("Step 1 of the remembered plan failed: Locate the remembered box [636, 396, 9, 9] "
             "failed: the remembered box [636, 396, 9, 9] was on a 1280×800 screen; this one is "
             "1000×700") in told(srv, 2)
+
+
+def test_without_a_plan_cache_to_write_a_box_costs_no_extra_screen_read(tmp_path, server):
+    """What a box hit is read (a UI-tree dump: seconds on a phone) only for a plan cache that
+    will keep it; with the cache off the agent's rounds read the screen as before. A failed ai
+    step keeps its rounds in its output, as a passed one does."""
+    model = "openai/ui-tars-7b"
+    srv = serve(server, by_progress(FLOWS[model]))
+    kept, off = shop(), shop()
+    assert night(tmp_path, MemoryStore(), srv, model, kept).status == "passed"
+    assert night(tmp_path, None, srv, model, off, mode="off").status == "passed"
+    assert kept.hierarchies == 2 and off.hierarchies == 0      # one read a tap, or none
+    stuck = serve(server, ["Thought: hm\nAction: click(start_box='(10,10)')"])
+    failed = night(tmp_path, None, stuck, model, shop(), mode="off")
+    step = failed.steps[0]
+    assert failed.status == "failed" and isinstance(step.output, dict), step
+    assert step.output["rounds"] >= 2 and step.output["steps"], step.output
