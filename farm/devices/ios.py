@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import io
 import logging
+import threading
 import time
 from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
+from farm.cancellable import Cancelled, call_unless_cancelled
 from farm.devices.android import image_is_black, is_black, is_url
 from farm.devices.base import Rect, UINode, UITree, swipe_into_view
 from farm.devices.native_tree import parse_wda, query_xml
@@ -71,6 +73,7 @@ class IosDevice:
         self._scale = 1.0
         self._size: tuple[int, int] | None = None
         self._killed = False
+        self._stopped = threading.Event()     # kill(): a WDA call in flight stops being waited for
         self._last_xml = ""
         self.last_observation: str | None = None
         self.screenshot_black = False
@@ -94,6 +97,7 @@ class IosDevice:
 
         wda.HTTP_TIMEOUT = HTTP_TIMEOUT_S
         self._killed = False
+        self._stopped.clear()
         self._client = wda.Client(self.url)
         self._client.unregister_callback()    # see module docstring
         status = self._call(lambda: self._client.status(), "status", session=False)
@@ -446,8 +450,11 @@ class IosDevice:
             return False
 
     def kill(self) -> None:
-        """Mark the device dead (any thread); the next call raises DeviceLost."""
+        """Mark the device dead (any thread): a WDA call in flight is no longer waited for
+        (facebook-wda's HTTP cannot be interrupted: it ends by its own timeout, unheard) and
+        the next call raises DeviceLost."""
         self._killed = True
+        self._stopped.set()
 
     # -- plumbing ------------------------------------------------------------------------------
     def _need(self) -> Any:
@@ -469,7 +476,9 @@ class IosDevice:
             try:
                 if session and self._session is None:
                     self._new_session()
-                return fn()
+                return call_unless_cancelled(fn, self._stopped, f"{self.name} {what}")
+            except Cancelled:
+                raise DeviceLost(f"{self.name} was stopped during {what}") from None
             except WDAInvalidSessionIdError as exc:
                 if not session or attempt == 2:
                     raise DeviceError(f"{what} on {self.name}: session keeps being "

@@ -26,7 +26,7 @@ from typing import Any, Callable, Sequence
 from farm import metrics
 from farm.errors import (FarmError, Interrupted, ModelMisconfigured, ModelRefused,
                          ModelUnavailable)
-from farm.llm.cancellable import Cancelled, call_unless_cancelled
+from farm.cancellable import Cancelled, call_unless_cancelled
 from farm.llm.capped_http import ReplyTooLarge
 from farm.llm.client import DeadlineReached, ModelReply, RequestBudget, Usage
 from farm.llm.preflight import config_problem, provider_of

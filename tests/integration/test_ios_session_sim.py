@@ -63,3 +63,31 @@ def test_a_session_invalidated_every_time_is_still_an_error(ios):
     ios.fault(0, "invalid_session", -1)
     with pytest.raises(DeviceError, match="session keeps being invalidated"):
         IosDevice("i1", None, ios.urls[0]).open()
+
+
+def test_a_watchdog_kill_ends_a_hung_wda_call(ios):
+    """facebook-wda's HTTP cannot be interrupted; the device stops waiting for it when killed,
+    so a case held by a hung WebDriverAgent ends with the watchdog, not at the HTTP timeout."""
+    import threading
+
+    from farm.errors import DeviceLost
+    from tests.support.farm_cli import wait_for
+    phone = IosDevice("i1", None, ios.urls[0])
+    phone.open()
+    ios.fault(0, "slow_seconds", 3600)
+    ios.fault(0, "slow", 1)
+    ended: list[BaseException] = []
+
+    def shoot() -> None:
+        try:
+            phone.screenshot()
+        except BaseException as exc:   # noqa: BLE001 - what the case thread would see
+            ended.append(exc)
+    case = threading.Thread(target=shoot, daemon=True)
+    case.start()
+    wait_for(lambda: ios.screens[0].faults.slow == 0, 60, "the screenshot to hang")
+    phone.kill()
+    case.join(120)
+    assert ended and isinstance(ended[0], DeviceLost), ended
+    assert str(ended[0]) == "i1 was stopped during screenshot"
+    ios.fault(0, "slow_seconds", 3)

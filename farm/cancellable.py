@@ -1,10 +1,11 @@
-"""A blocking model call that a stopped run stops waiting for at once.
+"""A blocking call that its caller stops waiting for at once when told to.
 
-litellm's ``completion()`` blocks in a socket read for up to FARM_MODEL_TIMEOUT and cannot be
-told to stop. Given the run's cancel event (set by Ctrl-C / SIGTERM), the call runs in a thread
-of its own and the caller waits for whichever comes first, the answer or the cancel; a
-cancelled call's request is left to end by itself and its reply is dropped. The thread is a
-daemon: it never holds up the process's exit.
+litellm's ``completion()`` blocks in a socket read for up to FARM_MODEL_TIMEOUT, facebook-wda's
+HTTP calls for up to its timeout, and neither can be told to stop. Given an event (the run's
+cancel, set by Ctrl-C / SIGTERM; a device's kill, set by the watchdog), the call runs in a
+thread of its own and the caller waits for whichever comes first, the answer or the event; an
+abandoned call is left to end by itself and its answer is dropped. The thread is a daemon: it
+never holds up the process's exit.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ class Cancelled(Exception):
 
 
 def call_unless_cancelled(call: Callable[[], T], cancel: threading.Event | None,
-                          name: str = "model call") -> T:
+                          name: str = "call") -> T:
     """``call()``'s result or exception; Cancelled as soon as ``cancel`` is set while the
     call runs (the caller checks it before: a call is started, then maybe abandoned). Without
     ``cancel`` the call runs in the caller's thread."""
