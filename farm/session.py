@@ -738,6 +738,5 @@ def summary_line(summary: RunSummary) -> str:
     if spent.spent:
         cost = ("cost unknown" if spent.cost_unknown and not spent.cost_usd else
                 f"${spent.cost_usd:.4f}" + (" (partly unknown)" if spent.cost_unknown else ""))
-        text += (f"; model: {spent.calls} call(s), "
-                 f"{spent.prompt_tokens + spent.completion_tokens:,} tokens, {cost}")
+        text += f"; model: {spent.calls} call(s), {spent.tokens_text()}, {cost}"
     return f"farm: {text} in {summary.duration:.1f}s (run {summary.run_id})"

@@ -339,7 +339,7 @@ class LiteLLMClient:
                 self._usage_warned = True
                 log.warning("model %s sent no token usage with its reply: the tokens and cost "
                             "of its calls are unknown (counted as 0, cost unknown)", self.model)
-            usage.cost_usd, usage.cost_unknown = 0.0, True
+            usage.cost_usd, usage.cost_unknown, usage.tokens_unknown = 0.0, True, True
             return usage
         try:
             usage.cost_usd = float(self._lib.completion_cost(completion_response=response) or 0)

@@ -398,7 +398,10 @@ def _model_totals(s: RunSummary) -> list[tuple[str, str]]:
     cost = sum(u.cost_usd for u in usages)
     unknown = any(u.cost_unknown for u in usages)
     seconds = sum(u.latency_s for u in usages)
-    return [("Tokens", " · ".join(f"{k} {v:,}" for k, v in sorted(tokens.items()))),
+    said = " · ".join(f"{k} {v:,}" for k, v in sorted(tokens.items()))
+    if any(u.tokens_unknown for u in usages):
+        said = f"{said} (partly unknown)" if sum(tokens.values()) else "unknown"
+    return [("Tokens", said),
             ("Model cost", f"${cost:.4f}" + (" (partly unknown)" if unknown else "")),
             ("Model time", format_duration(seconds))]
 
@@ -436,8 +439,11 @@ def _cost_text(usage: Usage) -> str:
 
 def _usage_text(usage: Usage) -> str:
     retries = f", {usage.retries} retried" if usage.retries else ""
-    return (f"model: {usage.calls} call(s){retries}, {usage.prompt_tokens:,} + "
-            f"{usage.completion_tokens:,} tokens, {_cost_text(usage)}, "
+    tokens = (f"{usage.prompt_tokens:,} + {usage.completion_tokens:,} tokens"
+              + (" (partly unknown)" if usage.tokens_unknown else "")
+              if usage.prompt_tokens or usage.completion_tokens or not usage.tokens_unknown
+              else "tokens unknown")
+    return (f"model: {usage.calls} call(s){retries}, {tokens}, {_cost_text(usage)}, "
             f"{usage.latency_s:.1f}s")
 
 

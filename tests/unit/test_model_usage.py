@@ -15,9 +15,10 @@ from farm.devices.base import Rect, UINode, UITree
 from farm.devices.fake import FakeDevice
 from farm.llm.models import ModelSet
 from farm.report.html import _usage_text
-from farm.results import ArtifactStore, CaseResult
+from farm.results import ArtifactStore, CaseResult, RunSummary
 from farm.runner import Services, run_case
 from farm.schedule import Job
+from farm.session import summary_line
 from farm.suite.model import Case, Step, Task, WebTarget
 from tests.support.model_server import Reply, serve
 
@@ -54,7 +55,10 @@ def test_a_reply_without_usage_has_an_unknown_cost_not_a_free_one(server, tmp_pa
         assert res.status == "passed", res.error
         assert res.usage.calls == 1 and res.usage.cost_unknown and res.usage.cost_usd == 0
         assert json.loads(res.model_dump_json())["usage"]["cost_unknown"] is True
-        assert "cost unknown" in _usage_text(res.usage)        # what the report shows
+        assert "tokens unknown, cost unknown" in _usage_text(res.usage)   # the report's
+    summary = RunSummary(run_id="r1", started="", duration=1.0, cases=[first, second])
+    summary.recount()
+    assert "; model: 2 call(s), tokens unknown, cost unknown in " in summary_line(summary)
     warned = [r.getMessage() for r in caplog.records if "no token usage" in r.getMessage()]
     assert warned == ["model openai/gpt-4o sent no token usage with its reply: the tokens and "
                       "cost of its calls are unknown (counted as 0, cost unknown)"]
@@ -65,4 +69,5 @@ def test_a_reply_with_usage_keeps_its_price(server, tmp_path):
     res = run(gpt_4o(srv.base_url), tmp_path)
     assert res.status == "passed", res.error
     assert res.usage.prompt_tokens > 0 and res.usage.cost_usd > 0
-    assert not res.usage.cost_unknown
+    assert not res.usage.cost_unknown and not res.usage.tokens_unknown
+    assert "tokens unknown" not in _usage_text(res.usage)
