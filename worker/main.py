@@ -9,25 +9,32 @@ is acknowledged, then the process exits. A phone (adb serial / WDA URL) is drive
 worker only, cluster-wide: each child takes a ``target`` lease on its phone next to its device
 lease, and skips phones another `farm worker` already drives. A child that dies (killed,
 crashed) is reported and started again with back-off; one that exits 0 (drained: SIGTERM,
-quarantine, a dead device), 3 (its device would not open) or 4 (no free phone) is not.
+quarantine, a dead device), 3 (its device would not open) or 4 (no free phone) is not. A
+child whose device name is quarantined (its worker started again after the quarantine) holds
+the name and serves nothing until the device is released; a name whose lease a dead process of
+this machine left (a worker killed and started again at once) is taken back.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import os
 import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
+import warnings
 from typing import TYPE_CHECKING, Callable, Sequence
 
 from farm.cluster import store
 
 if TYPE_CHECKING:  # pragma: no cover
     from farm.config import Settings
+    from worker.runtime import DeviceRuntime
 
 log = logging.getLogger("farm.worker")
 
@@ -40,19 +47,52 @@ STABLE_S = 60.0             # a child that ran this long restarts without the ba
 def claim_name(r, kind: str, info: dict, host: str | None, index: int = 0) -> str:
     """``<kind>-<index + 1>@<host>`` (``index``: the device's place among its kind in
     ``--devices``), taken with a lease, whichever child starts first: names follow the
-    /metrics ports (`browser:3` is browser-1, -2, -3 on :9464, :9465, :9466). When that name
-    is held (by another process or `farm worker`) or quarantined, the first free
-    ``<kind>-<n>@<host>`` instead."""
+    /metrics ports (`browser:3` is browser-1, -2, -3 on :9464, :9465, :9466). A lease left by
+    a process of this machine that is dead (a `farm worker` killed and started again at once)
+    is taken over. A quarantined name stays this device's (the caller waits for its release:
+    a restarted worker must not come back under a fresh name). When the name is held by a
+    live process (another `farm worker`), the first free ``<kind>-<n>@<host>`` that is not
+    quarantined instead."""
     host = host or socket.gethostname()
     bad = store.quarantined(r)
     own = index + 1
+    info = {**info, **store.this_machine()}
     for n in (own, *(m for m in range(1, 1000) if m != own)):
         name = f"{kind}-{n}@{host}"
-        if name in bad:
+        if name in bad and n != own:
             continue
-        if store.acquire_lease(r, name, {**info, "device": name, "state": "starting"}):
+        lease = {**info, "device": name, "state": "starting"}
+        if store.acquire_lease(r, name, lease) or _take_over(r, name, lease):
             return name
     raise RuntimeError("no free device name")
+
+
+def _take_over(r, name: str, lease: dict) -> bool:
+    """Take ``name``'s lease if the process holding it ran on this machine and is dead."""
+    raw = r.get(store.key("lease", name))
+    held = json.loads(raw) if raw else {}
+    pid = held.get("pid")
+    if not raw or held.get("boot", "") != lease["boot"] or held.get("host") != lease["host"] \
+            or not isinstance(pid, int) or _alive(pid):
+        return False
+    if not store.take_over_lease(r, name, raw, lease):
+        return False
+    log.warning("%s: taking over the lease of its dead process %d", name, pid)
+    return True
+
+
+def _alive(pid: int) -> bool:
+    """Is process ``pid`` of this machine running (a zombie is not)? Our own pid is a dead
+    process's number reused (a container restarted)."""
+    import psutil
+    if pid == os.getpid():
+        return False
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
+    except psutil.Error:
+        return True     # there, but not ours to look at
 
 
 def claim_target(r, kind: str, candidates: list[str], name: str) -> str | None:
@@ -60,8 +100,9 @@ def claim_target(r, kind: str, candidates: list[str], name: str) -> str | None:
     ``name`` with a lease; None when every one is taken (the message is printed)."""
     from worker.runtime import target_id
     for target in candidates:
-        if store.acquire_target(r, target_id(kind, target), name):
-            return target
+        tid = target_id(kind, target)
+        if store.acquire_target(r, tid, name) or store.target_holders(r, [tid]).get(tid) == name:
+            return target       # (held by this name already: its dead process's, taken over)
     held = store.target_holders(r, [target_id(kind, t) for t in candidates])
     print(f"farm worker: {name}: no free {kind} device: "
           + ", ".join(f"{t} is driven by {held.get(target_id(kind, t), '?')}"
@@ -69,8 +110,7 @@ def claim_target(r, kind: str, candidates: list[str], name: str) -> str | None:
     return None
 
 
-def child(argv: Sequence[str]) -> int:
-    """One device's worker process."""
+def _child_args(argv: Sequence[str]) -> argparse.Namespace:
     ap = argparse.ArgumentParser(prog="worker.main")
     ap.add_argument("--kind", required=True)
     ap.add_argument("--group", default=None)
@@ -80,49 +120,117 @@ def child(argv: Sequence[str]) -> int:
     ap.add_argument("--index", type=int, default=0)
     ap.add_argument("--metrics-port", type=int, default=0)
     ap.add_argument("--loglevel", default="WARNING")
-    args = ap.parse_args(argv)
+    return ap.parse_args(argv)
+
+
+def child(argv: Sequence[str]) -> int:
+    """One device's worker process."""
+    args = _child_args(argv)
     logging.basicConfig(level=args.loglevel, format="%(asctime)s %(name)s %(message)s")
     from farm.config import load_settings
     from farm.devices.specs import known_kinds
-    from worker import tasks
     from worker.runtime import DeviceRuntime
     settings = load_settings()
     store.use_prefix(settings.cluster_prefix)
     platform = known_kinds(settings)[args.kind]
     group = args.group or args.kind
-    r = store.connect(settings.broker_url.get_secret_value())
-    name = claim_name(r, args.kind, {"kind": args.kind, "platform": platform, "group": group,
-                                     "pid": os.getpid()}, settings.worker_host, args.index)
+    url = settings.broker_url.get_secret_value()
+    r = store.connect(url)
+    info = {"kind": args.kind, "platform": platform, "group": group, "pid": os.getpid(),
+            **store.this_machine()}
+    name = claim_name(r, args.kind, info, settings.worker_host, args.index)
+    opened: list[DeviceRuntime] = []
+    metrics_at = serve_metrics(args.metrics_port, settings.metrics_host,
+                               lambda: bool(opened) and opened[0].ready())
+    if name in store.quarantined(r) and not wait_released(r, name, {**info, "device": name},
+                                                          url):
+        return 0
     target = args.target and claim_target(r, args.kind, list(dict.fromkeys(
         [args.target, *filter(None, args.candidates.split(","))])), name)
     if target is None:
         r.delete(store.key("lease", name))
         return EXIT_NO_TARGET
     runtime = DeviceRuntime(settings, args.kind, platform, group, name, target, args.index)
-    metrics_at = serve_metrics(args.metrics_port, settings.metrics_host, runtime.ready)
+    opened.append(runtime)
     try:
         runtime.start()
     except Exception as exc:
         print(f"farm worker: device {name} could not start: {exc}", file=sys.stderr)
         runtime.stop()
         return 3
-    tasks.RUNTIME = runtime
+    print(f"farm worker: {name} ready (queues {', '.join(_queues(runtime))}{metrics_at})"
+          + (f" on {target}" if target else ""), flush=True)
+    return serve(runtime, args.loglevel)
+
+
+def _queues(runtime: "DeviceRuntime") -> list[str]:
+    return [f"farm.{runtime.platform}", f"farm.{runtime.platform}.{runtime.group}",
+            f"farm.dev.{runtime.name}"]
+
+
+def serve(runtime: "DeviceRuntime", loglevel: str) -> int:
+    """Consume the device's queues with a solo-pool Celery worker until it is told to stop.
+    Quiet: the ready line says what Celery's banner would (its queues), and Celery's warning
+    about running as root is said once by the supervisor, not by every device."""
     from celery import signals
+    from celery.exceptions import SecurityWarning
+
+    from worker import tasks
+    tasks.RUNTIME = runtime
 
     @signals.worker_shutting_down.connect
     def _drain(**_: object) -> None:
         runtime.draining()
 
-    queues = [f"farm.{platform}", f"farm.{platform}.{group}", f"farm.dev.{name}"]
-    print(f"farm worker: {name} ready (queues {', '.join(queues)}{metrics_at})"
-          + (f" on {target}" if target else ""), flush=True)
+    warnings.filterwarnings("ignore", category=SecurityWarning)
     try:
-        tasks.app.worker_main(["worker", "-P", "solo", "-c", "1", "-Q", ",".join(queues),
-                               "-n", name, "--without-gossip", "--without-mingle",
-                               "--without-heartbeat", "-l", args.loglevel])
+        tasks.app.worker_main(["--quiet", "worker", "-P", "solo", "-c", "1",
+                               "-Q", ",".join(_queues(runtime)), "-n", runtime.name,
+                               "--without-gossip", "--without-mingle", "--without-heartbeat",
+                               "-l", loglevel])
     finally:
         runtime.stop()
     return 0
+
+
+def wait_released(r, name: str, lease: dict, url: str) -> bool:
+    """``name`` is quarantined: hold the name (its lease says so) and serve nothing until
+    `farm devices --release` takes it back (True), or until told to stop (False). A worker
+    started again (Compose's restart, a Deployment) so keeps its quarantine instead of coming
+    back under a fresh name."""
+    from farm.config import mask_url
+    stop = threading.Event()
+    before = {sig: signal.signal(sig, lambda *_: stop.set())
+              for sig in (signal.SIGTERM, signal.SIGINT)}
+    told = False
+    try:
+        while True:
+            try:
+                reason = store.quarantined(r).get(name)
+                if reason is None:
+                    print(f"farm worker: device {name} released: starting it", flush=True)
+                    return True
+                store.refresh_lease(r, name, {**lease, "state": "quarantined"})
+                if not told:        # once, its lease saying so too
+                    print(f"farm worker: device {name} is quarantined ({reason}): not serving "
+                          f"it until it is released; once it is fixed: farm devices --broker "
+                          f"{mask_url(url)} --release {name}", file=sys.stderr, flush=True)
+                    told = True
+            except Exception as exc:    # Redis away: keep waiting, the lease comes back
+                log.warning("cannot read the quarantine of %s: %s", name, exc)
+            if stop.wait(store.HEARTBEAT_S):    # polling Redis for the release
+                _forget_name(r, name)
+                return False
+    finally:
+        for sig, handler in before.items():
+            signal.signal(sig, handler)
+
+
+def _forget_name(r, name: str) -> None:
+    try:
+        r.delete(store.key("lease", name))
+    except Exception as exc:        # the lease expires by itself
+        log.warning("cannot give up the lease of %s: %s", name, exc)
 
 
 def serve_metrics(port: int, host: str, ready: Callable[[], bool]) -> str:
@@ -154,6 +262,9 @@ def run_workers(settings: "Settings", specs: str, group: str | None = None,
     children = worker_commands(settings, specs, group, metrics_port, r)
     if children is None:
         return EXIT_NO_TARGET
+    if hasattr(os, "geteuid") and os.geteuid() == 0:     # (Celery's warning, said once)
+        print("farm worker: warning: running as root; prefer an unprivileged user (the image "
+              "runs as `farm`)", file=sys.stderr, flush=True)
     return supervise([_Child(cmd) for cmd in children], env, r)
 
 

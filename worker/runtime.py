@@ -3,13 +3,14 @@ heartbeat in Redis — and one case attempt as the Celery task runs it.
 
 Exactly-once per attempt: the client numbers attempts; the first worker to start an attempt
 claims it with SET NX, so a redelivered message (worker lost, visibility timeout passed) is
-dropped instead of run twice. Results are pushed as events keyed run/case/attempt; the client
-keeps the first one per attempt it is still waiting for.
+dropped instead of run twice. Results are pushed as events keyed run/case/attempt (by the
+`Outbox`'s thread: a case never waits for Redis); the client keeps the first one per attempt
+it is still waiting for. While a case runs, a watcher asks every half second whether its run
+is over (ended, interrupted, its client gone) and stops the case at once if so.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import signal
@@ -28,14 +29,17 @@ from farm.cluster.store import key
 from farm.config import Settings
 from farm.devices.specs import build_device
 from farm.executors.base import NullEvents
-from farm.results import ArtifactStore, CaseResult, StepRecord, storable
+from farm.results import ArtifactStore, CaseResult, StepRecord, now_iso, storable
 from farm.runner import Services
+from farm.schedule import Job
 from farm.slot import DeviceSlot
+from farm.suite.model import Case
+from worker.outbox import PUBLISH_PATIENCE_S, Outbox
 
 log = logging.getLogger("farm.worker")
 
-PUBLISH_PATIENCE_S = 300.0      # keep retrying to hand in a result through a Redis outage
-EVENTS_TTL_S = 24 * 3600
+WATCH_S = 0.5           # how often a running case asks whether its run is still there
+KILL_AFTER_S = 1.0      # a case still running this long after its run ended: kill the device
 
 
 def retrying(fn: Callable[[], Any], patience: float = PUBLISH_PATIENCE_S) -> Any:
@@ -83,7 +87,7 @@ class RunGone:
     the client has not been heard of for longer than a run's TTL. A run key missing for a
     moment is no reason: after a Redis restart the client re-announces it within a tick."""
 
-    def __init__(self, r: Any, run_id: str, every: float = 1.0) -> None:
+    def __init__(self, r: Any, run_id: str, every: float = WATCH_S) -> None:
         self.r, self.run_id, self.every = r, run_id, every
         self.last_check = time.monotonic()
         self.missing_since: float | None = None
@@ -112,17 +116,21 @@ class _RunEvents(NullEvents):
     def __init__(self, runtime: "DeviceRuntime") -> None:
         self.runtime = runtime
         self.run_id = ""
+        self.case, self.attempt = "", 0      # the attempt running (its steps name it)
 
     def device_state(self, device: str, state: str, detail: str = "") -> None:
         if state in ("restarting", "dead", "quarantined"):
             log.warning("device %s %s %s", device, state, detail)
 
     def case_started(self, device: str, case_id: str, name: str, attempt: int) -> None:
+        self.case, self.attempt = case_id, attempt
         self.runtime.publish(self.run_id, {"type": "case_started", "case": case_id,
-                                           "attempt": attempt, "device": device})
+                                           "attempt": attempt, "device": device,
+                                           "started": now_iso()})
 
     def step_finished(self, device: str, record: StepRecord) -> None:
-        self.runtime.publish(self.run_id, {"type": "step", "device": device,
+        self.runtime.publish(self.run_id, {"type": "step", "device": device, "case": self.case,
+                                           "attempt": self.attempt,
                                            "record": record.model_dump(mode="json")})
 
 
@@ -137,8 +145,10 @@ class DeviceRuntime:
         self.target, self.index = target, index
         self.target_key = target_id(kind, target) if target else ""   # taken by worker.main
         self.token = os.urandom(8).hex()
+        self.machine = store.this_machine()     # lets a successor tell we are dead
         self.state: dict[str, Any] = {"state": "starting"}
         self.events = _RunEvents(self)
+        self.outbox = Outbox(self.r)
         self.slot: DeviceSlot | None = None
         self._stop = threading.Event()
         self._lock = threading.Lock()
@@ -150,7 +160,7 @@ class DeviceRuntime:
         about = (self.slot.about or "") if self.slot is not None else ""
         with self._lock:
             return {"device": self.name, "kind": self.kind, "platform": self.platform,
-                    "group": self.group, "host": socket.gethostname(), "pid": os.getpid(),
+                    "group": self.group, **self.machine, "pid": os.getpid(),
                     "token": self.token, "draining": self._draining, "about": about,
                     "target": self.target,
                     **self.state}
@@ -208,12 +218,8 @@ class DeviceRuntime:
 
     # ---- events ------------------------------------------------------------------------------
     def publish(self, run_id: str, event: dict[str, Any]) -> None:
-        def push() -> None:
-            pipe = self.r.pipeline()
-            pipe.rpush(key("events", run_id), json.dumps(event))
-            pipe.expire(key("events", run_id), EVENTS_TTL_S)
-            pipe.execute()
-        retrying(push)
+        """Queue ``event`` for the run's client (sent in order by the outbox's thread)."""
+        self.outbox.put(run_id, event)
 
     # ---- one attempt -------------------------------------------------------------------------
     def execute(self, payload: dict[str, Any]) -> str:
@@ -229,8 +235,7 @@ class DeviceRuntime:
         try:
             with tempfile.TemporaryDirectory(prefix="farm-case-") as tmp:
                 services = self._services(run_id, Path(tmp), payload)
-                assert self.slot is not None
-                result = self.slot.run(job, case, services)
+                result = self._run_watched(job, case, services)
                 services.artifacts.flush()
                 artifacts = wire.encode_artifacts(Path(tmp))
         finally:
@@ -239,8 +244,38 @@ class DeviceRuntime:
         self.publish(run_id, {"type": "case_finished", "case": job.case_id,
                               "attempt": job.attempt, "device": self.name,
                               "result": result.model_dump(mode="json"), "artifacts": artifacts})
+        self.outbox.flush()     # handed in (Redis may be restarting) before the task is acked
         self._after(run_id, result)
         return result.status
+
+    def _run_watched(self, job: Job, case: Case, services: Services) -> CaseResult:
+        """The attempt, watched by a thread that stops it once its run is over."""
+        assert self.slot is not None
+        done = threading.Event()
+        threading.Thread(target=self._watch_run, args=(services, done), name="run-watch",
+                         daemon=True).start()
+        try:
+            return self.slot.run(job, case, services)
+        finally:
+            done.set()
+
+    def _watch_run(self, services: Services, done: threading.Event) -> None:
+        """A finished or interrupted run (Ctrl-C of `farm run`), or one whose client went
+        away, stops its case within about a second, mid-step too: its waits are cancelled
+        (sleep, model retries) and, if a step does not end on that, the device is killed, as a
+        local run's Ctrl-C does. The device is then free for the next run's cases."""
+        gone = RunGone(self.r, services.run_id, every=0)
+        while not done.wait(WATCH_S):
+            if gone.check():
+                break
+        else:
+            return
+        log.warning("run %s is over: stopping its case on %s", services.run_id, self.name)
+        self.outbox.forget(services.run_id)
+        services.cancel.set()
+        if not done.wait(KILL_AFTER_S) and self.slot is not None:
+            log.warning("the case did not stop: killing device %s", self.name)
+            self.slot.kill()
 
     def _after(self, run_id: str, result: CaseResult) -> None:
         """Quarantine (cluster-wide) or retire a device that must stop: drain and exit."""
@@ -250,6 +285,7 @@ class DeviceRuntime:
             self.slot.quarantine()
             self.publish(run_id, {"type": "device_state", "device": self.name,
                                   "state": "quarantined", "detail": QUARANTINE_REASON})
+            self.outbox.flush()
         elif self.slot.usable:
             return
         log.error("device %s %s: %s; draining", self.name, self.slot.state, self.slot.detail)
@@ -266,11 +302,5 @@ class DeviceRuntime:
                             cache=self._cache, cache_mode=payload.get("cache_mode"))
         if payload.get("cache_mode") != "off":
             self._cache = services.cache_store()     # opened once, kept for the next task
-        gone = RunGone(self.r, run_id)
-
-        def on_step(device: str, record: StepRecord) -> None:
-            self.events.step_finished(device, record)
-            if run_id and gone.check():      # a finished or interrupted run cancels its cases
-                services.cancel.set()
-        services.on_step = on_step
+        services.on_step = self.events.step_finished
         return services

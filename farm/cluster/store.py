@@ -12,6 +12,7 @@ other users — never FLUSHALL it. Keys:
     <p>:events:<run>        list of JSON events workers push and the run's client pops
     <p>:run:<run>           hash: the run is alive (TTL); per-pool pending / in-flight counts
     <p>:ended:<run>         set when a run ends (done or interrupted): workers cancel its cases
+                            and push it no more events
     <p>:runs                zset run id → last heartbeat: runs competing for devices
     <p>:history             hash "<platform>:<case id>" → JSON list of recent durations
     <p>:epoch               random token; a new one means Redis lost its data (restart)
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 import json
 import secrets
+import socket
 import time
 from typing import Any, Iterable
 
@@ -82,6 +84,31 @@ def refresh_lease(r: Any, device: str, info: dict[str, Any]) -> None:
     r.set(key("lease", device), json.dumps(info), px=int(LEASE_TTL_S * 1000))
 
 
+def take_over_lease(r: Any, device: str, seen: str, info: dict[str, Any]) -> bool:
+    """Take the lease of ``device`` if it still holds ``seen`` (the lease of a process known
+    dead), atomically: a live worker that took the name meanwhile keeps it."""
+    return bool(r.eval(_TAKE_OVER, 1, key("lease", device), seen, json.dumps(info),
+                       int(LEASE_TTL_S * 1000)))
+
+
+_TAKE_OVER = """
+if redis.call('get', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('set', KEYS[1], ARGV[2], 'PX', ARGV[3])
+return 1
+"""
+
+
+def this_machine() -> dict[str, str]:
+    """What a lease says of the machine its process runs on: host name and boot id (two
+    machines may share a host name), so a successor there can tell whether it is dead."""
+    try:
+        with open("/proc/sys/kernel/random/boot_id", encoding="ascii") as f:
+            boot = f.read().strip()
+    except OSError:
+        boot = ""
+    return {"host": socket.gethostname(), "boot": boot}
+
+
 def release_lease(r: Any, device: str, token: str) -> None:
     raw = r.get(key("lease", device))
     if raw and json.loads(raw).get("token") == token:
@@ -135,6 +162,23 @@ def release(r: Any, device: str) -> bool:
     pipe.hdel(key("quarantine"), device)
     pipe.delete(key("streak", device))
     return bool(pipe.execute()[0])
+
+
+# ---- events ---------------------------------------------------------------------------------
+def push_event(r: Any, run_id: str, raw: str, ttl: float) -> bool:
+    """Append an event (JSON) to the list the client of ``run_id`` pops, unless that run has
+    ended; False then. Atomic: an ended run's list, deleted by its client, is never made
+    again by a worker finishing late."""
+    return bool(r.eval(_PUSH_EVENT, 2, key("events", run_id), key("ended", run_id), raw,
+                       int(ttl)))
+
+
+_PUSH_EVENT = """
+if redis.call('exists', KEYS[2]) == 1 then return 0 end
+redis.call('rpush', KEYS[1], ARGV[1])
+redis.call('expire', KEYS[1], ARGV[2])
+return 1
+"""
 
 
 # ---- epoch ---------------------------------------------------------------------------------

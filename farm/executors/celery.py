@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import json
 import logging
+import sys
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
 from farm.attempts import RetryPolicy, synthetic
@@ -29,7 +30,7 @@ from farm.config import Settings, mask_url
 from farm.devices.specs import DeviceSpec
 from farm.errors import BrokerLost, DeviceLost
 from farm.executors.base import Ledger, NullEvents, RunEvents, RunOutcome
-from farm.results import CaseResult, StepRecord
+from farm.results import CaseResult, StepRecord, now_iso
 from farm.runner import Services
 from farm.schedule import Job, enqueue, expected_duration, order_jobs
 from farm.suite.model import Case
@@ -47,6 +48,9 @@ class _Inflight:
     seen: float = 0.0               # last time a lease or event confirmed it running (or,
                                     # before it started, that a device could still take it)
     target: str | None = None       # sent to this device's own queue (a steered retry)
+    started: str = ""               # when it started on its device (the worker's clock)
+    began: float | None = None      # when we heard it started (our clock)
+    steps: list[StepRecord] = field(default_factory=list)     # its steps reported so far
 
 
 class CeleryExecutor:
@@ -75,6 +79,8 @@ class CeleryExecutor:
         self._inflight: dict[str, _Inflight] = {}
         self._known_bad: set[str] = set()
         self._pool_seen: dict[str, float] = {}
+        self._said_waiting: set[str] = set()    # pools the run said it waits for a worker of
+        self._pool_served: set[str] = set()     # pools that had a usable device in the run
         self._stopping = False
         self._interrupt = False         # asked for from another thread; done by the run loop
         self._outage: float | None = None
@@ -158,7 +164,8 @@ class CeleryExecutor:
         self._stopping = True
         self.services.cancel.set()
         for inf in list(self._inflight.values()):
-            self.ledger.end(inf.job, "interrupted", inf.device, reason="interrupted: the run was stopped")
+            self.ledger.keep(inf.job, self._so_far(inf, "interrupted", self.clock()),
+                             inf.device or "-")
         for q in self._queue.values():
             for job in q:
                 if job.case_id not in self.ledger.final:
@@ -186,7 +193,8 @@ class CeleryExecutor:
             return jobs
         groups: dict[str, set[str]] = {}
         for lease in store.leases(self.r).values():
-            groups.setdefault(lease["platform"], set()).add(lease["group"])
+            if lease.get("state") != "quarantined":     # (waiting for its release)
+                groups.setdefault(lease["platform"], set()).add(lease["group"])
         jobs, self.cases, self._pool_of = wire.expand_matrix(jobs, self.cases, groups)
         self.ledger.cases = self.cases
         return jobs
@@ -389,17 +397,52 @@ class CeleryExecutor:
 
     def _lost(self, inf: _Inflight, why: str) -> None:
         log.warning("%s attempt %d lost: %s", inf.job.case_id, inf.job.attempt, why)
-        result = synthetic(self.cases[inf.job.case_id], self.run_id, inf.job.attempt, "error",
-                           inf.device, error=DeviceLost(why))
+        result = self._so_far(inf, "error", inf.seen, DeviceLost(why))
         self._record(inf.job, result, inf.device or "?")
+
+    def _so_far(self, inf: _Inflight, status: str, until: float,
+                error: BaseException | None = None) -> CaseResult:
+        """The result of an attempt ended here (interrupted, lost) with what it did so far, as
+        a local run reports it: when it started, its time until ``until``, the steps its
+        worker reported (their images only if they came back: a worker sends them with the
+        result), the step it was in marked ``status`` and the rest not run (skipped)."""
+        case = self.cases[inf.job.case_id]
+        reason = "interrupted: the run was stopped" if status == "interrupted" else None
+        result = synthetic(case, self.run_id, inf.job.attempt, status, inf.device, reason,
+                           error)
+        if inf.began is None:           # never started (or not that we heard of)
+            return result
+        steps = [self._with_images(s) for s in inf.steps]
+        current = len(steps) + 1        # the step it was in
+        rest = [(t.name, st) for t in case.tasks for st in t.steps][len(steps):]
+        for n, (task, step) in enumerate(rest, start=current):
+            steps.append(StepRecord(task=task, index=n, kind=step.kind, label=step.label,
+                                    line=step.line, status=status if n == current else "skipped",
+                                    error=str(error) if n == current and error else None))
+        result.started = inf.started or result.started
+        result.duration = round(max(until - inf.began, 0.0), 3)
+        result.steps = steps
+        if result.error is not None and len(steps) >= current:
+            result.error.step = current
+        return result
+
+    def _with_images(self, step: StepRecord) -> StepRecord:
+        """``step`` without links to images that are not in the run directory."""
+        run_dir = self.services.artifacts.run_dir
+        there = {f: getattr(step, f) for f in ("before", "after", "marked")}
+        return step.model_copy(update={f: p if p and (run_dir / p).is_file() else None
+                                       for f, p in there.items()})
 
     def _fail_orphans(self, pools: dict, now: float) -> None:
         """Jobs whose pool has had no usable device for a while can never run."""
         wait = self.settings.cluster_device_wait
         for pool, q in self._queue.items():
+            if pools.get(pool):
+                self._pool_served.add(pool)
             if pools.get(pool) or not (q or self._inflight_in(pool)):
                 self._pool_seen[pool] = now     # devices there, or nothing waits for one
                 continue
+            self._say_waiting(pool, wait)
             if now - self._pool_seen.setdefault(pool, now) < wait or not q:
                 continue
             for job in list(q):
@@ -407,6 +450,19 @@ class CeleryExecutor:
                 self.ledger.end(job, "error", error=DeviceLost(
                     f"no usable {pool} worker in the cluster for {wait:g}s "
                     f"(start one: farm worker)"))
+
+    def _say_waiting(self, pool: str, wait: float) -> None:
+        """Once per pool, on stderr: the run waits for a worker (it would be silent until its
+        jobs fail after FARM_CLUSTER_DEVICE_WAIT)."""
+        if pool in self._said_waiting:
+            return
+        self._said_waiting.add(pool)
+        platform, _, group = pool.partition(".")
+        what = f"a {platform} worker" + (f" of group {group}" if group else "")
+        state = "none usable left" if pool in self._pool_served else "none in the cluster yet"
+        print(f"farm: waiting for {what} ({state}; FARM_CLUSTER_DEVICE_WAIT={wait:g}s)",
+              file=sys.stderr, flush=True)
+        log.warning("waiting for %s (%s)", what, state)
 
     def _drain_events(self, wait: float) -> None:
         got = self.r.blpop([key("events", self.run_id)], timeout=wait)
@@ -418,7 +474,9 @@ class CeleryExecutor:
     def _handle(self, ev: dict[str, Any]) -> None:
         kind = ev.get("type")
         if kind == "step":
-            self.events.step_finished(ev["device"], StepRecord.model_validate(ev["record"]))
+            record = StepRecord.model_validate(ev["record"])
+            self.events.step_finished(ev["device"], record)
+            self._step_of(ev, record)
             return
         if kind == "device_state":
             return      # quarantine is read from Redis itself on every tick
@@ -430,6 +488,7 @@ class CeleryExecutor:
             return
         if kind == "case_started":
             inf.device, inf.seen = ev["device"], self.clock()
+            inf.started, inf.began = ev.get("started") or now_iso(), self.clock()
             self._device_back(ev["device"])
             case = self.cases[inf.job.case_id]
             self.events.case_started(ev["device"], inf.job.case_id, case.name, inf.job.attempt)
@@ -438,6 +497,13 @@ class CeleryExecutor:
             wire.save_artifacts(self.services.artifacts.run_dir, ev.get("artifacts") or {})
             self._record(inf.job, CaseResult.model_validate(ev["result"]), ev["device"])
             self.events.device_state(ev["device"], "idle")
+
+    def _step_of(self, ev: dict[str, Any], record: StepRecord) -> None:
+        """Keep a step reported for an attempt in flight (if it ends here, it ends with it)."""
+        inf = self._inflight.get(ev.get("case", ""))
+        if inf is not None and inf.job.attempt == ev.get("attempt"):
+            inf.steps.append(record)
+            inf.seen = max(inf.seen, self.clock())
 
     def _adopt(self, case_id: str, attempt: Any) -> _Inflight | None:
         """A job taken back (``_check_unstarted``) that a device started after all, from the

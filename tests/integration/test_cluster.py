@@ -217,7 +217,7 @@ def test_cases_handing_in_before_the_client_is_back_still_pass(tmp_path, private
     running cases finish and hand in their results first; they must still count as passed."""
     server = private_redis()
     go = tmp_path / "go"
-    # the second step outlasts the worker's once-a-second "is the run still there?" check
+    # the second step outlasts the worker's twice-a-second "is the run still there?" check
     suite = held_suite(tmp_path / "s", go, 4, "sleep: 1100", "sleep: 10")
     workers("fake:2", broker=server.url)
     wait_idle(server.url, 2)

@@ -110,3 +110,43 @@ def test_a_concurrent_1_batch_s_next_file_waits_behind_its_retry(tmp_path):
                         {"device": "browser-2", "state": "busy"}]})
     assert sent == [("x/y", "farm.web")]
     assert ex._queue["web"] == [first, second]
+
+
+def test_a_run_waiting_for_a_worker_says_so_once_on_stderr(tmp_path, capsys):
+    """Silent before until FARM_CLUSTER_DEVICE_WAIT expired; one line per pool now, which
+    says whether the pool never had a worker or lost the ones it had."""
+    clock = Clock()
+    ex, retry = executor(tmp_path, clock)
+    ex._inflight.clear()
+    ex._queue["web"] = [retry]
+    for _ in range(3):
+        ex._fail_orphans({}, clock())
+        clock.t += 1
+    assert capsys.readouterr().err == ("farm: waiting for a web worker (none in the cluster "
+                                       "yet; FARM_CLUSTER_DEVICE_WAIT=60s)\n")
+    ex._said_waiting.clear()
+    ex._fail_orphans({"web": [lease("fake-1@h")]}, clock())
+    ex._fail_orphans({}, clock())
+    assert capsys.readouterr().err == ("farm: waiting for a web worker (none usable left; "
+                                       "FARM_CLUSTER_DEVICE_WAIT=60s)\n")
+
+
+def test_a_lost_attempt_keeps_its_steps_and_links_only_images_that_came_back(tmp_path):
+    """(before: started when the loss was noticed, 0.0 s, no steps)"""
+    clock = Clock()
+    ex, retry = executor(tmp_path, clock)
+    inf = ex._inflight[retry.case_id]
+    ex._handle({"type": "case_started", "case": retry.case_id, "attempt": 2,
+                "device": "fake-2@h", "started": "2026-12-02T04:00:00.000+00:00"})
+    (tmp_path / "artifacts").mkdir()
+    (tmp_path / "artifacts" / "here.jpg").write_bytes(b"\xff\xd8\xff")
+    clock.t += 5
+    ex._handle({"type": "step", "case": retry.case_id, "attempt": 2, "device": "fake-2@h",
+                "record": {"task": "t", "index": 1, "kind": "sleep", "label": "sleep", "line": 7,
+                           "before": "artifacts/missing.jpg", "after": "artifacts/here.jpg"}})
+    clock.t += 14                   # its lease expired: lost, its time until last heard of
+    ex._lost(inf, "worker of fake-2@h stopped answering mid-case (lease expired)")
+    lost = ex.ledger.attempts[retry.case_id][0]
+    assert (lost.started, lost.duration) == ("2026-12-02T04:00:00.000+00:00", 5.0)
+    assert [(s.index, s.status, s.before, s.after) for s in lost.steps] == [
+        (1, "passed", None, "artifacts/here.jpg")]

@@ -1,0 +1,93 @@
+"""Outbox: the events a device sends to the runs it serves (an attempt's start, each step, its
+result), handed to Redis in order by a thread of their own.
+
+The case thread only queues them: a Redis restart mid-case must never count against the case's
+clock. While Redis is away the events wait here and go, in order, once it is back (as long as
+the outage lasts at most ``patience`` seconds); a run that has ended gets none (its client has
+gone: a late worker must not leave its list behind in Redis).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import queue
+import threading
+import time
+from typing import Any
+
+from farm.cluster import store
+
+log = logging.getLogger("farm.worker")
+
+PUBLISH_PATIENCE_S = 300.0      # keep trying to hand in events through a Redis outage
+EVENTS_TTL_S = 24 * 3600
+
+
+def describe(event: dict[str, Any]) -> str:
+    """An event as the worker's log names it: ``step 2 of s/c00 attempt 1``."""
+    kind, case, attempt = event.get("type"), event.get("case", "?"), event.get("attempt", "?")
+    if kind == "step":
+        return f"step {event['record'].get('index')} of {case} attempt {attempt}"
+    if kind == "case_started":
+        return f"the start of {case} attempt {attempt}"
+    if kind == "case_finished":
+        return f"the result of {case} attempt {attempt}"
+    return f"{event.get('device')} {event.get('state', kind)}"
+
+
+class Outbox:
+    """Events queued by the case thread, sent by the ``outbox`` thread in the order queued."""
+
+    def __init__(self, r: Any, patience: float = PUBLISH_PATIENCE_S) -> None:
+        self.r, self.patience = r, patience
+        self._queue: queue.Queue[tuple[str, dict[str, Any]] | threading.Event] = queue.Queue()
+        self._ended: set[str] = set()          # runs over: their events are dropped
+        self._down_since: float | None = None  # Redis unreachable since (monotonic)
+        self._last = ""                        # the event queued last (for the log)
+        threading.Thread(target=self._send_all, name="outbox", daemon=True).start()
+
+    def put(self, run_id: str, event: dict[str, Any]) -> None:
+        """Queue ``event`` for the client of ``run_id``; returns at once."""
+        self._last = describe(event)
+        self._queue.put((run_id, event))
+
+    def flush(self) -> None:
+        """Return once every event queued so far is in Redis (or dropped: its run ended, or
+        Redis stayed away past the patience)."""
+        sent = threading.Event()
+        self._queue.put(sent)
+        sent.wait()
+
+    def forget(self, run_id: str) -> None:
+        """The run is over: drop its events still queued and any queued later."""
+        self._ended.add(run_id)
+
+    def _send_all(self) -> None:
+        while True:
+            item = self._queue.get()
+            if isinstance(item, threading.Event):
+                item.set()
+            elif item[0] not in self._ended:
+                self._send(*item)
+
+    def _send(self, run_id: str, event: dict[str, Any]) -> None:
+        import redis
+        raw = json.dumps(event)
+        while run_id not in self._ended:
+            try:
+                if not store.push_event(self.r, run_id, raw, EVENTS_TTL_S):
+                    log.info("run %s has ended: %s not sent", run_id, describe(event))
+                    self._ended.add(run_id)
+                self._down_since = None
+                return
+            except (redis.ConnectionError, redis.TimeoutError) as exc:
+                now = time.monotonic()
+                self._down_since = self._down_since or now
+                if now - self._down_since > self.patience:
+                    log.error("redis unavailable for %.0fs (%s): %s dropped",
+                              now - self._down_since, exc, describe(event))
+                    return
+                log.warning("redis unavailable (%s): retrying; %d event(s) waiting to be "
+                            "handed in, the last: %s", exc, self._queue.qsize() + 1, self._last)
+                time.sleep(1.0)     # polling an absent Redis: nothing to wait on but time
