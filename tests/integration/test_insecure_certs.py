@@ -73,7 +73,7 @@ def test_a_site_nobody_answers_on_fails_its_cases_and_blames_no_browser(farm: Fa
     assert cases["down/zz_up"]["status"] == "passed"
     for n in (1, 2, 3):
         # the end of the log names each failed case and why
-        assert (f"FAILED down/admin_{n} ({suite / f'admin_{n}.yaml'}) — cannot open "
+        assert (f"FAILED down/admin_{n} ({suite / f'admin_{n}.yaml'}:2) — cannot open "
                 f"http://127.0.0.1:{port}/admin/{n}: nothing answers there") in done.stdout
         admin = cases[f"down/admin_{n}"]
         assert (admin["status"], admin["attempt"]) == ("failed", 1)
