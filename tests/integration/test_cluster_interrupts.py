@@ -46,7 +46,7 @@ def test_ctrl_c_stops_the_steps_running_on_the_workers_and_frees_them(tmp_path, 
     assert proc.returncode == 2, out
     assert results(tmp_path / "run")["counts"]["interrupted"] == 2, out
     # before: both devices stayed busy with the stopped run's steps (up to 15 minutes)
-    wait_idle(redis_url, 2, timeout=60)
+    wait_idle(redis_url, 2, timeout=180)
     after = run_on(farm, redis_url, sleep_suite(tmp_path / "next", 2, 100), tmp_path / "next-run",
                    "--devices", "fake:2")
     out = after.finish()
