@@ -420,7 +420,8 @@ class CeleryExecutor:
                                     line=step.line, status=status if n == current else "skipped",
                                     error=str(error) if n == current and error else None))
         result.started = inf.started or result.started
-        result.duration = round(max(until - inf.began, 0.0), 3)
+        result.duration = round(max(until - inf.began, _reported(result.started, inf.steps)),
+                                3)
         result.steps = steps
         if result.error is not None and len(steps) >= current:
             result.error.step = current
@@ -555,3 +556,16 @@ class CeleryExecutor:
 def _is_redis_error(exc: BaseException) -> bool:
     import redis
     return isinstance(exc, (redis.ConnectionError, redis.TimeoutError, OSError))
+
+
+def _reported(started: str, steps: list[StepRecord]) -> float:
+    """Seconds from ``started`` to the end of the last step a worker reported (0 when unknown):
+    an attempt lost between heartbeats ran at least that long."""
+    from datetime import datetime
+    try:
+        t0 = datetime.fromisoformat(started).timestamp()
+        ends = [datetime.fromisoformat(s.started).timestamp() + s.duration
+                for s in steps if s.started]
+    except (TypeError, ValueError):
+        return 0.0
+    return max((end - t0 for end in ends), default=0.0)

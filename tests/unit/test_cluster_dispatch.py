@@ -150,3 +150,19 @@ def test_a_lost_attempt_keeps_its_steps_and_links_only_images_that_came_back(tmp
     assert (lost.started, lost.duration) == ("2026-12-02T04:00:00.000+00:00", 5.0)
     assert [(s.index, s.status, s.before, s.after) for s in lost.steps] == [
         (1, "passed", None, "artifacts/here.jpg")]
+
+
+def test_a_lost_attempt_lasts_at_least_to_the_end_of_the_steps_its_worker_reported(tmp_path):
+    """Heard of last (a heartbeat) before its first step's report came in: the attempt still
+    ran until that step ended, by the worker's own clock."""
+    clock = Clock()
+    ex, retry = executor(tmp_path, clock)
+    inf = ex._inflight[retry.case_id]
+    ex._handle({"type": "case_started", "case": retry.case_id, "attempt": 2,
+                "device": "fake-2@h", "started": "2026-12-02T04:00:00.000+00:00"})
+    ex._handle({"type": "step", "case": retry.case_id, "attempt": 2, "device": "fake-2@h",
+                "record": {"task": "t", "index": 1, "kind": "sleep", "label": "sleep", "line": 7,
+                           "started": "2026-12-02T04:00:02.000+00:00", "duration": 1.5}})
+    ex._lost(inf, "worker of fake-2@h stopped answering mid-case (lease expired)")
+    lost = ex.ledger.attempts[retry.case_id][0]
+    assert lost.duration == 3.5
