@@ -9,19 +9,12 @@ import threading
 
 import pytest
 
+from tests.support.agent_scripts import SIGN_IN_CASE as CASE
 from tests.support.farm_cli import PLUGIN, results
 from tests.support.model_server import NEVER_ANSWERS
 
 pytestmark = pytest.mark.integration
 
-CASE = """\
-web:
-  url: http://127.0.0.1:1/
-tasks:
-  - name: log in
-    flow:
-      - ai: sign in
-"""
 
 
 def test_ctrl_c_stops_the_model_call_and_its_retries(farm, model_server, tmp_path):

@@ -30,24 +30,18 @@ def _checks_read_the_pixels(agent: Agent) -> None:
         agent.assert_text("Welcome back")
 
 
-def test_android_text_checks_on_an_empty_tree_read_the_screen(demo_app):
-    with AndroidSimulator(1, {PKG: demo_app + "/"}) as sim:
-        dev = AndroidDevice("a1", None, sim.serials[0], port=sim.port)
+@pytest.mark.parametrize("platform", ["android", "ios"])
+def test_text_checks_on_an_empty_tree_read_the_screen(demo_app, platform):
+    simulator = AndroidSimulator if platform == "android" else IosSimulator
+    with simulator(1, {PKG: demo_app + "/"}) as sim:
+        if platform == "android":
+            dev, target = (AndroidDevice("a1", None, sim.serials[0], port=sim.port),
+                           AndroidTarget(launch=PKG))
+        else:
+            dev, target = IosDevice("i1", None, sim.urls[0]), IosTarget(launch=PKG)
         dev.open()
         try:
-            dev.start_session(AndroidTarget(launch=PKG))
-            sim.fault(0, "empty_tree", -1)
-            _checks_read_the_pixels(Agent(dev))
-        finally:
-            dev.close()
-
-
-def test_ios_text_checks_on_an_empty_tree_read_the_screen(demo_app):
-    with IosSimulator(1, {PKG: demo_app + "/"}) as sim:
-        dev = IosDevice("i1", None, sim.urls[0])
-        dev.open()
-        try:
-            dev.start_session(IosTarget(launch=PKG))
+            dev.start_session(target)
             sim.fault(0, "empty_tree", -1)
             _checks_read_the_pixels(Agent(dev))
         finally:

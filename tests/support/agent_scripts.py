@@ -11,7 +11,22 @@ import json
 import re
 from typing import Callable
 
+from farm.devices.base import Rect, UINode, UITree
 from tests.support.model_server import message_texts
+
+# A page with one "Sign in" button, and a case file whose one step asks the agent to sign in:
+# what the model-error tests run when the model's answer, not the page, is their subject.
+SIGN_IN_SCREEN = UITree(source="dom", page_text="Welcome", nodes=[
+    UINode(id=0, role="button", text="Sign in", clickable=True,
+           rect=Rect(x=10, y=10, width=100, height=30))])
+SIGN_IN_CASE = """\
+web:
+  url: http://127.0.0.1:1/
+tasks:
+  - name: log in
+    flow:
+      - ai: sign in
+"""
 
 
 def xml(action: str, params: dict) -> str:

@@ -15,7 +15,6 @@ import farm.session
 from farm import metrics
 from farm.attempts import RetryPolicy
 from farm.config import Settings
-from farm.devices.base import Rect, UINode, UITree
 from farm.devices.fake import FakeDevice
 from farm.errors import ConfigError, ModelMisconfigured
 from farm.executors.local import LocalExecutor
@@ -24,20 +23,10 @@ from farm.results import ArtifactStore
 from farm.runner import Services, run_case
 from farm.schedule import Job
 from farm.suite.model import Case, Step, Task, WebTarget
+from tests.support.agent_scripts import SIGN_IN_CASE as CASE, SIGN_IN_SCREEN as SCREEN
 from tests.support.farm_cli import run_main
 from tests.support.model_server import serve
 
-SCREEN = UITree(source="dom", page_text="Welcome", nodes=[
-    UINode(id=0, role="button", text="Sign in", clickable=True,
-           rect=Rect(x=10, y=10, width=100, height=30))])
-CASE = """\
-web:
-  url: http://127.0.0.1:1/
-tasks:
-  - name: log in
-    flow:
-      - ai: sign in
-"""
 MSGS = [{"role": "user", "content": "hi"}]
 NOT_INHERITED = ("FARM_MODEL_API_KEY", "FARM_MODEL_BASE_URL", "OPENAI_API_KEY", "OPENAI_API_BASE",
                  "OPENAI_BASE_URL", "FARM_PLANNING_MODEL", "FARM_ASSERT_MODEL")

@@ -14,24 +14,13 @@ import pytest
 
 import farm.session
 from farm.attempts import RetryPolicy
-from farm.devices.base import Rect, UINode, UITree
 from farm.devices.fake import FakeDevice
 from farm.executors.local import LocalExecutor
+from tests.support.agent_scripts import SIGN_IN_CASE as CASE, SIGN_IN_SCREEN as SCREEN
 from tests.support.farm_cli import run_main
 from tests.support.model_server import Reply, serve
 
 KEY = "sk-proj-ONLY-IN-THE-ENV-5f3a9c1d7e"
-SCREEN = UITree(source="dom", page_text="Welcome", nodes=[
-    UINode(id=0, role="button", text="Sign in", clickable=True,
-           rect=Rect(x=10, y=10, width=100, height=30))])
-CASE = """\
-web:
-  url: http://127.0.0.1:1/
-tasks:
-  - name: log in
-    flow:
-      - ai: sign in
-"""
 
 
 def _on_a_fake_browser(settings, specs, cases, services, *_rest) -> LocalExecutor:
