@@ -314,6 +314,9 @@ def worker(broker: str | None, devices: str, group: str | None,
     from farm.cluster.store import check
     for spec in parse_device_specs(devices, settings):     # user mistakes end here, exit 4
         attach_targets(spec.kind, spec.count, settings)
+    if settings.model:      # a model name or key that cannot work: exit 4 before serving
+        from farm.llm.models import check_models
+        check_models(settings)
     check(settings.broker_url.get_secret_value())          # wrong password, nothing there
     # The worker is its own program (the `worker` package, which builds on farm, never the
     # other way round): hand this process over to its supervisor.

@@ -126,3 +126,15 @@ def test_a_worker_with_such_settings_sends_nothing_and_counts_no_call(
     assert requests_counted("gpt") == counted and srv.requests == []
     with pytest.raises(ModelMisconfigured):      # and so on for every later case
         client.complete(MSGS)
+
+
+def test_farm_worker_refuses_model_settings_that_cannot_work_before_it_serves(
+        no_model_env, monkeypatch, capsys):
+    """A worker started with a model that cannot work took cases and failed every model step
+    on it ("model gpt4-typo: litellm cannot tell…") run after run: it now stops at start-up,
+    as `farm run` does, before it reaches the broker (an unreachable one here)."""
+    monkeypatch.setenv("FARM_MODEL", "gpt4-typo")
+    code, out, err = run_main(monkeypatch, capsys, "worker", "--broker",
+                              "redis://127.0.0.1:9/0", "--devices", "browser:1")
+    assert code == 4, out + err
+    assert f"FARM_MODEL=gpt4-typo: {NO_PROVIDER}" in err and "Traceback" not in out + err, err
