@@ -161,7 +161,7 @@ def run(paths: Sequence[str | Path], devices: str, settings: Settings,
     if not summary.interrupted:
         history.record(outcome.results)
     _drop_handler(handler)
-    _report(summary, run_dir, out)
+    _report(summary, run_dir, out, outcome.refused)
     _export_metrics(settings, run_dir, tally, summary.cases, server)
     return _exit_code(summary, outcome.refused, unwritten)
 
@@ -583,8 +583,11 @@ def _summary(run_id: str, t_start: float, results: list[CaseResult], outcome: Ru
     return summary
 
 
-def _report(summary: RunSummary, run_dir: Path, out: IO[str]) -> None:
-    for line in failure_lines(summary):
+def _report(summary: RunSummary, run_dir: Path, out: IO[str],
+            refused: Exception | None = None) -> None:
+    """The end of a run on the terminal. Cases not run because the executor refused (no
+    broker there) are not listed one by one: `_exit_code` says why once."""
+    for line in failure_lines(summary, not_run=str(refused) if refused else None):
         print(line, file=out)
     print(summary_line(summary), file=out)
     flaky = [c.case_id for c in summary.cases if c.status == "flaky"]
@@ -703,11 +706,15 @@ def _remember_quarantine(state_dir: Path, run_id: str, names: list[str]) -> None
         log.warning("cannot record quarantined devices: %s", exc)
 
 
-def failure_lines(summary: RunSummary, limit: int = 20) -> list[str]:
+def failure_lines(summary: RunSummary, limit: int = 20, not_run: str | None = None
+                  ) -> list[str]:
     """What did not pass, one line a case at the end of the run (as pytest's short summary):
     where (the failing step's file:line) and why (the error's first line); at most ``limit``
-    lines, then how many more there are. Nothing when every case passed or was skipped."""
-    bad = [c for c in summary.cases if c.status in ("failed", "error", "interrupted")]
+    lines, then how many more there are. Nothing when every case passed or was skipped.
+    ``not_run``: the error of cases the run could not start (said once elsewhere), left out."""
+    bad = [c for c in summary.cases if c.status in ("failed", "error", "interrupted")
+           and not (not_run and c.reason == "not run" and c.error
+                    and c.error.message == not_run)]
     lines = []
     for case in bad[:limit]:
         error, why = case.error, case.reason or ""

@@ -56,6 +56,8 @@ def test_no_redis_listening_writes_results_with_nothing_run(cli, tmp_path):
     done = cli.run("run", DEMO, "--broker", f"redis://127.0.0.1:{free_port()}/0",
                    "--report-dir", run_dir)
     refused(done, "cannot reach the broker")
+    # said once, not once more for every case that could not start
+    assert (done.stdout + done.stderr).count("cannot reach the broker") == 1, done.stdout
     summary = json.loads((run_dir / "results.json").read_text())
     # what CI dashboards read says red, as the exit code does: each case that would have run
     # is an error, not run, naming the broker; only those skipped up front stay skipped
