@@ -16,12 +16,11 @@ from __future__ import annotations
 
 import json
 import threading
-from datetime import datetime
 from pathlib import Path
 from typing import Any, Iterable
 
 from farm.relay import RelayEvents
-from farm.results import CaseResult, DeselectedCase, RunSummary, now_iso
+from farm.results import CaseResult, DeselectedCase, RunSummary, now_iso, timestamp
 
 JOURNAL = "results.jsonl"
 
@@ -157,11 +156,7 @@ def _unfinished(run_id: str, plan: dict[str, str], began: dict[str, Any] | None)
 
 def _span(started: str, results: list[CaseResult], began: Iterable[dict[str, Any]]) -> float:
     """Seconds from the run's start to the last thing the journal says happened."""
-    def at(text: str) -> float | None:
-        try:
-            return datetime.fromisoformat(text).timestamp()
-        except (TypeError, ValueError):
-            return None
+    at = timestamp
     t0 = at(started)
     ends = [t + r.duration for r in results if (t := at(r.started)) is not None]
     ends += [t for b in began if (t := at(b.get("started", ""))) is not None]

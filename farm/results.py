@@ -32,6 +32,15 @@ def now_iso() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
 
 
+def timestamp(iso: str | None) -> float | None:
+    """The POSIX time of an ISO 8601 text from a result (`now_iso`), None when it is not one
+    (missing, or written by hand)."""
+    try:
+        return datetime.fromisoformat(iso).timestamp()     # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return None
+
+
 class CacheUse(BaseModel):
     """What the cache did during one step (farm.cache): the plan entry's lookup, locate
     entries used / missed / found stale (re-located), entries written."""

@@ -30,7 +30,7 @@ from farm.config import Settings, mask_url
 from farm.devices.specs import DeviceSpec
 from farm.errors import BrokerLost, DeviceLost
 from farm.executors.base import Ledger, NullEvents, RunEvents, RunOutcome
-from farm.results import CaseResult, StepRecord, now_iso
+from farm.results import CaseResult, StepRecord, now_iso, timestamp
 from farm.runner import Services
 from farm.schedule import Job, enqueue, expected_duration, order_jobs
 from farm.suite.model import Case
@@ -561,11 +561,6 @@ def _is_redis_error(exc: BaseException) -> bool:
 def _reported(started: str, steps: list[StepRecord]) -> float:
     """Seconds from ``started`` to the end of the last step a worker reported (0 when unknown):
     an attempt lost between heartbeats ran at least that long."""
-    from datetime import datetime
-    try:
-        t0 = datetime.fromisoformat(started).timestamp()
-        ends = [datetime.fromisoformat(s.started).timestamp() + s.duration
-                for s in steps if s.started]
-    except (TypeError, ValueError):
-        return 0.0
-    return max((end - t0 for end in ends), default=0.0)
+    t0 = timestamp(started)
+    ends = [t + s.duration for s in steps if (t := timestamp(s.started)) is not None]
+    return 0.0 if t0 is None else max((end - t0 for end in ends), default=0.0)

@@ -15,10 +15,9 @@ from __future__ import annotations
 
 import hashlib
 import uuid
-from datetime import datetime
 from pathlib import Path
 
-from farm.results import CaseResult, RunSummary, StepRecord
+from farm.results import CaseResult, RunSummary, StepRecord, timestamp
 from farm.text import printable
 
 _STATUS = {"passed": "passed", "flaky": "passed", "failed": "failed", "error": "broken",
@@ -26,10 +25,8 @@ _STATUS = {"passed": "passed", "flaky": "passed", "failed": "failed", "error": "
 
 
 def _ms(iso: str, plus: float = 0.0) -> int | None:
-    try:
-        return round((datetime.fromisoformat(iso).timestamp() + plus) * 1000)
-    except (TypeError, ValueError):
-        return None
+    at = timestamp(iso)
+    return None if at is None else round((at + plus) * 1000)
 
 
 def _message(c: CaseResult) -> str | None:

@@ -27,12 +27,11 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Sequence
 
 from farm.report.paths import discard
-from farm.results import CaseResult, RunSummary, StepRecord
+from farm.results import CaseResult, RunSummary, StepRecord, timestamp
 from farm.text import printable
 
 if TYPE_CHECKING:
@@ -139,13 +138,6 @@ def _attachment(case: CaseResult, run_dir: Path | None) -> str:
 
 # ---- times: what a CI server shows as the run's and each suite's duration -----------------------
 
-def _at(iso: str) -> float | None:
-    try:
-        return datetime.fromisoformat(iso).timestamp()
-    except (TypeError, ValueError):
-        return None
-
-
 def wall_span(cases: Iterable[CaseResult]) -> float | None:
     """Seconds from the first start to the last end of ``cases`` (every attempt): cases on
     several devices overlap, so this is less than their sum. None when an attempt that took
@@ -153,7 +145,7 @@ def wall_span(cases: Iterable[CaseResult]) -> float | None:
     spans = []
     for case in cases:
         for attempt in (*case.previous, case):
-            start = _at(attempt.started)
+            start = timestamp(attempt.started)
             if start is None:
                 if attempt.duration:
                     return None

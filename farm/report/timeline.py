@@ -4,17 +4,9 @@ attempts are marked as retried, and a quarantined device's row says so after its
 
 from __future__ import annotations
 
-from datetime import datetime
 from html import escape
 
-from farm.results import CaseResult, RunSummary
-
-
-def _start(iso: str) -> float | None:
-    try:
-        return datetime.fromisoformat(iso).timestamp()
-    except (TypeError, ValueError):
-        return None
+from farm.results import CaseResult, RunSummary, timestamp
 
 
 def _bars(summary: RunSummary) -> list[tuple[str, float, float, CaseResult, bool]]:
@@ -22,7 +14,7 @@ def _bars(summary: RunSummary) -> list[tuple[str, float, float, CaseResult, bool
     out = []
     for case in summary.cases:
         for attempt in [*case.previous, case]:
-            start = _start(attempt.started)
+            start = timestamp(attempt.started)
             if attempt.device and start is not None:
                 out.append((attempt.device, start, start + max(attempt.duration, 0.0), attempt,
                             attempt is not case))
