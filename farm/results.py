@@ -210,13 +210,21 @@ def final_result(attempts: list[CaseResult]) -> CaseResult:
     return last
 
 
+def case_usage(case: "CaseResult") -> Usage:
+    """The model spend of a case: every attempt's (an earlier attempt was paid for too, as the
+    run's report, history and metrics count it)."""
+    total = Usage()
+    for attempt in (*case.previous, case):
+        if attempt.usage is not None:
+            total.add(attempt.usage)
+    return total
+
+
 def run_usage(summary: "RunSummary") -> Usage:
-    """The model spend of a whole run: every attempt's (an earlier attempt was paid for too)."""
+    """The model spend of a whole run: every attempt's of every case."""
     total = Usage()
     for case in summary.cases:
-        for attempt in (*case.previous, case):
-            if attempt.usage is not None:
-                total.add(attempt.usage)
+        total.add(case_usage(case))
     return total
 
 

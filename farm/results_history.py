@@ -22,7 +22,7 @@ from typing import Any, Callable, Iterable, Protocol
 
 from pydantic import BaseModel, Field
 
-from farm.results import CaseResult, RunSummary
+from farm.results import CaseResult, RunSummary, case_usage, run_usage
 
 RED = ("failed", "error")
 
@@ -96,17 +96,14 @@ def record_for(summary: RunSummary, report: Path | None = None) -> RunRecord:
     were paid for too (as the run's report and metrics count them)."""
     cases = []
     for c in summary.cases:
-        attempts = [*c.previous, c]
-        usages = [a.usage for a in attempts if a.usage]
         cases.append(CaseRecord(
             case_id=c.case_id, name=c.name, status=c.status, at=_timestamp(c.started, 0.0),
             duration=c.duration, device=c.device,
-            tokens=sum(sum(a.tokens.values()) for a in attempts),
-            cost=sum(u.cost_usd for u in usages), error=_error_text(c),
+            tokens=sum(sum(a.tokens.values()) for a in (*c.previous, c)),
+            cost=case_usage(c).cost_usd, error=_error_text(c),
             attempts=[Attempt(status=p.status, device=p.device, error=_error_text(p),
                               at=_timestamp(p.started, 0.0)) for p in c.previous]))
-    model_seconds = sum(a.usage.latency_s for c in summary.cases for a in (*c.previous, c)
-                        if a.usage)
+    model_seconds = run_usage(summary).latency_s
     return RunRecord(
         run_id=summary.run_id, started=summary.started, at=_timestamp(summary.started),
         duration=summary.duration, report=str(report) if report else None,

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from farm.report.paths import discard
 from farm.report.timeline import render_timeline
-from farm.results import STATUS_ORDER, CaseResult, RunSummary, StepRecord
+from farm.results import STATUS_ORDER, CaseResult, RunSummary, StepRecord, run_usage
 from farm.text import printable
 from farm.usage import Usage
 
@@ -388,22 +388,19 @@ def _devices_text(s: RunSummary) -> str:
 def _model_totals(s: RunSummary) -> list[tuple[str, str]]:
     """Run-wide model spend for the header: tokens, cost, model time, of every attempt (a
     retried case's earlier attempts were paid for too)."""
-    attempts = [a for case in s.cases for a in (*case.previous, case)]
     tokens = Counter[str]()
-    for attempt in attempts:
+    for attempt in (a for case in s.cases for a in (*case.previous, case)):
         tokens.update(attempt.tokens)
     if not tokens:
         return []
-    usages = [a.usage for a in attempts if a.usage]
-    cost = sum(u.cost_usd for u in usages)
-    unknown = any(u.cost_unknown for u in usages)
-    seconds = sum(u.latency_s for u in usages)
+    usage = run_usage(s)
     said = " · ".join(f"{k} {v:,}" for k, v in sorted(tokens.items()))
-    if any(u.tokens_unknown for u in usages):
+    if usage.tokens_unknown:
         said = f"{said} (partly unknown)" if sum(tokens.values()) else "unknown"
     return [("Tokens", said),
-            ("Model cost", f"${cost:.4f}" + (" (partly unknown)" if unknown else "")),
-            ("Model time", format_duration(seconds))]
+            ("Model cost", f"${usage.cost_usd:.4f}"
+             + (" (partly unknown)" if usage.cost_unknown else "")),
+            ("Model time", format_duration(usage.latency_s))]
 
 
 def _data_table(data: dict) -> str:
