@@ -540,13 +540,20 @@ class CeleryExecutor:
         self._give_up(pending, exc, self.settings.cluster_outage_seconds)
 
     def _give_up(self, pending: list[Job], exc: BaseException, after: float = 0.0) -> None:
-        """End every unfinished case as an error naming the broker."""
+        """End every unfinished case as an error naming the broker; a case on a worker then
+        keeps what it did (its start, time and the steps its worker reported), as a lost
+        attempt does."""
         why = f"lost the broker {mask_url(self.url)}" + (f" for {after:g}s" if after else "")
         why += f": {exc}"
         log.error("%s", why)
-        devices = {inf.job.case_id: inf.device for inf in self._inflight.values()}
+        now = self.clock()
         for job in pending:
-            self.ledger.end(job, "error", devices.get(job.case_id), error=BrokerLost(why))
+            inf = self._inflight.get(job.case_id)
+            if inf is not None and inf.job is job:
+                self.ledger.keep(job, self._so_far(inf, "error", now, BrokerLost(why)),
+                                 inf.device or "-")
+            else:
+                self.ledger.end(job, "error", error=BrokerLost(why))
         self._inflight.clear()
         for q in self._queue.values():
             q.clear()

@@ -252,7 +252,8 @@ def test_cases_handing_in_before_the_client_is_back_still_pass(tmp_path, private
 def test_redis_gone_past_the_outage_limit_ends_unfinished_cases_as_broker_lost(
         tmp_path, private_redis, workers, farm):
     """Redis stays away longer than FARM_CLUSTER_OUTAGE_SECONDS: exit 3; the case that finished
-    before stays passed, every other one is a BrokerLost error naming the (masked) broker."""
+    before stays passed, every other one is a BrokerLost error naming the (masked) broker;
+    the two on a worker at the time keep their device and the step they were in."""
     server = private_redis(password="s3cret-pw")
     gates = {f"s/c{i:02d}": tmp_path / f"go-c{i:02d}" for i in range(4)}
     for i, gate in enumerate(gates.values()):
@@ -265,9 +266,11 @@ def test_redis_gone_past_the_outage_limit_ends_unfinished_cases_as_broker_lost(
     first = wait_busy(server.url, 2)[0]["case"]
     gates[first].touch()                        # one case finishes before the outage
     proc.wait_for_line(f"PASSED {first}")
-    wait_for(lambda: len({lease["case"] for lease in leases(server.url).values()
-                          if lease.get("state") == "busy"} - {first}) == 2, 60,
-             "its device taking the next case")
+    def busy() -> set[str]:
+        return {lease["case"] for lease in leases(server.url).values()
+                if lease.get("state") == "busy"} - {first}
+    wait_for(lambda: len(busy()) == 2, 60, "its device taking the next case")
+    running = busy()
     server.stop()                               # and Redis never comes back
     out = proc.finish()
     assert proc.returncode == 3, out
@@ -280,6 +283,10 @@ def test_redis_gone_past_the_outage_limit_ends_unfinished_cases_as_broker_lost(
         if case["case_id"] != first:
             assert case["error"]["kind"] == "BrokerLost", case
             assert f"lost the broker {broker}" in case["error"]["message"], case
+        if case["case_id"] in running:          # not a blank result: where it was
+            assert case["device"].startswith("fake-") and case["duration"] > 0, case
+            assert [s["status"] for s in case["steps"]] == ["error"], case
+            assert case["error"]["step"] == 1, case
     for text in (out, (run_dir / "results.json").read_text(), client_log(run_dir)):
         assert "s3cret-pw" not in text
 
