@@ -12,10 +12,12 @@ compared with all whitespace removed: exact first, then a unique line containing
 
 from __future__ import annotations
 
+import hashlib
 import io
 import logging
 import re
 import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -51,11 +53,31 @@ def engine() -> Any:
         return _engine
 
 
+_read: "OrderedDict[tuple[bytes, float], tuple[OcrLine, ...]]" = OrderedDict()
+_READ_KEPT = 16         # the last readings, by image: a phone screen takes OCR ~1-2 s
+
+
 def read_lines(png: bytes, min_score: float = 0.5) -> list[OcrLine]:
-    """Text lines of a PNG with their boxes (image pixels); [] when OCR is unavailable."""
+    """Text lines of a PNG with their boxes (image pixels); [] when OCR is unavailable. The
+    same image is read once: the text checks of a step or of several steps on an unchanged
+    screen (assertNoText after assertNoText) reuse the reading."""
     reader = engine()
     if reader is None:
         return []
+    key = (hashlib.blake2b(png, digest_size=16).digest(), min_score)
+    with _lock:
+        if key in _read:
+            _read.move_to_end(key)
+            return list(_read[key])
+    lines = _recognise(reader, png, min_score)
+    with _lock:
+        _read[key] = tuple(lines)
+        while len(_read) > _READ_KEPT:
+            _read.popitem(last=False)
+    return lines
+
+
+def _recognise(reader: Any, png: bytes, min_score: float) -> list[OcrLine]:
     import numpy as np
     from PIL import Image
 

@@ -43,3 +43,36 @@ def test_a_canvas_beside_readable_text_without_ocr_checks_the_tree(no_ocr):
     agent.assert_no_text("Game over")
     with pytest.raises(AssertionFailed):
         agent.assert_no_text("score 10")
+
+
+def _png(colour: str) -> bytes:
+    import io
+
+    from PIL import Image
+    out = io.BytesIO()
+    Image.new("RGB", (40, 20), colour).save(out, format="PNG")
+    return out.getvalue()
+
+
+def test_an_unchanged_screen_is_read_by_ocr_once(monkeypatch):
+    """Each text check on an unreadable phone screen reads a fresh screenshot; three checks on
+    one screen took OCR three times (1-2 s each on a phone screen): the same image is read once."""
+    calls: list[tuple] = []
+
+    def engine(image, use_cls=True):
+        calls.append(image.shape)
+        return [([[0, 0], [30, 0], [30, 10], [0, 10]], "Game over", 0.9)], 0.0
+    monkeypatch.setattr(ocr, "_engine", engine)
+    monkeypatch.setattr(ocr, "_broken", None)
+    monkeypatch.setattr(ocr, "_read", type(ocr._read)())
+    agent = Agent(FakeDevice(_tree(), platform="android"))
+    agent.assert_text("Game over")
+    agent.assert_no_text("Score 10")
+    agent.wait_for_text("game over", timeout_s=0)
+    assert len(calls) == 1
+    first = ocr.read_lines(_png("black"))
+    first.clear()                                   # a caller's list is its own
+    assert [line.text for line in ocr.read_lines(_png("black"))] == ["Game over"]
+    assert len(calls) == 2
+    ocr.read_lines(_png("white"))                   # another screen is read
+    assert len(calls) == 3
