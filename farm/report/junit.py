@@ -12,7 +12,8 @@ two tests, and renaming a title keeps the history. Text is shown as the console 
 
 Status mapping (what Jenkins, GitLab and GitHub annotators understand):
 
-    passed        no result element
+    passed        no result element; earlier attempts (a device broke: retried on another
+                  one, the case is not flaky) are ``earlier_attempt:`` lines in <system-out>
     flaky         passed, property ``flaky=true`` and one <flakyFailure>/<flakyError> per
                   earlier attempt (xunit2 / Surefire convention)
     failed        <failure message=...>, body names the failing step and its line
@@ -124,7 +125,11 @@ def _facts(case: CaseResult) -> str:
              "since_last": case.since_last,
              "tags": ",".join(case.tags) or None,
              **{f"tokens.{k}": str(v) for k, v in sorted(case.tokens.items())}}
-    return "\n".join(f"{k}: {v}" for k, v in facts.items() if v)
+    lines = [f"{k}: {v}" for k, v in facts.items() if v]
+    if case.status == "passed":     # only the device's errors came before: not flaky
+        lines += [f"earlier_attempt: {_short(f'{_attempt_head(p)}: {_message(p)}')}"
+                  for p in case.previous]
+    return "\n".join(lines)
 
 
 def _attachment(case: CaseResult, run_dir: Path | None) -> str:
@@ -192,10 +197,14 @@ def _interim_for(previous: CaseResult, final_passed: bool) -> Element:
     infra = previous.status in ("error", "interrupted")
     tag = ("flaky" if final_passed else "rerun") + ("Error" if infra else "Failure")
     kind = previous.error.kind if previous.error else previous.status
-    head = f"attempt {previous.attempt} {previous.status} on {previous.device or '?'}"
+    head = _attempt_head(previous)
     return _element(tag, [("message", _short(f"{head}: {_message(previous)}") or None),
                           ("type", kind or None)],
                     children=[_element("stackTrace", [], _body(previous))])
+
+
+def _attempt_head(previous: CaseResult) -> str:
+    return f"attempt {previous.attempt} {previous.status} on {previous.device or '?'}"
 
 
 def _testcase(case: CaseResult, name: str, run_dir: Path | None) -> tuple[str | None, Element]:
@@ -204,8 +213,8 @@ def _testcase(case: CaseResult, name: str, run_dir: Path | None) -> tuple[str | 
     result = _result_for(case)
     if result is not None:
         children.append(result[1])
-    final_passed = case.status in ("passed", "flaky")
-    children += [_interim_for(prev, final_passed) for prev in case.previous]
+    if case.status != "passed":     # a pass after the device's errors is not flaky (_facts)
+        children += [_interim_for(prev, case.status == "flaky") for prev in case.previous]
     out = "\n\n".join(x for x in (_facts(case), _step_log(case), _attachment(case, run_dir)) if x)
     children.append(_element("system-out", [], out))
     return (result[0] if result else None,
