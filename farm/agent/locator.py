@@ -307,10 +307,14 @@ def _near_candidates(want: str, tree: UITree, limit: int = 8) -> list[str]:
     return seen[:limit]
 
 
+FOUND_BEFORE = "found_before"   # LocateContext.hints: what an earlier run found (locate cache)
+
+
 class LocatorChain:
     """Runs tiers in order, skipping those named in ``off``. With no model tier configured,
-    a miss is either a test failure (similar elements exist: the app changed) or a skip
-    (nothing similar: only a model could find what the prompt describes)."""
+    a miss is either a test failure (similar elements exist, or an earlier run found the
+    target on this screen, ``FOUND_BEFORE``: the app changed) or a skip (nothing similar and
+    never found: only a model could find what the prompt describes)."""
 
     def __init__(self, tiers: list[LocatorTier], has_model_tier: bool = False,
                  on_attempt: Callable[[str, bool], None] | None = None,
@@ -344,6 +348,10 @@ class LocatorChain:
         near = [n for n in ctx.near if not n.startswith("XPath")]
         if near or (xpath and not prompt) or self.has_model_tier:
             raise LocateError(f"no element matches {what}", ctx.near)
+        if ctx.hints.get(FOUND_BEFORE):
+            raise LocateError(f"no element matches {what}: an earlier run found it here "
+                              f"({ctx.hints[FOUND_BEFORE]}, in the locate cache) and nothing "
+                              "on screen is like it now", ctx.near)
         raise NeedsModel(f"no zero-token match for {what} on screen")
 
     def _attempt(self, tier: LocatorTier, prompt: str, ctx: LocateContext,

@@ -17,7 +17,8 @@ import logging
 from typing import Any
 
 from farm.agent.images import images_key
-from farm.agent.locator import LocateContext, LocateHit, names, normalise, shown_strings
+from farm.agent.locator import (FOUND_BEFORE, WORD_TIERS, LocateContext, LocateHit, names,
+                                normalise, shown_strings)
 from farm.cache.case import CaseCache
 from farm.cache.xpaths import candidates, node_for_rect, on_screen, pick, same_place
 from farm.devices.base import Rect, UINode, UITree
@@ -58,6 +59,8 @@ class LocateCacheTier:
             self.cache.count("locate", "miss")
             return None
         ctx.hints[_ENTRY] = entry
+        if entry.get("tier") in WORD_TIERS:     # its words found it: without them now, the
+            ctx.hints[FOUND_BEFORE] = _was(entry)   # screen changed (a model's find may not)
         if entry.get("tier") == "text":
             # found by the UI-tree text match: telling whether its XPath still selects the
             # element the prompt means takes that same tree, and then the text tier finds
@@ -145,6 +148,14 @@ class LocateCacheTier:
         """What the hit element was, for `still_meant` (strings holding a secret left out)."""
         shown = [s for s in _shown(node, tree) if self.cache.safe(s)]
         return {"role": node.role, "shown": shown[:MAX_SHOWN]}
+
+
+def _was(entry: dict[str, Any]) -> str:
+    """What a cached element was, in words: 'a button "Sign in"'."""
+    was = entry.get("element") if isinstance(entry.get("element"), dict) else {}
+    role = str(was.get("role") or "an element").rsplit(".", 1)[-1]
+    shown = [str(s) for s in was.get("shown") or []][:1]
+    return (f"a {role}" if role != "an element" else role) + "".join(f' "{s}"' for s in shown)
 
 
 def _shown(node: UINode, tree: UITree) -> list[str]:

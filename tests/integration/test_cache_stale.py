@@ -175,3 +175,26 @@ def test_a_case_that_fails_is_located_afresh_when_fixed(suite: Path):
     case, _ = night(suite / "login_success.yaml", "fixed")
     assert case["status"] == "passed"
     assert step(case, "aiTap", "Sign in")["tier"] == "text"
+
+
+# ---- a target the UI lost --------------------------------------------------------------------------
+def test_a_button_found_last_night_and_gone_now_fails_the_case_instead_of_skipping(suite: Path):
+    """Without a model, a target with nothing similar on screen skips the case ("needs a
+    model"): a nightly went green when the login button was renamed. A target the text tier
+    found here before (the locate cache remembers it) and nothing like it now is the app's
+    change: the case fails, naming what was there. A fresh state (no cache) still skips."""
+    path = suite / "login_success.yaml"
+    first, _ = night(path, "n1")
+    assert first["status"] == "passed", first
+    change(suite / "app" / "index.html", ('class="btn btn-primary btn-block">Sign in</button>',
+                                          'class="btn btn-primary btn-block">Continue</button>'))
+    broken, _ = night(path, "n2")
+    assert broken["status"] == "failed", broken
+    assert broken["error"]["kind"] == "LocateError", broken["error"]
+    message = broken["error"]["message"]
+    assert 'no element matches "Sign in": an earlier run found it here' in message, message
+    assert 'button "sign in"' in message, message
+    assert step(broken, "aiTap", "Sign in")["status"] == "failed"
+    shutil.rmtree(suite.parent / "state")           # a machine that never ran it: no history
+    fresh, _ = night(path, "n3")
+    assert fresh["status"] == "skipped" and "needs a model" in fresh["reason"], fresh
