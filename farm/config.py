@@ -378,8 +378,13 @@ def environment_secrets(environ: Mapping[str, str] | None = None) -> list[str]:
     ``_API_KEY``, ``_KEY``, ``_TOKEN``, ``_SECRET`` or ``_PASSWORD``, of MIN_SECRET_CHARS
     characters or more: what every message, log line and output hides as ``***``."""
     env = os.environ if environ is None else environ
-    return [value.strip() for name, value in env.items()
-            if _SECRET_VARIABLE.search(name) and len(value.strip()) >= MIN_SECRET_CHARS]
+    return [value.strip() for name, value in env.items() if is_credential(name, value)]
+
+
+def is_credential(name: str, value: str) -> bool:
+    """A variable whose name marks a credential (``…_KEY``, ``_TOKEN``, ``_SECRET``,
+    ``_PASSWORD``) and whose value is long enough to be one: hidden wherever it shows."""
+    return bool(_SECRET_VARIABLE.search(name)) and len(value.strip()) >= MIN_SECRET_CHARS
 
 
 def provider_key(provider: str) -> tuple[str, str] | None:

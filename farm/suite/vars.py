@@ -152,8 +152,11 @@ class Variables:
     """Variable values (already merged by precedence) plus which of them are secrets."""
 
     def __init__(self, values: Mapping[str, str], secrets: Iterable[str] = ()) -> None:
+        from farm.config import is_credential
         self._values = dict(values)
-        self._secrets = frozenset(secrets)
+        # a credential by its name (MY_PASSWORD, API_TOKEN) is a secret without `secrets:`
+        self._secrets = frozenset(secrets) | {n for n, v in self._values.items()
+                                              if is_credential(n, v)}
         self._mask_re = _mask_pattern(self.secret_values)
 
     @classmethod

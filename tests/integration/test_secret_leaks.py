@@ -1,6 +1,7 @@
 """A secret never reaches a run's files, not even encoded: a real `farm run` where the secret
 sits in a `url:` query string that fails to load and in `javascript` outputs and errors that
-URL-encode, base64-encode and JSON-escape it."""
+URL-encode, base64-encode and JSON-escape it. A secret is a variable `secrets:` names, or
+one whose name marks a credential (API_TOKEN: no `secrets:` needed)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ import html
 import json
 import socket
 from pathlib import Path
+
+import pytest
 from urllib.parse import quote, quote_plus, unquote, unquote_plus
 
 from tests.support.farm_cli import ROOT, FarmCli, by_name, results
@@ -17,7 +20,6 @@ from tests.support.farm_cli import ROOT, FarmCli, by_name, results
 SECRET = 'Tok en"&=/+?<x>ü9Zq'
 
 FARM_YAML = f"""\
-secrets: [TOKEN]
 apps:
   shop:
     serve: {ROOT / "suites" / "demo" / "app"}
@@ -74,18 +76,22 @@ def encodings(secret: str) -> dict[str, str]:
     return forms
 
 
-def test_no_file_of_the_run_holds_the_secret_in_any_encoding(farm: FarmCli, tmp_path: Path):
+@pytest.mark.parametrize("declared, variable", [("secrets: [TOKEN]\n", "TOKEN"),
+                                                ("", "API_TOKEN")],
+                         ids=["named in secrets", "a credential by its name"])
+def test_no_file_of_the_run_holds_the_secret_in_any_encoding(farm: FarmCli, tmp_path: Path,
+                                                             declared: str, variable: str):
     suite = tmp_path / "leaks"
     suite.mkdir()
-    (suite / "farm.yaml").write_text(FARM_YAML)
-    (suite / "navigation.yaml").write_text(NAVIGATION)
-    (suite / "javascript.yaml").write_text(JAVASCRIPT)
+    (suite / "farm.yaml").write_text(declared + FARM_YAML)
+    for name, text in (("navigation", NAVIGATION), ("javascript", JAVASCRIPT)):
+        (suite / f"{name}.yaml").write_text(text.replace("${TOKEN}", "${%s}" % variable))
     run_dir = tmp_path / "run"
     # Bound but not listening: connecting is refused, and no other test can take the port.
     with socket.socket() as closed:
         closed.bind(("127.0.0.1", 0))
         done = farm.run("run", suite, "--devices", "browser:1", "--report-dir", run_dir,
-                        TOKEN=SECRET, CLOSED_PORT=str(closed.getsockname()[1]))
+                        **{variable: SECRET}, CLOSED_PORT=str(closed.getsockname()[1]))
     assert done.returncode in (1, 3), done.stdout + done.stderr
     cases = by_name(results(run_dir))
 
