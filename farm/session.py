@@ -600,10 +600,12 @@ def _report(summary: RunSummary, run_dir: Path, out: IO[str],
 def _metrics_server(settings: Settings, platforms: set[str]
                     ) -> tuple["metrics.MetricsServer | None", metrics.CaseMetrics]:
     """/metrics of this run while it runs (``--metrics-port``), and the tally of its final
-    results; the case series start at 0 so a scrape before the first result has a base."""
+    results; the case series start at 0 so a scrape before the first result has a base (at
+    the Pushgateway too: `_push_baseline`)."""
     metrics.build_info("run")
     metrics.run_started(platforms)
     tally = metrics.CaseMetrics(None)
+    _push_baseline(settings)
     if not settings.metrics_port:
         return None, tally
     server = metrics.MetricsServer(settings.metrics_port, settings.metrics_host)
@@ -616,6 +618,21 @@ def _metrics_server(settings: Settings, platforms: set[str]
 
 
 PUSHED_TOTALS = "pushed-metrics.json"     # in the state dir: see pushgateway.push
+
+
+def _push_baseline(settings: Settings) -> None:
+    """With ``--pushgateway``: push the totals so far (0 for a host's first run) before any
+    case ends, so that Prometheus, scraping the gateway while the run lasts, sees each case
+    series rise from it (`increase()` counts from a series' second sample: a host's first
+    run, pushed only at its end, was not counted). A failure here is logged; the push at the
+    end says it on stderr."""
+    if not settings.pushgateway_url:
+        return
+    from farm.pushgateway import push
+    try:
+        push(settings.pushgateway_url, totals=Path(settings.state_dir) / PUSHED_TOTALS)
+    except Exception as exc:    # noqa: BLE001 - the end of the run tries again, and says so
+        log.warning("could not push the metrics baseline: %s", exc)
 
 
 def _export_metrics(settings: Settings, run_dir: Path, tally: metrics.CaseMetrics,

@@ -16,7 +16,9 @@ import pytest
 from prometheus_client.metrics import MetricWrapperBase
 
 from farm import metrics, pushgateway
+from tests.support.farm_cli import PLUGIN, FarmCli, wait_for
 from tests.support.prometheus import NodeExporter, Pushgateway
+from tests.support.suites import write_case
 
 HITS = ("farm_locate_attempts_total", (("result", "hit"), ("tier", "text")))
 
@@ -103,6 +105,24 @@ def test_a_new_state_dir_continues_from_the_totals_at_the_gateway(
     assert [held[shots("web", "bucket", le)] for le in ("0.25", "0.5", "1", "5", "+Inf")] == \
         [0, 3, 3, 3, 3]
     assert held[shots("web", "sum")] == pytest.approx(0.9)
+
+
+def test_a_hosts_first_run_pushes_its_zero_baseline_before_its_cases_end(
+        gateway: Pushgateway, tmp_path: Path, farm: FarmCli) -> None:
+    """`increase()` counts from a series' second sample: a host's first run, pushed only at
+    its end (passed = 1), was not counted at all. `farm run --pushgateway` pushes the totals
+    so far (0 here) when it starts, so Prometheus has the base while the run lasts."""
+    gate = tmp_path / "go"
+    suite = tmp_path / "s"
+    write_case(suite, "held", [f"javascript: farm-test:wait-for:{gate}"])
+    proc = farm.start("run", suite, "--devices", "fake:1", "--no-progress", "--report-dir",
+                      tmp_path / "run", "--pushgateway", gateway.url, FARM_DEVICE_PLUGINS=PLUGIN)
+    wait_for(lambda: gateway.held("farm_run").get(PASSED) == 0, 120,
+             "the run's baseline at the gateway")
+    gate.touch()                                # only now may the case end
+    out = proc.finish()
+    assert proc.returncode == 0, out
+    assert gateway.held("farm_run")[PASSED] == 1
 
 
 def test_node_exporter_reads_metrics_prom_without_errors(tmp_path: Path) -> None:
