@@ -294,7 +294,22 @@ def select_cases(cases: Sequence[Case], opts: SelectOptions, shown: Callable[[Ca
                  else f"--shard: in shard {plan[_unit(c)]}/{total}")
     if opts.last_failed is not None:
         _last_failed(sel, set(opts.last_failed))
+    if not sel.selected:
+        _say_why_none(sel)
     return sel
+
+
+def _say_why_none(sel: Selection) -> None:
+    """Nothing is left: a note saying what took the cases out (platforms without a device
+    have their own line), as pytest says "N deselected" instead of only "no tests ran"."""
+    by: dict[str, int] = {}
+    for d in sel.deselected:
+        if not d.reason.startswith("no "):
+            key = d.reason.split(": ", 1)[0]
+            by[key] = by.get(key, 0) + 1
+    if by:
+        sel.notes.append("no case selected: " + ", ".join(
+            f"{n} deselected by {why}" for why, n in by.items()))
 
 
 def _last_failed(sel: Selection, recorded: set[str]) -> None:

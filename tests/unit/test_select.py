@@ -71,6 +71,16 @@ def test_selection_says_why_each_case_was_left_out(demo_cases):
     assert reasons["demo/mobile/android_login"] == "no android device in --devices browser:1"
     assert reasons["demo/cart_remove"] == "-k login"
     assert len(sel.selected) + len(sel.deselected) == len(demo_cases)
+    assert sel.notes == []
+
+
+def test_when_nothing_is_left_a_note_says_what_took_the_cases_out(demo_cases):
+    """`farm run -k nomatch` said only "nothing ran" (exit 5), not why."""
+    sel = _select(demo_cases, keyword="login", tags=["nosuch"], platforms={"web"},
+                  devices="browser:1")
+    assert sel.selected == []
+    assert sel.notes == ["no case selected: 12 deselected by -k login, "
+                         "4 deselected by --tag nosuch"]
 
 
 def test_tags_include_any_and_exclude_wins(demo_cases):
