@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import threading
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -102,10 +103,11 @@ def recover(run_dir: Path) -> RunSummary:
     devices, info = devices_of(results)
     info = dict(sorted({**about, **info}.items()))
     started = head.get("started") or min((r.started for r in results if r.started), default="")
+    last = _last_moment(started, results, began.values())
     summary = RunSummary(run_id=run_id, started=started, devices=devices, device_info=info,
                          cases=results, interrupted=True,
-                         farm_version=head.get("farm_version", ""),
-                         duration=_span(started, results, began.values()))
+                         farm_version=head.get("farm_version", ""), finished=last[0],
+                         duration=last[1])
     summary.recount()
     summary.exit_code = exit_code_for(results, interrupted=True)
     if end:
@@ -133,7 +135,7 @@ def _ended(summary: RunSummary, end: dict[str, Any]) -> None:
     """What the run's ``end`` line says, over what `recover` had to guess."""
     for name in ("started", "finished", "duration", "exit_code", "interrupted",
                  "quarantined", "lost"):
-        if name in end:
+        if name in end and end[name] != "":     # "": an older farm's rebuild knew no time
             setattr(summary, name, end[name])
     if "deselected" in end:
         summary.deselected = [DeselectedCase.model_validate(d) for d in end["deselected"]]
@@ -154,10 +156,18 @@ def _unfinished(run_id: str, plan: dict[str, str], began: dict[str, Any] | None)
                       reason="farm stopped while it ran: its steps were not saved")
 
 
-def _span(started: str, results: list[CaseResult], began: Iterable[dict[str, Any]]) -> float:
-    """Seconds from the run's start to the last thing the journal says happened."""
+def _last_moment(started: str, results: list[CaseResult], began: Iterable[dict[str, Any]]
+                 ) -> tuple[str, float]:
+    """(when, seconds after the run's start) of the last thing the journal says happened:
+    a result's end, an attempt's start, else the run's start. The time farm was killed is
+    not known; this is the latest moment it was seen alive."""
     at = timestamp
     t0 = at(started)
     ends = [t + r.duration for r in results if (t := at(r.started)) is not None]
     ends += [t for b in began if (t := at(b.get("started", ""))) is not None]
-    return round(max(ends) - t0, 3) if t0 is not None and ends else 0.0
+    if t0 is None and not ends:
+        return "", 0.0
+    last = max(ends, default=t0)
+    when = datetime.fromtimestamp(round(last, 3), timezone.utc).isoformat(
+        timespec="milliseconds")
+    return when, round(last - t0, 3) if t0 is not None else 0.0

@@ -166,19 +166,23 @@ class RunSummary(BaseModel):
 
 
 def devices_of(results: list[CaseResult]) -> tuple[list[str], dict[str, str]]:
-    """The devices the final attempts ran on, and what each device any attempt ran on is
-    (its browser, or its model and OS, as it said when it opened)."""
+    """The devices any attempt ran on (an earlier attempt's too: a device quarantined after
+    its attempts were retried elsewhere ran them), and what each is (its browser, or its
+    model and OS, as it said when it opened)."""
+    devices: set[str] = set()
     info: dict[str, str] = {}
 
     def walk(result: CaseResult) -> None:
         for earlier in (*result.previous, *result.parts):
             walk(earlier)
-        if result.device and result.device_info:
-            info[result.device] = result.device_info
+        if result.device:
+            devices.add(result.device)
+            if result.device_info:
+                info[result.device] = result.device_info
 
     for r in results:
         walk(r)
-    return sorted({r.device for r in results if r.device}), dict(sorted(info.items()))
+    return sorted(devices), dict(sorted(info.items()))
 
 
 def storable(result: CaseResult) -> CaseResult:

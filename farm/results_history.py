@@ -18,7 +18,7 @@ import json
 import sqlite3
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable, Iterable, Protocol
+from typing import Any, Callable, Iterable, Mapping, Protocol
 
 from pydantic import BaseModel, Field
 
@@ -251,6 +251,19 @@ def is_redis(where: str | None) -> bool:
 
 
 GREEN = ("passed", "flaky")
+FINISHED = (*GREEN, *RED)     # what a pass rate counts: skipped and interrupted cases did not end
+
+
+def pass_rate(counts: Mapping[str, int]) -> tuple[int, int, float | None]:
+    """(passed, finished, passed / finished) from status counts: passed and flaky cases out of
+    every case that reached a verdict (passed, flaky, failed, error). Skipped and interrupted
+    cases are left out: they neither passed nor failed. The Grafana dashboard and the alert
+    rules (deploy/) divide the same way."""
+    passed = sum(counts.get(s, 0) for s in GREEN)
+    finished = sum(counts.get(s, 0) for s in FINISHED)
+    return passed, finished, passed / finished if finished else None
+
+
 WINDOW = 10       # earlier runs of a case that decide new failure / still failing / flaky
 CONTEXT_RUNS = 50     # runs before a run (any suite's) that its verdicts are decided against
 
@@ -272,13 +285,15 @@ def classify(previous: list[str], status: str) -> str | None:
 
 
 def since_last(history: list[RunRecord], summary: RunSummary) -> dict[str, str]:
-    """For each red case of ``summary``, its `classify` verdict against the runs before."""
+    """For each red case of ``summary``, its `classify` verdict against the runs before. An
+    interrupted run's finished cases count as any run's (a case that failed in it is not new
+    the next time); cases that did not finish (skipped, interrupted) are no verdict."""
     past: dict[str, list[str]] = {}
     for run in history:
-        if run.run_id == summary.run_id or run.interrupted:
+        if run.run_id == summary.run_id:
             continue
         for case in run.cases:
-            if case.status != "skipped":
+            if case.status in FINISHED:
                 past.setdefault(case.case_id, []).append(case.status)
     return {c.case_id: verdict for c in summary.cases if c.status in RED
             and (verdict := classify(past.get(c.case_id, []), c.status))}

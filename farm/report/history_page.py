@@ -6,16 +6,23 @@ Jinja2 with autoescape renders ``templates/history.html.j2``; the page is self-c
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import time
 from importlib import resources
 from pathlib import Path
 
 from farm import __version__
+from farm.journal import JOURNAL
 from farm.report.html import _format_time, format_duration
 from farm.report.trends import Trends, analyse, parse_since
 from farm.report.paths import discard
 from farm.results_history import CONTEXT_RUNS, ResultsStore, RunRecord
+
+RATE_HELP = ("passed + flaky out of the cases that finished (passed, flaky, failed, error); "
+             "skipped and interrupted cases left out, as the Grafana dashboard counts")
+_RUN_ID = re.compile(r'\s*\{\s*"run_id"\s*:\s*("(?:[^"\\]|\\.)*")')
 
 
 def _environment():
@@ -40,28 +47,61 @@ def _spark(samples: list[float]):
 
 
 def _chart(trends: Trends, width: int = 1000, height: int = 120) -> dict:
-    rates = [r.rate for r in trends.rows if r.rate is not None]
-    if not rates:
-        return {"width": width, "height": height, "points": ""}
-    step = width / max(len(rates) - 1, 1)
-    points = " ".join(f"{i * step:.1f},{(1 - rate) * (height - 8) + 4:.1f}"
-                      for i, rate in enumerate(rates))
-    return {"width": width, "height": height, "points": points}
+    """The pass-rate line over the runs that have a rate; an interrupted run's point is
+    circled (its rate is over the cases it finished)."""
+    rated = [r for r in trends.rows if r.rate is not None]
+    if not rated:
+        return {"width": width, "height": height, "points": "", "interrupted": []}
+    step = width / max(len(rated) - 1, 1)
+    xy = [(i * step, (1 - r.rate) * (height - 8) + 4) for i, r in enumerate(rated)]
+    return {"width": width, "height": height,
+            "points": " ".join(f"{x:.1f},{y:.1f}" for x, y in xy),
+            "interrupted": [(f"{x:.1f}", f"{y:.1f}", r.run.run_id)
+                            for (x, y), r in zip(xy, rated) if r.run.interrupted]}
 
 
 def _linker(runs: list[RunRecord], page_dir: Path):
-    """run id → a link to that run's report.html, relative to the page when possible."""
+    """run id → a link to that run's report.html, relative to the page when possible; ""
+    (no link) when the report is gone or its directory now holds another run (a later
+    ``farm run --report-dir DIR --overwrite``): no link rather than one to another run."""
     reports = {r.run_id: r.report for r in runs if r.report}
+    links: dict[str, str] = {}      # a run is linked from several tables: its files read once
 
     def link(run_id: str) -> str:
-        report = reports.get(run_id)
-        if not report:
-            return "#"
-        try:
-            return Path(os.path.relpath(report, page_dir)).as_posix()
-        except ValueError:      # another drive on Windows
-            return Path(report).as_uri()
+        if run_id not in links:
+            links[run_id] = _link(reports.get(run_id), run_id, page_dir)
+        return links[run_id]
     return link
+
+
+def _link(report: str | None, run_id: str, page_dir: Path) -> str:
+    if not report or not Path(report).is_file() or \
+            _run_in(Path(report).parent) not in (run_id, None):
+        return ""
+    try:
+        return Path(os.path.relpath(report, page_dir)).as_posix()
+    except ValueError:      # another drive on Windows
+        return Path(report).as_uri()
+
+
+def _run_in(folder: Path) -> str | None:
+    """The id of the run whose results ``folder`` holds now: its results.json's (the first
+    key, so only the head is read), else its journal's (a run still going, or killed);
+    None when neither is there or readable."""
+    try:
+        with (folder / "results.json").open(encoding="utf-8") as f:
+            head = _RUN_ID.match(f.read(4096))
+            if head is not None:
+                return json.loads(head.group(1))
+            f.seek(0)                   # not laid out as farm writes it: read it all
+            return str(json.load(f).get("run_id"))
+    except (OSError, ValueError, AttributeError):
+        pass
+    try:
+        with (folder / JOURNAL).open(encoding="utf-8") as f:
+            return str(json.loads(f.readline()).get("run_id"))
+    except (OSError, ValueError, AttributeError):
+        return None
 
 
 def render_history(runs: list[RunRecord], page_dir: Path, suite: str | None = None,
@@ -79,7 +119,7 @@ def render_history(runs: list[RunRecord], page_dir: Path, suite: str | None = No
         last=_format_time(kept[-1].started) if kept else "—",
         tokens=sum(r.tokens for r in kept), cost=sum(r.cost for r in kept),
         chart=_chart(trends), link=_linker(kept, page_dir), when=_format_time,
-        dur=format_duration, spark=_spark)
+        dur=format_duration, spark=_spark, rate_help=RATE_HELP)
 
 
 def write_history(store: ResultsStore, out: Path, since: str | None = None,

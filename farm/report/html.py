@@ -21,6 +21,7 @@ from pathlib import Path
 from farm.report.paths import discard
 from farm.report.timeline import render_timeline
 from farm.results import STATUS_ORDER, CaseResult, RunSummary, StepRecord, run_usage
+from farm.results_history import pass_rate
 from farm.text import printable
 from farm.usage import Usage
 
@@ -71,12 +72,6 @@ def _format_time(iso: str) -> str:
 def _sort_key(case: CaseResult) -> tuple[int, str, str]:
     rank = STATUS_ORDER.index(case.status) if case.status in STATUS_ORDER else 0
     return rank, case.name.lower(), case.case_id
-
-
-def pass_rate(counts: Counter[str]) -> float | None:
-    """Share of cases that passed (flaky counts as passed), skipped cases left out."""
-    ran = sum(counts.values()) - counts["skipped"]
-    return (counts["passed"] + counts["flaky"]) / ran if ran else None
 
 
 class _Renderer:
@@ -170,7 +165,7 @@ class _Renderer:
     def header(self) -> str:
         s, counts = self.summary, self.counts
         total = len(s.cases)
-        rate = pass_rate(counts)
+        passed, finished, rate = pass_rate(counts)
         rate_text = f"{rate * 100:.1f}%" if rate is not None else "—"
         bar = "".join(
             f'<span class="seg st-{st}" style="width:{counts[st] * 100 / total:.3f}%"></span>'
@@ -198,8 +193,10 @@ class _Renderer:
 <div class="title"><h1>farm report</h1><code class="run-id">{_e(s.run_id)}</code></div>
 {banner}<dl class="meta">{dl}</dl>
 <div class="summary">
-<div class="rate" title="passed + flaky, out of every case that ran (skipped left out)">
-<strong id="pass-rate">{rate_text}</strong><span>pass rate</span></div>
+<div class="rate" title="passed + flaky, out of the cases that finished: passed, flaky, \
+failed, error (skipped and interrupted left out)">
+<strong id="pass-rate">{rate_text}</strong><span>pass rate</span>\
+<small id="pass-rate-of">{passed} of {finished} finished</small></div>
 <div class="grow"><div class="bar">{bar}</div><ul class="counts">{badges}</ul></div>
 </div>
 </header>"""
@@ -253,7 +250,8 @@ data-q="{_e(haystack.lower())}"{is_open}>
                  + (f"<span>tags {_e(', '.join(c.tags))}</span>" if c.tags else "")
                  + "".join(f"<span>{_e(k)} tokens {v:,}</span>"
                            for k, v in sorted(c.tokens.items()))
-                 + (f"<span>started {_e(_format_time(c.started))}</span>" if c.started else "")
+                 + (f"<span>started {_e(_format_time(c.started))}</span>"
+                    if c.started and c.device else "")   # no device: it never started
                  + "</p>"]
         if c.description:
             parts.insert(0, f'<p class="description">{_e(c.description)}</p>')

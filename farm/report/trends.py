@@ -8,7 +8,8 @@ import statistics
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
-from farm.results_history import GREEN, RED, CaseRecord, RunRecord, classify, suite_of
+from farm.results_history import (FINISHED, CaseRecord, RunRecord, classify, pass_rate,
+                                  suite_of)
 
 _SINCE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdw])\s*$")
 _UNIT = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
@@ -26,9 +27,9 @@ def parse_since(text: str) -> float:
 @dataclass
 class RunRow:
     run: RunRecord
-    ran: int
-    passed: int
-    rate: float | None
+    finished: int       # cases that reached a verdict: passed, flaky, failed, error
+    passed: int         # ... of which passed (flaky included)
+    rate: float | None  # passed / finished, as the run's report and the dashboard count it
     new: list[str] = field(default_factory=list)        # cases newly red in this run
     fixed: list[str] = field(default_factory=list)      # cases green again in this run
 
@@ -118,9 +119,12 @@ def analyse(runs: list[RunRecord], suite: str | None = None,
     """Everything the history page shows, from runs oldest first. ``earlier``: the runs
     before that window (oldest first), shown nowhere but the context of the window's
     verdicts, so a run's new failure / still failing / flaky / fixed is what its own report
-    said (farm/results_history.py `since_last`), not a fresh start at the window's edge."""
+    said (farm/results_history.py `since_last`), not a fresh start at the window's edge.
+    An interrupted run is a row like any (marked so): its finished cases count everywhere;
+    its skipped and interrupted cases, which did not finish, are neither verdicts nor
+    durations (what they spent is still spend)."""
     all_suites = sorted({suite_of(c.case_id) for r in runs for c in r.cases})
-    runs = [r for r in only_suite(runs, suite) if not r.interrupted]
+    runs = only_suite(runs, suite)
     statuses: dict[str, list[str]] = defaultdict(list)      # in the window
     before = _statuses(earlier)                             # before it, then in it
     names: dict[str, str] = {}
@@ -131,7 +135,7 @@ def analyse(runs: list[RunRecord], suite: str | None = None,
         changes = []
         for case in run.cases:
             names[case.case_id] = case.name or case.case_id
-            if case.status == "skipped":
+            if case.status not in FINISHED:
                 continue
             if case.status in ("failed", "flaky"):
                 last_fail[case.case_id] = (run, case)
@@ -155,22 +159,19 @@ def analyse(runs: list[RunRecord], suite: str | None = None,
 
 
 def _statuses(runs: list[RunRecord]) -> defaultdict[str, list[str]]:
-    """Each case's statuses over ``runs`` (oldest first), as `since_last` counts them:
-    interrupted runs and skipped cases left out."""
+    """Each case's statuses over ``runs`` (oldest first), as `since_last` counts them: the
+    cases that finished (skipped and interrupted ones left out), interrupted runs' too."""
     seen: defaultdict[str, list[str]] = defaultdict(list)
     for run in runs:
-        if not run.interrupted:
-            for case in run.cases:
-                if case.status != "skipped":
-                    seen[case.case_id].append(case.status)
+        for case in run.cases:
+            if case.status in FINISHED:
+                seen[case.case_id].append(case.status)
     return seen
 
 
 def _row(run: RunRecord) -> RunRow:
-    counts = Counter(c.status for c in run.cases)
-    ran = len(run.cases) - counts["skipped"]
-    passed = counts["passed"] + counts["flaky"]
-    return RunRow(run=run, ran=ran, passed=passed, rate=passed / ran if ran else None)
+    passed, finished, rate = pass_rate(Counter(c.status for c in run.cases))
+    return RunRow(run=run, finished=finished, passed=passed, rate=rate)
 
 
 def flaky_ranking(statuses: dict[str, list[str]],
@@ -200,7 +201,8 @@ def flaky_ranking(statuses: dict[str, list[str]],
 
 def slowest(runs: list[RunRecord], names: dict[str, str]) -> list[Slow]:
     """Cases by median duration (runs that reached a verdict), with the last run against
-    the ones before it."""
+    the ones before it. A case that finished in an interrupted run counts (it ran to its
+    end); the case the interruption cut short does not (its time says nothing)."""
     samples: dict[str, list[float]] = defaultdict(list)
     for run in runs:
         for case in run.cases:

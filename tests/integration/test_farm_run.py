@@ -311,4 +311,8 @@ def test_a_killed_run_keeps_finished_results_and_the_report_can_be_rebuilt(tmp_p
     assert cases["faults/ok_login"]["status"] == "passed" and summary["interrupted"] is True
     assert cases["faults/wait_for_gate"]["status"] in ("interrupted", "skipped")
     assert summary["duration"] > 0 and summary["farm_version"]
+    # its end: the last thing the journal recorded (an ISO time, not ""), the duration to it
+    from datetime import datetime
+    span = datetime.fromisoformat(summary["finished"]) - datetime.fromisoformat(summary["started"])
+    assert span.total_seconds() == pytest.approx(summary["duration"], abs=0.001)
     assert "quick login" in (run_dir / "report.html").read_text()

@@ -178,8 +178,8 @@ def test_each_attempt_says_what_its_device_is_and_the_run_lists_every_device(tmp
     assert (res.device, res.device_info) == ("d2", "Pixel 8, Android 15 (API 35)")
     assert [(p.device, p.device_info) for p in res.previous] == [
         ("d1", "Pixel 7, Android 14 (API 34)")]
-    # the run's devices are the final attempts'; what each is, every attempt's
-    assert devices_of([res]) == (["d2"], {"d1": "Pixel 7, Android 14 (API 34)",
+    # the run's devices and what each is: every attempt's (d1 ran the first)
+    assert devices_of([res]) == (["d1", "d2"], {"d1": "Pixel 7, Android 14 (API 34)",
                                           "d2": "Pixel 8, Android 15 (API 35)"})
 
 

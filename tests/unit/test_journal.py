@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from datetime import datetime, timedelta, timezone
 
+import pytest
+
 from farm.executors.base import NullEvents
 from farm.journal import JOURNAL, JournalEvents, recover
 from farm.results import CaseResult
@@ -33,6 +35,12 @@ def test_a_killed_run_is_rebuilt_with_its_duration_the_case_it_was_in_and_those_
     assert (summary.run_id, summary.started) == ("run-1", head)
     assert summary.farm_version and summary.interrupted and summary.exit_code == 2
     assert summary.duration >= 3.5                   # to the end of s/a at least, not 0
+    # its end: the last thing the journal recorded (s/b's start, or s/a's end if later)
+    last = json.loads((tmp_path / JOURNAL).read_text().splitlines()[-2])["started"]
+    ends = max(datetime.fromisoformat(last), began + timedelta(seconds=3.5))
+    assert datetime.fromisoformat(summary.finished) == ends
+    assert (datetime.fromisoformat(summary.finished) - began).total_seconds() == \
+        pytest.approx(summary.duration, abs=0.001)
     assert cases["s/a"].status == "passed"
     b = cases["s/b"]
     assert (b.status, b.device, b.file) == ("interrupted", "browser-1", "s/b.yaml")
@@ -74,3 +82,16 @@ def test_a_killed_run_keeps_what_its_devices_were(tmp_path):
     summary = recover(tmp_path)
     assert summary.device_info == {"emulator-5554": "Pixel 7, Android 14"}
     assert summary.cases[0].device == "emulator-5554"
+
+
+def test_a_run_rebuilt_by_an_older_farm_gets_its_end_time(tmp_path):
+    """`farm report RUN_DIR` once wrote an end line with ``"finished": ""`` for a killed run;
+    rebuilding it again gives the time the journal last recorded, not ""."""
+    journal = JournalEvents(NullEvents(), tmp_path, "run-1", [("s/a", "A", "s/a.yaml", "web")])
+    journal.case_started("browser-1", "s/a", "A", 1)
+    journal.close()
+    began = json.loads((tmp_path / JOURNAL).read_text().splitlines()[-1])["started"]
+    with (tmp_path / JOURNAL).open("a") as f:
+        f.write(json.dumps({"journal": "end", "finished": "", "interrupted": True}) + "\n")
+    summary = recover(tmp_path)
+    assert datetime.fromisoformat(summary.finished) == datetime.fromisoformat(began)

@@ -274,9 +274,50 @@ def test_html_header_counts(run):
     for status, n in [("passed", 1), ("failed", 2), ("error", 1), ("skipped", 1), ("flaky", 1),
                       ("interrupted", 1)]:
         assert re.search(rf'<li class="count st-{status}"[^>]*><b>{n}</b> {status}</li>', page)
-    assert 'id="pass-rate">33.3%<' in page            # (1 passed + 1 flaky) / 6 ran
+    # (1 passed + 1 flaky) / 5 finished: the interrupted case neither passed nor failed, as
+    # the Grafana dashboard and the alert rules count it (deploy/)
+    assert 'id="pass-rate">40.0%<' in page and 'id="pass-rate-of">2 of 5 finished<' in page
     assert "r1" in page and "browser-1, browser-2, emulator-5554" in page and "1 m 16 s" in page
     assert "Run interrupted" in page
+
+
+def _counted(statuses: list[str], interrupted: bool = True) -> RunSummary:
+    cases = [CaseResult(run_id="r1", case_id=f"s/c{i}", name=f"C{i}", file=f"s/c{i}.yaml",
+                        platform="web", device=None if st == "skipped" else "browser-1",
+                        status=st) for i, st in enumerate(statuses)]
+    summary = RunSummary(run_id="r1", started="2026-01-01T02:00:00+00:00", cases=cases,
+                         interrupted=interrupted)
+    summary.recount()
+    return summary
+
+
+@pytest.mark.parametrize("statuses, rate, of", [
+    (["passed", "passed", "skipped", "skipped", "interrupted"], "100.0%", "2 of 2"),
+    (["passed", "failed", "interrupted"], "50.0%", "1 of 2"),
+    (["flaky", "error", "passed", "failed"], "50.0%", "2 of 4"),
+    (["skipped", "interrupted"], "—", "0 of 0"),
+])
+def test_the_pass_rate_counts_the_cases_that_finished_as_the_dashboard_does(statuses, rate, of):
+    """(passed + flaky) / (passed + flaky + failed + error), as deploy/grafana/farm.json and
+    the alert rules divide: an interrupted case did not finish, it neither passed nor failed.
+    The header says what the rate is out of."""
+    page = render_html(_counted(statuses))
+    assert f'id="pass-rate">{rate}<' in page
+    assert f'id="pass-rate-of">{of} finished<' in page
+    assert "skipped and interrupted left out" in page
+
+
+def test_a_case_that_never_started_shows_no_start_time(tmp_path):
+    """An interrupted run's cases that never reached a device carry the time they were
+    given up in ``started``; the report does not say they started then."""
+    summary = _counted(["passed", "interrupted", "skipped"])
+    for case in summary.cases:
+        case.started = "2026-01-01T02:00:05+00:00"
+    summary.cases[2].reason = "not run: the run was interrupted"
+    page = render_html(summary)
+    facts = re.findall(r'<p class="facts"><span>id <code>(s/c\d)</code></span>(.*?)</p>', page)
+    started = {case_id for case_id, rest in facts if "started 2026-01-01" in rest}
+    assert started == {"s/c0", "s/c1"}
 
 
 def test_html_500_cases_stays_small():

@@ -33,11 +33,18 @@ THREE_NIGHTS = [("r1", 1, {"demo/flip": "failed", "demo/turns": "passed", "demo/
                 ("r3", 3, {"demo/flip": "failed", "demo/turns": "failed", "demo/ok": "passed"})]
 
 
+def report_of(folder: Path) -> Path:
+    """A run's report.html on disk (the history page links a report only while it is there)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "report.html").write_text("<!doctype html>")
+    return folder / "report.html"
+
+
 @pytest.fixture
 def store(tmp_path) -> SqliteResults:
     store = SqliteResults(tmp_path / "results.sqlite")
     for run_id, day, statuses in THREE_NIGHTS:
-        store.add(record_for(summary(run_id, day, statuses), tmp_path / run_id / "report.html"))
+        store.add(record_for(summary(run_id, day, statuses), report_of(tmp_path / run_id)))
     return store
 
 
@@ -84,7 +91,7 @@ def test_suite_filter_and_since(store, tmp_path):
 
 def test_history_page_links_each_run_and_escapes(store, tmp_path):
     hostile = summary("r9", 9, {"demo/<script>x</script>": "failed"})
-    store.add(record_for(hostile, tmp_path / "r9" / "report.html"))
+    store.add(record_for(hostile, report_of(tmp_path / "r9")))
     page = write_history(store, tmp_path / "history.html")
     html = page.read_text()
     assert 'href="r1/report.html"' in html and 'href="r3/report.html"' in html
@@ -154,7 +161,7 @@ def test_a_window_s_verdicts_agree_with_each_run_s_own_report(tmp_path):
         summaries.append(s)
     for s in summaries:
         own = since_last(store.runs(), s)        # what each run's report said, as it ran
-        store.add(record_for(s, tmp_path / s.run_id / "report.html"))
+        store.add(record_for(s, report_of(tmp_path / s.run_id)))
     assert own == {"demo/still": "still failing", "demo/new": "new failure",
                    "demo/flip": "flaky"}
     html = write_history(store, tmp_path / "history.html", since="1d").read_text()
@@ -196,3 +203,94 @@ def test_model_spend_per_run_counts_the_nights_the_cache_replayed_for_nothing(tm
     assert [(x.case_id, x.runs, x.free, x.tokens) for x in spend] == [("demo/ai", 3, 2, 13682)]
     html = render_history(store.runs(), tmp_path)
     assert "4,560 tokens" in html and "(2 free)" in html
+
+
+def _interrupted(run_id: str, day: int, statuses: dict[str, str],
+                 durations: dict | None = None) -> RunSummary:
+    s = summary(run_id, day, statuses, durations)
+    s.interrupted = True
+    return s
+
+
+def test_an_interrupted_run_is_on_the_page_marked_and_counted_by_its_finished_cases(tmp_path):
+    """A run stopped with 1 passed, 1 failed, 1 interrupted: a row of its own (marked
+    interrupted), its rate over the two that finished (50%, as the dashboard says), its
+    failure a new failure."""
+    store = SqliteResults(tmp_path / "results.sqlite")
+    stopped = _interrupted("r1", 1, {"demo/ok": "passed", "demo/bad": "failed",
+                                     "demo/long": "interrupted"})
+    store.add(record_for(stopped, report_of(tmp_path / "r1")))
+    assert store.runs()[0].interrupted
+    [row] = analyse(store.runs()).rows
+    assert (row.passed, row.finished, row.rate, row.new) == (1, 2, 0.5, ["demo/bad"])
+    html = render_history(store.runs(), tmp_path)
+    assert "No runs recorded" not in html and '<dd id="run-count">1</dd>' in html
+    assert '<tr data-run="r1" class="interrupted">' in html and ">interrupted</span>" in html
+    assert "50.0%" in html and "1 / 2" in html and "Passed / finished" in html
+    assert "skipped and interrupted cases left out" in html
+    assert '<circle class="interrupted"' in html           # circled on the chart too
+
+
+def test_a_failure_in_an_interrupted_run_is_not_new_the_next_night(tmp_path):
+    """The run's own report (since_last) and the history page agree: the case failed in the
+    interrupted run, so failing again is "still failing"; the case the interruption cut
+    short is no verdict either way."""
+    store = SqliteResults(tmp_path / "results.sqlite")
+    store.add(record_for(_interrupted("r1", 1, {"demo/bad": "failed", "demo/long":
+                                                "interrupted", "demo/later": "skipped"})))
+    next_night = summary("r2", 2, {"demo/bad": "failed", "demo/long": "failed",
+                                   "demo/later": "failed"})
+    own = since_last(store.runs(), next_night)
+    assert own == {"demo/bad": "still failing", "demo/long": "new failure",
+                   "demo/later": "new failure"}
+    store.add(record_for(next_night))
+    t = analyse(store.runs())
+    assert {c.case_id: c.verdict for c in t.latest} == own
+    assert [sorted(r.new) for r in t.rows] == [["demo/bad"], ["demo/later", "demo/long"]]
+    # --since leaving the interrupted run before the window: the same verdicts
+    t = analyse(store.runs()[1:], earlier=store.runs()[:1])
+    assert {c.case_id: c.verdict for c in t.latest} == own
+
+
+def test_durations_of_an_interrupted_run_count_for_the_cases_that_finished(tmp_path):
+    """A case that ran to its end in an interrupted run took its real time: it is a sample
+    of the duration trend. The case the interruption cut short is not (its time is only
+    how long it ran before the stop)."""
+    store = SqliteResults(tmp_path / "results.sqlite")
+    store.add(record_for(summary("r1", 1, {"demo/slow": "passed", "demo/cut": "passed"},
+                                 {"demo/slow": 10.0, "demo/cut": 10.0})))
+    store.add(record_for(_interrupted("r2", 2, {"demo/slow": "passed", "demo/cut":
+                                                "interrupted"},
+                                      {"demo/slow": 20.0, "demo/cut": 0.5})))
+    slow = {s.case_id: s for s in analyse(store.runs()).slowest}
+    assert slow["demo/slow"].samples == [10.0, 20.0] and slow["demo/slow"].change == 1.0
+    assert slow["demo/cut"].samples == [10.0]
+
+
+def test_a_run_whose_report_dir_was_overwritten_links_no_report(tmp_path):
+    """`farm run --report-dir r --overwrite` put a later run's report where an earlier run's
+    was: only the later run links it (results.json, or while it runs its journal, says whose
+    it is); a report that is gone is linked by nobody."""
+    import json
+
+    from farm.results import write_json
+    store = SqliteResults(tmp_path / "results.sqlite")
+    shared = report_of(tmp_path / "r")
+    for run_id, day in (("old", 1), ("new", 2)):
+        store.add(record_for(summary(run_id, day, {"demo/a": "passed"}), shared))
+    store.add(record_for(summary("gone", 3, {"demo/a": "failed"}), tmp_path / "g" / "report.html"))
+
+    def links() -> dict[str, str | None]:
+        import re
+        html = write_history(store, tmp_path / "history.html").read_text()
+        rows = re.findall(r'<tr data-run="(\w+)"[^>]*><td>(?:<a href="([^"]+)">)?', html)
+        return {run_id: href or None for run_id, href in rows}
+
+    assert links() == {"old": "r/report.html", "new": "r/report.html", "gone": None}
+    (shared.parent / "results.jsonl").write_text(json.dumps({"journal": "run", "run_id": "new"})
+                                                 + "\n")
+    assert links() == {"old": None, "new": "r/report.html", "gone": None}    # new still running
+    write_json(shared.parent / "results.json", summary("new", 2, {"demo/a": "passed"}))
+    assert links() == {"old": None, "new": "r/report.html", "gone": None}
+    (shared.parent / "results.json").write_text('{"counts": {}, "run_id": "old"}')
+    assert links() == {"old": "r/report.html", "new": None, "gone": None}  # laid out otherwise
