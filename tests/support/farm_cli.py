@@ -67,10 +67,12 @@ def wait_for(predicate: Callable[[], T], timeout: float = 60, what: str = "condi
 
 
 def kill_tree(proc: subprocess.Popen | int, sig: int = signal.SIGKILL) -> None:
-    """Signal a process and everything it started (worker children, Chromium)."""
+    """Signal a process and everything it started (worker children, Chromium), the process
+    first: signalled after its children, a farm could see its browser die and record that
+    before its own end (a SIGKILLed run whose case "lost its device")."""
     try:
         parent = psutil.Process(proc if isinstance(proc, int) else proc.pid)
-        procs = parent.children(recursive=True) + [parent]
+        procs = [parent] + parent.children(recursive=True)
     except psutil.NoSuchProcess:
         return
     for p in procs:
