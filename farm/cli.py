@@ -37,6 +37,10 @@ def cli() -> None:
       farm devices
       farm config show
     """
+    if any(name.upper().startswith("FARM_") for name in os.environ):
+        from farm.config import misspelt_variables      # FARM_RETRYS=3 would do nothing
+        for warning in misspelt_variables():
+            click.echo(f"farm: warning: {warning}", err=True)
 
 
 @cli.command()
@@ -129,15 +133,17 @@ def run(paths: tuple[Path, ...], devices: str, report_dir: Path | None, junit_xm
                              pushgateway_url=pushgateway)
     if matrix and not settings.broker_url:
         raise click.UsageError("--matrix needs a cluster: give --broker URL")
+    _needs_model(settings, model_family=model_family, model_base_url=model_base_url)
     show = not settings.no_progress
     choice = Choice(keyword=keyword, tags=tags, exclude_tags=exclude_tags,
                     last_failed=last_failed, shard=shard,
                     shard_timings=shard_timings, maxfail=1 if exitfirst else maxfail,
                     collect_only=collect_only, devices_given=devices is not None)
     try:
-        code = run_session(list(paths), devices or "browser:1", settings, junit_xml=junit_xml,
-                           progress=show, matrix=matrix, overwrite=overwrite, verbose=verbose,
-                           choice=choice, alluredir=alluredir)
+        code = run_session(list(paths), "browser:1" if devices is None else devices, settings,
+                           junit_xml=junit_xml, progress=show, matrix=matrix,
+                           overwrite=overwrite, verbose=verbose, choice=choice,
+                           alluredir=alluredir)
     except SuiteErrors as exc:      # said on stderr, exit 4, by `main`
         if junit_xml is not None:
             _junit_of_load_errors(exc, junit_xml)
@@ -151,6 +157,15 @@ def run(paths: tuple[Path, ...], devices: str, report_dir: Path | None, junit_xm
         # leave without that teardown so the exit code is the run's.
         os._exit(code)
     sys.exit(code)
+
+
+def _needs_model(settings, **given: str | None) -> None:
+    """A model option given without a model (--model / FARM_MODEL) would do nothing: say so
+    (usage error) rather than run as if it were in effect."""
+    flags = [f"--{name.replace('_', '-')}" for name, value in given.items() if value]
+    if flags and not settings.model:
+        raise click.UsageError(f"{' and '.join(flags)} need{'s' * (len(flags) == 1)} a "
+                               "model: give --model too (or set FARM_MODEL)")
 
 
 def _junit_of_load_errors(exc: SuiteErrors, path: Path) -> None:
@@ -307,13 +322,15 @@ def worker(broker: str | None, devices: str, group: str | None,
     SIGTERM drains: each device finishes its current case, then its worker exits.
     """
     from farm.config import load_settings
-    from farm.devices.specs import attach_targets, parse_device_specs
+    from farm.devices.specs import attach_targets, check_browser, parse_device_specs
     settings = load_settings(broker_url=broker, worker_metrics_port=metrics_port)
     if not settings.broker_url:
         raise click.UsageError("farm worker needs --broker URL (or FARM_BROKER_URL)")
     from farm.cluster.store import check
-    for spec in parse_device_specs(devices, settings):     # user mistakes end here, exit 4
+    specs = parse_device_specs(devices, settings)           # user mistakes end here, exit 4
+    for spec in specs:
         attach_targets(spec.kind, spec.count, settings)
+    check_browser(specs, settings)
     if settings.model:      # a model name or key that cannot work: exit 4 before serving
         from farm.llm.models import check_models
         check_models(settings)
@@ -495,16 +512,17 @@ def cache_clear(case: str, broker: str | None) -> None:
 def cache_export(case_or_run: Path, output: Path | None, broker: str | None) -> None:
     """Write a solved case (a case file, or every case of a run directory) as a YAML flow
     that runs with no model: each ai step becomes the steps its cached plan holds."""
-    from farm.cache.export import export_case, export_path, run_cases
+    from farm.cache.export import export_case, export_target, run_cases, write_export
     from farm.suite.loader import load_case_file
     store = _store(broker)
     cases = ([load_case_file(case_or_run, env=os.environ)] if case_or_run.is_file()
              else run_cases(case_or_run, os.environ))
     if output is not None and len(cases) > 1:
         raise click.UsageError("--output takes one case; this run has several")
-    for case in cases:
-        target = export_path(case, output)
-        target.write_text(export_case(case, store), encoding="utf-8")
+    what = "--output" if output is not None else "the export"
+    targets = [export_target(case, output, what) for case in cases]   # checked before any
+    for case, target in zip(cases, targets):
+        write_export(target, export_case(case, store), what)
         click.echo(str(target))
 
 
@@ -534,6 +552,11 @@ def report(run_dir: Path | None, history: bool, since: str | None, suite: str | 
     if history:
         _history_page(since, suite, out, results)
         return
+    unused = [flag for flag, value in (("--since", since), ("--suite", suite), ("--out", out),
+                                       ("--results", results)) if value is not None]
+    if unused:
+        raise click.UsageError(f"{', '.join(unused)}: only with --history (the page across "
+                               "runs); RUN_DIR's report is rebuilt in RUN_DIR")
     if run_dir is None:
         raise click.UsageError("give RUN_DIR, or --history for the page across runs")
     from farm.report.paths import check_outputs, writable_dir

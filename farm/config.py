@@ -149,6 +149,14 @@ class Settings(BaseModel):
                              f"{', '.join(TIER_NAMES)}")
         return value
 
+    @field_validator("model_family", "planning_model_family", "assert_model_family")
+    @classmethod
+    def _family(cls, value: str | None) -> str | None:
+        if value:       # a typo ('qwen3vl') would only be found out on a device, mid-run
+            from farm.llm.families import family_named
+            family_named(value)
+        return value
+
     @field_validator("broker_url")
     @classmethod
     def _redis_only(cls, value: SecretStr | None) -> SecretStr | None:
@@ -235,12 +243,23 @@ def configured(cls: type[BaseModel] = Settings) -> dict[str, Any]:
     """What the environment, farm.toml and [tool.farm] set, by field name (the environment
     first, then farm.toml, then pyproject.toml). A broken file or a list variable that is not
     JSON raises ValueError naming it."""
-    values: dict[str, Any] = {}
-    for source in (_from_environment(cls), _from_toml(cls, Path(TOML_FILE)),
-                   _from_toml(cls, Path("pyproject.toml"), PYPROJECT_TABLE)):
-        for name, value in source.items():
-            values.setdefault(name, value)
-    return values
+    return {name: value for name, (value, _) in _sourced(cls).items()}
+
+
+def _sourced(cls: type[BaseModel]) -> dict[str, tuple[Any, str]]:
+    """`configured`, each value with where it was set: ``env FARM_RETRIES``, ``farm.toml``,
+    ``pyproject.toml [tool.farm]``."""
+    found = {name: (value, f"env {var}") for name, (value, var)
+             in _from_environment(cls).items()}
+    for path, table in ((Path(TOML_FILE), ()), (Path("pyproject.toml"), PYPROJECT_TABLE)):
+        where = _file_label(path, table)
+        for name, value in _from_toml(cls, path, table).items():
+            found.setdefault(name, (value, where))
+    return found
+
+
+def _file_label(path: Path, table: tuple[str, ...] = ()) -> str:
+    return f"{path} [{'.'.join(table)}]" if table else str(path)
 
 
 def _env_names(name: str, field: Any) -> list[str]:
@@ -260,9 +279,10 @@ def _json_from_env(field: Any) -> bool:
     return any(get_origin(k) in (list, dict, set, tuple) for k in kinds)
 
 
-def _from_environment(cls: type[BaseModel]) -> dict[str, Any]:
+def _from_environment(cls: type[BaseModel]) -> dict[str, tuple[Any, str]]:
+    """(value, the variable it came from) by field name."""
     env = {key.lower(): value for key, value in os.environ.items()}
-    values: dict[str, Any] = {}
+    values: dict[str, tuple[Any, str]] = {}
     for name, field in cls.model_fields.items():
         found = next(((n, env[n.lower()]) for n in _env_names(name, field) if n.lower() in env),
                      None)
@@ -276,7 +296,7 @@ def _from_environment(cls: type[BaseModel]) -> dict[str, Any]:
                 raise ValueError(f"environment variable {var.upper()}: setting {name!r} is "
                                  "a list, written as JSON (e.g. [\"a\", \"b\"]), got "
                                  f"{value!r}") from None
-        values[name] = value
+        values[name] = (value, var.upper())
     return values
 
 
@@ -288,6 +308,11 @@ def _from_toml(cls: type[BaseModel], path: Path,
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         return {}
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{path}: not UTF-8 text (byte {exc.start}): save it as "
+                         "UTF-8") from None
+    except OSError as exc:
+        raise ValueError(f"{path}: cannot read it ({exc.strerror or exc})") from None
     if table and table[-1] not in text:    # a project's pyproject.toml without [tool.farm]
         return {}
     import tomllib
@@ -315,19 +340,69 @@ def _from_toml(cls: type[BaseModel], path: Path,
 def _refuse_unknown(path: Path, table: tuple[str, ...], data: dict[str, Any],
                     known: set[str]) -> None:
     """A name no setting has (``retires = 3``) would be ignored without a word: refuse it,
-    with the nearest real name."""
-    import difflib
+    with the nearest real name. (Not "see `farm config show`": it reads this file too.)"""
     unknown = sorted(key for key in data if key not in known)
     if not unknown:
         return
-    where = f"{path} [{'.'.join(table)}]" if table else str(path)
     names = sorted(n for n in known if n.islower())
     hints = []
     for key in unknown:
-        close = difflib.get_close_matches(key, names, n=1)
-        hints.append(f"{key!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
-    raise ValueError(f"{where}: unknown setting{'s' * (len(hints) > 1)} " + ", ".join(hints)
-                     + "; `farm config show` lists every setting")
+        near = nearest_setting(key, names)
+        hints.append(f"{key!r}" + (f" (did you mean {near!r}?)" if near else ""))
+    raise ValueError(f"{_file_label(path, table)}: unknown setting{'s' * (len(hints) > 1)} "
+                     + ", ".join(hints))
+
+
+def nearest_setting(key: str, names: list[str], typo_only: bool = False) -> str | None:
+    """The setting a name no setting has most likely meant: the one whose command-line flag it
+    is (``timeout``: ``--timeout`` is default_timeout), else the closest name. ``typo_only``:
+    only a name a slip of the keyboard away (at most two letters wrong, or the start of just
+    one setting) -- the environment holds other programs' FARM_ variables too."""
+    import difflib
+    key = key.lower()
+    by_flag = {flag[2:].replace("-", "_"): name for name, flag in FLAG_OF.items()}
+    if by_flag.get(key) in names:
+        return by_flag[key]
+    close = difflib.get_close_matches(key, names, n=1)
+    if not typo_only:
+        return close[0] if close else None
+    if close and _slips(key, close[0]) <= 2:
+        return close[0]
+    starts = [n for n in names if n.startswith(key + "_")]
+    return starts[0] if len(key) >= 5 and len(starts) == 1 else None
+
+
+def _slips(a: str, b: str) -> int:
+    """Edits from ``a`` to ``b``: letters added, dropped, changed or swapped with the next."""
+    rows = [list(range(len(b) + 1))]
+    for i, ca in enumerate(a, 1):
+        row = [i]
+        for j, cb in enumerate(b, 1):
+            row.append(min(rows[-1][j] + 1, row[j - 1] + 1, rows[-1][j - 1] + (ca != cb)))
+            if i > 1 and j > 1 and ca == b[j - 2] and a[i - 2] == cb:
+                row[j] = min(row[j], rows[-2][j - 2] + 1)
+        rows.append(row)
+    return rows[-1][-1]
+
+
+def misspelt_variables(cls: type[BaseModel] = Settings,
+                       environ: Mapping[str, str] | None = None) -> list[str]:
+    """A warning for each FARM_* variable no setting reads that looks like a setting's name
+    misspelt (``FARM_RETRYS`` for FARM_RETRIES): it would be ignored without a word. Other
+    FARM_* names (a suite's own ``FARM_DEMO_URL``) are left alone."""
+    env = os.environ if environ is None else environ
+    read = {n.upper() for name, field in cls.model_fields.items()
+            for n in _env_names(name, field)}
+    names = list(cls.model_fields)
+    said = []
+    for var in sorted(v.upper() for v in env):
+        if not var.startswith(ENV_PREFIX) or var in read:
+            continue
+        near = nearest_setting(var[len(ENV_PREFIX):], names, typo_only=True)
+        if near is not None:
+            said.append(f"{var} is not a farm setting and is ignored (did you mean "
+                        f"{_env_names(near, cls.model_fields[near])[0].upper()}?)")
+    return said
 
 
 # Query (or fragment) parameters whose values are credentials: api_key, access_token, sig, ...
@@ -406,20 +481,30 @@ def load_settings(**flags: Any) -> Settings:
     try:
         return Settings(**given)
     except ValidationError as exc:
-        lines = []
-        for err in exc.errors():
-            loc = ".".join(str(p) for p in err["loc"])
-            msg = err["msg"].removeprefix("Value error, ")
-            if err["loc"] and err["loc"][0] in given:     # the command line said it
-                name = str(err["loc"][0])
-                flag = FLAG_OF.get(name, "--" + name.replace("_", "-"))
-                value = given[name]
-                shown = (mask_url(str(value)) if name.endswith("_url") else
-                         "***" if "key" in name or "secret" in name else value)
-                lines.append(f"{flag} {shown}: {msg}")
-                continue
-            env = "FARM_" + "__".join(str(p) for p in err["loc"]).upper()
-            lines.append(f"setting {loc!r} (env {env}, farm.toml or [tool.farm]): {msg}")
-        raise ConfigError("invalid configuration:\n  " + "\n  ".join(lines)) from None
+        raise ConfigError("invalid configuration:\n  " + "\n  ".join(
+            _invalid(exc, given))) from None
     except (ValueError, OSError) as exc:  # broken farm.toml / pyproject.toml
         raise ConfigError(f"cannot read configuration: {exc}") from None
+
+
+def _invalid(exc: ValidationError, given: dict[str, Any]) -> list[str]:
+    """A line per bad value, blamed on where it was set: the flag (with its value, secrets
+    masked), the environment variable, farm.toml or [tool.farm]."""
+    sources = _sourced(Settings)
+    lines = []
+    for err in exc.errors():
+        loc = ".".join(str(p) for p in err["loc"])
+        msg = err["msg"].removeprefix("Value error, ")
+        name = str(err["loc"][0]) if err["loc"] else ""
+        if name in given:     # the command line said it
+            flag = FLAG_OF.get(name, "--" + name.replace("_", "-"))
+            value = given[name]
+            shown = (mask_url(str(value)) if name.endswith("_url") else
+                     "***" if "key" in name or "secret" in name else value)
+            lines.append(f"{flag} {shown}: {msg}")
+        elif name in sources:
+            lines.append(f"setting {loc!r} ({sources[name][1]}): {msg}")
+        else:
+            env = "FARM_" + "__".join(str(p) for p in err["loc"]).upper()
+            lines.append(f"setting {loc!r} (env {env}, farm.toml or [tool.farm]): {msg}")
+    return lines

@@ -127,6 +127,8 @@ def run(paths: Sequence[str | Path], devices: str, settings: Settings,
             remembered, c.id, c.platform, settings.default_case_seconds))
     cases = chosen.selected
     _check_models(settings)
+    _check_devices(settings, specs, cases)
+    _check_case_outputs(cases, batches)
     run_id = new_run_id()
     run_dir = _output_dirs(settings, run_id, overwrite, junit_xml, alluredir)
     server, tally = _metrics_server(settings, {s.platform for s in specs})
@@ -156,8 +158,8 @@ def run(paths: Sequence[str | Path], devices: str, settings: Settings,
     services.artifacts.flush()
     summary = _summary(run_id, t_start, upfront + outcome.results, outcome, chosen, units)
     _remember(settings, summary, run_dir)
-    _files_after_run(settings, cases, batches, summary, env)
-    unwritten = write_outputs(summary, run_dir, junit_xml, alluredir)
+    unwritten = (_files_after_run(settings, cases, batches, summary, env)
+                 + write_outputs(summary, run_dir, junit_xml, alluredir))
     if not summary.interrupted:
         history.record(outcome.results)
     _drop_handler(handler)
@@ -173,6 +175,17 @@ def _check_models(settings: Settings) -> None:
     if settings.model and not settings.broker_url:
         from farm.llm.models import check_models
         check_models(settings)
+
+
+def _check_devices(settings: Settings, specs: list[DeviceSpec], cases: list[Case]) -> None:
+    """Devices that cannot start whatever the cases do (no Chromium where a browser is to run,
+    a FARM_CHROMIUM_PATH that is none) stop the run before it starts anything (exit 4), the
+    problem said first. A cluster run's devices are the workers'."""
+    if settings.broker_url:
+        return
+    from farm.devices.specs import check_browser
+    runnable = {c.platform for c in cases if settings.model or c.model_step() is None}
+    check_browser([s for s in specs if s.platform in runnable], settings)
 
 
 def _exit_code(summary: RunSummary, refused: Exception | None, unwritten: list[str]) -> int:
@@ -236,10 +249,12 @@ def _batch_settings(batches: list[Batch], cases: list[Case], devices: str, choic
     return devices, choice
 
 
-def _batch_summaries(batches: list[Batch], summary: RunSummary) -> None:
-    """A batch's ``summary:`` file: each listed file's outcome, as Midscene's index.json."""
+def _batch_summaries(batches: list[Batch], summary: RunSummary) -> list[str]:
+    """A batch's ``summary:`` file: each listed file's outcome, as Midscene's index.json.
+    Returns the ones not written, as `write_outputs` does."""
     import json
     by_id = {c.case_id: c for c in summary.cases}
+    failed = []
     for batch in batches:
         if not batch.summary:
             continue
@@ -251,19 +266,45 @@ def _batch_summaries(batches: list[Batch], summary: RunSummary) -> None:
                   for s in ("passed", "failed", "error", "flaky", "skipped", "interrupted")}
         data = {"batch": batch.file, "run": summary.run_id, "total": len(files),
                 **counts, "files": files}
-        try:
-            Path(batch.summary).parent.mkdir(parents=True, exist_ok=True)
-            Path(batch.summary).write_text(json.dumps(data, indent=2, ensure_ascii=False))
-        except OSError as exc:
-            log.warning("cannot write the summary of %s: %s", batch.file, exc)
+        failed += _written(f"{batch.file}: summary:", batch.summary,
+                           json.dumps(data, indent=2, ensure_ascii=False))
+    return failed
+
+
+def _written(what: str, path: str, text: str) -> list[str]:
+    """Write ``text`` to ``path`` (its folders made); [] when done, else the one line
+    `_exit_code` says: ``<what> <path>: <why>``."""
+    from farm.report.paths import why_not_written
+    try:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        Path(path).write_text(text, encoding="utf-8")
+    except OSError as exc:
+        log.warning("cannot write %s %s: %s", what, path, exc)
+        return [f"{what} {path}: {why_not_written(Path(path), exc)}"]
+    return []
 
 
 def _files_after_run(settings: Settings, cases: list[Case], batches: list[Batch],
-                     summary: RunSummary, env: dict[str, str]) -> None:
-    """The cases' output: / unstableLogContent: files and the batch files' summaries."""
-    _case_outputs(cases, summary.cases, lambda c, text: Variables.from_sources(
-        defaults=c.vars, env=env, secrets_dir=settings.secrets_dir).resolve(text))
-    _batch_summaries(batches, summary)
+                     summary: RunSummary, env: dict[str, str]) -> list[str]:
+    """The cases' output: / unstableLogContent: files and the batch files' summaries; the
+    ones not written (an output of the run: exit 3, each named on stderr)."""
+    return _case_outputs(cases, summary.cases, lambda c: Variables.from_sources(
+        defaults=c.vars, env=env, secrets_dir=settings.secrets_dir, secrets=c.secrets)) + \
+        _batch_summaries(batches, summary)
+
+
+def _check_case_outputs(cases: list[Case], batches: list[Batch]) -> None:
+    """The cases' output: / unstableLogContent: and the batches' summary: paths, checked as
+    --junit-xml is before any device starts (ConfigError, exit 4); one holding ${NAME} is
+    only known at the end of the run, and checked then."""
+    from farm.report.paths import writable_file
+    for case in cases:
+        for key, path in (("output:", case.output), ("unstableLogContent:", case.log_content)):
+            if path and "${" not in path:
+                writable_file(Path(path), f"{display_path(case.file)}: {key}")
+    for batch in batches:
+        if batch.summary:
+            writable_file(Path(batch.summary), f"{batch.file}: summary:")
 
 
 def _served_folders(cases: list[Case]) -> list[AppSpec]:
@@ -273,25 +314,32 @@ def _served_folders(cases: list[Case]) -> list[AppSpec]:
 
 
 def _case_outputs(cases: list[Case], results: list[CaseResult],
-                  resolve: Callable[[Case, str], str]) -> None:
+                  variables: Callable[[Case], Variables]) -> list[str]:
     """Midscene's ``output:`` (the JSON of the case's named results) and
-    ``unstableLogContent:`` (its step log), relative to the working directory."""
+    ``unstableLogContent:`` (its step log), relative to the working directory; the ones not
+    written (secrets in a path masked)."""
     import json
     by_id = {r.case_id: r for r in results}
+    failed = []
     for case in cases:
         result = by_id.get(case.id)
         if result is None:
             continue
-        for path, data in ((case.output, result.data),
-                           (case.log_content, [s.model_dump(mode="json") for s in result.steps])):
-            if not path:
-                continue
-            path = resolve(case, path)      # ${NAME} in the path, as in any template
+        values = variables(case)
+        for key, path, data in (
+                ("output:", case.output, result.data),
+                ("unstableLogContent:", case.log_content,
+                 [s.model_dump(mode="json") for s in result.steps])):
+            what = f"{display_path(case.file)}: {key}"
             try:
-                Path(path).parent.mkdir(parents=True, exist_ok=True)
-                Path(path).write_text(json.dumps(data, indent=2, ensure_ascii=False))
-            except OSError as exc:
-                log.warning("cannot write %s for %s: %s", path, case.id, exc)
+                path = values.resolve(path) if path else path   # ${NAME}, as in any template
+            except UserError as exc:
+                failed.append(f"{what} {path}: {exc}")
+                continue
+            if path:
+                failed += [values.mask(line) for line in _written(
+                    what, path, json.dumps(data, indent=2, ensure_ascii=False))]
+    return failed
 
 
 def _output_dirs(settings: Settings, run_id: str, overwrite: bool,
@@ -460,7 +508,7 @@ def _executor(settings: Settings, specs: list[DeviceSpec], cases: list[Case],
                   "settings (FARM_MODEL, FARM_MODEL_BASE_URL and its key where it runs)",
                   file=sys.stderr)
         return CeleryExecutor(settings, by_id, services, policy, specs, matrix=matrix)
-    from farm.devices.specs import SIM_KINDS, make_devices
+    from farm.devices.specs import SIM_KINDS, check_pins, make_devices
     from farm.executors.local import LocalExecutor
     used = {j.platform for j in jobs}
     specs = [s for s in specs if s.platform in used]
@@ -471,6 +519,8 @@ def _executor(settings: Settings, specs: list[DeviceSpec], cases: list[Case],
                         chromium_path=str(settings.chromium_path or "") or None)
         stack.callback(sims.stop)
     devices = make_devices(specs, settings, sims=sims)
+    check_pins({display_path(by_id[j.case_id].file): (j.platform, j.pin)
+                for j in jobs if j.pin is not None}, devices)
     return LocalExecutor(devices, by_id, services, policy)
 
 
@@ -743,10 +793,23 @@ def failure_lines(summary: RunSummary, limit: int = 20, not_run: str | None = No
         first = why.strip().splitlines()[0] if why.strip() else ""
         where = f"{case.file}:{line}" if line else case.file
         lines.append(printable(f"{case.status.upper()} {case.case_id} ({where})"
-                               + (f" — {first[:200]}" if first else "")))
+                               + (f" — {clipped(first)}" if first else "")))
     if len(bad) > limit:
         lines.append(f"... and {len(bad) - limit} more: see the report")
     return lines
+
+
+FAILURE_CHARS = 240     # of an error's first line on the console (the report has it all)
+
+
+def clipped(text: str, limit: int = FAILURE_CHARS) -> str:
+    """``text`` cut to about ``limit`` characters at a word boundary, ending "…" when cut (a
+    hint cut mid-word reads as a different word: "choose them with AN")."""
+    if len(text) <= limit:
+        return text
+    head = text[:limit + 1]
+    cut = head.rfind(" ")
+    return (head[:cut] if cut > limit // 2 else text[:limit]).rstrip(" ,;:—-") + "…"
 
 
 def summary_line(summary: RunSummary) -> str:

@@ -19,7 +19,7 @@ import yaml
 from farm.agent.images import images_key
 from farm.cache.keys import Namespace, app_version
 from farm.cache.store import CacheStore
-from farm.errors import UserError
+from farm.errors import ConfigError, UserError
 from farm.suite.batch import SOLVED_SUFFIX
 from farm.suite.kinds import KINDS
 from farm.suite.model import Case, Step
@@ -199,6 +199,26 @@ def export_path(case: Case, output: Path | None) -> Path:
     suite, so farm.yaml's vars, secrets and apps still apply; discovery passes it over, so
     the suite does not run the case twice: `farm run` the file itself)."""
     return output or case.file.with_name(case.file.stem + SOLVED_SUFFIX)
+
+
+def export_target(case: Case, output: Path | None, what: str) -> Path:
+    """`export_path`, checked before anything is exported: a directory, or a path under a
+    file, is a ConfigError (exit 4) ``<what> <path>: cannot write there (...)``, as
+    ``farm report --out`` says it."""
+    from farm.report.paths import writable_file
+    target = export_path(case, output)
+    writable_file(target, what)
+    return target
+
+
+def write_export(target: Path, text: str, what: str) -> None:
+    """Write an export; a disk that refuses it after the check is said the same way."""
+    from farm.report.paths import why_not_written
+    try:
+        target.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"{what} {target}: cannot write there "
+                          f"({why_not_written(target, exc)})") from None
 
 
 def run_cases(run_dir: Path, env: Mapping[str, str], cwd: Path | None = None) -> list[Case]:

@@ -68,13 +68,17 @@ def known_kinds(settings: Settings) -> dict[str, str]:
 
 def parse_device_specs(text: str, settings: Settings | None = None) -> list[DeviceSpec]:
     """``"browser:2,android:1"`` → specs. A missing count means 1; a kind given twice is
-    refused (which count was meant?)."""
+    refused (which count was meant?), and so is an empty spec or item (``browser:1,,``: a
+    kind left out?)."""
+    if not text.strip():
+        raise ConfigError(f"--devices {text!r}: no devices given: use e.g. --devices browser:2")
     kinds = known_kinds(settings) if settings is not None else BUILTIN_KINDS
     specs: list[DeviceSpec] = []
     given: dict[str, tuple[str, int]] = {}      # kind → (as written, count)
     for part in text.split(","):
         if not part.strip():
-            continue
+            raise ConfigError(f"--devices {text!r}: an empty item between commas: write "
+                              "KIND[:COUNT] items joined by commas, e.g. browser:2,android:1")
         m = _SPEC.match(part)
         if not m:
             raise ConfigError(f"bad device spec {part.strip()!r}: expected KIND[:COUNT], "
@@ -92,9 +96,39 @@ def parse_device_specs(text: str, settings: Settings | None = None) -> list[Devi
                               f"wanted, e.g. {kind}:{before + count}")
         given[kind] = (part.strip(), count)
         specs.append(DeviceSpec(kind, count, kinds[kind]))
-    if not specs:
-        raise ConfigError("no devices given: use e.g. --devices browser:2")
     return specs
+
+
+NO_CHROMIUM = ("no Chromium found: install Debian's chromium (apt-get install chromium) or set "
+               "FARM_CHROMIUM_PATH")
+
+
+def check_browser(specs: list[DeviceSpec], settings: Settings) -> None:
+    """A browser device (or a simulator's screen) needs a Chromium: a FARM_CHROMIUM_PATH that
+    is not one, or none at all, is a ConfigError said before the run starts anything (not
+    after a run of cases that all ended "not run")."""
+    kinds = {s.kind for s in specs}
+    if "browser" not in kinds and not (settings.chromium_path and kinds & set(SIM_KINDS)):
+        return
+    from farm.devices.chromium import find_chromium
+    if find_chromium(settings) is None and "browser" in kinds:
+        raise ConfigError(NO_CHROMIUM)
+
+
+def check_pins(pins: dict[str, tuple[str, str]], devices: list[Device]) -> None:
+    """Cases pinned (Midscene ``deviceId``, ``wdaHost``/``wdaPort``) to a device the run did
+    not take can never run: a ConfigError naming the first, the run's devices of its platform
+    and how to take the device. ``pins``: the pinned case's file → (platform, pin)."""
+    for where, (platform, pin) in pins.items():
+        mine = [d for d in devices if d.platform == platform]
+        if any(pin in (d.name, *getattr(d, "aliases", ())) for d in mine):
+            continue
+        how = {"android": "ANDROID_SERIAL", "ios": "FARM_IOS_WDA_URLS"}.get(platform)
+        raise ConfigError(
+            f"{where}: pinned to {pin} (Midscene deviceId / wdaHost:wdaPort), which this run "
+            f"did not take: its {platform} devices are "
+            f"{', '.join(sorted(d.name for d in mine)) or 'none'}; give --devices "
+            f"{platform}:N to take more" + (f", or choose them with {how}" if how else ""))
 
 
 # ---- discovery --------------------------------------------------------------------------------
@@ -198,8 +232,7 @@ def build_device(kind: str, name: str, settings: Settings, target: str = "",
         from farm.devices.chromium import find_chromium
         chromium = find_chromium(settings)
         if chromium is None:
-            raise ConfigError("no Chromium found: install Debian's chromium "
-                              "(apt-get install chromium) or set FARM_CHROMIUM_PATH")
+            raise ConfigError(NO_CHROMIUM)
         return BrowserDevice(name, settings, chromium)
     if kind == "android":
         from farm.devices.android import AndroidDevice

@@ -41,14 +41,23 @@ ALIASES = {"openai": "gpt", "claude": "gpt", "anthropic": "gpt", "qwen2.5": "qwe
            "uitars": "ui-tars", "autoglm": "auto-glm", "glm": "glm-v"}
 
 
+def family_named(name: str) -> Family:
+    """The family called ``name`` (any case, or an alias); ValueError naming the nearest
+    family and every known one for a name no family has (``qwen3vl``)."""
+    key = name.strip().lower()
+    key = ALIASES.get(key, key)
+    if key in FAMILIES:
+        return FAMILIES[key]
+    import difflib
+    close = difflib.get_close_matches(key, [*FAMILIES, *ALIASES], n=1)
+    meant = f" (did you mean {ALIASES.get(close[0], close[0])!r}?)" if close else ""
+    raise ValueError(f"unknown model family {name!r}{meant}; known: {', '.join(FAMILIES)}")
+
+
 def family_for(name: str | None, model: str | None = None) -> Family:
     """The family named ``name``, else guessed from the model string, else ``gpt``."""
     if name:
-        key = name.strip().lower()
-        key = ALIASES.get(key, key)
-        if key not in FAMILIES:
-            raise ValueError(f"unknown model family {name!r}; known: {', '.join(FAMILIES)}")
-        return FAMILIES[key]
+        return family_named(name)
     m = (model or "").lower()
     for needle, fam in (("ui-tars", "ui-tars"), ("uitars", "ui-tars"), ("autoglm", "auto-glm"),
                         ("auto-glm", "auto-glm"), ("qwen3", "qwen3-vl"), ("qwen", "qwen2.5-vl"),

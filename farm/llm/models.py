@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from farm.llm.client import ModelClient
-from farm.llm.families import Family, family_for
+from farm.llm.families import Family, family_for, family_named
 
 if TYPE_CHECKING:
     from farm.config import Settings
@@ -88,13 +88,18 @@ def _roles(settings: "Settings") -> dict[str, _Role]:
 
 
 def check_models(settings: "Settings") -> None:
-    """ConfigError (exit 4) for configured models that cannot work: a name whose provider
-    litellm cannot tell, a provider that needs an API key with none set (farm.llm.preflight).
-    No request is sent: run it before any device starts."""
+    """ConfigError (exit 4) for configured models that cannot work: a family farm does not
+    know (Settings refuses one too; settings copied with another may skip that), a name whose
+    provider litellm cannot tell, a provider that needs an API key with none set
+    (farm.llm.preflight). No request is sent: run it before any device starts."""
     roles = _roles(settings)
     if not roles:
         return
     from farm.errors import ConfigError
+    families = [f"{r.setting}_FAMILY={r.family}: {exc}" for r in roles.values()
+                if r.family and (exc := _unknown_family(r.family)) is not None]
+    if families:
+        raise ConfigError("\n".join(families))
     from farm.llm.litellm_client import _litellm
     from farm.llm.preflight import config_problem
     lib = _litellm()
@@ -103,6 +108,14 @@ def check_models(settings: "Settings") -> None:
                                               r.key_setting)) is not None]
     if problems:
         raise ConfigError("\n".join(dict.fromkeys(problems)))
+
+
+def _unknown_family(name: str) -> ValueError | None:
+    try:
+        family_named(name)
+    except ValueError as exc:
+        return exc
+    return None
 
 
 def build_models(settings: "Settings") -> ModelSet | None:

@@ -143,8 +143,8 @@ def test_list_variables_are_json_or_comma_separated(monkeypatch):
 
 
 def test_errors_name_the_setting_and_the_file(tmp_path, monkeypatch):
-    monkeypatch.setenv("CELERY_BROKER_URL", "http://not-redis")
-    with pytest.raises(ConfigError, match="'broker_url' .env FARM_BROKER_URL.*Redis URL"):
+    monkeypatch.setenv("CELERY_BROKER_URL", "http://not-redis")     # the variable that said it
+    with pytest.raises(ConfigError, match=r"'broker_url' \(env CELERY_BROKER_URL\): .*Redis URL"):
         load_settings()
     monkeypatch.delenv("CELERY_BROKER_URL")
     (tmp_path / "pyproject.toml").write_text("[tool.farm]\nretries = = 1\n")
@@ -158,8 +158,7 @@ def test_a_misspelt_name_in_farm_toml_or_tool_farm_is_refused_with_the_real_one(
     with pytest.raises(ConfigError) as found:
         load_settings()
     assert str(found.value) == ("cannot read configuration: farm.toml: unknown setting "
-                                "'retires' (did you mean 'retries'?); `farm config show` "
-                                "lists every setting")
+                                "'retires' (did you mean 'retries'?)")
     (tmp_path / "farm.toml").unlink()
     (tmp_path / "pyproject.toml").write_text("[tool.black]\nline = 1\n[tool.farm]\nheadles = 0\n")
     with pytest.raises(ConfigError, match=r"pyproject.toml \[tool.farm\]: unknown setting "
@@ -174,3 +173,78 @@ def test_a_bad_flag_value_is_blamed_on_the_flag_not_on_the_environment():
         "  --retries 50: must be between 0 and 10",
         "  --broker http://u:***@localhost:1234: the broker is a Redis URL (redis:// or "
         "rediss://), got http"]
+
+
+@pytest.mark.parametrize("env", ["FARM_MODEL_FAMILY", "FARM_PLANNING_MODEL_FAMILY",
+                                 "FARM_ASSERT_MODEL_FAMILY"])
+def test_a_misspelt_model_family_is_refused_naming_the_setting_and_the_nearest(
+        monkeypatch, env):
+    """`qwen3vl` loaded, then raised ValueError in each device thread as it opened (a
+    traceback on the console) and the run hung."""
+    monkeypatch.setenv(env, "qwen3vl")
+    with pytest.raises(ConfigError) as found:
+        load_settings()
+    name = env.removeprefix("FARM_").lower()
+    assert str(found.value) == (
+        f"invalid configuration:\n  setting {name!r} (env {env}): unknown model family "
+        "'qwen3vl' (did you mean 'qwen3-vl'?); known: gpt, qwen2.5-vl, qwen3-vl, gemini, "
+        "doubao, glm-v, ui-tars, auto-glm")
+    monkeypatch.setenv(env, "Qwen3-VL")         # any case, and aliases, still do
+    assert getattr(load_settings(), name) == "Qwen3-VL"
+    monkeypatch.setenv(env, "uitars")
+    load_settings()
+
+
+def test_a_misspelt_model_family_flag_is_blamed_on_the_flag():
+    with pytest.raises(ConfigError, match=r"--model-family qwen3vl: unknown model family "
+                                          r"'qwen3vl' \(did you mean 'qwen3-vl'\?\)"):
+        load_settings(model="openai/x", model_family="qwen3vl")
+
+
+@pytest.mark.parametrize("where, text, blamed", [
+    ("pyproject.toml", '[tool.farm]\nscreenshots = "every"\n', "pyproject.toml [tool.farm]"),
+    ("farm.toml", 'screenshots = "every"\n', "farm.toml"),
+])
+def test_a_bad_value_is_blamed_on_the_file_that_set_it(tmp_path, where, text, blamed):
+    """It said "(env FARM_SCREENSHOTS, farm.toml or [tool.farm])": look in three places."""
+    (tmp_path / where).write_text(text)
+    with pytest.raises(ConfigError) as found:
+        load_settings()
+    assert str(found.value).splitlines()[1] == (
+        f"  setting 'screenshots' ({blamed}): Input should be 'all', 'on-failure' or 'off'")
+
+
+def test_timeout_in_farm_toml_is_taken_for_the_timeout_flag_s_setting(tmp_path):
+    """`timeout` is what --timeout and farm.yaml call it: default_timeout, not the nearest
+    spelling (model_timeout). Nor does the message send the user to `farm config show`,
+    which stops on the same file."""
+    (tmp_path / "farm.toml").write_text("timeout = 5\n")
+    with pytest.raises(ConfigError) as found:
+        load_settings()
+    assert str(found.value) == ("cannot read configuration: farm.toml: unknown setting "
+                                "'timeout' (did you mean 'default_timeout'?)")
+
+
+def test_a_farm_toml_that_is_not_utf8_is_named(tmp_path):
+    (tmp_path / "farm.toml").write_bytes(b"retries = 1  # caf\xe9\n")
+    with pytest.raises(ConfigError) as found:
+        load_settings()
+    assert str(found.value) == ("cannot read configuration: farm.toml: not UTF-8 text (byte "
+                                "18): save it as UTF-8")
+
+
+def test_a_misspelt_farm_variable_is_warned_about_with_the_real_name(monkeypatch, capsys):
+    """FARM_RETRYS=3 was ignored without a word. Other programs' FARM_* variables (a suite's
+    FARM_DEMO_URL, compose's FARM_WORKERS) are not settings misspelt: nothing is said."""
+    from tests.support.farm_cli import run_main
+    for name, value in [("FARM_RETRYS", "3"), ("FARM_TIMEOUT", "9"), ("FARM_DEMO_URL", "x"),
+                        ("FARM_WORKERS", "2"), ("FARM_ANDROID_DEVICES", "1"),
+                        ("FARM_TEST_FAKE_JOURNAL", "x")]:
+        monkeypatch.setenv(name, value)
+    code, out, err = run_main(monkeypatch, capsys, "config", "show")
+    assert code == 0 and "retries                  None" in out, out
+    assert err == (
+        "farm: warning: FARM_RETRYS is not a farm setting and is ignored (did you mean "
+        "FARM_RETRIES?)\n"
+        "farm: warning: FARM_TIMEOUT is not a farm setting and is ignored (did you mean "
+        "FARM_DEFAULT_TIMEOUT?)\n")

@@ -138,3 +138,73 @@ def test_farm_worker_refuses_model_settings_that_cannot_work_before_it_serves(
                               "redis://127.0.0.1:9/0", "--devices", "browser:1")
     assert code == 4, out + err
     assert f"FARM_MODEL=gpt4-typo: {NO_PROVIDER}" in err and "Traceback" not in out + err, err
+
+
+FAMILY_SAID = ("unknown model family 'qwen3vl' (did you mean 'qwen3-vl'?); known: gpt, "
+               "qwen2.5-vl, qwen3-vl, gemini, doubao, glm-v, ui-tars, auto-glm")
+
+
+@pytest.mark.parametrize("how", [("--model-family", "qwen3vl"), ("FARM_MODEL_FAMILY",),
+                                 ("FARM_PLANNING_MODEL_FAMILY",)])
+def test_farm_run_refuses_an_unknown_model_family_before_any_device_starts(
+        no_model_env, tmp_path, monkeypatch, capsys, how):
+    """`--model-family qwen3vl` was accepted by --collect-only and `farm config show`, then
+    each device thread died opening (ValueError, a traceback) and the run hung."""
+    started: list[str] = []
+    monkeypatch.setattr(farm.session, "_executor", lambda *a: started.append("devices"))
+    monkeypatch.setenv("FARM_MODEL", "ollama/llava")         # a model that needs no key
+    monkeypatch.setenv("FARM_PLANNING_MODEL", "ollama/llava")
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "s").mkdir()
+    (tmp_path / "s" / "login.yaml").write_text(CASE)
+    flag = list(how) if how[0].startswith("--") else []
+    if not flag:
+        monkeypatch.setenv(how[0], "qwen3vl")
+    blamed = (f"--model-family qwen3vl: " if flag else
+              f"setting {how[0].removeprefix('FARM_').lower()!r} (env {how[0]}): ")
+    for command in (["run", "s", "--no-progress", "--report-dir", "out"],
+                    ["run", "s", "--collect-only"], ["config", "show"]):
+        if command[0] == "config" and flag:
+            continue
+        code, out, err = run_main(monkeypatch, capsys, *command, *(
+            flag if command[0] == "run" else []))
+        assert (code, out) == (4, ""), out + err
+        assert err == f"farm: error: invalid configuration:\n  {blamed}{FAMILY_SAID}\n"
+    assert started == [] and not (tmp_path / "out").exists()
+
+
+def test_farm_worker_refuses_an_unknown_model_family_before_it_serves(
+        no_model_env, monkeypatch, capsys):
+    monkeypatch.setenv("FARM_MODEL", "ollama/llava")
+    monkeypatch.setenv("FARM_ASSERT_MODEL_FAMILY", "qwen3vl")
+    code, out, err = run_main(monkeypatch, capsys, "worker", "--broker",
+                              "redis://127.0.0.1:9/0", "--devices", "browser:1")
+    assert code == 4, out + err
+    assert err == ("farm: error: invalid configuration:\n  setting 'assert_model_family' "
+                   f"(env FARM_ASSERT_MODEL_FAMILY): {FAMILY_SAID}\n")
+
+
+def test_check_models_refuses_an_unknown_family_that_skipped_the_settings_check(
+        no_model_env):
+    """model_copy(update=...) does not validate: the up-front check still says it."""
+    settings = Settings(model="ollama/llava").model_copy(update={"model_family": "qwen3vl"})
+    with pytest.raises(ConfigError) as raised:
+        check_models(settings)
+    assert str(raised.value) == f"FARM_MODEL_FAMILY=qwen3vl: {FAMILY_SAID}"
+
+
+@pytest.mark.parametrize("flags, said", [
+    (["--model-family", "qwen3-vl"], "--model-family needs a model"),
+    (["--model-base-url", "http://127.0.0.1:1/v1", "--model-family", "gpt"],
+     "--model-family and --model-base-url need a model"),
+])
+def test_a_model_option_without_a_model_is_a_usage_error(no_model_env, tmp_path, monkeypatch,
+                                                         capsys, flags, said):
+    """It ran as if the option were in effect: the ai steps were skipped, needing a model."""
+    monkeypatch.delenv("FARM_MODEL", raising=False)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "s").mkdir()
+    (tmp_path / "s" / "login.yaml").write_text(CASE)
+    code, out, err = run_main(monkeypatch, capsys, "run", "s", "--collect-only", *flags)
+    assert code == 4 and out == "", out + err
+    assert f"Error: {said}: give --model too (or set FARM_MODEL)" in err

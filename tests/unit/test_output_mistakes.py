@@ -187,3 +187,80 @@ def test_farm_report_history_refuses_a_results_path_that_does_not_exist(here, mo
                           ".farm/results.sqlite", "--out", "h.html")
     assert (code, out, err) == (0, f"{(here / 'h.html').resolve()}\n", "")
     assert "No runs recorded" not in (here / "h.html").read_text()
+
+
+@pytest.mark.parametrize("output, said", [
+    ("somedir", "--output somedir: cannot write there (is a directory)"),
+    ("afile/x.yaml", "--output afile/x.yaml: cannot write there (afile is a file)"),
+])
+def test_farm_cache_export_names_an_output_it_cannot_write(here, monkeypatch, capsys,
+                                                            output, said):
+    """It ended in "farm: internal error: IsADirectoryError …", exit 3."""
+    code, out, err = farm(monkeypatch, capsys, "cache", "export", "s/one.yaml", "-o", output)
+    assert (code, out, err) == (4, "", f"farm: error: {said}\n")
+    assert list((here / "somedir").iterdir()) == [] and (here / "afile").read_text() == "hi\n"
+    code, out, err = farm(monkeypatch, capsys, "cache", "export", "s/one.yaml", "-o",
+                          "new/x.yaml")
+    assert (code, out, err) == (0, "new/x.yaml\n", "")
+
+
+@pytest.mark.parametrize("option", [["--since", "7d"], ["--suite", "demo"],
+                                    ["--out", "h.html"], ["--results", "r.sqlite"]])
+def test_farm_report_of_a_run_refuses_the_history_options(here, monkeypatch, capsys, option):
+    """`farm report RUN --since 7d` rebuilt RUN's report, --since unused, exit 0."""
+    run = _run_dir(here, journal=False)
+    code, out, err = farm(monkeypatch, capsys, "report", "RUN", *option)
+    assert code == 4 and out == "", out + err
+    assert (f"Error: {option[0]}: only with --history (the page across runs); RUN_DIR's "
+            "report is rebuilt in RUN_DIR") in err
+    assert not (run / "report.html").exists()
+
+
+def _with_outputs(here: Path, output: str, log: str) -> None:
+    (here / "s" / "one.yaml").write_text(CASE.replace(
+        "  url: http://app.invalid/\n",
+        f"  url: http://app.invalid/\n  output: {output}\n  unstableLogContent: {log}\n"))
+
+
+def test_case_outputs_that_cannot_be_written_stop_the_run_before_any_device_starts(
+        here, monkeypatch, capsys):
+    """output: / unstableLogContent: under a file or on a directory: the run passed, exit 0,
+    with only WARNING lines in farm.log."""
+    _with_outputs(here, "afile/x.json", "log.json")
+    code, out, err = farm(monkeypatch, capsys, *RUN)
+    assert (code, err) == (4, "farm: error: s/one.yaml: output: afile/x.json: cannot write "
+                              "there (afile is a file)\n")
+    _with_outputs(here, "out.json", "somedir")
+    code, out, err = farm(monkeypatch, capsys, *RUN)
+    assert (code, err) == (4, "farm: error: s/one.yaml: unstableLogContent: somedir: cannot "
+                              "write there (is a directory)\n")
+    assert list((here / "devices").iterdir()) == [] and not (here / "r").exists()
+
+
+def test_case_outputs_not_written_at_the_end_are_named_and_exit_3(here, monkeypatch, capsys):
+    """Paths that went bad during the run, or that only ${NAME} makes: every other output is
+    written, the failed ones named on stderr, exit 3 (an output that could not be written)."""
+    from farm import session
+    monkeypatch.setattr(session, "_check_case_outputs", lambda *a: None)
+    monkeypatch.setenv("LOG_AT", "somedir")
+    _with_outputs(here, "afile/x.json", "${LOG_AT}")
+    code, out, err = farm(monkeypatch, capsys, *RUN)
+    assert err == ("farm: error: not written: s/one.yaml: output: afile/x.json: afile is a "
+                   "file\n"
+                   "farm: error: not written: s/one.yaml: unstableLogContent: somedir: is a "
+                   "directory\n")
+    assert code == 3 and "farm: 1 passed in" in out
+    for name in ("results.json", "junit.xml", "report.html"):
+        assert (here / "r" / name).is_file(), name
+
+
+def test_a_chromium_path_that_is_none_is_said_before_the_run_starts(here, monkeypatch, capsys):
+    """FARM_CHROMIUM_PATH=/nonexistent printed "farm: 1 error …" and the report's path, then
+    the real problem; results.json listed the case as not run."""
+    monkeypatch.setenv("FARM_CHROMIUM_PATH", str(here / "no-chromium"))
+    code, out, err = farm(monkeypatch, capsys, "run", "s", "--devices", "browser:1",
+                          "--no-progress", "--report-dir", "r")
+    assert (code, out) == (4, "")
+    assert err == (f"farm: error: chromium_path '{here / 'no-chromium'}' (FARM_CHROMIUM_PATH) "
+                   "does not exist or is not executable\n")
+    assert not (here / "r").exists()

@@ -34,3 +34,64 @@ def test_farm_run_refuses_a_kind_given_twice_before_any_device_starts(monkeypatc
     assert "farm: error: device kind 'android' is given twice (android:2 and android:1)" \
         in err
     assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("text, said", [
+    ("", "--devices '': no devices given: use e.g. --devices browser:2"),
+    ("browser:1,,", "--devices 'browser:1,,': an empty item between commas: write "
+                    "KIND[:COUNT] items joined by commas, e.g. browser:2,android:1"),
+    (" , browser", "--devices ' , browser': an empty item between commas"),
+])
+def test_an_empty_device_spec_or_item_is_refused_naming_the_spec(monkeypatch, capsys, tmp_path,
+                                                                 text, said):
+    """`--devices ''` and `--devices 'browser:1,,'` ran as browser:1."""
+    monkeypatch.setenv("FARM_STATE_DIR", str(tmp_path / "state"))
+    code, out, err = run_main(monkeypatch, capsys, "run", MOBILE, "--collect-only",
+                              "--devices", text)
+    assert (code, out) == (4, ""), out + err
+    assert err.startswith(f"farm: error: {said}") and "Traceback" not in err
+
+
+PINNED = """name: pinned
+android:
+  deviceId: emulator-9999
+tasks:
+  - name: t
+    flow:
+      - sleep: 1
+"""
+
+
+def test_a_case_pinned_to_a_device_the_run_did_not_take_is_a_configuration_error(
+        monkeypatch, capsys, tmp_path):
+    """deviceId: emulator-9999 on --devices android-sim:1 was an error case, exit 3, and the
+    console cut its hint at "choose them with AN". Now: exit 4 before any case starts, the
+    whole hint on stderr, and results.json written (the cases not run)."""
+    import json
+
+    import farm.devices.specs as specs
+    from farm.devices.fake import FakeDevice
+    opened: list[str] = []
+
+    class Phone(FakeDevice):
+        def open(self) -> None:
+            opened.append(self.name)
+
+    monkeypatch.setattr(specs, "make_devices", lambda *a, **k: [
+        Phone(name="emulator-5554", platform="android")])
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "s").mkdir()
+    (tmp_path / "s" / "pinned.yaml").write_text(PINNED)
+    (tmp_path / "s" / "free.yaml").write_text(PINNED.replace("  deviceId: emulator-9999\n", ""))
+    code, out, err = run_main(monkeypatch, capsys, "run", "s", "--devices", "android:1",
+                              "--no-progress", "--report-dir", "r")
+    assert code == 4, out + err
+    assert err == ("farm: error: s/pinned.yaml: pinned to emulator-9999 (Midscene deviceId / "
+                   "wdaHost:wdaPort), which this run did not take: its android devices are "
+                   "emulator-5554; give --devices android:N to take more, or choose them with "
+                   "ANDROID_SERIAL\n")
+    assert opened == []
+    results = json.loads((tmp_path / "r" / "results.json").read_text())
+    assert results["exit_code"] == 4
+    assert [(c["case_id"], c["status"], c["reason"]) for c in results["cases"]] == [
+        ("s/free", "error", "not run"), ("s/pinned", "error", "not run")]

@@ -26,3 +26,25 @@ def test_the_summary_line_counts_the_model_spend_of_every_attempt():
     free = RunSummary(run_id="r2", started="", duration=1.0, cases=[_case("s/p", "passed", None)])
     free.recount()
     assert summary_line(free) == "farm: 1 passed in 1.0s (run r2)"
+
+
+def test_a_long_error_on_the_console_is_cut_at_a_word_never_mid_word():
+    """A hint ended "… or choose them with AN" (ANDROID_SERIAL cut at 200 characters)."""
+    from farm.results import CaseError
+    from farm.session import FAILURE_CHARS, failure_lines
+    message = ("the case is pinned to emulator-9999 (Midscene deviceId / wdaHost:wdaPort), "
+               "which this run did not take: its android devices are android-sim-1; give "
+               "--devices android:N for more, or choose them with ANDROID_SERIAL, or drop "
+               "the deviceId of the case from its android: section to run it on any phone")
+    case = _case("s/pin", "error", None)
+    case.error = CaseError(kind="ConfigError", message=message)
+    summary = RunSummary(run_id="r1", started="", cases=[case])
+    [line] = failure_lines(summary)
+    said = line.split(" — ", 1)[1]
+    assert said.endswith("…") and len(said) <= FAILURE_CHARS + 1
+    assert message.startswith(said[:-1]) and message[len(said) - 1] == " "
+    assert "with ANDROID_SERIAL" in said        # the hint a 200-character cut split
+    short = _case("s/short", "failed", None)
+    short.error = CaseError(kind="AssertionFailed", message="text 'Welcome' not found")
+    assert failure_lines(RunSummary(run_id="r1", started="", cases=[short])) == [
+        "FAILED s/short (s/short.yaml) — text 'Welcome' not found"]
