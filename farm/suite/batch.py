@@ -9,10 +9,12 @@
     shareBrowserContext: true   # the web files run in one browser context (cookies, storage)
     setup: ./login.yaml         # with shareBrowserContext: run first; if it fails, nothing else
 
-A YAML file with ``files:`` and no ``tasks:`` is a batch; a directory holding such an
-``index.yaml`` is that batch. Keys farm cannot honour are refused with the reason (``false``,
-what farm does anyway, is accepted). A listed file may live anywhere, as in Midscene: one
-outside the batch's suite is loaded as a case of its own folder's suite (see `read_batch`).
+A YAML file with ``files:`` and no ``tasks:`` is a batch, whatever its name (`looks_like_batch`:
+a misspelt ``files:`` beside other batch keys too, so the slip is reported as a batch's); a
+directory holding batch files is those batches (farm.suite.loader). Keys farm cannot honour
+are refused with the reason (``false``, what farm does anyway, is accepted). A listed file may
+live anywhere, as in Midscene: one outside the batch's suite is loaded as a case of its own
+folder's suite (see `read_batch`).
 
 With ``concurrent: 1`` (Midscene's default) the files run one at a time in the listed order
 (farm.schedule: a sequence), as Midscene runs them; ``continueOnError: false`` then starts no
@@ -29,12 +31,13 @@ from __future__ import annotations
 import glob
 import itertools
 import os
+import re
 from pathlib import Path
 from typing import Callable
 
 from farm.errors import SuiteError
-from farm.suite.checks import Problems
-from farm.suite.model import Batch, Case
+from farm.suite.checks import Problems, suggest
+from farm.suite.model import Batch, Case, InOrder, Shared
 from farm.suite.targets import MOBILE_SECTIONS, WEB_SECTIONS, read_overrides
 from farm.suite.yamlpos import Node
 
@@ -58,13 +61,34 @@ NOT_CASE_DIRS = {"node_modules": "installed packages",
 # Discovery and a batch's globs pass it over; named (a path, a pattern ending so) it runs.
 SOLVED_SUFFIX = ".solved.yaml"
 SOLVED_FILE = "`farm cache export` output"
+UNLISTED_NAMED = 5      # files a batch folder leaves out, named in its warning (-v: all)
 SETUP_ALONE = ("setup requires shareBrowserContext: true (as in Midscene): without a shared "
                "browser context what the setup file does cannot reach the other files")
 
 
+# Keys only a batch file has: a file with one of them (or a slip of `files`) and no `tasks:` is
+# read as a batch, so a misspelt `files:` is reported as that, not as a case without tasks.
+_BATCH_ONLY = {"files", "setup", "concurrent", "retry", "summary", "shareBrowserContext",
+               *REFUSED}
+
+
+# A key `tasks:` at the start of a line: a case's (in block style), never a batch file's.
+_TASKS_LINE = re.compile(rb"""^["']?tasks["']?[ \t]*:""", re.M)
+
+
+def may_be_batch(text: bytes | None) -> bool:
+    """Whether a file's ``text`` may be a batch file, at a glance (no ``tasks:`` line), so
+    discovery composes only those; None (unreadable) is left to the case loader."""
+    return text is not None and _TASKS_LINE.search(text) is None
+
+
 def looks_like_batch(node: Node | None) -> bool:
-    return node is not None and node.kind == "map" and "files" in node.value \
-        and "tasks" not in node.value
+    """Whether ``node`` (a composed file) is meant as a batch file: no ``tasks:``, and
+    ``files:`` or another key only a batch has (a misspelt ``files:`` too)."""
+    if node is None or node.kind != "map" or "tasks" in node.value:
+        return False
+    return bool(_BATCH_ONLY & set(node.value)) or any(
+        "'files'" in suggest(key, ["files"]) for key in node.value)
 
 
 def read_batch(node: Node, path: Path, shown: str,
@@ -79,7 +103,10 @@ def read_batch(node: Node, path: Path, shown: str,
         if name in top and top[name].value is not False:
             p.add(node.keys[name], f"{name}: {top[name].describe()} is not supported by farm: "
                                    f"{why}; only `{name}: false` is accepted")
-    p.keys(node, BATCH_KEYS, "a batch file", REFUSED)
+    misspelt = p.keys(node, BATCH_KEYS, "a batch file", REFUSED)
+    if "files" not in top and "files" not in misspelt:
+        p.add(node, "missing required key 'files': expected the list of case files (paths or "
+                    "globs, relative to the batch file) the batch runs")
     share = bool(p.boolean(top.get("shareBrowserContext"), "shareBrowserContext"))
     setup = _setup_file(top.get("setup"), share, path.parent, p)
     sections = [k for k in (*WEB_SECTIONS, *MOBILE_SECTIONS) if k in top]
@@ -96,8 +123,8 @@ def read_batch(node: Node, path: Path, shown: str,
         retry=p.integer(top.get("retry"), "retry", maximum=10),
         summary=_summary_path(top.get("summary"), path.parent, p),
         overrides={k: v for k, v in overrides.items() if v}, share_context=share)
-    files = {f: home for f, home in _files(top["files"], path.parent, p).items()
-             if f != path.resolve()}
+    listed = _files(top["files"], path.parent, p) if "files" in top else {}
+    files = {f: home for f, home in listed.items() if f != path.resolve()}
     if setup is not None:
         if setup in files:
             p.add(top["setup"], f"setup: {setup.name} is also listed in files: a file cannot "
@@ -210,3 +237,36 @@ def _place_of(path: Path, key: str) -> tuple[int | None, int | None]:
         if line.strip().startswith(f"{key}:"):
             return n, len(line) - len(line.lstrip()) + 1
     return None, None
+
+
+def unlisted_warning(shown: list[str], batches: int) -> str:
+    """The warning for the files (``shown``) of a folder holding ``batches`` batch files
+    that none of them lists: they do not run."""
+    one = len(shown) == 1
+    names = ", ".join(shown[:UNLISTED_NAMED]) + (
+        f" and {len(shown) - UNLISTED_NAMED} more (`farm run -v` lists them)"
+        if len(shown) > UNLISTED_NAMED else "")
+    where = "its files:" if batches == 1 else "the files: of any of its batch files"
+    return (f"{names} {'is' if one else 'are'} in its folder but not in {where}, so "
+            f"{'it does' if one else 'they do'} not run (a folder holding a batch file runs "
+            f"that batch: add {'it' if one else 'them'} to files:, or name "
+            f"{'it' if one else 'them'} to run {'it' if one else 'them'} alone)")
+
+
+def with_batch(case: Case, batch: Batch) -> Case:
+    """``case`` as its batch file runs it: the batch's shared target settings win over the
+    file's own (as Midscene merges them), and its ``retry`` sets the retries."""
+    update: dict = {"batch": batch.file}
+    real = os.path.realpath(case.file)
+    if batch.share_context and case.platform == "web" and real in batch.files:
+        update["shared"] = Shared(batch=batch.file, unit_id=batch.unit_id,
+                                  order=batch.files.index(real), setup=real == batch.setup,
+                                  continue_on_error=batch.continue_on_error)
+    if batch.concurrent == 1 and real in batch.files:
+        update["in_order"] = InOrder(batch=batch.file, place=batch.files.index(real))
+    if batch.retry is not None:
+        update["retries"] = batch.retry
+    target = getattr(case, case.platform)
+    if target is not None and batch.overrides.get(case.platform):
+        update[case.platform] = target.model_copy(update=batch.overrides[case.platform])
+    return case.model_copy(update=update)

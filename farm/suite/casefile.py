@@ -92,7 +92,7 @@ def read_case(node: Node, path: Path, root: Path, defaults: SuiteDefaults,
     values: dict = {
         **_variables(top, d, p),       # first: number fields below may refer to them
         "id": f"{root.name}/{path.relative_to(root).with_suffix('').as_posix()}",
-        "name": p.text(top.get("name"), "name", empty_ok=False) or path.stem,
+        "name": p.name(top.get("name"), "name", empty_ok=False) or path.stem,
         "file": path, "suite_root": root, "platform": platform or "web",
         "tasks": _read_tasks(node, top, p, platform, misspelt),
         "timeout": p.number(top.get("timeout"), "timeout", expected="seconds as a number > 0",
@@ -162,7 +162,7 @@ def _read_agent(node: Node | None, p: Problems) -> dict:
         p.warn(node.keys["strategy"], STRAY_STRATEGY)
     p.keys(node, AGENT_KEYS, "agent:", {"strategy"})
     out: dict = {}
-    test_id = p.text(items.get("testId"), "agent.testId", empty_ok=False,
+    test_id = p.name(items.get("testId"), "agent.testId", empty_ok=False,
                      expected="an identifier for the case")
     if test_id is not None:
         if "/" in test_id or test_id.strip() != test_id:
@@ -193,10 +193,10 @@ def _report_options(node: Node | None, p: Problems) -> dict:
         return {}
     items, out = node.value, {}
     for key, field in (("groupName", "groupName"), ("groupDescription", "description")):
-        text = p.text(items.get(key), f"agent.{key}", empty_ok=False)
+        text = p.name(items.get(key), f"agent.{key}", empty_ok=False)
         if text is not None:
             out[field] = text
-    name = p.text(items.get("reportFileName"), "agent.reportFileName", empty_ok=False,
+    name = p.name(items.get("reportFileName"), "agent.reportFileName", empty_ok=False,
                   expected="a file name for the case's own report")
     if name is not None:
         stem = name.removesuffix(".html")
@@ -248,7 +248,7 @@ def _read_tasks(case: Node, top: dict[str, Node], p: Problems, platform: str,
         if task is None:
             continue
         misspelt = p.keys(item, TASK_KEYS, "a task")
-        name = p.text(task.get("name"), "task name", required="name" in task, empty_ok=False,
+        name = p.name(task.get("name"), "task name", required="name" in task, empty_ok=False,
                       expected="the task's name")
         if "name" not in task and "name" not in misspelt:
             p.add(item, "task is missing 'name': expected `name: <what this task does>`")

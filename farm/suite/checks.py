@@ -21,11 +21,14 @@ import yaml
 from pydantic import ValidationError
 
 from farm.errors import SuiteError
-from farm.suite.vars import LoadValues, is_valid_name, sole_reference
+from farm.suite.vars import LoadValues, is_valid_name, references, sole_reference, substitute
 from farm.suite.yamlpos import Node
 
 LOAD_TIME = ("a number or true/false field takes its value when the suite loads, from the "
              "environment, .env or vars:")
+# Names (of the case, a task, a step) title the report, results, JUnit and data keys.
+NAME_TIME = ("a name takes its variables' values when the suite loads, from the environment, "
+             ".env or vars:, never a secret's: it is shown in the report and results")
 
 
 def suggest(word: str, choices: Iterable[str]) -> str:
@@ -157,6 +160,37 @@ class Problems:
             self.add(node, f"{where}: expected {expected}, got an empty string")
             return None
         return value
+
+    def name(self, node: Node | None, where: str, *, required: bool = False,
+             empty_ok: bool = True, expected: str = "a string") -> str | None:
+        """A name (of the case, a task, a step; a report title) as `text`, its ``${NAME}``
+        replaced by the values `values` reads (as Midscene substitutes the whole file). A
+        secret, a credential-named variable or a served app's URL is refused: a name is shown
+        in reports and results, and the app's URL is known only when the run starts."""
+        text = self.text(node, where, required=required, empty_ok=empty_ok, expected=expected)
+        if text is None or node is None or self.values is None or "${" not in text:
+            return text
+        refused = [why for ref, _, _ in references(text) if (why := self._unnamable(ref))]
+        for why in dict.fromkeys(refused):
+            self.add(node, f"{where}: {why}; {NAME_TIME}")
+        if refused:
+            return None
+        named = substitute(text, lambda ref: self.values.read(ref)[0] if self.values else None)
+        if not empty_ok and not named.strip():
+            self.add(node, f"{where}: expected {expected}, got {text!r}, which is empty once "
+                           "its variables are substituted")
+            return None
+        return named
+
+    def _unnamable(self, name: str) -> str | None:
+        """Why ``${name}`` may not be part of a name (None: it may)."""
+        from farm.config import is_credential
+        value, source = self.values.read(name) if self.values else (None, "")
+        if value is None and source:
+            return f"${{{name}}} {source}"
+        if value is not None and is_credential(name, value):
+            return f"${{{name}}} is a secret (its name marks a credential)"
+        return None
 
     def integer(self, node: Node | None, where: str, *, minimum: int = 0,
                 maximum: int | None = None, expected: str | None = None) -> int | None:

@@ -27,6 +27,10 @@ LOCATE_OPTIONS = frozenset({"xpath", "deepLocate", "deepThink", "locate", "promp
 # Insight steps (aiQuery & co, aiAssert, aiWaitFor): what the model is shown.
 INSIGHT_OPTIONS = frozenset({"domIncluded", "screenshotIncluded"})
 
+# Options that only some platforms honour (a device elsewhere has no way to do it), as
+# ``StepKind.platforms`` limits a whole kind: fileChooserAccept answers a web page's file chooser.
+OPTION_PLATFORMS: dict[str, tuple[str, ...]] = {"fileChooserAccept": ("web",)}
+
 # What a kind's main value must be, for messages ("expected <this>").
 MEANINGS = {
     "target": "a target description", "key": "a key name (e.g. Enter)",

@@ -5,7 +5,9 @@ or else the directory given.  Every ``*.yaml``/``*.yml`` below a root is one cas
 ``farm.yaml`` itself, hidden files and directories, ``node_modules``, Midscene's output folder
 ``midscene_run``, pnpm's lock and workspace files, Midscene cache files found elsewhere (a
 warning names them) and the directories the suite serves as apps.  A directory below a root
-that has its own ``farm.yaml`` is a separate suite.
+that has its own ``farm.yaml`` is a separate suite.  A directory holding batch files
+(farm.suite.batch: ``index.yaml`` or any other name) runs those batches: the files below it
+that none of them lists do not run, and a warning names them.
 
 ``${NAME}`` may also come from the working directory's ``.env`` (farm.suite.dotenv).
 
@@ -25,11 +27,12 @@ from farm.errors import SuiteError, SuiteErrors
 from farm.suite.casefile import MAX_CASE_SECONDS, check_templates, read_case
 from farm.suite.checks import Problems
 from farm.suite.batch import (INDEX, NOT_CASE_DIRS, SOLVED_FILE, SOLVED_SUFFIX,
-                              check_shared, looks_like_batch, read_batch)
+                              check_shared, looks_like_batch, may_be_batch, read_batch,
+                              unlisted_warning, with_batch)
 from farm.suite.dotenv import DOTENV, explain_undefined, read_dotenv, with_dotenv
-from farm.suite.model import AppSpec, Batch, Case, InOrder, Shared, Suite, SuiteDefaults
+from farm.suite.model import AppSpec, Batch, Case, Suite, SuiteDefaults
 from farm.suite.vars import LoadValues, Variables, is_valid_name, read_secrets_dir
-from farm.suite.yamlpos import EMPTY_MESSAGE, Node, read_yaml
+from farm.suite.yamlpos import EMPTY_MESSAGE, Node, peek, read_yaml
 
 SUITE_FILE = "farm.yaml"
 CASE_SUFFIXES = (".yaml", ".yml")
@@ -84,6 +87,7 @@ class _Loading:
         self.batches: list[Batch] = []
         self.batch_of: dict[str, Batch] = {}     # real path of a listed file -> its batch
         self.ids: dict[str, tuple[Case, str]] = {}   # case id -> its case, "file:line"
+        self.batch_folders: dict[Path, list[Batch]] = {}   # a folder run as its batch files
 
     def suite(self, root: Path) -> _SuiteInfo:
         if root not in self.suites:
@@ -99,14 +103,12 @@ class _Loading:
         path = Path(os.path.abspath(given))
         if path.is_file() and path.name == SUITE_FILE:
             path = path.parent
-        if path.is_dir() and self.add_batch(path / INDEX):
-            return
         if path.is_dir():
             self.walk(path, find_root(path) or path)
-        elif path.is_file() and path.suffix in CASE_SUFFIXES and self.add_batch(path):
+        elif path.is_file() and path.suffix.lower() in CASE_SUFFIXES and self.add_batch(path):
             return
         elif path.exists():  # a FIFO or a device too: reading it says what is wrong
-            if path.suffix not in CASE_SUFFIXES:
+            if path.suffix.lower() not in CASE_SUFFIXES:
                 self.errors.append(SuiteError(display_path(path), "not a YAML file: expected a "
                                               "suite directory or a .yaml/.yml case file"))
                 return
@@ -125,7 +127,9 @@ class _Loading:
                 root = here  # a nested farm.yaml starts its own suite
             roots[dirpath] = root
             info = self.suite(root)
-            if here != top and self.add_batch(here / INDEX):
+            skipped: list[str] = []
+            names = _case_names(here, filenames, skipped)
+            if self.add_batches(here, names):
                 dirnames[:] = []    # a folder holding a batch file is that batch
                 continue
             # Prune in place so os.walk never descends into skipped directories.
@@ -133,34 +137,33 @@ class _Loading:
                                 for d in sorted(dirnames) if d.startswith("."))
             self.skipped.extend(f"{NOT_CASE_DIRS[d]} {display_path(here / d)}{os.sep}"
                                 for d in sorted(dirnames) if d in NOT_CASE_DIRS)
+            self.skipped.extend(skipped)
             dirnames[:] = sorted(
                 d for d in dirnames
                 if not d.startswith(".") and d not in SKIP_DIRS
                 and os.path.realpath(here / d) not in info.excluded
             )
-            for name in sorted(filenames):
-                if name == SUITE_FILE or not name.endswith(CASE_SUFFIXES):
-                    continue
-                if name.startswith("."):
-                    self.skipped.append(f"hidden file {display_path(here / name)}")
-                    continue
-                if name in NOT_CASE_FILES:
-                    self.skipped.append(f"{NOT_CASE_FILES[name]} {display_path(here / name)}")
-                    continue
-                if name.endswith(SOLVED_SUFFIX):
-                    self.skipped.append(f"{SOLVED_FILE} {display_path(here / name)}")
-                    continue
+            for name in names:
                 info.files.setdefault(os.path.realpath(here / name), here / name)
 
-    def add_batch(self, path: Path) -> bool:
+    def add_batches(self, folder: Path, names: list[str]) -> bool:
+        """Add the batch files among ``names`` (files of ``folder``; index.yaml first): a
+        folder holding a batch file runs that batch. True when there is one."""
+        found = [batch for name in sorted(names, key=lambda n: n != INDEX)
+                 if (batch := self.add_batch(folder / name)) is not None]
+        if found and folder not in self.batch_folders:
+            self.batch_folders[folder] = found
+        return bool(found)
+
+    def add_batch(self, path: Path) -> Batch | None:
         """If ``path`` is a Midscene batch file, add the files it lists (with its settings)
-        and return True."""
-        if not path.is_file():
-            return False
+        and return the batch."""
+        if not path.is_file() or not may_be_batch(peek(path)):    # most files: a glance
+            return None
         shown = display_path(path)
         node, errors = read_yaml(path, shown)
         if errors or not looks_like_batch(node):
-            return False
+            return None
         p = Problems(shown, values=self.values)      # a ${NAME} in concurrent:, retry:...
         batch, files = read_batch(node, path, shown, p)
         self.errors.extend(p.errors)
@@ -179,7 +182,27 @@ class _Loading:
                                      f"{self.batch_of[real].file} too: it runs once, as this "
                                      "batch lists it"))
             self.batch_of[real] = batch
-        return True
+        return batch
+
+    def report_unlisted(self) -> None:
+        """Say which YAML files of a folder run as its batch are not run: no batch lists
+        them (a warning naming a few; ``-v`` lists each)."""
+        run = {real for info in self.suites.values() for real in info.files}
+        served = {real for info in self.suites.values() for real in info.excluded}
+        for folder, batches in self.batch_folders.items():
+            left = [f for f in _yaml_below(folder, served) if os.path.realpath(f) not in run
+                    and not self._not_a_case(f)]
+            if not left:
+                continue
+            shown = [display_path(f) for f in left]
+            by = " or ".join(b.file for b in batches)
+            self.skipped.extend(f"file not listed by {by}: {f}" for f in shown)
+            self.warnings.append(SuiteError(batches[0].file, unlisted_warning(shown, len(batches))))
+
+    def _not_a_case(self, path: Path) -> bool:
+        """A batch file or a Midscene cache file (never run as a case)."""
+        node, errors = read_yaml(path, display_path(path))
+        return not errors and (looks_like_batch(node) or _is_midscene_cache(node))
 
     # -- farm.yaml ----------------------------------------------------------------------------
 
@@ -305,7 +328,8 @@ def load_suites(paths: Sequence[Path | str], env: Mapping[str, str] | None = Non
 
     ``env`` (default ``os.environ``) and ``secrets_dir`` decide which ``${NAME}`` are
     defined; no value is substituted, except in a number or true/false field written as one
-    ``${NAME}`` (typed at load from ``env``, ``.env`` or ``vars:``; farm.suite.checks).
+    ``${NAME}`` and in names (read at load from ``env``, ``.env`` or ``vars:``, never a
+    secret; farm.suite.checks).
     ``dotenv`` (default the working directory's ``.env``; None: none) gives each case the
     values of the variables it refers to as defaults (see farm.suite.dotenv).  Returns
     suites sorted by root, cases sorted by id; a suite is included when it has a
@@ -322,6 +346,7 @@ def load_suites(paths: Sequence[Path | str], env: Mapping[str, str] | None = Non
         secret_files=frozenset(read_secrets_dir(secrets_dir) if secrets_dir else ()))
     for given in dict.fromkeys(str(p) for p in paths):
         loading.add_path(given)
+    loading.report_unlisted()
     if skipped is not None:
         skipped.extend(loading.skipped)
     seen: set[str] = set()
@@ -357,6 +382,34 @@ def load_case_file(path: Path | str, env: Mapping[str, str] | None = None,
     """Load one case file with its suite's ``farm.yaml`` defaults; raises `SuiteErrors`."""
     suites = load_suites([path], env=env, secrets_dir=secrets_dir)
     return next(c for s in suites for c in s.cases)
+
+
+def _case_names(folder: Path, filenames: list[str], skipped: list[str]) -> list[str]:
+    """The names among ``filenames`` (in ``folder``) discovery takes as case files, sorted;
+    what it passes over on purpose goes to ``skipped``."""
+    names = []
+    for name in sorted(filenames):
+        if name == SUITE_FILE or not name.lower().endswith(CASE_SUFFIXES):
+            continue
+        why = ("hidden file" if name.startswith(".") else NOT_CASE_FILES.get(name)
+               or (SOLVED_FILE if name.lower().endswith(SOLVED_SUFFIX) else None))
+        if why:
+            skipped.append(f"{why} {display_path(folder / name)}")
+        else:
+            names.append(name)
+    return names
+
+
+def _yaml_below(folder: Path, served: set[str]) -> list[Path]:
+    """The files below ``folder`` discovery would take as case files (not in hidden folders,
+    node_modules, midscene_run or a served app's folder)."""
+    out = []
+    for dirpath, dirnames, filenames in os.walk(folder):
+        here = Path(dirpath)
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d not in SKIP_DIRS
+                             and os.path.realpath(here / d) not in served)
+        out.extend(here / name for name in _case_names(here, filenames, []))
+    return out
 
 
 def _is_midscene_cache(node: Node) -> bool:
@@ -397,22 +450,3 @@ def _how_to_tell_apart(first: Case, second: Case) -> str:
     if set_ids:
         return "give one of them a different agent.testId"
     return "rename one of the files, or set agent.testId in one of them"
-
-
-def with_batch(case: Case, batch: Batch) -> Case:
-    """``case`` as its batch file runs it: the batch's shared target settings win over the
-    file's own (as Midscene merges them), and its ``retry`` sets the retries."""
-    update: dict = {"batch": batch.file}
-    real = os.path.realpath(case.file)
-    if batch.share_context and case.platform == "web" and real in batch.files:
-        update["shared"] = Shared(batch=batch.file, unit_id=batch.unit_id,
-                                  order=batch.files.index(real), setup=real == batch.setup,
-                                  continue_on_error=batch.continue_on_error)
-    if batch.concurrent == 1 and real in batch.files:
-        update["in_order"] = InOrder(batch=batch.file, place=batch.files.index(real))
-    if batch.retry is not None:
-        update["retries"] = batch.retry
-    target = getattr(case, case.platform)
-    if target is not None and batch.overrides.get(case.platform):
-        update[case.platform] = target.model_copy(update=batch.overrides[case.platform])
-    return case.model_copy(update=update)

@@ -2,7 +2,8 @@
 
 Strings inside steps stay *templates* (``${NAME}`` placeholders intact); they are resolved on
 the device at execution time (`farm.suite.vars.Variables.resolve`), so secrets never reach
-results, logs, caches or models.
+results, logs, caches or models. Names (the case's, a task's, a step's) are substituted when the
+suite loads, from variables that are not secret (`farm.suite.checks.Problems.name`).
 """
 
 from __future__ import annotations

@@ -1,8 +1,9 @@
 """Flow items (``- aiTap: ...``) -> `Step`, accepting Midscene's YAML forms.
 
-Which kinds exist, their options, shapes and platforms come from `farm.suite.kinds`. Strings
-stay templates (``${NAME}`` intact); only their shape is checked here.  Variable references
-are checked for the whole file by the loader.
+Which kinds exist, their options, shapes and platforms (of a kind, or of an option:
+`OPTION_PLATFORMS`) come from `farm.suite.kinds`. Strings stay templates (``${NAME}`` intact;
+a step's ``name:`` aside, substituted at load); only their shape is checked here.  Variable
+references are checked for the whole file by the loader.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from farm.suite.checks import Problems, suggest
-from farm.suite.kinds import KINDS, MEANINGS, StepKind
+from farm.suite.kinds import KINDS, MEANINGS, OPTION_PLATFORMS, StepKind
 from farm.suite.model import Step
 from farm.suite.yamlpos import Node
 
@@ -91,9 +92,9 @@ def parse_step(node: Node, p: Problems, platform: str) -> Step | None:
         p.add(node.keys[kind], f"{kind} only works in {' and '.join(spec.platforms)} cases "
                                f"(this case is for {platform})")
         return None
-    keys = node.value
-    main = keys[kind]
     before = len(p.errors)
+    keys = _on_platform(kind, node, p, platform)
+    main = keys[kind]
     allowed = spec.allowed
     for name in keys:
         if name != kind and name not in allowed:
@@ -102,7 +103,7 @@ def parse_step(node: Node, p: Problems, platform: str) -> Step | None:
 
     options: dict = {}
     if "name" in keys:
-        options["name"] = p.text(keys["name"], f"{kind} name", required=True, empty_ok=False)
+        options["name"] = p.name(keys["name"], f"{kind} name", required=True, empty_ok=False)
     timeout_ms = p.integer(keys.get("timeout") if "timeout" in allowed else None,
                            f"{kind} timeout", minimum=1,
                            expected="milliseconds as a positive integer")
@@ -128,6 +129,20 @@ def parse_step(node: Node, p: Problems, platform: str) -> Step | None:
     return Step(kind=kind, target=target, value=value, xpath=xpath, timeout_ms=timeout_ms,
                 options={k: v for k, v in options.items() if v is not None},
                 line=node.line, column=node.column)
+
+
+def _on_platform(kind: str, node: Node, p: Problems, platform: str) -> dict[str, Node]:
+    """The step's keys, less (after reporting each) an option this case's platform cannot
+    honour (`OPTION_PLATFORMS`)."""
+    keys = dict(node.value)
+    for name, platforms in OPTION_PLATFORMS.items():
+        if name in keys and name in KINDS[kind].allowed and platform \
+                and platform not in platforms:
+            p.add(node.keys[name], f"{name} (on {kind}) only works in "
+                                   f"{' and '.join(platforms)} cases (this case is for "
+                                   f"{platform})")
+            del keys[name]
+    return keys
 
 
 def _main(spec: StepKind, node: Node, main: Node, keys: dict[str, Node], options: dict,

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from farm.suite.checks import Problems
 from farm.suite.model import AndroidTarget, IosTarget, WebTarget
+from farm.suite.urls import url_problem
 from farm.suite.yamlpos import Node
 
 WEB_SECTIONS = ("page", "browser", "web", "target")
@@ -79,6 +80,9 @@ def read_web(section: str, key: Node, node: Node, base: Path, p: Problems) -> We
         p.add(key, f"{section}.url is missing: expected `url: <address of the page to open>`")
     url = p.text(items.get("url"), f"{section}.url", required="url" in items, empty_ok=False,
                  expected="the address of the page to open")
+    why = url_problem(url) if url is not None else None
+    if why:
+        p.add(items["url"], f"{section}.url: {url!r}: {why}")
     mode = _mode(section, items, p)
     values = {
         "url": url, "mode": mode,

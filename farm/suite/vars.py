@@ -74,6 +74,26 @@ def is_valid_name(name: str) -> bool:
     return bool(NAME_RE.match(name))
 
 
+def substitute(template: str, value_of: Callable[[str], str | None]) -> str:
+    """``template`` with each reference replaced as `Variables.resolve` does (a default when
+    the value is unset or empty, ``$${`` -> ``${``), the values from ``value_of``; a reference
+    whose value is None and that has no default stays as written (the loader reports it)."""
+    if "$" not in template:
+        return template
+
+    def sub(m: re.Match[str]) -> str:
+        if m["escape"] is not None:
+            return "${"
+        if m["bad"] is not None:
+            return m[0]
+        value = value_of(m["name"])
+        if m["dflt"] is not None and not value:
+            return m["default"]
+        return m[0] if value is None else value
+
+    return _TOKEN.sub(sub, template)
+
+
 def sole_reference(text: str) -> tuple[str, str | None] | None:
     """``(name, default or None)`` when ``text`` is exactly one reference (``${NAME}`` or
     ``${NAME:-default}``), else None."""

@@ -142,6 +142,15 @@ def read_yaml(path: Path, display: str | None = None) -> tuple[Node | None, list
     return compose_text(text, shown)
 
 
+def peek(path: Path) -> bytes | None:
+    """The bytes of the regular file ``path`` (as `read_yaml` reads them), None when it is not
+    one or cannot be read (`read_yaml` says why)."""
+    try:
+        return read_limited(Path(path), MAX_BYTES)
+    except (_Unreadable, OSError):
+        return None
+
+
 class _Unreadable(Exception):
     """Not something a suite file can be: the message says what it is instead."""
 
@@ -230,7 +239,25 @@ def _syntax_error(exc: yaml.MarkedYAMLError, text: str, file: str) -> SuiteError
         context = (f"{where} that starts at line {start.line + 1}" if where
                    else f"{context}, which starts at line {start.line + 1}")
     message = f"invalid YAML: {problem}" + (f" ({context})" if context else "")
+    if problem.startswith(_COLON_IN_VALUE) and line is not None and column is not None:
+        message += _quote_hint(text.split("\n")[line - 1], column)
     return SuiteError(file, message, line, column)
+
+
+# An unquoted value holding ": " (`assertText: Total: $25.00`) reads as a second key.
+_COLON_IN_VALUE = "mapping values are not allowed"
+
+
+def _quote_hint(row: str, column: int) -> str:
+    """How to write the value of ``row`` whose ``": "`` at ``column`` YAML took for a key's."""
+    start = row.find(": ", 0, column - 1)
+    value = row[start + 2:].split(" #")[0].strip() if start >= 0 else ""   # less a comment
+    if not value or value[0] in "'\"":
+        return "; a value holding ': ' must be quoted"
+    key = row[:start].strip().removeprefix("- ").strip()
+    quoted = (f'"{value}"' if '"' not in value and "\\" not in value
+              else "'" + value.replace("'", "''") + "'")
+    return f"; a value holding ': ' must be quoted: {key}: {quoted}"
 
 
 # A quoted scalar that meets the end of the stream (or a '---') was never closed.

@@ -306,9 +306,12 @@ def test_a_batch_file_runs_its_files_with_its_concurrency(tmp_path: Path) -> Non
         assert sorted({c["device"] for c in summary["cases"]}) == ["fake-1", "fake-2"]
         files = json.loads((batch / "out" / "summary.json").read_text())
         assert files["total"] == 4 and files["failed"] == 1 and files["passed"] == 3
-        # the folder is the batch too (not_listed.yaml is not part of it)
+        # the folder is the batch too: not_listed.yaml is not part of it, and farm says so
         listed = cli.run("run", batch, "--collect-only")
         assert listed.returncode == 0
-        assert "4 case(s) collected" in listed.stdout and "not_listed" not in listed.stdout
+        assert "4 case(s) collected" in listed.stdout
+        assert "batch/flows/not_listed  [" not in listed.stdout
+        assert ("flows/not_listed.yaml is in its folder but not in its files:, so it does not "
+                "run") in listed.stdout
     finally:
         cli.close()

@@ -100,6 +100,70 @@ def test_a_syntax_error_names_the_line_its_mapping_starts_at(farm_run, tmp_path)
         "at line 4)"]
 
 
+def test_an_unquoted_colon_in_a_value_says_to_quote_it(farm_run, tmp_path) -> None:
+    _write(tmp_path / "s" / "c.yaml", WEB.replace("aiTap: go", "assertText: Total: $25.00"))
+    code, _, err = farm_run("s", "--collect-only")
+    assert code == 4
+    assert err.splitlines()[1:] == [
+        "  s/c.yaml:6:26: invalid YAML: mapping values are not allowed in this context; a value "
+        "holding ': ' must be quoted: assertText: \"Total: $25.00\""]
+
+
+# ---- what only shows at run time is found at load ---------------------------------------------
+
+@pytest.mark.parametrize("url, why", [
+    ("htp://127.0.0.1:3999/index.html", "unsupported scheme 'htp:' (did you mean 'http'?); farm "
+     "opens http://, https:// and file:// addresses, about: and data:"),
+    ("http://127.0.0.1:99999/", "port 99999 is out of range (1-65535)"),
+    ("http://", "no host: expected an address like http://127.0.0.1:3999/index.html"),
+    ("ftp://127.0.0.1/x.html", "unsupported scheme 'ftp:'; farm opens http://, https:// and "
+     "file:// addresses, about: and data:"),
+    ("127.0.0.1:3999/index.html", "no scheme, so it would be opened as a file path relative to "
+     "the case file; write 'http://127.0.0.1:3999/index.html' (or https://) for a web address"),
+    ("localhost:3999", "no scheme, so it would be opened as a file path relative to the case "
+     "file; write 'http://localhost:3999' (or https://) for a web address"),
+    ("http:/127.0.0.1/", "expected http:// and then the host"),
+    ("https://shop:port/", "port 'port' is not a number"),
+])
+def test_a_url_that_cannot_be_a_page_stops_the_run_before_any_device_starts(
+        farm_run, tmp_path, monkeypatch, url, why) -> None:
+    """Not at run time, where the browser would be blamed (retried, quarantined, and the
+    good cases after it left without a device)."""
+    def no_device(*_args, **_kw):
+        raise AssertionError("a device was asked for")
+    monkeypatch.setattr(farm.session, "_executor", no_device)
+    _write(tmp_path / "s" / "bad.yaml", WEB.replace("https://example.com", f'"{url}"'))
+    _write(tmp_path / "s" / "good.yaml")
+    code, out, err = farm_run("s", "--no-progress", "--report-dir", "r")
+    assert code == 4, out + err
+    assert err.splitlines()[1:] == [f"  s/bad.yaml:2:8: web.url: {url!r}: {why}"]
+
+
+@pytest.mark.parametrize("url", [
+    "https://example.com", "http://127.0.0.1:3999/index.html", "http://[::1]:8080/", "HTTP://X/",
+    "https://user:pw@host/x", "file:///tmp/page.html", "about:blank", "data:text/html,<p>hi",
+    "index.html", "../site/index.html?x=1#top", "/srv/page.html", "${SHOP_URL}/index.html",
+    "http://${HOST}:99999/", "${SCHEME}://x",
+])
+def test_pages_farm_can_open_load(farm_run, tmp_path, monkeypatch, url) -> None:
+    monkeypatch.setenv("SHOP_URL", "x")
+    monkeypatch.setenv("HOST", "x")
+    monkeypatch.setenv("SCHEME", "x")
+    _write(tmp_path / "s" / "c.yaml", WEB.replace("https://example.com", f'"{url}"'))
+    code, out, err = farm_run("s", "--collect-only")
+    assert code == 0, out + err
+
+
+def test_a_web_only_option_in_an_android_case_stops_the_run(farm_run, tmp_path) -> None:
+    _write(tmp_path / "s" / "upload.yaml", "android:\n  launch: com.example\n" + WEB[WEB.index(
+        "tasks"):] + "        fileChooserAccept: a.txt\n")
+    code, out, err = farm_run("s", "--collect-only", "--devices", "android:1")
+    assert code == 4 and "collected" not in out
+    assert err.splitlines()[1:] == [
+        "  s/upload.yaml:7:9: fileChooserAccept (on aiTap) only works in web cases (this case "
+        "is for android)"]
+
+
 # ---- --collect-only agrees with the run: nothing selected is exit 5 ---------------------------
 
 @pytest.mark.parametrize("option", [["-k", "nomatch"], ["--tag", "nomatch"]])

@@ -243,3 +243,68 @@ def test_farm_run_reads_env_from_where_it_runs(tmp_path, monkeypatch):
     listed = CliRunner().invoke(cli, ["run", ".", "--collect-only"])
     assert listed.exit_code == 0, listed.output
     assert "1 case(s) collected" in listed.output
+
+
+# -- a folder holding batch files --------------------------------------------------------------
+
+@pytest.fixture
+def farm_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture):
+    """``farm run ARGS...`` in ``tmp_path``: (exit code, stdout, stderr)."""
+    from tests.support.farm_cli import run_main
+    monkeypatch.chdir(tmp_path)
+    return lambda *args: run_main(monkeypatch, capsys, "run", *args)
+
+
+def test_a_folder_run_as_its_batch_says_which_files_the_batch_leaves_out(tmp_path, farm_run):
+    write(tmp_path / "f" / "farm.yaml", "timeout: 30\n")
+    for name in ("a.yaml", "b.yaml", "d.yaml", "more/c.yaml"):
+        write(tmp_path / "f" / name)
+    write(tmp_path / "f" / "index.yaml", "files: [a.yaml]\n")
+    write(tmp_path / "f" / "nightly.yaml", "files: [more/c.yaml]\n")   # a batch of its own
+    code, out, err = farm_run("f", "-v", "--collect-only")
+    assert (code, err) == (0, "")
+    lines = out.splitlines()
+    assert lines[:3] == [
+        "farm: skipped file not listed by f/index.yaml or f/nightly.yaml: f/b.yaml",
+        "farm: skipped file not listed by f/index.yaml or f/nightly.yaml: f/d.yaml",
+        "farm: warning: f/index.yaml: f/b.yaml, f/d.yaml are in its folder but not in the "
+        "files: of any of its batch files, so they do not run (a folder holding a batch file "
+        "runs that batch: add them to files:, or name them to run them alone)"]
+    assert [line.split()[0] for line in lines if "[web]" in line] == ["f/a", "f/more/c"]
+    code, out, _ = farm_run("f/b.yaml", "--collect-only")      # named, it runs alone
+    assert code == 0 and "f/b  [web]" in out and "warning" not in out
+
+
+def test_a_batch_file_of_any_name_makes_its_folder_that_batch(tmp_path, farm_run):
+    write(tmp_path / "g" / "a.yaml")
+    smoke = write(tmp_path / "g" / "smoke.yaml", "files: [a.yaml]\n")
+    [case] = cases_of(tmp_path / "g").values()
+    assert (case.id, case.batch) == ("g/a", display_path(smoke))
+    code, out, err = farm_run("g", "--collect-only")
+    assert (code, err) == (0, "")
+    assert out.splitlines()[0].startswith("farm: g/smoke.yaml: concurrent 1")
+    assert "farm: 1 case(s) collected" in out
+
+
+@pytest.mark.parametrize("given", ["g", "g/smoke.yaml"])
+def test_a_misspelt_files_key_is_a_batch_files_mistake(tmp_path, farm_run, given):
+    write(tmp_path / "g" / "a.yaml")
+    write(tmp_path / "g" / "smoke.yaml", "file: [a.yaml]\nconcurrent: 1\n")
+    code, out, err = farm_run(given, "--collect-only")
+    assert code == 4 and "collected" not in out
+    assert err.splitlines() == [
+        "farm: 1 problem in suite files:",
+        "  g/smoke.yaml:1:1: unknown key 'file' in a batch file (did you mean 'files'?); "
+        "expected one of: android, browser, concurrent, continueOnError, files, ios, page, "
+        "retry, setup, shareBrowserContext, summary, target, web"]
+
+
+def test_a_batch_file_without_files_says_so(tmp_path):
+    write(tmp_path / "g" / "a.yaml")
+    write(tmp_path / "g" / "smoke.yaml", "concurrent: 2\nretry: 1\n")
+    with pytest.raises(SuiteErrors) as caught:
+        cases_of(tmp_path / "g")
+    [error] = caught.value.errors
+    assert (error.line, error.column) == (1, 1)
+    assert error.message.startswith("missing required key 'files': expected the list of case "
+                                    "files")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import tempfile
 import threading
 import time
@@ -15,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from farm.errors import SuiteErrors
-from farm.suite.kinds import KINDS
+from farm.suite.kinds import KINDS, OPTION_PLATFORMS
 from farm.config import MAX_RETRIES
 from farm.suite import yamlpos
 from farm.suite.loader import display_path, load_case_file, load_suites
@@ -69,6 +70,16 @@ BAD_CASES = [
     ("farm_is_list/farm.yaml", 2, 1, "farm.yaml: expected a mapping of suite settings"),
     ("farm_unknown_key/farm.yaml", 2, 1, "unknown key 'retry' in farm.yaml (did you mean "
                                          "'retries'?)"),
+    ("file_chooser_on_android.yaml", 8, 9, "fileChooserAccept (on aiTap) only works in web "
+                                           "cases (this case is for android)"),
+    ("url_bad_scheme.yaml", 3, 8, "web.url: 'htp://127.0.0.1:3999/index.html': unsupported "
+                                  "scheme 'htp:' (did you mean 'http'?)"),
+    ("url_no_scheme.yaml", 3, 8, "web.url: '127.0.0.1:3999/index.html': no scheme, so it would "
+                                 "be opened as a file path relative to the case file; write "
+                                 "'http://127.0.0.1:3999/index.html'"),
+    ("colon_in_value.yaml", 7, 26, "invalid YAML: mapping values are not allowed in this "
+                                   "context; a value holding ': ' must be quoted: assertText: "
+                                   '"Total: $25.00"'),
 ]
 
 
@@ -376,6 +387,45 @@ def test_a_platform_only_kind_elsewhere_is_a_suite_error_at_its_line(tmp_path, k
                                f"{' and '.join(spec.platforms)} cases")
 
 
+@pytest.mark.parametrize("option, platform", [(o, p) for o, allowed in OPTION_PLATFORMS.items()
+                                              for p in _TARGET if p not in allowed])
+def test_a_platform_only_option_elsewhere_is_a_suite_error_at_its_line(tmp_path, option,
+                                                                       platform):
+    """Not a run-time "AndroidDevice cannot tap_choosing_files": the load says it, at the
+    option, as for a kind (and only that: the option's value is not looked at)."""
+    kind = next(k for k in sorted(KINDS) if option in KINDS[k].allowed)
+    path = tmp_path / "c.yaml"
+    path.write_text(case_text(platform, f"{kind}: Upload\n        {option}: missing.txt"))
+    [err] = errors_of([path], env={})
+    assert str(err) == (f"{err.file}:7:9: {option} (on {kind}) only works in "
+                        f"{' and '.join(OPTION_PLATFORMS[option])} cases (this case is for "
+                        f"{platform})")
+
+
+# What each device capability an action may lack (`ctx.optional(...)` in farm/agent/actions.py)
+# is asked for by: a kind, or a kind's option.
+_NEEDS = {"tap_choosing_files": ("aiTap", "fileChooserAccept"),
+          "right_click": ("aiRightClick", None), "pinch": ("aiPinch", None),
+          "shell_result": ("runAdbShell", None), "wda_request": ("runWdaRequest", None)}
+
+
+def test_steps_load_only_where_the_device_can_do_what_they_ask():
+    """Every optional device capability a step may need is limited, by its kind's or its
+    option's platforms, to the platforms whose device has it: a step that loads never ends as
+    "the driver has no ...()" at run time."""
+    from farm.devices.android import AndroidDevice
+    from farm.devices.browser import BrowserDevice
+    from farm.devices.ios import IosDevice
+    devices = {"web": BrowserDevice, "android": AndroidDevice, "ios": IosDevice}
+    actions = (Path(__file__).parents[2] / "farm" / "agent" / "actions.py").read_text()
+    assert set(re.findall(r'ctx\.optional\("(\w+)"\)', actions)) == set(_NEEDS)
+    for capability, (kind, option) in _NEEDS.items():
+        loads = set(KINDS[kind].platforms or devices) & set(
+            OPTION_PLATFORMS.get(option, devices) if option else devices)
+        has = {p for p, device in devices.items() if hasattr(device, capability)}
+        assert loads == has, (capability, kind, option)
+
+
 def test_an_unknown_kind_suggests_the_declared_one(tmp_path):
     path = tmp_path / "c.yaml"
     path.write_text(case_text("android", "runAdbShel: ls"))
@@ -525,3 +575,14 @@ def test_farm_run_verbose_prints_what_was_skipped(tmp_path, monkeypatch):
     assert quiet.exit_code == loud.exit_code == 5       # no cases found
     assert "skipped" not in quiet.output
     assert "farm: skipped hidden file s/..x.yaml" in loud.output
+
+
+def test_an_upper_case_yaml_extension_is_a_case_file_in_a_folder_too(tmp_path):
+    """`C.YAML` named on the command line loaded, but a folder walk passed over it without a
+    word (even under -v)."""
+    (tmp_path / "s").mkdir()
+    (tmp_path / "s" / "C.YAML").write_text(
+        "name: upper\nweb:\n  url: about:blank\ntasks:\n  - name: t\n    flow:\n"
+        "      - sleep: 1\n")
+    [suite] = load_suites([tmp_path / "s"], env={})
+    assert [c.name for c in suite.cases] == ["upper"]

@@ -1,0 +1,76 @@
+"""What a web target's ``url:`` can be, checked when the suite loads.
+
+A page farm opens is an ``http://`` / ``https://`` address with a host (and a port in
+1-65535), a ``file://`` URL, ``about:`` / ``data:``, or a path relative to the case file (or to
+its ``serve:`` folder). Anything else would only fail once the run has started, where a page
+that will not open looks like a broken browser (retried, then the browser quarantined), so a
+literal ``url:`` that cannot be a page is refused at load with file:line. A ``${NAME}`` in the
+host or path leaves the load unable to tell: only a literal scheme is checked then, and the run
+reports what it opens.
+"""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import urlsplit
+
+from farm.suite.checks import suggest
+
+PAGE_SCHEMES = ("http", "https", "file")
+INLINE_SCHEMES = ("about", "data")      # about:blank, data:text/html,...
+_SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*):")
+_IPV4 = re.compile(r"\d{1,3}(\.\d{1,3}){3}\Z")
+OPENS = "farm opens http://, https:// and file:// addresses, about: and data:"
+
+
+def url_problem(url: str) -> str | None:
+    """Why ``url`` (a web target's ``url:``) cannot be a page farm opens; None when it can
+    (or when a ``${NAME}`` in it leaves that to the run)."""
+    templated = "${" in url
+    m = _SCHEME.match(url)
+    if m is None or (templated and "${" in url[:m.end()]):
+        return None if templated else _relative_problem(url)
+    scheme, rest = m[1].lower(), url[m.end():]
+    if re.fullmatch(r"\d+([/?#].*)?", rest, re.S):    # localhost:3999/index.html
+        return _no_scheme(url)
+    if scheme in INLINE_SCHEMES:
+        return None
+    if scheme not in PAGE_SCHEMES:
+        return (f"unsupported scheme '{m[1]}:'{suggest(scheme, PAGE_SCHEMES)}; {OPENS}")
+    if not rest.startswith("//"):
+        return f"expected {scheme}:// and then the {'path' if scheme == 'file' else 'host'}"
+    if scheme == "file" or templated:
+        return None
+    return _host_problem(url)
+
+
+def _host_problem(url: str) -> str | None:
+    """An http(s) address's host and port."""
+    netloc = urlsplit(url).netloc
+    host_port = netloc.rpartition("@")[2]
+    if host_port.startswith("["):                       # [::1]:8080
+        host, port = host_port.partition("]")[0] + "]", host_port.partition("]")[2][1:]
+    else:
+        host, _, port = host_port.partition(":")
+    if not host:
+        return "no host: expected an address like http://127.0.0.1:3999/index.html"
+    if port and not port.isdigit():
+        return f"port {port!r} is not a number"
+    if port and not 1 <= int(port) <= 65535:
+        return f"port {int(port)} is out of range (1-65535)"
+    return None
+
+
+def _relative_problem(url: str) -> str | None:
+    """A path (no scheme) that is a web address without its ``http://``: farm would open it
+    as a file beside the case."""
+    first = re.split(r"[/?#]", url, maxsplit=1)[0]
+    if ":" in first or first == "localhost" or _IPV4.match(first) or \
+            first.lower().startswith("www."):
+        return _no_scheme(url)
+    return None
+
+
+def _no_scheme(url: str) -> str:
+    return (f"no scheme, so it would be opened as a file path relative to the case file; "
+            f"write 'http://{url}' (or https://) for a web address")
