@@ -53,7 +53,7 @@ def cli() -> None:
 @click.option("--collect-only", is_flag=True, help="Load, validate and select; print the "
               "cases (and the deselected ones) with their platform; run nothing (exit 0, 5 when "
               "no case is selected, 4 on a suite error). Platforms are deselected only with an "
-              "explicit --devices.")
+              "explicit --devices or with --shard (the shard the run would take).")
 @click.option("-k", "keyword", metavar="EXPR", help="Only cases whose name, id or file path "
               "contains these words, joined by and / or / not (as pytest's -k).")
 @click.option("--tag", "tags", multiple=True, metavar="TAG",

@@ -419,7 +419,8 @@ def _select(cases: list[Case], specs: list[DeviceSpec], settings: Settings, choi
     shard = parse_shard(choice.shard) if choice.shard else None
     if choice.shard_timings is not None and shard is None:
         raise ConfigError("--shard-timings is for sharded runs: give --shard I/N too")
-    by_devices = choice.devices_given or not choice.collect_only
+    # a shard is planned on the cases left after the platforms: --collect-only previews that
+    by_devices = choice.devices_given or not choice.collect_only or shard is not None
     opts = SelectOptions(
         keyword=choice.keyword, tags=choice.tags, exclude_tags=choice.exclude_tags,
         last_failed=_load_failures(state) if choice.last_failed else None,

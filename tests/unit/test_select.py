@@ -188,6 +188,23 @@ def test_shard_timings_balance_by_time_and_estimate_new_cases(demo_cases):
     assert {c.id for c in alone.selected} not in by_steps      # the timings changed the plan
 
 
+def test_collect_only_previews_the_shard_the_run_takes(tmp_path):
+    """Without --devices, `--collect-only --shard 1/3` planned the shard on every platform
+    while the run (browser:1) plans it on the web cases: it listed other cases than ran."""
+    def selected(collect_only: bool) -> list[str]:
+        out = io.StringIO()
+        code = run([ROOT / "suites" / "demo"], "browser:1",
+                   Settings(state_dir=tmp_path / "state", report_dir=tmp_path / "r"), out=out,
+                   choice=Choice(shard="1/3", collect_only=collect_only, devices_given=False))
+        assert code in (0, 1, 3), out.getvalue()
+        if collect_only:
+            return sorted(m.group(1) for m in re.finditer(r"^(\S+)  \[[\w-]+\]  ",
+                                                            out.getvalue(), re.M))
+        return sorted(c["case_id"] for c in json.loads(
+            (tmp_path / "r" / "results.json").read_text())["cases"])
+    assert selected(True) == selected(False)
+
+
 def _collected(state: Path, shard: str) -> list[str]:
     """The case ids `farm run suites/demo --collect-only --shard SHARD` lists as selected, run
     with FARM_STATE_DIR=state (as one CI job would)."""
@@ -214,8 +231,9 @@ def test_every_ci_job_gets_the_same_shard_whatever_its_runner_remembers(tmp_path
     plans = {state: [_collected(tmp_path / state, f"{i}/3") for i in (1, 2, 3)]
              for state in ("fresh", "real", "opposite")}
     assert plans["real"] == plans["fresh"] and plans["opposite"] == plans["fresh"]
+    # what a run without --devices takes (browser:1): the web cases, each in one shard
     assert sorted(c for shard in plans["fresh"] for c in shard) == sorted(
-        c.id for c in demo_cases)
+        c.id for c in demo_cases if c.platform == "web")
 
 
 def test_sequential_shards_sharing_a_state_dir_run_every_case_once(tmp_path, demo_cases):
@@ -225,7 +243,7 @@ def test_sequential_shards_sharing_a_state_dir_run_every_case_once(tmp_path, dem
         ids = _collected(state, f"{i}/3")
         ran += ids
         _remember(state, {k: v[0] for k, v in DEMO_HISTORY.items() if k.split(":")[1] in ids})
-    assert sorted(ran) == sorted(c.id for c in demo_cases)
+    assert sorted(ran) == sorted(c.id for c in demo_cases if c.platform == "web")
 
 
 def _case(cid: str, steps: int, shared: str | None = None, ordered: str | None = None,
