@@ -8,7 +8,8 @@ With ``all``, a step's image costs the case almost nothing: Chromium encodes the
 and the capture runs in the background while the next steps read the page (the next action
 waits for it, so the image is from before that action; a step that only looks does not);
 an unchanged screen (same change token) is not captured again (its path then stands for the
-previous image); the file is written by the ArtifactStore's thread.
+previous capture's image, or for none when that capture failed); the file is written by the
+ArtifactStore's thread.
 """
 
 from __future__ import annotations
@@ -42,10 +43,11 @@ class CaseEvidence:
     last: str | None = None                   # the newest image's path
     count: int = 0
     _pending: list[tuple[str, Callable[[], bytes]]] = field(default_factory=list)
-    # paths never written → what stands in for them: the previous image (the screen had not
-    # changed), or None (the capture failed)
+    # paths never written → what stands in for them: the previous capture's image (the screen
+    # had not changed), or None (the capture failed)
     _gone: dict[str, str | None] = field(default_factory=dict)
-    _stored: str | None = None                # the newest image written
+    _previous: str | None = None              # the image of the last capture handed over
+    _stored: set[str] = field(default_factory=set)     # paths handed to the store
 
     def start(self) -> str | None:
         """The case's first image (the first step's "before"), captured in the background."""
@@ -95,15 +97,25 @@ class CaseEvidence:
                 image = capture()
             except Exception as exc:  # best effort, as above
                 log.debug("screenshot %s failed: %s", path, exc)
-                self._gone[path] = None
+                # (and a capture that then found the screen unchanged shows none either)
+                self._gone[path] = self._previous = None
                 self.artifacts.stands_for(path, None)
                 continue
             if image is None:         # the screen had not changed: the previous image stands
-                self._gone[path] = self._stored
-                self.artifacts.stands_for(path, self._stored)
+                self._gone[path] = self._previous
+                self.artifacts.stands_for(path, self._previous)
                 continue
             self.artifacts.store(path, image)
-            self._stored = path
+            self._stored.add(path)
+            self._previous = path
+
+    def kept(self, path: str | None) -> str | None:
+        """The image ``path`` shows so far (any thread: for a case stopped where nothing will
+        finish its captures): itself once handed to the store, the image it stands for, or
+        None while its capture is not in."""
+        if path in self._gone:
+            return self._gone[path]
+        return path if path in self._stored else None
 
     def finish(self, records: list["StepRecord"], result: "CaseResult") -> None:
         """Hand every captured image to the artifact store. A path whose capture found the

@@ -33,6 +33,8 @@ from farm.suite.vars import Variables
 
 log = logging.getLogger("farm.runner")
 
+INTERRUPTED = "interrupted: the run was stopped"     # the reason of an interrupted case
+
 
 @dataclass
 class Services:
@@ -48,6 +50,9 @@ class Services:
     on_step: Callable[[str, StepRecord], None] | None = None  # (device name, record)
     cache: Any = None                       # a farm.cache CacheStore (opened on first use)
     cache_mode: str | None = None           # the run's --cache (a worker gets it per task)
+    # device name → the case attempt it is running (a `_CaseRun`): what it did so far is
+    # reported from there when its device does not come back from a stopped run
+    in_flight: dict[str, Any] = field(default_factory=dict)
     _model_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     _cache_failed: bool = field(default=False, repr=False)
 
@@ -169,11 +174,12 @@ class _CaseRun:
 
     def run(self) -> CaseResult:
         case, job = self.case, self.job
-        result = CaseResult(run_id=self.services.run_id, case_id=case.id, name=case.name,
-                            file=display_path(case.file), platform=case.platform,
-                            device=self.device.name, attempt=job.attempt, status="passed",
-                            started=now_iso(), tags=case.tags,
-                            description=case.description, report_file=case.report_file)
+        result = self.result = CaseResult(
+            run_id=self.services.run_id, case_id=case.id, name=case.name,
+            file=display_path(case.file), platform=case.platform, device=self.device.name,
+            attempt=job.attempt, status="passed", started=now_iso(), tags=case.tags,
+            description=case.description, report_file=case.report_file)
+        self.services.in_flight[self.device.name] = self
         try:
             self.check_time()
             self.start_session()
@@ -182,7 +188,7 @@ class _CaseRun:
             exc = self._cause(exc)
             if not self.records:        # it ended in set-up: where the case's set-up is written
                 result.line = case.setup_line
-            self._finish_current(exc)
+            _end_current(self.records, exc, self.mask)
             self._classify(result, exc)    # names the step it ended in: before the rest
             self._skip_rest()
         finally:
@@ -194,6 +200,7 @@ class _CaseRun:
                     self.device.end_session()
             except Exception as exc:   # the verdict is already known; a dying device shows next
                 log.debug("end_session failed on %s: %s", self.device.name, exc)
+            self.services.in_flight.pop(self.device.name, None)
         if self.agent.cache is not None:   # plan entries are kept only if the case passed
             self.agent.cache.finish(result.status)
         result.steps = self.records
@@ -203,6 +210,24 @@ class _CaseRun:
             result.tokens = {"prompt": total.prompt_tokens, "completion": total.completion_tokens}
             result.usage = total.copy()
         return result
+
+    def so_far(self) -> CaseResult:
+        """What this attempt did until now, as its result would say had it been interrupted
+        here (any thread: the case's device did not come back from a stopped run): its start,
+        its time so far, its steps (the one it is in interrupted, the rest not run) and the
+        images already handed to the store."""
+        steps = [rec.model_copy() for rec in list(self.records)]
+        _end_current(steps, Interrupted("interrupted"), self.mask)
+        steps += self._not_run(len(steps))
+        kept = self.evidence.kept
+        for rec in steps:
+            rec.before, rec.after = kept(rec.before), kept(rec.after)
+            rec.marked = rec.marked if rec.before else None
+        return self.result.model_copy(update={
+            "status": "interrupted", "reason": INTERRUPTED, "steps": steps,
+            "line": self.result.line if self.records else self.case.setup_line,
+            "screenshot": kept(self.evidence.last),
+            "duration": round(time.monotonic() - self.started_at, 3)})
 
     def _run_tasks(self, result: CaseResult) -> StepRecord | None:
         """Every step of every task, in order. A failed or skipped step ends its task; after
@@ -362,18 +387,14 @@ class _CaseRun:
         """The steps after the last one recorded, listed as not run (skipped): after a failed
         task, a timeout, an error or an interrupt the case has the same shape as when it
         passes."""
-        steps = [(task, step) for task in self.case.tasks for step in task.steps]
-        for task, step in steps[len(self.records):]:
-            self.records.append(StepRecord(task=task.name, index=len(self.records) + 1,
-                                           kind=step.kind, label=self.mask(step.label),
-                                           line=step.line, status="skipped"))
+        self.records.extend(self._not_run(len(self.records)))
 
-    def _finish_current(self, exc: BaseException) -> None:
-        if self.records and self.records[-1].status == "passed" and not self.records[-1].after:
-            rec = self.records[-1]
-            rec.status = ("skipped" if isinstance(exc, NeedsModel) else
-                          "interrupted" if isinstance(exc, Interrupted) else "error")
-            rec.error = self.mask(_message(exc))
+    def _not_run(self, done: int) -> list[StepRecord]:
+        """The case's steps after its first ``done``, as not run (skipped)."""
+        steps = [(task, step) for task in self.case.tasks for step in task.steps]
+        return [StepRecord(task=task.name, index=index, kind=step.kind,
+                           label=self.mask(step.label), line=step.line, status="skipped")
+                for index, (task, step) in enumerate(steps[done:], start=done + 1)]
 
     def _cause(self, exc: Exception) -> Exception:
         """Why the device failed, when farm killed it: past the deadline the watchdog did (a
@@ -390,8 +411,10 @@ class _CaseRun:
         status, outcome = classify(exc)
         msg = self.mask(_message(exc))
         result.status = status
+        if status == "interrupted":
+            result.screenshot = self.evidence.last      # the last screen it saw
         if status in ("skipped", "interrupted"):
-            result.reason = msg if status == "skipped" else "interrupted: the run was stopped"
+            result.reason = msg if status == "skipped" else INTERRUPTED
             return
         if outcome is Outcome.TIMEOUT and not msg.startswith("case timed out after"):
             # "case timed out during sleep 20000 ms" says what it was doing, not the limit
@@ -408,6 +431,17 @@ class _CaseRun:
             result.screenshot = self.evidence.now("timeout") or self.evidence.last
         else:
             result.screenshot = self.evidence.last
+
+
+def _end_current(records: list[StepRecord], exc: BaseException, mask: Callable[[str], str]
+                 ) -> None:
+    """The step a case ended in (the last recorded, not done: no after image) takes how the
+    case ended: skipped (it needs a model), interrupted, or an error."""
+    if records and records[-1].status == "passed" and not records[-1].after:
+        rec = records[-1]
+        rec.status = ("skipped" if isinstance(exc, NeedsModel) else
+                      "interrupted" if isinstance(exc, Interrupted) else "error")
+        rec.error = mask(_message(exc))
 
 
 def _shown(step: Step) -> dict[str, Any]:

@@ -3,7 +3,9 @@
 Threading: every method except `kill` (and `healthy`, which degrades to a process check) runs
 on the thread that called `open` -- Playwright's sync API is bound to that thread.  `kill` only
 uses psutil, so a watchdog or Ctrl-C handler can call it while the device thread is blocked in
-a Playwright call; that call then fails and surfaces as DeviceLost.
+a Playwright call; that call then fails and surfaces as DeviceLost. It kills the device's
+Playwright driver with its Chromium: a page Chromium was still setting up when it died is never
+settled by the driver (new_page() would wait for ever), while a call whose driver is gone fails.
 
 The device's parts are in farm/devices/web/: the page scripts, the error mapping, the case's
 context, the wait for a navigation, the DOM read, the screenshots and the javascript step.
@@ -17,6 +19,8 @@ import os
 import threading
 import time
 from typing import TYPE_CHECKING, Any, Callable, ContextManager
+
+import psutil
 
 from farm.devices.base import Rect, UINode, UITree
 from farm.devices.chromium import BROWSER_FLAGS, ChromiumInfo, find_chromium
@@ -70,6 +74,7 @@ class BrowserDevice:
         self._viewport = (1280, 800)
         self._thread: int | None = None
         self._pid: int | None = None
+        self._driver: psutil.Process | None = None    # the Playwright driver of this device
         self._killed = False
         self._crashed = False
         self.about = ""                               # "Chromium 156.0… (binary)", once open
@@ -115,12 +120,15 @@ class BrowserDevice:
         self.chromium = info
         try:
             self._pw = sync_playwright().start()
+            # Ctrl-C and SIGTERM are farm's to handle (`kill` when a case does not stop on
+            # them): the driver, in farm's process group, must not close the browser under a
+            # case that is finishing its screenshots
             self._browser = self._pw.chromium.launch(
                 executable_path=info.path,
                 headless=self.settings.headless,
                 args=[*BROWSER_FLAGS, *self.settings.browser_args, *self._chrome_args,
                       self.marker],
-                timeout=60_000,
+                timeout=60_000, handle_sigint=False, handle_sigterm=False,
             )
         except (PlaywrightError, OSError, RuntimeError) as exc:
             self.close()
@@ -133,6 +141,7 @@ class BrowserDevice:
                               f"{first_line(exc)}") from exc
         proc = find_marked_process(self.marker)
         self._pid = proc.pid if proc else None
+        self._driver = _driver_of(proc)
         self.open_seconds = time.monotonic() - started
         binary = os.path.basename(info.path)
         mode = ", headless" if self.settings.headless and "headless" not in binary else ""
@@ -151,10 +160,12 @@ class BrowserDevice:
                 step()
             except Exception as exc:  # the browser may already be dead: nothing to release
                 log.debug("%s: ignoring error during close: %s", self.name, first_line(exc))
+        if pw is not None:
+            _driver_end_seen(pw)
         # Belt and braces: never leave an orphaned Chromium behind (the driver normally
         # reaps it, but a hung browser would otherwise survive the run).
         self._kill_processes()
-        self._pid = None
+        self._pid = self._driver = None
 
     def _kill_processes(self) -> None:
         proc = find_marked_process(self.marker, self._pid)
@@ -477,9 +488,16 @@ class BrowserDevice:
             return False
 
     def kill(self) -> None:
-        """SIGKILL this device's Chromium (any thread); pending Playwright calls then fail."""
+        """SIGKILL this device's Chromium and its Playwright driver (any thread): pending
+        Playwright calls then fail, a page being set up too (see the module's docstring)."""
         self._killed = True
         self._kill_processes()
+        driver = self._driver
+        if driver is not None:
+            try:
+                driver.kill()      # (psutil checks that the pid is still the driver's)
+            except psutil.Error:
+                pass
 
     # -- plumbing ----------------------------------------------------------------------------
 
@@ -501,3 +519,25 @@ class BrowserDevice:
     def _errors(self, what: str) -> ContextManager[None]:
         """Map Playwright failures: browser gone -> DeviceLost, anything else -> DeviceError."""
         return mapped_errors(self.name, what, lambda: self._killed, lambda: self._crashed)
+
+
+def _driver_of(browser: psutil.Process | None) -> psutil.Process | None:
+    """The Playwright driver that launched ``browser``: its parent, a child of this process
+    (each device starts a driver of its own)."""
+    try:
+        driver = browser.parent() if browser is not None else None
+        return driver if driver is not None and driver.ppid() == os.getpid() else None
+    except psutil.Error:
+        return None
+
+
+def _driver_end_seen(pw: Any) -> None:
+    """A driver that ended under its Playwright (killed by `BrowserDevice.kill`, or crashed):
+    the calls in flight failed with it, so its transport's error, kept in a future nothing
+    awaits then, is marked seen (else asyncio prints "Future exception was never retrieved"
+    at exit)."""
+    manager = getattr(getattr(pw, "stop", None), "__self__", None)   # (stop() is its __exit__)
+    transport = getattr(getattr(manager, "_client", None), "_transport", None)
+    ended = getattr(transport, "on_error_future", None)
+    if ended is not None and ended.done() and not ended.cancelled():
+        ended.exception()

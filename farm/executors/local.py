@@ -1,5 +1,9 @@
 """LocalExecutor: the embedded default. One thread per device, each driving a `DeviceSlot`,
-all pulling from one longest-first queue; Ctrl-C marks in-flight cases interrupted."""
+all pulling from one longest-first queue; Ctrl-C marks in-flight cases interrupted.
+
+Ctrl-C (SIGTERM) sets the run's cancel: a case in flight ends on it (a sleep, a model wait, the
+next step) as its device finishes the screenshots it took; a device whose case has not ended
+within KILL_AFTER_S (a call the cancel does not reach) is killed, which ends that call."""
 
 from __future__ import annotations
 
@@ -13,7 +17,7 @@ from farm.devices.base import Device
 from farm.errors import ConfigError, DeviceLost, FarmError, InternalError
 from farm.executors.base import Ledger, NullEvents, RunEvents, RunOutcome
 from farm.results import CaseResult
-from farm.runner import Services
+from farm.runner import INTERRUPTED, Services
 from farm.schedule import Job, enqueue, order_jobs, pick_job
 from farm.slot import DeviceSlot
 from farm.suite.model import Case
@@ -22,6 +26,7 @@ from farm.suite.model import Case
 log = logging.getLogger("farm.executor")
 
 DEVICE_THREAD = "device:"     # thread name prefix: `farm run` checks none is left at exit
+KILL_AFTER_S = 1.0            # after Ctrl-C, a case still running this long: kill its device
 
 
 def unsettled_devices() -> list[str]:
@@ -73,7 +78,7 @@ class LocalExecutor:
         self._join(threads)
         with self._cond:     # a device that did not come back from the interrupt in time
             for name, job in list(self._inflight.items()):
-                self.ledger.end(job, "interrupted", name, reason="interrupted: the run was stopped")
+                self.ledger.keep(job, self._so_far(name, job), name)
         out = self.outcome
         out.results = self.ledger.results()
         out.launch_seconds = {n: s.launch_seconds for n, s in self._slots.items()
@@ -83,16 +88,25 @@ class LocalExecutor:
         return out
 
     def interrupt(self) -> None:
+        """Stop the run (any thread; returns within KILL_AFTER_S): queued cases end not run,
+        cases in flight when their device comes back (`_record`), their devices killed if
+        they have not come back by then (or at once after `hurry`)."""
         with self._cond:
             self._stopping = True
             self.services.cancel.set()
-            # cases in flight end when their device comes back (`_record`, killed just below)
             for job in self._queue:
                 if job.case_id not in self.ledger.final:
                     self.ledger.end(job, "skipped", reason="not run: the run was interrupted")
             self._queue.clear()
             self._cond.notify_all()
-        for slot in self._slots.values():
+            limit = time.monotonic() + KILL_AFTER_S
+            while self._inflight and not self._hurry.is_set() and time.monotonic() < limit:
+                self._cond.wait(min(0.1, max(limit - time.monotonic(), 0)))
+            stuck = [slot for name, slot in self._slots.items()
+                     if name in self._inflight or slot.state == "starting"]
+        for slot in stuck:
+            log.warning("device %s: its case did not stop on the interrupt: killing it",
+                        slot.name)
             slot.kill()
 
     def hurry(self) -> None:
@@ -122,6 +136,22 @@ class LocalExecutor:
         for t in threads:
             while t.is_alive() and not self._hurry.is_set() and time.monotonic() < deadline:
                 t.join(timeout=0.2)
+
+    def _so_far(self, device: str, job: Job) -> CaseResult:
+        """The result of a case whose device did not come back from the interrupt (a second
+        Ctrl-C, or a call not even killing the device ended): what the attempt did until now
+        (`so_far` of farm.runner's case run), as it would have said had it come back."""
+        log.warning("device %s did not come back from %s: reporting what it did so far",
+                    device, job.case_id)
+        running = self.services.in_flight.get(device)
+        if running is not None and running.job is job and running.case.id == job.case_id:
+            result = running.so_far()
+        else:       # (not begun yet, or a shared-context unit: the file in flight is a part)
+            result = synthetic(self.cases[job.case_id], self.services.run_id, job.attempt,
+                               "interrupted", device, reason=INTERRUPTED)
+        result.device_info = self._slots[device].about
+        return result
+
     def _wait(self, threads: list[threading.Thread]) -> None:
         while True:
             with self._cond:
@@ -216,6 +246,7 @@ class LocalExecutor:
             self.outcome.last_end = self.clock()
             if self._stopping:
                 self.ledger.keep(job, result, slot.name)
+                self._cond.notify_all()        # (`interrupt` waits for cases in flight)
                 return False
             retry = self.ledger.record(job, result, slot.name)
             if retry is not None:
