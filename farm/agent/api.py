@@ -36,8 +36,8 @@ from farm.agent.limits import LoopLimits
 from farm.agent.tasks import PlanError, TaskRunner, make_action, tasks_for
 from farm.devices.base import Device
 from farm.devices.grabber import ScreenshotGrabber
-from farm.errors import (AssertionFailed, CaseTimeout, FarmError, LocateError, NeedsModel,
-                         StepFailed)
+from farm.errors import (AssertionFailed, CaseTimeout, FarmError, Interrupted, LocateError,
+                         NeedsModel, StepFailed)
 from farm.suite.vars import model_text
 from farm.usage import Usage
 
@@ -274,7 +274,14 @@ class Agent:
                 if self.remaining() <= 0:
                     raise CaseTimeout(f'case timed out waiting for text "{text}"')
                 raise AssertionFailed(f'text "{text}" did not appear within {timeout_s:g}s')
-            time.sleep(interval_s)
+            self._pause(interval_s, f'text "{text}"')
+
+    def _pause(self, seconds: float, what: str) -> None:
+        """The pause between two looks of a wait; Interrupted as soon as the run stops."""
+        if self.cancel is None:
+            time.sleep(seconds)
+        elif self.cancel.wait(seconds):
+            raise Interrupted(f"interrupted waiting for {what}")
 
     def sleep(self, ms: int) -> None:
         """Wait ``ms`` milliseconds (`Sleep`); CaseTimeout when the deadline comes first."""
@@ -405,7 +412,7 @@ class Agent:
                     raise CaseTimeout(f'case timed out waiting for "{assertion}"')
                 raise AssertionFailed(f'aiWaitFor "{assertion}" not true within '
                                       f"{timeout_s:g}s: {why}")
-            time.sleep(interval_s)
+            self._pause(interval_s, f'"{assertion}"')
 
     def ai_query(self, query: str, kind: str = "aiQuery",
                  shown: dict[str, Any] | None = None) -> Any:

@@ -76,3 +76,18 @@ def test_an_unchanged_screen_is_read_by_ocr_once(monkeypatch):
     assert len(calls) == 2
     ocr.read_lines(_png("white"))                   # another screen is read
     assert len(calls) == 3
+
+
+def test_a_stopped_run_ends_a_wait_for_text_at_once():
+    """waitForText slept between its looks whatever happened: a Ctrl-C that came during a
+    10 s wait waited for it (then the device was killed, its captures lost)."""
+    import threading
+
+    from farm.errors import Interrupted
+    stop = threading.Event()
+    agent = Agent(FakeDevice(_tree(UINode(id=0, role="button", text="Sign in",
+                                          rect=Rect(x=0, y=0, width=100, height=20)))),
+                  cancel=stop)
+    stop.set()
+    with pytest.raises(Interrupted, match='waiting for text "Welcome"'):
+        agent.wait_for_text("Welcome", timeout_s=0.5, interval_s=0.01)
