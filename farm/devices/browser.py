@@ -428,6 +428,12 @@ class BrowserDevice:
                     page.keyboard.insert_text(text)
                 else:
                     page.keyboard.press("Delete")
+        if isinstance(how, str) and how.startswith("not:"):
+            focus = how[4:]
+            raise StepFailed("no text field took the text: " + (
+                "nothing has the focus where it tapped" if focus == "nothing"
+                else f"the focus is on a {focus}") + " (a page that reads keys itself "
+                "takes them with mode: typeOnly)")
         return how in ("done", "insert", "set")
 
     @_action

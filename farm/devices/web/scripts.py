@@ -69,13 +69,20 @@ def settled_read_js(read: str) -> str:
 
 # Replace the focused field's content: selected, then the value inserted as an input method
 # would ("done"; "insert" when the browser refused, so Python inserts it); inputs that take no
-# typed text get their value set ("set"); null: nothing fillable has the focus.
+# typed text get their value set ("set"); "not:<what>": the focus is on nothing or on a control
+# that takes no text (a button, a link, a checkbox, a disabled field); null: another element
+# has it (a custom widget: keys may be what it reads).
 FOCUSED_FILL_JS = """(value) => {
   const insert = () => document.execCommand(value ? "insertText" : "delete", false, value)
     ? "done" : "insert";
   let el = document.activeElement;
   while (el && el.shadowRoot && el.shadowRoot.activeElement) el = el.shadowRoot.activeElement;
-  if (!el || el.disabled || el.readOnly) return null;
+  const what = (e) => e.tagName.toLowerCase() + (e.type ? `[type=${e.type}]` : "");
+  if (!el || el === document.body || el === document.documentElement) return "not:nothing";
+  if (el.disabled || el.readOnly) return "not:" + (el.disabled ? "disabled " : "read-only ")
+    + what(el);
+  if (el instanceof HTMLButtonElement || el instanceof HTMLAnchorElement
+      || el instanceof HTMLSelectElement) return "not:" + what(el);
   if (el.isContentEditable) {
     const range = document.createRange();
     range.selectNodeContents(el);
@@ -88,7 +95,7 @@ FOCUSED_FILL_JS = """(value) => {
     el.select(); return insert();
   }
   if (["checkbox", "radio", "file", "button", "submit", "reset", "image"].includes(el.type)) {
-    return null;
+    return "not:" + what(el);
   }
   el.value = value;
   el.dispatchEvent(new Event("input", {bubbles: true}));
