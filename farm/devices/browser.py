@@ -270,6 +270,10 @@ class BrowserDevice:
         self._crashed = True
 
     def _goto(self, url: str) -> None:
+        from farm.suite.urls import url_problem
+        problem = url_problem(url)   # a ${NAME} gave one the load could not check: the case's
+        if problem is not None:      # mistake, not the browser's (no retry, no quarantine)
+            raise StepFailed(f"cannot open {url}: {problem}")
         page = self._acting()
         # the message names the URL and Playwright's net::ERR_... reason
         with self._errors(f"open {url}"), unreachable_site(url):

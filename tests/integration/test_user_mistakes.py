@@ -110,3 +110,27 @@ def test_a_cluster_run_says_its_model_is_the_workers_not_its_own(cli, tmp_path):
         server.stop()
     assert "the model of this run (--model / FARM_MODEL) is not sent to the workers" in \
         done.stderr, done.stdout + done.stderr
+
+
+def test_a_url_from_a_variable_that_cannot_be_a_page_fails_its_case_not_the_browser(cli,
+                                                                                      tmp_path):
+    """`url: ${BAD_URL}` with BAD_URL=htp://…: the load cannot check it, and Chromium's
+    net::ERR_ABORTED made it a device error — retried, the browser quarantined, the next good
+    case "no usable web device left". It is the case's mistake: that case fails, once."""
+    from tests.support.suites import demo_copy
+    suite = demo_copy(tmp_path / "demo", "login_success.yaml")
+    for name in ("bad_a", "bad_b", "bad_c"):
+        (suite / f"{name}.yaml").write_text(
+            "name: bad url\nweb:\n  url: ${BAD_URL}\ntasks:\n  - name: t\n    flow:\n"
+            "      - sleep: 1\n")
+    done = cli.run("run", suite, "--devices", "browser:1", "--report-dir", tmp_path / "run",
+                   BAD_URL="htp://127.0.0.1:3999/index.html")
+    assert done.returncode == 1, done.stdout + done.stderr
+    summary = json.loads((tmp_path / "run" / "results.json").read_text())
+    cases = {c["case_id"].split("/")[-1]: c for c in summary["cases"]}
+    assert cases["login_success"]["status"] == "passed", cases["login_success"]
+    for name in ("bad_a", "bad_b", "bad_c"):
+        case = cases[name]
+        assert (case["status"], case["attempt"], case["previous"]) == ("failed", 1, []), case
+        assert "unsupported scheme 'htp:' (did you mean 'http'?)" in case["error"]["message"]
+    assert summary["quarantined"] == []
