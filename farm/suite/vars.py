@@ -74,10 +74,11 @@ def is_valid_name(name: str) -> bool:
     return bool(NAME_RE.match(name))
 
 
-def substitute(template: str, value_of: Callable[[str], str | None]) -> str:
-    """``template`` with each reference replaced as `Variables.resolve` does (a default when
-    the value is unset or empty, ``$${`` -> ``${``), the values from ``value_of``; a reference
-    whose value is None and that has no default stays as written (the loader reports it)."""
+def substitute(template: str, value_of: Callable[[str], str | None],
+               missing: Callable[[str], str] | None = None) -> str:
+    """``template`` with each reference replaced (a default when the value is unset or empty,
+    ``$${`` -> ``${``), the values from ``value_of``; a reference whose value is None and that
+    has no default is ``missing(name)``, else stays as written (the loader reports it)."""
     if "$" not in template:
         return template
 
@@ -89,9 +90,15 @@ def substitute(template: str, value_of: Callable[[str], str | None]) -> str:
         value = value_of(m["name"])
         if m["dflt"] is not None and not value:
             return m["default"]
-        return m[0] if value is None else value
+        if value is None:
+            return m[0] if missing is None else missing(m["name"])
+        return value
 
     return _TOKEN.sub(sub, template)
+
+
+def _undefined(name: str) -> str:
+    raise UndefinedVariable(name)
 
 
 def sole_reference(text: str) -> tuple[str, str | None] | None:
@@ -233,22 +240,7 @@ class Variables:
 
     def resolve(self, template: str) -> str:
         """Substitute every reference; raise `UndefinedVariable` for an undefined one."""
-        if "$" not in template:  # fast path: most strings have no placeholders
-            return template
-
-        def sub(m: re.Match[str]) -> str:
-            if m["escape"] is not None:
-                return "${"
-            if m["bad"] is not None:
-                return m[0]
-            value = self._values.get(m["name"])
-            if m["dflt"] is not None and not value:
-                return m["default"]
-            if value is None:
-                raise UndefinedVariable(m["name"])
-            return value
-
-        return _TOKEN.sub(sub, template)
+        return substitute(template, self._values.get, _undefined)
 
     def resolve_declared(self, template: str, declared: Iterable[str],
                          undeclared: list[str] | None = None) -> str:
