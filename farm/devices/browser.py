@@ -183,7 +183,6 @@ class BrowserDevice:
         browser = self._need_browser()
         self._viewport = (target.viewport_width, target.viewport_height)
         self._follow_new_pages = target.follow_new_pages
-        self._shots.device_scale = target.device_scale_factor or 1
         with self._errors("new context"):
             self._context = new_context(browser, target)
             self._context.on("page", self._new_page)

@@ -45,7 +45,6 @@ class PageCapture:
         self._pending: list[_Shot] = []               # evidence captures not yet handed over
         self._bound = False                           # the session has the capture binding
         self._frame: str | None = None                # the page's main frame (DevTools id)
-        self.device_scale = 1.0                       # the case's deviceScaleFactor
         self.waits: Counter[str] = Counter()          # how each wait for a capture ended
         self.used = False                             # evidence is asked of this device
 
@@ -189,14 +188,16 @@ class PageCapture:
     def _jpeg(self, cdp: Any) -> bytes:
         """One Page.captureScreenshot over the page's own DevTools session: Chromium encodes
         the JPEG, and none of the round trips Playwright's page.screenshot adds (its page
-        preparation in every frame, fonts, layout metrics, clean-up) are paid."""
-        params: dict[str, Any] = {"format": "jpeg", "quality": EVIDENCE_QUALITY,
-                                  "optimizeForSpeed": True}
-        if self.device_scale != 1:      # a clip's size is in CSS pixels: the image's too
-            view = cdp.send("Page.getLayoutMetrics")["cssVisualViewport"]
-            params["clip"] = {"x": view["pageX"], "y": view["pageY"],
-                              "width": view["clientWidth"], "height": view["clientHeight"],
-                              "scale": 1}
+        preparation in every frame, fonts, layout metrics, clean-up) are paid.
+
+        No clip, nor anything else that changes what is captured: Chromium applies such a
+        capture as a device emulation of the session that asks for it, and afterwards puts
+        back that session's own emulation (here: none), which undoes Playwright's
+        (deviceScaleFactor, viewport) on its own session: the page went on at scale 1.
+        Unclipped, the image is the viewport as the window shows it, in the window's pixels:
+        CSS pixels, as headless Chromium has no scale of its own (device pixels under a
+        ``--force-device-scale-factor`` in chromeArgs)."""
+        params = {"format": "jpeg", "quality": EVIDENCE_QUALITY, "optimizeForSpeed": True}
         return base64.b64decode(cdp.send("Page.captureScreenshot", params)["data"])
 
     def script(self, page: Any, js: str, arg: Any) -> Any:
