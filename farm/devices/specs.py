@@ -30,7 +30,7 @@ BUILTIN_KINDS = {"browser": "web", "android": "android", "android-sim": "android
 
 SIM_KINDS = ("android-sim", "ios-sim")     # simulators a local run starts (`SimFleet`)
 
-_SPEC = re.compile(r"^\s*([a-z][a-z0-9_-]*)\s*(?::\s*(\d+))?\s*$")
+_SPEC = re.compile(r"^\s*([a-z][a-z0-9_-]*)\s*(?::\s*(\d+))?\s*$", re.I)   # Browser:1 too
 
 
 @dataclass(frozen=True)
@@ -83,7 +83,7 @@ def parse_device_specs(text: str, settings: Settings | None = None) -> list[Devi
         if not m:
             raise ConfigError(f"bad device spec {part.strip()!r}: expected KIND[:COUNT], "
                               f"e.g. browser:2")
-        kind, count = m.group(1), int(m.group(2) or 1)
+        kind, count = m.group(1).lower(), int(m.group(2) or 1)
         if kind not in kinds:
             raise ConfigError(f"unknown device kind {kind!r}: expected one of "
                               + ", ".join(kinds))

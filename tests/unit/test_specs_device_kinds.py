@@ -95,3 +95,10 @@ def test_a_case_pinned_to_a_device_the_run_did_not_take_is_a_configuration_error
     assert results["exit_code"] == 4
     assert [(c["case_id"], c["status"], c["reason"]) for c in results["cases"]] == [
         ("s/free", "error", "not run"), ("s/pinned", "error", "not run")]
+
+
+def test_a_kind_written_in_capitals_is_that_kind():
+    """`--devices Browser:1` was "bad device spec 'Browser:1'": a kind is one word whatever
+    its case."""
+    assert [(s.kind, s.count) for s in parse_device_specs("Browser:1, ANDROID:2")] == [
+        ("browser", 1), ("android", 2)]
