@@ -48,11 +48,11 @@ def export_case(case: Case, store: CacheStore) -> str:
     tasks = []
     for task in case.tasks:
         flow = [item for step in task.steps for item in _items(step, case, uses)]
-        entry: dict[str, Any] = {"name": task.name}
+        entry: dict[str, Any] = {"name": _name_as_written(task.name)}
         if task.continue_on_error:
             entry["continueOnError"] = True
         tasks.append({**entry, "flow": flow})
-    doc: dict[str, Any] = {"name": f"{case.name} (exported from the cache)"}
+    doc: dict[str, Any] = {"name": f"{_name_as_written(case.name)} (exported from the cache)"}
     doc.update(_target(case))
     if case.agent:
         doc["agent"] = {k: v for k, v in case.agent.items() if k != "cache"} or None
@@ -62,6 +62,12 @@ def export_case(case: Case, store: CacheStore) -> str:
     header = (f"# Exported by `farm cache export` from {case.file.name}: runs with no model.\n"
               "# Targets carry the XPath the cache had; the prompt is the fallback.\n")
     return header + yaml.safe_dump(doc, sort_keys=False, allow_unicode=True, width=100)
+
+
+def _name_as_written(name: str) -> str:
+    """A name as the loaded case has it (its variables substituted at load) written back so
+    that it loads as the same text: a literal ``${`` (from a ``$${`` escape) as ``$${``."""
+    return name.replace("${", "$${")
 
 
 def _target(case: Case) -> dict[str, Any]:
@@ -124,7 +130,8 @@ def _as_written(step: Step) -> dict[str, Any]:
     for key, value in step.options.items():
         if key not in item and key != "images" and not (
                 spec.shape == "request" and key in spec.passes):
-            item[key] = value
+            item[key] = _name_as_written(value) if key == "name" and isinstance(value, str) \
+                else value
     return item
 
 

@@ -134,3 +134,24 @@ def test_farm_run_verbose_lists_an_export_it_passed_over(tmp_path, monkeypatch):
     loud = CliRunner().invoke(cli, ["run", "-v", "s"])
     assert loud.exit_code == 5, loud.output          # no cases found
     assert "farm: skipped `farm cache export` output s/login.solved.yaml" in loud.output
+
+
+def test_an_exported_name_loads_as_the_same_text(tmp_path):
+    """Names take their variables' values at load: a name written with the `$${X}` escape is
+    the text "${X}", and an export that wrote it back as is made a file that no longer loaded
+    ("undefined variable ${X}")."""
+    path, out = _solved(tmp_path / "s", TARGETS["web"])
+    path.write_text(path.read_text().replace("name: login\n", "name: login $${SHOP}\n", 1)
+                    .replace("- name: sign in", "- name: task $${SHOP}", 1)
+                    .replace("      - assertText: Welcome back\n", "      - assertText: Welcome back\n"
+                             "      - javascript: \"1\"\n        name: js $${SHOP}\n", 1))
+    case = load_case_file(path, env={})
+    store = MemoryStore()
+    ns = Namespace(case.id, case.platform, app_version(case.cache_key, case.agent))
+    store.put(ns.key("plan", "log in as demo", 0), {"actions": [
+        {"type": "Tap", "params": {"locate": {"prompt": "Sign in"}}}]})
+    out.write_text(export_case(case, store))
+    exported = load_case_file(out, env={})
+    assert exported.name == "login ${SHOP} (exported from the cache)"
+    assert exported.tasks[0].name == "task ${SHOP}"
+    assert exported.steps[-1].options["name"] == "js ${SHOP}"
