@@ -16,11 +16,11 @@ test-fast: install
 bench: install
 	.venv/bin/python bench/startup.py
 	.venv/bin/python bench/load.py
-	.venv/bin/python bench/agent_loop.py
+	.venv/bin/python bench/agent_loop.py --reply-mb 0
 	.venv/bin/python bench/screenshot.py
 	.venv/bin/python bench/hierarchy.py
 	.venv/bin/python bench/locate_tiers.py
-	.venv/bin/python bench/scheduler.py
+	.venv/bin/python bench/scheduler.py --seeds 10
 	.venv/bin/python bench/dispatch.py
 	.venv/bin/python bench/metrics.py
 	.venv/bin/python bench/replay.py

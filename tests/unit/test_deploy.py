@@ -61,6 +61,41 @@ def test_the_values_schema_rejects_mistakes(path: tuple, bad: Any) -> None:
     assert list(chart_validator().iter_errors(values)), f"{path} = {bad!r} was accepted"
 
 
+def _helm_set(values: dict, assignments: str) -> dict:
+    """``values`` after ``helm install --set assignments`` as helm applies them: the --set
+    values are parsed into a map of their own and merged over values.yaml, a list replacing
+    the chart's list whole (helm/helm#11734), not merging item by item."""
+    given: dict = {}
+    for assignment in assignments.split(","):
+        path, value = assignment.split("=", 1)
+        keys: list[Any] = [int(k[1:-1]) if k.startswith("[") else k
+                           for k in re.findall(r"[A-Za-z_]\w*|\[\d+\]", path)]
+        node: Any = given
+        for key, nxt in zip(keys, keys[1:]):
+            if isinstance(key, int):
+                node.extend({} for _ in range(key + 1 - len(node)))
+                node = node[key]
+            else:
+                node = node.setdefault(key, [] if isinstance(nxt, int) else {})
+        node[keys[-1]] = yaml.safe_load(value)
+    return {**copy.deepcopy(values), **given}
+
+
+def test_the_readmes_helm_install_command_gives_values_the_chart_accepts() -> None:
+    """A `--set pools[0].replicas=4` alone would leave a pool without its name and kind."""
+    readme = (ROOT / "README.md").read_text()
+    commands = [shlex.split(line.split("#")[0]) for line in readme.splitlines()
+                if line.strip().startswith("helm install")]
+    assert commands, "the README shows no helm install command"
+    for argv in commands:
+        values = load_yaml(CHART / "values.yaml")
+        for i, arg in enumerate(argv):
+            if arg == "--set":
+                values = _helm_set(values, argv[i + 1])
+        errors = [e.message for e in chart_validator().iter_errors(values)]
+        assert not errors, (argv, errors)
+
+
 _VALUES_REF = re.compile(r"\.Values((?:\.[A-Za-z_][A-Za-z0-9_]*)+)")
 
 
