@@ -139,9 +139,14 @@ QUARANTINE_REASON = f"{QUARANTINE_AFTER} infrastructure errors in a row"
 def synthetic(case: Case, run_id: str, attempt: int, status: str, device: str | None = None,
               reason: str | None = None, error: BaseException | None = None) -> CaseResult:
     """The result of an attempt that did not run to its end on a device (interrupted, lost,
-    never started); ``error`` is recorded by class, as run_case records it."""
+    never started); ``error`` is recorded by class, as run_case records it. It ended before
+    its first step: a case that did not pass is at its ``launch:`` / ``url:`` line, as one
+    that ended in its set-up on a device (no step to point at), else at its first step."""
+    ended = status in ("failed", "error", "interrupted")
     return CaseResult(run_id=run_id, case_id=case.id, name=case.name,
-                      file=display_path(case.file), platform=case.platform, device=device,
+                      file=display_path(case.file),
+                      line=case.setup_line if ended else case.first_line,
+                      platform=case.platform, device=device,
                       attempt=attempt, status=status, reason=reason,
                       error=CaseError(kind=error_kind(error), message=str(error))
                       if error is not None else None,

@@ -133,6 +133,8 @@ def run(paths: tuple[Path, ...], devices: str, report_dir: Path | None, junit_xm
                              pushgateway_url=pushgateway)
     if matrix and not settings.broker_url:
         raise click.UsageError("--matrix needs a cluster: give --broker URL")
+    _unused_outputs(settings, collect_only, report_dir=report_dir, junit_xml=junit_xml,
+                    alluredir=alluredir, overwrite=overwrite)
     _needs_model(settings, model_family=model_family, model_base_url=model_base_url)
     show = not settings.no_progress
     choice = Choice(keyword=keyword, tags=tags, exclude_tags=exclude_tags,
@@ -157,6 +159,19 @@ def run(paths: tuple[Path, ...], devices: str, report_dir: Path | None, junit_xm
         # leave without that teardown so the exit code is the run's.
         os._exit(code)
     sys.exit(code)
+
+
+def _unused_outputs(settings, collect_only: bool, **given: object) -> None:
+    """An output flag that would do nothing is refused (as --shard-timings without --shard):
+    --collect-only runs nothing and writes no report; --overwrite needs a report directory."""
+    flags = [f"--{name.replace('_', '-')}" for name, value in given.items() if value]
+    if collect_only and flags:
+        raise UserError(f"{', '.join(flags)}: --collect-only runs nothing and writes no "
+                        f"report: leave {'them' if len(flags) > 1 else 'it'} out, or drop "
+                        "--collect-only")
+    if given.get("overwrite") and not settings.report_dir:
+        raise UserError("--overwrite is for a report directory that already holds a run: give "
+                        "--report-dir DIR too (or set FARM_REPORT_DIR)")
 
 
 def _needs_model(settings, **given: str | None) -> None:
@@ -418,8 +433,8 @@ def config() -> None:
 def config_show() -> None:
     """Print resolved settings (flag > FARM_* env > farm.toml > [tool.farm] > defaults),
     secrets masked."""
-    from farm.config import load_settings
-    shown = load_settings().masked()
+    from farm.config import in_force, load_settings
+    shown = in_force(load_settings())
     width = max(map(len, shown))
     for key, value in shown.items():
         click.echo(f"{key:<{width}} {value}")
@@ -443,23 +458,16 @@ _broker_option = click.option("--broker", metavar="URL", help="The cluster's sto
 
 
 def _store(broker: str | None):
-    """The configured cache store, answering (a ConfigError naming it when it does not)."""
-    import sqlite3
-
-    from farm.cache import open_store
+    """The configured cache store, answering (a ConfigError naming it when it does not), or
+    None after saying ``no cache at PATH``: these commands never create an empty one."""
+    from farm.cache.run_store import existing_store, missing_cache
     from farm.config import load_settings
-    from farm.errors import ConfigError
     settings = load_settings(broker_url=broker)
-    if settings.cache == "off":
-        settings = settings.model_copy(update={"cache": None})
-    try:
-        store = open_store(settings)
-    except (OSError, sqlite3.Error) as exc:
-        raise ConfigError(f"cannot open the cache store "
-                          f"{Path(settings.state_dir) / 'cache.db'}: {exc}") from None
-    assert store is not None
-    store.check()
-    return store
+    missing = missing_cache(settings)
+    if missing is not None:
+        click.echo(f"no cache at {missing}")
+        return None
+    return existing_store(settings, "")
 
 
 def _entries_of(store, case: str):
@@ -478,6 +486,8 @@ def cache_ls(case: str, broker: str | None) -> None:
     import time as _time
     from farm.cache.keys import split_key
     store = _store(broker)
+    if store is None:
+        return
     rows = 0
     for key, entry in _entries_of(store, case):
         part = split_key(key)
@@ -500,6 +510,8 @@ def cache_clear(case: str, broker: str | None) -> None:
     them without CASE."""
     from farm.cache.keys import selection_prefixes
     store = _store(broker)
+    if store is None:
+        return
     removed = sum(store.delete(prefix) for prefix in selection_prefixes(case))
     click.echo(f"removed {removed} entr{'y' if removed == 1 else 'ies'} from {store.where}")
 
@@ -511,18 +523,27 @@ def cache_clear(case: str, broker: str | None) -> None:
 @_broker_option
 def cache_export(case_or_run: Path, output: Path | None, broker: str | None) -> None:
     """Write a solved case (a case file, or every case of a run directory) as a YAML flow
-    that runs with no model: each ai step becomes the steps its cached plan holds."""
-    from farm.cache.export import export_case, export_target, run_cases, write_export
+    that runs with no model: each ai step becomes the steps its cached plan holds. A run
+    directory's cases are read from the store that run used."""
+    from farm.cache.export import (export_case, export_target, refuse_poorer, run_cases,
+                                   write_export)
+    from farm.cache.run_store import case_file_hint, existing_store, run_store
+    from farm.config import load_settings
     from farm.suite.loader import load_case_file
-    store = _store(broker)
+    settings = load_settings(broker_url=broker)
     cases = ([load_case_file(case_or_run, env=os.environ)] if case_or_run.is_file()
              else run_cases(case_or_run, os.environ))
     if output is not None and len(cases) > 1:
         raise click.UsageError("--output takes one case; this run has several")
     what = "--output" if output is not None else "the export"
     targets = [export_target(case, output, what) for case in cases]   # checked before any
-    for case, target in zip(cases, targets):
-        write_export(target, export_case(case, store), what)
+    store = (existing_store(settings, case_file_hint(case_or_run)) if case_or_run.is_file()
+             else run_store(case_or_run, settings, cases))
+    texts = [export_case(case, store, os.environ, settings.secrets_dir) for case in cases]
+    for target, text in zip(targets, texts):
+        refuse_poorer(target, text, store)
+    for target, text in zip(targets, texts):
+        write_export(target, text, what)
         click.echo(str(target))
 
 
@@ -656,9 +677,10 @@ def _history_page(since: str | None, suite: str | None, out: Path | None,
     settings = load_settings()
     target = out or Path(settings.state_dir) / "history.html"
     writable_file(target, "--out" if out else "the history page")
-    if results and not is_redis(results) and not Path(results).exists():
-        raise UserError(f"--results {results}: no such results history (a SQLite file farm "
-                        "wrote, or a redis:// URL)")
+    named = results or settings.results_history_url    # a typo is not an empty history
+    if named and not is_redis(named) and not Path(named).exists():
+        raise UserError(f"{_history_source(settings, results)}: no such results history (a "
+                        "SQLite file farm wrote, or a redis:// URL)")
     store = open_results(settings, results)
     try:
         page = write_history(store, target, since, suite)
@@ -674,7 +696,7 @@ def _history_source(settings, results: str | None) -> str:
     if results:
         return f"--results {mask_url(results)}"
     if settings.results_history_url:
-        return f"FARM_RESULTS_HISTORY_URL {mask_url(settings.results_history_url)}"
+        return f"{settings.named('results_history_url')} {mask_url(settings.results_history_url)}"
     if settings.broker_url:
         return f"the broker's Redis {mask_url(settings.broker_url.get_secret_value())}"
     return str(Path(settings.state_dir) / "results.sqlite")

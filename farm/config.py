@@ -16,8 +16,8 @@ import re
 from pathlib import Path
 from typing import Annotated, Any, Literal, Mapping, get_args, get_origin
 
-from pydantic import (AliasChoices, BaseModel, ConfigDict, Field, SecretStr, ValidationError,
-                      field_validator)
+from pydantic import (AliasChoices, BaseModel, ConfigDict, Field, PrivateAttr, SecretStr,
+                      ValidationError, field_validator)
 
 from farm.errors import ConfigError
 
@@ -51,8 +51,29 @@ class Settings(BaseModel):
         protected_namespaces=(),        # model_* are settings here, not pydantic's methods
     )
 
+    # where each setting not at its default was set (`source`); flags: `load_settings`
+    _sources: dict[str, str] = PrivateAttr(default_factory=dict)
+
     def __init__(self, **values: Any) -> None:
-        super().__init__(**{**configured(type(self)), **values})
+        sourced = _sourced(type(self))
+        super().__init__(**{**{name: value for name, (value, _) in sourced.items()}, **values})
+        self._sources = {name: where.removeprefix("env ") for name, (_, where) in sourced.items()
+                         if name not in values}
+
+    def source(self, name: str) -> str | None:
+        """Where setting ``name`` was set: its flag (``--report-dir``), its variable
+        (``FARM_REPORT_DIR``), ``farm.toml`` or ``pyproject.toml [tool.farm]``; None when
+        nothing did (its default, or a value given to ``Settings(...)`` in code)."""
+        return self._sources.get(name)
+
+    def named(self, name: str) -> str:
+        """Setting ``name`` as a message names it, by where it was set: ``--report-dir``,
+        ``FARM_REPORT_DIR``, ``farm.toml report_dir`` (``report_dir`` when nothing says)."""
+        where = self.source(name)
+        if where is None:
+            return name
+        is_file = where.startswith(TOML_FILE) or where.startswith("pyproject.toml")
+        return f"{where} {name}" if is_file else where       # a flag or a variable
 
     # where run state lives: history, caches, run directories
     state_dir: Path = Path(".farm")
@@ -237,6 +258,32 @@ class Settings(BaseModel):
                 value = str(value)
             out[name] = value
         return out
+
+
+# What is in force for a setting nothing sets (None), as `farm config show` prints it.
+_WHEN_UNSET = {
+    "report_dir": "{state_dir}/runs/<run-id> (default)",
+    "results_history_url": "{state_dir}/results.sqlite (default; the broker's Redis with a "
+                           "broker)",
+    "chromium_path": "(not set: found when a run starts, headless shell first; `farm devices` "
+                     "shows which)",
+    "default_timeout": "(not set: each case's timeout:, else its farm.yaml's, else 300)",
+    "retries": "(not set: each suite's farm.yaml retries:, else 0)",
+    "replanning_cycle_limit": "(not set: the model family's: 20, UI-TARS 40, AutoGLM 100)",
+    "cache": "read-write (default; a case's own agent.cache when it has one)",
+    "cache_url": "(not set: {state_dir}/cache.db, or the broker's Redis with a broker)",
+    "worker_host": "(not set: this machine's host name)",
+}
+
+
+def in_force(settings: Settings) -> dict[str, Any]:
+    """`Settings.masked`, with each setting nothing set (None) given as what is in force then
+    (``cache  read-write (default; …)``) or ``(not set)``: what `farm config show` prints."""
+    out = settings.masked()
+    for name, value in out.items():
+        if value is None:
+            out[name] = _WHEN_UNSET.get(name, "(not set)").format(state_dir=out["state_dir"])
+    return out
 
 
 def configured(cls: type[BaseModel] = Settings) -> dict[str, Any]:
@@ -475,11 +522,18 @@ FLAG_OF = {"default_timeout": "--timeout", "broker_url": "--broker",
            "pushgateway_url": "--pushgateway", "worker_metrics_port": "--metrics-port"}
 
 
+def flag_of(name: str) -> str:
+    """The command-line flag of setting ``name`` (``--timeout`` for default_timeout)."""
+    return FLAG_OF.get(name, "--" + name.replace("_", "-"))
+
+
 def load_settings(**flags: Any) -> Settings:
     """Build Settings; ``flags`` (CLI options) win over everything. Unset flags are ignored."""
     given = {k: v for k, v in flags.items() if v is not None}
     try:
-        return Settings(**given)
+        settings = Settings(**given)
+        settings._sources.update({name: flag_of(name) for name in given})
+        return settings
     except ValidationError as exc:
         raise ConfigError("invalid configuration:\n  " + "\n  ".join(
             _invalid(exc, given))) from None
@@ -497,7 +551,7 @@ def _invalid(exc: ValidationError, given: dict[str, Any]) -> list[str]:
         msg = err["msg"].removeprefix("Value error, ")
         name = str(err["loc"][0]) if err["loc"] else ""
         if name in given:     # the command line said it
-            flag = FLAG_OF.get(name, "--" + name.replace("_", "-"))
+            flag = flag_of(name)
             value = given[name]
             shown = (mask_url(str(value)) if name.endswith("_url") else
                      "***" if "key" in name or "secret" in name else value)

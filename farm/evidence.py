@@ -2,7 +2,8 @@
 
 Policy (``farm run --screenshots``, FARM_SCREENSHOTS): ``all`` (default) gives every step an
 "after" image (and the first step a "before"); ``on-failure`` keeps only the failing step's
-image and a timeout's; ``off`` takes none.
+image and a timeout's; ``off`` takes none. Whatever the policy, a logScreenshot /
+recordToReport step gets its image: the case asks for it.
 
 With ``all``, a step's image costs the case almost nothing: Chromium encodes the JPEG itself
 and the capture runs in the background while the next steps read the page (the next action
@@ -53,9 +54,14 @@ class CaseEvidence:
         """The case's first image (the first step's "before"), captured in the background."""
         return self._take("start") if self.policy == "all" else None
 
-    def after_step(self, rec: "StepRecord", looks_only: bool) -> str | None:
-        """The image after a step: a new one when the screen may have changed, else the last."""
+    def after_step(self, rec: "StepRecord", looks_only: bool, shows: bool = False
+                   ) -> str | None:
+        """The image after a step: a new one when the screen may have changed, else the last.
+        A step that ``shows`` the screen (logScreenshot / recordToReport: the image is what it
+        is for) gets one of the screen as it is at that step whatever the policy."""
         failed = rec.status != "passed"
+        if shows:
+            return self._take(f"step{rec.index}")
         if self.policy == "off" or (self.policy == "on-failure" and not failed):
             return None
         if self.policy == "on-failure":

@@ -106,7 +106,7 @@ class CaseResult(BaseModel):
     case_id: str
     name: str
     file: str
-    line: int = 0
+    line: int = 0                   # the failing step's (else set-up's) line; else the first step's
     platform: str
     device: str | None = None
     device_info: str | None = None  # what the device is: "Chromium 156.0…", "Pixel 7, Android 14"

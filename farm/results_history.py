@@ -45,6 +45,8 @@ class CaseRecord(BaseModel):
     device: str | None = None
     tokens: int = 0
     cost: float = 0.0
+    tokens_unknown: bool = False    # some call's tokens / cost unknown (farm.usage wording);
+    cost_unknown: bool = False      # records from before these fields load as known
     error: str | None = None        # "<kind>: <first line of the message>" (masked already)
     attempts: list[Attempt] = Field(default_factory=list)
 
@@ -58,6 +60,8 @@ class RunRecord(BaseModel):
     counts: dict[str, int] = Field(default_factory=dict)
     tokens: int = 0
     cost: float = 0.0
+    tokens_unknown: bool = False    # any case's (see CaseRecord)
+    cost_unknown: bool = False
     model_seconds: float = 0.0
     interrupted: bool = False
     cases: list[CaseRecord] = Field(default_factory=list)
@@ -96,11 +100,13 @@ def record_for(summary: RunSummary, report: Path | None = None) -> RunRecord:
     were paid for too (as the run's report and metrics count them)."""
     cases = []
     for c in summary.cases:
+        spent = case_usage(c)
         cases.append(CaseRecord(
             case_id=c.case_id, name=c.name, status=c.status, at=_timestamp(c.started, 0.0),
             duration=c.duration, device=c.device,
             tokens=sum(sum(a.tokens.values()) for a in (*c.previous, c)),
-            cost=case_usage(c).cost_usd, error=_error_text(c),
+            cost=spent.cost_usd, tokens_unknown=spent.tokens_unknown,
+            cost_unknown=spent.cost_unknown, error=_error_text(c),
             attempts=[Attempt(status=p.status, device=p.device, error=_error_text(p),
                               at=_timestamp(p.started, 0.0)) for p in c.previous]))
     model_seconds = run_usage(summary).latency_s
@@ -109,6 +115,8 @@ def record_for(summary: RunSummary, report: Path | None = None) -> RunRecord:
         duration=summary.duration, report=str(report) if report else None,
         counts=dict(summary.counts), tokens=sum(c.tokens for c in cases),
         cost=round(sum(c.cost for c in cases), 6), model_seconds=round(model_seconds, 3),
+        tokens_unknown=any(c.tokens_unknown for c in cases),
+        cost_unknown=any(c.cost_unknown for c in cases),
         interrupted=summary.interrupted, cases=cases, device_info=dict(summary.device_info))
 
 

@@ -149,6 +149,7 @@ class _CaseRun:
                            cancel=services.cancel)
         self.records: list[StepRecord] = []
         self.failure_kinds: dict[int, str] = {}   # step index → its TestFailure's class name
+        self.continued: list[StepRecord] = []    # failures continueOnError let pass
         self.unnamed = 0            # results kept without a `name:` so far (their data keys)
         self.evidence = CaseEvidence(services.settings.screenshots, self.agent.grabber,
                                      services.artifacts, case.id, job.attempt)
@@ -182,6 +183,7 @@ class _CaseRun:
         self.services.in_flight[self.device.name] = self
         try:
             self.check_time()
+            self._skip_before_start()
             self.start_session()
             self._verdict(result, self._run_tasks(result))
         except Exception as exc:   # every way a case can end early; _classify sorts them
@@ -204,6 +206,7 @@ class _CaseRun:
         if self.agent.cache is not None:   # plan entries are kept only if the case passed
             self.agent.cache.finish(result.status)
         result.steps = self.records
+        result.line = case_line(result, case)
         result.duration = round(time.monotonic() - self.started_at, 3)
         total = self.agent.usage
         if total.spent:
@@ -223,20 +226,21 @@ class _CaseRun:
         for rec in steps:
             rec.before, rec.after = kept(rec.before), kept(rec.after)
             rec.marked = rec.marked if rec.before else None
-        return self.result.model_copy(update={
+        snapshot = self.result.model_copy(update={
             "status": "interrupted", "reason": INTERRUPTED, "steps": steps,
             "line": self.result.line if self.records else self.case.setup_line,
             "screenshot": kept(self.evidence.last),
             "duration": round(time.monotonic() - self.started_at, 3)})
+        snapshot.line = case_line(snapshot, self.case)
+        return snapshot
 
     def _run_tasks(self, result: CaseResult) -> StepRecord | None:
         """Every step of every task, in order. A failed or skipped step ends its task; after
-        that the case goes on only when the task has ``continueOnError``. Returns the failed
-        step the case reports: the one that ended it (the first failure outside a
-        continueOnError task), else the first failure inside one."""
+        that the case goes on only when the task has ``continueOnError`` (as Midscene's player
+        does: such a task is optional). Returns the failure that ended the case (the first
+        outside a continueOnError task), if any; the ones let pass are in ``continued``."""
         before = self.evidence.start()
         ended: StepRecord | None = None         # the failure that ends the case
-        allowed: StepRecord | None = None       # the first failure continueOnError let pass
         for task in self.case.tasks:
             task_ended = False
             for step in task.steps:
@@ -253,24 +257,40 @@ class _CaseRun:
                     if not task.continue_on_error:
                         raise
                     rec.status, rec.error = "skipped", self.mask(_message(exc))
-                if rec.status != "skipped":
-                    before = rec.after = self.evidence.after_step(rec, step.spec.looks_only)
+                if rec.status != "skipped":    # (logScreenshot: its image is the step)
+                    shot = time.monotonic()
+                    before = rec.after = self.evidence.after_step(
+                        rec, step.spec.looks_only, shows=step.spec.call == "record")
+                    self._after_image_in_time(rec, shot)
                 if self.services.on_step:
                     self.services.on_step(self.device.name, rec)
                 task_ended = rec.status != "passed"
                 if rec.status == "failed" and task.continue_on_error:
-                    allowed = allowed or rec
+                    self.continued.append(rec)
                 elif rec.status == "failed":
                     ended = rec
             if ended is not None:
                 self._skip_rest()
                 break
-        return ended or allowed
+        return ended
+
+    def _after_image_in_time(self, rec: StepRecord, started: float) -> None:
+        """A step's after-image that ran the case past its deadline (a hung screencap): the
+        step carries that wait and the timeout says what the device was doing."""
+        if time.monotonic() <= self.deadline:
+            return
+        rec.duration = round((rec.duration or 0) + time.monotonic() - started, 3)
+        how = getattr(self.device, "screenshot_command", "") or "screenshot"
+        rec.status, rec.error = "error", (
+            f"case timed out after {self.case.timeout:g}s: waiting for the device's "
+            f"screenshot ({how}) after the step")
+        raise CaseTimeout(rec.error)
 
     def _verdict(self, result: CaseResult, failed_step: StepRecord | None) -> None:
         """The case's status from its steps: failed at ``failed_step``; skipped when every
-        step it reached was skipped (a continueOnError task that needs a model, and nothing
-        else checked); else passed."""
+        step it reached was skipped or failed in a continueOnError task (one that needs a
+        model, and nothing else checked); else passed. A failure continueOnError let pass
+        stays in the case's reason ("continued after: step N failed: ...")."""
         if failed_step is not None:
             result.status = "failed"
             result.error = CaseError(kind=self.failure_kinds.get(failed_step.index,
@@ -280,7 +300,27 @@ class _CaseRun:
             return
         skips = [r for r in self.records if r.status == "skipped" and r.error]
         if skips and not any(r.status == "passed" for r in self.records):
-            result.status, result.reason = "skipped", skips[0].error
+            result.status, result.reason = "skipped", skips[0].error + self._continued("; ")
+        elif self.continued:
+            result.reason = self._continued()
+
+    def _continued(self, glue: str = "") -> str:
+        """The failures continueOnError let pass, for the case's reason ("" when none)."""
+        if not self.continued:
+            return ""
+        said = "; ".join(f"step {r.index} failed: {(r.error or '').strip().splitlines()[0]}"
+                         if (r.error or "").strip() else f"step {r.index} failed"
+                         for r in self.continued)
+        return f"{glue}continued after: {said}"
+
+    def _skip_before_start(self) -> None:
+        """Without a model, a case whose very first step needs one is skipped before its
+        device opens a session (as `farm run` skips it up front; a worker decides here). A
+        file of a shared browser context opens it for the next: it runs to that step."""
+        step = None if (self.continues or self.keeps or self.agent.models is not None) \
+            else skipped_before_start(self.case)
+        if step is not None:
+            raise NeedsModel(f"{step.kind} at line {step.line}")
 
     def _run_step(self, step: Step, rec: StepRecord, result: CaseResult) -> None:
         """Run one step into ``rec``: a test failure marks it failed; anything else ends the
@@ -301,7 +341,7 @@ class _CaseRun:
             rec.output = _masked_output(output, self.mask)
             self._keep(step, rec.output, result)
         except NeedsModel as exc:
-            raise self._unmatched_xpath(step, exc) from exc
+            raise self._needs_model(step, exc) from exc
         except TestFailure as exc:
             rec.status, rec.error = "failed", self.mask(_message(exc))
             self.failure_kinds[rec.index] = error_kind(exc)   # AssertionFailed, LocateError…
@@ -321,19 +361,26 @@ class _CaseRun:
 
     def _keep(self, step: Step, value: Any, result: CaseResult) -> None:
         """A step's result in the case's data (the ``output:`` file), where Midscene's script
-        player keeps it: under the step's ``name:``, else, for a kind whose output is data,
-        under the number of the unnamed result ("0", "1", … counted over the case). As
-        there, an insight step or javascript takes its number even when it returned nothing
-        (a later result's number matches Midscene's); an action only when it returned data."""
+        player keeps it (``setResult``): under the step's ``name:``, else, for a kind whose
+        output is data, under the number of the unnamed result ("0", "1", … counted over the
+        case). As there, an insight step or javascript keeps its answer even when it is null
+        (a script can tell "answered null" from "never ran"); an action only when it returned
+        something."""
+        if value is None and not (step.spec.data and step.spec.call):
+            return
         name = step.options.get("name")
-        if not name and step.spec.data and (value is not None or step.spec.call):
+        if not name and step.spec.data:
             name, self.unnamed = str(self.unnamed), self.unnamed + 1
-        if name and value is not None:
+        if name:
             result.data[name] = value
 
-    def _unmatched_xpath(self, step: Step, exc: NeedsModel) -> NeedsModel:
-        """``exc``, saying that the step's ``xpath:`` matched nothing: the XPath tier runs
-        first, and an element it found (one, or several: a failure) needs no model."""
+    def _needs_model(self, step: Step, exc: NeedsModel) -> NeedsModel:
+        """``exc`` as the case reports it: a kind that always needs a model names itself and
+        its line (as a case skipped before it starts does); a target only a model could find
+        says that its ``xpath:`` matched nothing, when it has one (the XPath tier runs first,
+        and an element it found, one or several, needs no model)."""
+        if step.needs_model:
+            return NeedsModel(f"{step.kind} at line {step.line}")
         if not step.xpath or "xpath" in self.services.settings.locate_off:
             return exc
         return NeedsModel(f"{exc.what}, and its xpath {step.xpath} matched nothing")
@@ -414,7 +461,7 @@ class _CaseRun:
         if status == "interrupted":
             result.screenshot = self.evidence.last      # the last screen it saw
         if status in ("skipped", "interrupted"):
-            result.reason = msg if status == "skipped" else INTERRUPTED
+            result.reason = msg + self._continued("; ") if status == "skipped" else INTERRUPTED
             return
         if outcome is Outcome.TIMEOUT and not msg.startswith("case timed out after"):
             # "case timed out during sleep 20000 ms" says what it was doing, not the limit
@@ -427,10 +474,22 @@ class _CaseRun:
             msg = f"internal error: {msg}"
         step = self.records[-1].index if self.records else None
         result.error = CaseError(kind=error_kind(exc), message=msg, step=step)
-        if outcome is Outcome.TIMEOUT:
-            result.screenshot = self.evidence.now("timeout") or self.evidence.last
+        if outcome is Outcome.TIMEOUT:     # never older than the last step's images
+            last = self.records[-1] if self.records else None
+            result.screenshot = self.evidence.now("timeout") or (
+                (last.after or last.before) if last else self.evidence.last)
         else:
             result.screenshot = self.evidence.last
+
+
+def case_line(result: CaseResult, case: Case) -> int:
+    """results.json's ``line``: the step the verdict names (the FAILED line's file:line), the
+    case's set-up line when it ended before its first step, else its first step's."""
+    if result.line:
+        return result.line
+    at = result.error.step if result.error else next(     # interrupted: the step it was in
+        (s.index for s in reversed(result.steps) if s.status == "interrupted"), None)
+    return next((s.line for s in result.steps if s.index == at and s.line), case.first_line)
 
 
 def _end_current(records: list[StepRecord], exc: BaseException, mask: Callable[[str], str]
@@ -442,6 +501,22 @@ def _end_current(records: list[StepRecord], exc: BaseException, mask: Callable[[
         rec.status = ("skipped" if isinstance(exc, NeedsModel) else
                       "interrupted" if isinstance(exc, Interrupted) else "error")
         rec.error = mask(_message(exc))
+
+
+def skipped_before_start(case: Case) -> Step | None:
+    """The step for which ``case`` is skipped before it starts when there is no model (no
+    device needed): its very first step, when that needs a model and its task is not
+    continueOnError. Otherwise the case runs up to its first step that needs a model, which
+    and every step after it are skipped (one in a continueOnError task ends only its task).
+    A shared-context unit: its first file's, when the unit stops after that file."""
+    if case.parts:
+        first = case.parts[0]
+        stops = first.shared is None or first.shared.setup or not first.shared.continue_on_error
+        return skipped_before_start(first) if stops else None
+    task = next((t for t in case.tasks if t.steps), None)
+    if task is None or task.continue_on_error or not task.steps[0].needs_model:
+        return None
+    return task.steps[0]
 
 
 def _shown(step: Step) -> dict[str, Any]:

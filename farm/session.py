@@ -29,7 +29,7 @@ from farm.devices.specs import DeviceSpec, parse_device_specs
 from farm.executors.base import Executor, RunOutcome
 from farm.results import (ArtifactStore, CaseResult, DeselectedCase, RunSummary, devices_of,
                           exit_code_for, now_iso, run_usage, write_json)
-from farm.runner import Services
+from farm.runner import Services, skipped_before_start
 from farm.schedule import Job, expected_duration
 from farm.shared_context import build_units, expand
 from farm.select import (Choice, Selection, SelectOptions, parse_shard, read_timings,
@@ -101,7 +101,7 @@ def _mobile_app_urls(suites: list, served: dict[Path, str], env: dict[str, str]
 
 def _upfront_result(case: Case, run_id: str, reason: str) -> CaseResult:
     return CaseResult(run_id=run_id, case_id=case.id, name=case.name, file=display_path(case.file),
-                      platform=case.platform, status="skipped", reason=reason,
+                      line=case.first_line, platform=case.platform, status="skipped", reason=reason,
                       started=now_iso(), tags=case.tags,
                       description=case.description, report_file=case.report_file)
 
@@ -134,7 +134,7 @@ def run(paths: Sequence[str | Path], devices: str, settings: Settings,
     server, tally = _metrics_server(settings, {s.platform for s in specs})
     with AppServer(settings.serve_host, settings.serve_url_host) as apps, ExitStack() as stack:
         apps.serve([a for s in suites for a in s.defaults.apps] + _served_folders(cases))
-        env = {**os.environ, **apps.env}
+        env = {**_dotenv_credentials(), **os.environ, **apps.env}
         every_secret = Variables.from_sources(
             defaults={k: v for c in cases for k, v in c.vars.items()}, env=env,
             secrets_dir=settings.secrets_dir, secrets={n for c in cases for n in c.secrets})
@@ -157,14 +157,14 @@ def run(paths: Sequence[str | Path], devices: str, settings: Settings,
                 outcome = _execute(executor, jobs, upfront, journal, progress, out, tally, choice)
     services.artifacts.flush()
     summary = _summary(run_id, t_start, upfront + outcome.results, outcome, chosen, units)
-    _remember(settings, summary, run_dir)
-    unwritten = (_files_after_run(settings, cases, batches, summary, env)
-                 + write_outputs(summary, run_dir, junit_xml, alluredir))
+    _remember(settings, summary, run_dir, refused=outcome.refused is not None)
+    unwritten = write_outputs(summary, run_dir, junit_xml, alluredir, not_written=(
+        _files_after_run(settings, cases, batches, summary, env)))
     if not summary.interrupted:
         history.record(outcome.results)
     _drop_handler(handler)
     _report(summary, run_dir, out, outcome.refused)
-    _export_metrics(settings, run_dir, tally, summary.cases, server)
+    _export_metrics(settings, run_dir, tally, [] if outcome.refused else summary.cases, server)
     return _exit_code(summary, outcome.refused, unwritten)
 
 
@@ -184,7 +184,8 @@ def _check_devices(settings: Settings, specs: list[DeviceSpec], cases: list[Case
     if settings.broker_url:
         return
     from farm.devices.specs import check_browser
-    runnable = {c.platform for c in cases if settings.model or c.model_step() is None}
+    runnable = {c.platform for c in build_units(cases)
+                if settings.model or skipped_before_start(c) is None}
     check_browser([s for s in specs if s.platform in runnable], settings)
 
 
@@ -284,6 +285,17 @@ def _written(what: str, path: str, text: str) -> list[str]:
     return []
 
 
+def _dotenv_credentials() -> dict[str, str]:
+    """The credential-named values of the working directory's ``.env`` (API_TOKEN=...), also
+    those no case refers to: a page, a script or a model can still show one, and it is masked
+    like the same variable set in the environment (a case gets only the ``.env`` values it
+    refers to: farm.suite.dotenv)."""
+    from farm.config import is_credential
+    from farm.suite.dotenv import DOTENV, read_dotenv
+    return {name: value for name, value in read_dotenv(DOTENV).items()
+            if is_credential(name, value)}
+
+
 def _files_after_run(settings: Settings, cases: list[Case], batches: list[Batch],
                      summary: RunSummary, env: dict[str, str]) -> list[str]:
     """The cases' output: / unstableLogContent: files and the batch files' summaries; the
@@ -356,10 +368,11 @@ def _output_dirs(settings: Settings, run_id: str, overwrite: bool,
         _writable_dir(run_dir, "the run directory")
         return run_dir
     run_dir = Path(settings.report_dir)
-    _writable_dir(run_dir, "--report-dir")
+    _writable_dir(run_dir, settings.named("report_dir"))
     old = [n for n in ("results.json", "results.jsonl") if (run_dir / n).exists()]
     if old and not overwrite:
-        raise ConfigError(f"--report-dir {run_dir} already holds a run ({old[0]}): use "
+        raise ConfigError(f"{settings.named('report_dir')} {run_dir} already holds a run "
+                          f"({old[0]}): use "
                           f"--overwrite to replace it, or another directory")
     if old:
         import shutil
@@ -386,13 +399,14 @@ def _plan(cases: list[Case], settings: Settings, run_id: str, remembered: dict[s
           ) -> tuple[list[CaseResult], list[Job], list[Case]]:
     """(results decided before any device starts, jobs to run, the cases they are for) for
     the selected cases; a shared-context batch's files are one unit, so one job
-    (farm.shared_context). A case that needs a model is skipped here when this process
-    would run it without one; in a cluster run each worker's own model settings decide."""
+    (farm.shared_context). A case whose very first step needs a model is skipped here when
+    this process would run it without one (a later such step: the case runs up to it, and
+    farm.runner skips the rest); in a cluster run each worker's own model settings decide."""
     upfront: list[CaseResult] = []
     jobs: list[Job] = []
     cases = build_units(cases)
     for case in cases:
-        step = case.model_step()
+        step = skipped_before_start(case)
         if step is not None and not settings.model and not settings.broker_url:
             upfront.append(_upfront_result(
                 case, run_id, f"needs a model (set FARM_MODEL): {step.kind} at line "
@@ -645,6 +659,8 @@ def _report(summary: RunSummary, run_dir: Path, out: IO[str],
     if flaky:
         print(f"farm: warning: {len(flaky)} flaky case(s) passed only after failing: "
               + ", ".join(flaky), file=out)
+    for line in continued_lines(summary):
+        print(line, file=out)
     print(str((run_dir / "report.html").resolve()), file=out, flush=True)
 
 
@@ -688,7 +704,8 @@ def _push_baseline(settings: Settings) -> None:
 
 def _export_metrics(settings: Settings, run_dir: Path, tally: metrics.CaseMetrics,
                     cases: list[CaseResult], server: "metrics.MetricsServer | None") -> None:
-    """Count the results no executor reported (decided up front, not run); write
+    """Count the results no executor reported (decided up front; a run refused before it
+    started passes none: its cases ran nowhere, no alert may count them as errors); write
     metrics.prom into the run directory (node_exporter's textfile collector can read it),
     push to ``--pushgateway`` when given, and with ``--metrics-port`` wait for the final values
     to be scraped. Problems are warnings on stderr (the report's path stays the last line on
@@ -724,19 +741,22 @@ def _last_scrape(server: "metrics.MetricsServer | None", settings: Settings) -> 
 
 
 def write_outputs(summary: RunSummary, run_dir: Path, junit_xml: Path | None = None,
-                  alluredir: Path | None = None) -> list[str]:
+                  alluredir: Path | None = None,
+                  not_written: list[str] | None = None) -> list[str]:
     """results.json, junit.xml, report.html (and --junit-xml, --alluredir), each on its own:
     one that cannot be written costs only itself. Returns what was not written, one line
     each (``<output>: <why>``); the paths were checked up front, so this is the disk's doing
-    (full, gone read-only) or a bug (its traceback in farm.log)."""
+    (full, gone read-only) or a bug (its traceback in farm.log).
+
+    At the end of a run, ``not_written`` lists what it could not write before (its cases'
+    ``output:`` files): with those or any of these failed, the run's code becomes 3 (unless
+    its cases made it nonzero already); the journal's end and results.json, written last,
+    say so."""
     from farm.report.allure import write_allure
     from farm.report.html import write_html
     from farm.report.junit import write_junit
-    from farm.report.paths import why_not_written
     own = run_dir / "results.json", run_dir / "junit.xml", run_dir / "report.html"
     outputs: list[tuple[str, Path, Callable[[], object]]] = [
-        (f"{run_dir / JOURNAL}", run_dir / JOURNAL, lambda: conclude(run_dir, summary)),
-        (str(own[0]), own[0], lambda: write_json(own[0], summary)),
         (str(own[1]), own[1], lambda: write_junit(summary, own[1]))]
     if junit_xml:
         outputs.append((f"--junit-xml {junit_xml}", Path(junit_xml),
@@ -745,6 +765,19 @@ def write_outputs(summary: RunSummary, run_dir: Path, junit_xml: Path | None = N
         outputs.append((f"--alluredir {alluredir}", Path(alluredir),
                         lambda: write_allure(summary, run_dir, Path(alluredir))))
     outputs.append((str(own[2]), own[2], lambda: write_html(summary, run_dir)))
+    failed = _write_each(outputs)
+    if not_written is not None:
+        failed = not_written + failed
+        if failed and not summary.exit_code:
+            summary.exit_code = 3       # an infrastructure error (`_exit_code`)
+    return failed + _write_each([
+        (f"{run_dir / JOURNAL}", run_dir / JOURNAL, lambda: conclude(run_dir, summary)),
+        (str(own[0]), own[0], lambda: write_json(own[0], summary))])
+
+
+def _write_each(outputs: list[tuple[str, Path, Callable[[], object]]]) -> list[str]:
+    """Run each writer; what was not written, one ``<output>: <why>`` line each."""
+    from farm.report.paths import why_not_written
     failed = []
     for what, path, write in outputs:
         try:
@@ -755,12 +788,19 @@ def write_outputs(summary: RunSummary, run_dir: Path, junit_xml: Path | None = N
     return failed
 
 
-def _remember(settings: Settings, summary: RunSummary, run_dir: Path) -> None:
+def _remember(settings: Settings, summary: RunSummary, run_dir: Path,
+              refused: bool = False) -> None:
     """What later runs and commands use: quarantined devices, the failed cases
-    (--last-failed), every verdict (results history; marks new / still failing / flaky)."""
+    (--last-failed), every verdict (results history; marks new / still failing / flaky),
+    the cache store the run used (`farm cache export RUN_DIR` reads it from anywhere). A run
+    refused before it started (no broker, a deviceId pin) ran no case: it is not a run of
+    the history, and --last-failed keeps the failures of the run before it."""
+    from farm.cache.run_store import record_store
     _remember_quarantine(Path(settings.state_dir), summary.run_id, summary.quarantined)
-    _remember_failures(Path(settings.state_dir), summary.cases)
-    remember_run(settings, summary, run_dir / "report.html")
+    if not refused:
+        _remember_failures(Path(settings.state_dir), summary.cases)
+        remember_run(settings, summary, run_dir / "report.html")
+    record_store(run_dir, settings)
 
 
 def _remember_quarantine(state_dir: Path, run_id: str, names: list[str]) -> None:
@@ -800,6 +840,24 @@ def failure_lines(summary: RunSummary, limit: int = 20, not_run: str | None = No
     return lines
 
 
+def continued_lines(summary: RunSummary, limit: int = 20) -> list[str]:
+    """The passed cases with a failed step in a continueOnError task (Midscene's optional
+    tasks: the case passes, as there), one warning line each, so a green run does not hide
+    them: where (the first such step's file:line) and what failed (the case's reason)."""
+    lines = []
+    passed = [c for c in summary.cases
+              if c.status == "passed" and any(s.status == "failed" for s in c.steps)]
+    for case in passed[:limit]:
+        line = next(s.line for s in case.steps if s.status == "failed")
+        where = f"{case.file}:{line}" if line else case.file
+        lines.append(printable(f"farm: warning: PASSED {case.case_id} ({where}) — "
+                               + clipped(case.reason or "continued after a failed step")))
+    if len(passed) > limit:
+        lines.append(f"farm: warning: ... and {len(passed) - limit} more passed with failed "
+                     f"continueOnError steps: see the report")
+    return lines
+
+
 FAILURE_CHARS = 240     # of an error's first line on the console (the report has it all)
 
 
@@ -824,7 +882,5 @@ def summary_line(summary: RunSummary) -> str:
         text += f"; lost: {', '.join(summary.lost)}"
     spent = run_usage(summary)
     if spent.spent:
-        cost = ("cost unknown" if spent.cost_unknown and not spent.cost_usd else
-                f"${spent.cost_usd:.4f}" + (" (partly unknown)" if spent.cost_unknown else ""))
-        text += f"; model: {spent.calls} call(s), {spent.tokens_text()}, {cost}"
+        text += f"; model: {spent.summary()}"
     return f"farm: {text} in {summary.duration:.1f}s (run {summary.run_id})"

@@ -59,7 +59,8 @@ def expand(results: list[CaseResult], cases: dict[str, Case]) -> list[CaseResult
             out.append(result)
         elif not result.parts:
             out.extend(result.model_copy(update={
-                "case_id": p.id, "name": p.name, "file": display_path(p.file), "line": 0,
+                "case_id": p.id, "name": p.name, "file": display_path(p.file),
+                "line": p.first_line,
                 "tags": p.tags, "description": p.description, "report_file": p.report_file})
                 for p in unit.parts)
         else:

@@ -1,11 +1,14 @@
 """Usage: tokens, cost and time spent on model calls — per call, per step, per case.
 
-One type from the model client to results.json and the report (JSON keys as written there).
+One type from the model client to results.json and the report (JSON keys as written there),
+and the one wording of tokens and cost (`tokens_text`, `cost_text`) that the console, the
+report, JUnit and the history page all use: "cost unknown" when no call's cost is known,
+"$0.0123 (partly unknown)" when some is, "$0.0123" when all is; tokens likewise.
 """
 
 from __future__ import annotations
 
-from pydantic import BaseModel, field_serializer
+from pydantic import BaseModel, Field, field_serializer
 
 
 class Usage(BaseModel):
@@ -19,6 +22,10 @@ class Usage(BaseModel):
     latency_s: float = 0.0
     calls: int = 0
     retries: int = 0                # re-sent requests after 429 / 5xx / timeouts
+    # how many of the usages added had an unknown cost / tokens, so `minus` can tell whether
+    # the calls since a snapshot had (the flags stay set once any call had); not written out
+    cost_unknown_parts: int = Field(default=0, exclude=True, repr=False)
+    tokens_unknown_parts: int = Field(default=0, exclude=True, repr=False)
 
     @field_serializer("cost_usd")
     def _cost(self, value: float) -> float:
@@ -42,14 +49,21 @@ class Usage(BaseModel):
         self.latency_s += other.latency_s
         self.calls += other.calls
         self.retries += other.retries
+        self.cost_unknown_parts += other.cost_unknown_parts or int(other.cost_unknown)
+        self.tokens_unknown_parts += other.tokens_unknown_parts or int(other.tokens_unknown)
 
-    def tokens_text(self) -> str:
-        """"3,150 tokens", with "(partly unknown)" when some reply said nothing of its tokens,
-        or "tokens unknown" when none did."""
-        total = self.prompt_tokens + self.completion_tokens
-        if self.tokens_unknown:
-            return f"{total:,} tokens (partly unknown)" if total else "tokens unknown"
-        return f"{total:,} tokens"
+    def tokens_text(self, shown: str = "") -> str:
+        """`tokens_text` of these calls' tokens."""
+        return tokens_text(self.prompt_tokens + self.completion_tokens, self.tokens_unknown,
+                           shown)
+
+    def cost_text(self) -> str:
+        """`cost_text` of these calls' cost."""
+        return cost_text(self.cost_usd, self.cost_unknown)
+
+    def summary(self) -> str:
+        """"2 call(s), 3,150 tokens, $0.0300": the console's and JUnit's model line."""
+        return f"{self.calls} call(s), {self.tokens_text()}, {self.cost_text()}"
 
     def copy(self) -> "Usage":  # type: ignore[override]
         return self.model_copy()
@@ -59,7 +73,35 @@ class Usage(BaseModel):
         return Usage(prompt_tokens=self.prompt_tokens - before.prompt_tokens,
                      completion_tokens=self.completion_tokens - before.completion_tokens,
                      cost_usd=round(self.cost_usd - before.cost_usd, 8),
-                     cost_unknown=self.cost_unknown and self.calls > before.calls,
-                     tokens_unknown=self.tokens_unknown and self.calls > before.calls,
+                     cost_unknown=_since(self.cost_unknown, self.cost_unknown_parts,
+                                         before.cost_unknown_parts, self.calls > before.calls),
+                     tokens_unknown=_since(self.tokens_unknown, self.tokens_unknown_parts,
+                                           before.tokens_unknown_parts,
+                                           self.calls > before.calls),
                      latency_s=round(self.latency_s - before.latency_s, 3),
                      calls=self.calls - before.calls, retries=self.retries - before.retries)
+
+
+def _since(unknown: bool, parts: int, parts_before: int, called: bool) -> bool:
+    """Whether the calls since a snapshot had an unknown part: counted when the usage was
+    summed here (a call priced after an unpriced one is known), else any new call's."""
+    return parts > parts_before if parts else unknown and called
+
+
+def tokens_text(total: int, unknown: bool, shown: str = "") -> str:
+    """A token count as every output words it: "3,150 tokens"; "3,150 tokens (partly
+    unknown)" when some call's reply said nothing of its tokens (or a request timed out);
+    "tokens unknown" when none is known (a 0 counted for them is no count). ``shown``: the
+    number as written when not the total ("1,200 + 80")."""
+    if unknown and not total:
+        return "tokens unknown"
+    return f"{shown or f'{total:,}'} tokens" + (" (partly unknown)" if unknown else "")
+
+
+def cost_text(usd: float, unknown: bool) -> str:
+    """A cost as every output words it: "$0.0300"; "$0.0300 (partly unknown)" when some call
+    was not priced (a model missing from litellm's cost map, a reply without usage, a request
+    that timed out); "cost unknown" when none was (its $0 is not a price)."""
+    if unknown and not usd:
+        return "cost unknown"
+    return f"${usd:.4f}" + (" (partly unknown)" if unknown else "")

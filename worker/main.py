@@ -9,10 +9,11 @@ is acknowledged, then the process exits. A phone (adb serial / WDA URL) is drive
 worker only, cluster-wide: each child takes a ``target`` lease on its phone next to its device
 lease, and skips phones another `farm worker` already drives. A child that dies (killed,
 crashed) is reported and started again with back-off; one that exits 0 (drained: SIGTERM,
-quarantine, a dead device), 3 (its device would not open) or 4 (no free phone) is not. A
-child whose device name is quarantined (its worker started again after the quarantine) holds
-the name and serves nothing until the device is released; a name whose lease a dead process of
-this machine left (a worker killed and started again at once) is taken back.
+a dead device), 3 (its device would not open) or 4 (no free phone) is not. A child whose
+device is quarantined (mid-run, or before its worker was started again) holds the name,
+serves nothing and exports the quarantine on /metrics until the device is released; a name
+whose lease a dead process of this machine left (a worker killed and started again at once)
+is taken back.
 """
 
 from __future__ import annotations
@@ -44,7 +45,8 @@ RESTART_FIRST_S, RESTART_MAX_S = 1.0, 60.0      # back-off of a child that keeps
 STABLE_S = 60.0             # a child that ran this long restarts without the back-off
 
 
-def claim_name(r, kind: str, info: dict, host: str | None, index: int = 0) -> str:
+def claim_name(r, kind: str, info: dict, host: str | None, index: int = 0,
+               patience: float = 0.0) -> str:
     """``<kind>-<index + 1>@<host>`` (``index``: the device's place among its kind in
     ``--devices``), taken with a lease, whichever child starts first: names follow the
     /metrics ports (`browser:3` is browser-1, -2, -3 on :9464, :9465, :9466). A lease left by
@@ -52,7 +54,9 @@ def claim_name(r, kind: str, info: dict, host: str | None, index: int = 0) -> st
     is taken over. A quarantined name stays this device's (the caller waits for its release:
     a restarted worker must not come back under a fresh name). When the name is held by a
     live process (another `farm worker`), the first free ``<kind>-<n>@<host>`` that is not
-    quarantined instead."""
+    quarantined instead; but when that process is this machine's and its supervisor is dead
+    (a `farm worker` killed: its device process finishes its case and ends), it is waited for,
+    up to ``patience`` seconds, and the name taken back."""
     host = host or socket.gethostname()
     bad = store.quarantined(r)
     own = index + 1
@@ -62,6 +66,8 @@ def claim_name(r, kind: str, info: dict, host: str | None, index: int = 0) -> st
         if name in bad and n != own:
             continue
         lease = {**info, "device": name, "state": "starting"}
+        if n == own:
+            _wait_for_orphan(r, name, lease, patience)
         if store.acquire_lease(r, name, lease) or _take_over(r, name, lease):
             return name
     raise RuntimeError("no free device name")
@@ -79,6 +85,43 @@ def _take_over(r, name: str, lease: dict) -> bool:
         return False
     log.warning("%s: taking over the lease of its dead process %d", name, pid)
     return True
+
+
+def _wait_for_orphan(r, name: str, lease: dict, patience: float) -> None:
+    """Wait for the process holding ``name``'s lease to end if it is a device process of this
+    machine left by its `farm worker` (killed): it drains (see :func:`end_with_supervisor`)."""
+    import psutil
+    raw = r.get(store.key("lease", name))
+    held = json.loads(raw) if raw else {}
+    pid, supervisor = held.get("pid"), held.get("supervisor")
+    if not raw or held.get("boot", "") != lease["boot"] or held.get("host") != lease["host"] \
+            or not isinstance(pid, int) or not isinstance(supervisor, int) \
+            or _alive(supervisor) or not _alive(pid):
+        return
+    try:
+        proc = psutil.Process(pid)
+        if "worker.main" not in " ".join(proc.cmdline()):
+            return              # the number of a process that is no device's any more
+        print(f"farm worker: {name}: waiting for its previous process ({pid}, whose `farm "
+              f"worker` was killed) to finish its case", file=sys.stderr, flush=True)
+        proc.wait(patience)
+    except psutil.TimeoutExpired:
+        log.warning("%s: its previous process %d is still running", name, pid)
+    except psutil.Error:
+        pass                    # gone meanwhile
+
+
+def end_with_supervisor(supervisor: int) -> None:
+    """Have this device process drain and end (SIGTERM) when its `farm worker` dies, even by
+    SIGKILL, rather than serve on unsupervised: a `farm worker` started again then takes its
+    names and ports back. Linux (prctl PR_SET_PDEATHSIG); elsewhere nothing is done."""
+    if not supervisor or not sys.platform.startswith("linux"):
+        return
+    import ctypes
+    PR_SET_PDEATHSIG = 1
+    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, int(signal.SIGTERM), 0, 0, 0)
+    if os.getppid() != supervisor:      # it died before that: nothing started yet
+        sys.exit(0)
 
 
 def _alive(pid: int) -> bool:
@@ -120,12 +163,15 @@ def _child_args(argv: Sequence[str]) -> argparse.Namespace:
     ap.add_argument("--index", type=int, default=0)
     ap.add_argument("--metrics-port", type=int, default=0)
     ap.add_argument("--loglevel", default="WARNING")
+    ap.add_argument("--supervisor", type=int, default=0, help="pid of the `farm worker` "
+                    "that started this process: it ends with it")
     return ap.parse_args(argv)
 
 
 def child(argv: Sequence[str]) -> int:
     """One device's worker process."""
     args = _child_args(argv)
+    end_with_supervisor(args.supervisor)
     logging.basicConfig(level=args.loglevel, format="%(asctime)s %(name)s %(message)s")
     from farm.config import load_settings
     from farm.devices.specs import known_kinds
@@ -137,8 +183,9 @@ def child(argv: Sequence[str]) -> int:
     url = settings.broker_url.get_secret_value()
     r = store.connect(url)
     info = {"kind": args.kind, "platform": platform, "group": group, "pid": os.getpid(),
-            **store.this_machine()}
-    name = claim_name(r, args.kind, info, settings.worker_host, args.index)
+            "supervisor": args.supervisor, **store.this_machine()}
+    name = claim_name(r, args.kind, info, settings.worker_host, args.index,
+                      patience=settings.cluster_max_case_seconds)
     opened: list[DeviceRuntime] = []
     metrics_at = serve_metrics(args.metrics_port, settings.metrics_host,
                                lambda: bool(opened) and opened[0].ready())
@@ -150,7 +197,8 @@ def child(argv: Sequence[str]) -> int:
     if target is None:
         r.delete(store.key("lease", name))
         return EXIT_NO_TARGET
-    runtime = DeviceRuntime(settings, args.kind, platform, group, name, target, args.index)
+    runtime = DeviceRuntime(settings, args.kind, platform, group, name, target, args.index,
+                            supervisor=args.supervisor)
     opened.append(runtime)
     try:
         runtime.start()
@@ -160,7 +208,14 @@ def child(argv: Sequence[str]) -> int:
         return 3
     print(f"farm worker: {name} ready (queues {', '.join(_queues(runtime))}{metrics_at})"
           + (f" on {target}" if target else ""), flush=True)
-    return serve(runtime, args.loglevel)
+    code = serve(runtime, args.loglevel)
+    if not runtime.quarantined or args.supervisor and os.getppid() != args.supervisor:
+        return code
+    if wait_released(r, name, {**info, "device": name}, url):    # its device closed meanwhile
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os.execv(sys.executable, [sys.executable, "-m", "worker.main", *argv])   # a fresh start
+    return 0
 
 
 def _queues(runtime: "DeviceRuntime") -> list[str]:
@@ -194,28 +249,27 @@ def serve(runtime: "DeviceRuntime", loglevel: str) -> int:
 
 
 def wait_released(r, name: str, lease: dict, url: str) -> bool:
-    """``name`` is quarantined: hold the name (its lease says so) and serve nothing until
-    `farm devices --release` takes it back (True), or until told to stop (False). A worker
-    started again (Compose's restart, a Deployment) so keeps its quarantine instead of coming
-    back under a fresh name."""
+    """``name`` is quarantined: hold the name (its lease says so), serve nothing and export
+    ``farm_device_quarantined`` 1 on /metrics (/ready says 503) until `farm devices --release`
+    takes it back (True), or until told to stop (False). A worker started again (Compose's
+    restart, a Deployment) so keeps its quarantine instead of coming back under a fresh name,
+    and a device quarantined mid-run waits here too (its process stays up: the alert needs the
+    series for a minute)."""
+    from farm import metrics
     from farm.config import mask_url
     stop = threading.Event()
     before = {sig: signal.signal(sig, lambda *_: stop.set())
               for sig in (signal.SIGTERM, signal.SIGINT)}
-    told = False
+    record = _QuarantineRecord(r, name, f"farm devices --broker {mask_url(url)} --release {name}")
+    metrics.device_state(lease.get("platform", ""), name, "quarantined")
     try:
         while True:
             try:
-                reason = store.quarantined(r).get(name)
-                if reason is None:
+                if record.released():
                     print(f"farm worker: device {name} released: starting it", flush=True)
                     return True
                 store.refresh_lease(r, name, {**lease, "state": "quarantined"})
-                if not told:        # once, its lease saying so too
-                    print(f"farm worker: device {name} is quarantined ({reason}): not serving "
-                          f"it until it is released; once it is fixed: farm devices --broker "
-                          f"{mask_url(url)} --release {name}", file=sys.stderr, flush=True)
-                    told = True
+                metrics.heartbeat(name, time.time())
             except Exception as exc:    # Redis away: keep waiting, the lease comes back
                 log.warning("cannot read the quarantine of %s: %s", name, exc)
             if stop.wait(store.HEARTBEAT_S):    # polling Redis for the release
@@ -224,6 +278,36 @@ def wait_released(r, name: str, lease: dict, url: str) -> bool:
     finally:
         for sig, handler in before.items():
             signal.signal(sig, handler)
+
+
+class _QuarantineRecord:
+    """A device's entry in ``farm:quarantine`` as its waiting worker reads it. Only a release
+    (`farm devices --release`) ends the quarantine: an entry gone because Redis came back
+    without its data (a new epoch) is written again, and the device stays out of service."""
+
+    def __init__(self, r, name: str, release: str) -> None:
+        self.r, self.name, self.release = r, name, release
+        self.reason: str | None = None      # the entry last read
+        self.epoch: str | None = None       # Redis's data epoch when it was read
+
+    def released(self) -> bool:
+        epoch = store.epoch(self.r)
+        reason = store.quarantined(self.r).get(self.name)
+        if reason is not None:
+            if self.reason is None:     # said once, with the command that ends it
+                print(f"farm worker: device {self.name} is quarantined ({reason}): not "
+                      f"serving it until it is released; once it is fixed: {self.release}",
+                      file=sys.stderr, flush=True)
+            self.reason, self.epoch = reason, epoch
+            return False
+        if self.reason is None or epoch == self.epoch:
+            return True
+        self.r.hset(store.key("quarantine"), self.name, self.reason)
+        self.epoch = epoch
+        print(f"farm worker: the quarantine record of {self.name} is gone from Redis (was "
+              f"Redis restarted without its data?): recorded it again; the device stays out "
+              f"of service until: {self.release}", file=sys.stderr, flush=True)
+        return False
 
 
 def _forget_name(r, name: str) -> None:
@@ -290,7 +374,8 @@ def worker_commands(settings: "Settings", specs: str, group: str | None, metrics
         for index in range(spec.count):
             port = metrics_port + len(cmds) if metrics_port else 0
             cmd = [sys.executable, "-m", "worker.main", "--kind", spec.kind,
-                   "--index", str(index), "--metrics-port", str(port)]
+                   "--index", str(index), "--metrics-port", str(port),
+                   "--supervisor", str(os.getpid())]
             if found[index]:
                 cmd += ["--target", found[index], "--candidates", ",".join(found)]
             cmds.append(cmd + (["--group", group] if group else []))

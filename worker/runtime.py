@@ -138,11 +138,12 @@ class DeviceRuntime:
     """One device, one worker process. Tasks call :meth:`execute` from the worker's thread."""
 
     def __init__(self, settings: Settings, kind: str, platform: str, group: str, name: str,
-                 target: str = "", index: int = 0) -> None:
+                 target: str = "", index: int = 0, supervisor: int = 0) -> None:
         self.settings = settings
         self.r = store.connect(settings.broker_url.get_secret_value())
         self.kind, self.platform, self.group, self.name = kind, platform, group, name
         self.target, self.index = target, index
+        self.supervisor = supervisor    # its `farm worker`'s pid (in the lease: see claim_name)
         self.target_key = target_id(kind, target) if target else ""   # taken by worker.main
         self.token = os.urandom(8).hex()
         self.machine = store.this_machine()     # lets a successor tell we are dead
@@ -161,6 +162,7 @@ class DeviceRuntime:
         with self._lock:
             return {"device": self.name, "kind": self.kind, "platform": self.platform,
                     "group": self.group, **self.machine, "pid": os.getpid(),
+                    "supervisor": self.supervisor,
                     "token": self.token, "draining": self._draining, "about": about,
                     "target": self.target,
                     **self.state}
@@ -200,12 +202,19 @@ class DeviceRuntime:
             except Exception as exc:
                 log.warning("heartbeat failed: %s", exc)
 
+    @property
+    def quarantined(self) -> bool:
+        return self.slot is not None and self.slot.state == "quarantined"
+
     def stop(self) -> None:
+        """Close the device and give up its leases; a quarantined device keeps its name's
+        (its process waits for the release under it: worker.main.wait_released)."""
         self._stop.set()
         if self.slot is not None:
             self.slot.close()
         try:
-            store.release_lease(self.r, self.name, self.token)
+            if not self.quarantined:
+                store.release_lease(self.r, self.name, self.token)
             if self.target_key:
                 store.release_target(self.r, self.target_key, self.name)
         except Exception:
@@ -278,11 +287,13 @@ class DeviceRuntime:
             self.slot.kill()
 
     def _after(self, run_id: str, result: CaseResult) -> None:
-        """Quarantine (cluster-wide) or retire a device that must stop: drain and exit."""
+        """Quarantine (cluster-wide) or retire a device that must stop: drain (a quarantined
+        device's process then waits for its release: worker.main.child)."""
         assert self.slot is not None
         if self.slot.quarantine_due:
             retrying(lambda: self.r.hset(key("quarantine"), self.name, QUARANTINE_REASON))
             self.slot.quarantine()
+            self.set_state(state="quarantined")     # /ready 503; the lease says so
             self.publish(run_id, {"type": "device_state", "device": self.name,
                                   "state": "quarantined", "detail": QUARANTINE_REASON})
             self.outbox.flush()

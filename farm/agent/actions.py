@@ -11,6 +11,7 @@ here; nothing else changes.
 from __future__ import annotations
 
 import threading
+import time
 from typing import Any, Callable, ClassVar, Literal, Optional, get_args, get_origin
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator
@@ -45,6 +46,8 @@ class Locate(BaseModel):
     # XPath of the element hit (`anchor`, stored as `xpath`), else where the box was (`at`).
     anchor: Optional[str] = Field(default=None, exclude=True)
     at: Optional[BoxAt] = None
+    # the action types into it: among tied text matches, the one text field wins
+    editable: bool = Field(default=False, exclude=True)
 
     @property
     def box_only(self) -> bool:
@@ -230,9 +233,17 @@ class Input(Action):
     locate: Optional[Locate] = None
     mode: Literal["replace", "clear", "typeOnly"] = "replace"
 
+    def model_post_init(self, context: Any) -> None:
+        if self.locate is not None:
+            self.locate.editable = True
+
     def run(self, ctx: ActionContext) -> None:
         if self.locate is not None:
             ctx.device.tap(*self.locate.point())
+            # a phone says whether a text field took the focus (the web's fill says it)
+            check = getattr(ctx.device, "check_text_focus", None)
+            if check is not None and self.mode != "typeOnly":
+                check()
         fill = getattr(ctx.device, "fill", None)   # one call where the platform has one
         if self.mode == "replace" and fill is not None and fill(ctx.resolve(self.value)):
             return
@@ -245,6 +256,10 @@ class Input(Action):
 class ClearInput(Action):
     name, doc = "ClearInput", "empty an input"
     locate: Optional[Locate] = None
+
+    def model_post_init(self, context: Any) -> None:
+        if self.locate is not None:
+            self.locate.editable = True
 
     def run(self, ctx: ActionContext) -> None:
         if self.locate is not None:
@@ -344,7 +359,12 @@ class Sleep(Action):
     timeMs: int = 1000
 
     def run(self, ctx: ActionContext) -> None:
-        seconds, left = max(self.timeMs, 0) / 1000, ctx.remaining()
+        begun = time.monotonic()
+        # report images under way come in first: this wait serves no page events, and held
+        # their answers (and farm_screenshot_duration_seconds) until it ended
+        getattr(ctx.device, "finish_captures", lambda: None)()
+        seconds = max(max(self.timeMs, 0) / 1000 - (time.monotonic() - begun), 0)
+        left = ctx.remaining()
         # the case's deadline may come first; a stopped run ends the wait at once
         if ctx.cancel.wait(max(min(seconds, left), 0)):
             raise Interrupted(f"interrupted during sleep {self.timeMs} ms")

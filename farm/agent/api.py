@@ -148,6 +148,7 @@ class Agent:
         resolve = resolve or self.resolve
         xpath = resolve(loc.xpath) if loc.xpath else None
         hints.setdefault("deep_locate", loc.deepLocate)
+        hints.setdefault("editable", loc.editable)     # it types: a text field wins a tie
         if loc.images and not hints.get("images"):
             hints["images"] = loc.images
         return self.chain.locate(loc.prompt, self.device, xpath=xpath, resolve=resolve, **hints)
@@ -288,12 +289,17 @@ class Agent:
         self.perform(Sleep(timeMs=ms))
 
     def javascript(self, code: str, timeout_s: float | None = None) -> Any:
-        """Run ``code`` in the page: at most ``timeout_s`` (the step's `timeout`) and never
-        past the case's deadline."""
+        """Run ``code`` in the page: at most ``timeout_s`` (the step's `timeout`: past it the
+        step fails) and never past the case's deadline (past it the case timed out)."""
         if self.device.platform != "web":
             raise StepFailed("javascript steps only run on web targets")
         left = max(self.remaining(), 0.1)
-        out = self.device.run_script(code, timeout_s=min(left, timeout_s or left))
+        try:
+            out = self.device.run_script(code, timeout_s=min(left, timeout_s or left))
+        except StepFailed:
+            if self.remaining() <= 0:
+                raise CaseTimeout("case timed out running javascript") from None
+            raise
         self._acted()
         return out
 

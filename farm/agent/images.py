@@ -1,4 +1,5 @@
-"""Screenshot helpers for prompts: data URLs, sizes, crop-and-upscale for deepLocate."""
+"""Screenshot helpers for prompts: data URLs, sizes, crop-and-upscale for deepLocate, and
+whether the screen changed between two looks of the ai loop."""
 
 from __future__ import annotations
 
@@ -7,9 +8,13 @@ import hashlib
 import io
 import struct
 import zlib
+from typing import TYPE_CHECKING
 
 from farm.devices.base import Rect
 from farm.errors import StepFailed
+
+if TYPE_CHECKING:
+    from PIL import Image
 
 MAX_IMAGE_BYTES = 5 * 1024 * 1024     # a reference image, read from a file, a data: URL or http
 
@@ -71,37 +76,54 @@ def scale_rect(rect: Rect, sx: float, sy: float, dx: int = 0, dy: int = 0) -> Re
                 width=max(round(rect.width * sx), 1), height=max(round(rect.height * sy), 1))
 
 
-# Recent thumbnails by (size, crc32, length) of the PNG: a loop looking at an unchanged screen
-# gets the same bytes again, and decoding a full PNG costs far more than hashing it.
-_THUMBS: dict[tuple[tuple[int, int], int, int], bytes] = {}
+# Recent frames by (crc32, length) of the PNG: a loop looking at an unchanged screen gets the
+# same bytes again, and decoding a full PNG costs far more than hashing it.
+_FRAMES: dict[tuple[int, int], Image.Image] = {}
 
 
-def thumbnail(png: bytes, size: tuple[int, int] = (80, 50)) -> bytes:
-    """A tiny greyscale copy: enough to tell "the screen changed" from a blinking caret."""
-    key = (size, zlib.crc32(png), len(png))
-    cached = _THUMBS.get(key)
+def grey_frame(png: bytes) -> Image.Image:
+    """The screenshot in greyscale at full size, to tell whether the screen changed: a digit
+    or a typed letter is a few pixels wide, which any thumbnail averages away."""
+    key = (zlib.crc32(png), len(png))
+    cached = _FRAMES.get(key)
     if cached is not None:
         return cached
     from PIL import Image
-    img = Image.open(io.BytesIO(png))
-    img.draft("L", size)
-    thumb = img.convert("L").resize(size).tobytes()
-    if len(_THUMBS) >= 8:
-        _THUMBS.pop(next(iter(_THUMBS)), None)
-    _THUMBS[key] = thumb
-    return thumb
+    frame = Image.open(io.BytesIO(png)).convert("L")
+    if len(_FRAMES) >= 4:
+        _FRAMES.pop(next(iter(_FRAMES)), None)
+    _FRAMES[key] = frame
+    return frame
 
 
-def alike(a: bytes | None, b: bytes | None, tolerance: int = 24, share: float = 0.01) -> bool:
-    """Two thumbnails show the same screen: under ``share`` of pixels differ by > tolerance."""
-    if a is None or b is None or len(a) != len(b):
+_LEVELS = 24     # grey levels a pixel may move (scaling, encoder noise) and still be the same
+
+
+def alike(a: Image.Image | None, b: Image.Image | None) -> bool:
+    """Two frames show the same screen: no pixel moved by more than a few grey levels, or the
+    pixels that did form one solid bar at least three times taller than wide and at most an
+    eighth of the screen high (a text caret blinking). Anything else, a changed digit
+    included, is a change: a false "unchanged" tells the model it missed and can fail a
+    correct plan as stuck, a false "changed" only delays the stuck check."""
+    if a is None or b is None or a.size != b.size:
         return False
-    if a == b:
+    if a is b:
         return True
     from PIL import Image, ImageChops
-    diff = ImageChops.difference(Image.frombytes("L", (len(a), 1), a),
-                                 Image.frombytes("L", (len(b), 1), b)).histogram()
-    return sum(diff[tolerance + 1:]) <= share * len(a)
+    diff = ImageChops.difference(a, b)
+    if diff.getbbox() is None:
+        return True
+    # max(0, diff - _LEVELS) with two whole-image operations as fast as the difference
+    # (point() with a table takes several times as long on a full screen)
+    moved = ImageChops.difference(diff, ImageChops.darker(diff, Image.new("L", a.size, _LEVELS)))
+    bar = moved.getbbox()
+    if bar is None:
+        return True                 # only noise
+    width, height = bar[2] - bar[0], bar[3] - bar[1]
+    if not width * 3 <= height <= a.height // 8:
+        return False
+    solid = moved.crop(bar).point([0] + [255] * 255).histogram()[255]
+    return solid >= 0.6 * width * height
 
 
 def inline_image(image: dict[str, str]) -> dict[str, str]:

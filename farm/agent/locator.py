@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import difflib
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from typing import Callable, Collection, Iterable, Protocol
 
@@ -75,6 +76,9 @@ class LocatorTier(Protocol):
         (e.g. ambiguous), so cheaper tiers never guess."""
 
 
+XPATH_UNUSABLE = "xpath_unusable"  # LocateContext.hints: why the step's XPath could not be used
+
+
 class XPathTier:
     name = "xpath"
 
@@ -85,6 +89,12 @@ class XPathTier:
         if not ctx.xpath:
             return None
         rects = ctx.device.query_xpath(ctx.xpath)
+        if not rects and getattr(ctx.device, "last_observation", None) == "empty-tree":
+            why = getattr(ctx.device, "tree_problem", "") or "it came back empty"
+            ctx.hints[XPATH_UNUSABLE] = (f"the UI tree could not be read ({why}), so XPath "
+                                         f"{ctx.xpath} could not be used")
+            ctx.near.append(ctx.hints[XPATH_UNUSABLE])
+            return None
         if len(rects) == 1:
             return LocateHit(rects[0], self.name, ctx.xpath)
         if len(rects) > 1:
@@ -98,6 +108,9 @@ _WS = re.compile(r"\s+")
 
 
 def normalise(text: str) -> str:
+    """``text`` as matched: Unicode NFKC (as OCR text is: `farm.agent.ocr.squash`), whitespace
+    collapsed, a trailing ":" or "*" dropped, case-folded."""
+    text = unicodedata.normalize("NFKC", text)
     return _WS.sub(" ", text).strip().rstrip(":*").strip().casefold()
 
 
@@ -151,10 +164,13 @@ def describe(node: UINode) -> str:
     return f'"{shown[:60]}" ({node.role})'
 
 
-def find_text(prompt: str, tree: UITree) -> tuple[list[UINode], str]:
+def find_text(prompt: str, tree: UITree, editable: bool = False
+              ) -> tuple[list[UINode], str]:
     """The targets ``prompt`` names in ``tree`` and how they matched ("exact" / "words"):
     exact on screen, exact off-screen, whole words on screen, whole words off-screen; the
-    first kind that has any. More than one target means ambiguous."""
+    first kind that has any. More than one target means ambiguous, except that for a step
+    that types (``editable``) the one text field among them is taken: a phone shows a field's
+    label as its own text node, where the web makes label and field one target."""
     want = normalise(prompt)
     if not want:
         return [], ""
@@ -164,6 +180,9 @@ def find_text(prompt: str, tree: UITree) -> tuple[list[UINode], str]:
             matches = [n for n in tree.nodes if n.visible == on_screen and text_matches(
                 want, _fields(n) if how == "exact" else _word_fields(n), how)]
             targets = _reduce(matches, by_id)
+            fields = [t for t in targets if t.editable]
+            if editable and len(targets) > 1 and len(fields) == 1:
+                return fields, how
             if targets:
                 return targets, how
     return [], ""
@@ -192,7 +211,7 @@ class TextMatchTier:
         tree = ctx.tree()
         if tree is None or not prompt.strip():
             return None
-        targets, how = find_text(prompt, tree)
+        targets, how = find_text(prompt, tree, ctx.hints.get("editable", False))
         if len(targets) > 1:
             raise ambiguous(prompt, how, [describe(t) + f" at {t.rect.as_list()}"
                                           for t in targets])
@@ -232,7 +251,7 @@ class TextMatchTier:
             tree = ctx.refresh()
             if tree is None:
                 break
-            targets, how = find_text(prompt, tree)
+            targets, how = find_text(prompt, tree, ctx.hints.get("editable", False))
             if len(targets) > 1:
                 raise ambiguous(prompt, how, [describe(t) + f" at {t.rect.as_list()}"
                                               for t in targets])
@@ -345,6 +364,9 @@ class LocatorChain:
         what = f'"{prompt}"' if prompt else f"XPath {xpath}"
         if pictured and not self.has_model_tier:
             raise NeedsModel(f"{what} has reference images: only a model can match it")
+        if ctx.hints.get(XPATH_UNUSABLE):
+            raise LocateError(f"no element matches {what}: {ctx.hints[XPATH_UNUSABLE]}",
+                              ctx.near)
         near = [n for n in ctx.near if not n.startswith("XPath")]
         if near or (xpath and not prompt) or self.has_model_tier:
             raise LocateError(f"no element matches {what}", ctx.near)
@@ -366,6 +388,10 @@ class LocatorChain:
             # the model can tell the candidates apart.
             if self.on_attempt:
                 self.on_attempt(tier.name, False)
+            unusable = ctx.hints.get(XPATH_UNUSABLE)
+            if unusable and (not self.has_model_tier or last):
+                raise LocateError(f"{unusable}; the {tier.name} tier, tried instead, found: "
+                                  f"{exc}", exc.candidates) from None
             if not self.has_model_tier or last:
                 raise
             ctx.near.extend([str(exc), *exc.candidates])

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Callable, NoReturn, Protocol
 
 from farm.agent.actions import Action, Locate, as_planned, describe_actions, registry
 from farm.agent.history import ConversationHistory
-from farm.agent.images import alike, data_url, inline_image, png_size, thumbnail
+from farm.agent.images import alike, data_url, grey_frame, inline_image, png_size
 from farm.agent.limits import LoopLimits  # noqa: F401  (its home before farm.agent.limits)
 from farm.agent.locator import LocateHit
 from farm.agent.model_tiers import image_to_screen
@@ -32,6 +32,8 @@ from farm.llm.families import to_rect
 from farm.llm.plan import Plan, ReplyParseError, echo_back, parse_plan
 
 if TYPE_CHECKING:
+    from PIL import Image
+
     from farm.llm.models import ModelSet
 
 log = logging.getLogger("farm.agent")
@@ -105,8 +107,8 @@ class _Watch:
 
     last_key: tuple | None = None
     repeats: int = 0
-    prev: tuple[bytes, str] | None = None   # (thumbnail, pointer action) of the last round
-    last_thumb: bytes | None = None
+    pointed: str = ""                       # the last round's pointer action, if it had one
+    last_frame: Image.Image | None = None   # the last round's screen (farm.agent.images)
 
 
 @dataclass
@@ -195,15 +197,15 @@ class ActLoop:
         runner = self.agent.task_runner(lambda loc: self._locate(loc, deep_locate),
                                         resolve=self._resolve)
         for _ in range(self.cap):
-            thumb, same_screen = self._look(task, context, strict, watch)
+            same_screen = self._look(task, context, strict, watch)
             plan = self._plan()
             self.result.rounds += 1
             history.remember(plan.memory)
             history.update_goals(plan.sub_goals, plan.done_goals)
             if plan.error and not plan.actions and not plan.complete:
                 raise StepFailed(f"the model gave up: {plan.error}")
-            watch.prev = (thumb, "")
-            failed = self._act(plan, runner, watch, thumb, same_screen)
+            watch.pointed = ""
+            failed = self._act(plan, runner, watch, same_screen)
             if failed is not None:
                 errors.append(failed)
                 if len(errors) > self.limits.max_errors:
@@ -231,24 +233,25 @@ class ActLoop:
                          f"one ai step; last: {self.history.pending_feedback[:300]}")
 
     def _look(self, task: str, context: str | None,
-              strict: tuple[int, int] | None, watch: _Watch) -> tuple[bytes, bool]:
-        """A fresh screenshot into the next prompt; (its thumbnail, screen unchanged?)."""
+              strict: tuple[int, int] | None, watch: _Watch) -> bool:
+        """A fresh screenshot into the next prompt; whether the screen is as it was in the
+        last round (the last pointer action, if any, then probably missed)."""
         self.agent.check_time()
         png = self.agent.grabber.grab()
         self._shot = png
-        thumb = thumbnail(png)
-        same_screen = alike(thumb, watch.last_thumb)
-        watch.last_thumb = thumb
-        if watch.prev is not None and watch.prev[1] and alike(watch.prev[0], thumb):
-            self._feedback(f"The screen did not change after {watch.prev[1]}: the target was "
+        frame = grey_frame(png)
+        same_screen = alike(frame, watch.last_frame)
+        watch.last_frame = frame
+        if watch.pointed and same_screen:
+            self._feedback(f"The screen did not change after {watch.pointed}: the target was "
                            "probably missed. Look again and correct the position.")
         self.history.add_user(round_prompt(task,
                                            self.history.state_text(self.planning.show_goals),
                                            self.history.take_feedback(), context, strict),
                               data_url(png))
-        return thumb, same_screen
+        return same_screen
 
-    def _act(self, plan: Plan, runner: TaskRunner, watch: _Watch, thumb: bytes,
+    def _act(self, plan: Plan, runner: TaskRunner, watch: _Watch,
              same_screen: bool) -> tuple[bool, str] | None:
         """Run the plan's actions in order; None when all ran. At the first that fails:
         feedback, and (was it the model's own planning error — an unknown action, bad params,
@@ -270,7 +273,7 @@ class ActLoop:
                     x for x in (plan.thought, plan.log or label) if x))[:500]
             self.done(tasks, plan.log or label)
             if action.moves_pointer or any(t.kind == "locate" for t in tasks):
-                watch.prev = (thumb, label)
+                watch.pointed = label
             self._check_stuck(action, label, watch, same_screen)
         return None
 

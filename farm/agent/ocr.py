@@ -6,7 +6,8 @@ downloaded. It is imported on first use only (startup stays fast), and when it c
 imported or started the tier just misses (logged once): farm still works without it.
 
 The recogniser often drops the spaces between words ("Clearcompleted(3)"), so OCR text is
-compared with all whitespace removed: exact first, then a unique line containing the target
+compared after Unicode NFKC normalisation (a full-width "，" is a ",") with all whitespace
+removed: exact first, then a unique line containing the target
 (OCR cannot see word boundaries). Several candidates are a miss naming them, never a guess.
 """
 
@@ -17,6 +18,7 @@ import io
 import logging
 import re
 import threading
+import unicodedata
 from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -97,7 +99,9 @@ _SPACE = re.compile(r"\s+")
 
 
 def squash(text: str) -> str:
-    return _SPACE.sub("", text).rstrip(":*").casefold()
+    """``text`` as OCR text is compared: Unicode NFKC first (the recogniser reads a small
+    screenshot's "," as the full-width "，" at random), then no whitespace, case-folded."""
+    return _SPACE.sub("", unicodedata.normalize("NFKC", text)).rstrip(":*").casefold()
 
 
 def match_lines(prompt: str, lines: list[OcrLine]) -> tuple[list[Rect], str]:

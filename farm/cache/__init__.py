@@ -9,6 +9,8 @@
     locate.py        the locate-cache tier of the locator chain, and storing after a hit
     plan.py          the plan cache: record an ai step's actions, replay them with no model
     export.py        ``farm cache export``: a solved case as a YAML flow that needs no model
+    run_store.py     the store a run used (recorded in its run directory), for export from
+                     anywhere; the read-only commands never create a store
 """
 
 from __future__ import annotations
@@ -24,11 +26,12 @@ if TYPE_CHECKING:
 def open_store(settings: "Settings") -> "CacheStore | None":
     """The configured store: FARM_CACHE_URL's Redis; in cluster mode the broker's Redis under
     ``<cluster prefix>:cache``; else ``<state dir>/cache.db``. None when the cache is off."""
+    from farm.cache.run_store import redis_url
     if settings.cache == "off":
         return None
-    url = settings.cache_url or settings.broker_url
-    if url is not None and url.get_secret_value():
+    url = redis_url(settings)
+    if url is not None:
         from farm.cache.redis_store import RedisStore
-        return RedisStore(url.get_secret_value(), prefix=f"{settings.cluster_prefix}:cache")
+        return RedisStore(url, prefix=f"{settings.cluster_prefix}:cache")
     from farm.cache.sqlite_store import SqliteStore
     return SqliteStore(Path(settings.state_dir) / "cache.db")

@@ -5,15 +5,21 @@ prompt has been used so far (the n-th use of a prompt is its n-th entry). `CaseC
 is the one place where a lookup's result (hit, miss, stale, replanned) is recorded.
 Plan entries are kept only from an attempt that passed, and the entries a failed attempt used
 or wrote (plans and locates) are dropped: `CaseCache.finish`, at the case's end.
-A store that fails (Redis away, disk full) turns the cache off for the attempt with one
-warning: the cache only ever saves time, it never fails a case.
+A store that fails (Redis away, disk full) turns the cache off for the attempt: the cache only
+ever saves time, it never fails a case. The run says so once on stderr (`warn_unavailable`, per
+store), and each step that wanted the cache records it as ``unavailable``, not as a miss: a
+mistyped FARM_CACHE_URL must not look like a cold cache.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import re
+import sys
+import threading
 import time
+import weakref
 from typing import Callable
 
 from farm import metrics
@@ -24,6 +30,7 @@ from farm.results import CacheUse
 log = logging.getLogger("farm.cache")
 
 DEFAULT_TTL = 30 * 86400.0
+UNAVAILABLE = "unavailable"     # a step's `CacheUse.mode` when the store failed it
 _ENDED = {"failed": "the case failed", "error": "the case ended with an error",
           "interrupted": "the case was interrupted", "skipped": "the case was skipped"}
 
@@ -58,11 +65,18 @@ class CaseCache:
         """What the cache did during the step (None when it did nothing)."""
         used, self.step = self.step, CacheUse(mode=self.mode)
         self._step_enabled = True
-        return used if used.touched else None
+        return used if used.touched or used.mode == UNAVAILABLE else None
 
     @property
     def active(self) -> bool:
         return self._step_enabled and not self.broken and self.mode != "off"
+
+    def usable(self) -> bool:
+        """`active`, asked by a step about to use the cache: when the store has failed, the
+        step records that the cache was unavailable to it."""
+        if self.broken and self._step_enabled and self.mode != "off":
+            self.step.mode = UNAVAILABLE
+        return self.active
 
     @property
     def reading(self) -> bool:
@@ -94,7 +108,12 @@ class CaseCache:
         """The one place a lookup's result is recorded (instrument metrics here). Locate:
         hit | miss | stale (found, but its XPath no longer selects one element on screen, or
         that element is no longer what the prompt means).
-        Plan: hit | miss | replanned (replayed, a step failed, the model planned the rest)."""
+        Plan: hit | miss | replanned (replayed, a step failed, the model planned the rest).
+        After the store failed, a lookup found nothing because it could not look: recorded
+        as unavailable, never as a miss."""
+        if self.broken:
+            self.step.mode = UNAVAILABLE
+            return
         metrics.cache_request(kind, result)
         if kind == "plan":
             self.step.plan = result
@@ -176,7 +195,34 @@ class CaseCache:
 
     def _broke(self, exc: BaseException) -> None:
         if not self.broken:
-            log.warning("cache store %s failed (%s: %s); caching is off for this case",
-                        self.store.where, type(exc).__name__, self.mask(str(exc))[:300])
+            why = f"{type(exc).__name__}: {self.mask(_urls_masked(str(exc)))[:300]}"
+            log.warning("cache store %s failed (%s); caching is off for this case",
+                        self.store.where, why)
+            warn_unavailable(self.store, why)
         self.broken = True
+        if self._step_enabled and self.mode != "off":
+            self.step.mode = UNAVAILABLE
+
+
+_warned: "weakref.WeakSet[object]" = weakref.WeakSet()
+_warned_lock = threading.Lock()
+
+
+def warn_unavailable(store: CacheStore, why: str) -> None:
+    """Say on stderr, once per store (a run opens one), that it failed and cases run uncached;
+    farm.log has a line per case."""
+    with _warned_lock:
+        if store in _warned:
+            return
+        _warned.add(store)
+    setting = ("FARM_CACHE_URL (or the broker URL)" if "://" in store.where
+               else "FARM_STATE_DIR (its cache.db)")
+    print(f"farm: warning: cache store {store.where} unavailable ({why}): cases run uncached; "
+          f"check {setting}, or run with --cache off", file=sys.stderr, flush=True)
+
+
+def _urls_masked(text: str) -> str:
+    """``text`` with the credentials of any URL in it masked (a driver may quote its URL)."""
+    from farm.config import mask_url
+    return re.sub(r"\b[a-z][a-z0-9+.-]*://\S+", lambda m: mask_url(m[0]), text)
 

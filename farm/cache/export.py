@@ -4,8 +4,14 @@
 Every ``ai`` step becomes the steps its cached plan holds (``aiTap``, ``aiInput``, …), each
 target keeping its prompt and gaining the cached XPath (the XPath tier answers first; when the
 app changed, the UI-tree text match still can). Other steps are written as they were. The
-entries are looked up in the order a run uses them: the n-th use of a prompt is its n-th entry.
-A run directory stands for its passed cases (`run_cases`), found from any working directory.
+entries are looked up in the order a run uses them: the n-th use of a prompt is its n-th entry,
+under the prompt as the run keys it: its variables expanded as the model reads them (a secret's
+``${NAME}`` kept), from the same environment, secrets dir and ``vars:`` (with ``.env``'s). The
+export keeps ``${NAME}`` as written and says in its header which values an entry was made
+with. An ai step with ``cacheable: false`` has no plan: it is kept as written (it needs a
+model). A run directory stands for its passed cases (`run_cases`), found from any working
+directory; `farm.cache.run_store` finds the store it used. `refuse_poorer` keeps an earlier
+export that holds more XPaths than a new one would.
 """
 
 from __future__ import annotations
@@ -19,35 +25,77 @@ import yaml
 from farm.agent.images import images_key
 from farm.cache.keys import Namespace, app_version
 from farm.cache.store import CacheStore
-from farm.errors import ConfigError, UserError
+from farm.errors import ConfigError, FarmError, UserError
 from farm.suite.batch import SOLVED_SUFFIX
 from farm.suite.kinds import KINDS
 from farm.suite.model import Case, Step
 from farm.suite.targets import MOBILE_SECTIONS, WEB_SECTIONS
+from farm.suite.vars import Variables, model_text
 
 # action name → the step kind that runs it (aiTap runs Tap, ...): the inverse of KINDS
 _KIND_OF = {spec.action: name for name, spec in reversed(list(KINDS.items())) if spec.action}
 
 
 class _Uses:
-    """Entry lookups in run order (the n-th use of a prompt is its n-th entry)."""
+    """Entry lookups in run order (the n-th use of a prompt is its n-th entry), each under
+    its prompt as the run keys it (`keyed`); ``notes`` collects what the header says."""
 
-    def __init__(self, store: CacheStore, ns: Namespace) -> None:
-        self.store, self.ns, self.n = store, ns, {}
+    def __init__(self, store: CacheStore, ns: Namespace, variables: Variables) -> None:
+        self.store, self.ns, self.variables = store, ns, variables
+        self.n: dict[tuple[str, str], int] = {}
+        self.values: dict[str, str] = {}     # variables the current step's lookups expanded
+        self.notes: list[str] = []
+        self.kept = 0                        # ai steps kept as written (cacheable: false)
 
-    def next(self, kind: str, prompt: str) -> dict[str, Any] | None:
-        n = self.n.get((kind, prompt), 0)
-        self.n[(kind, prompt)] = n + 1
-        return self.store.get(self.ns.key(kind, prompt, n))  # type: ignore[arg-type]
+    def keyed(self, text: str) -> str:
+        """``text`` as the model reads it (`farm.agent.api.Agent.for_model`), the run's key."""
+        return model_text(text, self._shown)
+
+    def _shown(self, name: str, reference: str) -> str | None:
+        from farm.config import environment_secrets
+        try:
+            value = self.variables.resolve(reference)
+        except FarmError:           # not set here: the run read it as written too
+            return None
+        if self.variables.mask(value) != value or environment_secrets({name: value}):
+            return None             # a secret: its placeholder is the key, never its value
+        self.values[name] = value
+        return value
+
+    def next(self, kind: str, prompt: str, suffix: str = "") -> dict[str, Any] | None:
+        text = self.keyed(prompt) + suffix
+        n = self.n.get((kind, text), 0)
+        self.n[(kind, text)] = n + 1
+        return self.store.get(self.ns.key(kind, text, n))  # type: ignore[arg-type]
+
+    def note_values(self, case: Case, step: Step) -> None:
+        """After a step: which values its entries were made with (never a secret's)."""
+        if self.values:
+            self.notes.append(f"{_where(case, step)}: its cached entries were made with "
+                              f"{_values(self.values)}")
+        self.values = {}
 
 
-def export_case(case: Case, store: CacheStore) -> str:
+def _where(case: Case, step: Step) -> str:
+    text = str(step.value if step.spec.shape == "prompt" else step.target or "")
+    return f"{case.file.name}:{step.line} `{step.kind}: {text.splitlines()[0] if text else ''}`"
+
+
+def export_case(case: Case, store: CacheStore, env: Mapping[str, str] | None = None,
+                secrets_dir: Path | None = None) -> str:
     """The YAML text of ``case`` with every ``ai`` step replaced by its cached actions;
-    UserError naming the step when one has no cached plan or cannot be written as a step."""
-    uses = _Uses(store, Namespace(case.id, case.platform, app_version(case.cache_key, case.agent)))
+    UserError naming the step when one has no cached plan or cannot be written as a step.
+    ``env`` and ``secrets_dir``: where the run read ``${NAME}`` values (none: only ``vars:``)."""
+    variables = Variables.from_sources(defaults=case.vars, env=env or {},
+                                       secrets_dir=secrets_dir, secrets=case.secrets)
+    uses = _Uses(store, Namespace(case.id, case.platform,
+                                  app_version(case.cache_key, case.agent)), variables)
     tasks = []
     for task in case.tasks:
-        flow = [item for step in task.steps for item in _items(step, case, uses)]
+        flow = []
+        for step in task.steps:
+            flow += list(_items(step, case, uses))
+            uses.note_values(case, step)
         entry: dict[str, Any] = {"name": _name_as_written(task.name)}
         if task.continue_on_error:
             entry["continueOnError"] = True
@@ -59,9 +107,16 @@ def export_case(case: Case, store: CacheStore) -> str:
         if doc["agent"] is None:
             del doc["agent"]
     doc["tasks"] = tasks
-    header = (f"# Exported by `farm cache export` from {case.file.name}: runs with no model.\n"
-              "# Targets carry the XPath the cache had; the prompt is the fallback.\n")
-    return header + yaml.safe_dump(doc, sort_keys=False, allow_unicode=True, width=100)
+    return _header(case, uses) + yaml.safe_dump(doc, sort_keys=False, allow_unicode=True,
+                                                 width=100)
+
+
+def _header(case: Case, uses: _Uses) -> str:
+    runs = ("runs with no model but for the ai steps kept below" if uses.kept
+            else "runs with no model")
+    lines = [f"Exported by `farm cache export` from {case.file.name}: {runs}.",
+             "Targets carry the XPath the cache had; the prompt is the fallback.", *uses.notes]
+    return "".join(f"# {line}\n" for line in lines)
 
 
 def _name_as_written(name: str) -> str:
@@ -84,21 +139,40 @@ def _items(step: Step, case: Case, uses: _Uses) -> Iterator[dict[str, Any]]:
     cacheable = step.options.get("cacheable") is not False
     images = step.options.get("images")      # a {prompt, images} step: keys carry them too
     if step.spec.call == "ai_act":
-        entry = uses.next("plan", (step.value or "") + images_key(images)) if cacheable \
-            else None
+        if not cacheable:
+            uses.notes.append(f"{_where(case, step)} is cacheable: false, so it has no cached "
+                              "plan: kept as written (it needs a model)")
+            uses.kept += 1
+            yield _as_written(step)
+            return
+        entry = uses.next("plan", step.value or "", images_key(images))
         if entry is None:
             raise UserError(f"{case.file}:{step.line}: no cached plan for `{step.kind}: "
-                            f"{step.value}`; run the case once with a model (cache read-write) "
-                            "first")
+                            f"{step.value}` in the cache store {uses.store.where}"
+                            f"{_looked_up_with(uses.values)}; run the case once with a model "
+                            "(cache read-write) first, or point at the store its run used "
+                            "(FARM_STATE_DIR, FARM_CACHE_URL)")
         for action in entry.get("actions") or []:
             yield _step_for(action, case, step, uses, images)
         return
     item = _as_written(step)
     if cacheable and step.target and step.spec.shape in ("locate", "input", "key", "scroll"):
-        found = uses.next("locate", step.target + images_key(images))
+        found = uses.next("locate", step.target, images_key(images))
         if found and found.get("xpaths") and not step.xpath:
             item["xpath"] = found["xpaths"][0]
     yield item
+
+
+def _looked_up_with(values: dict[str, str]) -> str:
+    """`` (looked up with A="x": ...)``: the values a plan's key was made of, here."""
+    if not values:
+        return ""
+    return f" (looked up with {_values(values)}: export with the values its run had)"
+
+
+def _values(values: dict[str, str]) -> str:
+    return ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)[:80]}"
+                     for k, v in sorted(values.items()))
 
 
 def _as_written(step: Step) -> dict[str, Any]:
@@ -194,7 +268,7 @@ def _add_xpath(item: dict[str, Any], loc: dict[str, Any] | None, uses: _Uses,
     if loc.get("xpath"):
         item["xpath"] = loc["xpath"]
     elif loc.get("prompt"):
-        found = uses.next("locate", loc["prompt"] + suffix)
+        found = uses.next("locate", loc["prompt"], suffix)
         if found and found.get("xpaths"):
             item["xpath"] = found["xpaths"][0]
     if loc.get("deepLocate"):
@@ -216,6 +290,34 @@ def export_target(case: Case, output: Path | None, what: str) -> Path:
     target = export_path(case, output)
     writable_file(target, what)
     return target
+
+
+def refuse_poorer(target: Path, text: str, store: CacheStore) -> None:
+    """ConfigError (exit 4) when ``target`` is there and holds more cached XPaths than
+    ``text``: an export read from the wrong store (an empty one, another directory's) must not
+    silently replace a good one. Names the store read and how to point at the right one."""
+    try:
+        before = _xpaths(target.read_text(encoding="utf-8")) if target.is_file() else 0
+    except OSError:
+        return
+    now = _xpaths(text)
+    if now < before:
+        raise ConfigError(
+            f"{target} holds {before} cached XPath(s); the export from the cache store "
+            f"{store.where} would hold {now}: not overwritten. Export with the store the "
+            "case's run used (FARM_STATE_DIR=<its state directory>, or FARM_CACHE_URL / "
+            f"--broker for a Redis), or delete {target} to write the poorer export")
+
+
+def _xpaths(text: str) -> int:
+    """How many steps of an exported flow carry an ``xpath``."""
+    try:
+        doc = yaml.safe_load(text)
+    except yaml.YAMLError:
+        return 0
+    tasks = doc.get("tasks") if isinstance(doc, dict) else None
+    return sum(1 for task in tasks or [] if isinstance(task, dict)
+               for item in task.get("flow") or [] if isinstance(item, dict) and item.get("xpath"))
 
 
 def write_export(target: Path, text: str, what: str) -> None:

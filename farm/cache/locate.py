@@ -51,8 +51,8 @@ class LocateCacheTier:
         return bool(prompt) and self.cache.active and self.cache.reading
 
     def locate(self, prompt: str, ctx: LocateContext) -> LocateHit | None:
-        if not prompt or not self.cache.reading:   # write-only: `remember` takes the key
-            return None
+        if not prompt or not self.cache.usable() or not self.cache.reading:
+            return None                             # write-only: `remember` takes the key
         key = self._key(prompt, ctx)
         entry = self.cache.lookup(key)
         if entry is None:
@@ -108,7 +108,7 @@ class LocateCacheTier:
     def remember(self, prompt: str, hit: LocateHit, ctx: LocateContext) -> None:
         """After any tier hit: store the hit node's XPath (not for the step's own XPath, nor
         for an entry that was just used) with what the node was."""
-        if not prompt or hit.tier in (TIER, "xpath") or not self.cache.active:
+        if not prompt or hit.tier in (TIER, "xpath") or not self.cache.usable():
             return
         key = self._key(prompt, ctx)
         if not self.cache.writing:

@@ -42,7 +42,7 @@ class PlanCache:
 
     def __init__(self, cache: CaseCache, task: str) -> None:
         self.cache, self.task = cache, task
-        self.key = cache.slot("plan", task) if cache.active else None
+        self.key = cache.slot("plan", task) if cache.usable() else None
 
     def replay(self, loop: "ActLoop", runner: "TaskRunner") -> bool:
         """Replay the cached actions; True when all of them ran (the step is done, no model

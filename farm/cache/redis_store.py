@@ -15,11 +15,16 @@ from farm.cache.store import Entry
 _GLOB = re.compile(r"([*?\[\]\\])")
 
 
+def redis_where(url: str, prefix: str = "farm:cache") -> str:
+    """How messages name a store: its URL with the password masked, and its prefix."""
+    from farm.config import mask_url
+    return f"{mask_url(url)} ({prefix.rstrip(':')}:*)"
+
+
 class RedisStore:
     def __init__(self, url: str, prefix: str = "farm:cache") -> None:
         import redis   # lazy: embedded runs never import it
-        from farm.config import mask_url
-        self.where = f"{mask_url(url)} ({prefix}:*)"
+        self.where = redis_where(url, prefix)
         self.prefix = prefix.rstrip(":") + ":"
         self._r: Any = redis.Redis.from_url(url, socket_timeout=10, socket_connect_timeout=10,
                                             health_check_interval=30)

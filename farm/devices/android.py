@@ -22,6 +22,7 @@ import zlib
 from typing import TYPE_CHECKING, Any
 
 from farm.devices.base import Rect, UINode, UITree, swipe_into_view
+from farm.devices.keys import android_keycode
 from farm.devices.native_tree import parse_uiautomator, query_xml
 from farm.errors import DeviceError, DeviceLost, StepFailed
 from farm.text import clean
@@ -38,13 +39,6 @@ YADB = "/data/local/tmp/yadb"      # yadb's jar: multi-touch gestures `input` ca
 SHELL_TIMEOUT_S = 30.0
 DUMP_TRIES = 4
 
-# Key names → keycodes, as Midscene's Android pressKey has them: Home is the Home button (3),
-# not KEYCODE_MOVE_HOME (122, a text-cursor key; still reachable as "KEYCODE_MOVE_HOME").
-KEYCODES = {"enter": 66, "return": 66, "tab": 61, "escape": 111, "esc": 111,
-            "backspace": 67, "delete": 112, "del": 112, "space": 62, "home": 3, "end": 123,
-            "pageup": 92, "pagedown": 93, "arrowup": 19, "up": 19, "arrowdown": 20, "down": 20,
-            "arrowleft": 21, "left": 21, "arrowright": 22, "right": 22, "back": 4,
-            "menu": 82, "power": 26, "search": 84}
 _FOCUS = re.compile(r"mCurrentFocus=Window\{[^}]*\s(?P<pkg>[^\s/}]+)/(?P<act>[^\s}]+)\}")
 # adbutils/socket failures that mean the device or the adb server went away
 _LOST = re.compile(r"closed|not found|offline|unknown data|connection|reset|broken pipe|"
@@ -201,6 +195,46 @@ def input_text_words(text: str) -> list[str]:
     return [w.replace(" ", "%s") for w in re.split(r"(?<=%)(?=s)", text)]
 
 
+_TEXT_CLASSES = ("EditText", "AutoCompleteTextView", "WebView")
+
+
+def focus_problem(xml: str) -> str:
+    """What is wrong with the keyboard focus of a ``uiautomator dump`` for typing: "" when an
+    editable element (or a WebView, whose page decides) has it, else what has it."""
+    import xml.etree.ElementTree as ET
+
+    try:
+        root = ET.fromstring(clean(xml).encode("utf-8"))
+    except ET.ParseError:
+        return ""
+    node = next((n for n in root.iter("node") if n.get("focused") == "true"), None)
+    if node is None:
+        return "nothing has the focus where it tapped"
+    cls = node.get("class", "")
+    if any(kind in cls for kind in _TEXT_CLASSES) and node.get("enabled") != "false":
+        return ""
+    shown = node.get("text") or node.get("content-desc") or node.get("resource-id") or ""
+    return f'the focus is on {cls.rsplit(".", 1)[-1] or "an element"}' + \
+        (f' "{shown[:60]}"' if shown else "")
+
+
+# What is in front when the phone, not the app, keeps an app from the front (its lock screen)
+_DEVICE_FRONTS = ("com.android.systemui",)
+
+
+def not_in_front(app: str, device: str, front: str | None, device_fronts: tuple[str, ...],
+                 how: str) -> Exception:
+    """The error for an app that did not come to the front after its launch. Another app in
+    front (the launcher) means it crashed or closed on start: the app's failure (StepFailed,
+    not retried elsewhere, not counted against the device). Nothing known in front, or the
+    phone's own lock screen, stays the device's trouble (DeviceError)."""
+    if front is None or front in device_fronts:
+        return DeviceError(f"{app} did not come to the front on {device} (front: "
+                           f"{front or 'nothing known'}); is the phone locked or stuck?")
+    return StepFailed(f"{app} did not come to the front on {device} after its launch (front: "
+                      f"{front}): it crashed or closed on start; check the app build ({how})")
+
+
 def _quote(arg: str) -> str:
     return "'" + arg.replace("'", "'\\''") + "'"
 
@@ -220,6 +254,7 @@ class AndroidDevice:
     """
 
     platform = "android"
+    screenshot_command = "screencap"        # what a hung screenshot was waiting for
 
     def __init__(self, name: str, settings: "Settings | None", serial: str,
                  host: str | None = None, port: int | None = None) -> None:
@@ -234,6 +269,7 @@ class AndroidDevice:
         self._killed = False
         self._lock = threading.Lock()
         self.last_observation: str | None = None
+        self.tree_problem = ""              # why the last hierarchy() gave no tree
         self.screenshot_black = False
         self.about = ""                     # model and Android version, once open
 
@@ -347,6 +383,8 @@ class AndroidDevice:
         text = out + err
         if "could not get idle state" in text.lower() or "success" not in text or code:
             log.info("%s: uiautomator dump failed: %s", self.name, text.strip()[:200])
+            said = text.replace("success", "").strip().splitlines()
+            self.tree_problem = f"uiautomator dump: {said[0][:120] if said else f'exit {code}'}"
             return None
         with self._errors("read dump"):
             return self._dev.sync.read_bytes(DUMP_PATH).decode("utf-8", "replace")
@@ -355,6 +393,7 @@ class AndroidDevice:
         """The uiautomator tree; retried on "could not get idle state" and empty dumps.
         None when it stays unusable (vision must take over)."""
         w, h = self.size()
+        self.tree_problem = "uiautomator dump: no elements but the root"
         for attempt in range(DUMP_TRIES):
             if attempt:
                 time.sleep(0.3 * attempt)   # animations settle; idle state comes back
@@ -365,6 +404,7 @@ class AndroidDevice:
                 tree = parse_uiautomator(xml, w, h)
             except ValueError as exc:
                 log.info("%s: unreadable dump: %s", self.name, exc)
+                self.tree_problem = f"uiautomator dump: {exc}"
                 continue
             # a real screen always has more than the root frame
             if sum(1 for n in tree.nodes if n.visible) > 1:
@@ -373,6 +413,17 @@ class AndroidDevice:
                 return tree
         self.last_observation = "empty-tree"
         return None
+
+    def check_text_focus(self) -> None:
+        """After a tap meant for a text field: StepFailed unless an editable element has the
+        focus (the dump's ``focused="true"`` on an EditText), as the web's fill refuses a
+        button. A tree that cannot be read, or the focus inside a WebView, says nothing."""
+        if self.hierarchy() is None:
+            return
+        problem = focus_problem(self._last_xml)
+        if problem:
+            raise StepFailed(f"no text field took the text: {problem} (a view that reads keys "
+                             "itself takes them with mode: typeOnly)")
 
     def query_xpath(self, xpath: str) -> list[Rect]:
         tree = self.hierarchy()
@@ -466,10 +517,7 @@ class AndroidDevice:
         self._input("keyevent " + " ".join(["67"] * 40))
 
     def press(self, key: str) -> None:
-        compact = re.sub(r"[\s_-]+", "", key).lower()
-        code = KEYCODES.get(compact)
-        if code is None and key.upper().startswith("KEYCODE_"):
-            code = key.upper()
+        code = android_keycode(key)       # the table the suite loader checks keys against
         if code is None:
             raise StepFailed(f"unknown key {key!r} on Android")
         self._input(f"keyevent {code}")
@@ -503,8 +551,8 @@ class AndroidDevice:
                 self._app = app
                 return
             if time.monotonic() > deadline:
-                raise DeviceError(f"{app} did not come to the front on {self.name} "
-                                  f"(front: {current or 'nothing'}); did it crash?")
+                raise not_in_front(app, self.name, current, _DEVICE_FRONTS,
+                                   "adb logcat shows why")
             time.sleep(0.2)
 
     def open_url(self, url: str) -> None:

@@ -299,6 +299,11 @@ class BrowserDevice:
         since the last image (`farm.devices.web.capture.PageCapture.evidence`)."""
         return self._shots.evidence(self._need_page())
 
+    def finish_captures(self) -> None:
+        """Let report images under way come in (before a wait that serves no page events)."""
+        if self._page is not None:
+            self._shots.settle()
+
     def frame_token(self) -> str | None:
         """Wait for a navigation an action started, then a token that stays the same while the
         page shows the same thing (None when unknown)."""
@@ -478,7 +483,8 @@ class BrowserDevice:
 
         An expression is evaluated as such; other code runs as an async function body when it
         has a ``return``, else through indirect eval (value of the last statement).  Promises
-        are awaited up to ``timeout_s`` (CaseTimeout); a thrown error is StepFailed.
+        are awaited up to ``timeout_s``; a script still running then, or one that threw, is
+        StepFailed.
         """
         page = self._acting()
         return javascript.run_script(page, code, timeout_s, self._errors, lambda: self._killed)

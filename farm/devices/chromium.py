@@ -137,8 +137,9 @@ def find_chromium(settings: "Settings | None" = None) -> ChromiumInfo | None:
     if configured:
         path = str(Path(configured).expanduser())
         if not _is_executable(path):
-            raise ConfigError(f"chromium_path {path!r} (FARM_CHROMIUM_PATH) does not exist "
-                              "or is not executable")
+            where = getattr(settings, "source", lambda _: None)("chromium_path")
+            raise ConfigError(f"chromium_path {path!r} ({where or 'FARM_CHROMIUM_PATH'}) does "
+                              "not exist or is not executable")
         return ChromiumInfo(path, chromium_version(path), "settings")
 
     kinds = [(SYSTEM_PATHS, SYSTEM_NAMES)]

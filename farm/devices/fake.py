@@ -17,9 +17,9 @@ import zlib
 from typing import Any, Callable
 
 from farm.devices.base import Rect, UINode, UITree
-from farm.errors import CaseTimeout, DeviceError, DeviceLost, StepFailed
+from farm.errors import DeviceError, DeviceLost, StepFailed
 
-HANG = object()  # script result: block until timeout_s (CaseTimeout) or kill() (DeviceLost)
+HANG = object()  # script result: block until timeout_s (StepFailed) or kill() (DeviceLost)
 
 
 class FakeDevice:
@@ -221,7 +221,7 @@ class FakeDevice:
         if result is HANG:
             if self._killed.wait(timeout_s):
                 raise DeviceLost(f"device {self.name} was killed")
-            raise CaseTimeout(f"javascript did not finish within {timeout_s:g}s")
+            raise StepFailed(f"javascript did not finish within {timeout_s:g}s")
         if isinstance(result, BaseException):
             raise result
         if callable(result):

@@ -16,8 +16,9 @@ import time
 from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
 from farm.cancellable import Cancelled, call_unless_cancelled
-from farm.devices.android import image_is_black, is_black, is_url
+from farm.devices.android import image_is_black, is_black, is_url, not_in_front
 from farm.devices.base import Rect, UINode, UITree, swipe_into_view
+from farm.devices.keys import IOS_TYPED
 from farm.devices.native_tree import parse_wda, query_xml
 from farm.errors import DeviceError, DeviceLost, StepFailed
 from farm.text import clean
@@ -60,10 +61,25 @@ def ios_about(status: dict[str, Any], info: dict[str, Any]) -> str:
     return ", ".join(part for part in (device, version) if part)
 
 
+def wda_refusal(exc: Any) -> str:
+    """What WDA said when it refused a request, from facebook-wda's WDARequestError: "unknown
+    command (Unhandled endpoint: POST /nonexistent)", not the exception's repr."""
+    value = getattr(exc, "value", None)
+    if isinstance(value, dict):
+        error, message = clean(str(value.get("error") or "")), clean(str(value.get("message")
+                                                                         or ""))
+        said = f"{error} ({message})" if error and message else error or message
+    else:
+        said = clean(str(value if value is not None else exc))
+    status = getattr(exc, "status", None)
+    return (said or f"status {status}")[:300]
+
+
 class IosDevice:
     """A WDA endpoint implementing the `farm.devices.base.Device` protocol (points)."""
 
     platform = "ios"
+    screenshot_command = "WDA's /screenshot"  # what a hung screenshot was waiting for
 
     def __init__(self, name: str, settings: "Settings | None", url: str) -> None:
         self.name, self.settings, self.url = name, settings, url
@@ -76,6 +92,7 @@ class IosDevice:
         self._stopped = threading.Event()     # kill(): a WDA call in flight stops being waited for
         self._last_xml = ""
         self.last_observation: str | None = None
+        self.tree_problem = ""              # why the last hierarchy() gave no tree
         self.screenshot_black = False
         self.sessions_created = 0
         self.about = ""                     # device name, model and iOS version, once open
@@ -210,6 +227,7 @@ class IosDevice:
     def hierarchy(self) -> UITree | None:
         """The WDA source tree; retried when empty, None when it stays empty."""
         w, h = self.size()
+        self.tree_problem = "WDA's /source: no visible elements"
         for attempt in range(SOURCE_TRIES):
             if attempt:
                 time.sleep(0.3 * attempt)
@@ -218,6 +236,7 @@ class IosDevice:
                 tree = parse_wda(xml, w, h)
             except ValueError as exc:
                 log.info("%s: unreadable source: %s", self.name, exc)
+                self.tree_problem = f"WDA's /source: {exc}"
                 continue
             if any(n.visible for n in tree.nodes):
                 self._last_xml = xml
@@ -297,6 +316,14 @@ class IosDevice:
             self._after_typing()
         return done
 
+    def check_text_focus(self) -> None:
+        """After a tap meant for a text field: StepFailed when no element has the keyboard
+        focus (WDA's ``GET /element/active`` finds none; a real WDA then refuses keys too)."""
+        if self._call(self._focused_field, "active element") is None:
+            raise StepFailed("no text field took the text: nothing has the focus where it "
+                             "tapped (a view that reads keys itself takes them with mode: "
+                             "typeOnly)")
+
     def _focused_field(self) -> Any:
         """The element with the keyboard focus (``GET /element/active``), or None."""
         import wda
@@ -326,11 +353,9 @@ class IosDevice:
         self._call(clear, "clear")
 
     def press(self, key: str) -> None:
-        k = key.strip().lower()
-        chars = {"enter": "\n", "return": "\n", "backspace": "\b", "delete": "\b",
-                 "tab": "\t"}
-        if k in chars:
-            self.type_text(chars[k])
+        k = key.strip().lower()         # IOS_TYPED / IOS_BUTTONS: what the loader accepts
+        if k in IOS_TYPED:
+            self.type_text(IOS_TYPED[k])
         elif k == "home":
             self.home()
         elif k in ("volumeup", "volumedown"):
@@ -401,8 +426,8 @@ class IosDevice:
         deadline = time.monotonic() + 5
         while (current := self.current_app()) != bundle:
             if time.monotonic() > deadline:
-                raise DeviceError(f"{bundle} did not come to the front on {self.name} "
-                                  f"(front: {current or 'nothing'}); did it crash?")
+                raise not_in_front(bundle, self.name, current, (),
+                                   "the device's crash logs show why")
             time.sleep(0.2)
 
     def run_script(self, code: str, timeout_s: float) -> Any:
@@ -426,8 +451,8 @@ class IosDevice:
             except (WDAInvalidSessionIdError, WDAPossiblyCrashedError):
                 raise
             except WDARequestError as exc:
-                raise StepFailed(f"WDA refused {method.upper()} {path}: "
-                                 f"{clean(str(exc))[:300]}") from None
+                raise StepFailed(f"WDA refused {method.upper()} {url}: "
+                                 f"{wda_refusal(exc)}") from None
             # plain dicts, not AttrDicts; JSON's \udXXX escapes can carry a lone surrogate
             return clean(json.loads(json.dumps(reply.get("value"))))
 

@@ -1,4 +1,6 @@
-"""Key names: what suites write ("enter", "Page Down", "ctrl+a") to Playwright's names."""
+"""Key names: what suites write ("enter", "Page Down", "ctrl+a") to what each platform's device
+presses (Playwright's names, Android keycodes, iOS keys), and what the suite loader checks
+a step's key against."""
 
 from __future__ import annotations
 
@@ -36,3 +38,80 @@ def normalize_key(key: str) -> str:
         else:
             out.append(p)  # already a Playwright name ("NumpadEnter") or unknown: let it decide
     return "+".join(out)
+
+
+# Playwright's key names, as its Keyboard.press resolves them (playwright-core's
+# usKeyboardLayout.ts and input.ts): every key code, the modifiers by name, and the printable
+# ASCII characters. Anything else is "Unknown key" at run time.
+_PLAYWRIGHT_CODES = """
+Escape F1 F2 F3 F4 F5 F6 F7 F8 F9 F10 F11 F12 Backquote Digit1 Digit2 Digit3 Digit4 Digit5
+Digit6 Digit7 Digit8 Digit9 Digit0 Minus Equal Backslash Backspace Tab KeyQ KeyW KeyE KeyR KeyT
+KeyY KeyU KeyI KeyO KeyP BracketLeft BracketRight CapsLock KeyA KeyS KeyD KeyF KeyG KeyH KeyJ
+KeyK KeyL Semicolon Quote Enter ShiftLeft KeyZ KeyX KeyC KeyV KeyB KeyN KeyM Comma Period Slash
+ShiftRight ControlLeft MetaLeft AltLeft Space AltRight AltGraph MetaRight ContextMenu
+ControlRight PrintScreen ScrollLock Pause PageUp PageDown Insert Delete Home End ArrowLeft
+ArrowUp ArrowRight ArrowDown AudioVolumeMute AudioVolumeDown AudioVolumeUp MediaTrackNext
+MediaTrackPrevious MediaPlayPause NumLock NumpadDivide NumpadMultiply NumpadSubtract Numpad7
+Numpad8 Numpad9 Numpad4 Numpad5 Numpad6 NumpadAdd Numpad1 Numpad2 Numpad3 Numpad0 NumpadDecimal
+NumpadEnter""".split()
+PLAYWRIGHT_KEYS = frozenset(_PLAYWRIGHT_CODES) | {
+    "Shift", "Control", "Alt", "Meta", "ControlOrMeta", "\n", "\r"} | {
+    chr(c) for c in range(0x20, 0x7F)}
+
+# Key names → keycodes, as Midscene's Android pressKey has them: Home is the Home button (3),
+# not KEYCODE_MOVE_HOME (122, a text-cursor key; still reachable as "KEYCODE_MOVE_HOME").
+ANDROID_KEYCODES = {
+    "enter": 66, "return": 66, "tab": 61, "escape": 111, "esc": 111, "backspace": 67,
+    "delete": 112, "del": 112, "space": 62, "home": 3, "end": 123, "pageup": 92, "pagedown": 93,
+    "arrowup": 19, "up": 19, "arrowdown": 20, "down": 20, "arrowleft": 21, "left": 21,
+    "arrowright": 22, "right": 22, "back": 4, "menu": 82, "power": 26, "search": 84}
+
+# iOS: keys typed as characters into the focused field, and the buttons WebDriverAgent presses.
+IOS_TYPED = {"enter": "\n", "return": "\n", "backspace": "\b", "delete": "\b", "tab": "\t"}
+IOS_BUTTONS = ("home", "volumeup", "volumedown")
+
+
+def android_keycode(key: str) -> int | str | None:
+    """What `adb shell input keyevent` gets for ``key``: a keycode, a KEYCODE_* name as
+    written, or None when Android has no such key."""
+    code = ANDROID_KEYCODES.get(re.sub(r"[\s_-]+", "", key).lower())
+    if code is None and key.upper().startswith("KEYCODE_"):
+        return key.upper()
+    return code
+
+
+def _playwright_tokens(name: str) -> list[str]:
+    """``name`` split at '+' as Playwright's Keyboard.press splits it ("Control++" is
+    Control and +)."""
+    tokens, building = [], ""
+    for char in name:
+        if char == "+" and building:
+            tokens.append(building)
+            building = ""
+        else:
+            building += char
+    return tokens + [building]
+
+
+def unknown_key(key: str, platform: str) -> str | None:
+    """The part of ``key`` that the ``platform``'s device cannot press (the whole key, or one
+    part of a web combination like ``Control+Entr``), else None. The devices' own tables:
+    what this accepts, their ``press`` presses."""
+    if platform == "android":
+        return None if android_keycode(key) is not None else key
+    if platform == "ios":
+        k = key.strip().lower()
+        return None if k in IOS_TYPED or k in IOS_BUTTONS else key
+    return next((t for t in _playwright_tokens(normalize_key(key))
+                 if t not in PLAYWRIGHT_KEYS), None)
+
+
+def key_names(platform: str) -> list[str]:
+    """The key names a ``platform``'s device knows, for "did you mean" (a later name wins
+    over an earlier one spelt the same but for case)."""
+    if platform == "android":
+        return list(ANDROID_KEYCODES)
+    if platform == "ios":
+        return [*IOS_TYPED, *IOS_BUTTONS]
+    return [*_KEYS, *(k for k in _PLAYWRIGHT_CODES if len(k) > 1), "Shift", "Control",
+            "Alt", "Meta"]

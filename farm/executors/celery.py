@@ -227,7 +227,7 @@ class CeleryExecutor:
         pools = self._pools(leases, bad)
         self._announce()
         self._check_inflight(leases, pools, now)
-        self._fail_orphans(pools, now)
+        self._fail_orphans(pools, now, leases, bad)
         self._top_up(pools)
         self._drain_events(wait=0.25)
 
@@ -425,6 +425,9 @@ class CeleryExecutor:
         result.steps = steps
         if result.error is not None and len(steps) >= current:
             result.error.step = current
+        # the step it was in, as the FAILED line names it
+        result.line = next((s.line for s in steps if s.index == current and s.line),
+                           result.line)
         return result
 
     def _with_images(self, step: StepRecord) -> StepRecord:
@@ -434,7 +437,8 @@ class CeleryExecutor:
         return step.model_copy(update={f: p if p and (run_dir / p).is_file() else None
                                        for f, p in there.items()})
 
-    def _fail_orphans(self, pools: dict, now: float) -> None:
+    def _fail_orphans(self, pools: dict, now: float, leases: dict | None = None,
+                      bad: dict | None = None) -> None:
         """Jobs whose pool has had no usable device for a while can never run."""
         wait = self.settings.cluster_device_wait
         for pool, q in self._queue.items():
@@ -446,11 +450,24 @@ class CeleryExecutor:
             self._say_waiting(pool, wait)
             if now - self._pool_seen.setdefault(pool, now) < wait or not q:
                 continue
+            why = f"no usable {pool} worker in the cluster for {wait:g}s " + self._what_to_do(
+                pool, leases or {}, bad or {})
             for job in list(q):
                 q.remove(job)
-                self.ledger.end(job, "error", error=DeviceLost(
-                    f"no usable {pool} worker in the cluster for {wait:g}s "
-                    f"(start one: farm worker)"))
+                self.ledger.end(job, "error", error=DeviceLost(why))
+
+    def _what_to_do(self, pool: str, leases: dict, bad: dict) -> str:
+        """How to get a worker for ``pool``: release its quarantined devices (their workers
+        wait for that), or start one."""
+        platform, _, group = pool.partition(".")
+        held = sorted(n for n, lease in leases.items() if n in bad
+                      and lease.get("platform") == platform
+                      and (not group or lease.get("group") == group))
+        if not held:
+            return "(start one: farm worker)"
+        return (f"({', '.join(f'{n} is quarantined: {bad[n]}' for n in held)}; once fixed: "
+                + "; ".join(f"farm devices --broker {mask_url(self.url)} --release {n}"
+                            for n in held) + ")")
 
     def _say_waiting(self, pool: str, wait: float) -> None:
         """Once per pool, on stderr: the run waits for a worker (it would be silent until its

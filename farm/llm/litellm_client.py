@@ -199,8 +199,11 @@ class LiteLLMClient:
     def _failed(self, exc: Exception, attempt: int, budget: RequestBudget, waited: float,
                 started: float, usage: Usage) -> float:
         """A request that failed: counted, then raised as what the caller sees, or the
-        seconds to wait before the retry (logged)."""
+        seconds to wait before the retry (logged). A 429 / 5xx is not billed; a request that
+        timed out may have been processed: its tokens and cost are unknown."""
         usage.latency_s += time.monotonic() - started
+        if self._timed_out(exc):
+            usage.tokens_unknown = usage.cost_unknown = True
         metrics.model_request(self.family, "timeout" if self._timed_out(exc) else "error",
                               time.monotonic() - started)
         delay, why = self._delay(exc, attempt)

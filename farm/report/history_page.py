@@ -18,10 +18,13 @@ from farm.journal import JOURNAL
 from farm.report.html import _format_time, format_duration
 from farm.report.trends import Trends, analyse, parse_since
 from farm.report.paths import discard
-from farm.results_history import CONTEXT_RUNS, ResultsStore, RunRecord
+from farm.errors import UserError
+from farm.results_history import CONTEXT_RUNS, ResultsStore, RunRecord, suite_of
+from farm.usage import cost_text, tokens_text
 
 RATE_HELP = ("passed + flaky out of the cases that finished (passed, flaky, failed, error); "
              "skipped and interrupted cases left out, as the Grafana dashboard counts")
+SUITES_SHOWN = 20        # a --suite matching none names this many of the history's suites
 _RUN_ID = re.compile(r'\s*\{\s*"run_id"\s*:\s*("(?:[^"\\]|\\.)*")')
 
 
@@ -117,7 +120,9 @@ def render_history(runs: list[RunRecord], page_dir: Path, suite: str | None = No
         t=trends, suite=suite, window=window, css=css, version=__version__,
         first=_format_time(kept[0].started) if kept else "—",
         last=_format_time(kept[-1].started) if kept else "—",
-        tokens=sum(r.tokens for r in kept), cost=sum(r.cost for r in kept),
+        tokens=tokens_text(sum(r.tokens for r in kept), any(r.tokens_unknown for r in kept)),
+        cost=cost_text(sum(r.cost for r in kept), any(r.cost_unknown for r in kept)),
+        tokens_text=tokens_text, cost_text=cost_text,
         chart=_chart(trends), link=_linker(kept, page_dir), when=_format_time,
         dur=format_duration, spark=_spark, rate_help=RATE_HELP)
 
@@ -129,10 +134,11 @@ def write_history(store: ResultsStore, out: Path, since: str | None = None,
     so the verdicts agree with each run's report."""
     cutoff = time.time() - parse_since(since) if since else 0.0
     runs = store.runs(cutoff)
+    window = f"last {since}" if since else "all runs"
+    _check_suite(suite, runs, window)
     earlier = store.before(cutoff, CONTEXT_RUNS) if cutoff else []
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    window = f"last {since}" if since else "all runs"
     html = render_history(runs, out.parent.resolve(), suite, window, earlier)
     tmp = out.with_name(out.name + ".tmp")
     try:
@@ -142,3 +148,17 @@ def write_history(store: ResultsStore, out: Path, since: str | None = None,
         discard(tmp)
         raise
     return out
+
+
+def _check_suite(suite: str | None, runs: list[RunRecord], window: str) -> None:
+    """A ``--suite`` no run of the window has a case of (a typo) would give an empty page
+    that looks like a quiet week: a UserError naming the suites there instead."""
+    held = sorted({suite_of(c.case_id) for r in runs for c in r.cases})
+    if suite is None or not held or suite in held:
+        return
+    import difflib
+    near = difflib.get_close_matches(suite, held, n=1)
+    hint = f"did you mean {near[0]!r}? " if near else ""
+    shown = ", ".join(held[:SUITES_SHOWN]) + (", …" if len(held) > SUITES_SHOWN else "")
+    raise UserError(f"--suite {suite}: no case of that suite in the results history "
+                    f"({window}); {hint}its suites: {shown}")

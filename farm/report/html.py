@@ -23,7 +23,7 @@ from farm.report.timeline import render_timeline
 from farm.results import STATUS_ORDER, CaseResult, RunSummary, StepRecord, run_usage
 from farm.results_history import pass_rate
 from farm.text import printable
-from farm.usage import Usage
+from farm.usage import Usage, tokens_text
 
 _STATUS_HELP = {
     "passed": "passed",
@@ -196,7 +196,7 @@ class _Renderer:
 <div class="rate" title="passed + flaky, out of the cases that finished: passed, flaky, \
 failed, error (skipped and interrupted left out)">
 <strong id="pass-rate">{rate_text}</strong><span>pass rate</span>\
-<small id="pass-rate-of">{passed} of {finished} finished</small></div>
+<small id="pass-rate-of">{passed} passed of {finished} finished</small></div>
 <div class="grow"><div class="bar">{bar}</div><ul class="counts">{badges}</ul></div>
 </div>
 </header>"""
@@ -229,10 +229,12 @@ failed, error (skipped and interrupted left out)">
         chip_html = (f"<span>{_e(c.platform)}</span>"
                      f"<span{device}>{_e(c.device or 'no device')}</span>")
         chips = [f"attempt {c.attempt}", format_duration(c.duration)]
-        if c.tokens:
-            chips.append(f"{sum(c.tokens.values()):,} tokens")
-        if c.usage and c.usage.calls:
-            chips.append(_cost_text(c.usage))
+        if c.usage and c.usage.spent:
+            chips += [c.usage.tokens_text(), c.usage.cost_text()]
+        elif sum(c.tokens.values()):     # a results.json with tokens but no usage (hand-made)
+            chips.append(tokens_text(sum(c.tokens.values()), False))
+        if c.status == "passed" and any(s.status == "failed" for s in c.steps):
+            chips.append("continued after a failed step")    # continueOnError: see Reason
         chip_html += "".join(f"<span>{_e(x)}</span>" for x in chips)
         if c.since_last:
             chip_html = (f'<span class="since v-{_e(c.since_last.replace(" ", "-"))}" '
@@ -249,7 +251,7 @@ data-q="{_e(haystack.lower())}"{is_open}>
         parts = [f'<p class="facts"><span>id <code>{_e(c.case_id)}</code></span>'
                  + (f"<span>tags {_e(', '.join(c.tags))}</span>" if c.tags else "")
                  + "".join(f"<span>{_e(k)} tokens {v:,}</span>"
-                           for k, v in sorted(c.tokens.items()))
+                           for k, v in sorted(known_tokens(c).items()))
                  + (f"<span>started {_e(_format_time(c.started))}</span>"
                     if c.started and c.device else "")   # no device: it never started
                  + "</p>"]
@@ -384,21 +386,26 @@ def _devices_text(s: RunSummary) -> str:
 
 
 def _model_totals(s: RunSummary) -> list[tuple[str, str]]:
-    """Run-wide model spend for the header: tokens, cost, model time, of every attempt (a
-    retried case's earlier attempts were paid for too)."""
+    """Run-wide model spend for the header: tokens (and of which kind), cost, model time, of
+    every attempt (a retried case's earlier attempts were paid for too)."""
+    usage = run_usage(s)
     tokens = Counter[str]()
     for attempt in (a for case in s.cases for a in (*case.previous, case)):
         tokens.update(attempt.tokens)
-    if not tokens:
+    if not (usage.spent or sum(tokens.values())):
         return []
-    usage = run_usage(s)
-    said = " · ".join(f"{k} {v:,}" for k, v in sorted(tokens.items()))
-    if usage.tokens_unknown:
-        said = f"{said} (partly unknown)" if sum(tokens.values()) else "unknown"
-    return [("Tokens", said),
-            ("Model cost", f"${usage.cost_usd:.4f}"
-             + (" (partly unknown)" if usage.cost_unknown else "")),
+    # tokens by kind from the cases (a hand-made results.json may have them without usage)
+    said = usage.tokens_text() if usage.spent else tokens_text(sum(tokens.values()), False)
+    if sum(tokens.values()):
+        said += ": " + " · ".join(f"{k} {v:,}" for k, v in sorted(tokens.items()))
+    return [("Tokens", said), ("Model cost", usage.cost_text()),
             ("Model time", format_duration(usage.latency_s))]
+
+
+def known_tokens(c: CaseResult) -> dict[str, int]:
+    """A case's tokens by kind, none when no call's were known (their 0 is no count)."""
+    unknown = c.usage is not None and c.usage.tokens_unknown
+    return {} if unknown and not sum(c.tokens.values()) else c.tokens
 
 
 def _data_table(data: dict) -> str:
@@ -426,19 +433,10 @@ def _seen(step: StepRecord) -> str:
     return seen
 
 
-def _cost_text(usage: Usage) -> str:
-    if usage.cost_unknown and not usage.cost_usd:
-        return "cost unknown"
-    return f"${usage.cost_usd:.4f}" + (" (partly unknown)" if usage.cost_unknown else "")
-
-
 def _usage_text(usage: Usage) -> str:
     retries = f", {usage.retries} retried" if usage.retries else ""
-    tokens = (f"{usage.prompt_tokens:,} + {usage.completion_tokens:,} tokens"
-              + (" (partly unknown)" if usage.tokens_unknown else "")
-              if usage.prompt_tokens or usage.completion_tokens or not usage.tokens_unknown
-              else "tokens unknown")
-    return (f"model: {usage.calls} call(s){retries}, {tokens}, {_cost_text(usage)}, "
+    tokens = usage.tokens_text(f"{usage.prompt_tokens:,} + {usage.completion_tokens:,}")
+    return (f"model: {usage.calls} call(s){retries}, {tokens}, {usage.cost_text()}, "
             f"{usage.latency_s:.1f}s")
 
 

@@ -2,8 +2,8 @@
 
 Valid against the strict Jenkins xUnit schema (junit-10.xsd, tests/schemas/): no attributes
 or elements it does not know, so a case's facts (title, case id, platform, device, attempt,
-flaky, tokens) are ``name: value`` lines at the top of its <system-out>, followed by the step
-log and, for a case that did not pass, ``[[ATTACHMENT|<absolute path>]]`` of its last
+flaky, model spend, tokens) are ``name: value`` lines at the top of its <system-out>, followed
+by the step log and, for a case that did not pass, ``[[ATTACHMENT|<absolute path>]]`` of its last
 screenshot (the Jenkins attachments convention). ``classname`` is the case's folder, so CI
 groups by folder; ``name`` is the rest of the case id (its file, or agent.testId), not its
 title: CI servers key a test's history on classname + name, so two files with one title stay
@@ -31,6 +31,7 @@ from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Sequence
 
+from farm.report.html import known_tokens
 from farm.report.paths import discard
 from farm.results import CaseResult, RunSummary, StepRecord, timestamp
 from farm.text import printable
@@ -123,8 +124,12 @@ def _facts(case: CaseResult) -> str:
              "device_info": case.device_info, "attempt": str(case.attempt),
              "flaky": "true" if case.status == "flaky" else None,
              "since_last": case.since_last,
+             "note": case.reason if case.status == "passed" else None,   # continued after …
              "tags": ",".join(case.tags) or None,
-             **{f"tokens.{k}": str(v) for k, v in sorted(case.tokens.items())}}
+             # as the console words it ("1 call(s), tokens unknown, cost unknown"); tokens
+             # by kind only when some are known: an unknown count's 0 is no count
+             "model": case.usage.summary() if case.usage and case.usage.spent else None,
+             **{f"tokens.{k}": str(v) for k, v in sorted(known_tokens(case).items())}}
     lines = [f"{k}: {v}" for k, v in facts.items() if v]
     if case.status == "passed":     # only the device's errors came before: not flaky
         lines += [f"earlier_attempt: {_short(f'{_attempt_head(p)}: {_message(p)}')}"

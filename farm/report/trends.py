@@ -73,6 +73,8 @@ class Spend:
     cost: float
     runs: int               # runs in which the case ran, those that spent nothing included
     free: int = 0           # ... of which spent no token (a cached replay, zero-token tiers)
+    tokens_unknown: bool = False    # some run's tokens / cost unknown (farm.usage wording)
+    cost_unknown: bool = False
 
 
 @dataclass
@@ -110,7 +112,9 @@ def only_suite(runs: list[RunRecord], suite: str | None) -> list[RunRecord]:
             counts = Counter(c.status for c in cases)
             out.append(run.model_copy(update={
                 "cases": cases, "counts": {**counts, "total": len(cases)},
-                "tokens": sum(c.tokens for c in cases), "cost": sum(c.cost for c in cases)}))
+                "tokens": sum(c.tokens for c in cases), "cost": sum(c.cost for c in cases),
+                "tokens_unknown": any(c.tokens_unknown for c in cases),
+                "cost_unknown": any(c.cost_unknown for c in cases)}))
     return out
 
 
@@ -225,6 +229,7 @@ def spend(runs: list[RunRecord], names: dict[str, str]) -> list[Spend]:
     cost: Counter[str] = Counter()
     seen: Counter[str] = Counter()
     free: Counter[str] = Counter()
+    unknown: dict[str, tuple[bool, bool]] = {}     # case → (tokens, cost) unknown in a run
     for run in runs:
         for case in run.cases:
             if case.status == "skipped":
@@ -232,11 +237,13 @@ def spend(runs: list[RunRecord], names: dict[str, str]) -> list[Spend]:
             tokens[case.case_id] += case.tokens
             cost[case.case_id] += case.cost
             seen[case.case_id] += 1
-            free[case.case_id] += not (case.tokens or case.cost)
+            was = unknown.get(case.case_id, (False, False))
+            unknown[case.case_id] = (was[0] or case.tokens_unknown, was[1] or case.cost_unknown)
+            free[case.case_id] += not (case.tokens or case.cost or case.tokens_unknown)
     # a case that spent in the window, every run of it counted: the nights the cache replayed
     # it for nothing bring its cost per run down, which is what the cache is for
-    out = [Spend(k, names.get(k, k), tokens[k], cost[k], seen[k], free[k]) for k in seen
-           if tokens[k] or cost[k]]
+    out = [Spend(k, names.get(k, k), tokens[k], cost[k], seen[k], free[k], *unknown[k])
+           for k in seen if tokens[k] or cost[k] or any(unknown[k])]
     out.sort(key=lambda s: (-s.cost, -s.tokens, s.case_id))
     return out[:TOP]
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from farm.config import MAX_RETRIES
 from farm.suite.checks import Problems
-from farm.suite.model import Case, SuiteDefaults, Task
+from farm.suite.model import Case, Step, SuiteDefaults, Task
 from farm.suite.steps import parse_flow
 from farm.suite.targets import (UNSUPPORTED, WEB_SECTIONS, read_mobile, read_outputs, read_web,
                                 section_of)
@@ -37,6 +37,7 @@ STRAY_STRATEGY = ("agent.strategy is not a Midscene agent option and has no effe
 CACHE_STRATEGIES = ["read-write", "read-only", "write-only"]
 DEPRECATED_TARGET = ("`target:` is deprecated in Midscene (read as `page:`); rename it to "
                      "`page:` or `browser:`")
+UNNAMED = 'unnamed results are numbered "0", "1", … over the case'
 # A day: a longer case is a typo (and past threading.TIMEOUT_MAX a device thread's wait crashes).
 MAX_CASE_SECONDS = 24 * 3600
 
@@ -147,6 +148,10 @@ def _apply_agent(values: dict, top: dict[str, Node], root: Path, p: Problems) ->
     group = report.pop("groupName", None)
     if group is not None and "name" not in top:
         values["name"] = group
+    elif group is not None:
+        p.warn(top["agent"].keys["groupName"], "agent.groupName is not used: the case has its "
+                                               f"own name: (line {top['name'].line}); "
+                                               "groupName titles a case that has no name:")
     values.update(report)
 
 
@@ -242,7 +247,7 @@ def _read_tasks(case: Node, top: dict[str, Node], p: Problems, platform: str,
         return []
     if not items:
         p.add(node, "tasks is empty: expected at least one task")
-    tasks = []
+    tasks, flows = [], []
     for item in items:
         task = p.mapping(item, "task", "a task mapping with name: and flow:")
         if task is None:
@@ -263,7 +268,34 @@ def _read_tasks(case: Node, top: dict[str, Node], p: Problems, platform: str,
                                 "`- aiTap: <target>`, got nothing")
         else:
             steps = parse_flow(task["flow"], f"{label} flow", p, platform)
+            flows.append((task["flow"], steps))
         cont = p.boolean(task.get("continueOnError"), "continueOnError")
         tasks.append(Task(name=name or "", continue_on_error=bool(cont), steps=steps))
+    _check_result_keys(flows, p)
     return tasks
 
+
+def _check_result_keys(flows: list[tuple[Node, list[Step]]], p: Problems) -> None:
+    """Refuse a second result under a key another step's result has (Midscene's player warns
+    "result key x already exists, will overwrite" and keeps the last): results are kept under
+    a step's ``name:``, else numbered "0", "1", … over the case (farm.runner)."""
+    seen: dict[str, str] = {}       # key -> the step whose result has it, for the message
+    unnamed = 0
+    for flow, steps in flows:
+        items = {(n.line, n.column): n for n in flow.value} if flow.kind == "seq" else {}
+        for step in steps:
+            name, item = step.options.get("name"), items.get((step.line, step.column))
+            if name is None and step.spec.data:
+                key, unnamed = str(unnamed), unnamed + 1
+                first = f"the unnamed {step.kind} at line {step.line} ({UNNAMED})"
+                this = f"this unnamed {step.kind}'s result is numbered {key!r} ({UNNAMED}),"
+            elif name is not None and step.spec.keeps_named:
+                key, first, this = name, f"the {step.kind} at line {step.line}", f"name {name!r} is"
+            else:
+                continue
+            if key in seen:
+                at = item.keys.get("name", item) if item is not None and name else item
+                p.add(at, f"{this} already the result key of {seen[key]}: one result would "
+                          "overwrite the other in the case's data and output: file; give each "
+                          "step a name: of its own")
+            seen.setdefault(key, first)

@@ -4,7 +4,9 @@ Midscene's CLI loads ``.env`` from the directory it is run in (not from beside t
 into its environment, without overriding a variable the environment already has. farm reads
 the same file for ``${NAME}``: the loader adds a ``.env`` value to the cases that refer to the
 name, as a default the real environment (and a secrets dir) still overrides. A ``.env`` value
-is a secret only when ``secrets:`` names it, like any other variable.
+is a secret when ``secrets:`` names it or its name marks a credential, like any other
+variable; a credential-named one is masked even where no case refers to it
+(farm.session passes those to the run's variables).
 
 Syntax, as dotenv reads it: ``NAME=value`` lines, blank lines and ``#`` comments, an optional
 ``export`` before the name, values in single, double or back quotes (``\\n`` in double quotes

@@ -64,6 +64,12 @@ class StepKind:
         return COMMON_OPTIONS | self.options
 
     @property
+    def keeps_named(self) -> bool:
+        """Whether a ``name:`` keeps its output in the case's data (farm.runner): a data kind's,
+        an ai step's summary, a recorded screenshot's title."""
+        return self.data or self.call in ("ai_act", "record")
+
+    @property
     def expected(self) -> str:
         return MEANINGS[self.main]
 

@@ -204,6 +204,11 @@ class Case(BaseModel):
         return [s for t in self.tasks for s in t.steps] + [s for p in self.parts for s in p.steps]
 
     @property
+    def first_line(self) -> int:
+        """Where the case starts in its file: its first step's line (0 without steps)."""
+        return next((s.line for s in self.steps if s.line), 0)
+
+    @property
     def pin(self) -> str | None:
         """The one device this case may run on: Midscene's android.deviceId, or
         ios.wdaHost:wdaPort (Midscene's defaults localhost and 8100 fill the other)."""

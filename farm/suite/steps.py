@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from farm.devices.keys import key_names, unknown_key
 from farm.suite.checks import Problems, suggest
 from farm.suite.kinds import KINDS, MEANINGS, OPTION_PLATFORMS, StepKind
 from farm.suite.model import Step
@@ -124,6 +125,8 @@ def parse_step(node: Node, p: Problems, platform: str) -> Step | None:
     _more_options(kind, keys, options, p)
 
     target, value = _main(spec, node, main, keys, options, xpath, p)
+    if spec.shape == "key" and value is not None and platform:
+        _check_key(kind, value, keys.get("keyName") or main, platform, p)
     if len(p.errors) > before:
         return None
     return Step(kind=kind, target=target, value=value, xpath=xpath, timeout_ms=timeout_ms,
@@ -208,6 +211,31 @@ def _key(kind: str, form: str, main: Node, keys: dict[str, Node], options: dict,
     return target or None, value
 
 
+# What each platform's keys look like, for the message about one its device cannot press.
+KEY_EXAMPLES = {
+    "web": "a key name such as Enter, Tab, Escape, ArrowDown, PageDown or F5, one character, "
+           "or a combination such as Control+A",
+    "android": "one of {names}, or an Android KEYCODE_* name",
+    "ios": "one of {names} (iOS types the first five into the focused field and presses the "
+           "last three as buttons)"}
+
+
+def _check_key(kind: str, key: str, at: Node, platform: str, p: Problems) -> None:
+    """Refuse a key the case's device would refuse at run time (farm.devices.keys holds the
+    tables ``press`` uses); a ``${NAME}`` key is only known then."""
+    if "${" in key:
+        return
+    bad = unknown_key(key, platform)
+    if bad is None:
+        return
+    names = key_names(platform)
+    part = f" in {key!r}" if bad != key else ""
+    on = {"android": " on Android", "ios": " on iOS"}.get(platform, "")
+    expected = KEY_EXAMPLES[platform].format(names=", ".join(dict.fromkeys(names)))
+    p.add(at, f"{kind}: unknown key {bad!r}{part}{on}{suggest(bad, names)}; expected "
+              f"{expected}")
+
+
 def _ms(kind: str, main: Node, p: Problems) -> str | None:
     expanded = p.expand(main, kind)      # `sleep: ${DELAY}`: the value, read at load
     if expanded is None:
@@ -253,15 +281,22 @@ def _wda_request(kind: str, main: Node, options: dict, p: Problems) -> str | Non
 
 def _input(node: Node, main: Node, keys: dict[str, Node], options: dict, p: Problems,
            need_target) -> tuple[str | None, str | None]:
-    """aiInput, new form (`aiInput: <target>` + `value:`) or old (`aiInput: <text>` + `locate:`)."""
+    """aiInput in Midscene's three forms: `aiInput: <target>` + `value:`; the old
+    `aiInput: <text>` + `locate:`; an empty `aiInput:` + `locate:` + `value:`."""
     mode = p.choice(keys.get("mode"), "aiInput mode", INPUT_MODES) or "replace"
     options["mode"] = mode
     new_form = "`aiInput: <target>` with `value: <text>`"
-    if "value" in keys and "locate" in keys:
-        p.add(keys["locate"], f"aiInput: use either {new_form} or the old `aiInput: <text>` "
-                              "with `locate: <target>`, not both")
+    empty = main.is_null or (main.kind == "scalar" and not main.text)
+    if "value" in keys and "locate" in keys and not empty:
+        p.add(keys["locate"], f"aiInput: this step has {main.describe()} after `aiInput:` as well "
+                              "as `locate:` and `value:`, so it is unclear which is the text to "
+                              f"type; write {new_form}, `aiInput: <text>` with `locate: "
+                              "<target>`, or an empty `aiInput:` with `locate: <target>` and "
+                              "`value: <text>`")
         return None, None
-    if "locate" in keys:
+    if "value" in keys and "locate" in keys:        # Midscene's "new format 2"
+        value_node, target_node = keys["value"], keys["locate"]
+    elif "locate" in keys:
         value_node, target_node = main, keys["locate"]
     else:
         value_node, target_node = keys.get("value"), main

@@ -200,14 +200,13 @@ class Variables:
         ``defaults`` are the suite's and case's ``vars:``; ``env`` defaults to ``os.environ``;
         ``secrets_dir`` holds one file per variable (file name = variable name, trailing
         newlines stripped, as written by ``docker secret``/Kubernetes); ``provided`` are values
-        farm itself supplies at run time (e.g. served app URLs).
+        farm itself supplies at run time (e.g. served app URLs).  A variable whose value comes
+        from ``secrets_dir`` is a secret, as one named in ``secrets:`` is.
         """
-        values: dict[str, str] = dict(defaults)
-        if secrets_dir is not None:
-            values.update(read_secrets_dir(secrets_dir))
-        values.update(os.environ if env is None else env)
-        values.update(provided or {})
-        return cls(values, secrets)
+        from_dir = read_secrets_dir(secrets_dir) if secrets_dir is not None else {}
+        over = {**(os.environ if env is None else env), **(provided or {})}
+        values = {**defaults, **from_dir, **over}
+        return cls(values, {*secrets, *(name for name in from_dir if name not in over)})
 
     # -- lookup -------------------------------------------------------------------------------
 

@@ -165,6 +165,7 @@ def test_wrong_plan_bbox_misses_then_feedback_corrects_it(page, layout, model_se
     agent = Agent(page)
     agent.ai_input("Username", "demo")
     agent.ai_input("Password", SECRET)
+    page.tap(22, 787)       # leave the field first: a miss there then changes nothing at all
     right = layout["Sign in"]
     good = [right.x, right.y, right.x + right.width, right.y + right.height]
 

@@ -47,7 +47,9 @@ def test_phone_that_keeps_failing_is_quarantined(tmp_path, monkeypatch, demo_app
     for i in range(8):      # enough work that the bad phone fails 3 times
         shutil.copy(DEMO / "mobile" / "android_login.yaml", suite / f"login_{i}.yaml")
     with AndroidSimulator(2, {"com.farm.demo.shop": demo_app + "/"}) as sim:
-        sim.fault(0, "launch_fail", -1)          # its app crashes on every launch
+        # the phone refuses every input (a device problem; an app that crashes on launch is
+        # the app's failure: test_phone_launch.py)
+        sim.fault(0, "input_blocked", -1)
         monkeypatch.setenv("ANDROID_ADB_SERVER_PORT", str(sim.port))
         monkeypatch.delenv("ANDROID_SERIAL", raising=False)
         out = io.StringIO()

@@ -17,7 +17,7 @@ from farm.config import Settings
 from farm.devices import browser as browser_mod
 from farm.devices.base import Device, UITree
 from farm.devices.browser import BrowserDevice
-from farm.errors import CaseTimeout, DeviceError, DeviceLost, StepFailed
+from farm.errors import DeviceError, DeviceLost, StepFailed
 from farm.suite.model import WebTarget
 from tests.support.farm_cli import wait_for
 
@@ -196,8 +196,8 @@ def test_run_script_forms(page: BrowserDevice) -> None:
     with pytest.raises(StepFailed, match="SyntaxError"):
         page.run_script("return (", 5)
     # the step's own timeout ends a promise that never settles (were it not enforced, the
-    # call would never return and pytest-timeout would fail the test)
-    with pytest.raises(CaseTimeout, match="within 1s"):
+    # call would never return and pytest-timeout would fail the test): the step failed
+    with pytest.raises(StepFailed, match="javascript did not finish within 1s"):
         page.run_script("new Promise(() => {})", 1)
     assert page.healthy()
 
@@ -442,3 +442,28 @@ def test_text_checks_read_the_pages_text_without_walking_it(page: BrowserDevice)
     assert "Late news" in page.screen_text()
     page.run_script("document.body.lastElementChild.remove()", 5)
     assert "Late news" not in page.screen_text()
+
+
+HIDDEN_TEXT = """<h1>Visible title</h1>
+<p style="visibility:hidden">Visibility hidden text</p>
+<p style="opacity:0">Opacity zero text</p>
+<div style="opacity:0"><p>Under a see-through parent</p></div>
+<p style="position:absolute;left:-5000px">Off left text</p>
+<p style="height:0;overflow:hidden;margin:0">Zero height text</p>
+<div style="height:20px;overflow:hidden"><p>Shown line</p><p style="margin-top:50px">Clipped
+line</p></div>
+<p style="margin-top:3000px">Below the fold</p>"""
+
+
+def test_text_checks_leave_out_text_that_cannot_be_seen(page: BrowserDevice) -> None:
+    """As on phones, text under opacity 0, outside the page or in a box that clips it away is
+    not on screen: assertNoText of it used to fail on the web and pass on phones. Text below
+    the fold still counts (scrolling reaches it)."""
+    page.run_script(f"document.body.innerHTML = {HIDDEN_TEXT!r}", 5)
+    text = page.screen_text()
+    for gone in ("Visibility hidden", "Opacity zero", "see-through parent", "Off left",
+                 "Zero height", "Clipped"):
+        assert gone not in text, (gone, text)
+    for shown in ("Visible title", "Shown line", "Below the fold"):
+        assert shown in text, (shown, text)
+    assert text == page.hierarchy().visible_text()

@@ -137,6 +137,23 @@ def test_export_runs_with_no_model(shop):
         "demo/ai_shopping", "demo/android_ai", "demo/ios_ai"]
 
 
+def test_export_of_a_run_from_another_directory_reads_the_store_the_run_used(
+        shop, tmp_path, monkeypatch):
+    """A run records its store (cache-store.json in its run directory): `farm cache export
+    RUN_DIR` from another working directory, with no FARM_STATE_DIR, reads that store and
+    makes no empty ./.farm/cache.db."""
+    tmp = shop["tmp"]
+    monkeypatch.chdir(tmp_path)
+    res = CliRunner().invoke(cli, ["cache", "export", str(tmp / "first")],
+                             env={"FARM_STATE_DIR": None})
+    assert res.exit_code == 0, res.output
+    exported = [Path(line).read_text() for line in res.output.split()]
+    assert len(exported) == 3 and all("xpath: " in text for text in exported)
+    assert not (tmp_path / ".farm").exists()
+    assert json.loads((tmp / "first" / "cache-store.json").read_text()) == {
+        "sqlite": str((tmp / "state" / "cache.db").resolve())}
+
+
 def test_renamed_and_moved_button_is_relocated_and_rewritten(shop):
     tmp, suite = shop["tmp"], shop["suite"]
     page = suite / "app" / "index.html"

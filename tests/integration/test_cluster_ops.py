@@ -10,10 +10,10 @@ import psutil
 import pytest
 import redis
 
-from tests.support.cluster import CLUSTER_ENV, PREFIX, leases, wait_idle
+from tests.support.cluster import CLUSTER_ENV, PREFIX, leases, wait_busy, wait_idle
 from tests.support.farm_cli import PLUGIN, ROOT, FarmCli, kill_tree, results, wait_for
 from tests.support.redis_server import DATABASES, free_port
-from tests.support.suites import sleep_suite
+from tests.support.suites import sleep_suite, write_case
 
 pytestmark = [pytest.mark.integration, pytest.mark.cluster]
 
@@ -101,6 +101,44 @@ def test_the_supervisor_reports_and_restarts_a_killed_device_process(redis_url, 
     wait_for(lambda: other not in leases(redis_url), 60, "the drained device leaving")
     assert sup.poll() is None and f"device {other}" not in farm.worker_logs()
     assert set(wait_idle(redis_url, 1)) == {victim}
+
+
+def test_a_killed_farm_worker_s_device_process_ends_and_the_next_takes_its_name_back(
+        tmp_path, redis_url, workers, farm):
+    """kill -9 of a `farm worker` left its device process serving with its parent gone (pid
+    1), nobody to drain or restart it; the `farm worker` started again added fake-2@vm on the
+    next port, the scraped one staying "down". Now the device process ends with its
+    supervisor, draining a case it runs first, and the next `farm worker` takes back its name
+    and its port (waiting for a case in flight to finish)."""
+    port = free_port()
+    first = workers("fake:1", "--metrics-port", str(port), FARM_WORKER_HOST="vm")
+    idle_pid = wait_idle(redis_url, 1)["fake-1@vm"]["pid"]
+    first.kill()
+    first.wait(30)
+    psutil.Process(idle_pid).wait(60)           # an idle device process: ends at once
+    second = workers("fake:1", "--metrics-port", str(port), FARM_WORKER_HOST="vm")
+    busy_pid = wait_idle(redis_url, 1)["fake-1@vm"]["pid"]
+    go = tmp_path / "go"
+    write_case(tmp_path / "s", "held", [f"javascript: farm-test:wait-for:{go}"])
+    run = run_on(farm, redis_url, tmp_path / "s", tmp_path / "run", "--devices", "fake:1")
+    wait_busy(redis_url, 1)
+    second.kill()
+    second.wait(30)
+    workers("fake:1", "--metrics-port", str(port), FARM_WORKER_HOST="vm")
+    wait_for(lambda: "fake-1@vm: waiting for its previous process" in farm.worker_logs(), 90,
+             "the new worker waiting for the device process that runs a case")
+    go.touch()
+    out = run.finish()
+    assert run.returncode == 0, out
+    case = results(tmp_path / "run")["cases"][0]
+    assert (case["status"], case["device"]) == ("passed", "fake-1@vm")
+    psutil.Process(busy_pid).wait(60) if psutil.pid_exists(busy_pid) else None
+    after = wait_idle(redis_url, 1)
+    assert set(after) == {"fake-1@vm"} and after["fake-1@vm"]["pid"] != busy_pid
+    for log in ("worker-2.log", "worker-3.log"):
+        ready = wait_for(lambda: next((line for line in (tmp_path / log).read_text().splitlines()
+                                       if " ready (queues " in line), None), 60, log)
+        assert ready.startswith("farm worker: fake-1@vm ready") and f"metrics :{port})" in ready
 
 
 def test_two_farm_workers_never_drive_one_phone(tmp_path, redis_url, workers, farm):

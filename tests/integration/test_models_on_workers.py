@@ -27,3 +27,27 @@ def test_a_model_case_runs_on_a_worker_with_a_model_when_the_coordinator_has_non
     [case] = results(tmp_path / "run")["cases"]
     assert case["status"] == "passed" and case["device"].startswith("fake-1@"), case
     assert len(server.requests) >= 1            # the worker's model judged it
+
+
+def test_a_worker_without_a_model_runs_a_case_up_to_its_first_model_step(
+        tmp_path, redis_url, workers, farm: FarmCli):
+    """As a local run without a model: the check before the aiAssert runs (and fails the run
+    on the fake device's empty page); a case whose very first step needs a model is skipped
+    without opening a session."""
+    write_case(tmp_path / "s", "checked", ["assertText: Order placed", "aiAssert: it is blue"])
+    write_case(tmp_path / "s", "judged_first", ["aiAssert: it is blue", "assertText: Order"])
+    journal = tmp_path / "journal"
+    journal.mkdir()
+    workers("fake:1", FARM_TEST_FAKE_JOURNAL=str(journal))
+    wait_idle(redis_url, 1)
+    done = farm.run("run", tmp_path / "s", "--broker", redis_url, "--devices", "fake:1",
+                    "--report-dir", tmp_path / "run", "--no-progress", timeout=300,
+                    **{"FARM_DEVICE_PLUGINS": PLUGIN, **CLUSTER_ENV})
+    assert done.returncode == 1, done.stdout + done.stderr
+    cases = {c["case_id"]: c for c in results(tmp_path / "run")["cases"]}
+    assert cases["s/checked"]["status"] == "failed", cases["s/checked"]
+    skipped = cases["s/judged_first"]
+    assert (skipped["status"], skipped["reason"]) == (
+        "skipped", "needs a model (set FARM_MODEL): aiAssert at line 7"), skipped
+    [log] = journal.glob("*.log")
+    assert log.read_text().splitlines().count("session") == 1     # the checked case's only

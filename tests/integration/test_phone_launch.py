@@ -115,3 +115,58 @@ def test_app_not_installed_fails_the_case_and_spares_the_device(tmp_path):
     assert "no app on android-sim-1 opens farmshop://cart" in \
         cases["android_scheme"]["error"]["message"]
     assert "iphone-sim-1 cannot open farmshop://cart" in cases["ios_scheme"]["error"]["message"]
+
+
+def test_an_app_that_crashes_on_launch_fails_its_cases_and_spares_the_phones(tmp_path, demo_app,
+                                                                           monkeypatch):
+    """Both phones' app crashes on start (the simulators' launch_fail): every case fails once,
+    naming the app and the phone, on the phone it was given; no phone is quarantined and
+    every case runs. It used to be an infrastructure error: retried on the other phone,
+    both phones quarantined, the last case "no usable android device left", exit 3."""
+    from farm.devices.sim import AndroidSimulator
+
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    for i in range(4):
+        (suite / f"login{i}.yaml").write_text(case("android", "com.farm.demo.shop",
+                                                   "assertText: Sign in"))
+    with AndroidSimulator(2, {"com.farm.demo.shop": demo_app + "/"}) as sim:
+        for i in range(2):
+            sim.fault(i, "launch_fail", -1)
+        monkeypatch.setenv("ANDROID_ADB_SERVER_PORT", str(sim.port))
+        out = io.StringIO()
+        settings = load_settings(report_dir=tmp_path / "run", state_dir=tmp_path / "state")
+        code = run([suite], "android:2", settings, progress=False, out=out)
+    summary = results(tmp_path / "run")
+    assert code == 1, out.getvalue()
+    assert summary["quarantined"] == [] and "no usable" not in out.getvalue()
+    for c in summary["cases"]:
+        assert (c["status"], c["error"]["kind"], c["attempt"]) == ("failed", "StepFailed", 1), c
+        assert "com.farm.demo.shop did not come to the front on emulator-55" in \
+            c["error"]["message"] and "crashed or closed on start" in c["error"]["message"]
+
+
+def test_a_case_timed_out_by_a_hung_screencap_names_the_wait_in_the_step_it_took(tmp_path):
+    """Every screencap hangs (the simulator's slow fault) from step 2 on, so step 2's
+    after-image holds the case past its timeout. The step it hung in carries that time and
+    says what the device was doing; it used to be the next step, "0 ms", with a bare "case
+    timed out", and the error's screenshot could be from before the first step."""
+    suite = tmp_path / "suite"
+    (suite / "site").mkdir(parents=True)
+    (suite / "farm.yaml").write_text(FARM_YAML.replace("timeout: 60", "timeout: 5"))
+    (suite / "hang.yaml").write_text(case(
+        "android", "${PKG}", "runAdbShell: farm-sim fault slow_seconds 600",
+        "runAdbShell: farm-sim fault slow -1", "assertText: Sign in"))
+    out = io.StringIO()
+    settings = load_settings(report_dir=tmp_path / "run", state_dir=tmp_path / "state",
+                             watchdog_grace_seconds=1)
+    code = run([suite], "android-sim:1", settings, progress=False, out=out)
+    [c] = results(tmp_path / "run")["cases"]
+    assert code == 3 and c["status"] == "error", out.getvalue()
+    assert c["error"] == {"kind": "CaseTimeout", "step": 2, "message": (
+        "case timed out after 5s: waiting for the device's screenshot (screencap) after the "
+        "step")}, c["error"]
+    hung = c["steps"][1]
+    assert hung["status"] == "error" and hung["duration"] >= 4, hung
+    assert [s["status"] for s in c["steps"]] == ["passed", "error", "skipped"]
+    assert c["screenshot"] in (hung["before"], None)     # nothing older than step 2's

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -76,8 +77,8 @@ tasks:
   - name: ask for nonsense
     flow:
       - runWdaRequest:
-          method: GET
-          endpoint: /wda/no/such/thing
+          method: POST
+          endpoint: /session/{sessionId}/nonexistent
 """,
 }
 
@@ -115,4 +116,8 @@ def test_adb_shell_and_wda_request_steps_on_simulators(tmp_path):
 
     refused = cases["wda_fails"]
     assert refused["status"] == "failed" and refused["error"]["kind"] == "StepFailed"
-    assert "WDA refused GET /wda/no/such/thing" in refused["error"]["message"]
+    # what WDA said, in words, with the session the request went to (not a Python repr,
+    # "POST POST" or a literal {sessionId})
+    assert re.fullmatch(r"WDA refused POST /session/[0-9A-F-]{36}/nonexistent: unknown "
+                        r"command \(Unhandled endpoint: POST /nonexistent\)",
+                        refused["error"]["message"]), refused["error"]

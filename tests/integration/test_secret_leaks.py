@@ -1,7 +1,8 @@
 """A secret never reaches a run's files, not even encoded: a real `farm run` where the secret
 sits in a `url:` query string that fails to load and in `javascript` outputs and errors that
-URL-encode, base64-encode and JSON-escape it. A secret is a variable `secrets:` names, or
-one whose name marks a credential (API_TOKEN: no `secrets:` needed)."""
+URL-encode, base64-encode and JSON-escape it. A secret is a variable `secrets:` names, one
+whose name marks a credential (API_TOKEN: no `secrets:` needed), or one read from the secrets
+dir (FARM_SECRETS_DIR: whatever its name)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import base64
 import html
 import json
 import socket
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -76,11 +78,21 @@ def encodings(secret: str) -> dict[str, str]:
     return forms
 
 
-@pytest.mark.parametrize("declared, variable", [("secrets: [TOKEN]\n", "TOKEN"),
-                                                ("", "API_TOKEN")],
-                         ids=["named in secrets", "a credential by its name"])
+@pytest.mark.parametrize("declared, variable, in_secrets_dir",
+                         [("secrets: [TOKEN]\n", "TOKEN", False),
+                          ("", "API_TOKEN", False),
+                          ("", "DB_LOGIN", True)],
+                         ids=["named in secrets", "a credential by its name",
+                              "a file in the secrets dir"])
 def test_no_file_of_the_run_holds_the_secret_in_any_encoding(farm: FarmCli, tmp_path: Path,
-                                                             declared: str, variable: str):
+                                                             declared: str, variable: str,
+                                                             in_secrets_dir: bool):
+    given = {variable: SECRET}
+    if in_secrets_dir:      # FARM_SECRETS_DIR: one file per variable, as Docker/Kubernetes mount
+        secrets = tmp_path / "secrets"
+        secrets.mkdir()
+        (secrets / variable).write_text(SECRET + "\n", encoding="utf-8")
+        given = {"FARM_SECRETS_DIR": str(secrets)}
     suite = tmp_path / "leaks"
     suite.mkdir()
     (suite / "farm.yaml").write_text(declared + FARM_YAML)
@@ -91,7 +103,7 @@ def test_no_file_of_the_run_holds_the_secret_in_any_encoding(farm: FarmCli, tmp_
     with socket.socket() as closed:
         closed.bind(("127.0.0.1", 0))
         done = farm.run("run", suite, "--devices", "browser:1", "--report-dir", run_dir,
-                        **{variable: SECRET}, CLOSED_PORT=str(closed.getsockname()[1]))
+                        **given, CLOSED_PORT=str(closed.getsockname()[1]))
     assert done.returncode in (1, 3), done.stdout + done.stderr
     cases = by_name(results(run_dir))
 
@@ -119,3 +131,25 @@ def test_no_file_of_the_run_holds_the_secret_in_any_encoding(farm: FarmCli, tmp_
     # ... because each was masked where it stood, the rest kept for debugging.
     assert "token=***" in message, message
     assert all("***" in text for text in outputs + errors), outputs + errors
+
+
+def test_a_credential_in_dotenv_is_masked_though_no_case_refers_to_it(farm: FarmCli,
+                                                                      tmp_path: Path):
+    """Midscene's keys live in `.env`; a case that never writes `${API_TOKEN}` can still have a
+    page or a script show its value, and it is masked as the same variable exported is."""
+    value = "dotenv-held-9Zq7w"
+    (tmp_path / ".env").write_text(f"API_TOKEN={value}\n")
+    (tmp_path / "shows.yaml").write_text(
+        "name: shows the token\nweb:\n  url: about:blank\ntasks:\n  - name: t\n    flow:\n"
+        f"      - javascript: \"'token is ' + '{value[:8]}' + '{value[8:]}'\"\n"
+        f"      - assertText: \"{value[:8]}\"\n")
+    run_dir = tmp_path / "run"
+    done = subprocess.run(farm.command("run", "shows.yaml", "--devices", "browser:1",
+                                       "--report-dir", run_dir), cwd=tmp_path,
+                          env=farm.env(), capture_output=True, text=True, timeout=240)
+    assert done.returncode == 1, done.stdout + done.stderr     # the assertText really ran
+    step = results(run_dir)["cases"][0]["steps"][0]
+    assert step["output"] == "token is ***", step
+    for path in (p for p in run_dir.rglob("*") if p.is_file() and p.suffix != ".jpg"):
+        assert value not in path.read_text(errors="replace"), path.name
+    assert value not in done.stdout + done.stderr

@@ -11,7 +11,7 @@ import pytest
 from farm.devices.android import AndroidDevice
 from farm.devices.ios import IosDevice
 from farm.devices.sim import AndroidSimulator, IosSimulator
-from farm.errors import DeviceError, DeviceLost
+from farm.errors import DeviceError, DeviceLost, StepFailed
 from farm.suite.model import AndroidTarget, IosTarget
 
 pytestmark = pytest.mark.integration
@@ -118,10 +118,20 @@ def test_non_ascii_text_goes_through_the_ime(phone):
     assert any(n.editable for n in phone.hierarchy().nodes)
 
 
-def test_launch_that_crashes_is_an_error(android, phone):
+def test_launch_that_crashes_is_the_apps_failure(android, phone):
+    """An app that crashes on start (the launcher stays in front) fails its case: it used to be
+    a DeviceError, retried on every phone until the whole fleet was quarantined."""
     android.fault(0, "launch_fail", 1)
-    with pytest.raises(DeviceError, match="did not come to the front"):
+    with pytest.raises(StepFailed, match=f"{PKG} did not come to the front on a1 after its "
+                       "launch .front: com.android.launcher3.: it crashed or closed on start"):
         phone.launch(PKG)
+
+
+def test_ios_launch_that_crashes_is_the_apps_failure(ios, iphone):
+    ios.fault(0, "launch_fail", 1)
+    with pytest.raises(StepFailed, match=f"{PKG} did not come to the front on i1 after its "
+                       "launch .front: com.apple.springboard.: it crashed"):
+        iphone.start_session(IosTarget(launch=PKG))
 
 
 def test_back_home_and_current_app(phone):
@@ -131,6 +141,21 @@ def test_back_home_and_current_app(phone):
     phone.launch(PKG)
     assert phone.current_app() == PKG
     assert "Events injected" in phone.shell(f"monkey -p {PKG} 1")
+
+
+def test_an_app_in_the_background_resumes_where_it_was(phone):
+    """As on a phone, Home then the launcher intent (monkey) brings the app back as it was; it
+    used to start again at its first page. After `am force-stop` a launch is a cold start."""
+    field = next(n for n in phone.hierarchy().nodes if n.text == "Enter your username")
+    phone.tap(*field.rect.center)
+    phone.type_text("resumed")
+    phone.home()
+    assert "resumed" not in phone.hierarchy().visible_text()
+    phone.launch(PKG)
+    assert "resumed" in phone.hierarchy().visible_text()
+    phone.terminate(PKG)
+    phone.launch(PKG)
+    assert "resumed" not in phone.hierarchy().visible_text()
 
 
 def test_wda_invalid_session_is_recreated(ios, iphone):

@@ -20,12 +20,16 @@ class FakeScreen:
     def tap(self, x: float, y: float, hold_ms: int = 0) -> None:
         self.taps.append((x, y))
 
-    def launch(self, app: str, url: str) -> None:
+    def launch(self, app: str, url: str, resume: bool = False) -> None:
         self.app = app
         self.launched.append(url)
 
     def home(self) -> None:
         self.app = None
+
+    def stop(self, app: str) -> None:
+        if self.app == app:
+            self.app = None
 
 
 def make() -> tuple[AndroidShell, FakeScreen]:

@@ -282,6 +282,7 @@ def test_an_unreachable_cache_url_is_a_clear_error(tmp_path, monkeypatch, capsys
 def test_an_internal_error_s_traceback_goes_to_the_state_dir(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("FARM_STATE_DIR", str(tmp_path / "state"))
+    SqliteStore(tmp_path / "state" / "cache.db").close()     # `cache ls` reads, makes none
 
     def broken(case=""):
         raise RuntimeError("a bug")

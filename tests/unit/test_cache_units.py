@@ -501,3 +501,49 @@ def test_export_keeps_reference_images_and_their_cache_entries(tmp_path):
         ("aiInput", "the field", None, images),                # planned in the ai step
         ("aiInput", "the note", "//*[@id='n']", images),
         ("aiKeyboardPress", "the note", None, images)]     # the 2nd use: no entry
+
+
+class _UnreachableStore(MemoryStore):
+    """A Redis store nothing answers for (its driver quotes the URL, password and all)."""
+
+    where = "redis://:***@127.0.0.1:1/0 (farm:cache:*)"
+
+    def get(self, key):
+        raise ConnectionError("Error 111 connecting to redis://:hunter2pw@127.0.0.1:1/0.")
+
+    put = delete = get
+
+
+def test_an_unreachable_store_is_said_once_and_recorded_as_unavailable(tmp_path, capsys):
+    """Every step that wanted the cache says `unavailable` in results.json and the report,
+    not `locate miss` / `plan miss`; the terminal gets one warning for the run, password
+    masked; the case still passes, uncached."""
+    from pathlib import Path
+
+    from farm.config import Settings
+    from farm.llm.client import ScriptedModelClient
+    from farm.llm.models import ModelSet
+    from farm.results import ArtifactStore
+    from farm.runner import Services, run_case
+    from farm.schedule import Job
+    from farm.suite.model import Case, Step, Task, WebTarget
+    case = Case(id="s/login", name="c", file=Path("/tmp/c.yaml"), suite_root=Path("/tmp"),
+                platform="web", web=WebTarget(url="http://127.0.0.1:1/"),
+                tasks=[Task(name="t", steps=[Step(kind="ai", value="log in"),
+                                             Step(kind="assertText", value="Welcome"),
+                                             Step(kind="aiTap", target="Welcome")])],
+                vars={"PW": "s3cret-value"}, secrets=["PW"])
+    store = _UnreachableStore()
+    for _ in range(2):          # two cases of one run, one store: one warning
+        services = Services(settings=Settings(), run_id="r", artifacts=ArtifactStore(tmp_path),
+                            env={}, cache=store, model=ModelSet.single(ScriptedModelClient(PLAN)))
+        result = run_case(Job(case.id, "web", 1), case, FakeDevice(
+            screens=SHOP, transitions={"Sign in": "home"}), services)
+        assert result.status == "passed"
+        ai, check, tap = result.steps
+        assert ai.cache.mode == tap.cache.mode == "unavailable" and check.cache is None
+        assert (ai.cache.plan, ai.cache.misses, tap.cache.misses) == (None, 0, 0)
+        assert ai.cache.summary() == "unavailable"
+    err = capsys.readouterr().err
+    assert err.count("farm: warning: cache store redis://:***@127.0.0.1:1/0") == 1, err
+    assert "hunter2pw" not in err and "cases run uncached" in err and "FARM_CACHE_URL" in err

@@ -47,9 +47,56 @@ def test_a_capture_the_page_navigated_under_is_taken_again_once_the_page_loaded(
     page, cdp = Page(), Session()
     page.capture = capture
     capture._cdp, capture._frame = (page, cdp), MAIN
-    shot = _Shot("token-1", asked=0.0, started=True)     # its Page.captureScreenshot hangs
+    shot = _Shot("token-1", started=True)     # its Page.captureScreenshot hangs
     capture._pending.append(shot)
     assert capture._finish(page, shot) == b"the page the navigation loaded"
     assert cdp.sent == ["Page.captureScreenshot"] and capture.waits["taken again"] == 1
     assert shot not in capture._pending
     assert capture._finish(page, shot) == b"the page the navigation loaded"   # no wait again
+
+
+def test_a_capture_is_timed_from_its_own_start_not_from_when_it_was_asked_for(monkeypatch):
+    """The after-image of a step is asked for as the step ends; during a next `sleep` step
+    Playwright's event loop does not serve the capture's event, so it starts only after the
+    sleep. farm_screenshot_duration_seconds recorded the sleep (6 s "captures" at 0.1 s each)."""
+    import farm.devices.web.capture as capture_module
+    now = [100.0]
+    monkeypatch.setattr(capture_module.time, "monotonic", lambda: now[0])
+
+    class Slow(Session):
+        def send(self, method: str, params: dict | None = None) -> dict:
+            now[0] += 0.08                          # what Chromium takes to encode it
+            return super().send(method, params)
+    wait = PageWait(lambda what: contextlib.nullcontext())
+    capture = PageCapture("browser-1", lambda what: contextlib.nullcontext(), wait,
+                          lambda: False)
+    shot = _Shot("token-1")
+    capture._pending.append(shot)                   # asked for at 100.0
+    now[0] += 6.0                                   # a `sleep: 6000` step
+    capture._on_binding(Slow(), {"name": "__farmShot"})
+    assert shot.done and shot.data == b"the page the navigation loaded"
+    assert abs(shot.took - 0.08) < 1e-9, shot.took
+
+
+def test_a_sleep_step_lets_the_report_images_under_way_come_in_before_it_waits():
+    """A `sleep` waits without serving Playwright's events: the last step's image, asked for
+    just before, came in only after the sleep, and farm_screenshot_duration_seconds recorded
+    the sleep (6 s "captures"; the dashboard's screenshot p95 read 5 s). Now the sleep has the
+    browser finish its captures first, and still lasts what it says."""
+    import threading
+
+    from farm.agent.actions import ActionContext, Sleep
+    from farm.devices.fake import FakeDevice
+    seen: list[str] = []
+
+    class Browser(FakeDevice):
+        def finish_captures(self) -> None:
+            seen.append("captures in")
+
+    class Cancel(threading.Event):
+        def wait(self, timeout: float | None = None) -> bool:
+            seen.append(f"wait {timeout:.1f}")
+            return False
+    ctx = ActionContext(Browser(), lambda v: v, acted=[], cancel=Cancel())
+    Sleep(timeMs=6000).run(ctx)
+    assert seen == ["captures in", "wait 6.0"]

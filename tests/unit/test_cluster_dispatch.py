@@ -166,3 +166,53 @@ def test_a_lost_attempt_lasts_at_least_to_the_end_of_the_steps_its_worker_report
     ex._lost(inf, "worker of fake-2@h stopped answering mid-case (lease expired)")
     lost = ex.ledger.attempts[retry.case_id][0]
     assert lost.duration == 3.5
+
+
+def test_a_pool_whose_devices_are_quarantined_names_them_and_the_release_command(tmp_path):
+    """The pool's only device was there, quarantined, and the run said "(start one: farm
+    worker)". Now it names the quarantined device and how to release it (password masked)."""
+    clock = Clock()
+    ex, retry = executor(tmp_path, clock)
+    ex.url = "redis://:s3cret@10.0.0.5:6379/0"
+    ex._inflight.clear()
+    ex._queue["web"] = [retry]
+    leases = {"fake-1@h": lease("fake-1@h", "quarantined"), "a-1@h": {
+        **lease("a-1@h", "quarantined"), "platform": "android"}}
+    bad = {"fake-1@h": "3 infrastructure errors in a row", "a-1@h": "3 infrastructure errors"}
+    ex._fail_orphans({}, clock(), leases, bad)
+    clock.t += ex.settings.cluster_device_wait
+    ex._fail_orphans({}, clock(), leases, bad)
+    assert ex.ledger.final[retry.case_id].error.message == (
+        "no usable web worker in the cluster for 60s (fake-1@h is quarantined: 3 "
+        "infrastructure errors in a row; once fixed: farm devices --broker "
+        "redis://:***@10.0.0.5:6379/0 --release fake-1@h)")
+
+
+def test_a_case_that_never_started_is_at_its_url_line_whichever_way_it_ended(tmp_path):
+    """A case no worker ever took was reported at its first step's line (an aiInput that never
+    ran) one way, and with no line another way. The README: the FAILED line names "its
+    `launch:` / `url:` when it ended before its first step"."""
+    from farm.results import RunSummary
+    from farm.session import failure_lines
+    from farm.suite.loader import load_suites
+    (tmp_path / "s").mkdir()
+    (tmp_path / "s" / "slow.yaml").write_text(
+        "name: slow\nweb:\n  url: about:blank\ntasks:\n  - name: t\n    flow:\n"
+        "      - aiInput: Username\n        value: demo\n      - sleep: 12000\n")
+    case = load_suites([tmp_path / "s"], env={})[0].cases[0]
+    clock = Clock()
+    ex, retry = executor(tmp_path, clock)
+    ex.cases = ex.ledger.cases = {case.id: case}
+    orphan, outage = Job(case.id, "web", 1.0), Job(case.id, "web", 1.0)
+    ex._inflight.clear()
+    ex._pool_of, ex._queue["web"] = {case.id: "web"}, [orphan]
+    ex._fail_orphans({}, clock())
+    clock.t += ex.settings.cluster_device_wait
+    ex._fail_orphans({}, clock())
+    never_taken = ex.ledger.final.pop(case.id)
+    ex._give_up([outage], ConnectionError("gone"))
+    broker_lost = ex.ledger.final[case.id]
+    for result in (never_taken, broker_lost):
+        assert result.status == "error" and result.line == 3 == case.setup_line, result
+        [line] = failure_lines(RunSummary(run_id="r1", started="", cases=[result]))
+        assert f"({result.file}:3)" in line, line

@@ -242,9 +242,71 @@ def test_a_misspelt_farm_variable_is_warned_about_with_the_real_name(monkeypatch
                         ("FARM_TEST_FAKE_JOURNAL", "x")]:
         monkeypatch.setenv(name, value)
     code, out, err = run_main(monkeypatch, capsys, "config", "show")
-    assert code == 0 and "retries                  None" in out, out
+    assert code == 0 and re.search(r"^retries +\(not set: ", out, re.M), out
     assert err == (
         "farm: warning: FARM_RETRYS is not a farm setting and is ignored (did you mean "
         "FARM_RETRIES?)\n"
         "farm: warning: FARM_TIMEOUT is not a farm setting and is ignored (did you mean "
         "FARM_DEFAULT_TIMEOUT?)\n")
+
+
+@pytest.mark.parametrize("env, where, text, blamed", [
+    ({"FARM_CHROMIUM_PATH": "/nonexistent/chrome"}, None, "", "FARM_CHROMIUM_PATH"),
+    ({}, "farm.toml", 'chromium_path = "/nonexistent/chrome"\n', "farm.toml"),
+    ({}, "pyproject.toml", '[tool.farm]\nchromium_path = "/nonexistent/chrome"\n',
+     "pyproject.toml [tool.farm]"),
+])
+def test_a_missing_chromium_path_is_blamed_on_where_it_was_set(tmp_path, monkeypatch, capsys,
+                                                                env, where, text, blamed):
+    """It always said FARM_CHROMIUM_PATH, also when farm.toml set it and the variable was
+    unset: the user looked for a variable that is not there."""
+    from tests.support.farm_cli import run_main
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    if where:
+        (tmp_path / where).write_text(text)
+    code, _, err = run_main(monkeypatch, capsys, "devices")
+    assert (code, err) == (4, f"farm: error: chromium_path '/nonexistent/chrome' ({blamed}) "
+                              "does not exist or is not executable\n")
+
+
+@pytest.mark.parametrize("env, toml, args, blamed", [
+    ({}, "", ["--report-dir", "prev"], "--report-dir prev"),
+    ({"FARM_REPORT_DIR": "prev"}, "", [], "FARM_REPORT_DIR prev"),
+    ({}, 'report_dir = "prev"\n', [], "farm.toml report_dir prev"),
+])
+def test_a_report_dir_holding_a_run_is_blamed_on_where_it_was_set(tmp_path, monkeypatch, capsys,
+                                                                  env, toml, args, blamed):
+    """It said "--report-dir prev" to a user who had set FARM_REPORT_DIR or farm.toml."""
+    from tests.support.farm_cli import run_main
+    (tmp_path / "case.yaml").write_text("web: {url: 'about:blank'}\ntasks:\n  - name: t\n"
+                                        "    flow:\n      - javascript: '1'\n")
+    (tmp_path / "prev").mkdir()
+    (tmp_path / "prev" / "results.json").write_text("{}")
+    (tmp_path / "farm.toml").write_text(toml)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv("FARM_DEVICE_PLUGINS", "tests.support.devices")     # no browser
+    code, _, err = run_main(monkeypatch, capsys, "run", "case.yaml", "--devices", "fake:1",
+                            "--no-progress", *args)
+    assert (code, err) == (4, f"farm: error: {blamed} already holds a run (results.json): use "
+                              "--overwrite to replace it, or another directory\n")
+
+
+def test_config_show_prints_what_is_in_force_for_settings_nothing_sets(monkeypatch, capsys):
+    """It printed `cache None`, `retries None`, `default_timeout None`: not the values in
+    force, which the README promises ("the resolved values")."""
+    from tests.support.farm_cli import run_main
+    code, out, err = run_main(monkeypatch, capsys, "config", "show")
+    shown = dict(line.split(None, 1) for line in out.splitlines() if " " in line.strip())
+    assert (code, err) == (0, "")
+    assert shown["cache"] == "read-write (default; a case's own agent.cache when it has one)"
+    assert shown["retries"] == "(not set: each suite's farm.yaml retries:, else 0)"
+    assert shown["default_timeout"] == ("(not set: each case's timeout:, else its farm.yaml's, "
+                                        "else 300)")
+    assert shown["report_dir"] == ".farm/runs/<run-id> (default)"
+    assert shown["model"] == "(not set)" and not re.search(r"\bNone$", out, re.M), out
+    monkeypatch.setenv("FARM_CACHE", "read-only")
+    monkeypatch.setenv("FARM_RETRIES", "2")
+    code, out, err = run_main(monkeypatch, capsys, "config", "show")
+    assert re.search(r"^cache +read-only$", out, re.M) and re.search(r"^retries +2$", out, re.M)

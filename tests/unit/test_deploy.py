@@ -348,3 +348,33 @@ def test_every_dashboard_query_is_shown_in_its_unit() -> None:
              for p in dashboard["panels"] for t in p["targets"]
              if shown_unit(p, t["refId"]) != expected_unit(t["expr"])]
     assert not wrong, wrong
+
+
+def test_the_shipped_redis_keeps_its_data_across_a_restart() -> None:
+    """Compose and the chart ran Redis with `--save ""` and no volume: a restart of Redis
+    un-quarantined broken devices and wiped the results history (`farm report --history`,
+    new-failure verdicts) and the durations longest-first scheduling uses."""
+    redis = compose()["services"]["redis"]
+    argv = filled(redis["command"])
+    assert option(argv, "--appendonly") == "yes" and option(argv, "--save") != "", argv
+    data = [v.split(":")[0] for v in redis.get("volumes", []) if v.split(":")[1] == "/data"]
+    assert data and data[0] in compose()["volumes"], redis.get("volumes")
+    assert load_yaml(CHART / "values.yaml")["redis"]["persistence"]["enabled"] is True
+    text = (CHART / "templates" / "redis.yaml").read_text()
+    persistent = text.split("{{- if .Values.redis.persistence.enabled }}", 1)[1].split(
+        "{{- else }}", 1)[0]
+    assert '"--appendonly", "yes"' in persistent and "mountPath: /data" in persistent
+    assert "kind: PersistentVolumeClaim" in text and "persistentVolumeClaim:" in text
+
+
+def test_case_counts_on_the_dashboard_are_whole_numbers() -> None:
+    """increase() extrapolates a step-wise pushed counter: 5 failed cases read 5.455 on the
+    "Failures and infra errors" panel. A count of cases (not a ratio) is rounded; the chart
+    ships the same file (test_chart_files_are_the_deploy_rules_and_dashboard)."""
+    dashboard = json.loads((DEPLOY / "grafana" / "farm.json").read_text())
+    counts = [(p, t["expr"]) for p in dashboard["panels"] for t in p["targets"]
+              if "increase(farm_cases_total" in t["expr"] and " / " not in t["expr"]]
+    assert counts, "no panel counts cases"
+    for panel, expr in counts:
+        assert expr.startswith("round(") and expr.endswith(")"), (panel["title"], expr)
+        assert panel["fieldConfig"]["defaults"].get("decimals") == 0, panel["title"]

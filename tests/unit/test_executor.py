@@ -89,6 +89,35 @@ def test_timeout_is_an_error_with_a_screenshot(tmp_path):
     assert res.screenshot
 
 
+def _optional_then_check(cid, optional: Step, timeout=30.0) -> Case:
+    """``optional`` alone in a continueOnError task, then a task that checks the screen."""
+    case = make_case(cid, [], timeout=timeout)
+    case.tasks = [Task(name="optional", steps=[optional], continue_on_error=True),
+                  Task(name="check", steps=[Step(kind="assertText", value="Welcome")])]
+    return case
+
+
+def test_a_javascript_steps_own_timeout_fails_the_step_as_wait_for_text_does(tmp_path):
+    js = _optional_then_check("js", Step(kind="javascript", value="hang", timeout_ms=100))
+    wft = _optional_then_check("wft", Step(kind="waitForText", value="Never", timeout_ms=100))
+    ran = {c.id: run_case(Job(c.id, "web", 1), c, FakeDevice(SCREEN, scripts={"hang": HANG}),
+                          services(tmp_path / c.name)) for c in (js, wft)}
+    res = ran["s/js"]
+    assert res.status == ran["s/wft"].status != "error" and res.error is None
+    assert [s.status for s in res.steps] == [s.status for s in ran["s/wft"].steps] \
+        == ["failed", "passed"]                       # continueOnError: the check still ran
+    assert res.steps[0].error == "javascript did not finish within 0.1s"
+
+
+def test_a_javascript_step_past_the_case_timeout_is_a_case_timeout(tmp_path):
+    case = _optional_then_check("slow", Step(kind="javascript", value="hang", timeout_ms=60_000),
+                                timeout=0.5)
+    res = run_case(Job(case.id, "web", 1), case, FakeDevice(SCREEN, scripts={"hang": HANG}),
+                   services(tmp_path))
+    assert res.status == "error" and res.error.kind == "CaseTimeout"
+    assert res.error.message == "case timed out after 0.5s running javascript"
+
+
 class _Watched(threading.Event):
     """The run's stop event, saying when a step began to wait on it."""
 

@@ -9,7 +9,7 @@ from PIL import Image
 
 from farm.devices.base import Device, Rect, UINode, UITree
 from farm.devices.fake import HANG, FakeDevice
-from farm.errors import CaseTimeout, DeviceError, DeviceLost, StepFailed
+from farm.errors import DeviceError, DeviceLost, StepFailed
 from farm.suite.model import WebTarget
 
 
@@ -83,7 +83,7 @@ def test_scripts_xpaths_and_injected_errors() -> None:
 
 def test_hanging_script_times_out() -> None:
     dev = FakeDevice(scripts={"hang": HANG})
-    with pytest.raises(CaseTimeout):
+    with pytest.raises(StepFailed, match="did not finish within 0.05s"):
         dev.run_script("hang", 0.05)
 
 

@@ -50,7 +50,7 @@ def test_the_history_row_counts_the_tokens_and_cost_of_every_attempt(tmp_path):
     store.add(record_for(summary))
     page = render_history(store.runs(), tmp_path)
     cells = row(page, "r1")
-    assert "4,200" in cells and "$0.0060" in cells, cells        # not 2,100 / $0.0030
+    assert "4,200 tokens" in cells and "$0.0060" in cells, cells   # not 2,100 / $0.0030
     assert "3.0 s" in cells                                       # model time of both attempts
     spend = re.search(r"Model tokens and cost per case.*?</table>", page, re.S)
     assert spend and "4,200" in spend.group(0) and "$0.0060" in spend.group(0)

@@ -214,3 +214,80 @@ def test_ocr_runs_only_where_the_tree_cannot_read_the_screen():
     ctx = LocateContext(device=FakeDevice(LOGIN), _tree=readable, _fetched=True)
     assert OcrTier(no_capture).locate("Checkout", ctx) is None
     assert not OcrTier(no_capture).applies("Checkout", ctx)
+
+
+def test_ocr_text_is_compared_after_nfkc_so_a_full_width_comma_is_a_comma():
+    """RapidOCR reads a small iPhone screenshot's "," as "，" (U+FF0C) at random: without NFKC
+    `assertNoText: Welcome back, demo` passed with the text on screen."""
+    from farm.agent.ocr import OcrLine, match_lines, squash
+    assert squash("Welcome back, demo") in squash("Welcomeback，demo")
+    assert squash("ＡＢＣ１") == squash("abc1")
+    line = OcrLine("Welcomeback，demo", Rect(x=10, y=50, width=170, height=20), 0.9)
+    assert match_lines("Welcome back, demo", [line]) == ([line.rect], "exact")
+
+
+# A phone's form: the label is its own text node beside the field (an empty EditText shows its
+# hint as its text), so both match "Search products" exactly.
+PHONE_FORM = UITree(source="uiautomator", nodes=[
+    node(0, "android.widget.FrameLayout", rect=(0, 0, 1080, 2400)),
+    node(1, "android.widget.TextView", 0, (40, 348, 1000, 50), text="Search products"),
+    node(2, "android.widget.EditText", 0, (40, 412, 1000, 100), text="Search products",
+         editable=True, clickable=True),
+])
+
+
+def test_a_step_that_types_takes_the_one_text_field_among_tied_matches():
+    """`aiInput: Search products` was "ambiguous" on phones (label TextView and EditText)
+    where the web, whose label and field are one target, passes."""
+    hit = default_chain().locate("Search products", FakeDevice(PHONE_FORM), editable=True)
+    assert hit.rect.y == 412
+    with pytest.raises(LocateError, match="ambiguous"):     # a tap is still no guess
+        default_chain().locate("Search products", FakeDevice(PHONE_FORM))
+
+
+def test_the_text_field_wins_a_tie_only_when_it_is_the_only_one():
+    two = PHONE_FORM.model_copy(update={"nodes": [*PHONE_FORM.nodes, node(
+        3, "android.widget.EditText", 0, (40, 600, 1000, 100), text="Search products",
+        editable=True)]})
+    with pytest.raises(LocateError, match="ambiguous"):
+        default_chain().locate("Search products", FakeDevice(two), editable=True)
+
+
+class UnreadableTree(FakeDevice):
+    """A phone whose uiautomator dump keeps failing (an animating app): no tree, no XPath."""
+    last_observation = "empty-tree"
+    tree_problem = "uiautomator dump: ERROR: could not get idle state."
+
+    def hierarchy(self):
+        return None
+
+    def query_xpath(self, xpath):
+        return []
+
+
+class TwoOnScreen:
+    """Stands in for the OCR tier reading the prompt twice on the screenshot."""
+    name = "ocr"
+
+    def locate(self, prompt, ctx):
+        from farm.agent.locator import ambiguous
+        raise ambiguous(prompt, "exact", ["text on screen at [39, 350, 302, 37]",
+                                          "text on screen at [71, 441, 306, 40]"])
+
+
+def test_an_xpath_on_an_unreadable_tree_says_so_instead_of_a_bare_ambiguity():
+    """It read '"Search products" is ambiguous: 2 elements match', never naming the XPath or
+    the tree it could not be evaluated on: a locator bug, to the user."""
+    from farm.agent.locator import XPathTier
+    xpath = '//*[@resource-id="com.farm.demo.shop:id/search-input"]'
+    chain = LocatorChain([XPathTier(), TextMatchTier(), TwoOnScreen()])
+    with pytest.raises(LocateError) as info:
+        chain.locate("Search products", UnreadableTree(LOGIN), xpath=xpath)
+    said = str(info.value)
+    assert said.startswith("the UI tree could not be read (uiautomator dump: ERROR: could not "
+                           f"get idle state.), so XPath {xpath} could not be used"), said
+    assert 'the ocr tier, tried instead, found: "Search products" is ambiguous: 2 elements' \
+        in said
+    with pytest.raises(LocateError, match="no element matches XPath .* could not be read"):
+        LocatorChain([XPathTier(), TextMatchTier()]).locate("", UnreadableTree(LOGIN),
+                                                            xpath=xpath)

@@ -393,3 +393,34 @@ def test_the_queue_depth_counts_waiting_jobs_and_the_last_scrape_keeps_each_queu
         metrics.watch_queue(None)
     assert seen == [{"web": 2}, {"web": 1}, {"web": 0}]   # one device: the rest wait
     assert depth() == {"web": 0}
+
+
+def test_a_run_the_broker_refuses_counts_and_pushes_no_case(monkeypatch, capsys, tmp_path) -> None:
+    """A `farm run` whose broker is not there (or refuses its password) ran no case: its
+    cases are listed in results.json as errors "not run", but metrics.prom and the push held
+    them as `farm_cases_total{status="error"}`, so FarmInfraErrorRate and the pass-rate
+    alerts fired for one CI job's wrong broker URL."""
+    import json
+
+    from tests.support.farm_cli import run_main
+    from tests.support.redis_server import free_port
+    monkeypatch.chdir(tmp_path)
+    for var in ("FARM_BROKER_URL", "CELERY_BROKER_URL", "FARM_MODEL", "FARM_PUSHGATEWAY_URL"):
+        monkeypatch.delenv(var, raising=False)
+    (tmp_path / "s").mkdir()
+    for name in ("one", "two"):
+        (tmp_path / "s" / f"{name}.yaml").write_text(
+            "web:\n  url: http://127.0.0.1:9/\ntasks:\n  - name: t\n    flow:\n"
+            "      - sleep: 1\n")
+    before = {s: value("farm_cases_total", platform="web", status=s) for s in metrics.STATUSES}
+    code, out, err = run_main(monkeypatch, capsys, "run", "s", "--no-progress", "--report-dir",
+                              "r", "--broker", f"redis://127.0.0.1:{free_port()}/0")
+    assert code == 4 and "cannot reach the broker" in err, out + err
+    results = json.loads((tmp_path / "r" / "results.json").read_text())
+    assert [(c["status"], c["reason"]) for c in results["cases"]] == [("error", "not run")] * 2
+    after = {s: value("farm_cases_total", platform="web", status=s) for s in metrics.STATUSES}
+    assert after == before
+    written = {s.labels["status"]: s.value for f in text_string_to_metric_families(
+        (tmp_path / "r" / "metrics.prom").read_text()) for s in f.samples
+        if s.name == "farm_cases_total" and s.labels["platform"] == "web"}
+    assert written.get("error", 0.0) == before["error"]

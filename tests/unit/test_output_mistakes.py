@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from farm.cache.sqlite_store import SqliteStore
 from farm.results import CaseResult, RunSummary, write_json
 from tests.support.farm_cli import run_main as farm
 
@@ -76,6 +77,7 @@ def test_an_output_that_fails_at_the_end_costs_only_itself(here, monkeypatch, ca
     for name in ("results.json", "junit.xml", "report.html", "metrics.prom"):
         assert (here / "r" / name).is_file(), name
     assert not (here / "somedir.tmp").exists()      # no stray temporary file either
+    assert _said_code(here / "r") == (3, 3)        # results.json tells the code farm exits with
 
 
 def _run_dir(here: Path, journal: bool) -> Path:
@@ -199,6 +201,7 @@ def test_farm_cache_export_names_an_output_it_cannot_write(here, monkeypatch, ca
     code, out, err = farm(monkeypatch, capsys, "cache", "export", "s/one.yaml", "-o", output)
     assert (code, out, err) == (4, "", f"farm: error: {said}\n")
     assert list((here / "somedir").iterdir()) == [] and (here / "afile").read_text() == "hi\n"
+    SqliteStore(here / ".farm" / "cache.db").close()      # export reads a cache; makes none
     code, out, err = farm(monkeypatch, capsys, "cache", "export", "s/one.yaml", "-o",
                           "new/x.yaml")
     assert (code, out, err) == (0, "new/x.yaml\n", "")
@@ -264,3 +267,88 @@ def test_a_chromium_path_that_is_none_is_said_before_the_run_starts(here, monkey
     assert err == (f"farm: error: chromium_path '{here / 'no-chromium'}' (FARM_CHROMIUM_PATH) "
                    "does not exist or is not executable\n")
     assert not (here / "r").exists()
+
+
+@pytest.mark.parametrize("where", ["env", "farm.toml"])
+def test_farm_report_history_refuses_a_configured_results_path_that_does_not_exist(
+        here, monkeypatch, capsys, where):
+    """FARM_RESULTS_HISTORY_URL (or farm.toml) naming a missing file gave an empty page and
+    exit 0, where --results with the same typo exits 4: the same, naming the setting."""
+    if where == "env":
+        monkeypatch.setenv("FARM_RESULTS_HISTORY_URL", "typo.sqlite")
+        named = "FARM_RESULTS_HISTORY_URL"
+    else:
+        (here / "farm.toml").write_text('results_history_url = "typo.sqlite"\n')
+        named = "farm.toml results_history_url"
+    code, out, err = farm(monkeypatch, capsys, "report", "--history", "--out", "h.html")
+    assert (code, out, err) == (4, "", f"farm: error: {named} typo.sqlite: no such results "
+                                       "history (a SQLite file farm wrote, or a redis:// URL)\n")
+    assert not (here / "typo.sqlite").exists() and not (here / "h.html").exists()
+
+
+def test_farm_report_history_names_the_suites_when_suite_matches_none(here, monkeypatch,
+                                                                     capsys):
+    """`--suite` with a typo wrote "No runs recorded in this window." and exit 0, while the
+    history held that suite's runs: a usage error naming the suites there."""
+    code, out, err = farm(monkeypatch, capsys, *RUN)
+    assert code == 0
+    code, out, err = farm(monkeypatch, capsys, "report", "--history", "--suite", "ss",
+                          "--out", "h.html")
+    assert (code, out, err) == (4, "", "farm: error: --suite ss: no case of that suite in the "
+                                       "results history (all runs); did you mean 's'? its "
+                                       "suites: s\n")
+    assert not (here / "h.html").exists()
+    code, out, err = farm(monkeypatch, capsys, "report", "--history", "--suite", "s",
+                          "--since", "7d", "--out", "h.html")
+    assert (code, out, err) == (0, f"{(here / 'h.html').resolve()}\n", "")
+
+
+@pytest.mark.parametrize("options, said", [
+    (["--overwrite"], "--overwrite is for a report directory that already holds a run: give "
+                      "--report-dir DIR too (or set FARM_REPORT_DIR)"),
+    (["--collect-only", "--junit-xml", "co.xml", "--report-dir", "codir"],
+     "--report-dir, --junit-xml: --collect-only runs nothing and writes no report: leave them "
+     "out, or drop --collect-only"),
+    (["--collect-only", "--alluredir", "al"], "--alluredir: --collect-only runs nothing and "
+                                              "writes no report: leave it out, or drop "
+                                              "--collect-only"),
+])
+def test_an_output_flag_that_would_do_nothing_is_refused(here, monkeypatch, capsys, options,
+                                                         said):
+    """`--overwrite` without a report dir ran into .farm/runs/<id>, and `--collect-only` with
+    --junit-xml / --report-dir wrote neither, exit 0, nothing said: refused as --shard-timings
+    without --shard is, before anything runs."""
+    code, out, err = farm(monkeypatch, capsys, "run", "s", "--devices", "fake:1",
+                          "--no-progress", *options)
+    assert (code, out, err) == (4, "", f"farm: error: {said}\n")
+    assert list((here / "devices").iterdir()) == [] and not (here / ".farm").exists()
+    assert not any((here / name).exists() for name in ("co.xml", "codir", "al"))
+
+
+def test_overwrite_with_a_report_dir_from_the_environment_is_taken(here, monkeypatch, capsys):
+    monkeypatch.setenv("FARM_REPORT_DIR", "r")
+    assert farm(monkeypatch, capsys, "run", "s", "--devices", "fake:1", "--no-progress")[0] == 0
+    code, out, err = farm(monkeypatch, capsys, "run", "s", "--devices", "fake:1",
+                          "--no-progress", "--overwrite")
+    assert (code, err) == (0, "")
+
+
+def _said_code(run_dir: Path) -> tuple[int, int]:
+    """The exit code in results.json and in the journal's end line."""
+    import json
+    end = json.loads((run_dir / "results.jsonl").read_text().splitlines()[-1])
+    return json.loads((run_dir / "results.json").read_text())["exit_code"], end["exit_code"]
+
+
+def test_a_case_output_that_cannot_be_written_at_the_end_is_the_run_s_code_in_results(
+        here, monkeypatch, capsys):
+    """`output: ${OUTDIR}/out.json` naming a file's folder: farm exited 3 as documented, but
+    results.json (and the journal's end) said exit_code 0."""
+    (here / "s" / "one.yaml").write_text(CASE.replace("web:\n", "web:\n  output: "
+                                                                 "${OUTDIR}/out.json\n"))
+    monkeypatch.setenv("OUTDIR", "afile")
+    code, out, err = farm(monkeypatch, capsys, *RUN)
+    assert (code, err) == (3, "farm: error: not written: s/one.yaml: output: afile/out.json: "
+                              "afile is a file\n")
+    assert "farm: 1 passed in" in out
+    assert _said_code(here / "r") == (3, 3)

@@ -276,7 +276,7 @@ def test_html_header_counts(run):
         assert re.search(rf'<li class="count st-{status}"[^>]*><b>{n}</b> {status}</li>', page)
     # (1 passed + 1 flaky) / 5 finished: the interrupted case neither passed nor failed, as
     # the Grafana dashboard and the alert rules count it (deploy/)
-    assert 'id="pass-rate">40.0%<' in page and 'id="pass-rate-of">2 of 5 finished<' in page
+    assert 'id="pass-rate">40.0%<' in page and 'id="pass-rate-of">2 passed of 5 finished<' in page
     assert "r1" in page and "browser-1, browser-2, emulator-5554" in page and "1 m 16 s" in page
     assert "Run interrupted" in page
 
@@ -292,15 +292,15 @@ def _counted(statuses: list[str], interrupted: bool = True) -> RunSummary:
 
 
 @pytest.mark.parametrize("statuses, rate, of", [
-    (["passed", "passed", "skipped", "skipped", "interrupted"], "100.0%", "2 of 2"),
-    (["passed", "failed", "interrupted"], "50.0%", "1 of 2"),
-    (["flaky", "error", "passed", "failed"], "50.0%", "2 of 4"),
-    (["skipped", "interrupted"], "—", "0 of 0"),
+    (["passed", "passed", "skipped", "skipped", "interrupted"], "100.0%", "2 passed of 2"),
+    (["passed", "failed", "interrupted"], "50.0%", "1 passed of 2"),
+    (["flaky", "error", "passed", "failed"], "50.0%", "2 passed of 4"),
+    (["skipped", "interrupted"], "—", "0 passed of 0"),
 ])
 def test_the_pass_rate_counts_the_cases_that_finished_as_the_dashboard_does(statuses, rate, of):
     """(passed + flaky) / (passed + flaky + failed + error), as deploy/grafana/farm.json and
     the alert rules divide: an interrupted case did not finish, it neither passed nor failed.
-    The header says what the rate is out of."""
+    The header says what the rate is out of ("1 of 3 finished" read as cases left unfinished)."""
     page = render_html(_counted(statuses))
     assert f'id="pass-rate">{rate}<' in page
     assert f'id="pass-rate-of">{of} finished<' in page

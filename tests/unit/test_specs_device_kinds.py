@@ -95,6 +95,12 @@ def test_a_case_pinned_to_a_device_the_run_did_not_take_is_a_configuration_error
     assert results["exit_code"] == 4
     assert [(c["case_id"], c["status"], c["reason"]) for c in results["cases"]] == [
         ("s/free", "error", "not run"), ("s/pinned", "error", "not run")]
+    # a run that never started is no run of the history: its cases are not "new failures"
+    # the next night, and --last-failed has nothing from it
+    from farm.config import Settings
+    from farm.results_history import open_results
+    assert open_results(Settings()).recent(10) == []
+    assert not list((tmp_path / ".farm").glob("lastfailed*"))
 
 
 def test_a_kind_written_in_capitals_is_that_kind():

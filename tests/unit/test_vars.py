@@ -38,6 +38,13 @@ def test_env_defaults_to_os_environ(monkeypatch):
     assert Variables.from_sources({}).get("FARM_VARS_TEST") == "yes"
 
 
+def test_a_value_from_the_secrets_dir_is_masked_whatever_its_name(tmp_path):
+    (tmp_path / "DB_LOGIN").write_text("from-the-dir\n")
+    (tmp_path / "OVERRIDDEN").write_text("dir-value\n")
+    v = Variables.from_sources({}, env={"OVERRIDDEN": "plain-env-value"}, secrets_dir=tmp_path)
+    assert v.mask("login from-the-dir, env plain-env-value") == "login ***, env plain-env-value"
+
+
 def test_missing_secrets_dir_is_a_config_error(tmp_path):
     with pytest.raises(ConfigError, match="secrets dir"):
         Variables.from_sources({}, env={}, secrets_dir=tmp_path / "nope")

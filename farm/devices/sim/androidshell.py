@@ -272,10 +272,11 @@ class AndroidShell:
         if url is None:
             return (b"** No activities found to run, monkey aborted.\n", b"", 252)
         if self.faults.hit("launch_fail"):
-            self.screen.home()     # it started and crashed at once
+            self.screen.stop(package)     # it started and crashed at once
+            self.screen.home()
             return b"Events injected: 1\n", b"", 0
         self.screen_on = True
-        self.screen.launch(package, url)
+        self.screen.launch(package, url, resume=True)    # a task in the background resumes
         return b"Events injected: 1\n", b"", 0
 
     def _cmd_monkey(self, args: list[str]) -> Result:
@@ -296,8 +297,7 @@ class AndroidShell:
                 return self._view(args[args.index("-d") + 1])
             return b"", b"Error: no intent given\n", 1
         if verb == "force-stop":
-            if self.screen.app == args[1]:
-                self.screen.home()
+            self.screen.stop(args[1])
             return b"", b"", 0
         if verb == "broadcast" and "-a" in args:
             action = args[args.index("-a") + 1]

@@ -131,6 +131,9 @@ class PhoneScreen:
         self._context: Any = None
         self._page: Any = None
         self._cdp: tuple[Any, Any] | None = None   # (page, its CDP session) for captures
+        # apps in the background (Home, another app launched): their pages, kept where they
+        # were, as a phone keeps an app's task until it is force-stopped
+        self._background: dict[str, Any] = {}
         self.lock = threading.Lock()         # one input at a time, like a touch screen
 
     # Each public method runs a coroutine on the host's loop and waits for it.
@@ -149,26 +152,71 @@ class PhoneScreen:
         return self._page
 
     def home(self) -> None:
-        """Show the home screen (the app keeps its data)."""
+        """Show the home screen; the app in front goes to the background where it was."""
         async def go() -> None:
+            if self.app is not None:
+                await self._leave_front()
             page = await self._ensure()
             await page.set_content(HOME_HTML.replace("{name}", self.name))
         self._run(go())
         self.app = None
 
-    def launch(self, app: str, url: str) -> None:
-        """Bring ``app`` to the front at ``url`` (a cold start when it was not running)."""
+    async def _leave_front(self) -> None:
+        """What is in front leaves it: the app's page goes to the background where it was
+        (the home screen's is closed); the next `_ensure` makes a page for what comes next."""
+        page, self._page = self._page, None
+        if page is None or page.is_closed():
+            return
+        if self.app is not None:
+            self._background[self.app] = page
+        else:
+            await page.close()
+
+    def launch(self, app: str, url: str, resume: bool = False) -> None:
+        """Bring ``app`` to the front. With ``resume`` (Android's launcher intent) an app in
+        the background comes back where it was, one in front stays as it is; otherwise, or
+        when it was not running, it starts cold at ``url`` (WDA's apps/launch relaunches)."""
         async def go() -> None:
+            if self.app == app and resume:
+                return
+            kept = self._background.pop(app, None)
+            if self.app == app and self._page is not None:    # relaunched: it ends first
+                await self._page.close()
+                self._page = None
+            elif self.app != app:
+                await self._leave_front()
+            if resume and kept is not None:
+                self._page = kept
+                return
+            if kept is not None:
+                await kept.close()
             page = await self._ensure()
             await page.goto(url, wait_until="load")
         self._run(go())
         self.app = app
+
+    def stop(self, app: str) -> None:
+        """``am force-stop`` / WDA's terminate: ``app``'s process ends (the home screen when it
+        was in front); its next launch is a cold start."""
+        async def go() -> None:
+            kept = self._background.pop(app, None)
+            if kept is not None:
+                await kept.close()
+            if self.app == app and self._page is not None:
+                await self._page.close()
+                self._page = None
+                await self._ensure()
+        self._run(go())
+        if self.app == app:
+            self.app = None
 
     def browse(self, browser: str, url: str) -> None:
         """The phone's browser (``browser``, its package / bundle id) in front at ``url``. A
         page that does not load shows the browser's own error page, as on a phone: the URL
         was opened, the site did not answer."""
         async def go() -> None:
+            if self.app != browser:
+                await self._leave_front()
             page = await self._ensure()
             try:
                 await page.goto(url, wait_until="load")
@@ -190,6 +238,7 @@ class PhoneScreen:
             if self._context is not None:
                 await self._context.close()
             self._context = self._page = None
+            self._background.clear()
             await self._ensure()
         self._run(go())
         self.app = None

@@ -145,7 +145,7 @@ class _Handler(BaseHTTPRequestHandler):
             return self._send(exc.code, {"error": exc.error, "message": str(exc)})
         except KeyError as exc:
             return self._send(404, {"error": "unknown command",
-                                    "message": f"Unhandled endpoint: {method} {exc.args[0]}"})
+                                    "message": f"Unhandled endpoint: {exc.args[0]}"})
         except Exception as exc:   # a bug or Chromium trouble: WDA's own "unknown error"
             log.exception("wda sim: %s %s failed", method, path)
             return self._send(500, {"error": "unknown error", "message": str(exc)})
@@ -374,8 +374,7 @@ class WdaServer(ThreadingHTTPServer):
     @_route("POST /wda/apps/terminate")
     def _terminate_app(self, req: _Request) -> tuple[Any, str | None]:
         running = self.screen.app == req.data["bundleId"]
-        if running:
-            self.screen.home()
+        self.screen.stop(req.data["bundleId"])
         return running, req.sid
 
     @_route("POST /wda/apps/state")
@@ -407,6 +406,7 @@ class WdaServer(ThreadingHTTPServer):
         if RESET_ARG in arguments:
             self.screen.clear_data()
         if self.screen.faults.hit("launch_fail"):
+            self.screen.stop(bundle)       # it started and crashed at once
             self.screen.home()
             return
         self.screen.launch(bundle, url)

@@ -84,7 +84,7 @@ class PageCapture:
         self.used = True
         with self.errors("screenshot"):
             cdp = self._session(page)
-        shot = _Shot(None, ready=loop_future(page), asked=time.monotonic())
+        shot = _Shot(None, ready=loop_future(page))
         self._pending.append(shot)     # a loaded page calls the binding as it reports settled
         try:
             shot.token = token = self.wait.settled(page, call=(BINDING, self._shown))
@@ -114,20 +114,22 @@ class PageCapture:
             cdp.send("Runtime.addBinding", {"name": BINDING})
             if "exceptionDetails" in cdp.send("Runtime.evaluate", call):
                 self._pending.remove(shot)
+                began = time.monotonic()
                 shot.data, shot.done = self._jpeg(cdp), True
-                shot.took = time.monotonic() - shot.asked
+                shot.took = time.monotonic() - began
 
     def _on_binding(self, cdp: Any, event: dict[str, Any]) -> None:
         shot = next((s for s in self._pending if not s.started), None)
         if event.get("name") != BINDING or shot is None:
             return
         shot.started, shot.navigations = True, self.wait.loads_begun
+        began = time.monotonic()    # (a step's sleep may lie between the ask and this event)
         try:
             shot.data = self._jpeg(cdp)
         except Exception as exc:   # handed to whoever asks for the image
             shot.error = exc
         finally:
-            shot.done, shot.took = True, time.monotonic() - shot.asked
+            shot.done, shot.took = True, time.monotonic() - began
             if shot.ready is not None and not shot.ready.done():
                 shot.ready.set_result(None)      # wakes `_finish`
 
@@ -178,12 +180,13 @@ class PageCapture:
         """Capture ``shot`` again, on the page the navigation loaded: the step's after image
         (the first capture's late answer, should one come, changes nothing)."""
         assert self._cdp is not None
+        began = time.monotonic()
         try:
             with self.errors("screenshot"):
                 shot.data = self._jpeg(self._cdp[1])
         except FarmError as exc:
             shot.error = exc
-        shot.done, shot.took = True, time.monotonic() - shot.asked
+        shot.done, shot.took = True, time.monotonic() - began
 
     def _jpeg(self, cdp: Any) -> bytes:
         """One Page.captureScreenshot over the page's own DevTools session: Chromium encodes
@@ -271,8 +274,8 @@ class _Shot:
 
     token: str | None
     ready: "asyncio.Future[None] | None" = None
-    asked: float = 0.0                  # when the image was asked for (time.monotonic)
-    took: float | None = None           # seconds from then until the JPEG was in
+    took: float | None = None           # seconds the capture itself took (not the wait for
+                                        # its start: a step's sleep, the page settling)
     started: bool = False
     navigations: int = 0                # main-frame loads begun before its capture started
     done: bool = False

@@ -9,6 +9,10 @@
   const CLICK_ROLES = new Set(["button", "link", "checkbox", "radio", "tab", "menuitem",
     "menuitemcheckbox", "menuitemradio", "option", "switch"]);
   const TEXT_INPUTS = new Set(["text", "search", "email", "url", "tel", "password", "number"]);
+  let active = document.activeElement;   // the keyboard focus, inside shadow roots too
+  while (active && active.shadowRoot && active.shadowRoot.activeElement) {
+    active = active.shadowRoot.activeElement;
+  }
   const nodes = [];
   const elements = [];  // elements[i] is nodes[i]: what scroll_into_view(node) scrolls
   let truncated = false;
@@ -108,6 +112,7 @@
         editable: !!editable,
         // what a field holds now: native trees show it (an EditText's text, a WDA value)
         value: editable && (tag === "INPUT" || tag === "TEXTAREA") ? (el.value || "") : "",
+        focused: el === active,       // a native tree's focused="true" (simulators)
         visible: r.right > 0 && r.bottom > 0 && r.left < vw && r.top < vh,
       });
     }

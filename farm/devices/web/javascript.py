@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Any, Callable
 
 from farm.devices.web.failures import lost
 from farm.devices.web.page_wait import Errors
 from farm.devices.web.scripts import RUN_JS
-from farm.errors import CaseTimeout, StepFailed
+from farm.errors import StepFailed
 from farm.text import clean, clean_json, first_line
 
 # Strip string literals before looking for `return`, so "#return-btn" does not count.
@@ -28,11 +29,15 @@ def producers(code: str) -> list[str]:
 
 def run_script(page: Any, code: str, timeout_s: float, errors: Errors,
                killed: Callable[[], bool]) -> Any:
-    """Evaluate ``code`` in ``page``; promises are awaited up to ``timeout_s`` (CaseTimeout);
-    a thrown error is StepFailed; a script that navigated away returns None."""
+    """Evaluate ``code`` in ``page``; promises are awaited up to ``timeout_s``; a script still
+    running then, or one that threw, is StepFailed (the Agent makes the first a CaseTimeout
+    when the case's time, not the step's own ``timeout``, was the limit); a script that
+    navigated away returns None."""
     from playwright.sync_api import Error as PlaywrightError
 
-    ms = max(1, int(timeout_s * 1000))
+    # rounded up, so a limit that is the case's deadline ends past it (the Agent then calls
+    # it a case timeout, farm.agent.api)
+    ms = max(1, math.ceil(timeout_s * 1000))
     forms = producers(code)
     res: Any = None
     for i, producer in enumerate(forms):
@@ -52,7 +57,7 @@ def run_script(page: Any, code: str, timeout_s: float, errors: Errors,
                 detail = first_line(exc).removeprefix("Page.evaluate: ")
                 raise StepFailed(f"javascript error: {detail}") from exc
     if res.get("timeout"):
-        raise CaseTimeout(f"javascript did not finish within {timeout_s:g}s")
+        raise StepFailed(f"javascript did not finish within {timeout_s:g}s")
     if "error" in res:
         raise StepFailed(f"javascript error: {res['error']}")
     if "str" in res:

@@ -26,17 +26,20 @@ RUN_JS = read_js("run_script.js")
 PAGE_STATE_JS = read_js("page_state.js")
 # The same walk, skipped when the page's change counter (page_state.js) still has the value of
 # the last walk: a run of checks on an unchanged page walks the DOM once.
+# The page's text a user can see (visible_text.js): what text checks compare, on every read.
+VISIBLE_TEXT_JS = read_js("visible_text.js")
 TREE_JS = ("([maxNodes, last]) => { const s = window.__farm;\n"
            "  const token = s ? performance.timeOrigin + ':' + s.gen : null;\n"
            "  if (token !== null && token === last) return 'same';\n"
            "  const out = (\n" + read_js("dom.js") + "\n)(maxNodes);\n"
+           "  out.pageText = (\n" + VISIBLE_TEXT_JS + "\n)();\n"
            "  out.token = token; return JSON.stringify(out); }")
 # The page's visible text alone (what text checks compare: the walk's pageText), skipped in
 # the same way: no walk, no tree to build.
 TEXT_JS = ("(last) => { const s = window.__farm;\n"
            "  const token = s ? performance.timeOrigin + ':' + s.gen : null;\n"
            "  if (token !== null && token === last) return 'same';\n"
-           "  const text = document.body ? document.body.innerText : '';\n"
+           "  const text = (\n" + VISIBLE_TEXT_JS + "\n)();\n"
            "  return JSON.stringify({token, text}); }")
 # [navigating?, readyState, change token, called?]; ``settle`` first lets tasks an action queued
 # run (a form submission starts its navigation from a task); ``call`` = [name, token]: a loaded,

@@ -1,0 +1,59 @@
+// The page's text as text checks compare it (assertText, assertNoText, waitForText): the body's
+// innerText minus text a user cannot see although the page renders it, as phones leave it out
+// of their trees: under opacity 0 (its own or an ancestor's), in a zero-size box that clips
+// its content (height:0; overflow:hidden), clipped away by an overflow:hidden / clip ancestor,
+// or entirely outside the page's scrollable area (left:-5000px). visibility:hidden and
+// display:none text innerText leaves out already. Text below the fold counts: scrolling reaches it.
+// Evaluated by farm/devices/web/scripts.py (TEXT_JS, TREE_JS) as a function of no arguments.
+() => {
+  const body = document.body;
+  if (!body) return "";
+  const root = document.documentElement;
+  const pageW = Math.max(root.scrollWidth, body.scrollWidth);
+  const pageH = Math.max(root.scrollHeight, body.scrollHeight);
+  const SKIP = new Set(["SCRIPT", "STYLE", "NOSCRIPT", "TEMPLATE"]);
+  const hidden = [];   // elements whose whole text is out of sight, in document order
+
+  const outside = (r, fixed, clip) => {
+    const x = r.left + (fixed ? 0 : scrollX), y = r.top + (fixed ? 0 : scrollY);
+    const w = fixed ? innerWidth : pageW, h = fixed ? innerHeight : pageH;
+    if (x + r.width <= 0 || y + r.height <= 0 || x >= w || y >= h) return true;
+    return clip !== null && (r.right <= clip.left || r.left >= clip.right
+      || r.bottom <= clip.top || r.top >= clip.bottom);
+  };
+
+  // clip: the viewport rect an overflow:hidden ancestor shows its content in (null: none)
+  const visit = (el, clip, fixed) => {
+    if (SKIP.has(el.tagName)) return;
+    const st = getComputedStyle(el);
+    if (st.display === "none") return;
+    if (parseFloat(st.opacity) === 0) { hidden.push(el); return; }
+    const r = el.getBoundingClientRect();
+    const isFixed = fixed || st.position === "fixed";
+    // a box that clips what overflows it (an inline or display:contents element has none)
+    const clips = st.display !== "contents" && st.display !== "inline" && (
+      ["hidden", "clip"].includes(st.overflowX) || ["hidden", "clip"].includes(st.overflowY)
+      || (st.clip !== "auto" && st.clip !== "" && ["absolute", "fixed"].includes(st.position)));
+    if (clips && (r.width === 0 || r.height === 0)) { hidden.push(el); return; }
+    if (r.width > 0 && r.height > 0 && outside(r, isFixed, clip)) { hidden.push(el); return; }
+    let inner = clip;
+    if (clips) {
+      inner = clip === null ? r : {
+        left: Math.max(clip.left, r.left), top: Math.max(clip.top, r.top),
+        right: Math.min(clip.right, r.right), bottom: Math.min(clip.bottom, r.bottom) };
+    }
+    for (const c of el.children) visit(c, inner, isFixed);
+  };
+  for (const c of body.children) visit(c, null, false);
+
+  let text = body.innerText, from = 0;
+  for (const el of hidden) {
+    const gone = (el.innerText ?? el.textContent ?? "").trim();
+    if (!gone) continue;
+    const at = text.indexOf(gone, from);
+    if (at < 0) continue;
+    text = text.slice(0, at) + "\n" + text.slice(at + gone.length);
+    from = at;
+  }
+  return text;
+}
