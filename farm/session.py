@@ -362,7 +362,8 @@ def _output_dirs(settings: Settings, run_id: str, overwrite: bool,
     --alluredir must be writable too (not found out after the run)."""
     check_outputs(junit_xml, alluredir)
     state = Path(settings.state_dir)
-    _writable_dir(state, "the state directory (FARM_STATE_DIR)")
+    set_by = settings.named("state_dir") if settings.source("state_dir") else "FARM_STATE_DIR"
+    _writable_dir(state, f"the state directory ({set_by})")
     if not settings.report_dir:
         run_dir = state / "runs" / run_id
         _writable_dir(run_dir, "the run directory")

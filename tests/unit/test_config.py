@@ -293,6 +293,27 @@ def test_a_report_dir_holding_a_run_is_blamed_on_where_it_was_set(tmp_path, monk
                               "--overwrite to replace it, or another directory\n")
 
 
+@pytest.mark.parametrize("env, toml, blamed", [
+    ({"FARM_STATE_DIR": "afile"}, "", "FARM_STATE_DIR"),
+    ({}, 'state_dir = "afile"\n', "farm.toml state_dir"),
+])
+def test_a_state_dir_that_is_a_file_is_blamed_on_where_it_was_set(tmp_path, monkeypatch, capsys,
+                                                                  env, toml, blamed):
+    """It said "(FARM_STATE_DIR)" to a user who had set state_dir in farm.toml."""
+    from tests.support.farm_cli import run_main
+    (tmp_path / "case.yaml").write_text("web: {url: 'about:blank'}\ntasks:\n  - name: t\n"
+                                        "    flow:\n      - javascript: '1'\n")
+    (tmp_path / "afile").write_text("not a directory")
+    (tmp_path / "farm.toml").write_text(toml)
+    monkeypatch.delenv("FARM_STATE_DIR", raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv("FARM_DEVICE_PLUGINS", "tests.support.devices")     # no browser
+    code, _, err = run_main(monkeypatch, capsys, "run", "case.yaml", "--devices", "fake:1",
+                            "--no-progress")
+    assert code == 4 and err.startswith(f"farm: error: the state directory ({blamed}) afile"), err
+
+
 def test_config_show_prints_what_is_in_force_for_settings_nothing_sets(monkeypatch, capsys):
     """It printed `cache None`, `retries None`, `default_timeout None`: not the values in
     force, which the README promises ("the resolved values")."""
