@@ -218,12 +218,6 @@ class Case(BaseModel):
             return f"{self.ios.wda_host or 'localhost'}:{self.ios.wda_port or 8100}"
         return None
 
-    def model_step(self) -> Step | None:
-        """The first step that needs a model outside a continueOnError task, if any (without
-        a model, one inside such a task ends only its task: farm.runner)."""
-        tasks = [t for c in (self, *self.parts) for t in c.tasks if not t.continue_on_error]
-        return next((s for t in tasks for s in t.steps if s.needs_model), None)
-
 
 class Batch(BaseModel):
     """A Midscene batch file (index.yaml) listing case files (farm.suite.batch)."""

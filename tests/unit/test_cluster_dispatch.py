@@ -198,7 +198,7 @@ def test_a_case_that_never_started_is_at_its_url_line_whichever_way_it_ended(tmp
     (tmp_path / "s").mkdir()
     (tmp_path / "s" / "slow.yaml").write_text(
         "name: slow\nweb:\n  url: about:blank\ntasks:\n  - name: t\n    flow:\n"
-        "      - aiInput: Username\n        value: demo\n      - sleep: 12000\n")
+        "      - aiInput: Username\n        value: demo\n      - sleep: 1\n")
     case = load_suites([tmp_path / "s"], env={})[0].cases[0]
     clock = Clock()
     ex, retry = executor(tmp_path, clock)

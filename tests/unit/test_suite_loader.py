@@ -209,7 +209,7 @@ def test_midscene_example_steps(shop):
     assert steps[15].options == {"name": "href"}
     assert (steps[0].line, steps[0].column) == (15, 9)
     assert [t.continue_on_error for t in login.tasks] == [False, True]
-    assert login.model_step() is None              # every step works without a model
+    assert not any(s.needs_model for t in login.tasks for s in t.steps)   # no model needed
 
 
 def test_farm_yaml_defaults_merge(shop):
@@ -222,7 +222,7 @@ def test_farm_yaml_defaults_merge(shop):
     assert pay.tags == ["shop", "pay"]
     assert pay.secrets == ["SHOP_PASSWORD", "CARD"]
     assert pay.vars == {"SHOP_USER": "bob", "CARD": "4111111111111111"}
-    model = pay.model_step()
+    model = next((s for t in pay.tasks for s in t.steps if s.needs_model), None)
     assert model is not None and model.kind == "aiAssert" and model.line == 15
 
 
