@@ -98,7 +98,7 @@ class _Acting:
     ``{"kind": "tap", "points": [[x, y]]}``, a swipe's or scroll's path, the field typed in."""
 
     _POINT = {"tap": "tap", "double_tap": "double_tap", "long_press": "long_press",
-              "hover": "hover", "right_click": "tap"}
+              "hover": "hover", "right_click": "tap", "tap_choosing_files": "tap"}
 
     def __init__(self, device: Device, acted: list[dict[str, Any]]) -> None:
         self._device, self._acted = device, acted
@@ -184,7 +184,10 @@ class Tap(Action):
 
     def run(self, ctx: ActionContext) -> None:
         if self.fileChooserAccept and type(self) is Tap:
-            ctx.optional("tap_choosing_files")(*self.locate.point(), self.fileChooserAccept)
+            # the chooser may open late on a busy machine: up to 30 s, within the case's time
+            wait_s = max(min(ctx.remaining(), 30.0), 0.1)
+            ctx.optional("tap_choosing_files")(*self.locate.point(), self.fileChooserAccept,
+                                               wait_s)
             return
         ctx.device.tap(*self.locate.point())
 

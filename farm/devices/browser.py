@@ -373,19 +373,22 @@ class BrowserDevice:
             page.mouse.click(x, y, button="right")
 
     @_action
-    def tap_choosing_files(self, x: int, y: int, files: list[str]) -> None:
-        """Click at (x, y), which must open a file chooser, and give it ``files``
-        (aiTap fileChooserAccept)."""
+    def tap_choosing_files(self, x: int, y: int, files: list[str],
+                           timeout_s: float = 30.0) -> None:
+        """Click at (x, y), which must open a file chooser within ``timeout_s``, and give it
+        ``files`` (aiTap fileChooserAccept). A tap that opens none fails the step: the page's
+        doing, not the browser's."""
         from playwright.sync_api import TimeoutError as PlaywrightTimeout
         page = self._acting()
-        try:
-            with self._errors("tap for a file chooser"):
-                with page.expect_file_chooser(timeout=5000) as chooser:
+        wait_ms = max(int(timeout_s * 1000), 1)
+        with self._errors("tap for a file chooser"):
+            try:
+                with page.expect_file_chooser(timeout=wait_ms) as chooser:
                     page.mouse.click(x, y)
-                chooser.value.set_files(files)
-        except PlaywrightTimeout:
-            raise StepFailed("the tap opened no file chooser within 5 s "
-                             "(fileChooserAccept)") from None
+            except PlaywrightTimeout:
+                raise StepFailed(f"the tap opened no file chooser within {wait_ms / 1000:g} s "
+                                 "(fileChooserAccept)") from None
+            chooser.value.set_files(files)
 
     @_action
     def swipe(self, x1: int, y1: int, x2: int, y2: int, duration_ms: int = 300) -> None:

@@ -430,6 +430,16 @@ def test_gestures_and_launch(page: BrowserDevice, site: str) -> None:
     page.terminate("anything")                      # no-op on the web
 
 
+def test_a_tap_that_opens_no_file_chooser_fails_the_step_not_the_browser(
+        page: BrowserDevice) -> None:
+    """aiTap with fileChooserAccept on a plain button: the page's doing, a step failure (not
+    a DeviceError, which would retry the case elsewhere and count against the browser), and
+    the wait it names is the one it was given."""
+    with pytest.raises(StepFailed, match=r"opened no file chooser within 0\.3 s"):
+        page.tap_choosing_files(100, 70, ["unused.txt"], 0.3)
+    assert page.run_script("document.getElementById('out').textContent", 5) == "clicked"
+
+
 def test_text_checks_read_the_pages_text_without_walking_it(page: BrowserDevice) -> None:
     """What assertText and waitForText compare is the page's visible text, the same the tree
     gives, read without the walk (no node of the page is collected for it), and read again
