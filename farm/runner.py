@@ -50,6 +50,9 @@ class Services:
     on_step: Callable[[str, StepRecord], None] | None = None  # (device name, record)
     cache: Any = None                       # a farm.cache CacheStore (opened on first use)
     cache_mode: str | None = None           # the run's --cache (a worker gets it per task)
+    # every secret of the run (`Variables.mask`): what workers send back is masked with it too,
+    # for a worker knows only the values its case refers to, not the client's other credentials
+    mask: Callable[[str], str] | None = None
     # device name → the case attempt it is running (a `_CaseRun`): what it did so far is
     # reported from there when its device does not come back from a stopped run
     in_flight: dict[str, Any] = field(default_factory=dict)

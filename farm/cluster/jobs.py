@@ -7,7 +7,7 @@ import base64
 import re
 from dataclasses import asdict, replace
 from pathlib import Path, PurePosixPath
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from farm.schedule import Job
 from farm.suite.model import Case
@@ -32,6 +32,21 @@ def payload(run_id: str, job: Job, case: Case, env: dict[str, str],
             "case": case.model_dump(mode="json"), "env": env_for(case, env, app_dirs.values()),
             "app_dirs": {str(k): v for k, v in app_dirs.items()}, "cache_mode": cache_mode,
             "screenshots": screenshots}
+
+
+def masked(data: Any, mask: Callable[[str], str] | None) -> Any:
+    """A worker's result or step record (JSON) with every string passed through the client's
+    ``mask``: a page, a script or a model may show a credential of the client's that the worker
+    was never sent, so never knew to hide."""
+    if mask is None:
+        return data
+    if isinstance(data, str):
+        return mask(data)
+    if isinstance(data, dict):
+        return {k: masked(v, mask) for k, v in data.items()}
+    if isinstance(data, list):
+        return [masked(v, mask) for v in data]
+    return data
 
 
 def read_payload(data: dict[str, Any]) -> tuple[str, Job, Case]:

@@ -492,7 +492,7 @@ class CeleryExecutor:
     def _handle(self, ev: dict[str, Any]) -> None:
         kind = ev.get("type")
         if kind == "step":
-            record = StepRecord.model_validate(ev["record"])
+            record = StepRecord.model_validate(wire.masked(ev["record"], self.services.mask))
             self.events.step_finished(ev["device"], record)
             self._step_of(ev, record)
             return
@@ -513,7 +513,8 @@ class CeleryExecutor:
             self.events.device_state(ev["device"], "busy", inf.job.case_id)
         elif kind == "case_finished":
             wire.save_artifacts(self.services.artifacts.run_dir, ev.get("artifacts") or {})
-            self._record(inf.job, CaseResult.model_validate(ev["result"]), ev["device"])
+            result = CaseResult.model_validate(wire.masked(ev["result"], self.services.mask))
+            self._record(inf.job, result, ev["device"])
             self.events.device_state(ev["device"], "idle")
 
     def _step_of(self, ev: dict[str, Any], record: StepRecord) -> None:

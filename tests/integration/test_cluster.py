@@ -395,3 +395,24 @@ def test_password_protected_redis_works_and_the_password_is_never_shown(tmp_path
     for text in (out, shown.stdout, shown.stderr, *(p.read_text(errors="replace") for p in
                  logs if p.is_file() and p.suffix != ".jpg")):
         assert "s3cret-pw" not in text
+
+
+def test_a_client_credential_no_worker_was_sent_is_masked_in_what_workers_send_back(
+        tmp_path, redis_url, workers, farm):
+    """A worker gets only the variables its case refers to, so it cannot hide the client's
+    other credentials; a page or script showing one is masked by the client, as in a local
+    run (terminal, results, report)."""
+    value = "client-held-4Kp2x"
+    workers("browser:1")
+    wait_idle(redis_url, 1)
+    suite = tmp_path / "s"
+    write_case(suite, "shows", [f"javascript: \"'token is ' + '{value[:8]}' + '{value[8:]}'\""])
+    proc = run_on(farm, redis_url, suite, tmp_path / "run", "--devices", "browser:1",
+                  SHOP_API_TOKEN=value)
+    out = proc.finish()
+    assert proc.returncode == 0, out
+    step = results(tmp_path / "run")["cases"][0]["steps"][0]
+    assert step["output"] == "token is ***", step
+    for path in (p for p in (tmp_path / "run").rglob("*") if p.is_file() and p.suffix != ".jpg"):
+        assert value not in path.read_text(errors="replace"), path.name
+    assert value not in out
