@@ -139,9 +139,8 @@ def run(paths: Sequence[str | Path], devices: str, settings: Settings,
             defaults={k: v for c in cases for k, v in c.vars.items()}, env=env,
             secrets_dir=settings.secrets_dir, secrets={n for c in cases for n in c.secrets})
         handler = _setup_logging(run_dir, every_secret.mask)
-        services = Services(settings=settings, artifacts=ArtifactStore(run_dir), run_id=run_id,
-                            env=env, app_dirs=apps.urls, cache_mode=settings.cache,
-                            mask=every_secret.mask)
+        services = Services(settings, ArtifactStore(run_dir), run_id, env, app_dirs=apps.urls,
+                            cache_mode=settings.cache, mask=every_secret.mask)
         upfront, jobs, units = _plan(cases, settings, run_id, remembered)
         outcome = RunOutcome(results=[])
         if jobs:
