@@ -87,6 +87,7 @@ class Agent:
         self.device = device
         self.models = model
         self.grabber = grabber or ScreenshotGrabber(device)
+        self.by_ocr = False          # the last text check read the screen by OCR
         self._deadline = deadline or (lambda: float("inf"))
         self.resolve = resolve or (lambda text: text)
         self.resolve_planned: PlannedResolver = resolve_planned or (
@@ -239,7 +240,8 @@ class Agent:
         rendered text), else its UI tree's visible text, and, where the tree cannot show
         everything (no text at all, or a canvas / WebView: `ocr.needs_pixels`), what OCR reads
         on a fresh screenshot. A screen farm cannot read at all fails the step: an empty
-        reading would pass every assertNoText."""
+        reading would pass every assertNoText. ``self.by_ocr`` says whether OCR read it."""
+        self.by_ocr = False
         read = getattr(self.device, "screen_text", None)
         if read is not None:
             return normalise(text) in normalise(read())
@@ -255,16 +257,23 @@ class Agent:
             raise StepFailed("cannot read the screen's text: the UI tree has none and OCR is "
                              "unavailable (install rapidocr-onnxruntime)")
         self.grabber.invalidate()
+        self.by_ocr = True
         return squash(text) in squash("".join(line.text for line in
                                               read_lines(self.grabber.grab())))
 
+    def _how_read(self) -> str:
+        """How the last `shows` read the screen, where that may explain a surprise: OCR."""
+        return (" (read by OCR of a screenshot: the UI tree has too little text; OCR can "
+                "misread)") if self.by_ocr else ""
+
     def assert_text(self, text: str) -> None:
         if not self.shows(text):
-            raise AssertionFailed(f'expected text "{text}" is not on screen')
+            raise AssertionFailed(f'expected text "{text}" is not on screen{self._how_read()}')
 
     def assert_no_text(self, text: str) -> None:
         if self.shows(text):
-            raise AssertionFailed(f'text "{text}" is on screen but should not be')
+            raise AssertionFailed(f'text "{text}" is on screen but should not be'
+                                  f'{self._how_read()}')
 
     def wait_for_text(self, text: str, timeout_s: float = 10.0, interval_s: float = 0.2) -> None:
         limit = time.monotonic() + min(timeout_s, max(self.remaining(), 0))
@@ -274,7 +283,8 @@ class Agent:
             if time.monotonic() >= limit:
                 if self.remaining() <= 0:
                     raise CaseTimeout(f'case timed out waiting for text "{text}"')
-                raise AssertionFailed(f'text "{text}" did not appear within {timeout_s:g}s')
+                raise AssertionFailed(f'text "{text}" did not appear within {timeout_s:g}s'
+                                      f'{self._how_read()}')
             self._pause(interval_s, f'text "{text}"')
 
     def _pause(self, seconds: float, what: str) -> None:

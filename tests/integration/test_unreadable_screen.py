@@ -21,12 +21,13 @@ PKG = "com.farm.demo.shop"
 
 def _checks_read_the_pixels(agent: Agent) -> None:
     assert agent.device.hierarchy() is None          # the tree says nothing
-    with pytest.raises(AssertionFailed, match='"Sign in" is on screen but should not be'):
+    ocr = r" \(read by OCR of a screenshot: the UI tree has too little text; OCR can misread\)$"
+    with pytest.raises(AssertionFailed, match='"Sign in" is on screen but should not be' + ocr):
         agent.assert_no_text("Sign in")
     agent.assert_text("Sign in")
     agent.wait_for_text("Sign in", timeout_s=5)
     agent.assert_no_text("Welcome back")             # what is not shown still passes
-    with pytest.raises(AssertionFailed, match='"Welcome back" is not on screen'):
+    with pytest.raises(AssertionFailed, match='"Welcome back" is not on screen' + ocr):
         agent.assert_text("Welcome back")
 
 
