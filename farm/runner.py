@@ -78,6 +78,11 @@ class Services:
                 except Exception as exc:   # an optimisation that is unavailable, not a failure
                     log.warning("cache store unavailable (%s); running uncached", exc)
                     self._cache_failed = True
+                    from farm.cache.case import say_unavailable
+                    from farm.cache.run_store import described
+                    from farm.text import first_line
+                    say_unavailable(next(iter(described(self.settings).values())),
+                                    first_line(exc))
             return self.cache
 
 

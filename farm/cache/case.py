@@ -215,9 +215,16 @@ def warn_unavailable(store: CacheStore, why: str) -> None:
         if store in _warned:
             return
         _warned.add(store)
-    setting = ("FARM_CACHE_URL (or the broker URL)" if "://" in store.where
+    say_unavailable(store.where, why)
+
+
+def say_unavailable(where: str, why: str) -> None:
+    """The stderr line for a cache store at ``where`` that failed (or never opened); a URL
+    in ``why`` has its password masked."""
+    why = _urls_masked(why)
+    setting = ("FARM_CACHE_URL (or the broker URL)" if "://" in where
                else "FARM_STATE_DIR (its cache.db)")
-    print(f"farm: warning: cache store {store.where} unavailable ({why}): cases run uncached; "
+    print(f"farm: warning: cache store {where} unavailable ({why}): cases run uncached; "
           f"check {setting}, or run with --cache off", file=sys.stderr, flush=True)
 
 

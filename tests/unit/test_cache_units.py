@@ -547,3 +547,22 @@ def test_an_unreachable_store_is_said_once_and_recorded_as_unavailable(tmp_path,
     err = capsys.readouterr().err
     assert err.count("farm: warning: cache store redis://:***@127.0.0.1:1/0") == 1, err
     assert "hunter2pw" not in err and "cases run uncached" in err and "FARM_CACHE_URL" in err
+
+
+def test_a_store_that_cannot_be_opened_is_said_once_on_stderr(tmp_path, capsys):
+    """A cache.db that cannot be opened (here a directory in its place): the run goes on
+    uncached, and says so on the terminal once, naming the file and the setting (it was only
+    in farm.log: a nightly run paid for the model calls without anyone knowing why)."""
+    from farm.config import Settings
+    from farm.results import ArtifactStore
+    from farm.runner import Services
+
+    (tmp_path / "state" / "cache.db").mkdir(parents=True)
+    services = Services(Settings(state_dir=tmp_path / "state"), ArtifactStore(tmp_path / "run"),
+                        "r1", {})
+    assert services.cache_store() is None
+    assert services.cache_store() is None
+    err = capsys.readouterr().err
+    assert err.count("farm: warning: cache store") == 1, err
+    assert f"{tmp_path / 'state' / 'cache.db'} unavailable (" in err
+    assert "check FARM_STATE_DIR (its cache.db), or run with --cache off" in err
