@@ -50,12 +50,14 @@ class _Writer:
         """The screenshot ``rel`` (relative to the run dir) copied in, as an Attachment: a
         JPEG, or a marked copy's SVG (Allure shows both as images)."""
         from allure_commons.model2 import ATTACHMENT_PATTERN, Attachment
-        if not rel or not (self.run_dir / rel).is_file():
+        from farm.report.paths import run_file
+        path = run_file(self.run_dir, rel)     # a file of the run's only: Allure copies it
+        if rel is None or path is None:
             return []
         ext, kind = (("svg", "image/svg+xml") if rel.lower().endswith(".svg") else
                      ("jpg", "image/jpeg"))
         source = ATTACHMENT_PATTERN.format(prefix=uuid.uuid4(), ext=ext)
-        self.logger.report_attached_file(str(self.run_dir / rel), source)
+        self.logger.report_attached_file(str(path), source)
         return [Attachment(name=name, source=source, type=kind)]
 
     def step(self, st: StepRecord):

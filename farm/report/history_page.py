@@ -17,7 +17,7 @@ from farm import __version__
 from farm.journal import JOURNAL
 from farm.report.html import _format_time, format_duration
 from farm.report.trends import Trends, analyse, parse_since
-from farm.report.paths import discard
+from farm.report.paths import replace_file
 from farm.errors import UserError
 from farm.results_history import CONTEXT_RUNS, ResultsStore, RunRecord, suite_of
 from farm.usage import cost_text, tokens_text
@@ -140,14 +140,7 @@ def write_history(store: ResultsStore, out: Path, since: str | None = None,
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     html = render_history(runs, out.parent.resolve(), suite, window, earlier)
-    tmp = out.with_name(out.name + ".tmp")
-    try:
-        tmp.write_text(html, encoding="utf-8")
-        tmp.replace(out)
-    except BaseException:
-        discard(tmp)
-        raise
-    return out
+    return replace_file(out, html.encode("utf-8"))
 
 
 def _check_suite(suite: str | None, runs: list[RunRecord], window: str) -> None:

@@ -18,7 +18,7 @@ from importlib import resources
 from itertools import groupby
 from pathlib import Path
 
-from farm.report.paths import discard
+from farm.report.paths import replace_file
 from farm.report.timeline import render_timeline
 from farm.results import STATUS_ORDER, CaseResult, RunSummary, StepRecord, run_usage
 from farm.results_history import pass_rate
@@ -364,14 +364,7 @@ def write_html(summary: RunSummary, run_dir: Path) -> Path:
 
 
 def _write(path: Path, text: str) -> Path:
-    tmp = path.with_name(path.name + ".tmp")
-    try:
-        tmp.write_bytes(text.encode("utf-8", "replace"))
-        tmp.replace(path)
-    except BaseException:
-        discard(tmp)
-        raise
-    return path
+    return replace_file(path, text.encode("utf-8", "replace"))
 
 
 def _devices_text(s: RunSummary) -> str:

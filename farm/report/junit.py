@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Sequence
 
 from farm.report.html import known_tokens
-from farm.report.paths import discard
+from farm.report.paths import replace_file, run_file
 from farm.results import CaseResult, RunSummary, StepRecord, timestamp
 from farm.text import printable
 
@@ -138,12 +138,17 @@ def _facts(case: CaseResult) -> str:
 
 
 def _attachment(case: CaseResult, run_dir: Path | None) -> str:
+    """The CI attachment of a failed case's screenshot: only a file of the run (its plugin
+    copies the file named, so a results.json naming one elsewhere must not get it copied)."""
     if not case.screenshot or case.status in ("passed", "skipped"):
         return ""
-    path = Path(case.screenshot)
-    if run_dir is not None and not path.is_absolute():
-        path = (run_dir / path).resolve()
-    return f"[[ATTACHMENT|{path}]]"
+    if run_dir is None:
+        path = Path(case.screenshot)
+        inside = not path.is_absolute() and ".." not in path.parts
+    else:
+        path = run_file(run_dir, case.screenshot)
+        inside = path is not None
+    return f"[[ATTACHMENT|{path}]]" if inside else ""
 
 
 # ---- times: what a CI server shows as the run's and each suite's duration -----------------------
@@ -336,14 +341,7 @@ def _replace(path: Path, text: str) -> Path:
     """Write ``text`` to ``path`` whole or not at all (a temporary file, then renamed)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    try:
-        tmp.write_text(text, encoding="utf-8", newline="\n")
-        tmp.replace(path)
-    except BaseException:
-        discard(tmp)
-        raise
-    return path
+    return replace_file(path, text.encode("utf-8"))
 
 
 def write_junit(summary: RunSummary, path: Path, run_dir: Path | None = None) -> Path:

@@ -5,6 +5,7 @@ run. Light on imports: ``farm report --history`` checks its ``--out`` with it to
 from __future__ import annotations
 
 import os
+import secrets
 from pathlib import Path
 
 from farm.errors import ConfigError
@@ -69,3 +70,36 @@ def discard(tmp: Path) -> None:
         Path(tmp).unlink()
     except OSError:
         pass
+
+
+def replace_file(path: Path, data: bytes) -> Path:
+    """Write ``data`` to ``path`` whole or not at all: into a temporary file of a fresh random
+    name beside it, then renamed over ``path``. The temporary file is created exclusively and
+    without following a symlink, so nothing planted in the folder (a ``report.html.tmp``
+    symlink to someone's file) is ever written through; a symlink at ``path`` itself is
+    replaced, not followed."""
+    path = Path(path)
+    tmp = path.with_name(f"{path.name}.{secrets.token_hex(6)}.tmp")
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | \
+        getattr(os, "O_BINARY", 0)
+    fd = os.open(tmp, flags, 0o666)         # the umask decides, as for any file farm writes
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        discard(tmp)
+        raise
+    return path
+
+
+def run_file(run_dir: Path, rel: str | None) -> Path | None:
+    """The artifact ``rel`` of the run in ``run_dir`` as a resolved path, when it is a file
+    inside that folder; None otherwise (missing, or a results.json naming a file elsewhere:
+    ``../``, an absolute path, a symlink out), so no report copies or links a file of the
+    machine that is not the run's."""
+    if not rel:
+        return None
+    root = Path(run_dir).resolve()
+    path = (root / rel).resolve()
+    return path if path.is_relative_to(root) and path.is_file() else None

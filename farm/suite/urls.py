@@ -55,6 +55,11 @@ def _host_problem(url: str) -> str | None:
     if not host:
         return "no host: expected an address like http://127.0.0.1:3999/index.html"
     if port and not port.isdigit():
+        if "@" in url[url.index(netloc) + len(netloc):]:
+            # user:password@ with a '#', '?' or '/' in it: the address ended there, and what
+            # looks like a port is part of the password; it is not quoted
+            return ("the address ends inside its user:password@ part: a '#', '?' or '/' in "
+                    "it must be %-encoded (# as %23, ? as %3F, / as %2F)")
         return f"port {port!r} is not a number"
     if port and not 1 <= int(port) <= 65535:
         return f"port {int(port)} is out of range (1-65535)"

@@ -124,6 +124,10 @@ def test_an_unquoted_colon_in_a_value_says_to_quote_it(farm_run, tmp_path) -> No
      "file; write 'http://localhost:3999' (or https://) for a web address"),
     ("http:/127.0.0.1/", "expected http:// and then the host"),
     ("https://shop:port/", "port 'port' is not a number"),
+    # a password with '#' ends the address early; no piece of it is quoted
+    ("http://admin:Pa55#word-2024@127.0.0.1:8080/x.html", "the address ends inside its "
+     "user:password@ part: a '#', '?' or '/' in it must be %-encoded (# as %23, ? as %3F, / "
+     "as %2F)"),
 ])
 def test_a_url_that_cannot_be_a_page_stops_the_run_before_any_device_starts(
         farm_run, tmp_path, monkeypatch, url, why) -> None:
