@@ -194,10 +194,9 @@ def _group_totals(path: Path, group: str) -> dict[str, float]:
 def _write_totals(path: Path, group: str, pushed: dict[str, float]) -> None:
     data = _read_totals(path)
     data[group] = pushed
-    tmp = path.with_name(path.name + ".tmp")
+    from farm.report.paths import replace_file      # never through a planted .tmp symlink
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp.write_text(json.dumps(data), encoding="utf-8")
-        tmp.replace(path)
+        replace_file(path, json.dumps(data).encode("utf-8"))
     except OSError as exc:
         log.warning("cannot keep the pushed metric totals in %s: %s", path, exc)

@@ -112,3 +112,14 @@ def test_allure_and_junit_still_attach_the_runs_own_screenshots(tmp_path):
     assert copied == [b"\xff\xd8\xff in-run screenshot"] * 2        # the step's and the case's
     assert f"[[ATTACHMENT|{(run_dir / rel).resolve()}]]" in build_junit(summary,
                                                                          run_dir.resolve())
+
+
+def test_the_pushed_metric_totals_never_write_through_a_planted_temporary_name(tmp_path):
+    from farm.pushgateway import _write_totals
+    victim = tmp_path / "victim.txt"
+    totals = tmp_path / "state" / "pushed.json"
+    totals.parent.mkdir()
+    _plant(totals, victim)
+    _write_totals(totals, "job/farm", {"farm_cases_total": 3.0})
+    assert victim.read_text() == PRECIOUS
+    assert "farm_cases_total" in totals.read_text() and not totals.is_symlink()
