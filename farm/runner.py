@@ -427,7 +427,11 @@ class _CaseRun:
             served = self.services.app_dirs.get(case.web.serve) if case.web.serve else None
             url = (urljoin(served.rstrip("/") + "/", url.lstrip("/")) if served
                    else resolve_url(url, case, self.services))
-            target = case.web.model_copy(update={"url": url})
+            # ${NAME} in the user agent and header values, as in the url (a token header)
+            headers = {k: self.vars.resolve(v) for k, v in case.web.extra_http_headers.items()}
+            agent = case.web.user_agent and self.vars.resolve(case.web.user_agent)
+            target = case.web.model_copy(update={"url": url, "user_agent": agent,
+                                                 "extra_http_headers": headers})
             if self.continues:
                 self.device.continue_session(target)
             else:
