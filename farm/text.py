@@ -19,6 +19,11 @@ T = TypeVar("T")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 # The only way JSON text that is itself valid can decode to a lone surrogate.
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+# What XML 1.0 cannot hold (the complement of its Char production), raw or as a character
+# reference (``&#1;``, ``&#x1b;``): a page's text can have it, and one of them anywhere makes
+# the whole document unparseable.
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+_CHAR_REF = re.compile(r"&#(x[0-9a-fA-F]+|[0-9]+);")
 
 
 def clean(value: T) -> T:
@@ -49,6 +54,23 @@ def printable(text: str) -> str:
     return _CONTROL.sub(lambda m: f"\\x{ord(m.group(0)):02x}", text)
 
 
+def xml_chars(text: str, replacement: str = "") -> str:
+    """``text`` with every character XML 1.0 cannot hold (raw or as a character reference)
+    replaced by ``replacement``: a device's UI tree with one control character in an app's
+    text still parses, as uiautomator (".") and WebDriverAgent ("") sanitise their own."""
+    if _NOT_XML.search(text):
+        text = _NOT_XML.sub(replacement, text)
+    if "&#" in text:
+        text = _CHAR_REF.sub(lambda m: m.group(0) if _xml_char(m.group(1)) else replacement, text)
+    return text
+
+
+def _xml_char(ref: str) -> bool:
+    code = int(ref[1:], 16) if ref[0] == "x" else int(ref)
+    return code in (0x9, 0xA, 0xD) or 0x20 <= code <= 0xD7FF or 0xE000 <= code <= 0xFFFD \
+        or 0x10000 <= code <= 0x10FFFF
+
+
 def first_line(what: object) -> str:
     """The first line of an error (or its reason), cleaned; the error's kind when it says
     nothing."""
@@ -69,3 +91,48 @@ def _valid(text: str) -> bool:
         return True
     except UnicodeEncodeError:
         return False
+
+
+_UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
+# Where text in a legacy Chinese encoding lands when read as GB18030: CJK ideographs (and
+# extension A), CJK punctuation, full-width forms.
+_CJK = re.compile("[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef]")
+
+
+def is_utf16(data: bytes) -> bool:
+    """Whether ``data`` starts with a UTF-16 byte order mark (Windows Notepad's "Unicode")."""
+    return data[:2] in _UTF16_BOMS
+
+
+def not_utf8(data: bytes) -> tuple[str, int | None]:
+    """What to say of a file's ``data`` that is not UTF-8, and the line of its first bad byte
+    (None for UTF-16): the encoding it was saved in when that is plain (UTF-16, or text that
+    reads as Chinese in GBK/GB18030, a Chinese Windows editor's "ANSI")."""
+    if is_utf16(data):
+        return "saved as UTF-16 (it starts with a UTF-16 byte order mark)", None
+    try:
+        data.decode("utf-8-sig")
+        return "", None
+    except UnicodeDecodeError as exc:
+        start = exc.start
+    line = data[:start].count(b"\n") + 1
+    if _reads_as_chinese(data):
+        return (f"not UTF-8 (byte {start}): it reads as Chinese text in a legacy encoding "
+                "(GBK/GB18030: what a Chinese Windows editor calls \"ANSI\")"), line
+    return f"invalid UTF-8 at byte {start}", line
+
+
+def _reads_as_chinese(data: bytes) -> bool:
+    """Whether ``data`` reads as Chinese in GB18030: at least two ideographs, nothing else
+    beyond ASCII, and most of them two bytes above ASCII, as Chinese text is, not an accented
+    letter and the ASCII letter after it (Latin-1's "ß" + "e") read as one."""
+    try:
+        text = data.decode("gb18030")
+    except UnicodeDecodeError:
+        return False
+    others = [c for c in text if not c.isascii()]
+    cjk = sum(1 for c in others if _CJK.match(c))
+    if cjk < 2 or cjk < len(others):
+        return False
+    high = sum(1 for c in others if c.encode("gb18030")[-1] >= 0x80)
+    return high * 2 >= len(others)

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from farm.devices.base import Rect, UINode, UITree, swipe_into_view
 from farm.devices.keys import android_keycode
-from farm.devices.native_tree import parse_uiautomator, query_xml
+from farm.devices.native_tree import parse_uiautomator, parse_xml, query_xml
 from farm.errors import DeviceError, DeviceLost, StepFailed
 from farm.text import clean
 
@@ -201,11 +201,9 @@ _TEXT_CLASSES = ("EditText", "AutoCompleteTextView", "WebView")
 def focus_problem(xml: str) -> str:
     """What is wrong with the keyboard focus of a ``uiautomator dump`` for typing: "" when an
     editable element (or a WebView, whose page decides) has it, else what has it."""
-    import xml.etree.ElementTree as ET
-
     try:
-        root = ET.fromstring(clean(xml).encode("utf-8"))
-    except ET.ParseError:
+        root = parse_xml(xml)
+    except ValueError:
         return ""
     node = next((n for n in root.iter("node") if n.get("focused") == "true"), None)
     if node is None:
@@ -503,9 +501,14 @@ class AndroidDevice:
             return
         ime = self.shell("settings get secure default_input_method").strip()
         if "adbkeyboard" not in ime.lower():
-            raise DeviceError(f"cannot type non-ASCII text on {self.name}: `input text` only "
-                              f"takes ASCII; install ADBKeyBoard and make it the input method "
-                              f"(ime set {ADB_IME}); current IME: {ime or 'none'}")
+            # the phone's set-up, not a broken phone: like an app it does not have, the case
+            # fails here (not retried elsewhere, not counted against the phone, whose ASCII
+            # cases still run), as a failed yadb does
+            raise StepFailed(f"cannot type non-ASCII text on {self.name}: `input text` only "
+                             f"takes ASCII; install ADBKeyBoard and make it the input method "
+                             f"(adb shell ime set {ADB_IME}), or set android: imeStrategy: "
+                             f"yadb-for-non-ascii with yadb pushed to {YADB}; current IME: "
+                             f"{ime or 'none'}")
         msg = base64.b64encode(text.encode("utf-8")).decode()
         out = self.shell(f"am broadcast -a ADB_INPUT_B64 --es msg {msg}")
         if "result=0" not in out and "completed" not in out:

@@ -10,7 +10,7 @@ import xml.etree.ElementTree as ET
 
 from farm.devices.base import Rect, UINode, UITree
 from farm.errors import StepFailed
-from farm.text import clean
+from farm.text import clean, xml_chars
 
 _BOUNDS = re.compile(r"\[(-?\d+),(-?\d+)\]\[(-?\d+),(-?\d+)\]")
 _EDITABLE_IOS = {"XCUIElementTypeTextField", "XCUIElementTypeSecureTextField",
@@ -22,11 +22,21 @@ _CLICKABLE_IOS = _EDITABLE_IOS | {"XCUIElementTypeButton", "XCUIElementTypeLink"
 
 def _root(xml: str | bytes) -> ET.Element:
     """The parsed document; ValueError when it is not XML (ElementTree's ParseError is a
-    SyntaxError). A lone surrogate (WDA's JSON can carry one) becomes U+FFFD first."""
+    SyntaxError). A lone surrogate (WDA's JSON can carry one) becomes U+FFFD first, and a
+    character XML cannot hold (an app's text with a control character in it) is dropped, as
+    WebDriverAgent drops it: one such character must not cost the whole screen its tree."""
+    if isinstance(xml, bytes):
+        xml = xml.decode("utf-8", "replace")
     try:
-        return ET.fromstring(clean(xml).encode("utf-8") if isinstance(xml, str) else xml)
+        return ET.fromstring(xml_chars(clean(xml)).encode("utf-8"))
     except ET.ParseError as exc:
         raise ValueError(f"not XML: {exc}") from exc
+
+
+def parse_xml(xml: str | bytes) -> ET.Element:
+    """A device's XML tree (a dump, a source) parsed as `parse_uiautomator` reads it;
+    ValueError when it is not XML."""
+    return _root(xml)
 
 
 def parse_uiautomator(xml: str, width: int, height: int) -> UITree:

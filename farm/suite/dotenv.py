@@ -20,9 +20,10 @@ import re
 from pathlib import Path
 from typing import Callable, Mapping
 
-from farm.errors import SuiteError
+from farm.errors import SuiteError, SuiteErrors
 from farm.suite.model import Case
 from farm.suite.vars import UNDEFINED, references
+from farm.text import is_utf16, not_utf8
 
 DOTENV = Path(".env")      # relative: the working directory's, as Midscene's CLI reads it
 
@@ -30,13 +31,26 @@ _LINE = re.compile(r"\s*(?:export\s+)?(?P<name>[A-Za-z_][A-Za-z0-9_]*)\s*=\s*(?P
 _QUOTED = re.compile(r"""(?P<q>['"`])(?P<body>.*?)(?P=q)\s*(?:#.*)?""")
 
 
-def read_dotenv(path: Path) -> dict[str, str]:
-    """The variables ``path`` sets; {} when it does not exist or cannot be read as text
-    (Midscene's CLI runs without a ``.env`` just the same)."""
+def read_dotenv(path: Path, strict: bool = True) -> dict[str, str]:
+    """The variables ``path`` sets; {} when it does not exist or cannot be read (Midscene's
+    CLI runs without a ``.env`` just the same). A UTF-8 byte order mark (Windows Notepad's
+    "UTF-8 with BOM") is not part of the first name. A file that is not UTF-8 (GBK, UTF-16) is
+    a `SuiteErrors` naming it, where Midscene would read its values garbled; ``strict=False``:
+    {} for it too."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
+        data = path.read_bytes()
+    except OSError:
         return {}
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        text = None
+    if text is None or is_utf16(data):
+        if not strict:
+            return {}
+        said, line = not_utf8(data)
+        raise SuiteErrors([SuiteError(str(path), f"{said}; save it as UTF-8 (Midscene's CLI "
+                                                 "reads .env as UTF-8 too)", line)])
     values: dict[str, str] = {}
     for line in text.splitlines():
         if not line.strip() or line.lstrip().startswith("#"):
@@ -80,7 +94,7 @@ def explain_undefined(errors: list[SuiteError], path: Path, root: Path,
     for folder in reversed([path.parent, *path.parent.parents]):
         if folder == path.parent or folder.is_relative_to(root):
             if folder not in seen:
-                seen[folder] = read_dotenv(folder / DOTENV.name)
+                seen[folder] = read_dotenv(folder / DOTENV.name, strict=False)
             where.update(dict.fromkeys(seen[folder], folder / DOTENV.name))
     out = []
     for e in errors:

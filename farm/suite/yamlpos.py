@@ -33,6 +33,7 @@ from yaml.events import (
 )
 
 from farm.errors import SuiteError
+from farm.text import is_utf16, not_utf8
 
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _constructor = yaml.constructor.SafeConstructor()
@@ -131,15 +132,23 @@ def read_yaml(path: Path, display: str | None = None) -> tuple[Node | None, list
         return None, [SuiteError(shown, str(exc))]
     except OSError as exc:
         return None, [SuiteError(shown, f"cannot read file: {exc.strerror or exc}")]
+    if is_utf16(data):      # Windows Notepad's "Unicode": NUL bytes, but text
+        return None, [SuiteError(shown, f"{not_utf8(data)[0]}; {SAVE_AS_UTF8}")]
     if b"\x00" in data:
         return None, [SuiteError(shown, "not a text file (contains NUL bytes): expected YAML")]
     try:
         text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        return None, [SuiteError(shown, f"not a text file (invalid UTF-8 at byte {exc.start}): "
-                                        "expected YAML saved as UTF-8", line)]
+    except UnicodeDecodeError:
+        said, line = not_utf8(data)
+        if said.startswith("invalid UTF-8"):
+            return None, [SuiteError(shown, f"not a text file ({said}): expected YAML saved "
+                                            "as UTF-8", line)]
+        return None, [SuiteError(shown, f"{said}; {SAVE_AS_UTF8}", line)]
     return compose_text(text, shown)
+
+
+# A suite file in another encoding: Midscene's CLI reads YAML as UTF-8 too.
+SAVE_AS_UTF8 = "save it as UTF-8 (Midscene reads YAML as UTF-8 too)"
 
 
 def peek(path: Path) -> bytes | None:

@@ -19,6 +19,8 @@ from farm.devices.sim.trees import EMPTY_UIAUTOMATOR, uiautomator_xml
 LAUNCHER = "com.android.launcher3"
 BROWSER = "com.android.chrome"              # what a VIEW intent of a web page opens
 IME = "com.android.adbkeyboard/.AdbIME"     # ADBKeyBoard: how non-ASCII text gets typed
+GBOARD = "com.google.android.inputmethod.latin/com.android.inputmethod.latin.LatinIME"
+KEYBOARDS = (IME, GBOARD)                   # installed; ADBKeyBoard is the one selected
 
 # Android keycodes → Playwright keys (None: handled by the system, not the app).
 KEYCODES: dict[int, str | None] = {
@@ -62,6 +64,7 @@ class AndroidShell:
         self.files: dict[str, bytes] = {}
         self.mtime = int(time.time())
         self.screen_on = True
+        self.ime = IME
 
     @property
     def faults(self) -> Faults:
@@ -153,11 +156,25 @@ class AndroidShell:
 
     def _cmd_settings(self, args: list[str]) -> Result:
         if args[:3] == ["get", "secure", "default_input_method"]:
-            return (IME + "\n").encode(), b"", 0
+            return (self.ime + "\n").encode(), b"", 0
+        if args[:3] == ["put", "secure", "default_input_method"] and len(args) == 4:
+            self.ime = args[3]
+            return b"", b"", 0
         return b"null\n", b"", 0
 
     def _cmd_ime(self, args: list[str]) -> Result:
-        return (IME + "\n").encode(), b"", 0
+        """`ime set ID` switches the keyboard (a phone without ADBKeyBoard: `ime set
+        com.google.android.inputmethod.latin/com.android.inputmethod.latin.LatinIME`); `ime
+        list -s` lists the ones installed."""
+        if args[:1] == ["set"] and len(args) == 2:
+            if args[1] not in KEYBOARDS:
+                return (f"Unknown input method {args[1]} cannot be selected for user #0\n"
+                        .encode()), b"", 0
+            self.ime = args[1]
+            return f"Input method {args[1]} selected for user #0\n".encode(), b"", 0
+        if args[:1] == ["list"]:
+            return "".join(k + "\n" for k in KEYBOARDS).encode(), b"", 0
+        return (self.ime + "\n").encode(), b"", 0
 
     # -- screen --------------------------------------------------------------------------------
     def _cmd_wm(self, args: list[str]) -> Result:
@@ -302,9 +319,10 @@ class AndroidShell:
         if verb == "broadcast" and "-a" in args:
             action = args[args.index("-a") + 1]
             msg = args[args.index("--es") + 2] if "--es" in args else ""
-            if action == "ADB_INPUT_B64":
+            # ADBKeyBoard's receiver lives in its keyboard: selected or nobody gets it
+            if action == "ADB_INPUT_B64" and self.ime == IME:
                 self.screen.type(base64.b64decode(msg).decode("utf-8"))
-            elif action == "ADB_INPUT_TEXT":
+            elif action == "ADB_INPUT_TEXT" and self.ime == IME:
                 self.screen.type(msg)
             return b"Broadcasting: Intent { act=" + action.encode() + b" }\n" \
                    b"Broadcast completed: result=0\n", b"", 0

@@ -6,8 +6,11 @@ Pure functions: DOM node dicts with CSS-pixel rects → the XML a real ``uiautom
 
 from __future__ import annotations
 
+import re
 from typing import Any, Callable
 from xml.sax.saxutils import quoteattr
+
+from farm.text import xml_chars
 
 EMPTY_UIAUTOMATOR = "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?>" \
                     '<hierarchy rotation="0" />'
@@ -23,6 +26,23 @@ _IOS = {"button": "Button", "a": "Link", "link": "Link", "img": "Image", "select
         "textarea": "TextView", "input:checkbox": "Switch", "checkbox": "Switch",
         "input:password": "SecureTextField", "input:submit": "Button", "input:button": "Button",
         "h1": "StaticText", "h2": "StaticText", "h3": "StaticText"}
+
+
+# What uiautomator's AccessibilityNodeInfoDumper writes as "." (stripInvalidXMLChars: the
+# controls XML cannot hold, C1 controls but NEL, U+FDD0-U+FDDF); WebDriverAgent drops every
+# character outside XML's Char production (fb_xmlSafeStringWithReplacement:@"").
+_UIAUTOMATOR_STRIPPED = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f"
+                                   "\ufdd0-\ufddf\ufffe\uffff]")
+
+
+def uiautomator_text(text: str) -> str:
+    """An attribute value as a real ``uiautomator dump`` writes it."""
+    return _UIAUTOMATOR_STRIPPED.sub(".", text)
+
+
+def wda_text(text: str) -> str:
+    """An attribute value as WebDriverAgent's ``/source`` writes it."""
+    return xml_chars(text)
 
 
 def _children(nodes: list[dict[str, Any]]) -> dict[int | None, list[dict[str, Any]]]:
@@ -88,7 +108,7 @@ def uiautomator_xml(dom: dict[str, Any], package: str, width: int, height: int,
            f'checked="false" clickable="false" enabled="true" focusable="false" '
            f'focused="false" scrollable="false" long-clickable="false" password="false" '
            f'selected="false" bounds="[0,0][{width},{height}]">']
-    _emit(_children(dom.get("nodes") or []), None, 2, element, " />", out)
+    _emit(_children(dom.get("nodes") or []), None, 2, element, " />", out, uiautomator_text)
     out.append("  </node>")
     out.append("</hierarchy>")
     return "\n".join(out)
@@ -135,7 +155,7 @@ def wda_xml(dom: dict[str, Any] | None, bundle: str, width: int, height: int) ->
            f'<XCUIElementTypeApplication type="XCUIElementTypeApplication" '
            f'name={quoteattr(bundle)} label={quoteattr(bundle)} enabled="true" visible="true" '
            f'accessible="false" x="0" y="0" width="{width}" height="{height}" index="0">']
-    _emit(_children((dom or {}).get("nodes") or []), None, 1, _ios_element, "/>", out)
+    _emit(_children((dom or {}).get("nodes") or []), None, 1, _ios_element, "/>", out, wda_text)
     out.append("</XCUIElementTypeApplication>")
     return "\n".join(out)
 
@@ -159,16 +179,17 @@ def _ios_element(node: dict[str, Any], index: int) -> tuple[str, dict[str, Any]]
 
 def _emit(kids: dict[int | None, list[dict[str, Any]]], parent: int | None, depth: int,
           element: Callable[[dict[str, Any], int], tuple[str, dict[str, Any]]],
-          self_closing: str, out: list[str]) -> None:
+          self_closing: str, out: list[str], safe: Callable[[str], str]) -> None:
     """Append ``parent``'s children (and theirs) to ``out`` as XML elements, indented by depth;
-    ``element`` gives a node's tag and attributes."""
+    ``element`` gives a node's tag and attributes, ``safe`` what the device writes for a
+    value's characters XML cannot hold."""
     for index, node in enumerate(kids.get(parent, [])):
         tag, attrs = element(node, index)
         pad = "  " * depth
-        body = " ".join(f"{k}={quoteattr(str(v))}" for k, v in attrs.items())
+        body = " ".join(f"{k}={quoteattr(safe(str(v)))}" for k, v in attrs.items())
         if node["id"] not in kids:
             out.append(f"{pad}<{tag} {body}{self_closing}")
             continue
         out.append(f"{pad}<{tag} {body}>")
-        _emit(kids, node["id"], depth + 1, element, self_closing, out)
+        _emit(kids, node["id"], depth + 1, element, self_closing, out, safe)
         out.append(f"{pad}</{tag}>")
