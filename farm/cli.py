@@ -724,10 +724,24 @@ def _state_dir() -> Path:
         return Path(".farm")
 
 
+def _printable_anywhere() -> None:
+    """A terminal that is not UTF-8 (an ISO-8859-1 or ASCII locale, PYTHONIOENCODING=ascii)
+    gets what it cannot show as \\u escapes, not an internal error after the run: farm's own
+    lines have "—", and page text may be Chinese."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None and getattr(stream, "errors", "") == "strict":
+            try:
+                reconfigure(errors="backslashreplace")
+            except (ValueError, OSError):     # a closed or detached stream: nothing to do
+                pass
+
+
 def main() -> None:
     """Entry point: maps errors to exit codes; no tracebacks for user mistakes."""
     global _OWN_PROCESS
     _OWN_PROCESS = True
+    _printable_anywhere()
     try:
         cli.main(standalone_mode=False)
     except click.exceptions.Exit as exc:
