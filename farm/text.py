@@ -15,8 +15,10 @@ from typing import Any, TypeVar
 
 T = TypeVar("T")
 # Control characters a page, a device or a model may put in its text (ESC of an ANSI colour or
-# cursor sequence, NUL, BEL, backspace, C1 controls); tab and newline are text.
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# cursor sequence, NUL, BEL, backspace, C1 controls), the bidirectional overrides and isolates
+# (they reorder a line as shown: a page's text could make a FAILED line read as something
+# else) and the noncharacters U+FFFE/U+FFFF; tab and newline are text.
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ufffe\uffff]")
 # The only way JSON text that is itself valid can decode to a lone surrogate.
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 # What XML 1.0 cannot hold (the complement of its Char production), raw or as a character
@@ -51,7 +53,8 @@ def printable(text: str) -> str:
     (``\\x1b``), so a page cannot recolour, rewrite or beep a CI log with its own text."""
     if not _CONTROL.search(text):
         return text
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group(0)):02x}", text)
+    return _CONTROL.sub(lambda m: f"\\x{ord(m[0]):02x}" if ord(m[0]) < 0x100
+                        else f"\\u{ord(m[0]):04x}", text)
 
 
 def xml_chars(text: str, replacement: str = "") -> str:

@@ -27,6 +27,21 @@ def test_a_page_cannot_write_terminal_control_sequences_into_the_log():
         "[browser-1] dead: adb said \\x1b]0;owned\\x07"]
 
 
+def test_a_page_cannot_reorder_a_failed_line_with_bidirectional_controls():
+    """A right-to-left override in a page's text would show "passed" where the log says
+    "failed" (Trojan-Source style): overrides, isolates and U+FFFE/U+FFFF are escapes."""
+    out = io.StringIO()
+    view = PlainProgress(0, 1, stream=out)
+    result = CaseResult(run_id="r", case_id="s/c", name="c", file="c.yaml", platform="web",
+                        device="browser-1", status="failed", duration=0.4,
+                        error=CaseError(kind="AssertionFailed", step=1,
+                                        message="text \u202edeliaf\u202c \u2066x\u2069 \ufffe"))
+    view.case_finished("browser-1", result, final=True)
+    assert out.getvalue().splitlines() == [
+        "[1/1] [browser-1] FAILED s/c 0.4s — step 1: text \\u202edeliaf\\u202c "
+        "\\u2066x\\u2069 \\ufffe"]
+
+
 def _case(cid, status, **kw):
     return CaseResult(run_id="r", case_id=f"s/{cid}", name=cid, file=f"suites/s/{cid}.yaml",
                       line=1, platform="web", device="browser-1", status=status, **kw)
