@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import logging
 import sqlite3
+import sys
 from pathlib import Path
 from typing import Iterable
 
@@ -53,10 +55,21 @@ class DurationHistory:
                 if r.status in _HELD_A_DEVICE and r.duration > 0]
         if not rows:
             return
-        with self._connect() as con:
-            con.executemany("INSERT INTO durations(key, seconds, at) VALUES (?, ?, ?)", rows)
-            for key in {r[0] for r in rows}:
-                con.execute(
-                    "DELETE FROM durations WHERE key = ? AND rowid NOT IN "
-                    "(SELECT rowid FROM durations WHERE key = ? ORDER BY rowid DESC LIMIT ?)",
-                    (key, key, _KEEP))
+        try:
+            con = self._connect()
+            try:
+                with con:
+                    con.executemany("INSERT INTO durations(key, seconds, at) VALUES (?, ?, ?)",
+                                    rows)
+                    for key in {r[0] for r in rows}:
+                        con.execute(
+                            "DELETE FROM durations WHERE key = ? AND rowid NOT IN (SELECT rowid "
+                            "FROM durations WHERE key = ? ORDER BY rowid DESC LIMIT ?)",
+                            (key, key, _KEEP))
+            finally:
+                con.close()
+        except (sqlite3.Error, OSError) as exc:     # a full disk, a state dir gone read-only
+            # best effort: it costs the next run's ordering, never this run's verdict
+            why = f"case durations not recorded in {self.path}: {exc}"
+            logging.getLogger("farm").warning(why)
+            print(f"farm: warning: {why}", file=sys.stderr, flush=True)

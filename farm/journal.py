@@ -10,11 +10,14 @@ its real start and duration, the case that was running listed as interrupted, an
 that never started as not run. A run that ended writes ``end`` (its start, end, exit code, the
 devices it lost, each red case's verdict against earlier runs, the cases its selection left
 out) before results.json: a results.json lost after that is rebuilt as the finished run it
-was, not as an interrupted one."""
+was, not as an interrupted one. A journal that cannot be written (a full disk) says so once on
+stderr and stops; the run goes on and tells its outcome as usual."""
 
 from __future__ import annotations
 
 import json
+import logging
+import sys
 import threading
 from datetime import datetime, timezone
 from pathlib import Path
@@ -44,9 +47,26 @@ class JournalEvents(RelayEvents):
 
     def _write(self, line: dict[str, Any] | str) -> None:
         with self._lock:
-            if not self._file.closed:    # a device thread reporting after the run ended
+            if self._file.closed:       # a device thread reporting after the run ended
+                return
+            try:
                 self._file.write((line if isinstance(line, str) else json.dumps(line)) + "\n")
                 self._file.flush()
+            except OSError as exc:      # a full disk: the run goes on without its journal
+                self._stop(exc)
+
+    def _stop(self, exc: OSError) -> None:
+        """The journal cannot be written (disk full, gone read-only): say so once and write no
+        more (a later line after a torn one would not read back). The cases and the run's
+        outputs go on: the journal only matters if farm is killed before the end."""
+        why = (f"cannot write the run's journal {self.path} ({exc.strerror or exc}): it stops "
+               f"here; the run goes on, but if farm is killed now its later cases are lost")
+        logging.getLogger("farm").warning(why)
+        print(f"farm: warning: {why}", file=sys.stderr, flush=True)
+        try:
+            self._file.close()
+        except OSError:
+            pass                        # (its unwritten buffer: the same full disk)
 
     def device_state(self, device: str, state: str, detail: str = "") -> None:
         if state == "idle" and detail:     # a device just opened says what it is
@@ -65,7 +85,10 @@ class JournalEvents(RelayEvents):
 
     def close(self) -> None:
         with self._lock:
-            self._file.close()
+            try:
+                self._file.close()
+            except OSError as exc:      # its last flush, on a disk that filled up
+                self._stop(exc)
 
 
 def recover(run_dir: Path) -> RunSummary:

@@ -10,6 +10,7 @@ import functools
 import io
 import logging
 import re
+import sys
 import threading
 from collections import OrderedDict
 from datetime import datetime, timezone
@@ -282,6 +283,8 @@ class ArtifactStore:
         self._pending: list[Any] = []
         self._stored: set[str] = set()            # paths handed to the pool so far
         self._made: set[Path] = set()             # folders made so far
+        self._unwritten = 0                       # images that did not reach the disk
+        self._why = ""                            # (the first one's reason)
         # the last images stored, by path: a file derived from one is made without reading
         # it back from disk
         self._recent: OrderedDict[str, bytes] = OrderedDict()
@@ -369,17 +372,46 @@ class ArtifactStore:
             logging.getLogger("farm").warning("cannot mark %s: %s", src.name, exc)
 
     def flush(self) -> None:
-        """Wait until every queued screenshot is on disk."""
+        """Wait until every queued screenshot is on disk, or known not to be: images that
+        could not be written (a full disk) are said once on stderr, never raised, so the run
+        still tells its outcome (the report shows those images missing)."""
         with self._lock:
             pending, self._pending = self._pending, []
         for future in pending:
-            future.result()
+            try:
+                future.result()
+            except Exception as exc:    # (an image Pillow cannot read: a bug, not the run's)
+                self._not_written(None, exc)
+        with self._lock:
+            count, why, self._unwritten, self._why = self._unwritten, self._why, 0, ""
+        if count:
+            print(f"farm: warning: {count} screenshot(s) not written under {self.dir} "
+                  f"({why}): the report shows them missing", file=sys.stderr, flush=True)
+
+    def _not_written(self, path: Path | None, exc: Exception) -> None:
+        """An image that did not reach the disk: counted for `flush`, its torn file removed
+        (a half JPEG in the report reads as a broken page, not as a missing image)."""
+        logging.getLogger("farm").warning("cannot write %s: %s", path or "an image", exc)
+        with self._lock:
+            self._unwritten += 1
+            self._why = self._why or (getattr(exc, "strerror", None) or str(exc))
+        if path is not None:
+            try:
+                path.unlink(missing_ok=True)
+            except OSError:
+                pass
 
     def _as_is(self, image: bytes) -> bool:
         """Whether ``image`` is written as it is: a JPEG small enough already."""
         return image[:3] == b"\xff\xd8\xff" and _jpeg_fits(image, self.max_side)
 
     def _write(self, _earlier: list[Any], path: Path, image: bytes) -> None:
+        try:
+            self._encode(path, image)
+        except OSError as exc:          # a full disk, a run dir gone: the run goes on
+            self._not_written(path, exc)
+
+    def _encode(self, path: Path, image: bytes) -> None:
         if path.parent not in self._made:
             path.parent.mkdir(parents=True, exist_ok=True)
             self._made.add(path.parent)
@@ -433,8 +465,9 @@ def image_size(image: bytes) -> tuple[str, tuple[int, int] | None]:
 
 
 def write_json(path: Path, summary: RunSummary) -> None:
-    tmp = path.with_suffix(".json.tmp")
+    """results.json, whole or not at all: a fresh temporary file beside it (never through one
+    planted there, and none left torn by a full disk), then renamed over it."""
+    from farm.report.paths import replace_file
     # pydantic's own JSON writer: the same text as json.dumps(model_dump(), indent=2,
     # ensure_ascii=False), without the standard library's pure-Python indenting encoder
-    tmp.write_text(summary.model_dump_json(indent=2), encoding="utf-8")
-    tmp.replace(path)
+    replace_file(path, summary.model_dump_json(indent=2).encode("utf-8"))

@@ -322,3 +322,6 @@ def remember_run(settings: Any, summary: RunSummary, report: Path) -> None:
             store.add(record_for(summary, report.resolve()))
     except Exception as exc:   # sqlite3, redis and OS errors alike: say so and go on
         log.warning("results history not updated: %s", exc)
+        import sys      # on the console too: the history page will lack this run
+        print(f"farm: warning: results history not updated: {exc}", file=sys.stderr,
+              flush=True)

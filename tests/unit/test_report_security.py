@@ -123,3 +123,12 @@ def test_the_pushed_metric_totals_never_write_through_a_planted_temporary_name(t
     _write_totals(totals, "job/farm", {"farm_cases_total": 3.0})
     assert victim.read_text() == PRECIOUS
     assert "farm_cases_total" in totals.read_text() and not totals.is_symlink()
+
+
+def test_results_json_never_writes_through_a_planted_temporary_name(tmp_path):
+    from farm.results import write_json
+    victim = tmp_path / "victim.txt"
+    _plant(tmp_path / "results.json", victim)               # results.json.tmp: its old name
+    write_json(tmp_path / "results.json", _summary())
+    assert victim.read_text() == PRECIOUS
+    assert '"run_id": "r1"' in (tmp_path / "results.json").read_text()

@@ -1,0 +1,77 @@
+"""A state directory that cannot take what a run remembers (a full disk, gone read-only) costs
+only what it would have remembered, never the run's verdict: `farm run` still prints every
+failed case and the counts, and exits with the cases' code, not an internal error."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import farm.session
+from farm.attempts import RetryPolicy
+from farm.devices.base import Rect, UINode, UITree
+from farm.devices.fake import FakeDevice
+from farm.executors.local import LocalExecutor
+from farm.history import DurationHistory
+from farm.results import CaseResult
+from tests.support.farm_cli import run_main
+
+SCREEN = UITree(source="dom", page_text="Welcome", nodes=[
+    UINode(id=0, role="button", text="Sign in", clickable=True,
+           rect=Rect(x=10, y=10, width=100, height=30))])
+CASE = """\
+web:
+  url: http://127.0.0.1:1/
+tasks:
+  - name: look
+    flow:
+      - assertText: {text}
+"""
+
+
+def _on_fake_browser(settings, specs, cases, services, *_rest) -> LocalExecutor:
+    return LocalExecutor([FakeDevice(SCREEN, name="browser-1")], {c.id: c for c in cases},
+                         services, RetryPolicy())
+
+
+def _unwritable_durations(state: Path) -> None:
+    """history.sqlite that SQLite cannot open for writing (as on a full disk)."""
+    (state / "history.sqlite").mkdir(parents=True)
+
+
+def _unwritable_results_history(state: Path) -> None:
+    (state / "results.sqlite").mkdir(parents=True)
+
+
+def test_a_state_dir_that_takes_nothing_does_not_turn_a_failed_run_into_an_internal_error(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) -> None:
+    state = tmp_path / "state"
+    _unwritable_durations(state)
+    _unwritable_results_history(state)
+    monkeypatch.setenv("FARM_STATE_DIR", str(state))
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(farm.session, "_executor", _on_fake_browser)
+    suite = tmp_path / "s"
+    suite.mkdir()
+    (suite / "good.yaml").write_text(CASE.format(text="Welcome"))
+    (suite / "bad.yaml").write_text(CASE.format(text="Goodbye"))
+    code, out, err = run_main(monkeypatch, capsys, "run", "s", "--no-progress", "--cache",
+                              "off", "--report-dir", "out")
+    assert code == 1, out + err                     # a case failed: not 3, internal error
+    assert "internal error" not in out + err
+    assert "FAILED s/bad" in out and "1 passed, 1 failed" in out
+    assert "case durations not recorded in" in err and "history.sqlite" in err
+    assert "farm: warning: results history not updated" in err   # not in farm.log alone
+    assert json.loads((tmp_path / "out" / "results.json").read_text())["exit_code"] == 1
+
+
+def test_recording_durations_where_they_cannot_be_written_warns_and_returns(
+        tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    _unwritable_durations(tmp_path)
+    history = DurationHistory(tmp_path)
+    history.record([CaseResult(run_id="r", case_id="s/a", name="a", file="a.yaml",
+                               platform="web", status="passed", duration=1.5)])
+    assert "farm: warning: case durations not recorded in" in capsys.readouterr().err
+    assert history.load() == {}
