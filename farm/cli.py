@@ -145,7 +145,7 @@ def run(paths: tuple[Path, ...], devices: str, report_dir: Path | None, junit_xm
         code = run_session(list(paths), "browser:1" if devices is None else devices, settings,
                            junit_xml=junit_xml, progress=show, matrix=matrix,
                            overwrite=overwrite, verbose=verbose, choice=choice,
-                           alluredir=alluredir)
+                           alluredir=alluredir, own_process=_OWN_PROCESS)
     except SuiteErrors as exc:      # said on stderr, exit 4, by `main`
         if junit_xml is not None:
             _junit_of_load_errors(exc, junit_xml)

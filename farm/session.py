@@ -10,11 +10,11 @@ import sys
 import threading
 import time
 import traceback
-from contextlib import ExitStack
+from contextlib import ExitStack, contextmanager
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
-from typing import IO, Any, Callable, Sequence
+from typing import IO, Any, Callable, Iterator, Sequence
 
 from farm import __version__, metrics
 from farm.appserver import AppServer
@@ -69,8 +69,36 @@ class _MaskFilter(logging.Filter):
         return True
 
 
+class _LogFile(logging.FileHandler):
+    """farm.log. A disk that fills up (or a run dir gone) stops it with one line on stderr,
+    not a logging traceback on the console for every line after, nor an error at its close
+    that would turn the run's verdict into an internal error."""
+
+    failed = False
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if not self.failed:
+            super().emit(record)
+
+    def handleError(self, record: logging.LogRecord) -> None:
+        exc = sys.exc_info()[1]
+        if not isinstance(exc, OSError):
+            super().handleError(record)     # a bug in a log call: as logging says it
+            return
+        if not self.failed:
+            self.failed = True
+            print(f"farm: warning: cannot write {self.baseFilename} "
+                  f"({exc.strerror or exc}): farm.log stops here", file=sys.stderr, flush=True)
+
+    def close(self) -> None:
+        try:
+            super().close()
+        except OSError:                     # its last flush, on the same full disk
+            self.failed = True
+
+
 def _setup_logging(run_dir: Path, mask) -> logging.Handler:
-    handler = logging.FileHandler(run_dir / "farm.log", encoding="utf-8")
+    handler = _LogFile(run_dir / "farm.log", encoding="utf-8")
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     handler.addFilter(_MaskFilter(mask))
     root = logging.getLogger()
@@ -110,9 +138,19 @@ def run(paths: Sequence[str | Path], devices: str, settings: Settings,
         junit_xml: Path | None = None, progress: bool = True,
         out: IO[str] | None = None, matrix: bool = False, overwrite: bool = False,
         verbose: bool = False, choice: Choice | None = None,
-        alluredir: Path | None = None) -> int:
+        alluredir: Path | None = None, own_process: bool = False) -> int:
     """Run suites under ``paths`` on ``devices`` (e.g. "browser:2"); return the exit code.
-    ``choice``: -k, tags, --last-failed, --shard, --maxfail, --collect-only."""
+    ``choice``: -k, tags, --last-failed, --shard, --maxfail, --collect-only. ``own_process``:
+    `farm run`'s process, which ends with the run: a signal while it ends is still one that
+    waits for the results to be written, not one that kills it."""
+    with _signals_kept(restore=not own_process):
+        return _run(paths, devices, settings, junit_xml, progress, out, matrix, overwrite,
+                    verbose, choice, alluredir)
+
+
+def _run(paths: Sequence[str | Path], devices: str, settings: Settings,
+         junit_xml: Path | None, progress: bool, out: IO[str] | None, matrix: bool,
+         overwrite: bool, verbose: bool, choice: Choice | None, alluredir: Path | None) -> int:
     out, choice, t_start = out or sys.stdout, choice or Choice(), time.monotonic()
     suites, cases, batches = _collect(paths, settings, verbose, out)
     devices, choice = _batch_settings(batches, cases, devices, choice, settings, out)
@@ -496,8 +534,9 @@ def _remember_failures(state_dir: Path, results: list[CaseResult]) -> None:
     from farm.select import update_last_failed
     failed = update_last_failed(_load_failures(state_dir),
                                 {r.case_id: r.status for r in results})
+    from farm.report.paths import replace_file      # a full disk keeps the last good one
     try:
-        (state_dir / LAST_FAILED).write_text(json.dumps({"failed": failed}))
+        replace_file(state_dir / LAST_FAILED, json.dumps({"failed": failed}).encode())
     except OSError as exc:
         log.warning("cannot record failed cases: %s", exc)
 
@@ -540,6 +579,19 @@ def _executor(settings: Settings, specs: list[DeviceSpec], cases: list[Case],
     return LocalExecutor(devices, by_id, services, policy)
 
 
+@contextmanager
+def _signals_kept(restore: bool = True) -> Iterator[None]:
+    """The SIGINT / SIGTERM handlers as they were before the run, back when it ends."""
+    main = restore and threading.current_thread() is threading.main_thread()
+    before = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)} if main \
+        else {}
+    try:
+        yield
+    finally:
+        for sig, handler in before.items():
+            signal.signal(sig, handler)
+
+
 class StopSignals:
     """Ctrl-C and SIGTERM during a run, as pytest treats them: the first stops the run (in-flight
     cases end *interrupted*, devices are killed, results and the report are still written); a
@@ -560,8 +612,15 @@ class StopSignals:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        for sig, handler in self._previous.items():
-            signal.signal(sig, handler)
+        # the cases are over, their results are being written: a signal now (a CI runner's
+        # second SIGTERM) must not cut results.json, the report or metrics.prom in half; the
+        # handlers of before come back when the run ends (`_signals_kept`)
+        for sig in self._previous:
+            signal.signal(sig, self._while_writing)
+
+    def _while_writing(self, signum: int, _frame: object) -> None:
+        print(f"farm: {signal.Signals(signum).name}: writing the results; farm ends once "
+              "they are written", file=sys.stderr, flush=True)
 
     def _handle(self, signum: int, _frame: object) -> None:
         self.count += 1
@@ -662,7 +721,8 @@ def _report(summary: RunSummary, run_dir: Path, out: IO[str],
               + ", ".join(flaky), file=out)
     for line in continued_lines(summary):
         print(line, file=out)
-    print(str((run_dir / "report.html").resolve()), file=out, flush=True)
+    if (run_dir / "report.html").is_file():      # (one not written is named on stderr)
+        print(str((run_dir / "report.html").resolve()), file=out, flush=True)
 
 
 def _metrics_server(settings: Settings, platforms: set[str]
@@ -808,9 +868,10 @@ def _remember_quarantine(state_dir: Path, run_id: str, names: list[str]) -> None
     """Keep the last run's quarantined devices for `farm devices`."""
     import json
     try:
+        from farm.report.paths import replace_file
         state_dir.mkdir(parents=True, exist_ok=True)
-        (state_dir / "quarantine.json").write_text(json.dumps({"run": run_id,
-                                                               "devices": names}))
+        replace_file(state_dir / "quarantine.json",
+                     json.dumps({"run": run_id, "devices": names}).encode())
     except OSError as exc:
         log.warning("cannot record quarantined devices: %s", exc)
 

@@ -55,9 +55,9 @@ def described(settings: "Settings") -> dict[str, str]:
 def record_store(run_dir: Path, settings: "Settings") -> None:
     """Write ``<run_dir>/cache-store.json`` (a run calls it once; a failure is only logged:
     the export then looks for the store)."""
+    from farm.report.paths import replace_file     # whole or not at all (a full disk)
     try:
-        (Path(run_dir) / RECORD).write_text(json.dumps(described(settings)) + "\n",
-                                            encoding="utf-8")
+        replace_file(Path(run_dir) / RECORD, (json.dumps(described(settings)) + "\n").encode())
     except OSError as exc:
         log.warning("cannot write %s: %s", Path(run_dir) / RECORD, exc)
 

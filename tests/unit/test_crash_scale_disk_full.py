@@ -99,3 +99,45 @@ def test_results_json_that_does_not_fit_leaves_no_torn_temporary_file(
     monkeypatch.undo()
     write_json(tmp_path / "results.json", RunSummary(run_id="r1", started="", cases=[]))
     assert json.loads((tmp_path / "results.json").read_text())["run_id"] == "r1"
+
+def test_farm_log_on_a_full_disk_is_said_once_and_never_raises(tmp_path: Path, capsys) -> None:
+    """farm.log on a disk that filled up: one line on stderr, not logging's traceback for every
+    line after it, and its close at the end of the run does not raise (that turned a run's
+    verdict into an internal error, exit 3)."""
+    import logging
+
+    from farm.session import _drop_handler, _setup_logging
+    (tmp_path / "farm.log").symlink_to(FULL)
+    handler = _setup_logging(tmp_path, lambda text: text)
+    try:
+        for n in range(3):
+            logging.getLogger("farm.test").warning("line %d", n)
+    finally:
+        _drop_handler(handler)                     # closes it: must not raise
+    err = capsys.readouterr().err
+    assert "Logging error" not in err and "Traceback" not in err, err
+    assert err.count("farm.log stops here") == 1, err
+
+
+def test_the_failed_cases_kept_for_last_failed_survive_a_full_disk(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """--last-failed's list is replaced whole or not at all: a disk that is full when the run
+    ends keeps the last good list (it was truncated to nothing: every case ran again)."""
+    import errno
+
+    import farm.report.paths as paths
+    from farm.results import CaseResult
+    from farm.session import LAST_FAILED, _load_failures, _remember_failures
+
+    def case(status: str) -> CaseResult:
+        return CaseResult(run_id="r", case_id="s/a", name="a", file="s/a.yaml",
+                          platform="web", status=status)
+    _remember_failures(tmp_path, [case("failed")])
+    assert _load_failures(tmp_path) == ["s/a"]
+
+    def full(*_args: object) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+    monkeypatch.setattr(paths.os, "replace", full)
+    _remember_failures(tmp_path, [case("passed")])
+    assert _load_failures(tmp_path) == ["s/a"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [LAST_FAILED]
