@@ -581,10 +581,15 @@ def report(run_dir: Path | None, history: bool, since: str | None, suite: str | 
     if run_dir is None:
         raise click.UsageError("give RUN_DIR, or --history for the page across runs")
     from farm.report.paths import check_outputs, writable_dir
-    from farm.session import write_outputs
-    summary = _run_summary(run_dir)
+    from farm.session import remember_rebuilt, write_outputs
+    summary, rebuilt = _run_summary(run_dir)
     writable_dir(run_dir, "the run directory")
     check_outputs(alluredir=alluredir)
+    if rebuilt and summary.interrupted:    # killed: into the history and --last-failed, once
+        from farm.config import load_settings
+        if remember_rebuilt(load_settings(), summary, run_dir):
+            click.echo("farm: the run is now in the results history (and --last-failed)",
+                       err=True)
     unwritten = write_outputs(summary, run_dir, alluredir=alluredir)
     click.echo(str((run_dir / "report.html").resolve()))
     for what in unwritten:
@@ -600,7 +605,7 @@ def _run_summary(run_dir: Path):
     source, journal = run_dir / "results.json", run_dir / JOURNAL
     summary, why = _read_results(source) if source.exists() else (None, None)
     if summary is not None:
-        return summary
+        return summary, False
     if not journal.exists():
         if why:
             raise UserError(f"{source}: {why}")
@@ -621,7 +626,7 @@ def _run_summary(run_dir: Path):
         said = f" ({finished} case(s) finished{unfinished})"
     lost = "" if why is None else f"{source} is unreadable ({why}): "
     click.echo(f"farm: {lost}rebuilt from {journal}{said}", err=True)
-    return summary
+    return summary, True
 
 
 def _rebuilt(summary) -> tuple[int, str]:

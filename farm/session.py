@@ -864,6 +864,26 @@ def _remember(settings: Settings, summary: RunSummary, run_dir: Path,
     record_store(run_dir, settings)
 
 
+def remember_rebuilt(settings: Settings, summary: RunSummary, run_dir: Path) -> bool:
+    """A run rebuilt from its journal (farm was killed before its end): what its end would
+    have remembered, once — the results history (each red case marked new / still failing)
+    and, unless a later run is already there, the failed cases for --last-failed. False
+    when the history already has it (or cannot be read: nothing is remembered then)."""
+    from farm.results_history import CONTEXT_RUNS, open_results
+    try:
+        recent = open_results(settings).recent(CONTEXT_RUNS)
+    except Exception as exc:      # remember_run would say the same: say it once, here
+        print(f"farm: warning: results history not updated: {exc}", file=sys.stderr)
+        return False
+    if any(r.run_id == summary.run_id for r in recent):
+        return False
+    started = datetime.fromisoformat(summary.started).timestamp() if summary.started else 0.0
+    remember_run(settings, summary, run_dir / "report.html")
+    if not any(r.at > started for r in recent):
+        _remember_failures(Path(settings.state_dir), summary.cases)
+    return True
+
+
 def _remember_quarantine(state_dir: Path, run_id: str, names: list[str]) -> None:
     """Keep the last run's quarantined devices for `farm devices`."""
     import json

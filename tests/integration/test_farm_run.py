@@ -316,3 +316,11 @@ def test_a_killed_run_keeps_finished_results_and_the_report_can_be_rebuilt(tmp_p
     span = datetime.fromisoformat(summary["finished"]) - datetime.fromisoformat(summary["started"])
     assert span.total_seconds() == pytest.approx(summary["duration"], abs=0.001)
     assert "quick login" in (run_dir / "report.html").read_text()
+    # ... and it is a run of the results history (the history page, new / still failing
+    # marks) as a run stopped by Ctrl-C is, once however often the report is rebuilt
+    from farm.results_history import SqliteResults
+    assert "now in the results history" in rebuilt.stderr
+    history = SqliteResults(tmp_path / "state" / "results.sqlite").recent(10)
+    assert [r.run_id for r in history] == [summary["run_id"]]
+    again = farm.run("report", run_dir)
+    assert again.returncode == 0 and "now in the results history" not in again.stderr

@@ -115,7 +115,8 @@ def test_farm_report_rebuilds_a_corrupt_results_json_from_the_journal(here, monk
     code, out, err = farm(monkeypatch, capsys, "report", "RUN")
     assert (code, err) == (0, "farm: RUN/results.json is unreadable (not valid JSON at line 2 "
                               "column 1 (Expecting value)): rebuilt from RUN/results.jsonl "
-                              "(1 case(s) finished)\n")
+                              "(1 case(s) finished)\nfarm: the run is now in the results "
+                              "history (and --last-failed)\n")
     assert out == f"{(run / 'report.html').resolve()}\n"
     rebuilt = RunSummary.model_validate_json((run / "results.json").read_text())
     assert [(c.case_id, c.status) for c in rebuilt.cases] == [("s/one", "passed")]

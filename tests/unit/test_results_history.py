@@ -294,3 +294,23 @@ def test_a_run_whose_report_dir_was_overwritten_links_no_report(tmp_path):
     assert links() == {"old": None, "new": "r/report.html", "gone": None}
     (shared.parent / "results.json").write_text('{"counts": {}, "run_id": "old"}')
     assert links() == {"old": "r/report.html", "new": None, "gone": None}  # laid out otherwise
+
+
+def test_a_killed_run_rebuilt_later_does_not_undo_a_later_runs_last_failed(tmp_path):
+    """`farm report` of a run killed on night 1, done after night 2 passed everything: the
+    run joins the history, but --last-failed keeps night 2's word (nothing failing)."""
+    from farm.config import Settings
+    from farm.session import _load_failures, _remember_failures, remember_rebuilt
+    settings = Settings(state_dir=tmp_path / "state")
+    later = summary("r2", 2, {"demo/flip": "passed"})
+    SqliteResults(tmp_path / "state" / "results.sqlite").add(record_for(later))
+    _remember_failures(tmp_path / "state", later.cases)
+    killed = summary("r1", 1, {"demo/flip": "failed"})
+    assert remember_rebuilt(settings, killed, tmp_path / "r1") is True
+    assert _load_failures(tmp_path / "state") == []
+    runs = SqliteResults(tmp_path / "state" / "results.sqlite").recent(5)
+    assert [r.run_id for r in runs] == ["r1", "r2"]
+    assert remember_rebuilt(settings, killed, tmp_path / "r1") is False      # once
+    newest = summary("r3", 3, {"demo/flip": "failed"})                       # the newest
+    assert remember_rebuilt(settings, newest, tmp_path / "r3") is True
+    assert _load_failures(tmp_path / "state") == ["demo/flip"]
