@@ -98,6 +98,7 @@ class Settings(BaseModel):
     infra_retries: int = 1                  # re-runs on another device after an infra error
     default_case_seconds: float = 30.0      # expected duration of a case never seen before
     watchdog_grace_seconds: float = 10.0    # past a case's timeout before its device is killed
+    keep_runs: int = Field(default=30, ge=0)  # runs kept under <state dir>/runs (0: all)
     secrets_dir: Path | None = None         # one file per secret, named after the variable
 
     # model (used from the agent issue on)

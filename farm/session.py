@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import secrets as _random
 import signal
 import sys
@@ -857,11 +858,32 @@ def _remember(settings: Settings, summary: RunSummary, run_dir: Path,
     refused before it started (no broker, a deviceId pin) ran no case: it is not a run of
     the history, and --last-failed keeps the failures of the run before it."""
     from farm.cache.run_store import record_store
+    _prune_runs(Path(settings.state_dir) / "runs", settings.keep_runs, run_dir)
     _remember_quarantine(Path(settings.state_dir), summary.run_id, summary.quarantined)
     if not refused:
         _remember_failures(Path(settings.state_dir), summary.cases)
         remember_run(settings, summary, run_dir / "report.html")
     record_store(run_dir, settings)
+
+
+_RUN_ID = re.compile(r"\d{8}-\d{6}-[0-9a-f]{4}\Z")      # `new_run_id`
+
+
+def _prune_runs(runs: Path, keep: int, current: Path) -> None:
+    """The oldest run directories under ``<state dir>/runs`` beyond the newest ``keep``
+    (FARM_KEEP_RUNS; 0 keeps all): a nightly suite's screenshots filled the disk there run
+    after run. Only folders named as farm names a run; never a --report-dir, nor this run."""
+    if keep <= 0 or not runs.is_dir():
+        return
+    import shutil
+    try:
+        names = sorted(p.name for p in runs.iterdir() if _RUN_ID.match(p.name) and p.is_dir()
+                       and not p.is_symlink())
+    except OSError:
+        return
+    for name in names[:-keep]:
+        if runs / name != current:
+            shutil.rmtree(runs / name, ignore_errors=True)
 
 
 def remember_rebuilt(settings: Settings, summary: RunSummary, run_dir: Path) -> bool:
