@@ -510,7 +510,8 @@ def _print_collection(chosen: Selection, out: IO[str], expected: Callable[[Case]
     for d in chosen.deselected:
         print(f"deselected: {d.case.id}  [{d.case.platform}]  {d.reason}", file=out)
     total = sum(expected(c) for c in chosen.selected)
-    print(f"farm: {len(chosen.selected)} case(s) collected (expected {total:.1f}s), "
+    print(f"farm: {len(chosen.selected)} case(s) collected (expected {total:.1f}s of device "
+          "time, summed over the cases), "
           f"{len(chosen.deselected)} deselected", file=out, flush=True)
     return 0 if chosen.selected else 5
 
