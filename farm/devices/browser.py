@@ -44,6 +44,10 @@ log = logging.getLogger(__name__)
 
 __all__ = ["BrowserDevice", "MAX_NODES"]
 
+# How long opening a page waits for its load event once its document is parsed: a resource
+# that never comes (an image whose server holds the request) must not fail the case.
+LOAD_GRACE_S = 10.0
+
 
 def _action(method: Callable[..., Any]) -> Callable[..., Any]:
     """An action on the page. After it, when the case has ``waitForNetworkIdle``, wait (up to
@@ -262,23 +266,62 @@ class BrowserDevice:
         self._crashed = False
         self._dom.forget()
         page.on("crash", self._on_crash)
+        page.on("dialog", self._on_dialog)
         if self._idle_ms:
             self._wait.watch_requests(page)
 
     def _on_crash(self, _page: Any) -> None:
         self._crashed = True
 
+    def _on_dialog(self, dialog: Any) -> None:
+        """An alert, confirm or prompt the page opened: dismissed, as Playwright does with
+        dialogs nobody handles (a confirm answers Cancel, a prompt null), and said in the log,
+        so a step that then fails is explained."""
+        log.warning("%s: the page opened a %s dialog (%r); farm dismissed it%s", self.name,
+                    dialog.type, first_line(dialog.message),
+                    {"confirm": " (answered Cancel)", "prompt": " (answered null)"}.get(
+                        dialog.type, ""))
+        try:
+            dialog.dismiss()
+        except Exception as exc:    # the page or browser went away meanwhile
+            log.debug("%s: dialog not dismissed: %s", self.name, first_line(exc))
+
     def _goto(self, url: str) -> None:
         from farm.suite.urls import url_problem
         problem = url_problem(url)   # a ${NAME} gave one the load could not check: the case's
         if problem is not None:      # mistake, not the browser's (no retry, no quarantine)
             raise StepFailed(f"cannot open {url}: {problem}")
+        from playwright.sync_api import TimeoutError as PlaywrightTimeout
         page = self._acting()
-        # the message names the URL and Playwright's net::ERR_... reason
+        wait_ms = self._wait.timeout * 1000
+        # the message names the URL and Playwright's net::ERR_... reason; a site that does not
+        # answer, or whose document never finishes, is the site's doing, not the browser's
         with self._errors(f"open {url}"), unreachable_site(url):
-            page.goto(url, wait_until="commit")
+            try:
+                page.goto(url, wait_until="commit", timeout=wait_ms)
+            except PlaywrightTimeout:
+                raise StepFailed(f"cannot open {url}: the server sent no answer within "
+                                 f"{self._wait.timeout:g} s") from None
             self._shots.attach(page)     # while the document loads
-            page.wait_for_load_state("load")
+            try:
+                page.wait_for_load_state("domcontentloaded", timeout=wait_ms)
+            except PlaywrightTimeout:
+                raise StepFailed(f"cannot open {url}: its document was still loading after "
+                                 f"{self._wait.timeout:g} s (a script it waits for has not "
+                                 "come)") from None
+            self._wait_loaded(page, url)
+
+    def _wait_loaded(self, page: Any, url: str) -> None:
+        """The page's load event (images, frames, stylesheets in), at most LOAD_GRACE_S: a
+        resource that never comes (a request the server holds) leaves a usable page, which
+        the steps then work on (a warning says so)."""
+        from playwright.sync_api import TimeoutError as PlaywrightTimeout
+        try:
+            page.wait_for_load_state("load", timeout=LOAD_GRACE_S * 1000)
+        except PlaywrightTimeout:
+            log.warning("%s: %s has not finished loading after %g s (a resource it asked for "
+                        "has not come); the case goes on with the page as it is", self.name,
+                        url, LOAD_GRACE_S)
 
     # -- observation -------------------------------------------------------------------------
 
@@ -307,12 +350,12 @@ class BrowserDevice:
     def frame_token(self) -> str | None:
         """Wait for a navigation an action started, then a token that stays the same while the
         page shows the same thing (None when unknown)."""
-        return self._wait.settled(self._need_page())
+        return self._read(self._wait.settled)
 
     def hierarchy(self) -> UITree:
         """The rendered DOM as a UITree, collected in one page.evaluate (not walked again while
         the page has not changed since the last walk)."""
-        tree = self._dom.tree(self._need_page())
+        tree = self._read(self._dom.tree)
         self.last_observation = "tree"
         self.hierarchy_seconds = self._dom.seconds
         return tree
@@ -320,14 +363,24 @@ class BrowserDevice:
     def screen_text(self) -> str:
         """The page's visible text (what text checks compare), read without walking the DOM
         into a tree (not read again while the page has not changed)."""
-        text = self._dom.text(self._need_page())
+        text = self._read(self._dom.text)
         self.last_observation = "tree"
         self.hierarchy_seconds = self._dom.seconds
         return text
 
     def query_xpath(self, xpath: str) -> list[Rect]:
         """Viewport rects of rendered elements matching ``xpath``; bad XPath -> StepFailed."""
-        return self._dom.xpath_rects(self._need_page(), xpath)
+        return self._read(lambda page: self._dom.xpath_rects(page, xpath))
+
+    def _read(self, read: Callable[[Any], Any]) -> Any:
+        """``read(page)``; when the page closed its tab under the read, the same read of the
+        tab the device goes on in (`_back_to_open_tab`)."""
+        try:
+            return read(self._need_page())
+        except StepFailed:
+            if not self._tab_closed():
+                raise
+            return read(self._need_page())
 
     # -- actions -----------------------------------------------------------------------------
 
@@ -532,11 +585,39 @@ class BrowserDevice:
             raise DeviceError(f"browser {self.name} has no session (start_session first)")
         if getattr(self, "_opened", None) is not None:
             self._follow()
+        if self._page.is_closed() and not self._crashed:
+            self._back_to_open_tab()
         return self._page
 
+    def _back_to_open_tab(self) -> None:
+        """The page closed its own tab (window.close() in a tab it opened): go on in the tab
+        opened last of those still open, as a user would; none left fails the step (the
+        page's doing: the browser is fine)."""
+        context = self._context
+        left = [p for p in (context.pages if context is not None else []) if not p.is_closed()]
+        if not left:
+            raise StepFailed("the page closed its tab (window.close()) and no other tab is "
+                             "open")
+        log.info("%s: the page closed its tab; going on in %s", self.name, left[-1].url)
+        self._adopt_page(left[-1])
+        self._shots.attach(left[-1])
+
     def _errors(self, what: str) -> ContextManager[None]:
-        """Map Playwright failures: browser gone -> DeviceLost, anything else -> DeviceError."""
-        return mapped_errors(self.name, what, lambda: self._killed, lambda: self._crashed)
+        """Map Playwright failures: browser gone -> DeviceLost, the page's tab closed under the
+        call by the page itself -> StepFailed, anything else -> DeviceError."""
+        return mapped_errors(self.name, what, lambda: self._killed, lambda: self._crashed,
+                             self._tab_closed)
+
+    def _tab_closed(self) -> bool:
+        """Whether the active tab is closed while its browser and context are not: the page
+        closed it (window.close())."""
+        page, browser = self._page, self._browser
+        try:
+            return (page is not None and page.is_closed() and not self._crashed
+                    and browser is not None and browser.is_connected()
+                    and self._context is not None and self._context.browser is not None)
+        except Exception:
+            return False
 
 
 def _driver_of(browser: psutil.Process | None) -> psutil.Process | None:

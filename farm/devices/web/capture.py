@@ -28,6 +28,7 @@ log = logging.getLogger("farm.devices.browser")
 EVIDENCE_QUALITY = 70        # JPEG quality of report screenshots, encoded by Chromium
 CAPTURE_TIMEOUT = 10.0       # seconds an evidence capture may take
 KILL_CHECK = 0.5             # seconds between looks at whether the device was killed, waiting
+LOOK_S = 0.2                 # seconds between looks at a navigation, while a page script runs
 BINDING = "__farmShot"       # the page calls it to start an evidence capture (its event)
 
 
@@ -55,17 +56,21 @@ class PageCapture:
 
     def screenshot(self, page: Any) -> bytes:
         """PNG of the viewport, in CSS pixels (so it matches tap coordinates at any DPR)."""
-        from playwright.sync_api import Error as PlaywrightError
+        from playwright.sync_api import Error as PlaywrightError, TimeoutError as PlaywrightTimeout
 
         if self.wait.may_navigate:
             self.wait.settled(page)
         with self.errors("screenshot"):
             # While a navigation or redirect is under way a capture fails ("Unable to capture
             # screenshot", "Not attached to an active page") or stalls until Playwright's 30 s
-            # timeout: wait for the document, keep each try short, and try again.
+            # timeout: wait for the document, keep each try short, and try again. A page whose
+            # load event never comes (a resource its server holds) is captured as it is.
             for attempt, limit_ms in ((1, 1500), (2, 3000), (3, 10000)):
                 try:
-                    page.wait_for_load_state("load", timeout=limit_ms)
+                    try:
+                        page.wait_for_load_state("load", timeout=limit_ms)
+                    except PlaywrightTimeout:
+                        pass
                     return page.screenshot(type="png", scale="css", caret="initial",
                                            timeout=limit_ms)
                 except PlaywrightError as exc:
@@ -90,7 +95,14 @@ class PageCapture:
             shot.token = token = self.wait.settled(page, call=(BINDING, self._shown))
         except BaseException:
             self._pending.remove(shot)
-            raise
+            if not self.wait.stalled:
+                raise
+            # a navigation whose server does not answer: the page shown meanwhile (a capture
+            # is answered then, where a script is not)
+            with self.errors("screenshot"):
+                data = self._jpeg(cdp)
+            self._shown = None
+            return Later(lambda: data, lambda: True)
         if token is not None and token == self._shown:
             self._pending.remove(shot)
             return Later(lambda: None, lambda: True)
@@ -212,7 +224,7 @@ class PageCapture:
         included)."""
         if self._cdp is None or self._cdp[0] is not page:
             return page.evaluate(js, arg)
-        reply = self._cdp[1].send("Runtime.evaluate", {
+        reply = self._evaluate(page, self._cdp[1], {
             "expression": f"({js})({json.dumps(arg)})", "awaitPromise": True,
             "returnByValue": True})
         failed = reply.get("exceptionDetails")
@@ -222,6 +234,17 @@ class PageCapture:
             thrown = (failed.get("exception") or {}).get("description") or failed.get("text")
             raise PlaywrightError(f"page script failed: {thrown}")
         return reply.get("result", {}).get("value")
+
+    def _evaluate(self, page: Any, cdp: Any, params: dict[str, Any]) -> Any:
+        """Runtime.evaluate over ``cdp``; given up on (Playwright's Error, as a read that raced
+        a navigation) once a navigation of the page awaits its document: Chromium answers
+        the script only when the document comes, which a server that does not answer makes
+        never (the navigation may begin after the script was sent)."""
+        impl = getattr(cdp, "_impl_obj", None)
+        if impl is None or getattr(page, "_sync", None) is None:
+            return cdp.send("Runtime.evaluate", params)
+        return page._sync(_unless(impl.send("Runtime.evaluate", params, None),
+                                  lambda: self.wait.awaiting))
 
     def attach(self, page: Any) -> None:
         """A page has started loading: open its DevTools session now, its round trips
@@ -239,9 +262,11 @@ class PageCapture:
         if self._cdp is None or self._cdp[0] is not page:
             cdp = page.context.new_cdp_session(page)
             self._cdp, self._bound, self.wait.loading = (page, cdp), False, False
+            self.wait.arrived()      # (what the last page awaited is not this one's)
             cdp.on("Page.frameStartedLoading", lambda event: self._on_loading(event, True))
             cdp.on("Page.frameStoppedLoading", lambda event: self._on_loading(event, False))
             cdp.on("Page.domContentEventFired", lambda event: self.wait.progressed())
+            cdp.on("Page.frameNavigated", self._on_navigated)
             cdp.send("Page.enable")
             self._frame = cdp.send("Page.getFrameTree")["frameTree"]["frame"]["id"]
         cdp = self._cdp[1]
@@ -254,6 +279,10 @@ class PageCapture:
             cdp.send("Runtime.addBinding", {"name": BINDING})
         return cdp
 
+    def _on_navigated(self, event: dict[str, Any]) -> None:
+        if event.get("frame", {}).get("id") == self._frame:
+            self.wait.arrived()
+
     def _on_loading(self, event: dict[str, Any], loading: bool) -> None:
         if event.get("frameId") == self._frame:
             self.wait.main_frame(loading)
@@ -265,6 +294,26 @@ class PageCapture:
                 self._finish(self._cdp[0], self._pending[0])
             except FarmError as exc:   # evidence is best effort; the runner sees the failure
                 log.debug("%s: capture failed: %s", self.device, exc)
+
+
+async def _unless(reply: Any, navigating: Callable[[], bool]) -> Any:
+    """``reply`` (a DevTools call), unless ``navigating()`` turns true first (looked at every
+    LOOK_S): then Playwright's Error saying so (the call's late answer is dropped)."""
+    from playwright.sync_api import Error as PlaywrightError
+
+    task = asyncio.ensure_future(reply)
+    while True:
+        done, _ = await asyncio.wait({task}, timeout=LOOK_S)
+        if done:
+            return task.result()
+        if navigating():
+            task.add_done_callback(_drop)
+            raise PlaywrightError("navigating: the page's next document has not come")
+
+
+def _drop(task: "asyncio.Future[Any]") -> None:
+    if not task.cancelled():
+        task.exception()        # seen: asyncio says nothing of it at exit
 
 
 @dataclass

@@ -59,9 +59,11 @@ def raced_navigation(exc: BaseException) -> bool:
 
 @contextmanager
 def mapped_errors(device: str, what: str, killed: Callable[[], bool],
-                  crashed: Callable[[], bool]) -> Iterator[None]:
-    """Map failures of the Playwright calls inside: browser gone -> DeviceLost, anything else
-    Playwright raised -> DeviceError naming ``what``."""
+                  crashed: Callable[[], bool],
+                  tab_closed: Callable[[], bool] = lambda: False) -> Iterator[None]:
+    """Map failures of the Playwright calls inside: browser gone -> DeviceLost, the tab closed
+    by its page (``tab_closed``) -> StepFailed, anything else Playwright raised ->
+    DeviceError naming ``what``."""
     from playwright.sync_api import Error as PlaywrightError
 
     gone = f"browser {device} crashed or was closed"
@@ -73,6 +75,8 @@ def mapped_errors(device: str, what: str, killed: Callable[[], bool],
         raise
     except PlaywrightError as exc:
         msg = first_line(exc)
+        if not killed() and not crashed() and tab_closed():
+            raise StepFailed(f"the page closed its tab (window.close()) during {what}") from exc
         if killed() or crashed() or LOST.search(msg):
             raise DeviceLost(f"{gone}: {msg}") from exc
         raise DeviceError(f"{what} failed on {device}: {msg}") from exc

@@ -49,6 +49,11 @@ class PageWait:
         # session (`farm.devices.web.capture.PageCapture`), from Page.frameStartedLoading to
         # Page.frameStoppedLoading: per navigation, not per request
         self.loading = False
+        # a main-frame navigation began and its document has not come (no answer from its
+        # server yet): the page answers no script until it does (Chromium holds them), so
+        # none is sent meanwhile; ``stalled`` once a wait for it ran out
+        self.awaiting = False
+        self.stalled = False
         self._stops = 0                         # main-frame loads that ended, ever
         self.loads_begun = 0                    # ... that began, ever
         self._stops_at_action = 0               # ... when the last action began
@@ -71,9 +76,15 @@ class PageWait:
         self.loading = loading
         if loading:
             self.loads_begun += 1
+            self.awaiting = True
         else:
             self._stops += 1
+            self.arrived()
         self.progressed()
+
+    def arrived(self) -> None:
+        """The main frame's new document came (committed), or its load ended without one."""
+        self.awaiting = self.stalled = False
 
     def progressed(self) -> None:
         """The page got further with loading (a main-frame load began or ended, its document
@@ -124,6 +135,7 @@ class PageWait:
         """The session ended: nothing to wait for."""
         self.may_navigate = False
         self.loading = False
+        self.arrived()
         self._stops_at_action = self._stops
         self._requests_of = None
         self._in_flight.clear()
@@ -166,6 +178,9 @@ class PageWait:
         self.called = False
         while True:
             seen = self._progress
+            if self.awaiting:      # no script would be answered before the document comes
+                self._await_document(page, limit)
+                continue
             leaving, ready, token = self._state(page, settle, call)
             settle = False
             if not leaving and ready != "loading":
@@ -185,6 +200,17 @@ class PageWait:
             if now > limit:
                 raise StepFailed(f"the page was still loading after {self.timeout:g}s")
             self._pause(page, seen)
+
+    def _await_document(self, page: Any, limit: float) -> None:
+        """Wait (one pause) for the document of a navigation under way; past ``limit``, or
+        at once when a wait for this navigation already ran out, the step fails: the site
+        does not answer, which is not the browser's doing."""
+        if self.stalled or time.monotonic() > limit:
+            self.stalled = True
+            self.may_navigate = False
+            raise StepFailed(f"the page's next document did not come within "
+                             f"{self.timeout:g}s: its server has not answered the navigation")
+        self._pause(page, self._progress)
 
     def _stays(self, page: Any) -> None:
         """The document stays: clear its unload flag, or every later action would wait for a
@@ -217,6 +243,8 @@ class PageWait:
         away under it) waits for the new document and reads again."""
         from playwright.sync_api import Error as PlaywrightError
 
+        if self.awaiting:
+            self.settled(page)
         if self.may_navigate:
             # one round trip when the page is already settled: the state and the read together
             with self.errors(what):

@@ -28,17 +28,21 @@ PAGE_STATE_JS = read_js("page_state.js")
 # the last walk: a run of checks on an unchanged page walks the DOM once.
 # The page's text a user can see (visible_text.js): what text checks compare, on every read.
 VISIBLE_TEXT_JS = read_js("visible_text.js")
-TREE_JS = ("([maxNodes, last]) => { const s = window.__farm;\n"
+# A page whose CSS transitions or animations run changes without an event (an element that
+# slides in moves with no mutation): its last read is not reused meanwhile.
+MOVING_JS = ("  const moving = () => document.getAnimations().some(\n"
+             "    (a) => a.playState === 'running');\n")
+TREE_JS = ("([maxNodes, last]) => { const s = window.__farm;\n" + MOVING_JS +
            "  const token = s ? performance.timeOrigin + ':' + s.gen : null;\n"
-           "  if (token !== null && token === last) return 'same';\n"
+           "  if (token !== null && token === last && !moving()) return 'same';\n"
            "  const out = (\n" + read_js("dom.js") + "\n)(maxNodes);\n"
            "  out.pageText = (\n" + VISIBLE_TEXT_JS + "\n)();\n"
            "  out.token = token; return JSON.stringify(out); }")
 # The page's visible text alone (what text checks compare: the walk's pageText), skipped in
 # the same way: no walk, no tree to build.
-TEXT_JS = ("(last) => { const s = window.__farm;\n"
+TEXT_JS = ("(last) => { const s = window.__farm;\n" + MOVING_JS +
            "  const token = s ? performance.timeOrigin + ':' + s.gen : null;\n"
-           "  if (token !== null && token === last) return 'same';\n"
+           "  if (token !== null && token === last && !moving()) return 'same';\n"
            "  const text = (\n" + VISIBLE_TEXT_JS + "\n)();\n"
            "  return JSON.stringify({token, text}); }")
 # [navigating?, readyState, change token, called?]; ``settle`` first lets tasks an action queued
