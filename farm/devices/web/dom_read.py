@@ -9,7 +9,7 @@ from typing import Any
 
 from farm.devices.base import Rect, UINode, UITree
 from farm.devices.web.page_wait import PageWait
-from farm.devices.web.scripts import MAX_NODES, TEXT_JS, TREE_JS, XPATH_JS
+from farm.devices.web.scripts import MAX_NODES, TEXT_JS, TREE_JS, VISIBLE_TEXT_JS, XPATH_JS
 from farm.errors import StepFailed
 from farm.text import clean, clean_json
 
@@ -53,17 +53,21 @@ class DomReader:
 
     def text(self, page: Any) -> str:
         """The page's visible text, as `tree` gives it (its ``page_text``) but without the walk
-        (not read again while unchanged): what a text check compares."""
+        (not read again while unchanged): what a text check compares. The text of frames from
+        another origin (a payment form, an embedded widget), which the page's own script
+        cannot read, is read frame by frame and added, on every read."""
         started = time.monotonic()
         last = self._text[0] if self._text else None
         raw = self.wait.evaluate(page, TEXT_JS, last, what="read the page's text")
         if raw == "same" and self._text is not None:
-            self.seconds = time.monotonic() - started
-            return self._text[1]
-        raw = clean_json(raw)
+            text = self._text[1]
+        else:
+            raw = clean_json(raw)
+            self._text = (raw["token"], raw["text"]) if raw.get("token") else None
+            text = raw["text"]
+        others = _other_origin_text(page)
         self.seconds = time.monotonic() - started
-        self._text = (raw["token"], raw["text"]) if raw.get("token") else None
-        return raw["text"]
+        return text + "\n" + others if others else text
 
     def xpath_rects(self, page: Any, xpath: str) -> list[Rect]:
         """Viewport rects of rendered elements matching ``xpath``; bad XPath -> StepFailed."""
@@ -71,3 +75,32 @@ class DomReader:
         if "error" in res:
             raise StepFailed(f"invalid XPath {xpath!r}: {res['error']}")
         return [Rect(x=r[0], y=r[1], width=r[2], height=r[3]) for r in res["rects"]]
+
+
+def _origin(url: str) -> str:
+    from urllib.parse import urlsplit
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}"
+
+
+def _other_origin_text(page: Any) -> str:
+    """The visible text of the page's shown frames from another origin than their parent
+    (Playwright's frame list is kept without a round trip: a page without such frames costs
+    nothing). A frame that goes away under the read, or a hidden one, adds nothing."""
+    texts = []
+    for frame in page.frames[1:]:
+        parent = frame.parent_frame
+        if parent is None or frame.is_detached() or not frame.url.startswith("http") \
+                or _origin(frame.url) == _origin(parent.url):
+            continue
+        try:
+            element = frame.frame_element()
+            if element.bounding_box() is None or not element.is_visible():
+                continue
+            text = frame.evaluate(VISIBLE_TEXT_JS)
+        except Exception as exc:     # detached or navigating meanwhile: its text is not there
+            log.debug("frame %s not read: %s", frame.url, exc)
+            continue
+        if text:
+            texts.append(clean(text))
+    return "\n".join(texts)

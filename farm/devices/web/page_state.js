@@ -3,14 +3,34 @@
 // DOM read: mutations, scrolling, input, focus, hover, resizes, loads, ends of transitions and
 // animations; window.__farm.leaving turns true when the document starts to unload (a navigation
 // began). farm/devices/web/ reads both: an unchanged page is not captured or walked
-// again, and a DOM read waits for the navigation a step started.
+// again, and a DOM read waits for the navigation a step started. Changes inside shadow roots
+// (open or closed: attachShadow is wrapped, and a closed root is kept for the text read,
+// visible_text.js) and inside same-origin frames (a frame's change counts as its parent's)
+// count too.
 (() => {
   if (window.__farm) return;
   const state = { gen: 0, leaving: false };
   Object.defineProperty(window, "__farm", { value: state });
-  const bump = () => { state.gen++; };
-  new MutationObserver(bump).observe(document, {
-    subtree: true, childList: true, attributes: true, characterData: true });
+  let parent = null;
+  try {
+    if (window.parent !== window && window.parent.__farm) parent = window.parent.__farm;
+  } catch (e) { /* a cross-origin parent: farm reads this frame on its own */ }
+  const bump = () => { state.gen++; if (parent) parent.gen++; };
+  const watch = { subtree: true, childList: true, attributes: true, characterData: true };
+  const observer = new MutationObserver(bump);
+  observer.observe(document, watch);
+  const closed = new WeakMap();
+  Object.defineProperty(state, "closedRoot", { value: (host) => closed.get(host) || null });
+  const attach = Element.prototype.attachShadow;
+  Element.prototype.attachShadow = function (init) {
+    const root = attach.call(this, init);
+    try {
+      observer.observe(root, watch);
+      if (init && init.mode === "closed") closed.set(this, root);
+      bump();
+    } catch (e) { /* never the page's problem */ }
+    return root;
+  };
   // (mouseover / mouseout: a :hover rule shows or hides a menu without a mutation)
   for (const type of ["scroll", "resize", "input", "change", "load", "focusin", "focusout",
                       "mouseover", "mouseout", "transitionend", "animationend"]) {

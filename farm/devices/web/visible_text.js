@@ -4,6 +4,8 @@
 // its content (height:0; overflow:hidden), clipped away by an overflow:hidden / clip ancestor,
 // or entirely outside the page's scrollable area (left:-5000px). visibility:hidden and
 // display:none text innerText leaves out already. Text below the fold counts: scrolling reaches it.
+// Text in shadow roots (open, and closed ones page_state.js kept) and in same-origin frames
+// (a visible <iframe>'s document) is added after it: innerText does not enter them.
 // Evaluated by farm/devices/web/scripts.py (TEXT_JS, TREE_JS) as a function of no arguments.
 () => {
   const body = document.body;
@@ -13,6 +15,28 @@
   const pageH = Math.max(root.scrollHeight, body.scrollHeight);
   const SKIP = new Set(["SCRIPT", "STYLE", "NOSCRIPT", "TEMPLATE"]);
   const hidden = [];   // elements whose whole text is out of sight, in document order
+  const extra = [];    // the text of shadow roots and same-origin frames shown
+  const closedRoot = (window.__farm && window.__farm.closedRoot) || (() => null);
+  const rootOf = (el) => el.shadowRoot || closedRoot(el);
+  // a shadow root's text: each shown child's rendered text, and nested roots' in turn
+  const rootText = (root, depth) => {
+    if (depth > 20) return;
+    for (const c of root.children) {
+      if (SKIP.has(c.tagName) || getComputedStyle(c).display === "none") continue;
+      const t = (c.innerText || "").trim();
+      if (t) extra.push(t);
+    }
+    for (const el of root.querySelectorAll("*")) {
+      const inner = rootOf(el);
+      if (inner) rootText(inner, depth + 1);
+    }
+  };
+  const frameText = (el) => {
+    try {
+      const doc = el.contentDocument;      // null: another origin (read by farm on its own)
+      if (doc && doc.body) extra.push(doc.body.innerText);
+    } catch (e) { /* another origin */ }
+  };
 
   const outside = (r, fixed, clip) => {
     const x = r.left + (fixed ? 0 : scrollX), y = r.top + (fixed ? 0 : scrollY);
@@ -36,6 +60,9 @@
       || (st.clip !== "auto" && st.clip !== "" && ["absolute", "fixed"].includes(st.position)));
     if (clips && (r.width === 0 || r.height === 0)) { hidden.push(el); return; }
     if (r.width > 0 && r.height > 0 && outside(r, isFixed, clip)) { hidden.push(el); return; }
+    const root = rootOf(el);
+    if (root) rootText(root, 0);
+    if (el.tagName === "IFRAME" && r.width > 0 && r.height > 0) frameText(el);
     let inner = clip;
     if (clips) {
       inner = clip === null ? r : {
@@ -55,5 +82,5 @@
     text = text.slice(0, at) + "\n" + text.slice(at + gone.length);
     from = at;
   }
-  return text;
+  return extra.length ? text + "\n" + extra.join("\n") : text;
 }
