@@ -585,7 +585,7 @@ class BrowserDevice:
             raise DeviceError(f"browser {self.name} has no session (start_session first)")
         if getattr(self, "_opened", None) is not None:
             self._follow()
-        if self._page.is_closed() and not self._crashed:
+        if self._page.is_closed() and self._tab_closed():
             self._back_to_open_tab()
         return self._page
 
@@ -610,10 +610,12 @@ class BrowserDevice:
 
     def _tab_closed(self) -> bool:
         """Whether the active tab is closed while its browser and context are not: the page
-        closed it (window.close())."""
+        closed it (window.close()). A browser that died (killed, crashed: its process gone,
+        even before Playwright has seen its connection drop) closed it: not the page."""
         page, browser = self._page, self._browser
         try:
             return (page is not None and page.is_closed() and not self._crashed
+                    and not self._killed and self._pid is not None and alive(self._pid)
                     and browser is not None and browser.is_connected()
                     and self._context is not None and self._context.browser is not None)
         except Exception:

@@ -175,6 +175,37 @@ def test_the_last_tab_closing_itself_fails_the_step_not_the_browser(
     assert device.healthy()
 
 
+def test_a_browser_killed_under_a_case_is_lost_not_a_tab_the_page_closed(
+        device: BrowserDevice, site: str) -> None:
+    """Chromium killed (a crash, the OOM killer) while a case waits (a sleep step): its tabs
+    are closed too, but by no page: the device is lost (the case retried elsewhere, the device
+    counted), not a step failure saying the page closed its tab."""
+    import os
+    import signal
+
+    from farm.errors import DeviceLost
+    device.start_session(target(site, "/opener.html"))
+    device.screen_text()
+    os.kill(device.browser_pid, signal.SIGKILL)
+
+    def closed() -> bool:       # Playwright hears of it (as during a sleep step's wait)
+        try:
+            device._page.wait_for_timeout(20)
+        except Exception:       # noqa: BLE001 - the page went with its browser
+            pass
+        return device._page.is_closed()
+    wait_for(closed, 30, "Playwright saw the page close with its browser")
+
+    def lost() -> bool:
+        try:
+            device.screen_text()
+        except DeviceLost:
+            return True
+        return False
+    wait_for(lost, 30, "the read failed with the device lost")
+    assert not device.healthy()
+
+
 def test_a_confirm_the_page_opens_is_answered_and_logged(
         device: BrowserDevice, site: str, caplog: pytest.LogCaptureFixture) -> None:
     device.start_session(target(site, "/confirm.html"))
