@@ -91,9 +91,15 @@ def outcome(result: CaseResult) -> Outcome:
     """What the retry and quarantine rules need to know about an attempt's result."""
     if result.status != "error":
         return _BY_STATUS[result.status]
-    cls = error_class(result.error.kind) if result.error else errors.InternalError
-    for kind, status, outcome_ in _BY_EXCEPTION:     # the table that `classify` reads
-        if status == "error" and issubclass(cls, kind):
+    return error_outcome(result.error.kind if result.error else "InternalError")
+
+
+def error_outcome(kind: str) -> Outcome:
+    """The outcome of an attempt that ended as an error of class ``kind`` (a result's
+    ``error.kind``; the results history's ``"<kind>: <message>"`` starts with it)."""
+    cls = error_class(kind)
+    for exc, status, outcome_ in _BY_EXCEPTION:      # the table that `classify` reads
+        if status == "error" and issubclass(cls, exc):
             return outcome_
     return Outcome.INTERNAL
 

@@ -32,6 +32,7 @@ class RunRow:
     rate: float | None  # passed / finished, as the run's report and the dashboard count it
     new: list[str] = field(default_factory=list)        # cases newly red in this run
     fixed: list[str] = field(default_factory=list)      # cases green again in this run
+    flaky: list[str] = field(default_factory=list)      # cases that passed only on a retry
 
 
 @dataclass
@@ -48,11 +49,12 @@ class Flaky:
     case_id: str
     name: str
     runs: int
-    fails: int
-    flips: int
+    fails: int                   # runs in which it failed (every retry failed too)
+    flips: int                   # red ↔ green changes, a pass on a retry being one
     last_fail_run: str
     last_fail_at: str
     last_error: str | None
+    flaky: int = 0               # runs in which it passed only on a retry (no fail, no pass)
 
 
 @dataclass
@@ -143,11 +145,13 @@ def analyse(runs: list[RunRecord], suite: str | None = None,
                 continue
             if case.status in ("failed", "flaky"):
                 last_fail[case.case_id] = (run, case)
-            verdict = classify(before[case.case_id], case.status)
+            verdict = _verdict(before[case.case_id], case.status)
             if verdict == "new failure":
                 row.new.append(case.case_id)
             elif verdict == "fixed":
                 row.fixed.append(case.case_id)
+            elif case.status == "flaky":
+                row.flaky.append(case.case_id)
             if verdict and index == len(runs) - 1:
                 changes.append(Change(case.case_id, names[case.case_id], case.status, verdict,
                                       case.error))
@@ -160,6 +164,12 @@ def analyse(runs: list[RunRecord], suite: str | None = None,
     return Trends(rows=rows, latest=latest, flaky=flaky_ranking(statuses, last_fail, names),
                   slowest=slowest(runs, names), spend=spend(runs, names),
                   devices=device_errors(runs), suites=all_suites)
+
+
+def _verdict(before: list[str], status: str) -> str | None:
+    """`classify`'s verdict, but a case that passed only on a retry is *flaky* whatever came
+    before: never *fixed* (it failed again in this run), never nothing (a plain pass)."""
+    return "flaky" if status == "flaky" else classify(before, status)
 
 
 def _statuses(runs: list[RunRecord]) -> defaultdict[str, list[str]]:
@@ -183,7 +193,9 @@ def flaky_ranking(statuses: dict[str, list[str]],
                   names: dict[str, str]) -> list[Flaky]:
     """Cases that both passed and failed in the window and passed again after failing (a
     pass after a retry counts as that): most status changes first. A case that only turned
-    red is a new failure, not flaky. ``statuses``: each case's statuses, oldest first."""
+    red is a new failure, not flaky. ``statuses``: each case's statuses, oldest first.
+    A flaky run (passed on a retry) is neither a fail nor a pass of the case: it is counted
+    apart, and it is one red → green change in itself (its failed attempt, then its pass)."""
     ranking = []
     for case_id, seen in statuses.items():
         if "failed" not in seen and "flaky" not in seen:
@@ -193,13 +205,14 @@ def flaky_ranking(statuses: dict[str, list[str]],
         first_red = red.index(True)
         if "flaky" not in states and all(red[first_red:]):
             continue
-        fails = sum(red)
-        flips = sum(a != b for a, b in zip(red, red[1:])) + states.count("flaky")
+        reds = [r for s in states for r in ((True, False) if s == "flaky" else (s != "passed",))]
+        flips = sum(a != b for a, b in zip(reds, reds[1:]))
         run, case = last_fail[case_id]
         error = case.error or next((a.error for a in case.attempts if a.error), None)
-        ranking.append(Flaky(case_id, names.get(case_id, case_id), len(states), fails, flips,
-                             run.run_id, run.started, error))
-    ranking.sort(key=lambda f: (-f.flips, -f.fails / f.runs, f.case_id))
+        ranking.append(Flaky(case_id, names.get(case_id, case_id), len(states),
+                             states.count("failed"), flips, run.run_id, run.started, error,
+                             flaky=states.count("flaky")))
+    ranking.sort(key=lambda f: (-f.flips, -(f.fails + f.flaky) / f.runs, f.case_id))
     return ranking[:TOP]
 
 
@@ -249,16 +262,17 @@ def spend(runs: list[RunRecord], names: dict[str, str]) -> list[Spend]:
 
 
 def device_errors(runs: list[RunRecord]) -> list[DeviceErrors]:
-    """Infrastructure errors per device, every attempt counted (retries included); the last
-    is the one that started last (a record from before attempts had times: its run's start,
-    then case id order)."""
+    """Infrastructure errors per device, every attempt counted (retries included): the
+    errors that are the device's as quarantine counts them (`farm.attempts.next_streak`), not
+    a case's timeout, the model's errors or a farm bug. The last is the one that started last
+    (a record from before attempts had times: its run's start, then case id order)."""
     found: dict[str, DeviceErrors] = {}
     latest: dict[str, float] = {}
     for run in runs:
         for case in run.cases:
             attempts = [*case.attempts, case]
             for a in attempts:
-                if a.status != "error" or not a.device:
+                if a.status != "error" or not a.device or not _device_fault(a.error):
                     continue
                 entry = found.setdefault(a.device, DeviceErrors(a.device, 0, "", None))
                 entry.errors += 1
@@ -268,3 +282,13 @@ def device_errors(runs: list[RunRecord]) -> list[DeviceErrors]:
                 entry.last_run, entry.last_error = run.run_id, a.error
                 entry.about = run.device_info.get(a.device, entry.about)
     return sorted(found.values(), key=lambda d: (-d.errors, d.device))
+
+
+def _device_fault(error: str | None) -> bool:
+    """Whether a recorded error (``"<kind>: <message>"``) was the device's: an infrastructure
+    error as `farm.attempts` classes it. One without a recorded error counts (as before
+    errors were recorded: nothing says it was not)."""
+    if not error:
+        return True
+    from farm.attempts import Outcome, error_outcome
+    return error_outcome(error.split(":", 1)[0].strip()) is Outcome.INFRA

@@ -89,7 +89,7 @@ def test_history_page_shows_flaky_ranking_and_new_failure(nights, viewer_page, p
     flaky = page.locator("#flaky tbody tr")
     assert flaky.count() == 1
     assert flaky.first.get_attribute("data-case") == "nightly/flip"
-    assert "2 / 3" in flaky.first.inner_text()
+    assert "2 · 0 / 3" in flaky.first.inner_text()     # failed · flaky / runs
     latest = {row.get_attribute("data-case"): row.locator(".verdict").inner_text()
               for row in page.locator("#latest tbody tr").all()}
     assert latest == {"nightly/turns": "new failure", "nightly/flip": "flaky"}
