@@ -250,7 +250,50 @@ def open_results(settings: Any, where: str | None = None) -> ResultsStore:
     if is_redis(where):
         from farm.cluster import store
         return RedisResults(store.connect(where), settings.cluster_prefix)
-    return SqliteResults(Path(where) if where else Path(settings.state_dir) / "results.sqlite")
+    if where:
+        return SqliteResults(Path(where))
+    state = Path(settings.state_dir)
+    results = SqliteResults(state / "results.sqlite")
+    if not results.path.exists():       # first use: a farm from before the history ran here
+        import_earlier_runs(results, state / "runs")
+    return results
+
+
+def import_earlier_runs(store: SqliteResults, runs: Path) -> int:
+    """Put the runs a farm from before the results history left under ``runs``
+    (``<state dir>/runs/<run id>/results.json``) into a new ``store``, once, saying so on
+    stderr: an upgrade keeps their verdicts (a case failing every night is still failing,
+    not a new failure; ``farm report --history`` shows them). A results.json farm cannot read
+    is left out and counted; a store that cannot be written costs only the import."""
+    import sys
+
+    from pydantic import ValidationError
+    records, unreadable = [], 0
+    try:
+        found = sorted(p for p in runs.iterdir() if (p / "results.json").is_file())
+    except OSError:
+        return 0        # no runs folder: nothing ran here before
+    for run_dir in found:
+        try:
+            summary = RunSummary.model_validate_json((run_dir / "results.json").read_bytes())
+        except (OSError, ValidationError):
+            unreadable += 1
+            continue
+        if summary.cases:
+            report = run_dir / "report.html"
+            records.append(record_for(summary, report.resolve() if report.exists() else None))
+    if not records:
+        return 0
+    try:
+        store.add_many(records)
+    except (sqlite3.Error, OSError) as exc:
+        print(f"farm: warning: earlier runs not imported into {store.path}: {exc}",
+              file=sys.stderr, flush=True)
+        return 0
+    skipped = f" ({unreadable} unreadable results.json left out)" if unreadable else ""
+    print(f"farm: results history {store.path} started with the {len(records)} earlier "
+          f"run(s) under {runs}{skipped}", file=sys.stderr, flush=True)
+    return len(records)
 
 
 def is_redis(where: str | None) -> bool:
