@@ -335,16 +335,29 @@ def classify(previous: list[str], status: str) -> str | None:
     return None
 
 
+def counts_for_verdicts(case: CaseRecord) -> bool:
+    """Whether a recorded case's status says something of the case: it finished, and not as
+    an infrastructure error (its device broke, not the app: a real failure after it is still
+    a new failure, not flaky)."""
+    if case.status not in FINISHED:
+        return False
+    if case.status == "error" and case.error:
+        from farm.attempts import Outcome, error_outcome
+        return error_outcome(case.error.split(":", 1)[0].strip()) is not Outcome.INFRA
+    return True
+
+
 def since_last(history: list[RunRecord], summary: RunSummary) -> dict[str, str]:
     """For each red case of ``summary``, its `classify` verdict against the runs before. An
     interrupted run's finished cases count as any run's (a case that failed in it is not new
-    the next time); cases that did not finish (skipped, interrupted) are no verdict."""
+    the next time); cases that did not finish (skipped, interrupted), or ended as the device's
+    infrastructure error, are no verdict (`counts_for_verdicts`)."""
     past: dict[str, list[str]] = {}
     for run in history:
         if run.run_id == summary.run_id:
             continue
         for case in run.cases:
-            if case.status in FINISHED:
+            if counts_for_verdicts(case):
                 past.setdefault(case.case_id, []).append(case.status)
     return {c.case_id: verdict for c in summary.cases if c.status in RED
             and (verdict := classify(past.get(c.case_id, []), c.status))}

@@ -8,8 +8,8 @@ import statistics
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
-from farm.results_history import (FINISHED, CaseRecord, RunRecord, classify, pass_rate,
-                                  suite_of)
+from farm.results_history import (FINISHED, CaseRecord, RunRecord, classify,
+                                  counts_for_verdicts, pass_rate, suite_of)
 
 _SINCE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdw])\s*$")
 _UNIT = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
@@ -155,8 +155,9 @@ def analyse(runs: list[RunRecord], suite: str | None = None,
             if verdict and index == len(runs) - 1:
                 changes.append(Change(case.case_id, names[case.case_id], case.status, verdict,
                                       case.error))
-            statuses[case.case_id].append(case.status)
-            before[case.case_id].append(case.status)
+            if counts_for_verdicts(case):    # (a device's infra error says nothing of it)
+                statuses[case.case_id].append(case.status)
+                before[case.case_id].append(case.status)
         rows.append(row)
         latest = changes
     order = {"new failure": 0, "flaky": 1, "still failing": 2, "fixed": 3}
@@ -174,11 +175,12 @@ def _verdict(before: list[str], status: str) -> str | None:
 
 def _statuses(runs: list[RunRecord]) -> defaultdict[str, list[str]]:
     """Each case's statuses over ``runs`` (oldest first), as `since_last` counts them: the
-    cases that finished (skipped and interrupted ones left out), interrupted runs' too."""
+    cases that finished (skipped and interrupted ones left out), interrupted runs' too, but
+    not as the device's infrastructure error (`counts_for_verdicts`)."""
     seen: defaultdict[str, list[str]] = defaultdict(list)
     for run in runs:
         for case in run.cases:
-            if case.status in FINISHED:
+            if counts_for_verdicts(case):
                 seen[case.case_id].append(case.status)
     return seen
 

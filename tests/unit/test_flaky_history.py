@@ -90,3 +90,28 @@ def test_an_error_s_outcome_comes_from_its_kind():
     assert error_outcome("CaseTimeout") is Outcome.TIMEOUT
     assert error_outcome("ModelUnavailable") is Outcome.MODEL
     assert error_outcome("NoSuchThing") is Outcome.INTERNAL
+
+
+def test_a_device_that_broke_under_a_case_does_not_make_its_first_real_failure_flaky():
+    """Night 1: the device broke under the case (DeviceLost, no retry left: an error). Night
+    2: passed. Night 3: the app really regressed: a new failure, in the run's own report and on
+    the history page, not "flaky" (night 1 said nothing of the case)."""
+    from farm.report.trends import analyse
+    from farm.results import CaseError, CaseResult, RunSummary
+    from farm.results_history import record_for, since_last
+
+    def night(run_id: str, day: int, status: str, kind: str | None) -> RunSummary:
+        error = CaseError(kind=kind, message="x") if kind else None
+        case = CaseResult(run_id=run_id, case_id="s/c", name="c", file="s/c.yaml",
+                          platform="web", device="browser-1", status=status, error=error,
+                          started=f"2026-01-{day:02d}T02:00:00+00:00")
+        s = RunSummary(run_id=run_id, started=f"2026-01-{day:02d}T02:00:00+00:00",
+                       cases=[case])
+        s.recount()
+        return s
+    runs = [record_for(night("r1", 1, "error", "DeviceLost")),
+            record_for(night("r2", 2, "passed", None))]
+    third = night("r3", 3, "failed", "AssertionFailed")
+    assert since_last(runs, third) == {"s/c": "new failure"}
+    trends = analyse([*runs, record_for(third)])
+    assert [(c.case_id, c.verdict) for c in trends.latest] == [("s/c", "new failure")]
