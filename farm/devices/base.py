@@ -6,9 +6,17 @@ pixels on Android, points on iOS); screenshots are in pixels of the same screen.
 
 from __future__ import annotations
 
-from typing import Any, Protocol, runtime_checkable
+import logging
+import threading
+import traceback
+from pathlib import Path
+from typing import Any, Callable, Protocol, runtime_checkable
 
 from pydantic import BaseModel, Field
+
+from farm.errors import DeviceError, DeviceLost, FarmError, StepFailed
+
+log = logging.getLogger(__name__)
 
 
 class Rect(BaseModel):
@@ -79,7 +87,15 @@ class Device(Protocol):
 
     Optional: ``about``, one line saying what the device is, set by ``open()`` (the browser's
     version, a phone's model and OS); every result of the device carries it and the report
-    shows it. A device without it is shown by name alone."""
+    shows it. A device without it is shown by name alone. A web device may offer
+    ``continue_session(target)``: the next file of a ``shareBrowserContext: true`` batch, in
+    the context the previous one left (cookies and storage kept); without it such a file
+    fails saying so.
+
+    Errors: raise `farm.errors.StepFailed` when the app refused an action (the case fails),
+    `DeviceError` / `DeviceLost` when the device did (the case is retried on another device;
+    3 in a row quarantine it). A plugin's device that raises anything else is taken as
+    DeviceError (`PluginDevice`)."""
 
     name: str           # "browser-1", "emulator-5554", ...
     platform: str       # "web" | "android" | "ios"
@@ -91,7 +107,10 @@ class Device(Protocol):
         """Release everything; safe to call twice."""
 
     def start_session(self, target: Any) -> None:
-        """Fresh state for one case (new browser context + open URL, launch the app)."""
+        """Fresh state for one case (new browser context + open URL, launch the app).
+        ``target``: the case's section, `farm.suite.model.WebTarget` (``url``, viewport, ...)
+        on the web, `AndroidTarget` / `IosTarget` (``launch``: the app id or a URL, or None)
+        on phones; a device opens or launches it itself."""
 
     def end_session(self) -> None:
         """Drop the case's state (close the context, stop the app)."""
@@ -136,6 +155,199 @@ class Device(Protocol):
 
     def kill(self) -> None:
         """Hard stop from any thread (watchdog, Ctrl-C): pending calls then fail fast."""
+
+
+# Every method a device offers (a plugin's device missing one is refused when it is built).
+DEVICE_METHODS = tuple(n for n, v in vars(Device).items()
+                       if callable(v) and not n.startswith("_"))
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+JPEG_MAGIC = b"\xff\xd8\xff"
+
+
+class PluginDevice:
+    """A device plugin's device as farm drives it (`farm.devices.specs.build_device` wraps
+    every device a `DeviceKind` builds), so that a broken plugin says what broke:
+
+    - an exception that is not one of farm's (`farm.errors`) becomes a DeviceError naming the
+      device, the method, the plugin and where it was raised (traceback in farm.log): the
+      device's fault, so the case is retried on another device and a device failing 3 cases
+      in a row is quarantined. NotImplementedError becomes StepFailed (the device cannot do
+      that step: a test failure). Raise StepFailed yourself when the app refused an action.
+    - ``screenshot()`` must return PNG (or JPEG) bytes, ``hierarchy()`` a `UITree` or None,
+      ``size()`` two positive ints, ``healthy()`` True or False: anything else is a
+      DeviceError saying what came back and what was expected.
+    - ``open()`` has ``open_timeout`` seconds; then farm calls ``kill()``, which must make the
+      pending ``open()`` fail, and the device is lost (it takes no cases).
+
+    Everything else (``about``, ``aliases``, optional methods such as ``back()``) is the
+    plugin device's own, read and written through."""
+
+    def __init__(self, device: Any, origin: str, open_timeout: float) -> None:
+        object.__setattr__(self, "_plugin", device)
+        object.__setattr__(self, "_origin", origin)           # "device plugin 'tvfarm'"
+        object.__setattr__(self, "_open_timeout", open_timeout)
+        object.__setattr__(self, "_warned", set())             # methods said malformed
+
+    @classmethod
+    def around(cls, device: Any, origin: str, open_timeout: float) -> "PluginDevice":
+        """``device`` wrapped, by a class named as its own ("TvDevice on android cannot
+        hover" names the plugin's class, not this one)."""
+        kind = type(device)
+        made = _WRAPPERS.get(kind)
+        if made is None:
+            made = _WRAPPERS[kind] = type(kind.__name__, (cls,), {"__module__": kind.__module__})
+        return made(device, origin, open_timeout)
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "_plugin":           # (not set yet: while being copied or unpickled)
+            raise AttributeError(name)
+        value = getattr(self._plugin, name)
+        if callable(value) and not isinstance(value, type) and not name.startswith("_"):
+            return lambda *args, **kw: self._call(name, *args, **kw)
+        return value
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        setattr(self._plugin, name, value)
+
+    def __repr__(self) -> str:
+        return f"<{self._origin}: {self._plugin!r}>"
+
+    def _call(self, method: str, *args: Any, **kw: Any) -> Any:
+        try:
+            return getattr(self._plugin, method)(*args, **kw)
+        except FarmError:
+            raise
+        except NotImplementedError as exc:
+            raise StepFailed(f"{self._plugin.name} ({type(self._plugin).__name__}) cannot "
+                             f"{method}: {self._raised(method, exc)}") from exc
+        except Exception as exc:
+            raise DeviceError(f"{self._plugin.name}: {self._raised(method, exc)}") from exc
+
+    def _raised(self, method: str, exc: Exception) -> str:
+        log.info("%s: %s() of %s raised", self._plugin.name, method, self._origin, exc_info=exc)
+        said = f": {exc}" if str(exc) else ""
+        return (f"{method}() of {self._origin} raised {type(exc).__name__}{said} "
+                f"(at {raised_at(exc)})")
+
+    def _wrong(self, method: str, value: Any, expected: str) -> DeviceError:
+        error = DeviceError(f"{self._plugin.name}: {method}() of {self._origin} returned "
+                            f"{_shown(value)}: expected {expected}")
+        if method not in self._warned:  # once: a report screenshot's failure is said nowhere else
+            self._warned.add(method)
+            log.warning("%s", error)
+        return error
+
+    def open(self) -> None:
+        overdue = threading.Event()
+
+        def kill() -> None:
+            overdue.set()
+            log.warning("%s: open() of %s did not finish within %gs: killing the device",
+                        self._plugin.name, self._origin, self._open_timeout)
+            try:
+                self.kill()
+            except Exception as exc:    # (a timer thread: nobody to raise to)
+                log.warning("%s", exc)
+
+        timer = threading.Timer(self._open_timeout, kill)
+        timer.daemon = True
+        timer.start()
+        try:
+            self._call("open")
+        except Exception as exc:
+            if not overdue.is_set():
+                raise
+            raise self._overdue() from exc
+        finally:
+            timer.cancel()
+        if overdue.is_set():
+            raise self._overdue()
+
+    def _overdue(self) -> DeviceLost:
+        return DeviceLost(f"{self._plugin.name}: open() of {self._origin} did not finish within "
+                          f"{self._open_timeout:g}s (DeviceKind.open_timeout): farm killed it")
+
+    def kill(self) -> None:
+        self._call("kill")
+
+    def continue_session(self, target: Any) -> None:
+        if not callable(getattr(self._plugin, "continue_session", None)):
+            raise StepFailed(f"{self._plugin.name} ({type(self._plugin).__name__}) cannot run "
+                             "the next file of a shareBrowserContext batch in the same browser "
+                             f"context: it has no continue_session() ({self._origin})")
+        self._call("continue_session", target)
+
+    def screenshot(self) -> bytes:
+        png = self._call("screenshot")
+        if isinstance(png, (bytes, bytearray)) and png[:8] == PNG_MAGIC or (
+                isinstance(png, (bytes, bytearray)) and png[:3] == JPEG_MAGIC):
+            return bytes(png)
+        raise self._wrong("screenshot", png, "the PNG bytes of the screen")
+
+    def hierarchy(self) -> UITree | None:
+        tree = self._call("hierarchy")
+        if tree is None or isinstance(tree, UITree):
+            return tree
+        raise self._wrong("hierarchy", tree, "a farm.devices.base.UITree, or None where there "
+                          "is no UI tree")
+
+    def size(self) -> tuple[int, int]:
+        size = self._call("size")
+        if (isinstance(size, (tuple, list)) and len(size) == 2
+                and all(isinstance(v, int) and not isinstance(v, bool) and v > 0
+                        for v in size)):
+            return (size[0], size[1])
+        raise self._wrong("size", size, "(width, height), two positive ints")
+
+    def healthy(self) -> bool:
+        ok = self._call("healthy")
+        if ok is None:                  # (a healthy() that forgot to return)
+            raise self._wrong("healthy", ok, "True or False")
+        return bool(ok)
+
+
+def _forward(method: str) -> Callable[..., Any]:
+    def call(self: PluginDevice, *args: Any, **kw: Any) -> Any:
+        return self._call(method, *args, **kw)
+    call.__name__ = call.__qualname__ = method
+    return call
+
+
+for _method in DEVICE_METHODS:
+    if _method not in vars(PluginDevice):
+        setattr(PluginDevice, _method, _forward(_method))
+
+_WRAPPERS: dict[type, type] = {}
+
+
+def raised_at(exc: BaseException) -> str:
+    """``file:line`` where ``exc`` was raised: the innermost frame outside Python's own and
+    installed libraries (the plugin's code that called them), else the innermost; the path
+    relative to the working directory when under it."""
+    import sysconfig
+    frames = traceback.extract_tb(exc.__traceback__)
+    if not frames:
+        return "unknown place"
+    libraries = tuple(str(Path(p).resolve()) for k, p in sysconfig.get_paths().items()
+                      if k in ("stdlib", "platstdlib", "purelib", "platlib"))
+    own = [f for f in frames if not str(Path(f.filename).resolve()).startswith(libraries)
+           and not f.filename.startswith("<")]
+    frame = (own or frames)[-1]
+    where = Path(frame.filename)
+    try:
+        where = where.resolve().relative_to(Path.cwd())
+    except (ValueError, OSError):
+        pass
+    return f"{where}:{frame.lineno}"
+
+
+def _shown(value: Any) -> str:
+    """A returned value as an error message shows it: its type and its start."""
+    if value is None:
+        return "None"
+    text = repr(value)
+    return f"{type(value).__name__} {text[:40] + '…' if len(text) > 40 else text}"
 
 
 def swipe_toward(rect: Rect, size: tuple[int, int]) -> tuple[int, int, int, int] | None:

@@ -119,6 +119,13 @@ class FakeDevice:
         self.values.clear()
         self.focused = None
 
+    def continue_session(self, target: Any) -> None:
+        """The next file of a shared-context batch: the start screen again, typed values kept
+        (what a browser keeps in cookies and storage)."""
+        self._act("continue_session", getattr(target, "url", None))
+        self.screen = self.start
+        self.focused = None
+
     def end_session(self) -> None:
         if not self._killed.is_set():
             self.actions.append(("end_session",))

@@ -15,10 +15,11 @@ from __future__ import annotations
 import importlib
 import re
 from dataclasses import dataclass
+from types import ModuleType
 from typing import TYPE_CHECKING, Callable
 
 from farm.config import Settings
-from farm.devices.base import Device
+from farm.devices.base import DEVICE_METHODS, Device, PluginDevice, raised_at
 from farm.errors import ConfigError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -35,10 +36,15 @@ _SPEC = re.compile(r"^\s*([a-z][a-z0-9_-]*)\s*(?::\s*(\d+))?\s*$", re.I)   # Bro
 
 @dataclass(frozen=True)
 class DeviceKind:
-    """A plugin's device kind: its platform and how to build its ``index``-th device."""
+    """A plugin's device kind: the platform whose cases it runs ("web", "android" or "ios":
+    a case's ``web:`` / ``android:`` / ``ios:`` section) and how to build its ``index``-th
+    device. ``build`` only makes the object (it connects to nothing: ``open()`` does, where a
+    failure takes only that device out of the run). ``open_timeout``: seconds ``open()`` may
+    take before farm calls ``kill()`` and counts the device lost."""
 
     platform: str
     build: Callable[[str, Settings, int], Device]      # (name, settings, index) -> Device
+    open_timeout: float = 300.0
 
 
 @dataclass(frozen=True)
@@ -48,22 +54,113 @@ class DeviceSpec:
     platform: str
 
 
+PLATFORMS = ("web", "android", "ios")
+ENTRY = "farm_device_kinds"
+_KIND_NAME = re.compile(r"^[a-z][a-z0-9_-]*$")
+CONTRACT = ("a device plugin module defines farm_device_kinds() returning {kind: "
+            "farm.devices.specs.DeviceKind(platform, build)}, e.g. {'tv': DeviceKind('android', "
+            "TvDevice)}")
+
+
 def plugin_kinds(settings: Settings) -> dict[str, DeviceKind]:
     """Kinds the configured device plugins add (a broken plugin is a configuration error)."""
-    kinds: dict[str, DeviceKind] = {}
+    return {kind: found for kind, (_, found) in _plugins(settings).items()}
+
+
+def _plugins(settings: Settings) -> dict[str, tuple[str, DeviceKind]]:
+    """kind → (the plugin module adding it, its DeviceKind). A kind given by two plugins, or
+    by a plugin and farm, is refused: which one was meant?"""
+    kinds: dict[str, tuple[str, DeviceKind]] = {}
     for module in settings.device_plugins:
-        try:
-            found = importlib.import_module(module).farm_device_kinds()
-        except Exception as exc:
-            raise ConfigError(f"device plugin {module!r} (FARM_DEVICE_PLUGINS): {exc}") from None
-        kinds.update(found)
+        for kind, found in _plugin_kinds_of(module).items():
+            where = f"device plugin {module!r} (FARM_DEVICE_PLUGINS)"
+            if kind in BUILTIN_KINDS:
+                raise ConfigError(f"{where}: its kind {kind!r} is one of farm's own "
+                                  f"({', '.join(BUILTIN_KINDS)}): give it another name")
+            if kind in kinds and kinds[kind][0] != module:
+                raise ConfigError(f"{where}: its kind {kind!r} is also a kind of device "
+                                  f"plugin {kinds[kind][0]!r}: give one of them another name")
+            kinds[kind] = (module, found)
     return kinds
+
+
+def _plugin_kinds_of(module: str) -> dict[str, DeviceKind]:
+    """What ``module``'s farm_device_kinds() returns, checked."""
+    where = f"device plugin {module!r} (FARM_DEVICE_PLUGINS)"
+    entry = getattr(_import_plugin(module, where), ENTRY, None)
+    if entry is None:
+        raise ConfigError(f"{where} defines no {ENTRY}(): {CONTRACT}")
+    if not callable(entry):
+        raise ConfigError(f"{where}: its {ENTRY} is a {type(entry).__name__}, not a function: "
+                          f"{CONTRACT}")
+    try:
+        found = entry()
+    except Exception as exc:
+        raise ConfigError(f"{where}: {ENTRY}() raised {type(exc).__name__}: {exc} (at "
+                          f"{raised_at(exc)})") from None
+    if not isinstance(found, dict):
+        raise ConfigError(f"{where}: {ENTRY}() returned a {type(found).__name__}: {CONTRACT}")
+    for kind, value in found.items():
+        _check_kind(where, kind, value)
+    return found
+
+
+def _import_plugin(module: str, where: str) -> ModuleType:
+    try:
+        return importlib.import_module(module)
+    except ModuleNotFoundError as exc:
+        if exc.name and (module == exc.name or module.startswith(exc.name + ".")):
+            raise ConfigError(f"{where}: no module named {exc.name!r} can be imported (the "
+                              "name is a Python module's, as in `import`: a typo? is its "
+                              "package installed, or its folder on PYTHONPATH?)") from None
+        raise ConfigError(f"{where}: importing it failed: {exc} (at {raised_at(exc)})") from None
+    except Exception as exc:
+        raise ConfigError(f"{where}: importing it failed: {type(exc).__name__}: {exc} (at "
+                          f"{raised_at(exc)})") from None
+
+
+def _check_kind(where: str, kind: object, value: object) -> None:
+    """One entry of a plugin's farm_device_kinds(), as `--devices KIND:N` can use it."""
+    if not isinstance(kind, str) or not _KIND_NAME.match(kind):
+        raise ConfigError(f"{where}: kind {kind!r} cannot be written in --devices KIND:N: a "
+                          "kind is a lower-case word (letters, digits, - and _), e.g. 'tv'")
+    if not isinstance(value, DeviceKind):
+        raise ConfigError(f"{where}: kind {kind!r} is a {_what(value)}, not a DeviceKind: "
+                          f"{CONTRACT}")
+    if value.platform not in PLATFORMS:
+        raise ConfigError(f"{where}: kind {kind!r} has platform {value.platform!r}: expected "
+                          f"one of {', '.join(PLATFORMS)} (the case section, web: / android: "
+                          "/ ios:, whose cases its devices run)")
+    if not callable(value.build):
+        raise ConfigError(f"{where}: kind {kind!r} has build={_what(value.build)}: expected "
+                          "a function (name, settings, index) -> device, or the device class")
+    if not isinstance(value.open_timeout, (int, float)) or not value.open_timeout > 0:
+        raise ConfigError(f"{where}: kind {kind!r} has open_timeout={value.open_timeout!r}: "
+                          "expected seconds, more than 0")
+
+
+def _what(value: object) -> str:
+    """``value`` as a message names it: "None", "class TvDevice", "list ['tv']", "a TvDevice"."""
+    if value is None or isinstance(value, type):
+        return "None" if value is None else f"class {value.__name__}"
+    if isinstance(value, (str, int, float, tuple, list, dict, set)):
+        text = repr(value)
+        return f"{type(value).__name__} {text if len(text) <= 60 else text[:60] + '…'}"
+    return f"a {type(value).__name__}"
 
 
 def known_kinds(settings: Settings) -> dict[str, str]:
     """Every usable kind → its platform."""
     plugins = plugin_kinds(settings) if settings.device_plugins else {}
     return {**BUILTIN_KINDS, **{k: v.platform for k, v in plugins.items()}}
+
+
+def _plugin_hint(settings: Settings | None) -> str:
+    """Where a device plugin's kind comes from, when no plugin is configured."""
+    if settings is not None and settings.device_plugins:
+        return ""
+    return (" (a device plugin's kind needs its module in FARM_DEVICE_PLUGINS, for `farm run "
+            "--broker` too)")
 
 
 def parse_device_specs(text: str, settings: Settings | None = None) -> list[DeviceSpec]:
@@ -86,7 +183,7 @@ def parse_device_specs(text: str, settings: Settings | None = None) -> list[Devi
         kind, count = m.group(1).lower(), int(m.group(2) or 1)
         if kind not in kinds:
             raise ConfigError(f"unknown device kind {kind!r}: expected one of "
-                              + ", ".join(kinds))
+                              + ", ".join(kinds) + _plugin_hint(settings))
         if count < 1:
             raise ConfigError(f"device count must be at least 1 in {part.strip()!r}")
         if kind in given:
@@ -240,11 +337,37 @@ def build_device(kind: str, name: str, settings: Settings, target: str = "",
     if kind == "ios":
         from farm.devices.ios import IosDevice
         return IosDevice(name, settings, target)
-    plugins = plugin_kinds(settings)
+    plugins = _plugins(settings)
     if kind in plugins:
-        return plugins[kind].build(name, settings, index)
+        return _plugin_device(*plugins[kind], kind, name, settings, index)
     raise ConfigError(f"{kind} devices are started by `farm run` (or `farm sim`)"
                       if kind in BUILTIN_KINDS else f"unknown device kind {kind!r}")
+
+
+def _plugin_device(module: str, found: DeviceKind, kind: str, name: str, settings: Settings,
+                   index: int) -> Device:
+    """Device ``name`` of plugin ``module``'s ``kind``, checked against the Device protocol and
+    wrapped (`PluginDevice`: its failures say which plugin, method and line)."""
+    where = f"device plugin {module!r}"
+    try:
+        device = found.build(name, settings, index)
+    except Exception as exc:
+        raise ConfigError(f"{where}: building {kind} device {name!r} failed: "
+                          f"{type(exc).__name__}: {exc} (at {raised_at(exc)}); a DeviceKind's "
+                          "build only makes the device: connect in its open(), where a "
+                          "failure takes only that device out of the run") from None
+    built = f"{where}: its {kind} build({name!r}, settings, {index}) returned {_what(device)}"
+    missing = [m for m in DEVICE_METHODS if not callable(getattr(device, m, None))]
+    if missing:
+        raise ConfigError(f"{built}, which has no {', '.join(m + '()' for m in missing)}: a "
+                          "device has every method of farm.devices.base.Device")
+    if getattr(device, "name", None) != name:
+        raise ConfigError(f"{built}, whose name is {getattr(device, 'name', None)!r}: a device "
+                          "takes the name farm gives build() (its first argument)")
+    if getattr(device, "platform", None) != found.platform:
+        raise ConfigError(f"{built}, whose platform is {getattr(device, 'platform', None)!r}: "
+                          f"the kind's platform is {found.platform!r}")
+    return PluginDevice.around(device, where, float(found.open_timeout))
 
 
 def make_devices(specs: list[DeviceSpec], settings: Settings,
