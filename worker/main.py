@@ -203,9 +203,14 @@ def child(argv: Sequence[str]) -> int:
     try:
         runtime.start()
     except Exception as exc:
-        print(f"farm worker: device {name} could not start: {exc}", file=sys.stderr)
+        said = str(exc)
+        print(f"farm worker: device {name} " + (said if said.startswith("could not start")
+                                                else f"could not start: {said}"),
+              file=sys.stderr)
         runtime.stop()
-        return 3
+        # a configuration mistake (a broken device plugin) is exit 4, as for farm run
+        from farm.errors import UserError
+        return 4 if isinstance(exc, UserError) else 3
     print(f"farm worker: {name} ready (queues {', '.join(_queues(runtime))}{metrics_at})"
           + (f" on {target}" if target else ""), flush=True)
     code = serve(runtime, args.loglevel)

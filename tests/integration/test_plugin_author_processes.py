@@ -110,3 +110,26 @@ def test_a_plugin_device_that_raises_has_its_case_retried_on_another_worker_devi
     assert "start_session() of device plugin 'acme_tv_farm' raised RuntimeError: the TV's " \
            "app store says no (at " in out
     assert "internal error" not in out
+
+
+def test_a_worker_device_its_plugin_cannot_build_is_a_configuration_error(
+        farm: FarmCli, tmp_path: Path, redis_url: str) -> None:
+    """A plugin whose device lacks a method: `farm worker` says so once ("could not start:
+    could not start:" before) and exits 4, a configuration mistake, as `farm run` does."""
+    env = plugin_dir(tmp_path, '''
+from farm.devices.specs import DeviceKind
+
+
+class Half:
+    def __init__(self, name, settings, index):
+        self.name, self.platform = name, "android"
+
+
+def farm_device_kinds():
+    return {"tv": DeviceKind("android", Half)}
+''')
+    done = farm.run("worker", "--broker", redis_url, "--devices", "tv:1", "--metrics-port", "0",
+                    timeout=120, **env, **CLUSTER_ENV)
+    text = done.stdout + done.stderr
+    assert done.returncode == 4, text
+    assert text.count("could not start") == 1 and "which has no " in text, text
