@@ -27,7 +27,7 @@ from farm.results import CaseResult
 from farm.runner import Services, run_case
 from farm.schedule import Job
 from farm.suite.model import Case
-from farm.text import clean
+from farm.text import clean, first_line
 
 log = logging.getLogger("farm.slot")
 
@@ -166,12 +166,14 @@ class DeviceSlot:
         self.retire("quarantined", QUARANTINE_REASON)
 
     def _ensure_healthy(self) -> bool:
+        why = "its health check said no"
         try:
             if self.device.healthy():
                 return True
         except Exception as exc:
             log.info("health check of %s failed: %s", self.name, exc)
-        self._set("restarting")
+            why = f"its health check failed: {first_line(exc)}"
+        self._set("restarting", why)
         try:
             self.device.close()
         except Exception:

@@ -92,3 +92,30 @@ def test_only_the_newest_runs_are_kept_under_the_state_dir(tmp_path: Path) -> No
         [names[0], *names[-3:], "my-notes"])
     _prune_runs(runs, 0, current)         # 0: keep them all
     assert len(list(runs.iterdir())) == 5
+
+
+def test_a_device_restarted_before_a_case_says_why(tmp_path: Path) -> None:
+    """`[tv-1] restarting` alone left the reason in farm.log at INFO: a health check that
+    raised is said on the console with the restart."""
+    from farm.config import Settings
+    from farm.devices.base import UITree
+    from farm.devices.fake import FakeDevice
+    from farm.executors.base import NullEvents
+    from farm.results import ArtifactStore
+    from farm.runner import Services
+    from farm.slot import DeviceSlot
+
+    said: list[tuple[str, str]] = []
+
+    class Seen(NullEvents):
+        def device_state(self, device: str, state: str, detail: str = "") -> None:
+            said.append((state, detail))
+
+    class Unwell(FakeDevice):
+        def healthy(self) -> bool:
+            raise ConnectionError("the TV's control port refused")
+    slot = DeviceSlot(Unwell(UITree(source="tv", nodes=[]), name="tv-1", platform="android"),
+                      Services(Settings(), ArtifactStore(tmp_path), "run-1", {}), events=Seen())
+    assert slot.open()
+    assert slot._ensure_healthy()
+    assert ("restarting", "its health check failed: the TV's control port refused") in said
