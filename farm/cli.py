@@ -216,12 +216,22 @@ def devices(broker: str | None, release: tuple[str, ...]) -> None:
         click.echo(f"browser   Chromium {chromium.version}  {chromium.path}  "
                    f"({chromium.source})")
     _mobile_devices(settings)
+    _plugin_devices(settings)
     if settings.broker_url:
         sys.stdout.flush()
         _cluster_devices(settings.broker_url.get_secret_value(), settings.cluster_prefix,
                          release)
     if chromium is None:
         sys.exit(5)
+
+
+def _plugin_devices(settings) -> None:
+    """The kinds FARM_DEVICE_PLUGINS adds (a broken plugin: its error, exit 4, as a run)."""
+    if not settings.device_plugins:
+        return
+    from farm.devices.specs import plugin_modules
+    for kind, (module, found) in sorted(plugin_modules(settings).items()):
+        click.echo(f"{kind:<9} device plugin {module}: {found.platform} cases ({kind}:N)")
 
 
 def _mobile_devices(settings) -> None:

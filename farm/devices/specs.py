@@ -67,6 +67,11 @@ def plugin_kinds(settings: Settings) -> dict[str, DeviceKind]:
     return {kind: found for kind, (_, found) in _plugins(settings).items()}
 
 
+def plugin_modules(settings: Settings) -> dict[str, tuple[str, DeviceKind]]:
+    """kind → (the plugin module adding it, its DeviceKind), for `farm devices`."""
+    return _plugins(settings)
+
+
 def _plugins(settings: Settings) -> dict[str, tuple[str, DeviceKind]]:
     """kind → (the plugin module adding it, its DeviceKind). A kind given by two plugins, or
     by a plugin and farm, is refused: which one was meant?"""

@@ -451,3 +451,14 @@ def test_the_line_named_is_the_plugins_own_not_the_library_it_called(plugin):
     assert str(broke.value).startswith(f"tv-1: tap() of device plugin {module!r} raised "
                                        "JSONDecodeError: Expecting property name")
     assert str(broke.value).endswith(f"{module}.py:{line})")
+
+
+def test_farm_devices_lists_the_plugin_kinds_and_refuses_a_broken_plugin(monkeypatch, capsys):
+    """`farm devices` said nothing of FARM_DEVICE_PLUGINS: a plugin's kinds were not listed,
+    and a module that does not import gave exit 0."""
+    monkeypatch.setenv("FARM_DEVICE_PLUGINS", "tests.support.devices")
+    code, out, _ = run_main(monkeypatch, capsys, "devices")
+    assert "fake      device plugin tests.support.devices: web cases (fake:N)" in out
+    monkeypatch.setenv("FARM_DEVICE_PLUGINS", "no_such_plugin_module")
+    code, out, err = run_main(monkeypatch, capsys, "devices")
+    assert code == 4 and "device plugin 'no_such_plugin_module'" in err, (out, err)
