@@ -39,9 +39,10 @@ class TvDevice(FakeDevice):
         if self.name.split("@")[0] in os.environ.get("TV_FAIL", "").split(","):
             signal.touch()
             raise RuntimeError("the TV's app store says no")
-        deadline = time.monotonic() + 120
-        while not signal.exists() and time.monotonic() < deadline:
-            time.sleep(0.05)
+        deadline = time.monotonic() + 120      # (the other device's break is a file: looked
+        while not signal.exists() and time.monotonic() < deadline:    # at until it is there)
+            if self._killed.wait(0.05):
+                break
         super().start_session(target)
 
 
