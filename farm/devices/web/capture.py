@@ -243,8 +243,11 @@ class PageCapture:
         impl = getattr(cdp, "_impl_obj", None)
         if impl is None or getattr(page, "_sync", None) is None:
             return cdp.send("Runtime.evaluate", params)
-        return page._sync(_unless(impl.send("Runtime.evaluate", params, None),
-                                  lambda: self.wait.awaiting))
+        try:
+            reply = impl.send("Runtime.evaluate", params, None)    # (newer Playwright: timeout)
+        except TypeError:
+            reply = impl.send("Runtime.evaluate", params)
+        return page._sync(_unless(reply, lambda: self.wait.awaiting))
 
     def attach(self, page: Any) -> None:
         """A page has started loading: open its DevTools session now, its round trips
