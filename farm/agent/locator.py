@@ -362,6 +362,10 @@ class LocatorChain:
                     self.on_hit(prompt, hit, ctx)
                 return hit
         what = f'"{prompt}"' if prompt else f"XPath {xpath}"
+        tree = ctx._tree if ctx._fetched else None
+        if tree is not None and tree.truncated:      # the miss may be past the read's end
+            what += (f" (the screen has more than {len(tree.nodes)} elements and the tree farm "
+                     "read stopped there: an XPath step or a model reaches the rest)")
         if pictured and not self.has_model_tier:
             raise NeedsModel(f"{what} has reference images: only a model can match it")
         if ctx.hints.get(XPATH_UNUSABLE):

@@ -64,6 +64,7 @@ class UITree(BaseModel):
     source: str                     # "dom", "uiautomator", "wda"
     nodes: list[UINode] = Field(default_factory=list)
     page_text: str | None = None    # full visible text where the platform has it (web innerText)
+    truncated: bool = False         # the read stopped at its cap of elements (web: MAX_NODES)
 
     def visible_text(self) -> str:
         if self.page_text is not None:

@@ -46,7 +46,8 @@ class DomReader:
         if raw.get("truncated"):
             log.info("%s: DOM has more than %d rendered elements; tree truncated", self.device,
                      MAX_NODES)
-        tree = UITree(source="dom", nodes=nodes, page_text=raw.get("pageText") or "")
+        tree = UITree(source="dom", nodes=nodes, page_text=raw.get("pageText") or "",
+                      truncated=bool(raw.get("truncated")))
         self._tree = (raw["token"], tree) if raw.get("token") else None
         self._text = (raw["token"], tree.page_text or "") if raw.get("token") else None
         return tree
