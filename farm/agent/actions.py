@@ -48,6 +48,7 @@ class Locate(BaseModel):
     at: Optional[BoxAt] = None
     # the action types into it: among tied text matches, the one text field wins
     editable: bool = Field(default=False, exclude=True)
+    disabled: bool = Field(default=False, exclude=True)    # the element found is disabled
 
     @property
     def box_only(self) -> bool:
@@ -69,6 +70,13 @@ class Locate(BaseModel):
         if self.rect is None:
             raise StepFailed(f"{self.describe()} was not located")
         return self.rect.center
+
+    def usable(self, what: str) -> tuple[int, int]:
+        """`point`, for an action on a control: a disabled one fails the step (a tap there
+        does nothing, and the step would pass while the app ignored it)."""
+        if self.disabled:
+            raise StepFailed(f"{self.describe()} is disabled: {what}")
+        return self.point()
 
 
 class ActionContext:
@@ -186,17 +194,17 @@ class Tap(Action):
         if self.fileChooserAccept and type(self) is Tap:
             # the chooser may open late on a busy machine: up to 30 s, within the case's time
             wait_s = max(min(ctx.remaining(), 30.0), 0.1)
-            ctx.optional("tap_choosing_files")(*self.locate.point(), self.fileChooserAccept,
-                                               wait_s)
+            ctx.optional("tap_choosing_files")(*self.locate.usable("a tap does nothing there"),
+                                               self.fileChooserAccept, wait_s)
             return
-        ctx.device.tap(*self.locate.point())
+        ctx.device.tap(*self.locate.usable("a tap does nothing there"))
 
 
 class DoubleClick(Tap):
     name, doc = "DoubleClick", "double-click an element"
 
     def run(self, ctx: ActionContext) -> None:
-        ctx.device.double_tap(*self.locate.point())
+        ctx.device.double_tap(*self.locate.usable("a double-click does nothing there"))
 
 
 class RightClick(Tap):
@@ -218,7 +226,8 @@ class LongPress(Tap):
     duration: int = 800
 
     def run(self, ctx: ActionContext) -> None:
-        ctx.device.long_press(*self.locate.point(), self.duration)
+        ctx.device.long_press(*self.locate.usable("a long press does nothing there"),
+                              self.duration)
 
 
 class DragAndDrop(Action):
@@ -242,7 +251,7 @@ class Input(Action):
 
     def run(self, ctx: ActionContext) -> None:
         if self.locate is not None:
-            ctx.device.tap(*self.locate.point())
+            ctx.device.tap(*self.locate.usable("no text can be typed there"))
             # a phone says whether a text field took the focus (the web's fill says it)
             check = getattr(ctx.device, "check_text_focus", None)
             if check is not None and self.mode != "typeOnly":

@@ -41,6 +41,7 @@ class LocateHit:
     rect: Rect
     tier: str
     description: str = ""
+    enabled: bool = True        # false: the element found is a disabled control (tree tiers)
 
 
 @dataclass
@@ -219,13 +220,14 @@ class TextMatchTier:
             if targets[0].editable:
                 node = targets[0]
                 self.fields[normalise(prompt)] = (node.role, node.resource_id, node.rect)
-            return LocateHit(targets[0].rect, self.name, describe(targets[0]))
+            return LocateHit(targets[0].rect, self.name, describe(targets[0]),
+                             targets[0].enabled)
         if targets:
             return self._reveal(prompt, ctx, targets[0])
         filled = self._field(prompt, tree)
         if filled is not None:
             return LocateHit(filled.rect, self.name, describe(filled) +
-                             f', the field "{prompt}" named before it was filled')
+                             f', the field "{prompt}" named before it was filled', filled.enabled)
         ctx.near.extend(_near_candidates(normalise(prompt), tree))
         return None
 
@@ -260,7 +262,7 @@ class TextMatchTier:
             target = targets[0]
             if target.visible:
                 return LocateHit(target.rect, self.name,
-                                 describe(target) + " (scrolled into view)")
+                                 describe(target) + " (scrolled into view)", target.enabled)
             if _signature(tree) == before:     # the screen did not move: end of the page
                 break
         ctx.near.insert(0, describe(target) + " is off-screen and did not come into view"

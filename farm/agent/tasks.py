@@ -93,6 +93,7 @@ class TaskRunner:
                     loc: Locate = getattr(task.action, task.field or "")
                     task.hit = self.locate(loc)
                     loc.rect, loc.tier = task.hit.rect, task.hit.tier
+                    loc.disabled = not getattr(task.hit, "enabled", True)
                     if loc.box_only and self.remember_boxes:
                         remember_box(loc, self.ctx.device)
                 else:

@@ -58,6 +58,7 @@ class UINode(BaseModel):
     clickable: bool = False
     editable: bool = False
     visible: bool = True
+    enabled: bool = True            # false: a disabled control (a tap or typing does nothing)
 
 
 class UITree(BaseModel):

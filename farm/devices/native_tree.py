@@ -60,6 +60,7 @@ def parse_uiautomator(xml: str, width: int, height: int) -> UITree:
                 clickable=child.get("clickable") == "true"
                 or child.get("long-clickable") == "true",
                 editable="EditText" in cls and child.get("enabled") != "false",
+                enabled=child.get("enabled") != "false",
                 visible=x2 > x1 and y2 > y1 and x2 > 0 and y2 > 0 and x1 < width
                 and y1 < height)
             nodes.append(node)
@@ -96,6 +97,7 @@ def parse_wda(xml: str, width: int, height: int) -> UITree:
                 else "",
                 rect=Rect(x=x, y=y, width=w, height=h),
                 clickable=kind in _CLICKABLE_IOS, editable=editable,
+                enabled=child.get("enabled", "true") != "false",
                 visible=child.get("visible", "true") == "true" and w > 0 and h > 0
                 and x + w > 0 and y + h > 0 and x < width and y < height)
             nodes.append(node)

@@ -113,6 +113,7 @@
         // what a field holds now: native trees show it (an EditText's text, a WDA value)
         value: editable && (tag === "INPUT" || tag === "TEXTAREA") ? (el.value || "") : "",
         focused: el === active,       // a native tree's focused="true" (simulators)
+        enabled: !el.matches(":disabled") && el.getAttribute("aria-disabled") !== "true",
         visible: r.right > 0 && r.bottom > 0 && r.left < vw && r.top < vh,
       });
     }
