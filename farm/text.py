@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, TypeVar
+from typing import Any, Callable, TypeVar
 
 T = TypeVar("T")
 # Control characters a page, a device or a model may put in its text (ESC of an ANSI colour or
@@ -139,3 +139,14 @@ def _reads_as_chinese(data: bytes) -> bool:
         return False
     high = sum(1 for c in others if c.encode("gb18030")[-1] >= 0x80)
     return high * 2 >= len(others)
+
+
+def map_strings(value: Any, fn: Callable[[str], str]) -> Any:
+    """JSON-like ``value`` with ``fn`` applied to every string in it (dict keys kept)."""
+    if isinstance(value, str):
+        return fn(value)
+    if isinstance(value, dict):
+        return {k: map_strings(v, fn) for k, v in value.items()}
+    if isinstance(value, list):
+        return [map_strings(v, fn) for v in value]
+    return value

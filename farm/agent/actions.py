@@ -19,6 +19,7 @@ from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator
 from farm.devices.base import Device, Rect
 from farm.errors import CaseTimeout, Interrupted, StepFailed
 from farm.suite.steps import SCROLL_ALIASES, SCROLL_TYPES
+from farm.text import map_strings
 
 
 class BoxAt(BaseModel):
@@ -470,17 +471,7 @@ class RunWdaRequest(Action):
 
     def run(self, ctx: ActionContext) -> Any:
         return ctx.optional("wda_request")(self.method.upper(), ctx.resolve(self.endpoint),
-                                           _resolve_leaves(self.data, ctx.resolve))
-
-
-def _resolve_leaves(value: Any, resolve: Callable[[str], str]) -> Any:
-    if isinstance(value, str):
-        return resolve(value)
-    if isinstance(value, dict):
-        return {k: _resolve_leaves(v, resolve) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_resolve_leaves(v, resolve) for v in value]
-    return value
+                                           map_strings(self.data, ctx.resolve))
 
 
 COMMON: list[type[Action]] = [Tap, DoubleClick, RightClick, Hover, LongPress, DragAndDrop, Input,

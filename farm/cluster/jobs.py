@@ -10,6 +10,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any, Callable, Iterable
 
 from farm.schedule import Job
+from farm.text import map_strings
 from farm.suite.model import Case
 
 _REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)")
@@ -38,15 +39,7 @@ def masked(data: Any, mask: Callable[[str], str] | None) -> Any:
     """A worker's result or step record (JSON) with every string passed through the client's
     ``mask``: a page, a script or a model may show a credential of the client's that the worker
     was never sent, so never knew to hide."""
-    if mask is None:
-        return data
-    if isinstance(data, str):
-        return mask(data)
-    if isinstance(data, dict):
-        return {k: masked(v, mask) for k, v in data.items()}
-    if isinstance(data, list):
-        return [masked(v, mask) for v in data]
-    return data
+    return data if mask is None else map_strings(data, mask)
 
 
 def read_payload(data: dict[str, Any]) -> tuple[str, Job, Case]:
