@@ -215,6 +215,15 @@ def final_result(attempts: list[CaseResult]) -> CaseResult:
     return last
 
 
+def failing_step(case: CaseResult) -> StepRecord | None:
+    """The step a case failed on: the one its error names, else the first bad step."""
+    if case.error is not None and case.error.step is not None:
+        for step in case.steps:
+            if step.index == case.error.step:
+                return step
+    return next((s for s in case.steps if s.status in ("failed", "error")), None)
+
+
 def case_usage(case: "CaseResult") -> Usage:
     """The model spend of a case: every attempt's (an earlier attempt was paid for too, as the
     run's report, history and metrics count it)."""

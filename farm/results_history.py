@@ -9,6 +9,11 @@ JSON document keyed by run id and indexed by start time:
                        sees every run
     FARM_RESULTS_HISTORY_URL=PATH or redis://...   an explicit shared one
 
+Records are additive: a field a newer farm adds loads with its default from an older
+record (and an older farm ignores it). results.sqlite's ``user_version`` says what its rows
+were filled with (`SCHEMA_VERSION`); `SqliteResults.upgrade` brings an older file up once,
+from the runs' results.json still on disk.
+
 ``farm/history.py`` is a different thing: per-case durations for longest-first scheduling.
 """
 
@@ -22,9 +27,25 @@ from typing import Any, Callable, Iterable, Mapping, Protocol
 
 from pydantic import BaseModel, Field
 
-from farm.results import CaseResult, RunSummary, case_usage, run_usage
+from farm.results import CaseResult, RunSummary, case_usage, failing_step, run_usage
 
 RED = ("failed", "error")
+SCHEMA_VERSION = 1      # results.sqlite's user_version: 1 = red cases name their failing step
+STEP_TEXT = 80          # a failing step's label, kept to this many characters
+
+
+class FailedStep(BaseModel):
+    """The step a red attempt ended on: where in the case, what it was, which error."""
+
+    index: int                      # from 1, as in the report; 0: before the first step
+    kind: str = ""                  # aiTap, assertText... ("" when results.json had no steps)
+    label: str = ""                 # its short text, placeholders (never secret values)
+    error: str = ""                 # the error's kind: AssertionFailed, CaseTimeout...
+
+    def key(self) -> tuple[int, str]:
+        """Which step it is, for counting: its place and its text (an edited file's step 4
+        that is another step is another)."""
+        return self.index, self.label
 
 
 class Attempt(BaseModel):
@@ -34,6 +55,7 @@ class Attempt(BaseModel):
     device: str | None = None
     error: str | None = None
     at: float = 0.0                 # when it started, POSIX seconds (0: not recorded)
+    step: FailedStep | None = None  # a red attempt's failing step (None: not recorded)
 
 
 class CaseRecord(BaseModel):
@@ -48,7 +70,17 @@ class CaseRecord(BaseModel):
     tokens_unknown: bool = False    # some call's tokens / cost unknown (farm.usage wording);
     cost_unknown: bool = False      # records from before these fields load as known
     error: str | None = None        # "<kind>: <first line of the message>" (masked already)
+    # a red case's failing step (None: not red, or recorded before farm kept the step)
+    step: FailedStep | None = None
     attempts: list[Attempt] = Field(default_factory=list)
+
+    def last_failed_step(self) -> FailedStep | None:
+        """The failing step of the attempt that made this run red for the case: its own when
+        it is red, else (flaky: passed on a retry) its last failed attempt's, not a device
+        error's between them."""
+        if self.status in RED:
+            return self.step
+        return next((a.step for a in reversed(self.attempts) if a.status == "failed"), None)
 
 
 class RunRecord(BaseModel):
@@ -66,6 +98,8 @@ class RunRecord(BaseModel):
     interrupted: bool = False
     cases: list[CaseRecord] = Field(default_factory=list)
     device_info: dict[str, str] = Field(default_factory=dict)   # device → what it was
+    selection: list[str] = Field(default_factory=list)  # options that left cases out of it:
+    # "--last-failed", "--shard 2/3", "-k login", "--tag smoke" (`selection_of`; [] = none did)
 
 
 def suite_of(case_id: str) -> str:
@@ -81,6 +115,48 @@ def _error_text(result: CaseResult) -> str | None:
     if result.error is None:
         return None
     return f"{result.error.kind}: {_first_line(result.error.message)}"
+
+
+def failed_step_of(result: CaseResult) -> FailedStep | None:
+    """Where a red attempt ended: the step its error names (else its first bad step), or
+    index 0 when it ended before its first step (the page or app did not open)."""
+    if result.status not in RED or result.error is None:
+        return None
+    step = failing_step(result)
+    if step is None:
+        return FailedStep(index=result.error.step or 0, error=result.error.kind)
+    return FailedStep(index=step.index, kind=step.kind, label=_first_line(step.label, STEP_TEXT),
+                      error=result.error.kind)
+
+
+def selection_of(summary: RunSummary) -> list[str]:
+    """The selection options that left cases out of a run, in the order they apply, read
+    from results.json's deselected cases (their reasons, `farm.select`): ``-k EXPR``,
+    ``--tag T``, ``--exclude-tag T``, ``--shard I/N`` (I: the one shard no deselected case is
+    in, else ``?``), ``--last-failed``. Platforms without a device are none of them: every
+    run on those devices leaves their cases out."""
+    found: dict[str, str] = {}
+    excluded: set[str] = set()
+    shards: set[str] = set()
+    total = 0
+    for d in summary.deselected:
+        head = d.reason.split(": ", 1)[0]
+        if d.reason.startswith("no "):
+            continue
+        if head.startswith("--exclude-tag "):
+            excluded.update(t.strip() for t in head.removeprefix("--exclude-tag ").split(","))
+            head = "--exclude-tag"
+        elif head == "--shard":                 # "--shard: in shard 3/4"
+            index, _, of = d.reason.rpartition(" ")[2].partition("/")
+            shards.add(index)
+            total = int(of) if of.isdigit() else total
+        found.setdefault(head, head)
+    if excluded:
+        found["--exclude-tag"] = f"--exclude-tag {', '.join(sorted(excluded))}"
+    if "--shard" in found:
+        mine = [str(i) for i in range(1, total + 1) if str(i) not in shards]
+        found["--shard"] = f"--shard {mine[0] if len(mine) == 1 else '?'}/{total or '?'}"
+    return list(found.values())
 
 
 def _timestamp(iso: str, unknown: float | None = None) -> float:
@@ -106,9 +182,10 @@ def record_for(summary: RunSummary, report: Path | None = None) -> RunRecord:
             duration=c.duration, device=c.device,
             tokens=sum(sum(a.tokens.values()) for a in (*c.previous, c)),
             cost=spent.cost_usd, tokens_unknown=spent.tokens_unknown,
-            cost_unknown=spent.cost_unknown, error=_error_text(c),
+            cost_unknown=spent.cost_unknown, error=_error_text(c), step=failed_step_of(c),
             attempts=[Attempt(status=p.status, device=p.device, error=_error_text(p),
-                              at=_timestamp(p.started, 0.0)) for p in c.previous]))
+                              at=_timestamp(p.started, 0.0), step=failed_step_of(p))
+                      for p in c.previous]))
     model_seconds = run_usage(summary).latency_s
     return RunRecord(
         run_id=summary.run_id, started=summary.started, at=_timestamp(summary.started),
@@ -117,7 +194,8 @@ def record_for(summary: RunSummary, report: Path | None = None) -> RunRecord:
         cost=round(sum(c.cost for c in cases), 6), model_seconds=round(model_seconds, 3),
         tokens_unknown=any(c.tokens_unknown for c in cases),
         cost_unknown=any(c.cost_unknown for c in cases),
-        interrupted=summary.interrupted, cases=cases, device_info=dict(summary.device_info))
+        interrupted=summary.interrupted, cases=cases, device_info=dict(summary.device_info),
+        selection=selection_of(summary))
 
 
 class ResultsStore(Protocol):
@@ -153,8 +231,48 @@ class SqliteResults:
     def _connect(self) -> sqlite3.Connection:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         con = sqlite3.connect(self.path, timeout=30)
+        fresh = not _has_runs(con)
         con.executescript(self._SCHEMA)
+        if fresh:       # every record this farm writes has what SCHEMA_VERSION says
+            con.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         return con
+
+    def upgrade(self, runs: Path | None = None) -> int:
+        """Bring a results.sqlite an older farm wrote up to `SCHEMA_VERSION`, once: its rows
+        stay as they are, and a run whose results.json is still there (beside its report, or
+        under ``runs``) gets what that file says and the old record lacked: its red cases'
+        failing steps, the options that left cases out of it. Returns the runs filled in.
+        Not farm's file, or not a database: left alone (reading it says why). One that cannot
+        be written (read-only, locked): said on stderr; the page then lacks those steps."""
+        try:
+            con = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=rw", uri=True, timeout=30)
+        except (sqlite3.Error, OSError):
+            return 0        # no file: reads make none
+        try:
+            current = _version(con) >= SCHEMA_VERSION or not _has_runs(con)
+        except sqlite3.DatabaseError:
+            current = True      # not a database: left to the reads to say so
+        if current:
+            con.close()
+            return 0
+        try:
+            con.execute("BEGIN IMMEDIATE")      # one farm upgrades; the others wait, then see it
+            if _version(con) >= SCHEMA_VERSION:
+                return 0
+            filled = [(r.model_dump_json(exclude_defaults=True), r.run_id)
+                      for (text,) in con.execute("SELECT record FROM runs").fetchall()
+                      if (r := _backfilled(text, runs)) is not None]
+            con.executemany("UPDATE runs SET record = ? WHERE run_id = ?", filled)
+            con.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            con.commit()
+            return len(filled)
+        except sqlite3.DatabaseError as exc:
+            import sys
+            print(f"farm: warning: results history {self.path} not upgraded (older runs' "
+                  f"failing steps left unknown): {exc}", file=sys.stderr, flush=True)
+            return 0
+        finally:
+            con.close()
 
     def add(self, record: RunRecord) -> None:
         self.add_many([record])
@@ -200,6 +318,56 @@ class SqliteResults:
         except ValueError as exc:                   # a record farm did not write
             raise HistoryUnreadable(f"a run record is not farm's: {_first_line(str(exc))}"
                                     ) from None
+
+
+def _has_runs(con: sqlite3.Connection) -> bool:
+    return con.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'runs'"
+                       ).fetchone() is not None
+
+
+def _version(con: sqlite3.Connection) -> int:
+    return con.execute("PRAGMA user_version").fetchone()[0]
+
+
+def _backfilled(text: str, runs: Path | None) -> RunRecord | None:
+    """A stored record with what its run's results.json says that it lacks (failing steps,
+    selection), None when there is nothing to add (no results.json left, another run's
+    there now, or a record farm cannot read: kept as it is)."""
+    try:
+        record = RunRecord.model_validate_json(text)
+    except ValueError:
+        return None
+    summary = _results_json(record, runs)
+    if summary is None:
+        return None
+    fresh = {c.case_id: c for c in record_for(summary).cases}
+    before = record.model_dump()
+    for case in record.cases:
+        now = fresh.get(case.case_id)
+        if now is None:
+            continue
+        case.step = case.step or now.step
+        if len(now.attempts) == len(case.attempts):
+            for old, new in zip(case.attempts, now.attempts):
+                old.step = old.step or new.step
+    record.selection = record.selection or selection_of(summary)
+    return record if record.model_dump() != before else None
+
+
+def _results_json(record: RunRecord, runs: Path | None) -> RunSummary | None:
+    """The run's results.json, if it is still there and still that run's: beside its report,
+    else under ``runs/<run id>``."""
+    from pydantic import ValidationError
+    places = [Path(record.report).parent] if record.report else []
+    places += [runs / record.run_id] if runs is not None else []
+    for place in places:
+        try:
+            summary = RunSummary.model_validate_json((place / "results.json").read_bytes())
+        except (OSError, ValidationError):
+            continue
+        if summary.run_id == record.run_id:
+            return summary
+    return None
 
 
 class RedisResults:
@@ -250,12 +418,15 @@ def open_results(settings: Any, where: str | None = None) -> ResultsStore:
     if is_redis(where):
         from farm.cluster import store
         return RedisResults(store.connect(where), settings.cluster_prefix)
-    if where:
-        return SqliteResults(Path(where))
     state = Path(settings.state_dir)
+    if where:
+        results = SqliteResults(Path(where))
+        results.upgrade(state / "runs")
+        return results
     results = SqliteResults(state / "results.sqlite")
     if not results.path.exists():       # first use: a farm from before the history ran here
         import_earlier_runs(results, state / "runs")
+    results.upgrade(state / "runs")     # a history an older farm started: its runs' steps
     return results
 
 

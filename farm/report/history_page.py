@@ -50,17 +50,24 @@ def _spark(samples: list[float]):
 
 
 def _chart(trends: Trends, width: int = 1000, height: int = 120) -> dict:
-    """The pass-rate line over the runs that have a rate; an interrupted run's point is
-    circled (its rate is over the cases it finished)."""
+    """The pass-rate line through the whole runs that have a rate; a partial run
+    (`farm.report.trends.mark_partial`: --last-failed, --shard, an unusual -k / --tag) is a
+    hollow square off the line, at its place in time and its own rate: a 3-case rerun neither
+    lifts nor drops the nights' line. An interrupted run's point is circled (its rate is over
+    the cases it finished)."""
     rated = [r for r in trends.rows if r.rate is not None]
     if not rated:
-        return {"width": width, "height": height, "points": "", "interrupted": []}
-    step = width / max(len(rated) - 1, 1)
-    xy = [(i * step, (1 - r.rate) * (height - 8) + 4) for i, r in enumerate(rated)]
+        return {"width": width, "height": height, "points": "", "interrupted": [],
+                "partial": []}
+    step = (width - 12) / max(len(rated) - 1, 1)       # 6 each side: a square is whole
+    xy = [(6 + i * step, (1 - r.rate) * (height - 8) + 4) for i, r in enumerate(rated)]
     return {"width": width, "height": height,
-            "points": " ".join(f"{x:.1f},{y:.1f}" for x, y in xy),
+            "points": " ".join(f"{x:.1f},{y:.1f}" for (x, y), r in zip(xy, rated)
+                               if not r.partial),
             "interrupted": [(f"{x:.1f}", f"{y:.1f}", r.run.run_id)
-                            for (x, y), r in zip(xy, rated) if r.run.interrupted]}
+                            for (x, y), r in zip(xy, rated) if r.run.interrupted],
+            "partial": [(f"{x - 4:.1f}", f"{y - 4:.1f}", r) for (x, y), r in zip(xy, rated)
+                        if r.partial]}
 
 
 def _linker(runs: list[RunRecord], page_dir: Path):

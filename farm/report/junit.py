@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Iterable, Sequence
 
 from farm.report.html import known_tokens
 from farm.report.paths import replace_file, run_file
-from farm.results import CaseResult, RunSummary, StepRecord, timestamp
+from farm.results import CaseResult, RunSummary, failing_step, timestamp
 from farm.text import printable
 
 if TYPE_CHECKING:
@@ -54,15 +54,6 @@ def xml_safe(text: object, instead: str = "") -> str:
 def suite_name(case: CaseResult) -> str:
     """Suite a case belongs to: the first path segment of its id (``<suite>/<path>``)."""
     return case.case_id.split("/", 1)[0] or "farm"
-
-
-def failing_step(case: CaseResult) -> StepRecord | None:
-    """The step a case failed on: the one its error names, else the first bad step."""
-    if case.error is not None and case.error.step is not None:
-        for step in case.steps:
-            if step.index == case.error.step:
-                return step
-    return next((s for s in case.steps if s.status in ("failed", "error")), None)
 
 
 def _short(text: str) -> str:

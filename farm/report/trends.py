@@ -8,12 +8,14 @@ import statistics
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
-from farm.results_history import (FINISHED, CaseRecord, RunRecord, classify,
+from farm.results_history import (FINISHED, CaseRecord, FailedStep, RunRecord, classify,
                                   counts_for_verdicts, pass_rate, suite_of)
 
 _SINCE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdw])\s*$")
 _UNIT = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
 TOP = 25          # rows in each ranking
+STEPS_SHOWN = 3   # failing steps named per case in the flaky ranking
+SLICES = ("--shard", "--last-failed")     # a run so chosen is part of a run, never a whole one
 
 
 def parse_since(text: str) -> float:
@@ -33,6 +35,8 @@ class RunRow:
     new: list[str] = field(default_factory=list)        # cases newly red in this run
     fixed: list[str] = field(default_factory=list)      # cases green again in this run
     flaky: list[str] = field(default_factory=list)      # cases that passed only on a retry
+    partial: bool = False   # a subset of the window's usual run (`mark_partial`): its rate is
+    # over a few cases, not a night's; off the pass-rate line
 
 
 @dataclass
@@ -42,6 +46,16 @@ class Change:
     status: str
     verdict: str                 # new failure / still failing / flaky / fixed
     error: str | None = None
+    step: FailedStep | None = None   # where it failed (a flaky one: its failed attempt)
+
+
+@dataclass
+class StepFails:
+    """One step a case failed at, over the window's red runs of the case."""
+
+    step: FailedStep             # as it was the last time it failed there
+    fails: int                   # red runs (failed, or flaky: its failed attempt) ending here
+    errors: list[str] = field(default_factory=list)    # error kinds, most frequent first
 
 
 @dataclass
@@ -55,6 +69,8 @@ class Flaky:
     last_fail_at: str
     last_error: str | None
     flaky: int = 0               # runs in which it passed only on a retry (no fail, no pass)
+    steps: list[StepFails] = field(default_factory=list)   # where it failed, most often first
+    unknown_steps: int = 0       # red runs recorded before farm kept the failing step
 
 
 @dataclass
@@ -128,13 +144,15 @@ def analyse(runs: list[RunRecord], suite: str | None = None,
     said (farm/results_history.py `since_last`), not a fresh start at the window's edge.
     An interrupted run is a row like any (marked so): its finished cases count everywhere;
     its skipped and interrupted cases, which did not finish, are neither verdicts nor
-    durations (what they spent is still spend)."""
+    durations (what they spent is still spend). A partial run (`mark_partial`) is a row too,
+    and its cases count like any run's: only its pass rate is not a night's."""
     all_suites = sorted({suite_of(c.case_id) for r in runs for c in r.cases})
     runs = only_suite(runs, suite)
     statuses: dict[str, list[str]] = defaultdict(list)      # in the window
     before = _statuses(earlier)                             # before it, then in it
     names: dict[str, str] = {}
     last_fail: dict[str, tuple[RunRecord, CaseRecord]] = {}
+    red_steps: dict[str, list[FailedStep | None]] = defaultdict(list)
     rows, latest = [], []
     for index, run in enumerate(runs):
         row = _row(run)
@@ -145,6 +163,7 @@ def analyse(runs: list[RunRecord], suite: str | None = None,
                 continue
             if case.status in ("failed", "flaky"):
                 last_fail[case.case_id] = (run, case)
+                red_steps[case.case_id].append(case.last_failed_step())
             verdict = _verdict(before[case.case_id], case.status)
             if verdict == "new failure":
                 row.new.append(case.case_id)
@@ -154,15 +173,17 @@ def analyse(runs: list[RunRecord], suite: str | None = None,
                 row.flaky.append(case.case_id)
             if verdict and index == len(runs) - 1:
                 changes.append(Change(case.case_id, names[case.case_id], case.status, verdict,
-                                      case.error))
+                                      case.error, case.last_failed_step()))
             if counts_for_verdicts(case):    # (a device's infra error says nothing of it)
                 statuses[case.case_id].append(case.status)
                 before[case.case_id].append(case.status)
         rows.append(row)
         latest = changes
+    mark_partial(rows)
     order = {"new failure": 0, "flaky": 1, "still failing": 2, "fixed": 3}
     latest.sort(key=lambda c: (order[c.verdict], c.case_id))
-    return Trends(rows=rows, latest=latest, flaky=flaky_ranking(statuses, last_fail, names),
+    return Trends(rows=rows, latest=latest,
+                  flaky=flaky_ranking(statuses, last_fail, names, red_steps),
                   slowest=slowest(runs, names), spend=spend(runs, names),
                   devices=device_errors(runs), suites=all_suites)
 
@@ -185,6 +206,31 @@ def _statuses(runs: list[RunRecord]) -> defaultdict[str, list[str]]:
     return seen
 
 
+def mark_partial(rows: list[RunRow]) -> None:
+    """Mark the rows whose run took part of what the window's runs usually take: chosen by
+    --last-failed or --shard (a rerun of the failures, one CI job's slice), or narrowed by a
+    -k / --tag / --exclude-tag the window's usual run is not narrowed by. The usual run: the
+    selection most runs of the window had (ties: the narrower-by-less, then the newer), so
+    a farm that runs ``--tag nightly`` every night has whole nights, and an afternoon's
+    ``-k login`` among plain nights is partial. A run narrowed by less than the usual (an
+    --exclude-tag that found nothing to leave out that night) took at least as much: whole."""
+    scopes = [_scope(row.run) for row in rows]
+    seen = Counter(s for s in scopes if s is not None)
+    newest = {s: i for i, s in enumerate(scopes)}
+    usual = max(seen, key=lambda s: (seen[s], -len(s), newest[s]), default=frozenset())
+    for row, scope in zip(rows, scopes):
+        row.partial = scope is None or not scope <= usual
+
+
+def _scope(run: RunRecord) -> frozenset[str] | None:
+    """The options that narrowed a run, as `mark_partial` compares them (an --exclude-tag's
+    tags are what it found to leave out, so not compared); None: a slice (`SLICES`)."""
+    if any(s.split(" ", 1)[0] in SLICES for s in run.selection):
+        return None
+    return frozenset(s.split(" ", 1)[0] if s.startswith("--exclude-tag") else s
+                     for s in run.selection)
+
+
 def _row(run: RunRecord) -> RunRow:
     passed, finished, rate = pass_rate(Counter(c.status for c in run.cases))
     return RunRow(run=run, finished=finished, passed=passed, rate=rate)
@@ -192,12 +238,14 @@ def _row(run: RunRecord) -> RunRow:
 
 def flaky_ranking(statuses: dict[str, list[str]],
                   last_fail: dict[str, tuple[RunRecord, CaseRecord]],
-                  names: dict[str, str]) -> list[Flaky]:
+                  names: dict[str, str],
+                  red_steps: dict[str, list[FailedStep | None]] | None = None) -> list[Flaky]:
     """Cases that both passed and failed in the window and passed again after failing (a
     pass after a retry counts as that): most status changes first. A case that only turned
     red is a new failure, not flaky. ``statuses``: each case's statuses, oldest first.
     A flaky run (passed on a retry) is neither a fail nor a pass of the case: it is counted
-    apart, and it is one red → green change in itself (its failed attempt, then its pass)."""
+    apart, and it is one red → green change in itself (its failed attempt, then its pass).
+    ``red_steps``: each case's failing step in its failed and flaky runs (`step_fails`)."""
     ranking = []
     for case_id, seen in statuses.items():
         if "failed" not in seen and "flaky" not in seen:
@@ -211,11 +259,30 @@ def flaky_ranking(statuses: dict[str, list[str]],
         flips = sum(a != b for a, b in zip(reds, reds[1:]))
         run, case = last_fail[case_id]
         error = case.error or next((a.error for a in case.attempts if a.error), None)
+        steps, unknown = step_fails((red_steps or {}).get(case_id, []))
         ranking.append(Flaky(case_id, names.get(case_id, case_id), len(states),
                              states.count("failed"), flips, run.run_id, run.started, error,
-                             flaky=states.count("flaky")))
+                             flaky=states.count("flaky"), steps=steps[:STEPS_SHOWN],
+                             unknown_steps=unknown))
     ranking.sort(key=lambda f: (-f.flips, -(f.fails + f.flaky) / f.runs, f.case_id))
     return ranking[:TOP]
+
+
+def step_fails(steps: list[FailedStep | None]) -> tuple[list[StepFails], int]:
+    """The steps a case's red runs ended at (oldest first), most often first (ties: the
+    earlier step), and how many of those runs have no step recorded (an older farm's)."""
+    found: dict[tuple[int, str], StepFails] = {}
+    kinds: dict[tuple[int, str], Counter[str]] = defaultdict(Counter)
+    for step in steps:
+        if step is None:
+            continue
+        entry = found.setdefault(step.key(), StepFails(step, 0))
+        entry.step, entry.fails = step, entry.fails + 1
+        kinds[step.key()][step.error] += 1
+    for key, entry in found.items():
+        entry.errors = [kind for kind, _ in kinds[key].most_common() if kind]
+    ranked = sorted(found.values(), key=lambda s: (-s.fails, s.step.index, s.step.label))
+    return ranked, sum(step is None for step in steps)
 
 
 def slowest(runs: list[RunRecord], names: dict[str, str]) -> list[Slow]:

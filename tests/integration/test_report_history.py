@@ -225,3 +225,52 @@ def test_a_shared_history_in_redis(redis_url, tmp_path):
         assert 'data-case="nightly/flip"' in (tmp_path / "h.html").read_text()
     finally:
         client.delete(f"{prefix}:results:runs", f"{prefix}:results:index")
+
+
+def test_a_last_failed_rerun_is_partial_and_the_ranking_names_the_failing_step(
+        tmp_path, viewer_page, page_errors):
+    """Night 1: nightly/pay fails at its step 2 (ok passes: 50 %). The morning's
+    `--last-failed` rerun takes pay alone and it passes (100 % of one case). Night 2: pay fails
+    at step 2 again. The history page draws the nights' line through nights 1 and 2 only, the
+    rerun a square off it and partial in the runs table; the flaky ranking says pay fails at
+    step 2 `assertText "${PAY}"` both times it failed."""
+    from tests.support.farm_cli import FarmCli
+    suite = tmp_path / "nightly"
+    suite.mkdir()
+    (suite / "farm.yaml").write_text(FARM_YAML)
+    (suite / "pay.yaml").write_text(_case("Pays", f"      - assertText: {PRESENT}\n"
+                                                  "      - assertText: ${PAY}\n"))
+    (suite / "ok.yaml").write_text(_case("OK", f"      - assertText: {PRESENT}\n"))
+    cli = FarmCli(tmp_path)
+    try:
+        for name, extra, pay, code in (("night1", [], ABSENT, 1),
+                                       ("rerun", ["--last-failed"], PRESENT, 0),
+                                       ("night2", [], ABSENT, 1)):
+            done = cli.run("run", suite, "--devices", "browser:1", "--no-progress",
+                           "--report-dir", tmp_path / name, *extra, PAY=pay)
+            assert done.returncode == code, done.stdout + done.stderr
+        page_done = cli.run("report", "--history", "--out", tmp_path / "history.html")
+        assert page_done.returncode == 0, page_done.stdout + page_done.stderr
+    finally:
+        cli.close()
+    rerun = _results(tmp_path / "rerun")
+    assert [(d["case_id"], d["reason"]) for d in rerun["deselected"]] == [
+        ("nightly/ok", "--last-failed: did not fail last time")]
+    page = viewer_page
+    page.goto((tmp_path / "history.html").as_uri())
+    page.wait_for_load_state("load")
+    assert page.locator("#run-count").inner_text() == "3"
+    assert page.locator("#partial-count").all_inner_texts() == ["1"]
+    points = page.locator("#pass-rate polyline").get_attribute("points").split()
+    assert len(points) == 2                               # the two nights, not the rerun
+    square = page.locator("#pass-rate rect.partial")
+    assert square.count() == 1 and square.get_attribute("data-run") == rerun["run_id"]
+    assert square.locator("title").text_content() == (
+        f"{rerun['run_id']}: partial (--last-failed), 100.0% of 1 case(s)")
+    row = page.locator(f'#runs tr[data-run="{rerun["run_id"]}"]')
+    assert row.locator(".badge.partial").text_content() == "partial"
+    assert row.locator("code.selection").inner_text() == "--last-failed"
+    flaky = page.locator('#flaky tr[data-case="nightly/pay"] td.steps')
+    assert flaky.inner_text().strip() == ('step 2 assertText "${PAY}": 2 of 2 failures '
+                                          "AssertionFailed")
+    assert page_errors == []
