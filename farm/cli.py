@@ -79,7 +79,8 @@ def cli() -> None:
               help="Also write Allure results into this directory.")
 @click.option("--no-progress", is_flag=True, default=None,
               help="No progress output (also FARM_NO_PROGRESS=1).")
-@click.option("--retries", type=click.IntRange(0), help="Re-runs after a test failure.")
+@click.option("--retries", type=click.IntRange(0),
+              help="Re-runs after a test failure (at most 10).")
 @click.option("--timeout", type=click.FloatRange(min=0.1), help="Seconds per case.")
 @click.option("--model", help="litellm model string, e.g. openai/qwen3-vl (enables ai steps).")
 @click.option("--model-base-url", help="OpenAI-compatible base URL for the model.")
@@ -373,7 +374,8 @@ def worker(broker: str | None, devices: str, group: str | None,
 
 @cli.command()
 @click.argument("platform", type=click.Choice(["android", "ios"]))
-@click.option("--count", "-n", default=1, show_default=True, type=click.IntRange(1))
+@click.option("--count", "-n", default=1, show_default=True, type=click.IntRange(1),
+              help="How many devices (phones) to simulate.")
 @click.option("--app", "app", metavar="PATH_OR_URL", help="Web app the devices launch: a "
               "directory (served here) or a URL.")
 @click.option("--package", default="com.farm.sim.app", show_default=True,

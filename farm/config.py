@@ -266,8 +266,9 @@ _WHEN_UNSET = {
     "report_dir": "{state_dir}/runs/<run-id> (default)",
     "results_history_url": "{state_dir}/results.sqlite (default; the broker's Redis with a "
                            "broker)",
-    "chromium_path": "(not set: found when a run starts, headless shell first; `farm devices` "
-                     "shows which)",
+    "chromium_path": "(not set: found when a run starts, headless shell first, /usr/bin/chromium "
+                     "with FARM_HEADLESS=false; `farm devices` shows which)",
+    "metrics_host": "(not set: all addresses)",
     "default_timeout": "(not set: each case's timeout:, else its farm.yaml's, else 300)",
     "retries": "(not set: each suite's farm.yaml retries:, else 0)",
     "replanning_cycle_limit": "(not set: the model family's: 20, UI-TARS 40, AutoGLM 100)",
@@ -282,7 +283,7 @@ def in_force(settings: Settings) -> dict[str, Any]:
     (``cache  read-write (default; …)``) or ``(not set)``: what `farm config show` prints."""
     out = settings.masked()
     for name, value in out.items():
-        if value is None:
+        if value is None or (value == "" and name == "metrics_host"):
             out[name] = _WHEN_UNSET.get(name, "(not set)").format(state_dir=out["state_dir"])
     return out
 

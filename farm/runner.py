@@ -351,7 +351,7 @@ class _CaseRun:
         except NeedsModel as exc:
             raise self._needs_model(step, exc) from exc
         except TestFailure as exc:
-            rec.status, rec.error = "failed", self.mask(_message(exc))
+            rec.status, rec.error = "failed", self.mask(self._noted(_message(exc)))
             self.failure_kinds[rec.index] = error_kind(exc)   # AssertionFailed, LocateError…
             if getattr(exc, "thought", None):     # a failed aiAssert: the model's reasoning
                 rec.output = self.mask(f"the model: {exc.thought}")
@@ -381,6 +381,23 @@ class _CaseRun:
             name, self.unnamed = str(self.unnamed), self.unnamed + 1
         if name:
             result.data[name] = value
+
+    def _noted(self, msg: str) -> str:
+        """A test failure's message with the device's note on the page (`Device`'s optional
+        ``failure_note``: "the page answered 404 Not Found: URL") after its first line; as it
+        is when the device has none to add."""
+        ask = getattr(self.device, "failure_note", None)
+        if not callable(ask):
+            return msg
+        try:
+            note = ask()
+        except Exception as exc:   # best effort: the failure is what the case reports
+            log.debug("%s: no failure note: %s", self.device.name, exc)
+            return msg
+        if not isinstance(note, str) or not note.strip():
+            return msg
+        first, newline, rest = msg.partition("\n")
+        return f"{first} ({note.strip().splitlines()[0]}){newline}{rest}"
 
     def _needs_model(self, step: Step, exc: NeedsModel) -> NeedsModel:
         """``exc`` as the case reports it: a kind that always needs a model names itself and
@@ -468,7 +485,7 @@ class _CaseRun:
     def _classify(self, result: CaseResult, exc: BaseException) -> None:
         """Record how the case ended early; `farm.attempts` maps the exception class."""
         status, outcome = classify(exc)
-        msg = self.mask(_message(exc))
+        msg = self.mask(self._noted(_message(exc)) if status == "failed" else _message(exc))
         result.status = status
         if status == "interrupted":
             result.screenshot = self.evidence.last      # the last screen it saw

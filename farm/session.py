@@ -977,9 +977,9 @@ def clipped(text: str, limit: int = FAILURE_CHARS) -> str:
 
 
 def summary_line(summary: RunSummary) -> str:
-    parts = [f"{summary.counts[s]} {s}" for s in
+    parts = [f"{n} {s}{'s' * (s == 'error' and n > 1)}" for s in   # pytest: "2 errors"
              ("passed", "failed", "error", "flaky", "skipped", "interrupted")
-             if summary.counts.get(s)]
+             if (n := summary.counts.get(s))]
     text = ", ".join(parts) or "nothing ran"
     if summary.quarantined:
         text += f"; quarantined: {', '.join(summary.quarantined)}"

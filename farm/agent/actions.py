@@ -50,6 +50,7 @@ class Locate(BaseModel):
     # the action types into it: among tied text matches, the one text field wins
     editable: bool = Field(default=False, exclude=True)
     disabled: bool = Field(default=False, exclude=True)    # the element found is disabled
+    node: Optional[int] = Field(default=None, exclude=True)  # its tree node (text tier)
 
     @property
     def box_only(self) -> bool:
@@ -72,12 +73,29 @@ class Locate(BaseModel):
             raise StepFailed(f"{self.describe()} was not located")
         return self.rect.center
 
-    def usable(self, what: str) -> tuple[int, int]:
+    def usable(self, what: str, device: Any = None, act: str = "a tap") -> tuple[int, int]:
         """`point`, for an action on a control: a disabled one fails the step (a tap there
-        does nothing, and the step would pass while the app ignored it)."""
+        does nothing, and the step would pass while the app ignored it); so does one that
+        something else covers (`reachable`)."""
         if self.disabled:
             raise StepFailed(f"{self.describe()} is disabled: {what}")
-        return self.point()
+        return self.reachable(device, act)
+
+    def reachable(self, device: Any, act: str) -> tuple[int, int]:
+        """`point`, where ``act`` (a tap, a double-click...) would reach the target: on a
+        device that can tell (the web's ``tap_point``, for a target found in its tree), a
+        target under something else (a sticky header, a cookie banner, a modal's backdrop)
+        is scrolled once to the viewport's middle, and fails the step if still covered (the
+        tap went to the cover and the step passed)."""
+        x, y = self.point()
+        check = getattr(device, "tap_point", None) if self.node is not None else None
+        if check is None:
+            return x, y
+        x, y, cover = check(self.node, x, y)
+        if cover:
+            raise StepFailed(f"{self.describe()} is covered by {cover}: {act} there would "
+                             "hit that")
+        return x, y
 
 
 class ActionContext:
@@ -195,24 +213,27 @@ class Tap(Action):
         if self.fileChooserAccept and type(self) is Tap:
             # the chooser may open late on a busy machine: up to 30 s, within the case's time
             wait_s = max(min(ctx.remaining(), 30.0), 0.1)
-            ctx.optional("tap_choosing_files")(*self.locate.usable("a tap does nothing there"),
-                                               self.fileChooserAccept, wait_s)
+            ctx.optional("tap_choosing_files")(
+                *self.locate.usable("a tap does nothing there", ctx.device),
+                self.fileChooserAccept, wait_s)
             return
-        ctx.device.tap(*self.locate.usable("a tap does nothing there"))
+        ctx.device.tap(*self.locate.usable("a tap does nothing there", ctx.device))
 
 
 class DoubleClick(Tap):
     name, doc = "DoubleClick", "double-click an element"
 
     def run(self, ctx: ActionContext) -> None:
-        ctx.device.double_tap(*self.locate.usable("a double-click does nothing there"))
+        ctx.device.double_tap(*self.locate.usable("a double-click does nothing there",
+                                                  ctx.device, "a double-click"))
 
 
 class RightClick(Tap):
     name, doc = "RightClick", "right-click an element (web)"
 
     def run(self, ctx: ActionContext) -> None:
-        ctx.optional("right_click")(*self.locate.point())
+        right_click = ctx.optional("right_click")
+        right_click(*self.locate.reachable(ctx.device, "a right-click"))
 
 
 class Hover(Tap):
@@ -227,8 +248,8 @@ class LongPress(Tap):
     duration: int = 800
 
     def run(self, ctx: ActionContext) -> None:
-        ctx.device.long_press(*self.locate.usable("a long press does nothing there"),
-                              self.duration)
+        ctx.device.long_press(*self.locate.usable("a long press does nothing there",
+                                                  ctx.device, "a long press"), self.duration)
 
 
 class DragAndDrop(Action):
@@ -252,7 +273,7 @@ class Input(Action):
 
     def run(self, ctx: ActionContext) -> None:
         if self.locate is not None:
-            ctx.device.tap(*self.locate.usable("no text can be typed there"))
+            ctx.device.tap(*self.locate.usable("no text can be typed there", ctx.device))
             # a phone says whether a text field took the focus (the web's fill says it)
             check = getattr(ctx.device, "check_text_focus", None)
             if check is not None and self.mode != "typeOnly":

@@ -42,6 +42,7 @@ class LocateHit:
     tier: str
     description: str = ""
     enabled: bool = True        # false: the element found is a disabled control (tree tiers)
+    node: int | None = None     # the tree node found (text tier): a tap checks what covers it
 
 
 @dataclass
@@ -221,13 +222,14 @@ class TextMatchTier:
                 node = targets[0]
                 self.fields[normalise(prompt)] = (node.role, node.resource_id, node.rect)
             return LocateHit(targets[0].rect, self.name, describe(targets[0]),
-                             targets[0].enabled)
+                             targets[0].enabled, targets[0].id)
         if targets:
             return self._reveal(prompt, ctx, targets[0])
         filled = self._field(prompt, tree)
         if filled is not None:
             return LocateHit(filled.rect, self.name, describe(filled) +
-                             f', the field "{prompt}" named before it was filled', filled.enabled)
+                             f', the field "{prompt}" named before it was filled', filled.enabled,
+                             filled.id)
         ctx.near.extend(_near_candidates(normalise(prompt), tree))
         return None
 
@@ -262,7 +264,8 @@ class TextMatchTier:
             target = targets[0]
             if target.visible:
                 return LocateHit(target.rect, self.name,
-                                 describe(target) + " (scrolled into view)", target.enabled)
+                                 describe(target) + " (scrolled into view)", target.enabled,
+                                 target.id)
             if _signature(tree) == before:     # the screen did not move: end of the page
                 break
         ctx.near.insert(0, describe(target) + " is off-screen and did not come into view"

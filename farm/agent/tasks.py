@@ -94,6 +94,7 @@ class TaskRunner:
                     task.hit = self.locate(loc)
                     loc.rect, loc.tier = task.hit.rect, task.hit.tier
                     loc.disabled = not getattr(task.hit, "enabled", True)
+                    loc.node = getattr(task.hit, "node", None)
                     if loc.box_only and self.remember_boxes:
                         remember_box(loc, self.ctx.device)
                 else:

@@ -92,7 +92,10 @@ class Device(Protocol):
     shows it. A device without it is shown by name alone. A web device may offer
     ``continue_session(target)``: the next file of a ``shareBrowserContext: true`` batch, in
     the context the previous one left (cookies and storage kept); without it such a file
-    fails saying so.
+    fails saying so. ``failure_note()``, asked only when a step failed: one line added to its
+    message in parentheses, or None (the browser: "the page answered 404 Not Found: URL" when
+    the page's document was an HTTP error; phones have none). Best effort: what it raises is
+    ignored.
 
     Errors: raise `farm.errors.StepFailed` when the app refused an action (the case fails),
     `DeviceError` / `DeviceLost` when the device did (the case is retried on another device;

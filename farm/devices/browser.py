@@ -18,7 +18,8 @@ import logging
 import os
 import threading
 import time
-from typing import TYPE_CHECKING, Any, Callable, ContextManager
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 import psutil
 
@@ -31,6 +32,7 @@ from farm.devices.web.capture import PageCapture
 from farm.devices.web.context import new_context, reuse_context
 from farm.devices.web.dom_read import DomReader
 from farm.devices.web.failures import mapped_errors, unreachable_site
+from farm.devices.web.hang import HangGuard
 from farm.devices.web.page_wait import PageWait
 from farm.devices.web.scripts import FOCUSED_FILL_JS, MAX_NODES, SCROLL_JS
 from farm.errors import DeviceError, DeviceLost, StepFailed
@@ -85,6 +87,9 @@ class BrowserDevice:
         self.open_seconds: float | None = None        # how long the last open() took
         self.hierarchy_seconds: float | None = None   # how long the last hierarchy() took
         self.last_observation: str | None = None      # "tree" once a step read the DOM
+        # a page that stopped responding (a script that does not return): closed, the call
+        # on it failed (the case's failure), the browser kept
+        self._hang = HangGuard(name, self._page_answers, self._close_hung_page, self.kill)
         self._wait = PageWait(self._errors)
         self._dom = DomReader(self._wait, name)
         self._shots = PageCapture(name, self._errors, self._wait, lambda: self._killed)
@@ -206,7 +211,8 @@ class BrowserDevice:
         """The next file of a shared-context batch: the context and page the previous file left
         open (cookies, localStorage, sessionStorage kept), with ``target``'s page settings,
         at ``target.url``; a fresh session when there is nothing left to share."""
-        if self._context is None or self._page is None or self._page.is_closed():
+        if (self._context is None or self._page is None or self._page.is_closed()
+                or self._crashed):
             self.start_session(target)
             return
         self._shots.reset()
@@ -251,6 +257,8 @@ class BrowserDevice:
         self._shots.reset()
         self._dom.forget()
         self._wait.reset()
+        self._hang.reset()
+        self._crashed = False
         self._idle_ms = None
         context, self._context, self._page, self._opened = self._context, None, None, None
         if context is not None:
@@ -270,8 +278,13 @@ class BrowserDevice:
         if self._idle_ms:
             self._wait.watch_requests(page)
 
-    def _on_crash(self, _page: Any) -> None:
-        self._crashed = True
+    def _on_crash(self, page: Any) -> None:
+        """The case's page lost its renderer (out of memory, or a bug of the renderer): its calls
+        fail from now on, the case's failure (`_page_gone`); the browser carries on, the next
+        case in a fresh context."""
+        if page is self._page:
+            self._crashed = True
+            log.warning("%s: the page's renderer crashed (%s)", self.name, page.url)
 
     def _on_dialog(self, dialog: Any) -> None:
         """An alert, confirm or prompt the page opened: dismissed, as Playwright does with
@@ -352,6 +365,18 @@ class BrowserDevice:
         page shows the same thing (None when unknown)."""
         return self._read(self._wait.settled)
 
+    def failure_note(self) -> str | None:
+        """For a step that failed: "the page answered 404 Not Found: URL" when the server
+        answered the page's current document with an HTTP error, else None (one page round
+        trip, only then, once a navigation under way is over: a load that failed leaves
+        Chromium's error page coming; `farm.devices.web.failures.page_status_note`)."""
+        from farm.devices.web.failures import page_status_note
+        page = self._page
+        if page is None or self._killed or self._wait.awaiting or page.is_closed():
+            return None
+        return page_status_note(page, lambda p, js, arg: self._wait.evaluate(
+            p, js, arg, "read the page's HTTP status"))
+
     def hierarchy(self) -> UITree:
         """The rendered DOM as a UITree, collected in one page.evaluate (not walked again while
         the page has not changed since the last walk)."""
@@ -431,18 +456,10 @@ class BrowserDevice:
         """Click at (x, y), which must open a file chooser within ``timeout_s``, and give it
         ``files`` (aiTap fileChooserAccept). A tap that opens none fails the step: the page's
         doing, not the browser's."""
-        from playwright.sync_api import TimeoutError as PlaywrightTimeout
+        from farm.devices.web.chooser import tap_choosing_files
         page = self._acting()
-        wait_ms = max(int(timeout_s * 1000), 1)
         with self._errors("tap for a file chooser"):
-            _intercept_file_choosers(page)
-            try:
-                with page.expect_file_chooser(timeout=wait_ms) as chooser:
-                    page.mouse.click(x, y)
-            except PlaywrightTimeout:
-                raise StepFailed(f"the tap opened no file chooser within {wait_ms / 1000:g} s "
-                                 "(fileChooserAccept)") from None
-            chooser.value.set_files(files)
+            tap_choosing_files(page, x, y, files, timeout_s)
 
     @_action
     def swipe(self, x1: int, y1: int, x2: int, y2: int, duration_ms: int = 300) -> None:
@@ -472,6 +489,23 @@ class BrowserDevice:
         page = self._acting()
         with self._errors("scroll into view"):
             return bool(page.evaluate(SCROLL_JS, node.id))
+
+    def tap_point(self, node: int, x: int, y: int) -> tuple[int, int, str]:
+        """Before a tap at (x, y) on node ``node`` (an id of the last `hierarchy`): what the
+        tap would hit there, in one page round trip. (x, y, "") when that is the target (or
+        what takes its clicks: its button, link or label); when something else covers it
+        (a sticky header, a banner, a modal's backdrop), the target is scrolled to the middle
+        of the viewport once and checked again: the point to tap then, and what still covers
+        it ("" when nothing does). A navigation under the check: (x, y, ""), no telling."""
+        from farm.devices.web.failures import raced_navigation
+        page = self._acting()
+        with self._errors("check what a tap would hit"):
+            try:
+                return self._dom.tap_point(page, node, x, y)
+            except Exception as exc:
+                if raced_navigation(exc):
+                    return x, y, ""
+                raise
 
     @_action
     def type_text(self, text: str) -> None:
@@ -603,46 +637,83 @@ class BrowserDevice:
         self._adopt_page(left[-1])
         self._shots.attach(left[-1])
 
-    def _errors(self, what: str) -> ContextManager[None]:
-        """Map Playwright failures: browser gone -> DeviceLost, the page's tab closed under the
-        call by the page itself -> StepFailed, anything else -> DeviceError."""
-        return mapped_errors(self.name, what, lambda: self._killed, lambda: self._crashed,
-                             self._tab_closed)
+    @contextmanager
+    def _errors(self, what: str) -> Iterator[None]:
+        """Map Playwright failures: browser gone -> DeviceLost, the page's renderer crashed or
+        the page stopped responding (`HangGuard` watches the calls inside), or its tab closed
+        under the call by the page itself -> StepFailed, anything else -> DeviceError."""
+        with self._hang.watch(what), mapped_errors(self.name, what, lambda: self._killed,
+                                                   self._page_gone, self._tab_closed):
+            yield
+
+    def _page_gone(self, error: str | None, what: str) -> str | None:
+        """Why the case's page is gone while its browser is fine: it stopped responding and
+        farm closed it, or its renderer crashed (its "crash" event, or ``error`` saying so
+        before the event came; ``error`` None: before a call). None otherwise: a browser that
+        died is the device's."""
+        if self._hang.hung is not None:
+            return self._hang.hung
+        if not (self._crashed or "Target crashed" in (error or "")) or self._killed:
+            return None
+        try:
+            up = (self._pid is not None and alive(self._pid) and self._browser is not None
+                  and self._browser.is_connected())
+        except Exception:
+            up = False
+        during = f" during {what}" if error is not None else ""
+        return f"the page's renderer crashed{during} (out of memory?)" if up else None
+
+    def _page_answers(self, seconds: float) -> bool:
+        """(Any thread) Whether the page's main thread ran a trivial script within
+        ``seconds``: `HangGuard`'s ping, run on the device thread's Playwright loop, which
+        serves it while that thread waits for its own call. No page, or one that failed the
+        ping (gone, crashed): no hang to end."""
+        import asyncio
+        impl = getattr(self._page, "_impl_obj", None)
+        if impl is None or self._killed:
+            return True
+        try:
+            ping = asyncio.run_coroutine_threadsafe(impl.evaluate("0", None), impl._loop)
+        except Exception as exc:       # its loop closed: the device is closing
+            log.debug("%s: no ping: %s", self.name, first_line(exc))
+            return True
+        try:
+            ping.result(seconds)
+        except TimeoutError:
+            return False
+        except Exception:
+            pass
+        return True
+
+    def _close_hung_page(self) -> bool:
+        """(Any thread) Start closing the case's browser context (its hung page and any tab
+        it opened): the call waiting on the page then fails. False when it cannot start."""
+        import asyncio
+        impl = getattr(self._context, "_impl_obj", None)
+        if impl is None or self._killed:
+            return False
+        try:
+            asyncio.run_coroutine_threadsafe(impl.close(reason="the page stopped responding"),
+                                             impl._loop)
+        except Exception as exc:
+            log.debug("%s: cannot close the hung page: %s", self.name, first_line(exc))
+            return False
+        return True
 
     def _tab_closed(self) -> bool:
         """Whether the active tab is closed while its browser and context are not: the page
         closed it (window.close()). A browser that died (killed, crashed: its process gone,
-        even before Playwright has seen its connection drop) closed it: not the page."""
+        even before Playwright has seen its connection drop), or farm closing a page that
+        stopped responding, closed it: not the page."""
         page, browser = self._page, self._browser
         try:
             return (page is not None and page.is_closed() and not self._crashed
-                    and not self._killed and self._pid is not None and alive(self._pid)
+                    and self._hang.hung is None and not self._killed
+                    and self._pid is not None and alive(self._pid)
                     and browser is not None and browser.is_connected()
                     and self._context is not None and self._context.browser is not None)
         except Exception:
             return False
-
-
-def _ignore_chooser(chooser: Any) -> None:
-    """A file chooser no step waits for: left unanswered (as the user's cancel would be)."""
-
-
-def _intercept_file_choosers(page: Any) -> None:
-    """Have Playwright intercept ``page``'s file choosers, and wait until Chromium was told.
-    Adding a listener asks for that without waiting for the answer: a tap right after could
-    open the chooser first, and headless Chromium cancels a chooser nobody intercepts (the
-    tap then "opened no file chooser": 65 of 100 fresh pages here). The listener stays, so
-    the page's later taps need no second request."""
-    if getattr(page, "_farm_intercepts_choosers", False):
-        return
-    page.on("filechooser", _ignore_chooser)
-    page._farm_intercepts_choosers = True
-    channel = getattr(getattr(page, "_impl_obj", None), "_channel", None)
-    ask = getattr(channel, "updateSubscription", None)
-    if ask is not None and getattr(page, "_sync", None) is not None:
-        page._sync(ask(event="fileChooser", enabled=True))     # answered once Chromium was told
-    else:
-        page.evaluate("0")      # a round trip behind the request (a Playwright without that)
 
 
 def _driver_of(browser: psutil.Process | None) -> psutil.Process | None:

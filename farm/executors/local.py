@@ -169,8 +169,10 @@ class LocalExecutor:
                  for n in (s.name, *getattr(s.device, "aliases", ()))}
         for job in [j for j in self._queue if j.platform not in live]:
             self._queue.remove(job)
+            why = "; ".join(s.detail for s in self._slots.values()
+                            if s.platform == job.platform and s.detail and not s.usable)
             self.ledger.end(job, "error", error=DeviceLost(
-                f"no usable {job.platform} device left"))
+                f"no usable {job.platform} device left" + (f" ({why})" if why else "")))
         for job in [j for j in self._queue if j.pin is not None and j.pin not in names]:
             self._queue.remove(job)
             self.ledger.end(job, "error", error=self._unpinned(job))

@@ -9,11 +9,14 @@ from typing import Any
 
 from farm.devices.base import Rect, UINode, UITree
 from farm.devices.web.page_wait import PageWait
-from farm.devices.web.scripts import MAX_NODES, TEXT_JS, TREE_JS, VISIBLE_TEXT_JS, XPATH_JS
+from farm.devices.web.scripts import (MAX_NODES, TEXT_JS, TREE_JS, VISIBLE_TEXT_JS, XPATH_JS,
+                                      read_js)
 from farm.errors import StepFailed
 from farm.text import clean, clean_json
 
 log = logging.getLogger("farm.devices.browser")
+
+HIT_JS = read_js("hit.js")    # what a tap on a node of the last read would hit
 
 
 class DomReader:
@@ -76,6 +79,13 @@ class DomReader:
         if "error" in res:
             raise StepFailed(f"invalid XPath {xpath!r}: {res['error']}")
         return [Rect(x=r[0], y=r[1], width=r[2], height=r[3]) for r in res["rects"]]
+
+    def tap_point(self, page: Any, node: int, x: int, y: int) -> tuple[int, int, str]:
+        """Where a tap on ``node`` (an id of the last `tree`) at (x, y) reaches it, in one
+        round trip (hit.js): (x, y, "") when nothing covers it there, the point it was scrolled
+        to when something did, or that point and what covers it still."""
+        nx, ny, cover = self.wait.script(page, HIT_JS, [node, x, y])
+        return int(nx), int(ny), clean(cover)
 
 
 def _origin(url: str) -> str:

@@ -1,16 +1,20 @@
 """Playwright's errors mapped onto farm's: the browser (or its driver) gone is DeviceLost, a page
 the site would not serve (refused, unresolved, an untrusted certificate) is the case's
 StepFailed, anything else a Playwright call raised is DeviceError; farm's own errors pass
-through."""
+through. A step that failed on a page whose server answered an HTTP error says so
+(`http_status_note`)."""
 
 from __future__ import annotations
 
+import logging
 import re
 from contextlib import contextmanager
-from typing import Callable, Iterator
+from typing import Any, Callable, Iterator
 
 from farm.errors import DeviceError, DeviceLost, FarmError, StepFailed
 from farm.text import first_line
+
+log = logging.getLogger("farm.devices.browser")
 
 # Playwright error texts meaning the browser (or its driver) is gone, not that an action failed.
 LOST = re.compile(r"has been closed|browser has disconnected|target closed|crash|"
@@ -30,7 +34,8 @@ SITE_FAILED = re.compile(r"net::ERR_(CONNECTION_[A-Z_]+|NAME_NOT_RESOLVED|NAME_R
                          r"ADDRESS_[A-Z_]+|UNSAFE_PORT|EMPTY_RESPONSE|INVALID_RESPONSE|"
                          r"TOO_MANY_REDIRECTS|INVALID_REDIRECT|UNSAFE_REDIRECT|TIMED_OUT|"
                          r"FILE_NOT_FOUND|INVALID_URL|DISALLOWED_URL_SCHEME|HTTP2_[A-Z_]+|"
-                         r"CONTENT_[A-Z_]+|RESPONSE_HEADERS_[A-Z_]+|BLOCKED_[A-Z_]+)")
+                         r"CONTENT_[A-Z_]+|RESPONSE_HEADERS_[A-Z_]+|BLOCKED_[A-Z_]+|"
+                         r"HTTP_RESPONSE_CODE_FAILURE)")
 SELF_NETWORK = re.compile(r"INTERNET_DISCONNECTED|NETWORK_CHANGED|ADDRESS_IN_USE|"
                           r"ADDRESS_INVALID")
 _SAID = {"NAME_NOT_RESOLVED": "its host name does not resolve",
@@ -44,7 +49,18 @@ _SAID = {"NAME_NOT_RESOLVED": "its host name does not resolve",
          "CONNECTION_TIMED_OUT": "the server did not answer in time",
          "CONNECTION_REFUSED": "nothing answers there (is the app running?)",
          "CONNECTION_RESET": "the server reset the connection",
-         "CONNECTION_CLOSED": "the server closed the connection"}
+         "CONNECTION_CLOSED": "the server closed the connection",
+         # an HTTP error with an empty body: Chromium shows its own error page (not the
+         # headless shell, which shows the empty page)
+         "HTTP_RESPONSE_CODE_FAILURE": "the server answered an HTTP error with an empty page"}
+# The main frame's document as its server answered it: [HTTP status, URL] from the page's
+# navigation timing entry (Chromium 109+), which Chromium's own error page keeps too; null for
+# a document no server sent (about:blank, data:). Read only when a step failed: nothing a
+# passing step pays for.
+DOCUMENT_STATUS_JS = """() => {
+  const entry = performance.getEntriesByType('navigation')[0];
+  return entry && entry.responseStatus ? [entry.responseStatus, entry.name] : null;
+}"""
 
 
 def lost(exc: BaseException) -> bool:
@@ -59,32 +75,40 @@ def raced_navigation(exc: BaseException) -> bool:
 
 @contextmanager
 def mapped_errors(device: str, what: str, killed: Callable[[], bool],
-                  crashed: Callable[[], bool],
+                  page_gone: Callable[[str | None, str], str | None] = lambda error, what: None,
                   tab_closed: Callable[[], bool] = lambda: False) -> Iterator[None]:
-    """Map failures of the Playwright calls inside: browser gone -> DeviceLost, the tab closed
-    by its page (``tab_closed``) -> StepFailed, anything else Playwright raised ->
+    """Map failures of the Playwright calls inside: the case's page gone while its browser is
+    fine (``page_gone(error, what)`` says why, ``error`` None before the calls: its renderer
+    crashed, it stopped responding) or its tab closed by the page (``tab_closed``) ->
+    StepFailed, the browser gone -> DeviceLost, anything else Playwright raised ->
     DeviceError naming ``what``."""
     from playwright.sync_api import Error as PlaywrightError
 
     gone = f"browser {device} crashed or was closed"
+    why = page_gone(None, what)
+    if why:
+        raise StepFailed(why)
     if killed():
         raise DeviceLost(f"{gone}: killed")
     try:
         yield
-    except FarmError:
-        raise
-    except PlaywrightError as exc:
+    except Exception as exc:
+        why = page_gone(first_line(exc), what)    # whatever the call made of it ("javascript
+        if why and str(exc) != why:                # error: ..."): the page is gone
+            raise StepFailed(why) from exc
+        if isinstance(exc, FarmError):
+            raise
+        if not isinstance(exc, PlaywrightError):
+            # After a kill the driver may fail in odd ways (greenlet, broken pipe): all lost.
+            if killed():
+                raise DeviceLost(f"{gone}: {first_line(exc)}") from exc
+            raise
         msg = first_line(exc)
-        if not killed() and not crashed() and tab_closed():
+        if not killed() and tab_closed():
             raise StepFailed(f"the page closed its tab (window.close()) during {what}") from exc
-        if killed() or crashed() or LOST.search(msg):
+        if killed() or LOST.search(msg):
             raise DeviceLost(f"{gone}: {msg}") from exc
         raise DeviceError(f"{what} failed on {device}: {msg}") from exc
-    except Exception as exc:
-        # After a kill the driver may fail in odd ways (greenlet, broken pipe): all lost.
-        if killed():
-            raise DeviceLost(f"{gone}: {first_line(exc)}") from exc
-        raise
 
 
 @contextmanager
@@ -110,3 +134,34 @@ def unreachable_site(url: str) -> Iterator[None]:
             raise
         raise StepFailed(f"cannot open {url}: {_SAID.get(found.group(1), 'the site failed')} "
                          f"({found.group(0)})") from None
+
+
+def http_status_note(status: Any, url: Any) -> str | None:
+    """What a failed step adds about its page when the server answered its document with an
+    HTTP error (``status`` >= 400): "the page answered 404 Not Found: URL", the URL's
+    credentials masked (`farm.config.mask_url`); None for any other answer."""
+    if not isinstance(status, int) or isinstance(status, bool) or status < 400:
+        return None
+    from http import HTTPStatus
+
+    from farm.config import mask_url
+    try:
+        said = f"{status} {HTTPStatus(status).phrase}"
+    except ValueError:
+        said = str(status)
+    return f"the page answered {said}: {mask_url(str(url))}" if url else \
+        f"the page answered {said}"
+
+
+def page_status_note(page: Any, script: Callable[[Any, str, Any], Any]) -> str | None:
+    """`http_status_note` of ``page``'s current document, read with ``script`` (page, js,
+    arg) -> value; None when it cannot be read (the page went away, or navigates): a note is
+    best effort, never a failure of its own."""
+    try:
+        answer = script(page, DOCUMENT_STATUS_JS, None)
+    except Exception as exc:   # (a closed page, a navigation under way: no note)
+        log.debug("no page status: %s", first_line(exc))
+        return None
+    if not isinstance(answer, list) or len(answer) != 2:
+        return None
+    return http_status_note(answer[0], answer[1])
