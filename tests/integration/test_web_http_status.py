@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import http.server
 import shutil
-import threading
 from pathlib import Path
 from typing import Iterator
 
 import pytest
 
 from tests.support.farm_cli import FarmCli, results
+from tests.support.http_site import serving
 
 LINK = "<a href='{href}' style='display:block;width:300px;height:40px'>{text}</a>"
 # path -> (status, body); /moved redirects to /login
@@ -49,13 +49,8 @@ def site() -> Iterator[str]:
         def log_message(self, *args: object) -> None:
             pass
 
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
+    with serving(Handler) as url:
+        yield url
 
 
 def case(url: str, *flow: str) -> str:

@@ -17,6 +17,7 @@ from farm.devices.base import UITree
 from farm.errors import StepFailed
 from farm.suite.model import WebTarget
 from tests.support.farm_cli import wait_for
+from tests.support.http_site import serving
 
 pytestmark = pytest.mark.integration
 
@@ -60,14 +61,9 @@ def site() -> Iterator[str]:
         def log_message(self, *args: object) -> None:
             pass
 
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    release.set()
-    server.shutdown()
-    server.server_close()
+    with serving(Handler) as url:
+        yield url
+        release.set()
 
 
 @pytest.fixture

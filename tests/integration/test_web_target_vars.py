@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import html
 import http.server
-import threading
 from typing import Iterator
 
 import pytest
 
 from tests.support.farm_cli import FarmCli, results
+from tests.support.http_site import serving
 
 pytestmark = pytest.mark.integration
 
@@ -32,11 +32,8 @@ class _Echo(http.server.BaseHTTPRequestHandler):
 
 @pytest.fixture
 def echo_site() -> Iterator[str]:
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Echo)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/"
-    server.shutdown()
-    server.server_close()
+    with serving(_Echo) as url:
+        yield url + "/"
 
 
 def test_variables_in_the_user_agent_and_headers_are_sent_with_their_values(
