@@ -1,7 +1,11 @@
 // Walks the rendered DOM in ONE page.evaluate and returns {pageText, truncated, nodes: [...]}.
-// Evaluated by farm/devices/web/dom_read.py (and the simulators) as a function expression called with maxNodes.
+// Evaluated by farm/devices/web/dom_read.py (and the simulators) as a function expression called with maxNodes,
+// and by the browser with reach.js's helpers too: then each visible control (up to MAX_REACH,
+// on a page of at most 1500 elements) says whether a tap at its middle reaches it (``reached``:
+// false when something covers it there), so a tap needs no round trip of its own to check that
+// (hit.js checks when it is not true).
 // Field meanings match farm.devices.base.UINode.
-(maxNodes) => {
+(maxNodes, reach) => {
   const vw = window.innerWidth, vh = window.innerHeight;
   const norm = (s) => (s || "").replace(/\s+/g, " ").trim();
   const MAX_TEXT = 1000;  // a text wall is never a useful locator; keeps the payload small
@@ -125,6 +129,20 @@
 
   if (document.body) visit(document.body, null);
   window.__farmNodes = elements;
+  // (a page of thousands of elements: its first hit test costs tens of ms; the tap checks)
+  if (reach && nodes.length <= 1500) {
+    const MAX_REACH = 100;     // hit tests a walk makes at most
+    let checks = 0;
+    for (const n of nodes) {
+      if (!n.visible || !(n.clickable || n.editable) || checks >= MAX_REACH) continue;
+      // the point farm taps: farm.devices.base.Rect.center
+      const cx = n.rect.x + Math.floor(n.rect.width / 2);
+      const cy = n.rect.y + Math.floor(n.rect.height / 2);
+      if (cx < 0 || cy < 0 || cx >= vw || cy >= vh) continue;
+      checks++;
+      n.reached = reach.reaches(elements[n.id], reach.at(cx, cy));
+    }
+  }
   return {
     pageText: document.body ? document.body.innerText : "",
     truncated,

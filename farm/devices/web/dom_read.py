@@ -9,14 +9,15 @@ from typing import Any
 
 from farm.devices.base import Rect, UINode, UITree
 from farm.devices.web.page_wait import PageWait
-from farm.devices.web.scripts import (MAX_NODES, TEXT_JS, TREE_JS, VISIBLE_TEXT_JS, XPATH_JS,
-                                      read_js)
+from farm.devices.web.scripts import (MAX_NODES, REACH_JS, TEXT_JS, TREE_JS, VISIBLE_TEXT_JS,
+                                      XPATH_JS, read_js)
 from farm.errors import StepFailed
 from farm.text import clean, clean_json
 
 log = logging.getLogger("farm.devices.browser")
 
-HIT_JS = read_js("hit.js")    # what a tap on a node of the last read would hit
+# what a tap on a node of the last read would hit
+HIT_JS = "(args) => (" + read_js("hit.js") + ")(args, " + REACH_JS + ")"
 
 
 class DomReader:

@@ -2,32 +2,15 @@
 // window.__farmNodes[i]) would hit. Returns [x, y, cover]: cover "" when the tap reaches the
 // target (the point may have moved: a covered target is scrolled to the viewport's middle once,
 // as scrollIntoViewIfNeeded does, and checked again), else a description of what covers it.
-// Evaluated by farm/devices/web/dom_read.py as a function expression called with [i, x, y].
-([i, x, y]) => {
+// Evaluated by farm/devices/web/dom_read.py as a function expression called with [i, x, y]
+// and reach.js's helpers.
+([i, x, y], {at, chain, reaches}) => {
   const el = (window.__farmNodes || [])[i];
   if (!el || !el.isConnected) return [x, y, ""];   // no telling: the tap goes as before
   const box = el.getBoundingClientRect();          // not where it was read: not the one meant
   if (x < box.left - 1 || x > box.right + 1 || y < box.top - 1 || y > box.bottom + 1) {
     return [x, y, ""];
   }
-  const up = (n) => n.parentElement || (n.parentNode && n.parentNode.host) || null;
-  const chain = (n) => { const out = []; for (; n; n = up(n)) out.push(n); return out; };
-  const at = (px, py) => {                  // the innermost element there, shadow roots too
-    let hit = document.elementFromPoint(px, py);
-    while (hit && hit.shadowRoot) {
-      const inner = hit.shadowRoot.elementFromPoint(px, py);
-      if (!inner || inner === hit) break;
-      hit = inner;
-    }
-    return hit;
-  };
-  // What takes a click meant for the target, as Playwright's hit-target check accepts: the
-  // target, the button / link / label it is part of, the control a label stands for.
-  const owner = el.closest("button, [role=button], a, [role=link], label") || el;
-  const takers = new Set([el, owner]);
-  if (owner.control) takers.add(owner.control);
-  const reaches = (hit) => chain(hit).some((n) => takers.has(n)
-    || (n.tagName === "LABEL" && n.control === el));
   const describe = (hit) => {
     const mine = new Set(chain(el));
     let cover = hit;                        // the outermost element over it not holding it
@@ -41,12 +24,12 @@
     return `<${tag}${attr}>` + (text ? ` "${text}"` : "");
   };
   const hit = at(x, y);
-  if (hit && reaches(hit)) return [x, y, ""];
+  if (reaches(el, hit)) return [x, y, ""];
   el.scrollIntoView({block: "center", inline: "center", behavior: "instant"});
   if (window.__farm) window.__farm.gen++;  // the scroll event comes a frame later
   const r = el.getBoundingClientRect();
   const nx = Math.round(r.left + r.width / 2), ny = Math.round(r.top + r.height / 2);
   const again = at(nx, ny);
-  if (again && reaches(again)) return [nx, ny, ""];
+  if (reaches(el, again)) return [nx, ny, ""];
   return [nx, ny, again ? describe(again) : "the edge of the page"];
 }

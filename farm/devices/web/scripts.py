@@ -20,6 +20,8 @@ def read_js(name: str) -> str:
 
 # The walker's result goes back as ONE JSON string: Playwright's structured serialisation of
 # thousands of small objects costs seconds, a string costs milliseconds.
+# Where a tap lands (reach.js): the walk's ``reached`` of each control, the check before a tap
+REACH_JS = read_js("reach.js")
 DOM_JS = "(maxNodes) => JSON.stringify((\n" + read_js("dom.js") + "\n)(maxNodes))"
 XPATH_JS = read_js("xpath.js")
 RUN_JS = read_js("run_script.js")
@@ -35,7 +37,7 @@ MOVING_JS = ("  const moving = () => document.getAnimations().some(\n"
 TREE_JS = ("([maxNodes, last]) => { const s = window.__farm;\n" + MOVING_JS +
            "  const token = s ? performance.timeOrigin + ':' + s.gen : null;\n"
            "  if (token !== null && token === last && !moving()) return 'same';\n"
-           "  const out = (\n" + read_js("dom.js") + "\n)(maxNodes);\n"
+           "  const out = (\n" + read_js("dom.js") + "\n)(maxNodes, " + REACH_JS + ");\n"
            "  out.pageText = (\n" + VISIBLE_TEXT_JS + "\n)();\n"
            "  out.token = token; return JSON.stringify(out); }")
 # The page's visible text alone (what text checks compare: the walk's pageText), skipped in
