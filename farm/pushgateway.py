@@ -100,6 +100,7 @@ def _at_gateway(url: str, job: str, instance: str,
     """The counter and histogram samples this host's group holds at the gateway, by key; {}
     when they cannot be read (the file's totals are then the base)."""
     import base64
+    import urllib.error
     import urllib.request
     from prometheus_client.parser import text_string_to_metric_families
     from prometheus_client.utils import floatToGoString
@@ -112,8 +113,11 @@ def _at_gateway(url: str, job: str, instance: str,
         with urllib.request.urlopen(request, timeout=10) as reply:
             families = list(text_string_to_metric_families(reply.read().decode()))
     except (OSError, ValueError) as exc:
-        log.warning("cannot read the Pushgateway's totals for this host (%s): they continue "
-                    "from the state dir's", exc)
+        # a gateway that does not answer: the push fails too, and says so (one warning)
+        answered = isinstance(exc, (urllib.error.HTTPError, ValueError))
+        log.log(logging.WARNING if answered else logging.DEBUG,
+                "cannot read the Pushgateway's totals for this host (%s): they continue "
+                "from the state dir's", exc)
         return held
     for family in families:
         if family.type not in _SAMPLE_SUFFIXES:

@@ -38,7 +38,7 @@ from farm.select import (Choice, Selection, SelectOptions, parse_shard, read_tim
 from farm.suite.loader import display_path, load_suites
 from farm.suite.model import AppSpec, Batch, Case
 from farm.suite.vars import Variables
-from farm.text import printable
+from farm.text import first_line, printable
 
 log = logging.getLogger("farm")
 
@@ -762,7 +762,7 @@ def _push_baseline(settings: Settings) -> None:
     try:
         push(settings.pushgateway_url, totals=Path(settings.state_dir) / PUSHED_TOTALS)
     except Exception as exc:    # noqa: BLE001 - the end of the run tries again, and says so
-        log.warning("could not push the metrics baseline: %s", exc)
+        log.debug("could not push the metrics baseline: %s", exc)
 
 
 def _export_metrics(settings: Settings, run_dir: Path, tally: metrics.CaseMetrics,
@@ -787,8 +787,21 @@ def _export_metrics(settings: Settings, run_dir: Path, tally: metrics.CaseMetric
                  totals=Path(settings.state_dir) / PUSHED_TOTALS)
         except Exception as exc:
             print(f"farm: warning: could not push metrics to "
-                  f"{mask_url(settings.pushgateway_url)}: {exc}", file=sys.stderr)
+                  f"{mask_url(settings.pushgateway_url)}: {_url_failure(exc)}", file=sys.stderr)
     _last_scrape(server, settings)
+
+
+def _url_failure(exc: BaseException) -> str:
+    """What a failed HTTP request met, in words: "connection refused", "HTTP 401
+    Unauthorized" (urllib's own text is "<urlopen error [Errno 111] Connection refused>")."""
+    import urllib.error
+    if isinstance(exc, urllib.error.HTTPError):
+        return f"HTTP {exc.code} {exc.reason}"
+    if isinstance(exc, urllib.error.URLError):
+        reason = exc.reason
+        said = getattr(reason, "strerror", None) or str(reason)
+        return said[:1].lower() + said[1:]
+    return first_line(exc)
 
 
 def _last_scrape(server: "metrics.MetricsServer | None", settings: Settings) -> None:

@@ -158,3 +158,23 @@ def test_each_harness_gateway_starts_empty(tmp_path: Path) -> None:
         assert second.held(job) == {}
     finally:
         second.stop()
+
+
+def test_a_pushgateway_that_does_not_answer_is_one_warning_in_words(
+        tmp_path: Path, farm: FarmCli) -> None:
+    """A gateway that is down made three log lines (the totals it could not read, twice, the
+    baseline it could not push) before the warning, in urllib's words ("<urlopen error [Errno
+    111] Connection refused>"). Now one warning; the run passes and its report is written."""
+    import socket
+    suite = tmp_path / "s"
+    write_case(suite, "ok", ["javascript: ok"])
+    with socket.socket() as bound:       # bound, not listening: connections are refused
+        bound.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{bound.getsockname()[1]}"
+        proc = farm.run("run", suite, "--devices", "fake:1", "--no-progress", "--report-dir",
+                        tmp_path / "run", "--pushgateway", url, FARM_DEVICE_PLUGINS=PLUGIN)
+    assert proc.returncode == 0, proc.stderr
+    said = [line for line in proc.stderr.splitlines() if "ushgateway" in line or "push" in line]
+    assert said == [f"farm: warning: could not push metrics to {url}: connection refused"], \
+        proc.stderr
+    assert (tmp_path / "run" / "report.html").exists()
