@@ -163,7 +163,8 @@ def _run(paths: Sequence[str | Path], devices: str, settings: Settings,
     chosen = _select(cases, specs, settings, choice, devices, out)
     if choice.collect_only:
         return _print_collection(chosen, out, lambda c: expected_duration(
-            remembered, c.id, c.platform, settings.default_case_seconds))
+            remembered, c.id, c.platform, settings.default_case_seconds),
+            lambda c: f"{c.platform}:{c.id}" in remembered, settings.default_case_seconds)
     cases = chosen.selected
     _check_models(settings)
     _check_devices(settings, specs, cases)
@@ -496,10 +497,12 @@ def _select(cases: list[Case], specs: list[DeviceSpec], settings: Settings, choi
     return chosen
 
 
-def _print_collection(chosen: Selection, out: IO[str], expected: Callable[[Case], float]) -> int:
+def _print_collection(chosen: Selection, out: IO[str], expected: Callable[[Case], float],
+                      ran_here: Callable[[Case], bool], default: float) -> int:
     """--collect-only: the cases a run would take (and their expected seconds, from the
-    duration history), and the ones it would leave out.  Exit 5 when none is left, as the
-    run itself (and pytest --collect-only) would."""
+    duration history; ``default`` for a case that never ran here, which the total says), and
+    the ones it would leave out.  Exit 5 when none is left, as the run itself (and pytest
+    --collect-only) would."""
     in_order = sorted(chosen.selected, key=lambda c: (c.shared.unit_id, c.shared.order)
                       if c.shared else (c.id, 0))     # a shared-context unit's files as they run
     for case in in_order:
@@ -510,8 +513,10 @@ def _print_collection(chosen: Selection, out: IO[str], expected: Callable[[Case]
     for d in chosen.deselected:
         print(f"deselected: {d.case.id}  [{d.case.platform}]  {d.reason}", file=out)
     total = sum(expected(c) for c in chosen.selected)
+    new = sum(not ran_here(c) for c in chosen.selected)
+    guessed = f"; {new} never ran here, {default:g}s each assumed" if new else ""
     print(f"farm: {len(chosen.selected)} case(s) collected (expected {total:.1f}s of device "
-          "time, summed over the cases), "
+          f"time, summed over the cases{guessed}), "
           f"{len(chosen.deselected)} deselected", file=out, flush=True)
     return 0 if chosen.selected else 5
 

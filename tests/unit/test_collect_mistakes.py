@@ -180,6 +180,26 @@ def test_collect_only_with_nothing_selected_exits_5(farm_run, option) -> None:
     assert code == 0 and "farm: 1 case(s) collected" in out
 
 
+def test_collect_only_says_which_expected_seconds_are_guesses(farm_run) -> None:
+    """A case that never ran here counts as the default 30 s (the demo's 16 cases were
+    "expected 158.2s" on a machine where they run in seconds): the total says how many of
+    its cases are that guess."""
+    from farm.history import DurationHistory
+    from farm.results import CaseResult
+    code, out, _ = farm_run(DEMO, "-k", "login_", "--collect-only")
+    assert code == 0 and out.splitlines()[-1] == (
+        "farm: 2 case(s) collected (expected 60.0s of device time, summed over the cases; 2 "
+        "never ran here, 30s each assumed), 14 deselected")
+    import os
+    DurationHistory(Path(os.environ["FARM_STATE_DIR"])).record([CaseResult(
+        run_id="r", case_id="demo/login_success", name="n", file="f", platform="web",
+        status="passed", duration=1.5, started="2026-12-03T00:00:00+00:00")])
+    code, out, _ = farm_run(DEMO, "-k", "login_", "--collect-only")
+    assert out.splitlines()[-1] == (
+        "farm: 2 case(s) collected (expected 31.5s of device time, summed over the cases; 1 "
+        "never ran here, 30s each assumed), 14 deselected")
+
+
 # ---- no --devices: the default browser:1, for selection too -----------------------------------
 
 def test_without_devices_mobile_cases_are_deselected_as_with_browser_1(
