@@ -8,15 +8,15 @@ from __future__ import annotations
 import base64
 import json
 import shutil
-import threading
 from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Callable, Iterator
 
 import pytest
 
 from tests.support.farm_cli import PLUGIN, ROOT, FarmCli, results
+from tests.support.http_site import QuietHandler, serving
 
 CORPUS = ROOT / "tests" / "midscene"
 
@@ -24,24 +24,12 @@ CORPUS = ROOT / "tests" / "midscene"
 @contextmanager
 def _http(answer: Callable[[BaseHTTPRequestHandler], tuple[str, bytes]]) -> Iterator[str]:
     """A local HTTP server (free port) whose GET replies ``answer(request)`` = (type, body)."""
-    class Handler(BaseHTTPRequestHandler):
-        def log_message(self, *args: Any) -> None:
-            pass
-
+    class Handler(QuietHandler):
         def do_GET(self) -> None:
             kind, body = answer(self)
-            self.send_response(200)
-            self.send_header("Content-Type", kind)
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+            self.send_page(body, kind=kind)
+    with serving(Handler) as url:
+        yield url
 
 
 @pytest.fixture

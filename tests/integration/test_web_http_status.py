@@ -5,7 +5,6 @@ of a page that answered 200, not an error page the case has left. Real Chromium,
 
 from __future__ import annotations
 
-import http.server
 import shutil
 from pathlib import Path
 from typing import Iterator
@@ -13,7 +12,7 @@ from typing import Iterator
 import pytest
 
 from tests.support.farm_cli import FarmCli, results
-from tests.support.http_site import serving
+from tests.support.http_site import QuietHandler, serving
 
 LINK = "<a href='{href}' style='display:block;width:300px;height:40px'>{text}</a>"
 # path -> (status, body); /moved redirects to /login
@@ -29,7 +28,7 @@ PAGES = {
 
 @pytest.fixture(scope="module")
 def site() -> Iterator[str]:
-    class Handler(http.server.BaseHTTPRequestHandler):
+    class Handler(QuietHandler):
         def do_GET(self) -> None:
             path = self.path.split("?")[0]
             if path == "/moved":
@@ -39,15 +38,7 @@ def site() -> Iterator[str]:
                 self.end_headers()
                 return
             status, page = PAGES.get(path, (404, ""))
-            body = page.encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "text/html")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, *args: object) -> None:
-            pass
+            self.send_page(page.encode(), status)
 
     with serving(Handler) as url:
         yield url

@@ -4,7 +4,6 @@ Each is the page's doing: the step fails (or the case goes on), the browser is n
 
 from __future__ import annotations
 
-import http.server
 import logging
 import threading
 from typing import Iterator
@@ -17,7 +16,7 @@ from farm.devices.base import UITree
 from farm.errors import StepFailed
 from farm.suite.model import WebTarget
 from tests.support.farm_cli import wait_for
-from tests.support.http_site import serving
+from tests.support.http_site import QuietHandler, serving
 
 pytestmark = pytest.mark.integration
 
@@ -45,21 +44,14 @@ def site() -> Iterator[str]:
     """The pages above; ``/held`` is a request the server never answers (until the end)."""
     release = threading.Event()
 
-    class Handler(http.server.BaseHTTPRequestHandler):
+    class Handler(QuietHandler):
         def do_GET(self) -> None:
             if self.path == "/held":
                 release.wait()
                 return
             body = ("<!doctype html><html><body style='margin:0'>" + PAGES[self.path]
                     + "</body></html>").encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "text/html")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, *args: object) -> None:
-            pass
+            self.send_page(body)
 
     with serving(Handler) as url:
         yield url

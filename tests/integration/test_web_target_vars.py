@@ -5,29 +5,21 @@ browser sends the value. Real `farm run`, real Chromium, a site that shows its r
 from __future__ import annotations
 
 import html
-import http.server
 from typing import Iterator
 
 import pytest
 
 from tests.support.farm_cli import FarmCli, results
-from tests.support.http_site import serving
+from tests.support.http_site import QuietHandler, serving
 
 pytestmark = pytest.mark.integration
 
 
-class _Echo(http.server.BaseHTTPRequestHandler):
+class _Echo(QuietHandler):
     def do_GET(self) -> None:
         body = "".join(f"<p>{html.escape(k)}: {html.escape(v)}</p>"
                        for k, v in self.headers.items()).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args: object) -> None:
-        pass
+        self.send_page(body, kind="text/html; charset=utf-8")
 
 
 @pytest.fixture

@@ -21,3 +21,17 @@ def serving(handler: type[http.server.BaseHTTPRequestHandler]) -> Iterator[str]:
     finally:
         server.shutdown()
         server.server_close()
+
+
+class QuietHandler(http.server.BaseHTTPRequestHandler):
+    """A handler that logs nothing and answers with `send_page`."""
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+    def send_page(self, body: bytes, status: int = 200, kind: str = "text/html") -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", kind)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
