@@ -87,7 +87,6 @@ class BrowserDevice:
         self.open_seconds: float | None = None        # how long the last open() took
         self.hierarchy_seconds: float | None = None   # how long the last hierarchy() took
         self.last_observation: str | None = None      # "tree" once a step read the DOM
-        self._fresh_tree: UITree | None = None        # the last read, while no action ran
         # a page that stopped responding (a script that does not return): closed, the call
         # on it failed (the case's failure), the browser kept
         self._hang = HangGuard(name, self._page_answers, self._close_hung_page, self.kill)
@@ -218,7 +217,6 @@ class BrowserDevice:
             return
         self._shots.reset()
         self._dom.forget()
-        self._fresh_tree = None
         self._viewport = (target.viewport_width, target.viewport_height)
         self._follow_new_pages = target.follow_new_pages
         with self._errors("reuse the shared browser context"):
@@ -258,7 +256,6 @@ class BrowserDevice:
         """Close the case's context; ignores errors when the browser is already dead."""
         self._shots.reset()
         self._dom.forget()
-        self._fresh_tree = None
         self._wait.reset()
         self._hang.reset()
         self._crashed = False
@@ -276,7 +273,6 @@ class BrowserDevice:
         self._page = page
         self._crashed = False
         self._dom.forget()
-        self._fresh_tree = None
         page.on("crash", self._on_crash)
         page.on("dialog", self._on_dialog)
         if self._idle_ms:
@@ -304,7 +300,7 @@ class BrowserDevice:
             log.debug("%s: dialog not dismissed: %s", self.name, first_line(exc))
 
     def _goto(self, url: str) -> None:
-        self._fresh_tree = None
+        self._dom.acted()
         from farm.suite.urls import url_problem
         problem = url_problem(url)   # a ${NAME} gave one the load could not check: the case's
         if problem is not None:      # mistake, not the browser's (no retry, no quarantine)
@@ -388,7 +384,6 @@ class BrowserDevice:
         tree = self._read(self._dom.tree)
         self.last_observation = "tree"
         self.hierarchy_seconds = self._dom.seconds
-        self._fresh_tree = tree     # until the next action on the page (`_acting`)
         return tree
 
     def screen_text(self) -> str:
@@ -418,7 +413,7 @@ class BrowserDevice:
     def _acting(self) -> Any:
         """The page, for an action: a capture under way finishes first (it shows the screen
         before this action), and the next DOM read waits for any navigation it starts."""
-        self._fresh_tree = None     # (the page may change now: `tap_point` reads it again)
+        self._dom.acted()           # (the page may change now: `tap_point` reads it again)
         page = self._need_page()
         self._shots.settle()
         self._wait.acted()
@@ -507,11 +502,8 @@ class BrowserDevice:
         No round trip when the tree just read (no action on the page since) found the target
         reached at that point (dom.js's ``reached``)."""
         from farm.devices.web.failures import raced_navigation
-        tree = self._fresh_tree
-        if tree is not None and 0 <= node < len(tree.nodes):
-            found = tree.nodes[node]
-            if found.id == node and found.reached and found.rect.center == (x, y):
-                return x, y, ""
+        if self._dom.reached(node, x, y):
+            return x, y, ""
         page = self._acting()
         with self._errors("check what a tap would hit"):
             try:

@@ -30,11 +30,28 @@ class DomReader:
         self.seconds: float | None = None             # how long the last read took
         self._tree: tuple[str, UITree] | None = None  # (change token, tree) of the last walk
         self._text: tuple[str, str] | None = None     # (change token, the page's text) last read
+        # the last tree read, until an action may change the page (`acted`): what `reached`
+        # answers from
+        self._fresh: UITree | None = None
 
     def forget(self) -> None:
         """A new page: the last tree is not of it."""
         self._tree = None
         self._text = None
+        self._fresh = None
+
+    def acted(self) -> None:
+        """An action (or a navigation) is about to change the page: the last tree may be old."""
+        self._fresh = None
+
+    def reached(self, node: int, x: int, y: int) -> bool:
+        """Whether the last tree, read with no action since, found a tap at (x, y) on ``node``
+        reaching it (dom.js's ``reached``, for that node's middle): no need to check again."""
+        tree = self._fresh
+        if tree is None or not 0 <= node < len(tree.nodes):
+            return False
+        found = tree.nodes[node]
+        return found.id == node and bool(found.reached) and found.rect.center == (x, y)
 
     def tree(self, page: Any) -> UITree:
         """The rendered DOM as a UITree (not walked again while unchanged)."""
@@ -43,7 +60,8 @@ class DomReader:
         raw = self.wait.evaluate(page, TREE_JS, [MAX_NODES, last], what="read the DOM")
         if raw == "same" and self._tree is not None:
             self.seconds = time.monotonic() - started
-            return self._tree[1]
+            self._fresh = self._tree[1]
+            return self._fresh
         raw = clean_json(raw)
         nodes = [UINode.model_validate(n) for n in raw["nodes"]]
         self.seconds = time.monotonic() - started
@@ -54,6 +72,7 @@ class DomReader:
                       truncated=bool(raw.get("truncated")))
         self._tree = (raw["token"], tree) if raw.get("token") else None
         self._text = (raw["token"], tree.page_text or "") if raw.get("token") else None
+        self._fresh = tree
         return tree
 
     def text(self, page: Any) -> str:
