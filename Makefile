@@ -28,6 +28,7 @@ bench: install
 	.venv/bin/python bench/vs_playwright.py --pairs 5
 	.venv/bin/python bench/cpu_profile.py
 	.venv/bin/python bench/messages.py
+	.venv/bin/python bench/floors.py
 
 clean:
 	rm -rf .farm .venv *.egg-info

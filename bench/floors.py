@@ -1,0 +1,217 @@
+"""The two floors under `bench/vs_playwright.py`'s remaining gaps, each measured side by side
+on one Chromium (the one farm finds, farm's launch flags):
+
+1. capture: Page.captureScreenshot (JPEG, as farm's evidence) right after the page changed and
+   on an unchanged page, median ms, with Chromium's default frame pacing and with
+   ``--disable-frame-rate-limit``; then the browser's CPU over a few seconds on a page with a
+   CSS animation under each (what that flag costs a page that animates);
+2. the hop: one Runtime.evaluate through Playwright's CDPSession (Python client, Node driver,
+   Chromium) against the same call on a DevTools websocket of its own (this script's
+   minimal client), Python CPU and wall time per call, and the same for a JPEG capture.
+
+    .venv/bin/python bench/floors.py [--calls 300] [--shots 25]
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import json
+import os
+import socket
+import statistics
+import struct
+import sys
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from farm.devices.chromium import BROWSER_FLAGS, find_chromium  # noqa: E402
+
+SHOT = {"format": "jpeg", "quality": 70, "optimizeForSpeed": True}   # farm's evidence capture
+PAGE = "<h1>Farm Shop</h1>" + "<p>a line of text</p>" * 40 + "<button>Sign in</button>"
+SPINNER = ("<style>@keyframes s{to{transform:rotate(360deg)}} i{display:block;width:40px;"
+           "height:40px;border:4px solid #888;animation:s 1s linear infinite}</style><i></i>")
+TOGGLE = "document.body.style.background = document.body.style.background ? '' : '#ffd'"
+
+
+class DevToolsSocket:
+    """A blocking DevTools websocket to one page (text frames, no extensions): enough to time
+    a round trip without Playwright's client in the way."""
+
+    def __init__(self, port: int, target: str) -> None:
+        self.sock = socket.create_connection(("127.0.0.1", port))
+        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        key = base64.b64encode(os.urandom(16)).decode()
+        self.sock.sendall(
+            (f"GET /devtools/page/{target} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+             f"Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
+             "Sec-WebSocket-Version: 13\r\n\r\n").encode())
+        head = b""
+        while b"\r\n\r\n" not in head:
+            head += self.sock.recv(4096)
+        if b" 101 " not in head.split(b"\r\n", 1)[0]:
+            raise SystemExit(f"DevTools refused the websocket: {head[:200]!r}")
+        self.buf = head.split(b"\r\n\r\n", 1)[1]
+        self.last = 0
+
+    def send(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        self.last += 1
+        data = json.dumps({"id": self.last, "method": method, "params": params}).encode()
+        n, mask = len(data), os.urandom(4)
+        size = bytes([0x80 | n]) if n < 126 else (
+            bytes([0x80 | 126]) + struct.pack(">H", n) if n < 65536
+            else bytes([0x80 | 127]) + struct.pack(">Q", n))
+        pad = (mask * (n // 4 + 1))[:n]
+        body = (int.from_bytes(data, "little") ^ int.from_bytes(pad, "little")).to_bytes(n, "little")
+        self.sock.sendall(b"\x81" + size + mask + body)
+        while True:
+            reply = json.loads(self._message())
+            if reply.get("id") == self.last:
+                return reply.get("result", {})
+
+    def _take(self, n: int) -> bytes:
+        while len(self.buf) < n:
+            chunk = self.sock.recv(1 << 20)
+            if not chunk:
+                raise SystemExit("DevTools closed the websocket")
+            self.buf += chunk
+        out, self.buf = self.buf[:n], self.buf[n:]
+        return out
+
+    def _message(self) -> bytes:
+        out = b""
+        while True:
+            first, second = self._take(2)
+            n = second & 0x7F
+            if n == 126:
+                n = struct.unpack(">H", self._take(2))[0]
+            elif n == 127:
+                n = struct.unpack(">Q", self._take(8))[0]
+            out += self._take(n)
+            if first & 0x80:
+                return out
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _tree_cpu(pid: int) -> float:
+    import psutil
+
+    total = 0.0
+    root = psutil.Process(pid)
+    for proc in [root, *root.children(recursive=True)]:
+        try:
+            times = proc.cpu_times()
+            total += times.user + times.system
+        except psutil.Error:
+            pass
+    return total
+
+
+def _browser_pid() -> int:
+    import psutil
+
+    me = psutil.Process()
+    return next(p.pid for p in me.children(recursive=True)
+                if "--remote-debugging-pipe" in " ".join(p.cmdline()))
+
+
+def capture_floor(pw: Any, chromium: str, shots: int, extra: list[str]) -> dict[str, float]:
+    """Median capture ms after a change and unchanged, and the browser's CPU share (of one
+    core) over 3 s on a page with a CSS animation, under ``extra`` flags."""
+    browser = pw.chromium.launch(executable_path=chromium, args=[*BROWSER_FLAGS, *extra])
+    try:
+        page = browser.new_page(viewport={"width": 1280, "height": 800})
+        page.set_content(PAGE)
+        cdp = page.context.new_cdp_session(page)
+        changed, same = [], []
+        for _ in range(shots):
+            page.evaluate(TOGGLE)
+            began = time.perf_counter()
+            cdp.send("Page.captureScreenshot", SHOT)
+            changed.append(time.perf_counter() - began)
+            began = time.perf_counter()
+            cdp.send("Page.captureScreenshot", SHOT)
+            same.append(time.perf_counter() - began)
+        page.set_content(SPINNER)
+        pid = _browser_pid()
+        page.wait_for_timeout(500)
+        before, began = _tree_cpu(pid), time.monotonic()
+        page.wait_for_timeout(3000)
+        share = (_tree_cpu(pid) - before) / (time.monotonic() - began)
+    finally:
+        browser.close()
+    return {"changed": 1000 * statistics.median(changed),
+            "same": 1000 * statistics.median(same), "spinner": 100 * share}
+
+
+def _per_call(fn: Callable[[], Any], calls: int) -> tuple[float, float]:
+    fn()
+    cpu, wall = time.process_time(), time.perf_counter()
+    for _ in range(calls):
+        fn()
+    return (1000 * (time.process_time() - cpu) / calls,
+            1000 * (time.perf_counter() - wall) / calls)
+
+
+def hop_floor(pw: Any, chromium: str, calls: int, shots: int) -> list[tuple[str, float, float]]:
+    """(what, Python CPU ms, wall ms) per call, through Playwright and on a socket of its own."""
+    port = _free_port()
+    browser = pw.chromium.launch(executable_path=chromium,
+                                 args=[*BROWSER_FLAGS, f"--remote-debugging-port={port}"])
+    try:
+        page = browser.new_page(viewport={"width": 1280, "height": 800})
+        page.set_content(PAGE)
+        cdp = page.context.new_cdp_session(page)
+        target = cdp.send("Target.getTargetInfo")["targetInfo"]["targetId"]
+        own = DevToolsSocket(port, target)
+        read = {"expression": "document.body.innerText.length", "returnByValue": True}
+        rows = []
+        for what, send, n, params in (
+                ("Runtime.evaluate, Playwright's CDPSession", cdp.send, calls, read),
+                ("Runtime.evaluate, a DevTools socket of its own", own.send, calls, read),
+                ("captureScreenshot, Playwright's CDPSession", cdp.send, shots, SHOT),
+                ("captureScreenshot, a DevTools socket of its own", own.send, shots, SHOT)):
+            method = "Runtime.evaluate" if params is read else "Page.captureScreenshot"
+            cpu, wall = _per_call(lambda: send(method, params), n)
+            rows.append((what, cpu, wall))
+    finally:
+        browser.close()
+    return rows
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--calls", type=int, default=300)
+    ap.add_argument("--shots", type=int, default=25)
+    args = ap.parse_args()
+    from playwright.sync_api import sync_playwright
+
+    info = find_chromium()
+    if info is None:
+        raise SystemExit("no Chromium found (apt-get install chromium or set FARM_CHROMIUM_PATH)")
+    chromium = str(info.path)
+    print(f"chromium: {chromium}; farm's launch flags")
+    with sync_playwright() as pw:
+        print("1. capture (Page.captureScreenshot, JPEG 70, 1280x800), median ms:")
+        for label, extra in (("default frame pacing", []),
+                             ("--disable-frame-rate-limit", ["--disable-frame-rate-limit"])):
+            got = capture_floor(pw, chromium, args.shots, extra)
+            print(f"   {label:28s} after a change {got['changed']:5.1f}   unchanged "
+                  f"{got['same']:5.1f}   browser CPU on a spinner page {got['spinner']:4.0f}% "
+                  "of a core")
+        print("2. the hop, per call: Python CPU ms / wall ms")
+        for what, cpu, wall in hop_floor(pw, chromium, args.calls, args.shots):
+            print(f"   {what:48s} {cpu:6.3f} / {wall:6.2f}")
+
+
+if __name__ == "__main__":
+    main()
