@@ -85,7 +85,13 @@ def clean_json(text: str) -> Any:
     """`json.loads`, cleaned. The walk is skipped when no ``\\udXXX`` escape could have made
     a surrogate: a page's DOM (thousands of nodes) is decoded on every step."""
     value = json.loads(text)
-    return clean(value) if _SURROGATE_ESCAPE.search(text) or not _valid(text) else value
+    return clean(value) if needs_cleaning(text) else value
+
+
+def needs_cleaning(text: str) -> bool:
+    """Whether JSON ``text`` may decode to strings that are not valid Unicode (a lone
+    surrogate, escaped as ``\\udXXX`` or raw): `clean_json` decodes it then."""
+    return _SURROGATE_ESCAPE.search(text) is not None or not _valid(text)
 
 
 def _valid(text: str) -> bool:
