@@ -291,3 +291,32 @@ def test_an_xpath_on_an_unreadable_tree_says_so_instead_of_a_bare_ambiguity():
     with pytest.raises(LocateError, match="no element matches XPath .* could not be read"):
         LocatorChain([XPathTier(), TextMatchTier()]).locate("", UnreadableTree(LOGIN),
                                                             xpath=xpath)
+
+
+def test_a_new_read_of_the_page_is_matched_afresh_not_from_the_last_trees_strings():
+    # the text tier normalises a tree's strings once and keeps them while the device reads
+    # the same tree (an unchanged page); a new read (a new tree, whatever it holds) is not
+    # answered from the last one's
+    from farm.agent.locator import find_text
+
+    def tree(*texts: str) -> UITree:
+        return UITree(source="dom", nodes=[
+            UINode(id=i, role="button", text=t, rect=Rect(x=0, y=40 * i, width=90, height=30),
+                   clickable=True) for i, t in enumerate(texts)])
+
+    before = tree("Pay now", "Cancel")
+    assert [n.text for n in find_text("pay now", before)[0]] == ["Pay now"]
+    assert find_text("Cancel order", before) == ([], "")
+    after = tree("Pay later", "Cancel order")
+    assert [n.text for n in find_text("Cancel order", after)[0]] == ["Cancel order"]
+    assert find_text("pay now", after) == ([], "")
+    assert [n.text for n in find_text("PAY NOW:", before)[0]] == ["Pay now"]
+
+
+def test_normalising_collapses_every_kind_of_whitespace_and_folds_width_and_case():
+    from farm.agent.locator import normalise
+
+    assert normalise("  Sign\u00a0in\u3000 now \t\n") == "sign in now"
+    assert normalise("Ｅｍａｉｌ ａｄｄｒｅｓｓ *") == "email address"
+    assert normalise("Straße:") == "strasse"
+    assert normalise("ﬁle\u2028name") == "file name"
