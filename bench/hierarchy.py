@@ -1,9 +1,11 @@
 """UI-tree read time of the browser device: median and worst `BrowserDevice.hierarchy()` on the
-demo shop and on a page with far more elements than the tree keeps (capped at MAX_NODES, as
-tests/integration/test_browser_device.py checks; this prints how long it takes), and a read of
-the same page again while it has not changed (answered without walking the DOM).
+demo shop, on a shop page of 700 products (a name, a price and an "Add" button each, a labelled
+search field: 2,800 elements), and on a page with far more elements than the tree keeps (capped
+at MAX_NODES, as tests/integration/test_browser_device.py checks; this prints how long it
+takes), and a read of the same page again while it has not changed (answered without walking
+the DOM).
 
-    .venv/bin/python bench/hierarchy.py [--runs 7] [--elements 6000]
+    .venv/bin/python bench/hierarchy.py [--runs 7] [--elements 6000] [--products 700]
 """
 
 from __future__ import annotations
@@ -23,6 +25,13 @@ from farm.suite.model import WebTarget  # noqa: E402
 from screenshot import _serve_demo  # noqa: E402  (bench/: the demo app on a free port)
 
 
+# a long product list: per product a name, a price and a button (the walk asks each button for
+# its labels); a labelled search field at the top
+SHOP_JS = """document.body.innerHTML = '<label for="q">Search</label><input id="q"><ul>'
+  + Array.from({length: %d}, (_, i) => `<li><span>Product ${i}</span> <span>$${i}.99</span>
+    <button>Add product ${i}</button></li>`).join("") + '</ul>'"""
+
+
 def _times(dev: BrowserDevice, runs: int) -> tuple[list[float], list[float], int]:
     """(full walks after a change, reads of the unchanged page again, node count)."""
     seconds, again, nodes = [], [], 0
@@ -40,12 +49,15 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=7)
     ap.add_argument("--elements", type=int, default=6000)
+    ap.add_argument("--products", type=int, default=700)
     ns = ap.parse_args()
     dev = BrowserDevice("bench-hierarchy", load_settings())
     dev.open()
     try:
         dev.start_session(WebTarget(url=_serve_demo() + "index.html"))
         rows = [("demo shop", *_times(dev, ns.runs))]
+        dev.run_script(SHOP_JS % ns.products, 30)
+        rows.append((f"{ns.products} products", *_times(dev, ns.runs)))
         dev.run_script(f"document.body.innerHTML = '<p>r</p>'.repeat({ns.elements})", 30)
         rows.append((f"{ns.elements} elements", *_times(dev, ns.runs)))
         dev.end_session()

@@ -148,6 +148,40 @@ def test_hierarchy_finds_button_and_input_with_correct_rects(page: BrowserDevice
     assert page.run_script("document.getElementById('out').textContent", 5) == "clicked"
 
 
+LABELS_JS = """
+document.body.innerHTML = `
+  <label>Full name <input id="wrapped" value="Ada"></label>
+  <label for="mail">E-mail</label><label for="mail">(work)</label><input id="mail">
+  <label for="nobody">Orphan label</label>
+  <label>Newsletter <select id="news"><option>weekly</option><option>never</option></select></label>
+  <button id="off" disabled>Pay</button><span role="button" aria-disabled="true">Gift</span>
+  <div id="host"></div><p style="position:absolute; top:5000px">Far below</p>`;
+const root = document.getElementById("host").attachShadow({mode: "open"});
+root.innerHTML = '<label for="inner">Shadow field</label><input id="inner">';
+document.getElementById("mail").focus();
+"""
+
+
+def test_the_tree_names_controls_by_their_labels_and_keeps_every_field(
+        page: BrowserDevice) -> None:
+    # the walk finds each control's labels in one pass (and asks a control in a shadow root
+    # itself) and leaves fields at their defaults out of its JSON: the tree must not change
+    page.run_script(LABELS_JS, 5)
+    tree = page.hierarchy()
+    wrapped = find(tree, resource_id="wrapped")
+    assert wrapped.label == "Full name" and wrapped.editable and wrapped.clickable
+    assert find(tree, resource_id="mail").label == "E-mail (work)"
+    assert find(tree, resource_id="news").label == "Newsletter"     # not its options' text
+    assert find(tree, resource_id="inner").label == "Shadow field"
+    off = find(tree, resource_id="off")
+    assert (off.enabled, off.clickable, off.text) == (False, True, "Pay")
+    assert find(tree, text="Gift").enabled is False
+    far = find(tree, text="Far below")
+    assert far.visible is False and far.enabled and not far.clickable and far.label == ""
+    assert find(tree, text="Orphan label").parent is None          # a child of <body>
+    assert wrapped.parent == find(tree, text="Full name").id
+
+
 def test_query_xpath(page: BrowserDevice) -> None:
     rects = page.query_xpath("//button[@id='go']")
     assert [r.as_list() for r in rects] == [[40, 50, 120, 40]]
