@@ -34,7 +34,8 @@
     return (root.getElementById ? root.getElementById(id) : null) || document.getElementById(id);
   };
 
-  const accessibleName = (el, tag) => {
+  const accessibleName = (el, tag, attrs) => {
+    if (!attrs) return "";       // (an <input> without attributes is a text field)
     const aria = el.getAttribute("aria-label");
     if (aria && aria.trim()) return norm(aria);
     const lb = el.getAttribute("aria-labelledby");
@@ -95,7 +96,9 @@
     const rendered = r.width > 0 && r.height > 0 && style.visibility !== "hidden"
       && style.visibility !== "collapse";
     if (rendered && tag !== "HTML" && tag !== "BODY") {
-      const roleAttr = norm(el.getAttribute("role")).split(" ")[0];
+      // most elements of a long page have no attributes at all: none is looked up then
+      const attrs = el.hasAttributes();
+      const roleAttr = attrs ? norm(el.getAttribute("role")).split(" ")[0] : "";
       const lower = tag.toLowerCase();
       const type = tag === "INPUT" ? (el.getAttribute("type") || "text").toLowerCase() : "";
       const role = roleAttr || (tag === "INPUT" ? "input:" + type : lower);
@@ -106,7 +109,7 @@
       }
       const clickable = (tag === "A" && el.hasAttribute("href")) || tag === "BUTTON"
         || (tag === "INPUT" && type !== "hidden") || tag === "SELECT" || tag === "TEXTAREA"
-        || tag === "SUMMARY" || tag === "LABEL" || el.hasAttribute("onclick")
+        || tag === "SUMMARY" || tag === "LABEL" || (attrs && el.hasAttribute("onclick"))
         || CLICK_ROLES.has(roleAttr) || style.cursor === "pointer";
       const editable = ((tag === "INPUT" && TEXT_INPUTS.has(type)) || tag === "TEXTAREA"
         || el.isContentEditable) && !el.disabled && !el.readOnly;
@@ -119,11 +122,11 @@
       const n = { id: idx, role, rect: { x, y, width: w, height: h } };
       if (parentIdx !== null) n.parent = parentIdx;
       if (text) n.text = text;
-      const name = accessibleName(el, tag);
+      const name = accessibleName(el, tag, attrs);
       if (name) n.name = name;
-      const placeholder = norm(el.getAttribute("placeholder"));
+      const placeholder = attrs ? norm(el.getAttribute("placeholder")) : "";
       if (placeholder) n.placeholder = placeholder;
-      const resourceId = el.id || el.getAttribute("data-testid") || "";
+      const resourceId = attrs ? el.id || el.getAttribute("data-testid") || "" : "";
       if (resourceId) n.resource_id = resourceId;
       const label = "labels" in el ? labelText(el) : "";   // (a labelable element)
       if (label) n.label = label;
@@ -133,7 +136,11 @@
       const value = editable && (tag === "INPUT" || tag === "TEXTAREA") ? (el.value || "") : "";
       if (value) n.value = value;
       if (el === active) n.focused = true;     // a native tree's focused="true" (simulators)
-      if (el.matches(":disabled") || el.getAttribute("aria-disabled") === "true") {
+      // (:disabled matches form controls, which have a disabled property, and form-associated
+      // custom elements, whose names have a "-")
+      const control = "disabled" in el || tag.includes("-");
+      if ((control && el.matches(":disabled"))
+          || (attrs && el.getAttribute("aria-disabled") === "true")) {
         n.enabled = false;
       }
       if (!(r.right > 0 && r.bottom > 0 && r.left < vw && r.top < vh)) n.visible = false;
