@@ -67,7 +67,8 @@ class UINode(BaseModel):
 class UITree(BaseModel):
     source: str                     # "dom", "uiautomator", "wda"
     nodes: list[UINode] = Field(default_factory=list)
-    page_text: str | None = None    # full visible text where the platform has it (web innerText)
+    page_text: str | None = None    # full visible text where the tree has it (the browser reads
+                                    # its text apart: BrowserDevice.screen_text)
     truncated: bool = False         # the read stopped at its cap of elements (web: MAX_NODES)
 
     def visible_text(self) -> str:

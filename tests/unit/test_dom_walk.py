@@ -35,7 +35,7 @@ def test_the_one_pass_read_gives_the_tree_a_model_per_node_gave() -> None:
 
 def test_a_read_without_a_token_or_text_has_none() -> None:
     walk = _walk(json.dumps({"nodes": [_node(0)]}))
-    assert (walk.token, walk.pageText, walk.truncated) == (None, "", False)
+    assert (walk.token, walk.pageText, walk.truncated) == (None, None, False)
     assert walk.nodes[0].rect.center == (45, 37)
 
 

@@ -1,4 +1,4 @@
-// Walks the rendered DOM in ONE page.evaluate and returns {pageText, truncated, nodes: [...]}.
+// Walks the rendered DOM in ONE page.evaluate and returns {truncated, nodes: [...]}.
 // Evaluated by farm/devices/web/dom_read.py (and the simulators) as a function expression called with maxNodes,
 // and by the browser with reach.js's helpers too: then each visible control (up to MAX_REACH,
 // on a page of at most 1500 elements) says whether a tap at its middle reaches it (``reached``:
@@ -168,9 +168,5 @@
       n.reached = reach.reaches(elements[n.id], reach.at(cx, cy));
     }
   }
-  return {
-    pageText: document.body ? document.body.innerText : "",
-    truncated,
-    nodes,
-  };
+  return { truncated, nodes };
 }

@@ -72,13 +72,12 @@ class DomReader:
         tree = UITree(source="dom", nodes=walk.nodes, page_text=walk.pageText,
                       truncated=walk.truncated)
         self._tree = (walk.token, tree) if walk.token else None
-        self._text = (walk.token, tree.page_text or "") if walk.token else None
         self._fresh = tree
         return tree
 
     def text(self, page: Any) -> str:
-        """The page's visible text, as `tree` gives it (its ``page_text``) but without the walk
-        (not read again while unchanged): what a text check compares. The text of frames from
+        """The page's visible text (visible_text.js; not read again while unchanged): what a
+        text check compares. The text of frames from
         another origin (a payment form, an embedded widget), which the page's own script
         cannot read, is read frame by frame and added, on every read."""
         started = time.monotonic()
@@ -141,7 +140,7 @@ def _other_origin_text(page: Any) -> str:
 class _Walk(BaseModel):
     """dom.js's answer (a JSON string), validated as it is parsed."""
 
-    pageText: str = ""
+    pageText: str | None = None     # (TREE_JS leaves the page's text to TEXT_JS)
     truncated: bool = False
     nodes: list[UINode] = []
     token: str | None = None
