@@ -9,7 +9,9 @@ ratios, per step (ms over plain), case start (farm: case begin → first step; p
 context + page + first load), whole process wall time and the Python process' own CPU time
 (user+system of the python process, not Chromium's or Playwright's driver's), then the CPU of
 Playwright's Node driver (where plain Playwright's locators and waits run), of Chromium, and
-of them all together. With --copies K
+of them all together, and then, by farm's step kind, its median step time (from its start to
+the next step's start) against the plain script's step at the same place (where the time
+goes). With --copies K
 each case runs K times in each process (a longer run: start-up and imports weigh less), and the
 CPU line also gives the CPU per case. With --plain-screenshots the plain side also takes what
 farm's report has by default, a JPEG of the viewport after every step (page.screenshot, quality
@@ -173,7 +175,7 @@ def plain_run(cases: list[str], out: Path, chromium: str, flags: list[str],
             PLAIN[name](page, steps)
             context.close()
             results.append({"case": name, "duration": time.monotonic() - t0, "start": start,
-                            "steps": len(durations)})
+                            "steps": len(durations), "times": durations})
         browser.close()
     server.shutdown()
     leaked = sorted(m for m in sys.modules if m == "farm" or m.startswith("farm."))
@@ -249,9 +251,24 @@ def farm_pair(suite: Path, report: Path, shots: str, env: dict[str, str]) -> dic
         first = next((s["started"] for s in c["steps"] if s.get("started")), c["started"])
         cases.setdefault(name, []).append({
             "duration": c["duration"], "start": _iso(first) - _iso(c["started"]),
-            "steps": len(c["steps"]), "status": c["status"]})
+            "steps": len(c["steps"]), "status": c["status"],
+            "times": _spans(c["steps"])})
     return {"wall": wall, "cpu": cpu, "driver": driver, "browser": browser, "cases": cases,
             "count": len(data["cases"])}
+
+
+def _spans(steps: list[dict]) -> list[tuple[str, float]]:
+    """(kind, seconds) of each step of a farm case, from its start to the next step's start:
+    what happens after a step and before the next one (the wait for a navigation the step
+    started, the start of its after-image) counts to it, as a plain Playwright click's wait
+    for its navigation counts to the click. The last step: its own duration."""
+    starts = [_iso(s["started"]) if s.get("started") else None for s in steps]
+    out = []
+    for i, step in enumerate(steps):
+        nxt = starts[i + 1] if i + 1 < len(steps) else None
+        span = nxt - starts[i] if nxt is not None and starts[i] is not None else None
+        out.append((step["kind"], span if span is not None else step.get("duration") or 0.0))
+    return out
 
 
 def plain_pair(cases: list[str], out: Path, env: dict[str, str], chromium: str,
@@ -318,6 +335,35 @@ def report(cases: list[str], farm: list[dict], plain: list[dict]) -> None:
     pa = med(r["cpu"] + r["driver"] + r["browser"] for r in plain)
     print(f"browser CPU (Chromium's processes): farm {fb:.2f} s, plain {pb:.2f} s; all "
           f"together: farm {fa:.2f} s, plain {pa:.2f} s, {fa / pa:.2f}x" + per_case(fa, pa))
+    by_kind(cases, farm, plain)
+
+
+# what each of farm's step kinds is in the plain script
+PLAIN_KIND = {"aiInput": "fill", "aiTap": "click", "aiKeyboardPress": "press",
+              "waitForText": "expect, with a timeout", "assertText": "expect",
+              "assertNoText": "expect not"}
+
+
+def by_kind(cases: list[str], farm: list[dict], plain: list[dict]) -> None:
+    """Median step time by farm's step kind against the plain script's step at the same place
+    of the same case in the same pair (the cases are written step for step), and the median of
+    their differences: where a case's time goes."""
+    steps: dict[str, list[tuple[float, float]]] = {}
+    for f_run, p_run in zip(farm, plain):
+        for name in cases:
+            for f, p in zip(f_run["cases"][name], p_run["cases"][name]):
+                if len(f["times"]) != len(p["times"]):
+                    continue
+                for (kind, fs), ps in zip(f["times"], p["times"]):
+                    steps.setdefault(kind, []).append((fs, ps))
+    print("by step kind (each of farm's steps, start to the next step's start, against the "
+          "plain script's step at its place):")
+    med = statistics.median
+    for kind, pairs in sorted(steps.items(), key=lambda kv: -len(kv[1])):
+        fm, pm = med(f for f, _ in pairs) * 1000, med(p for _, p in pairs) * 1000
+        diff = med(f - p for f, p in pairs) * 1000
+        print(f"  {kind:<16} {'(' + PLAIN_KIND.get(kind, '?') + ')':<24} {len(pairs):>4} steps"
+              f"  farm {fm:6.1f} ms  plain {pm:6.1f} ms  difference {diff:+6.1f} ms")
 
 
 def main() -> None:
