@@ -4,7 +4,8 @@ on one Chromium (the one farm finds, farm's launch flags):
 1. capture: Page.captureScreenshot (JPEG, as farm's evidence) right after the page changed and
    on an unchanged page, median ms, with Chromium's default frame pacing and with
    ``--disable-frame-rate-limit``; then the browser's CPU over a few seconds on a page with a
-   CSS animation under each (what that flag costs a page that animates);
+   CSS animation under each (what that flag costs a page that animates); then what a capture
+   is made of: a PNG, a JPEG of a small clip, two animation frames, a screencast's next frame;
 2. the hop: one Runtime.evaluate through Playwright's CDPSession (Python client, Node driver,
    Chromium) against the same call on a DevTools websocket of its own (this script's
    minimal client), Python CPU and wall time per call, and the same for a JPEG capture.
@@ -153,6 +154,51 @@ def capture_floor(pw: Any, chromium: str, shots: int, extra: list[str]) -> dict[
             "same": 1000 * statistics.median(same), "spinner": 100 * share}
 
 
+def capture_parts(pw: Any, chromium: str, shots: int) -> list[tuple[str, float]]:
+    """(what, median ms) after a change, for what a capture is made of: farm's JPEG, a PNG, a
+    JPEG of a 100x100 clip (what is left once encoding and carrying the image are almost
+    nothing), two animation frames (requestAnimationFrame twice: Chromium's frame pacing), and
+    the next frame of a screencast (Page.startScreencast, JPEG 70: frames pushed as drawn)."""
+    browser = pw.chromium.launch(executable_path=chromium, args=list(BROWSER_FLAGS))
+    try:
+        page = browser.new_page(viewport={"width": 1280, "height": 800})
+        page.set_content(PAGE)
+        cdp = page.context.new_cdp_session(page)
+        two_frames = {"expression": TOGGLE + "; new Promise((r) => requestAnimationFrame(() => "
+                      "requestAnimationFrame(r)))", "awaitPromise": True}
+        rows = []
+        for what, method, params in (
+                ("JPEG 70 (farm's evidence)", "Page.captureScreenshot", SHOT),
+                ("PNG", "Page.captureScreenshot", {"format": "png", "optimizeForSpeed": True}),
+                ("JPEG 70 of a 100x100 clip", "Page.captureScreenshot",
+                 {**SHOT, "clip": {"x": 0, "y": 0, "width": 100, "height": 100, "scale": 1}}),
+                ("two animation frames", "Runtime.evaluate", two_frames)):
+            times = []
+            for _ in range(shots):
+                if method != "Runtime.evaluate":
+                    cdp.send("Runtime.evaluate", {"expression": TOGGLE})
+                began = time.perf_counter()
+                cdp.send(method, params)
+                times.append(time.perf_counter() - began)
+            rows.append((what, 1000 * statistics.median(times)))
+        frames: list[float] = []
+        cdp.on("Page.screencastFrame", lambda e: (frames.append(time.perf_counter()), cdp.send(
+            "Page.screencastFrameAck", {"sessionId": e["sessionId"]})))
+        cdp.send("Page.startScreencast", {"format": "jpeg", "quality": 70})
+        page.wait_for_timeout(300)
+        times = []
+        for _ in range(shots):
+            seen, began = len(frames), time.perf_counter()
+            cdp.send("Runtime.evaluate", {"expression": TOGGLE})
+            while len(frames) == seen:
+                page.wait_for_timeout(1)
+            times.append(frames[seen] - began)
+        rows.append(("the next screencast frame", 1000 * statistics.median(times)))
+    finally:
+        browser.close()
+    return rows
+
+
 def _per_call(fn: Callable[[], Any], calls: int) -> tuple[float, float]:
     fn()
     cpu, wall = time.process_time(), time.perf_counter()
@@ -208,6 +254,9 @@ def main() -> None:
             print(f"   {label:28s} after a change {got['changed']:5.1f}   unchanged "
                   f"{got['same']:5.1f}   browser CPU on a spinner page {got['spinner']:4.0f}% "
                   "of a core")
+        print("   what it is made of, after a change, median ms:")
+        for what, ms in capture_parts(pw, chromium, args.shots):
+            print(f"   {what:44s} {ms:5.1f}")
         print("2. the hop, per call: Python CPU ms / wall ms")
         for what, cpu, wall in hop_floor(pw, chromium, args.calls, args.shots):
             print(f"   {what:48s} {cpu:6.3f} / {wall:6.2f}")
