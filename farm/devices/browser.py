@@ -490,7 +490,7 @@ class BrowserDevice:
         scrolling ancestor included, as Playwright's scrollIntoViewIfNeeded does."""
         page = self._acting()
         with self._errors("scroll into view"):
-            return bool(page.evaluate(SCROLL_JS, node.id))
+            return bool(self._shots.script(page, SCROLL_JS, node.id))
 
     def tap_point(self, node: int, x: int, y: int) -> tuple[int, int, str]:
         """Before a tap at (x, y) on node ``node`` (an id of the last `hierarchy`): what the
