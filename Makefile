@@ -19,6 +19,7 @@ bench: install
 	.venv/bin/python bench/agent_loop.py --reply-mb 0
 	.venv/bin/python bench/screenshot.py
 	.venv/bin/python bench/hierarchy.py
+	.venv/bin/python bench/scroll.py
 	.venv/bin/python bench/locate_tiers.py
 	.venv/bin/python bench/scheduler.py --seeds 10
 	.venv/bin/python bench/dispatch.py

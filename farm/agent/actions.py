@@ -345,7 +345,8 @@ class Scroll(Action):
         dx, dy = DIRECTIONS.get(SCROLL_TO.get(self.scrollType, self.direction), (0, 1))
         if self.scrollType != "singleAction":
             for _ in range(10):   # far enough to reach an end on any sane page
-                ctx.device.scroll(x, y, dx * 10 * h, dy * 10 * h)
+                if ctx.device.scroll(x, y, dx * 10 * h, dy * 10 * h) is False:
+                    return        # the device saw nothing move: that end is reached
             return
         step = self.distance or int((h if dy else w) * 0.7)
         ctx.device.scroll(x, y, dx * step, dy * step)

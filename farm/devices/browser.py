@@ -34,7 +34,8 @@ from farm.devices.web.dom_read import DomReader
 from farm.devices.web.failures import mapped_errors, unreachable_site
 from farm.devices.web.hang import HangGuard
 from farm.devices.web.page_wait import PageWait
-from farm.devices.web.scripts import FOCUSED_FILL_JS, MAX_NODES, SCROLL_JS
+from farm.devices.web.scripts import (FOCUSED_FILL_JS, MAX_NODES, SCROLL_END_JS, SCROLL_JS,
+                                      SCROLL_WATCH_JS)
 from farm.errors import DeviceError, DeviceLost, StepFailed
 from farm.text import first_line
 
@@ -49,6 +50,8 @@ __all__ = ["BrowserDevice", "MAX_NODES"]
 # How long opening a page waits for its load event once its document is parsed: a resource
 # that never comes (an image whose server holds the request) must not fail the case.
 LOAD_GRACE_S = 10.0
+# A wheel that scrolls nothing (the end of the page) is done once no scroll came for this long
+SCROLL_QUIET_MS = 100
 
 
 def _action(method: Callable[..., Any]) -> Callable[..., Any]:
@@ -477,13 +480,28 @@ class BrowserDevice:
             page.mouse.up()
 
     @_action
-    def scroll(self, x: int, y: int, dx: int, dy: int) -> None:
-        """Wheel-scroll by (dx, dy) CSS px over (x, y), then let smooth scrolling settle."""
+    def scroll(self, x: int, y: int, dx: int, dy: int) -> bool | None:
+        """Wheel-scroll by (dx, dy) CSS px over (x, y); return once the page has scrolled (its
+        scrollend event): True, or once SCROLL_QUIET_MS passed with no scroll (the wheel moved
+        nothing, that way is at its end): False. None when a navigation took the page away."""
         page = self._acting()
         with self._errors("scroll"):
             page.mouse.move(x, y)
+            self._unless_navigating(page, SCROLL_WATCH_JS, SCROLL_QUIET_MS)
             page.mouse.wheel(dx, dy)
-            page.wait_for_timeout(100)
+            moved = self._unless_navigating(page, SCROLL_END_JS, None)
+        return moved if isinstance(moved, bool) else None
+
+    def _unless_navigating(self, page: Any, js: str, arg: Any) -> Any:
+        """Page script ``js`` with ``arg``, unless a navigation takes its document away: then
+        None (the next read waits for the page it loads)."""
+        from farm.devices.web.failures import raced_navigation
+        try:
+            return self._shots.script(page, js, arg)
+        except Exception as exc:
+            if not raced_navigation(exc):
+                raise
+            return None
 
     def scroll_into_view(self, node: UINode) -> bool:
         """Scroll node (of the last `hierarchy`) to the middle of the viewport, every

@@ -205,9 +205,24 @@ def test_type_clear_and_press_enter(page: BrowserDevice) -> None:
         page.press("NoSuchKey")
 
 
-def test_scroll_moves_the_page(page: BrowserDevice) -> None:
-    page.scroll(400, 300, 0, 500)
-    assert page.run_script("window.scrollY", 5) > 0
+def test_a_scroll_returns_with_the_page_where_the_wheel_put_it(page: BrowserDevice) -> None:
+    """What the step after a scroll reads is the scrolled page: the wheel's offset is there
+    when scroll() returns (the page, a box under the pointer that scrolls), and a wheel at the
+    end of the page returns too, saying nothing moved."""
+    assert page.scroll(400, 300, 0, 500) is True
+    assert page.run_script("window.scrollY", 5) == 500
+    assert page.scroll(400, 300, 0, 100000) is True
+    bottom = page.run_script("document.documentElement.scrollHeight - innerHeight", 5)
+    assert page.run_script("window.scrollY", 5) == bottom > 500
+    # nothing is left to scroll: said (a scroll to the end stops there), the page left as is
+    assert page.scroll(400, 300, 0, 500) is False
+    assert page.run_script("window.scrollY", 5) == bottom
+    page.run_script("""document.body.insertAdjacentHTML('beforeend', '<div id="box" style="'
+        + 'position:fixed;left:500px;top:100px;width:200px;height:200px;overflow:auto">'
+        + '<div style="height:2000px">rows</div></div>')""", 5)
+    assert page.scroll(600, 200, 0, 300) is True
+    assert page.run_script("document.getElementById('box').scrollTop", 5) == 300
+    assert page.run_script("window.scrollY", 5) == bottom
 
 
 def test_sessions_do_not_share_storage(browser: BrowserDevice, site: str) -> None:

@@ -147,6 +147,16 @@ def test_scroll_to_an_end_keeps_its_direction(tmp_path, monkeypatch):
     assert all(a[4] > 0 for a in scrolls[:10]) and all(a[4] < 0 for a in scrolls[10:])
 
 
+def test_a_scroll_to_an_end_stops_where_the_device_saw_nothing_move(tmp_path, monkeypatch):
+    device = shop()
+    moves = iter([True, True, False])      # the web's scroll(): the third wheel moved nothing
+    real = device.scroll
+    monkeypatch.setattr(device, "scroll", lambda *a: (real(*a), next(moves, False))[1])
+    step = Step(kind="aiScroll", options={"scrollType": "scrollToBottom"})
+    assert run(case_of(step), device, tmp_path).status == "passed"
+    assert len([a for a in device.actions if a[0] == "scroll"]) == 3
+
+
 def test_sleep_step_is_the_sleep_action(tmp_path, monkeypatch):
     ran = []
     monkeypatch.setattr(Sleep, "run", lambda self, ctx: ran.append(self.timeMs))

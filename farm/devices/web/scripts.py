@@ -116,6 +116,26 @@ SCROLL_JS = """(i) => { const el = (window.__farmNodes || [])[i];
   el.scrollIntoView({block: "center", inline: "center", behavior: "instant"});
   if (window.__farm) window.__farm.gen++;  // the scroll event comes a frame later
   return true; }"""
+# A wheel scroll's end (BrowserDevice.scroll): SCROLL_WATCH_JS, before the wheel, starts a
+# promise that SCROLL_END_JS awaits after it. It resolves true at the scroll's scrollend event
+# (in the page or in any element that scrolls; headless Chromium scrolls a wheel at once: a
+# frame or two) or ``quietMs`` after the last scroll event (a Chromium without scrollend), and
+# false once ``quietMs`` passed with no scroll event at all (the wheel moved nothing: the end).
+SCROLL_WATCH_JS = """(quietMs) => { window.__farmScrollEnd = new Promise((resolve) => {
+  let quiet = null, moved = false;
+  const done = () => {
+    clearTimeout(quiet);
+    removeEventListener("scroll", scrolled, true);
+    removeEventListener("scrollend", ended, true);
+    resolve(moved);
+  };
+  const scrolled = () => { moved = true; clearTimeout(quiet); quiet = setTimeout(done, quietMs); };
+  const ended = () => { moved = true; done(); };
+  addEventListener("scroll", scrolled, true);
+  addEventListener("scrollend", ended, true);
+  quiet = setTimeout(done, quietMs);
+}); return true; }"""
+SCROLL_END_JS = "() => window.__farmScrollEnd || null"
 # forceSameTabNavigation (Midscene's page agents): a link with a target and window.open load
 # in the current tab instead of a new one.
 SAME_TAB_JS = """
