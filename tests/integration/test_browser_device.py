@@ -225,6 +225,24 @@ def test_a_scroll_returns_with_the_page_where_the_wheel_put_it(page: BrowserDevi
     assert page.run_script("window.scrollY", 5) == bottom
 
 
+def test_a_wheel_a_page_turns_into_its_own_scrolling_is_not_taken_for_an_end(
+        page: BrowserDevice) -> None:
+    """A page that moves its content itself on a wheel (no native scroll, as custom scrollers
+    do) moved: scroll() does not say the end is reached, so a scroll to the end goes on."""
+    page.run_script("""document.body.insertAdjacentHTML('beforeend', '<div id="wheel" style="'
+        + 'position:fixed;left:0;top:0;width:800px;height:600px;overflow:hidden">'
+        + '<div id="rail" style="height:5000px">rail</div></div>');
+        let at = 0;
+        document.getElementById('wheel').addEventListener('wheel', (e) => {
+          e.preventDefault(); at += e.deltaY;
+          document.getElementById('rail').style.transform = `translateY(${-at}px)`;
+        }, {passive: false});""", 5)
+    assert page.scroll(400, 300, 0, 300) is True
+    assert page.run_script("document.getElementById('rail').style.transform", 5) == \
+        "translateY(-300px)"
+    assert page.run_script("window.scrollY", 5) == 0
+
+
 def test_sessions_do_not_share_storage(browser: BrowserDevice, site: str) -> None:
     target = WebTarget(url=site, viewport_width=800, viewport_height=600)
     browser.start_session(target)

@@ -120,14 +120,17 @@ SCROLL_JS = """(i) => { const el = (window.__farmNodes || [])[i];
 # promise that SCROLL_END_JS awaits after it. It resolves true at the scroll's scrollend event
 # (in the page or in any element that scrolls; headless Chromium scrolls a wheel at once: a
 # frame or two) or ``quietMs`` after the last scroll event (a Chromium without scrollend), and
-# false once ``quietMs`` passed with no scroll event at all (the wheel moved nothing: the end).
+# once ``quietMs`` passed with no scroll event at all: false when nothing on the page changed
+# either (page_state.js's counter: a page that moves its content itself on a wheel, with no
+# native scroll, changes it), the wheel moved nothing: that way is at its end.
 SCROLL_WATCH_JS = """(quietMs) => { window.__farmScrollEnd = new Promise((resolve) => {
+  const state = window.__farm, gen = state ? state.gen : null;
   let quiet = null, moved = false;
   const done = () => {
     clearTimeout(quiet);
     removeEventListener("scroll", scrolled, true);
     removeEventListener("scrollend", ended, true);
-    resolve(moved);
+    resolve(moved || !state || state.gen !== gen);
   };
   const scrolled = () => { moved = true; clearTimeout(quiet); quiet = setTimeout(done, quietMs); };
   const ended = () => { moved = true; done(); };
