@@ -45,3 +45,28 @@ def test_cpu_profile_counts_library_time_for_its_callers() -> None:
     }
     assert cp.by_place(rows) == pytest.approx({"farm": 0.5 + 0.9 * 2 / 3,
                                                "Playwright's client": 1.0 + 0.9 / 3})
+
+
+def test_vs_playwright_times_a_farm_step_to_the_next_one_and_pairs_steps_by_place(
+        capsys) -> None:
+    """bench/vs_playwright.py's by-kind lines: a farm step's time runs to the next step's start
+    (the navigation wait after a tap is the tap's, as plain Playwright's click waits for it),
+    the last step's is its own duration, and each is set against the plain step at its place."""
+    vp = _module("vs_playwright")
+    steps = [{"kind": "aiTap", "started": "2026-12-03T10:00:00.000+00:00", "duration": 0.05},
+             {"kind": "waitForText", "started": "2026-12-03T10:00:00.150+00:00",
+              "duration": 0.01},
+             {"kind": "assertText", "started": "2026-12-03T10:00:00.170+00:00",
+              "duration": 0.004}]
+    spans = vp._spans(steps)
+    assert [kind for kind, _ in spans] == ["aiTap", "waitForText", "assertText"]
+    assert [round(s, 3) for _, s in spans] == [0.15, 0.02, 0.004]
+    farm = [{"cases": {"c": [{"times": spans}]}}]
+    plain = [{"cases": {"c": [{"times": [0.12, 0.05, 0.006]}]}}]
+    vp.by_kind(["c"], farm, plain)
+    lines = capsys.readouterr().out.splitlines()
+    tap = next(line for line in lines if line.strip().startswith("aiTap"))
+    assert "(click)" in tap and "farm  150.0 ms" in tap and "plain  120.0 ms" in tap
+    assert "difference  +30.0 ms" in tap
+    wait = next(line for line in lines if line.strip().startswith("waitForText"))
+    assert "difference  -30.0 ms" in wait
