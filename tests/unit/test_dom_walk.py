@@ -24,27 +24,26 @@ def test_the_one_pass_read_gives_the_tree_a_model_per_node_gave() -> None:
     nodes = [_node(0, role="main", clickable=False), _node(1, reached=True),
              _node(2, text='Café "Zoë" — 価格\n\t¥1,200 🍵', reached=False),
              _node(3, visible=False, enabled=False, label="Ünïcode label")]
-    text = json.dumps({"pageText": "Café \"Zoë\"\n🍵", "truncated": True, "nodes": nodes,
-                       "token": "17.3:9"})
+    text = json.dumps({"truncated": True, "nodes": nodes, "token": "17.3:9"})
     walk = _walk(text)
     assert walk.nodes == [UINode.model_validate(n) for n in nodes]
     assert [n.reached for n in walk.nodes] == [None, True, False, None]
     assert walk.nodes[2].text == 'Café "Zoë" — 価格\n\t¥1,200 🍵'
-    assert (walk.pageText, walk.truncated, walk.token) == ("Café \"Zoë\"\n🍵", True, "17.3:9")
+    assert (walk.truncated, walk.token) == (True, "17.3:9")
 
 
-def test_a_read_without_a_token_or_text_has_none() -> None:
+def test_a_read_without_a_token_has_none() -> None:
     walk = _walk(json.dumps({"nodes": [_node(0)]}))
-    assert (walk.token, walk.pageText, walk.truncated) == (None, None, False)
+    assert (walk.token, walk.truncated) == (None, False)
     assert walk.nodes[0].rect.center == (45, 37)
 
 
 def test_half_an_emoji_on_the_page_becomes_a_replacement_character() -> None:
     # JSON.stringify writes a lone surrogate as an escape; Python's json decodes it to a str
     # that cannot be encoded (a report, a log line would fail on it later)
-    text = json.dumps({"pageText": "Price \\ud83c", "nodes": [_node(0, text="Pay \\ud83c")]}
+    text = json.dumps({"nodes": [_node(0, text="Pay \\ud83c", label="Price \\ud83c")]}
                       ).replace("\\\\ud83c", "\\ud83c")
     walk = _walk(text)
     assert walk.nodes[0].text == "Pay \ufffd"
-    assert walk.pageText == "Price \ufffd"
+    assert walk.nodes[0].label == "Price \ufffd"
     walk.nodes[0].text.encode("utf-8")

@@ -69,8 +69,7 @@ class DomReader:
         if walk.truncated:
             log.info("%s: DOM has more than %d rendered elements; tree truncated", self.device,
                      MAX_NODES)
-        tree = UITree(source="dom", nodes=walk.nodes, page_text=walk.pageText,
-                      truncated=walk.truncated)
+        tree = UITree(source="dom", nodes=walk.nodes, truncated=walk.truncated)
         self._tree = (walk.token, tree) if walk.token else None
         self._fresh = tree
         return tree
@@ -140,7 +139,6 @@ def _other_origin_text(page: Any) -> str:
 class _Walk(BaseModel):
     """dom.js's answer (a JSON string), validated as it is parsed."""
 
-    pageText: str | None = None     # (TREE_JS leaves the page's text to TEXT_JS)
     truncated: bool = False
     nodes: list[UINode] = []
     token: str | None = None
