@@ -593,7 +593,7 @@ def report(run_dir: Path | None, history: bool, since: str | None, suite: str | 
     if run_dir is None:
         raise click.UsageError("give RUN_DIR, or --history for the page across runs")
     from farm.report.paths import check_outputs, writable_dir
-    from farm.session import remember_rebuilt, write_outputs
+    from farm.run_outputs import remember_rebuilt, write_outputs
     summary, rebuilt = _run_summary(run_dir)
     writable_dir(run_dir, "the run directory")
     check_outputs(alluredir=alluredir)

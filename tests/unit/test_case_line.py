@@ -11,7 +11,7 @@ from farm.devices.fake import FakeDevice
 from farm.results import ArtifactStore, RunSummary, write_json
 from farm.runner import Services, run_case
 from farm.schedule import Job
-from farm.session import failure_lines
+from farm.run_console import failure_lines
 from farm.suite.loader import load_suites
 
 CASE = """name: sign in

@@ -193,7 +193,7 @@ def test_a_case_that_never_started_is_at_its_url_line_whichever_way_it_ended(tmp
     ran) one way, and with no line another way. The README: the FAILED line names "its
     `launch:` / `url:` when it ended before its first step"."""
     from farm.results import RunSummary
-    from farm.session import failure_lines
+    from farm.run_console import failure_lines
     from farm.suite.loader import load_suites
     (tmp_path / "s").mkdir()
     (tmp_path / "s" / "slow.yaml").write_text(

@@ -106,14 +106,14 @@ def test_farm_log_on_a_full_disk_is_said_once_and_never_raises(tmp_path: Path, c
     verdict into an internal error, exit 3)."""
     import logging
 
-    from farm.session import _drop_handler, _setup_logging
+    from farm.run_log import drop_handler, setup_logging
     (tmp_path / "farm.log").symlink_to(FULL)
-    handler = _setup_logging(tmp_path, lambda text: text)
+    handler = setup_logging(tmp_path, lambda text: text)
     try:
         for n in range(3):
             logging.getLogger("farm.test").warning("line %d", n)
     finally:
-        _drop_handler(handler)                     # closes it: must not raise
+        drop_handler(handler)                     # closes it: must not raise
     err = capsys.readouterr().err
     assert "Logging error" not in err and "Traceback" not in err, err
     assert err.count("farm.log stops here") == 1, err
@@ -127,17 +127,17 @@ def test_the_failed_cases_kept_for_last_failed_survive_a_full_disk(
 
     import farm.report.paths as paths
     from farm.results import CaseResult
-    from farm.session import LAST_FAILED, _load_failures, _remember_failures
+    from farm.run_outputs import LAST_FAILED, load_failures, remember_failures
 
     def case(status: str) -> CaseResult:
         return CaseResult(run_id="r", case_id="s/a", name="a", file="s/a.yaml",
                           platform="web", status=status)
-    _remember_failures(tmp_path, [case("failed")])
-    assert _load_failures(tmp_path) == ["s/a"]
+    remember_failures(tmp_path, [case("failed")])
+    assert load_failures(tmp_path) == ["s/a"]
 
     def full(*_args: object) -> None:
         raise OSError(errno.ENOSPC, "No space left on device")
     monkeypatch.setattr(paths.os, "replace", full)
-    _remember_failures(tmp_path, [case("passed")])
-    assert _load_failures(tmp_path) == ["s/a"]
+    remember_failures(tmp_path, [case("passed")])
+    assert load_failures(tmp_path) == ["s/a"]
     assert sorted(p.name for p in tmp_path.iterdir()) == [LAST_FAILED]

@@ -80,17 +80,17 @@ def test_recording_durations_where_they_cannot_be_written_warns_and_returns(
 def test_only_the_newest_runs_are_kept_under_the_state_dir(tmp_path: Path) -> None:
     """FARM_KEEP_RUNS (30): each run under <state dir>/runs holds its screenshots; a nightly
     suite filled the disk with them. The oldest go; a folder farm did not name is kept."""
-    from farm.session import _prune_runs
+    from farm.run_outputs import prune_runs
     runs = tmp_path / "runs"
     names = [f"202612{day:02d}-020000-ab{day:02d}" for day in range(1, 32)]
     for name in names:
         (runs / name / "artifacts").mkdir(parents=True)
     (runs / "my-notes").mkdir()
     current = runs / names[0]             # (a run's own folder is never removed)
-    _prune_runs(runs, 3, current)
+    prune_runs(runs, 3, current)
     assert sorted(p.name for p in runs.iterdir()) == sorted(
         [names[0], *names[-3:], "my-notes"])
-    _prune_runs(runs, 0, current)         # 0: keep them all
+    prune_runs(runs, 0, current)         # 0: keep them all
     assert len(list(runs.iterdir())) == 5
 
 

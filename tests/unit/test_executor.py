@@ -226,7 +226,7 @@ def test_a_device_that_dies_is_named_in_the_run_with_why(tmp_path):
     run's outcome, results.json, the summary line and the report now name it."""
     from farm.report.html import render_html
     from farm.results import RunSummary
-    from farm.session import summary_line
+    from farm.run_console import summary_line
 
     class Unreachable(FakeDevice):
         def open(self):

@@ -18,7 +18,7 @@ from farm.report.html import _usage_text
 from farm.results import ArtifactStore, CaseResult, RunSummary
 from farm.runner import Services, run_case
 from farm.schedule import Job
-from farm.session import summary_line
+from farm.run_console import summary_line
 from farm.suite.model import Case, Step, Task, WebTarget
 from tests.support.model_server import Reply, serve
 

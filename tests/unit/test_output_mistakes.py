@@ -67,8 +67,8 @@ def test_an_output_that_fails_at_the_end_costs_only_itself(here, monkeypatch, ca
                                                            junit, said):
     """A --junit-xml that went bad during the run (the check up front passed): every other
     output is written, the summary line printed, the failed one named; exit 3."""
-    from farm import session
-    monkeypatch.setattr(session, "check_outputs", lambda *a: None)
+    from farm import run_outputs
+    monkeypatch.setattr(run_outputs, "check_outputs", lambda *a: None)
     code, out, err = farm(monkeypatch, capsys, *RUN, "--junit-xml", junit)
     assert err == f"farm: error: not written: --junit-xml {junit}: {said}\n"
     assert code == 3
@@ -129,7 +129,7 @@ def test_a_finished_run_rebuilt_from_its_journal_is_not_called_interrupted(here,
     left out), not a partial one, and farm says so."""
     from farm.journal import JournalEvents
     from farm.results import DeselectedCase
-    from farm.session import write_outputs
+    from farm.run_outputs import write_outputs
     run = here / "RUN"
     run.mkdir()
     journal = JournalEvents(None, run, "r1", [("s/bad", "Bad", "s/bad.yaml", "web")])
@@ -245,7 +245,7 @@ def test_case_outputs_not_written_at_the_end_are_named_and_exit_3(here, monkeypa
     """Paths that went bad during the run, or that only ${NAME} makes: every other output is
     written, the failed ones named on stderr, exit 3 (an output that could not be written)."""
     from farm import session
-    monkeypatch.setattr(session, "_check_case_outputs", lambda *a: None)
+    monkeypatch.setattr(session, "check_case_outputs", lambda *a: None)
     monkeypatch.setenv("LOG_AT", "somedir")
     _with_outputs(here, "afile/x.json", "${LOG_AT}")
     code, out, err = farm(monkeypatch, capsys, *RUN)

@@ -51,7 +51,7 @@ def test_the_run_ends_with_one_line_per_case_that_did_not_pass():
     """With --no-progress (CI) the end of the log still says which cases failed, where (the
     failing step's file:line) and why; passed, flaky and skipped cases are not listed."""
     from farm.results import RunSummary, StepRecord
-    from farm.session import failure_lines
+    from farm.run_console import failure_lines
     step = StepRecord(task="t", index=2, kind="assertText", label='assertText "Total"', line=23,
                       status="failed")
     summary = RunSummary(run_id="r", started="", cases=[

@@ -7,7 +7,7 @@ from __future__ import annotations
 from click.testing import CliRunner
 
 from farm.results import CaseResult, RunSummary
-from farm.session import summary_line
+from farm.run_console import summary_line
 
 
 def _case(cid: str, status: str) -> CaseResult:

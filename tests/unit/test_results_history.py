@@ -300,17 +300,17 @@ def test_a_killed_run_rebuilt_later_does_not_undo_a_later_runs_last_failed(tmp_p
     """`farm report` of a run killed on night 1, done after night 2 passed everything: the
     run joins the history, but --last-failed keeps night 2's word (nothing failing)."""
     from farm.config import Settings
-    from farm.session import _load_failures, _remember_failures, remember_rebuilt
+    from farm.run_outputs import load_failures, remember_failures, remember_rebuilt
     settings = Settings(state_dir=tmp_path / "state")
     later = summary("r2", 2, {"demo/flip": "passed"})
     SqliteResults(tmp_path / "state" / "results.sqlite").add(record_for(later))
-    _remember_failures(tmp_path / "state", later.cases)
+    remember_failures(tmp_path / "state", later.cases)
     killed = summary("r1", 1, {"demo/flip": "failed"})
     assert remember_rebuilt(settings, killed, tmp_path / "r1") is True
-    assert _load_failures(tmp_path / "state") == []
+    assert load_failures(tmp_path / "state") == []
     runs = SqliteResults(tmp_path / "state" / "results.sqlite").recent(5)
     assert [r.run_id for r in runs] == ["r1", "r2"]
     assert remember_rebuilt(settings, killed, tmp_path / "r1") is False      # once
     newest = summary("r3", 3, {"demo/flip": "failed"})                       # the newest
     assert remember_rebuilt(settings, newest, tmp_path / "r3") is True
-    assert _load_failures(tmp_path / "state") == ["demo/flip"]
+    assert load_failures(tmp_path / "state") == ["demo/flip"]

@@ -21,7 +21,7 @@ from farm.report.junit import write_junit
 from farm.results import ArtifactStore, RunSummary
 from farm.runner import Services, run_case
 from farm.schedule import Job
-from farm.session import continued_lines, failure_lines
+from farm.run_console import continued_lines, failure_lines
 from farm.suite.model import Case, Step, Task, WebTarget
 from tests.support.farm_cli import run_main
 

@@ -10,7 +10,7 @@ from farm.errors import StepFailed
 from farm.results import ArtifactStore, RunSummary
 from farm.runner import Services, run_case
 from farm.schedule import Job
-from farm.session import failure_lines
+from farm.run_console import failure_lines
 from farm.suite.loader import load_suites
 
 CASE = """name: open the shop

@@ -7,7 +7,7 @@ import io
 import os
 import signal
 
-from farm.session import StopSignals, _signals_kept
+from farm.stop_signals import StopSignals, signals_kept
 
 
 class _Executor:
@@ -25,7 +25,7 @@ def test_a_signal_while_the_results_are_written_waits_for_them(capsys) -> None:
         seen.append(signum)
     previous = signal.signal(signal.SIGTERM, before)
     try:
-        with _signals_kept():
+        with signals_kept():
             with StopSignals(_Executor(), io.StringIO()):
                 pass                                     # the cases ran
             os.kill(os.getpid(), signal.SIGTERM)         # ... the outputs are being written

@@ -4,7 +4,7 @@ header does; a run without a model call says nothing of models."""
 from __future__ import annotations
 
 from farm.results import CaseResult, RunSummary
-from farm.session import summary_line
+from farm.run_console import summary_line
 from farm.usage import Usage
 
 
@@ -31,7 +31,7 @@ def test_the_summary_line_counts_the_model_spend_of_every_attempt():
 def test_a_long_error_on_the_console_is_cut_at_a_word_never_mid_word():
     """A hint ended "… or choose them with AN" (ANDROID_SERIAL cut at 200 characters)."""
     from farm.results import CaseError
-    from farm.session import FAILURE_CHARS, failure_lines
+    from farm.run_console import FAILURE_CHARS, failure_lines
     message = ("the case is pinned to emulator-9999 (Midscene deviceId / wdaHost:wdaPort), "
                "which this run did not take: its android devices are android-sim-1; give "
                "--devices android:N for more, or choose them with ANDROID_SERIAL, or drop "

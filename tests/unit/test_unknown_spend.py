@@ -18,7 +18,7 @@ from farm.report.html import render_html
 from farm.report.junit import build_junit
 from farm.results import CaseResult, RunSummary, StepRecord
 from farm.results_history import RunRecord, SqliteResults, record_for
-from farm.session import summary_line
+from farm.run_console import summary_line
 from farm.usage import Usage, cost_text, tokens_text
 from tests.support.model_server import NEVER_ANSWERS, Reply, serve
 

@@ -205,7 +205,7 @@ def test_no_encoding_of_any_secret_survives_masking(secret, encoder):
 def test_log_tracebacks_are_masked_too(tmp_path):
     """log.exception() carries page text and values in its traceback, not in its message."""
     import logging
-    from farm.session import _MaskFilter
+    from farm.run_log import MaskFilter
     record = None
     try:
         raise ValueError("page said hunter22")
@@ -213,6 +213,6 @@ def test_log_tracebacks_are_masked_too(tmp_path):
         import sys
         record = logging.LogRecord("farm", logging.ERROR, __file__, 1, "step %s failed",
                                    ("login",), sys.exc_info())
-    assert _MaskFilter(lambda text: text.replace("hunter22", "***")).filter(record)
+    assert MaskFilter(lambda text: text.replace("hunter22", "***")).filter(record)
     out = logging.Formatter().format(record)
     assert "hunter22" not in out and "page said ***" in out and "step login failed" in out

@@ -1,0 +1,100 @@
+"""The end of a run on the terminal, as pytest ends one: a line for each case that did not pass
+(where and why), the summary line, warnings (flaky cases, cases that passed with a failed
+continueOnError step), then the report's path as the last line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import IO
+
+from farm.results import RunSummary, run_usage
+from farm.text import printable
+
+
+def print_end(summary: RunSummary, run_dir: Path, out: IO[str],
+              refused: Exception | None = None) -> None:
+    """The end of a run on the terminal. Cases not run because the executor refused (no
+    broker there) are not listed one by one: `farm.session._exit_code` says why once."""
+    for line in failure_lines(summary, not_run=str(refused) if refused else None):
+        print(line, file=out)
+    print(summary_line(summary), file=out)
+    flaky = [c.case_id for c in summary.cases if c.status == "flaky"]
+    if flaky:
+        print(f"farm: warning: {len(flaky)} flaky case(s) passed only after failing: "
+              + ", ".join(flaky), file=out)
+    for line in continued_lines(summary):
+        print(line, file=out)
+    if (run_dir / "report.html").is_file():      # (one not written is named on stderr)
+        print(str((run_dir / "report.html").resolve()), file=out, flush=True)
+
+
+def failure_lines(summary: RunSummary, limit: int = 20, not_run: str | None = None
+                  ) -> list[str]:
+    """What did not pass, one line a case at the end of the run (as pytest's short summary):
+    where (the failing step's file:line) and why (the error's first line); at most ``limit``
+    lines, then how many more there are. Nothing when every case passed or was skipped.
+    ``not_run``: the error of cases the run could not start (said once elsewhere), left out."""
+    bad = [c for c in summary.cases if c.status in ("failed", "error", "interrupted")
+           and not (not_run and c.reason == "not run" and c.error
+                    and c.error.message == not_run)]
+    lines = []
+    for case in bad[:limit]:
+        error, why = case.error, case.reason or ""
+        step = error.step if error else next(     # interrupted: the step it was in
+            (s.index for s in reversed(case.steps) if s.status == case.status), None)
+        line = next((s.line for s in case.steps if s.index == step and s.line), case.line)
+        if error is not None:
+            why = (f"step {step}: " if step else "") + error.message
+        first = why.strip().splitlines()[0] if why.strip() else ""
+        where = f"{case.file}:{line}" if line else case.file
+        lines.append(printable(f"{case.status.upper()} {case.case_id} ({where})"
+                               + (f" — {clipped(first)}" if first else "")))
+    if len(bad) > limit:
+        lines.append(f"... and {len(bad) - limit} more: see the report")
+    return lines
+
+
+def continued_lines(summary: RunSummary, limit: int = 20) -> list[str]:
+    """The passed cases with a failed step in a continueOnError task (Midscene's optional
+    tasks: the case passes, as there), one warning line each, so a green run does not hide
+    them: where (the first such step's file:line) and what failed (the case's reason)."""
+    lines = []
+    passed = [c for c in summary.cases
+              if c.status == "passed" and any(s.status == "failed" for s in c.steps)]
+    for case in passed[:limit]:
+        line = next(s.line for s in case.steps if s.status == "failed")
+        where = f"{case.file}:{line}" if line else case.file
+        lines.append(printable(f"farm: warning: PASSED {case.case_id} ({where}) — "
+                               + clipped(case.reason or "continued after a failed step")))
+    if len(passed) > limit:
+        lines.append(f"farm: warning: ... and {len(passed) - limit} more passed with failed "
+                     f"continueOnError steps: see the report")
+    return lines
+
+
+FAILURE_CHARS = 240     # of an error's first line on the console (the report has it all)
+
+
+def clipped(text: str, limit: int = FAILURE_CHARS) -> str:
+    """``text`` cut to about ``limit`` characters at a word boundary, ending "…" when cut (a
+    hint cut mid-word reads as a different word: "choose them with AN")."""
+    if len(text) <= limit:
+        return text
+    head = text[:limit + 1]
+    cut = head.rfind(" ")
+    return (head[:cut] if cut > limit // 2 else text[:limit]).rstrip(" ,;:—-") + "…"
+
+
+def summary_line(summary: RunSummary) -> str:
+    parts = [f"{n} {s}{'s' * (s == 'error' and n > 1)}" for s in   # pytest: "2 errors"
+             ("passed", "failed", "error", "flaky", "skipped", "interrupted")
+             if (n := summary.counts.get(s))]
+    text = ", ".join(parts) or "nothing ran"
+    if summary.quarantined:
+        text += f"; quarantined: {', '.join(summary.quarantined)}"
+    if summary.lost:
+        text += f"; lost: {', '.join(summary.lost)}"
+    spent = run_usage(summary)
+    if spent.spent:
+        text += f"; model: {spent.summary()}"
+    return f"farm: {text} in {summary.duration:.1f}s (run {summary.run_id})"

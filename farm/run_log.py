@@ -1,0 +1,76 @@
+"""farm.log of a run: every log line with the run's secrets masked (tracebacks included), and a
+disk that fills up stops it with one warning, never the run."""
+
+from __future__ import annotations
+
+import logging
+import sys
+import traceback
+from pathlib import Path
+
+
+class MaskFilter(logging.Filter):
+    """Masks every record with ``mask`` (the run's secrets), its traceback included."""
+
+    def __init__(self, mask) -> None:
+        super().__init__()
+        self.mask = mask
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        text = record.getMessage()
+        if record.exc_info:      # tracebacks carry page text and values too: mask them as well
+            text += "\n" + "".join(traceback.format_exception(*record.exc_info)).rstrip()
+        elif record.exc_text:
+            text += "\n" + record.exc_text
+        record.msg = self.mask(text)
+        record.args = ()
+        record.exc_info = None
+        record.exc_text = None
+        return True
+
+
+class _LogFile(logging.FileHandler):
+    """farm.log. A disk that fills up (or a run dir gone) stops it with one line on stderr,
+    not a logging traceback on the console for every line after, nor an error at its close
+    that would turn the run's verdict into an internal error."""
+
+    failed = False
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if not self.failed:
+            super().emit(record)
+
+    def handleError(self, record: logging.LogRecord) -> None:
+        exc = sys.exc_info()[1]
+        if not isinstance(exc, OSError):
+            super().handleError(record)     # a bug in a log call: as logging says it
+            return
+        if not self.failed:
+            self.failed = True
+            print(f"farm: warning: cannot write {self.baseFilename} "
+                  f"({exc.strerror or exc}): farm.log stops here", file=sys.stderr, flush=True)
+
+    def close(self) -> None:
+        try:
+            super().close()
+        except OSError:                     # its last flush, on the same full disk
+            self.failed = True
+
+
+def setup_logging(run_dir: Path, mask) -> logging.Handler:
+    """farm.log in ``run_dir`` for every logger, masked with ``mask``; `drop_handler` ends it."""
+    handler = _LogFile(run_dir / "farm.log", encoding="utf-8")
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    handler.addFilter(MaskFilter(mask))
+    root = logging.getLogger()
+    root.addHandler(handler)
+    root.setLevel(logging.INFO)
+    for noisy in ("asyncio", "PIL", "LiteLLM", "LiteLLM Router", "httpx", "httpcore", "openai"):
+        logging.getLogger(noisy).setLevel(logging.WARNING)
+    return handler
+
+
+def drop_handler(handler: logging.Handler) -> None:
+    """Stop ``handler`` (farm.log) at the end of the run and close its file."""
+    logging.getLogger().removeHandler(handler)
+    handler.close()

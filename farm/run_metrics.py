@@ -1,0 +1,107 @@
+"""A run's Prometheus metrics: /metrics while it runs (``--metrics-port``), its baseline pushed
+before the first case ends (``--pushgateway``), and at its end metrics.prom in the run
+directory, the final push and a wait for the final scrape. Problems here are warnings on
+stderr, never the run's exit code."""
+
+from __future__ import annotations
+
+import logging
+import sys
+from pathlib import Path
+
+from farm import metrics
+from farm.config import Settings
+from farm.errors import ConfigError
+from farm.results import CaseResult
+from farm.text import first_line
+
+log = logging.getLogger("farm")
+
+
+def start_metrics(settings: Settings, platforms: set[str]
+                  ) -> tuple["metrics.MetricsServer | None", metrics.CaseMetrics]:
+    """/metrics of this run while it runs (``--metrics-port``), and the tally of its final
+    results; the case series start at 0 so a scrape before the first result has a base (at
+    the Pushgateway too: `_push_baseline`)."""
+    metrics.build_info("run")
+    metrics.run_started(platforms)
+    tally = metrics.CaseMetrics(None)
+    _push_baseline(settings)
+    if not settings.metrics_port:
+        return None, tally
+    server = metrics.MetricsServer(settings.metrics_port, settings.metrics_host)
+    try:
+        server.start()
+    except OSError as exc:
+        raise ConfigError(f"--metrics-port {settings.metrics_port}: cannot listen there "
+                          f"({exc.strerror or exc})") from None
+    return server, tally
+
+
+PUSHED_TOTALS = "pushed-metrics.json"     # in the state dir: see pushgateway.push
+
+
+def _push_baseline(settings: Settings) -> None:
+    """With ``--pushgateway``: push the totals so far (0 for a host's first run) before any
+    case ends, so that Prometheus, scraping the gateway while the run lasts, sees each case
+    series rise from it (`increase()` counts from a series' second sample: a host's first
+    run, pushed only at its end, was not counted). A failure here is logged; the push at the
+    end says it on stderr."""
+    if not settings.pushgateway_url:
+        return
+    from farm.pushgateway import push
+    try:
+        push(settings.pushgateway_url, totals=Path(settings.state_dir) / PUSHED_TOTALS)
+    except Exception as exc:    # noqa: BLE001 - the end of the run tries again, and says so
+        log.debug("could not push the metrics baseline: %s", exc)
+
+
+def export_metrics(settings: Settings, run_dir: Path, tally: metrics.CaseMetrics,
+                   cases: list[CaseResult], server: "metrics.MetricsServer | None") -> None:
+    """Count the results no executor reported (decided up front; a run refused before it
+    started passes none: its cases ran nowhere, no alert may count them as errors); write
+    metrics.prom into the run directory (node_exporter's textfile collector can read it),
+    push to ``--pushgateway`` when given, and with ``--metrics-port`` wait for the final values
+    to be scraped. Problems are warnings on stderr (the report's path stays the last line on
+    stdout), never the run's exit code."""
+    for result in cases:
+        tally.count(result, settling=True)
+    try:
+        metrics.write_textfile(run_dir / "metrics.prom")
+    except OSError as exc:
+        print(f"farm: warning: cannot write {run_dir / 'metrics.prom'}: {exc}", file=sys.stderr)
+    if settings.pushgateway_url:
+        from farm.config import mask_url
+        from farm.pushgateway import push
+        try:
+            push(settings.pushgateway_url,
+                 totals=Path(settings.state_dir) / PUSHED_TOTALS)
+        except Exception as exc:
+            print(f"farm: warning: could not push metrics to "
+                  f"{mask_url(settings.pushgateway_url)}: {_url_failure(exc)}", file=sys.stderr)
+    _last_scrape(server, settings)
+
+
+def _url_failure(exc: BaseException) -> str:
+    """What a failed HTTP request met, in words: "connection refused", "HTTP 401
+    Unauthorized" (urllib's own text is "<urlopen error [Errno 111] Connection refused>")."""
+    import urllib.error
+    if isinstance(exc, urllib.error.HTTPError):
+        return f"HTTP {exc.code} {exc.reason}"
+    if isinstance(exc, urllib.error.URLError):
+        reason = exc.reason
+        said = getattr(reason, "strerror", None) or str(reason)
+        return said[:1].lower() + said[1:]
+    return first_line(exc)
+
+
+def _last_scrape(server: "metrics.MetricsServer | None", settings: Settings) -> None:
+    """A batch job's final values are lost unless scraped before it exits: wait (at most
+    FARM_METRICS_LINGER_SECONDS) for one scrape of them."""
+    if server is None:
+        return
+    if not server.wait_for_scrape(settings.metrics_linger_seconds):
+        print(f"farm: warning: nothing scraped :{server.port}/metrics in "
+              f"{settings.metrics_linger_seconds:g}s after the run; metrics.prom has the "
+              f"final values", file=sys.stderr)
+    server.stop()

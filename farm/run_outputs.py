@@ -1,0 +1,291 @@
+"""What a run leaves on disk and what later runs remember of it: the run's directory (checked
+before any device starts), results.json, junit.xml, report.html, --junit-xml, --alluredir, the
+cases' ``output:`` files and the batches' ``summary:`` files, each written on its own (one that
+cannot be written costs only itself); then the state directory's memory of the run: the
+results history, the failed cases (--last-failed), quarantined devices, old run directories
+pruned."""
+
+from __future__ import annotations
+
+import logging
+import re
+import secrets as _random
+import sys
+from datetime import datetime
+from pathlib import Path
+from typing import Callable
+
+from farm.config import Settings
+from farm.errors import ConfigError, UserError
+from farm.journal import JOURNAL, conclude
+from farm.report.paths import check_outputs, writable_dir as _writable_dir
+from farm.results import CaseResult, RunSummary, write_json
+from farm.results_history import remember_run
+from farm.suite.loader import display_path
+from farm.suite.model import Batch, Case
+from farm.suite.vars import Variables
+
+log = logging.getLogger("farm")
+
+
+def new_run_id() -> str:
+    """A run's id and the name of its directory: its start time and 4 random hex digits."""
+    return datetime.now().strftime("%Y%m%d-%H%M%S-") + _random.token_hex(2)
+
+
+def output_dirs(settings: Settings, run_id: str, overwrite: bool,
+                junit_xml: Path | None = None, alluredir: Path | None = None) -> Path:
+    """The run's directory, checked before any device starts: state and report directories
+    must be writable directories, and a report directory holding a run is only reused with
+    ``overwrite`` (its old results are removed, so nothing stale mixes in); --junit-xml and
+    --alluredir must be writable too (not found out after the run)."""
+    check_outputs(junit_xml, alluredir)
+    state = Path(settings.state_dir)
+    set_by = settings.named("state_dir") if settings.source("state_dir") else "FARM_STATE_DIR"
+    _writable_dir(state, f"the state directory ({set_by})")
+    if not settings.report_dir:
+        run_dir = state / "runs" / run_id
+        _writable_dir(run_dir, "the run directory")
+        return run_dir
+    run_dir = Path(settings.report_dir)
+    _writable_dir(run_dir, settings.named("report_dir"))
+    old = [n for n in ("results.json", "results.jsonl") if (run_dir / n).exists()]
+    if old and not overwrite:
+        raise ConfigError(f"{settings.named('report_dir')} {run_dir} already holds a run "
+                          f"({old[0]}): use "
+                          f"--overwrite to replace it, or another directory")
+    if old:
+        import shutil
+        for name in ("results.json", "results.jsonl", "junit.xml", "report.html", "farm.log",
+                     "metrics.prom"):
+            (run_dir / name).unlink(missing_ok=True)
+        shutil.rmtree(run_dir / "artifacts", ignore_errors=True)
+    return run_dir
+
+
+def check_case_outputs(cases: list[Case], batches: list[Batch]) -> None:
+    """The cases' output: / unstableLogContent: and the batches' summary: paths, checked as
+    --junit-xml is before any device starts (ConfigError, exit 4); one holding ${NAME} is
+    only known at the end of the run, and checked then."""
+    from farm.report.paths import writable_file
+    for case in cases:
+        for key, path in (("output:", case.output), ("unstableLogContent:", case.log_content)):
+            if path and "${" not in path:
+                writable_file(Path(path), f"{display_path(case.file)}: {key}")
+    for batch in batches:
+        if batch.summary:
+            writable_file(Path(batch.summary), f"{batch.file}: summary:")
+
+
+def files_after_run(settings: Settings, cases: list[Case], batches: list[Batch],
+                    summary: RunSummary, env: dict[str, str]) -> list[str]:
+    """The cases' output: / unstableLogContent: files and the batch files' summaries; the
+    ones not written (an output of the run: exit 3, each named on stderr)."""
+    return _case_outputs(cases, summary.cases, lambda c: Variables.from_sources(
+        defaults=c.vars, env=env, secrets_dir=settings.secrets_dir, secrets=c.secrets)) + \
+        _batch_summaries(batches, summary)
+
+
+def _batch_summaries(batches: list[Batch], summary: RunSummary) -> list[str]:
+    """A batch's ``summary:`` file: each listed file's outcome, as Midscene's index.json.
+    Returns the ones not written, as `write_outputs` does."""
+    import json
+    by_id = {c.case_id: c for c in summary.cases}
+    failed = []
+    for batch in batches:
+        if not batch.summary:
+            continue
+        files = [{"file": r.file, "case": r.case_id, "status": r.status,
+                  "duration": r.duration, "error": r.error.message if r.error else None,
+                  "data": r.data}
+                 for r in (by_id.get(cid) for cid in batch.case_ids) if r is not None]
+        counts = {s: sum(1 for f in files if f["status"] == s)
+                  for s in ("passed", "failed", "error", "flaky", "skipped", "interrupted")}
+        data = {"batch": batch.file, "run": summary.run_id, "total": len(files),
+                **counts, "files": files}
+        failed += _written(f"{batch.file}: summary:", batch.summary,
+                           json.dumps(data, indent=2, ensure_ascii=False))
+    return failed
+
+
+def _written(what: str, path: str, text: str) -> list[str]:
+    """Write ``text`` to ``path`` (its folders made); [] when done, else the one line
+    `farm.session._exit_code` says: ``<what> <path>: <why>``."""
+    from farm.report.paths import why_not_written
+    try:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        Path(path).write_text(text, encoding="utf-8")
+    except OSError as exc:
+        log.warning("cannot write %s %s: %s", what, path, exc)
+        return [f"{what} {path}: {why_not_written(Path(path), exc)}"]
+    return []
+
+
+def _case_outputs(cases: list[Case], results: list[CaseResult],
+                  variables: Callable[[Case], Variables]) -> list[str]:
+    """Midscene's ``output:`` (the JSON of the case's named results) and
+    ``unstableLogContent:`` (its step log), relative to the working directory; the ones not
+    written (secrets in a path masked)."""
+    import json
+    by_id = {r.case_id: r for r in results}
+    failed = []
+    for case in cases:
+        result = by_id.get(case.id)
+        if result is None:
+            continue
+        values = variables(case)
+        for key, path, data in (
+                ("output:", case.output, result.data),
+                ("unstableLogContent:", case.log_content,
+                 [s.model_dump(mode="json") for s in result.steps])):
+            what = f"{display_path(case.file)}: {key}"
+            try:
+                path = values.resolve(path) if path else path   # ${NAME}, as in any template
+            except UserError as exc:
+                failed.append(f"{what} {path}: {exc}")
+                continue
+            if path:
+                failed += [values.mask(line) for line in _written(
+                    what, path, json.dumps(data, indent=2, ensure_ascii=False))]
+    return failed
+
+
+def write_outputs(summary: RunSummary, run_dir: Path, junit_xml: Path | None = None,
+                  alluredir: Path | None = None,
+                  not_written: list[str] | None = None) -> list[str]:
+    """results.json, junit.xml, report.html (and --junit-xml, --alluredir), each on its own:
+    one that cannot be written costs only itself. Returns what was not written, one line
+    each (``<output>: <why>``); the paths were checked up front, so this is the disk's doing
+    (full, gone read-only) or a bug (its traceback in farm.log).
+
+    At the end of a run, ``not_written`` lists what it could not write before (its cases'
+    ``output:`` files): with those or any of these failed, the run's code becomes 3 (unless
+    its cases made it nonzero already); the journal's end and results.json, written last,
+    say so."""
+    from farm.report.allure import write_allure
+    from farm.report.html import write_html
+    from farm.report.junit import write_junit
+    own = run_dir / "results.json", run_dir / "junit.xml", run_dir / "report.html"
+    outputs: list[tuple[str, Path, Callable[[], object]]] = [
+        (str(own[1]), own[1], lambda: write_junit(summary, own[1]))]
+    if junit_xml:
+        outputs.append((f"--junit-xml {junit_xml}", Path(junit_xml),
+                        lambda: write_junit(summary, Path(junit_xml), run_dir)))
+    if alluredir:
+        outputs.append((f"--alluredir {alluredir}", Path(alluredir),
+                        lambda: write_allure(summary, run_dir, Path(alluredir))))
+    outputs.append((str(own[2]), own[2], lambda: write_html(summary, run_dir)))
+    failed = _write_each(outputs)
+    if not_written is not None:
+        failed = not_written + failed
+        if failed and not summary.exit_code:
+            summary.exit_code = 3       # infrastructure (farm.session._exit_code)
+    return failed + _write_each([
+        (f"{run_dir / JOURNAL}", run_dir / JOURNAL, lambda: conclude(run_dir, summary)),
+        (str(own[0]), own[0], lambda: write_json(own[0], summary))])
+
+
+def _write_each(outputs: list[tuple[str, Path, Callable[[], object]]]) -> list[str]:
+    """Run each writer; what was not written, one ``<output>: <why>`` line each."""
+    from farm.report.paths import why_not_written
+    failed = []
+    for what, path, write in outputs:
+        try:
+            write()
+        except Exception as exc:        # OSError mostly; a bug must not cost the rest either
+            log.warning("cannot write %s", what, exc_info=not isinstance(exc, OSError))
+            failed.append(f"{what}: {why_not_written(path, exc)}")
+    return failed
+
+
+def remember(settings: Settings, summary: RunSummary, run_dir: Path,
+             refused: bool = False) -> None:
+    """What later runs and commands use: quarantined devices, the failed cases
+    (--last-failed), every verdict (results history; marks new / still failing / flaky),
+    the cache store the run used (`farm cache export RUN_DIR` reads it from anywhere). A run
+    refused before it started (no broker, a deviceId pin) ran no case: it is not a run of
+    the history, and --last-failed keeps the failures of the run before it."""
+    from farm.cache.run_store import record_store
+    prune_runs(Path(settings.state_dir) / "runs", settings.keep_runs, run_dir)
+    _remember_quarantine(Path(settings.state_dir), summary.run_id, summary.quarantined)
+    if not refused:
+        remember_failures(Path(settings.state_dir), summary.cases)
+        remember_run(settings, summary, run_dir / "report.html")
+    record_store(run_dir, settings)
+
+
+_RUN_ID = re.compile(r"\d{8}-\d{6}-[0-9a-f]{4}\Z")      # `new_run_id`
+
+
+def prune_runs(runs: Path, keep: int, current: Path) -> None:
+    """The oldest run directories under ``<state dir>/runs`` beyond the newest ``keep``
+    (FARM_KEEP_RUNS; 0 keeps all): a nightly suite's screenshots filled the disk there run
+    after run. Only folders named as farm names a run; never a --report-dir, nor this run."""
+    if keep <= 0 or not runs.is_dir():
+        return
+    import shutil
+    try:
+        names = sorted(p.name for p in runs.iterdir() if _RUN_ID.match(p.name) and p.is_dir()
+                       and not p.is_symlink())
+    except OSError:
+        return
+    for name in names[:-keep]:
+        if runs / name != current:
+            shutil.rmtree(runs / name, ignore_errors=True)
+
+
+def remember_rebuilt(settings: Settings, summary: RunSummary, run_dir: Path) -> bool:
+    """A run rebuilt from its journal (farm was killed before its end): what its end would
+    have remembered, once — the results history (each red case marked new / still failing)
+    and, unless a later run is already there, the failed cases for --last-failed. False
+    when the history already has it (or cannot be read: nothing is remembered then)."""
+    from farm.results_history import CONTEXT_RUNS, open_results
+    try:
+        recent = open_results(settings).recent(CONTEXT_RUNS)
+    except Exception as exc:      # remember_run would say the same: say it once, here
+        print(f"farm: warning: results history not updated: {exc}", file=sys.stderr)
+        return False
+    if any(r.run_id == summary.run_id for r in recent):
+        return False
+    started = datetime.fromisoformat(summary.started).timestamp() if summary.started else 0.0
+    remember_run(settings, summary, run_dir / "report.html")
+    if not any(r.at > started for r in recent):
+        remember_failures(Path(settings.state_dir), summary.cases)
+    return True
+
+
+def _remember_quarantine(state_dir: Path, run_id: str, names: list[str]) -> None:
+    """Keep the last run's quarantined devices for `farm devices`."""
+    import json
+    try:
+        from farm.report.paths import replace_file
+        state_dir.mkdir(parents=True, exist_ok=True)
+        replace_file(state_dir / "quarantine.json",
+                     json.dumps({"run": run_id, "devices": names}).encode())
+    except OSError as exc:
+        log.warning("cannot record quarantined devices: %s", exc)
+
+
+LAST_FAILED = "lastfailed.json"
+
+
+def load_failures(state_dir: Path) -> list[str]:
+    import json
+    try:
+        data = json.loads((state_dir / LAST_FAILED).read_text())
+        return [str(c) for c in data.get("failed", [])]
+    except (OSError, ValueError, AttributeError):
+        return []
+
+
+def remember_failures(state_dir: Path, results: list[CaseResult]) -> None:
+    """Keep failing cases for --last-failed, as pytest's cache does."""
+    import json
+    from farm.select import update_last_failed
+    failed = update_last_failed(load_failures(state_dir),
+                                {r.case_id: r.status for r in results})
+    from farm.report.paths import replace_file      # a full disk keeps the last good one
+    try:
+        replace_file(state_dir / LAST_FAILED, json.dumps({"failed": failed}).encode())
+    except OSError as exc:
+        log.warning("cannot record failed cases: %s", exc)

@@ -1,0 +1,68 @@
+"""Ctrl-C and SIGTERM during a run: the first stops it (results still written), a second stops
+waiting for devices; once the cases are over, a signal waits for the results to be written."""
+
+from __future__ import annotations
+
+import signal
+import sys
+import threading
+from contextlib import contextmanager
+from typing import IO, Any, Iterator
+
+from farm.executors.base import Executor
+
+
+@contextmanager
+def signals_kept(restore: bool = True) -> Iterator[None]:
+    """The SIGINT / SIGTERM handlers as they were before the run, back when it ends."""
+    main = restore and threading.current_thread() is threading.main_thread()
+    before = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)} if main \
+        else {}
+    try:
+        yield
+    finally:
+        for sig, handler in before.items():
+            signal.signal(sig, handler)
+
+
+class StopSignals:
+    """Ctrl-C and SIGTERM during a run, as pytest treats them: the first stops the run (in-flight
+    cases end *interrupted*, devices are killed, results and the report are still written); a
+    second stops waiting for devices to wind down. Handlers only hand the work to a thread:
+    nothing runs inside the signal handler that could deadlock or tear Playwright down mid-call.
+    """
+
+    def __init__(self, executor: Executor, out: IO[str]) -> None:
+        self.executor = executor
+        self.out = out
+        self.count = 0
+        self._previous: dict[int, Any] = {}
+
+    def __enter__(self) -> "StopSignals":
+        if threading.current_thread() is threading.main_thread():
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                self._previous[sig] = signal.signal(sig, self._handle)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        # the cases are over, their results are being written: a signal now (a CI runner's
+        # second SIGTERM) must not cut results.json, the report or metrics.prom in half; the
+        # handlers of before come back when the run ends (`signals_kept`)
+        for sig in self._previous:
+            signal.signal(sig, self._while_writing)
+
+    def _while_writing(self, signum: int, _frame: object) -> None:
+        print(f"farm: {signal.Signals(signum).name}: writing the results; farm ends once "
+              "they are written", file=sys.stderr, flush=True)
+
+    def _handle(self, signum: int, _frame: object) -> None:
+        self.count += 1
+        name = signal.Signals(signum).name
+        if self.count == 1:
+            print(f"farm: {name}: stopping; in-flight cases end interrupted "
+                  f"(again to stop at once)", file=sys.stderr, flush=True)
+            threading.Thread(target=self.executor.interrupt, name="interrupt",
+                             daemon=True).start()
+        else:
+            print(f"farm: {name} again: not waiting for devices", file=sys.stderr, flush=True)
+            self.executor.hurry()
