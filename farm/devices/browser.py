@@ -356,8 +356,9 @@ class BrowserDevice:
     def capture_evidence(self) -> Callable[[], bytes | None]:
         """Start an image of the viewport for the report and return at once; calling the
         result gives the JPEG (encoded by Chromium), or None when the page has not changed
-        since the last image (`farm.devices.web.capture.PageCapture.evidence`)."""
-        return self._shots.evidence(self._need_page())
+        since the last image (`farm.devices.web.capture.PageCapture.evidence`), as when the
+        step only read the page (a check) and that read saw it as the last image shows it."""
+        return self._shots.evidence(self._need_page(), seen=self._dom.seen)
 
     def finish_captures(self) -> None:
         """Let report images under way come in (before a wait that serves no page events)."""

@@ -342,6 +342,30 @@ def test_a_new_document_has_the_capture_binding(page: BrowserDevice, site: str,
         page._shots.waits
 
 
+def test_a_check_s_image_is_the_page_it_read_without_asking_the_page_again(
+        page: BrowserDevice, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A step that only read the page (a check) and saw it as the last image shows it: no new
+    image and no round trip to the page, even when the page changes right after the read (the
+    report shows what the check read). A read that saw a change, or an action after the read,
+    gets a new image of the page as it is."""
+    assert page.capture_evidence()() is not None           # the last image
+    asked: list[str] = []
+    settled = page._wait.settled
+    monkeypatch.setattr(page._wait, "settled",
+                        lambda *a, **k: asked.append("settled") or settled(*a, **k))
+    text = page.screen_text()                               # a check reads it, unchanged
+    page._page.evaluate("document.getElementById('out').textContent = 'later'")
+    assert page.capture_evidence()() is None and asked == []
+    assert "later" not in text
+
+    assert "later" in page.screen_text()                    # the next check sees the change
+    image = page.capture_evidence()()
+    assert image is not None and Image.open(io.BytesIO(image)).format == "JPEG"
+    page.hierarchy()                                        # read, then an action
+    page.run_script("document.getElementById('out').textContent = 'acted'", 5)
+    assert page.capture_evidence()() is not None and asked
+
+
 def test_a_page_nobody_serves_fails_the_case_not_the_device(browser: BrowserDevice) -> None:
     """The app under test is down: the case's problem (StepFailed), not the browser's."""
     with socket.socket() as s:

@@ -79,14 +79,18 @@ class PageCapture:
                     page.wait_for_timeout(300)
             raise AssertionError("unreachable")
 
-    def evidence(self, page: Any) -> Callable[[], bytes | None]:
+    def evidence(self, page: Any, seen: str | None = None) -> Callable[[], bytes | None]:
         """Start an image of the viewport for the report, as it is once a navigation the step
         started is over, and return at once; calling the result gives the JPEG (encoded by
         Chromium, CSS pixels), or None when the page has not changed since the last image
         (nothing was captured). The capture runs while farm goes on with the next step; the
         next action waits for it first (`settle`), so the image never shows what that action
-        did."""
+        did. ``seen``: the change token of the step's last read of the page, no action since
+        (a check's): the same as the last image's, that image shows what the step read, and
+        the page is not asked again."""
         self.used = True
+        if seen is not None and seen == self._shown:
+            return Later(lambda: None, lambda: True)
         with self.errors("screenshot"):
             cdp = self._session(page)
         shot = _Shot(None, ready=loop_future(page))

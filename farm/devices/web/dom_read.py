@@ -35,16 +35,21 @@ class DomReader:
         # the last tree read, until an action may change the page (`acted`): what `reached`
         # answers from
         self._fresh: UITree | None = None
+        # the change token of the page as the last read (tree or text) saw it, until an action
+        # (`acted`): a step that only read the page needs no new image while it is the last's
+        self.seen: str | None = None
 
     def forget(self) -> None:
         """A new page: the last tree is not of it."""
         self._tree = None
         self._text = None
         self._fresh = None
+        self.seen = None
 
     def acted(self) -> None:
         """An action (or a navigation) is about to change the page: the last tree may be old."""
         self._fresh = None
+        self.seen = None
 
     def reached(self, node: int, x: int, y: int) -> bool:
         """Whether the last tree, read with no action since, found a tap at (x, y) on ``node``
@@ -62,7 +67,7 @@ class DomReader:
         raw = self.wait.evaluate(page, TREE_JS, [MAX_NODES, last], what="read the DOM")
         if raw == "same" and self._tree is not None:
             self.seconds = time.monotonic() - started
-            self._fresh = self._tree[1]
+            self._fresh, self.seen = self._tree[1], self._tree[0]
             return self._fresh
         walk = _walk(raw)
         self.seconds = time.monotonic() - started
@@ -71,7 +76,7 @@ class DomReader:
                      MAX_NODES)
         tree = UITree(source="dom", nodes=walk.nodes, truncated=walk.truncated)
         self._tree = (walk.token, tree) if walk.token else None
-        self._fresh = tree
+        self._fresh, self.seen = tree, walk.token
         return tree
 
     def text(self, page: Any) -> str:
@@ -88,6 +93,7 @@ class DomReader:
             raw = clean_json(raw)
             self._text = (raw["token"], raw["text"]) if raw.get("token") else None
             text = raw["text"]
+        self.seen = self._text[0] if self._text else None
         others = _other_origin_text(page)
         self.seconds = time.monotonic() - started
         return text + "\n" + others if others else text
