@@ -124,7 +124,7 @@ class PageCapture:
         """Have the page call the capture binding: its event starts `_on_binding`, which runs
         the capture while this thread goes on (a listener of Playwright's sync API may block
         in a call of its own; the event loop serves both). A document without the binding
-        (should Runtime.enable not have carried it over) gets it added first."""
+        (should the navigation's `_on_navigated` not have added it in time) gets it first."""
         call = {"expression": f"{BINDING}('')"}
         if "exceptionDetails" in cdp.send("Runtime.evaluate", call):
             cdp.send("Runtime.addBinding", {"name": BINDING})
@@ -280,15 +280,24 @@ class PageCapture:
         if self.used and not self._bound:
             self._bound = True
             cdp.on("Runtime.bindingCalled", lambda event: self._on_binding(cdp, event))
-            # Runtime enabled: the binding is installed in every new document of the page (else
-            # it goes with the document, and adding it again costs a round trip a navigation)
-            cdp.send("Runtime.enable")
+            # Runtime is not enabled on this session: that would install the binding in every
+            # new document, but also send this process every console call of the page (5,000
+            # console.log lines: 0.4 s of farm's CPU) and every execution context; the binding
+            # goes with its document instead, and `_on_navigated` adds it to the next one
             cdp.send("Runtime.addBinding", {"name": BINDING})
         return cdp
 
     def _on_navigated(self, event: dict[str, Any]) -> None:
-        if event.get("frame", {}).get("id") == self._frame:
-            self.wait.arrived()
+        """The main frame has a new document: its loads are new, and it needs the capture
+        binding (sent as the navigation commits, before the step's next look at the page)."""
+        if event.get("frame", {}).get("id") != self._frame:
+            return
+        self.wait.arrived()
+        if self._bound and self._cdp is not None:
+            try:
+                self._cdp[1].send("Runtime.addBinding", {"name": BINDING})
+            except Exception as exc:      # the page closed meanwhile; `_start` adds it if need be
+                log.debug("%s: capture binding not added: %s", self.device, exc)
 
     def _on_loading(self, event: dict[str, Any], loading: bool) -> None:
         if event.get("frameId") == self._frame:
