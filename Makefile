@@ -30,6 +30,7 @@ bench: install
 	.venv/bin/python bench/cpu_profile.py
 	.venv/bin/python bench/messages.py
 	.venv/bin/python bench/floors.py
+	.venv/bin/python bench/console.py
 
 clean:
 	rm -rf .farm .venv *.egg-info
