@@ -357,8 +357,12 @@ class BrowserDevice:
         """Start an image of the viewport for the report and return at once; calling the
         result gives the JPEG (encoded by Chromium), or None when the page has not changed
         since the last image (`farm.devices.web.capture.PageCapture.evidence`), as when the
-        step only read the page (a check) and that read saw it as the last image shows it."""
-        return self._shots.evidence(self._need_page(), seen=self._dom.seen)
+        step only read the page (a check) and that read saw it as the last image shows it.
+        A read counts for its own step's image only: a step after it that does not read (a
+        sleep) gets the page as it is then."""
+        page = self._need_page()
+        seen, self._dom.seen = self._dom.seen, None
+        return self._shots.evidence(page, seen=seen)
 
     def finish_captures(self) -> None:
         """Let report images under way come in (before a wait that serves no page events)."""

@@ -364,8 +364,8 @@ def test_a_check_s_image_is_the_page_it_read_without_asking_the_page_again(
         page: BrowserDevice, monkeypatch: pytest.MonkeyPatch) -> None:
     """A step that only read the page (a check) and saw it as the last image shows it: no new
     image and no round trip to the page, even when the page changes right after the read (the
-    report shows what the check read). A read that saw a change, or an action after the read,
-    gets a new image of the page as it is."""
+    report shows what the check read). A step after it that reads nothing (a sleep), a read
+    that saw a change, or an action after the read gets a new image of the page as it is."""
     assert page.capture_evidence()() is not None           # the last image
     asked: list[str] = []
     settled = page._wait.settled
@@ -375,8 +375,12 @@ def test_a_check_s_image_is_the_page_it_read_without_asking_the_page_again(
     page._page.evaluate("document.getElementById('out').textContent = 'later'")
     assert page.capture_evidence()() is None and asked == []
     assert "later" not in text
+    page._page.evaluate("document.getElementById('out').textContent = 'later still'")
+    after_a_sleep = page.capture_evidence()()               # a step that read nothing
+    assert after_a_sleep is not None and asked == ["settled"]
 
-    assert "later" in page.screen_text()                    # the next check sees the change
+    page._page.evaluate("document.getElementById('out').textContent = 'changed'")
+    assert "changed" in page.screen_text()                  # the next check sees a change
     image = page.capture_evidence()()
     assert image is not None and Image.open(io.BytesIO(image)).format == "JPEG"
     page.hierarchy()                                        # read, then an action
