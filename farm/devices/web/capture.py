@@ -292,12 +292,14 @@ class PageCapture:
         binding (sent as the navigation commits, before the step's next look at the page)."""
         if event.get("frame", {}).get("id") != self._frame:
             return
-        self.wait.arrived()
         if self._bound and self._cdp is not None:
+            # sent before a wait for the document is told it came: the step's next script on
+            # the page goes after it, over the same session
             try:
                 self._cdp[1].send("Runtime.addBinding", {"name": BINDING})
             except Exception as exc:      # the page closed meanwhile; `_start` adds it if need be
                 log.debug("%s: capture binding not added: %s", self.device, exc)
+        self.wait.arrived()
 
     def _on_loading(self, event: dict[str, Any], loading: bool) -> None:
         if event.get("frameId") == self._frame:
