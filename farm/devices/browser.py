@@ -492,21 +492,24 @@ class BrowserDevice:
         page = self._acting()
         with self._errors("scroll"):
             page.mouse.move(x, y)
-            self._unless_navigating(page, SCROLL_WATCH_JS, SCROLL_QUIET_MS)
+            self._unless_navigating(lambda: self._shots.script(page, SCROLL_WATCH_JS,
+                                                               SCROLL_QUIET_MS))
             page.mouse.wheel(dx, dy)
-            moved = self._unless_navigating(page, SCROLL_END_JS, None)
+            moved = self._unless_navigating(lambda: self._shots.script(page, SCROLL_END_JS,
+                                                                       None))
         return moved if isinstance(moved, bool) else None
 
-    def _unless_navigating(self, page: Any, js: str, arg: Any) -> Any:
-        """Page script ``js`` with ``arg``, unless a navigation takes its document away: then
-        None (the next read waits for the page it loads)."""
+    @staticmethod
+    def _unless_navigating(call: Callable[[], Any], otherwise: Any = None) -> Any:
+        """``call()`` (a page script), unless a navigation takes its document away: then
+        ``otherwise`` (the next read waits for the page it loads)."""
         from farm.devices.web.failures import raced_navigation
         try:
-            return self._shots.script(page, js, arg)
+            return call()
         except Exception as exc:
             if not raced_navigation(exc):
                 raise
-            return None
+            return otherwise
 
     def scroll_into_view(self, node: UINode) -> bool:
         """Scroll node (of the last `hierarchy`) to the middle of the viewport, every
@@ -524,17 +527,12 @@ class BrowserDevice:
         it ("" when nothing does). A navigation under the check: (x, y, ""), no telling.
         No round trip when the tree just read (no action on the page since) found the target
         reached at that point (dom.js's ``reached``)."""
-        from farm.devices.web.failures import raced_navigation
         if self._dom.reached(node, x, y):
             return x, y, ""
         page = self._acting()
         with self._errors("check what a tap would hit"):
-            try:
-                return self._dom.tap_point(page, node, x, y)
-            except Exception as exc:
-                if raced_navigation(exc):
-                    return x, y, ""
-                raise
+            return self._unless_navigating(lambda: self._dom.tap_point(page, node, x, y),
+                                           (x, y, ""))
 
     @_action
     def type_text(self, text: str) -> None:

@@ -32,6 +32,9 @@ LOOK_S = 0.2                 # seconds between looks at a navigation, while a pa
 BINDING = "__farmShot"       # the page calls it to start an evidence capture (its event)
 
 
+# an image not taken: the page is as the last one shows it (the report reuses that one)
+_UNCHANGED = Later(lambda: None, lambda: True)
+
 class PageCapture:
     """One device's screenshots. ``killed()`` says the device was killed (no retry then)."""
 
@@ -90,7 +93,7 @@ class PageCapture:
         the page is not asked again."""
         self.used = True
         if seen is not None and seen == self._shown:
-            return Later(lambda: None, lambda: True)
+            return _UNCHANGED
         with self.errors("screenshot"):
             cdp = self._session(page)
         shot = _Shot(None, ready=loop_future(page))
@@ -109,7 +112,7 @@ class PageCapture:
             return Later(lambda: data, lambda: True)
         if token is not None and token == self._shown:
             self._pending.remove(shot)
-            return Later(lambda: None, lambda: True)
+            return _UNCHANGED
         if not self.wait.called:
             with self.errors("screenshot"):
                 try:
