@@ -46,27 +46,18 @@ tasks:
 
 def plain(site: str, lines: int, chromium: str, flags: list[str]) -> None:
     """The same case in plain Playwright (imports Playwright and the standard library only)."""
-    import functools
-    import http.server
-    import threading
-
     from playwright.sync_api import sync_playwright
 
-    class Quiet(http.server.SimpleHTTPRequestHandler):
-        def log_message(self, *args: object) -> None:
-            pass
+    from bench.static_site import serve
 
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0),
-                                             functools.partial(Quiet, directory=site))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = serve(site)
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=chromium, headless=True, args=flags)
         page = browser.new_context().new_page()
-        page.goto(f"http://127.0.0.1:{server.server_address[1]}/index.html#{lines}")
+        page.goto(f"{url}index.html#{lines}")
         page.get_by_text("Go").click()
         page.get_by_text(f"done {lines}").wait_for()
         browser.close()
-    server.shutdown()
 
 
 def main() -> None:

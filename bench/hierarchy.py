@@ -18,11 +18,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from farm.config import load_settings  # noqa: E402
 from farm.devices import browser as browser_mod  # noqa: E402
 from farm.devices.browser import BrowserDevice  # noqa: E402
-from farm.suite.model import WebTarget  # noqa: E402
-from screenshot import _serve_demo  # noqa: E402  (bench/: the demo app on a free port)
+from screenshot import demo_browser  # noqa: E402  (bench/: the demo shop on a free port)
 
 
 # a long product list: per product a name, a price and a button (the walk asks each button for
@@ -51,18 +49,12 @@ def main() -> None:
     ap.add_argument("--elements", type=int, default=6000)
     ap.add_argument("--products", type=int, default=700)
     ns = ap.parse_args()
-    dev = BrowserDevice("bench-hierarchy", load_settings())
-    dev.open()
-    try:
-        dev.start_session(WebTarget(url=_serve_demo() + "index.html"))
+    with demo_browser("bench-hierarchy") as dev:
         rows = [("demo shop", *_times(dev, ns.runs))]
         dev.run_script(SHOP_JS % ns.products, 30)
         rows.append((f"{ns.products} products", *_times(dev, ns.runs)))
         dev.run_script(f"document.body.innerHTML = '<p>r</p>'.repeat({ns.elements})", 30)
         rows.append((f"{ns.elements} elements", *_times(dev, ns.runs)))
-        dev.end_session()
-    finally:
-        dev.close()
     print(f"{'page':<16} {'nodes':>6} {'median ms':>10} {'max ms':>8} {'unchanged ms':>13}   "
           f"(tree cap {browser_mod.MAX_NODES}, {ns.runs} reads each)")
     for page, seconds, again, nodes in rows:

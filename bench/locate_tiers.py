@@ -23,12 +23,10 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from farm.agent.api import Agent  # noqa: E402
 from farm.agent.locator import TIER_NAMES, LocatorChain  # noqa: E402
-from farm.config import Settings, load_settings  # noqa: E402
+from farm.config import Settings  # noqa: E402
 from farm.devices.base import Rect  # noqa: E402
 from farm.errors import NeedsModel  # noqa: E402
-from farm.devices.browser import BrowserDevice  # noqa: E402
-from farm.suite.model import WebTarget  # noqa: E402
-from screenshot import _serve_demo  # noqa: E402  (bench/: the demo app on a free port)
+from screenshot import demo_browser  # noqa: E402  (bench/: the demo shop on a free port)
 from tests.support.model_server import ModelServer  # noqa: E402
 
 TARGET = "Sign in"
@@ -80,10 +78,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=7)
     ns = ap.parse_args()
-    dev = BrowserDevice("bench-locate", load_settings())
-    dev.open()
-    try:
-        dev.start_session(WebTarget(url=_serve_demo() + "index.html"))
+    with demo_browser("bench-locate") as dev:
         rect = dev.query_xpath(XPATH)[0]
         box = [rect.x, rect.y, rect.x + rect.width, rect.y + rect.height]
         # deepLocate asks about a crop of the section (its margin 32 px, upscaled x2): there the
@@ -105,9 +100,6 @@ def main() -> None:
                 cached = _cached(agent, ns.runs, Path(tmp) / "cache.db", rect)
                 rows = [(name, *_time_tier(cached if name == "cache" else agent, name,
                                            ns.runs, rect)) for name in TIER_NAMES]
-        dev.end_session()
-    finally:
-        dev.close()
     print(f"{'tier':<12} {'median ms':>10}   found at (demo shop, {ns.runs} runs each, "
           f"target {TARGET!r})")
     for name, median, where in rows:

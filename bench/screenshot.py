@@ -8,33 +8,41 @@ the screen; one real capture must serve them all, then the action invalidates it
 from __future__ import annotations
 
 import argparse
-import functools
 import statistics
 import sys
-import threading
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any, Iterator
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from farm.config import load_settings  # noqa: E402
 from farm.devices.grabber import ScreenshotGrabber  # noqa: E402
+from bench.static_site import serve  # noqa: E402
 
 PKG = "com.farm.demo.shop"
 LOOKS_PER_ITERATION = 3     # plan, locate, report
 
 
-class _Quiet(SimpleHTTPRequestHandler):
-    def log_message(self, *args: object) -> None:
-        pass
-
-
 def _serve_demo() -> str:
-    app = ROOT / "suites" / "demo" / "app"
-    srv = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(app)))
-    threading.Thread(target=srv.serve_forever, daemon=True).start()
-    return f"http://127.0.0.1:{srv.server_address[1]}/"
+    return serve(ROOT / "suites" / "demo" / "app")
+
+
+@contextmanager
+def demo_browser(name: str) -> Iterator[Any]:
+    """A browser device (farm's BrowserDevice) open on the demo shop, served on a free port;
+    its session ended and the browser closed afterwards."""
+    from farm.devices.browser import BrowserDevice
+    from farm.suite.model import WebTarget
+    dev = BrowserDevice(name, load_settings())
+    dev.open()
+    try:
+        dev.start_session(WebTarget(url=_serve_demo() + "index.html"))
+        yield dev
+        dev.end_session()
+    finally:
+        dev.close()
 
 
 def _device(kind: str, url: str, stack: list):

@@ -20,10 +20,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from farm.agent.actions import ActionContext, Scroll  # noqa: E402
-from farm.config import load_settings  # noqa: E402
 from farm.devices.browser import SCROLL_QUIET_MS, BrowserDevice  # noqa: E402
-from farm.suite.model import WebTarget  # noqa: E402
-from screenshot import _serve_demo  # noqa: E402  (bench/: the demo app on a free port)
+from screenshot import demo_browser  # noqa: E402  (bench/: the demo shop on a free port)
 
 LONG_JS = "document.body.insertAdjacentHTML('beforeend', '<div style=\"height:200000px\"></div>')"
 
@@ -53,10 +51,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=21)
     ns = ap.parse_args()
-    dev = BrowserDevice("bench-scroll", load_settings())
-    dev.open()
-    try:
-        dev.start_session(WebTarget(url=_serve_demo() + "index.html"))
+    with demo_browser("bench-scroll") as dev:
         dev.run_script(LONG_JS, 10)
         page = dev._page
         farm, fixed = [], []
@@ -76,9 +71,6 @@ def main() -> None:
             dev.scroll(400, 300, 0, 300)
             end.append(time.perf_counter() - began)
         to_end, fixed_end = _to_the_bottom(dev, max(3, ns.runs // 3))
-        dev.end_session()
-    finally:
-        dev.close()
     med = statistics.median
     print(f"scroll step, median of {ns.runs}: farm {med(farm) * 1000:.1f} ms (to scrollend), "
           f"wheel + a fixed 100 ms wait {med(fixed) * 1000:.1f} ms; at the end of the page "

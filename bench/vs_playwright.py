@@ -134,25 +134,11 @@ def plain_run(cases: list[str], out: Path, chromium: str, flags: list[str],
     Playwright and the standard library only (none of farm's modules: their import time is
     farm's cost, not plain Playwright's) and serves the demo app itself, as `farm run` does.
     With ``shots``, a JPEG of the viewport after every step (kept in memory)."""
-    import functools
-    import threading
-    from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
-
     from playwright.sync_api import sync_playwright
 
-    class Quiet(SimpleHTTPRequestHandler):
-        def log_message(self, format, *args) -> None:
-            pass
+    from bench.static_site import serve
 
-        def end_headers(self) -> None:
-            self.send_header("Cache-Control", "no-store")
-            super().end_headers()
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0),
-                                 functools.partial(Quiet, directory=str(DEMO / "app")))
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    url = f"http://127.0.0.1:{server.server_address[1]}/index.html"
+    url = serve(DEMO / "app") + "index.html"
     results = []
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=chromium, headless=True, args=flags)
@@ -177,7 +163,6 @@ def plain_run(cases: list[str], out: Path, chromium: str, flags: list[str],
             results.append({"case": name, "duration": time.monotonic() - t0, "start": start,
                             "steps": len(durations), "times": durations})
         browser.close()
-    server.shutdown()
     leaked = sorted(m for m in sys.modules if m == "farm" or m.startswith("farm."))
     if leaked:     # the plain side must not pay for (or be helped by) farm's imports
         raise SystemExit(f"the plain Playwright side imported farm modules: {leaked}")
