@@ -182,11 +182,13 @@ class Settings(BaseModel):
     @field_validator("broker_url")
     @classmethod
     def _redis_only(cls, value: SecretStr | None) -> SecretStr | None:
-        if value is not None and value.get_secret_value() and not value.get_secret_value(
-                ).startswith(("redis://", "rediss://", "unix://")):
-            scheme = value.get_secret_value().split("://", 1)[0] if "://" in \
-                value.get_secret_value() else "no scheme"
+        raw = value.get_secret_value() if value is not None else ""
+        if raw and not raw.startswith(("redis://", "rediss://", "unix://")):
+            scheme = raw.split("://", 1)[0] if "://" in raw else "no scheme"
             raise ValueError(f"the broker is a Redis URL (redis:// or rediss://), got {scheme}")
+        problem = redis_url_problem(raw)
+        if problem:
+            raise ValueError(f"the broker URL {problem}")
         return value
 
     @field_validator("cache")
@@ -203,6 +205,9 @@ class Settings(BaseModel):
         raw = value.get_secret_value() if value is not None else ""
         if raw and not raw.startswith(("redis://", "rediss://", "unix://")):
             raise ValueError("the shared cache is a Redis URL (redis:// or rediss://)")
+        problem = redis_url_problem(raw)
+        if problem:
+            raise ValueError(f"the shared cache's URL {problem}")
         return value
 
     @field_validator("infra_retries", "cluster_infra_retries", "retries")
@@ -479,15 +484,42 @@ def mask_url(url: str) -> str:
         return "".join(out)
 
     # Edit the text in place (urlunsplit would rewrite e.g. ``unix:///path`` as ``unix:/path``).
-    userinfo, at, hostport = parts.netloc.rpartition("@")
-    if at and ":" in userinfo:       # keep the user name and the host exactly as written
-        url = url.replace(f"//{parts.netloc}", f"//{userinfo.split(':', 1)[0]}:***@{hostport}", 1)
+    # The password ends at the last "@": one with an "@", "/" or "#" not percent-encoded
+    # ('redis://:p@ss/w#rd@host') is hidden whole, though urlsplit reads the host as "ss".
+    scheme, sep, rest = url.partition("://")
+    userinfo, at, hostport = rest.rpartition("@")
+    if sep and at and ":" in userinfo:    # keep the user name and the host exactly as written
+        url = f"{scheme}://{userinfo.split(':', 1)[0]}:***@{hostport}"
+        parts = urlsplit(url)
     if parts.query:
         head, _, rest = url.partition("?")
         url = f"{head}?{hide(parts.query)}{rest[len(parts.query):]}"
     if parts.fragment:
         url = f"{url.partition('#')[0]}#{hide(parts.fragment)}"
     return url
+
+
+def redis_url_problem(url: str) -> str | None:
+    """What is wrong with the Redis URL ``url`` (worded to follow "the broker URL"), or None.
+    Caught here, before a client sees it: redis-py and Celery's kombu read a bad URL
+    differently (a DB "x" is 0 to one and an error to the other; an unknown query parameter an
+    internal error of redis-py), and a password's "@" or "/" not percent-encoded sends the
+    connection to a host named after part of the password."""
+    from urllib.parse import urlsplit
+    if not url.startswith(("redis://", "rediss://")):
+        return None
+    parts = urlsplit(url)
+    if "@" in parts.path or "@" in parts.query or parts.fragment:
+        return ("has an '@', '/' or '#' in its password: percent-encode them "
+                "(@ → %40, / → %2F, # → %23)")
+    try:
+        parts.port
+    except ValueError:
+        return "has a port that is not a number from 1 to 65535"
+    db = parts.path.strip("/")
+    if db and not db.isdigit():
+        return f"names database {db!r}: a Redis database is a number (redis://host:6379/0)"
+    return None
 
 
 # Environment variables whose values are credentials though farm was never given them: the

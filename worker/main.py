@@ -244,13 +244,15 @@ def serve(runtime: "DeviceRuntime", loglevel: str) -> int:
 
     warnings.filterwarnings("ignore", category=SecurityWarning)
     try:
-        tasks.app.worker_main(["--quiet", "worker", "-P", "solo", "-c", "1",
-                               "-Q", ",".join(_queues(runtime)), "-n", runtime.name,
-                               "--without-gossip", "--without-mingle", "--without-heartbeat",
-                               "-l", loglevel])
+        # app.start, not worker_main (which drops it): the worker's exit code, not 0 when its
+        # consumer died of an unrecoverable error, so that the supervisor starts it again
+        code = tasks.app.start(["--quiet", "worker", "-P", "solo", "-c", "1",
+                                "-Q", ",".join(_queues(runtime)), "-n", runtime.name,
+                                "--without-gossip", "--without-mingle", "--without-heartbeat",
+                                "-l", loglevel])
     finally:
         runtime.stop()
-    return 0
+    return code if isinstance(code, int) else 0
 
 
 def wait_released(r, name: str, lease: dict, url: str) -> bool:

@@ -63,9 +63,12 @@ def check(url: str) -> Any:
 
     from farm.config import mask_url
     from farm.errors import ConfigError
-    r = connect(url)
     try:
+        r = connect(url)
         r.ping()
+    except (ValueError, TypeError) as exc:   # an option redis-py does not know ('?foo=1')
+        raise ConfigError(f"the broker URL {mask_url(url)} is not one Redis takes: "
+                          f"{exc}") from None
     except redis.AuthenticationError as exc:
         raise ConfigError(f"the broker {mask_url(url)} refused the password: {exc}") from None
     except (redis.RedisError, OSError) as exc:

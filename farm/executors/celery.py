@@ -37,6 +37,7 @@ from farm.suite.model import Case
 
 log = logging.getLogger("farm.cluster")
 
+SILENT_S = 5.0              # a run that has not announced itself this long: driver killed
 STARTUP_GRACE_S = 20.0      # an unstarted job while a device of its pool sat idle is lost
 
 
@@ -266,23 +267,35 @@ class CeleryExecutor:
     def _inflight_in(self, pool: str) -> int:
         return sum(1 for c in self._inflight if self._pool_of[c] == pool)
 
-    def _share(self, pool: str, q: list[Job], capacity: int, others: list[str]) -> int:
-        """How many more jobs of ``pool`` this run may hand out now (max-min fair share)."""
+    def _share(self, pool: str, q: list[Job], devices: list[dict], others: list[str],
+               silent: list[str] = ()) -> int:
+        """How many more jobs of ``pool`` this run may hand out now (max-min fair share).
+        A run that has ``silent``-ly stopped announcing itself (its driver killed: its claim
+        stays in Redis until RUN_TTL_S) counts for the devices busy with its cases, not for
+        what it last claimed, which held the pool for half a minute."""
         demands = {self.run_id: min(len(q) + self._inflight_in(pool), self._cap(pool))}
         inflight = {self.run_id: self._inflight_in(pool)}
         for other in others:
             d, i = self.r.hmget(key("run", other), f"demand:{pool}", f"inflight:{pool}")
             if d is not None:
                 demands[other], inflight[other] = int(d), int(i or 0)
-        return to_dispatch(capacity, self.run_id, demands, inflight, len(q))
+        for other in silent:
+            busy = sum(1 for lease in devices if lease.get("run") == other
+                       and lease.get("state") == "busy")
+            if busy:
+                demands[other] = inflight[other] = busy
+        return to_dispatch(len(devices), self.run_id, demands, inflight, len(q))
 
     def _top_up(self, pools: dict) -> None:
-        others = [r for r in self.r.zrangebyscore(key("runs"), time.time() - store.RUN_TTL_S,
-                                                  "+inf") if r != self.run_id]
+        now = time.time()
+        runs = [(run, seen) for run, seen in self.r.zrangebyscore(
+            key("runs"), now - store.RUN_TTL_S, "+inf", withscores=True) if run != self.run_id]
+        others = [run for run, seen in runs if seen >= now - SILENT_S]
+        silent = [run for run, seen in runs if seen < now - SILENT_S]
         for pool, q in self._queue.items():
             if not q or not pools.get(pool):
                 continue
-            n = self._share(pool, q, len(pools[pool]), others)
+            n = self._share(pool, q, pools[pool], others, silent)
             idle = [lease["device"] for lease in pools[pool] if lease.get("state") == "idle"]
             held: set[str] = set()      # sequences whose earlier job could not go yet
             for job in list(q):

@@ -102,7 +102,7 @@ def test_a_concurrent_1_batch_s_next_file_waits_behind_its_retry(tmp_path):
     second = Job("b/02", "web", 1.0, sequence="b.yaml", place=1)
     other = Job("x/y", "web", 1.0)
     ex._queue = {"web": [first, second, other]}
-    ex._share = lambda pool, q, devices, others: 3
+    ex._share = lambda *_: 3
     ex.r = type("NoRuns", (), {"zrangebyscore": lambda *a, **k: []})()
     sent: list[tuple[str, str]] = []
     ex._send = lambda job, queue: sent.append((job.case_id, queue))
@@ -216,3 +216,46 @@ def test_a_case_that_never_started_is_at_its_url_line_whichever_way_it_ended(tmp
         assert result.status == "error" and result.line == 3 == case.setup_line, result
         [line] = failure_lines(RunSummary(run_id="r1", started="", cases=[result]))
         assert f"({result.file}:3)" in line, line
+
+
+class Runs:
+    """The Redis calls `_top_up` makes: runs seen (id → last announce) and their claims."""
+
+    def __init__(self, seen: dict[str, float], claims: dict[str, tuple[str, str]]) -> None:
+        self.seen, self.claims = seen, claims
+
+    def zrangebyscore(self, _key, low, _high, withscores=False):
+        return [(run, t) for run, t in self.seen.items() if t >= low]
+
+    def hmget(self, key, *_fields):
+        return list(self.claims.get(key.rsplit(":", 1)[-1], (None, None)))
+
+
+def test_a_run_whose_driver_was_killed_holds_only_the_devices_busy_with_its_cases(tmp_path):
+    """A driver killed with SIGKILL leaves its claim (2 devices of 2 in flight) in Redis for
+    RUN_TTL_S: the next run used to wait half a minute on two idle devices. A run silent for
+    SILENT_S counts for its busy devices only; one still announcing keeps its claim."""
+    import time
+
+    from farm.executors.celery import SILENT_S
+    ex, _ = executor(tmp_path, Clock())
+    ex._inflight.clear()
+    jobs = [Job(f"s/c{i}", "web", 1.0) for i in range(2)]
+    ex._queue = {"web": list(jobs)}
+    ex._pool_of = {job.case_id: "web" for job in jobs}
+    ex.limit = {"web": 2}
+    sent: list[str] = []
+    ex._send = lambda job, queue: sent.append(job.case_id)
+    idle = {"web": [lease("fake-1@h"), lease("fake-2@h")]}
+    now = time.time()
+    ex.r = Runs({"alive": now - 1}, {"alive": ("2", "2")})
+    ex._top_up(idle)
+    assert sent == []                                   # a live run's claim is respected
+    ex.r = Runs({"dead": now - SILENT_S - 5}, {"dead": ("2", "2")})
+    ex._top_up(idle)
+    assert sent == ["s/c0", "s/c1"]                     # both idle devices, at once
+    ex._queue = {"web": list(jobs)}
+    sent.clear()
+    one_busy = {"web": [lease("fake-1@h"), {**lease("fake-2@h", "busy"), "run": "dead"}]}
+    ex._top_up(one_busy)
+    assert sent == ["s/c0"]                             # the dead run's case still runs there

@@ -86,12 +86,30 @@ def test_every_farm_variable_is_a_setting(monkeypatch):
      "&access_token=***&client_secret=***&password=***&region=eu"),
     ("http://h/cb#access_token=k-123&state=1", "http://h/cb#access_token=***&state=1"),
     ("redis://:k-123@localhost:6379/0", "redis://:***@localhost:6379/0"),
+    # a password with "@", "/", "#" not percent-encoded: urlsplit takes "ss" for the host
+    ("redis://:p@ss/w#rd@127.0.0.1:6392/0", "redis://:***@127.0.0.1:6392/0"),
     ("unix:///run/redis.sock?password=k-123&db=1", "unix:///run/redis.sock?password=***&db=1"),
     ("https://models.example.com/v1", "https://models.example.com/v1"),
 ])
 def test_mask_url_hides_passwords_and_credential_query_values(url, shown):
     from farm.config import mask_url
     assert mask_url(url) == shown
+
+
+@pytest.mark.parametrize("url, said", [
+    ("redis://127.0.0.1:99999/0", "port that is not a number"),
+    ("redis://127.0.0.1:abc/0", "port that is not a number"),
+    ("redis://127.0.0.1:6379/x", "names database 'x'"),        # redis-py: 0; kombu: an error
+    ("redis://:p@ss/w#rd@127.0.0.1:6392/0", r"percent-encode them \(@ → %40"),
+])
+def test_a_broker_url_redis_would_misread_is_a_config_error_that_keeps_the_password(
+        monkeypatch, url, said):
+    monkeypatch.setenv("FARM_BROKER_URL", url)
+    with pytest.raises(ConfigError, match=said) as caught:
+        load_settings()
+    assert "ss/w" not in str(caught.value)
+    monkeypatch.setenv("FARM_BROKER_URL", "redis://:p%40ss%2Fw%23rd@127.0.0.1:6392/0")
+    assert load_settings().broker_url is not None        # the encoded form is fine
 
 
 def test_show_masks_credentials_in_every_url_setting(monkeypatch):
