@@ -519,13 +519,32 @@ def cache_ls(case: str, broker: str | None) -> None:
 @_broker_option
 def cache_clear(case: str, broker: str | None) -> None:
     """Remove the entries of CASE (a case id, or a suite / folder: demo/ or demo); all of
-    them without CASE."""
+    them without CASE. A corrupt cache file is moved aside (cache.db.corrupt-<time>) and a
+    fresh one started."""
     from farm.cache.keys import selection_prefixes
-    store = _store(broker)
+    from farm.cache.sqlite_store import CorruptStore
+    try:
+        store = _store(broker)
+    except CorruptStore as exc:
+        _fresh_store(exc)
+        return
     if store is None:
         return
     removed = sum(store.delete(prefix) for prefix in selection_prefixes(case))
     click.echo(f"removed {removed} entr{'y' if removed == 1 else 'ies'} from {store.where}")
+
+
+def _fresh_store(corrupt) -> None:
+    """Set the damaged store file aside and start an empty one, saying where it went."""
+    from farm.cache.sqlite_store import SqliteStore, set_aside
+    from farm.errors import ConfigError
+    try:
+        moved = set_aside(corrupt.path)
+        SqliteStore(corrupt.path).close()
+    except OSError as exc:
+        raise ConfigError(f"{corrupt}; cannot move it aside: {exc.strerror or exc}") from None
+    click.echo(f"the cache store {corrupt.path} was corrupt: moved it to {moved}; "
+               "started a fresh, empty one")
 
 
 @cache.command("export")

@@ -198,7 +198,7 @@ class CaseCache:
             why = f"{type(exc).__name__}: {self.mask(_urls_masked(str(exc)))[:300]}"
             log.warning("cache store %s failed (%s); caching is off for this case",
                         self.store.where, why)
-            warn_unavailable(self.store, why)
+            warn_unavailable(self.store, why, exc)
         self.broken = True
         if self._step_enabled and self.mode != "off":
             self.step.mode = UNAVAILABLE
@@ -208,13 +208,17 @@ _warned: "weakref.WeakSet[object]" = weakref.WeakSet()
 _warned_lock = threading.Lock()
 
 
-def warn_unavailable(store: CacheStore, why: str) -> None:
-    """Say on stderr, once per store (a run opens one), that it failed and cases run uncached;
-    farm.log has a line per case."""
+def warn_unavailable(store: CacheStore, why: str, exc: BaseException | None = None) -> None:
+    """Say on stderr, once per store (a run opens one), that it failed and cases run uncached
+    (a corrupt file: which, and the command that fixes it); farm.log has a line per case."""
+    from farm.cache.sqlite_store import CorruptStore
     with _warned_lock:
         if store in _warned:
             return
         _warned.add(store)
+    if isinstance(exc, CorruptStore):
+        print(f"farm: warning: {exc}; cases run uncached", file=sys.stderr, flush=True)
+        return
     say_unavailable(store.where, why)
 
 

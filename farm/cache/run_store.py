@@ -92,7 +92,11 @@ def _opened(settings: "Settings", path: Path | None = None) -> "CacheStore":
     except (OSError, sqlite3.Error) as exc:
         raise ConfigError(f"cannot open the cache store {where}: {exc}") from None
     assert store is not None
-    store.check()
+    try:
+        store.check()
+    except ConfigError:
+        store.close()       # a corrupt file may be moved aside next (`farm cache clear`)
+        raise
     return store
 
 

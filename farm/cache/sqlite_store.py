@@ -4,23 +4,69 @@
 WAL journal (readers never block the writer), a busy timeout (a writer waits for another
 instead of failing with "database is locked"), one connection per thread, and single-statement
 autocommitted writes, so concurrent writers lose nothing.
+
+A damaged file (garbled pages, cut short, not SQLite at all) raises `CorruptStore` from every
+call, naming the file and the fix: a run says so once and runs uncached, the ``farm cache``
+commands say so and stop, and ``farm cache clear`` sets the file aside (`set_aside`) for a
+fresh one.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import threading
 import time
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
 from farm.cache.store import Entry
+from farm.errors import ConfigError
 
 BUSY_TIMEOUT_MS = 30_000
 
 _SCHEMA = """CREATE TABLE IF NOT EXISTS entries (
     key TEXT PRIMARY KEY, value TEXT NOT NULL, expires REAL, updated REAL NOT NULL)"""
+_CORRUPT_CODES = {11, 26}       # SQLITE_CORRUPT ("malformed"), SQLITE_NOTADB ("not a database")
+
+
+class CorruptStore(ConfigError):
+    """The store's SQLite file is damaged: no command can read it, ``farm cache clear``
+    sets it aside."""
+
+    def __init__(self, path: Path, reason: str) -> None:
+        self.path = path
+        super().__init__(f"the cache store {path} is corrupt ({reason}): `farm cache clear` "
+                         "moves it aside and starts a fresh one")
+
+
+@contextmanager
+def _corruption_named(path: Path) -> Iterator[None]:
+    """SQLite's "database disk image is malformed" (which names no file) as `CorruptStore`."""
+    try:
+        yield
+    except sqlite3.DatabaseError as exc:
+        if (getattr(exc, "sqlite_errorcode", 0) or 0) & 0xFF in _CORRUPT_CODES:
+            raise CorruptStore(path, str(exc)) from None
+        raise
+
+
+def set_aside(path: Path) -> Path:
+    """Rename the damaged ``path`` (with its -wal / -shm files) to
+    ``<name>.corrupt-<timestamp>`` beside it, never over an earlier one; the new name."""
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    target, n = path.with_name(f"{path.name}.corrupt-{stamp}"), 1
+    while target.exists():
+        n += 1
+        target = path.with_name(f"{path.name}.corrupt-{stamp}-{n}")
+    os.replace(path, target)
+    for suffix in ("-wal", "-shm"):
+        side = path.with_name(path.name + suffix)
+        if side.exists():
+            os.replace(side, target.with_name(target.name + suffix))
+    return target
 
 
 class SqliteStore:
@@ -31,56 +77,72 @@ class SqliteStore:
         self._local = threading.local()
         self._all: list[sqlite3.Connection] = []
         self._lock = threading.Lock()
-        self._conn()    # create the file and table now: errors surface at start, not mid-case
+        try:            # create the file and table now: errors surface at start, not mid-case
+            self._conn()
+        except CorruptStore:
+            pass        # but a damaged file opens: each call says what it is and the fix
 
     def _conn(self) -> sqlite3.Connection:
         conn = getattr(self._local, "conn", None)
         if conn is None:
             conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000,
                                    isolation_level=None, check_same_thread=False)
-            conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA synchronous=NORMAL")
-            conn.execute(_SCHEMA)
+            try:
+                with _corruption_named(self.path):
+                    conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+                    conn.execute("PRAGMA journal_mode=WAL")
+                    conn.execute("PRAGMA synchronous=NORMAL")
+                    conn.execute(_SCHEMA)
+            except BaseException:
+                conn.close()
+                raise
             self._local.conn = conn
             with self._lock:
                 self._all.append(conn)
         return conn
 
     def get(self, key: str) -> Entry | None:
-        row = self._conn().execute("SELECT value, expires FROM entries WHERE key = ?",
-                                   (key,)).fetchone()
+        with _corruption_named(self.path):
+            row = self._conn().execute("SELECT value, expires FROM entries WHERE key = ?",
+                                       (key,)).fetchone()
         if row is None or (row[1] is not None and row[1] <= time.time()):
             return None
         return json.loads(row[0])
 
     def put(self, key: str, value: Entry, ttl: float | None = None) -> None:
         now = time.time()
-        self._conn().execute(
-            "INSERT OR REPLACE INTO entries (key, value, expires, updated) VALUES (?, ?, ?, ?)",
-            (key, json.dumps(value, ensure_ascii=False), None if ttl is None else now + ttl, now))
+        with _corruption_named(self.path):
+            self._conn().execute(
+                "INSERT OR REPLACE INTO entries (key, value, expires, updated) "
+                "VALUES (?, ?, ?, ?)", (key, json.dumps(value, ensure_ascii=False),
+                                        None if ttl is None else now + ttl, now))
 
     def items(self, prefix: str = "") -> Iterator[tuple[str, Entry]]:
-        rows = self._conn().execute(
-            "SELECT key, value FROM entries WHERE substr(key, 1, ?) = ? "
-            "AND (expires IS NULL OR expires > ?) ORDER BY key",
-            (len(prefix), prefix, time.time())).fetchall()
+        with _corruption_named(self.path):
+            rows = self._conn().execute(
+                "SELECT key, value FROM entries WHERE substr(key, 1, ?) = ? "
+                "AND (expires IS NULL OR expires > ?) ORDER BY key",
+                (len(prefix), prefix, time.time())).fetchall()
         for key, value in rows:
             yield key, json.loads(value)
 
     def delete(self, prefix: str = "") -> int:
-        cur = self._conn().execute("DELETE FROM entries WHERE substr(key, 1, ?) = ?",
-                                   (len(prefix), prefix))
+        with _corruption_named(self.path):
+            cur = self._conn().execute("DELETE FROM entries WHERE substr(key, 1, ?) = ?",
+                                       (len(prefix), prefix))
         return cur.rowcount
 
     def check(self) -> None:
-        """A ConfigError naming the file when it cannot be read (not a database, locked
-        for longer than the busy timeout, ...)."""
-        from farm.errors import ConfigError
+        """A ConfigError naming the file when it cannot be read: `CorruptStore` when it is
+        damaged anywhere (SQLite's quick check reads every page, so a garbled entry is found
+        before a command reads half of it), else locked for longer than the busy timeout, ..."""
         try:
-            self._conn().execute("SELECT count(*) FROM entries").fetchone()
+            with _corruption_named(self.path):
+                problems = self._conn().execute("PRAGMA quick_check").fetchall()
         except sqlite3.Error as exc:
             raise ConfigError(f"cannot read the cache store {self.where}: {exc}") from None
+        if [row[0] for row in problems] != ["ok"]:
+            raise CorruptStore(self.path, f"{problems[0][0]}".splitlines()[0])
 
     def close(self) -> None:
         with self._lock:
