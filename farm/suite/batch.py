@@ -57,6 +57,10 @@ REFUSED = {
 # packages (Midscene's globs skip them too) and Midscene's own output (reports, logs, caches).
 NOT_CASE_DIRS = {"node_modules": "installed packages",
                  "midscene_run": "Midscene's output folder (reports, logs, caches)"}
+# Files that are never a case, skipped by discovery and by a batch's globs unless named: the
+# suite's settings and the YAML files of the tools a Midscene project lives with.
+SUITE_FILE = "farm.yaml"
+NOT_CASE_FILES = {"pnpm-lock.yaml": "pnpm's lock file", "pnpm-workspace.yaml": "pnpm's workspace"}
 # What `farm cache export` writes beside a case: farm's output, not a case of the suite.
 # Discovery and a batch's globs pass it over; named (a path, a pattern ending so) it runs.
 SOLVED_SUFFIX = ".solved.yaml"
@@ -154,14 +158,17 @@ def _setup_file(node: Node | None, share: bool, base: Path, p: Problems) -> Path
 
 
 def _matches(pattern: str, base: Path) -> list[Path]:
-    """The .yaml files ``pattern`` matches, sorted; not inside `NOT_CASE_DIRS` unless the
-    pattern names that folder, nor `farm cache export` output unless it ends in
-    `SOLVED_SUFFIX`."""
+    """The .yaml files ``pattern`` matches, sorted; as discovery takes them: not inside
+    `NOT_CASE_DIRS` unless the pattern names that folder, not `farm cache export` output
+    unless it ends in `SOLVED_SUFFIX`, not farm.yaml or `NOT_CASE_FILES` unless it names
+    the file."""
     skipped = set(NOT_CASE_DIRS) - set(Path(pattern).parts)
     solved = pattern.endswith(SOLVED_SUFFIX)
+    not_cases = {SUITE_FILE, *NOT_CASE_FILES} - {Path(pattern).name}
     return sorted(Path(m) for m in glob.glob(str(base / pattern), recursive=True)
                   if m.endswith((".yaml", ".yml")) and os.path.isfile(m)
                   and (solved or not m.endswith(SOLVED_SUFFIX))
+                  and os.path.basename(m) not in not_cases
                   and not skipped & set(Path(os.path.relpath(m, base)).parts))
 
 

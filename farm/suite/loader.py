@@ -26,19 +26,16 @@ from farm.config import MAX_RETRIES
 from farm.errors import SuiteError, SuiteErrors
 from farm.suite.casefile import MAX_CASE_SECONDS, check_templates, read_case
 from farm.suite.checks import Problems
-from farm.suite.batch import (INDEX, NOT_CASE_DIRS, SOLVED_FILE, SOLVED_SUFFIX,
-                              check_shared, looks_like_batch, may_be_batch, read_batch,
-                              unlisted_warning, with_batch)
+from farm.suite.batch import (INDEX, NOT_CASE_DIRS, NOT_CASE_FILES, SOLVED_FILE,
+                              SOLVED_SUFFIX, SUITE_FILE, check_shared, looks_like_batch,
+                              may_be_batch, read_batch, unlisted_warning, with_batch)
 from farm.suite.dotenv import DOTENV, explain_undefined, read_dotenv, with_dotenv
 from farm.suite.model import AppSpec, Batch, Case, Suite, SuiteDefaults
 from farm.suite.vars import LoadValues, Variables, is_valid_name, read_secrets_dir
 from farm.suite.yamlpos import EMPTY_MESSAGE, Node, peek, read_yaml
 
-SUITE_FILE = "farm.yaml"
 CASE_SUFFIXES = (".yaml", ".yml")
 SKIP_DIRS = set(NOT_CASE_DIRS)
-# YAML files of the tools a Midscene project lives with, never a case (`farm run -v` lists them).
-NOT_CASE_FILES = {"pnpm-lock.yaml": "pnpm's lock file", "pnpm-workspace.yaml": "pnpm's workspace"}
 CACHE_FILE = ("a Midscene cache file (midsceneVersion: and caches:), not a case: skipped "
               "(Midscene writes them to midscene_run/cache/; farm keeps its own cache, see "
               "`farm cache ls`)")

@@ -124,6 +124,18 @@ def test_a_file_named_in_node_modules_is_still_listed(tmp_path):
     assert list(cases_of(batch)) == ["b/node_modules/kit/flow"]
 
 
+def test_a_batch_glob_passes_over_the_files_discovery_passes_over(tmp_path):
+    write(tmp_path / "b" / "farm.yaml", "apps:\n  shop: {serve: app}\n")
+    (tmp_path / "b" / "app").mkdir()
+    write(tmp_path / "b" / "login.yaml")
+    write(tmp_path / "b" / "pnpm-lock.yaml", "lockfileVersion: '9.0'\nimporters: {}\n")
+    write(tmp_path / "b" / "pnpm-workspace.yaml", "packages: [app]\n")
+    write(tmp_path / "b" / "more" / "pnpm-lock.yaml", "lockfileVersion: '9.0'\n")
+    write(tmp_path / "b" / "more" / "cart.yaml")
+    batch = write(tmp_path / "b" / "index.yaml", "files: ['**/*.yaml']\n")
+    assert list(cases_of(batch)) == ["b/login", "b/more/cart"]
+
+
 def test_a_listed_link_to_a_file_elsewhere_loads_as_that_file(tmp_path):
     target = write(tmp_path / "kept" / "flow.yaml")
     (tmp_path / "links").mkdir()
