@@ -15,7 +15,7 @@ import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
-from urllib.parse import urljoin
+from urllib.parse import unquote, urljoin, urlsplit
 
 from farm.agent.api import Agent
 from farm.attempts import Outcome, classify, error_kind, synthetic
@@ -23,7 +23,7 @@ from farm.agent.limits import LoopLimits
 from farm.config import Settings
 from farm.devices.base import Device
 from farm.evidence import CaseEvidence
-from farm.errors import (CaseTimeout, InfraError, Interrupted, NeedsModel,
+from farm.errors import (CaseTimeout, InfraError, Interrupted, NeedsModel, StepFailed,
                          TestFailure)
 from farm.results import ArtifactStore, CaseError, CaseResult, Mark, StepRecord, now_iso
 from farm.schedule import Job
@@ -45,6 +45,8 @@ class Services:
     run_id: str
     env: dict[str, str]                                   # process env + served app URLs
     app_dirs: dict[Path, str] = field(default_factory=dict)   # served dir → base URL
+    # folders served for a case's own web.serve only: no base for another case's relative url
+    serve_only: frozenset[Path] = frozenset()
     model: Any = None
     cancel: threading.Event = field(default_factory=threading.Event)
     on_step: Callable[[str, StepRecord], None] | None = None  # (device name, record)
@@ -107,13 +109,34 @@ def resolve_url(raw: str, case: Case, services: Services) -> str:
         return raw
     path = (case.file.parent / raw.split("?")[0].split("#")[0]).resolve()
     suffix = raw[len(raw.split("?")[0].split("#")[0]):]
-    for folder, base in services.app_dirs.items():
+    for folder, base in app_dirs_of(case, services).items():
         try:
             rel = path.relative_to(folder.resolve())
         except ValueError:
             continue
         return urljoin(base.rstrip("/") + "/", rel.as_posix()) + suffix
     return path.as_uri() + suffix
+
+
+def app_dirs_of(case: Case, services: Services) -> dict[Path, str]:
+    """The served folders ``case``'s relative url may be taken from: the suites' ``apps:``
+    and its own ``web.serve``, never another case's (which made a case's verdict depend on
+    the other cases of the run: its missing page became that server's 404)."""
+    own = case.web.serve if case.web is not None else None
+    return {folder: base for folder, base in services.app_dirs.items()
+            if folder not in services.serve_only or folder == own}
+
+
+def missing_served_file(url: str, services: Services) -> Path | None:
+    """The file ``url`` asks of a folder farm serves for the run, when it is not there: the
+    server's 404 page would open without complaint, where the same path as file:// fails.
+    (Not looked at where the folder is not on this machine: a worker on another host.)"""
+    for folder, base in services.app_dirs.items():
+        base = base.rstrip("/")
+        if (url == base or url.startswith(base + "/")) and folder.is_dir():
+            path = folder / unquote(urlsplit(url).path).lstrip("/")
+            return None if path.exists() else path
+    return None
 
 
 def case_cache(case: Case, services: Services, variables: Variables) -> Any:
@@ -444,6 +467,9 @@ class _CaseRun:
             served = self.services.app_dirs.get(case.web.serve) if case.web.serve else None
             url = (urljoin(served.rstrip("/") + "/", url.lstrip("/")) if served
                    else resolve_url(url, case, self.services))
+            missing = missing_served_file(url, self.services)
+            if missing:
+                raise StepFailed(f"cannot open {url}: no such file {missing}")
             # ${NAME} in the user agent and header values, as in the url (a token header)
             headers = {k: self.vars.resolve(v) for k, v in case.web.extra_http_headers.items()}
             agent = case.web.user_agent and self.vars.resolve(case.web.user_agent)

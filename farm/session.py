@@ -114,14 +114,16 @@ def _run(paths: Sequence[str | Path], devices: str, settings: Settings,
     run_dir = output_dirs(settings, run_id, overwrite, junit_xml, alluredir)
     server, tally = start_metrics(settings, {s.platform for s in specs})
     with AppServer(settings.serve_host, settings.serve_url_host) as apps, ExitStack() as stack:
-        apps.serve([a for s in suites for a in s.defaults.apps] + _served_folders(cases))
+        suite_apps = [a for s in suites for a in s.defaults.apps]
+        apps.serve(suite_apps + _served_folders(cases))
         env = {**_dotenv_credentials(), **os.environ, **apps.env}
         every_secret = Variables.from_sources(
             defaults={k: v for c in cases for k, v in c.vars.items()}, env=env,
             secrets_dir=settings.secrets_dir, secrets={n for c in cases for n in c.secrets})
         handler = setup_logging(run_dir, every_secret.mask)
         services = Services(settings, ArtifactStore(run_dir), run_id, env, app_dirs=apps.urls,
-                            cache_mode=settings.cache, mask=every_secret.mask)
+                            cache_mode=settings.cache, mask=every_secret.mask,
+                            serve_only=_serve_only(cases, suite_apps))
         upfront, jobs, units = _plan(cases, settings, run_id, remembered)
         outcome = RunOutcome(results=[])
         if jobs:
@@ -246,6 +248,12 @@ def _served_folders(cases: list[Case]) -> list[AppSpec]:
     """``web.serve`` folders: each served on its own loopback port for the run."""
     folders = {c.web.serve for c in cases if c.web is not None and c.web.serve is not None}
     return [AppSpec(name=f"serve-{f.name}", serve=f) for f in sorted(folders)]
+
+
+def _serve_only(cases: list[Case], suite_apps: list[AppSpec]) -> frozenset[Path]:
+    """The folders served for cases' ``web.serve`` and not also as an app of a suite."""
+    apps = {Path(a.serve).resolve() for a in suite_apps if a.serve is not None}
+    return frozenset(f.serve for f in _served_folders(cases) if f.serve is not None) - apps
 
 
 def _with_overrides(cases: list[Case], settings: Settings) -> list[Case]:
