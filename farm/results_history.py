@@ -220,13 +220,19 @@ class HistoryUnreadable(Exception):
 
 
 class SqliteResults:
-    """The embedded store: one row per run, the record as JSON."""
+    """The embedded store: one row per run, the record as JSON.
+
+    A damaged file (garbled pages, cut short): with ``runs`` (the state dir's own history,
+    whose runs are under ``<state dir>/runs``) it is moved aside, never deleted, and rebuilt
+    from those runs' results.json, saying so in one line; a file named by the user is left
+    alone, and the error says to move it aside."""
 
     _SCHEMA = ("CREATE TABLE IF NOT EXISTS runs (run_id TEXT PRIMARY KEY, at REAL NOT NULL, "
                "record TEXT NOT NULL); CREATE INDEX IF NOT EXISTS runs_at ON runs(at);")
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, runs: Path | None = None) -> None:
         self.path = Path(path)
+        self.rebuild_from = runs    # when corrupt (None: say to move it aside instead)
 
     def _connect(self) -> sqlite3.Connection:
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -278,11 +284,48 @@ class SqliteResults:
         self.add_many([record])
 
     def add_many(self, records: Iterable[RunRecord]) -> None:
-        rows = [(r.run_id, r.at, r.model_dump_json(exclude_defaults=True)) for r in records]
+        rows = records_rows(records)
+        self._mended(lambda: self._insert(rows))
+
+    def _insert(self, rows: list[tuple[str, float, str]]) -> None:
         with self._connect() as con:
             con.executemany("INSERT OR REPLACE INTO runs(run_id, at, record) VALUES (?, ?, ?)",
                             rows)
         con.close()
+
+    def _mended(self, action: Callable[[], Any]) -> Any:
+        """``action()``; when the file is corrupt, once more after `_rebuild` (`rebuild_from`),
+        else HistoryUnreadable saying which file and to move it aside."""
+        from farm.cache.sqlite_store import is_corrupt
+        try:
+            return action()
+        except sqlite3.DatabaseError as exc:    # a file the user named may be no database
+            if not is_corrupt(exc, not_a_database=self.rebuild_from is not None):
+                raise
+            if self.rebuild_from is None:
+                raise HistoryUnreadable(f"{self.path} is corrupt ({exc}): move it aside, and "
+                                        "farm starts a new one there") from None
+            self._rebuild(str(exc))
+        return action()
+
+    def _rebuild(self, why: str) -> None:
+        """Move the corrupt file aside and fill a new one from the runs under `rebuild_from`."""
+        import sys
+
+        from farm.cache.sqlite_store import set_aside
+        assert self.rebuild_from is not None
+        try:
+            moved = set_aside(self.path)
+        except OSError as exc:
+            raise HistoryUnreadable(f"{self.path} is corrupt ({why}) and cannot be moved "
+                                    f"aside ({exc.strerror or exc}): move it aside, and farm "
+                                    f"rebuilds it from {self.rebuild_from}") from None
+        records, _ = _earlier_records(self.rebuild_from)
+        if records:
+            self._insert(records_rows(records))
+        print(f"farm: warning: results history {self.path} was corrupt ({why}): moved it to "
+              f"{moved}; rebuilt it from the {len(records)} run(s) under {self.rebuild_from}",
+              file=sys.stderr, flush=True)
 
     def runs(self, since: float = 0.0) -> list[RunRecord]:
         return self._select("SELECT record FROM runs WHERE at >= ? ORDER BY at, run_id",
@@ -299,16 +342,12 @@ class SqliteResults:
         return newest[::-1]
 
     def _select(self, sql: str, *args: Any) -> list[RunRecord]:
-        """Reads change nothing: no file is made, no table added to someone else's SQLite."""
+        """Reads change nothing: no file is made, no table added to someone else's SQLite
+        (but farm's own corrupt one is set aside and rebuilt: `_mended`)."""
         if not self.path.exists():
             return []
         try:
-            con = sqlite3.connect(self.path, timeout=30)
-            try:
-                rows = con.execute(sql, args).fetchall()
-            finally:
-                con.close()
-            return [RunRecord.model_validate_json(text) for (text,) in rows]
+            return self._mended(lambda: self._read(sql, args))
         except sqlite3.OperationalError as exc:
             if "no such table" in str(exc):
                 raise HistoryUnreadable(f"a SQLite file, not farm's: {exc}") from None
@@ -318,6 +357,18 @@ class SqliteResults:
         except ValueError as exc:                   # a record farm did not write
             raise HistoryUnreadable(f"a run record is not farm's: {_first_line(str(exc))}"
                                     ) from None
+
+    def _read(self, sql: str, args: tuple[Any, ...]) -> list[RunRecord]:
+        con = sqlite3.connect(self.path, timeout=30)
+        try:
+            rows = con.execute(sql, args).fetchall()
+        finally:
+            con.close()
+        return [RunRecord.model_validate_json(text) for (text,) in rows]
+
+
+def records_rows(records: Iterable[RunRecord]) -> list[tuple[str, float, str]]:
+    return [(r.run_id, r.at, r.model_dump_json(exclude_defaults=True)) for r in records]
 
 
 def _has_runs(con: sqlite3.Connection) -> bool:
@@ -423,7 +474,7 @@ def open_results(settings: Any, where: str | None = None) -> ResultsStore:
         results = SqliteResults(Path(where))
         results.upgrade(state / "runs")
         return results
-    results = SqliteResults(state / "results.sqlite")
+    results = SqliteResults(state / "results.sqlite", runs=state / "runs")
     if not results.path.exists():       # first use: a farm from before the history ran here
         import_earlier_runs(results, state / "runs")
     results.upgrade(state / "runs")     # a history an older farm started: its runs' steps
@@ -437,22 +488,7 @@ def import_earlier_runs(store: SqliteResults, runs: Path) -> int:
     not a new failure; ``farm report --history`` shows them). A results.json farm cannot read
     is left out and counted; a store that cannot be written costs only the import."""
     import sys
-
-    from pydantic import ValidationError
-    records, unreadable = [], 0
-    try:
-        found = sorted(p for p in runs.iterdir() if (p / "results.json").is_file())
-    except OSError:
-        return 0        # no runs folder: nothing ran here before
-    for run_dir in found:
-        try:
-            summary = RunSummary.model_validate_json((run_dir / "results.json").read_bytes())
-        except (OSError, ValidationError):
-            unreadable += 1
-            continue
-        if summary.cases:
-            report = run_dir / "report.html"
-            records.append(record_for(summary, report.resolve() if report.exists() else None))
+    records, unreadable = _earlier_records(runs)
     if not records:
         return 0
     try:
@@ -465,6 +501,27 @@ def import_earlier_runs(store: SqliteResults, runs: Path) -> int:
     print(f"farm: results history {store.path} started with the {len(records)} earlier "
           f"run(s) under {runs}{skipped}", file=sys.stderr, flush=True)
     return len(records)
+
+
+def _earlier_records(runs: Path) -> tuple[list[RunRecord], int]:
+    """The records of the runs under ``runs`` (their results.json), and how many
+    results.json could not be read."""
+    from pydantic import ValidationError
+    records, unreadable = [], 0
+    try:
+        found = sorted(p for p in runs.iterdir() if (p / "results.json").is_file())
+    except OSError:
+        return [], 0        # no runs folder: nothing ran here before
+    for run_dir in found:
+        try:
+            summary = RunSummary.model_validate_json((run_dir / "results.json").read_bytes())
+        except (OSError, ValidationError):
+            unreadable += 1
+            continue
+        if summary.cases:
+            report = run_dir / "report.html"
+            records.append(record_for(summary, report.resolve() if report.exists() else None))
+    return records, unreadable
 
 
 def is_redis(where: str | None) -> bool:

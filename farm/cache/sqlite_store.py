@@ -42,19 +42,26 @@ class CorruptStore(ConfigError):
                          "moves it aside and starts a fresh one")
 
 
+def is_corrupt(exc: sqlite3.Error, not_a_database: bool = True) -> bool:
+    """SQLite says the file is damaged, or (``not_a_database``) no database at all: not
+    locked, read-only, ..."""
+    code = (getattr(exc, "sqlite_errorcode", 0) or 0) & 0xFF
+    return code in (_CORRUPT_CODES if not_a_database else _CORRUPT_CODES - {26})
+
+
 @contextmanager
 def _corruption_named(path: Path) -> Iterator[None]:
     """SQLite's "database disk image is malformed" (which names no file) as `CorruptStore`."""
     try:
         yield
     except sqlite3.DatabaseError as exc:
-        if (getattr(exc, "sqlite_errorcode", 0) or 0) & 0xFF in _CORRUPT_CODES:
+        if is_corrupt(exc):
             raise CorruptStore(path, str(exc)) from None
         raise
 
 
 def set_aside(path: Path) -> Path:
-    """Rename the damaged ``path`` (with its -wal / -shm files) to
+    """Rename the damaged ``path`` (with its -wal / -shm / -journal files) to
     ``<name>.corrupt-<timestamp>`` beside it, never over an earlier one; the new name."""
     stamp = time.strftime("%Y%m%d-%H%M%S")
     target, n = path.with_name(f"{path.name}.corrupt-{stamp}"), 1
@@ -62,7 +69,7 @@ def set_aside(path: Path) -> Path:
         n += 1
         target = path.with_name(f"{path.name}.corrupt-{stamp}-{n}")
     os.replace(path, target)
-    for suffix in ("-wal", "-shm"):
+    for suffix in ("-wal", "-shm", "-journal"):
         side = path.with_name(path.name + suffix)
         if side.exists():
             os.replace(side, target.with_name(target.name + suffix))
