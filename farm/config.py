@@ -537,6 +537,20 @@ def environment_secrets(environ: Mapping[str, str] | None = None) -> list[str]:
     return [value.strip() for name, value in env.items() if is_credential(name, value)]
 
 
+def model_keys(settings: "Settings") -> dict[str, str]:
+    """farm's own model keys, by their variable, wherever they were set (environment,
+    farm.toml, flags): hidden in every output at any length from 4 characters on (a short key
+    of a local endpoint is still the key; shorter values are placeholders such as "x"), where
+    other credential-named variables need MIN_SECRET_CHARS."""
+    keys = {}
+    for role in ("", "planning_", "assert_"):
+        key = getattr(settings, f"{role}model_api_key")
+        value = key.get_secret_value().strip() if key is not None else ""
+        if len(value) >= 4:
+            keys[f"FARM_{role.upper()}MODEL_API_KEY"] = value
+    return keys
+
+
 def is_credential(name: str, value: str) -> bool:
     """A variable whose name marks a credential (``…_KEY``, ``_TOKEN``, ``_SECRET``,
     ``_PASSWORD``) and whose value is long enough to be one: hidden wherever it shows."""

@@ -20,7 +20,7 @@ from urllib.parse import unquote, urljoin, urlsplit
 from farm.agent.api import Agent
 from farm.attempts import Outcome, classify, error_kind, synthetic
 from farm.agent.limits import LoopLimits
-from farm.config import Settings
+from farm.config import Settings, model_keys
 from farm.devices.base import Device
 from farm.evidence import CaseEvidence
 from farm.errors import (CaseTimeout, InfraError, Interrupted, NeedsModel, StepFailed,
@@ -89,9 +89,11 @@ class Services:
 
 
 def case_variables(case: Case, services: Services) -> Variables:
+    """The case's variables; farm's model keys are among its secrets (`model_keys`)."""
+    keys = model_keys(services.settings)
     return Variables.from_sources(defaults=case.vars, env=services.env,
-                                  secrets_dir=services.settings.secrets_dir,
-                                  secrets=case.secrets)
+                                  secrets_dir=services.settings.secrets_dir, provided=keys,
+                                  secrets={*case.secrets, *keys})
 
 
 def declared_names(case: Case, services: Services) -> frozenset[str]:

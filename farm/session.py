@@ -19,7 +19,7 @@ from typing import IO, Any, Callable, Sequence
 
 from farm import __version__, metrics
 from farm.appserver import AppServer
-from farm.config import Settings
+from farm.config import Settings, model_keys
 from farm.errors import ConfigError, UserError
 from farm.history import DurationHistory
 from farm.journal import JournalEvents
@@ -117,9 +117,11 @@ def _run(paths: Sequence[str | Path], devices: str, settings: Settings,
         suite_apps = [a for s in suites for a in s.defaults.apps]
         apps.serve(suite_apps + _served_folders(cases))
         env = {**_dotenv_credentials(), **os.environ, **apps.env}
+        keys = model_keys(settings)
         every_secret = Variables.from_sources(
-            defaults={k: v for c in cases for k, v in c.vars.items()}, env=env,
-            secrets_dir=settings.secrets_dir, secrets={n for c in cases for n in c.secrets})
+            defaults={k: v for c in cases for k, v in c.vars.items()}, env=env, provided=keys,
+            secrets_dir=settings.secrets_dir,
+            secrets={*(n for c in cases for n in c.secrets), *keys})
         handler = setup_logging(run_dir, every_secret.mask)
         services = Services(settings, ArtifactStore(run_dir), run_id, env, app_dirs=apps.urls,
                             cache_mode=settings.cache, mask=every_secret.mask,

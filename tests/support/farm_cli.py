@@ -170,10 +170,11 @@ class FarmCli:
     def command(*args: str | Path) -> list[str]:
         return [sys.executable, "-m", "farm.cli", *map(str, args)]
 
-    def run(self, *args: str | Path, timeout: float = 240,
+    def run(self, *args: str | Path, timeout: float = 240, cwd: Path | None = None,
             **env: str) -> subprocess.CompletedProcess:
-        """Run to completion; stdout and stderr kept apart."""
-        return subprocess.run(self.command(*args), cwd=ROOT, env=self.env(**env),
+        """Run to completion (in ``cwd``: the checkout by default); stdout and stderr kept
+        apart."""
+        return subprocess.run(self.command(*args), cwd=cwd or ROOT, env=self.env(**env),
                               capture_output=True, text=True, timeout=timeout)
 
     def start(self, *args: str | Path, **env: str) -> FarmProcess:
