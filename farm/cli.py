@@ -560,9 +560,8 @@ def cache_export(case_or_run: Path, output: Path | None, broker: str | None) -> 
                                    write_export)
     from farm.cache.run_store import case_file_hint, existing_store, run_store
     from farm.config import load_settings
-    from farm.suite.loader import load_case_file
     settings = load_settings(broker_url=broker)
-    cases = ([load_case_file(case_or_run, env=os.environ)] if case_or_run.is_file()
+    cases = ([_one_case(case_or_run)] if case_or_run.is_file()
              else run_cases(case_or_run, os.environ))
     if output is not None and len(cases) > 1:
         raise click.UsageError("--output takes one case; this run has several")
@@ -576,6 +575,20 @@ def cache_export(case_or_run: Path, output: Path | None, broker: str | None) -> 
     for target, text in zip(targets, texts):
         write_export(target, text, what)
         click.echo(str(target))
+
+
+def _one_case(path: Path):
+    """The case the file ``path`` is; a UserError naming it when it is a suite's farm.yaml
+    or a batch file (they stand for several cases: each has its own export)."""
+    from farm.suite.batch import SUITE_FILE
+    from farm.suite.loader import load_suites
+    cases = [c for s in load_suites([path], env=os.environ) for c in s.cases]
+    if len(cases) == 1 and cases[0].file.resolve() == path.resolve():
+        return cases[0]
+    what = ("a suite's farm.yaml" if path.name == SUITE_FILE
+            else f"a batch file (it lists {len(cases)} case(s))")
+    raise UserError(f"{path}: {what}, not a case file: farm cache export takes one case file "
+                    "(or a run directory: every case of the run)")
 
 
 @cli.command()

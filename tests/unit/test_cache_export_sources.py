@@ -166,3 +166,25 @@ def test_a_run_on_redis_records_its_store_without_the_password(tmp_path):
                        r" \(or --broker\) to that Redis to export from it \(now: "
                        r"redis://:\*\*\*@other:6379/0"):
         run_store(tmp_path, Settings(cache_url="redis://:pw@other:6379/0"))
+
+
+@pytest.mark.parametrize("named, said", [
+    ("suite/farm.yaml", "a suite's farm.yaml"),
+    ("suite/index.yaml", "a batch file (it lists 2 case(s))"),
+])
+def test_a_suite_or_batch_file_is_refused_not_exported_as_one_of_its_cases(project, farm,
+                                                                          monkeypatch, named,
+                                                                          said):
+    """It wrote one arbitrary case's <case>.solved.yaml and exited 0."""
+    suite = project["proj"] / "suite"
+    (suite / "farm.yaml").write_text("timeout: 60\n")
+    (suite / "logout.yaml").write_text(CASE.replace("login", "logout"))
+    (suite / "index.yaml").write_text("files:\n  - login.yaml\n  - logout.yaml\n")
+    monkeypatch.chdir(project["proj"])
+    assert farm("cache", "export", named) == (
+        4, f"farm: error: {named}: {said}, not a case file: farm cache export takes one case "
+           "file (or a run directory: every case of the run)\n")
+    assert sorted(p.name for p in suite.iterdir()) == ["farm.yaml", "index.yaml", "login.yaml",
+                                                       "logout.yaml"]
+    code, out = farm("cache", "export", "suite/login.yaml")       # a case file still is
+    assert (code, out) == (0, f"{project['solved']}\n")
