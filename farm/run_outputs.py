@@ -269,13 +269,42 @@ def _remember_quarantine(state_dir: Path, run_id: str, names: list[str]) -> None
 LAST_FAILED = "lastfailed.json"
 
 
+_SAID_UNREADABLE: set[tuple[Path, int]] = set()    # (lastfailed.json, its mtime) warned of
+
+
 def load_failures(state_dir: Path) -> list[str]:
+    """The case ids that failed last time (``{"failed": [ids]}``; one id as a string is
+    taken too). A file that is not that reads as no failures recorded, said once on stderr,
+    naming it: the end of the run replaces it."""
     import json
+    path = state_dir / LAST_FAILED
     try:
-        data = json.loads((state_dir / LAST_FAILED).read_text())
-        return [str(c) for c in data.get("failed", [])]
-    except (OSError, ValueError, AttributeError):
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
         return []
+    except (OSError, UnicodeDecodeError) as exc:
+        return _no_record(path, f"cannot read it ({getattr(exc, 'strerror', None) or exc})")
+    except ValueError as exc:
+        return _no_record(path, f"not valid JSON ({exc})")
+    failed = data.get("failed", []) if isinstance(data, dict) else None
+    if isinstance(failed, str):
+        return [failed]
+    if isinstance(failed, list) and all(isinstance(c, str) for c in failed):
+        return list(failed)
+    return _no_record(path, 'not a record of failed cases ({"failed": [case ids]})')
+
+
+def _no_record(path: Path, why: str) -> list[str]:
+    """No failures recorded, said once per version of the file (a run reads it twice)."""
+    try:
+        seen = (path.resolve(), path.stat().st_mtime_ns)
+    except OSError:
+        seen = (path.resolve(), 0)
+    if seen not in _SAID_UNREADABLE:
+        _SAID_UNREADABLE.add(seen)
+        print(f"farm: warning: {path}: {why}: taken as no failures recorded (this run's "
+              "failures replace it)", file=sys.stderr, flush=True)
+    return []
 
 
 def remember_failures(state_dir: Path, results: list[CaseResult]) -> None:
