@@ -21,7 +21,8 @@ import yaml
 from pydantic import ValidationError
 
 from farm.errors import SuiteError
-from farm.suite.vars import LoadValues, is_valid_name, references, sole_reference, substitute
+from farm.suite.vars import (LoadValues, cycle_of, is_valid_name, references, sole_reference,
+                             substitute)
 from farm.suite.yamlpos import Node
 
 LOAD_TIME = ("a number or true/false field takes its value when the suite loads, from the "
@@ -289,6 +290,11 @@ class Problems:
             text = self.text(value, f"{where}.{name}", expected="a string or number")
             if text is not None:
                 out[name] = text
+        for name in out:
+            if chain := cycle_of(out, name):
+                self.add(items[name], f"{where}.{name}: refers to itself ("
+                         f"{' -> '.join(f'${{{n}}}' for n in chain)}): a value cannot be "
+                         "made of itself")
         return out
 
 

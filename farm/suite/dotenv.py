@@ -79,7 +79,9 @@ def with_dotenv(case: Case, dotenv: Mapping[str, str]) -> Case:
     used = {name for name, _, _ in references(case.model_dump_json())} & set(dotenv)
     if not used:
         return case
-    return case.model_copy(update={"vars": {**case.vars, **{n: dotenv[n] for n in sorted(used)}}})
+    # a vars: value is a template (farm.suite.vars.expand_defaults); a .env value is not
+    added = {n: dotenv[n].replace("${", "$${") for n in sorted(used)}
+    return case.model_copy(update={"vars": {**case.vars, **added}})
 
 
 def explain_undefined(errors: list[SuiteError], path: Path, root: Path,

@@ -135,6 +135,43 @@ def model_text(template: str, shown: Callable[[str, str], str | None]) -> str:
     return _TOKEN.sub(sub, template)
 
 
+def expand_defaults(values: Mapping[str, str], names: Iterable[str]) -> dict[str, str]:
+    """``values`` with the value of each of ``names`` (a ``vars:`` value no other source
+    overrides) read as a template: its ``${NAME}`` replaced by ``NAME``'s value, itself
+    expanded when it is one of ``names`` too. A reference with no value (undefined, or a
+    cycle: ``A: ${B}``, ``B: ${A}``) stays as written; the loader reports an undefined one."""
+    out, todo, doing = dict(values), set(names), set()
+
+    def value_of(name: str) -> str | None:
+        if name in todo and name not in doing:
+            doing.add(name)
+            out[name] = substitute(values[name], value_of)
+            todo.discard(name)
+        return None if name in doing and name in todo else out.get(name)
+
+    for name in list(todo):
+        value_of(name)
+    return out
+
+
+def cycle_of(values: Mapping[str, str], start: str) -> list[str] | None:
+    """``[start, ..., start]`` when ``start``'s value in ``values`` (``vars:``) refers back to
+    ``start`` through the values of others, else None: such a value has no expansion."""
+    seen = {start}
+
+    def visit(chain: list[str]) -> list[str] | None:
+        for ref, _, _ in references(values[chain[-1]]):
+            if ref == start:
+                return [*chain, ref]
+            if ref in values and ref not in seen:
+                seen.add(ref)
+                if found := visit([*chain, ref]):
+                    return found
+        return None
+
+    return visit([start])
+
+
 @dataclass(frozen=True)
 class LoadValues:
     """Where a number or true/false field's ``${NAME}`` is read when the suite loads (such a
@@ -157,9 +194,12 @@ class LoadValues:
         return LoadValues(self.env, {**self.vars, **vars}, self.secrets | frozenset(secrets),
                           self.secret_files, self.at_run | frozenset(at_run), self.dotenv)
 
-    def read(self, name: str) -> tuple[str | None, str]:
+    def read(self, name: str, _seen: frozenset[str] = frozenset()) -> tuple[str | None, str]:
         """``(value, where it comes from)``; ``(None, why it may not be used)`` for a secret or
-        a run-time value; ``(None, "")`` when ``name`` is not defined."""
+        a run-time value; ``(None, "")`` when ``name`` is not defined. A ``vars:`` value is
+        expanded (`expand_defaults`), its references read here too."""
+        if name in _seen:               # a cycle of vars: referring to each other
+            return None, ""
         if name in self.secrets:
             return None, "is a secret (secrets:)"
         if name in self.at_run:
@@ -171,7 +211,8 @@ class LoadValues:
         if name in self.dotenv:
             return self.dotenv[name], ".env"
         if name in self.vars:
-            return self.vars[name], "vars:"
+            return substitute(self.vars[name],
+                              lambda ref: self.read(ref, _seen | {name})[0]), "vars:"
         return None, ""
 
 
@@ -197,7 +238,8 @@ class Variables:
     ) -> Variables:
         """Merge the sources; later ones win: defaults < secrets_dir < env < provided.
 
-        ``defaults`` are the suite's and case's ``vars:``; ``env`` defaults to ``os.environ``;
+        ``defaults`` are the suite's and case's ``vars:``, templates (`expand_defaults`);
+        ``env`` defaults to ``os.environ``;
         ``secrets_dir`` holds one file per variable (file name = variable name, trailing
         newlines stripped, as written by ``docker secret``/Kubernetes); ``provided`` are values
         farm itself supplies at run time (e.g. served app URLs).  A variable whose value comes
@@ -206,6 +248,7 @@ class Variables:
         from_dir = read_secrets_dir(secrets_dir) if secrets_dir is not None else {}
         over = {**(os.environ if env is None else env), **(provided or {})}
         values = {**defaults, **from_dir, **over}
+        values = expand_defaults(values, [n for n in defaults if n not in from_dir | over.keys()])
         return cls(values, {*secrets, *(name for name in from_dir if name not in over)})
 
     # -- lookup -------------------------------------------------------------------------------

@@ -12,6 +12,7 @@ import pytest
 
 from farm.errors import SuiteErrors
 from farm.suite.loader import load_suites
+from farm.suite.vars import Variables
 
 SUITE = """\
 vars:
@@ -122,3 +123,32 @@ def test_a_batch_s_number_fields_take_the_variables_values_too(tmp_path, monkeyp
     load_suites(["b/index.yaml"], env=env, batches=batches)
     [batch] = batches
     assert (batch.concurrent, batch.retry) == (1, 2)
+
+
+PLAIN = "web:\n  url: about:blank\ntasks:\n  - name: t\n    flow:\n      - aiTap: go\n"
+
+
+def test_a_suite_vars_value_refers_to_the_environment_and_other_vars(tmp_path, monkeypatch):
+    suite = ("vars:\n  BASE: ${HOST}/index.html\n  SEARCH: ${BASE}?q=mug\n"
+             "  SECONDS: ${TENS}0\ntimeout: ${SECONDS}\n")
+    case = load(tmp_path, monkeypatch, PLAIN.replace("about:blank", "${SEARCH}"),
+                {"HOST": "about:blank", "TENS": "4"}, suite)
+    assert case.timeout == 40           # a number field reads it when the suite loads
+    env = {"HOST": "http://127.0.0.1:8000"}         # the run's environment
+    assert Variables.from_sources(case.vars, env=env).resolve(case.web.url) == \
+        "http://127.0.0.1:8000/index.html?q=mug"
+
+
+def test_vars_that_refer_to_each_other_are_reported_where_written(tmp_path, monkeypatch):
+    suite = "vars:\n  A: x${B}\n  B: ${C}\n  C: ${A}/y\n  D: ${D}\n"
+    with pytest.raises(SuiteErrors) as caught:
+        load(tmp_path, monkeypatch, PLAIN, {}, suite)
+    assert [str(e) for e in caught.value.errors] == [
+        "s/farm.yaml:2:6: vars.A: refers to itself (${A} -> ${B} -> ${C} -> ${A}): a value "
+        "cannot be made of itself",
+        "s/farm.yaml:3:6: vars.B: refers to itself (${B} -> ${C} -> ${A} -> ${B}): a value "
+        "cannot be made of itself",
+        "s/farm.yaml:4:6: vars.C: refers to itself (${C} -> ${A} -> ${B} -> ${C}): a value "
+        "cannot be made of itself",
+        "s/farm.yaml:5:6: vars.D: refers to itself (${D} -> ${D}): a value cannot be made "
+        "of itself"]

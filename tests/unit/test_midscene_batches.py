@@ -213,6 +213,14 @@ def test_the_working_directorys_env_file_gives_values_the_environment_overrides(
         load_suites([case_file], env={}, dotenv=None)
 
 
+def test_an_env_file_value_is_taken_as_written_not_as_a_template(tmp_path):
+    case_file = write(tmp_path / "s" / "one.yaml", GREETING)
+    dotenv = write(tmp_path / ".env", "GREETING=Price: ${PRICE} $${ ${\n")
+    [case] = [c for s in load_suites([case_file], env={}, dotenv=dotenv) for c in s.cases]
+    values = Variables.from_sources(case.vars, env={"PRICE": "9"})
+    assert values.resolve("${GREETING}") == "Price: ${PRICE} $${ ${"
+
+
 def test_a_missing_variable_names_the_working_directorys_env_file_as_a_source(tmp_path,
                                                                               monkeypatch):
     """The message lists every place a value may come from; the .env it names is the one

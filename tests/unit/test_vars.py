@@ -216,3 +216,21 @@ def test_log_tracebacks_are_masked_too(tmp_path):
     assert MaskFilter(lambda text: text.replace("hunter22", "***")).filter(record)
     out = logging.Formatter().format(record)
     assert "hunter22" not in out and "page said ***" in out and "step login failed" in out
+
+
+def test_a_vars_value_takes_the_values_it_refers_to():
+    v = Variables.from_sources(
+        {"BASE": "${HOST}/index.html", "PAGE": "${BASE}?q=${Q:-mug}", "LITERAL": "$${HOST}",
+         "KEPT": "${HOST}"},
+        env={"HOST": "http://127.0.0.1:8000", "KEPT": "${HOST} from the environment"})
+    assert v.resolve("open ${PAGE}") == "open http://127.0.0.1:8000/index.html?q=mug"
+    assert v.get("LITERAL") == "${HOST}"                        # $${ is a literal ${
+    assert v.get("KEPT") == "${HOST} from the environment"      # only vars: are templates
+
+
+def test_a_vars_value_made_of_a_secret_is_masked_where_it_shows():
+    v = Variables.from_sources({"LOGIN_URL": "https://demo:${SHOP_PASS}@shop.test/"},
+                               env={"SHOP_PASS": "hunter2-xyz"}, secrets=["SHOP_PASS"])
+    url = v.resolve("${LOGIN_URL}")
+    assert url == "https://demo:hunter2-xyz@shop.test/"
+    assert v.mask(f"opened {url}") == "opened https://demo:***@shop.test/"
