@@ -10,6 +10,7 @@ import json
 import os
 import re
 import time
+import urllib.parse
 from importlib import resources
 from pathlib import Path
 
@@ -88,8 +89,8 @@ def _link(report: str | None, run_id: str, page_dir: Path) -> str:
     if not report or not Path(report).is_file() or \
             _run_in(Path(report).parent) not in (run_id, None):
         return ""
-    try:
-        return Path(os.path.relpath(report, page_dir)).as_posix()
+    try:    # a folder named "r#1" or "50%" is a path, not a fragment or an escape
+        return urllib.parse.quote(Path(os.path.relpath(report, page_dir)).as_posix(), safe="/")
     except ValueError:      # another drive on Windows
         return Path(report).as_uri()
 

@@ -314,3 +314,20 @@ def test_a_killed_run_rebuilt_later_does_not_undo_a_later_runs_last_failed(tmp_p
     newest = summary("r3", 3, {"demo/flip": "failed"})                       # the newest
     assert remember_rebuilt(settings, newest, tmp_path / "r3") is True
     assert load_failures(tmp_path / "state") == ["demo/flip"]
+
+
+@pytest.mark.parametrize("folder", ["r#1", "100%41 off", "what?x", "we#ird %41/r#1 %41?x"])
+def test_a_run_s_link_opens_its_report_whatever_its_folder_is_named(tmp_path, folder):
+    """A report folder with '#', '%', '?' or a space in its name: the link a browser follows
+    from the page is that report (it was cut at '#' or '?', or '%41' read as 'A')."""
+    import re
+    import urllib.parse
+    import urllib.request
+    store = SqliteResults(tmp_path / "results.sqlite")
+    report = report_of(tmp_path / "out" / folder)
+    store.add(record_for(summary("r1", 1, {"demo/a": "passed"}), report))
+    page = write_history(store, tmp_path / "pages" / "history.html")
+    [href] = re.findall(r'<tr data-run="r1"[^>]*><td><a href="([^"]+)">', page.read_text())
+    followed = urllib.parse.urlsplit(urllib.parse.urljoin(page.as_uri(), href))
+    assert (followed.query, followed.fragment) == ("", "")
+    assert Path(urllib.request.url2pathname(followed.path)) == report
