@@ -37,6 +37,9 @@ DUMP_PATH = "/data/local/tmp/farm_uidump.xml"
 ADB_IME = "com.android.adbkeyboard/.AdbIME"
 YADB = "/data/local/tmp/yadb"      # yadb's jar: multi-touch gestures `input` cannot do
 SHELL_TIMEOUT_S = 30.0
+# what adbutils passes for a call farm gave no timeout (open_transport, get_state, shell, …):
+# 10 minutes a call, so a frozen adb server held a device's restart, and the run, for minutes
+ADBUTILS_DEFAULT_TIMEOUT_S = 600
 DUMP_TRIES = 4
 
 _FOCUS = re.compile(r"mCurrentFocus=Window\{[^}]*\s(?P<pkg>[^\s/}]+)/(?P<act>[^\s}]+)\}")
@@ -152,8 +155,10 @@ def _attach_only_client() -> type:
                     conn.close()
                     raise AdbConnectionError("stopped by farm")
                 self._farm_open.add(conn)
-            if timeout or self._farm_timeout:
-                conn.conn.settimeout(timeout or self._farm_timeout)
+            if timeout in (None, ADBUTILS_DEFAULT_TIMEOUT_S):     # not farm's own choice
+                timeout = self._farm_timeout
+            if timeout:
+                conn.conn.settimeout(timeout)
             return conn
 
         def interrupt(self) -> None:

@@ -74,3 +74,32 @@ def test_a_phone_whose_server_is_gone_is_lost_and_starts_none(monkeypatch, no_se
         phone.open()
     assert adb_daemons(no_server_port) == []
     assert not answers(no_server_port)
+
+
+def test_an_adb_server_that_stops_answering_ends_a_call_at_farm_s_limit_not_adbutils():
+    """A frozen adb server (SIGSTOP, a wedged daemon) accepts connections and never answers.
+    adbutils gives every call it is not given a timeout for 10 minutes (get_state,
+    open_transport, …), which held a device's restart, and the run, for minutes: farm's
+    client keeps its own limit for those (here 0.5 s; SHELL_TIMEOUT_S in a run)."""
+    import threading
+
+    from farm.devices.android import adb_client
+
+    with socket.socket() as silent:          # listens (the kernel accepts), never reads
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(8)
+        port = silent.getsockname()[1]
+        client = adb_client("127.0.0.1", port, socket_timeout=0.5)
+        assert client.make_connection(timeout=600).conn.gettimeout() == 0.5
+        assert client.make_connection(timeout=90).conn.gettimeout() == 90    # farm's own
+        ended: list[BaseException] = []
+
+        def call() -> None:
+            try:
+                client.device("emulator-5554").get_state()
+            except BaseException as exc:      # noqa: BLE001 (what ended it is the point)
+                ended.append(exc)
+        worker = threading.Thread(target=call, daemon=True)
+        worker.start()
+        worker.join(120)        # a bound for a hung test only: the call ends in 0.5 s
+        assert ended and type(ended[0]).__name__ == "AdbTimeout", ended
