@@ -615,6 +615,11 @@ def report(run_dir: Path | None, history: bool, since: str | None, suite: str | 
       farm report --history --since 7d --suite demo
     """
     if history:
+        ignored = [what for what, value in ((f"RUN_DIR {run_dir}", run_dir),
+                                            ("--alluredir", alluredir)) if value is not None]
+        if ignored:
+            raise UserError(f"{' and '.join(ignored)}: not with --history (the page across "
+                            "runs, from the results history): give one or the other")
         _history_page(since, suite, out, results)
         return
     unused = [flag for flag, value in (("--since", since), ("--suite", suite), ("--out", out),

@@ -220,6 +220,22 @@ def test_farm_report_of_a_run_refuses_the_history_options(here, monkeypatch, cap
     assert not (run / "report.html").exists()
 
 
+@pytest.mark.parametrize("given, named", [(["RUN"], "RUN_DIR RUN"),
+                                          (["--alluredir", "allure"], "--alluredir"),
+                                          (["RUN", "--alluredir", "allure"],
+                                           "RUN_DIR RUN and --alluredir")])
+def test_farm_report_history_refuses_what_only_a_run_s_report_takes(here, monkeypatch, capsys,
+                                                                   given, named):
+    """`farm report --history RUN` wrote the history page, RUN unused, exit 0."""
+    run = _run_dir(here, journal=False)
+    code, out, err = farm(monkeypatch, capsys, "report", "--history", *given)
+    assert (code, out, err) == (4, "", f"farm: error: {named}: not with --history (the page "
+                                       "across runs, from the results history): give one or "
+                                       "the other\n")
+    assert not (run / "report.html").exists() and not (here / ".farm" / "history.html").exists()
+    assert not (here / "allure").exists()
+
+
 def _with_outputs(here: Path, output: str, log: str) -> None:
     (here / "s" / "one.yaml").write_text(CASE.replace(
         "  url: http://app.invalid/\n",
