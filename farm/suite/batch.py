@@ -260,6 +260,13 @@ def unlisted_warning(shown: list[str], batches: int) -> str:
             f"{'it' if one else 'them'} to run {'it' if one else 'them'} alone)")
 
 
+def nested_batch_warning(nested: str, batch: str) -> str:
+    """The warning for the batch file ``nested``, below the folder ``batch`` runs: a folder
+    holding a batch file runs that batch, so the nested one does not run (nor is it read)."""
+    return (f"a batch file in a folder below {batch}'s, which runs only the files {batch} "
+            f"lists: it does not run (`farm run {nested}` runs it)")
+
+
 def with_batch(case: Case, batch: Batch) -> Case:
     """``case`` as its batch file runs it: the batch's shared target settings win over the
     file's own (as Midscene merges them), and its ``retry`` sets the retries."""

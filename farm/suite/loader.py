@@ -7,7 +7,8 @@ or else the directory given.  Every ``*.yaml``/``*.yml`` below a root is one cas
 warning names them) and the directories the suite serves as apps.  A directory below a root
 that has its own ``farm.yaml`` is a separate suite.  A directory holding batch files
 (farm.suite.batch: ``index.yaml`` or any other name) runs those batches: the files below it
-that none of them lists do not run, and a warning names them.
+that none of them lists do not run, and a warning names them (a batch file below it too: it
+does not run unless named).
 
 ``${NAME}`` may also come from the working directory's ``.env`` (farm.suite.dotenv).
 
@@ -28,7 +29,8 @@ from farm.suite.casefile import MAX_CASE_SECONDS, check_templates, read_case
 from farm.suite.checks import Problems
 from farm.suite.batch import (INDEX, NOT_CASE_DIRS, NOT_CASE_FILES, SOLVED_FILE,
                               SOLVED_SUFFIX, SUITE_FILE, check_shared, looks_like_batch,
-                              may_be_batch, read_batch, unlisted_warning, with_batch)
+                              may_be_batch, nested_batch_warning, read_batch,
+                              unlisted_warning, with_batch)
 from farm.suite.dotenv import DOTENV, explain_undefined, read_dotenv, with_dotenv
 from farm.suite.model import AppSpec, Batch, Case, Suite, SuiteDefaults
 from farm.suite.vars import LoadValues, Variables, is_valid_name, read_secrets_dir
@@ -186,20 +188,30 @@ class _Loading:
         them (a warning naming a few; ``-v`` lists each)."""
         run = {real for info in self.suites.values() for real in info.files}
         served = {real for info in self.suites.values() for real in info.excluded}
+        known = {b.file for b in self.batches}
         for folder, batches in self.batch_folders.items():
-            left = [f for f in _yaml_below(folder, served) if os.path.realpath(f) not in run
-                    and not self._not_a_case(f)]
-            if not left:
-                continue
-            shown = [display_path(f) for f in left]
+            left = {f: self._not_a_case(f) for f in _yaml_below(folder, served)
+                    if os.path.realpath(f) not in run}
             by = " or ".join(b.file for b in batches)
+            for nested in (f for f, what in left.items() if what == "batch"):
+                if display_path(nested) not in known:
+                    self.skipped.append(f"batch file below {by}: {display_path(nested)}")
+                    self.warnings.append(SuiteError(display_path(nested), nested_batch_warning(
+                        display_path(nested), batches[0].file)))
+            shown = [display_path(f) for f, what in left.items() if what is None]
+            if not shown:
+                continue
             self.skipped.extend(f"file not listed by {by}: {f}" for f in shown)
             self.warnings.append(SuiteError(batches[0].file, unlisted_warning(shown, len(batches))))
 
-    def _not_a_case(self, path: Path) -> bool:
-        """A batch file or a Midscene cache file (never run as a case)."""
+    def _not_a_case(self, path: Path) -> str | None:
+        """"batch" for a batch file, "cache" for a Midscene cache file (neither runs as a
+        case), else None."""
         node, errors = read_yaml(path, display_path(path))
-        return not errors and (looks_like_batch(node) or _is_midscene_cache(node))
+        if errors:
+            return None
+        return "batch" if looks_like_batch(node) else "cache" if _is_midscene_cache(node) \
+            else None
 
     # -- farm.yaml ----------------------------------------------------------------------------
 

@@ -295,6 +295,24 @@ def test_a_folder_run_as_its_batch_says_which_files_the_batch_leaves_out(tmp_pat
     assert code == 0 and "f/b  [web]" in out and "warning" not in out
 
 
+def test_a_batch_file_below_a_folder_run_as_its_batch_is_named_as_not_run(tmp_path, farm_run):
+    write(tmp_path / "f" / "a.yaml")
+    write(tmp_path / "f" / "index.yaml", "files: [a.yaml, sub/b.yaml]\n")
+    write(tmp_path / "f" / "sub" / "b.yaml")
+    write(tmp_path / "f" / "sub" / "index.yaml", "headed: true\nfiles: [b.yaml]\n")
+    code, out, err = farm_run("f", "-v", "--collect-only")
+    assert (code, err) == (0, "")
+    assert out.splitlines()[:2] == [
+        "farm: skipped batch file below f/index.yaml: f/sub/index.yaml",
+        "farm: warning: f/sub/index.yaml: a batch file in a folder below f/index.yaml's, which "
+        "runs only the files f/index.yaml lists: it does not run (`farm run f/sub/index.yaml` "
+        "runs it)"]
+    assert [line.split()[0] for line in out.splitlines() if "[web]" in line] == ["f/a",
+                                                                                "f/sub/b"]
+    code, _, err = farm_run("f/sub/index.yaml", "--collect-only")     # named, it is read
+    assert code == 4 and "f/sub/index.yaml:1:1: headed: the boolean true" in err
+
+
 def test_a_batch_file_of_any_name_makes_its_folder_that_batch(tmp_path, farm_run):
     write(tmp_path / "g" / "a.yaml")
     smoke = write(tmp_path / "g" / "smoke.yaml", "files: [a.yaml]\n")
