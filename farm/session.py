@@ -7,10 +7,12 @@ The run's flow is here; its parts are modules of their own: what it writes and r
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import os
 import sys
 import time
+from collections import Counter
 from contextlib import ExitStack
 from dataclasses import replace
 from datetime import datetime
@@ -376,8 +378,7 @@ def _executor(settings: Settings, specs: list[DeviceSpec], cases: list[Case],
         return CeleryExecutor(settings, by_id, services, policy, specs, matrix=matrix)
     from farm.devices.specs import SIM_KINDS, check_pins, make_devices
     from farm.executors.local import LocalExecutor
-    used = {j.platform for j in jobs}
-    specs = [s for s in specs if s.platform in used]
+    specs = _enough(specs, jobs, matrix)
     sims = None
     if any(s.kind in SIM_KINDS for s in specs):
         from farm.devices.sim.fleet import SimFleet      # not imported by other runs
@@ -388,6 +389,22 @@ def _executor(settings: Settings, specs: list[DeviceSpec], cases: list[Case],
     check_pins({display_path(by_id[j.case_id].file): (j.platform, j.pin)
                 for j in jobs if j.pin is not None}, devices)
     return LocalExecutor(devices, by_id, services, policy)
+
+
+def _enough(specs: list[DeviceSpec], jobs: list[Job], matrix: bool) -> list[DeviceSpec]:
+    """No more local devices of a platform than the run has jobs for (browser:8 for one case
+    started 8 Chromiums: 6 s against 1.9), nor any of a platform it has none for. A matrix
+    run, or one with pinned cases, keeps every device it names."""
+    wanted = Counter(j.platform for j in jobs)
+    if matrix or any(j.pin is not None for j in jobs):
+        return [s for s in specs if wanted[s.platform]]
+    kept = []
+    for spec in specs:
+        count = min(spec.count, wanted[spec.platform])
+        wanted[spec.platform] -= count
+        if count:
+            kept.append(dataclasses.replace(spec, count=count))
+    return kept
 
 
 class _MaxFail:

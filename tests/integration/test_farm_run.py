@@ -133,8 +133,10 @@ def test_remembered_durations_decide_the_order(tmp_path, farm, long_case):
 def test_failing_case_reports_the_step_and_its_screenshot(tmp_path, farm):
     run_dir = tmp_path / "run"
     proc = farm.run("run", FAULTS / "wrong_text.yaml", FAULTS / "ok_login.yaml",
-                    "--devices", "browser:1", "--report-dir", run_dir)
+                    "--devices", "browser:5", "--report-dir", run_dir)
     assert proc.returncode == 1, proc.stdout + proc.stderr
+    # two cases: two browsers started of the five asked for (not five Chromiums for two cases)
+    assert results(run_dir)["devices"] == ["browser-1", "browser-2"]
     cases = by_name(results(run_dir))
     bad = cases["wrong_text"]
     assert bad["status"] == "failed" and cases["ok_login"]["status"] == "passed"
