@@ -147,8 +147,7 @@ def _run(paths: Sequence[str | Path], devices: str, settings: Settings,
     remember(settings, summary, run_dir, refused=outcome.refused is not None)
     unwritten = write_outputs(summary, run_dir, junit_xml, alluredir, not_written=(
         files_after_run(settings, cases, batches, summary, env)))
-    if not summary.interrupted:
-        history.record(outcome.results)
+    history.record(outcome.results)     # (the cases a Ctrl-C cut short are not recorded)
     drop_handler(handler)
     print_end(summary, run_dir, out, outcome.refused)
     export_metrics(settings, run_dir, tally, [] if outcome.refused else summary.cases, server)

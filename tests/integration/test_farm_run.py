@@ -200,9 +200,8 @@ def test_browser_crash_mid_case_is_retried_on_another_device(tmp_path, farm, gat
 def test_ctrl_c_marks_inflight_interrupted_and_writes_results(tmp_path, farm, gate):
     suite = gated_faults(tmp_path, gate)
     run_dir = tmp_path / "run"
-    proc = farm.start("run", suite / "wait_for_gate.yaml", "--devices", "browser:1",
-                      "--report-dir", run_dir)
-    gate.wait_for_arrivals(1)                       # in flight, and stays so (gate closed)
+    proc = farm.start("run", suite, "--devices", "browser:1", "--report-dir", run_dir)
+    gate.wait_for_arrivals(1)       # ok_login ran first; this one is in flight and stays so
     chromium = _browser_process("browser-1", proc.pid)
     assert chromium is not None
     proc.send_signal(signal.SIGINT)
@@ -211,7 +210,11 @@ def test_ctrl_c_marks_inflight_interrupted_and_writes_results(tmp_path, farm, ga
     summary = results(run_dir)
     assert summary["interrupted"] is True
     assert by_name(summary)["wait_for_gate"]["status"] == "interrupted"
+    assert by_name(summary)["ok_login"]["status"] == "passed"
     assert (run_dir / "report.html").exists() and (run_dir / "junit.xml").exists()
+    # the case that ended is remembered for the next run's order; the one cut short is not
+    from farm.history import DurationHistory
+    assert set(DurationHistory(tmp_path / "state").load()) == {"web:faults/ok_login"}
     wait_for(lambda: not chromium.is_running() or chromium.status() == psutil.STATUS_ZOMBIE, 30,
              "Chromium of browser-1 gone")
 
