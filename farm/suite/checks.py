@@ -23,7 +23,7 @@ from pydantic import ValidationError
 from farm.errors import SuiteError
 from farm.suite.vars import (LoadValues, cycle_of, is_valid_name, references, sole_reference,
                              substitute)
-from farm.suite.yamlpos import Node
+from farm.suite.yamlpos import Node, exponent_number
 
 LOAD_TIME = ("a number or true/false field takes its value when the suite loads, from the "
              "environment, .env or vars:")
@@ -199,8 +199,8 @@ class Problems:
         node = self.expand(node, where)
         if node is None or node.is_null:
             return None
-        v = node.value
-        is_int = node.kind == "scalar" and isinstance(v, int) and not isinstance(v, bool)
+        v = whole_number(node)
+        is_int = v is not None
         if is_int and v >= minimum and (maximum is None or v <= maximum):
             return v
         what = expected or ("a positive integer" if minimum == 1 else
@@ -208,7 +208,7 @@ class Problems:
                             f"an integer >= {minimum}")
         if maximum is not None and is_int and v > maximum:
             what += f" no larger than {maximum}"
-        self.add(node, f"{where}: expected {what}, got {node.describe()}")
+        self.add(node, f"{where}: expected {what}, got {node.describe()}{quoted_number(node)}")
         return None
 
     def number(self, node: Node | None, where: str, *, expected: str,
@@ -224,7 +224,7 @@ class Problems:
             return float(v)
         if maximum is not None and is_number:
             expected += f" no larger than {maximum:g}"
-        self.add(node, f"{where}: expected {expected}, got {node.describe()}")
+        self.add(node, f"{where}: expected {expected}, got {node.describe()}{quoted_number(node)}")
         return None
 
     def boolean(self, node: Node | None, where: str) -> bool | None:
@@ -298,11 +298,33 @@ class Problems:
         return out
 
 
+def whole_number(node: Node) -> int | None:
+    """A scalar's integer value; a whole float too (``1e3``, ``1000.0``: one JavaScript
+    number, as Midscene reads it); else None."""
+    v = node.value
+    if node.kind != "scalar" or isinstance(v, bool) or not isinstance(v, (int, float)):
+        return None
+    if isinstance(v, float):
+        return int(v) if v.is_integer() else None
+    return v
+
+
+def quoted_number(node: Node) -> str:
+    """For a number written in quotes (``timeout: "500"``), what to write instead; else ""."""
+    text = node.text.strip() if node.kind == "scalar" and not node.plain and node.text else ""
+    typed = _typed(text) if text else None
+    if isinstance(typed, (int, float)) and not isinstance(typed, bool):
+        return f" (in quotes a number is a string: write {text} without quotes)"
+    return ""
+
+
 def _typed(text: str) -> Any:
-    """``text`` as YAML types a plain scalar (``900`` → 900, ``true`` → True, ``1.5`` → 1.5);
-    anything that is not a number or a boolean stays text."""
+    """``text`` as YAML types a plain scalar (``900`` → 900, ``true`` → True, ``1.5`` → 1.5,
+    ``1e3`` → 1000.0 as in YAML 1.2); anything that is not a number or a boolean stays text."""
     try:
         value = yaml.safe_load(text)
     except yaml.YAMLError:
         return text
+    if isinstance(value, str):
+        value = exponent_number(value.strip())
     return value if isinstance(value, (int, float, bool)) else text

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from farm.devices.keys import key_names, unknown_key
-from farm.suite.checks import Problems, suggest
+from farm.suite.checks import Problems, suggest, whole_number
 from farm.suite.kinds import KINDS, MEANINGS, OPTION_PLATFORMS, StepKind
 from farm.suite.model import Step
 from farm.suite.yamlpos import Node
@@ -240,9 +240,10 @@ def _ms(kind: str, main: Node, p: Problems) -> str | None:
     expanded = p.expand(main, kind)      # `sleep: ${DELAY}`: the value, read at load
     if expanded is None:
         return None
-    main, v = expanded, expanded.value
-    if main.kind == "scalar" and isinstance(v, int) and not isinstance(v, bool) and v >= 0:
-        return str(v)
+    main, v, whole = expanded, expanded.value, whole_number(expanded)
+    if whole is not None and whole >= 0:
+        return str(whole)
+    # Midscene parses a string sleep (`sleep: "1000"`) as an integer; no other number field
     if main.kind == "scalar" and isinstance(v, str) and v.strip().isdigit():
         return str(int(v.strip()))
     p.add(main, f"{kind}: expected milliseconds as a non-negative integer, got {main.describe()}")

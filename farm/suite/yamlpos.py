@@ -16,6 +16,7 @@ expands aliases (an "alias bomb" of a few lines becomes gigabytes).  Here the *e
 from __future__ import annotations
 
 import os
+import re
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -357,12 +358,24 @@ class _Composer:
 
     def scalar(self, event: ScalarEvent, line: int, column: int) -> Node:
         raw = event.value
-        plain = bool(event.implicit[0]) and event.tag is None
-        if not plain:
+        if not event.implicit[0] or event.tag is not None:   # quoted, or an explicit tag
             tag = event.tag if event.tag not in (None, "!") else "tag:yaml.org,2002:str"
-        else:
-            tag = self.loader.resolve(yaml.ScalarNode, raw, (True, False))
-        return Node("scalar", line, column, _construct(tag, raw), raw=raw, plain=plain)
+            return Node("scalar", line, column, _construct(tag, raw), raw=raw, plain=False)
+        tag = self.loader.resolve(yaml.ScalarNode, raw, (True, False))
+        number = exponent_number(raw) if tag.endswith(":str") else None
+        value = _construct(tag, raw) if number is None else number
+        return Node("scalar", line, column, value, raw=raw, plain=True)
+
+
+# A number in exponent notation without YAML 1.1's dot and exponent sign (``1e3``, ``2.5e3``):
+# YAML 1.2, which Midscene's js-yaml reads, types it as a number; PyYAML as a string.
+_EXPONENT = re.compile(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+\Z")
+
+
+def exponent_number(text: str) -> float | None:
+    """``text`` (an unquoted scalar PyYAML left a string) as the number YAML 1.2 reads in it
+    (``1e3`` → 1000.0), or None."""
+    return float(text) if _EXPONENT.match(text) else None
 
 
 def _construct(tag: str, raw: str) -> Any:
