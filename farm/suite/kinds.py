@@ -152,3 +152,13 @@ KINDS: dict[str, StepKind] = _declare(
     StepKind("runWdaRequest", "request", "request", platforms=("ios",), action="RunWdaRequest",
              passes=("method", "endpoint", "data"), data=True),
 )
+
+# Step kinds people write meaning another one (other tools' words, Midscene's older names): an
+# unknown kind is told to use the one it means, where spelling alone would point elsewhere
+# (aiClick is one letter nearer aiRightClick than aiTap).
+NEAR_MISSES = {
+    "aiClick": "aiTap", "click": "aiTap", "tap": "aiTap", "aiPressButton": "aiTap",
+    "aiType": "aiInput", "aiFill": "aiInput", "type": "aiInput", "fill": "aiInput",
+    "aiWait": "aiWaitFor", "aiExpect": "aiAssert", "aiVerify": "aiAssert",
+    "aiDoubleTap": "aiDoubleClick", "aiLongTap": "aiLongPress", "aiPressKey": "aiKeyboardPress",
+}

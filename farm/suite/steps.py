@@ -12,7 +12,7 @@ from typing import Any
 
 from farm.devices.keys import key_names, unknown_key
 from farm.suite.checks import Problems, suggest, whole_number
-from farm.suite.kinds import KINDS, MEANINGS, OPTION_PLATFORMS, StepKind
+from farm.suite.kinds import KINDS, MEANINGS, NEAR_MISSES, OPTION_PLATFORMS, StepKind
 from farm.suite.model import Step
 from farm.suite.yamlpos import Node
 
@@ -60,7 +60,7 @@ def _kind_of(node: Node, p: Problems) -> str | None:
                         f"got the bare string {word!r}")
         else:
             p.add(node, "expected a step like `aiTap: <target>`, got "
-                        f"{node.describe()}{suggest(word, KINDS)}")
+                        f"{node.describe()}{_suggest_kind(word)}")
         return None
     if node.kind == "seq":
         p.add(node, "expected a step like `aiTap: <target>`, got a list")
@@ -75,12 +75,22 @@ def _kind_of(node: Node, p: Problems) -> str | None:
     unknown = [k for k in node.value if k not in _ALL_OPTIONS]
     if unknown:
         name = unknown[0]
-        hint = suggest(name, KINDS) or f"; expected one of: {', '.join(KINDS)}"
+        hint = _suggest_kind(name) or f"; expected one of: {', '.join(KINDS)}"
         p.add(node.keys[name], f"unknown step kind '{name}'{hint}")
     else:
         p.add(node, f"step has no kind (only {', '.join(node.value)}): expected one of: "
                     f"{', '.join(KINDS)}")
     return None
+
+
+_MEANT = {word.lower(): kind for word, kind in NEAR_MISSES.items()}
+
+
+def _suggest_kind(word: str) -> str:
+    """`` (did you mean 'aiTap'?)`` for an unknown step kind: the kind it is a common name
+    for (`NEAR_MISSES`), else the nearest spelling."""
+    meant = _MEANT.get(word.lower())
+    return f" (did you mean '{meant}'?)" if meant else suggest(word, KINDS)
 
 
 def parse_step(node: Node, p: Problems, platform: str) -> Step | None:

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from farm.errors import SuiteErrors
-from farm.suite.loader import load_suites
+from farm.suite.kinds import KINDS, NEAR_MISSES
+from farm.suite.loader import display_path, load_suites
 
 TARGETS = {"web": "web:\n  url: https://example.com\n", "android": "android:\n  launch: a.b\n",
            "ios": "ios:\n  launch: a.b\n"}
@@ -144,3 +145,17 @@ def test_group_name_beside_a_name_is_a_warning_at_it(tmp_path):
     warnings.clear()
     path = write_case(tmp_path, "      - sleep: 1\n", head=agent)
     assert loaded(path, warnings=warnings).name == "Group title" and warnings == []
+
+
+# ---- unknown step kinds ---------------------------------------------------------------------------
+
+def test_an_unknown_step_kind_is_pointed_at_the_kind_it_usually_means(tmp_path):
+    path = write_case(tmp_path, "      - aiClick: Sign in\n      - aiType: demo\n"
+                                "      - aiTapp: Sign in\n      - aiclick\n")
+    assert refused(path) == [
+        f"{display_path(path)}:6:9: unknown step kind 'aiClick' (did you mean 'aiTap'?)",
+        f"{display_path(path)}:7:9: unknown step kind 'aiType' (did you mean 'aiInput'?)",
+        f"{display_path(path)}:8:9: unknown step kind 'aiTapp' (did you mean 'aiTap'?)",
+        f"{display_path(path)}:9:9: expected a step like `aiTap: <target>`, got the string "
+        "'aiclick' (did you mean 'aiTap'?)"]
+    assert set(NEAR_MISSES.values()) <= set(KINDS)
