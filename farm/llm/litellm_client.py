@@ -172,8 +172,9 @@ class LiteLLMClient:
             try:
                 response = call_unless_cancelled(lambda: self._lib.completion(**request),
                                                  cancel, f"model {self.model}")
-            except Cancelled:
+            except Cancelled:      # the request was sent: the endpoint may have processed it
                 usage.latency_s += time.monotonic() - started
+                usage.tokens_unknown = usage.cost_unknown = True
                 raise self._interrupted(usage, sent=True) from None
             except Exception as exc:
                 delay = self._failed(exc, attempt, budget, kwargs["timeout"], started, usage)
@@ -200,9 +201,10 @@ class LiteLLMClient:
                 started: float, usage: Usage) -> float:
         """A request that failed: counted, then raised as what the caller sees, or the
         seconds to wait before the retry (logged). A 429 / 5xx is not billed; a request that
-        timed out may have been processed: its tokens and cost are unknown."""
+        timed out, or whose answer came and could not be read (a broken 200, one over the size
+        cap), may have been processed: its tokens and cost are unknown."""
         usage.latency_s += time.monotonic() - started
-        if self._timed_out(exc):
+        if self._timed_out(exc) or _answered(exc):
             usage.tokens_unknown = usage.cost_unknown = True
         metrics.model_request(self.family, "timeout" if self._timed_out(exc) else "error",
                               time.monotonic() - started)
@@ -222,7 +224,8 @@ class LiteLLMClient:
         usage.calls += 1
         try:
             reply = ModelReply(self._capped_text(response), self._usage(response, usage))
-        except ModelUnavailable as too_large:
+        except ModelUnavailable as too_large:    # answered, so perhaps billed: unknown
+            usage.tokens_unknown = usage.cost_unknown = True
             metrics.model_request(self.family, "error", took)
             raise _carrying(too_large, usage, sent=False)
         metrics.model_request(self.family, "ok", took, reply.usage)
@@ -349,6 +352,28 @@ class LiteLLMClient:
         except Exception:   # model missing from the cost map: count 0, say so
             usage.cost_usd, usage.cost_unknown = 0.0, True
         return usage
+
+
+def _answered(exc: BaseException) -> bool:
+    """Whether ``exc`` is an answer that came and could not be used (a 200 whose body is no
+    JSON or no completion, one cut at the size cap; litellm says "InternalServerError" of
+    both), not an HTTP error status or a connection that failed: the request may have been
+    processed, and billed."""
+    import httpx
+    import openai
+    if _in_chain(exc, ReplyTooLarge) is not None:
+        return True
+    not_served = (openai.APIStatusError, openai.APIConnectionError, httpx.HTTPStatusError,
+                  httpx.TransportError)
+    seen: set[int] = set()
+    cur: BaseException | None = exc
+    while cur is not None and id(cur) not in seen:
+        # (litellm's own classes, the mapping, derive from openai's whatever happened)
+        if isinstance(cur, not_served) and not type(cur).__module__.startswith("litellm"):
+            return False
+        seen.add(id(cur))
+        cur = cur.__cause__ or cur.__context__
+    return type(exc).__name__ == "InternalServerError"
 
 
 def _in_chain(exc: BaseException, kind: type[BaseException]) -> BaseException | None:

@@ -224,3 +224,37 @@ def test_a_retry_that_answers_after_a_timeout_is_partly_unknown(server):
     assert usage.prompt_tokens + usage.completion_tokens > 0 and usage.cost_usd > 0
     assert usage.tokens_text().endswith(" tokens (partly unknown)")
     assert usage.cost_text().endswith(" (partly unknown)")
+
+
+@pytest.mark.parametrize("answer, billed", [
+    (Reply(raw=b"this is not json"), "unknown"),            # a 200 whose body is no JSON
+    (Reply(raw=b'{"choices": 5}'), "unknown"),              # a 200 with no completion in it
+    (Reply(stream_bytes=3_000_000), "unknown"),             # over the size cap
+    (Reply(status=500), "nothing"),                         # an HTTP error: not processed
+    (Reply(status=429), "nothing"),
+])
+def test_an_answer_that_came_and_could_not_be_used_may_have_been_billed(server, answer, billed):
+    """litellm calls a broken 200 an InternalServerError, as it does a real 500: only the
+    second is known not to be billed."""
+    from farm.errors import ModelUnavailable
+    srv = serve(server, [answer])
+    with pytest.raises(ModelUnavailable) as raised:
+        client(srv.base_url, retries=0).complete(MSGS)
+    assert raised.value.usage.summary() == {
+        "unknown": "1 call(s), tokens unknown, cost unknown",
+        "nothing": "1 call(s), 0 tokens, $0.0000"}[billed]
+
+
+def test_a_request_cut_short_by_ctrl_c_may_have_been_billed(server):
+    import threading
+
+    from farm.errors import Interrupted
+    stop = threading.Event()
+
+    def received(body: dict, index: int) -> Reply:      # the request is in: Ctrl-C now
+        stop.set()
+        return NEVER_ANSWERS
+    srv = serve(server, received)
+    with pytest.raises(Interrupted) as raised:
+        client(srv.base_url, timeout=60, retries=0).complete(MSGS, cancel=stop)
+    assert raised.value.usage.summary() == "1 call(s), tokens unknown, cost unknown"
