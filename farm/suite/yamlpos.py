@@ -136,7 +136,8 @@ def read_yaml(path: Path, display: str | None = None) -> tuple[Node | None, list
     if is_utf16(data):      # Windows Notepad's "Unicode": NUL bytes, but text
         return None, [SuiteError(shown, f"{not_utf8(data)[0]}; {SAVE_AS_UTF8}")]
     if b"\x00" in data:
-        return None, [SuiteError(shown, "not a text file (contains NUL bytes): expected YAML")]
+        return None, [SuiteError(shown, "not a text file (contains NUL bytes): expected YAML",
+                                 *_byte_position(data, data.index(b"\x00")))]
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
@@ -216,6 +217,14 @@ def compose_text(text: str, file: str) -> tuple[Node | None, list[SuiteError]]:
         return None, [SuiteError(file, f"invalid YAML: {exc}")]
     finally:
         composer.loader.dispose()
+
+
+def _byte_position(data: bytes, offset: int) -> tuple[int, int]:
+    """(line, column) of byte ``offset``, the column counted in characters as an editor
+    shows it (the line's earlier bytes read as UTF-8)."""
+    start = data.rfind(b"\n", 0, offset) + 1
+    return (data.count(b"\n", 0, offset) + 1,
+            len(data[start:offset].decode("utf-8-sig", errors="replace")) + 1)
 
 
 def _position(text: str, offset: int) -> tuple[int, int]:

@@ -51,7 +51,7 @@ BAD_CASES = [
     ("empty.yaml", 1, 1, "file is empty: expected a case with web:/android:/ios: and tasks:"),
     ("comments_only.yaml", 1, 1, "file is empty"),
     ("whitespace_only.yaml", 1, 1, "file is empty"),
-    ("binary_nul.yaml", None, None, "not a text file"),
+    ("binary_nul.yaml", 2, 9, "not a text file (contains NUL bytes)"),
     ("invalid_utf8.yaml", 3, None, "not a text file (invalid UTF-8"),
     ("top_list.yaml", 2, 1, "expected a mapping with page:/browser:/web:/android:/ios: and tasks:, got a list"),
     ("top_scalar.yaml", 2, 1, "got the string 'just some words'"),
@@ -586,3 +586,14 @@ def test_an_upper_case_yaml_extension_is_a_case_file_in_a_folder_too(tmp_path):
         "      - sleep: 1\n")
     [suite] = load_suites([tmp_path / "s"], env={})
     assert [c.name for c in suite.cases] == ["upper"]
+
+
+def test_a_nul_byte_is_placed_where_an_editor_shows_it(tmp_path):
+    case = tmp_path / "c.yaml"
+    case.write_bytes("\ufeffweb:\n  url: about:blank\ntasks: []\n# café ☕\x00\n".encode())
+    [err] = errors_of([case], env={})
+    assert str(err) == (f"{display_path(case)}:4:9: not a text file (contains NUL bytes): "
+                        "expected YAML")
+    case.write_bytes(b"\xef\xbb\xbfname: a\x00b\n")          # a BOM is not a column
+    [err] = errors_of([case], env={})
+    assert (err.line, err.column) == (1, 8)
