@@ -169,7 +169,8 @@ class LocalExecutor:
                  for n in (s.name, *getattr(s.device, "aliases", ()))}
         for job in [j for j in self._queue if j.platform not in live]:
             self._queue.remove(job)
-            why = "; ".join(s.detail for s in self._slots.values()
+            why = "; ".join(s.detail if s.name in s.detail else f"{s.name} is {s.state}: "
+                            f"{s.detail}" for s in self._slots.values()
                             if s.platform == job.platform and s.detail and not s.usable)
             self.ledger.end(job, "error", error=DeviceLost(
                 f"no usable {job.platform} device left" + (f" ({why})" if why else "")))

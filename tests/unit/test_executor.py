@@ -219,6 +219,9 @@ def test_device_with_repeated_infra_errors_is_quarantined(tmp_path):
     assert outcome.quarantined == ["d1"]
     assert all(r.status == "error" for r in results.values())
     assert len(results) == 4   # the ones never run end as errors, not silently lost
+    # ... naming the device and what became of it (the reason alone said neither)
+    assert results["s/c3"].error.message == ("no usable web device left (d1 is quarantined: "
+                                             "3 infrastructure errors in a row)")
 
 
 def test_a_device_that_dies_is_named_in_the_run_with_why(tmp_path):
