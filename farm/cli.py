@@ -238,12 +238,15 @@ def _plugin_devices(settings) -> None:
 def _mobile_devices(settings) -> None:
     """Android devices on the adb server, WDA endpoints, and last run's quarantine."""
     import json
-    from farm.devices.android import adb_client, adb_server_answers
+    from farm.devices.android import adb_client, adb_server_problem
     from farm.devices.specs import android_not_ready, android_serials, ios_urls
     adb = adb_client(socket_timeout=5)      # never starts a server (adbutils' own would)
-    if not adb_server_answers(adb):
-        click.echo(f"android   no adb server on {adb.host}:{adb.port} (farm starts none: "
-                   "`adb start-server` for phones, android-sim:N for simulated ones)")
+    problem = adb_server_problem(adb)
+    if problem and problem.startswith("no adb server"):
+        click.echo(f"android   {problem} (farm starts none: `adb start-server` for phones, "
+                   "android-sim:N for simulated ones)")
+    elif problem:
+        click.echo(f"android   {problem}")
     else:
         serials, not_ready = android_serials(settings), android_not_ready(settings)
         only = f" (ANDROID_SERIAL={settings.android_serial})" if settings.android_serial else ""

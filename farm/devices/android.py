@@ -119,13 +119,19 @@ def adb_client(host: str | None = None, port: int | None = None,
     return _attach_only_client()(host=host, port=port, socket_timeout=socket_timeout)
 
 
-def adb_server_answers(client: Any) -> bool:
-    """True when an adb server answers at ``client``'s host:port (nothing is started)."""
+def adb_server_problem(client: Any) -> str | None:
+    """None when an adb server answers at ``client``'s host:port (nothing is started), else
+    what is wrong: none listens there, or one listens and does not answer (frozen, wedged:
+    starting another would not help)."""
+    from adbutils.errors import AdbTimeout
+    where = f"{client.host}:{client.port}"
     try:
         client.server_version()
-        return True
+        return None
+    except AdbTimeout:
+        return f"the adb server on {where} does not answer (stopped or wedged: restart it)"
     except Exception:
-        return False
+        return f"no adb server on {where}"
 
 
 @functools.cache

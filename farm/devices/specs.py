@@ -305,12 +305,15 @@ def attach_targets(kind: str, count: int, settings: Settings, every: bool = Fals
                           f"`farm sim {kind[:-4]} --count N --app ...` and use "
                           f"--devices {kind[:-4]}:N")
     if kind == "android":
-        from farm.devices.android import adb_client, adb_server_answers
+        from farm.devices.android import adb_client, adb_server_problem
         client = adb_client(socket_timeout=5)
-        if not adb_server_answers(client):
+        problem = adb_server_problem(client)
+        if problem and problem.startswith("no adb server"):
             raise ConfigError(f"--devices {kind}:{count}: no adb server answers on "
                               f"{client.host}:{client.port} (start one with `adb start-server`"
                               f", or use {kind}-sim for simulated phones)")
+        if problem:
+            raise ConfigError(f"--devices {kind}:{count}: {problem}")
         found = android_serials(settings)
         if len(found) < count:
             raise ConfigError(_too_few_android(count, settings, f"{client.host}:{client.port}"))

@@ -52,6 +52,20 @@ def test_farm_devices_reports_no_server_and_starts_none(farm, no_server_port):
     assert not answers(no_server_port)
 
 
+def test_farm_devices_tells_a_frozen_adb_server_from_none(farm):
+    """One listens and never answers (SIGSTOP, wedged): "no adb server … `adb start-server`"
+    sent the user to start a second one."""
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(8)
+        port = silent.getsockname()[1]
+        done = farm.run("devices", ANDROID_ADB_SERVER_PORT=str(port))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert (f"android   the adb server on 127.0.0.1:{port} does not answer (stopped or "
+            "wedged: restart it)") in done.stdout
+    assert "start-server" not in done.stdout
+
+
 def test_an_android_run_with_no_server_starts_none(farm, tmp_path, no_server_port):
     suite = tmp_path / "phone"
     suite.mkdir()
