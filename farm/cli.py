@@ -310,13 +310,17 @@ def _cluster_devices(url: str, prefix: str, release: tuple[str, ...] = ()) -> No
     from farm.cluster import store
     store.use_prefix(prefix)
     r = store.check(url)
+    released = set()
     for name in release:
         done = store.release(r, name)
+        released |= {name} if done else set()
         click.echo(f"{name}: {'released' if done else 'was not quarantined'}")
     live, bad = store.leases(r), store.quarantined(r)
     click.echo(f"cluster   {len(live)} device(s) on {_masked(url)}")
     for name in sorted(set(live) | set(bad)):
         lease = live.get(name, {})
+        if name in released and lease.get("state") == "quarantined":   # its worker's next look
+            lease = {**lease, "state": "released (its worker starts it again)"}
         state = "quarantined: " + bad[name] if name in bad else (
             lease.get("state", "?") + (f" {lease['case']}" if lease.get("state") == "busy"
                                        else "") + (" (draining)" if lease.get("draining") else ""))

@@ -74,6 +74,10 @@ def test_a_device_quarantined_mid_run_stays_up_exporting_it_until_released(
             "--release fake-1@vm") in farm.worker_logs()
     released = devices(farm, redis_url, "--release", "fake-1@vm")
     assert "fake-1@vm: released" in released.stdout, released.stdout + released.stderr
+    # the listing that follows no longer calls it quarantined (its lease says so until the
+    # worker's next look)
+    listed = [line for line in released.stdout.splitlines() if line.startswith("  fake-1@vm")]
+    assert listed and "quarantined" not in listed[0], released.stdout
     assert set(wait_idle(redis_url, 1)) == {"fake-1@vm"}       # the same device, serving
     assert quarantined_gauge(port, "fake-1@vm") == 0 and ready_status(port) == 200
     assert sup.poll() is None
@@ -116,6 +120,10 @@ def test_a_quarantined_worker_started_again_keeps_its_name_and_serves_only_once_
                 "error"]["message"]
     released = devices(farm, redis_url, "--release", "fake-1@vm")
     assert "fake-1@vm: released" in released.stdout, released.stdout + released.stderr
+    # the listing that follows no longer calls it quarantined (its lease says so until the
+    # worker's next look)
+    listed = [line for line in released.stdout.splitlines() if line.startswith("  fake-1@vm")]
+    assert listed and "quarantined" not in listed[0], released.stdout
     assert set(wait_idle(redis_url, 1)) == {"fake-1@vm"}       # the same worker, serving now
     served = run_on(farm, redis_url, sleep_suite(tmp_path / "c", 1, 100), tmp_path / "c-run",
                     "--devices", "fake:1")
