@@ -36,6 +36,43 @@ def describe(event: dict[str, Any]) -> str:
     return f"{event.get('device')} {event.get('state', kind)}"
 
 
+class Outage:
+    """How a device's process tells of Redis going away: once when it goes, then once every
+    SAY_EVERY_S while it stays away, and once when it answers again (each heartbeat, retry
+    and event that found it away said so: two lines a second, and nothing when it came
+    back). One for the process's heartbeat and retries (`OUTAGE`), one for its outbox."""
+
+    SAY_EVERY_S = 30.0
+
+    def __init__(self, clock: Any = time.monotonic) -> None:
+        self.clock = clock
+        self.since: float | None = None
+        self._said = 0.0
+        self._lock = threading.Lock()
+
+    def failed(self, why: str) -> None:
+        now = self.clock()
+        with self._lock:
+            if self.since is None:
+                self.since = self._said = now
+                log.warning("redis unavailable (%s): retrying", why)
+            elif now - self._said >= self.SAY_EVERY_S:
+                self._said = now
+                log.warning("redis still unavailable after %.0fs (%s): retrying",
+                            now - self.since, why)
+
+    def answered(self) -> None:
+        if self.since is None:          # (the usual case: no lock taken)
+            return
+        with self._lock:
+            if self.since is not None:
+                log.warning("redis answers again after %.0fs", self.clock() - self.since)
+                self.since = None
+
+
+OUTAGE = Outage()
+
+
 class Outbox:
     """Events queued by the case thread, sent by the ``outbox`` thread in the order queued."""
 
@@ -45,6 +82,7 @@ class Outbox:
         self._ended: set[str] = set()          # runs over: their events are dropped
         self._down_since: float | None = None  # Redis unreachable since (monotonic)
         self._last = ""                        # the event queued last (for the log)
+        self._outage = Outage()                # its own: events waiting are news of their own
         threading.Thread(target=self._send_all, name="outbox", daemon=True).start()
 
     def put(self, run_id: str, event: dict[str, Any]) -> None:
@@ -80,6 +118,7 @@ class Outbox:
                     log.info("run %s has ended: %s not sent", run_id, describe(event))
                     self._ended.add(run_id)
                 self._down_since = None
+                self._outage.answered()
                 return
             except (redis.ConnectionError, redis.TimeoutError) as exc:
                 now = time.monotonic()
@@ -88,6 +127,6 @@ class Outbox:
                     log.error("redis unavailable for %.0fs (%s): %s dropped",
                               now - self._down_since, exc, describe(event))
                     return
-                log.warning("redis unavailable (%s): retrying; %d event(s) waiting to be "
-                            "handed in, the last: %s", exc, self._queue.qsize() + 1, self._last)
+                self._outage.failed(f"{exc}; {self._queue.qsize() + 1} event(s) waiting to "
+                                    f"be handed in, the last: {self._last}")
                 time.sleep(1.0)     # polling an absent Redis: nothing to wait on but time

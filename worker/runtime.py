@@ -34,7 +34,7 @@ from farm.runner import Services
 from farm.schedule import Job
 from farm.slot import DeviceSlot
 from farm.suite.model import Case
-from worker.outbox import PUBLISH_PATIENCE_S, Outbox
+from worker.outbox import OUTAGE, PUBLISH_PATIENCE_S, Outbox
 
 log = logging.getLogger("farm.worker")
 
@@ -48,11 +48,13 @@ def retrying(fn: Callable[[], Any], patience: float = PUBLISH_PATIENCE_S) -> Any
     deadline = time.monotonic() + patience
     while True:
         try:
-            return fn()
+            done = fn()
+            OUTAGE.answered()
+            return done
         except (redis.ConnectionError, redis.TimeoutError) as exc:
             if time.monotonic() > deadline:
                 raise
-            log.warning("redis unavailable (%s): retrying", exc)
+            OUTAGE.failed(str(exc))
             time.sleep(1.0)     # polling an absent Redis: nothing to wait on but time
 
 
@@ -193,12 +195,16 @@ class DeviceRuntime:
         self.set_state(state="idle")
 
     def _heartbeat(self) -> None:
+        import redis
         while not self._stop.wait(store.HEARTBEAT_S):
             try:
                 store.refresh_lease(self.r, self.name, self.lease_info())
                 if self.target_key:
                     store.refresh_target(self.r, self.target_key, self.name)
                 metrics.heartbeat(self.name, time.time())
+                OUTAGE.answered()
+            except (redis.ConnectionError, redis.TimeoutError) as exc:
+                OUTAGE.failed(f"heartbeat: {exc}")
             except Exception as exc:
                 log.warning("heartbeat failed: %s", exc)
 

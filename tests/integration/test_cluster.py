@@ -187,7 +187,7 @@ def test_short_redis_restart_loses_nothing_and_runs_nothing_twice(tmp_path, priv
              "the run's client noticing the outage")
     go.touch()                  # both running cases finish while Redis is away
     for log in (tmp_path / "worker-1.log", tmp_path / "worker-2.log"):
-        wait_for(lambda: "redis unavailable" in log.read_text(errors="replace"), 120,
+        wait_for(lambda: "waiting to be handed in" in log.read_text(errors="replace"), 120,
                  f"{log.name}: a finished case waiting for Redis to hand in its result")
     # the run's client is back before the workers hand in, whichever would retry first (the
     # other order is the next test)
