@@ -18,6 +18,7 @@ import logging
 import sys
 import time
 from dataclasses import dataclass, field, replace
+from datetime import datetime, timezone
 from typing import Any, Callable
 
 from farm.attempts import RetryPolicy, synthetic
@@ -429,10 +430,12 @@ class CeleryExecutor:
         steps = [self._with_images(s) for s in inf.steps]
         current = len(steps) + 1        # the step it was in
         rest = [(t.name, st) for t in case.tasks for st in t.steps][len(steps):]
-        for n, (task, step) in enumerate(rest, start=current):
+        began = _step_began(inf.started, inf.steps)     # the step it was in: when the last
+        for n, (task, step) in enumerate(rest, start=current):     # reported one ended
             steps.append(StepRecord(task=task, index=n, kind=step.kind, label=step.label,
                                     line=step.line, status=status if n == current else "skipped",
-                                    error=str(error) if n == current and error else None))
+                                    error=str(error) if n == current and error else None,
+                                    started=began if n == current else ""))
         result.started = inf.started or result.started
         result.duration = round(max(until - inf.began, _reported(result.started, inf.steps)),
                                 3)
@@ -595,6 +598,18 @@ class CeleryExecutor:
 def _is_redis_error(exc: BaseException) -> bool:
     import redis
     return isinstance(exc, (redis.ConnectionError, redis.TimeoutError, OSError))
+
+
+def _step_began(started: str, steps: list[StepRecord]) -> str:
+    """When the step after ``steps`` began: as the last of them ended (the attempt's start
+    when there are none); "" when that is not known."""
+    if not steps:
+        return started
+    t = timestamp(steps[-1].started)
+    if t is None:
+        return ""
+    return datetime.fromtimestamp(t + steps[-1].duration, timezone.utc).isoformat(
+        timespec="milliseconds")
 
 
 def _reported(started: str, steps: list[StepRecord]) -> float:

@@ -259,3 +259,23 @@ def test_a_run_whose_driver_was_killed_holds_only_the_devices_busy_with_its_case
     one_busy = {"web": [lease("fake-1@h"), {**lease("fake-2@h", "busy"), "run": "dead"}]}
     ex._top_up(one_busy)
     assert sent == ["s/c0"]                             # the dead run's case still runs there
+
+
+def test_the_step_a_lost_attempt_was_in_began_as_the_last_reported_one_ended(tmp_path):
+    """(before: its start was "", which the report's timeline cannot place)"""
+    clock = Clock()
+    ex, retry = executor(tmp_path, clock)
+    case = ex.cases[retry.case_id]
+    ex.cases[retry.case_id] = case.model_copy(update={"tasks": [Task(name="t", steps=[
+        Step(kind="sleep", value="1"), Step(kind="sleep", value="2")])]})
+    inf = ex._inflight[retry.case_id]
+    ex._handle({"type": "case_started", "case": retry.case_id, "attempt": 2,
+                "device": "fake-2@h", "started": "2026-12-02T04:00:00.000+00:00"})
+    ex._handle({"type": "step", "case": retry.case_id, "attempt": 2, "device": "fake-2@h",
+                "record": {"task": "t", "index": 1, "kind": "sleep", "label": "sleep", "line": 7,
+                           "started": "2026-12-02T04:00:00.500+00:00", "duration": 1.25}})
+    ex._lost(inf, "worker of fake-2@h stopped answering mid-case (lease expired)")
+    lost = ex.ledger.attempts[retry.case_id][0]
+    assert [(s.index, s.status, s.started) for s in lost.steps] == [
+        (1, "passed", "2026-12-02T04:00:00.500+00:00"),
+        (2, "error", "2026-12-02T04:00:01.750+00:00")]
