@@ -19,7 +19,6 @@ from the runs' results.json still on disk.
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from datetime import datetime, timezone
 from pathlib import Path

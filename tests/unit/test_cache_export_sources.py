@@ -7,7 +7,6 @@ looked up as the run keyed it, its value said in the header, never a secret's.""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 from farm.cache.export import export_case
