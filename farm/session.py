@@ -391,16 +391,21 @@ def _executor(settings: Settings, specs: list[DeviceSpec], cases: list[Case],
 
 
 def _enough(specs: list[DeviceSpec], jobs: list[Job], matrix: bool) -> list[DeviceSpec]:
-    """No more local devices of a platform than the run has jobs for (browser:8 for one case
-    started 8 Chromiums: 6 s against 1.9), nor any of a platform it has none for. A matrix
-    run, or one with pinned cases, keeps every device it names."""
+    """No more devices farm starts itself (browsers, simulators) of a platform than the run
+    has jobs for (browser:8 for one case started 8 Chromiums: 6 s against 1.9), nor any of a
+    platform it has none for. Phones already attached (android:N, ios:N) are all taken, as
+    asked (too few of them ready is an error whatever the cases); so is every device of a
+    matrix run, or of one with pinned cases."""
     wanted = Counter(j.platform for j in jobs)
     if matrix or any(j.pin is not None for j in jobs):
         return [s for s in specs if wanted[s.platform]]
-    kept = []
+    kept, left = [], wanted.copy()
     for spec in specs:
-        count = min(spec.count, wanted[spec.platform])
-        wanted[spec.platform] -= count
+        if not wanted[spec.platform]:
+            continue
+        attached = spec.kind in ("android", "ios")
+        count = spec.count if attached else max(0, min(spec.count, left[spec.platform]))
+        left[spec.platform] -= count
         if count:
             kept.append(dataclasses.replace(spec, count=count))
     return kept
