@@ -183,7 +183,10 @@ class Settings(BaseModel):
     @classmethod
     def _redis_only(cls, value: SecretStr | None) -> SecretStr | None:
         raw = value.get_secret_value() if value is not None else ""
-        if raw and not raw.startswith(("redis://", "rediss://", "unix://")):
+        if raw.startswith("unix://"):       # redis-py takes it; Celery's kombu has no such
+            raise ValueError("the broker is a Redis URL (redis:// or rediss://): Celery "
+                             "cannot use a Redis unix socket (unix://); give its TCP port")
+        if raw and not raw.startswith(("redis://", "rediss://")):
             scheme = raw.split("://", 1)[0] if "://" in raw else "no scheme"
             raise ValueError(f"the broker is a Redis URL (redis:// or rediss://), got {scheme}")
         problem = redis_url_problem(raw)

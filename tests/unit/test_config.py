@@ -101,6 +101,7 @@ def test_mask_url_hides_passwords_and_credential_query_values(url, shown):
     ("redis://127.0.0.1:abc/0", "port that is not a number"),
     ("redis://127.0.0.1:6379/x", "names database 'x'"),        # redis-py: 0; kombu: an error
     ("redis://:p@ss/w#rd@127.0.0.1:6392/0", r"percent-encode them \(@ → %40"),
+    ("unix:///run/redis.sock", r"Celery cannot use a Redis unix socket"),   # kombu: KeyError
 ])
 def test_a_broker_url_redis_would_misread_is_a_config_error_that_keeps_the_password(
         monkeypatch, url, said):
