@@ -85,6 +85,7 @@ class _Loading:
         self.warnings: list[SuiteError] = []
         self.batches: list[Batch] = []
         self.batch_of: dict[str, Batch] = {}     # real path of a listed file -> its batch
+        self.listed_batches: set[str] = set()    # batch files a batch's glob matched (shown)
         self.ids: dict[str, tuple[Case, str]] = {}   # case id -> its case, "file:line"
         self.batch_folders: dict[Path, list[Batch]] = {}   # a folder run as its batch files
 
@@ -171,6 +172,12 @@ class _Loading:
         batch.unit_id = f"{info.root.name}/{path.relative_to(info.root).with_suffix('').as_posix()}"
         inside = os.path.realpath(info.root) + os.sep
         for file, home in files.items():
+            if may_be_batch(peek(file)) and self._not_a_case(file) == "batch":
+                self.listed_batches.add(display_path(file))
+                self.warnings.append(SuiteError(display_path(file), (
+                    f"a batch file matched by {shown}'s files: it does not run as a case "
+                    f"(`farm run {display_path(file)}` runs it)")))
+                continue
             real = os.path.realpath(file)
             # A file outside the batch's suite is a case of its own folder's suite: its id is
             # the one `farm run` of that folder gives it, whichever batch lists it.
@@ -194,7 +201,7 @@ class _Loading:
                     if os.path.realpath(f) not in run}
             by = " or ".join(b.file for b in batches)
             for nested in (f for f, what in left.items() if what == "batch"):
-                if display_path(nested) not in known:
+                if display_path(nested) not in known | self.listed_batches:
                     self.skipped.append(f"batch file below {by}: {display_path(nested)}")
                     self.warnings.append(SuiteError(display_path(nested), nested_batch_warning(
                         display_path(nested), batches[0].file)))

@@ -313,6 +313,23 @@ def test_a_batch_file_below_a_folder_run_as_its_batch_is_named_as_not_run(tmp_pa
     assert code == 4 and "f/sub/index.yaml:1:1: headed: the boolean true" in err
 
 
+def test_a_batch_file_a_batch_s_glob_matches_is_named_not_read_as_a_case(tmp_path, farm_run):
+    """(before: `**/*.yaml` reached sub/index.yaml and read it as a case: "unknown key
+    'files' in the case", exit 4)"""
+    write(tmp_path / "f" / "a.yaml")
+    write(tmp_path / "f" / "index.yaml", "files: ['**/*.yaml']\n")
+    write(tmp_path / "f" / "sub" / "b.yaml")
+    write(tmp_path / "f" / "sub" / "index.yaml", "files: [b.yaml]\n")
+    code, out, err = farm_run("f", "--collect-only")
+    assert (code, err) == (0, "")
+    assert out.splitlines()[0] == (
+        "farm: warning: f/sub/index.yaml: a batch file matched by f/index.yaml's files: it "
+        "does not run as a case (`farm run f/sub/index.yaml` runs it)")
+    assert "below f/index.yaml" not in out                     # said once
+    assert [line.split()[0] for line in out.splitlines() if "[web]" in line] == ["f/a",
+                                                                                "f/sub/b"]
+
+
 def test_a_batch_file_of_any_name_makes_its_folder_that_batch(tmp_path, farm_run):
     write(tmp_path / "g" / "a.yaml")
     smoke = write(tmp_path / "g" / "smoke.yaml", "files: [a.yaml]\n")
