@@ -122,7 +122,10 @@ SCROLL_JS = """(i) => { const el = (window.__farmNodes || [])[i];
 # frame or two) or ``quietMs`` after the last scroll event (a Chromium without scrollend), and
 # once ``quietMs`` passed with no scroll event at all: false when nothing on the page changed
 # either (page_state.js's counter: a page that moves its content itself on a wheel, with no
-# native scroll, changes it), the wheel moved nothing: that way is at its end.
+# native scroll, changes it), the wheel moved nothing: that way is at its end. That quiet time
+# counts from SCROLL_END_JS, sent once the wheel was dispatched, not from the watch: on a
+# loaded machine sending the wheel took longer than ``quietMs``, and a scroll that came after
+# was taken for the end of the page.
 SCROLL_WATCH_JS = """(quietMs) => { window.__farmScrollEnd = new Promise((resolve) => {
   const state = window.__farm, gen = state ? state.gen : null;
   let quiet = null, moved = false;
@@ -136,9 +139,10 @@ SCROLL_WATCH_JS = """(quietMs) => { window.__farmScrollEnd = new Promise((resolv
   const ended = () => { moved = true; done(); };
   addEventListener("scroll", scrolled, true);
   addEventListener("scrollend", ended, true);
-  quiet = setTimeout(done, quietMs);
+  window.__farmScrollArm = () => { if (quiet === null) quiet = setTimeout(done, quietMs); };
 }); return true; }"""
-SCROLL_END_JS = "() => window.__farmScrollEnd || null"
+SCROLL_END_JS = """() => { if (window.__farmScrollArm) window.__farmScrollArm();
+  return window.__farmScrollEnd || null; }"""
 # forceSameTabNavigation (Midscene's page agents): a link with a target and window.open load
 # in the current tab instead of a new one.
 SAME_TAB_JS = """
