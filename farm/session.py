@@ -7,7 +7,6 @@ The run's flow is here; its parts are modules of their own: what it writes and r
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 import os
 import sys
@@ -116,8 +115,8 @@ def _run(paths: Sequence[str | Path], devices: str, settings: Settings,
     run_dir = output_dirs(settings, run_id, overwrite, junit_xml, alluredir)
     server, tally = start_metrics(settings, {s.platform for s in specs})
     with AppServer(settings.serve_host, settings.serve_url_host) as apps, ExitStack() as stack:
-        suite_apps = [a for s in suites for a in s.defaults.apps]
-        apps.serve(suite_apps + _served_folders(cases))
+        suite_apps, own = [a for s in suites for a in s.defaults.apps], _served_folders(cases)
+        apps.serve(suite_apps + own)
         env = {**_dotenv_credentials(), **os.environ, **apps.env}
         keys = model_keys(settings)
         every_secret = Variables.from_sources(
@@ -127,7 +126,7 @@ def _run(paths: Sequence[str | Path], devices: str, settings: Settings,
         handler = setup_logging(run_dir, every_secret.mask)
         services = Services(settings, ArtifactStore(run_dir), run_id, env, app_dirs=apps.urls,
                             cache_mode=settings.cache, mask=every_secret.mask,
-                            serve_only=_serve_only(cases, suite_apps))
+                            serve_only=_serve_only(own, suite_apps))
         upfront, jobs, units = _plan(cases, settings, run_id, remembered)
         outcome = RunOutcome(results=[])
         if jobs:
@@ -253,10 +252,10 @@ def _served_folders(cases: list[Case]) -> list[AppSpec]:
     return [AppSpec(name=f"serve-{f.name}", serve=f) for f in sorted(folders)]
 
 
-def _serve_only(cases: list[Case], suite_apps: list[AppSpec]) -> frozenset[Path]:
-    """The folders served for cases' ``web.serve`` and not also as an app of a suite."""
+def _serve_only(own: list[AppSpec], suite_apps: list[AppSpec]) -> frozenset[Path]:
+    """The folders served for cases' ``web.serve`` (``own``) and not also as a suite's app."""
     apps = {Path(a.serve).resolve() for a in suite_apps if a.serve is not None}
-    return frozenset(f.serve for f in _served_folders(cases) if f.serve is not None) - apps
+    return frozenset(Path(f.serve) for f in own) - apps
 
 
 def _with_overrides(cases: list[Case], settings: Settings) -> list[Case]:
@@ -407,7 +406,7 @@ def _enough(specs: list[DeviceSpec], jobs: list[Job], matrix: bool) -> list[Devi
         count = spec.count if attached else max(0, min(spec.count, left[spec.platform]))
         left[spec.platform] -= count
         if count:
-            kept.append(dataclasses.replace(spec, count=count))
+            kept.append(replace(spec, count=count))
     return kept
 
 
