@@ -52,6 +52,8 @@ __all__ = ["BrowserDevice", "MAX_NODES"]
 LOAD_GRACE_S = 10.0
 # A wheel that scrolls nothing (the end of the page) is done once no scroll came for this long
 SCROLL_QUIET_MS = 100
+# An aiInput naming no option of a select lists this many of its options
+MAX_OPTIONS_SHOWN = 15
 
 
 def _action(method: Callable[..., Any]) -> Callable[..., Any]:
@@ -545,7 +547,8 @@ class BrowserDevice:
     def fill(self, text: str) -> bool:
         """Replace the focused field's content with ``text`` in one go: its content selected,
         then the text inserted as an input method would (input events, no key events; a date
-        or colour input gets its value set). False when nothing fillable has the focus."""
+        or colour input gets its value set; a select, the option ``text`` names, as shown or
+        its value). False when nothing fillable has the focus."""
         page = self._acting()
         with self._errors("fill"):
             how = self._shots.script(page, FOCUSED_FILL_JS, text)
@@ -554,6 +557,11 @@ class BrowserDevice:
                     page.keyboard.insert_text(text)
                 else:
                     page.keyboard.press("Delete")
+        if isinstance(how, dict):       # a <select> without that option
+            shown = ", ".join(f'"{o}"' for o in how.get("options", [])[:MAX_OPTIONS_SHOWN])
+            more = len(how.get("options", [])) - MAX_OPTIONS_SHOWN
+            raise StepFailed(f'the select has no option "{text}" (its options: '
+                             f'{shown or "none"}{f", and {more} more" if more > 0 else ""})')
         if isinstance(how, str) and how.startswith("not:"):
             focus = how[4:]
             raise StepFailed("no text field took the text: " + (

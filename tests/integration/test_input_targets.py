@@ -51,3 +51,60 @@ def test_input_into_a_button_or_a_heading_fails_saying_what_had_the_focus(tmp_pa
     assert "mode: typeOnly" in button["error"]
     assert steps['aiInput "Username"']["status"] == "passed"      # a field still takes it
     assert case["data"]["typed"] == "demo"
+
+
+SELECT_PAGE = """<!doctype html><html><body>
+<label for="country">Country</label>
+<select id="country" onchange="document.getElementById('out').textContent = 'Ships to ' + this.value">
+  <option value="">Choose one</option><option value="fr">France</option>
+  <option value="jp">Japan</option><option value="nz" disabled>New Zealand</option>
+</select>
+<p id="out"></p>
+</body></html>"""
+
+SELECT_CASE = """name: choose from a select
+web:
+  serve: .
+  url: shop.html
+tasks:
+  - name: by the text shown
+    flow:
+      - aiInput: Country
+        value: Japan
+      - waitForText: Ships to jp
+        timeout: 3000
+  - name: by value, and by text in another case
+    flow:
+      - aiInput: Country
+        value: fr
+      - waitForText: Ships to fr
+        timeout: 3000
+      - aiInput: Country
+        value: JAPAN
+      - waitForText: Ships to jp
+        timeout: 3000
+  - name: an option it does not have
+    flow:
+      - aiInput: Country
+        value: New Zealand
+"""
+
+
+def test_input_into_a_select_chooses_the_option_it_names_or_fails_listing_them(
+        tmp_path: Path, farm: FarmCli):
+    """A native <select> had no way in: aiInput failed with "the focus is on a select" (and
+    tapping opens a popup no screenshot shows). Now the option named by its text or value is
+    chosen as a user's pick is (the page's change handler runs); a name it lacks (or a
+    disabled option) fails the step listing the options there are."""
+    (tmp_path / "shop.html").write_text(SELECT_PAGE)
+    (tmp_path / "select.yaml").write_text(SELECT_CASE)
+    done = farm.run("run", tmp_path / "select.yaml", "--devices", "browser:1", "--report-dir",
+                    tmp_path / "run")
+    assert done.returncode == 1, done.stdout + done.stderr
+    [case] = results(tmp_path / "run")["cases"]
+    status = [(s["task"], s["status"]) for s in case["steps"]]
+    assert status == [("by the text shown", "passed")] * 2 + [
+        ("by value, and by text in another case", "passed")] * 4 + [
+        ("an option it does not have", "failed")], case["steps"]
+    assert case["steps"][-1]["error"] == ('the select has no option "New Zealand" (its '
+                                          'options: "Choose one", "France", "Japan")')

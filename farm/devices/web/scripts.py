@@ -79,7 +79,8 @@ def settled_read_js(read: str) -> str:
 # Replace the focused field's content: selected, then the value inserted as an input method
 # would ("done"; "insert" when the browser refused, so Python inserts it); inputs that take no
 # typed text get their value set ("set"); "not:<what>": the focus is on nothing or on a control
-# that takes no text (a button, a link, a checkbox, a disabled field); null: another element
+# that takes no text (a button, a link, a checkbox, a disabled field); {options}: a select has
+# no option the value names (its options, as shown); null: another element
 # has it (a custom widget: keys may be what it reads).
 FOCUSED_FILL_JS = """(value) => {
   const insert = () => document.execCommand(value ? "insertText" : "delete", false, value)
@@ -90,8 +91,24 @@ FOCUSED_FILL_JS = """(value) => {
   if (!el || el === document.body || el === document.documentElement) return "not:nothing";
   if (el.disabled || el.readOnly) return "not:" + (el.disabled ? "disabled " : "read-only ")
     + what(el);
-  if (el instanceof HTMLButtonElement || el instanceof HTMLAnchorElement
-      || el instanceof HTMLSelectElement) return "not:" + what(el);
+  if (el instanceof HTMLButtonElement || el instanceof HTMLAnchorElement) {
+    return "not:" + what(el);
+  }
+  if (el instanceof HTMLSelectElement) {
+    // the option the value names (its text as shown, its value, or its text in any case),
+    // chosen as a user's pick is: input and change events
+    const norm = (s) => (s || "").replace(/\\s+/g, " ").trim();
+    const want = norm(value), options = [...el.options].filter((o) => !o.disabled);
+    const shown = (o) => norm(o.label || o.text);
+    const pick = options.find((o) => shown(o) === want) || options.find((o) => o.value === value)
+      || options.find((o) => shown(o).toLowerCase() === want.toLowerCase());
+    if (!pick) return {options: options.map(shown)};
+    if (el.multiple) for (const o of el.options) o.selected = false;
+    pick.selected = true;
+    el.dispatchEvent(new Event("input", {bubbles: true}));
+    el.dispatchEvent(new Event("change", {bubbles: true}));
+    return "set";
+  }
   if (el.isContentEditable) {
     const range = document.createRange();
     range.selectNodeContents(el);
