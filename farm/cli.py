@@ -451,12 +451,23 @@ def config() -> None:
 @config.command("show")
 def config_show() -> None:
     """Print resolved settings (flag > FARM_* env > farm.toml > [tool.farm] > defaults),
-    secrets masked."""
-    from farm.config import in_force, load_settings
+    secrets masked, then where each one set was set (and what that overrides)."""
+    from farm.config import in_force, load_settings, places
     shown = in_force(load_settings())
     width = max(map(len, shown))
     for key, value in shown.items():
         click.echo(f"{key:<{width}} {value}")
+    where = places()
+    if not where:
+        click.echo("\nwhere set: nowhere: every value is farm's default (no FARM_* "
+                   "variable, farm.toml or pyproject.toml [tool.farm] sets one)")
+        return
+    click.echo("\nwhere set (environment > farm.toml > pyproject.toml [tool.farm]; a "
+               "command's flags win over all three):")
+    width = max(map(len, where))
+    for key, found in where.items():
+        shadowed = f" (overrides {', '.join(found[1:])})" if len(found) > 1 else ""
+        click.echo(f"  {key:<{width}} {found[0]}{shadowed}")
 
 
 @cli.group()

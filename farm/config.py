@@ -263,6 +263,10 @@ class Settings(BaseModel):
                 value = mask_url(value)
             elif isinstance(value, list) and name.endswith("_urls"):
                 value = [mask_url(v) for v in value]
+            elif isinstance(value, str):            # a URL inside any other text, too
+                value = mask_urls_in(value)
+            elif isinstance(value, list):           # browser_args' --proxy-server=http://u:pw@…
+                value = [mask_urls_in(v) if isinstance(v, str) else v for v in value]
             elif isinstance(value, Path):
                 value = str(value)
             out[name] = value
@@ -294,6 +298,46 @@ def in_force(settings: Settings) -> dict[str, Any]:
         if value is None or (value == "" and name == "metrics_host"):
             out[name] = _WHEN_UNSET.get(name, "(not set)").format(state_dir=out["state_dir"])
     return out
+
+
+def places(cls: type[BaseModel] = Settings) -> dict[str, list[str]]:
+    """Every place that sets each setting some place sets, the one in force first: its
+    variable(s), then ``farm.toml:LINE``, then ``pyproject.toml [tool.farm]:LINE`` (what
+    `farm config show` lists under "where set", so a value farm.toml shadows is seen)."""
+    env = {key.lower() for key in os.environ}
+    found: dict[str, list[str]] = {}
+    for name, field in cls.model_fields.items():
+        names = list(dict.fromkeys(n.upper() for n in _env_names(name, field)
+                                   if n.lower() in env))
+        if names:
+            found[name] = names
+    for path, table in ((Path(TOML_FILE), ()), (Path("pyproject.toml"), PYPROJECT_TABLE)):
+        values = _from_toml(cls, path, table)
+        if not values:
+            continue
+        lines = _key_lines(path.read_text(encoding="utf-8"), table)
+        for name, field in cls.model_fields.items():
+            if name in values:
+                keys = (name, *(_env_names(name, field) if field.validation_alias else []))
+                line = next((lines[k] for k in keys if k in lines), None)
+                found.setdefault(name, []).append(
+                    _file_label(path, table) + (f":{line}" if line else ""))
+    return found
+
+
+def _key_lines(text: str, table: tuple[str, ...]) -> dict[str, int]:
+    """The line of each ``key = …`` of ``table`` (top level for ``()``) in a TOML text."""
+    lines: dict[str, int] = {}
+    current: tuple[str, ...] = ()
+    for number, line in enumerate(text.splitlines(), 1):
+        header = re.match(r"\s*\[([^\[\]]+)\]\s*(#.*)?$", line)
+        if header:
+            current = tuple(part.strip().strip('"') for part in header.group(1).split("."))
+            continue
+        key = re.match(r"""\s*["']?([A-Za-z0-9_-]+)["']?\s*=""", line)
+        if key and current == table:
+            lines.setdefault(key.group(1), number)
+    return lines
 
 
 def configured(cls: type[BaseModel] = Settings) -> dict[str, Any]:
@@ -500,6 +544,15 @@ def mask_url(url: str) -> str:
     if parts.fragment:
         url = f"{url.partition('#')[0]}#{hide(parts.fragment)}"
     return url
+
+
+_URL_IN_TEXT = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s'\"]+")
+
+
+def mask_urls_in(text: str) -> str:
+    """``text`` with every URL in it masked as `mask_url` masks one (a Chromium flag
+    ``--proxy-server=http://user:pw@proxy:3128`` keeps all but the password)."""
+    return _URL_IN_TEXT.sub(lambda m: mask_url(m.group(0)), text)
 
 
 def redis_url_problem(url: str) -> str | None:
