@@ -134,6 +134,9 @@ def run(paths: tuple[Path, ...], devices: str, report_dir: Path | None, junit_xm
                              pushgateway_url=pushgateway)
     if matrix and not settings.broker_url:
         raise click.UsageError("--matrix needs a cluster: give --broker URL")
+    if exitfirst and maxfail is not None and maxfail != 1:
+        raise click.UsageError(f"-x and --maxfail {maxfail} disagree: -x is --maxfail 1; "
+                               "give one of them")
     _unused_outputs(settings, collect_only, report_dir=report_dir, junit_xml=junit_xml,
                     alluredir=alluredir, overwrite=overwrite)
     _needs_model(settings, model_family=model_family, model_base_url=model_base_url)

@@ -1,0 +1,34 @@
+"""`farm run` flags a CI script gets wrong: each is one usage line and exit 4, before anything
+runs, never a silent choice between them."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.support.farm_cli import run_main
+
+CASE = "web: {url: 'about:blank'}\ntasks:\n  - name: t\n    flow:\n      - javascript: '1'\n"
+
+
+@pytest.fixture
+def suite(tmp_path, monkeypatch):
+    for key in list(__import__("os").environ):
+        if key.startswith("FARM_"):
+            monkeypatch.delenv(key)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "s").mkdir()
+    (tmp_path / "s" / "a.yaml").write_text(CASE)
+    return tmp_path / "s"
+
+
+def test_exitfirst_and_a_different_maxfail_are_refused(suite, monkeypatch, capsys):
+    """`farm run s -x --maxfail 3` ran with --maxfail 1 without a word (pytest takes the last
+    one given): the job stopped after one failure where the user asked for three."""
+    code, out, err = run_main(monkeypatch, capsys, "run", suite, "-x", "--maxfail", "3",
+                              "--collect-only")
+    assert (code, out) == (4, "")
+    assert err.endswith("Error: -x and --maxfail 3 disagree: -x is --maxfail 1; give one of "
+                        "them\n"), err
+    code, out, err = run_main(monkeypatch, capsys, "run", suite, "-x", "--maxfail", "1",
+                              "--collect-only")
+    assert (code, err) == (0, "") and "1 case(s) collected" in out
