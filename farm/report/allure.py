@@ -1,6 +1,7 @@
-"""Allure results (``--alluredir DIR``), written with allure-python-commons' own model and file
-logger: one result per attempt (earlier attempts share the case's historyId, so Allure shows
-them as retries), one step per case step with its screenshot, labels for suite, device,
+"""Allure results (``--alluredir DIR``), written with allure-python-commons' own model: one
+result per attempt (earlier attempts share the case's historyId, so Allure shows them as
+retries; each file is named after a uuid of its run, case and attempt, so writing a run again
+replaces its files), one step per case step with its screenshot, labels for suite, device,
 platform and tags.
 
 Status mapping: passed → passed; flaky → passed with statusDetails.flaky; failed → failed
@@ -40,13 +41,23 @@ def _message(c: CaseResult) -> str | None:
     return printable(why) if why else None
 
 
+def _uuid(*parts: object) -> str:
+    """The same uuid for the same run, case, attempt (and file): writing a run's results into
+    one --alluredir again (`farm report RUN_DIR --alluredir`) replaces its files instead of
+    adding copies, which Allure would show as retries (and a failed case as flaky)."""
+    name = "\x00".join(str(p) for p in parts).encode("utf-8", "surrogatepass")
+    return str(uuid.UUID(bytes=hashlib.sha1(b"farm allure\x00" + name).digest()[:16],
+                         version=5))
+
+
 class _Writer:
     def __init__(self, run_dir: Path, out: Path) -> None:
         from allure_commons.logger import AllureFileLogger
         self.run_dir = run_dir
-        self.logger = AllureFileLogger(str(out))
+        self.out = Path(out).absolute()
+        self.logger = AllureFileLogger(str(out))       # makes the folder; copies attachments
 
-    def attach(self, rel: str | None, name: str) -> list:
+    def attach(self, rel: str | None, name: str, owner: str = "") -> list:
         """The screenshot ``rel`` (relative to the run dir) copied in, as an Attachment: a
         JPEG, or a marked copy's SVG (Allure shows both as images)."""
         from allure_commons.model2 import ATTACHMENT_PATTERN, Attachment
@@ -56,18 +67,18 @@ class _Writer:
             return []
         ext, kind = (("svg", "image/svg+xml") if rel.lower().endswith(".svg") else
                      ("jpg", "image/jpeg"))
-        source = ATTACHMENT_PATTERN.format(prefix=uuid.uuid4(), ext=ext)
+        source = ATTACHMENT_PATTERN.format(prefix=_uuid(owner, name, rel), ext=ext)
         self.logger.report_attached_file(str(path), source)
         return [Attachment(name=name, source=source, type=kind)]
 
-    def step(self, st: StepRecord):
+    def step(self, st: StepRecord, owner: str):
         from allure_commons.model2 import Parameter, StatusDetails, TestStepResult
         start = _ms(st.started)
         result = TestStepResult(
             name=printable(f"{st.index}. {st.label}"), status=_STATUS.get(st.status, "broken"),
             stage="finished", start=start,
             stop=start + round(st.duration * 1000) if start is not None else None,
-            attachments=self.attach(st.marked or st.after, "screenshot"),
+            attachments=self.attach(st.marked or st.after, "screenshot", owner),
             parameters=[Parameter(name=k, value=str(v)) for k, v in
                         (("task", st.task), ("tier", st.tier), ("line", st.line)) if v])
         if st.error:
@@ -83,14 +94,15 @@ class _Writer:
                   ("device", c.device or ""), ("host", c.device or ""),
                   *[("tag", t) for t in c.tags]]
         start = _ms(c.started)
+        own = _uuid(summary.run_id, c.case_id, c.attempt, c.started)
         result = TestResult(
-            uuid=str(uuid.uuid4()), historyId=digest[:32], testCaseId=digest[32:],
+            uuid=own, historyId=digest[:32], testCaseId=digest[32:],
             name=printable(c.name), fullName=c.case_id, status=_STATUS.get(c.status, "broken"),
             stage="finished" if c.status != "interrupted" else "interrupted",
             start=start, stop=start + round(c.duration * 1000) if start is not None else None,
             labels=[Label(name=k, value=v) for k, v in labels if v],
-            steps=[self.step(st) for st in c.steps],
-            attachments=self.attach(c.screenshot, "last screenshot")
+            steps=[self.step(st, own) for st in c.steps],
+            attachments=self.attach(c.screenshot, "last screenshot", own)
             if c.status != "passed" else [],
             titlePath=c.case_id.split("/")[:-1])
         message = _message(c)
@@ -98,7 +110,18 @@ class _Writer:
             result.statusDetails = StatusDetails(
                 message=message, flaky=c.status == "flaky" or c.since_last == "flaky" or None,
                 known=c.since_last == "still failing" or None)
-        self.logger.report_result(result)
+        self.result(result)
+
+    def result(self, result) -> None:
+        """``<uuid>-result.json``, as allure-python-commons' file logger writes one, but named
+        after the result's own (stable) uuid, where the logger takes a random one each time."""
+        import json
+
+        from attr import asdict
+        from farm.report.paths import replace_file
+        data = asdict(result, filter=lambda _, v: v or v is False)
+        replace_file(self.out / f"{result.uuid}-result.json",
+                     json.dumps(data, ensure_ascii=False).encode("utf-8"))
 
 
 def write_allure(summary: RunSummary, run_dir: Path, out: Path) -> Path:
