@@ -1,12 +1,14 @@
 // Walks the rendered DOM in ONE page.evaluate and returns {truncated, nodes: [...]}.
-// Evaluated by farm/devices/web/dom_read.py (and the simulators) as a function expression called with maxNodes,
-// and by the browser with reach.js's helpers too: then each visible control (up to MAX_REACH,
-// on a page of at most 1500 elements) says whether a tap at its middle reaches it (``reached``:
-// false when something covers it there), so a tap needs no round trip of its own to check that
-// (hit.js checks when it is not true).
+// Evaluated by farm/devices/web/dom_read.py (and the simulators) as a function expression called with maxNodes
+// and reach.js's helpers; for the browser (``checks`` not false) each visible control (up to
+// MAX_REACH, on a page of at most 1500 elements) says whether a tap at its middle reaches it
+// (``reached``: false when something covers it there), so a tap needs no round trip of its own
+// to check that (hit.js checks when it is not true). Frames of the page's origin are walked as
+// part of the page (their elements' rects in the page's viewport, hidden where the frame clips
+// them); another origin's frame is one element (its text is read on its own: dom_read.py).
 // Field meanings (and defaults, for the fields a node leaves out) match
 // farm.devices.base.UINode.
-(maxNodes, reach) => {
+(maxNodes, reach, checks) => {
   const vw = window.innerWidth, vh = window.innerHeight;
   const norm = (s) => (s || "").replace(/\s+/g, " ").trim();
   const MAX_TEXT = 1000;  // a text wall is never a useful locator; keeps the payload small
@@ -14,9 +16,16 @@
   const CLICK_ROLES = new Set(["button", "link", "checkbox", "radio", "tab", "menuitem",
     "menuitemcheckbox", "menuitemradio", "option", "switch"]);
   const TEXT_INPUTS = new Set(["text", "search", "email", "url", "tel", "password", "number"]);
-  let active = document.activeElement;   // the keyboard focus, inside shadow roots too
-  while (active && active.shadowRoot && active.shadowRoot.activeElement) {
-    active = active.shadowRoot.activeElement;
+  let active = document.activeElement;   // the keyboard focus, inside shadow roots and frames
+  for (;;) {
+    let inner = null;
+    if (active && active.shadowRoot) inner = active.shadowRoot.activeElement;
+    else if (active && (active.tagName === "IFRAME" || active.tagName === "FRAME")) {
+      const doc = reach.inside(active).doc;
+      inner = doc ? doc.activeElement : null;
+    }
+    if (!inner || inner === active) break;
+    active = inner;
   }
   const nodes = [];
   const elements = [];  // elements[i] is nodes[i]: what scroll_into_view(node) scrolls
@@ -82,10 +91,12 @@
     return parts.join(" ");
   };
 
-  const visit = (el, parentIdx) => {
+  // f: the document ``el`` is in: its window, where its viewport is in the page's (dx, dy),
+  // and the part of the page's viewport it shows (clip: [left, top, right, bottom])
+  const visit = (el, parentIdx, f) => {
     if (nodes.length >= maxNodes) { truncated = true; return; }
     if (SKIP.has(el.tagName)) return;
-    const style = getComputedStyle(el);
+    const style = f.view.getComputedStyle(el);
     if (style.display === "none") return;           // nothing below is rendered either
     if (parseFloat(style.opacity) === 0) return;     // opacity compounds down the subtree
     const r = el.getBoundingClientRect();
@@ -113,7 +124,7 @@
         || CLICK_ROLES.has(roleAttr) || style.cursor === "pointer";
       const editable = ((tag === "INPUT" && TEXT_INPUTS.has(type)) || tag === "TEXTAREA"
         || el.isContentEditable) && !el.disabled && !el.readOnly;
-      const x = Math.round(r.left), y = Math.round(r.top);
+      const x = Math.round(r.left + f.dx), y = Math.round(r.top + f.dy);
       const w = Math.round(r.width), h = Math.round(r.height);
       idx = nodes.length;
       elements.push(el);
@@ -143,19 +154,30 @@
           || (attrs && el.getAttribute("aria-disabled") === "true")) {
         n.enabled = false;
       }
-      if (!(r.right > 0 && r.bottom > 0 && r.left < vw && r.top < vh)) n.visible = false;
+      const [cl, ct, cr, cb] = f.clip;
+      if (!(r.right + f.dx > cl && r.bottom + f.dy > ct && r.left + f.dx < cr
+            && r.top + f.dy < cb)) n.visible = false;
       nodes.push(n);
     }
     if (el.shadowRoot) {
-      for (const c of el.shadowRoot.children) visit(c, idx);
+      for (const c of el.shadowRoot.children) visit(c, idx, f);
     }
-    for (const c of el.children) visit(c, idx);
+    if (rendered && (tag === "IFRAME" || tag === "FRAME")) {
+      const o = reach.inside(el), doc = o.doc;
+      if (doc && doc.body) {
+        const dx = f.dx + o.x, dy = f.dy + o.y, v = doc.defaultView;
+        const clip = [Math.max(f.clip[0], dx), Math.max(f.clip[1], dy),
+                      Math.min(f.clip[2], dx + v.innerWidth), Math.min(f.clip[3], dy + v.innerHeight)];
+        visit(doc.body, idx, { view: v, dx, dy, clip });
+      }
+    }
+    for (const c of el.children) visit(c, idx, f);
   };
 
-  if (document.body) visit(document.body, null);
+  if (document.body) visit(document.body, null, { view: window, dx: 0, dy: 0, clip: [0, 0, vw, vh] });
   window.__farmNodes = elements;
   // (a page of thousands of elements: its first hit test costs tens of ms; the tap checks)
-  if (reach && nodes.length <= 1500) {
+  if (checks !== false && nodes.length <= 1500) {
     const MAX_REACH = 100;     // hit tests a walk makes at most
     let checks = 0;
     for (const n of nodes) {

@@ -4,11 +4,11 @@
 // as scrollIntoViewIfNeeded does, and checked again), else a description of what covers it.
 // Evaluated by farm/devices/web/dom_read.py as a function expression called with [i, x, y]
 // and reach.js's helpers.
-([i, x, y], {at, chain, reaches}) => {
+([i, x, y], {at, chain, reaches, box}) => {
   const el = (window.__farmNodes || [])[i];
   if (!el || !el.isConnected) return [x, y, ""];   // no telling: the tap goes as before
-  const box = el.getBoundingClientRect();          // not where it was read: not the one meant
-  if (x < box.left - 1 || x > box.right + 1 || y < box.top - 1 || y > box.bottom + 1) {
+  const was = box(el);                        // not where it was read: not the one meant
+  if (x < was.left - 1 || x > was.right + 1 || y < was.top - 1 || y > was.bottom + 1) {
     return [x, y, ""];
   }
   const describe = (hit) => {
@@ -27,7 +27,7 @@
   if (reaches(el, hit)) return [x, y, ""];
   el.scrollIntoView({block: "center", inline: "center", behavior: "instant"});
   if (window.__farm) window.__farm.gen++;  // the scroll event comes a frame later
-  const r = el.getBoundingClientRect();
+  const r = box(el);
   const nx = Math.round(r.left + r.width / 2), ny = Math.round(r.top + r.height / 2);
   const again = at(nx, ny);
   if (reaches(el, again)) return [nx, ny, ""];

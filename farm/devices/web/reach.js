@@ -1,21 +1,50 @@
 // Where a tap lands, shared by the DOM walk (dom.js: whether each control's middle is its own)
 // and the check before a tap (hit.js). An expression: an object of helpers.
-//   at(x, y): the innermost element a tap at (x, y) hits, inside shadow roots too;
+//   at(x, y): the innermost element a tap at (x, y) hits, inside shadow roots and frames of
+//     the page's origin too;
 //   chain(n): n and its ancestors (across shadow roots);
 //   reaches(el, hit): whether a tap that hits ``hit`` goes to ``el``: the target, the button,
 //     link or label it is part of, or the control a label stands for (what Playwright's
-//     hit-target check accepts).
+//     hit-target check accepts);
+//   inside(frame): where a frame element's document starts in the viewport ({x, y}), and its
+//     document when the page may read it (a frame of its origin), else null;
+//   box(el): el's rect in the viewport's coordinates (one of a frame: moved by where it is).
 (() => {
   const up = (n) => n.parentElement || (n.parentNode && n.parentNode.host) || null;
   const chain = (n) => { const out = []; for (; n; n = up(n)) out.push(n); return out; };
-  const at = (px, py) => {
-    let hit = document.elementFromPoint(px, py);
-    while (hit && hit.shadowRoot) {
-      const inner = hit.shadowRoot.elementFromPoint(px, py);
-      if (!inner || inner === hit) break;
-      hit = inner;
+  const inside = (frame) => {
+    let doc = null;
+    try { doc = frame.contentDocument; } catch (e) { doc = null; }
+    const view = frame.ownerDocument.defaultView;
+    const r = frame.getBoundingClientRect(), s = view.getComputedStyle(frame);
+    return { doc: doc && doc.defaultView ? doc : null,
+             x: r.left + frame.clientLeft + parseFloat(s.paddingLeft),
+             y: r.top + frame.clientTop + parseFloat(s.paddingTop) };
+  };
+  const box = (el) => {
+    const r = el.getBoundingClientRect();
+    let dx = 0, dy = 0;
+    for (let view = el.ownerDocument.defaultView; view && view.frameElement; view = view.parent) {
+      const o = inside(view.frameElement);
+      dx += o.x; dy += o.y;
     }
-    return hit;
+    return { left: r.left + dx, top: r.top + dy, right: r.right + dx, bottom: r.bottom + dy,
+             width: r.width, height: r.height };
+  };
+  const at = (px, py) => {
+    let root = document, dx = 0, dy = 0;     // root's viewport, in the page's viewport
+    for (;;) {
+      let hit = root.elementFromPoint(px - dx, py - dy);
+      while (hit && hit.shadowRoot) {
+        const inner = hit.shadowRoot.elementFromPoint(px - dx, py - dy);
+        if (!inner || inner === hit) break;
+        hit = inner;
+      }
+      if (!hit || (hit.tagName !== "IFRAME" && hit.tagName !== "FRAME")) return hit;
+      const o = inside(hit);
+      if (!o.doc) return hit;                  // another origin's: the frame is what it hits
+      root = o.doc; dx += o.x; dy += o.y;
+    }
   };
   const reaches = (el, hit) => {
     if (!hit) return false;
@@ -25,5 +54,5 @@
     if (owner.control) takers.add(owner.control);
     return chain(hit).some((n) => takers.has(n) || (n.tagName === "LABEL" && n.control === el));
   };
-  return {at, chain, reaches};
+  return {at, chain, reaches, inside, box};
 })()

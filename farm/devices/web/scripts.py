@@ -22,8 +22,9 @@ def read_js(name: str) -> str:
 # thousands of small objects costs seconds, a string costs milliseconds.
 # Where a tap lands (reach.js): the walk's ``reached`` of each control, the check before a tap
 REACH_JS = read_js("reach.js")
-DOM_JS = "(maxNodes) => JSON.stringify((\n" + read_js("dom.js") + "\n)(maxNodes))"
-XPATH_JS = read_js("xpath.js")
+DOM_JS = ("(maxNodes) => JSON.stringify((\n" + read_js("dom.js") + "\n)(maxNodes, " + REACH_JS
+          + ", false))")
+XPATH_JS = "(xpath) => (" + read_js("xpath.js") + ")(xpath, " + REACH_JS + ")"
 RUN_JS = read_js("run_script.js")
 PAGE_STATE_JS = read_js("page_state.js")
 # The same walk, skipped when the page's change counter (page_state.js) still has the value of
@@ -83,18 +84,27 @@ def settled_read_js(read: str) -> str:
 # no option the value names (its options, as shown); null: another element
 # has it (a custom widget: keys may be what it reads).
 FOCUSED_FILL_JS = """(value) => {
-  const insert = () => document.execCommand(value ? "insertText" : "delete", false, value)
+  let el = document.activeElement;     // the focus, inside shadow roots and same-origin frames
+  for (;;) {
+    let inner = null;
+    if (el && el.shadowRoot) inner = el.shadowRoot.activeElement;
+    else if (el && (el.tagName === "IFRAME" || el.tagName === "FRAME")) {
+      try { inner = el.contentDocument && el.contentDocument.activeElement; } catch (e) { }
+    }
+    if (!inner || inner === el) break;
+    el = inner;
+  }
+  const doc = el ? el.ownerDocument : document, win = doc.defaultView;  // (a frame's own)
+  const insert = () => doc.execCommand(value ? "insertText" : "delete", false, value)
     ? "done" : "insert";
-  let el = document.activeElement;
-  while (el && el.shadowRoot && el.shadowRoot.activeElement) el = el.shadowRoot.activeElement;
   const what = (e) => e.tagName.toLowerCase() + (e.type ? `[type=${e.type}]` : "");
-  if (!el || el === document.body || el === document.documentElement) return "not:nothing";
+  if (!el || el === doc.body || el === doc.documentElement) return "not:nothing";
   if (el.disabled || el.readOnly) return "not:" + (el.disabled ? "disabled " : "read-only ")
     + what(el);
-  if (el instanceof HTMLButtonElement || el instanceof HTMLAnchorElement) {
+  if (el instanceof win.HTMLButtonElement || el instanceof win.HTMLAnchorElement) {
     return "not:" + what(el);
   }
-  if (el instanceof HTMLSelectElement) {
+  if (el instanceof win.HTMLSelectElement) {
     // the option the value names (its text as shown, its value, or its text in any case),
     // chosen as a user's pick is: input and change events
     const norm = (s) => (s || "").replace(/\\s+/g, " ").trim();
@@ -110,13 +120,13 @@ FOCUSED_FILL_JS = """(value) => {
     return "set";
   }
   if (el.isContentEditable) {
-    const range = document.createRange();
+    const range = doc.createRange();
     range.selectNodeContents(el);
-    const sel = getSelection(); sel.removeAllRanges(); sel.addRange(range);
+    const sel = win.getSelection(); sel.removeAllRanges(); sel.addRange(range);
     return insert();
   }
-  if (el instanceof HTMLTextAreaElement) { el.select(); return insert(); }
-  if (!(el instanceof HTMLInputElement)) return null;
+  if (el instanceof win.HTMLTextAreaElement) { el.select(); return insert(); }
+  if (!(el instanceof win.HTMLInputElement)) return null;
   if (["", "text", "search", "email", "url", "tel", "password", "number"].includes(el.type)) {
     el.select(); return insert();
   }

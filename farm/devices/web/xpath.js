@@ -1,22 +1,36 @@
 // Rendered elements matching an XPath, as [x, y, w, h] viewport rects; text and attribute
-// hits map to their element.  Returns {error} instead of throwing so that a bad XPath becomes
-// a StepFailed in farm/devices/web/dom_read.py, not a Playwright error.
-(xpath) => {
-  let snap;
-  try {
-    snap = document.evaluate(xpath, document, null, XPathResult.ORDERED_NODE_SNAPSHOT_TYPE, null);
-  } catch (e) { return {error: String(e && e.message || e)}; }
+// hits map to their element. The page's document first, then each shown frame of its origin
+// (the XPath evaluated in the frame's document, its rects moved to where the frame is: what
+// the DOM walk, dom.js, reads there too). Returns {error} instead of throwing so that a bad
+// XPath becomes a StepFailed in farm/devices/web/dom_read.py, not a Playwright error.
+// Evaluated with reach.js's helpers.
+(xpath, {inside}) => {
   const out = [];
-  for (let i = 0; i < snap.snapshotLength; i++) {
-    let n = snap.snapshotItem(i);
-    if (n.nodeType === 2) n = n.ownerElement;
-    else if (n.nodeType !== 1) n = n.parentElement;
-    if (!n || !n.getBoundingClientRect) continue;
-    const r = n.getBoundingClientRect();
-    const s = getComputedStyle(n);
-    if (r.width <= 0 || r.height <= 0 || s.visibility === 'hidden' || s.display === 'none'
-        || parseFloat(s.opacity) === 0) continue;
-    out.push([Math.round(r.left), Math.round(r.top), Math.round(r.width), Math.round(r.height)]);
-  }
+  const search = (doc, dx, dy) => {
+    const view = doc.defaultView;
+    const snap = doc.evaluate(xpath, doc, null, XPathResult.ORDERED_NODE_SNAPSHOT_TYPE, null);
+    const shown = (n, r) => {
+      const s = view.getComputedStyle(n);
+      return r.width > 0 && r.height > 0 && s.visibility !== 'hidden' && s.display !== 'none'
+        && parseFloat(s.opacity) !== 0;
+    };
+    for (let i = 0; i < snap.snapshotLength; i++) {
+      let n = snap.snapshotItem(i);
+      if (n.nodeType === 2) n = n.ownerElement;
+      else if (n.nodeType !== 1) n = n.parentElement;
+      if (!n || !n.getBoundingClientRect) continue;
+      const r = n.getBoundingClientRect();
+      if (!shown(n, r)) continue;
+      out.push([Math.round(r.left + dx), Math.round(r.top + dy), Math.round(r.width),
+                Math.round(r.height)]);
+    }
+    for (const frame of doc.querySelectorAll('iframe, frame')) {
+      const o = inside(frame);
+      if (o.doc && shown(frame, frame.getBoundingClientRect())) search(o.doc, dx + o.x, dy + o.y);
+    }
+  };
+  try {
+    search(document, 0, 0);
+  } catch (e) { return {error: String(e && e.message || e)}; }
   return {rects: out};
 }

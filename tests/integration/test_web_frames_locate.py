@@ -1,0 +1,106 @@
+"""Elements inside a frame of the page's own origin (an embedded form, an editor, a legacy
+page in an iframe) are located like the page's own: the zero-token tiers find them by their
+label or text, aiInput fills them in one go, a tap reaches them, and what a model found there is
+kept in the locate cache (the next night asks no model). Before, a frame was one opaque element:
+"needs a model (set FARM_MODEL): no zero-token match", and what the model found was never cached,
+so every night paid for it again. Real `farm run`, real Chromium, the scripted model server."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.support.farm_cli import FarmCli, results
+from tests.support.model_server import ModelServer
+
+MAIN = """<!doctype html><html><body style="margin:0">
+<h1>Checkout</h1>
+<iframe src="coupon.html" style="position:absolute; left:100px; top:200px; width:400px;
+  height:150px; border:0"></iframe>
+</body></html>"""
+
+# keys: how many key events the field saw (aiInput fills without any); the far button sits
+# below the frame's own viewport (the frame scrolls to it)
+FRAME = """<!doctype html><html><body style="margin:0">
+<label for="cc" style="position:absolute; left:0; top:0">Coupon code</label>
+<input id="cc" style="position:absolute; left:20px; top:30px; width:200px; height:24px;
+  border:0; padding:0" onkeydown="window.keys = (window.keys || 0) + 1">
+<button style="position:absolute; left:240px; top:30px" onclick="
+  document.getElementById('r').textContent = 'Coupon ' + document.getElementById('cc').value
+  + ' applied'">Apply</button>
+<p id="r" style="position:absolute; left:0; top:70px"></p>
+<button style="position:absolute; left:0; top:900px" onclick="
+  document.getElementById('r').textContent = 'Far button pressed'">Far button</button>
+</body></html>"""
+
+ZERO_TOKEN = """name: coupon in a frame
+web:
+  serve: .
+  url: main.html
+tasks:
+  - name: coupon
+    flow:
+      - aiInput: Coupon code
+        value: SAVE10
+      - aiTap: Apply
+      - waitForText: Coupon SAVE10 applied
+        timeout: 5000
+      - javascript: document.querySelector('iframe').contentWindow.keys || 0
+        name: keys
+      - aiTap: Far button
+      - waitForText: Far button pressed
+        timeout: 5000
+"""
+
+BY_MODEL = """name: coupon by description
+web:
+  serve: .
+  url: main.html
+tasks:
+  - name: coupon
+    flow:
+      - aiInput: the field for discount codes
+        value: SAVE10
+      - aiTap: Apply
+      - waitForText: Coupon SAVE10 applied
+        timeout: 5000
+"""
+
+
+def _site(folder: Path, case: str) -> Path:
+    folder.mkdir()
+    (folder / "main.html").write_text(MAIN)
+    (folder / "coupon.html").write_text(FRAME)
+    (folder / "case.yaml").write_text(case)
+    return folder / "case.yaml"
+
+
+def test_a_frame_s_fields_and_buttons_are_found_filled_and_tapped_with_no_model(
+        tmp_path: Path, farm: FarmCli):
+    case = _site(tmp_path / "site", ZERO_TOKEN)
+    done = farm.run("run", case, "--devices", "browser:1", "--report-dir", tmp_path / "run")
+    assert done.returncode == 0, done.stdout + done.stderr
+    [result] = results(tmp_path / "run")["cases"]
+    located = [(s["label"].split(" = ")[0], s["tier"]) for s in result["steps"]
+               if s["kind"] in ("aiInput", "aiTap")]
+    assert located == [('aiInput "Coupon code"', "text"), ('aiTap "Apply"', "text"),
+                       ('aiTap "Far button"', "text")]
+    assert result["data"]["keys"] == 0          # filled in one go, no key events
+
+
+def test_what_a_model_found_in_a_frame_is_cached_for_the_next_run(tmp_path: Path,
+                                                                  farm: FarmCli):
+    case = _site(tmp_path / "site", BY_MODEL)
+    # the field: the frame's (100, 200) plus the field's (20, 30), 200 x 24, in pixels
+    with ModelServer([json.dumps({"bbox": [120, 230, 320, 254]})]) as srv:
+        model = {"FARM_MODEL": "openai/scripted", "FARM_MODEL_BASE_URL": srv.base_url}
+        first = farm.run("run", case, "--devices", "browser:1", "--report-dir",
+                         tmp_path / "first", **model)
+        asked = len(srv.requests)
+        second = farm.run("run", case, "--devices", "browser:1", "--report-dir",
+                          tmp_path / "second", **model)
+        assert first.returncode == second.returncode == 0, first.stdout + second.stdout
+        assert (asked, len(srv.requests)) == (1, 1)     # the second run asked nothing
+    tiers = [results(tmp_path / run)["cases"][0]["steps"][0]["tier"]
+             for run in ("first", "second")]
+    assert tiers == ["ai", "cache"]
