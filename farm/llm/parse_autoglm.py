@@ -2,7 +2,9 @@
 or ``finish(message="…")``. Coordinates are 0–999 (family auto-glm).
 
 Traps handled: a trailing ``</answer>`` without an opening tag, quotes inside Type text, a
-thought that quotes ``finish(message=`` (only the answer part is read).
+thought that quotes ``finish(message=`` (only the answer part is read; with no tags at all,
+the call is the one the reply ends with, and a ``finish(`` followed by more text is never
+read as a finish).
 """
 
 from __future__ import annotations
@@ -24,6 +26,53 @@ def _answer(text: str) -> tuple[str, str]:
     a = re.search(r"<answer>(.*?)(?:</answer>|$)", rest, re.S)
     body = a.group(1) if a else rest.replace("</answer>", "")
     return think, body.strip()
+
+
+_CALL_START = re.compile(r"\b(do|finish)\s*\(")
+_QUOTE_ENDS = re.compile(r"\s*(?:,\s*\w+\s*=|\))")   # a quote closes an argument before these
+_CANDIDATES = 20      # calls looked at in one reply (each is scanned to its end: linear)
+
+
+def _call_end(body: str, start: int) -> int:
+    """Where the call whose ``(`` is at ``start`` closes (the index of its ``)``), skipping
+    quoted arguments (a quote inside Type text ends nothing unless ``,name=`` or ``)``
+    follows it); ``len(body)`` for a call never closed."""
+    depth, quote, i = 0, "", start
+    while i < len(body):
+        c = body[i]
+        if quote:
+            if c == "\\":
+                i += 1
+            elif c == quote and _QUOTE_ENDS.match(body, i + 1):
+                quote = ""
+        elif c in "\"'":
+            quote = c
+        elif c in "([":
+            depth += 1
+        elif c in ")]":
+            depth -= 1
+            if depth == 0:
+                return i
+        i += 1
+    return len(body)
+
+
+def _call(body: str) -> tuple[str, str]:
+    """(do | finish, the text after its ``(``) of the call the answer is: the first one that
+    closes where the answer ends. Prose quoting ``finish(message="…")`` before the real call
+    is passed over; if no call ends the answer, the first ``do(`` is read, never a finish."""
+    calls = [(m.group(1), m.end() - 1) for m in _CALL_START.finditer(body)][:_CANDIDATES]
+    chosen = next(((kind, start) for kind, start in calls
+                   if not body[_call_end(body, start) + 1:].strip()), None)
+    chosen = chosen or next(((kind, start) for kind, start in calls if kind == "do"), None)
+    if chosen is None:
+        if calls:
+            raise ReplyParseError(f"text follows finish(...); answer with the call alone: "
+                                  f"{body[:200]!r}")
+        raise ReplyParseError(f"expected do(action=...) or finish(message=...), got "
+                              f"{body[:200]!r}")
+    inner = body[chosen[1] + 1:].rstrip()
+    return chosen[0], inner[:-1] if inner.endswith(")") else inner
 
 
 def _string_arg(body: str, key: str) -> str | None:
@@ -55,13 +104,8 @@ def _loc(point: list[float] | None) -> dict:
 def parse_autoglm(text: str) -> Plan:
     """An AutoGLM reply → Plan (actions renamed to farm's; coordinates left 0–999)."""
     thought, body = _answer(text)
-    call = re.search(r"\b(do|finish)\s*\((.*)\)?\s*$", body, re.S)
-    if call is None:
-        raise ReplyParseError(f"expected do(action=...) or finish(message=...), got {body[:200]!r}")
-    inner = call.group(2).rstrip()
-    if inner.endswith(")"):
-        inner = inner[:-1]
-    if call.group(1) == "finish":
+    kind, inner = _call(body)
+    if kind == "finish":
         return Plan(thought=thought, complete=True, success=True,
                     message=_string_arg(inner, "message") or "")
     action = _string_arg(inner, "action")
