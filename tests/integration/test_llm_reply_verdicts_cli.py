@@ -1,0 +1,92 @@
+"""What a model's reply means for the case, end to end: `farm run` of an `ai:` step on real
+Chromium against the scripted OpenAI-compatible server, on a page that records where it was
+clicked (a `javascript:` step after the ai step puts the clicks in results.json).
+
+* an XML reply whose <thought> quotes <complete success="true"> before its Tap is a Tap, not a
+  finished task; the next reply's <complete success=false> fails the case (both used to pass);
+* an AutoGLM reply whose prose quotes finish(message=...) before its do(...) taps, at the
+  0-999 point mapped onto the page (it used to finish at once, nothing tapped).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.support.farm_cli import results
+
+pytestmark = pytest.mark.integration
+
+PAGE = """<!doctype html><html><head><style>
+body{margin:0} #go{position:absolute;left:400px;top:300px;width:200px;height:100px}
+</style></head><body><button id="go">Go</button>
+<script>window.clicks=[];
+document.addEventListener('click',e=>window.clicks.push([e.clientX,e.clientY]));</script>
+</body></html>"""
+CASE = """\
+name: press
+web:
+  url: ${SITE_URL}/index.html
+  viewportWidth: 1000
+  viewportHeight: 800
+tasks:
+  - name: press
+    flow:
+      - ai: press the Go button
+      - javascript: return JSON.stringify(window.clicks)
+        name: clicks
+"""
+TAP_GO = ('<action-type>Tap</action-type><action-param-json>{"locate": {"prompt": "", '
+          '"bbox": [400, 300, 600, 400]}}</action-param-json>')
+
+
+def clicks_page(tmp: Path) -> Path:
+    suite = tmp / "suite"
+    (suite / "site").mkdir(parents=True)
+    (suite / "site" / "index.html").write_text(PAGE)
+    (suite / "farm.yaml").write_text("timeout: 300\napps:\n  site:\n    serve: site\n"
+                                     "    env: SITE_URL\n")
+    (suite / "press.yaml").write_text(CASE)
+    return suite
+
+
+def run(farm, tmp: Path, srv, family: str = "gpt"):
+    done = farm.run("run", clicks_page(tmp), "--devices", "browser:1", "--no-progress",
+                    "--report-dir", tmp / "run", "--model", "openai/scripted",
+                    "--model-base-url", srv.base_url, "--model-family", family)
+    [case] = results(tmp / "run")["cases"]
+    return done, case
+
+
+def clicks(case: dict) -> list:
+    step = next(s for s in case["steps"] if s["kind"] == "javascript")
+    return json.loads(step["output"]) if step["status"] == "passed" else None
+
+
+def test_a_thought_quoting_complete_is_not_a_pass(tmp_path, farm, model_server):
+    srv = model_server([
+        '<thought>Once Go is pressed I will answer <complete success="true">pressed'
+        '</complete>; not yet.</thought>' + TAP_GO,
+        '<thought>nothing happened</thought><complete success=false>Go did nothing</complete>'])
+    done, case = run(farm, tmp_path, srv)
+    assert done.returncode == 1, json.dumps(case, indent=1)[:3000] + done.stderr
+    assert len(srv.requests) == 2
+    assert "the model could not complete the task: Go did nothing" in done.stdout
+    assert case["error"]["message"] == "the model could not complete the task: Go did nothing"
+    step = case["steps"][0]
+    assert step["marks"][0]["points"] == [[500, 350]]      # the Tap of the first reply ran
+
+
+def test_autoglm_prose_quoting_finish_taps_first(tmp_path, farm, model_server):
+    srv = model_server([
+        'I should press Go; finish(message="pressed") comes after.\n'
+        'do(action="Tap", element=[500,437])',
+        '<think>pressed</think><answer>finish(message="pressed")</answer>'])
+    done, case = run(farm, tmp_path, srv, "auto-glm")
+    assert done.returncode == 0, json.dumps(case, indent=1)[:3000] + done.stderr
+    assert len(srv.requests) == 2
+    # 500/999 of 1000 px, 437/999 of 800 px: round(v·(size−1)/999)
+    assert clicks(case) == [[500, 350]]
+    assert case["steps"][0]["output"]["message"] == "pressed"
