@@ -27,25 +27,55 @@ def _short(result: CaseResult) -> str:
     return printable(text)
 
 
-class PlainProgress:
-    """One line per event that matters; safe for CI logs."""
+# A CI log's longest silence while cases run: then a line says what is running. (CircleCI and
+# Travis stop a job after 10 minutes without output; a long ai case alone says nothing between
+# its start and its end.)
+QUIET_SECONDS = 60.0
 
-    def __init__(self, upfront: int, jobs: int, stream: IO[str] | None = None) -> None:
+
+class PlainProgress:
+    """One line per event that matters; safe for CI logs. After QUIET_SECONDS without one,
+    a line saying what each device is running (its case, last step and time so far)."""
+
+    def __init__(self, upfront: int, jobs: int, stream: IO[str] | None = None,
+                 clock: Any = time.monotonic) -> None:
         self.total = upfront + jobs     # cases decided before the run + jobs planned
         self.jobs = jobs
         self.done = 0
         self.stream = stream or sys.stdout
         self._lock = threading.Lock()
+        self._clock = clock
+        self._said_at = clock()
+        self._running: dict[str, list[Any]] = {}    # device -> [case, its start, last step]
+        self._stopped = threading.Event()
 
     def _say(self, text: str) -> None:
         with self._lock:
+            self._said_at = self._clock()
             print(printable(text), file=self.stream, flush=True)
 
     def start(self) -> None:
         self._say(f"farm: {self.total} case(s) to run")
+        threading.Thread(target=self._keep_saying, name="farm-progress", daemon=True).start()
 
     def stop(self) -> None:
-        pass
+        self._stopped.set()
+
+    def _keep_saying(self) -> None:
+        while not self._stopped.wait(min(QUIET_SECONDS / 4, 15.0)):
+            self.still_running()
+
+    def still_running(self) -> None:
+        """After QUIET_SECONDS without a line: what is running, on which device, for how long
+        (``farm: 3/10 done; running: [browser-1] s/pay 95s, after step 4: aiTap "Pay"``)."""
+        now = self._clock()
+        with self._lock:
+            if now - self._said_at < QUIET_SECONDS:
+                return
+            running = [f"[{device}] {case} {now - since:.0f}s" + (f", {step}" if step else "")
+                       for device, (case, since, step) in sorted(self._running.items())]
+        doing = "; running: " + ", ".join(running) if running else "; no case running"
+        self._say(f"farm: {self.done}/{self.total} done{doing}")
 
     def run_started(self, devices: list[str], jobs: int) -> None:
         if jobs != self.jobs:               # matrix runs expand jobs per device group
@@ -60,12 +90,18 @@ class PlainProgress:
 
     def case_started(self, device: str, case_id: str, name: str, attempt: int) -> None:
         again = f" (attempt {attempt})" if attempt > 1 else ""
+        with self._lock:
+            self._running[device] = [case_id + again, self._clock(), ""]
         self._say(f"[{device}] start {case_id}{again}")
 
     def step_finished(self, device: str, record: StepRecord) -> None:
-        pass
+        with self._lock:
+            if device in self._running:
+                self._running[device][2] = f"after step {record.index}: {record.label[:60]}"
 
     def case_finished(self, device: str, result: CaseResult, final: bool) -> None:
+        with self._lock:
+            self._running.pop(device, None)
         if final:
             self.done += 1
         word = STATUS_WORD[result.status] + ("" if final else " (will retry)")
@@ -158,6 +194,9 @@ class RichProgress:
 
 class QuietProgress(PlainProgress):
     def _say(self, text: str) -> None:
+        pass
+
+    def start(self) -> None:
         pass
 
 
