@@ -4,7 +4,8 @@ retries; each file is named after a uuid of its run, case and attempt, so writin
 replaces its files), one step per case step with its screenshot, labels for suite, device,
 platform and tags.
 
-Status mapping: passed → passed; flaky → passed with statusDetails.flaky; failed → failed
+Status mapping: passed → passed (earlier attempts, where its device broke, named in its
+statusDetails message, not results of their own); flaky → passed with statusDetails.flaky; failed → failed
 (statusDetails.known when it was already failing last run); error → broken (infrastructure);
 skipped → skipped; interrupted → broken at stage "interrupted", with a message (it did not
 finish, as junit.xml's <error type="Interrupted">; allure-java's model has no "unknown" status,
@@ -35,10 +36,20 @@ def _message(c: CaseResult) -> str | None:
     so even without one (as an error does, through its error)."""
     if c.error is not None:
         return printable(f"{c.error.kind}: {c.error.message}")
-    if c.status == "passed":
-        return None
+    if c.status == "passed":        # a continueOnError step's failure; the devices that broke
+        said = [c.reason or ""] + [_earlier(p) for p in c.previous]
+        return printable("\n".join(line for line in said if line)) or None
     why = c.reason or ("interrupted" if c.status == "interrupted" else None)
     return printable(why) if why else None
+
+
+def _earlier(previous: CaseResult) -> str:
+    """An earlier attempt of a case that passed (its device broke: retried on another one),
+    as junit.xml's ``earlier_attempt:`` fact says it."""
+    why = (f"{previous.error.kind}: {previous.error.message}" if previous.error else
+           previous.reason or previous.status)
+    return (f"earlier attempt {previous.attempt} {previous.status} on "
+            f"{previous.device or '?'} (a device error, not the case's): {why}")
 
 
 def _uuid(*parts: object) -> str:
@@ -125,10 +136,14 @@ class _Writer:
 
 
 def write_allure(summary: RunSummary, run_dir: Path, out: Path) -> Path:
-    """Allure result files for every attempt of every case of ``summary`` into ``out``."""
+    """Allure result files for every attempt of every case of ``summary`` into ``out``, but
+    the earlier attempts of a case that passed: only its devices broke there, and Allure calls
+    a test whose retries failed or broke flaky (its RetryPlugin, whatever statusDetails say),
+    as farm, junit.xml and the console do not. Its statusDetails message names them."""
     writer = _Writer(Path(run_dir), Path(out))
     for case in summary.cases:
-        for earlier in case.previous:
-            writer.case(earlier, summary)
+        if case.status != "passed":
+            for earlier in case.previous:
+                writer.case(earlier, summary)
         writer.case(case, summary)
     return Path(out)
