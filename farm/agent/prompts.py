@@ -103,17 +103,24 @@ def round_prompt(task: str, state: str, feedback: str, context: str | None,
     return "\n\n".join(parts)
 
 
+def _box_shape(family: Family) -> str:
+    """The box as the family writes it, for the JSON example (the same order as
+    `coordinate_hint`: an example in the other order would be followed)."""
+    return "[ymin, xmin, ymax, xmax]" if family.order == "yx" else "[x1, y1, x2, y2]"
+
+
 def locate_prompt(target: str, family: Family, search_area: bool = False) -> str:
     """A stand-alone locate request: answer {"bbox": [...]} or {"bbox": [], "error": "..."}."""
     where = " The image is a zoomed-in part of the screen." if search_area else ""
     return (f"Find the element: {target}.{where} {coordinate_hint(family)} Answer only JSON: "
-            '{"bbox": [x1, y1, x2, y2]} or {"bbox": [], "error": "why it is not there"}.')
+            f'{{"bbox": {_box_shape(family)}}} or {{"bbox": [], "error": "why it is not '
+            'there"}.')
 
 
 def section_prompt(target: str, family: Family) -> str:
     return (f"Find the section of the screen that contains: {target}. Give a generous box "
             f"around that area. {coordinate_hint(family)} Answer only JSON: "
-            '{"bbox": [x1, y1, x2, y2]} or {"bbox": [], "error": "..."}.')
+            f'{{"bbox": {_box_shape(family)}}} or {{"bbox": [], "error": "..."}}.')
 
 
 def assert_prompt(assertion: str) -> str:
