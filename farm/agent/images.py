@@ -46,6 +46,26 @@ def data_url(png: bytes) -> str:
     return f"data:{mime};base64," + base64.b64encode(png).decode()
 
 
+def padded(png: bytes, block: int) -> bytes:
+    """The image for a model that reads boxes in pixels of its image resized to a multiple
+    of ``block`` (qwen2.5-vl: 28): padded with black on the right and bottom to that
+    multiple, so the resize changes nothing and its pixels are the screenshot's (same
+    origin; a box in the padding is off the screen). Unchanged when already a multiple."""
+    if block <= 1:
+        return png
+    w, h = png_size(png)
+    pw, ph = -(-w // block) * block, -(-h // block) * block
+    if (pw, ph) == (w, h):
+        return png
+    from PIL import Image
+    img = Image.open(io.BytesIO(png))
+    canvas = Image.new(img.mode if img.mode in ("RGB", "RGBA", "L") else "RGB", (pw, ph))
+    canvas.paste(img.convert(canvas.mode), (0, 0))
+    out = io.BytesIO()
+    canvas.save(out, format="PNG" if png[:4] == b"\x89PNG" else "JPEG")
+    return out.getvalue()
+
+
 def images_key(images: list[dict[str, str]] | None) -> str:
     """What a cache key adds for a prompt's reference images (name and a digest of each):
     an entry found with images never answers the same words with other images, or none."""

@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING, Any, Callable, NoReturn, Protocol
 
 from farm.agent.actions import Action, Locate, as_planned, describe_actions, registry
 from farm.agent.history import ConversationHistory
-from farm.agent.images import alike, data_url, grey_frame, inline_image, png_size
+from farm.agent.images import (alike, data_url, grey_frame, inline_image, padded,
+                               png_size)
 from farm.agent.limits import LoopLimits  # noqa: F401  (its home before farm.agent.limits)
 from farm.agent.locator import LocateHit
 from farm.agent.model_tiers import image_to_screen
@@ -248,7 +249,7 @@ class ActLoop:
         self.history.add_user(round_prompt(task,
                                            self.history.state_text(self.planning.show_goals),
                                            self.history.take_feedback(), context, strict),
-                              data_url(png))
+                              data_url(padded(png, self.family.pad)))
         return same_screen
 
     def _act(self, plan: Plan, runner: TaskRunner, watch: _Watch,

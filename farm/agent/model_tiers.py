@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from farm.agent.images import crop_upscale, data_url, inline_image, png_size, scale_rect
+from farm.agent.images import (crop_upscale, data_url, inline_image, padded, png_size,
+                               scale_rect)
 from farm.agent.locator import LocateContext, LocateHit
 from farm.agent.prompts import locate_prompt, reference_parts, section_prompt
 from farm.devices.base import Rect
@@ -76,7 +77,7 @@ class AILocateTier:
         """One box request: the prompt, the screenshot, then any reference images."""
         messages = [{"role": "user", "content": [
             {"type": "text", "text": prompt_text},
-            {"type": "image_url", "image_url": {"url": data_url(png)}},
+            {"type": "image_url", "image_url": {"url": data_url(padded(png, self.family.pad))}},
             *reference_parts([inline_image(i) for i in images or []])]}]
         reply = self.ask("locate", messages)
         try:

@@ -23,11 +23,13 @@ class Family:
     scale: int | None = None          # None: absolute pixels of the image sent
     order: Literal["xy", "yx"] = "xy"  # "yx": [ymin, xmin, ymax, xmax] (gemini)
     loop_cap: int = 20
+    pad: int = 0                       # images sent padded (right, bottom) to a multiple of this
 
 
 FAMILIES: dict[str, Family] = {f.name: f for f in (
     Family("gpt"),
-    Family("qwen2.5-vl"),                       # pixels of the image padded to ×28: same origin
+    # pixels of the image padded to ×28 (its own resize then changes nothing): same origin
+    Family("qwen2.5-vl", pad=28),
     Family("qwen3-vl", scale=1000),
     Family("gemini", scale=1000, order="yx"),
     Family("doubao", scale=1000),

@@ -5,7 +5,9 @@ clicked (a `javascript:` step after the ai step puts the clicks in results.json)
 * an XML reply whose <thought> quotes <complete success="true"> before its Tap is a Tap, not a
   finished task; the next reply's <complete success=false> fails the case (both used to pass);
 * an AutoGLM reply whose prose quotes finish(message=...) before its do(...) taps, at the
-  0-999 point mapped onto the page (it used to finish at once, nothing tapped).
+  0-999 point mapped onto the page (it used to finish at once, nothing tapped);
+* qwen2.5-vl is shown the 1000×800 page padded to 1008×812 (a multiple of 28: its own resize
+  changes nothing), and its pixel box is tapped where it is on the page (aiTap and ai:).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.farm_cli import results
+from tests.support.model_server import image_size, request_images
 
 pytestmark = pytest.mark.integration
 
@@ -42,18 +45,18 @@ TAP_GO = ('<action-type>Tap</action-type><action-param-json>{"locate": {"prompt"
           '"bbox": [400, 300, 600, 400]}}</action-param-json>')
 
 
-def clicks_page(tmp: Path) -> Path:
+def clicks_page(tmp: Path, case: str = CASE) -> Path:
     suite = tmp / "suite"
     (suite / "site").mkdir(parents=True)
     (suite / "site" / "index.html").write_text(PAGE)
     (suite / "farm.yaml").write_text("timeout: 300\napps:\n  site:\n    serve: site\n"
                                      "    env: SITE_URL\n")
-    (suite / "press.yaml").write_text(CASE)
+    (suite / "press.yaml").write_text(case)
     return suite
 
 
-def run(farm, tmp: Path, srv, family: str = "gpt"):
-    done = farm.run("run", clicks_page(tmp), "--devices", "browser:1", "--no-progress",
+def run(farm, tmp: Path, srv, family: str = "gpt", case: str = CASE):
+    done = farm.run("run", clicks_page(tmp, case), "--devices", "browser:1", "--no-progress",
                     "--report-dir", tmp / "run", "--model", "openai/scripted",
                     "--model-base-url", srv.base_url, "--model-family", family)
     [case] = results(tmp / "run")["cases"]
@@ -90,3 +93,26 @@ def test_autoglm_prose_quoting_finish_taps_first(tmp_path, farm, model_server):
     # 500/999 of 1000 px, 437/999 of 800 px: round(v·(size−1)/999)
     assert clicks(case) == [[500, 350]]
     assert case["steps"][0]["output"]["message"] == "pressed"
+
+
+def qwen25(answer: str):
+    """A script answering as qwen2.5-vl does: its box is in pixels of the image it got,
+    resized to the nearest multiple of 28 (Go is at [400, 300, 600, 400] on the page)."""
+    def script(body: dict, index: int) -> str:
+        w, h = image_size(request_images(body)[0])
+        sx, sy = round(w / 28) * 28 / w, round(h / 28) * 28 / h
+        box = [round(400 * sx), round(300 * sy), round(600 * sx), round(400 * sy)]
+        return answer.replace("BOX", json.dumps(box))
+    return script
+
+
+@pytest.mark.parametrize("step", ["ai: press the Go button", "aiTap: the Go control"])
+def test_qwen25_sees_a_padded_image_and_its_pixels_hit(tmp_path, farm, model_server, step):
+    plan = TAP_GO.replace("[400, 300, 600, 400]", "BOX")
+    srv = model_server(qwen25('{"bbox": BOX}') if step.startswith("aiTap") else lambda b, i: (
+        qwen25(plan)(b, i) if i == 0 else '<complete success="true">pressed</complete>'))
+    done, case = run(farm, tmp_path, srv, "qwen2.5-vl",
+                     CASE.replace("ai: press the Go button", step))
+    assert done.returncode == 0, json.dumps(case, indent=1)[:3000] + done.stderr
+    assert clicks(case) == [[500, 350]]       # unpadded: 1000×800 read as 1008×812, (504, 355)
+    assert image_size(srv.images(0)[0]) == (1008, 812)

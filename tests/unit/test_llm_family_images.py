@@ -1,0 +1,66 @@
+"""What a model of each family is shown, so its coordinates land where it meant:
+
+* qwen2.5-vl reads boxes in pixels of its image resized to a multiple of 28: the image it is
+  sent is padded (right, bottom) to that multiple, so the resize changes nothing (a 1000×800
+  screenshot was resized to 1008×812 and every box came back up to 1.5 % too far);
+* the stand-alone locate prompts show the box in the family's own order: gemini's example
+  said [x1, y1, x2, y2] beside "Boxes are [ymin, xmin, ymax, xmax]".
+"""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from PIL import Image
+
+from farm.agent.images import padded, png_size
+from farm.agent.prompts import locate_prompt, section_prompt
+from farm.llm.families import FAMILIES
+
+
+def png(w: int, h: int, fmt: str = "PNG") -> bytes:
+    img = Image.new("RGB", (w, h), (200, 30, 30))
+    img.putpixel((w - 1, h - 1), (1, 2, 3))
+    out = io.BytesIO()
+    img.save(out, format=fmt)
+    return out.getvalue()
+
+
+@pytest.mark.parametrize("size, want", [((1000, 800), (1008, 812)), ((1080, 2400), (1092, 2408)),
+                                        ((28, 1), (28, 28))])
+def test_a_qwen25_image_is_padded_to_28_with_the_screenshot_at_the_origin(size, want):
+    out = padded(png(*size), FAMILIES["qwen2.5-vl"].pad)
+    assert png_size(out) == want
+    img = Image.open(io.BytesIO(out)).convert("RGB")
+    assert img.getpixel((0, 0)) == (200, 30, 30)
+    assert img.getpixel((size[0] - 1, size[1] - 1)) == (1, 2, 3)     # not moved, not scaled
+    assert img.getpixel((want[0] - 1, want[1] - 1)) == (0, 0, 0)
+
+
+def test_a_jpeg_stays_a_jpeg():
+    out = padded(png(100, 50, "JPEG"), 28)
+    assert out[:3] == b"\xff\xd8\xff" and png_size(out) == (112, 56)
+
+
+@pytest.mark.parametrize("name", sorted(set(FAMILIES) - {"qwen2.5-vl"}))
+def test_other_families_get_the_screenshot_as_it_is(name):
+    shot = png(1000, 800)
+    assert padded(shot, FAMILIES[name].pad) is shot
+
+
+def test_a_multiple_of_28_is_sent_as_it_is():
+    shot = png(1008, 812)
+    assert padded(shot, 28) is shot
+
+
+@pytest.mark.parametrize("name", sorted(FAMILIES))
+@pytest.mark.parametrize("prompt", [lambda f: locate_prompt("Go", f),
+                                    lambda f: locate_prompt("Go", f, search_area=True),
+                                    lambda f: section_prompt("Go", f)],
+                         ids=["locate", "zoomed", "section"])
+def test_locate_prompts_show_one_box_order(name, prompt):
+    text = prompt(FAMILIES[name])
+    yx = FAMILIES[name].order == "yx"
+    assert ('"bbox": [ymin, xmin, ymax, xmax]' in text) is yx
+    assert ("[x1, y1, x2, y2]" in text) is not yx
