@@ -448,10 +448,24 @@ def _refuse_unknown(path: Path, table: tuple[str, ...], data: dict[str, Any],
     names = sorted(n for n in known if n.islower())
     hints = []
     for key in unknown:
+        if isinstance(data[key], dict):     # a [section]: farm's settings have none
+            hints.append(_table_hint(path, table, key, data[key]))
+            continue
         near = nearest_setting(key, names)
         hints.append(f"{key!r}" + (f" (did you mean {near!r}?)" if near else ""))
     raise ValueError(f"{_file_label(path, table)}: unknown setting{'s' * (len(hints) > 1)} "
                      + ", ".join(hints))
+
+
+def _table_hint(path: Path, table: tuple[str, ...], key: str, value: dict[str, Any]) -> str:
+    """What is wrong with a table among the settings: ``[tool.farm]`` copied into farm.toml,
+    or any ``[section]`` (farm's settings are plain keys, none nested)."""
+    where = "farm.toml" if not table else "[tool.farm]"
+    if not table and key == "tool" and "farm" in value:
+        return ("'tool' ([tool.farm] is pyproject.toml's table: in farm.toml write its "
+                "settings at the top, without a [section])")
+    return (f"{key!r} (a [{'.'.join((*table, key))}] table: {where}'s settings are plain "
+            "keys, none in a section)")
 
 
 def nearest_setting(key: str, names: list[str], typo_only: bool = False) -> str | None:
