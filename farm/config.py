@@ -194,6 +194,28 @@ class Settings(BaseModel):
             raise ValueError(f"the broker URL {problem}")
         return value
 
+    @field_validator("pushgateway_url")
+    @classmethod
+    def _gateway(cls, value: str | None) -> str | None:
+        """``host:9091`` is prometheus_client's own form (http by default): taken so, where
+        farm's push read ``host`` as a URL scheme and only warned, after the run."""
+        if not value or not value.strip():
+            return None
+        value = value.strip()
+        if "://" not in value:
+            value = "http://" + value
+        from urllib.parse import urlsplit
+        parts = urlsplit(value)
+        if parts.scheme.lower() not in ("http", "https"):
+            raise ValueError(f"a Pushgateway is an http:// or https:// URL, got {parts.scheme}")
+        try:
+            parts.port
+        except ValueError:
+            raise ValueError("has a port that is not a number from 1 to 65535") from None
+        if not parts.hostname:
+            raise ValueError("names no host (http://HOST:9091)")
+        return value
+
     @field_validator("cache")
     @classmethod
     def _cache_mode(cls, value: str | None) -> str | None:

@@ -32,3 +32,25 @@ def test_exitfirst_and_a_different_maxfail_are_refused(suite, monkeypatch, capsy
     code, out, err = run_main(monkeypatch, capsys, "run", suite, "-x", "--maxfail", "1",
                               "--collect-only")
     assert (code, err) == (0, "") and "1 case(s) collected" in out
+
+
+def test_a_pushgateway_without_a_scheme_is_http_as_prometheus_client_takes_it():
+    """`--pushgateway pushgw:9091` (prometheus_client's own form) ran every case, then only
+    warned "unknown url type" and pushed nothing: farm read "pushgw" as the URL's scheme."""
+    from farm.config import load_settings
+    assert load_settings(pushgateway_url="pushgw:9091").pushgateway_url == "http://pushgw:9091"
+    assert load_settings(pushgateway_url="https://u:pw@pushgw/x").pushgateway_url == \
+        "https://u:pw@pushgw/x"
+
+
+@pytest.mark.parametrize("url, why", [
+    ("ftp://pushgw:9091", "a Pushgateway is an http:// or https:// URL, got ftp"),
+    ("http://pushgw:99999", "has a port that is not a number from 1 to 65535"),
+    ("http://:9091", "names no host (http://HOST:9091)")])
+def test_a_pushgateway_that_cannot_be_one_stops_the_run_before_it_starts(
+        suite, monkeypatch, capsys, url, why):
+    """It was found out after every case had run, as a warning, with exit 0."""
+    code, out, err = run_main(monkeypatch, capsys, "run", suite, "--pushgateway", url,
+                              "--devices", "browser:1", "--no-progress")
+    assert (code, out) == (4, "")
+    assert err == f"farm: error: invalid configuration:\n  --pushgateway {url}: {why}\n"
