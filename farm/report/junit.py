@@ -14,8 +14,9 @@ Status mapping (what Jenkins, GitLab and GitHub annotators understand):
 
     passed        no result element; earlier attempts (a device broke: retried on another
                   one, the case is not flaky) are ``earlier_attempt:`` lines in <system-out>
-    flaky         passed, property ``flaky=true`` and one <flakyFailure>/<flakyError> per
-                  earlier attempt (xunit2 / Surefire convention)
+    flaky         passed, a ``flaky: true`` fact and one <flakyFailure>/<flakyError> per
+                  earlier attempt (xunit2 / Surefire convention; the strict schema has no
+                  <properties> on a <testcase>)
     failed        <failure message=...>, body names the failing step and its line
     error         <error type=<error kind> message=...>  (infrastructure, timeout)
     interrupted   <error type="Interrupted">
