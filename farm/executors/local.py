@@ -50,6 +50,7 @@ class LocalExecutor:
         self._slots: dict[str, DeviceSlot] = {}
         self._stopping = False
         self._hurry = threading.Event()
+        self._stopped: set[str] = set()     # devices the interrupt killed while they started
         self.ledger = Ledger(cases, services.run_id, policy, NullEvents())
         self.outcome = RunOutcome(results=[])
 
@@ -84,7 +85,9 @@ class LocalExecutor:
         out.launch_seconds = {n: s.launch_seconds for n, s in self._slots.items()
                               if s.launch_seconds is not None}
         out.interrupted = self._stopping
-        out.lost = {n: s.detail for n, s in self._slots.items() if s.state == "dead"}
+        # (a device the interrupt killed while it started was stopped, not lost)
+        out.lost = {n: s.detail for n, s in self._slots.items()
+                    if s.state == "dead" and n not in self._stopped}
         return out
 
     def interrupt(self) -> None:
@@ -104,9 +107,11 @@ class LocalExecutor:
                 self._cond.wait(min(0.1, max(limit - time.monotonic(), 0)))
             stuck = [slot for name, slot in self._slots.items()
                      if name in self._inflight or slot.state == "starting"]
+            self._stopped.update(slot.name for slot in stuck if slot.state == "starting")
         for slot in stuck:
-            log.warning("device %s: its case did not stop on the interrupt: killing it",
-                        slot.name)
+            log.warning("device %s: %s: killing it", slot.name,
+                        "still starting at the interrupt" if slot.name in self._stopped
+                        else "its case did not stop on the interrupt")
             slot.kill()
 
     def hurry(self) -> None:

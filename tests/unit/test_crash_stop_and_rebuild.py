@@ -1,0 +1,73 @@
+"""What a stopped, killed or disk-starved run leaves behind, as a user reads it afterwards:
+the devices it names as lost, the verdicts a rebuilt report gives, the timeout message."""
+
+import threading
+from pathlib import Path
+
+from farm.attempts import RetryPolicy
+from farm.config import Settings
+from farm.devices.base import Rect, UINode, UITree
+from farm.devices.fake import FakeDevice
+from farm.errors import DeviceLost
+from farm.executors.local import LocalExecutor
+from farm.results import ArtifactStore
+from farm.runner import Services
+from farm.schedule import Job
+from farm.suite.model import Case, Step, Task, WebTarget
+
+SCREEN = UITree(source="dom", page_text="Welcome", nodes=[
+    UINode(id=0, role="button", text="Sign in", clickable=True,
+           rect=Rect(x=10, y=10, width=100, height=30))])
+
+
+def _case(cid, steps, timeout=30.0):
+    return Case(id=f"s/{cid}", name=cid, file=Path(f"/tmp/{cid}.yaml"), suite_root=Path("/tmp"),
+                platform="web", web=WebTarget(url="http://127.0.0.1:1/"),
+                tasks=[Task(name="t", steps=steps)], timeout=timeout)
+
+
+def _services(tmp_path):
+    return Services(settings=Settings(watchdog_grace_seconds=0.3),
+                    artifacts=ArtifactStore(tmp_path), run_id="r1", env={})
+
+
+class SlowToOpen(FakeDevice):
+    """A browser still starting when Ctrl-C comes: its launch fails once farm kills it."""
+
+    def __init__(self, *args, opening, **kw):
+        super().__init__(*args, **kw)
+        self.opening = opening
+
+    def open(self):
+        self.opening.set()
+        if self._killed.wait(60):
+            raise DeviceLost(f"browser {self.name} crashed or was closed: killed")
+        super().open()
+
+
+def test_a_device_stopped_by_ctrl_c_while_it_started_is_not_lost(tmp_path):
+    """Ctrl-C (SIGTERM) in the first second of a run, while the browsers launch: the run said
+    'lost: browser-2' (results.json's lost, the summary line, the report's Lost line), as if
+    the device had broken, where farm itself had stopped it."""
+    opening = threading.Event()
+    dev = SlowToOpen(SCREEN, name="browser-2", opening=opening)
+    case = _case("a", [Step(kind="aiTap", target="Sign in")])
+    ex = LocalExecutor([dev], {case.id: case}, _services(tmp_path), RetryPolicy())
+    threading.Thread(target=lambda: opening.wait(60) and ex.interrupt(), daemon=True).start()
+    outcome = ex.run([Job(case.id, "web", 1.0)])
+    assert outcome.interrupted
+    assert outcome.lost == {}
+    assert [(r.status, r.reason) for r in outcome.results] == [
+        ("skipped", "not run: the run was interrupted")]
+
+
+def test_a_device_that_dies_while_starting_is_still_lost(tmp_path):
+    class Dead(FakeDevice):
+        def open(self):
+            raise DeviceLost("browser d2 crashed or was closed: no such binary")
+    case = _case("a", [Step(kind="aiTap", target="Sign in")])
+    ex = LocalExecutor([FakeDevice(SCREEN, name="d1"), Dead(SCREEN, name="d2")],
+                       {case.id: case}, _services(tmp_path), RetryPolicy())
+    outcome = ex.run([Job(case.id, "web", 1.0)])
+    assert outcome.lost == {"d2": "could not start: browser d2 crashed or was closed: "
+                                  "no such binary"}
