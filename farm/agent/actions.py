@@ -62,8 +62,9 @@ class Locate(BaseModel):
             return f'"{self.prompt}"'
         if self.xpath:
             return f"XPath {self.xpath}"
-        if self.bbox:
-            return f"box {self.bbox}"
+        if self.bbox:      # as the model wrote it: [50, 600, …], not [50.0, 600.0, …]
+            return "box [" + ", ".join(f"{v:g}" if isinstance(v, float) else str(v)
+                                       for v in self.bbox) + "]"
         if self.at is not None:
             return f"the remembered box {self.at.rect}"
         return "a target with no description"

@@ -108,6 +108,7 @@ class _Watch:
 
     last_key: tuple | None = None
     repeats: int = 0
+    since_change: list[tuple] = field(default_factory=list)   # actions since the screen changed
     pointed: str = ""                       # the last round's pointer action, if it had one
     last_frame: Image.Image | None = None   # the last round's screen (farm.agent.images)
 
@@ -199,6 +200,8 @@ class ActLoop:
                                         resolve=self._resolve)
         for _ in range(self.cap):
             same_screen = self._look(task, context, strict, watch)
+            if not same_screen:
+                watch.since_change.clear()
             plan = self._plan()
             self.result.rounds += 1
             history.remember(plan.memory)
@@ -301,15 +304,21 @@ class ActLoop:
     def _check_stuck(self, action: Action, label: str, watch: _Watch,
                      same_screen: bool) -> None:
         """Same action, same params and target, on a screen that did not change: nudge, then
-        abort."""
+        abort. An action on a target counts each time since the screen last changed, with
+        other actions between (a Tap on A, a Tap on B, A again ...: a loop all the same)."""
         key = (action.name, action.model_dump_json(), action.target())
         watch.repeats = watch.repeats + 1 if key == watch.last_key and same_screen else 1
         watch.last_key = key
-        if watch.repeats >= self.limits.stuck_abort:
-            raise StepFailed(f"agent stuck: {action.name} repeated {watch.repeats} times on "
+        watch.since_change.append(key)
+        times = watch.repeats
+        if action.target():
+            times = max(times, watch.since_change.count(key))
+        between = "" if times == watch.repeats else ", between other actions,"
+        if times >= self.limits.stuck_abort:
+            raise StepFailed(f"agent stuck: {action.name} repeated {times} times{between} on "
                              f"{action.target() or 'the same screen'} with no change")
-        if watch.repeats >= self.limits.stuck_nudge:
-            self._feedback(f"You repeated {label} {watch.repeats} times and the screen did "
+        if times >= self.limits.stuck_nudge:
+            self._feedback(f"You repeated {label} {times} times{between} and the screen did "
                            "not change. Do something different, or complete.")
 
     def _plan(self) -> Plan:

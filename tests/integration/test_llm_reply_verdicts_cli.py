@@ -7,7 +7,10 @@ clicked (a `javascript:` step after the ai step puts the clicks in results.json)
 * an AutoGLM reply whose prose quotes finish(message=...) before its do(...) taps, at the
   0-999 point mapped onto the page (it used to finish at once, nothing tapped);
 * qwen2.5-vl is shown the 1000×800 page padded to 1008×812 (a multiple of 28: its own resize
-  changes nothing), and its pixel box is tapped where it is on the page (aiTap and ai:).
+  changes nothing), and its pixel box is tapped where it is on the page (aiTap and ai:);
+* a model tapping two blank spots in turn on a page that never changes is nudged, then stopped
+  as stuck after the fifth tap on one of them (it used to go on to the replanning cap: 20
+  rounds, AutoGLM 100).
 """
 
 from __future__ import annotations
@@ -116,3 +119,18 @@ def test_qwen25_sees_a_padded_image_and_its_pixels_hit(tmp_path, farm, model_ser
     assert done.returncode == 0, json.dumps(case, indent=1)[:3000] + done.stderr
     assert clicks(case) == [[500, 350]]       # unpadded: 1000×800 read as 1008×812, (504, 355)
     assert image_size(srv.images(0)[0]) == (1008, 812)
+
+
+def test_two_taps_in_turn_on_an_unchanged_page_are_a_loop(tmp_path, farm, model_server):
+    spots = [TAP_GO.replace("[400, 300, 600, 400]", box)          # blank page, no effect
+             for box in ("[50, 600, 60, 610]", "[70, 600, 80, 610]")]
+    srv = model_server(lambda body, i: spots[i % 2])
+    done, case = run(farm, tmp_path, srv)
+    assert done.returncode == 1, json.dumps(case, indent=1)[:3000] + done.stderr
+    # A B A B A B(nudged) A B A: the fifth A on a page that never changed (not 20 rounds)
+    assert len(srv.requests) == 9
+    assert case["error"]["message"].startswith(
+        "agent stuck: Tap repeated 5 times, between other actions, on box [50, 600, 60, 610]")
+    nudged = srv.texts(5)                  # the round after A was tapped a third time
+    assert "You repeated Tap box [50, 600, 60, 610]" in nudged
+    assert "3 times, between other actions," in nudged
