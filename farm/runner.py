@@ -181,6 +181,7 @@ class _CaseRun:
                            max_scrolls=services.settings.locate_max_scrolls,
                            cancel=services.cancel)
         self.records: list[StepRecord] = []
+        self.opening = ""           # the url / app the session was opening (set-up's timeout)
         self.failure_kinds: dict[int, str] = {}   # step index → its TestFailure's class name
         self.continued: list[StepRecord] = []    # failures continueOnError let pass
         self.unnamed = 0            # results kept without a `name:` so far (their data keys)
@@ -477,6 +478,7 @@ class _CaseRun:
             agent = case.web.user_agent and self.vars.resolve(case.web.user_agent)
             target = case.web.model_copy(update={"url": url, "user_agent": agent,
                                                  "extra_http_headers": headers})
+            self.opening = url
             if self.continues:
                 self.device.continue_session(target)
             else:
@@ -485,6 +487,7 @@ class _CaseRun:
             phone = case.android or case.ios
             if phone is not None and phone.launch:     # ${NAME} in the app id or URL
                 phone = phone.model_copy(update={"launch": self.vars.resolve(phone.launch)})
+                self.opening = phone.launch
             self.device.start_session(phone)
 
     def _skip_rest(self) -> None:
@@ -504,8 +507,10 @@ class _CaseRun:
         """Why the device failed, when farm killed it: past the deadline the watchdog did (a
         timeout, not a crash), after Ctrl-C the run did (interrupted)."""
         if isinstance(exc, InfraError) and time.monotonic() > self.deadline:
-            return CaseTimeout(f"case timed out after {self.case.timeout:g}s "
-                               f"(device stopped answering: {self.mask(_message(exc))})")
+            # still in set-up: what it was opening (a page that never finished loading)
+            doing = f" opening {self.opening}" if self.opening and not self.records else ""
+            return CaseTimeout(self.mask(f"case timed out after {self.case.timeout:g}s{doing} "
+                                         f"(device stopped answering: {_message(exc)})"))
         if isinstance(exc, InfraError) and self.services.cancel.is_set():
             return Interrupted("interrupted")
         return exc

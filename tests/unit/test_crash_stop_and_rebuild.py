@@ -71,3 +71,29 @@ def test_a_device_that_dies_while_starting_is_still_lost(tmp_path):
     outcome = ex.run([Job(case.id, "web", 1.0)])
     assert outcome.lost == {"d2": "could not start: browser d2 crashed or was closed: "
                                   "no such binary"}
+
+
+class NeverLoads(FakeDevice):
+    """A page that never finishes loading: the session's open waits until farm kills it."""
+
+    def start_session(self, target):
+        self._killed.wait(30)
+        raise DeviceLost(f"browser {self.name} crashed or was closed: Playwright connection "
+                         "closed")
+
+
+def test_a_case_timing_out_while_its_page_loads_says_which_page(tmp_path):
+    """A page that never finished loading (a server trickling its body) timed out saying
+    only 'device stopped answering: browser crashed or was closed': nothing said the case
+    never got past opening its url."""
+    case = _case("slow", [Step(kind="aiTap", target="Sign in")], timeout=1)
+    case.web = WebTarget(url="http://127.0.0.1:1/slow?token=${TOKEN}")
+    case.secrets, case.vars = ["TOKEN"], {"TOKEN": "s3cr3t-value"}
+    ex = LocalExecutor([NeverLoads(SCREEN, name="browser-1")], {case.id: case},
+                       _services(tmp_path), RetryPolicy(infra_retries=1))
+    [res] = ex.run([Job(case.id, "web", 1.0)]).results
+    assert (res.status, res.attempt, res.error.kind) == ("error", 1, "CaseTimeout")
+    assert res.error.message == (
+        "case timed out after 1s opening http://127.0.0.1:1/slow?token=*** (device stopped "
+        "answering: browser browser-1 crashed or was closed: Playwright connection closed)")
+    assert [s.status for s in res.steps] == ["skipped"]
