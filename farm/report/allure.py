@@ -99,7 +99,9 @@ class _Writer:
     def case(self, c: CaseResult, summary: RunSummary) -> None:
         from allure_commons.model2 import Label, StatusDetails, TestResult
         digest = hashlib.sha256(c.case_id.encode("utf-8", "surrogatepass")).hexdigest()
-        folder = c.case_id.rsplit("/", 1)[0] if "/" in c.case_id else c.case_id
+        # the folder below the suite ("checkout" of demo/checkout/pay); none at its top, where
+        # "demo" again would nest the suite's own cases one level under themselves in Allure
+        folder = "/".join(c.case_id.split("/")[1:-1])
         labels = [("suite", c.case_id.split("/", 1)[0]), ("parentSuite", "farm"),
                   ("subSuite", folder), ("platform", c.platform), ("framework", "farm"),
                   ("device", c.device or ""), ("host", c.device or ""),
