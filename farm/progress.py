@@ -3,6 +3,7 @@ device), plain lines otherwise, nothing with --no-progress."""
 
 from __future__ import annotations
 
+import os
 import sys
 import threading
 import time
@@ -204,6 +205,6 @@ def make_progress(upfront: int, jobs: int, enabled: bool) -> Any:
     """The progress view for a run of ``upfront`` cases decided before it and ``jobs`` jobs."""
     if not enabled:
         return QuietProgress(upfront, jobs)
-    if sys.stdout.isatty():
+    if sys.stdout.isatty() and os.environ.get("TERM", "").lower() not in ("dumb", "unknown"):
         return RichProgress(upfront, jobs)
-    return PlainProgress(upfront, jobs)
+    return PlainProgress(upfront, jobs)     # a dumb terminal (Emacs' shell) cannot redraw

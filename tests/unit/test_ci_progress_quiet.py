@@ -5,8 +5,12 @@ line, one line says what is running where and for how long, so the log shows the
 from __future__ import annotations
 
 import io
+import sys
 
-from farm.progress import QUIET_SECONDS, PlainProgress, QuietProgress
+import pytest
+
+from farm.progress import (QUIET_SECONDS, PlainProgress, QuietProgress, RichProgress,
+                           make_progress)
 from farm.results import CaseResult, StepRecord
 
 
@@ -64,3 +68,18 @@ def test_no_progress_means_no_line_at_all():
     view.still_running()
     view.stop()
     assert out.getvalue() == ""
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.mark.parametrize("term, view", [("dumb", PlainProgress), ("unknown", PlainProgress),
+                                        ("xterm-256color", RichProgress)])
+def test_a_dumb_terminal_gets_plain_lines(monkeypatch, term, view):
+    """Emacs' shell (TERM=dumb) is a terminal that cannot redraw: the rich view showed nothing
+    until the run's end there (its bar only once, at 100%), not even which case started."""
+    monkeypatch.setattr(sys, "stdout", _Terminal())
+    monkeypatch.setenv("TERM", term)
+    assert type(make_progress(0, 1, enabled=True)) is view
