@@ -7,6 +7,7 @@ acted does not grade itself.
 from __future__ import annotations
 
 import json
+import math
 from typing import Any, Callable
 
 from farm.agent.images import data_url
@@ -61,9 +62,11 @@ def judge(ask: Ask, client: ModelClient, assertion: str, png: "bytes | Look"
           ) -> tuple[bool, str]:
     """(passed, the model's reason)."""
     def check(data: Any) -> tuple[bool, str]:
-        if not isinstance(data, dict) or not isinstance(data.get("pass"), bool):
-            raise ReplyParseError(f'expected {{"pass": true|false, "thought": "..."}}, got {data!r}'[:200])
-        return data["pass"], str(data.get("thought", ""))
+        try:      # "pass": "false" (quoted) is as false as false
+            return _boolean(data["pass"]), str(data.get("thought", ""))
+        except (ReplyParseError, KeyError, TypeError):
+            raise ReplyParseError(f'expected {{"pass": true|false, "thought": "..."}}, got '
+                                  f"{_shown(data)}") from None
     return ask_json(ask, client, "assert", assert_prompt(assertion), png, check)
 
 
@@ -71,7 +74,7 @@ def query(ask: Ask, client: ModelClient, question: str, kind: str, png: "bytes |
     """The extracted value, typed by ``kind``."""
     def check(data: Any) -> Any:
         if not isinstance(data, dict) or "data" not in data:
-            raise ReplyParseError(f'expected {{"data": ...}}, got {data!r}'[:200])
+            raise ReplyParseError(f'expected {{"data": ...}}, got {_shown(data)}')
         value = data["data"]
         if kind == "aiBoolean":
             return _boolean(value)
@@ -85,13 +88,22 @@ def query(ask: Ask, client: ModelClient, question: str, kind: str, png: "bytes |
     return ask_json(ask, client, "query", query_prompt(question, kind), png, check)
 
 
+def _shown(data: Any) -> str:
+    """What the model answered, as JSON (what it wrote), not Python's repr of it."""
+    try:
+        return json.dumps(data, ensure_ascii=False)[:200]
+    except ValueError:             # NaN and the like
+        return repr(data)[:200]
+
+
 def _boolean(value: Any) -> bool:
-    """aiBoolean's answer: a JSON boolean, or the words true / false the model quoted."""
+    """aiBoolean's answer (or aiAssert's "pass"): a JSON boolean, or the words true / false
+    the model quoted."""
     if isinstance(value, bool):
         return value
     if isinstance(value, str) and value.strip().lower() in ("true", "false"):
         return value.strip().lower() == "true"
-    raise ReplyParseError(f"expected true or false, got {value!r}")
+    raise ReplyParseError(f"expected true or false, got {_shown(value)}")
 
 
 def _number(value: Any) -> int | float:
@@ -102,7 +114,7 @@ def _number(value: Any) -> int | float:
         try:
             value = int(text) if text.lstrip("+-").isdigit() else float(text)
         except ValueError:
-            raise ReplyParseError(f"expected a number, got {value!r}") from None
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ReplyParseError(f"expected a number, got {value!r}")
+            raise ReplyParseError(f"expected a number, got {_shown(value)}") from None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise ReplyParseError(f"expected a number, got {_shown(value)}")
     return value
