@@ -27,6 +27,8 @@ from farm.relay import RelayEvents
 from farm.results import CaseResult, DeselectedCase, RunSummary, now_iso, timestamp
 
 JOURNAL = "results.jsonl"
+NOT_STARTED = "not run: farm stopped before it started"     # `recover`'s guesses, for a
+CUT_SHORT = "farm stopped while it ran: its steps were not saved"   # case it has no result of
 
 
 class JournalEvents(RelayEvents):
@@ -172,11 +174,10 @@ def _unfinished(run_id: str, plan: dict[str, str], began: dict[str, Any] | None)
     common = dict(run_id=run_id, case_id=plan["case_id"], name=plan.get("name", ""),
                   file=plan.get("file", ""), platform=plan.get("platform", ""))
     if began is None:
-        return CaseResult(**common, status="skipped",
-                          reason="not run: farm stopped before it started")
+        return CaseResult(**common, status="skipped", reason=NOT_STARTED)
     return CaseResult(**common, status="interrupted", device=began.get("device"),
                       attempt=began.get("attempt", 1), started=began.get("started", ""),
-                      reason="farm stopped while it ran: its steps were not saved")
+                      reason=CUT_SHORT)
 
 
 def _last_moment(started: str, results: list[CaseResult], began: Iterable[dict[str, Any]]

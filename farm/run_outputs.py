@@ -20,7 +20,7 @@ from farm.errors import ConfigError, UserError
 from farm.journal import JOURNAL, conclude
 from farm.report.paths import check_outputs, writable_dir as _writable_dir
 from farm.results import CaseResult, RunSummary, write_json
-from farm.results_history import remember_run
+from farm.results_history import RunRecord, remember_run
 from farm.suite.loader import display_path
 from farm.suite.model import Batch, Case
 from farm.suite.vars import Variables
@@ -245,13 +245,65 @@ def remember_rebuilt(settings: Settings, summary: RunSummary, run_dir: Path) -> 
     except Exception as exc:      # remember_run would say the same: say it once, here
         print(f"farm: warning: results history not updated: {exc}", file=sys.stderr)
         return False
-    if any(r.run_id == summary.run_id for r in recent):
-        return False
     started = datetime.fromisoformat(summary.started).timestamp() if summary.started else 0.0
+    known = next((r for r in recent if r.run_id == summary.run_id), None)
+    if known is not None:
+        _verdicts_from_history(summary, known)
+        return False
     remember_run(settings, summary, run_dir / "report.html")
     if not any(r.at > started for r in recent):
         remember_failures(Path(settings.state_dir), summary.cases)
     return True
+
+
+def _verdicts_from_history(summary: RunSummary, record: RunRecord) -> None:
+    """A journal that stopped before the run's end while the run went on (a full disk: the
+    journal and results.json could not be written, the results history on another disk was)
+    is rebuilt as a run cut short, its later cases interrupted or not run. The history has the
+    run's end: those cases take their verdicts from it (without steps or images), and the run
+    its end, said once on stderr."""
+    from farm.journal import CUT_SHORT, NOT_STARTED
+    from farm.results import CaseError, exit_code_for
+    from farm.results_history import FailedStep
+    ended = {c.case_id: c for c in record.cases}
+    taken = 0
+    for i, case in enumerate(summary.cases):
+        known = ended.get(case.case_id)
+        if case.reason not in (CUT_SHORT, NOT_STARTED) or known is None or (
+                known.status == case.status):
+            continue
+        kind, _, message = (known.error or "").partition(": ")
+        step = known.step if isinstance(known.step, FailedStep) else None
+        summary.cases[i] = case.model_copy(update={
+            "status": known.status, "device": known.device, "duration": known.duration,
+            "started": _iso(known.at) if known.at else case.started,
+            "error": CaseError(kind=kind, message=message, step=step.index if step else None)
+            if known.error else None,
+            "reason": "its steps and images were not saved (the run's journal could not be "
+                      "written); its verdict is the results history's"})
+        taken += 1
+    if not taken:
+        return
+    summary.interrupted, summary.duration = record.interrupted, record.duration
+    if record.started and record.duration:
+        summary.finished = _iso(record.at + record.duration)
+    summary.recount()
+    summary.exit_code = exit_code_for(summary.cases, interrupted=record.interrupted)
+    print(f"farm: the journal stops before the run's end (it could not be written: a full "
+          f"disk?); the results history has the run's end: {taken} case(s) take their "
+          f"verdict from it (without steps or images): {_counted(summary)}",
+          file=sys.stderr, flush=True)
+
+
+def _iso(at: float) -> str:
+    from datetime import timezone
+    return datetime.fromtimestamp(round(at, 3), timezone.utc).isoformat(
+        timespec="milliseconds")
+
+
+def _counted(summary: RunSummary) -> str:
+    return ", ".join(f"{n} {status}" for status, n in summary.counts.items()
+                     if n and status != "total")
 
 
 def _remember_quarantine(state_dir: Path, run_id: str, names: list[str]) -> None:

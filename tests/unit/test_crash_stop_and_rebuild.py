@@ -97,3 +97,61 @@ def test_a_case_timing_out_while_its_page_loads_says_which_page(tmp_path):
         "case timed out after 1s opening http://127.0.0.1:1/slow?token=*** (device stopped "
         "answering: browser browser-1 crashed or was closed: Playwright connection closed)")
     assert [s.status for s in res.steps] == ["skipped"]
+
+
+def _result(cid, status, error=None):
+    from farm.results import CaseError, CaseResult
+    return CaseResult(run_id="20261203-020000-ab12", case_id=f"s/{cid}", name=cid,
+                      file=f"s/{cid}.yaml", platform="web", device="browser-1", status=status,
+                      started="2026-12-03T02:00:01.000+00:00", duration=1.5,
+                      error=CaseError(kind="AssertionFailed", message="no 'Total' on the page",
+                                      step=2) if error else None)
+
+
+def test_a_journal_cut_short_by_a_full_disk_takes_the_runs_end_from_the_history(
+        tmp_path, monkeypatch):
+    """The report dir's disk filled up during the run: the journal stopped after case a, and
+    results.json was not written, while the results history (on another disk) got the run's
+    end. `farm report` rebuilt it as a run cut short — b interrupted, c not run, exit code 2 —
+    for a run whose every case had ended (b failed, c passed)."""
+    import json
+
+    from click.testing import CliRunner
+
+    from farm.cli import cli
+    from farm.results import RunSummary
+    from farm.results_history import SqliteResults, record_for
+    run_id, run_dir, state = "20261203-020000-ab12", tmp_path / "run", tmp_path / "state"
+    run_dir.mkdir()
+    state.mkdir()
+    ended = RunSummary(run_id=run_id, started="2026-12-03T02:00:00.000+00:00", duration=9.0,
+                       cases=[_result("a", "passed"), _result("b", "failed", error=True),
+                              _result("c", "passed")])
+    ended.recount()
+    SqliteResults(state / "results.sqlite").add(record_for(ended, run_dir / "report.html"))
+    planned = [{"case_id": f"s/{c}", "name": c, "file": f"s/{c}.yaml", "platform": "web"}
+               for c in "abc"]
+    lines = [json.dumps({"journal": "run", "run_id": run_id, "started": ended.started,
+                         "planned": planned}),
+             _result("a", "passed").model_dump_json(),
+             json.dumps({"journal": "start", "case_id": "s/b", "attempt": 1,
+                         "device": "browser-1", "started": "2026-12-03T02:00:03.000+00:00"}),
+             '{"run_id": "20261203-020000-ab12", "case_id": "s/b", "na']     # torn: disk full
+    (run_dir / "results.jsonl").write_text("\n".join(lines))
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("FARM_STATE_DIR", str(state))
+    monkeypatch.delenv("FARM_RESULTS_HISTORY_URL", raising=False)
+    monkeypatch.delenv("FARM_BROKER_URL", raising=False)
+    out = CliRunner().invoke(cli, ["report", str(run_dir)])
+    assert out.exit_code == 0, out.stderr
+    assert ("the results history has the run's end: 2 case(s) take their verdict from it "
+            "(without steps or images): 1 failed, 2 passed") in out.stderr
+    data = json.loads((run_dir / "results.json").read_text())
+    assert (data["exit_code"], data["interrupted"], data["duration"]) == (1, False, 9.0)
+    by_id = {c["case_id"]: c for c in data["cases"]}
+    assert [by_id[f"s/{c}"]["status"] for c in "abc"] == ["passed", "failed", "passed"]
+    assert by_id["s/b"]["error"] == {"kind": "AssertionFailed", "step": 2,
+                                     "message": "no 'Total' on the page"}
+    assert "not saved" in by_id["s/c"]["reason"] and by_id["s/a"]["reason"] is None
+    # the history keeps the one record of the run it had
+    assert [r.run_id for r in SqliteResults(state / "results.sqlite").runs()] == [run_id]
