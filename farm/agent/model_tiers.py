@@ -8,6 +8,7 @@ and asks again, then maps the answer back to the screen.
 
 from __future__ import annotations
 
+import re
 from typing import Any, Callable
 
 from farm.agent.images import (crop_upscale, data_url, inline_image, padded, png_size,
@@ -17,7 +18,7 @@ from farm.agent.prompts import locate_prompt, reference_parts, section_prompt
 from farm.devices.base import Rect
 from farm.errors import ModelUnavailable
 from farm.llm.families import Family, OffImage, to_rect
-from farm.llm.plan import ReplyParseError, echo_back, loads_lenient
+from farm.llm.plan import ReplyParseError, echo_back, loads_lenient, numbers
 
 Ask = Callable[[str, list[dict[str, Any]]], str]    # (purpose, messages) -> reply text
 
@@ -48,9 +49,32 @@ class PlanBboxTier:
         return None
 
 
+# A box in the marks models write it in out of habit when asked for JSON: doubao's
+# <bbox>x1 y1 x2 y2</bbox>, UI-TARS's click(start_box='(x,y)'), <|box_start|>…, <point>x y</point>
+_MARKED = re.compile(r"<bbox>([^<]*)</bbox>|<point>([^<]*)</point>|<\|box_start\|>([^<]*)"
+                     r"<\|box_end\|>|\b(?:start_box|point)\s*=\s*['\"]([^'\"]*)['\"]")
+
+
+def _marked_box(text: str) -> list[float] | None:
+    """The one box or point written in such marks, else None (none, several, or not 2 or 4
+    numbers: nothing is guessed)."""
+    found = [next(g for g in m.groups() if g is not None) for m in _MARKED.finditer(text)]
+    if len(found) != 1:
+        return None
+    nums = numbers(found[0])
+    return nums if len(nums) in (2, 4) else None
+
+
 def _bbox_reply(text: str) -> list[float] | None:
-    """``{"bbox": [...]}`` → numbers; None for an explicit "not found"; ReplyParseError else."""
-    data = loads_lenient(text)
+    """``{"bbox": [...]}`` (or one box in a model's own marks, `_marked_box`) → numbers; None
+    for an explicit "not found"; ReplyParseError else."""
+    try:
+        data = loads_lenient(text)
+    except ReplyParseError:
+        marked = _marked_box(text)
+        if marked is None:
+            raise
+        return marked
     if isinstance(data, list):
         data = {"bbox": data}
     if not isinstance(data, dict) or "bbox" not in data:

@@ -10,7 +10,9 @@ clicked (a `javascript:` step after the ai step puts the clicks in results.json)
   changes nothing), and its pixel box is tapped where it is on the page (aiTap and ai:);
 * a model tapping two blank spots in turn on a page that never changes is nudged, then stopped
   as stuck after the fifth tap on one of them (it used to go on to the replanning cap: 20
-  rounds, AutoGLM 100).
+  rounds, AutoGLM 100);
+* a UI-TARS model answering aiTap's locate with its own action (click(start_box='(x,y)')) taps
+  there, where it was a model error after a retry.
 """
 
 from __future__ import annotations
@@ -134,3 +136,12 @@ def test_two_taps_in_turn_on_an_unchanged_page_are_a_loop(tmp_path, farm, model_
     nudged = srv.texts(5)                  # the round after A was tapped a third time
     assert "You repeated Tap box [50, 600, 60, 610]" in nudged
     assert "3 times, between other actions," in nudged
+
+
+def test_ui_tars_answering_a_locate_with_its_action_taps_there(tmp_path, farm, model_server):
+    srv = model_server(["Thought: the Go button.\nAction: click(start_box='(500,437)')"])
+    done, case = run(farm, tmp_path, srv, "ui-tars",
+                     CASE.replace("ai: press the Go button", "aiTap: the Go control"))
+    assert done.returncode == 0, json.dumps(case, indent=1)[:3000] + done.stderr
+    assert len(srv.requests) == 1
+    assert clicks(case) == [[500, 349]]         # 437·799/1000 = 349.2
