@@ -16,6 +16,7 @@ from farm.llm.plan import SubGoal
 
 WINDOW = -1        # snapshot(rounds=WINDOW): the history's own `window_rounds`
 IMAGE_PLACEHOLDER = "(screenshot omitted: only the newest is kept)"
+DROPPED = "({} earlier messages of this task omitted)"     # where compression cut
 
 
 @dataclass
@@ -30,6 +31,7 @@ class ConversationHistory:
     logs: list[str] = field(default_factory=list)
     pending_feedback: str = ""
     _dropped_logs: int = 0
+    _dropped_messages: int = 0
 
     def reset(self) -> None:
         self.messages.clear()
@@ -38,6 +40,7 @@ class ConversationHistory:
         self.logs.clear()
         self.pending_feedback = ""
         self._dropped_logs = 0
+        self._dropped_messages = 0
 
     def add_user(self, text: str, image_url: str | None) -> None:
         content: list[dict[str, Any]] = [{"type": "text", "text": text}]
@@ -82,6 +85,7 @@ class ConversationHistory:
 
     def _compress(self) -> None:
         if len(self.messages) > self.max_messages:
+            self._dropped_messages += len(self.messages) - self.keep_messages
             del self.messages[:-self.keep_messages]
 
     def state_text(self, show_goals: bool) -> str:
@@ -102,11 +106,17 @@ class ConversationHistory:
                  rounds: int | None = WINDOW) -> list[dict[str, Any]]:
         """The messages to send: the newest round and ``rounds`` earlier ones (default
         `window_rounds`; None: every message kept), the ``max_images`` newest images (None:
-        all of them)."""
+        all of them). After a compression, a snapshot of every kept message starts with a
+        placeholder saying how many earlier ones were dropped."""
         rounds = self.window_rounds if rounds == WINDOW else rounds
         msgs = self.messages if rounds is None else self.messages[-(2 * rounds + 1):]
         if msgs and msgs[0].get("role") == "assistant":
             msgs = msgs[1:]
+        unsent = len(self.messages) - len(msgs)
+        if self._dropped_messages and unsent <= 1:
+            # every kept message is sent: a placeholder says the task did not start there
+            msgs = [{"role": "user", "content": [{"type": "text", "text": DROPPED.format(
+                self._dropped_messages + unsent)}]}, *msgs]
         out: list[dict[str, Any]] = []
         seen = 0
         for m in reversed(msgs):
