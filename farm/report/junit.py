@@ -4,7 +4,8 @@ Valid against the strict Jenkins xUnit schema (junit-10.xsd, tests/schemas/): no
 or elements it does not know, so a case's facts (title, case id, platform, device, attempt,
 flaky, model spend, tokens) are ``name: value`` lines at the top of its <system-out>, followed
 by the step log and, for a case that did not pass, ``[[ATTACHMENT|<absolute path>]]`` of its last
-screenshot (the Jenkins attachments convention). ``classname`` is the case's folder, so CI
+screenshot (the Jenkins attachments convention; under a name no other case of its folder
+attaches, as the plugin keeps a class's files by name: `distinct_names`). ``classname`` is the case's folder, so CI
 groups by folder; ``name`` is the rest of the case id (its file, or agent.testId), not its
 title: CI servers key a test's history on classname + name, so two files with one title stay
 two tests, and renaming a title keeps the history. Text is shown as the console shows it
@@ -27,10 +28,11 @@ Earlier attempts of a case that still did not pass become <rerunFailure>/<rerunE
 
 from __future__ import annotations
 
+import os
 import re
 from collections import Counter
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable, Sequence
+from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
 
 from farm.report.html import known_tokens
 from farm.report.paths import replace_file, run_file
@@ -129,18 +131,68 @@ def _facts(case: CaseResult) -> str:
     return "\n".join(lines)
 
 
-def _attachment(case: CaseResult, run_dir: Path | None) -> str:
+def _attachment(case: CaseResult, run_dir: Path | None, twins: Twins) -> str:
     """The CI attachment of a failed case's screenshot: only a file of the run (its plugin
     copies the file named, so a results.json naming one elsewhere must not get it copied)."""
+    path = _screenshot(case, run_dir)
+    path = twins.get((case.case_id, case.attempt), path)
+    return f"[[ATTACHMENT|{path}]]" if path is not None else ""
+
+
+def _screenshot(case: CaseResult, run_dir: Path | None) -> Path | None:
+    """A failed case's screenshot, when it is a file of the run (relative without a run dir)."""
     if not case.screenshot or case.status in ("passed", "skipped"):
-        return ""
+        return None
     if run_dir is None:
         path = Path(case.screenshot)
-        inside = not path.is_absolute() and ".." not in path.parts
-    else:
-        path = run_file(run_dir, case.screenshot)
-        inside = path is not None
-    return f"[[ATTACHMENT|{path}]]" if inside else ""
+        return None if path.is_absolute() or ".." in path.parts else path
+    return run_file(run_dir, case.screenshot)
+
+
+# A screenshot linked under a name of its own, by (case id, attempt): see `distinct_names`.
+Twins = Mapping[tuple[str, int], Path]
+
+
+def distinct_names(summary: RunSummary, run_dir: Path) -> dict[tuple[str, int], Path]:
+    """Jenkins' junit-attachments plugin keeps a test class's attachments by file name, the
+    first of a name for every test naming it: two failed cases of one folder whose screenshots
+    are both ``003-after.jpg`` (in folders of their own) both showed the first one's. Each
+    such later screenshot gets a hard link (or a copy) beside it, named after its case
+    (``pay-003-after.jpg``), and the attachment names that; one that cannot be made keeps the
+    shared name."""
+    seen: set[tuple[str, str]] = set()
+    twins: dict[tuple[str, int], Path] = {}
+    for case in summary.cases:
+        path = _screenshot(case, run_dir)
+        if path is None:
+            continue
+        if (folder(case), path.name) not in seen:
+            seen.add((folder(case), path.name))
+            continue
+        slug = re.sub(r"[^\w.-]+", "_", case_name(case), flags=re.ASCII).strip("._") or "case"
+        twin = path.with_name(f"{slug}-{path.name}")
+        if _twin(path, twin):
+            twins[(case.case_id, case.attempt)] = twin
+            seen.add((folder(case), twin.name))
+    return twins
+
+
+def _twin(path: Path, twin: Path) -> bool:
+    """``twin`` is ``path``'s content under another name: already, or linked (copied) now
+    (over an earlier run's twin in a reused --report-dir)."""
+    import shutil
+    try:
+        if twin.exists():
+            if twin.samefile(path) or twin.read_bytes() == path.read_bytes():
+                return True
+            twin.unlink()
+        try:
+            os.link(path, twin)
+        except OSError:
+            shutil.copyfile(path, twin)
+        return True
+    except OSError:
+        return False
 
 
 # ---- times: what a CI server shows as the run's and each suite's duration -----------------------
@@ -209,7 +261,8 @@ def _attempt_head(previous: CaseResult) -> str:
     return f"attempt {previous.attempt} {previous.status} on {previous.device or '?'}"
 
 
-def _testcase(case: CaseResult, name: str, run_dir: Path | None) -> tuple[str | None, Element]:
+def _testcase(case: CaseResult, name: str, run_dir: Path | None,
+              twins: Twins) -> tuple[str | None, Element]:
     """(the count its result adds to, if any; the <testcase>)."""
     children: list[Element] = []
     result = _result_for(case)
@@ -217,7 +270,8 @@ def _testcase(case: CaseResult, name: str, run_dir: Path | None) -> tuple[str | 
         children.append(result[1])
     if case.status != "passed":     # a pass after the device's errors is not flaky (_facts)
         children += [_interim_for(prev, case.status == "flaky") for prev in case.previous]
-    out = "\n\n".join(x for x in (_facts(case), _step_log(case), _attachment(case, run_dir)) if x)
+    out = "\n\n".join(x for x in (_facts(case), _step_log(case),
+                                  _attachment(case, run_dir, twins)) if x)
     children.append(_element("system-out", [], out))
     return (result[0] if result else None,
             _element("testcase", [("name", name), ("classname", folder(case)),
@@ -225,7 +279,7 @@ def _testcase(case: CaseResult, name: str, run_dir: Path | None) -> tuple[str | 
 
 
 def _suite(name: str, cases: list[CaseResult], summary: RunSummary, run_dir: Path | None,
-           seen: Counter) -> tuple[dict[str, int], Element]:
+           seen: Counter, twins: Twins) -> tuple[dict[str, int], Element]:
     """(its counts, the <testsuite>) of one suite's cases. Its time is their wall span (as
     pytest's testsuite time is wall time), their sum when the results cannot tell."""
     counts = {"tests": len(cases), "errors": 0, "failures": 0, "skipped": 0}
@@ -234,7 +288,7 @@ def _suite(name: str, cases: list[CaseResult], summary: RunSummary, run_dir: Pat
         key = (folder(case), case_name(case))
         seen[key] += 1      # ids are unique in a run; a merged results.json may repeat one
         unique = key[1] if seen[key] == 1 else f"{key[1]} [{seen[key]}]"
-        count, element = _testcase(case, unique, run_dir)
+        count, element = _testcase(case, unique, run_dir, twins)
         if count:
             counts[count] += 1
         elements.append(element)
@@ -251,17 +305,19 @@ def _suite(name: str, cases: list[CaseResult], summary: RunSummary, run_dir: Pat
         children=[_element("properties", [], children=properties), *elements])
 
 
-def build_junit(summary: RunSummary, run_dir: Path | None = None) -> str:
+def build_junit(summary: RunSummary, run_dir: Path | None = None,
+                twins: Twins | None = None) -> str:
     """The JUnit document of a run (suites in first-seen order, cases in run order) as text;
-    with ``run_dir``, screenshot attachments are absolute paths. <testsuites> time is the
-    run's wall time (``summary.duration``; the cases' span or sum when it has none)."""
+    with ``run_dir``, screenshot attachments are absolute paths (``twins``' instead of a
+    case's own: `distinct_names`). <testsuites> time is the run's wall time
+    (``summary.duration``; the cases' span or sum when it has none)."""
     by_suite: dict[str, list[CaseResult]] = {}
     for case in summary.cases:
         by_suite.setdefault(suite_name(case), []).append(case)
     total = {"tests": 0, "failures": 0, "errors": 0}   # (no skipped there: the schema)
     elements, seen = [], Counter()
     for name, cases in by_suite.items():
-        counts, element = _suite(name, cases, summary, run_dir, seen)
+        counts, element = _suite(name, cases, summary, run_dir, seen, twins or {})
         for key in total:
             total[key] += counts[key]
         elements.append(element)
@@ -338,8 +394,10 @@ def _replace(path: Path, text: str) -> Path:
 
 def write_junit(summary: RunSummary, path: Path, run_dir: Path | None = None) -> Path:
     """Write ``junit.xml`` for ``summary`` to ``path`` (UTF-8, XML-safe); return the path.
-    ``run_dir`` (default: the folder of ``path``) resolves screenshot attachments."""
-    return _replace(path, build_junit(summary, Path(run_dir or Path(path).parent).resolve()))
+    ``run_dir`` (default: the folder of ``path``) resolves screenshot attachments, each under
+    a name no other attachment of its test class has (`distinct_names`)."""
+    run_dir = Path(run_dir or Path(path).parent).resolve()
+    return _replace(path, build_junit(summary, run_dir, distinct_names(summary, run_dir)))
 
 
 def write_load_errors(errors: Sequence[SuiteError], path: Path) -> Path:
