@@ -342,8 +342,13 @@ class SqliteResults:
 
     def _select(self, sql: str, *args: Any) -> list[RunRecord]:
         """Reads change nothing: no file is made, no table added to someone else's SQLite
-        (but farm's own corrupt one is set aside and rebuilt: `_mended`)."""
-        if not self.path.exists():
+        (but farm's own corrupt one is set aside and rebuilt: `_mended`). An empty file is
+        a history with no run yet: SQLite made it on a disk that was full, and the next run
+        that can write there writes its tables."""
+        try:
+            if self.path.stat().st_size == 0:   # (a full disk's: made, never written) as none
+                return []
+        except FileNotFoundError:
             return []
         try:
             return self._mended(lambda: self._read(sql, args))

@@ -155,3 +155,23 @@ def test_a_journal_cut_short_by_a_full_disk_takes_the_runs_end_from_the_history(
     assert "not saved" in by_id["s/c"]["reason"] and by_id["s/a"]["reason"] is None
     # the history keeps the one record of the run it had
     assert [r.run_id for r in SqliteResults(state / "results.sqlite").runs()] == [run_id]
+
+
+def test_an_empty_results_history_left_by_a_full_disk_takes_the_next_runs(tmp_path, capsys):
+    """A state dir that filled up while SQLite made results.sqlite left it empty (0 bytes):
+    every later run said 'results history not updated: a SQLite file, not farm's: no such
+    table: runs', once the disk had room again too, and recorded nothing, for good."""
+    from farm.config import Settings as _Settings
+    from farm.results import RunSummary
+    from farm.results_history import open_results, remember_run
+    state = tmp_path / "state"
+    state.mkdir()
+    (state / "results.sqlite").write_bytes(b"")
+    settings = _Settings(state_dir=state)
+    summary = RunSummary(run_id="20261203-030000-cd34", started="2026-12-03T03:00:00+00:00",
+                         cases=[_result("a", "passed")])
+    summary.recount()
+    assert open_results(settings).recent(5) == []
+    remember_run(settings, summary, tmp_path / "report.html")
+    assert "not updated" not in capsys.readouterr().err
+    assert [r.run_id for r in open_results(settings).recent(5)] == ["20261203-030000-cd34"]
