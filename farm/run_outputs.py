@@ -261,7 +261,8 @@ def _verdicts_from_history(summary: RunSummary, record: RunRecord) -> None:
     journal and results.json could not be written, the results history on another disk was)
     is rebuilt as a run cut short, its later cases interrupted or not run. The history has the
     run's end: those cases take their verdicts from it (without steps or images), and the run
-    its end, said once on stderr."""
+    its end, said once on stderr. So does a run killed after it had recorded its end there,
+    while it wrote its report (every case in the journal, not its end line)."""
     from farm.journal import CUT_SHORT, NOT_STARTED
     from farm.results import CaseError, exit_code_for
     from farm.results_history import FailedStep
@@ -269,8 +270,7 @@ def _verdicts_from_history(summary: RunSummary, record: RunRecord) -> None:
     taken = 0
     for i, case in enumerate(summary.cases):
         known = ended.get(case.case_id)
-        if case.reason not in (CUT_SHORT, NOT_STARTED) or known is None or (
-                known.status == case.status):
+        if case.reason not in (CUT_SHORT, NOT_STARTED) or known is None:
             continue
         kind, _, message = (known.error or "").partition(": ")
         step = known.step if isinstance(known.step, FailedStep) else None
@@ -282,17 +282,20 @@ def _verdicts_from_history(summary: RunSummary, record: RunRecord) -> None:
             "reason": "its steps and images were not saved (the run's journal could not be "
                       "written); its verdict is the results history's"})
         taken += 1
-    if not taken:
-        return
+    if any(c.reason in (CUT_SHORT, NOT_STARTED) for c in summary.cases) or (
+            not taken and record.interrupted):
+        return      # the history's end is not this journal's (or says it was cut short too)
     summary.interrupted, summary.duration = record.interrupted, record.duration
     if record.started and record.duration:
         summary.finished = _iso(record.at + record.duration)
     summary.recount()
     summary.exit_code = exit_code_for(summary.cases, interrupted=record.interrupted)
-    print(f"farm: the journal stops before the run's end (it could not be written: a full "
-          f"disk?); the results history has the run's end: {taken} case(s) take their "
-          f"verdict from it (without steps or images): {_counted(summary)}",
-          file=sys.stderr, flush=True)
+    said = (f"the journal stops before the run's end (it could not be written: a full "
+            f"disk?); the results history has the run's end: {taken} case(s) take their "
+            f"verdict from it (without steps or images)" if taken else
+            "the results history has the run's end (farm was stopped while it wrote the "
+            "run's files): it had finished")
+    print(f"farm: {said}: {_counted(summary)}", file=sys.stderr, flush=True)
 
 
 def _iso(at: float) -> str:

@@ -175,3 +175,39 @@ def test_an_empty_results_history_left_by_a_full_disk_takes_the_next_runs(tmp_pa
     remember_run(settings, summary, tmp_path / "report.html")
     assert "not updated" not in capsys.readouterr().err
     assert [r.run_id for r in open_results(settings).recent(5)] == ["20261203-030000-cd34"]
+
+
+def test_a_run_killed_while_it_wrote_its_report_is_rebuilt_as_finished(tmp_path, monkeypatch):
+    """kill -9 (a CI timeout) while a big run wrote report.html: every case was in the journal
+    and the results history had the run's end, but not the journal's end line, so
+    `farm report` rebuilt a run that had finished as interrupted, exit code 2."""
+    import json
+
+    from click.testing import CliRunner
+
+    from farm.cli import cli
+    from farm.results import RunSummary
+    from farm.results_history import SqliteResults, record_for
+    run_id, run_dir, state = "20261203-020000-ab12", tmp_path / "run", tmp_path / "state"
+    run_dir.mkdir()
+    state.mkdir()
+    ended = RunSummary(run_id=run_id, started="2026-12-03T02:00:00.000+00:00", duration=9.0,
+                       cases=[_result("a", "passed"), _result("b", "failed", error=True)])
+    ended.recount()
+    SqliteResults(state / "results.sqlite").add(record_for(ended, run_dir / "report.html"))
+    head = {"journal": "run", "run_id": run_id, "started": ended.started,
+            "planned": [{"case_id": f"s/{c}", "name": c, "file": f"s/{c}.yaml",
+                         "platform": "web"} for c in "ab"]}
+    (run_dir / "results.jsonl").write_text("\n".join(
+        [json.dumps(head)] + [c.model_dump_json() for c in ended.cases]) + "\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("FARM_STATE_DIR", str(state))
+    monkeypatch.delenv("FARM_RESULTS_HISTORY_URL", raising=False)
+    monkeypatch.delenv("FARM_BROKER_URL", raising=False)
+    out = CliRunner().invoke(cli, ["report", str(run_dir)])
+    assert out.exit_code == 0, out.stderr
+    assert ("the results history has the run's end (farm was stopped while it wrote the "
+            "run's files): it had finished: 1 failed, 1 passed") in out.stderr
+    data = json.loads((run_dir / "results.json").read_text())
+    assert (data["exit_code"], data["interrupted"], data["duration"]) == (1, False, 9.0)
+    assert [c["status"] for c in data["cases"]] == ["passed", "failed"]
