@@ -10,7 +10,7 @@ from typing import Any, Callable, Literal
 
 from pydantic import ValidationError
 
-from farm.agent.actions import Action, ActionContext, BoxAt, Locate, locator_fields
+from farm.agent.actions import PLATFORM, Action, ActionContext, BoxAt, Locate, locator_fields
 from farm.agent.locator import LocateHit
 from farm.cache.xpaths import anchor
 from farm.devices.base import Device
@@ -46,9 +46,15 @@ class Task:
 def make_action(name: str, params: dict[str, Any],
                 registry: dict[str, type[Action]]) -> Action:
     """The action ``name`` with ``params``; PlanError when either is wrong."""
-    cls = registry.get(name)
+    cls = registry.get(name) or next(
+        (c for n, c in registry.items() if n.lower() == name.strip().lower()), None)   # "tap"
     if cls is None:
-        raise PlanError(f"unknown action {name!r}; use one of: {', '.join(registry)}")
+        elsewhere = [p for p, actions in PLATFORM.items()
+                     if any(a.name.lower() == name.strip().lower() for a in actions)]
+        here = [p for p, actions in PLATFORM.items() if all(a.name in registry for a in actions)]
+        where = (f" on {' and '.join(here) or 'this device'}: it is an action of "
+                 f"{' and '.join(elsewhere)}" if elsewhere else "")
+        raise PlanError(f"unknown action {name!r}{where}; use one of: {', '.join(registry)}")
     try:
         return cls.model_validate(params)
     except ValidationError as exc:
