@@ -104,6 +104,8 @@ class BrowserDevice:
         self._wait.script = self._shots.script    # page reads over its DevTools session
         self._chrome_args: tuple[str, ...] = ()       # a case's chromeArgs Chromium runs with
         self._follow_new_pages = True
+        # the target's answer to dialogs, and what each dialog of the case was answered
+        self._dialogs: tuple[str, list[str]] = ("dismiss", [])
         self._opened: Any = None                      # a new tab to follow (autoFollowNewPage)
         self._idle_ms: int | None = None              # waitForNetworkIdle.timeout of the session
 
@@ -197,6 +199,7 @@ class BrowserDevice:
         browser = self._need_browser()
         self._viewport = (target.viewport_width, target.viewport_height)
         self._follow_new_pages = target.follow_new_pages
+        self._dialogs = (target.dialogs, [])
         with self._errors("new context"):
             self._context = new_context(browser, target)
             self._context.on("page", self._new_page)
@@ -224,6 +227,7 @@ class BrowserDevice:
         self._dom.forget()
         self._viewport = (target.viewport_width, target.viewport_height)
         self._follow_new_pages = target.follow_new_pages
+        self._dialogs = (target.dialogs, [])
         with self._errors("reuse the shared browser context"):
             reuse_context(self._context, self._page, target)
         self._open_url(target)
@@ -293,16 +297,27 @@ class BrowserDevice:
 
     def _on_dialog(self, dialog: Any) -> None:
         """An alert, confirm or prompt the page opened: dismissed, as Playwright does with
-        dialogs nobody handles (a confirm answers Cancel, a prompt null), and said in the log,
-        so a step that then fails is explained."""
-        log.warning("%s: the page opened a %s dialog (%r); farm dismissed it%s", self.name,
-                    dialog.type, first_line(dialog.message),
-                    {"confirm": " (answered Cancel)", "prompt": " (answered null)"}.get(
-                        dialog.type, ""))
+        dialogs nobody handles (a confirm answers Cancel, a prompt null), or accepted with the
+        target's ``dialogs: accept`` (OK; a prompt its default text); said in the log and
+        kept for the note of a step that then fails (`failure_note`)."""
+        how, seen = self._dialogs
+        answer = ({"confirm": "OK", "prompt": "OK"} if how == "accept" else
+                  {"confirm": "Cancel", "prompt": "Cancel"}).get(dialog.type, "OK")
+        said = f'the page opened {_article(dialog.type)} {dialog.type} dialog ' \
+               f'"{first_line(dialog.message)[:120]}" and farm answered {answer}'
+        if dialog.type in ("confirm", "prompt") and how == "dismiss":
+            said += "; `dialogs: accept` in the web: section answers OK"
+        seen.append(said)
+        log.warning("%s: %s", self.name, said)
         try:
-            dialog.dismiss()
+            if how == "dismiss":
+                dialog.dismiss()
+            elif dialog.type == "prompt":
+                dialog.accept(dialog.default_value)
+            else:
+                dialog.accept()
         except Exception as exc:    # the page or browser went away meanwhile
-            log.debug("%s: dialog not dismissed: %s", self.name, first_line(exc))
+            log.debug("%s: dialog not answered: %s", self.name, first_line(exc))
 
     def _goto(self, url: str) -> None:
         self._dom.acted()
@@ -383,10 +398,14 @@ class BrowserDevice:
         Chromium's error page coming; `farm.devices.web.failures.page_status_note`)."""
         from farm.devices.web.failures import page_status_note
         page = self._page
+        dialogs = self._dialogs[1]
+        said = (f"{dialogs[-1]}" + (f"; {len(dialogs) - 1} more before" if len(dialogs) > 1
+                                    else "")) if dialogs else None
         if page is None or self._killed or self._wait.awaiting or page.is_closed():
-            return None
-        return page_status_note(page, lambda p, js, arg: self._wait.evaluate(
+            return said
+        status = page_status_note(page, lambda p, js, arg: self._wait.evaluate(
             p, js, arg, "read the page's HTTP status"))
+        return "; ".join(filter(None, [status, said])) or None
 
     def hierarchy(self) -> UITree:
         """The rendered DOM as a UITree, collected in one page.evaluate (not walked again while
@@ -749,6 +768,10 @@ class BrowserDevice:
                     and self._context is not None and self._context.browser is not None)
         except Exception:
             return False
+
+
+def _article(word: str) -> str:
+    return "an" if word[:1] in "aeiou" else "a"
 
 
 def _driver_of(browser: psutil.Process | None) -> psutil.Process | None:

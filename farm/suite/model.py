@@ -114,6 +114,9 @@ class WebTarget(BaseModel):
     network_idle_continue: bool = True      # waitForNetworkIdle.continueOnNetworkIdleError
     same_tab: bool = True                   # forceSameTabNavigation (page agents)
     follow_new_pages: bool = False          # autoFollowNewPage (browser agents)
+    # farm's own: what an alert / confirm / prompt the page opens is answered with (Cancel, as
+    # Playwright does, or OK: a prompt then gets its default text)
+    dialogs: Literal["dismiss", "accept"] = "dismiss"
 
 
 class AndroidTarget(BaseModel):

@@ -472,6 +472,36 @@ def _locate_map(kind: str, node: Node, options: dict, p: Problems) -> str | None
     return _prompt_map(kind, rest, options, p)
 
 
+def _drag(kind: str, main: Node, keys: dict[str, Node], options: dict, p: Problems) -> None:
+    """aiDragAndDrop's ``from`` and ``to`` targets: in its mapping, beside it, or (``from``)
+    as its value, as aiTap's target is (``aiDragAndDrop: Card 1`` with ``to: Done column``)."""
+    ends = dict(main.value) if main.kind == "map" else {}
+    ends.update({k: keys[k] for k in ("from", "to") if k in keys})
+    if main.kind == "scalar" and not main.is_null:
+        if "from" in ends:
+            p.add(keys["from"], f"{kind}: give the target to drag once (as the value or "
+                                "`from:`)")
+            return
+        ends["from"] = main
+    elif main.kind != "map" and not main.is_null:
+        p.add(main, f"{kind}: expected `from:` and `to:` targets (beside {kind}: or in it),"
+                    f" got {main.describe()}")
+        return
+    for end in ("from", "to"):
+        if end not in ends:
+            p.add(main, f"{kind}: expected `{end}: <target>`")
+            continue
+        extra = [k for k in ends[end].value if k != "prompt"] if ends[end].kind == "map" \
+            else []
+        if extra:
+            p.add(ends[end].keys[extra[0]], f"{kind} {end}: only `prompt:` is read here "
+                  f"(farm drags between targets located by their words; no '{extra[0]}')")
+            continue
+        options[end] = p.text(ends[end].value.get("prompt") if ends[end].kind == "map"
+                              else ends[end], f"{kind} {end}", required=True,
+                              empty_ok=False, expected="a target description")
+
+
 def gesture(spec: StepKind, main: Node, keys: dict[str, Node], options: dict,
             p: Problems) -> tuple[str | None, str | None]:
     """aiSwipe / aiDragAndDrop / aiPinch / logScreenshot: (target, value)."""
@@ -483,24 +513,7 @@ def gesture(spec: StepKind, main: Node, keys: dict[str, Node], options: dict,
             options["content"] = content
         return None, title
     if spec.shape == "drag":
-        ends = dict(main.value) if main.kind == "map" else {}
-        ends.update({k: keys[k] for k in ("from", "to") if k in keys})
-        if main.kind not in ("map",) and not main.is_null:
-            p.add(main, f"{kind}: expected `from:` and `to:` targets (beside {kind}: or in it),"
-                        f" got {main.describe()}")
-        for end in ("from", "to"):
-            if end not in ends:
-                p.add(main, f"{kind}: expected `{end}: <target>`")
-                continue
-            extra = [k for k in ends[end].value if k != "prompt"] if ends[end].kind == "map" \
-                else []
-            if extra:
-                p.add(ends[end].keys[extra[0]], f"{kind} {end}: only `prompt:` is read here "
-                      f"(farm drags between targets located by their words; no '{extra[0]}')")
-                continue
-            options[end] = p.text(ends[end].value.get("prompt") if ends[end].kind == "map"
-                                  else ends[end], f"{kind} {end}", required=True,
-                                  empty_ok=False, expected="a target description")
+        _drag(kind, main, keys, options, p)
         return None, None
     if spec.shape == "swipe":
         for end in ("start", "end"):

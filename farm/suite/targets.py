@@ -27,7 +27,7 @@ COMMON_KEYS = {"output", "unstableLogContent"}
 WEB_KEYS = {"url", "serve", "mode", "userAgent", "viewportWidth", "viewportHeight",
             "deviceScaleFactor", "cookie", "extraHTTPHeaders", "acceptInsecureCerts",
             "waitForNetworkIdle", "chromeArgs", "forceSameTabNavigation", "autoFollowNewPage",
-            "bridgeMode"} | COMMON_KEYS
+            "bridgeMode", "dialogs"} | COMMON_KEYS
 ANDROID_KEYS = {"deviceId", "launch", "imeStrategy", "autoDismissKeyboard"} | COMMON_KEYS
 IOS_KEYS = {"launch", "autoDismissKeyboard", "wdaPort", "wdaHost"} | COMMON_KEYS
 IME_STRATEGIES = ["always-yadb", "yadb-for-non-ascii"]
@@ -100,6 +100,7 @@ def read_web(section: str, key: Node, node: Node, base: Path, p: Problems) -> We
         "accept_insecure_certs": p.boolean(items.get("acceptInsecureCerts"),
                                            f"{section}.acceptInsecureCerts"),
         "chrome_args": p.string_list(items.get("chromeArgs"), f"{section}.chromeArgs"),
+        "dialogs": p.choice(items.get("dialogs"), f"{section}.dialogs", ["dismiss", "accept"]),
         **_network_idle(items.get("waitForNetworkIdle"), section, p),
         **_tabs(section, mode, items, p),
     }
