@@ -52,7 +52,7 @@ Action: one of click(start_box='(x,y)'), left_double(start_box='(x,y)'), \
 right_single(start_box='(x,y)'), drag(start_box='(x,y)', end_box='(x,y)'), hotkey(key=''), \
 type(content=''), scroll(start_box='(x,y)', direction='down'), long_press(start_box='(x,y)'), \
 press_home(), press_back(), open_app(app_name=''), wait(), finished(content='').
-Coordinates are 0-1000 relative to the screenshot. End type content with \\n to press Enter. \
+{coords} End type content with \\n to press Enter. \
 Text written as ${{NAME}} is a secret placeholder: type it exactly as written."""
 
 
@@ -64,7 +64,9 @@ def system_prompt(family: Family, platform: str, actions: str, thought: bool = T
     UI-TARS plan in their own fixed formats (boxes only)."""
     template = {"autoglm": AUTOGLM_SYSTEM, "uitars": UITARS_SYSTEM}.get(family.grammar)
     if template is not None:
-        return template.format(platform=platform)
+        coords = ("Coordinates are pixels of the screenshot." if family.scale is None else
+                  f"Coordinates are 0-{family.scale} relative to the screenshot.")
+        return template.format(platform=platform, coords=coords)
     locate = (LOCATE_BOX if boxes else LOCATE_TEXT).format(coords=coordinate_hint(family))
     example = '{"prompt": "...", "bbox": [...]}' if boxes else '{"prompt": "..."}'
     return XML_SYSTEM.format(platform=platform, actions=actions, locate=locate,

@@ -34,13 +34,17 @@ FAMILIES: dict[str, Family] = {f.name: f for f in (
     Family("gemini", scale=1000, order="yx"),
     Family("doubao", scale=1000),
     Family("glm-v", scale=1000),
-    Family("ui-tars", grammar="uitars", scale=1000, loop_cap=40),
+    Family("ui-tars", grammar="uitars", scale=1000, loop_cap=40),       # 1.0, the API models
+    # UI-TARS-1.5 open weights: pixels of its image resized to ×28, so it is sent one already
+    # padded to ×28 (as qwen2.5-vl) and its pixels are the screenshot's
+    Family("ui-tars-1.5", grammar="uitars", loop_cap=40, pad=28),
     Family("auto-glm", grammar="autoglm", scale=999, loop_cap=100),
 )}
 
 ALIASES = {"openai": "gpt", "claude": "gpt", "anthropic": "gpt", "qwen2.5": "qwen2.5-vl",
            "qwen-vl": "qwen2.5-vl", "qwen3": "qwen3-vl", "vlm-ui-tars": "ui-tars",
-           "uitars": "ui-tars", "autoglm": "auto-glm", "glm": "glm-v"}
+           "uitars": "ui-tars", "uitars-1.5": "ui-tars-1.5", "autoglm": "auto-glm",
+           "glm": "glm-v"}
 
 
 def family_named(name: str) -> Family:
@@ -61,7 +65,8 @@ def family_for(name: str | None, model: str | None = None) -> Family:
     if name:
         return family_named(name)
     m = (model or "").lower()
-    for needle, fam in (("ui-tars", "ui-tars"), ("uitars", "ui-tars"), ("autoglm", "auto-glm"),
+    for needle, fam in (("ui-tars-1.5", "ui-tars-1.5"), ("uitars-1.5", "ui-tars-1.5"),
+                        ("ui-tars", "ui-tars"), ("uitars", "ui-tars"), ("autoglm", "auto-glm"),
                         ("auto-glm", "auto-glm"), ("qwen3", "qwen3-vl"), ("qwen", "qwen2.5-vl"),
                         ("gemini", "gemini"), ("doubao", "doubao"), ("glm", "glm-v")):
         if needle in m:

@@ -11,6 +11,7 @@ clicked (a `javascript:` step after the ai step puts the clicks in results.json)
 * a model tapping two blank spots in turn on a page that never changes is nudged, then stopped
   as stuck after the fifth tap on one of them (it used to go on to the replanning cap: 20
   rounds, AutoGLM 100);
+* so is UI-TARS-1.5 (family ui-tars-1.5): its click in pixels of that image is where it meant;
 * a UI-TARS model answering aiTap's locate with its own action (click(start_box='(x,y)')) taps
   there, where it was a model error after a retry.
 """
@@ -145,3 +146,17 @@ def test_ui_tars_answering_a_locate_with_its_action_taps_there(tmp_path, farm, m
     assert done.returncode == 0, json.dumps(case, indent=1)[:3000] + done.stderr
     assert len(srv.requests) == 1
     assert clicks(case) == [[500, 349]]         # 437·799/1000 = 349.2
+
+
+def test_ui_tars_15_clicks_in_pixels_of_a_padded_image(tmp_path, farm, model_server):
+    def script(body: dict, index: int) -> str:     # the model resizes its image to ×28
+        if index:
+            return "Thought: done\nAction: finished(content='pressed')"
+        w, h = image_size(request_images(body)[0])
+        x, y = round(500 * round(w / 28) * 28 / w), round(350 * round(h / 28) * 28 / h)
+        return f"Thought: Go\nAction: click(start_box='({x},{y})')"
+    srv = model_server(script)
+    done, case = run(farm, tmp_path, srv, "ui-tars-1.5")
+    assert done.returncode == 0, json.dumps(case, indent=1)[:3000] + done.stderr
+    assert clicks(case) == [[500, 350]]
+    assert "Coordinates are pixels of the screenshot." in srv.texts(0)

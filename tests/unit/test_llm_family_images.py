@@ -3,6 +3,9 @@
 * qwen2.5-vl reads boxes in pixels of its image resized to a multiple of 28: the image it is
   sent is padded (right, bottom) to that multiple, so the resize changes nothing (a 1000×800
   screenshot was resized to 1008×812 and every box came back up to 1.5 % too far);
+* so does UI-TARS-1.5 (open weights), a family of its own (ui-tars-1.5, guessed from a model
+  named so) in pixels; UI-TARS 1.0 and the API models (ui-tars) stay 0-1000, and the UI-TARS
+  system prompt says which;
 * the stand-alone locate prompts show the box in the family's own order: gemini's example
   said [x1, y1, x2, y2] beside "Boxes are [ymin, xmin, ymax, xmax]".
 """
@@ -15,8 +18,8 @@ import pytest
 from PIL import Image
 
 from farm.agent.images import padded, png_size
-from farm.agent.prompts import locate_prompt, section_prompt
-from farm.llm.families import FAMILIES
+from farm.agent.prompts import locate_prompt, section_prompt, system_prompt
+from farm.llm.families import FAMILIES, family_for
 
 
 def png(w: int, h: int, fmt: str = "PNG") -> bytes:
@@ -43,7 +46,15 @@ def test_a_jpeg_stays_a_jpeg():
     assert out[:3] == b"\xff\xd8\xff" and png_size(out) == (112, 56)
 
 
-@pytest.mark.parametrize("name", sorted(set(FAMILIES) - {"qwen2.5-vl"}))
+PADDED = {"qwen2.5-vl", "ui-tars-1.5"}       # pixels of their image resized to ×28
+
+
+@pytest.mark.parametrize("name", sorted(PADDED))
+def test_the_pixel_families_of_resizing_models_are_padded(name):
+    assert png_size(padded(png(1000, 800), FAMILIES[name].pad)) == (1008, 812)
+
+
+@pytest.mark.parametrize("name", sorted(set(FAMILIES) - PADDED))
 def test_other_families_get_the_screenshot_as_it_is(name):
     shot = png(1000, 800)
     assert padded(shot, FAMILIES[name].pad) is shot
@@ -64,3 +75,18 @@ def test_locate_prompts_show_one_box_order(name, prompt):
     yx = FAMILIES[name].order == "yx"
     assert ('"bbox": [ymin, xmin, ymax, xmax]' in text) is yx
     assert ("[x1, y1, x2, y2]" in text) is not yx
+
+
+@pytest.mark.parametrize("model, family", [("openai/UI-TARS-1.5-7B", "ui-tars-1.5"),
+                                           ("hosted_vllm/bytedance/uitars-1.5", "ui-tars-1.5"),
+                                           ("openai/doubao-1.5-ui-tars-250328", "ui-tars"),
+                                           ("openai/ui-tars-72b-dpo", "ui-tars")])
+def test_ui_tars_15_is_told_from_the_api_models(model, family):
+    assert family_for(None, model).name == family
+
+
+def test_the_ui_tars_prompt_says_the_familys_coordinates():
+    assert "Coordinates are pixels of the screenshot." in system_prompt(
+        FAMILIES["ui-tars-1.5"], "web", "")
+    assert "Coordinates are 0-1000 relative to the screenshot." in system_prompt(
+        FAMILIES["ui-tars"], "web", "")
