@@ -14,7 +14,7 @@ import threading
 import time
 from typing import Any, Callable, ClassVar, Literal, Optional, get_args, get_origin
 
-from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from farm.devices.base import Device, Rect
 from farm.errors import CaseTimeout, Interrupted, StepFailed
@@ -51,6 +51,26 @@ class Locate(BaseModel):
     editable: bool = Field(default=False, exclude=True)
     disabled: bool = Field(default=False, exclude=True)    # the element found is disabled
     node: Optional[int] = Field(default=None, exclude=True)  # its tree node (text tier)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _described(cls, data: Any) -> Any:
+        """``"locate": "the Go button"``: a description alone is a Locate of it."""
+        return {"prompt": data} if isinstance(data, str) else data
+
+    @field_validator("bbox", mode="before")
+    @classmethod
+    def _lenient_box(cls, value: Any) -> Any:
+        """A box however the model wrote its numbers: "400,300,600,400", "[400 300 600 400]",
+        [[400, 300], [600, 400]], ["400px", ...] (doubao); the count is checked where it is
+        mapped (a box is 4 numbers, a point 2)."""
+        from farm.llm.plan import numbers
+        if isinstance(value, str):
+            return numbers(value)
+        if isinstance(value, (list, tuple)) and any(isinstance(v, (str, list, tuple))
+                                                    for v in value):
+            return numbers(" ".join(map(str, value)))
+        return value
 
     @property
     def box_only(self) -> bool:

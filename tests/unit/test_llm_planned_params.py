@@ -1,0 +1,34 @@
+"""A planned target however the model wrote it: "locate": "the Go button" is a Locate of that
+description, and a box's numbers are read from a string ("400,300,600,400"), corner pairs or
+"400px" (doubao's lenient number extraction). They were "bad parameters for Tap: ... Input
+should be a valid list" (pydantic's words) fed back, a wasted round and an error towards the
+cap; six in a row made the model unusable."""
+
+from __future__ import annotations
+
+import pytest
+
+from farm.agent.actions import registry
+from farm.agent.tasks import PlanError, build_tasks
+from farm.llm.plan import PlannedAction
+
+
+def target(params: dict):
+    return build_tasks(PlannedAction(type="Tap", params=params), registry("web"))[-1].action.locate
+
+
+def test_a_bare_description_is_a_locate():
+    loc = target({"locate": "the Go button"})
+    assert loc.prompt == "the Go button" and loc.bbox is None
+
+
+@pytest.mark.parametrize("bbox", ["400,300,600,400", "[400, 300, 600, 400]", "400 300 600 400",
+                                  [[400, 300], [600, 400]], ["400px", "300px", "600px", "400"],
+                                  [400, 300, 600, 400]])
+def test_a_box_is_read_however_its_numbers_are_written(bbox):
+    assert target({"locate": {"prompt": "Go", "bbox": bbox}}).bbox == [400, 300, 600, 400]
+
+
+def test_a_box_that_is_not_numbers_is_still_a_bad_parameter():
+    with pytest.raises(PlanError, match="bad parameters for Tap: locate.bbox"):
+        target({"locate": {"prompt": "Go", "bbox": {"x1": 400}}})
