@@ -37,6 +37,11 @@ def normalize_key(key: str) -> str:
             out.append(compact.upper())
         else:
             out.append(p)  # already a Playwright name ("NumpadEnter") or unknown: let it decide
+    # "Control+K" is the K key with Control, as a keyboard gives it (event.key "k"): Playwright
+    # would send "K", the shifted letter, which a page's `event.key === "k"` shortcut misses
+    if len(out) > 1 and "Shift" not in out[:-1] and len(out[-1]) == 1 and out[-1].isupper() \
+            and out[-1].isascii():
+        out[-1] = out[-1].lower()
     return "+".join(out)
 
 

@@ -27,3 +27,16 @@ def test_the_loader_accepts_exactly_the_keys_the_browser_presses(page: BrowserDe
     for key in REFUSED:
         with pytest.raises(StepFailed, match="unknown key"):
             page.press(key)
+
+
+def test_a_shortcut_written_with_a_capital_is_the_key_a_keyboard_sends(page: BrowserDevice
+                                                                       ) -> None:
+    """`aiKeyboardPress: Control+K` reached the page as Control with "K" (the shifted letter),
+    which a page's `event.ctrlKey && event.key === "k"` shortcut (a command palette, a search
+    box) never matched; now as a keyboard's Ctrl+K: "k", no Shift."""
+    page.run_script("window.seen = []; addEventListener('keydown', (e) => window.seen.push("
+                    "[e.key, e.ctrlKey, e.shiftKey]))", 5)
+    page.press("Control+K")
+    page.press("Control+Shift+K")
+    assert page.run_script("window.seen.filter((k) => k[0].length === 1)", 5) == [
+        ["k", True, False], ["K", True, True]]

@@ -63,6 +63,10 @@ def test_a_headless_device_gets_the_headless_shell_and_a_visible_one_full_chromi
     ("enter", "Enter"), ("Esc", "Escape"), ("Page Down", "PageDown"), ("backspace", "Backspace"),
     ("tab", "Tab"), ("arrow up", "ArrowUp"), ("down", "ArrowDown"), ("ctrl+a", "Control+a"),
     ("Shift+Tab", "Shift+Tab"), ("a", "a"), ("+", "+"), ("f5", "F5"), ("NumpadEnter", "NumpadEnter"),
+    # a shortcut's letter is the key itself (event.key "k", as a keyboard gives it), not the
+    # shifted letter, unless Shift is part of it; a capital alone is typed as the capital
+    ("Control+K", "Control+k"), ("Ctrl+Alt+T", "Control+Alt+t"), ("Shift+K", "Shift+K"),
+    ("Control+Shift+K", "Control+Shift+K"), ("K", "K"), ("Control+F5", "Control+F5"),
 ])
 def test_normalize_key(given: str, expected: str) -> None:
     assert normalize_key(given) == expected
