@@ -38,7 +38,43 @@ def output_dirs(settings: Settings, run_id: str, overwrite: bool,
     """The run's directory, checked before any device starts: state and report directories
     must be writable directories, and a report directory holding a run is only reused with
     ``overwrite`` (its old results are removed, so nothing stale mixes in); --junit-xml and
-    --alluredir must be writable too (not found out after the run)."""
+    --alluredir must be writable too (not found out after the run). A --junit-xml an earlier
+    run wrote is replaced at once by one saying this run has not finished (`unfinished_junit`)."""
+    run_dir = _run_dir(settings, run_id, overwrite, junit_xml, alluredir)
+    if junit_xml is not None:
+        unfinished_junit(Path(junit_xml), run_id, run_dir)
+    return run_dir
+
+
+def unfinished_junit(path: Path, run_id: str, run_dir: Path) -> None:
+    """--junit-xml while the run goes on: one error saying it has not finished, in place of
+    an earlier run's file, which CI took for this run's when farm was killed (a CI timeout,
+    kill -9): the last run's passes, green. The run's end writes the real one."""
+    from farm.report.junit import write_junit
+    from farm.results import CaseError
+    when = datetime.now().astimezone().isoformat(timespec="seconds")
+    case = CaseResult(run_id=run_id, case_id="farm/run", name=f"farm run {run_id}", file="",
+                      platform="", status="error", started=when, error=CaseError(
+                          kind="RunNotFinished", message=(
+                              f"farm run {run_id} (started {when}) has not written its "
+                              f"results: it is still running, or it was stopped before its end "
+                              f"(killed: a CI timeout?); `farm report {run_dir}` rebuilds "
+                              f"them from its journal")))
+    summary = RunSummary(run_id=run_id, started=when, cases=[case], exit_code=3)
+    summary.recount()
+    try:
+        write_junit(summary, path, run_dir)
+    except OSError as exc:      # checked writable just now (a full disk): no earlier run's
+        log.warning("cannot write --junit-xml %s at the start: %s", path, exc)
+        try:                    # file left to be taken for this run's (the end says the rest)
+            if path.is_file():
+                path.unlink()
+        except OSError:
+            pass
+
+
+def _run_dir(settings: Settings, run_id: str, overwrite: bool, junit_xml: Path | None,
+             alluredir: Path | None) -> Path:
     check_outputs(junit_xml, alluredir)
     state = Path(settings.state_dir)
     set_by = settings.named("state_dir") if settings.source("state_dir") else "FARM_STATE_DIR"

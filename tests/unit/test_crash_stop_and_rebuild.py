@@ -211,3 +211,26 @@ def test_a_run_killed_while_it_wrote_its_report_is_rebuilt_as_finished(tmp_path,
     data = json.loads((run_dir / "results.json").read_text())
     assert (data["exit_code"], data["interrupted"], data["duration"]) == (1, False, 9.0)
     assert [c["status"] for c in data["cases"]] == ["passed", "failed"]
+
+
+def test_a_killed_runs_junit_xml_is_not_the_last_runs(tmp_path):
+    """CI runs `farm run … --junit-xml reports/junit.xml`, the job times out and farm is
+    killed: reports/junit.xml was still the previous run's, every case passed, and CI
+    published that as this build's result. From the run's start it says the run has not
+    finished, until the run's end writes the real one."""
+    import xmlschema
+
+    from farm.run_outputs import output_dirs
+    junit = tmp_path / "reports" / "junit.xml"
+    junit.parent.mkdir()
+    junit.write_text('<testsuites tests="1" failures="0" errors="0"><testsuite name="s" '
+                     'tests="1"><testcase name="a" classname="s"/></testsuite></testsuites>')
+    settings = Settings(state_dir=tmp_path / "state", report_dir=tmp_path / "run")
+    run_dir = output_dirs(settings, "20261203-040000-ef56", False, junit_xml=junit)
+    text = junit.read_text()
+    xmlschema.XMLSchema(str(Path(__file__).parents[1] / "schemas" / "junit-10.xsd")).validate(
+        str(junit))
+    assert 'errors="1"' in text and 'name="a"' not in text
+    assert ("farm run 20261203-040000-ef56 (started " in text and "has not written its "
+            "results: it is still running, or it was stopped before its end (killed: a CI "
+            f"timeout?); `farm report {run_dir}` rebuilds them from its journal") in text
