@@ -49,11 +49,17 @@ class PlainProgress:
         self._said_at = clock()
         self._running: dict[str, list[Any]] = {}    # device -> [case, its start, last step]
         self._stopped = threading.Event()
+        self._gone = False                  # the stream was closed: say nothing more
 
     def _say(self, text: str) -> None:
         with self._lock:
             self._said_at = self._clock()
-            print(printable(text), file=self.stream, flush=True)
+            if self._gone:
+                return
+            try:
+                print(printable(text), file=self.stream, flush=True)
+            except (OSError, ValueError):   # closed: `farm run … | head` has its lines, a log
+                self._gone = True           # collector died; the cases' verdicts are not its
 
     def start(self) -> None:
         self._say(f"farm: {self.total} case(s) to run")
@@ -189,8 +195,11 @@ class RichProgress:
         if result.status != "passed":
             word = STATUS_WORD[result.status] + ("" if final else " (will retry)")
             from rich.markup import escape
-            self.console.print(f"[{STATUS_STYLE[result.status]}]{word}[/] "
-                               + escape(f"[{device}] {_short(result)}"), highlight=False)
+            try:
+                self.console.print(f"[{STATUS_STYLE[result.status]}]{word}[/] "
+                                   + escape(f"[{device}] {_short(result)}"), highlight=False)
+            except (OSError, ValueError):   # the terminal went away: the case still counts
+                pass
 
 
 class QuietProgress(PlainProgress):

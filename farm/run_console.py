@@ -14,7 +14,17 @@ from farm.text import printable
 def print_end(summary: RunSummary, run_dir: Path, out: IO[str],
               refused: Exception | None = None) -> None:
     """The end of a run on the terminal. Cases not run because the executor refused (no
-    broker there) are not listed one by one: `farm.session._exit_code` says why once."""
+    broker there) are not listed one by one: `farm.session._exit_code` says why once. A
+    terminal or pipe that is gone (`farm run … | head`) costs only these lines: what comes
+    after them (metrics, the exit code) does not depend on them."""
+    try:
+        _print_end(summary, run_dir, out, refused)
+    except (OSError, ValueError):
+        pass
+
+
+def _print_end(summary: RunSummary, run_dir: Path, out: IO[str],
+               refused: Exception | None) -> None:
     for line in failure_lines(summary, not_run=str(refused) if refused else None):
         print(line, file=out)
     print(summary_line(summary), file=out)
