@@ -322,10 +322,21 @@ class LiteLLMClient:
         """The reply text; ModelUnavailable past the cap (the transport stops reading there
         for OpenAI-compatible endpoints; other providers' replies are read, never parsed)."""
         text = self._text(response)
+        if self._finish(response) == "length":     # what the parse error will not say
+            log.warning("model %s: its reply was cut at its token limit (finish_reason length"
+                        "%s)%s", self.model, f", max_tokens {self.max_tokens}"
+                        if self.max_tokens else "", "" if text.strip() else ", nothing written")
         if len(text) > self.max_reply_bytes or len(text.encode("utf-8", "replace")) > \
                 self.max_reply_bytes:
             raise self._too_large()
         return text
+
+    @staticmethod
+    def _finish(response: Any) -> str:
+        try:
+            return str(response.choices[0].finish_reason or "")
+        except (AttributeError, IndexError, KeyError):
+            return ""
 
     @staticmethod
     def _text(response: Any) -> str:

@@ -19,6 +19,8 @@ __all__ = ["Plan", "PlannedAction", "ReplyParseError", "SubGoal", "echo_back", "
 
 def parse_plan(text: str, grammar: str) -> Plan:
     """Parse a planning reply in ``grammar`` ("xml", "autoglm", "uitars")."""
+    if not text.strip():
+        raise ReplyParseError("the reply was empty")
     if grammar == "autoglm":
         return parse_autoglm(text)
     if grammar == "uitars":

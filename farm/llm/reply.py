@@ -57,6 +57,8 @@ _FENCE = re.compile(r"```[a-zA-Z]*\s*\n?(.*?)```", re.S)
 def loads_lenient(text: str) -> Any:
     """JSON from a model: strips code fences and prose around the first {...} or [...]."""
     raw = text.strip()
+    if not raw:
+        raise ReplyParseError("the reply was empty")
     fenced = _FENCE.search(raw)
     if fenced:
         raw = fenced.group(1).strip()
