@@ -1,4 +1,4 @@
-"""Elements inside a frame of the page's own origin (an embedded form, an editor, a legacy
+"""Elements inside a frame of the page's own origin (and inside a closed shadow root) (an embedded form, an editor, a legacy
 page in an iframe) are located like the page's own: the zero-token tiers find them by their
 label or text, aiInput fills them in one go, a tap reaches them, and what a model found there is
 kept in the locate cache (the next night asks no model). Before, a frame was one opaque element:
@@ -104,3 +104,44 @@ def test_what_a_model_found_in_a_frame_is_cached_for_the_next_run(tmp_path: Path
     tiers = [results(tmp_path / run)["cases"][0]["steps"][0]["tier"]
              for run in ("first", "second")]
     assert tiers == ["ai", "cache"]
+
+
+CLOSED = """<!doctype html><body><x-login></x-login><p id="out"></p>
+<script>
+customElements.define('x-login', class extends HTMLElement { constructor() { super();
+  const root = this.attachShadow({mode: 'closed'});
+  root.innerHTML = '<label>Email <input id="e"></label><button>Log in</button>';
+  root.querySelector('#e').onkeydown = () => { window.keys = (window.keys || 0) + 1; };
+  root.querySelector('button').onclick = () => {
+    document.getElementById('out').textContent = 'Hello ' + root.querySelector('#e').value; };
+} });
+</script></body>"""
+
+IN_CLOSED = """name: a closed shadow root's form
+web:
+  serve: .
+  url: main.html
+tasks:
+  - name: log in
+    flow:
+      - aiInput: Email
+        value: ada@example.com
+      - aiTap: Log in
+      - waitForText: Hello ada@example.com
+        timeout: 5000
+      - javascript: window.keys || 0
+        name: keys
+"""
+
+
+def test_a_closed_shadow_root_s_form_is_found_by_its_label_and_filled(tmp_path: Path,
+                                                                      farm: FarmCli):
+    """A design system's component with a closed shadow root: its field and button were found
+    only by OCR (seconds, and typed key by key); now by the text tier, and filled in one go."""
+    case = _site(tmp_path / "site", IN_CLOSED)
+    (tmp_path / "site" / "main.html").write_text(CLOSED)
+    done = farm.run("run", case, "--devices", "browser:1", "--report-dir", tmp_path / "run")
+    assert done.returncode == 0, done.stdout + done.stderr
+    [result] = results(tmp_path / "run")["cases"]
+    assert [s["tier"] for s in result["steps"][:2]] == ["text", "text"]
+    assert result["data"]["keys"] == 0

@@ -6,6 +6,7 @@
 // to check that (hit.js checks when it is not true). Frames of the page's origin are walked as
 // part of the page (their elements' rects in the page's viewport, hidden where the frame clips
 // them); another origin's frame is one element (its text is read on its own: dom_read.py).
+// Shadow roots are walked too, a closed one as well (page_state.js keeps those for farm).
 // Field meanings (and defaults, for the fields a node leaves out) match
 // farm.devices.base.UINode.
 (maxNodes, reach, checks) => {
@@ -19,7 +20,8 @@
   let active = document.activeElement;   // the keyboard focus, inside shadow roots and frames
   for (;;) {
     let inner = null;
-    if (active && active.shadowRoot) inner = active.shadowRoot.activeElement;
+    const shadow = active ? reach.rootOf(active) : null;
+    if (shadow) inner = shadow.activeElement;
     else if (active && (active.tagName === "IFRAME" || active.tagName === "FRAME")) {
       const doc = reach.inside(active).doc;
       inner = doc ? doc.activeElement : null;
@@ -159,8 +161,9 @@
             && r.top + f.dy < cb)) n.visible = false;
       nodes.push(n);
     }
-    if (el.shadowRoot) {
-      for (const c of el.shadowRoot.children) visit(c, idx, f);
+    const shadow = reach.rootOf(el);               // open or closed
+    if (shadow) {
+      for (const c of shadow.children) visit(c, idx, f);
     }
     if (rendered && (tag === "IFRAME" || tag === "FRAME")) {
       const o = reach.inside(el), doc = o.doc;

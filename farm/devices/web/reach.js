@@ -8,8 +8,14 @@
 //     hit-target check accepts);
 //   inside(frame): where a frame element's document starts in the viewport ({x, y}), and its
 //     document when the page may read it (a frame of its origin), else null;
-//   box(el): el's rect in the viewport's coordinates (one of a frame: moved by where it is).
+//   box(el): el's rect in the viewport's coordinates (one of a frame: moved by where it is);
+//   rootOf(el): el's shadow root, open or closed (page_state.js keeps the closed ones).
 (() => {
+  const rootOf = (el) => {
+    if (el.shadowRoot) return el.shadowRoot;
+    const state = el.ownerDocument.defaultView && el.ownerDocument.defaultView.__farm;
+    return state && state.closedRoot ? state.closedRoot(el) : null;
+  };
   const up = (n) => n.parentElement || (n.parentNode && n.parentNode.host) || null;
   const chain = (n) => { const out = []; for (; n; n = up(n)) out.push(n); return out; };
   const inside = (frame) => {
@@ -35,8 +41,8 @@
     let root = document, dx = 0, dy = 0;     // root's viewport, in the page's viewport
     for (;;) {
       let hit = root.elementFromPoint(px - dx, py - dy);
-      while (hit && hit.shadowRoot) {
-        const inner = hit.shadowRoot.elementFromPoint(px - dx, py - dy);
+      while (hit && rootOf(hit)) {
+        const inner = rootOf(hit).elementFromPoint(px - dx, py - dy);
         if (!inner || inner === hit) break;
         hit = inner;
       }
@@ -54,5 +60,5 @@
     if (owner.control) takers.add(owner.control);
     return chain(hit).some((n) => takers.has(n) || (n.tagName === "LABEL" && n.control === el));
   };
-  return {at, chain, reaches, inside, box};
+  return {at, chain, reaches, inside, box, rootOf};
 })()

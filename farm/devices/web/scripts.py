@@ -87,7 +87,9 @@ FOCUSED_FILL_JS = """(value) => {
   let el = document.activeElement;     // the focus, inside shadow roots and same-origin frames
   for (;;) {
     let inner = null;
-    if (el && el.shadowRoot) inner = el.shadowRoot.activeElement;
+    const state = el && el.ownerDocument.defaultView.__farm;   // (a closed root: page_state.js)
+    const shadow = el && (el.shadowRoot || (state && state.closedRoot && state.closedRoot(el)));
+    if (shadow) inner = shadow.activeElement;
     else if (el && (el.tagName === "IFRAME" || el.tagName === "FRAME")) {
       try { inner = el.contentDocument && el.contentDocument.activeElement; } catch (e) { }
     }
