@@ -14,11 +14,15 @@ from farm.llm.reply import Plan, PlannedAction, ReplyParseError, numbers
 
 _CALL = re.compile(r"([a-z_]+)\s*\((.*?)\)\s*$", re.S)
 _ARG = re.compile(r"(\w+)\s*=\s*(['\"])(.*?)\2\s*(?=,\s*\w+\s*=|$)", re.S)
+# a point or box written without quotes: start_box=(197,525), start_box=[1,2,3,4]
+_BARE = re.compile(r"(\w+)\s*=\s*(\([^()]*\)|\[[^\[\]]*\])\s*(?=,\s*\w+\s*=|$)")
 
 
 def _split(text: str) -> tuple[str, list[str]]:
     text = text.replace("：", ":")
     m = re.search(r"(?im)^\s*Action\s*:", text)
+    if m is None:     # "Thought: … Action: click(…)" on one line: the last "Action:" before a call
+        m = next(reversed(list(re.finditer(r"\bAction\s*:(?=\s*[a-z_]+\s*\()", text))), None)
     if m:
         head, tail = text[:m.start()], text[m.end():]
     else:
@@ -60,7 +64,8 @@ def parse_uitars(text: str) -> Plan:
         m = _CALL.match(call)
         assert m is not None
         name = m.group(1).lower()
-        args = {k: v for k, _, v in _ARG.findall(m.group(2).strip())}
+        inner = m.group(2).strip()
+        args = {k: v for k, v in _BARE.findall(inner)} | {k: v for k, _, v in _ARG.findall(inner)}
         start = _point(args, "start_box", "point", "start_point")
         end = _point(args, "end_box", "end_point")
         add = lambda kind, **p: plan.actions.append(PlannedAction(type=kind, params=p))  # noqa
