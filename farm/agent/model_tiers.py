@@ -50,9 +50,11 @@ class PlanBboxTier:
 
 
 # A box in the marks models write it in out of habit when asked for JSON: doubao's
-# <bbox>x1 y1 x2 y2</bbox>, UI-TARS's click(start_box='(x,y)'), <|box_start|>…, <point>x y</point>
+# <bbox>x1 y1 x2 y2</bbox>, UI-TARS's click(start_box='(x,y)'), <|box_start|>…, <point>x y</point>,
+# AutoGLM's do(action="Tap", element=[x,y])
 _MARKED = re.compile(r"<bbox>([^<]*)</bbox>|<point>([^<]*)</point>|<\|box_start\|>([^<]*)"
-                     r"<\|box_end\|>|\b(?:start_box|point)\s*=\s*['\"]([^'\"]*)['\"]")
+                     r"<\|box_end\|>|\b(?:start_box|point)\s*=\s*['\"]([^'\"]*)['\"]"
+                     r"|\belement\s*=\s*(\[[^\[\]]*\])")
 
 
 def _marked_box(text: str) -> list[float] | None:

@@ -1,6 +1,7 @@
 """A stand-alone locate answered in the model's own marks instead of the JSON asked for (UI-TARS
-answers with its action, doubao with <bbox>): the one box in them is the answer; none, several
-or a wrong count of numbers stay unreadable (one retry, then a model error) — nothing guessed."""
+answers with its action, doubao with <bbox>, AutoGLM with do(…, element=[x,y])): the one box
+in them is the answer; none, several or a wrong count of numbers stay unreadable (one retry,
+then a model error) — nothing guessed."""
 
 from __future__ import annotations
 
@@ -17,6 +18,8 @@ from farm.llm.plan import ReplyParseError
     ("click(point='<point>500 437</point>')", [500, 437]),
     ("The Go button: <bbox>400 375 600 500</bbox>", [400, 375, 600, 500]),
     ('{"bbox": [400, 375, 600, 500]}', [400, 375, 600, 500]),
+    ('<think>option [1] or [2]: the Go one</think><answer>do(action="Tap", element=[500,437])'
+     '</answer>', [500, 437]),
 ])
 def test_one_box_in_the_models_own_marks_is_read(reply, box):
     assert _bbox_reply(reply) == box
