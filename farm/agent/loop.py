@@ -206,7 +206,7 @@ class ActLoop:
             self.result.rounds += 1
             history.remember(plan.memory)
             history.update_goals(plan.sub_goals, plan.done_goals)
-            if plan.error and not plan.actions and not plan.complete:
+            if plan.error and not plan.actions:   # beside <complete success="true"> too
                 raise StepFailed(f"the model gave up: {plan.error}")
             watch.pointed = ""
             failed = self._act(plan, runner, watch, same_screen)

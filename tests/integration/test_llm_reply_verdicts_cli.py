@@ -3,7 +3,8 @@ Chromium against the scripted OpenAI-compatible server, on a page that records w
 clicked (a `javascript:` step after the ai step puts the clicks in results.json).
 
 * an XML reply whose <thought> quotes <complete success="true"> before its Tap is a Tap, not a
-  finished task; the next reply's <complete success=false> fails the case (both used to pass);
+  finished task; the next reply's <complete success=false> fails the case (both used to pass),
+  and so does an <error> beside <complete success="true"> (it passed);
 * an AutoGLM reply whose prose quotes finish(message=...) before its do(...) taps, at the
   0-999 point mapped onto the page (it used to finish at once, nothing tapped);
 * qwen2.5-vl is shown the 1000×800 page padded to 1008×812 (a multiple of 28: its own resize
@@ -160,3 +161,11 @@ def test_ui_tars_15_clicks_in_pixels_of_a_padded_image(tmp_path, farm, model_ser
     assert done.returncode == 0, json.dumps(case, indent=1)[:3000] + done.stderr
     assert clicks(case) == [[500, 350]]
     assert "Coordinates are pixels of the screenshot." in srv.texts(0)
+
+
+def test_an_error_beside_a_successful_complete_fails(tmp_path, farm, model_server):
+    srv = model_server(['<thought>no Go here</thought><error>there is no Go button</error>'
+                        '<complete success="true">done</complete>'])
+    done, case = run(farm, tmp_path, srv)
+    assert done.returncode == 1, json.dumps(case, indent=1)[:3000] + done.stderr
+    assert case["error"]["message"] == "the model gave up: there is no Go button"
