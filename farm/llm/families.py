@@ -78,12 +78,15 @@ class OffImage(ValueError):
     """The model's box (or point) has no pixel in common with the image it was given: it is
     not a location. A box partly outside is clipped to the overlap instead."""
 
-    def __init__(self, values: Sequence[float], image_size: tuple[int, int]) -> None:
+    def __init__(self, values: Sequence[float], image_size: tuple[int, int],
+                 scale: int | None = None) -> None:
         self.box = "[" + ",".join(f"{v:g}" for v in values) + "]"
         self.image_size = image_size
         what = "box" if len(values) == 4 else "point"
-        super().__init__(f"the model's {what} {self.box} is outside the "
-                         f"{image_size[0]}×{image_size[1]} screen")
+        # a normalised box is not in pixels: say what it is read against
+        where = (f"{image_size[0]}×{image_size[1]} screen" if scale is None
+                 else f"screen (its coordinates are 0-{scale})")
+        super().__init__(f"the model's {what} {self.box} is outside the {where}")
 
 
 def _px(v: float, size: int, scale: int | None) -> int:
@@ -101,7 +104,7 @@ def _on_image(values: Sequence[float], xs: Sequence[float], ys: Sequence[float],
     px = sorted(_px(v, w, family.scale) for v in xs)
     py = sorted(_px(v, h, family.scale) for v in ys)
     if px[-1] < 0 or px[0] > w - 1 or py[-1] < 0 or py[0] > h - 1:
-        raise OffImage(values, image_size)
+        raise OffImage(values, image_size, family.scale)
 
 
 POINT_BOX = 4   # a point becomes a box this many pixels either side of it

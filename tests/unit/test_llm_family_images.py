@@ -19,7 +19,7 @@ from PIL import Image
 
 from farm.agent.images import padded, png_size
 from farm.agent.prompts import locate_prompt, section_prompt, system_prompt
-from farm.llm.families import FAMILIES, family_for
+from farm.llm.families import FAMILIES, OffImage, family_for, to_rect
 
 
 def png(w: int, h: int, fmt: str = "PNG") -> bytes:
@@ -90,3 +90,19 @@ def test_the_ui_tars_prompt_says_the_familys_coordinates():
         FAMILIES["ui-tars-1.5"], "web", "")
     assert "Coordinates are 0-1000 relative to the screenshot." in system_prompt(
         FAMILIES["ui-tars"], "web", "")
+
+
+@pytest.mark.parametrize("name, box, said", [
+    ("qwen3-vl", [1200, 100, 1300, 200], "the model's box [1200,100,1300,200] is outside the "
+                                         "screen (its coordinates are 0-1000)"),
+    ("auto-glm", [1200, 5], "the model's point [1200,5] is outside the screen (its coordinates "
+                            "are 0-999)"),
+    ("gpt", [1200, 100, 1300, 200], "the model's box [1200,100,1300,200] is outside the "
+                                    "1000×800 screen"),
+])
+def test_a_box_off_the_screen_is_told_in_the_familys_terms(name, box, said):
+    """A normalised box is not in pixels: "outside the 1000×800 screen" for a 0-1000 box of
+    1200 sent the model looking for pixels."""
+    with pytest.raises(OffImage) as off:
+        to_rect(box, FAMILIES[name], (1000, 800))
+    assert str(off.value) == said
