@@ -35,7 +35,22 @@ VISIBLE_TEXT_JS = read_js("visible_text.js")
 # slides in moves with no mutation): its last read is not reused meanwhile.
 MOVING_JS = ("  const moving = () => document.getAnimations().some(\n"
              "    (a) => a.playState === 'running');\n")
-TREE_JS = ("([maxNodes, last]) => { const s = window.__farm;\n" + MOVING_JS +
+# A DOM read first lets the page's short animations and transitions end (a panel sliding in, a
+# button fading in: each at most ENDING_MS from its end; a spinner's endless one is not waited
+# for), so a tap goes where the target comes to rest, not where it was mid-way; at most
+# ENDING_MS in all.
+ENDING_MS = 1000
+ENDING_JS = ("  const ending = document.getAnimations().filter((a) => {\n"
+             "    if (a.playState !== 'running' || !a.effect) return false;\n"
+             "    const t = a.effect.getComputedTiming();\n"
+             "    return t.endTime !== Infinity\n"
+             f"      && t.endTime - (t.localTime || 0) <= {ENDING_MS};\n"
+             "  });\n"
+             "  if (ending.length) await Promise.race([\n"
+             "    Promise.all(ending.map((a) => a.finished.catch(() => null))),\n"
+             f"    new Promise((resolve) => setTimeout(resolve, {ENDING_MS}))]);\n")
+TREE_JS = ("async ([maxNodes, last]) => {\n" + ENDING_JS + "  const s = window.__farm;\n"
+           + MOVING_JS +
            "  const token = s ? performance.timeOrigin + ':' + s.gen : null;\n"
            "  if (token !== null && token === last && !moving()) return 'same';\n"
            "  const out = (\n" + read_js("dom.js") + "\n)(maxNodes, " + REACH_JS + ");\n"
