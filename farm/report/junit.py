@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
 
 from farm.report.html import known_tokens
 from farm.report.paths import replace_file, run_file
-from farm.results import CaseResult, RunSummary, failing_step, timestamp
+from farm.results import CaseResult, RunSummary, case_usage, failing_step, timestamp
 from farm.text import printable
 
 if TYPE_CHECKING:
@@ -111,6 +111,20 @@ def case_name(case: CaseResult) -> str:
     return case.case_id[len(head):] if case.case_id.startswith(head) else case.case_id
 
 
+def _spend(case: CaseResult) -> dict[str, str]:
+    """The ``model`` and ``tokens.<kind>`` facts: every attempt's, as the console's summary
+    line, results.json's run totals and the history page count a retried case (an earlier
+    attempt was paid for too); worded as the console words it ("1 call(s), tokens unknown,
+    cost unknown"), tokens by kind only when some are known (an unknown count's 0 is none)."""
+    paid = [a for a in (*case.previous, case) if a.usage is not None and a.usage.spent]
+    over = f" ({len(paid)} attempts)" if len(paid) > 1 else ""
+    tokens: Counter = Counter()
+    for attempt in (*case.previous, case):
+        tokens.update(known_tokens(attempt))
+    return {"model": case_usage(case).summary() + over if paid else "",
+            **{f"tokens.{k}": str(v) for k, v in sorted(tokens.items())}}
+
+
 def _facts(case: CaseResult) -> str:
     facts = {"title": " ".join(case.name.split()),      # one line: a fact per line
              "case_id": case.case_id, "file": case.file + (f":{case.line}" if case.line else ""),
@@ -120,10 +134,7 @@ def _facts(case: CaseResult) -> str:
              "since_last": case.since_last,
              "note": case.reason if case.status == "passed" else None,   # continued after …
              "tags": ",".join(case.tags) or None,
-             # as the console words it ("1 call(s), tokens unknown, cost unknown"); tokens
-             # by kind only when some are known: an unknown count's 0 is no count
-             "model": case.usage.summary() if case.usage and case.usage.spent else None,
-             **{f"tokens.{k}": str(v) for k, v in sorted(known_tokens(case).items())}}
+             **_spend(case)}
     lines = [f"{k}: {v}" for k, v in facts.items() if v]
     if case.status == "passed":     # only the device's errors came before: not flaky
         lines += [f"earlier_attempt: {_short(f'{_attempt_head(p)}: {_message(p)}')}"
