@@ -104,6 +104,8 @@ def _loc(point: list[float] | None) -> dict:
 def parse_autoglm(text: str) -> Plan:
     """An AutoGLM reply → Plan (actions renamed to farm's; coordinates left 0–999)."""
     thought, body = _answer(text)
+    if not body and thought:
+        raise ReplyParseError("the reply has its <think> but no do(...) or finish(...) after it")
     kind, inner = _call(body)
     if kind == "finish":
         return Plan(thought=thought, complete=True, success=True,

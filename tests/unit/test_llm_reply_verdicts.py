@@ -104,3 +104,10 @@ def test_autoglm_a_real_finish_still_finishes(reply, message):
 def test_autoglm_type_text_that_quotes_finish_is_typed(value):
     plan = parse_plan(f'do(action="Type", text="{value}")', "autoglm")
     assert not plan.complete and plan.actions[0].params["value"] == value
+
+
+@pytest.mark.parametrize("reply", ['<think>done soon: finish(message="x")</think>',
+                                   "<think>thinking</think><answer></answer>"])
+def test_autoglm_a_thought_alone_is_unreadable_and_says_so(reply):
+    with pytest.raises(ReplyParseError, match="has its <think> but no do"):
+        parse_plan(reply, "autoglm")
