@@ -152,8 +152,15 @@ def conclude(run_dir: Path, summary: RunSummary) -> None:
             "lost": summary.lost, "since_last": {c.case_id: c.since_last
                                                  for c in summary.cases if c.since_last},
             "deselected": [d.model_dump() for d in summary.deselected]}
-    with path.open("a", encoding="utf-8") as f:
-        f.write(json.dumps(line) + "\n")
+    torn = path.stat().st_size > 0 and _last_byte(path) != b"\n"
+    with path.open("a", encoding="utf-8") as f:   # (after a line a full disk cut: a line
+        f.write(("\n" if torn else "") + json.dumps(line) + "\n")     # of its own)
+
+
+def _last_byte(path: Path) -> bytes:
+    with path.open("rb") as f:
+        f.seek(-1, 2)
+        return f.read(1)
 
 
 def _ended(summary: RunSummary, end: dict[str, Any]) -> None:

@@ -8,6 +8,7 @@ pruned."""
 from __future__ import annotations
 
 import logging
+import os
 import re
 import secrets as _random
 import sys
@@ -34,16 +35,50 @@ def new_run_id() -> str:
 
 
 def output_dirs(settings: Settings, run_id: str, overwrite: bool,
-                junit_xml: Path | None = None, alluredir: Path | None = None) -> Path:
+                junit_xml: Path | None = None, alluredir: Path | None = None,
+                cases: int = 0) -> Path:
     """The run's directory, checked before any device starts: state and report directories
     must be writable directories, and a report directory holding a run is only reused with
     ``overwrite`` (its old results are removed, so nothing stale mixes in); --junit-xml and
     --alluredir must be writable too (not found out after the run). A --junit-xml an earlier
-    run wrote is replaced at once by one saying this run has not finished (`unfinished_junit`)."""
+    run wrote is replaced at once by one saying this run has not finished (`unfinished_junit`).
+    Room for the results of ``cases`` cases is kept aside on the run's disk (`keep_room`)."""
     run_dir = _run_dir(settings, run_id, overwrite, junit_xml, alluredir)
     if junit_xml is not None:
         unfinished_junit(Path(junit_xml), run_id, run_dir)
+    if cases:
+        keep_room(run_dir, cases)
     return run_dir
+
+
+ROOM = ".farm-room"         # the room kept for the run's results, in its directory
+ROOM_PER_CASE = 16 * 1024   # results.json, junit.xml and report.html take ~8 KB a case
+ROOM_MAX = 64 * 1024 * 1024
+
+
+def keep_room(run_dir: Path, cases: int) -> None:
+    """Set aside room on the run's disk for what its end writes: a disk that the screenshots
+    fill up during the run then still takes results.json, junit.xml and report.html (they are
+    what CI reads), where all three were lost. `write_outputs` gives the room back first. A
+    disk without that much room left runs without it."""
+    import atexit
+    size = min(ROOM_PER_CASE * cases + 256 * 1024, ROOM_MAX)
+    path = run_dir / ROOM
+    try:
+        with path.open("wb") as f:
+            os.posix_fallocate(f.fileno(), 0, size)
+    except (OSError, AttributeError) as exc:   # full already, or no fallocate here
+        log.info("no room kept for the run's results (%s)", exc)
+        path.unlink(missing_ok=True)
+        return
+    atexit.register(give_room_back, run_dir)    # a run that ends in an error, before its end
+
+
+def give_room_back(run_dir: Path) -> None:
+    try:
+        (run_dir / ROOM).unlink(missing_ok=True)
+    except OSError as exc:
+        log.warning("cannot remove %s: %s", run_dir / ROOM, exc)
 
 
 def unfinished_junit(path: Path, run_id: str, run_dir: Path) -> None:
@@ -201,6 +236,7 @@ def write_outputs(summary: RunSummary, run_dir: Path, junit_xml: Path | None = N
     from farm.report.allure import write_allure
     from farm.report.html import write_html
     from farm.report.junit import write_junit
+    give_room_back(run_dir)     # (a killed run's too: `farm report` writes its outputs)
     own = run_dir / "results.json", run_dir / "junit.xml", run_dir / "report.html"
     outputs: list[tuple[str, Path, Callable[[], object]]] = [
         (str(own[1]), own[1], lambda: write_junit(summary, own[1]))]

@@ -112,7 +112,7 @@ def _run(paths: Sequence[str | Path], devices: str, settings: Settings,
     _check_devices(settings, specs, cases)
     check_case_outputs(cases, batches)
     run_id = new_run_id()
-    run_dir = output_dirs(settings, run_id, overwrite, junit_xml, alluredir)
+    run_dir = output_dirs(settings, run_id, overwrite, junit_xml, alluredir, len(cases))
     server, tally = start_metrics(settings, {s.platform for s in specs})
     with AppServer(settings.serve_host, settings.serve_url_host) as apps, ExitStack() as stack:
         suite_apps, own = [a for s in suites for a in s.defaults.apps], _served_folders(cases)

@@ -234,3 +234,40 @@ def test_a_killed_runs_junit_xml_is_not_the_last_runs(tmp_path):
     assert ("farm run 20261203-040000-ef56 (started " in text and "has not written its "
             "results: it is still running, or it was stopped before its end (killed: a CI "
             f"timeout?); `farm report {run_dir}` rebuilds them from its journal") in text
+
+
+def test_room_for_the_results_is_kept_until_the_runs_end(tmp_path):
+    """A report dir on a disk the screenshots fill up during the run lost results.json,
+    junit.xml and report.html at the end (No space left on device), what CI reads: room for
+    them is set aside when the run starts and given back just before they are written."""
+    from farm.results import RunSummary
+    from farm.run_outputs import ROOM, ROOM_PER_CASE, output_dirs, write_outputs
+    settings = Settings(state_dir=tmp_path / "state", report_dir=tmp_path / "run")
+    run_dir = output_dirs(settings, "20261203-050000-aa11", False, cases=40)
+    assert (run_dir / ROOM).stat().st_size >= 40 * ROOM_PER_CASE
+    summary = RunSummary(run_id="20261203-050000-aa11", started="2026-12-03T05:00:00+00:00",
+                         cases=[_result("a", "passed")])
+    summary.recount()
+    assert write_outputs(summary, run_dir) == []
+    assert not (run_dir / ROOM).exists()
+    assert sorted(p.name for p in run_dir.iterdir()) == ["junit.xml", "report.html",
+                                                         "results.json"]
+
+
+def test_the_end_line_after_a_line_a_full_disk_cut_reads_back(tmp_path):
+    """The journal stopped mid-line on a full disk; the run's end (room given back) appended
+    its end line to that torn line, where `farm report` could not read it."""
+    import json
+
+    from farm.journal import JOURNAL, conclude, recover
+    from farm.results import RunSummary
+    head = {"journal": "run", "run_id": "r9", "started": "2026-12-03T05:00:00+00:00",
+            "planned": [{"case_id": "s/a", "name": "a", "file": "s/a.yaml",
+                         "platform": "web"}]}
+    (tmp_path / JOURNAL).write_text(json.dumps(head) + "\n" + _result("a", "passed")
+                                    .model_dump_json()[:40])
+    ended = RunSummary(run_id="r9", started=head["started"], finished="2026-12-03T05:00:09+00:00",
+                       duration=9.0, exit_code=0, cases=[_result("a", "passed")])
+    conclude(tmp_path, ended)
+    summary = recover(tmp_path)
+    assert (summary.interrupted, summary.exit_code, summary.duration) == (False, 0, 9.0)
