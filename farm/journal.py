@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import json
 import logging
+import os
+import socket
 import sys
 import threading
 from datetime import datetime, timezone
@@ -43,7 +45,8 @@ class JournalEvents(RelayEvents):
         self._file = self.path.open("a", encoding="utf-8")
         from farm import __version__
         self._write({"journal": "run", "run_id": run_id, "started": now_iso(),
-                     "farm_version": __version__,
+                     "farm_version": __version__, "pid": os.getpid(),
+                     "host": socket.gethostname(),
                      "planned": [dict(zip(("case_id", "name", "file", "platform"), p))
                                  for p in planned]})
 
@@ -91,6 +94,26 @@ class JournalEvents(RelayEvents):
                 self._file.close()
             except OSError as exc:      # its last flush, on a disk that filled up
                 self._stop(exc)
+
+
+def running(run_dir: Path) -> bool:
+    """Whether the farm that writes ``run_dir``'s journal is still running (its process on
+    this host is alive); False when the journal does not say (an older farm's)."""
+    try:
+        with (Path(run_dir) / JOURNAL).open(encoding="utf-8") as f:
+            head = json.loads(f.readline())
+        pid, host = int(head["pid"]), head["host"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return False
+    if host != socket.gethostname():
+        return True         # another machine's (a shared state dir): not ours to call dead
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True         # alive, another user's
+    return True
 
 
 def recover(run_dir: Path) -> RunSummary:

@@ -115,6 +115,7 @@ def _run_dir(settings: Settings, run_id: str, overwrite: bool, junit_xml: Path |
     set_by = settings.named("state_dir") if settings.source("state_dir") else "FARM_STATE_DIR"
     _writable_dir(state, f"the state directory ({set_by})")
     if not settings.report_dir:
+        _say_if_killed(state / "runs", run_id)
         run_dir = state / "runs" / run_id
         _writable_dir(run_dir, "the run directory")
         return run_dir
@@ -132,6 +133,26 @@ def _run_dir(settings: Settings, run_id: str, overwrite: bool, junit_xml: Path |
             (run_dir / name).unlink(missing_ok=True)
         shutil.rmtree(run_dir / "artifacts", ignore_errors=True)
     return run_dir
+
+
+def _say_if_killed(runs: Path, run_id: str) -> None:
+    """The run before this one under the state dir, when it has a journal but no results.json
+    and is not running (killed: kill -9, a CI timeout, a closed terminal): one line saying how
+    to get its report, and its cases into the results history."""
+    try:
+        names = sorted(p.name for p in runs.iterdir() if _RUN_ID.match(p.name)
+                       and p.name < run_id and p.is_dir())
+    except OSError:
+        return
+    last = runs / names[-1] if names else None
+    if last is None or (last / "results.json").exists() or not (last / JOURNAL).is_file():
+        return
+    from farm.journal import running
+    if running(last):
+        return
+    print(f"farm: the run before, {last.name}, ended without writing its results (killed?): "
+          f"`farm report {last}` rebuilds its report from its journal and puts its cases in "
+          f"the results history", file=sys.stderr, flush=True)
 
 
 def check_case_outputs(cases: list[Case], batches: list[Batch]) -> None:

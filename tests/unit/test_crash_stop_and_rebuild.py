@@ -271,3 +271,42 @@ def test_the_end_line_after_a_line_a_full_disk_cut_reads_back(tmp_path):
     conclude(tmp_path, ended)
     summary = recover(tmp_path)
     assert (summary.interrupted, summary.exit_code, summary.duration) == (False, 0, 9.0)
+
+
+def _journal_of(run_dir, pid):
+    import json
+    import socket
+    run_dir.mkdir(parents=True)
+    (run_dir / "results.jsonl").write_text(json.dumps(
+        {"journal": "run", "run_id": run_dir.name, "started": "2026-12-03T06:00:00+00:00",
+         "pid": pid, "host": socket.gethostname(), "planned": []}) + "\n")
+
+
+def test_the_run_after_a_killed_one_says_how_to_get_its_report(tmp_path, capsys):
+    """kill -9 (a CI timeout, a closed terminal) left .farm/runs/<id> with its journal and no
+    results.json, and nothing ever said so: its cases never reached the results history
+    unless the user knew to run `farm report` on it. The next run says it, once."""
+    from farm.run_outputs import output_dirs
+    try:        # no process has this pid: the kernel hands out pids below pid_max
+        gone = int(Path("/proc/sys/kernel/pid_max").read_text())
+    except OSError:
+        gone = 2 ** 22 + 1
+    state = tmp_path / "state"
+    _journal_of(state / "runs" / "20261203-060000-aa11", gone)
+    output_dirs(Settings(state_dir=state), "20261203-070000-bb22", False)
+    assert capsys.readouterr().err == (
+        "farm: the run before, 20261203-060000-aa11, ended without writing its results "
+        f"(killed?): `farm report {state / 'runs' / '20261203-060000-aa11'}` rebuilds its "
+        "report from its journal and puts its cases in the results history\n")
+    output_dirs(Settings(state_dir=state), "20261203-080000-cc33", False)
+    assert capsys.readouterr().err == ""     # the run before is the one that ended
+
+
+def test_a_run_still_going_beside_this_one_is_not_called_killed(tmp_path, capsys):
+    import os
+
+    from farm.run_outputs import output_dirs
+    state = tmp_path / "state"
+    _journal_of(state / "runs" / "20261203-060000-aa11", os.getpid())
+    output_dirs(Settings(state_dir=state), "20261203-070000-bb22", False)
+    assert capsys.readouterr().err == ""
