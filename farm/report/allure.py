@@ -52,6 +52,17 @@ def _earlier(previous: CaseResult) -> str:
             f"{previous.device or '?'} (a device error, not the case's): {why}")
 
 
+def _lane(device: str | None) -> list[tuple[str, str]]:
+    """Allure's Timeline lanes (host, then thread, as allure-pytest labels them): the machine
+    (a cluster device's ``@host``, else this one) and the device; none for a case that ran on
+    none (skipped before it started)."""
+    if not device:
+        return []
+    import socket
+    host = device.rpartition("@")[2] if "@" in device else socket.gethostname()
+    return [("host", host), ("thread", device)]
+
+
 def _uuid(*parts: object) -> str:
     """The same uuid for the same run, case, attempt (and file): writing a run's results into
     one --alluredir again (`farm report RUN_DIR --alluredir`) replaces its files instead of
@@ -104,7 +115,7 @@ class _Writer:
         folder = "/".join(c.case_id.split("/")[1:-1])
         labels = [("suite", c.case_id.split("/", 1)[0]), ("parentSuite", "farm"),
                   ("subSuite", folder), ("platform", c.platform), ("framework", "farm"),
-                  ("device", c.device or ""), ("host", c.device or ""),
+                  ("device", c.device or ""), *_lane(c.device),
                   *[("tag", t) for t in c.tags]]
         start = _ms(c.started)
         own = _uuid(summary.run_id, c.case_id, c.attempt, c.started)
