@@ -8,6 +8,8 @@ and asks again, then maps the answer back to the screen.
 
 from __future__ import annotations
 
+import json
+import math
 import re
 from typing import Any, Callable
 
@@ -67,9 +69,10 @@ def _marked_box(text: str) -> list[float] | None:
     return nums if len(nums) in (2, 4) else None
 
 
-def _bbox_reply(text: str) -> list[float] | None:
-    """``{"bbox": [...]}`` (or one box in a model's own marks, `_marked_box`) → numbers; None
-    for an explicit "not found"; ReplyParseError else."""
+def _bbox_reply(text: str) -> list[float] | str:
+    """``{"bbox": [...]}`` (or one box in a model's own marks, `_marked_box`) → numbers; for
+    an explicit "not found" (``{"bbox": [], "error": "..."}``) the model's reason (maybe "");
+    ReplyParseError for anything else, a box with a value that is no number included."""
     try:
         data = loads_lenient(text)
     except ReplyParseError:
@@ -81,10 +84,25 @@ def _bbox_reply(text: str) -> list[float] | None:
         data = {"bbox": data}
     if not isinstance(data, dict) or "bbox" not in data:
         raise ReplyParseError(f"expected {{\"bbox\": [...]}}, got {text.strip()[:160]!r}")
-    bbox = data["bbox"] or None
-    if bbox is not None and (not isinstance(bbox, list) or len(bbox) not in (2, 4)):
-        raise ReplyParseError(f"bbox must be 2 or 4 numbers, got {bbox!r}")
-    return bbox
+    bbox = data["bbox"]
+    if isinstance(bbox, str):          # "400,300,600,400": doubao's numbers in a string
+        bbox = numbers(bbox)
+    if not bbox:
+        return str(data.get("error") or "")[:300]
+    if not isinstance(bbox, list) or len(bbox) not in (2, 4):
+        raise ReplyParseError(f"bbox must be 2 or 4 numbers, got {json.dumps(bbox)[:160]}")
+    nums = [numbers(v) if isinstance(v, str) else [v] for v in bbox]     # "400" → 400
+    if not all(len(n) == 1 and isinstance(n[0], (int, float)) and not isinstance(n[0], bool)
+               and math.isfinite(n[0]) for n in nums):
+        raise ReplyParseError(f"bbox must be 2 or 4 numbers, got {json.dumps(bbox)[:160]}")
+    return [n[0] for n in nums]
+
+
+def _missed(found: list[float] | str) -> str | None:
+    """The model's "not found" as the end of a miss ("" or ": why"), None for a box."""
+    if isinstance(found, str):
+        return f": {found}" if found else ""
+    return None
 
 
 class AILocateTier:
@@ -99,8 +117,9 @@ class AILocateTier:
         self.name = "deep-locate" if deep else "ai"
 
     def _query(self, prompt_text: str, png: bytes,
-               images: list[dict[str, str]] | None = None) -> list[float] | None:
-        """One box request: the prompt, the screenshot, then any reference images."""
+               images: list[dict[str, str]] | None = None) -> list[float] | str:
+        """One box request: the prompt, the screenshot, then any reference images. The box,
+        or the model's reason it found none (`_bbox_reply`)."""
         messages = [{"role": "user", "content": [
             {"type": "text", "text": prompt_text},
             {"type": "image_url", "image_url": {"url": data_url(padded(png, self.family.pad))}},
@@ -138,9 +157,11 @@ class AILocateTier:
         if deep and self.deep:
             return self._deep(prompt, ctx, png, image, screen)
         bbox = self._query(locate_prompt(prompt, self.family), png, ctx.hints.get("images"))
-        if bbox is None:
-            ctx.near.append(f"the model did not find {prompt!r}")
+        why = _missed(bbox)
+        if why is not None:
+            ctx.near.append(f"the model did not find {prompt!r}{why}")
             return None
+        assert not isinstance(bbox, str)
         try:
             rect = to_rect(bbox, self.family, image)
         except OffImage as exc:      # no location: a miss that says why, never a corner tap
@@ -157,9 +178,11 @@ class AILocateTier:
         else:
             box = self._query(section_prompt(prompt, self.family), png,
                               ctx.hints.get("images"))
-            if box is None:
-                ctx.near.append(f"the model found no section holding {prompt!r}")
+            why = _missed(box)
+            if why is not None:
+                ctx.near.append(f"the model found no section holding {prompt!r}{why}")
                 return None
+            assert not isinstance(box, str)
             try:
                 section = to_rect(box, self.family, image)
             except OffImage as exc:
@@ -169,9 +192,11 @@ class AILocateTier:
         cropped = png_size(crop)
         bbox = self._query(locate_prompt(prompt, self.family, search_area=True), crop,
                            ctx.hints.get("images"))
-        if bbox is None:
-            ctx.near.append(f"the model did not find {prompt!r} in the zoomed section")
+        why = _missed(bbox)
+        if why is not None:
+            ctx.near.append(f"the model did not find {prompt!r} in the zoomed section{why}")
             return None
+        assert not isinstance(bbox, str)
         try:
             inner = to_rect(bbox, self.family, cropped)
         except OffImage as exc:

@@ -14,7 +14,10 @@ clicked (a `javascript:` step after the ai step puts the clicks in results.json)
   rounds, AutoGLM 100);
 * so is UI-TARS-1.5 (family ui-tars-1.5): its click in pixels of that image is where it meant;
 * a UI-TARS model answering aiTap's locate with its own action (click(start_box='(x,y)')) taps
-  there, where it was a model error after a retry.
+  there, where it was a model error after a retry;
+* a locate answer whose box is not numbers (["left", ...], null, NaN) is a model error naming
+  it, where it was an "internal error: could not convert string to float"; a locate the model
+  answers "not found" says the model's reason.
 """
 
 from __future__ import annotations
@@ -169,3 +172,24 @@ def test_an_error_beside_a_successful_complete_fails(tmp_path, farm, model_serve
     done, case = run(farm, tmp_path, srv)
     assert done.returncode == 1, json.dumps(case, indent=1)[:3000] + done.stderr
     assert case["error"]["message"] == "the model gave up: there is no Go button"
+
+
+def test_a_locate_answer_that_is_not_numbers_is_a_model_error(tmp_path, farm, model_server):
+    srv = model_server(['{"bbox": ["left", "top", "right", "bottom"]}'])
+    done, case = run(farm, tmp_path, srv,
+                     case=CASE.replace("ai: press the Go button", "aiTap: the Go control"))
+    assert done.returncode == 3, json.dumps(case, indent=1)[:3000] + done.stderr
+    assert case["error"]["kind"] == "ModelUnavailable"        # not an internal error
+    assert case["error"]["message"] == (
+        "the model's locate reply could not be parsed twice: bbox must be 2 or 4 numbers, "
+        'got ["left", "top", "right", "bottom"]')
+    assert len(srv.requests) == 2
+
+
+def test_a_locate_not_found_says_the_models_reason(tmp_path, farm, model_server):
+    srv = model_server(['{"bbox": [], "error": "the page has a Go button but no Stop button"}'])
+    done, case = run(farm, tmp_path, srv,
+                     case=CASE.replace("ai: press the Go button", "aiTap: the Stop control"))
+    assert done.returncode == 1, json.dumps(case, indent=1)[:3000] + done.stderr
+    assert ("the model did not find 'the Stop control': the page has a Go button but no Stop "
+            "button") in case["error"]["message"]

@@ -36,5 +36,19 @@ def test_no_single_box_is_unreadable(reply):
         _bbox_reply(reply)
 
 
-def test_not_found_stays_not_found():
-    assert _bbox_reply('{"bbox": [], "error": "no Go button"}') is None
+def test_not_found_stays_not_found_with_the_models_reason():
+    assert _bbox_reply('{"bbox": [], "error": "no Go button"}') == "no Go button"
+    assert _bbox_reply('{"bbox": []}') == ""
+
+
+@pytest.mark.parametrize("reply", ['{"bbox": ["a", "b", "c", "d"]}', '{"bbox": [1, 2, null, 4]}',
+                                   '{"bbox": [1, 2, NaN, 4]}', '{"bbox": [true, 2]}'])
+def test_a_box_of_what_is_not_numbers_is_unreadable(reply):
+    """(They were an internal error: "could not convert string to float: 'a'".)"""
+    with pytest.raises(ReplyParseError, match="bbox must be 2 or 4 numbers, got"):
+        _bbox_reply(reply)
+
+
+def test_numbers_in_quotes_are_numbers():
+    assert _bbox_reply('{"bbox": ["400", "300", "600", "400"]}') == [400, 300, 600, 400]
+    assert _bbox_reply('{"bbox": "400, 300, 600, 400"}') == [400, 300, 600, 400]
