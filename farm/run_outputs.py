@@ -59,7 +59,8 @@ ROOM_MAX = 64 * 1024 * 1024
 def keep_room(run_dir: Path, cases: int) -> None:
     """Set aside room on the run's disk for what its end writes: a disk that the screenshots
     fill up during the run then still takes results.json, junit.xml and report.html (they are
-    what CI reads), where all three were lost. `write_outputs` gives the room back first. A
+    what CI reads), where all three were lost; in the state dir (.farm/runs: one disk) the
+    results history too. `remember` and `write_outputs` give it back before they write. A
     disk without that much room left runs without it."""
     import atexit
     size = min(ROOM_PER_CASE * cases + 256 * 1024, ROOM_MAX)
@@ -299,6 +300,7 @@ def remember(settings: Settings, summary: RunSummary, run_dir: Path,
     refused before it started (no broker, a deviceId pin) ran no case: it is not a run of
     the history, and --last-failed keeps the failures of the run before it."""
     from farm.cache.run_store import record_store
+    give_room_back(run_dir)     # (the state dir is often on the run's disk: .farm/runs)
     prune_runs(Path(settings.state_dir) / "runs", settings.keep_runs, run_dir)
     _remember_quarantine(Path(settings.state_dir), summary.run_id, summary.quarantined)
     if not refused:

@@ -310,3 +310,19 @@ def test_a_run_still_going_beside_this_one_is_not_called_killed(tmp_path, capsys
     _journal_of(state / "runs" / "20261203-060000-aa11", os.getpid())
     output_dirs(Settings(state_dir=state), "20261203-070000-bb22", False)
     assert capsys.readouterr().err == ""
+
+
+def test_the_room_is_given_back_before_the_state_dir_remembers_the_run(tmp_path):
+    """.farm/runs/<id> and .farm/results.sqlite share a disk: the room kept for the run's
+    results is given back before the results history and --last-failed are written too."""
+    from farm.results import RunSummary
+    from farm.run_outputs import ROOM, output_dirs, remember
+    settings = Settings(state_dir=tmp_path / "state")
+    run_dir = output_dirs(settings, "20261203-050000-aa11", False, cases=3)
+    assert (run_dir / ROOM).exists()
+    summary = RunSummary(run_id="20261203-050000-aa11", started="2026-12-03T05:00:00+00:00",
+                         cases=[_result("a", "failed", error=True)])
+    summary.recount()
+    remember(settings, summary, run_dir)
+    assert not (run_dir / ROOM).exists()
+    assert (tmp_path / "state" / "lastfailed.json").read_text() == '{"failed": ["s/a"]}'
