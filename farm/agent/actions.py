@@ -340,6 +340,18 @@ SCROLL_TO = {"scrollToBottom": "down", "scrollToTop": "up", "scrollToLeft": "lef
              "scrollToRight": "right"}
 
 
+def _direction(value: Any) -> Any:
+    """A direction as a model writes it ("Up", " down ") is that direction; anything else is
+    refused (a planning error the model is told about): "Up" scrolled down, as every unknown
+    direction did."""
+    if value is None:
+        return None
+    key = str(value).strip().lower()
+    if key not in DIRECTIONS:
+        raise ValueError(f"unknown direction {value!r}; use one of: {', '.join(DIRECTIONS)}")
+    return key
+
+
 class Scroll(Action):
     name, doc = "Scroll", ("scroll the page or an element (direction up/down/left/right; "
                            f"scrollType {' | '.join(SCROLL_TYPES)})")
@@ -359,6 +371,8 @@ class Scroll(Action):
             raise ValueError(f"unknown scrollType {value!r}; use one of: "
                              f"{', '.join(SCROLL_TYPES)}")
         return value
+
+    _known_direction = field_validator("direction", mode="before")(_direction)
 
     def run(self, ctx: ActionContext) -> None:
         w, h = ctx.device.size()
@@ -381,6 +395,8 @@ class Swipe(Action):
     distance: Optional[int] = None
     duration: int = 300
     repeat: int = 1
+
+    _known_direction = field_validator("direction", mode="before")(_direction)
 
     def run(self, ctx: ActionContext) -> None:
         w, h = ctx.device.size()
