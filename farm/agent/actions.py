@@ -288,6 +288,15 @@ class Input(Action):
     locate: Optional[Locate] = None
     mode: Literal["replace", "clear", "typeOnly"] = "replace"
 
+    @field_validator("value", mode="before")
+    @classmethod
+    def _typed_number(cls, value: Any) -> Any:
+        """{"value": 3} types "3" (a quantity, a code), where it was a bad parameter; 3.0 is
+        "3.0" as written, true/false are not text."""
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return str(value)
+        return value
+
     def model_post_init(self, context: Any) -> None:
         if self.locate is not None:
             self.locate.editable = True

@@ -51,3 +51,14 @@ def test_an_unknown_direction_is_a_bad_parameter(name):
     with pytest.raises(PlanError, match=f"bad parameters for {name}: direction: unknown "
                                         "direction 'sideways'; use one of: down, up, right, left"):
         action(name, {"direction": "sideways"})
+
+
+@pytest.mark.parametrize("value, typed", [(3, "3"), (12.5, "12.5"), ("007", "007")])
+def test_a_number_to_type_is_typed(value, typed):
+    """({"value": 3} was "Input should be a valid string", a wasted round.)"""
+    assert action("Input", {"value": value, "locate": {"prompt": "Quantity"}}, "web").value == typed
+
+
+def test_a_boolean_is_not_text_to_type():
+    with pytest.raises(PlanError, match="bad parameters for Input: value"):
+        action("Input", {"value": True, "locate": {"prompt": "Quantity"}}, "web")
