@@ -20,6 +20,7 @@ from __future__ import annotations
 import difflib
 import re
 import threading
+import time
 import unicodedata
 from dataclasses import dataclass, field
 from typing import Callable, Collection, Iterable, Protocol
@@ -35,6 +36,15 @@ TIER_NAMES = ("plan-bbox", "xpath", "cache", "text", "ocr", "ai", "deep-locate")
 # cannot check. The step's own XPath, the cache (keyed with the images' digests), the
 # planner's box and the model tiers (shown the images) still answer it.
 WORD_TIERS = ("text", "ocr")
+# Tiers that read the live page, cheap enough to try again while waiting for a target that
+# comes later (`LocatorChain._await_target`): a list a request fills, a button a timer adds.
+WAITING_TIERS = ("xpath", "cache", "text")
+# How long a miss of those tiers waits for the page to show the target: with no model to ask,
+# as long as Playwright's expect waits; with one, only while the page keeps changing or waits
+# for its requests (a page quiet for QUIET_S, none of its requests in flight, is the model's
+# turn: it is not asked about a screen still coming).
+LOCATE_WAIT_S = 5.0
+QUIET_S = 0.3
 
 
 @dataclass(frozen=True)
@@ -385,8 +395,11 @@ class LocatorChain:
                             tiers=tuple(t.name for t in self.tiers))
         pictured = bool(hints.get("images"))   # words alone do not say what it means
         tiers = [t for t in self.tiers if not (pictured and t.name in WORD_TIERS)]
+        waiting = [t for t in tiers if t.name in WAITING_TIERS and _tried(t, prompt, ctx)]
         for i, tier in enumerate(tiers):
             hit = self._attempt(tier, prompt, ctx, last=i == len(tiers) - 1)
+            if hit is None and waiting and tier is waiting[-1]:
+                hit = self._await_target(prompt, ctx, waiting)
             if hit is not None:
                 if self.on_hit:
                     self.on_hit(prompt, hit, ctx)
@@ -409,6 +422,35 @@ class LocatorChain:
                               f"({ctx.hints[FOUND_BEFORE]}, in the locate cache) and nothing "
                               "on screen is like it now", ctx.near)
         raise NeedsModel(f"no zero-token match for {what} on screen")
+
+    def _await_target(self, prompt: str, ctx: LocateContext,
+                      tiers: list[LocatorTier]) -> LocateHit | None:
+        """After ``tiers`` (the live, cheap ones) missed: wait for the page to change and try
+        them again, for LOCATE_WAIT_S at most, or (a model tier still to come) until the page
+        has been quiet for QUIET_S (none of its requests in flight either: the browser's
+        ``await_change(timeout_s, quiet_s)``). A device that cannot watch its screen
+        (no ``await_change``: phones) does not wait. An error of a tier (an ambiguous match)
+        ends the wait: the chain's own pass says it."""
+        wait = getattr(ctx.device, "await_change", None)
+        if wait is None:
+            return None
+        deadline = time.monotonic() + LOCATE_WAIT_S
+        while (left := deadline - time.monotonic()) > 0:
+            if not wait(left, QUIET_S if self.has_model_tier else None):
+                return None
+            ctx.refresh()
+            ctx.near.clear()
+            for tier in tiers:
+                try:
+                    hit = tier.locate(prompt, ctx)
+                except LocateError:
+                    return None
+                if hit is not None:
+                    metrics.locate_attempt(tier.name, "hit")
+                    if self.on_attempt:
+                        self.on_attempt(tier.name, True)
+                    return hit
+        return None
 
     def _attempt(self, tier: LocatorTier, prompt: str, ctx: LocateContext,
                  last: bool) -> LocateHit | None:

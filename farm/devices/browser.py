@@ -34,8 +34,8 @@ from farm.devices.web.dom_read import DomReader
 from farm.devices.web.failures import mapped_errors, unreachable_site
 from farm.devices.web.hang import HangGuard
 from farm.devices.web.page_wait import PageWait
-from farm.devices.web.scripts import (FOCUSED_FILL_JS, MAX_NODES, SCROLL_END_JS, SCROLL_JS,
-                                      SCROLL_WATCH_JS)
+from farm.devices.web.scripts import (AWAIT_CHANGE_JS, FOCUSED_FILL_JS, MAX_NODES, SCROLL_END_JS,
+                                      SCROLL_JS, SCROLL_WATCH_JS)
 from farm.errors import DeviceError, DeviceLost, StepFailed
 from farm.text import first_line
 
@@ -386,10 +386,21 @@ class BrowserDevice:
         if self._page is not None:
             self._shots.settle()
 
-    def frame_token(self) -> str | None:
-        """Wait for a navigation an action started, then a token that stays the same while the
-        page shows the same thing (None when unknown)."""
-        return self._read(self._wait.settled)
+    def await_change(self, timeout_s: float, quiet_s: float | None = None) -> bool:
+        """Wait for the page to change from what its last read saw (a locate that missed waits
+        so for a target that comes later: a list a request fills, a button a timer adds): True
+        once it has (or a navigation took the document away); False after ``timeout_s``, or
+        once it stayed the same for ``quiet_s`` with none of its requests (fetch, XHR) in
+        flight. The page watches its own change counter (page_state.js): no DevTools traffic
+        while nothing happens."""
+        seen, page = self._dom.seen, self._page
+        if seen is None or page is None:
+            return True                  # no read to compare with: read again
+        cap = round(timeout_s * 1000)
+        quiet = cap if quiet_s is None else min(cap, round(quiet_s * 1000))
+        with self._errors("wait for the page to change"):
+            return bool(self._unless_navigating(lambda: self._shots.script(
+                page, AWAIT_CHANGE_JS, [seen, quiet, cap]), True))
 
     def failure_note(self) -> str | None:
         """For a step that failed: "the page answered 404 Not Found: URL" when the server

@@ -6,9 +6,12 @@ Chromium."""
 
 from __future__ import annotations
 
+import http.server
+import threading
 from pathlib import Path
 
 from tests.support.farm_cli import FarmCli, results
+from tests.support.model_server import ModelServer
 
 PAGE = """<!doctype html><html><head><style>
 #panel { position: fixed; top: 100px; left: 0; width: 300px; padding: 20px; background: #eee;
@@ -56,3 +59,95 @@ def test_a_tap_after_a_transition_finds_its_target_where_it_comes_to_rest(tmp_pa
     [result] = results(tmp_path / "run")["cases"]
     assert [(s["status"], s["tier"]) for s in result["steps"] if s["kind"] == "aiTap"] == [
         ("passed", "text")] * 4
+
+
+LATER_PAGE = """<!doctype html><html><body>
+<button onclick="setTimeout(() => { document.getElementById('later').innerHTML =
+  '<button onclick=&quot;say(\\'Timer button tapped\\')&quot;>Timer button</button>'; }, 200)">
+  Load later</button>
+<button onclick="fetch('/slow').then((r) => r.text()).then((t) => {
+  document.getElementById('results').innerHTML = t; })">Search</button>
+<div id="later"></div><div id="results"></div>
+<p id="out"></p>
+<script>function say(t) { document.getElementById('out').textContent = t }</script>
+</body></html>"""
+
+RESULTS = b"<button onclick=\"say('First result opened')\">First result</button>"
+
+TIMER_CASE = """name: a button a timer adds
+web:
+  url: {url}/page.html
+tasks:
+  - name: timer
+    flow:
+      - aiTap: Load later
+      - aiTap: Timer button
+      - assertText: Timer button tapped
+"""
+
+SEARCH_CASE = """name: results a request brings
+web:
+  url: {url}/page.html
+tasks:
+  - name: search
+    flow:
+      - aiTap: Search
+      - aiTap: First result
+      - assertText: First result opened
+"""
+
+
+class _SlowSearch(http.server.BaseHTTPRequestHandler):
+    """page.html, and /slow: held until the page asks for /release, which it does only once
+    its own timer ran (the results come while farm would otherwise have asked the model)."""
+
+    released = threading.Event()
+
+    def do_GET(self) -> None:
+        if self.path == "/release":
+            type(self).released.set()
+            body = b"ok"
+        elif self.path == "/slow":
+            type(self).released.wait(30)
+            body = RESULTS
+        else:
+            body = LATER_PAGE.replace("fetch('/slow')", "(setTimeout(() => fetch('/release'),"
+                                      " 500), fetch('/slow'))").encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+def test_a_target_that_comes_later_is_waited_for_not_asked_of_a_model(tmp_path: Path,
+                                                                      farm: FarmCli):
+    """A button a timer adds 200 ms after the tap, with no model: found once it is there,
+    where the step was skipped at once ("needs a model: no zero-token match"). Results a request
+    brings, with a model configured: farm waits while the page's request is in flight and
+    finds them itself, where the model was asked about the screen without them (tokens spent
+    on a question with no answer there)."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _SlowSearch)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}"
+        (tmp_path / "timer.yaml").write_text(TIMER_CASE.format(url=url))
+        (tmp_path / "search.yaml").write_text(SEARCH_CASE.format(url=url))
+        timer = farm.run("run", tmp_path / "timer.yaml", "--devices", "browser:1",
+                         "--report-dir", tmp_path / "timer")
+        with ModelServer(['{"bbox": [], "error": "not on screen"}']) as srv:
+            search = farm.run("run", tmp_path / "search.yaml", "--devices", "browser:1",
+                              "--report-dir", tmp_path / "search",
+                              FARM_MODEL="openai/scripted", FARM_MODEL_BASE_URL=srv.base_url)
+            asked = len(srv.requests)
+    finally:
+        server.shutdown()
+    assert timer.returncode == search.returncode == 0, timer.stdout + search.stdout
+    assert asked == 0
+    taps = [(s["label"], s["tier"]) for run in ("timer", "search")
+            for s in results(tmp_path / run)["cases"][0]["steps"] if s["kind"] == "aiTap"]
+    assert taps == [('aiTap "Load later"', "text"), ('aiTap "Timer button"', "text"),
+                    ('aiTap "Search"', "text"), ('aiTap "First result"', "text")]

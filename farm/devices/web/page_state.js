@@ -2,8 +2,9 @@
 // (BrowserContext.add_init_script). window.__farm.gen counts what can change a screenshot or a
 // DOM read: mutations, scrolling, input, focus, hover, resizes, loads, ends of transitions and
 // animations; window.__farm.leaving turns true when the document starts to unload (a navigation
-// began). farm/devices/web/ reads both: an unchanged page is not captured or walked
-// again, and a DOM read waits for the navigation a step started. Changes inside shadow roots
+// began); window.__farm.inflight counts the page's requests under way. farm/devices/web/ reads
+// them: an unchanged page is not captured or walked again, a DOM read waits for the navigation
+// a step started, and a locate that missed waits for the page to change. Changes inside shadow roots
 // (open or closed: attachShadow is wrapped, and a closed root is kept for the text read,
 // visible_text.js) and inside same-origin frames (a frame's change counts as its parent's)
 // count too.
@@ -36,6 +37,26 @@
                       "mouseover", "mouseout", "transitionend", "animationend"]) {
     addEventListener(type, bump, true);
   }
+  // Requests the page's scripts have in flight (fetch, XMLHttpRequest): a locate that missed
+  // waits for what they bring (BrowserDevice.await_change). The page gets a promise of the
+  // same outcome from fetch (its rejection still unhandled where the page leaves it so).
+  state.inflight = 0;
+  const ended = () => { state.inflight = Math.max(0, state.inflight - 1); };
+  const fetch0 = window.fetch;
+  if (typeof fetch0 === "function") {
+    window.fetch = function (...args) {
+      const reply = fetch0.apply(this, args);
+      state.inflight++;
+      return reply.then((value) => { ended(); return value; },
+                        (error) => { ended(); throw error; });
+    };
+  }
+  const send0 = XMLHttpRequest.prototype.send;
+  XMLHttpRequest.prototype.send = function (...args) {
+    state.inflight++;
+    this.addEventListener("loadend", ended, { once: true });
+    try { return send0.apply(this, args); } catch (e) { ended(); throw e; }
+  };
   addEventListener("beforeunload", () => { state.leaving = true; }, true);
   addEventListener("pagehide", () => { state.leaving = true; }, true);
   addEventListener("pageshow", () => { state.leaving = false; bump(); }, true);

@@ -55,6 +55,20 @@ TREE_JS = ("async ([maxNodes, last]) => {\n" + ENDING_JS + "  const s = window._
            "  if (token !== null && token === last && !moving()) return 'same';\n"
            "  const out = (\n" + read_js("dom.js") + "\n)(maxNodes, " + REACH_JS + ");\n"
            "  out.token = token; return JSON.stringify(out); }")
+# [token, quietMs, capMs]: resolves true once the page's change token is not ``token`` (the last
+# read's); false once it stayed so for ``quietMs`` with none of its requests in flight, or for
+# ``capMs`` (BrowserDevice.await_change); the page looks every 50 ms itself.
+AWAIT_CHANGE_JS = """([token, quietMs, capMs]) => new Promise((resolve) => {
+  const s = window.__farm, began = performance.now();
+  const now = () => (s ? performance.timeOrigin + ':' + s.gen : null);
+  const look = () => {
+    const waited = performance.now() - began;
+    if (now() !== token) resolve(true);
+    else if (waited >= capMs || (waited >= quietMs && !(s && s.inflight))) resolve(false);
+    else setTimeout(look, 50);
+  };
+  look();
+})"""
 # The page's visible text (what text checks compare), skipped in the same way. Not part of the
 # walk: a step that locates then acts changes the page before any check reads its text (on a
 # page of 2,800 elements the text is a second walk of ~30 ms).
