@@ -24,6 +24,7 @@ class Family:
     order: Literal["xy", "yx"] = "xy"  # "yx": [ymin, xmin, ymax, xmax] (gemini)
     loop_cap: int = 20
     pad: int = 0                       # images sent padded (right, bottom) to a multiple of this
+    variant_of: str | None = None      # a version of another family's model, listed under it
 
 
 FAMILIES: dict[str, Family] = {f.name: f for f in (
@@ -37,7 +38,7 @@ FAMILIES: dict[str, Family] = {f.name: f for f in (
     Family("ui-tars", grammar="uitars", scale=1000, loop_cap=40),       # 1.0, the API models
     # UI-TARS-1.5 open weights: pixels of its image resized to ×28, so it is sent one already
     # padded to ×28 (as qwen2.5-vl) and its pixels are the screenshot's
-    Family("ui-tars-1.5", grammar="uitars", loop_cap=40, pad=28),
+    Family("ui-tars-1.5", grammar="uitars", loop_cap=40, pad=28, variant_of="ui-tars"),
     Family("auto-glm", grammar="autoglm", scale=999, loop_cap=100),
 )}
 
@@ -57,7 +58,8 @@ def family_named(name: str) -> Family:
     import difflib
     close = difflib.get_close_matches(key, [*FAMILIES, *ALIASES], n=1)
     meant = f" (did you mean {ALIASES.get(close[0], close[0])!r}?)" if close else ""
-    raise ValueError(f"unknown model family {name!r}{meant}; known: {', '.join(FAMILIES)}")
+    known = ", ".join(n for n, f in FAMILIES.items() if f.variant_of is None)
+    raise ValueError(f"unknown model family {name!r}{meant}; known: {known}")
 
 
 def family_for(name: str | None, model: str | None = None) -> Family:
