@@ -186,6 +186,11 @@ class Action(BaseModel):
     def run(self, ctx: ActionContext) -> Any:
         raise NotImplementedError
 
+    def detail(self) -> str:
+        """What besides its target says what it did, for its label ("Steps done so far" the
+        model reads, the ai step's output): the text typed, the key, the direction."""
+        return ""
+
     def target(self) -> str:
         """What it acts on, for logs and loop detection."""
         locs = [getattr(self, f) for f in locator_fields(type(self))]
@@ -288,6 +293,10 @@ class Input(Action):
     locate: Optional[Locate] = None
     mode: Literal["replace", "clear", "typeOnly"] = "replace"
 
+    def detail(self) -> str:     # as planned: a ${SECRET} is still its placeholder here
+        shown = self.value if len(self.value) <= 40 else self.value[:40] + "…"
+        return f'"{shown}"' + (" in" if self.locate is not None else "")
+
     @field_validator("value", mode="before")
     @classmethod
     def _typed_number(cls, value: Any) -> Any:
@@ -336,6 +345,9 @@ class KeyboardPress(Action):
     keyName: str
     locate: Optional[Locate] = None
 
+    def detail(self) -> str:
+        return self.keyName + (" on" if self.locate is not None else "")
+
     def run(self, ctx: ActionContext) -> None:
         if self.locate is not None:
             ctx.device.tap(*self.locate.point())
@@ -383,6 +395,9 @@ class Scroll(Action):
 
     _known_direction = field_validator("direction", mode="before")(_direction)
 
+    def detail(self) -> str:
+        return self.direction if self.scrollType == "singleAction" else self.scrollType
+
     def run(self, ctx: ActionContext) -> None:
         w, h = ctx.device.size()
         x, y = self.locate.point() if self.locate is not None else (w // 2, h // 2)
@@ -406,6 +421,9 @@ class Swipe(Action):
     repeat: int = 1
 
     _known_direction = field_validator("direction", mode="before")(_direction)
+
+    def detail(self) -> str:
+        return self.direction or ""
 
     def run(self, ctx: ActionContext) -> None:
         w, h = ctx.device.size()
@@ -438,6 +456,9 @@ class Pinch(Action):
 class Sleep(Action):
     name, doc = "Sleep", "wait (timeMs milliseconds)"
     timeMs: int = 1000
+
+    def detail(self) -> str:
+        return f"{self.timeMs} ms"
 
     def run(self, ctx: ActionContext) -> None:
         begun = time.monotonic()

@@ -40,7 +40,8 @@ class Task:
         if self.kind == "locate":
             loc: Locate = getattr(self.action, self.field or "")
             return f"Locate {loc.describe()}"
-        return f"{self.action.name} {self.action.target()}".strip()
+        return " ".join(x for x in (self.action.name, self.action.detail(),
+                                    self.action.target()) if x)
 
 
 def make_action(name: str, params: dict[str, Any],
