@@ -221,7 +221,9 @@ class ActLoop:
                                      f"{plan.message or plan.thought or 'no reason given'}")
                 self.result.message = plan.message
                 return
-        raise StepFailed(f"replanning limit {self.cap} reached without <complete>"
+        done = {"autoglm": "finish(...)", "uitars": "finished(...)"}.get(self.family.grammar,
+                                                                          "<complete>")
+        raise StepFailed(f"replanning limit {self.cap} reached without {done}"
                          + (f" (strict step {strict[0]})" if strict else ""))
 
     def _too_many_errors(self, errors: list[tuple[bool, str]]) -> NoReturn:

@@ -46,3 +46,16 @@ def test_labels_of_planned_actions():
     assert label("Scroll", {"scrollType": "scrollToBottom"}) == "Scroll scrollToBottom"
     assert label("Sleep", {"timeMs": 500}) == "Sleep 500 ms"
     assert label("Tap", {"locate": {"prompt": "Go"}}) == 'Tap "Go"'
+
+
+def test_the_replanning_limit_names_the_familys_finish():
+    """An AutoGLM user was told the model never answered <complete>, a tag of another
+    grammar."""
+    import pytest
+
+    from farm.errors import StepFailed
+    client = ScriptedModelClient(['<answer>do(action="Note", message="reading")</answer>'],
+                                 family="auto-glm")
+    with pytest.raises(StepFailed) as failed:
+        Agent(search_page(), ModelSet.single(client)).ai_act("read the page")
+    assert str(failed.value) == "replanning limit 100 reached without finish(...)"
