@@ -342,8 +342,7 @@ def places(cls: type[BaseModel] = Settings) -> dict[str, list[str]]:
             if name in values:
                 keys = (name, *(_env_names(name, field) if field.validation_alias else []))
                 line = next((lines[k] for k in keys if k in lines), None)
-                found.setdefault(name, []).append(
-                    _file_label(path, table) + (f":{line}" if line else ""))
+                found.setdefault(name, []).append(_file_label(path, table, line))
     return found
 
 
@@ -375,14 +374,21 @@ def _sourced(cls: type[BaseModel]) -> dict[str, tuple[Any, str]]:
     found = {name: (value, f"env {var}") for name, (value, var)
              in _from_environment(cls).items()}
     for path, table in ((Path(TOML_FILE), ()), (Path("pyproject.toml"), PYPROJECT_TABLE)):
-        where = _file_label(path, table)
-        for name, value in _from_toml(cls, path, table).items():
-            found.setdefault(name, (value, where))
+        values = _from_toml(cls, path, table)
+        lines = _key_lines(path.read_text(encoding="utf-8"), table) if values else {}
+        for name, value in values.items():
+            field = cls.model_fields[name]
+            keys = (name, *(_env_names(name, field) if field.validation_alias else []))
+            line = next((lines[k] for k in keys if k in lines), None)
+            found.setdefault(name, (value, _file_label(path, table, line)))
     return found
 
 
-def _file_label(path: Path, table: tuple[str, ...] = ()) -> str:
-    return f"{path} [{'.'.join(table)}]" if table else str(path)
+def _file_label(path: Path, table: tuple[str, ...] = (), line: int | None = None) -> str:
+    """``farm.toml``, ``pyproject.toml [tool.farm]``; with a line, ``farm.toml:3``,
+    ``pyproject.toml:7 [tool.farm]`` (file:line first, as editors and terminals read it)."""
+    at = f"{path}:{line}" if line else str(path)
+    return f"{at} [{'.'.join(table)}]" if table else at
 
 
 def _env_names(name: str, field: Any) -> list[str]:
@@ -468,15 +474,30 @@ def _refuse_unknown(path: Path, table: tuple[str, ...], data: dict[str, Any],
     if not unknown:
         return
     names = sorted(n for n in known if n.islower())
-    hints = []
+    text = path.read_text(encoding="utf-8")
+    lines = _key_lines(text, table)
+    said: list[tuple[int, str]] = []
     for key in unknown:
         if isinstance(data[key], dict):     # a [section]: farm's settings have none
-            hints.append(_table_hint(path, table, key, data[key]))
-            continue
-        near = nearest_setting(key, names)
-        hints.append(f"{key!r}" + (f" (did you mean {near!r}?)" if near else ""))
-    raise ValueError(f"{_file_label(path, table)}: unknown setting{'s' * (len(hints) > 1)} "
-                     + ", ".join(hints))
+            hint = _table_hint(path, table, key, data[key])
+            line = _header_line(text, (*table, key))
+        else:
+            near = nearest_setting(key, names)
+            hint = f"{key!r}" + (f" (did you mean {near!r}?)" if near else "")
+            line = lines.get(key)
+        said.append((line or 0, f"{_file_label(path, table, line)}: unknown setting {hint}"))
+    raise ValueError("; ".join(text for _, text in sorted(said)))
+
+
+def _header_line(text: str, table: tuple[str, ...]) -> int | None:
+    """The line of the first ``[a.b…]`` header in ``table`` (``[tool.farm]`` for ("tool",))
+    in a TOML text; None when it has none (a dotted key, an inline table)."""
+    for number, line in enumerate(text.splitlines(), 1):
+        header = re.match(r"\s*\[([^\[\]]+)\]\s*(#.*)?$", line)
+        if header and tuple(part.strip().strip('"')
+                            for part in header.group(1).split("."))[:len(table)] == table:
+            return number
+    return None
 
 
 def _table_hint(path: Path, table: tuple[str, ...], key: str, value: dict[str, Any]) -> str:
@@ -697,8 +718,19 @@ def _invalid(exc: ValidationError, given: dict[str, Any]) -> list[str]:
                      "***" if "key" in name or "secret" in name else value)
             lines.append(f"{flag} {shown}: {msg}")
         elif name in sources:
-            lines.append(f"setting {loc!r} ({sources[name][1]}): {msg}")
+            lines.append(f"setting {loc!r} ({sources[name][1]}): {msg}{_got(name, err, msg)}")
         else:
             env = "FARM_" + "__".join(str(p) for p in err["loc"]).upper()
             lines.append(f"setting {loc!r} (env {env}, farm.toml or [tool.farm]): {msg}")
     return lines
+
+
+def _got(name: str, err: Any, msg: str) -> str:
+    """``, got 'three'``: the value a setting refused, unless the message quotes it already or
+    it may be a secret (a key, a token, a password; a URL's password masked)."""
+    value = err.get("input")
+    if value is None or isinstance(value, (dict, list)) or re.search(
+            r"key|secret|token|password", name):
+        return ""
+    shown = mask_url(str(value)) if name.endswith("_url") else value
+    return "" if repr(shown) in msg or str(shown) in msg else f", got {shown!r}"

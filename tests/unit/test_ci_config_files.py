@@ -18,13 +18,13 @@ def clean_env(monkeypatch, tmp_path):
 
 @pytest.mark.parametrize("file, text, said", [
     ("farm.toml", "[tool.farm]\nretries = 3\n",
-     "farm.toml: unknown setting 'tool' ([tool.farm] is pyproject.toml's table: in farm.toml "
+     "farm.toml:1: unknown setting 'tool' ([tool.farm] is pyproject.toml's table: in farm.toml "
      "write its settings at the top, without a [section])"),
     ("farm.toml", "[run]\nretries = 3\n",
-     "farm.toml: unknown setting 'run' (a [run] table: farm.toml's settings are plain keys, "
+     "farm.toml:1: unknown setting 'run' (a [run] table: farm.toml's settings are plain keys, "
      "none in a section)"),
     ("pyproject.toml", "[tool.farm]\nkeep_runs = 3\n[tool.farm.cluster]\nprefix = 'x'\n",
-     "pyproject.toml [tool.farm]: unknown setting 'cluster' (a [tool.farm.cluster] table: "
+     "pyproject.toml:3 [tool.farm]: unknown setting 'cluster' (a [tool.farm.cluster] table: "
      "[tool.farm]'s settings are plain keys, none in a section)"),
 ])
 def test_a_section_among_the_settings_says_settings_are_plain_keys(

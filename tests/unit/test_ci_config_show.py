@@ -38,9 +38,9 @@ def test_config_show_names_where_each_value_was_set_and_what_it_overrides(
     assert (code, err) == (0, "")
     assert "\nwhere set (environment > farm.toml > pyproject.toml [tool.farm]; " in out
     assert _where(out) == {
-        "android_serial": "ANDROID_SERIAL (overrides pyproject.toml [tool.farm]:7)",
-        "retries": "FARM_RETRIES (overrides farm.toml:1, pyproject.toml [tool.farm]:5)",
-        "keep_runs": "farm.toml:4 (overrides pyproject.toml [tool.farm]:6)"}
+        "android_serial": "ANDROID_SERIAL (overrides pyproject.toml:7 [tool.farm])",
+        "retries": "FARM_RETRIES (overrides farm.toml:1, pyproject.toml:5 [tool.farm])",
+        "keep_runs": "farm.toml:4 (overrides pyproject.toml:6 [tool.farm])"}
 
 
 def test_config_show_says_when_nothing_sets_a_value(monkeypatch, capsys):

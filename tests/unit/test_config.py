@@ -176,11 +176,11 @@ def test_a_misspelt_name_in_farm_toml_or_tool_farm_is_refused_with_the_real_one(
     (tmp_path / "farm.toml").write_text("retires = 3\nheadless = true\n")
     with pytest.raises(ConfigError) as found:
         load_settings()
-    assert str(found.value) == ("cannot read configuration: farm.toml: unknown setting "
+    assert str(found.value) == ("cannot read configuration: farm.toml:1: unknown setting "
                                 "'retires' (did you mean 'retries'?)")
     (tmp_path / "farm.toml").unlink()
     (tmp_path / "pyproject.toml").write_text("[tool.black]\nline = 1\n[tool.farm]\nheadles = 0\n")
-    with pytest.raises(ConfigError, match=r"pyproject.toml \[tool.farm\]: unknown setting "
+    with pytest.raises(ConfigError, match=r"pyproject.toml:4 \[tool.farm\]: unknown setting "
                                           r"'headles' \(did you mean 'headless'\?\)"):
         load_settings()
 
@@ -221,16 +221,18 @@ def test_a_misspelt_model_family_flag_is_blamed_on_the_flag():
 
 
 @pytest.mark.parametrize("where, text, blamed", [
-    ("pyproject.toml", '[tool.farm]\nscreenshots = "every"\n', "pyproject.toml [tool.farm]"),
-    ("farm.toml", 'screenshots = "every"\n', "farm.toml"),
+    ("pyproject.toml", '[tool.farm]\nscreenshots = "every"\n', "pyproject.toml:2 [tool.farm]"),
+    ("farm.toml", 'screenshots = "every"\n', "farm.toml:1"),
 ])
 def test_a_bad_value_is_blamed_on_the_file_that_set_it(tmp_path, where, text, blamed):
-    """It said "(env FARM_SCREENSHOTS, farm.toml or [tool.farm])": look in three places."""
+    """It said "(env FARM_SCREENSHOTS, farm.toml or [tool.farm])": look in three places; then
+    it named the file but neither the line nor the value."""
     (tmp_path / where).write_text(text)
     with pytest.raises(ConfigError) as found:
         load_settings()
     assert str(found.value).splitlines()[1] == (
-        f"  setting 'screenshots' ({blamed}): Input should be 'all', 'on-failure' or 'off'")
+        f"  setting 'screenshots' ({blamed}): Input should be 'all', 'on-failure' or 'off', "
+        "got 'every'")
 
 
 def test_timeout_in_farm_toml_is_taken_for_the_timeout_flag_s_setting(tmp_path):
@@ -240,7 +242,7 @@ def test_timeout_in_farm_toml_is_taken_for_the_timeout_flag_s_setting(tmp_path):
     (tmp_path / "farm.toml").write_text("timeout = 5\n")
     with pytest.raises(ConfigError) as found:
         load_settings()
-    assert str(found.value) == ("cannot read configuration: farm.toml: unknown setting "
+    assert str(found.value) == ("cannot read configuration: farm.toml:1: unknown setting "
                                 "'timeout' (did you mean 'default_timeout'?)")
 
 
@@ -271,9 +273,9 @@ def test_a_misspelt_farm_variable_is_warned_about_with_the_real_name(monkeypatch
 
 @pytest.mark.parametrize("env, where, text, blamed", [
     ({"FARM_CHROMIUM_PATH": "/nonexistent/chrome"}, None, "", "FARM_CHROMIUM_PATH"),
-    ({}, "farm.toml", 'chromium_path = "/nonexistent/chrome"\n', "farm.toml"),
+    ({}, "farm.toml", 'chromium_path = "/nonexistent/chrome"\n', "farm.toml:1"),
     ({}, "pyproject.toml", '[tool.farm]\nchromium_path = "/nonexistent/chrome"\n',
-     "pyproject.toml [tool.farm]"),
+     "pyproject.toml:2 [tool.farm]"),
 ])
 def test_a_missing_chromium_path_is_blamed_on_where_it_was_set(tmp_path, monkeypatch, capsys,
                                                                 env, where, text, blamed):
@@ -292,7 +294,7 @@ def test_a_missing_chromium_path_is_blamed_on_where_it_was_set(tmp_path, monkeyp
 @pytest.mark.parametrize("env, toml, args, blamed", [
     ({}, "", ["--report-dir", "prev"], "--report-dir prev"),
     ({"FARM_REPORT_DIR": "prev"}, "", [], "FARM_REPORT_DIR prev"),
-    ({}, 'report_dir = "prev"\n', [], "farm.toml report_dir prev"),
+    ({}, 'report_dir = "prev"\n', [], "farm.toml:1 report_dir prev"),
 ])
 def test_a_report_dir_holding_a_run_is_blamed_on_where_it_was_set(tmp_path, monkeypatch, capsys,
                                                                   env, toml, args, blamed):
@@ -314,7 +316,7 @@ def test_a_report_dir_holding_a_run_is_blamed_on_where_it_was_set(tmp_path, monk
 
 @pytest.mark.parametrize("env, toml, blamed", [
     ({"FARM_STATE_DIR": "afile"}, "", "FARM_STATE_DIR"),
-    ({}, 'state_dir = "afile"\n', "farm.toml state_dir"),
+    ({}, 'state_dir = "afile"\n', "farm.toml:1 state_dir"),
 ])
 def test_a_state_dir_that_is_a_file_is_blamed_on_where_it_was_set(tmp_path, monkeypatch, capsys,
                                                                   env, toml, blamed):

@@ -296,7 +296,7 @@ def test_farm_report_history_refuses_a_configured_results_path_that_does_not_exi
         named = "FARM_RESULTS_HISTORY_URL"
     else:
         (here / "farm.toml").write_text('results_history_url = "typo.sqlite"\n')
-        named = "farm.toml results_history_url"
+        named = "farm.toml:1 results_history_url"
     code, out, err = farm(monkeypatch, capsys, "report", "--history", "--out", "h.html")
     assert (code, out, err) == (4, "", f"farm: error: {named} typo.sqlite: no such results "
                                        "history (a SQLite file farm wrote, or a redis:// URL)\n")
