@@ -1,5 +1,6 @@
-"""Ctrl-C and SIGTERM during a run: the first stops it (results still written), a second stops
-waiting for devices; once the cases are over, a signal waits for the results to be written."""
+"""Ctrl-C, SIGTERM and SIGHUP (a closed terminal, an ssh session that dropped) during a run: the
+first stops it (results still written), a second stops waiting for devices; once the cases are
+over, a signal waits for the results to be written."""
 
 from __future__ import annotations
 
@@ -11,13 +12,16 @@ from typing import IO, Any, Iterator
 
 from farm.executors.base import Executor
 
+# what stops a run: Ctrl-C, a CI runner's or a supervisor's SIGTERM, a terminal that closed
+STOPS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP")
+              if hasattr(signal, name))
+
 
 @contextmanager
 def signals_kept(restore: bool = True) -> Iterator[None]:
-    """The SIGINT / SIGTERM handlers as they were before the run, back when it ends."""
+    """The SIGINT / SIGTERM / SIGHUP handlers as they were before the run, back when it ends."""
     main = restore and threading.current_thread() is threading.main_thread()
-    before = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)} if main \
-        else {}
+    before = {sig: signal.getsignal(sig) for sig in STOPS} if main else {}
     try:
         yield
     finally:
@@ -40,7 +44,7 @@ class StopSignals:
 
     def __enter__(self) -> "StopSignals":
         if threading.current_thread() is threading.main_thread():
-            for sig in (signal.SIGINT, signal.SIGTERM):
+            for sig in STOPS:
                 self._previous[sig] = signal.signal(sig, self._handle)
         return self
 
@@ -52,17 +56,26 @@ class StopSignals:
             signal.signal(sig, self._while_writing)
 
     def _while_writing(self, signum: int, _frame: object) -> None:
-        print(f"farm: {signal.Signals(signum).name}: writing the results; farm ends once "
-              "they are written", file=sys.stderr, flush=True)
+        _say(f"farm: {signal.Signals(signum).name}: writing the results; farm ends once "
+             "they are written")
 
     def _handle(self, signum: int, _frame: object) -> None:
         self.count += 1
         name = signal.Signals(signum).name
         if self.count == 1:
-            print(f"farm: {name}: stopping; in-flight cases end interrupted "
-                  f"(again to stop at once)", file=sys.stderr, flush=True)
+            _say(f"farm: {name}: stopping; in-flight cases end interrupted "
+                 f"(again to stop at once)")
             threading.Thread(target=self.executor.interrupt, name="interrupt",
                              daemon=True).start()
         else:
-            print(f"farm: {name} again: not waiting for devices", file=sys.stderr, flush=True)
+            _say(f"farm: {name} again: not waiting for devices")
             self.executor.hurry()
+
+
+def _say(line: str) -> None:
+    """One line on stderr from a signal handler; a terminal that is gone (SIGHUP: writing to
+    it fails) must not raise into whatever the main thread was doing."""
+    try:
+        print(line, file=sys.stderr, flush=True)
+    except (OSError, ValueError):
+        pass

@@ -1,4 +1,4 @@
-"""Stopping a run: Ctrl-C, a second Ctrl-C, SIGTERM. Whatever the user does, the results known
+"""Stopping a run: Ctrl-C, a second Ctrl-C, SIGTERM, SIGHUP. Whatever the user does, the results known
 so far are written (results.json, junit.xml, report.html, the journal) and the exit code is 2;
 a case in flight keeps its start, its steps and the images of the screens it saw."""
 
@@ -30,6 +30,7 @@ def cli(tmp_path):
 @pytest.mark.parametrize("signals", [
     pytest.param([signal.SIGINT, signal.SIGINT], id="double-ctrl-c"),
     pytest.param([signal.SIGTERM], id="sigterm"),
+    pytest.param([signal.SIGHUP], id="sighup"),     # a closed terminal: it was exit 129, no results
 ])
 def test_stopping_a_run_still_writes_everything_it_knows(cli, tmp_path, signals):
     run_dir = tmp_path / "run"
