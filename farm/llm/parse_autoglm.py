@@ -97,6 +97,16 @@ def _point_arg(body: str, key: str) -> list[float] | None:
     return nums if len(nums) in (2, 4) else None
 
 
+def _wait_ms(duration: str) -> int:
+    """ "2 seconds", "500 ms", "1 minute", "3" (seconds) → milliseconds."""
+    nums = numbers(duration)
+    value = nums[0] if nums else 1
+    unit = re.search(r"\d\s*([a-z]+)", duration.lower())
+    scale = {"ms": 1, "millisecond": 1, "milliseconds": 1, "m": 60_000, "min": 60_000,
+             "mins": 60_000, "minute": 60_000, "minutes": 60_000}.get(unit[1] if unit else "", 1000)
+    return int(max(value, 0) * scale)
+
+
 def _loc(point: list[float] | None) -> dict:
     return {"prompt": "", "bbox": point}
 
@@ -144,8 +154,7 @@ def parse_autoglm(text: str) -> Plan:
     if name == "launch":
         return add("Launch", uri=_string_arg(inner, "app") or "")
     if name == "wait":
-        secs = numbers(_string_arg(inner, "duration") or "1")
-        return add("Sleep", timeMs=int((secs[0] if secs else 1) * 1000))
+        return add("Sleep", timeMs=_wait_ms(_string_arg(inner, "duration") or "1 second"))
     if name in ("take over", "takeover"):
         plan.complete, plan.success = True, False
         plan.message = "the model asked a human to take over: " + (

@@ -111,3 +111,11 @@ def test_autoglm_type_text_that_quotes_finish_is_typed(value):
 def test_autoglm_a_thought_alone_is_unreadable_and_says_so(reply):
     with pytest.raises(ReplyParseError, match="has its <think> but no do"):
         parse_plan(reply, "autoglm")
+
+
+@pytest.mark.parametrize("duration, ms", [("2 seconds", 2000), ("500 ms", 500), ("3", 3000),
+                                          ("1 minute", 60_000), ("1.5s", 1500)])
+def test_autoglm_wait_reads_its_unit(duration, ms):
+    """("500 ms" waited 500 seconds, "1 minute" one second.)"""
+    plan = parse_plan(f'<answer>do(action="Wait", duration="{duration}")</answer>', "autoglm")
+    assert plan.actions[0].params == {"timeMs": ms}
