@@ -21,7 +21,7 @@ import weakref
 import zlib
 from typing import TYPE_CHECKING, Any
 
-from farm.devices.base import Rect, UINode, UITree, swipe_into_view
+from farm.devices.base import Rect, UINode, UITree, await_tree_change, swipe_into_view
 from farm.devices.keys import android_keycode
 from farm.devices.native_tree import parse_uiautomator, parse_xml, query_xml
 from farm.errors import DeviceError, DeviceLost, StepFailed
@@ -279,6 +279,7 @@ class AndroidDevice:
         self._lock = threading.Lock()
         self.last_observation: str | None = None
         self.tree_problem = ""              # why the last hierarchy() gave no tree
+        self._last_xml: str | None = None   # the last readable UI dump
         self.screenshot_black = False
         self.about = ""                     # model and Android version, once open
 
@@ -422,6 +423,12 @@ class AndroidDevice:
                 return tree
         self.last_observation = "empty-tree"
         return None
+
+    def await_change(self, timeout_s: float, quiet_s: float | None = None) -> bool:
+        """Wait for the screen to change from the last tree read (a locate that missed waits so
+        for a target still coming: a list the app fills from the network): its UI dump read
+        again until it differs (True), for ``timeout_s``, or ``quiet_s`` when given (False)."""
+        return await_tree_change(self._dump, self._last_xml, timeout_s, quiet_s)
 
     def check_text_focus(self) -> None:
         """After a tap meant for a text field: StepFailed unless an editable element has the

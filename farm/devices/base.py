@@ -386,3 +386,27 @@ def swipe_into_view(device: Device, node: UINode) -> bool:
         return False
     device.swipe(*finger, 300)
     return True
+
+
+# How often a phone's screen is read again while a locate waits for it to change (a UI dump is
+# a round trip of its own on the phone: not read back to back)
+TREE_LOOK_S = 0.25
+
+
+def await_tree_change(read: Callable[[], str | None], before: str | None, timeout_s: float,
+                      quiet_s: float | None = None) -> bool:
+    """`await_change` for a device whose screen is known only by reading its UI tree (phones):
+    read it again (``read``: its source text, None when unreadable) every TREE_LOOK_S until it
+    is not ``before`` (True), for ``timeout_s`` at most, or ``quiet_s`` when given (False)."""
+    import time
+    if before is None:
+        return True                  # no read to compare with: read again
+    end = time.monotonic() + (timeout_s if quiet_s is None else min(timeout_s, quiet_s))
+    while True:
+        now = read()
+        if now is not None and now != before:
+            return True
+        left = end - time.monotonic()
+        if left <= 0:
+            return False
+        time.sleep(min(TREE_LOOK_S, left))

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
 from farm.cancellable import Cancelled, call_unless_cancelled
 from farm.devices.android import image_is_black, is_black, is_url, not_in_front
-from farm.devices.base import Rect, UINode, UITree, swipe_into_view
+from farm.devices.base import Rect, UINode, UITree, await_tree_change, swipe_into_view
 from farm.devices.keys import IOS_TYPED
 from farm.devices.native_tree import parse_wda, query_xml
 from farm.errors import DeviceError, DeviceLost, StepFailed
@@ -244,6 +244,14 @@ class IosDevice:
                 return tree
         self.last_observation = "empty-tree"
         return None
+
+    def await_change(self, timeout_s: float, quiet_s: float | None = None) -> bool:
+        """Wait for the screen to change from the last tree read (a locate that missed waits so
+        for a target still coming): WDA's source read again until it differs (True), for
+        ``timeout_s``, or ``quiet_s`` when given (False)."""
+        return await_tree_change(
+            lambda: clean(self._call(lambda: self._session.source(), "source")),
+            self._last_xml or None, timeout_s, quiet_s)
 
     def query_xpath(self, xpath: str) -> list[Rect]:
         tree = self.hierarchy()
