@@ -428,9 +428,9 @@ class LocatorChain:
         """After ``tiers`` (the live, cheap ones) missed: wait for the page to change and try
         them again, for LOCATE_WAIT_S at most, or (a model tier still to come) until the page
         has been quiet for QUIET_S (none of its requests in flight either: the browser's
-        ``await_change(timeout_s, quiet_s)``). A device that cannot watch its screen
-        (no ``await_change``: phones) does not wait. An error of a tier (an ambiguous match)
-        ends the wait: the chain's own pass says it."""
+        ``await_change(timeout_s, quiet_s)``; phones read their UI tree again until it
+        changes). A device without ``await_change`` (a plugin's) does not wait. An error of a
+        tier (an ambiguous match) ends the wait: the chain's own pass says it."""
         wait = getattr(ctx.device, "await_change", None)
         if wait is None:
             return None
