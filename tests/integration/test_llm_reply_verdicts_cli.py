@@ -8,11 +8,11 @@ clicked (a `javascript:` step after the ai step puts the clicks in results.json)
 * an AutoGLM reply whose prose quotes finish(message=...) before its do(...) taps, at the
   0-999 point mapped onto the page (it used to finish at once, nothing tapped);
 * qwen2.5-vl is shown the 1000×800 page padded to 1008×812 (a multiple of 28: its own resize
-  changes nothing), and its pixel box is tapped where it is on the page (aiTap and ai:);
+  changes nothing), and its pixel box is tapped where it is on the page (aiTap and ai:); so is
+  UI-TARS-1.5 (family ui-tars-1.5): its click in pixels of that image is where it meant;
 * a model tapping two blank spots in turn on a page that never changes is nudged, then stopped
   as stuck after the fifth tap on one of them (it used to go on to the replanning cap: 20
   rounds, AutoGLM 100);
-* so is UI-TARS-1.5 (family ui-tars-1.5): its click in pixels of that image is where it meant;
 * a UI-TARS model answering aiTap's locate with its own action (click(start_box='(x,y)')) taps
   there, where it was a model error after a retry;
 * a locate answer whose box is not numbers (["left", ...], null, NaN) is a model error naming
