@@ -319,6 +319,12 @@ def in_force(settings: Settings) -> dict[str, Any]:
     for name, value in out.items():
         if value is None or (value == "" and name == "metrics_host"):
             out[name] = _WHEN_UNSET.get(name, "(not set)").format(state_dir=out["state_dir"])
+    for role in ("", "planning_", "assert_"):      # the family farm reads the model's answers as
+        model = getattr(settings, f"{role}model")
+        if model and settings.model and getattr(settings, f"{role}model_family") is None:
+            from farm.llm.families import family_for
+            out[f"{role}model_family"] = (f"(not set: {family_for(None, model).name}, guessed "
+                                          f"from the model name {model!r})")
     return out
 
 

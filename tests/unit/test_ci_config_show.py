@@ -62,3 +62,20 @@ def test_a_proxy_password_in_browser_args_is_masked(tmp_path, monkeypatch, capsy
     assert "browser_args             ['--proxy-server=http://ci:***@proxy:3128', '--lang=de']" \
         in out
     assert "worker_host              https://h/?token=*** x" in out
+
+
+def test_config_show_names_the_model_family_guessed_from_the_model_name(monkeypatch, capsys):
+    """`model_family (not set)` left the user to guess how farm would read an
+    `openai/ui-tars-1.5-7b`'s answers (pixels, not 0-1000): it says the family it guessed."""
+    monkeypatch.setenv("FARM_MODEL", "openai/ui-tars-1.5-7b")
+    monkeypatch.setenv("FARM_ASSERT_MODEL", "openai/gemini-2.5-pro")
+    code, out, _ = run_main(monkeypatch, capsys, "config", "show")
+    names = ("model_family ", "planning_model_family ", "assert_model_family ")
+    shown = dict(line.split(None, 1) for line in out.split("\nwhere set")[0].splitlines()
+                 if line.startswith(names))
+    assert code == 0 and shown == {
+        "model_family": "(not set: ui-tars-1.5, guessed from the model name "
+                        "'openai/ui-tars-1.5-7b')",
+        "planning_model_family": "(not set)",
+        "assert_model_family": "(not set: gemini, guessed from the model name "
+                               "'openai/gemini-2.5-pro')"}
