@@ -12,6 +12,8 @@ import re
 
 from farm.llm.reply import Plan, PlannedAction, ReplyParseError, numbers
 
+# wait(): as UI-TARS's own prompt defines it, 5 s of sleep before the next screenshot
+WAIT_MS = 5000
 _CALL = re.compile(r"([a-z_]+)\s*\((.*?)\)\s*$", re.S)
 _ARG = re.compile(r"(\w+)\s*=\s*(['\"])(.*?)\2\s*(?=,\s*\w+\s*=|$)", re.S)
 # a point or box written without quotes: start_box=(197,525), start_box=[1,2,3,4]
@@ -99,8 +101,8 @@ def parse_uitars(text: str) -> Plan:
             add("Back")
         elif name == "open_app":
             add("Launch", uri=args.get("app_name", ""))
-        elif name == "wait":
-            add("Sleep", timeMs=1000)
+        elif name == "wait":           # UI-TARS's own prompt: sleep 5 s, then look again
+            add("Sleep", timeMs=WAIT_MS)
         elif name == "finished":
             plan.complete, plan.success = True, True
             plan.message = args.get("content", "")

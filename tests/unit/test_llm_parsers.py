@@ -341,7 +341,7 @@ def tars_calls(draw, last):
         app = draw(tars_text)
         return f"open_app(app_name='{app}')", [PlannedAction(type="Launch", params={"uri": app})]
     if kind == "wait":
-        return "wait()", [PlannedAction(type="Sleep", params={"timeMs": 1000})]
+        return "wait()", [PlannedAction(type="Sleep", params={"timeMs": 5000})]
     message = draw(tars_text)
     if kind == "finished":
         return f"finished(content='{message}')", Plan(complete=True, success=True,
@@ -355,7 +355,7 @@ def tars_calls(draw, last):
        tars_text.filter(lambda s: ":" not in s), st.sampled_from(["Action: ", "Action："]))
 def test_uitars_round_trip(calls, finish, thought, action_label):
     if not calls and finish is None:
-        calls = [("wait()", [PlannedAction(type="Sleep", params={"timeMs": 1000})])]
+        calls = [("wait()", [PlannedAction(type="Sleep", params={"timeMs": 5000})])]
     expected = Plan(thought=thought)
     for _, actions in calls:
         expected.actions += actions
