@@ -400,6 +400,8 @@ class LocatorChain:
             hit = self._attempt(tier, prompt, ctx, last=i == len(tiers) - 1)
             if hit is None and waiting and tier is waiting[-1]:
                 hit = self._await_target(prompt, ctx, waiting)
+            elif hit is not None and not hit.enabled and tier in waiting:
+                hit = self._await_target(prompt, ctx, waiting, hit)
             if hit is not None:
                 if self.on_hit:
                     self.on_hit(prompt, hit, ctx)
@@ -423,34 +425,41 @@ class LocatorChain:
                               "on screen is like it now", ctx.near)
         raise NeedsModel(f"no zero-token match for {what} on screen")
 
-    def _await_target(self, prompt: str, ctx: LocateContext,
-                      tiers: list[LocatorTier]) -> LocateHit | None:
+    def _await_target(self, prompt: str, ctx: LocateContext, tiers: list[LocatorTier],
+                      disabled: LocateHit | None = None) -> LocateHit | None:
         """After ``tiers`` (the live, cheap ones) missed: wait for the page to change and try
         them again, for LOCATE_WAIT_S at most, or (a model tier still to come) until the page
         has been quiet for QUIET_S (none of its requests in flight either: the browser's
         ``await_change(timeout_s, quiet_s)``; phones read their UI tree again until it
-        changes). A device without ``await_change`` (a plugin's) does not wait. An error of a
-        tier (an ambiguous match) ends the wait: the chain's own pass says it."""
+        changes). After they found the target ``disabled`` (a button enabled once the form
+        checks its fields): the same wait, LOCATE_WAIT_S (a model would find it disabled
+        too), for it to be enabled; the last disabled hit when it stays so. A device without
+        ``await_change`` (a plugin's) does not wait. An error of a tier (an ambiguous match)
+        ends the wait: the chain's own pass says it."""
         wait = getattr(ctx.device, "await_change", None)
         if wait is None:
-            return None
+            return disabled
         deadline = time.monotonic() + LOCATE_WAIT_S
+        quiet = QUIET_S if self.has_model_tier and disabled is None else None
         while (left := deadline - time.monotonic()) > 0:
-            if not wait(left, QUIET_S if self.has_model_tier else None):
-                return None
+            if not wait(left, quiet):
+                return disabled
             ctx.refresh()
             ctx.near.clear()
             for tier in tiers:
                 try:
                     hit = tier.locate(prompt, ctx)
                 except LocateError:
-                    return None
+                    return disabled
+                if hit is not None and not hit.enabled:
+                    disabled = hit
+                    break
                 if hit is not None:
                     metrics.locate_attempt(tier.name, "hit")
                     if self.on_attempt:
                         self.on_attempt(tier.name, True)
                     return hit
-        return None
+        return disabled
 
     def _attempt(self, tier: LocatorTier, prompt: str, ctx: LocateContext,
                  last: bool) -> LocateHit | None:

@@ -151,3 +151,41 @@ def test_a_target_that_comes_later_is_waited_for_not_asked_of_a_model(tmp_path: 
             for s in results(tmp_path / run)["cases"][0]["steps"] if s["kind"] == "aiTap"]
     assert taps == [('aiTap "Load later"', "text"), ('aiTap "Timer button"', "text"),
                     ('aiTap "Search"', "text"), ('aiTap "First result"', "text")]
+
+
+ENABLED_LATER = """<!doctype html><html><body>
+<label for="e">Email</label>
+<input id="e" oninput="clearTimeout(window.check); const typed = this.value;
+  window.check = setTimeout(() => {
+    document.getElementById('go').disabled = !typed.includes('@'); }, 300)">
+<button id="go" disabled onclick="document.getElementById('out').textContent = 'Subscribed'">
+  Subscribe</button>
+<p id="out"></p>
+</body></html>"""
+
+ENABLED_CASE = """name: enabled later
+web:
+  serve: .
+  url: page.html
+tasks:
+  - name: subscribe
+    flow:
+      - aiInput: Email
+        value: ada@example.com
+      - aiTap: Subscribe
+      - assertText: Subscribed
+"""
+
+
+def test_a_button_the_form_enables_after_its_check_is_tapped_once_enabled(tmp_path: Path,
+                                                                          farm: FarmCli):
+    """A form that enables its button once it has checked the fields (300 ms after typing,
+    as debounced validation does): the tap waits for it, as Playwright's actionability check
+    does, where the step failed at once with '"Subscribe" is disabled'."""
+    (tmp_path / "page.html").write_text(ENABLED_LATER)
+    (tmp_path / "case.yaml").write_text(ENABLED_CASE)
+    done = farm.run("run", tmp_path / "case.yaml", "--devices", "browser:1", "--report-dir",
+                    tmp_path / "run")
+    assert done.returncode == 0, done.stdout + done.stderr
+    [result] = results(tmp_path / "run")["cases"]
+    assert [s["status"] for s in result["steps"]] == ["passed"] * 3
