@@ -49,14 +49,21 @@ tasks:
 """
 
 
-def test_a_tap_after_a_transition_finds_its_target_where_it_comes_to_rest(tmp_path: Path,
-                                                                          farm: FarmCli):
-    (tmp_path / "page.html").write_text(PAGE)
-    (tmp_path / "case.yaml").write_text(CASE)
+def _passed(farm: FarmCli, tmp_path: Path, page: str, case: str) -> dict:
+    """`farm run` of ``case`` on ``page`` (served beside it): the case's result, once it
+    passed."""
+    (tmp_path / "page.html").write_text(page)
+    (tmp_path / "case.yaml").write_text(case)
     done = farm.run("run", tmp_path / "case.yaml", "--devices", "browser:1", "--report-dir",
                     tmp_path / "run")
     assert done.returncode == 0, done.stdout + done.stderr
     [result] = results(tmp_path / "run")["cases"]
+    return result
+
+
+def test_a_tap_after_a_transition_finds_its_target_where_it_comes_to_rest(tmp_path: Path,
+                                                                          farm: FarmCli):
+    result = _passed(farm, tmp_path, PAGE, CASE)
     assert [(s["status"], s["tier"]) for s in result["steps"] if s["kind"] == "aiTap"] == [
         ("passed", "text")] * 4
 
@@ -182,10 +189,5 @@ def test_a_button_the_form_enables_after_its_check_is_tapped_once_enabled(tmp_pa
     """A form that enables its button once it has checked the fields (300 ms after typing,
     as debounced validation does): the tap waits for it, as Playwright's actionability check
     does, where the step failed at once with '"Subscribe" is disabled'."""
-    (tmp_path / "page.html").write_text(ENABLED_LATER)
-    (tmp_path / "case.yaml").write_text(ENABLED_CASE)
-    done = farm.run("run", tmp_path / "case.yaml", "--devices", "browser:1", "--report-dir",
-                    tmp_path / "run")
-    assert done.returncode == 0, done.stdout + done.stderr
-    [result] = results(tmp_path / "run")["cases"]
+    result = _passed(farm, tmp_path, ENABLED_LATER, ENABLED_CASE)
     assert [s["status"] for s in result["steps"]] == ["passed"] * 3
