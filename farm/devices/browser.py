@@ -393,9 +393,9 @@ class BrowserDevice:
         once it stayed the same for ``quiet_s`` with none of its requests (fetch, XHR) in
         flight. The page watches its own change counter (page_state.js): no DevTools traffic
         while nothing happens."""
-        seen, page = self._dom.seen, self._page
-        if seen is None or page is None:
-            return True                  # no read to compare with: read again
+        seen, page = self._dom.seen, self._page    # (None: a page without farm's watch, as
+        if page is None:                           # an error page: it waits out its time)
+            return True
         cap = round(timeout_s * 1000)
         quiet = cap if quiet_s is None else min(cap, round(quiet_s * 1000))
         with self._errors("wait for the page to change"):
