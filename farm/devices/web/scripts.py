@@ -38,10 +38,18 @@ MOVING_JS = ("  const moving = () => document.getAnimations().some(\n"
 # A DOM read first lets the page's short animations and transitions end (a panel sliding in, a
 # button fading in: each at most ENDING_MS from its end; a spinner's endless one is not waited
 # for), so a tap goes where the target comes to rest, not where it was mid-way; at most
-# ENDING_MS in all.
+# ENDING_MS in all. A transition that moves or shows nothing (a colour, a shadow) is not waited
+# for, nor one on what the mouse is over (a hover effect: a card lifting by 2 px).
 ENDING_MS = 1000
-ENDING_JS = ("  const ending = document.getAnimations().filter((a) => {\n"
+ENDING_JS = ("  const moves = /^(transform|translate|scale|rotate|opacity|visibility|top|left|"
+             "right|bottom|inset|width|height|max-|min-|margin)/;\n"
+             "  const ending = document.getAnimations().filter((a) => {\n"
              "    if (a.playState !== 'running' || !a.effect) return false;\n"
+             "    if (typeof CSSTransition !== 'undefined' && a instanceof CSSTransition) {\n"
+             "      const el = a.effect.target;\n"
+             "      if (!moves.test(a.transitionProperty)\n"
+             "          || (el && el.matches && el.matches(':hover'))) return false;\n"
+             "    }\n"
              "    const t = a.effect.getComputedTiming();\n"
              "    return t.endTime !== Infinity\n"
              f"      && t.endTime - (t.localTime || 0) <= {ENDING_MS};\n"
