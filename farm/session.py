@@ -91,6 +91,22 @@ def run(paths: Sequence[str | Path], devices: str, settings: Settings,
                     verbose, choice, alluredir)
 
 
+def _no_tests_junit(path: Path | None) -> None:
+    """--junit-xml of a run that found no case: a document with no test (as pytest writes when
+    it collects none), so CI publishes this run's nothing, not an earlier run's file."""
+    if path is None:
+        return
+    from datetime import datetime
+
+    from farm.report.junit import write_junit
+    from farm.report.paths import check_outputs
+    check_outputs(path, None)
+    summary = RunSummary(run_id=new_run_id(), cases=[], exit_code=5,
+                         started=datetime.now().astimezone().isoformat(timespec="seconds"))
+    summary.recount()
+    write_junit(summary, path)
+
+
 def _run(paths: Sequence[str | Path], devices: str, settings: Settings,
          junit_xml: Path | None, progress: bool, out: IO[str] | None, matrix: bool,
          overwrite: bool, verbose: bool, choice: Choice | None, alluredir: Path | None) -> int:
@@ -100,6 +116,7 @@ def _run(paths: Sequence[str | Path], devices: str, settings: Settings,
     specs = parse_device_specs(devices, settings)
     if not cases:
         print("farm: no cases found under " + ", ".join(map(str, paths)), file=out)
+        _no_tests_junit(junit_xml)
         return 5
     remembered = (history := DurationHistory(settings.state_dir)).load()
     chosen = _select(cases, specs, settings, choice, devices, out)
