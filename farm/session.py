@@ -91,11 +91,13 @@ def run(paths: Sequence[str | Path], devices: str, settings: Settings,
                     verbose, choice, alluredir)
 
 
-def _no_tests_junit(path: Path | None) -> None:
-    """--junit-xml of a run that found no case: a document with no test (as pytest writes when
-    it collects none), so CI publishes this run's nothing, not an earlier run's file."""
+def _no_cases(paths: Sequence[str | Path], path: Path | None, out: IO[str]) -> int:
+    """A run that found no case: said, exit 5, and --junit-xml a document with no test (as
+    pytest writes when it collects none), so CI publishes this run's nothing, not an earlier
+    run's file."""
+    print("farm: no cases found under " + ", ".join(map(str, paths)), file=out)
     if path is None:
-        return
+        return 5
     from datetime import datetime
 
     from farm.report.junit import write_junit
@@ -105,6 +107,7 @@ def _no_tests_junit(path: Path | None) -> None:
                          started=datetime.now().astimezone().isoformat(timespec="seconds"))
     summary.recount()
     write_junit(summary, path)
+    return 5
 
 
 def _run(paths: Sequence[str | Path], devices: str, settings: Settings,
@@ -115,9 +118,7 @@ def _run(paths: Sequence[str | Path], devices: str, settings: Settings,
     devices, choice = _batch_settings(batches, cases, devices, choice, settings, out)
     specs = parse_device_specs(devices, settings)
     if not cases:
-        print("farm: no cases found under " + ", ".join(map(str, paths)), file=out)
-        _no_tests_junit(junit_xml)
-        return 5
+        return _no_cases(paths, junit_xml, out)
     remembered = (history := DurationHistory(settings.state_dir)).load()
     chosen = _select(cases, specs, settings, choice, devices, out)
     if choice.collect_only:
