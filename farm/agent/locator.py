@@ -396,12 +396,20 @@ class LocatorChain:
         pictured = bool(hints.get("images"))   # words alone do not say what it means
         tiers = [t for t in self.tiers if not (pictured and t.name in WORD_TIERS)]
         waiting = [t for t in tiers if t.name in WAITING_TIERS and _tried(t, prompt, ctx)]
-        for i, tier in enumerate(tiers):
-            hit = self._attempt(tier, prompt, ctx, last=i == len(tiers) - 1)
+        until = time.monotonic() + LOCATE_WAIT_S
+        for i, tier in enumerate([*tiers, None]):
+            if tier is None:     # the model did not find it either: it may still be coming
+                said = list(ctx.near)           # (what the model said, should it not come)
+                hit = self._await_target(prompt, ctx, waiting, until) \
+                    if waiting and self.has_model_tier else None
+                ctx.near[:] = said if hit is None else ctx.near
+            else:
+                hit = self._attempt(tier, prompt, ctx, last=i == len(tiers) - 1)
             if hit is None and waiting and tier is waiting[-1]:
-                hit = self._await_target(prompt, ctx, waiting)
+                quiet = QUIET_S if self.has_model_tier else None
+                hit = self._await_target(prompt, ctx, waiting, until, quiet)
             elif hit is not None and not hit.enabled and tier in waiting:
-                hit = self._await_target(prompt, ctx, waiting, hit)
+                hit = self._await_target(prompt, ctx, waiting, until, disabled=hit)
             if hit is not None:
                 if self.on_hit:
                     self.on_hit(prompt, hit, ctx)
@@ -426,22 +434,21 @@ class LocatorChain:
         raise NeedsModel(f"no zero-token match for {what} on screen")
 
     def _await_target(self, prompt: str, ctx: LocateContext, tiers: list[LocatorTier],
+                      until: float, quiet: float | None = None,
                       disabled: LocateHit | None = None) -> LocateHit | None:
         """After ``tiers`` (the live, cheap ones) missed: wait for the page to change and try
-        them again, for LOCATE_WAIT_S at most, or (a model tier still to come) until the page
-        has been quiet for QUIET_S (none of its requests in flight either: the browser's
-        ``await_change(timeout_s, quiet_s)``; phones read their UI tree again until it
-        changes). After they found the target ``disabled`` (a button enabled once the form
-        checks its fields): the same wait, LOCATE_WAIT_S (a model would find it disabled
-        too), for it to be enabled; the last disabled hit when it stays so. A device without
-        ``await_change`` (a plugin's) does not wait. An error of a tier (an ambiguous match)
-        ends the wait: the chain's own pass says it."""
+        them again, until ``until`` (LOCATE_WAIT_S after the locate began), or, given
+        ``quiet`` (a model tier still to come), until the page has been quiet that long (none
+        of its requests in flight either: the browser's ``await_change(timeout_s, quiet_s)``;
+        phones read their UI tree again until it changes). After they found the target
+        ``disabled`` (a button enabled once the form checks its fields): the same wait for it
+        to be enabled (a model would find it disabled too); the last disabled hit when it
+        stays so. A device without ``await_change`` (a plugin's) does not wait. An error of a
+        tier (an ambiguous match) ends the wait: the chain's own pass says it."""
         wait = getattr(ctx.device, "await_change", None)
         if wait is None:
             return disabled
-        deadline = time.monotonic() + LOCATE_WAIT_S
-        quiet = QUIET_S if self.has_model_tier and disabled is None else None
-        while (left := deadline - time.monotonic()) > 0:
+        while (left := until - time.monotonic()) > 0:
             if not wait(left, quiet):
                 return disabled
             ctx.refresh()

@@ -191,3 +191,78 @@ def test_a_button_the_form_enables_after_its_check_is_tapped_once_enabled(tmp_pa
     does, where the step failed at once with '"Subscribe" is disabled'."""
     result = _passed(farm, tmp_path, ENABLED_LATER, ENABLED_CASE)
     assert [s["status"] for s in result["steps"]] == ["passed"] * 3
+
+
+AFTER_THE_MODEL = """<!doctype html><html><body>
+<button onclick="const look = setInterval(() => { const probe = new Image();
+  probe.onload = () => { clearInterval(look); document.getElementById('later').innerHTML =
+    '<button onclick=&quot;say(\\'Late button tapped\\')&quot;>Late button</button>'; };
+  probe.src = '/gate.png?' + Date.now(); }, 100)">Start</button>
+<div id="later"></div><p id="out"></p>
+<script>function say(t) { document.getElementById('out').textContent = t }</script>
+</body></html>"""
+
+PNG = bytes.fromhex("89504e470d0a1a0a0000000d4948445200000001000000010806000000"
+                    "1f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082")
+
+AFTER_CASE = """name: after the model
+web:
+  url: {url}/page.html
+tasks:
+  - name: late
+    flow:
+      - aiTap: Start
+      - aiTap: Late button
+      - assertText: Late button tapped
+"""
+
+
+class _Gate(http.server.BaseHTTPRequestHandler):
+    """page.html, and /gate.png: 404 until ``opened`` is set (by the model's first request),
+    then an image (the page, which looks with an <img>, not a request farm waits for, then
+    shows its button)."""
+
+    opened = threading.Event()
+
+    def do_GET(self) -> None:
+        if self.path.startswith("/gate.png"):
+            ready = type(self).opened.is_set()
+            body, kind, code = (PNG, "image/png", 200) if ready else (b"", "text/plain", 404)
+        else:
+            body, kind, code = AFTER_THE_MODEL.encode(), "text/html", 200
+        self.send_response(code)
+        self.send_header("Content-Type", kind)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+def test_a_target_that_comes_after_the_model_said_it_is_not_there_is_still_found(
+        tmp_path: Path, farm: FarmCli):
+    """The page was quiet, so the model was asked; the button comes only after it answered
+    "not on screen" (here: because it answered). The rest of the 5 s is still waited for on
+    the free tiers, where the step failed on the model's answer."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Gate)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+
+    def answer(body: dict, index: int) -> str:
+        _Gate.opened.set()
+        return '{"bbox": [], "error": "not on screen"}'
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}"
+        (tmp_path / "case.yaml").write_text(AFTER_CASE.format(url=url))
+        with ModelServer(answer) as srv:
+            done = farm.run("run", tmp_path / "case.yaml", "--devices", "browser:1",
+                            "--report-dir", tmp_path / "run", FARM_MODEL="openai/scripted",
+                            FARM_MODEL_BASE_URL=srv.base_url)
+            asked = len(srv.requests)
+    finally:
+        server.shutdown()
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert asked == 1
+    [result] = results(tmp_path / "run")["cases"]
+    assert [(s["label"], s["tier"]) for s in result["steps"] if s["kind"] == "aiTap"] == [
+        ('aiTap "Start"', "text"), ('aiTap "Late button"', "text")]
