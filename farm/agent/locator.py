@@ -396,6 +396,9 @@ class LocatorChain:
         pictured = bool(hints.get("images"))   # words alone do not say what it means
         tiers = [t for t in self.tiers if not (pictured and t.name in WORD_TIERS)]
         waiting = [t for t in tiers if t.name in WAITING_TIERS and _tried(t, prompt, ctx)]
+        # the wait comes after the last free tier (OCR too: what it reads at once, in a frame
+        # of another origin or a canvas, is not waited for first), before any model tier
+        free = [t for t in tiers if t.name in (*WAITING_TIERS, "ocr")]
         until = time.monotonic() + LOCATE_WAIT_S
         for i, tier in enumerate([*tiers, None]):
             if tier is None:     # the model did not find it either: it may still be coming
@@ -405,7 +408,7 @@ class LocatorChain:
                 ctx.near[:] = said if hit is None else ctx.near
             else:
                 hit = self._attempt(tier, prompt, ctx, last=i == len(tiers) - 1)
-            if hit is None and waiting and tier is waiting[-1]:
+            if hit is None and waiting and tier is free[-1]:
                 quiet = QUIET_S if self.has_model_tier else None
                 hit = self._await_target(prompt, ctx, waiting, until, quiet)
             elif hit is not None and not hit.enabled and tier in waiting:
