@@ -43,6 +43,7 @@ from farm.stop_signals import StopSignals, signals_kept
 from farm.suite.loader import display_path, load_suites
 from farm.suite.model import AppSpec, Batch, Case
 from farm.suite.vars import Variables
+from farm.text import printable
 
 log = logging.getLogger("farm")
 
@@ -352,10 +353,10 @@ def _print_collection(chosen: Selection, out: IO[str], expected: Callable[[Case]
     for case in in_order:
         shared = (f"  [one unit: {case.shared.unit_id} {case.shared.order + 1}"
                   f"{', setup' if case.shared.setup else ''}]" if case.shared else "")
-        print(f"{case.id}  [{case.platform}]  {case.name}  ({display_path(case.file)}){shared}",
-              file=out)
+        print(printable(f"{case.id}  [{case.platform}]  {case.name}  "
+                        f"({display_path(case.file)}){shared}"), file=out)
     for d in chosen.deselected:
-        print(f"deselected: {d.case.id}  [{d.case.platform}]  {d.reason}", file=out)
+        print(printable(f"deselected: {d.case.id}  [{d.case.platform}]  {d.reason}"), file=out)
     total = sum(expected(c) for c in chosen.selected)
     new = sum(not ran_here(c) for c in chosen.selected)
     guessed = f"; {new} never ran here, {default:g}s each assumed" if new else ""
