@@ -20,7 +20,8 @@ from pathlib import Path
 
 from farm.report.paths import replace_file
 from farm.report.timeline import render_timeline
-from farm.results import STATUS_ORDER, CaseResult, RunSummary, StepRecord, run_usage
+from farm.results import (STATUS_ORDER, CaseResult, RunSummary, StepRecord, case_usage,
+                          run_usage)
 from farm.results_history import pass_rate
 from farm.text import printable
 from farm.usage import Usage, tokens_text
@@ -229,8 +230,10 @@ failed, error (skipped and interrupted left out)">
         chip_html = (f"<span>{_e(c.platform)}</span>"
                      f"<span{device}>{_e(c.device or 'no device')}</span>")
         chips = [f"attempt {c.attempt}", format_duration(c.duration)]
-        if c.usage and c.usage.spent:
-            chips += [c.usage.tokens_text(), c.usage.cost_text()]
+        spent = case_usage(c)      # every attempt's: each was paid for, as the header counts
+        if spent.spent:
+            chips += [spent.tokens_text(), spent.cost_text()
+                      + (f" ({len(c.previous) + 1} attempts)" if c.previous else "")]
         elif sum(c.tokens.values()):     # a results.json with tokens but no usage (hand-made)
             chips.append(tokens_text(sum(c.tokens.values()), False))
         if c.status == "passed" and any(s.status == "failed" for s in c.steps):

@@ -391,6 +391,21 @@ def test_model_spend_is_shown_per_step_and_per_case(tmp_path):
     assert "1,280 tokens" in html and "$0.0031" in html
 
 
+def test_a_retried_case_s_row_shows_what_every_attempt_spent(tmp_path):
+    """The case's row showed the last attempt's tokens and cost, where the header, junit.xml
+    and the console count every attempt (each was paid for): two attempts of 1,000 tokens
+    and $0.01 read "1,000 tokens, $0.0100" beside a header of 2,000 and $0.02."""
+    usage = {"prompt_tokens": 900, "completion_tokens": 100, "cost_usd": 0.01,
+             "cost_unknown": False, "latency_s": 1.0, "calls": 1, "retries": 0}
+    first = CaseResult(run_id="r", case_id="s/ai", name="ai case", file="ai.yaml",
+                       platform="web", status="failed", attempt=1, usage=usage)
+    second = first.model_copy(update={"status": "passed", "attempt": 2, "previous": [first]})
+    summary = RunSummary(run_id="r", started="2026-01-01T00:00:00", cases=[second])
+    summary.recount()
+    html = render_html(summary, tmp_path)
+    assert "<span>2,000 tokens</span><span>$0.0200 (2 attempts)</span>" in html
+
+
 def test_an_ai_step_lists_what_the_agent_did(tmp_path):
     from farm.report.html import render_html
     from farm.results import CaseResult, RunSummary, StepRecord
