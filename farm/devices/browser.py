@@ -341,8 +341,8 @@ class BrowserDevice:
                 page.wait_for_load_state("domcontentloaded", timeout=wait_ms)
             except PlaywrightTimeout:
                 raise StepFailed(f"cannot open {url}: its document was still loading after "
-                                 f"{self._wait.timeout:g} s (a script it waits for has not "
-                                 "come)") from None
+                                 f"{self._wait.timeout:g} s (still coming from the server, or "
+                                 "a script in it has not come)") from None
             self._wait_loaded(page, url)
 
     def _wait_loaded(self, page: Any, url: str) -> None:
