@@ -301,11 +301,11 @@ class BrowserDevice:
         target's ``dialogs: accept`` (OK; a prompt its default text); said in the log and
         kept for the note of a step that then fails (`failure_note`)."""
         how, seen = self._dialogs
-        answer = ({"confirm": "OK", "prompt": "OK"} if how == "accept" else
-                  {"confirm": "Cancel", "prompt": "Cancel"}).get(dialog.type, "OK")
+        asks = dialog.type in ("confirm", "prompt")      # (an alert has OK alone)
+        answer = "Cancel" if asks and how == "dismiss" else "OK"
         said = f'the page opened {_article(dialog.type)} {dialog.type} dialog ' \
                f'"{first_line(dialog.message)[:120]}" and farm answered {answer}'
-        if dialog.type in ("confirm", "prompt") and how == "dismiss":
+        if answer == "Cancel":
             said += "; `dialogs: accept` in the web: section answers OK"
         seen.append(said)
         log.warning("%s: %s", self.name, said)

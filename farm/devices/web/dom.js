@@ -17,18 +17,7 @@
   const CLICK_ROLES = new Set(["button", "link", "checkbox", "radio", "tab", "menuitem",
     "menuitemcheckbox", "menuitemradio", "option", "switch"]);
   const TEXT_INPUTS = new Set(["text", "search", "email", "url", "tel", "password", "number"]);
-  let active = document.activeElement;   // the keyboard focus, inside shadow roots and frames
-  for (;;) {
-    let inner = null;
-    const shadow = active ? reach.rootOf(active) : null;
-    if (shadow) inner = shadow.activeElement;
-    else if (active && (active.tagName === "IFRAME" || active.tagName === "FRAME")) {
-      const doc = reach.inside(active).doc;
-      inner = doc ? doc.activeElement : null;
-    }
-    if (!inner || inner === active) break;
-    active = inner;
-  }
+  const active = reach.focused();   // the keyboard focus, inside shadow roots and frames
   const nodes = [];
   const elements = [];  // elements[i] is nodes[i]: what scroll_into_view(node) scrolls
   let truncated = false;

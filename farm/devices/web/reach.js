@@ -9,7 +9,8 @@
 //   inside(frame): where a frame element's document starts in the viewport ({x, y}), and its
 //     document when the page may read it (a frame of its origin), else null;
 //   box(el): el's rect in the viewport's coordinates (one of a frame: moved by where it is);
-//   rootOf(el): el's shadow root, open or closed (page_state.js keeps the closed ones).
+//   rootOf(el): el's shadow root, open or closed (page_state.js keeps the closed ones);
+//   focused(): the element with the keyboard focus, inside shadow roots and same-origin frames.
 (() => {
   const rootOf = (el) => {
     if (el.shadowRoot) return el.shadowRoot;
@@ -60,5 +61,19 @@
     if (owner.control) takers.add(owner.control);
     return chain(hit).some((n) => takers.has(n) || (n.tagName === "LABEL" && n.control === el));
   };
-  return {at, chain, reaches, inside, box, rootOf};
+  const focused = () => {
+    let active = document.activeElement;
+    for (;;) {
+      let inner = null;
+      const shadow = active ? rootOf(active) : null;
+      if (shadow) inner = shadow.activeElement;
+      else if (active && (active.tagName === "IFRAME" || active.tagName === "FRAME")) {
+        const doc = inside(active).doc;
+        inner = doc ? doc.activeElement : null;
+      }
+      if (!inner || inner === active) return active;
+      active = inner;
+    }
+  };
+  return {at, chain, reaches, inside, box, rootOf, focused};
 })()

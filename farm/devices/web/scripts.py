@@ -120,19 +120,8 @@ def settled_read_js(read: str) -> str:
 # that takes no text (a button, a link, a checkbox, a disabled field); {options}: a select has
 # no option the value names (its options, as shown); null: another element
 # has it (a custom widget: keys may be what it reads).
-FOCUSED_FILL_JS = """(value) => {
-  let el = document.activeElement;     // the focus, inside shadow roots and same-origin frames
-  for (;;) {
-    let inner = null;
-    const state = el && el.ownerDocument.defaultView.__farm;   // (a closed root: page_state.js)
-    const shadow = el && (el.shadowRoot || (state && state.closedRoot && state.closedRoot(el)));
-    if (shadow) inner = shadow.activeElement;
-    else if (el && (el.tagName === "IFRAME" || el.tagName === "FRAME")) {
-      try { inner = el.contentDocument && el.contentDocument.activeElement; } catch (e) { }
-    }
-    if (!inner || inner === el) break;
-    el = inner;
-  }
+_FILL_JS = """(value, {focused}) => {
+  const el = focused();     // the focus, inside shadow roots and same-origin frames
   const doc = el ? el.ownerDocument : document, win = doc.defaultView;  // (a frame's own)
   const insert = () => doc.execCommand(value ? "insertText" : "delete", false, value)
     ? "done" : "insert";
@@ -177,6 +166,7 @@ FOCUSED_FILL_JS = """(value) => {
   el.dispatchEvent(new Event("change", {bubbles: true}));
   return "set";
 }"""
+FOCUSED_FILL_JS = "(value) => (" + _FILL_JS + ")(value, " + REACH_JS + ")"
 SCROLL_JS = """(i) => { const el = (window.__farmNodes || [])[i];
   if (!el || !el.isConnected) return false;
   el.scrollIntoView({block: "center", inline: "center", behavior: "instant"});
