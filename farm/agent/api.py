@@ -88,6 +88,8 @@ class Agent:
         self.models = model
         self.grabber = grabber or ScreenshotGrabber(device)
         self.by_ocr = False          # the last text check read the screen by OCR
+        self.screen_read = ""         # the text the last text check read (its hint)
+        self.screen_tree: Any = None  # the UI tree it read it from (phones), if any
         self._deadline = deadline or (lambda: float("inf"))
         self.resolve = resolve or (lambda text: text)
         self.resolve_planned: PlannedResolver = resolve_planned or (
@@ -242,11 +244,14 @@ class Agent:
         on a fresh screenshot. A screen farm cannot read at all fails the step: an empty
         reading would pass every assertNoText. ``self.by_ocr`` says whether OCR read it."""
         self.by_ocr = False
+        self.screen_read, self.screen_tree = "", None
         read = getattr(self.device, "screen_text", None)
         if read is not None:
-            return normalise(text) in normalise(read())
-        tree = self.device.hierarchy()
-        if tree and normalise(text) in normalise(tree.visible_text()):
+            self.screen_read = read()
+            return normalise(text) in normalise(self.screen_read)
+        tree = self.screen_tree = self.device.hierarchy()
+        self.screen_read = tree.visible_text() if tree else ""
+        if tree and normalise(text) in normalise(self.screen_read):
             return True
         from farm.agent.ocr import engine, needs_pixels, read_lines, squash
         if not needs_pixels(tree):
@@ -258,17 +263,29 @@ class Agent:
                              "unavailable (install rapidocr-onnxruntime)")
         self.grabber.invalidate()
         self.by_ocr = True
-        return squash(text) in squash("".join(line.text for line in
-                                              read_lines(self.grabber.grab())))
+        self.screen_read = "\n".join(line.text for line in read_lines(self.grabber.grab()))
+        return squash(text) in squash(self.screen_read.replace("\n", ""))
 
     def _how_read(self) -> str:
         """How the last `shows` read the screen, where that may explain a surprise: OCR."""
         return (" (read by OCR of a screenshot: the UI tree has too little text; OCR can "
                 "misread)") if self.by_ocr else ""
 
+    def _missing(self, text: str) -> str:
+        """What follows a failed check for ``text``: how the screen was read, then an alert it
+        shows and its text closest to ``text`` (`screen_hint`)."""
+        from farm.agent.screen_hint import hint
+        tree = self.screen_tree
+        if tree is None and not self.by_ocr:
+            try:
+                tree = self.device.hierarchy()      # (a browser's text was read without it)
+            except FarmError:
+                tree = None
+        return self._how_read() + hint(text, self.screen_read, tree)
+
     def assert_text(self, text: str) -> None:
         if not self.shows(text):
-            raise AssertionFailed(f'expected text "{text}" is not on screen{self._how_read()}')
+            raise AssertionFailed(f'expected text "{text}" is not on screen{self._missing(text)}')
 
     def assert_no_text(self, text: str) -> None:
         if self.shows(text):
@@ -284,7 +301,7 @@ class Agent:
                 if self.remaining() <= 0:
                     raise CaseTimeout(f'case timed out waiting for text "{text}"')
                 raise AssertionFailed(f'text "{text}" did not appear within {timeout_s:g}s'
-                                      f'{self._how_read()}')
+                                      f'{self._missing(text)}')
             self._pause(interval_s, f'text "{text}"')
 
     def _pause(self, seconds: float, what: str) -> None:

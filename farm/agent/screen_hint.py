@@ -1,0 +1,83 @@
+"""What a failed text check adds to its message about the screen it read: an alert the screen
+shows ("Invalid username or password" where "Welcome back" was expected) and the text on it
+closest to the expected one (a typo, a changed wording, a number that differs), so a CI log
+says why without opening the report. Only what the screen shows; nothing when nothing is
+close."""
+
+from __future__ import annotations
+
+import difflib
+import re
+
+from farm.devices.base import UITree, UINode
+
+ALERT_ROLES = {"alert", "alertdialog", "xcuielementtypealert"}
+ALERT_IDS = ("android:id/message", "android:id/alerttitle")
+SHOWN_CHARS = 120       # of one quoted text
+MAX_ALERTS = 2
+CUTOFF = 0.7            # difflib ratio a text must reach to be called close
+MAX_CANDIDATES = 4000   # texts compared (a huge page: the first ones)
+
+
+def hint(expected: str, screen: str, tree: UITree | None) -> str:
+    """``; the screen shows an alert "…"; the closest text on it is "…"`` (either part, both,
+    or "" when there is nothing to say)."""
+    alerts = _alerts(tree)
+    parts = []
+    if alerts:
+        parts.append("the screen shows " + (", ".join(_quote(a) for a in alerts))
+                     + (" (an alert)" if len(alerts) == 1 else " (alerts)"))
+    close = closest(expected, screen)
+    if close and all(close.casefold() not in a.casefold() for a in alerts):
+        parts.append(f"the closest text on it is {_quote(close)}")
+    return "".join(f"; {p}" for p in parts)
+
+
+def _alerts(tree: UITree | None) -> list[str]:
+    if tree is None:
+        return []
+    out: list[str] = []
+    for node in tree.nodes:
+        text = " ".join((node.text or node.name).split())
+        if text and node.visible and _is_alert(node) and text not in out:
+            out.append(text)
+    return out[:MAX_ALERTS]
+
+
+def _is_alert(node: UINode) -> bool:
+    return node.role.casefold() in ALERT_ROLES or node.resource_id.casefold() in ALERT_IDS
+
+
+def closest(expected: str, screen: str) -> str | None:
+    """The piece of ``screen`` most like ``expected`` (a short line, or as many words of one as
+    ``expected`` has, or one more), compared case-folded with whitespace collapsed; None below
+    ``CUTOFF``. A piece that is part of ``expected`` ("Welcome" for "Welcome back") is no
+    other text, and is not offered."""
+    want = " ".join(expected.split()).casefold()
+    if not want:
+        return None
+    n = len(want.split())
+    shown: dict[str, str] = {}          # case-folded candidate -> as the screen writes it
+    for line in screen.splitlines():
+        for piece in _pieces(line.split(), n):
+            if piece.casefold() not in want:
+                shown.setdefault(piece.casefold(), piece)
+        if len(shown) >= MAX_CANDIDATES:
+            break
+    best = difflib.get_close_matches(want, list(shown), n=1, cutoff=CUTOFF)
+    return shown[best[0]] if best else None
+
+
+def _pieces(words: list[str], n: int) -> list[str]:
+    """A line of at most ``2n + 2`` words itself, and each run of ``n`` or ``n + 1`` words."""
+    out = [" ".join(words)] if 0 < len(words) <= 2 * n + 2 else []
+    for size in (n, n + 1):
+        out += [" ".join(words[i:i + size]) for i in range(len(words) - size + 1)]
+    return out
+
+
+def _quote(text: str) -> str:
+    text = re.sub(r"\s+", " ", text).strip()
+    if len(text) > SHOWN_CHARS:
+        text = text[:SHOWN_CHARS - 1] + "…"
+    return f'"{text}"'
