@@ -58,13 +58,15 @@ def _chart(trends: Trends, width: int = 1000, height: int = 120) -> dict:
     the cases it finished)."""
     rated = [r for r in trends.rows if r.rate is not None]
     if not rated:
-        return {"width": width, "height": height, "points": "", "interrupted": [],
-                "partial": []}
+        return {"width": width, "height": height, "points": "", "dots": [],
+                "interrupted": [], "partial": []}
     step = (width - 12) / max(len(rated) - 1, 1)       # 6 each side: a square is whole
     xy = [(6 + i * step, (1 - r.rate) * (height - 8) + 4) for i, r in enumerate(rated)]
     return {"width": width, "height": height,
             "points": " ".join(f"{x:.1f},{y:.1f}" for (x, y), r in zip(xy, rated)
                                if not r.partial),
+            "dots": [(f"{x:.1f}", f"{y:.1f}", r) for (x, y), r in zip(xy, rated)
+                     if not r.partial],
             "interrupted": [(f"{x:.1f}", f"{y:.1f}", r.run.run_id)
                             for (x, y), r in zip(xy, rated) if r.run.interrupted],
             "partial": [(f"{x - 4:.1f}", f"{y - 4:.1f}", r) for (x, y), r in zip(xy, rated)

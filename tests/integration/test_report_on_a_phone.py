@@ -37,3 +37,28 @@ def test_a_phone_reads_the_steps_across_its_width(tmp_path: Path, viewer_page,
     assert status.bounding_box()["y"] > step.bounding_box()["y"]
     assert failed.locator(".steps tr.s-failed img").first.is_visible()
     assert page_errors == []
+
+
+def test_the_history_page_fits_a_phone_and_its_chart_has_a_scale(tmp_path: Path, viewer_page,
+                                                                 page_errors) -> None:
+    """Its wide tables scroll inside themselves (before, the page was 534 px wide and its runs
+    table cut off); the pass-rate line has 0 / 50 / 100 % beside it and a point per whole run
+    that names its run and rate (before, a bare line: 50 % and 90 % looked alike)."""
+    from farm.report.history_page import render_history
+    from farm.results_history import record_for
+    from tests.unit.test_history_steps import FAIL_AT_4, PASS, night
+
+    records = [record_for(n) for n in (night(1, PASS), night(2, FAIL_AT_4),
+                                       night(3, FAIL_AT_4))]
+    out = tmp_path / "history.html"
+    out.write_text(render_history(records, tmp_path))
+    page = viewer_page
+    page.goto(out.as_uri())
+    page.wait_for_load_state("load")
+    assert page.evaluate("document.documentElement.scrollWidth") <= WIDTH
+    assert page.locator("#pass-rate .axis").inner_text().split() == ["100%", "50%", "0%"]
+    dots = page.locator("#pass-rate line.dot title")
+    assert dots.all_text_contents() == ["r1: 100.0% of 2 case(s)", "r2: 50.0% of 2 case(s)",
+                                        "r3: 50.0% of 2 case(s)"]
+    assert "50.0% of 2 case(s), run r3" in page.locator("#latest-rate").inner_text()
+    assert page_errors == []
