@@ -227,6 +227,21 @@ def focus_problem(xml: str) -> str:
         (f' "{shown[:60]}"' if shown else "")
 
 
+def focused_text_length(xml: str | None) -> int | None:
+    """How many characters the focused editable element of a ``uiautomator dump`` holds (an
+    empty one shows its hint: a few deletes too many do no harm); None when no editable
+    element has the focus or it is a password field (whose text the dump leaves out)."""
+    try:
+        root = parse_xml(xml or "")
+    except ValueError:
+        return None
+    node = next((n for n in root.iter("node") if n.get("focused") == "true"), None)
+    if node is None or node.get("password") == "true" or \
+            not any(kind in node.get("class", "") for kind in _TEXT_CLASSES[:2]):
+        return None
+    return len(node.get("text", ""))
+
+
 # What is in front when the phone, not the app, keeps an app from the front (its lock screen)
 _DEVICE_FRONTS = ("com.android.systemui",)
 
@@ -280,6 +295,7 @@ class AndroidDevice:
         self.last_observation: str | None = None
         self.tree_problem = ""              # why the last hierarchy() gave no tree
         self._last_xml: str | None = None   # the last readable UI dump
+        self._dump_fresh = False            # … and no input was sent since it was read
         self.screenshot_black = False
         self.about = ""                     # model and Android version, once open
 
@@ -357,6 +373,7 @@ class AndroidDevice:
         return self._run(command, timeout=timeout_s)
 
     def _input(self, args: str) -> None:
+        self._dump_fresh = False            # the screen may change: the last dump is old
         out, err, code = self._run("input " + args)
         problem = err.strip() or (out.strip() if code else "")
         if code or "Exception" in problem or "Error" in problem:
@@ -418,7 +435,7 @@ class AndroidDevice:
                 continue
             # a real screen always has more than the root frame
             if sum(1 for n in tree.nodes if n.visible) > 1:
-                self._last_xml = xml
+                self._last_xml, self._dump_fresh = xml, True
                 self.last_observation = "tree"
                 return tree
         self.last_observation = "empty-tree"
@@ -533,9 +550,15 @@ class AndroidDevice:
             raise DeviceError(f"IME broadcast failed on {self.name}: {out.strip()[:200]}")
 
     def clear_text(self) -> None:
-        """Cursor to the end, then delete backwards (no select-all keycode before Android 12)."""
-        self._input("keyevent KEYCODE_MOVE_END")
-        self._input("keyevent " + " ".join(["67"] * 40))
+        """Empty the focused field wherever its caret is: a Delete and a Forward-delete for
+        each character it holds (its text in a UI dump read after the last input; 40 when the
+        dump does not tell), as Appium's clearTextField does. A cursor-to-end and 40 Deletes
+        left the start of a longer value, and of a multi-line one every line but the caret's
+        (no select-all keycode before Android 12)."""
+        if not self._dump_fresh:
+            self.hierarchy()
+        pairs = focused_text_length(self._last_xml) if self._dump_fresh else None
+        self._input("keyevent " + " ".join(["67 112"] * (40 if pairs is None else pairs + 1)))
 
     def press(self, key: str) -> None:
         code = android_keycode(key)       # the table the suite loader checks keys against
