@@ -48,6 +48,9 @@ def test_near_miss_is_a_test_failure_naming_what_was_seen():
     with pytest.raises(LocateError) as info:
         default_chain().locate("Sign on", FakeDevice(LOGIN))
     assert any("Sign in" in c for c in info.value.candidates)
+    # the likest is on the message's first line: the one a CI log and the console show
+    assert str(info.value).splitlines()[0] == ('no element matches "Sign on"; the closest on '
+                                               'screen is "Sign in" (button)')
 
 
 def test_offscreen_match_is_reported():
