@@ -185,7 +185,10 @@ class RichProgress:
     def step_finished(self, device: str, record: StepRecord) -> None:
         with self._lock:
             self.rows.setdefault(device, {"state": "busy", "case": "", "since": time.monotonic()})
-            self.rows[device]["step"] = printable(f"step {record.index}: {record.label[:50]}")
+            # the step that finished: the one running now (a long sleep, a model call) has
+            # not said so yet, and "step 8" would send a user watching a stuck step to step 8
+            self.rows[device]["step"] = printable(f"after step {record.index}: "
+                                                  f"{record.label[:50]}")
 
     def case_finished(self, device: str, result: CaseResult, final: bool) -> None:
         if final:
