@@ -106,6 +106,7 @@ class BrowserDevice:
         self._follow_new_pages = True
         # the target's answer to dialogs, and what each dialog of the case was answered
         self._dialogs: tuple[str, list[str]] = ("dismiss", [])
+        self._thrown: list[str] = []      # the case's uncaught page errors (failure_note)
         self._opened: Any = None                      # a new tab to follow (autoFollowNewPage)
         self._idle_ms: int | None = None              # waitForNetworkIdle.timeout of the session
 
@@ -199,7 +200,7 @@ class BrowserDevice:
         browser = self._need_browser()
         self._viewport = (target.viewport_width, target.viewport_height)
         self._follow_new_pages = target.follow_new_pages
-        self._dialogs = (target.dialogs, [])
+        self._dialogs, self._thrown = (target.dialogs, []), []
         with self._errors("new context"):
             self._context = new_context(browser, target)
             self._context.on("page", self._new_page)
@@ -227,7 +228,7 @@ class BrowserDevice:
         self._dom.forget()
         self._viewport = (target.viewport_width, target.viewport_height)
         self._follow_new_pages = target.follow_new_pages
-        self._dialogs = (target.dialogs, [])
+        self._dialogs, self._thrown = (target.dialogs, []), []
         with self._errors("reuse the shared browser context"):
             reuse_context(self._context, self._page, target)
         self._open_url(target)
@@ -284,6 +285,7 @@ class BrowserDevice:
         self._dom.forget()
         page.on("crash", self._on_crash)
         page.on("dialog", self._on_dialog)
+        page.on("pageerror", self._on_page_error)
         if self._idle_ms:
             self._wait.watch_requests(page)
 
@@ -294,6 +296,13 @@ class BrowserDevice:
         if page is self._page:
             self._crashed = True
             log.warning("%s: the page's renderer crashed (%s)", self.name, page.url)
+
+    def _on_page_error(self, error: Any) -> None:
+        """An error the page's scripts threw and nothing caught: kept for the note of a step
+        that then fails (a button whose handler threw did nothing), never a failure itself."""
+        from farm.devices.web.failures import thrown_note
+        self._thrown.append(thrown_note(error))
+        log.info("%s: %s", self.name, self._thrown[-1])
 
     def _on_dialog(self, dialog: Any) -> None:
         """An alert, confirm or prompt the page opened: dismissed, as Playwright does with
@@ -409,9 +418,7 @@ class BrowserDevice:
         Chromium's error page coming; `farm.devices.web.failures.page_status_note`)."""
         from farm.devices.web.failures import page_status_note
         page = self._page
-        dialogs = self._dialogs[1]
-        said = (f"{dialogs[-1]}" + (f"; {len(dialogs) - 1} more before" if len(dialogs) > 1
-                                    else "")) if dialogs else None
+        said = "; ".join(filter(None, map(_last_of, (self._dialogs[1], self._thrown)))) or None
         if page is None or self._killed or self._wait.awaiting or page.is_closed():
             return said
         status = page_status_note(page, lambda p, js, arg: self._wait.evaluate(
@@ -779,6 +786,13 @@ class BrowserDevice:
                     and self._context is not None and self._context.browser is not None)
         except Exception:
             return False
+
+
+def _last_of(notes: list[str]) -> str | None:
+    """The last of a case's dialogs or page errors, and how many came before it."""
+    if not notes:
+        return None
+    return notes[-1] + (f"; {len(notes) - 1} more before" if len(notes) > 1 else "")
 
 
 def _article(word: str) -> str:

@@ -165,3 +165,20 @@ def page_status_note(page: Any, script: Callable[[Any, str, Any], Any]) -> str |
     if not isinstance(answer, list) or len(answer) != 2:
         return None
     return http_status_note(answer[0], answer[1])
+
+
+# the first frame of a script error's stack that names a place: "at f (http://h/app.js:42:13)"
+_STACK_AT = re.compile(r"(?:https?|file)://[^\s)]*?/([^/\s)?#]+)(?:\?[^\s):]*)?:(\d+):\d+")
+
+
+def thrown_note(error: Any) -> str:
+    """What a step's failure says about an uncaught error in the page (Playwright's
+    "pageerror": a script threw, a promise was rejected and nothing caught it): "the page threw
+    an uncaught TypeError: x is undefined (app.js:42)", its script file's name and line only."""
+    name = str(getattr(error, "name", "") or "Error")
+    message = first_line(str(getattr(error, "message", "") or error))[:160]
+    if message.startswith(f"{name}: "):
+        message = message[len(name) + 2:]
+    at = _STACK_AT.search(str(getattr(error, "stack", "") or ""))
+    where = f" ({at.group(1)}:{at.group(2)})" if at else ""
+    return f"the page threw an uncaught {name}: {message}{where}"
