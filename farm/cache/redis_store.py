@@ -2,17 +2,30 @@
 
 Entries are JSON strings under ``<prefix>:<key>`` with Redis' own expiry; the default prefix
 (``farm:cache``) keeps them apart from the cluster's keys when the broker's Redis is reused.
+
+A Redis that does not answer (down, refusing us, or hung: a read waits for the socket timeout)
+is not asked again for `DOWN_FOR` seconds: each later call fails at once with the reason, so
+a run's cases go uncached without each one waiting out the timeout first (a hung Redis cost
+every case of a nightly run 10 s). After that, one call probes it again.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from typing import Any, Iterator
+import threading
+import time
+from typing import Any, Callable, Iterator
 
 from farm.cache.store import Entry
 
 _GLOB = re.compile(r"([*?\[\]\\])")
+SOCKET_TIMEOUT = 10.0   # seconds: connecting, and waiting for each reply
+DOWN_FOR = 300.0        # seconds a store that did not answer is not asked again
+
+
+class StoreDown(ConnectionError):
+    """The store did not answer a moment ago: not asked again yet."""
 
 
 def redis_where(url: str, prefix: str = "farm:cache") -> str:
@@ -26,31 +39,57 @@ class RedisStore:
         import redis   # lazy: embedded runs never import it
         self.where = redis_where(url, prefix)
         self.prefix = prefix.rstrip(":") + ":"
-        self._r: Any = redis.Redis.from_url(url, socket_timeout=10, socket_connect_timeout=10,
+        self._r: Any = redis.Redis.from_url(url, socket_timeout=SOCKET_TIMEOUT,
+                                            socket_connect_timeout=SOCKET_TIMEOUT,
                                             health_check_interval=30)
+        self._lock = threading.Lock()
+        self._down_until = 0.0          # time.monotonic() before which no call is made
+        self._down_why = ""
+
+    def _call(self, call: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        """``call(*args)`` on Redis, unless it did not answer less than `DOWN_FOR` s ago
+        (`StoreDown` at once). While one call probes a store that was down, the others are
+        still refused."""
+        import redis
+        with self._lock:
+            now = time.monotonic()
+            if now < self._down_until:
+                raise StoreDown(f"{self._down_why} (not asked again for "
+                                f"{self._down_until - now:.0f} s)")
+            if self._down_why:                  # this call is the probe
+                self._down_until = now + DOWN_FOR
+        try:
+            result = call(*args, **kwargs)
+        except (redis.ConnectionError, redis.TimeoutError, OSError) as exc:
+            with self._lock:
+                self._down_until = time.monotonic() + DOWN_FOR
+                self._down_why = f"{type(exc).__name__}: {exc}"
+            raise
+        with self._lock:
+            self._down_until, self._down_why = 0.0, ""
+        return result
 
     def get(self, key: str) -> Entry | None:
-        raw = self._r.get(self.prefix + key)
+        raw = self._call(self._r.get, self.prefix + key)
         return None if raw is None else json.loads(raw)
 
     def put(self, key: str, value: Entry, ttl: float | None = None) -> None:
         data = json.dumps(value, ensure_ascii=False)
         if ttl is None:
-            self._r.set(self.prefix + key, data)
+            self._call(self._r.set, self.prefix + key, data)
         else:
-            self._r.set(self.prefix + key, data, px=max(1, int(ttl * 1000)))
+            self._call(self._r.set, self.prefix + key, data, px=max(1, int(ttl * 1000)))
 
     def _keys(self, prefix: str) -> list[str]:
         pattern = _GLOB.sub(r"\\\1", self.prefix + prefix) + "*"
-        keys = {k.decode() if isinstance(k, bytes) else k
-                for k in self._r.scan_iter(match=pattern, count=500)}
-        return sorted(keys)
+        found = self._call(lambda: list(self._r.scan_iter(match=pattern, count=500)))
+        return sorted({k.decode() if isinstance(k, bytes) else k for k in found})
 
     def items(self, prefix: str = "") -> Iterator[tuple[str, Entry]]:
         keys = self._keys(prefix)
         for start in range(0, len(keys), 200):
             chunk = keys[start:start + 200]
-            for key, raw in zip(chunk, self._r.mget(chunk)):
+            for key, raw in zip(chunk, self._call(self._r.mget, chunk)):
                 if raw is not None:
                     yield key[len(self.prefix):], json.loads(raw)
 
@@ -58,7 +97,7 @@ class RedisStore:
         keys = self._keys(prefix)
         removed = 0
         for start in range(0, len(keys), 500):
-            removed += self._r.delete(*keys[start:start + 500])
+            removed += self._call(self._r.delete, *keys[start:start + 500])
         return removed
 
     def check(self) -> None:
