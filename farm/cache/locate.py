@@ -47,7 +47,12 @@ class LocateCacheTier:
         return ctx.hints[_KEY]
 
     def applies(self, prompt: str, ctx: LocateContext) -> bool:
-        """Only a lookup is an attempt (farm_locate_attempts_total)."""
+        """Only a lookup is an attempt (farm_locate_attempts_total); one that found an entry
+        the text tier made left it to that tier: no attempt either (every replayed step
+        of a fully cached run counted a cache miss)."""
+        entry = ctx.hints.get(_ENTRY)
+        if isinstance(entry, dict) and entry.get("tier") == "text":
+            return False
         return bool(prompt) and self.cache.active and self.cache.reading
 
     def locate(self, prompt: str, ctx: LocateContext) -> LocateHit | None:
