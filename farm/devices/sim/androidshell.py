@@ -13,6 +13,8 @@ import shlex
 import time
 from typing import Callable
 
+from farm.devices.sim import pipes
+from farm.devices.sim.logcat import DeviceLog
 from farm.devices.sim.screen import Faults, PhoneScreen
 from farm.devices.sim.trees import EMPTY_UIAUTOMATOR, uiautomator_xml
 
@@ -65,6 +67,7 @@ class AndroidShell:
         self.mtime = int(time.time())
         self.screen_on = True
         self.ime = IME
+        self.log = DeviceLog()
 
     @property
     def faults(self) -> Faults:
@@ -77,7 +80,8 @@ class AndroidShell:
         return line.split(maxsplit=1)[:1] == ["farm-sim"]
 
     def run(self, line: str) -> Result:
-        """Run a command line: ``;``, ``&&`` and ``||`` chains, ``$?`` in echo."""
+        """Run a command line: ``;``, ``&&`` and ``||`` chains, ``|`` into the filters of
+        `pipes`, ``$?`` in echo."""
         try:
             lexer = shlex.shlex(line, posix=True, punctuation_chars=";&|")
             lexer.whitespace_split = True       # words split on blanks and ; & | only
@@ -94,13 +98,21 @@ class AndroidShell:
             if argv and (op == ";" or (op == "&&") == (code == 0)):
                 argv = [a.replace("$?", str(code)) for a in argv]
                 if self.is_control(argv[0]):    # not behind a slowed screencap
-                    o, e, code = self.command(argv)
+                    o, e, code = self.pipeline(argv)
                 else:
                     with self.screen.lock:
-                        o, e, code = self.command(argv)
+                        o, e, code = self.pipeline(argv)
                 out, err = out + o, err + e
             argv, op = [], tok
         return out, err, code
+
+    def pipeline(self, argv: list[str]) -> Result:
+        """A command, its output through what follows each ``|`` (grep, head, tail, wc)."""
+        first, *rest = pipes.stages(argv)
+        if not first:
+            return b"", b"/system/bin/sh: syntax error: '|' unexpected\n", 2
+        result = self.command(first)
+        return pipes.pipe_through(result, rest) if rest else result
 
     def command(self, argv: list[str]) -> Result:
         name, args = argv[0], argv[1:]
@@ -145,6 +157,9 @@ class AndroidShell:
         if data is None:
             return b"", f"cat: {args[0]}: No such file or directory\n".encode(), 1
         return data, b"", 0
+
+    def _cmd_logcat(self, args: list[str]) -> Result:
+        return self.log.command(args)
 
     def _cmd_getprop(self, args: list[str]) -> Result:
         props = {"ro.product.model": self.model, "ro.build.version.sdk": "34",
@@ -224,6 +239,12 @@ class AndroidShell:
                     f"  mHoldingDisplaySuspendBlocker={on}\n"
                     f"  Display Power: state={'ON' if self.screen_on else 'OFF'}\n"
                     ).encode(), b"", 0
+        if what == "activity" and args[1:2] in ([], ["activities"], ["top"]):
+            app = self.screen.app
+            top = f"{app}/{app}.MainActivity" if app else f"{LAUNCHER}/.Launcher"
+            return (f"    mResumedActivity: ActivityRecord{{7c1d u0 {top} t12}}\n"
+                    f"  ResumedActivity: ActivityRecord{{7c1d u0 {top} t12}}\n"
+                    ).encode(), b"", 0
         if what == "display":
             return (f"  mDefaultViewport=DisplayViewport{{valid=true, orientation=0, "
                     f"deviceWidth={self.width}, deviceHeight={self.height}}}\n").encode(), b"", 0
@@ -291,7 +312,9 @@ class AndroidShell:
         if self.faults.hit("launch_fail"):
             self.screen.stop(package)     # it started and crashed at once
             self.screen.home()
+            self.log.crashed(package)
             return b"Events injected: 1\n", b"", 0
+        self.log.started(package)
         self.screen_on = True
         self.screen.launch(package, url, resume=True)    # a task in the background resumes
         return b"Events injected: 1\n", b"", 0
@@ -315,6 +338,7 @@ class AndroidShell:
             return b"", b"Error: no intent given\n", 1
         if verb == "force-stop":
             self.screen.stop(args[1])
+            self.log.force_stopped(args[1])
             return b"", b"", 0
         if verb == "broadcast" and "-a" in args:
             action = args[args.index("-a") + 1]
@@ -348,6 +372,12 @@ class AndroidShell:
         if args[:2] == ["list", "packages"]:
             pkgs = sorted(self.apps()) + [LAUNCHER]
             return "".join(f"package:{p}\n" for p in pkgs).encode(), b"", 0
+        if args[0] in ("grant", "revoke") and len(args) == 3:
+            if args[1] not in self.apps():
+                return b"", (f"Exception occurred while executing '{args[0]}':\n"
+                             f"java.lang.IllegalArgumentException: Unknown package: {args[1]}\n"
+                             ).encode(), 255
+            return b"", b"", 0
         if args[0] == "path":
             if args[1] not in self.apps():
                 return b"", b"", 1
