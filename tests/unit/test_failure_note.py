@@ -13,7 +13,7 @@ import pytest
 from farm.config import Settings
 from farm.devices.base import Rect, UINode, UITree
 from farm.devices.fake import FakeDevice
-from farm.devices.web.failures import http_status_note, page_status_note
+from farm.devices.web.failures import http_status_note, page_status_note, requests_note
 from farm.errors import StepFailed
 from farm.results import ArtifactStore
 from farm.runner import Services, run_case
@@ -136,9 +136,23 @@ def test_the_page_read_is_best_effort():
             return answer
         return run
 
-    assert page_status_note(None, script([404, "http://h/x"])) == \
+    assert page_status_note(None, script([404, "http://h/x", []])) == \
         "the page answered 404 Not Found: http://h/x"
-    assert page_status_note(None, script([200, "http://h/x"])) is None
-    assert page_status_note(None, script(None)) is None           # about:blank, data:
+    assert page_status_note(None, script([200, "http://h/x", []])) is None
+    assert page_status_note(None, script([None, None, []])) is None   # about:blank, data:
+    assert page_status_note(None, script(None)) is None
     assert page_status_note(None, script(RuntimeError("Target closed"))) is None
 
+
+
+def test_the_page_s_failed_requests_are_said_the_last_one_first():
+    """A step that fails after the page's API call failed says so: the backend's 500 is why
+    the "Paid" text never came."""
+    def script(page: Any, js: str, arg: Any) -> Any:
+        return [200, "http://h/pay", [["GET", "/api/cart", 404], ["POST", "/api/pay", 500]]]
+    assert page_status_note(None, script) == (
+        "the page's request POST /api/pay answered 500 Internal Server Error; 1 more before")
+    assert requests_note([["GET", "api.example.com/v1/me", 0]]) == \
+        "the page's request GET api.example.com/v1/me failed"
+    assert requests_note([["PUT", "/x", 599]]) == "the page's request PUT /x answered 599"
+    assert requests_note([]) is None and requests_note("junk") is None

@@ -59,7 +59,16 @@ _SAID = {"NAME_NOT_RESOLVED": "its host name does not resolve",
 # passing step pays for.
 DOCUMENT_STATUS_JS = """() => {
   const entry = performance.getEntriesByType('navigation')[0];
-  return entry && entry.responseStatus ? [entry.responseStatus, entry.name] : null;
+  const failed = (window.__farm && window.__farm.failed || []).map(
+    ([method, url, status]) => {
+      let shown = url;
+      try {
+        const u = new URL(url, location.href);
+        shown = (u.origin === location.origin ? "" : u.host) + u.pathname;
+      } catch (e) { /* as the page wrote it */ }
+      return [method, shown, status];
+    });
+  return [entry && entry.responseStatus || null, entry && entry.name || null, failed];
 }"""
 
 
@@ -162,9 +171,32 @@ def page_status_note(page: Any, script: Callable[[Any, str, Any], Any]) -> str |
     except Exception as exc:   # (a closed page, a navigation under way: no note)
         log.debug("no page status: %s", first_line(exc))
         return None
-    if not isinstance(answer, list) or len(answer) != 2:
+    if not isinstance(answer, list) or len(answer) != 3:
         return None
-    return http_status_note(answer[0], answer[1])
+    notes = [http_status_note(answer[0], answer[1]), requests_note(answer[2])]
+    return "; ".join(n for n in notes if n) or None
+
+
+def requests_note(failed: Any) -> str | None:
+    """The last of the page's fetch / XMLHttpRequest calls that the server answered with an
+    error or that failed (page_state.js keeps the last 5): "the page's request POST /api/pay
+    answered 500 Internal Server Error" (its path only: no query), and how many more."""
+    if not isinstance(failed, list) or not failed:
+        return None
+    from http import HTTPStatus
+    said = []
+    for entry in failed:
+        if not (isinstance(entry, list) and len(entry) == 3):
+            continue
+        method, url, status = entry
+        try:
+            answer = f"answered {status} {HTTPStatus(status).phrase}" if status else "failed"
+        except ValueError:
+            answer = f"answered {status}"
+        said.append(f"the page's request {method} {url} {answer}")
+    if not said:
+        return None
+    return said[-1] + (f"; {len(said) - 1} more before" if len(said) > 1 else "")
 
 
 # the first frame of a script error's stack that names a place: "at f (http://h/app.js:42:13)"

@@ -40,21 +40,54 @@
   // Requests the page's scripts have in flight (fetch, XMLHttpRequest): a locate that missed
   // waits for what they bring (BrowserDevice.await_change). The page gets a promise of the
   // same outcome from fetch (its rejection still unhandled where the page leaves it so).
+  // Those the server answered with an error, or that failed, are kept (the last 5: method,
+  // URL, status or 0) for the note of a step that then fails (failures.py).
   state.inflight = 0;
+  state.failed = [];
   const ended = () => { state.inflight = Math.max(0, state.inflight - 1); };
+  const failed = (method, url, status) => {
+    try {
+      state.failed.push([String(method || "GET").toUpperCase(), String(url), status]);
+      if (state.failed.length > 5) state.failed.shift();
+    } catch (e) { /* never the page's problem */ }
+  };
   const fetch0 = window.fetch;
   if (typeof fetch0 === "function") {
     window.fetch = function (...args) {
       const reply = fetch0.apply(this, args);
       state.inflight++;
-      return reply.then((value) => { ended(); return value; },
-                        (error) => { ended(); throw error; });
+      const [input, init] = args;
+      const method = (init && init.method) || (input && input.method) || "GET";
+      const url = (input && input.url) || input;
+      return reply.then((value) => {
+        ended();
+        if (value && value.status >= 400) failed(method, value.url || url, value.status);
+        return value;
+      }, (error) => {
+        ended();
+        if (!(error && error.name === "AbortError")) failed(method, url, 0);
+        throw error;
+      });
     };
   }
+  const open0 = XMLHttpRequest.prototype.open;
+  XMLHttpRequest.prototype.open = function (method, url, ...rest) {
+    this.__farmCall = [method, url];
+    return open0.call(this, method, url, ...rest);
+  };
   const send0 = XMLHttpRequest.prototype.send;
   XMLHttpRequest.prototype.send = function (...args) {
     state.inflight++;
-    this.addEventListener("loadend", ended, { once: true });
+    const xhr = this;
+    let aborted = false;
+    xhr.addEventListener("abort", () => { aborted = true; }, { once: true });
+    xhr.addEventListener("loadend", () => {
+      ended();
+      const [method, url] = xhr.__farmCall || ["GET", ""];
+      if (!aborted && (xhr.status === 0 || xhr.status >= 400)) {
+        failed(method, xhr.responseURL || url, xhr.status);
+      }
+    }, { once: true });
     try { return send0.apply(this, args); } catch (e) { ended(); throw e; }
   };
   addEventListener("beforeunload", () => { state.leaving = true; }, true);
