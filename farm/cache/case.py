@@ -24,7 +24,7 @@ from typing import Callable
 
 from farm import metrics
 from farm.cache.keys import Kind, Namespace, reads, writes
-from farm.cache.store import CacheStore, Entry
+from farm.cache.store import CacheStore, Entry, StoreReadOnly
 from farm.results import CacheUse
 
 log = logging.getLogger("farm.cache")
@@ -140,8 +140,13 @@ class CaseCache:
         return True
 
     def _put(self, key: str, entry: Entry) -> bool:
+        if not writes(self.mode):
+            return False        # the store turned out to take no writes
         try:
             self.store.put(key, entry, self.ttl)
+        except StoreReadOnly as exc:
+            self._no_writes(exc)
+            return False
         except Exception as exc:
             self._broke(exc)
             return False
@@ -183,8 +188,13 @@ class CaseCache:
                          kind, _entries(dropped), verb, why, then)
 
     def _drop(self, key: str) -> int:
+        if not writes(self.mode):
+            return 0
         try:
             return self.store.delete(key)      # a full key: the prefix of itself alone
+        except StoreReadOnly as exc:
+            self._no_writes(exc)
+            return 0
         except Exception as exc:
             self._broke(exc)
             return 0
@@ -192,6 +202,22 @@ class CaseCache:
     def safe(self, text: str) -> bool:
         """Whether ``text`` may be stored (holds no secret value)."""
         return self.mask(text) == text
+
+    def _no_writes(self, exc: StoreReadOnly) -> None:
+        """The store reads but takes no writes: the rest of the attempt runs read-only (its
+        later steps still replay what the store holds), said once per store on stderr."""
+        self.mode = "read-only"
+        if self._step_enabled:
+            self.step.mode = self.mode
+        log.warning("cache store %s takes no writes (%s); this case reads it and writes "
+                    "nothing", self.store.where, self.mask(str(exc))[:300])
+        with _warned_lock:
+            if self.store in _warned_read_only:
+                return
+            _warned_read_only.add(self.store)
+        print(f"farm: warning: {self.mask(str(exc))[:300]}: cases read the cache and write "
+              "nothing to it; run with --cache read-only to say so", file=sys.stderr,
+              flush=True)
 
     def _broke(self, exc: BaseException) -> None:
         if not self.broken:
@@ -206,6 +232,7 @@ class CaseCache:
 
 _warned: "weakref.WeakSet[object]" = weakref.WeakSet()
 _warned_lock = threading.Lock()
+_warned_read_only: "weakref.WeakSet[object]" = weakref.WeakSet()
 
 
 def warn_unavailable(store: CacheStore, why: str, exc: BaseException | None = None) -> None:

@@ -17,7 +17,7 @@ import threading
 import time
 from typing import Any, Callable, Iterator
 
-from farm.cache.store import Entry
+from farm.cache.store import Entry, StoreReadOnly
 
 _GLOB = re.compile(r"([*?\[\]\\])")
 SOCKET_TIMEOUT = 10.0   # seconds: connecting, and waiting for each reply
@@ -60,6 +60,9 @@ class RedisStore:
                 self._down_until = now + DOWN_FOR
         try:
             result = call(*args, **kwargs)
+        except redis.ReadOnlyError as exc:
+            raise StoreReadOnly(f"the cache store {self.where} is a read-only replica "
+                                f"({exc})") from None
         except (redis.ConnectionError, redis.TimeoutError, OSError) as exc:
             with self._lock:
                 self._down_until = time.monotonic() + DOWN_FOR

@@ -22,7 +22,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
-from farm.cache.store import Entry
+from farm.cache.store import Entry, StoreReadOnly
 from farm.errors import ConfigError
 
 BUSY_TIMEOUT_MS = 30_000
@@ -30,6 +30,7 @@ BUSY_TIMEOUT_MS = 30_000
 _SCHEMA = """CREATE TABLE IF NOT EXISTS entries (
     key TEXT PRIMARY KEY, value TEXT NOT NULL, expires REAL, updated REAL NOT NULL)"""
 _CORRUPT_CODES = {11, 26}       # SQLITE_CORRUPT ("malformed"), SQLITE_NOTADB ("not a database")
+_READONLY = 8                   # SQLITE_READONLY ("attempt to write a readonly database")
 
 
 class CorruptStore(ConfigError):
@@ -49,14 +50,25 @@ def is_corrupt(exc: sqlite3.Error, not_a_database: bool = True) -> bool:
     return code in (_CORRUPT_CODES if not_a_database else _CORRUPT_CODES - {26})
 
 
+class ReadOnlyFile(StoreReadOnly, ConfigError):
+    """SQLite may not write the file (its permissions, a read-only mount)."""
+
+    def __init__(self, path: Path, reason: str) -> None:
+        self.path = path
+        super().__init__(f"the cache store {path} is read-only ({reason})")
+
+
 @contextmanager
 def _corruption_named(path: Path) -> Iterator[None]:
-    """SQLite's "database disk image is malformed" (which names no file) as `CorruptStore`."""
+    """SQLite's "database disk image is malformed" (which names no file) as `CorruptStore`;
+    "attempt to write a readonly database" as `ReadOnlyFile`."""
     try:
         yield
     except sqlite3.DatabaseError as exc:
         if is_corrupt(exc):
             raise CorruptStore(path, str(exc)) from None
+        if (getattr(exc, "sqlite_errorcode", 0) or 0) & 0xFF == _READONLY:
+            raise ReadOnlyFile(path, str(exc)) from None
         raise
 
 

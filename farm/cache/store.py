@@ -14,6 +14,11 @@ from typing import Any, Iterator, Protocol
 Entry = dict[str, Any]
 
 
+class StoreReadOnly(Exception):
+    """The store reads but takes no writes: a cache.db the user may not write (a read-only
+    file or mount), a Redis replica. A case then reads it and writes nothing."""
+
+
 class CacheStore(Protocol):
     """Where cache entries live. Every method may be called from several threads."""
 
