@@ -157,13 +157,15 @@ class CaseCache:
         `finish`)."""
         self._used[kind].add(key)
 
-    def finish(self, status: str) -> None:
+    def finish(self, status: str, error_kind: str | None = None) -> None:
         """The attempt ended with ``status``. Plan entries it wrote are stored only if it
         passed; otherwise they are not kept. When it failed or ended with an error, the
         entries it used are dropped too (in a writing mode): the plans it replayed and the
         locate entries it hit or wrote. What led to a failed case must not be replayed every
         night: the next run asks the model, or the text match, again. (Interrupted or skipped
-        says nothing against them: kept.) Said in farm.log."""
+        says nothing against them: kept; so does an error of ``error_kind`` an InfraError,
+        the device or the model broke: its retry, and the next night, replay them instead of
+        paying the model for the whole case again.) Said in farm.log."""
         pending, self._pending = self._pending, {}
         used, self._used = self._used, {"plan": set(), "locate": set()}
         if status == "passed":
@@ -176,7 +178,10 @@ class CaseCache:
             use.written -= 1
         if pending:
             log.info("plan cache: %s not kept: %s", _entries(len(pending)), why)
-        if status in ("failed", "error") and writes(self.mode) and not self.broken:
+        if status == "error" and _environment_broke(error_kind):
+            log.info("cache entries used in this attempt kept: it ended with %s, which says "
+                     "nothing against them", error_kind)
+        elif status in ("failed", "error") and writes(self.mode) and not self.broken:
             self._drop_used(used, why)
 
     def _drop_used(self, used: dict[Kind, set[str]], why: str) -> None:
@@ -228,6 +233,16 @@ class CaseCache:
         self.broken = True
         if self._step_enabled and self.mode != "off":
             self.step.mode = UNAVAILABLE
+
+
+def _environment_broke(error_kind: str | None) -> bool:
+    """Whether an error of class ``error_kind`` (a result's ``error.kind``) is the device's,
+    the model's or the broker's (an InfraError), not the flow's."""
+    if error_kind is None:
+        return False
+    from farm import errors
+    from farm.attempts import error_class
+    return issubclass(error_class(error_kind), errors.InfraError)
 
 
 _warned: "weakref.WeakSet[object]" = weakref.WeakSet()
