@@ -81,7 +81,9 @@ def read_case(node: Node, path: Path, root: Path, defaults: SuiteDefaults,
     targets = section_of(top)
     if not targets and not set(UNSUPPORTED) & set(top) and not misspelt & set(TARGETS):
         p.add(node, "no target section: expected one of page:, browser:, web:, android:, ios: "
-                    "(the platform the case runs on)")
+                    "(the platform the case runs on)" + (
+                        "" if "tasks" in top else "; a YAML file that is no case (data, a "
+                        "tool's config): list it under exclude: in the suite's farm.yaml"))
     elif len(targets) > 1:
         p.add(node.keys[targets[1]], f"two target sections ({', '.join(t + ':' for t in targets)}"
                                      "): a case runs on exactly one platform (and one of page:, "

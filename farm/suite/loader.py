@@ -18,6 +18,7 @@ problem in every file, each with file, line and column.
 
 from __future__ import annotations
 
+import fnmatch
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -41,7 +42,7 @@ SKIP_DIRS = set(NOT_CASE_DIRS)
 CACHE_FILE = ("a Midscene cache file (midsceneVersion: and caches:), not a case: skipped "
               "(Midscene writes them to midscene_run/cache/; farm keeps its own cache, see "
               "`farm cache ls`)")
-SUITE_KEYS = {"timeout", "retries", "tags", "secrets", "vars", "apps", "cache"}
+SUITE_KEYS = {"timeout", "retries", "tags", "secrets", "vars", "apps", "cache", "exclude"}
 APP_KEYS = {"serve", "env", "android", "ios"}
 
 
@@ -144,6 +145,11 @@ class _Loading:
                 and os.path.realpath(here / d) not in info.excluded
             )
             for name in names:
+                pattern = _excluded(info, here / name)
+                if pattern is not None:
+                    self.skipped.append(f"excluded file {display_path(here / name)} "
+                                        f"(farm.yaml's exclude: {pattern!r})")
+                    continue
                 info.files.setdefault(os.path.realpath(here / name), here / name)
 
     def add_batches(self, folder: Path, names: list[str]) -> bool:
@@ -244,6 +250,7 @@ class _Loading:
             "vars": p.variables(top.get("vars"), "vars"),
             "apps": self.read_apps(top.get("apps"), root, p),
             "cache_key": _cache_key(top.get("cache"), p),
+            "exclude": p.string_list(top.get("exclude"), "exclude"),
         }
         p.values = self.values.within(values["vars"], values["secrets"],
                                       {a.env for a in values["apps"] if a.env})
@@ -414,6 +421,23 @@ def _case_names(folder: Path, filenames: list[str], skipped: list[str]) -> list[
         else:
             names.append(name)
     return names
+
+
+def _excluded(info: _SuiteInfo, path: Path) -> str | None:
+    """The pattern of the suite's farm.yaml ``exclude:`` that ``path`` matches, if any: a glob
+    relative to the suite's root (``*`` crosses folders), or a folder all of whose files go
+    (``fixtures``, ``fixtures/``)."""
+    if not info.defaults.exclude:
+        return None
+    try:
+        rel = path.relative_to(info.root).as_posix()
+    except ValueError:
+        return None
+    for pattern in info.defaults.exclude:
+        glob = pattern.strip().removeprefix("./")
+        if fnmatch.fnmatchcase(rel, glob) or fnmatch.fnmatchcase(rel, glob.rstrip("/") + "/*"):
+            return pattern
+    return None
 
 
 def _yaml_below(folder: Path, served: set[str]) -> list[Path]:

@@ -153,6 +153,7 @@ class SuiteDefaults(BaseModel):
     vars: dict[str, str] = Field(default_factory=dict)
     apps: list[AppSpec] = Field(default_factory=list)
     cache_key: str | None = None    # ``cache: {key: …}``: the app version cache entries belong to
+    exclude: list[str] = Field(default_factory=list)   # globs of YAML files that are no cases
 
 
 class Shared(BaseModel):
