@@ -1,7 +1,8 @@
 """`farm worker`: one Celery worker process per device.
 
 The supervisor (:func:`run_workers`) starts ``python -m worker.main --kind KIND`` once per
-device and forwards SIGTERM/SIGINT to them. Each child claims a device name with a lease in
+device, each in a session of its own, and has them drain on SIGTERM or Ctrl-C (a second
+Ctrl-C stops them at once). Each child claims a device name with a lease in
 Redis, opens the device, and runs a solo-pool, concurrency-1 Celery worker consuming
 ``farm.<platform>``, ``farm.<platform>.<group>`` (matrix mode) and ``farm.dev.<device>``
 (retries steered away from a failing device). SIGTERM drains: the current case finishes,
@@ -401,8 +402,31 @@ class _Child:
         self.code: int | None = None        # its final exit code (not started again)
 
     def start(self, env: dict[str, str]) -> None:
-        self.proc = subprocess.Popen(self.cmd, env=env)
+        # a session of its own: a Ctrl-C at the terminal reaches the `farm worker` only, which
+        # has the device drain, not the device process (whose Celery would cancel its case)
+        # and its browser (which would die under it)
+        self.proc = subprocess.Popen(self.cmd, env=env, start_new_session=True)
         self.started, self.due = time.monotonic(), None
+
+    def signal(self, signum: int) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signum)
+
+    def kill(self) -> None:
+        """SIGKILL the process and everything it started (its browser and driver)."""
+        import psutil
+        if self.proc is None or self.proc.poll() is not None:
+            return
+        try:
+            top = psutil.Process(self.proc.pid)
+            procs = [top, *top.children(recursive=True)]
+        except psutil.Error:
+            return
+        for p in procs:
+            try:
+                p.kill()
+            except psutil.Error:
+                pass
 
     def describe(self) -> str:
         arg = {k: v for k, v in zip(self.cmd, self.cmd[1:])}
@@ -410,26 +434,43 @@ class _Child:
 
 
 def supervise(children: list[_Child], env: dict[str, str], r) -> int:
-    """Run ``children``, forward SIGTERM/SIGINT to them, report each that exits and start
-    again (with back-off) each that died; return once every one has exited for good."""
-    stopping: list[int] = []
-
-    def forward(signum: int, _frame: object) -> None:
-        stopping.append(signum)
-        for c in children:
-            if c.proc is not None and c.proc.poll() is None:
-                c.proc.send_signal(signum)
-    signal.signal(signal.SIGTERM, forward)
-    signal.signal(signal.SIGINT, forward)
+    """Run ``children``, report each that exits and start again (with back-off) each that
+    died; on SIGTERM or Ctrl-C have them drain, on a Ctrl-C after that stop them at once
+    (see :func:`_stop`); return once every one has exited for good."""
+    signals: list[int] = []     # stop signals received (the handler only notes them)
+    signal.signal(signal.SIGTERM, lambda signum, _frame: signals.append(signum))
+    signal.signal(signal.SIGINT, lambda signum, _frame: signals.append(signum))
     for c in children:
         c.start(env)
+    handled = 0
     # poll every child (not wait() in order) so a drained one is reaped at once
     while any(c.code is None for c in children):
+        while handled < len(signals):
+            _stop(children, signals[:handled + 1])
+            handled += 1
         for c in children:
             if c.code is None:
-                _watch(c, env, r, bool(stopping))
+                _watch(c, env, r, bool(signals))
         time.sleep(0.2)
     return max((c.code or 0 for c in children), default=0)
+
+
+def _stop(children: list[_Child], signals: list[int]) -> None:
+    """Act on the last of ``signals`` (the stop signals received so far). The first, SIGTERM
+    or Ctrl-C, has each device drain: the case it is running finishes, then it ends. A Ctrl-C
+    after that stops them now (SIGKILL, their browsers too): their cases are lost attempts
+    that their runs re-run on other devices."""
+    *before, signum = signals
+    if not before:
+        for c in children:
+            c.signal(signal.SIGTERM)
+        print("farm worker: stopping: each device finishes the case it is running, then ends "
+              "(Ctrl-C again to stop now)", file=sys.stderr, flush=True)
+    elif signum == signal.SIGINT and signal.SIGINT not in before[1:]:
+        print("farm worker: stopping now: the cases in progress end here (their runs run them "
+              "again on other devices)", file=sys.stderr, flush=True)
+        for c in children:
+            c.kill()
 
 
 def _watch(c: _Child, env: dict[str, str], r, stopping: bool) -> None:
