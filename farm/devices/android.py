@@ -42,6 +42,7 @@ SHELL_TIMEOUT_S = 30.0
 ADBUTILS_DEFAULT_TIMEOUT_S = 600
 DUMP_TRIES = 4
 
+_PACKAGE = re.compile(r'<node [^>]*?package="([^"]*)"')    # the dump's first node: its window
 _FOCUS = re.compile(r"mCurrentFocus=Window\{[^}]*\s(?P<pkg>[^\s/}]+)/(?P<act>[^\s}]+)\}")
 # adbutils/socket failures that mean the device or the adb server went away
 _LOST = re.compile(r"closed|not found|offline|unknown data|connection|reset|broken pipe|"
@@ -437,9 +438,26 @@ class AndroidDevice:
             if sum(1 for n in tree.nodes if n.visible) > 1:
                 self._last_xml, self._dump_fresh = xml, True
                 self.last_observation = "tree"
+                self._check_app_alive(xml)
                 return tree
         self.last_observation = "empty-tree"
         return None
+
+    def _check_app_alive(self, xml: str) -> None:
+        """StepFailed when the app the case launched is not what the screen shows and its
+        process is gone (``pidof`` finds none): it crashed (or was stopped) during the case, so
+        a step looking for its screen fails saying so, where it read as a miss on the launcher
+        ("needs a model", skipped). An app sent to the background (Home, a link opened in the
+        browser, a system dialog in front) still runs; a phone without ``pidof`` says nothing."""
+        app = self._app
+        front = _PACKAGE.search(xml)
+        if app is None or front is None or front.group(1) == app:
+            return
+        out, _err, code = self._run(f"pidof {_quote(app)}")
+        if code == 1 and not out.strip():
+            raise StepFailed(f"{app} is no longer running on {self.name} (front: "
+                             f"{front.group(1)}): it crashed or was stopped during the case; "
+                             "adb logcat shows why")
 
     def await_change(self, timeout_s: float, quiet_s: float | None = None) -> bool:
         """Wait for the screen to change from the last tree read (a locate that missed waits so
@@ -624,6 +642,8 @@ class AndroidDevice:
 
     def terminate(self, app: str) -> None:
         self.shell(f"am force-stop {_quote(app)}")
+        if app == self._app:
+            self._app = None            # stopped on purpose: no longer the app to watch
 
     def current_app(self) -> str | None:
         """Package of the focused window (None when unknown)."""

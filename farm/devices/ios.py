@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import logging
+import re
 import threading
 import time
 from typing import TYPE_CHECKING, Any, Callable, TypeVar
@@ -32,6 +33,8 @@ log = logging.getLogger(__name__)
 RESET_ARG = "-farm-reset-state"      # the app starts with empty data (simulator honours it)
 HTTP_TIMEOUT_S = 30.0
 SOURCE_TRIES = 3
+# the source's root: the application in front (the simulator names it by its bundle id)
+_APP_ROOT = re.compile(r'<XCUIElementTypeApplication [^>]*?name="([^"]*)"')
 W3C_ELEMENT = "element-6066-11e4-a52e-4f735466cecf"     # an element reference's W3C key
 T = TypeVar("T")
 
@@ -241,9 +244,34 @@ class IosDevice:
             if any(n.visible for n in tree.nodes):
                 self._last_xml = xml
                 self.last_observation = "tree"
+                self._check_app_alive(xml)
                 return tree
         self.last_observation = "empty-tree"
         return None
+
+    def _check_app_alive(self, xml: str) -> None:
+        """StepFailed when the app the case launched has stopped running (WDA's app state 1):
+        it crashed (or was stopped) during the case, so a step looking for its screen fails
+        saying so, where it read as a miss on the home screen ("needs a model", skipped). Not
+        asked while the source is the app's own (its root named by its bundle id)."""
+        root = _APP_ROOT.search(xml)
+        if root is None or root.group(1) != self._bundle:
+            self._fail_if_app_gone()
+
+    def _fail_if_app_gone(self) -> None:
+        """StepFailed when the app the case launched has stopped running (see
+        `_check_app_alive`)."""
+        bundle = self._bundle
+        if bundle is None:
+            return
+        try:
+            state = self._call(lambda: self._session.app_state(bundle).value, "app state")
+        except DeviceError:          # an older WDA: nothing said
+            return
+        if state == 1:
+            raise StepFailed(f"{bundle} is no longer running on {self.name} (front: "
+                             f"{self.current_app() or 'unknown'}): it crashed or was stopped "
+                             "during the case; the device's crash logs show why")
 
     def await_change(self, timeout_s: float, quiet_s: float | None = None) -> bool:
         """Wait for the screen to change from the last tree read (a locate that missed waits so
@@ -328,6 +356,7 @@ class IosDevice:
         """After a tap meant for a text field: StepFailed when no element has the keyboard
         focus (WDA's ``GET /element/active`` finds none; a real WDA then refuses keys too)."""
         if self._call(self._focused_field, "active element") is None:
+            self._fail_if_app_gone()        # what took the tap may have been its crash
             raise StepFailed("no text field took the text: nothing has the focus where it "
                              "tapped (a view that reads keys itself takes them with mode: "
                              "typeOnly)")
@@ -425,6 +454,8 @@ class IosDevice:
 
     def terminate(self, app: str) -> None:
         self._call(lambda: self._session.app_terminate(app), "terminate")
+        if app == self._bundle:
+            self._bundle = None         # stopped on purpose: no longer the app to watch
 
     def current_app(self) -> str | None:
         info = self._call(lambda: self._client.app_current(), "active app", session=False)

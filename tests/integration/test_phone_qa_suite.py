@@ -5,6 +5,10 @@ what they saw go wrong on phones, each kept fixed here.
   several lines) replaces all of it on Android as on iOS: Android cleared with a
   cursor-to-end and 40 Deletes, so a 60-character value kept its start and a multi-line one
   every line but the caret's.
+- An app that crashes in the middle of a case (a tap kills it: the launcher shows) fails the
+  step saying the app is no longer running and where to look, where the next step's miss on
+  the launcher read "needs a model" and the case was SKIPPED: a crash hidden from the pass
+  rate. An app sent to the background on purpose (Home) is not a crash.
 """
 
 from __future__ import annotations
@@ -68,3 +72,114 @@ def test_ai_input_replaces_a_long_and_a_multi_line_value_on_both_phones(farm: Fa
         case = cases[f"edit_{platform}"]
         assert case["status"] == "passed", (platform, case.get("error"), done.stdout)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+NOTES_PAGE = """<!doctype html><html><head><meta name="viewport" content="width=device-width">
+<title>Notes</title></head><body><h1>Notes</h1><label for="t">Title</label><input id="t">
+<button>Save note</button></body></html>"""
+
+CRASH_CASE = """\
+android:
+  launch: com.example.notes
+tasks:
+  - name: write a note
+    flow:
+      - aiInput: Title
+        value: groceries
+      - aiTap: Save note
+"""
+
+HOME_CASE = """\
+android:
+  launch: com.example.notes
+tasks:
+  - name: leave and come back
+    flow:
+      - aiKeyboardPress: Home
+      - assertNoText: Save note
+      - launch: com.example.notes
+      - aiTap: Save note
+"""
+
+
+@pytest.fixture
+def notes_app(tmp_path):
+    """NOTES_PAGE served on a loopback port: its URL."""
+    from farm.appserver import AppServer
+    from farm.suite.model import AppSpec
+
+    app = tmp_path / "notes-app"
+    app.mkdir()
+    (app / "index.html").write_text(NOTES_PAGE)
+    with AppServer() as served:
+        served.serve([AppSpec(name="notes", serve=app)])
+        yield served.urls[app.resolve()] + "/"
+
+
+@pytest.fixture
+def notes_iphone(notes_app):
+    """One simulated iPhone (a WDA endpoint in this process) with NOTES_PAGE installed as
+    com.example.notes."""
+    from farm.devices.sim import IosSimulator
+
+    with IosSimulator(1, {"com.example.notes": notes_app}) as sim:
+        yield sim
+
+
+@pytest.fixture
+def notes_phone(tmp_path):
+    """One simulated Android phone (adb server in this process) with NOTES_PAGE installed as
+    com.example.notes."""
+    from farm.appserver import AppServer
+    from farm.devices.sim import AndroidSimulator
+    from farm.suite.model import AppSpec
+
+    app = tmp_path / "notes-app"
+    app.mkdir()
+    (app / "index.html").write_text(NOTES_PAGE)
+    with AppServer() as served:
+        served.serve([AppSpec(name="notes", serve=app)])
+        with AndroidSimulator(1, {"com.example.notes": served.urls[app.resolve()] + "/"}) as sim:
+            yield sim
+
+
+def test_an_app_that_crashes_mid_case_fails_it_saying_so(farm: FarmCli, notes_phone):
+    suite = farm.tmp / "crash-suite"
+    suite.mkdir()
+    (suite / "crash.yaml").write_text(CRASH_CASE)
+    notes_phone.fault(0, "crash", 1)           # the first tap (on the Title field) kills it
+    done = farm.run("run", suite, "--devices", "android:1", "--report-dir", farm.tmp / "run",
+                    ANDROID_ADB_SERVER_PORT=str(notes_phone.port))
+    case = by_name(results(farm.tmp / "run"))["crash"]
+    assert case["status"] == "failed", (case["status"], case.get("error"), done.stdout)
+    message = case["error"]["message"]
+    assert "com.example.notes is no longer running" in message, message
+    assert "front: com.android.launcher3" in message and "adb logcat" in message
+    assert done.returncode == 1, done.stdout + done.stderr
+
+
+def test_an_app_sent_home_on_purpose_is_not_a_crash(farm: FarmCli, notes_phone):
+    suite = farm.tmp / "home-suite"
+    suite.mkdir()
+    (suite / "home.yaml").write_text(HOME_CASE)
+    done = farm.run("run", suite, "--devices", "android:1", "--report-dir", farm.tmp / "run",
+                    ANDROID_ADB_SERVER_PORT=str(notes_phone.port))
+    case = by_name(results(farm.tmp / "run"))["home"]
+    assert case["status"] == "passed", (case.get("error"), done.stdout)
+
+
+def test_an_iphone_app_that_crashes_mid_case_fails_it_saying_so(farm: FarmCli, notes_iphone):
+    suite = farm.tmp / "ios-crash-suite"
+    suite.mkdir()
+    (suite / "crash.yaml").write_text(CRASH_CASE.replace("android:", "ios:"))
+    (suite / "home.yaml").write_text(HOME_CASE.replace("android:", "ios:"))
+    notes_iphone.fault(0, "crash", 1)          # the first tap (on the Title field) kills it
+    done = farm.run("run", suite, "--devices", "ios:1", "--report-dir", farm.tmp / "run",
+                    FARM_IOS_WDA_URLS=notes_iphone.urls[0])
+    cases = by_name(results(farm.tmp / "run"))
+    crash, home = cases["crash"], cases["home"]
+    assert crash["status"] == "failed", (crash["status"], crash.get("error"), done.stdout)
+    message = crash["error"]["message"]
+    assert "com.example.notes is no longer running" in message, message
+    assert "front: com.apple.springboard" in message
+    assert home["status"] == "passed", (home.get("error"), done.stdout)

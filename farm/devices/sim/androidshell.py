@@ -158,6 +158,10 @@ class AndroidShell:
             return b"", f"cat: {args[0]}: No such file or directory\n".encode(), 1
         return data, b"", 0
 
+    def _cmd_pidof(self, args: list[str]) -> Result:
+        pids = [str(self.log.pid_of(a)) for a in args if self.screen.running(a)]
+        return ((" ".join(pids) + "\n").encode(), b"", 0) if pids else (b"", b"", 1)
+
     def _cmd_logcat(self, args: list[str]) -> Result:
         return self.log.command(args)
 
@@ -259,6 +263,11 @@ class AndroidShell:
             return b"", (b"java.lang.SecurityException: Injecting input events requires the "
                          b"caller (or the source of the instrumentation, if any) to have the "
                          b"INJECT_EVENTS permission.\n"), 0
+        app = self.screen.app
+        if app is not None and app != BROWSER and self.faults.hit("crash"):
+            self.screen.stop(app)         # the input reached the app, which died of it
+            self.log.crashed(app, launch=False)
+            return b"", b"", 0
         d = self.screen.dpr
         if verb == "tap":
             self.screen.tap(float(rest[0]) / d, float(rest[1]) / d)

@@ -45,6 +45,7 @@ class DeviceLog:
         self._entries: list[Entry] = []
         self._lock = threading.Lock()
         self._pids = itertools.count(4310, 17)
+        self._running: dict[str, int] = {}      # package → the pid its last start got
 
     def write(self, level: str, tag: str, text: str, pid: int | None = None,
               buffer: str = "main") -> None:
@@ -57,7 +58,7 @@ class DeviceLog:
 
     def started(self, package: str) -> int:
         """An app's process started for its launcher activity; its pid."""
-        pid = next(self._pids)
+        pid = self._running[package] = next(self._pids)
         self.write("I", "ActivityTaskManager", "START u0 {act=android.intent.action.MAIN "
                    f"cat=[android.intent.category.LAUNCHER] flg=0x10000000 cmp={package}/"
                    f".MainActivity}} from uid 2000", buffer="system")
@@ -65,22 +66,33 @@ class DeviceLog:
                    f"next-top-activity {{{package}/{package}.MainActivity}}", buffer="system")
         return pid
 
-    def crashed(self, package: str) -> None:
-        """An app that died in its launch, as Android logs it."""
-        pid = self.started(package)
-        self.write("E", "AndroidRuntime", "FATAL EXCEPTION: main\n"
-                   f"Process: {package}, PID: {pid}\n"
-                   f"java.lang.RuntimeException: Unable to start activity ComponentInfo"
-                   f"{{{package}/{package}.MainActivity}}: java.lang.IllegalStateException: "
-                   "crashed on launch (farm-sim fault launch_fail)\n"
-                   "\tat android.app.ActivityThread.performLaunchActivity"
-                   "(ActivityThread.java:3782)", pid=pid, buffer="crash")
+    def pid_of(self, package: str) -> int:
+        """The pid ``package``'s process got when it last started."""
+        if package not in self._running:
+            self._running[package] = next(self._pids)
+        return self._running[package]
+
+    def crashed(self, package: str, launch: bool = True) -> None:
+        """An app that died in its launch (or, ``launch`` False, at an input while in front),
+        as Android logs it."""
+        pid = self.started(package) if launch else self.pid_of(package)
+        cause = (f"java.lang.RuntimeException: Unable to start activity ComponentInfo"
+                 f"{{{package}/{package}.MainActivity}}: java.lang.IllegalStateException: "
+                 "crashed on launch (farm-sim fault launch_fail)\n"
+                 "\tat android.app.ActivityThread.performLaunchActivity"
+                 "(ActivityThread.java:3782)" if launch else
+                 "java.lang.IllegalStateException: crashed at an input (farm-sim fault crash)\n"
+                 "\tat android.view.View.performClick(View.java:7659)")
+        self.write("E", "AndroidRuntime", f"FATAL EXCEPTION: main\nProcess: {package}, PID: "
+                   f"{pid}\n{cause}", pid=pid, buffer="crash")
+        self._running.pop(package, None)
         self.write("I", "ActivityManager", f"Process {package} (pid {pid}) has died: fg  TOP",
                    buffer="system")
 
     def force_stopped(self, package: str) -> None:
         self.write("I", "ActivityManager", f"Force stopping {package} appid=10123 user=0: "
                    "from pid 28311", buffer="system")
+        self._running.pop(package, None)
 
     def command(self, args: list[str]) -> Result:
         """``logcat`` with ``args`` (see the module docstring)."""

@@ -91,9 +91,11 @@ class Faults:
     invalid_session: int = 0  # WDA: every session id is rejected as "invalid session id"
     input_blocked: int = 0   # input commands print a SecurityException on stderr, change nothing
     launch_fail: int = 0     # launching an app crashes it at once (it never comes to the front)
+    crash: int = 0           # the app in front crashes at the next tap, swipe, key or text
     slow_seconds: float = 3.0
     names: tuple[str, ...] = field(default=("drop", "black", "idle", "empty_tree", "slow",
-                                            "invalid_session", "input_blocked", "launch_fail"),
+                                            "invalid_session", "input_blocked", "launch_fail",
+                                            "crash"),
                                    repr=False)
 
     def hit(self, name: str) -> bool:
@@ -194,6 +196,10 @@ class PhoneScreen:
             await page.goto(url, wait_until="load")
         self._run(go())
         self.app = app
+
+    def running(self, app: str) -> bool:
+        """Whether ``app``'s process lives: in front or in the background."""
+        return self.app == app or app in self._background
 
     def stop(self, app: str) -> None:
         """``am force-stop`` / WDA's terminate: ``app``'s process ends (the home screen when it

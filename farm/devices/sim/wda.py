@@ -280,8 +280,18 @@ class WdaServer(ThreadingHTTPServer):
 
     @_route("POST /wda/tap", "POST /wda/tap/0")
     def _tap(self, req: _Request) -> tuple[Any, str | None]:
-        self.screen.tap(*req.point())
+        if not self._crashed():
+            self.screen.tap(*req.point())
         return None, req.sid
+
+    def _crashed(self) -> bool:
+        """The ``crash`` fault: the app in front dies of this touch (the home screen shows;
+        its state is 1, not running)."""
+        app = self.screen.app
+        if app is None or app == SAFARI or not self.screen.faults.hit("crash"):
+            return False
+        self.screen.stop(app)
+        return True
 
     @_route("POST /wda/doubleTap")
     def _double_tap(self, req: _Request) -> tuple[Any, str | None]:
@@ -379,10 +389,13 @@ class WdaServer(ThreadingHTTPServer):
 
     @_route("POST /wda/apps/state")
     def _app_state(self, req: _Request) -> tuple[Any, str | None]:
-        """4 in front, 1 not running, 0 unknown (an app the device does not have)."""
+        """4 in front, 3 running in the background, 1 not running, 0 unknown (an app the
+        device does not have)."""
         bundle = req.data["bundleId"]
         if self.screen.app == bundle:
             return 4, req.sid
+        if self.screen.running(bundle):
+            return 3, req.sid
         return (1 if bundle in self.apps() or bundle in (SPRINGBOARD, SAFARI) else 0), req.sid
 
     @_route("POST /url")
