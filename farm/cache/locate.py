@@ -30,6 +30,7 @@ TIER = "cache"
 _KEY = "cache_key"          # LocateContext.hints: this locate's entry key, once allocated
 _ENTRY = "cache_entry"      # ... and the entry stored under it, once looked up
 MAX_SHOWN, MAX_SHOWN_CHARS = 8, 200     # what an entry keeps of the strings its element showed
+MAX_AROUND_LEVELS = 3       # how far up `around` looks for the row that holds an element
 
 
 class LocateCacheTier:
@@ -94,21 +95,24 @@ class LocateCacheTier:
             except StepFailed:
                 continue
             if len(rects) == 1 and on_screen(rects[0], screen):
-                if self._same_element(entry, prompt, rects[0], ctx):
+                if self._same_element(entry, prompt, rects[0], ctx, positional(xpath)):
                     return LocateHit(rects[0], self.name, xpath)
                 log.info("cached XPath %s for %r selects an element that is no longer what "
                          "the prompt means", xpath, prompt)
         return None
 
     def _same_element(self, entry: dict[str, Any], prompt: str, rect: Rect,
-                      ctx: LocateContext) -> bool:
+                      ctx: LocateContext, by_place: bool = False) -> bool:
+        """Whether the element at ``rect`` is still the one the entry was made for; one an
+        XPath of positions selected (``by_place``) must also sit among what it sat among."""
         tree = ctx.tree()
         if tree is None:
             return True          # nothing to compare with (a screen with no UI tree)
         node = node_for_rect(tree, rect)
         if node is None or not same_place(node.rect, rect):
-            return not checkable(entry)
-        return still_meant(entry, prompt, node, tree)
+            return not checkable(entry) and not by_place
+        return still_meant(entry, prompt, node, tree) and (
+            not by_place or same_surroundings(entry, node, tree))
 
     def remember(self, prompt: str, hit: LocateHit, ctx: LocateContext) -> None:
         """After any tier hit: store the hit node's XPath (not for the step's own XPath, nor
@@ -130,9 +134,12 @@ class LocateCacheTier:
         if xpath is None:
             log.debug("no unique XPath for %r; not cached", prompt)
             return
-        self.cache.save(key, "locate", prompt, {
-            "xpaths": [xpath], "rect": hit.rect.as_list(), "screen": list(ctx.device.size()),
-            "tier": hit.tier, "element": self._element(node, tree)})
+        entry = {"xpaths": [xpath], "rect": hit.rect.as_list(),
+                 "screen": list(ctx.device.size()), "tier": hit.tier,
+                 "element": self._element(node, tree)}
+        if positional(xpath):       # only its place names it: keep what was around it
+            entry["around"] = [s for s in around(node, tree) if self.cache.safe(s)][:MAX_SHOWN]
+        self.cache.save(key, "locate", prompt, entry)
 
     def _unchanged(self, entry: dict[str, Any] | None, node: UINode, found: Rect,
                    tree: UITree) -> bool:
@@ -166,6 +173,56 @@ def _was(entry: dict[str, Any]) -> str:
 def _shown(node: UINode, tree: UITree) -> list[str]:
     return list(dict.fromkeys(normalise(s)[:MAX_SHOWN_CHARS]
                               for s in shown_strings(node, tree) if normalise(s)))
+
+
+def positional(xpath: str) -> bool:
+    """An XPath of element positions from the root (`farm.cache.xpaths` makes one only when
+    no id or text selects the element alone: a list whose rows look alike): it selects
+    whatever element is at that place now."""
+    return xpath.startswith("/") and not xpath.startswith("//")
+
+
+def around(node: UINode, tree: UITree) -> list[str]:
+    """What the element sits among: the strings shown in the nearest element holding it
+    that shows any besides the element's own (a list row's "Blue Mug" and "$12.50" for its
+    "Add to cart" button); [] when none within `MAX_AROUND_LEVELS`."""
+    by_id = {n.id: n for n in tree.nodes}
+    own = set(_shown(node, tree))
+    up = by_id.get(node.parent) if node.parent is not None else None
+    for _ in range(MAX_AROUND_LEVELS):
+        if up is None:
+            break
+        inside = [s for n in tree.nodes if n.id != node.id and _holds(up, n, by_id)
+                  for s in _fields(n) if s not in own]
+        if inside:
+            return list(dict.fromkeys(inside))
+        up = by_id.get(up.parent) if up.parent is not None else None
+    return []
+
+
+def _holds(up: UINode, node: UINode, by_id: dict[int, UINode]) -> bool:
+    cur = by_id.get(node.parent) if node.parent is not None else None
+    while cur is not None:
+        if cur.id == up.id:
+            return True
+        cur = by_id.get(cur.parent) if cur.parent is not None else None
+    return False
+
+
+def _fields(node: UINode) -> list[str]:
+    return [normalise(s)[:MAX_SHOWN_CHARS] for s in (node.text, node.name, node.label,
+                                                      node.placeholder) if normalise(s)]
+
+
+def same_surroundings(entry: dict[str, Any], node: UINode, tree: UITree) -> bool:
+    """Whether ``node`` still sits among most of what the entry's element sat among (the
+    same row of a list, not the row that moved to its place). An entry that did not keep
+    it cannot tell: not trusted."""
+    was = entry.get("around")
+    if not isinstance(was, list):
+        return False
+    kept = {s for s in was if isinstance(s, str)}
+    return not kept or 2 * len(kept & set(around(node, tree))) > len(kept)
 
 
 def checkable(entry: dict[str, Any]) -> bool:
