@@ -65,6 +65,8 @@ class CaseCache:
         """What the cache did during the step (None when it did nothing)."""
         used, self.step = self.step, CacheUse(mode=self.mode)
         self._step_enabled = True
+        if used.plan:       # the plan lookup's one result: a replayed plan that failed is
+            metrics.cache_request("plan", used.plan)      # replanned, not also a hit
         return used if used.touched or used.mode == UNAVAILABLE else None
 
     @property
@@ -114,10 +116,11 @@ class CaseCache:
         if self.broken:
             self.step.mode = UNAVAILABLE
             return
-        metrics.cache_request(kind, result)
         if kind == "plan":
-            self.step.plan = result
-        elif result in ("hit", "miss", "stale"):
+            self.step.plan = result     # its metric when the step ends (`end_step`)
+            return
+        metrics.cache_request(kind, result)
+        if result in ("hit", "miss", "stale"):
             attr = {"hit": "hits", "miss": "misses", "stale": "stale"}[result]
             setattr(self.step, attr, getattr(self.step, attr) + 1)
 
