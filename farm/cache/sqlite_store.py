@@ -161,7 +161,7 @@ class SqliteStore:
         except sqlite3.Error as exc:
             raise ConfigError(f"cannot read the cache store {self.where}: {exc}") from None
         if [row[0] for row in problems] != ["ok"]:
-            raise CorruptStore(self.path, f"{problems[0][0]}".splitlines()[0])
+            raise CorruptStore(self.path, _first_problem(problems))
 
     def close(self) -> None:
         with self._lock:
@@ -172,3 +172,11 @@ class SqliteStore:
             except sqlite3.Error:
                 pass
         self._local = threading.local()
+
+
+def _first_problem(rows: list[tuple[str, ...]]) -> str:
+    """SQLite's quick_check report, in one line: its first finding, not the heading it puts
+    before them ("*** in database main ***")."""
+    lines = [line.strip() for row in rows for line in str(row[0]).splitlines()]
+    found = [line for line in lines if line and not line.startswith("***")]
+    return (found or lines or ["quick_check failed"])[0][:200]
