@@ -344,8 +344,10 @@ def run_cases(run_dir: Path, env: Mapping[str, str], cwd: Path | None = None) ->
         records = json.loads(source.read_text(encoding="utf-8")).get("cases") or []
     except (ValueError, OSError) as exc:
         raise UserError(f"{source}: cannot read it as a run's results ({exc})") from None
-    wanted = {str(c["file"]): str(c.get("case_id") or "") for c in records
-              if c.get("status") in ("passed", "flaky") and c.get("file")}
+    wanted: dict[str, str] = {}     # a --matrix run's case passed on several device groups
+    for c in records:               # (demo/login@pixel, ...): the first one's entries
+        if c.get("status") in ("passed", "flaky") and c.get("file"):
+            wanted.setdefault(str(c["file"]), str(c.get("case_id") or ""))
     if not wanted:
         raise UserError(f"{run_dir}: no passed case to export")
     return [_run_case(file, case_id, run_dir, env, Path.cwd() if cwd is None else cwd)
@@ -362,6 +364,8 @@ def _run_case(recorded: str, case_id: str, run_dir: Path, env: Mapping[str, str]
         case = load_case_file(path, env=env)
         if not case_id or case.id == case_id:
             return case
+        if case_id.split("@", 1)[0] == case.id:   # a --matrix run's: its group's entries
+            return case.model_copy(update={"id": case_id})
         looked.append(f"{path} holds case {case.id}")
     where = ("" if Path(recorded).is_absolute() else
              f" (looked relative to the run directory {run_dir.resolve()}, the folders above "

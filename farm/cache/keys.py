@@ -40,13 +40,16 @@ def case_prefix(case_id: str = "") -> str:
 
 def selection_prefixes(case: str = "") -> list[str]:
     """Key prefixes of what ``farm cache ls|clear CASE`` means: every entry (``""``), the case
-    ``CASE`` exactly, and the cases under it at a ``/`` boundary (``demo`` and ``demo/`` are
-    the suite; ``demo/login`` is not ``demo/login_success``)."""
+    ``CASE`` exactly, its runs on each device group of a ``--matrix`` run (``CASE@group``),
+    and the cases under it at a ``/`` boundary (``demo`` and ``demo/`` are the suite;
+    ``demo/login`` is not ``demo/login_success``)."""
     if not case:
         return [case_prefix()]
     if case.endswith("/"):
         return [case_prefix() + case]
-    return [case_prefix(case), case_prefix() + case + "/"]
+    if "@" in case:                 # one device group's entries: demo/login@pixel
+        return [case_prefix(case)]
+    return [case_prefix(case), case_prefix() + case + "@", case_prefix() + case + "/"]
 
 
 def split_key(key: str) -> dict[str, Any]:
