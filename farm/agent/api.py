@@ -285,7 +285,16 @@ class Agent:
 
     def assert_text(self, text: str) -> None:
         if not self.shows(text):
-            raise AssertionFailed(f'expected text "{text}" is not on screen{self._missing(text)}')
+            raise AssertionFailed(f'expected text "{text}" is not on screen{self._missing(text)}'
+                                  + self._loading())
+
+    def _loading(self) -> str:
+        """For a check that does not wait (assertText): the page's requests still under way,
+        which may have been bringing the text."""
+        count = getattr(self.device, "requests_in_flight", None)
+        n = count() if callable(count) else 0
+        return (f"; the page still had {n} request(s) of its own in flight (fetch / XHR) when "
+                "it was read: waitForText waits for a text to come") if n else ""
 
     def assert_no_text(self, text: str) -> None:
         if self.shows(text):

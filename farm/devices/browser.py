@@ -425,6 +425,21 @@ class BrowserDevice:
             p, js, arg, "read the page's HTTP status"))
         return "; ".join(filter(None, [status, said])) or None
 
+    def requests_in_flight(self) -> int:
+        """How many of the page's own fetch / XMLHttpRequest calls are under way (page_state.js
+        counts them): a check that failed while some were may have come before their answer.
+        0 when it cannot be read (a page without farm's watch, or going away)."""
+        page = self._page
+        if page is None or self._killed or page.is_closed():
+            return 0
+        try:
+            n = self._wait.evaluate(page, "() => (window.__farm && window.__farm.inflight) || 0",
+                                    None, "count the page's requests")
+        except Exception as exc:     # best effort: the failure is what the step reports
+            log.debug("%s: no request count: %s", self.name, first_line(exc))
+            return 0
+        return n if isinstance(n, int) and not isinstance(n, bool) else 0
+
     def hierarchy(self) -> UITree:
         """The rendered DOM as a UITree, collected in one page.evaluate (not walked again while
         the page has not changed since the last walk)."""
