@@ -41,6 +41,10 @@ SHELL_TIMEOUT_S = 30.0
 # 10 minutes a call, so a frozen adb server held a device's restart, and the run, for minutes
 ADBUTILS_DEFAULT_TIMEOUT_S = 600
 DUMP_TRIES = 4
+# how long a phone that is offline / not listed gets to come back when it is (re)opened
+REATTACH_S = 10.0
+REATTACH_POLL_S = 0.5
+_TRANSIENT_STATES = ("offline", "connecting", "authorizing")
 
 _PACKAGE = re.compile(r'<node [^>]*?package="([^"]*)"')    # the dump's first node: its window
 _FOCUS = re.compile(r"mCurrentFocus=Window\{[^}]*\s(?P<pkg>[^\s/}]+)/(?P<act>[^\s}]+)\}")
@@ -307,12 +311,35 @@ class AndroidDevice:
         self._adb = adb_client(self.host, self.port)
         with self._errors("connect"):
             self._dev = self._adb.device(self.serial)
-            state = self._dev.get_state()
+        state = self._await_ready()
         if state != "device":
             raise DeviceLost(f"{self.name} is {adb_state_words(state)}")
         self._size = None
         self.size()
         self.about = self._describe()
+
+    def _await_ready(self) -> str:
+        """The phone's adb state once it is ready ("device"), or what it stays: one that is
+        offline, connecting or not listed (a cable replugged, adbd restarting: seconds) is
+        asked again for up to REATTACH_S, as ``adb wait-for-device`` waits, so a restart after
+        a moment's glitch gets the phone back instead of dropping it for the rest of the run.
+        A phone that needs a person (unauthorized) or an adb server that is gone: at once."""
+        deadline = time.monotonic() + REATTACH_S
+        while True:
+            try:
+                with self._errors("connect"):
+                    state = self._dev.get_state()
+                if state not in _TRANSIENT_STATES:
+                    return state
+            except DeviceLost as exc:
+                if self._killed or "cannot connect to the adb server" in str(exc) or \
+                        time.monotonic() > deadline:
+                    raise
+            else:
+                if time.monotonic() > deadline:
+                    return state
+            log.info("%s: not ready yet; asking again", self.name)
+            time.sleep(REATTACH_POLL_S)
 
     def _describe(self) -> str:
         try:

@@ -10,7 +10,8 @@ Fault switches (per device, at runtime): ``drop`` (connection closed unanswered)
 (all-black frame), ``idle`` ("could not get idle state"), ``empty_tree``, ``slow``
 (screencap/screenshot +``slow_seconds``), ``invalid_session`` (WDA), ``input_blocked``
 (SecurityException on stderr), ``launch_fail`` (app crashes on launch), ``crash`` (the app in
-front dies at the next touch; Android logs it: ``adb logcat``). Tests set them through
+front dies at the next touch; Android logs it: ``adb logcat``), ``offline`` (adb lists the
+phone offline and refuses it, as after a replugged cable). Tests set them through
 `fault`, over adb (``adb shell farm-sim fault black 1``) or over WDA (``POST /farm/fault``
 ``{"name": "black", "count": 1}``); no fault applies to the switches themselves, so ``drop``
 can be switched off either way.

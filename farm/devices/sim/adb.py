@@ -89,9 +89,10 @@ class _Handler(socketserver.BaseRequestHandler):
         if req in ("host:devices", "host:devices-l"):
             lines = []
             for i, d in enumerate(srv.shells):
-                line = f"{d.serial}\tdevice"
+                state = "offline" if d.faults.offline else "device"    # a listing uses none
+                line = f"{d.serial}\t{state}"
                 if req.endswith("-l"):
-                    line = (f"{d.serial:<22} device product:farm_sim model:{d.model} "
+                    line = (f"{d.serial:<22} {state} product:farm_sim model:{d.model} "
                             f"device:farm_sim transport_id:{i + 1}")
                 lines.append(line + "\n")
             _okay(sock, "".join(lines))
@@ -124,7 +125,9 @@ class _Handler(socketserver.BaseRequestHandler):
             if cmd != "features" and shell.faults.hit("drop"):
                 sock.close()           # the cable was pulled
                 return None
-            answers = {"features": FEATURES, "get-state": "device",
+            state = "offline" if cmd == "get-state" and shell.faults.hit("offline") \
+                else "device"
+            answers = {"features": FEATURES, "get-state": state,
                        "get-serialno": shell.serial, "get-devpath": "usb:farm-sim"}
             if cmd in answers:
                 _okay(sock, answers[cmd])
@@ -158,6 +161,9 @@ class _Handler(socketserver.BaseRequestHandler):
         # through to switch `drop` off
         if not AndroidShell.is_control(_command(req)) and shell.faults.hit("drop"):
             return             # closed unanswered: the cable was pulled
+        if not AndroidShell.is_control(_command(req)) and shell.faults.hit("offline"):
+            _fail(sock, "device offline")      # (adb refuses its transport; `offline` too)
+            return
         if req.startswith("shell"):
             head, _, cmd = req.partition(":")
             v2 = "v2" in head.split(",")
