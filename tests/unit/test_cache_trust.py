@@ -212,7 +212,9 @@ def test_cache_clear_of_one_case_leaves_the_cases_whose_ids_start_alike(filled):
 
 
 def test_selection_prefixes_stop_at_a_slash():
-    assert selection_prefixes("demo/login") == ["v1|demo/login|", "v1|demo/login/"]
+    assert selection_prefixes("demo/login") == ["v1|demo/login|", "v1|demo/login@",
+                                                 "v1|demo/login/"]
+    assert selection_prefixes("demo/login@pixel") == ["v1|demo/login@pixel|"]
     assert selection_prefixes("demo/") == ["v1|demo/"] and selection_prefixes("") == ["v1|"]
 
 
