@@ -183,6 +183,8 @@ def child(argv: Sequence[str]) -> int:
     group = args.group or args.kind
     url = settings.broker_url.get_secret_value()
     r = store.connect(url)
+    if not broker_up(r, f"{args.kind} #{args.index}", url):
+        return 0
     info = {"kind": args.kind, "platform": platform, "group": group, "pid": os.getpid(),
             "supervisor": args.supervisor, **store.this_machine()}
     name = claim_name(r, args.kind, info, settings.worker_host, args.index,
@@ -222,6 +224,36 @@ def child(argv: Sequence[str]) -> int:
         sys.stderr.flush()
         os.execv(sys.executable, [sys.executable, "-m", "worker.main", *argv])   # a fresh start
     return 0
+
+
+def broker_up(r, what: str, url: str) -> bool:
+    """Wait for Redis as a device process starts (started again mid-outage: after a crash, a
+    release), saying so once, rather than die with a traceback and come back, by the
+    supervisor's back-off, up to a minute after Redis; False when told to stop meanwhile."""
+    import redis
+
+    from farm.config import mask_url
+    stop = threading.Event()
+    before = {sig: signal.signal(sig, lambda *_: stop.set())
+              for sig in (signal.SIGTERM, signal.SIGINT)}
+    said = False
+    try:
+        while True:
+            try:
+                r.ping()
+                if said:
+                    print(f"farm worker: {what}: the broker answers: starting", flush=True)
+                return True
+            except (redis.ConnectionError, redis.TimeoutError) as exc:
+                if not said:
+                    print(f"farm worker: {what}: waiting for the broker {mask_url(url)} "
+                          f"({exc})", file=sys.stderr, flush=True)
+                said = True
+            if stop.wait(1.0):      # polling an absent Redis
+                return False
+    finally:
+        for sig, handler in before.items():
+            signal.signal(sig, handler)
 
 
 def _queues(runtime: "DeviceRuntime") -> list[str]:

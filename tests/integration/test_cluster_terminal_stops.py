@@ -1,5 +1,6 @@
-"""Stopping a `farm worker` the way an operator does at a terminal: Ctrl-C sends SIGINT to the
-whole foreground process group (the `farm worker`, its device processes, their browsers).
+"""Stopping a `farm worker` the way an operator does at a terminal (Ctrl-C sends SIGINT to the
+whole foreground process group: the `farm worker`, its device processes, their browsers), and
+a device process started again while Redis is away.
 Real redis-server, real `farm worker` processes on the ``fake`` kind of the test device plugin,
 `farm run --broker`; each case waits in its first step for a file the test creates, so the
 Ctrl-C always lands mid-case."""
@@ -100,3 +101,24 @@ def test_a_second_ctrl_c_stops_the_worker_now_and_its_case_runs_elsewhere(tmp_pa
     assert case["previous"][0]["device"] == busy["device"]
     said = log.read_text()
     assert "Traceback" not in said and "stopping now" in said, said
+
+
+def test_a_device_process_started_again_while_redis_is_away_waits_for_it(tmp_path,
+                                                                         private_redis, workers,
+                                                                         farm):
+    """A device process that dies while Redis is away (restarted by its `farm worker`) waits
+    for Redis and serves as soon as it is back. Before, it died again at once with a
+    60-line traceback, again and again with a growing back-off (1 s doubling to 60 s), so it
+    could come back up to a minute after Redis."""
+    server = private_redis()
+    worker = workers("fake:1", broker=server.url)
+    device = next(iter(wait_idle(server.url, 1).values()))
+    server.stop()
+    psutil.Process(device["pid"]).kill()
+    wait_for(lambda: "waiting for the broker" in farm.worker_logs(), 60,
+             "the device process saying it waits for Redis")
+    server.start()
+    back = wait_idle(server.url, 1)
+    assert device["device"] in back and worker.poll() is None
+    said = farm.worker_logs()
+    assert "Traceback" not in said and "exited with" not in said, said
