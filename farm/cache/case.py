@@ -175,6 +175,7 @@ class CaseCache:
             for key, (entry, use) in pending.items():
                 if self.broken or not self._put(key, entry):
                     use.written -= 1
+            self._keep_alive(sorted(used["plan"] | used["locate"]))
             return
         why = _ENDED.get(status, f"the case ended {status}")
         for _, use in pending.values():
@@ -186,6 +187,19 @@ class CaseCache:
                      "nothing against them", error_kind)
         elif status in ("failed", "error") and writes(self.mode) and not self.broken:
             self._drop_used(used, why)
+
+    def _keep_alive(self, keys: list[str]) -> None:
+        """The entries a passing attempt used live `ttl` more seconds from now (in a writing
+        mode): a case replayed every night keeps its entries, where they all expired a month
+        after they were written and that night paid the model for the whole suite."""
+        if not keys or self.ttl is None or not writes(self.mode) or self.broken:
+            return
+        try:
+            self.store.touch(keys, self.ttl)
+        except StoreReadOnly as exc:
+            self._no_writes(exc)
+        except Exception as exc:
+            self._broke(exc)
 
     def _drop_used(self, used: dict[Kind, set[str]], why: str) -> None:
         for kind, verb, then in (("plan", "replayed", "asks the model again"),

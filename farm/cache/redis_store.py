@@ -103,6 +103,12 @@ class RedisStore:
             removed += self._call(self._r.delete, *keys[start:start + 500])
         return removed
 
+    def touch(self, keys: list[str], ttl: float) -> None:
+        pipe = self._r.pipeline(transaction=False)
+        for key in keys:        # PEXPIRE leaves a key that is gone (expired) gone
+            pipe.pexpire(self.prefix + key, max(1, int(ttl * 1000)))
+        self._call(pipe.execute)
+
     def check(self) -> None:
         """PING; a ConfigError naming the store (password masked) when Redis is not there
         or refuses us."""

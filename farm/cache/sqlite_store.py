@@ -151,6 +151,13 @@ class SqliteStore:
                                        (len(prefix), prefix))
         return cur.rowcount
 
+    def touch(self, keys: list[str], ttl: float) -> None:
+        now = time.time()
+        with _corruption_named(self.path):
+            self._conn().executemany(
+                "UPDATE entries SET expires = ? WHERE key = ? AND expires IS NOT NULL "
+                "AND expires > ?", [(now + ttl, key, now) for key in keys])
+
     def check(self) -> None:
         """A ConfigError naming the file when it cannot be read: `CorruptStore` when it is
         damaged anywhere (SQLite's quick check reads every page, so a garbled entry is found

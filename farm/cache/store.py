@@ -36,6 +36,10 @@ class CacheStore(Protocol):
     def delete(self, prefix: str = "") -> int:
         """Remove every entry whose key starts with ``prefix``; how many were removed."""
 
+    def touch(self, keys: list[str], ttl: float) -> None:
+        """Give each of ``keys`` that is still there ``ttl`` more seconds to live (an entry
+        in use nightly must not expire the month after it was written)."""
+
     def check(self) -> None:
         """Raise ConfigError naming the store (``where``) when it cannot be reached: what the
         ``farm cache`` commands say instead of a traceback. (A run never calls it: there a
@@ -79,6 +83,13 @@ class MemoryStore:
             for key in gone:
                 del self._data[key]
         return len(gone)
+
+    def touch(self, keys: list[str], ttl: float) -> None:
+        with self._lock:
+            for key in keys:
+                found = self._data.get(key)
+                if found is not None and (found[1] is None or found[1] > self._clock()):
+                    self._data[key] = (found[0], self._clock() + ttl)
 
     def check(self) -> None:
         pass
