@@ -9,6 +9,10 @@ what they saw go wrong on phones, each kept fixed here.
   step saying the app is no longer running and where to look, where the next step's miss on
   the launcher read "needs a model" and the case was SKIPPED: a crash hidden from the pass
   rate. An app sent to the background on purpose (Home) is not a crash.
+- Back pressed while the soft keyboard is up hides the keyboard and goes nowhere, as on a
+  phone: the simulated phone had no keyboard, so a suite whose one Back after an aiInput left
+  the screen passed on the simulator and failed on every real phone. With
+  ``autoDismissKeyboard`` farm hides the keyboard after typing, and one Back navigates.
 """
 
 from __future__ import annotations
@@ -183,3 +187,44 @@ def test_an_iphone_app_that_crashes_mid_case_fails_it_saying_so(farm: FarmCli, n
     assert "com.example.notes is no longer running" in message, message
     assert "front: com.apple.springboard" in message
     assert home["status"] == "passed", (home.get("error"), done.stdout)
+
+
+CONTACTS = {"index.html": "<h1>Contacts</h1><a href=\"edit.html\">Add contact</a>",
+            "edit.html": "<h1>New contact</h1><label for=\"n\">Name</label><input id=\"n\">"}
+
+BACK_CASE = """\
+android:
+  launch: com.example.contacts{dismiss}
+tasks:
+  - name: add a contact, then leave
+    flow:
+      - aiTap: Add contact
+      - aiInput: Name
+        value: Zoë
+      - runAdbShell: dumpsys input_method | grep mInputShown
+        name: keyboard
+      - aiKeyboardPress: Back
+      - assertText: {after_one_back}
+"""
+
+
+def test_back_with_the_keyboard_up_hides_it_first(farm: FarmCli):
+    suite = farm.tmp / "contacts"
+    (suite / "app").mkdir(parents=True)
+    for name, body in CONTACTS.items():
+        (suite / "app" / name).write_text(
+            '<!doctype html><html><head><meta charset="utf-8"><meta name="viewport" '
+            f'content="width=device-width"></head><body>{body}</body></html>')
+    (suite / "farm.yaml").write_text("apps:\n  contacts:\n    serve: app\n"
+                                     "    android: com.example.contacts\n")
+    (suite / "keyboard_up.yaml").write_text(
+        BACK_CASE.format(dismiss="", after_one_back="New contact"))
+    (suite / "keyboard_dismissed.yaml").write_text(BACK_CASE.format(
+        dismiss="\n  autoDismissKeyboard: true", after_one_back="Contacts"))
+    done = farm.run("run", suite, "--devices", "android-sim:1", "--report-dir", farm.tmp / "run")
+    cases = by_name(results(farm.tmp / "run"))
+    up, dismissed = cases["keyboard_up"], cases["keyboard_dismissed"]
+    assert up["status"] == "passed", (up.get("error"), done.stdout)
+    assert up["data"]["keyboard"].strip() == "mInputShown=true"
+    assert dismissed["status"] == "passed", (dismissed.get("error"), done.stdout)
+    assert dismissed["data"]["keyboard"].strip() == "mInputShown=false"

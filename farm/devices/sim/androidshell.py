@@ -68,6 +68,9 @@ class AndroidShell:
         self.screen_on = True
         self.ime = IME
         self.log = DeviceLog()
+        # the soft keyboard is up while a text field has the focus, until Back or Escape
+        # dismisses it; the next tap (on a field) brings it back
+        self.keyboard_dismissed = False
 
     @property
     def faults(self) -> Faults:
@@ -249,6 +252,10 @@ class AndroidShell:
             return (f"    mResumedActivity: ActivityRecord{{7c1d u0 {top} t12}}\n"
                     f"  ResumedActivity: ActivityRecord{{7c1d u0 {top} t12}}\n"
                     ).encode(), b"", 0
+        if what == "input_method":
+            shown = str(self.keyboard_up()).lower()
+            return (f"  mCurMethodId={self.ime}\n  mInputShown={shown}\n"
+                    f"  mShowRequested={shown}\n").encode(), b"", 0
         if what == "display":
             return (f"  mDefaultViewport=DisplayViewport{{valid=true, orientation=0, "
                     f"deviceWidth={self.width}, deviceHeight={self.height}}}\n").encode(), b"", 0
@@ -269,6 +276,8 @@ class AndroidShell:
             self.log.crashed(app, launch=False)
             return b"", b"", 0
         d = self.screen.dpr
+        if verb == "tap":
+            self.keyboard_dismissed = False       # a tap on a field brings the keyboard up
         if verb == "tap":
             self.screen.tap(float(rest[0]) / d, float(rest[1]) / d)
         elif verb in ("swipe", "draganddrop"):
@@ -301,7 +310,9 @@ class AndroidShell:
         code = int(name) if name.isdigit() else KEYNAMES.get(name)
         if code is None:
             return f"Error: unknown keycode {key}\n"
-        if code == 3:
+        if code in (4, 111) and self.keyboard_up():
+            self.keyboard_dismissed = True    # the keyboard takes Back (and Escape): it hides
+        elif code == 3:
             self.screen.home()
         elif code == 4:
             self.screen.back()
@@ -312,6 +323,11 @@ class AndroidShell:
         elif KEYCODES.get(code):
             self.screen.key(KEYCODES[code])
         return ""
+
+    def keyboard_up(self) -> bool:
+        """Whether the soft keyboard shows: a text field has the focus and it was not
+        dismissed since (Back with it up hides it and goes nowhere, as on a phone)."""
+        return not self.keyboard_dismissed and self.screen_on and self.screen.editing()
 
     # -- activities and packages -----------------------------------------------------------------
     def _launch(self, package: str) -> Result:
@@ -324,6 +340,7 @@ class AndroidShell:
             self.log.crashed(package)
             return b"Events injected: 1\n", b"", 0
         self.log.started(package)
+        self.keyboard_dismissed = False
         self.screen_on = True
         self.screen.launch(package, url, resume=True)    # a task in the background resumes
         return b"Events injected: 1\n", b"", 0

@@ -32,12 +32,13 @@ VIEWPORT_JS = ("({scale: visualViewport.scale, left: visualViewport.offsetLeft, 
 # as an input method does (beforeinput/input events, no key events), or everything deleted.
 FIELD_JS = """([op, id, text]) => {
   const fields = window.__wdaFields || (window.__wdaFields = new Map());
-  if (op === "active") {
+  if (op === "active" || op === "editing") {
     let el = document.activeElement;
     while (el && el.shadowRoot && el.shadowRoot.activeElement) el = el.shadowRoot.activeElement;
     const typed = el && !el.disabled && !el.readOnly && (el.isContentEditable ||
       el instanceof HTMLTextAreaElement || (el instanceof HTMLInputElement &&
       ["", "text", "search", "email", "url", "tel", "password", "number"].includes(el.type)));
+    if (op === "editing") return !!typed;
     if (!typed) return null;
     for (const [known, field] of fields) if (field === el) return known;
     fields.set(id, el);
@@ -377,6 +378,15 @@ class PhoneScreen:
         async def go() -> str | None:
             page = await self._ensure()
             return await page.evaluate(FIELD_JS, ["active", new_id, None])
+        return self._run(go())
+
+    def editing(self) -> bool:
+        """Whether a text field of the app in front has the focus (a phone's keyboard is up
+        for it until dismissed)."""
+        async def go() -> bool:
+            if self.app is None or self._page is None or self._page.is_closed():
+                return False
+            return bool(await self._page.evaluate(FIELD_JS, ["editing", "", None]))
         return self._run(go())
 
     def field_input(self, field: str, text: str | None) -> bool:
