@@ -17,7 +17,8 @@ import time
 from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
 from farm.cancellable import Cancelled, call_unless_cancelled
-from farm.devices.android import image_is_black, is_black, is_url, not_in_front
+from farm.devices.android import (REATTACH_POLL_S, REATTACH_S, image_is_black, is_black,
+                                  is_url, not_in_front)
 from farm.devices.base import Rect, UINode, UITree, await_tree_change, swipe_into_view
 from farm.devices.keys import IOS_TYPED
 from farm.devices.native_tree import parse_wda, query_xml
@@ -118,13 +119,29 @@ class IosDevice:
         wda.HTTP_TIMEOUT = HTTP_TIMEOUT_S
         self._killed = False
         self._stopped.clear()
+        reopened = self._client is not None
         self._client = wda.Client(self.url)
         self._client.unregister_callback()    # see module docstring
-        status = self._call(lambda: self._client.status(), "status", session=False)
+        status = self._await_status(REATTACH_S if reopened else 0.0)
         if not status.get("ready", True):
             raise DeviceLost(f"{self.name}: WebDriverAgent is not ready")
         self._new_session()
         self.about = self._describe(status)
+
+    def _await_status(self, patience_s: float) -> dict[str, Any]:
+        """WDA's /status; an endpoint that does not answer is asked again for ``patience_s``
+        (a reopen after a glitch: WebDriverAgent restarting, its USB tunnel re-forwarded take
+        seconds), so the iPhone comes back instead of being dropped for the rest of the run.
+        The first open fails at once: a wrong URL is said without a wait."""
+        deadline = time.monotonic() + patience_s
+        while True:
+            try:
+                return self._call(lambda: self._client.status(), "status", session=False)
+            except DeviceLost:
+                if self._killed or time.monotonic() > deadline:
+                    raise
+            log.info("%s: WebDriverAgent does not answer yet; asking again", self.name)
+            time.sleep(REATTACH_POLL_S)
 
     def _describe(self, status: dict[str, Any]) -> str:
         try:
