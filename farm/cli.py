@@ -521,18 +521,38 @@ def cache_ls(case: str, broker: str | None) -> None:
     store = _store(broker)
     if store is None:
         return
-    rows = 0
+    rows, saved = 0, []
     for key, entry in _entries_of(store, case):
         part = split_key(key)
         what = (f"{len(entry.get('actions') or [])} action(s)" if part.get("kind") == "plan"
                 else ", ".join(entry.get("xpaths") or []))
+        if part.get("kind") == "plan" and isinstance(entry.get("solved_with"), dict):
+            saved.append(entry["solved_with"])
+            what += f", solved with {_spend(entry['solved_with'])}"
         age = _time.time() - float(entry.get("updated") or _time.time())
         prompt = str(entry.get("prompt", ""))[:50].replace("\n", " ")
         click.echo(f"{part.get('case', '?')}  {part.get('platform', '?')}  "
                    f"{part.get('version') or '-'}  {part.get('kind', '?')}#{part.get('n', 0)}  "
                    f"\"{prompt}\"  {what}  ({age / 3600:.1f} h ago)")
         rows += 1
-    click.echo(f"{rows} entr{'y' if rows == 1 else 'ies'} in {store.where}")
+    click.echo(f"{rows} entr{'y' if rows == 1 else 'ies'} in {store.where}"
+               + (f"; replaying their plans saves {_spend(_summed(saved))} a run" if saved
+                  else ""))
+
+
+def _spend(used: dict) -> str:
+    """``8 model call(s), 13,345 tokens, $0.0200`` (the cost left out when unknown)."""
+    cost = used.get("cost_usd")
+    return (f"{int(used.get('calls') or 0):,} model call(s), {int(used.get('tokens') or 0):,} "
+            "tokens" + (f", ${float(cost):.4f}" if isinstance(cost, (int, float)) else ""))
+
+
+def _summed(spends: list) -> dict:
+    """What several plans' ``solved_with`` add up to (the cost only when every one's is known)."""
+    costs = [s.get("cost_usd") for s in spends]
+    return {"calls": sum(int(s.get("calls") or 0) for s in spends),
+            "tokens": sum(int(s.get("tokens") or 0) for s in spends),
+            "cost_usd": sum(costs) if all(isinstance(c, (int, float)) for c in costs) else None}
 
 
 @cache.command("clear")

@@ -43,13 +43,21 @@ class PlanCache:
     def __init__(self, cache: CaseCache, task: str) -> None:
         self.cache, self.task = cache, task
         self.key = cache.slot("plan", task) if cache.usable() else None
+        self._agent: Any = None
+        self._before: Any = None            # the agent's usage before the step planned
+        self._solved_with: dict[str, Any] | None = None     # a replayed entry's
 
     def replay(self, loop: "ActLoop", runner: "TaskRunner") -> bool:
         """Replay the cached actions; True when all of them ran (the step is done, no model
         call), False when there is no entry or one failed (the loop then plans from here)."""
+        self._agent = loop.agent
+        usage = getattr(loop.agent, "usage", None)
+        self._before = usage.copy() if usage is not None else None
         if self.key is None or not self.cache.reading:
             return False
         entry = self.cache.lookup(self.key)
+        if entry is not None and isinstance(entry.get("solved_with"), dict):
+            self._solved_with = entry["solved_with"]
         self.cache.count("plan", "miss" if entry is None else "hit")
         if entry is None:
             return False
@@ -71,8 +79,23 @@ class PlanCache:
         """Store (or rewrite) the entry after the step succeeded: kept when the case passes
         (`CaseCache.finish`), never from a case that failed."""
         if self.key is not None:
-            self.cache.save(self.key, "plan", self.task,
-                            {"actions": result.actions, "message": result.message})
+            value = {"actions": result.actions, "message": result.message}
+            solved_with = self._solved_with or self._spent()
+            if solved_with:         # what a replay saves (`farm cache ls`)
+                value["solved_with"] = solved_with
+            self.cache.save(self.key, "plan", self.task, value)
+
+    def _spent(self) -> dict[str, Any] | None:
+        """What the model spent on the step since `replay`: its calls, tokens and cost (None
+        when unknown); None when it was not asked."""
+        usage = getattr(self._agent, "usage", None)
+        if usage is None or self._before is None:
+            return None
+        spent = usage.minus(self._before)
+        if not spent.calls:
+            return None
+        return {"calls": spent.calls, "tokens": spent.prompt_tokens + spent.completion_tokens,
+                "cost_usd": None if spent.cost_unknown else round(spent.cost_usd, 6)}
 
 
 def _run_one(planned: dict[str, Any], loop: "ActLoop", runner: "TaskRunner") -> str | None:
