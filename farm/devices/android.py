@@ -300,7 +300,7 @@ class AndroidDevice:
         self.last_observation: str | None = None
         self.tree_problem = ""              # why the last hierarchy() gave no tree
         self._last_xml: str | None = None   # the last readable UI dump
-        self._dump_fresh = False            # … and no input was sent since it was read
+        self._dump_fresh = False            # … and no command was sent since it was read
         self.screenshot_black = False
         self.about = ""                     # model and Android version, once open
 
@@ -383,6 +383,7 @@ class AndroidDevice:
              ) -> tuple[Any, str, int]:
         """(stdout, stderr, exit code) of ``cmd``; infrastructure failures mapped."""
         dev = self._need()
+        self._dump_fresh = False        # any command may change the screen: the dump is old
         with self._errors(cmd.split(" ")[0]):
             res = dev.shell2(cmd, timeout=timeout, encoding=None, v2=True)
         err = res.stderr.decode("utf-8", "replace") if res.stderr is not None else ""
@@ -401,7 +402,6 @@ class AndroidDevice:
         return self._run(command, timeout=timeout_s)
 
     def _input(self, args: str) -> None:
-        self._dump_fresh = False            # the screen may change: the last dump is old
         out, err, code = self._run("input " + args)
         problem = err.strip() or (out.strip() if code else "")
         if code or "Exception" in problem or "Error" in problem:
@@ -463,9 +463,10 @@ class AndroidDevice:
                 continue
             # a real screen always has more than the root frame
             if sum(1 for n in tree.nodes if n.visible) > 1:
-                self._last_xml, self._dump_fresh = xml, True
+                self._last_xml = xml
                 self.last_observation = "tree"
                 self._check_app_alive(xml)
+                self._dump_fresh = True
                 return tree
         self.last_observation = "empty-tree"
         return None
