@@ -41,6 +41,7 @@ if TYPE_CHECKING:  # pragma: no cover
 log = logging.getLogger("farm.worker")
 
 EXIT_NO_TARGET = 4          # every phone this child could drive is driven by another worker
+EXIT_NAME_LOST = 75         # another process held its name: started again (under a free one)
 FINAL_EXITS = (0, 3, EXIT_NO_TARGET)    # a child exiting so meant to: never restarted
 RESTART_FIRST_S, RESTART_MAX_S = 1.0, 60.0      # back-off of a child that keeps dying
 STABLE_S = 60.0             # a child that ran this long restarts without the back-off
@@ -217,6 +218,8 @@ def child(argv: Sequence[str]) -> int:
     print(f"farm worker: {name} ready (queues {', '.join(_queues(runtime))}{metrics_at})"
           + (f" on {target}" if target else ""), flush=True)
     code = serve(runtime, args.loglevel)
+    if runtime.name_lost:
+        return EXIT_NAME_LOST
     if not runtime.quarantined or args.supervisor and os.getppid() != args.supervisor:
         return code
     if wait_released(r, name, {**info, "device": name}, url):    # its device closed meanwhile

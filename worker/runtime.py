@@ -11,10 +11,12 @@ is over (ended, interrupted, its client gone) and stops the case at once if so.
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import signal
 import socket
+import sys
 import tempfile
 import threading
 import time
@@ -148,6 +150,8 @@ class DeviceRuntime:
         self.supervisor = supervisor    # its `farm worker`'s pid (in the lease: see claim_name)
         self.target_key = target_id(kind, target) if target else ""   # taken by worker.main
         self.token = os.urandom(8).hex()
+        self.since = time.time()        # when it took the name: an earlier holder keeps it
+        self.name_lost = False          # another process holds the name (see _write_lease)
         self.machine = store.this_machine()     # lets a successor tell we are dead
         self.state: dict[str, Any] = {"state": "starting"}
         self.events = _RunEvents(self)
@@ -165,7 +169,8 @@ class DeviceRuntime:
             return {"device": self.name, "kind": self.kind, "platform": self.platform,
                     "group": self.group, **self.machine, "pid": os.getpid(),
                     "supervisor": self.supervisor,
-                    "token": self.token, "draining": self._draining, "about": about,
+                    "token": self.token, "since": self.since,
+                    "draining": self._draining, "about": about,
                     "target": self.target,
                     **self.state}
 
@@ -178,10 +183,27 @@ class DeviceRuntime:
         with self._lock:
             self.state = state
         try:
-            store.refresh_lease(self.r, self.name, self.lease_info())
+            self._write_lease()
             metrics.heartbeat(self.name, time.time())
         except Exception as exc:   # the heartbeat thread will write it again
             log.warning("lease update failed: %s", exc)
+
+    def _write_lease(self) -> None:
+        """Refresh the lease; if another process has held the name since before this one took
+        it (both started while the lease was gone: Redis lost its data, or this process stood
+        still past the TTL), give the name up: drain, then exit for the supervisor to start
+        this device again under a free name (worker.main.EXIT_NAME_LOST), rather than serve
+        as a second device of that name (each would hide the other's cases)."""
+        if store.refresh_lease(self.r, self.name, self.lease_info()) or self.name_lost:
+            return
+        self.name_lost = True
+        raw = self.r.get(key("lease", self.name))
+        pid = json.loads(raw).get("pid", "?") if raw else "?"
+        print(f"farm worker: {self.name}: another process ({pid}) has held this name since "
+              f"before this one took it (Redis lost its data, or this process stood still "
+              f"past its lease): starting again under a free name", file=sys.stderr, flush=True)
+        self._draining = True
+        os.kill(os.getpid(), signal.SIGTERM)     # warm shutdown: a case in progress finishes
 
     def start(self) -> None:
         """Open the device (this thread owns it from now on) and heartbeat its lease (and its
@@ -198,7 +220,7 @@ class DeviceRuntime:
         import redis
         while not self._stop.wait(store.HEARTBEAT_S):
             try:
-                store.refresh_lease(self.r, self.name, self.lease_info())
+                self._write_lease()
                 if self.target_key:
                     store.refresh_target(self.r, self.target_key, self.name)
                 metrics.heartbeat(self.name, time.time())

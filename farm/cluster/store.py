@@ -82,9 +82,33 @@ def acquire_lease(r: Any, device: str, info: dict[str, Any]) -> bool:
     return bool(r.set(key("lease", device), json.dumps(info), nx=True, px=int(LEASE_TTL_S * 1000)))
 
 
-def refresh_lease(r: Any, device: str, info: dict[str, Any]) -> None:
-    """Heartbeat: rewrite the lease (this also restores it after a Redis restart)."""
-    r.set(key("lease", device), json.dumps(info), px=int(LEASE_TTL_S * 1000))
+def refresh_lease(r: Any, device: str, info: dict[str, Any]) -> bool:
+    """Heartbeat: rewrite the lease (this also restores it after a Redis restart). False, the
+    lease left as it is, when another process holds the name since before this one (``info``'s
+    ``token`` and ``since``) took it: a name taken twice, by a process that started while the
+    lease was gone (Redis lost its data, or its holder stood still past the TTL). The later
+    one must give the name up."""
+    raw = json.dumps(info)
+    ttl = int(LEASE_TTL_S * 1000)
+    if not info.get("token") or not isinstance(info.get("since"), (int, float)):
+        r.set(key("lease", device), raw, px=ttl)
+        return True
+    return bool(r.eval(_REFRESH, 1, key("lease", device), raw, info["token"],
+                       repr(float(info["since"])), ttl))
+
+
+_REFRESH = """
+local raw = redis.call('get', KEYS[1])
+if raw then
+  local ok, held = pcall(cjson.decode, raw)
+  if ok and type(held) == 'table' and type(held.token) == 'string' and held.token ~= ARGV[2]
+     and type(held.since) == 'number' and held.since < tonumber(ARGV[3]) then
+    return 0
+  end
+end
+redis.call('set', KEYS[1], ARGV[1], 'PX', ARGV[4])
+return 1
+"""
 
 
 def take_over_lease(r: Any, device: str, seen: str, info: dict[str, Any]) -> bool:

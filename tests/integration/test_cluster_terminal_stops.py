@@ -122,3 +122,37 @@ def test_a_device_process_started_again_while_redis_is_away_waits_for_it(tmp_pat
     assert device["device"] in back and worker.poll() is None
     said = farm.worker_logs()
     assert "Traceback" not in said and "exited with" not in said, said
+
+
+def test_a_name_taken_while_redis_was_away_is_given_up_by_the_later_process(
+        tmp_path, private_redis, workers, farm):
+    """Redis comes back without its data while a device process cannot write its lease yet
+    (here: stopped with SIGSTOP; a slow heartbeat, a paused VM): a `farm worker` started
+    meanwhile takes the name. Once the first writes its lease again, the later one gives the
+    name up and comes back under a free one. Before, both served as one device (each
+    heartbeat overwrote the other's lease): clients took one's case for lost when the other's
+    lease said idle."""
+    server = private_redis()
+    workers("fake:1", broker=server.url)
+    first = next(iter(wait_idle(server.url, 1).values()))
+    stopped = psutil.Process(first["pid"])
+    stopped.suspend()
+    server.stop()
+    server.start()                  # without its data: the name is free
+    workers("fake:1", broker=server.url)
+    wait_for(lambda: leases(server.url).get(first["device"], {}).get("pid") not in
+             (None, first["pid"]), 90, "the second worker taking the name")
+    stopped.resume()
+
+    def two_devices():
+        found = {n: lease["pid"] for n, lease in leases(server.url).items()
+                 if lease.get("state") == "idle"}
+        return found if len(found) == 2 else None
+    found = wait_for(two_devices, 90, "two idle devices of two names")
+    assert found[first["device"]] == first["pid"], found
+    assert "starting again under a free name" in farm.worker_logs()
+    proc = farm.start("run", write_case(tmp_path / "s", "c", ["sleep: 10"]).parent, "--broker",
+                      server.url, "--report-dir", tmp_path / "run", "--devices", "fake:2",
+                      **{"FARM_DEVICE_PLUGINS": PLUGIN, **CLUSTER_ENV})
+    out = proc.finish()
+    assert proc.returncode == 0, out
