@@ -487,7 +487,9 @@ def supervise(children: list[_Child], env: dict[str, str], r) -> int:
             if c.code is None:
                 _watch(c, env, r, bool(signals))
         time.sleep(0.2)
-    return max((c.code or 0 for c in children), default=0)
+    # a device killed by a signal counts as a shell says it (128 + the signal: 137 for SIGKILL)
+    return max((128 - c.code if (c.code or 0) < 0 else c.code or 0 for c in children),
+               default=0)
 
 
 def _stop(children: list[_Child], signals: list[int]) -> None:
