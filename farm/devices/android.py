@@ -404,6 +404,11 @@ class AndroidDevice:
     def _input(self, args: str) -> None:
         out, err, code = self._run("input " + args)
         problem = err.strip() or (out.strip() if code else "")
+        unknown = re.search(r"Unknown keycode: (\S+)", problem, re.I)
+        if unknown:     # a key name the suite gave (KEYCODE_…) that Android has not: its mistake
+            raise StepFailed(f"{self.name} knows no key {unknown.group(1)} (input keyevent: "
+                             "unknown keycode); Android's names are as in KeyEvent, e.g. "
+                             "KEYCODE_VOLUME_UP, KEYCODE_APP_SWITCH")
         if code or "Exception" in problem or "Error" in problem:
             raise DeviceError(f"input {args.split(' ')[0]} refused on {self.name}: "
                               f"{problem.splitlines()[0] if problem else f'exit {code}'}")

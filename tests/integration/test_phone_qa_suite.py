@@ -13,6 +13,9 @@ what they saw go wrong on phones, each kept fixed here.
   phone: the simulated phone had no keyboard, so a suite whose one Back after an aiInput left
   the screen passed on the simulator and failed on every real phone. With
   ``autoDismissKeyboard`` farm hides the keyboard after typing, and one Back navigates.
+- A key name Android does not have (``aiKeyboardPress: KEYCODE_VOLUMEUP`` for
+  KEYCODE_VOLUME_UP) fails the case naming the key: it was an infrastructure error, retried
+  on the next phone and counted against each one it ran on, as if the phones were broken.
 """
 
 from __future__ import annotations
@@ -228,3 +231,30 @@ def test_back_with_the_keyboard_up_hides_it_first(farm: FarmCli):
     assert up["data"]["keyboard"].strip() == "mInputShown=true"
     assert dismissed["status"] == "passed", (dismissed.get("error"), done.stdout)
     assert dismissed["data"]["keyboard"].strip() == "mInputShown=false"
+
+
+KEYS_CASE = """\
+android:
+  launch: com.example.notes
+tasks:
+  - name: press keys by their Android names
+    flow:
+      - aiKeyboardPress: KEYCODE_APP_SWITCH
+      - aiKeyboardPress: {key}
+"""
+
+
+def test_a_key_android_does_not_have_is_the_suites_mistake(farm: FarmCli, notes_phone):
+    suite = farm.tmp / "keys-suite"
+    suite.mkdir()
+    (suite / "real_key.yaml").write_text(KEYS_CASE.format(key="KEYCODE_VOLUME_UP"))
+    (suite / "typo_key.yaml").write_text(KEYS_CASE.format(key="KEYCODE_VOLUMEUP"))
+    done = farm.run("run", suite, "--devices", "android:1", "--report-dir", farm.tmp / "run",
+                    ANDROID_ADB_SERVER_PORT=str(notes_phone.port))
+    summary = results(farm.tmp / "run")
+    cases = by_name(summary)
+    assert cases["real_key"]["status"] == "passed", (cases["real_key"].get("error"), done.stdout)
+    typo = cases["typo_key"]
+    assert typo["status"] == "failed", (typo["status"], typo.get("error"), done.stdout)
+    assert "knows no key KEYCODE_VOLUMEUP" in typo["error"]["message"]
+    assert typo["attempt"] == 1 and not summary.get("quarantined")

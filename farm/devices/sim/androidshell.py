@@ -34,7 +34,12 @@ KEYCODES: dict[int, str | None] = {
 KEYNAMES = {"HOME": 3, "BACK": 4, "POWER": 26, "MENU": 82, "WAKEUP": 224, "SLEEP": 223,
             "DPAD_UP": 19, "DPAD_DOWN": 20, "DPAD_LEFT": 21, "DPAD_RIGHT": 22, "TAB": 61,
             "SPACE": 62, "ENTER": 66, "DEL": 67, "ESCAPE": 111, "FORWARD_DEL": 112,
-            "MOVE_HOME": 122, "MOVE_END": 123, "PAGE_UP": 92, "PAGE_DOWN": 93}
+            "MOVE_HOME": 122, "MOVE_END": 123, "PAGE_UP": 92, "PAGE_DOWN": 93,
+            # keys the simulated system takes and ignores, so a suite may press them
+            "CALL": 5, "ENDCALL": 6, "VOLUME_UP": 24, "VOLUME_DOWN": 25, "CAMERA": 27,
+            "NOTIFICATION": 83, "SEARCH": 84, "MEDIA_PLAY_PAUSE": 85, "MUTE": 91,
+            "VOLUME_MUTE": 164, "APP_SWITCH": 187, "BRIGHTNESS_DOWN": 220,
+            "BRIGHTNESS_UP": 221}
 
 Result = tuple[bytes, bytes, int]
 
@@ -300,7 +305,7 @@ class AndroidShell:
                     continue
                 err = self._key(key)
                 if err:
-                    return b"", err.encode(), 1
+                    return b"", err.encode(), 255
         else:
             return b"", f"Error: Unknown command: {verb}\n".encode(), 1
         return b"", b"", 0
@@ -308,8 +313,9 @@ class AndroidShell:
     def _key(self, key: str) -> str:
         name = key.upper().removeprefix("KEYCODE_")
         code = int(name) if name.isdigit() else KEYNAMES.get(name)
-        if code is None:
-            return f"Error: unknown keycode {key}\n"
+        if code is None:     # what Android 11+'s input says (exit 255, see _cmd_input)
+            return (f"Exception occurred while executing 'keyevent':\n"
+                    f"java.lang.IllegalArgumentException: Unknown keycode: {key}\n")
         if code in (4, 111) and self.keyboard_up():
             self.keyboard_dismissed = True    # the keyboard takes Back (and Escape): it hides
         elif code == 3:
