@@ -609,6 +609,8 @@ class BrowserDevice:
                     page.keyboard.insert_text(text)
                 else:
                     page.keyboard.press("Delete")
+        if isinstance(how, dict) and "refused" in how:
+            raise StepFailed(_refused(how["refused"], text, how.get("holds") or ""))
         if isinstance(how, dict):       # a <select> without that option
             shown = ", ".join(f'"{o}"' for o in how.get("options", [])[:MAX_OPTIONS_SHOWN])
             more = len(how.get("options", [])) - MAX_OPTIONS_SHOWN
@@ -801,6 +803,25 @@ class BrowserDevice:
                     and self._context is not None and self._context.browser is not None)
         except Exception:
             return False
+
+
+# what a field of each type takes, for a step whose value it refused
+FIELD_FORMS = {"date": '"yyyy-mm-dd" (2026-12-03)', "time": '"hh:mm" (07:30) or "hh:mm:ss"',
+               "datetime-local": '"yyyy-mm-ddThh:mm" (2026-12-03T07:30)',
+               "month": '"yyyy-mm" (2026-12)', "week": '"yyyy-Www" (2026-W49)',
+               "color": '"#rrggbb" (#ff0000)', "number": "a number (42, -1.5)"}
+
+
+def _refused(field: str, text: str, holds: str) -> str:
+    """The failure of a fill a date, time, colour, number or range input did not take as
+    given: what it holds now and what it takes."""
+    kind = field.partition("[type=")[2].rstrip("]")
+    takes = FIELD_FORMS.get(kind)
+    if kind == "range":
+        takes = "a number within its min and max"
+    now = f'it holds "{holds}"' if holds else "it is empty"
+    return (f'the {field} did not take "{text}" ({now})'
+            + (f"; it takes {takes}" if takes else ""))
 
 
 def _last_of(notes: list[str]) -> str | None:

@@ -155,15 +155,31 @@ _FILL_JS = """(value, {focused}) => {
   }
   if (el instanceof win.HTMLTextAreaElement) { el.select(); return insert(); }
   if (!(el instanceof win.HTMLInputElement)) return null;
-  if (["", "text", "search", "email", "url", "tel", "password", "number"].includes(el.type)) {
+  if (["", "text", "search", "email", "url", "tel", "password"].includes(el.type)) {
     el.select(); return insert();
+  }
+  if (el.type === "number") {     // (a number field refuses text: its value stays empty)
+    el.select();
+    const how = insert();
+    return value && (el.validity.badInput || el.value === "")
+      ? {refused: what(el), holds: el.value} : how;
   }
   if (["checkbox", "radio", "file", "button", "submit", "reset", "image"].includes(el.type)) {
     return "not:" + what(el);
   }
-  el.value = value;
+  // a date, time, colour or range input: its value set, as the browser keeps it (a form it
+  // cannot read is dropped, a range's value brought within its min and max: said, not passed)
+  const given = el.type === "time" && /^\\d:\\d\\d/.test(value) ? "0" + value : value;
+  el.value = given;
   el.dispatchEvent(new Event("input", {bubbles: true}));
   el.dispatchEvent(new Event("change", {bubbles: true}));
+  const black = ["#000000", "#000", "black"].includes(given.trim().toLowerCase());
+  const taken = el.type === "color" ? el.value !== "#000000" || black   // ("red": #ff0000)
+    : el.type === "range" ? Number(el.value) === Number(given)
+    : el.value.toLowerCase() === given.toLowerCase();
+  if (!taken) {
+    return {refused: what(el), holds: el.value};
+  }
   return "set";
 }"""
 FOCUSED_FILL_JS = "(value) => (" + _FILL_JS + ")(value, " + REACH_JS + ")"
