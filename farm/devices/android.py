@@ -520,8 +520,9 @@ class AndroidDevice:
         self._input(f"tap {int(x)} {int(y)}")
 
     def double_tap(self, x: int, y: int) -> None:
-        self._input(f"tap {int(x)} {int(y)}")
-        self._input(f"tap {int(x)} {int(y)}")
+        """Two taps in one shell command: back to back, where two adb round trips apart
+        they may be too far apart for the phone to count one double tap (300 ms)."""
+        self._input(f"tap {int(x)} {int(y)}; input tap {int(x)} {int(y)}")
 
     def long_press(self, x: int, y: int, duration_ms: int = 800) -> None:
         self._input(f"swipe {int(x)} {int(y)} {int(x)} {int(y)} {int(duration_ms)}")

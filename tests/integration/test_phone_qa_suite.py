@@ -16,6 +16,9 @@ what they saw go wrong on phones, each kept fixed here.
 - A key name Android does not have (``aiKeyboardPress: KEYCODE_VOLUMEUP`` for
   KEYCODE_VOLUME_UP) fails the case naming the key: it was an infrastructure error, retried
   on the next phone and counted against each one it ran on, as if the phones were broken.
+- ``aiDoubleClick`` double-taps on both simulated phones (the page gets its dblclick: "double
+  tap to like"); two single taps in a row are not one, as on a phone. Both simulators played
+  a double tap as two separate taps.
 """
 
 from __future__ import annotations
@@ -258,3 +261,40 @@ def test_a_key_android_does_not_have_is_the_suites_mistake(farm: FarmCli, notes_
     assert typo["status"] == "failed", (typo["status"], typo.get("error"), done.stdout)
     assert "knows no key KEYCODE_VOLUMEUP" in typo["error"]["message"]
     assert typo["attempt"] == 1 and not summary.get("quarantined")
+
+
+PHOTO_PAGE = """<!doctype html><html><head><meta name="viewport" content="width=device-width">
+</head><body><div id="p" style="width:300px;height:300px;background:#9cf">Photo of a cat</div>
+<p id="o">Likes 0</p><script>let n = 0; document.getElementById('p').addEventListener(
+'dblclick', () => { n++; document.getElementById('o').textContent = 'Likes ' + n; });
+</script></body></html>"""
+
+LIKE_CASE = """\
+{platform}:
+  launch: com.example.photo
+tasks:
+  - name: double tap to like
+    flow:
+      - aiTap: Photo of a cat
+      - aiTap: Photo of a cat
+      - assertText: Likes 0
+      - aiDoubleClick: Photo of a cat
+      - assertText: Likes 1
+"""
+
+
+def test_a_double_tap_is_one_on_both_phones(farm: FarmCli):
+    suite = farm.tmp / "photo"
+    (suite / "app").mkdir(parents=True)
+    (suite / "app" / "index.html").write_text(PHOTO_PAGE)
+    (suite / "farm.yaml").write_text("apps:\n  photo:\n    serve: app\n"
+                                     "    android: com.example.photo\n"
+                                     "    ios: com.example.photo\n")
+    for platform in ("android", "ios"):
+        (suite / f"like_{platform}.yaml").write_text(LIKE_CASE.format(platform=platform))
+    done = farm.run("run", suite, "--devices", "android-sim:1,ios-sim:1",
+                    "--report-dir", farm.tmp / "run")
+    cases = by_name(results(farm.tmp / "run"))
+    for platform in ("android", "ios"):
+        case = cases[f"like_{platform}"]
+        assert case["status"] == "passed", (platform, case.get("error"), done.stdout)

@@ -76,6 +76,9 @@ class AndroidShell:
         # the soft keyboard is up while a text field has the focus, until Back or Escape
         # dismisses it; the next tap (on a field) brings it back
         self.keyboard_dismissed = False
+        # the last tap of the command line being run: a tap at its spot right after it (in the
+        # same line, back to back) is the second of a double tap
+        self.last_tap: tuple[float, float] | None = None
 
     @property
     def faults(self) -> Faults:
@@ -99,6 +102,7 @@ class AndroidShell:
         out, err, code = b"", b"", 0
         argv: list[str] = []
         op = ";"
+        self.last_tap = None        # a tap right after one at the same spot: a double tap
         for tok in tokens + [";"]:
             if tok not in (";", "&&", "||"):
                 argv.append(tok)
@@ -284,7 +288,11 @@ class AndroidShell:
         if verb == "tap":
             self.keyboard_dismissed = False       # a tap on a field brings the keyboard up
         if verb == "tap":
-            self.screen.tap(float(rest[0]) / d, float(rest[1]) / d)
+            point = (float(rest[0]) / d, float(rest[1]) / d)
+            again = self.last_tap is not None and abs(point[0] - self.last_tap[0]) < 8 and \
+                abs(point[1] - self.last_tap[1]) < 8
+            self.screen.tap(*point, count=2 if again else 1)
+            self.last_tap = None if again else point
         elif verb in ("swipe", "draganddrop"):
             x1, y1, x2, y2 = (float(v) / d for v in rest[:4])
             ms = int(rest[4]) if len(rest) > 4 else 300

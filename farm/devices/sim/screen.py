@@ -314,11 +314,18 @@ class PhoneScreen:
             return on_screen(json.loads(dom), viewport, self.width, self.height)
         return self._run(go())
 
-    def tap(self, x: float, y: float, hold_ms: int = 0) -> None:
+    def tap(self, x: float, y: float, hold_ms: int = 0, count: int = 1) -> None:
+        """A finger down and up at (x, y); ``count`` 2: the second tap of a double tap (the
+        page gets its dblclick), as the phone counts a tap that follows one at the same spot
+        at once."""
         async def go() -> None:
             page = await self._ensure()
             px, py, _ = await _page_point(page, x, y)
-            if hold_ms:
+            if count > 1:
+                await page.mouse.move(px, py)
+                await page.mouse.down(click_count=count)
+                await page.mouse.up(click_count=count)
+            elif hold_ms:
                 await page.mouse.move(px, py)
                 await page.mouse.down()
                 await asyncio.sleep(hold_ms / 1000)

@@ -296,7 +296,7 @@ class WdaServer(ThreadingHTTPServer):
     @_route("POST /wda/doubleTap")
     def _double_tap(self, req: _Request) -> tuple[Any, str | None]:
         self.screen.tap(*req.point())
-        self.screen.tap(*req.point())
+        self.screen.tap(*req.point(), count=2)       # a double tap: the page's dblclick
         return None, req.sid
 
     @_route("POST /wda/touchAndHold")
