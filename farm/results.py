@@ -52,6 +52,9 @@ class CacheUse(BaseModel):
     misses: int = 0
     stale: int = 0
     written: int = 0
+    # a plan replayed whole: what solving it had cost the model (calls, tokens, cost_usd: None
+    # when the price was unknown), the spend the replay saved
+    saved: dict[str, Any] | None = None
 
     @property
     def touched(self) -> bool:
@@ -240,6 +243,32 @@ def run_usage(summary: "RunSummary") -> Usage:
     for case in summary.cases:
         total.add(case_usage(case))
     return total
+
+
+def cache_savings(summary: "RunSummary") -> str:
+    """What the plan cache saved the run, for its last line: ``1 plan replayed (saved 8 model
+    call(s), 13,345 tokens, $0.0361)``; "" when no plan was replayed whole. The cost only when
+    every replayed plan's was known."""
+    plans = calls = tokens = 0
+    cost: float | None = 0.0
+    for case in summary.cases:
+        for attempt in (*case.previous, case):
+            for step in attempt.steps:
+                if step.cache is None or step.cache.plan != "hit":
+                    continue
+                plans += 1
+                saved = step.cache.saved or {}     # (an entry from before farm kept it: {})
+                calls += int(saved.get("calls") or 0)
+                tokens += int(saved.get("tokens") or 0)
+                known = saved.get("cost_usd")
+                cost = cost + known if cost is not None and isinstance(known, (int, float)) \
+                    else None
+    if not plans:
+        return ""
+    spend = [f"{calls} model call(s)", f"{tokens:,} tokens"] if calls else []
+    if calls and cost:
+        spend.append(f"${cost:.4f}")
+    return f"{plans} plan(s) replayed" + (f" (saved {', '.join(spend)})" if spend else "")
 
 
 def exit_code_for(cases: list[CaseResult], interrupted: bool = False) -> int:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import IO
 
-from farm.results import RunSummary, run_usage
+from farm.results import RunSummary, cache_savings, run_usage
 from farm.text import printable
 
 
@@ -107,4 +107,7 @@ def summary_line(summary: RunSummary) -> str:
     spent = run_usage(summary)
     if spent.spent:
         text += f"; model: {spent.summary()}"
+    saved = cache_savings(summary)
+    if saved:
+        text += f"; cache: {saved}"
     return f"farm: {text} in {summary.duration:.1f}s (run {summary.run_id})"

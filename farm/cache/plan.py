@@ -73,6 +73,7 @@ class PlanCache:
                               "done so far are listed; continue the task from this screen.")
                 return False
         loop.result.message = entry.get("message") or ""
+        self.cache.step.saved = dict(self._solved_with) if self._solved_with else None
         return True
 
     def save(self, result: "ActResult") -> None:

@@ -257,3 +257,16 @@ def test_four_processes_write_one_sqlite_store_and_lose_nothing(tmp_path):
     assert len(got) == 4 * count
     assert {(v["writer"], v["i"]) for v in got} == {(w, i) for w in range(4)
                                                     for i in range(count)}
+
+
+def test_the_second_run_says_what_the_cache_saved(shop):
+    """The replay's last line says what the first run paid for and this one did not."""
+    (_, first, _), (_, second, out2) = shop["first"], shop["second"]
+    paid = [s["usage"] for s in ai_steps(first).values()]
+    calls, tokens = (sum(u["calls"] for u in paid),
+                     sum(u["prompt_tokens"] + u["completion_tokens"] for u in paid))
+    assert calls == shop["calls"][0]
+    assert f"; cache: 3 plan(s) replayed (saved {calls} model call(s), {tokens:,} tokens" \
+        in out2, out2
+    assert sorted(s["cache"]["saved"]["calls"] for s in ai_steps(second).values()) == \
+        sorted(u["calls"] for u in paid)
