@@ -478,6 +478,7 @@ def supervise(children: list[_Child], env: dict[str, str], r) -> int:
     for c in children:
         c.start(env)
     handled = 0
+    orphans = _Orphans(children)
     # poll every child (not wait() in order) so a drained one is reaped at once
     while any(c.code is None for c in children):
         while handled < len(signals):
@@ -486,10 +487,41 @@ def supervise(children: list[_Child], env: dict[str, str], r) -> int:
         for c in children:
             if c.code is None:
                 _watch(c, env, r, bool(signals))
+        orphans.reap()
         time.sleep(0.2)
     # a device killed by a signal counts as a shell says it (128 + the signal: 137 for SIGKILL)
     return max((128 - c.code if (c.code or 0) < 0 else c.code or 0 for c in children),
                default=0)
+
+
+class _Orphans:
+    """The processes left to a `farm worker` that is PID 1 (a container's: the image's
+    entrypoint): a device process killed (the OOM killer, a crash) leaves its browser and its
+    driver to it, which, not reaped, stayed zombies (three a kill) until the container ended."""
+
+    EVERY_S = 5.0
+
+    def __init__(self, children: list[_Child]) -> None:
+        self.children = children
+        self.last = 0.0
+
+    def reap(self) -> None:
+        now = time.monotonic()
+        if os.getpid() != 1 or now - self.last < self.EVERY_S:
+            return
+        self.last = now
+        import psutil
+        ours = {c.proc.pid for c in self.children if c.proc is not None}  # (theirs: Popen's)
+        try:
+            left = [p for p in psutil.Process().children() if p.pid not in ours]
+        except psutil.Error:
+            return
+        for p in left:
+            try:
+                if p.status() == psutil.STATUS_ZOMBIE:
+                    os.waitpid(p.pid, os.WNOHANG)
+            except (psutil.Error, ChildProcessError):
+                pass
 
 
 def _stop(children: list[_Child], signals: list[int]) -> None:
