@@ -366,6 +366,20 @@ def _near_candidates(want: str, tree: UITree, limit: int = 8) -> list[str]:
     return seen[:limit]
 
 
+def _option_of(prompt: str, tree: UITree) -> str | None:
+    """When ``prompt`` is an option of a closed <select> (web): the miss says how to choose
+    it, since a tap cannot open a native select's list (no element shows the option)."""
+    want = normalise(prompt)
+    for node in tree.nodes:
+        if any(normalise(o) == want for o in node.options):
+            name = node.label or node.name or node.resource_id
+            target = f'"{name}"' if name else "(its label)"
+            return (f'"{prompt}" is an option of the select {target}, not an element a tap '
+                    f"reaches (a select's list is the browser's own): aiInput: "
+                    f"{name or '<the select>'} with value: {prompt} chooses it")
+    return None
+
+
 FOUND_BEFORE = "found_before"   # LocateContext.hints: what an earlier run found (locate cache)
 
 
@@ -427,6 +441,9 @@ class LocatorChain:
         if ctx.hints.get(XPATH_UNUSABLE):
             raise LocateError(f"no element matches {what}: {ctx.hints[XPATH_UNUSABLE]}",
                               ctx.near)
+        option = _option_of(prompt, tree) if prompt and tree is not None else None
+        if option:
+            raise LocateError(option, ctx.near)
         near = [n for n in ctx.near if not n.startswith("XPath")]
         if near or (xpath and not prompt) or self.has_model_tier:
             alike = next((n for n in near if n.startswith('"')), None)  # an element, likest
@@ -452,8 +469,9 @@ class LocatorChain:
         stays so. A device without ``await_change`` (a plugin's) does not wait. An error of a
         tier (an ambiguous match) ends the wait: the chain's own pass says it."""
         wait = getattr(ctx.device, "await_change", None)
-        if wait is None:
-            return disabled
+        tree = ctx._tree if ctx._fetched else None
+        if wait is None or (prompt and tree is not None and _option_of(prompt, tree)):
+            return disabled         # (a select's option comes no nearer by waiting)
         while (left := until - time.monotonic()) > 0:
             if not wait(left, quiet):
                 return disabled

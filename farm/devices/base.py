@@ -59,6 +59,7 @@ class UINode(BaseModel):
     editable: bool = False
     visible: bool = True
     enabled: bool = True            # false: a disabled control (a tap or typing does nothing)
+    options: list[str] = Field(default_factory=list)   # (web) a closed <select>'s options
     # (web) a tap at its middle reaches it (True) or hits something covering it (False), as
     # the read found it; None: not checked (not a control, off-screen, another platform)
     reached: bool | None = Field(default=None, exclude=True)

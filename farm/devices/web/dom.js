@@ -29,6 +29,21 @@
     return false;
   };
 
+  // A closed <select> shows its chosen option; innerText lists every option: an element
+  // holding one (a <label>) reads as shown, so a tap for an option's text is not its label's.
+  const closedSelects = [...document.querySelectorAll("select")]
+    .filter((s) => !s.multiple && s.size <= 1);
+  const shownText = (el) => {
+    let text = el.innerText;
+    for (const s of closedSelects) {
+      if (el !== s && el.contains(s)) {
+        const chosen = s.selectedOptions[0];
+        text = text.replace(s.innerText, chosen ? chosen.text : "");
+      }
+    }
+    return text;
+  };
+
   const byId = (el, id) => {
     const root = el.getRootNode();
     return (root.getElementById ? root.getElementById(id) : null) || document.getElementById(id);
@@ -106,7 +121,7 @@
       const role = roleAttr || (tag === "INPUT" ? "input:" + type : lower);
       let text = "";
       if (hasOwnText(el)) {
-        text = norm(el.innerText);
+        text = norm(shownText(el));
         if (text.length > MAX_TEXT) text = text.slice(0, MAX_TEXT);
       }
       const clickable = (tag === "A" && el.hasAttribute("href")) || tag === "BUTTON"
@@ -132,6 +147,9 @@
       if (resourceId) n.resource_id = resourceId;
       const label = "labels" in el ? labelText(el) : "";   // (a labelable element)
       if (label) n.label = label;
+      if (tag === "SELECT" && !el.multiple && el.size <= 1 && el.options.length) {
+        n.options = [...el.options].slice(0, 200).map((o) => norm(o.label || o.text));
+      }
       if (clickable) n.clickable = true;
       if (editable) n.editable = true;
       // what a field holds now: native trees show it (an EditText's text, a WDA value)
