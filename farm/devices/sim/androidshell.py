@@ -291,7 +291,10 @@ class AndroidShell:
             point = (float(rest[0]) / d, float(rest[1]) / d)
             again = self.last_tap is not None and abs(point[0] - self.last_tap[0]) < 8 and \
                 abs(point[1] - self.last_tap[1]) < 8
-            self.screen.tap(*point, count=2 if again else 1)
+            if again:
+                self.screen.tap(*point, count=2)
+            else:
+                self.screen.tap(*point)
             self.last_tap = None if again else point
         elif verb in ("swipe", "draganddrop"):
             x1, y1, x2, y2 = (float(v) / d for v in rest[:4])
