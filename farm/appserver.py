@@ -16,6 +16,15 @@ log = logging.getLogger("farm.appserver")
 
 
 class _QuietHandler(SimpleHTTPRequestHandler):
+    # text as UTF-8 (a page without <meta charset> read as windows-1252 showed "â€¹ Inbox" on
+    # screen and in every text check); the header wins over a page's own <meta>
+    extensions_map = {**SimpleHTTPRequestHandler.extensions_map,
+                      **{ext: f"{kind}; charset=utf-8" for ext, kind in (
+                          (".html", "text/html"), (".htm", "text/html"), (".css", "text/css"),
+                          (".js", "text/javascript"), (".mjs", "text/javascript"),
+                          (".txt", "text/plain"), (".json", "application/json"),
+                          (".svg", "image/svg+xml"))}}
+
     def log_message(self, format: str, *args: object) -> None:   # keep the progress view clean
         pass
 
