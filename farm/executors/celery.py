@@ -193,13 +193,42 @@ class CeleryExecutor:
         if not self.matrix:
             self._pool_of = {j.case_id: j.platform for j in jobs}
             return jobs
+        groups = self._await_groups({j.platform for j in jobs})
+        some = [j for j in jobs if j.platform in groups]
+        none = [j for j in jobs if j.platform not in groups]    # wait no more, as without
+        out, cases, self._pool_of = wire.expand_matrix(some, self.cases, groups)  # --matrix
+        for j in none:
+            cases[j.case_id], self._pool_of[j.case_id] = self.cases[j.case_id], j.platform
+        self.cases = self.ledger.cases = cases
+        return out + none
+
+    def _groups(self) -> dict[str, set[str]]:
+        """Device groups per platform among the cluster's leases."""
         groups: dict[str, set[str]] = {}
         for lease in store.leases(self.r).values():
             if lease.get("state") != "quarantined":     # (waiting for its release)
                 groups.setdefault(lease["platform"], set()).add(lease["group"])
-        jobs, self.cases, self._pool_of = wire.expand_matrix(jobs, self.cases, groups)
-        self.ledger.cases = self.cases
-        return jobs
+        return groups
+
+    def _await_groups(self, platforms: set[str]) -> dict[str, set[str]]:
+        """--matrix: the groups to run on. A platform with no worker yet (the run started
+        before them) is waited for, up to FARM_CLUSTER_DEVICE_WAIT, then one heartbeat more
+        so that workers started with the first one are counted too; one still without a
+        worker is left to the run's own wait (counted from the run's start)."""
+        wait, start = self.settings.cluster_device_wait, self.clock()
+        groups, settle = self._groups(), 0.0
+        while not (self._interrupt or self.services.cancel.is_set()):
+            now = self.clock()
+            missing = sorted(platforms - set(groups))
+            if now - start >= wait or not missing and now >= settle:
+                break
+            for platform in missing:
+                settle = now + store.HEARTBEAT_S
+                self._pool_seen[platform] = start
+                self._say_waiting(platform, wait)
+            time.sleep(0.25)        # polling leases: nothing in Redis to block on
+            groups = self._groups()
+        return groups
 
     def _leave(self) -> None:
         """Forget the run in Redis (workers then drop its queued messages) and keep history."""

@@ -1,0 +1,52 @@
+"""Runs whose workers come late or go briefly: `farm run --broker --matrix` started before its
+workers, a Redis restart without its data, a run waiting for another run's device. Real
+redis-server, real `farm worker` processes on the ``fake`` kind of the test device plugin."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.support.farm_cli import PLUGIN, FarmCli, results
+from tests.support.cluster import CLUSTER_ENV
+from tests.support.suites import sleep_suite
+
+pytestmark = [pytest.mark.integration, pytest.mark.cluster]
+
+
+def run_on(farm: FarmCli, url: str, suite, run_dir, *args: str, **env: str):
+    return farm.start("run", suite, "--broker", url, "--report-dir", run_dir, *args,
+                      **{"FARM_DEVICE_PLUGINS": PLUGIN, **CLUSTER_ENV, **env})
+
+
+def test_a_matrix_run_started_before_its_workers_runs_on_their_groups(tmp_path, redis_url,
+                                                                       workers, farm):
+    """--matrix with no worker yet: the run waits for the platform's first worker, then runs
+    every case on the groups it finds. Before, every case went to a group named after the
+    platform (`web`) that no worker had, and the run ended with exit 3 "no usable web.web
+    worker" though its workers came up seconds later."""
+    proc = run_on(farm, redis_url, sleep_suite(tmp_path / "s", 2, 100), tmp_path / "run",
+                  "--devices", "fake:1", "--matrix", FARM_CLUSTER_DEVICE_WAIT="600")
+    line = proc.wait_for_line("farm: waiting for", 60)
+    assert line == ("farm: waiting for a web worker (none in the cluster yet; "
+                    "FARM_CLUSTER_DEVICE_WAIT=600s)"), line
+    workers("fake:1", "--group", "os14")
+    out = proc.finish()
+    assert proc.returncode == 0, out
+    summary = results(tmp_path / "run")
+    assert sorted(c["case_id"] for c in summary["cases"]) == ["s/c00@os14", "s/c01@os14"], out
+    assert summary["counts"]["passed"] == 2
+    assert out.count("farm: waiting for") == 1 and "web.web" not in out, out
+
+
+def test_a_matrix_run_with_no_worker_at_all_fails_as_without_matrix(tmp_path, redis_url, farm):
+    """No worker within FARM_CLUSTER_DEVICE_WAIT: the cases end as they do without --matrix
+    (exit 3, "no usable web worker ... start one"), after one wait, not two."""
+    proc = run_on(farm, redis_url, sleep_suite(tmp_path / "s", 1, 100), tmp_path / "run",
+                  "--devices", "fake:1", "--matrix", FARM_CLUSTER_DEVICE_WAIT="3")
+    out = proc.finish()
+    assert proc.returncode == 3, out
+    case, = results(tmp_path / "run")["cases"]
+    assert case["case_id"] == "s/c00" and case["status"] == "error", case
+    assert case["error"]["message"].startswith(
+        "no usable web worker in the cluster for 3s (start one: farm worker)"), case
+    assert out.count("farm: waiting for") == 1, out
