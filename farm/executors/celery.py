@@ -88,6 +88,7 @@ class CeleryExecutor:
         self._outage: float | None = None
         self._epoch: str | None = None
         self._down: set[str] = set()    # devices lost in the run and not seen serving since
+        self._quiet_until = 0.0         # Redis back: leases come back with the next heartbeats
 
     # ---- the run ---------------------------------------------------------------------------
     def run(self, jobs: list[Job], events: RunEvents | None = None) -> RunOutcome:
@@ -142,6 +143,14 @@ class CeleryExecutor:
             inf.seen = max(inf.seen, now)
             inf.sent = max(inf.sent, now)
         self._outage = None
+        self._leases_return(now)
+
+    def _leases_return(self, now: float) -> None:
+        """Redis is back (or came back empty): no pool is without workers before their next
+        heartbeats; its wait for a worker starts again, and the run says nothing meanwhile."""
+        for pool in self._queue:
+            self._pool_seen[pool] = now
+        self._quiet_until = now + store.LEASE_TTL_S + 2 * store.HEARTBEAT_S
 
     def interrupt(self) -> None:
         self._interrupt = True          # the run loop acts on it within one tick
@@ -251,6 +260,7 @@ class CeleryExecutor:
         epoch = store.epoch(self.r)
         if self._epoch and epoch != self._epoch:
             log.warning("Redis lost its data (restart?): checking every job in flight")
+            self._leases_return(now)
         self._epoch = epoch
         leases = store.leases(self.r)
         bad = store.quarantined(self.r)
@@ -493,7 +503,8 @@ class CeleryExecutor:
             if pools.get(pool) or not (q or self._inflight_in(pool)):
                 self._pool_seen[pool] = now     # devices there, or nothing waits for one
                 continue
-            self._say_waiting(pool, wait)
+            if now >= self._quiet_until:
+                self._say_waiting(pool, wait)
             if now - self._pool_seen.setdefault(pool, now) < wait or not q:
                 continue
             why = f"no usable {pool} worker in the cluster for {wait:g}s " + self._what_to_do(

@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from tests.support.farm_cli import PLUGIN, FarmCli, results
-from tests.support.cluster import CLUSTER_ENV
-from tests.support.suites import sleep_suite
+from tests.support.cluster import CLUSTER_ENV, wait_busy, wait_idle
+from tests.support.suites import sleep_suite, write_case
 
 pytestmark = [pytest.mark.integration, pytest.mark.cluster]
 
@@ -50,3 +50,26 @@ def test_a_matrix_run_with_no_worker_at_all_fails_as_without_matrix(tmp_path, re
     assert case["error"]["message"].startswith(
         "no usable web worker in the cluster for 3s (start one: farm worker)"), case
     assert out.count("farm: waiting for") == 1, out
+
+
+def test_a_redis_restart_does_not_say_the_workers_are_gone(tmp_path, private_redis, workers,
+                                                            farm):
+    """Redis restarts empty while a case runs: the workers' leases come back with their next
+    heartbeats, so the run says nothing about waiting for a worker. Before, it printed
+    "farm: waiting for a web worker (none usable left; ...)" on every such restart."""
+    server = private_redis()
+    gate = tmp_path / "go"
+    write_case(tmp_path / "s", "c00", [f"javascript: farm-test:wait-for:{gate}", "sleep: 10"])
+    workers("fake:1", broker=server.url)
+    wait_idle(server.url, 1)
+    proc = run_on(farm, server.url, tmp_path / "s", tmp_path / "run", "--devices", "fake:1",
+                  FARM_CLUSTER_OUTAGE_SECONDS="900", FARM_CLUSTER_DEVICE_WAIT="600")
+    wait_busy(server.url, 1)
+    server.stop()
+    server.start()
+    wait_busy(server.url, 1)        # the worker's lease is back
+    gate.touch()
+    out = proc.finish()
+    assert proc.returncode == 0, out + farm.worker_logs()
+    assert results(tmp_path / "run")["counts"]["passed"] == 1, out
+    assert "farm: waiting for" not in out, out
