@@ -82,6 +82,7 @@ class CeleryExecutor:
         self._known_bad: set[str] = set()
         self._pool_seen: dict[str, float] = {}
         self._said_waiting: set[str] = set()    # pools the run said it waits for a worker of
+        self._said_busy: set[str] = set()       # pools the run said other runs hold
         self._pool_served: set[str] = set()     # pools that had a usable device in the run
         self._stopping = False
         self._interrupt = False         # asked for from another thread; done by the run loop
@@ -336,6 +337,8 @@ class CeleryExecutor:
             if not q or not pools.get(pool):
                 continue
             n = self._share(pool, q, pools[pool], others, silent)
+            if n <= 0 and not self._inflight_in(pool):
+                self._say_busy(pool, pools[pool])
             idle = [lease["device"] for lease in pools[pool] if lease.get("state") == "idle"]
             held: set[str] = set()      # sequences whose earlier job could not go yet
             for job in list(q):
@@ -538,6 +541,21 @@ class CeleryExecutor:
         print(f"farm: waiting for {what} ({state}; FARM_CLUSTER_DEVICE_WAIT={wait:g}s)",
               file=sys.stderr, flush=True)
         log.warning("waiting for %s (%s)", what, state)
+
+    def _say_busy(self, pool: str, devices: list[dict]) -> None:
+        """Once per pool, on stderr: the run has cases to run but none running, the pool's
+        devices busy with other runs (the older keeps what it has; fair share hands ours
+        devices as theirs free up). Before, such a run waited in silence."""
+        others = {d.get("run") for d in devices
+                  if d.get("state") == "busy" and d.get("run") not in (None, self.run_id)}
+        if not others or pool in self._said_busy:
+            return
+        self._said_busy.add(pool)
+        platform, _, group = pool.partition(".")
+        what = f"{platform} device(s)" + (f" of group {group}" if group else "")
+        print(f"farm: waiting: the {len(devices)} {what} are busy with {len(others)} other "
+              f"run(s)", file=sys.stderr, flush=True)
+        log.info("waiting: the %d %s are busy with other runs", len(devices), what)
 
     def _drain_events(self, wait: float) -> None:
         got = self.r.blpop([key("events", self.run_id)], timeout=wait)

@@ -73,3 +73,23 @@ def test_a_redis_restart_does_not_say_the_workers_are_gone(tmp_path, private_red
     assert proc.returncode == 0, out + farm.worker_logs()
     assert results(tmp_path / "run")["counts"]["passed"] == 1, out
     assert "farm: waiting for" not in out, out
+
+
+def test_a_run_waiting_for_another_runs_device_says_so(tmp_path, redis_url, workers, farm):
+    """The only device is busy with an older run: the newer run says, once, that it waits for
+    it, then runs its case when the device is free. Before, it waited in silence."""
+    gate = tmp_path / "go"
+    write_case(tmp_path / "a", "a00", [f"javascript: farm-test:wait-for:{gate}", "sleep: 10"])
+    workers("fake:1")
+    wait_idle(redis_url, 1)
+    pa = run_on(farm, redis_url, tmp_path / "a", tmp_path / "ra", "--devices", "fake:1")
+    wait_busy(redis_url, 1)
+    pb = run_on(farm, redis_url, sleep_suite(tmp_path / "b", 1, 10, "b"), tmp_path / "rb",
+                "--devices", "fake:1")
+    line = pb.wait_for_line("farm: waiting", 120)
+    assert line == "farm: waiting: the 1 web device(s) are busy with 1 other run(s)", line
+    gate.touch()
+    out_a, out_b = pa.finish(), pb.finish()
+    assert pa.returncode == 0 and pb.returncode == 0, out_a + out_b
+    assert results(tmp_path / "rb")["counts"]["passed"] == 1, out_b
+    assert out_b.count("farm: waiting") == 1 and "farm: waiting" not in out_a, out_a + out_b
