@@ -20,8 +20,8 @@ from pathlib import Path
 
 from farm.report.paths import replace_file
 from farm.report.timeline import render_timeline
-from farm.results import (STATUS_ORDER, CaseResult, RunSummary, StepRecord, case_usage,
-                          run_usage)
+from farm.results import (STATUS_ORDER, CaseResult, RunSummary, StepRecord, cache_savings,
+                          case_usage, run_usage)
 from farm.results_history import pass_rate
 from farm.text import printable
 from farm.usage import Usage, tokens_text
@@ -180,6 +180,9 @@ class _Renderer:
                 ("Cases", str(total)), ("Devices", _devices_text(s)),
                 ("farm", s.farm_version or "—")]
         meta += _model_totals(s)
+        saved = cache_savings(s)
+        if saved:           # what the plan cache saved the run (as its last console line says)
+            meta.append(("Cache", saved))
         if s.deselected:
             meta.append(("Deselected", f"{len(s.deselected)} (listed below, not counted)"))
         dl = "".join(f"<div><dt>{_e(k)}</dt><dd>{_e(v)}</dd></div>" for k, v in meta)

@@ -38,3 +38,15 @@ def test_an_unknown_price_or_an_old_entry_says_less_and_no_replay_says_nothing()
         "1 plan(s) replayed"
     none = RunSummary(run_id="r", started="", cases=[_case("s/a", CacheUse(plan="replanned"))])
     assert cache_savings(none) == "" and "cache:" not in summary_line(none)
+
+
+def test_the_report_header_says_it_too(tmp_path):
+    from farm.report.html import write_html
+    hit = CacheUse(plan="hit", saved={"calls": 8, "tokens": 13345, "cost_usd": 0.0361})
+    summary = RunSummary(run_id="r", started="2026-12-04T00:00:00+00:00", duration=3.0,
+                         cases=[_case("s/a", hit)])
+    html = write_html(summary, tmp_path).read_text()
+    assert ("<dt>Cache</dt><dd>1 plan(s) replayed (saved 8 model call(s), 13,345 tokens, "
+            "$0.0361)</dd>") in html
+    none = RunSummary(run_id="r", started="2026-12-04T00:00:00+00:00", cases=[_case("s/b")])
+    assert "<dt>Cache</dt>" not in write_html(none, tmp_path / "none").read_text()
