@@ -215,8 +215,8 @@ def child(argv: Sequence[str]) -> int:
         # a configuration mistake (a broken device plugin) is exit 4, as for farm run
         from farm.errors import UserError
         return 4 if isinstance(exc, UserError) else 3
-    print(f"farm worker: {name} ready (queues {', '.join(_queues(runtime))}{metrics_at})"
-          + (f" on {target}" if target else ""), flush=True)
+    _say(f"farm worker: {name} ready (queues {', '.join(_queues(runtime))}{metrics_at})"
+         + (f" on {target}" if target else ""))
     code = serve(runtime, args.loglevel)
     if runtime.name_lost:
         return EXIT_NAME_LOST
@@ -257,6 +257,14 @@ def broker_up(r, what: str, url: str) -> bool:
     finally:
         for sig, handler in before.items():
             signal.signal(sig, handler)
+
+
+def _say(line: str) -> None:
+    """``line`` on stdout in one write, its newline included: a `farm worker`'s device
+    processes share its stdout, and print's two writes (the text, then the newline) let two
+    ready lines run into one when output is unbuffered (PYTHONUNBUFFERED, as containers set)."""
+    sys.stdout.write(line + "\n")
+    sys.stdout.flush()
 
 
 def _queues(runtime: "DeviceRuntime") -> list[str]:

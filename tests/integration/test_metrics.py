@@ -144,7 +144,7 @@ def test_local_run_metrics_prom_and_pushgateway_agree_with_results_json(tmp_path
 def metrics_ports(farm: FarmCli, n: int) -> list[int]:
     """The /metrics ports the workers' ready lines announce."""
     def found() -> list[int] | None:
-        ports = re.findall(r"ready \(queues .*, metrics :(\d+)\)", farm.worker_logs())
+        ports = re.findall(r"ready \(queues [^)]*, metrics :(\d+)\)", farm.worker_logs())
         return [int(p) for p in ports] if len(ports) >= n else None
     return wait_for(found, 120, f"{n} workers announcing their /metrics port")
 

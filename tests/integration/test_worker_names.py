@@ -92,7 +92,7 @@ def test_farm_worker_ready_lines_pair_each_name_with_its_port(redis_url, workers
     def ready_lines() -> dict[str, str]:
         # name -> port of its latest ready line (a device process started again on a loaded
         # machine says it again: three names, not three lines)
-        found = dict(re.findall(r"(fake-\d+)@vm ready \(.*metrics :(\d+)\)",
+        found = dict(re.findall(r"(fake-\d+)@vm ready \([^)]*metrics :(\d+)\)",
                                 farm.worker_logs()))
         return found if len(found) >= 3 else {}
     try:
@@ -120,7 +120,7 @@ def test_a_worker_killed_and_started_again_at_once_keeps_its_names_and_ports(red
     def ready_again() -> dict[str, str]:
         # name -> port of the restarted worker's own log's latest ready line for it (a device
         # process started again on a loaded machine says it again)
-        found = dict(re.findall(r"(fake-\d+)@vm ready \(.*metrics :(\d+)\)",
+        found = dict(re.findall(r"(fake-\d+)@vm ready \([^)]*metrics :(\d+)\)",
                                 (farm.tmp / "worker-2.log").read_text(errors="replace")))
         return found if len(found) >= 2 else {}
     try:
