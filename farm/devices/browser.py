@@ -416,9 +416,9 @@ class BrowserDevice:
         answered the page's current document with an HTTP error, else None (one page round
         trip, only then, once a navigation under way is over: a load that failed leaves
         Chromium's error page coming; `farm.devices.web.failures.page_status_note`)."""
-        from farm.devices.web.failures import page_status_note
+        from farm.devices.web.failures import last_of, page_status_note
         page = self._page
-        said = "; ".join(filter(None, map(_last_of, (self._dialogs[1], self._thrown)))) or None
+        said = "; ".join(filter(None, map(last_of, (self._dialogs[1], self._thrown)))) or None
         if page is None or self._killed or self._wait.awaiting or page.is_closed():
             return said
         status = page_status_note(page, lambda p, js, arg: self._wait.evaluate(
@@ -822,13 +822,6 @@ def _refused(field: str, text: str, holds: str) -> str:
     now = f'it holds "{holds}"' if holds else "it is empty"
     return (f'the {field} did not take "{text}" ({now})'
             + (f"; it takes {takes}" if takes else ""))
-
-
-def _last_of(notes: list[str]) -> str | None:
-    """The last of a case's dialogs or page errors, and how many came before it."""
-    if not notes:
-        return None
-    return notes[-1] + (f"; {len(notes) - 1} more before" if len(notes) > 1 else "")
 
 
 def _article(word: str) -> str:

@@ -194,9 +194,15 @@ def requests_note(failed: Any) -> str | None:
         except ValueError:
             answer = f"answered {status}"
         said.append(f"the page's request {method} {url} {answer}")
-    if not said:
+    return last_of(said)
+
+
+def last_of(notes: list[str]) -> str | None:
+    """The last of a case's notes of one kind (dialogs, page errors, failed requests) and how
+    many came before it; None for none."""
+    if not notes:
         return None
-    return said[-1] + (f"; {len(said) - 1} more before" if len(said) > 1 else "")
+    return notes[-1] + (f"; {len(notes) - 1} more before" if len(notes) > 1 else "")
 
 
 # the first frame of a script error's stack that names a place: "at f (http://h/app.js:42:13)"
