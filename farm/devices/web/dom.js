@@ -147,7 +147,8 @@
       if (resourceId) n.resource_id = resourceId;
       const label = "labels" in el ? labelText(el) : "";   // (a labelable element)
       if (label) n.label = label;
-      if (tag === "SELECT" && el.options.length && closedSelects.includes(el)) {
+      // (any select, a frame's or a shadow root's too: closedSelects holds the page's own)
+      if (tag === "SELECT" && !el.multiple && el.size <= 1 && el.options.length) {
         n.options = [...el.options].slice(0, 200).map((o) => norm(o.label || o.text));
       }
       if (clickable) n.clickable = true;
