@@ -64,6 +64,11 @@ def cli() -> None:
               "failure or error (--maxfail 1).")
 @click.option("--maxfail", type=click.IntRange(1), metavar="N",
               help="Start no more cases after N failed or errored ones.")
+@click.option("--max-model-cost", type=click.FloatRange(0, min_open=True), metavar="USD",
+              help="Start no more cases once the finished ones have spent this much on model "
+                   "calls (cases not started end skipped; exit 3). Also FARM_MAX_MODEL_COST.")
+@click.option("--max-model-tokens", type=click.IntRange(1), metavar="N",
+              help="As --max-model-cost, counting tokens. Also FARM_MAX_MODEL_TOKENS.")
 @click.option("--last-failed", "--lf", "last_failed", is_flag=True, help="Of the selected "
               "cases (after -k, tags and --shard), only those that failed in the previous runs "
               "(all of them when none did).")
@@ -110,7 +115,7 @@ def run(paths: tuple[Path, ...], devices: str, report_dir: Path | None, junit_xm
         broker: str | None, matrix: bool, overwrite: bool, verbose: bool,
         collect_only: bool, keyword: str | None, tags: tuple[str, ...],
         exclude_tags: tuple[str, ...], exitfirst: bool, maxfail: int | None,
-        last_failed: bool, shard: str | None, shard_timings: Path | None,
+        max_model_cost: float | None, max_model_tokens: int | None, last_failed: bool, shard: str | None, shard_timings: Path | None,
         cache_mode: str | None,
         screenshots: str | None, metrics_port: int | None, pushgateway: str | None) -> None:
     """Run every case under PATHS (folders, case files, or a Midscene index.yaml).
@@ -131,7 +136,8 @@ def run(paths: tuple[Path, ...], devices: str, report_dir: Path | None, junit_xm
                              model_base_url=model_base_url, model_family=model_family,
                              broker_url=broker, cache=cache_mode,
                              screenshots=screenshots, metrics_port=metrics_port,
-                             pushgateway_url=pushgateway)
+                             pushgateway_url=pushgateway, max_model_cost=max_model_cost,
+                             max_model_tokens=max_model_tokens)
     if matrix and not settings.broker_url:
         raise click.UsageError("--matrix needs a cluster: give --broker URL")
     if exitfirst and maxfail is not None and maxfail != 1:

@@ -120,6 +120,8 @@ class Settings(BaseModel):
     assert_model_api_key: SecretStr | None = None
     assert_model_family: str | None = None
     replanning_cycle_limit: int | None = None   # default per family: 20 / UI-TARS 40 / AutoGLM 100
+    max_model_cost: float | None = Field(default=None, gt=0)   # USD a run may spend on models
+    max_model_tokens: int | None = Field(default=None, gt=0)   # tokens a run may spend
     max_execution_errors: int = 5           # more than this many failed actions fail an ai step
 
     # cache (farm.cache): locate / plan entries, so a solved case replays without the model

@@ -160,6 +160,7 @@ class RunSummary(BaseModel):
     quarantined: list[str] = Field(default_factory=list)   # devices taken out during the run
     lost: dict[str, str] = Field(default_factory=dict)    # devices that died in it: name → why
     deselected: list[DeselectedCase] = Field(default_factory=list)   # not part of this run
+    stopped: str | None = None      # why cases were left out: the run's model budget spent
 
     def recount(self) -> None:
         counts = {s: 0 for s in STATUS_ORDER}

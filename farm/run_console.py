@@ -5,19 +5,23 @@ continueOnError step), then the report's path as the last line."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import IO
+from typing import IO, Sequence
 
+from farm.budget import stopped_line
 from farm.results import RunSummary, cache_savings, run_usage
 from farm.text import printable
 
 
 def print_end(summary: RunSummary, run_dir: Path, out: IO[str],
-              refused: Exception | None = None) -> None:
-    """The end of a run on the terminal. Cases not run because the executor refused (no
-    broker there) are not listed one by one: `farm.session._exit_code` says why once. A
-    terminal or pipe that is gone (`farm run … | head`) costs only these lines: what comes
-    after them (metrics, the exit code) does not depend on them."""
+              refused: Exception | None = None, warnings: Sequence[str] = ()) -> None:
+    """The end of a run on the terminal, after ``warnings`` the run left to say there. Cases
+    not run because the executor refused (no broker there) are not listed one by one:
+    `farm.session._exit_code` says why once. A terminal or pipe that is gone (`farm run … |
+    head`) costs only these lines: what comes after them (metrics, the exit code) does not
+    depend on them."""
     try:
+        for warning in warnings:
+            print(f"farm: warning: {warning}", file=out)
         _print_end(summary, run_dir, out, refused)
     except (OSError, ValueError):
         pass
@@ -27,6 +31,8 @@ def _print_end(summary: RunSummary, run_dir: Path, out: IO[str],
                refused: Exception | None) -> None:
     for line in failure_lines(summary, not_run=str(refused) if refused else None):
         print(line, file=out)
+    if summary.stopped:
+        print(f"farm: {stopped_line(summary)}", file=out)
     print(summary_line(summary), file=out)
     flaky = [c.case_id for c in summary.cases if c.status == "flaky"]
     if flaky:

@@ -25,6 +25,7 @@ from farm.errors import ConfigError, UserError
 from farm.history import DurationHistory
 from farm.journal import JournalEvents
 from farm.attempts import RetryPolicy, synthetic
+from farm.budget import ModelBudget, not_run
 from farm.devices.specs import DeviceSpec, parse_device_specs
 from farm.executors.base import Executor, RunOutcome
 from farm.results import (ArtifactStore, CaseResult, DeselectedCase, RunSummary, devices_of,
@@ -159,7 +160,8 @@ def _run(paths: Sequence[str | Path], devices: str, settings: Settings,
                                    for c in planned]
             else:
                 journal = _journal(run_dir, run_id, planned)
-                outcome = _execute(executor, jobs, upfront, journal, progress, out, tally, choice)
+                outcome = _execute(executor, jobs, upfront, journal, progress, out, tally, choice,
+                                   settings)
     services.artifacts.flush()
     summary = _summary(run_id, t_start, upfront + outcome.results, outcome, chosen, units)
     remember(settings, summary, run_dir, refused=outcome.refused is not None)
@@ -167,7 +169,7 @@ def _run(paths: Sequence[str | Path], devices: str, settings: Settings,
         files_after_run(settings, cases, batches, summary, env)))
     history.record(outcome.results)     # (the cases a Ctrl-C cut short are not recorded)
     drop_handler(handler)
-    print_end(summary, run_dir, out, outcome.refused)
+    print_end(summary, run_dir, out, outcome.refused, outcome.warnings)
     export_metrics(settings, run_dir, tally, [] if outcome.refused else summary.cases, server)
     return _exit_code(summary, outcome.refused, unwritten)
 
@@ -448,6 +450,16 @@ class _MaxFail:
                 self.executor.stop_taking(f"not run: --maxfail {self.limit} reached")
 
 
+def _budget(events: Any, executor: Executor, settings: Settings | None) -> ModelBudget | None:
+    """The run's model budget around ``events``, when it has one."""
+    if settings is None or settings.max_model_cost is settings.max_model_tokens is None:
+        return None
+    names = [settings.named(n) if settings.source(n) else "--" + n.replace("_", "-")
+             for n in ("max_model_cost", "max_model_tokens")]    # as set, else the flag
+    return ModelBudget(events, executor, settings.max_model_cost, settings.max_model_tokens,
+                       (names[0], names[1]))
+
+
 def _journal(run_dir: Path, run_id: str, planned: list[Case]) -> JournalEvents:
     """The run's journal, opened with the cases it plans to run (`farm.journal`)."""
     return JournalEvents(None, run_dir, run_id, [
@@ -456,7 +468,7 @@ def _journal(run_dir: Path, run_id: str, planned: list[Case]) -> JournalEvents:
 
 def _execute(executor: Executor, jobs: list[Job], upfront: list[CaseResult],
              journal: JournalEvents, progress: bool, out: IO[str], tally: metrics.CaseMetrics,
-             choice: Choice | None = None) -> RunOutcome:
+             choice: Choice | None = None, settings: Settings | None = None) -> RunOutcome:
     maxfail = choice.maxfail if choice else None
     from farm.progress import make_progress
     view = make_progress(len(upfront), len(jobs), progress)
@@ -465,6 +477,8 @@ def _execute(executor: Executor, jobs: list[Job], upfront: list[CaseResult],
     events: Any = tally     # every final result is counted once, then journaled and shown
     if maxfail:
         events = _MaxFail(events, executor, maxfail)
+    budget = _budget(events, executor, settings)
+    events = budget or events
     metrics.watch_queue(executor.queued)
     view.start()
     try:
@@ -477,6 +491,9 @@ def _execute(executor: Executor, jobs: list[Job], upfront: list[CaseResult],
         metrics.watch_queue(None)
         view.stop()
         journal.close()
+    if budget:
+        outcome.stopped = budget.reached
+        outcome.warnings += [budget.unpriced] if budget.unpriced else []
     if outcome.launch_seconds:
         log.info("TIMING launch=%.3f", max(outcome.launch_seconds.values()))
     if outcome.first_start is not None and outcome.last_end is not None:
@@ -497,8 +514,10 @@ def _summary(run_id: str, t_start: float, results: list[CaseResult], outcome: Ru
         quarantined=sorted(outcome.quarantined), lost=dict(sorted(outcome.lost.items())),
         deselected=[_deselected(d.case, d.reason) for d in chosen.deselected] if chosen else [])
     summary.recount()
+    summary.stopped = outcome.stopped if not_run(summary, outcome.stopped) else None
     summary.exit_code = (getattr(outcome.refused, "exit_code", 4) if outcome.refused else
-                         exit_code_for(results, outcome.interrupted))
+                         exit_code_for(results, outcome.interrupted)
+                         or (3 if summary.stopped else 0))
     return summary
 
 

@@ -61,6 +61,8 @@ class RunOutcome:
     last_end: float | None = None                   # monotonic: last attempt ended
     interrupted: bool = False
     refused: Exception | None = None                # the executor could not start (no broker)
+    stopped: str | None = None                      # the run's model budget spent (farm.budget)
+    warnings: list[str] = field(default_factory=list)   # said at the end of the run
 
 
 class Executor(Protocol):

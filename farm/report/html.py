@@ -18,6 +18,7 @@ from importlib import resources
 from itertools import groupby
 from pathlib import Path
 
+from farm.budget import stopped_line
 from farm.report.paths import replace_file
 from farm.report.timeline import render_timeline
 from farm.results import (STATUS_ORDER, CaseResult, RunSummary, StepRecord, cache_savings,
@@ -188,6 +189,9 @@ class _Renderer:
         dl = "".join(f"<div><dt>{_e(k)}</dt><dd>{_e(v)}</dd></div>" for k, v in meta)
         banner = ('<p class="banner">Run interrupted — results are partial.</p>'
                   if s.interrupted or counts["interrupted"] else "")
+        if s.stopped:
+            stopped = stopped_line(s)
+            banner += f'<p class="banner">{_e(stopped[0].upper() + stopped[1:])}.</p>'
         if s.quarantined:
             banner += ('<p class="banner">Quarantined during the run (repeated infrastructure '
                        'errors): ' + _e(", ".join(s.quarantined)) + '</p>')

@@ -51,3 +51,25 @@ def test_a_worker_without_a_model_runs_a_case_up_to_its_first_model_step(
         "skipped", "needs a model (set FARM_MODEL): aiAssert at line 7"), skipped
     [log] = journal.glob("*.log")
     assert log.read_text().splitlines().count("session") == 1     # the checked case's only
+
+
+def test_a_cluster_run_stops_taking_cases_once_its_model_budget_is_spent(
+        tmp_path, redis_url, workers, farm: FarmCli, model_server):
+    """The coordinator counts what the workers' results say they spent: --max-model-tokens
+    stops a cluster run as it stops a local one."""
+    server = model_server(['{"pass": true, "thought": "the page is blank"}'])
+    for name in ("a", "b", "c"):
+        write_case(tmp_path / "s", name, ["aiAssert: the page is blank"])
+    workers("fake:1", FARM_MODEL="openai/scripted", FARM_MODEL_BASE_URL=server.base_url,
+            FARM_MODEL_API_KEY="sk-test-worker")
+    wait_idle(redis_url, 1)
+    done = farm.run("run", tmp_path / "s", "--broker", redis_url, "--devices", "fake:1",
+                    "--report-dir", tmp_path / "run", "--no-progress", "--max-model-tokens",
+                    "1", timeout=300, **{"FARM_DEVICE_PLUGINS": PLUGIN, **CLUSTER_ENV})
+    assert done.returncode == 3, done.stdout + done.stderr
+    summary = results(tmp_path / "run")
+    assert summary["counts"]["passed"] == 1 and summary["counts"]["skipped"] == 2, summary
+    assert len(server.requests) == 1
+    assert summary["stopped"].startswith("the run's model budget (--max-model-tokens 1) was "
+                                         "spent: "), summary["stopped"]
+    assert "2 case(s) not run" in done.stdout

@@ -1,0 +1,79 @@
+"""A run's model budget (--max-model-cost USD, --max-model-tokens N): once the cases that
+finished have spent it, the run starts no more cases; the ones not started end skipped, saying
+why, and the run's exit code is 3 (infrastructure) unless a failure already made it nonzero.
+
+Cases in flight when the budget is reached finish normally: a case's spend is known when it
+ends (its attempts', retries included), and each ai step's round cap bounds what a case in
+flight can still spend. A local run and a cluster run count alike (the run's own process
+counts the results its executor reports)."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from farm.results import CaseResult, RunSummary, case_usage
+from farm.usage import Usage
+
+log = logging.getLogger("farm.budget")
+
+NOT_RUN = "not run: "       # the reason of the cases the budget left out starts so
+
+
+class ModelBudget:
+    """RunEvents around another: counts each final result's model spend, and tells the
+    executor to start no more cases once it reaches ``cost`` (USD) or ``tokens``. ``names``:
+    how a message names each limit (``--max-model-cost``, ``FARM_MAX_MODEL_COST``)."""
+
+    def __init__(self, inner: Any, executor: Any, cost: float | None, tokens: int | None,
+                 names: tuple[str, str] = ("--max-model-cost", "--max-model-tokens")) -> None:
+        self.inner, self.executor = inner, executor
+        self.cost, self.tokens, self.names = cost, tokens, names
+        self.spent = Usage()
+        self.reached: str | None = None     # what was spent, of which limit
+        self.unpriced = ""                  # the warning, once, when some call had no price
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    def case_finished(self, device: str, result: CaseResult, final: bool) -> None:
+        self.inner.case_finished(device, result, final)
+        if not final:
+            return
+        self.spent.add(case_usage(result))
+        if self.cost is not None and self.spent.cost_unknown and not self.unpriced:
+            self.unpriced = (f"some model calls had no known price (litellm's cost map does "
+                             f"not list the model, or a reply said nothing of its tokens): "
+                             f"{self.names[0]} counts the priced ones only; {self.names[1]} "
+                             f"counts every call's tokens")
+            log.warning("%s", self.unpriced)
+        if self.reached is None:
+            self.reached = self._over()
+            if self.reached:
+                self.executor.stop_taking(NOT_RUN + self.reached)
+
+    def _over(self) -> str | None:
+        tokens = self.spent.prompt_tokens + self.spent.completion_tokens
+        if self.cost is not None and self.spent.cost_usd >= self.cost:
+            limit = f"{self.cost:f}".rstrip("0").rstrip(".")
+            return (f"the run's model budget ({self.names[0]} {limit}) was spent: "
+                    f"${self.spent.cost_usd:.4f}")
+        if self.tokens is not None and tokens >= self.tokens:
+            return (f"the run's model budget ({self.names[1]} {self.tokens}) was spent: "
+                    f"{tokens:,} tokens")
+        return None
+
+
+def not_run(summary: RunSummary, reached: str | None) -> int:
+    """How many of the run's cases the budget left out."""
+    if not reached:
+        return 0
+    return sum(1 for c in summary.cases
+               if c.status == "skipped" and c.reason == NOT_RUN + reached)
+
+
+def stopped_line(summary: RunSummary) -> str:
+    """The console's and the report's line for a run its budget stopped ("" for others)."""
+    if not summary.stopped:
+        return ""
+    return f"{summary.stopped}: {not_run(summary, summary.stopped)} case(s) not run"
