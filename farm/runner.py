@@ -9,6 +9,7 @@ interrupted, anything else → error ("internal").
 from __future__ import annotations
 
 import logging
+import sys
 import threading
 import time
 import traceback
@@ -76,7 +77,7 @@ class Services:
             if self.cache is None and not self._cache_failed:
                 from farm.cache import open_store
                 try:
-                    self.cache = open_store(self.settings)
+                    self.cache = _renewed(open_store(self.settings), self.settings)
                 except Exception as exc:   # an optimisation that is unavailable, not a failure
                     log.warning("cache store unavailable (%s); running uncached", exc)
                     self._cache_failed = True
@@ -86,6 +87,20 @@ class Services:
                     say_unavailable(next(iter(described(self.settings).values())),
                                     first_line(exc))
             return self.cache
+
+
+def _renewed(store: Any, settings: Settings) -> Any:
+    """The run's store; a damaged cache.db is set aside and a fresh one started (said once on
+    stderr), unless the run only reads the cache (--cache read-only: it runs uncached, as
+    before, the warning naming the fix)."""
+    from farm.cache.sqlite_store import SqliteStore, renewed_if_corrupt
+    if not isinstance(store, SqliteStore) or settings.cache == "read-only":
+        return store
+    store, done = renewed_if_corrupt(store)
+    if done:
+        log.warning("%s", done)
+        print(f"farm: warning: {done}", file=sys.stderr, flush=True)
+    return store
 
 
 def case_variables(case: Case, services: Services) -> Variables:

@@ -1,8 +1,8 @@
 """A damaged cache store (.farm/cache.db: pages garbled, or the file cut short), as the user
 sees it: `farm cache ls` / `export` say which file and that `farm cache clear` fixes it (exit 4,
 no "internal error", no misleading "no cached plan"); `farm cache clear` moves the file aside
-(nothing lost) and starts a fresh one; a run says once which file is corrupt and the fix, and
-runs uncached."""
+(nothing lost) and starts a fresh one; so does a run, saying so once (a run that only reads
+the cache says which file is corrupt and the fix, and runs uncached)."""
 
 from __future__ import annotations
 
@@ -82,8 +82,9 @@ def test_cache_clear_moves_a_corrupt_store_aside_and_starts_a_fresh_one(here, mo
     assert (code, out, err) == (0, "0 entries in .farm/cache.db\n", "")
 
 
-@pytest.mark.parametrize("how", ["garbled", "cut"])
-def test_a_run_on_a_corrupt_cache_says_once_which_file_and_the_fix(tmp_path, capsys, how):
+def _run_twice(tmp_path: Path, how: str, **settings) -> tuple[list, Path, bytes]:
+    """Two cases of one run on a damaged store: (their first steps' records, the store's
+    path, the damaged bytes)."""
     from farm.config import Settings
     from farm.devices.fake import FakeDevice
     from farm.results import ArtifactStore
@@ -93,17 +94,42 @@ def test_a_run_on_a_corrupt_cache_says_once_which_file_and_the_fix(tmp_path, cap
     from tests.unit.test_cache_units import SHOP
     path = tmp_path / "state" / "cache.db"
     path.parent.mkdir()
-    _damaged(path, how)
+    damaged = _damaged(path, how)
     case = Case(id="s/login", name="c", file=tmp_path / "c.yaml", suite_root=tmp_path,
                 platform="web", web=WebTarget(url="http://127.0.0.1:1/"),
                 tasks=[Task(name="t", steps=[Step(kind="aiTap", target="Sign in")])])
-    services = Services(Settings(state_dir=tmp_path / "state"), ArtifactStore(tmp_path / "run"),
-                        "r1", {})
-    for _ in range(2):          # two cases of one run: one warning
+    services = Services(Settings(state_dir=tmp_path / "state", **settings),
+                        ArtifactStore(tmp_path / "run"), "r1", {})
+    steps = []
+    for _ in range(2):
         result = run_case(Job(case.id, "web", 1), case, FakeDevice(
             screens=SHOP, transitions={"Sign in": "home"}), services)
         assert result.status == "passed"
-        assert result.steps[0].cache.mode == "unavailable"
+        steps.append(result.steps[0])
+    return steps, path, damaged
+
+
+@pytest.mark.parametrize("how", ["garbled", "cut"])
+def test_a_run_sets_a_corrupt_cache_aside_once_and_runs_cached(tmp_path, capsys, how):
+    """A nightly run nobody watches must not run uncached night after night: the damaged
+    file is kept beside (as `farm cache clear` does), and the run starts a fresh store."""
+    steps, path, damaged = _run_twice(tmp_path, how)
+    [aside] = path.parent.glob("cache.db.corrupt-*[0-9]")
+    assert aside.read_bytes() == damaged
+    assert capsys.readouterr().err == (
+        f"farm: warning: the cache store {path} was corrupt (database disk image is "
+        f"malformed): set it aside as {aside.name} and started a fresh one\n")
+    assert [s.cache.mode for s in steps] == ["read-write", "read-write"]
+    assert [s.cache.misses for s in steps] == [1, 1]        # asked, not skipped
+    SqliteStore(path).check()                               # a healthy file in its place
+
+
+@pytest.mark.parametrize("how", ["garbled", "cut"])
+def test_a_read_only_run_on_a_corrupt_cache_says_once_which_file_and_the_fix(tmp_path,
+                                                                             capsys, how):
+    steps, path, damaged = _run_twice(tmp_path, how, cache="read-only")
+    assert [s.cache.mode for s in steps] == ["unavailable", "unavailable"]
+    assert path.read_bytes() == damaged and not list(path.parent.glob("*.corrupt-*"))
     err = capsys.readouterr().err
     assert err == (f"farm: warning: the cache store {path} is corrupt (database disk image is "
                    "malformed): `farm cache clear` moves it aside and starts a fresh one; "
