@@ -101,7 +101,8 @@ class CeleryExecutor:
         except Exception as exc:
             if not _is_redis_error(exc):
                 raise
-            self._give_up(jobs, exc)
+            outage = self._outage is not None       # (--matrix: it waited for the broker)
+            self._give_up(jobs, exc, self.settings.cluster_outage_seconds if outage else 0.0)
             return self._result()
         for j in order_jobs(jobs):
             self._queue.setdefault(self._pool_of[j.case_id], []).append(j)
@@ -224,20 +225,45 @@ class CeleryExecutor:
         """--matrix: the groups to run on. A platform with no worker yet (the run started
         before them) is waited for, up to FARM_CLUSTER_DEVICE_WAIT, then one heartbeat more
         so that workers started with the first one are counted too; one still without a
-        worker is left to the run's own wait (counted from the run's start)."""
-        wait, start = self.settings.cluster_device_wait, self.clock()
-        groups, settle = self._groups(), 0.0
+        worker is left to the run's own wait (counted from the run's start). A broker that
+        is unreachable meanwhile is waited for as the run waits for it (up to
+        FARM_CLUSTER_OUTAGE_SECONDS); once it is back, the wait for a worker starts again."""
+        wait = self.settings.cluster_device_wait
+        start = settle = self.clock()
+        groups: dict[str, set[str]] = {}
         while not (self._interrupt or self.services.cancel.is_set()):
+            was_down = self._outage is not None
+            read = self._groups_unless_down()
             now = self.clock()
-            missing = sorted(platforms - set(groups))
+            if read is None:
+                continue
+            if was_down:        # back: leases come back with the workers' next heartbeats
+                start, settle = now, self._quiet_until
+            groups, missing = read, sorted(platforms - set(read))
             if now - start >= wait or not missing and now >= settle:
                 break
             for platform in missing:
-                settle = now + store.HEARTBEAT_S
+                settle = max(settle, now + store.HEARTBEAT_S)
                 self._pool_seen[platform] = start
                 self._say_waiting(platform, wait)
             time.sleep(0.25)        # polling leases: nothing in Redis to block on
+        return groups
+
+    def _groups_unless_down(self) -> dict[str, set[str]] | None:
+        """The device groups; None while the broker is unreachable (said once, as the run
+        says it; raised once it has been for FARM_CLUSTER_OUTAGE_SECONDS: the run gives up)."""
+        try:
             groups = self._groups()
+        except Exception as exc:
+            if not _is_redis_error(exc) or self._outage_too_long(exc):
+                raise
+            time.sleep(1.0)     # polling an absent Redis: nothing to wait on but time
+            return None
+        if self._outage is not None:
+            now = self.clock()
+            log.warning("broker reachable again after %.0fs", now - self._outage)
+            self._outage = None
+            self._leases_return(now)
         return groups
 
     def _leave(self) -> None:
@@ -619,13 +645,18 @@ class CeleryExecutor:
             pool = self._pool_of[job.case_id]
             self._queue[pool] = enqueue(self._queue[pool], retry)
 
-    def _broker_down(self, exc: BaseException) -> None:
+    def _outage_too_long(self, exc: BaseException) -> bool:
+        """Note that the broker is unreachable (said once per outage); True once it has
+        been for FARM_CLUSTER_OUTAGE_SECONDS."""
         now = self.clock()
         if self._outage is None:
             self._outage = now
             log.warning("broker unreachable (%s): waiting up to %gs", exc,
                         self.settings.cluster_outage_seconds)
-        if now - self._outage < self.settings.cluster_outage_seconds:
+        return now - self._outage >= self.settings.cluster_outage_seconds
+
+    def _broker_down(self, exc: BaseException) -> None:
+        if not self._outage_too_long(exc):
             time.sleep(1.0)     # polling an absent Redis: nothing to wait on but time
             return
         pending = [inf.job for inf in self._inflight.values()] + [
