@@ -14,10 +14,12 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--devices", required=True)
     ap.add_argument("--group", default=None)
     ap.add_argument("--metrics-port", type=int, default=None)
+    ap.add_argument("--loglevel", default="WARNING", help="of the device processes: INFO or "
+                    "DEBUG shows Celery's logging and its own lines (its shutdown's)")
     args = ap.parse_args(argv)
     settings = load_settings()
     port = settings.worker_metrics_port if args.metrics_port is None else args.metrics_port
-    return run_workers(settings, args.devices, args.group, port)
+    return run_workers(settings, args.devices, args.group, port, args.loglevel)
 
 
 if __name__ == "__main__":

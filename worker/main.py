@@ -43,6 +43,7 @@ log = logging.getLogger("farm.worker")
 EXIT_NO_TARGET = 4          # every phone this child could drive is driven by another worker
 EXIT_NAME_LOST = 75         # another process held its name: started again (under a free one)
 FINAL_EXITS = (0, 3, EXIT_NO_TARGET)    # a child exiting so meant to: never restarted
+SAID_EXITS = (3, EXIT_NO_TARGET)        # ... having said why (its device, its phone)
 RESTART_FIRST_S, RESTART_MAX_S = 1.0, 60.0      # back-off of a child that keeps dying
 STABLE_S = 60.0             # a child that ran this long restarts without the back-off
 
@@ -207,11 +208,8 @@ def child(argv: Sequence[str]) -> int:
     try:
         runtime.start()
     except Exception as exc:
-        said = str(exc)
-        print(f"farm worker: device {name} " + (said if said.startswith("could not start")
-                                                else f"could not start: {said}"),
-              file=sys.stderr)
         runtime.stop()
+        _cannot_start(runtime, exc)
         # a configuration mistake (a broken device plugin) is exit 4, as for farm run
         from farm.errors import UserError
         return 4 if isinstance(exc, UserError) else 3
@@ -227,6 +225,20 @@ def child(argv: Sequence[str]) -> int:
         sys.stderr.flush()
         os.execv(sys.executable, [sys.executable, "-m", "worker.main", *argv])   # a fresh start
     return 0
+
+
+def _cannot_start(runtime: "DeviceRuntime", exc: BaseException) -> None:
+    """Say once why a device could not start (the one line about it: the slot's log and the
+    supervisor say nothing more) and what to do; its `farm worker` does not start it again
+    (exit 3 or 4), its other devices serve on."""
+    said = str(exc)
+    said = said if said.startswith("could not start") else f"could not start: {said}"
+    once = {"android": f"once `adb devices` lists {runtime.target} as `device`",
+            "ios": f"once its WebDriverAgent answers at {runtime.target}",
+            "browser": "once its Chromium starts (FARM_CHROMIUM_PATH chooses which)"}
+    print(f"farm worker: device {runtime.name} {said}. Not started again: "
+          f"{once.get(runtime.kind, 'once it is fixed')}, start `farm worker` again",
+          file=sys.stderr, flush=True)
 
 
 def broker_up(r, what: str, url: str) -> bool:
@@ -274,8 +286,9 @@ def _queues(runtime: "DeviceRuntime") -> list[str]:
 
 def serve(runtime: "DeviceRuntime", loglevel: str) -> int:
     """Consume the device's queues with a solo-pool Celery worker until it is told to stop.
-    Quiet: the ready line says what Celery's banner would (its queues), and Celery's warning
-    about running as root is said once by the supervisor, not by every device."""
+    Quiet: the ready line says what Celery's banner would (its queues), Celery's warning
+    about running as root is said once by the supervisor, not by every device, and its
+    shutdown lines not at all (see :func:`_celery_says_nothing`)."""
     from celery import signals
     from celery.exceptions import SecurityWarning
 
@@ -287,6 +300,8 @@ def serve(runtime: "DeviceRuntime", loglevel: str) -> int:
         runtime.draining()
 
     warnings.filterwarnings("ignore", category=SecurityWarning)
+    if logging.getLogger().getEffectiveLevel() >= logging.WARNING:
+        _celery_says_nothing()
     try:
         # app.start, not worker_main (which drops it): the worker's exit code, not 0 when its
         # consumer died of an unrecoverable error, so that the supervisor starts it again
@@ -297,6 +312,15 @@ def serve(runtime: "DeviceRuntime", loglevel: str) -> int:
     finally:
         runtime.stop()
     return code if isinstance(code, int) else 0
+
+
+def _celery_says_nothing() -> None:
+    """Keep Celery's own lines off the terminal: on SIGTERM it writes "worker: Warm shutdown
+    (MainProcess)" (on a cold shutdown "Hitting Ctrl+C again ...") straight to stdout, not
+    through logging, after farm's own line saying what drains. Asked for Celery's logging
+    (--loglevel INFO or DEBUG), its lines stay."""
+    from celery.apps import worker as celery_worker
+    celery_worker.safe_say = lambda *_args, **_kwargs: None    # (read at each call)
 
 
 def wait_released(r, name: str, lease: dict, url: str) -> bool:
@@ -386,7 +410,7 @@ def serve_metrics(port: int, host: str, ready: Callable[[], bool]) -> str:
 
 
 def run_workers(settings: "Settings", specs: str, group: str | None = None,
-                metrics_port: int = 0) -> int:
+                metrics_port: int = 0, loglevel: str = "WARNING") -> int:
     """Start one worker process per device in ``specs``; return when all have exited.
     Device *i* (counting across specs) serves /metrics from ``metrics_port`` + i."""
     url = settings.broker_url.get_secret_value() if settings.broker_url else ""
@@ -394,7 +418,7 @@ def run_workers(settings: "Settings", specs: str, group: str | None = None,
     env.pop("CELERY_BROKER_URL", None)
     store.use_prefix(settings.cluster_prefix)
     r = store.connect(url)
-    children = worker_commands(settings, specs, group, metrics_port, r)
+    children = worker_commands(settings, specs, group, metrics_port, r, loglevel)
     if children is None:
         return EXIT_NO_TARGET
     if hasattr(os, "geteuid") and os.geteuid() == 0:     # (Celery's warning, said once)
@@ -404,7 +428,7 @@ def run_workers(settings: "Settings", specs: str, group: str | None = None,
 
 
 def worker_commands(settings: "Settings", specs: str, group: str | None, metrics_port: int,
-                    r) -> list[list[str]] | None:
+                    r, loglevel: str = "WARNING") -> list[list[str]] | None:
     """The command of each device's process; None (the reason printed) when fewer phones
     than asked for are free of other `farm worker`s."""
     from farm.devices.specs import attach_targets, parse_device_specs
@@ -426,7 +450,7 @@ def worker_commands(settings: "Settings", specs: str, group: str | None, metrics
             port = metrics_port + len(cmds) if metrics_port else 0
             cmd = [sys.executable, "-m", "worker.main", "--kind", spec.kind,
                    "--index", str(index), "--metrics-port", str(port),
-                   "--supervisor", str(os.getpid())]
+                   "--supervisor", str(os.getpid()), "--loglevel", loglevel]
             if found[index]:
                 cmd += ["--target", found[index], "--candidates", ",".join(found)]
             cmds.append(cmd + (["--group", group] if group else []))
@@ -565,7 +589,7 @@ def _watch(c: _Child, env: dict[str, str], r, stopping: bool) -> None:
     name = _forget(r, c.proc.pid) or c.describe()
     how = f"was killed by {signal.Signals(-code).name}" if code < 0 else f"exited with {code}"
     if stopping or code in FINAL_EXITS:
-        if code:
+        if code and code not in SAID_EXITS:
             print(f"farm worker: device {name} {how}", file=sys.stderr, flush=True)
         c.code = code
         return

@@ -123,8 +123,8 @@ class _RunEvents(NullEvents):
         self.case, self.attempt = "", 0      # the attempt running (its steps name it)
 
     def device_state(self, device: str, state: str, detail: str = "") -> None:
-        if state in ("restarting", "dead", "quarantined"):
-            log.warning("device %s %s %s", device, state, detail)
+        if state == "restarting":       # (dead, quarantined: the slot says so itself)
+            log.warning("device %s restarting: %s", device, detail)
 
     def case_started(self, device: str, case_id: str, name: str, attempt: int) -> None:
         self.case, self.attempt = case_id, attempt
@@ -212,7 +212,14 @@ class DeviceRuntime:
         self.slot = DeviceSlot(device, self._services("", Path(tempfile.gettempdir())),
                                self.events, RedisStreak(self.r, self.name))
         threading.Thread(target=self._heartbeat, name="lease", daemon=True).start()
-        if not self.slot.open():
+        slot_log = logging.getLogger("farm.slot")
+        level = slot_log.level
+        slot_log.setLevel(logging.ERROR)    # why it could not start: said once, by the caller
+        try:                                # (worker.main), not by the slot's log as well
+            opened = self.slot.open()
+        finally:
+            slot_log.setLevel(level)
+        if not opened:
             raise RuntimeError(self.slot.detail)
         self.set_state(state="idle")
 
