@@ -467,6 +467,7 @@ class _Child:
         self.delay = RESTART_FIRST_S
         self.due: float | None = None       # when to start it again
         self.code: int | None = None        # its final exit code (not started again)
+        self.name = ""                      # its device (its lease said so as it stopped)
 
     def start(self, env: dict[str, str]) -> None:
         # a session of its own: a Ctrl-C at the terminal reaches the `farm worker` only, which
@@ -514,7 +515,7 @@ def supervise(children: list[_Child], env: dict[str, str], r) -> int:
     # poll every child (not wait() in order) so a drained one is reaped at once
     while any(c.code is None for c in children):
         while handled < len(signals):
-            _stop(children, signals[:handled + 1])
+            _stop(children, signals[:handled + 1], r)
             handled += 1
         for c in children:
             if c.code is None:
@@ -556,7 +557,7 @@ class _Orphans:
                 pass
 
 
-def _stop(children: list[_Child], signals: list[int]) -> None:
+def _stop(children: list[_Child], signals: list[int], r) -> None:
     """Act on the last of ``signals`` (the stop signals received so far). The first, SIGTERM
     or Ctrl-C, has each device drain: the case it is running finishes, then it ends. A Ctrl-C
     after that stops them now (SIGKILL, their browsers too): their cases are lost attempts
@@ -567,11 +568,28 @@ def _stop(children: list[_Child], signals: list[int]) -> None:
             c.signal(signal.SIGTERM)
         print("farm worker: stopping: each device finishes the case it is running, then ends "
               "(Ctrl-C again to stop now)", file=sys.stderr, flush=True)
+        _say_draining(children, r)
     elif signum == signal.SIGINT and signal.SIGINT not in before[1:]:
         print("farm worker: stopping now: the cases in progress end here (their runs run them "
               "again on other devices)", file=sys.stderr, flush=True)
         for c in children:
             c.kill()
+
+
+def _say_draining(children: list[_Child], r) -> None:
+    """As the devices drain: each one that finishes a case first, and which (their leases);
+    nothing when Redis does not answer."""
+    try:
+        held = {lease.get("pid"): (name, lease) for name, lease in store.leases(r).items()}
+    except Exception as exc:        # Redis away: the first line said it all
+        log.warning("cannot read the leases: %s", exc)
+        return
+    for c in children:
+        name, lease = held.get(c.proc.pid if c.proc else None, ("", {}))
+        c.name = name
+        if lease.get("state") == "busy":
+            print(f"farm worker: {name} finishes {lease.get('case')} (run {lease.get('run')}) "
+                  f"first", file=sys.stderr, flush=True)
 
 
 def _watch(c: _Child, env: dict[str, str], r, stopping: bool) -> None:
@@ -586,11 +604,13 @@ def _watch(c: _Child, env: dict[str, str], r, stopping: bool) -> None:
     code = c.proc.poll()
     if code is None:
         return
-    name = _forget(r, c.proc.pid) or c.describe()
+    name = _forget(r, c.proc.pid) or c.name or c.describe()
     how = f"was killed by {signal.Signals(-code).name}" if code < 0 else f"exited with {code}"
     if stopping or code in FINAL_EXITS:
         if code and code not in SAID_EXITS:
             print(f"farm worker: device {name} {how}", file=sys.stderr, flush=True)
+        elif stopping and not code:
+            print(f"farm worker: device {name} stopped", file=sys.stderr, flush=True)
         c.code = code
         return
     c.delay = RESTART_FIRST_S if now - c.started > STABLE_S else c.delay

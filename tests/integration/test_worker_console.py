@@ -20,12 +20,13 @@ pytestmark = [pytest.mark.integration, pytest.mark.cluster]
 def test_a_stopped_worker_says_what_drains_in_farms_words_only(tmp_path, redis_url, workers,
                                                                farm):
     """SIGTERM while a case runs: the case finishes and passes, the worker exits 0, and every
-    line on its console is farm's. Before, Celery's "worker: Warm shutdown (MainProcess)"
-    (between blank lines) came after farm's line saying what drains."""
+    line on its console is farm's: which device finishes which case first, and each device
+    stopped. Before, Celery's "worker: Warm shutdown (MainProcess)" (between blank lines) came
+    after farm's line, once per device, and nothing said which device drained or stopped."""
     gate = tmp_path / "go"
     write_case(tmp_path / "s", "held", [f"javascript: farm-test:wait-for:{gate}", "sleep: 10"])
     worker = workers("fake:2")
-    wait_idle(redis_url, 2)
+    devices = sorted(wait_idle(redis_url, 2))
     proc = farm.start("run", tmp_path / "s", "--broker", redis_url, "--report-dir",
                       tmp_path / "run", "--devices", "fake:1",
                       **{"FARM_DEVICE_PLUGINS": PLUGIN, **CLUSTER_ENV})
@@ -40,6 +41,10 @@ def test_a_stopped_worker_says_what_drains_in_farms_words_only(tmp_path, redis_u
     said = farm.worker_logs()
     assert "each device finishes the case it is running, then ends" in said, said
     assert all(line.startswith("farm worker: ") for line in said.splitlines()), said
+    assert (f"farm worker: {busy['device']} finishes {busy['case']} (run {busy['run']}) first"
+            in said.splitlines()), said
+    assert all(said.count(f"farm worker: device {name} stopped\n") == 1 for name in devices), \
+        said
 
 
 def test_celerys_shutdown_lines_stay_when_its_logging_is_asked_for(tmp_path, redis_url, farm):
