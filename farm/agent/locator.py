@@ -90,6 +90,7 @@ class LocatorTier(Protocol):
 
 
 XPATH_UNUSABLE = "xpath_unusable"  # LocateContext.hints: why the step's XPath could not be used
+SWIPED = "swiped"     # LocateContext.hints: swipes the text tier made looking for its target
 
 
 class XPathTier:
@@ -265,7 +266,10 @@ class TextMatchTier:
             return LocateHit(filled.rect, self.name, describe(filled) +
                              f', the field "{prompt}" named before it was filled', filled.enabled,
                              filled.id)
-        ctx.near.extend(_near_candidates(normalise(prompt), tree))
+        found = self._search(prompt, ctx)
+        if found is not None:
+            return found
+        ctx.near.extend(_near_candidates(normalise(prompt), ctx.tree() or tree))
         return None
 
     def _field(self, prompt: str, tree: UITree) -> UINode | None:
@@ -278,6 +282,62 @@ class TextMatchTier:
         same = [n for n in tree.nodes if n.editable and n.role == role and
                 (n.resource_id == rid if rid else n.rect == rect)]
         return same[0] if len(same) == 1 and same[0].visible else None
+
+    def _search(self, prompt: str, ctx: LocateContext) -> LocateHit | None:
+        """No node matches, and the tree may not hold every element (a phone's dump lists
+        only what shows: `swipe_to_find`, Android's): swipe through what scrolls, toward its
+        end first, then back once a swipe moved nothing (the end), reading the tree after each
+        swipe and matching again, at most ``max_scrolls`` swipes, until the target is there
+        (scrolled into view if it is not quite yet), as UiScrollable.scrollIntoView does. Once
+        per locate (a wait for the target reads again, it does not swipe again); how many
+        swipes found nothing is ``ctx.hints[SWIPED]``."""
+        swipe = getattr(ctx.device, "swipe_to_find", None)
+        if swipe is None or SWIPED in ctx.hints:
+            return None
+        ctx.hints[SWIPED] = swipes = 0
+        forward, turned = True, False
+        while swipes < self.max_scrolls:
+            before = _signature(ctx.tree())
+            if not swipe(forward):
+                break                      # nothing on screen scrolls
+            swipes += 1
+            tree = ctx.refresh()
+            if tree is None:
+                break
+            targets, how = find_text(prompt, tree, ctx.hints.get("editable", False))
+            if len(targets) > 1:
+                raise ambiguous(prompt, how, [describe(t) + f" at {t.rect.as_list()}"
+                                              for t in targets])
+            if targets and targets[0].visible:
+                return self._found(prompt, ctx, targets[0], swipes, forward, swipe)
+            if targets:
+                return self._reveal(prompt, ctx, targets[0])
+            if _signature(tree) == before:     # it did not move: that end is reached
+                if turned:
+                    break
+                forward, turned = False, True
+        ctx.hints[SWIPED] = swipes
+        return None
+
+    def _found(self, prompt: str, ctx: LocateContext, target: UINode, swipes: int,
+               forward: bool, swipe: Callable[[bool], bool]) -> LocateHit | None:
+        """The target a search swipe brought on screen. When the edge the list came in from
+        cuts it (the dump's bounds are what shows: a sliver by the screen's edge, where a tap
+        may land on a bar), one more swipe brings it all in; None if it is then gone."""
+        tree = ctx.tree()
+        if tree is not None and swipes < self.max_scrolls and \
+                _cut(target, tree, ctx.device.size()[1], forward) and swipe(forward):
+            swipes += 1
+            tree = ctx.refresh()
+            again, _ = find_text(prompt, tree, ctx.hints.get("editable", False)) \
+                if tree is not None else ([], "")
+            if len(again) != 1 or not again[0].visible:
+                ctx.hints[SWIPED] = swipes
+                return None
+            target = again[0]
+        return LocateHit(target.rect, self.name, describe(target) +
+                         f" (scrolled into view: found after {swipes} swipe(s))",
+                         target.enabled, target.id)
 
     def _reveal(self, prompt: str, ctx: LocateContext, target: UINode) -> LocateHit | None:
         """Scroll ``target`` into view: one device step, read the tree, match again."""
@@ -306,6 +366,18 @@ class TextMatchTier:
         ctx.near.insert(0, describe(target) + " is off-screen and did not come into view"
                         f" after {scrolls} scroll(s)")
         return None
+
+
+def _cut(node: UINode, tree: UITree, height: int, forward: bool) -> bool:
+    """Whether the edge a vertical list scrolls in from (the bottom going down, else the top)
+    may cut ``node``: its edge there is the screen's, or that of an element around it taller
+    than it (the list: a dump clips every element's bounds to what shows)."""
+    def edge(r: Rect) -> int:
+        return r.y + r.height if forward else r.y
+
+    at = edge(node.rect)
+    return at == (height if forward else 0) or any(
+        edge(a.rect) == at and a.rect.height > node.rect.height for a in tree.ancestors(node))
 
 
 def _signature(tree: UITree | None) -> list[tuple[int, int, str]]:
@@ -432,6 +504,10 @@ class LocatorChain:
                     self.on_hit(prompt, hit, ctx)
                 return hit
         what = f'"{prompt}"' if prompt else f"XPath {xpath}"
+        swiped = ctx.hints.get(SWIPED)
+        if swiped:                                   # the text tier looked through a list
+            what += (f" (swiped {swiped} time{'s' if swiped > 1 else ''} through the "
+                     "scrolling list and did not find it)")
         tree = ctx._tree if ctx._fetched else None
         if tree is not None and tree.truncated:      # the miss may be past the read's end
             what += (f" (the screen has more than {len(tree.nodes)} elements and the tree farm "

@@ -46,6 +46,7 @@ REATTACH_S = 10.0
 REATTACH_POLL_S = 0.5
 _TRANSIENT_STATES = ("offline", "connecting", "authorizing")
 
+_BOUNDS = re.compile(r"\[(-?\d+),(-?\d+)\]\[(-?\d+),(-?\d+)\]")
 _PACKAGE = re.compile(r'<node [^>]*?package="([^"]*)"')    # the dump's first node: its window
 _FOCUS = re.compile(r"mCurrentFocus=Window\{[^}]*\s(?P<pkg>[^\s/}]+)/(?P<act>[^\s}]+)\}")
 # adbutils/socket failures that mean the device or the adb server went away
@@ -262,6 +263,44 @@ def not_in_front(app: str, device: str, front: str | None, device_fronts: tuple[
                            f"{front or 'nothing known'}); is the phone locked or stuck?")
     return StepFailed(f"{app} did not come to the front on {device} after its launch (front: "
                       f"{front}): it crashed or closed on start; check the app build ({how})")
+
+
+# A search swipe moves half the scrolling element, slowly enough that the list barely flings
+# on past where the finger lifts: rows are read after each swipe, and a fling could carry one
+# past the screen between two reads.
+SEARCH_SWIPE_MS = 500
+_HORIZONTAL = re.compile(r"Horizontal|ViewPager|Carousel", re.I)
+
+
+def search_swipe(xml: str, forward: bool) -> tuple[int, int, int, int] | None:
+    """The finger's (x1, y1, x2, y2) for one `AndroidDevice.swipe_to_find` swipe through the
+    largest element of the dump ``xml`` that scrolls (shown area: bounds are clipped to the
+    screen), from 75% to 25% of it; sideways when its class scrolls that way (a
+    HorizontalScrollView, a ViewPager). None when nothing in it scrolls or it is unreadable."""
+    try:
+        root = parse_xml(xml)
+    except ValueError:
+        return None
+    best: tuple[int, int, int, int, int] | None = None   # area, x1, y1, x2, y2
+    horizontal = False
+    for el in root.iter("node"):
+        m = _BOUNDS.match(el.get("bounds", "")) if el.get("scrollable") == "true" else None
+        if m is None:
+            continue
+        x1, y1, x2, y2 = (int(v) for v in m.groups())
+        area = max(0, x2 - x1) * max(0, y2 - y1)
+        if area and (best is None or area > best[0]):
+            best = (area, x1, y1, x2, y2)
+            horizontal = bool(_HORIZONTAL.search(el.get("class", "")))
+    if best is None:
+        return None
+    _, x1, y1, x2, y2 = best
+    cx, cy = (x1 + x2) // 2, (y1 + y2) // 2
+    if horizontal:
+        near, far = x1 + (x2 - x1) // 4, x2 - (x2 - x1) // 4
+        return (far, cy, near, cy) if forward else (near, cy, far, cy)
+    near, far = y1 + (y2 - y1) // 4, y2 - (y2 - y1) // 4
+    return (cx, far, cx, near) if forward else (cx, near, cx, far)
 
 
 def _quote(arg: str) -> str:
@@ -557,6 +596,19 @@ class AndroidDevice:
         """One swipe (60% of the screen) toward an off-screen ``node``; False when its bounds
         do not say which edge it is beyond."""
         return swipe_into_view(self, node)
+
+    def swipe_to_find(self, forward: bool) -> bool:
+        """One swipe through the largest element of the last tree read that scrolls (its
+        ``scrollable="true"``), toward its end (``forward``: down, or right for a horizontal
+        one) or back toward its start; False when nothing on screen scrolls (nothing was done).
+        A phone's dump lists only what shows (a list's rows below the fold are not in it), so
+        the text tier swipes with this to look for a target the dump does not hold, as
+        UiScrollable.scrollIntoView does (`farm.agent.locator.TextMatchTier`)."""
+        finger = search_swipe(self._last_xml, forward) if self._last_xml else None
+        if finger is None:
+            return False
+        self.swipe(*finger, SEARCH_SWIPE_MS)
+        return True
 
     def type_text(self, text: str) -> None:
         """Type ``text``: through yadb as the case's imeStrategy says (Midscene's

@@ -14,12 +14,14 @@ pytestmark = pytest.mark.integration
 
 BUNDLE = "com.farm.sim.map"
 # Labels at the very top and the very bottom of a page exactly one screen tall; the status
-# line says how far the page is zoomed once a pinch has changed it.
+# line says how far the page is zoomed once a pinch has changed it. It sits just below the
+# top label, so a zoom into the top edge keeps it on screen: a phone's UI dump lists only
+# what shows, and the zoom is read from it.
 MAP_PAGE = """<!doctype html><html><head><meta name="viewport" content="width=device-width">
 <title>Map</title><style>html, body {margin: 0; height: 100%; overflow: hidden}
 p {position: absolute; left: 120px; margin: 0; font: 16px sans-serif}</style></head><body>
 <p id="top" style="top: 2px">North pole</p>
-<p id="zoom" style="top: 300px">not zoomed</p>
+<p id="zoom" style="top: 30px">not zoomed</p>
 <p id="middle" style="top: 420px">Equator</p>
 <p id="bottom" style="bottom: 2px">South pole</p>
 <script>visualViewport.addEventListener('resize', () => {

@@ -323,3 +323,69 @@ def test_normalising_collapses_every_kind_of_whitespace_and_folds_width_and_case
     assert normalise("Ｅｍａｉｌ ａｄｄｒｅｓｓ *") == "email address"
     assert normalise("Straße:") == "strasse"
     assert normalise("ﬁle\u2028name") == "file name"
+
+
+# ---- a phone's dump lists only what shows: the text tier swipes through the list ------------
+class ListPhone(FakeDevice):
+    """A phone whose dump lists only the rows on screen: ``pages`` are what the list shows,
+    top first, and a search swipe moves it one page (none past either end)."""
+
+    def __init__(self, pages: list[UITree], at: int = 0) -> None:
+        super().__init__(screens={str(i): p for i, p in enumerate(pages)}, start=str(at),
+                         platform="android", size=(400, 800))
+
+    def swipe_to_find(self, forward: bool) -> bool:
+        self.actions.append(("swipe_to_find", forward))
+        self.screen = str(max(0, min(len(self.screens) - 1,
+                                     int(self.screen) + (1 if forward else -1))))
+        return True
+
+
+def page(*rows):
+    return UITree(source="uiautomator", nodes=[node(0, "android.view.View", rect=(0, 0, 400, 800))]
+                  + [node(i + 1, "android.widget.TextView", 0, (0, y, 400, h), text=t)
+                     for i, (t, y, h) in enumerate(rows)])
+
+
+NOTES = [page(("Note 1", 100, 50), ("Note 2", 400, 50)),
+         page(("Note 3", 100, 50), ("Note 4", 400, 50)),
+         page(("Note 5", 100, 50), ("Note 6", 400, 50))]
+
+
+def test_a_row_the_dump_does_not_hold_is_found_by_swiping_down_the_list():
+    dev = ListPhone(NOTES)
+    hit = default_chain().locate("Note 6", dev)
+    assert hit.tier == "text" and hit.rect.y == 400 and "after 2 swipe(s)" in hit.description
+    assert [a for a in dev.actions if a[0] == "swipe_to_find"] == [("swipe_to_find", True)] * 2
+
+
+def test_at_the_list_s_end_the_search_turns_back_up():
+    dev = ListPhone(NOTES, at=1)
+    assert default_chain().locate("Note 1", dev).rect.y == 100
+    assert [a[1] for a in dev.actions if a[0] == "swipe_to_find"] == [True, True, False, False]
+
+
+def test_a_row_nowhere_in_the_list_fails_saying_how_many_swipes_looked():
+    dev = ListPhone(NOTES)
+    with pytest.raises(LocateError) as info:
+        default_chain().locate("Note 9", dev)
+    # down to the end (a swipe that moved nothing), back up to the start (another)
+    assert str(info.value).startswith('no element matches "Note 9" (swiped 6 times through the '
+                                      'scrolling list and did not find it)')
+    with pytest.raises(LocateError) as info:
+        LocatorChain([TextMatchTier(max_scrolls=2)]).locate("Note 9", ListPhone(NOTES))
+    assert "(swiped 2 times" in str(info.value)
+
+
+def test_a_row_the_swipe_left_cut_by_the_screen_s_edge_is_brought_all_in():
+    cut = page(("Note 3", 100, 50), ("Note 4", 780, 20))        # a sliver at the bottom
+    dev = ListPhone([NOTES[0], cut, NOTES[1]])
+    hit = default_chain().locate("Note 4", dev)
+    assert hit.rect.y == 400 and "after 2 swipe(s)" in hit.description
+
+
+def test_a_tree_that_holds_every_element_is_not_swiped_through():
+    dev = FakeDevice(NOTES[0], platform="android")          # no swipe_to_find: web, iOS
+    with pytest.raises(LocateError):
+        default_chain().locate("Note 6", dev)
+    assert not any(a[0].startswith("swipe") for a in dev.actions)

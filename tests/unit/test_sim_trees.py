@@ -92,3 +92,41 @@ def test_a_field_shows_what_it_holds_as_a_phone_does():
     assert "hunter22" not in android and "hunter22" not in ios
     field = next(n for n in parse_wda(ios, 390, 844).nodes if n.resource_id == "username")
     assert field.text == "demo" and field.placeholder == "Enter your username"
+
+
+def _row(i, parent, y, height=40, **kw):
+    return {"id": i, "parent": parent, "role": "li", "text": f"Row {i}",
+            "rect": {"x": 0, "y": y, "width": 400, "height": height}, **kw}
+
+
+def test_the_dump_holds_only_what_shows_as_a_phone_s_does():
+    """A real dump writes only the children that are visible to the user (a list's rows
+    below the fold are not in it), each keeping its index among all its parent's children, and
+    clips a partly shown one's bounds to the screen (getVisibleBoundsInScreen)."""
+    dom = {"page_scroll": "y", "nodes": [
+        {"id": 0, "parent": None, "role": "ul", "rect": {"x": 0, "y": 0, "width": 400,
+                                                          "height": 2000}},
+        _row(1, 0, 900), _row(2, 0, 940), _row(3, 0, 980), _row(4, 0, 1020),
+        _row(5, None, -80), _row(6, None, 10, position="fixed")]}
+    xml = uiautomator_xml(dom, "com.x", 1080, 2400, 2.5)
+    assert 'scrollable="true"' in xml.split("\n")[2]                # the page scrolls
+    tree = parse_uiautomator(xml, 1080, 2400)
+    assert [n.text for n in tree.nodes if n.text] == ["Row 1", "Row 2", "Row 6"]
+    assert 'index="1" text="Row 2"' in xml and 'index="2" text="Row 6"' in xml
+    assert 'text="Row 2"' in xml and 'bounds="[0,2350][1000,2400]"' in xml   # clipped
+
+
+def test_a_scrolling_element_hides_what_it_has_scrolled_away():
+    """Rows scrolled out of a list that scrolls on its own are not shown, though the screen
+    would have room for them; the list says scrollable="true"."""
+    dom = {"nodes": [
+        {"id": 0, "parent": None, "role": "div", "scroll": "y",
+         "rect": {"x": 0, "y": 100, "width": 400, "height": 200}},
+        _row(1, 0, 20), _row(2, 0, 120), _row(3, 0, 280), _row(4, 0, 320)]}
+    xml = uiautomator_xml(dom, "com.x", 1080, 2400, 2.5)
+    tree = parse_uiautomator(xml, 1080, 2400)
+    assert [n.text for n in tree.nodes if n.text] == ["Row 2", "Row 3"]
+    scroller = tree.nodes[1]
+    assert scroller.role == "android.widget.ScrollView" and 'scrollable="true"' in xml
+    row3 = next(n for n in tree.nodes if n.text == "Row 3")
+    assert row3.rect.y + row3.rect.height == 750                   # the list's bottom edge

@@ -27,6 +27,27 @@ Point = tuple[float, float]
 VIEWPORT_JS = ("({scale: visualViewport.scale, left: visualViewport.offsetLeft, "
                "top: visualViewport.offsetTop})")
 
+# What scrolls, read right after dom.js's walk (which leaves its elements in __farmNodes): the
+# page itself and each element whose overflow scrolls and holds more than it shows, by node id;
+# "y" up and down, "x" sideways. A phone's tree says so (uiautomator's scrollable="true").
+SCROLL_JS = """() => {
+  const ways = (el, style, w, h) => (el.scrollHeight > h + 1 && /auto|scroll|overlay/
+    .test(style.overflowY) ? "y" : "") + (el.scrollWidth > w + 1 && /auto|scroll|overlay/
+    .test(style.overflowX) ? "x" : "");
+  const nodes = {};
+  (window.__farmNodes || []).forEach((el, i) => {
+    if (el.scrollHeight <= el.clientHeight + 1 && el.scrollWidth <= el.clientWidth + 1) return;
+    const way = ways(el, el.ownerDocument.defaultView.getComputedStyle(el), el.clientWidth,
+                     el.clientHeight);
+    if (way) nodes[i] = way;
+  });
+  const page = document.scrollingElement || document.documentElement;
+  const shown = getComputedStyle(page);
+  const free = (v) => v !== "hidden" && v !== "clip";
+  return {nodes, page: (page.scrollHeight > innerHeight + 1 && free(shown.overflowY) ? "y" : "")
+    + (page.scrollWidth > innerWidth + 1 && free(shown.overflowX) ? "x" : "")};
+}"""
+
 # Text fields as WDA's element endpoints see them: the one with the keyboard focus (a field a
 # keyboard types into, not a picker), kept by id until its page goes; text inserted at the caret
 # as an input method does (beforeinput/input events, no key events), or everything deleted.
@@ -54,6 +75,17 @@ FIELD_JS = """([op, id, text]) => {
   if (!text) return "done";
   return document.execCommand("insertText", false, text) ? "done" : "insert";
 }"""
+
+
+def _scrolling(dom: dict[str, Any], scroll: dict[str, Any]) -> dict[str, Any]:
+    """``dom`` with what SCROLL_JS found scrolls: ``scroll`` on its nodes, ``page_scroll``."""
+    ways = scroll.get("nodes") or {}
+    for node in dom.get("nodes") or []:
+        way = ways.get(str(node["id"]))
+        if way:
+            node["scroll"] = way
+    dom["page_scroll"] = scroll.get("page") or ""
+    return dom
 
 
 async def _page_point(page: Any, x: float, y: float) -> tuple[float, float, float]:
@@ -300,18 +332,19 @@ class PhoneScreen:
         from farm.devices.web.scripts import DOM_JS
         from farm.devices.sim.trees import on_screen
 
-        js = f"(m) => [({DOM_JS})(m), {VIEWPORT_JS}]"
+        js = f"(m) => [({DOM_JS})(m), {VIEWPORT_JS}, ({SCROLL_JS})()]"
 
         async def go() -> dict[str, Any]:
             page = await self._ensure()
             try:
-                dom, viewport = await page.evaluate(js, 3000)
+                dom, viewport, scroll = await page.evaluate(js, 3000)
             except Exception as exc:   # navigating: read again once the page settled
                 if "Execution context was destroyed" not in str(exc):
                     raise
                 await page.wait_for_load_state("load")
-                dom, viewport = await page.evaluate(js, 3000)
-            return on_screen(json.loads(dom), viewport, self.width, self.height)
+                dom, viewport, scroll = await page.evaluate(js, 3000)
+            return on_screen(_scrolling(json.loads(dom), scroll), viewport, self.width,
+                             self.height)
         return self._run(go())
 
     def tap(self, x: float, y: float, hold_ms: int = 0, count: int = 1) -> None:

@@ -7,7 +7,7 @@ Pure functions: DOM node dicts with CSS-pixel rects → the XML a real ``uiautom
 from __future__ import annotations
 
 import re
-from typing import Any, Callable
+from typing import Any, Callable, Collection
 from xml.sax.saxutils import quoteattr
 
 from farm.text import xml_chars
@@ -78,7 +78,13 @@ def android_class(node: dict[str, Any]) -> str:
         return "android.widget.EditText"
     if role in _ANDROID:
         return _ANDROID[role]
-    return "android.widget.TextView" if node.get("text") else "android.view.View"
+    if node.get("text"):
+        return "android.widget.TextView"
+    scroll = node.get("scroll") or ""        # an element that scrolls (screen.dom): which way
+    if scroll:
+        return "android.widget.ScrollView" if "y" in scroll else \
+            "android.widget.HorizontalScrollView"
+    return "android.view.View"
 
 
 def ios_type(node: dict[str, Any]) -> str:
@@ -95,23 +101,68 @@ def uiautomator_xml(dom: dict[str, Any], package: str, width: int, height: int,
     """A ``uiautomator dump`` of ``dom`` inside a full-screen FrameLayout of ``package``.
 
     ``width``/``height`` are the screen's physical pixels; DOM rects are scaled by ``dpr``.
-    Password fields carry no text, as on Android.
+    Password fields carry no text, as on Android. Only what the user can see is dumped, as a
+    real dump writes only the children that are ``isVisibleToUser`` (a RecyclerView's rows
+    scrolled away do not exist at all): a node wholly off the screen, or outside the scrolling
+    element it is in, is left out with what it holds (unless something inside it shows: a
+    fixed header in a section scrolled away), and a partly shown one has its bounds clipped to
+    what shows (AccessibilityNodeInfoHelper.getVisibleBoundsInScreen). A node keeps its index
+    among all its parent's children, as a real dump's do. Elements that scroll say
+    ``scrollable="true"``; the page itself does so on the root frame.
     """
+    kids = _children(dom.get("nodes") or [])
+    shown = _shown_bounds(kids, dpr, (0, 0, width, height))
+
     def element(node: dict[str, Any], index: int) -> tuple[str, dict[str, Any]]:
-        bounds = _pixel_bounds(node["rect"], dpr, width, height)
+        box = shown.get(node["id"])
+        bounds = f"[{box[0]},{box[1]}][{box[2]},{box[3]}]" if box else \
+            _pixel_bounds(node["rect"], dpr, width, height)
         return "node", _android_attrs(node, index, package, bounds)
 
+    scrolls = str(bool(dom.get("page_scroll"))).lower()
     out = ["<?xml version='1.0' encoding='UTF-8' standalone='yes' ?>",
            '<hierarchy rotation="0">',
            f'  <node index="0" text="" resource-id="" class="android.widget.FrameLayout" '
            f'package={quoteattr(package)} content-desc="" checkable="false" '
            f'checked="false" clickable="false" enabled="true" focusable="false" '
-           f'focused="false" scrollable="false" long-clickable="false" password="false" '
+           f'focused="false" scrollable="{scrolls}" long-clickable="false" password="false" '
            f'selected="false" bounds="[0,0][{width},{height}]">']
-    _emit(_children(dom.get("nodes") or []), None, 2, element, " />", out, uiautomator_text)
+    _emit(kids, None, 2, element, " />", out, uiautomator_text, keep=shown)
     out.append("  </node>")
     out.append("</hierarchy>")
     return "\n".join(out)
+
+
+Box = tuple[int, int, int, int]       # physical pixels: left, top, right, bottom
+
+
+def _shown_bounds(kids: dict[int | None, list[dict[str, Any]]], dpr: float,
+                  screen: Box) -> dict[int, Box | None]:
+    """Which nodes a real dump writes: node id → its bounds clipped to what shows, or None for
+    a node not shown itself but holding one that is. A node's children are clipped to the
+    screen and to every element around them that scrolls (or is a frame): what a list has
+    scrolled away is hidden even where the screen would show it."""
+    out: dict[int, Box | None] = {}
+
+    def visit(parent: int | None, clip: Box) -> bool:
+        any_shown = False
+        for node in kids.get(parent, []):
+            r = node["rect"]
+            box = (round(r["x"] * dpr), round(r["y"] * dpr),
+                   round((r["x"] + r["width"]) * dpr), round((r["y"] + r["height"]) * dpr))
+            seen = (max(box[0], clip[0]), max(box[1], clip[1]),
+                    min(box[2], clip[2]), min(box[3], clip[3]))
+            shows = seen[2] > seen[0] and seen[3] > seen[1]
+            inner = seen if node.get("scroll") or node.get("role") in ("iframe", "frame") \
+                else clip
+            holds = node["id"] in kids and visit(node["id"], inner if shows else clip)
+            if shows or holds:
+                out[node["id"]] = seen if shows else None
+                any_shown = True
+        return any_shown
+
+    visit(None, screen)
+    return out
 
 
 def _pixel_bounds(rect: dict[str, int], dpr: float, width: int, height: int) -> str:
@@ -142,7 +193,8 @@ def _android_attrs(node: dict[str, Any], index: int, package: str,
         "checkable": str(node.get("role") in ("input:checkbox", "input:radio")).lower(),
         "checked": "false", "clickable": str(clickable).lower(),
         "enabled": "true", "focusable": str(clickable or bool(node.get("editable"))).lower(),
-        "focused": str(bool(node.get("focused"))).lower(), "scrollable": "false",
+        "focused": str(bool(node.get("focused"))).lower(),
+        "scrollable": str(bool(node.get("scroll"))).lower(),
         "long-clickable": "false",
         "password": str(password).lower(), "selected": "false",
         "bounds": bounds,
@@ -179,17 +231,22 @@ def _ios_element(node: dict[str, Any], index: int) -> tuple[str, dict[str, Any]]
 
 def _emit(kids: dict[int | None, list[dict[str, Any]]], parent: int | None, depth: int,
           element: Callable[[dict[str, Any], int], tuple[str, dict[str, Any]]],
-          self_closing: str, out: list[str], safe: Callable[[str], str]) -> None:
+          self_closing: str, out: list[str], safe: Callable[[str], str],
+          keep: Collection[int] | None = None) -> None:
     """Append ``parent``'s children (and theirs) to ``out`` as XML elements, indented by depth;
     ``element`` gives a node's tag and attributes, ``safe`` what the device writes for a
-    value's characters XML cannot hold."""
+    value's characters XML cannot hold; ``keep``, when given, the ids of the nodes written
+    (each keeps its index among all its parent's children)."""
     for index, node in enumerate(kids.get(parent, [])):
+        if keep is not None and node["id"] not in keep:
+            continue
         tag, attrs = element(node, index)
         pad = "  " * depth
         body = " ".join(f"{k}={quoteattr(safe(str(v)))}" for k, v in attrs.items())
-        if node["id"] not in kids:
+        inside = kids.get(node["id"], [])
+        if not any(keep is None or n["id"] in keep for n in inside):
             out.append(f"{pad}<{tag} {body}{self_closing}")
             continue
         out.append(f"{pad}<{tag} {body}>")
-        _emit(kids, node["id"], depth + 1, element, self_closing, out, safe)
+        _emit(kids, node["id"], depth + 1, element, self_closing, out, safe, keep)
         out.append(f"{pad}</{tag}>")
