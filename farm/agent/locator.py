@@ -13,6 +13,9 @@ label / placeholder / content-desc contains the target as whole words ("Clear co
 finds "Clear completed (3)"). More than one candidate is never a guess: it is a miss that
 names them. A unique match that is off-screen is scrolled into view (`Device.scroll_into_view`,
 re-reading the tree after each step, at most ``max_scrolls``) before it counts as not found.
+No match at all on a tree that lists only what shows (Android's dump: a device with
+``swipe_to_find``) is looked for by swiping through what scrolls, down then back up, reading
+the tree after each swipe, at most ``max_scrolls`` swipes (`TextMatchTier._search`).
 """
 
 from __future__ import annotations
@@ -290,9 +293,16 @@ class TextMatchTier:
         swipe and matching again, at most ``max_scrolls`` swipes, until the target is there
         (scrolled into view if it is not quite yet), as UiScrollable.scrollIntoView does. Once
         per locate (a wait for the target reads again, it does not swipe again); how many
-        swipes found nothing is ``ctx.hints[SWIPED]``."""
+        swipes found nothing is ``ctx.hints[SWIPED]``. With a model tier to come, only when
+        the screen shows text like the target's ("Note 3" for "Note 38": a list of such rows):
+        a prompt that describes its target ("the heart on the second post") is the model's,
+        on the screen as the step found it, not swiped away first."""
         swipe = getattr(ctx.device, "swipe_to_find", None)
         if swipe is None or SWIPED in ctx.hints:
+            return None
+        tree = ctx.tree()
+        if any(t in ("ai", "deep-locate") for t in ctx.tiers) and (
+                tree is None or not _near_candidates(normalise(prompt), tree)):
             return None
         ctx.hints[SWIPED] = swipes = 0
         forward, turned = True, False
@@ -335,6 +345,8 @@ class TextMatchTier:
                 ctx.hints[SWIPED] = swipes
                 return None
             target = again[0]
+        if target.editable:
+            self.fields[normalise(prompt)] = (target.role, target.resource_id, target.rect)
         return LocateHit(target.rect, self.name, describe(target) +
                          f" (scrolled into view: found after {swipes} swipe(s))",
                          target.enabled, target.id)

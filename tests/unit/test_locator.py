@@ -389,3 +389,31 @@ def test_a_tree_that_holds_every_element_is_not_swiped_through():
     with pytest.raises(LocateError):
         default_chain().locate("Note 6", dev)
     assert not any(a[0].startswith("swipe") for a in dev.actions)
+
+
+class AskedModel:
+    """A model tier that finds whatever it is asked about (what it was asked: ``asked``)."""
+    name = "ai"
+
+    def __init__(self) -> None:
+        self.asked: list[str] = []
+
+    def locate(self, prompt, ctx):
+        self.asked.append(prompt)
+        return LocateHit(Rect(x=1, y=2, width=3, height=4), self.name, prompt)
+
+
+def test_with_a_model_a_row_like_those_shown_is_still_swiped_to_not_asked_about():
+    model = AskedModel()
+    dev = ListPhone(NOTES)
+    hit = LocatorChain([TextMatchTier(), model], has_model_tier=True).locate("Note 6", dev)
+    assert hit.tier == "text" and model.asked == []
+
+
+def test_with_a_model_a_described_target_is_the_model_s_on_the_screen_as_it_was():
+    model = AskedModel()
+    dev = ListPhone(NOTES, at=1)
+    hit = LocatorChain([TextMatchTier(), model], has_model_tier=True).locate(
+        "the star beside the second note", dev)
+    assert hit.tier == "ai" and model.asked == ["the star beside the second note"]
+    assert not any(a[0] == "swipe_to_find" for a in dev.actions) and dev.screen == "1"
