@@ -292,6 +292,8 @@ class Input(Action):
     value: str = ""
     locate: Optional[Locate] = None
     mode: Literal["replace", "clear", "typeOnly"] = "replace"
+    # the step's autoDismissKeyboard, else its case's (phones); not for the planner
+    autoDismissKeyboard: Optional[bool] = Field(default=None, json_schema_extra={"hidden": True})
 
     def detail(self) -> str:     # as planned: a ${SECRET} is still its placeholder here
         shown = self.value if len(self.value) <= 40 else self.value[:40] + "…"
@@ -319,11 +321,22 @@ class Input(Action):
                 check()
         fill = getattr(ctx.device, "fill", None)   # one call where the platform has one
         if self.mode == "replace" and fill is not None and fill(ctx.resolve(self.value)):
+            self._hide_keyboard(ctx.device)
             return
         if self.mode in ("replace", "clear"):
             ctx.device.clear_text()
         if self.mode != "clear" and self.value:   # typeOnly: key by key, real key events
             ctx.device.type_text(ctx.resolve(self.value))   # ${SECRET} becomes its value here
+            self._hide_keyboard(ctx.device)
+
+    def _hide_keyboard(self, device: Any) -> None:
+        """A phone's soft keyboard hidden once the text is in (autoDismissKeyboard: the step's,
+        else its case's, true by default as in Midscene); the web has none."""
+        hide = getattr(device, "hide_keyboard", None)
+        wanted = self.autoDismissKeyboard
+        if hide is not None and (getattr(device, "dismiss_keyboard", False) if wanted is None
+                                 else wanted):
+            hide()
 
 
 class ClearInput(Action):

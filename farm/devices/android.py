@@ -396,7 +396,8 @@ class AndroidDevice:
         https://...``) is opened instead, in whatever the phone opens it with."""
         self._need()
         self._ime_strategy = target.ime_strategy if target is not None else None
-        self._dismiss_keyboard = bool(target is not None and target.auto_dismiss_keyboard)
+        self.dismiss_keyboard = target is None or target.auto_dismiss_keyboard
+        self._dismiss_first = target.keyboard_dismiss_strategy if target else "esc-first"
         app = target.launch if target is not None else None
         if app and is_url(app):
             self.open_url(app)
@@ -613,7 +614,7 @@ class AndroidDevice:
     def type_text(self, text: str) -> None:
         """Type ``text``: through yadb as the case's imeStrategy says (Midscene's
         always-yadb / yadb-for-non-ascii), else ASCII through ``input text`` and anything else
-        through the ADBKeyBoard IME; then, with autoDismissKeyboard, hide the keyboard."""
+        through the ADBKeyBoard IME (aiInput then hides the keyboard: `hide_keyboard`)."""
         strategy = getattr(self, "_ime_strategy", None)
         if strategy == "always-yadb" or (strategy and not text.isascii()):
             out, err, code = self.shell_result(
@@ -625,8 +626,21 @@ class AndroidDevice:
                                  f"{(err or out).strip()[:200] or f'exit {code}'}")
         else:
             self._type_text(text)
-        if getattr(self, "_dismiss_keyboard", False):
-            self._input("keyevent 111")     # Escape hides the soft keyboard (Midscene's esc-first)
+
+    def hide_keyboard(self) -> None:
+        """autoDismissKeyboard, as Midscene's: while the soft keyboard shows (``dumpsys
+        input_method``: mInputShown), Escape, then Back (keyboardDismissStrategy back-first:
+        Back first). A key is never sent with the keyboard down: the app would get it (Escape
+        closes a dialog, Back leaves the screen)."""
+        keys = ("keyevent 111", "keyevent 4")
+        for key in keys if getattr(self, "_dismiss_first", "") != "back-first" else keys[::-1]:
+            if not self.keyboard_shown():
+                return
+            self._input(key)
+
+    def keyboard_shown(self) -> bool:
+        """Whether the soft keyboard is up (what appium-adb's isSoftKeyboardPresent reads)."""
+        return re.search(r"mInputShown=true", self.shell("dumpsys input_method")) is not None
 
     def _type_text(self, text: str) -> None:
         if text.isascii():

@@ -123,12 +123,13 @@ class AndroidTarget(BaseModel):
     device_id: str | None = None
     launch: str | None = None
     ime_strategy: str | None = None         # always-yadb: every text through the IME
-    auto_dismiss_keyboard: bool = False
+    auto_dismiss_keyboard: bool = True      # as Midscene: hide the keyboard after aiInput
+    keyboard_dismiss_strategy: str = "esc-first"    # or back-first: the key tried first
 
 
 class IosTarget(BaseModel):
     launch: str | None = None
-    auto_dismiss_keyboard: bool = False
+    auto_dismiss_keyboard: bool = True      # as Midscene: hide the keyboard after aiInput
     wda_port: int | None = None
     wda_host: str | None = None
 

@@ -296,6 +296,9 @@ def _input(node: Node, main: Node, keys: dict[str, Node], options: dict, p: Prob
     `aiInput: <text>` + `locate:`; an empty `aiInput:` + `locate:` + `value:`."""
     mode = p.choice(keys.get("mode"), "aiInput mode", INPUT_MODES) or "replace"
     options["mode"] = mode
+    dismiss = p.boolean(keys.get("autoDismissKeyboard"), "aiInput autoDismissKeyboard")
+    if dismiss is not None:
+        options["autoDismissKeyboard"] = dismiss
     new_form = "`aiInput: <target>` with `value: <text>`"
     empty = main.is_null or (main.kind == "scalar" and not main.text)
     if "value" in keys and "locate" in keys and not empty:

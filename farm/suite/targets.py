@@ -28,9 +28,11 @@ WEB_KEYS = {"url", "serve", "mode", "userAgent", "viewportWidth", "viewportHeigh
             "deviceScaleFactor", "cookie", "extraHTTPHeaders", "acceptInsecureCerts",
             "waitForNetworkIdle", "chromeArgs", "forceSameTabNavigation", "autoFollowNewPage",
             "bridgeMode", "dialogs"} | COMMON_KEYS
-ANDROID_KEYS = {"deviceId", "launch", "imeStrategy", "autoDismissKeyboard"} | COMMON_KEYS
+ANDROID_KEYS = {"deviceId", "launch", "imeStrategy", "autoDismissKeyboard",
+                "keyboardDismissStrategy"} | COMMON_KEYS
 IOS_KEYS = {"launch", "autoDismissKeyboard", "wdaPort", "wdaHost"} | COMMON_KEYS
 IME_STRATEGIES = ["always-yadb", "yadb-for-non-ascii"]
+DISMISS_STRATEGIES = ["esc-first", "back-first"]
 
 _ONE_SERVER = ("farm attaches {what} for the whole run; set {env} for `farm run` / `farm "
                "worker` instead")
@@ -48,7 +50,6 @@ REFUSED = {
                                             env="ANDROID_ADB_SERVER_PORT"),
         "androidAdbPath": "farm speaks the adb protocol itself (adbutils); no adb binary is run",
         "displayId": "farm drives the default display only",
-        "keyboardDismissStrategy": "farm dismisses the keyboard with Back only",
     },
     "ios": {},
 }
@@ -225,13 +226,16 @@ def read_mobile(platform: str, node: Node, p: Problems) -> AndroidTarget | IosTa
     if platform == "ios":
         port = p.integer(items.get("wdaPort"), "ios.wdaPort", minimum=1, maximum=65535)
         host = p.text(items.get("wdaHost"), "ios.wdaHost", empty_ok=False, expected="a host")
-        return IosTarget(launch=launch, auto_dismiss_keyboard=bool(dismiss),
+        return IosTarget(launch=launch, auto_dismiss_keyboard=dismiss is not False,
                          wda_port=port, wda_host=host)
     device = p.text(items.get("deviceId"), "android.deviceId", empty_ok=False,
                     expected="an adb device serial")
     ime = p.choice(items.get("imeStrategy"), "android.imeStrategy", IME_STRATEGIES)
+    first = p.choice(items.get("keyboardDismissStrategy"), "android.keyboardDismissStrategy",
+                     DISMISS_STRATEGIES)
     return AndroidTarget(device_id=device, launch=launch, ime_strategy=ime,
-                         auto_dismiss_keyboard=bool(dismiss))
+                         auto_dismiss_keyboard=dismiss is not False,
+                         keyboard_dismiss_strategy=first or "esc-first")
 
 
 def read_outputs(node: Node, section: str, p: Problems) -> dict:
@@ -267,6 +271,7 @@ KEY_FIELDS = {
     "forceSameTabNavigation": ("same_tab",), "autoFollowNewPage": ("follow_new_pages",),
     "deviceId": ("device_id",), "launch": ("launch",), "imeStrategy": ("ime_strategy",),
     "autoDismissKeyboard": ("auto_dismiss_keyboard",), "wdaPort": ("wda_port",),
+    "keyboardDismissStrategy": ("keyboard_dismiss_strategy",),
     "wdaHost": ("wda_host",),
 }
 

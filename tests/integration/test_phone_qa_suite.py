@@ -11,8 +11,9 @@ what they saw go wrong on phones, each kept fixed here.
   rate. An app sent to the background on purpose (Home) is not a crash.
 - Back pressed while the soft keyboard is up hides the keyboard and goes nowhere, as on a
   phone: the simulated phone had no keyboard, so a suite whose one Back after an aiInput left
-  the screen passed on the simulator and failed on every real phone. With
-  ``autoDismissKeyboard`` farm hides the keyboard after typing, and one Back navigates.
+  the screen passed on the simulator and failed on every real phone. farm hides the keyboard
+  after typing (``autoDismissKeyboard``, true by default as in Midscene), and one Back
+  navigates; with ``autoDismissKeyboard: false`` the keyboard stays up and takes the Back.
 - A key name Android does not have (``aiKeyboardPress: KEYCODE_VOLUMEUP`` for
   KEYCODE_VOLUME_UP) fails the case naming the key: it was an infrastructure error, retried
   on the next phone and counted against each one it ran on, as if the phones were broken.
@@ -223,10 +224,10 @@ def test_back_with_the_keyboard_up_hides_it_first(farm: FarmCli):
             f'content="width=device-width"></head><body>{body}</body></html>')
     (suite / "farm.yaml").write_text("apps:\n  contacts:\n    serve: app\n"
                                      "    android: com.example.contacts\n")
-    (suite / "keyboard_up.yaml").write_text(
-        BACK_CASE.format(dismiss="", after_one_back="New contact"))
-    (suite / "keyboard_dismissed.yaml").write_text(BACK_CASE.format(
-        dismiss="\n  autoDismissKeyboard: true", after_one_back="Contacts"))
+    (suite / "keyboard_up.yaml").write_text(BACK_CASE.format(
+        dismiss="\n  autoDismissKeyboard: false", after_one_back="New contact"))
+    (suite / "keyboard_dismissed.yaml").write_text(  # by default, as in Midscene
+        BACK_CASE.format(dismiss="", after_one_back="Contacts"))
     done = farm.run("run", suite, "--devices", "android-sim:1", "--report-dir", farm.tmp / "run")
     cases = by_name(results(farm.tmp / "run"))
     up, dismissed = cases["keyboard_up"], cases["keyboard_dismissed"]
