@@ -69,7 +69,8 @@ tasks:
 def test_watchdog_kill_ends_a_hung_adb_call(tmp_path, monkeypatch, demo_app):
     suite = tmp_path / "suite"
     suite.mkdir()
-    (suite / "farm.yaml").write_text("timeout: 2\n")
+    # room for the launch on a loaded machine: the hung step is the one that times out
+    (suite / "farm.yaml").write_text("timeout: 8\n")
     (suite / "hung.yaml").write_text(HUNG_CASE)
     with AndroidSimulator(1, {PKG: demo_app + "/"}) as sim:
         sim.fault(0, "slow_seconds", 3600)
@@ -86,6 +87,6 @@ def test_watchdog_kill_ends_a_hung_adb_call(tmp_path, monkeypatch, demo_app):
     [case] = json.loads((tmp_path / "run" / "results.json").read_text())["cases"]
     assert case["status"] == "error", case
     assert case["error"] == {"kind": "CaseTimeout", "step": 1, "message": (
-        "case timed out after 2s (device stopped answering: emulator-5554 lost (screencap): "
+        "case timed out after 8s (device stopped answering: emulator-5554 lost (screencap): "
         "farm stopped the device)")}
     assert case["steps"][0]["kind"] == "runAdbShell" and case["steps"][0]["status"] == "error"
