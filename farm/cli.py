@@ -354,8 +354,12 @@ def _masked(url: str) -> str:
               help="Prometheus /metrics of the first device's process (default 9464, "
                    "FARM_WORKER_METRICS_PORT); the next devices take the next free ports; "
                    "0: off.")
+@click.option("--loglevel", type=click.Choice(["DEBUG", "INFO", "WARNING", "ERROR"],
+                                            case_sensitive=False), default="WARNING",
+              show_default=True, help="Of the device processes; INFO or DEBUG also shows "
+              "Celery's own lines (its start-up banner, its warm shutdown).")
 def worker(broker: str | None, devices: str, group: str | None,
-           metrics_port: int | None) -> None:
+           metrics_port: int | None, loglevel: str) -> None:
     """Serve cluster runs: one Celery worker process per device.
 
     \b
@@ -383,6 +387,7 @@ def worker(broker: str | None, devices: str, group: str | None,
     argv = [sys.executable, "-m", "worker", "--devices", devices,
             "--metrics-port", str(settings.worker_metrics_port)]
     argv += ["--group", group] if group else []
+    argv += ["--loglevel", loglevel.upper()] if loglevel.upper() != "WARNING" else []
     sys.stdout.flush()
     sys.stderr.flush()
     os.execve(sys.executable, argv, env)

@@ -48,19 +48,14 @@ def test_a_stopped_worker_says_what_drains_in_farms_words_only(tmp_path, redis_u
 
 
 def test_celerys_shutdown_lines_stay_when_its_logging_is_asked_for(tmp_path, redis_url, farm):
-    """`python -m worker --loglevel INFO` (the program `farm worker` hands over to): Celery's
-    logging, its shutdown line included."""
-    popen = subprocess.Popen(
-        [sys.executable, "-m", "worker", "--devices", "fake:1", "--metrics-port", "0",
-         "--loglevel", "INFO"], cwd=ROOT,
-        env=farm.env(FARM_BROKER_URL=redis_url, FARM_DEVICE_PLUGINS=PLUGIN, **CLUSTER_ENV),
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    farm.started.append(popen)
-    proc = FarmProcess(popen)
+    """`farm worker --loglevel INFO`: Celery's logging, its shutdown line included."""
+    proc = farm.start("worker", "--broker", redis_url, "--devices", "fake:1", "--metrics-port",
+                      "0", "--loglevel", "info",
+                      **{"FARM_DEVICE_PLUGINS": PLUGIN, **CLUSTER_ENV})
     proc.wait_for_line(" ready.", 90)       # Celery's own: its signal handlers are in place
     proc.send_signal(signal.SIGTERM)
     out = proc.finish(60)
-    assert popen.returncode == 0, out
+    assert proc.returncode == 0, out
     assert "worker: Warm shutdown (MainProcess)" in out, out
 
 
