@@ -133,7 +133,17 @@ class Ledger:
 
     def end(self, job: Job, status: str, device: str | None = None, reason: str | None = None,
             error: BaseException | None = None) -> None:
-        """End a case without (another) device attempt: not run, lost, interrupted."""
+        """End a case without (another) device attempt: not run, lost, interrupted. A retry
+        not run (--maxfail reached, the model budget spent) leaves the case's verdict to the
+        attempt it retried: a failure is not hidden as a skip."""
+        earlier = self.attempts.get(job.case_id)
+        if status == "skipped" and earlier:
+            verdict = final_result(earlier)
+            verdict.reason = (f"{verdict.reason}; " if verdict.reason else "") + \
+                f"not retried: {(reason or '').removeprefix('not run: ')}"
+            self.final[job.case_id] = verdict
+            self._tell(device or "-", verdict, final=True)
+            return
         result = synthetic(self.cases[job.case_id], self.run_id, job.attempt, status, device,
                            reason, error)
         self.attempts.setdefault(job.case_id, []).append(result)

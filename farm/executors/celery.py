@@ -78,6 +78,7 @@ class CeleryExecutor:
         self.outcome = RunOutcome(results=[])
         self._pool_of: dict[str, str] = {}          # job case id → pool
         self._queue: dict[str, list[Job]] = {}
+        self._stop_reason: str | None = None        # stop_taking's: no case or retry is sent
         self._inflight: dict[str, _Inflight] = {}
         self._known_bad: set[str] = set()
         self._pool_seen: dict[str, float] = {}
@@ -163,7 +164,8 @@ class CeleryExecutor:
 
     def stop_taking(self, reason: str) -> None:
         """Send no more queued cases (--maxfail; called from the run loop's own thread, when
-        a result arrives); cases in flight finish normally."""
+        a result arrives); cases in flight finish normally (their retries are not sent)."""
+        self._stop_reason = reason
         for q in self._queue.values():
             for job in q:
                 if job.case_id not in self.ledger.final:
@@ -641,7 +643,9 @@ class CeleryExecutor:
         self._inflight.pop(job.case_id, None)
         self.outcome.last_end = self.clock()
         retry = self.ledger.record(job, result, device)
-        if retry is not None:
+        if retry is not None and self._stop_reason:
+            self.ledger.end(retry, "skipped", reason=self._stop_reason)
+        elif retry is not None:
             pool = self._pool_of[job.case_id]
             self._queue[pool] = enqueue(self._queue[pool], retry)
 

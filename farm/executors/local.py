@@ -45,6 +45,7 @@ class LocalExecutor:
         self.clock = clock
         self._cond = threading.Condition()
         self._queue: list[Job] = []
+        self._stop_reason: str | None = None       # stop_taking's: no case or retry starts
         self._platforms: list[str] = []            # the run's queues (farm_queue_depth)
         self._inflight: dict[str, Job] = {}        # device → job
         self._slots: dict[str, DeviceSlot] = {}
@@ -118,8 +119,10 @@ class LocalExecutor:
         self._hurry.set()
 
     def stop_taking(self, reason: str) -> None:
-        """Start no more queued cases (--maxfail); cases in flight finish normally."""
+        """Start no more queued cases (--maxfail); cases in flight finish normally (their
+        retries are not started either)."""
         with self._cond:
+            self._stop_reason = reason
             for job in self._queue:
                 if job.case_id not in self.ledger.final:
                     self.ledger.end(job, "skipped", reason=reason)
@@ -257,7 +260,9 @@ class LocalExecutor:
                 self._cond.notify_all()        # (`interrupt` waits for cases in flight)
                 return False
             retry = self.ledger.record(job, result, slot.name)
-            if retry is not None:
+            if retry is not None and self._stop_reason:
+                self.ledger.end(retry, "skipped", reason=self._stop_reason)
+            elif retry is not None:
                 self._queue = enqueue(self._queue, retry)
             self._cond.notify_all()
             return True
