@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+import urllib.request
 
 import pytest
 
@@ -33,6 +34,7 @@ def ios(demo_app):
 def no_faults_left(ios):
     yield
     ios.fault(0, "invalid_session", 0)
+    ios.fault(0, "keyboard_stuck", 0)
 
 
 def test_a_session_invalidated_as_it_is_created_is_made_again_in_a_run(ios, tmp_path,
@@ -47,6 +49,22 @@ def test_a_session_invalidated_as_it_is_created_is_made_again_in_a_run(ios, tmp_
     assert [c["status"] for c in summary["cases"]] == ["passed"]
     assert not summary.get("lost") and "lost:" not in out.getvalue()
     assert ios.screens[0].faults.invalid_session == 0     # the fault did hit
+
+
+def test_a_keyboard_wda_cannot_dismiss_fails_no_step(ios, tmp_path, monkeypatch):
+    """autoDismissKeyboard is on by default (as in Midscene); WebDriverAgent on an iPhone may
+    refuse to dismiss ("Did not know how to dismiss the keyboard"): the aiInput still passes,
+    as in Midscene, and the case goes on."""
+    ios.fault(0, "keyboard_stuck", -1)
+    monkeypatch.setenv("FARM_IOS_WDA_URLS", ios.urls[0])
+    out = io.StringIO()
+    settings = load_settings(report_dir=tmp_path / "run", state_dir=tmp_path / "state")
+    code = run([IOS_LOGIN], "ios:1", settings, progress=False, out=out)
+    assert code == 0, out.getvalue()
+    with urllib.request.urlopen(ios.urls[0].rstrip("/") + "/farm/requests") as reply:
+        served = json.loads(reply.read())["value"]
+    assert sum(r.endswith("/wda/keyboard/dismiss") for r in served) >= 2, served
+    assert ios.screens[0].faults.keyboard_stuck == -1
 
 
 def test_a_case_starts_when_its_replacement_session_is_invalidated_at_once(ios):

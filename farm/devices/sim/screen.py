@@ -126,10 +126,11 @@ class Faults:
     launch_fail: int = 0     # launching an app crashes it at once (it never comes to the front)
     crash: int = 0           # the app in front crashes at the next tap, swipe, key or text
     offline: int = 0         # adb lists the phone "offline" and refuses it (a replugged cable)
+    keyboard_stuck: int = 0  # WDA cannot dismiss the keyboard (an iPhone's has no hide key)
     slow_seconds: float = 3.0
     names: tuple[str, ...] = field(default=("drop", "black", "idle", "empty_tree", "slow",
                                             "invalid_session", "input_blocked", "launch_fail",
-                                            "crash", "offline"),
+                                            "crash", "offline", "keyboard_stuck"),
                                    repr=False)
 
     def hit(self, name: str) -> bool:

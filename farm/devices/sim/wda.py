@@ -316,6 +316,10 @@ class WdaServer(ThreadingHTTPServer):
 
     @_route("POST /wda/keyboard/dismiss")
     def _dismiss_keyboard(self, req: _Request) -> tuple[Any, str | None]:
+        if self.screen.faults.hit("keyboard_stuck"):    # what WDA says on an iPhone
+            raise _Refused(500, "unknown error", "Did not know how to dismiss the keyboard. "
+                           "Try to dismiss it in the way supported by your application under "
+                           "test.")
         self.keyboard_dismissed = getattr(self, "keyboard_dismissed", 0) + 1
         return None, req.sid
 
