@@ -41,6 +41,7 @@ SHELL_TIMEOUT_S = 30.0
 # 10 minutes a call, so a frozen adb server held a device's restart, and the run, for minutes
 ADBUTILS_DEFAULT_TIMEOUT_S = 600
 DUMP_TRIES = 4
+KEYBOARD_HIDE_S = 1.0      # for the soft keyboard to say it is gone after Escape / Back
 # how long a phone that is offline / not listed gets to come back when it is (re)opened
 REATTACH_S = 10.0
 REATTACH_POLL_S = 0.5
@@ -633,10 +634,19 @@ class AndroidDevice:
         Back first). A key is never sent with the keyboard down: the app would get it (Escape
         closes a dialog, Back leaves the screen)."""
         keys = ("keyevent 111", "keyevent 4")
+        if not self.keyboard_shown():
+            return
         for key in keys if getattr(self, "_dismiss_first", "") != "back-first" else keys[::-1]:
-            if not self.keyboard_shown():
-                return
             self._input(key)
+            # the keyboard slides away: a second key sent while it still says "shown" would
+            # reach the app once it has gone (Back would leave the screen)
+            deadline = time.monotonic() + KEYBOARD_HIDE_S
+            while self.keyboard_shown():
+                if time.monotonic() >= deadline:
+                    break
+                time.sleep(0.1)
+            else:
+                return
 
     def keyboard_shown(self) -> bool:
         """Whether the soft keyboard is up (what appium-adb's isSoftKeyboardPresent reads)."""
