@@ -650,7 +650,8 @@ class AndroidDevice:
 
     def keyboard_shown(self) -> bool:
         """Whether the soft keyboard is up (what appium-adb's isSoftKeyboardPresent reads)."""
-        return re.search(r"mInputShown=true", self.shell("dumpsys input_method")) is not None
+        shown = self.shell("dumpsys input_method | grep mInputShown")     # (its output is long)
+        return re.search(r"mInputShown=true", shown) is not None
 
     def _type_text(self, text: str) -> None:
         if text.isascii():
