@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from farm.relay import RelayEvents
 from farm.results import CaseResult, RunSummary, case_usage
 from farm.usage import Usage
 
@@ -20,24 +21,22 @@ log = logging.getLogger("farm.budget")
 NOT_RUN = "not run: "       # the reason of the cases the budget left out starts so
 
 
-class ModelBudget:
+class ModelBudget(RelayEvents):
     """RunEvents around another: counts each final result's model spend, and tells the
     executor to start no more cases once it reaches ``cost`` (USD) or ``tokens``. ``names``:
     how a message names each limit (``--max-model-cost``, ``FARM_MAX_MODEL_COST``)."""
 
     def __init__(self, inner: Any, executor: Any, cost: float | None, tokens: int | None,
                  names: tuple[str, str] = ("--max-model-cost", "--max-model-tokens")) -> None:
-        self.inner, self.executor = inner, executor
+        super().__init__(inner)
+        self.executor = executor
         self.cost, self.tokens, self.names = cost, tokens, names
         self.spent = Usage()
         self.reached: str | None = None     # what was spent, of which limit
         self.unpriced = ""                  # the warning, once, when some call had no price
 
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.inner, name)
-
     def case_finished(self, device: str, result: CaseResult, final: bool) -> None:
-        self.inner.case_finished(device, result, final)
+        super().case_finished(device, result, final)
         if not final:
             return
         self.spent.add(case_usage(result))

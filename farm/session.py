@@ -20,7 +20,7 @@ from typing import IO, Any, Callable, Sequence
 
 from farm import __version__, metrics
 from farm.appserver import AppServer
-from farm.config import Settings, model_keys
+from farm.config import Settings, flag_of, model_keys
 from farm.errors import ConfigError, UserError
 from farm.history import DurationHistory
 from farm.journal import JournalEvents
@@ -454,10 +454,10 @@ def _budget(events: Any, executor: Executor, settings: Settings | None) -> Model
     """The run's model budget around ``events``, when it has one."""
     if settings is None or settings.max_model_cost is settings.max_model_tokens is None:
         return None
-    names = [settings.named(n) if settings.source(n) else "--" + n.replace("_", "-")
-             for n in ("max_model_cost", "max_model_tokens")]    # as set, else the flag
+    cost, tokens = (settings.named(n) if settings.source(n) else flag_of(n)   # as set
+                    for n in ("max_model_cost", "max_model_tokens"))
     return ModelBudget(events, executor, settings.max_model_cost, settings.max_model_tokens,
-                       (names[0], names[1]))
+                       (cost, tokens))
 
 
 def _journal(run_dir: Path, run_id: str, planned: list[Case]) -> JournalEvents:

@@ -638,15 +638,19 @@ class AndroidDevice:
             return
         for key in keys if getattr(self, "_dismiss_first", "") != "back-first" else keys[::-1]:
             self._input(key)
-            # the keyboard slides away: a second key sent while it still says "shown" would
-            # reach the app once it has gone (Back would leave the screen)
-            deadline = time.monotonic() + KEYBOARD_HIDE_S
-            while self.keyboard_shown():
-                if time.monotonic() >= deadline:
-                    break
-                time.sleep(0.1)
-            else:
+            if self._keyboard_went():
                 return
+
+    def _keyboard_went(self) -> bool:
+        """Whether the keyboard says it has gone within KEYBOARD_HIDE_S: it slides away, and a
+        second key sent while it still says "shown" would reach the app once it has gone
+        (Back would leave the screen)."""
+        deadline = time.monotonic() + KEYBOARD_HIDE_S
+        while self.keyboard_shown():
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(0.1)
+        return True
 
     def keyboard_shown(self) -> bool:
         """Whether the soft keyboard is up (what appium-adb's isSoftKeyboardPresent reads)."""
