@@ -317,7 +317,8 @@ def _input(node: Node, main: Node, keys: dict[str, Node], options: dict, p: Prob
     target = _target_text("aiInput", target_node, options, p, "aiInput target")
     target = need_target(target, target_node, new_form)
     value = p.text(value_node, "aiInput value", expected="the text to type")
-    if value is None and mode != "clear":
+    given = value_node is not None and not value_node.is_null
+    if value is None and mode != "clear" and not given:   # a wrong type is said by p.text
         at = value_node if value_node is not None else node
         p.add(at, f"aiInput: expected the text to type ({new_form}, or `mode: clear`), "
                   "got nothing")

@@ -1,0 +1,44 @@
+"""A first-time suite author's mistakes, as `farm run --collect-only` reports them: one line
+per mistake, at its file:line:col, saying what was given; exit 4, nothing run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.support.farm_cli import run_main
+
+HEAD = "name: x\nweb:\n  url: https://example.com\ntasks:\n  - name: t\n    flow:\n"
+
+
+@pytest.fixture
+def farm_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture):
+    """``farm run ARGS...`` in ``tmp_path``: (exit code, stdout, stderr)."""
+    monkeypatch.chdir(tmp_path)
+    return lambda *args: run_main(monkeypatch, capsys, "run", *args)
+
+
+def _write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+
+
+@pytest.mark.parametrize("value, got", [("[1, 2]", "a list"), ("{a: b}", "a mapping")])
+def test_an_ai_input_value_of_the_wrong_type_is_one_problem_saying_what_was_given(
+        farm_run, tmp_path, value, got):
+    _write(tmp_path / "s" / "c.yaml", HEAD + f"      - aiInput: Username\n        value: {value}\n")
+    code, out, err = farm_run("s", "--collect-only")
+    assert code == 4 and "collected" not in out
+    assert err.splitlines() == [
+        "farm: 1 problem in suite files:",
+        f"  s/c.yaml:8:16: aiInput value: expected the text to type, got {got}"]
+
+
+def test_an_ai_input_without_a_value_still_says_the_text_is_missing(farm_run, tmp_path):
+    _write(tmp_path / "s" / "c.yaml", HEAD + "      - aiInput: Username\n        value:\n")
+    code, _, err = farm_run("s", "--collect-only")
+    assert code == 4
+    assert err.splitlines()[1:] == [
+        "  s/c.yaml:8:15: aiInput: expected the text to type (`aiInput: <target>` with "
+        "`value: <text>`, or `mode: clear`), got nothing"]
