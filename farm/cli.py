@@ -157,8 +157,7 @@ def run(paths: tuple[Path, ...], devices: str, report_dir: Path | None, junit_xm
                            overwrite=overwrite, verbose=verbose, choice=choice,
                            alluredir=alluredir, own_process=_OWN_PROCESS)
     except SuiteErrors as exc:      # said on stderr, exit 4, by `main`
-        if junit_xml is not None:
-            _junit_of_load_errors(exc, junit_xml)
+        _on_load_errors(exc, junit_xml, collect_only)
         raise
     sys.stdout.flush()
     sys.stderr.flush()
@@ -191,6 +190,16 @@ def _needs_model(settings, **given: str | None) -> None:
     if flags and not settings.model:
         raise click.UsageError(f"{' and '.join(flags)} need{'s' * (len(flags) == 1)} a "
                                "model: give --model too (or set FARM_MODEL)")
+
+
+def _on_load_errors(exc: SuiteErrors, junit_xml: Path | None, collect_only: bool) -> None:
+    """The --junit-xml of a suite that did not load, and what `main` says after its problems
+    of the cases that did (one broken file among fifty stops them all)."""
+    if junit_xml is not None:
+        _junit_of_load_errors(exc, junit_xml)
+    exc.outcome = (f"farm: no case {'is listed' if collect_only else 'ran'}: a run starts "
+                   "only when every suite file loads (fix the problems listed, or name "
+                   "only the files to run)")
 
 
 def _junit_of_load_errors(exc: SuiteErrors, path: Path) -> None:
@@ -863,6 +872,9 @@ def main() -> None:
         click.echo(f"farm: {n} problem{'s' if n != 1 else ''} in suite files:", err=True)
         for err in exc.errors:
             click.echo(f"  {err}", err=True)
+        if exc.outcome:
+            sys.stderr.flush()
+            click.echo(exc.outcome)
         sys.exit(EXIT_USAGE)
     except UserError as exc:
         click.echo(f"farm: error: {exc}", err=True)

@@ -71,6 +71,8 @@ class SuiteError(UserError):
 class SuiteErrors(UserError):
     """Every problem found while loading suites, reported together."""
 
+    outcome: str | None = None      # what the command did about it (`farm run`: ran nothing)
+
     def __init__(self, errors: list[SuiteError]) -> None:
         self.errors = errors
         super().__init__("\n".join(str(e) for e in errors))

@@ -42,3 +42,22 @@ def test_an_ai_input_without_a_value_still_says_the_text_is_missing(farm_run, tm
     assert err.splitlines()[1:] == [
         "  s/c.yaml:8:15: aiInput: expected the text to type (`aiInput: <target>` with "
         "`value: <text>`, or `mode: clear`), got nothing"]
+
+
+@pytest.mark.parametrize("collect_only, said", [
+    (True, "farm: no case is listed"), (False, "farm: no case ran")])
+def test_one_broken_file_among_good_ones_says_the_good_ones_did_not_run_either(
+        farm_run, tmp_path, collect_only, said):
+    for name in ("a_good", "b_good"):
+        _write(tmp_path / "s" / f"{name}.yaml", HEAD + "      - aiTap: Sign in\n")
+    _write(tmp_path / "s" / "c_broken.yaml", HEAD + "      - aitap: Sign in\n")
+    args = ["--collect-only"] if collect_only else ["--report-dir", tmp_path / "run"]
+    code, out, err = farm_run("s", *args)
+    assert code == 4 and not (tmp_path / "run").exists()
+    assert err.splitlines() == [
+        "farm: 1 problem in suite files:",
+        "  s/c_broken.yaml:7:9: unknown step kind 'aitap' (did you mean 'aiTap'?)"]
+    assert out.splitlines() == [
+        f"{said}: a run starts only when every suite file loads (fix the problems listed, "
+        "or name only the files to run)"]
+    assert "a_good" not in out
