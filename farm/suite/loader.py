@@ -89,6 +89,7 @@ class _Loading:
         self.listed_batches: set[str] = set()    # batch files a batch's glob matched (shown)
         self.ids: dict[str, tuple[Case, str]] = {}   # case id -> its case, "file:line"
         self.batch_folders: dict[Path, list[Batch]] = {}   # a folder run as its batch files
+        self.app_envs: dict[str, tuple[Path, str]] = {}   # apps' URL variable -> dir, "file:line"
 
     def suite(self, root: Path) -> _SuiteInfo:
         if root not in self.suites:
@@ -287,6 +288,8 @@ class _Loading:
             if env is not None and not is_valid_name(env):
                 p.add(items["env"], f"{where}.env: {env!r} is not a valid variable name "
                                     "(letters, digits and _, not starting with a digit)")
+            elif env is not None and serve_path is not None and serve_path.is_dir():
+                self.claim_app_env(env, serve_path, items["env"], where, p)
             app = p.build(AppSpec, {
                 "name": name, "serve": serve_path, "env": env,
                 "android": p.text(items.get("android"), f"{where}.android", empty_ok=False,
@@ -297,6 +300,18 @@ class _Loading:
             if app is not None:
                 out.append(app)
         return out
+
+    def claim_app_env(self, env: str, folder: Path, at: Node, where: str, p: Problems) -> None:
+        """One run gives a variable one value: an app's URL variable that another app (of this
+        suite or another one in the run) has for another directory would send one of them
+        to the other's pages."""
+        folder = Path(os.path.realpath(folder))
+        first = self.app_envs.setdefault(env, (folder, f"{p.file}:{at.line}"))
+        if first[0] != folder:
+            p.add(at, f"{where}.env: {env} is also the URL variable of an app that serves "
+                      f"another directory ({first[1]}): a run gives a variable one value, so "
+                      "one app's cases would open the other's pages; give each app a "
+                      "variable of its own")
 
     # -- cases --------------------------------------------------------------------------------
 

@@ -61,3 +61,33 @@ def test_one_broken_file_among_good_ones_says_the_good_ones_did_not_run_either(
         f"{said}: a run starts only when every suite file loads (fix the problems listed, "
         "or name only the files to run)"]
     assert "a_good" not in out
+
+
+def _suite_serving(root: Path, text: str, env: str = "APP_URL") -> None:
+    _write(root / "app" / "index.html", f"<h1>{text}</h1>")
+    _write(root / "farm.yaml", f"apps:\n  site:\n    serve: app\n    env: {env}\n")
+    _write(root / "check.yaml", HEAD.replace("https://example.com", f"${{{env}}}/index.html")
+           + f"      - assertText: {text}\n")
+
+
+def test_two_suites_serving_their_own_app_under_one_variable_are_refused(farm_run, tmp_path):
+    """Each suite's cases would get one URL for both (the later app's): a suite's cases would
+    check the other suite's pages and fail (or pass) for it."""
+    _suite_serving(tmp_path / "alpha", "I am alpha")
+    _suite_serving(tmp_path / "beta", "I am beta")
+    code, out, err = farm_run("alpha", "beta", "--collect-only")
+    assert code == 4 and "collected" not in out
+    assert err.splitlines()[1:] == [
+        "  beta/farm.yaml:4:10: apps.site.env: APP_URL is also the URL variable of an app "
+        "that serves another directory (alpha/farm.yaml:4): a run gives a variable one value, "
+        "so one app's cases would open the other's pages; give each app a variable of its own"]
+
+
+def test_apps_of_one_directory_may_share_their_variable(farm_run, tmp_path):
+    _suite_serving(tmp_path / "alpha", "I am alpha")
+    _write(tmp_path / "alpha" / "farm.yaml", "apps:\n  site:\n    serve: app\n    env: APP_URL\n"
+           "  phone:\n    serve: app\n    env: APP_URL\n    android: com.x.shop\n")
+    _suite_serving(tmp_path / "beta", "I am beta", env="BETA_URL")
+    code, out, err = farm_run("alpha", "beta", "--collect-only")
+    assert code == 0, err
+    assert "farm: 2 case(s) collected" in out
