@@ -272,6 +272,22 @@ def cache_savings(summary: "RunSummary") -> str:
     return f"{plans} plan(s) replayed" + (f" (saved {', '.join(spend)})" if spend else "")
 
 
+# the reasons of the cases a stopped run never started: the executors' after Ctrl-C /
+# SIGTERM, and `farm.journal.NOT_STARTED` for a killed run rebuilt from its journal
+NOT_RUN_INTERRUPTED = ("not run: the run was interrupted",
+                       "not run: farm stopped before it started")
+
+
+def not_run_by_interrupt(summary: RunSummary) -> int:
+    """How many cases an interrupted run never started: listed as skipped, they must not read
+    as skips of their own on the console or in the report (those --maxfail or the model
+    budget left out are said apart, `farm.budget.stopped_line`)."""
+    if not summary.interrupted:
+        return 0
+    return sum(1 for c in summary.cases
+               if c.status == "skipped" and c.reason in NOT_RUN_INTERRUPTED)
+
+
 def exit_code_for(cases: list[CaseResult], interrupted: bool = False) -> int:
     """pytest-style: 0 ok, 1 failed, 2 interrupted, 3 infra error, 5 nothing collected."""
     if interrupted or any(c.status == "interrupted" for c in cases):

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import IO, Sequence
 
 from farm.budget import stopped_line
-from farm.results import RunSummary, cache_savings, run_usage
+from farm.results import RunSummary, cache_savings, not_run_by_interrupt, run_usage
 from farm.text import printable
 
 
@@ -33,6 +33,8 @@ def _print_end(summary: RunSummary, run_dir: Path, out: IO[str],
         print(line, file=out)
     if summary.stopped:
         print(f"farm: {stopped_line(summary)}", file=out)
+    if not_run := not_run_by_interrupt(summary):
+        print(f"farm: interrupted: {not_run} case(s) not run (counted as skipped)", file=out)
     print(summary_line(summary), file=out)
     flaky = [c.case_id for c in summary.cases if c.status == "flaky"]
     if flaky:

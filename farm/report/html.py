@@ -22,7 +22,7 @@ from farm.budget import stopped_line
 from farm.report.paths import replace_file
 from farm.report.timeline import render_timeline
 from farm.results import (STATUS_ORDER, CaseResult, RunSummary, StepRecord, cache_savings,
-                          case_usage, run_usage)
+                          case_usage, not_run_by_interrupt, run_usage)
 from farm.results_history import pass_rate
 from farm.text import printable
 from farm.usage import Usage, tokens_text
@@ -187,8 +187,10 @@ class _Renderer:
         if s.deselected:
             meta.append(("Deselected", f"{len(s.deselected)} (listed below, not counted)"))
         dl = "".join(f"<div><dt>{_e(k)}</dt><dd>{_e(v)}</dd></div>" for k, v in meta)
-        banner = ('<p class="banner">Run interrupted — results are partial.</p>'
-                  if s.interrupted or counts["interrupted"] else "")
+        not_run = not_run_by_interrupt(s)
+        banner = ('<p class="banner">Run interrupted — results are partial'
+                  + (f": {not_run} case(s) not run (counted as skipped)" if not_run else "")
+                  + ".</p>" if s.interrupted or counts["interrupted"] else "")
         if s.stopped:
             stopped = stopped_line(s)
             banner += f'<p class="banner">{_e(stopped[0].upper() + stopped[1:])}.</p>'
