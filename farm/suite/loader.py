@@ -90,6 +90,7 @@ class _Loading:
         self.ids: dict[str, tuple[Case, str]] = {}   # case id -> its case, "file:line"
         self.batch_folders: dict[Path, list[Batch]] = {}   # a folder run as its batch files
         self.app_envs: dict[str, tuple[Path, str]] = {}   # apps' URL variable -> dir, "file:line"
+        self.var_nodes: list[tuple[str, str, Node]] = []    # vars: (file shown, name, key)
 
     def suite(self, root: Path) -> _SuiteInfo:
         if root not in self.suites:
@@ -262,6 +263,7 @@ class _Loading:
         defaults = p.build(SuiteDefaults, {k: v for k, v in values.items() if v is not None},
                             node) or SuiteDefaults()
         known = self.known | set(defaults.vars) | {a.env for a in defaults.apps if a.env}
+        self.note_vars(shown, top.get("vars"))
         check_templates(node, known, p)
         self.errors.extend(p.errors)
         return defaults
@@ -313,6 +315,21 @@ class _Loading:
                       "one app's cases would open the other's pages; give each app a "
                       "variable of its own")
 
+    def note_vars(self, shown: str, node: Node | None) -> None:
+        if node is not None and node.kind == "map":
+            self.var_nodes.extend((shown, name, key) for name, key in node.keys.items())
+
+    def report_served_vars(self) -> None:
+        """A `vars:` value of a variable an app of the run is served under is never used: the
+        served URL replaces it in every case of the run (another suite's too)."""
+        for shown, name, key in self.var_nodes:
+            if name in self.app_envs:
+                self.errors.append(SuiteError(
+                    shown, f"vars.{name}: {name} is the URL variable of an app this run serves "
+                           f"({self.app_envs[name][1]}), whose URL replaces this value in every "
+                           "case of the run: give the variable another name",
+                    key.line, key.column))
+
     # -- cases --------------------------------------------------------------------------------
 
     def read_case(self, path: Path, info: _SuiteInfo) -> Case | None:
@@ -325,6 +342,8 @@ class _Loading:
             self.warnings.append(SuiteError(shown, CACHE_FILE))
             return None
         d = info.defaults
+        if node.kind == "map":
+            self.note_vars(shown, node.value.get("vars"))
         p = Problems(shown, values=self.values.within(d.vars, d.secrets,
                                                       {a.env for a in d.apps if a.env}))
         case = read_case(node, path, info.root, info.defaults, self.known, p)
@@ -402,6 +421,7 @@ def load_suites(paths: Sequence[Path | str], env: Mapping[str, str] | None = Non
         if info.has_file or info.files:
             suites.append(Suite(root=root, defaults=info.defaults,
                                 cases=sorted(cases, key=lambda c: c.id)))
+    loading.report_served_vars()
     if warnings is not None:
         warnings.extend(f"{w.location}: {w.message}" for w in loading.warnings)
     if batches is not None:

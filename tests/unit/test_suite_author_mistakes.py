@@ -27,7 +27,8 @@ def _write(path: Path, text: str) -> None:
 @pytest.mark.parametrize("value, got", [("[1, 2]", "a list"), ("{a: b}", "a mapping")])
 def test_an_ai_input_value_of_the_wrong_type_is_one_problem_saying_what_was_given(
         farm_run, tmp_path, value, got):
-    _write(tmp_path / "s" / "c.yaml", HEAD + f"      - aiInput: Username\n        value: {value}\n")
+    _write(tmp_path / "s" / "c.yaml",
+           HEAD + f"      - aiInput: Username\n        value: {value}\n")
     code, out, err = farm_run("s", "--collect-only")
     assert code == 4 and "collected" not in out
     assert err.splitlines() == [
@@ -91,3 +92,30 @@ def test_apps_of_one_directory_may_share_their_variable(farm_run, tmp_path):
     code, out, err = farm_run("alpha", "beta", "--collect-only")
     assert code == 0, err
     assert "farm: 2 case(s) collected" in out
+
+
+def test_a_var_named_as_another_suites_app_url_variable_is_refused(farm_run, tmp_path):
+    """The served URL replaces a vars: value of that name in every case of the run: gamma's
+    case would check beta's app (and pass for it) instead of its own address."""
+    _suite_serving(tmp_path / "beta", "I am beta")
+    _write(tmp_path / "gamma" / "farm.yaml", "vars:\n  APP_URL: https://staging.example.com\n")
+    _write(tmp_path / "gamma" / "check.yaml", HEAD.replace("https://example.com", "${APP_URL}")
+           + "      - assertText: I am beta\n")
+    code, out, err = farm_run("gamma", "beta", "--collect-only")
+    assert code == 4 and "collected" not in out
+    assert err.splitlines()[1:] == [
+        "  gamma/farm.yaml:2:3: vars.APP_URL: APP_URL is the URL variable of an app this run "
+        "serves (beta/farm.yaml:4), whose URL replaces this value in every case of the run: "
+        "give the variable another name"]
+
+
+def test_a_case_var_named_as_its_suites_app_url_variable_is_refused(farm_run, tmp_path):
+    _suite_serving(tmp_path / "beta", "I am beta")
+    _write(tmp_path / "beta" / "own.yaml", "vars:\n  APP_URL: https://staging.example.com\n"
+           + HEAD.replace("https://example.com", "${APP_URL}") + "      - aiTap: Go\n")
+    code, _, err = farm_run("beta", "--collect-only")
+    assert code == 4
+    assert err.splitlines()[1:] == [
+        "  beta/own.yaml:2:3: vars.APP_URL: APP_URL is the URL variable of an app this run "
+        "serves (beta/farm.yaml:4), whose URL replaces this value in every case of the run: "
+        "give the variable another name"]
