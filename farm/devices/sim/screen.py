@@ -48,6 +48,18 @@ SCROLL_JS = """() => {
     + (page.scrollWidth > innerWidth + 1 && free(shown.overflowX) ? "x" : "")};
 }"""
 
+# What a read-only or disabled text field holds (dom.js gives the value of editable ones only),
+# by node id: a phone's tree shows it (an EditText's text, a WDA value) greyed out or not.
+LOCKED_VALUES_JS = """() => {
+  const values = {};
+  (window.__farmNodes || []).forEach((el, i) => {
+    const field = el instanceof HTMLTextAreaElement || (el instanceof HTMLInputElement
+      && ["text", "search", "email", "url", "tel", "number"].includes(el.type));
+    if (field && el.value && (el.disabled || el.readOnly)) values[i] = el.value;
+  });
+  return values;
+}"""
+
 # Text fields as WDA's element endpoints see them: the one with the keyboard focus (a field a
 # keyboard types into, not a picker), kept by id until its page goes; text inserted at the caret
 # as an input method does (beforeinput/input events, no key events), or everything deleted.
@@ -77,13 +89,18 @@ FIELD_JS = """([op, id, text]) => {
 }"""
 
 
-def _scrolling(dom: dict[str, Any], scroll: dict[str, Any]) -> dict[str, Any]:
-    """``dom`` with what SCROLL_JS found scrolls: ``scroll`` on its nodes, ``page_scroll``."""
+def _scrolling(dom: dict[str, Any], scroll: dict[str, Any],
+               locked: dict[str, str] | None = None) -> dict[str, Any]:
+    """``dom`` with what SCROLL_JS found scrolls: ``scroll`` on its nodes, ``page_scroll``;
+    and the ``value`` LOCKED_VALUES_JS read of read-only and disabled fields."""
     ways = scroll.get("nodes") or {}
     for node in dom.get("nodes") or []:
         way = ways.get(str(node["id"]))
         if way:
             node["scroll"] = way
+        value = (locked or {}).get(str(node["id"]))
+        if value and not node.get("value"):
+            node["value"] = value
     dom["page_scroll"] = scroll.get("page") or ""
     return dom
 
@@ -333,19 +350,20 @@ class PhoneScreen:
         from farm.devices.web.scripts import DOM_JS
         from farm.devices.sim.trees import on_screen
 
-        js = f"(m) => [({DOM_JS})(m), {VIEWPORT_JS}, ({SCROLL_JS})()]"
+        js = (f"(m) => [({DOM_JS})(m), {VIEWPORT_JS}, ({SCROLL_JS})(), "
+              f"({LOCKED_VALUES_JS})()]")
 
         async def go() -> dict[str, Any]:
             page = await self._ensure()
             try:
-                dom, viewport, scroll = await page.evaluate(js, 3000)
+                dom, viewport, scroll, locked = await page.evaluate(js, 3000)
             except Exception as exc:   # navigating: read again once the page settled
                 if "Execution context was destroyed" not in str(exc):
                     raise
                 await page.wait_for_load_state("load")
-                dom, viewport, scroll = await page.evaluate(js, 3000)
-            return on_screen(_scrolling(json.loads(dom), scroll), viewport, self.width,
-                             self.height)
+                dom, viewport, scroll, locked = await page.evaluate(js, 3000)
+            return on_screen(_scrolling(json.loads(dom), scroll, locked), viewport,
+                             self.width, self.height)
         return self._run(go())
 
     def tap(self, x: float, y: float, hold_ms: int = 0, count: int = 1) -> None:

@@ -181,24 +181,32 @@ def _android_attrs(node: dict[str, Any], index: int, package: str,
     text = "" if password else (node.get("value") or node.get("text") or "")
     # only the placeholder: the <label> is its own TextView, as in a native form
     hint = node.get("placeholder") or ""
-    if node.get("editable") and not text:
-        text = hint          # an empty EditText shows its hint as text, like Android 8+
+    widget = android_class(node)
+    if widget == "android.widget.EditText" and not text:
+        text = hint          # an empty EditText shows its hint as text, disabled or not
     clickable = bool(node.get("clickable"))
     return {
         "index": index, "text": text,
         "resource-id": f"{package}:id/{node['resource_id']}" if node.get("resource_id")
         else "",
-        "class": android_class(node), "package": package,
+        "class": widget, "package": package,
         "content-desc": node.get("name") or "",
         "checkable": str(node.get("role") in ("input:checkbox", "input:radio")).lower(),
         "checked": "false", "clickable": str(clickable).lower(),
-        "enabled": "true", "focusable": str(clickable or bool(node.get("editable"))).lower(),
+        "enabled": _enabled(node),
+        "focusable": str(clickable or bool(node.get("editable"))).lower(),
         "focused": str(bool(node.get("focused"))).lower(),
         "scrollable": str(bool(node.get("scroll"))).lower(),
         "long-clickable": "false",
         "password": str(password).lower(), "selected": "false",
         "bounds": bounds,
     }
+
+
+def _enabled(node: dict[str, Any]) -> str:
+    """A disabled control (``<button disabled>``) is ``enabled="false"`` in both trees, as a
+    phone says of a control that is greyed out: farm waits for it or says it is disabled."""
+    return "false" if node.get("enabled") is False else "true"
 
 
 def wda_xml(dom: dict[str, Any] | None, bundle: str, width: int, height: int) -> str:
@@ -223,7 +231,8 @@ def _ios_element(node: dict[str, Any], index: int) -> tuple[str, dict[str, Any]]
     return kind, {"type": kind, "name": name, "label": label or value,
                   "value": value or node.get("placeholder") or "",
                   "placeholderValue": node.get("placeholder") or "",
-                  "enabled": "true", "visible": str(bool(node.get("visible", True))).lower(),
+                  "enabled": _enabled(node),
+                  "visible": str(bool(node.get("visible", True))).lower(),
                   "accessible": str(bool(node.get("clickable") or value)).lower(),
                   "x": r["x"], "y": r["y"], "width": r["width"], "height": r["height"],
                   "index": index}
