@@ -29,7 +29,7 @@ from farm.budget import ModelBudget, not_run
 from farm.devices.specs import DeviceSpec, parse_device_specs
 from farm.executors.base import Executor, RunOutcome
 from farm.results import (ArtifactStore, CaseResult, DeselectedCase, RunSummary, devices_of,
-                          exit_code_for, now_iso)
+                          NOT_RUN_INTERRUPTED, exit_code_for, now_iso)
 from farm.run_console import print_end
 from farm.run_log import drop_handler, setup_logging
 from farm.run_metrics import export_metrics, start_metrics
@@ -40,7 +40,7 @@ from farm.schedule import Job, expected_duration
 from farm.shared_context import build_units, expand
 from farm.select import (Choice, Selection, SelectOptions, parse_shard, read_timings,
                          select_cases)
-from farm.stop_signals import StopSignals, signals_kept
+from farm.stop_signals import EarlyStop, StopSignals, signals_kept
 from farm.suite.loader import display_path, load_suites
 from farm.suite.model import AppSpec, Batch, Case
 from farm.suite.vars import Variables
@@ -133,6 +133,7 @@ def _run(paths: Sequence[str | Path], devices: str, settings: Settings,
     check_case_outputs(cases, batches)
     run_id = new_run_id()
     run_dir = output_dirs(settings, run_id, overwrite, junit_xml, alluredir, len(cases))
+    early = EarlyStop().install()       # from here a Ctrl-C still leaves the run's outputs
     server, tally = start_metrics(settings, {s.platform for s in specs})
     with AppServer(settings.serve_host, settings.serve_url_host) as apps, ExitStack() as stack:
         suite_apps, own = [a for s in suites for a in s.defaults.apps], _served_folders(cases)
@@ -152,16 +153,14 @@ def _run(paths: Sequence[str | Path], devices: str, settings: Settings,
         if jobs:
             planned = [u for u in units if u.id in {j.case_id for j in jobs}]
             try:
-                executor = _executor(settings, specs, units, services, matrix, suites,
-                                     apps.urls, env, jobs, stack)
+                executor = None if early.name else _executor(
+                    settings, specs, units, services, matrix, suites, apps.urls, env, jobs, stack)
             except UserError as exc:    # e.g. no broker there: say so, and that nothing ran
-                outcome.refused = exc
-                outcome.results = [synthetic(c, run_id, 1, "error", reason="not run", error=exc)
-                                   for c in planned]
-            else:
-                journal = _journal(run_dir, run_id, planned)
-                outcome = _execute(executor, jobs, upfront, journal, progress, out, tally, choice,
-                                   settings)
+                outcome = _not_run(planned, run_id, None if early.name else exc)
+            else:       # (no executor, or no outcome: a stop signal came before a case started)
+                outcome = executor and _execute(executor, jobs, upfront, _journal(
+                    run_dir, run_id, planned), progress, out, tally, choice, settings, early)
+                outcome = outcome or _not_run(planned, run_id)
     services.artifacts.flush()
     summary = _summary(run_id, t_start, upfront + outcome.results, outcome, chosen, units)
     remember(settings, summary, run_dir, refused=outcome.refused is not None)
@@ -466,9 +465,21 @@ def _journal(run_dir: Path, run_id: str, planned: list[Case]) -> JournalEvents:
         (c.id, c.name, display_path(c.file), c.platform) for c in planned])
 
 
+def _not_run(planned: list[Case], run_id: str, refused: UserError | None = None) -> RunOutcome:
+    """The outcome of a run whose cases never started: the executor was ``refused`` (no broker
+    there: each case an error, "not run"), or a stop signal came first (each case skipped)."""
+    if refused is not None:
+        return RunOutcome(refused=refused, results=[
+            synthetic(c, run_id, 1, "error", reason="not run", error=refused) for c in planned])
+    return RunOutcome(interrupted=True, results=[
+        synthetic(c, run_id, 1, "skipped", reason=NOT_RUN_INTERRUPTED[0]) for c in planned])
+
+
 def _execute(executor: Executor, jobs: list[Job], upfront: list[CaseResult],
              journal: JournalEvents, progress: bool, out: IO[str], tally: metrics.CaseMetrics,
-             choice: Choice | None = None, settings: Settings | None = None) -> RunOutcome:
+             choice: Choice | None = None, settings: Settings | None = None,
+             early: EarlyStop | None = None) -> RunOutcome | None:
+    """Run the jobs; None when a stop signal came before they started (``early``)."""
     maxfail = choice.maxfail if choice else None
     from farm.progress import make_progress
     view = make_progress(len(upfront), len(jobs), progress)
@@ -486,6 +497,8 @@ def _execute(executor: Executor, jobs: list[Job], upfront: list[CaseResult],
             events.case_finished("-", r, final=True)
         log.info("TIMING startup=%.3f", _since_process_start())
         with StopSignals(executor, out):
+            if early is not None and early.name:     # (stopped before StopSignals took over)
+                return None
             outcome = executor.run(jobs, events)
     finally:
         metrics.watch_queue(None)

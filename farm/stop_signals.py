@@ -29,6 +29,29 @@ def signals_kept(restore: bool = True) -> Iterator[None]:
             signal.signal(sig, handler)
 
 
+class EarlyStop:
+    """A stop between the moment the run's outputs are set up and the moment its cases start
+    (apps being served, devices being asked for): noted, not raised, so that no case starts and
+    the results, the report and --junit-xml still say every case was not run. A second signal
+    stops at once, as before. `StopSignals` takes over when the cases start."""
+
+    def __init__(self) -> None:
+        self.name: str | None = None        # the signal that stopped the run, once one did
+
+    def install(self) -> "EarlyStop":
+        if threading.current_thread() is threading.main_thread():
+            for sig in STOPS:
+                signal.signal(sig, self._handle)
+        return self
+
+    def _handle(self, signum: int, _frame: object) -> None:
+        if self.name is not None:
+            raise KeyboardInterrupt
+        self.name = signal.Signals(signum).name
+        _say(f"farm: {self.name}: stopping before any case starts; the results still say "
+             "so (again to stop at once)")
+
+
 class StopSignals:
     """Ctrl-C and SIGTERM during a run, as pytest treats them: the first stops the run (in-flight
     cases end *interrupted*, devices are killed, results and the report are still written); a
