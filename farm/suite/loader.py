@@ -34,7 +34,8 @@ from farm.suite.batch import (INDEX, NOT_CASE_DIRS, NOT_CASE_FILES, SOLVED_FILE,
                               unlisted_warning, with_batch)
 from farm.suite.dotenv import DOTENV, explain_undefined, read_dotenv, with_dotenv
 from farm.suite.model import AppSpec, Batch, Case, Suite, SuiteDefaults
-from farm.suite.vars import LoadValues, Variables, is_valid_name, read_secrets_dir
+from farm.suite.vars import (LoadValues, Variables, is_valid_name, read_secrets_dir,
+                             references)
 from farm.suite.yamlpos import EMPTY_MESSAGE, Node, peek, read_yaml
 
 CASE_SUFFIXES = (".yaml", ".yml")
@@ -91,6 +92,7 @@ class _Loading:
         self.batch_folders: dict[Path, list[Batch]] = {}   # a folder run as its batch files
         self.app_envs: dict[str, tuple[Path, str]] = {}   # apps' URL variable -> dir, "file:line"
         self.var_nodes: list[tuple[str, str, Node]] = []    # vars: (file shown, name, key)
+        self.env_refs: dict[tuple[str, str], Node] = {}    # (file, NAME) an env value gives
 
     def suite(self, root: Path) -> _SuiteInfo:
         if root not in self.suites:
@@ -264,6 +266,7 @@ class _Loading:
                             node) or SuiteDefaults()
         known = self.known | set(defaults.vars) | {a.env for a in defaults.apps if a.env}
         self.note_vars(shown, top.get("vars"))
+        self.note_env_refs(shown, top.get("vars"), defaults)
         check_templates(node, known, p)
         self.errors.extend(p.errors)
         return defaults
@@ -319,6 +322,15 @@ class _Loading:
         if node is not None and node.kind == "map":
             self.var_nodes.extend((shown, name, key) for name, key in node.keys.items())
 
+    def note_env_refs(self, shown: str, node: Node | None, defaults: SuiteDefaults) -> None:
+        """The ``${NAME}``s in ``node`` that the environment (or .env, a secrets dir) or a
+        default gives, and its suite serves no app under."""
+        own = {a.env for a in defaults.apps}
+        for scalar in node.walk_scalars() if node is not None else ():
+            for name, has_default, _ in references(scalar.text or ""):
+                if (has_default or name in self.known) and name not in own:
+                    self.env_refs.setdefault((shown, name), scalar)
+
     def report_served_vars(self) -> None:
         """A `vars:` value of a variable an app of the run is served under is never used: the
         served URL replaces it in every case of the run (another suite's too)."""
@@ -329,6 +341,13 @@ class _Loading:
                            f"({self.app_envs[name][1]}), whose URL replaces this value in every "
                            "case of the run: give the variable another name",
                     key.line, key.column))
+        for (shown, name), at in self.env_refs.items():
+            if name in self.app_envs:
+                self.errors.append(SuiteError(
+                    shown, f"${{{name}}}: its value is replaced in this run by the "
+                           f"URL of another suite's app ({self.app_envs[name][1]}): a run gives "
+                           "a variable one value; give the app's variable another name (or run "
+                           "the suites separately)", at.line, at.column))
 
     # -- cases --------------------------------------------------------------------------------
 
@@ -344,6 +363,7 @@ class _Loading:
         d = info.defaults
         if node.kind == "map":
             self.note_vars(shown, node.value.get("vars"))
+        self.note_env_refs(shown, node, d)
         p = Problems(shown, values=self.values.within(d.vars, d.secrets,
                                                       {a.env for a in d.apps if a.env}))
         case = read_case(node, path, info.root, info.defaults, self.known, p)

@@ -119,3 +119,26 @@ def test_a_case_var_named_as_its_suites_app_url_variable_is_refused(farm_run, tm
         "  beta/own.yaml:2:3: vars.APP_URL: APP_URL is the URL variable of an app this run "
         "serves (beta/farm.yaml:4), whose URL replaces this value in every case of the run: "
         "give the variable another name"]
+
+
+@pytest.mark.parametrize("url, env", [
+    ("${APP_URL}", {"APP_URL": "https://staging.example.com"}),
+    ("${APP_URL:-https://staging.example.com}", {})])
+def test_a_case_taking_from_the_environment_what_another_suite_serves_is_refused(
+        farm_run, tmp_path, monkeypatch, url, env):
+    """A suite takes nothing from another's apps:, but the run gives a variable one value:
+    the served URL would replace the environment's (or the default) in gamma's case."""
+    monkeypatch.delenv("APP_URL", raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    _suite_serving(tmp_path / "beta", "I am beta")
+    _write(tmp_path / "gamma" / "check.yaml", HEAD.replace("https://example.com", url)
+           + "      - assertText: I am beta\n")
+    code, out, err = farm_run("gamma", "beta", "--collect-only")
+    assert code == 4 and "collected" not in out
+    assert err.splitlines()[1:] == [
+        "  gamma/check.yaml:3:8: ${APP_URL}: its value is replaced in this run by the URL of "
+        "another suite's app (beta/farm.yaml:4): a run gives a variable one value; give the "
+        "app's variable another name (or run the suites separately)"]
+    code, out, _ = farm_run("gamma", "--collect-only")
+    assert code == 0 and "farm: 1 case(s) collected" in out
