@@ -360,6 +360,12 @@ class _Loading:
         if _is_midscene_cache(node):
             self.warnings.append(SuiteError(shown, CACHE_FILE))
             return None
+        if _misnamed_settings(path, node):
+            self.errors.append(SuiteError(
+                shown, f"this holds suite settings ({', '.join(node.value)}), which farm reads "
+                       f"only from a file named {SUITE_FILE}: rename it to {SUITE_FILE} (as it "
+                       "is, it is taken for a case)", node.line, node.column))
+            return None
         d = info.defaults
         if node.kind == "map":
             self.note_vars(shown, node.value.get("vars"))
@@ -453,6 +459,13 @@ def load_suites(paths: Sequence[Path | str], env: Mapping[str, str] | None = Non
         raise SuiteErrors(sorted(loading.errors, key=lambda e: (e.file, e.line or 0,
                                                                 e.column or 0)))
     return suites
+
+
+def _misnamed_settings(path: Path, node: Node) -> bool:
+    """``farm.yml`` (or ``Farm.yaml``) holding only farm.yaml's keys: meant as the suite's
+    settings, which discovery would take for a case with no target section."""
+    return (path.name != SUITE_FILE and path.stem.lower() == "farm" and node.kind == "map"
+            and bool(node.value) and set(node.value) <= SUITE_KEYS)
 
 
 def load_case_file(path: Path | str, env: Mapping[str, str] | None = None,

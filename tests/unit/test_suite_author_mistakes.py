@@ -142,3 +142,23 @@ def test_a_case_taking_from_the_environment_what_another_suite_serves_is_refused
         "app's variable another name (or run the suites separately)"]
     code, out, _ = farm_run("gamma", "--collect-only")
     assert code == 0 and "farm: 1 case(s) collected" in out
+
+
+@pytest.mark.parametrize("name", ["farm.yml", "Farm.yaml"])
+def test_suite_settings_in_a_misnamed_file_say_to_rename_it(farm_run, tmp_path, name):
+    """Not "no target section ... list it under exclude: in the suite's farm.yaml": the
+    author meant this file to be that farm.yaml."""
+    _write(tmp_path / "s" / name, "timeout: 10\nvars:\n  HOST: example.com\n")
+    _write(tmp_path / "s" / "c.yaml", HEAD + "      - aiTap: Go\n")
+    code, out, err = farm_run("s", "--collect-only")
+    assert code == 4 and "collected" not in out
+    assert err.splitlines()[1:] == [
+        f"  s/{name}:1:1: this holds suite settings (timeout, vars), which farm reads only from "
+        "a file named farm.yaml: rename it to farm.yaml (as it is, it is taken for a case)"]
+
+
+def test_a_case_named_farm_yml_is_still_a_case(farm_run, tmp_path):
+    _write(tmp_path / "s" / "farm.yml", HEAD + "      - aiTap: Go\n")
+    code, out, err = farm_run("s", "--collect-only")
+    assert code == 0, err
+    assert "farm: 1 case(s) collected" in out
