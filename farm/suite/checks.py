@@ -277,6 +277,12 @@ class Problems:
         """A ``vars:`` mapping of variable name -> scalar (kept as text)."""
         if node is None or node.is_null:
             return {}
+        if node.kind == "scalar":      # `API_TOKEN= sk-...` or `API_TOKEN sk-...`: its value
+            got = ("a string" if isinstance(node.value, str) else "true or false"
+                   if isinstance(node.value, bool) else "a number")
+            self.add(node, f"{where}: expected a mapping of variable name to value "   # unsaid
+                           f"(`NAME: value`, one a line), got {got}")
+            return {}
         items = self.mapping(node, where, "a mapping of variable name to value")
         out: dict[str, str] = {}
         for name, value in (items or {}).items():

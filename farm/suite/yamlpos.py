@@ -265,6 +265,7 @@ def _syntax_error(exc: yaml.MarkedYAMLError, text: str, file: str) -> SuiteError
 
 # An unquoted value holding ": " (`assertText: Total: $25.00`) reads as a second key.
 _COLON_IN_VALUE = "mapping values are not allowed"
+_CREDENTIAL = re.compile(r"_(?:key|token|secret|password)$", re.IGNORECASE)
 
 
 def _quote_hint(row: str, column: int) -> str:
@@ -274,6 +275,9 @@ def _quote_hint(row: str, column: int) -> str:
     if not value or value[0] in "'\"":
         return "; a value holding ': ' must be quoted"
     key = row[:start].strip().removeprefix("- ").strip()
+    if re.fullmatch(r"[A-Z][A-Z0-9_]*", key) or _CREDENTIAL.search(key):
+        # a variable (vars:), whose value may be a secret: never echoed
+        return f"; a value holding ': ' must be quoted: {key}: \"<its value>\""
     quoted = (f'"{value}"' if '"' not in value and "\\" not in value
               else "'" + value.replace("'", "''") + "'")
     return f"; a value holding ': ' must be quoted: {key}: {quoted}"

@@ -162,3 +162,36 @@ def test_a_case_named_farm_yml_is_still_a_case(farm_run, tmp_path):
     code, out, err = farm_run("s", "--collect-only")
     assert code == 0, err
     assert "farm: 1 case(s) collected" in out
+
+
+SECRET = "sk-live-Leak1234"
+
+
+@pytest.mark.parametrize("var", ["DB_PASSWORD", "PIN", "db_password", "Api_Token"])
+def test_a_var_whose_value_holds_a_colon_is_not_echoed_in_the_quoting_hint(
+        farm_run, tmp_path, var):
+    """A password with ': ' in it breaks the YAML; the hint says to quote it without printing
+    it into the CI log (an assertText's text is still shown quoted, as it helps)."""
+    _write(tmp_path / "s" / "farm.yaml", f"secrets: [{var}]\nvars:\n  {var}: {SECRET}: x\n")
+    _write(tmp_path / "s" / "c.yaml", HEAD + "      - aiTap: Go\n")
+    code, out, err = farm_run("s", "--collect-only")
+    assert code == 4 and SECRET not in out + err
+    assert err.splitlines()[1].endswith(
+        f"a value holding ': ' must be quoted: {var}: \"<its value>\"")
+
+
+def test_a_step_text_holding_a_colon_is_shown_quoted_in_the_hint(farm_run, tmp_path):
+    _write(tmp_path / "s" / "c.yaml", HEAD + "      - assertText: Total: $5\n")
+    _, _, err = farm_run("s", "--collect-only")
+    assert err.splitlines()[1].endswith("must be quoted: assertText: \"Total: $5\"")
+
+
+@pytest.mark.parametrize("line", [f"vars: API_TOKEN={SECRET}", f"vars:\n  API_TOKEN {SECRET}"])
+def test_vars_written_as_one_string_are_refused_without_printing_it(farm_run, tmp_path, line):
+    _write(tmp_path / "s" / "farm.yaml", line + "\n")
+    _write(tmp_path / "s" / "c.yaml", HEAD + "      - aiTap: Go\n")
+    code, out, err = farm_run("s", "--collect-only")
+    assert code == 4 and SECRET not in out + err
+    assert err.splitlines()[1].endswith(
+        "vars: expected a mapping of variable name to value (`NAME: value`, one a line), "
+        "got a string")
