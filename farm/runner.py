@@ -44,8 +44,10 @@ class Services:
     settings: Settings
     artifacts: ArtifactStore
     run_id: str
-    env: dict[str, str]                                   # process env + served app URLs
+    env: dict[str, str]                   # process env (a worker's: + its case's app URLs)
     app_dirs: dict[Path, str] = field(default_factory=dict)   # served dir → base URL
+    # suite root → {its apps' URL variables → served URL}: each suite's cases get their own
+    suite_urls: dict[Path, dict[str, str]] = field(default_factory=dict)
     # folders served for a case's own web.serve only: no base for another case's relative url
     serve_only: frozenset[Path] = frozenset()
     model: Any = None
@@ -103,10 +105,18 @@ def _renewed(store: Any, settings: Settings) -> Any:
     return store
 
 
+def case_env(case: Case, services: Services) -> dict[str, str]:
+    """The environment ``case``'s ``${NAME}``s read: the run's, with the URLs of its own suite's
+    served apps under their variables. Another suite's app served under the same variable is
+    not this case's: each suite of a run opens its own app."""
+    own = services.suite_urls.get(case.suite_root)
+    return {**services.env, **own} if own else services.env
+
+
 def case_variables(case: Case, services: Services) -> Variables:
     """The case's variables; farm's model keys are among its secrets (`model_keys`)."""
     keys = model_keys(services.settings)
-    return Variables.from_sources(defaults=case.vars, env=services.env,
+    return Variables.from_sources(defaults=case.vars, env=case_env(case, services),
                                   secrets_dir=services.settings.secrets_dir, provided=keys,
                                   secrets={*case.secrets, *keys})
 
@@ -115,8 +125,8 @@ def declared_names(case: Case, services: Services) -> frozenset[str]:
     """The variables a model's output may use: the case's and suite's ``vars:`` and
     ``secrets:``, and the variables holding served app URLs."""
     app_urls = set(services.app_dirs.values())
-    return frozenset({*case.vars, *case.secrets,
-                      *(name for name, value in services.env.items() if value in app_urls)})
+    return frozenset({*case.vars, *case.secrets, *(name for name, value in case_env(
+        case, services).items() if value in app_urls)})
 
 
 def resolve_url(raw: str, case: Case, services: Services) -> str:

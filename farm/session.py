@@ -72,6 +72,14 @@ def _mobile_app_urls(suites: list, served: dict[Path, str], env: dict[str, str]
     return android, ios
 
 
+def _suite_urls(suites: list, served: dict[Path, str]) -> dict[Path, dict[str, str]]:
+    """Suite root → {its apps' URL variables → the served URL} (`farm.runner.case_env`)."""
+    return {suite.root: {app.env: served[Path(app.serve).resolve()]
+                         for app in suite.defaults.apps if app.env and app.serve is not None
+                         and Path(app.serve).resolve() in served}
+            for suite in suites}
+
+
 def _upfront_result(case: Case, run_id: str, reason: str) -> CaseResult:
     return CaseResult(run_id=run_id, case_id=case.id, name=case.name, file=display_path(case.file),
                       line=case.first_line, platform=case.platform, status="skipped", reason=reason,
@@ -138,7 +146,7 @@ def _run(paths: Sequence[str | Path], devices: str, settings: Settings,
     with AppServer(settings.serve_host, settings.serve_url_host) as apps, ExitStack() as stack:
         suite_apps, own = [a for s in suites for a in s.defaults.apps], _served_folders(cases)
         apps.serve(suite_apps + own)
-        env = {**_dotenv_credentials(), **os.environ, **apps.env}
+        env = {**_dotenv_credentials(), **os.environ}   # (each case adds its suite's apps)
         keys = model_keys(settings)
         every_secret = Variables.from_sources(
             defaults={k: v for c in cases for k, v in c.vars.items()}, env=env, provided=keys,
@@ -146,6 +154,7 @@ def _run(paths: Sequence[str | Path], devices: str, settings: Settings,
             secrets={*(n for c in cases for n in c.secrets), *keys})
         handler = setup_logging(run_dir, every_secret.mask)
         services = Services(settings, ArtifactStore(run_dir), run_id, env, app_dirs=apps.urls,
+                            suite_urls=_suite_urls(suites, apps.urls),
                             cache_mode=settings.cache, mask=every_secret.mask,
                             serve_only=_serve_only(own, suite_apps))
         upfront, jobs, units = _plan(cases, settings, run_id, remembered)

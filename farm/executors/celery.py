@@ -32,7 +32,7 @@ from farm.devices.specs import DeviceSpec
 from farm.errors import BrokerLost, DeviceLost
 from farm.executors.base import Ledger, NullEvents, RunEvents, RunOutcome
 from farm.results import CaseResult, StepRecord, now_iso, timestamp
-from farm.runner import Services, app_dirs_of
+from farm.runner import Services, app_dirs_of, case_env
 from farm.schedule import Job, enqueue, expected_duration, order_jobs
 from farm.suite.model import Case
 
@@ -397,7 +397,7 @@ class CeleryExecutor:
 
     def _send(self, job: Job, queue: str) -> None:
         case = self.cases[job.case_id]
-        data = wire.payload(self.run_id, job, case, self.services.env,
+        data = wire.payload(self.run_id, job, case, case_env(case, self.services),
                             app_dirs_of(case, self.services),
                             self.services.cache_mode, self.settings.screenshots)
         soft, hard = time_limits(case.timeout, self.settings)

@@ -34,8 +34,7 @@ from farm.suite.batch import (INDEX, NOT_CASE_DIRS, NOT_CASE_FILES, SOLVED_FILE,
                               unlisted_warning, with_batch)
 from farm.suite.dotenv import DOTENV, explain_undefined, read_dotenv, with_dotenv
 from farm.suite.model import AppSpec, Batch, Case, Suite, SuiteDefaults
-from farm.suite.vars import (LoadValues, Variables, is_valid_name, read_secrets_dir,
-                             references)
+from farm.suite.vars import LoadValues, Variables, is_valid_name, read_secrets_dir
 from farm.suite.yamlpos import EMPTY_MESSAGE, Node, peek, read_yaml
 
 CASE_SUFFIXES = (".yaml", ".yml")
@@ -90,9 +89,9 @@ class _Loading:
         self.listed_batches: set[str] = set()    # batch files a batch's glob matched (shown)
         self.ids: dict[str, tuple[Case, str]] = {}   # case id -> its case, "file:line"
         self.batch_folders: dict[Path, list[Batch]] = {}   # a folder run as its batch files
-        self.app_envs: dict[str, tuple[Path, str]] = {}   # apps' URL variable -> dir, "file:line"
-        self.var_nodes: list[tuple[str, str, Node]] = []    # vars: (file shown, name, key)
-        self.env_refs: dict[tuple[str, str], Node] = {}    # (file, NAME) an env value gives
+        # (suite root, an app's URL variable) -> its directory, "file:line"
+        self.app_envs: dict[tuple[Path, str], tuple[Path, str]] = {}
+        self.var_nodes: list[tuple[Path, str, str, Node]] = []   # vars: (root, file, name, key)
 
     def suite(self, root: Path) -> _SuiteInfo:
         if root not in self.suites:
@@ -265,8 +264,7 @@ class _Loading:
         defaults = p.build(SuiteDefaults, {k: v for k, v in values.items() if v is not None},
                             node) or SuiteDefaults()
         known = self.known | set(defaults.vars) | {a.env for a in defaults.apps if a.env}
-        self.note_vars(shown, top.get("vars"))
-        self.note_env_refs(shown, top.get("vars"), defaults)
+        self.note_vars(root, shown, top.get("vars"))
         check_templates(node, known, p)
         self.errors.extend(p.errors)
         return defaults
@@ -294,7 +292,7 @@ class _Loading:
                 p.add(items["env"], f"{where}.env: {env!r} is not a valid variable name "
                                     "(letters, digits and _, not starting with a digit)")
             elif env is not None and serve_path is not None and serve_path.is_dir():
-                self.claim_app_env(env, serve_path, items["env"], where, p)
+                self.claim_app_env(root, env, serve_path, items["env"], where, p)
             app = p.build(AppSpec, {
                 "name": name, "serve": serve_path, "env": env,
                 "android": p.text(items.get("android"), f"{where}.android", empty_ok=False,
@@ -306,48 +304,33 @@ class _Loading:
                 out.append(app)
         return out
 
-    def claim_app_env(self, env: str, folder: Path, at: Node, where: str, p: Problems) -> None:
-        """One run gives a variable one value: an app's URL variable that another app (of this
-        suite or another one in the run) has for another directory would send one of them
-        to the other's pages."""
+    def claim_app_env(self, root: Path, env: str, folder: Path, at: Node, where: str,
+                      p: Problems) -> None:
+        """A suite's cases get one value for a variable: two of its apps serving different
+        directories under one URL variable would send one app's cases to the other's pages.
+        (Another suite's app may use the same variable: each suite's cases get their own.)"""
         folder = Path(os.path.realpath(folder))
-        first = self.app_envs.setdefault(env, (folder, f"{p.file}:{at.line}"))
+        first = self.app_envs.setdefault((root, env), (folder, f"{p.file}:{at.line}"))
         if first[0] != folder:
             p.add(at, f"{where}.env: {env} is also the URL variable of an app that serves "
-                      f"another directory ({first[1]}): a run gives a variable one value, so "
-                      "one app's cases would open the other's pages; give each app a "
+                      f"another directory ({first[1]}): the suite's cases get one value for "
+                      "it, so one app's cases would open the other's pages; give each app a "
                       "variable of its own")
 
-    def note_vars(self, shown: str, node: Node | None) -> None:
+    def note_vars(self, root: Path, shown: str, node: Node | None) -> None:
         if node is not None and node.kind == "map":
-            self.var_nodes.extend((shown, name, key) for name, key in node.keys.items())
-
-    def note_env_refs(self, shown: str, node: Node | None, defaults: SuiteDefaults) -> None:
-        """The ``${NAME}``s in ``node`` that the environment (or .env, a secrets dir) or a
-        default gives, and its suite serves no app under."""
-        own = {a.env for a in defaults.apps}
-        for scalar in node.walk_scalars() if node is not None else ():
-            for name, has_default, _ in references(scalar.text or ""):
-                if (has_default or name in self.known) and name not in own:
-                    self.env_refs.setdefault((shown, name), scalar)
+            self.var_nodes.extend((root, shown, name, key) for name, key in node.keys.items())
 
     def report_served_vars(self) -> None:
-        """A `vars:` value of a variable an app of the run is served under is never used: the
-        served URL replaces it in every case of the run (another suite's too)."""
-        for shown, name, key in self.var_nodes:
-            if name in self.app_envs:
+        """A `vars:` value of a variable one of its suite's apps is served under is never
+        used: the served URL replaces it in every case of the suite."""
+        for root, shown, name, key in self.var_nodes:
+            if (root, name) in self.app_envs:
                 self.errors.append(SuiteError(
-                    shown, f"vars.{name}: {name} is the URL variable of an app this run serves "
-                           f"({self.app_envs[name][1]}), whose URL replaces this value in every "
-                           "case of the run: give the variable another name",
+                    shown, f"vars.{name}: {name} is the URL variable of an app the suite "
+                           f"serves ({self.app_envs[root, name][1]}), whose URL replaces this "
+                           "value in every case of the suite: give the variable another name",
                     key.line, key.column))
-        for (shown, name), at in self.env_refs.items():
-            if name in self.app_envs:
-                self.errors.append(SuiteError(
-                    shown, f"${{{name}}}: its value is replaced in this run by the "
-                           f"URL of another suite's app ({self.app_envs[name][1]}): a run gives "
-                           "a variable one value; give the app's variable another name (or run "
-                           "the suites separately)", at.line, at.column))
 
     # -- cases --------------------------------------------------------------------------------
 
@@ -368,8 +351,7 @@ class _Loading:
             return None
         d = info.defaults
         if node.kind == "map":
-            self.note_vars(shown, node.value.get("vars"))
-        self.note_env_refs(shown, node, d)
+            self.note_vars(info.root, shown, node.value.get("vars"))
         p = Problems(shown, values=self.values.within(d.vars, d.secrets,
                                                       {a.env for a in d.apps if a.env}))
         case = read_case(node, path, info.root, info.defaults, self.known, p)

@@ -71,17 +71,29 @@ def _suite_serving(root: Path, text: str, env: str = "APP_URL") -> None:
            + f"      - assertText: {text}\n")
 
 
-def test_two_suites_serving_their_own_app_under_one_variable_are_refused(farm_run, tmp_path):
-    """Each suite's cases would get one URL for both (the later app's): a suite's cases would
-    check the other suite's pages and fail (or pass) for it."""
+def test_two_apps_of_one_suite_serving_other_directories_under_one_variable_are_refused(
+        farm_run, tmp_path):
+    """The suite's cases get one URL for both (the later app's): one app's cases would check
+    the other's pages and fail (or pass) for it. (Two suites may: test_suites_own_apps.py.)"""
+    _suite_serving(tmp_path / "alpha", "I am alpha")
+    _write(tmp_path / "alpha" / "admin" / "index.html", "<h1>admin</h1>")
+    _write(tmp_path / "alpha" / "farm.yaml", "apps:\n  site:\n    serve: app\n    env: APP_URL\n"
+           "  admin:\n    serve: admin\n    env: APP_URL\n")
+    code, out, err = farm_run("alpha", "--collect-only")
+    assert code == 4 and "collected" not in out
+    assert err.splitlines()[1:] == [
+        "  alpha/farm.yaml:7:10: apps.admin.env: APP_URL is also the URL variable of an app "
+        "that serves another directory (alpha/farm.yaml:4): the suite's cases get one value "
+        "for it, so one app's cases would open the other's pages; give each app a variable of "
+        "its own"]
+
+
+def test_two_suites_may_serve_their_own_apps_under_one_variable(farm_run, tmp_path):
     _suite_serving(tmp_path / "alpha", "I am alpha")
     _suite_serving(tmp_path / "beta", "I am beta")
     code, out, err = farm_run("alpha", "beta", "--collect-only")
-    assert code == 4 and "collected" not in out
-    assert err.splitlines()[1:] == [
-        "  beta/farm.yaml:4:10: apps.site.env: APP_URL is also the URL variable of an app "
-        "that serves another directory (alpha/farm.yaml:4): a run gives a variable one value, "
-        "so one app's cases would open the other's pages; give each app a variable of its own"]
+    assert code == 0, err
+    assert "farm: 2 case(s) collected" in out
 
 
 def test_apps_of_one_directory_may_share_their_variable(farm_run, tmp_path):
@@ -94,18 +106,16 @@ def test_apps_of_one_directory_may_share_their_variable(farm_run, tmp_path):
     assert "farm: 2 case(s) collected" in out
 
 
-def test_a_var_named_as_another_suites_app_url_variable_is_refused(farm_run, tmp_path):
-    """The served URL replaces a vars: value of that name in every case of the run: gamma's
-    case would check beta's app (and pass for it) instead of its own address."""
+def test_a_suite_var_named_as_its_own_app_url_variable_is_refused(farm_run, tmp_path):
+    """The served URL replaces a vars: value of that name in every case of the suite."""
     _suite_serving(tmp_path / "beta", "I am beta")
-    _write(tmp_path / "gamma" / "farm.yaml", "vars:\n  APP_URL: https://staging.example.com\n")
-    _write(tmp_path / "gamma" / "check.yaml", HEAD.replace("https://example.com", "${APP_URL}")
-           + "      - assertText: I am beta\n")
-    code, out, err = farm_run("gamma", "beta", "--collect-only")
+    with (tmp_path / "beta" / "farm.yaml").open("a") as f:
+        f.write("vars:\n  APP_URL: https://staging.example.com\n")
+    code, out, err = farm_run("beta", "--collect-only")
     assert code == 4 and "collected" not in out
     assert err.splitlines()[1:] == [
-        "  gamma/farm.yaml:2:3: vars.APP_URL: APP_URL is the URL variable of an app this run "
-        "serves (beta/farm.yaml:4), whose URL replaces this value in every case of the run: "
+        "  beta/farm.yaml:6:3: vars.APP_URL: APP_URL is the URL variable of an app the suite "
+        "serves (beta/farm.yaml:4), whose URL replaces this value in every case of the suite: "
         "give the variable another name"]
 
 
@@ -116,32 +126,9 @@ def test_a_case_var_named_as_its_suites_app_url_variable_is_refused(farm_run, tm
     code, _, err = farm_run("beta", "--collect-only")
     assert code == 4
     assert err.splitlines()[1:] == [
-        "  beta/own.yaml:2:3: vars.APP_URL: APP_URL is the URL variable of an app this run "
-        "serves (beta/farm.yaml:4), whose URL replaces this value in every case of the run: "
+        "  beta/own.yaml:2:3: vars.APP_URL: APP_URL is the URL variable of an app the suite "
+        "serves (beta/farm.yaml:4), whose URL replaces this value in every case of the suite: "
         "give the variable another name"]
-
-
-@pytest.mark.parametrize("url, env", [
-    ("${APP_URL}", {"APP_URL": "https://staging.example.com"}),
-    ("${APP_URL:-https://staging.example.com}", {})])
-def test_a_case_taking_from_the_environment_what_another_suite_serves_is_refused(
-        farm_run, tmp_path, monkeypatch, url, env):
-    """A suite takes nothing from another's apps:, but the run gives a variable one value:
-    the served URL would replace the environment's (or the default) in gamma's case."""
-    monkeypatch.delenv("APP_URL", raising=False)
-    for name, value in env.items():
-        monkeypatch.setenv(name, value)
-    _suite_serving(tmp_path / "beta", "I am beta")
-    _write(tmp_path / "gamma" / "check.yaml", HEAD.replace("https://example.com", url)
-           + "      - assertText: I am beta\n")
-    code, out, err = farm_run("gamma", "beta", "--collect-only")
-    assert code == 4 and "collected" not in out
-    assert err.splitlines()[1:] == [
-        "  gamma/check.yaml:3:8: ${APP_URL}: its value is replaced in this run by the URL of "
-        "another suite's app (beta/farm.yaml:4): a run gives a variable one value; give the "
-        "app's variable another name (or run the suites separately)"]
-    code, out, _ = farm_run("gamma", "--collect-only")
-    assert code == 0 and "farm: 1 case(s) collected" in out
 
 
 @pytest.mark.parametrize("name", ["farm.yml", "Farm.yaml"])
