@@ -206,6 +206,20 @@ def android_about(out: str) -> str:
     return ", ".join(part for part in (name, system.strip()) if part)
 
 
+# Characters of a value typed by one shell command: an adb request's length is 4 hex digits
+# (65535 bytes at most) and an older phone takes a service of at most 4096 bytes, so a long
+# value goes as several commands (1000 ASCII characters quote to at most 4000 bytes; 600 others
+# to at most 3200 of base64).
+TYPE_CHUNK = 1000
+IME_CHUNK = 600
+CLEAR_CHUNK = 500           # Delete + Forward-delete pairs per `input keyevent` (3500 bytes)
+
+
+def text_chunks(text: str, size: int) -> list[str]:
+    """``text`` in pieces of at most ``size`` characters, in order."""
+    return [text[i:i + size] for i in range(0, len(text), size)]
+
+
 def input_text_words(text: str) -> list[str]:
     """``text`` (ASCII, one line) as arguments of `input text`, which types its argument with
     every ``%s`` read as a space and any other ``%`` kept: spaces become ``%s``, and a literal
@@ -617,16 +631,17 @@ class AndroidDevice:
         always-yadb / yadb-for-non-ascii), else ASCII through ``input text`` and anything else
         through the ADBKeyBoard IME (aiInput then hides the keyboard: `hide_keyboard`)."""
         strategy = getattr(self, "_ime_strategy", None)
-        if strategy == "always-yadb" or (strategy and not text.isascii()):
+        if not (strategy == "always-yadb" or (strategy and not text.isascii())):
+            self._type_text(text)
+            return
+        for chunk in text_chunks(text, IME_CHUNK):
             out, err, code = self.shell_result(
                 f"app_process -Djava.class.path={YADB} /data/local/tmp "
-                f"com.ysbing.yadb.Main -keyboard {_quote(text)}")
+                f"com.ysbing.yadb.Main -keyboard {_quote(chunk)}")
             if code or "Exception" in out + err:
                 raise StepFailed(f"typing with yadb on {self.name} failed (imeStrategy "
                                  f"{strategy}; adb push yadb {YADB}): "
                                  f"{(err or out).strip()[:200] or f'exit {code}'}")
-        else:
-            self._type_text(text)
 
     def hide_keyboard(self) -> None:
         """autoDismissKeyboard, as Midscene's: while the soft keyboard shows (``dumpsys
@@ -664,7 +679,8 @@ class AndroidDevice:
                 if part and part.isspace():
                     self._input("keyevent 66" if part == "\n" else "keyevent 61")
                 elif part:
-                    for word in input_text_words(part):
+                    for word in (w for c in text_chunks(part, TYPE_CHUNK)
+                                 for w in input_text_words(c)):
                         self._input("text " + _quote(word))
             return
         ime = self.shell("settings get secure default_input_method").strip()
@@ -677,10 +693,11 @@ class AndroidDevice:
                              f"(adb shell ime set {ADB_IME}), or set android: imeStrategy: "
                              f"yadb-for-non-ascii with yadb pushed to {YADB}; current IME: "
                              f"{ime or 'none'}")
-        msg = base64.b64encode(text.encode("utf-8")).decode()
-        out = self.shell(f"am broadcast -a ADB_INPUT_B64 --es msg {msg}")
-        if "result=0" not in out and "completed" not in out:
-            raise DeviceError(f"IME broadcast failed on {self.name}: {out.strip()[:200]}")
+        for chunk in text_chunks(text, IME_CHUNK):
+            msg = base64.b64encode(chunk.encode("utf-8")).decode()
+            out = self.shell(f"am broadcast -a ADB_INPUT_B64 --es msg {msg}")
+            if "result=0" not in out and "completed" not in out:
+                raise DeviceError(f"IME broadcast failed on {self.name}: {out.strip()[:200]}")
 
     def clear_text(self) -> None:
         """Empty the focused field wherever its caret is: a Delete and a Forward-delete for
@@ -691,7 +708,10 @@ class AndroidDevice:
         if not self._dump_fresh:
             self.hierarchy()
         pairs = focused_text_length(self._last_xml) if self._dump_fresh else None
-        self._input("keyevent " + " ".join(["67 112"] * (40 if pairs is None else pairs + 1)))
+        left = 40 if pairs is None else pairs + 1
+        while left > 0:         # (a long value: in commands a phone takes, as text_chunks)
+            self._input("keyevent " + " ".join(["67 112"] * min(left, CLEAR_CHUNK)))
+            left -= CLEAR_CHUNK
 
     def press(self, key: str) -> None:
         code = android_keycode(key)       # the table the suite loader checks keys against
