@@ -13,6 +13,8 @@ import pytest
 
 from farm.config import load_settings
 from farm.session import run
+from tests.support.cluster import CLUSTER_ENV, wait_idle
+from tests.support.farm_cli import PLUGIN, results
 
 pytestmark = pytest.mark.integration
 
@@ -43,11 +45,15 @@ def _page(folder: Path, name: str) -> Path:
 SERVING = "apps:\n  site:\n    serve: app\n    env: APP_URL\n"
 
 
-def test_each_suite_opens_its_own_app(tmp_path, monkeypatch):
-    everyone = ["alpha", "beta", "gamma", "delta"]
+def _serving_suites(root: Path) -> None:
+    """alpha and beta, each serving its own app under APP_URL."""
     for name in ("alpha", "beta"):
-        _page(tmp_path / name / "app", name)
-        _suite(tmp_path / name, name, [n for n in everyone if n != name], SERVING)
+        _page(root / name / "app", name)
+        _suite(root / name, name, [n for n in ("alpha", "beta") if n != name], SERVING)
+
+
+def test_each_suite_opens_its_own_app(tmp_path, monkeypatch):
+    _serving_suites(tmp_path)
     # gamma gives APP_URL in its vars:, delta takes it from the environment
     gamma = _page(tmp_path / "pages" / "gamma", "gamma").as_uri()
     _suite(tmp_path / "gamma", "gamma", ["alpha", "beta", "delta"],
@@ -67,3 +73,17 @@ def test_each_suite_opens_its_own_app(tmp_path, monkeypatch):
     code = run([tmp_path / n for n in ("beta", "gamma")], "browser:1", load_settings(
         report_dir=tmp_path / "run2", state_dir=tmp_path / "state"), progress=False, out=out)
     assert code == 0, out.getvalue()
+
+
+def test_each_suite_opens_its_own_app_on_cluster_workers(tmp_path, redis_url, workers, farm):
+    """The URL a worker is sent with a case is its own suite's app's."""
+    _serving_suites(tmp_path)
+    workers("browser:1")
+    wait_idle(redis_url, 1)
+    proc = farm.start("run", tmp_path / "alpha", tmp_path / "beta", "--broker", redis_url,
+                      "--report-dir", tmp_path / "run", "--devices", "browser:1",
+                      **{"FARM_DEVICE_PLUGINS": PLUGIN, **CLUSTER_ENV})
+    out = proc.finish(300)
+    assert proc.returncode == 0, out
+    assert {c["case_id"]: c["status"] for c in results(tmp_path / "run")["cases"]} == {
+        "alpha/check": "passed", "beta/check": "passed"}
