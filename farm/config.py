@@ -417,8 +417,9 @@ def _json_from_env(field: Any) -> bool:
 
 
 def _from_environment(cls: type[BaseModel]) -> dict[str, tuple[Any, str]]:
-    """(value, the variable it came from) by field name."""
-    env = {key.lower(): value for key, value in os.environ.items()}
+    """(value, the variable it came from) by field name. A variable set to nothing (or
+    blanks) is not set: `FARM_NO_PROGRESS=` or compose's `${FARM_MODEL:-}` leave the default."""
+    env = {key.lower(): value for key, value in os.environ.items() if value.strip()}
     values: dict[str, tuple[Any, str]] = {}
     for name, field in cls.model_fields.items():
         found = next(((n, env[n.lower()]) for n in _env_names(name, field) if n.lower() in env),

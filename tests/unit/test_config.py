@@ -352,3 +352,15 @@ def test_config_show_prints_what_is_in_force_for_settings_nothing_sets(monkeypat
     monkeypatch.setenv("FARM_RETRIES", "2")
     code, out, err = run_main(monkeypatch, capsys, "config", "show")
     assert re.search(r"^cache +read-only$", out, re.M) and re.search(r"^retries +2$", out, re.M)
+
+
+def test_a_farm_variable_set_to_nothing_leaves_the_default(tmp_path, monkeypatch, capsys):
+    """`FARM_NO_PROGRESS=` (a CI file's empty value, compose's `${FARM_NO_PROGRESS:-}`) was
+    'invalid configuration ... unable to interpret input', exit 4: it is not set."""
+    from tests.support.farm_cli import run_main
+    monkeypatch.chdir(tmp_path)
+    for name in ("FARM_NO_PROGRESS", "FARM_RETRIES", "FARM_BROWSER_ARGS"):
+        monkeypatch.setenv(name, " " if name == "FARM_RETRIES" else "")
+    code, out, err = run_main(monkeypatch, capsys, "config", "show")
+    assert (code, err) == (0, "")
+    assert re.search(r"^retries +\(not set: ", out, re.M), out
