@@ -217,15 +217,18 @@ def _exit_code(summary: RunSummary, refused: Exception | None, unwritten: list[s
 def _collect(paths: Sequence[str | Path], settings: Settings, verbose: bool,
              out: IO[str]) -> tuple[list, list[Case], list[Batch]]:
     """(suites, their cases with the command line's overrides, Midscene batch files);
-    -v lists what was skipped."""
+    -v lists what was skipped, and so does a run that found no case (the first ten: why)."""
     skipped: list[str] = []
     warnings: list[str] = []
     batches: list[Batch] = []
     suites = load_suites([Path(p) for p in paths], env=os.environ,
                          secrets_dir=settings.secrets_dir, skipped=skipped, warnings=warnings,
                          batches=batches)
-    for what in skipped if verbose else ():
+    shown = skipped if verbose else skipped[:10] if not any(s.cases for s in suites) else []
+    for what in shown:
         print(f"farm: skipped {what}", file=out)
+    if len(shown) < len(skipped) and shown:
+        print(f"farm: ... and {len(skipped) - len(shown)} more skipped (-v lists them)", file=out)
     for warning in warnings:
         print(f"farm: warning: {warning}", file=out)
     return suites, _with_overrides([c for s in suites for c in s.cases], settings), batches

@@ -26,3 +26,23 @@ def test_a_run_that_finds_no_case_writes_a_junit_file_with_no_test(tmp_path, mon
     assert (root.tag, root.get("tests"), list(root)) == ("testsuites", "0", [])
     xmlschema.XMLSchema(str(Path(__file__).parents[1] / "schemas" / "junit-10.xsd")).validate(
         str(junit))
+
+
+def test_a_run_that_finds_no_case_says_what_it_skipped(tmp_path, monkeypatch, capsys):
+    """Every file excluded or hidden: it said only 'no cases found', the why took a -v."""
+    monkeypatch.setenv("FARM_STATE_DIR", str(tmp_path / "state"))
+    monkeypatch.chdir(tmp_path)
+    case = "name: a\nweb:\n  url: about:blank\ntasks:\n  - name: t\n    flow:\n      - sleep: 1\n"
+    (tmp_path / "s" / ".drafts").mkdir(parents=True)
+    (tmp_path / "s" / "farm.yaml").write_text("exclude: ['wip_*.yaml']\n")
+    for i in range(12):
+        (tmp_path / "s" / f"wip_{i:02d}.yaml").write_text(case)
+    (tmp_path / "s" / ".drafts" / "a.yaml").write_text(case)
+    code, out, _ = run_main(monkeypatch, capsys, "run", "s")
+    lines = out.splitlines()
+    assert code == 5 and lines[-1] == "farm: no cases found under s"
+    assert lines[0] == "farm: skipped hidden directory s/.drafts/"
+    assert lines[1] == ("farm: skipped excluded file s/wip_00.yaml (farm.yaml's exclude: "
+                        "'wip_*.yaml')")
+    assert lines[-2] == "farm: ... and 3 more skipped (-v lists them)"
+    assert len(lines) == 12
