@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Callable, TypeVar
 from farm.cancellable import Cancelled, call_unless_cancelled
 from farm.devices.android import (REATTACH_POLL_S, REATTACH_S, image_is_black, is_black,
                                   is_url, not_in_front)
-from farm.devices.base import Rect, UINode, UITree, await_tree_change, swipe_into_view
+from farm.devices.base import Rect, UINode, UITree, await_tree_change, swipe_toward
 from farm.devices.keys import IOS_TYPED
 from farm.devices.native_tree import parse_wda, query_xml
 from farm.errors import DeviceError, DeviceLost, StepFailed
@@ -77,6 +77,21 @@ def wda_refusal(exc: Any) -> str:
         said = clean(str(value if value is not None else exc))
     status = getattr(exc, "status", None)
     return (said or f"status {status}")[:300]
+
+
+def shown_parts(tree: UITree, width: int, height: int) -> UITree:
+    """``tree`` with each node partly off the screen cut to the part that shows, as
+    uiautomator's bounds are (WDA gives an element's whole frame): a tap at the middle of a
+    card half scrolled out of a carousel lands on it, not beside the glass."""
+    for node in tree.nodes:
+        r = node.rect
+        if not node.visible:
+            continue
+        x1, y1 = max(r.x, 0), max(r.y, 0)
+        x2, y2 = min(r.x + r.width, width), min(r.y + r.height, height)
+        if (x1, y1, x2 - x1, y2 - y1) != (r.x, r.y, r.width, r.height):
+            node.rect = Rect(x=x1, y=y1, width=x2 - x1, height=y2 - y1)
+    return tree
 
 
 class IosDevice:
@@ -253,7 +268,7 @@ class IosDevice:
                 time.sleep(0.3 * attempt)
             xml = clean(self._call(lambda: self._session.source(), "source"))
             try:
-                tree = parse_wda(xml, w, h)
+                tree = shown_parts(parse_wda(xml, w, h), w, h)
             except ValueError as exc:
                 log.info("%s: unreadable source: %s", self.name, exc)
                 self.tree_problem = f"WDA's /source: {exc}"
@@ -342,8 +357,18 @@ class IosDevice:
 
     def scroll_into_view(self, node: UINode) -> bool:
         """One swipe (60% of the screen) toward an off-screen ``node``; False when its bounds
-        do not say which edge it is beyond."""
-        return swipe_into_view(self, node)
+        do not say which edge it is beyond. Sideways along the row the node is in (a carousel
+        scrolls under the finger only), kept off the screen's top and bottom edges (the home
+        gesture)."""
+        w, h = self.size()
+        finger = swipe_toward(node.rect, (w, h))
+        if finger is None:
+            return False
+        x1, y1, x2, y2 = finger
+        if y1 == y2:
+            y1 = y2 = min(max(node.rect.y + node.rect.height // 2, h // 10), h * 9 // 10)
+        self.swipe(x1, y1, x2, y2, 300)
+        return True
 
     def type_text(self, text: str) -> None:
         """Key by key into whatever has the focus (``/wda/keys``: what `mode: typeOnly` asks
