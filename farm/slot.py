@@ -99,6 +99,10 @@ class DeviceSlot:
         try:
             self.device.open()
         except Exception as exc:
+            if self.services.cancel.is_set():   # the run was stopped while it started: not
+                log.info("device %s stopped while it started: %s", self.name, exc)   # dead
+                self._set("done")
+                return False
             self.retire("dead", f"could not start: {exc}")
             return False
         self.launch_seconds = time.monotonic() - t0
