@@ -21,6 +21,7 @@ import time
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
+from urllib.parse import quote
 
 from farm.cache.store import Entry, StoreReadOnly
 from farm.errors import ConfigError
@@ -31,6 +32,7 @@ _SCHEMA = """CREATE TABLE IF NOT EXISTS entries (
     key TEXT PRIMARY KEY, value TEXT NOT NULL, expires REAL, updated REAL NOT NULL)"""
 _CORRUPT_CODES = {11, 26}       # SQLITE_CORRUPT ("malformed"), SQLITE_NOTADB ("not a database")
 _READONLY = 8                   # SQLITE_READONLY ("attempt to write a readonly database")
+_CANTOPEN = 14                  # SQLITE_CANTOPEN ("unable to open database file")
 
 
 class CorruptStore(ConfigError):
@@ -120,21 +122,44 @@ class SqliteStore:
     def _conn(self) -> sqlite3.Connection:
         conn = getattr(self._local, "conn", None)
         if conn is None:
-            conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000,
-                                   isolation_level=None, check_same_thread=False)
             try:
-                with _corruption_named(self.path):
-                    conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
-                    conn.execute("PRAGMA journal_mode=WAL")
-                    conn.execute("PRAGMA synchronous=NORMAL")
-                    conn.execute(_SCHEMA)
-            except BaseException:
-                conn.close()
-                raise
+                conn = self._open()
+            except sqlite3.OperationalError as exc:
+                if not self._frozen(exc):
+                    raise
+                conn = self._open(frozen=True)
             self._local.conn = conn
             with self._lock:
                 self._all.append(conn)
         return conn
+
+    def _open(self, frozen: bool = False) -> sqlite3.Connection:
+        """A connection to the file; ``frozen``: read-only, as a file that cannot change
+        while it is open (SQLite's immutable=1), for a folder this user may not write."""
+        where = (f"file:{quote(str(self.path.resolve()))}?immutable=1" if frozen
+                 else self.path)
+        conn = sqlite3.connect(where, timeout=BUSY_TIMEOUT_MS / 1000, uri=frozen,
+                               isolation_level=None, check_same_thread=False)
+        try:
+            with _corruption_named(self.path):
+                conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+                if not frozen:
+                    conn.execute("PRAGMA journal_mode=WAL")
+                    conn.execute("PRAGMA synchronous=NORMAL")
+                conn.execute(_SCHEMA)
+        except BaseException:
+            conn.close()
+            raise
+        return conn
+
+    def _frozen(self, exc: sqlite3.OperationalError) -> bool:
+        """Whether SQLite could not open an existing file only because it may not create
+        its -wal / -shm files beside it (a folder this user may not write: another user's
+        state directory, a read-only mount), and no writer has a -wal there: the file can
+        then be read as it is ("unable to open database file" said nothing of why)."""
+        code = (getattr(exc, "sqlite_errorcode", 0) or 0) & 0xFF
+        return (code == _CANTOPEN and self.path.is_file()
+                and not self.path.with_name(self.path.name + "-wal").exists())
 
     def get(self, key: str) -> Entry | None:
         with _corruption_named(self.path):
