@@ -298,7 +298,9 @@ class _CaseRun:
         that the case goes on only when the task has ``continueOnError`` (as Midscene's player
         does: such a task is optional). Returns the failure that ended the case (the first
         outside a continueOnError task), if any; the ones let pass are in ``continued``."""
-        before = self.evidence.start()
+        shot, before = time.monotonic(), self.evidence.start()
+        if late := self._image_overran(shot, "at the case's start"):    # a hung screencap
+            raise CaseTimeout(late)
         ended: StepRecord | None = None         # the failure that ends the case
         for task in self.case.tasks:
             task_ended = False
@@ -336,14 +338,20 @@ class _CaseRun:
     def _after_image_in_time(self, rec: StepRecord, started: float) -> None:
         """A step's after-image that ran the case past its deadline (a hung screencap): the
         step carries that wait and the timeout says what the device was doing."""
-        if time.monotonic() <= self.deadline:
-            return
-        rec.duration = round((rec.duration or 0) + time.monotonic() - started, 3)
+        if late := self._image_overran(started, "after the step"):
+            rec.duration = round((rec.duration or 0) + time.monotonic() - started, 3)
+            rec.status, rec.error = "error", late
+            raise CaseTimeout(late)
+
+    def _image_overran(self, started: float, when: str) -> str | None:
+        """The timeout's message when an image begun at ``started`` ran the case past its
+        deadline: what the device was doing (a step carries how long: `_after_image_in_time`).
+        """
+        if time.monotonic() <= self.deadline or started > self.deadline:
+            return None
         how = getattr(self.device, "screenshot_command", "") or "screenshot"
-        rec.status, rec.error = "error", (
-            f"case timed out after {self.case.timeout:g}s: waiting for the device's "
-            f"screenshot ({how}) after the step")
-        raise CaseTimeout(rec.error)
+        return (f"case timed out after {self.case.timeout:g}s: waiting for the device's "
+                f"screenshot ({how}) {when}")
 
     def _verdict(self, result: CaseResult, failed_step: StepRecord | None) -> None:
         """The case's status from its steps: failed at ``failed_step``; skipped when every

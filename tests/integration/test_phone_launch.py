@@ -170,3 +170,31 @@ def test_a_case_timed_out_by_a_hung_screencap_names_the_wait_in_the_step_it_took
     assert hung["status"] == "error" and hung["duration"] >= 4, hung
     assert [s["status"] for s in c["steps"]] == ["passed", "error", "skipped"]
     assert c["screenshot"] in (hung["before"], None)     # nothing older than step 2's
+
+
+def test_a_case_timed_out_by_a_hung_screencap_at_its_start_says_so(tmp_path, demo_app,
+                                                                   monkeypatch):
+    """Every screencap hangs from the start, so the case's first image holds it past its
+    timeout: the error says so (no step had begun). It read "step 1: case timed out after
+    5s", a step of 0.0 s blamed for a wait that came before it."""
+    from farm.devices.sim import AndroidSimulator
+
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    (suite / "login.yaml").write_text(case("android", "com.farm.demo.shop",
+                                           "assertText: Sign in"))
+    with AndroidSimulator(1, {"com.farm.demo.shop": demo_app + "/"}) as sim:
+        sim.fault(0, "slow_seconds", 600)
+        sim.fault(0, "slow", -1)
+        monkeypatch.setenv("ANDROID_ADB_SERVER_PORT", str(sim.port))
+        monkeypatch.delenv("ANDROID_SERIAL", raising=False)
+        out = io.StringIO()
+        settings = load_settings(report_dir=tmp_path / "run", state_dir=tmp_path / "state",
+                                 default_timeout=5, watchdog_grace_seconds=1)
+        code = run([suite], "android:1", settings, progress=False, out=out)
+    [c] = results(tmp_path / "run")["cases"]
+    assert code == 3 and c["status"] == "error", out.getvalue()
+    assert c["error"] == {"kind": "CaseTimeout", "step": None, "message": (
+        "case timed out after 5s: waiting for the device's screenshot (screencap) at the "
+        "case's start")}, c["error"]
+    assert [s["status"] for s in c["steps"]] == ["skipped"]
