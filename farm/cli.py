@@ -524,10 +524,32 @@ def _store(broker: str | None):
 
 
 def _entries_of(store, case: str):
-    """(key, entry) of what CASE names (see `farm.cache.keys.selection_prefixes`)."""
+    """(key, entry) of what CASE names (see `_selection_prefixes`), each once."""
+    seen: set[str] = set()
+    for prefix in _selection_prefixes(case):
+        for key, entry in store.items(prefix):
+            if key not in seen:
+                seen.add(key)
+                yield key, entry
+
+
+def _selection_prefixes(case: str) -> list[str]:
+    """Key prefixes of CASE (`farm.cache.keys.selection_prefixes`): a case id or suite, or,
+    when CASE is a case file or folder on disk (suites/demo/login.yaml, as `farm run` and
+    `farm cache export` take it), the ids of the cases it holds: where 'farm cache clear
+    suites/demo/login.yaml' removed nothing and said "removed 0 entries"."""
     from farm.cache.keys import selection_prefixes
-    for prefix in selection_prefixes(case):
-        yield from store.items(prefix)
+    prefixes = selection_prefixes(case)
+    if not case or not Path(case).exists():
+        return prefixes
+    from farm.errors import FarmError
+    from farm.suite.loader import load_suites
+    try:
+        ids = [c.id for s in load_suites([Path(case)], env=os.environ, warnings=[])
+               for c in s.cases]
+    except (FarmError, OSError):
+        return prefixes         # not loadable as cases: CASE as an id, as before
+    return list(dict.fromkeys(prefixes + [p for i in ids for p in selection_prefixes(i)]))
 
 
 @cache.command("ls")
@@ -535,7 +557,8 @@ def _entries_of(store, case: str):
 @_broker_option
 def cache_ls(case: str, broker: str | None) -> None:
     """List entries of CASE: a case id such as demo/login, or a suite / folder (demo/ or
-    demo: its cases; demo/login is not demo/login_success); all without CASE."""
+    demo: its cases; demo/login is not demo/login_success), or a case file or folder
+    (suites/demo/login.yaml); all without CASE."""
     import time as _time
     from farm.cache.keys import split_key
     store = _store(broker)
@@ -579,10 +602,9 @@ def _summed(spends: list) -> dict:
 @click.argument("case", required=False, default="")
 @_broker_option
 def cache_clear(case: str, broker: str | None) -> None:
-    """Remove the entries of CASE (a case id, or a suite / folder: demo/ or demo); all of
-    them without CASE. A corrupt cache file is moved aside (cache.db.corrupt-<time>) and a
+    """Remove the entries of CASE (a case id, a suite: demo/ or demo, or a case file or
+    folder: suites/demo/login.yaml); all of them without CASE. A corrupt cache file is moved aside (cache.db.corrupt-<time>) and a
     fresh one started."""
-    from farm.cache.keys import selection_prefixes
     from farm.cache.sqlite_store import CorruptStore
     try:
         store = _store(broker)
@@ -591,7 +613,7 @@ def cache_clear(case: str, broker: str | None) -> None:
         return
     if store is None:
         return
-    removed = sum(store.delete(prefix) for prefix in selection_prefixes(case))
+    removed = sum(store.delete(prefix) for prefix in _selection_prefixes(case))
     click.echo(f"removed {removed} entr{'y' if removed == 1 else 'ies'} from {store.where}")
 
 

@@ -1,0 +1,67 @@
+"""`farm cache ls|clear` given the case's file or folder, as `farm run` and `farm cache export`
+take it (suites/shop/login.yaml): after a redesign, `farm cache clear suites/shop/login.yaml`
+said "removed 0 entries" and left every entry of the case to be replayed; it now clears the
+case's entries (and only them: not login_success's), as `farm cache clear shop/login` does."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from farm.cache.keys import Namespace
+from farm.cache.sqlite_store import SqliteStore
+from tests.support.farm_cli import run_main as farm
+
+
+def _case(name: str) -> str:
+    return f"""\
+name: {name}
+web:
+  url: http://app.invalid/
+tasks:
+  - name: t
+    flow:
+      - aiTap: Sign in
+"""
+
+
+@pytest.fixture
+def here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    suite = tmp_path / "suites" / "shop"
+    suite.mkdir(parents=True)
+    (suite / "login.yaml").write_text(_case("Login"))
+    (suite / "login_success.yaml").write_text(_case("Login success"))
+    monkeypatch.chdir(tmp_path)
+    for name in ("FARM_STATE_DIR", "FARM_CACHE_URL", "FARM_BROKER_URL", "CELERY_BROKER_URL"):
+        monkeypatch.delenv(name, raising=False)
+    store = SqliteStore(tmp_path / ".farm" / "cache.db")
+    for case in ("shop/login", "shop/login_success", "shop/login@pixel"):
+        store.put(Namespace(case, "web").key("locate", "Sign in", 0),
+                  {"type": "locate", "prompt": "Sign in", "xpaths": ["//button"], "updated": 0})
+    store.close()
+    return tmp_path
+
+
+def test_ls_of_a_case_file_lists_that_case(here, monkeypatch, capsys):
+    code, out, err = farm(monkeypatch, capsys, "cache", "ls", "suites/shop/login.yaml")
+    assert (code, err) == (0, "")
+    cases = sorted(line.split()[0] for line in out.splitlines()[:-1])
+    assert cases == ["shop/login", "shop/login@pixel"]
+    assert out.splitlines()[-1] == "2 entries in .farm/cache.db"
+
+
+def test_clear_of_a_case_file_removes_that_case(here, monkeypatch, capsys):
+    code, out, _ = farm(monkeypatch, capsys, "cache", "clear", "suites/shop/login.yaml")
+    assert (code, out) == (0, "removed 2 entries from .farm/cache.db\n")
+    code, out, _ = farm(monkeypatch, capsys, "cache", "ls")
+    assert [line.split()[0] for line in out.splitlines()[:-1]] == ["shop/login_success"]
+
+
+def test_a_suite_folder_is_its_cases_and_a_case_id_is_unchanged(here, monkeypatch, capsys):
+    code, out, _ = farm(monkeypatch, capsys, "cache", "ls", "suites/shop")
+    assert out.splitlines()[-1] == "3 entries in .farm/cache.db"
+    code, out, _ = farm(monkeypatch, capsys, "cache", "ls", "shop/login")
+    assert out.splitlines()[-1] == "2 entries in .farm/cache.db"
+    code, out, _ = farm(monkeypatch, capsys, "cache", "ls", "suites/shop/nothing.yaml")
+    assert (code, out) == (0, "0 entries in .farm/cache.db\n")
