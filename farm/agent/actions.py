@@ -289,7 +289,7 @@ class DragAndDrop(Action):
 
 class Input(Action):
     name, doc = "Input", "type text into an element (mode replace | clear | typeOnly)"
-    value: str = ""
+    value: str = Field(default="", json_schema_extra={"planned": "required"})  # _value_given
     locate: Optional[Locate] = None
     mode: Literal["replace", "clear", "typeOnly"] = "replace"
     # the step's autoDismissKeyboard, else its case's (phones); not for the planner
@@ -298,6 +298,16 @@ class Input(Action):
     def detail(self) -> str:     # as planned: a ${SECRET} is still its placeholder here
         shown = self.value if len(self.value) <= 40 else self.value[:40] + "…"
         return f'"{shown}"' + (" in" if self.locate is not None else "")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _value_given(cls, params: Any) -> Any:
+        """A planned Input without "value" (a model that wrote "text") is a bad plan the model
+        is told about, not a Clear that empties the field and reports success; only mode
+        clear types nothing."""
+        if isinstance(params, dict) and "value" not in params and params.get("mode") != "clear":
+            raise ValueError('"value" is missing: the text to type ("" only with mode clear)')
+        return params
 
     @field_validator("value", mode="before")
     @classmethod
@@ -608,6 +618,8 @@ def describe_actions(platform: str) -> str:
             key = f.alias or fname
             kind = "Locate" if fname in locator_fields(cls) else getattr(
                 f.annotation, "__name__", str(f.annotation).replace("typing.", ""))
-            params.append(f"{key}{'' if f.is_required() else '?'}: {kind}")
+            required = f.is_required() or (isinstance(f.json_schema_extra, dict)
+                                           and f.json_schema_extra.get("planned") == "required")
+            params.append(f"{key}{'' if required else '?'}: {kind}")
         lines.append(f"- {cls.name} {{{', '.join(params)}}}: {cls.doc}")
     return "\n".join(lines)

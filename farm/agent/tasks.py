@@ -59,9 +59,16 @@ def make_action(name: str, params: dict[str, Any],
     try:
         return cls.model_validate(params)
     except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: "
-                             f"{e['msg'].removeprefix('Value error, ')}" for e in exc.errors())
+        problems = "; ".join(_problem(e) for e in exc.errors())
         raise PlanError(f"bad parameters for {name}: {problems}") from None
+
+
+def _problem(error: Any) -> str:
+    """One validation error as the model reads it: ``field: what is wrong`` (no field for a
+    check of the whole action)."""
+    where = ".".join(map(str, error["loc"]))
+    message = error["msg"].removeprefix("Value error, ")
+    return f"{where}: {message}" if where else message
 
 
 def tasks_for(action: Action) -> list[Task]:
