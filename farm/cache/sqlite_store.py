@@ -30,6 +30,7 @@ BUSY_TIMEOUT_MS = 30_000
 
 _SCHEMA = """CREATE TABLE IF NOT EXISTS entries (
     key TEXT PRIMARY KEY, value TEXT NOT NULL, expires REAL, updated REAL NOT NULL)"""
+_COLUMNS = ("key", "value", "expires", "updated")
 _CORRUPT_CODES = {11, 26}       # SQLITE_CORRUPT ("malformed"), SQLITE_NOTADB ("not a database")
 _READONLY = 8                   # SQLITE_READONLY ("attempt to write a readonly database")
 _CANTOPEN = 14                  # SQLITE_CANTOPEN ("unable to open database file")
@@ -210,6 +211,14 @@ class SqliteStore:
             raise ConfigError(f"cannot read the cache store {self.where}: {exc}") from None
         if [row[0] for row in problems] != ["ok"]:
             raise CorruptStore(self.path, _first_problem(problems))
+        with _corruption_named(self.path):
+            columns = {row[1] for row in self._conn().execute("PRAGMA table_info(entries)")}
+        missing = [c for c in _COLUMNS if c not in columns]
+        if missing:     # another program's cache.db (each command ended in an internal error)
+            raise ConfigError(
+                f"the cache store {self.where} is not farm's: its table 'entries' has no "
+                f"column '{missing[0]}'; set FARM_STATE_DIR to a folder of farm's own, or "
+                "move the file away")
 
     def close(self) -> None:
         with self._lock:
