@@ -17,7 +17,7 @@ import threading
 import time
 from typing import Any, Callable, Iterator
 
-from farm.cache.store import Entry, StoreReadOnly
+from farm.cache.store import Entry, StoreReadOnly, decoded
 
 _GLOB = re.compile(r"([*?\[\]\\])")
 SOCKET_TIMEOUT = 10.0   # seconds: connecting, and waiting for each reply
@@ -74,7 +74,7 @@ class RedisStore:
 
     def get(self, key: str) -> Entry | None:
         raw = self._call(self._r.get, self.prefix + key)
-        return None if raw is None else json.loads(raw)
+        return None if raw is None else decoded(raw)
 
     def put(self, key: str, value: Entry, ttl: float | None = None) -> None:
         data = json.dumps(value, ensure_ascii=False)
@@ -93,8 +93,9 @@ class RedisStore:
         for start in range(0, len(keys), 200):
             chunk = keys[start:start + 200]
             for key, raw in zip(chunk, self._call(self._r.mget, chunk)):
-                if raw is not None:
-                    yield key[len(self.prefix):], json.loads(raw)
+                entry = None if raw is None else decoded(raw)
+                if entry is not None:
+                    yield key[len(self.prefix):], entry
 
     def delete(self, prefix: str = "") -> int:
         keys = self._keys(prefix)

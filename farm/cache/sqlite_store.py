@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Iterator
 from urllib.parse import quote
 
-from farm.cache.store import Entry, StoreReadOnly
+from farm.cache.store import Entry, StoreReadOnly, decoded
 from farm.errors import ConfigError
 
 BUSY_TIMEOUT_MS = 30_000
@@ -168,7 +168,7 @@ class SqliteStore:
                                        (key,)).fetchone()
         if row is None or (row[1] is not None and row[1] <= time.time()):
             return None
-        return json.loads(row[0])
+        return decoded(row[0])
 
     def put(self, key: str, value: Entry, ttl: float | None = None) -> None:
         now = time.time()
@@ -185,7 +185,9 @@ class SqliteStore:
                 "AND (expires IS NULL OR expires > ?) ORDER BY key",
                 (len(prefix), prefix, time.time())).fetchall()
         for key, value in rows:
-            yield key, json.loads(value)
+            entry = decoded(value)
+            if entry is not None:
+                yield key, entry
 
     def delete(self, prefix: str = "") -> int:
         with _corruption_named(self.path):

@@ -7,11 +7,24 @@ fake the unit tests use. Keys are built by `farm.cache.keys`; values are JSON ob
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from typing import Any, Iterator, Protocol
 
 Entry = dict[str, Any]
+
+
+def decoded(raw: str | bytes) -> Entry | None:
+    """A stored value as an entry; None when it is not one (not JSON, or not a JSON object:
+    written by hand or by another program): read as no entry, so a run locates or plans
+    again and writes a good one over it, and `farm cache ls` lists the others (both ended in
+    an internal error)."""
+    try:
+        value = json.loads(raw)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
 
 
 class StoreReadOnly(Exception):
