@@ -613,7 +613,14 @@ def cache_clear(case: str, broker: str | None) -> None:
         return
     if store is None:
         return
-    removed = sum(store.delete(prefix) for prefix in _selection_prefixes(case))
+    from farm.cache.store import StoreReadOnly
+    from farm.errors import ConfigError
+    try:        # a Redis replica: said as the error it is, not an internal error
+        removed = sum(store.delete(prefix) for prefix in _selection_prefixes(case))
+    except StoreReadOnly as exc:
+        if isinstance(exc, ConfigError):        # a cache.db that may not be written
+            raise
+        raise ConfigError(f"{exc}: nothing removed; clear the cache on its primary") from None
     click.echo(f"removed {removed} entr{'y' if removed == 1 else 'ies'} from {store.where}")
 
 
