@@ -341,11 +341,17 @@ def run_cases(run_dir: Path, env: Mapping[str, str], cwd: Path | None = None) ->
     if not source.is_file():
         raise UserError(f"{run_dir}: neither a case file nor a run directory (no results.json)")
     try:
-        records = json.loads(source.read_text(encoding="utf-8")).get("cases") or []
+        data = json.loads(source.read_text(encoding="utf-8"))
     except (ValueError, OSError) as exc:
         raise UserError(f"{source}: cannot read it as a run's results ({exc})") from None
+    records = (data.get("cases") if isinstance(data, dict) else None) or []
+    if not isinstance(records, list):   # another program's results.json, or one hand-edited
+        raise UserError(f"{source}: cannot read it as a run's results (its 'cases' is not "
+                        "a list)")
     wanted: dict[str, str] = {}     # a --matrix run's case passed on several device groups
     for c in records:               # (demo/login@pixel, ...): the first one's entries
+        if not isinstance(c, dict):
+            continue
         if c.get("status") in ("passed", "flaky") and c.get("file"):
             wanted.setdefault(str(c["file"]), str(c.get("case_id") or ""))
     if not wanted:
