@@ -139,7 +139,9 @@ def _recorded(run_dir: Path) -> dict[str, str]:
         data = json.loads((run_dir / RECORD).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
-    return data if isinstance(data, dict) else {}
+    if not isinstance(data, dict):
+        return {}
+    return {k: v for k, v in data.items() if isinstance(v, str)}   # hand-edited: not a path
 
 
 def _found(run_dir: Path, settings: "Settings", cases: Iterable["Case"]) -> "CacheStore":
