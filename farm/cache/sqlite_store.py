@@ -102,9 +102,36 @@ def renewed_if_corrupt(store: "SqliteStore") -> tuple["SqliteStore", str]:
     except CorruptStore as exc:
         reason = exc.reason
     store.close()
-    moved = set_aside(store.path)
-    return SqliteStore(store.path), (f"the cache store {store.path} was corrupt ({reason}): "
-                                     f"set it aside as {moved.name} and started a fresh one")
+    with _folder_locked(store.path.parent):
+        # two runs that start at once both find it damaged: the second finds the fresh one
+        # the first started (where it set that one aside too, or failed: no such file)
+        again = SqliteStore(store.path)
+        try:
+            again.check()
+            return again, ""
+        except CorruptStore:
+            again.close()
+        moved = set_aside(store.path)
+        fresh = SqliteStore(store.path)
+    return fresh, (f"the cache store {store.path} was corrupt ({reason}): "
+                   f"set it aside as {moved.name} and started a fresh one")
+
+
+@contextmanager
+def _folder_locked(folder: Path) -> Iterator[None]:
+    """An exclusive lock on ``folder`` between processes (flock; none where there is no
+    fcntl)."""
+    try:
+        import fcntl
+        fd = os.open(folder, os.O_RDONLY)
+    except (ImportError, OSError):
+        yield
+        return
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)        # releases the lock
 
 
 class SqliteStore:
