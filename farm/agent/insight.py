@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from typing import Any, Callable
 
 from farm.agent.images import data_url
@@ -106,11 +107,20 @@ def _boolean(value: Any) -> bool:
     raise ReplyParseError(f"expected true or false, got {_shown(value)}")
 
 
+_THOUSANDS = re.compile(r"[+-]?\d{1,3}(,\d{3})+(\.\d+)?")   # 1,234 / -12,345.50
+
+
 def _number(value: Any) -> int | float:
     """aiNumber's answer: a JSON number, or a number the model quoted ("3", "$1,234.50");
-    a whole number stays an int unless written with a decimal point."""
+    a whole number stays an int unless written with a decimal point. A comma is read only as
+    a thousands separator ("1,234"): "1,5" or "1.234,50" (a decimal comma) is sent back,
+    never read as 15 or 1.2345."""
     if isinstance(value, str):
-        text = value.replace(",", "").strip("$ ")
+        text = value.strip("$ ")
+        if "," in text and not _THOUSANDS.fullmatch(text):
+            raise ReplyParseError(f"expected a number, got {_shown(value)} (write it as a JSON "
+                                  "number: a decimal point, no thousands separators)")
+        text = text.replace(",", "")
         try:
             value = int(text) if text.lstrip("+-").isdigit() else float(text)
         except ValueError:
