@@ -540,16 +540,28 @@ def _selection_prefixes(case: str) -> list[str]:
     suites/demo/login.yaml' removed nothing and said "removed 0 entries"."""
     from farm.cache.keys import selection_prefixes
     prefixes = selection_prefixes(case)
-    if not case or not Path(case).exists():
+    target = Path(case)
+    if not case or not target.exists():
         return prefixes
     from farm.errors import FarmError
     from farm.suite.loader import load_suites
     try:
-        ids = [c.id for s in load_suites([Path(case)], env=os.environ, warnings=[])
-               for c in s.cases]
+        suites = load_suites([target], env=os.environ, warnings=[])
     except (FarmError, OSError):
         return prefixes         # not loadable as cases: CASE as an id, as before
+    ids = ([_folder_id(target, s.root) for s in suites] if target.is_dir()
+           else [c.id for s in suites for c in s.cases])
     return list(dict.fromkeys(prefixes + [p for i in ids for p in selection_prefixes(i)]))
+
+
+def _folder_id(folder: Path, root: Path) -> str:
+    """What the case ids of the cases in ``folder`` of the suite at ``root`` start with
+    (``demo/`` or ``demo/mobile/``: a case's id is its suite folder's name and its path
+    there): one key prefix for the folder, not three for each of its cases."""
+    folder, root = folder.resolve(), root.resolve()
+    if folder == root or folder in root.parents:
+        return f"{root.name}/"
+    return f"{root.name}/{folder.relative_to(root).as_posix()}/"
 
 
 @cache.command("ls")

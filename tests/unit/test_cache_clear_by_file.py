@@ -32,11 +32,15 @@ def here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     suite.mkdir(parents=True)
     (suite / "login.yaml").write_text(_case("Login"))
     (suite / "login_success.yaml").write_text(_case("Login success"))
+    (suite / "farm.yaml").write_text("retries: 0\n")     # the suite's root: ids shop/...
+    (suite / "cart").mkdir()
+    (suite / "cart" / "add.yaml").write_text(_case("Add"))
     monkeypatch.chdir(tmp_path)
     for name in ("FARM_STATE_DIR", "FARM_CACHE_URL", "FARM_BROKER_URL", "CELERY_BROKER_URL"):
         monkeypatch.delenv(name, raising=False)
     store = SqliteStore(tmp_path / ".farm" / "cache.db")
-    for case in ("shop/login", "shop/login_success", "shop/login@pixel"):
+    for case in ("shop/login", "shop/login_success", "shop/login@pixel", "shop/cart/add",
+                 "shop/gone"):     # a case whose file was deleted since
         store.put(Namespace(case, "web").key("locate", "Sign in", 0),
                   {"type": "locate", "prompt": "Sign in", "xpaths": ["//button"], "updated": 0})
     store.close()
@@ -55,12 +59,15 @@ def test_clear_of_a_case_file_removes_that_case(here, monkeypatch, capsys):
     code, out, _ = farm(monkeypatch, capsys, "cache", "clear", "suites/shop/login.yaml")
     assert (code, out) == (0, "removed 2 entries from .farm/cache.db\n")
     code, out, _ = farm(monkeypatch, capsys, "cache", "ls")
-    assert [line.split()[0] for line in out.splitlines()[:-1]] == ["shop/login_success"]
+    assert sorted(line.split()[0] for line in out.splitlines()[:-1]) == [
+        "shop/cart/add", "shop/gone", "shop/login_success"]
 
 
 def test_a_suite_folder_is_its_cases_and_a_case_id_is_unchanged(here, monkeypatch, capsys):
     code, out, _ = farm(monkeypatch, capsys, "cache", "ls", "suites/shop")
-    assert out.splitlines()[-1] == "3 entries in .farm/cache.db"
+    assert out.splitlines()[-1] == "5 entries in .farm/cache.db"     # as `ls shop` lists
+    code, out, _ = farm(monkeypatch, capsys, "cache", "ls", "suites/shop/cart/")
+    assert [line.split()[0] for line in out.splitlines()] == ["shop/cart/add", "1"]
     code, out, _ = farm(monkeypatch, capsys, "cache", "ls", "shop/login")
     assert out.splitlines()[-1] == "2 entries in .farm/cache.db"
     code, out, _ = farm(monkeypatch, capsys, "cache", "ls", "suites/shop/nothing.yaml")
