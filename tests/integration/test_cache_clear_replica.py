@@ -24,7 +24,9 @@ def replica_url(private_redis, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
     store.put(Namespace("s/login", "web").key("locate", "Sign in", 0),
               {"type": "locate", "prompt": "Sign in", "xpaths": ["//button"], "updated": 1})
     store.close()
+    redis.Redis.from_url(primary.url).config_set("repl-diskless-sync-delay", 0)
     client = redis.Redis.from_url(replica.url)
+    client.config_set("repl-diskless-load", "on-empty-db")   # no dump.rdb in the cwd
     client.replicaof("127.0.0.1", primary.port)
     wait_for(lambda: client.dbsize() == 1, what="the replica's copy")
     client.close()
