@@ -57,10 +57,17 @@ def make_action(name: str, params: dict[str, Any],
                  f"{' and '.join(elsewhere)}" if elsewhere else "")
         raise PlanError(f"unknown action {name!r}{where}; use one of: {', '.join(registry)}")
     try:
-        return cls.model_validate(params)
+        action = cls.model_validate(params)
     except ValidationError as exc:
         problems = "; ".join(_problem(e) for e in exc.errors())
         raise PlanError(f"bad parameters for {name}: {problems}") from None
+    for field in locator_fields(cls):
+        loc = getattr(action, field)
+        if loc is not None and not (loc.prompt.strip() or loc.xpath or loc.bbox or loc.at):
+            key = cls.model_fields[field].alias or field
+            raise PlanError(f'bad parameters for {name}: {key}: the target has no '
+                            'description; give {"prompt": "<the element>"}')
+    return action
 
 
 def _problem(error: Any) -> str:
