@@ -64,6 +64,9 @@ def make_action(name: str, params: dict[str, Any],
     for field in locator_fields(cls):
         loc = getattr(action, field)
         if loc is not None and not (loc.prompt.strip() or loc.xpath or loc.bbox or loc.at):
+            if not cls.model_fields[field].is_required():   # {"prompt": ""}: no target
+                setattr(action, field, None)
+                continue
             key = cls.model_fields[field].alias or field
             raise PlanError(f'bad parameters for {name}: {key}: the target has no '
                             'description; give {"prompt": "<the element>"}')

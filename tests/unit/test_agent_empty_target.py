@@ -38,3 +38,14 @@ def test_an_empty_target_is_sent_back_asking_for_a_description(action, params, f
             in feedback)
     assert "XPath None" not in feedback
     assert not [a for a in dev.actions if a[0] == "tap"]
+
+
+def test_an_empty_optional_target_means_no_target():
+    """KeyboardPress / Input may name no element: an empty one is read as none given."""
+    dev = page()
+    client = ScriptedModelClient([xml("KeyboardPress", {"keyName": "Enter",
+                                                         "locate": {"prompt": ""}}),
+                                  '<complete success="true">ok</complete>'])
+    Agent(dev, ModelSet.single(client)).ai_act("press enter")
+    assert ("press", "Enter") in dev.actions
+    assert "failed" not in message_texts({"messages": client.requests[1]})[-1]
