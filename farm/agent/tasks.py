@@ -57,10 +57,17 @@ def make_action(name: str, params: dict[str, Any],
                  f"{' and '.join(elsewhere)}" if elsewhere else "")
         raise PlanError(f"unknown action {name!r}{where}; use one of: {', '.join(registry)}")
     try:
-        action = cls.model_validate(params)
+        return cls.model_validate(params)
     except ValidationError as exc:
         problems = "; ".join(_problem(e) for e in exc.errors())
         raise PlanError(f"bad parameters for {name}: {problems}") from None
+
+
+def described(action: Action) -> Action:
+    """``action`` as the model planned it, its targets checked: an empty one ({"prompt": ""})
+    is no target where the action may have none, else a PlanError asking for a description
+    (not a locate of nothing that says "no element matches XPath None")."""
+    cls = type(action)
     for field in locator_fields(cls):
         loc = getattr(action, field)
         if loc is not None and not (loc.prompt.strip() or loc.xpath or loc.bbox or loc.at):
@@ -68,7 +75,7 @@ def make_action(name: str, params: dict[str, Any],
                 setattr(action, field, None)
                 continue
             key = cls.model_fields[field].alias or field
-            raise PlanError(f'bad parameters for {name}: {key}: the target has no '
+            raise PlanError(f'bad parameters for {action.name}: {key}: the target has no '
                             'description; give {"prompt": "<the element>"}')
     return action
 
@@ -90,7 +97,7 @@ def tasks_for(action: Action) -> list[Task]:
 
 def build_tasks(planned: PlannedAction, registry: dict[str, type[Action]]) -> list[Task]:
     """The tasks for one planned action; PlanError when the action or its params are wrong."""
-    return tasks_for(make_action(planned.type, planned.params, registry))
+    return tasks_for(described(make_action(planned.type, planned.params, registry)))
 
 
 Locator = Callable[[Locate], LocateHit]
