@@ -535,9 +535,10 @@ class LocatorChain:
         near = [n for n in ctx.near if not n.startswith("XPath")]
         if near or (xpath and not prompt) or self.has_model_tier:
             alike = next((n for n in near if n.startswith('"')), None)  # an element, likest
+            said = next((n for n in near if n.startswith("the model")), None)  # its answer
             raise LocateError(f"no element matches {what}"
-                              + (f"; the closest on screen is {alike}" if alike else ""),
-                              ctx.near)
+                              + (f"; the closest on screen is {alike}" if alike
+                                 else f"; {said}" if said else ""), ctx.near)
         if ctx.hints.get(FOUND_BEFORE):
             raise LocateError(f"no element matches {what}: an earlier run found it here "
                               f"({ctx.hints[FOUND_BEFORE]}, in the locate cache) and nothing "
