@@ -55,8 +55,8 @@ def ask_json(ask: Ask, client: ModelClient, purpose: str, prompt: str, png: "byt
         try:
             return check(loads_lenient(text))
         except ReplyParseError as second:
-            raise ModelUnavailable(f"the model's {purpose} reply could not be parsed twice: "
-                                   f"{second}") from None
+            raise ModelUnavailable(f"model {getattr(client, 'name', '?')}: its {purpose} "
+                                   f"reply could not be parsed twice: {second}") from None
 
 
 def judge(ask: Ask, client: ModelClient, assertion: str, png: "bytes | Look"
