@@ -125,6 +125,12 @@ def run(paths: tuple[Path, ...], devices: str, report_dir: Path | None, junit_xm
       farm run suites/demo --devices browser:2 --junit-xml out/junit.xml
       farm run suites/demo -k "login and not failure" --collect-only
       farm run suites/ --shard 2/3 --maxfail 5
+
+    \b
+    Exit codes (as pytest): 0 all passed (skips allowed), 1 a case failed,
+    2 interrupted, 3 infrastructure, model or internal error (a device died,
+    a case timed out, the model budget was spent), 4 usage, configuration or
+    suite error, 5 no case selected.
     """
     from farm.select import Choice
     from farm.config import load_settings

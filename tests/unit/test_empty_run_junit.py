@@ -46,3 +46,13 @@ def test_a_run_that_finds_no_case_says_what_it_skipped(tmp_path, monkeypatch, ca
                         "'wip_*.yaml')")
     assert lines[-2] == "farm: ... and 3 more skipped (-v lists them)"
     assert len(lines) == 12
+
+
+def test_farm_run_help_lists_the_exit_codes(monkeypatch, capsys):
+    """A CI author wiring farm into a pipeline reads them off --help, not the README."""
+    code, out, _ = run_main(monkeypatch, capsys, "run", "--help")
+    assert code == 0
+    said = " ".join(out.split())
+    for meaning in ("0 all passed", "1 a case failed", "2 interrupted", "3 infrastructure",
+                    "4 usage, configuration or suite error", "5 no case selected"):
+        assert meaning in said, meaning
