@@ -8,7 +8,7 @@ demo: install
 	.venv/bin/farm run suites/demo --devices browser:2
 
 test: install
-	.venv/bin/python -m pytest tests -q -p no:cacheprovider
+	.venv/bin/python -m pytest tests -q -p no:cacheprovider --durations=25
 
 test-fast: install
 	.venv/bin/python -m pytest tests/unit -q

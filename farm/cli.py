@@ -115,8 +115,8 @@ def run(paths: tuple[Path, ...], devices: str, report_dir: Path | None, junit_xm
         broker: str | None, matrix: bool, overwrite: bool, verbose: bool,
         collect_only: bool, keyword: str | None, tags: tuple[str, ...],
         exclude_tags: tuple[str, ...], exitfirst: bool, maxfail: int | None,
-        max_model_cost: float | None, max_model_tokens: int | None, last_failed: bool, shard: str | None, shard_timings: Path | None,
-        cache_mode: str | None,
+        max_model_cost: float | None, max_model_tokens: int | None, last_failed: bool,
+        shard: str | None, shard_timings: Path | None, cache_mode: str | None,
         screenshots: str | None, metrics_port: int | None, pushgateway: str | None) -> None:
     """Run every case under PATHS (folders, case files, or a Midscene index.yaml).
 
@@ -127,10 +127,9 @@ def run(paths: tuple[Path, ...], devices: str, report_dir: Path | None, junit_xm
       farm run suites/ --shard 2/3 --maxfail 5
 
     \b
-    Exit codes (as pytest): 0 all passed (skips allowed), 1 a case failed,
-    2 interrupted, 3 infrastructure, model or internal error (a device died,
-    a case timed out, the model budget was spent), 4 usage, configuration or
-    suite error, 5 no case selected.
+    Exit codes (as pytest): 0 all passed (skips allowed), 1 a case failed, 2 interrupted,
+    3 infrastructure, model or internal error (a device died, a case timed out, the model
+    budget was spent), 4 usage, configuration or suite error, 5 no case selected.
     """
     from farm.select import Choice
     from farm.config import load_settings
@@ -144,11 +143,7 @@ def run(paths: tuple[Path, ...], devices: str, report_dir: Path | None, junit_xm
                              screenshots=screenshots, metrics_port=metrics_port,
                              pushgateway_url=pushgateway, max_model_cost=max_model_cost,
                              max_model_tokens=max_model_tokens)
-    if matrix and not settings.broker_url:
-        raise click.UsageError("--matrix needs a cluster: give --broker URL")
-    if exitfirst and maxfail is not None and maxfail != 1:
-        raise click.UsageError(f"-x and --maxfail {maxfail} disagree: -x is --maxfail 1; "
-                               "give one of them")
+    _flags_agree(settings, matrix=matrix, exitfirst=exitfirst, maxfail=maxfail)
     _unused_outputs(settings, collect_only, report_dir=report_dir, junit_xml=junit_xml,
                     alluredir=alluredir, overwrite=overwrite)
     _needs_model(settings, model_family=model_family, model_base_url=model_base_url)
@@ -174,6 +169,15 @@ def run(paths: tuple[Path, ...], devices: str, report_dir: Path | None, junit_xm
         # leave without that teardown so the exit code is the run's.
         os._exit(code)
     sys.exit(code)
+
+
+def _flags_agree(settings, *, matrix: bool, exitfirst: bool, maxfail: int | None) -> None:
+    """Flags that contradict each other are a usage error (exit 4), said before any work."""
+    if matrix and not settings.broker_url:
+        raise click.UsageError("--matrix needs a cluster: give --broker URL")
+    if exitfirst and maxfail is not None and maxfail != 1:
+        raise click.UsageError(f"-x and --maxfail {maxfail} disagree: -x is --maxfail 1; "
+                               "give one of them")
 
 
 def _unused_outputs(settings, collect_only: bool, **given: object) -> None:
