@@ -594,15 +594,27 @@ def cache_ls(case: str, broker: str | None) -> None:
         if part.get("kind") == "plan" and isinstance(entry.get("solved_with"), dict):
             saved.append(entry["solved_with"])
             what += f", solved with {_spend(entry['solved_with'])}"
-        age = _time.time() - float(entry.get("updated") or _time.time())
+        age = _age(_time.time() - float(entry.get("updated") or _time.time()))
         prompt = str(entry.get("prompt", ""))[:50].replace("\n", " ")
         click.echo(f"{part.get('case', '?')}  {part.get('platform', '?')}  "
                    f"{part.get('version') or '-'}  {part.get('kind', '?')}#{part.get('n', 0)}  "
-                   f"\"{prompt}\"  {what}  ({age / 3600:.1f} h ago)")
+                   f"\"{prompt}\"  {what}  ({age})")
         rows += 1
     click.echo(f"{rows} entr{'y' if rows == 1 else 'ies'} in {store.where}"
                + (f"; replaying their plans saves {_spend(_summed(saved))} a run" if saved
                   else ""))
+
+
+def _age(seconds: float) -> str:
+    """``just now``, ``12 min ago``, ``3.5 h ago``, ``4 d ago``: an entry written by a
+    machine whose clock runs ahead is "just now", not "-0.0 h ago"."""
+    if seconds < 60:
+        return "just now"
+    if seconds < 3600:
+        return f"{seconds // 60:.0f} min ago"
+    if seconds < 2 * 86400:
+        return f"{seconds / 3600:.1f} h ago"
+    return f"{seconds // 86400:.0f} d ago"
 
 
 def _spend(used: dict) -> str:

@@ -68,7 +68,7 @@ def missing_cache(settings: "Settings") -> Path | None:
     if redis_url(settings) is not None:
         return None
     path = Path(settings.state_dir) / "cache.db"
-    return None if path.is_file() else path
+    return None if path.exists() else path      # a directory there: "cannot open" says so
 
 
 def existing_store(settings: "Settings", hint: str) -> "CacheStore":

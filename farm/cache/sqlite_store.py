@@ -139,6 +139,9 @@ class SqliteStore:
         self.path = Path(path)
         self.where = str(self.path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        if self.path.is_dir():      # SQLite would say only "unable to open database file"
+            raise ConfigError(f"the cache store {self.path} is a directory, not a SQLite file: "
+                              "move it away (or set FARM_STATE_DIR elsewhere)")
         self._local = threading.local()
         self._all: list[sqlite3.Connection] = []
         self._lock = threading.Lock()
