@@ -779,7 +779,7 @@ def report(run_dir: Path | None, history: bool, since: str | None, suite: str | 
 def _run_summary(run_dir: Path):
     """RUN_DIR's results: its results.json, else (missing, or unreadable) rebuilt from its
     journal, saying so; without either, a UserError saying what is wrong with which file."""
-    from farm.journal import JOURNAL, recover
+    from farm.journal import JOURNAL, recover, writer
     source, journal = run_dir / "results.json", run_dir / JOURNAL
     summary, why = _read_results(source) if source.exists() else (None, None)
     if summary is not None:
@@ -788,10 +788,18 @@ def _run_summary(run_dir: Path):
         if why:
             raise UserError(f"{source}: {why}")
         raise click.UsageError(f"{source} does not exist")
+    pid = writer(run_dir)
+    if pid is not None:     # not killed: rebuilt now, its report would say it stopped here
+        raise UserError(f"{run_dir}: its run is still going (farm process {pid}): it writes "
+                        "its report when it ends; `farm report` rebuilds one after farm was "
+                        "stopped")
     try:
         summary = recover(run_dir)
     except (OSError, UnicodeDecodeError) as exc:
         raise UserError(f"{journal}: cannot read it ({exc})") from None
+    if not summary.cases and summary.interrupted and why is None:
+        raise UserError(f"{journal}: run {summary.run_id} was stopped while it set up, before "
+                        "it planned any case: there is no report to rebuild")
     finished, unfinished = _rebuilt(summary)
     if why is not None and not finished:    # nothing to rebuild from: leave results.json be
         raise UserError(f"{source}: {why}; {journal} holds no finished case to rebuild from")

@@ -11,7 +11,9 @@ that never started as not run. A run that ended writes ``end`` (its start, end, 
 devices it lost, each red case's verdict against earlier runs, the cases its selection left
 out) before results.json: a results.json lost after that is rebuilt as the finished run it
 was, not as an interrupted one. A journal that cannot be written (a full disk) says so once on
-stderr and stops; the run goes on and tells its outcome as usual."""
+stderr and stops; the run goes on and tells its outcome as usual. A run into a --report-dir
+takes the folder first (`claim`: a ``claim`` line naming its process), so a second run into
+it, or a `farm report` of it, is refused while it goes on (`writer`)."""
 
 from __future__ import annotations
 
@@ -99,21 +101,68 @@ class JournalEvents(RelayEvents):
 def running(run_dir: Path) -> bool:
     """Whether the farm that writes ``run_dir``'s journal is still running (its process on
     this host is alive); False when the journal does not say (an older farm's)."""
-    try:
-        with (Path(run_dir) / JOURNAL).open(encoding="utf-8") as f:
-            head = json.loads(f.readline())
-        pid, host = int(head["pid"]), head["host"]
-    except (OSError, ValueError, KeyError, TypeError):
+    head = _head(run_dir)
+    if head is None:
         return False
-    if host != socket.gethostname():
+    if head["host"] != socket.gethostname():
         return True         # another machine's (a shared state dir): not ours to call dead
+    return _alive(head["pid"])
+
+
+def writer(run_dir: Path) -> int | None:
+    """The process id of another farm on this host still writing ``run_dir``'s journal;
+    None when it is gone (killed), on another host, this process (its own run before), or
+    the journal does not say. A process that started after the journal did has only been
+    given a killed farm's pid again: not the run's."""
+    head = _head(run_dir)
+    if head is None or head["host"] != socket.gethostname() or head["pid"] == os.getpid():
+        return None
+    began, since = _process_start(head["pid"]), timestamp(head.get("started"))
+    if began is not None and since is not None and began > since + 2:
+        return None
+    return head["pid"] if _alive(head["pid"]) else None
+
+
+def _alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except OSError:
-        return True         # alive, another user's
+        pass                # alive, another user's
     return True
+
+
+def _head(run_dir: Path) -> dict[str, Any] | None:
+    """The journal's first line when it names its process (``pid``, ``host``), else None."""
+    try:
+        with (Path(run_dir) / JOURNAL).open(encoding="utf-8") as f:
+            head = json.loads(f.readline())
+        head["pid"], head["host"] = int(head["pid"]), str(head["host"])
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+    return head
+
+
+def _process_start(pid: int) -> float | None:
+    """When process ``pid`` started, POSIX seconds (to the second), where /proc says."""
+    try:
+        ticks = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[19])
+        boot = next(int(line.split()[1]) for line in Path("/proc/stat").read_text()
+                    .splitlines() if line.startswith("btime "))
+        return boot + ticks / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError, StopIteration):
+        return None
+
+
+def claim(run_dir: Path, run_id: str) -> None:
+    """Take ``run_dir`` for this run before it sets up (FileExistsError when another run
+    took it first): its journal, made here with one line naming this process, so a second
+    `farm run` into the same --report-dir, or a `farm report` of it, sees a run is there."""
+    fd = os.open(Path(run_dir) / JOURNAL, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write(json.dumps({"journal": "claim", "run_id": run_id, "started": now_iso(),
+                            "pid": os.getpid(), "host": socket.gethostname()}) + "\n")
 
 
 def recover(run_dir: Path) -> RunSummary:
@@ -137,6 +186,8 @@ def recover(run_dir: Path) -> RunSummary:
                 began[data["case_id"]] = data
             elif data.get("journal") == "end":
                 end = data
+            elif data.get("journal") == "claim":
+                head = head or data     # a run killed while it set up: its id and start
             else:
                 result = CaseResult.model_validate(data)
                 cases[result.case_id] = result

@@ -18,7 +18,7 @@ from typing import Callable
 
 from farm.config import Settings
 from farm.errors import ConfigError, UserError
-from farm.journal import JOURNAL, conclude
+from farm.journal import JOURNAL, claim, conclude, writer
 from farm.report.paths import check_outputs, writable_dir as _writable_dir
 from farm.results import CaseResult, RunSummary, write_json
 from farm.results_history import RunRecord, remember_run
@@ -122,6 +122,7 @@ def _run_dir(settings: Settings, run_id: str, overwrite: bool, junit_xml: Path |
         return run_dir
     run_dir = Path(settings.report_dir)
     _writable_dir(run_dir, settings.named("report_dir"))
+    _not_in_use(run_dir, settings.named("report_dir"))
     old = [n for n in ("results.json", "results.jsonl") if (run_dir / n).exists()]
     if old and not overwrite:
         raise ConfigError(f"{settings.named('report_dir')} {run_dir} already holds a run "
@@ -133,7 +134,23 @@ def _run_dir(settings: Settings, run_id: str, overwrite: bool, junit_xml: Path |
                      "metrics.prom"):
             (run_dir / name).unlink(missing_ok=True)
         shutil.rmtree(run_dir / "artifacts", ignore_errors=True)
+    try:
+        claim(run_dir, run_id)
+    except FileExistsError:     # another run started into it since the checks above
+        _not_in_use(run_dir, settings.named("report_dir"), starting=True)
     return run_dir
+
+
+def _not_in_use(run_dir: Path, named: str, starting: bool = False) -> None:
+    """A report directory a `farm run` still running writes into is that run's, --overwrite
+    or not: two runs there mixed their journals and screenshots, and the report of one showed
+    the other's. (``starting``: one took it just now.)"""
+    pid = writer(run_dir)
+    if pid is None and not starting:
+        return
+    by = f"farm process {pid}" if pid is not None else "a farm run starting there"
+    raise ConfigError(f"{named} {run_dir} is in use: {by} is still writing a run into it; "
+                      f"wait for it to end, or use another directory")
 
 
 def _say_if_killed(runs: Path, run_id: str) -> None:

@@ -251,7 +251,7 @@ def test_room_for_the_results_is_kept_until_the_runs_end(tmp_path):
     assert write_outputs(summary, run_dir) == []
     assert not (run_dir / ROOM).exists()
     assert sorted(p.name for p in run_dir.iterdir()) == ["junit.xml", "report.html",
-                                                         "results.json"]
+                                                         "results.json", "results.jsonl"]
 
 
 def test_the_end_line_after_a_line_a_full_disk_cut_reads_back(tmp_path):
