@@ -769,7 +769,9 @@ def report(run_dir: Path | None, history: bool, since: str | None, suite: str | 
             click.echo("farm: the run is now in the results history (and --last-failed)",
                        err=True)
     unwritten = write_outputs(summary, run_dir, alluredir=alluredir)
-    click.echo(str((run_dir / "report.html").resolve()))
+    page = run_dir / "report.html"
+    if not any(what.startswith(f"{page}: ") for what in unwritten):   # (not an older one)
+        click.echo(str(page.resolve()))
     for what in unwritten:
         click.echo(f"farm: error: not written: {what}", err=True)
     if unwritten:
@@ -819,9 +821,9 @@ def _rebuilt(summary) -> tuple[int, str]:
     """How many of a journal's cases had finished, and ", N interrupted, M not run" for the
     ones `recover` found begun without a result or never begun. (A rebuilt run is interrupted
     unless its journal's end line says it finished.)"""
+    from farm.results import not_run_by_interrupt
     interrupted = sum(c.status == "interrupted" for c in summary.cases)
-    not_run = sum(c.status == "skipped" and (c.reason or "").startswith("not run: farm stopped")
-                  for c in summary.cases)
+    not_run = not_run_by_interrupt(summary)     # (a Ctrl-C's too, when the run had its end)
     rest = (f", {interrupted} interrupted" if interrupted else "") + (
         f", {not_run} not run" if not_run else "")
     return len(summary.cases) - interrupted - not_run, rest

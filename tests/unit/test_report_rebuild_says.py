@@ -1,0 +1,87 @@
+"""What `farm report RUN_DIR` says when it rebuilds a run: the counts it gives of a stopped
+run, and the report it names on stdout."""
+
+from __future__ import annotations
+
+import errno
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from farm.results import CaseResult, RunSummary
+
+RUN = "20261204-020000-ab12"
+
+
+def _case(cid: str, status: str, reason: str | None = None) -> CaseResult:
+    return CaseResult(run_id=RUN, case_id=f"s/{cid}", name=cid, file=f"s/{cid}.yaml",
+                      platform="web", status=status, reason=reason,
+                      device=None if status == "skipped" else "browser-1",
+                      started="2026-12-04T02:00:01.000+00:00", duration=1.0)
+
+
+def _report(run_dir: Path, tmp_path: Path, monkeypatch):
+    from farm.cli import cli
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("FARM_STATE_DIR", str(tmp_path / "state"))
+    monkeypatch.delenv("FARM_RESULTS_HISTORY_URL", raising=False)
+    monkeypatch.delenv("FARM_BROKER_URL", raising=False)
+    return CliRunner().invoke(cli, ["report", str(run_dir)])
+
+
+def test_a_stopped_runs_cases_never_started_are_not_counted_as_finished(tmp_path, monkeypatch):
+    """A run stopped with SIGTERM (a CI cancel) ended and wrote its journal's end; its
+    results.json was lost. `farm report` said '4 case(s) had finished, 1 interrupted before
+    the run stopped' where one had passed, one needed a model, and three never started."""
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    never = "not run: the run was interrupted"
+    cases = [_case("a", "passed"), _case("ai", "skipped", "needs a model (set FARM_MODEL)"),
+             _case("b", "interrupted", "interrupted: the run was stopped"),
+             _case("c", "skipped", never), _case("d", "skipped", never),
+             _case("e", "skipped", never)]
+    summary = RunSummary(run_id=RUN, started="2026-12-04T02:00:00.000+00:00", cases=cases,
+                         interrupted=True, exit_code=2, duration=3.0)
+    summary.recount()
+    head = {"journal": "run", "run_id": RUN, "started": summary.started, "planned": [
+        {"case_id": c.case_id, "name": c.name, "file": c.file, "platform": "web"}
+        for c in cases]}
+    end = {"journal": "end", "started": summary.started, "finished": "", "duration": 3.0,
+           "exit_code": 2, "interrupted": True, "quarantined": [], "lost": {},
+           "since_last": {}, "deselected": []}
+    (run_dir / "results.jsonl").write_text("\n".join(
+        [json.dumps(head), *(c.model_dump_json() for c in cases), json.dumps(end)]) + "\n")
+    out = _report(run_dir, tmp_path, monkeypatch)
+    assert out.exit_code == 0, out.output
+    assert (f"rebuilt from {run_dir / 'results.jsonl'}: 2 case(s) had finished, 1 interrupted, "
+            "3 not run before the run stopped") in out.stderr
+    assert json.loads((run_dir / "results.json").read_text())["counts"]["skipped"] == 4
+
+
+def test_a_report_not_written_is_not_named_as_the_report(tmp_path, monkeypatch):
+    """`farm report` on a disk still full printed the path of report.html on stdout (for a
+    script to open) though it had not written it: the run's older page, or none at all."""
+    import farm.report.html
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    summary = RunSummary(run_id=RUN, started="2026-12-04T02:00:00+00:00",
+                         cases=[_case("a", "passed")])
+    summary.recount()
+    (run_dir / "results.json").write_text(summary.model_dump_json())
+    (run_dir / "report.html").write_text("<html>the page of before</html>")
+
+    def disk_full(*_args, **_kw):
+        raise OSError(errno.ENOSPC, "No space left on device")
+    monkeypatch.setattr(farm.report.html, "write_html", disk_full)
+    out = _report(run_dir, tmp_path, monkeypatch)
+    assert out.exit_code == 3
+    assert out.stdout == ""
+    assert (f"farm: error: not written: {run_dir / 'report.html'}: No space left on device"
+            in out.stderr)
+    assert (run_dir / "junit.xml").is_file()
+    # with room again, it is written and named
+    monkeypatch.undo()
+    out = _report(run_dir, tmp_path, monkeypatch)
+    assert out.exit_code == 0, out.output
+    assert out.stdout == f"{(run_dir / 'report.html').resolve()}\n"
