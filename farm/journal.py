@@ -3,7 +3,7 @@ it is known, so a `farm run` that is killed outright still leaves what it learne
 ``farm report RUN_DIR`` rebuilds the report from that journal when results.json is missing.
 
 Beside the results (one CaseResult JSON a line) the journal holds marker lines, each with a
-``"journal"`` key: ``run`` first (the run's id, start and every case it planned),
+``"journal"`` key: ``run`` first (the run's id, start, every case it planned and those it left out),
 ``device`` when a device has opened (what it is: browser version, phone model and OS) and
 ``start`` when an attempt begins. A run killed with ``kill -9`` is rebuilt from them with
 its real start and duration, the case that was running listed as interrupted, and the cases
@@ -37,10 +37,13 @@ CUT_SHORT = "farm stopped while it ran: its steps were not saved"   # case it ha
 
 class JournalEvents(RelayEvents):
     """RunEvents that forward to the progress view and journal every final result (and the
-    start of every attempt). ``planned``: the run's cases as (id, name, file, platform)."""
+    start of every attempt). ``planned``: the run's cases as (id, name, file, platform);
+    ``deselected``: the cases its selection left out (a killed --last-failed run's rebuilt
+    record is then a rerun of the failures in the results history, not a whole night)."""
 
     def __init__(self, inner: Any, run_dir: Path, run_id: str = "",
-                 planned: Iterable[tuple[str, str, str, str]] = ()) -> None:
+                 planned: Iterable[tuple[str, str, str, str]] = (),
+                 deselected: Iterable[DeselectedCase] = ()) -> None:
         super().__init__(inner)
         self.path = Path(run_dir) / JOURNAL
         self._lock = threading.Lock()
@@ -50,7 +53,8 @@ class JournalEvents(RelayEvents):
                      "farm_version": __version__, "pid": os.getpid(),
                      "host": socket.gethostname(),
                      "planned": [dict(zip(("case_id", "name", "file", "platform"), p))
-                                 for p in planned]})
+                                 for p in planned],
+                     "deselected": [d.model_dump() for d in deselected]})
 
     def _write(self, line: dict[str, Any] | str) -> None:
         with self._lock:
@@ -206,12 +210,20 @@ def recover(run_dir: Path) -> RunSummary:
     summary = RunSummary(run_id=run_id, started=started, devices=devices, device_info=info,
                          cases=results, interrupted=True,
                          farm_version=head.get("farm_version", ""), finished=last[0],
-                         duration=last[1])
+                         duration=last[1], deselected=_left_out(head))
     summary.recount()
     summary.exit_code = exit_code_for(results, interrupted=True)
     if end:
         _ended(summary, end)
     return summary
+
+
+def _left_out(head: dict[str, Any]) -> list[DeselectedCase]:
+    """The cases the run's selection left out, as its journal's first line says."""
+    try:
+        return [DeselectedCase.model_validate(d) for d in head.get("deselected", [])]
+    except ValueError:
+        return []
 
 
 def conclude(run_dir: Path, summary: RunSummary) -> None:

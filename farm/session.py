@@ -167,8 +167,8 @@ def _run(paths: Sequence[str | Path], devices: str, settings: Settings,
             except UserError as exc:    # e.g. no broker there: say so, and that nothing ran
                 outcome = _not_run(planned, run_id, None if early.name else exc)
             else:       # (no executor, or no outcome: a stop signal came before a case started)
-                outcome = executor and _execute(executor, jobs, upfront, _journal(
-                    run_dir, run_id, planned), progress, out, tally, choice, settings, early)
+                outcome = executor and _execute(executor, jobs, upfront, _journal(run_dir,
+                    run_id, planned, chosen), progress, out, tally, choice, settings, early)
                 outcome = outcome or _not_run(planned, run_id)
     services.artifacts.flush()
     summary = _summary(run_id, t_start, upfront + outcome.results, outcome, chosen, units)
@@ -471,10 +471,13 @@ def _budget(events: Any, executor: Executor, settings: Settings | None) -> Model
                        (cost, tokens))
 
 
-def _journal(run_dir: Path, run_id: str, planned: list[Case]) -> JournalEvents:
-    """The run's journal, opened with the cases it plans to run (`farm.journal`)."""
+def _journal(run_dir: Path, run_id: str, planned: list[Case], chosen: Selection
+             ) -> JournalEvents:
+    """The run's journal, opened with the cases it plans to run and those it left out
+    (`farm.journal`)."""
     return JournalEvents(None, run_dir, run_id, [
-        (c.id, c.name, display_path(c.file), c.platform) for c in planned])
+        (c.id, c.name, display_path(c.file), c.platform) for c in planned],
+        [_deselected(d.case, d.reason) for d in chosen.deselected])
 
 
 def _not_run(planned: list[Case], run_id: str, refused: UserError | None = None) -> RunOutcome:

@@ -85,3 +85,33 @@ def test_a_report_not_written_is_not_named_as_the_report(tmp_path, monkeypatch):
     out = _report(run_dir, tmp_path, monkeypatch)
     assert out.exit_code == 0, out.output
     assert out.stdout == f"{(run_dir / 'report.html').resolve()}\n"
+
+
+def test_a_killed_last_failed_run_is_rebuilt_as_the_rerun_it_was(tmp_path, monkeypatch):
+    """`farm run --last-failed` (3 of 11 cases) killed by a CI timeout, then `farm report`:
+    the rebuilt run listed no deselected case and went into the results history as a whole
+    run, so the history page drew its 1-of-1 pass on the nights' pass-rate line, not as a
+    partial rerun of the failures."""
+    from farm.executors.base import NullEvents
+    from farm.journal import JournalEvents
+    from farm.results import DeselectedCase
+    from farm.results_history import SqliteResults
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    left_out = [DeselectedCase(case_id=f"s/{c}", name=c, file=f"s/{c}.yaml", platform="web",
+                               reason="--last-failed: did not fail last time")
+                for c in ("x", "y")]
+    journal = JournalEvents(NullEvents(), run_dir, RUN, [
+        ("s/a", "a", "s/a.yaml", "web"), ("s/b", "b", "s/b.yaml", "web")], left_out)
+    journal.case_started("browser-1", "s/a", "a", 1)
+    journal.case_finished("browser-1", _case("a", "passed"), final=True)
+    journal.case_started("browser-1", "s/b", "b", 1)      # killed here
+    out = _report(run_dir, tmp_path, monkeypatch)
+    assert out.exit_code == 0, out.output
+    data = json.loads((run_dir / "results.json").read_text())
+    assert [(d["case_id"], d["reason"]) for d in data["deselected"]] == [
+        ("s/x", "--last-failed: did not fail last time"),
+        ("s/y", "--last-failed: did not fail last time")]
+    assert "Deselected" in (run_dir / "report.html").read_text()
+    [record] = SqliteResults(tmp_path / "state" / "results.sqlite").runs()
+    assert record.selection == ["--last-failed"]
