@@ -6,7 +6,9 @@ stderr, never the run's exit code."""
 from __future__ import annotations
 
 import logging
+import signal
 import sys
+import threading
 from pathlib import Path
 
 from farm import metrics
@@ -66,6 +68,13 @@ def export_metrics(settings: Settings, run_dir: Path, tally: metrics.CaseMetrics
     stdout), never the run's exit code."""
     for result in cases:
         tally.count(result, settling=True)
+    with _Linger(server) as linger:
+        _write_and_push(settings, run_dir)
+        _last_scrape(server, settings, linger)
+
+
+def _write_and_push(settings: Settings, run_dir: Path) -> None:
+    """metrics.prom, and the push to ``--pushgateway`` when given (failures: warnings)."""
     try:
         metrics.write_textfile(run_dir / "metrics.prom")
     except OSError as exc:
@@ -79,7 +88,6 @@ def export_metrics(settings: Settings, run_dir: Path, tally: metrics.CaseMetrics
         except Exception as exc:
             print(f"farm: warning: could not push metrics to "
                   f"{mask_url(settings.pushgateway_url)}: {_url_failure(exc)}", file=sys.stderr)
-    _last_scrape(server, settings)
 
 
 def _url_failure(exc: BaseException) -> str:
@@ -95,12 +103,58 @@ def _url_failure(exc: BaseException) -> str:
     return first_line(exc)
 
 
-def _last_scrape(server: "metrics.MetricsServer | None", settings: Settings) -> None:
+class _StopWaiting(Exception):
+    """A stop signal while waiting for the final scrape."""
+
+
+class _Linger:
+    """Ctrl-C / SIGTERM once the results are written, while waiting for the final scrape
+    (``--metrics-port``): ends the wait at once (it lasted up to FARM_METRICS_LINGER_SECONDS
+    whatever the user pressed, and a container stop ran into its SIGKILL); one that comes
+    while metrics.prom is being written or pushed is noted, and no wait follows. The run's
+    exit code stays what its results say; the handlers of before come back."""
+
+    def __init__(self, server: "metrics.MetricsServer | None") -> None:
+        self.on = server is not None and threading.current_thread() is threading.main_thread()
+        self.signal: str | None = None
+        self.waiting = False
+        self._before: dict[int, object] = {}
+
+    def __enter__(self) -> "_Linger":
+        from farm.stop_signals import STOPS
+        for sig in STOPS if self.on else ():
+            self._before[sig] = signal.signal(sig, self._handle)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for sig, handler in self._before.items():
+            signal.signal(sig, handler)       # type: ignore[arg-type]
+
+    def _handle(self, signum: int, _frame: object) -> None:
+        self.signal = signal.Signals(signum).name
+        if self.waiting:
+            self.waiting = False
+            raise _StopWaiting
+
+
+def _last_scrape(server: "metrics.MetricsServer | None", settings: Settings,
+                 linger: _Linger) -> None:
     """A batch job's final values are lost unless scraped before it exits: wait (at most
-    FARM_METRICS_LINGER_SECONDS) for one scrape of them."""
+    FARM_METRICS_LINGER_SECONDS) for one scrape of them, unless a stop signal came."""
     if server is None:
         return
-    if not server.wait_for_scrape(settings.metrics_linger_seconds):
+    scraped = False
+    try:
+        linger.waiting = True         # a signal from here on ends the wait; one before: none
+        if linger.signal is None:
+            scraped = server.wait_for_scrape(settings.metrics_linger_seconds)
+        linger.waiting = False
+    except _StopWaiting:
+        pass
+    if linger.signal:
+        print(f"farm: {linger.signal}: not waiting for a scrape of :{server.port}/metrics; "
+              f"metrics.prom has the final values", file=sys.stderr)
+    elif not scraped:
         print(f"farm: warning: nothing scraped :{server.port}/metrics in "
               f"{settings.metrics_linger_seconds:g}s after the run; metrics.prom has the "
               f"final values", file=sys.stderr)

@@ -1,0 +1,39 @@
+"""`farm run --metrics-port` waits up to FARM_METRICS_LINGER_SECONDS after the run for one
+scrape of its final values. A user's Ctrl-C, or a container stop's SIGTERM, while nothing
+scrapes it ends that wait at once: the results are written, and metrics.prom has the values."""
+
+from __future__ import annotations
+
+import signal
+from pathlib import Path
+
+import pytest
+
+from tests.support.farm_cli import PLUGIN, FarmCli, wait_for
+from tests.support.redis_server import free_port
+from tests.support.suites import write_case
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_a_stop_signal_ends_the_wait_for_the_final_scrape(tmp_path: Path, farm: FarmCli,
+                                                          sig: int) -> None:
+    """It said "farm: SIGINT: writing the results; farm ends once they are written" (they
+    were written) and went on waiting out the linger (15 s by default; an hour here): Ctrl-C
+    did nothing, and `docker stop` killed the run after its grace period."""
+    suite = tmp_path / "s"
+    write_case(suite, "ok", ["javascript: ok"])
+    run_dir = tmp_path / "run"
+    port = free_port()
+    proc = farm.start("run", suite, "--devices", "fake:1", "--no-progress", "--report-dir",
+                      run_dir, "--metrics-port", str(port), FARM_DEVICE_PLUGINS=PLUGIN,
+                      FARM_METRICS_LINGER_SECONDS="3600")
+    wait_for(lambda: (run_dir / "metrics.prom").exists(), 120, "metrics.prom written")
+    proc.send_signal(sig)
+    out = proc.finish()
+    assert proc.returncode == 0, out          # the run passed: its results say so
+    name = signal.Signals(sig).name
+    assert (f"farm: {name}: not waiting for a scrape of :{port}/metrics; metrics.prom has "
+            "the final values") in out
+    assert "nothing scraped" not in out and "Traceback" not in out, out
+    assert 'farm_cases_total{platform="web",status="passed"} 1.0' in \
+        (run_dir / "metrics.prom").read_text()
