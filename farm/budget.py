@@ -54,13 +54,21 @@ class ModelBudget(RelayEvents):
     def _over(self) -> str | None:
         tokens = self.spent.prompt_tokens + self.spent.completion_tokens
         if self.cost is not None and self.spent.cost_usd >= self.cost:
-            limit = f"{self.cost:f}".rstrip("0").rstrip(".")
+            limit = _as_written(self.cost)
             return (f"the run's model budget ({self.names[0]} {limit}) was spent: "
                     f"${self.spent.cost_usd:.4f}")
         if self.tokens is not None and tokens >= self.tokens:
             return (f"the run's model budget ({self.names[1]} {self.tokens}) was spent: "
                     f"{tokens:,} tokens")
         return None
+
+
+def _as_written(usd: float) -> str:
+    """A limit as the user wrote it, in plain digits: 0.0000001 (not "0": six decimals
+    rounded it away), 5 (not "5.0")."""
+    from decimal import Decimal
+    plain = format(Decimal(repr(usd)), "f")
+    return plain.rstrip("0").rstrip(".") if "." in plain else plain
 
 
 def not_run(summary: RunSummary, reached: str | None) -> int:
