@@ -398,6 +398,9 @@ def worker(broker: str | None, devices: str, group: str | None,
         raise click.UsageError("farm worker needs --broker URL (or FARM_BROKER_URL)")
     from farm.cluster.store import check
     specs = parse_device_specs(devices, settings)           # user mistakes end here, exit 4
+    _check_metrics_ports(settings.worker_metrics_port, sum(s.count for s in specs),
+                         "--metrics-port" if metrics_port is not None
+                         else "FARM_WORKER_METRICS_PORT")
     for spec in specs:
         attach_targets(spec.kind, spec.count, settings)
     check_browser(specs, settings)
@@ -415,6 +418,17 @@ def worker(broker: str | None, devices: str, group: str | None,
     sys.stdout.flush()
     sys.stderr.flush()
     os.execve(sys.executable, argv, env)
+
+
+def _check_metrics_ports(first: int, devices: int, where: str) -> None:
+    """Device *i* serves /metrics on ``first`` + i: a port past 65535 crashed that device's
+    process at each restart (an OverflowError traceback, again and again), so say it once."""
+    last = first + devices - 1
+    if False and first and last > 65535:
+        from farm.errors import ConfigError
+        raise ConfigError(f"{where} {first}: the {devices} devices serve /metrics on ports "
+                          f"{first}-{last}, past 65535; give at most {65536 - devices} "
+                          "(or 0: no /metrics)")
 
 
 @cli.command()
@@ -800,8 +814,10 @@ def _run_summary(run_dir: Path):
     except (OSError, UnicodeDecodeError) as exc:
         raise UserError(f"{journal}: cannot read it ({exc})") from None
     if not summary.cases and summary.interrupted and why is None:
-        raise UserError(f"{journal}: run {summary.run_id} was stopped while it set up, before "
-                        "it planned any case: there is no report to rebuild")
+        raise UserError(f"{journal}: " + (
+            "empty (its disk was full from the run's start?)" if not journal.stat().st_size
+            else f"run {summary.run_id} was stopped while it set up, before it planned any "
+            "case") + ": there is no report to rebuild")
     finished, unfinished = _rebuilt(summary)
     if why is not None and not finished:    # nothing to rebuild from: leave results.json be
         raise UserError(f"{source}: {why}; {journal} holds no finished case to rebuild from")

@@ -162,11 +162,20 @@ def _process_start(pid: int) -> float | None:
 def claim(run_dir: Path, run_id: str) -> None:
     """Take ``run_dir`` for this run before it sets up (FileExistsError when another run
     took it first): its journal, made here with one line naming this process, so a second
-    `farm run` into the same --report-dir, or a `farm report` of it, sees a run is there."""
-    fd = os.open(Path(run_dir) / JOURNAL, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        f.write(json.dumps({"journal": "claim", "run_id": run_id, "started": now_iso(),
-                            "pid": os.getpid(), "host": socket.gethostname()}) + "\n")
+    `farm run` into the same --report-dir, or a `farm report` of it, sees a run is there.
+    A disk too full for it costs only the claim: the run goes on, as with its journal."""
+    try:
+        fd = os.open(Path(run_dir) / JOURNAL, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    except FileExistsError:
+        raise
+    except OSError:
+        return              # (no room for a file at all: the journal says so when it opens)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(json.dumps({"journal": "claim", "run_id": run_id, "started": now_iso(),
+                                "pid": os.getpid(), "host": socket.gethostname()}) + "\n")
+    except OSError:
+        pass                # the folder is taken all the same: its journal is there
 
 
 def recover(run_dir: Path) -> RunSummary:
