@@ -3,17 +3,17 @@ it is known, so a `farm run` that is killed outright still leaves what it learne
 ``farm report RUN_DIR`` rebuilds the report from that journal when results.json is missing.
 
 Beside the results (one CaseResult JSON a line) the journal holds marker lines, each with a
-``"journal"`` key: ``run`` first (the run's id, start, every case it planned and those it
-left out), ``device`` when a device has opened (what it is: browser version, phone model
-and OS) and ``start`` when an attempt begins. A run killed with ``kill -9`` is rebuilt from them with
-its real start and duration, the case that was running listed as interrupted, and the cases
-that never started as not run. A run that ended writes ``end`` (its start, end, exit code, the
+``"journal"`` key: ``run`` first (the run's id, start, every case it planned and those it left
+out), ``device`` when a device has opened (what it is: browser version, phone model and OS) and
+``start`` when an attempt begins. A run killed with ``kill -9`` is rebuilt from them with its
+real start and duration, the case that was running listed as interrupted, and the cases that
+never started as not run. A run that ended writes ``end`` (its start, end, exit code, the
 devices it lost, each red case's verdict against earlier runs, the cases its selection left
-out) before results.json: a results.json lost after that is rebuilt as the finished run it
-was, not as an interrupted one. A journal that cannot be written (a full disk) says so once on
+out) before results.json: a results.json lost after that is rebuilt as the finished run it was,
+not as an interrupted one. A journal that cannot be written (a full disk) says so once on
 stderr and stops; the run goes on and tells its outcome as usual. A run into a --report-dir
-takes the folder first (`claim`: a ``claim`` line naming its process), so a second run into
-it, or a `farm report` of it, is refused while it goes on (`writer`)."""
+takes the folder first (`claim`: a ``claim`` line naming its process), so a second run into it,
+or a `farm report` of it, is refused while it goes on (`writer`)."""
 
 from __future__ import annotations
 
