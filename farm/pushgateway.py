@@ -19,6 +19,8 @@ from farm.metrics import REGISTRY
 
 log = logging.getLogger("farm.metrics")
 
+TIMEOUT_S = 10.0        # each request to the gateway
+
 
 def push(url: str, job: str = "farm_run", totals: Path | None = None) -> None:
     """Push farm's metrics to a Pushgateway (grouped by job and host: one group per CI
@@ -47,7 +49,7 @@ def push(url: str, job: str = "farm_run", totals: Path | None = None) -> None:
     registry.register(carried)
     prometheus_client.push_to_gateway(url, job=job, registry=registry,
                                       grouping_key={"instance": instance},
-                                      timeout=10, handler=_push_handler(auth))
+                                      timeout=TIMEOUT_S, handler=_push_handler(auth))
     if totals:
         _write_totals(totals, group, {**before, **carried.pushed})
 
@@ -109,7 +111,8 @@ def _higher(a: dict[str, float], b: dict[str, float]) -> dict[str, float]:
 def _at_gateway(url: str, job: str, instance: str,
                 auth: tuple[str, str] | None) -> dict[str, float]:
     """The counter and histogram samples this host's group holds at the gateway, by key; {}
-    when they cannot be read (the file's totals are then the base)."""
+    when it answers but they cannot be read (the file's totals are then the base). OSError
+    when it does not answer: the push would not reach it either."""
     import base64
     import urllib.error
     import urllib.request
@@ -121,14 +124,15 @@ def _at_gateway(url: str, job: str, instance: str,
         request.add_header("Authorization", f"Basic {token}")
     held: dict[str, float] = {}
     try:
-        with urllib.request.urlopen(request, timeout=10) as reply:
+        with urllib.request.urlopen(request, timeout=TIMEOUT_S) as reply:
             families = list(text_string_to_metric_families(reply.read().decode()))
     except (OSError, ValueError) as exc:
-        # a gateway that does not answer: the push fails too, and says so (one warning)
-        answered = isinstance(exc, (urllib.error.HTTPError, ValueError))
-        log.log(logging.WARNING if answered else logging.DEBUG,
-                "cannot read the Pushgateway's totals for this host (%s): they continue "
-                "from the state dir's", exc)
+        # a gateway that does not answer (refused, timed out): raised, not pushed to as well
+        # (a gateway whose packets are dropped cost the run two timeouts at each push)
+        if not isinstance(exc, (urllib.error.HTTPError, ValueError)):
+            raise
+        log.warning("cannot read the Pushgateway's totals for this host (%s): they continue "
+                    "from the state dir's", exc)
         return held
     for family in families:
         if family.type not in _SAMPLE_SUFFIXES:
