@@ -424,7 +424,7 @@ def _check_metrics_ports(first: int, devices: int, where: str) -> None:
     """Device *i* serves /metrics on ``first`` + i: a port past 65535 crashed that device's
     process at each restart (an OverflowError traceback, again and again), so say it once."""
     last = first + devices - 1
-    if False and first and last > 65535:
+    if first and last > 65535:
         from farm.errors import ConfigError
         raise ConfigError(f"{where} {first}: the {devices} devices serve /metrics on ports "
                           f"{first}-{last}, past 65535; give at most {65536 - devices} "

@@ -1,0 +1,27 @@
+"""`farm worker` and `farm run --broker` as an operator meets them: a mistake in how the
+devices are asked for ends at once with what to change (exit 4), never as device processes
+crashing with a traceback at each restart; a run waiting for workers says which one to start."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.support.cluster import CLUSTER_ENV
+from tests.support.farm_cli import PLUGIN
+
+pytestmark = [pytest.mark.integration, pytest.mark.cluster]
+
+
+@pytest.mark.parametrize("where", ["option", "env"])
+def test_metrics_ports_past_65535_are_refused_before_any_device_starts(redis_url, farm,
+                                                                      where):
+    args = ["--metrics-port", "65535"] if where == "option" else []
+    env = {"FARM_WORKER_METRICS_PORT": "65535"} if where == "env" else {}
+    proc = farm.start("worker", "--broker", redis_url, "--devices", "fake:2", *args,
+                      FARM_DEVICE_PLUGINS=PLUGIN, **CLUSTER_ENV, **env)
+    out = proc.finish(timeout=60)       # before: device 2 crashed and restarted, forever
+    assert proc.returncode == 4, out
+    name = "--metrics-port" if where == "option" else "FARM_WORKER_METRICS_PORT"
+    assert f"farm: error: {name} 65535: the 2 devices serve /metrics on ports 65535-65536" in out
+    assert "give at most 65534" in out
+    assert "Traceback" not in out and "ready" not in out, out
