@@ -596,14 +596,15 @@ def since_last(history: list[RunRecord], summary: RunSummary) -> dict[str, str]:
 
 
 def remember_run(settings: Any, summary: RunSummary, report: Path) -> None:
-    """Mark each red case of ``summary`` new / still failing / flaky against the runs before
-    it, then add the run to the results history. Best effort: a history that cannot be
-    reached costs the comparison, never the run's results."""
+    """Mark each red case of ``summary`` new / still failing / flaky against the runs that
+    started before it (not a later one: a killed run `farm report` rebuilds the next day, a
+    CI job that overlapped another), then add the run to the results history. Best effort:
+    a history that cannot be reached costs the comparison, never the run's results."""
     import logging
     log = logging.getLogger("farm")
     try:
         store = open_results(settings)
-        verdicts = since_last(store.recent(CONTEXT_RUNS), summary)
+        verdicts = since_last(store.before(_timestamp(summary.started), CONTEXT_RUNS), summary)
         for case in summary.cases:
             case.since_last = verdicts.get(case.case_id)
         if summary.cases:

@@ -115,3 +115,32 @@ def test_a_killed_last_failed_run_is_rebuilt_as_the_rerun_it_was(tmp_path, monke
     assert "Deselected" in (run_dir / "report.html").read_text()
     [record] = SqliteResults(tmp_path / "state" / "results.sqlite").runs()
     assert record.selection == ["--last-failed"]
+
+
+def test_a_killed_run_rebuilt_after_later_runs_is_judged_against_the_runs_before_it(
+        tmp_path, monkeypatch):
+    """The nightly was killed (case a failed in it: its first failure); the morning's run
+    failed a too. `farm report` of the night then said 'still failing' for a, judged against
+    the morning's run, which came after it: it was a new failure."""
+    from farm.results import CaseError
+    from farm.results_history import SqliteResults, record_for
+    state = tmp_path / "state"
+    state.mkdir()
+    red = CaseError(kind="AssertionFailed", message="no 'Total' on the page", step=1)
+    morning = RunSummary(run_id="20261204-090000-cd34", started="2026-12-04T09:00:00+00:00",
+                         cases=[_case("a", "failed").model_copy(update={"error": red})])
+    morning.recount()
+    SqliteResults(state / "results.sqlite").add(record_for(morning))
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    head = {"journal": "run", "run_id": RUN, "started": "2026-12-04T02:00:00.000+00:00",
+            "planned": [{"case_id": f"s/{c}", "name": c, "file": f"s/{c}.yaml",
+                         "platform": "web"} for c in "ab"]}
+    failed = _case("a", "failed").model_copy(update={"error": red})
+    (run_dir / "results.jsonl").write_text(
+        "\n".join([json.dumps(head), failed.model_dump_json()]) + "\n")
+    out = _report(run_dir, tmp_path, monkeypatch)
+    assert out.exit_code == 0, out.output
+    [a] = [c for c in json.loads((run_dir / "results.json").read_text())["cases"]
+           if c["case_id"] == "s/a"]
+    assert a["since_last"] == "new failure"
