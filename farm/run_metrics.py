@@ -34,9 +34,11 @@ def start_metrics(settings: Settings, platforms: set[str]
     server = metrics.MetricsServer(settings.metrics_port, settings.metrics_host)
     try:
         server.start()
-    except OSError as exc:
-        raise ConfigError(f"--metrics-port {settings.metrics_port}: cannot listen there "
-                          f"({exc.strerror or exc})") from None
+    except OSError as exc:      # named as set: the flag, FARM_METRICS_PORT, and the host's
+        where = f"{settings.named('metrics_port')} {settings.metrics_port}" + (
+            f" on {settings.named('metrics_host')} {settings.metrics_host}"
+            if settings.metrics_host else "")
+        raise ConfigError(f"{where}: cannot listen there ({exc.strerror or exc})") from None
     return server, tally
 
 
