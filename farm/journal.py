@@ -33,6 +33,14 @@ from farm.results import CaseResult, DeselectedCase, RunSummary, now_iso, timest
 JOURNAL = "results.jsonl"
 NOT_STARTED = "not run: farm stopped before it started"     # `recover`'s guesses, for a
 CUT_SHORT = "farm stopped while it ran: its steps were not saved"   # case it has no result of
+NOT_RETRIED = "not retried: farm stopped before it started"     # (its verdict: an attempt's)
+
+
+def guessed(result: CaseResult) -> bool:
+    """Whether `recover` made this case's result up, from a killed run's journal that has no
+    verdict of it (the results history's, when it has one, is the real one)."""
+    return result.reason in (CUT_SHORT, NOT_STARTED) or (result.reason or "").endswith(
+        NOT_RETRIED)
 
 
 class JournalEvents(RelayEvents):
@@ -92,6 +100,8 @@ class JournalEvents(RelayEvents):
     def case_finished(self, device: str, result: CaseResult, final: bool) -> None:
         if final:
             self._write(result.model_dump_json())
+        else:       # an attempt to be retried: a killed run's case keeps it (its failure)
+            self._write(f'{{"journal": "attempt", "result": {result.model_dump_json()}}}')
         self.inner.case_finished(device, result, final)
 
     def close(self) -> None:
@@ -186,6 +196,7 @@ def recover(run_dir: Path) -> RunSummary:
     head: dict[str, Any] = {}
     cases: dict[str, CaseResult] = {}
     began: dict[str, dict[str, Any]] = {}
+    tried: dict[str, list[CaseResult]] = {}
     end: dict[str, Any] = {}
     about: dict[str, str] = {}
     for line in (Path(run_dir) / JOURNAL).read_text(encoding="utf-8").splitlines():
@@ -199,6 +210,9 @@ def recover(run_dir: Path) -> RunSummary:
                 began[data["case_id"]] = data
             elif data.get("journal") == "end":
                 end = data
+            elif data.get("journal") == "attempt":
+                attempt = CaseResult.model_validate(data["result"])
+                tried.setdefault(attempt.case_id, []).append(attempt)
             elif data.get("journal") == "claim":
                 head = head or data     # a run killed while it set up: its id and start
             else:
@@ -210,7 +224,8 @@ def recover(run_dir: Path) -> RunSummary:
     run_id = head.get("run_id") or (first.run_id if first else Path(run_dir).name)
     for plan in head.get("planned", []):
         if plan["case_id"] not in cases:
-            cases[plan["case_id"]] = _unfinished(run_id, plan, began.get(plan["case_id"]))
+            cases[plan["case_id"]] = _unfinished(run_id, plan, began.get(plan["case_id"]),
+                                                 tried.get(plan["case_id"], []))
     results = sorted(cases.values(), key=lambda r: r.case_id)
     devices, info = devices_of(results)
     info = dict(sorted({**about, **info}.items()))
@@ -271,15 +286,24 @@ def _ended(summary: RunSummary, end: dict[str, Any]) -> None:
         case.since_last = verdicts.get(case.case_id, case.since_last)
 
 
-def _unfinished(run_id: str, plan: dict[str, str], began: dict[str, Any] | None) -> CaseResult:
-    """A planned case with no result: interrupted where an attempt had begun, else not run."""
+def _unfinished(run_id: str, plan: dict[str, str], began: dict[str, Any] | None,
+                tried: list[CaseResult]) -> CaseResult:
+    """A planned case with no result: interrupted where an attempt had begun, else not run.
+    Its attempts that ended before (``tried``: to be retried) are kept: one whose retry had
+    not begun is the case's verdict, as a Ctrl-C leaves it (`farm.executors.base`)."""
+    from farm.results import final_result
+    if tried and (began is None or began.get("attempt", 1) <= tried[-1].attempt):
+        verdict = final_result(tried)
+        verdict.reason = (f"{verdict.reason}; " if verdict.reason else "") + \
+            NOT_RETRIED
+        return verdict
     common = dict(run_id=run_id, case_id=plan["case_id"], name=plan.get("name", ""),
                   file=plan.get("file", ""), platform=plan.get("platform", ""))
     if began is None:
         return CaseResult(**common, status="skipped", reason=NOT_STARTED)
     return CaseResult(**common, status="interrupted", device=began.get("device"),
                       attempt=began.get("attempt", 1), started=began.get("started", ""),
-                      reason=CUT_SHORT)
+                      reason=CUT_SHORT, previous=tried)
 
 
 def _last_moment(started: str, results: list[CaseResult], began: Iterable[dict[str, Any]]

@@ -375,14 +375,14 @@ def _verdicts_from_history(summary: RunSummary, record: RunRecord) -> None:
     run's end: those cases take their verdicts from it (without steps or images), and the run
     its end, said once on stderr. So does a run killed after it had recorded its end there,
     while it wrote its report (every case in the journal, not its end line)."""
-    from farm.journal import CUT_SHORT, NOT_STARTED
+    from farm.journal import guessed
     from farm.results import CaseError, exit_code_for
     from farm.results_history import FailedStep
     ended = {c.case_id: c for c in record.cases}
     taken = 0
     for i, case in enumerate(summary.cases):
         known = ended.get(case.case_id)
-        if case.reason not in (CUT_SHORT, NOT_STARTED) or known is None:
+        if not guessed(case) or known is None:
             continue
         kind, _, message = (known.error or "").partition(": ")
         step = known.step if isinstance(known.step, FailedStep) else None
@@ -394,7 +394,7 @@ def _verdicts_from_history(summary: RunSummary, record: RunRecord) -> None:
             "reason": "its steps and images were not saved (the run's journal could not be "
                       "written); its verdict is the results history's"})
         taken += 1
-    if any(c.reason in (CUT_SHORT, NOT_STARTED) for c in summary.cases) or (
+    if any(guessed(c) for c in summary.cases) or (
             not taken and record.interrupted):
         return      # the history's end is not this journal's (or says it was cut short too)
     summary.interrupted, summary.duration = record.interrupted, record.duration

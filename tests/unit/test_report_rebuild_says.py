@@ -144,3 +144,36 @@ def test_a_killed_run_rebuilt_after_later_runs_is_judged_against_the_runs_before
     [a] = [c for c in json.loads((run_dir / "results.json").read_text())["cases"]
            if c["case_id"] == "s/a"]
     assert a["since_last"] == "new failure"
+
+
+def test_a_killed_runs_failed_attempt_awaiting_its_retry_is_not_lost(tmp_path, monkeypatch):
+    """retries: 1, and the nightly killed while case a was on its retry (and b's retry had
+    not begun): the rebuilt report said a was interrupted and b interrupted, 'its steps were
+    not saved', of two cases whose first attempts had failed, steps and screenshots on disk;
+    the failures were gone from the report and from the results history."""
+    from farm.executors.base import NullEvents
+    from farm.journal import JournalEvents
+    from farm.results import CaseError
+    from farm.results_history import SqliteResults
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    red = CaseError(kind="AssertionFailed", message="no 'Total' on the page", step=1)
+    journal = JournalEvents(NullEvents(), run_dir, RUN, [
+        ("s/a", "a", "s/a.yaml", "web"), ("s/b", "b", "s/b.yaml", "web")])
+    for cid in "ab":
+        journal.case_started("browser-1", f"s/{cid}", cid, 1)
+        journal.case_finished("browser-1", _case(cid, "failed").model_copy(
+            update={"error": red}), final=False)
+    journal.case_started("browser-2", "s/a", "a", 2)        # killed here
+    out = _report(run_dir, tmp_path, monkeypatch)
+    assert out.exit_code == 0, out.output
+    a, b = json.loads((run_dir / "results.json").read_text())["cases"]
+    assert (a["status"], a["attempt"], a["device"]) == ("interrupted", 2, "browser-2")
+    assert [(p["status"], p["error"]["message"]) for p in a["previous"]] == [
+        ("failed", "no 'Total' on the page")]
+    assert (b["status"], b["error"]["message"]) == ("failed", "no 'Total' on the page")
+    assert b["reason"] == "not retried: farm stopped before it started"
+    [record] = SqliteResults(tmp_path / "state" / "results.sqlite").runs()
+    assert {c.case_id: c.status for c in record.cases} == {"s/a": "interrupted",
+                                                           "s/b": "failed"}
+    assert [p.status for p in record.cases[0].attempts] == ["failed"]
