@@ -101,7 +101,7 @@ class JournalEvents(RelayEvents):
         if final:
             self._write(result.model_dump_json())
         else:       # an attempt to be retried: a killed run's case keeps it (its failure)
-            self._write(f'{{"journal": "attempt", "result": {result.model_dump_json()}}}')
+            self._write({"journal": "attempt", "result": result.model_dump(mode="json")})
         self.inner.case_finished(device, result, final)
 
     def close(self) -> None:
