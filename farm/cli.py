@@ -341,6 +341,7 @@ def _cluster_devices(url: str, prefix: str, release: tuple[str, ...] = ()) -> No
     """The cluster's devices (after taking ``release``d ones out of quarantine). A broker that
     is not there or refuses us: a ConfigError (exit 4), its password masked."""
     from farm.cluster import store
+    from farm.config import mask_urls_in
     store.use_prefix(prefix)
     r = store.check(url)
     released = set()
@@ -357,10 +358,13 @@ def _cluster_devices(url: str, prefix: str, release: tuple[str, ...] = ()) -> No
         state = "quarantined: " + bad[name] if name in bad else (
             lease.get("state", "?") + (f" {lease['case']}" if lease.get("state") == "busy"
                                        else "") + (" (draining)" if lease.get("draining") else ""))
-        click.echo(f"  {name:<28} {lease.get('platform', '-'):<8} {lease.get('group', '-'):<12} "
-                   f"{state if name in live or name in bad else ''}"
-                   + (f"  on {lease['target']}" if lease.get("target") else "")
-                   + (f"  {lease['about']}" if lease.get("about") else ""))
+        # a WDA URL with user:password@ (the phone a worker drives, or a quarantine reason
+        # that names it): its password masked
+        click.echo(mask_urls_in(
+            f"  {name:<28} {lease.get('platform', '-'):<8} {lease.get('group', '-'):<12} "
+            f"{state if name in live or name in bad else ''}"
+            + (f"  on {lease['target']}" if lease.get("target") else "")
+            + (f"  {lease['about']}" if lease.get("about") else "")))
 
 
 def _masked(url: str) -> str:

@@ -60,3 +60,38 @@ def test_devices_asks_a_wda_behind_basic_auth_and_never_prints_its_password(
     assert PASSWORD not in out + err
     ios = [line.strip() for line in out.splitlines() if f":{wda_port}" in line]
     assert ios == [f"http://lab:***@127.0.0.1:{wda_port}  Lab iPhone (iPhone 15), iOS 17.4"]
+
+
+def test_the_cluster_listing_masks_the_password_of_the_phone_a_worker_drives(
+        monkeypatch, capsys, tmp_path):
+    """A `farm worker` on an iPhone behind basic auth keeps its WDA URL in its lease; `farm
+    devices --broker` printed it, password and all (`on http://lab:wda-s3cret@...`), and the
+    quarantine reason that names it too."""
+    import uuid
+
+    from farm.cluster import store
+    for key in ("FARM_IOS_WDA_URLS", "FARM_DEVICE_PLUGINS", "CELERY_BROKER_URL"):
+        monkeypatch.delenv(key, raising=False)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("ANDROID_ADB_SERVER_PORT", "1")
+    prefix = f"farm-test-{uuid.uuid4().hex[:8]}"
+    monkeypatch.setenv("FARM_CLUSTER_PREFIX", prefix)
+    url = f"http://lab:{PASSWORD}@10.0.0.7:8100"
+    store.use_prefix(prefix)
+    r = store.connect("redis://127.0.0.1:6379/0")
+    try:
+        store.acquire_lease(r, "mac1-ios-1", {"platform": "ios", "group": "ios", "state": "idle",
+                                              "target": url})
+        store.acquire_lease(r, "mac1-ios-2", {"platform": "ios", "group": "ios", "state": "idle",
+                                              "target": url.replace("7:", "8:")})
+        r.hset(store.key("quarantine"), "mac1-ios-2", f"WDA at {url} did not answer")
+        code, out, err = run_main(monkeypatch, capsys, "devices", "--broker",
+                                  "redis://127.0.0.1:6379/0")
+    finally:
+        for name in r.scan_iter(match=f"{prefix}:*"):
+            r.delete(name)
+        store.use_prefix("farm")
+    assert code == 0, out + err
+    assert PASSWORD not in out + err
+    assert "idle  on http://lab:***@10.0.0.7:8100" in out, out
+    assert "quarantined: WDA at http://lab:***@10.0.0.7:8100 did not answer" in out, out
