@@ -287,7 +287,7 @@ def _mobile_devices(settings) -> None:
     urls = ios_urls(settings)
     click.echo(f"ios       {len(urls)} WebDriverAgent endpoint(s) in FARM_IOS_WDA_URLS"
                + (":" if urls else " (ios-sim:N starts simulated ones)"))
-    for url in urls:           # its password never printed (the probe still sends it)
+    for url in urls:           # its password never printed
         click.echo(f"          {_masked(url)}  {_ios_about(url)}")
     try:
         last = json.loads((Path(settings.state_dir) / "quarantine.json").read_text())
@@ -309,20 +309,25 @@ def _android_about(adb, serial: str) -> str:
 
 def _ios_about(url: str) -> str:
     """What the iPhone behind this WDA endpoint is, or that it does not answer (checked with a
-    short timeout: a listing must not hang on one endpoint). ``user:password@`` in the URL is
-    sent as HTTP basic auth, as the driver's client sends it (urllib would look the whole
-    ``user:password@host`` up as a host name)."""
+    short timeout: a listing must not hang on one endpoint). A URL with ``user:password@``:
+    not asked, and said unusable: the WDA client of the runs sends no credentials (it looks
+    ``user:password@host`` up as a host name: "Name or service not known")."""
     import json
     import urllib.request
+    from urllib.parse import urlsplit
 
     from farm.devices.ios import ios_about
-    from farm.pushgateway import basic_auth_split
     from farm.text import first_line
-    bare, header = basic_auth_split(url)
+    try:
+        credentials = urlsplit(url).username is not None
+    except ValueError as exc:        # "http://[::1": the run cannot reach it either
+        return f"not a usable URL: {exc}"
+    if credentials:
+        return ("not usable: farm's WebDriverAgent client sends no user:password (give a URL "
+                "without them, e.g. an ssh tunnel's)")
 
     def value(path: str) -> dict:
-        request = urllib.request.Request(bare.rstrip("/") + path, headers=header)
-        with urllib.request.urlopen(request, timeout=5) as reply:
+        with urllib.request.urlopen(url.rstrip("/") + path, timeout=5) as reply:
             found = json.loads(reply.read()).get("value")
         return found if isinstance(found, dict) else {}
     try:

@@ -64,17 +64,6 @@ def _split_auth(url: str) -> tuple[str, tuple[str, str] | None]:
     return bare, (unquote(parts.username), unquote(parts.password or ""))
 
 
-def basic_auth_split(url: str) -> tuple[str, dict[str, str]]:
-    """The URL without ``user:password@``, and the Authorization header that sends those
-    (none without): urllib, unlike requests, reads them as part of the host name."""
-    import base64
-    bare, auth = _split_auth(url)
-    if auth is None:
-        return bare, {}
-    token = base64.b64encode(":".join(auth).encode()).decode()
-    return bare, {"Authorization": f"Basic {token}"}
-
-
 def _push_handler(auth: tuple[str, str] | None) -> Callable[..., Callable[[], None]]:
     from prometheus_client.exposition import basic_auth_handler, default_handler
     if auth is None:
