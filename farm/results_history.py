@@ -99,6 +99,7 @@ class RunRecord(BaseModel):
     device_info: dict[str, str] = Field(default_factory=dict)   # device → what it was
     selection: list[str] = Field(default_factory=list)  # options that left cases out of it:
     # "--last-failed", "--shard 2/3", "-k login", "--tag smoke" (`selection_of`; [] = none did)
+    rebuilt: bool = False   # by `farm report` from a killed run's journal, not the run's end
 
 
 def suite_of(case_id: str) -> str:
@@ -595,11 +596,13 @@ def since_last(history: list[RunRecord], summary: RunSummary) -> dict[str, str]:
             and (verdict := classify(past.get(c.case_id, []), c.status))}
 
 
-def remember_run(settings: Any, summary: RunSummary, report: Path) -> None:
+def remember_run(settings: Any, summary: RunSummary, report: Path,
+                 rebuilt: bool = False) -> None:
     """Mark each red case of ``summary`` new / still failing / flaky against the runs that
     started before it (not a later one: a killed run `farm report` rebuilds the next day, a
-    CI job that overlapped another), then add the run to the results history. Best effort:
-    a history that cannot be reached costs the comparison, never the run's results."""
+    CI job that overlapped another), then add the run to the results history (``rebuilt``:
+    what `farm report` made of a killed run's journal). Best effort: a history that cannot be
+    reached costs the comparison, never the run's results."""
     import logging
     log = logging.getLogger("farm")
     try:
@@ -608,7 +611,8 @@ def remember_run(settings: Any, summary: RunSummary, report: Path) -> None:
         for case in summary.cases:
             case.since_last = verdicts.get(case.case_id)
         if summary.cases:
-            store.add(record_for(summary, report.resolve()))
+            store.add(record_for(summary, report.resolve()).model_copy(
+                update={"rebuilt": rebuilt}))
     except Exception as exc:   # sqlite3, redis and OS errors alike: say so and go on
         log.warning("results history not updated: %s", exc)
         import sys      # on the console too: the history page will lack this run

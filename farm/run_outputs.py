@@ -360,9 +360,10 @@ def remember_rebuilt(settings: Settings, summary: RunSummary, run_dir: Path) -> 
     started = datetime.fromisoformat(summary.started).timestamp() if summary.started else 0.0
     known = next((r for r in recent if r.run_id == summary.run_id), None)
     if known is not None:
-        _verdicts_from_history(summary, known)
+        if not known.rebuilt:   # (else an earlier `farm report` of this journal made it)
+            _verdicts_from_history(summary, known)
         return False
-    remember_run(settings, summary, run_dir / "report.html")
+    remember_run(settings, summary, run_dir / "report.html", rebuilt=True)
     if not any(r.at > started for r in recent):
         remember_failures(Path(settings.state_dir), summary.cases)
     return True

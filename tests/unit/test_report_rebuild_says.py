@@ -177,3 +177,31 @@ def test_a_killed_runs_failed_attempt_awaiting_its_retry_is_not_lost(tmp_path, m
     assert {c.case_id: c.status for c in record.cases} == {"s/a": "interrupted",
                                                            "s/b": "failed"}
     assert [p.status for p in record.cases[0].attempts] == ["failed"]
+
+
+def test_a_killed_run_rebuilt_a_second_time_is_the_same_run(tmp_path, monkeypatch):
+    """`farm report` of a killed run, then again (its results.json lost, or the first one
+    stopped by a full disk after it had put the run in the results history): the second
+    said 'the journal stops before the run's end (it could not be written: a full disk?)',
+    and gave every case it had not seen finish the reason 'the run's journal could not be
+    written; its verdict is the results history's': its own guesses of before."""
+    from farm.executors.base import NullEvents
+    from farm.journal import CUT_SHORT, NOT_STARTED, JournalEvents
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    journal = JournalEvents(NullEvents(), run_dir, RUN, [
+        (f"s/{c}", c, f"s/{c}.yaml", "web") for c in "abc"])
+    journal.case_started("browser-1", "s/a", "a", 1)
+    journal.case_finished("browser-1", _case("a", "passed"), final=True)
+    journal.case_started("browser-1", "s/b", "b", 1)      # killed here
+    first = _report(run_dir, tmp_path, monkeypatch)
+    assert first.exit_code == 0, first.output
+    before = json.loads((run_dir / "results.json").read_text())
+    (run_dir / "results.json").unlink()
+    again = _report(run_dir, tmp_path, monkeypatch)
+    assert again.exit_code == 0, again.output
+    assert "could not be written" not in again.stderr
+    after = json.loads((run_dir / "results.json").read_text())
+    assert [(c["status"], c["reason"]) for c in after["cases"]] == [
+        ("passed", None), ("interrupted", CUT_SHORT), ("skipped", NOT_STARTED)]
+    assert (after["counts"], after["exit_code"]) == (before["counts"], before["exit_code"])
