@@ -788,9 +788,7 @@ def report(run_dir: Path | None, history: bool, since: str | None, suite: str | 
     check_outputs(alluredir=alluredir)
     if rebuilt and summary.interrupted:    # killed: into the history and --last-failed, once
         from farm.config import load_settings
-        if remember_rebuilt(load_settings(), summary, run_dir):
-            click.echo("farm: the run is now in the results history (and --last-failed)",
-                       err=True)
+        remember_rebuilt(load_settings(), summary, run_dir)     # (says what it remembered)
     unwritten = write_outputs(summary, run_dir, alluredir=alluredir)
     page = run_dir / "report.html"
     if not any(what.startswith(f"{page}: ") for what in unwritten):   # (not an older one)

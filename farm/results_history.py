@@ -597,12 +597,12 @@ def since_last(history: list[RunRecord], summary: RunSummary) -> dict[str, str]:
 
 
 def remember_run(settings: Any, summary: RunSummary, report: Path,
-                 rebuilt: bool = False) -> None:
+                 rebuilt: bool = False) -> bool:
     """Mark each red case of ``summary`` new / still failing / flaky against the runs that
     started before it (not a later one: a killed run `farm report` rebuilds the next day, a
     CI job that overlapped another), then add the run to the results history (``rebuilt``:
     what `farm report` made of a killed run's journal). Best effort: a history that cannot be
-    reached costs the comparison, never the run's results."""
+    reached costs the comparison, never the run's results. False when it was not added."""
     import logging
     log = logging.getLogger("farm")
     try:
@@ -618,3 +618,5 @@ def remember_run(settings: Any, summary: RunSummary, report: Path,
         import sys      # on the console too: the history page will lack this run
         print(f"farm: warning: results history not updated: {exc}", file=sys.stderr,
               flush=True)
+        return False
+    return bool(summary.cases)

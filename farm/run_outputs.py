@@ -349,8 +349,9 @@ def prune_runs(runs: Path, keep: int, current: Path) -> None:
 def remember_rebuilt(settings: Settings, summary: RunSummary, run_dir: Path) -> bool:
     """A run rebuilt from its journal (farm was killed before its end): what its end would
     have remembered, once — the results history (each red case marked new / still failing)
-    and, unless a later run is already there, the failed cases for --last-failed. False
-    when the history already has it (or cannot be read: nothing is remembered then)."""
+    and, unless a later run is already there, the failed cases for --last-failed; said on
+    stderr. False when the history already has it (or cannot be read or written: nothing is
+    remembered then)."""
     from farm.results_history import CONTEXT_RUNS, open_results
     try:
         recent = open_results(settings).recent(CONTEXT_RUNS)
@@ -363,9 +364,14 @@ def remember_rebuilt(settings: Settings, summary: RunSummary, run_dir: Path) -> 
         if not known.rebuilt:   # (else an earlier `farm report` of this journal made it)
             _verdicts_from_history(summary, known)
         return False
-    remember_run(settings, summary, run_dir / "report.html", rebuilt=True)
-    if not any(r.at > started for r in recent):
+    if not remember_run(settings, summary, run_dir / "report.html", rebuilt=True):
+        return False        # (said why on stderr)
+    later = [r for r in recent if r.at > started]
+    if not later:
         remember_failures(Path(settings.state_dir), summary.cases)
+    print("farm: the run is now in the results history " + (
+        f"(--last-failed keeps the failures of the later run {later[-1].run_id})" if later
+        else "(and --last-failed)"), file=sys.stderr, flush=True)
     return True
 
 

@@ -205,3 +205,56 @@ def test_a_killed_run_rebuilt_a_second_time_is_the_same_run(tmp_path, monkeypatc
     assert [(c["status"], c["reason"]) for c in after["cases"]] == [
         ("passed", None), ("interrupted", CUT_SHORT), ("skipped", NOT_STARTED)]
     assert (after["counts"], after["exit_code"]) == (before["counts"], before["exit_code"])
+
+
+def _killed_journal(run_dir: Path) -> None:
+    from farm.executors.base import NullEvents
+    from farm.journal import JournalEvents
+    from farm.results import CaseError
+    run_dir.mkdir()
+    journal = JournalEvents(NullEvents(), run_dir, RUN, [("s/a", "a", "s/a.yaml", "web"),
+                                                          ("s/b", "b", "s/b.yaml", "web")])
+    journal.case_finished("browser-1", _case("a", "failed").model_copy(update={
+        "error": CaseError(kind="AssertionFailed", message="no 'Total'", step=1)}), final=True)
+    journal.case_started("browser-1", "s/b", "b", 1)      # killed here
+
+
+def test_a_killed_run_rebuilt_after_a_later_run_says_last_failed_is_the_later_runs(
+        tmp_path, monkeypatch):
+    """`farm report` of the night's killed run after the morning's run: it said 'the run is
+    now in the results history (and --last-failed)', but --last-failed rightly kept the
+    morning's failures: `farm run --lf` then did not rerun the night's failure it promised."""
+    from farm.results_history import SqliteResults, record_for
+    from farm.run_outputs import load_failures, remember_failures
+    from datetime import datetime, timedelta, timezone
+    state = tmp_path / "state"
+    _killed_journal(tmp_path / "run")       # (started now)
+    later = (datetime.now(timezone.utc) + timedelta(hours=1)).isoformat()
+    morning = RunSummary(run_id="20261204-090000-cd34", started=later,
+                         cases=[_case("a", "passed")])
+    morning.recount()
+    SqliteResults(state / "results.sqlite").add(record_for(morning))
+    remember_failures(state, morning.cases)
+    out = _report(tmp_path / "run", tmp_path, monkeypatch)
+    assert out.exit_code == 0, out.output
+    assert ("farm: the run is now in the results history (--last-failed keeps the failures "
+            "of the later run 20261204-090000-cd34)") in out.stderr
+    assert "and --last-failed" not in out.stderr
+    assert load_failures(state) == []
+
+
+def test_a_killed_run_the_history_could_not_take_is_not_said_to_be_in_it(tmp_path,
+                                                                          monkeypatch):
+    """The results history could not be written (`farm report` on a machine whose state dir
+    is read-only): it warned 'results history not updated', then said 'the run is now in the
+    results history (and --last-failed)'."""
+    import farm.results_history
+
+    def refused(*_args, **_kw):
+        raise OSError(errno.EROFS, "Read-only file system")
+    monkeypatch.setattr(farm.results_history.SqliteResults, "add", refused)
+    _killed_journal(tmp_path / "run")
+    out = _report(tmp_path / "run", tmp_path, monkeypatch)
+    assert out.exit_code == 0, out.output
+    assert "farm: warning: results history not updated: [Errno 30] Read-only" in out.stderr
+    assert "now in the results history" not in out.stderr
