@@ -336,6 +336,14 @@ class CeleryExecutor:
     def _inflight_in(self, pool: str) -> int:
         return sum(1 for c in self._inflight if self._pool_of[c] == pool)
 
+    def _room(self, pool: str) -> int:
+        """How many more jobs the run may have in flight on ``pool``'s platform: --devices
+        caps the devices it holds at once across all its pools (--matrix: one per device
+        group; each group taking the whole cap held more devices than the run was given)."""
+        platform = pool.split(".", 1)[0]
+        held = sum(1 for c in self._inflight if self._pool_of[c].split(".", 1)[0] == platform)
+        return self._cap(pool) - held
+
     def _share(self, pool: str, q: list[Job], devices: list[dict], others: list[str],
                silent: list[str] = ()) -> int:
         """How many more jobs of ``pool`` this run may hand out now (max-min fair share).
@@ -367,6 +375,8 @@ class CeleryExecutor:
             n = self._share(pool, q, pools[pool], others, silent)
             if n <= 0 and not self._inflight_in(pool):
                 self._say_busy(pool, pools[pool])
+            if self.matrix:     # (one pool per platform otherwise: its share is capped)
+                n = min(n, self._room(pool))
             idle = [lease["device"] for lease in pools[pool] if lease.get("state") == "idle"]
             held: set[str] = set()      # sequences whose earlier job could not go yet
             for job in list(q):
