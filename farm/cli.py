@@ -781,8 +781,12 @@ def report(run_dir: Path | None, history: bool, since: str | None, suite: str | 
                                "runs); RUN_DIR's report is rebuilt in RUN_DIR")
     if run_dir is None:
         raise click.UsageError("give RUN_DIR, or --history for the page across runs")
+    import logging
+
     from farm.report.paths import check_outputs, writable_dir
     from farm.run_outputs import remember_rebuilt, write_outputs
+    # what `farm run` logs to farm.log: not on the console (each failure is said below, once)
+    logging.getLogger("farm").addHandler(logging.NullHandler())
     summary, rebuilt = _run_summary(run_dir)
     writable_dir(run_dir, "the run directory")
     check_outputs(alluredir=alluredir)

@@ -490,5 +490,8 @@ def remember_failures(state_dir: Path, results: list[CaseResult]) -> None:
     from farm.report.paths import replace_file      # a full disk keeps the last good one
     try:
         replace_file(state_dir / LAST_FAILED, json.dumps({"failed": failed}).encode())
-    except OSError as exc:
-        log.warning("cannot record failed cases: %s", exc)
+    except OSError as exc:      # on the console too: a --last-failed after it runs others
+        why = (f"failed cases not recorded for --last-failed in {state_dir / LAST_FAILED} "
+               f"({exc.strerror or exc}): it keeps the list of the run before")
+        log.warning(why)
+        print(f"farm: warning: {why}", file=sys.stderr, flush=True)

@@ -258,3 +258,21 @@ def test_a_killed_run_the_history_could_not_take_is_not_said_to_be_in_it(tmp_pat
     assert out.exit_code == 0, out.output
     assert "farm: warning: results history not updated: [Errno 30] Read-only" in out.stderr
     assert "now in the results history" not in out.stderr
+
+
+def test_failed_cases_not_recorded_for_last_failed_are_said(tmp_path, capsys, monkeypatch):
+    """A state dir that filled up by the run's end: the run's new failure was not recorded
+    for --last-failed, said only in farm.log; the next `farm run --lf` ran the failures of
+    the run before and left the new one out, without a word."""
+    import farm.report.paths as paths
+    from farm.run_outputs import LAST_FAILED, load_failures, remember_failures
+
+    def full(*_args: object) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+    monkeypatch.setattr(paths.os, "replace", full)
+    remember_failures(tmp_path, [_case("a", "failed")])
+    assert load_failures(tmp_path) == []
+    assert capsys.readouterr().err == (
+        f"farm: warning: failed cases not recorded for --last-failed in {tmp_path / LAST_FAILED}"
+        " (No space left on device): it keeps the list of the run before\n")
+
