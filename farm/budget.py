@@ -33,23 +33,36 @@ class ModelBudget(RelayEvents):
         self.cost, self.tokens, self.names = cost, tokens, names
         self.spent = Usage()
         self.reached: str | None = None     # what was spent, of which limit
-        self.unpriced = ""                  # the warning, once, when some call had no price
+        self.unpriced = ""                  # the warning, once, when some call was not counted
 
     def case_finished(self, device: str, result: CaseResult, final: bool) -> None:
         super().case_finished(device, result, final)
         if not final:
             return
         self.spent.add(case_usage(result))
-        if self.cost is not None and self.spent.cost_unknown and not self.unpriced:
-            self.unpriced = (f"some model calls had no known price (litellm's cost map does "
-                             f"not list the model, or a reply said nothing of its tokens): "
-                             f"{self.names[0]} counts the priced ones only; {self.names[1]} "
-                             f"counts every call's tokens")
-            log.warning("%s", self.unpriced)
+        if not self.unpriced:
+            self.unpriced = self._uncounted()
+            if self.unpriced:
+                log.warning("%s", self.unpriced)
         if self.reached is None:
             self.reached = self._over()
             if self.reached:
                 self.executor.stop_taking(NOT_RUN + self.reached)
+
+    def _uncounted(self) -> str:
+        """What the limits set cannot count of the spend so far ("" when nothing): calls
+        without a price (cost), calls without a token count (both: a reply that said nothing
+        of its tokens, a request that timed out, counted 0)."""
+        if self.spent.tokens_unknown:       # (a budget has one limit at least)
+            limits = [n for n, v in zip(self.names, (self.cost, self.tokens)) if v is not None]
+            return (f"some model calls had no token count (a reply said nothing of its tokens, "
+                    f"or a request timed out): {' and '.join(limits)} "
+                    f"count{'s' if len(limits) == 1 else ''} the others only")
+        if self.cost is not None and self.spent.cost_unknown:
+            return (f"some model calls had no known price (litellm's cost map does not list "
+                    f"the model, or a reply said nothing of its tokens): {self.names[0]} counts "
+                    f"the priced ones only; {self.names[1]} counts every call's tokens")
+        return ""
 
     def _over(self) -> str | None:
         tokens = self.spent.prompt_tokens + self.spent.completion_tokens

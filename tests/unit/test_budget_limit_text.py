@@ -35,3 +35,34 @@ def test_the_budget_line_names_the_limit_as_set(limit: float, said: str) -> None
     assert executor.stopped == [NOT_RUN + budget.reached]
     assert budget.reached.startswith(f"the run's model budget (--max-model-cost {said}) was "
                                      "spent: $")
+
+
+def _untold(usd: float = 0.0) -> CaseResult:
+    """A case whose model said nothing of its tokens (an endpoint that sends no usage)."""
+    return CaseResult(run_id="r", case_id="u", name="u", file="f.yaml", platform="web",
+                      device="d1", status="passed", duration=1.0,
+                      usage=Usage(cost_usd=usd, cost_unknown=True, tokens_unknown=True,
+                                  calls=12))
+
+
+def test_a_token_budget_says_it_cannot_count_replies_without_token_counts(caplog) -> None:
+    """`--max-model-tokens` over an endpoint that sends no usage counted 0 per call and never
+    said so: the budget could not stop the run, and nothing told the user it was blind."""
+    budget = ModelBudget(NullEvents(), _Executor(), cost=None, tokens=50_000)
+    budget.case_finished("d1", _untold(), final=True)
+    said = ("some model calls had no token count (a reply said nothing of its tokens, or a "
+            "request timed out): --max-model-tokens counts the others only")
+    assert budget.unpriced == said
+    assert [r.getMessage() for r in caplog.records if r.name == "farm.budget"] == [said]
+    budget.case_finished("d1", _untold(), final=True)       # said once
+    assert [r.getMessage() for r in caplog.records if r.name == "farm.budget"] == [said]
+
+
+def test_a_cost_budget_does_not_claim_the_tokens_of_untold_calls_are_counted() -> None:
+    """With both limits, calls without usage were said to be counted by the token limit
+    ("--max-model-tokens counts every call's tokens"): they were counted 0."""
+    budget = ModelBudget(NullEvents(), _Executor(), cost=1.0, tokens=50_000)
+    budget.case_finished("d1", _untold(), final=True)
+    assert budget.unpriced == (
+        "some model calls had no token count (a reply said nothing of its tokens, or a "
+        "request timed out): --max-model-cost and --max-model-tokens count the others only")
