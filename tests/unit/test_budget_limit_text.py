@@ -1,4 +1,5 @@
-"""The line a run's model budget ends it with names the limit as the user set it."""
+"""A run's model budget as its lines say it: the limit named as the user set it, and what it
+cannot count (calls without a price, replies without a token count) said once."""
 
 from __future__ import annotations
 
