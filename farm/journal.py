@@ -180,12 +180,25 @@ def claim(run_dir: Path, run_id: str) -> None:
         raise
     except OSError:
         return              # (no room for a file at all: the journal says so when it opens)
+    import atexit
+    line = json.dumps({"journal": "claim", "run_id": run_id, "started": now_iso(),
+                       "pid": os.getpid(), "host": socket.gethostname()}) + "\n"
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(json.dumps({"journal": "claim", "run_id": run_id, "started": now_iso(),
-                                "pid": os.getpid(), "host": socket.gethostname()}) + "\n")
+            f.write(line)
     except OSError:
         pass                # the folder is taken all the same: its journal is there
+    atexit.register(_release, Path(run_dir) / JOURNAL, line)
+
+
+def _release(path: Path, line: str) -> None:
+    """A run that ended before it journaled anything (a --metrics-port in use, a setup
+    error: exit 4) gives its folder back, so the corrected command needs no --overwrite."""
+    try:
+        if path.read_text(encoding="utf-8") == line:
+            path.unlink()
+    except (OSError, UnicodeDecodeError):
+        pass
 
 
 def recover(run_dir: Path) -> RunSummary:

@@ -140,10 +140,35 @@ def test_a_run_killed_while_it_set_up_says_there_is_nothing_to_rebuild(tmp_path)
     from farm.run_outputs import output_dirs
     report = tmp_path / "report"
     setting_up = _farm(CLAIM, str(tmp_path / "state"), str(report), RUN_A)
-    _end(setting_up)
+    setting_up.kill()                       # kill -9
+    setting_up.wait(60)
     out = _report(report, tmp_path)
     assert out.returncode == 4, out.stderr
     assert (f"results.jsonl: run {RUN_A} was stopped while it set up, before it planned any "
             "case: there is no report to rebuild") in out.stderr
     assert output_dirs(Settings(state_dir=tmp_path / "state", report_dir=report), RUN_B,
                        True) == report
+
+
+SET_UP_FAILS = """
+import sys
+from pathlib import Path
+from farm.config import Settings
+from farm.run_outputs import output_dirs
+output_dirs(Settings(state_dir=Path(sys.argv[1]), report_dir=Path(sys.argv[2])), sys.argv[3],
+            False)
+sys.exit("farm: error: --metrics-port 9464: cannot listen there (Address already in use)")
+"""
+
+
+def test_a_run_that_stopped_on_a_mistake_before_any_case_leaves_its_report_dir_free(tmp_path):
+    """`farm run … --report-dir out --metrics-port 9464` with the port taken: exit 4, and
+    the corrected command was refused, 'out already holds a run (results.jsonl): use
+    --overwrite', of a folder no run had written a result into."""
+    from farm.run_outputs import output_dirs
+    state, report = tmp_path / "state", tmp_path / "report"
+    failed = subprocess.run([sys.executable, "-c", SET_UP_FAILS, str(state), str(report),
+                             RUN_A], capture_output=True, text=True, timeout=120)
+    assert failed.returncode == 1, failed.stderr
+    assert output_dirs(Settings(state_dir=state, report_dir=report), RUN_B, False) == report
+    assert RUN_B in (report / "results.jsonl").read_text()
