@@ -42,14 +42,19 @@ def push(url: str, job: str = "farm_run", totals: Path | None = None) -> None:
     instance = socket.gethostname()
     group = f"{url} {job}"         # never the credentials: the file is not a secret
     before: dict[str, float] = {}
+    unread: list[str] = []      # said once the push went through (else its failure says it)
     if totals:
-        before = _higher(_group_totals(totals, group), _at_gateway(url, job, instance, auth))
+        before = _higher(_group_totals(totals, group),
+                         _at_gateway(url, job, instance, auth, unread))
     carried = _Carried(before)
     registry = CollectorRegistry(auto_describe=False)
     registry.register(carried)
     prometheus_client.push_to_gateway(url, job=job, registry=registry,
                                       grouping_key={"instance": instance},
                                       timeout=TIMEOUT_S, handler=_push_handler(auth))
+    for problem in unread:
+        log.warning("cannot read the Pushgateway's totals for this host (%s): they continue "
+                    "from the state dir's", problem)
     if totals:
         _write_totals(totals, group, {**before, **carried.pushed})
 
@@ -97,11 +102,11 @@ def _higher(a: dict[str, float], b: dict[str, float]) -> dict[str, float]:
     return out
 
 
-def _at_gateway(url: str, job: str, instance: str,
-                auth: tuple[str, str] | None) -> dict[str, float]:
+def _at_gateway(url: str, job: str, instance: str, auth: tuple[str, str] | None,
+                unread: list[str]) -> dict[str, float]:
     """The counter and histogram samples this host's group holds at the gateway, by key; {}
-    when it answers but they cannot be read (the file's totals are then the base). OSError
-    when it does not answer: the push would not reach it either."""
+    when it answers but they cannot be read (why: added to ``unread``; the file's totals are
+    then the base). OSError when it does not answer: the push would not reach it either."""
     import base64
     import urllib.error
     import urllib.request
@@ -120,8 +125,7 @@ def _at_gateway(url: str, job: str, instance: str,
         # (a gateway whose packets are dropped cost the run two timeouts at each push)
         if not isinstance(exc, (urllib.error.HTTPError, ValueError)):
             raise
-        log.warning("cannot read the Pushgateway's totals for this host (%s): they continue "
-                    "from the state dir's", exc)
+        unread.append(str(exc))
         return held
     for family in families:
         if family.type not in _SAMPLE_SUFFIXES:

@@ -1,9 +1,14 @@
-"""`farm run --pushgateway` to a gateway whose packets go nowhere (a firewall that drops them,
-a gateway process that hangs): each push waits out one request timeout, not two."""
+"""`farm run --pushgateway` to a gateway that does not take the push: one whose packets go
+nowhere (a firewall that drops them, a gateway process that hangs) costs one request timeout
+per push, not two; one that refuses the credentials is one warning, not three lines."""
 
 from __future__ import annotations
 
+import logging
 import socket
+import threading
+import urllib.error
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
@@ -38,3 +43,57 @@ def test_a_gateway_that_never_answers_costs_one_timeout_per_push(tmp_path, monke
             pushgateway.push(url, totals=totals)
         assert _connections(listener) == 1
     assert not totals.exists()
+
+
+class _Gateway(BaseHTTPRequestHandler):
+    """A gateway behind an auth proxy: GET /metrics answers ``read``; a push answers
+    ``pushed`` (status codes)."""
+
+    read, pushed = 401, 401
+
+    def _answer(self, status: int) -> None:
+        self.send_response(status)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def do_GET(self) -> None:          # noqa: N802 - http.server's names
+        self._answer(self.read)
+
+    def do_PUT(self) -> None:          # noqa: N802
+        self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        self._answer(self.pushed)
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+def _serving(read: int, pushed: int):
+    handler = type("Gateway", (_Gateway,), {"read": read, "pushed": pushed})
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+@pytest.mark.parametrize("read, pushed, said", [
+    (401, 401, []),
+    (403, 200, ["cannot read the Pushgateway's totals for this host (HTTP Error 403: "
+                "Forbidden): they continue from the state dir's"])])
+def test_totals_that_cannot_be_read_are_said_only_when_the_push_went_through(
+        tmp_path, caplog, read, pushed, said):
+    """A gateway that refused the credentials printed "cannot read the Pushgateway's totals
+    ..." before the run's first case and again after its last, then the warning that the push
+    failed: three lines for one wrong password. Said now only when the push itself worked."""
+    metrics.run_started({"web"})
+    server = _serving(read, pushed)
+    caplog.set_level(logging.DEBUG, logger="farm.metrics")
+    try:
+        url = f"http://u:pw@127.0.0.1:{server.server_address[1]}"
+        if pushed >= 400:
+            with pytest.raises(urllib.error.HTTPError):
+                pushgateway.push(url, totals=tmp_path / "pushed-metrics.json")
+        else:
+            pushgateway.push(url, totals=tmp_path / "pushed-metrics.json")
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert [r.getMessage() for r in caplog.records if "Pushgateway" in r.getMessage()] == said
