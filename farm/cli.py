@@ -814,7 +814,10 @@ def _run_summary(run_dir: Path):
     if not journal.exists():
         if why:
             raise UserError(f"{source}: {why}")
-        raise click.UsageError(f"{source} does not exist")
+        runs = _runs_in(run_dir)
+        raise click.UsageError(f"{source} does not exist" + (
+            f"; {run_dir} holds {len(runs)} run folder(s): give one, e.g. "
+            f"`farm report {runs[-1]}` (the newest)" if runs else ""))
     pid = writer(run_dir)
     if pid is not None:     # not killed: rebuilt now, its report would say it stopped here
         raise UserError(f"{run_dir}: its run is still going (farm process {pid}): it writes "
@@ -842,6 +845,17 @@ def _run_summary(run_dir: Path):
     lost = "" if why is None else f"{source} is unreadable ({why}): "
     click.echo(f"farm: {lost}rebuilt from {journal}{said}", err=True)
     return summary, True
+
+
+def _runs_in(folder: Path) -> list[Path]:
+    """The run folders right inside ``folder`` (``.farm/runs`` given for a run), oldest
+    first by name (a run id starts with its time)."""
+    from farm.journal import JOURNAL
+    try:
+        return sorted(p for p in folder.iterdir() if p.is_dir() and (
+            (p / "results.json").is_file() or (p / JOURNAL).is_file()))
+    except OSError:
+        return []
 
 
 def _rebuilt(summary) -> tuple[int, str]:

@@ -276,3 +276,20 @@ def test_failed_cases_not_recorded_for_last_failed_are_said(tmp_path, capsys, mo
         f"farm: warning: failed cases not recorded for --last-failed in {tmp_path / LAST_FAILED}"
         " (No space left on device): it keeps the list of the run before\n")
 
+
+
+def test_farm_report_of_the_runs_folder_names_a_run_to_give(tmp_path, monkeypatch):
+    """`farm report .farm/runs` (the folder of runs, not one of them) said only
+    '.farm/runs/results.json does not exist'."""
+    runs = tmp_path / ".farm" / "runs"
+    for run_id in ("20261203-020000-aaaa", "20261204-020000-bbbb"):
+        (runs / run_id).mkdir(parents=True)
+        summary = RunSummary(run_id=run_id, started="2026-12-04T02:00:00+00:00",
+                             cases=[_case("a", "passed")])
+        summary.recount()
+        (runs / run_id / "results.json").write_text(summary.model_dump_json())
+    out = _report(runs, tmp_path, monkeypatch)
+    assert out.exit_code == 2       # click's usage error (exit 4 from the `farm` command)
+    assert (f"{runs / 'results.json'} does not exist; {runs} holds 2 run folder(s): give "
+            f"one, e.g. `farm report {runs / '20261204-020000-bbbb'}` (the newest)"
+            ) in out.stderr
