@@ -348,10 +348,10 @@ def prune_runs(runs: Path, keep: int, current: Path) -> None:
 
 def remember_rebuilt(settings: Settings, summary: RunSummary, run_dir: Path) -> bool:
     """A run rebuilt from its journal (farm was killed before its end): what its end would
-    have remembered, once — the results history (each red case marked new / still failing)
-    and, unless a later run is already there, the failed cases for --last-failed; said on
-    stderr. False when the history already has it (or cannot be read or written: nothing is
-    remembered then)."""
+    have remembered, once — the results history (each red case marked new / still failing),
+    its cases' durations and, unless a later run is already there, the failed cases for
+    --last-failed; said on stderr. False when the history already has it (or cannot be read
+    or written: nothing is remembered then)."""
     from farm.results_history import CONTEXT_RUNS, open_results
     try:
         recent = open_results(settings).recent(CONTEXT_RUNS)
@@ -366,6 +366,8 @@ def remember_rebuilt(settings: Settings, summary: RunSummary, run_dir: Path) -> 
         return False
     if not remember_run(settings, summary, run_dir / "report.html", rebuilt=True):
         return False        # (said why on stderr)
+    from farm.history import DurationHistory        # its cases' times, for longest-first
+    DurationHistory(Path(settings.state_dir)).record(summary.cases)
     later = [r for r in recent if r.at > started]
     if not later:
         remember_failures(Path(settings.state_dir), summary.cases)

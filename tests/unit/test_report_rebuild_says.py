@@ -293,3 +293,14 @@ def test_farm_report_of_the_runs_folder_names_a_run_to_give(tmp_path, monkeypatc
     assert (f"{runs / 'results.json'} does not exist; {runs} holds 2 run folder(s): give "
             f"one, e.g. `farm report {runs / '20261204-020000-bbbb'}` (the newest)"
             ) in out.stderr
+
+
+def test_a_killed_runs_finished_cases_teach_the_longest_first_order(tmp_path, monkeypatch):
+    """A nightly killed by the CI timeout every night, rebuilt each morning with `farm
+    report`: its finished cases' durations were never remembered, so the next night still
+    started its longest case last (the one the timeout then cut)."""
+    from farm.history import DurationHistory
+    _killed_journal(tmp_path / "run")
+    out = _report(tmp_path / "run", tmp_path, monkeypatch)
+    assert out.exit_code == 0, out.output
+    assert DurationHistory(tmp_path / "state").load() == {"web:s/a": [1.0]}
