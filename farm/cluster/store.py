@@ -70,10 +70,21 @@ def check(url: str) -> Any:
         raise ConfigError(f"the broker URL {mask_url(url)} is not one Redis takes: "
                           f"{exc}") from None
     except redis.AuthenticationError as exc:
+        if not _password_of(url):   # (not "refused the password": none was given)
+            raise ConfigError(f"the broker {mask_url(url)} needs a password, and the URL gives "
+                              "none (redis://:PASSWORD@host:port/db)") from None
         raise ConfigError(f"the broker {mask_url(url)} refused the password: {exc}") from None
     except (redis.RedisError, OSError) as exc:
         raise ConfigError(f"cannot reach the broker {mask_url(url)}: {exc}") from None
     return r
+
+
+def _password_of(url: str) -> str:
+    from urllib.parse import urlsplit
+    try:
+        return urlsplit(url).password or ""
+    except ValueError:
+        return ""
 
 
 # ---- leases --------------------------------------------------------------------------------

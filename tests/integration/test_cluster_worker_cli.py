@@ -25,3 +25,21 @@ def test_metrics_ports_past_65535_are_refused_before_any_device_starts(redis_url
     assert f"farm: error: {name} 65535: the 2 devices serve /metrics on ports 65535-65536" in out
     assert "give at most 65534" in out
     assert "Traceback" not in out and "ready" not in out, out
+
+
+def test_a_broker_url_without_the_password_redis_wants_says_it_needs_one(private_redis, farm):
+    """Before, a URL with no password at all read 'refused the password', as if a wrong one
+    had been given: the operator checked the password instead of adding it."""
+    server = private_redis(password="right-pw")
+    bare = f"redis://127.0.0.1:{server.port}/0"
+    for command in (["worker", "--devices", "fake:1"], ["devices"]):
+        done = farm.run(*command, "--broker", bare, FARM_DEVICE_PLUGINS=PLUGIN, **CLUSTER_ENV)
+        assert done.returncode == 4, done.stdout + done.stderr
+        assert (f"farm: error: the broker {bare} needs a password, and the URL gives none "
+                f"(redis://:PASSWORD@host:port/db)") in done.stderr, done.stderr
+        assert "refused the password" not in done.stderr
+    wrong = server.url.replace(":right-pw@", ":wrong-pw@")
+    done = farm.run("worker", "--devices", "fake:1", "--broker", wrong,
+                    FARM_DEVICE_PLUGINS=PLUGIN, **CLUSTER_ENV)
+    assert done.returncode == 4 and "refused the password" in done.stderr, done.stderr
+    assert "wrong-pw" not in done.stdout + done.stderr
