@@ -921,6 +921,11 @@ def _history_page(since: str | None, suite: str | None, out: Path | None,
     except HistoryUnreadable as exc:
         raise UserError(f"{_history_source(settings, results)}: cannot read it as a results "
                         f"history ({exc})") from None
+    except OSError as exc:      # checked writable up front: a full disk, as for RUN_DIR's
+        from farm.report.paths import why_not_written
+        click.echo(f"farm: error: not written: {target}: {why_not_written(target, exc)}",
+                   err=True)
+        sys.exit(EXIT_INTERNAL)
     click.echo(str(page.resolve()))
 
 

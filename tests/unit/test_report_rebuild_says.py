@@ -304,3 +304,29 @@ def test_a_killed_runs_finished_cases_teach_the_longest_first_order(tmp_path, mo
     out = _report(tmp_path / "run", tmp_path, monkeypatch)
     assert out.exit_code == 0, out.output
     assert DurationHistory(tmp_path / "state").load() == {"web:s/a": [1.0]}
+
+
+def test_the_history_page_on_a_full_disk_is_an_output_not_written(tmp_path, monkeypatch):
+    """`farm report --history --out` on a disk that filled up: 'farm: internal error:
+    OSError: [Errno 28] No space left on device (traceback in .farm/last-error.log)', as if
+    farm had a bug."""
+    import farm.report.history_page
+    from farm.results_history import SqliteResults, record_for
+    from farm.cli import cli
+    summary = RunSummary(run_id=RUN, started="2026-12-04T02:00:00+00:00",
+                         cases=[_case("a", "passed")])
+    summary.recount()
+    SqliteResults(tmp_path / "state" / "results.sqlite").add(record_for(summary))
+
+    def disk_full(*_args, **_kw):
+        raise OSError(errno.ENOSPC, "No space left on device")
+    monkeypatch.setattr(farm.report.history_page, "replace_file", disk_full)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("FARM_STATE_DIR", str(tmp_path / "state"))
+    monkeypatch.delenv("FARM_RESULTS_HISTORY_URL", raising=False)
+    monkeypatch.delenv("FARM_BROKER_URL", raising=False)
+    out = CliRunner().invoke(cli, ["report", "--history", "--out", str(tmp_path / "h.html")])
+    assert out.exit_code == 3, out.output
+    assert out.stderr == (f"farm: error: not written: {tmp_path / 'h.html'}: No space left on "
+                          "device\n")
+    assert out.stdout == ""
