@@ -28,6 +28,7 @@ def start_metrics(settings: Settings, platforms: set[str]
     metrics.build_info("run")
     metrics.run_started(platforms)
     tally = metrics.CaseMetrics(None)
+    _local_series(settings, platforms)
     _push_baseline(settings)
     if not settings.metrics_port:
         return None, tally
@@ -43,6 +44,21 @@ def start_metrics(settings: Settings, platforms: set[str]
 
 
 PUSHED_TOTALS = "pushed-metrics.json"     # in the state dir: see pushgateway.push
+
+
+def _local_series(settings: Settings, platforms: set[str]) -> None:
+    """A local run's device and model series at 0 before the baseline push, as its devices
+    will create them: pushed first at the end with their values, a host's first run's model
+    tokens, cost and locates were no increase to Prometheus (a CI runner whose host name is
+    new at every job: none of its runs). A cluster run's are its workers'."""
+    if settings.broker_url:
+        return
+    for platform in platforms:
+        metrics.device_started(platform)
+    if settings.model:          # (a zero-token run imports nothing of the model)
+        from farm.llm.models import configured_families
+        for family in configured_families(settings):
+            metrics.model_family(family)
 
 
 def _push_baseline(settings: Settings) -> None:
