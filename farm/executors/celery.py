@@ -561,8 +561,9 @@ class CeleryExecutor:
         held = sorted(n for n, lease in leases.items() if n in bad
                       and lease.get("platform") == platform
                       and (not group or lease.get("group") == group))
-        if not held:
-            return "(start one: farm worker)"
+        if not held:        # a group's: a plain `farm worker` serves its kind's own group
+            return f"(start one: farm worker --group {group})" if group else (
+                "(start one: farm worker)")
         return (f"({', '.join(f'{n} is quarantined: {bad[n]}' for n in held)}; once fixed: "
                 + "; ".join(f"farm devices --broker {mask_url(self.url)} --release {n}"
                             for n in held) + ")")
@@ -574,7 +575,7 @@ class CeleryExecutor:
             return
         self._said_waiting.add(pool)
         platform, _, group = pool.partition(".")
-        what = f"a {platform} worker" + (f" of group {group}" if group else "")
+        what = f"{_a(platform)} {platform} worker" + (f" of group {group}" if group else "")
         state = "none usable left" if pool in self._pool_served else "none in the cluster yet"
         print(f"farm: waiting for {what} ({state}; FARM_CLUSTER_DEVICE_WAIT={wait:g}s)",
               file=sys.stderr, flush=True)
@@ -696,6 +697,11 @@ class CeleryExecutor:
         for q in self._queue.values():
             q.clear()
         self._stopping = True
+
+
+def _a(word: str) -> str:
+    """The article before ``word`` (a web worker, an ios worker, an android worker)."""
+    return "an" if word.lower().startswith(tuple("aeiou")) else "a"
 
 
 def _is_redis_error(exc: BaseException) -> bool:
