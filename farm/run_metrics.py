@@ -158,8 +158,12 @@ class _Linger:
 def _last_scrape(server: "metrics.MetricsServer | None", settings: Settings,
                  linger: _Linger) -> None:
     """A batch job's final values are lost unless scraped before it exits: wait (at most
-    FARM_METRICS_LINGER_SECONDS) for one scrape of them, unless a stop signal came."""
+    FARM_METRICS_LINGER_SECONDS) for one scrape of them, unless a stop signal came. 0: no
+    wait, and no warning of the scrape it did not wait for (the user's choice, every run)."""
     if server is None:
+        return
+    if not settings.metrics_linger_seconds:
+        server.stop()
         return
     scraped = False
     try:
