@@ -153,6 +153,16 @@ class _Linger:
         if self.waiting:
             self.waiting = False
             raise _StopWaiting
+        _say(f"farm: {self.signal}: writing the results; farm ends once they are written")
+
+
+def _say(line: str) -> None:
+    """A line on stderr after a stop signal: a terminal that is gone (SIGHUP) must not turn
+    the end of a run whose results are written into an internal error."""
+    try:
+        print(line, file=sys.stderr, flush=True)
+    except (OSError, ValueError):
+        pass
 
 
 def _last_scrape(server: "metrics.MetricsServer | None", settings: Settings,
@@ -174,8 +184,8 @@ def _last_scrape(server: "metrics.MetricsServer | None", settings: Settings,
     except _StopWaiting:
         pass
     if linger.signal:
-        print(f"farm: {linger.signal}: not waiting for a scrape of :{server.port}/metrics; "
-              f"metrics.prom has the final values", file=sys.stderr)
+        _say(f"farm: {linger.signal}: not waiting for a scrape of :{server.port}/metrics; "
+             f"metrics.prom has the final values")
     elif not scraped:
         print(f"farm: warning: nothing scraped :{server.port}/metrics in "
               f"{settings.metrics_linger_seconds:g}s after the run; metrics.prom has the "

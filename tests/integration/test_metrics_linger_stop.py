@@ -37,3 +37,27 @@ def test_a_stop_signal_ends_the_wait_for_the_final_scrape(tmp_path: Path, farm: 
     assert "nothing scraped" not in out and "Traceback" not in out, out
     assert 'farm_cases_total{platform="web",status="passed"} 1.0' in \
         (run_dir / "metrics.prom").read_text()
+
+
+def test_a_hangup_while_waiting_for_the_final_scrape_is_no_error(tmp_path: Path,
+                                                                 farm: FarmCli) -> None:
+    """An ssh session that drops while the run waits for its final scrape: SIGHUP, and the
+    terminal is gone. The line that says the wait ended must not make the run end as an
+    error (its results are written, and they passed)."""
+    import subprocess
+    suite = tmp_path / "s"
+    write_case(suite, "ok", ["javascript: ok"])
+    run_dir = tmp_path / "run"
+    with (tmp_path / "stdout.txt").open("w") as stdout:
+        proc = subprocess.Popen(
+            farm.command("run", suite, "--devices", "fake:1", "--no-progress", "--report-dir",
+                         run_dir, "--metrics-port", str(free_port())),
+            cwd=tmp_path, stdout=stdout, stderr=subprocess.PIPE,
+            env=farm.env(FARM_DEVICE_PLUGINS=PLUGIN, FARM_METRICS_LINGER_SECONDS="3600"))
+    farm.started.append(proc)
+    wait_for(lambda: (run_dir / "metrics.prom").exists(), 120, "metrics.prom written")
+    assert proc.stderr is not None
+    proc.stderr.close()                 # the terminal is gone: writing to it fails
+    proc.send_signal(signal.SIGHUP)
+    assert proc.wait(240) == 0, (tmp_path / "stdout.txt").read_text()
+    assert "internal error" not in (tmp_path / "stdout.txt").read_text()
