@@ -96,7 +96,7 @@ def _write_and_push(settings: Settings, run_dir: Path) -> None:
     try:
         metrics.write_textfile(run_dir / "metrics.prom")
     except OSError as exc:
-        print(f"farm: warning: cannot write {run_dir / 'metrics.prom'}: {exc}", file=sys.stderr)
+        _say(f"farm: warning: cannot write {run_dir / 'metrics.prom'}: {exc}")
     if settings.pushgateway_url:
         from farm.config import mask_url
         from farm.pushgateway import push
@@ -104,8 +104,8 @@ def _write_and_push(settings: Settings, run_dir: Path) -> None:
             push(settings.pushgateway_url,
                  totals=Path(settings.state_dir) / PUSHED_TOTALS)
         except Exception as exc:
-            print(f"farm: warning: could not push metrics to "
-                  f"{mask_url(settings.pushgateway_url)}: {_url_failure(exc)}", file=sys.stderr)
+            _say(f"farm: warning: could not push metrics to "
+                 f"{mask_url(settings.pushgateway_url)}: {_url_failure(exc)}")
 
 
 def _url_failure(exc: BaseException) -> str:
@@ -157,8 +157,9 @@ class _Linger:
 
 
 def _say(line: str) -> None:
-    """A line on stderr after a stop signal: a terminal that is gone (SIGHUP) must not turn
-    the end of a run whose results are written into an internal error."""
+    """A line on stderr at the end of a run: a terminal that is gone (SIGHUP), a pipe whose
+    reader has quit (`farm run … |& head`) must not turn a run whose results are written into
+    an internal error, its exit code 1 whatever its cases did."""
     try:
         print(line, file=sys.stderr, flush=True)
     except (OSError, ValueError):
@@ -187,7 +188,7 @@ def _last_scrape(server: "metrics.MetricsServer | None", settings: Settings,
         _say(f"farm: {linger.signal}: not waiting for a scrape of :{server.port}/metrics; "
              f"metrics.prom has the final values")
     elif not scraped:
-        print(f"farm: warning: nothing scraped :{server.port}/metrics in "
-              f"{settings.metrics_linger_seconds:g}s after the run; metrics.prom has the "
-              f"final values", file=sys.stderr)
+        _say(f"farm: warning: nothing scraped :{server.port}/metrics in "
+             f"{settings.metrics_linger_seconds:g}s after the run; metrics.prom has the "
+             f"final values")
     server.stop()

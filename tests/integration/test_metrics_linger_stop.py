@@ -1,6 +1,8 @@
 """`farm run --metrics-port` waits up to FARM_METRICS_LINGER_SECONDS after the run for one
 scrape of its final values. A user's Ctrl-C, or a container stop's SIGTERM, while nothing
-scrapes it ends that wait at once: the results are written, and metrics.prom has the values."""
+scrapes it ends that wait at once: the results are written, and metrics.prom has the values.
+A terminal or a log pipe that is gone by then costs the lines farm could not write, never the
+run's exit code."""
 
 from __future__ import annotations
 
@@ -61,3 +63,26 @@ def test_a_hangup_while_waiting_for_the_final_scrape_is_no_error(tmp_path: Path,
     proc.send_signal(signal.SIGHUP)
     assert proc.wait(240) == 0, (tmp_path / "stdout.txt").read_text()
     assert "internal error" not in (tmp_path / "stdout.txt").read_text()
+
+
+def test_a_closed_stderr_does_not_turn_a_metrics_warning_into_an_error(tmp_path: Path,
+                                                                         farm: FarmCli) -> None:
+    """`farm run … |& tee log` whose tee died: the run passed, but its warning that the
+    Pushgateway refused the connection could not be written, and the run exited 1."""
+    import socket
+    import subprocess
+    suite = tmp_path / "s"
+    write_case(suite, "ok", ["javascript: ok"])
+    with socket.socket() as bound, (tmp_path / "stdout.txt").open("w") as stdout:
+        bound.bind(("127.0.0.1", 0))            # bound, not listening: the push is refused
+        proc = subprocess.Popen(
+            farm.command("run", suite, "--devices", "fake:1", "--no-progress", "--report-dir",
+                         tmp_path / "run", "--pushgateway",
+                         f"http://127.0.0.1:{bound.getsockname()[1]}"),
+            cwd=tmp_path, stdout=stdout, stderr=subprocess.PIPE,
+            env=farm.env(FARM_DEVICE_PLUGINS=PLUGIN))
+        farm.started.append(proc)
+        assert proc.stderr is not None
+        proc.stderr.close()             # nobody reads it any more
+        assert proc.wait(240) == 0, (tmp_path / "stdout.txt").read_text()
+    assert (tmp_path / "run" / "metrics.prom").exists()
