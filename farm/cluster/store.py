@@ -58,11 +58,13 @@ def connect(url: str) -> Any:
 
 def check(url: str) -> Any:
     """A client for ``url`` that has answered PING; a clear ConfigError when Redis is not there
-    or refuses us (wrong password, TLS on a plain port, ...)."""
+    or refuses us (wrong password, TLS on a plain port, ...), or when Celery cannot read the
+    URL (an option redis-py takes and Celery does not: its workers died with a traceback)."""
     import redis
 
     from farm.config import mask_url
     from farm.errors import ConfigError
+    _check_celery_reads(url)
     try:
         r = connect(url)
         r.ping()
@@ -70,13 +72,33 @@ def check(url: str) -> Any:
         raise ConfigError(f"the broker URL {mask_url(url)} is not one Redis takes: "
                           f"{exc}") from None
     except redis.AuthenticationError as exc:
-        if not _password_of(url):   # (not "refused the password": none was given)
+        if not _password_of(url) and "required" in str(exc).lower():   # NOAUTH: none given
             raise ConfigError(f"the broker {mask_url(url)} needs a password, and the URL gives "
                               "none (redis://:PASSWORD@host:port/db)") from None
         raise ConfigError(f"the broker {mask_url(url)} refused the password: {exc}") from None
     except (redis.RedisError, OSError) as exc:
         raise ConfigError(f"cannot reach the broker {mask_url(url)}: {exc}") from None
     return r
+
+
+def _check_celery_reads(url: str) -> None:
+    """Celery (kombu) takes no URL option but ``ssl_*`` and ``connect_timeout``: ``?db=3``
+    or ``?socket_timeout=5``, fine for redis-py, made every Celery connection raise."""
+    import re
+
+    from kombu import Connection
+
+    from farm.config import mask_url
+    from farm.errors import ConfigError
+    try:
+        Connection(url)         # parses only: connects on first use
+    except (TypeError, ValueError) as exc:
+        found = re.search(r"argument '(\w+)'", str(exc))
+        what = f"option '{found.group(1)}'" if found else str(exc)
+        if found and found.group(1) == "db":
+            what += " (a database goes in the path: redis://host:6379/N)"
+        raise ConfigError(f"the broker URL {mask_url(url)} is not one Celery takes: "
+                          f"{what}") from None
 
 
 def _password_of(url: str) -> str:

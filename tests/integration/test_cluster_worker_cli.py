@@ -8,6 +8,7 @@ import pytest
 
 from tests.support.cluster import CLUSTER_ENV
 from tests.support.farm_cli import PLUGIN
+from tests.support.suites import write_case
 
 pytestmark = [pytest.mark.integration, pytest.mark.cluster]
 
@@ -43,3 +44,24 @@ def test_a_broker_url_without_the_password_redis_wants_says_it_needs_one(private
                     FARM_DEVICE_PLUGINS=PLUGIN, **CLUSTER_ENV)
     assert done.returncode == 4 and "refused the password" in done.stderr, done.stderr
     assert "wrong-pw" not in done.stdout + done.stderr
+
+
+@pytest.mark.parametrize("option", ["db=3", "socket_timeout=5"])
+def test_a_broker_url_option_celery_cannot_take_is_refused_up_front(tmp_path, redis_url, farm,
+                                                                   option):
+    """redis-py takes ``?db=3`` and ``?socket_timeout=5``, Celery does not: before, `farm
+    worker` started and each device process died with a TypeError traceback at every
+    restart, and `farm run` waited for workers that could never come (or crashed sending)."""
+    url = f"{redis_url}?{option}"
+    name = option.split("=")[0]
+    proc = farm.start("worker", "--devices", "fake:1", "--broker", url,
+                      FARM_DEVICE_PLUGINS=PLUGIN, **CLUSTER_ENV)
+    out = proc.finish(timeout=60)
+    assert proc.returncode == 4, out
+    assert f"farm: error: the broker URL {url} is not one Celery takes: option '{name}'" in out
+    assert "Traceback" not in out and "ready" not in out, out
+    write_case(tmp_path / "s", "one", ["sleep: 100"])
+    done = farm.run("run", tmp_path / "s", "--broker", url, "--report-dir", tmp_path / "run",
+                    FARM_CLUSTER_DEVICE_WAIT="1", **CLUSTER_ENV)
+    assert done.returncode == 4, done.stdout + done.stderr
+    assert f"is not one Celery takes: option '{name}'" in done.stderr, done.stderr
