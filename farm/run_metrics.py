@@ -82,13 +82,14 @@ def export_metrics(settings: Settings, run_dir: Path, tally: metrics.CaseMetrics
     started passes none: its cases ran nowhere, no alert may count them as errors); write
     metrics.prom into the run directory (node_exporter's textfile collector can read it),
     push to ``--pushgateway`` when given, and with ``--metrics-port`` wait for the final values
-    to be scraped. Problems are warnings on stderr (the report's path stays the last line on
+    to be scraped (not for a refused run's: it counted nothing, and its error waited behind
+    the wait). Problems are warnings on stderr (the report's path stays the last line on
     stdout), never the run's exit code."""
     for result in cases:
         tally.count(result, settling=True)
     with _Linger(server) as linger:
         _write_and_push(settings, run_dir)
-        _last_scrape(server, settings, linger)
+        _last_scrape(server, settings, linger, wait=bool(cases))
 
 
 def _write_and_push(settings: Settings, run_dir: Path) -> None:
@@ -167,13 +168,14 @@ def _say(line: str) -> None:
 
 
 def _last_scrape(server: "metrics.MetricsServer | None", settings: Settings,
-                 linger: _Linger) -> None:
+                 linger: _Linger, wait: bool = True) -> None:
     """A batch job's final values are lost unless scraped before it exits: wait (at most
-    FARM_METRICS_LINGER_SECONDS) for one scrape of them, unless a stop signal came. 0: no
-    wait, and no warning of the scrape it did not wait for (the user's choice, every run)."""
+    FARM_METRICS_LINGER_SECONDS) for one scrape of them, unless a stop signal came. 0 (or
+    not ``wait``): no wait, and no warning of the scrape it did not wait for (the user's
+    choice, every run)."""
     if server is None:
         return
-    if not settings.metrics_linger_seconds:
+    if not (wait and settings.metrics_linger_seconds):
         server.stop()
         return
     scraped = False

@@ -86,3 +86,21 @@ def test_a_closed_stderr_does_not_turn_a_metrics_warning_into_an_error(tmp_path:
         proc.stderr.close()             # nobody reads it any more
         assert proc.wait(240) == 0, (tmp_path / "stdout.txt").read_text()
     assert (tmp_path / "run" / "metrics.prom").exists()
+
+
+def test_a_run_the_broker_refuses_does_not_wait_for_a_scrape(tmp_path: Path,
+                                                              farm: FarmCli) -> None:
+    """A mistyped broker URL with --metrics-port: the run counted nothing, yet it waited out
+    the linger (15 s by default; an hour here) before its error said why it had failed."""
+    import socket
+    suite = tmp_path / "s"
+    write_case(suite, "ok", ["javascript: ok"])
+    with socket.socket() as bound:       # bound, not listening: connections are refused
+        bound.bind(("127.0.0.1", 0))
+        done = farm.run("run", suite, "--devices", "fake:1", "--no-progress", "--report-dir",
+                        tmp_path / "run", "--metrics-port", str(free_port()), "--broker",
+                        f"redis://127.0.0.1:{bound.getsockname()[1]}/0",
+                        FARM_DEVICE_PLUGINS=PLUGIN, FARM_METRICS_LINGER_SECONDS="3600")
+    assert done.returncode == 4, done.stdout + done.stderr
+    assert "farm: error: cannot reach the broker" in done.stderr
+    assert "nothing scraped" not in done.stderr
