@@ -147,6 +147,16 @@ def _alive(pid: int) -> bool:
     return True
 
 
+def planned(run_dir: Path) -> bool:
+    """Whether ``run_dir``'s journal got as far as the run's line (its planned cases): a
+    run killed before, while it set up, has only its ``claim``."""
+    try:
+        with (Path(run_dir) / JOURNAL).open(encoding="utf-8") as f:
+            return any('"journal": "run"' in f.readline() for _ in range(2))
+    except (OSError, UnicodeDecodeError):
+        return False
+
+
 def _head(run_dir: Path) -> dict[str, Any] | None:
     """The journal's first line when it names its process (``pid``, ``host``), else None."""
     try:

@@ -119,6 +119,10 @@ def _run_dir(settings: Settings, run_id: str, overwrite: bool, junit_xml: Path |
         _say_if_killed(state / "runs", run_id)
         run_dir = state / "runs" / run_id
         _writable_dir(run_dir, "the run directory")
+        try:
+            claim(run_dir, run_id)      # (so another run's pruning leaves it be: `prune_runs`)
+        except FileExistsError:
+            pass
         return run_dir
     run_dir = Path(settings.report_dir)
     _writable_dir(run_dir, settings.named("report_dir"))
@@ -165,8 +169,8 @@ def _say_if_killed(runs: Path, run_id: str) -> None:
     last = runs / names[-1] if names else None
     if last is None or (last / "results.json").exists() or not (last / JOURNAL).is_file():
         return
-    from farm.journal import running
-    if running(last):
+    from farm.journal import planned, running
+    if running(last) or not planned(last):     # (killed while it set up: nothing to rebuild)
         return
     print(f"farm: the run before, {last.name}, ended without writing its results (killed?): "
           f"`farm report {last}` rebuilds its report from its journal and puts its cases in "
@@ -332,7 +336,9 @@ _RUN_ID = re.compile(r"\d{8}-\d{6}-[0-9a-f]{4}\Z")      # `new_run_id`
 def prune_runs(runs: Path, keep: int, current: Path) -> None:
     """The oldest run directories under ``<state dir>/runs`` beyond the newest ``keep``
     (FARM_KEEP_RUNS; 0 keeps all): a nightly suite's screenshots filled the disk there run
-    after run. Only folders named as farm names a run; never a --report-dir, nor this run."""
+    after run. Only folders named as farm names a run; never a --report-dir, this run, nor
+    a run another farm on this machine is still writing (a long nightly beside short runs:
+    its journal, farm.log and first screenshots were deleted under it)."""
     if keep <= 0 or not runs.is_dir():
         return
     import shutil
@@ -342,7 +348,7 @@ def prune_runs(runs: Path, keep: int, current: Path) -> None:
     except OSError:
         return
     for name in names[:-keep]:
-        if runs / name != current:
+        if runs / name != current and writer(runs / name) is None:
             shutil.rmtree(runs / name, ignore_errors=True)
 
 

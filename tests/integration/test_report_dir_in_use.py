@@ -172,3 +172,32 @@ def test_a_run_that_stopped_on_a_mistake_before_any_case_leaves_its_report_dir_f
     assert failed.returncode == 1, failed.stderr
     assert output_dirs(Settings(state_dir=state, report_dir=report), RUN_B, False) == report
     assert RUN_B in (report / "results.jsonl").read_text()
+
+
+STATE_RUN = """
+import sys
+from pathlib import Path
+from farm.config import Settings
+from farm.run_outputs import output_dirs
+output_dirs(Settings(state_dir=Path(sys.argv[1])), sys.argv[2], False)
+print("claimed", flush=True)
+sys.stdin.read()
+"""
+
+
+def test_a_run_still_going_is_not_pruned_by_the_end_of_a_later_one(tmp_path):
+    """A long nightly in .farm/runs beside short runs (FARM_KEEP_RUNS): a short run's end
+    pruned the nightly's folder while it ran, its journal, farm.log and first screenshots
+    deleted under it. Once it has ended, pruning takes it as before."""
+    from farm.run_outputs import output_dirs, prune_runs
+    state = tmp_path / "state"
+    nightly = _farm(STATE_RUN, str(state), RUN_A)
+    try:
+        later = output_dirs(Settings(state_dir=state), RUN_B, False)
+        prune_runs(state / "runs", 1, later)
+        assert (state / "runs" / RUN_A / "results.jsonl").is_file()
+    finally:
+        _end(nightly)
+    (state / "runs" / RUN_A / "results.json").write_text("{}")     # it ended
+    prune_runs(state / "runs", 1, later)
+    assert [p.name for p in (state / "runs").iterdir()] == [RUN_B]
