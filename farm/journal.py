@@ -11,9 +11,10 @@ never started as not run. A run that ended writes ``end`` (its start, end, exit 
 devices it lost, each red case's verdict against earlier runs, the cases its selection left
 out) before results.json: a results.json lost after that is rebuilt as the finished run it was,
 not as an interrupted one. A journal that cannot be written (a full disk) says so once on
-stderr and stops; the run goes on and tells its outcome as usual. A run into a --report-dir
-takes the folder first (`claim`: a ``claim`` line naming its process), so a second run into it,
-or a `farm report` of it, is refused while it goes on (`writer`)."""
+stderr and stops; the run goes on and tells its outcome as usual. A run takes its folder first
+(`claim`: a ``claim`` line naming its process), so a second run into the same --report-dir, a
+`farm report` of it or another run's pruning of .farm/runs leaves it be while it goes on
+(`writer`)."""
 
 from __future__ import annotations
 
