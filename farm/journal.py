@@ -4,17 +4,17 @@ it is known, so a `farm run` that is killed outright still leaves what it learne
 
 Beside the results (one CaseResult JSON a line) the journal holds marker lines, each with a
 ``"journal"`` key: ``run`` first (the run's id, start, every case it planned and those it left
-out), ``device`` when a device has opened (what it is: browser version, phone model and OS) and
-``start`` when an attempt begins. A run killed with ``kill -9`` is rebuilt from them with its
-real start and duration, the case that was running listed as interrupted, and the cases that
-never started as not run. A run that ended writes ``end`` (its start, end, exit code, the
-devices it lost, each red case's verdict against earlier runs, the cases its selection left
-out) before results.json: a results.json lost after that is rebuilt as the finished run it was,
-not as an interrupted one. A journal that cannot be written (a full disk) says so once on
-stderr and stops; the run goes on and tells its outcome as usual. A run takes its folder first
-(`claim`: a ``claim`` line naming its process), so a second run into the same --report-dir, a
-`farm report` of it or another run's pruning of .farm/runs leaves it be while it goes on
-(`writer`)."""
+out), ``device`` when a device has opened (what it is: browser version, phone model and OS)
+``start`` when an attempt begins and ``attempt`` (its result) when one ends to be retried. A
+run killed with ``kill -9`` is rebuilt from them with its real start and duration, the case
+that was running listed as interrupted, and the cases that never started as not run. A run that
+ended writes ``end`` (its start, end, exit code, the devices it lost, each red case's verdict
+against earlier runs, the cases its selection left out) before results.json: a results.json
+lost after that is rebuilt as the finished run it was, not as an interrupted one. A journal
+that cannot be written (a full disk) says so once on stderr and stops; the run goes on and
+tells its outcome as usual. A run takes its folder first (`claim`: a ``claim`` line naming its
+process), so a second run into the same --report-dir, a `farm report` of it or another run's
+pruning of .farm/runs leaves it be while it goes on (`writer`)."""
 
 from __future__ import annotations
 
