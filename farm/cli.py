@@ -242,8 +242,9 @@ def devices(broker: str | None, release: tuple[str, ...]) -> None:
         click.echo("browser   none: no Chromium found (apt-get install chromium, or set "
                    "FARM_CHROMIUM_PATH)")
     else:
-        click.echo(f"browser   Chromium {chromium.version}  {chromium.path}  "
-                   f"({chromium.source})")
+        version = (f"Chromium {chromium.version}" if chromium.version != "unknown" else
+                   "not a Chromium? (its --version names no Chromium version)")
+        click.echo(f"browser   {version}  {chromium.path}  ({chromium.source})")
     _mobile_devices(settings)
     _plugin_devices(settings)
     if settings.broker_url:

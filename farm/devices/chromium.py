@@ -45,7 +45,9 @@ SYSTEM_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-
 HEADLESS_SHELL_PATHS = ("/usr/lib/chromium/chromium-headless-shell",)
 HEADLESS_SHELL_NAMES = ("chromium-headless-shell",)
 
-_VERSION_RE = re.compile(r"\d+(?:\.\d+)+")
+# MAJOR.MINOR.BUILD.PATCH, as every Chromium names itself: a program that is not one
+# (FARM_CHROMIUM_PATH=/bin/true: "true (GNU coreutils) 9.1") has no version, not "9.1"
+_VERSION_RE = re.compile(r"(?<![\d.])\d+\.\d+\.\d+\.\d+(?![\d.])")
 
 
 @dataclass(frozen=True)
@@ -63,7 +65,7 @@ def _is_executable(path: str | Path) -> bool:
 
 @functools.lru_cache(maxsize=16)
 def chromium_version(path: str) -> str:
-    """The first dotted version ``<path> --version`` prints, or "unknown".
+    """The first Chromium version (four numbers) ``<path> --version`` prints, or "unknown".
 
     Cached per path: every device slot calls `find_chromium` in ``open()``.
     """

@@ -70,3 +70,19 @@ def test_a_headless_device_gets_the_headless_shell_and_a_visible_one_full_chromi
 ])
 def test_normalize_key(given: str, expected: str) -> None:
     assert normalize_key(given) == expected
+
+
+def test_a_program_that_is_not_chromium_has_no_version(tmp_path: Path, monkeypatch,
+                                                        capsys) -> None:
+    """FARM_CHROMIUM_PATH=/bin/true (a typo'd or wrong path): `farm devices` said
+    "Chromium 9.1" from coreutils' own version; a Chromium's is four numbers."""
+    from tests.support.farm_cli import run_main as farm
+    fake = fake_binary(tmp_path / "true", "true (GNU coreutils) 9.1")
+    assert chromium.chromium_version(str(fake)) == "unknown"
+    real = fake_binary(tmp_path / "chrome", "Chromium 156.0.8078.114 built on Debian 12.1")
+    assert chromium.chromium_version(str(real)) == "156.0.8078.114"
+    monkeypatch.setenv("FARM_CHROMIUM_PATH", str(fake))
+    monkeypatch.setenv("ANDROID_ADB_SERVER_PORT", "1")      # no phones asked about
+    code, out, _ = farm(monkeypatch, capsys, "devices")
+    assert out.splitlines()[0] == (f"browser   not a Chromium? (its --version names no "
+                                   f"Chromium version)  {fake}  (settings)")
