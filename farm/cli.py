@@ -294,8 +294,10 @@ def _mobile_devices(settings) -> None:
         last = json.loads((Path(settings.state_dir) / "quarantine.json").read_text())
     except (OSError, ValueError):
         return
-    if last.get("devices"):
-        click.echo(f"quarantined in run {last.get('run')}: {', '.join(last['devices'])}")
+    devices = last.get("devices") if isinstance(last, dict) else None   # (a hand edit)
+    if isinstance(devices, list) and devices:
+        click.echo(f"quarantined in run {last.get('run')}: "
+                   f"{', '.join(str(d) for d in devices)}")
 
 
 def _android_about(adb, serial: str) -> str:
