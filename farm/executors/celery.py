@@ -479,10 +479,13 @@ class CeleryExecutor:
         before = self.outcome.lost.get(device)
         self.outcome.lost[device] = f"{before}; then {why}" if before else why
         self._down.add(device)
-        if back:
-            self._device_back(device)
-        else:
+        if not back:
             self.events.device_state(device, "dead", why)
+            return
+        self._device_back(device)
+        # its row showed the lost case, busy, to the end of the run (unless it runs another)
+        if sum(1 for inf in self._inflight.values() if inf.device == device) <= 1:
+            self.events.device_state(device, "idle")
 
     def _device_back(self, device: str) -> None:
         """A device lost earlier in the run has a worker again (started a case, or a lease)."""
