@@ -610,8 +610,8 @@ class CeleryExecutor:
         kind = ev.get("type")
         if kind == "step":
             record = StepRecord.model_validate(wire.masked(ev["record"], self.services.mask))
-            self.events.step_finished(ev["device"], record)
-            self._step_of(ev, record)
+            if self._step_of(ev, record):       # (a lost attempt's, late: on no row)
+                self.events.step_finished(ev["device"], record)
             return
         if kind == "device_state":
             return      # quarantine is read from Redis itself on every tick
@@ -634,12 +634,15 @@ class CeleryExecutor:
             self._record(inf.job, result, ev["device"])
             self.events.device_state(ev["device"], "idle")
 
-    def _step_of(self, ev: dict[str, Any], record: StepRecord) -> None:
-        """Keep a step reported for an attempt in flight (if it ends here, it ends with it)."""
+    def _step_of(self, ev: dict[str, Any], record: StepRecord) -> bool:
+        """Keep a step reported for an attempt in flight (if it ends here, it ends with it);
+        False when the run awaits no such attempt (lost, or ended)."""
         inf = self._inflight.get(ev.get("case", ""))
-        if inf is not None and inf.job.attempt == ev.get("attempt"):
-            inf.steps.append(record)
-            inf.seen = max(inf.seen, self.clock())
+        if inf is None or inf.job.attempt != ev.get("attempt"):
+            return False
+        inf.steps.append(record)
+        inf.seen = max(inf.seen, self.clock())
+        return True
 
     def _adopt(self, case_id: str, attempt: Any) -> _Inflight | None:
         """A job taken back (``_check_unstarted``) that a device started after all, from the

@@ -82,3 +82,19 @@ def test_a_device_gone_after_losing_its_case_is_shown_dead(tmp_path):
     clock.t += GRACE + 1
     ex._check_inflight({}, {}, clock())
     assert view.rows[DEVICE]["state"] == "dead"
+
+
+def test_a_late_step_of_a_lost_attempt_does_not_show_on_its_device_row(tmp_path):
+    """A frozen worker (SIGSTOP, a VM paused) past the lease grace loses its attempt; when it
+    wakes it reports the step it was in. That step belongs to no attempt the run awaits: the
+    row of its device (idle now, or running the case's retry) must not show it."""
+    clock = Clock()
+    ex, view = started(tmp_path, clock)
+    clock.t += GRACE + 1
+    ex._check_inflight({DEVICE: lease()}, {"web": [lease()]}, clock())
+    step = {"task": "t", "index": 1, "kind": "sleep", "label": "sleep 1", "line": 3,
+            "status": "passed", "started": now_iso(), "duration": 30.0}
+    ex._handle({"type": "step", "case": "s/c", "attempt": 1, "device": DEVICE,
+                "record": step})
+    assert view.rows[DEVICE]["state"] == "idle" and view.rows[DEVICE]["step"] == "", \
+        view.rows[DEVICE]
