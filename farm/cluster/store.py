@@ -77,7 +77,11 @@ def check(url: str) -> Any:
                               "none (redis://:PASSWORD@host:port/db)") from None
         raise ConfigError(f"the broker {mask_url(url)} refused the password: {exc}") from None
     except (redis.RedisError, OSError) as exc:
-        raise ConfigError(f"cannot reach the broker {mask_url(url)}: {exc}") from None
+        tls = url.startswith("rediss://") and (     # a plain port's answer to a handshake
+            isinstance(exc, redis.TimeoutError) or "wrong version number" in str(exc).lower())
+        hint = (" (rediss:// talks TLS: is that port a TLS one? redis:// for a plain port)"
+                if tls else "")
+        raise ConfigError(f"cannot reach the broker {mask_url(url)}: {exc}{hint}") from None
     return r
 
 

@@ -65,3 +65,15 @@ def test_a_broker_url_option_celery_cannot_take_is_refused_up_front(tmp_path, re
                     FARM_CLUSTER_DEVICE_WAIT="1", **CLUSTER_ENV)
     assert done.returncode == 4, done.stdout + done.stderr
     assert f"is not one Celery takes: option '{name}'" in done.stderr, done.stderr
+
+
+def test_a_tls_broker_url_on_a_plain_redis_port_says_what_to_check(redis_url, farm):
+    """Before: 'cannot reach the broker rediss://...: Timeout connecting to server', and the
+    operator looked for a firewall rather than at the scheme."""
+    url = redis_url.replace("redis://", "rediss://", 1)
+    done = farm.run("worker", "--devices", "fake:1", "--broker", url,
+                    FARM_DEVICE_PLUGINS=PLUGIN, **CLUSTER_ENV)
+    assert done.returncode == 4, done.stdout + done.stderr
+    assert f"cannot reach the broker {url}: " in done.stderr, done.stderr
+    assert ("(rediss:// talks TLS: is that port a TLS one? redis:// for a plain port)"
+            in done.stderr), done.stderr
