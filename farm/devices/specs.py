@@ -318,14 +318,34 @@ def attach_targets(kind: str, count: int, settings: Settings, every: bool = Fals
         if len(found) < count:
             raise ConfigError(_too_few_android(count, settings, f"{client.host}:{client.port}"))
     elif kind == "ios":
+        from farm.config import mask_url
         found = ios_urls(settings)
+        _without_credentials(found)
         if len(found) < count:
             raise ConfigError(f"--devices {kind}:{count}: FARM_IOS_WDA_URLS lists {len(found)} "
-                              f"device(s) ready ({', '.join(found) or 'none'}); try {kind}-sim "
-                              "for simulated ones")
+                              f"device(s) ready ({', '.join(map(mask_url, found)) or 'none'}); "
+                              f"try {kind}-sim for simulated ones")
     else:
         return [""] * count
     return found if every else found[:count]
+
+
+def _without_credentials(urls: list[str]) -> None:
+    """A WDA URL with ``user:password@`` is refused before any device starts: farm's
+    WebDriverAgent client sends no credentials, it looks ``user:password@host`` up as a host
+    name, and the device ended "lost (status): Name or service not known"."""
+    from urllib.parse import urlsplit
+
+    from farm.config import mask_url
+    for url in urls:
+        try:
+            named = urlsplit(url).username is not None
+        except ValueError:
+            continue        # (the device says what is wrong with it as it starts)
+        if named:
+            raise ConfigError(f"FARM_IOS_WDA_URLS: {mask_url(url)}: farm's WebDriverAgent "
+                              "client sends no user:password; give the URL without them (an "
+                              "ssh tunnel's or iproxy's on this machine)")
 
 
 # ---- construction -----------------------------------------------------------------------------
