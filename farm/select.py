@@ -316,7 +316,9 @@ def _last_failed(sel: Selection, recorded: set[str]) -> None:
     """pytest's --last-failed, applied last: of the cases every other option (the shard
     included) selected, the ones that failed last time; none of them → all of them. Taken after
     the shard so that CI jobs whose runners remember different failures still split one list."""
-    failed = recorded & {c.id for c in sel.selected}
+    ids = {c.id for c in sel.selected}
+    # a --matrix run records its failures by result id, ``case@group``: their case
+    failed = {r if r in ids else r.rsplit("@", 1)[0] for r in recorded} & ids
     if failed:
         sel.drop(lambda c: None if c.id in failed else "--last-failed: did not fail last time")
         sel.notes.append(f"--last-failed: running {len(failed)} case(s) that failed last "
