@@ -215,6 +215,16 @@ def _junit_timings(text: str) -> dict[str, float]:
     return out
 
 
+def _per_case(timings: Mapping[str, float], ids: set[str]) -> dict[str, float]:
+    """``timings`` by case: a --matrix run's results time each case once per device group
+    (``case@group``), and a shard runs all of its groups."""
+    out: dict[str, float] = {}
+    for cid, seconds in timings.items():
+        case = cid if cid in ids else cid.rsplit("@", 1)[0]
+        out[case] = out.get(case, 0.0) + seconds
+    return out
+
+
 def _timed_weights(cases: Sequence[Case], timings: Mapping[str, float]) -> dict[str, float]:
     """Case id -> seconds: remembered in ``timings``, else estimated from its steps at the
     known cases' seconds per `shard_weight` (the same estimate on every job)."""
@@ -281,8 +291,9 @@ def select_cases(cases: Sequence[Case], opts: SelectOptions, shown: Callable[[Ca
         index, total = opts.shard
         each: Mapping[str, float] = {c.id: shard_weight(c) for c in sel.selected}
         if opts.shard_timings is not None:
-            each = _timed_weights(sel.selected, opts.shard_timings)
-            known = sum(c.id in opts.shard_timings for c in sel.selected)
+            timings = _per_case(opts.shard_timings, {c.id for c in sel.selected})
+            each = _timed_weights(sel.selected, timings)
+            known = sum(c.id in timings for c in sel.selected)
             rest = " (the rest by their steps)" if known < len(sel.selected) else ""
             sel.notes.append(f"--shard {index}/{total}: planned on the timings of {known} of "
                              f"{len(sel.selected)} case(s){rest}")
