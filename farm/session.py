@@ -533,6 +533,12 @@ def _summary(run_id: str, t_start: float, results: list[CaseResult], outcome: Ru
              chosen: Selection | None = None, units: list[Case] = ()) -> RunSummary:
     """The run's summary, one result per case file (a shared-context unit's split up)."""
     results = sorted(expand(results, {u.id: u for u in units}), key=lambda r: r.case_id)
+    # a stop that came after the last case had ended (a CI runner's SIGTERM as the run wrote
+    # its last result) cut nothing short: the run is whole, its exit code the results' (it
+    # was 2 under "1 passed", with an "interrupted" report banner over a complete run)
+    outcome.interrupted = outcome.interrupted and any(
+        r.status == "interrupted" or (r.status == "skipped" and r.reason in NOT_RUN_INTERRUPTED)
+        for r in results)
     devices, info = devices_of(outcome.results)
     summary = RunSummary(run_id=run_id, started=datetime.fromtimestamp(
         time.time() - (time.monotonic() - t_start)).astimezone().isoformat(timespec="seconds"),
