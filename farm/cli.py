@@ -759,8 +759,12 @@ def _one_case(path: Path):
               "FARM_RESULTS_HISTORY_URL, the broker's Redis, else .farm/results.sqlite).")
 @click.option("--alluredir", type=click.Path(file_okay=False, path_type=Path),
               help="Also write Allure results of RUN_DIR into this directory.")
+@click.option("--junit-xml", type=click.Path(dir_okay=False, path_type=Path),
+              help="Also write RUN_DIR's JUnit XML here (the --junit-xml a killed run left "
+                   "saying it had not finished).")
 def report(run_dir: Path | None, history: bool, since: str | None, suite: str | None,
-           out: Path | None, results: str | None, alluredir: Path | None) -> None:
+           out: Path | None, results: str | None, alluredir: Path | None,
+           junit_xml: Path | None) -> None:
     """Rebuild report.html and junit.xml of RUN_DIR from its results.json, or, for a run
     that was killed before writing it, from the results journal (results.jsonl).
 
@@ -771,7 +775,8 @@ def report(run_dir: Path | None, history: bool, since: str | None, suite: str | 
     """
     if history:
         ignored = [what for what, value in ((f"RUN_DIR {run_dir}", run_dir),
-                                            ("--alluredir", alluredir)) if value is not None]
+                                            ("--alluredir", alluredir),
+                                            ("--junit-xml", junit_xml)) if value is not None]
         if ignored:
             raise UserError(f"{' and '.join(ignored)}: not with --history (the page across "
                             "runs, from the results history): give one or the other")
@@ -792,11 +797,11 @@ def report(run_dir: Path | None, history: bool, since: str | None, suite: str | 
     logging.getLogger("farm").addHandler(logging.NullHandler())
     summary, rebuilt = _run_summary(run_dir)
     writable_dir(run_dir, "the run directory")
-    check_outputs(alluredir=alluredir)
+    check_outputs(junit_xml=junit_xml, alluredir=alluredir)
     if rebuilt and summary.interrupted:    # killed: into the history and --last-failed, once
         from farm.config import load_settings
         remember_rebuilt(load_settings(), summary, run_dir)     # (says what it remembered)
-    unwritten = write_outputs(summary, run_dir, alluredir=alluredir)
+    unwritten = write_outputs(summary, run_dir, junit_xml=junit_xml, alluredir=alluredir)
     page = run_dir / "report.html"
     if not any(what.startswith(f"{page}: ") for what in unwritten):   # (not an older one)
         click.echo(str(page.resolve()))

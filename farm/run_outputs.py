@@ -94,8 +94,8 @@ def unfinished_junit(path: Path, run_id: str, run_dir: Path) -> None:
                           kind="RunNotFinished", message=(
                               f"farm run {run_id} (started {when}) has not written its "
                               f"results: it is still running, or it was stopped before its end "
-                              f"(killed: a CI timeout?); `farm report {run_dir}` rebuilds "
-                              f"them from its journal")))
+                              f"(killed: a CI timeout?); `farm report {run_dir} "
+                              f"--junit-xml {path}` rebuilds them from its journal")))
     summary = RunSummary(run_id=run_id, started=when, cases=[case], exit_code=3)
     summary.recount()
     try:

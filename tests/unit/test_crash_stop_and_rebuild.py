@@ -233,7 +233,8 @@ def test_a_killed_runs_junit_xml_is_not_the_last_runs(tmp_path):
     assert 'errors="1"' in text and 'name="a"' not in text
     assert ("farm run 20261203-040000-ef56 (started " in text and "has not written its "
             "results: it is still running, or it was stopped before its end (killed: a CI "
-            f"timeout?); `farm report {run_dir}` rebuilds them from its journal") in text
+            f"timeout?); `farm report {run_dir} --junit-xml {junit}` rebuilds them from its "
+            "journal") in text
 
 
 def test_room_for_the_results_is_kept_until_the_runs_end(tmp_path):
