@@ -351,13 +351,15 @@ class MetricsServer:
     def start(self) -> int:
         """Bind ``port`` (or, with ``scan`` > 1, the first free one of the ``scan`` ports from
         it); return the port. OSError when none is free."""
-        for port in range(self.wanted, self.wanted + max(self.scan, 1)):
+        # (the scan stops at 65535: a port past it is an OverflowError, not an OSError)
+        last = min(self.wanted + max(self.scan, 1) - 1, 65535) if self.wanted else 0
+        for port in range(self.wanted, last + 1):
             try:
                 self._server = make_server(self.host, port, self._app, _Server,
                                            handler_class=_Quiet)
                 break
             except OSError as exc:
-                if exc.errno != errno.EADDRINUSE or port == self.wanted + self.scan - 1:
+                if exc.errno != errno.EADDRINUSE or port == last:
                     raise
         assert self._server is not None
         self.port = self._server.server_address[1]

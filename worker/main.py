@@ -406,7 +406,7 @@ def serve_metrics(port: int, host: str, ready: Callable[[], bool]) -> str:
     try:
         bound = metrics.MetricsServer(port, host, ready=ready, scan=100).start()
     except OSError as exc:
-        print(f"farm worker: no /metrics: ports {port}-{port + 99} unusable ({exc})",
+        print(f"farm worker: no /metrics: ports {port}-{min(port + 99, 65535)} unusable ({exc})",
               file=sys.stderr)
         return ""
     return f", metrics :{bound}"
