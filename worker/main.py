@@ -607,6 +607,8 @@ def _watch(c: _Child, env: dict[str, str], r, stopping: bool) -> None:
     code = c.proc.poll()
     if code is None:
         return
+    if stopping and code == -signal.SIGTERM:
+        code = 0    # the stop's own SIGTERM, to a device still starting (no handler yet): stopped
     name = _forget(r, c.proc.pid) or c.name or c.describe()
     how = f"was killed by {signal.Signals(-code).name}" if code < 0 else f"exited with {code}"
     if stopping or code in FINAL_EXITS:

@@ -14,6 +14,8 @@ process that builds the devices (`farm run`, or each `farm worker`):
     FARM_TEST_FAKE_UNHEALTHY=N         healthy() answers False the first N times it is asked
     FARM_TEST_FAKE_JOURNAL=DIR         each device appends what happens to it (open, close,
                                        unhealthy, session, hang, kill) to DIR/<name>.log
+    FARM_TEST_FAKE_OPEN_GATE=PATH      open() notes "opening" and waits until PATH exists (a
+                                       device the test holds in its start-up)
 
 and scripts a case can run on any fake device:
 
@@ -87,6 +89,12 @@ class StagedFakeDevice(FakeDevice):
         return True
 
     def open(self) -> None:
+        gate = os.environ.get("FARM_TEST_FAKE_OPEN_GATE")
+        if gate:
+            self._note("opening")
+            deadline = time.monotonic() + HANG_LIMIT_S
+            while not Path(gate).exists() and time.monotonic() < deadline:
+                self._killed.wait(0.05)
         super().open()
         self._note("open")
 
