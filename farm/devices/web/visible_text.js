@@ -7,41 +7,12 @@
 // Text in shadow roots (open, and closed ones page_state.js kept) and in same-origin frames
 // (a visible <iframe>'s document) is added after it: innerText does not enter them; so is what
 // form fields show (a text field's value, a button input's label: a phone's tree has them). A
-// closed <select> shows its chosen option alone, where innerText lists every option.
+// closed <select> shows its chosen option alone, where innerText lists every option. The same
+// rules hold inside shadow roots and frames (each frame by its own window), so a hidden text
+// or an unchosen option there is no more "on screen" than in the page itself.
 // Evaluated by farm/devices/web/scripts.py (TEXT_JS, TREE_JS) as a function of no arguments.
 () => {
-  const body = document.body;
-  if (!body) return "";
-  const root = document.documentElement;
-  const pageW = Math.max(root.scrollWidth, body.scrollWidth);
-  const pageH = Math.max(root.scrollHeight, body.scrollHeight);
   const SKIP = new Set(["SCRIPT", "STYLE", "NOSCRIPT", "TEMPLATE"]);
-  // [element, what is seen of it]: elements whose whole text is out of sight ("") or shows
-  // otherwise (a closed <select>: its chosen option alone), in document order
-  const hidden = [];
-  const extra = [];    // the text of shadow roots and same-origin frames shown
-  const closedRoot = (window.__farm && window.__farm.closedRoot) || (() => null);
-  const rootOf = (el) => el.shadowRoot || closedRoot(el);
-  // a shadow root's text: each shown child's rendered text, and nested roots' in turn
-  const rootText = (root, depth) => {
-    if (depth > 20) return;
-    for (const c of root.children) {
-      if (SKIP.has(c.tagName) || getComputedStyle(c).display === "none") continue;
-      const t = (c.innerText || "").trim();
-      if (t) extra.push(t);
-    }
-    for (const el of root.querySelectorAll("*")) {
-      const inner = rootOf(el);
-      if (inner) rootText(inner, depth + 1);
-    }
-  };
-  const frameText = (el) => {
-    try {
-      const doc = el.contentDocument;      // null: another origin (read by farm on its own)
-      if (doc && doc.body) extra.push(doc.body.innerText);
-    } catch (e) { /* another origin */ }
-  };
-
   // what a form field shows that innerText leaves out: a text field's or textarea's value, a
   // button input's label (a password's dots are no text; nor are checkboxes, files, ranges)
   const FIELDS = new Set(["text", "search", "email", "tel", "url", "number", "date", "time",
@@ -55,59 +26,101 @@
     }
     return type === "button" ? el.value : "";
   };
-
-  const outside = (r, fixed, clip) => {
-    const x = r.left + (fixed ? 0 : scrollX), y = r.top + (fixed ? 0 : scrollY);
-    const w = fixed ? innerWidth : pageW, h = fixed ? innerHeight : pageH;
-    if (x + r.width <= 0 || y + r.height <= 0 || x >= w || y >= h) return true;
-    return clip !== null && (r.right <= clip.left || r.left >= clip.right
-      || r.bottom <= clip.top || r.top >= clip.bottom);
+  // ``text`` with the text of ``hidden`` ([element, what is seen of it], in document order)
+  // replaced by what is seen of it
+  const subtract = (text, hidden) => {
+    let from = 0;
+    for (const [el, seen] of hidden) {
+      const gone = (el.innerText ?? el.textContent ?? "").trim();
+      if (!gone) continue;
+      const at = text.indexOf(gone, from);
+      if (at < 0) continue;
+      text = text.slice(0, at) + "\n" + seen + "\n" + text.slice(at + gone.length);
+      from = at;
+    }
+    return text;
   };
 
-  // clip: the viewport rect an overflow:hidden ancestor shows its content in (null: none)
-  const visit = (el, clip, fixed) => {
-    if (SKIP.has(el.tagName)) return;
-    const st = getComputedStyle(el);
-    if (st.display === "none") return;
-    if (parseFloat(st.opacity) === 0) { hidden.push([el, ""]); return; }
-    const r = el.getBoundingClientRect();
-    const isFixed = fixed || st.position === "fixed";
-    // a box that clips what overflows it (an inline or display:contents element has none)
-    const clips = st.display !== "contents" && st.display !== "inline" && (
-      ["hidden", "clip"].includes(st.overflowX) || ["hidden", "clip"].includes(st.overflowY)
-      || (st.clip !== "auto" && st.clip !== "" && ["absolute", "fixed"].includes(st.position)));
-    if (clips && (r.width === 0 || r.height === 0)) { hidden.push([el, ""]); return; }
-    if (r.width > 0 && r.height > 0 && outside(r, isFixed, clip)) { hidden.push([el, ""]); return; }
-    if (el.tagName === "SELECT" && !el.multiple && el.size <= 1) {    // a closed dropdown
-      const chosen = el.selectedOptions[0];
-      hidden.push([el, chosen ? chosen.text.trim() : ""]);
-      return;
-    }
-    if (el.tagName === "INPUT" || el.tagName === "TEXTAREA") {
-      const shown = (fieldText(el) || "").trim();
-      if (shown) extra.push(shown);
-    }
-    const root = rootOf(el);
-    if (root) rootText(root, 0);
-    if (el.tagName === "IFRAME" && r.width > 0 && r.height > 0) frameText(el);
-    let inner = clip;
-    if (clips) {
-      inner = clip === null ? r : {
-        left: Math.max(clip.left, r.left), top: Math.max(clip.top, r.top),
-        right: Math.min(clip.right, r.right), bottom: Math.min(clip.bottom, r.bottom) };
-    }
-    for (const c of el.children) visit(c, inner, isFixed);
-  };
-  for (const c of body.children) visit(c, null, false);
+  // the visible text of the document of ``win`` (the page's window, or a same-origin frame's)
+  const readWindow = (win, depth) => {
+    const body = win.document.body;
+    if (!body || depth > 20) return "";
+    const root = win.document.documentElement;
+    const pageW = Math.max(root.scrollWidth, body.scrollWidth);
+    const pageH = Math.max(root.scrollHeight, body.scrollHeight);
+    const style = (el) => win.getComputedStyle(el);
+    const closedRoot = (win.__farm && win.__farm.closedRoot) || (() => null);
+    const rootOf = (el) => el.shadowRoot || closedRoot(el);
 
-  let text = body.innerText, from = 0;
-  for (const [el, seen] of hidden) {
-    const gone = (el.innerText ?? el.textContent ?? "").trim();
-    if (!gone) continue;
-    const at = text.indexOf(gone, from);
-    if (at < 0) continue;
-    text = text.slice(0, at) + "\n" + seen + "\n" + text.slice(at + gone.length);
-    from = at;
-  }
-  return extra.length ? text + "\n" + extra.join("\n") : text;
+    const outside = (r, fixed, clip) => {
+      const x = r.left + (fixed ? 0 : win.scrollX), y = r.top + (fixed ? 0 : win.scrollY);
+      const w = fixed ? win.innerWidth : pageW, h = fixed ? win.innerHeight : pageH;
+      if (x + r.width <= 0 || y + r.height <= 0 || x >= w || y >= h) return true;
+      return clip !== null && (r.right <= clip.left || r.left >= clip.right
+        || r.bottom <= clip.top || r.top >= clip.bottom);
+    };
+
+    // ``base`` (the rendered text of ``els``) minus what cannot be seen of them, plus the
+    // text of the shadow roots, frames and form fields in them
+    const read = (base, els, clip, fixed) => {
+      const acc = { hidden: [], extra: [] };
+      for (const c of els) visit(acc, c, clip, fixed);
+      const text = subtract(base, acc.hidden);
+      return acc.extra.length ? text + "\n" + acc.extra.join("\n") : text;
+    };
+    // a shadow root's text: each shown child's, read by the same rules
+    const rootText = (acc, shadow, clip, fixed) => {
+      for (const c of shadow.children) {
+        if (SKIP.has(c.tagName) || style(c).display === "none") continue;
+        const t = read((c.innerText || "").trim(), [c], clip, fixed);
+        if (t.trim()) acc.extra.push(t);
+      }
+    };
+    const frameText = (acc, el) => {
+      try {
+        const fw = el.contentWindow;       // another origin: read by farm on its own
+        if (fw && fw.document && fw.document.body) acc.extra.push(readWindow(fw, depth + 1));
+      } catch (e) { /* another origin */ }
+    };
+
+    // clip: the viewport rect an overflow:hidden ancestor shows its content in (null: none)
+    const visit = (acc, el, clip, fixed) => {
+      if (SKIP.has(el.tagName)) return;
+      const st = style(el);
+      if (st.display === "none") return;
+      if (parseFloat(st.opacity) === 0) { acc.hidden.push([el, ""]); return; }
+      const r = el.getBoundingClientRect();
+      const isFixed = fixed || st.position === "fixed";
+      // a box that clips what overflows it (an inline or display:contents element has none)
+      const clips = st.display !== "contents" && st.display !== "inline" && (
+        ["hidden", "clip"].includes(st.overflowX) || ["hidden", "clip"].includes(st.overflowY)
+        || (st.clip !== "auto" && st.clip !== "" && ["absolute", "fixed"].includes(st.position)));
+      if (clips && (r.width === 0 || r.height === 0)) { acc.hidden.push([el, ""]); return; }
+      if (r.width > 0 && r.height > 0 && outside(r, isFixed, clip)) {
+        acc.hidden.push([el, ""]);
+        return;
+      }
+      if (el.tagName === "SELECT" && !el.multiple && el.size <= 1) {    // a closed dropdown
+        const chosen = el.selectedOptions[0];
+        acc.hidden.push([el, chosen ? chosen.text.trim() : ""]);
+        return;
+      }
+      if (el.tagName === "INPUT" || el.tagName === "TEXTAREA") {
+        const shown = (fieldText(el) || "").trim();
+        if (shown) acc.extra.push(shown);
+      }
+      let inner = clip;
+      if (clips) {
+        inner = clip === null ? r : {
+          left: Math.max(clip.left, r.left), top: Math.max(clip.top, r.top),
+          right: Math.min(clip.right, r.right), bottom: Math.min(clip.bottom, r.bottom) };
+      }
+      const shadow = rootOf(el);
+      if (shadow) rootText(acc, shadow, inner, isFixed);
+      if (el.tagName === "IFRAME" && r.width > 0 && r.height > 0) frameText(acc, el);
+      for (const c of el.children) visit(acc, c, inner, isFixed);
+    };
+    return read(body.innerText, body.children, null, false);
+  };
+  return readWindow(window, 0);
 }
