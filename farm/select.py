@@ -64,7 +64,10 @@ class KeywordExpr:
         if not self.tokens:
             raise self._error("expected a word, got nothing", 1)
         self._i = 0
-        self.tree = self._or()
+        try:
+            self.tree = self._or()
+        except RecursionError:
+            raise self._error("parentheses nested too deeply", 1) from None
         if self._i < len(self.tokens):
             word, col = self.tokens[self._i]
             raise self._error(f"unexpected {word!r}", col)
@@ -76,25 +79,29 @@ class KeywordExpr:
     def _peek(self) -> str | None:
         return self.tokens[self._i][0] if self._i < len(self.tokens) else None
 
+    # ``a or b or …`` is one node with a list of operands, not a nested pair per ``or``: a -k
+    # generated from a list of a thousand case ids nested as deep as Python's recursion limit.
     def _or(self):
-        left = self._and()
+        terms = [self._and()]
         while self._peek() == "or":
             self._i += 1
-            left = ("or", left, self._and())
-        return left
+            terms.append(self._and())
+        return terms[0] if len(terms) == 1 else ("or", terms)
 
     def _and(self):
-        left = self._not()
+        terms = [self._not()]
         while self._peek() == "and":
             self._i += 1
-            left = ("and", left, self._not())
-        return left
+            terms.append(self._not())
+        return terms[0] if len(terms) == 1 else ("and", terms)
 
     def _not(self):
-        if self._peek() == "not":
+        negations = 0
+        while self._peek() == "not":
             self._i += 1
-            return ("not", self._not())
-        return self._atom()
+            negations += 1
+        atom = self._atom()
+        return ("not", atom) if negations % 2 else atom
 
     def _atom(self):
         if self._i >= len(self.tokens):
@@ -121,8 +128,8 @@ class KeywordExpr:
             if op == "not":
                 return not ev(node[1])
             if op == "and":
-                return ev(node[1]) and ev(node[2])
-            return ev(node[1]) or ev(node[2])
+                return all(ev(term) for term in node[1])
+            return any(ev(term) for term in node[1])
         return ev(self.tree)
 
 
