@@ -271,8 +271,11 @@ class Variables:
 
     @property
     def secret_values(self) -> tuple[str, ...]:
-        """Non-empty values of the secret variables, longest first."""
-        vals = {self._values[n] for n in self._secrets if self._values.get(n)}
+        """Non-empty values of the secret variables, longest first; each also without its
+        surrounding whitespace (a CI secret often ends in a newline, which an input field drops
+        and a page's text collapses: the value comes back trimmed)."""
+        vals = {v for n in self._secrets if self._values.get(n)
+                for v in (self._values[n], self._values[n].strip()) if v}
         return tuple(sorted(vals, key=lambda v: (-len(v), v)))
 
     # -- templates ----------------------------------------------------------------------------
