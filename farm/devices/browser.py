@@ -62,7 +62,10 @@ def _action(method: Callable[..., Any]) -> Callable[..., Any]:
     action, a model-planned one too."""
     @functools.wraps(method)
     def act(self: "BrowserDevice", *args: Any, **kwargs: Any) -> Any:
-        out = method(self, *args, **kwargs)
+        try:
+            out = method(self, *args, **kwargs)
+        finally:
+            self._aim = None        # (checked for the tap that follows its check alone)
         if self._idle_ms and self._page is not None:
             self._wait.network_idle(self._page, self._idle_ms)
         return out
@@ -86,6 +89,8 @@ class BrowserDevice:
         self._thread: int | None = None
         self._pid: int | None = None
         self._driver: psutil.Process | None = None    # the Playwright driver of this device
+        # (node, x, y) `tap_point` found reached, for the tap that follows (`_aimed_tap`)
+        self._aim: tuple[int, int, int] | None = None
         self._killed = False
         self._crashed = False
         self.about = ""                               # "Chromium 156.0… (binary)", once open
@@ -443,6 +448,7 @@ class BrowserDevice:
     def hierarchy(self) -> UITree:
         """The rendered DOM as a UITree, collected in one page.evaluate (not walked again while
         the page has not changed since the last walk)."""
+        self._aim = None            # (node ids of the read before)
         tree = self._read(self._dom.tree)
         self.last_observation = "tree"
         self.hierarchy_seconds = self._dom.seconds
@@ -483,9 +489,33 @@ class BrowserDevice:
 
     @_action
     def tap(self, x: int, y: int) -> None:
-        page = self._acting()
+        aim, page = self._aim, self._acting()
         with self._errors("tap"):
-            page.mouse.click(x, y)
+            if aim is None or aim[1:] != (x, y):
+                page.mouse.click(x, y)
+                return
+            self._aimed_tap(page, aim[0], x, y)
+
+    def _aimed_tap(self, page: Any, node: int, x: int, y: int) -> None:
+        """A tap on node ``node`` that `tap_point` found reached at (x, y): the mouse goes
+        there, and the button goes down only where the target is then. A page may move or
+        cover it when the pointer arrives (a button that shifts on hover, a hover panel over
+        it): the target is followed once to where it went, as Playwright retries; still not
+        reached fails the step, where the click went elsewhere and the step passed."""
+        for _ in range(2):
+            page.mouse.move(x, y)
+            now = self._unless_navigating(lambda: self._dom.aim(page, node, x, y))
+            if now is None:
+                break
+            if isinstance(now, str):
+                raise StepFailed(f"the target moved when the mouse reached it (its hover "
+                                 f"effect?): a tap at ({x}, {y}) would hit {now}")
+            x, y = now
+        else:
+            raise StepFailed("the target moves away each time the mouse reaches it (its "
+                             "hover effect?): no tap reaches it")
+        page.mouse.down()
+        page.mouse.up()
 
     @_action
     def double_tap(self, x: int, y: int) -> None:
@@ -582,11 +612,14 @@ class BrowserDevice:
         No round trip when the tree just read (no action on the page since) found the target
         reached at that point (dom.js's ``reached``)."""
         if self._dom.reached(node, x, y):
+            self._aim = (node, x, y)
             return x, y, ""
         page = self._acting()
         with self._errors("check what a tap would hit"):
-            return self._unless_navigating(lambda: self._dom.tap_point(page, node, x, y),
-                                           (x, y, ""))
+            nx, ny, cover = self._unless_navigating(
+                lambda: self._dom.tap_point(page, node, x, y), (x, y, ""))
+        self._aim = (node, nx, ny) if not cover else None
+        return nx, ny, cover
 
     @_action
     def type_text(self, text: str) -> None:

@@ -20,6 +20,8 @@ log = logging.getLogger("farm.devices.browser")
 
 # what a tap on a node of the last read would hit
 HIT_JS = "(args) => (" + read_js("hit.js") + ")(args, " + REACH_JS + ")"
+# whether the tap still reaches it once the mouse is there (a hover may move or cover it)
+AIM_JS = "(args) => (" + read_js("aim.js") + ")(args, " + REACH_JS + ")"
 
 
 class DomReader:
@@ -111,6 +113,15 @@ class DomReader:
         to when something did, or that point and what covers it still."""
         nx, ny, cover = self.wait.script(page, HIT_JS, [node, x, y])
         return int(nx), int(ny), clean(cover)
+
+    def aim(self, page: Any, node: int, x: int, y: int) -> tuple[int, int] | str | None:
+        """With the mouse at (x, y) over node ``node``, before its button goes down (aim.js):
+        None when a tap there reaches it, the point it is reached at now when the hover
+        moved it, else what a tap would hit instead."""
+        res = self.wait.script(page, AIM_JS, [node, x, y])
+        if isinstance(res, list):
+            return int(res[0]), int(res[1])
+        return clean(res) if isinstance(res, str) else None
 
 
 def _origin(url: str) -> str:
