@@ -49,6 +49,7 @@ class Settings(BaseModel):
         validate_default=True,
         populate_by_name=True,
         protected_namespaces=(),        # model_* are settings here, not pydantic's methods
+        allow_inf_nan=False,    # `inf` / `nan` in farm.toml: an OverflowError deep in a run
     )
 
     # where each setting not at its default was set (`source`); flags: `load_settings`
@@ -244,11 +245,29 @@ class Settings(BaseModel):
             raise ValueError(f"must be between 0 and {MAX_RETRIES}")
         return value
 
-    @field_validator("max_execution_errors", "model_retries", "locate_max_scrolls")
+    @field_validator("max_execution_errors", "model_retries", "locate_max_scrolls",
+                     "model_temperature")
     @classmethod
-    def _not_negative(cls, value: int) -> int:
+    def _not_negative(cls, value: float) -> float:
         if value < 0:
             raise ValueError("must be 0 or more")
+        return value
+
+    @field_validator("model_backoff")
+    @classmethod
+    def _backoff(cls, value: float) -> float:
+        """Waited before a re-send: a negative one failed the re-send with a traceback."""
+        if not 0 <= value <= MAX_SECONDS:
+            raise ValueError(f"must be between 0 and {MAX_SECONDS} seconds")
+        return value
+
+    @field_validator("replanning_cycle_limit")
+    @classmethod
+    def _cycles(cls, value: int | None) -> int | None:
+        """As a case's agent.replanningCycleLimit: -1 failed every ai step at once, 0 was
+        the family's limit without a word."""
+        if value is not None and not 1 <= value <= 1000:
+            raise ValueError("must be between 1 and 1000")
         return value
 
     @field_validator("metrics_port", "worker_metrics_port")
@@ -742,4 +761,6 @@ def _got(name: str, err: Any, msg: str) -> str:
             r"key|secret|token|password", name):
         return ""
     shown = mask_url(str(value)) if name.endswith("_url") else value
-    return "" if repr(shown) in msg or str(shown) in msg else f", got {shown!r}"
+    quoted = re.search(rf"(?<![\w.-]){re.escape(str(shown))}(?![\w.])", msg)
+    said = quoted or (isinstance(shown, str) and repr(shown) in msg)   # not the 0 of '1000'
+    return "" if said else f", got {shown!r}"

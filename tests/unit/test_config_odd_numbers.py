@@ -1,0 +1,59 @@
+"""Numbers a setting cannot mean, refused before any device starts (exit 4, naming where each
+was set and the value): `inf` / `nan` (valid TOML, and what `float()` takes from a variable),
+a negative model backoff or temperature, a replanning limit below 1. Each was taken, to fail
+later: an OverflowError or a sleep of -1 s in the middle of a run, every ai step failing at
+"replanning limit -1 reached", a limit of 0 silently the family's."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from tests.support.farm_cli import run_main
+
+
+@pytest.fixture(autouse=True)
+def clean_env(monkeypatch, tmp_path):
+    for key in list(os.environ):
+        if key.startswith("FARM_") or key in ("CELERY_BROKER_URL", "ANDROID_SERIAL"):
+            monkeypatch.delenv(key)
+    monkeypatch.chdir(tmp_path)
+
+
+@pytest.mark.parametrize("line, said", [
+    ("cache_ttl_days = inf", "setting 'cache_ttl_days' (farm.toml:2): Input should be a finite "
+                             "number, got inf"),
+    ("model_backoff = nan", "setting 'model_backoff' (farm.toml:2): Input should be a finite "
+                            "number, got nan"),
+    ("model_backoff = -1", "setting 'model_backoff' (farm.toml:2): must be between 0 and "
+                           "86400 seconds, got -1"),
+    ("model_temperature = -0.5", "setting 'model_temperature' (farm.toml:2): must be 0 or "
+                                 "more, got -0.5"),
+    ("replanning_cycle_limit = 0", "setting 'replanning_cycle_limit' (farm.toml:2): must be "
+                                   "between 1 and 1000, got 0"),
+    ("replanning_cycle_limit = -1", "setting 'replanning_cycle_limit' (farm.toml:2): must be "
+                                    "between 1 and 1000, got -1"),
+])
+def test_farm_toml_numbers_no_run_can_use_are_refused_at_their_line(
+        tmp_path, monkeypatch, capsys, line, said):
+    (tmp_path / "farm.toml").write_text(f"# settings\n{line}\n")
+    code, out, err = run_main(monkeypatch, capsys, "config", "show")
+    assert code == 4
+    assert said in err
+
+
+def test_a_variable_of_inf_is_refused_naming_it(tmp_path, monkeypatch, capsys):
+    (tmp_path / "suites").mkdir()
+    monkeypatch.setenv("FARM_CACHE_TTL_DAYS", "inf")
+    code, _, err = run_main(monkeypatch, capsys, "run", "suites", "--collect-only")
+    assert code == 4
+    assert "(env FARM_CACHE_TTL_DAYS): Input should be a finite number, got 'inf'" in err
+
+
+def test_sensible_values_still_pass(tmp_path, monkeypatch, capsys):
+    (tmp_path / "farm.toml").write_text("model_backoff = 0\nmodel_temperature = 0.7\n"
+                                        "replanning_cycle_limit = 40\ncache_ttl_days = 7\n")
+    code, out, err = run_main(monkeypatch, capsys, "config", "show")
+    assert (code, err) == (0, "")
+    assert "replanning_cycle_limit   40" in out
