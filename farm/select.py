@@ -10,6 +10,7 @@ what this machine remembers, which may differ between jobs).
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -198,6 +199,10 @@ def read_timings(path: Path) -> dict[str, float]:
                           f"({exc})") from None
     if not found:
         raise ConfigError(f"--shard-timings {path}: no case timings in it")
+    odd = next((cid for cid, seconds in found.items() if not math.isfinite(seconds)), None)
+    if odd is not None:     # NaN / inf weights put every case in one shard
+        raise ConfigError(f"--shard-timings {path}: case {odd} took {found[odd]} seconds: "
+                          "not a number of seconds")
     return found
 
 
