@@ -552,10 +552,18 @@ def nearest_setting(key: str, names: list[str], typo_only: bool = False) -> str 
     close = difflib.get_close_matches(key, names, n=1)
     if not typo_only:
         return close[0] if close else None
-    if close and _slips(key, close[0]) <= 2:
+    if close and (_slips(key, close[0]) <= 2 or _singular(key) == _singular(close[0])):
         return close[0]
     starts = [n for n in names if n.startswith(key + "_")]
     return starts[0] if len(key) >= 5 and len(starts) == 1 else None
+
+
+def _singular(name: str) -> str:
+    """``retries`` → ``retry``, ``keep_runs`` → ``keep_run``: FARM_RETRY is the setting
+    FARM_RETRIES in the singular, three letters away but no other program's variable."""
+    if name.endswith("ies"):
+        return name[:-3] + "y"
+    return name.removesuffix("s")
 
 
 def _slips(a: str, b: str) -> int:
