@@ -1,7 +1,8 @@
 // The page's text as text checks compare it (assertText, assertNoText, waitForText): the body's
 // innerText minus text a user cannot see although the page renders it, as phones leave it out
-// of their trees: under opacity 0 (its own or an ancestor's), in a zero-size box that clips
-// its content (height:0; overflow:hidden), clipped away by an overflow:hidden / clip ancestor,
+// of their trees: under opacity 0 (its own or an ancestor's), in a box of 1 px or less that
+// clips its content (height:0; overflow:hidden, or a screen-reader-only 1 px box), clipped away
+// by an overflow:hidden / clip ancestor or a clip-path of inset(50%) or more, scaled to nothing,
 // or entirely outside the page's scrollable area (left:-5000px). visibility:hidden and
 // display:none text innerText leaves out already. Text below the fold counts: scrolling reaches it.
 // Text in shadow roots (open, and closed ones page_state.js kept) and in same-origin frames
@@ -52,6 +53,13 @@
     const closedRoot = (win.__farm && win.__farm.closedRoot) || (() => null);
     const rootOf = (el) => el.shadowRoot || closedRoot(el);
 
+    // a 2D transform that squashes its element to nothing: scale(0), scaleY(0)
+    const flat = (transform) => {
+      const m = /^matrix\(([^)]*)\)$/.exec(transform);
+      if (!m) return false;
+      const [a, b, c, d] = m[1].split(",").map(Number);
+      return a * d - b * c === 0;
+    };
     const outside = (r, fixed, clip) => {
       const x = r.left + (fixed ? 0 : win.scrollX), y = r.top + (fixed ? 0 : win.scrollY);
       const w = fixed ? win.innerWidth : pageW, h = fixed ? win.innerHeight : pageH;
@@ -95,7 +103,13 @@
       const clips = st.display !== "contents" && st.display !== "inline" && (
         ["hidden", "clip"].includes(st.overflowX) || ["hidden", "clip"].includes(st.overflowY)
         || (st.clip !== "auto" && st.clip !== "" && ["absolute", "fixed"].includes(st.position)));
-      if (clips && (r.width === 0 || r.height === 0)) { acc.hidden.push([el, ""]); return; }
+      // a box too small to show a letter (the 1 px box of Bootstrap's visually-hidden,
+      // Tailwind's sr-only: text for screen readers), clipped away whole by a clip-path, or
+      // transformed to nothing (scale(0))
+      const gone = (clips && (r.width <= 1 || r.height <= 1))
+        || /^inset\((50|[5-9]\d|\d{3,})(\.\d+)?%\)$/.test(st.clipPath)
+        || flat(st.transform);
+      if (gone) { acc.hidden.push([el, ""]); return; }
       if (r.width > 0 && r.height > 0 && outside(r, isFixed, clip)) {
         acc.hidden.push([el, ""]);
         return;
