@@ -452,7 +452,7 @@ def _from_environment(cls: type[BaseModel]) -> dict[str, tuple[Any, str]]:
             except ValueError:
                 raise ValueError(f"environment variable {var.upper()}: setting {name!r} is "
                                  "a list, written as JSON (e.g. [\"a\", \"b\"]), got "
-                                 f"{value!r}") from None
+                                 f"{mask_urls_in(value)!r}") from None   # a proxy's password
         values[name] = (value, var.upper())
     return values
 
