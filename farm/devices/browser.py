@@ -315,10 +315,16 @@ class BrowserDevice:
         target's ``dialogs: accept`` (OK; a prompt its default text); said in the log and
         kept for the note of a step that then fails (`failure_note`)."""
         how, seen = self._dialogs
-        asks = dialog.type in ("confirm", "prompt")      # (an alert has OK alone)
+        # (an alert has OK alone; a beforeunload dialog dismissed keeps the page: Cancel)
+        asks = dialog.type in ("confirm", "prompt", "beforeunload")
         answer = "Cancel" if asks and how == "dismiss" else "OK"
-        said = f'the page opened {_article(dialog.type)} {dialog.type} dialog ' \
-               f'"{first_line(dialog.message)[:120]}" and farm answered {answer}'
+        if dialog.type == "beforeunload":    # its text is the browser's, never the page's
+            said = ("the page asked to confirm leaving it (a beforeunload dialog) and farm "
+                    f"answered {answer}" + (": it stayed on the page" if answer == "Cancel"
+                                            else ""))
+        else:
+            said = f'the page opened {_article(dialog.type)} {dialog.type} dialog ' \
+                   f'"{first_line(dialog.message)[:120]}" and farm answered {answer}'
         if answer == "Cancel":
             said += "; `dialogs: accept` in the web: section answers OK"
         seen.append(said)
