@@ -669,8 +669,10 @@ def _message(exc: BaseException) -> str:
 def _masked_output(value: Any, mask: Callable[[str], str]) -> Any:
     if isinstance(value, str):
         return mask(value)
-    if isinstance(value, (int, float, bool)) or value is None:
+    if isinstance(value, bool) or value is None:
         return value
+    if isinstance(value, (int, float)):   # a numeric secret (a PIN) read back as a number
+        return value if mask(str(value)) == str(value) else mask(str(value))
     if isinstance(value, dict):      # keep structure (aiQuery data, an ai step's summary)
         return {mask(str(k)): _masked_output(v, mask) for k, v in list(value.items())[:100]}
     if isinstance(value, (list, tuple)):
