@@ -437,8 +437,10 @@ def _json_from_env(field: Any) -> bool:
 
 def _from_environment(cls: type[BaseModel]) -> dict[str, tuple[Any, str]]:
     """(value, the variable it came from) by field name. A variable set to nothing (or
-    blanks) is not set: `FARM_NO_PROGRESS=` or compose's `${FARM_MODEL:-}` leave the default."""
-    env = {key.lower(): value for key, value in os.environ.items() if value.strip()}
+    blanks) is not set: `FARM_NO_PROGRESS=` or compose's `${FARM_MODEL:-}` leave the default.
+    Values are stripped: a docker --env-file or a secret file keeps a trailing blank or newline,
+    and ``FARM_STATE_DIR=/data `` made a directory named "data " ("gpt-4o\n" no model)."""
+    env = {key.lower(): value.strip() for key, value in os.environ.items() if value.strip()}
     values: dict[str, tuple[Any, str]] = {}
     for name, field in cls.model_fields.items():
         found = next(((n, env[n.lower()]) for n in _env_names(name, field) if n.lower() in env),
