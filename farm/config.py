@@ -477,8 +477,10 @@ def _from_toml(cls: type[BaseModel], path: Path,
     import tomllib
     try:
         data: Any = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ValueError(f"{path}: {exc}") from None
+    except tomllib.TOMLDecodeError as exc:     # "… (at line 3, column 11)": file:line:col first
+        at = re.search(r"^(.*) \(at line (\d+), column (\d+)\)$", str(exc))
+        said = f"{path}:{at[2]}:{at[3]}: {at[1]}" if at else f"{path}: {exc}"
+        raise ValueError(said) from None
     for key in table:
         data = data.get(key, {}) if isinstance(data, dict) else {}
     if not isinstance(data, dict):
