@@ -214,7 +214,10 @@ class _CaseRun:
                                      services.artifacts, case.id, job.attempt)
 
     def mask(self, text: str) -> str:
-        return self.vars.mask(text)
+        """What a record may show: the case's secrets and, as a cluster run's client masks a
+        worker's records, every secret of the run (one another suite declares included)."""
+        text = self.vars.mask(text)
+        return self.services.mask(text) if self.services.mask is not None else text
 
     def check_time(self) -> None:
         if self.services.cancel.is_set():
