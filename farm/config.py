@@ -160,6 +160,9 @@ class Settings(BaseModel):
     def _comma_list(cls, value: Any) -> Any:
         if isinstance(value, str):
             return [part.strip() for part in value.split(",") if part.strip()]
+        if isinstance(value, list):     # farm.toml's ["a", ""]: no module named ''
+            return [v.strip() if isinstance(v, str) else v for v in value
+                    if not (isinstance(v, str) and not v.strip())]
         return value
 
     @field_validator("locate_off")
@@ -491,8 +494,9 @@ def _from_toml(cls: type[BaseModel], path: Path,
         aliases = _env_names(name, field) if field.validation_alias is not None else []
         known.update((name, *aliases))
         for key in (name, *aliases):
-            if key in data:
-                values[name] = data[key]
+            if key in data:     # blank is not set, as in the environment (`report_dir = ""`
+                if not (isinstance(data[key], str) and not data[key].strip()):    # was ".")
+                    values[name] = data[key]
                 break
     _refuse_unknown(path, table, data, known)
     return values
