@@ -779,4 +779,7 @@ def _got(name: str, err: Any, msg: str) -> str:
     shown = mask_url(str(value)) if name.endswith("_url") else value
     quoted = re.search(rf"(?<![\w.-]){re.escape(str(shown))}(?![\w.])", msg)
     said = quoted or (isinstance(shown, str) and repr(shown) in msg)   # not the 0 of '1000'
-    return "" if said else f", got {shown!r}"
+    if said:
+        return ""
+    # "…, got http" (a scheme) or pydantic's "got a number with…": not a second "got"
+    return f": {shown!r}" if re.search(r"\bgot\b", msg) else f", got {shown!r}"

@@ -57,3 +57,13 @@ def test_sensible_values_still_pass(tmp_path, monkeypatch, capsys):
     code, out, err = run_main(monkeypatch, capsys, "config", "show")
     assert (code, err) == (0, "")
     assert "replanning_cycle_limit   40" in out
+
+
+def test_a_refused_broker_variable_says_got_once(monkeypatch, capsys):
+    """It said "…, got http, got 'http://u:***@x'"."""
+    monkeypatch.setenv("CELERY_BROKER_URL", "http://u:hunter2@x")
+    code, _, err = run_main(monkeypatch, capsys, "config", "show")
+    assert code == 4
+    assert ("setting 'broker_url' (env CELERY_BROKER_URL): the broker is a Redis URL "
+            "(redis:// or rediss://), got http: 'http://u:***@x'\n") in err
+    assert "hunter2" not in err
