@@ -142,7 +142,8 @@ class Problems:
         if value is None:
             return None
         from farm.config import environment_secrets
-        shown = "***" if environment_secrets({name: value}) else repr(value)
+        secret = environment_secrets({name: value}) or self.values.credential_in(value)
+        shown = "***" if secret else repr(value)
         return Substituted("scalar", node.line, node.column, _typed(value), raw=value,
                            plain=True, via=f"${{{name}}} = {shown} (from {source})")
 
@@ -191,6 +192,9 @@ class Problems:
             return f"${{{name}}} {source}"
         if value is not None and is_credential(name, value):
             return f"${{{name}}} is a secret (its name marks a credential)"
+        if value is not None and (held := self.values.credential_in(value)):
+            return (f"${{{name}}} holds the value of ${{{held}}}, a secret (its name marks a "
+                    "credential)")
         return None
 
     def integer(self, node: Node | None, where: str, *, minimum: int = 0,

@@ -215,6 +215,19 @@ class LoadValues:
                               lambda ref: self.read(ref, _seen | {name})[0]), "vars:"
         return None, ""
 
+    def credential_in(self, value: str) -> str | None:
+        """The name of a credential-named variable (``API_TOKEN``: `is_credential`) whose value
+        ``value`` holds, else None: a ``vars:`` value built from one (``AUTH: "Bearer
+        ${API_TOKEN}"``) is as secret as the credential itself."""
+        from farm.config import is_credential
+        for name in sorted({*self.env, *self.dotenv, *self.vars}):
+            if name in self.secrets or name in self.at_run:
+                continue
+            held = self.read(name)[0]
+            if held is not None and is_credential(name, held) and held.strip() in value:
+                return name
+        return None
+
 
 class Variables:
     """Variable values (already merged by precedence) plus which of them are secrets."""
