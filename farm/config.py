@@ -356,7 +356,7 @@ def places(cls: type[BaseModel] = Settings) -> dict[str, list[str]]:
     """Every place that sets each setting some place sets, the one in force first: its
     variable(s), then ``farm.toml:LINE``, then ``pyproject.toml [tool.farm]:LINE`` (what
     `farm config show` lists under "where set", so a value farm.toml shadows is seen)."""
-    env = {key.lower() for key in os.environ}
+    env = {key.lower() for key, value in os.environ.items() if value.strip()}   # blank: unset
     found: dict[str, list[str]] = {}
     for name, field in cls.model_fields.items():
         names = list(dict.fromkeys(n.upper() for n in _env_names(name, field)

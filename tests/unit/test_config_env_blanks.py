@@ -39,3 +39,15 @@ def test_config_show_prints_the_stripped_value(monkeypatch, capsys):
     code, out, err = run_main(monkeypatch, capsys, "config", "show")
     assert (code, err) == (0, "")
     assert "\ncache                    read-only\n" in out
+
+
+def test_config_show_does_not_name_a_blank_variable_as_where_a_value_was_set(
+        tmp_path, monkeypatch, capsys):
+    """compose's ``${FARM_RETRIES:-}`` leaves the variable blank: not set. "where set" said
+    ``retries FARM_RETRIES (overrides farm.toml:1)`` over farm.toml's value in force."""
+    (tmp_path / "farm.toml").write_text("retries = 2\n")
+    monkeypatch.setenv("FARM_RETRIES", " ")
+    code, out, err = run_main(monkeypatch, capsys, "config", "show")
+    assert (code, err) == (0, "")
+    assert "\nretries                  2\n" in out
+    assert "\n  retries farm.toml:1\n" in out
