@@ -319,7 +319,8 @@ class Variables:
     def mask(self, text: str) -> str:
         """``text`` with every secret value replaced by ``***`` (longest values first), also
         where it appears encoded: %-encoded, HTML entities, JSON / JavaScript escapes (and any
-        mix of these, character by character) or base64 (see `_secret_forms`).
+        mix of these, character by character) or base64 (see `_secret_forms`); and its start
+        where a text was cut inside it with "…" (`_cut_forms`).
 
         Repeats until no secret value is left, because a replacement can join its neighbours
         into a new occurrence (secret ``a*``: ``aa*`` -> ``a***``).  Each pass turns at least one
@@ -367,7 +368,23 @@ def _secret_forms(secret: str) -> list[tuple[int, str, str]]:
     written out and base64-encoded."""
     text = "".join(_char_pattern(ch) for ch in secret)
     first = secret[0] + "&%\\" + ("+" if secret[0] == " " else "")
-    return [(len(secret), text, first), *_base64_forms(secret)]
+    return [(len(secret), text, first), *_cut_forms(secret), *_base64_forms(secret)]
+
+
+_CUT = "\u2026"            # "…": where farm and its devices cut a long text
+_MIN_CUT_PREFIX = 3      # a shorter start of a secret before "…" tells little, and is common
+
+
+def _cut_forms(secret: str) -> list[tuple[int, str, str]]:
+    """The start of ``secret`` where a text was cut inside it (``Login as tokSE…``): a quoted
+    screen text or message is shortened before it is masked. The "…" stays."""
+    if len(secret) <= _MIN_CUT_PREFIX:
+        return []
+    rest = ""
+    for ch in reversed(secret[_MIN_CUT_PREFIX:-1]):
+        rest = f"(?:{re.escape(ch)}{rest})?"
+    return [(_MIN_CUT_PREFIX, re.escape(secret[:_MIN_CUT_PREFIX]) + rest + f"(?={_CUT})",
+             secret[0])]
 
 
 @functools.lru_cache(maxsize=1024)
