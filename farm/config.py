@@ -222,6 +222,16 @@ class Settings(BaseModel):
             raise ValueError("names no host (http://HOST:9091)")
         return value
 
+    @field_validator("serve_host", "serve_url_host")
+    @classmethod
+    def _host(cls, value: str | None) -> str | None:
+        """A host, as the app URL is built from it (``http://HOST:PORT``): a URL here made
+        ``http://http://10.0.0.5:PORT``, which workers failed to open case after case."""
+        if value and ("/" in value or " " in value.strip()):
+            raise ValueError("is a host name or address (10.0.0.5, build-host.lan), not a URL "
+                             "or path")
+        return value.strip() if value else value
+
     @field_validator("cache")
     @classmethod
     def _cache_mode(cls, value: str | None) -> str | None:
@@ -682,14 +692,17 @@ def redis_url_problem(url: str) -> str | None:
 # Environment variables whose values are credentials though farm was never given them: the
 # keys provider SDKs read themselves (OPENAI_API_KEY, ANTHROPIC_API_KEY, AZURE_API_KEY, ...),
 # tokens, passwords. An endpoint may echo one back, so they are masked like farm's own keys.
-_SECRET_VARIABLE = re.compile(r"_(?:KEY|TOKEN|SECRET|PASSWORD)$", re.IGNORECASE)
+# (a name that is only the word counts too: PASSWORD, TOKEN; DB_PASS, SMTP_PWD, FTP_PASSWD,
+# GCP_CREDENTIALS as well; but not the shell's PWD, the working directory)
+_SECRET_VARIABLE = re.compile(r"(?:^|_)(?:TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?)$"
+                              r"|_(?:KEY|PASS|PWD)$", re.IGNORECASE)
 MIN_SECRET_CHARS = 8     # a shorter value ("1", "true") is a flag: hiding it garbles messages
 
 
 def environment_secrets(environ: Mapping[str, str] | None = None) -> list[str]:
-    """The values of the variables in ``environ`` (default ``os.environ``) whose names end in
-    ``_API_KEY``, ``_KEY``, ``_TOKEN``, ``_SECRET`` or ``_PASSWORD``, of MIN_SECRET_CHARS
-    characters or more: what every message, log line and output hides as ``***``."""
+    """The values of the variables in ``environ`` (default ``os.environ``) whose names mark a
+    credential (`is_credential`), of MIN_SECRET_CHARS characters or more: what every message,
+    log line and output hides as ``***``."""
     env = os.environ if environ is None else environ
     return [value.strip() for name, value in env.items() if is_credential(name, value)]
 
@@ -710,7 +723,8 @@ def model_keys(settings: "Settings") -> dict[str, str]:
 
 def is_credential(name: str, value: str) -> bool:
     """A variable whose name marks a credential (``…_KEY``, ``_TOKEN``, ``_SECRET``,
-    ``_PASSWORD``) and whose value is long enough to be one: hidden wherever it shows."""
+    ``_PASSWORD``, ``_PASS``, ``_PWD``, ``_CREDENTIALS``, ...) and whose value is long enough to
+    be one: hidden wherever it shows."""
     return bool(_SECRET_VARIABLE.search(name)) and len(value.strip()) >= MIN_SECRET_CHARS
 
 

@@ -67,3 +67,15 @@ def test_a_refused_broker_variable_says_got_once(monkeypatch, capsys):
     assert ("setting 'broker_url' (env CELERY_BROKER_URL): the broker is a Redis URL "
             "(redis:// or rediss://), got http: 'http://u:***@x'\n") in err
     assert "hunter2" not in err
+
+
+@pytest.mark.parametrize("var, value", [("FARM_SERVE_URL_HOST", "http://10.0.0.5"),
+                                        ("FARM_SERVE_HOST", "0.0.0.0/0")])
+def test_a_url_where_a_host_goes_is_refused(monkeypatch, capsys, var, value):
+    """The app URL is http://HOST:PORT: a URL there gave workers http://http://10.0.0.5:PORT
+    to open, and every served case failed on them."""
+    monkeypatch.setenv(var, value)
+    code, _, err = run_main(monkeypatch, capsys, "config", "show")
+    assert code == 4
+    assert (f"(env {var}): is a host name or address (10.0.0.5, build-host.lan), not a URL "
+            f"or path, got {value!r}") in err
