@@ -341,29 +341,35 @@ class BrowserDevice:
 
     def _goto(self, url: str) -> None:
         self._dom.acted()
+        from farm.config import mask_url
         from farm.suite.urls import url_problem
+        shown = mask_url(url)        # (basic auth's user:password@ is no one's to read)
         problem = url_problem(url)   # a ${NAME} gave one the load could not check: the case's
         if problem is not None:      # mistake, not the browser's (no retry, no quarantine)
-            raise StepFailed(f"cannot open {url}: {problem}")
+            raise StepFailed(f"cannot open {shown}: {problem}")
         from playwright.sync_api import TimeoutError as PlaywrightTimeout
         page = self._acting()
         wait_ms = self._wait.timeout * 1000
         # the message names the URL and Playwright's net::ERR_... reason; a site that does not
-        # answer, or whose document never finishes, is the site's doing, not the browser's
-        with self._errors(f"open {url}"), unreachable_site(url):
+        # answer, or whose document never finishes, is the site's doing, not the browser's.
+        # Until the server answers no script of the page runs: not watched for a hang (the
+        # guard's ping waits for the document too, and called a silent server a page's loop)
+        with mapped_errors(self.name, f"open {shown}", lambda: self._killed, self._page_gone,
+                           self._tab_closed), unreachable_site(shown):
             try:
                 page.goto(url, wait_until="commit", timeout=wait_ms)
             except PlaywrightTimeout:
-                raise StepFailed(f"cannot open {url}: the server sent no answer within "
+                raise StepFailed(f"cannot open {shown}: the server sent no answer within "
                                  f"{self._wait.timeout:g} s") from None
+        with self._errors(f"open {shown}"), unreachable_site(shown):
             self._shots.attach(page)     # while the document loads
             try:
                 page.wait_for_load_state("domcontentloaded", timeout=wait_ms)
             except PlaywrightTimeout:
-                raise StepFailed(f"cannot open {url}: its document was still loading after "
+                raise StepFailed(f"cannot open {shown}: its document was still loading after "
                                  f"{self._wait.timeout:g} s (still coming from the server, or "
                                  "a script in it has not come)") from None
-            self._wait_loaded(page, url)
+            self._wait_loaded(page, shown)
 
     def _wait_loaded(self, page: Any, url: str) -> None:
         """The page's load event (images, frames, stylesheets in), at most LOAD_GRACE_S: a
