@@ -222,6 +222,20 @@ class Settings(BaseModel):
             raise ValueError("names no host (http://HOST:9091)")
         return value
 
+    @field_validator("results_history_url")
+    @classmethod
+    def _history(cls, value: str | None) -> str | None:
+        """A path or a Redis URL: ``http://…`` or ``postgres://…`` was taken as a path, a
+        SQLite file made under ./http:/ (the password in a folder name), never shared."""
+        scheme = re.match(r"([A-Za-z][A-Za-z0-9+.-]*)://", value or "")
+        if scheme and scheme[1].lower() not in ("redis", "rediss", "unix"):
+            raise ValueError("is a file path or a Redis URL (redis://, rediss://), got "
+                             f"{scheme[1]}://")
+        problem = redis_url_problem(value or "")
+        if problem:
+            raise ValueError(f"the results history's URL {problem}")
+        return value
+
     @field_validator("serve_host", "serve_url_host")
     @classmethod
     def _host(cls, value: str | None) -> str | None:

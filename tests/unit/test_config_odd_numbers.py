@@ -79,3 +79,17 @@ def test_a_url_where_a_host_goes_is_refused(monkeypatch, capsys, var, value):
     assert code == 4
     assert (f"(env {var}): is a host name or address (10.0.0.5, build-host.lan), not a URL "
             f"or path, got {value!r}") in err
+
+
+def test_a_results_history_url_that_is_no_path_nor_redis_is_refused(tmp_path, monkeypatch,
+                                                                    capsys):
+    """``http://u:pw@host/db`` was a path: the history went into ./http:/u:pw@host/db, a
+    SQLite file no other job shares, the password in a folder name."""
+    (tmp_path / "suites").mkdir()
+    monkeypatch.setenv("FARM_RESULTS_HISTORY_URL", "http://u:hunter2@host/db")
+    code, _, err = run_main(monkeypatch, capsys, "run", "suites", "--collect-only")
+    assert code == 4
+    assert ("(env FARM_RESULTS_HISTORY_URL): is a file path or a Redis URL (redis://, "
+            "rediss://), got http://: 'http://u:***@host/db'") in err
+    assert "hunter2" not in err
+    assert not (tmp_path / "http:").exists()
