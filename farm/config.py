@@ -526,6 +526,12 @@ def _from_toml(cls: type[BaseModel], path: Path,
     return values
 
 
+# `farm run` flags that are no setting: in farm.toml, said so, not taken for a setting's typo.
+RUN_FLAGS_ONLY = {"devices", "maxfail", "exitfirst", "shard", "shard_timings", "tag",
+                  "exclude_tag", "last_failed", "junit_xml", "alluredir", "collect_only",
+                  "matrix", "overwrite"}
+
+
 def _refuse_unknown(path: Path, table: tuple[str, ...], data: dict[str, Any],
                     known: set[str]) -> None:
     """A name no setting has (``retires = 3``) would be ignored without a word: refuse it,
@@ -541,6 +547,10 @@ def _refuse_unknown(path: Path, table: tuple[str, ...], data: dict[str, Any],
         if isinstance(data[key], dict):     # a [section]: farm's settings have none
             hint = _table_hint(path, table, key, data[key])
             line = _header_line(text, (*table, key))
+        elif key.replace("-", "_") in RUN_FLAGS_ONLY:    # not "did you mean device_plugins"
+            hint = (f"{key!r} (--{key.replace('_', '-')} is a flag of `farm run`, given on "
+                    "the command line each run, not a setting)")
+            line = lines.get(key)
         else:
             near = nearest_setting(key, names)
             hint = f"{key!r}" + (f" (did you mean {near!r}?)" if near else "")
