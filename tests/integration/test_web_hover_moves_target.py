@@ -22,6 +22,11 @@ PAGES = {
     "always.html": "<button style='position:absolute;top:50px;left:50px' onmousemove="
                    "'this.style.left = this.style.left === \"400px\" ? \"50px\" : \"400px\"' "
                    "onclick='" + DONE + "'>Run away</button>",
+    # re-rendered by its hover (a new node in the same place): tapped as before
+    "rerender.html": "<button style='position:absolute;top:50px;left:50px' onmouseenter="
+                     "'this.removeAttribute(\"onmouseenter\"); "
+                     "this.replaceWith(this.cloneNode(true))' "
+                     "onclick='" + DONE + "'>Run away</button>",
     # a hover panel that covers the button
     "cover.html": "<button style='position:absolute;top:50px;left:50px' onmouseenter="
                   "'document.getElementById(\"p\").style.display=\"block\"' onclick='" + DONE
@@ -39,7 +44,8 @@ def test_a_target_that_moves_under_the_mouse_is_followed_or_fails_its_tap(
             f"<!doctype html><html><body>{html}<p id='o'>Waiting</p></body></html>")
     (root / "farm.yaml").write_text("timeout: 60\nretries: 0\napps:\n  site:\n"
                                     "    serve: app\n    env: SITE_URL\n")
-    for page, target in (("once", "Run away"), ("always", "Run away"), ("cover", "Buy now")):
+    for page, target in (("once", "Run away"), ("always", "Run away"), ("cover", "Buy now"),
+                         ("rerender", "Run away")):
         (root / f"{page}.yaml").write_text(
             f"name: {page}\nweb:\n  url: ${{SITE_URL}}/{page}.html\ntasks:\n  - name: t\n"
             f"    flow:\n      - aiTap: {target}\n      - assertText: Caught it\n")
@@ -48,6 +54,7 @@ def test_a_target_that_moves_under_the_mouse_is_followed_or_fails_its_tap(
     assert done.returncode == 1, out
     cases = by_name(results(tmp_path / "run"))
     assert cases["once"]["status"] == "passed", cases["once"]
+    assert cases["rerender"]["status"] == "passed", cases["rerender"]
     always, cover = cases["always"], cases["cover"]
     assert always["error"] == {
         "kind": "StepFailed", "step": 1,
