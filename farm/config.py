@@ -634,7 +634,12 @@ def misspelt_variables(cls: type[BaseModel] = Settings,
     for var in sorted(v.upper() for v in env):
         if not var.startswith(ENV_PREFIX) or var in read:
             continue
-        near = nearest_setting(var[len(ENV_PREFIX):], names, typo_only=True)
+        flag = var[len(ENV_PREFIX):].lower()
+        if flag in RUN_FLAGS_ONLY:      # FARM_DEVICES=browser:4 in a CI job: ran on browser:1
+            said.append(f"{var} is not a farm setting and is ignored (--{flag.replace('_', '-')}"
+                        " is a flag of `farm run`: give it on the command line)")
+            continue
+        near = nearest_setting(flag, names, typo_only=True)
         if near is not None:
             said.append(f"{var} is not a farm setting and is ignored (did you mean "
                         f"{_env_names(near, cls.model_fields[near])[0].upper()}?)")

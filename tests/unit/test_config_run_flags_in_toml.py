@@ -32,3 +32,11 @@ def test_a_run_flag_in_farm_toml_is_named_as_a_flag(tmp_path, monkeypatch, capsy
                    f"'{key}' ({flag} is a flag of `farm run`, given on the command line each "
                    "run, not a setting)\n")
     assert "did you mean" not in err
+
+
+def test_a_run_flag_as_a_farm_variable_is_warned_of():
+    """FARM_DEVICES=browser:4 in a CI job was ignored without a word: the run took browser:1."""
+    from farm.config import misspelt_variables
+    assert misspelt_variables(environ={"FARM_DEVICES": "browser:4", "FARM_DEMO_URL": "x"}) == [
+        "FARM_DEVICES is not a farm setting and is ignored (--devices is a flag of `farm run`: "
+        "give it on the command line)"]
