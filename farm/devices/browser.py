@@ -664,10 +664,12 @@ class BrowserDevice:
                              f'{shown or "none"}{f", and {more} more" if more > 0 else ""})')
         if isinstance(how, str) and how.startswith("not:"):
             focus = how[4:]
+            hint = ("a file input takes files: aiTap it with fileChooserAccept: <path>"
+                    if focus.endswith("[type=file]")
+                    else "a page that reads keys itself takes them with mode: typeOnly")
             raise StepFailed("no text field took the text: " + (
                 "nothing has the focus where it tapped" if focus == "nothing"
-                else f"the focus is on a {focus}") + " (a page that reads keys itself "
-                "takes them with mode: typeOnly)")
+                else f"the focus is on {_article(focus)} {focus}") + f" ({hint})")
         return how in ("done", "insert", "set")
 
     @_action
