@@ -307,6 +307,9 @@ def select_cases(cases: Sequence[Case], opts: SelectOptions, shown: Callable[[Ca
             each = _timed_weights(sel.selected, timings)
             known = sum(c.id in timings for c in sel.selected)
             rest = " (the rest by their steps)" if known < len(sel.selected) else ""
+            if not known and sel.selected:   # another suite's file, or ids from another tool
+                rest = (f" (its {len(timings)} case id(s) are none of this run's: another "
+                        "suite's file? planned on the steps)")
             sel.notes.append(f"--shard {index}/{total}: planned on the timings of {known} of "
                              f"{len(sel.selected)} case(s){rest}")
         weights: dict[str, float] = {}
