@@ -984,6 +984,16 @@ def _printable_anywhere() -> None:
                 pass
 
 
+def _hidden(text: str) -> str:
+    """``text`` with the value of every credential-named environment variable as ``***``: an
+    error may quote a value given in the wrong place (an API key pasted into
+    FARM_MODEL_RETRIES: "got 'sk-...'"), which must not reach a CI log."""
+    from farm.config import environment_secrets
+    for value in sorted(set(environment_secrets()), key=len, reverse=True):
+        text = text.replace(value, "***")
+    return text
+
+
 def main() -> None:
     """Entry point: maps errors to exit codes; no tracebacks for user mistakes."""
     global _OWN_PROCESS
@@ -994,6 +1004,7 @@ def main() -> None:
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
     except click.UsageError as exc:
+        exc.message = _hidden(exc.message)
         exc.show()
         sys.exit(EXIT_USAGE)
     except (click.Abort, KeyboardInterrupt):
@@ -1003,29 +1014,31 @@ def main() -> None:
         n = len(exc.errors)
         click.echo(f"farm: {n} problem{'s' if n != 1 else ''} in suite files:", err=True)
         for err in exc.errors:
-            click.echo(f"  {err}", err=True)
+            click.echo(_hidden(f"  {err}"), err=True)
         if exc.outcome:
             sys.stderr.flush()
             click.echo(exc.outcome)
         sys.exit(EXIT_USAGE)
     except UserError as exc:
-        click.echo(f"farm: error: {exc}", err=True)
+        click.echo(_hidden(f"farm: error: {exc}"), err=True)
         sys.exit(EXIT_USAGE)
     except FarmError as exc:
-        click.echo(f"farm: error: {exc}", err=True)
+        click.echo(_hidden(f"farm: error: {exc}"), err=True)
         sys.exit(exc.exit_code)
     except click.ClickException as exc:
+        exc.message = _hidden(exc.message)
         exc.show()
         sys.exit(EXIT_USAGE)
     except Exception as exc:  # a bug in farm: say so, keep the traceback out of the way
         log_path = _state_dir() / "last-error.log"
         try:
             log_path.parent.mkdir(parents=True, exist_ok=True)
-            log_path.write_text(traceback.format_exc())
+            log_path.write_text(_hidden(traceback.format_exc()))
             where = f" (traceback in {log_path})"
         except OSError:
             where = ""
-        click.echo(f"farm: internal error: {type(exc).__name__}: {exc}{where}", err=True)
+        click.echo(_hidden(f"farm: internal error: {type(exc).__name__}: {exc}{where}"),
+                   err=True)
         sys.exit(EXIT_INTERNAL)
 
 
