@@ -286,12 +286,16 @@ def select_cases(cases: Sequence[Case], opts: SelectOptions, shown: Callable[[Ca
         expr = KeywordExpr(opts.keyword)
         sel.drop(lambda c: None if expr.matches(case_haystack(c, shown(c)))
                  else f"-k {opts.keyword}")
-    if opts.tags:
-        wanted = set(opts.tags)
+    # a blank --tag / --exclude-tag (CI's --tag "$TAG" with TAG unset) asks for nothing, as a
+    # blank -k does: it deselected every case (exit 5)
+    tags = [t.strip() for t in opts.tags if t.strip()]
+    exclude = [t.strip() for t in opts.exclude_tags if t.strip()]
+    if tags:
+        wanted = set(tags)
         sel.drop(lambda c: None if wanted & set(c.tags)
-                 else f"--tag {' / '.join(opts.tags)}: not tagged so")
-    if opts.exclude_tags:
-        unwanted = set(opts.exclude_tags)
+                 else f"--tag {' / '.join(tags)}: not tagged so")
+    if exclude:
+        unwanted = set(exclude)
         sel.drop(lambda c: None if not unwanted & set(c.tags)
                  else f"--exclude-tag {', '.join(sorted(unwanted & set(c.tags)))}")
     if opts.platforms is not None:

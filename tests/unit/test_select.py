@@ -92,6 +92,14 @@ def test_tags_include_any_and_exclude_wins(demo_cases):
     assert {d.case.id: d.reason for d in sel.deselected}["b"] == "--exclude-tag slow"
 
 
+def test_a_blank_tag_filters_nothing_as_a_blank_k_does(demo_cases):
+    """CI's `--tag "$TAG"` with TAG unset: every case was deselected (exit 5)."""
+    a, b = (demo_cases[0].model_copy(update={"id": i, "tags": t})
+            for i, t in (("a", ["smoke"]), ("b", [])))
+    assert [x.id for x in _select([a, b], tags=[""], exclude_tags=[" "]).selected] == ["a", "b"]
+    assert [x.id for x in _select([a, b], tags=["", " smoke "]).selected] == ["a"]
+
+
 def test_last_failed_runs_failures_only_or_everything(demo_cases):
     sel = _select(demo_cases, last_failed=["demo/logout", "demo/gone"])
     assert [c.id for c in sel.selected] == ["demo/logout"]
