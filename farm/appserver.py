@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import socket
 import sys
 import threading
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
@@ -45,6 +46,15 @@ class _QuietServer(ThreadingHTTPServer):
                     exc_info=True)
 
 
+class _QuietServer6(_QuietServer):
+    address_family = socket.AF_INET6        # FARM_SERVE_HOST=:: (or another IPv6 address)
+
+
+def _url_host(host: str) -> str:
+    """``host`` as a URL writes it: an IPv6 address in brackets (``http://[::1]:8000``)."""
+    return f"[{host}]" if ":" in host and not host.startswith("[") else host
+
+
 class AppServer:
     """One threaded static server per served directory."""
 
@@ -62,12 +72,14 @@ class AppServer:
             folder = Path(app.serve).resolve()
             if folder not in self.urls:
                 handler = functools.partial(_QuietHandler, directory=str(folder))
-                server = _QuietServer((self.host, 0), handler)
+                kind = _QuietServer6 if ":" in self.host else _QuietServer
+                server = kind((self.host.strip("[]"), 0), handler)
                 server.daemon_threads = True
                 threading.Thread(target=server.serve_forever, name=f"app-{app.name}",
                                  daemon=True).start()
                 self._servers.append(server)
-                self.urls[folder] = f"http://{self.url_host}:{server.server_address[1]}"
+                self.urls[folder] = (f"http://{_url_host(self.url_host)}:"
+                                     f"{server.server_address[1]}")
             if app.env:
                 self.env[app.env] = self.urls[folder]
 
