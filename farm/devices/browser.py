@@ -382,7 +382,6 @@ class BrowserDevice:
             log.warning("%s: %s has not finished loading after %g s (a resource it asked for "
                         "has not come); the case goes on with the page as it is", self.name,
                         url, LOAD_GRACE_S)
-            self._shots.load_missed(page)      # (its captures do not wait for it again)
 
     # -- observation -------------------------------------------------------------------------
 

@@ -49,9 +49,9 @@ class PageCapture:
         self._pending: list[_Shot] = []               # evidence captures not yet handed over
         self._bound = False                           # the session has the capture binding
         self._frame: str | None = None                # the page's main frame (DevTools id)
-        # the page whose document's load event a capture waited for in vain (until its next
-        # document): its later captures do not wait again
-        self._unloaded: Any = None
+        # (page, document) whose load event a report image waited for in vain: its later
+        # images do not wait again (the document: its performance.timeOrigin)
+        self._unloaded: tuple[Any, str] | None = None
         self.waits: Counter[str] = Counter()          # how each wait for a capture ended
         self.used = False                             # evidence is asked of this device
 
@@ -62,7 +62,7 @@ class PageCapture:
 
     def screenshot(self, page: Any) -> bytes:
         """PNG of the viewport, in CSS pixels (so it matches tap coordinates at any DPR)."""
-        from playwright.sync_api import Error as PlaywrightError
+        from playwright.sync_api import Error as PlaywrightError, TimeoutError as PlaywrightTimeout
 
         if self.wait.may_navigate:
             self.wait.settled(page)
@@ -73,7 +73,10 @@ class PageCapture:
             # load event never comes (a resource its server holds) is captured as it is.
             for attempt, limit_ms in ((1, 1500), (2, 3000), (3, 10000)):
                 try:
-                    self._await_load(page, limit_ms)
+                    try:
+                        page.wait_for_load_state("load", timeout=limit_ms)
+                    except PlaywrightTimeout:
+                        pass
                     return page.screenshot(type="png", scale="css", caret="initial",
                                            timeout=limit_ms)
                 except PlaywrightError as exc:
@@ -115,32 +118,25 @@ class PageCapture:
             return _UNCHANGED
         if not self.wait.called:
             with self.errors("screenshot"):
-                try:
-                    self._await_load(page, 1500)
-                except Exception as exc:   # closing, navigating: the capture says what is wrong
-                    log.debug("%s: capturing before load: %s", self.device, first_line(exc))
+                self._await_load(page, token)
                 self._start(cdp, shot)
         self._shown = token
         return Later(lambda: self._finish(page, shot), lambda: shot.done, lambda: shot.took)
 
-    def load_missed(self, page: Any) -> None:
-        """The device waited for ``page``'s load event in vain: its captures do not wait for
-        it again (until its next document)."""
-        self._unloaded = page
-
-    def _await_load(self, page: Any, timeout_ms: int) -> None:
-        """The page's load event, at most ``timeout_ms``: a capture during a navigation fails
-        or stalls. A document whose load did not come in that time (an image, font or script
-        its server holds) is captured as it is, and its later captures do not wait again:
-        each one cost its step that wait, 1.5 s, a step."""
-        from playwright.sync_api import TimeoutError as PlaywrightTimeout
-        if self._unloaded is page:
+    def _await_load(self, page: Any, token: str | None) -> None:
+        """The page's load event, at most 1.5 s, before an image: one taken during a
+        navigation fails or stalls. A document whose load did not come then (an image, font
+        or script its server holds) is captured as it is, and its later images do not wait
+        again: each one cost its step 1.5 s, and a case of a dozen steps its timeout."""
+        doc = token.partition(":")[0] if token else None
+        if doc is not None and self._unloaded == (page, doc):
             return
         try:
-            page.wait_for_load_state("load", timeout=timeout_ms)
-        except PlaywrightTimeout:
-            log.debug("%s: capturing before load (after %d ms)", self.device, timeout_ms)
-            self._unloaded = page
+            page.wait_for_load_state("load", timeout=1500)
+        except Exception as exc:   # still loading: capture what is there
+            log.debug("%s: capturing before load: %s", self.device, first_line(exc))
+            if doc is not None and "Timeout" in type(exc).__name__:
+                self._unloaded = (page, doc)
 
     def _start(self, cdp: Any, shot: "_Shot") -> None:
         """Have the page call the capture binding: its event starts `_on_binding`, which runs
@@ -314,7 +310,6 @@ class PageCapture:
         binding (sent as the navigation commits, before the step's next look at the page)."""
         if event.get("frame", {}).get("id") != self._frame:
             return
-        self._unloaded = None       # (a new document: its load is to come)
         if self._bound and self._cdp is not None:
             # sent before a wait for the document is told it came: the step's next script on
             # the page goes after it, over the same session
