@@ -526,8 +526,7 @@ class BrowserDevice:
         else:
             raise StepFailed("the target moves away each time the mouse reaches it (its "
                              "hover effect?): no tap reaches it")
-        page.mouse.down()
-        page.mouse.up()
+        page.mouse.click(x, y)      # (where the mouse is: one call for down and up)
 
     @_action
     def double_tap(self, x: int, y: int) -> None:
