@@ -7,6 +7,7 @@ uses real headless Chromium and a simulated Android phone."""
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import signal
@@ -112,8 +113,27 @@ def _kill_a_busy_worker(tmp_path, redis_url, workers, farm):
     wait_idle(redis_url, 3)
     proc = run_on(farm, redis_url, suite, tmp_path / "run", "--devices", "fake:3")
     busy = wait_busy(redis_url)[0]              # held mid-case until `go`
+    # the run has taken in that the device started it (its journal's start line): killed
+    # before, the run never knew which device had the attempt (it is lost, but as a job that
+    # vanished, with no device named: a load-dependent race, not what these tests are about)
+    wait_for(lambda: _journal_started(tmp_path / "run", busy), 60,
+             "the run seeing the busy case start")
     psutil.Process(busy["pid"]).kill()
     return proc, busy, go
+
+
+def _journal_started(run_dir, lease: dict) -> bool:
+    """The run's journal has the start of ``lease``'s case on its device."""
+    path = run_dir / "results.jsonl"
+    for text in (path.read_text().splitlines() if path.exists() else []):
+        try:
+            line = json.loads(text)
+        except ValueError:      # a line being written
+            continue
+        if (line.get("journal"), line.get("case_id"), line.get("device")) == (
+                "start", lease["case"], lease["device"]):
+            return True
+    return False
 
 
 def _summary_line(out: str) -> str:
