@@ -989,9 +989,10 @@ def _hidden(text: str) -> str:
     error may quote a value given in the wrong place (an API key pasted into
     FARM_MODEL_RETRIES: "got 'sk-...'"), which must not reach a CI log."""
     from farm.config import environment_secrets
-    for value in sorted(set(environment_secrets()), key=len, reverse=True):
-        text = text.replace(value, "***")
-    return text
+    from farm.suite.vars import Variables      # (its mask: escaped forms, cut quotes too)
+    found = environment_secrets()
+    return Variables({str(i): v for i, v in enumerate(found)},
+                     secrets=map(str, range(len(found)))).mask(text)
 
 
 def main() -> None:

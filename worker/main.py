@@ -33,6 +33,7 @@ import warnings
 from typing import TYPE_CHECKING, Callable, Sequence
 
 from farm.cluster import store
+from farm.config import mask_urls_in     # (a WDA URL's password: never on the console)
 
 if TYPE_CHECKING:  # pragma: no cover
     from farm.config import Settings
@@ -150,7 +151,6 @@ def claim_target(r, kind: str, candidates: list[str], name: str) -> str | None:
         if store.acquire_target(r, tid, name) or store.target_holders(r, [tid]).get(tid) == name:
             return target       # (held by this name already: its dead process's, taken over)
     held = store.target_holders(r, [target_id(kind, t) for t in candidates])
-    from farm.config import mask_urls_in     # (a WDA URL's password)
     print(mask_urls_in(f"farm worker: {name}: no free {kind} device: " + ", ".join(
         f"{t} is driven by {held.get(target_id(kind, t), '?')}" for t in candidates)),
         file=sys.stderr, flush=True)
@@ -237,7 +237,6 @@ def _cannot_start(runtime: "DeviceRuntime", exc: BaseException) -> None:
     once = {"android": f"once `adb devices` lists {runtime.target} as `device`",
             "ios": f"once its WebDriverAgent answers at {runtime.target}",
             "browser": "once its Chromium starts (FARM_CHROMIUM_PATH chooses which)"}
-    from farm.config import mask_urls_in     # (a WDA URL's password)
     print(mask_urls_in(f"farm worker: device {runtime.name} {said}. Not started again: "
                        f"{once.get(runtime.kind, 'once it is fixed')}, start `farm worker` "
                        "again"), file=sys.stderr, flush=True)
@@ -277,7 +276,6 @@ def _say(line: str) -> None:
     """``line`` on stdout in one write, its newline included: a `farm worker`'s device
     processes share its stdout, and print's two writes (the text, then the newline) let two
     ready lines run into one when output is unbuffered (PYTHONUNBUFFERED, as containers set)."""
-    from farm.config import mask_urls_in
     sys.stdout.write(mask_urls_in(line) + "\n")    # a WDA URL's password never shown
     sys.stdout.flush()
 
