@@ -110,9 +110,9 @@ def cli() -> None:
 @click.option("--pushgateway", metavar="URL",
               help="Push the run's metrics to this Prometheus Pushgateway at the end.")
 def run(paths: tuple[Path, ...], devices: str, report_dir: Path | None, junit_xml: Path | None,
-        alluredir: Path | None, no_progress: bool | None, retries: int | None, timeout: float | None,
-        model: str | None, model_base_url: str | None, model_family: str | None,
-        broker: str | None, matrix: bool, overwrite: bool, verbose: bool,
+        alluredir: Path | None, no_progress: bool | None, retries: int | None,
+        timeout: float | None, model: str | None, model_base_url: str | None,
+        model_family: str | None, broker: str | None, matrix: bool, overwrite: bool, verbose: bool,
         collect_only: bool, keyword: str | None, tags: tuple[str, ...],
         exclude_tags: tuple[str, ...], exitfirst: bool, maxfail: int | None,
         max_model_cost: float | None, max_model_tokens: int | None, last_failed: bool,
@@ -668,8 +668,8 @@ def _summed(spends: list) -> dict:
 @_broker_option
 def cache_clear(case: str, broker: str | None) -> None:
     """Remove the entries of CASE (a case id, a suite: demo/ or demo, or a case file or
-    folder: suites/demo/login.yaml); all of them without CASE. A corrupt cache file is moved aside (cache.db.corrupt-<time>) and a
-    fresh one started."""
+    folder: suites/demo/login.yaml); all of them without CASE. A corrupt cache file is moved
+    aside (cache.db.corrupt-<time>) and a fresh one started."""
     from farm.cache.sqlite_store import CorruptStore
     try:
         store = _store(broker)
