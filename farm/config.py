@@ -400,19 +400,50 @@ def places(cls: type[BaseModel] = Settings) -> dict[str, list[str]]:
     return found
 
 
+_KEY = r"""(?:[A-Za-z0-9_-]+|"[^"]*"|'[^']*')"""       # a TOML key: bare or quoted
+
+
 def _key_lines(text: str, table: tuple[str, ...]) -> dict[str, int]:
-    """The line of each ``key = …`` of ``table`` (top level for ``()``) in a TOML text."""
+    """The line of each ``key = …`` of ``table`` (top level for ``()``) in a TOML text: under
+    its ``[a.b]`` header, as a dotted key (``farm.retries = 2`` under ``[tool]``) or inside an
+    inline table (``farm = {retries = 2}``: TOML keeps one on a single line, which every key
+    in it is said to be on)."""
     lines: dict[str, int] = {}
     current: tuple[str, ...] = ()
     for number, line in enumerate(text.splitlines(), 1):
-        header = re.match(r"\s*\[([^\[\]]+)\]\s*(#.*)?$", line)
+        header = re.match(r"\s*\[\[?([^\[\]]+)\]\]?\s*(#.*)?$", line)
+        key = None if header else re.match(rf"\s*({_KEY}(?:\s*\.\s*{_KEY})*)\s*=(.*)$", line)
         if header:
-            current = tuple(part.strip().strip('"') for part in header.group(1).split("."))
+            current = _key_path(header.group(1)) or ("[",)      # ("[",): none of ours
+            path = current
+        else:
+            path = (*current, *_key_path(key.group(1))) if key else ()
+        if not path or path[:len(table)] != table[:len(path)]:
             continue
-        key = re.match(r"""\s*["']?([A-Za-z0-9_-]+)["']?\s*=""", line)
-        if key and current == table:
-            lines.setdefault(key.group(1), number)
+        if len(path) > len(table):          # a key of the table, or a [table.sub] header
+            lines.setdefault(path[len(table)], number)
+        elif key and key.group(2).lstrip().startswith("{"):   # the table, or one holding it
+            for name in _inline_keys(key.group(2), table[len(path):]):
+                lines.setdefault(name, number)
     return lines
+
+
+def _key_path(text: str) -> tuple[str, ...]:
+    """``tool."farm" . retries`` -> ("tool", "farm", "retries")."""
+    parts = re.findall(r"""\s*([A-Za-z0-9_-]+|"[^"]*"|'[^']*')\s*(?:\.|$)""", text)
+    return tuple(part.strip("\"'") for part in parts)
+
+
+def _inline_keys(value: str, inside: tuple[str, ...]) -> list[str]:
+    """The keys of the inline table ``value`` (the rest of its line) at ``inside`` in it."""
+    import tomllib
+    try:
+        found: Any = tomllib.loads(f"v = {value}")["v"]
+    except tomllib.TOMLDecodeError:
+        return []
+    for part in inside:
+        found = found.get(part) if isinstance(found, dict) else None
+    return list(found) if isinstance(found, dict) else []
 
 
 def configured(cls: type[BaseModel] = Settings) -> dict[str, Any]:
