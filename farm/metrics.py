@@ -55,7 +55,8 @@ CASE_DURATION = Histogram(
     "device).", ["platform", "status"], registry=REGISTRY,
     buckets=(1, 2, 5, 10, 20, 30, 60, 120, 300, 600, 1800, 3600))
 AGENT_ITERATIONS = Histogram(
-    "farm_agent_iterations", "Plan-act rounds of the AI agent per case (cases with ai steps).",
+    "farm_agent_iterations", "Plan-act rounds of the AI agent per case, every attempt's "
+    "(cases with ai steps).",
     ["platform"], registry=REGISTRY, buckets=(1, 2, 3, 5, 8, 10, 15, 20, 30, 40, 60, 100))
 CASE_TOKENS = Counter("farm_case_tokens", "Model tokens of every attempt of the final cases, "
                       "from their results.", ["platform", "kind"], registry=REGISTRY)
@@ -146,8 +147,10 @@ def heartbeat(device: str, when: float) -> None:
 
 
 def case_iterations(result: Any) -> int | None:
-    """Agent rounds of a case's attempt (None: no ai step ran)."""
-    rounds = [s.rounds for s in result.steps if getattr(s, "rounds", None) is not None]
+    """Agent rounds of a case, every attempt's (None: no ai step ran in any): a retried case
+    spent the rounds of its failed attempts too, as its tokens and cost count them."""
+    rounds = [s.rounds for attempt in (*result.previous, result) for s in attempt.steps
+              if getattr(s, "rounds", None) is not None]
     return sum(rounds) if rounds else None
 
 

@@ -62,9 +62,9 @@ def token_totals(summary: dict) -> dict[str, float]:
 
 
 def rounds(summary: dict) -> list[int]:
-    """Agent rounds per final case that ran ai steps."""
-    per_case = [[s["rounds"] for s in c["steps"] if s.get("rounds") is not None]
-                for c in summary["cases"]]
+    """Agent rounds per final case that ran ai steps, every attempt's."""
+    per_case = [[s["rounds"] for a in [c, *c.get("previous", [])] for s in a["steps"]
+                 if s.get("rounds") is not None] for c in summary["cases"]]
     return [sum(r) for r in per_case if r]
 
 

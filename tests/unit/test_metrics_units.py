@@ -78,9 +78,31 @@ def test_each_final_result_is_counted_once_with_the_tokens_of_every_attempt() ->
     assert value("farm_cases_total", platform="unit", status="skipped") == before["skipped"] + 1
     assert value("farm_case_tokens_total", platform="unit", kind="prompt") == prompt0 + 140
     assert value("farm_case_cost_usd_total", platform="unit") == pytest.approx(cost0 + 0.75)
+    # one observation per case with ai steps: the rounds of every attempt (3 + 2 + 4)
     assert value("farm_agent_iterations_count", platform="unit") == iters0 + 1
-    assert value("farm_agent_iterations_sum", platform="unit") == iters_sum0 + 6
+    assert value("farm_agent_iterations_sum", platform="unit") == iters_sum0 + 9
     assert value("farm_case_duration_seconds_count", platform="unit", status="skipped") == dur0
+
+
+def test_agent_iterations_count_the_rounds_of_a_retried_cases_failed_attempts() -> None:
+    """A case that ran 20 rounds, failed, and passed on its retry in 3 showed 3 on the
+    iterations panel: the loops spent exactly when things went wrong were not there. A case
+    whose only ai rounds were in an attempt before its last (the retry replayed a cached
+    plan) is a case with ai steps too."""
+    def histogram() -> dict[str, float]:
+        return {k: value(f"farm_agent_iterations_{k}", platform="retried")
+                for k in ("count", "sum")} | {
+            "le=5": value("farm_agent_iterations_bucket", platform="retried", le="5.0")}
+
+    before = histogram()
+    tally = metrics.CaseMetrics(NullEvents())
+    looped = result("r1", "failed", platform="retried", rounds=[20])
+    tally.count(result("r1", "flaky", platform="retried", attempt=2, previous=[looped],
+                       rounds=[3]))
+    tally.count(result("r2", "passed", platform="retried", attempt=2, rounds=[None],
+                       previous=[result("r2", "failed", platform="retried", rounds=[4])]))
+    after = histogram()
+    assert {k: after[k] - before[k] for k in after} == {"count": 2, "sum": 27, "le=5": 1}
 
 
 def test_run_started_creates_the_case_series_at_zero() -> None:
