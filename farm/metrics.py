@@ -26,6 +26,9 @@ from __future__ import annotations
 
 import errno
 import logging
+import os
+import re
+import secrets
 import threading
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
@@ -299,8 +302,54 @@ def exposition() -> bytes:
 
 def write_textfile(path: Path) -> None:
     """``metrics.prom`` in the text exposition format, farm's own metrics (written atomically:
-    node_exporter's textfile collector never reads half a file)."""
-    prometheus_client.write_to_textfile(str(path), REGISTRY)
+    node_exporter's textfile collector never reads half a file). The temporary file is
+    ``metrics.prom.<pid>.<random>.tmp``; one a killed farm left there (SIGKILL mid-write) is
+    removed here, so they do not pile up in a textfile-collector folder."""
+    path = Path(path)
+    from prometheus_client.openmetrics.exposition import ALLOWUTF8    # as write_to_textfile
+    body = prometheus_client.generate_latest(REGISTRY, ALLOWUTF8)
+    _discard_stale_temps(path)
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.{secrets.token_hex(6)}.tmp")
+    # created exclusively, never through a symlink planted at that name
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0),
+                 0o666)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(body)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def _discard_stale_temps(path: Path) -> None:
+    """Remove the temporary files of writes of ``path`` whose farm process is gone: this
+    version's (``<name>.<pid>.<hex>.tmp``) and those of earlier ones, written by
+    prometheus_client (``<name>.<pid>.<thread id>``). A live process's write is left be."""
+    own = re.compile(re.escape(path.name) + r"\.(\d+)\.(?:\d+|[0-9a-f]+\.tmp)")
+    try:
+        names = [e.name for e in os.scandir(path.parent) if e.name.startswith(path.name + ".")]
+    except OSError:
+        return          # the write itself says what is wrong with the folder
+    for name in names:
+        found = own.fullmatch(name)
+        if found and not _alive(int(found.group(1))):
+            try:
+                (path.parent / name).unlink()
+            except OSError as exc:
+                log.debug("cannot remove the stale %s: %s", path.parent / name, exc)
+
+
+def _alive(pid: int) -> bool:
+    """Whether process ``pid`` runs (another user's counts as running; so does this one, whose
+    failed writes remove their own file)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (OSError, OverflowError):    # not ours to signal, or no pid at all: left be
+        return True
+    return True
 
 
 class _Sent:
