@@ -365,26 +365,64 @@ def _any_case(pattern: str) -> str:
 
 def _secret_forms(secret: str) -> list[tuple[int, str, str]]:
     """``(typical length, pattern, characters a match can start with)`` for ``secret``
-    written out and base64-encoded."""
-    text = "".join(_char_pattern(ch) for ch in secret)
-    first = secret[0] + "&%\\" + ("+" if secret[0] == " " else "")
-    return [(len(secret), text, first), *_cut_forms(secret), *_base64_forms(secret)]
+    written out (as is, and as CSS may case it: `_cased_forms`) and base64-encoded."""
+    return [_text_form([[ch] for ch in secret]), *_cut_forms(secret),
+            *_cased_forms(secret), *_base64_forms(secret)]
+
+
+def _text_form(chars: list[list[str]]) -> tuple[int, str, str]:
+    """The form of a text given as its characters, each one of a few spellings (``[["a",
+    "A"], ["b"]]``: "ab" or "Ab"), every character possibly encoded (`_char_pattern`)."""
+    def one(options: list[str]) -> str:
+        if len(options) == 1:
+            return "".join(_char_pattern(ch) for ch in options[0])
+        return "(?:" + "|".join("".join(_char_pattern(c) for c in o) for o in options) + ")"
+    first = "".join(o[0] for o in chars[0]) + "&%\\" + ("+" if " " in chars[0] else "")
+    return len(chars), "".join(map(one, chars)), first
+
+
+def _cased_forms(secret: str) -> list[tuple[int, str, str]]:
+    """``secret`` upper-cased, lower-cased (as CSS does: "ß" upper-cased is "SS") and with
+    the first letter of its words capitalised, wherever a browser may see a word start
+    (Chromium: after "-", ".", " ", not after "_" or "'": either case is taken at any letter
+    that follows a non-letter); each also cut short with "…" (`_cut_forms`).
+
+    A page shows a secret so cased by CSS (text-transform: uppercase | lowercase |
+    capitalize): its visible text (innerText, the UI tree) holds the cased value. Only a value
+    of MIN_SECRET_CHARS or more gets these forms: a shorter one cased ("ON", "Admin") is too
+    often the page's own word."""
+    from farm.config import MIN_SECRET_CHARS
+    if len(secret.strip()) < MIN_SECRET_CHARS:
+        return []
+    forms = []
+    for cased in {secret.upper(), secret.lower()} - {secret}:
+        forms += [_text_form([[ch] for ch in cased]), *_cut_forms(cased)]
+    capital = [[ch, ch.title()] if ch.title() != ch and (i == 0 or not secret[i - 1].isalpha())
+               else [ch] for i, ch in enumerate(secret)]
+    if any(len(options) > 1 for options in capital):
+        forms.append(_text_form(capital))
+        forms += _cut_forms(secret, capital)
+    return forms
 
 
 _CUT = "\u2026"            # "…": where farm and its devices cut a long text
 _MIN_CUT_PREFIX = 3      # a shorter start of a secret before "…" tells little, and is common
 
 
-def _cut_forms(secret: str) -> list[tuple[int, str, str]]:
+def _cut_forms(secret: str, chars: list[list[str]] | None = None
+               ) -> list[tuple[int, str, str]]:
     """The start of ``secret`` where a text was cut inside it (``Login as tokSE…``): a quoted
-    screen text or message is shortened before it is masked. The "…" stays."""
-    if len(secret) <= _MIN_CUT_PREFIX:
+    screen text or message is shortened before it is masked. The "…" stays. ``chars``: each
+    character's spellings, as `_text_form` takes them (default: ``secret``'s own)."""
+    chars = chars or [[ch] for ch in secret]
+    if len(chars) <= _MIN_CUT_PREFIX:
         return []
+    pieces = ["(?:" + "|".join(map(re.escape, options)) + ")" for options in chars]
     rest = ""
-    for ch in reversed(secret[_MIN_CUT_PREFIX:-1]):
-        rest = f"(?:{re.escape(ch)}{rest})?"
-    return [(_MIN_CUT_PREFIX, re.escape(secret[:_MIN_CUT_PREFIX]) + rest + f"(?={_CUT})",
-             secret[0])]
+    for piece in reversed(pieces[_MIN_CUT_PREFIX:-1]):
+        rest = f"(?:{piece}{rest})?"
+    return [(_MIN_CUT_PREFIX, "".join(pieces[:_MIN_CUT_PREFIX]) + rest + f"(?={_CUT})",
+             "".join(o[0] for o in chars[0]))]
 
 
 @functools.lru_cache(maxsize=1024)
