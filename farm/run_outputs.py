@@ -16,6 +16,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Callable
 
+from farm.cache.run_store import RECORD as STORE_RECORD
 from farm.config import Settings
 from farm.errors import ConfigError, UserError
 from farm.journal import JOURNAL, claim, conclude, writer
@@ -133,16 +134,41 @@ def _run_dir(settings: Settings, run_id: str, overwrite: bool, junit_xml: Path |
                           f"({old[0]}): use "
                           f"--overwrite to replace it, or another directory")
     if old:
-        import shutil
-        for name in ("results.json", "results.jsonl", "junit.xml", "report.html", "farm.log",
-                     "metrics.prom"):
-            (run_dir / name).unlink(missing_ok=True)
-        shutil.rmtree(run_dir / "artifacts", ignore_errors=True)
+        _clear_old_run(run_dir)
     try:
         claim(run_dir, run_id)
     except FileExistsError:     # another run started into it since the checks above
         _not_in_use(run_dir, settings.named("report_dir"), starting=True)
     return run_dir
+
+
+# What a run writes into its directory, by name (the cases' own report pages aside)
+RUN_FILES = ("results.json", JOURNAL, "junit.xml", "report.html", "farm.log", "metrics.prom",
+             STORE_RECORD, ROOM)
+
+
+def _clear_old_run(run_dir: Path) -> None:
+    """--overwrite: remove what the run before wrote there, and only that (farm's own file
+    names, its screenshots, and the cases' own report pages its results.json names), so the
+    directory holds this run's outputs alone: its cache-store.json and its cases'
+    ``reportFileName`` pages stayed, and a run cut short there left them beside its own."""
+    import shutil
+    for name in (*_own_pages(run_dir / "results.json"), *RUN_FILES):
+        (run_dir / name).unlink(missing_ok=True)
+    shutil.rmtree(run_dir / "artifacts", ignore_errors=True)
+
+
+def _own_pages(results: Path) -> list[str]:
+    """The cases' own report pages (Midscene ``reportFileName``) a results.json names: plain
+    ``*.html`` file names only, whatever an edited file says."""
+    import json
+    try:
+        cases = json.loads(results.read_text(encoding="utf-8")).get("cases") or []
+        names = {str(c.get("report_file") or "") for c in cases if isinstance(c, dict)}
+    except (OSError, ValueError, AttributeError):
+        return []
+    return sorted(n for n in names if n.endswith(".html") and n != "report.html"
+                  and Path(n).name == n and "\\" not in n and not n.startswith("."))
 
 
 def _not_in_use(run_dir: Path, named: str, starting: bool = False) -> None:
