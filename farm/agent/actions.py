@@ -154,7 +154,7 @@ class _Acting:
     def __getattr__(self, name: str) -> Any:
         fn = getattr(self._device, name)
         if name in self._POINT:
-            return lambda x, y, *a: (self._note(self._POINT[name], [[x, y]]), fn(x, y, *a))[1]
+            return lambda x, y, *a: self._pointed(self._POINT[name], fn, x, y, *a)
         if name == "swipe":
             return lambda x1, y1, x2, y2, *a: (
                 self._note("swipe", [[x1, y1], [x2, y2]]), fn(x1, y1, x2, y2, *a))[1]
@@ -164,6 +164,17 @@ class _Acting:
         if name == "type_text":
             return lambda *a: (self._typed(), fn(*a))[1]
         return fn
+
+    def _pointed(self, kind: str, fn: Callable[..., Any], x: float, y: float, *a: Any) -> Any:
+        """``fn(x, y, ...)``, noted at (x, y) before it runs (a tap that fails is marked
+        where it was tried); a tap that says it went to another point (its target moved as
+        the pointer reached it: `BrowserDevice.tap`) is marked there instead."""
+        self._note(kind, [[x, y]])
+        went = fn(x, y, *a)
+        if kind == "tap" and isinstance(went, tuple) and len(went) == 2:
+            self._acted[-1]["points"] = [[round(v) for v in went]]
+            return None
+        return went
 
     def _note(self, kind: str, points: list[list[float]]) -> None:
         self._acted.append({"kind": kind, "points": [[round(v) for v in p] for p in points]})

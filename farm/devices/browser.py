@@ -500,20 +500,24 @@ class BrowserDevice:
         return page
 
     @_action
-    def tap(self, x: int, y: int) -> None:
+    def tap(self, x: int, y: int) -> tuple[int, int] | None:
+        """Click at (x, y); None, or the point the click went to instead when the target
+        moved as the mouse reached it (`_aimed_tap`: the report marks that point)."""
         aim, page = self._aim, self._acting()
         with self._errors("tap"):
             if aim is None or aim[1:] != (x, y):
                 page.mouse.click(x, y)
-                return
-            self._aimed_tap(page, aim[0], x, y)
+                return None
+            return self._aimed_tap(page, aim[0], x, y)
 
-    def _aimed_tap(self, page: Any, node: int, x: int, y: int) -> None:
+    def _aimed_tap(self, page: Any, node: int, x: int, y: int) -> tuple[int, int] | None:
         """A tap on node ``node`` that `tap_point` found reached at (x, y): the mouse goes
         there, and the button goes down only where the target is then. A page may move or
         cover it when the pointer arrives (a button that shifts on hover, a hover panel over
-        it): the target is followed once to where it went, as Playwright retries; still not
-        reached fails the step, where the click went elsewhere and the step passed."""
+        it): the target is followed once to where it went, as Playwright retries (the point
+        it was clicked at is returned); still not reached fails the step, where the click
+        went elsewhere and the step passed."""
+        first = (x, y)
         for _ in range(2):
             page.mouse.move(x, y)
             now = self._unless_navigating(lambda: self._dom.aim(page, node, x, y))
@@ -527,6 +531,7 @@ class BrowserDevice:
             raise StepFailed("the target moves away each time the mouse reaches it (its "
                              "hover effect?): no tap reaches it")
         page.mouse.click(x, y)      # (where the mouse is: one call for down and up)
+        return None if (x, y) == first else (x, y)
 
     @_action
     def double_tap(self, x: int, y: int) -> None:
