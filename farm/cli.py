@@ -54,8 +54,9 @@ def cli() -> None:
               "cases (and the deselected ones) with their platform; run nothing (exit 0, 5 when "
               "no case is selected, 4 on a suite error). Platforms are deselected only with an "
               "explicit --devices or with --shard (the shard the run would take).")
-@click.option("-k", "keyword", metavar="EXPR", help="Only cases whose name, id or file path "
-              "contains these words, joined by and / or / not (as pytest's -k).")
+@click.option("-k", "keyword", metavar="EXPR", help="Only cases whose name or id (its file's "
+              "path in the suite: demo/mobile/ios_login) contains these words, joined by "
+              "and / or / not (as pytest's -k).")
 @click.option("--tag", "tags", multiple=True, metavar="TAG",
               help="Only cases with this tag (tags:); repeat for any of several.")
 @click.option("--exclude-tag", "exclude_tags", multiple=True, metavar="TAG",

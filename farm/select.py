@@ -50,7 +50,7 @@ _TOKEN = re.compile(r"\s*(\(|\)|[^\s()]+)")
 
 class KeywordExpr:
     """pytest's ``-k``: words joined by ``and``/``or``/``not`` and parentheses; a word matches
-    when it is a case-insensitive substring of the case's name, id or file path."""
+    when it is a case-insensitive substring of the case's name or id (`case_haystack`)."""
 
     def __init__(self, text: str) -> None:
         self.text = text
@@ -134,9 +134,14 @@ class KeywordExpr:
         return ev(self.tree)
 
 
-def case_haystack(case: Case, shown_file: str) -> str:
-    """What -k looks in: the case's name, id and file path."""
-    return "\n".join((case.name, case.id, shown_file))
+def case_haystack(case: Case) -> str:
+    """What -k looks in: the case's name and its id, which is its file's path in the suite
+    (``demo/mobile/ios_login`` for suites/demo/mobile/ios_login.yaml). Not the path as given
+    or shown: the folders above the suite (``/home/runner/work/…``, ``suites/``) and the
+    ``.yaml`` every file has made a short word select every case, and a word select
+    differently on another machine or working directory (pytest's -k leaves out the folders
+    above its rootdir for the same reason)."""
+    return f"{case.name}\n{case.id}"
 
 
 # ---- --shard I/N -------------------------------------------------------------------------------
@@ -276,15 +281,13 @@ class SelectOptions:
     shard_timings: Mapping[str, float] | None = None   # --shard-timings: id -> seconds
 
 
-def select_cases(cases: Sequence[Case], opts: SelectOptions, shown: Callable[[Case], str]
-                 ) -> Selection:
-    """Split ``cases`` as the options ask; ``shown`` gives a case's file as displayed (for -k).
-    Nothing here reads local state: shards are planned on `shard_weight` (or on the timings
+def select_cases(cases: Sequence[Case], opts: SelectOptions) -> Selection:
+    """Split ``cases`` as the options ask. Nothing here reads local state: shards are planned on `shard_weight` (or on the timings
     every job was given), never on this machine's remembered durations."""
     sel = Selection(selected=list(cases))
     if opts.keyword:
         expr = KeywordExpr(opts.keyword)
-        sel.drop(lambda c: None if expr.matches(case_haystack(c, shown(c)))
+        sel.drop(lambda c: None if expr.matches(case_haystack(c))
                  else f"-k {opts.keyword}")
     # a blank --tag / --exclude-tag (CI's --tag "$TAG" with TAG unset) asks for nothing, as a
     # blank -k does: it deselected every case (exit 5)

@@ -342,7 +342,7 @@ def _select(cases: list[Case], specs: list[DeviceSpec], settings: Settings, choi
         shard_timings=read_timings(choice.shard_timings) if choice.shard_timings else None)
     # shards are planned on the suite (or the timings every job is given), never on this
     # machine's remembered durations
-    chosen = select_cases(cases, opts, lambda c: display_path(c.file))
+    chosen = select_cases(cases, opts)
     by_platform: dict[str, int] = {}
     for d in chosen.deselected:
         if d.reason.startswith("no ") and d.reason.endswith(f"--devices {devices}"):

@@ -243,7 +243,7 @@ def _case(cid: str, tags: list[str] = ()) -> Case:
 def test_a_run_s_selection_is_read_from_what_farm_select_left_out(options, expected):
     cases = [_case("s/login", ["smoke"]), _case("s/pay", ["smoke", "slow"]),
              _case("s/wip", ["wip"]), _case("s/about")]
-    sel = select_cases(cases, SelectOptions(**options), lambda c: str(c.file))
+    sel = select_cases(cases, SelectOptions(**options))
     summary = RunSummary(run_id="r", started="", deselected=[
         DeselectedCase(case_id=d.case.id, name=d.case.name, file="f", platform="web",
                        reason=d.reason) for d in sel.deselected])

@@ -36,7 +36,7 @@ def demo_cases():
 
 
 def _select(cases, **kw):
-    return select_cases(cases, SelectOptions(**kw), lambda c: str(c.file))
+    return select_cases(cases, SelectOptions(**kw))
 
 
 @pytest.mark.parametrize("expr, text, expected", [
@@ -320,7 +320,7 @@ def test_a_shard_takes_a_concurrent_1_batch_whole():
                     in_order=InOrder(batch="b/index.yaml", place=place)
                     if place is not None else None)
     cases = [case(f"b/0{i}", i) for i in range(3)] + [case(f"x/{i}") for i in range(6)]
-    shards = [select_cases(cases, SelectOptions(shard=(i, 3)), lambda c: str(c.file)).selected
+    shards = [select_cases(cases, SelectOptions(shard=(i, 3))).selected
               for i in (1, 2, 3)]
     assert sorted(c.id for s in shards for c in s) == sorted(c.id for c in cases)
     assert [sum(c.id.startswith("b/") for c in s) for s in shards].count(3) == 1

@@ -46,8 +46,7 @@ def test_timings_of_another_suite_say_that_none_of_its_cases_is_in_the_run(tmp_p
     cases = [c for s in load_suites([demo], env={}) for c in s.cases if c.platform == "web"]
     path = tmp_path / "results.json"
     path.write_text(json.dumps({"cases": [{"case_id": "other/x", "duration": 9.0}]}))
-    sel = select_cases(cases, SelectOptions(shard=(1, 2), shard_timings=read_timings(path)),
-                       lambda c: str(c.file))
+    sel = select_cases(cases, SelectOptions(shard=(1, 2), shard_timings=read_timings(path)))
     assert sel.notes == [f"--shard 1/2: planned on the timings of 0 of {len(cases)} case(s) "
                          "(its 1 case id(s) are none of this run's: another suite's file? "
                          "planned on the steps)"]

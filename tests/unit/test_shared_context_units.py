@@ -39,7 +39,7 @@ def test_the_files_of_a_shared_batch_become_one_unit_in_the_batch_order() -> Non
 
 def test_a_shard_takes_a_shared_unit_whole() -> None:
     cases = _cases(UPSTREAM / "share_context_test_scripts", UPSTREAM / "multi_yaml_scripts")
-    shards = [select_cases(cases, SelectOptions(shard=(i, 3)), lambda c: str(c.file)).selected
+    shards = [select_cases(cases, SelectOptions(shard=(i, 3))).selected
               for i in (1, 2, 3)]
     assert sorted(c.id for s in shards for c in s) == sorted(c.id for c in cases)
     holding = [i for i, s in enumerate(shards) if any(c.shared for c in s)]
@@ -70,10 +70,9 @@ def test_a_unit_result_is_reported_per_file() -> None:
 
 def test_a_selected_file_of_a_shared_batch_brings_its_setup_file() -> None:
     cases = _cases(UPSTREAM / "share_context_test_scripts", UPSTREAM / "multi_yaml_scripts")
-    chosen = select_cases(cases, SelectOptions(keyword="check-login or after-login"),
-                          lambda c: str(c.file))
+    chosen = select_cases(cases, SelectOptions(keyword="check-login or after-login"))
     assert sorted(c.id for c in chosen.selected) == [
         "multi_yaml_scripts/after-login", "share_context_test_scripts/01-login",
         "share_context_test_scripts/02-check-login"]
-    alone = select_cases(cases, SelectOptions(keyword="01-login"), lambda c: str(c.file))
+    alone = select_cases(cases, SelectOptions(keyword="01-login"))
     assert [c.id for c in alone.selected] == ["share_context_test_scripts/01-login"]
