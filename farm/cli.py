@@ -317,11 +317,11 @@ def _ios_about(url: str) -> str:
     not asked, and said unusable: the WDA client of the runs sends no credentials (it looks
     ``user:password@host`` up as a host name: "Name or service not known")."""
     import json
-    import urllib.request
     from urllib.parse import urlsplit
 
-    from farm.devices.ios import ios_about
-    from farm.text import first_line
+    from wda.usbmux import fetch
+
+    from farm.devices.ios import ios_about, unreachable_why
     try:
         credentials = urlsplit(url).username is not None
     except ValueError as exc:        # "http://[::1": the run cannot reach it either
@@ -331,13 +331,14 @@ def _ios_about(url: str) -> str:
                 "without them, e.g. an ssh tunnel's)")
 
     def value(path: str) -> dict:
-        with urllib.request.urlopen(url.rstrip("/") + path, timeout=5) as reply:
-            found = json.loads(reply.read()).get("value")
+        # (facebook-wda's own fetch, as the runs reach WDA: http, https and a USB-connected
+        # iPhone's http+usbmux://<udid>:<port>, which urllib does not know)
+        found = json.loads(fetch(url.rstrip("/") + path, timeout=5).content).get("value")
         return found if isinstance(found, dict) else {}
     try:
         status = value("/status")
     except Exception as exc:
-        return f"not answering: {first_line(getattr(exc, 'reason', None) or exc)}"
+        return "not answering: " + unreachable_why(url, exc)
     try:
         info = value("/wda/device/info")
     except Exception:          # an older WDA: the OS alone

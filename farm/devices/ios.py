@@ -593,10 +593,28 @@ class IosDevice:
                 self._new_session()
             except (requests.RequestException, OSError, HTTPError, MuxError, WDABadGateway,
                     WDAEmptyResponseError) as exc:   # the connection itself failed
-                raise DeviceLost(f"{self.name} lost ({what}): {clean(str(exc))[:200]}") from exc
+                raise DeviceLost(f"{self.name} lost ({what}): "
+                                 f"{unreachable_why(self.url, exc)[:200]}") from exc
             except WDAError as exc:
                 if self._killed:
                     raise DeviceLost(f"{self.name} was stopped") from exc
                 raise DeviceError(f"{what} failed on {self.name}: "
                                   f"{clean(str(exc))[:200]}") from exc
         raise AssertionError("unreachable")
+
+
+def unreachable_why(url: str, exc: BaseException) -> str:
+    """Why the WebDriverAgent at ``url`` did not answer, in a line. facebook-wda wraps what
+    failed in its HTTPError (unwrapped here); for a USB-connected iPhone (``http+usbmux://
+    <udid>:<port>``), usbmuxd's part is said, not a bare "No such file or directory"."""
+    from wda.usbmux.exceptions import HTTPError
+
+    from farm.text import first_line
+    inner = exc.args[0] if isinstance(exc, HTTPError) and exc.args else exc
+    if url.startswith("http+usbmux:"):
+        if isinstance(inner, (FileNotFoundError, ConnectionRefusedError)):
+            return ("no usbmuxd answers on /var/run/usbmuxd (it connects USB iPhones: is it "
+                    "running, the iPhone plugged in and trusted?)")
+        if isinstance(inner, AttributeError):      # usbmuxd listed no such device (None)
+            return "usbmuxd knows no iPhone with that UDID (plugged in and trusted?)"
+    return clean(first_line(inner if isinstance(inner, BaseException) else exc))
