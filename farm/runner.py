@@ -166,8 +166,9 @@ def missing_served_file(url: str, services: Services) -> Path | None:
     return None
 
 
-def case_cache(case: Case, services: Services, variables: Variables) -> Any:
-    """The case attempt's view of the cache store (None when the cache is off)."""
+def case_cache(case: Case, services: Services, mask: Callable[[str], str]) -> Any:
+    """The case attempt's view of the cache store (None when the cache is off); it stores no
+    entry that ``mask`` (every secret of the run: `_CaseRun.mask`) would change."""
     from farm.cache.case import CaseCache
     from farm.cache.keys import Namespace, app_version, case_mode
     mode = case_mode(services.cache_mode or services.settings.cache, case.agent)
@@ -176,7 +177,7 @@ def case_cache(case: Case, services: Services, variables: Variables) -> Any:
         return None
     ns = Namespace(case.id, case.platform, app_version(case.cache_key, case.agent))
     package = case.android.launch if case.android else None
-    return CaseCache(store, ns, mode, mask=variables.mask, package=package,
+    return CaseCache(store, ns, mode, mask=mask, package=package,
                      ttl=services.settings.cache_ttl_days * 86400)
 
 
@@ -201,7 +202,7 @@ class _CaseRun:
                            context=case.agent.get("aiActContext"),
                            resolve_planned=lambda text, undeclared: self.vars.resolve_declared(
                                text, declared, undeclared),
-                           mask=self.vars.mask, cache=case_cache(case, services, self.vars),
+                           mask=self.mask, cache=case_cache(case, services, self.mask),
                            locate_off=services.settings.locate_off,
                            max_scrolls=services.settings.locate_max_scrolls,
                            cancel=services.cancel)
@@ -214,8 +215,9 @@ class _CaseRun:
                                      services.artifacts, case.id, job.attempt)
 
     def mask(self, text: str) -> str:
-        """What a record may show: the case's secrets and, as a cluster run's client masks a
-        worker's records, every secret of the run (one another suite declares included)."""
+        """What a record, the model and the cache may be given: the case's secrets hidden and
+        every other secret of the run (one another suite declares included): a page can show
+        another suite's secret, and the model and the cache are the run's too."""
         text = self.vars.mask(text)
         return self.services.mask(text) if self.services.mask is not None else text
 
