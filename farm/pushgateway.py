@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
+import threading
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
@@ -22,7 +23,8 @@ log = logging.getLogger("farm.metrics")
 TIMEOUT_S = 10.0        # each request to the gateway
 
 
-def push(url: str, job: str = "farm_run", totals: Path | None = None) -> None:
+def push(url: str, job: str = "farm_run", totals: Path | None = None,
+         baseline: bool = False) -> None:
     """Push farm's metrics to a Pushgateway (grouped by job and host: one group per CI
     machine); ``user:password@`` in the URL is sent as HTTP basic auth.
 
@@ -36,7 +38,8 @@ def push(url: str, job: str = "farm_run", totals: Path | None = None) -> None:
     leaves the gateway. A total so far is the higher of the file's and the gateway's (what
     this host's group holds there now): a new state dir (a CI runner's) or a file that missed
     a push continues from what Prometheus last saw. The file keeps the new totals once the
-    push succeeded."""
+    push succeeded. ``baseline``: push the totals so far only, not this run's counts yet
+    (`Baseline`: they come with the end's push; pushed now too, they would count twice)."""
     import socket
     url, auth = _split_auth(url)
     instance = socket.gethostname()
@@ -46,7 +49,7 @@ def push(url: str, job: str = "farm_run", totals: Path | None = None) -> None:
     if totals:
         before = _higher(_group_totals(totals, group),
                          _at_gateway(url, job, instance, auth, unread))
-    carried = _Carried(before)
+    carried = _Carried(before, own=not baseline)
     registry = CollectorRegistry(auto_describe=False)
     registry.register(carried)
     prometheus_client.push_to_gateway(url, job=job, registry=registry,
@@ -140,13 +143,48 @@ def _at_gateway(url: str, job: str, instance: str, auth: tuple[str, str] | None,
     return held
 
 
+class Baseline:
+    """The push of the totals so far as a run starts (`push` with ``baseline``), in a daemon
+    thread: a gateway that is slow, or accepts the connection and never answers, held the
+    run's first case for the request timeout. A failure is kept for the end of the run, whose
+    own push says it (once)."""
+
+    def __init__(self, url: str, totals: Path | None) -> None:
+        self.error: Exception | None = None
+        self._thread = threading.Thread(target=self._push, args=(url, totals),
+                                        name="farm-pushgateway", daemon=True)
+        self._thread.start()
+
+    def _push(self, url: str, totals: Path | None) -> None:
+        try:
+            push(url, totals=totals, baseline=True)
+        except Exception as exc:     # noqa: BLE001 - said by the end's push, not as a traceback
+            log.debug("could not push the metrics baseline: %s", exc)
+            self.error = exc
+
+    def settle(self) -> Exception | None:
+        """Wait for the push to end (the end's push must not be overtaken by it: the gateway
+        keeps the last one). The error of one that was still waiting, at the end of the run,
+        for a gateway that then never answered: the end's push would wait as long again, so
+        it is not tried; None otherwise (tried then, a gateway down at the start may be up)."""
+        import urllib.error
+        waiting = self._thread.is_alive()
+        self._thread.join()
+        if waiting and isinstance(self.error, OSError) and \
+                not isinstance(self.error, urllib.error.HTTPError):
+            return self.error
+        return None
+
+
 class _Carried:
     """REGISTRY's metrics with every counter and histogram sample raised by ``before`` (what
     earlier runs pushed, by key), and every sample of ``before`` this run has none of added at
-    its value; ``pushed``: the values sent."""
+    its value; ``pushed``: the values sent. ``own`` False: this run's samples count 0 (its
+    baseline: the totals so far, whatever it has counted meanwhile)."""
 
-    def __init__(self, before: dict[str, float]) -> None:
+    def __init__(self, before: dict[str, float], own: bool = True) -> None:
         self.before = before
+        self.own = own
         self.pushed: dict[str, float] = {}
 
     def collect(self) -> Iterator[Any]:
@@ -160,7 +198,7 @@ class _Carried:
         if sample.name.endswith("_created"):
             return sample
         key = _key(sample.name, sample.labels)
-        value = sample.value + self.before.get(key, 0.0)
+        value = (sample.value if self.own else 0.0) + self.before.get(key, 0.0)
         self.pushed[key] = value
         return sample._replace(value=value)
 

@@ -5,11 +5,11 @@ stderr, never the run's exit code."""
 
 from __future__ import annotations
 
-import logging
 import signal
 import sys
 import threading
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from farm import metrics
 from farm.config import Settings
@@ -17,7 +17,8 @@ from farm.errors import ConfigError
 from farm.results import CaseResult
 from farm.text import first_line
 
-log = logging.getLogger("farm")
+if TYPE_CHECKING:
+    from farm.pushgateway import Baseline
 
 
 def start_metrics(settings: Settings, platforms: set[str]
@@ -61,19 +62,21 @@ def _local_series(settings: Settings, platforms: set[str]) -> None:
             metrics.model_family(family)
 
 
+# the run's baseline push while it is under way (one run per process, as its metrics are)
+_baseline: "Baseline | None" = None
+
+
 def _push_baseline(settings: Settings) -> None:
     """With ``--pushgateway``: push the totals so far (0 for a host's first run) before any
     case ends, so that Prometheus, scraping the gateway while the run lasts, sees each case
     series rise from it (`increase()` counts from a series' second sample: a host's first
-    run, pushed only at its end, was not counted). A failure here is logged; the push at the
-    end says it on stderr."""
+    run, pushed only at its end, was not counted). In the background: the first case never
+    waits for the gateway. A failure is said by the push at the end, on stderr."""
+    global _baseline
     if not settings.pushgateway_url:
         return
-    from farm.pushgateway import push
-    try:
-        push(settings.pushgateway_url, totals=Path(settings.state_dir) / PUSHED_TOTALS)
-    except Exception as exc:    # noqa: BLE001 - the end of the run tries again, and says so
-        log.debug("could not push the metrics baseline: %s", exc)
+    from farm.pushgateway import Baseline
+    _baseline = Baseline(settings.pushgateway_url, Path(settings.state_dir) / PUSHED_TOTALS)
 
 
 def export_metrics(settings: Settings, run_dir: Path, tally: metrics.CaseMetrics,
@@ -99,22 +102,35 @@ def _write_and_push(settings: Settings, run_dir: Path) -> None:
     except OSError as exc:
         _say(f"farm: warning: cannot write {run_dir / 'metrics.prom'}: {exc}")
     if settings.pushgateway_url:
-        from farm.config import mask_url
-        from farm.pushgateway import push
-        try:
-            push(settings.pushgateway_url,
-                 totals=Path(settings.state_dir) / PUSHED_TOTALS)
-        except Exception as exc:
-            _say(f"farm: warning: could not push metrics to "
-                 f"{mask_url(settings.pushgateway_url)}: {_url_failure(exc)}")
+        _push(settings)
+
+
+def _push(settings: Settings) -> None:
+    """The push at the end, once the baseline's is over (or its failure, when the gateway
+    never answered it while the run lasted): one warning when it fails."""
+    global _baseline
+    from farm.config import mask_url
+    from farm.pushgateway import push
+    baseline, _baseline = _baseline, None
+    try:
+        unanswered = baseline.settle() if baseline is not None else None
+        if unanswered is not None:
+            raise unanswered
+        push(settings.pushgateway_url, totals=Path(settings.state_dir) / PUSHED_TOTALS)
+    except Exception as exc:
+        _say(f"farm: warning: could not push metrics to "
+             f"{mask_url(settings.pushgateway_url)}: {_url_failure(exc)}")
 
 
 def _url_failure(exc: BaseException) -> str:
     """What a failed HTTP request met, in words: "connection refused", "HTTP 401
     Unauthorized" (urllib's own text is "<urlopen error [Errno 111] Connection refused>")."""
     import urllib.error
+    from farm.pushgateway import TIMEOUT_S
     if isinstance(exc, urllib.error.HTTPError):
         return f"HTTP {exc.code} {exc.reason}"
+    if isinstance(getattr(exc, "reason", exc), TimeoutError):    # connecting, or the answer
+        return f"no answer in {TIMEOUT_S:g} s"
     if isinstance(exc, urllib.error.URLError):
         reason = exc.reason
         said = getattr(reason, "strerror", None) or str(reason)
