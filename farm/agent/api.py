@@ -420,7 +420,7 @@ class Agent:
             png = self.grabber.grab()
         dom = None
         if shown.get("domIncluded"):
-            dom = _elements_text(self.device.hierarchy(),
+            dom = _elements_text(self.device.hierarchy(), self.mask,
                                  visible_only=shown["domIncluded"] == "visible-only")
         return Look(png, dom, [inline_image(i) for i in shown.get("images") or []])
 
@@ -547,16 +547,18 @@ def model_chain(agent: Agent, off: Collection[str] = (), max_scrolls: int = 10) 
                        agent.cache, has_model_tier=True, off=off)
 
 
-def _elements_text(tree: Any, visible_only: bool = False, limit: int = 400) -> str:
+def _elements_text(tree: Any, mask: Callable[[str], str], visible_only: bool = False,
+                   limit: int = 400) -> str:
     """The UI tree as short lines for domIncluded (the model sees attributes the pixels may
-    not show: hidden text, names, placeholders)."""
+    not show: hidden text, names, placeholders); each line's text masked (``mask``: the page
+    can show a secret) before it is cut short, so no start of a secret is left."""
     if tree is None:
         return "(no UI tree on this screen)"
     lines = []
     for n in tree.nodes:
         if visible_only and not n.visible:
             continue
-        words = " | ".join(w for w in (n.text, n.name, n.placeholder, n.resource_id) if w)
+        words = mask(" | ".join(w for w in (n.text, n.name, n.placeholder, n.resource_id) if w))
         if not words:
             continue
         r = n.rect
