@@ -149,10 +149,10 @@ def run(paths: tuple[Path, ...], devices: str, report_dir: Path | None, junit_xm
                     alluredir=alluredir, overwrite=overwrite)
     _needs_model(settings, model_family=model_family, model_base_url=model_base_url)
     show = not settings.no_progress
-    choice = Choice(keyword=keyword, tags=tags, exclude_tags=exclude_tags,
-                    last_failed=last_failed, shard=shard,
-                    shard_timings=shard_timings, maxfail=1 if exitfirst else maxfail,
-                    collect_only=collect_only, devices_given=devices is not None)
+    choice = Choice(keyword=keyword, tags=tags, exclude_tags=exclude_tags, last_failed=last_failed,
+                    shard=shard, shard_timings=shard_timings, maxfail=1 if exitfirst else maxfail,
+                    collect_only=collect_only, devices_given=devices is not None,
+                    matrix_groups=_matrix_groups(settings) if matrix and collect_only else None)
     try:
         code = run_session(list(paths), "browser:1" if devices is None else devices, settings,
                            junit_xml=junit_xml, progress=show, matrix=matrix,
@@ -170,6 +170,27 @@ def run(paths: tuple[Path, ...], devices: str, report_dir: Path | None, junit_xm
         # leave without that teardown so the exit code is the run's.
         os._exit(code)
     sys.exit(code)
+
+
+def _matrix_groups(settings) -> dict[str, list[str]] | str:
+    """--collect-only --matrix: the device groups of each platform among the cluster's workers
+    now, as a --matrix run reads them at its start (quarantined devices left out); or why the
+    broker could not be read (its password masked)."""
+    import redis
+
+    from farm.cluster import store
+    from farm.config import mask_urls_in
+    from farm.errors import ConfigError
+    store.use_prefix(settings.cluster_prefix)
+    try:
+        leases = store.leases(store.check(settings.broker_url.get_secret_value()))
+    except (ConfigError, redis.RedisError, OSError) as exc:    # (check's: masked already)
+        return mask_urls_in(str(exc))
+    groups: dict[str, set[str]] = {}
+    for lease in leases.values():
+        if lease.get("state") != "quarantined":
+            groups.setdefault(str(lease.get("platform")), set()).add(str(lease.get("group")))
+    return {platform: sorted(names) for platform, names in groups.items()}
 
 
 def _flags_agree(settings, *, matrix: bool, exitfirst: bool, maxfail: int | None) -> None:

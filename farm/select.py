@@ -282,8 +282,9 @@ class SelectOptions:
 
 
 def select_cases(cases: Sequence[Case], opts: SelectOptions) -> Selection:
-    """Split ``cases`` as the options ask. Nothing here reads local state: shards are planned on `shard_weight` (or on the timings
-    every job was given), never on this machine's remembered durations."""
+    """Split ``cases`` as the options ask. Nothing here reads local state: shards are planned
+    on `shard_weight` (or on the timings every job was given), never on this machine's
+    remembered durations."""
     sel = Selection(selected=list(cases))
     if opts.keyword:
         expr = KeywordExpr(opts.keyword)
@@ -397,3 +398,34 @@ class Choice:
     maxfail: int | None = None         # stop starting cases after this many failed/errored
     collect_only: bool = False
     devices_given: bool = True         # --collect-only: deselect platforms only when asked
+    # --collect-only --matrix: the device groups of each platform among the cluster's workers
+    # now (`matrix_runs`); a str: why they could not be read; None: no --matrix
+    matrix_groups: Mapping[str, Sequence[str]] | str | None = None
+
+
+def matrix_runs(case: Case, groups: Mapping[str, Sequence[str]]) -> list[tuple[str, str]]:
+    """--matrix: the runs of ``case``, one per device group of its platform, as (id, name)
+    the way the run names their results (``demo/login@pixel7``, ``Log in [pixel7]``); none
+    when the cluster has no worker of its platform now (a run waits for its workers a while:
+    `matrix_note`)."""
+    found = sorted(groups.get(case.platform, ()))
+    return [(f"{case.id}@{g}", f"{case.name} [{g}]") for g in found]
+
+
+def matrix_note(cases: Sequence[Case], groups: Mapping[str, Sequence[str]] | str) -> str:
+    """--collect-only --matrix: how many runs the cases make, on which device groups, and the
+    platforms no worker serves now; or why the groups could not be read."""
+    if isinstance(groups, str):
+        return (f"--matrix: cannot read the cluster's device groups ({groups}): a run runs "
+                "each case once per device group of its platform among the workers then")
+    platforms = sorted({c.platform for c in cases})
+    runs = sum(len(matrix_runs(c, groups)) for c in cases)
+    seen = "; ".join(f"{p}: {', '.join(sorted(groups[p]))}" for p in platforms if groups.get(p))
+    text = (f"--matrix: {runs} run(s) of {len(cases)} case(s), one per device group of its "
+            f"platform among the cluster's workers now ({seen or 'none'})")
+    for platform in (p for p in platforms if not groups.get(p)):
+        n = sum(c.platform == platform for c in cases)
+        text += (f"; no {platform} worker in the cluster now: its {n} case(s) run once per "
+                 f"device group of the {platform} workers there within "
+                 "FARM_CLUSTER_DEVICE_WAIT of the run's start")
+    return text

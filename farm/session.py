@@ -16,7 +16,7 @@ from contextlib import ExitStack
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
-from typing import IO, Any, Callable, Sequence
+from typing import IO, Any, Mapping, Sequence
 
 from farm import __version__, metrics
 from farm.appserver import AppServer
@@ -38,8 +38,8 @@ from farm.run_outputs import (check_case_outputs, files_after_run, load_failures
 from farm.runner import Services, skipped_before_start
 from farm.schedule import Job, expected_duration
 from farm.shared_context import build_units, expand
-from farm.select import (Choice, Selection, SelectOptions, parse_shard, read_timings,
-                         select_cases)
+from farm.select import (Choice, Selection, SelectOptions, matrix_note, matrix_runs,
+                         parse_shard, read_timings, select_cases)
 from farm.stop_signals import EarlyStop, StopSignals, signals_kept
 from farm.suite.loader import display_path, load_suites
 from farm.suite.model import AppSpec, Batch, Case
@@ -132,9 +132,8 @@ def _run(paths: Sequence[str | Path], devices: str, settings: Settings,
     remembered = (history := DurationHistory(settings.state_dir)).load()
     chosen = _select(cases, specs, settings, choice, devices, out)
     if choice.collect_only:
-        return _print_collection(chosen, out, lambda c: expected_duration(
-            remembered, c.id, c.platform, settings.default_case_seconds),
-            lambda c: f"{c.platform}:{c.id}" in remembered, settings.default_case_seconds)
+        return _print_collection(chosen, out, remembered, settings.default_case_seconds,
+                                 choice.matrix_groups)
     cases = chosen.selected
     _check_models(settings)
     _check_devices(settings, specs, cases)
@@ -355,27 +354,34 @@ def _select(cases: list[Case], specs: list[DeviceSpec], settings: Settings, choi
     return chosen
 
 
-def _print_collection(chosen: Selection, out: IO[str], expected: Callable[[Case], float],
-                      ran_here: Callable[[Case], bool], default: float) -> int:
+def _print_collection(chosen: Selection, out: IO[str], remembered: Mapping[str, list[float]],
+                      default: float,
+                      matrix: Mapping[str, Sequence[str]] | str | None = None) -> int:
     """--collect-only: the cases a run would take (and their expected seconds, from the
-    duration history; ``default`` for a case that never ran here, which the total says), and
-    the ones it would leave out.  Exit 5 when none is left, as the run itself (and pytest
-    --collect-only) would."""
+    duration history ``remembered``; ``default`` for a case that never ran here, which the
+    total says), and the ones it would leave out; with --matrix, each case's run per device
+    group of the cluster (``case@group``, as its results are named).  Exit 5 when none is
+    left, as the run itself (and pytest --collect-only) would."""
+    groups = matrix if isinstance(matrix, Mapping) else {}
     in_order = sorted(chosen.selected, key=lambda c: (c.shared.unit_id, c.shared.order)
                       if c.shared else (c.id, 0))     # a shared-context unit's files as they run
     for case in in_order:
         shared = (f"  [one unit: {case.shared.unit_id} {case.shared.order + 1}"
                   f"{', setup' if case.shared.setup else ''}]" if case.shared else "")
-        print(printable(f"{case.id}  [{case.platform}]  {case.name}  "
-                        f"({display_path(case.file)}){shared}"), file=out)
+        for cid, name in matrix_runs(case, groups) or [(case.id, case.name)]:
+            print(printable(f"{cid}  [{case.platform}]  {name}  "
+                            f"({display_path(case.file)}){shared}"), file=out)
     for d in chosen.deselected:
         print(printable(f"deselected: {d.case.id}  [{d.case.platform}]  {d.reason}"), file=out)
-    total = sum(expected(c) for c in chosen.selected)
-    new = sum(not ran_here(c) for c in chosen.selected)
+    total = sum(expected_duration(remembered, c.id, c.platform, default)
+                * max(1, len(matrix_runs(c, groups))) for c in chosen.selected)
+    new = sum(f"{c.platform}:{c.id}" not in remembered for c in chosen.selected)
     guessed = f"; {new} never ran here, {default:g}s each assumed" if new else ""
     print(f"farm: {len(chosen.selected)} case(s) collected (expected {total:.1f}s of device "
           f"time, summed over the cases{guessed}), "
           f"{len(chosen.deselected)} deselected", file=out, flush=True)
+    if matrix is not None and chosen.selected:
+        print(printable(f"farm: {matrix_note(chosen.selected, matrix)}"), file=out, flush=True)
     return 0 if chosen.selected else 5
 
 
