@@ -53,7 +53,9 @@ def cli() -> None:
 @click.option("--collect-only", is_flag=True, help="Load, validate and select; print the "
               "cases (and the deselected ones) with their platform; run nothing (exit 0, 5 when "
               "no case is selected, 4 on a suite error). Platforms are deselected only with an "
-              "explicit --devices or with --shard (the shard the run would take).")
+              "explicit --devices or with --shard (the shard the run would take). With "
+              "--matrix, each case's run on each device group of the cluster's workers "
+              "(CASE@GROUP).")
 @click.option("-k", "keyword", metavar="EXPR", help="Only cases whose name or id (its file's "
               "path in the suite: demo/mobile/ios_login) contains these words, joined by "
               "and / or / not (as pytest's -k).")
