@@ -7,8 +7,10 @@ estimates that turn out wrong cost nothing — a free device simply gets the nex
 Workers push events (started / step / finished, keyed run/case/attempt) to a Redis list the
 client pops, which feeds the same RunEvents as a local run. The client decides retries and
 numbers attempts (the same `Ledger` as the local executor); a worker whose lease expires
-mid-case loses its attempt (infra error, re-run elsewhere) and the run names its device as lost,
-and a late result for an attempt no longer awaited is ignored.
+mid-case, or whose device process is started again, loses its attempt (infra error, re-run
+elsewhere) and the run names its device as lost — also one that died right after taking the
+job, before the run heard it start (its claim of the attempt names it) — and a late result for
+an attempt no longer awaited is ignored.
 """
 
 from __future__ import annotations
@@ -53,6 +55,8 @@ class _Inflight:
     started: str = ""               # when it started on its device (the worker's clock)
     began: float | None = None      # when we heard it started (our clock)
     steps: list[StepRecord] = field(default_factory=list)     # its steps reported so far
+    since: float | None = None      # when the process seen running it took the device
+    claimed: bool = False           # its device known only from the attempt's claim
 
 
 class CeleryExecutor:
@@ -82,7 +86,7 @@ class CeleryExecutor:
         self._inflight: dict[str, _Inflight] = {}
         self._known_bad: set[str] = set()
         self._pool_seen: dict[str, float] = {}
-        self._said_waiting: set[str] = set()    # pools the run said it waits for a worker of
+        self._said_waiting: set[Any] = set()    # pools the run said it waits for a worker of
         self._said_busy: set[str] = set()       # pools the run said other runs hold
         self._pool_served: set[str] = set()     # pools that had a usable device in the run
         self._stopping = False
@@ -296,7 +300,7 @@ class CeleryExecutor:
         self._note_quarantine(bad)
         pools = self._pools(leases, bad)
         self._announce()
-        self._check_inflight(leases, pools, now)
+        self._check_inflight(leases, pools, now, self._claims(now))
         self._fail_orphans(pools, now, leases, bad)
         self._top_up(pools)
         self._drain_events(wait=0.25)
@@ -421,30 +425,75 @@ class CeleryExecutor:
             self.outcome.first_start = self.clock()
 
     # ---- watching ---------------------------------------------------------------------------
-    def _check_inflight(self, leases: dict, pools: dict, now: float) -> None:
-        """Lose attempts whose worker died (lease gone or moved on) or that vanished from
-        the broker (an idle device never picked them up); take back the ones no device can
-        take any more (see ``_check_unstarted``)."""
-        grace = store.LEASE_TTL_S + 2 * store.HEARTBEAT_S
+    def _check_inflight(self, leases: dict, pools: dict, now: float,
+                        claims: dict[str, tuple[str, float]] | None = None) -> None:
+        """Lose attempts whose worker died (lease gone, moved on, or held by a new process;
+        ``claims``: see ``_claims``) or that vanished from the broker (an idle device never
+        picked them up); take back the ones no device can take any more (see
+        ``_check_unstarted``)."""
+        grace, claims = store.LEASE_TTL_S + 2 * store.HEARTBEAT_S, claims or {}
         for cid, inf in list(self._inflight.items()):
-            running = [n for n, lease in leases.items() if lease.get("run") == self.run_id
-                       and lease.get("case") == cid and lease.get("attempt") == inf.job.attempt
+            running = [(n, lease) for n, lease in leases.items()
+                       if lease.get("run") == self.run_id and lease.get("case") == cid
+                       and lease.get("attempt") == inf.job.attempt
                        and lease.get("state") == "busy"]
             if running:
                 if inf.device is None:
-                    inf.device = running[0]
+                    inf.device = running[0][0]
                     self._device_back(inf.device)
-                inf.seen = now
+                since = running[0][1].get("since")
+                inf.since = since if isinstance(since, (int, float)) else inf.since
+                inf.seen, inf.claimed = now, False
                 continue
+            if inf.device is None and cid in claims:
+                device, age = claims[cid]
+                inf.device, inf.claimed, inf.seen = device, True, now - age
+                self._device_back(device)
             if inf.device is not None:
-                if now - inf.seen > grace:
-                    self._device_lost(inf.device, "its worker stopped answering mid-case "
-                                      f"({cid} attempt {inf.job.attempt}, lease expired)",
-                                      back=inf.device in leases)
-                    self._lost(inf, f"worker of {inf.device} stopped answering mid-case "
-                                    f"(lease expired)")
+                self._check_taken(inf, leases.get(inf.device), now, grace)
                 continue
             self._check_unstarted(inf, pools.get(self._pool_of[cid], []), now, grace)
+
+    def _claims(self, now: float) -> dict[str, tuple[str, float]]:
+        """Attempts sent a lease grace ago that the run never heard start, by the device that
+        claimed them and how long ago (seconds). A worker claims an attempt just before its
+        lease and its first event say so: one that died in between (killed within a second of
+        taking the job) took the attempt with it. That is its device's loss, not a job that
+        vanished from the broker, and the lease grace counts from the claim."""
+        grace = store.LEASE_TTL_S + 2 * store.HEARTBEAT_S
+        unheard = [inf.job for inf in self._inflight.values()
+                   if inf.device is None and now - inf.sent > grace]
+        if not unheard:
+            return {}
+        pipe = self.r.pipeline()
+        for job in unheard:
+            claim = key("claim", self.run_id, job.case_id, str(job.attempt))
+            pipe.get(claim)
+            pipe.pttl(claim)
+        got = pipe.execute()
+        return {job.case_id: (device, max(store.CLAIM_TTL_S - ttl / 1000, 0.0) if ttl > 0
+                              else 0.0)
+                for job, device, ttl in zip(unheard, got[::2], got[1::2]) if device}
+
+    def _check_taken(self, inf: _Inflight, holder: dict | None, now: float,
+                     grace: float) -> None:
+        """An attempt a device took: lost once its worker is gone. At once when a new process
+        holds the device's name (its supervisor started it again: the attempt died with the
+        one before); else once nothing has shown it running for ``grace``."""
+        replaced = holder is not None and _replaced(inf, holder)
+        if not replaced and now - inf.seen <= grace:
+            return
+        device, cid, n = inf.device or "?", inf.job.case_id, inf.job.attempt
+        when, why = "right after taking the case", ""
+        if not inf.claimed:
+            when = "mid-case"
+            why = ("a new process took the device over" if replaced else "lease expired"
+                   if holder is None else "its lease stopped showing the case")
+        where = f"{cid} attempt {n}" + (f", {why}" if why else "")
+        self._device_lost(device, f"its worker stopped answering {when} ({where})",
+                          back=holder is not None)
+        self._lost(inf, f"worker of {device} stopped answering {when}"
+                   + (f" ({why})" if why else ""))
 
     def _check_unstarted(self, inf: _Inflight, devices: list[dict], now: float,
                          grace: float) -> None:
@@ -547,8 +596,8 @@ class CeleryExecutor:
             if pools.get(pool) or not (q or self._inflight_in(pool)):
                 self._pool_seen[pool] = now     # devices there, or nothing waits for one
                 continue
-            if now >= self._quiet_until:
-                self._say_waiting(pool, wait)
+            if now >= self._quiet_until and not self._taken_in(pool):
+                self._say_waiting(pool, wait, _starting(pool, leases or {}, bad or {}))
             if now - self._pool_seen.setdefault(pool, now) < wait or not q:
                 continue
             why = f"no usable {pool} worker in the cluster for {wait:g}s " + self._what_to_do(
@@ -556,6 +605,14 @@ class CeleryExecutor:
             for job in list(q):
                 q.remove(job)
                 self.ledger.end(job, "error", error=DeviceLost(why))
+
+    def _taken_in(self, pool: str) -> bool:
+        """Has a device of ``pool`` an attempt of the run that is not lost (yet)? The run then
+        waits for that device, not for a worker: one whose process was killed is started
+        again by its supervisor, its lease gone for a second meanwhile (before, the run said
+        "waiting for a web worker (none usable left)" each time)."""
+        return any(inf.device is not None and self._pool_of[cid] == pool
+                   for cid, inf in self._inflight.items())
 
     def _what_to_do(self, pool: str, leases: dict, bad: dict) -> str:
         """How to get a worker for ``pool``: release its quarantined devices (their workers
@@ -571,15 +628,20 @@ class CeleryExecutor:
                 + "; ".join(f"farm devices --broker {mask_url(self.url)} --release {n}"
                             for n in held) + ")")
 
-    def _say_waiting(self, pool: str, wait: float) -> None:
+    def _say_waiting(self, pool: str, wait: float, starting: list[str] | None = None) -> None:
         """Once per pool, on stderr: the run waits for a worker (it would be silent until its
-        jobs fail after FARM_CLUSTER_DEVICE_WAIT)."""
-        if pool in self._said_waiting:
+        jobs fail after FARM_CLUSTER_DEVICE_WAIT). ``starting``: the pool's devices opening
+        (a killed device process its supervisor started again): the run waits for them, and
+        says so, not "none usable left" (said once more if the pool is left with none)."""
+        said = (pool, "starting") if starting else pool
+        if said in self._said_waiting:
             return
-        self._said_waiting.add(pool)
+        self._said_waiting.add(said)
         platform, _, group = pool.partition(".")
         what = f"{_a(platform)} {platform} worker" + (f" of group {group}" if group else "")
         state = "none usable left" if pool in self._pool_served else "none in the cluster yet"
+        if starting:
+            state = f"{', '.join(starting)} {'is' if len(starting) == 1 else 'are'} starting"
         print(f"farm: waiting for {what} ({state}; FARM_CLUSTER_DEVICE_WAIT={wait:g}s)",
               file=sys.stderr, flush=True)
         log.warning("waiting for %s (%s)", what, state)
@@ -622,7 +684,7 @@ class CeleryExecutor:
                      kind, ev.get("case"), ev.get("attempt"))
             return
         if kind == "case_started":
-            inf.device, inf.seen = ev["device"], self.clock()
+            inf.device, inf.seen, inf.claimed = ev["device"], self.clock(), False
             inf.started, inf.began = ev.get("started") or now_iso(), self.clock()
             self._device_back(ev["device"])
             case = self.cases[inf.job.case_id]
@@ -703,6 +765,29 @@ class CeleryExecutor:
         for q in self._queue.values():
             q.clear()
         self._stopping = True
+
+
+def _replaced(inf: _Inflight, holder: dict[str, Any]) -> bool:
+    """Does a process started after the one running ``inf`` hold its device's name now (its
+    supervisor started it again)? Its lease's ``since`` is later than that of the lease seen
+    running the attempt or, that never seen, than the attempt's start (both times from that
+    device's host). An older holder is not one: the name taken twice, the later gives it up."""
+    since = holder.get("since")
+    if not isinstance(since, (int, float)):
+        return False
+    if inf.since is not None:
+        return since > inf.since
+    began = timestamp(inf.started)
+    return began is not None and since > began
+
+
+def _starting(pool: str, leases: dict, bad: dict) -> list[str]:
+    """The devices of ``pool`` whose worker is opening them (usable in a moment)."""
+    platform, _, group = pool.partition(".")
+    return sorted(n for n, lease in leases.items() if lease.get("state") == "starting"
+                  and n not in bad and not lease.get("draining")
+                  and lease.get("platform") == platform
+                  and (not group or lease.get("group") == group))
 
 
 def _a(word: str) -> str:
