@@ -120,6 +120,16 @@ def _no_cases(paths: Sequence[str | Path], path: Path | None, out: IO[str]) -> i
     return 5
 
 
+def _every_secret(cases: Sequence[Case], env: dict[str, str], keys: dict[str, str],
+                  settings: Settings) -> Variables:
+    """Every secret value of the run, for its mask: each case's values (suites may give one
+    name values of their own), a name any suite declares secret being secret in all."""
+    declared = {*(name for c in cases for name in c.secrets), *keys}
+    return Variables.joined(Variables.from_sources(
+        defaults=dict(own), env=env, provided=keys, secrets_dir=settings.secrets_dir,
+        secrets=declared) for own in {tuple(sorted(c.vars.items())) for c in cases})
+
+
 def _run(paths: Sequence[str | Path], devices: str, settings: Settings,
          junit_xml: Path | None, progress: bool, out: IO[str] | None, matrix: bool,
          overwrite: bool, verbose: bool, choice: Choice | None, alluredir: Path | None) -> int:
@@ -147,10 +157,7 @@ def _run(paths: Sequence[str | Path], devices: str, settings: Settings,
         apps.serve(suite_apps + own)
         env = {**_dotenv_credentials(), **os.environ}   # (each case adds its suite's apps)
         keys = model_keys(settings)
-        every_secret = Variables.from_sources(
-            defaults={k: v for c in cases for k, v in c.vars.items()}, env=env, provided=keys,
-            secrets_dir=settings.secrets_dir,
-            secrets={*(n for c in cases for n in c.secrets), *keys})
+        every_secret = _every_secret(cases, env, keys, settings)
         handler = setup_logging(run_dir, every_secret.mask)
         services = Services(settings, ArtifactStore(run_dir), run_id, env, app_dirs=apps.urls,
                             suite_urls=_suite_urls(suites, apps.urls),

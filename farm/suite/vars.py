@@ -264,6 +264,15 @@ class Variables:
         values = expand_defaults(values, [n for n in defaults if n not in from_dir | over.keys()])
         return cls(values, {*secrets, *(name for name in from_dir if name not in over)})
 
+    @classmethod
+    def joined(cls, parts: Iterable[Variables]) -> Variables:
+        """Variables that hide every secret value of ``parts`` (for `mask` only: its names
+        are made up). A run's mask is the cases' joined: two suites may give one secret name
+        values of their own, and each value is a secret of the run."""
+        values = sorted({value for part in parts for value in part.secret_values})
+        names = [f"SECRET_{i}" for i in range(len(values))]
+        return cls(dict(zip(names, values)), secrets=names)
+
     # -- lookup -------------------------------------------------------------------------------
 
     @property

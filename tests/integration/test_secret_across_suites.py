@@ -121,3 +121,42 @@ def test_one_suites_secret_is_masked_in_another_suites_prompt_and_cache(
     for path in written:
         assert CODE.encode() not in path.read_bytes(), path
     assert CODE not in done.stdout + done.stderr
+
+
+SHOWS_OTHER = """\
+name: {name} shows the other's
+web:
+  url: ${{PAGES_URL}}/page.html
+tasks:
+  - name: reads the page
+    flow:
+      - javascript: document.body.innerText
+"""
+
+
+def test_suites_that_name_their_secrets_alike_have_each_value_masked(farm: FarmCli,
+                                                                     tmp_path: Path) -> None:
+    """Two suites each declare DEMO_PASSWORD, with their own values; each one's page shows
+    the other's password. Both values are secrets of the run: neither shows anywhere."""
+    values = {"alpha": "alpha-pass-1111", "beta": "beta-pass-2222"}
+    suites = []
+    for name, other in (("alpha", "beta"), ("beta", "alpha")):
+        suite = tmp_path / name
+        (suite / "app").mkdir(parents=True)
+        (suite / "farm.yaml").write_text(
+            f"secrets: [DEMO_PASSWORD]\nvars:\n  DEMO_PASSWORD: {values[name]}\n"
+            "apps:\n  pages:\n    serve: app\n    env: PAGES_URL\n")
+        (suite / "app" / "page.html").write_text(f"<p>{other}'s password: {values[other]}</p>")
+        (suite / "shows.yaml").write_text(SHOWS_OTHER.format(name=name))
+        suites.append(suite)
+    run_dir = tmp_path / "run"
+    done = farm.run("run", *suites, "--devices", "browser:1", "--no-progress",
+                    "--report-dir", run_dir)
+    cases = results(run_dir)["cases"]
+    assert done.returncode == 0, json.dumps(cases, indent=1)[:4000] + done.stderr
+    outputs = sorted(c["steps"][0]["output"] for c in cases)
+    assert outputs == ["alpha's password: ***", "beta's password: ***"], outputs
+    for path in (p for p in run_dir.rglob("*") if p.is_file() and p.suffix != ".jpg"):
+        text = path.read_text(errors="replace")
+        assert not [v for v in values.values() if v in text], path
+    assert not [v for v in values.values() if v in done.stdout + done.stderr]
