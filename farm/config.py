@@ -575,30 +575,17 @@ def _refuse_unknown(path: Path, table: tuple[str, ...], data: dict[str, Any],
     lines = _key_lines(text, table)
     said: list[tuple[int, str]] = []
     for key in unknown:
-        if isinstance(data[key], dict):     # a [section]: farm's settings have none
-            hint = _table_hint(path, table, key, data[key])
-            line = _header_line(text, (*table, key))
-        elif key.replace("-", "_") in RUN_FLAGS_ONLY:    # not "did you mean device_plugins"
+        line = lines.get(key)   # its key, [section] header or inline table: `_key_lines`
+        if key.replace("-", "_") in RUN_FLAGS_ONLY:    # not "did you mean device_plugins"
             hint = (f"{key!r} (--{key.replace('_', '-')} is a flag of `farm run`, given on "
                     "the command line each run, not a setting)")
-            line = lines.get(key)
+        elif isinstance(data[key], dict):     # a [section]: farm's settings have none
+            hint = _table_hint(path, table, key, data[key])
         else:
             near = nearest_setting(key, names)
             hint = f"{key!r}" + (f" (did you mean {near!r}?)" if near else "")
-            line = lines.get(key)
         said.append((line or 0, f"{_file_label(path, table, line)}: unknown setting {hint}"))
     raise ValueError("; ".join(text for _, text in sorted(said)))
-
-
-def _header_line(text: str, table: tuple[str, ...]) -> int | None:
-    """The line of the first ``[a.b…]`` header in ``table`` (``[tool.farm]`` for ("tool",))
-    in a TOML text; None when it has none (a dotted key, an inline table)."""
-    for number, line in enumerate(text.splitlines(), 1):
-        header = re.match(r"\s*\[([^\[\]]+)\]\s*(#.*)?$", line)
-        if header and tuple(part.strip().strip('"')
-                            for part in header.group(1).split("."))[:len(table)] == table:
-            return number
-    return None
 
 
 def _table_hint(path: Path, table: tuple[str, ...], key: str, value: dict[str, Any]) -> str:

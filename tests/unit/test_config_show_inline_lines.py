@@ -49,3 +49,19 @@ def test_an_unknown_setting_in_an_inline_table_is_blamed_on_its_line(tmp_path, m
     code, out, err = run_main(monkeypatch, capsys, "config", "show")
     assert code == 4, out
     assert "pyproject.toml:4 [tool.farm]: unknown setting 'retriess'" in err
+
+
+@pytest.mark.parametrize("pyproject, line", [
+    ('[project]\nname = "x"\n[tool.farm]\nretries = 1\ndevices = {browser = 2}\n', 5),
+    ('[project]\nname = "x"\n[tool]\nfarm = {retries = 1, devices = {browser = 2}}\n', 4),
+])
+def test_a_run_flag_given_as_an_inline_table_is_named_with_its_line(
+        tmp_path, monkeypatch, capsys, pyproject, line):
+    """`devices = {browser = 2}` was said as 'pyproject.toml [tool.farm]: unknown setting
+    'devices' (a [tool.farm.devices] table …)': no line, and no word of --devices."""
+    (tmp_path / "pyproject.toml").write_text(pyproject)
+    code, out, err = run_main(monkeypatch, capsys, "config", "show")
+    assert (code, out) == (4, "")
+    assert err == (f"farm: error: cannot read configuration: pyproject.toml:{line} [tool.farm]: "
+                   "unknown setting 'devices' (--devices is a flag of `farm run`, given on the "
+                   "command line each run, not a setting)\n")
