@@ -14,7 +14,7 @@ replaces the entry (in a writing mode).
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import Any, Callable
 
 from farm.agent.images import images_key
 from farm.agent.locator import (FOUND_BEFORE, WORD_TIERS, LocateContext, LocateHit, names,
@@ -138,7 +138,8 @@ class LocateCacheTier:
                  "screen": list(ctx.device.size()), "tier": hit.tier,
                  "element": self._element(node, tree)}
         if positional(xpath):       # only its place names it: keep what was around it
-            entry["around"] = [s for s in around(node, tree) if self.cache.safe(s)][:MAX_SHOWN]
+            entry["around"] = [s for s in around(node, tree, self.cache.safe)
+                               if self.cache.safe(s)][:MAX_SHOWN]
         self.cache.save(key, "locate", prompt, entry)
 
     def _unchanged(self, entry: dict[str, Any] | None, node: UINode, found: Rect,
@@ -158,7 +159,7 @@ class LocateCacheTier:
 
     def _element(self, node: UINode, tree: UITree) -> dict[str, Any]:
         """What the hit element was, for `still_meant` (strings holding a secret left out)."""
-        shown = [s for s in _shown(node, tree) if self.cache.safe(s)]
+        shown = [s for s in _shown(node, tree, self.cache.safe) if self.cache.safe(s)]
         return {"role": node.role, "shown": shown[:MAX_SHOWN]}
 
 
@@ -170,9 +171,16 @@ def _was(entry: dict[str, Any]) -> str:
     return (f"a {role}" if role != "an element" else role) + "".join(f' "{s}"' for s in shown)
 
 
-def _shown(node: UINode, tree: UITree) -> list[str]:
+def _kept(text: str) -> bool:
+    """Every string may be kept (comparisons with what an entry kept)."""
+    return True
+
+
+def _shown(node: UINode, tree: UITree, safe: Callable[[str], bool] = _kept) -> list[str]:
+    """The strings ``node`` shows, as compared (`normalise`: case-folded, cut short); only
+    those ``safe`` takes as shown: a secret is told apart before it is case-folded or cut."""
     return list(dict.fromkeys(normalise(s)[:MAX_SHOWN_CHARS]
-                              for s in shown_strings(node, tree) if normalise(s)))
+                              for s in shown_strings(node, tree) if normalise(s) and safe(s)))
 
 
 def positional(xpath: str) -> bool:
@@ -182,10 +190,11 @@ def positional(xpath: str) -> bool:
     return xpath.startswith("/") and not xpath.startswith("//")
 
 
-def around(node: UINode, tree: UITree) -> list[str]:
+def around(node: UINode, tree: UITree, safe: Callable[[str], bool] = _kept) -> list[str]:
     """What the element sits among: the strings shown in the nearest element holding it
     that shows any besides the element's own (a list row's "Blue Mug" and "$12.50" for its
-    "Add to cart" button); [] when none within `MAX_AROUND_LEVELS`."""
+    "Add to cart" button); [] when none within `MAX_AROUND_LEVELS`. Only strings ``safe``
+    takes (none holding a secret, for an entry)."""
     by_id = {n.id: n for n in tree.nodes}
     own = set(_shown(node, tree))
     up = by_id.get(node.parent) if node.parent is not None else None
@@ -193,7 +202,7 @@ def around(node: UINode, tree: UITree) -> list[str]:
         if up is None:
             break
         inside = [s for n in tree.nodes if n.id != node.id and _holds(up, n, by_id)
-                  for s in _fields(n) if s not in own]
+                  for s in _fields(n, safe) if s not in own]
         if inside:
             return list(dict.fromkeys(inside))
         up = by_id.get(up.parent) if up.parent is not None else None
@@ -209,9 +218,10 @@ def _holds(up: UINode, node: UINode, by_id: dict[int, UINode]) -> bool:
     return False
 
 
-def _fields(node: UINode) -> list[str]:
+def _fields(node: UINode, safe: Callable[[str], bool] = _kept) -> list[str]:
     return [normalise(s)[:MAX_SHOWN_CHARS] for s in (node.text, node.name, node.label,
-                                                      node.placeholder) if normalise(s)]
+                                                      node.placeholder)
+            if normalise(s) and safe(s)]
 
 
 def same_surroundings(entry: dict[str, Any], node: UINode, tree: UITree) -> bool:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from tests.support.agent_scripts import DONE_XML, xml
 from tests.support.farm_cli import FarmCli, by_name, results
-from tests.support.model_server import ModelServer, message_texts
+from tests.support.model_server import ModelServer, image_size, message_texts, request_images
 
 SECRET = "farm-demo-pass"           # the demo suite's DEMO_PASSWORD
 SHOWN = {"uppercase": "FARM-DEMO-PASS", "capitalize": "Farm-Demo-Pass"}   # as Chromium shows it
@@ -106,3 +106,51 @@ def test_a_secret_the_page_upper_cases_is_masked_in_outputs_errors_and_the_promp
     for path in written:
         assert not holds_secret(path.read_bytes().decode(errors="replace")), path
     assert not holds_secret(done.stdout + done.stderr)
+
+
+SHORT = "Qx7Rm2"    # a secret shorter than MIN_SECRET_CHARS, in mixed case
+BUTTON_PAGE = f"""<!doctype html><html><head><style>
+body {{ margin: 0; font: 16px sans-serif; }}
+button {{ position: absolute; left: 40px; top: 40px; width: 400px; height: 40px; }}
+</style></head><body><div><span>Row {SHORT}</span>
+<button onclick="this.dataset.copied='yes'">Copy</button></div>
+<button id="copy-code" style="top: 120px">Copy {SHORT}</button>
+</body></html>"""
+BUTTON_CASE = """\
+name: cached element
+web:
+  url: ${SITE_URL}/page.html
+  viewportWidth: 800
+  viewportHeight: 600
+tasks:
+  - name: tap a button that shows the secret
+    flow:
+      - aiTap: the second copy button
+      - aiTap: the first copy button
+"""
+
+
+def test_the_cache_keeps_no_secret_an_element_shows_not_even_case_folded(
+        farm: FarmCli, tmp_path: Path, model_server) -> None:
+    """The locate cache keeps an element's strings (and those of its row) case-folded, to
+    compare them later; a secret among them, whatever its length, is left out."""
+    def answer(body: dict, index: int) -> str:
+        w, h = image_size(request_images(body)[-1])
+        top = 120 if "second" in message_texts(body)[0] else 40
+        return json.dumps({"bbox": [round(40 * w / 800), round(top * h / 600),
+                                    round(440 * w / 800), round((top + 40) * h / 600)]})
+    srv: ModelServer = model_server(answer)
+    suite = tmp_path / "short"
+    (suite / "app").mkdir(parents=True)
+    (suite / "app" / "page.html").write_text(BUTTON_PAGE)
+    (suite / "farm.yaml").write_text("secrets: [ROW_CODE]\n" + FARM_YAML.split("\n", 3)[3])
+    (suite / "cached.yaml").write_text(BUTTON_CASE)
+    done = farm.run("run", suite, "--devices", "browser:1", "--no-progress", "--report-dir",
+                    tmp_path / "run", "--model", "openai/scripted-vlm",
+                    "--model-base-url", srv.base_url, ROW_CODE=SHORT)
+    steps = by_name(results(tmp_path / "run"))["cached"]["steps"]
+    assert done.returncode == 0 and [s["tier"] for s in steps] == ["ai", "ai"], steps
+
+    cache = (tmp_path / "state" / "cache.db").read_bytes()
+    assert b"copy" in cache                     # the entries are there ...
+    assert SHORT.casefold().encode() not in cache.lower()   # ... without the secret
