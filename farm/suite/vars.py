@@ -20,6 +20,7 @@ import base64
 import functools
 import os
 import re
+import unicodedata
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -379,13 +380,19 @@ def _secret_forms(secret: str) -> list[tuple[int, str, str]]:
             *_cased_forms(secret), *_base64_forms(secret)]
 
 
-def _text_form(chars: list[list[str]]) -> tuple[int, str, str]:
+def _text_form(chars: list[list[str]], plain_letters: bool = False) -> tuple[int, str, str]:
     """The form of a text given as its characters, each one of a few spellings (``[["a",
-    "A"], ["b"]]``: "ab" or "Ab"), every character possibly encoded (`_char_pattern`)."""
+    "A"], ["b"]]``: "ab" or "Ab"), every character possibly encoded (`_char_pattern`); with
+    ``plain_letters``, letters and digits only as themselves (JSON and HTML leave them so; a
+    page's cased text is not %-encoded letter by letter), which keeps the pattern fast."""
+    def spelt(text: str) -> str:
+        return "".join(re.escape(c) if plain_letters and c.isalnum() else _char_pattern(c)
+                       for c in text)
+
     def one(options: list[str]) -> str:
         if len(options) == 1:
-            return "".join(_char_pattern(ch) for ch in options[0])
-        return "(?:" + "|".join("".join(_char_pattern(c) for c in o) for o in options) + ")"
+            return spelt(options[0])
+        return "(?:" + "|".join(map(spelt, options)) + ")"
     first = "".join(o[0] for o in chars[0]) + "&%\\" + ("+" if " " in chars[0] else "")
     return len(chars), "".join(map(one, chars)), first
 
@@ -403,15 +410,33 @@ def _cased_forms(secret: str) -> list[tuple[int, str, str]]:
     from farm.config import MIN_SECRET_CHARS
     if len(secret.strip()) < MIN_SECRET_CHARS:
         return []
-    forms = []
-    for cased in {secret.upper(), secret.lower()} - {secret}:
-        forms += [_text_form([[ch] for ch in cased]), *_cut_forms(cased)]
     capital = [[ch, ch.title()] if ch.title() != ch and (i == 0 or not secret[i - 1].isalpha())
                else [ch] for i, ch in enumerate(secret)]
-    if any(len(options) > 1 for options in capital):
-        forms.append(_text_form(capital))
-        forms += _cut_forms(secret, capital)
+    forms = []
+    for chars in ([_upper(ch) for ch in secret], [_lower(ch) for ch in secret], capital):
+        if any(options != [ch] for options, ch in zip(chars, secret)):
+            forms += [_text_form(chars, plain_letters=True), *_cut_forms(secret, chars)]
     return forms
+
+
+# What CSS casing does by the element's language (lang="tr": i -> İ, I -> ı; lang="el":
+# upper-cased Greek loses its accents; a word's last Σ lower-cased is ς).
+_UPPER_TAILORED = {"i": "İ"}
+_LOWER_TAILORED = {"I": "ı", "Σ": "ς"}
+
+
+def _upper(ch: str) -> list[str]:
+    """How ``ch`` upper-cased may read ("ß": "SS"; "i": "I" or, in Turkish, "İ")."""
+    out = [ch.upper(), *_UPPER_TAILORED.get(ch, "")]
+    if "\u0370" <= ch <= "\u03ff" or "\u1f00" <= ch <= "\u1fff":
+        out.append("".join(c for c in unicodedata.normalize("NFD", ch.upper())
+                           if not unicodedata.combining(c)))
+    return list(dict.fromkeys(out))
+
+
+def _lower(ch: str) -> list[str]:
+    """How ``ch`` lower-cased may read."""
+    return list(dict.fromkeys([ch.lower(), *_LOWER_TAILORED.get(ch, "")]))
 
 
 _CUT = "\u2026"            # "…": where farm and its devices cut a long text

@@ -21,11 +21,15 @@ CASED = {
     "uppercase, sharp s": "SS-STRASSE-1",
     "capitalize, sharp s kept": "ß-Straße-1",
     "lowercase": "mixed-case-pass",
+    "uppercase, lang=tr": "İSTANBUL-PASS",
+    "uppercase, lang=el": "ΑΛΦΑ-ΚΩΔΙΚΟΣ",
+    "lowercase, final sigma": "οδος-κωδικος",
 }
 SECRETS = {"uppercase": SECRET, "capitalize": SECRET,
            "capitalize, '_' inside a word": "hunter_two.x",
            "uppercase, sharp s": "ß-straße-1", "capitalize, sharp s kept": "ß-straße-1",
-           "lowercase": "Mixed-CASE-pass"}
+           "lowercase": "Mixed-CASE-pass", "uppercase, lang=tr": "istanbul-pass",
+           "uppercase, lang=el": "άλφα-κωδικός", "lowercase, final sigma": "ΟΔΟΣ-ΚΩΔΙΚΟΣ"}
 
 
 @pytest.mark.parametrize("how", CASED)
