@@ -329,8 +329,10 @@ class Variables:
     def mask(self, text: str) -> str:
         """``text`` with every secret value replaced by ``***`` (longest values first), also
         where it appears encoded: %-encoded, HTML entities, JSON / JavaScript escapes (and any
-        mix of these, character by character) or base64 (see `_secret_forms`); and its start
-        where a text was cut inside it with "…" (`_cut_forms`).
+        mix of these, character by character) or base64 (see `_secret_forms`); as a page's
+        CSS may case it (FARM-DEMO-PASS, Farm-Demo-Pass: `_cased_forms`, for a value of
+        MIN_SECRET_CHARS or more); and its start where a text was cut inside it with "…"
+        (`_cut_forms`).
 
         Repeats until no secret value is left, because a replacement can join its neighbours
         into a new occurrence (secret ``a*``: ``aa*`` -> ``a***``).  Each pass turns at least one
