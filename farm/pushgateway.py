@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import threading
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
@@ -39,27 +41,87 @@ def push(url: str, job: str = "farm_run", totals: Path | None = None,
     this host's group holds there now): a new state dir (a CI runner's) or a file that missed
     a push continues from what Prometheus last saw. The file keeps the new totals once the
     push succeeded. ``baseline``: push the totals so far only, not this run's counts yet
-    (`Baseline`: they come with the end's push; pushed now too, they would count twice)."""
+    (`Baseline`: they come with the end's push; pushed now too, they would count twice).
+
+    Runs of one host that overlap (CI jobs of the cluster path) share the group, and each
+    push carries every run's counts so far; read, raised and pushed while another process
+    of the host did the same, one run's counts were lost: so the host's farm processes push
+    to a group one at a time (`_one_push_at_a_time`)."""
     import socket
     url, auth = _split_auth(url)
     instance = socket.gethostname()
     group = f"{url} {job}"         # never the credentials: the file is not a secret
     before: dict[str, float] = {}
     unread: list[str] = []      # said once the push went through (else its failure says it)
-    if totals:
-        before = _higher(_group_totals(totals, group),
-                         _at_gateway(url, job, instance, auth, unread))
-    carried = _Carried(before, own=not baseline)
-    registry = CollectorRegistry(auto_describe=False)
-    registry.register(carried)
-    prometheus_client.push_to_gateway(url, job=job, registry=registry,
-                                      grouping_key={"instance": instance},
-                                      timeout=TIMEOUT_S, handler=_push_handler(auth))
+    with _one_push_at_a_time(group, instance):
+        if totals:
+            before = _higher(_group_totals(totals, group),
+                             _at_gateway(url, job, instance, auth, unread))
+        carried = _Carried(before, own=not baseline)
+        registry = CollectorRegistry(auto_describe=False)
+        registry.register(carried)
+        prometheus_client.push_to_gateway(url, job=job, registry=registry,
+                                          grouping_key={"instance": instance},
+                                          timeout=TIMEOUT_S, handler=_push_handler(auth))
+        if totals:
+            _write_totals(totals, group, {**before, **carried.pushed})
     for problem in unread:
         log.warning("cannot read the Pushgateway's totals for this host (%s): they continue "
                     "from the state dir's", problem)
-    if totals:
-        _write_totals(totals, group, {**before, **carried.pushed})
+
+
+@contextmanager
+def _one_push_at_a_time(group: str, instance: str) -> Iterator[None]:
+    """Hold the host's lock of ``group`` (an flock on a file in the temp dir, which the
+    kernel lets go of when a process dies), waiting at most the time two requests may take
+    for a push of another farm process. Without a lock (no fcntl, a temp dir farm cannot
+    open a file in, a holder that does not let go), the push goes as it did before."""
+    try:
+        import fcntl
+        fd = _lock_file(group, instance)
+    except (ImportError, OSError) as exc:
+        log.debug("pushing without the host's push lock: %s", exc)
+        yield
+        return
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            log.debug("another farm process of this host is pushing to %s: waiting for it",
+                      group.split(" ")[0])
+            _wait_for_lock(fd, fcntl)
+        yield
+    finally:
+        os.close(fd)          # lets go of the lock
+
+
+def _lock_file(group: str, instance: str) -> int:
+    """A read-only descriptor of the host's lock file of ``group`` (read-only: one another
+    user created can still be locked; opened before created: a file of another user in a
+    sticky /tmp refuses O_CREAT where fs.protected_regular is on)."""
+    import hashlib
+    import tempfile
+    name = hashlib.sha256(f"{group} {instance}".encode()).hexdigest()[:16]
+    path = Path(tempfile.gettempdir()) / f"farm-pushgateway-{name}.lock"
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)
+    try:
+        return os.open(path, flags)
+    except FileNotFoundError:
+        return os.open(path, flags | os.O_CREAT, 0o644)
+
+
+def _wait_for_lock(fd: int, fcntl: Any) -> None:
+    """Take the lock once the other push lets go of it; past the time its two requests may
+    take, go on without it (a holder stopped, not dead, must not stop this push)."""
+    import time
+    deadline = time.monotonic() + 2 * TIMEOUT_S + 5
+    while time.monotonic() < deadline:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            time.sleep(0.05)
+    log.debug("the other push did not end in %.0f s: pushing without waiting", 2 * TIMEOUT_S)
 
 
 def _split_auth(url: str) -> tuple[str, tuple[str, str] | None]:
