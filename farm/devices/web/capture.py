@@ -12,6 +12,7 @@ import asyncio
 import base64
 import json
 import logging
+import re
 import time
 from collections import Counter
 from dataclasses import dataclass
@@ -29,6 +30,12 @@ EVIDENCE_QUALITY = 70        # JPEG quality of report screenshots, encoded by Ch
 CAPTURE_TIMEOUT = 10.0       # seconds an evidence capture may take
 KILL_CHECK = 0.5             # seconds between looks at whether the device was killed, waiting
 LOOK_S = 0.2                 # seconds between looks at a navigation, while a page script runs
+# A report image taken again because its page navigated under it: at most RETAKES captures, each
+# given up on (looked at every RETAKE_LOOK_S) once the page's document goes away under it too
+RETAKES, RETAKE_LOOK_S = 5, 0.05
+LOAD_WAIT_S = 1.5            # longest wait for the next document's load before a retake
+# what Chromium answers a capture asked for between two documents of the page
+BETWEEN_DOCUMENTS = re.compile(r"Not attached to an active page|Unable to capture screenshot")
 BINDING = "__farmShot"       # the page calls it to start an evidence capture (its event)
 
 
@@ -49,6 +56,7 @@ class PageCapture:
         self._pending: list[_Shot] = []               # evidence captures not yet handed over
         self._bound = False                           # the session has the capture binding
         self._frame: str | None = None                # the page's main frame (DevTools id)
+        self._documents = 0                           # main-frame documents committed, ever
         # (page, document) whose load event a report image waited for in vain: its later
         # images do not wait again (the document: its performance.timeOrigin)
         self._unloaded: tuple[Any, str] | None = None
@@ -149,8 +157,8 @@ class PageCapture:
             if "exceptionDetails" in cdp.send("Runtime.evaluate", call):
                 self._pending.remove(shot)
                 began = time.monotonic()
-                shot.data, shot.done = self._jpeg(cdp), True
-                shot.took = time.monotonic() - began
+                shot.data = self._steady_jpeg(time.monotonic() + CAPTURE_TIMEOUT)
+                shot.done, shot.took = True, time.monotonic() - began
 
     def _on_binding(self, cdp: Any, event: dict[str, Any]) -> None:
         shot = next((s for s in self._pending if not s.started), None)
@@ -181,7 +189,7 @@ class PageCapture:
                 break
             if self._lost_to_navigation(shot):
                 ended = "taken again"
-                self._retake(shot)
+                self._retake(shot, limit)
                 break
             with self.errors("screenshot"):   # raises DeviceLost once the device is killed
                 if shot.started and shot.navigations != self.wait.loads_begun:
@@ -193,12 +201,18 @@ class PageCapture:
                 else:
                     ended = "polled"
                     page.wait_for_timeout(5)   # a driver round trip: its events are served
+        if self._refused(shot) and self._cdp is not None:   # refused between documents
+            ended = "taken again"
+            self._retake(shot, limit)
         self.waits[ended] += 1
-        if shot in self._pending:
+        first = shot in self._pending       # (not told again when asked again)
+        if first:
             self._pending.remove(shot)
         if shot.error is not None:
             if self._shown == shot.token:
                 self._shown = None       # the next image is taken even if unchanged
+            if first:
+                log.info("%s: a report image left out: %s", self.device, first_line(shot.error))
             with self.errors("screenshot"):
                 raise shot.error
         return shot.data
@@ -210,19 +224,68 @@ class PageCapture:
         return (shot.started and not shot.done and shot.navigations != self.wait.loads_begun
                 and not self.wait.loading and self._cdp is not None)
 
-    def _retake(self, shot: "_Shot") -> None:
+    @staticmethod
+    def _refused(shot: "_Shot") -> bool:
+        """Whether Chromium refused ``shot``'s capture as the page was between documents."""
+        from playwright.sync_api import Error as PlaywrightError
+        return (isinstance(shot.error, PlaywrightError)
+                and BETWEEN_DOCUMENTS.search(str(shot.error)) is not None)
+
+    def _retake(self, shot: "_Shot", limit: float) -> None:
         """Capture ``shot`` again, on the page the navigation loaded: the step's after image
-        (the first capture's late answer, should one come, changes nothing)."""
-        assert self._cdp is not None
+        (the first capture's late answer, should one come, changes nothing). Within ``limit``
+        (`_steady_jpeg`): a page that reloads itself every few hundred ms held the step here
+        until the case timed out."""
         began = time.monotonic()
+        shot.error = None
         try:
-            with self.errors("screenshot"):
-                shot.data = self._jpeg(self._cdp[1])
+            shot.data = self._steady_jpeg(limit)
         except FarmError as exc:
             shot.error = exc
         shot.done, shot.took = True, time.monotonic() - began
 
-    def _jpeg(self, cdp: Any) -> bytes:
+    def _steady_jpeg(self, limit: float) -> bytes:
+        """A JPEG of the page (`_jpeg`) that no navigation can hold up: a capture whose
+        document goes away under it (Chromium never answers that one) or that came between
+        two documents (refused) is given up on and taken again once the page has loaded (at
+        most LOAD_WAIT_S), at most RETAKES times and until ``limit``; then DeviceError saying
+        the page kept navigating (the step has no image, and farm.log says why)."""
+        assert self._cdp is not None
+        page, cdp = self._cdp
+        for attempt in range(RETAKES):
+            if attempt:
+                self._loaded(page, min(limit, time.monotonic() + LOAD_WAIT_S))
+            documents = self._documents
+            with self.errors("screenshot"):
+                data = self._between_documents(lambda: self._jpeg(
+                    cdp, page, lambda: self._documents != documents or time.monotonic() > limit))
+            if data is not None:
+                return data
+            if time.monotonic() > limit:
+                break
+        raise DeviceError(f"the page navigated under each of {RETAKES} captures "
+                          "(does it reload itself?)")
+
+    def _loaded(self, page: Any, until: float) -> None:
+        """Wait while the page loads (its load events end each pause), at most ``until``."""
+        while self.wait.loading and time.monotonic() < until:
+            with self.errors("screenshot"):
+                self.wait.pause(page)
+
+    @staticmethod
+    def _between_documents(capture: Callable[[], bytes | None]) -> bytes | None:
+        """``capture()``, or None when Chromium refused it as the page was between two
+        documents ("Not attached to an active page", "Unable to capture screenshot")."""
+        from playwright.sync_api import Error as PlaywrightError
+        try:
+            return capture()
+        except PlaywrightError as exc:
+            if not BETWEEN_DOCUMENTS.search(str(exc)):
+                raise
+            return None
+
+    def _jpeg(self, cdp: Any, page: Any = None,
+              gone: Callable[[], bool] | None = None) -> Any:
         """One Page.captureScreenshot over the page's own DevTools session: Chromium encodes
         the JPEG, and none of the round trips Playwright's page.screenshot adds (its page
         preparation in every frame, fonts, layout metrics, clean-up) are paid.
@@ -233,9 +296,16 @@ class PageCapture:
         (deviceScaleFactor, viewport) on its own session: the page went on at scale 1.
         Unclipped, the image is the viewport as the window shows it, in the window's pixels:
         CSS pixels, as headless Chromium has no scale of its own (device pixels under a
-        ``--force-device-scale-factor`` in chromeArgs)."""
+        ``--force-device-scale-factor`` in chromeArgs).
+
+        With ``page`` and ``gone``: None once ``gone()`` turns true before the answer (its
+        document went away: the answer would never come)."""
         params = {"format": "jpeg", "quality": EVIDENCE_QUALITY, "optimizeForSpeed": True}
-        return base64.b64decode(cdp.send("Page.captureScreenshot", params)["data"])
+        reply = _sent(cdp, page, "Page.captureScreenshot", params) if gone else None
+        if reply is None:
+            return base64.b64decode(cdp.send("Page.captureScreenshot", params)["data"])
+        answer = page._sync(_answer(reply, gone, RETAKE_LOOK_S))
+        return None if answer is _GONE else base64.b64decode(answer["data"])
 
     def script(self, page: Any, js: str, arg: Any) -> Any:
         """Call farm's own page script ``js`` (a function expression of one argument; JSON in
@@ -262,13 +332,9 @@ class PageCapture:
         a navigation) once a navigation of the page awaits its document: Chromium answers
         the script only when the document comes, which a server that does not answer makes
         never (the navigation may begin after the script was sent)."""
-        impl = getattr(cdp, "_impl_obj", None)
-        if impl is None or getattr(page, "_sync", None) is None:
+        reply = _sent(cdp, page, "Runtime.evaluate", params)
+        if reply is None:
             return cdp.send("Runtime.evaluate", params)
-        try:
-            reply = impl.send("Runtime.evaluate", params, None)    # (newer Playwright: timeout)
-        except TypeError:
-            reply = impl.send("Runtime.evaluate", params)
         return page._sync(_unless(reply, lambda: self.wait.awaiting))
 
     def attach(self, page: Any) -> None:
@@ -310,6 +376,7 @@ class PageCapture:
         binding (sent as the navigation commits, before the step's next look at the page)."""
         if event.get("frame", {}).get("id") != self._frame:
             return
+        self._documents += 1
         if self._bound and self._cdp is not None:
             # sent before a wait for the document is told it came: the step's next script on
             # the page goes after it, over the same session
@@ -332,19 +399,44 @@ class PageCapture:
                 log.debug("%s: capture failed: %s", self.device, exc)
 
 
+_GONE = object()     # `_answer`: the call was given up on
+
+
+def _sent(cdp: Any, page: Any, method: str, params: dict[str, Any]) -> Any:
+    """``method`` sent over ``cdp`` without waiting: its answer to await (Playwright's own
+    coroutine), or None where Playwright's sync API offers none (the caller then sends it
+    as usual)."""
+    impl = getattr(cdp, "_impl_obj", None)
+    if impl is None or page is None or getattr(page, "_sync", None) is None:
+        return None
+    try:
+        return impl.send(method, params, None)    # (newer Playwright: a timeout)
+    except TypeError:
+        return impl.send(method, params)
+
+
+async def _answer(reply: Any, gone: Callable[[], bool], look: float) -> Any:
+    """``reply`` (a DevTools call), or _GONE once ``gone()`` turns true first (looked at
+    every ``look`` s; the call's late answer is dropped)."""
+    task = asyncio.ensure_future(reply)
+    while True:
+        done, _ = await asyncio.wait({task}, timeout=look)
+        if done:
+            return task.result()
+        if gone():
+            task.add_done_callback(_drop)
+            return _GONE
+
+
 async def _unless(reply: Any, navigating: Callable[[], bool]) -> Any:
     """``reply`` (a DevTools call), unless ``navigating()`` turns true first (looked at every
     LOOK_S): then Playwright's Error saying so (the call's late answer is dropped)."""
     from playwright.sync_api import Error as PlaywrightError
 
-    task = asyncio.ensure_future(reply)
-    while True:
-        done, _ = await asyncio.wait({task}, timeout=LOOK_S)
-        if done:
-            return task.result()
-        if navigating():
-            task.add_done_callback(_drop)
-            raise PlaywrightError("navigating: the page's next document has not come")
+    answer = await _answer(reply, navigating, LOOK_S)
+    if answer is _GONE:
+        raise PlaywrightError("navigating: the page's next document has not come")
+    return answer
 
 
 def _drop(task: "asyncio.Future[Any]") -> None:
