@@ -22,7 +22,26 @@ from farm.metrics import REGISTRY
 
 log = logging.getLogger("farm.metrics")
 
-TIMEOUT_S = 10.0        # each request to the gateway
+
+
+def _timeout() -> float:
+    """Seconds each request to the gateway may take: FARM_PUSHGATEWAY_TIMEOUT, 10 by default
+    (a gateway far away or behind a slow proxy may need more); not a number or not above 0:
+    the default, with a warning."""
+    raw = os.environ.get("FARM_PUSHGATEWAY_TIMEOUT", "").strip()
+    if not raw:
+        return 10.0
+    try:
+        value = float(raw)
+    except ValueError:
+        value = 0.0
+    if not 0 < value < float("inf"):
+        log.warning("FARM_PUSHGATEWAY_TIMEOUT=%s is no number of seconds above 0: 10 s", raw)
+        return 10.0
+    return value
+
+
+TIMEOUT_S = _timeout()   # each request to the gateway
 
 
 def push(url: str, job: str = "farm_run", totals: Path | None = None,

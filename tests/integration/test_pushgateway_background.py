@@ -23,6 +23,12 @@ from tests.support.prometheus import Pushgateway
 from tests.support.suites import write_case
 
 
+# the push's request timeout (FARM_PUSHGATEWAY_TIMEOUT) in these runs: longer than a one-case
+# fake run takes to reach its first case (or its end) on a busy machine
+SLOW_GATEWAY_S = 60
+SILENT_S = 20
+
+
 class SilentGateway:
     """A TCP server that accepts every connection, reads the request, and never answers."""
 
@@ -57,8 +63,16 @@ class SilentGateway:
             return exc.errno in (errno.EAGAIN, errno.EWOULDBLOCK)
 
     def close(self) -> None:
+        try:        # (close alone leaves a blocked accept() taking connections, on Linux)
+            self.listener.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
         self.listener.close()
         for conn in self.held:
+            try:
+                conn.shutdown(socket.SHUT_RDWR)     # the client sees the end at once
+            except OSError:
+                pass
             conn.close()
 
 
@@ -70,16 +84,19 @@ def test_the_first_case_runs_while_a_silent_gateway_holds_the_baseline_push(
     gateway = SilentGateway()
     try:
         proc = farm.start("run", suite, "--devices", "fake:1", "--report-dir", tmp_path / "run",
-                          "--pushgateway", gateway.url, FARM_DEVICE_PLUGINS=PLUGIN)
+                          "--pushgateway", gateway.url, FARM_DEVICE_PLUGINS=PLUGIN,
+                          FARM_PUSHGATEWAY_TIMEOUT=str(SLOW_GATEWAY_S))
         proc.wait_for_line("start s/held")
-        assert gateway.requested.is_set()           # the baseline push went out first ...
+        # the baseline push went out (its thread may reach the gateway after the case began:
+        # waited for, up to the push's own timeout) ...
+        assert gateway.requested.wait(SLOW_GATEWAY_S)
         assert gateway.still_waiting(gateway.held[0])   # ... and the case did not wait for it
         gate.touch()
-        proc.wait_for_line("1 passed")
     finally:
-        gateway.close()              # the gateway goes away: the push fails now, not in 10 s
+        gateway.close()    # the gateway goes away: its pushes fail now, not after a timeout
     out = proc.finish()
     assert proc.returncode == 0, out
+    assert "1 passed" in out, out
     said = [line for line in out.splitlines() if "push" in line or "Pushgateway" in line]
     assert len(said) == 1 and said[0].startswith(
         f"farm: warning: could not push metrics to {gateway.url}: "), out
@@ -97,15 +114,16 @@ def test_a_gateway_silent_all_run_long_costs_the_end_one_timeout(
     try:
         proc = farm.run("run", suite, "--devices", "fake:1", "--no-progress", "--report-dir",
                         tmp_path / "run", "--pushgateway", gateway.url,
-                        FARM_DEVICE_PLUGINS=PLUGIN)
+                        FARM_DEVICE_PLUGINS=PLUGIN, FARM_PUSHGATEWAY_TIMEOUT=str(SILENT_S))
     finally:
         gateway.close()
     assert proc.returncode == 0, proc.stderr
     said = [line for line in proc.stderr.splitlines() if "push" in line]
     assert said == [f"farm: warning: could not push metrics to {gateway.url}: no answer in "
-                    f"{pushgateway.TIMEOUT_S:g} s"], proc.stderr
+                    f"{SILENT_S:g} s"], proc.stderr
     assert "Traceback" not in proc.stderr
-    # (a one-case fake run ends well within the timeout of its baseline's request)
+    # (a one-case fake run ends well within SILENT_S of its baseline's request, even on a
+    # busy machine: the end waits for that request, as long as is left of SILENT_S)
     assert len(gateway.held) == 1, "the end pushed again into the silence"
 
 
