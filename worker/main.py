@@ -177,6 +177,8 @@ def child(argv: Sequence[str]) -> int:
     args = _child_args(argv)
     end_with_supervisor(args.supervisor)
     logging.basicConfig(level=args.loglevel, format="%(asctime)s %(name)s %(message)s")
+    from worker.log_mask import mask_logging
+    mask_logging()          # the secrets of the cases it runs, as `farm run`'s farm.log
     from farm.config import load_settings
     from farm.devices.specs import known_kinds
     from worker.runtime import DeviceRuntime

@@ -32,10 +32,11 @@ from farm.config import Settings
 from farm.devices.specs import build_device
 from farm.executors.base import NullEvents
 from farm.results import ArtifactStore, CaseResult, StepRecord, now_iso, storable
-from farm.runner import Services
+from farm.runner import Services, case_variables
 from farm.schedule import Job
 from farm.slot import DeviceSlot
 from farm.suite.model import Case
+from worker.log_mask import SECRETS
 from worker.outbox import OUTAGE, PUBLISH_PATIENCE_S, Outbox
 
 log = logging.getLogger("farm.worker")
@@ -71,6 +72,16 @@ def target_id(kind: str, target: str) -> str:
     from urllib.parse import urlsplit
     local = (urlsplit(target).hostname or "") in ("127.0.0.1", "localhost", "::1")
     return f"wda:{host}/{target}" if local else f"wda:{target}"
+
+
+def learn_secrets(case: Case, services: Services) -> None:
+    """Have this process's log mask the secrets of ``case`` (each file of a shared-context
+    unit's) from now on: the values its steps type and a page can show back."""
+    for each in (case, *case.parts):
+        try:
+            SECRETS.learn(case_variables(each, services))
+        except Exception:   # (a secrets dir it cannot read: the case ends with it, said there)
+            continue
 
 
 class RedisStreak:
@@ -279,6 +290,7 @@ class DeviceRuntime:
         try:
             with tempfile.TemporaryDirectory(prefix="farm-case-") as tmp:
                 services = self._services(run_id, Path(tmp), payload)
+                learn_secrets(case, services)
                 result = self._run_watched(job, case, services)
                 services.artifacts.flush()
                 artifacts = wire.encode_artifacts(Path(tmp))
