@@ -27,7 +27,7 @@ from farm.attempts import RetryPolicy, synthetic
 from farm.cluster import jobs as wire
 from farm.cluster import store
 from farm.cluster.app import TASK, make_app, time_limits
-from farm.cluster.fair import to_dispatch
+from farm.cluster.fair import fair_allocation, to_dispatch
 from farm.cluster.store import key
 from farm.config import Settings, mask_url
 from farm.devices.specs import DeviceSpec
@@ -322,12 +322,14 @@ class CeleryExecutor:
         return pools
 
     def _announce(self) -> None:
-        """Publish this run's demand per pool so concurrent runs can share fairly."""
+        """Publish this run's demand per pool so concurrent runs can share fairly: per pool,
+        and per platform over all its pools (a --matrix run's web.g1 and web.g2 are devices a
+        plain run's web pool uses too: each must see the other's demand for them)."""
         fields = {}
-        for pool, q in self._queue.items():
-            inflight = self._inflight_in(pool)
-            fields[f"demand:{pool}"] = min(len(q) + inflight, self._cap(pool))
-            fields[f"inflight:{pool}"] = inflight
+        for name in set(self._queue) | {pool.split(".", 1)[0] for pool in self._queue}:
+            pending, inflight = self._load(name)
+            fields[f"demand:{name}"] = min(pending + inflight, self._cap(name))
+            fields[f"inflight:{name}"] = inflight
         pipe = self.r.pipeline()
         pipe.hset(key("run", self.run_id), mapping=fields or {"alive": 1})
         pipe.expire(key("run", self.run_id), store.RUN_TTL_S)
@@ -348,16 +350,52 @@ class CeleryExecutor:
         held = sum(1 for c in self._inflight if self._pool_of[c].split(".", 1)[0] == platform)
         return self._cap(pool) - held
 
-    def _share(self, pool: str, q: list[Job], devices: list[dict], others: list[str],
+    def _load(self, name: str) -> tuple[int, int]:
+        """This run's jobs waiting for, and in flight on, ``name``: a pool, or a platform
+        (all of the run's pools of that platform)."""
+        pools = [p for p in self._queue
+                 if p == name or "." not in name and p.split(".", 1)[0] == name]
+        return (sum(len(self._queue[p]) for p in pools),
+                sum(1 for c in self._inflight if self._pool_of[c] in pools))
+
+    def _share(self, pool: str, pools: dict[str, list[dict]], others: list[str],
                silent: list[str] = ()) -> int:
-        """How many more jobs of ``pool`` this run may hand out now (max-min fair share).
-        A run that has ``silent``-ly stopped announcing itself (its driver killed: its claim
-        stays in Redis until RUN_TTL_S) counts for the devices busy with its cases, not for
-        what it last claimed, which held the pool for half a minute."""
-        demands = {self.run_id: min(len(q) + self._inflight_in(pool), self._cap(pool))}
-        inflight = {self.run_id: self._inflight_in(pool)}
+        """How many more jobs of ``pool`` this run may hand out now: its max-min fair share
+        of the platform's devices, against every run wanting them whatever its pools (a plain
+        run's web, a --matrix run's web.g1: else each took devices as if the other were not
+        there); for a device group's pool, also its share of the group's devices against the
+        other --matrix runs wanting that group, each counted for no more than its share of
+        the platform lets it take (a device left to a run that may not take it stayed idle).
+        Devices of the group busy with a plain run's cases are not the group's to share."""
+        platform = pool.split(".", 1)[0]
+        devices = pools.get(platform, [])
+        demands, inflight = self._demands(platform, devices, others, silent)
+        n = to_dispatch(len(devices), self.run_id, demands, inflight, self._load(platform)[0])
+        if pool == platform:
+            return n
+        alloc = fair_allocation(len(devices), demands)
+        group, in_group = self._demands(pool, pools[pool], others, silent)
+        for run in group:
+            if run != self.run_id:
+                room = alloc.get(run, 0) - inflight.get(run, 0) + in_group[run]
+                group[run] = min(group[run], max(room, in_group[run]))
+        taken = sum(1 for lease in pools[pool]
+                    if lease.get("state") == "busy" and lease.get("run") not in in_group)
+        return min(n, to_dispatch(len(pools[pool]) - taken, self.run_id, group, in_group,
+                                  len(self._queue[pool])))
+
+    def _demands(self, name: str, devices: list[dict], others: list[str],
+                 silent: list[str] = ()) -> tuple[dict[str, int], dict[str, int]]:
+        """Each run's demand for, and jobs in flight on, the ``devices`` of ``name`` (a
+        platform, or a pool), as the runs announce them. A run that has ``silent``-ly
+        stopped announcing itself (its driver killed: its claim stays in Redis until
+        RUN_TTL_S) counts for the devices busy with its cases, not for what it last claimed,
+        which held the pool for half a minute."""
+        pending, mine = self._load(name)
+        demands = {self.run_id: min(pending + mine, self._cap(name))}
+        inflight = {self.run_id: mine}
         for other in others:
-            d, i = self.r.hmget(key("run", other), f"demand:{pool}", f"inflight:{pool}")
+            d, i = self.r.hmget(key("run", other), f"demand:{name}", f"inflight:{name}")
             if d is not None:
                 demands[other], inflight[other] = int(d), int(i or 0)
         for other in silent:
@@ -365,7 +403,7 @@ class CeleryExecutor:
                        and lease.get("state") == "busy")
             if busy:
                 demands[other] = inflight[other] = busy
-        return to_dispatch(len(devices), self.run_id, demands, inflight, len(q))
+        return demands, inflight
 
     def _top_up(self, pools: dict) -> None:
         now = time.time()
@@ -376,7 +414,7 @@ class CeleryExecutor:
         for pool, q in self._queue.items():
             if not q or not pools.get(pool):
                 continue
-            n = self._share(pool, q, pools[pool], others, silent)
+            n = self._share(pool, pools, others, silent)
             if n <= 0 and not self._inflight_in(pool):
                 self._say_busy(pool, pools[pool])
             if self.matrix:     # (one pool per platform otherwise: its share is capped)
