@@ -21,7 +21,7 @@ from typing import Any, Callable
 from farm.devices.grabber import Later
 from farm.devices.web.failures import lost
 from farm.devices.web.page_wait import Errors, PageWait, loop_future, wait_on
-from farm.errors import DeviceError, FarmError
+from farm.errors import DeviceError, FarmError, StepFailed
 from farm.text import first_line
 
 log = logging.getLogger("farm.devices.browser")
@@ -34,6 +34,7 @@ LOOK_S = 0.2                 # seconds between looks at a navigation, while a pa
 # given up on (looked at every RETAKE_LOOK_S) once the page's document goes away under it too
 RETAKES, RETAKE_LOOK_S = 5, 0.05
 LOAD_WAIT_S = 1.5            # longest wait for the next document's load before a retake
+PNG_TRIES_MS = (1500, 3000, 10000)   # time limits of the tries of a PNG screenshot
 # what Chromium answers a capture asked for between two documents of the page
 BETWEEN_DOCUMENTS = re.compile(r"Not attached to an active page|Unable to capture screenshot")
 BINDING = "__farmShot"       # the page calls it to start an evidence capture (its event)
@@ -78,8 +79,13 @@ class PageCapture:
             # While a navigation or redirect is under way a capture fails ("Unable to capture
             # screenshot", "Not attached to an active page") or stalls until Playwright's 30 s
             # timeout: wait for the document, keep each try short, and try again. A page whose
-            # load event never comes (a resource its server holds) is captured as it is.
-            for attempt, limit_ms in ((1, 1500), (2, 3000), (3, 10000)):
+            # load event never comes (a resource its server holds) is captured as it is. A try
+            # whose document went away under it (a page that reloads itself) does not count,
+            # and the next one is short again: RETAKES of those, and the step fails.
+            tries = navigated = 0
+            while True:
+                limit_ms = PNG_TRIES_MS[tries]
+                documents = self._documents
                 try:
                     try:
                         page.wait_for_load_state("load", timeout=limit_ms)
@@ -88,10 +94,19 @@ class PageCapture:
                     return page.screenshot(type="png", scale="css", caret="initial",
                                            timeout=limit_ms)
                 except PlaywrightError as exc:
-                    if attempt == 3 or lost(exc) or self.killed():
+                    if lost(exc) or self.killed():
+                        raise
+                    if self._documents != documents:      # again at once, briefly
+                        tries, navigated = 0, navigated + 1
+                        if navigated == RETAKES:
+                            raise StepFailed(f"no screenshot: the page navigated under each "
+                                             f"of {RETAKES} captures (does it reload itself?)"
+                                             ) from exc
+                        continue
+                    tries += 1
+                    if tries == len(PNG_TRIES_MS):
                         raise
                     page.wait_for_timeout(300)
-            raise AssertionError("unreachable")
 
     def evidence(self, page: Any, seen: str | None = None) -> Callable[[], bytes | None]:
         """Start an image of the viewport for the report, as it is once a navigation the step
