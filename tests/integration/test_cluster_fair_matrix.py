@@ -43,40 +43,46 @@ def held_by(url: str, run_id: str) -> dict[str, str]:
 
 
 def let_end(gates, case_id: str) -> None:
-    """Let the held case ``case_id`` (``m/m03@g1``) end."""
+    """Let the held case ``case_id`` (``a/a03``, ``a/a03@g1``) end."""
     (gates / case_id.split("/", 1)[1].split("@", 1)[0]).touch()
 
 
-def test_a_matrix_run_and_a_plain_run_each_keep_a_device(tmp_path, redis_url, workers, farm):
+@pytest.mark.parametrize("older", ["matrix", "plain"])
+def test_a_matrix_run_and_a_plain_run_each_keep_a_device(older, tmp_path, redis_url, workers,
+                                                         farm):
+    """The ``older`` run holds both devices when the other arrives; as its cases end one by
+    one, the first freed device goes to the newcomer, the next stays the older run's."""
+    flags = {"matrix": ("--matrix",), "plain": ()}
+    younger = {"matrix": "plain", "plain": "matrix"}[older]
     gates = tmp_path / "gates"
     gates.mkdir()
-    matrix = gated_suite(tmp_path / "m", "m", gates, 6)
-    plain = gated_suite(tmp_path / "p", "p", gates, 4)
     workers("fake:2", "--group", "g1")              # pools: web (plain), web.g1 (--matrix)
     wait_idle(redis_url, 2)
-    pm = run_on(farm, redis_url, matrix, tmp_path / "rm", "--devices", "fake:2", "--matrix")
-    wait_busy(redis_url, 2)                         # the matrix run holds both devices
-    (m_id,) = runs(redis_url)
-    first, second = sorted(held_by(redis_url, m_id).values())
-    pp = run_on(farm, redis_url, plain, tmp_path / "rp", "--devices", "fake:2")
-    wait_for(lambda: len(runs(redis_url)) == 2, 60, "the plain run competing for the devices")
-    (p_id,) = set(runs(redis_url)) - {m_id}
-    tick = heartbeat(redis_url, p_id)               # a whole tick of the plain run has passed
-    wait_for(lambda: heartbeat(redis_url, p_id) not in (None, tick), 60, "a second tick")
-    let_end(gates, first)           # its device goes to the plain run (the matrix run's
-    wait_for(lambda: held_by(redis_url, p_id), 60, "the plain run to get a device")  # share: 1)
-    let_end(gates, second)          # its device: the matrix run's again, not the plain run's
-    wait_for(lambda: len(held_by(redis_url, p_id)) == 2
-             or set(held_by(redis_url, m_id).values()) - {first, second}, 60,
-             "the next case of the matrix run, or the plain run on both devices")
-    held_m, held_p = held_by(redis_url, m_id), held_by(redis_url, p_id)
-    for stem in [f"m{i:02d}" for i in range(6)] + [f"p{i:02d}" for i in range(4)]:
+    pa = run_on(farm, redis_url, gated_suite(tmp_path / "a", "a", gates, 6), tmp_path / "ra",
+                "--devices", "fake:2", *flags[older])
+    wait_busy(redis_url, 2)                         # the older run holds both devices
+    (a_id,) = runs(redis_url)
+    first, second = sorted(held_by(redis_url, a_id).values())
+    pb = run_on(farm, redis_url, gated_suite(tmp_path / "b", "b", gates, 4), tmp_path / "rb",
+                "--devices", "fake:2", *flags[younger])
+    wait_for(lambda: len(runs(redis_url)) == 2, 60, "the younger run competing for devices")
+    (b_id,) = set(runs(redis_url)) - {a_id}
+    tick = heartbeat(redis_url, b_id)               # a whole tick of the younger run passes
+    wait_for(lambda: heartbeat(redis_url, b_id) not in (None, tick), 60, "a second tick")
+    let_end(gates, first)           # its device goes to the younger run (the older's share: 1)
+    wait_for(lambda: held_by(redis_url, b_id), 60, "the younger run to get a device")
+    let_end(gates, second)          # its device: the older run's again, not the younger's
+    wait_for(lambda: len(held_by(redis_url, b_id)) == 2
+             or set(held_by(redis_url, a_id).values()) - {first, second}, 60,
+             "the older run's next case, or the younger run on both devices")
+    held_a, held_b = held_by(redis_url, a_id), held_by(redis_url, b_id)
+    for stem in [f"a{i:02d}" for i in range(6)] + [f"b{i:02d}" for i in range(4)]:
         (gates / stem).touch()
-    out_m, out_p = pm.finish(), pp.finish()
-    assert pm.returncode == 0 and pp.returncode == 0, out_m + out_p
-    assert (len(held_m), len(held_p)) == (1, 1), (held_m, held_p)
-    one_final_result_each(results(tmp_path / "rm"), 6)
-    one_final_result_each(results(tmp_path / "rp"), 4)
+    out_a, out_b = pa.finish(), pb.finish()
+    assert pa.returncode == 0 and pb.returncode == 0, out_a + out_b
+    assert (len(held_a), len(held_b)) == (1, 1), (f"{older} run", held_a, held_b)
+    one_final_result_each(results(tmp_path / "ra"), 6)
+    one_final_result_each(results(tmp_path / "rb"), 4)
 
 
 def test_two_matrix_runs_each_keep_a_device_when_each_group_has_one(tmp_path, redis_url,
