@@ -31,6 +31,11 @@ PAGES = {
 <p><button onclick="location.href='/slow.html?via=script'">Go slow by script</button></p>
 <form action="/slow.html"><input type="hidden" name="via" value="form">
 <button type="submit">Go slow by form</button></form>
+<form id="quiet" action="/slow.html"><input type="hidden" name="via" value="submit"></form>
+<p><button onclick="document.getElementById('quiet').submit()">Go slow by form.submit()</button>
+</p><form onsubmit="event.preventDefault(); document.getElementById('said').textContent =
+'Stayed on the start page'"><button type="submit">Stay by a cancelled form</button></form>
+<p id="said"></p>
 <p><a href="/nothing">Go nowhere</a> <a href="/file.bin">Download a file</a></p>
 <p><a href="/parsing.html">Go to a page that parses slowly</a></p></body>""",
     # the parser waits for /held.js; `load` comes only after /late.png, seconds later still
@@ -118,6 +123,11 @@ def suite(site, tmp_path_factory) -> Path:
     write_case(folder, "nav_link", ["aiTap: Go slow by link", arrived], url=start)
     write_case(folder, "nav_script", ["aiTap: Go slow by script", arrived], url=start)
     write_case(folder, "nav_form", ["aiTap: Go slow by form", arrived], url=start)
+    # form.submit() fires no submit event; a cancelled submit navigates nowhere
+    write_case(folder, "nav_form_script", ["aiTap: Go slow by form.submit()", arrived],
+               url=start)
+    write_case(folder, "nav_form_cancelled", ["aiTap: Stay by a cancelled form",
+                                              "assertText: Stayed on the start page"], url=start)
     write_case(folder, "nav_javascript", ['javascript: "location.href = \'/slow.html\'"',
                                           arrived], url=start)
     # a navigation that brings no new document (204, a download): farm goes on with the page
@@ -171,8 +181,8 @@ def test_every_mode_passes_what_passes_and_fails_what_fails(runs, mode):
     proc, run_dir = runs[mode]
     cases = by_name(results(run_dir))
     assert proc.returncode == 1, proc.stdout + proc.stderr   # the one failing case
-    for name in ("nav_link", "nav_script", "nav_form", "nav_javascript", "nav_nothing",
-                 "nav_download", "late_text", "keys"):
+    for name in ("nav_link", "nav_script", "nav_form", "nav_form_script", "nav_form_cancelled",
+                 "nav_javascript", "nav_nothing", "nav_download", "late_text", "keys"):
         assert cases[name]["status"] == "passed", (name, cases[name]["error"])
     failing = cases["failing"]
     assert failing["status"] == "failed"

@@ -90,6 +90,16 @@
     }, { once: true });
     try { return send0.apply(this, args); } catch (e) { ended(); throw e; }
   };
+  // A form submitted (its submit event, which the page may still cancel, or form.submit(),
+  // which fires none) navigates from a task of its own: a read right after the action waits
+  // for that task (farm/devices/web/scripts.py SUBMITTED_JS).
+  state.submitted = null;
+  addEventListener("submit", (event) => { state.submitted = event; }, true);
+  const submit0 = HTMLFormElement.prototype.submit;
+  HTMLFormElement.prototype.submit = function (...args) {
+    state.submitted = true;
+    return submit0.apply(this, args);
+  };
   addEventListener("beforeunload", () => { state.leaving = true; }, true);
   addEventListener("pagehide", () => { state.leaving = true; }, true);
   addEventListener("pageshow", () => { state.leaving = false; bump(); }, true);

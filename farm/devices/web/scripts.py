@@ -85,11 +85,20 @@ TEXT_JS = ("(last) => { const s = window.__farm;\n" + MOVING_JS +
            "  if (token !== null && token === last && !moving()) return 'same';\n"
            "  const text = (\n" + VISIBLE_TEXT_JS + "\n)();\n"
            "  return JSON.stringify({token, text}); }")
-# [navigating?, readyState, change token, called?]; ``settle`` first lets tasks an action queued
-# run (a form submission starts its navigation from a task); ``call`` = [name, token]: a loaded,
-# settled page whose token is not that one calls the binding ``name`` (farm/devices/web/capture.py)
+# After an action, a form it submitted (page_state.js notes a submit event the page did not
+# cancel, or a form.submit() call) starts its navigation from a task of its own: the read waits
+# one task for it. Only then: a task queued after an action that changed the page waits for
+# Chromium's next frame (~8 ms a step, measured), which a read right after every action paid.
+SUBMITTED_JS = ("  const sent = window.__farm && window.__farm.submitted;\n"
+                "  if (sent) window.__farm.submitted = null;\n"
+                "  if (sent && (sent === true || !sent.defaultPrevented))\n"
+                "    await new Promise((resolve) => setTimeout(resolve, 0));\n")
+# [navigating?, readyState, change token, called?]; ``settle``: after an action (a form it
+# submitted is waited for, SUBMITTED_JS); ``call`` = [name, token]: a loaded, settled page whose
+# token is not that one calls the binding ``name`` (farm/devices/web/capture.py)
 STATE_JS = """async ([settle, call]) => {
-  if (settle) await new Promise((resolve) => setTimeout(resolve, 0));
+  if (settle) {
+""" + SUBMITTED_JS + """  }
   const s = window.__farm;
   const leaving = s ? s.leaving : false, ready = document.readyState;
   const token = s ? performance.timeOrigin + ':' + s.gen : null;
@@ -107,8 +116,7 @@ def settled_read_js(read: str) -> str:
     """``read`` (a function expression of one argument) behind the check `STATE_JS` makes after
     an action (``settle`` true): [true, its value] when no navigation is under way and the
     document is parsed, else [false, null] (then farm waits for the page and reads again)."""
-    return ("async (arg) => {\n"
-            "  await new Promise((resolve) => setTimeout(resolve, 0));\n"
+    return ("async (arg) => {\n" + SUBMITTED_JS +
             "  const s = window.__farm;\n"
             "  if ((s && s.leaving) || document.readyState === 'loading') return [false, null];\n"
             "  return [true, await (" + read + ")(arg)]; }")
