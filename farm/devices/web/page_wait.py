@@ -83,8 +83,12 @@ class PageWait:
         self.progressed()
 
     def arrived(self) -> None:
-        """The main frame's new document came (committed), or its load ended without one."""
+        """The main frame's new document came (committed), or its load ended without one: a
+        pause for it ends now. (Told after the capture binding's round trip, `PageCapture.
+        _on_navigated`: the document's parse may have been told meanwhile, and a wait that
+        began in between waited for the page's next event, its load, held by a slow image.)"""
         self.awaiting = self.stalled = False
+        self.progressed()
 
     def progressed(self) -> None:
         """The page got further with loading (a main-frame load began or ended, its document
