@@ -35,8 +35,7 @@ class CaseSecrets:
             for value in list(self._values)[:-KEEP]:
                 del self._values[value]
             if set(self._values) != before:
-                names = [f"SECRET_{i}" for i in range(len(self._values))]
-                self._known = Variables(dict(zip(names, self._values)), secrets=names)
+                self._known = Variables.hiding(self._values)
 
     def mask(self, text: str) -> str:
         return self._known.mask(text)

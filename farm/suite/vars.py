@@ -270,7 +270,12 @@ class Variables:
         """Variables that hide every secret value of ``parts`` (for `mask` only: its names
         are made up). A run's mask is the cases' joined: two suites may give one secret name
         values of their own, and each value is a secret of the run."""
-        values = sorted({value for part in parts for value in part.secret_values})
+        return cls.hiding(sorted({value for part in parts for value in part.secret_values}))
+
+    @classmethod
+    def hiding(cls, values: Iterable[str]) -> Variables:
+        """Variables whose secrets are ``values`` (for `mask` only: their names are made up)."""
+        values = list(values)
         names = [f"SECRET_{i}" for i in range(len(values))]
         return cls(dict(zip(names, values)), secrets=names)
 

@@ -242,9 +242,7 @@ class PageCapture:
     @staticmethod
     def _refused(shot: "_Shot") -> bool:
         """Whether Chromium refused ``shot``'s capture as the page was between documents."""
-        from playwright.sync_api import Error as PlaywrightError
-        return (isinstance(shot.error, PlaywrightError)
-                and BETWEEN_DOCUMENTS.search(str(shot.error)) is not None)
+        return _between_documents_error(shot.error)
 
     def _retake(self, shot: "_Shot", limit: float) -> None:
         """Capture ``shot`` again, on the page the navigation loaded: the step's after image
@@ -291,11 +289,10 @@ class PageCapture:
     def _between_documents(capture: Callable[[], bytes | None]) -> bytes | None:
         """``capture()``, or None when Chromium refused it as the page was between two
         documents ("Not attached to an active page", "Unable to capture screenshot")."""
-        from playwright.sync_api import Error as PlaywrightError
         try:
             return capture()
-        except PlaywrightError as exc:
-            if not BETWEEN_DOCUMENTS.search(str(exc)):
+        except Exception as exc:
+            if not _between_documents_error(exc):
                 raise
             return None
 
@@ -415,6 +412,13 @@ class PageCapture:
 
 
 _GONE = object()     # `_answer`: the call was given up on
+
+
+def _between_documents_error(exc: BaseException | None) -> bool:
+    """Whether ``exc`` is Chromium refusing a capture as the page was between two documents
+    ("Not attached to an active page", "Unable to capture screenshot")."""
+    from playwright.sync_api import Error as PlaywrightError
+    return isinstance(exc, PlaywrightError) and BETWEEN_DOCUMENTS.search(str(exc)) is not None
 
 
 def _sent(cdp: Any, page: Any, method: str, params: dict[str, Any]) -> Any:
