@@ -42,6 +42,8 @@ log = logging.getLogger("farm.cluster")
 
 SILENT_S = 5.0              # a run that has not announced itself this long: driver killed
 STARTUP_GRACE_S = 20.0      # an unstarted job while a device of its pool sat idle is lost
+# a worker silent this long past its lease (two heartbeats more) is taken to be gone
+LEASE_GRACE_S = store.LEASE_TTL_S + 2 * store.HEARTBEAT_S
 
 
 @dataclass
@@ -157,7 +159,7 @@ class CeleryExecutor:
         heartbeats; its wait for a worker starts again, and the run says nothing meanwhile."""
         for pool in self._queue:
             self._pool_seen[pool] = now
-        self._quiet_until = now + store.LEASE_TTL_S + 2 * store.HEARTBEAT_S
+        self._quiet_until = now + LEASE_GRACE_S
 
     def interrupt(self) -> None:
         self._interrupt = True          # the run loop acts on it within one tick
@@ -469,7 +471,7 @@ class CeleryExecutor:
         ``claims``: see ``_claims``) or that vanished from the broker (an idle device never
         picked them up); take back the ones no device can take any more (see
         ``_check_unstarted``)."""
-        grace, claims = store.LEASE_TTL_S + 2 * store.HEARTBEAT_S, claims or {}
+        grace, claims = LEASE_GRACE_S, claims or {}
         for cid, inf in list(self._inflight.items()):
             running = [(n, lease) for n, lease in leases.items()
                        if lease.get("run") == self.run_id and lease.get("case") == cid
@@ -498,7 +500,7 @@ class CeleryExecutor:
         lease and its first event say so: one that died in between (killed within a second of
         taking the job) took the attempt with it. That is its device's loss, not a job that
         vanished from the broker, and the lease grace counts from the claim."""
-        grace = store.LEASE_TTL_S + 2 * store.HEARTBEAT_S
+        grace = LEASE_GRACE_S
         unheard = [inf.job for inf in self._inflight.values()
                    if inf.device is None and now - inf.sent > grace]
         if not unheard:
