@@ -78,7 +78,12 @@ IOS_BUTTONS = ("home", "volumeup", "volumedown")
 
 def android_keycode(key: str) -> int | str | None:
     """What `adb shell input keyevent` gets for ``key``: a keycode, a KEYCODE_* name as
-    written, or None when Android has no such key."""
+    written, or None when Android has no such key. A single letter is its letter key
+    (KEYCODE_A..Z, 29-54), as Midscene's Android keyboardPress sends it, and a digit its
+    digit key (KEYCODE_0..9, 7-16)."""
+    one = key.strip()
+    if len(one) == 1 and one.isascii() and one.isalnum():
+        return 7 + int(one) if one.isdigit() else 29 + ord(one.lower()) - ord("a")
     code = ANDROID_KEYCODES.get(re.sub(r"[\s_-]+", "", key).lower())
     if code is None and key.upper().startswith("KEYCODE_"):
         return key.upper()

@@ -40,6 +40,11 @@ KEYNAMES = {"HOME": 3, "BACK": 4, "POWER": 26, "MENU": 82, "WAKEUP": 224, "SLEEP
             "NOTIFICATION": 83, "SEARCH": 84, "MEDIA_PLAY_PAUSE": 85, "MUTE": 91,
             "VOLUME_MUTE": 164, "APP_SWITCH": 187, "BRIGHTNESS_DOWN": 220,
             "BRIGHTNESS_UP": 221}
+# the letter and digit keys (KEYCODE_A..Z: 29-54, KEYCODE_0..9: 7-16) type their character
+KEYCODES.update({29 + i: chr(ord("a") + i) for i in range(26)})
+KEYCODES.update({7 + i: str(i) for i in range(10)})
+KEYNAMES.update({chr(ord("A") + i): 29 + i for i in range(26)})
+KEYNAMES.update({str(i): 7 + i for i in range(10)})
 
 Result = tuple[bytes, bytes, int]
 
@@ -322,8 +327,9 @@ class AndroidShell:
         return b"", b"", 0
 
     def _key(self, key: str) -> str:
-        name = key.upper().removeprefix("KEYCODE_")
-        code = int(name) if name.isdigit() else KEYNAMES.get(name)
+        # as KeyEvent.keyCodeFromString: a number is the keycode, KEYCODE_1 the 1 key (8)
+        upper = key.upper()
+        code = int(upper) if upper.isdigit() else KEYNAMES.get(upper.removeprefix("KEYCODE_"))
         if code is None:     # what Android 11+'s input says (exit 255, see _cmd_input)
             return (f"Exception occurred while executing 'keyevent':\n"
                     f"java.lang.IllegalArgumentException: Unknown keycode: {key}\n")
