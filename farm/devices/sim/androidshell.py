@@ -163,6 +163,9 @@ class AndroidShell:
     def _cmd_true(self, args: list[str]) -> Result:
         return b"", b"", 0
 
+    def _cmd_false(self, args: list[str]) -> Result:
+        return b"", b"", 1
+
     def _cmd_rm(self, args: list[str]) -> Result:
         for a in args:
             if not a.startswith("-"):

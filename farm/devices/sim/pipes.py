@@ -83,10 +83,12 @@ def tail(args: list[str], data: bytes) -> Result:
 
 
 def wc(args: list[str], data: bytes) -> Result:
-    lines = data.count(b"\n")
-    if "-l" in args:
-        return f"{lines}\n".encode(), b"", 0
-    return f"{lines} {len(data.split())} {len(data)}\n".encode(), b"", 0
+    """``wc [-lwcm]``: the counts asked for (all three when none), in toybox's order."""
+    flags = {f for a in args if a.startswith("-") for f in a[1:]}
+    counts = {"l": data.count(b"\n"), "w": len(data.split()), "c": len(data),
+              "m": len(data.decode("utf-8", "replace"))}
+    asked = [f for f in "lwmc" if f in flags] or ["l", "w", "c"]
+    return (" ".join(str(counts[f]) for f in asked) + "\n").encode(), b"", 0
 
 
 FILTERS: dict[str, Callable[[list[str], bytes], Result]] = {
