@@ -593,8 +593,10 @@ class IosDevice:
                 self._new_session()
             except (requests.RequestException, OSError, HTTPError, MuxError, WDABadGateway,
                     WDAEmptyResponseError) as exc:   # the connection itself failed
+                from farm.config import mask_url     # which of FARM_IOS_WDA_URLS it is
                 raise DeviceLost(f"{self.name} lost ({what}): "
-                                 f"{unreachable_why(self.url, exc)[:200]}") from exc
+                                 f"{unreachable_why(self.url, exc)[:200]} (WebDriverAgent "
+                                 f"at {mask_url(self.url)})") from exc
             except WDAError as exc:
                 if self._killed:
                     raise DeviceLost(f"{self.name} was stopped") from exc
