@@ -434,12 +434,13 @@ class AndroidDevice:
         self._app = None
 
     # -- shell ---------------------------------------------------------------------------------
-    def _run(self, cmd: str, binary: bool = False, timeout: float = SHELL_TIMEOUT_S
-             ) -> tuple[Any, str, int]:
-        """(stdout, stderr, exit code) of ``cmd``; infrastructure failures mapped."""
+    def _run(self, cmd: str, binary: bool = False, timeout: float = SHELL_TIMEOUT_S,
+             what: str = "") -> tuple[Any, str, int]:
+        """(stdout, stderr, exit code) of ``cmd``; infrastructure failures mapped, saying
+        ``what`` farm was doing (else the command's first word)."""
         dev = self._need()
         self._dump_fresh = False        # any command may change the screen: the dump is old
-        with self._errors(cmd.split(" ")[0]):
+        with self._errors(what or cmd.split(" ")[0]):
             res = dev.shell2(cmd, timeout=timeout, encoding=None, v2=True)
         err = res.stderr.decode("utf-8", "replace") if res.stderr is not None else ""
         out = res.stdout if res.stdout is not None else res.output
@@ -494,7 +495,7 @@ class AndroidDevice:
 
     def _dump(self) -> str | None:
         out, err, code = self._run(f"rm -f {DUMP_PATH}; uiautomator dump {DUMP_PATH} "
-                                   "&& echo success")
+                                   "&& echo success", what="uiautomator dump")
         text = out + err
         if "could not get idle state" in text.lower() or "success" not in text or code:
             log.info("%s: uiautomator dump failed: %s", self.name, text.strip()[:200])
