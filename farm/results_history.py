@@ -550,6 +550,7 @@ def pass_rate(counts: Mapping[str, int]) -> tuple[int, int, float | None]:
 
 WINDOW = 10       # earlier runs of a case that decide new failure / still failing / flaky
 CONTEXT_RUNS = 50     # runs before a run (any suite's) that its verdicts are decided against
+CONTEXT_MAX = 800     # ... and at most this many, for a case those did not run often enough
 
 
 def classify(previous: list[str], status: str) -> str | None:
@@ -566,6 +567,38 @@ def classify(previous: list[str], status: str) -> str | None:
     if status in GREEN and seen and seen[-1] in RED:
         return "fixed"
     return None
+
+
+def context_before(store: ResultsStore, until: float, cases: Mapping[str, str]
+                   ) -> list[RunRecord]:
+    """The runs before ``until`` (oldest first) that the verdicts of ``cases`` (case id →
+    its status now) are decided against: the last CONTEXT_RUNS, and further back, up to
+    CONTEXT_MAX, while one of them is not decided by those (a shared history: a nightly
+    suite's case behind more than CONTEXT_RUNS runs of other suites was a *new failure*
+    every night, though it failed the night before too)."""
+    count = CONTEXT_RUNS
+    while True:
+        runs = store.before(until, count)
+        if len(runs) < count or count >= CONTEXT_MAX or _decided(runs, cases):
+            return runs
+        count = min(count * 4, CONTEXT_MAX)
+
+
+def _decided(runs: list[RunRecord], cases: Mapping[str, str]) -> bool:
+    """Whether older runs than ``runs`` could not change any verdict of ``cases``."""
+    past: dict[str, list[str]] = {}
+    for run in runs:
+        for case in run.cases:
+            if case.case_id in cases and counts_for_verdicts(case):
+                past.setdefault(case.case_id, []).append(case.status)
+    for case_id, status in cases.items():
+        seen = past.get(case_id, [])[-WINDOW:]
+        if not seen:
+            return False        # (a green case's *fixed* needs its last verdict too)
+        if status in RED and seen[-1] not in RED and len(seen) < WINDOW \
+                and not any(s in RED or s == "flaky" for s in seen):
+            return False        # new failure, or flaky for a red run further back
+    return True
 
 
 def counts_for_verdicts(case: CaseRecord) -> bool:
@@ -607,7 +640,9 @@ def remember_run(settings: Any, summary: RunSummary, report: Path,
     log = logging.getLogger("farm")
     try:
         store = open_results(settings)
-        verdicts = since_last(store.before(_timestamp(summary.started), CONTEXT_RUNS), summary)
+        red = {c.case_id: c.status for c in summary.cases if c.status in RED}
+        earlier = context_before(store, _timestamp(summary.started), red) if red else []
+        verdicts = since_last(earlier, summary)
         for case in summary.cases:
             case.since_last = verdicts.get(case.case_id)
         if summary.cases:

@@ -20,7 +20,8 @@ from farm.report.html import _format_time, format_duration
 from farm.report.trends import Trends, analyse, parse_since
 from farm.report.paths import replace_file
 from farm.errors import UserError
-from farm.results_history import CONTEXT_RUNS, ResultsStore, RunRecord, suite_of
+from farm.results_history import (FINISHED, ResultsStore, RunRecord, context_before,
+                                  suite_of)
 from farm.usage import cost_text, tokens_text
 
 RATE_HELP = ("passed + flaky out of the cases that finished (passed, flaky, failed, error); "
@@ -146,11 +147,22 @@ def write_history(store: ResultsStore, out: Path, since: str | None = None,
     runs = store.runs(cutoff)
     window = f"last {since}" if since else "all runs"
     _check_suite(suite, runs, window)
-    earlier = store.before(cutoff, CONTEXT_RUNS) if cutoff else []
+    earlier = context_before(store, cutoff, _first_verdicts(runs)) if cutoff and runs else []
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     html = render_history(runs, out.parent.resolve(), suite, window, earlier)
     return replace_file(out, html.encode("utf-8"))
+
+
+def _first_verdicts(runs: list[RunRecord]) -> dict[str, str]:
+    """Each case's first finished status in the window (case id → status): the one the runs
+    before the window decide new failure / still failing / flaky / fixed for."""
+    first: dict[str, str] = {}
+    for run in runs:
+        for case in run.cases:
+            if case.status in FINISHED:
+                first.setdefault(case.case_id, case.status)
+    return first
 
 
 def _check_suite(suite: str | None, runs: list[RunRecord], window: str) -> None:
