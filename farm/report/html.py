@@ -415,11 +415,17 @@ def known_tokens(c: CaseResult) -> dict[str, int]:
 
 def _data_table(data: dict) -> str:
     """Named outputs (aiQuery & co., javascript / shell with ``name:``) of a case."""
-    rows = "".join(f"<tr><td><code>{_e(k)}</code><td><code>"
-                   f"{_e(json.dumps(v, ensure_ascii=False, default=str)[:2000])}</code>"
+    rows = "".join(f"<tr><td><code>{_e(k)}</code><td><code>{_e(_cut(v, 2000))}</code>"
                    for k, v in data.items())
     return (f'<section class="data"><h4>Data</h4><table class="steps"><thead><tr><th>Name'
             f"<th>Value</thead><tbody>{rows}</tbody></table></section>")
+
+
+def _cut(value: object, limit: int) -> str:
+    """``value`` as JSON, at most ``limit`` characters: one cut there ends in "…" (its
+    whole value is in results.json)."""
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
 def _img(url: str, alt: str, cls: str = "") -> str:
