@@ -4,7 +4,9 @@ report's image after each step is of the page as it was shown, or left out with 
 saying why, and the case goes on. Before, the capture taken again after a navigation was
 never answered when the page navigated under it too, and the case hung there until its
 timeout killed the browser (about one run in three), and the PNG a locate or the model
-needs waited 15 s and failed as the browser's fault. Real `farm run`, real Chromium."""
+needs waited 15 s and failed as the browser's fault. Its text checks pass: a read that lands
+on a new document still being parsed waits for it (it read what had come: nothing, and the
+check failed). Real `farm run`, real Chromium."""
 
 from __future__ import annotations
 
@@ -64,8 +66,8 @@ def test_a_page_that_keeps_reloading_gets_its_step_images_and_the_case_ends(
     for page in ("meta", "timer"):
         write_case(suite, f"{page}_shown", SHOWN, url=f"{site}/{page}.html")
     for page in ("meta", "timer"):       # steps that read the page, and may need its PNG
-        write_case(suite, f"{page}_steps", ["assertText: Reloading page", "aiTap: Press me"] * 2,
-                   url=f"{site}/{page}.html")
+        write_case(suite, f"{page}_steps", ["assertText: Reloading page", "aiTap: Press me"] * 2
+                   + ["assertText: Reloading page"] * 4, url=f"{site}/{page}.html")
     # a case's timeout far above what its steps take (seconds), and no retry: a case the
     # capture holds up ends at its timeout, as an error
     (suite / "farm.yaml").write_text("timeout: 60\nretries: 0\n")
@@ -75,16 +77,14 @@ def test_a_page_that_keeps_reloading_gets_its_step_images_and_the_case_ends(
     assert "Traceback" not in out, out
     log = (tmp_path / "run" / "farm.log").read_text()
     for name, case in by_name(results(tmp_path / "run")).items():
-        # ended by its steps (a page that reloads may fail a check: the page as it was), not
-        # by its timeout nor taken for the browser's failure (run again on another device)
-        assert case["attempt"] == 1 and case["status"] in ("passed", "failed"), (name, out)
-        assert case["error"] is None or case["error"]["kind"] != "DeviceError", (name, out)
+        # ended by its steps, not by its timeout nor taken for the browser's failure (run
+        # again on another device); a text check reads the page as shown: a document still
+        # being parsed is not read (it was, blank, and the check failed: most runs, under load)
+        assert case["attempt"] == 1 and case["status"] == "passed", (name, case["error"], out)
         ran = [s for s in case["steps"] if s["status"] in ("passed", "failed")]
         assert ran, (name, case)
         for step in ran:      # an image of the page, or farm.log says why there is none
             assert step["after"] or LEFT_OUT in log, (name, step, log)
-        if name.endswith("_shown"):
-            assert case["status"] == "passed", (name, case["error"], out)
 
 
 def test_the_png_of_a_page_that_keeps_reloading_is_taken_or_the_step_fails_saying_why(

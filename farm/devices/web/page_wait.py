@@ -34,6 +34,7 @@ NO_DOCUMENT_S, STOPPED_S = 1.0, 0.1
 POLL_S = 0.025
 # the page's unload flag put back once no document came (page_state.js sets it)
 NOT_LEAVING_JS = "() => { if (window.__farm) window.__farm.leaving = false; }"
+_STAYED = object()      # a document began to unload and stays (PageWait._until_settled)
 
 
 class PageWait:
@@ -176,20 +177,27 @@ class PageWait:
         ``timeout``); return the page's change token (None when unknown). With ``call`` =
         (binding, token), the page then calls that binding when it has loaded and its token is
         not that one, in the same round trip (``called`` says whether it did)."""
+        self.called = False
+        token = self._until_settled(page, lambda settle: self._state(page, settle, call))
+        return None if token is _STAYED else token
+
+    def _until_settled(self, page: Any, look: Callable[[bool], tuple[bool, str, Any]]) -> Any:
+        """``look(settle)`` -> (unloading?, readyState, value), a round trip to the page, until
+        no navigation is under way and the document is parsed: that look's value. _STAYED when
+        the document began to unload and no navigation came of it (it stays)."""
         limit = time.monotonic() + self.timeout
         stuck_since: float | None = None
         settle = self.may_navigate
-        self.called = False
         while True:
             seen = self._progress
             if self.awaiting:      # no script would be answered before the document comes
                 self._await_document(page, limit)
                 continue
-            leaving, ready, token = self._state(page, settle, call)
+            leaving, ready, value = look(settle)
             settle = False
             if not leaving and ready != "loading":
                 self.may_navigate = False
-                return token
+                return value
             now = time.monotonic()
             if leaving and ready != "loading" and not self.loading:
                 # unloading began but no navigation came of it (a download, a 204): go on
@@ -198,7 +206,7 @@ class PageWait:
                 if now - stuck_since > (STOPPED_S if stopped else NO_DOCUMENT_S):
                     self.may_navigate = False
                     self._stays(page)
-                    return None
+                    return _STAYED
             else:
                 stuck_since = None
             if now > limit:
@@ -229,7 +237,7 @@ class PageWait:
 
     def _state(self, page: Any, settle: bool, call: tuple[str, str | None] | None
                ) -> tuple[bool, str, str | None]:
-        """[navigating?, readyState, change token]; a read the navigation broke: navigating."""
+        """(navigating?, readyState, change token); a look the navigation broke: navigating."""
         with self.errors("wait for the page"):
             try:
                 leaving, ready, token, called = self.script(page, STATE_JS, [settle, call])
@@ -241,36 +249,29 @@ class PageWait:
         return leaving, ready, token
 
     def evaluate(self, page: Any, js: str, arg: Any, what: str) -> Any:
-        """Evaluate a read-only script once no navigation is under way. After an action that
-        may have navigated, wait for that navigation first (in the same round trip as the read
-        when the page is already settled); a read that still races one (the old document goes
-        away under it) waits for the new document and reads again."""
+        """Evaluate a read-only script once no navigation is under way and the document is
+        parsed, in the same round trip as the look that finds the page so (`settled_read_js`);
+        else wait for the page and look again. Any navigation: an action's, or the page's own
+        (a timer, a meta refresh). A document still being parsed is not read: its text is
+        what came so far (a page that reloads itself was read blank, and a text check failed
+        on what it showed all along)."""
         from playwright.sync_api import Error as PlaywrightError
 
-        if self.awaiting:
-            self.settled(page)
-        if self.may_navigate:
-            # one round trip when the page is already settled: the state and the read together
+        read = settled_read_js(js)
+
+        def look(settle: bool) -> tuple[bool, str, Any]:
             with self.errors(what):
                 try:
-                    ready, value = self.script(page, settled_read_js(js), arg)
-                except PlaywrightError as exc:
+                    return tuple(self.script(page, read, arg))    # type: ignore[return-value]
+                except PlaywrightError as exc:    # the old document went away under the read
                     if not raced_navigation(exc):
                         raise
-                    ready = False
-            if ready:
-                self.may_navigate = False
-                return value
-            self.settled(page)
-        limit = time.monotonic() + self.timeout
+            return True, "loading", None
+
         while True:
-            with self.errors(what):
-                try:
-                    return self.script(page, js, arg)
-                except PlaywrightError as exc:
-                    if not raced_navigation(exc) or time.monotonic() > limit:
-                        raise
-            self.settled(page)
+            value = self._until_settled(page, look)
+            if value is not _STAYED:
+                return value
 
 
 def loop_future(page: Any) -> "asyncio.Future[None] | None":

@@ -113,13 +113,15 @@ STATE_JS = """async ([settle, call]) => {
 
 @functools.lru_cache(maxsize=16)
 def settled_read_js(read: str) -> str:
-    """``read`` (a function expression of one argument) behind the check `STATE_JS` makes after
-    an action (``settle`` true): [true, its value] when no navigation is under way and the
-    document is parsed, else [false, null] (then farm waits for the page and reads again)."""
+    """``read`` (a function expression of one argument) behind a look at the page as `STATE_JS`
+    takes it (a form an action submitted is waited for: SUBMITTED_JS): [unloading?,
+    readyState, its value], the value null unless no navigation is under way and the
+    document is parsed (else farm waits for the page and reads again)."""
     return ("async (arg) => {\n" + SUBMITTED_JS +
             "  const s = window.__farm;\n"
-            "  if ((s && s.leaving) || document.readyState === 'loading') return [false, null];\n"
-            "  return [true, await (" + read + ")(arg)]; }")
+            "  const leaving = s ? s.leaving : false, ready = document.readyState;\n"
+            "  if (leaving || ready === 'loading') return [leaving, ready, null];\n"
+            "  return [leaving, ready, await (" + read + ")(arg)]; }")
 
 
 # Replace the focused field's content: selected, then the value inserted as an input method
