@@ -8,10 +8,11 @@ is a secret when ``secrets:`` names it or its name marks a credential, like any 
 variable; a credential-named one is masked even where no case refers to it
 (farm.session passes those to the run's variables).
 
-Syntax, as dotenv reads it: ``NAME=value`` lines, blank lines and ``#`` comments, an optional
-``export`` before the name, values in single, double or back quotes (``\\n`` in double quotes
-is a newline), ``#`` in an unquoted value starts a comment. Lines that are none of these are
-skipped, as dotenv skips them; names farm cannot refer to (``a.b``, ``a-b``) are left out.
+Syntax, as dotenv reads it: ``NAME=value`` (or ``NAME: value``) lines, blank lines and ``#``
+comments, an optional ``export`` before the name, values in single, double or back quotes, which
+may span lines (a PEM key; ``\\n`` in double quotes is a newline), ``#`` in an unquoted value
+starts a comment. Lines that are none of these are skipped, as dotenv skips them; names farm
+cannot refer to (``a.b``, ``a-b``) are left out.
 """
 
 from __future__ import annotations
@@ -27,8 +28,12 @@ from farm.text import is_utf16, not_utf8
 
 DOTENV = Path(".env")      # relative: the working directory's, as Midscene's CLI reads it
 
-_LINE = re.compile(r"\s*(?:export\s+)?(?P<name>[A-Za-z_][A-Za-z0-9_]*)\s*=\s*(?P<value>.*)")
-_QUOTED = re.compile(r"""(?P<q>['"`])(?P<body>.*?)(?P=q)\s*(?:#.*)?""")
+# dotenv's own LINE (npm dotenv 16, which Midscene's CLI uses): a quoted value runs to its
+# closing quote, across lines; an unquoted one to the end of its line or a '#'
+_ENTRY = re.compile(r"""^\s*(?:export\s+)?(?P<name>[\w.-]+)(?:\s*=\s*?|:\s+?)(?P<value>"""
+                    r"""\s*'(?:\\'|[^'])*'|\s*"(?:\\"|[^"])*"|\s*`(?:\\`|[^`])*`|[^#\r\n]+)?"""
+                    r"""\s*(?:#.*)?$""", re.MULTILINE | re.ASCII)
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def read_dotenv(path: Path, strict: bool = True) -> dict[str, str]:
@@ -52,22 +57,18 @@ def read_dotenv(path: Path, strict: bool = True) -> dict[str, str]:
         raise SuiteErrors([SuiteError(str(path), f"{said}; save it as UTF-8 (Midscene's CLI "
                                                  "reads .env as UTF-8 too)", line)])
     values: dict[str, str] = {}
-    for line in text.splitlines():
-        if not line.strip() or line.lstrip().startswith("#"):
-            continue
-        m = _LINE.fullmatch(line)
-        if m is None:
-            continue
-        values[m["name"]] = _value(m["value"])
+    for m in _ENTRY.finditer(re.sub(r"\r\n?", "\n", text)):
+        if _NAME.fullmatch(m["name"]):
+            values[m["name"]] = _value(m["value"] or "")
     return values
 
 
 def _value(raw: str) -> str:
-    quoted = _QUOTED.fullmatch(raw.strip())
-    if quoted is None:
-        return raw.split("#", 1)[0].strip()
-    body = quoted["body"]
-    return body.replace("\\n", "\n").replace("\\r", "\r") if quoted["q"] == '"' else body
+    value = raw.strip()
+    if len(value) < 2 or value[0] not in "'\"`" or value[-1] != value[0]:
+        return value
+    body = value[1:-1]
+    return body.replace("\\n", "\n").replace("\\r", "\r") if value[0] == '"' else body
 
 
 def with_dotenv(case: Case, dotenv: Mapping[str, str]) -> Case:
