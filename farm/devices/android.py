@@ -358,6 +358,12 @@ class AndroidDevice:
         self.screenshot_black = False
         self.about = ""                     # model and Android version, once open
 
+    @property
+    def aliases(self) -> tuple[str, ...]:
+        """Its adb serial (what Midscene's deviceId names), where its name is another
+        (android-sim-1 is emulator-5554 of its simulator)."""
+        return (self.serial,) if self.serial and self.serial != self.name else ()
+
     # -- lifecycle ---------------------------------------------------------------------------
     def open(self) -> None:
         """Connect through the adb server and check the device answers."""

@@ -229,8 +229,15 @@ def check_pins(pins: dict[str, tuple[str, str]], devices: list[Device]) -> None:
         raise ConfigError(
             f"{where}: pinned to {pin} (Midscene deviceId / wdaHost:wdaPort), which this run "
             f"did not take: its {platform} devices are "
-            f"{', '.join(sorted(d.name for d in mine)) or 'none'}; give --devices "
+            f"{', '.join(sorted(_with_aliases(d) for d in mine)) or 'none'}; give --devices "
             f"{platform}:N to take more" + (f", or choose them with {how}" if how else ""))
+
+
+def _with_aliases(device: Device) -> str:
+    """``iphone-1 (localhost:8100, 127.0.0.1:8100)``: a device's name and the other names a
+    pin may give it (its WDA's host:port, an android-sim's serial)."""
+    other = [a for a in getattr(device, "aliases", ()) if a != device.name]
+    return f"{device.name} ({', '.join(other)})" if other else device.name
 
 
 # ---- discovery --------------------------------------------------------------------------------
