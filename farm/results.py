@@ -210,12 +210,21 @@ def storable(result: CaseResult) -> CaseResult:
 
 def final_result(attempts: list[CaseResult]) -> CaseResult:
     """The case's verdict from its attempts: the last one, carrying the earlier ones; a pass
-    after a failed attempt is *flaky*."""
+    after a failed attempt is *flaky*. A skip after a failed attempt (the retry reached a step
+    that needs a model) is no verdict: the case failed, as that attempt says (the others,
+    the skip among them, carried), never a skip that hides the failure."""
     last = attempts[-1].model_copy()
     last.previous = attempts[:-1]
-    if last.status == "passed" and any(a.status == "failed" for a in last.previous):
+    failed = [a for a in last.previous if a.status == "failed"]
+    if last.status == "passed" and failed:
         last.status = "flaky"
         last.reason = f"passed on attempt {last.attempt} after failing"
+    elif last.status == "skipped" and failed:
+        verdict = failed[-1].model_copy()
+        verdict.previous = [a for a in attempts if a is not failed[-1]]
+        verdict.reason = (f"failed on attempt {verdict.attempt}; attempt {last.attempt} was "
+                          f"skipped: {last.reason or 'skipped'}")
+        return verdict
     return last
 
 

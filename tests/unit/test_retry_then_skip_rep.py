@@ -1,0 +1,35 @@
+"""A case that failed and, on its retry, was skipped (it reached a step that needs a model,
+none being set) failed: its run said "1 skipped" and exited 0, the failure hidden as a skip
+(as a retry that never ran no longer hides it: `Ledger.end`)."""
+
+from __future__ import annotations
+
+from farm.results import CaseError, CaseResult, exit_code_for, final_result
+
+NEEDS_MODEL = "needs a model (set FARM_MODEL): ai at line 8"
+
+
+def _attempt(n: int, status: str) -> CaseResult:
+    error = CaseError(kind="StepFailed", message="javascript error: total is wrong", step=1) \
+        if status == "failed" else None
+    return CaseResult(run_id="r", case_id="s/pay", name="pay", file="s/pay.yaml",
+                      platform="web", device="browser-1", attempt=n, status=status,
+                      error=error, reason=NEEDS_MODEL if status == "skipped" else None,
+                      started=f"2026-12-04T10:00:0{n}+00:00", duration=0.5)
+
+
+def test_a_failure_then_a_skip_on_the_retry_is_a_failure_with_every_attempt_kept():
+    verdict = final_result([_attempt(1, "failed"), _attempt(2, "failed"), _attempt(3, "skipped")])
+    assert verdict.status == "failed" and verdict.attempt == 2
+    assert verdict.error is not None and verdict.error.message.endswith("total is wrong")
+    assert [(a.attempt, a.status) for a in verdict.previous] == [(1, "failed"), (3, "skipped")]
+    assert verdict.reason is not None and "attempt 3 was skipped" in verdict.reason
+    assert NEEDS_MODEL in verdict.reason
+    assert exit_code_for([verdict]) == 1
+
+
+def test_a_skip_after_a_device_error_or_alone_stays_a_skip():
+    assert final_result([_attempt(1, "skipped")]).status == "skipped"
+    assert final_result([_attempt(1, "error"), _attempt(2, "skipped")]).status == "skipped"
+    flaky = final_result([_attempt(1, "failed"), _attempt(2, "passed")])
+    assert flaky.status == "flaky" and [a.attempt for a in flaky.previous] == [1]
