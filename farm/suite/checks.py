@@ -333,7 +333,7 @@ def _typed(text: str) -> Any:
     ``1e3`` → 1000.0 as in YAML 1.2); anything that is not a number or a boolean stays text."""
     try:
         value = yaml.safe_load(text)
-    except yaml.YAMLError:
+    except (yaml.YAMLError, ValueError):    # ValueError: an integer of 4,300+ digits
         return text
     if isinstance(value, str):
         value = exponent_number(value.strip())

@@ -34,8 +34,11 @@ def read_images(kind: str, node: Node | None, convert: Node | None,
         if fields is None:
             continue
         p.keys(item, {"name", "url"}, f"{kind} image")
-        name = p.text(fields.get("name"), f"{kind} image name", required=True, empty_ok=False)
-        url = p.text(fields.get("url"), f"{kind} image url", required=True, empty_ok=False)
+        # (one missing is said once, below, at the image: a missing key has no line)
+        name = p.text(fields["name"], f"{kind} image name", required=True,
+                      empty_ok=False) if "name" in fields else None
+        url = p.text(fields["url"], f"{kind} image url", required=True,
+                     empty_ok=False) if "url" in fields else None
         if name is None or url is None:
             if "url" not in fields or "name" not in fields:
                 p.add(item, f"{kind} image: expected both name: and url:")

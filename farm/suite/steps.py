@@ -246,6 +246,10 @@ def _check_key(kind: str, key: str, at: Node, platform: str, p: Problems) -> Non
               f"{expected}")
 
 
+# digits of a number Python reads from text (its int() refuses 4,300 and more: no duration)
+MAX_DIGITS = 4300
+
+
 def _ms(kind: str, main: Node, p: Problems) -> str | None:
     expanded = p.expand(main, kind)      # `sleep: ${DELAY}`: the value, read at load
     if expanded is None:
@@ -254,7 +258,8 @@ def _ms(kind: str, main: Node, p: Problems) -> str | None:
     if whole is not None and whole >= 0:
         return str(whole)
     # Midscene parses a string sleep (`sleep: "1000"`) as an integer; no other number field
-    if main.kind == "scalar" and isinstance(v, str) and v.strip().isdigit():
+    if main.kind == "scalar" and isinstance(v, str) and v.strip().isdigit() \
+            and len(v.strip()) < MAX_DIGITS:
         return str(int(v.strip()))
     p.add(main, f"{kind}: expected milliseconds as a non-negative integer, got {main.describe()}")
     return None
@@ -273,7 +278,9 @@ def _wda_request(kind: str, main: Node, options: dict, p: Problems) -> str | Non
     if "endpoint" in fields and "url" in fields:
         p.add(main.keys["url"], f"{kind}: give `endpoint` once (`url` is another name for it)")
     method = p.text(fields.get("method"), f"{kind} method", required=True, empty_ok=False,
-                    expected=f"one of {', '.join(WDA_METHODS)}")
+                    expected=f"one of {', '.join(WDA_METHODS)}") if "method" in fields else None
+    if "method" not in fields:      # (said at the step: a missing key has no line)
+        p.add(main, f"{kind}: expected `method: <{'|'.join(WDA_METHODS)}>`, got nothing")
     if method is not None and method.upper() not in WDA_METHODS:
         p.add(fields["method"], f"{kind} method: expected one of {', '.join(WDA_METHODS)}, "
                                 f"got {method!r}")
@@ -411,10 +418,12 @@ def _prompt_map(kind: str, node: Node, options: dict, p: Problems) -> str | None
         if name not in allowed:
             p.add(node.keys[name], f"unknown key '{name}' in {kind}{suggest(name, allowed)}; "
                                    f"expected one of: {', '.join(allowed)}")
-    prompt = p.text(node.value.get("prompt"), f"{kind} prompt", required=True,
-                    empty_ok=False, expected="the prompt text")
-    if "prompt" not in node.value:
+    prompt = None
+    if "prompt" not in node.value:      # (said at the mapping: a missing key has no line)
         p.add(node, f"{kind}: expected `prompt: <text>` in the mapping")
+    else:
+        prompt = p.text(node.value["prompt"], f"{kind} prompt", required=True,
+                        empty_ok=False, expected="the prompt text")
     images = read_images(kind, node.value.get("images"), node.value.get(
         "convertHttpImage2Base64"), p, p.base)
     if images:

@@ -61,8 +61,9 @@ def _host_problem(url: str) -> str | None:
             return ("the address ends inside its user:password@ part: a '#', '?' or '/' in "
                     "it must be %-encoded (# as %23, ? as %3F, / as %2F)")
         return f"port {port!r} is not a number"
-    if port and not 1 <= int(port) <= 65535:
-        return f"port {int(port)} is out of range (1-65535)"
+    if port and (len(port.lstrip("0")) > 5 or not 1 <= int(port) <= 65535):
+        shown = int(port) if len(port.lstrip("0")) <= 5 else f"{port.lstrip('0')[:12]}…"
+        return f"port {shown} is out of range (1-65535)"
     return None
 
 
