@@ -550,7 +550,7 @@ def pass_rate(counts: Mapping[str, int]) -> tuple[int, int, float | None]:
 
 WINDOW = 10       # earlier runs of a case that decide new failure / still failing / flaky
 CONTEXT_RUNS = 50     # runs before a run (any suite's) that its verdicts are decided against
-CONTEXT_MAX = 800     # ... and at most this many, for a case those did not run often enough
+CONTEXT_MAX = 400     # ... and at most this many, for a case those did not run
 
 
 def classify(previous: list[str], status: str) -> str | None:
@@ -573,32 +573,23 @@ def context_before(store: ResultsStore, until: float, cases: Mapping[str, str]
                    ) -> list[RunRecord]:
     """The runs before ``until`` (oldest first) that the verdicts of ``cases`` (case id →
     its status now) are decided against: the last CONTEXT_RUNS, and further back, up to
-    CONTEXT_MAX, while one of them is not decided by those (a shared history: a nightly
-    suite's case behind more than CONTEXT_RUNS runs of other suites was a *new failure*
-    every night, though it failed the night before too)."""
-    count = CONTEXT_RUNS
-    while True:
-        runs = store.before(until, count)
-        if len(runs) < count or count >= CONTEXT_MAX or _decided(runs, cases):
-            return runs
-        count = min(count * 4, CONTEXT_MAX)
+    CONTEXT_MAX, while one of them has no finished run among those (a shared history: a
+    nightly suite's case behind more than CONTEXT_RUNS runs of other suites was a *new
+    failure* every night, though it had failed the night before too)."""
+    runs = store.before(until, CONTEXT_RUNS)
+    full = len(runs) == CONTEXT_RUNS        # (else the history holds no older run)
+    while full and len(runs) < CONTEXT_MAX and not _all_seen(runs, cases):
+        page = min(2 * len(runs), CONTEXT_MAX - len(runs))     # older ones, each read once
+        older = store.before(runs[0].at, page)
+        full, runs = len(older) == page, older + runs
+    return runs
 
 
-def _decided(runs: list[RunRecord], cases: Mapping[str, str]) -> bool:
-    """Whether older runs than ``runs`` could not change any verdict of ``cases``."""
-    past: dict[str, list[str]] = {}
-    for run in runs:
-        for case in run.cases:
-            if case.case_id in cases and counts_for_verdicts(case):
-                past.setdefault(case.case_id, []).append(case.status)
-    for case_id, status in cases.items():
-        seen = past.get(case_id, [])[-WINDOW:]
-        if not seen:
-            return False        # (a green case's *fixed* needs its last verdict too)
-        if status in RED and seen[-1] not in RED and len(seen) < WINDOW \
-                and not any(s in RED or s == "flaky" for s in seen):
-            return False        # new failure, or flaky for a red run further back
-    return True
+def _all_seen(runs: list[RunRecord], cases: Mapping[str, str]) -> bool:
+    """Whether each of ``cases`` finished in one of ``runs`` (its last verdict is known)."""
+    seen = {case.case_id for run in runs for case in run.cases
+            if case.case_id in cases and counts_for_verdicts(case)}
+    return seen >= cases.keys()
 
 
 def counts_for_verdicts(case: CaseRecord) -> bool:

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 
+import pytest
+
 from farm.config import Settings
 from farm.report.history_page import write_history
 from farm.results import CaseError, CaseResult, RunSummary
@@ -36,9 +38,11 @@ def _history(tmp_path, nightly: dict[str, str], smoke_runs: int) -> SqliteResult
     return store
 
 
-def test_a_case_red_last_night_is_still_failing_after_many_runs_of_another_suite(tmp_path):
+@pytest.mark.parametrize("smoke_runs", [80, 260])
+def test_a_case_red_last_night_is_still_failing_after_many_runs_of_another_suite(
+        tmp_path, smoke_runs):
     _history(tmp_path, {"nightly/pay": "failed", "nightly/cart": "passed",
-                        "nightly/flip": "flaky"}, smoke_runs=80)
+                        "nightly/flip": "flaky"}, smoke_runs=smoke_runs)
     tonight = _run("night-2", START + timedelta(days=1),
                    {"nightly/pay": "failed", "nightly/cart": "failed",
                     "nightly/flip": "failed"})
