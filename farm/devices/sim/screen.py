@@ -302,10 +302,20 @@ class PhoneScreen:
         self.app = None
 
     def back(self) -> None:
-        """Browser history back; at the first page the app goes to the background."""
+        """Browser history back; at the app's first page the app goes to the background where
+        it was. What that page was opened on (the home screen's blank page) is no page of the
+        app: going back to it left a blank app to resume, and a back within the page (a
+        pushState, a #hash: no response) must not send the app away."""
         async def go() -> bool:
             page = await self._ensure()
-            return await page.go_back(wait_until="load") is not None
+            if self._cdp is None or self._cdp[0] is not page:
+                self._cdp = (page, await page.context.new_cdp_session(page))
+            history = await self._cdp[1].send("Page.getNavigationHistory")
+            at = history["currentIndex"]
+            if at == 0 or history["entries"][at - 1]["url"] in ("about:blank", ""):
+                return False
+            await page.go_back(wait_until="load")
+            return True
         if self.app is not None and not self._run(go()):
             self.home()
 
