@@ -13,11 +13,13 @@ def _bars(summary: RunSummary) -> list[tuple[str, float, float, CaseResult, bool
     """(device, start, end, attempt, retried) for every attempt that ran on a device."""
     out = []
     for case in summary.cases:
-        for attempt in [*case.previous, case]:
+        attempts = [*case.previous, case]
+        last = max(a.attempt for a in attempts)     # (a failure's verdict may have a later
+        for attempt in attempts:                    # skipped attempt: `final_result`)
             start = timestamp(attempt.started)
             if attempt.device and start is not None:
                 out.append((attempt.device, start, start + max(attempt.duration, 0.0), attempt,
-                            attempt is not case))
+                            attempt.attempt < last))
     return out
 
 

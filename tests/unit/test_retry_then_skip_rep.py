@@ -33,3 +33,12 @@ def test_a_skip_after_a_device_error_or_alone_stays_a_skip():
     assert final_result([_attempt(1, "error"), _attempt(2, "skipped")]).status == "skipped"
     flaky = final_result([_attempt(1, "failed"), _attempt(2, "passed")])
     assert flaky.status == "flaky" and [a.attempt for a in flaky.previous] == [1]
+
+
+def test_the_timeline_marks_as_retried_the_attempts_a_later_one_followed():
+    from farm.report.timeline import render_timeline
+    from farm.results import RunSummary
+    verdict = final_result([_attempt(1, "failed"), _attempt(2, "failed"), _attempt(3, "skipped")])
+    html = render_timeline(RunSummary(run_id="r", started="", cases=[verdict]))
+    assert "(attempt 1, retried)" in html and "(attempt 2, retried)" in html
+    assert "(attempt 3, retried)" not in html and "(attempt 3)" in html
