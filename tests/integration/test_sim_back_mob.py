@@ -59,3 +59,24 @@ def test_back_after_a_pushstate_stays_in_the_app(phone):
     phone.back()
     assert phone.current_app() == PKG
     assert "Back app" in phone.hierarchy().visible_text()
+
+
+def test_an_iphone_s_edge_swipe_at_the_first_page_stays_on_it(tmp_path):
+    """iOS has no Back button: the edge swipe (IosDevice.back) goes back in the app, and at its
+    first page does nothing (it showed a blank page with no UI tree)."""
+    from farm.devices.ios import IosDevice
+    from farm.devices.sim import IosSimulator
+    from farm.suite.model import IosTarget
+
+    (tmp_path / "index.html").write_text(PAGE)
+    with AppServer() as apps:
+        apps.serve([AppSpec(name="b", serve=tmp_path, env="BACK_URL")])
+        with IosSimulator(1, {PKG: apps.env["BACK_URL"] + "/index.html"}) as sim:
+            dev = IosDevice("i1", None, sim.urls[0])
+            dev.open()
+            dev.start_session(IosTarget(launch=PKG))
+            dev.back()
+            tree = dev.hierarchy()
+            assert tree is not None and "Back app" in tree.visible_text()
+            assert dev.current_app() == PKG
+            dev.close()

@@ -301,9 +301,10 @@ class PhoneScreen:
         self._run(go())
         self.app = None
 
-    def back(self) -> None:
+    def back(self, leave_at_first: bool = True) -> None:
         """Browser history back; at the app's first page the app goes to the background where
-        it was. What that page was opened on (the home screen's blank page) is no page of the
+        it was (Android's Back; iOS's edge swipe does nothing there: ``leave_at_first``
+        False). What that page was opened on (the home screen's blank page) is no page of the
         app: going back to it left a blank app to resume, and a back within the page (a
         pushState, a #hash: no response) must not send the app away."""
         async def go() -> bool:
@@ -316,7 +317,7 @@ class PhoneScreen:
                 return False
             await page.go_back(wait_until="load")
             return True
-        if self.app is not None and not self._run(go()):
+        if self.app is not None and not self._run(go()) and leave_at_first:
             self.home()
 
     def screenshot(self) -> bytes:

@@ -308,8 +308,8 @@ class WdaServer(ThreadingHTTPServer):
     def _drag(self, req: _Request) -> tuple[Any, str | None]:
         x1, y1 = req.point("fromX", "fromY")
         x2, y2 = req.point("toX", "toY")
-        if x1 < 12 and x2 - x1 > 80:    # iOS's edge swipe: back
-            self.screen.back()
+        if x1 < 12 and x2 - x1 > 80:    # iOS's edge swipe: back (none at the first page)
+            self.screen.back(leave_at_first=False)
         else:
             self.screen.swipe(x1, y1, x2, y2, req.milliseconds(default=0))
         return None, req.sid
