@@ -47,6 +47,9 @@ class Locate(BaseModel):
     # XPath of the element hit (`anchor`, stored as `xpath`), else where the box was (`at`).
     anchor: Optional[str] = Field(default=None, exclude=True)
     at: Optional[BoxAt] = None
+    # ... and what it hit then (role, strings shown, strings around it): a replay that finds
+    # another element there (a list reordered) is no replay of that tap
+    was: Optional[dict[str, Any]] = Field(default=None, exclude=True)   # (kept as "seen")
     # the action types into it: among tied text matches, the one text field wins
     editable: bool = Field(default=False, exclude=True)
     disabled: bool = Field(default=False, exclude=True)    # the element found is disabled
@@ -212,9 +215,11 @@ class Action(BaseModel):
 def as_planned(action: Action) -> dict[str, Any]:
     """``{"type", "params"}`` of ``action`` as a plan would carry it, without the boxes of the
     moment (the plan cache replays it; `make_action` builds it again). A box-only target keeps
-    what its Locate task found instead: the XPath of the element hit, else where the box was.
+    what its Locate task found instead: the XPath of the element hit, else where the box was,
+    and under ``seen`` what that element was (a replay checks it is still there).
     Text stays as written: ``${NAME}`` placeholders, never values."""
     params = action.model_dump(mode="json", by_alias=True, exclude_none=True)
+    seen: dict[str, Any] = {}
     for name in locator_fields(type(action)):
         key = type(action).model_fields[name].alias or name
         loc, target = params.get(key), getattr(action, name)
@@ -226,7 +231,9 @@ def as_planned(action: Action) -> dict[str, Any]:
                 loc.pop("at", None)     # (only a box-only target is replayed by its box)
             if target.box_only and target.anchor:
                 loc["xpath"] = target.anchor
-    return {"type": action.name, "params": params}
+            if target.was is not None and not target.prompt:
+                seen[key] = target.was  # what the box hit (a described one is checked by that)
+    return {"type": action.name, "params": params, **({"seen": seen} if seen else {})}
 
 
 def locator_fields(cls: type[BaseModel]) -> list[str]:

@@ -165,7 +165,8 @@ class Agent:
                           ctx=ActionContext(self.device, resolve or self.resolve,
                                             self.remaining, acted=self.acted,
                                             cancel=self.cancel),
-                          on_acted=self._acted, remember_boxes=keeps_plans)
+                          on_acted=self._acted, remember_boxes=keeps_plans,
+                          keep=self.cache.safe if self.cache is not None else lambda text: True)
 
     def perform(self, action: Action) -> ActionOutcome:
         """Run ``action`` (its Locate tasks first); a failure raises what the task raised.

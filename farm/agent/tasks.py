@@ -113,6 +113,7 @@ class TaskRunner:
     on_acted: Callable[[], None] = lambda: None
     done: list[Task] = field(default_factory=list)
     remember_boxes: bool = True     # read what a box-only target hit, for the plan cache
+    keep: Callable[[str], bool] = lambda text: True     # ... keeping only strings this takes
 
     def run(self, tasks: list[Task]) -> Task | None:
         """Run ``tasks``; return the failed task, or None when all finished."""
@@ -127,7 +128,7 @@ class TaskRunner:
                     loc.disabled = not getattr(task.hit, "enabled", True)
                     loc.node = getattr(task.hit, "node", None)
                     if loc.box_only and self.remember_boxes:
-                        remember_box(loc, self.ctx.device)
+                        remember_box(loc, self.ctx.device, self.keep)
                 else:
                     task.output = task.action.run(self.ctx)
                     self.on_acted()
@@ -144,16 +145,20 @@ class TaskRunner:
         return None
 
 
-def remember_box(loc: Locate, device: Device) -> None:
+def remember_box(loc: Locate, device: Device,
+                 keep: Callable[[str], bool] = lambda text: True) -> None:
     """What the plan cache replays a box-only target by (`as_planned`), read now, before the
     action changes the screen: the XPath of the element its box hit, else the box itself with
-    the screen's size."""
+    the screen's size; and what that element was (`element_seen`: strings ``keep`` takes),
+    which a replay checks it still finds there."""
+    from farm.cache.locate import element_seen
     assert loc.rect is not None
     try:
         tree = device.hierarchy()
         loc.anchor = anchor(tree, loc.rect, device.query_xpath) if tree is not None else None
+        loc.was = element_seen(tree, loc.rect, keep) if tree is not None else None
     except StepFailed:         # no tree to read here: the box is what there is
-        loc.anchor = None
+        loc.anchor, loc.was = None, None
     loc.at = None if loc.anchor else BoxAt(rect=loc.rect.as_list(), screen=list(device.size()))
 
 

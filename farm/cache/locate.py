@@ -267,3 +267,40 @@ def _means(prompt: str, node: UINode, tree: UITree) -> bool:
     """The text tier's verdict on one element: its shown strings match, or its id exactly."""
     return names(prompt, shown_strings(node, tree)) or (
         bool(node.resource_id) and normalise(node.resource_id) == normalise(prompt))
+
+
+def element_seen(tree: UITree, rect: Rect,
+                 safe: Callable[[str], bool] = _kept) -> dict[str, Any] | None:
+    """What a box-only target hit at ``rect`` (the plan cache keeps it with the action): its
+    role, the strings it showed and those around it (only strings ``safe`` takes: none holding
+    a secret). None when no element holds the box."""
+    node = node_for_rect(tree, rect)
+    if node is None:
+        return None
+    return {"role": node.role, "shown": _shown(node, tree, safe)[:MAX_SHOWN],
+            "around": around(node, tree, safe)[:MAX_SHOWN]}
+
+
+def seen_again(was: dict[str, Any], tree: UITree, rect: Rect,
+               by_place: bool = True) -> str | None:
+    """None when the element at ``rect`` is still the one ``was`` (`element_seen`) describes:
+    the same role, showing one of the strings it showed, and, found by its place (a box, an
+    XPath of positions), among most of what it sat among (a row of a list, not the row that
+    moved to its place); else what is there now, in words."""
+    node = node_for_rect(tree, rect)
+    if node is None:
+        return "no element"
+    shown = [s for s in was.get("shown") or [] if isinstance(s, str)]
+    now = element_seen(tree, rect) or {}
+    if ((was.get("role") and was["role"] != node.role)
+            or (shown and not set(shown) & set(now.get("shown") or []))
+            or (by_place and not same_surroundings({"around": was.get("around") or []},
+                                                   node, tree))):
+        return seen_text(now)
+    return None
+
+
+def seen_text(seen: dict[str, Any]) -> str:
+    """An `element_seen` in words: 'a button "add to cart" among 'red mug''."""
+    near = [str(s) for s in seen.get("around") or []][:2]
+    return _was({"element": seen}) + (f" among {', '.join(map(repr, near))}" if near else "")

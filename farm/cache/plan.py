@@ -26,9 +26,10 @@ from farm.agent.actions import Locate
 from farm.agent.locator import LocateHit
 from farm.agent.tasks import PlanError, make_action, tasks_for
 from farm.cache.case import CaseCache
+from farm.cache.locate import positional, seen_again, seen_text
 from farm.cache.xpaths import on_screen
 from farm.devices.base import Rect
-from farm.errors import LocateError
+from farm.errors import LocateError, StepFailed
 
 if TYPE_CHECKING:
     from farm.agent.loop import ActLoop, ActResult
@@ -107,8 +108,11 @@ def _run_one(planned: dict[str, Any], loop: "ActLoop", runner: "TaskRunner") -> 
     except PlanError as exc:
         return str(exc)
     tasks = tasks_for(action)
+    seen = planned.get("seen") if isinstance(planned.get("seen"), dict) else {}
     for task in tasks[:-1]:
         loc: Locate = getattr(action, task.field or "")
+        alias = type(action).model_fields[task.field or ""].alias or task.field or ""
+        loc.was = seen.get(alias) if isinstance(seen.get(alias), dict) else None
         if loc.box_only and loc.at is None:    # an entry from before box targets were kept
             return (f"{task.action.name} has no target to replay: the model gave only a box, "
                     "and what it hit was not recorded")
@@ -121,8 +125,15 @@ def _run_one(planned: dict[str, Any], loop: "ActLoop", runner: "TaskRunner") -> 
 
 def replaying(runner: "TaskRunner") -> "TaskRunner":
     """``runner``, with a box-only target found where the plan remembers its box (when the
-    screen has the size it had then); every other target through the runner's locate."""
+    screen has the size it had then); every other target through the runner's locate. A
+    target the model gave as a box must still hit the element it hit then (`seen_again`)."""
     def locate(loc: Locate) -> LocateHit:
+        hit = _remembered(loc)
+        if loc.was is not None and not loc.prompt:
+            _check_seen(loc, hit, runner.ctx.device)
+        return hit
+
+    def _remembered(loc: Locate) -> LocateHit:
         if not (loc.box_only and loc.at is not None):
             return runner.locate(loc)
         screen = list(runner.ctx.device.size())
@@ -134,3 +145,20 @@ def replaying(runner: "TaskRunner") -> "TaskRunner":
                               f"{screen[0]}×{screen[1]}")
         return LocateHit(rect, "cache", f"the remembered box {loc.at.rect}")
     return replace(runner, locate=locate)
+
+
+def _check_seen(loc: Locate, hit: LocateHit, device: Any) -> None:
+    """LocateError when what ``hit`` found is not the element the box hit when planned (the
+    list was reordered, another button took the place): the model plans again from here."""
+    try:
+        tree = device.hierarchy()
+    except StepFailed:
+        return                  # no tree to compare with: replayed as before
+    if tree is None or loc.was is None:
+        return
+    now = seen_again(loc.was, tree, hit.rect, by_place=loc.at is not None
+                     or positional(loc.xpath or ""))
+    if now is not None:
+        raise LocateError(f"{loc.describe()} now hits {now}, not what it hit when the step "
+                          f"was planned ({seen_text(loc.was)})")
+
