@@ -142,6 +142,12 @@ class _Loading:
             self.skipped.extend(f"{NOT_CASE_DIRS[d]} {display_path(here / d)}{os.sep}"
                                 for d in sorted(dirnames) if d in NOT_CASE_DIRS)
             self.skipped.extend(skipped)
+            # os.walk does not enter a link to a folder (a loop, a case read twice), as
+            # Midscene's glob does not: said, or shared cases linked in vanished without a word
+            self.skipped.extend(
+                f"link to a folder {display_path(here / d)}{os.sep} (not followed: name it to "
+                "run its cases)" for d in sorted(dirnames)
+                if not d.startswith(".") and d not in SKIP_DIRS and os.path.islink(here / d))
             dirnames[:] = sorted(
                 d for d in dirnames
                 if not d.startswith(".") and d not in SKIP_DIRS
