@@ -35,7 +35,10 @@ def _message(c: CaseResult) -> str | None:
     """A result's statusDetails message: its error, else its reason; an interrupted case says
     so even without one (as an error does, through its error)."""
     if c.error is not None:
-        return printable(f"{c.error.kind}: {c.error.message}")
+        lines = [f"{c.error.kind}: {c.error.message}"]
+        lines += [f"later attempt {p.attempt} {p.status}: {p.reason or p.status}"
+                  for p in c.previous if p.attempt > c.attempt]  # (write_allure: none)
+        return printable("\n".join(lines))
     if c.status == "passed":        # a continueOnError step's failure; the devices that broke
         said = [c.reason or ""] + [_earlier(p) for p in c.previous]
         return printable("\n".join(line for line in said if line)) or None
@@ -156,7 +159,9 @@ def write_allure(summary: RunSummary, run_dir: Path, out: Path) -> Path:
     writer = _Writer(Path(run_dir), Path(out))
     for case in summary.cases:
         if case.status != "passed":
-            for earlier in case.previous:
+            # not an attempt after the verdict (a failure's retry that was skipped: Allure
+            # shows the latest attempt as the test's result); its message names it
+            for earlier in (p for p in case.previous if p.attempt < case.attempt):
                 writer.case(earlier, summary)
         writer.case(case, summary)
     return Path(out)

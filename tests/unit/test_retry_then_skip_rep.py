@@ -42,3 +42,18 @@ def test_the_timeline_marks_as_retried_the_attempts_a_later_one_followed():
     html = render_timeline(RunSummary(run_id="r", started="", cases=[verdict]))
     assert "(attempt 1, retried)" in html and "(attempt 2, retried)" in html
     assert "(attempt 3, retried)" not in html and "(attempt 3)" in html
+
+
+def test_allure_shows_the_failure_as_the_test_s_result_and_names_the_later_skip(tmp_path):
+    import json
+
+    from farm.report.allure import write_allure
+    from farm.results import RunSummary
+    verdict = final_result([_attempt(1, "failed"), _attempt(2, "failed"), _attempt(3, "skipped")])
+    write_allure(RunSummary(run_id="r", started="", cases=[verdict]), tmp_path, tmp_path / "al")
+    results = [json.loads(p.read_text()) for p in (tmp_path / "al").glob("*-result.json")]
+    # Allure takes the latest attempt as the test's result: no later skip may outdate it
+    latest = max(results, key=lambda r: r["start"])
+    assert [r["status"] for r in results].count("skipped") == 0
+    assert latest["status"] == "failed"
+    assert "later attempt 3 skipped: " + NEEDS_MODEL in latest["statusDetails"]["message"]
