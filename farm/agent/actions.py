@@ -158,6 +158,8 @@ class _Acting:
         fn = getattr(self._device, name)
         if name in self._POINT:
             return lambda x, y, *a: self._pointed(self._POINT[name], fn, x, y, *a)
+        if name == "fill_at":       # a field filled without a tap: marked as typed into
+            return lambda x, y, *a: self._filled_at(fn, x, y, *a)
         if name == "swipe":
             return lambda x1, y1, x2, y2, *a: (
                 self._note("swipe", [[x1, y1], [x2, y2]]), fn(x1, y1, x2, y2, *a))[1]
@@ -178,6 +180,12 @@ class _Acting:
             self._acted[-1]["points"] = [[round(v) for v in went]]
             return None
         return went
+
+    def _filled_at(self, fn: Callable[..., Any], x: float, y: float, *a: Any) -> Any:
+        done = fn(x, y, *a)
+        if done is not None:        # (None: nothing done there, the tap that follows is)
+            self._note("type", [[x, y]])
+        return done
 
     def _note(self, kind: str, points: list[list[float]]) -> None:
         self._acted.append({"kind": kind, "points": [[round(v) for v in p] for p in points]})
@@ -341,14 +349,22 @@ class Input(Action):
             self.locate.editable = True
 
     def run(self, ctx: ActionContext) -> None:
+        filled = None
         if self.locate is not None:
-            ctx.device.tap(*self.locate.usable("no text can be typed there", ctx.device))
-            # a phone says whether a text field took the focus (the web's fill says it)
-            check = getattr(ctx.device, "check_text_focus", None)
-            if check is not None and self.mode != "typeOnly":
-                check()
+            point = self.locate.usable("no text can be typed there", ctx.device)
+            filled = self._filled_at(ctx, point)
+            if filled:
+                self._hide_keyboard(ctx.device)
+                return
+            if filled is None:
+                ctx.device.tap(*point)
+                # a phone says whether a text field took the focus (the web's fill says it)
+                check = getattr(ctx.device, "check_text_focus", None)
+                if check is not None and self.mode != "typeOnly":
+                    check()
         fill = getattr(ctx.device, "fill", None)   # one call where the platform has one
-        if self.mode == "replace" and fill is not None and fill(ctx.resolve(self.value)):
+        if (self.mode == "replace" and fill is not None and filled is None
+                and fill(ctx.resolve(self.value))):
             self._hide_keyboard(ctx.device)
             return
         if self.mode in ("replace", "clear"):
@@ -356,6 +372,17 @@ class Input(Action):
         if self.mode != "clear" and self.value:   # typeOnly: key by key, real key events
             ctx.device.type_text(ctx.resolve(self.value))   # ${SECRET} becomes its value here
             self._hide_keyboard(ctx.device)
+
+    def _filled_at(self, ctx: ActionContext, point: tuple[int, int]) -> bool | None:
+        """The web's fast path (Playwright's fill): a text field the last read found reachable
+        gets the focus and the text in one go, no tap (`BrowserDevice.fill_at`); None when
+        not taken (another platform, another mode, a target not in the page's tree, or not a
+        text field reached there): the field is tapped, then filled."""
+        fill_at = getattr(ctx.device, "fill_at", None)
+        if fill_at is None or self.mode != "replace" or self.locate is None \
+                or self.locate.node is None:
+            return None
+        return fill_at(*point, self.locate.node, ctx.resolve(self.value))
 
     def _hide_keyboard(self, device: Any) -> None:
         """A phone's soft keyboard hidden once the text is in (autoDismissKeyboard: the step's,

@@ -34,8 +34,8 @@ from farm.devices.web.dom_read import DomReader
 from farm.devices.web.failures import mapped_errors, unreachable_site
 from farm.devices.web.hang import HangGuard
 from farm.devices.web.page_wait import PageWait
-from farm.devices.web.scripts import (AWAIT_CHANGE_JS, FOCUSED_FILL_JS, MAX_NODES, SCROLL_END_JS,
-                                      SCROLL_JS, SCROLL_WATCH_JS)
+from farm.devices.web.scripts import (AWAIT_CHANGE_JS, FILL_AT_JS, FOCUSED_FILL_JS, MAX_NODES,
+                                      SCROLL_END_JS, SCROLL_JS, SCROLL_WATCH_JS)
 from farm.errors import DeviceError, DeviceLost, StepFailed
 from farm.text import first_line
 
@@ -652,12 +652,44 @@ class BrowserDevice:
         its value). False when nothing fillable has the focus."""
         page = self._acting()
         with self._errors("fill"):
-            how = self._shots.script(page, FOCUSED_FILL_JS, text)
-            if how == "insert":      # execCommand refused: the same through the driver
-                if text:
-                    page.keyboard.insert_text(text)
-                else:
-                    page.keyboard.press("Delete")
+            how = self._inserted(page, self._shots.script(page, FOCUSED_FILL_JS, text), text)
+        return self._filled(how, text)
+
+    def fill_at(self, x: int, y: int, node: int, text: str) -> bool | None:
+        """aiInput on a text field, as Playwright's fill: ``node`` (an id of the last
+        `hierarchy`, which found a tap at (x, y) reaching it, no action since) gets the focus
+        without the mouse and ``text`` as `fill` puts it, in one round trip (a tap first, the
+        mouse moving in, checking the target is still there, then the fill: four). None, the
+        page not asked, when the read did not find it so: the caller taps, then fills."""
+        if not self._dom.field_reached(node, x, y):
+            return None
+        return self._fill_at(x, y, node, text)
+
+    @_action
+    def _fill_at(self, x: int, y: int, node: int, text: str) -> bool:
+        page = self._acting()
+        with self._errors("fill"):
+            how = self._shots.script(page, FILL_AT_JS, [node, x, y, text])
+            if how == "tap":    # not so any more (the page changed by itself): as before
+                page.mouse.click(x, y)
+                how = self._shots.script(page, FOCUSED_FILL_JS, text)
+            how = self._inserted(page, how, text)
+        return self._filled(how, text)
+
+    @staticmethod
+    def _inserted(page: Any, how: Any, text: str) -> Any:
+        """The fill script's answer ``how``; "insert" (execCommand refused): the text is put
+        in through the driver."""
+        if how == "insert":
+            if text:
+                page.keyboard.insert_text(text)
+            else:
+                page.keyboard.press("Delete")
+        return how
+
+    @staticmethod
+    def _filled(how: Any, text: str) -> bool:
+        """What `fill` returns for the fill script's answer ``how``: a refusal fails the step."""
         if isinstance(how, dict) and "refused" in how:
             raise StepFailed(_refused(how["refused"], text, how.get("holds") or ""))
         if isinstance(how, dict):       # a <select> without that option

@@ -62,6 +62,11 @@ class DomReader:
         found = tree.nodes[node]
         return found.id == node and bool(found.reached) and found.rect.center == (x, y)
 
+    def field_reached(self, node: int, x: int, y: int) -> bool:
+        """Whether ``node`` is a text field (editable) that the last tree, read with no action
+        since, found a tap at (x, y) reaching (`reached`)."""
+        return self.reached(node, x, y) and bool(self._fresh and self._fresh.nodes[node].editable)
+
     def tree(self, page: Any) -> UITree:
         """The rendered DOM as a UITree (not walked again while unchanged)."""
         started = time.monotonic()

@@ -193,6 +193,18 @@ _FILL_JS = """(value, {focused}) => {
   return "set";
 }"""
 FOCUSED_FILL_JS = "(value) => (" + _FILL_JS + ")(value, " + REACH_JS + ")"
+# aiInput's fast path, as Playwright's fill: node i of the last DOM read (a text field that
+# read found a tap at (x, y) reaching, no action since) focused without the mouse, then filled
+# as above, in one round trip; "tap" when it is not so now (the field went, something covers
+# it, the focus went elsewhere): nothing filled, farm taps it and fills as before.
+FILL_AT_JS = """([i, x, y, value]) => {
+  const reach = """ + REACH_JS + """;
+  const el = (window.__farmNodes || [])[i];
+  if (!el || !el.isConnected || !reach.reaches(el, reach.at(x, y))) return "tap";
+  el.focus({preventScroll: true});
+  if (reach.focused() !== el) return "tap";
+  return (""" + _FILL_JS + """)(value, reach);
+}"""
 SCROLL_JS = """(i) => { const el = (window.__farmNodes || [])[i];
   if (!el || !el.isConnected) return false;
   el.scrollIntoView({block: "center", inline: "center", behavior: "instant"});
