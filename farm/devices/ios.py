@@ -605,6 +605,17 @@ class IosDevice:
         raise AssertionError("unreachable")
 
 
+WDA_SCHEMES = ("http://", "https://", "http+usbmux://")     # what facebook-wda reaches
+
+
+def wda_url_problem(url: str) -> str:
+    """What is wrong with a WebDriverAgent URL that is none of WDA_SCHEMES'."""
+    if "://" not in url:
+        return f"no scheme: write http://{url} (or http+usbmux://<udid>:8100 for a USB iPhone)"
+    return (f"farm's WebDriverAgent client speaks {', '.join(s[:-3] for s in WDA_SCHEMES)}, "
+            f"not {url.split('://', 1)[0]}")
+
+
 def unreachable_why(url: str, exc: BaseException) -> str:
     """Why the WebDriverAgent at ``url`` did not answer, in a line. facebook-wda wraps what
     failed in its HTTPError (unwrapped here); for a USB-connected iPhone (``http+usbmux://
@@ -612,6 +623,8 @@ def unreachable_why(url: str, exc: BaseException) -> str:
     from wda.usbmux.exceptions import HTTPError
 
     from farm.text import first_line
+    if not url.startswith(WDA_SCHEMES):     # "unknown scheme:", "Invalid URL"
+        return wda_url_problem(url)
     inner = exc.args[0] if isinstance(exc, HTTPError) and exc.args else exc
     if url.startswith("http+usbmux:"):
         if isinstance(inner, (FileNotFoundError, ConnectionRefusedError)):

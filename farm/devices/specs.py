@@ -344,7 +344,10 @@ def _without_credentials(urls: list[str]) -> None:
     from urllib.parse import urlsplit
 
     from farm.config import mask_url
+    from farm.devices.ios import WDA_SCHEMES, wda_url_problem
     for url in urls:
+        if not url.startswith(WDA_SCHEMES):
+            raise ConfigError(f"FARM_IOS_WDA_URLS: {mask_url(url)}: {wda_url_problem(url)}")
         try:
             named = urlsplit(url).username is not None
         except ValueError:
