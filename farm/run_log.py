@@ -17,7 +17,12 @@ class MaskFilter(logging.Filter):
         self.mask = mask
 
     def filter(self, record: logging.LogRecord) -> bool:
-        text = record.getMessage()
+        try:
+            text = record.getMessage()
+        except Exception:       # a log call whose arguments do not fit its format (a library's
+            # slip): its line as written, not a TypeError raised into the caller (a handler's
+            # filter runs outside logging's own error handling)
+            text = f"{record.msg} (log arguments: {record.args!r})"
         if record.exc_info:      # tracebacks carry page text and values too: mask them as well
             text += "\n" + "".join(traceback.format_exception(*record.exc_info)).rstrip()
         elif record.exc_text:
