@@ -294,6 +294,8 @@ def select_cases(cases: Sequence[Case], opts: SelectOptions) -> Selection:
     # blank -k does: it deselected every case (exit 5)
     tags = [t.strip() for t in opts.tags if t.strip()]
     exclude = [t.strip() for t in opts.exclude_tags if t.strip()]
+    sel.notes.extend(tag_slips(cases, tags, "--tag") + tag_slips(cases, exclude,
+                                                                  "--exclude-tag"))
     if tags:
         wanted = set(tags)
         sel.drop(lambda c: None if wanted & set(c.tags)
@@ -331,6 +333,24 @@ def select_cases(cases: Sequence[Case], opts: SelectOptions) -> Selection:
     if not sel.selected:
         _say_why_none(sel)
     return sel
+
+
+def tag_slips(cases: Sequence[Case], given: Sequence[str], flag: str) -> list[str]:
+    """A note for each tag given that no case has and that looks like a slip: several tags
+    joined by a comma (``--exclude-tag slow,flaky`` left out nothing, without a word), or
+    another casing of a tag the cases have (tags match exactly)."""
+    known = {t for c in cases for t in c.tags}
+    notes = []
+    for tag in dict.fromkeys(given):
+        parts = [t.strip() for t in tag.split(",") if t.strip()]
+        cased = sorted(k for k in known if k.lower() == tag.lower())
+        if tag in known or not (len(parts) > 1 or cased):
+            continue
+        hint = (f"a comma is part of a tag: give {flag} once per tag ("
+                + " ".join(f"{flag} {t}" for t in parts) + ")") if len(parts) > 1 else \
+            f"tags match exactly: the cases have {', '.join(map(repr, cased))}"
+        notes.append(f"{flag} {tag}: no case has the tag {tag!r}; {hint}")
+    return notes
 
 
 def _say_why_none(sel: Selection) -> None:
