@@ -13,6 +13,7 @@ import base64
 import functools
 import io
 import logging
+import os
 import re
 import socket
 import threading
@@ -24,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from farm.devices.base import Rect, UINode, UITree, await_tree_change, swipe_into_view
 from farm.devices.keys import android_keycode
 from farm.devices.native_tree import parse_uiautomator, parse_xml, query_xml
-from farm.errors import DeviceError, DeviceLost, StepFailed
+from farm.errors import ConfigError, DeviceError, DeviceLost, StepFailed
 from farm.text import clean
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -123,7 +124,24 @@ def adb_client(host: str | None = None, port: int | None = None,
     with no server, or a phone whose simulator went away, left a daemon running on
     ANDROID_ADB_SERVER_PORT. Here a missing server is an AdbConnectionError instead.
     """
+    _check_adb_port_variable()     # (adbutils reads it as it is imported, port given or not)
     return _attach_only_client()(host=host, port=port, socket_timeout=socket_timeout)
+
+
+def _check_adb_port_variable() -> None:
+    """A ConfigError for an ANDROID_ADB_SERVER_PORT that is no port number, as adb itself
+    refuses it: adbutils reads it with int() as it is imported, and the ValueError was farm's
+    "internal error" (exit 3) in `farm run` and `farm devices`."""
+    raw = os.environ.get("ANDROID_ADB_SERVER_PORT")
+    if raw is None:
+        return
+    try:
+        port = int(raw)
+    except ValueError:
+        port = 0
+    if not 0 < port < 65536:
+        raise ConfigError(f"ANDROID_ADB_SERVER_PORT={raw!r}: not a port number (1-65535): "
+                          "set it to the adb server's port, or unset it for 5037")
 
 
 def adb_server_problem(client: Any) -> str | None:
