@@ -239,8 +239,11 @@ def _step_for(action: dict[str, Any], case: Case, step: Step, uses: _Uses,
     loc = params.pop("locate", None)
     prompt = (loc or {}).get("prompt") or ""
     spec = KINDS.get(kind or "")
-    if spec is None or spec.shape == "input" and not (prompt or (loc or {}).get("xpath")):
-        what = name if spec is None else f"{name} with no target"
+    boxed = bool((loc or {}).get("at"))      # a box-only target no XPath names (a canvas)
+    if spec is None or not (prompt or (loc or {}).get("xpath")) and (
+            spec.shape in ("locate", "input") or boxed):
+        what = name if spec is None else f"{name} with no target" if not boxed else \
+            f"{name} on a box the model gave (no XPath names what it hit)"
         raise UserError(f"{case.file}:{step.line}: the cached plan of `{step.kind}` uses "
                         f"{what}, which no suite step runs; this case cannot be exported")
     value = params.pop(spec.value_param, None) if spec.value_param else None
