@@ -255,6 +255,8 @@ def recover(run_dir: Path) -> RunSummary:
     info = dict(sorted({**about, **info}.items()))
     started = head.get("started") or min((r.started for r in results if r.started), default="")
     last = _last_moment(started, results, began.values())
+    for result in results:
+        _ran_until(result, last[0])
     summary = RunSummary(run_id=run_id, started=started, devices=devices, device_info=info,
                          cases=results, interrupted=True,
                          farm_version=head.get("farm_version", ""), finished=last[0],
@@ -328,6 +330,17 @@ def _unfinished(run_id: str, plan: dict[str, str], began: dict[str, Any] | None,
     return CaseResult(**common, status="interrupted", device=began.get("device"),
                       attempt=began.get("attempt", 1), started=began.get("started", ""),
                       reason=CUT_SHORT, previous=tried)
+
+
+def _ran_until(result: CaseResult, last: str) -> None:
+    """A case farm was killed in ran at least until the last moment the journal saw farm
+    alive: its duration is to there (it was 0: "0 ms" in the report, no bar on its device's
+    timeline, though it had held the device all that time)."""
+    if result.status != "interrupted" or result.reason != CUT_SHORT:
+        return
+    start, end = timestamp(result.started), timestamp(last)
+    if start is not None and end is not None:
+        result.duration = round(max(end - start, 0.0), 3)
 
 
 def _last_moment(started: str, results: list[CaseResult], began: Iterable[dict[str, Any]]
