@@ -42,6 +42,18 @@ UNNAMED = 'unnamed results are numbered "0", "1", … over the case'
 MAX_CASE_SECONDS = 24 * 3600
 
 
+def case_seconds(node: Node | None, expected: str, p: Problems) -> float | None:
+    """A case's (or farm.yaml's) ``timeout:``, in seconds; a whole thousand of 5000 or more
+    (``timeout: 30000``) is warned about: every other time in a suite file is milliseconds
+    (Midscene's), and a hung case would hold its device for hours, not seconds."""
+    value = p.number(node, "timeout", expected=expected, maximum=MAX_CASE_SECONDS)
+    if node is not None and value is not None and value >= 5000 and value % 1000 == 0:
+        p.warn(node, f"timeout: {value:g} seconds is {value / 3600:.1f} hours: a case's "
+                     "timeout is in seconds (a step's timeout: and sleep: are milliseconds); "
+                     f"for {value / 1000:g} s write timeout: {value / 1000:g}")
+    return value
+
+
 def check_templates(node: Node, known: set[str] | frozenset[str], p: Problems) -> None:
     """Report malformed placeholders and ``${NAME}`` (no default) with NAME not in ``known``."""
     for scalar in node.walk_scalars():
@@ -98,8 +110,7 @@ def read_case(node: Node, path: Path, root: Path, defaults: SuiteDefaults,
         "name": p.name(top.get("name"), "name", empty_ok=False) or path.stem,
         "file": path, "suite_root": root, "platform": platform or "web",
         "tasks": _read_tasks(node, top, p, platform, misspelt),
-        "timeout": p.number(top.get("timeout"), "timeout", expected="seconds as a number > 0",
-                            maximum=MAX_CASE_SECONDS) or d.timeout,
+        "timeout": case_seconds(top.get("timeout"), "seconds as a number > 0", p) or d.timeout,
         "tags": list(dict.fromkeys(d.tags + p.string_list(top.get("tags"), "tags"))),
         "cache_key": d.cache_key,
     }

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from farm.config import MAX_RETRIES
 from farm.errors import SuiteError, SuiteErrors
-from farm.suite.casefile import MAX_CASE_SECONDS, check_templates, read_case
+from farm.suite.casefile import case_seconds, check_templates, read_case
 from farm.suite.checks import Problems
 from farm.suite.batch import (INDEX, NOT_CASE_DIRS, NOT_CASE_FILES, SOLVED_FILE,
                               SOLVED_SUFFIX, SUITE_FILE, check_shared, looks_like_batch,
@@ -263,9 +263,8 @@ class _Loading:
         }
         p.values = self.values.within(values["vars"], values["secrets"],
                                       {a.env for a in values["apps"] if a.env})
-        values["timeout"] = p.number(top.get("timeout"), "timeout",
-                                     expected="seconds per case as a number > 0",
-                                     maximum=MAX_CASE_SECONDS)
+        values["timeout"] = case_seconds(top.get("timeout"), "seconds per case as a number > 0",
+                                         p)
         values["retries"] = p.integer(top.get("retries"), "retries", maximum=MAX_RETRIES)
         defaults = p.build(SuiteDefaults, {k: v for k, v in values.items() if v is not None},
                             node) or SuiteDefaults()
@@ -273,6 +272,7 @@ class _Loading:
         self.note_vars(root, shown, top.get("vars"))
         check_templates(node, known, p)
         self.errors.extend(p.errors)
+        self.warnings.extend(p.warnings)
         return defaults
 
     def read_apps(self, node: Node | None, root: Path, p: Problems) -> list[AppSpec]:
