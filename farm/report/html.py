@@ -315,7 +315,9 @@ data-q="{_e(haystack.lower())}"{is_open}>
             link = (f' <a href="{_e(shot)}" target="_blank" rel="noopener">screenshot</a>'
                     if shot else "")
             items.append(f"<li>{self.badge(p.status)} {_e(text)}{link}</li>")
-        return (f'<div class="previous"><b>attempt {c.attempt}</b> — earlier attempts:'
+        others = ("other attempts" if any(p.attempt > c.attempt for p in c.previous)
+                  else "earlier attempts")     # (a failure's retry that was skipped: later)
+        return (f'<div class="previous"><b>attempt {c.attempt}</b> — {others}:'
                 f'<ul>{"".join(items)}</ul></div>')
 
     def task(self, name: str, steps: list[StepRecord], bad: int | None) -> str:

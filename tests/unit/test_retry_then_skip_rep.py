@@ -57,3 +57,14 @@ def test_allure_shows_the_failure_as_the_test_s_result_and_names_the_later_skip(
     assert [r["status"] for r in results].count("skipped") == 0
     assert latest["status"] == "failed"
     assert "later attempt 3 skipped: " + NEEDS_MODEL in latest["statusDetails"]["message"]
+
+
+def test_the_report_lists_the_later_skip_among_the_other_attempts():
+    from farm.report.html import render_html
+    from farm.results import RunSummary
+    verdict = final_result([_attempt(1, "failed"), _attempt(2, "failed"), _attempt(3, "skipped")])
+    summary = RunSummary(run_id="r", started="", cases=[verdict])
+    summary.recount()
+    html = render_html(summary)
+    assert "<b>attempt 2</b> — other attempts:" in html and "earlier attempts" not in html
+    assert "attempt 3 skipped on browser-1: " + NEEDS_MODEL in html
