@@ -17,6 +17,13 @@ STOPS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP")
               if hasattr(signal, name))
 
 
+def heeded() -> tuple[int, ...]:
+    """The stop signals farm takes over: not one ignored when farm started (`nohup farm run`
+    ignores SIGHUP, a script's background job SIGINT), which the run was asked to outlive;
+    a SIGHUP handler of farm's stopped a nohup run when its terminal closed."""
+    return tuple(sig for sig in STOPS if signal.getsignal(sig) is not signal.SIG_IGN)
+
+
 @contextmanager
 def signals_kept(restore: bool = True) -> Iterator[None]:
     """The SIGINT / SIGTERM / SIGHUP handlers as they were before the run, back when it ends."""
@@ -40,7 +47,7 @@ class EarlyStop:
 
     def install(self) -> "EarlyStop":
         if threading.current_thread() is threading.main_thread():
-            for sig in STOPS:
+            for sig in heeded():
                 signal.signal(sig, self._handle)
         return self
 
@@ -67,7 +74,7 @@ class StopSignals:
 
     def __enter__(self) -> "StopSignals":
         if threading.current_thread() is threading.main_thread():
-            for sig in STOPS:
+            for sig in heeded():        # (EarlyStop left an ignored one ignored)
                 self._previous[sig] = signal.signal(sig, self._handle)
         return self
 
