@@ -11,7 +11,9 @@ from pathlib import Path
 
 from farm.agent.actions import Locate
 from farm.agent.tasks import remember_box
+from farm.cache.locate import positional
 from farm.cache.store import MemoryStore
+from farm.cache.xpaths import candidates
 from farm.config import Settings
 from farm.devices.base import Rect, UINode, UITree
 from farm.devices.fake import FakeDevice
@@ -19,7 +21,7 @@ from farm.llm.models import ModelSet
 from farm.results import ArtifactStore, CaseResult
 from farm.runner import Services, run_case
 from farm.schedule import Job
-from farm.suite.model import Case, Step, Task, WebTarget
+from farm.suite.model import AndroidTarget, Case, Step, Task, WebTarget
 from farm.suite.vars import Variables
 from tests.support.agent_scripts import steps_done
 from tests.support.model_server import ModelServer, message_texts, serve
@@ -57,17 +59,20 @@ def red_mug(where: dict[str, int]):
     return script
 
 
-def night(tmp_path: Path, store: MemoryStore, srv: ModelServer, dev: FakeDevice) -> CaseResult:
+def night(tmp_path: Path, store: MemoryStore, srv: ModelServer, dev: FakeDevice,
+          platform: str = "web") -> CaseResult:
     from farm.llm.litellm_client import LiteLLMClient
+    target = {"web": WebTarget(url="http://127.0.0.1:1/")} if platform == "web" else {
+        "android": AndroidTarget(launch="com.shop")}
     case = Case(id="s/mugs", name="c", file=Path("/tmp/c.yaml"), suite_root=Path("/tmp"),
-                platform="web", web=WebTarget(url="http://127.0.0.1:1/"),
+                platform=platform, **target,
                 tasks=[Task(name="t", steps=[Step(kind="ai", value="add the red mug"),
                                              Step(kind="assertText", value="Red Mug added")])])
     client = LiteLLMClient(MODEL, base_url=srv.base_url, family="ui-tars")
     services = Services(settings=Settings(state_dir=tmp_path / "state"), run_id="r",
                         artifacts=ArtifactStore(tmp_path), env={}, cache=store,
                         model=ModelSet.single(client))
-    return run_case(Job(case.id, "web", 1), case, dev, services)
+    return run_case(Job(case.id, platform, 1), case, dev, services)
 
 
 def told(srv: ModelServer, first: int) -> str:
@@ -117,3 +122,38 @@ def test_what_the_box_hit_is_kept_without_a_secret_the_row_showed():
     assert "qx7rm2" not in json.dumps(loc.was).lower()
     remember_box(loc, dev)
     assert loc.was is not None and loc.was["around"] == [f"red mug {secret.lower()}"]
+
+
+def phone(order: list[str]) -> FakeDevice:
+    """`shop` as a phone's uiautomator tree: the button is named by its place in the list
+    (an XPath of positions), which selects whatever row is there now."""
+    dev = shop(order)
+    rows = dev.screens["list"].nodes
+    root = UINode(id=99, role="android.widget.ListView",
+                  rect=Rect(x=0, y=0, width=1280, height=800))
+    rows = [n.model_copy(update={"parent": 99}) if n.parent is None else n for n in rows]
+    dev.screens["list"] = UITree(source="uiautomator", page_text="Mugs", nodes=[root, *rows])
+    tree = dev.screens["list"]
+    button = tree.nodes[3]                                  # the first row's button
+    path = next(x for x in candidates(tree, button) if positional(x))
+    dev.xpaths = {path: [button.rect]}
+    dev.platform = "android"
+    return dev
+
+
+def test_a_phone_list_reordered_is_planned_again_not_the_other_rows_button_tapped(
+        tmp_path, server):
+    where = {"y": 63}                     # the first row
+    srv = serve(server, red_mug(where))
+    store = MemoryStore()
+    assert night(tmp_path, store, srv, phone(["Red", "Blue"]), "android").status == "passed"
+    [plan] = [v for _, v in store.items() if v.get("type") == "plan"]
+    assert positional(plan["actions"][0]["params"]["locate"]["xpath"])
+    solved = len(srv.requests)
+    where["y"] = 188
+    moved = phone(["Blue", "Red"])
+    moved.xpaths = {k: [moved.screens["list"].nodes[3].rect] for k in moved.xpaths}
+    again = night(tmp_path, store, srv, moved, "android")
+    assert again.status == "passed", again.error
+    assert again.steps[0].cache.plan == "replanned" and moved.screen == "Red"
+    assert "among 'blue mug', not what it hit when the step was planned" in told(srv, solved)
