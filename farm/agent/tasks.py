@@ -155,7 +155,8 @@ def remember_box(loc: Locate, device: Device,
     assert loc.rect is not None
     try:
         tree = device.hierarchy()
-        loc.anchor = anchor(tree, loc.rect, device.query_xpath) if tree is not None else None
+        loc.anchor = anchor(tree, loc.rect, device.query_xpath, keep) if tree is not None \
+            else None
         loc.was = element_seen(tree, loc.rect, keep) if tree is not None else None
     except StepFailed:         # no tree to read here: the box is what there is
         loc.anchor, loc.was = None, None

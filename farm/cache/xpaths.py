@@ -188,12 +188,14 @@ def pick(options: list[str], query: Callable[[str], list[Rect]], rect: Rect,
     return None
 
 
-def anchor(tree: UITree, rect: Rect, query: Callable[[str], list[Rect]]) -> str | None:
+def anchor(tree: UITree, rect: Rect, query: Callable[[str], list[Rect]],
+           safe: Callable[[str], bool] = lambda x: True) -> str | None:
     """An XPath for what a box-only target (the planner's box, no description) hit: the
-    element that acts on a tap there (clickable or editable) when one XPath selects exactly it.
+    element that acts on a tap there (clickable or editable) when one XPath selects exactly it
+    (and ``safe`` takes: none holding a secret, which would keep the plan out of the cache).
     None when no such element holds the box's centre (a canvas, a plain text) or none of its
     XPaths is unique: the box is all there is."""
     node = node_for_rect(tree, rect)
     if node is None or not (node.clickable or node.editable):
         return None
-    return pick(candidates(tree, node), query, node.rect)
+    return pick(candidates(tree, node), query, node.rect, safe=safe)

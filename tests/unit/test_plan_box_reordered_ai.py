@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from farm.agent.actions import Locate
+from farm.agent.actions import Locate, Tap, as_planned
 from farm.agent.tasks import remember_box
 from farm.cache.locate import positional
 from farm.cache.store import MemoryStore
@@ -157,3 +157,20 @@ def test_a_phone_list_reordered_is_planned_again_not_the_other_rows_button_tappe
     assert again.status == "passed", again.error
     assert again.steps[0].cache.plan == "replanned" and moved.screen == "Red"
     assert "among 'blue mug', not what it hit when the step was planned" in told(srv, solved)
+
+
+def test_a_box_on_a_button_showing_a_secret_is_not_named_by_that_text():
+    """The XPath a box-only target is remembered by never holds a secret's value (an entry
+    holding one is not kept: the plan never cached, the model paid every night): a button
+    showing 'Copy Qx7Rm2-Secret' is kept by its box."""
+    secret = "Qx7Rm2-Secret"
+    button = UINode(id=0, role="button", text=f"Copy {secret}", clickable=True,
+                    rect=Rect(x=600, y=30, width=200, height=40))
+    tree = UITree(source="dom", page_text="", nodes=[button])
+    dev = FakeDevice(tree, xpaths={x: [button.rect] for x in candidates(tree, button)})
+    assert any(secret in x for x in dev.xpaths)
+    mask = Variables({"S": secret}, secrets=["S"]).mask
+    loc = Locate(rect=Rect(x=696, y=46, width=9, height=9))
+    remember_box(loc, dev, lambda text: mask(text) == text)
+    assert loc.anchor is None and loc.at is not None
+    assert secret not in json.dumps(as_planned(Tap(locate=loc)))
