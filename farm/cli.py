@@ -541,12 +541,16 @@ def config() -> None:
 def config_show() -> None:
     """Print resolved settings (flag > FARM_* env > farm.toml > [tool.farm] > defaults),
     secrets masked, then where each one set was set (and what that overrides)."""
-    from farm.config import in_force, load_settings, places
+    from farm.config import in_force, load_settings, places, unread_above
     shown = in_force(load_settings())
     width = max(map(len, shown))
     for key, value in shown.items():
         click.echo(f"{key:<{width}} {value}")
     where = places()
+    above = unread_above()
+    if above is not None:
+        click.echo(f"\nnot read: {above} (farm reads farm.toml and pyproject.toml from the "
+                   f"working directory only: run farm in {above.parent})")
     if not where:
         click.echo("\nwhere set: nowhere: every value is farm's default (no FARM_* "
                    "variable, farm.toml or pyproject.toml [tool.farm] sets one)")

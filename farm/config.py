@@ -376,6 +376,30 @@ def in_force(settings: Settings) -> dict[str, Any]:
     return out
 
 
+def unread_above(here: Path | None = None) -> Path | None:
+    """The nearest farm.toml (or pyproject.toml with a [tool.farm]) in a folder above the
+    working directory when the working directory has neither: farm reads only the working
+    directory's, so `farm config show` run from a sub-folder said "set nowhere" with no word
+    of it."""
+    here = Path.cwd() if here is None else here
+    if (here / TOML_FILE).is_file() or _has_farm_table(here / "pyproject.toml"):
+        return None
+    for folder in here.parents:
+        if (folder / TOML_FILE).is_file():
+            return folder / TOML_FILE
+        if _has_farm_table(folder / "pyproject.toml"):
+            return folder / "pyproject.toml"
+    return None
+
+
+def _has_farm_table(path: Path) -> bool:
+    try:
+        return re.search(r"^\s*\[\s*tool\s*\.\s*farm\b", path.read_text(encoding="utf-8"),
+                         re.MULTILINE) is not None
+    except (OSError, ValueError):
+        return False
+
+
 def places(cls: type[BaseModel] = Settings) -> dict[str, list[str]]:
     """Every place that sets each setting some place sets, the one in force first: its
     variable(s), then ``farm.toml:LINE``, then ``pyproject.toml [tool.farm]:LINE`` (what
