@@ -158,8 +158,9 @@ class _Acting:
         fn = getattr(self._device, name)
         if name in self._POINT:
             return lambda x, y, *a: self._pointed(self._POINT[name], fn, x, y, *a)
-        if name == "fill_at":       # a field filled without a tap: marked as typed into
-            return lambda x, y, *a: self._filled_at(fn, x, y, *a)
+        if name in ("fill_at", "focus_at"):     # a field typed into or focused, no tap
+            kind = "type" if name == "fill_at" else "tap"
+            return lambda x, y, *a: self._done_at(kind, fn, x, y, *a)
         if name == "swipe":
             return lambda x1, y1, x2, y2, *a: (
                 self._note("swipe", [[x1, y1], [x2, y2]]), fn(x1, y1, x2, y2, *a))[1]
@@ -181,10 +182,10 @@ class _Acting:
             return None
         return went
 
-    def _filled_at(self, fn: Callable[..., Any], x: float, y: float, *a: Any) -> Any:
+    def _done_at(self, kind: str, fn: Callable[..., Any], x: float, y: float, *a: Any) -> Any:
         done = fn(x, y, *a)
         if done is not None:        # (None: nothing done there, the tap that follows is)
-            self._note("type", [[x, y]])
+            self._note(kind, [[x, y]])
         return done
 
     def _note(self, kind: str, points: list[list[float]]) -> None:
@@ -417,8 +418,15 @@ class KeyboardPress(Action):
         return self.keyName + (" on" if self.locate is not None else "")
 
     def run(self, ctx: ActionContext) -> None:
+        """The key, on the element found first: a disabled or covered one fails the step (the
+        tap went to the cover, the key with it, and the step passed); a text field the page's
+        last read found reachable gets the focus without a tap, as Playwright's press gives it
+        (`BrowserDevice.focus_at`), else the element is tapped."""
         if self.locate is not None:
-            ctx.device.tap(*self.locate.point())
+            point = self.locate.usable("no key can be pressed there", ctx.device, "a key press")
+            focus = getattr(ctx.device, "focus_at", None)
+            if focus is None or self.locate.node is None or not focus(*point, self.locate.node):
+                ctx.device.tap(*point)
         ctx.device.press(self.keyName)
 
 

@@ -34,8 +34,8 @@ from farm.devices.web.dom_read import DomReader
 from farm.devices.web.failures import mapped_errors, unreachable_site
 from farm.devices.web.hang import HangGuard
 from farm.devices.web.page_wait import PageWait
-from farm.devices.web.scripts import (AWAIT_CHANGE_JS, FILL_AT_JS, FOCUSED_FILL_JS, MAX_NODES,
-                                      SCROLL_END_JS, SCROLL_JS, SCROLL_WATCH_JS)
+from farm.devices.web.scripts import (AWAIT_CHANGE_JS, FILL_AT_JS, FOCUS_AT_JS, FOCUSED_FILL_JS,
+                                      MAX_NODES, SCROLL_END_JS, SCROLL_JS, SCROLL_WATCH_JS)
 from farm.errors import DeviceError, DeviceLost, StepFailed
 from farm.text import first_line
 
@@ -675,6 +675,21 @@ class BrowserDevice:
                 how = self._shots.script(page, FOCUSED_FILL_JS, text)
             how = self._inserted(page, how, text)
         return self._filled(how, text)
+
+    def focus_at(self, x: int, y: int, node: int) -> bool | None:
+        """aiKeyboardPress on a text field, as Playwright's press: ``node`` (as `fill_at`'s)
+        gets the focus without the mouse, for the key that follows: True. None, nothing done,
+        when the last read did not find it so or it is not so now: the caller taps it."""
+        if not self._dom.field_reached(node, x, y):
+            return None
+        return self._focus_at(x, y, node)
+
+    @_action
+    def _focus_at(self, x: int, y: int, node: int) -> bool | None:
+        page = self._acting()
+        with self._errors("focus"):
+            return True if self._shots.script(page, FOCUS_AT_JS, [node, x, y, None]) \
+                == "focused" else None
 
     @staticmethod
     def _inserted(page: Any, how: Any, text: str) -> Any:

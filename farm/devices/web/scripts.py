@@ -193,18 +193,22 @@ _FILL_JS = """(value, {focused}) => {
   return "set";
 }"""
 FOCUSED_FILL_JS = "(value) => (" + _FILL_JS + ")(value, " + REACH_JS + ")"
-# aiInput's fast path, as Playwright's fill: node i of the last DOM read (a text field that
-# read found a tap at (x, y) reaching, no action since) focused without the mouse, then filled
-# as above, in one round trip; "tap" when it is not so now (the field went, something covers
-# it, the focus went elsewhere): nothing filled, farm taps it and fills as before.
-FILL_AT_JS = """([i, x, y, value]) => {
+# A tap's focus without the mouse, as Playwright's fill and press give it: node i of the last
+# DOM read (a text field that read found a tap at (x, y) reaching, no action since) focused,
+# then ``then(el, reach)``'s answer; "tap" when it is not so now (the field went, something
+# covers it, the focus went elsewhere): nothing done, farm taps it as before.
+_FOCUS_AT_JS = """([i, x, y, value]) => {
   const reach = """ + REACH_JS + """;
   const el = (window.__farmNodes || [])[i];
   if (!el || !el.isConnected || !reach.reaches(el, reach.at(x, y))) return "tap";
   el.focus({preventScroll: true});
   if (reach.focused() !== el) return "tap";
-  return (""" + _FILL_JS + """)(value, reach);
+  return (THEN)(value, reach);
 }"""
+# aiKeyboardPress on a field: focused, then the key pressed ("focused")
+FOCUS_AT_JS = _FOCUS_AT_JS.replace("THEN", '() => "focused"')
+# aiInput: focused and filled as FOCUSED_FILL_JS fills, in one round trip
+FILL_AT_JS = _FOCUS_AT_JS.replace("THEN", _FILL_JS)
 SCROLL_JS = """(i) => { const el = (window.__farmNodes || [])[i];
   if (!el || !el.isConnected) return false;
   el.scrollIntoView({block: "center", inline: "center", behavior: "instant"});
