@@ -184,7 +184,7 @@ def parse_device_specs(text: str, settings: Settings | None = None) -> list[Devi
         m = _SPEC.match(part)
         if not m:
             raise ConfigError(f"bad device spec {part.strip()!r}: expected KIND[:COUNT], "
-                              f"e.g. browser:2")
+                              f"e.g. browser:2" + _which_phone_hint(part))
         kind, count = m.group(1).lower(), int(m.group(2) or 1)
         if kind not in kinds:
             raise ConfigError(f"unknown device kind {kind!r}: expected one of "
@@ -199,6 +199,18 @@ def parse_device_specs(text: str, settings: Settings | None = None) -> list[Devi
         given[kind] = (part.strip(), count)
         specs.append(DeviceSpec(kind, count, kinds[kind]))
     return specs
+
+
+def _which_phone_hint(part: str) -> str:
+    """For ``android:emulator-5554`` (a phone named where its count goes): how to choose
+    which phones a run takes."""
+    kind, _, named = part.strip().partition(":")
+    how = {"android": "ANDROID_SERIAL=", "ios": "FARM_IOS_WDA_URLS="}.get(kind.strip().lower())
+    if how is None or not named.strip() or named.strip().lstrip("-").isdigit():
+        return ""
+    return (f"; --devices says how many phones, not which: choose them with "
+            f"{how}{named.strip()} (or pin a case to one with Midscene's "
+            f"{'deviceId' if how[0] == 'A' else 'wdaHost/wdaPort'})")
 
 
 NO_CHROMIUM = ("no Chromium found: install Debian's chromium (apt-get install chromium) or set "
