@@ -281,11 +281,10 @@ def element_seen(tree: UITree, rect: Rect,
             "around": around(node, tree, safe)[:MAX_SHOWN]}
 
 
-def seen_again(was: dict[str, Any], tree: UITree, rect: Rect,
-               by_place: bool = True) -> str | None:
-    """None when the element at ``rect`` is still the one ``was`` (`element_seen`) describes:
-    the same role, showing one of the strings it showed, and, found by its place (a box, an
-    XPath of positions), among most of what it sat among (a row of a list, not the row that
+def seen_again(was: dict[str, Any], tree: UITree, rect: Rect) -> str | None:
+    """None when the element at ``rect`` (found by its place: a box, an XPath of positions) is
+    still the one ``was`` (`element_seen`) describes: the same role, showing one of the
+    strings it showed, among most of what it sat among (a row of a list, not the row that
     moved to its place); else what is there now, in words."""
     node = node_for_rect(tree, rect)
     if node is None:
@@ -294,8 +293,7 @@ def seen_again(was: dict[str, Any], tree: UITree, rect: Rect,
     now = element_seen(tree, rect) or {}
     if ((was.get("role") and was["role"] != node.role)
             or (shown and not set(shown) & set(now.get("shown") or []))
-            or (by_place and not same_surroundings({"around": was.get("around") or []},
-                                                   node, tree))):
+            or not same_surroundings({"around": was.get("around") or []}, node, tree)):
         return seen_text(now)
     return None
 

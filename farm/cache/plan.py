@@ -126,10 +126,13 @@ def _run_one(planned: dict[str, Any], loop: "ActLoop", runner: "TaskRunner") -> 
 def replaying(runner: "TaskRunner") -> "TaskRunner":
     """``runner``, with a box-only target found where the plan remembers its box (when the
     screen has the size it had then); every other target through the runner's locate. A
-    target the model gave as a box must still hit the element it hit then (`seen_again`)."""
+    target the model gave as a box, found again by its place alone (the box, an XPath of
+    positions: a row of a list), must still hit the element it hit then (`seen_again`); one
+    an id or its text names is that element (no second read of a phone's screen for it)."""
     def locate(loc: Locate) -> LocateHit:
         hit = _remembered(loc)
-        if loc.was is not None and not loc.prompt:
+        if loc.was is not None and not loc.prompt and (
+                loc.at is not None or positional(loc.xpath or "")):
             _check_seen(loc, hit, runner.ctx.device)
         return hit
 
@@ -156,8 +159,7 @@ def _check_seen(loc: Locate, hit: LocateHit, device: Any) -> None:
         return                  # no tree to compare with: replayed as before
     if tree is None or loc.was is None:
         return
-    now = seen_again(loc.was, tree, hit.rect, by_place=loc.at is not None
-                     or positional(loc.xpath or ""))
+    now = seen_again(loc.was, tree, hit.rect)
     if now is not None:
         raise LocateError(f"{loc.describe()} now hits {now}, not what it hit when the step "
                           f"was planned ({seen_text(loc.was)})")
