@@ -113,6 +113,9 @@ class Problems:
                 hint = suggest(name, allowed)
                 if hint:
                     suggested.add(hint.split("'")[1])
+                if name.startswith("-") and len(name) > 1 and name[1:] not in allowed:
+                    hint = (f" (a list item is '- ' with a space: `- {name[1:]}`"
+                            f"{', ' + hint.strip(' ()') if hint else ''})")
                 self.add(key, f"unknown key '{name}' in {where}{hint}; "
                               f"expected one of: {', '.join(sorted(allowed))}")
         return suggested

@@ -259,8 +259,50 @@ def _syntax_error(exc: yaml.MarkedYAMLError, text: str, file: str) -> SuiteError
                    else f"{context}, which starts at line {start.line + 1}")
     message = f"invalid YAML: {problem}" + (f" ({context})" if context else "")
     if problem.startswith(_COLON_IN_VALUE) and line is not None and column is not None:
-        message += _quote_hint(text.split("\n")[line - 1], column)
+        src = text.split("\n")
+        message += (_deeper_hint(src, line, column) or _quote_hint(src[line - 1], column))
+    elif problem.startswith(_NOT_AN_ITEM) and start is not None and line is not None:
+        message += _item_hint(text.split("\n"), start.line, line)
     return SuiteError(file, message, line, column)
+
+
+# A line at a block list's column that is no `- ` item (`flow:` under `- name: t`, not
+# under `name:`): libyaml's words for it.
+_NOT_AN_ITEM = "did not find expected '-' indicator"
+_KEY_AT = re.compile(r"^(\s*(?:-\s+)?)([^\s#'\"-][^:#]*?):(?:\s|$)")
+
+
+def _item_hint(src: list[str], start: int, line: int) -> str:
+    """Where a key of the list's item above ``line`` goes: under the item's first key."""
+    if src[line - 1].lstrip().startswith("-"):          # `-assertText: hi`
+        return "; a new item of the list starts with '- ' (a dash, then a space)"
+    dash = len(src[start]) - len(src[start].lstrip())
+    for row in reversed(src[start:line - 1]):
+        item = _KEY_AT.match(row)
+        if item and row[dash:dash + 1] == "-" and len(row) - len(row.lstrip()) == dash:
+            key = src[line - 1].strip().split(":")[0]
+            return (f"; line {line} is at the column of the list's '- ' items: to make "
+                    f"{key}: part of the item above, indent it to column "
+                    f"{len(item[1]) + 1}, under {item[2]}:")
+    return ""
+
+
+def _deeper_hint(src: list[str], line: int, column: int) -> str:
+    """A key indented deeper than the key: value line above it (``- aiInput: Username`` then
+    ``value: demo`` two columns too far in) reads as more of that value, and its ':' as a
+    second key's: say so, rather than to quote the value."""
+    row = src[line - 1]
+    if row.find(": ") != column - 1 or not _KEY_AT.match(row):
+        return ""
+    above = next(((n, r) for n in range(line - 1, 0, -1)
+                  if (r := src[n - 1]).strip() and not r.lstrip().startswith("#")), None)
+    key = _KEY_AT.match(above[1]) if above else None
+    if key is None or not above[1][key.end():].strip() or \
+            len(row) - len(row.lstrip()) <= len(key[1]):
+        return ""
+    return (f"; line {line} is indented deeper than {key[2]}: on line {above[0]}, so YAML "
+            f"reads it as more of that value: put {row.strip().split(':')[0]}: and {key[2]}: "
+            f"at one column ({key[2]}: is at column {len(key[1]) + 1})")
 
 
 # An unquoted value holding ": " (`assertText: Total: $25.00`) reads as a second key.
