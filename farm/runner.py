@@ -517,6 +517,8 @@ class _CaseRun:
             target = case.web.model_copy(update={"url": url, "user_agent": agent,
                                                  "extra_http_headers": headers})
             self.opening = url
+            if hasattr(self.device, "hide"):    # (the secrets in a URL it shows: `mask_url`)
+                self.device.hide = self.mask
             if self.continues:
                 self.device.continue_session(target)
             else:

@@ -94,6 +94,9 @@ class BrowserDevice:
         self._killed = False
         self._crashed = False
         self.about = ""                               # "Chromium 156.0… (binary)", once open
+        # the case's secrets hidden (its runner sets it): a URL's own masking (`mask_url`)
+        # cuts a query value at an "&", which a secret may hold: hidden first
+        self.hide: Callable[[str], str] = lambda text: text
         self.open_seconds: float | None = None        # how long the last open() took
         self.hierarchy_seconds: float | None = None   # how long the last hierarchy() took
         self.last_observation: str | None = None      # "tree" once a step read the DOM
@@ -343,7 +346,7 @@ class BrowserDevice:
         self._dom.acted()
         from farm.config import mask_url
         from farm.suite.urls import url_problem
-        shown = mask_url(url)        # (basic auth's user:password@ is no one's to read)
+        shown = mask_url(self.hide(url))   # (basic auth's user:password@: no one's to read)
         problem = url_problem(url)   # a ${NAME} gave one the load could not check: the case's
         if problem is not None:      # mistake, not the browser's (no retry, no quarantine)
             raise StepFailed(f"cannot open {shown}: {problem}")
