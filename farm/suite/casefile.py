@@ -54,6 +54,22 @@ def case_seconds(node: Node | None, expected: str, p: Problems) -> float | None:
     return value
 
 
+def check_secret_names(node: Node | None, known: set[str] | frozenset[str],
+                       p: Problems) -> None:
+    """A ``secrets:`` name no variable has, where one does in another casing (``secrets:
+    [pw]`` beside ``vars: {PW: …}``): names match exactly, so that value was never masked and
+    showed in logs, results and the report. A warning at the name (it may be set later)."""
+    if node is None or node.kind != "seq":
+        return
+    for item in node.value:
+        name = item.text if item.kind == "scalar" else None
+        cased = sorted(k for k in known if name and k != name and k.lower() == name.lower())
+        if name and name not in known and cased:
+            p.warn(item, f"secrets: no variable is named {name!r} (did you mean "
+                         f"{' or '.join(cased)}? names match exactly, and only a secret's "
+                         "value is masked)")
+
+
 def check_templates(node: Node, known: set[str] | frozenset[str], p: Problems) -> None:
     """Report malformed placeholders and ``${NAME}`` (no default) with NAME not in ``known``."""
     for scalar in node.walk_scalars():
@@ -126,6 +142,7 @@ def read_case(node: Node, path: Path, root: Path, defaults: SuiteDefaults,
 
     app_envs = {a.env for a in d.apps if a.env}
     check_templates(node, known | set(values["vars"]) | app_envs, p)
+    check_secret_names(top.get("secrets"), known | set(values["vars"]), p)
     if p.errors:
         return None
     return p.build(Case, values, node)

@@ -26,7 +26,8 @@ from pathlib import Path
 
 from farm.config import MAX_RETRIES
 from farm.errors import SuiteError, SuiteErrors
-from farm.suite.casefile import case_seconds, check_templates, read_case
+from farm.suite.casefile import (case_seconds, check_secret_names, check_templates,
+                                 read_case)
 from farm.suite.checks import Problems
 from farm.suite.batch import (INDEX, NOT_CASE_DIRS, NOT_CASE_FILES, SOLVED_FILE,
                               SOLVED_SUFFIX, SUITE_FILE, check_shared, looks_like_batch,
@@ -271,6 +272,7 @@ class _Loading:
         known = self.known | set(defaults.vars) | {a.env for a in defaults.apps if a.env}
         self.note_vars(root, shown, top.get("vars"))
         check_templates(node, known, p)
+        check_secret_names(top.get("secrets"), known, p)
         self.errors.extend(p.errors)
         self.warnings.extend(p.warnings)
         return defaults
