@@ -50,6 +50,8 @@ _TRANSIENT_STATES = ("offline", "connecting", "authorizing")
 
 _BOUNDS = re.compile(r"\[(-?\d+),(-?\d+)\]\[(-?\d+),(-?\d+)\]")
 _PACKAGE = re.compile(r'<node [^>]*?package="([^"]*)"')    # the dump's first node: its window
+# where a phone says which window has the focus: Android 10+, then older ones
+FOCUS_COMMANDS = ("dumpsys window displays", "dumpsys window windows")
 _FOCUS = re.compile(r"mCurrentFocus=Window\{[^}]*\s(?P<pkg>[^\s/}]+)/(?P<act>[^\s}]+)\}")
 # adbutils/socket failures that mean the device or the adb server went away
 _LOST = re.compile(r"closed|not found|offline|unknown data|connection|reset|broken pipe|"
@@ -375,6 +377,7 @@ class AndroidDevice:
         self._dump_fresh = False            # … and no command was sent since it was read
         self.screenshot_black = False
         self.about = ""                     # model and Android version, once open
+        self._focus_from: str | None = None  # the FOCUS_COMMANDS one that names the focus
 
     @property
     def aliases(self) -> tuple[str, ...]:
@@ -806,9 +809,16 @@ class AndroidDevice:
             self._app = None            # stopped on purpose: no longer the app to watch
 
     def current_app(self) -> str | None:
-        """Package of the focused window (None when unknown)."""
-        m = _FOCUS.search(self.shell("dumpsys window windows"))
-        return m.group("pkg") if m else None
+        """Package of the focused window (None when unknown): its mCurrentFocus, which Android
+        10+ (API 29) prints in `dumpsys window displays` and older ones in `dumpsys window
+        windows` (as appium-adb asks); the one that said it is asked first next time."""
+        asked = FOCUS_COMMANDS if self._focus_from is None else (self._focus_from,)
+        for command in asked:
+            m = _FOCUS.search(self.shell(command + " | grep mCurrentFocus"))
+            if m:
+                self._focus_from = command
+                return m.group("pkg")
+        return None
 
     def run_script(self, code: str, timeout_s: float) -> Any:
         raise StepFailed("javascript steps run on the web only; use runAdbShell on Android")
