@@ -162,4 +162,16 @@ NEAR_MISSES = {
     "aiType": "aiInput", "aiFill": "aiInput", "type": "aiInput", "fill": "aiInput",
     "aiWait": "aiWaitFor", "aiExpect": "aiAssert", "aiVerify": "aiAssert",
     "aiDoubleTap": "aiDoubleClick", "aiLongTap": "aiLongPress", "aiPressKey": "aiKeyboardPress",
+    # spelling alone pointed these at a wrong kind (wait → aiTap, press → aiLongPress,
+    # evaluate → aiLocate) or at none
+    "pause": "sleep", "delay": "sleep", "press": "aiKeyboardPress", "drag": "aiDragAndDrop",
+    "evaluate": "javascript", "js": "javascript", "execute": "javascript",
+    "clear": "aiClearInput",
+}
+# Unknown kinds that mean something farm does in another way: said as such.
+OTHER_WAYS = {
+    "wait": "sleep: <ms> waits a time, waitForText: <text> until a text shows",
+    **dict.fromkeys(("navigate", "goto", "open", "visit", "aiNavigate"),
+                    "a web case opens its url: (`javascript: location.href = \"<url>\"` goes "
+                    "to another page), a phone case its launch:"),
 }

@@ -12,7 +12,8 @@ from typing import Any
 
 from farm.devices.keys import key_names, unknown_key
 from farm.suite.checks import Problems, suggest, whole_number
-from farm.suite.kinds import KINDS, MEANINGS, NEAR_MISSES, OPTION_PLATFORMS, StepKind
+from farm.suite.kinds import (KINDS, MEANINGS, NEAR_MISSES, OPTION_PLATFORMS, OTHER_WAYS,
+                              StepKind)
 from farm.suite.model import Step
 from farm.suite.yamlpos import Node
 
@@ -90,6 +91,9 @@ def _suggest_kind(word: str) -> str:
     """`` (did you mean 'aiTap'?)`` for an unknown step kind: the kind it is a common name
     for (`NEAR_MISSES`), else the nearest spelling."""
     meant = _MEANT.get(word.lower())
+    other = next((how for w, how in OTHER_WAYS.items() if w.lower() == word.lower()), None)
+    if other is not None:
+        return f" ({other})"
     return f" (did you mean '{meant}'?)" if meant else suggest(word, KINDS)
 
 
