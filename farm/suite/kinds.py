@@ -168,6 +168,14 @@ NEAR_MISSES = {
     "evaluate": "javascript", "js": "javascript", "execute": "javascript",
     "clear": "aiClearInput",
 }
+# A step's options people write meaning another one (Playwright's, Cypress's words), where
+# spelling alone suggests nothing: (the option meant, what to add).
+OPTION_NEAR_MISSES = {
+    "text": ("value", ""), "amount": ("distance", ""), "key": ("keyName", ""),
+    **dict.fromkeys(("selector", "css", "cssSelector"),
+                    ("xpath", " farm finds an element by its text or an XPath, not a CSS "
+                              "selector: #login is //*[@id='login']")),
+}
 # Unknown kinds that mean something farm does in another way: said as such.
 OTHER_WAYS = {
     "wait": "sleep: <ms> waits a time, waitForText: <text> until a text shows",

@@ -12,8 +12,8 @@ from typing import Any
 
 from farm.devices.keys import key_names, unknown_key
 from farm.suite.checks import Problems, suggest, whole_number
-from farm.suite.kinds import (KINDS, MEANINGS, NEAR_MISSES, OPTION_PLATFORMS, OTHER_WAYS,
-                              StepKind)
+from farm.suite.kinds import (KINDS, MEANINGS, NEAR_MISSES, OPTION_NEAR_MISSES,
+                              OPTION_PLATFORMS, OTHER_WAYS, StepKind)
 from farm.suite.model import Step
 from farm.suite.yamlpos import Node
 
@@ -113,7 +113,10 @@ def parse_step(node: Node, p: Problems, platform: str) -> Step | None:
     allowed = spec.allowed
     for name in keys:
         if name != kind and name not in allowed:
-            p.add(node.keys[name], f"unknown option '{name}' for {kind}{suggest(name, allowed)}"
+            meant, why = OPTION_NEAR_MISSES.get(name, ("", ""))
+            hint = f" (did you mean '{meant}'?{why})" if meant in allowed else \
+                suggest(name, allowed)
+            p.add(node.keys[name], f"unknown option '{name}' for {kind}{hint}"
                                    f"; allowed: {', '.join(sorted(allowed))}")
 
     options: dict = {}

@@ -31,3 +31,19 @@ def test_an_unknown_kind_names_what_it_means(tmp_path: Path, step, hint):
     [error] = caught.value.errors
     assert (error.line, error.column) == (7, 9)
     assert error.message == f"unknown step kind '{step.split(':')[0]}' {hint}"
+
+
+@pytest.mark.parametrize("option, hint", [
+    ("text: demo", "(did you mean 'value'?)"),
+    ("selector: '#login'", "(did you mean 'xpath'? farm finds an element by its text or an "
+     "XPath, not a CSS selector: #login is //*[@id='login'])"),
+])
+def test_another_tools_option_names_the_one_meant(tmp_path: Path, option, hint):
+    """`text:` (Playwright's fill) and `selector:` were 'unknown option' with no suggestion."""
+    (tmp_path / "s").mkdir()
+    (tmp_path / "s" / "c.yaml").write_text(CASE.format(step="aiInput: Username\n        "
+                                                            "value: x\n        " + option))
+    with pytest.raises(SuiteErrors) as caught:
+        load_suites([tmp_path / "s"], env={}, dotenv=None)
+    [error] = caught.value.errors
+    assert error.message.startswith(f"unknown option '{option.split(':')[0]}' for aiInput {hint}")
