@@ -407,7 +407,12 @@ def _said(exc: BaseException, base_url: str | None,
     ``mask`` hides secrets before the text is cut short (no half key is left)."""
     import socket
 
-    lost = _in_chain(exc, ConnectionError) or _in_chain(exc, socket.gaierror)
+    import httpx
+    # a server that closed the connection without an answer (not HTTP: a Redis port, a
+    # proxy dropping it) is httpx's RemoteProtocolError; the SDK says "Connection error."
+    dropped = _in_chain(exc, httpx.TransportError)
+    lost = _in_chain(exc, ConnectionError) or _in_chain(exc, socket.gaierror) or (
+        None if isinstance(dropped, httpx.TimeoutException) else dropped)
     if lost is not None:
         from farm.config import mask_url
         where = mask(mask_url(base_url)) if base_url else "the provider"
