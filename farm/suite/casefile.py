@@ -101,7 +101,7 @@ def read_case(node: Node, path: Path, root: Path, defaults: SuiteDefaults,
         if name in top:
             p.add(node.keys[name], f"{name}: is not supported by farm: it drives browsers, "
                                    f"Android and iOS devices, not {what}")
-    misspelt = p.keys(node, CASE_KEYS, "the case", ignored=set(UNSUPPORTED))
+    misspelt = _case_keys(node, top, p)
     if set(UNSUPPORTED) & set(top):
         return None     # its steps are that platform's (runHdcShell, …): nothing more to say
     if "target" in top:
@@ -155,6 +155,20 @@ def _setup_line(key: Node, section: Node) -> int:
         if name in section.keys:
             return section.keys[name].line
     return key.line
+
+
+def _case_keys(node: Node, top: dict[str, Node], p: Problems) -> set[str]:
+    """Report the case's unknown keys (`Problems.keys`); an option of an empty target section
+    written at its column (``web:`` then ``url: …`` not indented) is said to be one."""
+    from farm.suite.targets import ANDROID_KEYS, IOS_KEYS, WEB_KEYS
+    empty = [t for t in section_of(top) if top[t].is_null]
+    keys = {"android": ANDROID_KEYS, "ios": IOS_KEYS}.get(empty[0], WEB_KEYS) \
+        if len(empty) == 1 else set()
+    stray = [k for k in top if k not in CASE_KEYS and k in keys]
+    for name in stray:
+        p.add(node.keys[name], f"{name}: is an option of {empty[0]}:, here at the column of "
+                               f"{empty[0]}: itself: indent it under {empty[0]}:")
+    return p.keys(node, CASE_KEYS, "the case", ignored={*UNSUPPORTED, *stray})
 
 
 def _variables(top: dict[str, Node], d: SuiteDefaults, p: Problems) -> dict:

@@ -45,3 +45,24 @@ def test_an_indentation_slip_says_where_the_line_goes(tmp_path: Path, tasks, sai
     with pytest.raises(SuiteErrors) as caught:
         load_suites([tmp_path / "s"], env={}, dotenv=None)
     assert [str(e).rsplit("/", 1)[-1] for e in caught.value.errors] == [said]
+
+
+@pytest.mark.parametrize("head, said", [
+    ("name: x\nweb:\nurl: data:text/html,hi\nviewportWidth: 800\n",
+     ["c.yaml:2:1: web: expected a mapping with url: (the page to open), got nothing",
+      "c.yaml:3:1: url: is an option of web:, here at the column of web: itself: indent it "
+      "under web:",
+      "c.yaml:4:1: viewportWidth: is an option of web:, here at the column of web: itself: "
+      "indent it under web:"]),
+    ("name: x\nandroid:\nlaunch: com.x\n",
+     ["c.yaml:3:1: launch: is an option of android:, here at the column of android: itself: "
+      "indent it under android:"]),
+])
+def test_a_target_option_not_indented_under_its_section(tmp_path: Path, head, said):
+    """It was "unknown key 'url' in the case", listing the case's keys: url: among none."""
+    (tmp_path / "s").mkdir()
+    (tmp_path / "s" / "c.yaml").write_text(head + "tasks:\n  - name: t\n    flow:\n"
+                                                  "      - sleep: 1\n")
+    with pytest.raises(SuiteErrors) as caught:
+        load_suites([tmp_path / "s"], env={}, dotenv=None)
+    assert [str(e).rsplit("/", 1)[-1] for e in caught.value.errors] == said
