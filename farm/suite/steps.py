@@ -122,9 +122,7 @@ def parse_step(node: Node, p: Problems, platform: str) -> Step | None:
     options: dict = {}
     if "name" in keys:
         options["name"] = p.name(keys["name"], f"{kind} name", required=True, empty_ok=False)
-    timeout_ms = p.integer(keys.get("timeout") if "timeout" in allowed else None,
-                           f"{kind} timeout", minimum=1,
-                           expected="milliseconds as a positive integer")
+    timeout_ms = _step_timeout(kind, keys.get("timeout") if "timeout" in allowed else None, p)
     for flag in ("cacheable", "deepLocate", "deepThink"):
         if flag in keys:
             value = p.boolean(keys[flag], f"{kind} {flag}")
@@ -251,6 +249,18 @@ def _check_key(kind: str, key: str, at: Node, platform: str, p: Problems) -> Non
     expected = KEY_EXAMPLES[platform].format(names=", ".join(dict.fromkeys(names)))
     p.add(at, f"{kind}: unknown key {bad!r}{part}{on}{suggest(bad, names)}; expected "
               f"{expected}")
+
+
+def _step_timeout(kind: str, node: Node | None, p: Problems) -> int | None:
+    """A step's ``timeout:``, in milliseconds; one under 100 (``timeout: 5``, seconds as the
+    case's own timeout: is written) is warned about: the wait would give up at once."""
+    value = p.integer(node, f"{kind} timeout", minimum=1,
+                      expected="milliseconds as a positive integer")
+    if node is not None and value is not None and value < 100:
+        p.warn(node, f"{kind} timeout: {value} milliseconds: a step's timeout is in "
+                     f"milliseconds (the case's timeout: is seconds); for {value} s write "
+                     f"timeout: {value * 1000}")
+    return value
 
 
 # digits of a number Python reads from text (its int() refuses 4,300 and more: no duration)

@@ -36,3 +36,19 @@ def test_a_timeout_written_in_milliseconds_is_warned_about(tmp_path):
 def test_a_timeout_in_seconds_is_not(tmp_path):
     case, warnings = _load(tmp_path, "timeout: 3600\n", "90")
     assert case.timeout == 3600 and warnings == []
+
+
+def test_a_step_timeout_written_in_seconds_is_warned_about(tmp_path):
+    """The mirror slip: `waitForText` `timeout: 5` (seconds, as the case's timeout: is written)
+    gave up after 5 ms, failing a wait that would have passed, without a word at load."""
+    (tmp_path / "s").mkdir()
+    (tmp_path / "s" / "c.yaml").write_text(
+        "name: c\nweb:\n  url: data:text/html,hi\ntasks:\n  - name: t\n    flow:\n"
+        "      - waitForText: hi\n        timeout: 5\n      - waitForText: hi\n"
+        "        timeout: 500\n")
+    warnings: list[str] = []
+    [suite] = load_suites([tmp_path / "s"], env={}, dotenv=None, warnings=warnings)
+    assert [w.rsplit("/", 1)[-1] for w in warnings] == [
+        "c.yaml:8:18: waitForText timeout: 5 milliseconds: a step's timeout is in milliseconds "
+        "(the case's timeout: is seconds); for 5 s write timeout: 5000"]
+    assert [s.timeout_ms for s in suite.cases[0].tasks[0].steps] == [5, 500]
