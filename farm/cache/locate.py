@@ -302,3 +302,16 @@ def seen_text(seen: dict[str, Any]) -> str:
     """An `element_seen` in words: 'a button "add to cart" among 'red mug''."""
     near = [str(s) for s in seen.get("around") or []][:2]
     return _was({"element": seen}) + (f" among {', '.join(map(repr, near))}" if near else "")
+
+
+def seen_from(value: Any) -> dict[str, Any] | None:
+    """An `element_seen` as a plan entry keeps it, or None when it is not one (an entry edited
+    by hand in a shared store): the replay then has nothing to check, as before it was kept."""
+    if not isinstance(value, dict):
+        return None
+    role, shown, near = value.get("role"), value.get("shown") or [], value.get("around") or []
+    if not (role is None or isinstance(role, str)) or not (
+            isinstance(shown, list) and isinstance(near, list)):
+        return None
+    return {"role": role, "shown": [s for s in shown if isinstance(s, str)],
+            "around": [s for s in near if isinstance(s, str)]}

@@ -26,7 +26,7 @@ from farm.agent.actions import Locate
 from farm.agent.locator import LocateHit
 from farm.agent.tasks import PlanError, make_action, tasks_for
 from farm.cache.case import CaseCache
-from farm.cache.locate import positional, seen_again, seen_text
+from farm.cache.locate import positional, seen_again, seen_from, seen_text
 from farm.cache.xpaths import on_screen
 from farm.devices.base import Rect
 from farm.errors import LocateError, StepFailed
@@ -112,7 +112,7 @@ def _run_one(planned: dict[str, Any], loop: "ActLoop", runner: "TaskRunner") -> 
     for task in tasks[:-1]:
         loc: Locate = getattr(action, task.field or "")
         alias = type(action).model_fields[task.field or ""].alias or task.field or ""
-        loc.was = seen.get(alias) if isinstance(seen.get(alias), dict) else None
+        loc.was = seen_from(seen.get(alias))
         if loc.box_only and loc.at is None:    # an entry from before box targets were kept
             return (f"{task.action.name} has no target to replay: the model gave only a box, "
                     "and what it hit was not recorded")

@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from farm.agent.actions import Locate, Tap, as_planned
 from farm.agent.tasks import remember_box
 from farm.cache.locate import positional
@@ -174,3 +176,19 @@ def test_a_box_on_a_button_showing_a_secret_is_not_named_by_that_text():
     remember_box(loc, dev, lambda text: mask(text) == text)
     assert loc.anchor is None and loc.at is not None
     assert secret not in json.dumps(as_planned(Tap(locate=loc)))
+
+
+@pytest.mark.parametrize("seen", [5, {"shown": 5}, {"around": "red mug"}, {"role": ["x"]}])
+def test_a_hand_edited_record_of_what_the_box_hit_is_replayed_unchecked(tmp_path, server,
+                                                                         seen):
+    """An entry whose ``seen`` is not what farm writes (edited by hand in a shared Redis)
+    replays as an entry from before it was kept: no check, no internal error."""
+    srv = serve(server, red_mug({"y": 188}))
+    store = MemoryStore()
+    assert night(tmp_path, store, srv, shop(["Blue", "Red", "Green"])).status == "passed"
+    [(key, plan)] = [(k, v) for k, v in store.items() if v.get("type") == "plan"]
+    plan["actions"][0]["seen"] = {"locate": seen}
+    store.put(key, plan)
+    again = night(tmp_path, store, srv, shop(["Blue", "Red", "Green"]))
+    assert again.status == "passed", again.error
+    assert again.steps[0].cache.plan == "hit"
