@@ -74,6 +74,10 @@ class KeywordExpr:
             raise self._error(f"unexpected {word!r}", col)
 
     def _error(self, what: str, column: int) -> ConfigError:
+        cased = [w for w, _ in self.tokens
+                 if w.lower() in ("and", "or", "not") and not w.islower()]
+        if cased:       # `-k "login AND checkout"`: a word to match, as in pytest
+            what += f"; {cased[0]!r} is a word to match: and / or / not are lower case"
         return ConfigError(f"-k {self.text!r}: column {column}: {what} (write words joined by "
                            "and / or / not, with parentheses)")
 

@@ -38,3 +38,16 @@ def test_another_casing_of_a_tag_is_named():
 def test_a_tag_some_case_has_or_a_plain_unknown_one_gets_no_note():
     sel = select_cases(CASES, SelectOptions(tags=("x,y", "smoke"), exclude_tags=("nightly",)))
     assert [c.id for c in sel.selected] == ["s/a", "s/c"] and sel.notes == []
+
+
+def test_a_k_operator_in_capitals_is_said_to_be_a_word():
+    """-k "login AND checkout" said only "unexpected 'AND'", as if AND were misplaced."""
+    import pytest
+
+    from farm.errors import ConfigError
+    from farm.select import KeywordExpr
+    with pytest.raises(ConfigError) as caught:
+        KeywordExpr("NOT login")
+    assert str(caught.value) == (
+        "-k 'NOT login': column 5: unexpected 'login'; 'NOT' is a word to match: and / or / "
+        "not are lower case (write words joined by and / or / not, with parentheses)")
