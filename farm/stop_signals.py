@@ -18,10 +18,12 @@ STOPS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP")
 
 
 def heeded() -> tuple[int, ...]:
-    """The stop signals farm takes over: not one ignored when farm started (`nohup farm run`
-    ignores SIGHUP, a script's background job SIGINT), which the run was asked to outlive;
-    a SIGHUP handler of farm's stopped a nohup run when its terminal closed."""
-    return tuple(sig for sig in STOPS if signal.getsignal(sig) is not signal.SIG_IGN)
+    """The stop signals farm takes over: not a SIGHUP ignored when farm started (`nohup farm
+    run …`: the run was asked to outlive its terminal; farm's handler stopped it when the
+    terminal closed). Ctrl-C and SIGTERM stop a run however it was started, as before (a
+    script's background `farm run … &` has SIGINT ignored, and its Ctrl-C still stops it)."""
+    return tuple(sig for sig in STOPS if sig != getattr(signal, "SIGHUP", None)
+                 or signal.getsignal(sig) is not signal.SIG_IGN)
 
 
 @contextmanager

@@ -1,7 +1,7 @@
-"""`nohup farm run …` (SIGHUP ignored) goes on when its terminal closes, and a run a script
-started in the background (SIGINT ignored, as shells do for `&`) is not stopped by the Ctrl-C
-meant for the script: a signal ignored when farm started stays ignored. farm put its own
-handler over it, so closing the ssh session of a nohup nightly run interrupted it."""
+"""`nohup farm run …` (SIGHUP ignored) goes on when its terminal closes: a SIGHUP ignored when
+farm started stays ignored. farm put its own handler over it, so closing the ssh session of a
+nohup nightly run interrupted it. Ctrl-C still stops a run whose SIGINT a shell ignored (a
+script's `farm run … &`), as before."""
 
 from __future__ import annotations
 
@@ -27,11 +27,13 @@ class _Executor:
 @pytest.mark.skipif(not hasattr(signal, "SIGHUP"), reason="no SIGHUP here")
 def test_a_signal_ignored_at_the_start_stays_ignored_through_the_run():
     previous = signal.signal(signal.SIGHUP, signal.SIG_IGN)       # as nohup leaves it
+    interrupt = signal.signal(signal.SIGINT, signal.SIG_IGN)      # as `&` in a script does
     try:
         with signals_kept():
             early = EarlyStop().install()
             assert signal.getsignal(signal.SIGHUP) is signal.SIG_IGN
             assert signal.getsignal(signal.SIGTERM) == early._handle      # the others: farm's
+            assert signal.getsignal(signal.SIGINT) == early._handle
             executor = _Executor()
             with StopSignals(executor, io.StringIO()) as stops:
                 assert signal.getsignal(signal.SIGHUP) is signal.SIG_IGN
@@ -42,3 +44,4 @@ def test_a_signal_ignored_at_the_start_stays_ignored_through_the_run():
         assert signal.getsignal(signal.SIGHUP) is signal.SIG_IGN
     finally:
         signal.signal(signal.SIGHUP, previous)
+        signal.signal(signal.SIGINT, interrupt)
