@@ -165,13 +165,15 @@ return 1
 
 def this_machine() -> dict[str, str]:
     """What a lease says of the machine its process runs on: host name and boot id (two
-    machines may share a host name), so a successor there can tell whether it is dead."""
+    machines may share a host name), so a successor there can tell whether it is dead; and
+    the farm version it runs, so a run can tell a worker that may not read its jobs."""
+    from farm import __version__
     try:
         with open("/proc/sys/kernel/random/boot_id", encoding="ascii") as f:
             boot = f.read().strip()
     except OSError:
         boot = ""
-    return {"host": socket.gethostname(), "boot": boot}
+    return {"host": socket.gethostname(), "boot": boot, "version": __version__}
 
 
 def release_lease(r: Any, device: str, token: str) -> None:

@@ -90,6 +90,7 @@ class CeleryExecutor:
         self._pool_seen: dict[str, float] = {}
         self._said_waiting: set[Any] = set()    # pools the run said it waits for a worker of
         self._said_busy: set[str] = set()       # pools the run said other runs hold
+        self._said_version: set[str] = set()    # devices said to run another farm version
         self._pool_served: set[str] = set()     # pools that had a usable device in the run
         self._stopping = False
         self._interrupt = False         # asked for from another thread; done by the run loop
@@ -301,6 +302,7 @@ class CeleryExecutor:
         bad = store.quarantined(self.r)
         self._note_quarantine(bad)
         pools = self._pools(leases, bad)
+        self._say_versions(pools)
         self._announce()
         self._check_inflight(leases, pools, now, self._claims(now))
         self._fail_orphans(pools, now, leases, bad)
@@ -554,7 +556,8 @@ class CeleryExecutor:
             self._queue[pool] = enqueue(self._queue.setdefault(pool, []), inf.job)
             return
         if any(d.get("state") == "idle" for d in able) and now - inf.sent > STARTUP_GRACE_S:
-            self._lost(inf, "the job vanished from the broker before any worker took it")
+            self._lost(inf, "the job vanished from the broker before any worker took it"
+                       + _versions_differ(able))
 
     def _device_lost(self, device: str, why: str, back: bool) -> None:
         """Name a device whose worker died mid-case in the run's outcome (results.json
@@ -686,6 +689,22 @@ class CeleryExecutor:
               file=sys.stderr, flush=True)
         log.warning("waiting for %s (%s)", what, state)
 
+    def _say_versions(self, pools: dict[str, list[dict]]) -> None:
+        """Once per device, on stderr: a worker of a pool this run uses runs another farm
+        version (one that cannot read the run's jobs drops them, and the run could only say
+        they vanished from the broker)."""
+        from farm import __version__
+        for pool in sorted(self._queue):
+            for lease in pools.get(pool, []):
+                name, other = lease.get("device", "?"), _other_version(lease)
+                if other is None or name in self._said_version:
+                    continue
+                self._said_version.add(name)
+                print(f"farm: warning: worker {name} runs {other}, this run farm "
+                      f"{__version__}: it may not read this run's cases (run the same farm "
+                      f"version on every worker and client)", file=sys.stderr, flush=True)
+                log.warning("worker %s runs %s, this run farm %s", name, other, __version__)
+
     def _say_busy(self, pool: str, devices: list[dict]) -> None:
         """Once per pool, on stderr: the run has cases to run but none running, the pool's
         devices busy with other runs (the older keeps what it has; fair share hands ours
@@ -805,6 +824,28 @@ class CeleryExecutor:
         for q in self._queue.values():
             q.clear()
         self._stopping = True
+
+
+def _other_version(lease: dict[str, Any]) -> str | None:
+    """The farm version a worker runs when it is not this run's ("an earlier farm" for one
+    whose lease does not say: those predate the version in the lease); None when the same."""
+    from farm import __version__
+    version = lease.get("version")
+    if version == __version__:
+        return None
+    return f"farm {version}" if isinstance(version, str) and version else "an earlier farm"
+
+
+def _versions_differ(devices: list[dict[str, Any]]) -> str:
+    """Why a job may have vanished: the devices of its pool that run another farm version
+    (one that cannot read this run's jobs drops them unclaimed), as words for its error."""
+    from farm import __version__
+    other = {d.get("device", "?"): v for d in devices if (v := _other_version(d))}
+    if not other:
+        return ""
+    runs = ", ".join(f"{name} runs {v}" for name, v in sorted(other.items()))
+    return (f" ({runs}; this run farm {__version__}: a worker of another version may not "
+            f"read its jobs — run the same farm version on every worker and client)")
 
 
 def _replaced(inf: _Inflight, holder: dict[str, Any]) -> bool:
