@@ -242,7 +242,8 @@ class LiteLLMClient:
         if self._refused_key(exc):
             return self._refused(exc, said)
         if not self._retryable(exc):
-            return ModelUnavailable(f"model {self.model} refused the request: {said}")
+            return ModelUnavailable(f"model {self.model}{self._at()} refused the request: "
+                                    f"{said}")    # (a 404: the base URL's path is wrong)
         now = time.monotonic()
         timed_out = self._timed_out(exc)
         if (timed_out and waited < self.timeout) or budget.spent(now):

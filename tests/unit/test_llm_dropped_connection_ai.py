@@ -13,6 +13,7 @@ import pytest
 
 from farm.errors import ModelUnavailable
 from farm.llm.litellm_client import LiteLLMClient
+from tests.support.model_server import Reply, serve
 
 
 @pytest.fixture
@@ -46,3 +47,17 @@ def test_a_connection_closed_without_an_answer_names_the_endpoint_and_why(hangs_
         f"model openai/x unavailable after 2 attempts: the connection to {hangs_up} failed: "
         "Server disconnected without sending a response.")
     assert err.value.usage.retries == 1           # type: ignore[attr-defined]
+
+
+def test_a_request_refused_with_404_names_the_endpoint_it_went_to(server):
+    """A base URL missing its /v1 (vLLM, a proxy) answers 404: the error names the URL the
+    request went to, as a timeout or a refused connection does, where it said only
+    'NotFoundError: OpenAIException - Error code: 404'."""
+    srv = serve(server, [Reply(status=404)])
+    url = srv.base_url.removesuffix("/v1")
+    client = LiteLLMClient("openai/x", base_url=url, retries=2)
+    with pytest.raises(ModelUnavailable) as err:
+        client.complete([{"role": "user", "content": "hi"}])
+    assert str(err.value).startswith(f"model openai/x at {url} refused the request: "
+                                     "NotFoundError: ")
+    assert len(srv.requests) == 1                 # not retried: it would answer the same
