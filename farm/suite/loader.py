@@ -93,6 +93,8 @@ class _Loading:
         # (suite root, an app's URL variable) -> its directory, "file:line"
         self.app_envs: dict[tuple[Path, str], tuple[Path, str]] = {}
         self.var_nodes: list[tuple[Path, str, str, Node]] = []   # vars: (root, file, name, key)
+        # suite root -> {an exclude: pattern: (farm.yaml as shown, line, column)}
+        self.exclude_at: dict[Path, dict[str, tuple[str, int, int]]] = {}
 
     def suite(self, root: Path) -> _SuiteInfo:
         if root not in self.suites:
@@ -262,6 +264,11 @@ class _Loading:
             "cache_key": _cache_key(top.get("cache"), p),
             "exclude": p.string_list(top.get("exclude"), "exclude"),
         }
+        excluded = top.get("exclude")
+        self.exclude_at[root] = {item.text: (shown, item.line, item.column)
+                                 for item in (excluded.value if excluded is not None
+                                              and excluded.kind == "seq" else [])
+                                 if item.kind == "scalar" and item.text}
         p.values = self.values.within(values["vars"], values["secrets"],
                                       {a.env for a in values["apps"] if a.env})
         values["timeout"] = case_seconds(top.get("timeout"), "seconds per case as a number > 0",
@@ -328,6 +335,18 @@ class _Loading:
     def note_vars(self, root: Path, shown: str, node: Node | None) -> None:
         if node is not None and node.kind == "map":
             self.var_nodes.extend((root, shown, name, key) for name, key in node.keys.items())
+
+    def report_unused_excludes(self) -> None:
+        """An ``exclude:`` pattern that matches nothing (``fixture`` for fixtures/) is most
+        likely a slip: a warning, or one of the problems when the suite has others (a file it
+        was meant to leave out then fails to load, and the warnings are not printed)."""
+        for root, where in sorted(self.exclude_at.items()):
+            for pattern in _unused_excludes(root, list(where)):
+                shown, line, column = where[pattern]
+                said = SuiteError(shown, f"exclude: {pattern!r} matches no file or folder of "
+                                         "the suite (globs are relative to farm.yaml's folder)",
+                                  line, column)
+                (self.errors if self.errors else self.warnings).append(said)
 
     def report_served_vars(self) -> None:
         """A `vars:` value of a variable one of its suite's apps is served under is never
@@ -438,6 +457,7 @@ def load_suites(paths: Sequence[Path | str], env: Mapping[str, str] | None = Non
             suites.append(Suite(root=root, defaults=info.defaults,
                                 cases=sorted(cases, key=lambda c: c.id)))
     loading.report_served_vars()
+    loading.report_unused_excludes()
     if warnings is not None:
         warnings.extend(f"{w.location}: {w.message}" for w in loading.warnings)
     if batches is not None:
@@ -449,6 +469,23 @@ def load_suites(paths: Sequence[Path | str], env: Mapping[str, str] | None = Non
         raise SuiteErrors(sorted(loading.errors, key=lambda e: (e.file, e.line or 0,
                                                                 e.column or 0)))
     return suites
+
+
+def _unused_excludes(root: Path, patterns: Sequence[str]) -> list[str]:
+    """The ``exclude:`` patterns matching no file or folder of the suite at ``root`` (as
+    `_excluded` matches them; hidden and installed-package folders are not looked into)."""
+    paths = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        here = Path(dirpath).relative_to(root)
+        paths.extend((here / n).as_posix() for n in (*dirnames, *filenames))
+        dirnames[:] = [d for d in dirnames if not d.startswith(".") and d not in SKIP_DIRS]
+    unused = []
+    for pattern in patterns:
+        glob = pattern.strip().removeprefix("./")
+        if not any(fnmatch.fnmatchcase(rel, glob) or fnmatch.fnmatchcase(rel, glob.rstrip("/"))
+                   for rel in paths):
+            unused.append(pattern)
+    return unused
 
 
 def _misnamed_settings(path: Path, node: Node) -> bool:
