@@ -160,6 +160,9 @@ def parse_autoglm(text: str) -> Plan:
         plan.message = "the model asked a human to take over: " + (
             _string_arg(inner, "message") or "")
         return plan
-    if name in ("note", "call api", "interact"):
+    if name == "interact":      # asks a user to choose: none answers (the loop says so)
+        plan.message = "the model asked a user: " + (_string_arg(inner, "message") or "")
+        return plan
+    if name in ("note", "call api"):
         return plan      # information-only actions: nothing to do on the device
     raise ReplyParseError(f"unknown AutoGLM action {action!r}")
