@@ -37,6 +37,7 @@ from farm.results import CaseResult, StepRecord, now_iso, timestamp
 from farm.runner import Services, app_dirs_of, case_env
 from farm.schedule import Job, enqueue, expected_duration, order_jobs
 from farm.suite.model import Case
+from farm.usage import Usage
 
 log = logging.getLogger("farm.cluster")
 
@@ -615,6 +616,7 @@ class CeleryExecutor:
         result.duration = round(max(until - inf.began, _reported(result.started, inf.steps)),
                                 3)
         result.steps = steps
+        _spent_so_far(result, inf.steps)
         if result.error is not None and len(steps) >= current:
             result.error.step = current
         # the step it was in, as the FAILED line names it
@@ -824,6 +826,19 @@ class CeleryExecutor:
         for q in self._queue.values():
             q.clear()
         self._stopping = True
+
+
+def _spent_so_far(result: CaseResult, reported: list[StepRecord]) -> None:
+    """The model spend of the steps an attempt's worker reported before it was lost or
+    stopped, as its result's: the calls were paid for, and the run's tokens, cost, budget
+    and farm_case_tokens_total count every attempt from its result's usage."""
+    spent = Usage()
+    for step in reported:
+        if step.usage is not None:
+            spent.add(step.usage)
+    if spent.spent:
+        result.usage = spent
+        result.tokens = {"prompt": spent.prompt_tokens, "completion": spent.completion_tokens}
 
 
 def _other_version(lease: dict[str, Any]) -> str | None:

@@ -1,0 +1,74 @@
+"""CeleryExecutor: an attempt lost with its worker (killed mid-case) keeps the model spend of
+the steps the worker reported: those calls were paid for, yet the run's summary, its model
+budget and farm_case_tokens_total (every attempt, from its result's usage) counted none of
+them (no broker: the watching logic is called with the leases a tick would read)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from farm import metrics
+from farm.attempts import RetryPolicy
+from farm.config import Settings
+from farm.executors.celery import CeleryExecutor, _Inflight
+from farm.results import ArtifactStore, case_usage
+from farm.runner import Services
+from farm.schedule import Job
+from farm.suite.model import Case, Step, Task, WebTarget
+
+GRACE = 14.0        # store.LEASE_TTL_S + 2 * store.HEARTBEAT_S
+DEVICE = "fake-1@h"
+USAGE = {"prompt_tokens": 1289, "completion_tokens": 10, "cost_usd": 0.02, "calls": 1}
+
+
+class Clock:
+    t = 1000.0
+
+    def __call__(self) -> float:
+        return self.t
+
+
+def running(tmp_path: Path, clock: Clock) -> tuple[CeleryExecutor, Job]:
+    """A run whose one case started on DEVICE and reported its first step, an ai step."""
+    case = Case(id="s/c", name="c", file=Path("/tmp/c.yaml"), suite_root=Path("/tmp"),
+                platform="web", web=WebTarget(url="about:blank"),
+                tasks=[Task(name="t", steps=[Step(kind="ai", value="do it"),
+                                             Step(kind="sleep", value="8000")])])
+    settings = Settings(broker_url="redis://127.0.0.1:1/0", cluster_infra_retries=0)
+    services = Services(settings=settings, artifacts=ArtifactStore(tmp_path), run_id="r1",
+                        env={})
+    ex = CeleryExecutor(settings, {case.id: case}, services, RetryPolicy(), [], clock=clock)
+    job = Job(case.id, "web", 1.0)
+    ex._pool_of, ex._queue, ex.ledger.expected = {case.id: "web"}, {"web": []}, {case.id}
+    ex._inflight[case.id] = _Inflight(job, clock(), seen=clock())
+    ex._handle({"type": "case_started", "case": case.id, "attempt": 1, "device": DEVICE})
+    ex._handle({"type": "step", "case": case.id, "attempt": 1, "device": DEVICE,
+                "record": {"task": "t", "index": 1, "kind": "ai", "label": "do it",
+                           "status": "passed", "rounds": 1, "usage": USAGE}})
+    return ex, job
+
+
+def test_a_lost_attempt_keeps_the_spend_its_worker_reported(tmp_path):
+    clock = Clock()
+    ex, job = running(tmp_path, clock)
+    clock.t += GRACE + 1
+    ex._check_inflight({}, {}, clock())             # its lease is gone: the worker died
+    result, = ex.ledger.results()
+    assert result.status == "error" and result.usage is not None
+    spent = case_usage(result)
+    assert (spent.prompt_tokens, spent.completion_tokens, spent.calls) == (1289, 10, 1)
+    assert round(spent.cost_usd, 3) == 0.02
+    assert result.tokens == {"prompt": 1289, "completion": 10}
+    before = metrics.CASE_TOKENS.labels("web", "prompt")._value.get()
+    metrics.case_finished(result)
+    assert metrics.CASE_TOKENS.labels("web", "prompt")._value.get() - before == 1289
+
+
+def test_an_attempt_lost_before_any_model_call_spent_nothing(tmp_path):
+    clock = Clock()
+    ex, job = running(tmp_path, clock)
+    ex._inflight[job.case_id].steps.clear()
+    clock.t += GRACE + 1
+    ex._check_inflight({}, {}, clock())
+    result, = ex.ledger.results()
+    assert result.usage is None and result.tokens == {}
