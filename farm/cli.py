@@ -41,6 +41,13 @@ def cli() -> None:
         from farm.config import misspelt_variables      # FARM_RETRYS=3 would do nothing
         for warning in misspelt_variables():
             click.echo(f"farm: warning: {warning}", err=True)
+    if os.path.isfile(".env"):
+        from farm.suite.dotenv import dotenv_settings   # FARM_MODEL in .env would do nothing
+        if found := dotenv_settings():
+            click.echo(f"farm: warning: .env sets {', '.join(found)}, which farm does not read "
+                       "as settings (.env gives a suite's ${NAME} values only): set "
+                       f"{'them' if len(found) > 1 else 'it'} in the environment or in "
+                       "farm.toml", err=True)
 
 
 @cli.command()

@@ -108,3 +108,19 @@ def explain_undefined(errors: list[SuiteError], path: Path, root: Path,
                     f"{shown(where[name].parent)}, or set {name} in the environment)",
             e.line, e.column))
     return out
+
+
+def dotenv_settings(path: Path = DOTENV, environ: Mapping[str, str] | None = None) -> list[str]:
+    """The setting variables (FARM_MODEL, FARM_RETRIES, …) ``path`` sets and the environment
+    does not: farm reads ``.env`` for a suite's ``${NAME}`` only, so a model configured there
+    (as Midscene's is) was ignored without a word."""
+    import os
+
+    from farm.config import ENV_PREFIX, Settings, _env_names
+    if not path.is_file():
+        return []
+    env = os.environ if environ is None else environ
+    names = {n.upper() for name, field in Settings.model_fields.items()
+             for n in _env_names(name, field) if n.upper().startswith(ENV_PREFIX)}
+    return sorted(n for n in read_dotenv(path, strict=False)
+                  if n.upper() in names and not env.get(n, "").strip())
