@@ -11,7 +11,8 @@ import pytest
 
 from farm.suite.loader import load_suites
 
-CASE = "name: c\nweb:\n  url: data:text/html,hi\ntasks:\n  - name: t\n    flow:\n      - sleep: 1\n"
+CASE = ("name: c\nweb:\n  url: data:text/html,hi\ntasks:\n  - name: t\n    flow:\n"
+        "      - sleep: 1\n")
 
 
 @pytest.mark.skipif(not hasattr(os, "symlink"), reason="no symbolic links here")
