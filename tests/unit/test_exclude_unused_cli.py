@@ -12,7 +12,8 @@ import pytest
 from farm.errors import SuiteErrors
 from farm.suite.loader import load_suites
 
-CASE = "name: c\nweb:\n  url: data:text/html,hi\ntasks:\n  - name: t\n    flow:\n      - sleep: 1\n"
+CASE = ("name: c\nweb:\n  url: data:text/html,hi\ntasks:\n  - name: t\n    flow:\n"
+        "      - sleep: 1\n")
 
 
 def _suite(tmp_path: Path, exclude: str) -> Path:
