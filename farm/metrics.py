@@ -157,10 +157,22 @@ def case_iterations(result: Any) -> int | None:
     return sum(rounds) if rounds else None
 
 
+def ran_on_device(result: Any) -> bool:
+    """Did this attempt (a farm.results.CaseResult) run on its device? Not one decided up
+    front or never run (no device), nor one a worker skipped before its session (its first
+    step needs a model and it has none: `farm run` skips those up front, with no device)."""
+    if not result.device:
+        return False
+    if result.status != "skipped":
+        return True
+    return any(step.status != "skipped" for step in result.steps) or any(
+        ran_on_device(part) for part in result.parts)
+
+
 def case_finished(result: Any) -> None:
     """One final case result (a farm.results.CaseResult): count it once."""
     CASES.labels(result.platform, result.status).inc()
-    if result.device:        # ran on a device: not decided up front / not run
+    if ran_on_device(result):
         CASE_DURATION.labels(result.platform, result.status).observe(result.duration)
     iterations = case_iterations(result)
     if iterations is not None:

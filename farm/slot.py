@@ -153,7 +153,10 @@ class DeviceSlot:
         for told in (result, *result.parts):     # a shared-context unit's files too
             if told.device == self.name:
                 told.device_info = about
-        if _reached_device(result):
+        # a case a worker skipped before its session (its first step needs a model, it has
+        # none) proved nothing of the device: it ended the streak of one whose every session
+        # failed, which then never reached quarantine
+        if metrics.ran_on_device(result):
             self.quarantine_due = quarantine_due(self.streak.bump(outcome(result)))
         if self.state == "busy":
             self._set("idle")
@@ -211,13 +214,3 @@ class DeviceSlot:
             yield
         finally:
             done.set()
-
-
-def _reached_device(result: CaseResult) -> bool:
-    """Did the attempt use its device? A case a worker skipped before its session (its first
-    step needs a model and there is none) proved nothing of the device: it ended the streak of
-    a device whose every session failed, which then never reached quarantine."""
-    if result.status != "skipped":
-        return True
-    return any(step.status != "skipped" for step in result.steps) or any(
-        _reached_device(part) for part in result.parts)
