@@ -156,8 +156,8 @@ class _Linger:
         self._before: dict[int, object] = {}
 
     def __enter__(self) -> "_Linger":
-        from farm.stop_signals import STOPS
-        for sig in STOPS if self.on else ():
+        from farm.stop_signals import heeded     # (a SIGHUP nohup ignored stays ignored)
+        for sig in heeded() if self.on else ():
             self._before[sig] = signal.signal(sig, self._handle)
         return self
 
