@@ -227,9 +227,14 @@ def _collect(paths: Sequence[str | Path], settings: Settings, verbose: bool,
     skipped: list[str] = []
     warnings: list[str] = []
     batches: list[Batch] = []
-    suites = load_suites([Path(p) for p in paths], env=os.environ,
-                         secrets_dir=settings.secrets_dir, skipped=skipped, warnings=warnings,
-                         batches=batches)
+    try:
+        suites = load_suites([Path(p) for p in paths], env=os.environ,
+                             secrets_dir=settings.secrets_dir, skipped=skipped,
+                             warnings=warnings, batches=batches)
+    except Exception:       # the load's mistakes are said next: its warnings first (one may
+        for warning in warnings:    # be why: a timeout in the wrong unit, a secret's case)
+            print(f"farm: warning: {warning}", file=out)
+        raise
     shown = skipped if verbose else skipped[:10] if not any(s.cases for s in suites) else []
     for what in shown:
         print(f"farm: skipped {what}", file=out)
