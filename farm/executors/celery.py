@@ -641,7 +641,7 @@ class CeleryExecutor:
             if pools.get(pool) or not (q or self._inflight_in(pool)):
                 self._pool_seen[pool] = now     # devices there, or nothing waits for one
                 continue
-            if now >= self._quiet_until and not self._taken_in(pool):
+            if now >= self._quiet_until and not self._taken_in(pool, leases or {}):
                 self._say_waiting(pool, wait, _starting(pool, leases or {}, bad or {}))
             if now - self._pool_seen.setdefault(pool, now) < wait or not q:
                 continue
@@ -651,12 +651,15 @@ class CeleryExecutor:
                 q.remove(job)
                 self.ledger.end(job, "error", error=DeviceLost(why))
 
-    def _taken_in(self, pool: str) -> bool:
+    def _taken_in(self, pool: str, leases: dict) -> bool:
         """Has a device of ``pool`` an attempt of the run that is not lost (yet)? The run then
         waits for that device, not for a worker: one whose process was killed is started
         again by its supervisor, its lease gone for a second meanwhile (before, the run said
-        "waiting for a web worker (none usable left)" each time)."""
+        "waiting for a web worker (none usable left)" each time). Not a draining one (its
+        worker asked to stop): it takes no further case, and the run says it needs a worker
+        (it said nothing when its cases failed meanwhile for want of one)."""
         return any(inf.device is not None and self._pool_of[cid] == pool
+                   and not (leases.get(inf.device) or {}).get("draining")
                    for cid, inf in self._inflight.items())
 
     def _what_to_do(self, pool: str, leases: dict, bad: dict) -> str:
