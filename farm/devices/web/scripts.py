@@ -195,7 +195,7 @@ _FILL_JS = """(value, {focused}) => {
 FOCUSED_FILL_JS = "(value) => (" + _FILL_JS + ")(value, " + REACH_JS + ")"
 # A tap's focus without the mouse, as Playwright's fill and press give it: node i of the last
 # DOM read (a text field that read found a tap at (x, y) reaching, no action since) focused,
-# then ``then(el, reach)``'s answer; "tap" when it is not so now (the field went, something
+# then THEN's answer (called with the value and reach.js's helpers); "tap" when it is not so now (the field went, something
 # covers it, the focus went elsewhere): nothing done, farm taps it as before.
 _FOCUS_AT_JS = """([i, x, y, value]) => {
   const reach = """ + REACH_JS + """;
