@@ -5,19 +5,25 @@ from __future__ import annotations
 
 import os
 import sys
-import traceback
-from pathlib import Path
 
-import click
+EXIT_INTERRUPTED, EXIT_INTERNAL, EXIT_USAGE = 2, 3, 4
 
-from farm.errors import FarmError, SuiteErrors, UserError
+try:    # a Ctrl-C while farm is still starting (importing) is an interrupt, not a traceback
+    import traceback
+    from pathlib import Path
+
+    import click
+
+    from farm.errors import FarmError, SuiteErrors, UserError
+except KeyboardInterrupt:
+    # a blank line first closes a terminal's ``^C`` echo, as click does
+    sys.stderr.write(("\n" if sys.stderr.isatty() else "") + "farm: interrupted\n")
+    raise SystemExit(EXIT_INTERRUPTED) from None
 
 # farm uses no pydantic plugin, and pydantic's first model otherwise scans every installed
 # distribution's entry points for one (~10 ms of CPU in each `farm` command). Set before
 # anything imports pydantic; a value the user set (e.g. to name plugins to skip) is kept.
 os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
-
-EXIT_INTERRUPTED, EXIT_INTERNAL, EXIT_USAGE = 2, 3, 4
 # set by `main`: the process is the `farm` command's alone (not a test runner's, which calls
 # `cli` itself), so `farm run` may tune it for the run (`_quiet_gc`)
 _OWN_PROCESS = False
@@ -1045,7 +1051,7 @@ def main() -> None:
         exc.show()
         sys.exit(EXIT_USAGE)
     except (click.Abort, KeyboardInterrupt):
-        click.echo("interrupted", err=True)
+        click.echo("farm: interrupted", err=True)
         sys.exit(EXIT_INTERRUPTED)
     except SuiteErrors as exc:
         n = len(exc.errors)
