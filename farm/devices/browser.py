@@ -35,7 +35,8 @@ from farm.devices.web.failures import mapped_errors, unreachable_site
 from farm.devices.web.hang import HangGuard
 from farm.devices.web.page_wait import PageWait
 from farm.devices.web.scripts import (AWAIT_CHANGE_JS, FILL_AT_JS, FOCUS_AT_JS, FOCUSED_FILL_JS,
-                                      MAX_NODES, SCROLL_END_JS, SCROLL_JS, SCROLL_WATCH_JS)
+                                      MAX_NODES, SCROLL_END_JS, SCROLL_JS, SCROLL_WATCH_JS,
+                                      VEIL_JS)
 from farm.errors import DeviceError, DeviceLost, StepFailed
 from farm.text import first_line
 
@@ -97,6 +98,7 @@ class BrowserDevice:
         # the case's secrets hidden (its runner sets it): a URL's own masking (`mask_url`)
         # cuts a query value at an "&", which a secret may hold: hidden first
         self.hide: Callable[[str], str] = lambda text: text
+        self._veiled = False                          # a field drew a secret as discs (`_veil`)
         self.open_seconds: float | None = None        # how long the last open() took
         self.hierarchy_seconds: float | None = None   # how long the last hierarchy() took
         self.last_observation: str | None = None      # "tree" once a step read the DOM
@@ -646,6 +648,7 @@ class BrowserDevice:
         page = self._acting()
         with self._errors("type"):
             page.keyboard.type(text)
+        self._veil(page, text)
 
     @_action
     def fill(self, text: str) -> bool:
@@ -656,7 +659,7 @@ class BrowserDevice:
         page = self._acting()
         with self._errors("fill"):
             how = self._inserted(page, self._shots.script(page, FOCUSED_FILL_JS, text), text)
-        return self._filled(how, text)
+        return self._veil(page, text, self._filled(how, text))
 
     def fill_at(self, x: int, y: int, node: int, text: str) -> bool | None:
         """aiInput on a text field, as Playwright's fill: ``node`` (an id of the last
@@ -677,7 +680,7 @@ class BrowserDevice:
                 page.mouse.click(x, y)
                 how = self._shots.script(page, FOCUSED_FILL_JS, text)
             how = self._inserted(page, how, text)
-        return self._filled(how, text)
+        return self._veil(page, text, self._filled(how, text))
 
     def focus_at(self, x: int, y: int, node: int) -> bool | None:
         """aiKeyboardPress on a text field, as Playwright's press: ``node`` (as `fill_at`'s)
@@ -693,6 +696,23 @@ class BrowserDevice:
         with self._errors("focus"):
             return True if self._shots.script(page, FOCUS_AT_JS, [node, x, y, None]) \
                 == "focused" else None
+
+    def _veil(self, page: Any, text: str, typed: bool = True) -> bool:
+        """``text``, just ``typed`` into the focused field, holds one of the case's secrets
+        (its mask changes it): the field draws its text as discs from now on (`VEIL_JS`), so
+        no image of the report and no screenshot sent to a model shows the secret; text that
+        is none, typed into a field so veiled, is drawn again. ``typed`` is returned. A field
+        gone meanwhile (the text submitted a form) has nothing to hide."""
+        from playwright.sync_api import Error as PlaywrightError
+
+        secret = bool(text) and self.hide(text) != text
+        if typed and (secret or self._veiled):
+            try:
+                self._shots.script(page, VEIL_JS, secret)
+                self._veiled = self._veiled or secret
+            except PlaywrightError as exc:
+                log.debug("%s: the secret's field not veiled: %s", self.name, first_line(exc))
+        return typed
 
     @staticmethod
     def _inserted(page: Any, how: Any, text: str) -> Any:

@@ -300,6 +300,40 @@ def test_screenshot_is_png_of_viewport(page: BrowserDevice) -> None:
     assert img.format == "PNG" and img.size == (800, 600)
 
 
+# two more fields the size of #q, holding what the test typed: drawn as discs, and as text
+TWINS = """for (const [id, left, veiled] of [['discs', 300, true], ['plain', 560, false]]) {
+  const el = document.createElement('input');
+  el.id = id; el.value = 'hunter2-secret';
+  el.style.cssText = `position:absolute;left:${left}px;top:120px;width:200px;height:30px`;
+  if (veiled) el.style.setProperty('-webkit-text-security', 'disc');
+  document.body.appendChild(el);
+}"""
+
+
+def test_a_secret_typed_into_a_text_field_is_drawn_as_discs(page: BrowserDevice) -> None:
+    """No report image and no screenshot a model is sent shows a secret the case typed into a
+    plain text field: the field draws it as a password field would (its value is the text)."""
+    page.hide = lambda text: text.replace("hunter2-secret", "***")
+    try:
+        page.run_script(TWINS, 5)
+        page.run_script("document.getElementById('q').focus()", 5)   # (no mouse: no hover)
+        assert page.fill("hunter2-secret")
+        page.run_script("document.activeElement.blur()", 5)
+        assert page.run_script("document.getElementById('q').value", 5) == "hunter2-secret"
+        shot = Image.open(io.BytesIO(page.screenshot())).convert("RGB")
+    finally:
+        page.hide = lambda text: text
+    field = lambda image, left: image.crop((left, 120, left + 200, 150)).tobytes()  # noqa: E731
+    assert field(shot, 300) != field(shot, 560)      # discs and text do look different here
+    assert field(shot, 40) == field(shot, 300), "the secret is drawn as text in the screenshot"
+    # what is no secret, typed into that field next, is shown as typed
+    page.run_script("document.getElementById('q').focus()", 5)
+    assert page.fill("hunter2-secret")      # (the same text, no longer a secret of the case)
+    page.run_script("document.activeElement.blur()", 5)
+    shot = Image.open(io.BytesIO(page.screenshot())).convert("RGB")
+    assert field(shot, 40) == field(shot, 560), "text that is no secret is drawn as discs"
+
+
 def test_screenshot_stays_in_css_pixels_at_dpr_2(browser: BrowserDevice, site: str) -> None:
     browser.start_session(WebTarget(url=site, viewport_width=400, viewport_height=300,
                                     device_scale_factor=2))

@@ -195,8 +195,9 @@ _FILL_JS = """(value, {focused}) => {
 FOCUSED_FILL_JS = "(value) => (" + _FILL_JS + ")(value, " + REACH_JS + ")"
 # A tap's focus without the mouse, as Playwright's fill and press give it: node i of the last
 # DOM read (a text field that read found a tap at (x, y) reaching, no action since) focused,
-# then THEN's answer (called with the value and reach.js's helpers); "tap" when it is not so now (the field went, something
-# covers it, the focus went elsewhere): nothing done, farm taps it as before.
+# then THEN's answer (called with the value and reach.js's helpers); "tap" when it is not so
+# now (the field went, something covers it, the focus went elsewhere): nothing done, farm
+# taps it as before.
 _FOCUS_AT_JS = """([i, x, y, value]) => {
   const reach = """ + REACH_JS + """;
   const el = (window.__farmNodes || [])[i];
@@ -209,6 +210,20 @@ _FOCUS_AT_JS = """([i, x, y, value]) => {
 FOCUS_AT_JS = _FOCUS_AT_JS.replace("THEN", '() => "focused"')
 # aiInput: focused and filled as FOCUSED_FILL_JS fills, in one round trip
 FILL_AT_JS = _FOCUS_AT_JS.replace("THEN", _FILL_JS)
+# The focused field, which a secret was just typed into (``on``), draws its text as a password
+# field does (discs): the report's images and the screenshots a model is sent show no secret.
+# Its value, its events and what the page reads are as they were. Text that is no secret typed
+# into a field veiled so (not ``on``) is drawn again. Whether a field had the focus.
+VEIL_JS = ("(on) => { const el = (" + REACH_JS + ").focused();\n"
+           "  if (!el || el === document.body || el === document.documentElement) return false;\n"
+           "  const veiled = window.__farmVeiled || (window.__farmVeiled = new WeakSet());\n"
+           "  if (on) {\n"
+           "    el.style.setProperty('-webkit-text-security', 'disc', 'important');\n"
+           "    veiled.add(el);\n"
+           "  } else if (veiled.has(el)) {\n"
+           "    el.style.removeProperty('-webkit-text-security'); veiled.delete(el);\n"
+           "  }\n"
+           "  return true; }")
 SCROLL_JS = """(i) => { const el = (window.__farmNodes || [])[i];
   if (!el || !el.isConnected) return false;
   el.scrollIntoView({block: "center", inline: "center", behavior: "instant"});
