@@ -250,7 +250,7 @@ def recover(run_dir: Path) -> RunSummary:
         if plan["case_id"] not in cases:
             cases[plan["case_id"]] = _unfinished(run_id, plan, began.get(plan["case_id"]),
                                                  tried.get(plan["case_id"], []))
-    results = sorted(cases.values(), key=lambda r: r.case_id)
+    results = sorted(_per_file(cases.values()), key=lambda r: r.case_id)
     devices, info = devices_of(results)
     info = dict(sorted({**about, **info}.items()))
     started = head.get("started") or min((r.started for r in results if r.started), default="")
@@ -266,6 +266,16 @@ def recover(run_dir: Path) -> RunSummary:
     if end:
         _ended(summary, end)
     return summary
+
+
+def _per_file(results: Iterable[CaseResult]) -> list[CaseResult]:
+    """One result per file, as the run's end writes them: a shared-context unit's result
+    becomes its files' (`farm.shared_context.expand`), where the unit stood as one case
+    named after the batch, its id in the results history and --last-failed matching no
+    file's. A unit the kill cut short has no file results to give (they come with the
+    unit's, at its end): it stays one case."""
+    from farm.shared_context import _files_of
+    return [file for r in results for file in (_files_of(r) if r.parts else [r])]
 
 
 def _left_out(head: dict[str, Any]) -> list[DeselectedCase]:

@@ -95,3 +95,32 @@ def test_a_run_rebuilt_by_an_older_farm_gets_its_end_time(tmp_path):
         f.write(json.dumps({"journal": "end", "finished": "", "interrupted": True}) + "\n")
     summary = recover(tmp_path)
     assert datetime.fromisoformat(summary.finished) == datetime.fromisoformat(began)
+
+
+def test_a_shared_context_unit_is_rebuilt_as_its_files(tmp_path):
+    """A shareBrowserContext batch runs as one unit (one job) whose result holds its files':
+    the run's end lists the files, and so must a killed run rebuilt from its journal (it
+    listed the unit, named after the batch: a case id matching no file, for the results
+    history and --last-failed)."""
+    journal = JournalEvents(NullEvents(), tmp_path, "run-1", [
+        ("s/index", "index.yaml (shared context: login.yaml, cart.yaml)", "s/login.yaml",
+         "web"), ("s/slow", "slow", "s/slow.yaml", "web")])
+
+    def part(case_id: str, status: str, attempt: int) -> CaseResult:
+        return CaseResult(run_id="run-1", case_id=case_id, name=case_id[2:], platform="web",
+                          file=f"{case_id}.yaml", device="browser-1", status=status,
+                          attempt=attempt)
+
+    first = part("s/index", "failed", 1).model_copy(update={
+        "parts": [part("s/login", "passed", 1), part("s/cart", "failed", 1)]})
+    journal.case_finished("browser-1", first, final=False)
+    unit = part("s/index", "passed", 2).model_copy(update={
+        "parts": [part("s/login", "passed", 2), part("s/cart", "passed", 2)],
+        "previous": [first]})
+    journal.case_finished("browser-1", unit, final=True)
+    journal.case_started("browser-1", "s/slow", "slow", 1)       # then kill -9
+
+    summary = recover(tmp_path)
+    assert {c.case_id: (c.status, c.attempt) for c in summary.cases} == {
+        "s/login": ("passed", 2), "s/cart": ("flaky", 2), "s/slow": ("interrupted", 1)}
+    assert summary.counts["total"] == 3
