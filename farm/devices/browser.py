@@ -36,7 +36,7 @@ from farm.devices.web.hang import HangGuard
 from farm.devices.web.page_wait import PageWait
 from farm.devices.web.scripts import (AWAIT_CHANGE_JS, FILL_AT_JS, FOCUS_AT_JS, FOCUSED_FILL_JS,
                                       MAX_NODES, SCROLL_END_JS, SCROLL_JS, SCROLL_WATCH_JS,
-                                      VEIL_JS)
+                                      VEIL_JS, veiled)
 from farm.errors import DeviceError, DeviceLost, StepFailed
 from farm.text import first_line
 
@@ -650,6 +650,17 @@ class BrowserDevice:
             page.keyboard.type(text)
         self._veil(page, text)
 
+    def _script_veiling(self, page: Any, fill: str, arg: Any, text: str) -> Any:
+        """The fill script ``fill`` with ``arg``; where ``text`` holds one of the case's
+        secrets (its mask changes it), the field it filled then draws its text as discs (and
+        text that is none, typed into a field so veiled, as typed again), in the same round
+        trip: no report image and no screenshot sent to a model shows the secret."""
+        secret = bool(text) and self.hide(text) != text
+        if not (secret or self._veiled):
+            return self._shots.script(page, fill, arg)
+        self._veiled = self._veiled or secret
+        return self._shots.script(page, veiled(fill), [arg, secret])
+
     @_action
     def fill(self, text: str) -> bool:
         """Replace the focused field's content with ``text`` in one go: its content selected,
@@ -658,8 +669,9 @@ class BrowserDevice:
         its value). False when nothing fillable has the focus."""
         page = self._acting()
         with self._errors("fill"):
-            how = self._inserted(page, self._shots.script(page, FOCUSED_FILL_JS, text), text)
-        return self._veil(page, text, self._filled(how, text))
+            how = self._script_veiling(page, FOCUSED_FILL_JS, text, text)
+            how = self._inserted(page, how, text)
+        return self._filled(how, text)
 
     def fill_at(self, x: int, y: int, node: int, text: str) -> bool | None:
         """aiInput on a text field, as Playwright's fill: ``node`` (an id of the last
@@ -675,12 +687,12 @@ class BrowserDevice:
     def _fill_at(self, x: int, y: int, node: int, text: str) -> bool:
         page = self._acting()
         with self._errors("fill"):
-            how = self._shots.script(page, FILL_AT_JS, [node, x, y, text])
+            how = self._script_veiling(page, FILL_AT_JS, [node, x, y, text], text)
             if how == "tap":    # not so any more (the page changed by itself): as before
                 page.mouse.click(x, y)
-                how = self._shots.script(page, FOCUSED_FILL_JS, text)
+                how = self._script_veiling(page, FOCUSED_FILL_JS, text, text)
             how = self._inserted(page, how, text)
-        return self._veil(page, text, self._filled(how, text))
+        return self._filled(how, text)
 
     def focus_at(self, x: int, y: int, node: int) -> bool | None:
         """aiKeyboardPress on a text field, as Playwright's press: ``node`` (as `fill_at`'s)
@@ -697,22 +709,18 @@ class BrowserDevice:
             return True if self._shots.script(page, FOCUS_AT_JS, [node, x, y, None]) \
                 == "focused" else None
 
-    def _veil(self, page: Any, text: str, typed: bool = True) -> bool:
-        """``text``, just ``typed`` into the focused field, holds one of the case's secrets
-        (its mask changes it): the field draws its text as discs from now on (`VEIL_JS`), so
-        no image of the report and no screenshot sent to a model shows the secret; text that
-        is none, typed into a field so veiled, is drawn again. ``typed`` is returned. A field
-        gone meanwhile (the text submitted a form) has nothing to hide."""
+    def _veil(self, page: Any, text: str) -> None:
+        """`_script_veiling`'s veil for text typed key by key (`VEIL_JS`, a round trip of its
+        own). A field gone meanwhile (the text submitted a form) has nothing to hide."""
         from playwright.sync_api import Error as PlaywrightError
 
         secret = bool(text) and self.hide(text) != text
-        if typed and (secret or self._veiled):
+        if secret or self._veiled:
             try:
                 self._shots.script(page, VEIL_JS, secret)
                 self._veiled = self._veiled or secret
             except PlaywrightError as exc:
                 log.debug("%s: the secret's field not veiled: %s", self.name, first_line(exc))
-        return typed
 
     @staticmethod
     def _inserted(page: Any, how: Any, text: str) -> Any:

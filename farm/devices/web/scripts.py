@@ -224,6 +224,17 @@ VEIL_JS = ("(on) => { const el = (" + REACH_JS + ").focused();\n"
            "    el.style.removeProperty('-webkit-text-security'); veiled.delete(el);\n"
            "  }\n"
            "  return true; }")
+
+
+@functools.lru_cache(maxsize=4)
+def veiled(fill: str) -> str:
+    """The fill script ``fill`` (FILL_AT_JS, FOCUSED_FILL_JS), then `VEIL_JS` given ``on`` on
+    the field it filled, in the same round trip: called with [fill's argument, on]."""
+    return ("async ([arg, on]) => { const how = await (" + fill + ")(arg);\n"
+            "  if (['done', 'insert', 'set'].includes(how)) (" + VEIL_JS + ")(on);\n"
+            "  return how; }\n")
+
+
 SCROLL_JS = """(i) => { const el = (window.__farmNodes || [])[i];
   if (!el || !el.isConnected) return false;
   el.scrollIntoView({block: "center", inline: "center", behavior: "instant"});
