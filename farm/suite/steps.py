@@ -170,7 +170,8 @@ def _main(spec: StepKind, node: Node, main: Node, keys: dict[str, Node], options
 
     def need_target(target: str | None, at: Node, how: str) -> str | None:
         if target is None or not target.strip():
-            if xpath is None:
+            # (a list or a mapping without its prompt was said as such: not "got nothing")
+            if xpath is None and at.kind == "scalar":
                 p.add(at, f"{kind}: expected a target description ({how}) or an `xpath:`, "
                           "got nothing")
             return None
