@@ -221,6 +221,12 @@ class CaseCache:
             self._broke(exc)
             return 0
 
+    def forget(self, key: str) -> None:
+        """Remove the entry ``key`` now (in a writing mode): one that must not be replayed
+        whatever the attempt's end (a plan with no action)."""
+        if self.writing:
+            self._drop(key)
+
     def safe(self, text: str) -> bool:
         """Whether ``text`` may be stored (holds no secret value)."""
         return self.mask(text) == text

@@ -47,6 +47,7 @@ class PlanCache:
         self._agent: Any = None
         self._before: Any = None            # the agent's usage before the step planned
         self._solved_with: dict[str, Any] | None = None     # a replayed entry's
+        self._replayed = False
 
     def replay(self, loop: "ActLoop", runner: "TaskRunner") -> bool:
         """Replay the cached actions; True when all of them ran (the step is done, no model
@@ -57,13 +58,19 @@ class PlanCache:
         if self.key is None or not self.cache.reading:
             return False
         entry = self.cache.lookup(self.key)
+        actions: list[dict[str, Any]] = _actions(entry)
+        if entry is not None and not actions:
+            log.info("cached plan for %r has no action to replay: the model is asked (it "
+                     "judges the screen); the entry is removed", self.task)
+            self.cache.forget(self.key)     # stored by an older farm, or by hand
+            entry = None
         if entry is not None and isinstance(entry.get("solved_with"), dict):
             self._solved_with = entry["solved_with"]
         self.cache.count("plan", "miss" if entry is None else "hit")
         if entry is None:
             return False
         self.cache.note_used(self.key, "plan")     # dropped if the case fails
-        actions: list[dict[str, Any]] = entry.get("actions") or []
+        self._replayed = True
         for i, planned in enumerate(actions, 1):
             error = _run_one(planned, loop, runner)
             if error is not None:
@@ -79,13 +86,20 @@ class PlanCache:
 
     def save(self, result: "ActResult") -> None:
         """Store (or rewrite) the entry after the step succeeded: kept when the case passes
-        (`CaseCache.finish`), never from a case that failed."""
-        if self.key is not None:
-            value = {"actions": result.actions, "message": result.message}
-            solved_with = self._solved_with or self._spent()
-            if solved_with:         # what a replay saves (`farm cache ls`)
-                value["solved_with"] = solved_with
-            self.cache.save(self.key, "plan", self.task, value)
+        (`CaseCache.finish`), never from a case that failed. A step the model completed
+        without an action is not stored: its pass was the model's judgement of the screen,
+        which an empty replay would not repeat (it passed with nothing done or checked)."""
+        if self.key is None:
+            return
+        if not result.actions:      # (a replayed plan that failed at its first action too)
+            if self._replayed:
+                self.cache.forget(self.key)
+            return
+        value = {"actions": result.actions, "message": result.message}
+        solved_with = self._solved_with or self._spent()
+        if solved_with:         # what a replay saves (`farm cache ls`)
+            value["solved_with"] = solved_with
+        self.cache.save(self.key, "plan", self.task, value)
 
     def _spent(self) -> dict[str, Any] | None:
         """What the model spent on the step since `replay`: its calls, tokens and cost (None
@@ -98,6 +112,15 @@ class PlanCache:
             return None
         return {"calls": spent.calls, "tokens": spent.prompt_tokens + spent.completion_tokens,
                 "cost_usd": None if spent.cost_unknown else round(spent.cost_usd, 6)}
+
+
+def _actions(entry: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """The actions of a plan entry; [] when it has none, or they are not a list of objects
+    (written by hand): read as no entry, not replayed in part."""
+    actions = entry.get("actions") if entry is not None else None
+    if isinstance(actions, list) and all(isinstance(a, dict) for a in actions):
+        return actions
+    return []
 
 
 def _run_one(planned: dict[str, Any], loop: "ActLoop", runner: "TaskRunner") -> str | None:

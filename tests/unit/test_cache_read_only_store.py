@@ -14,9 +14,11 @@ import pytest
 
 from farm.cache.sqlite_store import ReadOnlyFile, SqliteStore
 from farm.cache.xpaths import candidates
-from tests.unit.test_cache_units import PLAN, SHOP
+from tests.unit.test_cache_units import PLAN, SHOP, _plan_xml
 
 DONE = '<complete success="true">home</complete>'
+# the second step's plan: one action (a step the model passes without acting is not cached)
+CHECK = [_plan_xml("Tap", {"locate": {"prompt": "Welcome"}}), DONE]
 
 
 class QueryOnlyStore(SqliteStore):
@@ -56,13 +58,13 @@ def _night(tmp_path: Path, store, first_step: str, replies: list[str]):
 def test_a_read_only_cache_file_still_replays_the_later_steps(tmp_path, capsys):
     path = tmp_path / "state" / "cache.db"
     writable = SqliteStore(path)
-    first, _ = _night(tmp_path, writable, "log in", PLAN + [DONE])
+    first, _ = _night(tmp_path, writable, "log in", PLAN + CHECK)
     assert writable.delete("v1|s/login|web||locate|") > 0    # to write again: "Sign in"
     writable.close()
     assert first.status == "passed", first.error
     read_only = QueryOnlyStore(path)
     for _ in range(2):                  # two cases of one run: one warning
-        result, client = _night(tmp_path, read_only, "log in please", PLAN + [DONE])
+        result, client = _night(tmp_path, read_only, "log in please", PLAN + CHECK)
         assert result.status == "passed", result.error
         edited, replayed = (s.cache for s in result.steps)
         assert edited.plan == "miss" and edited.mode == "read-only" and edited.written == 0, \

@@ -292,7 +292,8 @@ PLAN = [_plan_xml("Input", {"value": "${PW}", "locate": {"prompt": "Password", "
         '<complete success="true">in</complete>']
 
 
-def run_twice(tmp_path, plans, screens=SHOP, cache_mode=None, second_screens=None):
+def run_twice(tmp_path, plans, screens=SHOP, cache_mode=None, second_screens=None,
+              store=None):
     from pathlib import Path
 
     from farm.config import Settings
@@ -306,7 +307,7 @@ def run_twice(tmp_path, plans, screens=SHOP, cache_mode=None, second_screens=Non
                 platform="web", web=WebTarget(url="http://127.0.0.1:1/"),
                 tasks=[Task(name="t", steps=[Step(kind="ai", value="log in")])],
                 vars={"PW": "s3cret-value"}, secrets=["PW"])
-    store = MemoryStore()
+    store = MemoryStore() if store is None else store
     out = []
     for screens_now in (screens, second_screens or screens):
         client = ScriptedModelClient(plans)
@@ -375,6 +376,23 @@ def test_failed_replay_the_model_cannot_finish_is_a_failure(tmp_path):
     assert second.steps[0].cache.plan == "replanned"
 
 
+def test_a_step_done_with_no_action_is_judged_by_the_model_every_run(tmp_path):
+    """A model that answered "done" at once (the screen already showed it) left no plan to
+    replay: an empty entry replayed as a pass with nothing done or checked, even when the
+    screen then showed otherwise. No empty entry is stored, and one an older farm stored is
+    a miss (removed): the model judges the step again."""
+    said = ['<complete success="true">already signed in</complete>',
+            '<complete success="false">the login form shows</complete>']
+    store, [(first, c1, _), (second, c2, _)] = run_twice(tmp_path, said[:1])
+    assert first.status == second.status == "passed" and c1.calls == c2.calls == 1
+    assert [v for _, v in store.items() if v["type"] == "plan"] == []
+    key = Namespace("s/login", "web").key("plan", "log in", 0)
+    store.put(key, {"type": "plan", "prompt": "log in", "actions": [], "message": "in"})
+    _, [(third, c3, _), _] = run_twice(tmp_path, said[1:], store=store)
+    assert third.status == "failed" and c3.calls == 1
+    assert third.steps[0].cache.plan == "miss" and store.get(key) is None
+
+
 # ---- export ------------------------------------------------------------------------------------
 def test_export_turns_the_cached_plan_into_steps_that_load(tmp_path):
     from farm.cache.export import export_case
@@ -409,6 +427,26 @@ def test_export_turns_the_cached_plan_into_steps_that_load(tmp_path):
         ("sleep", None, "5", None),
         ("aiTap", "Accept cookies", None, "//*[@id='a2']"),
         ("assertText", None, "Welcome", None)]
+
+
+def test_export_keeps_an_ai_step_whose_cached_plan_has_no_action(tmp_path):
+    """An older farm's empty plan (the model passed the step without acting) exported as no
+    step at all: the exported flow silently lost the check. It is kept as written."""
+    from farm.cache.export import export_case
+    from farm.suite.loader import load_case_file
+    path = tmp_path / "c.yaml"
+    path.write_text("name: c\nweb:\n  url: http://127.0.0.1:1/\ntasks:\n  - name: t\n"
+                    "    flow:\n      - ai: make sure the cart is empty\n")
+    case = load_case_file(path, env={})
+    store = MemoryStore()
+    store.put(Namespace(case.id, "web").key("plan", "make sure the cart is empty", 0),
+              {"type": "plan", "actions": [], "message": "it is"})
+    text = export_case(case, store)
+    assert "c.yaml:7 `ai: make sure the cart is empty` has a cached plan with no action" in text
+    out = tmp_path / "c.solved.yaml"
+    out.write_text(text)
+    assert [(s.kind, s.value) for s in load_case_file(out, env={}).steps] == [
+        ("ai", "make sure the cart is empty")]
 
 
 # ---- user-facing settings and commands ---------------------------------------------------------
