@@ -36,12 +36,14 @@ from farm.runner import Services, case_variables
 from farm.schedule import Job
 from farm.slot import DeviceSlot
 from farm.suite.model import Case
+from farm.usage import Usage
 from worker.log_mask import SECRETS
 from worker.outbox import OUTAGE, PUBLISH_PATIENCE_S, Outbox
 
 log = logging.getLogger("farm.worker")
 
 WATCH_S = 0.5           # how often a running case asks whether its run is still there
+SPEND_S = 0.1           # how often its model spend mid-step is looked at (sent when it grew)
 KILL_AFTER_S = 1.0      # a case still running this long after its run ended: kill the device
 
 
@@ -132,21 +134,52 @@ class _RunEvents(NullEvents):
         self.runtime = runtime
         self.run_id = ""
         self.case, self.attempt = "", 0      # the attempt running (its steps name it)
+        self.reported = 0                    # its steps sent so far
+        self._spent: Usage | None = None     # the spend of the step it is in, as last sent
+        self._lock = threading.Lock()        # a step and a spend go out in the order made
 
     def device_state(self, device: str, state: str, detail: str = "") -> None:
         if state == "restarting":       # (dead, quarantined: the slot says so itself)
             log.warning("device %s restarting: %s", device, detail)
 
     def case_started(self, device: str, case_id: str, name: str, attempt: int) -> None:
-        self.case, self.attempt = case_id, attempt
-        self.runtime.publish(self.run_id, {"type": "case_started", "case": case_id,
-                                           "attempt": attempt, "device": device,
-                                           "started": now_iso()})
+        with self._lock:
+            self.case, self.attempt, self.reported, self._spent = case_id, attempt, 0, None
+            self.runtime.publish(self.run_id, {"type": "case_started", "case": case_id,
+                                               "attempt": attempt, "device": device,
+                                               "started": now_iso()})
 
     def step_finished(self, device: str, record: StepRecord) -> None:
-        self.runtime.publish(self.run_id, {"type": "step", "device": device, "case": self.case,
-                                           "attempt": self.attempt,
-                                           "record": record.model_dump(mode="json")})
+        with self._lock:
+            self.runtime.publish(self.run_id, {"type": "step", "device": device,
+                                               "case": self.case, "attempt": self.attempt,
+                                               "record": record.model_dump(mode="json")})
+            self.reported += 1
+            self._spent = None
+
+    def spending(self, device: str, running: Any) -> None:
+        """Send what the step in progress of ``running`` (a case attempt, `farm.runner`'s
+        ``_CaseRun``) has spent on the model so far, when that changed. A step's usage goes
+        out with it once it ends; an attempt lost before that (its process killed mid-step)
+        had paid for these calls all the same, and the run counts them (``after``: the steps
+        sent before: the client takes the spend of the step it awaits, not of one it has)."""
+        if running is None:
+            return
+        with self._lock:
+            if running.job.attempt != self.attempt:
+                return
+            done = Usage()
+            for rec in list(running.records):
+                if rec.usage is not None:
+                    done.add(rec.usage)
+            spent = running.agent.usage.minus(done)
+            if not spent.spent or spent == self._spent:
+                return
+            self._spent = spent
+            self.runtime.publish(self.run_id, {"type": "spend", "device": device,
+                                               "case": self.case, "attempt": self.attempt,
+                                               "after": self.reported,
+                                               "usage": spent.model_dump(mode="json")})
 
 
 class DeviceRuntime:
@@ -319,9 +352,12 @@ class DeviceRuntime:
         """A finished or interrupted run (Ctrl-C of `farm run`), or one whose client went
         away, stops its case within about a second, mid-step too: its waits are cancelled
         (sleep, model retries) and, if a step does not end on that, the device is killed, as a
-        local run's Ctrl-C does. The device is then free for the next run's cases."""
-        gone = RunGone(self.r, services.run_id, every=0)
-        while not done.wait(WATCH_S):
+        local run's Ctrl-C does. The device is then free for the next run's cases. Meanwhile
+        it sends the model spend of the step in progress as it grows (`_RunEvents.spending`).
+        """
+        gone = RunGone(self.r, services.run_id)
+        while not done.wait(SPEND_S):
+            self._send_spend(services)
             if gone.check():
                 break
         else:
@@ -332,6 +368,16 @@ class DeviceRuntime:
         if not done.wait(KILL_AFTER_S) and self.slot is not None:
             log.warning("the case did not stop: killing device %s", self.name)
             self.slot.kill()
+
+    def _send_spend(self, services: Services) -> None:
+        """The spend of the step in progress to the run's client; a failure to read it is
+        no reason to stop watching the run."""
+        if self.slot is None:
+            return
+        try:
+            self.events.spending(self.slot.name, services.in_flight.get(self.slot.name))
+        except Exception as exc:
+            log.debug("cannot read the spend of the step in progress: %s", exc)
 
     def _after(self, run_id: str, result: CaseResult) -> None:
         """Quarantine (cluster-wide) or retire a device that must stop: drain (a quarantined

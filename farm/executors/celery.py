@@ -58,6 +58,7 @@ class _Inflight:
     started: str = ""               # when it started on its device (the worker's clock)
     began: float | None = None      # when we heard it started (our clock)
     steps: list[StepRecord] = field(default_factory=list)     # its steps reported so far
+    spending: Usage | None = None   # the model spend of the step it is in, as last reported
     since: float | None = None      # when the process seen running it took the device
     claimed: bool = False           # its device known only from the attempt's claim
 
@@ -611,12 +612,13 @@ class CeleryExecutor:
             steps.append(StepRecord(task=task, index=n, kind=step.kind, label=step.label,
                                     line=step.line, status=status if n == current else "skipped",
                                     error=str(error) if n == current and error else None,
-                                    started=began if n == current else ""))
+                                    started=began if n == current else "",
+                                    usage=inf.spending if n == current else None))
         result.started = inf.started or result.started
         result.duration = round(max(until - inf.began, _reported(result.started, inf.steps)),
                                 3)
         result.steps = steps
-        _spent_so_far(result, inf.steps)
+        _spent_so_far(result, [*(s.usage for s in inf.steps), inf.spending])
         if result.error is not None and len(steps) >= current:
             result.error.step = current
         # the step it was in, as the FAILED line names it
@@ -739,6 +741,9 @@ class CeleryExecutor:
             if self._step_of(ev, record):       # (a lost attempt's, late: on no row)
                 self.events.step_finished(ev["device"], record)
             return
+        if kind == "spend":
+            self._spend_of(ev)
+            return
         if kind == "device_state":
             return      # quarantine is read from Redis itself on every tick
         inf = self._inflight.get(ev.get("case", "")) or (
@@ -767,8 +772,23 @@ class CeleryExecutor:
         if inf is None or inf.job.attempt != ev.get("attempt"):
             return False
         inf.steps.append(record)
+        inf.spending = None         # (its usage is the record's)
         inf.seen = max(inf.seen, self.clock())
         return True
+
+    def _spend_of(self, ev: dict[str, Any]) -> None:
+        """Keep what the step in progress of an attempt in flight has spent so far (paid for
+        even if the attempt is lost before the step ends); one sent before the last step
+        reported (``after`` fewer steps) is that step's, whose record has it."""
+        inf = self._inflight.get(ev.get("case", ""))
+        if inf is None or inf.job.attempt != ev.get("attempt") or ev.get("after") != len(
+                inf.steps):
+            return
+        try:
+            inf.spending = Usage.model_validate(ev.get("usage"))
+        except ValueError:
+            return
+        inf.seen = max(inf.seen, self.clock())
 
     def _adopt(self, case_id: str, attempt: Any) -> _Inflight | None:
         """A job taken back (``_check_unstarted``) that a device started after all, from the
@@ -831,14 +851,15 @@ class CeleryExecutor:
         self._stopping = True
 
 
-def _spent_so_far(result: CaseResult, reported: list[StepRecord]) -> None:
+def _spent_so_far(result: CaseResult, reported: list[Usage | None]) -> None:
     """The model spend of the steps an attempt's worker reported before it was lost or
-    stopped, as its result's: the calls were paid for, and the run's tokens, cost, budget
-    and farm_case_tokens_total count every attempt from its result's usage."""
+    stopped (the one it was in: what it had spent so far), as its result's: the calls were
+    paid for, and the run's tokens, cost, budget and farm_case_tokens_total count every
+    attempt from its result's usage."""
     spent = Usage()
-    for step in reported:
-        if step.usage is not None:
-            spent.add(step.usage)
+    for usage in reported:
+        if usage is not None:
+            spent.add(usage)
     if spent.spent:
         result.usage = spent
         result.tokens = {"prompt": spent.prompt_tokens, "completion": spent.completion_tokens}

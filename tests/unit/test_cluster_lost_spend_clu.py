@@ -72,3 +72,42 @@ def test_an_attempt_lost_before_any_model_call_spent_nothing(tmp_path):
     ex._check_inflight({}, {}, clock())
     result, = ex.ledger.results()
     assert result.usage is None and result.tokens == {}
+
+
+def spend(case_id: str, after: int, calls: int) -> dict:
+    """A worker's report of what the step after ``after`` reported steps has spent so far."""
+    return {"type": "spend", "case": case_id, "attempt": 1, "device": DEVICE, "after": after,
+            "usage": {"prompt_tokens": 500 * calls, "completion_tokens": 5 * calls,
+                      "cost_usd": 0.01 * calls, "calls": calls}}
+
+
+def test_a_lost_attempt_keeps_the_spend_of_the_step_it_was_in(tmp_path):
+    """Killed mid-step: the calls that step had made are the attempt's and that step's."""
+    clock = Clock()
+    ex, job = running(tmp_path, clock)
+    ex._handle(spend(job.case_id, 1, 1))
+    ex._handle(spend(job.case_id, 1, 3))       # (each report: the step's spend so far)
+    clock.t += GRACE + 1
+    ex._check_inflight({}, {}, clock())
+    result, = ex.ledger.results()
+    spent = case_usage(result)
+    assert (spent.prompt_tokens, spent.completion_tokens, spent.calls) == (1289 + 1500, 25, 4)
+    assert result.tokens == {"prompt": 1289 + 1500, "completion": 25}
+    first, current = result.steps
+    assert first.usage is not None and first.usage.calls == 1
+    assert current.status == "error" and current.usage is not None
+    assert current.usage.calls == 3
+
+
+def test_the_spend_of_a_step_already_reported_is_not_counted_twice(tmp_path):
+    """A spend report sent before the step's record (the record has it) or for another
+    attempt counts for nothing."""
+    clock = Clock()
+    ex, job = running(tmp_path, clock)
+    ex._handle(spend(job.case_id, 0, 1))        # step 1's, its record already in
+    ex._handle({**spend(job.case_id, 1, 2), "attempt": 2})
+    clock.t += GRACE + 1
+    ex._check_inflight({}, {}, clock())
+    result, = ex.ledger.results()
+    assert case_usage(result).calls == 1
+    assert result.steps[1].usage is None
