@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from farm.devices.base import Rect, UINode, UITree, await_tree_change, swipe_into_view
 from farm.devices.keys import android_keycode
 from farm.devices.native_tree import parse_uiautomator, parse_xml, query_xml
+from farm.devices.procs import PhoneBusy, PhoneClaim
 from farm.errors import ConfigError, DeviceError, DeviceLost, StepFailed
 from farm.text import clean
 
@@ -209,6 +210,22 @@ def _attach_only_client() -> type:
     return AttachOnlyClient
 
 
+LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1", "ip6-localhost")
+
+
+def adb_phone_key(host: str, port: int, serial: str) -> str:
+    """What names one phone to every farm process of this machine (its `PhoneClaim`): the
+    adb server it is on and its serial (two simulators both have an emulator-5554)."""
+    host = host.lower()
+    return f"adb {'127.0.0.1' if host in LOOPBACK_NAMES else host}:{port} {serial}"
+
+
+def phone_busy_words(busy: PhoneBusy, how: str) -> str:
+    """What to do about a phone another farm run drives (``how``: how to choose phones)."""
+    return (f"{busy}: a phone runs one farm run's cases at a time (two at once both fail); "
+            f"wait for that run to end, or choose another phone with {how}")
+
+
 # what `android_about` reads: one getprop per line, in one shell call
 ABOUT_PROPS = ("ro.product.manufacturer", "ro.product.model", "ro.build.version.release",
                "ro.build.version.sdk")
@@ -378,6 +395,9 @@ class AndroidDevice:
         self.screenshot_black = False
         self.about = ""                     # model and Android version, once open
         self._focus_from: str | None = None  # the FOCUS_COMMANDS one that names the focus
+        # this process's hold of the phone, that no other farm run drives it (make_devices
+        # takes it when choosing the phone; open() when it has none), let go by close()
+        self.claim: PhoneClaim | None = None
 
     @property
     def aliases(self) -> tuple[str, ...]:
@@ -390,6 +410,7 @@ class AndroidDevice:
         """Connect through the adb server and check the device answers."""
         self._killed = False
         self._adb = adb_client(self.host, self.port)
+        self._hold(adb_phone_key(self._adb.host, self._adb.port, self.serial))
         with self._errors("connect"):
             self._dev = self._adb.device(self.serial)
         state = self._await_ready()
@@ -398,6 +419,18 @@ class AndroidDevice:
         self._size = None
         self.size()
         self.about = self._describe()
+
+    def _hold(self, key: str) -> None:
+        """Claim the phone for this process, unless it is claimed already: DeviceLost when
+        another farm run drives it (its pid said), where both runs drove it and each failed in
+        its own confusing way."""
+        if self.claim is not None and self.claim.held:
+            return
+        try:
+            self.claim = PhoneClaim.take(key, self.serial)
+        except PhoneBusy as busy:
+            raise DeviceLost(f"{self.name}: " + phone_busy_words(busy, "ANDROID_SERIAL")) \
+                from None
 
     def _await_ready(self) -> str:
         """The phone's adb state once it is ready ("device"), or what it stays: one that is
@@ -430,8 +463,10 @@ class AndroidDevice:
             return ""
 
     def close(self) -> None:
-        """Nothing to release: adb connections are per request."""
+        """Let go of the phone (adb connections are per request: nothing else to release)."""
         self._dev = None
+        if self.claim is not None:
+            self.claim.release()
 
     def start_session(self, target: "AndroidTarget | None") -> None:
         """Fresh app state for one case: force-stop, clear its data, launch it. A URL (``launch:

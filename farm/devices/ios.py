@@ -17,11 +17,13 @@ import time
 from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
 from farm.cancellable import Cancelled, call_unless_cancelled
-from farm.devices.android import (REATTACH_POLL_S, REATTACH_S, image_is_black, is_black,
-                                  is_url, not_in_front)
+from farm.devices.android import (LOOPBACK_NAMES, REATTACH_POLL_S, REATTACH_S,
+                                  image_is_black, is_black, is_url, not_in_front,
+                                  phone_busy_words)
 from farm.devices.base import Rect, UINode, UITree, await_tree_change, swipe_toward
 from farm.devices.keys import IOS_TYPED
 from farm.devices.native_tree import parse_wda, query_xml
+from farm.devices.procs import PhoneBusy, PhoneClaim
 from farm.errors import DeviceError, DeviceLost, StepFailed
 from farm.text import clean
 
@@ -94,6 +96,21 @@ def shown_parts(tree: UITree, width: int, height: int) -> UITree:
     return tree
 
 
+def wda_phone_key(url: str) -> str:
+    """What names one iPhone to every farm process of this machine (its `PhoneClaim`): its
+    WebDriverAgent URL, as written in any of its spellings (``http://localhost:8100/`` is
+    ``http://127.0.0.1:8100``)."""
+    from urllib.parse import urlsplit
+    try:
+        parts = urlsplit(url.strip())
+        host, port = (parts.hostname or "").lower(), parts.port
+    except ValueError:
+        return f"wda {url}"
+    host = "127.0.0.1" if host in LOOPBACK_NAMES else host
+    port = port or {"https": 443, "http": 80}.get(parts.scheme.lower(), 0)
+    return f"wda {parts.scheme.lower()}://{host}:{port}{parts.path.rstrip('/')}"
+
+
 class IosDevice:
     """A WDA endpoint implementing the `farm.devices.base.Device` protocol (points)."""
 
@@ -115,6 +132,9 @@ class IosDevice:
         self.screenshot_black = False
         self.sessions_created = 0
         self.about = ""                     # device name, model and iOS version, once open
+        # this process's hold of the iPhone, that no other farm run drives it (make_devices
+        # takes it when choosing the iPhone; open() when it has none), let go by close()
+        self.claim: PhoneClaim | None = None
 
     # -- lifecycle ---------------------------------------------------------------------------
     @property
@@ -134,6 +154,7 @@ class IosDevice:
         wda.HTTP_TIMEOUT = HTTP_TIMEOUT_S
         self._killed = False
         self._stopped.clear()
+        self._hold()
         reopened = self._client is not None
         self._client = wda.Client(self.url)
         self._client.unregister_callback()    # see module docstring
@@ -142,6 +163,19 @@ class IosDevice:
             raise DeviceLost(f"{self.name}: WebDriverAgent is not ready")
         self._new_session()
         self.about = self._describe(status)
+
+    def _hold(self) -> None:
+        """Claim the iPhone for this process, unless it is claimed already: DeviceLost when
+        another farm run drives it (its pid said)."""
+        if self.claim is not None and self.claim.held:
+            return
+        from farm.config import mask_url
+        try:
+            self.claim = PhoneClaim.take(wda_phone_key(self.url),
+                                         f"the iPhone at {mask_url(self.url)}")
+        except PhoneBusy as busy:
+            raise DeviceLost(f"{self.name}: " + phone_busy_words(busy, "FARM_IOS_WDA_URLS")) \
+                from None
 
     def _await_status(self, patience_s: float) -> dict[str, Any]:
         """WDA's /status; an endpoint that does not answer is asked again for ``patience_s``
@@ -173,6 +207,8 @@ class IosDevice:
                 session.close()
             except Exception as exc:
                 log.debug("%s: closing session: %s", self.name, exc)
+        if self.claim is not None:
+            self.claim.release()
 
     def _new_session(self, bundle: str | None = None, reset: bool = False) -> None:
         """Create a session (launching ``bundle``, its data reset with ``reset``) and read its

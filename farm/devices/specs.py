@@ -432,12 +432,59 @@ def make_devices(specs: list[DeviceSpec], settings: Settings,
                                   "(or `farm sim`), backed by a suite's apps")
             devices += _simulated(spec, settings, sims, taken)
             continue
-        targets = attach_targets(spec.kind, spec.count, settings)
-        for i, target in enumerate(targets):
-            name = {"android": target, "ios": f"iphone-{taken + i + 1}"}.get(
-                spec.kind, f"{spec.kind}-{taken + i + 1}")
-            devices.append(build_device(spec.kind, name, settings, target, i))
+        if spec.kind in ("android", "ios"):
+            devices += _free_phones(spec, settings, taken)
+            continue
+        for i, target in enumerate(attach_targets(spec.kind, spec.count, settings)):
+            devices.append(build_device(spec.kind, f"{spec.kind}-{taken + i + 1}", settings,
+                                        target, i))
     return devices
+
+
+def _free_phones(spec: DeviceSpec, settings: Settings, taken: int) -> list[Device]:
+    """``spec.count`` phones no other farm run of this machine drives, each claimed for this
+    one (`PhoneClaim`: two runs driving one phone both failed in confusing ways): phones in
+    use are passed over for free ones; a ConfigError naming them and their runs' pids when
+    too few are free."""
+    from farm.devices.procs import PhoneBusy, PhoneClaim
+    found = attach_targets(spec.kind, spec.count, settings, every=True)
+    key, shown = _phone_key(spec.kind)
+    claims: list[tuple[str, PhoneClaim]] = []
+    busy: list[PhoneBusy] = []
+    for target in found:
+        if len(claims) == spec.count:
+            break
+        try:
+            claims.append((target, PhoneClaim.take(key(target), shown(target))))
+        except PhoneBusy as exc:
+            busy.append(exc)
+    if len(claims) < spec.count:
+        for _, claim in claims:
+            claim.release()
+        raise ConfigError(f"--devices {spec.kind}:{spec.count}: {len(claims)} of {len(found)} "
+                          f"{spec.kind} phone(s) free: " + "; ".join(map(str, busy)) +
+                          " (a phone runs one farm run's cases at a time: wait for that run to "
+                          "end, or ask for fewer)")
+    devices = []
+    for i, (target, claim) in enumerate(claims):
+        name = target if spec.kind == "android" else f"iphone-{taken + i + 1}"
+        device = build_device(spec.kind, name, settings, target, i)
+        device.claim = claim        # type: ignore[attr-defined]
+        devices.append(device)
+    return devices
+
+
+def _phone_key(kind: str) -> tuple[Callable[[str], str], Callable[[str], str]]:
+    """For phones of ``kind``: the claim key of a target (serial / WDA URL), and how a message
+    names it."""
+    if kind == "android":
+        from farm.devices.android import adb_client, adb_phone_key
+        client = adb_client(socket_timeout=5)
+        return (lambda serial: adb_phone_key(client.host, client.port, serial),
+                lambda serial: serial)
+    from farm.config import mask_url
+    from farm.devices.ios import wda_phone_key
+    return wda_phone_key, lambda url: f"the iPhone at {mask_url(url)}"
 
 
 def _simulated(spec: DeviceSpec, settings: Settings, sims: "SimFleet",
