@@ -246,7 +246,7 @@ def recover(run_dir: Path) -> RunSummary:
             continue        # the line being written when the process died
     first = next(iter(cases.values()), None)
     run_id = head.get("run_id") or (first.run_id if first else Path(run_dir).name)
-    for plan in head.get("planned", []):
+    for plan in _runs_of(head.get("planned", []), {*cases, *began, *tried}):
         if plan["case_id"] not in cases:
             cases[plan["case_id"]] = _unfinished(run_id, plan, began.get(plan["case_id"]),
                                                  tried.get(plan["case_id"], []))
@@ -266,6 +266,22 @@ def recover(run_dir: Path) -> RunSummary:
     if end:
         _ended(summary, end)
     return summary
+
+
+def _runs_of(planned: list[dict[str, str]], seen: set[str]) -> list[dict[str, str]]:
+    """The runs of the planned cases: a --matrix run plans each case once and runs it once
+    per device group, as ``case@group`` (`farm.cluster.jobs.expand_matrix`); a case with such
+    runs in the journal (begun or ended) stands for those, where it stood for one case never
+    started beside them and the runs begun without a result were left out. A case none of
+    whose runs began is itself (its groups are not known)."""
+    ids = {plan["case_id"] for plan in planned}
+    out = []
+    for plan in planned:
+        groups = sorted(cid.removeprefix(plan["case_id"] + "@") for cid in seen
+                        if cid.startswith(plan["case_id"] + "@") and cid not in ids)
+        out += [{**plan, "case_id": f"{plan['case_id']}@{group}",
+                 "name": f"{plan.get('name', '')} [{group}]"} for group in groups] or [plan]
+    return out
 
 
 def _per_file(results: Iterable[CaseResult]) -> list[CaseResult]:

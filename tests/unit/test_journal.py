@@ -124,3 +124,27 @@ def test_a_shared_context_unit_is_rebuilt_as_its_files(tmp_path):
     assert {c.case_id: (c.status, c.attempt) for c in summary.cases} == {
         "s/login": ("passed", 2), "s/cart": ("flaky", 2), "s/slow": ("interrupted", 1)}
     assert summary.counts["total"] == 3
+
+
+def test_a_killed_matrix_run_is_rebuilt_with_each_group_run_of_its_cases(tmp_path):
+    """--matrix plans each case once and runs it once per device group (``case@group``): a
+    killed one was rebuilt with each planned case as a case never started beside its group
+    runs, and its group runs begun without a result left out."""
+    journal = JournalEvents(NullEvents(), tmp_path, "run-1", [
+        ("s/a", "A", "s/a.yaml", "web"), ("s/slow", "Slow", "s/slow.yaml", "web"),
+        ("s/late", "Late", "s/late.yaml", "web")])
+    for group in ("os14", "os15"):
+        journal.case_started(f"fake-{group}", f"s/a@{group}", f"A [{group}]", 1)
+        journal.case_finished(f"fake-{group}", CaseResult(
+            run_id="run-1", case_id=f"s/a@{group}", name=f"A [{group}]", file="s/a.yaml",
+            platform="web", device=f"fake-{group}", status="passed"), final=True)
+        journal.case_started(f"fake-{group}", f"s/slow@{group}", f"Slow [{group}]", 1)
+    # then kill -9
+
+    summary = recover(tmp_path)
+    assert {c.case_id: (c.name, c.status) for c in summary.cases} == {
+        "s/a@os14": ("A [os14]", "passed"), "s/a@os15": ("A [os15]", "passed"),
+        "s/slow@os14": ("Slow [os14]", "interrupted"),
+        "s/slow@os15": ("Slow [os15]", "interrupted"),
+        "s/late": ("Late", "skipped")}       # (none of its runs began: its groups unknown)
+    assert {c.case_id: c.device for c in summary.cases}["s/slow@os15"] == "fake-os15"
