@@ -13,11 +13,13 @@ fresh one.
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import sqlite3
 import threading
 import time
+import weakref
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
@@ -134,6 +136,23 @@ def _folder_locked(folder: Path) -> Iterator[None]:
         os.close(fd)        # releases the lock
 
 
+_open_stores: "weakref.WeakSet[SqliteStore]" = weakref.WeakSet()
+_open_lock = threading.Lock()
+
+
+def _close_open_stores() -> None:
+    """At exit, close every store still open: the last connection to close checkpoints the
+    write-ahead log into cache.db and removes cache.db-wal. Left open, a run's entries were
+    in the log alone (a CI cache of cache.db kept none of them)."""
+    with _open_lock:
+        stores = list(_open_stores)
+    for store in stores:
+        store.close()
+
+
+atexit.register(_close_open_stores)
+
+
 class SqliteStore:
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
@@ -145,6 +164,8 @@ class SqliteStore:
         self._local = threading.local()
         self._all: list[sqlite3.Connection] = []
         self._lock = threading.Lock()
+        with _open_lock:        # closed at exit if its owner does not (`_close_open_stores`)
+            _open_stores.add(self)
         try:            # create the file and table now: errors surface at start, not mid-case
             self._conn()
         except CorruptStore:
