@@ -531,3 +531,19 @@ def test_the_header_counts_the_model_spend_of_every_attempt(run):
     html = render_html(summary, run_dir)
     # demo/login's 1200 + 80, and both of demo/cart's attempts
     assert "completion 124 · prompt 6,532" in html and "$0.5000" in html
+
+
+def test_a_megabyte_error_is_shown_cut_where_results_json_keeps_it_whole(run):
+    """A page's script that throws its data: its error is the step's, the case's and its
+    search text; shown whole, one such case made a 12 MB report. The cut says where the rest
+    is, and the start is shown as it was."""
+    run_dir, summary = run
+    checkout = next(c for c in summary.cases if c.case_id == "shop/checkout")
+    message = "boom " + "y" * 1_000_000
+    checkout.error = CaseError(kind="StepFailed", message=message, step=2)
+    checkout.steps[1].error = message
+    html = render_html(summary, run_dir)
+    assert len(html) < 100_000
+    # the case's error and its step's, each shown and in the search text
+    assert html.count("boom yyy") == 4
+    assert html.count(f"… ({len(message) - 10_000:,} more characters in results.json)") == 4
