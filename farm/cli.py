@@ -159,19 +159,19 @@ def run(paths: tuple[Path, ...], devices: str, report_dir: Path | None, junit_xm
                              screenshots=screenshots, metrics_port=metrics_port,
                              pushgateway_url=pushgateway, max_model_cost=max_model_cost,
                              max_model_tokens=max_model_tokens)
+    _settings_file_unread()
     _flags_agree(settings, matrix=matrix, exitfirst=exitfirst, maxfail=maxfail)
     _unused_outputs(settings, collect_only, report_dir=report_dir, junit_xml=junit_xml,
                     alluredir=alluredir, overwrite=overwrite)
     _needs_model(settings, model_family=model_family, model_base_url=model_base_url)
-    show = not settings.no_progress
     choice = Choice(keyword=keyword, tags=tags, exclude_tags=exclude_tags, last_failed=last_failed,
                     shard=shard, shard_timings=shard_timings, maxfail=1 if exitfirst else maxfail,
                     collect_only=collect_only, devices_given=devices is not None,
                     matrix_groups=_matrix_groups(settings) if matrix and collect_only else None)
     try:
         code = run_session(list(paths), "browser:1" if devices is None else devices, settings,
-                           junit_xml=junit_xml, progress=show, matrix=matrix,
-                           overwrite=overwrite, verbose=verbose, choice=choice,
+                           junit_xml=junit_xml, progress=not settings.no_progress,
+                           matrix=matrix, overwrite=overwrite, verbose=verbose, choice=choice,
                            alluredir=alluredir, own_process=_OWN_PROCESS)
     except SuiteErrors as exc:      # said on stderr, exit 4, by `main`
         _on_load_errors(exc, junit_xml, collect_only)
@@ -206,6 +206,17 @@ def _matrix_groups(settings) -> dict[str, list[str]] | str:
         if lease.get("state") != "quarantined":
             groups.setdefault(str(lease.get("platform")), set()).add(str(lease.get("group")))
     return {platform: sorted(names) for platform, names in groups.items()}
+
+
+def _settings_file_unread() -> None:
+    """A warning naming the farm.toml / pyproject.toml [tool.farm] above the working
+    directory, which farm does not read: run from a sub-folder, a run (or a worker) went
+    without the project's model, broker or retries, and said nothing of it."""
+    from farm.config import unread_above
+    if (above := unread_above()) is not None:
+        click.echo(f"farm: warning: {above} is not read (farm reads farm.toml and "
+                   "pyproject.toml from the working directory only: run farm in "
+                   f"{above.parent})", err=True)
 
 
 def _flags_agree(settings, *, matrix: bool, exitfirst: bool, maxfail: int | None) -> None:
@@ -444,6 +455,7 @@ def worker(broker: str | None, devices: str, group: str | None,
     from farm.config import load_settings
     from farm.devices.specs import attach_targets, check_browser, parse_device_specs
     settings = load_settings(broker_url=broker, worker_metrics_port=metrics_port)
+    _settings_file_unread()
     if not settings.broker_url:
         raise click.UsageError("farm worker needs --broker URL (or FARM_BROKER_URL)")
     from farm.cluster.store import check
