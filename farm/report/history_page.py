@@ -22,6 +22,7 @@ from farm.report.paths import replace_file
 from farm.errors import UserError
 from farm.results_history import (FINISHED, ResultsStore, RunRecord, context_before,
                                   suite_of)
+from farm.text import printable
 from farm.usage import cost_text, tokens_text
 
 RATE_HELP = ("passed + flaky out of the cases that finished (passed, flaky, failed, error); "
@@ -35,7 +36,16 @@ def _environment():
     return jinja2.Environment(
         loader=jinja2.PackageLoader("farm.report", "templates"),
         autoescape=jinja2.select_autoescape(default=True, default_for_string=True),
-        trim_blocks=True, lstrip_blocks=True)
+        trim_blocks=True, lstrip_blocks=True, finalize=_shown)
+
+
+def _shown(value: object) -> object:
+    """Text as a run's report shows it (`farm.text.printable`): a page's ESC, NUL or
+    right-to-left override in an error shows as ``\\x1b``, not raw (a box, nothing, or the
+    line reordered); our own markup (Markup) as it is."""
+    from markupsafe import Markup
+    return printable(value) if isinstance(value, str) and not isinstance(value, Markup) \
+        else value
 
 
 def _spark(samples: list[float]):

@@ -115,3 +115,15 @@ def test_a_device_that_broke_under_a_case_does_not_make_its_first_real_failure_f
     assert since_last(runs, third) == {"s/c": "new failure"}
     trends = analyse([*runs, record_for(third)])
     assert [(c.case_id, c.verdict) for c in trends.latest] == [("s/c", "new failure")]
+
+
+def test_a_page_s_control_characters_show_escaped_as_in_the_run_s_report(tmp_path: Path):
+    """A page's error text with ESC, NUL or a right-to-left override: the run's report shows
+    them escaped (farm.text.printable); the history page had them raw (a grep saw a binary
+    file, a browser drew boxes, and U+202E reordered the line)."""
+    run = night(1, pay="failed")
+    run.cases[0].error = "StepFailed: javascript error: \x00\x1b[31mred\u202eNIAP"
+    html = render_history([run], tmp_path)
+    assert "javascript error: \\x00\\x1b[31mred\\u202eNIAP" in html
+    assert not re.search("[\x00-\x08\x1b\u202e]", html)
+    assert "<style>\n:root {" in html      # our own markup (its stylesheet) as it is
