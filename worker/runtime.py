@@ -205,6 +205,7 @@ class DeviceRuntime:
         self._lock = threading.Lock()
         self._draining = False
         self._cache: Any = None          # the cache store, shared by every task of this device
+        self._models: Any = None         # the model clients, likewise (see `_warm_models`)
 
     # ---- lease -------------------------------------------------------------------------------
     def lease_info(self) -> dict[str, Any]:
@@ -265,7 +266,20 @@ class DeviceRuntime:
             slot_log.setLevel(level)
         if not opened:
             raise RuntimeError(self.slot.detail)
+        self._warm_models()
         self.set_state(state="idle")
+
+    def _warm_models(self) -> None:
+        """Build the model clients before the device says it is ready: litellm takes seconds
+        to import, and the first case of each device process paid for it on its own clock (a
+        case of ``timeout: 2`` that a local run passes timed out there, and the durations in
+        the report and the cluster's history were seconds too long). Not built here (a setting
+        litellm refuses): each case tries again, and says why, as before."""
+        assert self.slot is not None
+        try:
+            self._models = self.slot.services.models()
+        except Exception as exc:
+            log.warning("model clients not built: %s", exc)
 
     def _heartbeat(self) -> None:
         import redis
@@ -403,7 +417,8 @@ class DeviceRuntime:
         services = Services(settings=settings, artifacts=ArtifactStore(tmp), run_id=run_id,
                             env={**os.environ, **payload["env"]},
                             app_dirs={Path(k): v for k, v in payload["app_dirs"].items()},
-                            cache=self._cache, cache_mode=payload.get("cache_mode"))
+                            cache=self._cache, cache_mode=payload.get("cache_mode"),
+                            model=self._models)
         if payload.get("cache_mode") != "off":
             self._cache = services.cache_store()     # opened once, kept for the next task
         services.on_step = self.events.step_finished
