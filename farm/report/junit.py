@@ -79,7 +79,7 @@ def _body(case: CaseResult) -> str:
         lines.append(f"Failed at {where} [{step.task}]: {step.label}")
     if case.error is not None:
         lines.append(f"{case.error.kind}: {case.error.message}")
-    elif case.reason:
+    if case.reason:     # (with an error: "…; attempt 2 was skipped: …", "not retried: …")
         lines.append(case.reason)
     if case.screenshot:
         lines.append(f"screenshot: {case.screenshot}")
@@ -280,7 +280,10 @@ def _testcase(case: CaseResult, name: str, run_dir: Path | None,
     if result is not None:
         children.append(result[1])
     if case.status != "passed":     # a pass after the device's errors is not flaky (_facts)
-        children += [_interim_for(prev, case.status == "flaky") for prev in case.previous]
+        # not an attempt after the verdict (a failure's retry that was skipped: no rerun
+        # failure, its reason says it in the body)
+        children += [_interim_for(prev, case.status == "flaky") for prev in case.previous
+                     if prev.attempt < case.attempt]
     out = "\n\n".join(x for x in (_facts(case), _step_log(case),
                                   _attachment(case, run_dir, twins)) if x)
     children.append(_element("system-out", [], out))

@@ -68,3 +68,20 @@ def test_the_report_lists_the_later_skip_among_the_other_attempts():
     html = render_html(summary)
     assert "<b>attempt 2</b> — other attempts:" in html and "earlier attempts" not in html
     assert "attempt 3 skipped on browser-1: " + NEEDS_MODEL in html
+
+
+def test_junit_has_no_rerun_failure_for_the_later_skip_and_names_it_in_the_failure():
+    """The retry that was skipped did not fail: CI counted it as a <rerunFailure> (a case
+    that failed on its retry too). Its earlier failed retry stays one; the skip is said in the
+    failure's body, as the case's reason says it."""
+    import xml.etree.ElementTree as ET
+
+    from farm.report.junit import build_junit
+    from farm.results import RunSummary
+    verdict = final_result([_attempt(1, "failed"), _attempt(2, "failed"), _attempt(3, "skipped")])
+    summary = RunSummary(run_id="r", started="", cases=[verdict])
+    summary.recount()
+    case = ET.fromstring(build_junit(summary)).find("./testsuite/testcase")
+    assert [e.tag for e in case if e.tag != "system-out"] == ["failure", "rerunFailure"]
+    assert "attempt 1 failed" in case.find("rerunFailure").get("message")
+    assert f"attempt 3 was skipped: {NEEDS_MODEL}" in case.find("failure").text
