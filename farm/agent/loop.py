@@ -29,8 +29,8 @@ from farm.agent.tasks import PlanError, Task, TaskRunner, build_tasks
 from farm.devices.base import Device
 from farm.devices.grabber import ScreenshotGrabber
 from farm.errors import LocateError, ModelUnavailable, StepFailed
-from farm.llm.families import to_rect
-from farm.llm.plan import Plan, ReplyParseError, echo_back, parse_plan
+from farm.llm.families import FAMILIES, to_rect
+from farm.llm.plan import Plan, ReplyParseError, echo_back, other_grammar, parse_plan
 
 if TYPE_CHECKING:
     from PIL import Image
@@ -361,10 +361,25 @@ class ActLoop:
             try:
                 plan = parse_plan(text, self.family.grammar)
             except ReplyParseError as second:
-                raise ModelUnavailable(f"model {getattr(self.models.plan, 'name', '?')}: its "
-                                       f"reply could not be parsed twice: {second}") from None
+                raise ModelUnavailable(f"model {getattr(self.models.plan, 'name', '?')}: "
+                                       f"{self._family_hint(text)}its reply could not be "
+                                       f"parsed twice: {second}") from None
         self.history.add_assistant(text)
         return plan
+
+    def _family_hint(self, reply: str) -> str:
+        """What to fix, first (a console line shows the start of an error), when the
+        unreadable reply is in another family's grammar: the family setting, or its guess
+        from the model's name, is wrong; "" otherwise."""
+        other = other_grammar(reply, self.family.grammar)
+        if other is None:
+            return ""
+        names = " / ".join(f.name for f in FAMILIES.values()
+                           if f.grammar == other and f.variant_of is None)
+        setting = ("FARM_MODEL_FAMILY (--model-family)" if self.models.planner_locates
+                   else "FARM_PLANNING_MODEL_FAMILY")
+        return (f"it answers in the grammar of {names}, not of its family {self.family.name}: "
+                f"set {setting}; ")
 
     def _locate(self, loc: Locate, deep_locate: bool) -> LocateHit:
         """The Locate task of a planned action: the planner's box (if any) becomes a hint.

@@ -14,7 +14,7 @@ from farm.llm.reply import (Plan, PlannedAction, ReplyParseError, SubGoal, echo_
                             loads_lenient, numbers)
 
 __all__ = ["Plan", "PlannedAction", "ReplyParseError", "SubGoal", "echo_back", "loads_lenient",
-           "numbers", "parse_plan"]
+           "numbers", "other_grammar", "parse_plan"]
 
 
 def parse_plan(text: str, grammar: str) -> Plan:
@@ -26,3 +26,19 @@ def parse_plan(text: str, grammar: str) -> Plan:
     if grammar == "uitars":
         return parse_uitars(text)
     return parse_xml(text)
+
+
+def other_grammar(text: str, grammar: str) -> str | None:
+    """The grammar other than ``grammar`` that ``text`` reads as (with an action or a
+    finish in it), or None: a reply its own grammar cannot read may be another family's (a
+    UI-TARS model run as gpt), and then the family setting is what to fix, not the model."""
+    for other in ("xml", "uitars", "autoglm"):
+        if other == grammar:
+            continue
+        try:
+            plan = parse_plan(text, other)
+        except ReplyParseError:
+            continue
+        if plan.actions or plan.complete:
+            return other
+    return None
