@@ -51,6 +51,7 @@ _TRANSIENT_STATES = ("offline", "connecting", "authorizing")
 
 _BOUNDS = re.compile(r"\[(-?\d+),(-?\d+)\]\[(-?\d+),(-?\d+)\]")
 _PACKAGE = re.compile(r'<node [^>]*?package="([^"]*)"')    # the dump's first node: its window
+_ROTATION = re.compile(r'<hierarchy[^>]*?\srotation="(\d)"')   # how the screen is turned
 # where a phone says which window has the focus: Android 10+, then older ones
 FOCUS_COMMANDS = ("dumpsys window displays", "dumpsys window windows")
 _FOCUS = re.compile(r"mCurrentFocus=Window\{[^}]*\s(?P<pkg>[^\s/}]+)/(?P<act>[^\s}]+)\}")
@@ -95,6 +96,13 @@ def image_is_black(img: Any) -> bool:
     img = img.convert("L")
     img.thumbnail((64, 64))
     return img.getextrema()[1] <= 8
+
+
+def png_frame(png: bytes) -> tuple[int, int] | None:
+    """(width, height) of a PNG, from its header; None when it is no PNG."""
+    if png[:8] != b"\x89PNG\r\n\x1a\n" or png[12:16] != b"IHDR":
+        return None
+    return int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
 
 
 def _surely_not_black(png: bytes) -> bool:
@@ -384,7 +392,8 @@ class AndroidDevice:
         self.host, self.port = host, port
         self._adb: Any = None
         self._dev: Any = None
-        self._size: tuple[int, int] | None = None
+        self._size: tuple[int, int] | None = None      # upright (`wm size`)
+        self._turned = False                # landscape: the last look found it turned
         self._app: str | None = None
         self._killed = False
         self._lock = threading.Lock()
@@ -533,7 +542,10 @@ class AndroidDevice:
 
     # -- observation -------------------------------------------------------------------------
     def size(self) -> tuple[int, int]:
-        """Screen size in physical pixels (``wm size``, override first)."""
+        """Screen size in physical pixels as the screen is turned now: ``wm size`` (override
+        first) gives it upright, whatever the rotation; the last screenshot or UI dump says
+        whether it is turned (`_note_turn`), as `input`, screencap and the dump's bounds
+        all are."""
         if self._size is None:
             out = self.shell("wm size")
             m = (re.search(r"Override size: (\d+)x(\d+)", out)
@@ -541,7 +553,19 @@ class AndroidDevice:
             if not m:
                 raise DeviceError(f"{self.name}: unexpected `wm size` answer {out.strip()!r}")
             self._size = (int(m.group(1)), int(m.group(2)))
-        return self._size
+        w, h = self._size
+        return (h, w) if self._turned else (w, h)
+
+    def _note_turn(self, frame: tuple[int, int] | None = None, xml: str | None = None) -> None:
+        """Whether the screen is turned a quarter (landscape on a phone), from a screenshot's
+        ``frame`` (its pixels: the upright size swapped) or a UI dump's ``rotation``."""
+        if xml is not None:
+            m = _ROTATION.search(xml[:400])
+            if m:
+                self._turned = int(m.group(1)) % 2 == 1
+        elif frame is not None and self._size is not None and \
+                self._size[0] != self._size[1] and frame in (self._size, self._size[::-1]):
+            self._turned = frame != self._size
 
     def screenshot(self) -> bytes:
         """PNG from ``screencap -p``. An all-black frame (FLAG_SECURE) is returned as is but
@@ -550,6 +574,7 @@ class AndroidDevice:
         if code or not out.startswith(b"\x89PNG"):
             raise DeviceError(f"screencap failed on {self.name}: "
                               f"{err.strip() or out[:80]!r}")
+        self._note_turn(frame=png_frame(out))
         self.screenshot_black = is_black(out)
         if self.screenshot_black:
             self.last_observation = "black-frame"
@@ -570,7 +595,7 @@ class AndroidDevice:
     def hierarchy(self) -> UITree | None:
         """The uiautomator tree; retried on "could not get idle state" and empty dumps.
         None when it stays unusable (vision must take over)."""
-        w, h = self.size()
+        self.size()
         self.tree_problem = "uiautomator dump: no elements but the root"
         for attempt in range(DUMP_TRIES):
             if attempt:
@@ -578,8 +603,9 @@ class AndroidDevice:
             xml = self._dump()
             if xml is None:
                 continue
+            self._note_turn(xml=xml)
             try:
-                tree = parse_uiautomator(xml, w, h)
+                tree = parse_uiautomator(xml, *self.size())
             except ValueError as exc:
                 log.info("%s: unreadable dump: %s", self.name, exc)
                 self.tree_problem = f"uiautomator dump: {exc}"

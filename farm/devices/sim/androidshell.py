@@ -77,6 +77,7 @@ class AndroidShell:
         self.mtime = int(time.time())
         self.screen_on = True
         self.ime = IME
+        self.rotation = 0                   # settings put system user_rotation N
         self.log = DeviceLog()
         # the soft keyboard is up while a text field has the focus, until Back or Escape
         # dismisses it; the next tap (on a field) brings it back
@@ -194,12 +195,30 @@ class AndroidShell:
         return "".join(f"[{k}]: [{v}]\n" for k, v in props.items()).encode(), b"", 0
 
     def _cmd_settings(self, args: list[str]) -> Result:
+        if args[1:3] == ["system", "user_rotation"]:
+            return self._user_rotation(args)
         if args[:3] == ["get", "secure", "default_input_method"]:
             return (self.ime + "\n").encode(), b"", 0
         if args[:3] == ["put", "secure", "default_input_method"] and len(args) == 4:
             self.ime = args[3]
             return b"", b"", 0
         return b"null\n", b"", 0
+
+    def _user_rotation(self, args: list[str]) -> Result:
+        """``settings get|put system user_rotation [0-3]``: the screen turns (1 and 3
+        landscape), as a phone whose auto-rotate is off does: screencap, the dump (its
+        ``rotation``) and input's coordinates follow; ``wm size`` stays the natural size."""
+        if args[0] == "get":
+            return f"{self.rotation}\n".encode(), b"", 0
+        if args[0] != "put" or len(args) != 4 or args[3] not in ("0", "1", "2", "3"):
+            return b"", b"usage: settings put system user_rotation 0|1|2|3\n", 255
+        self.rotation = int(args[3])
+        self.screen.turn(self.rotation % 2 == 1)
+        return b"", b"", 0
+
+    def frame(self) -> tuple[int, int]:
+        """The screen's physical (width, height) as it is turned now."""
+        return (self.height, self.width) if self.rotation % 2 else (self.width, self.height)
 
     def _cmd_ime(self, args: list[str]) -> Result:
         """`ime set ID` switches the keyboard (a phone without ADBKeyBoard: `ime set
@@ -227,7 +246,7 @@ class AndroidShell:
         if self.faults.hit("slow"):
             time.sleep(self.faults.slow_seconds)
         if self.faults.hit("black") or not self.screen_on:
-            return _black_png(self.width, self.height), b"", 0
+            return _black_png(*self.frame()), b"", 0
         png = self.screen.screenshot()
         if "-p" not in args:   # raw framebuffer format is not simulated
             return b"", b"screencap: only -p (PNG) is simulated\n", 1
@@ -244,8 +263,8 @@ class AndroidShell:
             xml = EMPTY_UIAUTOMATOR
         else:
             package = self.screen.app or LAUNCHER
-            xml = uiautomator_xml(self.screen.dom(), package, self.width, self.height,
-                                  self.screen.dpr)
+            xml = uiautomator_xml(self.screen.dom(), package, *self.frame(), self.screen.dpr,
+                                  self.rotation)
         self.files[path] = xml.encode("utf-8")
         self.mtime = int(time.time())
         return f"UI hierchary dumped to: {path}\n".encode(), b"", 0

@@ -203,7 +203,23 @@ class PhoneScreen:
         if self._page is None or self._page.is_closed():
             self._page = await self._context.new_page()
             await self._page.set_content(HOME_HTML.replace("{name}", self.name))
+        if self._page.viewport_size != {"width": self.width, "height": self.height}:
+            await self._page.set_viewport_size({"width": self.width, "height": self.height})
         return self._page
+
+    def turn(self, landscape: bool) -> None:
+        """Turn the screen (Android's user_rotation): its width and height swap, and every
+        page, the one in front and those in the background, is laid out again at the new
+        size (a page made later is sized as it is made: `_ensure`)."""
+        if (self.width > self.height) == landscape or self.width == self.height:
+            return
+        self.width, self.height = self.height, self.width
+
+        async def go() -> None:
+            for page in [self._page, *self._background.values()]:
+                if page is not None and not page.is_closed():
+                    await page.set_viewport_size({"width": self.width, "height": self.height})
+        self._run(go())
 
     def home(self) -> None:
         """Show the home screen; the app in front goes to the background where it was."""

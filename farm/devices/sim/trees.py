@@ -97,10 +97,11 @@ def ios_type(node: dict[str, Any]) -> str:
 
 
 def uiautomator_xml(dom: dict[str, Any], package: str, width: int, height: int,
-                    dpr: float) -> str:
+                    dpr: float, rotation: int = 0) -> str:
     """A ``uiautomator dump`` of ``dom`` inside a full-screen FrameLayout of ``package``.
 
-    ``width``/``height`` are the screen's physical pixels; DOM rects are scaled by ``dpr``.
+    ``width``/``height`` are the screen's physical pixels as it is turned (``rotation``, as
+    the dump's root says it: 1 and 3 landscape); DOM rects are scaled by ``dpr``.
     Password fields carry no text, as on Android. Only what the user can see is dumped, as a
     real dump writes only the children that are ``isVisibleToUser`` (a RecyclerView's rows
     scrolled away do not exist at all): a node wholly off the screen, or outside the scrolling
@@ -121,7 +122,7 @@ def uiautomator_xml(dom: dict[str, Any], package: str, width: int, height: int,
 
     scrolls = str(bool(dom.get("page_scroll"))).lower()
     out = ["<?xml version='1.0' encoding='UTF-8' standalone='yes' ?>",
-           '<hierarchy rotation="0">',
+           f'<hierarchy rotation="{rotation}">',
            f'  <node index="0" text="" resource-id="" class="android.widget.FrameLayout" '
            f'package={quoteattr(package)} content-desc="" checkable="false" '
            f'checked="false" clickable="false" enabled="true" focusable="false" '
