@@ -1038,6 +1038,46 @@ def _printable_anywhere() -> None:
                 pass
 
 
+class _ReaderMayLeave:
+    """sys.stdout while a command runs: a reader that goes away (`farm run … | head -1`)
+    costs the lines after it, not the command. click's answer to the closed pipe was exit 1
+    at the next line: `farm run` stopped at its "deselected" note, no case run, no report,
+    nothing said; `--collect-only | grep -q` exited 1. Anything else is the real stream's."""
+
+    def __init__(self, stream) -> None:
+        self._stream = stream
+        self.reader_gone = False
+
+    def write(self, text: str) -> int:
+        if not self.reader_gone:
+            try:
+                return self._stream.write(text)
+            except OSError:
+                self._reader_left()
+        return len(text)
+
+    def writelines(self, lines) -> None:
+        for line in lines:
+            self.write(line)
+
+    def flush(self) -> None:
+        if not self.reader_gone:
+            try:
+                self._stream.flush()
+            except OSError:
+                self._reader_left()
+
+    def _reader_left(self) -> None:
+        self.reader_gone = True
+        try:    # what the stream still holds goes nowhere at exit, not to "Exception ignored"
+            os.dup2(os.open(os.devnull, os.O_WRONLY), self._stream.fileno())
+        except (OSError, ValueError):
+            pass
+
+    def __getattr__(self, name: str):
+        return getattr(self._stream, name)
+
+
 def _hidden(text: str) -> str:
     """``text`` with the value of every credential-named environment variable as ``***``: an
     error may quote a value given in the wrong place (an API key pasted into
@@ -1054,6 +1094,15 @@ def main() -> None:
     global _OWN_PROCESS
     _OWN_PROCESS = True
     _printable_anywhere()
+    real_stdout, sys.stdout = sys.stdout, _ReaderMayLeave(sys.stdout)
+    try:
+        _main()
+    finally:
+        sys.stdout = real_stdout
+
+
+def _main() -> None:
+    """`main`'s map of what ended the command to its exit code and what is said of it."""
     try:
         cli.main(standalone_mode=False)
     except click.exceptions.Exit as exc:
