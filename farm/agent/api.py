@@ -384,13 +384,14 @@ class Agent:
         shown to the planner and to the locates of its actions.
         With a cache, a plan remembered for this step is replayed first (no model call); the
         loop plans only when there is none or a replayed action fails. The model reads
-        ``task`` and ``context`` through `for_model`, and the plan is cached under that."""
+        ``task`` and ``context`` through `for_model`, and the plan is cached under both."""
         from farm.agent.loop import ActLoop, planning_for
+        from farm.cache.keys import context_key
         from farm.cache.plan import PlanCache
         self._models(f'ai "{task}"')
         task, context = self.for_model(task), self.for_model(context or self.context or "")
         loop = ActLoop(self, self.limits, planning_for(planning_strategy, deep_think), images)
-        plan = (PlanCache(self.cache, task + images_key(images))
+        plan = (PlanCache(self.cache, task + images_key(images) + context_key(context))
                 if self.cache is not None else None)
         try:
             if plan is not None and plan.replay(loop, loop.runner()):

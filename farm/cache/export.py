@@ -23,7 +23,7 @@ from typing import Any, Iterator, Mapping
 import yaml
 
 from farm.agent.images import images_key
-from farm.cache.keys import Namespace, app_version
+from farm.cache.keys import Namespace, app_version, context_key
 from farm.cache.store import CacheStore
 from farm.errors import ConfigError, FarmError, UserError
 from farm.suite.batch import SOLVED_SUFFIX
@@ -145,7 +145,8 @@ def _items(step: Step, case: Case, uses: _Uses) -> Iterator[dict[str, Any]]:
             uses.kept += 1
             yield _as_written(step)
             return
-        entry = uses.next("plan", step.value or "", images_key(images))
+        context = uses.keyed(str(case.agent.get("aiActContext") or ""))
+        entry = uses.next("plan", step.value or "", images_key(images) + context_key(context))
         if entry is None:
             raise UserError(f"{case.file}:{step.line}: no cached plan for `{step.kind}: "
                             f"{step.value}` in the cache store {uses.store.where}"

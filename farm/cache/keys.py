@@ -33,6 +33,16 @@ class Namespace:
         return f"{self.prefix}{kind}|{n}|{digest}"
 
 
+def context_key(context: str) -> str:
+    """What an ai step's plan key adds for the case's ``aiActContext`` as the model read it
+    (a digest): a plan made with one context (``sign in as ${ACCOUNT}`` = alice) is never
+    replayed under another (bob). Nothing without one: those keys are as they were."""
+    if not context:
+        return ""
+    digest = hashlib.sha256(context.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+    return f" [context #{digest}]"
+
+
 def case_prefix(case_id: str = "") -> str:
     """Prefix of every entry of ``case_id`` (``""``: every entry farm wrote)."""
     return f"{KEY_VERSION}|{case_id}|" if case_id else f"{KEY_VERSION}|"
