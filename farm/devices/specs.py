@@ -238,11 +238,32 @@ def check_pins(pins: dict[str, tuple[str, str]], devices: list[Device]) -> None:
         if any(pin in (d.name, *getattr(d, "aliases", ())) for d in mine):
             continue
         how = {"android": "ANDROID_SERIAL", "ios": "FARM_IOS_WDA_URLS"}.get(platform)
+        busy = _driven_elsewhere(platform, pin)
+        if busy:
+            raise ConfigError(f"{where}: pinned to {pin} (Midscene deviceId / wdaHost:wdaPort)"
+                              f", which this run could not take: {busy} (a phone runs one farm "
+                              "run's cases at a time: wait for that run to end)")
         raise ConfigError(
             f"{where}: pinned to {pin} (Midscene deviceId / wdaHost:wdaPort), which this run "
             f"did not take: its {platform} devices are "
             f"{', '.join(sorted(_with_aliases(d) for d in mine)) or 'none'}; give --devices "
             f"{platform}:N to take more" + (f", or choose them with {how}" if how else ""))
+
+
+def _driven_elsewhere(platform: str, pin: str) -> str:
+    """Why a phone a case is pinned to was not taken when another farm run of this machine
+    drives it (`PhoneBusy`: the phone and that run's pid; `_free_phones` passed over it),
+    else ""."""
+    from farm.devices.procs import PhoneBusy, PhoneClaim
+    if platform not in ("android", "ios"):
+        return ""
+    key, shown = _phone_key(platform)
+    target = pin if platform == "android" else f"http://{pin}"
+    try:
+        PhoneClaim.take(key(target), shown(target)).release()
+    except PhoneBusy as busy:
+        return str(busy)
+    return ""
 
 
 def _with_aliases(device: Device) -> str:

@@ -132,3 +132,27 @@ def test_too_few_free_phones_is_a_configuration_error_naming_the_busy_ones(two_p
         f"another farm process on this machine (pid {os.getpid()})")
     # the free phone it had claimed is let go: another run may take it
     other_run(adb_phone_key(*SERVER, "emulator-5556"))
+
+
+def test_a_case_pinned_to_a_phone_another_run_drives_says_so(monkeypatch, other_run):
+    """Not "which this run did not take; give --devices android:N to take more", which
+    sent the user to ask for more phones: the pinned phone was passed over as busy."""
+    from farm.devices.specs import check_pins
+    monkeypatch.delenv("ANDROID_ADB_SERVER_HOST", raising=False)
+    monkeypatch.delenv("ANDROID_ADB_SERVER_PORT", raising=False)
+    other_run(adb_phone_key(*SERVER, "emulator-5554"))
+    other_run(wda_phone_key("http://127.0.0.1:8100"))
+    devices = [AndroidDevice("emulator-5556", None, "emulator-5556"),
+               IosDevice("iphone-1", None, "http://127.0.0.1:8101")]
+    for platform, pin, busy in (("android", "emulator-5554", "emulator-5554"),
+                                ("ios", "127.0.0.1:8100", "the iPhone at http://127.0.0.1:8100")):
+        with pytest.raises(ConfigError) as refused:
+            check_pins({"c.yaml": (platform, pin)}, devices)
+        assert str(refused.value) == (
+            f"c.yaml: pinned to {pin} (Midscene deviceId / wdaHost:wdaPort), which this run "
+            f"could not take: {busy} is driven by another farm process on this machine (pid "
+            f"{os.getpid()}) (a phone runs one farm run's cases at a time: wait for that run "
+            "to end)")
+    with pytest.raises(ConfigError) as refused:             # a phone no run drives: as before
+        check_pins({"c.yaml": ("android", "emulator-5558")}, devices)
+    assert "which this run did not take" in str(refused.value)
