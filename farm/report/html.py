@@ -299,7 +299,7 @@ data-q="{_e(haystack.lower())}"{is_open}>
         rows = "".join(f"<tr><td>{_e(d.name or d.case_id)}<td><code>{_e(d.file or d.case_id)}"
                        f"</code><td>{_e(d.platform)}<td>{_e(d.reason)}" for d in left)
         return (f'<details class="deselected" id="deselected"><summary>{len(left)} case(s) '
-                f"deselected (not run, not counted)</summary><table class=\"steps\"><thead>"
+                f"deselected (not run, not counted)</summary><table class=\"list\"><thead>"
                 f"<tr><th>Case<th>File<th>Platform<th>Why</thead><tbody>{rows}</tbody></table>"
                 f"</details>")
 
@@ -421,7 +421,7 @@ def _data_table(data: dict) -> str:
     """Named outputs (aiQuery & co., javascript / shell with ``name:``) of a case."""
     rows = "".join(f"<tr><td><code>{_e(k)}</code><td><code>{_e(_cut(v, 2000))}</code>"
                    for k, v in data.items())
-    return (f'<section class="data"><h4>Data</h4><table class="steps"><thead><tr><th>Name'
+    return (f'<section class="data"><h4>Data</h4><table class="list"><thead><tr><th>Name'
             f"<th>Value</thead><tbody>{rows}</tbody></table></section>")
 
 

@@ -159,3 +159,26 @@ def test_report_renders_without_console_errors(tmp_path: Path, viewer_page, page
     page.keyboard.press("Escape")
 
     assert page_errors == []
+
+
+def test_data_and_deselected_tables_keep_each_cell_in_its_column(tmp_path: Path,
+                                                                 viewer_page) -> None:
+    """The Data table (aiQuery & co.'s named outputs) and the deselected cases' table took the
+    step table's columns: a name longer than 40 px ("cartTotal") ran under its value, a
+    deselected case's name under its file, its reason right-aligned and cut off."""
+    from farm.results import DeselectedCase
+    summary = _summary(tmp_path)
+    summary.cases[0].data = {"cartTotal": 42, "productNames": ["Mug", "Tee"]}
+    summary.deselected = [DeselectedCase(
+        case_id="demo/login_on_phone", name="Log in on a phone", platform="android",
+        file="suites/demo/login_on_phone.yaml", reason="no android device in --devices")]
+    viewer_page.goto(write_html(summary, tmp_path).as_uri())
+    viewer_page.click('button[data-expand="open"]')
+    viewer_page.click("#deselected summary")
+    # every cell's content fits its cell: nothing runs into the next column
+    overflowing = viewer_page.eval_on_selector_all(
+        "section.data td, #deselected td",
+        "tds => tds.filter(td => td.scrollWidth > td.clientWidth).map(td => td.textContent)")
+    assert overflowing == []
+    why = viewer_page.locator("#deselected td").nth(3)
+    assert why.evaluate("td => getComputedStyle(td).textAlign") in ("left", "start")
