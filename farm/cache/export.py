@@ -101,7 +101,9 @@ def export_case(case: Case, store: CacheStore, env: Mapping[str, str] | None = N
             entry["continueOnError"] = True
         tasks.append({**entry, "flow": flow})
     doc: dict[str, Any] = {"name": f"{_name_as_written(case.name)} (exported from the cache)"}
-    doc.update(_target(case))
+    top = yaml.safe_load(case.file.read_text(encoding="utf-8"))
+    doc.update(_target(top))
+    doc.update({k: top[k] for k in _KEPT if k in top})
     if case.agent:
         doc["agent"] = {k: v for k, v in case.agent.items() if k != "cache"} or None
         if doc["agent"] is None:
@@ -125,12 +127,17 @@ def _name_as_written(name: str) -> str:
     return name.replace("${", "$${")
 
 
-def _target(case: Case) -> dict[str, Any]:
-    """The case's target section as its file writes it: the keys the loader reads (Midscene's
-    ``autoDismissKeyboard``, not the model's field names), its ``${NAME}``s and its paths
-    (``serve:``, ``cookie:``, relative to the case's folder, where the export goes) kept;
-    the deprecated ``target:`` written as ``page:``, which it is read as."""
-    top = yaml.safe_load(case.file.read_text(encoding="utf-8"))
+# The case file's own settings, kept as written: without them the export did not load (a
+# step's ${NAME} from the case's vars: undefined), ran under the defaults (timeout, retries),
+# left -k/--tags runs, and showed what the case's secrets: hid.
+_KEPT = ("timeout", "retries", "tags", "secrets", "vars")
+
+
+def _target(top: dict[str, Any]) -> dict[str, Any]:
+    """The case's target section as its file (``top``) writes it: the keys the loader reads
+    (Midscene's ``autoDismissKeyboard``, not the model's field names), its ``${NAME}``s and
+    its paths (``serve:``, ``cookie:``, relative to the case's folder, where the export goes)
+    kept; the deprecated ``target:`` written as ``page:``, which it is read as."""
     section = next(k for k in (*WEB_SECTIONS, *MOBILE_SECTIONS) if k in top)
     return {"page" if section == "target" else section: top[section]}
 

@@ -187,3 +187,26 @@ def test_a_suite_or_batch_file_is_refused_not_exported_as_one_of_its_cases(proje
                                                        "logout.yaml"]
     code, out = farm("cache", "export", "suite/login.yaml")       # a case file still is
     assert (code, out) == (0, f"{project['solved']}\n")
+
+
+def test_the_export_keeps_the_case_file_settings(tmp_path):
+    """The case file's timeout, retries, tags, secrets and vars: without them the export did
+    not load (a ${NAME} from the case's vars: undefined), ran under the defaults, left the
+    --tags runs and did not hide what the case's secrets: hid."""
+    path = tmp_path / "login.yaml"
+    path.write_text("name: login\ntimeout: 200\nretries: 2\ntags: [smoke]\nsecrets: [PIN]\n"
+                    "vars:\n  ACCOUNT: demo\n  PIN: '1234'\nweb:\n  url: http://127.0.0.1:1/\n"
+                    "tasks:\n  - name: t\n    flow:\n      - ai: sign in as ${ACCOUNT}\n"
+                    "      - assertText: Welcome back, ${ACCOUNT}\n")
+    case = load_case_file(path, env={})
+    store = MemoryStore()
+    store.put(Namespace(case.id, "web").key("plan", "sign in as demo", 0), {"actions": [
+        {"type": "Input", "params": {"value": "${PIN}", "locate": {"prompt": "PIN"}}}]})
+    solved = tmp_path / "login.solved.yaml"
+    solved.write_text(export_case(case, store))
+    again = load_case_file(solved, env={})
+    assert (again.timeout, again.retries, again.tags, again.secrets) == (200, 2, ["smoke"],
+                                                                         ["PIN"])
+    assert again.vars == {"ACCOUNT": "demo", "PIN": "1234"}
+    assert [(s.kind, s.value) for s in again.steps] == [
+        ("aiInput", "${PIN}"), ("assertText", "Welcome back, ${ACCOUNT}")]
