@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import re
+import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Mapping, Sequence
@@ -336,7 +337,24 @@ def select_cases(cases: Sequence[Case], opts: SelectOptions) -> Selection:
         _last_failed(sel, set(opts.last_failed))
     if not sel.selected:
         _say_why_none(sel)
+        sel.notes.extend(_file_name_slip(cases, opts.keyword))
     return sel
+
+
+def _file_name_slip(cases: Sequence[Case], keyword: str | None) -> list[str]:
+    """A note when -k left nothing because it named a file (``-k login_success.yaml``): a case
+    id has no ``.yaml``, so the word matched no case, and only "16 deselected" was said."""
+    fixed = re.sub(r"(?<=\w)\.ya?ml\b", "", keyword or "", flags=re.IGNORECASE)
+    if fixed == (keyword or ""):
+        return []
+    expr = KeywordExpr(fixed)
+    found = [c.id for c in cases if expr.matches(case_haystack(c))]
+    if not found:
+        return []
+    return [f"-k {keyword}: a case's id is its file's path without .yaml: "
+            f"-k {shlex.quote(fixed)} selects {found[0]}"
+            + (f" and {len(found) - 1} more" if len(found) > 1 else "")
+            + " (or give `farm run` the file itself)"]
 
 
 def tag_slips(cases: Sequence[Case], given: Sequence[str], flag: str) -> list[str]:
