@@ -264,7 +264,7 @@ data-q="{_e(haystack.lower())}"{is_open}>
         parts = [f'<p class="facts"><span>id <code>{_e(c.case_id)}</code></span>'
                  + (f"<span>tags {_e(', '.join(c.tags))}</span>" if c.tags else "")
                  + "".join(f"<span>{_e(k)} tokens {v:,}</span>"
-                           for k, v in sorted(known_tokens(c).items()))
+                           for k, v in sorted(_attempts_tokens(c).items()))
                  + (f"<span>started {_e(_format_time(c.started))}</span>"
                     if c.started and c.device else "")   # no device: it never started
                  + "</p>"]
@@ -409,6 +409,15 @@ def _model_totals(s: RunSummary) -> list[tuple[str, str]]:
         said += ": " + " · ".join(f"{k} {v:,}" for k, v in sorted(tokens.items()))
     return [("Tokens", said), ("Model cost", usage.cost_text()),
             ("Model time", format_duration(usage.latency_s))]
+
+
+def _attempts_tokens(c: CaseResult) -> Counter[str]:
+    """A case's tokens by kind over every attempt, as its spend chip, the header and its
+    junit.xml facts count them (its last attempt's alone read as the case's)."""
+    tokens = Counter[str]()
+    for attempt in (*c.previous, c):
+        tokens.update(known_tokens(attempt))
+    return tokens
 
 
 def known_tokens(c: CaseResult) -> dict[str, int]:

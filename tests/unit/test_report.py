@@ -398,12 +398,15 @@ def test_a_retried_case_s_row_shows_what_every_attempt_spent(tmp_path):
     usage = {"prompt_tokens": 900, "completion_tokens": 100, "cost_usd": 0.01,
              "cost_unknown": False, "latency_s": 1.0, "calls": 1, "retries": 0}
     first = CaseResult(run_id="r", case_id="s/ai", name="ai case", file="ai.yaml",
-                       platform="web", status="failed", attempt=1, usage=usage)
+                       platform="web", status="failed", attempt=1, usage=usage,
+                       tokens={"prompt": 900, "completion": 100})
     second = first.model_copy(update={"status": "passed", "attempt": 2, "previous": [first]})
     summary = RunSummary(run_id="r", started="2026-01-01T00:00:00", cases=[second])
     summary.recount()
     html = render_html(summary, tmp_path)
     assert "<span>2,000 tokens</span><span>$0.0200 (2 attempts)</span>" in html
+    # and its facts by kind too (they said the last attempt's 900 + 100 under 2,000 tokens)
+    assert "<span>completion tokens 200</span><span>prompt tokens 1,800</span>" in html
 
 
 def test_an_ai_step_lists_what_the_agent_did(tmp_path):
