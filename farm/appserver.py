@@ -11,6 +11,7 @@ import threading
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
+from farm.errors import ConfigError
 from farm.suite.model import AppSpec
 
 log = logging.getLogger("farm.appserver")
@@ -72,8 +73,7 @@ class AppServer:
             folder = Path(app.serve).resolve()
             if folder not in self.urls:
                 handler = functools.partial(_QuietHandler, directory=str(folder))
-                kind = _QuietServer6 if ":" in self.host else _QuietServer
-                server = kind((self.host.strip("[]"), 0), handler)
+                server = self._server(handler)
                 server.daemon_threads = True
                 threading.Thread(target=server.serve_forever, name=f"app-{app.name}",
                                  daemon=True).start()
@@ -82,6 +82,19 @@ class AppServer:
                                      f"{server.server_address[1]}")
             if app.env:
                 self.env[app.env] = self.urls[folder]
+
+    def _server(self, handler: functools.partial) -> _QuietServer:
+        """A server on a free port of ``host``; a host that is no address of this machine
+        (a typo, another machine's address) is the setting's mistake, said as one (exit 4),
+        where it was an internal error (OSError: [Errno 99]) and a traceback file."""
+        kind = _QuietServer6 if ":" in self.host else _QuietServer
+        try:
+            return kind((self.host.strip("[]"), 0), handler)
+        except OSError as exc:
+            raise ConfigError(
+                f"FARM_SERVE_HOST {self.host}: cannot serve the suite's apps there "
+                f"({exc.strerror or exc}): give an address of this machine (127.0.0.1, or "
+                "0.0.0.0 for workers on other machines)") from None
 
     def close(self) -> None:
         for server in self._servers:
