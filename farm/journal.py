@@ -290,8 +290,11 @@ def _per_file(results: Iterable[CaseResult]) -> list[CaseResult]:
     named after the batch, its id in the results history and --last-failed matching no
     file's. A unit the kill cut short has no file results to give (they come with the
     unit's, at its end): it stays one case."""
-    from farm.shared_context import _files_of
-    return [file for r in results for file in (_files_of(r) if r.parts else [r])]
+    from farm.shared_context import expand
+    results = list(results)
+    # expand reads only a unit's .parts: a result holding its files' stands for its unit
+    units: dict[str, Any] = {r.case_id: r for r in results if r.parts}
+    return expand(results, units)
 
 
 def _left_out(head: dict[str, Any]) -> list[DeselectedCase]:
