@@ -255,7 +255,7 @@ class LiteLLMClient:
                     f"model {self.model}{self._at()} did not answer within {_secs(self.timeout)} s "
                     f"(FARM_MODEL_TIMEOUT)" + (f" in {attempt + 1} attempts" if attempt else ""))
             return ModelUnavailable(f"model {self.model} unavailable after {attempt + 1} "
-                                    f"attempts: {said}")
+                                    f"attempt{'s' if attempt else ''}: {said}")
         if not budget.allows_retry(now, delay):
             return self._no_time_to_retry(exc, said, delay, why, budget.end - now)
         return None
@@ -406,9 +406,14 @@ def _said(exc: BaseException, base_url: str | None,
     ("the connection to http://…/v1 failed: [Errno 111] Connection refused"); anything else
     is the error's kind and first line, without litellm's repeated "litellm.X: X: ".
     ``mask`` hides secrets before the text is cut short (no half key is left)."""
+    import json
     import socket
 
     import httpx
+    unreadable = _in_chain(exc, json.JSONDecodeError)
+    if unreadable is not None and _answered(exc):
+        # litellm says "InternalServerError: OpenAIException - … <APIResponse [200 OK] …>"
+        return f"its answer is not JSON ({_short(unreadable, mask)})"
     # a server that closed the connection without an answer (not HTTP: a Redis port, a
     # proxy dropping it) is httpx's RemoteProtocolError; the SDK says "Connection error."
     dropped = _in_chain(exc, httpx.TransportError)

@@ -1,0 +1,36 @@
+"""A 200 whose body is no JSON (a proxy's error page, a body cut short) was reported in
+litellm's words: "unavailable after 3 attempts: InternalServerError: OpenAIException - error -
+Expecting value: …, Received response - <APIResponse [200 OK] type=<class 'openai.types…'>>,
+Type of response - <class 'openai._legacy_response.LegacyAPIResponse'>", a server error the
+endpoint never sent. It now says the answer was not JSON; one attempt is "1 attempt"."""
+
+from __future__ import annotations
+
+import pytest
+
+from farm.errors import ModelUnavailable
+from farm.llm.litellm_client import LiteLLMClient
+from tests.support.model_server import Reply, serve
+
+MSGS = [{"role": "user", "content": "hi"}]
+
+
+@pytest.mark.parametrize("retries, attempts", [(0, "1 attempt"), (1, "2 attempts")])
+def test_an_answer_that_is_not_json_is_said_so(server, retries, attempts):
+    srv = serve(server, [Reply(raw=b'<html>502 Bad Gateway</html>')])
+    client = LiteLLMClient("openai/scripted", base_url=srv.base_url, retries=retries,
+                           backoff=0)
+    with pytest.raises(ModelUnavailable) as info:
+        client.complete(MSGS)
+    said = str(info.value)
+    assert said.startswith(f"model openai/scripted unavailable after {attempts}: its answer "
+                           "is not JSON (Expecting value: line 1 column 1 (char 0))"), said
+    assert "InternalServerError" not in said and "APIResponse" not in said
+    assert len(srv.requests) == retries + 1
+
+
+def test_a_server_error_still_says_what_it_was(server):
+    srv = serve(server, [Reply(status=500)])
+    client = LiteLLMClient("openai/scripted", base_url=srv.base_url, retries=0)
+    with pytest.raises(ModelUnavailable, match="after 1 attempt: InternalServerError"):
+        client.complete(MSGS)
