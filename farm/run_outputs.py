@@ -86,21 +86,15 @@ def give_room_back(run_dir: Path) -> None:
 def unfinished_junit(path: Path, run_id: str, run_dir: Path) -> None:
     """--junit-xml while the run goes on: one error saying it has not finished, in place of
     an earlier run's file, which CI took for this run's when farm was killed (a CI timeout,
-    kill -9): the last run's passes, green. The run's end writes the real one."""
-    from farm.report.junit import write_junit
-    from farm.results import CaseError
+    kill -9): the last run's passes, green. The run's end writes the real one; a run that
+    ends before it plans a case, the one of `not_started_junit`."""
+    import atexit
     when = datetime.now().astimezone().isoformat(timespec="seconds")
-    case = CaseResult(run_id=run_id, case_id="farm/run", name=f"farm run {run_id}", file="",
-                      platform="", status="error", started=when, error=CaseError(
-                          kind="RunNotFinished", message=(
-                              f"farm run {run_id} (started {when}) has not written its "
-                              f"results: it is still running, or it was stopped before its end "
-                              f"(killed: a CI timeout?); `farm report {run_dir} "
-                              f"--junit-xml {path}` rebuilds them from its journal")))
-    summary = RunSummary(run_id=run_id, started=when, cases=[case], exit_code=3)
-    summary.recount()
     try:
-        write_junit(summary, path, run_dir)
+        _run_error_junit(path, run_id, run_dir, when, "RunNotFinished", (
+            f"farm run {run_id} (started {when}) has not written its results: it is still "
+            f"running, or it was stopped before its end (killed: a CI timeout?); `farm report "
+            f"{run_dir} --junit-xml {path}` rebuilds them from its journal"))
     except OSError as exc:      # checked writable just now (a full disk): no earlier run's
         log.warning("cannot write --junit-xml %s at the start: %s", path, exc)
         try:                    # file left to be taken for this run's (the end says the rest)
@@ -108,6 +102,43 @@ def unfinished_junit(path: Path, run_id: str, run_dir: Path) -> None:
                 path.unlink()
         except OSError:
             pass
+        return
+    atexit.register(not_started_junit, path, run_id, run_dir, when)
+
+
+def not_started_junit(path: Path, run_id: str, run_dir: Path, when: str) -> None:
+    """At exit: a run that ended before it planned any case (a --metrics-port in use, a
+    setup error: exit 4) leaves nothing to rebuild (its journal goes with it). Its --junit-xml
+    says it ran no case, where the placeholder sent CI to `farm report` a run dir with no
+    journal ("results.json does not exist")."""
+    from farm.journal import JOURNAL, planned
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return
+    ours = f'name="farm run {run_id}"' in text and 'type="RunNotFinished"' in text
+    if not ours or (run_dir / "results.json").exists() or planned(run_dir) or \
+            not (run_dir / JOURNAL).exists():   # (none: a disk too full; it says so itself)
+        return
+    try:
+        _run_error_junit(path, run_id, run_dir, when, "RunNotStarted", (
+            f"farm run {run_id} (started {when}) ended before it ran any case (its error is "
+            f"in farm's output: a usage or setup error); there is nothing to rebuild"))
+    except OSError as exc:
+        log.warning("cannot write --junit-xml %s: %s", path, exc)
+
+
+def _run_error_junit(path: Path, run_id: str, run_dir: Path, when: str, kind: str,
+                     message: str) -> None:
+    """``path``: a junit.xml of one error, ``kind``: ``message``, for the run as a whole."""
+    from farm.report.junit import write_junit
+    from farm.results import CaseError
+    case = CaseResult(run_id=run_id, case_id="farm/run", name=f"farm run {run_id}", file="",
+                      platform="", status="error", started=when,
+                      error=CaseError(kind=kind, message=message))
+    summary = RunSummary(run_id=run_id, started=when, cases=[case], exit_code=3)
+    summary.recount()
+    write_junit(summary, path, run_dir)
 
 
 def _run_dir(settings: Settings, run_id: str, overwrite: bool, junit_xml: Path | None,

@@ -58,3 +58,30 @@ def test_junit_xml_is_not_taken_with_history(tmp_path, monkeypatch, capsys):
                         str(tmp_path / "j.xml"))
     assert code == 4
     assert err.startswith("farm: error: --junit-xml: not with --history"), err
+
+
+def test_a_run_that_ends_before_it_plans_a_case_says_so_in_its_junit_xml(tmp_path,
+                                                                          monkeypatch):
+    """A --metrics-port in use, a setup error (exit 4): the run ends before it plans a case,
+    and its journal goes with it. Its --junit-xml kept the placeholder telling CI to rebuild
+    the run with `farm report`, which found no journal ("results.json does not exist")."""
+    import atexit
+    at_exit: list = []
+    monkeypatch.setattr(atexit, "register", lambda fn, *args: at_exit.append((fn, args)))
+    junit = tmp_path / "junit.xml"
+    started = output_dirs(Settings(state_dir=tmp_path / "state", report_dir=tmp_path / "run"),
+                          RUN_ID, False, junit_xml=junit)
+    # a run that planned its cases (stopped in them: its journal is there to rebuild from)
+    from farm.executors.base import NullEvents
+    from farm.journal import JournalEvents
+    other_junit = tmp_path / "other.xml"
+    other = output_dirs(Settings(state_dir=tmp_path / "state", report_dir=tmp_path / "other"),
+                        "20261203-020000-cd34", False, junit_xml=other_junit)
+    JournalEvents(NullEvents(), other, "20261203-020000-cd34", [("s/a", "a", "a.yaml", "web")])
+    for fn, args in reversed(at_exit):          # the processes end (atexit: last first)
+        fn(*args)
+    error = ET.parse(junit).find(".//error")
+    assert error.get("type") == "RunNotStarted", error.attrib
+    assert "ended before it ran any case" in error.get("message")
+    assert not (started / "results.jsonl").exists()       # (its claim given back)
+    assert ET.parse(other_junit).find(".//error").get("type") == "RunNotFinished"
