@@ -2,7 +2,8 @@
 
 Honours ANDROID_ADB_SERVER_HOST/PORT (adbutils reads them) and ANDROID_SERIAL (registry).
 farm only attaches to an adb server (someone's, or its own simulator): it never starts one.
-Every shell command goes over shell_v2 where the device offers it, so stderr and the exit code
+Every shell command goes over shell_v2 where the device offers it (Android 7+; an older one's
+single stream is read apart, a binary output through exec:), so stderr and the exit code
 are read: `input` refused by the system prints a SecurityException on stderr and exits 0 --
 that is an error here, never a silent success.
 """
@@ -404,6 +405,7 @@ class AndroidDevice:
         self.screenshot_black = False
         self.about = ""                     # model and Android version, once open
         self._focus_from: str | None = None  # the FOCUS_COMMANDS one that names the focus
+        self._shell_v2: bool | None = None  # the phone speaks shell_v2 (None: not asked yet)
         # this process's hold of the phone, that no other farm run drives it (make_devices
         # takes it when choosing the phone; open() when it has none), let go by close()
         self.claim: PhoneClaim | None = None
@@ -420,6 +422,7 @@ class AndroidDevice:
         self._killed = False
         self._adb = adb_client(self.host, self.port)
         self._hold(adb_phone_key(self._adb.host, self._adb.port, self.serial))
+        self._shell_v2 = None
         with self._errors("connect"):
             self._dev = self._adb.device(self.serial)
         state = self._await_ready()
@@ -512,10 +515,36 @@ class AndroidDevice:
         dev = self._need()
         self._dump_fresh = False        # any command may change the screen: the dump is old
         with self._errors(what or cmd.split(" ")[0]):
-            res = dev.shell2(cmd, timeout=timeout, encoding=None, v2=True)
-        err = res.stderr.decode("utf-8", "replace") if res.stderr is not None else ""
-        out = res.stdout if res.stdout is not None else res.output
+            v2 = self._has_shell_v2(dev)
+            if binary and not v2:
+                return self._exec_out(dev, cmd, timeout), "", 0
+            res = dev.shell2(cmd, timeout=timeout, encoding=None, v2=v2)
+        if not v2:      # one stream, stderr in it (adbutils leaves stdout empty), through a
+            text = res.output.decode("utf-8", "replace").replace("\r\n", "\n")   # terminal
+            return (res.output if binary else text), "", res.returncode
+        err = res.stderr.decode("utf-8", "replace")
+        out = res.stdout
         return (out if binary else out.decode("utf-8", "replace")), err, res.returncode
+
+    def _has_shell_v2(self, dev: Any) -> bool:
+        """Whether the phone speaks shell_v2 (stdout, stderr and the exit code apart): every
+        Android 7+ does; an older one has one stream, read apart from it (`_run`)."""
+        if self._shell_v2 is None:
+            self._shell_v2 = "shell_v2" in dev.get_features().split(",")
+        return self._shell_v2
+
+    @staticmethod
+    def _exec_out(dev: Any, cmd: str, timeout: float) -> bytes:
+        """``adb exec-out CMD``: its output as it is, where an older phone's `shell:` goes
+        through a terminal that turns every LF into CRLF (a screencap PNG came back
+        corrupt)."""
+        conn = dev.open_transport(timeout=timeout)
+        try:
+            conn.send_command("exec:" + cmd)
+            conn.check_okay()
+            return conn.read_until_close(encoding=None)
+        finally:
+            conn.close()
 
     def shell(self, command: str) -> str:
         """Run ``command`` in the device shell; its stdout (stderr appended when any)."""
@@ -530,7 +559,8 @@ class AndroidDevice:
 
     def _input(self, args: str) -> None:
         out, err, code = self._run("input " + args)
-        problem = err.strip() or (out.strip() if code else "")
+        # (`input` says nothing when it works; an older phone's one stream holds its stderr)
+        problem = err.strip() or (out.strip() if code or "Exception" in out else "")
         unknown = re.search(r"Unknown keycode: (\S+)", problem, re.I)
         if unknown:     # a key name the suite gave (KEYCODE_…) that Android has not: its mistake
             raise StepFailed(f"{self.name} knows no key {unknown.group(1)} (input keyevent: "

@@ -11,6 +11,9 @@ from farm.errors import DeviceLost
 
 
 class _Gone:
+    def get_features(self) -> str:
+        return "shell_v2,cmd"
+
     def shell2(self, *args, **kw):
         raise AdbError("Unknown data: b''")
 

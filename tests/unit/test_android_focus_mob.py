@@ -20,6 +20,9 @@ class _Phone:
     def __init__(self, api: int) -> None:
         self.api, self.asked = api, []
 
+    def get_features(self) -> str:
+        return "shell_v2,cmd"
+
     def shell2(self, cmd: str, timeout=None, encoding=None, v2=True):
         self.asked.append(cmd)
         where = "displays" if self.api >= 29 else "windows"

@@ -4,6 +4,8 @@ client send to port 5037) and answers for N simulated devices backed by `PhoneSc
 Requests are 4 hex digits of length + payload; answers ``OKAY`` or ``FAIL`` + hex length +
 message. After ``host:transport``/``host:tport`` the same socket carries one device service:
 ``shell:`` (raw output), ``shell,v2:`` (framed stdout/stderr/exit), ``exec:`` or ``sync:``.
+A phone whose shell's ``shell_v2`` is False answers as an Android 6 one: no shell_v2 in its
+features, and its ``shell:`` output through a terminal (LF sent as CRLF).
 """
 
 from __future__ import annotations
@@ -20,6 +22,11 @@ log = logging.getLogger(__name__)
 
 SERVER_VERSION = 41          # Debian's adb 1.0.41 client accepts it without restarting us
 FEATURES = "shell_v2,cmd,stat_v2,ls_v2,fixed_push_mkdir,apex,abb,fixed_push_symlink_timestamp"
+OLD_FEATURES = "cmd,stat_v2,ls_v2"      # an Android 6 phone's: no shell_v2
+
+
+def _features(shell: AndroidShell) -> str:
+    return FEATURES if shell.shell_v2 else OLD_FEATURES
 
 
 class _Closed(Exception):
@@ -127,7 +134,7 @@ class _Handler(socketserver.BaseRequestHandler):
                 return None
             state = "offline" if cmd == "get-state" and shell.faults.hit("offline") \
                 else "device"
-            answers = {"features": FEATURES, "get-state": state,
+            answers = {"features": _features(shell), "get-state": state,
                        "get-serialno": shell.serial, "get-devpath": "usb:farm-sim"}
             if cmd in answers:
                 _okay(sock, answers[cmd])
@@ -167,8 +174,11 @@ class _Handler(socketserver.BaseRequestHandler):
         if req.startswith("shell"):
             head, _, cmd = req.partition(":")
             v2 = "v2" in head.split(",")
+            if v2 and not shell.shell_v2:
+                _fail(sock, "unknown service: shell,v2")      # what an Android 6 adbd says
+                return
             _okay(sock)
-            out, err, code = shell.run(cmd)
+            (out, err, code), both = shell.run_in_order(cmd)
             if v2:
                 frames = b""
                 if out:
@@ -177,8 +187,10 @@ class _Handler(socketserver.BaseRequestHandler):
                     frames += b"\x02" + struct.pack("<I", len(err)) + err
                 frames += b"\x03" + struct.pack("<I", 1) + bytes([code & 0xFF])
                 sock.sendall(frames)
-            else:
-                sock.sendall(out + err)     # v1: one stream, like a pty
+            elif shell.shell_v2:
+                sock.sendall(both)          # v1: one stream
+            else:       # an older phone's v1 shell runs in a terminal: every LF goes as CRLF
+                sock.sendall(both.replace(b"\n", b"\r\n"))
             return
         if req.startswith("exec:"):
             _okay(sock)

@@ -78,6 +78,7 @@ class AndroidShell:
         self.screen_on = True
         self.ime = IME
         self.rotation = 0                   # settings put system user_rotation N
+        self.shell_v2 = True                # False: an Android 6 phone's adbd (see sim.adb)
         self.log = DeviceLog()
         # the soft keyboard is up while a text field has the focus, until Back or Escape
         # dismisses it; the next tap (on a field) brings it back
@@ -99,13 +100,19 @@ class AndroidShell:
     def run(self, line: str) -> Result:
         """Run a command line: ``;``, ``&&`` and ``||`` chains, ``|`` into the filters of
         `pipes`, ``$?`` in echo."""
+        return self.run_in_order(line)[0]
+
+    def run_in_order(self, line: str) -> tuple[Result, bytes]:
+        """`run`, and its stdout and stderr as one stream in the order each command wrote
+        them (a terminal's: a v1 shell's output)."""
         try:
             lexer = shlex.shlex(line, posix=True, punctuation_chars=";&|")
             lexer.whitespace_split = True       # words split on blanks and ; & | only
             tokens = list(lexer)
         except ValueError as exc:
-            return b"", f"/system/bin/sh: syntax error: {exc}\n".encode(), 2
-        out, err, code = b"", b"", 0
+            said = f"/system/bin/sh: syntax error: {exc}\n".encode()
+            return (b"", said, 2), said
+        out, err, code, both = b"", b"", 0, b""
         argv: list[str] = []
         op = ";"
         self.last_tap = None        # a tap right after one at the same spot: a double tap
@@ -120,9 +127,9 @@ class AndroidShell:
                 else:
                     with self.screen.lock:
                         o, e, code = self.pipeline(argv)
-                out, err = out + o, err + e
+                out, err, both = out + o, err + e, both + e + o
             argv, op = [], tok
-        return out, err, code
+        return (out, err, code), both
 
     def pipeline(self, argv: list[str]) -> Result:
         """A command, its output through what follows each ``|`` (grep, head, tail, wc)."""
