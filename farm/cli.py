@@ -161,7 +161,7 @@ def run(paths: tuple[Path, ...], devices: str, report_dir: Path | None, junit_xm
                              max_model_tokens=max_model_tokens)
     _settings_file_unread()
     _flags_agree(settings, matrix=matrix, exitfirst=exitfirst, maxfail=maxfail)
-    _unused_outputs(settings, collect_only, report_dir=report_dir, junit_xml=junit_xml,
+    _outputs_usable(settings, collect_only, report_dir=report_dir, junit_xml=junit_xml,
                     alluredir=alluredir, overwrite=overwrite)
     _needs_model(settings, model_family=model_family, model_base_url=model_base_url)
     choice = Choice(keyword=keyword, tags=tags, exclude_tags=exclude_tags, last_failed=last_failed,
@@ -228,9 +228,11 @@ def _flags_agree(settings, *, matrix: bool, exitfirst: bool, maxfail: int | None
                                "give one of them")
 
 
-def _unused_outputs(settings, collect_only: bool, **given: object) -> None:
+def _outputs_usable(settings, collect_only: bool, **given: object) -> None:
     """An output flag that would do nothing is refused (as --shard-timings without --shard):
-    --collect-only runs nothing and writes no report; --overwrite needs a report directory."""
+    --collect-only runs nothing and writes no report; --overwrite needs a report directory.
+    So is a --junit-xml file that holds something else (`_junit_replaces_no_other_file`)."""
+    _junit_replaces_no_other_file(given.get("junit_xml"))
     flags = [f"--{name.replace('_', '-')}" for name, value in given.items() if value]
     if collect_only and flags:
         raise UserError(f"{', '.join(flags)}: --collect-only runs nothing and writes no "
@@ -239,6 +241,24 @@ def _unused_outputs(settings, collect_only: bool, **given: object) -> None:
     if given.get("overwrite") and not settings.report_dir:
         raise UserError("--overwrite is for a report directory that already holds a run: give "
                         "--report-dir DIR too (or set FARM_REPORT_DIR)")
+
+
+def _junit_replaces_no_other_file(path: object) -> None:
+    """--junit-xml is a file farm writes over: one that holds something other than XML (a
+    case, `--junit-xml suites/login.yaml` tab-completed) is refused, not replaced by the
+    run's JUnit document (the case file was lost). An earlier run's junit.xml, or an empty
+    file, is replaced as before."""
+    if not isinstance(path, Path) or not path.is_file():
+        return
+    try:
+        with path.open("rb") as file:
+            head = file.read(64).removeprefix(b"\xef\xbb\xbf").lstrip()
+    except OSError:     # (what is wrong with it is said where it is written)
+        return
+    if head and not head.startswith(b"<"):
+        raise UserError(f"--junit-xml {path}: the file holds something other than XML (farm "
+                        "would write the run's JUnit XML over it): give another file name, "
+                        "or delete the file first")
 
 
 def _needs_model(settings, **given: str | None) -> None:
@@ -851,6 +871,7 @@ def report(run_dir: Path | None, history: bool, since: str | None, suite: str | 
     logging.getLogger("farm").addHandler(logging.NullHandler())
     summary, rebuilt = _run_summary(run_dir)
     writable_dir(run_dir, "the run directory")
+    _junit_replaces_no_other_file(junit_xml)
     check_outputs(junit_xml=junit_xml, alluredir=alluredir)
     if rebuilt and summary.interrupted:    # killed: into the history and --last-failed, once
         from farm.config import load_settings
