@@ -186,7 +186,8 @@ class ActLoop:
         if not steps:
             self._loop(task, deep_locate, context, None)
         for i, _ in enumerate(steps, 1):
-            self.history.reset()
+            if i > 1:       # (step 1 keeps what a replayed plan did and why it stopped)
+                self.history.reset()
             self._loop(task, deep_locate, context, (i, len(steps)))
         return self.result
 

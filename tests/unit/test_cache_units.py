@@ -293,7 +293,7 @@ PLAN = [_plan_xml("Input", {"value": "${PW}", "locate": {"prompt": "Password", "
 
 
 def run_twice(tmp_path, plans, screens=SHOP, cache_mode=None, second_screens=None,
-              store=None):
+              store=None, task="log in"):
     from pathlib import Path
 
     from farm.config import Settings
@@ -305,7 +305,7 @@ def run_twice(tmp_path, plans, screens=SHOP, cache_mode=None, second_screens=Non
     from farm.suite.model import Case, Step, Task, WebTarget
     case = Case(id="s/login", name="c", file=Path("/tmp/c.yaml"), suite_root=Path("/tmp"),
                 platform="web", web=WebTarget(url="http://127.0.0.1:1/"),
-                tasks=[Task(name="t", steps=[Step(kind="ai", value="log in")])],
+                tasks=[Task(name="t", steps=[Step(kind="ai", value=task)])],
                 vars={"PW": "s3cret-value"}, secrets=["PW"])
     store = MemoryStore() if store is None else store
     out = []
