@@ -793,10 +793,11 @@ class AndroidDevice:
 
     def _type_text(self, text: str) -> None:
         if text.isascii():
-            # only newlines and tabs need key events; the rest goes as `input text` words
-            for part in re.split(r"([\t\n\r\f\v])", text):
+            # only line breaks (Enter: a CRLF is one) and tabs need key events; the rest goes
+            # as `input text` words
+            for part in re.split(r"(\r\n|[\t\n\r\f\v])", text):
                 if part and part.isspace():
-                    self._input("keyevent 66" if part == "\n" else "keyevent 61")
+                    self._input("keyevent 61" if part == "\t" else "keyevent 66")
                 elif part:
                     for word in (w for c in text_chunks(part, TYPE_CHUNK)
                                  for w in input_text_words(c)):

@@ -62,3 +62,13 @@ def test_a_field_holding_a_long_value_is_emptied_in_commands_a_phone_takes(monke
     assert len(sent) > 1 and max(len(c.encode()) for c in sent) <= LIMIT
     assert sum(c.split().count("67") for c in sent) == 12001
     assert sum(c.split().count("112") for c in sent) == 12001
+
+
+def test_a_line_break_is_enter_whatever_its_kind_and_a_tab_is_tab(monkeypatch):
+    """A value with Windows line breaks ("a\r\nb", a secret read from a file saved on
+    Windows) typed Tab for the \r, which moved the focus to the next field, then Enter."""
+    dev, sent = phone(monkeypatch)
+    dev.type_text("a\r\nb\rc\nd\te")
+    assert sent == ["input text 'a'", "input keyevent 66", "input text 'b'",
+                    "input keyevent 66", "input text 'c'", "input keyevent 66",
+                    "input text 'd'", "input keyevent 61", "input text 'e'"]
