@@ -147,7 +147,7 @@ class _Renderer:
 {self.toolbar()}
 <main id="cases">
 {cases}
-<p id="empty" class="empty" hidden>No cases match the filter.</p>
+{self.empty()}
 </main>
 {self.deselected()}
 <footer class="foot">
@@ -164,6 +164,15 @@ class _Renderer:
 </body>
 </html>
 """
+
+    def empty(self) -> str:
+        """What the case list says when it shows none: no case matches the filter, or (a run
+        in which no case ran: all deselected) that none ran, not a filter's doing."""
+        if self.summary.cases:
+            return '<p id="empty" class="empty" hidden>No cases match the filter.</p>'
+        left = len(self.summary.deselected)
+        return ('<p id="empty" class="empty">No case ran'
+                + (f": {left} deselected (listed below)" if left else "") + ".</p>")
 
     def header(self) -> str:
         s, counts = self.summary, self.counts

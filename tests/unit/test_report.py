@@ -550,3 +550,19 @@ def test_a_megabyte_error_is_shown_cut_where_results_json_keeps_it_whole(run):
     # the case's error and its step's, each shown and in the search text
     assert html.count("boom yyy") == 4
     assert html.count(f"… ({len(message) - 10_000:,} more characters in results.json)") == 4
+
+
+def test_a_run_in_which_no_case_ran_says_so_not_that_a_filter_hid_them(tmp_path):
+    """-k that matched nothing (exit 5): the report's list said "No cases match the filter."
+    though no filter was set."""
+    from farm.results import DeselectedCase
+    summary = RunSummary(run_id="r", started="2026-01-01T00:00:00", deselected=[
+        DeselectedCase(case_id="s/a", name="a", file="s/a.yaml", platform="web",
+                       reason="-k zzz")])
+    summary.recount()
+    html = render_html(summary, tmp_path)
+    assert '<p id="empty" class="empty">No case ran: 1 deselected (listed below).</p>' in html
+    assert "match the filter" not in html
+    one = make_summary(tmp_path)
+    assert '<p id="empty" class="empty" hidden>No cases match the filter.</p>' in \
+        render_html(one, tmp_path)
