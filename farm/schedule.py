@@ -66,18 +66,20 @@ def expected_duration(history: Mapping[str, list[float]], case_id: str, platform
 
 
 def pick_job(queue: list[Job], device: str, platform: str, other_live_devices: int,
-             aliases: Iterable[str] = ()) -> int | None:
+             aliases: Iterable[str] = (), running: Iterable[Job] = ()) -> int | None:
     """Index of the job a free device should take next, or None.
 
     Jobs are kept in `order_jobs` order. A device skips jobs pinned to another device
     (Midscene's ``deviceId`` / ``wdaHost:wdaPort``; ``aliases`` are the other names this device
     answers to) and jobs that asked to avoid it (an infra retry goes to another device) unless
     no other live device of the platform could take them. A job of a sequence waits while an
-    earlier job of its sequence is still queued (a retry, or one this device may not take).
+    earlier job of its sequence is still queued (a retry, or one this device may not take)
+    or ``running`` (on a device of another platform: a batch of web and android files).
     """
     fallback = None
     names = {device, *aliases}
-    waiting: set[str] = set()       # sequences whose earlier job this device passed over
+    # sequences whose earlier job this device passed over, or is running now
+    waiting: set[str] = {job.sequence for job in running if job.sequence is not None}
     for i, job in enumerate(queue):
         if job.sequence is not None and job.sequence in waiting:
             continue
