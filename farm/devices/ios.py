@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Callable, TypeVar
 from farm.cancellable import Cancelled, call_unless_cancelled
 from farm.devices.android import (LOOPBACK_NAMES, REATTACH_POLL_S, REATTACH_S,
                                   image_is_black, is_black, is_url, not_in_front,
-                                  phone_busy_words)
+                                  phone_busy_words, png_frame)
 from farm.devices.base import Rect, UINode, UITree, await_tree_change, swipe_toward
 from farm.devices.keys import IOS_TYPED
 from farm.devices.native_tree import parse_wda, query_xml
@@ -94,6 +94,17 @@ def shown_parts(tree: UITree, width: int, height: int) -> UITree:
         if (x1, y1, x2 - x1, y2 - y1) != (r.x, r.y, r.width, r.height):
             node.rect = Rect(x=x1, y=y1, width=x2 - x1, height=y2 - y1)
     return tree
+
+
+_APP_FRAME = re.compile(r'<XCUIElementTypeApplication [^>]*?\swidth="(\d+)"[^>]*?'
+                        r'\sheight="(\d+)"')
+
+
+def app_frame(xml: str) -> tuple[int, int] | None:
+    """(width, height) in points of the application in a WDA source (its root), as it is
+    turned now; None when the source does not say."""
+    m = _APP_FRAME.search(xml[:2000])
+    return (int(m.group(1)), int(m.group(2))) if m else None
 
 
 def wda_phone_key(url: str) -> str:
@@ -283,9 +294,11 @@ class IosDevice:
             raise DeviceError(f"screenshot on {self.name} is not a PNG")
         factor = round(self._scale)
         if factor <= 1:
+            self._note_turn(png_frame(raw))
             self.screenshot_black = is_black(raw)
         else:   # decode once: the black check looks at the reduced image
             img = Image.open(io.BytesIO(raw)).reduce(factor)
+            self._note_turn(img.size)
             self.screenshot_black = image_is_black(img)
         if self.screenshot_black:
             self.last_observation = "black-frame"
@@ -295,14 +308,27 @@ class IosDevice:
         img.save(buf, "PNG", compress_level=1)
         return buf.getvalue()
 
+    def _note_turn(self, frame: tuple[int, int] | None) -> None:
+        """The screen turned since the session read its size (the app went landscape, a
+        rotation asked for mid-case) when a screenshot or the source's app frame is the other
+        way round: the size swaps, as WDA's coordinates and screenshots already have."""
+        if self._size is None or frame is None:
+            return
+        w, h = self._size
+        if w != h and frame[0] != frame[1] and \
+                (frame[0] > frame[1]) != (w > h):
+            self._size = (h, w)
+
     def hierarchy(self) -> UITree | None:
         """The WDA source tree; retried when empty, None when it stays empty."""
-        w, h = self.size()
+        self.size()
         self.tree_problem = "WDA's /source: no visible elements"
         for attempt in range(SOURCE_TRIES):
             if attempt:
                 time.sleep(0.3 * attempt)
             xml = clean(self._call(lambda: self._session.source(), "source"))
+            self._note_turn(app_frame(xml))
+            w, h = self.size()
             try:
                 tree = shown_parts(parse_wda(xml, w, h), w, h)
             except ValueError as exc:

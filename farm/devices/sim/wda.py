@@ -12,7 +12,8 @@ Text goes in as WDA takes it: ``GET /element/active`` names the element with the
 focus (``no such element`` when none has it), ``POST /element/{uuid}/value`` types a whole
 string into it at the caret in one request (the field takes it as an input method inserts
 text: input events, no key events) and ``/clear`` empties it; ``POST /wda/keys`` types into
-whatever has the focus, key by key. ``GET /farm/requests`` lists every request served
+whatever has the focus, key by key. ``POST /orientation`` turns the device (LANDSCAPE /
+PORTRAIT). ``GET /farm/requests`` lists every request served
 (``METHOD /path``, oldest first): tests read it to see which path a client took.
 """
 
@@ -251,6 +252,21 @@ class WdaServer(ThreadingHTTPServer):
     @_route("GET /window/size")
     def _window_size(self, req: _Request) -> tuple[Any, str | None]:
         return {"width": self.screen.width, "height": self.screen.height}, req.sid
+
+    @_route("GET /orientation")
+    def _orientation(self, req: _Request) -> tuple[Any, str | None]:
+        landscape = self.screen.width > self.screen.height
+        return ("LANDSCAPE" if landscape else "PORTRAIT"), req.sid
+
+    @_route("POST /orientation")
+    def _turn(self, req: _Request) -> tuple[Any, str | None]:
+        """Turn the device (WDA's orientation: PORTRAIT, LANDSCAPE, UIA_DEVICE_ORIENTATION_*):
+        the window's size, the source, screenshots and touches follow, in points."""
+        said = str(req.data.get("orientation", "")).upper()
+        if "PORTRAIT" not in said and "LANDSCAPE" not in said:
+            raise _Refused(400, "invalid argument", f"Unable To Rotate Device: {said!r}")
+        self.screen.turn("LANDSCAPE" in said)
+        return None, req.sid
 
     @_route("GET /wda/screen")
     def _screen_info(self, req: _Request) -> tuple[Any, str | None]:
