@@ -2,8 +2,8 @@
 
 A broken or hostile endpoint can answer with megabytes of garbage; read whole, it costs
 memory (litellm and the SDK copy it several times) and parsing time before anything can say
-no. `CappedTransport` refuses a declared Content-Length over the cap before reading, and
-stops a body without one as soon as it passes the cap.
+no. `capped_client` refuses a declared Content-Length over the cap before reading, and stops
+a body without one as soon as it passes the cap.
 """
 
 from __future__ import annotations
@@ -38,8 +38,30 @@ class _CappedStream(httpx.SyncByteStream):
         self.inner.close()
 
 
+def _capped(response: httpx.Response, limit: int) -> httpx.SyncByteStream:
+    """``response``'s body stream, capped; ReplyTooLarge now for a declared Content-Length
+    over ``limit`` (nothing of the body read)."""
+    declared = response.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > limit:
+        response.close()
+        raise ReplyTooLarge(limit)
+    assert isinstance(response.stream, httpx.SyncByteStream)
+    return _CappedStream(response.stream, limit)
+
+
+def capped_client(limit: int, **kwargs: object) -> httpx.Client:
+    """An ``httpx.Client`` whose reply bodies may hold at most ``limit`` bytes. The cap is a
+    response hook, not a transport: a client given its own transport ignores the
+    environment's proxies (HTTPS_PROXY, NO_PROXY), which the SDK's own client honours, so a
+    model reached through a proxy was "Name or service not known"."""
+    def cap(response: httpx.Response) -> None:
+        response.stream = _capped(response, limit)
+    return httpx.Client(event_hooks={"response": [cap]}, **kwargs)  # type: ignore[arg-type]
+
+
 class CappedTransport(httpx.BaseTransport):
-    """``httpx.HTTPTransport`` whose response bodies may hold at most ``limit`` bytes."""
+    """``inner`` (an ``httpx.HTTPTransport`` by default), its response bodies capped at
+    ``limit`` bytes (a mock transport in tests; farm's model client uses `capped_client`)."""
 
     def __init__(self, limit: int, inner: httpx.BaseTransport | None = None) -> None:
         self.limit = limit
@@ -47,13 +69,8 @@ class CappedTransport(httpx.BaseTransport):
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         response = self.inner.handle_request(request)
-        declared = response.headers.get("content-length", "")
-        if declared.isdigit() and int(declared) > self.limit:
-            response.close()
-            raise ReplyTooLarge(self.limit)
-        assert isinstance(response.stream, httpx.SyncByteStream)
         return httpx.Response(response.status_code, headers=response.headers,
-                              stream=_CappedStream(response.stream, self.limit),
+                              stream=_capped(response, self.limit),
                               extensions=response.extensions)
 
     def close(self) -> None:

@@ -92,16 +92,14 @@ class LiteLLMClient:
         at the cap. Other providers' replies are capped after reading (see `_capped_text`)."""
         if self._provider != "openai":    # (None: litellm does not know the model)
             return None
-        import httpx
         import openai
 
-        from farm.llm.capped_http import CappedTransport
+        from farm.llm.capped_http import capped_client
         try:
             return openai.OpenAI(base_url=self.base_url, api_key=self._key() or None,
                                  max_retries=0, timeout=self.timeout,
-                                 http_client=httpx.Client(
-                                     transport=CappedTransport(self.max_reply_bytes),
-                                     follow_redirects=True))
+                                 http_client=capped_client(self.max_reply_bytes,
+                                                           follow_redirects=True))
         except openai.OpenAIError:   # e.g. no key anywhere: completion() reports it
             return None
 
