@@ -470,6 +470,12 @@ def _free_phones(spec: DeviceSpec, settings: Settings, taken: int) -> list[Devic
     from farm.devices.procs import PhoneBusy, PhoneClaim
     found = attach_targets(spec.kind, spec.count, settings, every=True)
     key, shown = _phone_key(spec.kind)
+    found, twice = _one_each(found, key)
+    if len(found) < spec.count:
+        raise ConfigError(f"--devices {spec.kind}:{spec.count}: FARM_IOS_WDA_URLS lists "
+                          f"{len(found)} iPhone(s): " + "; ".join(twice) + " (one iPhone "
+                          "driven as two devices: each would take the other's WebDriverAgent "
+                          "session)")
     claims: list[tuple[str, PhoneClaim]] = []
     busy: list[PhoneBusy] = []
     for target in found:
@@ -493,6 +499,20 @@ def _free_phones(spec: DeviceSpec, settings: Settings, taken: int) -> list[Devic
         device.claim = claim        # type: ignore[attr-defined]
         devices.append(device)
     return devices
+
+
+def _one_each(targets: list[str], key: Callable[[str], str]) -> tuple[list[str], list[str]]:
+    """``targets`` with each phone once (``http://localhost:8100/`` is
+    ``http://127.0.0.1:8100``), and what was left out, said."""
+    from farm.config import mask_url
+    first: dict[str, str] = {}
+    twice: list[str] = []
+    for target in targets:
+        if key(target) in first:
+            twice.append(f"{mask_url(target)} is {mask_url(first[key(target)])} again")
+        else:
+            first[key(target)] = target
+    return list(first.values()), twice
 
 
 def _phone_key(kind: str) -> tuple[Callable[[str], str], Callable[[str], str]]:

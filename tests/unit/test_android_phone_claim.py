@@ -156,3 +156,22 @@ def test_a_case_pinned_to_a_phone_another_run_drives_says_so(monkeypatch, other_
     with pytest.raises(ConfigError) as refused:             # a phone no run drives: as before
         check_pins({"c.yaml": ("android", "emulator-5558")}, devices)
     assert "which this run did not take" in str(refused.value)
+
+
+def test_one_iphone_listed_twice_is_not_two_devices(monkeypatch):
+    """FARM_IOS_WDA_URLS=http://127.0.0.1:8731,http://localhost:8731/ with --devices ios:2
+    drove one iPhone as two devices: each took the other's WDA session, and the run ended
+    "quarantined: iphone-1" though nothing was wrong with it."""
+    urls = ["http://127.0.0.1:8731", "http://localhost:8731/", "http://127.0.0.1:8732"]
+    monkeypatch.setattr(specs, "attach_targets", lambda kind, count, settings, every=False:
+                        urls)
+    devices = make_devices([DeviceSpec("ios", 2, "ios")], Settings())
+    assert [d.url for d in devices] == ["http://127.0.0.1:8731", "http://127.0.0.1:8732"]
+    for device in devices:
+        device.close()
+    with pytest.raises(ConfigError) as refused:
+        make_devices([DeviceSpec("ios", 3, "ios")], Settings())
+    assert str(refused.value) == (
+        "--devices ios:3: FARM_IOS_WDA_URLS lists 2 iPhone(s): http://localhost:8731/ is "
+        "http://127.0.0.1:8731 again (one iPhone driven as two devices: each would take the "
+        "other's WebDriverAgent session)")
