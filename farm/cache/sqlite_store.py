@@ -151,6 +151,8 @@ def _close_open_stores() -> None:
 
 
 atexit.register(_close_open_stores)
+if hasattr(os, "register_at_fork"):     # a forked child's copies are its parent's to close
+    os.register_at_fork(after_in_child=_open_stores.clear)
 
 
 class SqliteStore:
