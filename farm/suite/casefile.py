@@ -168,7 +168,27 @@ def _case_keys(node: Node, top: dict[str, Node], p: Problems) -> set[str]:
     for name in stray:
         p.add(node.keys[name], f"{name}: is an option of {empty[0]}:, here at the column of "
                                f"{empty[0]}: itself: indent it under {empty[0]}:")
-    return p.keys(node, CASE_KEYS, "the case", ignored={*UNSUPPORTED, *stray})
+    return p.keys(node, CASE_KEYS, "the case", ignored={*UNSUPPORTED, *stray}) | \
+        _nested_case_keys(top, p)
+
+
+def _nested_case_keys(top: dict[str, Node], p: Problems) -> set[str]:
+    """The case's own keys written inside its target section (``tasks:`` indented under
+    ``web:``), said as that at the key, where it was "unknown key 'tasks' in web:" and
+    "missing required key 'tasks'"; taken out of the section, which is read without them."""
+    from farm.suite.targets import ANDROID_KEYS, IOS_KEYS, WEB_KEYS
+    nested: set[str] = set()
+    for section in section_of(top):
+        node = top[section]
+        allowed = {"android": ANDROID_KEYS, "ios": IOS_KEYS}.get(section, WEB_KEYS)
+        for name in [k for k in node.keys if k in CASE_KEYS - allowed and k not in top] \
+                if node.kind == "map" else []:
+            p.add(node.keys[name], f"{name}: is a key of the case, here indented under "
+                                   f"{section}: as if an option of it: write it at the column "
+                                   f"of {section}:")
+            del node.keys[name], node.value[name]
+            nested.add(name)
+    return nested
 
 
 def _variables(top: dict[str, Node], d: SuiteDefaults, p: Problems) -> dict:
