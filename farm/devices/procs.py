@@ -138,12 +138,12 @@ class PhoneClaim:
             if held.count:
                 return
             del _held[self.key]
-        if held.fd is not None:
-            try:
-                held.path.unlink()      # (while locked: whoever opened it tries again)
-            except OSError:
-                pass
-            os.close(held.fd)
+            if held.fd is not None:     # (a claim of it this process takes next waits)
+                try:
+                    held.path.unlink()  # (while locked: whoever opened it tries again)
+                except OSError:
+                    pass
+                os.close(held.fd)
 
 
 def _lock(path: Path, phone: str) -> int | None:
