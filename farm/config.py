@@ -373,7 +373,22 @@ def in_force(settings: Settings) -> dict[str, Any]:
             from farm.llm.families import family_for
             out[f"{role}model_family"] = (f"(not set: {family_for(None, model).name}, guessed "
                                           f"from the model name {model!r})")
+        if model and settings.model and getattr(settings, f"{role}model_api_key") is None:
+            out[f"{role}model_api_key"] = _key_in_force(settings, role, model)
     return out
+
+
+def _key_in_force(settings: Settings, role: str, model: str) -> str:
+    """What a model's key is when its own setting is unset: the main model's (a planning or
+    assert model), else the provider's own variable (``OPENAI_API_KEY`` for ``openai/…``),
+    which the model's calls read: "(not set)" sent a user whose key was refused looking for
+    the wrong thing."""
+    if role and settings.model_api_key is not None:
+        return "(not set: model_api_key's is used: ***)"
+    found = provider_key(model.split("/", 1)[0]) if "/" in model else None
+    if found is None:
+        return "(not set)"
+    return f"(not set: {found[0]}, the provider's own variable, is used: ***)"
 
 
 def unread_above(here: Path | None = None) -> Path | None:
