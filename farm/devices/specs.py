@@ -491,7 +491,7 @@ def _free_phones(spec: DeviceSpec, settings: Settings, taken: int) -> list[Devic
         raise ConfigError(f"--devices {spec.kind}:{spec.count}: {len(claims)} of {len(found)} "
                           f"{spec.kind} phone(s) free: " + "; ".join(map(str, busy)) +
                           " (a phone runs one farm run's cases at a time: wait for that run to "
-                          "end, or ask for fewer)")
+                          "end" + (f", or ask for {len(claims)})" if claims else ")"))
     devices = []
     for i, (target, claim) in enumerate(claims):
         name = target if spec.kind == "android" else f"iphone-{taken + i + 1}"

@@ -76,8 +76,10 @@ def test_a_second_run_on_a_phone_another_run_drives_names_the_phone_and_the_run(
     second = farm.run("run", quick, "--devices", "android:1", "--report-dir", farm.tmp / "r2",
                       ANDROID_ADB_SERVER_PORT=port)
     assert second.returncode == 4, second.stdout + second.stderr
-    assert (f"emulator-5554 is driven by another farm process on this machine (pid "
-            f"{first.pid})") in second.stderr
+    assert second.stderr.endswith(
+        f"--devices android:1: 0 of 1 android phone(s) free: emulator-5554 is driven by "
+        f"another farm process on this machine (pid {first.pid}) (a phone runs one farm run's "
+        "cases at a time: wait for that run to end)\n")
     (app / "flag.txt").write_text("Released")
     out = first.finish()
     assert first.returncode == 0, out

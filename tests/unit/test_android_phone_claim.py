@@ -127,9 +127,10 @@ def test_too_few_free_phones_is_a_configuration_error_naming_the_busy_ones(two_p
     other_run(adb_phone_key(*SERVER, "emulator-5554"))
     with pytest.raises(ConfigError) as refused:
         make_devices([DeviceSpec("android", 2, "android")], Settings())
-    assert str(refused.value).startswith(
+    assert str(refused.value) == (
         f"--devices android:2: 1 of 2 android phone(s) free: emulator-5554 is driven by "
-        f"another farm process on this machine (pid {os.getpid()})")
+        f"another farm process on this machine (pid {os.getpid()}) (a phone runs one farm "
+        "run's cases at a time: wait for that run to end, or ask for 1)")
     # the free phone it had claimed is let go: another run may take it
     other_run(adb_phone_key(*SERVER, "emulator-5556"))
 
