@@ -53,6 +53,9 @@ def test_a_turned_phone_is_measured_as_it_shows(simulator):
         assert shot.size == phone.size() == (2400, 1080)
         button = next(n for n in phone.hierarchy().nodes if n.text == "Right side")
         assert button.visible and button.rect.x > 1080
+        import adbutils      # (the simulator says so where adbutils reads it, as a phone)
+        raw = adbutils.AdbClient(port=simulator.port).device(simulator.serials[0])
+        assert (raw.rotation(), tuple(raw.window_size())) == (1, (2400, 1080))
         phone.shell("settings put system user_rotation 0")
         phone.hierarchy()
         assert phone.size() == (1080, 2400)

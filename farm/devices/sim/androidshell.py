@@ -300,8 +300,11 @@ class AndroidShell:
             return (f"  mCurMethodId={self.ime}\n  mInputShown={shown}\n"
                     f"  mShowRequested={shown}\n").encode(), b"", 0
         if what == "display":
-            return (f"  mDefaultViewport=DisplayViewport{{valid=true, orientation=0, "
-                    f"deviceWidth={self.width}, deviceHeight={self.height}}}\n").encode(), b"", 0
+            w, h = self.frame()     # (as turned: adbutils' rotation() reads it here)
+            return (f"  mDefaultViewport=DisplayViewport{{valid=true, orientation="
+                    f"{self.rotation}, deviceWidth={w}, deviceHeight={h}}}\n").encode(), b"", 0
+        if what == "input":
+            return f"    SurfaceOrientation: {self.rotation}\n".encode(), b"", 0
         return b"", b"", 0
 
     # -- input ---------------------------------------------------------------------------------
