@@ -107,17 +107,26 @@ def parse_wda(xml: str, width: int, height: int) -> UITree:
     return UITree(source="wda", nodes=nodes)
 
 
+_FIRST_STEP = re.compile(r"/([^/\[\s]+)")        # an absolute path's first element name
+
+
 def query_xml(xml: str, xpath: str, tree: UITree) -> list[Rect]:
     """Rects of visible elements of a native XML tree matching ``xpath`` (ElementTree's XPath
     subset: ``//node[@text='Sign in']``, ``//XCUIElementTypeButton[@name='x']``)."""
     root = _root(xml)
     path = xpath.strip()
-    if path.startswith("/") and not path.startswith("//"):
-        path = "." + path
-    elif path.startswith("//"):
-        path = "." + path
+    scope = root
+    first = _FIRST_STEP.match(path)
+    if first and first.group(1) in (root.tag, "*"):
+        # an absolute XPath from the document's root element, as XPath means it (Appium
+        # Inspector's `/XCUIElementTypeApplication/XCUIElementTypeWindow[1]/...`, a dump's
+        # `/hierarchy/node[1]/...`): its first step is the root itself
+        scope = ET.Element("document")
+        scope.append(root)
+    if path.startswith("/"):
+        path = "." + path       # (farm's own `/node[1]/node[2]`: steps below the root)
     try:
-        found = set(map(id, root.iterfind(path)))
+        found = set(map(id, scope.iterfind(path)))
     except (SyntaxError, KeyError, ValueError) as exc:
         raise StepFailed(f"invalid XPath {xpath!r} (native trees take ElementTree's XPath "
                          f"subset): {exc}") from exc
