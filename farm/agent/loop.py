@@ -211,7 +211,7 @@ class ActLoop:
                 raise StepFailed(f"the model gave up: {plan.error}")
             watch.pointed = ""
             failed = self._act(plan, runner, watch, same_screen)
-            if not (plan.actions or plan.complete) and plan.message:
+            if not (plan.actions or plan.complete):
                 self._check_idle(plan, watch, same_screen)
             if failed is not None:
                 errors.append(failed)
@@ -327,19 +327,22 @@ class ActLoop:
                            "not change. Do something different, or complete.")
 
     def _check_idle(self, plan: Plan, watch: _Watch, same_screen: bool) -> None:
-        """A round that only spoke to a user (AutoGLM's Interact: none answers) counts as an
-        action: the same answer on an unchanged screen is nudged, then stuck, where it went
-        on to the round cap (100 calls for AutoGLM)."""
+        """A round that did nothing on the screen (AutoGLM's Interact, which no user answers;
+        its Note or Call API, which only take notes) counts as an action: the same answer on
+        an unchanged screen is nudged, then stuck, where it went on to the round cap (100
+        calls for AutoGLM)."""
         said = plan.log or "no action"
         key = ("(nothing done)", said, plan.message)
         watch.repeats = watch.repeats + 1 if key == watch.last_key and same_screen else 1
         watch.last_key = key
         if watch.repeats >= self.limits.stuck_abort:
             raise StepFailed(f"agent stuck: the model answered {said} {watch.repeats} times "
-                             f"on the same screen, doing nothing ({plan.message})")
+                             f"on the same screen, doing nothing"
+                             + (f" ({plan.message})" if plan.message else ""))
         if watch.repeats >= self.limits.stuck_nudge:
-            self._feedback(f"You answered {said} {watch.repeats} times and nothing was done: "
-                           "no user will answer. Act on the screen yourself, or finish.")
+            self._feedback(f"You answered {said} {watch.repeats} times and nothing was done"
+                           + (": no user will answer" if plan.message else "")
+                           + ". Act on the screen yourself, or finish.")
 
     def _plan(self) -> Plan:
         """Ask for the next action; one retry with the parse error appended. A second

@@ -8,10 +8,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
+from farm.agent.api import Agent
 from farm.cache.store import MemoryStore
 from farm.config import Settings
 from farm.devices.base import Rect, UINode, UITree
 from farm.devices.fake import FakeDevice
+from farm.errors import StepFailed
+from farm.llm.client import ScriptedModelClient
 from farm.llm.models import ModelSet
 from farm.results import ArtifactStore
 from farm.runner import Services, run_case
@@ -44,3 +49,17 @@ def test_a_model_asking_for_a_user_round_after_round_is_stuck_not_run_to_the_cap
         "(the model asked a user: which?)")
     assert len(srv.requests) == 5
     assert "no user will answer" in "\n".join(message_texts(srv.requests[3]))
+
+
+def test_a_model_taking_notes_round_after_round_is_stuck_not_run_to_the_cap(tmp_path):
+    """AutoGLM's Note (and Call API) do nothing on the screen either, and carry no message:
+    they were not counted at all, and a model noting the same page ran to 100 calls."""
+    note = '<think>noting</think><answer>do(action="Note", message="a mug page")</answer>'
+    client = ScriptedModelClient([note], family="auto-glm")
+    dev = FakeDevice(UITree(source="dom", page_text="Mugs", nodes=[]))
+    with pytest.raises(StepFailed, match="^agent stuck: the model answered Note 5 times on "
+                                         "the same screen, doing nothing$"):
+        Agent(dev, ModelSet.single(client)).ai_act("open a mug")
+    assert client.calls == 5
+    nudge = "\n".join(message_texts({"messages": client.requests[3]}))
+    assert "You answered Note 3 times and nothing was done. Act on the screen" in nudge
