@@ -54,8 +54,9 @@ def test_the_replanning_limit_names_the_familys_finish():
     import pytest
 
     from farm.errors import StepFailed
-    client = ScriptedModelClient(['<answer>do(action="Note", message="reading")</answer>'],
-                                 family="auto-glm")
+    # (taking turns: the same one every round is a stuck model, failed at 5 rounds)
+    client = ScriptedModelClient(lambda messages, i: '<answer>do(action="%s", message="reading")'
+                                 '</answer>' % ("Note", "Call API")[i % 2], family="auto-glm")
     with pytest.raises(StepFailed) as failed:
         Agent(search_page(), ModelSet.single(client)).ai_act("read the page")
     assert str(failed.value) == "replanning limit 100 reached without finish(...)"
