@@ -108,12 +108,34 @@ def parse_wda(xml: str, width: int, height: int) -> UITree:
 
 
 _FIRST_STEP = re.compile(r"/([^/\[\s]+)")        # an absolute path's first element name
+# a step naming an Android view class (android.widget.Button, androidx.…, com.app.MyView)
+_CLASS_STEP = re.compile(r"(?:^|/)([a-z]\w*(?:\.\w+)+)(?=$|[/\[])")
 
 
 def query_xml(xml: str, xpath: str, tree: UITree) -> list[Rect]:
     """Rects of visible elements of a native XML tree matching ``xpath`` (ElementTree's XPath
-    subset: ``//node[@text='Sign in']``, ``//XCUIElementTypeButton[@name='x']``)."""
+    subset: ``//node[@text='Sign in']``, ``//XCUIElementTypeButton[@name='x']``; on Android
+    Appium's ``//android.widget.Button[@text='Sign in']`` too)."""
     root = _root(xml)
+    # walk in the same order as the parsers, so the n-th element is the n-th node
+    order = [el for el in root.iter() if el is not root and (el.tag == "node" or root.tag !=
+                                                              "hierarchy")]
+    found = _matches(root, xpath)
+    if not found and root.tag == "hierarchy" and _CLASS_STEP.search(xpath):
+        # Appium's XPaths name a dump's elements by class (//android.widget.Button[@text=
+        # 'Go']), as its page source does: the dump's `node`s named so, asked again
+        for el in order:
+            el.tag = el.get("class") or el.tag
+        found = _matches(root, xpath)
+    rects = []
+    for el, node in zip(order, tree.nodes):
+        if id(el) in found and node.visible:
+            rects.append(node.rect)
+    return rects
+
+
+def _matches(root: ET.Element, xpath: str) -> set[int]:
+    """ids of the elements under ``root`` that ``xpath`` selects."""
     path = xpath.strip()
     scope = root
     first = _FIRST_STEP.match(path)
@@ -126,15 +148,7 @@ def query_xml(xml: str, xpath: str, tree: UITree) -> list[Rect]:
     if path.startswith("/"):
         path = "." + path       # (farm's own `/node[1]/node[2]`: steps below the root)
     try:
-        found = set(map(id, scope.iterfind(path)))
+        return set(map(id, scope.iterfind(path)))
     except (SyntaxError, KeyError, ValueError) as exc:
         raise StepFailed(f"invalid XPath {xpath!r} (native trees take ElementTree's XPath "
                          f"subset): {exc}") from exc
-    # walk in the same order as the parsers, so the n-th element is the n-th node
-    order = [el for el in root.iter() if el is not root and (el.tag == "node" or root.tag !=
-                                                              "hierarchy")]
-    rects = []
-    for el, node in zip(order, tree.nodes):
-        if id(el) in found and node.visible:
-            rects.append(node.rect)
-    return rects

@@ -44,3 +44,15 @@ def test_the_locate_caches_positional_xpaths_still_select_their_element():
         positional = candidates(tree, button)[-1]
         assert positional.startswith("/") and not positional.startswith("//")
         assert query_xml(xml, positional, tree) == [button.rect], positional
+
+
+def test_appiums_class_named_xpaths_select_in_a_dump():
+    """Appium names a dump's elements by their class (its page source does): such an XPath
+    matched nothing in farm's `node` tree."""
+    tree = parse_uiautomator(DUMP, 100, 100)
+    go = tree.nodes[1].rect
+    for xpath in ("//android.widget.Button[@text='Go']",
+                  "/hierarchy/android.widget.FrameLayout/android.widget.Button",
+                  "//node[@class='android.widget.Button']"):
+        assert query_xml(DUMP, xpath, tree) == [go], xpath
+    assert query_xml(DUMP, "//android.widget.TextView", tree) == []
