@@ -599,16 +599,22 @@ def counts_for_verdicts(case: CaseRecord) -> bool:
     if case.status not in FINISHED:
         return False
     if case.status == "error" and case.error:
-        from farm.attempts import Outcome, error_outcome
-        return error_outcome(case.error.split(":", 1)[0].strip()) is not Outcome.INFRA
+        return not _device_error(case.error.split(":", 1)[0].strip())
     return True
+
+
+def _device_error(kind: str) -> bool:
+    """Whether an error of this kind (``DeviceLost``) is the device's, not the case's."""
+    from farm.attempts import Outcome, error_outcome
+    return error_outcome(kind) is Outcome.INFRA
 
 
 def since_last(history: list[RunRecord], summary: RunSummary) -> dict[str, str]:
     """For each red case of ``summary``, its `classify` verdict against the runs before. An
     interrupted run's finished cases count as any run's (a case that failed in it is not new
     the next time); cases that did not finish (skipped, interrupted), or ended as the device's
-    infrastructure error, are no verdict (`counts_for_verdicts`)."""
+    infrastructure error, are no verdict (`counts_for_verdicts`), before or now: a case whose
+    phone died is no *new failure* (nor, the night after, *fixed*)."""
     past: dict[str, list[str]] = {}
     for run in history:
         if run.run_id == summary.run_id:
@@ -617,6 +623,7 @@ def since_last(history: list[RunRecord], summary: RunSummary) -> dict[str, str]:
             if counts_for_verdicts(case):
                 past.setdefault(case.case_id, []).append(case.status)
     return {c.case_id: verdict for c in summary.cases if c.status in RED
+            and not (c.status == "error" and c.error and _device_error(c.error.kind))
             and (verdict := classify(past.get(c.case_id, []), c.status))}
 
 

@@ -164,7 +164,9 @@ def analyse(runs: list[RunRecord], suite: str | None = None,
             if case.status in ("failed", "flaky"):
                 last_fail[case.case_id] = (run, case)
                 red_steps[case.case_id].append(case.last_failed_step())
-            verdict = _verdict(before[case.case_id], case.status)
+            # (the device's error says nothing of the case: no verdict, as in its run's report)
+            verdict = _verdict(before[case.case_id], case.status) \
+                if counts_for_verdicts(case) else None
             if verdict == "new failure":
                 row.new.append(case.case_id)
             elif verdict == "fixed":

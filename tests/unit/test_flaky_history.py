@@ -127,3 +127,28 @@ def test_a_page_s_control_characters_show_escaped_as_in_the_run_s_report(tmp_pat
     assert "javascript error: \\x00\\x1b[31mred\\u202eNIAP" in html
     assert not re.search("[\x00-\x08\x1b\u202e]", html)
     assert "<style>\n:root {" in html      # our own markup (its stylesheet) as it is
+
+
+def test_a_night_the_device_broke_under_a_case_is_no_new_failure_of_it():
+    """Night 1 passed; night 2 the phone died under the case (DeviceLost: the device's, not a
+    test failure); night 3 passed. Night 2 called it a *new failure* (its report, junit.xml,
+    the history page's new failures), though night 3 did not call it *fixed*: it said nothing
+    of the case either way."""
+    from farm.results import CaseError, CaseResult, RunSummary
+    from farm.results_history import record_for, since_last
+
+    def run(day: int, status: str, kind: str | None = None) -> RunSummary:
+        case = CaseResult(run_id=f"r{day}", case_id="s/c", name="c", file="s/c.yaml",
+                          platform="android", device="emulator-5554", status=status,
+                          error=CaseError(kind=kind, message="adb: device offline")
+                          if kind else None, started=f"2026-01-{day:02d}T02:00:00+00:00")
+        summary = RunSummary(run_id=f"r{day}", started=case.started, cases=[case])
+        summary.recount()
+        return summary
+    first, broke, third = run(1, "passed"), run(2, "error", "DeviceLost"), run(3, "passed")
+    assert since_last([record_for(first)], broke) == {}
+    # an error that is the case's own (its timeout) still gets its verdict
+    assert since_last([record_for(first)], run(2, "error", "CaseTimeout")) == {
+        "s/c": "new failure"}
+    t = analyse([record_for(first), record_for(broke), record_for(third)])
+    assert [(r.new, r.fixed) for r in t.rows] == [([], []), ([], []), ([], [])]
