@@ -68,6 +68,7 @@ class CaseRecord(BaseModel):
     cost: float = 0.0
     tokens_unknown: bool = False    # some call's tokens / cost unknown (farm.usage wording);
     cost_unknown: bool = False      # records from before these fields load as known
+    model_seconds: float | None = None   # time in model calls, every attempt (None: not kept)
     error: str | None = None        # "<kind>: <first line of the message>" (masked already)
     # a red case's failing step (None: not red, or recorded before farm kept the step)
     step: FailedStep | None = None
@@ -182,7 +183,8 @@ def record_for(summary: RunSummary, report: Path | None = None) -> RunRecord:
             duration=c.duration, device=c.device,
             tokens=sum(sum(a.tokens.values()) for a in (*c.previous, c)),
             cost=spent.cost_usd, tokens_unknown=spent.tokens_unknown,
-            cost_unknown=spent.cost_unknown, error=_error_text(c), step=failed_step_of(c),
+            cost_unknown=spent.cost_unknown, model_seconds=round(spent.latency_s, 3),
+            error=_error_text(c), step=failed_step_of(c),
             attempts=[Attempt(status=p.status, device=p.device, error=_error_text(p),
                               at=_timestamp(p.started, 0.0), step=failed_step_of(p))
                       for p in c.previous]))

@@ -128,11 +128,15 @@ def only_suite(runs: list[RunRecord], suite: str | None) -> list[RunRecord]:
         cases = [c for c in run.cases if suite_of(c.case_id) == suite]
         if cases:
             counts = Counter(c.status for c in cases)
+            kept = [c.model_seconds for c in cases if c.model_seconds is not None]
             out.append(run.model_copy(update={
                 "cases": cases, "counts": {**counts, "total": len(cases)},
                 "tokens": sum(c.tokens for c in cases), "cost": sum(c.cost for c in cases),
                 "tokens_unknown": any(c.tokens_unknown for c in cases),
-                "cost_unknown": any(c.cost_unknown for c in cases)}))
+                "cost_unknown": any(c.cost_unknown for c in cases),
+                # the suite's model time, as its tokens and cost (a record from before
+                # cases kept theirs: the run's)
+                **({"model_seconds": round(sum(kept), 3)} if len(kept) == len(cases) else {})}))
     return out
 
 

@@ -54,3 +54,28 @@ def test_the_history_row_counts_the_tokens_and_cost_of_every_attempt(tmp_path):
     assert "3.0 s" in cells                                       # model time of both attempts
     spend = re.search(r"Model tokens and cost per case.*?</table>", page, re.S)
     assert spend and "4,200" in spend.group(0) and "$0.0060" in spend.group(0)
+
+
+def test_one_suite_s_page_shows_that_suite_s_model_time_as_its_tokens_and_cost():
+    """`farm report --history --suite a` of runs holding suites a and b showed a's tokens and
+    cost beside the whole run's model time (b's calls too). A record from before cases kept
+    their model time still shows the run's (its cases' is not known)."""
+    from farm.report.trends import only_suite
+    from farm.results import CaseResult, RunSummary
+    from farm.results_history import RunRecord, record_for
+    from farm.usage import Usage
+
+    def case(case_id: str, seconds: float) -> CaseResult:
+        return CaseResult(run_id="r", case_id=case_id, name=case_id, file=f"{case_id}.yaml",
+                          platform="web", status="passed", usage=Usage(
+                              prompt_tokens=100, completion_tokens=10, calls=2,
+                              latency_s=seconds))
+    summary = RunSummary(run_id="r", started="2026-01-01T02:00:00+00:00",
+                         cases=[case("a/x", 2.0), case("a/y", 1.5), case("b/z", 5.0)])
+    summary.recount()
+    record = record_for(summary)
+    assert record.model_seconds == 8.5
+    assert only_suite([record], "a")[0].model_seconds == 3.5
+    older = RunRecord.model_validate_json(record.model_dump_json(
+        exclude={"cases": {"__all__": {"model_seconds"}}}))
+    assert only_suite([older], "a")[0].model_seconds == 8.5
