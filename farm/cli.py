@@ -1073,7 +1073,9 @@ class _ReaderMayLeave:
         if not self.reader_gone:
             try:
                 return self._stream.write(text)
-            except OSError:
+            except BlockingIOError:     # a full non-blocking pipe: its reader is still there
+                raise
+            except OSError:             # EPIPE; EIO from a terminal that closed
                 self._reader_left()
         return len(text)
 
@@ -1085,6 +1087,8 @@ class _ReaderMayLeave:
         if not self.reader_gone:
             try:
                 self._stream.flush()
+            except BlockingIOError:
+                raise
             except OSError:
                 self._reader_left()
 

@@ -69,3 +69,17 @@ def test_collect_only_whose_reader_left_exits_as_it_would(here, monkeypatch, cap
     monkeypatch.setattr(sys, "stdout", _ReaderLeavesAfterOneLine())
     code, _, err = run_main(monkeypatch, capsys, "run", "s", "--collect-only")
     assert (code, err) == (0, "")
+
+
+def test_a_full_non_blocking_pipe_is_not_taken_for_a_reader_that_left():
+    """EAGAIN: the reader is there, only slow; dropping every later line would hide the run."""
+    from farm.cli import _ReaderMayLeave
+
+    class _Full(io.StringIO):
+        def write(self, text: str) -> int:
+            raise BlockingIOError(11, "Resource temporarily unavailable")
+
+    out = _ReaderMayLeave(_Full())
+    with pytest.raises(BlockingIOError):
+        out.write("farm: 1 passed\n")
+    assert not out.reader_gone
