@@ -147,8 +147,11 @@ def synthetic(case: Case, run_id: str, attempt: int, status: str, device: str | 
     """The result of an attempt that did not run to its end on a device (interrupted, lost,
     never started); ``error`` is recorded by class, as run_case records it. It ended before
     its first step: a case that did not pass is at its ``launch:`` / ``url:`` line, as one
-    that ended in its set-up on a device (no step to point at), else at its first step."""
+    that ended in its set-up on a device (no step to point at), else at its first step. A
+    shared-context unit's has its files' (each the same), as one that ran has: each file is
+    a case of the run, in its results and in farm_cases_total."""
     ended = status in ("failed", "error", "interrupted")
+    parts = [synthetic(p, run_id, attempt, status, device, reason, error) for p in case.parts]
     return CaseResult(run_id=run_id, case_id=case.id, name=case.name,
                       file=display_path(case.file),
                       line=case.setup_line if ended else case.first_line,
@@ -156,5 +159,5 @@ def synthetic(case: Case, run_id: str, attempt: int, status: str, device: str | 
                       attempt=attempt, status=status, reason=reason,
                       error=CaseError(kind=error_kind(error), message=str(error))
                       if error is not None else None,
-                      started=now_iso(), tags=case.tags,
+                      started=now_iso(), tags=case.tags, parts=parts,
                       description=case.description, report_file=case.report_file)

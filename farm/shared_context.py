@@ -64,19 +64,36 @@ def expand(results: list[CaseResult], cases: dict[str, Case]) -> list[CaseResult
                 "tags": p.tags, "description": p.description, "report_file": p.report_file})
                 for p in unit.parts)
         else:
-            out.extend(_files_of(result))
+            out.extend(files_of(result))
     return out
 
 
-def _files_of(result: CaseResult) -> list[CaseResult]:
-    earlier = [prev.parts for prev in result.previous]
+def files_of(result: CaseResult) -> list[CaseResult]:
+    """One result per file of a unit's ``result`` (one with its files' results, ``parts``).
+    A file that failed in an earlier attempt and passed in the last one is flaky; one whose
+    earlier attempt ended in an error (its device lost) and passed is passed, as any case
+    retried after an infrastructure error (it was flaky: CI called the app flaky when a
+    phone had died)."""
     out = []
     for i, part in enumerate(result.parts):
-        before = [attempt[i] for attempt in earlier if i < len(attempt)]
+        before = [_file_attempt(attempt, i, part) for attempt in result.previous]
         status = part.status
-        if status == "passed" and any(b.status in ("failed", "error") for b in before):
+        if status == "passed" and any(b.status == "failed" for b in before):
             status = "flaky"
         out.append(part.model_copy(update={
             "status": status, "previous": before, "device": result.device,
             "attempt": result.attempt, "since_last": None}))
     return out
+
+
+def _file_attempt(attempt: CaseResult, i: int, file: CaseResult) -> CaseResult:
+    """The ``i``-th file's share of an earlier attempt of its unit: its result there; for an
+    attempt that has none (a unit result read from an older journal), the attempt's verdict,
+    its model spend on the first file only (counted once, as it was paid once)."""
+    if i < len(attempt.parts):
+        return attempt.parts[i]
+    return attempt.model_copy(update={
+        "case_id": file.case_id, "name": file.name, "file": file.file, "line": file.line,
+        "tags": file.tags, "description": file.description,
+        "report_file": file.report_file, "parts": [],
+        **({} if i == 0 else {"usage": None, "tokens": {}})})

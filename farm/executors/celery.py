@@ -619,6 +619,8 @@ class CeleryExecutor:
                                 3)
         result.steps = steps
         _spent_so_far(result, [*(s.usage for s in inf.steps), inf.spending])
+        if result.parts:
+            _share_out(result, case, inf.spending)
         if result.error is not None and len(steps) >= current:
             result.error.step = current
         # the step it was in, as the FAILED line names it
@@ -849,6 +851,29 @@ class CeleryExecutor:
         for q in self._queue.values():
             q.clear()
         self._stopping = True
+
+
+def _share_out(unit: CaseResult, case: Case, spending: Usage | None) -> None:
+    """A shared-context unit's attempt ended here: its steps, as its worker reported them
+    (each file's numbered from 1), go to their files, each file's spend with them, as a
+    unit's result keeps them; the step in progress is the last of those files' unless that
+    one reported all its steps (then the next file's). Each file is a case of the run's
+    results and metrics: the unit's own steps and spend were on none of them, and the run
+    counted none of the calls a lost unit's attempt had paid for."""
+    groups: list[list[StepRecord]] = []
+    for step in unit.steps:
+        if step.index == 1 or not groups:
+            groups.append([])
+        groups[-1].append(step)
+    for part, steps in zip(unit.parts, groups):
+        part.steps = steps
+        _spent_so_far(part, [s.usage for s in steps])
+    at = max(len(groups) - 1, 0)
+    if groups and len(groups[-1]) >= sum(len(t.steps) for t in case.parts[at].tasks):
+        at += 1         # (the last file reported every step: the next one had begun)
+    current = unit.parts[min(at, len(unit.parts) - 1)]
+    _spent_so_far(current, [*(s.usage for s in current.steps), spending])
+    unit.steps = []
 
 
 def _spent_so_far(result: CaseResult, reported: list[Usage | None]) -> None:

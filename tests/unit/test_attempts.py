@@ -114,3 +114,16 @@ def test_synthetic_result_records_the_error_by_class():
     assert (r.case_id, r.attempt, r.device, r.status) == ("s/c", 2, "d1", "error")
     assert r.error.kind == "DeviceLost" and r.error.message == "no device left"
     assert outcome(r) is Outcome.INFRA
+
+
+def test_a_shared_context_units_synthetic_result_has_its_files():
+    """Each file of a unit that never ran to its end is a case of the run (its results, its
+    metrics), as each file of one that ran: the unit's result carries its files' results."""
+    files = [Case(id=f"s/{n}", name=n, file=Path(f"/tmp/s/{n}.yaml"),
+                  suite_root=Path("/tmp/s"), platform="web", web=WebTarget(url="http://x/"),
+                  tasks=[Task(name="t", steps=[])]) for n in ("a", "b")]
+    unit = files[0].model_copy(update={"id": "s/index", "tasks": [], "parts": files})
+    r = synthetic(unit, "run1", 1, "skipped", reason="not run: the run was interrupted")
+    assert [(p.case_id, p.status, p.reason) for p in r.parts] == [
+        ("s/a", "skipped", "not run: the run was interrupted"),
+        ("s/b", "skipped", "not run: the run was interrupted")]

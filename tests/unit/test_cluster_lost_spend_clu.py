@@ -111,3 +111,36 @@ def test_the_spend_of_a_step_already_reported_is_not_counted_twice(tmp_path):
     result, = ex.ledger.results()
     assert case_usage(result).calls == 1
     assert result.steps[1].usage is None
+
+
+def test_a_lost_shared_context_unit_gives_each_file_its_steps_and_spend(tmp_path):
+    """A unit (shareBrowserContext) lost in its second file: the first file's reported step
+    and its spend are that file's, the spend of the step in progress the second's; before,
+    the spend was the unit's own, on none of the files the run's results count."""
+    from farm.shared_context import expand
+    clock = Clock()
+    files = [Case(id=f"s/{n}", name=n, file=Path(f"/tmp/{n}.yaml"), suite_root=Path("/tmp"),
+                  platform="web", web=WebTarget(url="about:blank"),
+                  tasks=[Task(name="t", steps=[Step(kind="ai", value="do it")])])
+             for n in ("a", "b")]
+    unit = files[0].model_copy(update={"id": "s/index", "tasks": [], "parts": files})
+    settings = Settings(broker_url="redis://127.0.0.1:1/0", cluster_infra_retries=0)
+    services = Services(settings=settings, artifacts=ArtifactStore(tmp_path), run_id="r1",
+                        env={})
+    ex = CeleryExecutor(settings, {unit.id: unit}, services, RetryPolicy(), [], clock=clock)
+    job = Job(unit.id, "web", 1.0)
+    ex._pool_of, ex._queue, ex.ledger.expected = {unit.id: "web"}, {"web": []}, {unit.id}
+    ex._inflight[unit.id] = _Inflight(job, clock(), seen=clock())
+    ex._handle({"type": "case_started", "case": unit.id, "attempt": 1, "device": DEVICE})
+    ex._handle({"type": "step", "case": unit.id, "attempt": 1, "device": DEVICE,
+                "record": {"task": "t", "index": 1, "kind": "ai", "label": "do it",
+                           "status": "passed", "usage": USAGE}})
+    ex._handle(spend(unit.id, 1, 2))
+    clock.t += GRACE + 1
+    ex._check_inflight({}, {}, clock())
+    lost, = ex.ledger.results()
+    a, b = expand([lost], {unit.id: unit})
+    assert (a.case_id, a.status, b.case_id, b.status) == ("s/a", "error", "s/b", "error")
+    assert [s.index for s in a.steps] == [1] and b.steps == []
+    assert a.usage is not None and a.usage.calls == 1
+    assert b.usage is not None and b.usage.calls == 2

@@ -446,3 +446,21 @@ def test_a_run_the_broker_refuses_counts_and_pushes_no_case(monkeypatch, capsys,
         (tmp_path / "r" / "metrics.prom").read_text()) for s in f.samples
         if s.name == "farm_cases_total" and s.labels["platform"] == "web"}
     assert written.get("error", 0.0) == before["error"]
+
+
+def test_a_shared_context_unit_is_counted_as_its_files_once() -> None:
+    """A batch of 2 files run as one unit counted 3 cases: the unit's result while the run
+    lasted, then its 2 files at the end; its tokens were its worst file's only."""
+    from farm.shared_context import files_of
+    before = value("farm_cases_total", platform="units", status="passed")
+    prompt0 = value("farm_case_tokens_total", platform="units", kind="prompt")
+    a = result("b/a", platform="units", usage=Usage(prompt_tokens=100, calls=1))
+    b = result("b/b", platform="units", usage=Usage(prompt_tokens=30, calls=1))
+    unit = result("b/index", platform="units", usage=a.usage).model_copy(
+        update={"parts": [a, b]})
+    tally = metrics.CaseMetrics(NullEvents(), files_of)
+    tally.case_finished("d1", unit, final=True)
+    for file in files_of(unit):                 # the end-of-run pass over the run's results
+        tally.count(file, settling=True)
+    assert value("farm_cases_total", platform="units", status="passed") == before + 2
+    assert value("farm_case_tokens_total", platform="units", kind="prompt") == prompt0 + 130

@@ -76,3 +76,35 @@ def test_a_selected_file_of_a_shared_batch_brings_its_setup_file() -> None:
         "share_context_test_scripts/02-check-login"]
     alone = select_cases(cases, SelectOptions(keyword="01-login"))
     assert [c.id for c in alone.selected] == ["share_context_test_scripts/01-login"]
+
+
+def test_a_file_retried_after_its_device_was_lost_is_passed_not_flaky() -> None:
+    """As any case retried after an infrastructure error: the device broke, not the app (CI
+    called the file flaky, and the run warned of it)."""
+    [unit] = build_units(_cases(UPSTREAM / "share_context_test_scripts"))
+    a, b = (p.id for p in unit.parts)
+    lost = _result(unit.id, "error", attempt=1, parts=[_result(a, "error"),
+                                                      _result(b, "skipped")])
+    last = _result(unit.id, "passed", attempt=2, previous=[lost],
+                   parts=[_result(a, "passed"), _result(b, "passed")])
+    files = {r.case_id: r for r in expand([last], {unit.id: unit})}
+    assert (files[a].status, files[b].status) == ("passed", "passed")
+    assert [p.status for p in files[a].previous] == ["error"]
+
+
+def test_an_earlier_attempt_without_files_is_kept_its_spend_counted_once() -> None:
+    """A unit's attempt whose result has no files' results (as an older journal has them) is
+    each file's earlier attempt; what it spent on the model, on the first file only."""
+    from farm.usage import Usage
+    [unit] = build_units(_cases(UPSTREAM / "share_context_test_scripts"))
+    a, b = (p.id for p in unit.parts)
+    lost = _result(unit.id, "error", attempt=1, usage=Usage(prompt_tokens=500, calls=2),
+                   tokens={"prompt": 500})
+    last = _result(unit.id, "passed", attempt=2, previous=[lost],
+                   parts=[_result(a, "passed"), _result(b, "passed")])
+    files = {r.case_id: r for r in expand([last], {unit.id: unit})}
+    (first,), (second,) = files[a].previous, files[b].previous
+    assert (first.case_id, first.status, second.case_id, second.status) == (
+        a, "error", b, "error")
+    assert first.usage is not None and first.usage.calls == 2 and second.usage is None
+    assert second.tokens == {}
