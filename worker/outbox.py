@@ -33,6 +33,8 @@ def describe(event: dict[str, Any]) -> str:
         return f"the start of {case} attempt {attempt}"
     if kind == "case_finished":
         return f"the result of {case} attempt {attempt}"
+    if kind == "spend":
+        return f"the model spend of step {event.get('after', 0) + 1} of {case} attempt {attempt}"
     return f"{event.get('device')} {event.get('state', kind)}"
 
 

@@ -79,3 +79,10 @@ def test_another_attempt_in_flight_is_not_reported_as_this_one():
     events.spending("d", run)
     events.spending("d", None)
     assert spends(runtime) == []
+
+
+def test_a_spend_waiting_for_redis_is_named_in_the_workers_log():
+    """(An outage's log line names the last event waiting: not "fake-1 spend".)"""
+    from worker.outbox import describe
+    event = {"type": "spend", "device": "fake-1", "case": "s/c", "attempt": 2, "after": 1}
+    assert describe(event) == "the model spend of step 2 of s/c attempt 2"
