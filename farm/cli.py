@@ -32,6 +32,19 @@ GC_THRESHOLDS = (10_000, 20, 20)
 CACHE_MODES = ["read-write", "read-only", "write-only", "off"]
 
 
+class _GivenPath(click.Path):
+    """A path argument or option that may not be empty: click reads "" as "." (`--report-dir
+    "$DIR"` with DIR unset put the report in the working directory, and with --overwrite
+    removed farm's files and any artifacts/ folder there; `farm run "$SUITE"` ran it all)."""
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, str) and not value.strip():
+            optional = param is not None and param.param_type_name == "option"
+            self.fail("an empty path (an unset variable, as in \"$DIR\"?): give one"
+                      + (", or leave the option out" if optional else ""), param, ctx)
+        return super().convert(value, param, ctx)
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(package_name="farm", prog_name="farm")
 def cli() -> None:
@@ -57,11 +70,11 @@ def cli() -> None:
 
 
 @cli.command()
-@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
+@click.argument("paths", nargs=-1, required=True, type=_GivenPath(exists=True, path_type=Path))
 @click.option("--devices", "-d", default=None, metavar="SPEC",
               help="Devices to run on: KIND[:COUNT][,KIND[:COUNT]] (kinds: browser, android, "
                    "ios, android-sim, ios-sim). Default: browser:1.")
-@click.option("--report-dir", type=click.Path(path_type=Path),
+@click.option("--report-dir", type=_GivenPath(path_type=Path),
               help="Write results here instead of .farm/runs/<run-id>/.")
 @click.option("--collect-only", is_flag=True, help="Load, validate and select; print the "
               "cases (and the deselected ones) with their platform; run nothing (exit 0, 5 when "
@@ -91,12 +104,12 @@ def cli() -> None:
 @click.option("--shard", metavar="I/N", help="Run shard I of N: cases split deterministically "
               "from the suite files (heaviest first by steps, as Flank does), the same plan on "
               "every CI job.")
-@click.option("--shard-timings", type=click.Path(path_type=Path), metavar="FILE",
+@click.option("--shard-timings", type=_GivenPath(path_type=Path), metavar="FILE",
               help="Balance --shard by the case times of an earlier run: its results.json, run "
                    "directory or --junit-xml file (give every job the same one).")
-@click.option("--junit-xml", type=click.Path(path_type=Path),
+@click.option("--junit-xml", type=_GivenPath(path_type=Path),
               help="Also write the JUnit XML report to this path.")
-@click.option("--alluredir", type=click.Path(file_okay=False, path_type=Path),
+@click.option("--alluredir", type=_GivenPath(file_okay=False, path_type=Path),
               help="Also write Allure results into this directory.")
 @click.option("--no-progress", is_flag=True, default=None,
               help="No progress output (also FARM_NO_PROGRESS=1).")
@@ -777,8 +790,8 @@ def _fresh_store(corrupt) -> None:
 
 
 @cache.command("export")
-@click.argument("case_or_run", type=click.Path(exists=True, path_type=Path))
-@click.option("--output", "-o", type=click.Path(path_type=Path),
+@click.argument("case_or_run", type=_GivenPath(exists=True, path_type=Path))
+@click.option("--output", "-o", type=_GivenPath(path_type=Path),
               help="Where to write (one case only; default: <case>.solved.yaml beside it).")
 @_broker_option
 def cache_export(case_or_run: Path, output: Path | None, broker: str | None) -> None:
@@ -822,18 +835,18 @@ def _one_case(path: Path):
 
 @cli.command()
 @click.argument("run_dir", required=False,
-                type=click.Path(exists=True, file_okay=False, path_type=Path))
+                type=_GivenPath(exists=True, file_okay=False, path_type=Path))
 @click.option("--history", is_flag=True,
               help="Write one page across the runs in the results history instead.")
 @click.option("--since", metavar="AGE", help="With --history: only runs this recent (7d, 12h).")
 @click.option("--suite", metavar="NAME", help="With --history: only this suite's cases.")
-@click.option("--out", type=click.Path(dir_okay=False, path_type=Path),
+@click.option("--out", type=_GivenPath(dir_okay=False, path_type=Path),
               help="With --history: where to write the page (default .farm/history.html).")
 @click.option("--results", metavar="PATH|URL", help="The results history to read (default: "
               "FARM_RESULTS_HISTORY_URL, the broker's Redis, else .farm/results.sqlite).")
-@click.option("--alluredir", type=click.Path(file_okay=False, path_type=Path),
+@click.option("--alluredir", type=_GivenPath(file_okay=False, path_type=Path),
               help="Also write Allure results of RUN_DIR into this directory.")
-@click.option("--junit-xml", type=click.Path(dir_okay=False, path_type=Path),
+@click.option("--junit-xml", type=_GivenPath(dir_okay=False, path_type=Path),
               help="Also write RUN_DIR's JUnit XML here (the --junit-xml a killed run left "
                    "saying it had not finished).")
 def report(run_dir: Path | None, history: bool, since: str | None, suite: str | None,
