@@ -131,6 +131,12 @@ def read_yaml(path: Path, display: str | None = None) -> tuple[Node | None, list
         data = read_limited(Path(path), MAX_BYTES)
     except _Unreadable as exc:
         return None, [SuiteError(shown, str(exc))]
+    except FileNotFoundError as exc:
+        # a link whose target is gone: "no such file" of a file `ls` lists sent users looking
+        if Path(path).is_symlink():
+            return None, [SuiteError(shown, f"a link to {os.readlink(path)}, which does not "
+                                            "exist: fix or remove the link")]
+        return None, [SuiteError(shown, f"cannot read file: {exc.strerror or exc}")]
     except OSError as exc:
         return None, [SuiteError(shown, f"cannot read file: {exc.strerror or exc}")]
     if is_utf16(data):      # Windows Notepad's "Unicode": NUL bytes, but text
