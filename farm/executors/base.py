@@ -11,6 +11,7 @@ from farm.attempts import RetryPolicy, next_attempt, outcome, synthetic
 from farm.results import CaseResult, StepRecord, final_result, storable
 from farm.schedule import Job
 from farm.suite.model import Case
+from farm.usage import Usage
 
 log = logging.getLogger("farm.executor")
 
@@ -105,7 +106,7 @@ class Ledger:
         """Keep an attempt's result; return the retry to queue, if any. The result is kept
         before anyone is told, and a progress view or journal that fails to take it cannot
         lose it."""
-        result = storable(result)
+        result = _spent_by_files(storable(result))
         retry = next_attempt(job, outcome(result), device, self.policy)
         self.attempts.setdefault(job.case_id, []).append(result)
         if retry is None:
@@ -120,7 +121,7 @@ class Ledger:
         already ended."""
         if job.case_id in self.final:
             return
-        self.attempts.setdefault(job.case_id, []).append(storable(result))
+        self.attempts.setdefault(job.case_id, []).append(_spent_by_files(storable(result)))
         self.final[job.case_id] = final_result(self.attempts[job.case_id])
         self._tell(device, self.final[job.case_id], final=True)
 
@@ -152,3 +153,18 @@ class Ledger:
 
     def results(self) -> list[CaseResult]:
         return [self.final[c] for c in sorted(self.final)]
+
+
+def _spent_by_files(result: CaseResult) -> CaseResult:
+    """A shared-context unit's result with the model spend of all its files (its own was its
+    worst file's: the run's --max-model-tokens / --max-model-cost counted a 2-file unit's
+    calls as one file's, and the run went on past its budget)."""
+    if not result.parts:
+        return result
+    spent = Usage()
+    for part in result.parts:
+        if part.usage is not None:
+            spent.add(part.usage)
+    tokens = {"prompt": spent.prompt_tokens, "completion": spent.completion_tokens}
+    return result.model_copy(update={"usage": spent if spent.spent else None,
+                                     "tokens": tokens if spent.spent else {}})
