@@ -72,7 +72,26 @@ class KeywordExpr:
             raise self._error("parentheses nested too deeply", 1) from None
         if self._i < len(self.tokens):
             word, col = self.tokens[self._i]
-            raise self._error(f"unexpected {word!r}", col)
+            raise self._error(f"unexpected {word!r}{self._joined()}", col)
+
+    def _joined(self) -> str:
+        """`-k "Log in"` (a name's words): the expression with ``and`` between words that
+        had only a space, when that parses; pytest's -k takes no phrase either."""
+        ops = ("and", "or", "not", "(", ")")
+        out: list[str] = []
+        for word, _ in self.tokens:
+            if out and (out[-1] not in ops or out[-1] == ")") and word not in ("and", "or", ")"):
+                out.append("and")
+            out.append(word)
+        if len(out) == len(self.tokens) or any(     # (nothing to join; AND: said apart)
+                w.lower() in ("and", "or", "not") and not w.islower() for w, _ in self.tokens):
+            return ""
+        text = " ".join(out).replace("( ", "(").replace(" )", ")")
+        try:
+            KeywordExpr(text)
+        except ConfigError:
+            return ""
+        return f"; a space joins no words: -k {shlex.quote(text)} matches cases with all of them"
 
     def _error(self, what: str, column: int) -> ConfigError:
         cased = [w for w, _ in self.tokens
