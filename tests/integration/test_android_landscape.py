@@ -56,6 +56,8 @@ def test_a_turned_phone_is_measured_as_it_shows(simulator):
         import adbutils      # (the simulator says so where adbutils reads it, as a phone)
         raw = adbutils.AdbClient(port=simulator.port).device(simulator.serials[0])
         assert (raw.rotation(), tuple(raw.window_size())) == (1, (2400, 1080))
+        simulator.fault(0, "empty_tree", 4)         # an empty dump says how it is turned too
+        assert phone.hierarchy() is None and phone.size() == (2400, 1080)
         phone.shell("settings put system user_rotation 0")
         phone.hierarchy()
         assert phone.size() == (1080, 2400)

@@ -267,7 +267,7 @@ class AndroidShell:
         if self.faults.hit("idle"):
             return b"", b"ERROR: could not get idle state.\n", 1
         if self.faults.hit("empty_tree") or not self.screen_on:
-            xml = EMPTY_UIAUTOMATOR
+            xml = EMPTY_UIAUTOMATOR.replace('rotation="0"', f'rotation="{self.rotation}"')
         else:
             package = self.screen.app or LAUNCHER
             xml = uiautomator_xml(self.screen.dom(), package, *self.frame(), self.screen.dpr,
