@@ -7,6 +7,7 @@ Used from any thread (watchdogs, Ctrl-C): nothing here touches Playwright.
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 import logging
 import os
@@ -89,6 +90,20 @@ class _Held:
 
 _held: dict[str, _Held] = {}
 _held_lock = threading.Lock()
+
+
+@atexit.register
+def _let_go_at_exit() -> None:
+    """Remove the lock files of the phones this process still holds (a device never closed):
+    the kernel lets go of the locks anyway, the temp dir need not keep their files."""
+    with _held_lock:
+        for held in _held.values():
+            if held.fd is not None:
+                try:
+                    held.path.unlink()
+                except OSError:
+                    pass
+        _held.clear()
 
 
 def claims_dir() -> Path:
