@@ -62,3 +62,13 @@ def test_the_history_page_fits_a_phone_and_its_chart_has_a_scale(tmp_path: Path,
                                         "r3: 50.0% of 2 case(s)"]
     assert "50.0% of 2 case(s), run r3" in page.locator("#latest-rate").inner_text()
     assert page_errors == []
+
+
+def test_a_long_case_id_wraps_on_a_phone(tmp_path: Path, viewer_page) -> None:
+    """A case id as suites name them (nightly/checkout/payment/credit_card_declined_…): its
+    `id` fact was one unbreakable word, and the page scrolled sideways (490 px for 390)."""
+    summary = _summary(tmp_path)
+    summary.cases[2].case_id = "nightly/checkout/payment/credit_card_declined_shows_an_error"
+    viewer_page.goto(write_html(summary, tmp_path).as_uri())
+    viewer_page.click('button[data-expand="open"]')
+    assert viewer_page.evaluate("document.documentElement.scrollWidth") <= WIDTH
