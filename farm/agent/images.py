@@ -7,6 +7,7 @@ import base64
 import hashlib
 import io
 import struct
+import threading
 import zlib
 from typing import TYPE_CHECKING
 
@@ -98,21 +99,26 @@ def scale_rect(rect: Rect, sx: float, sy: float, dx: int = 0, dy: int = 0) -> Re
 
 # Recent frames by (crc32, length) of the PNG: a loop looking at an unchanged screen gets the
 # same bytes again, and decoding a full PNG costs far more than hashing it.
+# Shared by the devices' threads: the lock (the oldest frame's eviction, next(iter(...)),
+# raised "dictionary changed size during iteration" when another device added one).
 _FRAMES: dict[tuple[int, int], Image.Image] = {}
+_FRAMES_LOCK = threading.Lock()
 
 
 def grey_frame(png: bytes) -> Image.Image:
     """The screenshot in greyscale at full size, to tell whether the screen changed: a digit
     or a typed letter is a few pixels wide, which any thumbnail averages away."""
     key = (zlib.crc32(png), len(png))
-    cached = _FRAMES.get(key)
+    with _FRAMES_LOCK:
+        cached = _FRAMES.get(key)
     if cached is not None:
         return cached
     from PIL import Image
     frame = Image.open(io.BytesIO(png)).convert("L")
-    if len(_FRAMES) >= 4:
-        _FRAMES.pop(next(iter(_FRAMES)), None)
-    _FRAMES[key] = frame
+    with _FRAMES_LOCK:
+        while len(_FRAMES) >= 4:
+            del _FRAMES[next(iter(_FRAMES))]
+        _FRAMES[key] = frame
     return frame
 
 
