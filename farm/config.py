@@ -654,7 +654,21 @@ def nearest_setting(key: str, names: list[str], typo_only: bool = False) -> str 
     if close and (_slips(key, close[0]) <= 2 or _singular(key) == _singular(close[0])):
         return close[0]
     starts = [n for n in names if n.startswith(key + "_")]
-    return starts[0] if len(key) >= 5 and len(starts) == 1 else None
+    if len(key) >= 5 and len(starts) == 1:
+        return starts[0]
+    # a middle word left out (FARM_MODEL_KEY, FARM_MODEL_URL: the model's key and base URL
+    # went unread); not a first one (FARM_BASE_URL may be a suite's own variable)
+    words = key.split("_")
+    within = [n for n in names if len(words) >= 2 and n.split("_")[0] == words[0]
+              and n.split("_")[-1] == words[-1] and _holds(n.split("_"), words)]
+    return within[0] if len(within) == 1 and within[0].count("_") == key.count("_") + 1 \
+        else None
+
+
+def _holds(words: list[str], part: list[str]) -> bool:
+    """``part`` is ``words`` with some of them left out, in order."""
+    rest = iter(words)
+    return all(word in rest for word in part)
 
 
 def _singular(name: str) -> str:
