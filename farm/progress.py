@@ -10,6 +10,7 @@ import time
 from typing import IO, Any
 
 from farm.results import CaseResult, StepRecord
+from farm.run_console import clipped
 from farm.text import printable
 
 STATUS_WORD = {"passed": "PASSED", "failed": "FAILED", "error": "ERROR", "skipped": "SKIPPED",
@@ -24,7 +25,7 @@ def _short(result: CaseResult) -> str:
     if why:
         first = why.strip().splitlines()[0]
         step = f"step {result.error.step}: " if result.error and result.error.step else ""
-        text += f" — {step}{first[:160]}"
+        text += f" — {step}{clipped(first, 160)}"   # (cut: "…", not a different word)
     return printable(text)
 
 
