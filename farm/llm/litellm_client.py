@@ -241,7 +241,7 @@ class LiteLLMClient:
             return self._refused(exc, said)
         if not self._retryable(exc):
             return ModelUnavailable(f"model {self.model}{self._at()} refused the request: "
-                                    f"{said}")    # (a 404: the base URL's path is wrong)
+                                    f"{said}{self._not_found(exc)}")
         now = time.monotonic()
         timed_out = self._timed_out(exc)
         if (timed_out and waited < self.timeout) or budget.spent(now):
@@ -273,6 +273,17 @@ class LiteLLMClient:
         return ModelUnavailable(f"model {self.model}{self._at()} failed ({said}) and a retry "
                                 f"in {_secs(delay)} s ({why}) would not fit in the "
                                 f"{_secs(left)} s left")
+
+    def _not_found(self, exc: BaseException) -> str:
+        """What a 404 says of the settings: the base URL's path (an OpenAI-compatible
+        server's ends in /v1 as a rule) or the model's name is not the endpoint's; the SDK
+        says only "Error code: 404"."""
+        if getattr(exc, "status_code", None) != 404:
+            return ""
+        name = self.model.split("/", 1)[-1]
+        where = ("the base URL's path, which for an OpenAI-compatible server usually ends in "
+                 "/v1, and " if self.base_url else "")
+        return f" (a 404: check {where}the model name {name!r})"
 
     def _at(self) -> str:
         """`` at http://…`` (credentials masked) when the model has a base URL."""

@@ -2,7 +2,8 @@
 litellm's words: "unavailable after 3 attempts: InternalServerError: OpenAIException - error -
 Expecting value: …, Received response - <APIResponse [200 OK] type=<class 'openai.types…'>>,
 Type of response - <class 'openai._legacy_response.LegacyAPIResponse'>", a server error the
-endpoint never sent. It now says the answer was not JSON; one attempt is "1 attempt"."""
+endpoint never sent. It now says the answer was not JSON; one attempt is "1 attempt"; a 404
+names what to check."""
 
 from __future__ import annotations
 
@@ -34,3 +35,16 @@ def test_a_server_error_still_says_what_it_was(server):
     client = LiteLLMClient("openai/scripted", base_url=srv.base_url, retries=0)
     with pytest.raises(ModelUnavailable, match="after 1 attempt: InternalServerError"):
         client.complete(MSGS)
+
+
+def test_a_404_names_what_to_check(server):
+    """A base URL without its /v1 (or a model name the server does not serve) said only
+    "NotFoundError: OpenAIException - Error code: 404"."""
+    srv = serve(server, [Reply(status=404, raw=b"404 page not found")])
+    client = LiteLLMClient("openai/my-model", base_url=srv.base_url, retries=1)
+    with pytest.raises(ModelUnavailable) as info:
+        client.complete(MSGS)
+    assert str(info.value).endswith(
+        "Error code: 404 (a 404: check the base URL's path, which for an OpenAI-compatible "
+        "server usually ends in /v1, and the model name 'my-model')"), info.value
+    assert len(srv.requests) == 1           # not retried: it would be refused again
