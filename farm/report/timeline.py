@@ -34,9 +34,9 @@ def render_timeline(summary: RunSummary) -> str:
     for device in sorted({b[0] for b in bars}):
         mine = sorted((b for b in bars if b[0] == device), key=lambda b: b[1])
         cells = "".join(_bar(b, t0, span) for b in mine)
-        if device in summary.quarantined:
-            left = (mine[-1][2] - t0) / span * 100
-            cells += (f'<span class="q" style="left:{min(left, 99):.2f}%" '
+        if device in summary.quarantined:     # after its last bar, inside the track (past
+            left = (mine[-1][2] - t0) / span * 100     # its end, the page scrolled sideways)
+            cells += (f'<span class="q" style="left:min({left:.2f}%, calc(100% - 80px))" '
                       f'title="quarantined after repeated infrastructure errors">'
                       f"quarantined</span>")
         about = summary.device_info.get(device)      # what the device is, on hover

@@ -182,3 +182,20 @@ def test_data_and_deselected_tables_keep_each_cell_in_its_column(tmp_path: Path,
     assert overflowing == []
     why = viewer_page.locator("#deselected td").nth(3)
     assert why.evaluate("td => getComputedStyle(td).textAlign") in ("left", "start")
+
+
+def test_a_device_quarantined_at_the_run_s_end_keeps_its_label_on_the_page(
+        tmp_path: Path, viewer_page) -> None:
+    """The timeline's "quarantined" label goes after the device's last bar: for a device whose
+    last attempt ended with the run it went past the track's end, and the page scrolled
+    sideways (1312 px for 1280)."""
+    summary = _summary(tmp_path)
+    for i, case in enumerate(summary.cases):        # one after the other; the last ends the run
+        case.started = f"2024-05-01T10:00:{10 * i:02d}+00:00"
+    last = summary.cases[-1]
+    summary.quarantined = [last.device]
+    viewer_page.goto(write_html(summary, tmp_path).as_uri())
+    assert viewer_page.evaluate("document.documentElement.scrollWidth") <= 1280
+    label, track = (viewer_page.locator(f'.lane[data-device="{last.device}"] {s}').bounding_box()
+                    for s in (".q", ".track"))
+    assert label["x"] + label["width"] <= track["x"] + track["width"] + 1
