@@ -106,6 +106,19 @@ def _no_cases(paths: Sequence[str | Path], path: Path | None, out: IO[str]) -> i
     pytest writes when it collects none), so CI publishes this run's nothing, not an earlier
     run's file."""
     print("farm: no cases found under " + ", ".join(map(str, paths)), file=out)
+    return _nothing_to_run(path)
+
+
+def _none_selected(path: Path | None, out: IO[str]) -> int:
+    """A selection that left no case (a -k that matches nothing, a suite whose platforms have
+    no device): exit 5 before any output is set up, so a --report-dir keeps the run it holds
+    (with --overwrite it was wiped for a run of nothing); --junit-xml as `_no_cases`."""
+    print("farm: nothing to run: no report written", file=out)
+    return _nothing_to_run(path)
+
+
+def _nothing_to_run(path: Path | None) -> int:
+    """Exit 5, and --junit-xml (when given) a document with no test."""
     if path is None:
         return 5
     from datetime import datetime
@@ -144,6 +157,8 @@ def _run(paths: Sequence[str | Path], devices: str, settings: Settings,
     if choice.collect_only:
         return _print_collection(chosen, out, remembered, settings.default_case_seconds,
                                  choice.matrix_groups)
+    if not chosen.selected:
+        return _none_selected(junit_xml, out)
     cases = chosen.selected
     _check_models(settings)
     _check_devices(settings, specs, cases)
@@ -340,6 +355,8 @@ def _select(cases: list[Case], specs: list[DeviceSpec], settings: Settings, choi
     A run without --devices runs on the default devices (browser:1) and deselects the rest
     as --devices browser:1 would; only --collect-only lists every platform then."""
     state = Path(settings.state_dir)
+    # a run without --devices: its default, said as such (the user gave no "--devices browser:1")
+    said = devices if choice.devices_given else f"{devices} (the default: no --devices given)"
     shard = parse_shard(choice.shard) if choice.shard else None
     if choice.shard_timings is not None and shard is None:
         raise ConfigError("--shard-timings is for sharded runs: give --shard I/N too")
@@ -349,18 +366,21 @@ def _select(cases: list[Case], specs: list[DeviceSpec], settings: Settings, choi
         keyword=choice.keyword, tags=choice.tags, exclude_tags=choice.exclude_tags,
         last_failed=load_failures(state) if choice.last_failed else None,
         platforms={s.platform for s in specs} if by_devices else None,
-        devices=devices, shard=shard,
+        devices=said, shard=shard,
         shard_timings=read_timings(choice.shard_timings) if choice.shard_timings else None)
     # shards are planned on the suite (or the timings every job is given), never on this
     # machine's remembered durations
     chosen = select_cases(cases, opts)
     by_platform: dict[str, int] = {}
     for d in chosen.deselected:
-        if d.reason.startswith("no ") and d.reason.endswith(f"--devices {devices}"):
+        if d.reason.startswith("no ") and d.reason.endswith(f"--devices {said}"):
             by_platform[d.case.platform] = by_platform.get(d.case.platform, 0) + 1
     for platform, n in sorted(by_platform.items()):
-        chosen.notes.append(f"deselected {n} {platform} case(s): no {platform} device in "
-                            f"--devices {devices}")
+        chosen.notes.append(f"deselected {n} {platform} case(s): " + (
+            f"no {platform} device in --devices {devices}" if choice.devices_given else
+            f"no --devices given, and without it farm runs on {devices} alone: give "
+            f"--devices {_DEVICE_KIND[platform]}:1 (--devices {devices},"
+            f"{_DEVICE_KIND[platform]}:1 runs both)"))
     for note in chosen.notes:
         print(f"farm: {note}", file=out)
     return chosen

@@ -180,6 +180,24 @@ def test_collect_only_with_nothing_selected_exits_5(farm_run, option) -> None:
     assert code == 0 and "farm: 1 case(s) collected" in out
 
 
+def test_a_selection_of_nothing_leaves_the_report_dir_as_it_was(farm_run, tmp_path) -> None:
+    """`-k <typo> --report-dir D --overwrite`: exit 5 naming the -k, and D's earlier run kept
+    (it was wiped, and replaced by a report of nothing); --junit-xml a document of no test."""
+    report = tmp_path / "D"
+    (report / "artifacts").mkdir(parents=True)
+    (report / "results.json").write_text('{"run_id": "earlier"}')
+    (report / "artifacts" / "step1.jpg").write_bytes(b"jpeg")
+    code, out, err = farm_run(DEMO, "--devices", "browser:1", "-k", "lgoin", "--report-dir",
+                              report, "--overwrite", "--junit-xml", tmp_path / "j.xml")
+    assert code == 5, out + err
+    assert "farm: no case selected: 16 deselected by -k lgoin" in out.splitlines()
+    assert out.splitlines()[-1] == "farm: nothing to run: no report written"
+    assert sorted(p.name for p in report.rglob("*")) == ["artifacts", "results.json",
+                                                         "step1.jpg"]
+    assert (report / "results.json").read_text() == '{"run_id": "earlier"}'
+    assert '<testsuites name="farm run' in (tmp_path / "j.xml").read_text()
+
+
 def test_collect_only_says_which_expected_seconds_are_guesses(farm_run) -> None:
     """A case that never ran here counts as the default 30 s (the demo's 16 cases were
     "expected 158.2s" on a machine where they run in seconds): the total says how many of
@@ -204,6 +222,9 @@ def test_collect_only_says_which_expected_seconds_are_guesses(farm_run) -> None:
 
 def test_without_devices_mobile_cases_are_deselected_as_with_browser_1(
         farm_run, tmp_path, monkeypatch) -> None:
+    """... and the line says no --devices was given and how to give it: it said "no android
+    device in --devices browser:1", a flag the user had not given. Nothing left to run writes
+    no report (exit 5)."""
     def no_device(*_args, **_kw):
         raise AssertionError("a device was asked for: the mobile cases were not deselected")
     monkeypatch.setattr(farm.session, "_executor", no_device)
@@ -215,15 +236,13 @@ def test_without_devices_mobile_cases_are_deselected_as_with_browser_1(
     for label, devices in (("default", []), ("explicit", ["--devices", "browser:1"])):
         code, out, err = farm_run("m", *devices, "--no-progress", "--report-dir", label)
         assert code == 5, out + err          # nothing left to run, nothing errored
-        runs[label] = ([line for line in out.splitlines() if "deselected" in line],
-                       json.loads((tmp_path / label / "results.json").read_text()))
-    lines, results = runs["default"]
-    assert lines == ["farm: deselected 1 android case(s): no android device in --devices "
-                     "browser:1",
-                     "farm: deselected 1 ios case(s): no ios device in --devices browser:1"]
-    assert results["cases"] == []
-    assert [(d["case_id"], d["reason"]) for d in results["deselected"]] == [
-        ("m/phone", "no android device in --devices browser:1"),
-        ("m/tablet", "no ios device in --devices browser:1")]
-    assert runs["explicit"][0] == lines
-    assert runs["explicit"][1]["deselected"] == results["deselected"]
+        assert not (tmp_path / label).exists()
+        runs[label] = [line for line in out.splitlines() if "deselected" in line]
+    assert runs["default"] == [
+        "farm: deselected 1 android case(s): no --devices given, and without it farm runs on "
+        "browser:1 alone: give --devices android:1 (--devices browser:1,android:1 runs both)",
+        "farm: deselected 1 ios case(s): no --devices given, and without it farm runs on "
+        "browser:1 alone: give --devices ios:1 (--devices browser:1,ios:1 runs both)"]
+    assert runs["explicit"] == [
+        "farm: deselected 1 android case(s): no android device in --devices browser:1",
+        "farm: deselected 1 ios case(s): no ios device in --devices browser:1"]
