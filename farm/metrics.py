@@ -231,22 +231,19 @@ def model_family(family: str) -> None:
 
 class CaseMetrics(RelayEvents):
     """RunEvents wrapper that counts every final case result once (first one per case wins),
-    whichever executor reports it. A shared-context unit's result is counted as its files'
-    (the cases of the run's results): counted as one more case while the run lasted, its
-    files then came again at the end (a batch of 2 files: 3 cases in farm_cases_total), its
-    tokens as its worst file's. ``files``: a unit's result as its files'
-    (`farm.shared_context.files_of`, which this module may not import: it reads suites)."""
+    whichever executor reports it. A shared-context unit's result (one with its files',
+    ``parts``) is left to the end-of-run pass, which counts the run's results as they are
+    written: its files (a --matrix run's unit as one). Counted as it came, a batch of 2 files
+    was 3 cases in farm_cases_total: the unit, then its files again at the end."""
 
-    def __init__(self, inner: Any, files: Callable[[Any], list[Any]] | None = None) -> None:
+    def __init__(self, inner: Any) -> None:
         super().__init__(inner)
-        self.files = files
         self._seen: set[str] = set()
         self._lock = threading.Lock()
 
     def case_finished(self, device: str, result: Any, final: bool) -> None:
-        if final:
-            for each in self.files(result) if result.parts and self.files else [result]:
-                self.count(each)
+        if final and not result.parts:
+            self.count(result)
         self.inner.case_finished(device, result, final)
 
     def count(self, result: Any, settling: bool = False) -> None:

@@ -28,8 +28,7 @@ def start_metrics(settings: Settings, platforms: set[str]
     the Pushgateway too: `_push_baseline`)."""
     metrics.build_info("run")
     metrics.run_started(platforms)
-    from farm.shared_context import files_of
-    tally = metrics.CaseMetrics(None, files_of)     # (a shared-context unit: its files)
+    tally = metrics.CaseMetrics(None)
     _local_series(settings, platforms)
     _push_baseline(settings)
     if not settings.metrics_port:

@@ -450,7 +450,8 @@ def test_a_run_the_broker_refuses_counts_and_pushes_no_case(monkeypatch, capsys,
 
 def test_a_shared_context_unit_is_counted_as_its_files_once() -> None:
     """A batch of 2 files run as one unit counted 3 cases: the unit's result while the run
-    lasted, then its 2 files at the end; its tokens were its worst file's only."""
+    lasted, then its 2 files at the end (the run's results); its tokens were its worst
+    file's only."""
     from farm.shared_context import files_of
     before = value("farm_cases_total", platform="units", status="passed")
     prompt0 = value("farm_case_tokens_total", platform="units", kind="prompt")
@@ -458,9 +459,23 @@ def test_a_shared_context_unit_is_counted_as_its_files_once() -> None:
     b = result("b/b", platform="units", usage=Usage(prompt_tokens=30, calls=1))
     unit = result("b/index", platform="units", usage=a.usage).model_copy(
         update={"parts": [a, b]})
-    tally = metrics.CaseMetrics(NullEvents(), files_of)
+    tally = metrics.CaseMetrics(NullEvents())
     tally.case_finished("d1", unit, final=True)
     for file in files_of(unit):                 # the end-of-run pass over the run's results
         tally.count(file, settling=True)
     assert value("farm_cases_total", platform="units", status="passed") == before + 2
     assert value("farm_case_tokens_total", platform="units", kind="prompt") == prompt0 + 130
+
+
+def test_a_matrix_runs_unit_is_counted_as_its_row() -> None:
+    """--matrix keeps a unit's result whole in the run's results (one row per device group):
+    counted as that row, as the report counts it, not as files of every group."""
+    before = value("farm_cases_total", platform="matrix-units", status="passed")
+    files = [result(f"b/{n}", platform="matrix-units") for n in ("a", "b", "c")]
+    tally = metrics.CaseMetrics(NullEvents())
+    for group in ("g1", "g2"):
+        row = result(f"b/index@{group}", platform="matrix-units").model_copy(
+            update={"parts": files})
+        tally.case_finished("d1", row, final=True)
+        tally.count(row, settling=True)
+    assert value("farm_cases_total", platform="matrix-units", status="passed") == before + 2
