@@ -238,7 +238,7 @@ class LocalExecutor:
                 others = sum(1 for s in self._slots.values()
                              if s is not slot and s.usable and s.platform == slot.platform)
                 i = pick_job(self._queue, slot.name, slot.platform, others,
-                             getattr(slot.device, "aliases", ()))
+                             getattr(slot.device, "aliases", ()), self._inflight.values())
                 if i is not None:
                     job = self._queue.pop(i)
                     self._inflight[slot.name] = job
