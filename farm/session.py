@@ -164,12 +164,14 @@ def _run(paths: Sequence[str | Path], devices: str, settings: Settings,
     _check_devices(settings, specs, cases)
     check_case_outputs(cases, batches)
     run_id = new_run_id()
-    run_dir = output_dirs(settings, run_id, overwrite, junit_xml, alluredir, len(cases))
-    early = EarlyStop().install()       # from here a Ctrl-C still leaves the run's outputs
+    # a port that is taken, a serve host that is no address here: exit 4 before any output
+    # is touched (with --overwrite the report dir's earlier run was wiped first)
     server, tally = start_metrics(settings, {s.platform for s in specs})
     with AppServer(settings.serve_host, settings.serve_url_host) as apps, ExitStack() as stack:
         suite_apps, own = [a for s in suites for a in s.defaults.apps], _served_folders(cases)
         apps.serve(suite_apps + own)
+        run_dir = output_dirs(settings, run_id, overwrite, junit_xml, alluredir, len(cases))
+        early = EarlyStop().install()       # from here a Ctrl-C still leaves the run's outputs
         env = {**_dotenv_credentials(), **os.environ}   # (each case adds its suite's apps)
         keys = model_keys(settings)
         every_secret = _every_secret(cases, env, keys, settings)

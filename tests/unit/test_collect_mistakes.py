@@ -246,3 +246,24 @@ def test_without_devices_mobile_cases_are_deselected_as_with_browser_1(
     assert runs["explicit"] == [
         "farm: deselected 1 android case(s): no android device in --devices browser:1",
         "farm: deselected 1 ios case(s): no ios device in --devices browser:1"]
+
+
+def test_a_taken_metrics_port_leaves_the_report_dir_as_it_was(farm_run, tmp_path) -> None:
+    """`--metrics-port P` (P taken) `--report-dir D --overwrite`: exit 4 naming the port, and
+    D's earlier run kept; it was wiped first, then the run stopped with nothing in its place."""
+    import socket
+
+    report = tmp_path / "D"
+    (report / "artifacts").mkdir(parents=True)
+    (report / "results.json").write_text('{"run_id": "earlier"}')
+    with socket.socket() as taken:
+        taken.bind(("", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        code, out, err = farm_run(DEMO, "--devices", "browser:1", "-k", "login_success",
+                                  "--metrics-port", str(port), "--report-dir", report,
+                                  "--overwrite")
+    assert code == 4, out + err
+    assert f"--metrics-port {port}" in err and "Traceback" not in err, err
+    assert sorted(p.name for p in report.iterdir()) == ["artifacts", "results.json"]
+    assert (report / "results.json").read_text() == '{"run_id": "earlier"}'
