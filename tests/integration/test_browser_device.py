@@ -294,6 +294,19 @@ def test_run_script_forms(page: BrowserDevice) -> None:
     assert page.healthy()
 
 
+def test_run_script_sees_the_pages_own_globals(page: BrowserDevice) -> None:
+    """A step's code reads the page's globals, whatever farm's wrapper names its own: a page's
+    <input id="code"> (a promo or OTP code field) read as undefined, and the page's own run()
+    called farm's and failed with 'Maximum call stack size exceeded'."""
+    page.run_script("""document.body.insertAdjacentHTML('beforeend', '<input id="code" '
+                       + 'value="A1B2">'); window.v = 'page v'; window.ms = 'page ms';
+                       window.run = () => 'page run'; window.timer = 7""", 5)
+    assert page.run_script("code.value", 5) == "A1B2"                  # expression
+    assert page.run_script("return [v, ms, timer]", 5) == ["page v", "page ms", 7]  # body
+    assert page.run_script("const r = run(); r", 5) == "page run"      # script (eval)
+    assert page.run_script("run()", 5) == "page run"
+
+
 def test_screenshot_is_png_of_viewport(page: BrowserDevice) -> None:
     assert page.size() == (800, 600)
     img = Image.open(io.BytesIO(page.screenshot()))

@@ -18,13 +18,23 @@ _RETURN = re.compile(r"\breturn\b")
 
 
 def producers(code: str) -> list[str]:
-    """The async functions to try in turn: the code as an expression (what Midscene's
-    page.evaluate does); if that does not parse, a function body when it has a top-level
-    ``return``, else a script for indirect eval (value of the last statement)."""
+    """The async functions to try in turn, each called with the code's source: the code as an
+    expression (what Midscene's page.evaluate does); if that does not parse, a function body
+    when it has a top-level ``return``, else a script for indirect eval (value of the last
+    statement). Each is made in the page's global scope (`page_function`)."""
     expr = code.strip().rstrip(";").strip() or "undefined"
     has_return = bool(_RETURN.search(_STRINGS.sub("''", code)))
     return ["async () => (\n" + expr + "\n)",
-            "async () => {\n" + code + "\n}" if has_return else "async () => (0, eval)(code)"]
+            "async () => {\n" + code + "\n}" if has_return
+            else "async (source) => (0, eval)(source)"]
+
+
+def page_function(producer: str) -> str:
+    """The page function of the step: run_script.js given ``producer``, which is evaluated
+    outside it, so the suite's code sees the page's globals, not run_script.js's own names
+    (``code``, ``run``, ``v``: a page's <input id="code"> read as undefined, its own run()
+    called farm's and overflowed the stack)."""
+    return "(" + RUN_JS + ")(\n" + producer + "\n)"
 
 
 def run_script(page: Any, code: str, timeout_s: float, errors: Errors,
@@ -43,7 +53,7 @@ def run_script(page: Any, code: str, timeout_s: float, errors: Errors,
     for i, producer in enumerate(forms):
         with errors("javascript"):
             try:
-                res = clean(page.evaluate(RUN_JS.replace("__PRODUCER__", producer), [ms, code]))
+                res = clean(page.evaluate(page_function(producer), [ms, code]))
                 break
             except PlaywrightError as exc:
                 msg = str(exc)

@@ -1,15 +1,16 @@
-// Midscene's `javascript:` step (farm/devices/web/javascript.py).  __PRODUCER__ is
-// replaced by an async function yielding the user's value.  Racing it against an in-page timer
-// keeps a hung promise from blocking the device thread; a busy loop still blocks, and then the
-// runner's watchdog kill()s the device.  The value comes back as a JSON string ({json}), as
-// String(value) when it is not JSON-able ({str}), or as {error} / {timeout}.
-async ([ms, code]) => {
-  const produce = __PRODUCER__;
+// Midscene's `javascript:` step (farm/devices/web/javascript.py).  Called with ``produce``, an
+// async function of the suite's source yielding the user's value, made outside this closure (in
+// the page's global scope): the user's code sees the page's own globals, never this function's
+// names (`code.value` of an <input id="code">, the page's own `run()`).  Racing it against an
+// in-page timer keeps a hung promise from blocking the device thread; a busy loop still blocks,
+// and then the runner's watchdog kill()s the device.  The value comes back as a JSON string
+// ({json}), as String(value) when it is not JSON-able ({str}), or as {error} / {timeout}.
+(produce) => async ([ms, code]) => {
   const TIMEOUT = {};
   let timer;
   const expired = new Promise((_, reject) => { timer = setTimeout(() => reject(TIMEOUT), ms); });
   const run = async () => {
-    let v = await produce();
+    let v = await produce(code);
     if (typeof v === 'function') v = await v();   // page.evaluate("() => ...") semantics
     return v;
   };
