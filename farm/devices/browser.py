@@ -747,6 +747,8 @@ class BrowserDevice:
             focus = how[4:]
             hint = ("a file input takes files: aiTap it with fileChooserAccept: <path>"
                     if focus.endswith("[type=file]")
+                    else f"a {focus.split()[0]} field takes no text: a user cannot type "
+                         "there either" if focus.startswith(("read-only ", "disabled "))
                     else "a page that reads keys itself takes them with mode: typeOnly")
             raise StepFailed("no text field took the text: " + (
                 "nothing has the focus where it tapped" if focus == "nothing"
