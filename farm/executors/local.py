@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from typing import Callable
+from typing import Any, Callable
 
 from farm.attempts import RetryPolicy, synthetic
 from farm.devices.base import Device
@@ -27,6 +27,7 @@ log = logging.getLogger("farm.executor")
 
 DEVICE_THREAD = "device:"     # thread name prefix: `farm run` checks none is left at exit
 KILL_AFTER_S = 1.0            # after Ctrl-C, a case still running this long: kill its device
+COMING_BACK_S = 1.0           # a case ended at the interrupt: its result this long on its way
 
 
 def unsettled_devices() -> list[str]:
@@ -78,9 +79,8 @@ class LocalExecutor:
         finally:
             self.services.on_step = previous
         self._join(threads)
-        with self._cond:     # a device that did not come back from the interrupt in time
-            for name, job in list(self._inflight.items()):
-                self.ledger.keep(job, self._so_far(name, job), name)
+        with self._cond:
+            self._unreturned()
         out = self.outcome
         out.results = self.ledger.results()
         out.launch_seconds = {n: s.launch_seconds for n, s in self._slots.items()
@@ -145,15 +145,40 @@ class LocalExecutor:
             while t.is_alive() and not self._hurry.is_set() and time.monotonic() < deadline:
                 t.join(timeout=0.2)
 
-    def _so_far(self, device: str, job: Job) -> CaseResult:
+    def _unreturned(self) -> None:
+        """The cases of devices that did not come back from the interrupt in time end with
+        what they did so far. Called holding ``_cond``."""
+        until = time.monotonic() + COMING_BACK_S
+        for name, job in list(self._inflight.items()):
+            running = self.services.in_flight.get(name)   # (read once: it may end now)
+            if running is not None and running.job is job:
+                self.ledger.keep(job, self._so_far(name, job, running), name)
+            elif not self._came_back(name, job, until):
+                self.ledger.keep(job, self._so_far(name, job, None), name)
+
+    def _came_back(self, device: str, job: Job, until: float) -> bool:
+        """``device``'s attempt of ``job`` is no longer in its case (killed by the interrupt,
+        it came back just now): has its thread handed in its result (by ``until``, monotonic)?
+        That result has the attempt's steps and model spend; a second Ctrl-C that came as the
+        killed device came back left a blank one instead (no step, no spend, 0 s). Called
+        holding ``_cond`` (which the wait lets go of)."""
+        return self._cond.wait_for(lambda: self._inflight.get(device) is not job,
+                                   max(until - time.monotonic(), 0.0))
+
+    def _so_far(self, device: str, job: Job, running: Any) -> CaseResult:
         """The result of a case whose device did not come back from the interrupt (a second
         Ctrl-C, or a call not even killing the device ended): what the attempt did until now
-        (`so_far` of farm.runner's case run), as it would have said had it come back."""
+        (`so_far` of farm.runner's case run ``running``), as it would have said had it come
+        back, the model calls it made included (they were paid for)."""
         log.warning("device %s did not come back from %s: reporting what it did so far",
                     device, job.case_id)
-        running = self.services.in_flight.get(device)
-        if running is not None and running.job is job and running.case.id == job.case_id:
+        if running is not None and running.case.id == job.case_id:
             result = running.so_far()
+            spent = running.agent.usage.copy()
+            if spent.spent:
+                result.usage = spent
+                result.tokens = {"prompt": spent.prompt_tokens,
+                                 "completion": spent.completion_tokens}
         else:       # (not begun yet, or a shared-context unit: the file in flight is a part)
             result = synthetic(self.cases[job.case_id], self.services.run_id, job.attempt,
                                "interrupted", device, reason=INTERRUPTED)
