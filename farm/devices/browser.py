@@ -35,8 +35,8 @@ from farm.devices.web.failures import mapped_errors, unreachable_site
 from farm.devices.web.hang import HangGuard
 from farm.devices.web.page_wait import PageWait
 from farm.devices.web.scripts import (AWAIT_CHANGE_JS, FILL_AT_JS, FOCUS_AT_JS, FOCUSED_FILL_JS,
-                                      MAX_NODES, SCROLL_END_JS, SCROLL_JS, SCROLL_WATCH_JS,
-                                      VEIL_JS, veiled)
+                                      INTO_VIEW_JS, MAX_NODES, SCROLL_END_JS, SCROLL_JS,
+                                      SCROLL_WATCH_JS, VEIL_JS, veiled)
 from farm.errors import DeviceError, DeviceLost, StepFailed
 from farm.text import first_line
 
@@ -511,9 +511,28 @@ class BrowserDevice:
         aim, page = self._aim, self._acting()
         with self._errors("tap"):
             if aim is None or aim[1:] != (x, y):
-                page.mouse.click(x, y)
-                return None
+                nx, ny = self._in_view(page, x, y, "a tap")
+                page.mouse.click(nx, ny)
+                return None if (nx, ny) == (x, y) else (nx, ny)
             return self._aimed_tap(page, aim[0], x, y)
+
+    def _in_view(self, page: Any, x: int, y: int, act: str) -> tuple[int, int]:
+        """Where ``act`` at (x, y) goes: there, inside the viewport (no round trip); outside
+        it (an XPath's element below the fold, whose rect is where the page has it), where the
+        point is once the page scrolled it to the middle (`INTO_VIEW_JS`), as Playwright scrolls
+        its target in. A click outside the viewport reaches nothing, and the step passed. Still
+        outside (a page that does not scroll that way) fails the step."""
+        w, h = self.size()
+        if 0 <= x < w and 0 <= y < h:
+            return x, y
+        moved = self._unless_navigating(
+            lambda: self._shots.script(page, INTO_VIEW_JS, [x, y, w, h]), [0, 0])
+        nx, ny = x - round(moved[0]), y - round(moved[1])
+        if not (0 <= nx < w and 0 <= ny < h):
+            raise StepFailed(f"{act} at ({x}, {y}) is outside the page's {w}x{h} viewport, "
+                             "and scrolling the page does not bring that point in: it would "
+                             "reach nothing")
+        return nx, ny
 
     def _aimed_tap(self, page: Any, node: int, x: int, y: int) -> tuple[int, int] | None:
         """A tap on node ``node`` that `tap_point` found reached at (x, y): the mouse goes
@@ -542,13 +561,13 @@ class BrowserDevice:
     def double_tap(self, x: int, y: int) -> None:
         page = self._acting()
         with self._errors("double tap"):
-            page.mouse.dblclick(x, y)
+            page.mouse.dblclick(*self._in_view(page, x, y, "a double tap"))
 
     @_action
     def long_press(self, x: int, y: int, duration_ms: int = 800) -> None:
         page = self._acting()
         with self._errors("long press"):
-            page.mouse.move(x, y)
+            page.mouse.move(*self._in_view(page, x, y, "a long press"))
             page.mouse.down()
             page.wait_for_timeout(duration_ms)
             page.mouse.up()
@@ -557,13 +576,13 @@ class BrowserDevice:
     def hover(self, x: int, y: int) -> None:
         page = self._acting()
         with self._errors("hover"):
-            page.mouse.move(x, y)
+            page.mouse.move(*self._in_view(page, x, y, "a hover"))
 
     @_action
     def right_click(self, x: int, y: int) -> None:
         page = self._acting()
         with self._errors("right click"):
-            page.mouse.click(x, y, button="right")
+            page.mouse.click(*self._in_view(page, x, y, "a right click"), button="right")
 
     @_action
     def tap_choosing_files(self, x: int, y: int, files: list[str],

@@ -235,6 +235,13 @@ def veiled(fill: str) -> str:
             "  return how; }\n")
 
 
+# A pointer action at [x, y] outside the [w, h] viewport (an XPath's element below the fold: its
+# rect is where the page has it): the page scrolled, each axis the point is off, to bring it to
+# the middle; how far it moved ([dx, dy]: less at the page's end, 0 where it cannot scroll).
+INTO_VIEW_JS = """([x, y, w, h]) => { const sx = scrollX, sy = scrollY;
+  const off = (v, size) => (v < 0 || v >= size ? v - size / 2 : 0);
+  scrollBy({left: off(x, w), top: off(y, h), behavior: "instant"});
+  return [scrollX - sx, scrollY - sy]; }"""
 SCROLL_JS = """(i) => { const el = (window.__farmNodes || [])[i];
   if (!el || !el.isConnected) return false;
   el.scrollIntoView({block: "center", inline: "center", behavior: "instant"});
