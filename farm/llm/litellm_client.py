@@ -19,6 +19,7 @@ from __future__ import annotations
 import logging
 import math
 import os
+import re
 import threading
 import time
 from typing import Any, Callable, Sequence
@@ -433,9 +434,13 @@ def _said(exc: BaseException, base_url: str | None,
         where = mask(mask_url(base_url)) if base_url else "the provider"
         return f"the connection to {where} failed: {_short(lost, mask)}"
     name, text = type(exc).__name__, _short(exc, mask)
-    for prefix in (f"litellm.{name}: ", f"{name}: "):
-        text = text[len(prefix):] if text.startswith(prefix) else text
+    # litellm's own names before what the endpoint said, repeated ("litellm.BadRequestError:
+    # ContextWindowExceededError: OpenAIException - This model's maximum context …")
+    text = _LITELLM_NAMES.sub("", text) or text
     return f"{name}: {text}"
+
+
+_LITELLM_NAMES = re.compile(r"^(?:(?:litellm\.)?\w+(?:Error|Exception)(?::| -) )+")
 
 
 def _short(exc: BaseException, mask: Callable[[str], str] = str) -> str:

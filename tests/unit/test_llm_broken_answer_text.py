@@ -3,9 +3,11 @@ litellm's words: "unavailable after 3 attempts: InternalServerError: OpenAIExcep
 Expecting value: …, Received response - <APIResponse [200 OK] type=<class 'openai.types…'>>,
 Type of response - <class 'openai._legacy_response.LegacyAPIResponse'>", a server error the
 endpoint never sent. It now says the answer was not JSON; one attempt is "1 attempt"; a 404
-names what to check."""
+names what to check; what the endpoint said comes without litellm's names before it."""
 
 from __future__ import annotations
+
+import json
 
 import pytest
 
@@ -48,3 +50,16 @@ def test_a_404_names_what_to_check(server):
         "Error code: 404 (a 404: check the base URL's path, which for an OpenAI-compatible "
         "server usually ends in /v1, and the model name 'my-model')"), info.value
     assert len(srv.requests) == 1           # not retried: it would be refused again
+
+
+def test_what_the_endpoint_said_is_not_buried_in_litellm_names(server):
+    """A prompt over the model's context said "ContextWindowExceededError:
+    litellm.BadRequestError: ContextWindowExceededError: OpenAIException - This model's …"."""
+    said = "This model's maximum context length is 8192 tokens."
+    srv = serve(server, [Reply(status=400, raw=json.dumps({"error": {
+        "message": said, "code": "context_length_exceeded"}}).encode())])
+    client = LiteLLMClient("openai/scripted", base_url=srv.base_url, retries=0)
+    with pytest.raises(ModelUnavailable) as info:
+        client.complete(MSGS)
+    assert str(info.value) == (f"model openai/scripted at {srv.base_url} refused the request: "
+                               f"ContextWindowExceededError: {said}")
