@@ -709,7 +709,9 @@ def cache_ls(case: str, broker: str | None) -> None:
         part = split_key(key)
         what = (f"{len(entry.get('actions') or [])} action(s)" if part.get("kind") == "plan"
                 else ", ".join(entry.get("xpaths") or []))
-        if part.get("kind") == "plan" and isinstance(entry.get("solved_with"), dict):
+        # (an empty plan, cached before 5cb8769, is a miss: it saves no call)
+        if (part.get("kind") == "plan" and isinstance(entry.get("solved_with"), dict)
+                and entry.get("actions")):
             saved.append(entry["solved_with"])
             what += f", solved with {_spend(entry['solved_with'])}"
         age = _age(_time.time() - float(entry.get("updated") or _time.time()))

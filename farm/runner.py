@@ -72,6 +72,14 @@ class Services:
                 self.model = build_models(self.settings)
             return self.model
 
+    def close_cache(self) -> None:
+        """Close the cache store at the run's end (its write-ahead log checkpointed into
+        cache.db); a step asking later runs uncached."""
+        with self._model_lock:
+            store, self.cache, self._cache_failed = self.cache, None, True
+        if store is not None:
+            store.close()
+
     def cache_store(self) -> Any:
         """The cache store (opened once, on first use), or None: cache off, or it cannot be
         opened (one warning; cases run uncached)."""

@@ -173,13 +173,13 @@ def _run(paths: Sequence[str | Path], devices: str, settings: Settings,
         run_dir = output_dirs(settings, run_id, overwrite, junit_xml, alluredir, len(cases))
         early = EarlyStop().install()       # from here a Ctrl-C still leaves the run's outputs
         env = {**_dotenv_credentials(), **os.environ}   # (each case adds its suite's apps)
-        keys = model_keys(settings)
-        every_secret = _every_secret(cases, env, keys, settings)
+        every_secret = _every_secret(cases, env, model_keys(settings), settings)
         handler = setup_logging(run_dir, every_secret.mask)
         services = Services(settings, ArtifactStore(run_dir), run_id, env, app_dirs=apps.urls,
                             suite_urls=_suite_urls(suites, apps.urls),
                             cache_mode=settings.cache, mask=every_secret.mask,
                             serve_only=_serve_only(own, suite_apps))
+        stack.callback(services.close_cache)   # once the executor (pushed later) is done
         upfront, jobs, units = _plan(cases, settings, run_id, remembered)
         outcome = RunOutcome(results=[])
         if jobs:

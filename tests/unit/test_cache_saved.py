@@ -69,3 +69,18 @@ def test_ls_says_what_replaying_the_plans_saves(here, monkeypatch, capsys):
                                     "saves 3 model call(s), 4,000 tokens, $0.0300 a run"), out
     code, out, _ = run_main(monkeypatch, capsys, "cache", "ls", "s/c")
     assert out.splitlines()[-1] == "1 entry in .farm/cache.db", out
+
+
+def test_ls_counts_no_saving_for_an_empty_plan(here, monkeypatch, capsys):
+    """A plan of no action (cached by an older farm: a model that answered done at once) is a
+    miss now, asked of the model again: replaying it saves nothing, where ls counted its solve."""
+    store = SqliteStore(here / ".farm" / "cache.db")
+    for case_id, actions in (("s/a", [{}]), ("s/b", [])):
+        store.put(Namespace(case_id, "web").key("plan", "buy", 0), {
+            "type": "plan", "prompt": "buy", "actions": actions,
+            "solved_with": {"calls": 2, "tokens": 3000, "cost_usd": 0.02}})
+    store.close()
+    code, out, _ = run_main(monkeypatch, capsys, "cache", "ls", "s")
+    assert code == 0
+    assert out.splitlines()[-1] == ("2 entries in .farm/cache.db; replaying their plans "
+                                    "saves 2 model call(s), 3,000 tokens, $0.0200 a run"), out
