@@ -19,6 +19,7 @@ from typing import Any, Callable, Literal
 
 from pydantic import BaseModel, Field
 
+from farm import errors
 from farm.text import clean
 from farm.usage import Usage
 
@@ -211,21 +212,47 @@ def storable(result: CaseResult) -> CaseResult:
 def final_result(attempts: list[CaseResult]) -> CaseResult:
     """The case's verdict from its attempts: the last one, carrying the earlier ones; a pass
     after a failed attempt is *flaky*. A skip after a failed attempt (the retry reached a step
-    that needs a model) is no verdict: the case failed, as that attempt says (the others,
-    the skip among them, carried), never a skip that hides the failure."""
+    that needs a model), or a device error (its device died, the infrastructure retries used
+    up), is no verdict: the case failed, as that attempt says (the others, the later one
+    among them, carried), never a skip or the device's error that hides the failure."""
     last = attempts[-1].model_copy()
     last.previous = attempts[:-1]
     failed = [a for a in last.previous if a.status == "failed"]
     if last.status == "passed" and failed:
         last.status = "flaky"
         last.reason = f"passed on attempt {last.attempt} after failing"
-    elif last.status == "skipped" and failed:
+    elif failed and (last.status == "skipped" or _lost_to_device(last)):
         verdict = failed[-1].model_copy()
         verdict.previous = [a for a in attempts if a is not failed[-1]]
-        verdict.reason = (f"failed on attempt {verdict.attempt}; attempt {last.attempt} was "
-                          f"skipped: {last.reason or 'skipped'}")
+        verdict.reason = f"failed on attempt {verdict.attempt}; attempt {last.attempt} " + (
+            f"was skipped: {last.reason or 'skipped'}" if last.status == "skipped" else
+            f"was lost to a device error: {_short_error(last.error)}")
         return verdict
     return last
+
+
+def _lost_to_device(attempt: CaseResult) -> bool:
+    """Whether an attempt ended as its device's infrastructure error (the one
+    `farm.attempts.error_outcome` retries on another device; it imports this module), not the
+    case's nor the model's: a model down would answer the failed attempt's retry the same."""
+    if attempt.status != "error" or attempt.error is None:
+        return False
+    todo: list[type[errors.FarmError]] = [errors.InfraError]
+    while todo:
+        cls = todo.pop()
+        if cls.__name__ == attempt.error.kind:
+            return not issubclass(cls, (errors.ModelUnavailable, errors.ModelRefused))
+        todo.extend(cls.__subclasses__())
+    return False
+
+
+def _short_error(error: CaseError | None) -> str:
+    """An error in a reason's few words: its kind and first line, at most 200 characters."""
+    if error is None:
+        return "error"
+    line = (error.message.splitlines() or [""])[0]
+    line = line if len(line) <= 200 else line[:199] + "…"
+    return f"{error.kind}: {line}" if line else error.kind
 
 
 def failing_step(case: CaseResult) -> StepRecord | None:

@@ -36,8 +36,9 @@ def _message(c: CaseResult) -> str | None:
     so even without one (as an error does, through its error)."""
     if c.error is not None:
         lines = [f"{c.error.kind}: {c.error.message}"]
-        lines += [f"later attempt {p.attempt} {p.status}: {p.reason or p.status}"
-                  for p in c.previous if p.attempt > c.attempt]  # (write_allure: none)
+        lines += [f"later attempt {p.attempt} {p.status}: " + (
+            f"{p.error.kind}: {p.error.message[:200]}" if p.error else p.reason or p.status)
+            for p in c.previous if p.attempt > c.attempt]  # (write_allure: none)
         return printable("\n".join(lines))
     if c.status == "passed":        # a continueOnError step's failure; the devices that broke
         said = [c.reason or ""] + [_earlier(p) for p in c.previous]
