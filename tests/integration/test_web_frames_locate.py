@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.support.farm_cli import FarmCli, results
 from tests.support.model_server import ModelServer
 
@@ -86,6 +88,27 @@ def test_a_frame_s_fields_and_buttons_are_found_filled_and_tapped_with_no_model(
     assert located == [('aiInput "Coupon code"', "text"), ('aiTap "Apply"', "text"),
                        ('aiTap "Far button"', "text")]
     assert result["data"]["keys"] == 0          # filled in one go, no key events
+
+
+# the page drawn zoomed, or the frame drawn scaled: the frame's pixels are not the page's
+SCALED = {"zoomed page": MAIN.replace('<body style="margin:0">',
+                                      '<body style="margin:0; zoom:1.5">'),
+          "scaled frame": MAIN.replace('border:0"', 'border:0; transform:scale(0.75); '
+                                       'transform-origin:0 0"')}
+
+
+@pytest.mark.parametrize("how", sorted(SCALED))
+def test_a_frame_drawn_zoomed_or_scaled_is_filled_and_tapped_where_it_shows(
+        tmp_path: Path, farm: FarmCli, how: str):
+    """A frame inside a CSS-zoomed page, or one drawn with transform: scale, had its
+    elements' rects taken at their unscaled size and place: the text was typed and the taps
+    went beside the frame's controls, and each step passed."""
+    case = _site(tmp_path / "site", ZERO_TOKEN.replace(
+        "      - aiTap: Far button\n", "      - aiTap: the apply button\n"
+        "        xpath: //button[text()='Apply']\n      - aiTap: Far button\n"))
+    (tmp_path / "site" / "main.html").write_text(SCALED[how])
+    done = farm.run("run", case, "--devices", "browser:1", "--report-dir", tmp_path / "run")
+    assert done.returncode == 0, done.stdout + done.stderr
 
 
 def test_what_a_model_found_in_a_frame_is_cached_for_the_next_run(tmp_path: Path,

@@ -98,7 +98,8 @@
   };
 
   // f: the document ``el`` is in: its window, where its viewport is in the page's (dx, dy),
-  // and the part of the page's viewport it shows (clip: [left, top, right, bottom])
+  // how much its CSS pixels are scaled there (k: a zoomed or transformed frame), and the part
+  // of the page's viewport it shows (clip: [left, top, right, bottom])
   const visit = (el, parentIdx, f) => {
     if (nodes.length >= maxNodes) { truncated = true; return; }
     if (SKIP.has(el.tagName)) return;
@@ -130,8 +131,8 @@
         || CLICK_ROLES.has(roleAttr) || style.cursor === "pointer";
       const editable = ((tag === "INPUT" && TEXT_INPUTS.has(type)) || tag === "TEXTAREA"
         || el.isContentEditable) && !el.disabled && !el.readOnly;
-      const x = Math.round(r.left + f.dx), y = Math.round(r.top + f.dy);
-      const w = Math.round(r.width), h = Math.round(r.height);
+      const x = Math.round(r.left * f.k + f.dx), y = Math.round(r.top * f.k + f.dy);
+      const w = Math.round(r.width * f.k), h = Math.round(r.height * f.k);
       idx = nodes.length;
       elements.push(el);
       // Fields at their default (farm.devices.base.UINode's) are left out: a page of thousands
@@ -165,8 +166,8 @@
         n.enabled = false;
       }
       const [cl, ct, cr, cb] = f.clip;
-      if (!(r.right + f.dx > cl && r.bottom + f.dy > ct && r.left + f.dx < cr
-            && r.top + f.dy < cb)) n.visible = false;
+      if (!(r.right * f.k + f.dx > cl && r.bottom * f.k + f.dy > ct
+            && r.left * f.k + f.dx < cr && r.top * f.k + f.dy < cb)) n.visible = false;
       nodes.push(n);
     }
     const shadow = reach.rootOf(el);               // open or closed
@@ -176,16 +177,18 @@
     if (rendered && (tag === "IFRAME" || tag === "FRAME")) {
       const o = reach.inside(el), doc = o.doc;
       if (doc && doc.body) {
-        const dx = f.dx + o.x, dy = f.dy + o.y, v = doc.defaultView;
+        const dx = f.dx + o.x * f.k, dy = f.dy + o.y * f.k, k = f.k * o.k, v = doc.defaultView;
         const clip = [Math.max(f.clip[0], dx), Math.max(f.clip[1], dy),
-                      Math.min(f.clip[2], dx + v.innerWidth), Math.min(f.clip[3], dy + v.innerHeight)];
-        visit(doc.body, idx, { view: v, dx, dy, clip });
+                      Math.min(f.clip[2], dx + v.innerWidth * k),
+                      Math.min(f.clip[3], dy + v.innerHeight * k)];
+        visit(doc.body, idx, { view: v, dx, dy, k, clip });
       }
     }
     for (const c of el.children) visit(c, idx, f);
   };
 
-  if (document.body) visit(document.body, null, { view: window, dx: 0, dy: 0, clip: [0, 0, vw, vh] });
+  if (document.body) visit(document.body, null, { view: window, dx: 0, dy: 0, k: 1,
+                                                    clip: [0, 0, vw, vh] });
   window.__farmNodes = elements;
   // (a page of thousands of elements: its first hit test costs tens of ms; the tap checks)
   if (checks !== false && nodes.length <= 1500) {

@@ -6,8 +6,10 @@
 //   reaches(el, hit): whether a tap that hits ``hit`` goes to ``el``: the target, the button,
 //     link or label it is part of, or the control a label stands for (what Playwright's
 //     hit-target check accepts);
-//   inside(frame): where a frame element's document starts in the viewport ({x, y}), and its
-//     document when the page may read it (a frame of its origin), else null;
+//   inside(frame): where a frame element's document starts in the viewport ({x, y}), how
+//     much its CSS pixels are scaled there (k: a CSS zoom or transform on the frame or around
+//     it draws its content larger or smaller), and its document when the page may read it (a
+//     frame of its origin), else null;
 //   box(el): el's rect in the viewport's coordinates (one of a frame: moved by where it is);
 //   rootOf(el): el's shadow root, open or closed (page_state.js keeps the closed ones);
 //   focused(): the element with the keyboard focus, inside shadow roots and same-origin frames.
@@ -24,33 +26,35 @@
     try { doc = frame.contentDocument; } catch (e) { doc = null; }
     const view = frame.ownerDocument.defaultView;
     const r = frame.getBoundingClientRect(), s = view.getComputedStyle(frame);
-    return { doc: doc && doc.defaultView ? doc : null,
-             x: r.left + frame.clientLeft + parseFloat(s.paddingLeft),
-             y: r.top + frame.clientTop + parseFloat(s.paddingTop) };
+    // (offsetWidth: its width as laid out, before any zoom or transform draws it)
+    const k = frame.offsetWidth > 0 && r.width > 0 ? r.width / frame.offsetWidth : 1;
+    return { doc: doc && doc.defaultView ? doc : null, k,
+             x: r.left + (frame.clientLeft + parseFloat(s.paddingLeft)) * k,
+             y: r.top + (frame.clientTop + parseFloat(s.paddingTop)) * k };
   };
   const box = (el) => {
     const r = el.getBoundingClientRect();
-    let dx = 0, dy = 0;
+    let k = 1, dx = 0, dy = 0;   // (x, y) in its viewport: (x k + dx, y k + dy) in the page's
     for (let view = el.ownerDocument.defaultView; view && view.frameElement; view = view.parent) {
       const o = inside(view.frameElement);
-      dx += o.x; dy += o.y;
+      dx = dx * o.k + o.x; dy = dy * o.k + o.y; k *= o.k;
     }
-    return { left: r.left + dx, top: r.top + dy, right: r.right + dx, bottom: r.bottom + dy,
-             width: r.width, height: r.height };
+    return { left: r.left * k + dx, top: r.top * k + dy, right: r.right * k + dx,
+             bottom: r.bottom * k + dy, width: r.width * k, height: r.height * k };
   };
   const at = (px, py) => {
-    let root = document, dx = 0, dy = 0;     // root's viewport, in the page's viewport
+    let root = document, lx = px, ly = py;     // the point in root's viewport
     for (;;) {
-      let hit = root.elementFromPoint(px - dx, py - dy);
+      let hit = root.elementFromPoint(lx, ly);
       while (hit && rootOf(hit)) {
-        const inner = rootOf(hit).elementFromPoint(px - dx, py - dy);
+        const inner = rootOf(hit).elementFromPoint(lx, ly);
         if (!inner || inner === hit) break;
         hit = inner;
       }
       if (!hit || (hit.tagName !== "IFRAME" && hit.tagName !== "FRAME")) return hit;
       const o = inside(hit);
       if (!o.doc) return hit;                  // another origin's: the frame is what it hits
-      root = o.doc; dx += o.x; dy += o.y;
+      root = o.doc; lx = (lx - o.x) / o.k; ly = (ly - o.y) / o.k;
     }
   };
   const reaches = (el, hit) => {

@@ -6,7 +6,7 @@
 // Evaluated with reach.js's helpers.
 (xpath, {inside}) => {
   const out = [];
-  const search = (doc, dx, dy) => {
+  const search = (doc, dx, dy, k) => {     // (k: how much a zoomed frame scales its pixels)
     const view = doc.defaultView;
     const snap = doc.evaluate(xpath, doc, null, XPathResult.ORDERED_NODE_SNAPSHOT_TYPE, null);
     const shown = (n, r) => {
@@ -21,16 +21,18 @@
       if (!n || !n.getBoundingClientRect) continue;
       const r = n.getBoundingClientRect();
       if (!shown(n, r)) continue;
-      out.push([Math.round(r.left + dx), Math.round(r.top + dy), Math.round(r.width),
-                Math.round(r.height)]);
+      out.push([Math.round(r.left * k + dx), Math.round(r.top * k + dy),
+                Math.round(r.width * k), Math.round(r.height * k)]);
     }
     for (const frame of doc.querySelectorAll('iframe, frame')) {
       const o = inside(frame);
-      if (o.doc && shown(frame, frame.getBoundingClientRect())) search(o.doc, dx + o.x, dy + o.y);
+      if (o.doc && shown(frame, frame.getBoundingClientRect())) {
+        search(o.doc, dx + o.x * k, dy + o.y * k, k * o.k);
+      }
     }
   };
   try {
-    search(document, 0, 0);
+    search(document, 0, 0, 1);
   } catch (e) { return {error: String(e && e.message || e)}; }
   return {rects: out};
 }
