@@ -19,6 +19,7 @@ import hashlib
 import uuid
 from pathlib import Path
 
+from farm.report.html import cut_long
 from farm.results import CaseResult, RunSummary, StepRecord, timestamp
 from farm.text import printable
 
@@ -107,8 +108,8 @@ class _Writer:
             attachments=self.attach(st.marked or st.after, "screenshot", owner),
             parameters=[Parameter(name=k, value=str(v)) for k, v in
                         (("task", st.task), ("tier", st.tier), ("line", st.line)) if v])
-        if st.error:
-            result.statusDetails = StatusDetails(message=printable(st.error))
+        if st.error:    # (the test's statusDetails hold the case's error whole)
+            result.statusDetails = StatusDetails(message=printable(cut_long(st.error)))
         return result
 
     def case(self, c: CaseResult, summary: RunSummary) -> None:

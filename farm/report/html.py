@@ -282,11 +282,11 @@ data-q="{_e(haystack.lower())}"{is_open}>
         if c.previous:
             parts.append(self.previous(c))
         if c.error is not None:
-            parts.append(f'<pre class="error">{_e(c.error.kind)}: {_e(_long(c.error.message))}'
+            parts.append(f'<pre class="error">{_e(c.error.kind)}: {_e(cut_long(c.error.message))}'
                          "</pre>")
         if c.reason and (c.status == "skipped" or c.error is None):
             label = "Skipped" if c.status == "skipped" else "Reason"
-            parts.append(f'<p class="reason"><b>{label}:</b> {_e(_long(c.reason))}</p>')
+            parts.append(f'<p class="reason"><b>{label}:</b> {_e(cut_long(c.reason))}</p>')
         if c.screenshot and c.status != "passed":
             shot = self.thumb(c.screenshot, "last screenshot", "shot")
             parts.append(f'<figure class="evidence">{shot}'
@@ -348,7 +348,7 @@ data-q="{_e(haystack.lower())}"{is_open}>
         if st.line:
             label += f" <i>line {st.line}</i>"
         if st.error:
-            label += f'<div class="serr">{_e(_long(st.error))}</div>'
+            label += f'<div class="serr">{_e(cut_long(st.error))}</div>'
         if st.usage and st.usage.calls:
             label += f'<div class="out">{_e(_usage_text(st.usage))}</div>'
         if isinstance(st.output, dict) and isinstance(st.output.get("steps"), list):
@@ -485,10 +485,10 @@ def _agent_summary(output: dict) -> str:
 def _failures(c: CaseResult) -> list[str]:
     """What a case says about why it did not pass: its error and its steps' errors."""
     said = [c.error.kind, c.error.message] if c.error else []
-    return [_long(x) for x in said + [s.error for s in c.steps if s.error]]
+    return [cut_long(x) for x in said + [s.error for s in c.steps if s.error]]
 
 
-def _long(text: str, limit: int = ERROR_SHOWN) -> str:
+def cut_long(text: str, limit: int = ERROR_SHOWN) -> str:
     """``text`` up to ``limit`` characters, the cut saying how much more results.json holds:
     a page's error may be megabytes (a script that throws its data), and a case shows it in
     its error, its step's and its search text: one such case made a report of 12 MB."""

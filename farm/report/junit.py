@@ -34,7 +34,7 @@ from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
 
-from farm.report.html import known_tokens
+from farm.report.html import cut_long, known_tokens
 from farm.report.paths import replace_file, run_file
 from farm.results import CaseResult, RunSummary, case_usage, failing_step, timestamp
 from farm.text import printable
@@ -92,8 +92,8 @@ def _step_log(case: CaseResult) -> str:
         row = f"{s.index:>3} {s.status:<11} {round(s.duration * 1000):>6} ms  [{s.task}] {s.label}"
         if s.tier:
             row += f"  (tier={s.tier})"
-        if s.error:
-            row += f"\n      {s.error}"
+        if s.error:     # (the failure's text holds the case's error whole: no second copy)
+            row += f"\n      {cut_long(s.error)}"
         rows.append(row)
     return "\n".join(rows)
 
