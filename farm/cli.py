@@ -115,7 +115,9 @@ def cli() -> None:
               help="No progress output (also FARM_NO_PROGRESS=1).")
 @click.option("--retries", type=click.IntRange(0),
               help="Re-runs after a test failure (at most 10).")
-@click.option("--timeout", type=click.FloatRange(min=0.1), help="Seconds per case.")
+@click.option("--timeout", type=click.FloatRange(min=0.1),
+              help="Seconds per case, for cases without a timeout: of their own (over "
+                   "farm.yaml's; also FARM_DEFAULT_TIMEOUT).")
 @click.option("--model", help="litellm model string, e.g. openai/qwen3-vl (enables ai steps).")
 @click.option("--model-base-url", help="OpenAI-compatible base URL for the model.")
 @click.option("--model-family", help="Model family: decides grammar and coordinates.")

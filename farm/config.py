@@ -94,7 +94,7 @@ class Settings(BaseModel):
     device_plugins: CommaList = Field(default_factory=list)  # modules adding device kinds
 
     # run policy
-    default_timeout: float | None = None    # seconds per case; farm.yaml `timeout` otherwise
+    default_timeout: float | None = None    # seconds per case without a timeout: of its own
     retries: int | None = None              # test-failure retries; farm.yaml `retries` otherwise
     infra_retries: int = 1                  # re-runs on another device after an infra error
     default_case_seconds: float = 30.0      # expected duration of a case never seen before

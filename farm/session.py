@@ -319,9 +319,11 @@ def _serve_only(own: list[AppSpec], suite_apps: list[AppSpec]) -> frozenset[Path
 
 
 def _with_overrides(cases: list[Case], settings: Settings) -> list[Case]:
-    """Command-line / settings timeout and retries win over the suites' own."""
+    """--retries wins over the suites' own; --timeout / FARM_DEFAULT_TIMEOUT over a farm.yaml's
+    ``timeout:``, not over a case's own (its author's word for that case)."""
     return [c.model_copy(update={
-        "timeout": settings.default_timeout or c.timeout,
+        "timeout": c.timeout if c.own_timeout or not settings.default_timeout
+        else settings.default_timeout,
         "retries": c.retries if settings.retries is None else settings.retries}) for c in cases]
 
 

@@ -126,7 +126,7 @@ def read_case(node: Node, path: Path, root: Path, defaults: SuiteDefaults,
         "name": p.name(top.get("name"), "name", empty_ok=False) or path.stem,
         "file": path, "suite_root": root, "platform": platform or "web",
         "tasks": _read_tasks(node, top, p, platform, misspelt),
-        "timeout": case_seconds(top.get("timeout"), "seconds as a number > 0", p) or d.timeout,
+        **_timeout(top.get("timeout"), d, p),
         "tags": list(dict.fromkeys(d.tags + p.string_list(top.get("tags"), "tags"))),
         "cache_key": d.cache_key,
     }
@@ -189,6 +189,15 @@ def _nested_case_keys(top: dict[str, Node], p: Problems) -> set[str]:
             del node.keys[name], node.value[name]
             nested.add(name)
     return nested
+
+
+def _timeout(node: Node | None, d: SuiteDefaults, p: Problems) -> dict:
+    """The case's own ``timeout:`` (``own_timeout``: --timeout / FARM_DEFAULT_TIMEOUT, the
+    run's default, does not replace it, as a test's own timeout wins in pytest-timeout and
+    Playwright), else its farm.yaml's, which the run's default does replace."""
+    seconds = case_seconds(node, "seconds as a number > 0", p)
+    return {"timeout": d.timeout} if seconds is None else {"timeout": seconds,
+                                                           "own_timeout": True}
 
 
 def _variables(top: dict[str, Node], d: SuiteDefaults, p: Problems) -> dict:

@@ -188,6 +188,8 @@ class Case(BaseModel):
     ios: IosTarget | None = None
     tasks: list[Task]
     timeout: float = 300.0
+    own_timeout: bool = False       # its own file set timeout: (--timeout and
+                                    # FARM_DEFAULT_TIMEOUT apply to the cases that set none)
     retries: int = 0
     tags: list[str] = Field(default_factory=list)
     secrets: list[str] = Field(default_factory=list)
