@@ -606,7 +606,7 @@ def _refuse_unknown(path: Path, table: tuple[str, ...], data: dict[str, Any],
                     known: set[str]) -> None:
     """A name no setting has (``retires = 3``) would be ignored without a word: refuse it,
     with the nearest real name. (Not "see `farm config show`": it reads this file too.)"""
-    unknown = sorted(key for key in data if key not in known)
+    unknown = sorted(key for key in data if key not in known or isinstance(data[key], dict))
     if not unknown:
         return
     names = sorted(n for n in known if n.islower())
@@ -619,23 +619,31 @@ def _refuse_unknown(path: Path, table: tuple[str, ...], data: dict[str, Any],
             hint = (f"{key!r} (--{key.replace('_', '-')} is a flag of `farm run`, given on "
                     "the command line each run, not a setting)")
         elif isinstance(data[key], dict):     # a [section]: farm's settings have none
-            hint = _table_hint(path, table, key, data[key])
+            hint = _table_hint(path, table, key, data[key], names)
         else:
             near = nearest_setting(key, names)
             hint = f"{key!r}" + (f" (did you mean {near!r}?)" if near else "")
-        said.append((line or 0, f"{_file_label(path, table, line)}: unknown setting {hint}"))
+        what = "setting" if key in known else "unknown setting"    # [model]: model's table
+        said.append((line or 0, f"{_file_label(path, table, line)}: {what} {hint}"))
     raise ValueError("; ".join(text for _, text in sorted(said)))
 
 
-def _table_hint(path: Path, table: tuple[str, ...], key: str, value: dict[str, Any]) -> str:
+def _table_hint(path: Path, table: tuple[str, ...], key: str, value: dict[str, Any],
+                names: list[str]) -> str:
     """What is wrong with a table among the settings: ``[tool.farm]`` copied into farm.toml,
-    or any ``[section]`` (farm's settings are plain keys, none nested)."""
+    or any ``[section]`` (farm's settings are plain keys, none nested); with the plain keys
+    its own keys are (``[model]`` with ``name``, ``base_url``: ``model``, ``model_base_url``),
+    as pydantic's "Input should be a valid string" for ``[model]`` said nothing of that."""
     where = "farm.toml" if not table else "[tool.farm]"
     if not table and key == "tool" and "farm" in value:
         return ("'tool' ([tool.farm] is pyproject.toml's table: in farm.toml write its "
                 "settings at the top, without a [section])")
+    flat = [f"{key}_{sub}" for sub in value if f"{key}_{sub}" in names]
+    if key in names and len(flat) < len(value):
+        flat.insert(0, key)
+    write = f": write {', '.join(f'{name} = …' for name in flat)}" if flat else ""
     return (f"{key!r} (a [{'.'.join((*table, key))}] table: {where}'s settings are plain "
-            "keys, none in a section)")
+            f"keys, none in a section{write})")
 
 
 def nearest_setting(key: str, names: list[str], typo_only: bool = False) -> str | None:

@@ -25,7 +25,15 @@ def clean_env(monkeypatch, tmp_path):
      "none in a section)"),
     ("pyproject.toml", "[tool.farm]\nkeep_runs = 3\n[tool.farm.cluster]\nprefix = 'x'\n",
      "pyproject.toml:3 [tool.farm]: unknown setting 'cluster' (a [tool.farm.cluster] table: "
-     "[tool.farm]'s settings are plain keys, none in a section)"),
+     "[tool.farm]'s settings are plain keys, none in a section: write cluster_prefix = …)"),
+    # a table named as a setting read "setting 'model': Input should be a valid string"
+    ("pyproject.toml", "[tool.farm]\nretries = 1\n\n[tool.farm.model]\nname = 'openai/x'\n"
+                       "base_url = 'http://127.0.0.1:9/v1'\n",
+     "pyproject.toml:4 [tool.farm]: setting 'model' (a [tool.farm.model] table: [tool.farm]'s "
+     "settings are plain keys, none in a section: write model = …, model_base_url = …)"),
+    ("farm.toml", "[cache]\nmode = 'off'\n",
+     "farm.toml:1: setting 'cache' (a [cache] table: farm.toml's settings are plain keys, "
+     "none in a section: write cache = …)"),
 ])
 def test_a_section_among_the_settings_says_settings_are_plain_keys(
         tmp_path, monkeypatch, capsys, file, text, said):
