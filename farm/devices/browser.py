@@ -29,7 +29,7 @@ from farm.devices.keys import normalize_key
 from farm.devices.procs import alive, find_marked_process, kill_tree
 from farm.devices.web import javascript
 from farm.devices.web.capture import PageCapture
-from farm.devices.web.context import new_context, reuse_context
+from farm.devices.web.context import new_context, reuse_context, without_credentials
 from farm.devices.web.dom_read import DomReader
 from farm.devices.web.failures import mapped_errors, unreachable_site
 from farm.devices.web.hang import HangGuard
@@ -215,13 +215,14 @@ class BrowserDevice:
             self._context = new_context(browser, target)
             self._context.on("page", self._new_page)
             self._adopt_page(self._context.new_page())
-        self._open_url(target)
+        # a user:password@ goes to the context (`without_credentials`), the rest is opened
+        self._open_url(target, without_credentials(target.url)[0])
 
-    def _open_url(self, target: "WebTarget") -> None:
+    def _open_url(self, target: "WebTarget", url: str) -> None:
         self._idle_ms = target.network_idle_ms
         if self._idle_ms:
             self._wait.watch_requests(self._need_page())
-        self._goto(target.url)
+        self._goto(url, named=target.url)
         if target.network_idle_ms:
             self.wait_network_idle(target.network_idle_ms,
                                    raise_on_timeout=not target.network_idle_continue)
@@ -241,7 +242,7 @@ class BrowserDevice:
         self._dialogs, self._thrown = (target.dialogs, []), []
         with self._errors("reuse the shared browser context"):
             reuse_context(self._context, self._page, target)
-        self._open_url(target)
+        self._open_url(target, target.url)      # (a context's credentials are its own)
 
     def _new_page(self, page: Any) -> None:
         """A tab the page opened: a browser agent with autoFollowNewPage works in it, once it
@@ -344,11 +345,13 @@ class BrowserDevice:
         except Exception as exc:    # the page or browser went away meanwhile
             log.debug("%s: dialog not answered: %s", self.name, first_line(exc))
 
-    def _goto(self, url: str) -> None:
+    def _goto(self, url: str, named: str | None = None) -> None:
+        """Open ``url``; a failure names it as ``named`` (the target's, credentials masked)."""
         self._dom.acted()
         from farm.config import mask_url
         from farm.suite.urls import url_problem
-        shown = mask_url(self.hide(url))   # (basic auth's user:password@: no one's to read)
+        # (basic auth's user:password@: no one's to read)
+        shown = mask_url(self.hide(named or url))
         problem = url_problem(url)   # a ${NAME} gave one the load could not check: the case's
         if problem is not None:      # mistake, not the browser's (no retry, no quarantine)
             raise StepFailed(f"cannot open {shown}: {problem}")

@@ -48,7 +48,29 @@ def context_options(target: "WebTarget") -> dict[str, Any]:
         options["user_agent"] = target.user_agent
     if target.extra_http_headers:
         options["extra_http_headers"] = dict(target.extra_http_headers)
+    credentials = without_credentials(target.url)[1]
+    if credentials is not None:
+        options["http_credentials"] = credentials
     return options
+
+
+def without_credentials(url: str) -> tuple[str, dict[str, str] | None]:
+    """``url`` without its ``user:password@``, and, when it had one, Playwright's
+    http_credentials for its origin alone (the context answers that site's 401 with them).
+    Chromium lets a document opened at a URL holding credentials fetch no relative URL
+    ("Request cannot be constructed from a URL that includes credentials"): a single-page
+    app opened so had its every API call fail."""
+    from urllib.parse import unquote, urlsplit, urlunsplit
+
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or "@" not in parts.netloc:
+        return url, None
+    userinfo, _, host = parts.netloc.rpartition("@")
+    user, _, password = userinfo.partition(":")
+    default = ":80" if parts.scheme == "http" else ":443"
+    origin = f"{parts.scheme}://{host.lower().removesuffix(default)}"
+    return urlunsplit(parts._replace(netloc=host)), {
+        "username": unquote(user), "password": unquote(password), "origin": origin}
 
 
 def cookie(c: dict[str, Any]) -> dict[str, Any]:
