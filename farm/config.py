@@ -646,6 +646,10 @@ def _table_hint(path: Path, table: tuple[str, ...], key: str, value: dict[str, A
             f"keys, none in a section{write})")
 
 
+# Words a setting's name is given with that add nothing to it (FARM_CACHE_MODE for FARM_CACHE).
+VALUE_WORDS = {"mode", "name", "id", "value", "count", "level", "enabled", "setting", "policy"}
+
+
 def nearest_setting(key: str, names: list[str], typo_only: bool = False) -> str | None:
     """The setting a name no setting has most likely meant: the one whose command-line flag it
     is (``timeout``: ``--timeout`` is default_timeout), else the closest name. ``typo_only``:
@@ -656,6 +660,9 @@ def nearest_setting(key: str, names: list[str], typo_only: bool = False) -> str 
     by_flag = {flag[2:].replace("-", "_"): name for name, flag in FLAG_OF.items()}
     if by_flag.get(key) in names:
         return by_flag[key]
+    named, _, word = key.rpartition("_")    # FARM_CACHE_MODE, model_name: the setting itself
+    if named in names and word in VALUE_WORDS:
+        return named
     close = difflib.get_close_matches(key, names, n=1)
     if not typo_only:
         return close[0] if close else None
