@@ -227,7 +227,9 @@ class _Loading:
             if not shown:
                 continue
             self.skipped.extend(f"file not listed by {by}: {f}" for f in shown)
-            self.warnings.append(SuiteError(batches[0].file, unlisted_warning(shown, len(batches))))
+            if any(b.files for b in batches):   # else its error says it lists none (files: [])
+                self.warnings.append(SuiteError(batches[0].file,
+                                                unlisted_warning(shown, len(batches))))
 
     def _not_a_case(self, path: Path) -> str | None:
         """"batch" for a batch file, "cache" for a Midscene cache file (neither runs as a

@@ -295,6 +295,17 @@ def test_a_folder_run_as_its_batch_says_which_files_the_batch_leaves_out(tmp_pat
     assert code == 0 and "f/b  [web]" in out and "warning" not in out
 
 
+def test_a_batch_with_empty_files_says_only_that(tmp_path, farm_run):
+    """``files: []`` is refused as listing no file; it also warned that the folder's other
+    files "are in its folder but not in its files:, so they do not run", as if the batch
+    listed some and left those out."""
+    write(tmp_path / "f" / "a.yaml")
+    write(tmp_path / "f" / "index.yaml", "files: []\n")
+    code, out, err = farm_run("f", "--collect-only")
+    assert code == 4 and "warning" not in out, out
+    assert "f/index.yaml:1:8: files is empty: expected at least one file or glob" in err
+
+
 def test_a_batch_file_below_a_folder_run_as_its_batch_is_named_as_not_run(tmp_path, farm_run):
     write(tmp_path / "f" / "a.yaml")
     write(tmp_path / "f" / "index.yaml", "files: [a.yaml, sub/b.yaml]\n")
