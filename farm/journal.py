@@ -3,11 +3,13 @@ it is known, so a `farm run` that is killed outright still leaves what it learne
 ``farm report RUN_DIR`` rebuilds the report from that journal when results.json is missing.
 
 Beside the results (one CaseResult JSON a line) the journal holds marker lines, each with a
-``"journal"`` key: ``run`` first (the run's id, start, every case it planned and those it left
-out), ``device`` when a device has opened (what it is: browser version, phone model and OS)
-``start`` when an attempt begins and ``attempt`` (its result) when one ends to be retried. A
-run killed with ``kill -9`` is rebuilt from them with its real start and duration, the case
-that was running listed as interrupted, and the cases that never started as not run. A run that
+``"journal"`` key: ``run`` first (the run's id, start, every case it planned, a
+shareBrowserContext unit with its files, and those it left out), ``device`` when a device has
+opened (what it is: browser version, phone model and OS), ``start`` when an attempt begins,
+``file`` when a unit's next file begins, and ``attempt`` (its result) when one
+ends to be retried. A run killed with ``kill -9`` is rebuilt from them with its real start and
+duration, the case (or a unit's file) that was running listed as interrupted, and the cases
+(and files) that never started as not run. A run that
 ended writes ``end`` (its start, end, exit code, the devices it lost, each red case's verdict
 against earlier runs, the cases its selection left out) before results.json: a results.json
 lost after that is rebuilt as the finished run it was, not as an interrupted one. A journal
@@ -26,43 +28,54 @@ import sys
 import threading
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Mapping
 
 from farm.relay import RelayEvents
-from farm.results import CaseResult, DeselectedCase, RunSummary, now_iso, timestamp
+from farm.results import (CaseResult, DeselectedCase, RunSummary, StepRecord, now_iso,
+                           timestamp)
 
 JOURNAL = "results.jsonl"
 NOT_STARTED = "not run: farm stopped before it started"     # `recover`'s guesses, for a
 CUT_SHORT = "farm stopped while it ran: its steps were not saved"   # case it has no result of
 NOT_RETRIED = "not retried: farm stopped before it started"     # (its verdict: an attempt's)
+UNSAVED = "farm stopped later in its shared-context batch: this file's result was not saved"
 
 
 def guessed(result: CaseResult) -> bool:
     """Whether `recover` made this case's result up, from a killed run's journal that has no
     verdict of it (the results history's, when it has one, is the real one)."""
-    return result.reason in (CUT_SHORT, NOT_STARTED) or (result.reason or "").endswith(
+    return result.reason in (CUT_SHORT, NOT_STARTED, UNSAVED) or (result.reason or "").endswith(
         NOT_RETRIED)
 
 
 class JournalEvents(RelayEvents):
     """RunEvents that forward to the progress view and journal every final result (and the
     start of every attempt). ``planned``: the run's cases as (id, name, file, platform);
+    ``files``: a shareBrowserContext unit's id → its files as (id, name, file, steps), in run
+    order (a killed unit is rebuilt as its files, not as one case no file's id matches);
     ``deselected``: the cases its selection left out (a killed --last-failed run's rebuilt
     record is then a rerun of the failures in the results history, not a whole night)."""
 
     def __init__(self, inner: Any, run_dir: Path, run_id: str = "",
                  planned: Iterable[tuple[str, str, str, str]] = (),
-                 deselected: Iterable[DeselectedCase] = ()) -> None:
+                 deselected: Iterable[DeselectedCase] = (),
+                 files: Mapping[str, list[tuple[str, str, str, int]]] | None = None) -> None:
         super().__init__(inner)
         self.path = Path(run_dir) / JOURNAL
         self._lock = threading.Lock()
         self._file = self.path.open("a", encoding="utf-8")
+        self._files = dict(files or {})
+        # device → [unit id, attempt, its file running (position), that file's steps seen]
+        self._units: dict[str, list[Any]] = {}
         from farm import __version__
+        plans = [dict(zip(("case_id", "name", "file", "platform"), p)) for p in planned]
+        for plan in plans:
+            if plan["case_id"] in self._files:
+                plan["files"] = [dict(zip(("case_id", "name", "file"), f[:3]))
+                                 for f in self._files[plan["case_id"]]]
         self._write({"journal": "run", "run_id": run_id, "started": now_iso(),
                      "farm_version": __version__, "pid": os.getpid(),
-                     "host": socket.gethostname(),
-                     "planned": [dict(zip(("case_id", "name", "file", "platform"), p))
-                                 for p in planned],
+                     "host": socket.gethostname(), "planned": plans,
                      "deselected": [d.model_dump() for d in deselected]})
 
     def _write(self, line: dict[str, Any] | str) -> None:
@@ -96,9 +109,36 @@ class JournalEvents(RelayEvents):
     def case_started(self, device: str, case_id: str, name: str, attempt: int) -> None:
         self._write({"journal": "start", "case_id": case_id, "attempt": attempt,
                      "device": device, "started": now_iso()})
+        if case_id in self._files:
+            self._units[device] = [case_id, attempt, 0, 0]
         self.inner.case_started(device, case_id, name, attempt)
 
+    def step_finished(self, device: str, record: StepRecord) -> None:
+        """Which file of a unit runs (farm killed in it, the rebuild lists it interrupted,
+        those after it not run): the next begins once a file's last step ended, or, for one
+        that ended early (a failure, its batch going on), once another step 1 ended (each
+        file counts its steps from 1)."""
+        unit = self._units.get(device)
+        files = self._files[unit[0]] if unit is not None else []
+        if unit is not None and unit[2] < len(files):
+            if record.index == 1 and unit[3]:
+                self._next_file(device, unit, record.started)
+            unit[3] += 1
+            if unit[2] < len(files) and record.index >= files[unit[2]][3]:
+                self._next_file(device, unit, now_iso())
+        self.inner.step_finished(device, record)
+
+    def _next_file(self, device: str, unit: list[Any], started: str) -> None:
+        unit[2], unit[3] = unit[2] + 1, 0
+        files = self._files[unit[0]]
+        if unit[2] < len(files):
+            self._write({"journal": "file", "case_id": unit[0], "attempt": unit[1],
+                         "file": files[unit[2]][0], "device": device,
+                         "started": started or now_iso()})
+
     def case_finished(self, device: str, result: CaseResult, final: bool) -> None:
+        if self._units.get(device, [None])[0] == result.case_id:
+            del self._units[device]
         if final:
             self._write(result.model_dump_json())
         else:       # an attempt to be retried: a killed run's case keeps it (its failure)
@@ -223,6 +263,7 @@ def recover(run_dir: Path) -> RunSummary:
     tried: dict[str, list[CaseResult]] = {}
     end: dict[str, Any] = {}
     about: dict[str, str] = {}
+    reached: dict[str, list[dict[str, Any]]] = {}     # unit → its files' first steps
     for line in (Path(run_dir) / JOURNAL).read_text(encoding="utf-8").splitlines():
         try:
             data = json.loads(line)
@@ -232,6 +273,8 @@ def recover(run_dir: Path) -> RunSummary:
                 about[data["device"]] = data["about"]
             elif data.get("journal") == "start":
                 began[data["case_id"]] = data
+            elif data.get("journal") == "file":
+                reached.setdefault(data["case_id"], []).append(data)
             elif data.get("journal") == "end":
                 end = data
             elif data.get("journal") == "attempt":
@@ -249,12 +292,13 @@ def recover(run_dir: Path) -> RunSummary:
     for plan in _runs_of(head.get("planned", []), {*cases, *began, *tried}):
         if plan["case_id"] not in cases:
             cases[plan["case_id"]] = _unfinished(run_id, plan, began.get(plan["case_id"]),
-                                                 tried.get(plan["case_id"], []))
+                                                 tried.get(plan["case_id"], []),
+                                                 reached.get(plan["case_id"], []))
     results = sorted(_per_file(cases.values()), key=lambda r: r.case_id)
     devices, info = devices_of(results)
     info = dict(sorted({**about, **info}.items()))
     started = head.get("started") or min((r.started for r in results if r.started), default="")
-    last = _last_moment(started, results, began.values())
+    last = _last_moment(started, results, [*began.values(), *sum(reached.values(), [])])
     for result in results:
         _ran_until(result, last[0])
     summary = RunSummary(run_id=run_id, started=started, devices=devices, device_info=info,
@@ -279,7 +323,8 @@ def _runs_of(planned: list[dict[str, str]], seen: set[str]) -> list[dict[str, st
     for plan in planned:
         groups = sorted(cid.removeprefix(plan["case_id"] + "@") for cid in seen
                         if cid.startswith(plan["case_id"] + "@") and cid not in ids)
-        out += [{**plan, "case_id": f"{plan['case_id']}@{group}",
+        # (a unit's run on a group is one case: its files' ids are not the group's)
+        out += [{**plan, "case_id": f"{plan['case_id']}@{group}", "files": [],
                  "name": f"{plan.get('name', '')} [{group}]"} for group in groups] or [plan]
     return out
 
@@ -341,11 +386,12 @@ def _ended(summary: RunSummary, end: dict[str, Any]) -> None:
         case.since_last = verdicts.get(case.case_id, case.since_last)
 
 
-def _unfinished(run_id: str, plan: dict[str, str], began: dict[str, Any] | None,
-                tried: list[CaseResult]) -> CaseResult:
+def _unfinished(run_id: str, plan: dict[str, Any], began: dict[str, Any] | None,
+                tried: list[CaseResult], reached: list[dict[str, Any]]) -> CaseResult:
     """A planned case with no result: interrupted where an attempt had begun, else not run.
     Its attempts that ended before (``tried``: to be retried) are kept: one whose retry had
-    not begun is the case's verdict, as a Ctrl-C leaves it (`farm.executors.base`)."""
+    not begun is the case's verdict, as a Ctrl-C leaves it (`farm.executors.base`). A
+    shareBrowserContext unit's holds its files' (`_files_unfinished`)."""
     from farm.results import final_result
     if tried and (began is None or began.get("attempt", 1) <= tried[-1].attempt):
         verdict = final_result(tried)
@@ -354,11 +400,37 @@ def _unfinished(run_id: str, plan: dict[str, str], began: dict[str, Any] | None,
         return verdict
     common = dict(run_id=run_id, case_id=plan["case_id"], name=plan.get("name", ""),
                   file=plan.get("file", ""), platform=plan.get("platform", ""))
+    parts = _files_unfinished(common, plan.get("files") or [], began, reached)
     if began is None:
-        return CaseResult(**common, status="skipped", reason=NOT_STARTED)
+        return CaseResult(**common, status="skipped", reason=NOT_STARTED, parts=parts)
     return CaseResult(**common, status="interrupted", device=began.get("device"),
                       attempt=began.get("attempt", 1), started=began.get("started", ""),
-                      reason=CUT_SHORT, previous=tried)
+                      reason=CUT_SHORT, previous=tried, parts=parts)
+
+
+def _files_unfinished(common: dict[str, str], files: list[dict[str, str]],
+                      began: dict[str, Any] | None, reached: list[dict[str, Any]]
+                      ) -> list[CaseResult]:
+    """The files of a unit farm was killed in (none for a plain case): the one that took its
+    last first step (else the first, in its set-up) interrupted, those before it ended with
+    their results unsaved, those after it not run; each not run when the unit never began."""
+    attempt = began.get("attempt", 1) if began else 0
+    starts = {r["file"]: r.get("started", "") for r in reached if r.get("attempt") == attempt}
+    running = max((i for i, f in enumerate(files) if f["case_id"] in starts), default=0)
+    out = []
+    for i, f in enumerate(files):
+        part = CaseResult(**{**common, **f}, status="skipped", reason=NOT_STARTED)
+        if began is not None and i <= running:
+            part.status, part.attempt = "interrupted", attempt
+            part.started = starts.get(f["case_id"]) or (began.get("started", "") if i == 0
+                                                        else "")
+            part.reason = CUT_SHORT if i == running else UNSAVED
+        out.append(part)
+    for part, after in zip(out, out[1:]):     # a file that ended ran until the next began
+        begun, ended = timestamp(part.started), timestamp(after.started)
+        if part.reason == UNSAVED and begun is not None and ended is not None:
+            part.duration = round(max(ended - begun, 0.0), 3)
+    return out
 
 
 def _ran_until(result: CaseResult, last: str) -> None:

@@ -515,11 +515,15 @@ def _budget(events: Any, executor: Executor, settings: Settings | None) -> Model
 
 def _journal(run_dir: Path, run_id: str, planned: list[Case], chosen: Selection
              ) -> JournalEvents:
-    """The run's journal, opened with the cases it plans to run and those it left out
+    """The run's journal, opened with the cases it plans to run (a shared-context unit's
+    files too: a unit farm is killed in is rebuilt as its files) and those it left out
     (`farm.journal`)."""
     return JournalEvents(None, run_dir, run_id, [
         (c.id, c.name, display_path(c.file), c.platform) for c in planned],
-        [_deselected(d.case, d.reason) for d in chosen.deselected])
+        [_deselected(d.case, d.reason) for d in chosen.deselected],
+        {c.id: [(p.id, p.name, display_path(p.file), sum(len(t.steps) for t in p.tasks))
+                for p in c.parts]
+         for c in planned if c.parts})
 
 
 def _not_run(planned: list[Case], run_id: str, refused: UserError | None = None) -> RunOutcome:
