@@ -575,6 +575,10 @@ def _execute(executor: Executor, jobs: list[Job], upfront: list[CaseResult],
     return outcome
 
 
+LATE_STOP = ("the stop came after the last case had ended: no case was cut short, so the run "
+             "is not interrupted and its exit code is its results'")
+
+
 def _summary(run_id: str, t_start: float, results: list[CaseResult], outcome: RunOutcome,
              chosen: Selection | None = None, units: list[Case] = ()) -> RunSummary:
     """The run's summary, one result per case file (a shared-context unit's split up)."""
@@ -582,9 +586,12 @@ def _summary(run_id: str, t_start: float, results: list[CaseResult], outcome: Ru
     # a stop that came after the last case had ended (a CI runner's SIGTERM as the run wrote
     # its last result) cut nothing short: the run is whole, its exit code the results' (it
     # was 2 under "1 passed", with an "interrupted" report banner over a complete run)
-    outcome.interrupted = outcome.interrupted and any(
-        r.status == "interrupted" or (r.status == "skipped" and r.reason in NOT_RUN_INTERRUPTED)
-        for r in results)
+    cut = any(r.status == "interrupted" or (r.status == "skipped"
+                                            and r.reason in NOT_RUN_INTERRUPTED)
+              for r in results)
+    if outcome.interrupted and not cut:     # its "stopping; in-flight cases end interrupted"
+        outcome.warnings.append(LATE_STOP)  # is taken back, or exit 0 would contradict it
+    outcome.interrupted = outcome.interrupted and cut
     devices, info = devices_of(outcome.results)
     summary = RunSummary(run_id=run_id, started=datetime.fromtimestamp(
         time.time() - (time.monotonic() - t_start)).astimezone().isoformat(timespec="seconds"),

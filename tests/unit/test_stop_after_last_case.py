@@ -31,6 +31,26 @@ def test_a_stop_interrupts_the_run_only_when_it_cut_a_case_short(cases, interrup
     assert (summary.interrupted, summary.exit_code) == (interrupted, code)
 
 
+def test_a_late_stop_takes_back_what_it_said_on_stderr(tmp_path):
+    """The signal's "stopping; in-flight cases end interrupted" stood over "2 passed" and
+    exit 0: the end of the run now says the stop cut nothing short, and why the code is 0."""
+    import io
+
+    from farm.run_console import print_end
+    cases = [_case("s/a", "passed"), _case("s/b", "passed")]
+    outcome = RunOutcome(results=cases, interrupted=True)
+    summary = _summary("r1", time.monotonic(), cases, outcome)
+    out = io.StringIO()
+    print_end(summary, tmp_path, out, warnings=outcome.warnings)
+    assert out.getvalue().splitlines()[0] == (
+        "farm: warning: the stop came after the last case had ended: no case was cut short, "
+        "so the run is not interrupted and its exit code is its results'")
+    cut = [_case("s/a", "passed"), _case("s/b", "interrupted")]
+    outcome = RunOutcome(results=cut, interrupted=True)
+    _summary("r1", time.monotonic(), cut, outcome)
+    assert outcome.warnings == []
+
+
 def test_a_run_nobody_stopped_is_not_interrupted():
     cases = [_case("s/a", "interrupted")]    # (a case's own interruption is still exit 2)
     summary = _summary("r1", time.monotonic(), cases, RunOutcome(results=cases))
