@@ -133,7 +133,7 @@ def settled_read_js(read: str) -> str:
 _FILL_JS = """(value, {focused}) => {
   const el = focused();     // the focus, inside shadow roots and same-origin frames
   const doc = el ? el.ownerDocument : document, win = doc.defaultView;  // (a frame's own)
-  const insert = () => doc.execCommand(value ? "insertText" : "delete", false, value)
+  const insert = (text = value) => doc.execCommand(text ? "insertText" : "delete", false, text)
     ? "done" : "insert";
   const what = (e) => e.tagName.toLowerCase() + (e.type ? `[type=${e.type}]` : "");
   if (!el || el === doc.body || el === doc.documentElement) return "not:nothing";
@@ -166,7 +166,18 @@ _FILL_JS = """(value, {focused}) => {
   if (el instanceof win.HTMLTextAreaElement) { el.select(); return insert(); }
   if (!(el instanceof win.HTMLInputElement)) return null;
   if (["", "text", "search", "email", "url", "tel", "password"].includes(el.type)) {
-    el.select(); return insert();
+    el.select();
+    let how = insert(), at = el, left = value;
+    // a field that kept the first characters (its maxlength) and moved the focus on to the
+    // next field (a code of one digit a box): the rest goes there, and on, as typing goes
+    for (let n = 0; how === "done" && n < 64; n++) {
+      const kept = at.value, now = focused();
+      if (!kept || left.length <= kept.length || !left.startsWith(kept) || !now || now === at
+          || now.tagName !== "INPUT" || now.ownerDocument !== doc || now.readOnly
+          || now.disabled) break;
+      left = left.slice(kept.length); at = now; at.select(); how = insert(left);
+    }
+    return how;
   }
   if (el.type === "number") {     // (a number field refuses text: its value stays empty)
     el.select();
