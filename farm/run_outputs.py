@@ -257,25 +257,53 @@ def files_after_run(settings: Settings, cases: list[Case], batches: list[Batch],
         _batch_summaries(batches, summary)
 
 
+def _runs_by_case(results: list[CaseResult], ids: set[str]) -> dict[str, dict[str, CaseResult]]:
+    """Each case's results by device group: ``{"": result}`` for a case run once, ``{group:
+    result}`` for one a --matrix run ran per group (``case@group``)."""
+    out: dict[str, dict[str, CaseResult]] = {}
+    for r in results:
+        case_id, group = r.case_id, ""
+        if case_id not in ids and "@" in case_id:
+            case_id, _, group = case_id.rpartition("@")
+        if case_id in ids:
+            out.setdefault(case_id, {})[group] = r
+    return out
+
+
+def _for_group(path: str, group: str) -> str:
+    """Where a group's run writes a file named ``path`` (``out/a.json`` → ``out/a@os14.json``,
+    as its results are named ``case@group``): the runs of a --matrix run never overwrite each
+    other's."""
+    if not group:
+        return path
+    named = Path(path)
+    return str(named.with_name(f"{named.stem}@{group}{named.suffix}"))
+
+
 def _batch_summaries(batches: list[Batch], summary: RunSummary) -> list[str]:
-    """A batch's ``summary:`` file: each listed file's outcome, as Midscene's index.json.
-    Returns the ones not written, as `write_outputs` does."""
+    """A batch's ``summary:`` file: each listed file's outcome, as Midscene's index.json (a
+    --matrix run's: one per device group, `_for_group`). Returns the ones not written, as
+    `write_outputs` does."""
     import json
-    by_id = {c.case_id: c for c in summary.cases}
+    runs = _runs_by_case(summary.cases, {cid for b in batches for cid in b.case_ids})
     failed = []
     for batch in batches:
         if not batch.summary:
             continue
-        files = [{"file": r.file, "case": r.case_id, "status": r.status,
-                  "duration": r.duration, "error": r.error.message if r.error else None,
-                  "data": r.data}
-                 for r in (by_id.get(cid) for cid in batch.case_ids) if r is not None]
-        counts = {s: sum(1 for f in files if f["status"] == s)
-                  for s in ("passed", "failed", "error", "flaky", "skipped", "interrupted")}
-        data = {"batch": batch.file, "run": summary.run_id, "total": len(files),
-                **counts, "files": files}
-        failed += _written(f"{batch.file}: summary:", batch.summary,
-                           json.dumps(data, indent=2, ensure_ascii=False))
+        groups = sorted({g for cid in batch.case_ids for g in runs.get(cid, {})}) or [""]
+        for group in groups:
+            files = [{"file": r.file, "case": r.case_id, "status": r.status,
+                      "duration": r.duration, "error": r.error.message if r.error else None,
+                      "data": r.data}
+                     for r in (runs.get(cid, {}).get(group) for cid in batch.case_ids)
+                     if r is not None]
+            counts = {s: sum(1 for f in files if f["status"] == s)
+                      for s in ("passed", "failed", "error", "flaky", "skipped", "interrupted")}
+            named = {"group": group} if group else {}
+            data = {"batch": batch.file, "run": summary.run_id, **named, "total": len(files),
+                    **counts, "files": files}
+            failed += _written(f"{batch.file}: summary:", _for_group(batch.summary, group),
+                               json.dumps(data, indent=2, ensure_ascii=False))
     return failed
 
 
@@ -295,29 +323,36 @@ def _written(what: str, path: str, text: str) -> list[str]:
 def _case_outputs(cases: list[Case], results: list[CaseResult],
                   variables: Callable[[Case], Variables]) -> list[str]:
     """Midscene's ``output:`` (the JSON of the case's named results) and
-    ``unstableLogContent:`` (its step log), relative to the working directory; the ones not
-    written (secrets in a path masked)."""
-    import json
-    by_id = {r.case_id: r for r in results}
+    ``unstableLogContent:`` (its step log), relative to the working directory (a --matrix
+    run's: one per device group, `_for_group`); the ones not written (secrets in a path
+    masked)."""
+    runs = _runs_by_case(results, {c.id for c in cases})
     failed = []
     for case in cases:
-        result = by_id.get(case.id)
-        if result is None:
+        if case.id in runs:
+            values = variables(case)
+            failed += [line for group, result in sorted(runs[case.id].items())
+                       for line in _outputs_of(case, result, values, group)]
+    return failed
+
+
+def _outputs_of(case: Case, result: CaseResult, values: Variables, group: str) -> list[str]:
+    """One run's ``output:`` and ``unstableLogContent:`` files; the ones not written."""
+    import json
+    failed = []
+    for key, path, data in (
+            ("output:", case.output, result.data),
+            ("unstableLogContent:", case.log_content,
+             [s.model_dump(mode="json") for s in result.steps])):
+        what = f"{display_path(case.file)}: {key}"
+        try:
+            path = values.resolve(path) if path else path   # ${NAME}, as in any template
+        except UserError as exc:
+            failed.append(f"{what} {path}: {exc}")
             continue
-        values = variables(case)
-        for key, path, data in (
-                ("output:", case.output, result.data),
-                ("unstableLogContent:", case.log_content,
-                 [s.model_dump(mode="json") for s in result.steps])):
-            what = f"{display_path(case.file)}: {key}"
-            try:
-                path = values.resolve(path) if path else path   # ${NAME}, as in any template
-            except UserError as exc:
-                failed.append(f"{what} {path}: {exc}")
-                continue
-            if path:
-                failed += [values.mask(line) for line in _written(
-                    what, path, json.dumps(data, indent=2, ensure_ascii=False))]
+        if path:
+            failed += [values.mask(line) for line in _written(
+                what, _for_group(path, group), json.dumps(data, indent=2, ensure_ascii=False))]
     return failed
 
 
