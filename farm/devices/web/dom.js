@@ -142,7 +142,10 @@
       if (text) n.text = text;
       const name = accessibleName(el, tag, attrs);
       if (name) n.name = name;
-      const placeholder = attrs ? norm(el.getAttribute("placeholder")) : "";
+      // (a rich-text editor shows its placeholder from an attribute of its own: Quill's
+      // data-placeholder, Tiptap's on its empty paragraph, aria-placeholder)
+      const placeholder = attrs ? norm(el.getAttribute("placeholder") || (editable
+        ? el.getAttribute("aria-placeholder") || el.getAttribute("data-placeholder") : "")) : "";
       if (placeholder) n.placeholder = placeholder;
       const resourceId = attrs ? el.id || el.getAttribute("data-testid") || "" : "";
       if (resourceId) n.resource_id = resourceId;
