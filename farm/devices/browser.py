@@ -164,8 +164,11 @@ class BrowserDevice:
                 raise DeviceError(f"cannot open {self.name}: Playwright's sync API allows one "
                                   "BrowserDevice per thread (and none on a thread running an "
                                   "asyncio loop): open each device on its own thread") from exc
+            # (a program that names no Chromium version: FARM_CHROMIUM_PATH set to another)
+            hint = (f" ({info.path} --version names no Chromium version: is it Chromium?)"
+                    if info.version == "unknown" else "")
             raise DeviceError(f"cannot launch Chromium {info.path} for {self.name}: "
-                              f"{first_line(exc)}") from exc
+                              f"{first_line(exc)}{hint}") from exc
         proc = find_marked_process(self.marker)
         self._pid = proc.pid if proc else None
         self._driver = _driver_of(proc)
