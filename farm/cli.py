@@ -4,7 +4,10 @@
 from __future__ import annotations
 
 import os
+import signal
 import sys
+import threading
+from typing import Any
 
 EXIT_INTERRUPTED, EXIT_INTERNAL, EXIT_USAGE = 2, 3, 4
 
@@ -1137,10 +1140,32 @@ def main() -> None:
     _OWN_PROCESS = True
     _printable_anywhere()
     real_stdout, sys.stdout = sys.stdout, _ReaderMayLeave(sys.stdout)
+    before = _stops_interrupt()
     try:
         _main()
     finally:
         sys.stdout = real_stdout
+        for sig, handler in before.items():
+            signal.signal(sig, handler)
+
+
+def _stops_interrupt() -> dict[int, Any]:
+    """SIGTERM and SIGHUP stop farm as Ctrl-C does (an interrupt: exit 2, as README gives it)
+    until `farm run` takes them over (farm.stop_signals); a CI runner's SIGTERM while farm
+    read its settings or suites killed it with 143. One ignored (``nohup``) stays ignored.
+    The handlers of before, for `main` to put back (a test calls it in its own process)."""
+    before: dict[int, Any] = {}
+    if threading.current_thread() is not threading.main_thread():
+        return before
+    for name in ("SIGTERM", "SIGHUP"):
+        sig = getattr(signal, name, None)
+        if sig is not None and signal.getsignal(sig) is signal.SIG_DFL:
+            before[sig] = signal.signal(sig, _interrupt)
+    return before
+
+
+def _interrupt(_signum: int, _frame: object) -> None:
+    raise KeyboardInterrupt
 
 
 def _main() -> None:
