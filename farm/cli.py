@@ -439,11 +439,17 @@ def _cluster_devices(url: str, prefix: str, release: tuple[str, ...] = ()) -> No
     from farm.config import mask_urls_in
     store.use_prefix(prefix)
     r = store.check(url)
-    released = set()
+    released, unknown = set(), []
+    known = set(store.leases(r)) | set(store.quarantined(r))
     for name in release:
         done = store.release(r, name)
         released |= {name} if done else set()
-        click.echo(f"{name}: {'released' if done else 'was not quarantined'}")
+        if done or name in known:
+            click.echo(f"{name}: {'released' if done else 'was not quarantined'}")
+        else:       # a typo said "was not quarantined", exit 0, as if all were well
+            unknown.append(name)
+            click.echo(f"{name}: no device of that name in the cluster (its devices are "
+                       "listed below)")
     live, bad = store.leases(r), store.quarantined(r)
     click.echo(f"cluster   {len(live)} device(s) on {_masked(url)}")
     for name in sorted(set(live) | set(bad)):
@@ -460,6 +466,8 @@ def _cluster_devices(url: str, prefix: str, release: tuple[str, ...] = ()) -> No
             f"{state if name in live or name in bad else ''}"
             + (f"  on {lease['target']}" if lease.get("target") else "")
             + (f"  {lease['about']}" if lease.get("about") else "")))
+    if unknown:
+        raise UserError(f"--release {', '.join(unknown)}: no such device in the cluster")
 
 
 def _masked(url: str) -> str:
