@@ -307,6 +307,24 @@ def test_run_script_sees_the_pages_own_globals(page: BrowserDevice) -> None:
     assert page.run_script("run()", 5) == "page run"
 
 
+# what Prototype.js 1.6 (legacy apps: Magento 1, old Rails) puts on the built-in prototypes
+PROTOTYPE_JS = """Array.prototype.toJSON = function () {
+  return '[' + this.map((v) => JSON.stringify(v)).join(', ') + ']'; };
+String.prototype.toJSON = function () { return this.toString(); }; 1"""
+
+
+def test_a_page_whose_library_gives_arrays_a_to_json_is_read(page: BrowserDevice) -> None:
+    """A page with Prototype.js's Array.prototype.toJSON: every DOM read failed as an internal
+    error ('1 validation error for _Walk: nodes: Input should be a valid array'), and a
+    javascript step's array came back as a string."""
+    page.run_script(PROTOTYPE_JS, 5)
+    page.run_script("document.body.insertAdjacentHTML('beforeend', '<p>Legacy shop</p>')", 5)
+    assert any(n.text == "Sign in" for n in page.hierarchy().nodes)
+    assert "Legacy shop" in page.screen_text()
+    assert page.run_script("[1, 'a']", 5) == [1, "a"]
+    assert page.run_script("typeof Array.prototype.toJSON", 5) == "function"   # (put back)
+
+
 def test_screenshot_is_png_of_viewport(page: BrowserDevice) -> None:
     assert page.size() == (800, 600)
     img = Image.open(io.BytesIO(page.screenshot()))

@@ -8,7 +8,7 @@ from typing import Any, Callable
 
 from farm.devices.web.failures import lost
 from farm.devices.web.page_wait import Errors
-from farm.devices.web.scripts import RUN_JS
+from farm.devices.web.scripts import RUN_JS, STRINGIFY_JS
 from farm.errors import StepFailed
 from farm.text import clean, clean_json, first_line
 
@@ -34,7 +34,7 @@ def page_function(producer: str) -> str:
     outside it, so the suite's code sees the page's globals, not run_script.js's own names
     (``code``, ``run``, ``v``: a page's <input id="code"> read as undefined, its own run()
     called farm's and overflowed the stack)."""
-    return "(" + RUN_JS + ")(\n" + producer + "\n)"
+    return "(" + RUN_JS + ")(" + STRINGIFY_JS + ", \n" + producer + "\n)"
 
 
 def run_script(page: Any, code: str, timeout_s: float, errors: Errors,

@@ -18,12 +18,25 @@ def read_js(name: str) -> str:
     return "\n".join(lines)
 
 
+# JSON.stringify as the standard writes it, for farm's answers: a toJSON the page put on a
+# built-in prototype is set aside meanwhile (Prototype.js 1.6, still in legacy apps, gives
+# Array one that writes an array as a string of JSON: every DOM read of such a page failed).
+STRINGIFY_JS = """(value) => {
+  const kept = [];
+  for (const proto of [Array.prototype, Object.prototype, String.prototype, Number.prototype,
+                       Boolean.prototype]) {
+    const own = Object.getOwnPropertyDescriptor(proto, "toJSON");
+    if (own && own.configurable) { kept.push([proto, own]); delete proto.toJSON; }
+  }
+  try { return JSON.stringify(value); }
+  finally { for (const [proto, own] of kept) Object.defineProperty(proto, "toJSON", own); }
+}"""
 # The walker's result goes back as ONE JSON string: Playwright's structured serialisation of
 # thousands of small objects costs seconds, a string costs milliseconds.
 # Where a tap lands (reach.js): the walk's ``reached`` of each control, the check before a tap
 REACH_JS = read_js("reach.js")
-DOM_JS = ("(maxNodes) => JSON.stringify((\n" + read_js("dom.js") + "\n)(maxNodes, " + REACH_JS
-          + ", false))")
+DOM_JS = ("(maxNodes) => (" + STRINGIFY_JS + ")((\n" + read_js("dom.js") + "\n)(maxNodes, "
+          + REACH_JS + ", false))")
 XPATH_JS = "(xpath) => (" + read_js("xpath.js") + ")(xpath, " + REACH_JS + ")"
 RUN_JS = read_js("run_script.js")
 PAGE_STATE_JS = read_js("page_state.js")
@@ -62,7 +75,7 @@ TREE_JS = ("async ([maxNodes, last]) => {\n" + ENDING_JS + "  const s = window._
            "  const token = s ? performance.timeOrigin + ':' + s.gen : null;\n"
            "  if (token !== null && token === last && !moving()) return 'same';\n"
            "  const out = (\n" + read_js("dom.js") + "\n)(maxNodes, " + REACH_JS + ");\n"
-           "  out.token = token; return JSON.stringify(out); }")
+           "  out.token = token; return (" + STRINGIFY_JS + ")(out); }")
 # [token, quietMs, capMs]: resolves true once the page's change token is not ``token`` (the last
 # read's); false once it stayed so for ``quietMs`` with none of its requests in flight, or for
 # ``capMs`` (BrowserDevice.await_change); the page looks every 50 ms itself.
@@ -84,7 +97,7 @@ TEXT_JS = ("(last) => { const s = window.__farm;\n" + MOVING_JS +
            "  const token = s ? performance.timeOrigin + ':' + s.gen : null;\n"
            "  if (token !== null && token === last && !moving()) return 'same';\n"
            "  const text = (\n" + VISIBLE_TEXT_JS + "\n)();\n"
-           "  return JSON.stringify({token, text}); }")
+           "  return (" + STRINGIFY_JS + ")({token, text}); }")
 # After an action, a form it submitted (page_state.js notes a submit event the page did not
 # cancel, or a form.submit() call) starts its navigation from a task of its own: the read waits
 # one task for it. Only then: a task queued after an action that changed the page waits for
