@@ -682,6 +682,9 @@ def _selection_prefixes(case: str) -> list[str]:
     from farm.cache.keys import selection_prefixes
     prefixes = selection_prefixes(case)
     target = Path(case)
+    if case and not target.exists() and target.suffix in (".yaml", ".yml") \
+            and target.parent.is_dir():
+        return prefixes + selection_prefixes(_gone_case_id(target))
     if not case or not target.exists():
         return prefixes
     from farm.errors import FarmError
@@ -693,6 +696,16 @@ def _selection_prefixes(case: str) -> list[str]:
     ids = ([_folder_id(target, s.root) for s in suites] if target.is_dir()
            else [c.id for s in suites for c in s.cases])
     return list(dict.fromkeys(prefixes + [p for i in ids for p in selection_prefixes(i)]))
+
+
+def _gone_case_id(path: Path) -> str:
+    """The id the case file ``path``, deleted since, had (its folder's suite, as `farm run`
+    names it): `farm cache clear suites/shop/gone.yaml` said "removed 0 entries" and left
+    the entries of shop/gone behind."""
+    from farm.suite.loader import find_root
+    folder = path.parent.resolve()
+    root = find_root(folder) or folder
+    return f"{root.name}/{(folder / path.name).relative_to(root).with_suffix('').as_posix()}"
 
 
 def _folder_id(folder: Path, root: Path) -> str:
@@ -709,9 +722,9 @@ def _folder_id(folder: Path, root: Path) -> str:
 @click.argument("case", required=False, default="")
 @_broker_option
 def cache_ls(case: str, broker: str | None) -> None:
-    """List entries of CASE: a case id such as demo/login, or a suite / folder (demo/ or
-    demo: its cases; demo/login is not demo/login_success), or a case file or folder
-    (suites/demo/login.yaml); all without CASE."""
+    """List entries of CASE: a case id such as demo/login_success, or a suite / folder
+    (demo/ or demo: its cases; an id is whole: demo/login is not demo/login_success), or a
+    case file or folder (suites/demo/login_success.yaml); all without CASE."""
     import time as _time
     from farm.cache.keys import split_key
     store = _store(broker)
@@ -770,7 +783,7 @@ def _summed(spends: list) -> dict:
 @_broker_option
 def cache_clear(case: str, broker: str | None) -> None:
     """Remove the entries of CASE (a case id, a suite: demo/ or demo, or a case file or
-    folder: suites/demo/login.yaml); all of them without CASE. A corrupt cache file is moved
+    folder: suites/demo/login_success.yaml, also one deleted since); all of them without CASE. A corrupt cache file is moved
     aside (cache.db.corrupt-<time>) and a fresh one started."""
     from farm.cache.sqlite_store import CorruptStore
     try:

@@ -72,3 +72,14 @@ def test_a_suite_folder_is_its_cases_and_a_case_id_is_unchanged(here, monkeypatc
     assert out.splitlines()[-1] == "2 entries in .farm/cache.db"
     code, out, _ = farm(monkeypatch, capsys, "cache", "ls", "suites/shop/nothing.yaml")
     assert (code, out) == (0, "0 entries in .farm/cache.db\n")
+
+
+def test_a_case_file_deleted_since_is_the_id_it_had(here, monkeypatch, capsys):
+    """suites/shop/gone.yaml, deleted: `farm cache clear` of it said "removed 0 entries" and
+    left shop/gone's entries to be listed (and counted) ever after."""
+    code, out, _ = farm(monkeypatch, capsys, "cache", "ls", "suites/shop/gone.yaml")
+    assert [line.split()[0] for line in out.splitlines()] == ["shop/gone", "1"]
+    code, out, _ = farm(monkeypatch, capsys, "cache", "clear", "suites/shop/gone.yaml")
+    assert (code, out) == (0, "removed 1 entry from .farm/cache.db\n")
+    code, out, _ = farm(monkeypatch, capsys, "cache", "ls", "shop/")
+    assert "shop/gone" not in out and out.splitlines()[-1] == "4 entries in .farm/cache.db"
