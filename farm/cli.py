@@ -783,8 +783,9 @@ def _summed(spends: list) -> dict:
 @_broker_option
 def cache_clear(case: str, broker: str | None) -> None:
     """Remove the entries of CASE (a case id, a suite: demo/ or demo, or a case file or
-    folder: suites/demo/login_success.yaml, also one deleted since); all of them without CASE. A corrupt cache file is moved
-    aside (cache.db.corrupt-<time>) and a fresh one started."""
+    folder: suites/demo/login_success.yaml, also one deleted since); all of them without
+    CASE. A corrupt cache file is moved aside (cache.db.corrupt-<time>) and a fresh one
+    started."""
     from farm.cache.sqlite_store import CorruptStore
     try:
         store = _store(broker)
