@@ -299,13 +299,35 @@ SCROLL_WATCH_JS = """(quietMs) => { window.__farmScrollEnd = new Promise((resolv
 SCROLL_END_JS = """() => { if (window.__farmScrollArm) window.__farmScrollArm();
   return window.__farmScrollEnd || null; }"""
 # forceSameTabNavigation (Midscene's page agents): a link with a target and window.open load
-# in the current tab instead of a new one.
+# in the current tab instead of a new one. Only a target that would open a tab: _blank, or a
+# name no frame has; one naming a frame (a <frameset>'s main frame), _parent or _top loads
+# there as before (it loaded in the frame the link was in: a legacy frames page never showed
+# the page its menu opened).
 SAME_TAB_JS = """
 (() => {
+  const framed = (name, win) => {      // a frame of ``win`` (or below) named ``name``
+    try {
+      for (let i = 0; i < win.frames.length; i++) {
+        try { if (win.frames[i].name === name) return true; } catch (e) { /* cross-origin */ }
+        if (framed(name, win.frames[i])) return true;
+      }
+    } catch (e) { /* cross-origin */ }
+    return false;
+  };
+  const opensTab = (name) => {
+    const kind = String(name || '').toLowerCase();
+    if (!kind || ['_self', '_parent', '_top'].includes(kind)) return false;
+    return kind === '_blank' || !framed(name, window.top);
+  };
   document.addEventListener('click', (e) => {
     const a = e.target && e.target.closest ? e.target.closest('a[target]') : null;
-    if (a && a.target !== '_self') a.target = '_self';
+    if (a && opensTab(a.target)) a.target = '_self';
   }, true);
-  window.open = function (url) { if (url) window.location.href = url; return window; };
+  const open = window.open;
+  window.open = function (url, name, ...rest) {
+    if (!opensTab(name || '_blank')) return open.call(this, url, name, ...rest);
+    if (url) window.location.href = url;
+    return window;
+  };
 })();
 """

@@ -6,11 +6,11 @@
 // or entirely outside the page's scrollable area (left:-5000px). visibility:hidden and
 // display:none text innerText leaves out already. Text below the fold counts: scrolling reaches it.
 // Text in shadow roots (open, and closed ones page_state.js kept) and in same-origin frames
-// (a visible <iframe>'s document) is added after it: innerText does not enter them; so is what
-// form fields show (a text field's value, a button input's label: a phone's tree has them). A
-// closed <select> shows its chosen option alone, where innerText lists every option. The same
-// rules hold inside shadow roots and frames (each frame by its own window), so a hidden text
-// or an unchosen option there is no more "on screen" than in the page itself.
+// (a visible <iframe>'s or <frame>'s document) is added after it: innerText does not enter
+// them; so is what form fields show (a text field's value, a button input's label: a phone's
+// tree has them). A closed <select> shows its chosen option alone, where innerText lists every
+// option. The same rules hold inside shadow roots and frames (each frame by its own window), so
+// a hidden text or an unchosen option there is no more "on screen" than in the page itself.
 // Evaluated by farm/devices/web/scripts.py (TEXT_JS, TREE_JS) as a function of no arguments.
 () => {
   const SKIP = new Set(["SCRIPT", "STYLE", "NOSCRIPT", "TEMPLATE"]);
@@ -131,7 +131,9 @@
       }
       const shadow = rootOf(el);
       if (shadow) rootText(acc, shadow, inner, isFixed);
-      if (el.tagName === "IFRAME" && r.width > 0 && r.height > 0) frameText(acc, el);
+      if ((el.tagName === "IFRAME" || el.tagName === "FRAME") && r.width > 0 && r.height > 0) {
+        frameText(acc, el);     // (a FRAME: in a legacy page's <frameset>)
+      }
       for (const c of el.children) visit(acc, c, inner, isFixed);
     };
     return read(body.innerText, body.children, null, false);
