@@ -199,12 +199,16 @@ def _files(node: Node, base: Path, p: Problems) -> dict[Path, Path]:
                          expected="a file path or glob")
         if pattern is None:
             continue
-        matched = _matches(pattern, base)
+        # a folder is its YAML files, those below it too, as Midscene's matchYamlFiles takes
+        # it (`files: [scripts/]` was "matches no .yaml file")
+        glob_of = (pattern.rstrip("/\\") + "/**/*" if not set("*?[") & set(pattern)
+                   and (base / pattern).is_dir() else pattern)
+        matched = _matches(glob_of, base)
         if not matched:
             p.add(item, f"files: {pattern!r} matches no .yaml file (relative to the batch "
                         "file)")
         for m in matched:
-            out.setdefault(m.resolve(), _home(pattern, base, m.resolve()))
+            out.setdefault(m.resolve(), _home(glob_of, base, m.resolve()))
     return out
 
 

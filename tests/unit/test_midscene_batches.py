@@ -295,6 +295,17 @@ def test_a_folder_run_as_its_batch_says_which_files_the_batch_leaves_out(tmp_pat
     assert code == 0 and "f/b  [web]" in out and "warning" not in out
 
 
+@pytest.mark.parametrize("listed", ["scripts/", "scripts", "./scripts"])
+def test_a_folder_in_files_is_its_yaml_files(tmp_path, listed):
+    """Midscene's `files: [scripts/]` (its matchYamlFiles: a folder is its .yml / .yaml files,
+    those below it too) was refused: "files: 'scripts/' matches no .yaml file"."""
+    for name in ("scripts/a.yaml", "scripts/deep/b.yml", "other.yaml"):
+        write(tmp_path / "f" / name)
+    write(tmp_path / "f" / "index.yaml", f"files: ['{listed}']\n")
+    assert sorted(cases_of(tmp_path / "f" / "index.yaml")) == ["f/scripts/a",
+                                                                "f/scripts/deep/b"]
+
+
 def test_a_batch_with_empty_files_says_only_that(tmp_path, farm_run):
     """``files: []`` is refused as listing no file; it also warned that the folder's other
     files "are in its folder but not in its files:, so they do not run", as if the batch
