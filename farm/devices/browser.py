@@ -599,7 +599,7 @@ class BrowserDevice:
         from farm.devices.web.chooser import tap_choosing_files
         page = self._acting()
         with self._errors("tap for a file chooser"):
-            tap_choosing_files(page, x, y, files, timeout_s)
+            tap_choosing_files(page, *self._in_view(page, x, y, "a tap"), files, timeout_s)
 
     @_action
     def swipe(self, x1: int, y1: int, x2: int, y2: int, duration_ms: int = 300) -> None:

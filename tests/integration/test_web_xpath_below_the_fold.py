@@ -49,3 +49,20 @@ def test_an_xpath_target_no_scroll_brings_in_fails_the_tap(
     assert case["error"]["step"] == 1, case["error"]
     assert "is outside the page's 1280x800 viewport, and scrolling the page does not bring " \
            "that point in: it would reach nothing" in case["error"]["message"], case["error"]
+
+
+def test_an_xpath_file_button_below_the_fold_opens_its_chooser(tmp_path: Path,
+                                                               farm: FarmCli) -> None:
+    (tmp_path / "photo.png").write_bytes(b"not really")
+    page = PAGE.replace('<p id="out"', '<input type="file" id="file" onchange="document.'
+                        'getElementById(\'out\').textContent = this.files[0].name"><p id="out"')
+    (tmp_path / "page.html").write_text(page)
+    (tmp_path / "up.yaml").write_text(
+        "name: up\nweb:\n  serve: .\n  url: page.html\ntasks:\n  - name: t\n    flow:\n"
+        "      - aiTap: the file button\n        xpath: //*[@id='file']\n"
+        f"        fileChooserAccept: {tmp_path / 'photo.png'}\n"
+        "      - assertText: photo.png\n")
+    done = farm.run("run", tmp_path / "up.yaml", "--devices", "browser:1",
+                    "--report-dir", tmp_path / "run")
+    (case,) = results(tmp_path / "run")["cases"]
+    assert done.returncode == 0, case["error"]
