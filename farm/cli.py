@@ -323,8 +323,15 @@ def devices(broker: str | None, release: tuple[str, ...]) -> None:
     settings = load_settings(broker_url=broker)
     if release and not settings.broker_url:
         raise click.UsageError("--release needs a cluster: give --broker URL")
-    chromium = find_chromium(settings)      # this machine's devices first: they are listed
-    if chromium is None:                    # even when the broker then turns out unusable
+    from farm.errors import ConfigError
+    broken = None
+    try:
+        chromium = find_chromium(settings)  # this machine's devices first: they are listed
+    except ConfigError as exc:              # even when the broker then turns out unusable,
+        chromium, broken = None, exc        # or FARM_CHROMIUM_PATH names no browser
+    if broken is not None:
+        click.echo(f"browser   none: {broken}")
+    elif chromium is None:
         click.echo("browser   none: no Chromium found (apt-get install chromium, or set "
                    "FARM_CHROMIUM_PATH)")
     else:
@@ -337,6 +344,8 @@ def devices(broker: str | None, release: tuple[str, ...]) -> None:
         sys.stdout.flush()
         _cluster_devices(settings.broker_url.get_secret_value(), settings.cluster_prefix,
                          release)
+    if broken is not None:      # a setting that is wrong: exit 4, said at its line above
+        sys.exit(EXIT_USAGE)
     if chromium is None:
         sys.exit(5)
 
