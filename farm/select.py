@@ -362,18 +362,22 @@ def select_cases(cases: Sequence[Case], opts: SelectOptions) -> Selection:
 
 def _file_name_slip(cases: Sequence[Case], keyword: str | None) -> list[str]:
     """A note when -k left nothing because it named a file (``-k login_success.yaml``): a case
-    id has no ``.yaml``, so the word matched no case, and only "16 deselected" was said."""
+    id has no ``.yaml``, so the word matched no case, and only "16 deselected" was said; or
+    because it wrote a file's ``_`` as ``-`` (``-k cart-remove`` for demo/cart_remove)."""
     fixed = re.sub(r"(?<=\w)\.ya?ml\b", "", keyword or "", flags=re.IGNORECASE)
+    why = "a case's id is its file's path without .yaml"
+    tail = " (or give `farm run` the file itself)"
+    if fixed == (keyword or ""):
+        fixed = re.sub(r"(?<=\w)-(?=\w)", "_", fixed)
+        why, tail = "a word matches as written (- is not _)", ""
     if fixed == (keyword or ""):
         return []
     expr = KeywordExpr(fixed)
     found = [c.id for c in cases if expr.matches(case_haystack(c))]
     if not found:
         return []
-    return [f"-k {keyword}: a case's id is its file's path without .yaml: "
-            f"-k {shlex.quote(fixed)} selects {found[0]}"
-            + (f" and {len(found) - 1} more" if len(found) > 1 else "")
-            + " (or give `farm run` the file itself)"]
+    return [f"-k {keyword}: {why}: -k {shlex.quote(fixed)} selects {found[0]}"
+            + (f" and {len(found) - 1} more" if len(found) > 1 else "") + tail]
 
 
 def tag_slips(cases: Sequence[Case], given: Sequence[str], flag: str) -> list[str]:

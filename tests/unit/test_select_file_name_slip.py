@@ -39,3 +39,13 @@ def test_no_note_when_without_yaml_it_still_selects_nothing(demo_cases):
     assert _notes(demo_cases, "nothing.yaml") == [
         "no case selected: 16 deselected by -k nothing.yaml"]
     assert _notes(demo_cases, "nothing") == ["no case selected: 16 deselected by -k nothing"]
+
+
+def test_a_hyphen_for_a_files_underscore_is_said(demo_cases):
+    """`-k cart-remove` (the file is cart_remove.yaml) said only "16 deselected"."""
+    assert _notes(demo_cases, "cart-remove") == [
+        "no case selected: 16 deselected by -k cart-remove",
+        "-k cart-remove: a word matches as written (- is not _): -k cart_remove selects "
+        "demo/cart_remove"]
+    assert _notes(demo_cases, "no-such-case") == [
+        "no case selected: 16 deselected by -k no-such-case"]
