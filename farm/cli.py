@@ -330,7 +330,7 @@ def devices(broker: str | None, release: tuple[str, ...]) -> None:
     except ConfigError as exc:              # even when the broker then turns out unusable,
         chromium, broken = None, exc        # or FARM_CHROMIUM_PATH names no browser
     if broken is not None:
-        click.echo(f"browser   none: {broken}")
+        click.echo("browser   none: the chromium_path set names no browser (the error below)")
     elif chromium is None:
         click.echo("browser   none: no Chromium found (apt-get install chromium, or set "
                    "FARM_CHROMIUM_PATH)")
@@ -344,8 +344,8 @@ def devices(broker: str | None, release: tuple[str, ...]) -> None:
         sys.stdout.flush()
         _cluster_devices(settings.broker_url.get_secret_value(), settings.cluster_prefix,
                          release)
-    if broken is not None:      # a setting that is wrong: exit 4, said at its line above
-        sys.exit(EXIT_USAGE)
+    if broken is not None:      # a setting that is wrong: said last, exit 4
+        raise broken
     if chromium is None:
         sys.exit(5)
 

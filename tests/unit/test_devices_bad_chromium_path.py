@@ -1,7 +1,7 @@
 """`farm devices` with a FARM_CHROMIUM_PATH that names no browser (a path from another
 machine, a typo) stopped at "farm: error: chromium_path ..." and listed nothing else: the
-command that says what is usable here hid the phones and endpoints. The browser line now
-says what is wrong with the setting, the other devices are listed, and it still exits 4."""
+command that says what is usable here hid the phones and endpoints. They are now listed, the
+browser line points at the error, said last, and it still exits 4."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ def test_a_wrong_chromium_path_is_said_on_the_browser_line(tmp_path: Path, monke
     monkeypatch.setenv("FARM_CHROMIUM_PATH", str(tmp_path / "gone" / "chromium"))
     code, out, err = farm(monkeypatch, capsys, "devices")
     lines = out.splitlines()
-    assert (code, err) == (4, ""), out
-    assert lines[0] == (f"browser   none: chromium_path '{tmp_path}/gone/chromium' "
-                        "(FARM_CHROMIUM_PATH) does not exist or is not executable")
+    assert (code, err) == (4, f"farm: error: chromium_path '{tmp_path}/gone/chromium' "
+                              "(FARM_CHROMIUM_PATH) does not exist or is not executable\n"), out
+    assert lines[0] == "browser   none: the chromium_path set names no browser (the error below)"
     assert [line.split()[0] for line in lines[1:]] == ["android", "ios"]
