@@ -352,7 +352,7 @@ _WHEN_UNSET = {
                      "with FARM_HEADLESS=false; `farm devices` shows which)",
     "metrics_host": "(not set: all addresses)",
     "default_timeout": "(not set: each case's timeout:, else its farm.yaml's, else 300)",
-    "retries": "(not set: each suite's farm.yaml retries:, else 0)",
+    "retries": "(not set: each case's retries:, else its farm.yaml's, else 0)",
     "replanning_cycle_limit": "(not set: the model family's: 20, UI-TARS 40, AutoGLM 100)",
     "cache": "read-write (default; a case's own agent.cache when it has one)",
     "cache_url": "(not set: {state_dir}/cache.db, or the broker's Redis with a broker)",

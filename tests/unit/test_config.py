@@ -343,7 +343,7 @@ def test_config_show_prints_what_is_in_force_for_settings_nothing_sets(monkeypat
     shown = dict(line.split(None, 1) for line in out.splitlines() if " " in line.strip())
     assert (code, err) == (0, "")
     assert shown["cache"] == "read-write (default; a case's own agent.cache when it has one)"
-    assert shown["retries"] == "(not set: each suite's farm.yaml retries:, else 0)"
+    assert shown["retries"] == "(not set: each case's retries:, else its farm.yaml's, else 0)"
     assert shown["default_timeout"] == ("(not set: each case's timeout:, else its farm.yaml's, "
                                         "else 300)")
     assert shown["report_dir"] == ".farm/runs/<run-id> (default)"
