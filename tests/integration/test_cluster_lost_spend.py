@@ -6,6 +6,7 @@ model server."""
 
 from __future__ import annotations
 
+import json
 import threading
 from contextlib import contextmanager
 from pathlib import Path
@@ -15,7 +16,7 @@ import psutil
 import pytest
 
 from tests.support.agent_scripts import DONE_XML, xml
-from tests.support.cluster import CLUSTER_ENV, events, runs, wait_busy, wait_idle
+from tests.support.cluster import CLUSTER_ENV, PREFIX, events, runs, wait_busy, wait_idle
 from tests.support.farm_cli import PLUGIN, FarmCli, results, wait_for
 from tests.support.model_server import Reply
 from tests.support.suites import write_case
@@ -42,9 +43,22 @@ def held(pid: int, url: str, run_dir: Path) -> Iterator[Callable[[], list[dict[s
     client.suspend()
     try:
         run_id, = runs(url)
+        unblock(url, run_id)
         yield lambda: events(url, run_id)
     finally:
         client.resume()
+
+
+def unblock(url: str, run_id: str) -> None:
+    """An event of no consequence for the stopped client's BLPOP, if it stopped waiting in
+    one: Redis hands such a waiter the next event pushed, taking it from the list the test
+    reads (and the client ignores this one)."""
+    import redis
+    r = redis.Redis.from_url(url, decode_responses=True, socket_timeout=5)
+    try:
+        r.rpush(f"{PREFIX}:events:{run_id}", json.dumps({"type": "device_state"}))
+    finally:
+        r.close()
 
 
 def spent(sent: list[dict[str, Any]], calls: int) -> bool:
