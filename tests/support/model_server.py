@@ -199,8 +199,16 @@ def _completion(body: dict, reply: Reply, index: int) -> dict:
 def main() -> None:
     """``python -m tests.support.model_server SCRIPT.json``: serve a list of replies (for
     trying the CLI by hand). Prints the base URL."""
-    import sys
-    script = json.loads(open(sys.argv[1]).read()) if len(sys.argv) > 1 else [
+    import argparse
+
+    parser = argparse.ArgumentParser(
+        prog="python -m tests.support.model_server",
+        description="A scripted OpenAI-compatible model server on a free loopback port (its "
+                    "base URL printed): each request gets the next reply of SCRIPT.")
+    parser.add_argument("script", nargs="?", metavar="SCRIPT.json",
+                        help="a JSON list of reply texts (default: one reply saying done)")
+    path = parser.parse_args().script
+    script = json.loads(open(path).read()) if path else [
         '<complete success="true">done</complete>']
     srv = ModelServer(script).start()
     print(srv.base_url, flush=True)
