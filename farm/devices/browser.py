@@ -20,6 +20,7 @@ import threading
 import time
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Callable, Iterator
+from urllib.parse import quote
 
 import psutil
 
@@ -119,6 +120,8 @@ class BrowserDevice:
         self._thrown: list[str] = []      # the case's uncaught page errors (failure_note)
         self._opened: Any = None                      # a new tab to follow (autoFollowNewPage)
         self._idle_ms: int | None = None              # waitForNetworkIdle.timeout of the session
+        # (origin, user) the context sends the target URL's basic auth credentials to
+        self._signed_in: tuple[str, str] | None = None
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -219,7 +222,10 @@ class BrowserDevice:
             self._context.on("page", self._new_page)
             self._adopt_page(self._context.new_page())
         # a user:password@ goes to the context (`without_credentials`), the rest is opened
-        self._open_url(target, without_credentials(target.url)[0])
+        url, credentials = without_credentials(target.url)
+        self._signed_in = (credentials["origin"], quote(credentials["username"], safe="")) \
+            if credentials else None
+        self._open_url(target, url)
 
     def _open_url(self, target: "WebTarget", url: str) -> None:
         self._idle_ms = target.network_idle_ms
@@ -450,7 +456,7 @@ class BrowserDevice:
         if page is None or self._killed or self._wait.awaiting or page.is_closed():
             return said
         status = page_status_note(page, lambda p, js, arg: self._wait.evaluate(
-            p, js, arg, "read the page's HTTP status"))
+            p, js, arg, "read the page's HTTP status"), self._signed_in)
         return "; ".join(filter(None, [status, said])) or None
 
     def requests_in_flight(self) -> int:

@@ -33,3 +33,16 @@ def test_the_password_is_decoded_and_a_user_alone_has_an_empty_one() -> None:
                                  "data:text/html,a@b", "about:blank"])
 def test_a_url_without_credentials_is_opened_as_it_is(url: str) -> None:
     assert without_credentials(url) == (url, None)
+
+
+def test_a_refusal_of_the_credentials_names_the_url_as_given_masked() -> None:
+    """The credentials left the URL the page opens: a 401 on their origin still shows they were
+    sent (masked), as the URL the case gave; another origin's URL is named as it is."""
+    from farm.devices.web.failures import http_status_note
+    signed_in = ("http://h:1", "qa")
+    assert http_status_note(401, "http://h:1/app?token=abc", signed_in) == \
+        "the page answered 401 Unauthorized: http://qa:***@h:1/app?token=***"
+    assert http_status_note(404, "http://other:1/app", signed_in) == \
+        "the page answered 404 Not Found: http://other:1/app"
+    assert http_status_note(401, "http://h:10/app", signed_in) == \
+        "the page answered 401 Unauthorized: http://h:10/app"

@@ -145,10 +145,13 @@ def unreachable_site(url: str) -> Iterator[None]:
                          f"({found.group(0)})") from None
 
 
-def http_status_note(status: Any, url: Any) -> str | None:
+def http_status_note(status: Any, url: Any,
+                     signed_in: tuple[str, str] | None = None) -> str | None:
     """What a failed step adds about its page when the server answered its document with an
     HTTP error (``status`` >= 400): "the page answered 404 Not Found: URL", the URL's
-    credentials masked (`farm.config.mask_url`); None for any other answer."""
+    credentials masked (`farm.config.mask_url`); None for any other answer. ``signed_in``:
+    (origin, user) the browser sends basic auth's credentials to (the target URL's
+    ``user:password@``): a URL of that origin is named with them, masked, as it was given."""
     if not isinstance(status, int) or isinstance(status, bool) or status < 400:
         return None
     from http import HTTPStatus
@@ -158,11 +161,17 @@ def http_status_note(status: Any, url: Any) -> str | None:
         said = f"{status} {HTTPStatus(status).phrase}"
     except ValueError:
         said = str(status)
-    return f"the page answered {said}: {mask_url(str(url))}" if url else \
-        f"the page answered {said}"
+    if not url:
+        return f"the page answered {said}"
+    shown = mask_url(str(url))
+    if signed_in is not None and shown.lower().startswith(signed_in[0] + "/"):
+        scheme, _, rest = shown.partition("://")
+        shown = f"{scheme}://{signed_in[1]}:***@{rest}"
+    return f"the page answered {said}: {shown}"
 
 
-def page_status_note(page: Any, script: Callable[[Any, str, Any], Any]) -> str | None:
+def page_status_note(page: Any, script: Callable[[Any, str, Any], Any],
+                     signed_in: tuple[str, str] | None = None) -> str | None:
     """`http_status_note` of ``page``'s current document, read with ``script`` (page, js,
     arg) -> value; None when it cannot be read (the page went away, or navigates): a note is
     best effort, never a failure of its own."""
@@ -173,7 +182,7 @@ def page_status_note(page: Any, script: Callable[[Any, str, Any], Any]) -> str |
         return None
     if not isinstance(answer, list) or len(answer) != 3:
         return None
-    notes = [http_status_note(answer[0], answer[1]), requests_note(answer[2])]
+    notes = [http_status_note(answer[0], answer[1], signed_in), requests_note(answer[2])]
     return "; ".join(n for n in notes if n) or None
 
 
