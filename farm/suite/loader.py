@@ -88,6 +88,7 @@ class _Loading:
         self.batches: list[Batch] = []
         self.batch_of: dict[str, Batch] = {}     # real path of a listed file -> its batch
         self.listed_batches: set[str] = set()    # batch files a batch's glob matched (shown)
+        self.broken_batches: set[str] = set()    # batch files with a problem (shown)
         self.ids: dict[str, tuple[Case, str]] = {}   # case id -> its case, "file:line"
         self.batch_folders: dict[Path, list[Batch]] = {}   # a folder run as its batch files
         # (suite root, an app's URL variable) -> its directory, "file:line"
@@ -185,6 +186,8 @@ class _Loading:
         p = Problems(shown, values=self.values)      # a ${NAME} in concurrent:, retry:...
         batch, files = read_batch(node, path, shown, p)
         self.errors.extend(p.errors)
+        if p.errors:
+            self.broken_batches.add(shown)
         self.batches.append(batch)
         info = self.suite(find_root(path.parent) or path.parent)
         batch.unit_id = f"{info.root.name}/{path.relative_to(info.root).with_suffix('').as_posix()}"
@@ -227,7 +230,9 @@ class _Loading:
             if not shown:
                 continue
             self.skipped.extend(f"file not listed by {by}: {f}" for f in shown)
-            if any(b.files for b in batches):   # else its error says it lists none (files: [])
+            # a batch refused (files: [] lists none) runs nothing: its error says why, and
+            # "... are not in its files:, so they do not run" would say it lists others
+            if any(b.file not in self.broken_batches for b in batches):
                 self.warnings.append(SuiteError(batches[0].file,
                                                 unlisted_warning(shown, len(batches))))
 

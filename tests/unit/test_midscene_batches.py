@@ -315,6 +315,9 @@ def test_a_batch_with_empty_files_says_only_that(tmp_path, farm_run):
     code, out, err = farm_run("f", "--collect-only")
     assert code == 4 and "warning" not in out, out
     assert "f/index.yaml:1:8: files is empty: expected at least one file or glob" in err
+    write(tmp_path / "f" / "index.yaml", "files: [index.yaml]\n")    # (itself: no problem)
+    code, out, err = farm_run("f", "--collect-only")
+    assert "warning: f/index.yaml: f/a.yaml is in its folder but not in its files:" in out
 
 
 def test_a_batch_file_below_a_folder_run_as_its_batch_is_named_as_not_run(tmp_path, farm_run):
