@@ -165,7 +165,7 @@ def _run(paths: Sequence[str | Path], devices: str, settings: Settings,
     check_case_outputs(cases, batches)
     run_id = new_run_id()
     # a port that is taken, a serve host that is no address here: exit 4 before any output
-    # is touched (with --overwrite the report dir's earlier run was wiped first)
+    # is touched (a --report-dir given with --overwrite keeps its earlier run whole)
     server, tally = start_metrics(settings, {s.platform for s in specs})
     with AppServer(settings.serve_host, settings.serve_url_host) as apps, ExitStack() as stack:
         suite_apps, own = [a for s in suites for a in s.defaults.apps], _served_folders(cases)

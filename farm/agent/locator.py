@@ -94,6 +94,7 @@ class LocatorTier(Protocol):
 
 XPATH_UNUSABLE = "xpath_unusable"  # LocateContext.hints: why the step's XPath could not be used
 SWIPED = "swiped"     # LocateContext.hints: swipes the text tier made looking for its target
+OFF_SCREEN = " is off-screen and did not come into view"   # a near note: the text tier's find
 
 
 class XPathTier:
@@ -375,8 +376,7 @@ class TextMatchTier:
                                  target.id)
             if _signature(tree) == before:     # the screen did not move: end of the page
                 break
-        ctx.near.insert(0, describe(target) + " is off-screen and did not come into view"
-                        f" after {scrolls} scroll(s)")
+        ctx.near.insert(0, describe(target) + OFF_SCREEN + f" after {scrolls} scroll(s)")
         return None
 
 
@@ -534,11 +534,14 @@ class LocatorChain:
             raise LocateError(option, ctx.near)
         near = [n for n in ctx.near if not n.startswith("XPath")]
         if near or (xpath and not prompt) or self.has_model_tier:
-            alike = next((n for n in near if n.startswith('"')), None)  # an element, likest
+            away = next((n for n in near if n.endswith(" scroll(s)")
+                         and OFF_SCREEN in n), None)        # found, but no scroll showed it
+            alike = next((n for n in near if n.startswith('"') and n is not away), None)
             said = next((n for n in near if n.startswith("the model")), None)  # its answer
-            raise LocateError(f"no element matches {what}"
-                              + (f"; the closest on screen is {alike}" if alike
-                                 else f"; {said}" if said else ""), ctx.near)
+            raise LocateError((f"no element on screen matches {what}: {away}" if away
+                               else f"no element matches {what}")
+                              + (f"; the closest on screen is {alike}" if alike and not away
+                                 else f"; {said}" if said and not away else ""), ctx.near)
         if ctx.hints.get(FOUND_BEFORE):
             raise LocateError(f"no element matches {what}: an earlier run found it here "
                               f"({ctx.hints[FOUND_BEFORE]}, in the locate cache) and nothing "

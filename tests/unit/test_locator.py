@@ -124,6 +124,11 @@ def test_scrolling_stops_after_the_cap_and_says_so():
         default_chain().locate("Terms", dev)
     assert "off-screen" in info.value.candidates[0]
     assert sum(1 for a in dev.actions if a[0] == "scroll_into_view") == 1   # no movement: stop
+    # the message says the element is there but could not be shown, not that it is the
+    # "closest on screen" to itself
+    assert str(info.value).splitlines()[0] == (
+        'no element on screen matches "Terms": "Terms" (p) is off-screen and did not come '
+        'into view after 1 scroll(s)')
 
 
 def test_a_tier_switched_off_is_not_tried():

@@ -1,8 +1,7 @@
 """`farm run --report-dir R --overwrite` leaves R holding the new run's outputs alone. The
 previous run's cache-store.json (which `farm cache export R` reads) and its cases' own report
-pages (Midscene ``reportFileName``) stayed beside the new run's, and a run stopped at its start
-(its /metrics port taken) left them there with no results.json: the next run into R took it
-without --overwrite and mixed both. Files farm did not write stay. Runs use the in-memory
+pages (Midscene ``reportFileName``) stayed beside the new run's; a run stopped at its start
+(its /metrics port taken) leaves R as it was. Files farm did not write stay. Runs use the in-memory
 ``fake`` device kind (tests/support/devices.py): no browser."""
 
 from __future__ import annotations
@@ -62,15 +61,17 @@ def test_overwrite_leaves_no_page_of_a_case_the_new_run_did_not_run(here, monkey
     assert (here / "r" / "cache-store.json").read_text() == '{"off": ""}\n'    # this run's
 
 
-def test_an_overwrite_run_stopped_at_its_start_leaves_nothing_of_the_run_before(
+def test_an_overwrite_run_stopped_at_its_start_leaves_the_run_before_whole(
         here, monkeypatch, capsys):
+    """Its /metrics port taken, the run stops (exit 4) before it sets up its outputs: R keeps
+    the run before as it was, results.json and all (it was emptied first, then left with the
+    earlier run's pages and no results.json)."""
     _first_run(here, monkeypatch, capsys)
+    before = {p.name: p.read_bytes() for p in (here / "r").iterdir() if p.is_file()}
     with socket.socket() as taken:      # a /metrics port another process listens on
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         code, out, err = farm(monkeypatch, capsys, *RUN, "--overwrite", "--metrics-port",
                               str(taken.getsockname()[1]))
     assert code == 4 and "cannot listen there" in err, (out, err)
-    left = {p.name for p in (here / "r").iterdir()}
-    # (the journal this run claimed the folder with, and the room it kept, go at its exit)
-    assert left - {"results.jsonl", ".farm-room"} == {"notes.txt", "one-own.html.bak"}
+    assert {p.name: p.read_bytes() for p in (here / "r").iterdir() if p.is_file()} == before
