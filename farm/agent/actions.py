@@ -115,11 +115,16 @@ class Locate(BaseModel):
         check = getattr(device, "tap_point", None) if self.node is not None else None
         if check is None:
             return x, y
-        x, y, cover = check(self.node, x, y)
-        if cover:
-            raise StepFailed(f"{self.describe()} is covered by {cover}: {act} there would "
-                             "hit that")
-        return x, y
+        nx, ny, cover = check(self.node, x, y)
+        if not cover:
+            return nx, ny
+        w, h = device.size() if hasattr(device, "size") else (x + 1, y + 1)
+        if not (0 <= x < w and 0 <= y < h):        # (an XPath's element, off-screen)
+            raise StepFailed(f"{self.describe()} is outside the page's {w}x{h} viewport, and "
+                             f"scrolling the page does not bring it in where {act} reaches "
+                             f"it: it would hit {cover}")
+        raise StepFailed(f"{self.describe()} is covered by {cover}: {act} there would hit "
+                         "that")
 
 
 class ActionContext:

@@ -114,12 +114,28 @@ class XPathTier:
             ctx.near.append(ctx.hints[XPATH_UNUSABLE])
             return None
         if len(rects) == 1:
-            return LocateHit(rects[0], self.name, ctx.xpath)
+            found = _node_of(rects[0], ctx)
+            return LocateHit(rects[0], self.name, ctx.xpath, found is None or found.enabled,
+                             None if found is None else found.id)
         if len(rects) > 1:
             raise LocateError(f"XPath {ctx.xpath} matches {len(rects)} elements; "
                               "it must match exactly one")
         ctx.near.append(f"XPath {ctx.xpath} matched nothing")
         return None
+
+
+def _node_of(rect: Rect, ctx: LocateContext) -> UINode | None:
+    """The tree node the XPath's element is (the outermost one with its rect), on a device
+    that checks what a tap would hit (the web's ``tap_point``): the tap then goes where it
+    reaches the element (scrolled in from a scroll container that clips it), or the step
+    fails when something covers it or it is disabled, as for the text tier's find; without
+    it the click went to the cover (an overlay, a sticky header) and the step passed."""
+    if getattr(ctx.device, "tap_point", None) is None:
+        return None
+    tree = ctx.tree()
+    want = (rect.x, rect.y, rect.width, rect.height)
+    return next((n for n in (tree.nodes if tree is not None else ())
+                 if (n.rect.x, n.rect.y, n.rect.width, n.rect.height) == want), None)
 
 
 def normalise(text: str) -> str:
