@@ -564,9 +564,9 @@ def sim(platform: str, count: int, app: str | None, package: str, port: int) -> 
 
     \b
     Example:
-      farm sim android --count 2 --app suites/demo/app --port 5137
+      farm sim android --count 2 --app suites/demo/app --package com.farm.demo.shop --port 5137
       ANDROID_ADB_SERVER_PORT=5137 adb devices
-      farm sim ios --count 1 --app http://127.0.0.1:8000/ --package com.farm.demo.shop
+      farm sim ios --count 1 --app http://127.0.0.1:8000/
     Fault switches for tests: `adb shell farm-sim fault NAME COUNT` or
     POST /farm/fault {"name": NAME, "count": COUNT} (see README).
     """
