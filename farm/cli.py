@@ -380,11 +380,14 @@ def _mobile_devices(settings) -> None:
             click.echo(f"          {serial}  {_android_about(adb, serial)}")
         for line in not_ready:      # unauthorized, offline...: listed with what to do
             click.echo(f"          {line}")
-    urls = ios_urls(settings)
+    from farm.devices.ios import wda_phone_key
+    urls, seen = ios_urls(settings), {}
     click.echo(f"ios       {len(urls)} WebDriverAgent endpoint(s) in FARM_IOS_WDA_URLS"
                + (":" if urls else " (ios-sim:N starts simulated ones)"))
     for url in urls:           # its password never printed
-        click.echo(f"          {_masked(url)}  {_ios_about(url)}")
+        again = seen.setdefault(wda_phone_key(url), url)
+        click.echo(f"          {_masked(url)}  " + (_ios_about(url) if again is url else
+                   f"the iPhone at {_masked(again)} again (a run drives it once)"))
     try:
         last = json.loads((Path(settings.state_dir) / "quarantine.json").read_text())
     except (OSError, ValueError):

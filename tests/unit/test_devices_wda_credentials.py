@@ -60,3 +60,18 @@ def test_the_cluster_listing_masks_the_password_of_the_phone_a_worker_drives(
     assert PASSWORD not in out + err
     assert "idle  on http://lab:***@10.0.0.7:8100" in out, out
     assert "quarantined: WDA at http://lab:***@10.0.0.7:8100 did not answer" in out, out
+
+
+def test_one_iphone_listed_twice_is_said_to_be_one(monkeypatch, capsys, tmp_path):
+    """`farm devices` listed http://127.0.0.1:8731 and http://localhost:8731/ as two endpoints,
+    where `farm run --devices ios:2` takes them for one iPhone (it refuses the second)."""
+    for key in ("FARM_BROKER_URL", "CELERY_BROKER_URL", "FARM_DEVICE_PLUGINS"):
+        monkeypatch.delenv(key, raising=False)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("ANDROID_ADB_SERVER_PORT", "1")     # no adb server there
+    monkeypatch.setenv("FARM_IOS_WDA_URLS", "http://127.0.0.1:1,http://localhost:1/")
+    code, out, err = run_main(monkeypatch, capsys, "devices")
+    ios = [line.strip() for line in out.splitlines() if ":1" in line and "http" in line]
+    assert ios[1] == "http://localhost:1/  the iPhone at http://127.0.0.1:1 again (a run drives " \
+        "it once)", out
+    assert "again" not in ios[0], out
