@@ -108,8 +108,12 @@ def test_a_plugin_device_that_raises_has_its_case_retried_on_another_worker_devi
     cases = by_name(results(tmp_path / "r"))
     assert {c["status"] for c in cases.values()} == {"passed"}
     assert {c["device"].split("@")[0] for c in cases.values()} == {"tv-2"}
-    assert "start_session() of device plugin 'acme_tv_farm' raised RuntimeError: the TV's " \
-           "app store says no (at " in out
+    said = ("start_session() of device plugin 'acme_tv_farm' raised RuntimeError: the TV's "
+            "app store says no (at ")
+    # the console's progress line may be cut (at a word, "…"); results.json has it whole
+    assert "start_session() of device plugin 'acme_tv_farm' raised RuntimeError" in out, out
+    lost = [p for c in cases.values() for p in c.get("previous") or []]
+    assert len(lost) == 1 and said in lost[0]["error"]["message"], lost
     assert "internal error" not in out
 
 
