@@ -288,7 +288,7 @@ class BrowserDevice:
         self._dom.forget()
         self._wait.reset()
         self._hang.reset()
-        self._crashed = False
+        self._crashed = self._veiled = False     # (a new context: no field of it is veiled)
         self._idle_ms = None
         context, self._context, self._page, self._opened = self._context, None, None, None
         if context is not None:
@@ -686,11 +686,18 @@ class BrowserDevice:
         secrets (its mask changes it), the field it filled then draws its text as discs (and
         text that is none, typed into a field so veiled, as typed again), in the same round
         trip: no report image and no screenshot sent to a model shows the secret."""
-        secret = bool(text) and self.hide(text) != text
-        if not (secret or self._veiled):
+        secret = self._veil_wanted(text)
+        if secret is None:
             return self._shots.script(page, fill, arg)
-        self._veiled = self._veiled or secret
         return self._shots.script(page, veiled(fill), [arg, secret])
+
+    def _veil_wanted(self, text: str) -> bool | None:
+        """What `VEIL_JS` is to be given for ``text`` just typed: True when it holds one of
+        the case's secrets (its mask changes it), False when it holds none but a field of the
+        session was veiled (this one may be), None when there is nothing to do."""
+        secret = bool(text) and self.hide(text) != text
+        self._veiled = self._veiled or secret
+        return secret if self._veiled else None
 
     @_action
     def fill(self, text: str) -> bool:
@@ -745,11 +752,10 @@ class BrowserDevice:
         own). A field gone meanwhile (the text submitted a form) has nothing to hide."""
         from playwright.sync_api import Error as PlaywrightError
 
-        secret = bool(text) and self.hide(text) != text
-        if secret or self._veiled:
+        secret = self._veil_wanted(text)
+        if secret is not None:
             try:
                 self._shots.script(page, VEIL_JS, secret)
-                self._veiled = self._veiled or secret
             except PlaywrightError as exc:
                 log.debug("%s: the secret's field not veiled: %s", self.name, first_line(exc))
 
