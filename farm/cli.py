@@ -714,10 +714,10 @@ def _gone_case_id(path: Path) -> str:
     """The id the case file ``path``, deleted since, had (its folder's suite, as `farm run`
     names it): `farm cache clear suites/shop/gone.yaml` said "removed 0 entries" and left
     the entries of shop/gone behind."""
+    from farm.suite.casefile import file_case_id
     from farm.suite.loader import find_root
     folder = path.parent.resolve()
-    root = find_root(folder) or folder
-    return f"{root.name}/{(folder / path.name).relative_to(root).with_suffix('').as_posix()}"
+    return file_case_id(find_root(folder) or folder, folder / path.name)
 
 
 def _folder_id(folder: Path, root: Path) -> str:

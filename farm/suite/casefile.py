@@ -42,6 +42,12 @@ UNNAMED = 'unnamed results are numbered "0", "1", … over the case'
 MAX_CASE_SECONDS = 24 * 3600
 
 
+def file_case_id(root: Path, path: Path) -> str:
+    """The id of the case (or batch) file ``path`` of the suite at ``root``: the suite's
+    folder name, then the file's path in it without its suffix (``demo/login_success``)."""
+    return f"{root.name}/{path.relative_to(root).with_suffix('').as_posix()}"
+
+
 def case_seconds(node: Node | None, expected: str, p: Problems) -> float | None:
     """A case's (or farm.yaml's) ``timeout:``, in seconds; a whole thousand of 5000 or more
     (``timeout: 30000``) is warned about: every other time in a suite file is milliseconds
@@ -122,7 +128,7 @@ def read_case(node: Node, path: Path, root: Path, defaults: SuiteDefaults,
 
     values: dict = {
         **_variables(top, d, p),       # first: number fields below may refer to them
-        "id": f"{root.name}/{path.relative_to(root).with_suffix('').as_posix()}",
+        "id": file_case_id(root, path),
         "name": p.name(top.get("name"), "name", empty_ok=False) or path.stem,
         "file": path, "suite_root": root, "platform": platform or "web",
         "tasks": _read_tasks(node, top, p, platform, misspelt),

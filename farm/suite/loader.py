@@ -27,7 +27,7 @@ from pathlib import Path
 from farm.config import MAX_RETRIES
 from farm.errors import SuiteError, SuiteErrors
 from farm.suite.casefile import (case_seconds, check_secret_names, check_templates,
-                                 read_case)
+                                 file_case_id, read_case)
 from farm.suite.checks import Problems
 from farm.suite.batch import (INDEX, NOT_CASE_DIRS, NOT_CASE_FILES, SOLVED_FILE,
                               SOLVED_SUFFIX, SUITE_FILE, check_shared, looks_like_batch,
@@ -190,7 +190,7 @@ class _Loading:
             self.broken_batches.add(shown)
         self.batches.append(batch)
         info = self.suite(find_root(path.parent) or path.parent)
-        batch.unit_id = f"{info.root.name}/{path.relative_to(info.root).with_suffix('').as_posix()}"
+        batch.unit_id = file_case_id(info.root, path)
         inside = os.path.realpath(info.root) + os.sep
         for file, home in files.items():
             if may_be_batch(peek(file)) and self._not_a_case(file) == "batch":
