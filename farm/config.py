@@ -152,6 +152,7 @@ class Settings(BaseModel):
     worker_metrics_port: int = 9464         # farm worker: first device's port, +1 per device
     metrics_host: str = ""                  # address /metrics listens on ("" = all)
     pushgateway_url: str | None = None      # farm run: push the run's metrics here at the end
+    pushgateway_timeout: float = 10.0       # seconds each request to the Pushgateway may take
     metrics_linger_seconds: float = 15.0    # farm run --metrics-port: wait this long at most
                                             # for a scrape to collect the final values
 
@@ -312,7 +313,7 @@ class Settings(BaseModel):
         return value
 
     @field_validator("default_timeout", "model_timeout", "default_case_seconds",
-                     "watchdog_grace_seconds",
+                     "watchdog_grace_seconds", "pushgateway_timeout",
                      "cluster_max_case_seconds", "cluster_device_wait", "cluster_outage_seconds")
     @classmethod
     def _positive(cls, value: float | None) -> float | None:
