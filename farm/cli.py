@@ -720,6 +720,18 @@ def _gone_case_id(path: Path) -> str:
     return file_case_id(find_root(folder) or folder, folder / path.name)
 
 
+def _no_such_file(case: str) -> None:
+    """CASE is a case file that is not there and the cache holds nothing of the case it
+    would be: a user error (a typo: `farm cache ls suites/shop/logn.yaml` said "0 entries",
+    as if the case had none)."""
+    target = Path(case)
+    if not case or target.suffix not in (".yaml", ".yml") or target.exists():
+        return
+    said = (f" (nor entries of {_gone_case_id(target)}, the case a file deleted there was)"
+            if target.parent.is_dir() else "")
+    raise UserError(f"{case}: no such case file{said}")
+
+
 def _folder_id(folder: Path, root: Path) -> str:
     """What the case ids of the cases in ``folder`` of the suite at ``root`` start with
     (``demo/`` or ``demo/mobile/``: a case's id is its suite folder's name and its path
@@ -758,6 +770,8 @@ def cache_ls(case: str, broker: str | None) -> None:
                    f"{part.get('version') or '-'}  {part.get('kind', '?')}#{part.get('n', 0)}  "
                    f"\"{prompt}\"  {what}  ({age})")
         rows += 1
+    if not rows:
+        _no_such_file(case)
     click.echo(f"{rows} entr{'y' if rows == 1 else 'ies'} in {store.where}"
                + (f"; replaying their plans saves {_spend(_summed(saved))} a run" if saved
                   else ""))
@@ -814,6 +828,8 @@ def cache_clear(case: str, broker: str | None) -> None:
         if isinstance(exc, ConfigError):        # a cache.db that may not be written
             raise
         raise ConfigError(f"{exc}: nothing removed; clear the cache on its primary") from None
+    if not removed:
+        _no_such_file(case)
     click.echo(f"removed {removed} entr{'y' if removed == 1 else 'ies'} from {store.where}")
 
 

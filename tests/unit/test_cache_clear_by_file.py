@@ -70,8 +70,6 @@ def test_a_suite_folder_is_its_cases_and_a_case_id_is_unchanged(here, monkeypatc
     assert [line.split()[0] for line in out.splitlines()] == ["shop/cart/add", "1"]
     code, out, _ = farm(monkeypatch, capsys, "cache", "ls", "shop/login")
     assert out.splitlines()[-1] == "2 entries in .farm/cache.db"
-    code, out, _ = farm(monkeypatch, capsys, "cache", "ls", "suites/shop/nothing.yaml")
-    assert (code, out) == (0, "0 entries in .farm/cache.db\n")
 
 
 def test_a_case_file_deleted_since_is_the_id_it_had(here, monkeypatch, capsys):
@@ -83,3 +81,19 @@ def test_a_case_file_deleted_since_is_the_id_it_had(here, monkeypatch, capsys):
     assert (code, out) == (0, "removed 1 entry from .farm/cache.db\n")
     code, out, _ = farm(monkeypatch, capsys, "cache", "ls", "shop/")
     assert "shop/gone" not in out and out.splitlines()[-1] == "4 entries in .farm/cache.db"
+
+
+@pytest.mark.parametrize("command", ["ls", "clear"])
+def test_a_case_file_that_is_not_there_is_said_to_be_missing(here, monkeypatch, capsys, command):
+    """A typo (suites/shop/logn.yaml) said "0 entries" / "removed 0 entries", as if the case
+    had nothing cached: it is an error naming the file, and nothing is removed."""
+    code, out, err = farm(monkeypatch, capsys, "cache", command, "suites/shop/logn.yaml")
+    assert (code, out) == (4, "")
+    assert err == ("farm: error: suites/shop/logn.yaml: no such case file (nor entries of "
+                   "shop/logn, the case a file deleted there was)\n")
+    code, out, err = farm(monkeypatch, capsys, "cache", command, "suites/shoop/login.yaml")
+    assert (code, err) == (4, "farm: error: suites/shoop/login.yaml: no such case file\n")
+    code, out, _ = farm(monkeypatch, capsys, "cache", "ls")
+    assert out.splitlines()[-1] == "5 entries in .farm/cache.db"
+    code, out, _ = farm(monkeypatch, capsys, "cache", "ls", "shop/nothing")     # an id: no file
+    assert (code, out) == (0, "0 entries in .farm/cache.db\n")
