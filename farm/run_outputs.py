@@ -326,9 +326,10 @@ def _case_outputs(cases: list[Case], results: list[CaseResult],
     ``unstableLogContent:`` (its step log), relative to the working directory (a --matrix
     run's: one per device group, `_for_group`); the ones not written (secrets in a path
     masked)."""
-    runs = _runs_by_case(results, {c.id for c in cases})
+    wanted = [c for c in cases if c.output or c.log_content]   # (most cases: none to write)
+    runs = _runs_by_case(results, {c.id for c in wanted})
     failed = []
-    for case in cases:
+    for case in wanted:
         if case.id in runs:
             values = variables(case)
             failed += [line for group, result in sorted(runs[case.id].items())
@@ -341,9 +342,11 @@ def _outputs_of(case: Case, result: CaseResult, values: Variables, group: str) -
     import json
     failed = []
     for key, path, data in (
-            ("output:", case.output, result.data),
+            ("output:", case.output, lambda: result.data),
             ("unstableLogContent:", case.log_content,
-             [s.model_dump(mode="json") for s in result.steps])):
+             lambda: [s.model_dump(mode="json") for s in result.steps])):
+        if not path:
+            continue
         what = f"{display_path(case.file)}: {key}"
         try:
             path = values.resolve(path) if path else path   # ${NAME}, as in any template
@@ -352,7 +355,7 @@ def _outputs_of(case: Case, result: CaseResult, values: Variables, group: str) -
             continue
         if path:
             failed += [values.mask(line) for line in _written(
-                what, _for_group(path, group), json.dumps(data, indent=2, ensure_ascii=False))]
+                what, _for_group(path, group), json.dumps(data(), indent=2, ensure_ascii=False))]
     return failed
 
 
