@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, NoReturn, Protocol
 
-from farm.agent.actions import Action, Locate, as_planned, describe_actions, registry
+from farm.agent.actions import Action, Locate, Sleep, as_planned, describe_actions, registry
 from farm.agent.history import ConversationHistory
 from farm.agent.images import (alike, data_url, grey_frame, inline_image, padded,
                                png_size)
@@ -110,6 +110,7 @@ class _Watch:
     repeats: int = 0
     since_change: list[tuple] = field(default_factory=list)   # actions since the screen changed
     pointed: str = ""                       # the last round's pointer action, if it had one
+    waited: int = 0                         # rounds in a row that only slept, on one screen
     last_frame: Image.Image | None = None   # the last round's screen (farm.agent.images)
 
 
@@ -203,6 +204,7 @@ class ActLoop:
             same_screen = self._look(task, context, strict, watch)
             if not same_screen:
                 watch.since_change.clear()
+                watch.waited = 0
             plan = self._plan()
             self.result.rounds += 1
             history.remember(plan.memory)
@@ -213,6 +215,8 @@ class ActLoop:
             failed = self._act(plan, runner, watch, same_screen)
             if not (plan.actions or plan.complete):
                 self._check_idle(plan, watch, same_screen)
+            only_slept = plan.actions and all(a.type == "Sleep" for a in plan.actions)
+            watch.waited = watch.waited + 1 if only_slept else 0
             if failed is not None:
                 errors.append(failed)
                 if len(errors) > self.limits.max_errors:
@@ -227,7 +231,9 @@ class ActLoop:
         done = {"autoglm": "finish(...)", "uitars": "finished(...)"}.get(self.family.grammar,
                                                                           "<complete>")
         raise StepFailed(f"replanning limit {self.cap} reached without {done}"
-                         + (f" (strict step {strict[0]})" if strict else ""))
+                         + (f" (strict step {strict[0]})" if strict else "")
+                         + (f": the model only waited (Sleep) in its last {watch.waited} "
+                            "rounds, on a screen that did not change" if watch.waited else ""))
 
     def _too_many_errors(self, errors: list[tuple[bool, str]]) -> NoReturn:
         """The error cap is spent. If every error was the model planning what farm cannot run,
@@ -283,7 +289,8 @@ class ActLoop:
             self.done(tasks, plan.log or label)
             if action.moves_pointer or any(t.kind == "locate" for t in tasks):
                 watch.pointed = label
-            self._check_stuck(action, label, watch, same_screen)
+            if not isinstance(action, Sleep):   # waiting for the app repeats nothing: the
+                self._check_stuck(action, label, watch, same_screen)   # cap ends endless waits
         return None
 
     def done(self, tasks: list[Task], log_line: str) -> None:
