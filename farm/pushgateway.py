@@ -22,30 +22,11 @@ from farm.metrics import REGISTRY
 
 log = logging.getLogger("farm.metrics")
 
-
-
-def _timeout() -> float:
-    """Seconds each request to the gateway may take: FARM_PUSHGATEWAY_TIMEOUT, 10 by default
-    (a gateway far away or behind a slow proxy may need more); not a number or not above 0:
-    the default, with a warning."""
-    raw = os.environ.get("FARM_PUSHGATEWAY_TIMEOUT", "").strip()
-    if not raw:
-        return 10.0
-    try:
-        value = float(raw)
-    except ValueError:
-        value = 0.0
-    if not 0 < value < float("inf"):
-        log.warning("FARM_PUSHGATEWAY_TIMEOUT=%s is no number of seconds above 0: 10 s", raw)
-        return 10.0
-    return value
-
-
-TIMEOUT_S = _timeout()   # each request to the gateway
+TIMEOUT_S = 10.0    # each request to the gateway, unless told (Settings.pushgateway_timeout)
 
 
 def push(url: str, job: str = "farm_run", totals: Path | None = None,
-         baseline: bool = False) -> None:
+         baseline: bool = False, timeout: float = TIMEOUT_S) -> None:
     """Push farm's metrics to a Pushgateway (grouped by job and host: one group per CI
     machine); ``user:password@`` in the URL is sent as HTTP basic auth.
 
@@ -61,6 +42,8 @@ def push(url: str, job: str = "farm_run", totals: Path | None = None,
     a push continues from what Prometheus last saw. The file keeps the new totals once the
     push succeeded. ``baseline``: push the totals so far only, not this run's counts yet
     (`Baseline`: they come with the end's push; pushed now too, they would count twice).
+    ``timeout``: seconds each request may take (FARM_PUSHGATEWAY_TIMEOUT, farm.toml's
+    ``pushgateway_timeout``).
 
     Runs of one host that overlap (CI jobs of the cluster path) share the group, and each
     push carries every run's counts so far; read, raised and pushed while another process
@@ -72,16 +55,16 @@ def push(url: str, job: str = "farm_run", totals: Path | None = None,
     group = f"{url} {job}"         # never the credentials: the file is not a secret
     before: dict[str, float] = {}
     unread: list[str] = []      # said once the push went through (else its failure says it)
-    with _one_push_at_a_time(group, instance):
+    with _one_push_at_a_time(group, instance, timeout):
         if totals:
             before = _higher(_group_totals(totals, group),
-                             _at_gateway(url, job, instance, auth, unread))
+                             _at_gateway(url, job, instance, auth, unread, timeout))
         carried = _Carried(before, own=not baseline)
         registry = CollectorRegistry(auto_describe=False)
         registry.register(carried)
         prometheus_client.push_to_gateway(url, job=job, registry=registry,
                                           grouping_key={"instance": instance},
-                                          timeout=TIMEOUT_S, handler=_push_handler(auth))
+                                          timeout=timeout, handler=_push_handler(auth))
         if totals:
             _write_totals(totals, group, {**before, **carried.pushed})
     for problem in unread:
@@ -90,7 +73,7 @@ def push(url: str, job: str = "farm_run", totals: Path | None = None,
 
 
 @contextmanager
-def _one_push_at_a_time(group: str, instance: str) -> Iterator[None]:
+def _one_push_at_a_time(group: str, instance: str, timeout: float) -> Iterator[None]:
     """Hold the host's lock of ``group`` (an flock on a file in the temp dir, which the
     kernel lets go of when a process dies), waiting at most the time two requests may take
     for a push of another farm process. Without a lock (no fcntl, a temp dir farm cannot
@@ -108,7 +91,7 @@ def _one_push_at_a_time(group: str, instance: str) -> Iterator[None]:
         except BlockingIOError:
             log.debug("another farm process of this host is pushing to %s: waiting for it",
                       group.split(" ")[0])
-            _wait_for_lock(fd, fcntl)
+            _wait_for_lock(fd, fcntl, timeout)
         yield
     finally:
         os.close(fd)          # lets go of the lock
@@ -129,18 +112,18 @@ def _lock_file(group: str, instance: str) -> int:
         return os.open(path, flags | os.O_CREAT, 0o644)
 
 
-def _wait_for_lock(fd: int, fcntl: Any) -> None:
+def _wait_for_lock(fd: int, fcntl: Any, timeout: float) -> None:
     """Take the lock once the other push lets go of it; past the time its two requests may
     take, go on without it (a holder stopped, not dead, must not stop this push)."""
     import time
-    deadline = time.monotonic() + 2 * TIMEOUT_S + 5
+    deadline = time.monotonic() + 2 * timeout + 5
     while time.monotonic() < deadline:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             return
         except BlockingIOError:
             time.sleep(0.05)
-    log.debug("the other push did not end in %.0f s: pushing without waiting", 2 * TIMEOUT_S)
+    log.debug("the other push did not end in %.0f s: pushing without waiting", 2 * timeout)
 
 
 def _split_auth(url: str) -> tuple[str, tuple[str, str] | None]:
@@ -187,7 +170,7 @@ def _higher(a: dict[str, float], b: dict[str, float]) -> dict[str, float]:
 
 
 def _at_gateway(url: str, job: str, instance: str, auth: tuple[str, str] | None,
-                unread: list[str]) -> dict[str, float]:
+                unread: list[str], timeout: float = TIMEOUT_S) -> dict[str, float]:
     """The counter and histogram samples this host's group holds at the gateway, by key; {}
     when it answers but they cannot be read (why: added to ``unread``; the file's totals are
     then the base). OSError when it does not answer: the push would not reach it either."""
@@ -202,7 +185,7 @@ def _at_gateway(url: str, job: str, instance: str, auth: tuple[str, str] | None,
         request.add_header("Authorization", f"Basic {token}")
     held: dict[str, float] = {}
     try:
-        with urllib.request.urlopen(request, timeout=TIMEOUT_S) as reply:
+        with urllib.request.urlopen(request, timeout=timeout) as reply:
             families = list(text_string_to_metric_families(reply.read().decode()))
     except (OSError, ValueError) as exc:
         # a gateway that does not answer (refused, timed out): raised, not pushed to as well
@@ -230,15 +213,15 @@ class Baseline:
     run's first case for the request timeout. A failure is kept for the end of the run, whose
     own push says it (once)."""
 
-    def __init__(self, url: str, totals: Path | None) -> None:
+    def __init__(self, url: str, totals: Path | None, timeout: float = TIMEOUT_S) -> None:
         self.error: Exception | None = None
-        self._thread = threading.Thread(target=self._push, args=(url, totals),
+        self._thread = threading.Thread(target=self._push, args=(url, totals, timeout),
                                         name="farm-pushgateway", daemon=True)
         self._thread.start()
 
-    def _push(self, url: str, totals: Path | None) -> None:
+    def _push(self, url: str, totals: Path | None, timeout: float) -> None:
         try:
-            push(url, totals=totals, baseline=True)
+            push(url, totals=totals, baseline=True, timeout=timeout)
         except Exception as exc:     # noqa: BLE001 - said by the end's push, not as a traceback
             log.debug("could not push the metrics baseline: %s", exc)
             self.error = exc

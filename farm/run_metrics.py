@@ -76,7 +76,8 @@ def _push_baseline(settings: Settings) -> None:
     if not settings.pushgateway_url:
         return
     from farm.pushgateway import Baseline
-    _baseline = Baseline(settings.pushgateway_url, Path(settings.state_dir) / PUSHED_TOTALS)
+    _baseline = Baseline(settings.pushgateway_url, Path(settings.state_dir) / PUSHED_TOTALS,
+                         settings.pushgateway_timeout)
 
 
 def export_metrics(settings: Settings, run_dir: Path, tally: metrics.CaseMetrics,
@@ -116,21 +117,22 @@ def _push(settings: Settings) -> None:
         unanswered = baseline.settle() if baseline is not None else None
         if unanswered is not None:
             raise unanswered
-        push(settings.pushgateway_url, totals=Path(settings.state_dir) / PUSHED_TOTALS)
+        push(settings.pushgateway_url, totals=Path(settings.state_dir) / PUSHED_TOTALS,
+             timeout=settings.pushgateway_timeout)
     except Exception as exc:
         _say(f"farm: warning: could not push metrics to "
-             f"{mask_url(settings.pushgateway_url)}: {_url_failure(exc)}")
+             f"{mask_url(settings.pushgateway_url)}: "
+             f"{_url_failure(exc, settings.pushgateway_timeout)}")
 
 
-def _url_failure(exc: BaseException) -> str:
+def _url_failure(exc: BaseException, timeout: float) -> str:
     """What a failed HTTP request met, in words: "connection refused", "HTTP 401
     Unauthorized" (urllib's own text is "<urlopen error [Errno 111] Connection refused>")."""
     import urllib.error
-    from farm.pushgateway import TIMEOUT_S
     if isinstance(exc, urllib.error.HTTPError):
         return f"HTTP {exc.code} {exc.reason}"
     if isinstance(getattr(exc, "reason", exc), TimeoutError):    # connecting, or the answer
-        return f"no answer in {TIMEOUT_S:g} s"
+        return f"no answer in {timeout:g} s"
     if isinstance(exc, urllib.error.URLError):
         reason = exc.reason
         said = getattr(reason, "strerror", None) or str(reason)

@@ -32,7 +32,6 @@ def test_a_gateway_that_never_answers_costs_one_timeout_per_push(tmp_path, monke
     """Reading the host's totals timed out (10 s), then the push itself timed out (10 s more):
     a run sat 20 s silent before its first case and 20 s after its last. The totals file is
     left as it was: nothing reached the gateway."""
-    monkeypatch.setattr(pushgateway, "TIMEOUT_S", 0.5)
     metrics.run_started({"web"})
     totals = tmp_path / "pushed-metrics.json"
     with socket.socket() as listener:      # listening, never accepting: requests hang
@@ -40,9 +39,34 @@ def test_a_gateway_that_never_answers_costs_one_timeout_per_push(tmp_path, monke
         listener.listen(8)
         url = f"http://127.0.0.1:{listener.getsockname()[1]}"
         with pytest.raises(OSError, match="timed out"):
-            pushgateway.push(url, totals=totals)
+            pushgateway.push(url, totals=totals, timeout=0.5)
         assert _connections(listener) == 1
     assert not totals.exists()
+
+
+def test_the_request_timeout_is_the_setting_farm_toml_gives(tmp_path, monkeypatch, capsys):
+    """farm.toml's pushgateway_timeout (which `farm config show` lists) was not what the push
+    waited: it read FARM_PUSHGATEWAY_TIMEOUT from the environment alone, and a gateway that
+    never answered held the end of the run 10 s, "no answer in 10 s", whatever farm.toml said."""
+    import urllib.request
+
+    from farm.config import Settings
+    from farm.run_metrics import _push
+    waited: list[float] = []
+
+    def silent(request: object, timeout: float) -> None:     # a gateway that never answers
+        waited.append(timeout)
+        raise urllib.error.URLError(TimeoutError("timed out"))
+
+    monkeypatch.setattr(urllib.request, "urlopen", silent)
+    monkeypatch.delenv("FARM_PUSHGATEWAY_TIMEOUT", raising=False)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "farm.toml").write_text("pushgateway_timeout = 0.5\n")
+    metrics.run_started({"web"})
+    _push(Settings(pushgateway_url="http://gateway:9091", state_dir=str(tmp_path / "state")))
+    assert waited == [0.5]
+    assert capsys.readouterr().err == ("farm: warning: could not push metrics to "
+                                       "http://gateway:9091: no answer in 0.5 s\n")
 
 
 class _Gateway(BaseHTTPRequestHandler):
