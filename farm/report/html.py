@@ -377,14 +377,19 @@ def render_html(summary: RunSummary, run_dir: Path | None = None) -> str:
 def write_html(summary: RunSummary, run_dir: Path) -> Path:
     """Write ``<run_dir>/report.html`` (self-contained but for the artifacts: screenshot JPEGs,
     marked copies' SVGs) and, for each case with a Midscene ``reportFileName``,
-    ``<run_dir>/<that name>`` holding that case alone; return the run report's path."""
+    ``<run_dir>/<that name>`` holding the cases of that name alone (a --matrix run's case once
+    per device group: each group's page overwrote the one before, a failure on one group lost
+    under another's pass); return the run report's path."""
     run_dir = Path(run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
+    pages: dict[str, list[CaseResult]] = {}
     for case in summary.cases:
         if case.report_file:
-            own = summary.model_copy(update={"cases": [case], "deselected": []})
-            own.recount()
-            _write(run_dir / case.report_file, render_html(own, run_dir))
+            pages.setdefault(case.report_file, []).append(case)
+    for name, cases in pages.items():
+        own = summary.model_copy(update={"cases": cases, "deselected": []})
+        own.recount()
+        _write(run_dir / name, render_html(own, run_dir))
     return _write(run_dir / "report.html", render_html(summary, run_dir))
 
 
