@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import sqlite3
 import sys
+from contextlib import closing
 from pathlib import Path
 from typing import Iterable
 
@@ -29,7 +30,11 @@ class DurationHistory:
     def _connect(self) -> sqlite3.Connection:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         con = sqlite3.connect(self.path, timeout=10)
-        con.executescript(_SCHEMA)
+        try:
+            con.executescript(_SCHEMA)
+        except BaseException:
+            con.close()     # a corrupt file: its descriptor is not left to the collector
+            raise
         return con
 
     def load(self) -> dict[str, list[float]]:
@@ -38,7 +43,8 @@ class DurationHistory:
             return {}
         out: dict[str, list[float]] = {}
         try:
-            with self._connect() as con:
+            # closing(): a connection's own `with` ends a transaction, never the connection
+            with closing(self._connect()) as con:
                 for key, seconds in con.execute(
                         "SELECT key, seconds FROM durations ORDER BY rowid"):
                     out.setdefault(key, []).append(seconds)
