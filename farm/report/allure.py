@@ -40,6 +40,8 @@ def _message(c: CaseResult) -> str | None:
         lines += [f"later attempt {p.attempt} {p.status}: " + (
             f"{p.error.kind}: {p.error.message[:200]}" if p.error else p.reason or p.status)
             for p in c.previous if p.attempt > c.attempt]  # (write_allure: none)
+        if c.reason and len(lines) == 1:    # "not retried: the model budget is spent"
+            lines.append(c.reason)
         return printable("\n".join(lines))
     if c.status == "passed":        # a continueOnError step's failure; the devices that broke
         said = [c.reason or ""] + [_earlier(p) for p in c.previous]

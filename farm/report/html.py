@@ -284,8 +284,9 @@ data-q="{_e(haystack.lower())}"{is_open}>
         if c.error is not None:
             parts.append(f'<pre class="error">{_e(c.error.kind)}: {_e(cut_long(c.error.message))}'
                          "</pre>")
-        if c.reason and (c.status == "skipped" or c.error is None):
-            label = "Skipped" if c.status == "skipped" else "Reason"
+        if c.reason:    # beside an error too: "not retried: --maxfail 1 reached" & co.
+            label = "Skipped" if c.status == "skipped" else "Reason" if c.error is None \
+                else "Note"
             parts.append(f'<p class="reason"><b>{label}:</b> {_e(cut_long(c.reason))}</p>')
         if c.screenshot and c.status != "passed":
             shot = self.thumb(c.screenshot, "last screenshot", "shot")
