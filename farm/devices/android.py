@@ -518,7 +518,11 @@ class AndroidDevice:
             v2 = self._has_shell_v2(dev)
             if binary and not v2:
                 return self._exec_out(dev, cmd, timeout), "", 0
-            res = dev.shell2(cmd, timeout=timeout, encoding=None, v2=v2)
+            # adbutils reads an older phone's exit status from an echo it appends to the
+            # line: a line that ends the shell (a suite's `... || exit 1`) never reached it
+            # and read as a broken phone; the line runs in a shell of its own
+            res = dev.shell2(cmd if v2 else f"sh -c {_quote(cmd)}", timeout=timeout,
+                             encoding=None, v2=v2)
         if not v2:      # one stream, stderr in it (adbutils leaves stdout empty), through a
             text = res.output.decode("utf-8", "replace").replace("\r\n", "\n")   # terminal
             return (res.output if binary else text), "", res.returncode
@@ -958,6 +962,8 @@ def adb_failure(exc: BaseException) -> str:
     The adb server's own refusals ("device offline", "device 'x' not found") are kept."""
     from adbutils.errors import AdbConnectionError, AdbTimeout
 
+    if _shell_cut(exc):
+        return "the phone's shell stopped answering in the middle of the command"
     msg = clean(str(exc)).strip()
     if isinstance(exc, (AdbTimeout, TimeoutError)):     # socket.timeout is TimeoutError
         return "no answer from the adb server in time"
@@ -974,6 +980,15 @@ def adb_failure(exc: BaseException) -> str:
     if msg.startswith("Unknown data: "):
         return f"the adb server answered something farm cannot read ({msg[14:][:60]})"
     return msg[:200] or type(exc).__name__
+
+
+def _shell_cut(exc: BaseException) -> bool:
+    """Whether ``exc`` is adbutils' "shell output invalid": an older phone's one-stream shell
+    ended before the exit status adbutils appends an echo for (the phone went away mid-command).
+    Its arguments hold the command line, whose typed text (a password as `input text` words)
+    no message may show."""
+    from adbutils.errors import AdbError
+    return isinstance(exc, AdbError) and exc.args[:1] == ("shell output invalid",)
 
 
 class _AdbErrors:
@@ -996,6 +1011,8 @@ class _AdbErrors:
             return False
         if self.device._killed:
             raise DeviceLost(f"{name} lost ({self.what}): farm stopped the device") from exc
+        if _shell_cut(exc):     # (not chained: its arguments hold the command line)
+            raise DeviceLost(f"{name} lost ({self.what}): {adb_failure(exc)}") from None
         msg = clean(str(exc)).strip() or type(exc).__name__
         if isinstance(exc, (OSError, EOFError)) or _LOST.search(msg):
             raise DeviceLost(f"{name} lost ({self.what}): {adb_failure(exc)}") from exc

@@ -79,3 +79,27 @@ tasks:
                     ANDROID_ADB_SERVER_PORT=str(old_phone.port), FARM_SCREENSHOTS="all")
     case = by_name(results(farm.tmp / "run"))["old"]
     assert case["status"] == "passed", (case.get("error"), done.stdout, done.stderr)
+
+
+@pytest.mark.parametrize("old", [True, False], ids=["android-6", "android-14"])
+def test_a_shell_line_that_exits_gives_its_status(tmp_path, old):
+    """A suite's ``runAdbShell: pm path com.x || exit 5`` gets exit 5 on every phone. The
+    simulator's shell had no ``exit`` (127, "inaccessible or not found", and the line went on);
+    on an Android 6 phone adbutils reads the status from an echo it appends, which a line that
+    exits never reached: the step was the device's error "shell output invalid", blamed on
+    the phone and retried elsewhere."""
+    from farm.devices.android import AndroidDevice
+    from farm.devices.sim import AndroidSimulator
+
+    with AndroidSimulator(1, {}) as sim:
+        sim.server.shells[0].shell_v2 = not old
+        phone = AndroidDevice("a1", None, sim.serials[0], port=sim.port)
+        phone.open()
+        try:
+            assert phone.shell_result("pm path com.nope || exit 5")[2] == 5
+            out, err, code = phone.shell_result("echo done; exit 0; echo never")
+            assert (out + err, code) == ("done\n", 0)
+            assert phone.shell_result("false; exit")[2] == 1
+            assert phone.shell("echo $?; wm size").startswith("0\nPhysical size: 1080x2400")
+        finally:
+            phone.close()

@@ -51,3 +51,18 @@ def test_a_phone_that_is_not_ready_says_what_to_do():
     assert adb_state_words("offline").startswith("offline: replug its cable")
     assert "adb reconnect" in adb_state_words("offline")
     assert adb_state_words("no").startswith("no permissions: ")
+
+
+def test_an_older_phones_shell_cut_mid_command_does_not_show_the_typed_text():
+    """adbutils raises "shell output invalid" with the command line when an Android 6 phone's
+    one-stream shell ends before the exit status it echoes: the message showed `input text`'s
+    words, a secret typed there in the %s form no mask finds ('Zq9%ssec' of 'Zq9 sec')."""
+    cut = AdbError("shell output invalid", "sh -c 'input text '\\''Zq9%ssec'\\'''; "
+                   "echo X4EXIT:$?", b"")
+    phone = AndroidDevice("emulator-5556", None, "emulator-5556")
+    with pytest.raises(DeviceLost) as raised:
+        with _AdbErrors(phone, "input"):
+            raise cut
+    assert str(raised.value) == ("emulator-5556 lost (input): the phone's shell stopped "
+                                 "answering in the middle of the command")
+    assert raised.value.__cause__ is None and raised.value.__suppress_context__

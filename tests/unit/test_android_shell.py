@@ -66,3 +66,16 @@ def test_fault_control_command():
     assert sh.run("farm-sim fault idle 2")[2] == 0
     assert screen.faults.idle == 2
     assert sh.run("farm-sim fault bogus 1")[2] == 1
+
+
+def test_exit_ends_the_line_with_its_status_as_a_phones_shell_does():
+    sh, _ = make()
+    assert sh.run("exit 3") == (b"", b"", 3)
+    assert sh.run("echo a; exit 0; echo b") == (b"a\n", b"", 0)
+    assert sh.run("false; exit")[2] == 1
+    assert sh.run("pm path com.nope || exit 5")[2] == 5
+    assert sh.run("pm path com.x || exit 5")[2] == 0
+    out, err, code = sh.run("exit x; echo no")
+    assert (out, code) == (b"", 2) and b"exit: x: bad number" in err
+    # a shell of its own: its exit ends that one (how farm runs a line on an Android 6 phone)
+    assert sh.run("sh -c 'echo in; exit 4'; echo X4EXIT:$?") == (b"in\nX4EXIT:4\n", b"", 0)

@@ -99,7 +99,9 @@ class AndroidShell:
 
     def run(self, line: str) -> Result:
         """Run a command line: ``;``, ``&&`` and ``||`` chains, ``|`` into the filters of
-        `pipes`, ``$?`` in echo."""
+        `pipes`, ``$?`` in echo, ``exit [N]`` (the shell ends there with N, else with the
+        last command's status), ``sh -c LINE`` (LINE in a shell of its own: its ``exit``
+        ends that one)."""
         return self.run_in_order(line)[0]
 
     def run_in_order(self, line: str) -> tuple[Result, bytes]:
@@ -121,15 +123,28 @@ class AndroidShell:
                 argv.append(tok)
                 continue
             if argv and (op == ";" or (op == "&&") == (code == 0)):
-                argv = [a.replace("$?", str(code)) for a in argv]
-                if self.is_control(argv[0]):    # not behind a slowed screencap
-                    o, e, code = self.pipeline(argv)
-                else:
-                    with self.screen.lock:
-                        o, e, code = self.pipeline(argv)
-                out, err, both = out + o, err + e, both + e + o
+                (o, e, code), b, ended = self._one(argv, code)
+                out, err, both = out + o, err + e, both + b
+                if ended:       # `exit`: nothing after it runs
+                    break
             argv, op = [], tok
         return (out, err, code), both
+
+    def _one(self, argv: list[str], last: int) -> tuple[Result, bytes, bool]:
+        """One command of a line (``last``: the status before it), its output in order, and
+        whether it ended the shell (``exit``)."""
+        if argv[:2] == ["sh", "-c"] and len(argv) > 2:     # a shell of its own
+            result, both = self.run_in_order(argv[2])
+            return result, both, False
+        argv = [a.replace("$?", str(last)) for a in argv]
+        if argv[0] == "exit":
+            return _exit(argv[1:], last) + (True,)
+        if self.is_control(argv[0]):        # not behind a slowed screencap
+            o, e, code = self.pipeline(argv)
+        else:
+            with self.screen.lock:
+                o, e, code = self.pipeline(argv)
+        return (o, e, code), e + o, False
 
     def pipeline(self, argv: list[str]) -> Result:
         """A command, its output through what follows each ``|`` (grep, head, tail, wc)."""
@@ -477,6 +492,15 @@ class AndroidShell:
         if args[:1] == ["faults"]:
             return (repr(self.faults.active()) + "\n").encode(), b"", 0
         return b"", b"usage: farm-sim fault NAME COUNT | farm-sim faults\n", 1
+
+
+def _exit(args: list[str], last: int) -> tuple[Result, bytes]:
+    """What ``exit [N]`` says and ends the shell with: N (0-255) or, without one, ``last``,
+    the status before it; a word that is no number is refused, as mksh does, with 2."""
+    if args and not args[0].isdigit():
+        said = f"/system/bin/sh: exit: {args[0]}: bad number\n".encode()
+        return (b"", said, 2), said
+    return (b"", b"", int(args[0]) & 0xFF if args else last), b""
 
 
 def _black_png(width: int, height: int) -> bytes:
