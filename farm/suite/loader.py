@@ -306,7 +306,9 @@ class _Loading:
                            expected="a directory relative to farm.yaml")
             serve_path = (root / serve) if serve else None
             if serve_path is not None and not serve_path.is_dir():
-                p.add(items["serve"], f"{where}.serve: directory {serve!r} does not exist "
+                what = (f"{serve!r} is a file, not a directory" if serve_path.exists()
+                        else f"directory {serve!r} does not exist")
+                p.add(items["serve"], f"{where}.serve: {what} "
                                       "(expected a directory relative to farm.yaml)")
             env = p.text(items.get("env"), f"{where}.env", empty_ok=False,
                          expected="a variable name")

@@ -151,10 +151,13 @@ def _folder(node: Node | None, where: str, base: Path, p: Problems) -> Path | No
         return None
     # Relative to the case file; Midscene's own scripts also write it relative to the
     # working directory (`serve: ./tests/server_root`), which is tried second.
-    for path in ((base / text).resolve(), Path(text).resolve()):
+    tried = ((base / text).resolve(), Path(text).resolve())
+    for path in tried:
         if path.is_dir():
             return path
-    p.add(node, f"{where}: folder {text!r} does not exist (relative to the case file or the "
+    what = (f"{text!r} is a file, not a folder" if any(path.exists() for path in tried)
+            else f"folder {text!r} does not exist")
+    p.add(node, f"{where}: {what} (relative to the case file or the "
                 "working directory)")
     return None
 
