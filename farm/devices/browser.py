@@ -37,7 +37,8 @@ from farm.devices.web.hang import HangGuard
 from farm.devices.web.page_wait import PageWait
 from farm.devices.web.scripts import (AWAIT_CHANGE_JS, FILL_AT_JS, FOCUS_AT_JS, FOCUSED_FILL_JS,
                                       INTO_VIEW_JS, MAX_NODES, SCROLL_END_JS, SCROLL_JS,
-                                      SCROLL_WATCH_JS, VEIL_JS, veiled)
+                                      SCROLL_WATCH_JS, VEIL_JS, VEIL_WATCH_JS,
+                                      veiled)
 from farm.errors import DeviceError, DeviceLost, StepFailed
 from farm.text import first_line
 
@@ -677,6 +678,8 @@ class BrowserDevice:
     def type_text(self, text: str) -> None:
         """Key by key (real key events: what `mode: typeOnly` asks for)."""
         page = self._acting()
+        if text and self.hide(text) != text:    # a secret: each field it goes to is veiled
+            self._veil(page, text, VEIL_WATCH_JS)
         with self._errors("type"):
             page.keyboard.type(text)
         self._veil(page, text)
@@ -747,15 +750,16 @@ class BrowserDevice:
             return True if self._shots.script(page, FOCUS_AT_JS, [node, x, y, None]) \
                 == "focused" else None
 
-    def _veil(self, page: Any, text: str) -> None:
+    def _veil(self, page: Any, text: str, script: str = VEIL_JS) -> None:
         """`_script_veiling`'s veil for text typed key by key (`VEIL_JS`, a round trip of its
-        own). A field gone meanwhile (the text submitted a form) has nothing to hide."""
+        own; `VEIL_WATCH_JS` before the keys, for a secret: the fields they change are veiled
+        too). A field gone meanwhile (the text submitted a form) has nothing to hide."""
         from playwright.sync_api import Error as PlaywrightError
 
         secret = self._veil_wanted(text)
         if secret is not None:
             try:
-                self._shots.script(page, VEIL_JS, secret)
+                self._shots.script(page, script, secret)
             except PlaywrightError as exc:
                 log.debug("%s: the secret's field not veiled: %s", self.name, first_line(exc))
 

@@ -717,3 +717,48 @@ def test_text_checks_leave_out_text_that_cannot_be_seen(page: BrowserDevice) -> 
         assert shown in text, (shown, text)
     page.hierarchy()                   # a tree read between two text reads changes nothing
     assert page.screen_text() == text
+
+
+# six one-digit code boxes, as sign-in pages ask for a one-time code: each box takes a digit and
+# moves the focus to the next; the last one gives it up
+CODE_BOXES = """const row = document.createElement('div');
+row.style.cssText = 'position:absolute;left:40px;top:200px';
+for (let i = 0; i < 6; i++) {
+  const box = document.createElement('input');
+  box.className = 'digit'; box.maxLength = 1;
+  box.style.cssText = 'width:40px;height:40px;font-size:28px;margin-right:8px';
+  box.addEventListener('input', () => {
+    const next = box.nextElementSibling;
+    if (next) next.focus(); else box.blur();
+  });
+  row.appendChild(box);
+}
+document.body.appendChild(row);"""
+DRAWN = """[...document.querySelectorAll('.digit')].map(
+  (el) => getComputedStyle(el).webkitTextSecurity)"""
+
+
+@pytest.mark.parametrize("typed", ["fill", "key by key"])
+def test_a_secret_code_typed_into_one_digit_boxes_is_drawn_as_discs_in_every_box(
+        page: BrowserDevice, typed: str) -> None:
+    """A one-time code typed into six boxes that each take one digit: no box shows its digit
+    in a report image, not only the one that had the focus last."""
+    page.hide = lambda text: text.replace("482913", "***")
+    try:
+        page.run_script(CODE_BOXES, 5)
+        page.run_script("document.querySelector('.digit').focus()", 5)
+        if typed == "fill":      # (a page that spreads a pasted code over its boxes)
+            page.run_script("""document.querySelector('.digit').addEventListener('input',
+              (e) => { const v = e.target.value; if (v.length < 2) return;
+                [...document.querySelectorAll('.digit')].forEach((b, i) => b.value = v[i]);
+                document.activeElement.blur(); }, true)""", 5)
+            page.run_script("document.querySelector('.digit').maxLength = 6", 5)
+            assert page.fill("482913")
+        else:
+            page.type_text("482913")
+        values = page.run_script("[...document.querySelectorAll('.digit')].map((e) => e.value)",
+                                 5)
+        assert "".join(values) == "482913"
+        assert page.run_script(DRAWN, 5) == ["disc"] * 6, "a box shows its digit of the secret"
+    finally:
+        page.hide = lambda text: text

@@ -236,25 +236,39 @@ FOCUS_AT_JS = _FOCUS_AT_JS.replace("THEN", '() => "focused"')
 FILL_AT_JS = _FOCUS_AT_JS.replace("THEN", _FILL_JS)
 # The focused field, which a secret was just typed into (``on``), draws its text as a password
 # field does (discs): the report's images and the screenshots a model is sent show no secret.
-# Its value, its events and what the page reads are as they were. Text that is no secret typed
-# into a field veiled so (not ``on``) is drawn again. Whether a field had the focus.
+# So does every other field whose value the typing changed since VEIL_WATCH_JS looked (one-digit
+# code boxes, each taking a digit and moving the focus on; a page spreading a pasted code over
+# them): focus has left those. Their values, their events and what the page reads are as they
+# were. Text that is no secret typed into a field veiled so (not ``on``) is drawn again.
+# Whether a field was veiled or drawn again.
+VEIL_WATCH_JS = """() => { const seen = new Map();
+  for (const f of document.querySelectorAll('input, textarea')) seen.set(f, f.value);
+  window.__farmVeilBefore = seen; return true; }"""
 VEIL_JS = ("(on) => { const el = (" + REACH_JS + ").focused();\n"
-           "  if (!el || el === document.body || el === document.documentElement) return false;\n"
+           "  const before = window.__farmVeilBefore; window.__farmVeilBefore = null;\n"
            "  const veiled = window.__farmVeiled || (window.__farmVeiled = new WeakSet());\n"
-           "  if (on) {\n"
-           "    el.style.setProperty('-webkit-text-security', 'disc', 'important');\n"
-           "    veiled.add(el);\n"
-           "  } else if (veiled.has(el)) {\n"
-           "    el.style.removeProperty('-webkit-text-security'); veiled.delete(el);\n"
+           "  const fields = (!el || el === document.body || el === document.documentElement)\n"
+           "    ? [] : [el];\n"
+           "  if (on && before) for (const f of document.querySelectorAll('input, textarea'))\n"
+           "    if (f !== el && f.value && before.get(f) !== f.value) fields.push(f);\n"
+           "  for (const f of fields) {\n"
+           "    if (on) {\n"
+           "      f.style.setProperty('-webkit-text-security', 'disc', 'important');\n"
+           "      veiled.add(f);\n"
+           "    } else if (veiled.has(f)) {\n"
+           "      f.style.removeProperty('-webkit-text-security'); veiled.delete(f);\n"
+           "    }\n"
            "  }\n"
-           "  return true; }")
+           "  return fields.length > 0; }")
 
 
 @functools.lru_cache(maxsize=4)
 def veiled(fill: str) -> str:
     """The fill script ``fill`` (FILL_AT_JS, FOCUSED_FILL_JS), then `VEIL_JS` given ``on`` on
-    the field it filled, in the same round trip: called with [fill's argument, on]."""
-    return ("async ([arg, on]) => { const how = await (" + fill + ")(arg);\n"
+    the field it filled (and, ``on``, the fields the fill changed: `VEIL_WATCH_JS` looks
+    first), in the same round trip: called with [fill's argument, on]."""
+    return ("async ([arg, on]) => { if (on) (" + VEIL_WATCH_JS + ")();\n"
+            "  const how = await (" + fill + ")(arg);\n"
             "  if (['done', 'insert', 'set'].includes(how)) (" + VEIL_JS + ")(on);\n"
             "  return how; }\n")
 
