@@ -15,6 +15,7 @@ import re
 import threading
 import time
 from typing import TYPE_CHECKING, Any, Callable, TypeVar
+from urllib.parse import urlsplit
 
 from farm.cancellable import Cancelled, call_unless_cancelled
 from farm.devices.android import (LOOPBACK_NAMES, REATTACH_POLL_S, REATTACH_S,
@@ -656,9 +657,11 @@ class IosDevice:
             except (requests.RequestException, OSError, HTTPError, MuxError, WDABadGateway,
                     WDAEmptyResponseError) as exc:   # the connection itself failed
                 from farm.config import mask_url     # which of FARM_IOS_WDA_URLS it is
+                # (an empty answer's error holds the request's body: a typed text, not chained)
                 raise DeviceLost(f"{self.name} lost ({what}): "
                                  f"{unreachable_why(self.url, exc)[:200]} (WebDriverAgent "
-                                 f"at {mask_url(self.url)})") from exc
+                                 f"at {mask_url(self.url)})") \
+                    from (None if isinstance(exc, WDAEmptyResponseError) else exc)
             except WDAError as exc:
                 if self._killed:
                     raise DeviceLost(f"{self.name} was stopped") from exc
@@ -682,11 +685,16 @@ def unreachable_why(url: str, exc: BaseException) -> str:
     """Why the WebDriverAgent at ``url`` did not answer, in a line. facebook-wda wraps what
     failed in its HTTPError (unwrapped here); for a USB-connected iPhone (``http+usbmux://
     <udid>:<port>``), usbmuxd's part is said, not a bare "No such file or directory"."""
+    from wda.exceptions import WDAEmptyResponseError
     from wda.usbmux.exceptions import HTTPError
 
     from farm.text import first_line
     if not url.startswith(WDA_SCHEMES):     # "unknown scheme:", "Invalid URL"
         return wda_url_problem(url)
+    if isinstance(exc, WDAEmptyResponseError):  # (method, url, data): never the data, which
+        method, asked = (list(exc.args) + ["", ""])[:2]      # holds the text typed
+        return (f"WebDriverAgent answered {method} {urlsplit(str(asked)).path or '/'} with "
+                "nothing (it may have crashed)")
     inner = exc.args[0] if isinstance(exc, HTTPError) and exc.args else exc
     if url.startswith("http+usbmux:"):
         if isinstance(inner, (FileNotFoundError, ConnectionRefusedError)):
