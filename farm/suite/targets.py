@@ -24,6 +24,9 @@ UNSUPPORTED = {"harmony": "HarmonyOS devices (hdc)", "computer": "desktop comput
 
 # Keys every target may carry (the case's results and logs).
 COMMON_KEYS = {"output", "unstableLogContent"}
+# Chromium refuses a larger viewport ("Screen width and height values must be positive, not
+# greater than 10000000"): each case with one was an infrastructure error, retried, exit 3
+MAX_VIEWPORT = 10_000_000
 WEB_KEYS = {"url", "serve", "mode", "userAgent", "viewportWidth", "viewportHeight",
             "deviceScaleFactor", "cookie", "extraHTTPHeaders", "acceptInsecureCerts",
             "waitForNetworkIdle", "chromeArgs", "forceSameTabNavigation", "autoFollowNewPage",
@@ -88,9 +91,11 @@ def read_web(section: str, key: Node, node: Node, base: Path, p: Problems) -> We
     values = {
         "url": url, "mode": mode,
         "viewport_width": p.integer(items.get("viewportWidth"), f"{section}.viewportWidth",
-                                    minimum=1, expected="pixels as a positive integer"),
+                                    minimum=1, maximum=MAX_VIEWPORT,
+                                    expected="pixels as a positive integer"),
         "viewport_height": p.integer(items.get("viewportHeight"), f"{section}.viewportHeight",
-                                     minimum=1, expected="pixels as a positive integer"),
+                                     minimum=1, maximum=MAX_VIEWPORT,
+                                     expected="pixels as a positive integer"),
         "user_agent": p.text(items.get("userAgent"), f"{section}.userAgent"),
         "device_scale_factor": p.number(items.get("deviceScaleFactor"),
                                         f"{section}.deviceScaleFactor",
