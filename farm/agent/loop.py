@@ -215,7 +215,8 @@ class ActLoop:
             failed = self._act(plan, runner, watch, same_screen)
             if not (plan.actions or plan.complete):
                 self._check_idle(plan, watch, same_screen)
-            only_slept = plan.actions and all(a.type == "Sleep" for a in plan.actions)
+            only_slept = plan.actions and all(a.type.strip().lower() == "sleep"
+                                              for a in plan.actions)   # ("sleep" runs it too)
             watch.waited = watch.waited + 1 if only_slept else 0
             if failed is not None:
                 errors.append(failed)

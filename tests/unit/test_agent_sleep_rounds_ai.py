@@ -52,7 +52,9 @@ def test_a_model_waiting_six_rounds_for_a_slow_page_passes_the_case(tmp_path, se
 
 
 def test_a_model_that_only_waits_ends_at_the_round_cap_saying_so():
-    client = ScriptedModelClient([SLEEP])
+    """(A model may write the action's name in lower case: it runs all the same.)"""
+    lower = xml("sleep", {"timeMs": 1})
+    client = ScriptedModelClient(lambda m, i: lower if i % 2 else SLEEP)
     agent = Agent(FakeDevice(LOADING), ModelSet.single(client), limits=LoopLimits(cap=8))
     with pytest.raises(StepFailed) as failed:
         agent.ai_act("wait for the report")
