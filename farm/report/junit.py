@@ -74,9 +74,12 @@ def _body(case: CaseResult) -> str:
     """Failure/error body: where it broke, the full message and the evidence."""
     lines: list[str] = []
     step = failing_step(case)
+    if case.status == "interrupted":    # the step farm was stopped in
+        step = next((s for s in case.steps if s.status == "interrupted"), step)
     if step is not None:
         where = f"step {step.index}" + (f", line {step.line}" if step.line else "")
-        lines.append(f"Failed at {where} [{step.task}]: {step.label}")
+        verb = "Interrupted" if case.status == "interrupted" else "Failed"
+        lines.append(f"{verb} at {where} [{step.task}]: {step.label}")
     if case.error is not None:
         lines.append(f"{case.error.kind}: {case.error.message}")
     if case.reason:     # (with an error: "…; attempt 2 was skipped: …", "not retried: …")
