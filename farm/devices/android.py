@@ -509,9 +509,10 @@ class AndroidDevice:
 
     # -- shell ---------------------------------------------------------------------------------
     def _run(self, cmd: str, binary: bool = False, timeout: float = SHELL_TIMEOUT_S,
-             what: str = "") -> tuple[Any, str, int]:
+             what: str = "", own_shell: bool = False) -> tuple[Any, str, int]:
         """(stdout, stderr, exit code) of ``cmd``; infrastructure failures mapped, saying
-        ``what`` farm was doing (else the command's first word)."""
+        ``what`` farm was doing (else the command's first word). ``own_shell``: a suite's line,
+        which may ``exit``."""
         dev = self._need()
         self._dump_fresh = False        # any command may change the screen: the dump is old
         with self._errors(what or cmd.split(" ")[0]):
@@ -520,9 +521,10 @@ class AndroidDevice:
                 return self._exec_out(dev, cmd, timeout), "", 0
             # adbutils reads an older phone's exit status from an echo it appends to the
             # line: a line that ends the shell (a suite's `... || exit 1`) never reached it
-            # and read as a broken phone; the line runs in a shell of its own
-            res = dev.shell2(cmd if v2 else f"sh -c {_quote(cmd)}", timeout=timeout,
-                             encoding=None, v2=v2)
+            # and read as a broken phone; a suite's line runs in a shell of its own there
+            if own_shell and not v2:
+                cmd = f"sh -c {_quote(cmd)}"
+            res = dev.shell2(cmd, timeout=timeout, encoding=None, v2=v2)
         if not v2:      # one stream, stderr in it (adbutils leaves stdout empty), through a
             text = res.output.decode("utf-8", "replace").replace("\r\n", "\n")   # terminal
             return (res.output if binary else text), "", res.returncode
@@ -559,7 +561,7 @@ class AndroidDevice:
                      ) -> tuple[str, str, int]:
         """Run ``command`` in the device shell: (stdout, stderr, exit code), for a suite's
         runAdbShell step (its `timeout`), which fails on a non-zero exit."""
-        return self._run(command, timeout=timeout_s)
+        return self._run(command, timeout=timeout_s, own_shell=True)
 
     def _input(self, args: str) -> None:
         out, err, code = self._run("input " + args)
@@ -758,7 +760,7 @@ class AndroidDevice:
             self._type_text(text)
             return
         for chunk in text_chunks(text, IME_CHUNK):
-            out, err, code = self.shell_result(
+            out, err, code = self._run(
                 f"app_process -Djava.class.path={YADB} /data/local/tmp "
                 f"com.ysbing.yadb.Main -keyboard {_quote(chunk)}")
             if code or "Exception" in out + err:
