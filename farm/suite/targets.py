@@ -9,6 +9,7 @@ Midscene's docs say; a documented key farm cannot honour is refused with the rea
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from farm.suite.checks import Problems
@@ -96,7 +97,7 @@ def read_web(section: str, key: Node, node: Node, base: Path, p: Problems) -> We
         "viewport_height": p.integer(items.get("viewportHeight"), f"{section}.viewportHeight",
                                      minimum=1, maximum=MAX_VIEWPORT,
                                      expected="pixels as a positive integer"),
-        "user_agent": p.text(items.get("userAgent"), f"{section}.userAgent"),
+        "user_agent": _user_agent(items.get("userAgent"), section, p),
         "device_scale_factor": p.number(items.get("deviceScaleFactor"),
                                         f"{section}.deviceScaleFactor",
                                         expected="a number > 0"),
@@ -189,6 +190,13 @@ def _cookies(node: Node | None, where: str, base: Path, p: Problems) -> list[dic
     return data
 
 
+def _user_agent(node: Node | None, section: str, p: Problems) -> str | None:
+    text = p.text(node, f"{section}.userAgent")
+    if text is not None and node is not None and (why := _one_line_problem(text)):
+        p.add(node, f"{section}.userAgent: {why}")
+    return text
+
+
 def _headers(node: Node | None, section: str, p: Problems) -> dict[str, str] | None:
     if node is None or node.is_null:
         return None
@@ -199,8 +207,33 @@ def _headers(node: Node | None, section: str, p: Problems) -> dict[str, str] | N
             p.add(value, f"{section}.extraHTTPHeaders.{name}: expected a string, got "
                          f"{value.describe()} (quote it, e.g. \"true\")")
             continue
+        if not _HEADER_NAME.fullmatch(name) and "${" not in name:
+            p.add(node.keys.get(name, value), f"{section}.extraHTTPHeaders: {name!r} is no HTTP "
+                  "header name (letters, digits and !#$%&'*+-.^_`|~: no space or colon)")
+        elif why := _one_line_problem(value.value):
+            p.add(value, f"{section}.extraHTTPHeaders.{name}: {why}")
         out[name] = value.value
     return out
+
+
+# An HTTP header's name (RFC 9110's token), as Chromium checks it ("Invalid header name")
+_HEADER_NAME = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
+
+
+def _one_line_problem(value: str) -> str | None:
+    """Why Chromium refuses ``value`` as a header's value or the user agent ("Invalid header
+    value", "Invalid characters found in userAgent"), said at the suite's line instead of as
+    the browser's error in every case run (retried as the device's fault); None: it takes it.
+    A YAML ``>`` or ``|`` block ends with a line break unless written ``>-`` / ``|-``."""
+    if "\0" in value:
+        why = "holds a NUL character"
+    elif value.rstrip("\r\n") != value and not any(c in value.rstrip("\r\n") for c in "\r\n"):
+        why = "ends with a line break (a YAML > or | block keeps its last one: write >- or |-)"
+    elif "\r" in value or "\n" in value:
+        why = "holds a line break"
+    else:
+        return None
+    return f"{why}; Chromium refuses it (an HTTP header is one line of text)"
 
 
 def _network_idle(node: Node | None, section: str, p: Problems) -> dict:
