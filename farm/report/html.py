@@ -385,13 +385,22 @@ def write_html(summary: RunSummary, run_dir: Path) -> Path:
     run_dir.mkdir(parents=True, exist_ok=True)
     pages: dict[str, list[CaseResult]] = {}
     for case in summary.cases:
-        if case.report_file:
+        if case.report_file and own_page(case.report_file):
             pages.setdefault(case.report_file, []).append(case)
     for name, cases in pages.items():
         own = summary.model_copy(update={"cases": cases, "deselected": []})
         own.recount()
         _write(run_dir / name, render_html(own, run_dir))
     return _write(run_dir / "report.html", render_html(summary, run_dir))
+
+
+def own_page(name: str) -> bool:
+    """Whether ``name`` may be a case's own page: a plain ``*.html`` file name in the run dir,
+    as the loader takes a reportFileName. A results.json `farm report` rebuilds from (a CI
+    artifact, an edited file) may name any path: ``../x.html`` or ``/home/me/.bashrc`` was
+    written over, outside the run dir."""
+    return (name.endswith(".html") and name != "report.html" and Path(name).name == name
+            and "/" not in name and "\\" not in name and not name.startswith("."))
 
 
 def _write(path: Path, text: str) -> Path:
