@@ -800,9 +800,9 @@ class AndroidDevice:
     def _type_text(self, text: str) -> None:
         if text.isascii():
             # only line breaks (Enter: a CRLF is one) and tabs need key events; the rest goes
-            # as `input text` words
-            for part in re.split(r"(\r\n|[\t\n\r\f\v])", text):
-                if part and part.isspace():
+            # as `input text` words (split apart: every other part is a break; blanks are text)
+            for i, part in enumerate(re.split(r"(\r\n|[\t\n\r\f\v])", text)):
+                if i % 2:
                     self._input("keyevent 61" if part == "\t" else "keyevent 66")
                 elif part:
                     for word in (w for c in text_chunks(part, TYPE_CHUNK)
