@@ -444,8 +444,34 @@ _LITELLM_NAMES = re.compile(r"^(?:(?:litellm\.)?\w+(?:Error|Exception)(?::| -) )
 
 
 def _short(exc: BaseException, mask: Callable[[str], str] = str) -> str:
-    text = mask(clean(str(exc))).strip()
+    text = _untraced(mask(clean(str(exc))).strip())
     return text.splitlines()[0][:300] if text else ""
+
+
+_TRACEBACK = "Traceback (most recent call last):"
+_RAISED = re.compile(r"^(?:\w+\.)*(\w+(?:Error|Exception|Warning))\b:?\s*(.*)$")
+
+
+def _untraced(text: str) -> str:
+    """``text`` with a Python traceback in it (litellm's "Invalid response object Traceback
+    (most recent call last): …" of an answer it cannot read) as the text before it and the
+    error the traceback ends in, on one line: the first line said only "Traceback (most
+    recent call last):"."""
+    head, found, trace = text.partition(_TRACEBACK)
+    if not found:
+        return text
+    lines = trace.splitlines()
+    raised = [i for i, line in enumerate(lines) if _RAISED.match(line)]
+    if not raised:
+        return head.strip() or text
+    name, said = _RAISED.match(lines[raised[-1]]).groups()    # type: ignore[union-attr]
+    rest = []
+    for line in lines[raised[-1] + 1:]:
+        if not line.strip() or line.lstrip().startswith("For further information"):
+            break
+        rest.append(line.strip())
+    what = ": ".join(x for x in (said.strip(), *rest) if x)
+    return f"{head.strip()} ({name}: {what})" if head.strip() else f"{name}: {what}"
 
 
 def _masker(base_url: str | None, keys: Sequence[str]) -> Callable[[str], str]:

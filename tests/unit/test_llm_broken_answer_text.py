@@ -63,3 +63,22 @@ def test_what_the_endpoint_said_is_not_buried_in_litellm_names(server):
         client.complete(MSGS)
     assert str(info.value) == (f"model openai/scripted at {srv.base_url} refused the request: "
                                f"ContextWindowExceededError: {said}")
+
+
+def test_an_answer_litellm_cannot_read_says_why_not_traceback(server):
+    """A completion whose content is a list of parts (litellm wants a string) said "unavailable
+    after 1 attempt: InternalServerError: Invalid response object Traceback (most recent call
+    last):", the first line of the traceback litellm put in its message."""
+    body = {"id": "x", "object": "chat.completion", "created": 1, "model": "m",
+            "choices": [{"index": 0, "finish_reason": "stop", "message": {
+                "role": "assistant", "content": [{"type": "text", "text": "hello"}]}}]}
+    srv = serve(server, [Reply(raw=json.dumps(body).encode())])
+    client = LiteLLMClient("openai/scripted", base_url=srv.base_url, retries=0)
+    with pytest.raises(ModelUnavailable) as info:
+        client.complete(MSGS)
+    said = str(info.value)
+    assert said.startswith("model openai/scripted unavailable after 1 attempt: "
+                           "InternalServerError: Invalid response object (ValidationError: "
+                           "1 validation error for Message: content: Input should be a valid "
+                           "string"), said
+    assert "Traceback" not in said and "input_type=list" in said
