@@ -60,9 +60,12 @@
       const [a, b, c, d] = m[1].split(",").map(Number);
       return a * d - b * c === 0;
     };
+    // (read once: each look at the window's scroll or size costs as much as a rect)
+    const scrollX = win.scrollX, scrollY = win.scrollY;
+    const viewW = win.innerWidth, viewH = win.innerHeight;
     const outside = (r, fixed, clip) => {
-      const x = r.left + (fixed ? 0 : win.scrollX), y = r.top + (fixed ? 0 : win.scrollY);
-      const w = fixed ? win.innerWidth : pageW, h = fixed ? win.innerHeight : pageH;
+      const x = r.left + (fixed ? 0 : scrollX), y = r.top + (fixed ? 0 : scrollY);
+      const w = fixed ? viewW : pageW, h = fixed ? viewH : pageH;
       if (x + r.width <= 0 || y + r.height <= 0 || x >= w || y >= h) return true;
       return clip !== null && (r.right <= clip.left || r.left >= clip.right
         || r.bottom <= clip.top || r.top >= clip.bottom);
