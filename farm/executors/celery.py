@@ -437,8 +437,13 @@ class CeleryExecutor:
                     if job.sequence is not None:
                         held.add(job.sequence)
                     continue
+                at = q.index(job)
                 q.remove(job)
-                self._send(job, queue)
+                try:
+                    self._send(job, queue)
+                except Exception:       # (the broker went away: sent once it is back)
+                    q.insert(at, job)
+                    raise
                 n -= 1
 
     def _queue_for(self, job: Job, pool: str, devices: list[dict], idle: list[str]) -> str | None:
@@ -459,8 +464,11 @@ class CeleryExecutor:
                             app_dirs_of(case, self.services),
                             self.services.cache_mode, self.settings.screenshots)
         soft, hard = time_limits(case.timeout, self.settings)
+        # ignore_result: results come back as events; else Celery subscribes to each task's
+        # result in Redis, and a broker away ~20 s there raised a RuntimeError that ended
+        # the run with a traceback instead of waiting FARM_CLUSTER_OUTAGE_SECONDS for it
         self.app.send_task(TASK, args=[data], queue=queue, soft_time_limit=soft,
-                           time_limit=hard, retry=True,
+                           time_limit=hard, retry=True, ignore_result=True,
                            retry_policy={"max_retries": 3, "interval_start": 0.5})
         target = queue[len("farm.dev."):] if queue.startswith("farm.dev.") else None
         self._inflight[job.case_id] = _Inflight(job, self.clock(), seen=self.clock(),
@@ -941,8 +949,11 @@ def _a(word: str) -> str:
 
 
 def _is_redis_error(exc: BaseException) -> bool:
+    """The broker is unreachable (redis-py's errors; Celery's, sending a job: kombu's)."""
     import redis
-    return isinstance(exc, (redis.ConnectionError, redis.TimeoutError, OSError))
+    from kombu.exceptions import OperationalError
+    return isinstance(exc, (redis.ConnectionError, redis.TimeoutError, OSError,
+                            OperationalError))
 
 
 def _step_began(started: str, steps: list[StepRecord]) -> str:
