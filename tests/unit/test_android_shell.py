@@ -16,9 +16,13 @@ class FakeScreen:
         self.lock = threading.Lock()
         self.taps: list[tuple[float, float]] = []
         self.launched: list[str] = []
+        self.typed: list[str] = []
 
     def tap(self, x: float, y: float, hold_ms: int = 0) -> None:
         self.taps.append((x, y))
+
+    def type(self, text: str) -> None:
+        self.typed.append(text)
 
     def launch(self, app: str, url: str, resume: bool = False) -> None:
         self.app = app
@@ -79,3 +83,11 @@ def test_exit_ends_the_line_with_its_status_as_a_phones_shell_does():
     assert (out, code) == (b"", 2) and b"exit: x: bad number" in err
     # a shell of its own: its exit ends that one (how farm runs a line on an Android 6 phone)
     assert sh.run("sh -c 'echo in; exit 4'; echo X4EXIT:$?") == (b"in\nX4EXIT:4\n", b"", 0)
+
+
+def test_a_status_in_single_quotes_is_text():
+    """`$?` is the last status where the shell expands it, not in single quotes: a password
+    holding "$?" typed through `input text 'pa$?ss'` arrived as "pa0ss" on the simulator."""
+    sh, screen = make()
+    assert sh.run("input text 'pa$?ss'")[2] == 0 and screen.typed == ["pa$?ss"]
+    assert sh.run("false; echo $? \"$?\" '$?' \\$?")[0] == b"1 1 $? $?\n"

@@ -108,7 +108,7 @@ class AndroidShell:
         """`run`, and its stdout and stderr as one stream in the order each command wrote
         them (a terminal's: a v1 shell's output)."""
         try:
-            lexer = shlex.shlex(line, posix=True, punctuation_chars=";&|")
+            lexer = shlex.shlex(_mark_status(line), posix=True, punctuation_chars=";&|")
             lexer.whitespace_split = True       # words split on blanks and ; & | only
             tokens = list(lexer)
         except ValueError as exc:
@@ -133,10 +133,10 @@ class AndroidShell:
     def _one(self, argv: list[str], last: int) -> tuple[Result, bytes, bool]:
         """One command of a line (``last``: the status before it), its output in order, and
         whether it ended the shell (``exit``)."""
+        argv = [a.replace(STATUS, str(last)) for a in argv]
         if argv[:2] == ["sh", "-c"] and len(argv) > 2:     # a shell of its own
             result, both = self.run_in_order(argv[2])
             return result, both, False
-        argv = [a.replace("$?", str(last)) for a in argv]
         if argv[0] == "exit":
             return _exit(argv[1:], last) + (True,)
         if self.is_control(argv[0]):        # not behind a slowed screencap
@@ -492,6 +492,31 @@ class AndroidShell:
         if args[:1] == ["faults"]:
             return (repr(self.faults.active()) + "\n").encode(), b"", 0
         return b"", b"usage: farm-sim fault NAME COUNT | farm-sim faults\n", 1
+
+
+STATUS = "\0"       # where a line's `$?` stood (a line cannot hold a NUL: adb ends it with one)
+
+
+def _mark_status(line: str) -> str:
+    """``line`` with each ``$?`` the shell expands (not in single quotes, not escaped) as
+    STATUS: `$?` in a typed text (`input text 'pa$?s'`) is the text as written."""
+    out: list[str] = []
+    quote, i = "", 0
+    while i < len(line):
+        ch = line[i]
+        if ch == "\\" and quote != "'":
+            out.append(line[i:i + 2])
+            i += 2
+            continue
+        if ch in "'\"" and quote in ("", ch):
+            quote = "" if quote else ch
+        elif line.startswith("$?", i) and quote != "'":
+            out.append(STATUS)
+            i += 2
+            continue
+        out.append(ch)
+        i += 1
+    return "".join(out)
 
 
 def _exit(args: list[str], last: int) -> tuple[Result, bytes]:
