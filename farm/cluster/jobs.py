@@ -71,12 +71,17 @@ def encode_artifacts(root: Path) -> dict[str, str]:
             for p in root.rglob("*") if p.suffix in (".jpg", ".svg") and p.is_file()}
 
 
-def save_artifacts(run_dir: Path, files: dict[str, str]) -> None:
-    """Write a worker's screenshots under the run's ``artifacts/`` (and nowhere else)."""
+def save_artifacts(run_dir: Path, files: dict[str, str],
+                   unwritten: Callable[[Path, Exception], None]) -> None:
+    """Write a worker's screenshots under the run's ``artifacts/`` (and nowhere else); one
+    that cannot be written (a full disk) goes to ``unwritten``: the case keeps its result."""
     for rel, data in files.items():
         parts = PurePosixPath(rel).parts
         if not parts or parts[0] != "artifacts" or ".." in parts:
             continue
         path = run_dir / Path(*parts)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(base64.b64decode(data))
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(base64.b64decode(data))
+        except OSError as exc:
+            unwritten(path, exc)

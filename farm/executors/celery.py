@@ -770,7 +770,10 @@ class CeleryExecutor:
             self.events.case_started(ev["device"], inf.job.case_id, case.name, inf.job.attempt)
             self.events.device_state(ev["device"], "busy", inf.job.case_id)
         elif kind == "case_finished":
-            wire.save_artifacts(self.services.artifacts.run_dir, ev.get("artifacts") or {})
+            # (one not written, a full disk: said once at the end, as a local run's; the
+            # write's OSError was taken for the broker's: the result lost, the run waiting)
+            wire.save_artifacts(self.services.artifacts.run_dir, ev.get("artifacts") or {},
+                                self.services.artifacts._not_written)
             result = CaseResult.model_validate(wire.masked(ev["result"], self.services.mask))
             self._record(inf.job, result, ev["device"])
             self.events.device_state(ev["device"], "idle")
