@@ -28,7 +28,7 @@ import sys
 import threading
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any, Container, Iterable, Mapping
 
 from farm.relay import RelayEvents
 from farm.results import (CaseResult, DeselectedCase, RunSummary, StepRecord, now_iso,
@@ -294,7 +294,8 @@ def recover(run_dir: Path) -> RunSummary:
             cases[plan["case_id"]] = _unfinished(run_id, plan, began.get(plan["case_id"]),
                                                  tried.get(plan["case_id"], []),
                                                  reached.get(plan["case_id"], []))
-    results = sorted(_per_file(cases.values()), key=lambda r: r.case_id)
+    units = {p["case_id"] for p in head.get("planned", []) if p.get("files")}
+    results = sorted(_per_file(cases.values(), units), key=lambda r: r.case_id)
     devices, info = devices_of(results)
     info = dict(sorted({**about, **info}.items()))
     started = head.get("started") or min((r.started for r in results if r.started), default="")
@@ -329,17 +330,37 @@ def _runs_of(planned: list[dict[str, str]], seen: set[str]) -> list[dict[str, st
     return out
 
 
-def _per_file(results: Iterable[CaseResult]) -> list[CaseResult]:
+def _per_file(results: Iterable[CaseResult], unit_ids: Container[str] = ()
+              ) -> list[CaseResult]:
     """One result per file, as the run's end writes them: a shared-context unit's result
     becomes its files' (`farm.shared_context.expand`), where the unit stood as one case
     named after the batch, its id in the results history and --last-failed matching no
     file's. A unit the kill cut short has no file results to give (they come with the
-    unit's, at its end): it stays one case."""
+    unit's, at its end): it stays one case. ``unit_ids``: the run's units (`_grouped`)."""
     from farm.shared_context import expand
-    results = list(results)
+    results = [_grouped(r, unit_ids) for r in results]
     # expand reads only a unit's .parts: a result holding its files' stands for its unit
     units: dict[str, Any] = {r.case_id: r for r in results if r.parts}
     return expand(results, units)
+
+
+def _grouped(result: CaseResult, unit_ids: Container[str]) -> CaseResult:
+    """A --matrix run's result of a unit on a device group (``unit@group``) with its files'
+    named for the group too (``file@group``, "name [group]"), as the run names each case
+    once per group: two groups' runs of a file were two cases of one id, no group named."""
+    base, _, group = result.case_id.rpartition("@")
+    if not (result.parts and base in unit_ids):
+        return result
+
+    def named(part: CaseResult) -> CaseResult:
+        if part.case_id.endswith(f"@{group}"):
+            return part
+        return part.model_copy(update={"case_id": f"{part.case_id}@{group}",
+                                       "name": f"{part.name} [{group}]"})
+    return result.model_copy(update={
+        "parts": [named(p) for p in result.parts],
+        "previous": [a.model_copy(update={"parts": [named(p) for p in a.parts]})
+                     for a in result.previous]})
 
 
 def _left_out(head: dict[str, Any]) -> list[DeselectedCase]:
