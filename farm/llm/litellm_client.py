@@ -294,10 +294,20 @@ class LiteLLMClient:
         """What went wrong, masked; a timeout as the limit it ran into."""
         if self._timed_out(exc):
             return f"no answer within {_secs(waited)} s"
+        if isinstance(exc, getattr(self._lib, "Timeout", ())):     # the endpoint's own 408
+            said = _LITELLM_NAMES.sub("", _short(exc, self._mask))
+            return f"it answered 408 Request Timeout: {said}"
         return _said(exc, self.base_url, self._mask)
 
     def _timed_out(self, exc: BaseException) -> bool:
-        return isinstance(exc, getattr(self._lib, "Timeout", ()))
+        """No answer came in the time a request had. litellm raises its Timeout for an
+        endpoint's answer 408 too: that one answered (at once, maybe), and the time left is
+        no reason for it."""
+        if not isinstance(exc, getattr(self._lib, "Timeout", ())):
+            return False
+        import httpx
+        import openai
+        return _in_chain(exc, (openai.APIStatusError, httpx.HTTPStatusError)) is None
 
     def _refused_key(self, exc: BaseException) -> bool:
         """A 401 / 403: the endpoint will not take this key, however often it is sent."""
@@ -398,7 +408,9 @@ def _answered(exc: BaseException) -> bool:
     return type(exc).__name__ == "InternalServerError"
 
 
-def _in_chain(exc: BaseException, kind: type[BaseException]) -> BaseException | None:
+def _in_chain(exc: BaseException,
+              kind: type[BaseException] | tuple[type[BaseException], ...]
+              ) -> BaseException | None:
     """``exc`` or the first exception of type ``kind`` it was raised from (SDKs wrap)."""
     seen: set[int] = set()
     cur: BaseException | None = exc
@@ -440,7 +452,8 @@ def _said(exc: BaseException, base_url: str | None,
     return f"{name}: {text}"
 
 
-_LITELLM_NAMES = re.compile(r"^(?:(?:litellm\.)?\w+(?:Error|Exception)(?::| -) )+")
+_LITELLM_NAMES = re.compile(r"^(?:(?:litellm\.)?(?:\w+(?:Error|Exception)|Timeout(?: Error)?)"
+                            r"(?::| -) )+")
 
 
 def _short(exc: BaseException, mask: Callable[[str], str] = str) -> str:
