@@ -211,15 +211,7 @@ class _Handler(socketserver.BaseRequestHandler):
             if cmd == b"QUIT":
                 return
             if cmd in (b"STAT", b"STA2", b"LST2"):
-                data = shell.files.get(arg)
-                if cmd == b"STAT":
-                    mode = 0o100644 if data is not None else (0o40755 if arg.endswith("/tmp")
-                                                              or arg == "/" else 0)
-                    sock.sendall(b"STAT" + struct.pack("<III", mode, len(data or b""),
-                                                       shell.mtime if mode else 0))
-                else:
-                    sock.sendall(cmd + struct.pack("<I", 0 if data is not None else 2)
-                                 + b"\0" * 64)
+                sock.sendall(cmd + _stat(cmd, shell.files.get(arg), arg, shell.mtime))
             elif cmd == b"LIST":
                 sock.sendall(b"DONE" + b"\0" * 16)
             elif cmd == b"RECV":
@@ -247,6 +239,21 @@ class _Handler(socketserver.BaseRequestHandler):
                 msg = f"unknown sync command {cmd!r}".encode()
                 sock.sendall(b"FAIL" + struct.pack("<I", len(msg)) + msg)
                 return
+
+
+def _stat(cmd: bytes, data: bytes | None, path: str, mtime: int) -> bytes:
+    """The answer to a sync ``STAT`` (mode, size, mtime) or ``STA2``/``LST2`` (adb's
+    sync_stat_v2: error, dev, ino, mode, nlink, uid, gid, size, atime, mtime, ctime) of a file
+    holding ``data`` (None: none there; ``/`` and a ``.../tmp`` are folders). Debian's adb
+    pulls with STA2: a mode of 0 was a "special file" it skipped."""
+    mode = 0o100644 if data is not None else (0o40755 if path.endswith("/tmp") or path == "/"
+                                              else 0)
+    size, when = len(data or b""), mtime if mode else 0
+    if cmd == b"STAT":
+        return struct.pack("<III", mode, size, when)
+    if not mode:
+        return struct.pack("<I", 2) + b"\0" * 64        # ENOENT
+    return struct.pack("<IQQIIIIQqqq", 0, 0, 0, mode, 1, 2000, 2000, size, when, when, when)
 
 
 class AdbServer(socketserver.ThreadingTCPServer):
