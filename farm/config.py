@@ -223,6 +223,29 @@ class Settings(BaseModel):
             raise ValueError("names no host (http://HOST:9091)")
         return value
 
+    @field_validator("model_base_url", "planning_model_base_url", "assert_model_base_url")
+    @classmethod
+    def _model_url(cls, value: str | None) -> str | None:
+        """An OpenAI-compatible endpoint: ``localhost:11434/v1`` (no scheme) or a port past
+        65535 failed every model call of the run, three attempts each, and ended its cases as
+        infrastructure errors (exit 3), where nothing could have worked."""
+        if not value or not value.strip():
+            return None
+        from urllib.parse import urlsplit
+        parts = urlsplit(value.strip())
+        if "://" not in value:
+            raise ValueError("has no http:// or https:// before the host: give "
+                             f"{mask_url('http://' + value.strip())}")
+        if parts.scheme.lower() not in ("http", "https"):
+            raise ValueError(f"is the model's http:// or https:// URL, got {parts.scheme}://")
+        try:
+            parts.port
+        except ValueError:
+            raise ValueError("has a port that is not a number from 1 to 65535") from None
+        if not parts.hostname:
+            raise ValueError("names no host (http://HOST:PORT/v1)")
+        return value.strip()
+
     @field_validator("results_history_url")
     @classmethod
     def _history(cls, value: str | None) -> str | None:
@@ -888,7 +911,7 @@ def _invalid(exc: ValidationError, given: dict[str, Any]) -> list[str]:
         if name in given:     # the command line said it
             flag = flag_of(name)
             value = given[name]
-            shown = (mask_url(str(value)) if name.endswith("_url") else
+            shown = (_masked_value(str(value)) if name.endswith("_url") else
                      "***" if "key" in name or "secret" in name else value)
             lines.append(f"{flag} {shown}: {msg}")
         elif name in sources:
@@ -899,6 +922,14 @@ def _invalid(exc: ValidationError, given: dict[str, Any]) -> list[str]:
     return lines
 
 
+def _masked_value(url: str) -> str:
+    """A URL setting's value as `mask_url` shows it, one written without its scheme too
+    (``:pw@redis:6379/0``, ``user:pw@localhost:11434/v1``): its password was printed whole."""
+    if "://" in url:
+        return mask_url(url)
+    return mask_url("x://" + url).removeprefix("x://")
+
+
 def _got(name: str, err: Any, msg: str) -> str:
     """``, got 'three'``: the value a setting refused, unless the message quotes it already or
     it may be a secret (a key, a token, a password; a URL's password masked)."""
@@ -906,7 +937,7 @@ def _got(name: str, err: Any, msg: str) -> str:
     if value is None or isinstance(value, (dict, list)) or re.search(
             r"key|secret|token|password", name):
         return ""
-    shown = mask_url(str(value)) if name.endswith("_url") else value
+    shown = _masked_value(str(value)) if name.endswith("_url") else value
     quoted = re.search(rf"(?<![\w.-]){re.escape(str(shown))}(?![\w.])", msg)
     said = quoted or (isinstance(shown, str) and repr(shown) in msg)   # not the 0 of '1000'
     if said:
