@@ -882,13 +882,15 @@ class AndroidDevice:
         """Open ``url`` in whatever the phone opens it with (the browser for a web page, an app
         for its own scheme): a VIEW intent, as Midscene's launch of a URL sends it. A URL no
         app on the phone opens is the case's mistake (StepFailed)."""
-        out, err, code = self._run(f"am start -W -a android.intent.action.VIEW -d {_quote(url)}")
-        said = (out + err).strip()
+        from farm.config import mask_url, mask_urls_in   # (shown as the web shows a URL:
+        out, err, code = self._run(                      # its password and token as ***)
+            f"am start -W -a android.intent.action.VIEW -d {_quote(url)}")
+        said = mask_urls_in((out + err).strip())
         if "unable to resolve Intent" in said:
-            raise StepFailed(f"no app on {self.name} opens {url} (am start: unable to resolve "
-                             "the VIEW intent)")
+            raise StepFailed(f"no app on {self.name} opens {mask_url(url)} (am start: unable "
+                             "to resolve the VIEW intent)")
         if code or re.search(r"^Error", said, re.M):
-            raise DeviceError(f"am start {url} failed on {self.name}: "
+            raise DeviceError(f"am start {mask_url(url)} failed on {self.name}: "
                               f"{said[:200] or f'exit {code}'}")
 
     def _check_installed(self, package: str, said: str) -> None:

@@ -540,9 +540,10 @@ class IosDevice:
             except (WDAInvalidSessionIdError, WDAPossiblyCrashedError):
                 raise
             except WDARequestError as exc:
+                from farm.config import mask_url, mask_urls_in    # (as the web shows a URL)
                 said = exc.value.get("message") if isinstance(exc.value, dict) else exc.value
-                raise StepFailed(f"{self.name} cannot open {url}: "
-                                 f"{clean(str(said))[:300]}") from None
+                raise StepFailed(f"{self.name} cannot open {mask_url(url)}: "
+                                 f"{mask_urls_in(clean(str(said)))[:300]}") from None
         self._call(send, "open URL")
 
     def _check_installed(self, bundle: str) -> None:
