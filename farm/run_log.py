@@ -40,6 +40,7 @@ class _LogFile(logging.FileHandler):
     that would turn the run's verdict into an internal error."""
 
     failed = False
+    levels: list[tuple[logging.Logger, int]] = []     # as they were before the run
 
     def emit(self, record: logging.LogRecord) -> None:
         if not self.failed:
@@ -63,19 +64,27 @@ class _LogFile(logging.FileHandler):
 
 
 def setup_logging(run_dir: Path, mask) -> logging.Handler:
-    """farm.log in ``run_dir`` for every logger, masked with ``mask``; `drop_handler` ends it."""
+    """farm.log in ``run_dir`` for every logger, masked with ``mask``; `drop_handler` ends it
+    and gives the loggers their levels back."""
     handler = _LogFile(run_dir / "farm.log", encoding="utf-8")
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     handler.addFilter(MaskFilter(mask))
     root = logging.getLogger()
+    noisy = [logging.getLogger(name) for name in ("asyncio", "PIL", "LiteLLM", "LiteLLM Router",
+                                                  "httpx", "httpcore", "openai")]
+    handler.levels = [(logger, logger.level) for logger in (root, *noisy)]
     root.addHandler(handler)
     root.setLevel(logging.INFO)
-    for noisy in ("asyncio", "PIL", "LiteLLM", "LiteLLM Router", "httpx", "httpcore", "openai"):
-        logging.getLogger(noisy).setLevel(logging.WARNING)
+    for logger in noisy:
+        logger.setLevel(logging.WARNING)
     return handler
 
 
 def drop_handler(handler: logging.Handler) -> None:
-    """Stop ``handler`` (farm.log) at the end of the run and close its file."""
+    """Stop ``handler`` (farm.log) at the end of the run and close its file. The loggers get
+    back the levels they had: a program calling `farm.run` with its logging at WARNING had
+    every INFO line of its own printed after the run, the root logger left at INFO."""
     logging.getLogger().removeHandler(handler)
+    for logger, level in getattr(handler, "levels", []):
+        logger.setLevel(level)
     handler.close()
