@@ -166,6 +166,24 @@ class Settings(BaseModel):
                     if not (isinstance(v, str) and not v.strip())]
         return value
 
+    @field_validator("ios_wda_urls")
+    @classmethod
+    def _wda_urls(cls, value: list[str]) -> list[str]:
+        """A WDA URL whose port no connection can use (``:99999``) stopped `farm run` with an
+        internal error (a ValueError from a device's names) once the run had started."""
+        from urllib.parse import urlsplit
+        for url in value:
+            try:
+                urlsplit(url).port
+            except ValueError as exc:
+                shown = mask_url(url)       # (*** when it cannot be parsed)
+                if "ort" in str(exc):
+                    raise ValueError(f"{shown} has a port that is not a number from 1 to "
+                                     "65535") from None
+                raise ValueError(f"{'an entry' if shown == '***' else shown} is not a usable URL "
+                                 f"({exc})") from None
+        return value
+
     @field_validator("locate_off")
     @classmethod
     def _tier_names(cls, value: list[str]) -> list[str]:
@@ -936,6 +954,8 @@ def _got(name: str, err: Any, msg: str) -> str:
     value = err.get("input")
     if value is None or isinstance(value, (dict, list)) or re.search(
             r"key|secret|token|password", name):
+        return ""
+    if name.endswith("_urls") and isinstance(value, str):   # (its message names the URL)
         return ""
     shown = _masked_value(str(value)) if name.endswith("_url") else value
     quoted = re.search(rf"(?<![\w.-]){re.escape(str(shown))}(?![\w.])", msg)
