@@ -23,6 +23,8 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from typing import Any, Callable
 
+from pydantic import ValidationError
+
 from farm.attempts import RetryPolicy, synthetic
 from farm.cluster import jobs as wire
 from farm.cluster import store
@@ -31,7 +33,7 @@ from farm.cluster.fair import fair_allocation, to_dispatch
 from farm.cluster.store import key
 from farm.config import Settings, mask_url
 from farm.devices.specs import DeviceSpec
-from farm.errors import BrokerLost, DeviceLost
+from farm.errors import BrokerLost, DeviceLost, InternalError
 from farm.executors.base import Ledger, NullEvents, RunEvents, RunOutcome
 from farm.results import CaseResult, StepRecord, now_iso, timestamp
 from farm.runner import Services, app_dirs_of, case_env
@@ -747,7 +749,12 @@ class CeleryExecutor:
     def _handle(self, ev: dict[str, Any]) -> None:
         kind = ev.get("type")
         if kind == "step":
-            record = StepRecord.model_validate(wire.masked(ev["record"], self.services.mask))
+            try:
+                record = StepRecord.model_validate(wire.masked(ev["record"], self.services.mask))
+            except ValidationError as exc:      # (its case's result has it, or says why)
+                log.warning("step of %s attempt %s from %s not read: %s", ev.get("case"),
+                            ev.get("attempt"), ev.get("device"), _unreadable(exc))
+                return
             if self._step_of(ev, record):       # (a lost attempt's, late: on no row)
                 self.events.step_finished(ev["device"], record)
             return
@@ -774,9 +781,22 @@ class CeleryExecutor:
             # write's OSError was taken for the broker's: the result lost, the run waiting)
             wire.save_artifacts(self.services.artifacts.run_dir, ev.get("artifacts") or {},
                                 self.services.artifacts._not_written)
-            result = CaseResult.model_validate(wire.masked(ev["result"], self.services.mask))
-            self._record(inf.job, result, ev["device"])
+            self._record(inf.job, self._result_of(ev, inf), ev["device"])
             self.events.device_state(ev["device"], "idle")
+
+    def _result_of(self, ev: dict[str, Any], inf: _Inflight) -> CaseResult:
+        """The attempt's result as its worker sent it. One this farm cannot read (a worker of
+        another farm version: a status this one does not know) ends the attempt as an error
+        saying so, with what the run heard of it (its steps); it ended the run with a
+        traceback, every other case's result lost."""
+        from farm import __version__
+        try:
+            return CaseResult.model_validate(wire.masked(ev["result"], self.services.mask))
+        except ValidationError as exc:
+            why = (f"the result {ev.get('device')} sent cannot be read by farm {__version__} "
+                   f"(does that worker run another farm version?): {_unreadable(exc)}")
+            log.error("%s attempt %d: %s", inf.job.case_id, inf.job.attempt, why)
+            return self._so_far(inf, "error", self.clock(), InternalError(why))
 
     def _step_of(self, ev: dict[str, Any], record: StepRecord) -> bool:
         """Keep a step reported for an attempt in flight (if it ends here, it ends with it);
@@ -949,6 +969,14 @@ def _starting(pool: str, leases: dict, bad: dict) -> list[str]:
 def _a(word: str) -> str:
     """The article before ``word`` (a web worker, an ios worker, an android worker)."""
     return "an" if word.lower().startswith(tuple("aeiou")) else "a"
+
+
+def _unreadable(exc: ValidationError) -> str:
+    """What of a worker's event this farm could not read: "steps.0.status: Input should be
+    'passed', … (got 'warned')"."""
+    first = exc.errors()[0]
+    where = ".".join(str(part) for part in first.get("loc", ()))
+    return f"{where}: {first.get('msg')} (got {first.get('input')!r:.60})"
 
 
 def _is_redis_error(exc: BaseException) -> bool:
