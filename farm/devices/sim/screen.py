@@ -125,7 +125,7 @@ font:16px sans-serif"><div style="padding:48px 24px"><h1 style="font-weight:300"
 BROWSER_ERROR_HTML = """<!doctype html><html><head><meta name="viewport"
 content="width=device-width"><title>{host}</title></head><body style="margin:0;
 font:16px sans-serif"><div style="padding:48px 24px"><h1 style="font-weight:400">This site
-can’t be reached</h1><p>{url}</p><p>{reason}</p></div></body></html>"""
+can’t be reached</h1><p>{host}</p><p>{reason}</p></div></body></html>"""
 
 
 @dataclass
@@ -300,9 +300,9 @@ class PhoneScreen:
                     raise
                 await page.close()      # Chromium's own error page would race the one below
                 page = await self._ensure()
+                # the host alone, as a phone's browser says it: never the URL's user:password@
                 await page.set_content(BROWSER_ERROR_HTML.format(
-                    host=html.escape(urlsplit(url).hostname or url),
-                    url=html.escape(url), reason=reason.group(1)))
+                    host=html.escape(_host(url)), reason=reason.group(1)))
         self._run(go())
         self.app = browser
 
@@ -499,6 +499,15 @@ class PhoneScreen:
 
     def url(self) -> str:
         return self._page.url if self._page is not None else "about:blank"
+
+
+def _host(url: str) -> str:
+    """The host a browser's error page names for ``url`` (its start when it has none)."""
+    try:
+        host = urlsplit(url).hostname
+    except ValueError:
+        host = None
+    return host or url.split("://")[-1].split("/")[0].rpartition("@")[2][:80]
 
 
 def _gap(p: Point, q: Point) -> float:
