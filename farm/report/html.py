@@ -400,7 +400,7 @@ def own_page(name: str) -> bool:
     artifact, an edited file) may name any path: ``../x.html`` or ``/home/me/.bashrc`` was
     written over, outside the run dir."""
     return (name.endswith(".html") and name != "report.html" and Path(name).name == name
-            and "/" not in name and "\\" not in name and not name.startswith("."))
+            and "/" not in name and "\\" not in name)
 
 
 def _write(path: Path, text: str) -> Path:

@@ -24,10 +24,11 @@ def test_a_report_file_naming_a_path_outside_the_run_dir_is_not_written(tmp_path
     summary = RunSummary(run_id="r", started="", cases=[
         _case("s/a", "../outside.html"), _case("s/b", str(victim)),
         _case("s/c", "sub/page.html"), _case("s/d", "report.html"),
-        _case("s/e", "checkout.html")])
+        _case("s/e", "checkout.html"), _case("s/f", ".team.html")])
     summary.recount()
     write_html(summary, run_dir)
     assert victim.read_text(encoding="utf-8") == "keep me"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.html", "run"]
-    assert sorted(p.name for p in run_dir.iterdir()) == ["checkout.html", "report.html"]
+    assert sorted(p.name for p in run_dir.iterdir()) == [".team.html", "checkout.html",
+                                                       "report.html"]
     assert "s/a" in (run_dir / "report.html").read_text(encoding="utf-8")   # the run's all
