@@ -30,6 +30,7 @@ from typing import Any, Iterable
 LEASE_TTL_S = 10.0          # a worker silent this long is dead
 HEARTBEAT_S = 2.0
 RUN_TTL_S = 30              # a client silent this long has gone away
+RUN_FORGOTTEN_S = 3600      # ... and this long: its entry in <p>:runs is dropped
 CLAIM_TTL_S = 4 * 3600      # longer than any redelivery can come back (visibility timeout)
 HISTORY_KEEP = 20
 

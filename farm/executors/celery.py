@@ -342,6 +342,8 @@ class CeleryExecutor:
         pipe.hset(key("run", self.run_id), mapping=fields or {"alive": 1})
         pipe.expire(key("run", self.run_id), store.RUN_TTL_S)
         pipe.zadd(key("runs"), {self.run_id: time.time()})
+        # runs whose client was killed (no `_leave`) stayed in the set for good, one a run
+        pipe.zremrangebyscore(key("runs"), "-inf", time.time() - store.RUN_FORGOTTEN_S)
         pipe.execute()
 
     def _cap(self, pool: str) -> int:

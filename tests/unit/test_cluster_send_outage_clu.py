@@ -55,7 +55,7 @@ class _RunState:
     def hset(self, *_: Any, **__: Any) -> None:
         pass
 
-    expire = zadd = hset
+    expire = zadd = zremrangebyscore = hset
 
     def execute(self) -> list:
         return []
