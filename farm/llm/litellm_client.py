@@ -296,7 +296,7 @@ class LiteLLMClient:
             return f"no answer within {_secs(waited)} s"
         if isinstance(exc, getattr(self._lib, "Timeout", ())):     # the endpoint's own 408
             said = _LITELLM_NAMES.sub("", _short(exc, self._mask))
-            return f"it answered 408 Request Timeout: {said}"
+            return "it answered 408 Request Timeout" + (f": {said}" if said else "")
         return _said(exc, self.base_url, self._mask)
 
     def _timed_out(self, exc: BaseException) -> bool:
@@ -448,12 +448,41 @@ def _said(exc: BaseException, base_url: str | None,
     name, text = type(exc).__name__, _short(exc, mask)
     # litellm's own names before what the endpoint said, repeated ("litellm.BadRequestError:
     # ContextWindowExceededError: OpenAIException - This model's maximum context …")
-    text = _LITELLM_NAMES.sub("", text) or text
+    text = _LITELLM_NAMES.sub("", text)
+    if not text:        # a 200 with {"error": …} in it: litellm keeps none of its message
+        return f"{name} (it said nothing more)"
+    if _BARE_STATUS.match(text):     # what the endpoint said is in the SDK error's body
+        said = _body_said(exc, mask)
+        text += f" - {said}" if said else ""
     return f"{name}: {text}"
 
 
+_BARE_STATUS = re.compile(r"^Error code: \d+$")
+
+
+def _body_said(exc: BaseException, mask: Callable[[str], str]) -> str:
+    """What an error answer's body says when it is not OpenAI's ``{"error": {"message"}}``
+    (the SDK's message is then "Error code: 503" alone): ``{"detail": "model is loading"}``
+    (a FastAPI server), ``{"error": "rate limited"}``, a line of plain text; "" for HTML (a
+    proxy's error page) and bodies that say nothing."""
+    body, seen, cur = None, set(), exc     # (litellm's own error, first, has no body)
+    while body is None and cur is not None and id(cur) not in seen:
+        body = getattr(cur, "body", None)
+        seen.add(id(cur))
+        cur = cur.__cause__ or cur.__context__
+    if isinstance(body, dict):
+        error = body.get("error")
+        found = (error.get("message") if isinstance(error, dict) else error) \
+            or body.get("detail") or body.get("message")
+        body = found if isinstance(found, str) else None
+    if not isinstance(body, str) or body.lstrip().startswith("<"):
+        return ""
+    text = mask(clean(body)).strip()
+    return text.splitlines()[0][:200] if text else ""
+
+
 _LITELLM_NAMES = re.compile(r"^(?:(?:litellm\.)?(?:\w+(?:Error|Exception)|Timeout(?: Error)?)"
-                            r"(?::| -) )+")
+                            r"(?::| -)(?: |$))+")
 
 
 def _short(exc: BaseException, mask: Callable[[str], str] = str) -> str:

@@ -47,7 +47,7 @@ def test_a_404_names_what_to_check(server):
     with pytest.raises(ModelUnavailable) as info:
         client.complete(MSGS)
     assert str(info.value).endswith(
-        "Error code: 404 (a 404: check the base URL's path, which for an OpenAI-compatible "
+        "Error code: 404 - 404 page not found (a 404: check the base URL's path, which for an OpenAI-compatible "
         "server usually ends in /v1, and the model name 'my-model')"), info.value
     assert len(srv.requests) == 1           # not retried: it would be refused again
 
@@ -82,3 +82,25 @@ def test_an_answer_litellm_cannot_read_says_why_not_traceback(server):
                            "1 validation error for Message: content: Input should be a valid "
                            "string"), said
     assert "Traceback" not in said and "input_type=list" in said
+
+
+@pytest.mark.parametrize("status, body, said", [
+    (503, b'{"detail": "model is loading"}', "ServiceUnavailableError: Error code: 503 - "
+                                              "model is loading"),
+    (429, b'{"error": "rate limited, slow down"}', "RateLimitError: Error code: 429 - rate "
+                                                   "limited, slow down"),
+    (429, b"Too Many Requests", "RateLimitError: Error code: 429 - Too Many Requests"),
+    (502, b"<html><h1>502 Bad Gateway</h1></html>", "BadGatewayError: Error code: 502"),
+    (200, b'{"error": {"message": "upstream failed", "code": 502}}',
+     "BadGatewayError (it said nothing more)"),
+])
+def test_an_error_answer_not_in_openai_s_shape_says_what_the_endpoint_said(
+        server, status, body, said):
+    """A server that is not OpenAI (vLLM loading its model, a FastAPI or a proxy's own
+    answer) said "ServiceUnavailableError: Error code: 503" alone: what its body said was
+    left out. An error inside a 200 left "OpenAIException -" dangling."""
+    srv = serve(server, [Reply(status=status, raw=body)])
+    client = LiteLLMClient("openai/scripted", base_url=srv.base_url, retries=0)
+    with pytest.raises(ModelUnavailable) as info:
+        client.complete(MSGS)
+    assert str(info.value) == f"model openai/scripted unavailable after 1 attempt: {said}"
