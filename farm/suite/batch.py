@@ -202,7 +202,7 @@ def _files(node: Node, base: Path, p: Problems) -> dict[Path, Path]:
         # a folder is its YAML files, those below it too, as Midscene's matchYamlFiles takes
         # it (`files: [scripts/]` was "matches no .yaml file")
         glob_of = (pattern.rstrip("/\\") + "/**/*" if not set("*?[") & set(pattern)
-                   and (base / pattern).is_dir() else pattern)
+                   and os.path.isdir(base / pattern) else pattern)
         matched = _matches(glob_of, base)
         if not matched:
             p.add(item, f"files: {pattern!r} matches no .yaml file (relative to the batch "

@@ -61,7 +61,7 @@ def _where(url: str, base: Path | None) -> str:
     if base is None or os.path.isabs(url):
         return url
     here = base / url
-    return str(here) if here.exists() or not os.path.exists(url) else url
+    return str(here) if os.path.exists(here) or not os.path.exists(url) else url
 
 
 def _local(kind: str, url: str, path: str, at: Node, p: Problems) -> str | None:

@@ -305,8 +305,8 @@ class _Loading:
             serve = p.text(items.get("serve"), f"{where}.serve", empty_ok=False,
                            expected="a directory relative to farm.yaml")
             serve_path = (root / serve) if serve else None
-            if serve_path is not None and not serve_path.is_dir():
-                what = (f"{serve!r} is a file, not a directory" if serve_path.exists()
+            if serve_path is not None and not os.path.isdir(serve_path):   # (a long name too)
+                what = (f"{serve!r} is a file, not a directory" if os.path.exists(serve_path)
                         else f"directory {serve!r} does not exist")
                 p.add(items["serve"], f"{where}.serve: {what} "
                                       "(expected a directory relative to farm.yaml)")
@@ -315,7 +315,7 @@ class _Loading:
             if env is not None and not is_valid_name(env):
                 p.add(items["env"], f"{where}.env: {env!r} is not a valid variable name "
                                     "(letters, digits and _, not starting with a digit)")
-            elif env is not None and serve_path is not None and serve_path.is_dir():
+            elif env is not None and serve_path is not None and os.path.isdir(serve_path):
                 self.claim_app_env(root, env, serve_path, items["env"], where, p)
             app = p.build(AppSpec, {
                 "name": name, "serve": serve_path, "env": env,

@@ -9,6 +9,7 @@ Midscene's docs say; a documented key farm cannot honour is refused with the rea
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 
@@ -159,9 +160,9 @@ def _folder(node: Node | None, where: str, base: Path, p: Problems) -> Path | No
     # working directory (`serve: ./tests/server_root`), which is tried second.
     tried = ((base / text).resolve(), Path(text).resolve())
     for path in tried:
-        if path.is_dir():
+        if os.path.isdir(path):     # (not Path.is_dir: a name over 255 bytes raised)
             return path
-    what = (f"{text!r} is a file, not a folder" if any(path.exists() for path in tried)
+    what = (f"{text!r} is a file, not a folder" if any(map(os.path.exists, tried))
             else f"folder {text!r} does not exist")
     p.add(node, f"{where}: {what} (relative to the case file or the "
                 "working directory)")
