@@ -21,6 +21,10 @@ class FakeScreen:
     def tap(self, x: float, y: float, hold_ms: int = 0) -> None:
         self.taps.append((x, y))
 
+    def browse(self, browser: str, url: str) -> None:
+        self.app = browser
+        self.launched.append(url)
+
     def type(self, text: str) -> None:
         self.typed.append(text)
 
@@ -91,3 +95,15 @@ def test_a_status_in_single_quotes_is_text():
     sh, screen = make()
     assert sh.run("input text 'pa$?ss'")[2] == 0 and screen.typed == ["pa$?ss"]
     assert sh.run("false; echo $? \"$?\" '$?' \\$?")[0] == b"1 1 $? $?\n"
+
+
+def test_an_intent_shows_its_data_as_android_prints_it():
+    """`am start -d URL` says the intent's data as Uri.toSafeString does: a suite's
+    runAdbShell output showed the URL's user:password@ and token in clear."""
+    sh, screen = make()
+    out, err, code = sh.run("am start -W -a android.intent.action.VIEW -d "
+                            "'http://admin:hunter2@127.0.0.1:8000/in?token=abc123'")
+    assert code == 0 and b"dat=http://127.0.0.1:8000/... " in out, out
+    assert screen.launched == ["http://admin:hunter2@127.0.0.1:8000/in?token=abc123"]
+    out, err, code = sh.run("am start -a android.intent.action.VIEW -d myapp://in?token=abc123")
+    assert code == 1 and b"unable to resolve Intent" in err and b"abc123" not in err, err

@@ -12,6 +12,7 @@ import base64
 import shlex
 import time
 from typing import Callable
+from urllib.parse import urlsplit
 
 from farm.devices.sim import pipes
 from farm.devices.sim.logcat import DeviceLog
@@ -61,6 +62,23 @@ def input_text(arg: str) -> str:
             out.append(ch)
         escaped = ch == "%"
     return "".join(out)
+
+
+def safe_uri(url: str) -> str:
+    """``url`` as Android prints an intent's data (Uri.toSafeString): a web URL as its scheme,
+    host and port and "/...", another as its scheme and its rest with every character but
+    ``- @ .`` an x; never a user:password@, path or query (a token)."""
+    scheme, sep, rest = url.partition(":")
+    if not sep:
+        return "".join(c if c in "-@." else "x" for c in url)
+    if scheme.lower() in ("http", "https", "ftp", "rtsp"):
+        try:
+            parts = urlsplit(url)
+            host, port = parts.hostname or "", parts.port
+        except ValueError:
+            host, port = "", None
+        return f"{scheme}://{host}{f':{port}' if port else ''}/..."
+    return scheme + ":" + "".join(c if c in "-@." else "x" for c in rest)
 
 
 class AndroidShell:
@@ -452,7 +470,8 @@ class AndroidShell:
         """``am start -a android.intent.action.VIEW -d URL``: a web page opens in the browser
         (its error page when the site does not answer); a URL of any other scheme has no app
         here to open it."""
-        intent = f"Intent {{ act=android.intent.action.VIEW dat={url} flg=0x10000000 }}"
+        intent = (f"Intent {{ act=android.intent.action.VIEW dat={safe_uri(url)} "
+                  "flg=0x10000000 }")
         if url.split("://")[0].lower() not in ("http", "https"):
             return b"", f"Error: Activity not started, unable to resolve {intent}\n".encode(), 1
         self.screen_on = True
