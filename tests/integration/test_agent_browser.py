@@ -133,8 +133,9 @@ def test_loop_cap_fails_the_step(page, model_server):
 
 
 def test_same_action_on_unchanged_screen_is_stuck(page, model_server):
-    srv = model_server([xml("Sleep", {"timeMs": 1})])
-    with pytest.raises(StepFailed, match="agent stuck: Sleep repeated"):
+    # (a key that changes nothing; a Sleep repeated is waiting, which the round cap ends)
+    srv = model_server([xml("KeyboardPress", {"keyName": "Shift"})])
+    with pytest.raises(StepFailed, match="agent stuck: KeyboardPress repeated"):
         agent_for(page, srv).ai_act("wait")
     assert "Do something different" in srv.texts(3)
 
