@@ -541,11 +541,14 @@ def model_chain(agent: Agent, off: Collection[str] = (), max_scrolls: int = 10) 
     models = agent.models
     assert models is not None
     ask = lambda purpose, messages: agent.ask(purpose, messages, models.locate)  # noqa: E731
+    name = getattr(models.locate, "name", "?")
     return _with_cache([PlanBboxTier(), XPathTier(),
                         OnDeviceTier(TextMatchTier(max_scrolls), agent.resolve),
                         OnDeviceTier(OcrTier(agent.grabber.grab), agent.resolve),
-                        AILocateTier(ask, models.locate_family, agent.grabber.grab),
-                        AILocateTier(ask, models.locate_family, agent.grabber.grab, deep=True)],
+                        AILocateTier(ask, models.locate_family, agent.grabber.grab,
+                                     model=name),
+                        AILocateTier(ask, models.locate_family, agent.grabber.grab, deep=True,
+                                     model=name)],
                        agent.cache, has_model_tier=True, off=off)
 
 

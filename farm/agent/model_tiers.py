@@ -111,8 +111,9 @@ class AILocateTier:
     every other step, and deepLocate steps too when the deep tier is switched off."""
 
     def __init__(self, ask: Ask, family: Family, screenshot: Callable[[], bytes],
-                 deep: bool = False) -> None:
+                 deep: bool = False, model: str = "?") -> None:
         self.ask, self.family, self.screenshot = ask, family, screenshot
+        self.model = model      # the locate model's name, for its errors
         self.deep = deep
         self.name = "deep-locate" if deep else "ai"
 
@@ -133,8 +134,8 @@ class AILocateTier:
         try:
             return _bbox_reply(self.ask("locate", messages))
         except ReplyParseError as exc:   # the model's fault, not the app's
-            raise ModelUnavailable(f"the model's locate reply could not be parsed twice: "
-                                   f"{exc}") from None
+            raise ModelUnavailable(f"model {self.model}: its locate reply could not be "
+                                   f"parsed twice: {exc}") from None
 
     def applies(self, prompt: str, ctx: LocateContext) -> bool:
         """Whether this tier asks the model for ``prompt`` (only a question asked is an

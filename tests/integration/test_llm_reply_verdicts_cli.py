@@ -181,7 +181,8 @@ def test_a_locate_answer_that_is_not_numbers_is_a_model_error(tmp_path, farm, mo
     assert done.returncode == 3, json.dumps(case, indent=1)[:3000] + done.stderr
     assert case["error"]["kind"] == "ModelUnavailable"        # not an internal error
     assert case["error"]["message"] == (
-        "the model's locate reply could not be parsed twice: bbox must be 2 or 4 numbers, "
+        "model openai/scripted: its locate reply could not be parsed twice: bbox must be 2 "
+        "or 4 numbers, "
         'got ["left", "top", "right", "bottom"]')
     assert len(srv.requests) == 2
 
