@@ -85,8 +85,10 @@ def android_keycode(key: str) -> int | str | None:
     if len(one) == 1 and one.isascii() and one.isalnum():
         return 7 + int(one) if one.isdigit() else 29 + ord(one.lower()) - ord("a")
     code = ANDROID_KEYCODES.get(re.sub(r"[\s_-]+", "", key).lower())
-    if code is None and key.upper().startswith("KEYCODE_"):
-        return key.upper()
+    # (a name as KeyEvent has them: anything else went into the shell line as it was, where
+    # "KEYCODE_HOME; …" ran on, and a stray "&" or space was the phone's error)
+    if code is None and re.fullmatch(r"KEYCODE_[A-Z0-9_]+", one.upper()):
+        return one.upper()
     return code
 
 
