@@ -193,13 +193,14 @@ def _own_pages(results: Path) -> list[str]:
     """The cases' own report pages (Midscene ``reportFileName``) a results.json names: plain
     ``*.html`` file names only, whatever an edited file says."""
     import json
+
+    from farm.report.html import own_page     # (the rule the report writes its pages by)
     try:
         cases = json.loads(results.read_text(encoding="utf-8")).get("cases") or []
         names = {str(c.get("report_file") or "") for c in cases if isinstance(c, dict)}
     except (OSError, ValueError, AttributeError):
         return []
-    return sorted(n for n in names if n.endswith(".html") and n != "report.html"
-                  and Path(n).name == n and "\\" not in n and not n.startswith("."))
+    return sorted(n for n in names if own_page(n))
 
 
 def _not_in_use(run_dir: Path, named: str, starting: bool = False) -> None:

@@ -75,3 +75,15 @@ def test_an_overwrite_run_stopped_at_its_start_leaves_the_run_before_whole(
                               str(taken.getsockname()[1]))
     assert code == 4 and "cannot listen there" in err, (out, err)
     assert {p.name: p.read_bytes() for p in (here / "r").iterdir() if p.is_file()} == before
+
+
+def test_overwrite_removes_an_old_page_whose_name_starts_with_a_dot(here, monkeypatch, capsys):
+    """reportFileName: .team (the loader takes it; the report writes .team.html): the run
+    after, with --overwrite and without that case, leaves no .team.html of the run before."""
+    (here / "s" / "one.yaml").write_text(CASE.format(
+        name="One", agent="agent:\n  reportFileName: .team\n"))
+    assert farm(monkeypatch, capsys, *RUN)[0] == 0
+    assert (here / "r" / ".team.html").is_file()
+    code, out, err = farm(monkeypatch, capsys, *RUN, "-k", "two", "--overwrite")
+    assert (code, err) == (0, ""), out
+    assert not (here / "r" / ".team.html").exists()
