@@ -12,6 +12,7 @@ from typing import Any
 EXIT_INTERRUPTED, EXIT_INTERNAL, EXIT_USAGE = 2, 3, 4
 
 try:    # a Ctrl-C while farm is still starting (importing) is an interrupt, not a traceback
+    import errno
     import traceback
     from pathlib import Path
 
@@ -1250,17 +1251,28 @@ def _main() -> None:
         exc.message = _hidden(exc.message)
         exc.show()
         sys.exit(EXIT_USAGE)
-    except Exception as exc:  # a bug in farm: say so, keep the traceback out of the way
-        log_path = _state_dir() / "last-error.log"
-        try:
-            log_path.parent.mkdir(parents=True, exist_ok=True)
-            log_path.write_text(_hidden(traceback.format_exc()))
-            where = f" (traceback in {log_path})"
-        except OSError:
-            where = ""
-        click.echo(_hidden(f"farm: internal error: {type(exc).__name__}: {exc}{where}"),
-                   err=True)
-        sys.exit(EXIT_INTERNAL)
+    except OSError as exc:
+        if exc.errno != errno.ENAMETOOLONG or exc.filename is None:
+            _internal_error(exc)
+        # a path given (a flag, a setting, CASE) with a name over 255 bytes: no bug of farm's
+        click.echo(_hidden(f"farm: error: {exc.filename}: a name in this path is longer than "
+                           "the file system takes"), err=True)
+        sys.exit(EXIT_USAGE)
+    except Exception as exc:
+        _internal_error(exc)
+
+
+def _internal_error(exc: Exception) -> None:
+    """A bug in farm: say so, keep the traceback out of the way (exit 3)."""
+    log_path = _state_dir() / "last-error.log"
+    try:
+        log_path.parent.mkdir(parents=True, exist_ok=True)
+        log_path.write_text(_hidden(traceback.format_exc()))
+        where = f" (traceback in {log_path})"
+    except OSError:
+        where = ""
+    click.echo(_hidden(f"farm: internal error: {type(exc).__name__}: {exc}{where}"), err=True)
+    sys.exit(EXIT_INTERNAL)
 
 
 if __name__ == "__main__":
