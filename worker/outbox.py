@@ -16,11 +16,16 @@ import threading
 import time
 from typing import Any
 
+from redis.exceptions import OutOfMemoryError, ReadOnlyError
+
 from farm.cluster import store
 
 log = logging.getLogger("farm.worker")
 
 PUBLISH_PATIENCE_S = 300.0      # keep trying to hand in events through a Redis outage
+# Redis refusing writes for now, as an outage: over its maxmemory (OOM), or a replica now
+# (READONLY: the primary failed over, and this connection still goes to the old one)
+REFUSED = (OutOfMemoryError, ReadOnlyError)
 EVENTS_TTL_S = 24 * 3600
 
 
@@ -109,7 +114,10 @@ class Outbox:
             if isinstance(item, threading.Event):
                 item.set()
             elif item[0] not in self._ended:
-                self._send(*item)
+                try:
+                    self._send(*item)
+                except Exception:   # this thread must live on: `flush` waits for it
+                    log.exception("%s not sent", describe(item[1]))
 
     def _send(self, run_id: str, event: dict[str, Any]) -> None:
         import redis
@@ -122,7 +130,9 @@ class Outbox:
                 self._down_since = None
                 self._outage.answered()
                 return
-            except (redis.ConnectionError, redis.TimeoutError) as exc:
+            except (redis.ConnectionError, redis.TimeoutError, *REFUSED) as exc:
+                if isinstance(exc, ReadOnlyError):      # connect again: to the new primary
+                    self.r.connection_pool.disconnect()
                 now = time.monotonic()
                 self._down_since = self._down_since or now
                 if now - self._down_since > self.patience:
