@@ -110,7 +110,8 @@ class _Watch:
     repeats: int = 0
     since_change: list[tuple] = field(default_factory=list)   # actions since the screen changed
     pointed: str = ""                       # the last round's pointer action, if it had one
-    waited: int = 0                         # rounds in a row that only slept, on one screen
+    waited: int = 0                         # rounds in a row that only slept ...
+    waited_changed: bool = False            # ... and whether the screen changed meanwhile
     last_frame: Image.Image | None = None   # the last round's screen (farm.agent.images)
 
 
@@ -145,6 +146,15 @@ def strict_steps(task: str) -> list[str]:
     if len(lines) >= 2 and all(found):
         return [m.group(2) for m in found if m]
     return []
+
+
+def _waits(watch: _Watch) -> str:
+    """What the last rounds did, when they only waited (Sleep): the end of the message of a
+    loop that reached its round cap."""
+    if watch.waited < 2:
+        return ""
+    return (f": the model only waited (Sleep) in its last {watch.waited} rounds"
+            + ("" if watch.waited_changed else ", on a screen that did not change"))
 
 
 class ActLoop:
@@ -204,7 +214,7 @@ class ActLoop:
             same_screen = self._look(task, context, strict, watch)
             if not same_screen:
                 watch.since_change.clear()
-                watch.waited = 0
+                watch.waited_changed = watch.waited > 0
             plan = self._plan()
             self.result.rounds += 1
             history.remember(plan.memory)
@@ -218,6 +228,7 @@ class ActLoop:
             only_slept = plan.actions and all(a.type.strip().lower() == "sleep"
                                               for a in plan.actions)   # ("sleep" runs it too)
             watch.waited = watch.waited + 1 if only_slept else 0
+            watch.waited_changed = watch.waited_changed and bool(only_slept)
             if failed is not None:
                 errors.append(failed)
                 if len(errors) > self.limits.max_errors:
@@ -232,9 +243,7 @@ class ActLoop:
         done = {"autoglm": "finish(...)", "uitars": "finished(...)"}.get(self.family.grammar,
                                                                           "<complete>")
         raise StepFailed(f"replanning limit {self.cap} reached without {done}"
-                         + (f" (strict step {strict[0]})" if strict else "")
-                         + (f": the model only waited (Sleep) in its last {watch.waited} "
-                            "rounds, on a screen that did not change" if watch.waited else ""))
+                         + (f" (strict step {strict[0]})" if strict else "") + _waits(watch))
 
     def _too_many_errors(self, errors: list[tuple[bool, str]]) -> NoReturn:
         """The error cap is spent. If every error was the model planning what farm cannot run,

@@ -73,3 +73,32 @@ def test_the_same_tap_with_waits_between_is_still_stuck():
                rect=Rect(x=10, y=10, width=100, height=30))]))
     with pytest.raises(StepFailed, match='^agent stuck: Tap repeated 5 times on "Refresh"'):
         Agent(dev, ModelSet.single(client)).ai_act("wait for the report")
+
+
+class _Spinner(FakeDevice):
+    """A page whose spinner turns: each screenshot differs from the last."""
+
+    def screenshot(self) -> bytes:
+        self.screen = "b" if self.screen == "a" else "a"
+        return super().screenshot()
+
+
+def test_a_model_that_only_waits_on_a_moving_page_is_not_told_the_page_stood_still():
+    client = ScriptedModelClient([SLEEP])
+    dev = _Spinner(screens={"a": LOADING, "b": UITree(source="dom", page_text="Loading…", nodes=[
+        UINode(id=0, role="img", text="", rect=Rect(x=600, y=350, width=80, height=80))])})
+    with pytest.raises(StepFailed) as failed:
+        Agent(dev, ModelSet.single(client), limits=LoopLimits(cap=6)).ai_act("wait")
+    assert str(failed.value) == ("replanning limit 6 reached without <complete>: the model "
+                                 "only waited (Sleep) in its last 6 rounds")
+
+
+def test_one_wait_after_other_actions_is_not_called_only_waiting():
+    tap = xml("Tap", {"locate": {"prompt": "Refresh"}})
+    client = ScriptedModelClient(lambda m, i: SLEEP if i == 2 else tap)
+    dev = FakeDevice(UITree(source="dom", page_text="Loading…", nodes=[
+        UINode(id=0, role="button", text="Refresh", clickable=True,
+               rect=Rect(x=10, y=10, width=100, height=30))]))
+    with pytest.raises(StepFailed) as failed:
+        Agent(dev, ModelSet.single(client), limits=LoopLimits(cap=3)).ai_act("wait")
+    assert str(failed.value) == "replanning limit 3 reached without <complete>"
