@@ -9,9 +9,9 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-import redis
+from worker.outbox import REFUSED, Outbox
 
-from worker.outbox import Outbox
+OutOfMemoryError, ReadOnlyError = REFUSED      # redis-py's (unit tests import no redis)
 
 
 class _Refusing:
@@ -42,9 +42,8 @@ def _flushed(outbox: Outbox) -> bool:
 
 
 def test_events_refused_for_a_while_are_handed_in_in_order_once_taken():
-    r = _Refusing(redis.exceptions.ReadOnlyError("You can't write against a read only replica."),
-                  redis.exceptions.OutOfMemoryError("command not allowed when used memory > "
-                                                    "'maxmemory'."))
+    r = _Refusing(ReadOnlyError("You can't write against a read only replica."),
+                  OutOfMemoryError("command not allowed when used memory > 'maxmemory'."))
     outbox = Outbox(r)
     outbox.put("r1", {"type": "case_started", "case": "s/c", "attempt": 1})
     outbox.put("r1", {"type": "case_finished", "case": "s/c", "attempt": 1})
@@ -55,8 +54,7 @@ def test_events_refused_for_a_while_are_handed_in_in_order_once_taken():
 
 
 def test_an_event_that_cannot_be_sent_does_not_stop_the_next():
-    r = _Refusing(redis.exceptions.ResponseError("WRONGTYPE Operation against a key holding "
-                                                 "the wrong kind of value"))
+    r = _Refusing(TypeError("an event farm cannot send"))      # (a bug of farm's own)
     outbox = Outbox(r)
     outbox.put("r1", {"type": "case_started", "case": "s/c", "attempt": 1})
     outbox.put("r2", {"type": "case_started", "case": "s/d", "attempt": 1})
