@@ -560,8 +560,19 @@ class AndroidDevice:
     def shell_result(self, command: str, timeout_s: float = SHELL_TIMEOUT_S
                      ) -> tuple[str, str, int]:
         """Run ``command`` in the device shell: (stdout, stderr, exit code), for a suite's
-        runAdbShell step (its `timeout`), which fails on a non-zero exit."""
-        return self._run(command, timeout=timeout_s, own_shell=True)
+        runAdbShell step (its `timeout`), which fails on a non-zero exit. A command silent
+        for ``timeout_s`` fails the step (StepFailed): it ran longer than its step allows, which
+        was the phone's loss ("no answer from the adb server in time"), retried elsewhere."""
+        from adbutils.errors import AdbTimeout
+        try:
+            return self._run(command, timeout=timeout_s, own_shell=True)
+        except DeviceLost as exc:
+            if self._killed or not isinstance(exc.__cause__, AdbTimeout) or \
+                    "connect" in str(exc.__cause__):      # (the adb server's own silence)
+                raise
+            raise StepFailed(f"the shell command gave no output for {timeout_s:g}s and was "
+                             "given up (still running on the phone, or the phone stopped "
+                             "answering); a longer one needs the step's timeout: (ms)") from None
 
     def _input(self, args: str) -> None:
         out, err, code = self._run("input " + args)

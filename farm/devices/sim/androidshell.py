@@ -157,8 +157,8 @@ class AndroidShell:
             return result, both, False
         if argv[0] == "exit":
             return _exit(argv[1:], last) + (True,)
-        if self.is_control(argv[0]):        # not behind a slowed screencap
-            o, e, code = self.pipeline(argv)
+        if self.is_control(argv[0]) or argv[0] == "sleep":   # not behind a slowed screencap,
+            o, e, code = self.pipeline(argv)                  # nor holding the screen
         else:
             with self.screen.lock:
                 o, e, code = self.pipeline(argv)
@@ -206,6 +206,15 @@ class AndroidShell:
 
     def _cmd_false(self, args: list[str]) -> Result:
         return b"", b"", 1
+
+    def _cmd_sleep(self, args: list[str]) -> Result:
+        """``sleep SECONDS`` (a suite's runAdbShell waiting on the phone)."""
+        try:
+            seconds = float(args[0])
+        except (IndexError, ValueError):
+            return b"", b"usage: sleep SECONDS\n", 1
+        time.sleep(max(seconds, 0.0))
+        return b"", b"", 0
 
     def _cmd_rm(self, args: list[str]) -> Result:
         for a in args:
