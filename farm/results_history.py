@@ -323,8 +323,8 @@ class SqliteResults:
                                     f"aside ({exc.strerror or exc}): move it aside, and farm "
                                     f"rebuilds it from {self.rebuild_from}") from None
         records, _ = _earlier_records(self.rebuild_from)
-        if records:
-            self._insert(records_rows(records))
+        # (none: the fresh file still gets farm's table, or a read next found "not farm's")
+        self._insert(records_rows(records))
         print(f"farm: warning: results history {self.path} was corrupt ({why}): moved it to "
               f"{moved}; rebuilt it from the {len(records)} run(s) under {self.rebuild_from}",
               file=sys.stderr, flush=True)

@@ -125,3 +125,27 @@ def test_a_run_with_a_corrupt_history_the_user_named_says_which_file_and_what_to
                    "(database disk image is malformed): move it aside, and farm starts a new "
                    "one there\n")
     assert (here / "shared.sqlite").read_bytes() == damaged
+
+
+
+@pytest.mark.parametrize("how", ["garbled", "cut"])
+def test_a_corrupt_history_with_no_runs_to_rebuild_from_starts_afresh(here, monkeypatch,
+                                                                     capsys, how):
+    """.farm/runs emptied (pruned by hand) and results.sqlite damaged: the history page and a
+    run with a red case (which reads the history first) each start a fresh history, where
+    the first ended with exit 4 ('a SQLite file, not farm's: no such table: runs') and the
+    run's cases were left out of the history."""
+    import shutil
+    shutil.rmtree(here / ".farm" / "runs")
+    _damaged(here / ".farm" / "results.sqlite", how)
+    code, out, err = farm(monkeypatch, capsys, "report", "--history")
+    assert code == 0, err
+    assert "rebuilt it from the 0 run(s)" in err and "error" not in err
+    assert _run_ids(here / ".farm" / "results.sqlite") == []
+    _damaged(here / ".farm" / "results.sqlite", how)
+    (here / "s" / "one.yaml").write_text(CASE.replace('"1"', '"1"\n      - assertText: hi'))
+    code, out, err = farm(monkeypatch, capsys, "run", "s", "--devices", "fake:1",
+                          "--no-progress", "--cache", "off")
+    assert code == 1, out + err
+    assert "not updated" not in err
+    assert len(_run_ids(here / ".farm" / "results.sqlite")) == 1
