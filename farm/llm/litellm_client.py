@@ -228,7 +228,16 @@ class LiteLLMClient:
             metrics.model_request(self.family, "error", took)
             raise _carrying(too_large, usage, sent=False)
         metrics.model_request(self.family, "ok", took, reply.usage)
+        if not reply.text.strip() and self._finish(response) == "length":
+            # nothing to read, however often asked: said here, not as "the reply was empty"
+            raise _carrying(ModelUnavailable(
+                f"model {self.model} reached its token limit before writing an answer "
+                f"(finish_reason length{self._max_tokens()}: a reasoning model can spend it "
+                "all thinking)"), usage, sent=False)
         return reply
+
+    def _max_tokens(self) -> str:
+        return f", max_tokens {self.max_tokens}" if self.max_tokens else ""
 
     def _error(self, exc: Exception, attempt: int, budget: RequestBudget, waited: float,
                delay: float, why: str) -> FarmError | None:
@@ -345,8 +354,8 @@ class LiteLLMClient:
         text = self._text(response)
         if self._finish(response) == "length":     # what the parse error will not say
             log.warning("model %s: its reply was cut at its token limit (finish_reason length"
-                        "%s)%s", self.model, f", max_tokens {self.max_tokens}"
-                        if self.max_tokens else "", "" if text.strip() else ", nothing written")
+                        "%s)%s", self.model, self._max_tokens(),
+                        "" if text.strip() else ", nothing written")
         if len(text) > self.max_reply_bytes or len(text.encode("utf-8", "replace")) > \
                 self.max_reply_bytes:
             raise self._too_large()

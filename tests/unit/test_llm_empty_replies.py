@@ -34,12 +34,30 @@ def cut(text: str | None) -> Reply:
         "usage": {"prompt_tokens": 10, "completion_tokens": 64, "total_tokens": 74}}).encode())
 
 
-@pytest.mark.parametrize("text, said", [(None, ", nothing written"), ("<thought>I see", "")])
-def test_a_reply_cut_at_the_token_limit_is_logged(server, caplog, text, said):
-    srv = serve(server, [cut(text)])
+def test_a_reply_cut_at_the_token_limit_is_logged(server, caplog):
+    srv = serve(server, [cut("<thought>I see")])
     client = LiteLLMClient("openai/scripted", base_url=srv.base_url, max_tokens=64)
     with caplog.at_level(logging.WARNING, logger="farm.llm"):
         reply = client.complete([{"role": "user", "content": "go"}])
-    assert reply.text == (text or "") and reply.usage.completion_tokens == 64
-    assert (f"model openai/scripted: its reply was cut at its token limit (finish_reason "
-            f"length, max_tokens 64){said}") in caplog.text
+    assert reply.text == "<thought>I see" and reply.usage.completion_tokens == 64
+    assert ("model openai/scripted: its reply was cut at its token limit (finish_reason "
+            "length, max_tokens 64)") in caplog.text
+
+
+@pytest.mark.parametrize("text", [None, "", " \n"])
+def test_a_reply_cut_before_any_answer_says_so(server, caplog, text):
+    """An endpoint that stopped a reasoning model at its token limit before it wrote anything
+    ended the step "its reply could not be parsed twice: the reply was empty" (the limit was
+    only in farm.log), after asking again for the same."""
+    from farm.errors import ModelUnavailable
+    srv = serve(server, [cut(text)])
+    client = LiteLLMClient("openai/scripted", base_url=srv.base_url, max_tokens=64)
+    with caplog.at_level(logging.WARNING, logger="farm.llm"):
+        with pytest.raises(ModelUnavailable) as info:
+            client.complete([{"role": "user", "content": "go"}])
+    assert str(info.value) == ("model openai/scripted reached its token limit before writing "
+                               "an answer (finish_reason length, max_tokens 64: a reasoning "
+                               "model can spend it all thinking)")
+    spent = info.value.usage                        # type: ignore[attr-defined]
+    assert (spent.calls, spent.completion_tokens, spent.tokens_unknown) == (1, 64, False)
+    assert "nothing written" in caplog.text and len(srv.requests) == 1
