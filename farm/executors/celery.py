@@ -850,6 +850,9 @@ class CeleryExecutor:
     def _outage_too_long(self, exc: BaseException) -> bool:
         """Note that the broker is unreachable (said once per outage); True once it has
         been for FARM_CLUSTER_OUTAGE_SECONDS."""
+        import redis
+        if isinstance(exc, redis.ReadOnlyError):    # connect again: to the new primary
+            self.r.connection_pool.disconnect()
         now = self.clock()
         if self._outage is None:
             self._outage = now
@@ -982,11 +985,13 @@ def _unreadable(exc: ValidationError) -> str:
 
 
 def _is_redis_error(exc: BaseException) -> bool:
-    """The broker is unreachable (redis-py's errors; Celery's, sending a job: kombu's)."""
+    """The broker is unreachable (redis-py's errors; Celery's, sending a job: kombu's), or
+    refuses writes for now (over its maxmemory; a replica after a failover): an outage,
+    waited for, not a traceback that ended the run."""
     import redis
     from kombu.exceptions import OperationalError
     return isinstance(exc, (redis.ConnectionError, redis.TimeoutError, OSError,
-                            OperationalError))
+                            OperationalError, redis.OutOfMemoryError, redis.ReadOnlyError))
 
 
 def _step_began(started: str, steps: list[StepRecord]) -> str:
