@@ -51,6 +51,7 @@ if TYPE_CHECKING:
     from farm.llm.models import ModelSet
 
 log = logging.getLogger("farm.agent")
+NO_REASON = "the model gave no reason"   # a verdict of false without a "thought"
 
 # (the hit of its first Locate task, what the action returned)
 ActionOutcome = tuple[LocateHit | None, Any]
@@ -435,7 +436,8 @@ class Agent:
         assertion = self.for_model(assertion)
         passed, why = judge(self.ask, models.judge, assertion, self._look(shown))
         if not passed:
-            failed = AssertionFailed(error_message or f'aiAssert "{assertion}" failed: {why}')
+            failed = AssertionFailed(error_message or f'aiAssert "{assertion}" failed: '
+                                     f'{why or NO_REASON}')
             failed.thought = why      # the model's reasoning, shown beside a custom message
             raise failed
         return {"pass": True, "thought": why}
@@ -455,7 +457,7 @@ class Agent:
                 if self.remaining() <= interval_s:
                     raise CaseTimeout(f'case timed out waiting for "{assertion}"')
                 raise AssertionFailed(f'aiWaitFor "{assertion}" not true within '
-                                      f"{timeout_s:g}s: {why}")
+                                      f"{timeout_s:g}s: {why or NO_REASON}")
             self._pause(interval_s, f'"{assertion}"')
 
     def ai_query(self, query: str, kind: str = "aiQuery",

@@ -61,10 +61,11 @@ def ask_json(ask: Ask, client: ModelClient, purpose: str, prompt: str, png: "byt
 
 def judge(ask: Ask, client: ModelClient, assertion: str, png: "bytes | Look"
           ) -> tuple[bool, str]:
-    """(passed, the model's reason)."""
+    """(passed, the model's reason: "" when it gave none)."""
     def check(data: Any) -> tuple[bool, str]:
         try:      # "pass": "false" (quoted) is as false as false
-            return _boolean(data["pass"]), str(data.get("thought", ""))
+            thought = data.get("thought")       # (null is no reason, not "None")
+            return _boolean(data["pass"]), "" if thought is None else str(thought).strip()
         except (ReplyParseError, KeyError, TypeError):
             raise ReplyParseError(f'expected {{"pass": true|false, "thought": "..."}}, got '
                                   f"{_shown(data)}") from None
