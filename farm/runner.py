@@ -101,8 +101,8 @@ class Services:
 
 def _renewed(store: Any, settings: Settings) -> Any:
     """The run's store; a damaged cache.db is set aside and a fresh one started (said once on
-    stderr), unless the run only reads the cache (--cache read-only: it runs uncached, as
-    before, the warning naming the fix)."""
+    stderr), and its expired entries removed, unless the run only reads the cache (--cache
+    read-only: it changes nothing; a damaged file runs uncached, the warning naming the fix)."""
     from farm.cache.sqlite_store import SqliteStore, renewed_if_corrupt
     if not isinstance(store, SqliteStore) or settings.cache == "read-only":
         return store
@@ -110,6 +110,7 @@ def _renewed(store: Any, settings: Settings) -> Any:
     if done:
         log.warning("%s", done)
         print(f"farm: warning: {done}", file=sys.stderr, flush=True)
+    store.drop_expired()
     return store
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import atexit
 import json
+import logging
 import os
 import sqlite3
 import threading
@@ -27,6 +28,8 @@ from urllib.parse import quote
 
 from farm.cache.store import Entry, StoreReadOnly, decoded
 from farm.errors import ConfigError
+
+log = logging.getLogger("farm.cache")
 
 BUSY_TIMEOUT_MS = 30_000
 
@@ -254,6 +257,19 @@ class SqliteStore:
             self._conn().executemany(
                 "UPDATE entries SET expires = ? WHERE key = ? AND expires IS NOT NULL "
                 "AND expires > ?", [(now + ttl, key, now) for key in keys])
+
+    def drop_expired(self) -> int:
+        """Remove the entries past their expiry (how many; 0 when the file cannot be written
+        now): reads skip them, but they stayed in cache.db for good, so a nightly whose
+        prompts or ``cache.key`` change grew the file (and each run's quick check) forever."""
+        try:
+            with _corruption_named(self.path):
+                cur = self._conn().execute("DELETE FROM entries WHERE expires IS NOT NULL "
+                                           "AND expires <= ?", (time.time(),))
+        except (sqlite3.Error, ConfigError) as exc:     # locked, read-only: next time
+            log.debug("expired cache entries not removed from %s: %s", self.path, exc)
+            return 0
+        return cur.rowcount
 
     def check(self) -> None:
         """A ConfigError naming the file when it cannot be read: `CorruptStore` when it is
