@@ -38,7 +38,7 @@ from farm.slot import DeviceSlot
 from farm.suite.model import Case
 from farm.usage import Usage
 from worker.log_mask import SECRETS
-from worker.outbox import OUTAGE, PUBLISH_PATIENCE_S, Outbox
+from worker.outbox import OUTAGE, PUBLISH_PATIENCE_S, REFUSED, Outbox
 
 log = logging.getLogger("farm.worker")
 
@@ -290,7 +290,9 @@ class DeviceRuntime:
                     store.refresh_target(self.r, self.target_key, self.name)
                 metrics.heartbeat(self.name, time.time())
                 OUTAGE.answered()
-            except (redis.ConnectionError, redis.TimeoutError) as exc:
+            except (redis.ConnectionError, redis.TimeoutError, *REFUSED) as exc:
+                if isinstance(exc, redis.ReadOnlyError):    # a replica now (failed over):
+                    self.r.connection_pool.disconnect()     # connect again, to the primary
                 OUTAGE.failed(f"heartbeat: {exc}")
             except Exception as exc:
                 log.warning("heartbeat failed: %s", exc)
