@@ -435,8 +435,19 @@ class IosDevice:
 
     def type_text(self, text: str) -> None:
         """Key by key into whatever has the focus (``/wda/keys``: what `mode: typeOnly` asks
-        for)."""
-        self._call(lambda: self._session.send_keys(text), "type")
+        for, and the keys `press` types). With no keyboard showing WDA refuses: the step's
+        failure (StepFailed), not the iPhone's."""
+        self._call(lambda: self._keys(text), "type")
+
+    def _keys(self, text: str) -> None:
+        from wda.exceptions import WDAKeyboardNotPresentError
+        try:
+            self._session.send_keys(text)
+        except WDAKeyboardNotPresentError:
+            raise StepFailed(f"no keyboard shows on {self.name}, and keys go through it: "
+                             "tap a text field first (an aiInput hides the keyboard after "
+                             "typing: autoDismissKeyboard: false on it keeps it up for a key "
+                             "such as Enter)") from None
 
     def fill(self, text: str) -> bool:
         """Replace the focused field's content with ``text`` in one go: WDA's own element
@@ -491,7 +502,7 @@ class IosDevice:
             if field is not None:
                 field.clear_text()
             else:
-                self._session.send_keys("\b" * 40)
+                self._keys("\b" * 40)
         self._call(clear, "clear")
 
     def press(self, key: str) -> None:

@@ -51,6 +51,11 @@ class _Invalid(Exception):
     pass
 
 
+# what brings a dismissed keyboard back (a touch, typing into an element) or starts anew
+_KEYBOARD_BACK = re.compile(r"/(wda/tap(/0)?|wda/doubleTap|wda/touchAndHold|value|clear|"
+                            r"wda/apps/launch|url|wda/homescreen)$|^/session$")
+
+
 class _Refused(Exception):
     """A request WDA answers with an error: HTTP ``code``, W3C ``error`` name, message."""
 
@@ -165,6 +170,9 @@ class WdaServer(ThreadingHTTPServer):
         self.port = self.server_address[1]
         self.sessions: set[str] = set()
         self.requests: deque[str] = deque(maxlen=LOGGED)
+        # the keyboard was dismissed (`/wda/keyboard/dismiss`) and no touch brought it back:
+        # keys have nowhere to go, as on an iPhone
+        self.keyboard_down = False
         self._thread: threading.Thread | None = None
 
     def start(self) -> None:
@@ -179,6 +187,8 @@ class WdaServer(ThreadingHTTPServer):
     # -- endpoints ---------------------------------------------------------------------------
     def handle(self, method: str, path: str, data: dict[str, Any]) -> tuple[Any, str | None]:
         """(value, sessionId) for one request; KeyError for an unknown endpoint."""
+        if method == "POST" and _KEYBOARD_BACK.search(path):
+            self.keyboard_down = False    # a touch, a field typed into, an app: it is back
         sid, path = self._session_of(path)
         element = _ELEMENT.match(path) if sid else None
         key = f"{method} /element/:uuid{element.group(2)}" if element else f"{method} {path}"
@@ -336,7 +346,7 @@ class WdaServer(ThreadingHTTPServer):
             raise _Refused(500, "unknown error", "Did not know how to dismiss the keyboard. "
                            "Try to dismiss it in the way supported by your application under "
                            "test.")
-        self.keyboard_dismissed = getattr(self, "keyboard_dismissed", 0) + 1
+        self.keyboard_down = True
         return None, req.sid
 
     @_route("POST /actions")
@@ -356,6 +366,13 @@ class WdaServer(ThreadingHTTPServer):
 
     @_route("POST /wda/keys")
     def _keys(self, req: _Request) -> tuple[Any, str | None]:
+        """Type into the field with the keyboard focus: refused, as WDA refuses it, when no
+        keyboard shows (no text field has the focus, or the keyboard was dismissed)."""
+        if self.keyboard_down or not self.screen.editing():
+            said = "The on-screen keyboard must be present to send keys"
+            raise _Refused(400, "invalid element state", "Error Domain=com.facebook."
+                           f"WebDriverAgent Code=1 \"{said}\" UserInfo="
+                           f"{{NSLocalizedDescription={said}}}")
         value = req.data.get("value", "")
         self._type("".join(value) if isinstance(value, list) else str(value))
         return None, req.sid
