@@ -46,3 +46,13 @@ def test_a_pushed_file_comes_back_and_a_missing_one_is_said(android, tmp_path: P
     assert missing.returncode == 1
     assert "No such file or directory" in missing.stdout + missing.stderr
     assert not (tmp_path / "x").exists()
+
+
+def test_a_screencap_to_a_file_is_saved_there_and_says_nothing(android, tmp_path: Path):
+    """`screencap -p /sdcard/shot.png` (a suite's runAdbShell keeping a screenshot on the
+    phone) printed the PNG's bytes, the step's output, and saved nothing."""
+    said = adb(android, "shell", "screencap", "-p", "/sdcard/shot.png")
+    assert (said.returncode, said.stdout, said.stderr) == (0, "", "")
+    pulled = adb(android, "pull", "/sdcard/shot.png", str(tmp_path / "shot.png"))
+    assert pulled.returncode == 0, pulled.stderr
+    assert (tmp_path / "shot.png").read_bytes().startswith(b"\x89PNG\r\n\x1a\n")

@@ -292,14 +292,24 @@ class AndroidShell:
         return b"", b"", 0
 
     def _cmd_screencap(self, args: list[str]) -> Result:
+        """``screencap -p``: the screen as PNG on stdout; ``screencap [-p] FILE.png`` saves it
+        there and says nothing, as a phone's does (a suite's runAdbShell got the PNG's bytes
+        as its output)."""
+        path = next((a for i, a in enumerate(args)
+                     if not a.startswith("-") and (i == 0 or args[i - 1] != "-d")), None)
+        if "-p" not in args and not (path or "").endswith(".png"):
+            return b"", b"screencap: only PNG (-p, or a FILE.png) is simulated\n", 1
         if self.faults.hit("slow"):
             time.sleep(self.faults.slow_seconds)
         if self.faults.hit("black") or not self.screen_on:
-            return _black_png(*self.frame()), b"", 0
-        png = self.screen.screenshot()
-        if "-p" not in args:   # raw framebuffer format is not simulated
-            return b"", b"screencap: only -p (PNG) is simulated\n", 1
-        return png, b"", 0
+            png = _black_png(*self.frame())
+        else:
+            png = self.screen.screenshot()
+        if path is None:
+            return png, b"", 0
+        self.files[path] = png
+        self.mtime = int(time.time())
+        return b"", b"", 0
 
     def _cmd_uiautomator(self, args: list[str]) -> Result:
         if args[:1] != ["dump"]:
