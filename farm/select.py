@@ -310,7 +310,7 @@ def select_cases(cases: Sequence[Case], opts: SelectOptions) -> Selection:
     on `shard_weight` (or on the timings every job was given), never on this machine's
     remembered durations."""
     sel = Selection(selected=list(cases))
-    if opts.keyword:
+    if opts.keyword and opts.keyword.strip():   # blank (-k "$A $B", both unset): all, as pytest
         expr = KeywordExpr(opts.keyword)
         sel.drop(lambda c: None if expr.matches(case_haystack(c))
                  else f"-k {opts.keyword}")

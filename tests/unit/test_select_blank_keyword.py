@@ -1,0 +1,38 @@
+"""`-k " "` (CI's `-k "$A $B"` with both unset) selects every case, as `-k ""` does and as
+pytest's -k takes a blank expression; it stopped the run with "expected a word, got nothing"."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from tests.support.farm_cli import run_main
+
+CASE = "web:\n  url: about:blank\ntasks:\n  - name: t\n    flow:\n      - sleep: 1\n"
+
+
+@pytest.fixture(autouse=True)
+def suite(tmp_path, monkeypatch):
+    for key in list(os.environ):
+        if key.startswith("FARM_"):
+            monkeypatch.delenv(key)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "shop").mkdir()
+    for name in ("login", "cart"):
+        (tmp_path / "shop" / f"{name}.yaml").write_text(CASE)
+
+
+@pytest.mark.parametrize("blank", ["", " ", "  \t "])
+def test_a_blank_keyword_selects_every_case(monkeypatch, capsys, blank):
+    code, out, err = run_main(monkeypatch, capsys, "run", "shop", "-k", blank, "--collect-only")
+    assert (code, err) == (0, "")
+    assert sorted(line.split()[0] for line in out.splitlines()[:-1]) == ["shop/cart",
+                                                                        "shop/login"]
+
+
+def test_a_keyword_still_selects(monkeypatch, capsys):
+    code, out, _ = run_main(monkeypatch, capsys, "run", "shop", "-k", " cart ", "--collect-only")
+    assert code == 0
+    assert out.splitlines()[0].split()[0] == "shop/cart"
+    assert out.splitlines()[1].startswith("deselected: shop/login")
