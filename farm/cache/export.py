@@ -160,22 +160,44 @@ def _items(step: Step, case: Case, uses: _Uses) -> Iterator[dict[str, Any]]:
                             f"{_looked_up_with(uses.values)}; run the case once with a model "
                             "(cache read-write) first, or point at the store its run used "
                             "(FARM_STATE_DIR, FARM_CACHE_URL)")
-        if not entry.get("actions"):    # (an older farm's entry) the model passed it without
-            uses.notes.append(          # acting: what it judged, no replay checks
-                f"{_where(case, step)} has a cached plan with no action (the model judged "
-                "the screen): kept as written (it needs a model)")
+        actions = _actions(entry)
+        if not actions:     # an older farm's entry (the model passed it without acting), or
+            uses.notes.append(f"{_where(case, step)} has a cached plan " + (   # one edited
+                "with no action (the model judged the screen)" if actions is not None else
+                "farm cannot read (edited by hand?), which a run does not replay either")
+                + ": kept as written (it needs a model)")
             uses.kept += 1
             yield _as_written(step)
             return
-        for action in entry["actions"]:
+        for action in actions:
             yield _step_for(action, case, step, uses, images)
         return
     item = _as_written(step)
     if cacheable and step.target and step.spec.shape in ("locate", "input", "key", "scroll"):
-        found = uses.next("locate", step.target, images_key(images))
-        if found and found.get("xpaths") and not step.xpath:
-            item["xpath"] = found["xpaths"][0]
+        xpath = _first_xpath(uses.next("locate", step.target, images_key(images)))
+        if xpath and not step.xpath:
+            item["xpath"] = xpath
     yield item
+
+
+def _actions(entry: dict[str, Any]) -> list[dict[str, Any]] | None:
+    """A plan entry's actions ([] when it has none), or None when they are not a list of
+    actions, each an object with its params in one (an entry edited by hand in a shared
+    store): a run reads it as no plan (`farm.cache.plan`); the export ended in an internal
+    error."""
+    actions = entry.get("actions") or []
+    if not isinstance(actions, list) or not all(
+            isinstance(a, dict) and isinstance(a.get("params") or {}, dict) for a in actions):
+        return None
+    return actions
+
+
+def _first_xpath(found: dict[str, Any] | None) -> str | None:
+    """A locate entry's first XPath; None when it has none it could use (a hand-edited entry's
+    ``xpaths`` as one string gave its first character, "/")."""
+    xpaths = found.get("xpaths") if found else None
+    first = xpaths[0] if isinstance(xpaths, list) and xpaths else None
+    return first if isinstance(first, str) and first else None
 
 
 def _looked_up_with(values: dict[str, str]) -> str:
@@ -252,6 +274,8 @@ def _step_for(action: dict[str, Any], case: Case, step: Step, uses: _Uses,
     name, params = str(action.get("type")), dict(action.get("params") or {})
     kind = _KIND_OF.get(name)
     loc = params.pop("locate", None)
+    # a target as its prompt alone, as a run takes it (`Locate`); anything else: none
+    loc = {"prompt": loc} if isinstance(loc, str) else loc if isinstance(loc, dict) else None
     prompt = (loc or {}).get("prompt") or ""
     spec = KINDS.get(kind or "")
     boxed = bool((loc or {}).get("at"))      # a box-only target no XPath names (a canvas)
@@ -286,9 +310,9 @@ def _add_xpath(item: dict[str, Any], loc: dict[str, Any] | None, uses: _Uses,
     if loc.get("xpath"):
         item["xpath"] = loc["xpath"]
     elif loc.get("prompt"):
-        found = uses.next("locate", loc["prompt"], suffix)
-        if found and found.get("xpaths"):
-            item["xpath"] = found["xpaths"][0]
+        xpath = _first_xpath(uses.next("locate", loc["prompt"], suffix))
+        if xpath:
+            item["xpath"] = xpath
     if loc.get("deepLocate"):
         item["deepLocate"] = True
 
