@@ -79,7 +79,7 @@ class LocateCacheTier:
             return found
         self.cache.count("locate", "stale")
         log.info("cached XPath for %r is stale (%s): locating again", prompt,
-                 ", ".join(entry.get("xpaths") or []) or "none")
+                 ", ".join(_xpaths(entry)) or "none")
         return None
 
     def _validate(self, entry: dict[str, Any], prompt: str,
@@ -89,7 +89,7 @@ class LocateCacheTier:
         for the new document (the device's own PageWait), and a target that is not there
         yet is no more found by the next tiers than by this one."""
         screen = ctx.device.size()
-        for xpath in entry.get("xpaths") or []:
+        for xpath in _xpaths(entry):
             try:
                 rects = ctx.device.query_xpath(xpath)
             except StepFailed:
@@ -150,8 +150,9 @@ class LocateCacheTier:
         no write."""
         if entry is None or entry.get("tier") != "text":
             return False
-        rect, xpaths = entry.get("rect"), entry.get("xpaths") or []
+        rect, xpaths = entry.get("rect"), _xpaths(entry)
         return (bool(xpaths) and isinstance(rect, list) and len(rect) == 4
+                and all(isinstance(v, int) for v in rect)
                 and same_place(Rect(x=rect[0], y=rect[1], width=rect[2], height=rect[3]),
                                found)
                 and entry.get("element") == self._element(node, tree)
@@ -161,6 +162,14 @@ class LocateCacheTier:
         """What the hit element was, for `still_meant` (strings holding a secret left out)."""
         shown = [s for s in _shown(node, tree, self.cache.safe) if self.cache.safe(s)]
         return {"role": node.role, "shown": shown[:MAX_SHOWN]}
+
+
+def _xpaths(entry: dict[str, Any]) -> list[str]:
+    """An entry's XPaths; those that are no XPath left out (an entry edited by hand in a
+    shared store: ``xpaths: [5]`` ended the case in an internal AttributeError, one string
+    was tried a character at a time)."""
+    xpaths = entry.get("xpaths")
+    return [x for x in xpaths if isinstance(x, str) and x] if isinstance(xpaths, list) else []
 
 
 def _was(entry: dict[str, Any]) -> str:
