@@ -66,4 +66,8 @@ def test_a_run_started_before_its_workers_says_what_it_waits_for(tmp_path, redis
     out = proc.finish()
     assert proc.returncode == 0, out
     assert results(tmp_path / "run")["counts"]["passed"] == 2
-    assert out.count("farm: waiting for") == 1, out
+    # said once; a worker seen opening its device meanwhile (a loaded machine) is said too
+    said = [s for s in out.splitlines() if s.startswith("farm: waiting for")]
+    assert said[0] == line and len(said) <= 2, out
+    assert all(s.startswith("farm: waiting for a web worker (fake-1@") and "is starting;" in s
+               for s in said[1:]), out
