@@ -865,6 +865,8 @@ def cache_export(case_or_run: Path, output: Path | None, broker: str | None) -> 
              else run_cases(case_or_run, os.environ))
     if output is not None and len(cases) > 1:
         raise click.UsageError("--output takes one case; this run has several")
+    if output is not None:
+        _export_replaces_no_case(output, cases[0])
     what = "--output" if output is not None else "the export"
     targets = [export_target(case, output, what) for case in cases]   # checked before any
     store = (existing_store(settings, case_file_hint(case_or_run)) if case_or_run.is_file()
@@ -875,6 +877,28 @@ def cache_export(case_or_run: Path, output: Path | None, broker: str | None) -> 
     for target, text in zip(targets, texts):
         write_export(target, text, what)
         click.echo(str(target))
+
+
+def _export_replaces_no_case(output: Path, case) -> None:
+    """--output is a file the export writes over: the case file itself, or any file that is
+    not an earlier export (another case: `-o suites/shop/login.yaml` tab-completed), is
+    refused; it was replaced, its ai steps by the steps their cached plans took, its
+    comments gone."""
+    if os.path.realpath(output) == os.path.realpath(case.file):
+        said = "is the case file itself"
+    else:
+        try:
+            with output.open("rb") as file:
+                head = file.read(64).removeprefix(b"\xef\xbb\xbf")
+        except OSError:     # not there (or what is wrong is said where it is written)
+            return
+        if not head.strip() or head.startswith(b"# Exported by `farm cache export`"):
+            return
+        said = "holds something other than an earlier export"
+    raise UserError(f"--output {output} {said}: the export would replace it (a case's ai "
+                    "steps by the steps their cached plans took, its comments): give another "
+                    f"file, delete it first, or leave --output out ({case.file.stem}.solved.yaml "
+                    "beside the case)")
 
 
 def _one_case(path: Path):
