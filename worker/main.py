@@ -302,6 +302,12 @@ def serve(runtime: "DeviceRuntime", loglevel: str) -> int:
     def _drain(**_: object) -> None:
         runtime.draining()
 
+    workers: list = []      # Celery's worker, for its exit code
+
+    @signals.worker_init.connect
+    def _started(sender: object, **_: object) -> None:
+        workers.append(sender)
+
     warnings.filterwarnings("ignore", category=SecurityWarning)
     if logging.getLogger().getEffectiveLevel() >= logging.WARNING:
         _celery_says_nothing()
@@ -314,6 +320,10 @@ def serve(runtime: "DeviceRuntime", loglevel: str) -> int:
                                 "-l", loglevel])
     finally:
         runtime.stop()
+    if not isinstance(code, int) and workers:
+        # app.start drops the exit code click hands back: a consumer dead of an unrecoverable
+        # error (a Redis failover) exited 0, taken for a drained device: never started again
+        code = getattr(workers[0], "exitcode", None)
     return code if isinstance(code, int) else 0
 
 
