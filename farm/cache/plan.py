@@ -64,8 +64,8 @@ class PlanCache:
                      "judges the screen); the entry is removed", self.task)
             self.cache.forget(self.key)     # stored by an older farm, or by hand
             entry = None
-        if entry is not None and isinstance(entry.get("solved_with"), dict):
-            self._solved_with = entry["solved_with"]
+        if entry is not None:
+            self._solved_with = _solve_figures(entry.get("solved_with"))
         self.cache.count("plan", "miss" if entry is None else "hit")
         if entry is None:
             return False
@@ -112,6 +112,21 @@ class PlanCache:
             return None
         return {"calls": spent.calls, "tokens": spent.prompt_tokens + spent.completion_tokens,
                 "cost_usd": None if spent.cost_unknown else round(spent.cost_usd, 6)}
+
+
+def _solve_figures(value: Any) -> dict[str, Any] | None:
+    """A plan entry's ``solved_with`` (`PlanCache._spent`), or None when it is not farm's:
+    counts that are no numbers (an entry edited by hand in a shared store) ended the run in
+    an internal ValueError where its last line adds up what the replays saved."""
+    if not isinstance(value, dict):
+        return None
+    calls, tokens, cost = value.get("calls"), value.get("tokens"), value.get("cost_usd")
+    if not all(isinstance(n, int) and not isinstance(n, bool) and n >= 0
+               for n in (calls, tokens)):
+        return None
+    if cost is not None and (isinstance(cost, bool) or not isinstance(cost, (int, float))):
+        cost = None     # (unknown: as a solve whose price was not known)
+    return {"calls": calls, "tokens": tokens, "cost_usd": cost}
 
 
 def _actions(entry: dict[str, Any] | None) -> list[dict[str, Any]]:
