@@ -262,11 +262,12 @@ def _outputs_usable(settings, collect_only: bool, **given: object) -> None:
                         "--report-dir DIR too (or set FARM_REPORT_DIR)")
 
 
-def _junit_replaces_no_other_file(path: object) -> None:
+def _junit_replaces_no_other_file(path: object, flag: str = "--junit-xml",
+                                  what: str = "XML", doc: str = "the run's JUnit XML") -> None:
     """--junit-xml is a file farm writes over: one that holds something other than XML (a
     case, `--junit-xml suites/login.yaml` tab-completed) is refused, not replaced by the
     run's JUnit document (the case file was lost). An earlier run's junit.xml, or an empty
-    file, is replaced as before."""
+    file, is replaced as before. (`farm report --history --out`, HTML, too.)"""
     if not isinstance(path, Path) or not path.is_file():
         return
     try:
@@ -275,9 +276,9 @@ def _junit_replaces_no_other_file(path: object) -> None:
     except OSError:     # (what is wrong with it is said where it is written)
         return
     if head and not head.startswith(b"<"):
-        raise UserError(f"--junit-xml {path}: the file holds something other than XML (farm "
-                        "would write the run's JUnit XML over it): give another file name, "
-                        "or delete the file first")
+        raise UserError(f"{flag} {path}: the file holds something other than {what} (farm "
+                        f"would write {doc} over it): give another file name, or delete the "
+                        "file first")
 
 
 def _needs_model(settings, **given: str | None) -> None:
@@ -1089,6 +1090,7 @@ def _history_page(since: str | None, suite: str | None, out: Path | None,
     settings = load_settings()
     target = out or Path(settings.state_dir) / "history.html"
     writable_file(target, "--out" if out else "the history page")
+    _junit_replaces_no_other_file(out, "--out", "HTML", "the history page")
     named = results or settings.results_history_url    # a typo is not an empty history
     if named and not is_redis(named) and not Path(named).exists():
         raise UserError(f"{_history_source(settings, results)}: no such results history (a "
