@@ -38,7 +38,7 @@ from typing import Callable
 from farm.errors import SuiteError
 from farm.suite.checks import Problems, suggest
 from farm.suite.model import Batch, Case, InOrder, Shared
-from farm.suite.targets import MOBILE_SECTIONS, WEB_SECTIONS, read_overrides
+from farm.suite.targets import MOBILE_SECTIONS, WEB_SECTIONS, read_overrides, yaml_output
 from farm.suite.yamlpos import Node
 
 INDEX = "index.yaml"
@@ -185,6 +185,8 @@ def _home(pattern: str, base: Path, file: Path) -> Path:
 
 def _summary_path(node: Node | None, base: Path, p: Problems) -> str | None:
     text = p.text(node, "summary", empty_ok=False, expected="a path for the JSON summary")
+    if node is not None:
+        yaml_output(text, node, "summary", p)
     return str(base / text) if text else None
 
 

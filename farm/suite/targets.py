@@ -291,6 +291,7 @@ def read_outputs(node: Node, section: str, p: Problems) -> dict:
                     expected="a path for the JSON of named results")
     if output:
         out["output"] = output
+        yaml_output(output, items["output"], f"{section}.output", p)
     log = items.get("unstableLogContent")
     if log is not None and not log.is_null:
         if log.kind == "scalar" and isinstance(log.value, bool):
@@ -299,7 +300,18 @@ def read_outputs(node: Node, section: str, p: Problems) -> dict:
         else:
             out["log_content"] = p.text(log, f"{section}.unstableLogContent", empty_ok=False,
                                         expected="true, false or a path")
+            yaml_output(out["log_content"], log, f"{section}.unstableLogContent", p)
     return out
+
+
+def yaml_output(path: str | None, node: Node, where: str, p: Problems) -> None:
+    """A JSON output (``output:``, ``unstableLogContent:``, a batch's ``summary:``) named
+    ``*.yaml``: the run wrote its JSON over what was there (``output: login.yaml``: the case
+    was lost), and the next run of the folder read the JSON as a broken case."""
+    if path and Path(path).suffix.lower() in (".yaml", ".yml"):
+        p.add(node, f"{where}: {path!r} names a YAML file: farm writes JSON there, over what "
+                    "it holds (a case?), and a later run would read it as a case: name a "
+                    ".json file")
 
 
 # Which WebTarget / mobile target fields each key sets (for a batch file's shared settings).
