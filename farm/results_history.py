@@ -635,13 +635,17 @@ def remember_run(settings: Any, summary: RunSummary, report: Path,
     started before it (not a later one: a killed run `farm report` rebuilds the next day, a
     CI job that overlapped another), then add the run to the results history (``rebuilt``:
     what `farm report` made of a killed run's journal). Best effort: a history that cannot be
-    reached costs the comparison, never the run's results. False when it was not added."""
-    import logging
-    log = logging.getLogger("farm")
+    reached costs the comparison, never the run's results; one whose earlier runs cannot be
+    read costs the comparison alone (it stopped every later run's from being added). False
+    when it was not added."""
+    unread = None
     try:
         store = open_results(settings)
         red = {c.case_id: c.status for c in summary.cases if c.status in RED}
-        earlier = context_before(store, _timestamp(summary.started), red) if red else []
+        try:
+            earlier = context_before(store, _timestamp(summary.started), red) if red else []
+        except Exception as exc:    # (a record farm cannot read): this run is added still
+            earlier, unread = [], exc
         verdicts = since_last(earlier, summary)
         for case in summary.cases:
             case.since_last = verdicts.get(case.case_id)
@@ -649,9 +653,17 @@ def remember_run(settings: Any, summary: RunSummary, report: Path,
             store.add(record_for(summary, report.resolve()).model_copy(
                 update={"rebuilt": rebuilt}))
     except Exception as exc:   # sqlite3, redis and OS errors alike: say so and go on
-        log.warning("results history not updated: %s", exc)
-        import sys      # on the console too: the history page will lack this run
-        print(f"farm: warning: results history not updated: {exc}", file=sys.stderr,
-              flush=True)
+        _say("results history not updated", exc)   # the history page will lack this run
         return False
+    if unread is not None:
+        _say("results history not read (this run's failures are not marked new or still "
+             "failing)", unread)
     return bool(summary.cases)
+
+
+def _say(what: str, exc: BaseException) -> None:
+    """``farm: warning: <what>: <exc>`` in farm.log and on the console."""
+    import logging
+    import sys
+    logging.getLogger("farm").warning("%s: %s", what, exc)
+    print(f"farm: warning: {what}: {exc}", file=sys.stderr, flush=True)

@@ -149,3 +149,26 @@ def test_a_corrupt_history_with_no_runs_to_rebuild_from_starts_afresh(here, monk
     assert code == 1, out + err
     assert "not updated" not in err
     assert len(_run_ids(here / ".farm" / "results.sqlite")) == 1
+
+
+def test_a_record_farm_cannot_read_costs_a_failing_run_its_verdicts_not_its_place(
+        here, monkeypatch, capsys):
+    """One run record in the history farm cannot read (another program's, or edited by hand
+    in a shared one): a run with a failure is still added, saying its failures are not marked
+    new or still failing, where it was left out (and so was every later such run)."""
+    path = here / ".farm" / "results.sqlite"
+    SqliteResults(path).add(record_for(summary("20260103-020000-cccc", 3, {"s/one": "failed"})))
+    con = sqlite3.connect(path)
+    with con:
+        con.execute("INSERT INTO runs VALUES ('20260104-020000-dddd', 4.0, ?)",
+                    ('{"run_id": "20260104-020000-dddd", "started": "", '
+                     '"cases": [{"case_id": "s/one", "status": 5}]}',))
+    con.close()
+    (here / "s" / "one.yaml").write_text(CASE.replace('"1"', '"1"\n      - assertText: hi'))
+    code, out, err = farm(monkeypatch, capsys, "run", "s", "--devices", "fake:1",
+                          "--no-progress", "--cache", "off")
+    assert code == 1, out + err
+    assert err.startswith("farm: warning: results history not read (this run's failures are "
+                          "not marked new or still failing): a run record is not farm's"), err
+    assert "not updated" not in err
+    assert len(_run_ids(path)) == 3
