@@ -64,17 +64,52 @@ def loads_lenient(text: str) -> Any:
         raw = fenced.group(1).strip()
     # RecursionError: JSON nested deeper than the interpreter allows is unreadable too
     try:
-        return json.loads(raw)
+        return _load(raw)
     except (ValueError, RecursionError):
         pass
     for opener, closer in (("{", "}"), ("[", "]")):
         start, end = raw.find(opener), raw.rfind(closer)
         if start != -1 and end > start:
             try:
-                return json.loads(raw[start:end + 1])
+                return _load(raw[start:end + 1])
             except (ValueError, RecursionError):
                 continue
     raise ReplyParseError(f"expected JSON, got: {text.strip()[:200]!r}")
+
+
+_LITERAL_CHARS = 20_000     # a Python literal longer than this is not read as one
+
+
+def _load(raw: str) -> Any:
+    """JSON, or what models write for it: a comma before the closing brace ({"pass": true,})
+    and a Python dict or list ({'pass': True}); ValueError for anything else. (Without the
+    repair, the list inside a dict with a trailing comma was taken for the answer.)"""
+    try:
+        return json.loads(raw)
+    except ValueError:
+        pass
+    repaired = _TRAILING_COMMA.sub(lambda m: m.group(1) or "", raw)
+    if repaired != raw:
+        try:
+            return json.loads(repaired)
+        except ValueError:
+            pass
+    if raw[:1] in "{[" and len(raw) <= _LITERAL_CHARS:
+        import ast
+        try:
+            value = ast.literal_eval(raw)
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+            value = None
+        if isinstance(value, (dict, list)):
+            try:
+                return json.loads(json.dumps(value))    # JSON's types only (no tuple, set)
+            except (TypeError, ValueError):
+                pass
+    raise ValueError("not JSON")
+
+
+# a string (kept as it is), or a comma with only whitespace before a closing } or ]
+_TRAILING_COMMA = re.compile(r'("(?:[^"\\]|\\.)*")|,\s*(?=[}\]])')
 
 
 _NUM = re.compile(r"-?\d+(?:\.\d+)?")
