@@ -33,6 +33,9 @@ class Redis:
     def zadd(self, _key: str, mapping: dict[str, float]) -> None:
         self.seen.update(mapping)       # (time.time(): runs announcing now)
 
+    def zremrangebyscore(self, _key: str, _low: str, high: float) -> None:
+        self.seen = {run: t for run, t in self.seen.items() if t > high}
+
     def execute(self) -> None:
         pass
 
