@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import os
+import re
 import signal
 import sys
 import threading
@@ -518,6 +519,7 @@ def worker(broker: str | None, devices: str, group: str | None,
     _settings_file_unread()
     if not settings.broker_url:
         raise click.UsageError("farm worker needs --broker URL (or FARM_BROKER_URL)")
+    group = _group_word(group)
     from farm.cluster.store import check
     specs = parse_device_specs(devices, settings)           # user mistakes end here, exit 4
     _check_metrics_ports(settings.worker_metrics_port, sum(s.count for s in specs),
@@ -540,6 +542,18 @@ def worker(broker: str | None, devices: str, group: str | None,
     sys.stdout.flush()
     sys.stderr.flush()
     os.execve(sys.executable, argv, env)
+
+
+def _group_word(group: str | None) -> str | None:
+    """--group as a word (None when blank: `--group "$GROUP"` with GROUP unset). A --matrix
+    run names each case's run CASE@GROUP, and its output files after it: "os@14" was read
+    back as group "14" (--last-failed matched nothing), "os/14" made a folder."""
+    group = group.strip() or None if group else None
+    if group is not None and not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]*", group):
+        raise click.BadParameter(f"{group!r}: a device group is a word of letters, digits, "
+                                 "'.', '-' and '_' (e.g. pixel7, ios-17.2)",
+                                 param_hint="--group")
+    return group
 
 
 def _check_metrics_ports(first: int, devices: int, where: str) -> None:
