@@ -28,7 +28,7 @@ from farm.agent.prompts import reference_parts, round_prompt, system_prompt
 from farm.agent.tasks import PlanError, Task, TaskRunner, build_tasks
 from farm.devices.base import Device
 from farm.devices.grabber import ScreenshotGrabber
-from farm.errors import LocateError, ModelUnavailable, StepFailed
+from farm.errors import CaseTimeout, LocateError, ModelUnavailable, StepFailed
 from farm.llm.families import FAMILIES, to_rect
 from farm.llm.plan import Plan, ReplyParseError, echo_back, other_grammar, parse_plan
 
@@ -150,7 +150,7 @@ def strict_steps(task: str) -> list[str]:
 
 def _waits(watch: _Watch) -> str:
     """What the last rounds did, when they only waited (Sleep): the end of the message of a
-    loop that reached its round cap."""
+    loop that reached its round cap, or of the case's time."""
     if watch.waited < 2:
         return ""
     return (f": the model only waited (Sleep) in its last {watch.waited} rounds"
@@ -205,9 +205,19 @@ class ActLoop:
     # ---- one loop ---------------------------------------------------------------------------
     def _loop(self, task: str, deep_locate: bool, context: str | None,
               strict: tuple[int, int] | None) -> None:
+        """`_rounds`; a case that timed out while the model only waited says so."""
+        watch = _Watch()
+        try:
+            self._rounds(task, deep_locate, context, strict, watch)
+        except CaseTimeout as exc:
+            if not _waits(watch):
+                raise
+            raise CaseTimeout(f"{exc}{_waits(watch)}") from exc
+
+    def _rounds(self, task: str, deep_locate: bool, context: str | None,
+                strict: tuple[int, int] | None, watch: _Watch) -> None:
         history = self.history
         errors: list[tuple[bool, str]] = []     # (the model's own planning error?, why)
-        watch = _Watch()
         runner = self.agent.task_runner(lambda loc: self._locate(loc, deep_locate),
                                         resolve=self._resolve)
         for _ in range(self.cap):
@@ -222,13 +232,13 @@ class ActLoop:
             if plan.error and not plan.actions:   # beside <complete success="true"> too
                 raise StepFailed(f"the model gave up: {plan.error}")
             watch.pointed = ""
-            failed = self._act(plan, runner, watch, same_screen)
-            if not (plan.actions or plan.complete):
-                self._check_idle(plan, watch, same_screen)
             only_slept = plan.actions and all(a.type.strip().lower() == "sleep"
                                               for a in plan.actions)   # ("sleep" runs it too)
             watch.waited = watch.waited + 1 if only_slept else 0
             watch.waited_changed = watch.waited_changed and bool(only_slept)
+            failed = self._act(plan, runner, watch, same_screen)
+            if not (plan.actions or plan.complete):
+                self._check_idle(plan, watch, same_screen)
             if failed is not None:
                 errors.append(failed)
                 if len(errors) > self.limits.max_errors:

@@ -17,7 +17,7 @@ from farm.cache.store import MemoryStore
 from farm.config import Settings
 from farm.devices.base import Rect, UINode, UITree
 from farm.devices.fake import FakeDevice
-from farm.errors import StepFailed
+from farm.errors import CaseTimeout, StepFailed
 from farm.llm.client import ScriptedModelClient
 from farm.llm.models import ModelSet
 from farm.results import ArtifactStore
@@ -102,3 +102,35 @@ def test_one_wait_after_other_actions_is_not_called_only_waiting():
     with pytest.raises(StepFailed) as failed:
         Agent(dev, ModelSet.single(client), limits=LoopLimits(cap=3)).ai_act("wait")
     assert str(failed.value) == "replanning limit 3 reached without <complete>"
+
+
+def test_a_case_whose_time_ran_out_while_the_model_waited_says_so():
+    """The case's own timeout ends a model that only waits first, where its round cap is far
+    (100 rounds of AutoGLM's Wait): it said 'case timed out during an ai step' alone."""
+    end = {"at": float("inf")}
+
+    def script(messages, i):
+        if i == 3:
+            end["at"] = 0.0             # the case's time runs out during this round's wait
+        return SLEEP
+    agent = Agent(FakeDevice(LOADING), ModelSet.single(ScriptedModelClient(script)),
+                  deadline=lambda: end["at"])
+    with pytest.raises(CaseTimeout) as timed_out:
+        agent.ai_act("wait for the report")
+    assert str(timed_out.value) == (
+        "case timed out during sleep 1 ms: the model only waited (Sleep) in its last 4 rounds, "
+        "on a screen that did not change")
+
+
+def test_a_case_that_timed_out_doing_other_things_is_not_said_to_have_waited():
+    end = {"at": float("inf")}
+
+    def script(messages, i):
+        end["at"] = 0.0 if i == 1 else end["at"]
+        return xml("Tap", {"locate": {"prompt": "Refresh"}}) if i else SLEEP
+    dev = FakeDevice(UITree(source="dom", page_text="Loading…", nodes=[
+        UINode(id=0, role="button", text="Refresh", clickable=True,
+               rect=Rect(x=10, y=10, width=100, height=30))]))
+    agent = Agent(dev, ModelSet.single(ScriptedModelClient(script)), deadline=lambda: end["at"])
+    with pytest.raises(CaseTimeout, match="^case timed out during an ai step$"):
+        agent.ai_act("wait for the report")
