@@ -501,6 +501,18 @@ class PhoneScreen:
         return self._page.url if self._page is not None else "about:blank"
 
 
+async def _driver_end_seen(pw: Any) -> None:
+    """A Playwright driver that ended first (a Ctrl-C reaches its process too): its
+    transport's error, kept in a future nothing awaits, is marked seen, else asyncio printed
+    "Future exception was never retrieved ... Connection closed while reading from the
+    driver" under `farm sim`'s "farm: interrupted"."""
+    manager = getattr(getattr(pw, "stop", None), "__self__", None)   # (stop() is its __aexit__)
+    transport = getattr(getattr(manager, "_client", None), "_transport", None)
+    ended = getattr(transport, "on_error_future", None)
+    if ended is not None and ended.done() and not ended.cancelled():
+        ended.exception()
+
+
 def _host(url: str) -> str:
     """The host a browser's error page names for ``url`` (its start when it has none)."""
     try:
@@ -569,5 +581,9 @@ class ScreenHost:
             self.run(go(), 20)
         except Exception as exc:
             log.debug("sim screens: error while stopping: %s", exc)
+        try:
+            self.run(_driver_end_seen(self._pw), 5)
+        except Exception as exc:     # (a loop that no longer runs: nothing to mark)
+            log.debug("sim screens: %s", exc)
         self.loop.call_soon_threadsafe(self.loop.stop)
         self._thread.join(5)
