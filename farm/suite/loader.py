@@ -420,7 +420,7 @@ class _Loading:
         return False
 
 
-def load_suites(paths: Sequence[Path | str], env: Mapping[str, str] | None = None,
+def load_suites(paths: Sequence[Path | str] | Path | str, env: Mapping[str, str] | None = None,
                 secrets_dir: Path | None = None, skipped: list[str] | None = None,
                 warnings: list[str] | None = None,
                 batches: list[Batch] | None = None,
@@ -439,6 +439,8 @@ def load_suites(paths: Sequence[Path | str], env: Mapping[str, str] | None = Non
     receives what discovery passed over on purpose, one line each (``hidden file
     suite/.draft.yaml``, ``hidden directory suite/.old/``).
     """
+    if isinstance(paths, (str, os.PathLike)):   # one path, not its characters ("/" of
+        paths = [paths]                         # "suites/demo" walked the whole disk)
     from_dotenv = read_dotenv(dotenv) if dotenv is not None else {}
     known = Variables.from_sources({}, env=env, secrets_dir=secrets_dir).names | set(from_dotenv)
     loading = _Loading(known, from_dotenv)
