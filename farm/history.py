@@ -7,7 +7,7 @@ import sqlite3
 import sys
 from contextlib import closing
 from pathlib import Path
-from typing import Iterable
+from typing import Callable, Iterable, TypeVar
 
 from farm.results import CaseResult
 
@@ -21,6 +21,7 @@ CREATE INDEX IF NOT EXISTS durations_key ON durations(key);
 """
 _KEEP = 20   # samples kept per key
 _HELD_A_DEVICE = ("passed", "failed", "flaky", "error")
+T = TypeVar("T")
 
 
 class DurationHistory:
@@ -41,16 +42,41 @@ class DurationHistory:
         """All remembered samples, oldest first, keyed ``platform:case_id``."""
         if not self.path.exists():
             return {}
-        out: dict[str, list[float]] = {}
         try:
-            # closing(): a connection's own `with` ends a transaction, never the connection
-            with closing(self._connect()) as con:
-                for key, seconds in con.execute(
-                        "SELECT key, seconds FROM durations ORDER BY rowid"):
-                    out.setdefault(key, []).append(seconds)
-        except sqlite3.DatabaseError:
-            return {}   # a corrupt history only costs us the ordering
+            return self._mended(self._read)
+        except (sqlite3.DatabaseError, OSError):
+            return {}   # a history we cannot read only costs us the ordering
+
+    def _read(self) -> dict[str, list[float]]:
+        out: dict[str, list[float]] = {}
+        # closing(): a connection's own `with` ends a transaction, never the connection
+        with closing(self._connect()) as con:
+            for key, seconds in con.execute("SELECT key, seconds FROM durations ORDER BY rowid"):
+                out.setdefault(key, []).append(seconds)
         return out
+
+    def _mended(self, action: Callable[[], T]) -> T:
+        """``action()``; when the file is corrupt (garbled, cut short, no database at all), once
+        more after it is set aside for a new one, as the results history and cache store do:
+        left there, every later run found it corrupt again and said so."""
+        from farm.cache.sqlite_store import is_corrupt, set_aside
+        try:
+            return action()
+        except sqlite3.DatabaseError as exc:
+            if not is_corrupt(exc):
+                raise
+            why = str(exc)
+        try:
+            moved = set_aside(self.path)
+        except FileNotFoundError:
+            moved = None    # another farm starting at once set it aside first
+        except OSError as exc:
+            raise sqlite3.DatabaseError(f"{why}; cannot move it aside: {exc.strerror or exc}"
+                                        ) from None
+        if moved is not None:
+            _warn(f"case durations history {self.path} was corrupt ({why}): moved it to "
+                  f"{moved}; started a new one")
+        return action()
 
     def record(self, results: Iterable[CaseResult]) -> None:
         """Remember how long each case held its device: a verdict, and an error after running
@@ -62,20 +88,25 @@ class DurationHistory:
         if not rows:
             return
         try:
-            con = self._connect()
-            try:
-                with con:
-                    con.executemany("INSERT INTO durations(key, seconds, at) VALUES (?, ?, ?)",
-                                    rows)
-                    for key in {r[0] for r in rows}:
-                        con.execute(
-                            "DELETE FROM durations WHERE key = ? AND rowid NOT IN (SELECT rowid "
-                            "FROM durations WHERE key = ? ORDER BY rowid DESC LIMIT ?)",
-                            (key, key, _KEEP))
-            finally:
-                con.close()
+            self._mended(lambda: self._write(rows))
         except (sqlite3.Error, OSError) as exc:     # a full disk, a state dir gone read-only
             # best effort: it costs the next run's ordering, never this run's verdict
-            why = f"case durations not recorded in {self.path}: {exc}"
-            logging.getLogger("farm").warning(why)
-            print(f"farm: warning: {why}", file=sys.stderr, flush=True)
+            _warn(f"case durations not recorded in {self.path}: {exc}")
+
+    def _write(self, rows: list[tuple[str, float, str]]) -> None:
+        con = self._connect()
+        try:
+            with con:
+                con.executemany("INSERT INTO durations(key, seconds, at) VALUES (?, ?, ?)", rows)
+                for key in {r[0] for r in rows}:
+                    con.execute(
+                        "DELETE FROM durations WHERE key = ? AND rowid NOT IN (SELECT rowid "
+                        "FROM durations WHERE key = ? ORDER BY rowid DESC LIMIT ?)",
+                        (key, key, _KEEP))
+        finally:
+            con.close()
+
+
+def _warn(why: str) -> None:
+    logging.getLogger("farm").warning(why)
+    print(f"farm: warning: {why}", file=sys.stderr, flush=True)
