@@ -1157,6 +1157,16 @@ def _state_dir() -> Path:
         return Path(".farm")
 
 
+def _closed_to_devnull() -> None:
+    """stdout or stderr closed (`farm run … 2>&-`, a supervisor's closed descriptor): Python
+    has None there, and a passed run ended "internal error: 'NoneType' object has no
+    attribute 'flush'", exit 3. What farm says there goes nowhere instead (the os.devnull
+    opened takes the closed descriptor, so a browser farm starts writes nowhere too)."""
+    for name in ("stdout", "stderr"):
+        if getattr(sys, name) is None:
+            setattr(sys, name, open(os.devnull, "w", encoding="utf-8"))
+
+
 def _printable_anywhere() -> None:
     """A terminal that is not UTF-8 (an ISO-8859-1 or ASCII locale, PYTHONIOENCODING=ascii)
     gets what it cannot show as \\u escapes, not an internal error after the run: farm's own
@@ -1229,6 +1239,7 @@ def main() -> None:
     """Entry point: maps errors to exit codes; no tracebacks for user mistakes."""
     global _OWN_PROCESS
     _OWN_PROCESS = True
+    _closed_to_devnull()
     _printable_anywhere()
     real_stdout, sys.stdout = sys.stdout, _ReaderMayLeave(sys.stdout)
     before = _stops_interrupt()
