@@ -65,7 +65,8 @@ class JournalEvents(RelayEvents):
         self._lock = threading.Lock()
         self._file = self.path.open("a", encoding="utf-8")
         self._files = dict(files or {})
-        # device → [unit id, attempt, its file running (position), that file's steps seen]
+        # device → [unit id, attempt, its file running (position), that file's steps seen,
+        # whether the executor tells when each file begins (else its steps are read)]
         self._units: dict[str, list[Any]] = {}
         from farm import __version__
         plans = [dict(zip(("case_id", "name", "file", "platform"), p)) for p in planned]
@@ -110,17 +111,28 @@ class JournalEvents(RelayEvents):
         self._write({"journal": "start", "case_id": case_id, "attempt": attempt,
                      "device": device, "started": now_iso()})
         if case_id in self._files:
-            self._units[device] = [case_id, attempt, 0, 0]
+            self._units[device] = [case_id, attempt, 0, 0, False]
         self.inner.case_started(device, case_id, name, attempt)
 
+    def file_started(self, device: str, unit_id: str, file_id: str) -> None:
+        """A unit's next file begins (farm killed in it, the rebuild lists it interrupted,
+        those before it ended unsaved, those after it not run)."""
+        unit = self._units.get(device)
+        if unit is not None and unit[0] == unit_id:
+            unit[4] = True          # told: its steps need not say
+            self._write({"journal": "file", "case_id": unit_id, "attempt": unit[1],
+                         "file": file_id, "device": device, "started": now_iso()})
+        super().file_started(device, unit_id, file_id)
+
     def step_finished(self, device: str, record: StepRecord) -> None:
-        """Which file of a unit runs (farm killed in it, the rebuild lists it interrupted,
-        those after it not run): the next begins once a file's last step ended, or, for one
-        that ended early (a failure, its batch going on), once another step 1 ended (each
-        file counts its steps from 1)."""
+        """A unit's files as its steps tell them, for a worker of an older farm that does not
+        say when a file begins (`file_started`): the next begins once a file's last step
+        ended, or, for one that ended early (a failure, its batch going on), once another
+        step 1 ended (each file counts its steps from 1), so a file that ended early is
+        taken for the one running until the next file's first step ends."""
         unit = self._units.get(device)
         files = self._files[unit[0]] if unit is not None else []
-        if unit is not None and unit[2] < len(files):
+        if unit is not None and not unit[4] and unit[2] < len(files):
             if record.index == 1 and unit[3]:
                 self._next_file(device, unit, record.started)
             unit[3] += 1

@@ -22,5 +22,10 @@ class RelayEvents:
     def step_finished(self, device: str, record: Any) -> None:
         self.inner.step_finished(device, record)
 
+    def file_started(self, device: str, unit_id: str, file_id: str) -> None:
+        told = getattr(self.inner, "file_started", None)    # (a progress view has none)
+        if told is not None:
+            told(device, unit_id, file_id)
+
     def case_finished(self, device: str, result: Any, final: bool) -> None:
         self.inner.case_finished(device, result, final)

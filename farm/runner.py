@@ -53,6 +53,8 @@ class Services:
     model: Any = None
     cancel: threading.Event = field(default_factory=threading.Event)
     on_step: Callable[[str, StepRecord], None] | None = None  # (device name, record)
+    # a shared-context unit's next file begins: (device name, unit id, file id)
+    on_file: Callable[[str, str, str], None] | None = None
     cache: Any = None                       # a farm.cache CacheStore (opened on first use)
     cache_mode: str | None = None           # the run's --cache (a worker gets it per task)
     # every secret of the run (`Variables.mask`): what workers send back is masked with it too,
@@ -716,6 +718,8 @@ def run_unit(job: Job, unit: Case, device: Device, services: Services) -> CaseRe
                                    reason=stop))
             continue
         last = i == len(unit.parts) - 1
+        if services.on_file:        # (the journal: which file farm is killed in)
+            services.on_file(device.name, unit.id, part.id)
         result = _CaseRun(job, part, device, services,
                           shares=(bool(parts), not last)).run()
         parts.append(result)

@@ -36,6 +36,8 @@ def describe(event: dict[str, Any]) -> str:
         return f"step {event['record'].get('index')} of {case} attempt {attempt}"
     if kind == "case_started":
         return f"the start of {case} attempt {attempt}"
+    if kind == "file":
+        return f"the start of {event.get('file', '?')} in {case} attempt {attempt}"
     if kind == "case_finished":
         return f"the result of {case} attempt {attempt}"
     if kind == "spend":

@@ -157,6 +157,12 @@ class _RunEvents(NullEvents):
             self.reported += 1
             self._spent = None
 
+    def file_started(self, device: str, unit_id: str, file_id: str) -> None:
+        with self._lock:
+            self.runtime.publish(self.run_id, {"type": "file", "device": device,
+                                               "case": self.case, "attempt": self.attempt,
+                                               "file": file_id, "started": now_iso()})
+
     def spending(self, device: str, running: Any) -> None:
         """Send what the step in progress of ``running`` (a case attempt, `farm.runner`'s
         ``_CaseRun``) has spent on the model so far, when that changed. A step's usage goes
@@ -424,4 +430,5 @@ class DeviceRuntime:
         if payload.get("cache_mode") != "off":
             self._cache = services.cache_store()     # opened once, kept for the next task
         services.on_step = self.events.step_finished
+        services.on_file = self.events.file_started
         return services

@@ -29,6 +29,9 @@ class RunEvents(Protocol):
 
     def step_finished(self, device: str, record: StepRecord) -> None: ...
 
+    def file_started(self, device: str, unit_id: str, file_id: str) -> None:
+        """A shared-context unit's next file (``file_id``) begins on ``device``."""
+
     def case_finished(self, device: str, result: CaseResult, final: bool) -> None:
         """``final`` is False when the attempt will be retried."""
 
@@ -44,6 +47,9 @@ class NullEvents:
         pass
 
     def step_finished(self, device: str, record: StepRecord) -> None:
+        pass
+
+    def file_started(self, device: str, unit_id: str, file_id: str) -> None:
         pass
 
     def case_finished(self, device: str, result: CaseResult, final: bool) -> None:

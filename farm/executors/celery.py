@@ -763,6 +763,11 @@ class CeleryExecutor:
         if kind == "spend":
             self._spend_of(ev)
             return
+        if kind == "file":      # (a worker of an older farm sends none: the journal guesses)
+            inf = self._inflight.get(ev.get("case", ""))
+            if inf is not None and inf.job.attempt == ev.get("attempt"):
+                self.events.file_started(ev["device"], inf.job.case_id, str(ev.get("file")))
+            return
         if kind == "device_state":
             return      # quarantine is read from Redis itself on every tick
         inf = self._inflight.get(ev.get("case", "")) or (

@@ -65,8 +65,9 @@ class LocalExecutor:
         self._platforms = sorted({j.platform for j in jobs})
         self._slots = {d.name: DeviceSlot(d, self.services, events) for d in self.devices}
         events.run_started(list(self._slots), len(jobs))
-        previous = self.services.on_step
+        previous = self.services.on_step, self.services.on_file
         self.services.on_step = events.step_finished
+        self.services.on_file = getattr(events, "file_started", None)
         threads = [threading.Thread(target=self._device_loop, args=(slot,),
                                     name=DEVICE_THREAD + name, daemon=True)
                    for name, slot in self._slots.items()]
@@ -77,7 +78,7 @@ class LocalExecutor:
         except KeyboardInterrupt:
             self.interrupt()
         finally:
-            self.services.on_step = previous
+            self.services.on_step, self.services.on_file = previous
         self._join(threads)
         with self._cond:
             self._unreturned()
