@@ -107,3 +107,16 @@ def test_an_intent_shows_its_data_as_android_prints_it():
     assert screen.launched == ["http://admin:hunter2@127.0.0.1:8000/in?token=abc123"]
     out, err, code = sh.run("am start -a android.intent.action.VIEW -d myapp://in?token=abc123")
     assert code == 1 and b"unable to resolve Intent" in err and b"abc123" not in err, err
+
+
+def test_output_goes_where_a_redirection_sends_it():
+    """`runAdbShell: echo 1 > /sdcard/flag` printed "1 > /sdcard/flag" and wrote nothing, and
+    `pm clear … > /dev/null 2>&1` gave its output all the same: a ">" was a word."""
+    sh, screen = make()
+    assert sh.run("echo 1 > /sdcard/flag; echo 2 >>/sdcard/flag") == (b"", b"", 0)
+    assert sh.run("cat /sdcard/flag") == (b"1\n2\n", b"", 0)
+    assert sh.run("pm path com.x > /dev/null 2>&1") == (b"", b"", 0)
+    assert sh.run("nosuch 2>/dev/null")[:2] == (b"", b"")
+    assert sh.run("nosuch 2>&1 | grep -c found")[0] == b"1\n"
+    assert sh.run("nosuch 2>&1 >/dev/null")[0].endswith(b"inaccessible or not found\n")
+    assert sh.run("input text 'a>b'; echo \"q>r\"")[0] == b"q>r\n" and screen.typed == ["a>b"]

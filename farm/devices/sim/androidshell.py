@@ -167,10 +167,15 @@ class AndroidShell:
     def pipeline(self, argv: list[str]) -> Result:
         """A command, its output through what follows each ``|`` (grep, head, tail, wc)."""
         first, *rest = pipes.stages(argv)
-        if not first:
+        first, sent = pipes.redirections(first)     # (its own: before the pipe)
+        rest, later = pipes.redirections_of(rest)
+        if not first and not sent:
             return b"", b"/system/bin/sh: syntax error: '|' unexpected\n", 2
-        result = self.command(first)
-        return pipes.pipe_through(result, rest) if rest else result
+        o, e, code = self.command(first) if first else (b"", b"", 0)   # `> FILE`: emptied
+        o, e = pipes.route(o, e, sent, self.files)
+        if rest:
+            o, e, code = pipes.pipe_through((o, e, code), rest)
+        return (*pipes.route(o, e, later, self.files), code)
 
     def command(self, argv: list[str]) -> Result:
         name, args = argv[0], argv[1:]
@@ -537,7 +542,9 @@ STATUS = "\0"       # where a line's `$?` stood (a line cannot hold a NUL: adb e
 
 def _mark_status(line: str) -> str:
     """``line`` with each ``$?`` the shell expands (not in single quotes, not escaped) as
-    STATUS: `$?` in a typed text (`input text 'pa$?s'`) is the text as written."""
+    STATUS, and each ">" it takes for a redirection (not quoted) as `pipes.REDIRECT`, a word
+    of its own with the fd before it: `$?` or ">" in a typed text (`input text 'pa$?s>'`) is
+    the text as written."""
     out: list[str] = []
     quote, i = "", 0
     while i < len(line):
@@ -551,6 +558,16 @@ def _mark_status(line: str) -> str:
         elif line.startswith("$?", i) and quote != "'":
             out.append(STATUS)
             i += 2
+            continue
+        elif ch == ">" and not quote:
+            if out and out[-1].endswith(pipes.REDIRECT):     # ">>"
+                out.append(pipes.REDIRECT)
+                i += 1
+                continue
+            fd = out.pop() if out and out[-1].isdigit() and \
+                (len(out) < 2 or out[-2] in " \t;&|") else ""
+            out.append(" " + fd + pipes.REDIRECT)
+            i += 1
             continue
         out.append(ch)
         i += 1

@@ -2,7 +2,8 @@
 ``head``, ``tail``, ``wc -l``, so a suite's ``runAdbShell: dumpsys window | grep mCurrentFocus``
 or ``logcat -d | grep -c "FATAL EXCEPTION"`` gets the answer and exit code a phone gives
 (grep: 1 when nothing matched), where the ``|`` and what followed were taken as arguments of
-the first command and the line passed with its whole output.
+the first command and the line passed with its whole output. And where sh sends it with
+``>`` / ``>>`` / ``2>&1`` (`redirections`, `route`).
 """
 
 from __future__ import annotations
@@ -125,3 +126,68 @@ def pipe_through(first: Result, rest: list[list[str]]) -> Result:
             out, more, code = b"", f"{argv[0]}: bad arguments: {exc}\n".encode(), 1
         err += more
     return out, err, code
+
+
+REDIRECT = "\x01"     # an unquoted ">" of a line (`androidshell` marks it before splitting)
+_REDIRECT = re.compile(r"(\d?)\x01(\x01?)(.*)", re.S)
+
+Redirection = tuple[int, bool, str]      # fd, append, target (a file, or "&1" / "&2")
+
+
+def redirections(argv: list[str]) -> tuple[list[str], list[Redirection]]:
+    """A command's words without its redirections (``> FILE``, ``2>/dev/null``, ``>> FILE``,
+    ``2>&1``: its ">"s marked REDIRECT), and those, in order."""
+    words: list[str] = []
+    found: list[Redirection] = []
+    i = 0
+    while i < len(argv):
+        m = _REDIRECT.fullmatch(argv[i])
+        if m is None:
+            words.append(argv[i])
+            i += 1
+            continue
+        target = m.group(3)
+        if not target and i + 1 < len(argv):
+            i += 1
+            target = argv[i]
+        if target == "&" and i + 1 < len(argv):      # 2>&1: the lexer split it at "&"
+            i += 1
+            target = "&" + argv[i]
+        found.append((int(m.group(1) or 1), bool(m.group(2)), target))
+        i += 1
+    return words, found
+
+
+def redirections_of(rest: list[list[str]]) -> tuple[list[list[str]], list[Redirection]]:
+    """The stages after a pipeline's first without their redirections, and those (applied to
+    the pipeline's output: its filters write nothing else)."""
+    found: list[Redirection] = []
+    stripped = []
+    for argv in rest:
+        words, more = redirections(argv)
+        stripped.append(words)
+        found += more
+    return stripped, found
+
+
+def route(out: bytes, err: bytes, found: list[Redirection],
+          files: dict[str, bytes]) -> tuple[bytes, bytes]:
+    """Where ``out`` and ``err`` go by the redirections ``found`` (taken left to right, as sh
+    does: ``> /dev/null 2>&1`` sends both away): what is left of them, the rest written to
+    ``files`` (a phone's files; /dev/null keeps nothing)."""
+    where: dict[int, tuple[str, ...]] = {1: ("out",), 2: ("err",)}
+    for fd, append, target in found:
+        if target in ("&1", "&2"):
+            where[fd] = where[int(target[1])]
+        else:
+            where[fd] = ("file", target)
+            if not append and target != "/dev/null":
+                files[target] = b""             # (opened for writing: emptied)
+    left = {"out": b"", "err": b""}
+    for fd, data in ((1, out), (2, err)):
+        dest = where.get(fd, ("out",) if fd == 1 else ("err",))
+        if dest[0] != "file":
+            left[dest[0]] += data
+        elif dest[1] != "/dev/null":
+            files[dest[1]] = files.get(dest[1], b"") + data
+    return left["out"], left["err"]
