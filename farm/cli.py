@@ -1303,6 +1303,11 @@ def _main() -> None:
         exc.show()
         sys.exit(EXIT_USAGE)
     except OSError as exc:
+        if exc.errno == errno.ENOENT and _cwd_gone():
+            click.echo("farm: error: the working directory no longer exists (removed since "
+                       "the shell went there, or replaced by a new one): cd into it again",
+                       err=True)
+            sys.exit(EXIT_USAGE)
         if exc.errno != errno.ENAMETOOLONG or exc.filename is None:
             _internal_error(exc)
         # a path given (a flag, a setting, CASE) with a name over 255 bytes: no bug of farm's
@@ -1311,6 +1316,16 @@ def _main() -> None:
         sys.exit(EXIT_USAGE)
     except Exception as exc:
         _internal_error(exc)
+
+
+def _cwd_gone() -> bool:
+    """The working directory was deleted: every relative path (farm.toml, .farm, the
+    suites) fails, and os.getcwd() itself raises "No such file or directory"."""
+    try:
+        os.getcwd()
+    except FileNotFoundError:
+        return True
+    return False
 
 
 def _internal_error(exc: Exception) -> None:
