@@ -22,7 +22,7 @@ STATUS_STYLE = {"passed": "green", "failed": "red", "error": "yellow", "skipped"
 def _short(result: CaseResult) -> str:
     text = f"{result.case_id} {result.duration:.1f}s"
     why = result.error.message if result.error else result.reason
-    if why:
+    if why and why.strip():     # (a plugin's StepFailed("  "): the line was lost, IndexError)
         first = why.strip().splitlines()[0]
         step = f"step {result.error.step}: " if result.error and result.error.step else ""
         text += f" — {step}{clipped(first, 160)}"   # (cut: "…", not a different word)
