@@ -159,7 +159,9 @@ class Settings(BaseModel):
     @field_validator("ios_wda_urls", "device_plugins", "locate_off", mode="before")
     @classmethod
     def _comma_list(cls, value: Any) -> Any:
-        if isinstance(value, str):
+        if isinstance(value, str) and value.strip().startswith("["):
+            value = _json_list(value)   # FARM_BROWSER_ARGS' form: ["ocr", "ai"] split at
+        if isinstance(value, str):      # its commas was '["ocr"' and '"ai"]'
             return [part.strip() for part in value.split(",") if part.strip()]
         if isinstance(value, list):     # farm.toml's ["a", ""]: no module named ''
             return [v.strip() if isinstance(v, str) else v for v in value
@@ -821,6 +823,18 @@ def mask_urls_in(text: str) -> str:
     """``text`` with every URL in it masked as `mask_url` masks one (a Chromium flag
     ``--proxy-server=http://user:pw@proxy:3128`` keeps all but the password)."""
     return _URL_IN_TEXT.sub(lambda m: mask_url(m.group(0)), text)
+
+
+def _json_list(text: str) -> list[str]:
+    """A list setting written as JSON (``["ocr", "ai"]``), as FARM_BROWSER_ARGS is."""
+    try:
+        value = json.loads(text)
+    except ValueError:
+        value = None
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ValueError("is a comma-separated list (a,b) or a JSON list of strings "
+                         '(["a", "b"])')
+    return value
 
 
 def redis_url_problem(url: str) -> str | None:
