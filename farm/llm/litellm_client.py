@@ -1,10 +1,11 @@
 """LiteLLMClient: the real ModelClient, any provider litellm speaks, over its HTTP path.
 
 The one module that imports litellm (lazily, on the first client built). Retries with
-exponential backoff on 429, 5xx, timeouts and connection failures — after what a 429 / 503's
-``Retry-After`` asked for instead, when it says (at most RETRY_AFTER_CAP_S); when they are
-spent the call raises ModelUnavailable (an infrastructure error: the case is an *error*, not a
-failure). A refused API key (401 / 403) is ModelRefused at once: no retry can fix it.
+exponential backoff (at most BACKOFF_CAP_S between tries, however many FARM_MODEL_RETRIES) on
+429, 5xx, timeouts and connection failures — after what a 429 / 503's ``Retry-After`` asked
+for instead, when it says (at most RETRY_AFTER_CAP_S); when they are spent the call raises
+ModelUnavailable (an infrastructure error: the case is an *error*, not a failure). A refused
+API key (401 / 403) is ModelRefused at once: no retry can fix it.
 A caller's time budget bounds every wait (DeadlineReached when it runs out; a retry the
 endpoint or the backoff would start past it is ModelUnavailable saying so), and a reply over
 FARM_MODEL_MAX_REPLY_BYTES is refused unread (ModelUnavailable, never retried). The run's cancel
@@ -36,6 +37,7 @@ from farm.text import clean
 log = logging.getLogger("farm.llm")
 _import_lock = threading.Lock()
 RETRY_AFTER_CAP_S = 60.0    # the longest a Retry-After header makes a retry wait
+BACKOFF_CAP_S = 30.0        # the longest the doubling backoff grows (FARM_MODEL_BACKOFF if longer)
 
 
 def _litellm() -> Any:
@@ -338,7 +340,7 @@ class LiteLLMClient:
         Retry-After (at most RETRY_AFTER_CAP_S), else the exponential backoff."""
         asked = _retry_after(exc)
         if asked is None:
-            return self.backoff * (2 ** attempt), "exponential backoff"
+            return _backoff(self.backoff, attempt)
         if asked > RETRY_AFTER_CAP_S:
             return RETRY_AFTER_CAP_S, (f"the endpoint asked for {_secs(asked)} s in Retry-After,"
                                        f" capped at {_secs(RETRY_AFTER_CAP_S)} s")
@@ -566,6 +568,17 @@ def _url_secrets(url: str | None) -> list[str]:
             if raw != hid:
                 found.append(raw.partition("=")[2])
     return [s for v in found if v for s in dict.fromkeys((v, unquote_plus(v)))]
+
+
+def _backoff(first: float, attempt: int) -> tuple[float, str]:
+    """``first`` doubled per earlier attempt, at most BACKOFF_CAP_S (``first`` itself when
+    that is longer), and why. Uncapped, FARM_MODEL_RETRIES=10 waited 256 s before its last try
+    (a case ended early: "would not fit in the time left") and 1,000 overflowed (a crash)."""
+    ceiling = max(first, BACKOFF_CAP_S)
+    delay = first * 2.0 ** min(attempt, 64)     # (2.0 ** 1024 is an OverflowError)
+    if delay <= ceiling:
+        return delay, "exponential backoff"
+    return ceiling, f"exponential backoff, capped at {_secs(ceiling)} s"
 
 
 def _wait_unless_cancelled(seconds: float, cancel: threading.Event | None) -> bool:
