@@ -51,39 +51,55 @@ def expand(results: list[CaseResult], cases: dict[str, Case]) -> list[CaseResult
     """One result per file: a unit's result becomes its files' results (device, attempt and
     earlier attempts taken from the unit's; a file that failed in an earlier attempt of the
     unit and passed in the last one is flaky). A unit that never ran on a device (skipped,
-    interrupted, lost) gives each file its verdict."""
+    interrupted, lost) gives each file its verdict. A --matrix run's result of a unit on a
+    device group (``unit@group``) gives its files' for that group (``file@group``)."""
     out: list[CaseResult] = []
     for result in results:
-        unit = cases.get(result.case_id)
+        unit, group = cases.get(result.case_id), ""
+        if unit is None and "@" in result.case_id:
+            base, _, group = result.case_id.rpartition("@")
+            unit = cases.get(base) if result.parts or result.name.endswith(f" [{group}]") \
+                else None       # (not a case whose own file name holds an @)
         if unit is None or not unit.parts:
             out.append(result)
         elif not result.parts:
-            out.extend(result.model_copy(update={
+            out.extend(_named(result.model_copy(update={
                 "case_id": p.id, "name": p.name, "file": display_path(p.file),
                 "line": p.first_line,
-                "tags": p.tags, "description": p.description, "report_file": p.report_file})
-                for p in unit.parts)
+                "tags": p.tags, "description": p.description, "report_file": p.report_file}),
+                group) for p in unit.parts)
         else:
-            out.extend(files_of(result))
+            out.extend(files_of(result, group))
     return out
 
 
-def files_of(result: CaseResult) -> list[CaseResult]:
+def files_of(result: CaseResult, group: str = "") -> list[CaseResult]:
     """One result per file of a unit's ``result`` (one with its files' results, ``parts``).
     A file that failed in an earlier attempt and passed in the last one is flaky; one whose
     earlier attempt ended in an error (its device lost) and passed is passed, as any case
     retried after an infrastructure error (it was flaky: CI called the app flaky when a
-    phone had died)."""
+    phone had died). ``group``: a --matrix run's device group the unit ran on, named in each
+    file's id and name, as the run names each case once per group."""
     out = []
     for i, part in enumerate(result.parts):
-        before = [_file_attempt(attempt, i, part) for attempt in result.previous]
+        before = [_named(_file_attempt(attempt, i, part), group)
+                  for attempt in result.previous]
         status = part.status
         if status == "passed" and any(b.status == "failed" for b in before):
             status = "flaky"
-        out.append(part.model_copy(update={
+        out.append(_named(part, group).model_copy(update={
             "status": status, "previous": before, "device": result.device,
             "attempt": result.attempt, "since_last": None}))
     return out
+
+
+def _named(result: CaseResult, group: str) -> CaseResult:
+    """A file's result named for the device group it ran on (as it is, without a group or
+    when its id already says it: a rebuilt journal's, `farm.journal`)."""
+    if not group or result.case_id.endswith(f"@{group}"):
+        return result
+    return result.model_copy(update={"case_id": f"{result.case_id}@{group}",
+                                     "name": f"{result.name} [{group}]"})
 
 
 def _file_attempt(attempt: CaseResult, i: int, file: CaseResult) -> CaseResult:
