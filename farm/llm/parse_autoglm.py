@@ -97,14 +97,41 @@ def _point_arg(body: str, key: str) -> list[float] | None:
     return nums if len(nums) in (2, 4) else None
 
 
+_MS_PER = {unit: ms for units, ms in (
+    (("ms", "msec", "msecs", "millisecond", "milliseconds", "毫秒"), 1),
+    (("s", "sec", "secs", "second", "seconds", "秒", "秒钟"), 1000),
+    (("m", "min", "mins", "minute", "minutes", "分", "分钟"), 60_000),
+    (("h", "hr", "hrs", "hour", "hours", "小时", "个小时", "钟头", "个钟头"), 3_600_000),
+) for unit in units}
+_AMOUNT = re.compile(r"(-?\d+(?:\.\d+)?)\s*([a-z]+|[\u4e00-\u9fff]+)?")
+_WORD = re.compile(r"[a-z]+|[\u4e00-\u9fff]+")
+_LONGEST_WAIT_MS = 86_400_000     # a day: past any case's timeout (and no int overflow)
+
+
+def _unit_ms(word: str) -> int | None:
+    """Milliseconds in the unit ``word`` names ("minutes", "分钟后": its first characters in
+    Chinese, which has no spaces), or None."""
+    if word.isascii():
+        return _MS_PER.get(word)
+    return next((_MS_PER[word[:n]] for n in range(len(word), 0, -1) if word[:n] in _MS_PER),
+                None)
+
+
 def _wait_ms(duration: str) -> int:
-    """ "2 seconds", "500 ms", "1 minute", "3" (seconds) → milliseconds."""
-    nums = numbers(duration)
-    value = nums[0] if nums else 1
-    unit = re.search(r"\d\s*([a-z]+)", duration.lower())
-    scale = {"ms": 1, "millisecond": 1, "milliseconds": 1, "m": 60_000, "min": 60_000,
-             "mins": 60_000, "minute": 60_000, "minutes": 60_000}.get(unit[1] if unit else "", 1000)
-    return int(max(value, 0) * scale)
+    """AutoGLM's ``duration`` → milliseconds: "2 seconds", "500 ms", "1 minute", "1 hour",
+    "1 minute 30 seconds", "1h30m", "5秒", "2分钟", "1小时", "3" (seconds), "a minute". (A unit
+    it did not know was read as seconds: "1 hour" waited 1 s, "2分钟" 2 s.)"""
+    text = duration.lower()
+    amounts = [(float(n), _unit_ms(unit)) for n, unit in _AMOUNT.findall(text)]
+    if not amounts:         # "a minute", "x seconds" (the prompt's own placeholder)
+        scales = [ms for word in _WORD.findall(text) if (ms := _unit_ms(word)) is not None]
+        total = float(scales[0] if scales else 1000)
+    elif all(scale is not None for _, scale in amounts):    # "1 minute 30 seconds"
+        total = sum(value * (scale or 0) for value, scale in amounts)
+    else:                   # "2 to 3 seconds", "2-3 minutes": the first, in the unit after it
+        value, scale = amounts[0]
+        total = value * (scale or next((s for _, s in amounts if s is not None), 1000))
+    return int(min(max(total, 0), _LONGEST_WAIT_MS))
 
 
 def _loc(point: list[float] | None) -> dict:
