@@ -113,7 +113,10 @@ def test_a_plugin_device_that_raises_has_its_case_retried_on_another_worker_devi
     # the console's progress line may be cut (at a word, "…"); results.json has it whole
     assert "start_session() of device plugin 'acme_tv_farm' raised RuntimeError" in out, out
     lost = [p for c in cases.values() for p in c.get("previous") or []]
-    assert len(lost) == 1 and said in lost[0]["error"]["message"], lost
+    # tv-1 fails each case it starts: the first, and the second too where it was free before
+    # tv-2 (a device is quarantined after 3 such errors in a row)
+    assert 1 <= len(lost) <= 2, lost
+    assert all(said in p["error"]["message"] for p in lost), lost
     assert "internal error" not in out
 
 
