@@ -713,6 +713,7 @@ def run_unit(job: Job, unit: Case, device: Device, services: Services) -> CaseRe
     started, stop = time.monotonic(), None
     parts: list[CaseResult] = []
     for i, part in enumerate(unit.parts):
+        part = _in_group(unit, part)
         if stop is not None:
             parts.append(synthetic(part, services.run_id, job.attempt, "skipped", device.name,
                                    reason=stop))
@@ -729,6 +730,18 @@ def run_unit(job: Job, unit: Case, device: Device, services: Services) -> CaseRe
         "case_id": unit.id, "name": unit.name, "file": display_path(unit.file), "line": 0,
         "duration": round(time.monotonic() - started, 3), "steps": [], "parts": parts,
         "tags": unit.tags, "data": {}, "description": None, "report_file": None})
+
+
+def _in_group(unit: Case, part: Case) -> Case:
+    """``part`` named for the device group a --matrix run runs its ``unit`` on (unit
+    ``s/index@os14``: ``s/a@os14``, "a [os14]"), as the run names each case: its screenshots
+    in a folder of that group's (each group's run wrote over the other's, and the report
+    showed both groups one group's screens) and its cache entries the group's."""
+    base = part.shared.unit_id if part.shared is not None else unit.id
+    if not unit.id.startswith(f"{base}@"):
+        return part
+    group = unit.id.removeprefix(f"{base}@")
+    return part.model_copy(update={"id": f"{part.id}@{group}", "name": f"{part.name} [{group}]"})
 
 
 # The unit's verdict is its worst file's.

@@ -2,7 +2,9 @@
 one case ("… (shared context: a.yaml, b.yaml) [os14]", "No steps ran.", the worst file's error
 and no word of which file failed), junit.xml had one test per group and results.json one case.
 Each group's run is now its files', named for the group. Real redis-server and `farm worker`
-processes on the ``fake`` kind of the test device plugin (its assertText fails)."""
+processes on the ``fake`` kind of the test device plugin (its assertText fails). Each group's
+run of a file also wrote its screenshots where the other group's run wrote them: the report
+showed both groups the same screens."""
 
 from __future__ import annotations
 
@@ -43,6 +45,10 @@ def test_each_group_s_run_of_a_shared_batch_is_reported_per_file(tmp_path, redis
         "s/a@os15": ("a [os15]", "failed"), "s/b@os15": ("b [os15]", "passed")}
     assert "No such text" in cases["s/a@os15"]["error"]["message"]
     assert [s["status"] for s in cases["s/a@os15"]["steps"]] == ["failed", "skipped"]
+    shots = {cid: [s["after"] for s in c["steps"] if s.get("after")] for cid, c in cases.items()}
+    assert shots["s/a@os14"] and shots["s/a@os15"]      # each group's own screens
+    assert not set(shots["s/a@os14"]) & set(shots["s/a@os15"])
+    assert all((run_dir / p).is_file() for p in shots["s/a@os14"] + shots["s/a@os15"])
     assert (summary["counts"]["passed"], summary["counts"]["failed"]) == (2, 2)
     suite_xml = ET.parse(tmp_path / "junit.xml").getroot()
     assert sum(int(s.get("tests")) for s in suite_xml.iter("testsuite")) == 4

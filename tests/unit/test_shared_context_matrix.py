@@ -71,3 +71,29 @@ def test_files_already_named_for_their_group_are_not_named_twice() -> None:
              for f in (_file("a", "failed"), _file("b", "passed"))]
     assert [r.case_id for r in expand([_ran("g1", *named)], {"s/index": _unit()})] == [
         "s/a@g1", "s/b@g1"]
+
+
+def test_a_group_s_run_of_a_unit_keeps_its_files_screens_apart_from_another_group_s(tmp_path):
+    """The runner names each file for the group (its screenshots' folder is the case id's):
+    each group's run of a file wrote its screenshots over the other's."""
+    from farm.config import Settings
+    from farm.devices.base import UITree
+    from farm.devices.fake import FakeDevice
+    from farm.results import ArtifactStore
+    from farm.runner import Services, run_unit
+    from farm.schedule import Job
+    from farm.suite.model import Step
+    unit = _unit()
+    unit = unit.model_copy(update={"parts": [p.model_copy(update={"tasks": [Task(
+        name="t", steps=[Step(kind="javascript", value="1")])]}) for p in unit.parts]})
+    services = Services(settings=Settings(), artifacts=ArtifactStore(tmp_path), run_id="r",
+                        env={})
+    shots = {}
+    for group in ("g1", "g2"):
+        ran = unit.model_copy(update={"id": f"s/index@{group}", "name": f"batch [{group}]"})
+        result = run_unit(Job(ran.id, "web", 1.0), ran, FakeDevice(UITree(source="dom"),
+                                                                   scripts={"1": 1}), services)
+        assert [(p.case_id, p.name) for p in result.parts] == [
+            (f"s/a@{group}", f"a [{group}]"), (f"s/b@{group}", f"b [{group}]")]
+        shots[group] = {s.after for p in result.parts for s in p.steps if s.after}
+    assert shots["g1"] and not shots["g1"] & shots["g2"]
