@@ -25,7 +25,7 @@ from urllib.parse import quote
 import psutil
 
 from farm.devices.base import Rect, UINode, UITree
-from farm.devices.chromium import BROWSER_FLAGS, ChromiumInfo, find_chromium
+from farm.devices.chromium import BROWSER_FLAGS, ChromiumInfo, driver_end_seen, find_chromium
 from farm.devices.keys import normalize_key
 from farm.devices.procs import alive, find_marked_process, kill_tree
 from farm.devices.web import javascript
@@ -195,7 +195,7 @@ class BrowserDevice:
             except Exception as exc:  # the browser may already be dead: nothing to release
                 log.debug("%s: ignoring error during close: %s", self.name, first_line(exc))
         if pw is not None:
-            _driver_end_seen(pw)
+            driver_end_seen(pw)
         # Belt and braces: never leave an orphaned Chromium behind (the driver normally
         # reaps it, but a hung browser would otherwise survive the run).
         self._kill_processes()
@@ -1008,15 +1008,3 @@ def _driver_of(browser: psutil.Process | None) -> psutil.Process | None:
         return driver if driver is not None and driver.ppid() == os.getpid() else None
     except psutil.Error:
         return None
-
-
-def _driver_end_seen(pw: Any) -> None:
-    """A driver that ended under its Playwright (killed by `BrowserDevice.kill`, or crashed):
-    the calls in flight failed with it, so its transport's error, kept in a future nothing
-    awaits then, is marked seen (else asyncio prints "Future exception was never retrieved"
-    at exit)."""
-    manager = getattr(getattr(pw, "stop", None), "__self__", None)   # (stop() is its __exit__)
-    transport = getattr(getattr(manager, "_client", None), "_transport", None)
-    ended = getattr(transport, "on_error_future", None)
-    if ended is not None and ended.done() and not ended.cancelled():
-        ended.exception()

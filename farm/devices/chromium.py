@@ -159,3 +159,17 @@ def find_chromium(settings: "Settings | None" = None) -> ChromiumInfo | None:
     if bundled:
         return ChromiumInfo(bundled, chromium_version(bundled), "playwright")
     return None
+
+
+def driver_end_seen(pw: object) -> None:
+    """A Playwright driver that ended under its Playwright (killed by `BrowserDevice.kill`,
+    crashed, or hit by the Ctrl-C that stops `farm sim`): the calls in flight failed with it,
+    so its transport's error, kept in a future nothing awaits then, is marked seen (else
+    asyncio prints "Future exception was never retrieved ... Connection closed while reading
+    from the driver" at exit). ``pw``: what sync_playwright().start() or async_playwright()
+    .start() gave; on an async one, call it on the loop's thread."""
+    manager = getattr(getattr(pw, "stop", None), "__self__", None)   # (stop(): its __exit__)
+    transport = getattr(getattr(manager, "_client", None), "_transport", None)
+    ended = getattr(transport, "on_error_future", None)
+    if ended is not None and ended.done() and not ended.cancelled():
+        ended.exception()

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Coroutine
 from urllib.parse import urlsplit
 
-from farm.devices.chromium import BROWSER_FLAGS, find_chromium
+from farm.devices.chromium import BROWSER_FLAGS, driver_end_seen, find_chromium
 
 log = logging.getLogger(__name__)
 Point = tuple[float, float]
@@ -502,15 +502,9 @@ class PhoneScreen:
 
 
 async def _driver_end_seen(pw: Any) -> None:
-    """A Playwright driver that ended first (a Ctrl-C reaches its process too): its
-    transport's error, kept in a future nothing awaits, is marked seen, else asyncio printed
-    "Future exception was never retrieved ... Connection closed while reading from the
-    driver" under `farm sim`'s "farm: interrupted"."""
-    manager = getattr(getattr(pw, "stop", None), "__self__", None)   # (stop() is its __aexit__)
-    transport = getattr(getattr(manager, "_client", None), "_transport", None)
-    ended = getattr(transport, "on_error_future", None)
-    if ended is not None and ended.done() and not ended.cancelled():
-        ended.exception()
+    """`driver_end_seen` on the loop's thread: a Ctrl-C reaches the driver's process too, and
+    asyncio printed its transport's error under `farm sim`'s "farm: interrupted"."""
+    driver_end_seen(pw)
 
 
 def _host(url: str) -> str:
