@@ -87,7 +87,7 @@ def _upfront_result(case: Case, run_id: str, reason: str) -> CaseResult:
                       description=case.description, report_file=case.report_file)
 
 
-def run(paths: Sequence[str | Path], devices: str, settings: Settings,
+def run(paths: Sequence[str | Path] | str | Path, devices: str, settings: Settings,
         junit_xml: Path | None = None, progress: bool = True,
         out: IO[str] | None = None, matrix: bool = False, overwrite: bool = False,
         verbose: bool = False, choice: Choice | None = None,
@@ -96,6 +96,8 @@ def run(paths: Sequence[str | Path], devices: str, settings: Settings,
     ``choice``: -k, tags, --last-failed, --shard, --maxfail, --collect-only. ``own_process``:
     `farm run`'s process, which ends with the run: a signal while it ends is still one that
     waits for the results to be written, not one that kills it."""
+    if isinstance(paths, (str, os.PathLike)):   # one path, not its characters ("/" of
+        paths = [paths]                         # "suites/demo" walked the whole disk)
     with signals_kept(restore=not own_process):
         return _run(paths, devices, settings, junit_xml, progress, out, matrix, overwrite,
                     verbose, choice, alluredir)
