@@ -26,6 +26,7 @@ MAX_SECONDS = 86400     # a day: any longer timeout is a typo (and overflows thr
 
 ENV_PREFIX = "FARM_"
 TOML_FILE = "farm.toml"                 # in the current directory
+WDA_SCHEMES = ("http", "https", "http+usbmux")  # what facebook-wda reaches (devices/ios.py)
 PYPROJECT_TABLE = ("tool", "farm")      # [tool.farm] of ./pyproject.toml
 
 
@@ -175,6 +176,14 @@ class Settings(BaseModel):
         internal error (a ValueError from a device's names) once the run had started."""
         from urllib.parse import urlsplit
         for url in value:
+            if "://" not in url:    # found once the device was built: a "1 error" run report
+                shown = mask_url(f"http://{url}")       # (u:pw@host:8100 masked as a URL)
+                raise ValueError(f"{shown.removeprefix('http://')} has no scheme: write "
+                                 f"{shown} (or http+usbmux://<udid>:8100 for a USB iPhone)")
+            scheme = url.split("://", 1)[0]     # (as devices/ios.py compares it)
+            if scheme not in WDA_SCHEMES:
+                raise ValueError(f"{mask_url(url)}: farm's WebDriverAgent client speaks "
+                                 f"{', '.join(WDA_SCHEMES)}, not {scheme}")
             try:
                 urlsplit(url).port
             except ValueError as exc:
