@@ -246,32 +246,45 @@ def _cannot_start(runtime: "DeviceRuntime", exc: BaseException) -> None:
 
 def broker_up(r, what: str, url: str) -> bool:
     """Wait for Redis as a device process starts (started again mid-outage: after a crash, a
-    release), saying so once, rather than die with a traceback and come back, by the
-    supervisor's back-off, up to a minute after Redis; False when told to stop meanwhile."""
-    import redis
-
-    from farm.config import mask_url
+    release, a failover), saying so once per cause, rather than die with a traceback and come
+    back, by the supervisor's back-off, up to a minute after Redis; False when told to stop
+    meanwhile. Redis must take writes: a replica (READONLY, after a failover) answers PING."""
     stop = threading.Event()
     before = {sig: signal.signal(sig, lambda *_: stop.set())
               for sig in (signal.SIGTERM, signal.SIGINT)}
-    said = False
+    said = ""
     try:
         while True:
-            try:
-                r.ping()
+            cause, why = _broker_not_ready(r, url)
+            if not cause:
                 if said:
                     print(f"farm worker: {what}: the broker answers: starting", flush=True)
                 return True
-            except (redis.ConnectionError, redis.TimeoutError) as exc:
-                if not said:
-                    print(f"farm worker: {what}: waiting for the broker {mask_url(url)} "
-                          f"({exc})", file=sys.stderr, flush=True)
-                said = True
-            if stop.wait(1.0):      # polling an absent Redis
+            if cause != said:       # (a connection's errors differ in their words)
+                print(f"farm worker: {what}: {why}", file=sys.stderr, flush=True)
+                said = cause
+            if stop.wait(1.0):      # polling an absent (or read-only) Redis
                 return False
     finally:
         for sig, handler in before.items():
             signal.signal(sig, handler)
+
+
+def _broker_not_ready(r, url: str) -> tuple[str, str]:
+    """What keeps the broker from serving a device, and how to say it ("" once it takes
+    writes)."""
+    import redis
+
+    from farm.config import mask_url
+    try:
+        store.epoch(r)      # a write (SET NX): a replica refuses it, and answers PING
+        return "", ""
+    except redis.ReadOnlyError:
+        return "replica", (f"the broker {mask_url(url)} is a read-only replica (failed "
+                           "over?): waiting for it to take writes again (or point the URL at "
+                           "the primary)")
+    except (redis.ConnectionError, redis.TimeoutError) as exc:
+        return "away", f"waiting for the broker {mask_url(url)} ({exc})"
 
 
 def _say(line: str) -> None:
@@ -646,7 +659,8 @@ def _forget(r, pid: int) -> str:
                     store.release_target(r, target_id(lease["kind"], lease["target"]), name)
                 return name
     except Exception as exc:        # Redis away: the leases expire by themselves
-        log.warning("cannot read the leases: %s", exc)
+        log.warning("cannot give up the lease of device process %d (it expires by itself): "
+                    "%s", pid, exc)
     return ""
 
 
