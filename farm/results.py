@@ -472,16 +472,17 @@ class ArtifactStore:
             try:
                 future.result()
             except Exception as exc:    # (an image Pillow cannot read: a bug, not the run's)
-                self._not_written(None, exc)
+                self.not_written(None, exc)
         with self._lock:
             count, why, self._unwritten, self._why = self._unwritten, self._why, 0, ""
         if count:
             print(f"farm: warning: {count} screenshot(s) not written under {self.dir} "
                   f"({why}): the report shows them missing", file=sys.stderr, flush=True)
 
-    def _not_written(self, path: Path | None, exc: Exception) -> None:
-        """An image that did not reach the disk: counted for `flush`, its torn file removed
-        (a half JPEG in the report reads as a broken page, not as a missing image)."""
+    def not_written(self, path: Path | None, exc: Exception) -> None:
+        """Note an image (or a worker's artifact, from the cluster executor) that did not
+        reach the disk: counted for `flush`, its torn file removed (a half JPEG in the report
+        reads as a broken page, not as a missing image)."""
         logging.getLogger("farm").warning("cannot write %s: %s", path or "an image", exc)
         with self._lock:
             self._unwritten += 1
@@ -500,7 +501,7 @@ class ArtifactStore:
         try:
             self._encode(path, image)
         except OSError as exc:          # a full disk, a run dir gone: the run goes on
-            self._not_written(path, exc)
+            self.not_written(path, exc)
 
     def _encode(self, path: Path, image: bytes) -> None:
         if path.parent not in self._made:

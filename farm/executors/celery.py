@@ -787,7 +787,7 @@ class CeleryExecutor:
             # (one not written, a full disk: said once at the end, as a local run's; the
             # write's OSError was taken for the broker's: the result lost, the run waiting)
             wire.save_artifacts(self.services.artifacts.run_dir, ev.get("artifacts") or {},
-                                self.services.artifacts._not_written)
+                                self.services.artifacts.not_written)
             self._record(inf.job, self._result_of(ev, inf), ev["device"])
             self.events.device_state(ev["device"], "idle")
 
