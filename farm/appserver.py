@@ -59,8 +59,10 @@ def _url_host(host: str) -> str:
 class AppServer:
     """One threaded static server per served directory."""
 
-    def __init__(self, host: str = "127.0.0.1", url_host: str | None = None) -> None:
+    def __init__(self, host: str = "127.0.0.1", url_host: str | None = None,
+                 setting: str = "FARM_SERVE_HOST") -> None:
         self.host = host
+        self.setting = setting              # where host was set, as its error names it
         self.url_host = url_host or host    # what other machines (cluster workers) dial
         self._servers: list[_QuietServer] = []
         self.urls: dict[Path, str] = {}     # served dir → base URL
@@ -92,7 +94,7 @@ class AppServer:
             return kind((self.host.strip("[]"), 0), handler)
         except OSError as exc:
             raise ConfigError(
-                f"FARM_SERVE_HOST {self.host}: cannot serve the suite's apps there "
+                f"{self.setting} {self.host}: cannot serve the suite's apps there "
                 f"({exc.strerror or exc}): give an address of this machine (127.0.0.1, or "
                 "0.0.0.0 for workers on other machines)") from None
 

@@ -169,7 +169,7 @@ def _run(paths: Sequence[str | Path], devices: str, settings: Settings,
     # a port that is taken, a serve host that is no address here: exit 4 before any output
     # is touched (a --report-dir given with --overwrite keeps its earlier run whole)
     server, tally = start_metrics(settings, {s.platform for s in specs})
-    with AppServer(settings.serve_host, settings.serve_url_host) as apps, ExitStack() as stack:
+    with _app_server(settings) as apps, ExitStack() as stack:
         suite_apps, own = [a for s in suites for a in s.defaults.apps], _served_folders(cases)
         apps.serve(suite_apps + own)
         run_dir = output_dirs(settings, run_id, overwrite, junit_xml, alluredir, len(cases))
@@ -205,6 +205,12 @@ def _run(paths: Sequence[str | Path], devices: str, settings: Settings,
     print_end(summary, run_dir, out, outcome.refused, outcome.warnings)
     export_metrics(settings, run_dir, tally, [] if outcome.refused else summary.cases, server)
     return _exit_code(summary, outcome.refused, unwritten)
+
+
+def _app_server(settings: Settings) -> AppServer:
+    """The run's server of suite apps; a serve host it cannot use named where it was set
+    (farm.toml:3 serve_host, FARM_SERVE_HOST)."""
+    return AppServer(settings.serve_host, settings.serve_url_host, settings.named("serve_host"))
 
 
 def _check_models(settings: Settings) -> None:
