@@ -201,10 +201,7 @@ def _files(node: Node, base: Path, p: Problems) -> dict[Path, Path]:
                          expected="a file path or glob")
         if pattern is None:
             continue
-        # a folder is its YAML files, those below it too, as Midscene's matchYamlFiles takes
-        # it (`files: [scripts/]` was "matches no .yaml file")
-        glob_of = (pattern.rstrip("/\\") + "/**/*" if not set("*?[") & set(pattern)
-                   and os.path.isdir(base / pattern) else pattern)
+        glob_of = _glob_of(pattern, base)
         matched = _matches(glob_of, base)
         if not matched:
             p.add(item, f"files: {pattern!r} matches no .yaml file (relative to the batch "
@@ -212,6 +209,27 @@ def _files(node: Node, base: Path, p: Problems) -> dict[Path, Path]:
         for m in matched:
             out.setdefault(m.resolve(), _home(glob_of, base, m.resolve()))
     return out
+
+
+def _glob_of(pattern: str, base: Path) -> str:
+    """A folder is its YAML files, those below it too, as Midscene's matchYamlFiles takes it
+    (`files: [scripts/]` was "matches no .yaml file"); any other pattern is itself."""
+    return (pattern.rstrip("/\\") + "/**/*" if not set("*?[") & set(pattern)
+            and os.path.isdir(base / pattern) else pattern)
+
+
+def listed_line(node: Node, path: Path, file: Path) -> int:
+    """The line of batch file ``path`` (read as ``node``) whose setup: or files: entry lists
+    ``file`` (resolved); the batch's first line when none does."""
+    top = node.value if node.kind == "map" else {}
+    items = [top["setup"]] if "setup" in top else []
+    if "files" in top and top["files"].kind == "seq":
+        items += top["files"].value
+    for item in items:
+        if item.text and file in {m.resolve() for m in _matches(_glob_of(item.text, path.parent),
+                                                                path.parent)}:
+            return item.line
+    return node.line
 
 
 # What the browser context is made with: one value for every file sharing it (the first file's).

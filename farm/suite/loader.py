@@ -31,7 +31,7 @@ from farm.suite.casefile import (case_seconds, check_secret_names, check_templat
 from farm.suite.checks import Problems
 from farm.suite.batch import (INDEX, NOT_CASE_DIRS, NOT_CASE_FILES, SOLVED_FILE,
                               SOLVED_SUFFIX, SUITE_FILE, check_shared, looks_like_batch,
-                              may_be_batch, nested_batch_warning, read_batch,
+                              listed_line, may_be_batch, nested_batch_warning, read_batch,
                               unlisted_warning, with_batch)
 from farm.suite.dotenv import DOTENV, explain_undefined, read_dotenv, with_dotenv
 from farm.suite.model import AppSpec, Batch, Case, Suite, SuiteDefaults
@@ -87,6 +87,7 @@ class _Loading:
         self.warnings: list[SuiteError] = []
         self.batches: list[Batch] = []
         self.batch_of: dict[str, Batch] = {}     # real path of a listed file -> its batch
+        self.listed_at: dict[str, str] = {}      # real path -> "batch.yaml:line" listing it
         self.listed_batches: set[str] = set()    # batch files a batch's glob matched (shown)
         self.broken_batches: set[str] = set()    # batch files with a problem (shown)
         self.ids: dict[str, tuple[Case, str]] = {}   # case id -> its case, "file:line"
@@ -204,12 +205,31 @@ class _Loading:
             # the one `farm run` of that folder gives it, whichever batch lists it.
             owner = info if real.startswith(inside) else self.suite(find_root(home) or home)
             owner.files.setdefault(real, file)
+            line = listed_line(node, path, file)
             if real in self.batch_of and self.batch_of[real].file != batch.file:
-                self.warnings.append(SuiteError(shown, f"{display_path(file)} is listed by "
-                                     f"{self.batch_of[real].file} too: it runs once, as this "
-                                     "batch lists it"))
-            self.batch_of[real] = batch
+                self._listed_twice(display_path(file), self.batch_of[real], batch,
+                                   self.listed_at[real], line)
+            self.batch_of[real], self.listed_at[real] = batch, f"{shown}:{line}"
         return batch
+
+    def _listed_twice(self, file: str, first: Batch, batch: Batch, first_at: str,
+                      line: int) -> None:
+        """``file``, listed by ``first`` (at ``first_at``), is listed by ``batch`` too: a file
+        is one case of a run, so it runs once, as the later batch lists it. Where either
+        batch shares its browser context that loses the file from the other's unit (a login
+        its next files need): refused, naming both entries."""
+        both = f"{first_at} and {batch.file}:{line}"
+        if not (first.share_context or batch.share_context):
+            self.warnings.append(SuiteError(batch.file, f"{file} is listed by {both}: it runs "
+                                            f"once, with {batch.file}'s settings", line))
+            return
+        sharing = " and ".join(b.file for b in (first, batch) if b.share_context)
+        self.errors.append(SuiteError(batch.file, (
+            f"{file} is listed by {both}, and {sharing} set"
+            f"{'' if ' and ' in sharing else 's'} shareBrowserContext: true: a file runs once "
+            f"in a run, so one batch would run without it; list it "
+            f"in one batch, or run each batch on its own (farm run {first.file}, then farm "
+            f"run {batch.file})"), line))
 
     def report_unlisted(self) -> None:
         """Say which YAML files of a folder run as its batch are not run: no batch lists
