@@ -322,6 +322,7 @@ def serve(runtime: "DeviceRuntime", loglevel: str) -> int:
         workers.append(sender)
 
     warnings.filterwarnings("ignore", category=SecurityWarning)
+    logging.getLogger("celery.worker").addFilter(_FailoverSaidPlainly(runtime.name))
     if logging.getLogger().getEffectiveLevel() >= logging.WARNING:
         _celery_says_nothing()
     try:
@@ -338,6 +339,25 @@ def serve(runtime: "DeviceRuntime", loglevel: str) -> int:
         # error (a Redis failover) exited 0, taken for a drained device: never started again
         code = getattr(workers[0], "exitcode", None)
     return code if isinstance(code, int) else 0
+
+
+class _FailoverSaidPlainly(logging.Filter):
+    """Celery's "Unrecoverable error" as Redis fails over (the consumer's Redis a replica now)
+    in one line naming the device and what comes next, not a traceback of kombu's insides."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__()
+        self.device = name
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        import redis
+        exc = record.exc_info[1] if record.exc_info else None
+        if isinstance(exc, redis.ReadOnlyError) or (
+                isinstance(exc, redis.ResponseError) and "UNBLOCKED" in str(exc)):
+            record.msg, record.args, record.exc_info = (
+                "%s: the broker is a read-only replica now (failed over?): this device's "
+                "process ends, `farm worker` starts it again (%s)", (self.device, exc), None)
+        return True
 
 
 def _celery_says_nothing() -> None:
