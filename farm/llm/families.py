@@ -2,8 +2,9 @@
 
 Coordinates (REFERENCE.md §3) come back in the family's own space; `to_rect` maps them to
 pixels of the screenshot the model saw with round(v·(size−1)/N), puts the corners in order
-and clips to the image; a box with no pixel on the image is no location (OffImage). Pure
-functions: property-tested with hypothesis.
+and clips to the image; a box with no pixel on the image, or whose middle (the point a tap
+goes to) is off it, is no location (OffImage). Pure functions: property-tested with
+hypothesis.
 """
 
 from __future__ import annotations
@@ -77,18 +78,23 @@ def family_for(name: str | None, model: str | None = None) -> Family:
 
 
 class OffImage(ValueError):
-    """The model's box (or point) has no pixel in common with the image it was given: it is
-    not a location. A box partly outside is clipped to the overlap instead."""
+    """The model's box (or point) has no pixel in common with the image it was given, or
+    (``mostly``) its middle is off it (a box 95% below the screenshot's edge): it is not a
+    location. A box with its middle on the image is clipped to the overlap instead."""
 
     def __init__(self, values: Sequence[float], image_size: tuple[int, int],
-                 scale: int | None = None) -> None:
+                 scale: int | None = None, mostly: bool = False) -> None:
         self.box = "[" + ",".join(f"{v:g}" for v in values) + "]"
         self.image_size = image_size
         what = "box" if len(values) == 4 else "point"
         # a normalised box is not in pixels: say what it is read against
         where = (f"{image_size[0]}×{image_size[1]} screen" if scale is None
                  else f"screen (its coordinates are 0-{scale})")
-        super().__init__(f"the model's {what} {self.box} is outside the {where}")
+        if mostly:
+            super().__init__(f"the model's {what} {self.box} is mostly outside the {where}: "
+                             "its middle is off it")
+        else:
+            super().__init__(f"the model's {what} {self.box} is outside the {where}")
 
 
 def _px(v: float, size: int, scale: int | None) -> int:
@@ -101,12 +107,16 @@ def _axis(v: float, size: int, scale: int | None) -> int:
 
 def _on_image(values: Sequence[float], xs: Sequence[float], ys: Sequence[float],
               family: Family, image_size: tuple[int, int]) -> None:
-    """OffImage unless the box spanning ``xs`` × ``ys`` overlaps the image."""
+    """OffImage unless the box spanning ``xs`` × ``ys`` overlaps the image with its middle:
+    clipping a box mostly outside would tap the strip of it on the image's edge, where the
+    model meant a point it did not see."""
     w, h = image_size
     px = sorted(_px(v, w, family.scale) for v in xs)
     py = sorted(_px(v, h, family.scale) for v in ys)
     if px[-1] < 0 or px[0] > w - 1 or py[-1] < 0 or py[0] > h - 1:
         raise OffImage(values, image_size, family.scale)
+    if not (0 <= px[0] + px[-1] <= 2 * (w - 1) and 0 <= py[0] + py[-1] <= 2 * (h - 1)):
+        raise OffImage(values, image_size, family.scale, mostly=True)
 
 
 POINT_BOX = 4   # a point becomes a box this many pixels either side of it
@@ -116,7 +126,8 @@ def to_rect(values: Sequence[float], family: Family, image_size: tuple[int, int]
     """Map a model box (4 numbers) or point (2 numbers) to a Rect in image pixels.
 
     Raises ValueError for anything else (wrong count, NaN), and OffImage (a ValueError) for
-    a box or point entirely outside the image: callers turn it into feedback or a miss.
+    a box or point entirely outside the image, or a box whose middle is: callers turn it into
+    feedback or a miss.
     """
     w, h = image_size
     nums = [float(v) for v in values]

@@ -27,12 +27,23 @@ def overlaps(values, family, size):
     return max(xs) >= 0 and min(xs) <= size[0] - 1 and max(ys) >= 0 and min(ys) <= size[1] - 1
 
 
+def middle_on(values, family, size):
+    xs, ys = pixels(values, family, size)
+    return 0 <= min(xs) + max(xs) <= 2 * (size[0] - 1) and \
+        0 <= min(ys) + max(ys) <= 2 * (size[1] - 1)
+
+
 @given(fams, sizes, st.lists(nums, min_size=4, max_size=4))
 def test_any_box_maps_inside_the_image_or_is_no_location(name, size, box):
-    """A box that overlaps the image is clipped to it; one with no pixel on it is no location
-    (it used to be clamped onto the edge, and the edge pixel was tapped)."""
+    """A box whose middle is on the image is clipped to it; one with no pixel on it, or with
+    its middle off it, is no location (it used to be clamped onto the edge, and the edge pixel
+    was tapped)."""
     if not overlaps(box, FAMILIES[name], size):
         with pytest.raises(OffImage, match="is outside the"):
+            to_rect(box, FAMILIES[name], size)
+        return
+    if not middle_on(box, FAMILIES[name], size):
+        with pytest.raises(OffImage, match="is mostly outside the .*: its middle is off it"):
             to_rect(box, FAMILIES[name], size)
         return
     r = to_rect(box, FAMILIES[name], size)
@@ -60,13 +71,24 @@ def test_a_box_entirely_off_the_screenshot_is_no_location(box):
 
 
 def test_a_box_partly_off_the_screenshot_is_clipped_to_the_overlap():
-    assert to_rect([1200, 700, 1400, 900], FAMILIES["gpt"], (1280, 800)) == Rect(
+    assert to_rect([1200, 700, 1300, 850], FAMILIES["gpt"], (1280, 800)) == Rect(
         x=1200, y=700, width=80, height=100)
-    assert to_rect([-50, -50, 10, 20], FAMILIES["gpt"], (1280, 800)) == Rect(
-        x=0, y=0, width=11, height=21)
-    # normalised: 1200 of 1000 is past the right edge; [900..1200] keeps 900..1000
-    assert to_rect([900, 0, 1200, 1000], FAMILIES["qwen3-vl"], (1001, 1001)) == Rect(
+    assert to_rect([-10, -10, 50, 40], FAMILIES["gpt"], (1280, 800)) == Rect(
+        x=0, y=0, width=51, height=41)
+    # normalised: 1050 of 1000 is past the right edge; [900..1050] keeps 900..1000
+    assert to_rect([900, 0, 1050, 1000], FAMILIES["qwen3-vl"], (1001, 1001)) == Rect(
         x=900, y=0, width=101, height=1001)
+
+
+@pytest.mark.parametrize("box", [[100, 780, 200, 1180], [1270, 10, 1470, 20],
+                                 [-400, 10, 20, 20]])
+def test_a_box_mostly_off_the_screenshot_is_no_location(box):
+    """95% of [100, 780, 200, 1180] is below an 800 px screenshot: clipped, the tap went to
+    the 20 px strip on its edge, a point the model did not mean."""
+    with pytest.raises(OffImage) as off:
+        to_rect(box, FAMILIES["gpt"], (1280, 800))
+    assert str(off.value) == (f"the model's box [{','.join(map(str, box))}] is mostly outside "
+                              "the 1280×800 screen: its middle is off it")
     with pytest.raises(OffImage):
         to_rect([1100, 0, 1200, 1000], FAMILIES["qwen3-vl"], (1001, 1001))
 
