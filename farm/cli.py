@@ -133,7 +133,8 @@ def cli() -> None:
 @click.option("--overwrite", is_flag=True,
               help="Reuse a --report-dir that already holds a run (its results are replaced).")
 @click.option("--verbose", "-v", is_flag=True,
-              help="Also list what was skipped while finding cases (hidden files, folders).")
+              help="Also list what was skipped while finding cases (hidden files and folders, "
+                   "node_modules, farm.yaml's exclude:, *.solved.yaml, a batch's unlisted files).")
 @click.option("--cache", "cache_mode", type=click.Choice(CACHE_MODES),
               help="Locate/plan cache: read-write (default), read-only (CI), write-only, off "
                    "(also FARM_CACHE).")
