@@ -632,7 +632,7 @@ def _say_draining(children: list[_Child], r) -> None:
         return
     for c in children:
         name, lease = held.get(c.proc.pid if c.proc else None, ("", {}))
-        c.name = name
+        c.name = name or c.name
         if lease.get("state") == "busy":
             print(f"farm worker: {name} finishes {lease.get('case')} (run {lease.get('run')}) "
                   f"first", file=sys.stderr, flush=True)
@@ -642,8 +642,10 @@ def _watch(c: _Child, env: dict[str, str], r, stopping: bool) -> None:
     assert c.proc is not None
     now = time.monotonic()
     if c.due is not None:
-        if stopping:
-            c.code = c.proc.returncode
+        if stopping:    # dead before the stop (said then), due to start again: stopped, and
+            c.code = 0  # `systemctl stop` sees 0, not the death's 137 (a unit "failed")
+            print(f"farm worker: device {c.name or c.describe()} stopped (it was to start "
+                  "again)", file=sys.stderr, flush=True)
         elif now >= c.due:
             c.start(env)
         return
@@ -652,7 +654,7 @@ def _watch(c: _Child, env: dict[str, str], r, stopping: bool) -> None:
         return
     if stopping and code == -signal.SIGTERM:
         code = 0    # the stop's own SIGTERM, to a device still starting (no handler yet): stopped
-    name = _forget(r, c.proc.pid) or c.name or c.describe()
+    name = c.name = _forget(r, c.proc.pid) or c.name or c.describe()
     how = f"was killed by {signal.Signals(-code).name}" if code < 0 else f"exited with {code}"
     if stopping or code in FINAL_EXITS:
         if code and code not in SAID_EXITS:
