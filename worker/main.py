@@ -248,7 +248,8 @@ def broker_up(r, what: str, url: str) -> bool:
     """Wait for Redis as a device process starts (started again mid-outage: after a crash, a
     release, a failover), saying so once per cause, rather than die with a traceback and come
     back, by the supervisor's back-off, up to a minute after Redis; False when told to stop
-    meanwhile. Redis must take writes: a replica (READONLY, after a failover) answers PING."""
+    meanwhile. Redis must take writes: a replica (READONLY, after a failover) or a full one
+    (maxmemory) answers PING."""
     stop = threading.Event()
     before = {sig: signal.signal(sig, lambda *_: stop.set())
               for sig in (signal.SIGTERM, signal.SIGINT)}
@@ -283,6 +284,9 @@ def _broker_not_ready(r, url: str) -> tuple[str, str]:
         return "replica", (f"the broker {mask_url(url)} is a read-only replica (failed "
                            "over?): waiting for it to take writes again (or point the URL at "
                            "the primary)")
+    except redis.OutOfMemoryError as exc:     # maxmemory reached, under noeviction
+        return "full", (f"the broker {mask_url(url)} is out of memory and takes no writes "
+                        f"({exc}): waiting for it to take writes again")
     except (redis.ConnectionError, redis.TimeoutError) as exc:
         return "away", f"waiting for the broker {mask_url(url)} ({exc})"
 
