@@ -194,6 +194,7 @@ def child(argv: Sequence[str]) -> int:
             "supervisor": args.supervisor, **store.this_machine()}
     name = claim_name(r, args.kind, info, settings.worker_host, args.index,
                       patience=settings.cluster_max_case_seconds)
+    _log_as(name)
     opened: list[DeviceRuntime] = []
     metrics_at = serve_metrics(args.metrics_port, settings.metrics_host,
                                lambda: bool(opened) and opened[0].ready())
@@ -228,6 +229,14 @@ def child(argv: Sequence[str]) -> int:
         sys.stderr.flush()
         os.execv(sys.executable, [sys.executable, "-m", "worker.main", *argv])   # a fresh start
     return 0
+
+
+def _log_as(name: str) -> None:
+    """Each logged line names this device: the device processes of a `farm worker` share its
+    output, and Celery's "Cannot connect to redis://..." or a heartbeat's "redis unavailable"
+    came once per device, alike, none saying which."""
+    for handler in logging.getLogger().handlers:
+        handler.setFormatter(logging.Formatter(f"%(asctime)s {name} %(name)s %(message)s"))
 
 
 def _cannot_start(runtime: "DeviceRuntime", exc: BaseException) -> None:
