@@ -274,7 +274,7 @@ class TextMatchTier:
             raise ambiguous(prompt, how, [describe(t) + f" at {t.rect.as_list()}"
                                           for t in targets])
         if targets and targets[0].visible:
-            way = _mostly_hidden(targets[0], tree, ctx.device)
+            way = _mostly_hidden(targets[0], ctx.device)
             if way:
                 return self._bring_in(prompt, ctx, targets[0], way)
             if targets[0].editable:
@@ -377,13 +377,15 @@ class TextMatchTier:
         (-1) edge, where a tap on its strip reaches the home-gesture bar or the status bar:
         one swipe of the length that brings its edge to the screen's middle, then a fresh
         read, as Playwright scrolls a target into view if needed. Still mostly out (it does
-        not scroll) fails where its frame says so (iOS); a dump's bounds are clipped to what
-        shows (Android), so a strip that stays is taken as it is: all there is of it."""
+        not scroll) fails where its whole frame says so; bounds clipped to what shows (a
+        phone's tree) cannot tell a strip that stays from a small control on the edge: it is
+        taken as it is."""
         w, h = ctx.device.size()
         r = target.rect
         dy = r.y - h // 2 if way > 0 else r.y + r.height - h // 2
         x = min(max(r.x + r.width // 2, w // 10), w * 9 // 10)
-        ctx.device.swipe(x, h // 2 + dy // 2, x, h // 2 - dy // 2, BRING_IN_MS)
+        y = h // 2 + dy // 2               # (the finger goes dy, about the middle)
+        ctx.device.swipe(x, y, x, y - dy, BRING_IN_MS)
         tree = ctx.refresh()
         again, how = find_text(prompt, tree, ctx.hints.get("editable", False)) \
             if tree is not None else ([], "")
@@ -396,7 +398,8 @@ class TextMatchTier:
         if not again[0].visible:
             return self._reveal(prompt, ctx, again[0])
         now = again[0]
-        if _mostly_hidden(now, tree, ctx.device) and not _clipped(tree):
+        r = now.rect
+        if _mostly_hidden(now, ctx.device) and (r.y < 0 or r.y + r.height > h):
             unit = "pt" if ctx.device.platform == "ios" else "px"
             raise LocateError(f"{describe(now)} shows {_shown(now.rect, h)} of its "
                               f"{now.rect.height} {unit}, at the {('top', 'bottom')[way > 0]} "
@@ -438,36 +441,32 @@ class TextMatchTier:
 # How long the swipe that brings a target cut by the screen's edge in lasts: slow, so that it
 # moves the content about as far as the finger went (a quick one flings it further)
 BRING_IN_MS = 600
-# A dump's bounds are clipped to what shows: a target at an edge showing less than this part
-# of the screen's height (about the 48 dp / 44 pt touch target phones ask for) is a cut strip
+# Phones' trees clip bounds to what shows (Android's dump; iOS's WDA frames, `shown_parts`): a
+# target at the screen's edge showing less than this part of its height (about the 48 dp /
+# 44 pt touch target phones ask for) is taken for a cut strip of something larger
 STRIP = 1 / 20
-
-
-def _clipped(tree: UITree) -> bool:
-    """Whether the tree's bounds are clipped to what shows (Android's dump), not frames."""
-    return tree.source == "uiautomator"
 
 
 def _shown(r: Rect, height: int) -> int:
     return max(0, min(r.y + r.height, height) - max(r.y, 0))
 
 
-def _mostly_hidden(node: UINode, tree: UITree, device: Device) -> int:
+def _mostly_hidden(node: UINode, device: Device) -> int:
     """On a phone, whether ``node`` (on screen) shows mostly beyond the screen's bottom edge
-    (1), its top edge (-1) or not (0): its frame's middle off the screen (iOS; as the web's
-    tap scrolls a target whose middle is outside the viewport in), or, for clipped bounds
-    (Android), a strip thinner than a touch target that the edge a list scrolls in from cuts
-    (`_cut`)."""
+    (1), its top edge (-1) or not (0): a whole frame past the edge (a tree that does not
+    clip) with its middle off the screen, as the web's tap scrolls a target whose middle is
+    outside the viewport in; clipped bounds, a strip thinner than a touch target on the
+    screen's edge."""
     if getattr(device, "platform", "") not in ("android", "ios"):
         return 0          # the web's tap scrolls its point in itself (`_in_view`)
     h = device.size()[1]
     r = node.rect
-    if not _clipped(tree):
+    if r.y < 0 or r.y + r.height > h:
         middle = r.y + r.height // 2
         return 1 if middle >= h else -1 if middle < 0 else 0
     if _shown(r, h) >= h * STRIP:
         return 0
-    return 1 if _cut(node, tree, h, True) else -1 if _cut(node, tree, h, False) else 0
+    return 1 if r.y + r.height >= h else -1 if r.y <= 0 else 0
 
 
 def _cut(node: UINode, tree: UITree, height: int, forward: bool) -> bool:

@@ -45,9 +45,24 @@ def test_android_a_strip_at_the_bottom_edge_is_swiped_in_before_it_is_tapped():
 
 def test_ios_a_button_whose_frame_is_mostly_below_the_screen_is_swiped_in():
     size = (390, 844)
-    dev = Phone("ios", [tree("wda", (842, 44), size), tree("wda", (422, 44), size)], size)
-    hit = default_chain().locate("Pay now", dev)
-    assert hit.rect.y == 422 and len(swipes(dev)) == 1
+    for first in ((842, 2), (842, 44)):        # clipped to what shows (`shown_parts`), or not
+        dev = Phone("ios", [tree("wda", first, size), tree("wda", (422, 44), size)], size)
+        hit = default_chain().locate("Pay now", dev)
+        assert hit.rect.y == 422 and len(swipes(dev)) == 1
+
+
+def test_a_strip_at_the_top_edge_is_swiped_down_into_view():
+    size = (390, 844)
+    dev = Phone("ios", [tree("wda", (0, 3), size), tree("wda", (380, 44), size)], size)
+    assert default_chain().locate("Pay now", dev).rect.y == 380
+    [(_, y1, _, y2, _)] = swipes(dev)
+    assert y2 - y1 == 422 - 3                  # its bottom edge to the screen's middle
+
+
+def test_a_small_control_away_from_the_screen_s_edge_is_not_swiped():
+    size = (1080, 2400)
+    dev = Phone("android", [tree("uiautomator", (2000, 40), size)], size)
+    assert default_chain().locate("Pay now", dev).rect.y == 2000 and swipes(dev) == []
 
 
 def test_ios_a_button_that_does_not_scroll_in_is_refused_saying_why():
