@@ -66,6 +66,8 @@ NOT_CASE_FILES = {"pnpm-lock.yaml": "pnpm's lock file", "pnpm-workspace.yaml": "
 SOLVED_SUFFIX = ".solved.yaml"
 SOLVED_FILE = "`farm cache export` output"
 UNLISTED_NAMED = 5      # files a batch folder leaves out, named in its warning (-v: all)
+# The farm.yaml exclude: pattern a (file, its home) matches, if any (farm.suite.loader).
+Excluded = Callable[[Path, Path], str | None]
 SETUP_ALONE = ("setup requires shareBrowserContext: true (as in Midscene): without a shared "
                "browser context what the setup file does cannot reach the other files")
 
@@ -95,13 +97,14 @@ def looks_like_batch(node: Node | None) -> bool:
         "'files'" in suggest(key, ["files"]) for key in node.value)
 
 
-def read_batch(node: Node, path: Path, shown: str,
-               p: Problems) -> tuple[Batch, dict[Path, Path]]:
+def read_batch(node: Node, path: Path, shown: str, p: Problems,
+               excluded: Excluded = lambda file, home: None) -> tuple[Batch, dict[Path, Path]]:
     """The batch's settings and the case files it lists (sorted within each pattern, in the
     patterns' order, each once; the setup file first), each with its *home*: the folder its
     pattern names before any wildcard (``../e2e/**/*.yaml`` -> ``../e2e``). A file outside the
     batch's suite belongs to the suite of its home, so its id is what ``farm run`` of that
-    folder gives it, whichever batch lists it."""
+    folder gives it, whichever batch lists it. A glob passes over the files ``excluded``
+    gives a pattern for (farm.yaml's exclude:, as discovery does); a path naming one runs it."""
     top = node.value
     for name, why in REFUSED.items():
         if name in top and top[name].value is not False:
@@ -127,7 +130,7 @@ def read_batch(node: Node, path: Path, shown: str,
         retry=p.integer(top.get("retry"), "retry", maximum=10),
         summary=_summary_path(top.get("summary"), path.parent, p),
         overrides={k: v for k, v in overrides.items() if v}, share_context=share)
-    listed = _files(top["files"], path.parent, p) if "files" in top else {}
+    listed = _files(top["files"], path.parent, p, excluded) if "files" in top else {}
     files = {f: home for f, home in listed.items() if f != path.resolve()}
     if setup is not None:
         if setup in files:
@@ -190,7 +193,7 @@ def _summary_path(node: Node | None, base: Path, p: Problems) -> str | None:
     return str(base / text) if text else None
 
 
-def _files(node: Node, base: Path, p: Problems) -> dict[Path, Path]:
+def _files(node: Node, base: Path, p: Problems, excluded: Excluded) -> dict[Path, Path]:
     patterns = p.sequence(node, "files", "a list of file paths or globs (relative to the "
                                           "batch file)")
     if patterns is not None and not patterns:
@@ -202,12 +205,19 @@ def _files(node: Node, base: Path, p: Problems) -> dict[Path, Path]:
         if pattern is None:
             continue
         glob_of = _glob_of(pattern, base)
-        matched = _matches(glob_of, base)
-        if not matched:
+        homes = {m: _home(glob_of, base, m.resolve()) for m in _matches(glob_of, base)}
+        named = not set("*?[") & set(glob_of)      # a path: runs even if excluded
+        left = [m for m, home in homes.items() if not named and excluded(m, home)]
+        if not homes:
             p.add(item, f"files: {pattern!r} matches no .yaml file (relative to the batch "
                         "file)")
-        for m in matched:
-            out.setdefault(m.resolve(), _home(glob_of, base, m.resolve()))
+        elif len(left) == len(homes):
+            p.add(item, f"files: {pattern!r} matches only files farm.yaml's exclude: leaves "
+                        f"out ({', '.join(sorted(m.name for m in left))}): name one to run "
+                        "it")
+        for m, home in homes.items():
+            if m not in left:
+                out.setdefault(m.resolve(), home)
     return out
 
 

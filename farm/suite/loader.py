@@ -185,14 +185,22 @@ class _Loading:
         if errors or not looks_like_batch(node):
             return None
         p = Problems(shown, values=self.values)      # a ${NAME} in concurrent:, retry:...
-        batch, files = read_batch(node, path, shown, p)
+        info = self.suite(find_root(path.parent) or path.parent)
+        inside = os.path.realpath(info.root) + os.sep
+
+        def owner(file: Path, home: Path) -> _SuiteInfo:
+            # A file outside the batch's suite is a case of its own folder's suite: its id is
+            # the one `farm run` of that folder gives it, whichever batch lists it.
+            return (info if os.path.realpath(file).startswith(inside)
+                    else self.suite(find_root(home) or home))
+
+        batch, files = read_batch(node, path, shown, p,
+                                  lambda file, home: _excluded(owner(file, home), file))
         self.errors.extend(p.errors)
         if p.errors:
             self.broken_batches.add(shown)
         self.batches.append(batch)
-        info = self.suite(find_root(path.parent) or path.parent)
         batch.unit_id = file_case_id(info.root, path)
-        inside = os.path.realpath(info.root) + os.sep
         for file, home in files.items():
             if may_be_batch(peek(file)) and self._not_a_case(file) == "batch":
                 self.listed_batches.add(display_path(file))
@@ -201,10 +209,7 @@ class _Loading:
                     f"(`farm run {display_path(file)}` runs it)")))
                 continue
             real = os.path.realpath(file)
-            # A file outside the batch's suite is a case of its own folder's suite: its id is
-            # the one `farm run` of that folder gives it, whichever batch lists it.
-            owner = info if real.startswith(inside) else self.suite(find_root(home) or home)
-            owner.files.setdefault(real, file)
+            owner(file, home).files.setdefault(real, file)
             line = listed_line(node, path, file)
             if real in self.batch_of and self.batch_of[real].file != batch.file:
                 self._listed_twice(display_path(file), self.batch_of[real], batch,
@@ -238,8 +243,8 @@ class _Loading:
         served = {real for info in self.suites.values() for real in info.excluded}
         known = {b.file for b in self.batches}
         for folder, batches in self.batch_folders.items():
-            left = {f: self._not_a_case(f) for f in _yaml_below(folder, served)
-                    if os.path.realpath(f) not in run}
+            left = {f: self._not_a_case(f) for f in self._not_excluded(
+                _yaml_below(folder, served), folder) if os.path.realpath(f) not in run}
             by = " or ".join(b.file for b in batches)
             for nested in (f for f, what in left.items() if what == "batch"):
                 if display_path(nested) not in known | self.listed_batches:
@@ -255,6 +260,20 @@ class _Loading:
             if any(b.file not in self.broken_batches for b in batches):
                 self.warnings.append(SuiteError(batches[0].file,
                                                 unlisted_warning(shown, len(batches))))
+
+    def _not_excluded(self, files: list[Path], folder: Path) -> list[Path]:
+        """``files`` (below a batch's ``folder``) but those farm.yaml's exclude: leaves out,
+        said for ``-v`` as discovery says them: they are excluded, not unlisted."""
+        out = []
+        for file in files:
+            info = self.suites.get(find_root(file.parent) or folder)
+            pattern = _excluded(info, file) if info is not None else None
+            if pattern is None:
+                out.append(file)
+            else:
+                self.skipped.append(f"excluded file {display_path(file)} "
+                                    f"(farm.yaml's exclude: {pattern!r})")
+        return out
 
     def _not_a_case(self, path: Path) -> str | None:
         """"batch" for a batch file, "cache" for a Midscene cache file (neither runs as a
