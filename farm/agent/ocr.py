@@ -18,7 +18,6 @@ import io
 import logging
 import re
 import threading
-import time
 import unicodedata
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -54,39 +53,6 @@ def engine() -> Any:
                 log.warning("OCR tier unavailable (%s): locating by screen text is off",
                             _broken)
         return _engine
-
-
-_warm = False
-
-
-def warm_up() -> float | None:
-    """Start the shared engine and make its first reading now: loading its models and
-    onnxruntime's first run take seconds (2-5 s on a loaded host), which otherwise count
-    against the first case that reads the screen by OCR and can time it out (`timeout: 2`).
-    For a run whose cases may use OCR, to call before the first case's clock starts. The
-    seconds it took; None when OCR is unavailable or already warm."""
-    global _warm
-    began = time.monotonic()
-    reader = engine()
-    with _lock:
-        if reader is None or _warm:
-            return None
-        _warm = True
-    _recognise(reader, _sample(), 0.5)
-    took = time.monotonic() - began
-    log.info("OCR engine started and warmed up in %.1f s", took)
-    return took
-
-
-def _sample() -> bytes:
-    """A small PNG with a word on it: a reading that runs both of the engine's models."""
-    from PIL import Image, ImageDraw
-
-    image = Image.new("RGB", (1080, 2400), "white")
-    ImageDraw.Draw(image).text((16, 24), "Sign in", fill="black")
-    out = io.BytesIO()
-    image.save(out, "PNG")
-    return out.getvalue()
 
 
 _read: "OrderedDict[tuple[bytes, float], tuple[OcrLine, ...]]" = OrderedDict()
