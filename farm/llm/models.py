@@ -56,6 +56,7 @@ def configured_families(settings: "Settings") -> set[str]:
 class _Role:
     """One configured model: where its settings come from and what they resolve to."""
     setting: str                # FARM_MODEL, FARM_PLANNING_MODEL, FARM_ASSERT_MODEL
+    named: str                  # the model as a message names it: where it was set (--model)
     model: str
     base_url: str | None
     api_key: str | None
@@ -68,7 +69,8 @@ def _roles(settings: "Settings") -> dict[str, _Role]:
     else the main model's base URL and key; none without FARM_MODEL."""
     if not settings.model:
         return {}
-    roles = {"": _Role("FARM_MODEL", settings.model, settings.model_base_url,
+    roles = {"": _Role("FARM_MODEL", _named(settings, "model"), settings.model,
+                       settings.model_base_url,
                        _secret(settings.model_api_key), settings.model_family,
                        "FARM_MODEL_API_KEY")}
     for role in ("PLANNING_", "ASSERT_"):
@@ -77,7 +79,7 @@ def _roles(settings: "Settings") -> dict[str, _Role]:
         if not model:
             continue
         own_key = getattr(settings, f"{prefix}model_api_key")
-        roles[role] = _Role(f"FARM_{role}MODEL", model,
+        roles[role] = _Role(f"FARM_{role}MODEL", _named(settings, f"{prefix}model"), model,
                             getattr(settings, f"{prefix}model_base_url")
                             or settings.model_base_url,
                             _secret(own_key or settings.model_api_key),
@@ -103,11 +105,17 @@ def check_models(settings: "Settings") -> None:
     from farm.llm.litellm_client import _litellm
     from farm.llm.preflight import config_problem
     lib = _litellm()
-    problems = [f"{r.setting}={problem}" for r in roles.values()
+    problems = [f"{r.named}={problem}" for r in roles.values()
                 if (problem := config_problem(lib, r.model, r.base_url, bool(r.api_key),
                                               r.key_setting)) is not None]
     if problems:
         raise ConfigError("\n".join(dict.fromkeys(problems)))
+
+
+def _named(settings: "Settings", name: str) -> str:
+    """Model setting ``name`` as an error names it: where it was set (``--model``,
+    ``farm.toml model``), its variable when nothing says (a value given in code)."""
+    return settings.named(name) if settings.source(name) else f"FARM_{name.upper()}"
 
 
 def _unknown_family(name: str) -> ValueError | None:
