@@ -177,9 +177,9 @@ class Settings(BaseModel):
         from urllib.parse import urlsplit
         for url in value:
             if "://" not in url:    # found once the device was built: a "1 error" run report
-                shown = mask_url(f"http://{url}")       # (u:pw@host:8100 masked as a URL)
-                raise ValueError(f"{shown.removeprefix('http://')} has no scheme: write "
-                                 f"{shown} (or http+usbmux://<udid>:8100 for a USB iPhone)")
+                shown = _masked_value(url)              # (u:pw@host:8100 masked as a URL)
+                raise ValueError(f"{shown} has no scheme: write http://{shown} (or "
+                                 "http+usbmux://<udid>:8100 for a USB iPhone)")
             scheme = url.split("://", 1)[0]     # (as devices/ios.py compares it)
             if scheme not in WDA_SCHEMES:
                 raise ValueError(f"{mask_url(url)}: farm's WebDriverAgent client speaks "
@@ -244,12 +244,7 @@ class Settings(BaseModel):
         parts = urlsplit(value)
         if parts.scheme.lower() not in ("http", "https"):
             raise ValueError(f"a Pushgateway is an http:// or https:// URL, got {parts.scheme}")
-        try:
-            parts.port
-        except ValueError:
-            raise ValueError("has a port that is not a number from 1 to 65535") from None
-        if not parts.hostname:
-            raise ValueError("names no host (http://HOST:9091)")
+        _port_and_host(parts, "http://HOST:9091")
         return value
 
     @field_validator("model_base_url", "planning_model_base_url", "assert_model_base_url")
@@ -267,12 +262,7 @@ class Settings(BaseModel):
                              f"{mask_url('http://' + value.strip())}")
         if parts.scheme.lower() not in ("http", "https"):
             raise ValueError(f"is the model's http:// or https:// URL, got {parts.scheme}://")
-        try:
-            parts.port
-        except ValueError:
-            raise ValueError("has a port that is not a number from 1 to 65535") from None
-        if not parts.hostname:
-            raise ValueError("names no host (http://HOST:PORT/v1)")
+        _port_and_host(parts, "http://HOST:PORT/v1")
         return value.strip()
 
     @field_validator("results_history_url")
@@ -832,6 +822,17 @@ def mask_urls_in(text: str) -> str:
     """``text`` with every URL in it masked as `mask_url` masks one (a Chromium flag
     ``--proxy-server=http://user:pw@proxy:3128`` keeps all but the password)."""
     return _URL_IN_TEXT.sub(lambda m: mask_url(m.group(0)), text)
+
+
+def _port_and_host(parts: Any, example: str) -> None:
+    """An http(s) URL setting (split by urlsplit) a request can use: a port from 1 to 65535
+    (urlsplit refuses others only when asked), and a host."""
+    try:
+        parts.port
+    except ValueError:
+        raise ValueError("has a port that is not a number from 1 to 65535") from None
+    if not parts.hostname:
+        raise ValueError(f"names no host ({example})")
 
 
 def _json_list(text: str) -> list[str]:
