@@ -23,7 +23,8 @@ import weakref
 import zlib
 from typing import TYPE_CHECKING, Any
 
-from farm.devices.base import Rect, UINode, UITree, await_tree_change, swipe_into_view
+from farm.devices.base import (Rect, UINode, UITree, await_tree_change, kept_tail,
+                               swipe_into_view)
 from farm.devices.keys import android_keycode
 from farm.devices.native_tree import parse_uiautomator, parse_xml, query_xml
 from farm.devices.procs import PhoneBusy, PhoneClaim
@@ -560,12 +561,15 @@ class AndroidDevice:
     def shell_result(self, command: str, timeout_s: float = SHELL_TIMEOUT_S
                      ) -> tuple[str, str, int]:
         """Run ``command`` in the device shell: (stdout, stderr, exit code), for a suite's
-        runAdbShell step (its `timeout`), which fails on a non-zero exit. A command silent
+        runAdbShell step (its `timeout`), which fails on a non-zero exit; stdout past 64K
+        characters is kept as its tail (`kept_tail`: a `logcat -d` put megabytes into
+        results.json and the report; grep on the phone for the rest). A command silent
         for ``timeout_s`` fails the step (StepFailed): it ran longer than its step allows, which
         was the phone's loss ("no answer from the adb server in time"), retried elsewhere."""
         from adbutils.errors import AdbTimeout
         try:
-            return self._run(command, timeout=timeout_s, own_shell=True)
+            out, err, code = self._run(command, timeout=timeout_s, own_shell=True)
+            return kept_tail(out), err, code
         except DeviceLost as exc:
             if self._killed or not isinstance(exc.__cause__, AdbTimeout) or \
                     "connect" in str(exc.__cause__):      # (the adb server's own silence)

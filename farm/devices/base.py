@@ -413,3 +413,22 @@ def await_tree_change(read: Callable[[], str | None], before: str | None, timeou
         if left <= 0:
             return False
         time.sleep(min(TREE_LOOK_S, left))
+
+
+# What a step keeps of a command's or request's answer (runAdbShell's stdout): the rest went
+# into results.json twice (the step's output and the case's data) and into the report
+OUTPUT_KEEP_CHARS = 64 * 1024
+
+
+def kept_tail(text: str, keep: int = OUTPUT_KEEP_CHARS) -> str:
+    """``text`` as a step keeps it: whole up to ``keep`` characters, else its last ``keep``
+    from a line's start (the newest of a log), after one line saying how much was cut."""
+    if len(text) <= keep:
+        return text
+    tail = text[-keep:]
+    start = tail.find("\n")
+    if 0 <= start < len(tail) - 1:      # (a single huge line: cut inside it)
+        tail = tail[start + 1:]
+    cut = len(text) - len(tail)
+    return (f"[farm: {cut:,} characters of {len(text):,} cut; the last {len(tail):,} "
+            f"kept]\n{tail}")
