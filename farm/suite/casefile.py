@@ -211,7 +211,7 @@ def _variables(top: dict[str, Node], d: SuiteDefaults, p: Problems) -> dict:
     true/false field's ``${NAME}`` reads them too (farm.suite.checks)."""
     secrets = list(dict.fromkeys(d.secrets + p.string_list(top.get("secrets"), "secrets",
                                                              names=True)))
-    variables = {**d.vars, **p.variables(top.get("vars"), "vars")}
+    variables = {**d.vars, **p.variables(top.get("vars"), "vars", d.vars)}
     if p.values is not None:
         p.values = p.values.within(variables, secrets)
     return {"secrets": secrets, "vars": variables}

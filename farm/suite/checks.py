@@ -21,8 +21,8 @@ import yaml
 from pydantic import ValidationError
 
 from farm.errors import SuiteError
-from farm.suite.vars import (LoadValues, cycle_of, is_valid_name, references, sole_reference,
-                             substitute)
+from farm.suite.vars import (LoadValues, chain_problems, is_valid_name, references,
+                             sole_reference, substitute)
 from farm.suite.yamlpos import Node, exponent_number
 
 LOAD_TIME = ("a number or true/false field takes its value when the suite loads, from the "
@@ -280,8 +280,10 @@ class Problems:
                 out.append(value)
         return out
 
-    def variables(self, node: Node | None, where: str) -> dict[str, str]:
-        """A ``vars:`` mapping of variable name -> scalar (kept as text)."""
+    def variables(self, node: Node | None, where: str,
+                  inherited: dict[str, str] | None = None) -> dict[str, str]:
+        """A ``vars:`` mapping of variable name -> scalar (kept as text); its values may refer
+        to ``inherited`` (the suite's, for a case's)."""
         if node is None or node.is_null:
             return {}
         if node.kind == "scalar":      # `API_TOKEN= sk-...` or `API_TOKEN sk-...`: its value
@@ -303,11 +305,8 @@ class Problems:
             text = self.text(value, f"{where}.{name}", expected="a string or number")
             if text is not None:
                 out[name] = text
-        for name in out:
-            if chain := cycle_of(out, name):
-                self.add(items[name], f"{where}.{name}: refers to itself ("
-                         f"{' -> '.join(f'${{{n}}}' for n in chain)}): a value cannot be "
-                         "made of itself")
+        for name, why in chain_problems(out, inherited).items():
+            self.add(items[name], f"{where}.{name}: {why}")
         return out
 
 

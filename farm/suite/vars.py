@@ -21,7 +21,7 @@ import functools
 import os
 import re
 import unicodedata
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -40,6 +40,11 @@ _TOKEN = re.compile(
 )
 
 MASK = "***"
+# A vars: value refers to others at most this deep, and expands to at most this many
+# characters: a longer chain or value is no real suite's (a value doubling itself through a
+# few others would fill the memory), and is reported where written (`chain_problems`).
+MAX_CHAIN = 100
+MAX_VALUE_CHARS = 1_000_000
 # Every source of a value, as the loader and a run look them up (farm.suite.dotenv: `.env`).
 UNDEFINED = ("undefined variable ${{{}}} (set it in the environment, a .env file in the "
              "working directory, vars:, or a secrets dir)")
@@ -139,38 +144,197 @@ def model_text(template: str, shown: Callable[[str, str], str | None]) -> str:
 def expand_defaults(values: Mapping[str, str], names: Iterable[str]) -> dict[str, str]:
     """``values`` with the value of each of ``names`` (a ``vars:`` value no other source
     overrides) read as a template: its ``${NAME}`` replaced by ``NAME``'s value, itself
-    expanded when it is one of ``names`` too. A reference with no value (undefined, or a
-    cycle: ``A: ${B}``, ``B: ${A}``) stays as written; the loader reports an undefined one."""
-    out, todo, doing = dict(values), set(names), set()
+    expanded when it is one of ``names`` too. A value with no expansion (a cycle: ``A: ${B}``,
+    ``B: ${A}``; a chain or a value too long: `chain_problems`) stays as written; the loader
+    reports it, and an undefined reference."""
+    names = set(names)
+    templates = {name: values[name] for name in names}
+    expanded = _expand_all(templates, values.get)
+    return {**values, **{name: value for name, value in expanded.items() if value is not None}}
 
-    def value_of(name: str) -> str | None:
-        if name in todo and name not in doing:
-            doing.add(name)
-            out[name] = substitute(values[name], value_of)
-            todo.discard(name)
-        return None if name in doing and name in todo else out.get(name)
 
-    for name in list(todo):
-        value_of(name)
+def _refs(templates: Mapping[str, str]) -> dict[str, list[str]]:
+    """Each template's references to the others (one entry per occurrence)."""
+    return {name: [ref for ref, _, _ in references(text) if ref in templates]
+            for name, text in templates.items()}
+
+
+@dataclass
+class _Shape:
+    """What expanding ``vars:`` templates that refer to each other would take, found without
+    expanding them (nor recursing: a chain may be as long as the file allows)."""
+
+    order: list[str]                   # each name after the names its value refers to
+    looped: set[str]                   # names in, or referring to, a cycle
+    depth: dict[str, int]              # the longest chain of references below a name
+    size: dict[str, int]               # at most this many characters once expanded
+
+    @classmethod
+    def of(cls, templates: Mapping[str, str], refs: Mapping[str, list[str]]) -> _Shape:
+        order, looped, state = [], set(), {}
+        for root in templates:
+            if root in state:
+                continue
+            state[root] = "open"
+            stack = [(root, iter(refs[root]))]
+            while stack:
+                name, todo = stack[-1]
+                for ref in todo:
+                    if state.get(ref) == "open" or ref in looped:
+                        looped.add(name)
+                    elif ref not in state:
+                        state[ref] = "open"
+                        stack.append((ref, iter(refs[ref])))
+                        break
+                else:
+                    stack.pop()
+                    state[name] = "done"
+                    order.append(name)
+                    if stack and name in looped:
+                        looped.add(stack[-1][0])
+        depth: dict[str, int] = {}
+        size: dict[str, int] = {}
+        for name in order:
+            if name not in looped:
+                depth[name] = max((depth[ref] + 1 for ref in refs[name]), default=0)
+                size[name] = min(len(templates[name]) + sum(size[ref] for ref in refs[name]),
+                                 MAX_VALUE_CHARS + 1)
+        return cls(order, looped, depth, size)
+
+    def usable(self, name: str) -> bool:
+        """Whether ``name``'s value can be expanded (no cycle, chain or size past the limits)."""
+        return (name not in self.looped and self.depth[name] <= MAX_CHAIN
+                and self.size[name] <= MAX_VALUE_CHARS)
+
+
+def _expand_all(templates: Mapping[str, str], outside: Callable[[str], str | None]
+                ) -> dict[str, str | None]:
+    """Each of ``templates`` expanded: a reference to another of them is its expansion, any
+    other reference ``outside(name)``'s value. None for a value `_Shape.usable` refuses, and
+    for one that refers to such a value."""
+    refs = _refs(templates)
+    shape = _Shape.of(templates, refs)
+    out: dict[str, str | None] = {}
+    for name in shape.order:
+        if not shape.usable(name) or any(out[ref] is None for ref in refs[name]):
+            out[name] = None
+            continue
+        out[name] = substitute(templates[name],
+                               lambda ref: out[ref] if ref in templates else outside(ref))
     return out
 
 
-def cycle_of(values: Mapping[str, str], start: str) -> list[str] | None:
-    """``[start, ..., start]`` when ``start``'s value in ``values`` (``vars:``) refers back to
-    ``start`` through the values of others, else None: such a value has no expansion."""
-    seen = {start}
+def chain_problems(values: Mapping[str, str], inherited: Mapping[str, str] | None = None
+                   ) -> dict[str, str]:
+    """Why each of ``values`` (a ``vars:`` mapping; ``inherited`` the suite's, which it may
+    refer to) has no expansion, by name: it refers to itself, or it is the top of a chain of
+    references deeper than `MAX_CHAIN` or of a value longer than `MAX_VALUE_CHARS` (only the
+    top is named: the values below are fine where they are used alone)."""
+    templates = {**(inherited or {}), **values}
+    refs = _refs(templates)
+    shape = _Shape.of(templates, refs)
+    referred = {ref for name in values if name not in shape.looped for ref in refs[name]}
+    cycles = _cycles(refs)
+    out = {}
+    for name in values:
+        if name in cycles:
+            if why := _cycle_problem(refs, cycles[name], name):
+                out[name] = why
+        elif name in shape.looped or name in referred:
+            continue
+        elif shape.depth[name] > MAX_CHAIN:
+            out[name] = (f"refers to a chain of more than {MAX_CHAIN} variables "
+                         f"({_chain_start(refs, shape, name)}): "
+                         "write the value with fewer references")
+        elif shape.size[name] > MAX_VALUE_CHARS:
+            out[name] = (f"expands to more than {MAX_VALUE_CHARS:,} characters: write a "
+                         "shorter value, or one that repeats other variables less")
+    return out
 
-    def visit(chain: list[str]) -> list[str] | None:
-        for ref, _, _ in references(values[chain[-1]]):
-            if ref == start:
-                return [*chain, ref]
-            if ref in values and ref not in seen:
-                seen.add(ref)
-                if found := visit([*chain, ref]):
-                    return found
+
+def _cycle_problem(refs: Mapping[str, list[str]], members: list[str], name: str) -> str | None:
+    """What to say of ``name``, one of ``members`` (variables that all refer to each other):
+    each is named with its cycle, but a ring of more than `MAX_CHAIN` only at its first."""
+    if len(members) > MAX_CHAIN and name != members[0]:
         return None
+    inside = set(members)
+    chain = _cycle({n: [r for r in refs[n] if r in inside] for n in members}, name)
+    if chain is None:
+        return None
+    shown = [f"${{{n}}}" for n in chain]
+    if len(shown) > 12:
+        shown = [*shown[:4], f"… {len(shown) - 6} more", *shown[-2:]]
+    return f"refers to itself ({' -> '.join(shown)}): a value cannot be made of itself"
 
-    return visit([start])
+
+def _cycles(refs: Mapping[str, list[str]]) -> dict[str, list[str]]:
+    """Each name that refers to itself, directly or through others, and the names of its
+    cycle (all that refer to each other, in the order written): Tarjan's strongly connected
+    components, without recursion."""
+    written = {name: i for i, name in enumerate(refs)}
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    at: dict[str, int] = {}            # where on `stack` a name of an open component is
+    out: dict[str, list[str]] = {}
+
+    def push(name: str) -> None:
+        index[name] = low[name] = len(index)
+        at[name] = len(stack)
+        stack.append(name)
+        work.append((name, iter(refs[name])))
+
+    for root in refs:
+        if root in index:
+            continue
+        work: list[tuple[str, Iterator[str]]] = []
+        push(root)
+        while work:
+            name, todo = work[-1]
+            for ref in todo:
+                if ref not in index:
+                    push(ref)
+                    break
+                if ref in at:
+                    low[name] = min(low[name], index[ref])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[name])
+                if low[name] == index[name]:
+                    members = stack[at[name]:]
+                    del stack[at[name]:]
+                    for member in members:
+                        del at[member]
+                    if len(members) > 1 or name in refs[name]:
+                        out.update(dict.fromkeys(members, sorted(members, key=written.get)))
+    return out
+
+
+def _chain_start(refs: Mapping[str, list[str]], shape: _Shape, name: str) -> str:
+    """The first few links of ``name``'s deepest chain, as ``${A} -> ${B} -> ... -> …``."""
+    chain = [name]
+    while refs[chain[-1]] and len(chain) < 4:
+        chain.append(max(refs[chain[-1]], key=lambda ref: shape.depth[ref]))
+    return " -> ".join([*(f"${{{n}}}" for n in chain), "…"])
+
+
+def _cycle(refs: Mapping[str, list[str]], start: str) -> list[str] | None:
+    """``[start, ..., start]`` when ``start``'s value refers back to ``start`` through the
+    values of others (the first such chain depth-first, in the order written), else None."""
+    seen = {start}
+    stack = [(start, iter(refs[start]))]
+    while stack:
+        for ref in stack[-1][1]:
+            if ref == start:
+                return [*(name for name, _ in stack), ref]
+            if ref not in seen:
+                seen.add(ref)
+                stack.append((ref, iter(refs[ref])))
+                break
+        else:
+            stack.pop()
+    return None
 
 
 @dataclass(frozen=True)
@@ -195,12 +359,11 @@ class LoadValues:
         return LoadValues(self.env, {**self.vars, **vars}, self.secrets | frozenset(secrets),
                           self.secret_files, self.at_run | frozenset(at_run), self.dotenv)
 
-    def read(self, name: str, _seen: frozenset[str] = frozenset()) -> tuple[str | None, str]:
+    def read(self, name: str) -> tuple[str | None, str]:
         """``(value, where it comes from)``; ``(None, why it may not be used)`` for a secret or
         a run-time value; ``(None, "")`` when ``name`` is not defined. A ``vars:`` value is
-        expanded (`expand_defaults`), its references read here too."""
-        if name in _seen:               # a cycle of vars: referring to each other
-            return None, ""
+        expanded (`expand_defaults`), its references read here too; one with no expansion (a
+        cycle, a chain too deep: `chain_problems` reports it) reads as undefined."""
         if name in self.secrets:
             return None, "is a secret (secrets:)"
         if name in self.at_run:
@@ -212,9 +375,17 @@ class LoadValues:
         if name in self.dotenv:
             return self.dotenv[name], ".env"
         if name in self.vars:
-            return substitute(self.vars[name],
-                              lambda ref: self.read(ref, _seen | {name})[0]), "vars:"
+            return self._expanded[name], "vars:" if self._expanded[name] is not None else ""
         return None, ""
+
+    @functools.cached_property
+    def _expanded(self) -> dict[str, str | None]:
+        """Every ``vars:`` value no other source overrides, expanded once (a field reads a
+        value many times, and a value built from others would be built again each time)."""
+        over = self.secrets | self.at_run | self.env.keys() | self.secret_files \
+            | self.dotenv.keys()
+        templates = {name: value for name, value in self.vars.items() if name not in over}
+        return _expand_all(templates, lambda ref: self.read(ref)[0])
 
     def credential_in(self, value: str) -> str | None:
         """The name of a credential-named variable (``API_TOKEN``: `is_credential`) whose value
