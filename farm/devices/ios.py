@@ -454,15 +454,31 @@ class IosDevice:
         endpoints, as facebook-wda's ``Element.clear_text`` / ``set_text`` send them (the agent
         types the whole string on the device: one request, not one per key). False when no
         element has the keyboard focus (nothing was done)."""
-        def replace() -> bool:
-            field = self._focused_field()
-            if field is None:
-                return False
+        def replace(field: Any) -> None:
             field.clear_text()
             if text:
                 field.set_text(text)
-            return True
-        return self._call(replace, "fill")
+        return self._call(lambda: self._on_focused(replace), "fill")
+
+    def _on_focused(self, act: Callable[[Any], None]) -> bool:
+        """``act`` on the element with the keyboard focus; False when none has it. The app may
+        draw the field anew between WDA's find and its use (a re-render: "stale element
+        reference"): it is found again once; stale again, the step fails (the app's state,
+        not the phone's)."""
+        from wda.exceptions import WDAStaleElementReferenceError
+        for _ in range(2):
+            field = self._focused_field()
+            if field is None:
+                return False
+            try:
+                act(field)
+                return True
+            except WDAStaleElementReferenceError:
+                log.info("%s: the focused field went stale; finding it again", self.name)
+        raise StepFailed("the text field was drawn anew each time farm typed into it (WDA: "
+                         "stale element reference, twice): the app keeps re-rendering it; "
+                         "wait for the screen to settle first (e.g. waitForText), or type "
+                         "key by key with mode: typeOnly")
 
     def check_text_focus(self) -> None:
         """After a tap meant for a text field: StepFailed when no element has the keyboard
@@ -498,10 +514,7 @@ class IosDevice:
         """Empty the focused field (WDA's element ``/clear``); with no field known to have the
         focus, delete backwards from the caret."""
         def clear() -> None:
-            field = self._focused_field()
-            if field is not None:
-                field.clear_text()
-            else:
+            if not self._on_focused(lambda field: field.clear_text()):
                 self._keys("\b" * 40)
         self._call(clear, "clear")
 

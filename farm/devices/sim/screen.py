@@ -78,6 +78,13 @@ FIELD_JS = """([op, id, text]) => {
     return id;
   }
   const el = fields.get(id);
+  if (op === "redraw" && el && el.isConnected) {    // the app draws the field anew: same look,
+    const drawn = el.cloneNode(true);             // value and focus, another object
+    drawn.value = el.value;
+    el.replaceWith(drawn);
+    drawn.focus();
+    return "stale";
+  }
   if (!el || !el.isConnected) return "stale";
   if (document.activeElement !== el && !el.contains(document.activeElement)) el.focus();
   if (text === null) {
@@ -144,10 +151,13 @@ class Faults:
     crash: int = 0           # the app in front crashes at the next tap, swipe, key or text
     offline: int = 0         # adb lists the phone "offline" and refuses it (a replugged cable)
     keyboard_stuck: int = 0  # WDA cannot dismiss the keyboard (an iPhone's has no hide key)
+    redraw: int = 0          # WDA: the app draws the field an element request names anew just
+    #                          before it (its id goes stale: re-rendered between find and /value)
     slow_seconds: float = 3.0
     names: tuple[str, ...] = field(default=("drop", "black", "idle", "empty_tree", "slow",
                                             "invalid_session", "input_blocked", "launch_fail",
-                                            "crash", "offline", "keyboard_stuck"),
+                                            "crash", "offline", "keyboard_stuck",
+                                            "redraw"),
                                    repr=False)
 
     def hit(self, name: str) -> bool:
@@ -475,12 +485,13 @@ class PhoneScreen:
             return bool(await self._page.evaluate(FIELD_JS, ["editing", "", None]))
         return self._run(go())
 
-    def field_input(self, field: str, text: str | None) -> bool:
+    def field_input(self, field: str, text: str | None, redraw: bool = False) -> bool:
         """Type ``text`` into field ``field`` at its caret in one go (None: empty it), giving it
-        the focus first; False when the field is gone (its page changed)."""
+        the focus first; False when the field is gone (its page changed, or ``redraw``: the
+        app draws it anew first, as a re-render between WDA's find and its use does)."""
         async def go() -> bool:
             page = await self._ensure()
-            how = await page.evaluate(FIELD_JS, ["input", field, text])
+            how = await page.evaluate(FIELD_JS, ["redraw" if redraw else "input", field, text])
             if how == "insert":     # the page refused execCommand: the same through the driver
                 if text:
                     await page.keyboard.insert_text(text)

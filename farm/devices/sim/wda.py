@@ -409,7 +409,7 @@ class WdaServer(ThreadingHTTPServer):
         return None, req.sid
 
     def _field(self, element: str, text: str | None) -> None:
-        if not self.screen.field_input(element, text):
+        if not self.screen.field_input(element, text, self.screen.faults.hit("redraw")):
             raise _Refused(404, "stale element reference", f"The element '{element}' is not "
                            "linked to the same object in the DOM anymore")
 
