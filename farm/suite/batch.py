@@ -12,9 +12,11 @@
 A YAML file with ``files:`` and no ``tasks:`` is a batch, whatever its name (`looks_like_batch`:
 a misspelt ``files:`` beside other batch keys too, so the slip is reported as a batch's); a
 directory holding batch files is those batches (farm.suite.loader). Keys farm cannot honour
-are refused with the reason (``false``, what farm does anyway, is accepted). A listed file may
-live anywhere, as in Midscene: one outside the batch's suite is loaded as a case of its own
-folder's suite (see `read_batch`).
+are refused with the reason (``false``, what farm does anyway, is accepted). A listed path or
+glob stays in the batch's suite folder (`Scope`: where its farm.yaml is, else the batch's own
+folder), as farm.yaml's exclude: globs do: ``files: ['/']`` walked the whole filesystem. A
+listed link may lead elsewhere: that file is loaded as a case of its own folder's suite (see
+`read_batch`).
 
 With ``concurrent: 1`` (Midscene's default) the files run one at a time in the listed order
 (farm.schedule: a sequence), as Midscene runs them; ``continueOnError: false`` then starts no
@@ -32,6 +34,7 @@ import glob
 import itertools
 import os
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
@@ -97,15 +100,54 @@ def looks_like_batch(node: Node | None) -> bool:
         "'files'" in suggest(key, ["files"]) for key in node.value)
 
 
+@dataclass(frozen=True)
+class Scope:
+    """The suite folder a batch's ``files:`` and ``setup:`` stay in (``root``, absolute and
+    not resolved: a link in it is the suite's), as messages name it (``shown``), and whether
+    a farm.yaml marks it (else it is the batch's own folder)."""
+
+    root: Path
+    shown: str
+    marked: bool
+
+    def outside(self, pattern: str, base: Path) -> bool:
+        """Whether ``pattern`` (relative to ``base``, a folder of the suite) may match a file
+        outside it: its start before any wildcard is not in it (``/``, ``../e2e/*.yaml``),
+        or a ``..`` after a wildcard climbs above it (``*/../../x.yaml``)."""
+        parts = Path(pattern).parts
+        fixed = list(itertools.takewhile(lambda part: not set("*?[") & set(part), parts))
+        start = os.path.normpath(base / Path(*fixed)) if fixed else os.path.normpath(base)
+        root = os.path.normpath(self.root)
+        if start != root and not start.startswith(root.rstrip(os.sep) + os.sep):
+            return True
+        room = len(Path(os.path.relpath(start, root)).parts) if start != root else 0
+        for part in parts[len(fixed):]:
+            room += -1 if part == ".." else 0 if part in (".", "**") else 1
+            if room < 0:
+                return True
+        return False
+
+    def refuse(self, node: Node, where: str, pattern: str, p: Problems) -> None:
+        """Record that ``pattern`` (at ``node``) reaches outside the suite's folder."""
+        how = ("the suite's folder is where its farm.yaml is: move that to a folder above "
+               "both" if self.marked else "a farm.yaml, even an empty one, in a folder above "
+               "both the batch file and the files makes that folder the suite")
+        p.add(node, f"{where}: {pattern!r} reaches outside the suite's folder {self.shown}: a "
+                    f"batch lists only its suite's files ({how})")
+
+
 def read_batch(node: Node, path: Path, shown: str, p: Problems,
-               excluded: Excluded = lambda file, home: None) -> tuple[Batch, dict[Path, Path]]:
+               excluded: Excluded = lambda file, home: None,
+               scope: Scope | None = None) -> tuple[Batch, dict[Path, Path]]:
     """The batch's settings and the case files it lists (sorted within each pattern, in the
     patterns' order, each once; the setup file first), each with its *home*: the folder its
     pattern names before any wildcard (``../e2e/**/*.yaml`` -> ``../e2e``). A file outside the
     batch's suite belongs to the suite of its home, so its id is what ``farm run`` of that
     folder gives it, whichever batch lists it. A glob passes over the files ``excluded``
-    gives a pattern for (farm.yaml's exclude:, as discovery does); a path naming one runs it."""
+    gives a pattern for (farm.yaml's exclude:, as discovery does); a path naming one runs it.
+    A path or glob reaching outside ``scope`` (the suite's folder) is refused, not searched."""
     top = node.value
+    scope = scope or Scope(path.parent, str(path.parent), False)
     for name, why in REFUSED.items():
         if name in top and top[name].value is not False:
             p.add(node.keys[name], f"{name}: {top[name].describe()} is not supported by farm: "
@@ -115,7 +157,7 @@ def read_batch(node: Node, path: Path, shown: str, p: Problems,
         p.add(node, "missing required key 'files': expected the list of case files (paths or "
                     "globs, relative to the batch file) the batch runs")
     share = bool(p.boolean(top.get("shareBrowserContext"), "shareBrowserContext"))
-    setup = _setup_file(top.get("setup"), share, path.parent, p)
+    setup = _setup_file(top.get("setup"), share, path.parent, p, scope)
     sections = [k for k in (*WEB_SECTIONS, *MOBILE_SECTIONS) if k in top]
     web = [k for k in sections if k in WEB_SECTIONS]
     if len(web) > 1:
@@ -130,7 +172,7 @@ def read_batch(node: Node, path: Path, shown: str, p: Problems,
         retry=p.integer(top.get("retry"), "retry", maximum=10),
         summary=_summary_path(top.get("summary"), path.parent, p),
         overrides={k: v for k, v in overrides.items() if v}, share_context=share)
-    listed = _files(top["files"], path.parent, p, excluded) if "files" in top else {}
+    listed = _files(top["files"], path.parent, p, excluded, scope) if "files" in top else {}
     files = {f: home for f, home in listed.items() if f != path.resolve()}
     if setup is not None:
         if setup in files:
@@ -143,13 +185,17 @@ def read_batch(node: Node, path: Path, shown: str, p: Problems,
     return batch, files
 
 
-def _setup_file(node: Node | None, share: bool, base: Path, p: Problems) -> Path | None:
+def _setup_file(node: Node | None, share: bool, base: Path, p: Problems,
+                scope: Scope) -> Path | None:
     """Midscene's ``setup:``: one YAML file (a path or a glob matching exactly one)."""
     text = p.text(node, "setup", empty_ok=False, expected="the setup YAML file")
-    if text is None:
+    if text is None or node is None:
         return None
     if not share:
         p.add(node, SETUP_ALONE)
+        return None
+    if scope.outside(text, base):
+        scope.refuse(node, "setup", text, p)
         return None
     matched = _matches(text, base)
     if len(matched) != 1:
@@ -193,7 +239,8 @@ def _summary_path(node: Node | None, base: Path, p: Problems) -> str | None:
     return str(base / text) if text else None
 
 
-def _files(node: Node, base: Path, p: Problems, excluded: Excluded) -> dict[Path, Path]:
+def _files(node: Node, base: Path, p: Problems, excluded: Excluded,
+           scope: Scope) -> dict[Path, Path]:
     patterns = p.sequence(node, "files", "a list of file paths or globs (relative to the "
                                           "batch file)")
     if patterns is not None and not patterns:
@@ -203,6 +250,9 @@ def _files(node: Node, base: Path, p: Problems, excluded: Excluded) -> dict[Path
         pattern = p.text(item, "files item", required=True, empty_ok=False,
                          expected="a file path or glob")
         if pattern is None:
+            continue
+        if scope.outside(pattern, base):
+            scope.refuse(item, "files", pattern, p)
             continue
         glob_of = _glob_of(pattern, base)
         homes = {m: _home(glob_of, base, m.resolve()) for m in _matches(glob_of, base)}

@@ -32,7 +32,7 @@ from farm.suite.checks import Problems
 from farm.suite.batch import (INDEX, NOT_CASE_DIRS, NOT_CASE_FILES, SOLVED_FILE,
                               SOLVED_SUFFIX, SUITE_FILE, check_shared, looks_like_batch,
                               listed_line, may_be_batch, nested_batch_warning, read_batch,
-                              unlisted_warning, with_batch)
+                              Scope, unlisted_warning, with_batch)
 from farm.suite.dotenv import DOTENV, explain_undefined, read_dotenv, with_dotenv
 from farm.suite.model import AppSpec, Batch, Case, Suite, SuiteDefaults
 from farm.suite.vars import LoadValues, Variables, is_valid_name, read_secrets_dir
@@ -195,7 +195,8 @@ class _Loading:
                     else self.suite(find_root(home) or home))
 
         batch, files = read_batch(node, path, shown, p,
-                                  lambda file, home: _excluded(owner(file, home), file))
+                                  lambda file, home: _excluded(owner(file, home), file),
+                                  Scope(info.root, display_path(info.root), info.has_file))
         self.errors.extend(p.errors)
         if p.errors:
             self.broken_batches.add(shown)
