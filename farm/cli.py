@@ -297,9 +297,11 @@ def _on_load_errors(exc: SuiteErrors, junit_xml: Path | None, collect_only: bool
     of the cases that did (one broken file among fifty stops them all)."""
     if junit_xml is not None:
         _junit_of_load_errors(exc, junit_xml)
-    exc.outcome = (f"farm: no case {'is listed' if collect_only else 'ran'}: a run starts "
-                   "only when every suite file loads (fix the problems listed, or name "
-                   "only the files to run)")
+    exc.outcome = ("farm: no case is listed: --collect-only lists cases only when every "
+                   "suite file loads (fix the problems listed, or name only the files to list)"
+                   if collect_only else
+                   "farm: no case ran: a run starts only when every suite file loads (fix the "
+                   "problems listed, or name only the files to run)")
 
 
 def _junit_of_load_errors(exc: SuiteErrors, path: Path) -> None:

@@ -46,7 +46,10 @@ def test_an_ai_input_without_a_value_still_says_the_text_is_missing(farm_run, tm
 
 
 @pytest.mark.parametrize("collect_only, said", [
-    (True, "farm: no case is listed"), (False, "farm: no case ran")])
+    (True, "farm: no case is listed: --collect-only lists cases only when every suite file "
+           "loads (fix the problems listed, or name only the files to list)"),
+    (False, "farm: no case ran: a run starts only when every suite file loads (fix the "
+            "problems listed, or name only the files to run)")])
 def test_one_broken_file_among_good_ones_says_the_good_ones_did_not_run_either(
         farm_run, tmp_path, collect_only, said):
     for name in ("a_good", "b_good"):
@@ -58,9 +61,7 @@ def test_one_broken_file_among_good_ones_says_the_good_ones_did_not_run_either(
     assert err.splitlines() == [
         "farm: 1 problem in suite files:",
         "  s/c_broken.yaml:7:9: unknown step kind 'aitap' (did you mean 'aiTap'?)"]
-    assert out.splitlines() == [
-        f"{said}: a run starts only when every suite file loads (fix the problems listed, "
-        "or name only the files to run)"]
+    assert out.splitlines() == [said]
     assert "a_good" not in out
 
 
