@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from farm.config import load_settings
+from farm.errors import UserError
 from worker.main import run_workers
 
 
@@ -19,7 +20,11 @@ def main(argv: list[str]) -> int:
     args = ap.parse_args(argv)
     settings = load_settings()
     port = settings.worker_metrics_port if args.metrics_port is None else args.metrics_port
-    return run_workers(settings, args.devices, args.group, port, args.loglevel)
+    try:
+        return run_workers(settings, args.devices, args.group, port, args.loglevel)
+    except UserError as exc:    # (the broker's ACL user may not do what a worker does)
+        print(f"farm: error: {exc}", file=sys.stderr, flush=True)
+        return exc.exit_code
 
 
 if __name__ == "__main__":

@@ -42,9 +42,10 @@ if TYPE_CHECKING:  # pragma: no cover
 log = logging.getLogger("farm.worker")
 
 EXIT_NO_TARGET = 4          # every phone this child could drive is driven by another worker
+EXIT_REFUSED = 4            # the broker's ACL user may not do what it does (NOPERM)
 EXIT_NAME_LOST = 75         # another process held its name: started again (under a free one)
-FINAL_EXITS = (0, 3, EXIT_NO_TARGET)    # a child exiting so meant to: never restarted
-SAID_EXITS = (3, EXIT_NO_TARGET)        # ... having said why (its device, its phone)
+FINAL_EXITS = (0, 3, EXIT_NO_TARGET, EXIT_REFUSED)  # a child exiting so meant to: never restarted
+SAID_EXITS = (3, EXIT_NO_TARGET, EXIT_REFUSED)      # ... having said why (device, phone, ACL)
 RESTART_FIRST_S, RESTART_MAX_S = 1.0, 60.0      # back-off of a child that keeps dying
 STABLE_S = 60.0             # a child that ran this long restarts without the back-off
 
@@ -173,17 +174,37 @@ def _child_args(argv: Sequence[str]) -> argparse.Namespace:
 
 
 def child(argv: Sequence[str]) -> int:
-    """One device's worker process."""
+    """One device's worker process. One whose Redis user lacks a command, key or channel it
+    uses (NOPERM: the broker's ACL) says so in one line and ends with 4, not started again:
+    it died of a traceback, again at each restart."""
+    from redis.exceptions import NoPermissionError
+
+    from farm.config import load_settings
     args = _child_args(argv)
     end_with_supervisor(args.supervisor)
     logging.basicConfig(level=args.loglevel, format="%(asctime)s %(name)s %(message)s")
     from worker.log_mask import mask_logging
     mask_logging()          # the secrets of the cases it runs, as `farm run`'s farm.log
-    from farm.config import load_settings
-    from farm.devices.specs import known_kinds
-    from worker.runtime import DeviceRuntime
     settings = load_settings()
     store.use_prefix(settings.cluster_prefix)
+    try:
+        return _device_process(args, settings, argv)
+    except NoPermissionError as exc:
+        url = settings.broker_url.get_secret_value()
+        _say_refused(f"{args.kind} #{args.index}", store.refused(url, exc))
+        return EXIT_REFUSED
+
+
+def _say_refused(device: str, why: str) -> None:
+    # (sys.__stderr__: Celery leaves sys.stderr redirected to its logging once it has run)
+    print(f"farm worker: device {device}: {why}. Not started again: once the user may, start "
+          "`farm worker` again", file=sys.__stderr__, flush=True)
+
+
+def _device_process(args: argparse.Namespace, settings: "Settings",
+                    argv: Sequence[str]) -> int:
+    from farm.devices.specs import known_kinds
+    from worker.runtime import DeviceRuntime
     platform = known_kinds(settings)[args.kind]
     group = args.group or args.kind
     url = settings.broker_url.get_secret_value()
@@ -335,7 +356,8 @@ def serve(runtime: "DeviceRuntime", loglevel: str) -> int:
         workers.append(sender)
 
     warnings.filterwarnings("ignore", category=SecurityWarning)
-    logging.getLogger("celery.worker").addFilter(_FailoverSaidPlainly(runtime.name))
+    said = _FailoverSaidPlainly(runtime.name)
+    logging.getLogger("celery.worker").addFilter(said)
     if logging.getLogger().getEffectiveLevel() >= logging.WARNING:
         _celery_says_nothing()
     try:
@@ -351,20 +373,31 @@ def serve(runtime: "DeviceRuntime", loglevel: str) -> int:
         # app.start drops the exit code click hands back: a consumer dead of an unrecoverable
         # error (a Redis failover) exited 0, taken for a drained device: never started again
         code = getattr(workers[0], "exitcode", None)
+    if said.refused is not None:        # Celery's consumer died of the broker's ACL
+        _say_refused(runtime.name, store.refused(
+            runtime.settings.broker_url.get_secret_value(), said.refused))
+        return EXIT_REFUSED
     return code if isinstance(code, int) else 0
 
 
 class _FailoverSaidPlainly(logging.Filter):
     """Celery's "Unrecoverable error" as Redis fails over (the consumer's Redis a replica now)
-    in one line naming the device and what comes next, not a traceback of kombu's insides."""
+    in one line naming the device and what comes next, not a traceback of kombu's insides.
+    One of the broker's ACL (NOPERM: a command, key or channel Celery uses) is kept in
+    ``refused`` for :func:`serve` to say, and not logged."""
 
     def __init__(self, name: str) -> None:
         super().__init__()
         self.device = name
+        self.refused: BaseException | None = None
 
     def filter(self, record: logging.LogRecord) -> bool:
         import redis
+        from redis.exceptions import NoPermissionError
         exc = record.exc_info[1] if record.exc_info else None
+        if isinstance(exc, NoPermissionError):
+            self.refused = exc
+            return False
         if isinstance(exc, redis.ReadOnlyError) or (
                 isinstance(exc, redis.ResponseError) and "UNBLOCKED" in str(exc)):
             record.msg, record.args, record.exc_info = (
@@ -477,6 +510,7 @@ def run_workers(settings: "Settings", specs: str, group: str | None = None,
     env.pop("CELERY_BROKER_URL", None)
     store.use_prefix(settings.cluster_prefix)
     r = store.connect(url)
+    store.check_permissions(r, url)     # once, here: not a traceback from each device
     children = worker_commands(settings, specs, group, metrics_port, r, loglevel)
     if children is None:
         return EXIT_NO_TARGET

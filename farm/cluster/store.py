@@ -36,12 +36,13 @@ HISTORY_KEEP = 20
 
 
 _prefix = "farm"
+_prefix_set = False         # (`refused` names the prefix only once it is known)
 
 
 def use_prefix(prefix: str) -> None:
     """Key everything under ``prefix`` (Settings.cluster_prefix); set once per process."""
-    global _prefix
-    _prefix = prefix
+    global _prefix, _prefix_set
+    _prefix, _prefix_set = prefix, True
 
 
 def key(*parts: str) -> str:
@@ -63,6 +64,7 @@ def check(url: str) -> Any:
     or refuses us (wrong password, TLS on a plain port, ...), or when Celery cannot read the
     URL (an option redis-py takes and Celery does not: its workers died with a traceback)."""
     import redis
+    from redis.exceptions import NoPermissionError
 
     from farm.config import mask_url
     from farm.errors import ConfigError
@@ -78,6 +80,8 @@ def check(url: str) -> Any:
             raise ConfigError(f"the broker {mask_url(url)} needs a password, and the URL gives "
                               "none (redis://:PASSWORD@host:port/db)") from None
         raise ConfigError(f"the broker {mask_url(url)} refused the password: {exc}") from None
+    except NoPermissionError as exc:      # an ACL user without PING
+        raise ConfigError(refused(url, exc, "PING")) from None
     except (redis.RedisError, OSError) as exc:
         tls = url.startswith("rediss://") and (     # a plain port's answer to a handshake
             isinstance(exc, redis.TimeoutError) or "wrong version number" in str(exc).lower())
@@ -105,6 +109,73 @@ def _check_celery_reads(url: str) -> None:
             what += " (a database goes in the path: redis://host:6379/N)"
         raise ConfigError(f"the broker URL {mask_url(url)} is not one Celery takes: "
                           f"{what}") from None
+
+
+def refused(url: str, exc: BaseException, doing: str = "") -> str:
+    """One line for Redis's NOPERM: the broker's ACL user lacks a command, key or channel
+    farm (or Celery, under ``<prefix>:celery:``) uses. It names the URL (password masked),
+    the user, what was refused and the grant that serves farm (before: a traceback of
+    redis-py's insides, the device process started again and again)."""
+    from farm.config import mask_url
+    user = _user_of(url) or "default"
+    mine = key("*")
+    what = f" {doing}" if doing else ""
+    needs = (f"the keys {mine} and Celery's channels: ACL SETUSER {user} ~{mine} &* +@all"
+             if _prefix_set else "its keys (FARM_CLUSTER_PREFIX) and Celery's channels")
+    return (f"the broker {mask_url(url)} refuses user '{user}'{what}: {exc} (farm needs every "
+            f"command on {needs})")
+
+
+_PROBE = "return redis.call('exists', KEYS[1])"
+
+
+def check_permissions(r: Any, url: str) -> None:
+    """A ConfigError (see `refused`) unless the broker's user may do what a `farm worker`
+    does: write farm's keys, run its scripts, scan its leases, publish on its channels (a
+    sample of each kind of command; one refused later is said as it happens)."""
+    from redis.exceptions import NoPermissionError
+
+    from farm.errors import ConfigError
+    control = key("celery", f"/{_db_of(url)}.celery.pidbox")     # (kombu's name for it)
+    probes = [(f"SET on {key('epoch')}", lambda: epoch(r)),
+              (f"EVAL (farm's lease scripts) on {key('lease', '*')}",
+               lambda: r.eval(_PROBE, 1, key("lease", "-"))),
+              (f"SCAN of {key('lease', '*')}", lambda: r.scan(0, match=key("lease", "*"),
+                                                               count=1)),
+              (f"PSUBSCRIBE {control} (Celery's control channel)",
+               lambda: _psubscribe(r, control))]
+    for doing, probe in probes:
+        try:
+            probe()
+        except NoPermissionError as exc:
+            raise ConfigError(refused(url, exc, doing)) from None
+
+
+def _psubscribe(r: Any, pattern: str) -> None:
+    """PSUBSCRIBE ``pattern`` (Redis's ACL lets a pattern only through when it is one of the
+    user's channel patterns as written: ``&farm:*`` does not let ``farm:celery:...`` by)."""
+    sub = r.pubsub()
+    try:
+        sub.psubscribe(pattern)
+        sub.get_message(timeout=1.0)        # (its answer: NOPERM is raised here)
+    finally:
+        sub.close()
+
+
+def _db_of(url: str) -> str:
+    from urllib.parse import urlsplit
+    try:
+        return urlsplit(url).path.strip("/") or "0"
+    except ValueError:
+        return "0"
+
+
+def _user_of(url: str) -> str:
+    from urllib.parse import unquote, urlsplit
+    try:
+        return unquote(urlsplit(url).username or "")
+    except ValueError:
+        return ""
 
 
 def _password_of(url: str) -> str:

@@ -111,6 +111,7 @@ class CeleryExecutor:
             self._known_bad = set(store.quarantined(self.r))
             self.events.run_started(self._device_names(), len(jobs))
         except Exception as exc:
+            _say_refused(exc, self.url)
             if not _is_redis_error(exc):
                 raise
             outage = self._outage is not None       # (--matrix: it waited for the broker)
@@ -987,6 +988,16 @@ def _unreadable(exc: ValidationError) -> str:
     first = exc.errors()[0]
     where = ".".join(str(part) for part in first.get("loc", ()))
     return f"{where}: {first.get('msg')} (got {first.get('input')!r:.60})"
+
+
+def _say_refused(exc: BaseException, url: str) -> None:
+    """A ConfigError (exit 4, one line) for the broker's ACL refusing the run's user a command
+    or key it needs (NOPERM), where the run ended as an internal error (exit 3)."""
+    from redis.exceptions import NoPermissionError
+
+    from farm.errors import ConfigError
+    if isinstance(exc, NoPermissionError):
+        raise ConfigError(store.refused(url, exc)) from None
 
 
 def _is_redis_error(exc: BaseException) -> bool:

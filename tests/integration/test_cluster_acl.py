@@ -1,0 +1,87 @@
+"""A broker whose ACL user may not do what farm does (Redis NOPERM): `farm worker` and `farm
+run` say in one line what was refused, for which user, on which URL (password masked), and
+the grant that serves farm; exit 4. Before: a device process died with a traceback of
+redis-py's (or Celery's) insides and was started again and again; `farm run` ended as an
+internal error (exit 3)."""
+
+from __future__ import annotations
+
+import pytest
+import redis
+
+from tests.support.cluster import CLUSTER_ENV, PREFIX
+from tests.support.farm_cli import PLUGIN
+from tests.support.suites import sleep_suite
+
+pytestmark = [pytest.mark.integration, pytest.mark.cluster]
+
+ENV = {"FARM_DEVICE_PLUGINS": PLUGIN, "FARM_WORKER_METRICS_PORT": "0", **CLUSTER_ENV}
+
+
+def _user(server, name: str, *rules: str) -> str:
+    """A URL of ``server`` as the ACL user ``name`` (password "pw-<name>") with ``rules``."""
+    admin = redis.Redis(port=server.port, socket_timeout=5)
+    admin.acl_setuser(name, enabled=True, passwords=[f"+pw-{name}"], reset_keys=True,
+                      reset_channels=True)
+    admin.execute_command("ACL", "SETUSER", name, *rules)
+    return f"redis://{name}:pw-{name}@127.0.0.1:{server.port}/0"
+
+
+def test_a_worker_whose_user_may_not_run_scripts_says_so_once_and_exits_4(private_redis,
+                                                                          farm):
+    url = _user(private_redis(), "noeval", "~*", "&*", "+@all", "-eval")
+    proc = farm.start("worker", "--broker", url, "--devices", "fake:2", **ENV)
+    out = proc.finish(timeout=60)
+    assert proc.returncode == 4, out
+    masked = url.replace(":pw-noeval@", ":***@")
+    assert (f"farm: error: the broker {masked} refuses user 'noeval' EVAL (farm's lease "
+            f"scripts) on {PREFIX}:lease:*: this user has no permissions to run the 'eval' "
+            f"command (farm needs every command on the keys {PREFIX}:* and Celery's channels: "
+            f"ACL SETUSER noeval ~{PREFIX}:* &* +@all)") in out, out
+    assert out.count("refuses user") == 1, out
+    assert "Traceback" not in out and "ready" not in out and "pw-noeval" not in out, out
+
+
+def test_a_command_only_celery_sends_ends_the_device_with_one_line_not_restarts(
+        private_redis, farm):
+    """BRPOP is Celery's alone (farm's own checks pass): its consumer died of an
+    'Unrecoverable error' traceback, exit 1, and `farm worker` started it again forever."""
+    url = _user(private_redis(), "nobrpop", "~*", "&*", "+@all", "-brpop")
+    proc = farm.start("worker", "--broker", url, "--devices", "fake:1", **ENV)
+    out = proc.finish(timeout=90)
+    assert proc.returncode == 4, out
+    masked = url.replace(":pw-nobrpop@", ":***@")
+    assert (f"farm worker: device fake-1@"
+            in out and f": the broker {masked} refuses user 'nobrpop': this user has no "
+            "permissions to run the 'brpop' command" in out), out
+    assert "Not started again" in out and "starting it again" not in out, out
+    assert "Traceback" not in out and "pw-nobrpop" not in out, out
+
+
+def test_the_grant_the_message_gives_serves_a_worker_and_a_run(private_redis, farm, tmp_path):
+    server = private_redis()
+    refused = _user(server, "scoped", f"~{PREFIX}:*", f"&{PREFIX}:*", "+@all")
+    worker = farm.start("worker", "--broker", refused, "--devices", "fake:1", **ENV)
+    said = worker.finish(timeout=60)
+    assert worker.returncode == 4, said
+    grant = said.split("ACL SETUSER scoped ", 1)[1].split(")", 1)[0].split()
+    url = _user(server, "scoped", *grant)
+    assert url == refused
+    farm.worker("fake:1", broker=url, **ENV)
+    done = farm.run("run", sleep_suite(tmp_path / "s", 1, 10), "--broker", url,
+                    "--report-dir", tmp_path / "r1", **ENV)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "1 passed" in done.stdout + done.stderr
+
+
+def test_a_run_whose_user_may_not_touch_farms_keys_is_a_config_error(private_redis, farm,
+                                                                     tmp_path):
+    url = _user(private_redis(), "nokeys", "~other:*", "&*", "+@all")
+    done = farm.run("run", sleep_suite(tmp_path / "s", 1, 10), "--broker", url,
+                    "--report-dir", tmp_path / "r", **ENV)
+    err = done.stdout + done.stderr
+    assert done.returncode == 4, err
+    masked = url.replace(":pw-nokeys@", ":***@")
+    assert (f"farm: error: the broker {masked} refuses user 'nokeys': this user has no "
+            "permissions to access one of the keys used as arguments") in err, err
+    assert "internal error" not in err and "pw-nokeys" not in err, err
