@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from farm.devices.base import (Rect, UINode, UITree, await_tree_change, kept_tail,
                                swipe_into_view)
+from farm.devices import phone_edges
 from farm.devices.keys import android_keycode
 from farm.devices.native_tree import parse_uiautomator, parse_xml, query_xml
 from farm.devices.procs import PhoneBusy, PhoneClaim
@@ -402,6 +403,7 @@ class AndroidDevice:
         self.last_observation: str | None = None
         self.tree_problem = ""              # why the last hierarchy() gave no tree
         self._last_xml: str | None = None   # the last readable UI dump
+        self._last_tree: UITree | None = None   # … as read (`tap_point` checks its nodes)
         self._dump_fresh = False            # … and no command was sent since it was read
         self.screenshot_black = False
         self.about = ""                     # model and Android version, once open
@@ -663,7 +665,7 @@ class AndroidDevice:
                 continue
             # a real screen always has more than the root frame
             if sum(1 for n in tree.nodes if n.visible) > 1:
-                self._last_xml = xml
+                self._last_xml, self._last_tree = xml, tree
                 self.last_observation = "tree"
                 self._check_app_alive(xml)
                 self._dump_fresh = True
@@ -747,6 +749,11 @@ class AndroidDevice:
         x2 = max(1, min(w - 1, x - dx))
         y2 = max(1, min(h - 1, y - dy))
         self.swipe(x, y, x2, y2, 300)
+
+    def tap_point(self, node: int, x: int, y: int) -> tuple[int, int, str]:
+        """Before a tap at (x, y) on node ``node`` of the last `hierarchy`: a target that shows
+        only a strip at the screen's edge is swiped in first (`phone_edges.tap_point`)."""
+        return phone_edges.tap_point(self, self._last_tree, node, x, y)
 
     def scroll_into_view(self, node: UINode) -> bool:
         """One swipe (60% of the screen) toward an off-screen ``node``; False when its bounds

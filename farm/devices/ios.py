@@ -22,6 +22,7 @@ from farm.devices.android import (LOOPBACK_NAMES, REATTACH_POLL_S, REATTACH_S,
                                   image_is_black, is_black, is_url, not_in_front,
                                   phone_busy_words, png_frame)
 from farm.devices.base import Rect, UINode, UITree, await_tree_change, swipe_toward
+from farm.devices import phone_edges
 from farm.devices.keys import IOS_TYPED
 from farm.devices.native_tree import parse_wda, query_xml
 from farm.devices.procs import PhoneBusy, PhoneClaim
@@ -139,6 +140,7 @@ class IosDevice:
         self._killed = False
         self._stopped = threading.Event()     # kill(): a WDA call in flight stops being waited for
         self._last_xml = ""
+        self._last_tree: UITree | None = None   # … as read (`tap_point` checks its nodes)
         self.last_observation: str | None = None
         self.tree_problem = ""              # why the last hierarchy() gave no tree
         self.screenshot_black = False
@@ -337,7 +339,7 @@ class IosDevice:
                 self.tree_problem = f"WDA's /source: {exc}"
                 continue
             if any(n.visible for n in tree.nodes):
-                self._last_xml = xml
+                self._last_xml, self._last_tree = xml, tree
                 self.last_observation = "tree"
                 self._check_app_alive(xml)
                 return tree
@@ -417,6 +419,11 @@ class IosDevice:
         """Scroll content by (dx, dy) points: the finger moves the other way."""
         w, h = self.size()
         self.swipe(x, y, max(1, min(w - 1, x - dx)), max(1, min(h - 1, y - dy)), 300)
+
+    def tap_point(self, node: int, x: int, y: int) -> tuple[int, int, str]:
+        """Before a tap at (x, y) on node ``node`` of the last `hierarchy`: a target that shows
+        only a strip at the screen's edge is swiped in first (`phone_edges.tap_point`)."""
+        return phone_edges.tap_point(self, self._last_tree, node, x, y)
 
     def scroll_into_view(self, node: UINode) -> bool:
         """One swipe (60% of the screen) toward an off-screen ``node``; False when its bounds

@@ -1,0 +1,98 @@
+"""A phone's target cut by the screen's edge: a button mostly below the fold shows a strip a
+few pixels high above the home-gesture bar (or under the status bar), and a tap on that strip
+reaches the system's bar, not it. Phones' trees clip bounds to what shows (Android's dump;
+iOS's WDA frames, `farm.devices.native_tree`), so a strip thinner than a touch target on the
+screen's very edge is taken for the cut part of something larger and swiped in first.
+
+`tap_point` is the phones' `Device.tap_point`: the check the tap of any located target goes
+through (XPath, cache, text), as the web's checks what covers its target.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from farm.devices.base import Rect, UINode, UITree
+
+log = logging.getLogger(__name__)
+
+# How long the swipe that brings a target cut by the screen's edge in lasts: slow, so that it
+# moves the content about as far as the finger went (a quick one flings it further)
+BRING_IN_MS = 600
+# A target on the screen's edge showing less than this part of the screen's height (about the
+# 48 dp / 44 pt touch target phones ask for) is taken for a cut strip of something larger
+STRIP = 1 / 20
+
+
+def shown_height(r: Rect, height: int) -> int:
+    """How many of ``r``'s rows a screen ``height`` high shows."""
+    return max(0, min(r.y + r.height, height) - max(r.y, 0))
+
+
+def edge_cut(r: Rect, size: tuple[int, int]) -> int:
+    """Whether ``r`` (on a screen of ``size``) shows mostly beyond its bottom edge (1), its
+    top edge (-1) or not (0): a whole frame past the edge (a tree that does not clip) with its
+    middle off the screen; clipped bounds, a strip thinner than a touch target on the
+    screen's edge."""
+    h = size[1]
+    if r.y < 0 or r.y + r.height > h:
+        middle = r.y + r.height // 2
+        return 1 if middle >= h else -1 if middle < 0 else 0
+    if shown_height(r, h) >= h * STRIP:
+        return 0
+    return 1 if r.y + r.height >= h else -1 if r.y <= 0 else 0
+
+
+def bring_in_swipe(r: Rect, size: tuple[int, int], way: int) -> tuple[int, int, int, int]:
+    """The finger's (x1, y1, x2, y2) for one swipe bringing the edge of ``r`` that is cut
+    (``way``: 1 the bottom, -1 the top) to the screen's middle, kept off the screen's side
+    edges (a side swipe is the system's back gesture)."""
+    w, h = size
+    dy = r.y - h // 2 if way > 0 else r.y + r.height - h // 2
+    x = min(max(r.x + r.width // 2, w // 10), w * 9 // 10)
+    y = h // 2 + dy // 2               # (the finger goes dy, about the middle)
+    return x, y, x, y - dy
+
+
+def _same(a: UINode, b: UINode) -> bool:
+    return (a.role, a.resource_id, a.text, a.name, a.placeholder) == \
+        (b.role, b.resource_id, b.text, b.name, b.placeholder)
+
+
+def _again(tree: UITree | None, was: UINode, expected_y: int) -> UINode | None:
+    """``was`` in a tree read after a swipe: the visible node like it (role, id and strings)
+    nearest to where the swipe should have taken it."""
+    like = [n for n in (tree.nodes if tree is not None else ()) if n.visible and _same(n, was)]
+    return min(like, key=lambda n: abs(n.rect.y - expected_y), default=None)
+
+
+def tap_point(device: Any, tree: UITree | None, node: int, x: int,
+              y: int) -> tuple[int, int, str]:
+    """Before a tap at (x, y) on node ``node`` of ``tree`` (the device's last read): (x, y,
+    "") when the node is not cut by the screen's edge (no round trip), else it is swiped in
+    once and read again: its middle then, or what a tap would hit instead when it does not
+    come in (its frame still past the edge, or gone from the screen). A node the last read
+    does not hold at (x, y) is not checked."""
+    found = next((n for n in (tree.nodes if tree is not None else ()) if n.id == node), None)
+    if found is None or found.rect.center != (x, y):
+        return x, y, ""
+    size = device.size()
+    way = edge_cut(found.rect, size)
+    if not way:
+        return x, y, ""
+    finger = bring_in_swipe(found.rect, size, way)
+    log.info("%s: the target shows %d px at the screen's edge: swiping it in", device.name,
+             shown_height(found.rect, size[1]))
+    device.swipe(*finger, BRING_IN_MS)
+    now = _again(device.hierarchy(), found, found.rect.y + finger[3] - finger[1])
+    edge = ("top", "bottom")[way > 0]
+    if now is None:
+        return x, y, f"nothing: it went from the screen when swiped in from its {edge} edge"
+    r, h = now.rect, size[1]
+    if edge_cut(r, size) and (r.y < 0 or r.y + r.height > h):
+        unit = "pt" if device.platform == "ios" else "px"
+        return x, y, (f"the system's bar: it shows {shown_height(r, h)} of its {r.height} "
+                      f"{unit} at the {edge} edge of the screen, and a swipe does not bring "
+                      "it in")
+    return (*r.center, "")
