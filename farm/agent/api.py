@@ -37,7 +37,7 @@ from farm.agent.tasks import PlanError, TaskRunner, make_action, tasks_for
 from farm.devices.base import Device
 from farm.devices.grabber import ScreenshotGrabber
 from farm.errors import (AssertionFailed, CaseTimeout, FarmError, Interrupted, LocateError,
-                         NeedsModel, StepFailed)
+                         ModelUnavailable, NeedsModel, StepFailed)
 from farm.suite.vars import model_text
 from farm.usage import Usage
 
@@ -342,24 +342,31 @@ class Agent:
         return out
 
     # ---- model-backed ------------------------------------------------------------------------
-    def ask(self, purpose: str, messages: list[dict[str, Any]], client: Any = None) -> str:
+    def ask(self, purpose: str, messages: list[dict[str, Any]], client: Any = None,
+            until: float | None = None) -> str:
         """One model call, given only the time left of the case (CaseTimeout naming the model
         when that runs out) and the run's stop event (a stopped run stops waiting for the
         model at once: Interrupted); its usage is added to ``self.usage``. A wait the model
         asks for that the case has no time for (a Retry-After past its end) is the model's
-        error, as the client words it, not a timeout: the case still had time."""
+        error, as the client words it, not a timeout: the case still had time. ``until``
+        (monotonic seconds): a step's own end (aiWaitFor's timeout); when it comes before the
+        case's, the call is given only the time to it and its DeadlineReached is raised as is,
+        for the step to word."""
         from farm.llm.client import DeadlineReached
         self.check_time()
         client = client or self.models.plan
-        left = self.remaining()
+        case_end = self._deadline()
+        step_first = until is not None and until < case_end
+        end = until if step_first else case_end
+        left = end - time.monotonic()
         try:
-            reply = client.complete(messages, timeout=None if left == float("inf") else left,
-                                    cancel=self.cancel)
+            reply = client.complete(messages, timeout=None if left == float("inf") else
+                                    max(left, 0.0), cancel=self.cancel)
         except FarmError as exc:     # a failed call's usage counts too (calls, retries)
             spent = getattr(exc, "usage", None)
             if spent is not None:
                 self.usage.add(spent)
-            if isinstance(exc, DeadlineReached):
+            if isinstance(exc, DeadlineReached) and not step_first:
                 raise CaseTimeout(f"waiting for the model {_endpoint(client)}") from exc
             raise
         self.usage.add(reply.usage)
@@ -444,13 +451,23 @@ class Agent:
 
     def ai_wait_for(self, assertion: str, timeout_s: float = 30.0,
                     interval_s: float = 1.0, shown: dict[str, Any] | None = None) -> None:
+        """Judge ``assertion`` every ``interval_s`` until it holds; past ``timeout_s`` the step
+        fails (AssertionFailed with the model's last reason). Every wait for the model ends
+        with the step's time too: a model too slow to give a verdict within it is the model's
+        error (ModelUnavailable), not the app's."""
         from farm.agent.insight import judge
+        from farm.llm.client import DeadlineReached
         models = self._models(f'aiWaitFor "{assertion}"')
         assertion = self.for_model(assertion)
-        limit = time.monotonic() + min(timeout_s, max(self.remaining(), 0))
-        why = ""
+        limit = min(time.monotonic() + timeout_s, self._deadline())   # (the case's end, exactly)
+        ask = lambda purpose, messages, client: self.ask(  # noqa: E731
+            purpose, messages, client, until=limit)
+        why: str | None = None
         while True:
-            passed, why = judge(self.ask, models.judge, assertion, self._look(shown))
+            try:
+                passed, why = judge(ask, models.judge, assertion, self._look(shown))
+            except DeadlineReached:
+                raise _no_verdict_in_time(assertion, timeout_s, why, models.judge) from None
             if passed:
                 return
             if time.monotonic() + interval_s > limit:
@@ -474,6 +491,20 @@ class Agent:
 
     def ai_string(self, query: str) -> str:
         return self.ai_query(query, "aiString")
+
+
+def _no_verdict_in_time(assertion: str, timeout_s: float, why: str | None,
+                        client: Any) -> FarmError:
+    """aiWaitFor's time ran out waiting for the model: the model's error when it gave no
+    verdict at all in the step's time, the app's when it had said "not true" before."""
+    model = _endpoint(client)
+    if why is None:
+        return ModelUnavailable(f'aiWaitFor "{assertion}": timed out after {timeout_s:g}s '
+                                f"waiting for the model {model} (no verdict within the step's "
+                                "timeout)")
+    return AssertionFailed(f'aiWaitFor "{assertion}" not true within {timeout_s:g}s: '
+                           f"{why or NO_REASON} (the time ran out while the model {model} "
+                           "judged again)")
 
 
 def _endpoint(client: Any) -> str:

@@ -9,7 +9,8 @@ API key (401 / 403) is ModelRefused at once: no retry can fix it.
 A caller's time budget bounds every wait (DeadlineReached when it runs out; a retry the
 endpoint or the backoff would start past it is ModelUnavailable saying so), and a reply over
 FARM_MODEL_MAX_REPLY_BYTES is refused unread (ModelUnavailable, never retried). The run's cancel
-event ends a call at once (Interrupted), in flight or between retries. Settings that cannot
+event ends a call at once (Interrupted), in flight or between retries, and a request whose reply
+drips in is abandoned a little past its timeout (farm.llm.request_watch). Settings that cannot
 work (farm.llm.preflight) are ModelMisconfigured, with nothing sent or counted. Every error
 carries the call's usage so far (``.usage``), and no message or log line names an API key or
 the endpoint's password (``***``). A reply without token usage counts its cost as unknown.
@@ -28,10 +29,11 @@ from typing import Any, Callable, Sequence
 from farm import metrics
 from farm.errors import (FarmError, Interrupted, ModelMisconfigured, ModelRefused,
                          ModelUnavailable)
-from farm.cancellable import Cancelled, call_unless_cancelled
+from farm.cancellable import Cancelled
 from farm.llm.capped_http import ReplyTooLarge
 from farm.llm.client import DeadlineReached, ModelReply, RequestBudget, Usage
 from farm.llm.preflight import config_problem, provider_of
+from farm.llm.request_watch import GRACE_S, Abandoned, send
 from farm.text import clean
 
 log = logging.getLogger("farm.llm")
@@ -171,19 +173,34 @@ class LiteLLMClient:
                     f"{attempt + 1})"), usage, sent=attempt > 0)
             request = dict(kwargs)
             try:
-                response = call_unless_cancelled(lambda: self._lib.completion(**request),
-                                                 cancel, f"model {self.model}")
+                response = send(lambda: self._lib.completion(**request), cancel,
+                                started + kwargs["timeout"] + GRACE_S, self._late,
+                                f"model {self.model}")
             except Cancelled:      # the request was sent: the endpoint may have processed it
                 usage.latency_s += time.monotonic() - started
                 usage.tokens_unknown = usage.cost_unknown = True
                 raise self._interrupted(usage, sent=True) from None
             except Exception as exc:
+                if isinstance(exc, Abandoned):     # as httpx's own timeout would have said
+                    exc = self._lib.Timeout(message=str(exc), model=self.model,
+                                            llm_provider=self._provider or "openai")
                 delay = self._failed(exc, attempt, budget, kwargs["timeout"], started, usage)
                 if _wait_unless_cancelled(delay, cancel):
                     raise self._interrupted(usage, sent=True) from None
                 continue
             return self._reply(response, usage, time.monotonic() - started)
         raise AssertionError("unreachable")
+
+    def _late(self, response: Any) -> None:
+        """An answer that came after farm stopped waiting for it (the call counted it, its
+        tokens and cost unknown): what it spent goes to the metrics' tokens and cost, and the
+        log says it."""
+        usage = self._usage(response, Usage())
+        metrics.MODEL_TOKENS.labels(self.family, "prompt").inc(usage.prompt_tokens)
+        metrics.MODEL_TOKENS.labels(self.family, "completion").inc(usage.completion_tokens)
+        metrics.MODEL_COST.labels(self.family).inc(max(usage.cost_usd, 0.0))
+        log.info("model %s answered after farm had stopped waiting: %s, %s", self.model,
+                 usage.tokens_text(), usage.cost_text())
 
     def _refuse_unsendable(self, usage: Usage) -> None:
         """Settings that cannot work, or a key the endpoint already refused: nothing is sent

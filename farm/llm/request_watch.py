@@ -1,0 +1,70 @@
+"""One model request, waited for no longer than its time (and never once the run stops).
+
+httpx's timeout bounds each read of a reply, not the request: an endpoint that drips its
+answer a few bytes at a time kept a request of timeout 2 s going for 15 s, and the step or the
+case that gave it those 2 s with it. `send` runs the request in a thread of its own
+(`farm.cancellable`) and stops waiting at its end, a little past the timeout httpx was given
+(``GRACE_S``: the usual timeout, httpx's own, closes the connection first). An abandoned request
+goes on by itself; an answer that still comes goes to ``late``, for what it spent to be counted
+where it can be.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any, Callable, TypeVar
+
+from farm.cancellable import Cancelled, call_unless_cancelled
+
+T = TypeVar("T")
+GRACE_S = 0.5       # past a request's timeout, how long it is waited for before it is abandoned
+
+
+class Abandoned(Exception):
+    """The request's time ran out before its answer came (the run did not stop)."""
+
+
+class _Watch:
+    """What `call_unless_cancelled` looks at: set once the run stops or the time is up."""
+
+    def __init__(self, cancel: threading.Event | None, end: float) -> None:
+        self.cancel, self.end = cancel, end
+        self.lock = threading.Lock()
+        self.waiting = True          # someone still waits for the answer
+        self.answer: list[Any] = []  # the answer, when it came while someone waited
+
+    def is_set(self) -> bool:
+        return (self.cancel is not None and self.cancel.is_set()) or time.monotonic() >= self.end
+
+
+def send(call: Callable[[], T], cancel: threading.Event | None, end: float,
+         late: Callable[[T], None], name: str = "call") -> T:
+    """``call()``'s answer or exception; Cancelled as soon as ``cancel`` is set, Abandoned
+    once ``end`` (monotonic seconds) has passed. ``late(answer)`` gets an answer that comes
+    after the caller stopped waiting (in the request's thread; its errors are dropped)."""
+    watch = _Watch(cancel, end)
+
+    def run() -> T:
+        answer = call()
+        with watch.lock:
+            if watch.waiting:
+                watch.answer.append(answer)
+                return answer
+        late(answer)
+        return answer
+
+    try:
+        return call_unless_cancelled(run, watch, name)   # type: ignore[arg-type]
+    except Cancelled:
+        with watch.lock:
+            watch.waiting = False
+            came = list(watch.answer)
+        stopped = cancel is not None and cancel.is_set()
+        if came and not stopped:      # it came as the time ran out: it is the answer
+            return came[0]
+        if came:
+            late(came[0])
+        if stopped:
+            raise
+        raise Abandoned(f"{name}: no answer in the time it had") from None

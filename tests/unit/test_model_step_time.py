@@ -1,0 +1,185 @@
+"""A step's own time bounds its waits for the model, and a request's time bounds the request.
+
+`aiWaitFor: … timeout: 3000` whose model answered slowly ran until the model answered (8 s, and
+then passed): its model call was given the case's time, not the step's. And httpx's timeout
+bounds each read of a reply, not the request: an endpoint that drips its answer kept a request
+of 2 s going for 15 s. Real litellm over HTTP against scripted servers (threads), a FakeDevice
+and `run_case`."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+
+from farm import metrics
+from farm.config import Settings
+from farm.devices.base import UITree
+from farm.devices.fake import FakeDevice
+from farm.llm.client import DeadlineReached, ScriptedModelClient
+from farm.llm.models import ModelSet
+from farm.results import ArtifactStore, CaseResult
+from farm.runner import Services, run_case
+from farm.schedule import Job
+from farm.suite.model import Case, Step, Task, WebTarget
+from tests.support.model_server import NEVER_ANSWERS, serve
+
+CART = UITree(source="dom", page_text="Cart (0)", nodes=[])
+MSGS = [{"role": "user", "content": "hi"}]
+NOT_YET = '{"pass": false, "thought": "the badge still says Cart (0)"}'
+
+
+def run(steps: list[Step], model: object, tmp_path: Path, timeout: float = 60.0) -> CaseResult:
+    case = Case(id="s/c", name="c", file=Path("/tmp/c.yaml"), suite_root=Path("/tmp"),
+                platform="web", web=WebTarget(url="http://127.0.0.1:1/"),
+                tasks=[Task(name="t", steps=steps)], timeout=timeout)
+    services = Services(settings=Settings(), artifacts=ArtifactStore(tmp_path), run_id="r1",
+                        env={}, model=model)
+    return run_case(Job(case.id, "web", 1), case, FakeDevice(CART), services)
+
+
+def litellm_client(base_url: str, **kw: Any) -> Any:
+    from farm.llm.litellm_client import LiteLLMClient
+    return LiteLLMClient("openai/scripted", base_url=base_url, **kw)
+
+
+def wait_for(condition: Any, what: str, seconds: float = 30.0) -> None:
+    end = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < end, f"gave up waiting for {what}"
+        time.sleep(0.02)
+
+
+# ---- aiWaitFor's timeout ---------------------------------------------------------------------
+def test_each_check_of_ai_wait_for_is_given_the_steps_time_not_the_cases(tmp_path):
+    client = ScriptedModelClient([NOT_YET])
+    step = Step(kind="aiWaitFor", value="the cart holds a mug", timeout_ms=3000,
+                options={"checkIntervalMs": 1000})
+    res = run([step], ModelSet.single(client), tmp_path, timeout=60)
+    assert res.status == "failed", res.error
+    assert client.timeouts and all(t is not None and t <= 3 for t in client.timeouts)
+
+
+def test_a_model_that_gives_no_verdict_within_the_step_timeout_is_the_models_error(
+        tmp_path, server):
+    srv = serve(server, [NEVER_ANSWERS])
+    step = Step(kind="aiWaitFor", value="the cart is empty", timeout_ms=1000)
+    res = run([step], ModelSet.single(litellm_client(srv.base_url, timeout=50)), tmp_path)
+    assert res.status == "error" and res.error.kind == "ModelUnavailable", res.error
+    assert res.error.message == (f'aiWaitFor "the cart is empty": timed out after 1s waiting for '
+                                 f"the model openai/scripted at {srv.base_url} (no verdict "
+                                 "within the step's timeout)")
+    assert len(srv.requests) == 1          # no retry past the step's end
+    usage = res.steps[0].usage
+    assert usage is not None and usage.calls == 1 and usage.tokens_unknown
+
+
+def test_a_check_cut_short_after_a_no_keeps_the_models_reason(tmp_path):
+    """The model had said no; the next check's wait ran out: the condition did not hold
+    in time (the app's failure), with the reason the model gave."""
+    def script(messages: list[dict[str, Any]], index: int) -> str:
+        if index:
+            raise DeadlineReached("model scripted gave no answer in the time left")
+        return NOT_YET
+    client = ScriptedModelClient(script)
+    step = Step(kind="aiWaitFor", value="the cart holds a mug", timeout_ms=5000,
+                options={"checkIntervalMs": 10})
+    res = run([step], ModelSet.single(client), tmp_path)
+    assert res.status == "failed" and res.error.kind == "AssertionFailed", res.error
+    assert res.error.message == ('aiWaitFor "the cart holds a mug" not true within 5s: the badge '
+                                 "still says Cart (0) (the time ran out while the model "
+                                 "scripted judged again)")
+
+
+def test_the_case_running_out_first_is_still_a_case_timeout(tmp_path, server):
+    srv = serve(server, [NEVER_ANSWERS])
+    step = Step(kind="aiWaitFor", value="the cart is empty", timeout_ms=30_000)
+    res = run([step], ModelSet.single(litellm_client(srv.base_url, timeout=50)), tmp_path,
+              timeout=1.5)
+    assert res.status == "error" and res.error.kind == "CaseTimeout", res.error
+    assert res.error.message == (f"case timed out after 1.5s: waiting for the model "
+                                 f"openai/scripted at {srv.base_url}")
+
+
+# ---- a reply that drips ----------------------------------------------------------------------
+class DrippingServer:
+    """An OpenAI-compatible endpoint that sends its answer's headers at once, then one space
+    (JSON allows them before the body) every 50 ms until ``finish`` is set (at most 10 s),
+    then the body."""
+
+    def __init__(self) -> None:
+        self.finish = threading.Event()
+        body = json.dumps({
+            "id": "c", "object": "chat.completion", "created": 1, "model": "scripted",
+            "choices": [{"index": 0, "finish_reason": "stop",
+                         "message": {"role": "assistant", "content": "late"}}],
+            "usage": {"prompt_tokens": 1234, "completion_tokens": 5, "total_tokens": 1239}})
+        finish = self.finish
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.end_headers()      # no length: the body ends when the connection closes
+                try:
+                    for _ in range(200):
+                        if finish.wait(0.05):
+                            break
+                        self.wfile.write(b" ")
+                        self.wfile.flush()
+                    self.wfile.write(body.encode())
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
+                self.close_connection = True
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.base_url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def stop(self) -> None:
+        self.finish.set()
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+@pytest.fixture
+def dripping() -> Iterator[DrippingServer]:
+    srv = DrippingServer()
+    yield srv
+    srv.stop()
+
+
+def late_prompt_tokens() -> float:
+    return metrics.REGISTRY.get_sample_value(
+        "farm_model_tokens_total", {"family": "gpt", "kind": "prompt"}) or 0.0
+
+
+def test_a_reply_that_drips_is_abandoned_at_the_calls_end_and_its_late_spend_counted(
+        dripping):
+    client = litellm_client(dripping.base_url, timeout=50, retries=0)
+    before = late_prompt_tokens()
+    with pytest.raises(DeadlineReached, match="gave no answer in the time left") as raised:
+        client.complete(MSGS, timeout=1)
+    spent = raised.value.usage      # type: ignore[attr-defined]
+    assert spent.calls == 1 and spent.tokens_unknown and spent.cost_unknown
+    dripping.finish.set()           # the answer comes after all: its tokens still count
+    wait_for(lambda: late_prompt_tokens() >= before + 1234, "the late reply's tokens")
+
+
+def test_a_request_that_drips_past_the_model_timeout_is_retried_then_unavailable(dripping):
+    client = litellm_client(dripping.base_url, timeout=0.5, retries=1, backoff=0.01)
+    with pytest.raises(Exception) as raised:
+        client.complete(MSGS, timeout=30)
+    assert type(raised.value).__name__ == "ModelUnavailable"
+    assert str(raised.value) == (f"model openai/scripted at {dripping.base_url} did not answer "
+                                 "within 0.5 s (FARM_MODEL_TIMEOUT) in 2 attempts")
