@@ -415,8 +415,9 @@ def await_tree_change(read: Callable[[], str | None], before: str | None, timeou
         time.sleep(min(TREE_LOOK_S, left))
 
 
-# What a step keeps of a command's or request's answer (runAdbShell's stdout): the rest went
-# into results.json twice (the step's output and the case's data) and into the report
+# What a step keeps of a command's or request's answer (runAdbShell's stdout, the strings in
+# runWdaRequest's): the rest went into results.json twice (the step's output and the case's
+# data) and into the report
 OUTPUT_KEEP_CHARS = 64 * 1024
 
 
@@ -432,3 +433,15 @@ def kept_tail(text: str, keep: int = OUTPUT_KEEP_CHARS) -> str:
     cut = len(text) - len(tail)
     return (f"[farm: {cut:,} characters of {len(text):,} cut; the last {len(tail):,} "
             f"kept]\n{tail}")
+
+
+def kept_tails(value: Any, keep: int = OUTPUT_KEEP_CHARS) -> Any:
+    """`kept_tail` of every string in a JSON value (a WDA answer: a screenshot's base64, a
+    page source), its structure as it is."""
+    if isinstance(value, str):
+        return kept_tail(value, keep)
+    if isinstance(value, dict):
+        return {k: kept_tails(v, keep) for k, v in value.items()}
+    if isinstance(value, list):
+        return [kept_tails(v, keep) for v in value]
+    return value

@@ -21,7 +21,8 @@ from farm.cancellable import Cancelled, call_unless_cancelled
 from farm.devices.android import (LOOPBACK_NAMES, REATTACH_POLL_S, REATTACH_S,
                                   image_is_black, is_black, is_url, not_in_front,
                                   phone_busy_words, png_frame)
-from farm.devices.base import Rect, UINode, UITree, await_tree_change, swipe_toward
+from farm.devices.base import (Rect, UINode, UITree, await_tree_change, kept_tails,
+                               swipe_toward)
 from farm.devices import phone_edges
 from farm.devices.keys import IOS_TYPED
 from farm.devices.native_tree import parse_wda, query_xml
@@ -614,6 +615,8 @@ class IosDevice:
 
         ``path`` is relative to the WDA URL; ``{sessionId}`` in it becomes the case's session.
         A request WDA refuses is the step's failure; a connection that breaks is the device's.
+        A string of the answer past 64K characters is kept as its tail (`kept_tails`: a
+        screenshot's base64 put megabytes into results.json).
         """
         import json
 
@@ -630,7 +633,7 @@ class IosDevice:
                 raise StepFailed(f"WDA refused {method.upper()} {url}: "
                                  f"{wda_refusal(exc)}") from None
             # plain dicts, not AttrDicts; JSON's \udXXX escapes can carry a lone surrogate
-            return clean(json.loads(json.dumps(reply.get("value"))))
+            return kept_tails(clean(json.loads(json.dumps(reply.get("value")))))
 
         return self._call(send, f"{method.upper()} {path}", session="{sessionId}" in path)
 
