@@ -1230,12 +1230,16 @@ class _ReaderMayLeave:
 def _hidden(text: str) -> str:
     """``text`` with the value of every credential-named environment variable as ``***``: an
     error may quote a value given in the wrong place (an API key pasted into
-    FARM_MODEL_RETRIES: "got 'sk-...'"), which must not reach a CI log."""
+    FARM_MODEL_RETRIES: "got 'sk-...'"), which must not reach a CI log. Its control
+    characters show as escapes (``\\x1b``): a suite's ``"ai\\e[31mTap":`` coloured the
+    terminal, and piped (click drops escape sequences there) read "unknown step kind 'aiTap'
+    (did you mean 'aiTap'?)"."""
     from farm.config import environment_secrets
     from farm.suite.vars import Variables      # (its mask: escaped forms, cut quotes too)
+    from farm.text import printable
     found = environment_secrets()
-    return Variables({str(i): v for i, v in enumerate(found)},
-                     secrets=map(str, range(len(found)))).mask(text)
+    return printable(Variables({str(i): v for i, v in enumerate(found)},
+                               secrets=map(str, range(len(found)))).mask(text))
 
 
 def main() -> None:
