@@ -308,15 +308,16 @@ class Settings(BaseModel):
             raise ValueError(f"the shared cache's URL {problem}")
         return value
 
-    @field_validator("infra_retries", "cluster_infra_retries", "retries")
+    @field_validator("infra_retries", "cluster_infra_retries", "retries", "model_retries")
     @classmethod
     def _retries(cls, value: int | None) -> int | None:
+        """At most MAX_RETRIES: more is a typo (FARM_MODEL_RETRIES=100000 was taken, and one
+        model call could have re-sent for days)."""
         if value is not None and not 0 <= value <= MAX_RETRIES:
             raise ValueError(f"must be between 0 and {MAX_RETRIES}")
         return value
 
-    @field_validator("max_execution_errors", "model_retries", "locate_max_scrolls",
-                     "model_temperature")
+    @field_validator("max_execution_errors", "locate_max_scrolls", "model_temperature")
     @classmethod
     def _not_negative(cls, value: float) -> float:
         if value < 0:
