@@ -297,11 +297,13 @@ def _on_load_errors(exc: SuiteErrors, junit_xml: Path | None, collect_only: bool
     of the cases that did (one broken file among fifty stops them all)."""
     if junit_xml is not None:
         _junit_of_load_errors(exc, junit_xml)
-    exc.outcome = ("farm: no case is listed: --collect-only lists cases only when every "
-                   "suite file loads (fix the problems listed, or name only the files to list)"
-                   if collect_only else
-                   "farm: no case ran: a run starts only when every suite file loads (fix the "
-                   "problems listed, or name only the files to run)")
+    how = "fix the problems listed"
+    # a suite's farm.yaml is read whichever of its files is named: naming fewer cannot help
+    if not all(Path(e.file).name == "farm.yaml" for e in exc.errors):
+        how += f", or name only the files to {'list' if collect_only else 'run'}"
+    exc.outcome = (f"farm: no case is listed: --collect-only lists cases only when every "
+                   f"suite file loads ({how})" if collect_only else
+                   f"farm: no case ran: a run starts only when every suite file loads ({how})")
 
 
 def _junit_of_load_errors(exc: SuiteErrors, path: Path) -> None:

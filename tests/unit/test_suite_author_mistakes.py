@@ -65,6 +65,16 @@ def test_one_broken_file_among_good_ones_says_the_good_ones_did_not_run_either(
     assert "a_good" not in out
 
 
+def test_a_broken_farm_yaml_is_not_answered_by_naming_fewer_files(farm_run, tmp_path):
+    _write(tmp_path / "s" / "farm.yaml", "- timeout: 5\n")      # a list, not settings
+    _write(tmp_path / "s" / "a.yaml", HEAD + "      - aiTap: Sign in\n")
+    code, out, _ = farm_run("s/a.yaml", "--report-dir", tmp_path / "run")
+    assert code == 4
+    assert out.splitlines() == [       # a.yaml named alone still reads its suite's farm.yaml
+        "farm: no case ran: a run starts only when every suite file loads (fix the problems "
+        "listed)"]
+
+
 def _suite_serving(root: Path, text: str, env: str = "APP_URL") -> None:
     _write(root / "app" / "index.html", f"<h1>{text}</h1>")
     _write(root / "farm.yaml", f"apps:\n  site:\n    serve: app\n    env: {env}\n")
