@@ -614,7 +614,8 @@ class IosDevice:
         """Send one request to WebDriverAgent (a suite's runWdaRequest); its ``value``.
 
         ``path`` is relative to the WDA URL; ``{sessionId}`` in it becomes the case's session.
-        A request WDA refuses is the step's failure; a connection that breaks is the device's.
+        A request WDA refuses is the step's failure (one naming a session WDA does not know,
+        not ``{sessionId}``, too); a connection that breaks is the device's.
         A string of the answer past 64K characters is kept as its tail (`kept_tails`: a
         screenshot's base64 put megabytes into results.json).
         """
@@ -627,7 +628,13 @@ class IosDevice:
             url = path.replace("{sessionId}", str(self._session.session_id))
             try:
                 reply = self._client.http.fetch(method.upper(), url, data)
-            except (WDAInvalidSessionIdError, WDAPossiblyCrashedError):
+            except WDAInvalidSessionIdError:
+                if "{sessionId}" in path:       # the case's own: made again (`_call`)
+                    raise
+                raise StepFailed(f"WDA knows no session {session_named(path) or ''} "
+                                 f"({method.upper()} {path}): the case's session is "
+                                 "{sessionId} in the endpoint".replace("  ", " ")) from None
+            except WDAPossiblyCrashedError:
                 raise
             except WDARequestError as exc:
                 raise StepFailed(f"WDA refused {method.upper()} {url}: "
@@ -706,6 +713,12 @@ class IosDevice:
 
 
 WDA_SCHEMES = ("http://", "https://", "http+usbmux://")     # what facebook-wda reaches
+
+
+def session_named(path: str) -> str:
+    """The session id a WDA endpoint names (``/session/ID/...``), or "" when none."""
+    parts = path.split("/")
+    return parts[parts.index("session") + 1] if "session" in parts[:-1] else ""
 
 
 def wda_url_problem(url: str) -> str:
