@@ -131,8 +131,9 @@ class _Handler(BaseHTTPRequestHandler):
         if path == "/farm/fault" and method == "POST":
             try:
                 srv.screen.faults.set(data["name"], data.get("count", 1))
-            except KeyError as exc:
-                return self._send(400, {"error": "invalid argument", "message": str(exc)})
+            except (KeyError, ValueError, TypeError, AttributeError) as exc:
+                return self._send(400, {"error": "invalid argument", "message":
+                                        f'{{"name": NAME, "count": COUNT}} expected: {exc}'})
             return self._send(200, srv.screen.faults.active())
         if path == "/farm/requests" and method == "GET":
             return self._send(200, list(srv.requests))
