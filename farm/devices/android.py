@@ -23,9 +23,9 @@ import weakref
 import zlib
 from typing import TYPE_CHECKING, Any
 
+from farm.devices import phone_edges
 from farm.devices.base import (Rect, UINode, UITree, await_tree_change, kept_tail,
                                swipe_into_view)
-from farm.devices import phone_edges
 from farm.devices.keys import android_keycode
 from farm.devices.native_tree import parse_uiautomator, parse_xml, query_xml
 from farm.devices.procs import PhoneBusy, PhoneClaim

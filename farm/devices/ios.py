@@ -18,12 +18,12 @@ from typing import TYPE_CHECKING, Any, Callable, TypeVar
 from urllib.parse import urlsplit
 
 from farm.cancellable import Cancelled, call_unless_cancelled
+from farm.devices import phone_edges
 from farm.devices.android import (LOOPBACK_NAMES, REATTACH_POLL_S, REATTACH_S,
                                   image_is_black, is_black, is_url, not_in_front,
                                   phone_busy_words, png_frame)
 from farm.devices.base import (Rect, UINode, UITree, await_tree_change, kept_tails,
                                swipe_toward)
-from farm.devices import phone_edges
 from farm.devices.keys import IOS_TYPED
 from farm.devices.native_tree import parse_wda, query_xml
 from farm.devices.procs import PhoneBusy, PhoneClaim
