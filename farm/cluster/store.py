@@ -10,6 +10,8 @@ other users — never FLUSHALL it. Keys:
                             its host when only unique there; TTL, refreshed with the lease)
     <p>:claim:<run>:<case>:<attempt>   set once when a worker starts that attempt (NX)
     <p>:events:<run>        list of JSON events workers push and the run's client pops
+    <p>:taken:<run>         the event the client has taken off it and not yet handled
+                            (BLMOVE: one its connection lost is read again, not lost)
     <p>:run:<run>           hash: the run is alive (TTL); its demand / in-flight counts per pool
                             and per platform (a --matrix run's web.g1 is a plain run's web too)
     <p>:ended:<run>         set when a run ends (done or interrupted): workers cancel its cases

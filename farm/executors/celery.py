@@ -5,7 +5,7 @@ hands a job to the broker only when a device of that pool is free (and within th
 share when other runs compete), so the broker queue stays about empty, the order is kept, and
 estimates that turn out wrong cost nothing — a free device simply gets the next-longest job.
 Workers push events (started / step / finished, keyed run/case/attempt) to a Redis list the
-client pops, which feeds the same RunEvents as a local run. The client decides retries and
+client reads at least once (`EventInbox`), which feeds the same RunEvents as a local run. The client decides retries and
 numbers attempts (the same `Ledger` as the local executor); a worker whose lease expires
 mid-case, or whose device process is started again, loses its attempt (infra error, re-run
 elsewhere) and the run names its device as lost — also one that died right after taking the
@@ -15,7 +15,6 @@ an attempt no longer awaited is ignored.
 
 from __future__ import annotations
 
-import json
 import logging
 import sys
 import time
@@ -35,6 +34,7 @@ from farm.config import Settings, mask_url
 from farm.devices.specs import DeviceSpec
 from farm.errors import BrokerLost, DeviceLost, InternalError
 from farm.executors.base import Ledger, NullEvents, RunEvents, RunOutcome
+from farm.executors.event_inbox import EventInbox
 from farm.results import CaseResult, StepRecord, now_iso, timestamp
 from farm.runner import Services, app_dirs_of, case_env
 from farm.schedule import Job, enqueue, expected_duration, order_jobs
@@ -74,6 +74,7 @@ class CeleryExecutor:
         self.settings = settings
         self.r = store.connect(self.url)
         self.app = make_app(settings)
+        self.inbox = EventInbox(services.run_id)    # the workers' events, read at least once
         self.cases = dict(cases)            # by job case id (matrix: one per case and group)
         self.services = services
         self.run_id = services.run_id
@@ -143,6 +144,7 @@ class CeleryExecutor:
                 self._back_from_outage()
             self._tick()
         except Exception as exc:
+            _say_refused(exc, self.url)
             if not _is_redis_error(exc):
                 raise
             self._broker_down(exc)
@@ -289,7 +291,8 @@ class CeleryExecutor:
                 store.record_history(self.r, samples)
             pipe = self.r.pipeline()
             pipe.set(key("ended", self.run_id), 1, ex=store.CLAIM_TTL_S)   # workers: cancel
-            pipe.delete(key("run", self.run_id), key("events", self.run_id))
+            pipe.delete(key("run", self.run_id), key("events", self.run_id),
+                        key("taken", self.run_id))
             pipe.zrem(key("runs"), self.run_id)
             pipe.execute()
         except Exception as exc:
@@ -743,11 +746,7 @@ class CeleryExecutor:
         log.info("waiting: the %d %s are busy with other runs", len(devices), what)
 
     def _drain_events(self, wait: float) -> None:
-        got = self.r.blpop([key("events", self.run_id)], timeout=wait)
-        while got:
-            self._handle(json.loads(got[1]))
-            raw = self.r.lpop(key("events", self.run_id))
-            got = (None, raw) if raw else None
+        self.inbox.drain(self.r, wait, self._handle)
 
     def _handle(self, ev: dict[str, Any]) -> None:
         kind = ev.get("type")

@@ -65,10 +65,10 @@ def _when(step: dict) -> tuple[datetime, datetime]:
 
 
 def _waiting_for_events(url: str) -> bool:
-    """Is a run's client blocked in Redis waiting for its workers' events (BLPOP)?"""
+    """Is a run's client blocked in Redis waiting for its workers' events (BLMOVE)?"""
     r = redis.Redis.from_url(url, decode_responses=True)
     try:
-        return any(c.get("cmd") == "blpop" and "b" in c.get("flags", "")
+        return any(c.get("cmd") == "blmove" and "b" in c.get("flags", "")
                    for c in r.client_list())
     finally:
         r.close()

@@ -50,7 +50,7 @@ def held(pid: int, url: str, run_dir: Path) -> Iterator[Callable[[], list[dict[s
 
 
 def unblock(url: str, run_id: str) -> None:
-    """An event of no consequence for the stopped client's BLPOP, if it stopped waiting in
+    """An event of no consequence for the stopped client's BLMOVE, if it stopped waiting in
     one: Redis hands such a waiter the next event pushed, taking it from the list the test
     reads (and the client ignores this one)."""
     import redis

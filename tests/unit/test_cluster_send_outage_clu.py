@@ -63,7 +63,7 @@ class _RunState:
     def zrangebyscore(self, *_: Any, **__: Any) -> list:
         return []
 
-    def blpop(self, *_: Any, **__: Any) -> None:
+    def blmove(self, *_: Any, **__: Any) -> None:
         return None
 
 
