@@ -10,6 +10,7 @@ what this machine remembers, which may differ between jobs).
 
 from __future__ import annotations
 
+import heapq
 import math
 import re
 import shlex
@@ -169,12 +170,19 @@ def case_haystack(case: Case) -> str:
 
 
 # ---- --shard I/N -------------------------------------------------------------------------------
+MAX_SHARDS = 10_000      # CI jobs of one run; more is a slip (and a plan of that many loads)
+
+
 def parse_shard(text: str) -> tuple[int, int]:
-    """``"2/3"`` -> (2, 3); 1 <= I <= N."""
+    """``"2/3"`` -> (2, 3); 1 <= I <= N <= `MAX_SHARDS`."""
     m = re.fullmatch(r"\s*(\d+)\s*/\s*(\d+)\s*", text or "")
     if not m:
         raise ConfigError(f"--shard {text!r}: expected I/N, e.g. 1/3")
-    index, total = int(m.group(1)), int(m.group(2))
+    # past MAX_SHARDS's digits a number is too large anyway (and int() of 4,300 digits raises)
+    index, total = (int(n.lstrip("0")[:len(str(MAX_SHARDS)) + 1] or 0) for n in m.groups())
+    if total > MAX_SHARDS:
+        raise ConfigError(f"--shard {text}: expected N of at most {MAX_SHARDS} (the number of "
+                          "CI jobs the run is split over)")
     if total < 1 or not 1 <= index <= total:
         raise ConfigError(f"--shard {text}: expected 1 <= I <= N (shards are numbered from 1)")
     return index, total
@@ -197,11 +205,12 @@ def shard_plan(weights: Mapping[str, float], total: int) -> dict[str, int]:
     heaviest first, each to the shard with the least weight so far (ties: the lower id, the
     lower shard number). The same ids and weights always give the same plan, so separate CI
     jobs agree as long as their weights come from what they all have (`shard_weight`)."""
-    loads = [0.0] * total
+    # (load, shard index) of each shard a case can reach: past one per case, shards stay empty
+    loads = [(0.0, i) for i in range(min(total, len(weights)))]
     plan: dict[str, int] = {}
     for cid in sorted(weights, key=lambda c: (-weights[c], c)):
-        best = min(range(total), key=lambda i: (loads[i], i))
-        loads[best] += weights[cid]
+        load, best = heapq.heappop(loads)
+        heapq.heappush(loads, (load + weights[cid], best))
         plan[cid] = best + 1
     return plan
 
