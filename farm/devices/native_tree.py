@@ -149,6 +149,16 @@ def _matches(root: ET.Element, xpath: str) -> set[int]:
         path = "." + path       # (farm's own `/node[1]/node[2]`: steps below the root)
     try:
         return set(map(id, scope.iterfind(path)))
-    except (SyntaxError, KeyError, ValueError) as exc:
+    except (SyntaxError, KeyError, ValueError, TypeError) as exc:
         raise StepFailed(f"invalid XPath {xpath!r} (native trees take ElementTree's XPath "
-                         f"subset): {exc}") from exc
+                         f"subset): {_xpath_problem(path, exc)}") from None
+
+
+def _xpath_problem(path: str, exc: Exception) -> str:
+    """What ElementTree's XPath parser found wrong, in words: an unclosed ``[`` made it
+    call None (a TypeError, which ended the case as farm's internal error)."""
+    if path.count("[") > path.count("]"):
+        return "a [ is not closed"
+    if isinstance(exc, KeyError):        # the token it has no rule for
+        return f"{exc.args[0]!r} is not understood there"
+    return str(exc) if not isinstance(exc, TypeError) else "it ends inside a step"
