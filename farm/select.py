@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import heapq
 import math
+import os
 import re
 import shlex
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Mapping, Sequence
@@ -222,11 +224,7 @@ def read_timings(path: Path) -> dict[str, float]:
     file plans the same shards, as Flank shards on an earlier run's JUnit XML."""
     if path.is_dir():
         path = path / "results.json"
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError(f"--shard-timings {path}: cannot read it ({exc.strerror or exc})"
-                          ) from None
+    text = _timings_text(path)
     try:
         found = _junit_timings(text) if text.lstrip().startswith("<") else _json_timings(text)
     except KeyError as exc:
@@ -242,6 +240,31 @@ def read_timings(path: Path) -> dict[str, float]:
         raise ConfigError(f"--shard-timings {path}: case {odd} took {found[odd]} seconds: "
                           "not a number of seconds")
     return found
+
+
+MAX_TIMINGS_BYTES = 512 * 1024 * 1024   # a results.json of 100,000 cases is ~200 MB
+
+
+def _timings_text(path: Path) -> str:
+    """The text of ``--shard-timings`` file ``path``: a regular file (a FIFO would wait for a
+    writer, /dev/zero never ends), UTF-8 as farm writes it."""
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):     # (before opening: a FIFO's open waits)
+            raise ConfigError(f"--shard-timings {path}: not a regular file: expected a "
+                              "results.json, a run directory or a JUnit XML file")
+        with path.open("rb") as file:
+            data = file.read(MAX_TIMINGS_BYTES + 1)
+    except OSError as exc:
+        raise ConfigError(f"--shard-timings {path}: cannot read it ({exc.strerror or exc})"
+                          ) from None
+    if len(data) > MAX_TIMINGS_BYTES:
+        raise ConfigError(f"--shard-timings {path}: larger than {MAX_TIMINGS_BYTES:,} bytes: "
+                          "not a farm results.json or JUnit XML")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"--shard-timings {path}: not a farm results.json or JUnit XML (not "
+                          f"UTF-8 text at byte {exc.start})") from None
 
 
 def _json_timings(text: str) -> dict[str, float]:
