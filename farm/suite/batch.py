@@ -30,7 +30,7 @@ sessionStorage carry from file to file.
 
 from __future__ import annotations
 
-import glob
+import fnmatch
 import itertools
 import os
 import re
@@ -214,11 +214,64 @@ def _matches(pattern: str, base: Path) -> list[Path]:
     skipped = set(NOT_CASE_DIRS) - set(Path(pattern).parts)
     solved = pattern.endswith(SOLVED_SUFFIX)
     not_cases = {SUITE_FILE, *NOT_CASE_FILES} - {Path(pattern).name}
-    return sorted(Path(m) for m in glob.glob(str(base / pattern), recursive=True)
+    return sorted(Path(m) for m in _glob(pattern, base, skipped)
                   if m.endswith((".yaml", ".yml")) and os.path.isfile(m)
                   and (solved or not m.endswith(SOLVED_SUFFIX))
                   and os.path.basename(m) not in not_cases
                   and not skipped & set(Path(os.path.relpath(m, base)).parts))
+
+
+def _glob(pattern: str, base: Path, skipped: set[str]) -> list[str]:
+    """The paths ``pattern`` (relative to ``base``) matches, as glob.glob(recursive=True)
+    finds them, but as discovery walks: a wildcard (``*``, ``**``) never enters a link to a
+    folder (a named folder is entered), nor ``**`` a folder in ``skipped``. glob's ``**``
+    followed links: one to ``/`` in the suite walked the whole filesystem, one to ``..``
+    went round until the path was too long."""
+    parts = Path(pattern).parts
+    start = str(base)
+    if parts and os.path.isabs(parts[0]):
+        start, parts = parts[0], parts[1:]
+    if parts and parts[-1] == "**":            # files too, as glob's trailing ** gives them
+        parts = (*parts, "*")
+    found: list[str] = []
+    todo = [(start, 0)]
+    while todo:
+        here, i = todo.pop()
+        if i == len(parts):
+            if os.path.lexists(here):
+                found.append(here)
+        elif not set("*?[") & set(parts[i]):
+            todo.append((os.path.join(here, parts[i]), i + 1))
+        elif parts[i] == "**":
+            todo.extend((folder, i + 1) for folder in _folders_below(here, skipped))
+        else:
+            last = i + 1 == len(parts)
+            todo.extend((entry.path, i + 1) for entry in _entries(here)
+                        if (last or entry.is_dir(follow_symlinks=False))
+                        and (parts[i].startswith(".") or not entry.name.startswith("."))
+                        and fnmatch.fnmatch(entry.name, parts[i]))
+    return list(dict.fromkeys(found))
+
+
+def _entries(folder: str) -> list[os.DirEntry]:
+    try:
+        with os.scandir(folder) as entries:
+            return list(entries)
+    except OSError:                 # not there, not a folder, not readable: nothing in it
+        return []
+
+
+def _folders_below(top: str, skipped: set[str]) -> list[str]:
+    """``top`` and every folder below it ``**`` goes into: not hidden, not in ``skipped``,
+    not through a link."""
+    out, todo = [], [top]
+    while todo:
+        here = todo.pop()
+        out.append(here)
+        todo.extend(entry.path for entry in _entries(here)
+                    if entry.is_dir(follow_symlinks=False) and not entry.name.startswith(".")
+                    and entry.name not in skipped)
+    return out
 
 
 def _home(pattern: str, base: Path, file: Path) -> Path:
