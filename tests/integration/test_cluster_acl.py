@@ -51,7 +51,7 @@ def test_a_command_only_celery_sends_ends_the_device_with_one_line_not_restarts(
     out = proc.finish(timeout=90)
     assert proc.returncode == 4, out
     masked = url.replace(":pw-nobrpop@", ":***@")
-    assert (f"farm worker: device fake-1@"
+    assert ("farm worker: device fake-1@"
             in out and f": the broker {masked} refuses user 'nobrpop': this user has no "
             "permissions to run the 'brpop' command" in out), out
     assert "Not started again" in out and "starting it again" not in out, out
