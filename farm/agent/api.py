@@ -451,8 +451,9 @@ class Agent:
 
     def ai_wait_for(self, assertion: str, timeout_s: float = 30.0,
                     interval_s: float = 1.0, shown: dict[str, Any] | None = None) -> None:
-        """Judge ``assertion`` every ``interval_s`` until it holds; past ``timeout_s`` the step
-        fails (AssertionFailed with the model's last reason). Every wait for the model ends
+        """Judge ``assertion`` every ``interval_s`` (and once more as late as a check fits in
+        ``timeout_s``) until it holds; past ``timeout_s`` the step fails (AssertionFailed with
+        the model's last reason). Every wait for the model ends
         with the step's time too: a model too slow to give a verdict within it is the model's
         error (ModelUnavailable), not the app's."""
         from farm.agent.insight import judge
@@ -464,18 +465,32 @@ class Agent:
             purpose, messages, client, until=limit)
         why: str | None = None
         while True:
+            started = time.monotonic()
             try:
                 passed, why = judge(ask, models.judge, assertion, self._look(shown))
             except DeadlineReached:
                 raise _no_verdict_in_time(assertion, timeout_s, why, models.judge) from None
             if passed:
                 return
-            if time.monotonic() + interval_s > limit:
-                if self.remaining() <= interval_s:
+            pause = self._next_look(limit, interval_s, time.monotonic() - started)
+            if pause is None:
+                if limit >= self._deadline():
                     raise CaseTimeout(f'case timed out waiting for "{assertion}"')
                 raise AssertionFailed(f'aiWaitFor "{assertion}" not true within '
                                       f"{timeout_s:g}s: {why or NO_REASON}")
-            self._pause(interval_s, f'"{assertion}"')
+            self._pause(pause, f'"{assertion}"')
+
+    def _next_look(self, limit: float, interval_s: float, took: float) -> float | None:
+        """How long aiWaitFor waits before its next check, None when none fits before
+        ``limit``. The step's own timeout gets a last check as late as one fits (taking what
+        the last one took): "timeout: 8000, checkIntervalMs: 3000" looked at 0, 3 and 6 s and
+        failed there, and a condition true from 7 s on was never seen. No check is started
+        into the case's last moments: it ends there whatever the model says."""
+        now = time.monotonic()
+        if limit >= self._deadline():
+            return interval_s if now + interval_s <= limit else None
+        fits = limit - now - took
+        return min(interval_s, fits) if fits > 0 else None
 
     def ai_query(self, query: str, kind: str = "aiQuery",
                  shown: dict[str, Any] | None = None) -> Any:

@@ -183,3 +183,28 @@ def test_a_request_that_drips_past_the_model_timeout_is_retried_then_unavailable
     assert type(raised.value).__name__ == "ModelUnavailable"
     assert str(raised.value) == (f"model openai/scripted at {dripping.base_url} did not answer "
                                  "within 0.5 s (FARM_MODEL_TIMEOUT) in 2 attempts")
+
+
+# ---- aiWaitFor's last check ------------------------------------------------------------------
+def test_ai_wait_for_checks_once_more_before_its_timeout_when_the_interval_would_pass_it(
+        tmp_path):
+    """timeout: 8000 with checkIntervalMs: 3000 checked at 0, 3 and 6 s and failed there,
+    saying "not true within 8s": a condition true from 7 s on was never seen. The last check
+    now comes as late as one fits."""
+    client = ScriptedModelClient([NOT_YET, '{"pass": true, "thought": "a mug"}'])
+    step = Step(kind="aiWaitFor", value="the cart holds a mug", timeout_ms=1000,
+                options={"checkIntervalMs": 60_000})
+    res = run([step], ModelSet.single(client), tmp_path)
+    assert res.status == "passed", res.error
+    assert client.calls == 2
+
+
+def test_a_condition_never_true_fails_after_the_last_check(tmp_path):
+    client = ScriptedModelClient([NOT_YET])
+    step = Step(kind="aiWaitFor", value="the cart holds a mug", timeout_ms=300,
+                options={"checkIntervalMs": 60_000})
+    res = run([step], ModelSet.single(client), tmp_path)
+    assert res.status == "failed" and res.error.kind == "AssertionFailed", res.error
+    assert res.error.message == ('aiWaitFor "the cart holds a mug" not true within 0.3s: the '
+                                 "badge still says Cart (0)")
+    assert client.calls == 2
