@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import re
 import signal
+import stat
 import sys
 import threading
 from typing import Any
@@ -269,8 +270,12 @@ def _junit_replaces_no_other_file(path: object, flag: str = "--junit-xml",
     """--junit-xml is a file farm writes over: one that holds something other than XML (a
     case, `--junit-xml suites/login.yaml` tab-completed) is refused, not replaced by the
     run's JUnit document (the case file was lost). An earlier run's junit.xml, or an empty
-    file, is replaced as before. (`farm report --history --out`, HTML, too.)"""
-    if not isinstance(path, Path) or not path.is_file():
+    file, is replaced as before. (`farm report --history --out`, HTML, too.) So is anything
+    but a file (`--junit-xml /dev/null`): the renamed new file replaced the device node."""
+    if not isinstance(path, Path):
+        return
+    _not_a_device(path, flag, doc)
+    if not path.is_file():
         return
     try:
         with path.open("rb") as file:
@@ -281,6 +286,28 @@ def _junit_replaces_no_other_file(path: object, flag: str = "--junit-xml",
         raise UserError(f"{flag} {path}: the file holds something other than {what} (farm "
                         f"would write {doc} over it): give another file name, or delete the "
                         "file first")
+
+
+_NOT_FILES = ((stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+              (stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISSOCK, "a socket"))
+
+
+def _not_a_device(path: Path, flag: str, doc: str) -> None:
+    """A UserError when ``path`` (or what its link leads to) is a device, a FIFO or a socket:
+    farm writes an output whole into a new file renamed over the path, so `--junit-xml
+    /dev/null` (or /dev/stdout, a link to one) made /dev/null a file holding the XML."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:         # not there (or a dangling link): a file is made
+        return
+    kind = next((name for test, name in _NOT_FILES if test(mode)), None)
+    folder = os.path.realpath(path.parent)
+    if kind is None and (folder == "/dev" or folder.startswith("/proc/")):
+        kind = "a link to an open file (as /dev/stdout is)"
+    if kind is not None:
+        raise UserError(f"{flag} {path}: {kind}, not a file: farm writes {doc} into a new file "
+                        f"it renames over {path}, which would replace it; give a file name "
+                        f"(or leave {flag} out)")
 
 
 def _needs_model(settings, **given: str | None) -> None:
