@@ -133,9 +133,10 @@ _PROBE = "return redis.call('exists', KEYS[1])"
 
 def check_permissions(r: Any, url: str) -> None:
     """A ConfigError (see `refused`) unless the broker's user may do what a `farm worker`
-    does: write farm's keys, run its scripts, scan its leases, publish on its channels (a
-    sample of each kind of command; one refused later is said as it happens)."""
-    from redis.exceptions import NoPermissionError
+    does: write farm's keys, run its scripts, scan its leases, subscribe to Celery's control
+    channel (a sample of each kind of command; one refused later is said as it happens).
+    A broker away, full or read-only is not checked here: each device waits for it."""
+    from redis.exceptions import NoPermissionError, RedisError
 
     from farm.errors import ConfigError
     control = key("celery", f"/{_db_of(url)}.celery.pidbox")     # (kombu's name for it)
@@ -151,6 +152,8 @@ def check_permissions(r: Any, url: str) -> None:
             probe()
         except NoPermissionError as exc:
             raise ConfigError(refused(url, exc, doing)) from None
+        except (RedisError, OSError):   # away, full, a replica: each device waits for it
+            return
 
 
 def _psubscribe(r: Any, pattern: str) -> None:
