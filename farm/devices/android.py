@@ -24,8 +24,7 @@ import zlib
 from typing import TYPE_CHECKING, Any
 
 from farm.devices import phone_edges
-from farm.devices.base import (Rect, UINode, UITree, await_tree_change, kept_tail,
-                               swipe_into_view)
+from farm.devices.base import Rect, UINode, UITree, await_tree_change, swipe_into_view
 from farm.devices.keys import android_keycode
 from farm.devices.native_tree import parse_uiautomator, parse_xml, query_xml
 from farm.devices.procs import PhoneBusy, PhoneClaim
@@ -512,21 +511,16 @@ class AndroidDevice:
 
     # -- shell ---------------------------------------------------------------------------------
     def _run(self, cmd: str, binary: bool = False, timeout: float = SHELL_TIMEOUT_S,
-             what: str = "", own_shell: bool = False) -> tuple[Any, str, int]:
-        """(stdout, stderr, exit code) of ``cmd``; infrastructure failures mapped, saying
-        ``what`` farm was doing (else the command's first word). ``own_shell``: a suite's line,
-        which may ``exit``."""
+             what: str = "") -> tuple[Any, str, int]:
+        """(stdout, stderr, exit code) of one of farm's own commands; infrastructure failures
+        mapped, saying ``what`` farm was doing (else the command's first word). A suite's
+        line goes through `shell_result`."""
         dev = self._need()
         self._dump_fresh = False        # any command may change the screen: the dump is old
         with self._errors(what or cmd.split(" ")[0]):
             v2 = self._has_shell_v2(dev)
             if binary and not v2:
                 return self._exec_out(dev, cmd, timeout), "", 0
-            # adbutils reads an older phone's exit status from an echo it appends to the
-            # line: a line that ends the shell (a suite's `... || exit 1`) never reached it
-            # and read as a broken phone; a suite's line runs in a shell of its own there
-            if own_shell and not v2:
-                cmd = f"sh -c {_quote(cmd)}"
             res = dev.shell2(cmd, timeout=timeout, encoding=None, v2=v2)
         if not v2:      # one stream, stderr in it (adbutils leaves stdout empty), through a
             text = res.output.decode("utf-8", "replace").replace("\r\n", "\n")   # terminal
@@ -563,22 +557,33 @@ class AndroidDevice:
     def shell_result(self, command: str, timeout_s: float = SHELL_TIMEOUT_S
                      ) -> tuple[str, str, int]:
         """Run ``command`` in the device shell: (stdout, stderr, exit code), for a suite's
-        runAdbShell step (its `timeout`), which fails on a non-zero exit; stdout past 64K
-        characters is kept as its tail (`kept_tail`: a `logcat -d` put megabytes into
-        results.json and the report; grep on the phone for the rest). A command silent
-        for ``timeout_s`` fails the step (StepFailed): it ran longer than its step allows, which
-        was the phone's loss ("no answer from the adb server in time"), retried elsewhere."""
-        from adbutils.errors import AdbTimeout
-        try:
-            out, err, code = self._run(command, timeout=timeout_s, own_shell=True)
-            return kept_tail(out), err, code
-        except DeviceLost as exc:
-            if self._killed or not isinstance(exc.__cause__, AdbTimeout) or \
-                    "connect" in str(exc.__cause__):      # (the adb server's own silence)
-                raise
-            raise StepFailed(f"the shell command gave no output for {timeout_s:g}s and was "
-                             "given up (still running on the phone, or the phone stopped "
-                             "answering); a longer one needs the step's timeout: (ms)") from None
+        runAdbShell step (its `timeout`), which fails on a non-zero exit. The command has
+        ``timeout_s`` in all, printing or not: past it, it is stopped and fails the step
+        (StepFailed; a plain `logcat` that prints on for ever was read until the case's
+        timeout, the phone's loss then, farm's memory growing by 300 MB a second). Each
+        stream is kept as its tail (`kept_tail`: 64K characters; a `logcat -d` put
+        megabytes into results.json and the report; grep on the phone for the rest)."""
+        from farm.devices.android_shell import PastDeadline, ShellCut, run_bounded
+        dev = self._need()
+        self._dump_fresh = False        # the command may change the screen
+        what = command.split(" ")[0]
+        with self._errors(what):
+            v2 = self._has_shell_v2(dev)
+            # an older phone's exit status comes from an echo after the line: a line that
+            # ends the shell (`... || exit 1`) never reached it and read as a broken phone;
+            # there a suite's line runs in a shell of its own
+            try:
+                return run_bounded(dev, command if v2 else f"sh -c {_quote(command)}",
+                                   timeout_s, v2)
+            except PastDeadline as late:
+                if self._killed:
+                    raise DeviceLost(f"{self.name} was stopped") from None
+                raise StepFailed(_past_deadline(timeout_s, late.printed)) from None
+            except ShellCut:
+                if self._killed:
+                    raise DeviceLost(f"{self.name} was stopped") from None
+                raise DeviceLost(f"{self.name} lost ({what}): the phone's shell stopped "
+                                 "answering in the middle of the command") from None
 
     def _input(self, args: str) -> None:
         out, err, code = self._run("input " + args)
@@ -980,6 +985,18 @@ class AndroidDevice:
 
     def _errors(self, what: str) -> "_AdbErrors":
         return _AdbErrors(self, what)
+
+
+def _past_deadline(timeout_s: float, printed: int) -> str:
+    """Why a runAdbShell command was stopped at its step's timeout."""
+    if not printed:
+        return (f"the shell command gave no output for {timeout_s:g}s and was given up (still "
+                "running on the phone, or the phone stopped answering); a longer one needs "
+                "the step's timeout: (ms)")
+    return (f"the shell command was still running after {timeout_s:g}s, having printed "
+            f"{printed:,} bytes, and was stopped: one that prints until stopped (logcat "
+            "without -d, top without -n) never ends; else give the step a longer timeout: "
+            "(ms)")
 
 
 def adb_failure(exc: BaseException) -> str:

@@ -421,18 +421,20 @@ def await_tree_change(read: Callable[[], str | None], before: str | None, timeou
 OUTPUT_KEEP_CHARS = 64 * 1024
 
 
-def kept_tail(text: str, keep: int = OUTPUT_KEEP_CHARS) -> str:
+def kept_tail(text: str, keep: int = OUTPUT_KEEP_CHARS, before: int = 0) -> str:
     """``text`` as a step keeps it: whole up to ``keep`` characters, else its last ``keep``
-    from a line's start (the newest of a log), after one line saying how much was cut."""
-    if len(text) <= keep:
+    from a line's start (the newest of a log), after one line saying how much was cut.
+    ``before``: what came ahead of ``text`` and was cut already (bytes of a phone's output
+    dropped as it came in, counted as characters)."""
+    if len(text) <= keep and not before:
         return text
     tail = text[-keep:]
     start = tail.find("\n")
     if 0 <= start < len(tail) - 1:      # (a single huge line: cut inside it)
         tail = tail[start + 1:]
-    cut = len(text) - len(tail)
-    return (f"[farm: {cut:,} characters of {len(text):,} cut; the last {len(tail):,} "
-            f"kept]\n{tail}")
+    total = len(text) + before
+    return (f"[farm: {total - len(tail):,} characters of {total:,} cut; the last "
+            f"{len(tail):,} kept]\n{tail}")
 
 
 def kept_tails(value: Any, keep: int = OUTPUT_KEEP_CHARS) -> Any:

@@ -63,6 +63,17 @@ def _fail(sock: socket.socket, message: str) -> None:
     sock.sendall(b"FAIL" + _block(message))
 
 
+def _print_until_closed(sock: socket.socket, line: bytes, v2: bool, crlf: bool) -> None:
+    """A command that prints ``line`` until it is stopped (`AndroidShell.endless`): 4 KB at a
+    time as fast as the client reads, until it hangs up (which ends the command on a phone);
+    the OSError that then comes ends the request."""
+    data = line * (4096 // len(line) + 1)
+    data = data.replace(b"\n", b"\r\n") if crlf and not v2 else data
+    frame = b"\x01" + struct.pack("<I", len(data)) + data if v2 else data
+    while True:
+        sock.sendall(frame)
+
+
 class _Handler(socketserver.BaseRequestHandler):
     server: "AdbServer"
 
@@ -178,6 +189,9 @@ class _Handler(socketserver.BaseRequestHandler):
                 _fail(sock, "unknown service: shell,v2")      # what an Android 6 adbd says
                 return
             _okay(sock)
+            endless = shell.endless(cmd)
+            if endless is not None:
+                _print_until_closed(sock, endless, v2, crlf=not shell.shell_v2)
             (out, err, code), both = shell.run_in_order(cmd)
             if v2:
                 frames = b""

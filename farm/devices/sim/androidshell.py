@@ -9,6 +9,7 @@ No fault applies to ``farm-sim`` itself (`AndroidShell.is_control`).
 from __future__ import annotations
 
 import base64
+import re
 import shlex
 import time
 from typing import Callable
@@ -121,6 +122,23 @@ class AndroidShell:
         last command's status), ``sh -c LINE`` (LINE in a shell of its own: its ``exit``
         ends that one)."""
         return self.run_in_order(line)[0]
+
+    @staticmethod
+    def endless(line: str) -> bytes | None:
+        """What a line that never ends prints again and again: ``yes [WORD]`` (toybox's, alone
+        on the line, in an older phone's ``sh -c`` or before adbutils' exit-status echo too),
+        standing for any command that prints until stopped (a busy phone's plain ``logcat``,
+        ``top``); None for any other line."""
+        line = re.sub(r";\s*echo X4EXIT:\$\?\s*$", "", line)
+        try:
+            words = shlex.split(line)
+            if words[:2] == ["sh", "-c"] and len(words) == 3:
+                words = shlex.split(words[2])
+        except ValueError:
+            return None
+        if words[:1] == ["yes"] and len(words) <= 2:
+            return ((words[1] if len(words) == 2 else "y") + "\n").encode()
+        return None
 
     def run_in_order(self, line: str) -> tuple[Result, bytes]:
         """`run`, and its stdout and stderr as one stream in the order each command wrote

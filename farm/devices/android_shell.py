@@ -1,0 +1,126 @@
+"""A suite's own shell command on a phone (runAdbShell): run under the step's whole timeout
+and kept as the tail of what it printed.
+
+adbutils reads a command's output whole, and its timeout is a socket's, between two reads: a
+command that prints without end (a busy phone's plain ``logcat``, ``top``, ``yes``) was read
+until the case's timeout, when the watchdog stopped the phone (the phone's loss, retried
+elsewhere), and farm's memory grew by hundreds of MB a second. Here the read ends at the
+step's deadline, whatever the command prints, and only the last `READ_KEEP` bytes of each
+stream are held; closing the connection ends the command on the phone (adbd hangs up its
+shell).
+"""
+
+from __future__ import annotations
+
+import socket
+import time
+from typing import Any
+
+from farm.devices.base import OUTPUT_KEEP_CHARS, kept_tail
+
+# bytes of each stream held while a command runs: OUTPUT_KEEP_CHARS characters of UTF-8 at most
+READ_KEEP = 4 * OUTPUT_KEEP_CHARS
+EXIT_MARK = b"X4EXIT:"        # an older phone's exit status, echoed after the command (adbutils')
+
+
+class PastDeadline(Exception):
+    """The command was still running at the step's deadline; ``printed``: bytes it wrote."""
+
+    def __init__(self, printed: int) -> None:
+        super().__init__(f"still running ({printed} bytes printed)")
+        self.printed = printed
+
+
+class ShellCut(Exception):
+    """An older phone's shell ended before its exit status came (the phone went away)."""
+
+
+class Tail:
+    """The last ``keep`` bytes of a stream, and how many came in all."""
+
+    def __init__(self, keep: int = READ_KEEP) -> None:
+        self.keep, self.data, self.total = keep, bytearray(), 0
+
+    def add(self, chunk: bytes) -> None:
+        self.total += len(chunk)
+        self.data += chunk
+        if len(self.data) > 2 * self.keep:
+            del self.data[:-self.keep]
+
+    def text(self, crlf: bool = False) -> str:
+        """What the step keeps of it (`kept_tail`), bytes cut as they came counted too."""
+        data = bytes(self.data[-self.keep:])
+        text = data.decode("utf-8", "replace")
+        text = text.replace("\r\n", "\n") if crlf else text
+        return kept_tail(text, before=self.total - len(data))
+
+
+def run_bounded(dev: Any, cmd: str, timeout_s: float, v2: bool) -> tuple[str, str, int]:
+    """(stdout, stderr, exit code) of ``cmd`` on adbutils device ``dev``, over shell_v2 or an
+    older phone's one stream (``v2`` False: stderr in stdout, the exit status echoed after
+    it). PastDeadline once ``timeout_s`` has passed; ShellCut when an older phone's shell
+    ends early; adbutils' and the socket's own errors as they come (the caller maps them)."""
+    deadline = time.monotonic() + timeout_s
+    conn = dev.open_transport(timeout=timeout_s)
+    out, err = Tail(), Tail()
+    try:
+        if v2:
+            conn.send_command("shell,v2:" + cmd)
+            conn.check_okay()
+            code = _frames(conn.conn, out, err, deadline)
+            return out.text(), err.text(), code
+        conn.send_command(f"shell:{cmd}; echo {EXIT_MARK.decode()}$?")
+        conn.check_okay()
+        while _read(conn.conn, 4096, deadline, out, err, exact=False):
+            pass
+        return _with_status(out)
+    finally:
+        conn.close()
+
+
+def _frames(sock: socket.socket, out: Tail, err: Tail, deadline: float) -> int:
+    """shell_v2's frames (kind, length, data) until the exit status frame."""
+    while True:
+        header = _read(sock, 5, deadline, out, err)
+        kind, length = header[0], int.from_bytes(header[1:5], "little")
+        data = _read(sock, length, deadline, out, err) if length else b""
+        if kind == 1:
+            out.add(data)
+        elif kind == 2:
+            err.add(data)
+        elif kind == 3:
+            return data[0] if data else 255
+
+
+def _read(sock: socket.socket, n: int, deadline: float, out: Tail, err: Tail,
+          exact: bool = True) -> bytes:
+    """``n`` bytes (any up to ``n`` when not ``exact``: b"" at the end), waiting no later than
+    ``deadline``. An older phone's stream goes to ``out`` as it comes."""
+    got = b""
+    while len(got) < n:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise PastDeadline(out.total + err.total)
+        sock.settimeout(left)
+        try:
+            chunk = sock.recv(n - len(got))
+        except socket.timeout:
+            raise PastDeadline(out.total + err.total) from None
+        if not exact:
+            out.add(chunk)
+            return chunk
+        if not chunk:
+            raise EOFError(f"Expected {n} bytes, got {len(got)}")
+        got += chunk
+    return got
+
+
+def _with_status(out: Tail) -> tuple[str, str, int]:
+    """An older phone's output and the exit status echoed at its end."""
+    at = out.data.rfind(EXIT_MARK)
+    if at < 0:
+        raise ShellCut()
+    status = bytes(out.data[at + len(EXIT_MARK):]).strip()
+    out.total -= len(out.data) - at
+    del out.data[at:]
+    return out.text(crlf=True), "", int(status) if status.isdigit() else 255
