@@ -49,12 +49,17 @@ class EventInbox:
         self._unsure = False
 
     def _take(self, r: Any, wait: float) -> str | None:
-        """The next event (moved to ``taken``), or None when there is none within ``wait``."""
+        """The next event (moved to ``taken``), or None when there is none within ``wait``.
+        Redis full (maxmemory, noeviction) refuses a move, not a pop: popped then, at most
+        once, the events leave and free the memory the workers need to hand in theirs."""
+        from redis.exceptions import OutOfMemoryError
         if self.moves:
             try:
                 if wait > 0:
                     return r.blmove(self.events, self.taken, wait, "LEFT", "RIGHT")
                 return r.lmove(self.events, self.taken, "LEFT", "RIGHT")
+            except OutOfMemoryError:
+                return self._pop(r, wait)
             except Exception as exc:
                 if "unknown command" not in str(exc).lower():
                     raise
@@ -62,6 +67,9 @@ class EventInbox:
                 log.warning("Redis has no BLMOVE (before 6.2): the run reads its workers' "
                             "events with BLPOP, and one its connection loses as it is read "
                             "is lost (%s)", exc)
+        return self._pop(r, wait)
+
+    def _pop(self, r: Any, wait: float) -> str | None:
         if wait > 0:
             got = r.blpop([self.events], timeout=wait)
             return got[1] if got else None

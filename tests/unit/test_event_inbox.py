@@ -52,6 +52,8 @@ class _Lists:
         if self.fail_lrem:
             self.fail_lrem -= 1
             raise Dropped("connection reset")
+        if raw not in self.lists.get(name, []):
+            return 0
         self.lists[name].remove(raw)
         return 1
 
@@ -106,3 +108,22 @@ def test_a_redis_before_6_2_is_read_with_blpop_and_said_once(caplog):
     inbox.drain(r, 0.25, seen.append)
     assert [e["index"] for e in seen] == [1, 2, 3]
     assert caplog.text.count("Redis has no BLMOVE (before 6.2)") == 1, caplog.text
+
+
+def test_a_full_redis_refusing_moves_still_gives_up_its_events(caplog):
+    """Redis over its maxmemory (noeviction) refuses BLMOVE, not BLPOP: the client waited,
+    its events filling the memory the workers needed to hand in theirs, until it gave up on
+    the broker."""
+    from worker.outbox import REFUSED
+    oom = REFUSED[0]
+
+    class _Full(_Lists):
+        def blmove(self, *_: Any) -> str | None:
+            raise oom("command not allowed when used memory > 'maxmemory'.")
+
+        lmove = blmove
+    r, inbox, seen = _Full(), EventInbox("r1"), []
+    r.push(EVENTS, *_steps(2))
+    inbox.drain(r, 0.25, seen.append)
+    assert [e["index"] for e in seen] == [1, 2] and not r.lists[EVENTS]
+    assert inbox.moves            # (moved again once Redis has room)
