@@ -46,7 +46,11 @@ def url_problem(url: str) -> str | None:
 
 def _host_problem(url: str) -> str | None:
     """An http(s) address's host and port."""
-    netloc = urlsplit(url).netloc
+    try:
+        netloc = urlsplit(url).netloc
+    except ValueError:          # "Invalid IPv6 URL": a "[" in the host without its "]"
+        return ("the host has a '[' without its ']' (or a ']' without its '['): an IPv6 "
+                "address is written in brackets, http://[::1]:3999/index.html")
     host_port = netloc.rpartition("@")[2]
     if host_port.startswith("["):                       # [::1]:8080
         host, port = host_port.partition("]")[0] + "]", host_port.partition("]")[2][1:]
