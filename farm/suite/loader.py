@@ -129,7 +129,7 @@ class _Loading:
 
     def walk(self, top: Path, top_root: Path) -> None:
         roots = {str(top): top_root}
-        for dirpath, dirnames, filenames in os.walk(top):
+        for dirpath, dirnames, filenames in os.walk(top, onerror=self.unlistable):
             here = Path(dirpath)
             root = roots.get(dirpath) or roots[str(here.parent)]
             if here != top and SUITE_FILE in filenames:
@@ -165,6 +165,16 @@ class _Loading:
                                         f"(farm.yaml's exclude: {pattern!r})")
                     continue
                 info.files.setdefault(os.path.realpath(here / name), here / name)
+
+    def unlistable(self, exc: OSError) -> None:
+        """A folder discovery cannot list (no read permission): its cases would be left out
+        without a word, where an unreadable case file is a problem of the suite. (One removed
+        while it was walked has no cases left to look for.)"""
+        if isinstance(exc, FileNotFoundError):
+            return
+        where = display_path(Path(exc.filename)) if exc.filename else "a folder"
+        self.errors.append(SuiteError(where, f"cannot read folder: {exc.strerror or exc} "
+                                             "(its cases could not be looked for)"))
 
     def add_batches(self, folder: Path, names: list[str]) -> bool:
         """Add the batch files among ``names`` (files of ``folder``; index.yaml first): a
