@@ -952,8 +952,11 @@ class AndroidDevice:
 
     # -- health --------------------------------------------------------------------------------
     def healthy(self) -> bool:
-        """Answers, screen on (woken if asleep). Called by the thread that owns the device
-        (its DeviceSlot), before every case."""
+        """Answers, screen on (woken if asleep, and its lock screen dismissed: a phone locks
+        when its screen goes off, and the next case's app then started behind the lock screen,
+        "did not come to the front", the phone's error, case after case until it was
+        quarantined). A PIN or pattern lock stays: a person must take it off. Called by the
+        thread that owns the device (its DeviceSlot), before every case."""
         if self._killed or self._dev is None:
             return False
         try:
@@ -962,11 +965,19 @@ class AndroidDevice:
             power = self.shell("dumpsys power")
             if "mWakefulness=Awake" not in power and "state=ON" not in power:
                 self._input("keyevent 224")
+                self._dismiss_lock_screen()
                 power = self.shell("dumpsys power")
             return "mWakefulness=Awake" in power or "state=ON" in power
         except Exception as exc:
             log.info("%s: health check failed: %s", self.name, exc)
             return False
+
+    def _dismiss_lock_screen(self) -> None:
+        """Take a swipe lock screen away: ``wm dismiss-keyguard`` (Android 8+), else Menu (what
+        unlocks one on older phones); a secure one shows its PIN pad and stays."""
+        out, err, code = self._run("wm dismiss-keyguard")
+        if code or "unknown command" in (out + err).lower():
+            self._input("keyevent 82")
 
     def kill(self) -> None:
         """Mark the device dead (any thread): a call blocked on the adb server (a hung

@@ -95,6 +95,7 @@ class AndroidShell:
         self.files: dict[str, bytes] = {}
         self.mtime = int(time.time())
         self.screen_on = True
+        self.keyguard = False               # the lock screen shows (its screen went off)
         self.ime = IME
         self.rotation = 0                   # settings put system user_rotation N
         self.shell_v2 = True                # False: an Android 6 phone's adbd (see sim.adb)
@@ -308,6 +309,11 @@ class AndroidShell:
 
     # -- screen --------------------------------------------------------------------------------
     def _cmd_wm(self, args: list[str]) -> Result:
+        if args[0] == "dismiss-keyguard" and not self.shell_v2:     # Android 6: not yet
+            return b"", b"Error: unknown command 'dismiss-keyguard'\n", 0
+        if args[0] == "dismiss-keyguard":       # (a swipe lock: no PIN to ask for)
+            self.keyguard = self.keyguard and not self.screen_on
+            return b"", b"", 0
         if args[0] == "size":
             return f"Physical size: {self.width}x{self.height}\n".encode(), b"", 0
         if args[0] == "density":
@@ -341,7 +347,7 @@ class AndroidShell:
                     "/sdcard/window_dump.xml")
         if self.faults.hit("idle"):
             return b"", b"ERROR: could not get idle state.\n", 1
-        if self.faults.hit("empty_tree") or not self.screen_on:
+        if self.faults.hit("empty_tree") or not self.screen_on or self.keyguard:
             xml = EMPTY_UIAUTOMATOR.replace('rotation="0"', f'rotation="{self.rotation}"')
         else:
             package = self.screen.app or LAUNCHER
@@ -353,6 +359,9 @@ class AndroidShell:
 
     def _cmd_dumpsys(self, args: list[str]) -> Result:
         what = args[0] if args else ""
+        if what == "window" and self.keyguard:    # the lock screen: systemui's, no activity
+            return (b"  mCurrentFocus=Window{3c8e u0 NotificationShade}\n"
+                    b"  mShowingLockscreen=true mShowingDream=false\n"), b"", 0
         if what == "window":
             app = self.screen.app
             focus = f"{app}/{app}.MainActivity" if app else f"{LAUNCHER}/.Launcher"
@@ -448,8 +457,11 @@ class AndroidShell:
             self.screen.back()
         elif code in (26, 223):
             self.screen_on = code == 26 and not self.screen_on
+            self.keyguard = self.keyguard or not self.screen_on    # off: it locks
         elif code == 224:
             self.screen_on = True
+        elif code == 82 and self.keyguard and self.screen_on:
+            self.keyguard = False             # Menu on a swipe lock screen unlocks it
         elif KEYCODES.get(code):
             self.screen.key(KEYCODES[code])
         return ""
