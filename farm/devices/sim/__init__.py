@@ -11,10 +11,17 @@ Fault switches (per device, at runtime): ``drop`` (connection closed unanswered)
 (screencap/screenshot +``slow_seconds``), ``invalid_session`` (WDA), ``input_blocked``
 (SecurityException on stderr), ``launch_fail`` (app crashes on launch), ``crash`` (the app in
 front dies at the next touch; Android logs it: ``adb logcat``), ``offline`` (adb lists the
-phone offline and refuses it, as after a replugged cable). Tests set them through
+phone offline and refuses it, as after a replugged cable), ``keyboard_stuck`` (WDA cannot
+dismiss the keyboard), ``redraw`` (WDA: the app draws the field an element request names
+anew first, so its id is stale). Tests set them through
 `fault`, over adb (``adb shell farm-sim fault black 1``) or over WDA (``POST /farm/fault``
 ``{"name": "black", "count": 1}``); no fault applies to the switches themselves, so ``drop``
 can be switched off either way.
+
+Beyond faults, the Android phone locks when its screen goes off (power key): ``dumpsys
+window`` shows the lock screen until ``wm dismiss-keyguard`` (Menu on an Android 6 one); and
+``yes [WORD]`` prints until the client hangs up, as any command that never ends (a busy
+phone's plain ``logcat``).
 """
 
 from __future__ import annotations
