@@ -1,6 +1,6 @@
 """What stops a model configuration before anything is sent (no network): a model name whose
-provider litellm cannot tell (``gpt4-typo``, ``nosuchprov/foo``), and a provider that needs an
-API key when none is set anywhere.
+provider litellm cannot tell (``gpt4-typo``, ``nosuchprov/foo``), no model name after the
+provider (``openai/``), and a provider that needs an API key when none is set anywhere.
 
 `farm run` checks its models before any device starts (`farm.llm.models.check_models`: a
 ConfigError, exit 4); a client built from such settings anyway (a `farm worker`'s) refuses
@@ -31,6 +31,9 @@ def config_problem(lib: Any, model: str, base_url: str | None, has_key: bool,
     base URL needs no key (farm sends a placeholder to key-less servers); the provider's own
     variable (``OPENAI_API_KEY``) is a key, as litellm reads it."""
     from farm.config import provider_key
+    prefix, slash, name = model.partition("/")
+    if slash and prefix and not name.strip():     # litellm sends model "" (or " ") as asked
+        return f"{model}: no model name after {prefix}/: {EXAMPLES}"
     provider = provider_of(lib, model, base_url)
     if provider is None:
         return f"{model}: litellm cannot tell which provider serves it: {EXAMPLES}"
