@@ -69,7 +69,9 @@ ANDROID_KEYCODES = {
     "enter": 66, "return": 66, "tab": 61, "escape": 111, "esc": 111, "backspace": 67,
     "delete": 112, "del": 112, "space": 62, "home": 3, "end": 123, "pageup": 92, "pagedown": 93,
     "arrowup": 19, "up": 19, "arrowdown": 20, "down": 20, "arrowleft": 21, "left": 21,
-    "arrowright": 22, "right": 22, "back": 4, "menu": 82, "power": 26, "search": 84}
+    "arrowright": 22, "right": 22, "back": 4, "menu": 82, "power": 26, "search": 84,
+    # (the names iOS takes: a suite for both platforms presses them on either)
+    "volumeup": 24, "volumedown": 25}
 
 # iOS: keys typed as characters into the focused field, and the buttons WebDriverAgent presses.
 IOS_TYPED = {"enter": "\n", "return": "\n", "backspace": "\b", "delete": "\b", "tab": "\t"}
