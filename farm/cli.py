@@ -1212,15 +1212,24 @@ def _printable_anywhere() -> None:
                 pass
 
 
+# How a write to standard output fails when its reader went away (`| head -1`, a closed
+# terminal or socket): nothing is lost that anyone would read.
+_READER_GONE = {errno.EPIPE, errno.EIO, errno.ECONNRESET, errno.ESHUTDOWN}
+
+
 class _ReaderMayLeave:
     """sys.stdout while a command runs: a reader that goes away (`farm run … | head -1`)
     costs the lines after it, not the command. click's answer to the closed pipe was exit 1
     at the next line: `farm run` stopped at its "deselected" note, no case run, no report,
-    nothing said; `--collect-only | grep -q` exited 1. Anything else is the real stream's."""
+    nothing said; `--collect-only | grep -q` exited 1. A write that fails otherwise (a full
+    disk under `farm run --collect-only > cases.txt`) loses the lines after it too, but is
+    said on stderr and fails the command (`lost`): the list was cut short, and exit 0 said
+    it was whole. Anything else is the real stream's."""
 
     def __init__(self, stream) -> None:
         self._stream = stream
         self.reader_gone = False
+        self.lost: OSError | None = None      # why what farm printed did not all get there
 
     def write(self, text: str) -> int:
         if not self.reader_gone:
@@ -1228,8 +1237,8 @@ class _ReaderMayLeave:
                 return self._stream.write(text)
             except BlockingIOError:     # a full non-blocking pipe: its reader is still there
                 raise
-            except OSError:             # EPIPE; EIO from a terminal that closed
-                self._reader_left()
+            except OSError as exc:      # EPIPE; EIO from a terminal that closed; ENOSPC
+                self._reader_left(exc)
         return len(text)
 
     def writelines(self, lines) -> None:
@@ -1242,11 +1251,16 @@ class _ReaderMayLeave:
                 self._stream.flush()
             except BlockingIOError:
                 raise
-            except OSError:
-                self._reader_left()
+            except OSError as exc:
+                self._reader_left(exc)
 
-    def _reader_left(self) -> None:
+    def _reader_left(self, exc: OSError) -> None:
         self.reader_gone = True
+        if exc.errno not in _READER_GONE:
+            self.lost = exc
+            click.echo(f"farm: error: standard output could not be written "
+                       f"({exc.strerror or exc}): what farm printed after that is lost",
+                       err=True)
         try:    # what the stream still holds goes nowhere at exit, not to "Exception ignored"
             os.dup2(os.open(os.devnull, os.O_WRONLY), self._stream.fileno())
         except (OSError, ValueError):
@@ -1277,10 +1291,19 @@ def main() -> None:
     _OWN_PROCESS = True
     _closed_to_devnull()
     _printable_anywhere()
-    real_stdout, sys.stdout = sys.stdout, _ReaderMayLeave(sys.stdout)
+    real_stdout = sys.stdout
+    sys.stdout = out = _ReaderMayLeave(real_stdout)
     before = _stops_interrupt()
     try:
-        _main()
+        try:
+            _main()
+            code: object = 0
+        except SystemExit as exc:
+            code = exc.code
+        out.flush()
+        if out.lost is not None and code in (0, None):    # cut short: not a whole success
+            code = EXIT_INTERNAL
+        sys.exit(code)
     finally:
         sys.stdout = real_stdout
         for sig, handler in before.items():
