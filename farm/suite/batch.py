@@ -206,22 +206,23 @@ def _setup_file(node: Node | None, share: bool, base: Path, p: Problems,
     return matched[0].resolve()
 
 
-def _matches(pattern: str, base: Path) -> list[Path]:
+def _matches(pattern: str, base: Path, unreadable: list[OSError] | None = None) -> list[Path]:
     """The .yaml files ``pattern`` matches, sorted; as discovery takes them: not inside
     `NOT_CASE_DIRS` unless the pattern names that folder, not `farm cache export` output
     unless it ends in `SOLVED_SUFFIX`, not farm.yaml or `NOT_CASE_FILES` unless it names
-    the file."""
+    the file. A folder it could not look into is added to ``unreadable``."""
     skipped = set(NOT_CASE_DIRS) - set(Path(pattern).parts)
     solved = pattern.endswith(SOLVED_SUFFIX)
     not_cases = {SUITE_FILE, *NOT_CASE_FILES} - {Path(pattern).name}
-    return sorted(Path(m) for m in _glob(pattern, base, skipped)
+    return sorted(Path(m) for m in _glob(pattern, base, skipped, unreadable)
                   if m.endswith((".yaml", ".yml")) and os.path.isfile(m)
                   and (solved or not m.endswith(SOLVED_SUFFIX))
                   and os.path.basename(m) not in not_cases
                   and not skipped & set(Path(os.path.relpath(m, base)).parts))
 
 
-def _glob(pattern: str, base: Path, skipped: set[str]) -> list[str]:
+def _glob(pattern: str, base: Path, skipped: set[str],
+          unreadable: list[OSError] | None = None) -> list[str]:
     """The paths ``pattern`` (relative to ``base``) matches, as glob.glob(recursive=True)
     finds them, but as discovery walks: a wildcard (``*``, ``**``) never enters a link to a
     folder (a named folder is entered), nor ``**`` a folder in ``skipped``. glob's ``**``
@@ -243,32 +244,40 @@ def _glob(pattern: str, base: Path, skipped: set[str]) -> list[str]:
         elif not set("*?[") & set(parts[i]):
             todo.append((os.path.join(here, parts[i]), i + 1))
         elif parts[i] == "**":
-            todo.extend((folder, i + 1) for folder in _folders_below(here, skipped))
+            todo.extend((folder, i + 1)
+                        for folder in _folders_below(here, skipped, unreadable))
         else:
             last = i + 1 == len(parts)
-            todo.extend((entry.path, i + 1) for entry in _entries(here)
+            todo.extend((entry.path, i + 1) for entry in _entries(here, unreadable)
                         if (last or entry.is_dir(follow_symlinks=False))
                         and (parts[i].startswith(".") or not entry.name.startswith("."))
                         and fnmatch.fnmatch(entry.name, parts[i]))
     return list(dict.fromkeys(found))
 
 
-def _entries(folder: str) -> list[os.DirEntry]:
+def _entries(folder: str, unreadable: list[OSError] | None = None) -> list[os.DirEntry]:
+    """What ``folder`` holds; nothing when it is not there or no folder, and nothing but
+    added to ``unreadable`` when it may not be listed (its files could not be looked for)."""
     try:
         with os.scandir(folder) as entries:
             return list(entries)
-    except OSError:                 # not there, not a folder, not readable: nothing in it
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    except OSError as exc:
+        if unreadable is not None:
+            unreadable.append(exc)
         return []
 
 
-def _folders_below(top: str, skipped: set[str]) -> list[str]:
+def _folders_below(top: str, skipped: set[str],
+                   unreadable: list[OSError] | None = None) -> list[str]:
     """``top`` and every folder below it ``**`` goes into: not hidden, not in ``skipped``,
     not through a link."""
     out, todo = [], [top]
     while todo:
         here = todo.pop()
         out.append(here)
-        todo.extend(entry.path for entry in _entries(here)
+        todo.extend(entry.path for entry in _entries(here, unreadable)
                     if entry.is_dir(follow_symlinks=False) and not entry.name.startswith(".")
                     and entry.name not in skipped)
     return out
@@ -308,13 +317,19 @@ def _files(node: Node, base: Path, p: Problems, excluded: Excluded,
             scope.refuse(item, "files", pattern, p)
             continue
         glob_of = _glob_of(pattern, base)
-        homes = {m: _home(glob_of, base, m.resolve()) for m in _matches(glob_of, base)}
+        unreadable: list[OSError] = []
+        homes = {m: _home(glob_of, base, m.resolve())
+                 for m in _matches(glob_of, base, unreadable)}
+        for exc in {exc.filename: exc for exc in unreadable}.values():
+            p.add(item, f"files: {pattern!r}: cannot read folder "
+                        f"{os.path.relpath(exc.filename or '.', base)} ({exc.strerror or exc}): "
+                        "its files could not be looked for")
         named = not set("*?[") & set(glob_of)      # a path: runs even if excluded
         left = [m for m, home in homes.items() if not named and excluded(m, home)]
-        if not homes:
+        if not homes and not unreadable:
             p.add(item, f"files: {pattern!r} matches no .yaml file (relative to the batch "
                         "file)")
-        elif len(left) == len(homes):
+        elif homes and len(left) == len(homes):
             p.add(item, f"files: {pattern!r} matches only files farm.yaml's exclude: leaves "
                         f"out ({', '.join(sorted(m.name for m in left))}): name one to run "
                         "it")
