@@ -1,7 +1,9 @@
 """aiAssert / aiQuery / aiBoolean / aiNumber / aiString: one look at the screen, one JSON answer.
 
 Assertions go to the judge model (FARM_ASSERT_MODEL_* or the main model), so the agent that
-acted does not grade itself.
+acted does not grade itself. An answer that cannot be read is asked again, then the model's
+error; a null to aiNumber / aiBoolean is an answer (the screen shows no such value): the step
+fails with the model's reason.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from typing import Any, Callable
 
 from farm.agent.images import data_url
 from farm.agent.prompts import assert_prompt, query_prompt, reference_parts
-from farm.errors import ModelUnavailable
+from farm.errors import ModelUnavailable, StepFailed
 from farm.llm.client import ModelClient
 from farm.llm.plan import ReplyParseError, echo_back, loads_lenient
 
@@ -78,6 +80,9 @@ def query(ask: Ask, client: ModelClient, question: str, kind: str, png: "bytes |
         if not isinstance(data, dict) or "data" not in data:
             raise ReplyParseError(f'expected {{"data": ...}}, got {_shown(data)}')
         value = data["data"]
+        if value is None and kind in _NONE_FOUND:
+            raise StepFailed(f'{kind} "{question}": the model {_NONE_FOUND[kind]} (it answered '
+                             f"null): {_thought(data) or 'it gave no reason'}")
         if kind == "aiBoolean":
             return _boolean(value)
         if kind == "aiNumber":
@@ -88,6 +93,17 @@ def query(ask: Ask, client: ModelClient, question: str, kind: str, png: "bytes |
             value = json.dumps(value, ensure_ascii=False)
         return value
     return ask_json(ask, client, "query", query_prompt(question, kind), png, check)
+
+
+# A null answer to a typed question is the model's verdict on the screen (there is no price
+# on it), not an unreadable reply: asked again for "a number", a model may make one up.
+_NONE_FOUND = {"aiNumber": "found no number on the screen",
+               "aiBoolean": "could not tell true or false from the screen"}
+
+
+def _thought(data: dict[str, Any]) -> str:
+    thought = data.get("thought")
+    return "" if thought is None else str(thought).strip()
 
 
 def _shown(data: Any) -> str:
