@@ -305,14 +305,17 @@ class PhoneScreen:
             try:
                 await page.goto(url, wait_until="load")
             except Exception as exc:
-                reason = re.search(r"net::(ERR_[A-Z_0-9]+)", str(exc))
+                found = re.search(r"net::(ERR_[A-Z_0-9]+)", str(exc))
+                # ("http://": the browser opens, and says so; the adb request went down here)
+                reason = found.group(1) if found else \
+                    "ERR_INVALID_URL" if "invalid URL" in str(exc) else None
                 if reason is None:
                     raise
                 await page.close()      # Chromium's own error page would race the one below
                 page = await self._ensure()
                 # the host alone, as a phone's browser says it: never the URL's user:password@
                 await page.set_content(BROWSER_ERROR_HTML.format(
-                    host=html.escape(_host(url)), reason=reason.group(1)))
+                    host=html.escape(_host(url)), reason=reason))
         self._run(go())
         self.app = browser
 
