@@ -453,9 +453,9 @@ class Agent:
                     interval_s: float = 1.0, shown: dict[str, Any] | None = None) -> None:
         """Judge ``assertion`` every ``interval_s`` (and once more as late as a check fits in
         ``timeout_s``) until it holds; past ``timeout_s`` the step fails (AssertionFailed with
-        the model's last reason). Every wait for the model ends
-        with the step's time too: a model too slow to give a verdict within it is the model's
-        error (ModelUnavailable), not the app's."""
+        the model's last reason). Every wait for the model ends with the step's time too: a
+        model too slow to give a verdict within it is the model's error (ModelUnavailable),
+        not the app's."""
         from farm.agent.insight import judge
         from farm.llm.client import DeadlineReached
         models = self._models(f'aiWaitFor "{assertion}"')
