@@ -907,7 +907,12 @@ def is_credential(name: str, value: str) -> bool:
     """A variable whose name marks a credential (``…_KEY``, ``_TOKEN``, ``_SECRET``,
     ``_PASSWORD``, ``_PASS``, ``_PWD``, ``_CREDENTIALS``, ...) and whose value is long enough to
     be one: hidden wherever it shows."""
-    return bool(_SECRET_VARIABLE.search(name)) and len(value.strip()) >= MIN_SECRET_CHARS
+    return credential_name(name) and len(value.strip()) >= MIN_SECRET_CHARS
+
+
+def credential_name(name: str) -> bool:
+    """Whether ``name`` marks a credential (`is_credential` without the value)."""
+    return bool(_SECRET_VARIABLE.search(name))
 
 
 def provider_key(provider: str) -> tuple[str, str] | None:

@@ -153,10 +153,22 @@ def expand_defaults(values: Mapping[str, str], names: Iterable[str]) -> dict[str
     return {**values, **{name: value for name, value in expanded.items() if value is not None}}
 
 
-def _refs(templates: Mapping[str, str]) -> dict[str, list[str]]:
-    """Each template's references to the others (one entry per occurrence)."""
-    return {name: [ref for ref, _, _ in references(text) if ref in templates]
-            for name, text in templates.items()}
+class _Refs(dict):
+    """Each template's references to the others (one entry per occurrence), read from a
+    template when first asked for."""
+
+    def __init__(self, templates: Mapping[str, str]) -> None:
+        super().__init__()
+        self.templates = templates
+
+    def __missing__(self, name: str) -> list[str]:
+        return self.read(name)
+
+    def read(self, name: str) -> list[str]:
+        """``name``'s references, read now (in the order of these calls: `_cycles` keeps it)."""
+        found = [ref for ref, _, _ in references(self.templates[name]) if ref in self.templates]
+        self[name] = found
+        return found
 
 
 @dataclass
@@ -170,9 +182,11 @@ class _Shape:
     size: dict[str, int]               # at most this many characters once expanded
 
     @classmethod
-    def of(cls, templates: Mapping[str, str], refs: Mapping[str, list[str]]) -> _Shape:
+    def of(cls, templates: Mapping[str, str], refs: Mapping[str, list[str]],
+           roots: Iterable[str] | None = None) -> _Shape:
+        """The shape of ``roots`` (default: every template) and the values they refer to."""
         order, looped, state = [], set(), {}
-        for root in templates:
+        for root in templates if roots is None else roots:
             if root in state:
                 continue
             state[root] = "open"
@@ -207,13 +221,14 @@ class _Shape:
                 and self.size[name] <= MAX_VALUE_CHARS)
 
 
-def _expand_all(templates: Mapping[str, str], outside: Callable[[str], str | None]
-                ) -> dict[str, str | None]:
-    """Each of ``templates`` expanded: a reference to another of them is its expansion, any
-    other reference ``outside(name)``'s value. None for a value `_Shape.usable` refuses, and
-    for one that refers to such a value."""
-    refs = _refs(templates)
-    shape = _Shape.of(templates, refs)
+def _expand_all(templates: Mapping[str, str], outside: Callable[[str], str | None],
+                roots: Iterable[str] | None = None) -> dict[str, str | None]:
+    """Each of ``templates`` (of ``roots`` and the values they refer to, when given)
+    expanded: a reference to another of them is its expansion, any other reference
+    ``outside(name)``'s value. None for a value `_Shape.usable` refuses, and for one that
+    refers to such a value."""
+    refs = _Refs(templates)
+    shape = _Shape.of(templates, refs, roots)
     out: dict[str, str | None] = {}
     for name in shape.order:
         if not shape.usable(name) or any(out[ref] is None for ref in refs[name]):
@@ -231,7 +246,9 @@ def chain_problems(values: Mapping[str, str], inherited: Mapping[str, str] | Non
     references deeper than `MAX_CHAIN` or of a value longer than `MAX_VALUE_CHARS` (only the
     top is named: the values below are fine where they are used alone)."""
     templates = {**(inherited or {}), **values}
-    refs = _refs(templates)
+    refs = _Refs(templates)
+    for name in templates:          # all of them, in the order written
+        refs.read(name)
     shape = _Shape.of(templates, refs)
     referred = {ref for name in values if name not in shape.looped for ref in refs[name]}
     cycles = _cycles(refs)
@@ -375,25 +392,37 @@ class LoadValues:
         if name in self.dotenv:
             return self.dotenv[name], ".env"
         if name in self.vars:
-            return self._expanded[name], "vars:" if self._expanded[name] is not None else ""
+            value = self._expanded(name)
+            return value, "vars:" if value is not None else ""
         return None, ""
 
+    def _expanded(self, name: str) -> str | None:
+        """``vars:`` value ``name`` expanded, with the values it refers to, once (a field
+        reads a value many times; a value built from others would be built again each time,
+        and a case reads only a few of a suite's values)."""
+        if name not in self._expansions:
+            self._expansions.update(_expand_all(self._templates,
+                                                lambda ref: self.read(ref)[0], [name]))
+        return self._expansions[name]
+
     @functools.cached_property
-    def _expanded(self) -> dict[str, str | None]:
-        """Every ``vars:`` value no other source overrides, expanded once (a field reads a
-        value many times, and a value built from others would be built again each time)."""
+    def _expansions(self) -> dict[str, str | None]:
+        return {}
+
+    @functools.cached_property
+    def _templates(self) -> dict[str, str]:
+        """The ``vars:`` values no other source overrides."""
         over = self.secrets | self.at_run | self.env.keys() | self.secret_files \
             | self.dotenv.keys()
-        templates = {name: value for name, value in self.vars.items() if name not in over}
-        return _expand_all(templates, lambda ref: self.read(ref)[0])
+        return {name: value for name, value in self.vars.items() if name not in over}
 
     def credential_in(self, value: str) -> str | None:
         """The name of a credential-named variable (``API_TOKEN``: `is_credential`) whose value
         ``value`` holds, else None: a ``vars:`` value built from one (``AUTH: "Bearer
         ${API_TOKEN}"``) is as secret as the credential itself."""
-        from farm.config import is_credential
+        from farm.config import credential_name, is_credential
         for name in sorted({*self.env, *self.dotenv, *self.vars}):
-            if name in self.secrets or name in self.at_run:
+            if name in self.secrets or name in self.at_run or not credential_name(name):
                 continue
             held = self.read(name)[0]
             if held is not None and is_credential(name, held) and held.strip() in value:
