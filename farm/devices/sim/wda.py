@@ -195,8 +195,15 @@ class WdaServer(ThreadingHTTPServer):
         key = f"{method} /element/:uuid{element.group(2)}" if element else f"{method} {path}"
         if key not in _ROUTES:
             raise KeyError(f"{method} {path}")
-        return _ROUTES[key](self, _Request(data, sid, next(iter(self.sessions), None),
-                                           element.group(1) if element else ""))
+        try:
+            return _ROUTES[key](self, _Request(data, sid, next(iter(self.sessions), None),
+                                               element.group(1) if element else ""))
+        except (KeyError, TypeError, ValueError) as exc:
+            # a parameter missing or of the wrong kind: WDA's "invalid argument", where it
+            # read as "Unhandled endpoint: x" (a missing x) or as WDA's own failure
+            raise _Refused(400, "invalid argument",
+                           f"{key.split(' ', 1)[1]}: a parameter is missing or not of its "
+                           f"kind ({type(exc).__name__}: {exc})") from None
 
     def _session_of(self, path: str) -> tuple[str | None, str]:
         """The live session a ``/session/{id}/…`` path names, and the path after it."""
@@ -301,8 +308,12 @@ class WdaServer(ThreadingHTTPServer):
 
     @_route("POST /wda/pressButton")
     def _press_button(self, req: _Request) -> tuple[Any, str | None]:
-        if req.data.get("name") == "home":
+        name = req.data.get("name")
+        if name == "home":
             return self._home_screen(req)
+        if name not in ("volumeUp", "volumeDown"):      # an iPhone's other buttons
+            raise _Refused(400, "invalid argument",
+                           f"The button '{name}' is unknown to this device")
         return None, req.sid
 
     @_route("POST /wda/tap", "POST /wda/tap/0")
