@@ -246,12 +246,14 @@ MAX_TIMINGS_BYTES = 512 * 1024 * 1024   # a results.json of 100,000 cases is ~20
 
 
 def _timings_text(path: Path) -> str:
-    """The text of ``--shard-timings`` file ``path``: a regular file (a FIFO would wait for a
-    writer, /dev/zero never ends), UTF-8 as farm writes it."""
+    """The text of ``--shard-timings`` file ``path``, UTF-8 as farm writes it: a file, or a
+    pipe (``--shard-timings <(curl …)``, /dev/stdin under ``… |``); never a device (a terminal
+    waits for typing, /dev/zero never ends)."""
     try:
-        if not stat.S_ISREG(os.stat(path).st_mode):     # (before opening: a FIFO's open waits)
-            raise ConfigError(f"--shard-timings {path}: not a regular file: expected a "
-                              "results.json, a run directory or a JUnit XML file")
+        mode = os.stat(path).st_mode
+        if not (stat.S_ISREG(mode) or stat.S_ISFIFO(mode)):
+            raise ConfigError(f"--shard-timings {path}: not a file: expected a results.json, "
+                              "a run directory or a JUnit XML file")
         with path.open("rb") as file:
             data = file.read(MAX_TIMINGS_BYTES + 1)
     except OSError as exc:
