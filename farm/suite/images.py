@@ -14,11 +14,12 @@ from __future__ import annotations
 import base64
 import binascii
 import os
+import stat
 from pathlib import Path
 
 from farm.agent.images import MAX_IMAGE_BYTES, image_type
 from farm.suite.checks import Problems
-from farm.suite.yamlpos import Node
+from farm.suite.yamlpos import Node, not_regular
 
 
 
@@ -67,12 +68,19 @@ def _where(url: str, base: Path | None) -> str:
 def _local(kind: str, url: str, path: str, at: Node, p: Problems) -> str | None:
     """The image file at ``path`` (``url`` as the YAML wrote it) as a data: URL."""
     try:
-        size = os.path.getsize(path)
-        if size > MAX_IMAGE_BYTES:
-            p.add(at, f"{kind} image {url!r}: {size} bytes, over the {MAX_IMAGE_BYTES} limit")
+        info = os.stat(path)
+        if (what := not_regular(info)) and not stat.S_ISDIR(info.st_mode):
+            p.add(at, f"{kind} image {url!r}: {what}, not an image file ({path})")
+            return None     # (a FIFO's open would wait for a writer, /dev/zero never ends)
+        if info.st_size > MAX_IMAGE_BYTES:
+            p.add(at, f"{kind} image {url!r}: {info.st_size} bytes, over the {MAX_IMAGE_BYTES} "
+                      "limit")
             return None
         with open(path, "rb") as f:
-            data = f.read()
+            data = f.read(MAX_IMAGE_BYTES + 1)
+        if len(data) > MAX_IMAGE_BYTES:         # (grown since its stat, or one of /proc's)
+            p.add(at, f"{kind} image {url!r}: over the {MAX_IMAGE_BYTES} bytes limit")
+            return None
     except OSError as exc:
         p.add(at, f"{kind} image {url!r}: cannot read it ({exc.strerror or exc}: {path}; "
                   "paths are relative to the YAML file)")

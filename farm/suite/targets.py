@@ -11,12 +11,13 @@ from __future__ import annotations
 import json
 import os
 import re
+import stat
 from pathlib import Path
 
 from farm.suite.checks import Problems
 from farm.suite.model import AndroidTarget, IosTarget, WebTarget
 from farm.suite.urls import url_problem
-from farm.suite.yamlpos import Node
+from farm.suite.yamlpos import MAX_BYTES, Node, not_regular
 
 WEB_SECTIONS = ("page", "browser", "web", "target")
 MOBILE_SECTIONS = ("android", "ios")
@@ -176,7 +177,21 @@ def _cookies(node: Node | None, where: str, base: Path, p: Problems) -> list[dic
         return None
     path = base / text
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        info = os.stat(path)
+        if (what := not_regular(info)) and not stat.S_ISDIR(info.st_mode):
+            p.add(node, f"{where}: {text!r} is {what}, not a JSON cookie file (relative to the "
+                        "case file)")     # (a FIFO's open would wait, /dev/zero never end)
+            return None
+        with open(path, "rb") as file:
+            raw = file.read(MAX_BYTES + 1)
+        if len(raw) > MAX_BYTES:
+            p.add(node, f"{where}: {text!r} is over {MAX_BYTES} bytes: not a cookie file")
+            return None
+        data = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        p.add(node, f"{where}: {text!r} is not UTF-8 text (at byte {exc.start}): save the "
+                    "cookie file as UTF-8")
+        return None
     except OSError as exc:
         p.add(node, f"{where}: cannot read {text!r} ({exc.strerror or exc}; relative to the "
                     "case file)")

@@ -196,9 +196,17 @@ def read_limited(path: Path, limit: int) -> bytes:
     return data
 
 
+def not_regular(info: os.stat_result) -> str | None:
+    """What a path whose ``stat`` is ``info`` is when it is no regular file ("a directory", "a
+    FIFO (named pipe)", …): reading one may block (a FIFO waits for a writer) or never end
+    (/dev/zero). None for a regular file."""
+    if stat.S_ISREG(info.st_mode):
+        return None
+    return next((name for test, name in _KINDS if test(info.st_mode)), "an unusual kind")
+
+
 def _check_regular(info: os.stat_result, limit: int) -> None:
-    if not stat.S_ISREG(info.st_mode):
-        kind = next((name for test, name in _KINDS if test(info.st_mode)), "an unusual kind")
+    if kind := not_regular(info):
         raise _Unreadable(f"not a regular file ({kind}): expected a YAML file")
     if info.st_size > limit:
         raise _Unreadable(f"file is too large ({info.st_size} bytes): suite files must be "
