@@ -16,7 +16,7 @@ import threading
 import time
 from typing import Any
 
-from redis.exceptions import OutOfMemoryError, ReadOnlyError
+from redis.exceptions import NoPermissionError, OutOfMemoryError, ReadOnlyError
 
 from farm.cluster import store
 
@@ -26,6 +26,7 @@ PUBLISH_PATIENCE_S = 300.0      # keep trying to hand in events through a Redis 
 # Redis refusing writes for now, as an outage: over its maxmemory (OOM), or a replica now
 # (READONLY: the primary failed over, and this connection still goes to the old one)
 REFUSED = (OutOfMemoryError, ReadOnlyError)
+NOPERM = NoPermissionError      # the broker's ACL refuses this user a command, key or channel
 EVENTS_TTL_S = 24 * 3600
 
 
@@ -53,8 +54,10 @@ class Outage:
 
     SAY_EVERY_S = 30.0
 
-    def __init__(self, clock: Any = time.monotonic) -> None:
+    def __init__(self, clock: Any = time.monotonic, what: str = "redis",
+                 down: str = "unavailable", back: str = "answers again") -> None:
         self.clock = clock
+        self.what, self.down, self.back = what, down, back
         self.since: float | None = None
         self._said = 0.0
         self._lock = threading.Lock()
@@ -64,10 +67,10 @@ class Outage:
         with self._lock:
             if self.since is None:
                 self.since = self._said = now
-                log.warning("redis unavailable (%s): retrying", why)
+                log.warning("%s %s (%s): retrying", self.what, self.down, why)
             elif now - self._said >= self.SAY_EVERY_S:
                 self._said = now
-                log.warning("redis still unavailable after %.0fs (%s): retrying",
+                log.warning("%s still %s after %.0fs (%s): retrying", self.what, self.down,
                             now - self.since, why)
 
     def answered(self) -> None:
@@ -75,7 +78,8 @@ class Outage:
             return
         with self._lock:
             if self.since is not None:
-                log.warning("redis answers again after %.0fs", self.clock() - self.since)
+                log.warning("%s %s after %.0fs", self.what, self.back,
+                            self.clock() - self.since)
                 self.since = None
 
 

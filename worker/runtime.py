@@ -38,13 +38,15 @@ from farm.slot import DeviceSlot
 from farm.suite.model import Case
 from farm.usage import Usage
 from worker.log_mask import SECRETS
-from worker.outbox import OUTAGE, PUBLISH_PATIENCE_S, REFUSED, Outbox
+from worker.outbox import NOPERM, OUTAGE, PUBLISH_PATIENCE_S, REFUSED, Outage, Outbox
 
 log = logging.getLogger("farm.worker")
 
 WATCH_S = 0.5           # how often a running case asks whether its run is still there
 SPEND_S = 0.1           # how often its model spend mid-step is looked at (sent when it grew)
 KILL_AFTER_S = 1.0      # a case still running this long after its run ended: kill the device
+# the heartbeat refused by the broker's ACL (NOPERM), said as an outage is: once, every 30 s
+LEASE_REFUSED = Outage(what="the lease", down="not renewed", back="renewed again")
 
 
 def retrying(fn: Callable[[], Any], patience: float = PUBLISH_PATIENCE_S) -> Any:
@@ -300,8 +302,13 @@ class DeviceRuntime:
                 if isinstance(exc, redis.ReadOnlyError):    # a replica now (failed over):
                     self.r.connection_pool.disconnect()     # connect again, to the primary
                 OUTAGE.failed(f"heartbeat: {exc}")
+            except NOPERM as exc:       # the broker's ACL changed under it: said as an outage
+                LEASE_REFUSED.failed(store.refused(    # (a line a beat before), back once
+                    self.settings.broker_url.get_secret_value(), exc))     # granted again
             except Exception as exc:
                 log.warning("heartbeat failed: %s", exc)
+            else:
+                LEASE_REFUSED.answered()
 
     @property
     def quarantined(self) -> bool:

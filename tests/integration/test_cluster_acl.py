@@ -9,8 +9,8 @@ from __future__ import annotations
 import pytest
 import redis
 
-from tests.support.cluster import CLUSTER_ENV, PREFIX
-from tests.support.farm_cli import PLUGIN
+from tests.support.cluster import CLUSTER_ENV, PREFIX, leases, wait_idle
+from tests.support.farm_cli import PLUGIN, wait_for
 from tests.support.suites import sleep_suite
 
 pytestmark = [pytest.mark.integration, pytest.mark.cluster]
@@ -85,3 +85,28 @@ def test_a_run_whose_user_may_not_touch_farms_keys_is_a_config_error(private_red
     assert (f"farm: error: the broker {masked} refuses user 'nokeys': this user has no "
             "permissions to access one of the keys used as arguments") in err, err
     assert "internal error" not in err and "pw-nokeys" not in err, err
+
+
+def test_a_heartbeat_the_acl_refuses_mid_life_is_said_once_and_recovers_once_granted(
+        private_redis, farm):
+    """A grant taken back while a worker serves (an ACL edited): its heartbeat logged
+    'heartbeat failed: ...' every 2 s, for as long as it lasted, naming neither the user
+    nor the broker. Now it says so as an outage is said (once, then every 30 s) and says
+    when the lease is renewed again, once the grant is back."""
+    server = private_redis()
+    url = _user(server, "mid", "~*", "&*", "+@all")
+    admin = redis.Redis(port=server.port, socket_timeout=5)
+    farm.worker("fake:1", broker=url, **ENV)
+    wait_idle(url, 1)
+    admin.execute_command("ACL", "SETUSER", "mid", "-eval")
+    wait_for(lambda: not leases(url), 60, "the lease expiring, its renewals refused")
+    masked = url.replace(":pw-mid@", ":***@")
+    logs = farm.worker_logs()
+    assert logs.count("not renewed") == 1, logs      # (five heartbeats refused, at least)
+    assert (f"the lease not renewed (the broker {masked} refuses user 'mid': this user has "
+            "no permissions to run the 'eval' command") in logs, logs
+    admin.execute_command("ACL", "SETUSER", "mid", "+eval")
+    wait_for(lambda: "the lease renewed again after" in farm.worker_logs(), 60,
+             "the worker saying its lease is renewed again")
+    wait_idle(url, 1)
+    assert "heartbeat failed" not in farm.worker_logs() and "pw-mid" not in farm.worker_logs()
