@@ -24,11 +24,12 @@ EXIT_MARK = b"X4EXIT:"        # an older phone's exit status, echoed after the c
 
 
 class PastDeadline(Exception):
-    """The command was still running at the step's deadline; ``printed``: bytes it wrote."""
+    """The command was still running at its deadline (``silent``: it had printed nothing for
+    the time a command may be silent); ``printed``: bytes it wrote."""
 
-    def __init__(self, printed: int) -> None:
+    def __init__(self, printed: int, silent: bool) -> None:
         super().__init__(f"still running ({printed} bytes printed)")
-        self.printed = printed
+        self.printed, self.silent = printed, silent
 
 
 class ShellCut(Exception):
@@ -55,35 +56,51 @@ class Tail:
         return kept_tail(text, before=self.total - len(data))
 
 
-def run_bounded(dev: Any, cmd: str, timeout_s: float, v2: bool) -> tuple[str, str, int]:
+class _Clock:
+    """When a command must end: ``within`` seconds in all (a step's timeout), and ``silent``
+    seconds between two reads (one with no timeout: it may print for as long as it runs)."""
+
+    def __init__(self, within: float | None, silent: float) -> None:
+        self.end = time.monotonic() + within if within is not None else float("inf")
+        self.silent = silent
+
+    def wait(self) -> tuple[float, bool]:
+        """How long the next read may wait, and whether that is the silence's limit."""
+        left = self.end - time.monotonic()
+        return (self.silent, True) if self.silent < left else (left, False)
+
+
+def run_bounded(dev: Any, cmd: str, within_s: float | None, silent_s: float,
+                v2: bool) -> tuple[str, str, int]:
     """(stdout, stderr, exit code) of ``cmd`` on adbutils device ``dev``, over shell_v2 or an
     older phone's one stream (``v2`` False: stderr in stdout, the exit status echoed after
-    it). PastDeadline once ``timeout_s`` has passed; ShellCut when an older phone's shell
-    ends early; adbutils' and the socket's own errors as they come (the caller maps them)."""
-    deadline = time.monotonic() + timeout_s
-    conn = dev.open_transport(timeout=timeout_s)
+    it). PastDeadline once ``within_s`` has passed, or, without it, when it printed nothing
+    for ``silent_s``; ShellCut when an older phone's shell ends early; adbutils' and
+    the socket's own errors as they come (the caller maps them)."""
+    clock = _Clock(within_s, silent_s if within_s is None else float("inf"))
+    conn = dev.open_transport(timeout=silent_s if within_s is None else within_s)
     out, err = Tail(), Tail()
     try:
         if v2:
             conn.send_command("shell,v2:" + cmd)
             conn.check_okay()
-            code = _frames(conn.conn, out, err, deadline)
+            code = _frames(conn.conn, out, err, clock)
             return out.text(), err.text(), code
         conn.send_command(f"shell:{cmd}; echo {EXIT_MARK.decode()}$?")
         conn.check_okay()
-        while _read(conn.conn, 4096, deadline, out, err, exact=False):
+        while _read(conn.conn, 4096, clock, out, err, exact=False):
             pass
         return _with_status(out)
     finally:
         conn.close()
 
 
-def _frames(sock: socket.socket, out: Tail, err: Tail, deadline: float) -> int:
+def _frames(sock: socket.socket, out: Tail, err: Tail, clock: _Clock) -> int:
     """shell_v2's frames (kind, length, data) until the exit status frame."""
     while True:
-        header = _read(sock, 5, deadline, out, err)
+        header = _read(sock, 5, clock, out, err)
         kind, length = header[0], int.from_bytes(header[1:5], "little")
-        data = _read(sock, length, deadline, out, err) if length else b""
+        data = _read(sock, length, clock, out, err) if length else b""
         if kind == 1:
             out.add(data)
         elif kind == 2:
@@ -92,20 +109,20 @@ def _frames(sock: socket.socket, out: Tail, err: Tail, deadline: float) -> int:
             return data[0] if data else 255
 
 
-def _read(sock: socket.socket, n: int, deadline: float, out: Tail, err: Tail,
+def _read(sock: socket.socket, n: int, clock: _Clock, out: Tail, err: Tail,
           exact: bool = True) -> bytes:
-    """``n`` bytes (any up to ``n`` when not ``exact``: b"" at the end), waiting no later than
-    ``deadline``. An older phone's stream goes to ``out`` as it comes."""
+    """``n`` bytes (any up to ``n`` when not ``exact``: b"" at the end), waiting as long as
+    ``clock`` allows. An older phone's stream goes to ``out`` as it comes."""
     got = b""
     while len(got) < n:
-        left = deadline - time.monotonic()
-        if left <= 0:
-            raise PastDeadline(out.total + err.total)
-        sock.settimeout(left)
+        wait, silence = clock.wait()
+        if wait <= 0:
+            raise PastDeadline(out.total + err.total, silence)
+        sock.settimeout(wait)
         try:
             chunk = sock.recv(n - len(got))
         except socket.timeout:
-            raise PastDeadline(out.total + err.total) from None
+            raise PastDeadline(out.total + err.total, silence) from None
         if not exact:
             out.add(chunk)
             return chunk
