@@ -5,9 +5,9 @@ adbutils reads a command's output whole, and its timeout is a socket's, between 
 command that prints without end (a busy phone's plain ``logcat``, ``top``, ``yes``) was read
 until the case's timeout, when the watchdog stopped the phone (the phone's loss, retried
 elsewhere), and farm's memory grew by hundreds of MB a second. Here the read ends at the
-step's deadline, whatever the command prints, and only the last `READ_KEEP` bytes of each
-stream are held; closing the connection ends the command on the phone (adbd hangs up its
-shell).
+step's timeout, whatever the command prints (without one, once it is silent for as long as a
+command may be), and only the last `READ_KEEP` bytes of each stream are held; closing the
+connection ends the command on the phone (adbd hangs up its shell).
 """
 
 from __future__ import annotations
