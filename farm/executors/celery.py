@@ -129,7 +129,9 @@ class CeleryExecutor:
                 self._back_from_outage()
             self._tick()
         except Exception as exc:
-            _say_refused(exc, self.url)
+            if _not_permitted(exc):     # the ACL edited mid-run: no wait makes it pass, and
+                self._give_up(self._pending(), exc)     # the results so far are kept
+                return
             if not _is_redis_error(exc):
                 raise
             self._broker_down(exc)
@@ -818,9 +820,12 @@ class CeleryExecutor:
         if not self._outage_too_long(exc):
             time.sleep(1.0)     # polling an absent Redis: nothing to wait on but time
             return
-        pending = [inf.job for inf in self._inflight.values()] + [
+        self._give_up(self._pending(), exc, self.settings.cluster_outage_seconds)
+
+    def _pending(self) -> list[Job]:
+        """The run's unfinished jobs: in flight, then queued."""
+        return [inf.job for inf in self._inflight.values()] + [
             j for q in self._queue.values() for j in q]
-        self._give_up(pending, exc, self.settings.cluster_outage_seconds)
 
     def _give_up(self, pending: list[Job], exc: BaseException, after: float = 0.0) -> None:
         """End every unfinished case as an error naming the broker; a case on a worker then
@@ -828,6 +833,9 @@ class CeleryExecutor:
         attempt does."""
         why = f"lost the broker {mask_url(self.url)}" + (f" for {after:g}s" if after else "")
         why += f": {exc}"
+        if _not_permitted(exc):
+            why = store.refused(self.url, exc)
+            print(f"farm: error: {why}", file=sys.stderr, flush=True)
         log.error("%s", why)
         now = self.clock()
         for job in pending:
@@ -903,12 +911,16 @@ def _unreadable(exc: ValidationError) -> str:
 
 def _say_refused(exc: BaseException, url: str) -> None:
     """A ConfigError (exit 4, one line) for the broker's ACL refusing the run's user a command
-    or key it needs (NOPERM), where the run ended as an internal error (exit 3)."""
-    from redis.exceptions import NoPermissionError
-
+    or key it needs (NOPERM) as the run starts, where it ended as an internal error (exit 3)."""
     from farm.errors import ConfigError
-    if isinstance(exc, NoPermissionError):
+    if _not_permitted(exc):
         raise ConfigError(store.refused(url, exc)) from None
+
+
+def _not_permitted(exc: BaseException) -> bool:
+    """The broker's ACL refuses the run's user a command, key or channel (NOPERM)."""
+    from redis.exceptions import NoPermissionError
+    return isinstance(exc, NoPermissionError)
 
 
 def _is_redis_error(exc: BaseException) -> bool:

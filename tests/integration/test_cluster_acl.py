@@ -10,7 +10,7 @@ import pytest
 import redis
 
 from tests.support.cluster import CLUSTER_ENV, PREFIX, leases, wait_idle
-from tests.support.farm_cli import PLUGIN, wait_for
+from tests.support.farm_cli import PLUGIN, results, wait_for
 from tests.support.suites import sleep_suite
 
 pytestmark = [pytest.mark.integration, pytest.mark.cluster]
@@ -110,3 +110,26 @@ def test_a_heartbeat_the_acl_refuses_mid_life_is_said_once_and_recovers_once_gra
              "the worker saying its lease is renewed again")
     wait_idle(url, 1)
     assert "heartbeat failed" not in farm.worker_logs() and "pw-mid" not in farm.worker_logs()
+
+
+def test_a_command_the_acl_refuses_the_run_mid_way_ends_its_cases_naming_it(private_redis,
+                                                                           farm, tmp_path):
+    """BLMOVE is the run's alone (its workers' events), first sent once a case is: the run
+    died of a NoPermissionError (exit 3, 'internal error'), results.json never written."""
+    server = private_redis()
+    farm.worker("fake:1", broker=_user(server, "worker", "~*", "&*", "+@all"), **ENV)
+    wait_idle(server.url, 1)
+    url = _user(server, "client", "~*", "&*", "+@all", "-blmove")
+    run_dir = tmp_path / "r"
+    done = farm.run("run", sleep_suite(tmp_path / "s", 2, 10), "--broker", url,
+                    "--report-dir", run_dir, **ENV)
+    out = done.stdout + done.stderr
+    assert done.returncode == 3, out
+    masked = url.replace(":pw-client@", ":***@")
+    why = (f"the broker {masked} refuses user 'client': this user has no permissions to run "
+           "the 'blmove' command")
+    assert f"farm: error: {why}" in out and out.count("farm: error:") == 1, out
+    summary = results(run_dir)
+    assert summary["counts"]["error"] == 2, summary["counts"]
+    assert all(why in c["error"]["message"] for c in summary["cases"]), summary["cases"]
+    assert "internal error" not in out and "Traceback" not in out and "pw-client" not in out
