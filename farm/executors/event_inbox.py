@@ -41,6 +41,7 @@ class EventInbox:
         if self._unsure:
             for raw in r.lrange(self.taken, 0, -1):
                 self._handle(r, raw, handle)
+            self._handled.clear()       # (one not there any more: Redis lost its data)
         self._unsure = True
         raw = self._take(r, wait)
         while raw is not None:
