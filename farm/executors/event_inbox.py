@@ -1,14 +1,15 @@
 """EventInbox: the run's end of the Redis list its workers push events to, read at least once.
 
 An event is moved, not popped (BLMOVE ``<p>:events:<run>`` → ``<p>:taken:<run>``), and taken
-off ``taken`` only once handled. A client whose connection broke between the two (BLPOP's
+off ``taken`` only once handled. A client whose connection broke between the two (the move's
 reply lost on the wire, or a Redis error while handling it) finds the event still there and
 handles it on its next read: with BLPOP it was gone, and with it a case's start, a step or a
 result (the attempt was then taken for lost and run again). An event handled whose removal
-failed is not handled twice (``_handled``).
+failed is not handled twice (``_handled``). A client killed outright leaves ``taken`` to
+expire: no other process takes a run over.
 
 Redis before 6.2 has no BLMOVE: there the inbox pops (BLPOP), at most once, as before, and
-says so once in the log.
+says so once in the log; so does a full Redis (maxmemory), which refuses a move, not a pop.
 """
 
 from __future__ import annotations
