@@ -9,7 +9,8 @@ failed is not handled twice (``_handled``). A client killed outright leaves ``ta
 expire: no other process takes a run over.
 
 Redis before 6.2 has no BLMOVE: there the inbox pops (BLPOP), at most once, as before, and
-says so once in the log; so does a full Redis (maxmemory), which refuses a move, not a pop.
+says so once in the log. A full Redis (maxmemory) refuses a move, not a pop: while it is full
+the inbox pops too.
 """
 
 from __future__ import annotations
