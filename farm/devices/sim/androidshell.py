@@ -145,9 +145,10 @@ class AndroidShell:
         """`run`, and its stdout and stderr as one stream in the order each command wrote
         them (a terminal's: a v1 shell's output)."""
         try:
-            lexer = shlex.shlex(_mark_status(line), posix=True, punctuation_chars=";&|")
+            lexer = shlex.shlex(_mark_status(line), posix=True, punctuation_chars=";&|\n")
             lexer.whitespace_split = True       # words split on blanks and ; & | only
-            tokens = list(lexer)
+            lexer.whitespace = " \t\r"          # a line's end ends a command, as sh's does
+            tokens = [_separator(t) for t in lexer]
         except ValueError as exc:
             said = f"/system/bin/sh: syntax error: {exc}\n".encode()
             return (b"", said, 2), said
@@ -156,6 +157,10 @@ class AndroidShell:
         op = ";"
         self.last_tap = None        # a tap right after one at the same spot: a double tap
         for tok in tokens + [";"]:
+            if tok == "\n":      # as ";", where a command ends it (after && or ||: goes on)
+                if not argv:
+                    continue
+                tok = ";"
             if tok not in (";", "&&", "||"):
                 argv.append(tok)
                 continue
@@ -565,6 +570,14 @@ class AndroidShell:
         if args[:1] == ["faults"]:
             return (repr(self.faults.active()) + "\n").encode(), b"", 0
         return b"", b"usage: farm-sim fault NAME COUNT | farm-sim faults\n", 1
+
+
+def _separator(token: str) -> str:
+    """A lexed token with the line ends in a run of separators (";\\n", "&&\\n") dropped;
+    "\\n" for line ends alone."""
+    if "\n" not in token or token.strip(";&|\n"):
+        return token
+    return token.replace("\n", "") or "\n"
 
 
 STATUS = "\0"       # where a line's `$?` stood (a line cannot hold a NUL: adb ends it with one)
