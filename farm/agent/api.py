@@ -469,6 +469,9 @@ class Agent:
             try:
                 passed, why = judge(ask, models.judge, assertion, self._look(shown))
             except DeadlineReached:
+                if self.remaining() <= 0:     # the case's time ran out with the step's
+                    raise CaseTimeout(f"waiting for the model {_endpoint(models.judge)}") \
+                        from None
                 raise _no_verdict_in_time(assertion, timeout_s, why, models.judge) from None
             if passed:
                 return

@@ -658,4 +658,8 @@ def _wait(value: str | None) -> float | None:
 
 
 def _secs(seconds: float) -> str:
+    """Seconds for a message: one decimal ("2.5"), and under 0.1 s its first digit ("0.04":
+    FARM_MODEL_TIMEOUT=0.04 "did not answer within 0 s")."""
+    if 0 < abs(seconds) < 0.05:
+        return f"{seconds:.1g}"
     return f"{round(seconds, 1):g}"

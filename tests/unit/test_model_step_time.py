@@ -208,3 +208,28 @@ def test_a_condition_never_true_fails_after_the_last_check(tmp_path):
     assert res.error.message == ('aiWaitFor "the cart holds a mug" not true within 0.3s: the '
                                  "badge still says Cart (0)")
     assert client.calls == 2
+
+
+def test_a_model_timeout_under_a_tenth_of_a_second_is_written_as_set(server):
+    """FARM_MODEL_TIMEOUT=0.04 said "did not answer within 0 s (FARM_MODEL_TIMEOUT)"."""
+    srv = serve(server, [NEVER_ANSWERS])
+    client = litellm_client(srv.base_url, timeout=0.04, retries=0)
+    with pytest.raises(Exception) as raised:
+        client.complete(MSGS, timeout=30)
+    assert str(raised.value) == (f"model openai/scripted at {srv.base_url} did not answer "
+                                 "within 0.04 s (FARM_MODEL_TIMEOUT)")
+
+
+def test_a_step_timeout_ending_with_the_case_is_a_case_timeout(tmp_path):
+    """The step's end a little before the case's (timeout: 1000, the case's 1.2 s): a wait
+    for the model that ran past both is the case's timeout, not "device stopped answering"."""
+    case_end: list[float] = []
+
+    def script(messages: list[dict[str, Any]], index: int) -> str:
+        wait_for(lambda: time.monotonic() > case_end[0], "the case's end")
+        raise DeadlineReached("model scripted gave no answer in the time left")
+    step = Step(kind="aiWaitFor", value="the cart holds a mug", timeout_ms=1000)
+    case_end.append(time.monotonic() + 1.3)     # (the case starts after this)
+    res = run([step], ModelSet.single(ScriptedModelClient(script)), tmp_path, timeout=1.2)
+    assert res.status == "error" and res.error.kind == "CaseTimeout", res.error
+    assert res.error.message == "case timed out after 1.2s: waiting for the model scripted"
