@@ -2,8 +2,8 @@
 
 Assertions go to the judge model (FARM_ASSERT_MODEL_* or the main model), so the agent that
 acted does not grade itself. An answer that cannot be read is asked again, then the model's
-error; a null to aiNumber / aiBoolean is an answer (the screen shows no such value): the step
-fails with the model's reason.
+error; a null to aiNumber / aiBoolean / aiString is an answer (the screen shows no such
+value): the step fails with the model's reason.
 """
 
 from __future__ import annotations
@@ -98,7 +98,8 @@ def query(ask: Ask, client: ModelClient, question: str, kind: str, png: "bytes |
 # A null answer to a typed question is the model's verdict on the screen (there is no price
 # on it), not an unreadable reply: asked again for "a number", a model may make one up.
 _NONE_FOUND = {"aiNumber": "found no number on the screen",
-               "aiBoolean": "could not tell true or false from the screen"}
+               "aiBoolean": "could not tell true or false from the screen",
+               "aiString": "found no such text on the screen"}
 
 
 def _thought(data: dict[str, Any]) -> str:

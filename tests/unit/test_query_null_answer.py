@@ -1,7 +1,8 @@
 """aiNumber "the price of the Blue Mug" on a page with no price: the model answered
 {"data": null, "thought": "no price is shown"}, farm asked it again for "a number" (inviting it
 to make one up) and then ended the case an infrastructure error, "its query reply could not be
-parsed twice", without the model's reason. A null to aiNumber / aiBoolean is now an answer about
+parsed twice", without the model's reason (and aiString's output was the text "null", typed
+where a later step used it). A null to aiNumber / aiBoolean / aiString is now an answer about
 the screen: the step fails (the app's failure), saying what the model saw."""
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ def run(step: Step, client: ScriptedModelClient, tmp_path: Path) -> CaseResult:
 @pytest.mark.parametrize("kind, said", [
     ("aiNumber", "found no number on the screen"),
     ("aiBoolean", "could not tell true or false from the screen"),
+    ("aiString", "found no such text on the screen"),     # (its output was the text "null")
 ])
 def test_a_null_answer_fails_the_step_with_the_models_reason(tmp_path, kind, said):
     client = ScriptedModelClient(['{"data": null, "thought": "no price is shown"}'])
