@@ -110,16 +110,17 @@ def test_the_case_running_out_first_is_still_a_case_timeout(tmp_path, server):
 class DrippingServer:
     """An OpenAI-compatible endpoint that sends its answer's headers at once, then one space
     (JSON allows them before the body) every 50 ms until ``finish`` is set (at most 10 s),
-    then the body."""
+    then the body (none once stopped)."""
 
     def __init__(self) -> None:
         self.finish = threading.Event()
+        self.abort = threading.Event()   # stopped: no body (no late reply in a later test)
         body = json.dumps({
             "id": "c", "object": "chat.completion", "created": 1, "model": "scripted",
             "choices": [{"index": 0, "finish_reason": "stop",
                          "message": {"role": "assistant", "content": "late"}}],
             "usage": {"prompt_tokens": 1234, "completion_tokens": 5, "total_tokens": 1239}})
-        finish = self.finish
+        finish, abort = self.finish, self.abort
 
         class Handler(BaseHTTPRequestHandler):
             def log_message(self, *args: Any) -> None:
@@ -136,7 +137,8 @@ class DrippingServer:
                             break
                         self.wfile.write(b" ")
                         self.wfile.flush()
-                    self.wfile.write(body.encode())
+                    if not abort.is_set():
+                        self.wfile.write(body.encode())
                 except (BrokenPipeError, ConnectionResetError):
                     pass
                 self.close_connection = True
@@ -147,6 +149,7 @@ class DrippingServer:
         threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
 
     def stop(self) -> None:
+        self.abort.set()
         self.finish.set()
         self.httpd.shutdown()
         self.httpd.server_close()
