@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Callable, Sequence
 
 from farm.cluster import store
 from farm.config import mask_urls_in     # (a WDA URL's password: never on the console)
+from worker.outbox import OUTAGE
 
 if TYPE_CHECKING:  # pragma: no cover
     from farm.config import Settings
@@ -432,19 +433,27 @@ def wait_released(r, name: str, lease: dict, url: str) -> bool:
     try:
         while True:
             try:
-                if record.released():
+                released = record.released()
+                OUTAGE.answered()
+                if released:
                     print(f"farm worker: device {name} released: starting it", flush=True)
                     return True
                 store.refresh_lease(r, name, {**lease, "state": "quarantined"})
                 metrics.heartbeat(name, time.time())
-            except Exception as exc:    # Redis away: keep waiting, the lease comes back
-                log.warning("cannot read the quarantine of %s: %s", name, exc)
+            except Exception as exc:    # Redis away: keep waiting, the lease comes back; said
+                OUTAGE.failed(_why_unread(exc, name, url))  # as an outage is (a line a beat)
             if stop.wait(store.HEARTBEAT_S):    # polling Redis for the release
                 _forget_name(r, name)
                 return False
     finally:
         for sig, handler in before.items():
             signal.signal(sig, handler)
+
+
+def _why_unread(exc: BaseException, name: str, url: str) -> str:
+    from redis.exceptions import NoPermissionError
+    why = store.refused(url, exc) if isinstance(exc, NoPermissionError) else str(exc)
+    return f"reading the quarantine of {name}: {why}"
 
 
 class _QuarantineRecord:
