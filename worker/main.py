@@ -10,11 +10,11 @@ is acknowledged, then the process exits. A phone (adb serial / WDA URL) is drive
 worker only, cluster-wide: each child takes a ``target`` lease on its phone next to its device
 lease, and skips phones another `farm worker` already drives. A child that dies (killed,
 crashed) is reported and started again with back-off; one that exits 0 (drained: SIGTERM,
-a dead device), 3 (its device would not open) or 4 (no free phone) is not. A child whose
-device is quarantined (mid-run, or before its worker was started again) holds the name,
-serves nothing and exports the quarantine on /metrics until the device is released; a name
-whose lease a dead process of this machine left (a worker killed and started again at once)
-is taken back.
+a dead device), 3 (its device would not open) or 4 (no free phone; the broker's ACL refuses
+its user a command, key or channel it uses) is not. A child whose device is quarantined
+(mid-run, or before its worker was started again) holds the name, serves nothing and exports
+the quarantine on /metrics until the device is released; a name whose lease a dead process
+of this machine left (a worker killed and started again at once) is taken back.
 """
 
 from __future__ import annotations
