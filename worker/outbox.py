@@ -89,13 +89,15 @@ OUTAGE = Outage()
 class Outbox:
     """Events queued by the case thread, sent by the ``outbox`` thread in the order queued."""
 
-    def __init__(self, r: Any, patience: float = PUBLISH_PATIENCE_S) -> None:
-        self.r, self.patience = r, patience
+    def __init__(self, r: Any, patience: float = PUBLISH_PATIENCE_S, url: str = "") -> None:
+        self.r, self.patience, self.url = r, patience, url
         self._queue: queue.Queue[tuple[str, dict[str, Any]] | threading.Event] = queue.Queue()
         self._ended: set[str] = set()          # runs over: their events are dropped
         self._down_since: float | None = None  # Redis unreachable since (monotonic)
         self._last = ""                        # the event queued last (for the log)
         self._outage = Outage()                # its own: events waiting are news of their own
+        self._refusal = Outage(what="the broker", down="refuses this device's events",
+                               back="takes this device's events again")    # (its ACL)
         threading.Thread(target=self._send_all, name="outbox", daemon=True).start()
 
     def put(self, run_id: str, event: dict[str, Any]) -> None:
@@ -135,8 +137,9 @@ class Outbox:
                     self._ended.add(run_id)
                 self._down_since = None
                 self._outage.answered()
+                self._refusal.answered()
                 return
-            except (redis.ConnectionError, redis.TimeoutError, *REFUSED) as exc:
+            except (redis.ConnectionError, redis.TimeoutError, *REFUSED, NOPERM) as exc:
                 if isinstance(exc, ReadOnlyError):      # connect again: to the new primary
                     self.r.connection_pool.disconnect()
                 now = time.monotonic()
@@ -145,6 +148,8 @@ class Outbox:
                     log.error("redis unavailable for %.0fs (%s): %s dropped",
                               now - self._down_since, exc, describe(event))
                     return
-                self._outage.failed(f"{exc}; {self._queue.qsize() + 1} event(s) waiting to "
-                                    f"be handed in, the last: {self._last}")
+                said = self._refusal if isinstance(exc, NOPERM) else self._outage
+                why = store.refused(self.url, exc) if isinstance(exc, NOPERM) else str(exc)
+                said.failed(f"{why}; {self._queue.qsize() + 1} event(s) waiting to be handed "
+                            f"in, the last: {self._last}")
                 time.sleep(1.0)     # polling an absent Redis: nothing to wait on but time

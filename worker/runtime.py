@@ -207,7 +207,7 @@ class DeviceRuntime:
         self.machine = store.this_machine()     # lets a successor tell we are dead
         self.state: dict[str, Any] = {"state": "starting"}
         self.events = _RunEvents(self)
-        self.outbox = Outbox(self.r)
+        self.outbox = Outbox(self.r, url=settings.broker_url.get_secret_value())
         self.slot: DeviceSlot | None = None
         self._stop = threading.Event()
         self._lock = threading.Lock()
