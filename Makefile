@@ -7,8 +7,12 @@ install:
 demo: install
 	.venv/bin/farm run suites/demo --devices browser:2
 
+# Two pytest processes (FARM_TEST_WORKERS=0: the tests in make's own process): most of an integration test's time is spent
+# waiting for a browser, a worker or a server, so two share two cores well. A module's tests
+# stay in one process (its browser fixture is module-scoped).
 test: install
-	.venv/bin/python -m pytest tests -q -p no:cacheprovider --durations=25
+	.venv/bin/python -m pytest tests -q -p no:cacheprovider --durations=25 \
+	  -n $${FARM_TEST_WORKERS:-2} --dist loadfile
 
 test-fast: install
 	.venv/bin/python -m pytest tests/unit -q

@@ -1,6 +1,8 @@
 """Shared by every test: each test gets its own farm state directory (FARM_STATE_DIR), so
 nothing a test writes there — the locate/plan cache in ``cache.db``, case durations — reaches
-another test or the developer's own ``.farm``."""
+another test or the developer's own ``.farm``; and its own folder of phone claims, so a phone
+URL two tests both name (``http://127.0.0.1:1``, nothing there) is not "driven by another farm
+process" when the two run at once (`make test` runs two pytest processes)."""
 
 from __future__ import annotations
 
@@ -17,3 +19,5 @@ settings.load_profile("farm")
 def _private_farm_state(tmp_path_factory: pytest.TempPathFactory,
                         monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("FARM_STATE_DIR", str(tmp_path_factory.mktemp("farm-state")))
+    claims = tmp_path_factory.mktemp("phone-claims")
+    monkeypatch.setattr("farm.devices.procs.claims_dir", lambda: claims)

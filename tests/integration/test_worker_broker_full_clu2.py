@@ -20,8 +20,11 @@ def test_a_worker_whose_redis_is_full_waits_for_it_in_one_line(private_redis, wo
     r.config_set("maxmemory-policy", "noeviction")
     r.config_set("maxmemory", 1)                # full: every write refused
     worker = workers("fake:1", broker=server.url)
-    wait_for(lambda: "out of memory" in farm.worker_logs(), 60,
-             "the device process saying why it waits")
+    try:        # (a worker starting on a loaded machine: its imports alone can take a minute)
+        wait_for(lambda: "out of memory" in farm.worker_logs(), 180,
+                 "the device process saying why it waits")
+    except AssertionError as exc:
+        raise AssertionError(f"{exc}; the worker's log:\n{farm.worker_logs()[-4000:]}") from None
     assert worker.poll() is None, farm.worker_logs()
     r.config_set("maxmemory", 0)
     wait_idle(server.url, 1)
