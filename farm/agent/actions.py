@@ -409,8 +409,8 @@ class ClearInput(Action):
             self.locate.editable = True
 
     def run(self, ctx: ActionContext) -> None:
-        if self.locate is not None:
-            ctx.device.tap(*self.locate.point())
+        if self.locate is not None:     # (a disabled or covered field fails, as for Input)
+            ctx.device.tap(*self.locate.usable("nothing can be cleared there", ctx.device))
         ctx.device.clear_text()
 
 
