@@ -24,8 +24,8 @@ from farm.agent.limits import LoopLimits
 from farm.config import Settings, model_keys
 from farm.devices.base import Device
 from farm.evidence import CaseEvidence
-from farm.errors import (CaseTimeout, InfraError, Interrupted, NeedsModel, StepFailed,
-                         TestFailure)
+from farm.errors import (CaseTimeout, InfraError, Interrupted, ModelRefused, ModelUnavailable,
+                         NeedsModel, StepFailed, TestFailure)
 from farm.results import ArtifactStore, CaseError, CaseResult, Mark, StepRecord, now_iso
 from farm.schedule import Job
 from farm.suite.loader import display_path
@@ -556,12 +556,16 @@ class _CaseRun:
 
     def _cause(self, exc: Exception) -> Exception:
         """Why the device failed, when farm killed it: past the deadline the watchdog did (a
-        timeout, not a crash), after Ctrl-C the run did (interrupted)."""
-        if isinstance(exc, InfraError) and time.monotonic() > self.deadline:
+        timeout, not a crash), after Ctrl-C the run did (interrupted). A model's error past
+        the deadline is the case's timeout too, naming the model (the device did nothing
+        wrong); a model that refused farm's key says so, whenever it did."""
+        if isinstance(exc, InfraError) and not isinstance(exc, ModelRefused) \
+                and time.monotonic() > self.deadline:
             # still in set-up: what it was opening (a page that never finished loading)
             doing = f" opening {self.opening}" if self.opening and not self.records else ""
+            who = "the model" if isinstance(exc, ModelUnavailable) else "device"
             return CaseTimeout(self.mask(f"case timed out after {self.case.timeout:g}s{doing} "
-                                         f"(device stopped answering: {_message(exc)})"))
+                                         f"({who} stopped answering: {_message(exc)})"))
         if isinstance(exc, InfraError) and self.services.cancel.is_set():
             return Interrupted("interrupted")
         return exc
