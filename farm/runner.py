@@ -53,6 +53,8 @@ class Services:
     model: Any = None
     cancel: threading.Event = field(default_factory=threading.Event)
     on_step: Callable[[str, StepRecord], None] | None = None  # (device name, record)
+    # after each model call's usage is counted: (device name); a worker sends the spend then
+    on_spend: Callable[[str], None] | None = None
     # a shared-context unit's next file begins: (device name, unit id, file id)
     on_file: Callable[[str, str, str], None] | None = None
     cache: Any = None                       # a farm.cache CacheStore (opened on first use)
@@ -216,7 +218,7 @@ class _CaseRun:
                            mask=self.mask, cache=case_cache(case, services, self.mask),
                            locate_off=services.settings.locate_off,
                            max_scrolls=services.settings.locate_max_scrolls,
-                           cancel=services.cancel)
+                           cancel=services.cancel, on_spend=self._spent)
         self.records: list[StepRecord] = []
         self.opening = ""           # the url / app the session was opening (set-up's timeout)
         self.failure_kinds: dict[int, str] = {}   # step index → its TestFailure's class name
@@ -231,6 +233,10 @@ class _CaseRun:
         another suite's secret, and the model and the cache are the run's too."""
         text = self.vars.mask(text)
         return self.services.mask(text) if self.services.mask is not None else text
+
+    def _spent(self) -> None:
+        if self.services.on_spend is not None:
+            self.services.on_spend(self.device.name)
 
     def check_time(self) -> None:
         if self.services.cancel.is_set():

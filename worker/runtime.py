@@ -437,5 +437,8 @@ class DeviceRuntime:
         if payload.get("cache_mode") != "off":
             self._cache = services.cache_store()     # opened once, kept for the next task
         services.on_step = self.events.step_finished
+        # the spend of a model call goes out at the call: a process killed right after it
+        # had paid for it (the watch thread's look every SPEND_S stays, a backstop)
+        services.on_spend = lambda d: self.events.spending(d, services.in_flight.get(d))
         services.on_file = self.events.file_started
         return services

@@ -66,6 +66,9 @@ class Agent:
     ``Agent(device)`` works with the zero-token tiers only. ``resolve`` expands ``${NAME}``
     in suite text; ``resolve_planned`` in text a model planned (default: ``resolve``);
     ``mask`` hides secret values (without one no variable is expanded for the model).
+    ``on_spend`` is called after each model call's usage is added to ``usage`` (a worker sends
+    the spend at once: a process killed right after a call had paid for it); its errors are
+    logged, never the step's.
     """
 
     def __init__(self, device: Device, model: "ModelSet | Settings | None" = None,
@@ -78,7 +81,8 @@ class Agent:
                  mask: Callable[[str], str] | None = None,
                  cache: "CaseCache | None" = None,
                  locate_off: Collection[str] = (), max_scrolls: int = 10,
-                 cancel: "threading.Event | None" = None) -> None:
+                 cancel: "threading.Event | None" = None,
+                 on_spend: Callable[[], None] | None = None) -> None:
         from farm.config import Settings
         if isinstance(model, Settings):   # Agent(device, settings): build the configured models
             from farm.llm.models import build_models
@@ -105,6 +109,7 @@ class Agent:
         self.limits = limits or LoopLimits()
         self.context = context
         self.usage = Usage()
+        self.on_spend = on_spend
         self.last_tiers: list[str] = []
         self.last_rounds: int | None = None     # plan-act rounds of the last ai_act
         self.last_act: dict[str, Any] | None = None   # its account (as_output), failed or not
@@ -365,14 +370,23 @@ class Agent:
         except FarmError as exc:     # a failed call's usage counts too (calls, retries)
             spent = getattr(exc, "usage", None)
             if spent is not None:
-                self.usage.add(spent)
+                self._spent(spent)
             if isinstance(exc, DeadlineReached) and not step_first:
                 raise CaseTimeout(f"waiting for the model {_endpoint(client)}") from exc
             raise
-        self.usage.add(reply.usage)
+        self._spent(reply.usage)
         log.debug("model %s (%s): %d+%d tokens", purpose, getattr(client, "name", "?"),
                   reply.usage.prompt_tokens, reply.usage.completion_tokens)
         return reply.text
+
+    def _spent(self, usage: Usage) -> None:
+        """``usage`` added to the agent's, then told to ``on_spend``."""
+        self.usage.add(usage)
+        if self.on_spend is not None:
+            try:
+                self.on_spend()
+            except Exception as exc:      # a spend not sent now goes with the step
+                log.debug("on_spend failed: %s", exc)
 
     def check_time(self) -> None:
         if self.remaining() <= 0:
