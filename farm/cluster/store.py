@@ -128,7 +128,17 @@ def refused(url: str, exc: BaseException, doing: str = "") -> str:
             f"command on {needs})")
 
 
-_PROBE = "return redis.call('exists', KEYS[1])"
+# the commands farm's scripts (_REFRESH, _TAKE_OVER, _PUSH_EVENT) run, on keys of farm's own:
+# the ACL checks them as each runs, so EVAL alone being allowed proves nothing of them
+_PROBE = """
+redis.call('exists', KEYS[1])
+redis.call('get', KEYS[1])
+redis.call('set', KEYS[1], '1', 'PX', 1000)
+redis.call('rpush', KEYS[2], '1')
+redis.call('expire', KEYS[2], 1)
+redis.call('del', KEYS[1], KEYS[2])
+return 1
+"""
 
 
 def check_permissions(r: Any, url: str) -> None:
@@ -136,13 +146,13 @@ def check_permissions(r: Any, url: str) -> None:
     does: write farm's keys, run its scripts, scan its leases, subscribe to Celery's control
     channel (a sample of each kind of command; one refused later is said as it happens).
     A broker away, full or read-only is not checked here: each device waits for it."""
-    from redis.exceptions import NoPermissionError, RedisError
+    from redis.exceptions import NoPermissionError, RedisError, ResponseError
 
     from farm.errors import ConfigError
     control = key("celery", f"/{_db_of(url)}.celery.pidbox")     # (kombu's name for it)
     probes = [(f"SET on {key('epoch')}", lambda: epoch(r)),
-              (f"EVAL (farm's lease scripts) on {key('lease', '*')}",
-               lambda: r.eval(_PROBE, 1, key("lease", "-"))),
+              (f"EVAL (farm's scripts: EXISTS, GET, SET, RPUSH, EXPIRE, DEL) on {key('*')}",
+               lambda: r.eval(_PROBE, 2, key("acl-check", "a"), key("acl-check", "b"))),
               (f"SCAN of {key('lease', '*')}", lambda: r.scan(0, match=key("lease", "*"),
                                                                count=1)),
               (f"PSUBSCRIBE {control} (Celery's control channel)",
@@ -152,6 +162,10 @@ def check_permissions(r: Any, url: str) -> None:
             probe()
         except NoPermissionError as exc:
             raise ConfigError(refused(url, exc, doing)) from None
+        except ResponseError as exc:    # a command refused inside a script: a plain error
+            if type(exc) is ResponseError and doing.startswith("EVAL"):
+                raise ConfigError(refused(url, exc, doing)) from None
+            return                      # READONLY, OOM: below
         except (RedisError, OSError):   # away, full, a replica: each device waits for it
             return
 

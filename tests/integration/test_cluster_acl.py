@@ -27,19 +27,23 @@ def _user(server, name: str, *rules: str) -> str:
     return f"redis://{name}:pw-{name}@127.0.0.1:{server.port}/0"
 
 
-def test_a_worker_whose_user_may_not_run_scripts_says_so_once_and_exits_4(private_redis,
-                                                                          farm):
-    url = _user(private_redis(), "noeval", "~*", "&*", "+@all", "-eval")
+@pytest.mark.parametrize("denied, said", [
+    ("eval", "this user has no permissions to run the 'eval' command"),
+    # (inside a script the ACL answers apart: EVAL allowed, RPUSH in farm's script not)
+    ("rpush", "The user executing the script can't run this command or subcommand")])
+def test_a_worker_whose_user_may_not_run_its_scripts_says_so_once_and_exits_4(
+        private_redis, farm, denied, said):
+    url = _user(private_redis(), "nope", "~*", "&*", "+@all", f"-{denied}")
     proc = farm.start("worker", "--broker", url, "--devices", "fake:2", **ENV)
     out = proc.finish(timeout=60)
     assert proc.returncode == 4, out
-    masked = url.replace(":pw-noeval@", ":***@")
-    assert (f"farm: error: the broker {masked} refuses user 'noeval' EVAL (farm's lease "
-            f"scripts) on {PREFIX}:lease:*: this user has no permissions to run the 'eval' "
-            f"command (farm needs every command on the keys {PREFIX}:* and Celery's channels: "
-            f"ACL SETUSER noeval ~{PREFIX}:* &* +@all)") in out, out
+    masked = url.replace(":pw-nope@", ":***@")
+    assert (f"farm: error: the broker {masked} refuses user 'nope' EVAL (farm's scripts: "
+            f"EXISTS, GET, SET, RPUSH, EXPIRE, DEL) on {PREFIX}:*: {said}") in out, out
+    assert (f"(farm needs every command on the keys {PREFIX}:* and Celery's channels: "
+            f"ACL SETUSER nope ~{PREFIX}:* &* +@all)") in out, out
     assert out.count("refuses user") == 1, out
-    assert "Traceback" not in out and "ready" not in out and "pw-noeval" not in out, out
+    assert "Traceback" not in out and "ready" not in out and "pw-nope" not in out, out
 
 
 def test_a_command_only_celery_sends_ends_the_device_with_one_line_not_restarts(
