@@ -622,10 +622,23 @@ class RunAdbShell(Action):
     timeoutMs: Optional[int] = Field(default=None, json_schema_extra={"hidden": 1})
 
     def run(self, ctx: ActionContext) -> str:
+        """The command's output; it is given the step's `timeout`, and no more than the
+        case's time left: one that runs on (logcat without -d) is stopped at the case's end
+        as the case's timeout, where the case's watchdog stopped the phone (and the case
+        read "device stopped answering")."""
         shell = ctx.optional("shell_result")
         command = ctx.resolve(self.command)
-        out, err, code = (shell(command, timeout_s=self.timeoutMs / 1000) if self.timeoutMs
-                          else shell(command))
+        left = ctx.remaining()
+        step = self.timeoutMs / 1000 if self.timeoutMs else None
+        cut = left != float("inf") and (step is None or left < step)
+        try:
+            out, err, code = (shell(command, timeout_s=max(left, 0.1)) if cut
+                              else shell(command, timeout_s=step) if step else shell(command))
+        except StepFailed:
+            if cut and ctx.remaining() <= 0:
+                raise CaseTimeout(f"case timed out during adb shell `{self.command}`") \
+                    from None
+            raise
         if code:
             said = (err.strip() or out.strip() or "no output")[:500]
             raise StepFailed(f"adb shell `{self.command}` exited {code}: {said}")
