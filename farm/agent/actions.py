@@ -110,7 +110,8 @@ class Locate(BaseModel):
         device that can tell (the web's ``tap_point``, for a target found in its tree), a
         target under something else (a sticky header, a cookie banner, a modal's backdrop)
         is scrolled once to the viewport's middle, and fails the step if still covered (the
-        tap went to the cover and the step passed)."""
+        tap went to the cover and the step passed). A phone's check (`phone_edges`) swipes in
+        a target cut by the screen's edge, once, whichever tier found it."""
         x, y = self.point()
         check = getattr(device, "tap_point", None) if self.node is not None else None
         if check is None:
@@ -118,6 +119,9 @@ class Locate(BaseModel):
         nx, ny, cover = check(self.node, x, y)
         if not cover:
             return nx, ny
+        if getattr(device, "platform", "") in ("android", "ios"):   # (`phone_edges`)
+            raise StepFailed(f"{self.describe()} is cut by the screen's edge: {act} there "
+                             f"would hit {cover}")
         w, h = device.size() if hasattr(device, "size") else (x + 1, y + 1)
         if not (0 <= x < w and 0 <= y < h):        # (an XPath's element, off-screen)
             raise StepFailed(f"{self.describe()} is outside the page's {w}x{h} viewport, and "

@@ -274,9 +274,8 @@ class TextMatchTier:
             raise ambiguous(prompt, how, [describe(t) + f" at {t.rect.as_list()}"
                                           for t in targets])
         if targets and targets[0].visible:
-            way = _mostly_hidden(targets[0], ctx.device)
-            if way:
-                return self._bring_in(prompt, ctx, targets[0], way)
+            # (a phone's target cut by the screen's edge is swiped in by the tap's check,
+            # `farm.devices.phone_edges.tap_point`, as one any tier found: not here too)
             if targets[0].editable:
                 node = targets[0]
                 self.fields[normalise(prompt)] = (node.role, node.resource_id, node.rect)
@@ -371,45 +370,6 @@ class TextMatchTier:
                          f" (scrolled into view: found after {swipes} swipe(s))",
                          target.enabled, target.id)
 
-    def _bring_in(self, prompt: str, ctx: LocateContext, target: UINode,
-                  way: int) -> LocateHit | None:
-        """A phone's target that shows mostly beyond the screen's bottom (``way`` 1) or top
-        (-1) edge, where a tap on its strip reaches the home-gesture bar or the status bar:
-        one swipe of the length that brings its edge to the screen's middle, then a fresh
-        read, as Playwright scrolls a target into view if needed. Still mostly out (it does
-        not scroll) fails where its whole frame says so; bounds clipped to what shows (a
-        phone's tree) cannot tell a strip that stays from a small control on the edge: it is
-        taken as it is."""
-        w, h = ctx.device.size()
-        r = target.rect
-        dy = r.y - h // 2 if way > 0 else r.y + r.height - h // 2
-        x = min(max(r.x + r.width // 2, w // 10), w * 9 // 10)
-        y = h // 2 + dy // 2               # (the finger goes dy, about the middle)
-        ctx.device.swipe(x, y, x, y - dy, BRING_IN_MS)
-        tree = ctx.refresh()
-        again, how = find_text(prompt, tree, ctx.hints.get("editable", False)) \
-            if tree is not None else ([], "")
-        if len(again) > 1:
-            raise ambiguous(prompt, how, [describe(t) + f" at {t.rect.as_list()}"
-                                          for t in again])
-        if not again:
-            ctx.near.insert(0, describe(target) + " went from the screen when swiped in")
-            return None
-        if not again[0].visible:
-            return self._reveal(prompt, ctx, again[0])
-        now = again[0]
-        r = now.rect
-        if _mostly_hidden(now, ctx.device) and (r.y < 0 or r.y + r.height > h):
-            unit = "pt" if ctx.device.platform == "ios" else "px"
-            raise LocateError(f"{describe(now)} shows {_shown(now.rect, h)} of its "
-                              f"{now.rect.height} {unit}, at the {('top', 'bottom')[way > 0]} "
-                              "edge of the screen, and a swipe does not bring it in: a tap "
-                              "on that strip would reach the system's bar, not it")
-        if now.editable:
-            self.fields[normalise(prompt)] = (now.role, now.resource_id, now.rect)
-        return LocateHit(now.rect, self.name, describe(now) + " (scrolled into view)",
-                         now.enabled, now.id)
-
     def _reveal(self, prompt: str, ctx: LocateContext, target: UINode) -> LocateHit | None:
         """Scroll ``target`` into view: one device step, read the tree, match again."""
         scrolls = 0
@@ -436,37 +396,6 @@ class TextMatchTier:
                 break
         ctx.near.insert(0, describe(target) + OFF_SCREEN + f" after {scrolls} scroll(s)")
         return None
-
-
-# How long the swipe that brings a target cut by the screen's edge in lasts: slow, so that it
-# moves the content about as far as the finger went (a quick one flings it further)
-BRING_IN_MS = 600
-# Phones' trees clip bounds to what shows (Android's dump; iOS's WDA frames, `shown_parts`): a
-# target at the screen's edge showing less than this part of its height (about the 48 dp /
-# 44 pt touch target phones ask for) is taken for a cut strip of something larger
-STRIP = 1 / 20
-
-
-def _shown(r: Rect, height: int) -> int:
-    return max(0, min(r.y + r.height, height) - max(r.y, 0))
-
-
-def _mostly_hidden(node: UINode, device: Device) -> int:
-    """On a phone, whether ``node`` (on screen) shows mostly beyond the screen's bottom edge
-    (1), its top edge (-1) or not (0): a whole frame past the edge (a tree that does not
-    clip) with its middle off the screen, as the web's tap scrolls a target whose middle is
-    outside the viewport in; clipped bounds, a strip thinner than a touch target on the
-    screen's edge."""
-    if getattr(device, "platform", "") not in ("android", "ios"):
-        return 0          # the web's tap scrolls its point in itself (`_in_view`)
-    h = device.size()[1]
-    r = node.rect
-    if r.y < 0 or r.y + r.height > h:
-        middle = r.y + r.height // 2
-        return 1 if middle >= h else -1 if middle < 0 else 0
-    if _shown(r, h) >= h * STRIP:
-        return 0
-    return 1 if r.y + r.height >= h else -1 if r.y <= 0 else 0
 
 
 def _cut(node: UINode, tree: UITree, height: int, forward: bool) -> bool:
