@@ -440,6 +440,7 @@ class Variables:
         self._secrets = frozenset(secrets) | {n for n, v in self._values.items()
                                               if is_credential(n, v)}
         self._mask_re = _mask_pattern(self.secret_values)
+        self._long_cuts = _long_cut_spellings(self.secret_values)
 
     @classmethod
     def from_sources(
@@ -537,7 +538,7 @@ class Variables:
         mix of these, character by character) or base64 (see `_secret_forms`); as a page's
         CSS may case it (FARM-DEMO-PASS, Farm-Demo-Pass: `_cased_forms`, for a value of
         MIN_SECRET_CHARS or more); and its start where a text was cut inside it with "…"
-        (`_cut_forms`).
+        (`_cut_forms`; of a value longer than `_CUT_IN_PATTERN`, `_mask_long_cuts`).
 
         Repeats until no secret value is left, because a replacement can join its neighbours
         into a new occurrence (secret ``a*``: ``aa*`` -> ``a***``).  Each pass turns at least one
@@ -547,7 +548,7 @@ class Variables:
         if self._mask_re is None:
             return text
         while True:
-            masked = self._mask_re.sub(MASK, text)
+            masked = _mask_long_cuts(self._mask_re.sub(MASK, text), self._long_cuts)
             if masked == text:
                 return masked
             text = masked
@@ -648,6 +649,10 @@ def _lower(ch: str) -> list[str]:
 
 _CUT = "\u2026"            # "…": where farm and its devices cut a long text
 _MIN_CUT_PREFIX = 3      # a shorter start of a secret before "…" tells little, and is common
+# A cut form is one optional group inside the next per character: Python's regex parser
+# recurses on each, and a longer secret (a PEM key, a service account's JSON) ended every
+# command in a RecursionError. Longer secrets' cuts are found without a pattern.
+_CUT_IN_PATTERN = 200
 
 
 def _cut_forms(secret: str, chars: list[list[str]] | None = None
@@ -656,7 +661,7 @@ def _cut_forms(secret: str, chars: list[list[str]] | None = None
     screen text or message is shortened before it is masked. The "…" stays. ``chars``: each
     character's spellings, as `_text_form` takes them (default: ``secret``'s own)."""
     chars = chars or [[ch] for ch in secret]
-    if len(chars) <= _MIN_CUT_PREFIX:
+    if not _MIN_CUT_PREFIX < len(chars) <= _CUT_IN_PATTERN:
         return []
     pieces = ["(?:" + "|".join(map(re.escape, options)) + ")" for options in chars]
     rest = ""
@@ -664,6 +669,48 @@ def _cut_forms(secret: str, chars: list[list[str]] | None = None
         rest = f"(?:{piece}{rest})?"
     return [(_MIN_CUT_PREFIX, "".join(pieces[:_MIN_CUT_PREFIX]) + rest + f"(?={_CUT})",
              "".join(o[0] for o in chars[0]))]
+
+
+def _long_cut_spellings(values: Iterable[str]) -> tuple[str, ...]:
+    """The values longer than `_CUT_IN_PATTERN`, each as written and as CSS may case it
+    (upper, lower, each word capitalised: `_cased_forms` without the tailored letters)."""
+    out: dict[str, None] = {}
+    for value in values:
+        if len(value) > _CUT_IN_PATTERN and value.strip("*"):
+            capital = "".join(ch.title() if i == 0 or not value[i - 1].isalpha() else ch
+                              for i, ch in enumerate(value))
+            out.update(dict.fromkeys((value, value.upper(), value.lower(), capital)))
+    return tuple(out)
+
+
+def _mask_long_cuts(text: str, spellings: tuple[str, ...]) -> str:
+    """``text`` with the start of each of ``spellings`` that stands right before a "…" (a
+    text cut inside it) replaced by ``***``, the longest start at each "…"."""
+    if not spellings or _CUT not in text:
+        return text
+    spans = []
+    end = text.find(_CUT)
+    while end != -1:
+        starts = [start for spelling in spellings
+                  if (start := _cut_start(text, end, spelling)) is not None]
+        if starts:
+            spans.append((min(starts), end))
+        end = text.find(_CUT, end + 1)
+    for start, end in reversed(spans):
+        text = text[:start] + MASK + text[end:]
+    return text
+
+
+def _cut_start(text: str, end: int, spelling: str) -> int | None:
+    """Where the longest start (of `_MIN_CUT_PREFIX` characters or more) of ``spelling``
+    that ends at ``end`` of ``text`` begins, if one does."""
+    head = spelling[:_MIN_CUT_PREFIX]
+    start = text.find(head, max(0, end - len(spelling)), end)
+    while start != -1 and end - start >= _MIN_CUT_PREFIX:
+        if spelling.startswith(text[start:end]):
+            return start
+        start = text.find(head, start + 1, end)
+    return None
 
 
 @functools.lru_cache(maxsize=1024)
