@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from farm.agent.locator import LocateContext, LocateHit, ambiguous
+from farm.cache.xpaths import node_for_rect
 from farm.devices.base import Rect, UITree
 
 log = logging.getLogger(__name__)
@@ -181,5 +182,19 @@ class OcrTier:
         if len(found) > 1:
             raise ambiguous(prompt, how, [f"text on screen at {r.as_list()}" for r in found])
         if found:
-            return LocateHit(found[0], self.name, f'"{prompt}" read on screen')
+            return LocateHit(found[0], self.name, f'"{prompt}" read on screen',
+                             node=_node(found[0], ctx))
         return None
+
+
+def _node(rect: Rect, ctx: LocateContext) -> int | None:
+    """On a phone, the element of the tree already read (`applies`) that holds the text read
+    at ``rect``: the tap's check (`farm.devices.phone_edges.tap_point`) then swipes it in when
+    the screen's edge cuts it, where the tap landed on the home-gesture bar. Not on the web:
+    its check moves a covered target's tap to the element's middle (a canvas's, not the
+    text's)."""
+    if getattr(ctx.device, "platform", "") not in ("android", "ios"):
+        return None
+    tree = ctx.tree()
+    found = node_for_rect(tree, rect) if tree is not None else None
+    return None if found is None else found.id

@@ -96,7 +96,15 @@ class LocateCacheTier:
                 continue
             if len(rects) == 1 and on_screen(rects[0], screen):
                 if self._same_element(entry, prompt, rects[0], ctx, positional(xpath)):
-                    return LocateHit(rects[0], self.name, xpath)
+                    # the node the check read (no read of its own): a tap checks what covers
+                    # it, or a phone's edge cutting it, and a disabled one fails, as for the
+                    # step's XPath (`farm.agent.locator._node_of`)
+                    tree = ctx.tree()
+                    node = node_for_rect(tree, rects[0]) if tree is not None else None
+                    node = node if node is not None and node.rect == rects[0] else None
+                    return LocateHit(rects[0], self.name, xpath,
+                                     node is None or node.enabled,
+                                     None if node is None else node.id)
                 log.info("cached XPath %s for %r selects an element that is no longer what "
                          "the prompt means", xpath, prompt)
         return None

@@ -5,7 +5,9 @@ iOS's WDA frames, `farm.devices.native_tree`), so a strip thinner than a touch t
 screen's very edge is taken for the cut part of something larger and swiped in first.
 
 `tap_point` is the phones' `Device.tap_point`: the check the tap of any located target goes
-through (XPath, cache, text), as the web's checks what covers its target.
+through (XPath, cache, text, OCR), as the web's checks what covers its target. It is the one
+place this is done: the text tier leaves it to the tap (it swiped such a target in too, and
+the tap's check swiped it again).
 """
 
 from __future__ import annotations
@@ -71,11 +73,12 @@ def tap_point(device: Any, tree: UITree | None, node: int, x: int,
               y: int) -> tuple[int, int, str]:
     """Before a tap at (x, y) on node ``node`` of ``tree`` (the device's last read): (x, y,
     "") when the node is not cut by the screen's edge (no round trip), else it is swiped in
-    once and read again: its middle then, or what a tap would hit instead when it does not
-    come in (its frame still past the edge, or gone from the screen). A node the last read
-    does not hold at (x, y) is not checked."""
+    once and read again: its middle then (a point elsewhere in it, an OCR hit's text: that
+    point, moved with it), or what a tap would hit instead when it does not come in (its
+    frame still past the edge, or gone from the screen). A node the last read does not hold
+    at (x, y) is not checked."""
     found = next((n for n in (tree.nodes if tree is not None else ()) if n.id == node), None)
-    if found is None or found.rect.center != (x, y):
+    if found is None or not _holds(found.rect, x, y):
         return x, y, ""
     size = device.size()
     way = edge_cut(found.rect, size)
@@ -95,4 +98,13 @@ def tap_point(device: Any, tree: UITree | None, node: int, x: int,
         return x, y, (f"the system's bar: it shows {shown_height(r, h)} of its {r.height} "
                       f"{unit} at the {edge} edge of the screen, and a swipe does not bring "
                       "it in")
-    return (*r.center, "")
+    if (x, y) == found.rect.center:
+        return (*r.center, "")
+    was = found.rect          # (its uncut edge is where it really is: the point keeps to it)
+    dy = r.y - was.y if way > 0 else r.y + r.height - was.y - was.height
+    return (min(max(x + r.x - was.x, r.x), r.x + r.width - 1),
+            min(max(y + dy, r.y), r.y + r.height - 1), "")
+
+
+def _holds(r: Rect, x: int, y: int) -> bool:
+    return r.x <= x < r.x + r.width and r.y <= y < r.y + r.height
