@@ -346,18 +346,22 @@ def _glob_of(pattern: str, base: Path) -> str:
             and os.path.isdir(base / pattern) else pattern)
 
 
-def listed_line(node: Node, path: Path, file: Path) -> int:
-    """The line of batch file ``path`` (read as ``node``) whose setup: or files: entry lists
-    ``file`` (resolved); the batch's first line when none does."""
+def listed_lines(node: Node, path: Path, scope: Scope) -> dict[Path, int]:
+    """The line of batch file ``path`` (read as ``node``) whose setup: or files: entry first
+    lists each file (resolved). Each entry is searched once (it was once per listed file:
+    a glob of a thousand files walked its folders a thousand times), and one reaching
+    outside ``scope`` (refused by `read_batch`) not at all: ``files: ['/', a.yaml]`` walked
+    the whole filesystem here after its refusal."""
     top = node.value if node.kind == "map" else {}
     items = [top["setup"]] if "setup" in top else []
     if "files" in top and top["files"].kind == "seq":
         items += top["files"].value
+    lines: dict[Path, int] = {}
     for item in items:
-        if item.text and file in {m.resolve() for m in _matches(_glob_of(item.text, path.parent),
-                                                                path.parent)}:
-            return item.line
-    return node.line
+        if item.kind == "scalar" and item.text and not scope.outside(item.text, path.parent):
+            for m in _matches(_glob_of(item.text, path.parent), path.parent):
+                lines.setdefault(m.resolve(), item.line)
+    return lines
 
 
 # What the browser context is made with: one value for every file sharing it (the first file's).

@@ -31,7 +31,7 @@ from farm.suite.casefile import (case_seconds, check_secret_names, check_templat
 from farm.suite.checks import Problems
 from farm.suite.batch import (INDEX, NOT_CASE_DIRS, NOT_CASE_FILES, SOLVED_FILE,
                               SOLVED_SUFFIX, SUITE_FILE, check_shared, looks_like_batch,
-                              listed_line, may_be_batch, nested_batch_warning, read_batch,
+                              listed_lines, may_be_batch, nested_batch_warning, read_batch,
                               Scope, unlisted_warning, with_batch)
 from farm.suite.dotenv import DOTENV, explain_undefined, read_dotenv, with_dotenv
 from farm.suite.model import AppSpec, Batch, Case, Suite, SuiteDefaults
@@ -204,9 +204,10 @@ class _Loading:
             return (info if os.path.realpath(file).startswith(inside)
                     else self.suite(find_root(home) or home))
 
+        scope = Scope(info.root, display_path(info.root), info.has_file)
         batch, files = read_batch(node, path, shown, p,
-                                  lambda file, home: _excluded(owner(file, home), file),
-                                  Scope(info.root, display_path(info.root), info.has_file))
+                                  lambda file, home: _excluded(owner(file, home), file), scope)
+        lines = listed_lines(node, path, scope)
         self.errors.extend(p.errors)
         if p.errors:
             self.broken_batches.add(shown)
@@ -221,7 +222,7 @@ class _Loading:
                 continue
             real = os.path.realpath(file)
             owner(file, home).files.setdefault(real, file)
-            line = listed_line(node, path, file)
+            line = lines.get(file, node.line)
             if real in self.batch_of and self.batch_of[real].file != batch.file:
                 self._listed_twice(display_path(file), self.batch_of[real], batch,
                                    self.listed_at[real], line)

@@ -81,3 +81,22 @@ def test_entries_inside_the_suite_are_listed(collect, tmp_path) -> None:
     assert code == 0, err
     assert sorted(line.split()[0] for line in out.splitlines() if "[web]" in line) == [
         "proj/e2e/cart/pay", "proj/e2e/login"]
+
+
+def test_an_entry_refused_is_never_searched(collect, tmp_path, monkeypatch) -> None:
+    """``files: ['/', a.yaml]``: after the refusal, finding the line that lists a.yaml
+    searched '/' first, walking the whole filesystem."""
+    import os
+    write(tmp_path / "b" / "a.yaml")
+    write(tmp_path / "b" / "index.yaml", "files:\n  - /\n  - ../*\n  - a.yaml\n")
+    looked: list[str] = []
+    real_scandir = os.scandir
+
+    def scandir(path="."):
+        looked.append(os.fspath(path))
+        return real_scandir(path)
+    monkeypatch.setattr(os, "scandir", scandir)
+    code, _, err = collect("b")
+    assert code == 4 and len(err.splitlines()) == 3        # the count, then the 2 refusals
+    outside = [p for p in looked if not Path(os.path.abspath(p)).is_relative_to(tmp_path)]
+    assert outside == []
