@@ -552,7 +552,8 @@ def worker(broker: str | None, devices: str, group: str | None,
     if not settings.broker_url:
         raise click.UsageError("farm worker needs --broker URL (or FARM_BROKER_URL)")
     group = _group_word(group)
-    from farm.cluster.store import check
+    from farm.cluster import store
+    store.use_prefix(settings.cluster_prefix)   # (a refused PING's grant names farm's keys)
     specs = parse_device_specs(devices, settings)           # user mistakes end here, exit 4
     _check_metrics_ports(settings.worker_metrics_port, sum(s.count for s in specs),
                          "--metrics-port" if metrics_port is not None
@@ -563,7 +564,7 @@ def worker(broker: str | None, devices: str, group: str | None,
     if settings.model:      # a model name or key that cannot work: exit 4 before serving
         from farm.llm.models import check_models
         check_models(settings)
-    check(settings.broker_url.get_secret_value())          # wrong password, nothing there
+    store.check(settings.broker_url.get_secret_value())    # wrong password, nothing there
     # The worker is its own program (the `worker` package, which builds on farm, never the
     # other way round): hand this process over to its supervisor.
     env = {**os.environ, "FARM_BROKER_URL": settings.broker_url.get_secret_value()}
@@ -1258,9 +1259,12 @@ class _ReaderMayLeave:
         self.reader_gone = True
         if exc.errno not in _READER_GONE:
             self.lost = exc
-            click.echo(f"farm: error: standard output could not be written "
-                       f"({exc.strerror or exc}): what farm printed after that is lost",
-                       err=True)
+            try:        # (stderr on the same full disk: the exit code still says it)
+                click.echo(f"farm: error: standard output could not be written "
+                           f"({exc.strerror or exc}): what farm printed after that is lost",
+                           err=True)
+            except OSError:
+                pass
         try:    # what the stream still holds goes nowhere at exit, not to "Exception ignored"
             os.dup2(os.open(os.devnull, os.O_WRONLY), self._stream.fileno())
         except (OSError, ValueError):
