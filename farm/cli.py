@@ -481,11 +481,24 @@ def _ios_about(url: str) -> str:
 
 def _cluster_devices(url: str, prefix: str, release: tuple[str, ...] = ()) -> None:
     """The cluster's devices (after taking ``release``d ones out of quarantine). A broker that
-    is not there or refuses us: a ConfigError (exit 4), its password masked."""
+    is not there or refuses us (its ACL too: SCAN, HGETALL, ... not granted): a ConfigError
+    (exit 4), its password masked."""
+    from redis.exceptions import NoPermissionError
+
     from farm.cluster import store
-    from farm.config import mask_urls_in
+    from farm.errors import ConfigError
     store.use_prefix(prefix)
     r = store.check(url)
+    try:
+        _list_cluster(r, url, release)
+    except NoPermissionError as exc:    # (was "internal error: NoPermissionError", exit 3)
+        raise ConfigError(store.refused(url, exc)) from None
+
+
+def _list_cluster(r, url: str, release: tuple[str, ...]) -> None:
+    """Take ``release``d devices out of quarantine, then list the leases and quarantine."""
+    from farm.cluster import store
+    from farm.config import mask_urls_in
     released, unknown = set(), []
     known = set(store.leases(r)) | set(store.quarantined(r))
     for name in release:

@@ -186,15 +186,14 @@ def _run(paths: Sequence[str | Path], devices: str, settings: Settings,
         outcome = RunOutcome(results=[])
         if jobs:
             planned = [u for u in units if u.id in {j.case_id for j in jobs}]
-            try:
+            try:    # (no executor, or no outcome: a stop signal came before a case started)
                 executor = None if early.name else _executor(
                     settings, specs, units, services, matrix, suites, apps.urls, env, jobs, stack)
-            except UserError as exc:    # e.g. no broker there: say so, and that nothing ran
-                outcome = _not_run(planned, run_id, None if early.name else exc)
-            else:       # (no executor, or no outcome: a stop signal came before a case started)
                 outcome = executor and _execute(executor, jobs, upfront, _journal(run_dir,
                     run_id, planned, chosen), progress, out, tally, choice, settings, early)
-                outcome = outcome or _not_run(planned, run_id)
+            except UserError as exc:    # no broker there, its ACL refusing the run's user as it
+                outcome = _not_run(planned, run_id, exc)    # starts: said, and nothing ran
+            outcome = outcome or _not_run(planned, run_id)
     services.artifacts.flush()
     summary = _summary(run_id, t_start, upfront + outcome.results, outcome, chosen, units)
     remember(settings, summary, run_dir, refused=outcome.refused is not None)
@@ -447,9 +446,10 @@ def _executor(settings: Settings, specs: list[DeviceSpec], cases: list[Case],
             raise ConfigError(f"{display_path(pinned.file)}: pins device {pinned.pin} "
                               "(deviceId / wdaHost / wdaPort): pinned cases run with local "
                               "devices only, not on a cluster")
-        from farm.cluster.store import check
+        from farm.cluster import store
         from farm.executors.celery import CeleryExecutor
-        check(settings.broker_url.get_secret_value())
+        store.use_prefix(settings.cluster_prefix)   # (a refused PING's grant names the keys)
+        store.check(settings.broker_url.get_secret_value())
         if settings.model:
             print("farm: warning: the model of this run (--model / FARM_MODEL) is not sent to "
                   "the workers: in a cluster run ai steps use each `farm worker`'s own model "
@@ -548,7 +548,9 @@ def _execute(executor: Executor, jobs: list[Job], upfront: list[CaseResult],
              journal: JournalEvents, progress: bool, out: IO[str], tally: metrics.CaseMetrics,
              choice: Choice | None = None, settings: Settings | None = None,
              early: EarlyStop | None = None) -> RunOutcome | None:
-    """Run the jobs; None when a stop signal came before they started (``early``)."""
+    """Run the jobs; None when a stop signal came before they started (``early``). A
+    UserError the executor raises (the broker's ACL refusing the run's user) comes before any
+    case starts: the caller makes every planned case "not run"."""
     maxfail = choice.maxfail if choice else None
     from farm.progress import make_progress
     view = make_progress(len(upfront), len(jobs), progress)

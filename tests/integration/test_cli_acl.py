@@ -1,0 +1,90 @@
+"""`farm` commands other than a served worker against a broker whose ACL user may not do what
+the command does (Redis NOPERM): each says it in the one line `store.refused` gives (URL with
+its password masked, the user, what was refused, the grant that serves farm), exit 4, no
+traceback; a run still writes its outputs, its cases errors naming the refusal."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import redis
+
+from tests.support.cluster import CLUSTER_ENV, PREFIX
+from tests.support.farm_cli import PLUGIN
+from tests.support.suites import sleep_suite
+
+pytestmark = [pytest.mark.integration, pytest.mark.cluster]
+
+ENV = {"FARM_DEVICE_PLUGINS": PLUGIN, "FARM_WORKER_METRICS_PORT": "0", **CLUSTER_ENV}
+
+
+def _user(server, name: str, *rules: str) -> str:
+    """A URL of ``server`` as the ACL user ``name`` (password "pw-<name>") with ``rules``."""
+    admin = redis.Redis(port=server.port, socket_timeout=5)
+    admin.acl_setuser(name, enabled=True, passwords=[f"+pw-{name}"], reset_keys=True,
+                      reset_channels=True)
+    admin.execute_command("ACL", "SETUSER", name, *rules)
+    return f"redis://{name}:pw-{name}@127.0.0.1:{server.port}/0"
+
+
+def _said(done, name: str) -> str:
+    out = done.stdout + done.stderr
+    assert done.returncode == 4, out
+    assert "Traceback" not in out and "internal error" not in out, out
+    assert f"pw-{name}" not in out, out
+    return out
+
+
+GRANT = f"(farm needs every command on the keys {PREFIX}:* and Celery's channels: ACL SETUSER"
+
+
+def test_a_worker_whose_user_may_not_ping_names_the_grant_with_the_prefix(private_redis, farm):
+    """PING was checked before the key prefix was set: the advice could not name farm's keys
+    ('its keys (FARM_CLUSTER_PREFIX)') and gave no ACL SETUSER to copy."""
+    url = _user(private_redis(), "noping", "~*", "&*", "+@all", "-ping")
+    out = _said(farm.run("worker", "--broker", url, "--devices", "fake:1", timeout=60, **ENV),
+                "noping")
+    masked = url.replace(":pw-noping@", ":***@")
+    assert (f"farm: error: the broker {masked} refuses user 'noping' PING: this user has no "
+            "permissions to run the 'ping' command") in out, out
+    assert f"{GRANT} noping ~{PREFIX}:* &* +@all)" in out, out
+
+
+@pytest.mark.parametrize("denied", ["scan", "hgetall"])
+def test_devices_whose_user_may_not_read_the_cluster_says_so_exit_4(private_redis, farm,
+                                                                    denied):
+    """`farm devices --broker` with a user lacking SCAN (the leases) or HGETALL (the
+    quarantine): 'internal error: NoPermissionError', exit 3."""
+    url = _user(private_redis(), "reader", "~*", "&*", "+@all", f"-{denied}")
+    out = _said(farm.run("devices", "--broker", url, timeout=60, **ENV), "reader")
+    masked = url.replace(":pw-reader@", ":***@")
+    assert (f"farm: error: the broker {masked} refuses user 'reader': this user has no "
+            f"permissions to run the '{denied}' command {GRANT} reader") in out, out
+    assert out.count("refuses user") == 1, out
+
+
+@pytest.mark.parametrize("rules, said", [
+    (("~other:*", "&*", "+@all"), ": this user has no permissions to access one of the keys"),
+    (("~*", "&*", "+@all", "-ping"), " PING: this user has no permissions to run the 'ping'")])
+def test_a_run_refused_at_its_start_writes_its_cases_as_not_run(private_redis, farm, tmp_path,
+                                                                rules, said):
+    """A refusal as the run starts (its user may not touch farm's keys) said exit 4 but wrote
+    no results.json nor junit.xml: CI found nothing to read. Now as a broker not there at
+    the start: each case an error, not run, naming the refusal and the grant (a refused PING
+    named no grant: the key prefix was not set yet)."""
+    url = _user(private_redis(), "client", *rules)
+    run_dir = tmp_path / "r"
+    out = _said(farm.run("run", sleep_suite(tmp_path / "s", 2, 10), "--broker", url,
+                         "--report-dir", run_dir, **ENV), "client")
+    masked = url.replace(":pw-client@", ":***@")
+    why = f"the broker {masked} refuses user 'client'{said}"
+    assert f"farm: error: {why}" in out and out.count("refuses user") == 1, out
+    assert f"{GRANT} client ~{PREFIX}:* &* +@all)" in out, out
+    summary = json.loads((run_dir / "results.json").read_text())
+    assert summary["exit_code"] == 4 and summary["counts"]["error"] == 2, summary["counts"]
+    for case in summary["cases"]:
+        assert (case["status"], case["reason"], case["error"]["kind"]) == (
+            "error", "not run", "ConfigError"), case
+        assert why in case["error"]["message"], case
+    assert 'errors="2"' in (run_dir / "junit.xml").read_text()
