@@ -626,7 +626,8 @@ class RunAdbShell(Action):
     timeoutMs: Optional[int] = Field(default=None, json_schema_extra={"hidden": 1})
 
     def run(self, ctx: ActionContext) -> str:
-        """The command's output; it is given the step's `timeout`, and no more than the
+        """The command's output; it is given the step's `timeout` (else the phone's limit on
+        a silence, 30 s, holds: a `cat` waiting for input fails then), and no more than the
         case's time left: one that runs on (logcat without -d) is stopped at the case's end
         as the case's timeout, where the case's watchdog stopped the phone (and the case
         read "device stopped answering")."""
@@ -635,9 +636,13 @@ class RunAdbShell(Action):
         left = ctx.remaining()
         step = self.timeoutMs / 1000 if self.timeoutMs else None
         cut = left != float("inf") and (step is None or left < step)
+        if not cut:
+            given = {"timeout_s": step} if step else {}
+        else:   # a step's timeout is the command's whole time; without one, the case's end
+            # is an end besides the silence's limit, not instead of it
+            given = {"timeout_s" if step else "within_s": max(left, 0.1)}
         try:
-            out, err, code = (shell(command, timeout_s=max(left, 0.1)) if cut
-                              else shell(command, timeout_s=step) if step else shell(command))
+            out, err, code = shell(command, **given)
         except StepFailed:
             if cut and ctx.remaining() <= 0:
                 raise CaseTimeout(f"case timed out during adb shell `{self.command}`") \

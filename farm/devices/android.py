@@ -554,14 +554,15 @@ class AndroidDevice:
         out, err, _ = self._run(command)
         return out + err
 
-    def shell_result(self, command: str, timeout_s: float | None = None
-                     ) -> tuple[str, str, int]:
+    def shell_result(self, command: str, timeout_s: float | None = None,
+                     within_s: float | None = None) -> tuple[str, str, int]:
         """Run ``command`` in the device shell: (stdout, stderr, exit code), for a suite's
         runAdbShell step (its `timeout`), which fails on a non-zero exit. With ``timeout_s``
         the command has that long in all, printing or not: past it, it is stopped and fails
         the step (StepFailed; a plain `logcat` that prints on for ever was read until the
         case's timeout, the phone's loss then). Without, it fails once silent for
-        SHELL_TIMEOUT_S (`am instrument -w` may run for minutes, printing). Each stream is
+        SHELL_TIMEOUT_S (`am instrument -w` may run for minutes, printing), and is stopped
+        after ``within_s`` if given (the case's time left), printing or not. Each stream is
         kept as its tail (`kept_tail`: 64K characters; a `logcat -d` put megabytes into
         results.json and the report, and farm's memory grew by 300 MB a second on an endless
         command; grep on the phone for the rest)."""
@@ -576,11 +577,13 @@ class AndroidDevice:
             # there a suite's line runs in a shell of its own
             try:
                 return run_bounded(dev, command if v2 else f"sh -c {_quote(command)}",
-                                   timeout_s, SHELL_TIMEOUT_S, v2)
+                                   timeout_s if timeout_s is not None else within_s,
+                                   None if timeout_s is not None else SHELL_TIMEOUT_S, v2)
             except PastDeadline as late:
                 if self._killed:
                     raise DeviceLost(f"{self.name} was stopped") from None
-                raise StepFailed(_past_deadline(SHELL_TIMEOUT_S if late.silent else timeout_s,
+                end = timeout_s if timeout_s is not None else within_s
+                raise StepFailed(_past_deadline(SHELL_TIMEOUT_S if late.silent else end or 0,
                                                 0 if late.silent else late.printed)) from None
             except ShellCut:
                 if self._killed:

@@ -6,8 +6,8 @@ command that prints without end (a busy phone's plain ``logcat``, ``top``, ``yes
 until the case's timeout, when the watchdog stopped the phone (the phone's loss, retried
 elsewhere), and farm's memory grew by hundreds of MB a second. Here the read ends at the
 step's timeout, whatever the command prints (without one, once it is silent for as long as a
-command may be), and only the last `READ_KEEP` bytes of each stream are held; closing the
-connection ends the command on the phone (adbd hangs up its shell).
+command may be, or at the case's end), and only the last `READ_KEEP` bytes of each stream are
+held; closing the connection ends the command on the phone (adbd hangs up its shell).
 """
 
 from __future__ import annotations
@@ -70,15 +70,17 @@ class _Clock:
         return (self.silent, True) if self.silent < left else (left, False)
 
 
-def run_bounded(dev: Any, cmd: str, within_s: float | None, silent_s: float,
+def run_bounded(dev: Any, cmd: str, within_s: float | None, silent_s: float | None,
                 v2: bool) -> tuple[str, str, int]:
     """(stdout, stderr, exit code) of ``cmd`` on adbutils device ``dev``, over shell_v2 or an
     older phone's one stream (``v2`` False: stderr in stdout, the exit status echoed after
-    it). PastDeadline once ``within_s`` has passed, or, without it, when it printed nothing
-    for ``silent_s``; ShellCut when an older phone's shell ends early; adbutils' and
-    the socket's own errors as they come (the caller maps them)."""
-    clock = _Clock(within_s, silent_s if within_s is None else float("inf"))
-    conn = dev.open_transport(timeout=silent_s if within_s is None else within_s)
+    it). PastDeadline once ``within_s`` has passed, or when it printed nothing for
+    ``silent_s`` (None: no such limit), whichever comes first; ShellCut when an older phone's
+    shell ends early; adbutils' and the socket's own errors as they come (the caller maps
+    them)."""
+    clock = _Clock(within_s, silent_s if silent_s is not None else float("inf"))
+    limits = [t for t in (within_s, silent_s) if t is not None]
+    conn = dev.open_transport(timeout=min(limits) if limits else None)
     out, err = Tail(), Tail()
     try:
         if v2:

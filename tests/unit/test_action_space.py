@@ -168,8 +168,8 @@ def test_sleep_step_is_the_sleep_action(tmp_path, monkeypatch):
 class Phone(FakeDevice):
     """A fake phone with the platform calls of the real drivers."""
 
-    def shell_result(self, command: str, timeout_s: float | None = None
-                     ) -> tuple[str, str, int]:
+    def shell_result(self, command: str, timeout_s: float | None = None,
+                     within_s: float | None = None) -> tuple[str, str, int]:
         self.actions.append(("shell", command))
         if command.startswith("echo "):
             return command[5:] + "\n", "", 0

@@ -21,19 +21,24 @@ SCREEN = UITree(source="uiautomator", nodes=[])
 
 
 class Phone(FakeDevice):
-    """A phone whose shell command prints on until its time is up (the real one's `timeout_s`
-    stops it then, StepFailed); with no time given, it would run for ever."""
+    """A phone whose shell command prints on until its time is up (the real one's
+    `timeout_s`, or `within_s` where its silence limit holds too, stops it then,
+    StepFailed); with no time given, it would run for ever."""
 
     def __init__(self, services: Services) -> None:
         super().__init__(SCREEN, platform="android")
         self.services = services
         self.given: list[float | None] = []
+        self.silence_kept: list[bool] = []
 
-    def shell_result(self, command: str, timeout_s: float | None = None):
-        self.given.append(timeout_s)
-        assert timeout_s is not None, "the command was given no end: it runs past the case"
+    def shell_result(self, command: str, timeout_s: float | None = None,
+                     within_s: float | None = None):
+        end = timeout_s if timeout_s is not None else within_s
+        self.given.append(end)
+        self.silence_kept.append(timeout_s is None)
+        assert end is not None, "the command was given no end: it runs past the case"
         self.services.in_flight[self.name].deadline = time.monotonic() - 1   # (its time ran)
-        raise StepFailed(f"the shell command was still running after {timeout_s:g}s, having "
+        raise StepFailed(f"the shell command was still running after {end:g}s, having "
                          "printed 4,096 bytes, and was stopped")
 
 
@@ -51,6 +56,7 @@ def test_an_endless_command_ends_with_the_case_s_time_as_the_case_s_timeout(tmp_
     res, phone = run(Step(kind="runAdbShell", value="logcat"), tmp_path)
     [given] = phone.given
     assert given is not None and 0 < given <= 60
+    assert phone.silence_kept == [True]      # (a silent hang still fails after 30 s)
     assert res.status == "error" and res.error.kind == "CaseTimeout", res.error
     assert res.error.message == "case timed out after 60s during adb shell `logcat`"
 
@@ -59,4 +65,5 @@ def test_a_step_timeout_past_the_case_s_end_is_cut_to_it(tmp_path):
     res, phone = run(Step(kind="runAdbShell", value="logcat", timeout_ms=600_000),
                      tmp_path)
     assert phone.given[0] is not None and phone.given[0] <= 60
+    assert phone.silence_kept == [False]     # (a step's timeout is the command's whole time)
     assert res.error is not None and res.error.kind == "CaseTimeout", res.error
