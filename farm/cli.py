@@ -3,13 +3,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import signal
 import stat
 import sys
 import threading
-from typing import Any
+from typing import Any, Iterator
 
 EXIT_INTERRUPTED, EXIT_INTERNAL, EXIT_USAGE = 2, 3, 4
 
@@ -738,6 +739,30 @@ def _store(broker: str | None):
     return existing_store(settings, "")
 
 
+@contextlib.contextmanager
+def _cache_refusals(store) -> Iterator[None]:
+    """A Redis cache store whose ACL user may not read or write farm's cache keys (NOPERM):
+    one line naming the store (password masked), the user and the grant, exit 4; it was
+    "internal error: NoPermissionError", exit 3, a traceback file."""
+    try:
+        yield
+    except Exception as exc:    # (redis imported only then: a SQLite store does not need it)
+        from urllib.parse import urlsplit
+
+        from redis.exceptions import NoPermissionError
+
+        from farm.errors import ConfigError
+        if not isinstance(exc, NoPermissionError):
+            raise
+        try:
+            user = urlsplit(store.where.split(" ", 1)[0]).username or "default"
+        except ValueError:
+            user = "default"
+        raise ConfigError(f"the cache store {store.where} refuses user '{user}': {exc} (farm's "
+                          f"cache needs every command on its keys: ACL SETUSER {user} "
+                          f"~{store.prefix}* +@all)") from None
+
+
 def _entries_of(store, case: str):
     """(key, entry) of what CASE names (see `_selection_prefixes`), each once."""
     seen: set[str] = set()
@@ -811,11 +836,17 @@ def cache_ls(case: str, broker: str | None) -> None:
     """List entries of CASE: a case id such as demo/login_success, or a suite / folder
     (demo/ or demo: its cases; an id is whole: demo/login is not demo/login_success), or a
     case file or folder (suites/demo/login_success.yaml); all without CASE."""
-    import time as _time
-    from farm.cache.keys import split_key
     store = _store(broker)
     if store is None:
         return
+    with _cache_refusals(store):
+        _list_entries(store, case)
+
+
+def _list_entries(store, case: str) -> None:
+    """`farm cache ls`'s lines: one per entry of CASE, then how many and what they save."""
+    import time as _time
+    from farm.cache.keys import split_key
     rows, saved = 0, []
     for key, entry in _entries_of(store, case):
         part = split_key(key)
@@ -885,7 +916,8 @@ def cache_clear(case: str, broker: str | None) -> None:
     from farm.cache.store import StoreReadOnly
     from farm.errors import ConfigError
     try:        # a Redis replica: said as the error it is, not an internal error
-        removed = sum(store.delete(prefix) for prefix in _selection_prefixes(case))
+        with _cache_refusals(store):
+            removed = sum(store.delete(prefix) for prefix in _selection_prefixes(case))
     except StoreReadOnly as exc:
         if isinstance(exc, ConfigError):        # a cache.db that may not be written
             raise
@@ -932,9 +964,10 @@ def cache_export(case_or_run: Path, output: Path | None, broker: str | None) -> 
     targets = [export_target(case, output, what) for case in cases]   # checked before any
     store = (existing_store(settings, case_file_hint(case_or_run)) if case_or_run.is_file()
              else run_store(case_or_run, settings, cases))
-    texts = [export_case(case, store, os.environ, settings.secrets_dir) for case in cases]
-    for target, text in zip(targets, texts):
-        refuse_poorer(target, text, store)
+    with _cache_refusals(store):
+        texts = [export_case(case, store, os.environ, settings.secrets_dir) for case in cases]
+        for target, text in zip(targets, texts):
+            refuse_poorer(target, text, store)
     for target, text in zip(targets, texts):
         write_export(target, text, what)
         click.echo(str(target))

@@ -88,3 +88,47 @@ def test_a_run_refused_at_its_start_writes_its_cases_as_not_run(private_redis, f
             "error", "not run", "ConfigError"), case
         assert why in case["error"]["message"], case
     assert 'errors="2"' in (run_dir / "junit.xml").read_text()
+
+
+@pytest.fixture
+def cache_as(private_redis, tmp_path, monkeypatch):
+    """``cache_as(*rules)``: FARM_CACHE_URL as an ACL user with ``rules`` of a Redis holding
+    one plan of demo/ai_shopping; the cache store's name as messages give it."""
+    from farm.cache.keys import Namespace
+    from farm.cache.redis_store import RedisStore
+    server = private_redis()
+    admin = RedisStore(server.url)
+    admin.put(Namespace("demo/ai_shopping", "web").key("plan", "Add a keyboard", 0),
+              {"prompt": "Add a keyboard", "actions": [{"type": "Tap"}], "updated": 1})
+    admin.close()
+    for name in ("FARM_BROKER_URL", "CELERY_BROKER_URL", "FARM_CLUSTER_PREFIX"):
+        monkeypatch.delenv(name, raising=False)
+
+    def as_user(*rules: str) -> str:
+        url = _user(server, "cacher", *rules)
+        monkeypatch.setenv("FARM_CACHE_URL", url)
+        return RedisStore(url).where
+    return as_user
+
+
+@pytest.mark.parametrize("command, rules, said", [
+    (("ls",), ("~*", "+@all", "-mget"), "to run the 'mget' command"),
+    (("clear", "demo"), ("~*", "+@all", "-del"), "to run the 'del' command"),
+    (("export", "suites/demo/ai_shopping.yaml", "-o", "{tmp}/out.yaml"), ("~*", "+@all", "-get"),
+     "to run the 'get' command"),
+    (("ls",), ("~other:*", "+@all"), "to access one of the keys used as arguments")])
+def test_cache_commands_whose_user_the_acl_refuses_say_so_exit_4(cache_as, monkeypatch, capsys,
+                                                                 tmp_path, command, rules,
+                                                                 said):
+    """`farm cache ls / clear / export` with a cache store whose user may not read or delete
+    its keys: 'internal error: NoPermissionError', exit 3 (a traceback file)."""
+    from tests.support.farm_cli import ROOT, run_main
+    where = cache_as(*rules)
+    monkeypatch.chdir(ROOT)
+    args = [a.replace("{tmp}", str(tmp_path)) for a in command]
+    code, out, err = run_main(monkeypatch, capsys, "cache", *args)
+    assert (code, out) == (4, ""), err
+    assert err == (f"farm: error: the cache store {where} refuses user 'cacher': this user "
+                   f"has no permissions {said} (farm's cache needs every command on its keys: "
+                   "ACL SETUSER cacher ~farm:cache:* +@all)\n"), err
+    assert "pw-cacher" not in err and not (tmp_path / "out.yaml").exists()
