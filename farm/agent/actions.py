@@ -17,6 +17,7 @@ from typing import Any, Callable, ClassVar, Literal, Optional, get_args, get_ori
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from farm.devices.base import Device, Rect
+from farm.devices.phone_edges import bring_in_swipe, edge_cut
 from farm.errors import CaseTimeout, Interrupted, StepFailed
 from farm.suite.steps import SCROLL_ALIASES, SCROLL_TYPES
 from farm.text import map_strings
@@ -103,6 +104,15 @@ class Locate(BaseModel):
         something else covers (`reachable`)."""
         if self.disabled:
             raise StepFailed(f"{self.describe()} is disabled: {what}")
+        return self.reachable(device, act)
+
+    def gesture_start(self, device: Any, act: str) -> tuple[int, int]:
+        """`point`, where a gesture (a swipe, a scroll, a drag, a pinch) begins on the target:
+        on a phone, one cut by the screen's edge is swiped in first, or the step fails saying
+        the system's bar would take ``act`` (`reachable`), as for a tap: a swipe begun on a
+        strip above the home-gesture bar is the system's. Elsewhere, the point found."""
+        if getattr(device, "platform", "") not in ("android", "ios"):
+            return self.point()
         return self.reachable(device, act)
 
     def reachable(self, device: Any, act: str) -> tuple[int, int]:
@@ -320,7 +330,8 @@ class DragAndDrop(Action):
     to: Locate
 
     def run(self, ctx: ActionContext) -> None:
-        ctx.device.swipe(*self.from_.point(), *self.to.point(), 600)
+        start = self.from_.gesture_start(ctx.device, "a drag")
+        ctx.device.swipe(*start, *_moved_with(ctx.device, self.from_, start, self.to), 600)
 
 
 class Input(Action):
@@ -485,7 +496,8 @@ class Scroll(Action):
 
     def run(self, ctx: ActionContext) -> None:
         w, h = ctx.device.size()
-        x, y = self.locate.point() if self.locate is not None else (w // 2, h // 2)
+        x, y = (self.locate.gesture_start(ctx.device, "a scroll") if self.locate is not None
+                else (w // 2, h // 2))
         dx, dy = DIRECTIONS.get(SCROLL_TO.get(self.scrollType, self.direction), (0, 1))
         if self.scrollType != "singleAction":
             for _ in range(10):   # far enough to reach an end on any sane page
@@ -512,15 +524,30 @@ class Swipe(Action):
 
     def run(self, ctx: ActionContext) -> None:
         w, h = ctx.device.size()
-        x1, y1 = self.start.point() if self.start else (w // 2, h // 2)
+        x1, y1 = self.start.gesture_start(ctx.device, "a swipe") if self.start else (w // 2,
+                                                                                   h // 2)
         if self.end is not None:
-            x2, y2 = self.end.point()
+            x2, y2 = _moved_with(ctx.device, self.start, (x1, y1), self.end)
         else:
             dx, dy = DIRECTIONS.get(self.direction or "up", (0, -1))
             dist = self.distance or int((h if dy else w) * 0.5)
             x2, y2 = x1 + dx * dist, y1 + dy * dist
         for _ in range(max(1, min(self.repeat, 100))):
             ctx.device.swipe(x1, y1, x2, y2, self.duration)
+
+
+def _moved_with(device: Any, start: Locate | None, begins: tuple[int, int],
+                end: Locate) -> tuple[int, int]:
+    """Where a gesture from ``start`` (begun at ``begins``) ends on ``end``: a start swiped in
+    by its check (`Locate.gesture_start`) moved the content under it as far as that swipe's
+    finger went, and ``end``, found in the same read, is taken to have moved with it (a row
+    dragged onto another, a slider's knob to a mark; one fixed above the list did not)."""
+    x, y = end.point()
+    if start is None or start.rect is None or begins == start.point():
+        return x, y
+    size = device.size()
+    _, y1, _, y2 = bring_in_swipe(start.rect, size, edge_cut(start.rect, size) or 1)
+    return x, y + y2 - y1
 
 
 class Pinch(Action):
@@ -533,7 +560,8 @@ class Pinch(Action):
 
     def run(self, ctx: ActionContext) -> None:
         w, h = ctx.device.size()
-        x, y = self.locate.point() if self.locate is not None else (w // 2, h // 2)
+        x, y = (self.locate.gesture_start(ctx.device, "a pinch") if self.locate is not None
+                else (w // 2, h // 2))
         reach = self.distance or min(w, h) // 4     # how far each finger moves
         ctx.optional("pinch")(x, y, reach, self.direction == "out", self.duration)
 
