@@ -220,8 +220,11 @@ def _matrix_groups(settings) -> dict[str, list[str]] | str:
     from farm.config import mask_urls_in
     from farm.errors import ConfigError
     store.use_prefix(settings.cluster_prefix)
+    url = settings.broker_url.get_secret_value()
     try:
-        leases = store.leases(store.check(settings.broker_url.get_secret_value()))
+        leases = store.leases(store.check(url))
+    except redis.exceptions.NoPermissionError as exc:     # (SCAN, MGET refused by the ACL)
+        return store.refused(url, exc)
     except (ConfigError, redis.RedisError, OSError) as exc:    # (check's: masked already)
         return mask_urls_in(str(exc))
     groups: dict[str, set[str]] = {}

@@ -132,3 +132,23 @@ def test_cache_commands_whose_user_the_acl_refuses_say_so_exit_4(cache_as, monke
                    f"has no permissions {said} (farm's cache needs every command on its keys: "
                    "ACL SETUSER cacher ~farm:cache:* +@all)\n"), err
     assert "pw-cacher" not in err and not (tmp_path / "out.yaml").exists()
+
+
+def test_collect_only_matrix_names_the_user_the_acl_refuses_its_groups(private_redis, farm,
+                                                                      tmp_path):
+    """`farm run --collect-only --matrix` reading the cluster's groups with a user refused
+    MGET of the leases said '(this user has no permissions to run the 'mget' command)',
+    naming neither the broker nor the user nor the grant."""
+    server = private_redis()
+    redis.Redis(port=server.port).set(f"{PREFIX}:lease:fake-1@h", json.dumps(
+        {"platform": "web", "group": "g1", "state": "idle"}))
+    url = _user(server, "lister", "~*", "&*", "+@all", "-mget")
+    done = farm.run("run", sleep_suite(tmp_path / "s", 1, 10), "--collect-only", "--matrix",
+                    "--broker", url, **ENV)
+    out = done.stdout + done.stderr
+    assert done.returncode == 0, out
+    masked = url.replace(":pw-lister@", ":***@")
+    assert (f"--matrix: cannot read the cluster's device groups (the broker {masked} refuses "
+            "user 'lister': this user has no permissions to run the 'mget' command "
+            f"{GRANT} lister ~{PREFIX}:* &* +@all))") in out, out
+    assert "pw-lister" not in out and "Traceback" not in out, out
