@@ -10,6 +10,7 @@ import sys
 import threading
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from urllib.parse import unquote
 
 from farm.errors import ConfigError
 from farm.suite.model import AppSpec
@@ -30,6 +31,21 @@ class _QuietHandler(SimpleHTTPRequestHandler):
     def log_message(self, format: str, *args: object) -> None:   # keep the progress view clean
         pass
 
+    def send_head(self):  # type: ignore[no-untyped-def]
+        """A dot-file or dot-folder (``.env``, ``.git/config``, ``.npmrc``, ``.farm/``) is not
+        served: a suite's folder served whole (``serve: .``) put its secrets on the network
+        with ``FARM_SERVE_HOST=0.0.0.0``. ``.well-known/`` is public by design."""
+        if _hidden(self.path):
+            self.send_error(404, "File not found")
+            return None
+        return super().send_head()
+
+    def list_directory(self, path):  # type: ignore[no-untyped-def]
+        """A folder without an index.html is not listed (it showed every file of it, the
+        ones no page links to too)."""
+        self.send_error(404, "File not found")
+        return None
+
     def end_headers(self) -> None:
         self.send_header("Cache-Control", "no-store")
         super().end_headers()
@@ -49,6 +65,13 @@ class _QuietServer(ThreadingHTTPServer):
 
 class _QuietServer6(_QuietServer):
     address_family = socket.AF_INET6        # FARM_SERVE_HOST=:: (or another IPv6 address)
+
+
+def _hidden(request_path: str) -> bool:
+    """Does a request's path name a dot-file or a dot-folder (other than ``.well-known``)?"""
+    path = unquote(request_path.split("?", 1)[0].split("#", 1)[0])
+    return any(part.startswith(".") and part not in (".", "..", ".well-known")
+               for part in path.replace("\\", "/").split("/"))
 
 
 def _url_host(host: str) -> str:
