@@ -12,11 +12,11 @@
 A YAML file with ``files:`` and no ``tasks:`` is a batch, whatever its name (`looks_like_batch`:
 a misspelt ``files:`` beside other batch keys too, so the slip is reported as a batch's); a
 directory holding batch files is those batches (farm.suite.loader). Keys farm cannot honour
-are refused with the reason (``false``, what farm does anyway, is accepted). A listed path or
-glob stays in the batch's suite folder (`Scope`: where its farm.yaml is, else the batch's own
-folder), as farm.yaml's exclude: globs do: ``files: ['/']`` walked the whole filesystem. A
-listed link may lead elsewhere: that file is loaded as a case of its own folder's suite (see
-`read_batch`).
+are refused with the reason (``false``, what farm does anyway, is accepted). A listed file may
+live anywhere, as in Midscene (``../e2e/**/*.yaml``): one outside the batch's suite is loaded
+as a case of its own folder's suite (see `read_batch`). A glob or folder searching a folder
+that holds the batch file (``/``, ``..``), outside its suite, is refused (`Scope`):
+``files: ['/']`` walked the whole filesystem.
 
 With ``concurrent: 1`` (Midscene's default) the files run one at a time in the listed order
 (farm.schedule: a sequence), as Midscene runs them; ``continueOnError: false`` then starts no
@@ -102,38 +102,66 @@ def looks_like_batch(node: Node | None) -> bool:
 
 @dataclass(frozen=True)
 class Scope:
-    """The suite folder a batch's ``files:`` and ``setup:`` stay in (``root``, absolute and
-    not resolved: a link in it is the suite's), as messages name it (``shown``), and whether
-    a farm.yaml marks it (else it is the batch's own folder)."""
+    """The suite a batch belongs to: its folder (``root``, absolute and not resolved: a link
+    in it is the suite's), as messages name it (``shown``), and whether a farm.yaml marks it
+    (else it is the batch's own folder). A batch's ``files:`` and ``setup:`` may name any file
+    and search any folder (its own, a sibling as ``../e2e/**/*.yaml``, the suite's) but one
+    holding the batch file outside the suite: ``files: ['/']`` or ``../../**/*.yaml``
+    searched the whole filesystem (`searches_above`)."""
 
     root: Path
     shown: str
     marked: bool
 
-    def outside(self, pattern: str, base: Path) -> bool:
-        """Whether ``pattern`` (relative to ``base``, a folder of the suite) may match a file
-        outside it: its start before any wildcard is not in it (``/``, ``../e2e/*.yaml``),
-        or a ``..`` after a wildcard climbs above it (``*/../../x.yaml``)."""
+    def searches_above(self, pattern: str, base: Path) -> str | None:
+        """The folder, as ``pattern`` names it (``..``, ``/``), that ``pattern`` (a glob as
+        `_glob_of` gives it, relative to ``base``, the batch's folder) would search although
+        it holds ``base`` and is not in the suite's folder; None when it searches none (a
+        path without a wildcard searches nothing: it names one file). Its wildcards search
+        from the folder before the first one (the real folder: a link to ``..`` holds the
+        batch too), or one a ``..`` after a wildcard climbs to (``*/../../**/*.yaml``)."""
         parts = Path(pattern).parts
-        fixed = list(itertools.takewhile(lambda part: not set("*?[") & set(part), parts))
-        start = os.path.normpath(base / Path(*fixed)) if fixed else os.path.normpath(base)
-        root = os.path.normpath(self.root)
-        if start != root and not start.startswith(root.rstrip(os.sep) + os.sep):
-            return True
-        room = len(Path(os.path.relpath(start, root)).parts) if start != root else 0
+        fixed = list(itertools.takewhile(lambda part: not _WILDCARD & set(part), parts))
+        if len(fixed) == len(parts):
+            return None
+        depth = lowest = 0          # below the start, as far down as its wildcards may go
         for part in parts[len(fixed):]:
-            room += -1 if part == ".." else 0 if part in (".", "**") else 1
-            if room < 0:
-                return True
-        return False
+            lowest = min(lowest, depth) if _WILDCARD & set(part) else lowest
+            depth += -1 if part == ".." else 0 if part in (".", "**") else 1
+        start = os.path.realpath(base / Path(*fixed))
+        for _ in range(-lowest):
+            start = os.path.dirname(start)
+        real_base, root = os.path.realpath(base), os.path.realpath(self.root)
+        if not _holds(start, real_base) or _holds(root, start):
+            return None
+        return os.path.normpath(os.path.join(*fixed, *[".."] * -lowest) if fixed
+                                else os.path.join(*[".."] * -lowest))
 
-    def refuse(self, node: Node, where: str, pattern: str, p: Problems) -> None:
-        """Record that ``pattern`` (at ``node``) reaches outside the suite's folder."""
-        how = ("the suite's folder is where its farm.yaml is: move that to a folder above "
-               "both" if self.marked else "a farm.yaml, even an empty one, in a folder above "
-               "both the batch file and the files makes that folder the suite")
-        p.add(node, f"{where}: {pattern!r} reaches outside the suite's folder {self.shown}: a "
-                    f"batch lists only its suite's files ({how})")
+    def refuse(self, node: Node, where: str, pattern: str, folder: str, base: Path,
+               p: Problems) -> None:
+        """Record that ``pattern`` (at ``node``) would search ``folder``, which holds the
+        batch file (in ``base``): what to write instead."""
+        real = os.path.realpath(base / folder)
+        shown = folder if real == folder else f"{folder} ({real})"
+        suite = (f", its suite's folder {self.shown} (where its farm.yaml is)"
+                 if self.marked else "")
+        widen = ("" if os.path.dirname(real) == real else
+                 f" (moving the farm.yaml to {folder} would make it the suite's folder)"
+                 if self.marked else
+                 f" (a farm.yaml in {folder} would make it the suite's folder)")
+        p.add(node, f"{where}: {pattern!r} would search all of {shown}, which holds the batch "
+                    f"file: a batch's glob or folder may search its own folder, one beside it "
+                    f"(as '../e2e/**/*.yaml'){suite} or any below these, not one holding the "
+                    f"batch file; start it at the folder the files are in, or list them by "
+                    f"name{widen}")
+
+
+_WILDCARD = set("*?[")
+
+
+def _holds(folder: str, path: str) -> bool:
+    """Whether ``folder`` is ``path`` or holds it (both real, absolute)."""
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
 
 
 def read_batch(node: Node, path: Path, shown: str, p: Problems,
@@ -145,7 +173,8 @@ def read_batch(node: Node, path: Path, shown: str, p: Problems,
     batch's suite belongs to the suite of its home, so its id is what ``farm run`` of that
     folder gives it, whichever batch lists it. A glob passes over the files ``excluded``
     gives a pattern for (farm.yaml's exclude:, as discovery does); a path naming one runs it.
-    A path or glob reaching outside ``scope`` (the suite's folder) is refused, not searched."""
+    A glob or folder searching a folder that holds the batch file, outside ``scope`` (the
+    suite's folder), is refused, not searched (`Scope.searches_above`)."""
     top = node.value
     scope = scope or Scope(path.parent, str(path.parent), False)
     for name, why in REFUSED.items():
@@ -194,8 +223,8 @@ def _setup_file(node: Node | None, share: bool, base: Path, p: Problems,
     if not share:
         p.add(node, SETUP_ALONE)
         return None
-    if scope.outside(text, base):
-        scope.refuse(node, "setup", text, p)
+    if (above := scope.searches_above(text, base)) is not None:
+        scope.refuse(node, "setup", text, above, base, p)
         return None
     matched = _matches(text, base)
     if len(matched) != 1:
@@ -313,10 +342,10 @@ def _files(node: Node, base: Path, p: Problems, excluded: Excluded,
                          expected="a file path or glob")
         if pattern is None:
             continue
-        if scope.outside(pattern, base):
-            scope.refuse(item, "files", pattern, p)
-            continue
         glob_of = _glob_of(pattern, base)
+        if (above := scope.searches_above(glob_of, base)) is not None:
+            scope.refuse(item, "files", pattern, above, base, p)
+            continue
         unreadable: list[OSError] = []
         homes = {m: _home(glob_of, base, m.resolve())
                  for m in _matches(glob_of, base, unreadable)}
@@ -358,8 +387,10 @@ def listed_lines(node: Node, path: Path, scope: Scope) -> dict[Path, int]:
         items += top["files"].value
     lines: dict[Path, int] = {}
     for item in items:
-        if item.kind == "scalar" and item.text and not scope.outside(item.text, path.parent):
-            for m in _matches(_glob_of(item.text, path.parent), path.parent):
+        glob_of = (_glob_of(item.text, path.parent) if item.kind == "scalar" and item.text
+                   else "")
+        if glob_of and scope.searches_above(glob_of, path.parent) is None:
+            for m in _matches(glob_of, path.parent):
                 lines.setdefault(m.resolve(), item.line)
     return lines
 

@@ -99,6 +99,26 @@ def test_a_files_place_travels_to_a_farm_worker_with_its_job(tmp_path):
 # -- files outside the batch's folder ----------------------------------------------------------
 
 def test_two_batches_may_list_the_same_files_in_a_sibling_folder(tmp_path):
+    write(tmp_path / "e2e" / "login.yaml")
+    write(tmp_path / "e2e" / "cart" / "checkout.yaml")
+    write(tmp_path / "e2e" / "node_modules" / "pkg" / "config.yaml", "name: x\n")
+    smoke = write(tmp_path / "configs" / "smoke.yaml",
+                  "web:\n  viewportWidth: 800\nfiles:\n  - ../e2e/**/*.yaml\n")
+    nightly = write(tmp_path / "configs" / "nightly.yaml",
+                    "web:\n  viewportWidth: 1100\nfiles:\n  - ../e2e/login.yaml\n")
+    alone = cases_of(tmp_path / "e2e")
+    assert sorted(alone) == ["e2e/cart/checkout", "e2e/login"]
+    # the ids are the ones `farm run e2e` gives: results and remembered durations line up
+    for batch, width in ((smoke, 800), (nightly, 1100)):
+        cases = cases_of(batch)
+        assert set(cases) <= set(alone) and "e2e/login" in cases
+        assert cases["e2e/login"].web.viewport_width == width
+        assert cases["e2e/login"].batch == display_path(batch)
+    assert sorted(cases_of(smoke)) == sorted(alone)         # node_modules is not a case
+    assert cases_of(smoke)["e2e/login"].in_order.place == 1  # cart/checkout sorts first
+
+
+def test_two_batches_may_list_the_same_files_in_a_folder_of_their_suite(tmp_path):
     top = tmp_path / "proj"
     write(top / "farm.yaml", "")            # the suite: the batches' folder and e2e/ below it
     write(top / "e2e" / "login.yaml")
@@ -139,6 +159,14 @@ def test_a_batch_glob_passes_over_the_files_discovery_passes_over(tmp_path):
 
 
 def test_a_listed_link_to_a_file_elsewhere_loads_as_that_file(tmp_path):
+    target = write(tmp_path / "kept" / "flow.yaml")
+    (tmp_path / "links").mkdir()
+    (tmp_path / "links" / "flow.yaml").symlink_to(target)
+    batch = write(tmp_path / "b" / "index.yaml", "files:\n  - ../links/flow.yaml\n")
+    assert list(cases_of(batch)) == ["kept/flow"]
+
+
+def test_a_listed_link_in_the_batch_folder_to_a_file_elsewhere_loads_as_that_file(tmp_path):
     target = write(tmp_path / "kept" / "flow.yaml")
     (tmp_path / "b" / "links").mkdir(parents=True)
     (tmp_path / "b" / "links" / "flow.yaml").symlink_to(target)
