@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Collection, Iterable, Protocol
 
 from farm import metrics
+from farm.devices import phone_edges
 from farm.devices.base import Device, Rect, UINode, UITree
 from farm.errors import LocateError, NeedsModel
 
@@ -351,11 +352,15 @@ class TextMatchTier:
     def _found(self, prompt: str, ctx: LocateContext, target: UINode, swipes: int,
                forward: bool, swipe: Callable[[bool], bool]) -> LocateHit | None:
         """The target a search swipe brought on screen. When the edge the list came in from
-        cuts it (the dump's bounds are what shows: a sliver by the screen's edge, where a tap
-        may land on a bar), one more swipe brings it all in; None if it is then gone."""
+        cuts it (the dump's bounds are what shows), one more swipe brings it all in; None if
+        it is then gone. A strip on the screen's own edge is left to the check every located
+        tap and gesture goes through (`phone_edges.tap_point`), which swipes it in once: this
+        swipe and that one were two, for nothing at a list's end."""
         tree = ctx.tree()
+        size = ctx.device.size()
         if tree is not None and swipes < self.max_scrolls and \
-                _cut(target, tree, ctx.device.size()[1], forward) and swipe(forward):
+                not phone_edges.edge_cut(target.rect, size) and \
+                _cut(target, tree, size[1], forward) and swipe(forward):
             swipes += 1
             tree = ctx.refresh()
             again, _ = find_text(prompt, tree, ctx.hints.get("editable", False)) \

@@ -382,9 +382,25 @@ def test_a_row_nowhere_in_the_list_fails_saying_how_many_swipes_looked():
     assert "(swiped 2 times" in str(info.value)
 
 
-def test_a_row_the_swipe_left_cut_by_the_screen_s_edge_is_brought_all_in():
+def test_a_row_the_swipe_left_cut_by_the_screen_s_edge_is_left_to_the_tap_s_check():
+    """A sliver on the screen's edge is swiped in by the check a located tap goes through
+    (`phone_edges.tap_point`, once: test_edge_strip_search), not by one more search swipe."""
     cut = page(("Note 3", 100, 50), ("Note 4", 780, 20))        # a sliver at the bottom
     dev = ListPhone([NOTES[0], cut, NOTES[1]])
+    hit = default_chain().locate("Note 4", dev)
+    assert hit.rect.y == 780 and "after 1 swipe(s)" in hit.description
+
+
+def test_a_row_cut_by_the_list_s_edge_above_the_screen_s_is_brought_all_in():
+    """A list ending above a bottom bar: its edge, not the screen's, cuts the row."""
+    def listed(*rows):
+        return UITree(source="uiautomator", nodes=[
+            node(0, "android.view.View", rect=(0, 0, 400, 800)),
+            node(1, "android.widget.ListView", 0, (0, 0, 400, 700))]
+            + [node(i + 2, "android.widget.TextView", 1, (0, y, 400, h), text=t)
+               for i, (t, y, h) in enumerate(rows)])
+    dev = ListPhone([listed(("Note 1", 100, 50)), listed(("Note 4", 690, 10)),
+                     listed(("Note 4", 400, 50))])
     hit = default_chain().locate("Note 4", dev)
     assert hit.rect.y == 400 and "after 2 swipe(s)" in hit.description
 
