@@ -6,24 +6,45 @@ from __future__ import annotations
 
 import os
 import secrets
+import stat
 from pathlib import Path
 
 from farm.errors import ConfigError
 
 
+# What a path in the way of a folder may be, as a message names it.
+_KINDS = ((stat.S_ISREG, "a file"), (stat.S_ISCHR, "a character device"),
+          (stat.S_ISBLK, "a block device"), (stat.S_ISFIFO, "a named pipe"),
+          (stat.S_ISSOCK, "a socket"))
+
+
+def _kind(path: Path) -> str | None:
+    """What ``path`` is when it is there and no folder (``/dev/null``: "a character
+    device"); None for a folder or nothing."""
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return None
+    if stat.S_ISDIR(mode):
+        return None
+    return next((name for test, name in _KINDS if test(mode)), "no folder")
+
+
 def _reason(path: Path, exc: OSError, shown: Path) -> str:
-    """Why ``path`` (a folder for ``shown``) cannot be written: a file in the way, by name
-    unless it is ``shown`` itself, else the system's word."""
+    """Why ``path`` (a folder for ``shown``) cannot be written: what is in the way, by name
+    unless it is ``shown`` itself, else the system's word ("File exists" said nothing of
+    ``/dev/null``)."""
     if isinstance(exc, (FileExistsError, NotADirectoryError)):
-        blocker = next((p for p in (path, *path.parents) if p.is_file()), None)
+        blocker = next(((p, kind) for p in (path, *path.parents) if (kind := _kind(p))), None)
         if blocker is not None:
-            return "is a file" if blocker == shown else f"{blocker} is a file"
+            return f"is {blocker[1]}" if blocker[0] == shown else f"{blocker[0]} is {blocker[1]}"
     return exc.strerror or str(exc)
 
 
 def writable_dir(path: Path, what: str, shown: Path | None = None) -> None:
     """``path`` is a directory farm may write into (made when missing); else a ConfigError
-    ``<what> <shown or path>: cannot write there (<reason>)``."""
+    ``<what> <shown or path>: cannot write there (<reason>)``; when ``path`` itself is no
+    folder (a file, ``/dev/null``) the reason says it must be one."""
     path = Path(path)
     try:
         path.mkdir(parents=True, exist_ok=True)
@@ -31,7 +52,9 @@ def writable_dir(path: Path, what: str, shown: Path | None = None) -> None:
         probe.write_bytes(b"")
         probe.unlink()
     except OSError as exc:
-        reason = _reason(path, exc, shown or path)
+        kind = _kind(path) if shown in (None, path) else None
+        reason = f"is {kind}; it must be a folder" if kind else _reason(path, exc,
+                                                                        shown or path)
         raise ConfigError(f"{what} {shown or path}: cannot write there ({reason})") from None
 
 
