@@ -317,11 +317,22 @@ class Settings(BaseModel):
             raise ValueError(f"must be between 0 and {MAX_RETRIES}")
         return value
 
-    @field_validator("max_execution_errors", "locate_max_scrolls", "model_temperature")
+    @field_validator("max_execution_errors", "locate_max_scrolls")
     @classmethod
-    def _not_negative(cls, value: float) -> float:
-        if value < 0:
-            raise ValueError("must be 0 or more")
+    def _count(cls, value: int) -> int:
+        """At most 1000: FARM_LOCATE_MAX_SCROLLS=100000 was taken, and a locate swiped to its
+        step's end; more is a typo."""
+        if not 0 <= value <= 1000:
+            raise ValueError("must be between 0 and 1000")
+        return value
+
+    @field_validator("model_temperature")
+    @classmethod
+    def _temperature(cls, value: float) -> float:
+        """Sampling temperature, 0 to 2 as OpenAI's API takes it: 5 was taken, and every model
+        call of the run was then refused by the endpoint (400), case by case."""
+        if not 0 <= value <= 2:
+            raise ValueError("must be between 0 and 2")
         return value
 
     @field_validator("model_backoff")
