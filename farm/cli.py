@@ -225,7 +225,9 @@ def _matrix_groups(settings) -> dict[str, list[str]] | str:
         leases = store.leases(store.check(url))
     except redis.exceptions.NoPermissionError as exc:     # (SCAN, MGET refused by the ACL)
         return store.refused(url, exc)
-    except (ConfigError, redis.RedisError, OSError) as exc:    # (check's: masked already)
+    except ConfigError as exc:      # (check's: masked already, its example URL's PASSWORD
+        return str(exc)             # kept: it was made '***' too)
+    except (redis.RedisError, OSError) as exc:
         return mask_urls_in(str(exc))
     groups: dict[str, set[str]] = {}
     for lease in leases.values():

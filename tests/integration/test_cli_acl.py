@@ -152,3 +152,17 @@ def test_collect_only_matrix_names_the_user_the_acl_refuses_its_groups(private_r
             "user 'lister': this user has no permissions to run the 'mget' command "
             f"{GRANT} lister ~{PREFIX}:* &* +@all))") in out, out
     assert "pw-lister" not in out and "Traceback" not in out, out
+
+
+def test_collect_only_matrix_without_the_password_shows_where_it_goes(private_redis, farm,
+                                                                      tmp_path):
+    """The advice's example URL read 'redis://:***@host:port/db': its PASSWORD placeholder
+    masked as a password is."""
+    server = private_redis(password="sekret")
+    url = f"redis://127.0.0.1:{server.port}/0"
+    done = farm.run("run", sleep_suite(tmp_path / "s", 1, 10), "--collect-only", "--matrix",
+                    "--broker", url, **ENV)
+    out = done.stdout + done.stderr
+    assert done.returncode == 0, out
+    assert (f"cannot read the cluster's device groups (the broker {url} needs a password, and "
+            "the URL gives none (redis://:PASSWORD@host:port/db))") in out, out
