@@ -834,7 +834,7 @@ class CeleryExecutor:
         why = f"lost the broker {mask_url(self.url)}" + (f" for {after:g}s" if after else "")
         why += f": {exc}"
         if _not_permitted(exc):
-            why = store.refused(self.url, exc)
+            why = store.refused(self.url, _refusal(exc) or exc)
             print(f"farm: error: {why}", file=sys.stderr, flush=True)
         log.error("%s", why)
         now = self.clock()
@@ -914,13 +914,24 @@ def _say_refused(exc: BaseException, url: str) -> None:
     or key it needs (NOPERM) as the run starts, where it ended as an internal error (exit 3)."""
     from farm.errors import ConfigError
     if _not_permitted(exc):
-        raise ConfigError(store.refused(url, exc)) from None
+        raise ConfigError(store.refused(url, _refusal(exc) or exc)) from None
 
 
 def _not_permitted(exc: BaseException) -> bool:
     """The broker's ACL refuses the run's user a command, key or channel (NOPERM)."""
+    return _refusal(exc) is not None
+
+
+def _refusal(exc: BaseException | None) -> BaseException | None:
+    """The NOPERM ``exc`` is or was raised from: sending a job, Celery wraps it in kombu's
+    OperationalError, which reads as an outage (Redis answered the next PING, the run sent
+    again, for ever: `farm run` hung without a word)."""
     from redis.exceptions import NoPermissionError
-    return isinstance(exc, NoPermissionError)
+    for _ in range(10):         # (a chain of causes; a cycle ends here too)
+        if exc is None or isinstance(exc, NoPermissionError):
+            return exc
+        exc = exc.__cause__ or exc.__context__
+    return None
 
 
 def _is_redis_error(exc: BaseException) -> bool:

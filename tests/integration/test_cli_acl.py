@@ -166,3 +166,27 @@ def test_collect_only_matrix_without_the_password_shows_where_it_goes(private_re
     assert done.returncode == 0, out
     assert (f"cannot read the cluster's device groups (the broker {url} needs a password, and "
             "the URL gives none (redis://:PASSWORD@host:port/db))") in out, out
+
+
+def test_a_run_whose_user_may_not_send_jobs_says_so_and_ends(private_redis, workers, farm,
+                                                             tmp_path):
+    """A client user refused LPUSH (sending a job to a worker's queue): Celery wraps the
+    NOPERM in kombu's OperationalError, which the run took for a broker outage; Redis still
+    answered, so it sent again and again: `farm run` hung without a word."""
+    from tests.support.cluster import wait_idle
+    server = private_redis()
+    workers("fake:1", broker=server.url)
+    wait_idle(server.url, 1)
+    url = _user(server, "nosend", "~*", "&*", "+@all", "-lpush")
+    run_dir = tmp_path / "r"
+    done = farm.run("run", sleep_suite(tmp_path / "s", 2, 10), "--broker", url,
+                    "--devices", "fake:1", "--report-dir", run_dir, timeout=180, **ENV)
+    out = done.stdout + done.stderr
+    assert done.returncode == 3, out          # its cases errors, as a broker lost mid-run
+    assert "Traceback" not in out and "pw-nosend" not in out, out
+    masked = url.replace(":pw-nosend@", ":***@")
+    assert (f"the broker {masked} refuses user 'nosend': this user has no permissions to run "
+            "the 'lpush' command") in out, out
+    cases = json.loads((run_dir / "results.json").read_text())["cases"]
+    assert [c["status"] for c in cases] == ["error", "error"], cases
+    assert all("'lpush'" in c["error"]["message"] for c in cases), cases
