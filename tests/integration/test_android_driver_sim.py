@@ -52,41 +52,60 @@ def test_a_dropped_connection_says_the_adb_server_closed_it(android, phone):
         "a1 lost (screencap): the adb server closed the connection without answering"
 
 
+HUNG_FLOW = "      - runAdbShell: screencap -p\n        timeout: 3600000\n"
 HUNG_CASE = f"""\
 android:
   launch: {PKG}
 tasks:
   - name: a screencap that never ends
     flow:
-      - runAdbShell: screencap -p
-        timeout: 3600000
-"""
+{HUNG_FLOW}"""
 
 
-# Without the kill reaching the adb socket the case would wait for the hour-long screencap:
+# Without the kill reaching the adb socket the case would wait for the hour-long call:
 # pytest-timeout ends the test instead.
-@pytest.mark.timeout(180)
-def test_watchdog_kill_ends_a_hung_adb_call(tmp_path, monkeypatch, demo_app):
+def _hung_run(tmp_path, monkeypatch, demo_app, flow: str, screenshots: str = "off") -> dict:
+    """The case of ``flow`` run on an android-sim phone whose next screencap hangs for an
+    hour, with a case timeout of 8 s: its result."""
     suite = tmp_path / "suite"
     suite.mkdir()
     # room for the launch on a loaded machine: the hung step is the one that times out
     (suite / "farm.yaml").write_text("timeout: 8\n")
-    (suite / "hung.yaml").write_text(HUNG_CASE)
+    (suite / "hung.yaml").write_text(HUNG_CASE.replace(HUNG_FLOW, flow))
     with AndroidSimulator(1, {PKG: demo_app + "/"}) as sim:
         sim.fault(0, "slow_seconds", 3600)
         sim.fault(0, "slow", 1)
         monkeypatch.setenv("ANDROID_ADB_SERVER_PORT", str(sim.port))
         monkeypatch.delenv("ANDROID_SERIAL", raising=False)
         out = io.StringIO()
-        # no report images: the slowed screencap is the step's own, not a "before" image
         settings = load_settings(report_dir=tmp_path / "run", state_dir=tmp_path / "state",
-                                 watchdog_grace_seconds=1, screenshots="off")
+                                 watchdog_grace_seconds=1, screenshots=screenshots)
         code = run([suite], "android:1", settings, progress=False, out=out)
-        assert sim.screens[0].faults.slow == 0      # the screencap was the slowed one
+        assert sim.screens[0].faults.slow == 0      # a screencap was the slowed request
     assert code == 3, out.getvalue()
     [case] = json.loads((tmp_path / "run" / "results.json").read_text())["cases"]
     assert case["status"] == "error", case
+    return case
+
+
+@pytest.mark.timeout(180)
+def test_watchdog_kill_ends_a_hung_adb_call(tmp_path, monkeypatch, demo_app):
+    """The case's first image, whose screencap never comes back: the watchdog stops the
+    device at the case's end (the kill reaches the adb socket: the run ends) and the case
+    says what it waited for."""
+    case = _hung_run(tmp_path, monkeypatch, demo_app, "      - aiTap: Sign in\n", "all")
+    assert case["error"]["kind"] == "CaseTimeout", case
+    assert case["error"]["message"] == ("case timed out after 8s: waiting for the device's "
+                                        "screenshot (screencap) at the case's start"), case
+
+
+@pytest.mark.timeout(180)
+def test_a_hung_shell_command_ends_at_the_case_s_end_naming_it(tmp_path, monkeypatch,
+                                                                demo_app):
+    """runAdbShell is given no more than the case's time left, whatever its timeout: the
+    command is stopped there and named (the phone is not blamed). No report images: the
+    slowed screencap is the step's own."""
+    case = _hung_run(tmp_path, monkeypatch, demo_app, HUNG_FLOW)
     assert case["error"] == {"kind": "CaseTimeout", "step": 1, "message": (
-        "case timed out after 8s (device stopped answering: emulator-5554 lost (screencap): "
-        "farm stopped the device)")}
+        "case timed out after 8s during adb shell `screencap -p`")}
     assert case["steps"][0]["kind"] == "runAdbShell" and case["steps"][0]["status"] == "error"

@@ -28,8 +28,8 @@ def clean_env(monkeypatch, tmp_path):
                             "number, got nan"),
     ("model_backoff = -1", "setting 'model_backoff' (farm.toml:2): must be between 0 and "
                            "86400 seconds, got -1"),
-    ("model_temperature = -0.5", "setting 'model_temperature' (farm.toml:2): must be 0 or "
-                                 "more, got -0.5"),
+    ("model_temperature = -0.5", "setting 'model_temperature' (farm.toml:2): must be "
+                                 "between 0 and 2, got -0.5"),
     ("replanning_cycle_limit = 0", "setting 'replanning_cycle_limit' (farm.toml:2): must be "
                                    "between 1 and 1000, got 0"),
     ("replanning_cycle_limit = -1", "setting 'replanning_cycle_limit' (farm.toml:2): must be "
