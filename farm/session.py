@@ -412,6 +412,7 @@ def _print_collection(chosen: Selection, out: IO[str], remembered: Mapping[str, 
         shared = (f"  [one unit: {case.shared.unit_id} {case.shared.order + 1}"
                   f"{', setup' if case.shared.setup else ''}]" if case.shared else "")
         for cid, name in matrix_runs(case, groups) or [(case.id, case.name)]:
+            name = name.replace("\r", "\\r").replace("\n", "\\n")   # one line a case
             print(printable(f"{cid}  [{case.platform}]  {name}  "
                             f"({display_path(case.file)}){shared}"), file=out)
     for d in chosen.deselected:
