@@ -119,6 +119,10 @@ class RedisStore:
         try:
             self._r.ping()
         except redis.AuthenticationError as exc:
+            given = self._r.connection_pool.connection_kwargs.get("password")
+            if not given and "required" in str(exc).lower():     # NOAUTH: none was given
+                raise ConfigError(f"the cache store {self.where} needs a password, and the URL "
+                                  "gives none (redis://:PASSWORD@host:port/db)") from None
             raise ConfigError(f"the cache store {self.where} refused the password: {exc}") \
                 from None
         except (redis.RedisError, OSError) as exc:

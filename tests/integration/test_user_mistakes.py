@@ -151,3 +151,19 @@ def test_a_terminal_that_is_not_utf8_gets_escapes_not_an_internal_error(cli, tmp
     assert done.returncode == 1, text
     assert "internal error" not in text and "Traceback" not in text
     assert '\\u2014 step 1: expected text "\\u4f60\\u597d" is not on screen' in done.stdout
+
+
+@pytest.mark.parametrize("given, said", [
+    ("", "needs a password, and the URL gives none (redis://:PASSWORD@host:port/db)"),
+    (":wrong@", "refused the password")])
+def test_cache_store_password_missing_or_wrong(cli, given, said):
+    """A cache store (FARM_CACHE_URL) asking for a password the URL does not give read
+    'refused the password: Authentication required', as if a wrong one had been sent."""
+    server = RedisServer(password="right").start()
+    try:
+        url = server.url.replace(":right@", given)
+        done = cli.run("cache", "ls", FARM_CACHE_URL=url, timeout=60)
+    finally:
+        server.stop()
+    refused(done, said)
+    assert "wrong" not in done.stderr and "right" not in done.stderr
