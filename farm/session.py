@@ -257,15 +257,15 @@ def _collect(paths: Sequence[str | Path], settings: Settings, verbose: bool,
                              warnings=warnings, batches=batches)
     except Exception:       # the load's mistakes are said next: its warnings first (one may
         for warning in warnings:    # be why: a timeout in the wrong unit, a secret's case)
-            print(f"farm: warning: {warning}", file=out)
+            print(printable(f"farm: warning: {warning}"), file=out)
         raise
     shown = skipped if verbose else skipped[:10] if not any(s.cases for s in suites) else []
     for what in shown:
-        print(f"farm: skipped {what}", file=out)
+        print(printable(f"farm: skipped {what}"), file=out)
     if len(shown) < len(skipped) and shown:
         print(f"farm: ... and {len(skipped) - len(shown)} more skipped (-v lists them)", file=out)
     for warning in warnings:
-        print(f"farm: warning: {warning}", file=out)
+        print(printable(f"farm: warning: {warning}"), file=out)
     return suites, _with_overrides([c for s in suites for c in s.cases], settings), batches
 
 
