@@ -19,6 +19,7 @@ from the runs' results.json still on disk.
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from datetime import datetime, timezone
 from pathlib import Path
@@ -653,7 +654,8 @@ def remember_run(settings: Any, summary: RunSummary, report: Path,
             store.add(record_for(summary, report.resolve()).model_copy(
                 update={"rebuilt": rebuilt}))
     except Exception as exc:   # sqlite3, redis and OS errors alike: say so and go on
-        _say("results history not updated", exc)   # the history page will lack this run
+        _say("results history not updated",        # the history page will lack this run
+             _refused(settings, exc) or exc)
         return False
     if unread is not None:
         _say("results history not read (this run's failures are not marked new or still "
@@ -661,7 +663,30 @@ def remember_run(settings: Any, summary: RunSummary, report: Path,
     return bool(summary.cases)
 
 
-def _say(what: str, exc: BaseException) -> None:
+def _refused(settings: Any, exc: BaseException) -> str | None:
+    """For a Redis history whose ACL user may not do what farm does there (NOPERM): which
+    Redis, which user, and the keys farm needs (the bare "this user has no permissions to run
+    the 'multi' command" named neither)."""
+    from urllib.parse import urlsplit
+
+    from redis.exceptions import NoPermissionError
+
+    from farm.config import mask_url
+    if not isinstance(exc, NoPermissionError):
+        return None
+    broker = settings.broker_url.get_secret_value() if settings.broker_url else None
+    url = settings.results_history_url or broker or ""
+    try:
+        user = urlsplit(url).username or "default"
+    except ValueError:
+        user = "default"
+    keys = f"{settings.cluster_prefix}:results:*"
+    said = re.sub(r"^Command # \d+ \(.*?\) of pipeline caused error: ", "", str(exc))
+    return (f"Redis {mask_url(url)} refuses user '{user}': {said} (the results history needs "
+            f"every command on the keys {keys}: ACL SETUSER {user} ~{keys} +@all)")
+
+
+def _say(what: str, exc: BaseException | str) -> None:
     """``farm: warning: <what>: <exc>`` in farm.log and on the console."""
     import logging
     import sys

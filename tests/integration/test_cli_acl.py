@@ -190,3 +190,24 @@ def test_a_run_whose_user_may_not_send_jobs_says_so_and_ends(private_redis, work
     cases = json.loads((run_dir / "results.json").read_text())["cases"]
     assert [c["status"] for c in cases] == ["error", "error"], cases
     assert all("'lpush'" in c["error"]["message"] for c in cases), cases
+
+
+def test_a_results_history_whose_user_may_not_write_names_redis_user_and_keys(
+        private_redis, farm, tmp_path):
+    """FARM_RESULTS_HISTORY_URL of a Redis whose ACL user may not run HSET: the warning
+    read 'results history not updated: Command # 1 (HSET …) of pipeline caused error: this
+    user has no permissions to run the 'hset' command', naming neither the store nor the
+    user. The run's own results stand."""
+    url = _user(private_redis(), "nohist", "~*", "&*", "+@all", "-hset")
+    run_dir = tmp_path / "r"
+    done = farm.run("run", sleep_suite(tmp_path / "s", 1, 0), "--devices", "fake:1",
+                    "--report-dir", run_dir, FARM_RESULTS_HISTORY_URL=url, **ENV)
+    out = done.stdout + done.stderr
+    assert done.returncode == 0, out
+    masked = url.replace(":pw-nohist@", ":***@")
+    assert (f"farm: warning: results history not updated: Redis {masked} refuses user "
+            "'nohist': this user has no permissions to run the 'hset' command (the results "
+            f"history needs every command on the keys {PREFIX}:results:*: ACL SETUSER nohist "
+            f"~{PREFIX}:results:* +@all)") in out, out
+    assert "pw-nohist" not in out and "Traceback" not in out, out
+    assert json.loads((run_dir / "results.json").read_text())["counts"]["passed"] == 1
