@@ -77,13 +77,16 @@ def test_a_model_that_never_answers_ends_the_case_as_a_timeout_naming_the_model(
 
 
 def test_retries_stop_at_the_deadline_not_after_them(server):
+    """A retry whose backoff would end past the call's time is not waited for: the call ends
+    at once saying so. (The first request's time is the machine's: litellm's first call on a
+    loaded one took more than a second, so the budget leaves it half a minute.)"""
     srv = serve(server, [Reply(status=500)])
-    client = litellm_client(srv, timeout=20, retries=5, backoff=1.0)   # 1+2+4+8+16 s of backoff
-    with pytest.raises(ModelUnavailable, match=r"scripted 500\) and a retry in \d+ s "
+    client = litellm_client(srv, timeout=20, retries=5, backoff=40.0)
+    with pytest.raises(ModelUnavailable, match=r"scripted 500\) and a retry in 40 s "
                                                r"\(exponential backoff\) would not fit in the "
                                                r"[\d.]+ s left"):
-        client.complete(MSGS, timeout=1.2)
-    assert 1 <= len(srv.requests) < 6
+        client.complete(MSGS, timeout=30)
+    assert len(srv.requests) == 1
 
 
 def test_a_retry_after_longer_than_the_case_has_left_says_so(tmp_path, server):
