@@ -27,6 +27,7 @@ from farm.results import ArtifactStore, CaseResult
 from farm.runner import Services, run_case
 from farm.schedule import Job
 from farm.suite.model import Case, Step, Task, WebTarget
+from tests.support.farm_cli import wait_for
 from tests.support.model_server import NEVER_ANSWERS, serve
 
 CART = UITree(source="dom", page_text="Cart (0)", nodes=[])
@@ -46,13 +47,6 @@ def run(steps: list[Step], model: object, tmp_path: Path, timeout: float = 60.0)
 def litellm_client(base_url: str, **kw: Any) -> Any:
     from farm.llm.litellm_client import LiteLLMClient
     return LiteLLMClient("openai/scripted", base_url=base_url, **kw)
-
-
-def wait_for(condition: Any, what: str, seconds: float = 30.0) -> None:
-    end = time.monotonic() + seconds
-    while not condition():
-        assert time.monotonic() < end, f"gave up waiting for {what}"
-        time.sleep(0.02)
 
 
 # ---- aiWaitFor's timeout ---------------------------------------------------------------------
@@ -176,7 +170,7 @@ def test_a_reply_that_drips_is_abandoned_at_the_calls_end_and_its_late_spend_cou
     spent = raised.value.usage      # type: ignore[attr-defined]
     assert spent.calls == 1 and spent.tokens_unknown and spent.cost_unknown
     dripping.finish.set()           # the answer comes after all: its tokens still count
-    wait_for(lambda: late_prompt_tokens() >= before + 1234, "the late reply's tokens")
+    wait_for(lambda: late_prompt_tokens() >= before + 1234, 30, "the late reply's tokens")
 
 
 def test_a_request_that_drips_past_the_model_timeout_is_retried_then_unavailable(dripping):
@@ -229,7 +223,7 @@ def test_a_step_timeout_ending_with_the_case_is_a_case_timeout(tmp_path):
     case_end: list[float] = []
 
     def script(messages: list[dict[str, Any]], index: int) -> str:
-        wait_for(lambda: time.monotonic() > case_end[0], "the case's end")
+        wait_for(lambda: time.monotonic() > case_end[0], 30, "the case's end", step=0.02)
         raise DeadlineReached("model scripted gave no answer in the time left")
     step = Step(kind="aiWaitFor", value="the cart holds a mug", timeout_ms=1000)
     case_end.append(time.monotonic() + 1.3)     # (the case starts after this)
