@@ -456,6 +456,11 @@ class Agent:
         models = self._models(f'aiAssert "{assertion}"')
         assertion = self.for_model(assertion)
         passed, why = judge(self.ask, models.judge, assertion, self._look(shown))
+        if passed is None:          # {"pass": null}: a failure, never a verdict asked again
+            why = _could_not_tell(why)
+            failed = AssertionFailed(error_message or f'aiAssert "{assertion}": {why}')
+            failed.thought = why
+            raise failed
         if not passed:
             failed = AssertionFailed(error_message or f'aiAssert "{assertion}" failed: '
                                      f'{why or NO_REASON}')
@@ -482,6 +487,8 @@ class Agent:
             started = time.monotonic()
             try:
                 passed, why = judge(ask, models.judge, assertion, self._look(shown))
+                if passed is None:      # not true yet as far as the model can tell
+                    why = _could_not_tell(why)
             except DeadlineReached:
                 if self.remaining() <= 0:     # the case's time ran out with the step's
                     raise CaseTimeout(f"waiting for the model {_endpoint(models.judge)}") \
@@ -523,6 +530,12 @@ class Agent:
 
     def ai_string(self, query: str) -> str:
         return self.ai_query(query, "aiString")
+
+
+def _could_not_tell(why: str) -> str:
+    """An aiAssert / aiWaitFor answered {"pass": null}, with the model's reason if any."""
+    return ("the model could not tell whether it holds (it answered null): "
+            f"{why or 'it gave no reason'}")
 
 
 def _no_verdict_in_time(assertion: str, timeout_s: float, why: str | None,

@@ -2,8 +2,8 @@
 
 Assertions go to the judge model (FARM_ASSERT_MODEL_* or the main model), so the agent that
 acted does not grade itself. An answer that cannot be read is asked again, then the model's
-error; a null to aiNumber / aiBoolean / aiString is an answer (the screen shows no such
-value): the step fails with the model's reason.
+error; a null to aiNumber / aiBoolean / aiString (or aiAssert's "pass") is an answer (the
+screen shows no such value, the model cannot tell): the step fails with the model's reason.
 """
 
 from __future__ import annotations
@@ -62,13 +62,15 @@ def ask_json(ask: Ask, client: ModelClient, purpose: str, prompt: str, png: "byt
 
 
 def judge(ask: Ask, client: ModelClient, assertion: str, png: "bytes | Look"
-          ) -> tuple[bool, str]:
-    """(passed, the model's reason: "" when it gave none)."""
-    def check(data: Any) -> tuple[bool, str]:
+          ) -> tuple[bool | None, str]:
+    """(passed, the model's reason: "" when it gave none). passed is None when the model
+    answered {"pass": null}: it could not tell from the screen. That is its verdict, not an
+    unreadable reply: asked again for true or false, a model may make one up."""
+    def check(data: Any) -> tuple[bool | None, str]:
         try:      # "pass": "false" (quoted) is as false as false
-            thought = data.get("thought")       # (null is no reason, not "None")
-            return _boolean(data["pass"]), "" if thought is None else str(thought).strip()
-        except (ReplyParseError, KeyError, TypeError):
+            verdict = data["pass"]
+            return (None if verdict is None else _boolean(verdict)), _thought(data)
+        except (ReplyParseError, KeyError, TypeError, AttributeError):
             raise ReplyParseError(f'expected {{"pass": true|false, "thought": "..."}}, got '
                                   f"{_shown(data)}") from None
     return ask_json(ask, client, "assert", assert_prompt(assertion), png, check)

@@ -179,6 +179,21 @@ def test_ai_wait_for_fails_with_the_judge_s_last_reason_when_the_time_is_up(cloc
     assert len(judge.requests) == 6 and time.now == 1005.0
 
 
+def test_ai_wait_for_a_judge_that_cannot_tell_yet_is_looked_at_again(clock):
+    """{"pass": null} is "not true yet" (a look at a loading screen), not a reply to ask
+    again for true or false; when the time is up the step says the model could not tell."""
+    dev = app()
+    clock(dev)
+    judge = ScriptedModelClient(['{"pass": null, "thought": "the page is blank"}'] * 3)
+    agent = Agent(dev, ModelSet.single(judge))
+    with pytest.raises(AssertionFailed) as failed:
+        agent.ai_wait_for(STATEMENT, timeout_s=2, interval_s=1)
+    assert str(failed.value) == (f'aiWaitFor "{STATEMENT}" not true within 2s: the model could '
+                                 "not tell whether it holds (it answered null): the page is "
+                                 "blank")
+    assert all("Answer only the JSON" not in asked(r) for r in judge.requests)
+
+
 def test_ai_wait_for_past_the_case_deadline_is_a_timeout_not_a_failure(clock):
     dev = app()
     time = clock(dev)

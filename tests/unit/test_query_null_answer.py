@@ -59,3 +59,31 @@ def test_a_null_to_a_free_query_is_still_its_output(tmp_path):
     res = run(Step(kind="aiQuery", value="the coupon codes", name="codes"), client, tmp_path)
     assert res.status == "passed", res.error
     assert res.steps[0].output is None
+
+
+# aiAssert answered {"pass": null, "thought": "..."}: farm asked the model again for "true or
+# false" (inviting a made-up verdict) and passed the step on the second answer.
+COULD_NOT_TELL = ('the model could not tell whether it holds (it answered null): the cart is '
+                  "hidden behind a dialog")
+
+
+def test_an_assertion_the_model_could_not_tell_fails_and_is_not_asked_again(tmp_path):
+    client = ScriptedModelClient(['{"pass": null, "thought": "the cart is hidden behind a '
+                                  'dialog"}', '{"pass": true, "thought": "made up"}'])
+    res = run(Step(kind="aiAssert", value="the cart shows 1 item"), client, tmp_path)
+    assert res.status == "failed" and res.error.kind == "AssertionFailed", res.error
+    assert res.error.message == f'aiAssert "the cart shows 1 item": {COULD_NOT_TELL}'
+    assert client.calls == 1
+
+
+def test_a_null_verdict_beside_a_custom_error_message_is_the_steps_output(tmp_path):
+    client = ScriptedModelClient(['{"pass": null, "thought": "the cart is hidden behind a '
+                                  'dialog"}'])
+    step = Step(kind="aiAssert", value="the cart shows 1 item",
+                options={"errorMessage": "cart not updated"})
+    res = run(step, client, tmp_path)
+    assert res.status == "failed" and res.error.message == "cart not updated", res.error
+    assert res.steps[0].output == f"the model: {COULD_NOT_TELL}"
+    no_reason = ScriptedModelClient(['{"pass": null}'])
+    res = run(Step(kind="aiAssert", value="the cart shows 1 item"), no_reason, tmp_path)
+    assert res.error.message.endswith("(it answered null): it gave no reason"), res.error
