@@ -4,6 +4,7 @@ continueOnError step), then the report's path as the last line."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import IO, Sequence
 
@@ -18,13 +19,20 @@ def print_end(summary: RunSummary, run_dir: Path, out: IO[str],
     not run because the executor refused (no broker there) are not listed one by one:
     `farm.session._exit_code` says why once. A terminal or pipe that is gone (`farm run … |
     head`) costs only these lines: what comes after them (metrics, the exit code) does not
-    depend on them."""
+    depend on them. Standard output that could not be written (``farm run … > /dev/full``:
+    `farm.cli._ReaderMayLeave.lost`) makes a passed run's code 3, as `farm.cli.main` exits;
+    results.json and the journal, written before, are written again to say so."""
     try:
         for warning in warnings:
             print(f"farm: warning: {warning}", file=out)
         _print_end(summary, run_dir, out, refused)
+        out.flush()
     except (OSError, ValueError):
         pass
+    if getattr(out, "lost", None) is not None and not summary.exit_code:
+        from farm.run_outputs import restate_exit_code
+        for what in restate_exit_code(summary, run_dir, 3):
+            print(f"farm: error: not written: {what}", file=sys.stderr)
 
 
 def _print_end(summary: RunSummary, run_dir: Path, out: IO[str],

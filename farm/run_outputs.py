@@ -396,6 +396,19 @@ def write_outputs(summary: RunSummary, run_dir: Path, junit_xml: Path | None = N
         (str(own[0]), own[0], lambda: write_json(own[0], summary))])
 
 
+def restate_exit_code(summary: RunSummary, run_dir: Path, code: int) -> list[str]:
+    """The run's code became ``code`` after its outputs were written (what it printed at the
+    end was lost: 3): results.json and the journal's end say it again (`recover` reads the
+    last end line). What was not written, as `write_outputs` returns it."""
+    summary.exit_code = code
+    if not (run_dir / "results.json").exists():    # (not written: said already)
+        return []
+    return _write_each([
+        (f"{run_dir / JOURNAL}", run_dir / JOURNAL, lambda: conclude(run_dir, summary)),
+        (str(run_dir / "results.json"), run_dir / "results.json",
+         lambda: write_json(run_dir / "results.json", summary))])
+
+
 def _write_each(outputs: list[tuple[str, Path, Callable[[], object]]]) -> list[str]:
     """Run each writer; what was not written, one ``<output>: <why>`` line each."""
     from farm.report.paths import why_not_written

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import errno
 import io
+import json
 import sys
 from pathlib import Path
 
@@ -61,3 +62,24 @@ def test_a_command_that_failed_keeps_its_own_exit_code(suite, monkeypatch, capsy
     monkeypatch.setattr(sys, "stdout", _DiskFills(room=0))
     code, _, err = run_main(monkeypatch, capsys, "run", "s", "--collect-only")
     assert code == 4 and SAID in err.splitlines()
+
+
+def test_a_run_whose_end_was_lost_says_exit_code_3_in_results_json(suite, monkeypatch, capsys):
+    """`farm run … > /dev/full`: the process exits 3, and results.json said 0 (it was written
+    before the lines that were lost); a rebuild from the journal says 3 too."""
+    monkeypatch.setenv("FARM_DEVICE_PLUGINS", "tests.support.devices")
+    for name in ("FARM_REPORT_DIR", "FARM_STATE_DIR", "FARM_RESULTS_HISTORY_URL",
+                 "FARM_BROKER_URL", "CELERY_BROKER_URL"):
+        monkeypatch.delenv(name, raising=False)
+    (suite / "s" / "b.yaml").unlink()
+    (suite / "s" / "c.yaml").unlink()
+    monkeypatch.setattr(sys, "stdout", _DiskFills(room=0))
+    code, _, err = run_main(monkeypatch, capsys, "run", "s", "--devices", "fake:1",
+                            "--no-progress", "--report-dir", "r")
+    results = json.loads((suite / "r" / "results.json").read_text())
+    assert (code, results["exit_code"], err.splitlines()) == (3, 3, [SAID])
+    assert [c["status"] for c in results["cases"]] == ["passed"]
+    (suite / "r" / "results.json").unlink()
+    monkeypatch.setattr(sys, "stdout", io.StringIO())
+    assert run_main(monkeypatch, capsys, "report", "r")[0] == 0
+    assert json.loads((suite / "r" / "results.json").read_text())["exit_code"] == 3
