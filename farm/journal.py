@@ -32,7 +32,7 @@ from typing import Any, Container, Iterable, Mapping
 
 from farm.relay import RelayEvents
 from farm.results import (CaseResult, DeselectedCase, RunSummary, StepRecord, now_iso,
-                           timestamp)
+                           summed, timestamp)
 
 JOURNAL = "results.jsonl"
 NOT_STARTED = "not run: farm stopped before it started"     # `recover`'s guesses, for a
@@ -475,6 +475,7 @@ def _ran_until(result: CaseResult, last: str) -> None:
     start, end = timestamp(result.started), timestamp(last)
     if start is not None and end is not None:
         result.duration = round(max(end - start, 0.0), 3)
+        summed(result)      # (a retry cut short: the case's time is every attempt's)
 
 
 def _last_moment(started: str, results: list[CaseResult], began: Iterable[dict[str, Any]]

@@ -120,7 +120,8 @@ class CaseResult(BaseModel):
     reason: str | None = None       # skip reason / short summary
     error: CaseError | None = None
     started: str = ""
-    duration: float = 0.0
+    duration: float = 0.0           # seconds; a retried case's: every attempt's (`summed`)
+    attempt_duration: float | None = None   # a retried case's own attempt (None: not retried)
     steps: list[StepRecord] = Field(default_factory=list)
     screenshot: str | None = None   # last screenshot (failure / timeout evidence)
     previous: list["CaseResult"] = Field(default_factory=list)   # earlier attempts
@@ -227,8 +228,24 @@ def final_result(attempts: list[CaseResult]) -> CaseResult:
         verdict.reason = f"failed on attempt {verdict.attempt}; attempt {last.attempt} " + (
             f"was skipped: {last.reason or 'skipped'}" if last.status == "skipped" else
             f"was lost to a device error: {_short_error(last.error)}")
-        return verdict
-    return last
+        return summed(verdict)
+    return summed(last)
+
+
+def own_duration(attempt: CaseResult) -> float:
+    """How long this attempt itself took (a retried case's ``duration`` is every attempt's)."""
+    return attempt.duration if attempt.attempt_duration is None else attempt.attempt_duration
+
+
+def summed(case: CaseResult) -> CaseResult:
+    """``case`` (its verdict's attempt, carrying the others in ``previous``) with its
+    ``duration`` the time of every attempt, as a user adding up device time or reading a
+    slow flaky case needs it; its own attempt's time kept in ``attempt_duration``."""
+    if case.previous:
+        own = own_duration(case)
+        case.attempt_duration = own
+        case.duration = round(own + sum(own_duration(p) for p in case.previous), 3)
+    return case
 
 
 def _lost_to_device(attempt: CaseResult) -> bool:

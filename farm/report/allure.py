@@ -20,7 +20,7 @@ import uuid
 from pathlib import Path
 
 from farm.report.html import cut_long
-from farm.results import CaseResult, RunSummary, StepRecord, timestamp
+from farm.results import CaseResult, RunSummary, StepRecord, own_duration, timestamp
 from farm.text import printable
 
 _STATUS = {"passed": "passed", "flaky": "passed", "failed": "failed", "error": "broken",
@@ -130,7 +130,7 @@ class _Writer:
             uuid=own, historyId=digest[:32], testCaseId=digest[32:],
             name=printable(c.name), fullName=c.case_id, status=_STATUS.get(c.status, "broken"),
             stage="finished" if c.status != "interrupted" else "interrupted",
-            start=start, stop=start + round(c.duration * 1000) if start is not None else None,
+            start=start, stop=start + round(own_duration(c) * 1000) if start is not None else None,
             labels=[Label(name=k, value=v) for k, v in labels if v],
             steps=[self.step(st, own) for st in c.steps],
             attachments=self.attach(c.screenshot, "last screenshot", own)

@@ -22,7 +22,7 @@ from farm.budget import stopped_line
 from farm.report.paths import replace_file
 from farm.report.timeline import render_timeline
 from farm.results import (STATUS_ORDER, CaseResult, RunSummary, StepRecord, cache_savings,
-                          case_usage, not_run_by_interrupt, run_usage)
+                          case_usage, not_run_by_interrupt, own_duration, run_usage)
 from farm.results_history import pass_rate
 from farm.text import printable
 from farm.usage import Usage, tokens_text
@@ -248,7 +248,8 @@ failed, error (skipped and interrupted left out)">
         device = f' title="{_e(c.device_info)}"' if c.device_info else ""
         chip_html = (f"<span>{_e(c.platform)}</span>"
                      f"<span{device}>{_e(c.device or 'no device')}</span>")
-        chips = [f"attempt {c.attempt}", format_duration(c.duration)]
+        chips = [f"attempt {c.attempt}", format_duration(c.duration)   # (every attempt's)
+                 + (f" ({len(c.previous) + 1} attempts)" if c.previous else "")]
         spent = case_usage(c)      # every attempt's: each was paid for, as the header counts
         if spent.spent:
             chips += [spent.tokens_text(), spent.cost_text()
@@ -316,7 +317,7 @@ data-q="{_e(haystack.lower())}"{is_open}>
     def previous(self, c: CaseResult) -> str:
         items = []
         for p in c.previous:
-            text = f"attempt {p.attempt} {p.status} on {p.device or '?'}"
+            text = f"attempt {p.attempt} {p.status} on {p.device or '?'}" + _took(p)
             if p.error is not None:
                 message = p.error.message
                 message = message if len(message) < 300 else message[:299] + "…"
@@ -329,7 +330,7 @@ data-q="{_e(haystack.lower())}"{is_open}>
             items.append(f"<li>{self.badge(p.status)} {_e(text)}{link}</li>")
         others = ("other attempts" if any(p.attempt > c.attempt for p in c.previous)
                   else "earlier attempts")     # (a failure's retry that was skipped: later)
-        return (f'<div class="previous"><b>attempt {c.attempt}</b> — {others}:'
+        return (f'<div class="previous"><b>attempt {c.attempt}</b>{_e(_took(c))} — {others}:'
                 f'<ul>{"".join(items)}</ul></div>')
 
     def task(self, name: str, steps: list[StepRecord], bad: int | None) -> str:
@@ -433,6 +434,13 @@ def _model_totals(s: RunSummary) -> list[tuple[str, str]]:
         said += ": " + " · ".join(f"{k} {v:,}" for k, v in sorted(tokens.items()))
     return [("Tokens", said), ("Model cost", usage.cost_text()),
             ("Model time", format_duration(usage.latency_s))]
+
+
+def _took(attempt: CaseResult) -> str:
+    """`` (3.1 s)``: an attempt's own time, where a retried case lists its attempts (the
+    case's chip has their sum); none for one that took no time (never started)."""
+    own = own_duration(attempt)
+    return f" ({format_duration(own)})" if own > 0 else ""
 
 
 def _attempts_tokens(c: CaseResult) -> Counter[str]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from html import escape
 
-from farm.results import CaseResult, RunSummary, timestamp
+from farm.results import CaseResult, RunSummary, own_duration, timestamp
 
 
 def _bars(summary: RunSummary) -> list[tuple[str, float, float, CaseResult, bool]]:
@@ -18,8 +18,8 @@ def _bars(summary: RunSummary) -> list[tuple[str, float, float, CaseResult, bool
         for attempt in attempts:                    # skipped attempt: `final_result`)
             start = timestamp(attempt.started)
             if attempt.device and start is not None:
-                out.append((attempt.device, start, start + max(attempt.duration, 0.0), attempt,
-                            attempt.attempt < last))
+                end = start + max(own_duration(attempt), 0.0)
+                out.append((attempt.device, start, end, attempt, attempt.attempt < last))
     return out
 
 
@@ -54,6 +54,6 @@ def _bar(bar: tuple[str, float, float, CaseResult, bool], t0: float, span: float
     left = (start - t0) / span * 100
     width = max((end - start) / span * 100, 0.3)
     note = f" (attempt {attempt.attempt}, retried)" if retried else f" (attempt {attempt.attempt})"
-    title = f"{attempt.case_id}: {attempt.status}{note}, {attempt.duration:.1f} s"
+    title = f"{attempt.case_id}: {attempt.status}{note}, {own_duration(attempt):.1f} s"
     return (f'<span class="bar st-{escape(attempt.status)}{" retried" if retried else ""}" '
             f'style="left:{left:.2f}%;width:{width:.2f}%" title="{escape(title)}"></span>')

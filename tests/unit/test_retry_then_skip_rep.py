@@ -66,8 +66,9 @@ def test_the_report_lists_the_later_skip_among_the_other_attempts():
     summary = RunSummary(run_id="r", started="", cases=[verdict])
     summary.recount()
     html = render_html(summary)
-    assert "<b>attempt 2</b> — other attempts:" in html and "earlier attempts" not in html
-    assert "attempt 3 skipped on browser-1: " + NEEDS_MODEL in html
+    assert "<b>attempt 2</b> (500 ms) — other attempts:" in html
+    assert "earlier attempts" not in html
+    assert "attempt 3 skipped on browser-1 (500 ms): " + NEEDS_MODEL in html
 
 
 def test_junit_has_no_rerun_failure_for_the_later_skip_and_names_it_in_the_failure():
