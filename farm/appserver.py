@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import os
 import socket
 import sys
 import threading
@@ -72,6 +73,25 @@ def _hidden(request_path: str) -> bool:
     path = unquote(request_path.split("?", 1)[0].split("#", 1)[0])
     return any(part.startswith(".") and part not in (".", "..", ".well-known")
                for part in path.replace("\\", "/").split("/"))
+
+
+def too_wide(folder: Path) -> str | None:
+    """What ``folder`` is when it must not be served, else None: the filesystem root, the
+    user's home directory or a folder holding it. Served, every file in it (keys, tokens,
+    browser profiles) would answer whatever reaches the port: the loopback, or the cluster
+    with FARM_SERVE_HOST=0.0.0.0; the dot-file refusal would not cover ``Documents/``."""
+    real = Path(os.path.realpath(folder))
+    if real == Path(real.anchor):
+        return "the filesystem root"
+    try:
+        home = Path(os.path.realpath(Path.home()))
+    except (RuntimeError, KeyError):        # no HOME and no password entry
+        return None
+    if real == home:
+        return "the home directory"
+    if real in home.parents:
+        return f"a folder holding the home directory ({home})"
+    return None
 
 
 def _url_host(host: str) -> str:

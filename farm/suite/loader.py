@@ -361,6 +361,10 @@ class _Loading:
                         else f"directory {serve!r} does not exist")
                 p.add(items["serve"], f"{where}.serve: {what} "
                                       "(expected a directory relative to farm.yaml)")
+            elif serve_path is not None and (wide := _too_wide(serve_path)):
+                p.add(items["serve"], f"{where}.serve: {serve!r} is {wide}: farm would serve "
+                                      "every file in it; serve the app's own folder")
+                serve_path = None
             env = p.text(items.get("env"), f"{where}.env", empty_ok=False,
                          expected="a variable name")
             if env is not None and not is_valid_name(env):
@@ -595,6 +599,11 @@ def _excluded(info: _SuiteInfo, path: Path) -> str | None:
         if fnmatch.fnmatchcase(rel, glob) or fnmatch.fnmatchcase(rel, glob.rstrip("/") + "/*"):
             return pattern
     return None
+
+
+def _too_wide(folder: Path) -> str | None:
+    from farm.appserver import too_wide     # (http.server: only when an app is served)
+    return too_wide(folder)
 
 
 def _yaml_below(folder: Path, served: set[str]) -> list[Path]:
