@@ -1,16 +1,23 @@
-"""An httpx transport that stops reading a reply body past a size cap.
+"""The model's httpx client: it stops reading a reply body past a size cap, and ends the
+connection of a request farm abandoned.
 
 A broken or hostile endpoint can answer with megabytes of garbage; read whole, it costs
 memory (litellm and the SDK copy it several times) and parsing time before anything can say
 no. `capped_client` refuses a declared Content-Length over the cap before reading, and stops
-a body without one as soon as it passes the cap.
+a body without one as soon as it passes the cap. A reply that drips in is abandoned at its
+request's time (`farm.llm.request_watch`); its connection is then shut, so the request's
+thread ends, not when the endpoint stops sending.
 """
 
 from __future__ import annotations
 
+import socket
+import threading
 from typing import Iterator
 
 import httpx
+
+from farm.llm.request_watch import on_abandon
 
 
 class ReplyTooLarge(Exception):
@@ -49,14 +56,59 @@ def _capped(response: httpx.Response, limit: int) -> httpx.SyncByteStream:
     return _CappedStream(response.stream, limit)
 
 
+class _Abandonable(httpx.SyncByteStream):
+    """A reply body whose connection is shut when the request is abandoned while it is read.
+    Once the body has been read (or closed) the connection may serve another request: it is
+    never shut then (``done`` under ``lock``, set before the connection goes back)."""
+
+    def __init__(self, inner: httpx.SyncByteStream, sock: socket.socket) -> None:
+        self.inner, self.sock = inner, sock
+        self.lock = threading.Lock()
+        self.done = False
+
+    def __iter__(self) -> Iterator[bytes]:
+        try:
+            yield from self.inner
+        finally:
+            self._finish()
+
+    def close(self) -> None:
+        self._finish()
+        self.inner.close()
+
+    def _finish(self) -> None:
+        with self.lock:
+            self.done = True
+
+    def shut(self) -> None:
+        """Wakes the read that waits for the next bytes (it ends: the connection is gone)."""
+        with self.lock:
+            if not self.done:
+                self.sock.shutdown(socket.SHUT_RDWR)
+
+
+def _closes_when_abandoned(response: httpx.Response) -> None:
+    """A response hook (its headers came; the body is still to read, in this thread)."""
+    network = response.extensions.get("network_stream")
+    sock = network.get_extra_info("socket") if network is not None else None
+    if not isinstance(sock, socket.socket) or not isinstance(response.stream,
+                                                              httpx.SyncByteStream):
+        return     # (not a plain socket: a mock transport in tests)
+    body = _Abandonable(response.stream, sock)
+    response.stream = body
+    on_abandon(body.shut)
+
+
 def capped_client(limit: int, **kwargs: object) -> httpx.Client:
-    """An ``httpx.Client`` whose reply bodies may hold at most ``limit`` bytes. The cap is a
+    """An ``httpx.Client`` whose reply bodies may hold at most ``limit`` bytes, and whose
+    request abandoned while its reply drips in has its connection shut. The cap is a
     response hook, not a transport: a client given its own transport ignores the
     environment's proxies (HTTPS_PROXY, NO_PROXY), which the SDK's own client honours, so a
     model reached through a proxy was "Name or service not known"."""
     def cap(response: httpx.Response) -> None:
         response.stream = _capped(response, limit)
-    return httpx.Client(event_hooks={"response": [cap]}, **kwargs)  # type: ignore[arg-type]
+    hooks = {"response": [cap, _closes_when_abandoned]}
+    return httpx.Client(event_hooks=hooks, **kwargs)  # type: ignore[arg-type]
 
 
 class CappedTransport(httpx.BaseTransport):

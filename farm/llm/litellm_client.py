@@ -10,7 +10,8 @@ A caller's time budget bounds every wait (DeadlineReached when it runs out; a re
 endpoint or the backoff would start past it is ModelUnavailable saying so), and a reply over
 FARM_MODEL_MAX_REPLY_BYTES is refused unread (ModelUnavailable, never retried). The run's cancel
 event ends a call at once (Interrupted), in flight or between retries, and a request whose reply
-drips in is abandoned a little past its timeout (farm.llm.request_watch). Settings that cannot
+drips in is abandoned a little past its timeout, its connection shut (OpenAI-compatible
+endpoints: farm.llm.request_watch, farm.llm.capped_http). Settings that cannot
 work (farm.llm.preflight) are ModelMisconfigured, with nothing sent or counted. Every error
 carries the call's usage so far (``.usage``), and no message or log line names an API key or
 the endpoint's password (``***``). A reply without token usage counts its cost as unknown.

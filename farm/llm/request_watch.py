@@ -5,8 +5,11 @@ answer a few bytes at a time kept a request of timeout 2 s going for 15 s, and t
 case that gave it those 2 s with it. `send` runs the request in a thread of its own
 (`farm.cancellable`) and stops waiting at its end, a little past the timeout httpx was given
 (``GRACE_S``: the usual timeout, httpx's own, closes the connection first). An abandoned request
-goes on by itself; an answer that still comes goes to ``late``, for what it spent to be counted
-where it can be.
+is ended: what its HTTP stack registered with `on_abandon` (farm's httpx client for the model:
+`farm.llm.capped_http`) closes its connection, and the thread ends with it; an endpoint that
+kept dripping a reply held it for as long as it sent. A request with no such handle (litellm's
+own HTTP client, for providers other than OpenAI-compatible ones) goes on by itself; an answer
+that still comes goes to ``late``, for what it spent to be counted where it can be.
 """
 
 from __future__ import annotations
@@ -33,9 +36,42 @@ class _Watch:
         self.lock = threading.Lock()
         self.waiting = True          # someone still waits for the answer
         self.answer: list[Any] = []  # the answer, when it came while someone waited
+        self.closers: list[Callable[[], None]] = []   # what ends the request (`on_abandon`)
 
     def is_set(self) -> bool:
         return (self.cancel is not None and self.cancel.is_set()) or time.monotonic() >= self.end
+
+    def abandon(self) -> None:
+        """No one waits any more: end the request (its closers run, once)."""
+        with self.lock:
+            self.waiting = False
+            closers, self.closers = self.closers, []
+        for close in closers:
+            _quietly(close)
+
+
+_sending = threading.local()     # .watch: the watch of the request this thread sends
+
+
+def on_abandon(close: Callable[[], None]) -> None:
+    """Called in a request's thread, from inside the request `send` runs (an HTTP response
+    hook): ``close`` (which ends the request: shuts its connection) runs when the caller
+    abandons the request, at once if it already has. Outside `send`, nothing happens."""
+    watch = getattr(_sending, "watch", None)
+    if watch is None:
+        return
+    with watch.lock:
+        if watch.waiting:
+            watch.closers.append(close)
+            return
+    _quietly(close)
+
+
+def _quietly(close: Callable[[], None]) -> None:
+    try:
+        close()
+    except Exception:    # noqa: BLE001 - a connection already gone: nothing to end
+        pass
 
 
 def send(call: Callable[[], T], cancel: threading.Event | None, end: float,
@@ -46,7 +82,11 @@ def send(call: Callable[[], T], cancel: threading.Event | None, end: float,
     watch = _Watch(cancel, end)
 
     def run() -> T:
-        answer = call()
+        _sending.watch = watch
+        try:
+            answer = call()
+        finally:
+            _sending.watch = None
         with watch.lock:
             if watch.waiting:
                 watch.answer.append(answer)
@@ -57,8 +97,8 @@ def send(call: Callable[[], T], cancel: threading.Event | None, end: float,
     try:
         return call_unless_cancelled(run, watch, name)   # type: ignore[arg-type]
     except Cancelled:
+        watch.abandon()
         with watch.lock:
-            watch.waiting = False
             came = list(watch.answer)
         stopped = cancel is not None and cancel.is_set()
         if came and not stopped:      # it came as the time ran out: it is the answer

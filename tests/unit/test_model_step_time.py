@@ -3,8 +3,9 @@
 `aiWaitFor: … timeout: 3000` whose model answered slowly ran until the model answered (8 s, and
 then passed): its model call was given the case's time, not the step's. And httpx's timeout
 bounds each read of a reply, not the request: an endpoint that drips its answer kept a request
-of 2 s going for 15 s. Real litellm over HTTP against scripted servers (threads), a FakeDevice
-and `run_case`."""
+of 2 s going for 15 s; abandoned, it kept its thread and connection until the endpoint stopped
+sending. Real litellm over HTTP against scripted servers (threads), a FakeDevice and
+`run_case`."""
 
 from __future__ import annotations
 
@@ -17,7 +18,6 @@ from typing import Any, Iterator
 
 import pytest
 
-from farm import metrics
 from farm.config import Settings
 from farm.devices.base import UITree
 from farm.devices.fake import FakeDevice
@@ -104,17 +104,19 @@ def test_the_case_running_out_first_is_still_a_case_timeout(tmp_path, server):
 class DrippingServer:
     """An OpenAI-compatible endpoint that sends its answer's headers at once, then one space
     (JSON allows them before the body) every 50 ms until ``finish`` is set (at most 10 s),
-    then the body (none once stopped)."""
+    then the body (none once stopped). ``hung_up`` is set when farm closed the connection
+    while it dripped."""
 
     def __init__(self) -> None:
         self.finish = threading.Event()
         self.abort = threading.Event()   # stopped: no body (no late reply in a later test)
+        self.hung_up = threading.Event()
         body = json.dumps({
             "id": "c", "object": "chat.completion", "created": 1, "model": "scripted",
             "choices": [{"index": 0, "finish_reason": "stop",
                          "message": {"role": "assistant", "content": "late"}}],
             "usage": {"prompt_tokens": 1234, "completion_tokens": 5, "total_tokens": 1239}})
-        finish, abort = self.finish, self.abort
+        finish, abort, hung_up = self.finish, self.abort, self.hung_up
 
         class Handler(BaseHTTPRequestHandler):
             def log_message(self, *args: Any) -> None:
@@ -134,7 +136,7 @@ class DrippingServer:
                     if not abort.is_set():
                         self.wfile.write(body.encode())
                 except (BrokenPipeError, ConnectionResetError):
-                    pass
+                    hung_up.set()
                 self.close_connection = True
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
@@ -156,21 +158,40 @@ def dripping() -> Iterator[DrippingServer]:
     srv.stop()
 
 
-def late_prompt_tokens() -> float:
-    return metrics.REGISTRY.get_sample_value(
-        "farm_model_tokens_total", {"family": "gpt", "kind": "prompt"}) or 0.0
+def model_threads() -> set[threading.Thread]:
+    return {t for t in threading.enumerate() if t.name == "model openai/scripted"}
 
 
-def test_a_reply_that_drips_is_abandoned_at_the_calls_end_and_its_late_spend_counted(
-        dripping):
-    client = litellm_client(dripping.base_url, timeout=50, retries=0)
-    before = late_prompt_tokens()
-    with pytest.raises(DeadlineReached, match="gave no answer in the time left") as raised:
-        client.complete(MSGS, timeout=1)
-    spent = raised.value.usage      # type: ignore[attr-defined]
-    assert spent.calls == 1 and spent.tokens_unknown and spent.cost_unknown
-    dripping.finish.set()           # the answer comes after all: its tokens still count
-    wait_for(lambda: late_prompt_tokens() >= before + 1234, 30, "the late reply's tokens")
+def test_a_reply_that_drips_is_abandoned_at_the_steps_end_and_its_connection_closed(
+        dripping, tmp_path):
+    """The abandoned request went on in its thread, connection open, for as long as the
+    endpoint dripped (10 s here; a stuck proxy: until the run ended); it is now hung up."""
+    before = model_threads()
+    step = Step(kind="aiWaitFor", value="the cart is empty", timeout_ms=1000)
+    res = run([step], ModelSet.single(litellm_client(dripping.base_url, timeout=50)),
+              tmp_path)
+    assert res.status == "error" and res.error.kind == "ModelUnavailable", res.error
+    usage = res.steps[0].usage
+    assert usage is not None and usage.calls == 1 and usage.tokens_unknown
+    wait_for(dripping.hung_up.is_set, 30, "the endpoint seeing farm hang up")
+    wait_for(lambda: not model_threads() - before, 30, "the request's thread ending")
+    assert not dripping.finish.is_set()          # (the endpoint had not stopped dripping)
+
+
+def test_an_answer_that_comes_after_the_wait_is_handed_on_for_its_spend():
+    """A request farm cannot hang up (litellm's own HTTP client, for other providers) still
+    ends by itself: its answer goes to ``late`` (its tokens and cost are counted there)."""
+    from farm.llm.request_watch import Abandoned, send
+    release, late = threading.Event(), []
+
+    def slow() -> str:
+        release.wait(30)
+        return "the answer"
+    with pytest.raises(Abandoned, match="model m: no answer in the time it had"):
+        send(slow, None, time.monotonic() + 0.2, late.append, "model m")
+    release.set()
+    wait_for(lambda: late, 30, "the late answer")
+    assert late == ["the answer"]
 
 
 def test_a_request_that_drips_past_the_model_timeout_is_retried_then_unavailable(dripping):
