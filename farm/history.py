@@ -9,7 +9,7 @@ from contextlib import closing
 from pathlib import Path
 from typing import Callable, Iterable, TypeVar
 
-from farm.results import CaseResult
+from farm.results import CaseResult, own_duration
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS durations (
@@ -83,8 +83,8 @@ class DurationHistory:
         (a timeout holds it for the whole timeout; counting it as a new case would start it
         late). Not skipped or never-started attempts (no device time: no duration) nor
         interrupted ones (cut short)."""
-        rows = [(f"{r.platform}:{r.case_id}", r.duration, r.started) for r in results
-                if r.status in _HELD_A_DEVICE and r.duration > 0]
+        rows = [(f"{r.platform}:{r.case_id}", own_duration(r), r.started) for r in results
+                if r.status in _HELD_A_DEVICE and own_duration(r) > 0]   # (one attempt's)
         if not rows:
             return
         try:

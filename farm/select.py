@@ -274,6 +274,8 @@ def _json_timings(text: str) -> dict[str, float]:
     out: dict[str, float] = {}
     for case in json.loads(text)["cases"]:
         attempts = [case, *(case.get("previous") or ())]
+        if case.get("attempt_duration") is not None:    # (its duration is every attempt's)
+            attempts = [case]
         out[str(case["case_id"])] = sum(float(a.get("duration") or 0) for a in attempts)
     return out
 

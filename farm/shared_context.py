@@ -11,7 +11,7 @@ re-run the whole unit, as its files depend on each other. Results are reported p
 
 from __future__ import annotations
 
-from farm.results import CaseResult
+from farm.results import CaseResult, summed
 from farm.suite.loader import display_path
 from farm.suite.model import Case
 
@@ -87,9 +87,9 @@ def files_of(result: CaseResult, group: str = "") -> list[CaseResult]:
         status = part.status
         if status == "passed" and any(b.status == "failed" for b in before):
             status = "flaky"
-        out.append(_named(part, group).model_copy(update={
+        out.append(summed(_named(part, group).model_copy(update={    # (every attempt's time)
             "status": status, "previous": before, "device": result.device,
-            "attempt": result.attempt, "since_last": None}))
+            "attempt": result.attempt, "since_last": None})))
     return out
 
 

@@ -153,6 +153,19 @@ def _tabs(section: str, mode: str, items: dict[str, Node], p: Problems) -> dict:
     return {"same_tab": same is not False, "follow_new_pages": False}
 
 
+def _not_too_wide(path: Path, text: str, node: Node | None, where: str,
+                  p: Problems) -> Path | None:
+    """``path``, unless it is the filesystem root or the home directory (or holds it): served,
+    every file in it would answer whatever reaches the port (`farm.appserver.too_wide`)."""
+    from farm.appserver import too_wide     # (http.server: only when a folder is served)
+    wide = too_wide(path)
+    if wide is None:
+        return path
+    p.add(node, f"{where}: {text!r} is {wide}: farm would serve every file in it; serve the "
+                "app's own folder")
+    return None
+
+
 def _folder(node: Node | None, where: str, base: Path, p: Problems) -> Path | None:
     text = p.text(node, where, empty_ok=False, expected="a folder to serve")
     if text is None:
@@ -162,7 +175,7 @@ def _folder(node: Node | None, where: str, base: Path, p: Problems) -> Path | No
     tried = ((base / text).resolve(), Path(text).resolve())
     for path in tried:
         if os.path.isdir(path):     # (not Path.is_dir: a name over 255 bytes raised)
-            return path
+            return _not_too_wide(path, text, node, where, p)
     what = (f"{text!r} is a file, not a folder" if any(map(os.path.exists, tried))
             else f"folder {text!r} does not exist")
     p.add(node, f"{where}: {what} (relative to the case file or the "

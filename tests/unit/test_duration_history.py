@@ -12,7 +12,7 @@ from farm.devices.fake import HANG, FakeDevice
 from farm.errors import DeviceLost
 from farm.executors.local import LocalExecutor
 from farm.history import DurationHistory
-from farm.results import ArtifactStore, CaseResult
+from farm.results import ArtifactStore, CaseResult, final_result
 from farm.runner import Services
 from farm.schedule import Job, expected_duration, order_jobs
 from farm.suite.model import Case, Step, Task, WebTarget
@@ -75,3 +75,16 @@ def test_attempts_that_held_no_device_or_were_cut_short_are_not_remembered(tmp_p
     history = DurationHistory(tmp_path / "state")
     history.record([*results.values(), never_started, interrupted])
     assert history.load() == {"web:s/ok": [results[ok.id].duration]}
+
+
+def test_a_retried_case_is_remembered_by_one_attempt_s_time(tmp_path):
+    """A case that failed in 1 s and passed in 2 s on its retry is expected to take 2 s the
+    next time (one run of it), not the 3 s its result reports as every attempt's."""
+    first = CaseResult(run_id="r", case_id="s/flaky", name="f", file="x", platform="web",
+                       status="failed", duration=1.0)
+    retried = final_result([first, first.model_copy(update={"status": "passed", "attempt": 2,
+                                                            "duration": 2.0})])
+    assert retried.duration == 3.0
+    history = DurationHistory(tmp_path / "state")
+    history.record([retried])
+    assert history.load() == {"web:s/flaky": [2.0]}

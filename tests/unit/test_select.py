@@ -15,7 +15,7 @@ from hypothesis import given, strategies as st
 from farm.config import Settings
 from farm.errors import ConfigError
 from farm.history import DurationHistory
-from farm.results import CaseResult
+from farm.results import CaseResult, final_result
 from farm.report.junit import build_junit
 from farm.results import RunSummary
 from farm.select import (Choice, KeywordExpr, SelectOptions, parse_shard, read_timings,
@@ -166,6 +166,25 @@ def test_shard_timings_read_from_results_json_its_run_dir_or_junit(tmp_path, dem
     assert read_timings(tmp_path / "run") == want
     junit = read_timings(tmp_path / "junit.xml")          # the final attempt's time only
     assert junit == pytest.approx(seconds)
+
+
+def test_a_retried_case_s_time_from_farm_s_results_json_is_counted_once(tmp_path):
+    """results.json gives a retried case's duration as every attempt's (a 1 s failure, then
+    2 s): --shard-timings reads 3 s, not the earlier attempt's second over again."""
+    first = CaseResult(run_id="r", case_id="a", name="a", file="a.yaml", platform="web",
+                       status="failed", duration=1.0)
+    case = final_result([first, first.model_copy(update={"status": "passed", "attempt": 2,
+                                                         "duration": 2.0})])
+    run = RunSummary(run_id="r", started="2026-12-01T00:00:00+00:00", cases=[case])
+    (tmp_path / "results.json").write_text(run.model_dump_json())
+    assert read_timings(tmp_path / "results.json") == {"a": 3.0}
+    assert read_timings(tmp_path / "results.json") == pytest.approx(
+        read_timings(_written(tmp_path / "junit.xml", build_junit(run))))
+
+
+def _written(path: Path, text: str) -> Path:
+    path.write_text(text)
+    return path
 
 
 @pytest.mark.parametrize("text, says", [

@@ -108,3 +108,17 @@ def test_an_earlier_attempt_without_files_is_kept_its_spend_counted_once() -> No
         a, "error", b, "error")
     assert first.usage is not None and first.usage.calls == 2 and second.usage is None
     assert second.tokens == {}
+
+
+def test_a_retried_unit_s_file_takes_the_time_of_every_attempt() -> None:
+    """Each file of a retried shared-context unit reports, as any retried case, the time of
+    all its attempts (1 s failing, then 2 s), its last attempt's own kept apart."""
+    [unit] = build_units(_cases(UPSTREAM / "share_context_test_scripts"))
+    a, b = (p.id for p in unit.parts)
+    first = _result(unit.id, "failed", attempt=1, parts=[
+        _result(a, "passed", duration=0.5), _result(b, "failed", duration=1.0)])
+    last = _result(unit.id, "flaky", attempt=2, previous=[first], parts=[
+        _result(a, "passed", duration=0.25), _result(b, "passed", duration=2.0)])
+    files = {r.case_id: r for r in expand([last], {unit.id: unit})}
+    assert (files[b].duration, files[b].attempt_duration) == (3.0, 2.0)
+    assert (files[a].duration, files[a].attempt_duration) == (0.75, 0.25)

@@ -58,3 +58,20 @@ def test_an_app_s_own_folder_is_still_served(home):
         (suite / "farm.yaml").write_text(APP.format(serve))
         [loaded] = load_suites([suite], env={}, warnings=[])
         assert [Path(a.serve).resolve() for a in loaded.defaults.apps] == [folder.resolve()]
+
+
+def test_a_case_s_own_web_serve_of_the_home_directory_is_refused(home):
+    """`web: {serve: …}` (Midscene's key, a folder served for one case) is held to the same
+    rule as `apps:`."""
+    case = home / "work" / "s" / "a.yaml"
+    case.write_text("web:\n  serve: ../..\n  url: /index.html\n"
+                    "tasks:\n  - name: t\n    flow:\n      - sleep: 1\n")
+    with pytest.raises(SuiteErrors) as caught:
+        load_suites([case], env={}, warnings=[])
+    assert [f"{e.line}:{e.column} {e.message}" for e in caught.value.errors] == [
+        "2:10 web.serve: '../..' is the home directory: farm would serve every file in it; "
+        "serve the app's own folder"]
+    case.write_text("web:\n  serve: ../site\n  url: /index.html\n"
+                    "tasks:\n  - name: t\n    flow:\n      - sleep: 1\n")
+    [loaded] = load_suites([case], env={}, warnings=[])
+    assert Path(loaded.cases[0].web.serve) == (home / "work" / "site").resolve()
