@@ -36,7 +36,7 @@ from farm.executors.base import Ledger, NullEvents, RunEvents, RunOutcome
 from farm.executors.event_inbox import EventInbox
 from farm.executors.inflight import Inflight as _Inflight
 from farm.executors.inflight import so_far
-from farm.results import CaseResult, StepRecord, now_iso, timestamp
+from farm.results import CaseResult, StepRecord, now_iso, own_duration, timestamp
 from farm.runner import Services, app_dirs_of, case_env
 from farm.schedule import Job, enqueue, expected_duration, order_jobs
 from farm.suite.model import Case
@@ -272,8 +272,9 @@ class CeleryExecutor:
     def _leave(self) -> None:
         """Forget the run in Redis (workers then drop its queued messages) and keep history."""
         try:
-            samples = {f"{r.platform}:{r.case_id}": r.duration for r in self.ledger.final.values()
-                       if r.status in ("passed", "failed", "flaky") and r.duration > 0}
+            samples = {f"{r.platform}:{r.case_id}": own_duration(r)    # (one attempt's)
+                       for r in self.ledger.final.values()
+                       if r.status in ("passed", "failed", "flaky") and own_duration(r) > 0}
             if not self.matrix:
                 store.record_history(self.r, samples)
             pipe = self.r.pipeline()
