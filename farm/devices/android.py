@@ -40,7 +40,7 @@ log = logging.getLogger(__name__)
 DUMP_PATH = "/data/local/tmp/farm_uidump.xml"
 ADB_IME = "com.android.adbkeyboard/.AdbIME"
 YADB = "/data/local/tmp/yadb"      # yadb's jar: multi-touch gestures `input` cannot do
-SHELL_TIMEOUT_S = 30.0
+SHELL_TIMEOUT_S = 30.0     # farm's own commands (screencap, input, a dump) and adb's socket
 # what adbutils passes for a call farm gave no timeout (open_transport, get_state, shell, …):
 # 10 minutes a call, so a frozen adb server held a device's restart, and the run, for minutes
 ADBUTILS_DEFAULT_TIMEOUT_S = 600
@@ -561,7 +561,8 @@ class AndroidDevice:
         the command has that long in all, printing or not: past it, it is stopped and fails
         the step (StepFailed; a plain `logcat` that prints on for ever was read until the
         case's timeout, the phone's loss then). Without, it fails once silent for
-        SHELL_TIMEOUT_S (`am instrument -w` may run for minutes, printing), and is stopped
+        FARM_ADB_SHELL_SILENCE_SECONDS (30 s; `am instrument -w` may run for minutes,
+        printing, a slow build step may say nothing for longer), and is stopped
         after ``within_s`` if given (the case's time left), printing or not. Each stream is
         kept as its tail (`kept_tail`: 64K characters; a `logcat -d` put megabytes into
         results.json and the report, and farm's memory grew by 300 MB a second on an endless
@@ -570,6 +571,7 @@ class AndroidDevice:
         dev = self._need()
         self._dump_fresh = False        # the command may change the screen
         what = command.split(" ")[0]
+        silence = self.settings.adb_shell_silence_seconds if self.settings else SHELL_TIMEOUT_S
         with self._errors(what):
             v2 = self._has_shell_v2(dev)
             # an older phone's exit status comes from an echo after the line: a line that
@@ -578,18 +580,26 @@ class AndroidDevice:
             try:
                 return run_bounded(dev, command if v2 else f"sh -c {_quote(command)}",
                                    timeout_s if timeout_s is not None else within_s,
-                                   None if timeout_s is not None else SHELL_TIMEOUT_S, v2)
+                                   None if timeout_s is not None else silence, v2)
             except PastDeadline as late:
                 if self._killed:
                     raise DeviceLost(f"{self.name} was stopped") from None
                 end = timeout_s if timeout_s is not None else within_s
-                raise StepFailed(_past_deadline(SHELL_TIMEOUT_S if late.silent else end or 0,
-                                                0 if late.silent else late.printed)) from None
+                if late.silent:
+                    raise StepFailed(_silent_for(silence, self._silence_setting())) from None
+                raise StepFailed(_past_deadline(end or 0, late.printed)) from None
             except ShellCut:
                 if self._killed:
                     raise DeviceLost(f"{self.name} was stopped") from None
                 raise DeviceLost(f"{self.name} lost ({what}): the phone's shell stopped "
                                  "answering in the middle of the command") from None
+
+    def _silence_setting(self) -> str:
+        """The silence limit's setting, named as it was set (``FARM_…`` when it was not)."""
+        name = "adb_shell_silence_seconds"
+        if self.settings is None or self.settings.source(name) is None:
+            return "FARM_ADB_SHELL_SILENCE_SECONDS"
+        return self.settings.named(name)
 
     def _input(self, args: str) -> None:
         out, err, code = self._run("input " + args)
@@ -1004,8 +1014,15 @@ class AndroidDevice:
         return _AdbErrors(self, what)
 
 
+def _silent_for(silence_s: float, setting: str) -> str:
+    """Why a runAdbShell command without a timeout was given up: it said nothing for so long."""
+    return (f"the shell command gave no output for {silence_s:g}s ({setting}) and was given "
+            "up (still running on the phone, or the phone stopped answering); a longer "
+            f"silence needs the step's timeout: (ms) or a longer {setting}")
+
+
 def _past_deadline(timeout_s: float, printed: int) -> str:
-    """Why a runAdbShell command was stopped at its step's timeout."""
+    """Why a runAdbShell command was stopped at its step's timeout (or the case's end)."""
     if not printed:
         return (f"the shell command gave no output for {timeout_s:g}s and was given up (still "
                 "running on the phone, or the phone stopped answering); a longer one needs "
