@@ -331,7 +331,8 @@ class DragAndDrop(Action):
 
     def run(self, ctx: ActionContext) -> None:
         start = self.from_.gesture_start(ctx.device, "a drag")
-        ctx.device.swipe(*start, *_moved_with(ctx.device, self.from_, start, self.to), 600)
+        start, end = _gesture_ends(ctx.device, self.from_, start, self.to, "a drag")
+        ctx.device.swipe(*start, *end, 600)
 
 
 class Input(Action):
@@ -527,7 +528,8 @@ class Swipe(Action):
         x1, y1 = self.start.gesture_start(ctx.device, "a swipe") if self.start else (w // 2,
                                                                                    h // 2)
         if self.end is not None:
-            x2, y2 = _moved_with(ctx.device, self.start, (x1, y1), self.end)
+            (x1, y1), (x2, y2) = _gesture_ends(ctx.device, self.start, (x1, y1), self.end,
+                                               "a swipe")
         else:
             dx, dy = DIRECTIONS.get(self.direction or "up", (0, -1))
             dist = self.distance or int((h if dy else w) * 0.5)
@@ -548,6 +550,41 @@ def _moved_with(device: Any, start: Locate | None, begins: tuple[int, int],
     size = device.size()
     _, y1, _, y2 = bring_in_swipe(start.rect, size, edge_cut(start.rect, size) or 1)
     return x, y + y2 - y1
+
+
+def _gesture_ends(device: Any, start: Locate | None, begins: tuple[int, int], end: Locate,
+                  act: str) -> tuple[tuple[int, int], tuple[int, int]]:
+    """Where a gesture from ``start`` (begun at ``begins``) to ``end`` begins and ends. On a
+    phone, an ``end`` cut by the screen's edge (a drop target showing 4 px above the
+    home-gesture bar, where the drag would end on the bar) goes through the check its start
+    went through (`Locate.reachable`): swiped in once, or the step fails saying what the
+    gesture would end on; the start moves with the list, and the step fails when that takes
+    it off the screen (the two do not fit on it together)."""
+    x, y = _moved_with(device, start, begins, end)
+    if getattr(device, "platform", "") not in ("android", "ios") or end.rect is None:
+        return begins, (x, y)
+    size = device.size()
+    moved = y - end.point()[1]             # (the start's swipe moved the list: end with it)
+    way = edge_cut(_shifted(end.rect, moved), size)
+    if not way:
+        return begins, (x, y)
+    if moved:       # still cut after the start came in: they are at opposite edges
+        raise StepFailed(f"{end.describe()} is cut by the screen's edge: {act} ending there "
+                         "would hit the system's bar, and swiping "
+                         f"{start.describe() if start else 'its start'} in did not bring it in")
+    nx, ny = end.reachable(device, f"{act} ending")     # ("… ending there would hit …")
+    if start is None or start.rect is None or (nx, ny) == (x, y):
+        return begins, (nx, ny)
+    _, y1, _, y2 = bring_in_swipe(end.rect, size, way)
+    if edge_cut(_shifted(start.rect, y2 - y1), size) or not 0 <= begins[1] + y2 - y1 < size[1]:
+        raise StepFailed(f"{start.describe()} and {end.describe()} do not fit on the screen "
+                         f"together: swiping {end.describe()} in from the "
+                         f"{('top', 'bottom')[way > 0]} edge took {start.describe()} off it")
+    return (begins[0], begins[1] + y2 - y1), (nx, ny)
+
+
+def _shifted(r: Rect, dy: int) -> Rect:
+    return Rect(x=r.x, y=r.y + dy, width=r.width, height=r.height)
 
 
 class Pinch(Action):
