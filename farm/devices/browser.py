@@ -28,7 +28,7 @@ from farm.devices.base import Rect, UINode, UITree
 from farm.devices.chromium import BROWSER_FLAGS, ChromiumInfo, driver_end_seen, find_chromium
 from farm.devices.keys import normalize_key
 from farm.devices.procs import alive, find_marked_process, kill_tree
-from farm.devices.web import javascript
+from farm.devices.web import frames, javascript
 from farm.devices.web.capture import PageCapture
 from farm.devices.web.context import new_context, reuse_context, without_credentials
 from farm.devices.web.dom_read import DomReader
@@ -650,10 +650,14 @@ class BrowserDevice:
 
     def scroll_into_view(self, node: UINode) -> bool:
         """Scroll node (of the last `hierarchy`) to the middle of the viewport, every
-        scrolling ancestor included, as Playwright's scrollIntoViewIfNeeded does."""
-        page = self._acting()
+        scrolling ancestor included, as Playwright's scrollIntoViewIfNeeded does (in a frame
+        of another origin: there, and the frame in the page)."""
+        page, route = self._acting(), self._dom.route(node.id)
         with self._errors("scroll into view"):
-            return bool(self._shots.script(page, SCROLL_JS, node.id))
+            if route is None:
+                return bool(self._shots.script(page, SCROLL_JS, node.id))
+            return bool(self._unless_navigating(lambda: route.reveal() or route.run(
+                SCROLL_JS, route.index), False))
 
     def tap_point(self, node: int, x: int, y: int) -> tuple[int, int, str]:
         """Before a tap at (x, y) on node ``node`` (an id of the last `hierarchy`): what the
@@ -684,15 +688,39 @@ class BrowserDevice:
             page.keyboard.type(text)
         self._veil(page, text)
 
-    def _script_veiling(self, page: Any, fill: str, arg: Any, text: str) -> Any:
+    def _script_veiling(self, page: Any, fill: str, arg: Any, text: str,
+                        route: Any = None) -> Any:
         """The fill script ``fill`` with ``arg``; where ``text`` holds one of the case's
         secrets (its mask changes it), the field it filled then draws its text as discs (and
         text that is none, typed into a field so veiled, as typed again), in the same round
-        trip: no report image and no screenshot sent to a model shows the secret."""
+        trip: no report image and no screenshot sent to a model shows the secret. In the
+        page, or in the frame of another origin ``route`` (frames.FrameRoute) names."""
         secret = self._veil_wanted(text)
+        run = functools.partial(route.run, gone="tap") if route is not None else \
+            functools.partial(self._shots.script, page)
         if secret is None:
-            return self._shots.script(page, fill, arg)
-        return self._shots.script(page, veiled(fill), [arg, secret])
+            return run(fill, arg)
+        return run(veiled(fill), [arg, secret])
+
+    def _in_focus(self, page: Any, script: str, arg: Any) -> Any:
+        """``script`` with ``arg`` in the page; when it answers "frame" (the focus is in a
+        frame of another origin), in that frame (its answer then; None when no frame holds
+        the focus any more)."""
+        how = self._shots.script(page, script, arg)
+        if how != "frame":
+            return how
+        frame = frames.focused(page)
+        return None if frame is None else frame.evaluate(script, arg)
+
+    def _focused_fill(self, page: Any, text: str) -> Any:
+        """FOCUSED_FILL_JS, veiling (`_script_veiling`), in the page or in the frame of
+        another origin that holds the focus."""
+        how = self._script_veiling(page, FOCUSED_FILL_JS, text, text)
+        if how == "frame":
+            frame = frames.focused(page)
+            how = None if frame is None else self._script_veiling(
+                page, FOCUSED_FILL_JS, text, text, frames.FrameRoute(frame, -1))
+        return how
 
     def _veil_wanted(self, text: str) -> bool | None:
         """What `VEIL_JS` is to be given for ``text`` just typed: True when it holds one of
@@ -710,8 +738,7 @@ class BrowserDevice:
         its value). False when nothing fillable has the focus."""
         page = self._acting()
         with self._errors("fill"):
-            how = self._script_veiling(page, FOCUSED_FILL_JS, text, text)
-            how = self._inserted(page, how, text)
+            how = self._inserted(page, self._focused_fill(page, text), text)
         return self._filled(how, text)
 
     def fill_at(self, x: int, y: int, node: int, text: str) -> bool | None:
@@ -726,12 +753,13 @@ class BrowserDevice:
 
     @_action
     def _fill_at(self, x: int, y: int, node: int, text: str) -> bool:
-        page = self._acting()
+        page, route = self._acting(), self._dom.route(node)
+        at = [route.index, *route.local(x, y)] if route is not None else [node, x, y]
         with self._errors("fill"):
-            how = self._script_veiling(page, FILL_AT_JS, [node, x, y, text], text)
+            how = self._script_veiling(page, FILL_AT_JS, [*at, text], text, route)
             if how == "tap":    # not so any more (the page changed by itself): as before
                 page.mouse.click(x, y)
-                how = self._script_veiling(page, FOCUSED_FILL_JS, text, text)
+                how = self._focused_fill(page, text)
             how = self._inserted(page, how, text)
         return self._filled(how, text)
 
@@ -745,8 +773,11 @@ class BrowserDevice:
 
     @_action
     def _focus_at(self, x: int, y: int, node: int) -> bool | None:
-        page = self._acting()
+        page, route = self._acting(), self._dom.route(node)
         with self._errors("focus"):
+            if route is not None:
+                return True if route.run(FOCUS_AT_JS, [route.index, *route.local(x, y),
+                                                       None]) == "focused" else None
             return True if self._shots.script(page, FOCUS_AT_JS, [node, x, y, None]) \
                 == "focused" else None
 
@@ -759,7 +790,7 @@ class BrowserDevice:
         secret = self._veil_wanted(text)
         if secret is not None:
             try:
-                self._shots.script(page, script, secret)
+                self._in_focus(page, script, secret)
             except PlaywrightError as exc:
                 log.debug("%s: the secret's field not veiled: %s", self.name, first_line(exc))
 

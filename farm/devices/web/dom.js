@@ -5,7 +5,8 @@
 // (``reached``: false when something covers it there), so a tap needs no round trip of its own
 // to check that (hit.js checks when it is not true). Frames of the page's origin are walked as
 // part of the page (their elements' rects in the page's viewport, hidden where the frame clips
-// them); another origin's frame is one element (its text is read on its own: dom_read.py).
+// them); another origin's frame is one element here: farm reads its elements on their own and
+// adds them (frames.py), as it reads its text (dom_read.py).
 // Shadow roots are walked too, a closed one as well (page_state.js keeps those for farm).
 // Field meanings (and defaults, for the fields a node leaves out) match
 // farm.devices.base.UINode.

@@ -10,6 +10,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from farm.devices.base import Rect, UINode, UITree
+from farm.devices.web import frames
 from farm.devices.web.page_wait import PageWait
 from farm.devices.web.scripts import (MAX_NODES, REACH_JS, TEXT_JS, TREE_JS, VISIBLE_TEXT_JS,
                                       XPATH_JS, read_js)
@@ -40,6 +41,8 @@ class DomReader:
         # the change token of the page as the last read (tree or text) saw it, until an action
         # (`acted`): a step that only read the page needs no new image while it is the last's
         self.seen: str | None = None
+        # the nodes of the last tree that are in frames of another origin (frames.py)
+        self._routes: dict[int, frames.FrameRoute] = {}
 
     def forget(self) -> None:
         """A new page: the last tree is not of it."""
@@ -47,6 +50,7 @@ class DomReader:
         self._text = None
         self._fresh = None
         self.seen = None
+        self._routes = {}
 
     def acted(self) -> None:
         """An action (or a navigation) is about to change the page: the last tree may be old."""
@@ -70,21 +74,31 @@ class DomReader:
     def tree(self, page: Any) -> UITree:
         """The rendered DOM as a UITree (not walked again while unchanged)."""
         started = time.monotonic()
-        last = self._tree[0] if self._tree else None
+        # (a frame of another origin changes without the page's change token)
+        others = frames.other_origin(page.main_frame)
+        last = self._tree[0] if self._tree and not others and not self._routes else None
         raw = self.wait.evaluate(page, TREE_JS, [MAX_NODES, last], what="read the DOM")
         if raw == "same" and self._tree is not None:
             self.seconds = time.monotonic() - started
             self._fresh, self.seen = self._tree[1], self._tree[0]
             return self._fresh
         walk = _walk(raw)
+        nodes, self._routes = walk.nodes, {}
+        if others and not walk.truncated:
+            nodes, self._routes = frames.read(page, nodes, MAX_NODES, _walk)
         self.seconds = time.monotonic() - started
         if walk.truncated:
             log.info("%s: DOM has more than %d rendered elements; tree truncated", self.device,
                      MAX_NODES)
-        tree = UITree(source="dom", nodes=walk.nodes, truncated=walk.truncated)
+        tree = UITree(source="dom", nodes=nodes, truncated=walk.truncated)
         self._tree = (walk.token, tree) if walk.token else None
         self._fresh, self.seen = tree, walk.token
         return tree
+
+    def route(self, node: int) -> frames.FrameRoute | None:
+        """Where node ``node`` of the last tree is when it is in a frame of another origin
+        (its scripts run there), else None (the page's own, or a frame of its origin)."""
+        return self._routes.get(node)
 
     def text(self, page: Any) -> str:
         """The page's visible text (visible_text.js; not read again while unchanged): what a
@@ -116,23 +130,29 @@ class DomReader:
         """Where a tap on ``node`` (an id of the last `tree`) at (x, y) reaches it, in one
         round trip (hit.js): (x, y, "") when nothing covers it there, the point it was scrolled
         to when something did, or that point and what covers it still."""
-        nx, ny, cover = self.wait.script(page, HIT_JS, [node, x, y])
-        return int(nx), int(ny), clean(cover)
+        route = self._routes.get(node)
+        if route is None:
+            nx, ny, cover = self.wait.script(page, HIT_JS, [node, x, y])
+            return int(nx), int(ny), clean(cover)
+        # in its frame, at its point there; then what of the page a tap hits over the frame
+        at = route.local(x, y)
+        nx, ny, cover = route.run(HIT_JS, [route.index, *at], gone=[*at, ""])
+        if (nx, ny) != at:
+            x, y = route.page(nx, ny)
+        return x, y, clean(cover or route.covered(x, y))
 
     def aim(self, page: Any, node: int, x: int, y: int) -> tuple[int, int] | str | None:
         """With the mouse at (x, y) over node ``node``, before its button goes down (aim.js):
         None when a tap there reaches it, the point it is reached at now when the hover
         moved it, else what a tap would hit instead."""
-        res = self.wait.script(page, AIM_JS, [node, x, y])
+        route = self._routes.get(node)
+        if route is None:
+            res = self.wait.script(page, AIM_JS, [node, x, y])
+        else:
+            res = route.run(AIM_JS, [route.index, *route.local(x, y)])
         if isinstance(res, list):
-            return int(res[0]), int(res[1])
+            return route.page(*res) if route else (int(res[0]), int(res[1]))
         return clean(res) if isinstance(res, str) else None
-
-
-def _origin(url: str) -> str:
-    from urllib.parse import urlsplit
-    parts = urlsplit(url)
-    return f"{parts.scheme}://{parts.netloc}"
 
 
 def _other_origin_text(page: Any) -> str:
@@ -143,7 +163,7 @@ def _other_origin_text(page: Any) -> str:
     for frame in page.frames[1:]:
         parent = frame.parent_frame
         if parent is None or frame.is_detached() or not frame.url.startswith("http") \
-                or _origin(frame.url) == _origin(parent.url):
+                or frames.origin(frame.url) == frames.origin(parent.url):
             continue
         try:
             element = frame.frame_element()
@@ -164,6 +184,7 @@ class _Walk(BaseModel):
     truncated: bool = False
     nodes: list[UINode] = []
     token: str | None = None
+    view: tuple[float, float] | None = None     # a frame's viewport (frames.FRAME_TREE_JS)
 
 
 def _walk(text: str) -> _Walk:

@@ -21,8 +21,8 @@ LOST = re.compile(r"has been closed|browser has disconnected|target closed|crash
                   r"connection closed|pipe closed|websocket|driver .*(exited|closed)", re.I)
 # A page read that raced a navigation: the old document went away under it.
 NAVIGATING = re.compile(r"Execution context was destroyed|"
-                        r"Cannot find (default execution )?context|navigat|frame was detached",
-                        re.I)
+                        r"Cannot find (default execution )?context|navigat|"
+                        r"frame (was|has been) detached", re.I)
 
 
 # Chromium's refusals of a site's certificate (net::ERR_CERT_AUTHORITY_INVALID, ..._DATE_INVALID).

@@ -98,6 +98,13 @@ TEXT_JS = ("(last) => { const s = window.__farm;\n" + MOVING_JS +
            "  if (token !== null && token === last && !moving()) return 'same';\n"
            "  const text = (\n" + VISIBLE_TEXT_JS + "\n)();\n"
            "  return (" + STRINGIFY_JS + ")({token, text}); }")
+# The same walk in a frame of another origin than its parent's (farm/devices/web/frames.py):
+# always walked (its changes are not the page's), with its viewport's size.
+FRAME_TREE_JS = ("(maxNodes) => { const out = (\n" + read_js("dom.js") + "\n)(maxNodes, "
+                 + REACH_JS + ");\n  out.view = [innerWidth, innerHeight];\n"
+                 "  return (" + STRINGIFY_JS + ")(out); }")
+# Where such a frame shows in the page that holds it (frame_box.js), on its element
+FRAME_BOX_JS = "(el, args) => (" + read_js("frame_box.js") + ")(el, args, " + REACH_JS + ")"
 # After an action, a form it submitted (page_state.js notes a submit event the page did not
 # cancel, or a form.submit() call) starts its navigation from a task of its own: the read waits
 # one task for it. Only then: a task queued after an action that changed the page waits for
@@ -149,6 +156,8 @@ _FILL_JS = """(value, {focused}) => {
   const insert = (text = value) => doc.execCommand(text ? "insertText" : "delete", false, text)
     ? "done" : "insert";
   const what = (e) => e.tagName.toLowerCase() + (e.type ? `[type=${e.type}]` : "");
+  // a frame of another origin (focused() enters the others): farm fills it there
+  if (el && (el.tagName === "IFRAME" || el.tagName === "FRAME")) return "frame";
   if (!el || el === doc.body || el === doc.documentElement) return "not:nothing";
   if (el.disabled || el.readOnly) return "not:" + (el.disabled ? "disabled " : "read-only ")
     + what(el);
@@ -240,12 +249,19 @@ FILL_AT_JS = _FOCUS_AT_JS.replace("THEN", _FILL_JS)
 # code boxes, each taking a digit and moving the focus on; a page spreading a pasted code over
 # them): focus has left those. Their values, their events and what the page reads are as they
 # were. Text that is no secret typed into a field veiled so (not ``on``) is drawn again.
-# Whether a field was veiled or drawn again.
-VEIL_WATCH_JS = """() => { const seen = new Map();
-  for (const f of document.querySelectorAll('input, textarea')) seen.set(f, f.value);
-  window.__farmVeilBefore = seen; return true; }"""
+# Whether a field was veiled or drawn again; "frame" (each script) when the focus is in a frame
+# of another origin, which the page's script cannot reach: farm runs it there
+# (farm/devices/web/frames.py).
+_IN_FRAME_JS = ("  if (el && (el.tagName === 'IFRAME' || el.tagName === 'FRAME'))"
+                " return 'frame';\n")
+VEIL_WATCH_JS = ("() => { const seen = new Map();\n"
+                 "  for (const f of document.querySelectorAll('input, textarea'))"
+                 " seen.set(f, f.value);\n"
+                 "  window.__farmVeilBefore = seen; const el = (" + REACH_JS + ").focused();\n"
+                 + _IN_FRAME_JS + "  return true; }")
 VEIL_JS = ("(on) => { const el = (" + REACH_JS + ").focused();\n"
            "  const before = window.__farmVeilBefore; window.__farmVeilBefore = null;\n"
+           + _IN_FRAME_JS +
            "  const veiled = window.__farmVeiled || (window.__farmVeiled = new WeakSet());\n"
            "  const fields = (!el || el === document.body || el === document.documentElement)\n"
            "    ? [] : [el];\n"

@@ -1,0 +1,214 @@
+"""Frames of another origin than their parent's (a payment form, an embedded sign-in widget)
+in the DOM read, and farm's scripts sent to the frame their target is in.
+
+The page's script cannot read such a frame (dom.js walks frames of its origin itself): each is
+read on its own through Playwright's frame (`FRAME_TREE_JS`), its elements' rects moved to
+where the frame shows in the page (`FRAME_BOX_JS`, on the frame's element: nested frames too,
+clipped to each frame's box), and appended to the page's nodes. A node read so keeps a
+`FrameRoute`: the hit, aim, fill, focus and scroll scripts for it run in its frame, with its
+index and point there. Playwright keeps its frame list without a round trip: a page without
+such frames costs nothing; one with them is walked on every read (their changes do not move
+the page's change token), and pays three round trips a frame (its element, its walk, its box).
+A frame that goes away or navigates under the read is left out of it.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit
+
+from farm.devices.base import Rect, UINode
+from farm.devices.web.scripts import FRAME_BOX_JS, FRAME_TREE_JS
+
+log = logging.getLogger("farm.devices.browser")
+
+HAS_FOCUS_JS = "() => document.hasFocus()"
+
+
+def origin(url: str) -> str:
+    """scheme://host:port of ``url``."""
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}"
+
+
+def other_origin(frame: Any) -> list[Any]:
+    """The frames below ``frame`` whose parent's script cannot read them (another origin
+    than their parent's), through frames it can read (dom.js walks those); no round trip."""
+    found = []
+    for child in frame.child_frames:
+        if child.is_detached():
+            continue
+        if child.url.startswith("http") and origin(child.url) != origin(frame.url):
+            found.append(child)
+        else:
+            found.extend(other_origin(child))
+    return found
+
+
+@dataclass
+class Level:
+    """A frame's viewport in its parent's page: (x, y) there is (x k + dx, y k + dy)."""
+
+    element: Any            # the frame's element (an ElementHandle in its parent's document)
+    dx: float
+    dy: float
+    k: float
+
+
+@dataclass
+class FrameRoute:
+    """Where node ``index`` of ``frame``'s last read is: ``levels`` innermost first, from
+    its frame's viewport up to the page's."""
+
+    frame: Any
+    index: int
+    levels: list[Level] = field(default_factory=list)
+
+    def local(self, x: float, y: float) -> tuple[int, int]:
+        """The page's point (x, y) in the frame's viewport."""
+        for level in reversed(self.levels):
+            x, y = (x - level.dx) / level.k, (y - level.dy) / level.k
+        return round(x), round(y)
+
+    def page(self, x: float, y: float) -> tuple[int, int]:
+        """The frame's point (x, y) in the page's viewport."""
+        for level in self.levels:
+            x, y = x * level.k + level.dx, y * level.k + level.dy
+        return round(x), round(y)
+
+    def covered(self, x: int, y: int) -> str:
+        """What a tap at the page's point (x, y) hits instead of the frame (an element of a
+        page between: the frame's parent, its parent's...); "" when it goes into the frame,
+        or there is no telling (a frame gone meanwhile). A round trip a level."""
+        from playwright.sync_api import Error as PlaywrightError
+
+        px, py = self.local(x, y)
+        for level in self.levels:
+            try:
+                box = level.element.evaluate(FRAME_BOX_JS, [[[px, py, 1, 1]], [0], 1e9, 1e9])
+            except PlaywrightError as exc:
+                log.debug("frame %s not checked: %s", self.frame.url, exc)
+                return ""
+            if box is None:         # its element gone: no telling
+                return ""
+            if box["hits"][0] is not True:
+                return str(box["hits"][0])
+            px, py = box["rects"][0][0], box["rects"][0][1]
+        return ""
+
+    def run(self, js: str, arg: Any, gone: Any = None) -> Any:
+        """``js`` called with ``arg`` in the frame; ``gone`` when the frame went away or
+        navigated meanwhile (its element is not there any more: the caller does as without
+        the read's node, a tap at the point)."""
+        from playwright.sync_api import Error as PlaywrightError
+
+        from farm.devices.web.failures import raced_navigation
+        try:
+            return self.frame.evaluate(js, arg)
+        except PlaywrightError as exc:
+            if not raced_navigation(exc):
+                raise
+            log.debug("frame %s went away: %s", self.frame.url, exc)
+            return gone
+
+    def reveal(self) -> None:
+        """Each frame's element scrolled to the middle of its parent's viewport, outermost
+        last (the target itself is scrolled in its frame by the caller)."""
+        for level in self.levels:
+            level.element.evaluate("(el) => el.scrollIntoView({block: 'center', "
+                                   "inline: 'center', behavior: 'instant'})")
+
+
+@dataclass
+class _Found:
+    """A node of a frame's read, in the coordinates of the page being read."""
+
+    node: UINode
+    route: FrameRoute
+    parent: tuple[Any, int] | None      # (frame, index there) of its parent element
+
+
+def read(page: Any, nodes: list[UINode], max_nodes: int, walk: Any
+         ) -> tuple[list[UINode], dict[int, FrameRoute]]:
+    """``nodes`` (the page's read) and, after them, the rendered elements of its frames of
+    another origin (`other_origin`), up to ``max_nodes`` in all; the routes of those, by
+    node id. ``walk`` parses a read (dom_read's)."""
+    main = page.main_frame
+    found = _read_below(main, max_nodes - len(nodes), walk)
+    if not found:
+        return nodes, {}
+    ids = {(id(f.route.frame), f.route.index): len(nodes) + i for i, f in enumerate(found)}
+    out, routes = list(nodes), {}
+    for i, f in enumerate(found):
+        parent = None
+        if f.parent is not None:
+            frame, index = f.parent
+            parent = index if frame is main else ids.get((id(frame), index))
+        node_id = len(nodes) + i
+        out.append(f.node.model_copy(update={"id": node_id, "parent": parent}))
+        routes[node_id] = f.route
+    return out, routes
+
+
+def _read_below(frame: Any, budget: int, walk: Any) -> list[_Found]:
+    """The nodes of the frames of another origin below ``frame``, in its page's
+    coordinates; a frame gone or navigating under the read is left out."""
+    from playwright.sync_api import Error as PlaywrightError
+
+    found: list[_Found] = []
+    for child in other_origin(frame):
+        if budget - len(found) <= 0:
+            break
+        try:
+            found.extend(_read_frame(frame, child, budget - len(found), walk))
+        except PlaywrightError as exc:   # (a browser gone fails the page's next call)
+            log.debug("frame %s not read: %s", child.url, exc)
+    return found
+
+
+def _read_frame(frame: Any, child: Any, budget: int, walk: Any) -> list[_Found]:
+    """``child``'s nodes (and its own frames'), moved into ``frame``'s page."""
+    element = child.frame_element()
+    read = walk(child.evaluate(FRAME_TREE_JS, budget))
+    own = [_Found(n, FrameRoute(child, n.id), None if n.parent is None else (child, n.parent))
+           for n in read.nodes]
+    inner = _read_below(child, budget - len(own), walk)
+    found = own + inner
+    vw, vh = read.view or (0, 0)
+    box = element.evaluate(FRAME_BOX_JS, [
+        [[f.node.rect.x, f.node.rect.y, f.node.rect.width, f.node.rect.height] for f in found],
+        [i for i, f in enumerate(found) if f.node.reached], vw, vh])
+    if box is None:             # its element gone, or not rendered (display: none)
+        return []
+    level = Level(element, *box["at"])
+    hits = dict(zip([i for i, f in enumerate(found) if f.node.reached], box["hits"]))
+    for i, (f, (x, y, w, h, shown)) in enumerate(zip(found, box["rects"])):
+        f.node = f.node.model_copy(update={
+            "rect": Rect(x=x, y=y, width=w, height=h), "visible": f.node.visible and shown,
+            "reached": hits[i] is True if i in hits else f.node.reached})
+        f.route.levels.append(level)
+        if f.parent is None and box["parent"] >= 0:
+            f.parent = (frame, box["parent"])
+    return found
+
+
+def focused(page: Any) -> Any | None:
+    """The frame of another origin that holds the keyboard focus (the innermost), found
+    when the page's script says the focus is in one; None when none does (any more)."""
+    from playwright.sync_api import Error as PlaywrightError
+
+    holder, below = None, page.main_frame
+    while True:
+        inner = None
+        for frame in other_origin(below):
+            try:
+                if frame.evaluate(HAS_FOCUS_JS):
+                    inner = frame
+                    break
+            except PlaywrightError as exc:
+                log.debug("frame %s not asked: %s", frame.url, exc)
+        if inner is None:
+            return holder
+        holder, below = inner, inner
