@@ -32,6 +32,7 @@ class _RunState:
                  "version": __version__}
         import json
         self.data: dict[str, Any] = {f"farm:lease:{DEVICE}": json.dumps(lease)}
+        self.replies: list[Any] = []        # a pipeline's, of the commands that answer here
 
     def set(self, name: str, value: Any, **_: Any) -> bool:
         self.data.setdefault(name, value)
@@ -49,7 +50,7 @@ class _RunState:
     def hgetall(self, name: str) -> dict:
         return {}
 
-    def pipeline(self) -> "_RunState":
+    def pipeline(self, transaction: bool = True) -> "_RunState":
         return self
 
     def hset(self, *_: Any, **__: Any) -> None:
@@ -57,14 +58,20 @@ class _RunState:
 
     expire = zadd = zremrangebyscore = hset
 
-    def execute(self) -> list:
-        return []
+    def execute(self, raise_on_error: bool = True) -> list:
+        replies, self.replies = self.replies, []
+        return replies
 
     def zrangebyscore(self, *_: Any, **__: Any) -> list:
         return []
 
     def blmove(self, *_: Any, **__: Any) -> None:
-        return None
+        self.replies.append(None)           # no event: the worker has not been sent one
+
+    lmove = blmove
+
+    def llen(self, *_: Any) -> None:
+        self.replies.append(0)
 
 
 def test_a_broker_gone_as_a_case_is_sent_is_waited_for_and_the_case_sent_once_back(
