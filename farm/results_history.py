@@ -438,7 +438,9 @@ class RedisResults:
         self.index = f"{prefix}:results:index"
 
     def add(self, record: RunRecord) -> None:
-        pipe = self.r.pipeline()
+        # no MULTI: a reader skips an index entry without its record, and a user the ACL
+        # refuses MULTI saw "EXEC without MULTI" (both commands run all the same, alone)
+        pipe = self.r.pipeline(transaction=False)
         pipe.hset(self.records, record.run_id, record.model_dump_json(exclude_defaults=True))
         pipe.zadd(self.index, {record.run_id: record.at})
         pipe.execute()
@@ -666,7 +668,7 @@ def remember_run(settings: Any, summary: RunSummary, report: Path,
 def _refused(settings: Any, exc: BaseException) -> str | None:
     """For a Redis history whose ACL user may not do what farm does there (NOPERM): which
     Redis, which user, and the keys farm needs (the bare "this user has no permissions to run
-    the 'multi' command" named neither)."""
+    the 'hset' command" named neither)."""
     from urllib.parse import urlsplit
 
     from redis.exceptions import NoPermissionError

@@ -11,7 +11,8 @@ other users — never FLUSHALL it. Keys:
     <p>:claim:<run>:<case>:<attempt>   set once when a worker starts that attempt (NX)
     <p>:events:<run>        list of JSON events workers push and the run's client pops
     <p>:taken:<run>         the event the client has taken off it and not yet handled
-                            (BLMOVE: one its connection lost is read again, not lost)
+                            (BLMOVE: one its connection lost is read again, not lost), and
+                            the one handled before it (removed with the next move)
     <p>:run:<run>           hash: the run is alive (TTL); its demand / in-flight counts per pool
                             and per platform (a --matrix run's web.g1 is a plain run's web too)
     <p>:ended:<run>         set when a run ends (done or interrupted): workers cancel its cases
@@ -24,6 +25,7 @@ other users — never FLUSHALL it. Keys:
 from __future__ import annotations
 
 import json
+import re
 import secrets
 import socket
 import time
@@ -96,8 +98,6 @@ def check(url: str) -> Any:
 def _check_celery_reads(url: str) -> None:
     """Celery (kombu) takes no URL option but ``ssl_*`` and ``connect_timeout``: ``?db=3``
     or ``?socket_timeout=5``, fine for redis-py, made every Celery connection raise."""
-    import re
-
     from kombu import Connection
 
     from farm.config import mask_url
@@ -124,8 +124,21 @@ def refused(url: str, exc: BaseException, doing: str = "") -> str:
     what = f" {doing}" if doing else ""
     needs = (f"the keys {mine} and Celery's channels: ACL SETUSER {user} ~{mine} &* +@all"
              if _prefix_set else "its keys (FARM_CLUSTER_PREFIX) and Celery's channels")
-    return (f"the broker {mask_url(url)} refuses user '{user}'{what}: {exc} (farm needs every "
-            f"command on {needs})")
+    said = _PIPELINED.sub("", str(exc))     # (redis-py's "Command # 1 (HSET …) of pipeline")
+    return (f"the broker {mask_url(url)} refuses user '{user}'{what}: {said} (farm needs "
+            f"every command on {needs})")
+
+
+_PIPELINED = re.compile(r"^Command # \d+ \(.*?\) of pipeline caused error: ", re.DOTALL)
+
+
+def multi_refused(exc: BaseException) -> BaseException | None:
+    """The NOPERM of a MULTI the ACL refused, where redis-py says "EXEC without MULTI" (the
+    refusal itself it drops; the commands MULTI was to hold ran one by one)."""
+    from redis.exceptions import NoPermissionError, ResponseError
+    if type(exc) is ResponseError and str(exc) == "EXEC without MULTI":
+        return NoPermissionError("this user has no permissions to run the 'multi' command")
+    return None
 
 
 # the commands farm's scripts (_REFRESH, _TAKE_OVER, _PUSH_EVENT) run, on keys of farm's own:

@@ -129,8 +129,10 @@ class CeleryExecutor:
                 self._back_from_outage()
             self._tick()
         except Exception as exc:
-            if _not_permitted(exc):     # the ACL edited mid-run: no wait makes it pass, and
-                self._give_up(self._pending(), exc)     # the results so far are kept
+            if _not_permitted(exc):     # no wait makes it pass: before a case was sent, as
+                if self.outcome.first_start is None:    # at the start (exit 4, not run);
+                    _say_refused(exc, self.url)         # the ACL edited mid-run: the
+                self._give_up(self._pending(), exc)     # results so far are kept
                 return
             if not _is_redis_error(exc):
                 raise
@@ -277,7 +279,7 @@ class CeleryExecutor:
                        if r.status in ("passed", "failed", "flaky") and own_duration(r) > 0}
             if not self.matrix:
                 store.record_history(self.r, samples)
-            pipe = self.r.pipeline()
+            pipe = self.r.pipeline(transaction=False)   # (tidied by a user refused MULTI too)
             pipe.set(key("ended", self.run_id), 1, ex=store.CLAIM_TTL_S)   # workers: cancel
             pipe.delete(key("run", self.run_id), key("events", self.run_id),
                         key("taken", self.run_id))
@@ -931,6 +933,8 @@ def _refusal(exc: BaseException | None) -> BaseException | None:
     for _ in range(10):         # (a chain of causes; a cycle ends here too)
         if exc is None or isinstance(exc, NoPermissionError):
             return exc
+        if (multi := store.multi_refused(exc)) is not None:
+            return multi
         exc = exc.__cause__ or exc.__context__
     return None
 
