@@ -5,11 +5,12 @@ answer a few bytes at a time kept a request of timeout 2 s going for 15 s, and t
 case that gave it those 2 s with it. `send` runs the request in a thread of its own
 (`farm.cancellable`) and stops waiting at its end, a little past the timeout httpx was given
 (``GRACE_S``: the usual timeout, httpx's own, closes the connection first). An abandoned request
-is ended: what its HTTP stack registered with `on_abandon` (farm's httpx client for the model:
-`farm.llm.capped_http`) closes its connection, and the thread ends with it; an endpoint that
-kept dripping a reply held it for as long as it sent. A request with no such handle (litellm's
-own HTTP client, for providers other than OpenAI-compatible ones) goes on by itself; an answer
-that still comes goes to ``late``, for what it spent to be counted where it can be.
+goes on for ``LATE_ANSWER_S`` more: an answer that still comes goes to ``late``, for what it
+spent to be counted (the endpoint was paid for it). Then it is ended: what its HTTP stack
+registered with `on_abandon` (farm's httpx client for the model: `farm.llm.capped_http`) closes
+its connection, and the thread ends with it (an endpoint that kept dripping a reply held it for
+as long as it sent); at once when the run stops. A request with no such handle (litellm's own
+HTTP client, for providers other than OpenAI-compatible ones) goes on by itself.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from farm.cancellable import Cancelled, call_unless_cancelled
 
 T = TypeVar("T")
 GRACE_S = 0.5       # past a request's timeout, how long it is waited for before it is abandoned
+LATE_ANSWER_S = 60.0    # how long an abandoned request may still answer (for its spend)
 
 
 class Abandoned(Exception):
@@ -37,14 +39,26 @@ class _Watch:
         self.waiting = True          # someone still waits for the answer
         self.answer: list[Any] = []  # the answer, when it came while someone waited
         self.closers: list[Callable[[], None]] = []   # what ends the request (`on_abandon`)
+        self.closed = False          # the closers ran: one registered later runs at once
 
     def is_set(self) -> bool:
         return (self.cancel is not None and self.cancel.is_set()) or time.monotonic() >= self.end
 
-    def abandon(self) -> None:
-        """No one waits any more: end the request (its closers run, once)."""
+    def abandon(self, after: float) -> None:
+        """No one waits any more: end the request ``after`` seconds from now (its closers run,
+        once), letting an answer still come for its spend until then."""
         with self.lock:
             self.waiting = False
+        if after <= 0:
+            self.close()
+            return
+        timer = threading.Timer(after, self.close)
+        timer.daemon = True
+        timer.start()
+
+    def close(self) -> None:
+        with self.lock:
+            self.closed = True
             closers, self.closers = self.closers, []
         for close in closers:
             _quietly(close)
@@ -55,13 +69,14 @@ _sending = threading.local()     # .watch: the watch of the request this thread 
 
 def on_abandon(close: Callable[[], None]) -> None:
     """Called in a request's thread, from inside the request `send` runs (an HTTP response
-    hook): ``close`` (which ends the request: shuts its connection) runs when the caller
-    abandons the request, at once if it already has. Outside `send`, nothing happens."""
+    hook): ``close`` (which ends the request: shuts its connection) runs when the abandoned
+    request's time to still answer is over (`_Watch.abandon`), at once if it already is.
+    Outside `send`, nothing happens."""
     watch = getattr(_sending, "watch", None)
     if watch is None:
         return
     with watch.lock:
-        if watch.waiting:
+        if not watch.closed:
             watch.closers.append(close)
             return
     _quietly(close)
@@ -97,10 +112,10 @@ def send(call: Callable[[], T], cancel: threading.Event | None, end: float,
     try:
         return call_unless_cancelled(run, watch, name)   # type: ignore[arg-type]
     except Cancelled:
-        watch.abandon()
+        stopped = cancel is not None and cancel.is_set()
+        watch.abandon(0.0 if stopped else LATE_ANSWER_S)
         with watch.lock:
             came = list(watch.answer)
-        stopped = cancel is not None and cancel.is_set()
         if came and not stopped:      # it came as the time ran out: it is the answer
             return came[0]
         if came:

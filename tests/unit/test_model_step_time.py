@@ -18,9 +18,11 @@ from typing import Any, Iterator
 
 import pytest
 
+from farm import metrics
 from farm.config import Settings
 from farm.devices.base import UITree
 from farm.devices.fake import FakeDevice
+from farm.llm import request_watch
 from farm.llm.client import DeadlineReached, ScriptedModelClient
 from farm.llm.models import ModelSet
 from farm.results import ArtifactStore, CaseResult
@@ -162,10 +164,30 @@ def model_threads() -> set[threading.Thread]:
     return {t for t in threading.enumerate() if t.name == "model openai/scripted"}
 
 
-def test_a_reply_that_drips_is_abandoned_at_the_steps_end_and_its_connection_closed(
-        dripping, tmp_path):
+def late_prompt_tokens() -> float:
+    return metrics.REGISTRY.get_sample_value(
+        "farm_model_tokens_total", {"family": "gpt", "kind": "prompt"}) or 0.0
+
+
+def test_a_reply_that_drips_is_abandoned_at_the_calls_end_and_its_late_spend_counted(
+        dripping):
+    client = litellm_client(dripping.base_url, timeout=50, retries=0)
+    before = late_prompt_tokens()
+    with pytest.raises(DeadlineReached, match="gave no answer in the time left") as raised:
+        client.complete(MSGS, timeout=1)
+    spent = raised.value.usage      # type: ignore[attr-defined]
+    assert spent.calls == 1 and spent.tokens_unknown and spent.cost_unknown
+    dripping.finish.set()           # the answer comes after all: its tokens still count
+    wait_for(lambda: late_prompt_tokens() >= before + 1234, 30, "the late reply's tokens")
+    assert not dripping.hung_up.is_set()
+
+
+def test_a_reply_that_drips_on_past_its_late_time_has_its_connection_closed(
+        dripping, tmp_path, monkeypatch):
     """The abandoned request went on in its thread, connection open, for as long as the
-    endpoint dripped (10 s here; a stuck proxy: until the run ended); it is now hung up."""
+    endpoint dripped (10 s here; a stuck proxy: until the run ended); past the time it has to
+    still answer for its spend (LATE_ANSWER_S, 60 s, made short here) it is hung up."""
+    monkeypatch.setattr(request_watch, "LATE_ANSWER_S", 0.5)
     before = model_threads()
     step = Step(kind="aiWaitFor", value="the cart is empty", timeout_ms=1000)
     res = run([step], ModelSet.single(litellm_client(dripping.base_url, timeout=50)),
