@@ -129,14 +129,21 @@ class CeleryExecutor:
                 self._back_from_outage()
             self._tick()
         except Exception as exc:
-            if _not_permitted(exc):     # no wait makes it pass: before a case was sent, as
-                if self.outcome.first_start is None:    # at the start (exit 4, not run);
-                    _say_refused(exc, self.url)         # the ACL edited mid-run: the
-                self._give_up(self._pending(), exc)     # results so far are kept
+            if _not_permitted(exc):
+                self._refused(exc)
                 return
             if not _is_redis_error(exc):
                 raise
             self._broker_down(exc)
+
+    def _refused(self, exc: BaseException) -> None:
+        """The broker's ACL refuses the run's user a command (no wait makes it pass). Before
+        a case was sent or ended, as refused at the run's start: a ConfigError (exit 4, each
+        case not run; it was exit 3, the cases errors); later (the ACL edited mid-run) the
+        cases end as errors naming it, the results so far kept."""
+        if self.outcome.first_start is None and not self.ledger.final:
+            _say_refused(exc, self.url)
+        self._give_up(self._pending(), exc)
 
     def _back_from_outage(self) -> None:
         """The broker answers again (``_tick`` raises if not). Leases expired meanwhile and come
