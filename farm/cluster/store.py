@@ -328,8 +328,9 @@ def quarantined(r: Any) -> dict[str, str]:
 
 def release(r: Any, device: str) -> bool:
     """Take a device out of quarantine, its infra-error streak reset (else its next error
-    would quarantine it again); True if it was in."""
-    pipe = r.pipeline()
+    would quarantine it again); True if it was in. (No MULTI: a user the ACL refuses it
+    had both done, and then "internal error: EXEC without MULTI".)"""
+    pipe = r.pipeline(transaction=False)
     pipe.hdel(key("quarantine"), device)
     pipe.delete(key("streak", device))
     return bool(pipe.execute()[0])

@@ -1,9 +1,10 @@
-"""A run whose broker user the ACL refuses a command its first tick sends (before a case is
-handed to a worker): as refused at its start — exit 4, one line naming the broker (password
-masked), the user, what was refused and the grant, each case an error "not run". It ended
-exit 3 with the cases errored, its line carrying redis-py's "Command # 1 (HSET …) of
-pipeline caused error:"; a user refused MULTI ended it as an internal error ("EXEC without
-MULTI"), a traceback and no results.json."""
+"""Broker and history users the ACL refuses a command. A run refused one its first tick sends
+(before a case is handed to a worker): as refused at its start — exit 4, one line naming the
+broker (password masked), the user, what was refused and the grant, each case an error "not
+run". It ended exit 3 with the cases errored, its line carrying redis-py's "Command # 1 (HSET
+…) of pipeline caused error:"; a user refused MULTI ended it as an internal error ("EXEC
+without MULTI": redis-py drops MULTI's NOPERM), a traceback and no results.json. Where farm
+needs no MULTI (the results history, `farm devices --release`) it sends none."""
 
 from __future__ import annotations
 
@@ -56,3 +57,18 @@ def test_a_results_history_whose_user_may_not_run_multi_is_written(private_redis
     admin = redis.Redis(port=server.port, decode_responses=True)
     assert admin.zrange(f"{PREFIX}:results:index", 0, -1) == [run_id]
     assert admin.hexists(f"{PREFIX}:results:runs", run_id)
+
+
+def test_devices_release_as_a_user_refused_multi_releases(private_redis, farm):
+    """`farm devices --release` as a user refused MULTI took the device out of quarantine
+    (the commands ran one by one) and then said 'internal error: ResponseError: EXEC without
+    MULTI', exit 3. It needs no MULTI now."""
+    server = private_redis()
+    admin = redis.Redis(port=server.port, decode_responses=True)
+    admin.hset(f"{PREFIX}:quarantine", "fake-1@h", "3 infrastructure errors in a row")
+    url = _user(server, "ops", "~*", "&*", "+@all", "-multi")
+    done = farm.run("devices", "--broker", url, "--release", "fake-1@h", timeout=60, **ENV)
+    out = done.stdout + done.stderr
+    assert done.returncode == 0, out
+    assert "fake-1@h: released" in out and "error" not in out, out
+    assert not admin.hgetall(f"{PREFIX}:quarantine")
