@@ -57,6 +57,9 @@ LOAD_GRACE_S = 10.0
 SCROLL_QUIET_MS = 100
 # An aiInput naming no option of a select lists this many of its options
 MAX_OPTIONS_SHOWN = 15
+# A wait for a change on a page with frames of another origin asks them this often (a round
+# trip a frame: their changes move no counter of the page's)
+FRAME_LOOK_MS = 100
 
 
 def _action(method: Callable[..., Any]) -> Callable[..., Any]:
@@ -436,15 +439,38 @@ class BrowserDevice:
         once it has (or a navigation took the document away); False after ``timeout_s``, or
         once it stayed the same for ``quiet_s`` with none of its requests (fetch, XHR) in
         flight. The page watches its own change counter (page_state.js): no DevTools traffic
-        while nothing happens."""
+        while nothing happens. Frames of another origin the last read saw (a payment form
+        drawing its fields) count as the page: `_await_frames`."""
         seen, page = self._dom.seen, self._page    # (None: a page without farm's watch, as
         if page is None:                           # an error page: it waits out its time)
             return True
         cap = round(timeout_s * 1000)
         quiet = cap if quiet_s is None else min(cap, round(quiet_s * 1000))
         with self._errors("wait for the page to change"):
-            return bool(self._unless_navigating(lambda: self._shots.script(
-                page, AWAIT_CHANGE_JS, [seen, quiet, cap]), True))
+            if self._dom.frames_seen:
+                return self._await_frames(page, seen, quiet, cap)
+            return self._unless_navigating(lambda: self._shots.script(
+                page, AWAIT_CHANGE_JS, [seen, quiet, cap]), True) is True
+
+    def _await_frames(self, page: Any, seen: str | None, quiet_ms: int, cap_ms: int) -> bool:
+        """`await_change` on a page with frames of another origin: their changes move no
+        counter of the page's, nor do their requests count in its own. Each frame is asked
+        (frames.watch, a round trip each), then the page watched for FRAME_LOOK_MS, in turn;
+        a frame that changed, navigated or went away is a change (the next read sees it)."""
+        began = time.monotonic()
+        while True:
+            busy = frames.watch(self._dom.frames_seen)
+            if busy is None:
+                return True
+            waited = round((time.monotonic() - began) * 1000)
+            look = max(1, min(FRAME_LOOK_MS, cap_ms - waited))
+            own = self._unless_navigating(lambda: self._shots.script(
+                page, AWAIT_CHANGE_JS, [seen, look, look]), True)
+            if own is True:
+                return True
+            waited = round((time.monotonic() - began) * 1000)
+            if waited >= cap_ms or (waited >= quiet_ms and not (own or busy)):
+                return False
 
     def failure_note(self) -> str | None:
         """For a step that failed: "the page answered 404 Not Found: URL" when the server

@@ -43,6 +43,8 @@ class DomReader:
         self.seen: str | None = None
         # the nodes of the last tree that are in frames of another origin (frames.py)
         self._routes: dict[int, frames.FrameRoute] = {}
+        # the change tokens of those frames as the last tree saw them, by frame (frames.watch)
+        self.frames_seen: dict[Any, str | None] = {}
 
     def forget(self) -> None:
         """A new page: the last tree is not of it."""
@@ -51,6 +53,7 @@ class DomReader:
         self._fresh = None
         self.seen = None
         self._routes = {}
+        self.frames_seen = {}
 
     def acted(self) -> None:
         """An action (or a navigation) is about to change the page: the last tree may be old."""
@@ -76,6 +79,7 @@ class DomReader:
         started = time.monotonic()
         # (a frame of another origin changes without the page's change token)
         others = frames.other_origin(page.main_frame)
+        self.frames_seen = {}
         last = self._tree[0] if self._tree and not others and not self._routes else None
         raw = self.wait.evaluate(page, TREE_JS, [MAX_NODES, last], what="read the DOM")
         if raw == "same" and self._tree is not None:
@@ -85,7 +89,7 @@ class DomReader:
         walk = _walk(raw)
         nodes, self._routes = walk.nodes, {}
         if others and not walk.truncated:
-            nodes, self._routes = frames.read(page, nodes, MAX_NODES, _walk)
+            nodes, self._routes = frames.read(page, nodes, MAX_NODES, _walk, self.frames_seen)
         self.seconds = time.monotonic() - started
         if walk.truncated:
             log.info("%s: DOM has more than %d rendered elements; tree truncated", self.device,

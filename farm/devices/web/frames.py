@@ -10,6 +10,10 @@ index and point there. Playwright keeps its frame list without a round trip: a p
 such frames costs nothing; one with them is walked on every read (their changes do not move
 the page's change token), and pays three round trips a frame (its element, its walk, its box).
 A frame that goes away or navigates under the read is left out of it.
+
+Each frame has its own change counter and count of requests in flight (page_state.js runs in
+every frame): a read keeps each frame's change token, and a wait for the page to change after
+a locate missed (BrowserDevice.await_change) asks each frame for its own (`watch`).
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from farm.devices.base import Rect, UINode
-from farm.devices.web.scripts import FRAME_BOX_JS, FRAME_TREE_JS
+from farm.devices.web.scripts import FRAME_BOX_JS, FRAME_STATE_JS, FRAME_TREE_JS
 
 log = logging.getLogger("farm.devices.browser")
 
@@ -130,13 +134,14 @@ class _Found:
     parent: tuple[Any, int] | None      # (frame, index there) of its parent element
 
 
-def read(page: Any, nodes: list[UINode], max_nodes: int, walk: Any
+def read(page: Any, nodes: list[UINode], max_nodes: int, walk: Any, seen: dict[Any, Any]
          ) -> tuple[list[UINode], dict[int, FrameRoute]]:
     """``nodes`` (the page's read) and, after them, the rendered elements of its frames of
     another origin (`other_origin`), up to ``max_nodes`` in all; the routes of those, by
-    node id. ``walk`` parses a read (dom_read's)."""
+    node id. ``walk`` parses a read (dom_read's); ``seen`` gets each frame read's change
+    token, by frame (what `watch` compares)."""
     main = page.main_frame
-    found = _read_below(main, max_nodes - len(nodes), walk)
+    found = _read_below(main, max_nodes - len(nodes), walk, seen)
     if not found:
         return nodes, {}
     ids = {(id(f.route.frame), f.route.index): len(nodes) + i for i, f in enumerate(found)}
@@ -152,7 +157,7 @@ def read(page: Any, nodes: list[UINode], max_nodes: int, walk: Any
     return out, routes
 
 
-def _read_below(frame: Any, budget: int, walk: Any) -> list[_Found]:
+def _read_below(frame: Any, budget: int, walk: Any, seen: dict[Any, Any]) -> list[_Found]:
     """The nodes of the frames of another origin below ``frame``, in its page's
     coordinates; a frame gone or navigating under the read is left out."""
     from playwright.sync_api import Error as PlaywrightError
@@ -162,19 +167,21 @@ def _read_below(frame: Any, budget: int, walk: Any) -> list[_Found]:
         if budget - len(found) <= 0:
             break
         try:
-            found.extend(_read_frame(frame, child, budget - len(found), walk))
+            found.extend(_read_frame(frame, child, budget - len(found), walk, seen))
         except PlaywrightError as exc:   # (a browser gone fails the page's next call)
             log.debug("frame %s not read: %s", child.url, exc)
     return found
 
 
-def _read_frame(frame: Any, child: Any, budget: int, walk: Any) -> list[_Found]:
+def _read_frame(frame: Any, child: Any, budget: int, walk: Any, seen: dict[Any, Any]
+                ) -> list[_Found]:
     """``child``'s nodes (and its own frames'), moved into ``frame``'s page."""
     element = child.frame_element()
     read = walk(child.evaluate(FRAME_TREE_JS, budget))
+    seen[child] = read.token
     own = [_Found(n, FrameRoute(child, n.id), None if n.parent is None else (child, n.parent))
            for n in read.nodes]
-    inner = _read_below(child, budget - len(own), walk)
+    inner = _read_below(child, budget - len(own), walk, seen)
     found = own + inner
     vw, vh = read.view or (0, 0)
     box = element.evaluate(FRAME_BOX_JS, [
@@ -192,6 +199,28 @@ def _read_frame(frame: Any, child: Any, budget: int, walk: Any) -> list[_Found]:
         if f.parent is None and box["parent"] >= 0:
             f.parent = (frame, box["parent"])
     return found
+
+
+def watch(seen: dict[Any, Any]) -> int | None:
+    """How many requests the frames the last read saw (``seen``: their change tokens then, by
+    frame) have in flight, a round trip a frame; None once one of them changed since, or
+    navigated, or went away (the next read sees it as it is; a frame that cannot be read is
+    left out of that read, and so of the next wait)."""
+    from playwright.sync_api import Error as PlaywrightError
+
+    inflight = 0
+    for frame, token in seen.items():
+        try:
+            if frame.is_detached():
+                return None
+            now, busy = frame.evaluate(FRAME_STATE_JS)
+        except PlaywrightError as exc:
+            log.debug("frame %s changed under the wait: %s", frame.url, exc)
+            return None
+        if now != token:
+            return None
+        inflight += int(busy or 0)
+    return inflight
 
 
 def focused(page: Any) -> Any | None:

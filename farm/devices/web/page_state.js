@@ -7,7 +7,8 @@
 // a step started, and a locate that missed waits for the page to change. Changes inside shadow roots
 // (open or closed: attachShadow is wrapped, and a closed root is kept for the text read,
 // visible_text.js) and inside same-origin frames (a frame's change counts as its parent's)
-// count too.
+// count too; a frame of another origin keeps its own counts, which farm reads frame by frame
+// (frames.py).
 (() => {
   if (window.__farm) return;
   const state = { gen: 0, leaving: false };

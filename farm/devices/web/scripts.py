@@ -77,19 +77,24 @@ TREE_JS = ("async ([maxNodes, last]) => {\n" + ENDING_JS + "  const s = window._
            "  const out = (\n" + read_js("dom.js") + "\n)(maxNodes, " + REACH_JS + ");\n"
            "  out.token = token; return (" + STRINGIFY_JS + ")(out); }")
 # [token, quietMs, capMs]: resolves true once the page's change token is not ``token`` (the last
-# read's); false once it stayed so for ``quietMs`` with none of its requests in flight, or for
-# ``capMs`` (BrowserDevice.await_change); the page looks every 50 ms itself.
+# read's); else, once it stayed so for ``quietMs`` with none of its requests in flight (0), or
+# for ``capMs``, with the number of its requests in flight (BrowserDevice.await_change); the
+# page looks every 50 ms itself.
 AWAIT_CHANGE_JS = """([token, quietMs, capMs]) => new Promise((resolve) => {
   const s = window.__farm, began = performance.now();
   const now = () => (s ? performance.timeOrigin + ':' + s.gen : null);
   const look = () => {
-    const waited = performance.now() - began;
+    const waited = performance.now() - began, inflight = (s && s.inflight) || 0;
     if (now() !== token) resolve(true);
-    else if (waited >= capMs || (waited >= quietMs && !(s && s.inflight))) resolve(false);
+    else if (waited >= capMs || (waited >= quietMs && !inflight)) resolve(inflight);
     else setTimeout(look, 50);
   };
   look();
 })"""
+# A frame of another origin's change token and requests in flight (its own page_state.js: the
+# page's counter does not move with it), while farm waits for a change (frames.watch)
+FRAME_STATE_JS = """() => { const s = window.__farm;
+  return s ? [performance.timeOrigin + ':' + s.gen, s.inflight || 0] : [null, 0]; }"""
 # The page's visible text (what text checks compare), skipped in the same way. Not part of the
 # walk: a step that locates then acts changes the page before any check reads its text (on a
 # page of 2,800 elements the text is a second walk of ~30 ms).
@@ -99,9 +104,11 @@ TEXT_JS = ("(last) => { const s = window.__farm;\n" + MOVING_JS +
            "  const text = (\n" + VISIBLE_TEXT_JS + "\n)();\n"
            "  return (" + STRINGIFY_JS + ")({token, text}); }")
 # The same walk in a frame of another origin than its parent's (farm/devices/web/frames.py):
-# always walked (its changes are not the page's), with its viewport's size.
-FRAME_TREE_JS = ("(maxNodes) => { const out = (\n" + read_js("dom.js") + "\n)(maxNodes, "
-                 + REACH_JS + ");\n  out.view = [innerWidth, innerHeight];\n"
+# always walked (its changes are not the page's), with its viewport's size and its own change
+# token (what a wait for a change compares, FRAME_STATE_JS).
+FRAME_TREE_JS = ("(maxNodes) => { const s = window.__farm, out = (\n" + read_js("dom.js")
+                 + "\n)(maxNodes, " + REACH_JS + ");\n  out.view = [innerWidth, innerHeight];\n"
+                 "  out.token = s ? performance.timeOrigin + ':' + s.gen : null;\n"
                  "  return (" + STRINGIFY_JS + ")(out); }")
 # Where such a frame shows in the page that holds it (frame_box.js), on its element
 FRAME_BOX_JS = "(el, args) => (" + read_js("frame_box.js") + ")(el, args, " + REACH_JS + ")"
