@@ -237,9 +237,16 @@ class DeviceRuntime:
             self.state = state
         try:
             self._write_lease()
-            metrics.heartbeat(self.name, time.time())
+            self._beat()
         except Exception as exc:   # the heartbeat thread will write it again
             log.warning("lease update failed: %s", exc)
+
+    def _beat(self) -> None:
+        """farm_worker_heartbeat_timestamp_seconds: now, while this process holds its name; not
+        once it lost it (its lease is another process's, not renewed: a dashboard's staleness
+        alert must see this device's time stand still while it drains)."""
+        if not self.name_lost:
+            metrics.heartbeat(self.name, time.time())
 
     def _write_lease(self) -> None:
         """Refresh the lease; if another process has held the name since before this one took
@@ -296,7 +303,7 @@ class DeviceRuntime:
                 self._write_lease()
                 if self.target_key:
                     store.refresh_target(self.r, self.target_key, self.name)
-                metrics.heartbeat(self.name, time.time())
+                self._beat()
                 OUTAGE.answered()
             except (redis.ConnectionError, redis.TimeoutError, *REFUSED) as exc:
                 if isinstance(exc, redis.ReadOnlyError):    # a replica now (failed over):

@@ -44,3 +44,26 @@ def test_a_heartbeat_refused_by_a_replica_connects_again(monkeypatch):
     beat.start()
     beat.join(60)
     assert written and pool.reconnects == 1
+
+
+def test_a_device_that_lost_its_name_stops_its_heartbeat_metric(monkeypatch):
+    """A device process another holds its name from drains (its lease is not renewed): its
+    farm_worker_heartbeat_timestamp_seconds went on moving, so a dashboard's staleness alert
+    saw a live device; it now stands at the last renewal."""
+    monkeypatch.setattr(store, "HEARTBEAT_S", 0.01)
+    beats, stop, leases = [], threading.Event(), []
+    monkeypatch.setattr(runtime_module.metrics, "heartbeat", lambda name, when: beats.append(name))
+    runtime = SimpleNamespace(_stop=stop, target_key="", name="fake-1@h", name_lost=False)
+    runtime._beat = lambda: DeviceRuntime._beat(runtime)
+
+    def write_lease() -> None:          # the first renewal holds; then another has the name
+        leases.append(True)
+        if len(leases) == 2:
+            runtime.name_lost = True
+        if len(leases) == 4:
+            stop.set()
+    runtime._write_lease = write_lease
+    beat = threading.Thread(target=DeviceRuntime._heartbeat, args=(runtime,), daemon=True)
+    beat.start()
+    beat.join(60)
+    assert len(leases) == 4 and beats == ["fake-1@h"]
