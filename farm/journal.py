@@ -7,7 +7,9 @@ Beside the results (one CaseResult JSON a line) the journal holds marker lines, 
 shareBrowserContext unit with its files, and those it left out), ``device`` when a device has
 opened (what it is: browser version, phone model and OS), ``start`` when an attempt begins,
 ``file`` when a unit's next file begins, and ``attempt`` (its result) when one
-ends to be retried. A run killed with ``kill -9`` is rebuilt from them with its real start and
+ends to be retried (a case's times by the clock of the host that ran it, a worker's in a
+cluster run, as its result's: a rebuild reads a case, and its files' durations, on one clock).
+A run killed with ``kill -9`` is rebuilt from them with its real start and
 duration, the case (or a unit's file) that was running listed as interrupted, and the cases
 (and files) that never started as not run. A run that
 ended writes ``end`` (its start, end, exit code, the devices it lost, each red case's verdict
@@ -107,21 +109,25 @@ class JournalEvents(RelayEvents):
             self._write({"journal": "device", "device": device, "about": detail})
         self.inner.device_state(device, state, detail)
 
-    def case_started(self, device: str, case_id: str, name: str, attempt: int) -> None:
+    def case_started(self, device: str, case_id: str, name: str, attempt: int,
+                     started: str = "") -> None:
+        """``started``: by the clock of the host running it (a worker's), as its result's and
+        steps' times are: a case's lines read on one clock."""
         self._write({"journal": "start", "case_id": case_id, "attempt": attempt,
-                     "device": device, "started": now_iso()})
+                     "device": device, "started": started or now_iso()})
         if case_id in self._files:
             self._units[device] = [case_id, attempt, 0, 0, False]
         self.inner.case_started(device, case_id, name, attempt)
 
-    def file_started(self, device: str, unit_id: str, file_id: str) -> None:
+    def file_started(self, device: str, unit_id: str, file_id: str, started: str = "") -> None:
         """A unit's next file begins (farm killed in it, the rebuild lists it interrupted,
-        those before it ended unsaved, those after it not run)."""
+        those before it ended unsaved, those after it not run; ``started``: as for
+        `case_started`, the clock a file's duration is read on, from the next's start)."""
         unit = self._units.get(device)
         if unit is not None and unit[0] == unit_id:
             unit[4] = True          # told: its steps need not say
             self._write({"journal": "file", "case_id": unit_id, "attempt": unit[1],
-                         "file": file_id, "device": device, "started": now_iso()})
+                         "file": file_id, "device": device, "started": started or now_iso()})
         super().file_started(device, unit_id, file_id)
 
     def step_finished(self, device: str, record: StepRecord) -> None:
@@ -137,7 +143,7 @@ class JournalEvents(RelayEvents):
                 self._next_file(device, unit, record.started)
             unit[3] += 1
             if unit[2] < len(files) and record.index >= files[unit[2]][3]:
-                self._next_file(device, unit, now_iso())
+                self._next_file(device, unit, _end_of(record))
         self.inner.step_finished(device, record)
 
     def _next_file(self, device: str, unit: list[Any], started: str) -> None:
@@ -163,6 +169,15 @@ class JournalEvents(RelayEvents):
                 self._file.close()
             except OSError as exc:      # its last flush, on a disk that filled up
                 self._stop(exc)
+
+
+def _end_of(step: StepRecord) -> str:
+    """When ``step`` ended, by the clock it started on (its host's: a worker's), else now."""
+    begun = timestamp(step.started)
+    if begun is None:
+        return now_iso()
+    return datetime.fromtimestamp(begun + step.duration, timezone.utc).isoformat(
+        timespec="milliseconds")
 
 
 def running(run_dir: Path) -> bool:

@@ -3,7 +3,8 @@ wrapper (the journal, the case metrics) overrides only the events it acts on."""
 
 from __future__ import annotations
 
-from typing import Any
+import inspect
+from typing import Any, Callable
 
 
 class RelayEvents:
@@ -16,16 +17,26 @@ class RelayEvents:
     def device_state(self, device: str, state: str, detail: str = "") -> None:
         self.inner.device_state(device, state, detail)
 
-    def case_started(self, device: str, case_id: str, name: str, attempt: int) -> None:
-        self.inner.case_started(device, case_id, name, attempt)
+    def case_started(self, device: str, case_id: str, name: str, attempt: int,
+                     started: str = "") -> None:
+        timed(self.inner.case_started, device, case_id, name, attempt, started=started)
 
     def step_finished(self, device: str, record: Any) -> None:
         self.inner.step_finished(device, record)
 
-    def file_started(self, device: str, unit_id: str, file_id: str) -> None:
+    def file_started(self, device: str, unit_id: str, file_id: str, started: str = "") -> None:
         told = getattr(self.inner, "file_started", None)    # (a progress view has none)
         if told is not None:
-            told(device, unit_id, file_id)
+            timed(told, device, unit_id, file_id, started=started)
 
     def case_finished(self, device: str, result: Any, final: bool) -> None:
         self.inner.case_finished(device, result, final)
+
+
+def timed(told: Callable[..., None], *args: Any, started: str = "") -> None:
+    """Call a RunEvents method with ``started`` (a cluster run's: its worker's clock) when it
+    takes one: a progress view shows no times, and its methods take none."""
+    if started and "started" in inspect.signature(told).parameters:
+        told(*args, started=started)
+    else:
+        told(*args)

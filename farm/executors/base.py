@@ -25,12 +25,17 @@ class RunEvents(Protocol):
     def device_state(self, device: str, state: str, detail: str = "") -> None:
         """state: starting | idle | busy | restarting | dead | quarantined | done"""
 
-    def case_started(self, device: str, case_id: str, name: str, attempt: int) -> None: ...
+    def case_started(self, device: str, case_id: str, name: str, attempt: int,
+                     started: str = "") -> None:
+        """``started``: when, by the clock of the host running it (a worker's, in a cluster
+        run, as its result and steps are; "" for now): the journal writes it. It is passed
+        by keyword (`farm.relay.timed`) to those that take it: a progress view shows none."""
 
     def step_finished(self, device: str, record: StepRecord) -> None: ...
 
-    def file_started(self, device: str, unit_id: str, file_id: str) -> None:
-        """A shared-context unit's next file (``file_id``) begins on ``device``."""
+    def file_started(self, device: str, unit_id: str, file_id: str, started: str = "") -> None:
+        """A shared-context unit's next file (``file_id``) begins on ``device`` (``started``:
+        as for `case_started`)."""
 
     def case_finished(self, device: str, result: CaseResult, final: bool) -> None:
         """``final`` is False when the attempt will be retried."""
@@ -43,13 +48,14 @@ class NullEvents:
     def device_state(self, device: str, state: str, detail: str = "") -> None:
         pass
 
-    def case_started(self, device: str, case_id: str, name: str, attempt: int) -> None:
+    def case_started(self, device: str, case_id: str, name: str, attempt: int,
+                     started: str = "") -> None:
         pass
 
     def step_finished(self, device: str, record: StepRecord) -> None:
         pass
 
-    def file_started(self, device: str, unit_id: str, file_id: str) -> None:
+    def file_started(self, device: str, unit_id: str, file_id: str, started: str = "") -> None:
         pass
 
     def case_finished(self, device: str, result: CaseResult, final: bool) -> None:
