@@ -384,8 +384,9 @@ def serve(runtime: "DeviceRuntime", loglevel: str) -> int:
 class _FailoverSaidPlainly(logging.Filter):
     """Celery's "Unrecoverable error" as Redis fails over (the consumer's Redis a replica now)
     in one line naming the device and what comes next, not a traceback of kombu's insides.
-    One of the broker's ACL (NOPERM: a command, key or channel Celery uses) is kept in
-    ``refused`` for :func:`serve` to say, and not logged."""
+    One of the broker's ACL (NOPERM: a command, key or channel Celery uses; a MULTI kombu
+    sends, which redis-py reports as "EXEC without MULTI") is kept in ``refused`` for
+    :func:`serve` to say, and not logged."""
 
     def __init__(self, name: str) -> None:
         super().__init__()
@@ -396,6 +397,7 @@ class _FailoverSaidPlainly(logging.Filter):
         import redis
         from redis.exceptions import NoPermissionError
         exc = record.exc_info[1] if record.exc_info else None
+        exc = (exc and store.multi_refused(exc)) or exc     # (kombu's MULTI, refused)
         if isinstance(exc, NoPermissionError):
             self.refused = exc
             return False

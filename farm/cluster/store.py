@@ -164,6 +164,7 @@ def check_permissions(r: Any, url: str) -> None:
     from farm.errors import ConfigError
     control = key("celery", f"/{_db_of(url)}.celery.pidbox")     # (kombu's name for it)
     probes = [(f"SET on {key('epoch')}", lambda: epoch(r)),
+              (f"MULTI on {key('*')} (Celery's queues)", lambda: _transaction(r)),
               (f"EVAL (farm's scripts: EXISTS, GET, SET, RPUSH, EXPIRE, DEL) on {key('*')}",
                lambda: r.eval(_PROBE, 2, key("acl-check", "a"), key("acl-check", "b"))),
               (f"SCAN of {key('lease', '*')}", lambda: r.scan(0, match=key("lease", "*"),
@@ -181,6 +182,19 @@ def check_permissions(r: Any, url: str) -> None:
             return                      # READONLY, OOM: below
         except (RedisError, OSError):   # away, full, a replica: each device waits for it
             return
+
+
+def _transaction(r: Any) -> None:
+    """A MULTI/EXEC, as kombu's Redis transport sends to size and ack Celery's queues: a
+    device process refused it died at its consumer's start ("EXEC without MULTI", a
+    traceback) and was started again and again, its device said ready each time."""
+    from redis.exceptions import ResponseError
+    with r.pipeline(transaction=True) as pipe:
+        pipe.exists(key("acl-check", "a"))
+        try:
+            pipe.execute()
+        except ResponseError as exc:
+            raise multi_refused(exc) or exc from None
 
 
 def _psubscribe(r: Any, pattern: str) -> None:
