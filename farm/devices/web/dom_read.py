@@ -124,11 +124,15 @@ class DomReader:
         return text + "\n" + others if others else text
 
     def xpath_rects(self, page: Any, xpath: str) -> list[Rect]:
-        """Viewport rects of rendered elements matching ``xpath``; bad XPath -> StepFailed."""
+        """Viewport rects of rendered elements matching ``xpath``; bad XPath -> StepFailed.
+        The page's document and its frames of its origin (xpath.js), then its frames of
+        another origin, each evaluated in its frame (`frames.xpath_rects`; Playwright's frame
+        list is kept without a round trip: a page without such frames costs nothing more)."""
         res = clean(self.wait.evaluate(page, XPATH_JS, xpath, what="evaluate XPath"))
         if "error" in res:
             raise StepFailed(f"invalid XPath {xpath!r}: {res['error']}")
-        return [Rect(x=r[0], y=r[1], width=r[2], height=r[3]) for r in res["rects"]]
+        rects = res["rects"] + frames.xpath_rects(page.main_frame, xpath)
+        return [Rect(x=r[0], y=r[1], width=r[2], height=r[3]) for r in rects]
 
     def tap_point(self, page: Any, node: int, x: int, y: int) -> tuple[int, int, str]:
         """Where a tap on ``node`` (an id of the last `tree`) at (x, y) reaches it, in one

@@ -11,6 +11,11 @@ such frames costs nothing; one with them is walked on every read (their changes 
 the page's change token), and pays three round trips a frame (its element, its walk, its box).
 A frame that goes away or navigates under the read is left out of it.
 
+An XPath (a step's own, the locate cache's) is evaluated in each such frame too, after the
+page's (`xpath_rects`), its rects moved as a read moves its nodes: the same XPath that
+selects an element of the page or of a frame of its origin selects one here, so what a model
+found in such a frame is cached, and checked against the live frame, as anywhere else.
+
 Each frame has its own change counter and count of requests in flight (page_state.js runs in
 every frame): a read keeps each frame's change token, and a wait for the page to change after
 a locate missed (BrowserDevice.await_change) asks each frame for its own (`watch`).
@@ -24,7 +29,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from farm.devices.base import Rect, UINode
-from farm.devices.web.scripts import FRAME_BOX_JS, FRAME_STATE_JS, FRAME_TREE_JS
+from farm.devices.web.scripts import FRAME_BOX_JS, FRAME_STATE_JS, FRAME_TREE_JS, XPATH_JS
 
 log = logging.getLogger("farm.devices.browser")
 
@@ -199,6 +204,38 @@ def _read_frame(frame: Any, child: Any, budget: int, walk: Any, seen: dict[Any, 
         if f.parent is None and box["parent"] >= 0:
             f.parent = (frame, box["parent"])
     return found
+
+
+def xpath_rects(frame: Any, xpath: str) -> list[list[int]]:
+    """[x, y, w, h] in ``frame``'s page of the rendered elements ``xpath`` selects in the
+    frames of another origin below it (`other_origin`), in the order a read appends their
+    nodes, and moved as it moves them: the rect a node of the read has (what a locate checks
+    a hit against). xpath.js in each (its own frames of its origin too): a round trip a
+    frame, two more for one where it selects something (its element, its box). A frame gone
+    or navigating meanwhile, or not shown, is left out; no round trip without such frames."""
+    from playwright.sync_api import Error as PlaywrightError
+
+    found: list[list[int]] = []
+    for child in other_origin(frame):
+        try:
+            found.extend(_xpath_in(child, xpath))
+        except PlaywrightError as exc:   # (a browser gone fails the page's next call)
+            log.debug("frame %s not searched: %s", child.url, exc)
+    return found
+
+
+def _xpath_in(child: Any, xpath: str) -> list[list[int]]:
+    """The rects ``xpath`` selects in ``child`` (and its own frames of another origin),
+    moved into its parent's page."""
+    res = child.evaluate(XPATH_JS, xpath)
+    # (an XPath the page's document evaluated: an error here is the frame's, e.g. navigating)
+    rects = [list(r) for r in res.get("rects") or []] if isinstance(res, dict) else []
+    rects += xpath_rects(child, xpath)
+    if not rects:
+        return []
+    # (where it shows only: whether the frame clips a rect away is the read's to tell)
+    box = child.frame_element().evaluate(FRAME_BOX_JS, [rects, [], 1e9, 1e9])
+    return [] if box is None else [r[:4] for r in box["rects"]]
 
 
 def watch(seen: dict[Any, Any]) -> int | None:

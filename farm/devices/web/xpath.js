@@ -1,8 +1,10 @@
 // Rendered elements matching an XPath, as [x, y, w, h] viewport rects; text and attribute
 // hits map to their element. The page's document first, then each shown frame of its origin
 // (the XPath evaluated in the frame's document, its rects moved to where the frame is: what
-// the DOM walk, dom.js, reads there too). Returns {error} instead of throwing so that a bad
-// XPath becomes a StepFailed in farm/devices/web/dom_read.py, not a Playwright error.
+// the DOM walk, dom.js, reads there too); a frame of another origin is searched on its own,
+// with this script evaluated in it (farm/devices/web/frames.py). Returns {error} instead of
+// throwing so that a bad XPath becomes a StepFailed in farm/devices/web/dom_read.py, not a
+// Playwright error.
 // Evaluated with reach.js's helpers.
 (xpath, {inside}) => {
   const out = [];
