@@ -8,7 +8,9 @@ shareBrowserContext unit with its files, and those it left out), ``device`` when
 opened (what it is: browser version, phone model and OS), ``start`` when an attempt begins,
 ``file`` when a unit's next file begins, and ``attempt`` (its result) when one
 ends to be retried (a case's times by the clock of the host that ran it, a worker's in a
-cluster run, as its result's: a rebuild reads a case, and its files' durations, on one clock).
+cluster run, as its result's: a rebuild reads a case, and its files' durations, on one clock;
+a worker's lines say when farm heard them too, ``seen``, so the run's end and duration are
+read on farm's own clock, as its start).
 A run killed with ``kill -9`` is rebuilt from them with its real start and
 duration, the case (or a unit's file) that was running listed as interrupted, and the cases
 (and files) that never started as not run. A run that
@@ -114,7 +116,7 @@ class JournalEvents(RelayEvents):
         """``started``: by the clock of the host running it (a worker's), as its result's and
         steps' times are: a case's lines read on one clock."""
         self._write({"journal": "start", "case_id": case_id, "attempt": attempt,
-                     "device": device, "started": started or now_iso()})
+                     "device": device, **_times(started)})
         if case_id in self._files:
             self._units[device] = [case_id, attempt, 0, 0, False]
         self.inner.case_started(device, case_id, name, attempt)
@@ -127,7 +129,7 @@ class JournalEvents(RelayEvents):
         if unit is not None and unit[0] == unit_id:
             unit[4] = True          # told: its steps need not say
             self._write({"journal": "file", "case_id": unit_id, "attempt": unit[1],
-                         "file": file_id, "device": device, "started": started or now_iso()})
+                         "file": file_id, "device": device, **_times(started)})
         super().file_started(device, unit_id, file_id)
 
     def step_finished(self, device: str, record: StepRecord) -> None:
@@ -151,8 +153,7 @@ class JournalEvents(RelayEvents):
         files = self._files[unit[0]]
         if unit[2] < len(files):
             self._write({"journal": "file", "case_id": unit[0], "attempt": unit[1],
-                         "file": files[unit[2]][0], "device": device,
-                         "started": started or now_iso()})
+                         "file": files[unit[2]][0], "device": device, **_times(started)})
 
     def case_finished(self, device: str, result: CaseResult, final: bool) -> None:
         if self._units.get(device, [None])[0] == result.case_id:
@@ -169,6 +170,14 @@ class JournalEvents(RelayEvents):
                 self._file.close()
             except OSError as exc:      # its last flush, on a disk that filled up
                 self._stop(exc)
+
+
+def _times(started: str) -> dict[str, str]:
+    """A line's times: ``started`` by the clock of the host running the case (its worker's)
+    and, when that is not this farm's own, ``seen``: this farm's when it was told (a rebuild
+    reads how far that host's clock is off from the two, `_offsets`)."""
+    now = now_iso()
+    return {"started": started, "seen": now} if started else {"started": now}
 
 
 def _end_of(step: StepRecord) -> str:
@@ -326,9 +335,10 @@ def recover(run_dir: Path) -> RunSummary:
     devices, info = devices_of(results)
     info = dict(sorted({**about, **info}.items()))
     started = head.get("started") or min((r.started for r in results if r.started), default="")
-    last = _last_moment(started, results, [*began.values(), *sum(reached.values(), [])])
+    behind = _offsets(lines := [*began.values(), *sum(reached.values(), [])])
+    last = _last_moment(started, results, lines, behind)
     for result in results:
-        _ran_until(result, last[0])
+        _ran_until(result, last[0], behind.get(result.device or "", 0.0))
     summary = RunSummary(run_id=run_id, started=started, devices=devices, device_info=info,
                          cases=results, interrupted=True,
                          farm_version=head.get("farm_version", ""), finished=last[0],
@@ -481,27 +491,43 @@ def _files_unfinished(common: dict[str, str], files: list[dict[str, str]],
     return out
 
 
-def _ran_until(result: CaseResult, last: str) -> None:
+def _ran_until(result: CaseResult, last: str, behind: float = 0.0) -> None:
     """A case farm was killed in ran at least until the last moment the journal saw farm
     alive: its duration is to there (it was 0: "0 ms" in the report, no bar on its device's
-    timeline, though it had held the device all that time)."""
+    timeline, though it had held the device all that time). ``behind``: how far its host's
+    clock, which its start is read on, is behind farm's (`_offsets`)."""
     if result.status != "interrupted" or result.reason != CUT_SHORT:
         return
     start, end = timestamp(result.started), timestamp(last)
     if start is not None and end is not None:
-        result.duration = round(max(end - start, 0.0), 3)
+        result.duration = round(max(end - behind - start, 0.0), 3)
         summed(result)      # (a retry cut short: the case's time is every attempt's)
 
 
-def _last_moment(started: str, results: list[CaseResult], began: Iterable[dict[str, Any]]
-                 ) -> tuple[str, float]:
+def _offsets(lines: Iterable[dict[str, Any]]) -> dict[str, float]:
+    """device → how far its host's clock is behind this farm's (seconds; negative: ahead),
+    from the lines farm saw (``seen``) after that host said it began (``started``): the
+    least gap, the one with the least delay in it. A device of this host's has none."""
+    out: dict[str, float] = {}
+    for line in lines:
+        seen, began = timestamp(line.get("seen")), timestamp(line.get("started"))
+        if seen is not None and began is not None:
+            device = str(line.get("device", ""))
+            out[device] = min(out.get(device, seen - began), seen - began)
+    return out
+
+
+def _last_moment(started: str, results: list[CaseResult], began: Iterable[dict[str, Any]],
+                 behind: dict[str, float] | None = None) -> tuple[str, float]:
     """(when, seconds after the run's start) of the last thing the journal says happened:
     a result's end, an attempt's start, else the run's start. The time farm was killed is
-    not known; this is the latest moment it was seen alive."""
-    at = timestamp
+    not known; this is the latest moment it was seen alive. All on farm's own clock (the
+    run's start is): a worker's times moved by how far its clock is off (``behind``)."""
+    at, behind = timestamp, behind or {}
     t0 = at(started)
-    ends = [t + r.duration for r in results if (t := at(r.started)) is not None]
-    ends += [t for b in began if (t := at(b.get("started", ""))) is not None]
+    ends = [t + r.duration + behind.get(r.device or "", 0.0) for r in results
+            if (t := at(r.started)) is not None]
+    ends += [t for b in began if (t := at(b.get("seen") or b.get("started", ""))) is not None]
     if t0 is None and not ends:
         return "", 0.0
     last = max(ends, default=t0)
