@@ -12,8 +12,7 @@ from pydantic import BaseModel
 from farm.devices.base import Rect, UINode, UITree
 from farm.devices.web import frames
 from farm.devices.web.page_wait import PageWait
-from farm.devices.web.scripts import (MAX_NODES, REACH_JS, TEXT_JS, TREE_JS, VISIBLE_TEXT_JS,
-                                      XPATH_JS, read_js)
+from farm.devices.web.scripts import MAX_NODES, REACH_JS, TEXT_JS, TREE_JS, XPATH_JS, read_js
 from farm.errors import StepFailed
 from farm.text import clean, clean_json, needs_cleaning
 
@@ -45,6 +44,8 @@ class DomReader:
         self._routes: dict[int, frames.FrameRoute] = {}
         # the change tokens of those frames as the last tree saw them, by frame (frames.watch)
         self.frames_seen: dict[Any, str | None] = {}
+        # the elements of the page's frames of another origin, kept across reads
+        self._elements = frames.FrameElements()
 
     def forget(self) -> None:
         """A new page: the last tree is not of it."""
@@ -54,6 +55,7 @@ class DomReader:
         self.seen = None
         self._routes = {}
         self.frames_seen = {}
+        self._elements.forget()
 
     def acted(self) -> None:
         """An action (or a navigation) is about to change the page: the last tree may be old."""
@@ -89,7 +91,8 @@ class DomReader:
         walk = _walk(raw)
         nodes, self._routes = walk.nodes, {}
         if others and not walk.truncated:
-            nodes, self._routes = frames.read(page, nodes, MAX_NODES, _walk, self.frames_seen)
+            nodes, self._routes = frames.read(page, nodes, MAX_NODES, _walk, self.frames_seen,
+                                              self._elements)
         self.seconds = time.monotonic() - started
         if walk.truncated:
             log.info("%s: DOM has more than %d rendered elements; tree truncated", self.device,
@@ -106,9 +109,9 @@ class DomReader:
 
     def text(self, page: Any) -> str:
         """The page's visible text (visible_text.js; not read again while unchanged): what a
-        text check compares. The text of frames from
-        another origin (a payment form, an embedded widget), which the page's own script
-        cannot read, is read frame by frame and added, on every read."""
+        text check compares. The text of frames from another origin (a payment form, an
+        embedded widget), which the page's own script cannot read, is read frame by frame and
+        added, on every read: of those that show (`frames.texts`; not a 1x1 px tracker's)."""
         started = time.monotonic()
         last = self._text[0] if self._text else None
         raw = self.wait.evaluate(page, TEXT_JS, last, what="read the page's text")
@@ -119,7 +122,7 @@ class DomReader:
             self._text = (raw["token"], raw["text"]) if raw.get("token") else None
             text = raw["text"]
         self.seen = self._text[0] if self._text else None
-        others = _other_origin_text(page)
+        others = "\n".join(frames.texts(page.main_frame, self._elements))
         self.seconds = time.monotonic() - started
         return text + "\n" + others if others else text
 
@@ -131,7 +134,7 @@ class DomReader:
         res = clean(self.wait.evaluate(page, XPATH_JS, xpath, what="evaluate XPath"))
         if "error" in res:
             raise StepFailed(f"invalid XPath {xpath!r}: {res['error']}")
-        rects = res["rects"] + frames.xpath_rects(page.main_frame, xpath)
+        rects = res["rects"] + frames.xpath_rects(page.main_frame, xpath, self._elements)
         return [Rect(x=r[0], y=r[1], width=r[2], height=r[3]) for r in rects]
 
     def tap_point(self, page: Any, node: int, x: int, y: int) -> tuple[int, int, str]:
@@ -161,29 +164,6 @@ class DomReader:
         if isinstance(res, list):
             return route.page(*res) if route else (int(res[0]), int(res[1]))
         return clean(res) if isinstance(res, str) else None
-
-
-def _other_origin_text(page: Any) -> str:
-    """The visible text of the page's shown frames from another origin than their parent
-    (Playwright's frame list is kept without a round trip: a page without such frames costs
-    nothing). A frame that goes away under the read, or a hidden one, adds nothing."""
-    texts = []
-    for frame in page.frames[1:]:
-        parent = frame.parent_frame
-        if parent is None or frame.is_detached() or not frame.url.startswith("http") \
-                or frames.origin(frame.url) == frames.origin(parent.url):
-            continue
-        try:
-            element = frame.frame_element()
-            if element.bounding_box() is None or not element.is_visible():
-                continue
-            text = frame.evaluate(VISIBLE_TEXT_JS)
-        except Exception as exc:     # detached or navigating meanwhile: its text is not there
-            log.debug("frame %s not read: %s", frame.url, exc)
-            continue
-        if text:
-            texts.append(clean(text))
-    return "\n".join(texts)
 
 
 class _Walk(BaseModel):

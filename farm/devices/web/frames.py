@@ -7,9 +7,12 @@ where the frame shows in the page (`FRAME_BOX_JS`, on the frame's element: neste
 clipped to each frame's box), and appended to the page's nodes. A node read so keeps a
 `FrameRoute`: the hit, aim, fill, focus and scroll scripts for it run in its frame, with its
 index and point there. Playwright keeps its frame list without a round trip: a page without
-such frames costs nothing; one with them is walked on every read (their changes do not move
-the page's change token), and pays three round trips a frame (its element, its walk, its box).
-A frame that goes away or navigates under the read is left out of it.
+such frames costs nothing. One with them asks, in one round trip for all of them
+(`FrameElements.shown`), which of them show: a frame not rendered, hidden, or under 2x2 px (an
+analytics or ad pixel) is left out of the read, and of text checks. Each frame that shows is
+walked on every read (its changes do not move the page's change token): two round trips (its
+walk, its box). Each frame's element is kept across reads (`FrameElements`): asking Playwright
+for it is a round trip. A frame that goes away or navigates under the read is left out of it.
 
 An XPath (a step's own, the locate cache's) is evaluated in each such frame too, after the
 page's (`xpath_rects`), its rects moved as a read moves its nodes: the same XPath that
@@ -29,7 +32,9 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from farm.devices.base import Rect, UINode
-from farm.devices.web.scripts import FRAME_BOX_JS, FRAME_STATE_JS, FRAME_TREE_JS, XPATH_JS
+from farm.devices.web.scripts import (FRAME_BOX_JS, FRAME_SHOWN_JS, FRAME_STATE_JS,
+                                      FRAME_TREE_JS, VISIBLE_TEXT_JS, XPATH_JS)
+from farm.text import clean
 
 log = logging.getLogger("farm.devices.browser")
 
@@ -54,6 +59,78 @@ def other_origin(frame: Any) -> list[Any]:
         else:
             found.extend(other_origin(child))
     return found
+
+
+class FrameElements:
+    """The elements of the frames of another origin (ElementHandles in their parents'
+    documents), kept by Playwright frame (the same object until it detaches) across reads:
+    `frame_element()` is a round trip a frame. A page's reader keeps one; a new page, a new
+    one (`forget`)."""
+
+    def __init__(self) -> None:
+        self._kept: dict[Any, tuple[Any, Any]] = {}     # frame: (its element, its parent)
+
+    def forget(self) -> None:
+        """A new page (or context): its frames are not these."""
+        self._kept = {}
+
+    def element(self, frame: Any) -> Any:
+        """``frame``'s element in its parent's document (asked once a frame)."""
+        kept = self._kept.get(frame)
+        if kept is None:
+            kept = self._kept[frame] = (frame.frame_element(), frame.parent_frame)
+        return kept[0]
+
+    def drop(self, frame: Any) -> None:
+        """``frame``'s element is let go of (the frame detached, or its element failed): the
+        page may free it; the next `element` asks for it again."""
+        kept = self._kept.pop(frame, None)
+        if kept is None or kept[1] is None or kept[1].is_detached():
+            return                  # (its document gone: so is the handle)
+        try:
+            kept[0].dispose()
+        except Exception as exc:    # its parent navigated meanwhile: nothing left to free
+            log.debug("frame element not disposed: %s", exc)
+
+    def prune(self) -> None:
+        """The elements of frames that detached since are let go of."""
+        for frame in [f for f in self._kept if f.is_detached()]:
+            self.drop(frame)
+
+    def shown(self, frame: Any) -> list[tuple[Any, Any]]:
+        """(frame, element) of each of ``frame``'s frames of another origin (`other_origin`)
+        that shows (FRAME_SHOWN_JS), in their order there: one round trip for their parent
+        (two or more only where some are in frames of its origin), none without such frames.
+        A frame gone meanwhile is left out."""
+        children = other_origin(frame)
+        by_parent: dict[Any, list[Any]] = {}
+        for child in children:
+            by_parent.setdefault(child.parent_frame, []).append(child)
+        shows: dict[Any, Any] = {}
+        for parent, group in by_parent.items():
+            shows.update(self._ask(parent, group))
+        return [(child, shows[child]) for child in children if child in shows]
+
+    def _ask(self, parent: Any, group: list[Any]) -> dict[Any, Any]:
+        """{frame: element} of those of ``group`` (frames in ``parent``) that show; once more
+        with their elements asked again when a kept one failed (its document changed)."""
+        from playwright.sync_api import Error as PlaywrightError
+
+        for attempt in (1, 2):
+            try:
+                pairs = []
+                for child in group:
+                    if not child.is_detached():
+                        pairs.append((child, self.element(child)))
+                if parent is None or not pairs:
+                    return {}
+                flags = parent.evaluate(FRAME_SHOWN_JS, [el for _, el in pairs])
+                return {child: el for (child, el), shown in zip(pairs, flags) if shown}
+            except PlaywrightError as exc:
+                log.debug("frames of %s not asked (%d): %s", parent and parent.url, attempt, exc)
+                for child in group:
+                    self.drop(child)
+        return {}
 
 
 @dataclass
@@ -139,14 +216,15 @@ class _Found:
     parent: tuple[Any, int] | None      # (frame, index there) of its parent element
 
 
-def read(page: Any, nodes: list[UINode], max_nodes: int, walk: Any, seen: dict[Any, Any]
-         ) -> tuple[list[UINode], dict[int, FrameRoute]]:
+def read(page: Any, nodes: list[UINode], max_nodes: int, walk: Any, seen: dict[Any, Any],
+         elements: FrameElements) -> tuple[list[UINode], dict[int, FrameRoute]]:
     """``nodes`` (the page's read) and, after them, the rendered elements of its frames of
-    another origin (`other_origin`), up to ``max_nodes`` in all; the routes of those, by
-    node id. ``walk`` parses a read (dom_read's); ``seen`` gets each frame read's change
-    token, by frame (what `watch` compares)."""
+    another origin that show (`FrameElements.shown`), up to ``max_nodes`` in all; the routes
+    of those, by node id. ``walk`` parses a read (dom_read's); ``seen`` gets each frame
+    read's change token, by frame (what `watch` compares)."""
     main = page.main_frame
-    found = _read_below(main, max_nodes - len(nodes), walk, seen)
+    elements.prune()
+    found = _read_below(main, max_nodes - len(nodes), walk, seen, elements)
     if not found:
         return nodes, {}
     ids = {(id(f.route.frame), f.route.index): len(nodes) + i for i, f in enumerate(found)}
@@ -162,31 +240,34 @@ def read(page: Any, nodes: list[UINode], max_nodes: int, walk: Any, seen: dict[A
     return out, routes
 
 
-def _read_below(frame: Any, budget: int, walk: Any, seen: dict[Any, Any]) -> list[_Found]:
-    """The nodes of the frames of another origin below ``frame``, in its page's
+def _read_below(frame: Any, budget: int, walk: Any, seen: dict[Any, Any],
+                elements: FrameElements) -> list[_Found]:
+    """The nodes of the frames of another origin below ``frame`` that show, in its page's
     coordinates; a frame gone or navigating under the read is left out."""
     from playwright.sync_api import Error as PlaywrightError
 
     found: list[_Found] = []
-    for child in other_origin(frame):
+    if budget <= 0:
+        return found
+    for child, element in elements.shown(frame):
         if budget - len(found) <= 0:
             break
         try:
-            found.extend(_read_frame(frame, child, budget - len(found), walk, seen))
+            found.extend(_read_frame(frame, child, element, budget - len(found), walk, seen,
+                                     elements))
         except PlaywrightError as exc:   # (a browser gone fails the page's next call)
             log.debug("frame %s not read: %s", child.url, exc)
     return found
 
 
-def _read_frame(frame: Any, child: Any, budget: int, walk: Any, seen: dict[Any, Any]
-                ) -> list[_Found]:
+def _read_frame(frame: Any, child: Any, element: Any, budget: int, walk: Any,
+                seen: dict[Any, Any], elements: FrameElements) -> list[_Found]:
     """``child``'s nodes (and its own frames'), moved into ``frame``'s page."""
-    element = child.frame_element()
     read = walk(child.evaluate(FRAME_TREE_JS, budget))
     seen[child] = read.token
     own = [_Found(n, FrameRoute(child, n.id), None if n.parent is None else (child, n.parent))
            for n in read.nodes]
-    inner = _read_below(child, budget - len(own), walk, seen)
+    inner = _read_below(child, budget - len(own), walk, seen, elements)
     found = own + inner
     vw, vh = read.view or (0, 0)
     box = element.evaluate(FRAME_BOX_JS, [
@@ -206,36 +287,58 @@ def _read_frame(frame: Any, child: Any, budget: int, walk: Any, seen: dict[Any, 
     return found
 
 
-def xpath_rects(frame: Any, xpath: str) -> list[list[int]]:
+def xpath_rects(frame: Any, xpath: str, elements: FrameElements) -> list[list[int]]:
     """[x, y, w, h] in ``frame``'s page of the rendered elements ``xpath`` selects in the
-    frames of another origin below it (`other_origin`), in the order a read appends their
-    nodes, and moved as it moves them: the rect a node of the read has (what a locate checks
-    a hit against). xpath.js in each (its own frames of its origin too): a round trip a
-    frame, two more for one where it selects something (its element, its box). A frame gone
-    or navigating meanwhile, or not shown, is left out; no round trip without such frames."""
+    frames of another origin below it that show (`FrameElements.shown`), in the order a read
+    appends their nodes, and moved as it moves them: the rect a node of the read has (what a
+    locate checks a hit against). xpath.js in each (its own frames of its origin too): a
+    round trip a frame, one more for one where it selects something (its box), one for all
+    to tell which show. A frame gone or navigating meanwhile is left out; no round trip
+    without such frames."""
     from playwright.sync_api import Error as PlaywrightError
 
     found: list[list[int]] = []
-    for child in other_origin(frame):
+    for child, element in elements.shown(frame):
         try:
-            found.extend(_xpath_in(child, xpath))
+            found.extend(_xpath_in(child, element, xpath, elements))
         except PlaywrightError as exc:   # (a browser gone fails the page's next call)
             log.debug("frame %s not searched: %s", child.url, exc)
     return found
 
 
-def _xpath_in(child: Any, xpath: str) -> list[list[int]]:
+def _xpath_in(child: Any, element: Any, xpath: str, elements: FrameElements
+              ) -> list[list[int]]:
     """The rects ``xpath`` selects in ``child`` (and its own frames of another origin),
     moved into its parent's page."""
     res = child.evaluate(XPATH_JS, xpath)
     # (an XPath the page's document evaluated: an error here is the frame's, e.g. navigating)
     rects = [list(r) for r in res.get("rects") or []] if isinstance(res, dict) else []
-    rects += xpath_rects(child, xpath)
+    rects += xpath_rects(child, xpath, elements)
     if not rects:
         return []
     # (where it shows only: whether the frame clips a rect away is the read's to tell)
-    box = child.frame_element().evaluate(FRAME_BOX_JS, [rects, [], 1e9, 1e9])
+    box = element.evaluate(FRAME_BOX_JS, [rects, [], 1e9, 1e9])
     return [] if box is None else [r[:4] for r in box["rects"]]
+
+
+def texts(frame: Any, elements: FrameElements) -> list[str]:
+    """The visible text (visible_text.js) of each frame of another origin below ``frame``
+    that shows (`FrameElements.shown`: the same frames a read walks), and of theirs: one
+    round trip for all to tell which show, one a frame that does. A frame gone or
+    navigating meanwhile adds nothing."""
+    from playwright.sync_api import Error as PlaywrightError
+
+    found: list[str] = []
+    for child, _ in elements.shown(frame):
+        try:
+            text = child.evaluate(VISIBLE_TEXT_JS)
+        except PlaywrightError as exc:   # detached or navigating: its text is not there
+            log.debug("frame %s not read: %s", child.url, exc)
+            continue
+        if text:
+            found.append(clean(text))
+        found.extend(texts(child, elements))
+    return found
 
 
 def watch(seen: dict[Any, Any]) -> int | None:

@@ -110,6 +110,15 @@ FRAME_TREE_JS = ("(maxNodes) => { const s = window.__farm, out = (\n" + read_js(
                  + "\n)(maxNodes, " + REACH_JS + ");\n  out.view = [innerWidth, innerHeight];\n"
                  "  out.token = s ? performance.timeOrigin + ':' + s.gen : null;\n"
                  "  return (" + STRINGIFY_JS + ")(out); }")
+# Which of such frames' elements (in one document) show, for a read or a text check to enter
+# (frames.FrameElements.shown): rendered, not hidden (visibility, opacity 0: frame_box.js's
+# rule), and at least 2x2 px (an analytics or ad pixel shows nothing); in the viewport or not
+FRAME_SHOWN_JS = """(els) => els.map((el) => {
+  if (!el.isConnected || !el.getClientRects().length) return false;
+  const r = el.getBoundingClientRect();
+  if (r.width < 2 || r.height < 2) return false;
+  return !el.checkVisibility || el.checkVisibility({opacityProperty: true,
+                                                    visibilityProperty: true}); })"""
 # Where such a frame shows in the page that holds it (frame_box.js), on its element
 FRAME_BOX_JS = "(el, args) => (" + read_js("frame_box.js") + ")(el, args, " + REACH_JS + ")"
 # After an action, a form it submitted (page_state.js notes a submit event the page did not
