@@ -1368,21 +1368,21 @@ def main() -> None:
 def _stops_interrupt() -> dict[int, Any]:
     """SIGTERM and SIGHUP stop farm as Ctrl-C does (an interrupt: exit 2, as README gives it)
     until `farm run` takes them over (farm.stop_signals); a CI runner's SIGTERM while farm
-    read its settings or suites killed it with 143. As a run heeds them (`stop_signals.heeded`),
-    Ctrl-C and SIGTERM stop farm however it was started: one its parent left ignored (a
-    script's `farm run … &`, a wrapper's ``trap '' TERM``) was ignored until the run took it
-    over, and farm read a settings file that did not come for ever. An ignored SIGHUP
-    (``nohup``) stays ignored. The handlers of before, for `main` to put back (a test calls it
-    in its own process); Python's own Ctrl-C handler is left as it is."""
+    read its settings or suites killed it with 143. As a run heeds it (`stop_signals.heeded`),
+    SIGTERM stops farm however it was started: one its parent left ignored (a wrapper's
+    ``trap '' TERM``) was ignored until the run took it over, and farm waited for ever on a
+    settings file that did not come. An ignored SIGHUP (``nohup``) stays ignored, and so does
+    an ignored Ctrl-C (a script's `farm sim … &` outlives the script's Ctrl-C, as before).
+    The handlers of before, for `main` to put back (a test calls it in its own process)."""
     before: dict[int, Any] = {}
     if threading.current_thread() is not threading.main_thread():
         return before
-    for name in ("SIGINT", "SIGTERM", "SIGHUP"):
+    for name in ("SIGTERM", "SIGHUP"):
         sig = getattr(signal, name, None)
         if sig is None:
             continue
         now = signal.getsignal(sig)
-        if now is signal.SIG_DFL or (now is signal.SIG_IGN and name != "SIGHUP"):
+        if now is signal.SIG_DFL or (now is signal.SIG_IGN and name == "SIGTERM"):
             before[sig] = signal.signal(sig, _interrupt)
     return before
 
