@@ -350,6 +350,10 @@ def serve(runtime: "DeviceRuntime", loglevel: str) -> int:
     def _drain(**_: object) -> None:
         runtime.draining()
 
+    @signals.worker_ready.connect
+    def _consuming(**_: object) -> None:
+        runtime.consuming()
+
     workers: list = []      # Celery's worker, for its exit code
 
     @signals.worker_init.connect

@@ -282,7 +282,14 @@ class DeviceRuntime:
         if not opened:
             raise RuntimeError(self.slot.detail)
         self._warm_models()
-        self.set_state(state="idle")
+        self.set_state(state="starting")    # idle once its Celery consumer reads its queues
+
+    def consuming(self) -> None:
+        """Its Celery consumer reads its queues now (Celery's worker_ready): the device is idle.
+        Said so before, a run counted a job sent to it as lost 20 s on while a consumer slow to
+        start (a restarted device on a busy machine) had not yet read it."""
+        if self.state.get("state") == "starting":
+            self.set_state(state="idle")
 
     def _warm_models(self) -> None:
         """Build the model clients before the device says it is ready: litellm takes seconds

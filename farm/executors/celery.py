@@ -88,6 +88,9 @@ class CeleryExecutor:
         self._outage: float | None = None
         self._epoch: str | None = None
         self._down: set[str] = set()    # devices lost in the run and not seen serving since
+        # by device: (its process' token, since when the run has seen it idle: 0.0 when it
+        # was idle the first time the run looked, None while it is not idle)
+        self._idle: dict[str, tuple[object, float | None]] = {}
         self._quiet_until = 0.0         # Redis back: leases come back with the next heartbeats
 
     # ---- the run ---------------------------------------------------------------------------
@@ -490,6 +493,7 @@ class CeleryExecutor:
         picked them up); take back the ones no device can take any more (see
         ``_check_unstarted``)."""
         grace, claims = LEASE_GRACE_S, claims or {}
+        self._note_idle(leases, now)
         for cid, inf in list(self._inflight.items()):
             running = [(n, lease) for n, lease in leases.items()
                        if lease.get("run") == self.run_id and lease.get("case") == cid
@@ -511,6 +515,20 @@ class CeleryExecutor:
                 self._check_taken(inf, leases.get(inf.device), now, grace)
                 continue
             self._check_unstarted(inf, pools.get(self._pool_of[cid], []), now, grace)
+
+    def _note_idle(self, leases: dict, now: float) -> None:
+        """Since when each device has been idle, as far as the run has seen: a device that
+        comes idle (from starting, busy, or as a new process of its name) now; one idle the
+        first time the run looks at it, since before (0.0)."""
+        for name, lease in leases.items():
+            token, idle = lease.get("token"), lease.get("state") == "idle"
+            before = self._idle.get(name)
+            if not idle:
+                self._idle[name] = (token, None)
+            elif before is None:
+                self._idle[name] = (token, 0.0)
+            elif before[0] != token or before[1] is None:
+                self._idle[name] = (token, now)
 
     def _claims(self, now: float) -> dict[str, tuple[str, float]]:
         """Attempts sent a lease grace ago that the run never heard start, by the device that
@@ -560,7 +578,8 @@ class CeleryExecutor:
         ``grace`` (its lease gone, draining, quarantined), take the job back into the run's
         queue: it is sent again when a device comes, or fails as an orphan after
         FARM_CLUSTER_DEVICE_WAIT (a stale copy left in the broker is dropped by the claim).
-        If one sat idle past ``STARTUP_GRACE_S`` and never took it, the job vanished."""
+        If one sat idle past ``STARTUP_GRACE_S`` (counted from when it came idle, if that was
+        after the job was sent) and never took it, the job vanished."""
         able = [d for d in devices if inf.target is None or d["device"] == inf.target]
         if able:
             inf.seen = now
@@ -571,7 +590,11 @@ class CeleryExecutor:
             pool = self._pool_of[inf.job.case_id]
             self._queue[pool] = enqueue(self._queue.setdefault(pool, []), inf.job)
             return
-        if any(d.get("state") == "idle" for d in able) and now - inf.sent > STARTUP_GRACE_S:
+        idle = [self._idle.get(d["device"], (None, 0.0))[1] or 0.0 for d in able
+                if d.get("state") == "idle"]
+        # (from when a device could take it: sent before a device came idle, a restarted one
+        # whose Celery consumer is only now reading its queue, it is not lost yet)
+        if idle and now - max(inf.sent, min(idle)) > STARTUP_GRACE_S:
             self._lost(inf, "the job vanished from the broker before any worker took it"
                        + _versions_differ(able))
 
