@@ -92,7 +92,7 @@ class Settings(BaseModel):
     android_serial: str | None = Field(      # only this phone of the adb server (adb's own name)
         default=None, validation_alias=AliasChoices("FARM_ANDROID_SERIAL", "ANDROID_SERIAL",
                                                     "android_serial"))
-    adb_shell_silence_seconds: float = 30.0  # a runAdbShell without `timeout:` fails after
+    adb_silence_seconds: float = 30.0  # a runAdbShell without `timeout:` fails after
                                              # this long without output
     device_plugins: CommaList = Field(default_factory=list)  # modules adding device kinds
 
@@ -371,7 +371,7 @@ class Settings(BaseModel):
     @field_validator("default_timeout", "model_timeout", "default_case_seconds",
                      "watchdog_grace_seconds", "pushgateway_timeout",
                      "cluster_max_case_seconds", "cluster_device_wait", "cluster_outage_seconds",
-                     "adb_shell_silence_seconds")
+                     "adb_silence_seconds")
     @classmethod
     def _positive(cls, value: float | None) -> float | None:
         if value is not None and not 0 < value <= MAX_SECONDS:

@@ -561,7 +561,7 @@ class AndroidDevice:
         the command has that long in all, printing or not: past it, it is stopped and fails
         the step (StepFailed; a plain `logcat` that prints on for ever was read until the
         case's timeout, the phone's loss then). Without, it fails once silent for
-        FARM_ADB_SHELL_SILENCE_SECONDS (30 s; `am instrument -w` may run for minutes,
+        FARM_ADB_SILENCE_SECONDS (30 s; `am instrument -w` may run for minutes,
         printing, a slow build step may say nothing for longer), and is stopped
         after ``within_s`` if given (the case's time left), printing or not. Each stream is
         kept as its tail (`kept_tail`: 64K characters; a `logcat -d` put megabytes into
@@ -571,7 +571,7 @@ class AndroidDevice:
         dev = self._need()
         self._dump_fresh = False        # the command may change the screen
         what = command.split(" ")[0]
-        silence = self.settings.adb_shell_silence_seconds if self.settings else SHELL_TIMEOUT_S
+        silence = self.settings.adb_silence_seconds if self.settings else SHELL_TIMEOUT_S
         with self._errors(what):
             v2 = self._has_shell_v2(dev)
             # an older phone's exit status comes from an echo after the line: a line that
@@ -596,9 +596,9 @@ class AndroidDevice:
 
     def _silence_setting(self) -> str:
         """The silence limit's setting, named as it was set (``FARM_…`` when it was not)."""
-        name = "adb_shell_silence_seconds"
+        name = "adb_silence_seconds"
         if self.settings is None or self.settings.source(name) is None:
-            return "FARM_ADB_SHELL_SILENCE_SECONDS"
+            return "FARM_ADB_SILENCE_SECONDS"
         return self.settings.named(name)
 
     def _input(self, args: str) -> None:

@@ -55,13 +55,13 @@ tasks:
 
 def test_a_silence_is_limited_only_without_a_timeout(monkeypatch):
     """A step with no timeout fails once its command is silent for
-    FARM_ADB_SHELL_SILENCE_SECONDS (30 s; here 0.5), as before; a step's timeout is the
+    FARM_ADB_SILENCE_SECONDS (30 s; here 0.5), as before; a step's timeout is the
     command's whole time, silent or not (a silence under it is no failure)."""
     from farm.config import Settings
     from farm.devices.android import AndroidDevice
     from farm.devices.sim import AndroidSimulator
 
-    monkeypatch.setenv("FARM_ADB_SHELL_SILENCE_SECONDS", "0.5")
+    monkeypatch.setenv("FARM_ADB_SILENCE_SECONDS", "0.5")
     with AndroidSimulator(1) as sim:
         phone = AndroidDevice("a1", Settings(), sim.serials[0], port=sim.port)
         phone.open()
@@ -69,7 +69,7 @@ def test_a_silence_is_limited_only_without_a_timeout(monkeypatch):
             with pytest.raises(StepFailed) as failed:
                 phone.shell_result("sleep 3; echo late")
             assert str(failed.value).startswith(
-                "the shell command gave no output for 0.5s (FARM_ADB_SHELL_SILENCE_SECONDS) "
+                "the shell command gave no output for 0.5s (FARM_ADB_SILENCE_SECONDS) "
                 "and was given up"), failed.value
             assert phone.shell_result("sleep 1; echo slow", timeout_s=5) == ("slow\n", "", 0)
         finally:

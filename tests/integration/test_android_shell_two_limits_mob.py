@@ -1,5 +1,5 @@
 """A runAdbShell step without a `timeout:` keeps both of a phone's limits: it fails once its
-command is silent for FARM_ADB_SHELL_SILENCE_SECONDS (30 s; here 0.5), and it is stopped at
+command is silent for FARM_ADB_SILENCE_SECONDS (30 s; here 0.5), and it is stopped at
 the case's end, which then reads as the case's timeout naming the command. When the case's
 time left became the command's only limit, a silent hang (`cat` waiting for input; `sleep`
 here) ran to the case's end, minutes of a phone, where it failed after 30 s."""
@@ -28,7 +28,7 @@ tasks:
 
 def test_silence_fails_the_step_and_the_case_s_end_stops_a_printing_command(
         tmp_path, monkeypatch):
-    monkeypatch.setenv("FARM_ADB_SHELL_SILENCE_SECONDS", "0.5")
+    monkeypatch.setenv("FARM_ADB_SILENCE_SECONDS", "0.5")
     suite = tmp_path / "suite"
     suite.mkdir()
     (suite / "silent.yaml").write_text(CASE.format(name="silent", timeout=20,
@@ -43,7 +43,7 @@ def test_silence_fails_the_step_and_the_case_s_end_stops_a_printing_command(
 
     silent = cases["silent"]
     assert silent["status"] == "failed" and silent["attempt"] == 1, (silent, out.getvalue())
-    assert "the shell command gave no output for 0.5s (FARM_ADB_SHELL_SILENCE_SECONDS) and " \
+    assert "the shell command gave no output for 0.5s (FARM_ADB_SILENCE_SECONDS) and " \
         "was given up" in silent["error"]["message"], silent["error"]
 
     endless = cases["endless"]
