@@ -96,7 +96,8 @@ class PlainProgress:
         if state in ("dead", "quarantined", "restarting"):
             self._say(f"[{device}] {state}{': ' + detail if detail else ''}")
 
-    def case_started(self, device: str, case_id: str, name: str, attempt: int) -> None:
+    def case_started(self, device: str, case_id: str, name: str, attempt: int,
+                     started: str = "") -> None:
         again = f" (attempt {attempt})" if attempt > 1 else ""
         with self._lock:
             self._running[device] = [case_id + again, self._clock(), ""]
@@ -177,7 +178,8 @@ class RichProgress:
                 row["case"] = printable(detail) if state in ("dead", "quarantined") else ""
                 row["step"] = ""
 
-    def case_started(self, device: str, case_id: str, name: str, attempt: int) -> None:
+    def case_started(self, device: str, case_id: str, name: str, attempt: int,
+                     started: str = "") -> None:
         with self._lock:
             row = self.rows.setdefault(device, {})
             row.update(state="busy", case=case_id + (f" (attempt {attempt})" if attempt > 1

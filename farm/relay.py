@@ -3,8 +3,7 @@ wrapper (the journal, the case metrics) overrides only the events it acts on."""
 
 from __future__ import annotations
 
-import inspect
-from typing import Any, Callable
+from typing import Any
 
 
 class RelayEvents:
@@ -19,7 +18,7 @@ class RelayEvents:
 
     def case_started(self, device: str, case_id: str, name: str, attempt: int,
                      started: str = "") -> None:
-        timed(self.inner.case_started, device, case_id, name, attempt, started=started)
+        self.inner.case_started(device, case_id, name, attempt, started=started)
 
     def step_finished(self, device: str, record: Any) -> None:
         self.inner.step_finished(device, record)
@@ -27,16 +26,8 @@ class RelayEvents:
     def file_started(self, device: str, unit_id: str, file_id: str, started: str = "") -> None:
         told = getattr(self.inner, "file_started", None)    # (a progress view has none)
         if told is not None:
-            timed(told, device, unit_id, file_id, started=started)
+            told(device, unit_id, file_id, started=started)
 
     def case_finished(self, device: str, result: Any, final: bool) -> None:
         self.inner.case_finished(device, result, final)
 
-
-def timed(told: Callable[..., None], *args: Any, started: str = "") -> None:
-    """Call a RunEvents method with ``started`` (a cluster run's: its worker's clock) when it
-    takes one: a progress view shows no times, and its methods take none."""
-    if started and "started" in inspect.signature(told).parameters:
-        told(*args, started=started)
-    else:
-        told(*args)

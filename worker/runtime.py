@@ -144,7 +144,8 @@ class _RunEvents(NullEvents):
         if state == "restarting":       # (dead, quarantined: the slot says so itself)
             log.warning("device %s restarting: %s", device, detail)
 
-    def case_started(self, device: str, case_id: str, name: str, attempt: int) -> None:
+    def case_started(self, device: str, case_id: str, name: str, attempt: int,
+                     started: str = "") -> None:
         with self._lock:
             self.case, self.attempt, self.reported, self._spent = case_id, attempt, 0, None
             self.runtime.publish(self.run_id, {"type": "case_started", "case": case_id,

@@ -28,8 +28,8 @@ class RunEvents(Protocol):
     def case_started(self, device: str, case_id: str, name: str, attempt: int,
                      started: str = "") -> None:
         """``started``: when, by the clock of the host running it (a worker's, in a cluster
-        run, as its result and steps are; "" for now): the journal writes it. It is passed
-        by keyword (`farm.relay.timed`) to those that take it: a progress view shows none."""
+        run, as its result and steps are; "" for now): the journal writes it; a progress view
+        shows no times."""
 
     def step_finished(self, device: str, record: StepRecord) -> None: ...
 

@@ -36,7 +36,6 @@ from farm.executors.base import Ledger, NullEvents, RunEvents, RunOutcome
 from farm.executors.event_inbox import EventInbox
 from farm.executors.inflight import Inflight as _Inflight
 from farm.executors.inflight import so_far
-from farm.relay import timed
 from farm.results import CaseResult, StepRecord, now_iso, own_duration, timestamp
 from farm.runner import Services, app_dirs_of, case_env
 from farm.schedule import Job, enqueue, expected_duration, order_jobs
@@ -751,8 +750,8 @@ class CeleryExecutor:
         if kind == "file":      # (a worker of an older farm sends none: the journal guesses)
             inf = self._inflight.get(ev.get("case", ""))
             if inf is not None and inf.job.attempt == ev.get("attempt"):
-                timed(self.events.file_started, ev["device"], inf.job.case_id,
-                      str(ev.get("file")), started=str(ev.get("started") or ""))
+                self.events.file_started(ev["device"], inf.job.case_id, str(ev.get("file")),
+                                         started=str(ev.get("started") or ""))
             return
         if kind == "device_state":
             return      # quarantine is read from Redis itself on every tick
@@ -767,8 +766,8 @@ class CeleryExecutor:
             inf.started, inf.began = ev.get("started") or now_iso(), self.clock()
             self._device_back(ev["device"])
             case = self.cases[inf.job.case_id]
-            timed(self.events.case_started, ev["device"], inf.job.case_id, case.name,
-                  inf.job.attempt, started=inf.started)   # (its worker's clock, as its steps)
+            self.events.case_started(ev["device"], inf.job.case_id, case.name,
+                                     inf.job.attempt, started=inf.started)   # (its worker's clock, as its steps)
             self.events.device_state(ev["device"], "busy", inf.job.case_id)
         elif kind == "case_finished":
             # (one not written, a full disk: said once at the end, as a local run's; the

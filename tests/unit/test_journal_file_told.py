@@ -103,7 +103,7 @@ class Told(NullEvents):
     def __init__(self) -> None:
         self.files: list[tuple[str, str, str]] = []
 
-    def file_started(self, device: str, unit_id: str, file_id: str) -> None:
+    def file_started(self, device: str, unit_id: str, file_id: str, started: str = "") -> None:
         self.files.append((device, unit_id, file_id))
 
 

@@ -405,7 +405,8 @@ def test_the_queue_depth_counts_waiting_jobs_and_the_last_scrape_keeps_each_queu
     seen: list[dict[str, float]] = []
 
     class Watch(NullEvents):
-        def case_started(self, device: str, case_id: str, name: str, attempt: int) -> None:
+        def case_started(self, device: str, case_id: str, name: str, attempt: int,
+                         started: str = "") -> None:
             seen.append(depth())
 
     metrics.watch_queue(ex.queued)
