@@ -42,6 +42,7 @@ SCROLL_JS = """() => {
     if (way) nodes[i] = way;
   });
   const page = document.scrollingElement || document.documentElement;
+  if (!page) return {nodes, page: ""};    // a new document with no element yet (navigating)
   const shown = getComputedStyle(page);
   const free = (v) => v !== "hidden" && v !== "clip";
   return {nodes, page: (page.scrollHeight > innerHeight + 1 && free(shown.overflowY) ? "y" : "")
