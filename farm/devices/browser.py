@@ -113,9 +113,6 @@ class BrowserDevice:
         self._wait = PageWait(self._errors)
         self._dom = DomReader(self._wait, name)
         self._shots = PageCapture(name, self._errors, self._wait, lambda: self._killed)
-        # every step's image is the default: then even the first page sets up its capture as
-        # it loads (else from the first image on, `PageCapture.attach`)
-        self._shots.used = settings.screenshots == "all"
         self._wait.script = self._shots.script    # page reads over its DevTools session
         self._chrome_args: tuple[str, ...] = ()       # a case's chromeArgs Chromium runs with
         self._follow_new_pages = True

@@ -401,30 +401,44 @@ def test_the_next_action_is_woken_as_soon_as_the_last_image_is_in(browser: Brows
         browser.end_session()
 
 
-def test_a_new_document_has_the_capture_binding(page: BrowserDevice, site: str,
-                                                monkeypatch: pytest.MonkeyPatch) -> None:
-    """After a navigation the page calls the capture binding itself as it reports settled (it
-    is added to the new document as the navigation commits, once a navigation, not by a
-    round trip in the step), and a wait for that capture is woken."""
-    page.capture_evidence()()          # opens the page's DevTools session
-    cdp = page._shots._cdp[1]
+def test_a_new_document_s_image_is_started_by_the_look_that_finds_it_settled(
+        page: BrowserDevice, site: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """After a navigation the look that finds the new document settled starts its capture as
+    its answer comes: one round trip and the capture, nothing else (no binding added to each
+    document, no event of it), and a wait for that capture is woken."""
+    from playwright._impl import connection
+
     sent: list[str] = []
-    send = cdp.send
+    heard: list[str] = []
+    send, dispatch = connection.Connection.send_message_to_server, connection.Connection.dispatch
 
-    def recorded(method: str, params: dict | None = None) -> dict:
-        sent.append(method)
-        return send(method, params)
+    def recorded(self, obj, method, params, options):  # type: ignore[no-untyped-def]
+        if method == "send" and isinstance(params, dict):
+            sent.append(params.get("method"))
+        elif method != "__waitInfo__":
+            sent.append(method)
+        return send(self, obj, method, params, options)
 
-    monkeypatch.setattr(cdp, "send", recorded)
+    def heard_event(self, message):  # type: ignore[no-untyped-def]
+        if message.get("method") == "event":
+            heard.append((message.get("params") or {}).get("method"))
+        return dispatch(self, message)
+
+    page.capture_evidence()()          # opens the page's DevTools session
     page._shots.waits.clear()
+    monkeypatch.setattr(connection.Connection, "dispatch", heard_event)
+    monkeypatch.setattr(connection.Connection, "send_message_to_server", recorded)
     for n in range(3):
         page.launch(f"{site}?visit={n}")
+        assert "Runtime.addBinding" not in sent, sent
+        sent.clear()
         get = page.capture_evidence()
-        assert page._wait.called, "the new document had no capture binding"
+        assert sent == ["Runtime.evaluate", "Page.captureScreenshot"], sent
         page.tap(60, 70)                 # waits for the image first
+        sent.clear()
         image = Image.open(io.BytesIO(get() or b""))
         assert image.format == "JPEG" and image.size == (800, 600)
-    assert sent.count("Runtime.addBinding") == 3 and "Runtime.evaluate" not in sent, sent
+    assert "Page.frameNavigated" in heard and "Runtime.bindingCalled" not in heard, heard
     assert page._shots.waits["woken"] >= 1 and page._shots.waits["polled"] == 0, \
         page._shots.waits
 
@@ -436,7 +450,7 @@ def test_a_page_s_console_does_not_reach_farm_s_own_devtools_session(page: Brows
     binding's) is not told of console calls, as it was with Runtime enabled there (5,000
     console.log lines then cost farm's Python 0.4 s of CPU and the run 0.7 s more than plain
     Playwright)."""
-    page.capture_evidence()()          # opens the page's DevTools session, with the binding
+    page.capture_evidence()()          # opens the page's DevTools session
     heard: list[dict] = []
     page._shots._cdp[1].on("Runtime.consoleAPICalled", lambda event: heard.append(event))
     page.run_script("for (let i = 0; i < 50; i++) console.log('line', i, {i});"

@@ -58,9 +58,9 @@ def test_a_capture_the_page_navigated_under_is_taken_again_once_the_page_loaded(
 
 
 def test_a_capture_is_timed_from_its_own_start_not_from_when_it_was_asked_for(monkeypatch):
-    """The after-image of a step is asked for as the step ends; during a next `sleep` step
-    Playwright's event loop does not serve the capture's event, so it starts only after the
-    sleep. farm_screenshot_duration_seconds recorded the sleep (6 s "captures" at 0.1 s each)."""
+    """The after-image of a step is asked for as the step ends; it may start only later (a
+    `sleep` step in between). farm_screenshot_duration_seconds recorded the sleep (6 s
+    "captures" at 0.1 s each)."""
     import farm.devices.web.capture as capture_module
     now = [100.0]
     monkeypatch.setattr(capture_module.time, "monotonic", lambda: now[0])
@@ -75,7 +75,8 @@ def test_a_capture_is_timed_from_its_own_start_not_from_when_it_was_asked_for(mo
     shot = _Shot("token-1")
     capture._pending.append(shot)                   # asked for at 100.0
     now[0] += 6.0                                   # a `sleep: 6000` step
-    capture._on_binding(Slow(), {"name": "__farmShot"})
+    capture._cdp = (Page(), Slow())
+    capture._capture(shot)
     assert shot.done and shot.data == b"the page the navigation loaded"
     assert shot.took == pytest.approx(0.08), shot.took   # the patched clock's, not the sleep
 

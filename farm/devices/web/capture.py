@@ -1,7 +1,8 @@
 """Screenshots of the browser device: the PNG a locator or the model looks at, and the JPEG a
 report shows after a step (`PageCapture.evidence`), which Chromium encodes and which is taken
-while farm goes on with the next step. An action that must wait for the last image is woken by
-the capture's handler the moment the JPEG is in (an asyncio future Playwright's event loop
+while farm goes on with the next step: the look that finds the page settled sends the capture
+from Playwright's event loop as its answer comes, before this thread has it. An action that
+must wait for the last image is woken the moment the JPEG is in (an asyncio future that loop
 resolves), not by a timer and without a round trip. The same DevTools session carries farm's
 own page scripts (`PageCapture.script`: DOM reads, the navigation wait, fill), cheaper than
 page.evaluate."""
@@ -37,7 +38,6 @@ LOAD_WAIT_S = 1.5            # longest wait for the next document's load before 
 PNG_TRIES_MS = (1500, 3000, 10000)   # time limits of the tries of a PNG screenshot
 # what Chromium answers a capture asked for between two documents of the page
 BETWEEN_DOCUMENTS = re.compile(r"Not attached to an active page|Unable to capture screenshot")
-BINDING = "__farmShot"       # the page calls it to start an evidence capture (its event)
 
 
 # an image not taken: the page is as the last one shows it (the report reuses that one)
@@ -55,14 +55,12 @@ class PageCapture:
         self._shown: str | None = None                # change token of the last evidence image
         self._cdp: tuple[Any, Any] | None = None      # (page, its DevTools session)
         self._pending: list[_Shot] = []               # evidence captures not yet handed over
-        self._bound = False                           # the session has the capture binding
         self._frame: str | None = None                # the page's main frame (DevTools id)
         self._documents = 0                           # main-frame documents committed, ever
         # (page, document) whose load event a report image waited for in vain: its later
         # images do not wait again (the document: its performance.timeOrigin)
         self._unloaded: tuple[Any, str] | None = None
         self.waits: Counter[str] = Counter()          # how each wait for a capture ended
-        self.used = False                             # evidence is asked of this device
 
     def reset(self) -> None:
         """The session ended (or goes on in a shared context): the next image is new."""
@@ -117,15 +115,14 @@ class PageCapture:
         did. ``seen``: the change token of the step's last read of the page, no action since
         (a check's): the same as the last image's, that image shows what the step read, and
         the page is not asked again."""
-        self.used = True
         if seen is not None and seen == self._shown:
             return _UNCHANGED
         with self.errors("screenshot"):
             cdp = self._session(page)
         shot = _Shot(None, ready=loop_future(page))
-        self._pending.append(shot)     # a loaded page calls the binding as it reports settled
+        self._pending.append(shot)     # the look that finds the page loaded starts it
         try:
-            shot.token = token = self.wait.settled(page, call=(BINDING, self._shown))
+            shot.token = token = self.wait.settled(page, then=lambda look: self._look(shot, look))
         except BaseException:
             self._pending.remove(shot)
             if not self.wait.stalled:
@@ -136,15 +133,25 @@ class PageCapture:
                 data = self._jpeg(cdp)
             self._shown = None
             return Later(lambda: data, lambda: True)
-        if token is not None and token == self._shown:
+        if not shot.started and token is not None and token == self._shown:
             self._pending.remove(shot)
             return _UNCHANGED
-        if not self.wait.called:
+        if not shot.started:       # settled, not loaded (an image or font still coming)
             with self.errors("screenshot"):
                 self._await_load(page, token)
-                self._start(cdp, shot)
+                self._capture(shot)
+                _flush(page)       # sent now, not at this thread's next call into Playwright
         self._shown = token
         return Later(lambda: self._finish(page, shot), lambda: shot.done, lambda: shot.took)
+
+    def _look(self, shot: "_Shot", look: Any) -> None:
+        """A look at the page (STATE_JS's answer, in Playwright's event loop as it comes) for
+        ``shot``: once it finds the page loaded, settled and changed since the last image, the
+        capture is sent at once, before this thread has the answer."""
+        leaving, ready, token = look[0], look[1], look[2]
+        if (not shot.started and not leaving and ready == "complete"
+                and (token is None or token != self._shown)):
+            self._capture(shot)
 
     def _await_load(self, page: Any, token: str | None) -> None:
         """The page's load event, at most 1.5 s, before an image: one taken during a
@@ -161,38 +168,49 @@ class PageCapture:
             if doc is not None and "Timeout" in type(exc).__name__:
                 self._unloaded = (page, doc)
 
-    def _start(self, cdp: Any, shot: "_Shot") -> None:
-        """Have the page call the capture binding: its event starts `_on_binding`, which runs
-        the capture while this thread goes on (a listener of Playwright's sync API may block
-        in a call of its own; the event loop serves both). A document without the binding
-        (should the navigation's `_on_navigated` not have added it in time) gets it first."""
-        call = {"expression": f"{BINDING}('')"}
-        if "exceptionDetails" in cdp.send("Runtime.evaluate", call):
-            cdp.send("Runtime.addBinding", {"name": BINDING})
-            if "exceptionDetails" in cdp.send("Runtime.evaluate", call):
-                self._pending.remove(shot)
-                began = time.monotonic()
-                shot.data = self._steady_jpeg(time.monotonic() + CAPTURE_TIMEOUT)
-                shot.done, shot.took = True, time.monotonic() - began
-
-    def _on_binding(self, cdp: Any, event: dict[str, Any]) -> None:
-        shot = next((s for s in self._pending if not s.started), None)
-        if event.get("name") != BINDING or shot is None:
-            return
+    def _capture(self, shot: "_Shot") -> None:
+        """Send ``shot``'s Page.captureScreenshot and return: its answer, in Playwright's event
+        loop, completes the shot and wakes `_finish`; this thread goes on meanwhile (its next
+        call into Playwright runs the loop). Where Playwright's sync API offers no event loop
+        to run it on, it is taken here and now."""
+        assert self._cdp is not None
+        page, cdp = self._cdp
         shot.started, shot.navigations = True, self.wait.loads_begun
-        began = time.monotonic()    # (a step's sleep may lie between the ask and this event)
+        began = time.monotonic()
+        params = {"format": "jpeg", "quality": EVIDENCE_QUALITY, "optimizeForSpeed": True}
         try:
-            shot.data = self._jpeg(cdp)
+            reply = _sent(cdp, page, "Page.captureScreenshot", params)
+            if reply is not None:
+                task = asyncio.ensure_future(reply, loop=page._loop)
+                task.add_done_callback(lambda done: self._answered(shot, began, done))
+                return
+            shot.data = base64.b64decode(cdp.send("Page.captureScreenshot", params)["data"])
         except Exception as exc:   # handed to whoever asks for the image
             shot.error = exc
-        finally:
-            shot.done, shot.took = True, time.monotonic() - began
-            if shot.ready is not None and not shot.ready.done():
-                shot.ready.set_result(None)      # wakes `_finish`
+        self._captured(shot, began)
+
+    def _answered(self, shot: "_Shot", began: float, task: "asyncio.Future[Any]") -> None:
+        if task.cancelled():
+            error: BaseException | None = DeviceError("the capture was cancelled")
+        else:
+            error = task.exception()
+        if shot.done:      # taken again meanwhile (`_retake`): this late answer changes nothing
+            return
+        if error is not None:
+            shot.error = error
+        else:
+            shot.data = base64.b64decode(task.result()["data"])
+        self._captured(shot, began)
+
+    @staticmethod
+    def _captured(shot: "_Shot", began: float) -> None:
+        shot.done, shot.took = True, time.monotonic() - began
+        if shot.ready is not None and not shot.ready.done():
+            shot.ready.set_result(None)      # wakes `_finish`
 
     def _finish(self, page: Any, shot: "_Shot") -> bytes | None:
         """The image of ``shot``, once taken: this thread waits on an asyncio future that
-        `_on_binding` resolves (Playwright's event loop runs meanwhile: no round trip, no
+        `_answered` resolves (Playwright's event loop runs meanwhile: no round trip, no
         poll), or polls where Playwright's sync API offers no such wait. A killed device ends
         the wait (DeviceLost)."""
         limit = time.monotonic() + CAPTURE_TIMEOUT
@@ -319,35 +337,29 @@ class PageCapture:
         answer = page._sync(_answer(reply, gone, RETAKE_LOOK_S))
         return None if answer is _GONE else base64.b64decode(answer["data"])
 
-    def script(self, page: Any, js: str, arg: Any) -> Any:
+    def script(self, page: Any, js: str, arg: Any,
+               then: Callable[[Any], None] | None = None) -> Any:
         """Call farm's own page script ``js`` (a function expression of one argument; JSON in
         and out) with ``arg`` in ``page``'s main world, as page.evaluate would: over the page's
         DevTools session when it has one (Runtime.evaluate: about half of page.evaluate's round
         trip and 60% of its Python CPU, measured), else through page.evaluate. Raises
         Playwright's Error as page.evaluate does (a navigation that takes the document away
-        included)."""
+        included). ``then`` is called with the value as the answer comes, in Playwright's
+        event loop (where there is none: before this returns)."""
         if self._cdp is None or self._cdp[0] is not page:
-            return page.evaluate(js, arg)
-        reply = self._evaluate(page, self._cdp[1], {
-            "expression": f"({js})({json.dumps(arg)})", "awaitPromise": True,
-            "returnByValue": True})
-        failed = reply.get("exceptionDetails")
-        if failed:
-            from playwright.sync_api import Error as PlaywrightError
-
-            thrown = (failed.get("exception") or {}).get("description") or failed.get("text")
-            raise PlaywrightError(f"page script failed: {thrown}")
-        return reply.get("result", {}).get("value")
-
-    def _evaluate(self, page: Any, cdp: Any, params: dict[str, Any]) -> Any:
-        """Runtime.evaluate over ``cdp``; given up on (Playwright's Error, as a read that raced
-        a navigation) once a navigation of the page awaits its document: Chromium answers
-        the script only when the document comes, which a server that does not answer makes
-        never (the navigation may begin after the script was sent)."""
-        reply = _sent(cdp, page, "Runtime.evaluate", params)
+            value = page.evaluate(js, arg)
+            if then is not None:
+                then(value)
+            return value
+        params = {"expression": f"({js})({json.dumps(arg)})", "awaitPromise": True,
+                  "returnByValue": True}
+        reply = _sent(self._cdp[1], page, "Runtime.evaluate", params)
         if reply is None:
-            return cdp.send("Runtime.evaluate", params)
-        return page._sync(_unless(reply, lambda: self.wait.awaiting))
+            value = _value(self._cdp[1].send("Runtime.evaluate", params))
+            if then is not None:
+                then(value)
+            return value
+        return page._sync(_valued(_unless(reply, lambda: self.wait.awaiting), then))
 
     def attach(self, page: Any) -> None:
         """A page has started loading: open its DevTools session now, its round trips
@@ -360,11 +372,12 @@ class PageCapture:
         """The page's DevTools session, opened on first use. It tells `PageWait` when the main
         frame loads (a navigation in flight: Page events, a few a navigation, where
         Playwright's request events would be several a request) and when its document is
-        parsed (which ends a wait for it), and, once this device takes evidence (``used``),
-        carries the capture binding."""
+        parsed (which ends a wait for it). Runtime is not enabled on it: that would send this
+        process every console call of the page (5,000 console.log lines: 0.4 s of farm's CPU)
+        and every execution context."""
         if self._cdp is None or self._cdp[0] is not page:
             cdp = page.context.new_cdp_session(page)
-            self._cdp, self._bound, self.wait.loading = (page, cdp), False, False
+            self._cdp, self.wait.loading = (page, cdp), False
             self.wait.arrived()      # (what the last page awaited is not this one's)
             cdp.on("Page.frameStartedLoading", lambda event: self._on_loading(event, True))
             cdp.on("Page.frameStoppedLoading", lambda event: self._on_loading(event, False))
@@ -372,30 +385,13 @@ class PageCapture:
             cdp.on("Page.frameNavigated", self._on_navigated)
             cdp.send("Page.enable")
             self._frame = cdp.send("Page.getFrameTree")["frameTree"]["frame"]["id"]
-        cdp = self._cdp[1]
-        if self.used and not self._bound:
-            self._bound = True
-            cdp.on("Runtime.bindingCalled", lambda event: self._on_binding(cdp, event))
-            # Runtime is not enabled on this session: that would install the binding in every
-            # new document, but also send this process every console call of the page (5,000
-            # console.log lines: 0.4 s of farm's CPU) and every execution context; the binding
-            # goes with its document instead, and `_on_navigated` adds it to the next one
-            cdp.send("Runtime.addBinding", {"name": BINDING})
-        return cdp
+        return self._cdp[1]
 
     def _on_navigated(self, event: dict[str, Any]) -> None:
-        """The main frame has a new document: its loads are new, and it needs the capture
-        binding (sent as the navigation commits, before the step's next look at the page)."""
+        """The main frame has a new document: its loads are new."""
         if event.get("frame", {}).get("id") != self._frame:
             return
         self._documents += 1
-        if self._bound and self._cdp is not None:
-            # sent before a wait for the document is told it came: the step's next script on
-            # the page goes after it, over the same session
-            try:
-                self._cdp[1].send("Runtime.addBinding", {"name": BINDING})
-            except Exception as exc:      # the page closed meanwhile; `_start` adds it if need be
-                log.debug("%s: capture binding not added: %s", self.device, exc)
         self.wait.arrived()
 
     def _on_loading(self, event: dict[str, Any], loading: bool) -> None:
@@ -447,6 +443,26 @@ async def _answer(reply: Any, gone: Callable[[], bool], look: float) -> Any:
             return _GONE
 
 
+def _value(reply: dict[str, Any]) -> Any:
+    """A Runtime.evaluate's value; the script's exception as Playwright's Error (as
+    page.evaluate raises it)."""
+    failed = reply.get("exceptionDetails")
+    if failed:
+        from playwright.sync_api import Error as PlaywrightError
+
+        thrown = (failed.get("exception") or {}).get("description") or failed.get("text")
+        raise PlaywrightError(f"page script failed: {thrown}")
+    return reply.get("result", {}).get("value")
+
+
+async def _valued(reply: Any, then: Callable[[Any], None] | None) -> Any:
+    """The value of the Runtime.evaluate ``reply``, given to ``then`` first (in the loop)."""
+    value = _value(await reply)
+    if then is not None:
+        then(value)
+    return value
+
+
 async def _unless(reply: Any, navigating: Callable[[], bool]) -> Any:
     """``reply`` (a DevTools call), unless ``navigating()`` turns true first (looked at every
     LOOK_S): then Playwright's Error saying so (the call's late answer is dropped)."""
@@ -458,6 +474,13 @@ async def _unless(reply: Any, navigating: Callable[[], bool]) -> Any:
     return answer
 
 
+def _flush(page: Any) -> None:
+    """Let ``page``'s event loop (Playwright's sync API) run what is scheduled on it now:
+    no message, a switch to the loop and back."""
+    if getattr(page, "_sync", None) is not None:
+        page._sync(asyncio.sleep(0))
+
+
 def _drop(task: "asyncio.Future[Any]") -> None:
     if not task.cancelled():
         task.exception()        # seen: asyncio says nothing of it at exit
@@ -465,8 +488,9 @@ def _drop(task: "asyncio.Future[Any]") -> None:
 
 @dataclass
 class _Shot:
-    """One evidence capture: started by the binding's event, done when its JPEG (or error)
-    is in; ``ready`` (a future of Playwright's event loop) is resolved then."""
+    """One evidence capture: started (its Page.captureScreenshot sent) by the look that finds
+    the page settled, done when its JPEG (or error) is in; ``ready`` (a future of Playwright's
+    event loop) is resolved then."""
 
     token: str | None
     ready: "asyncio.Future[None] | None" = None

@@ -21,8 +21,10 @@ from farm.errors import DeviceLost, FarmError, StepFailed
 log = logging.getLogger("farm.devices.browser")
 
 Errors = Callable[[str], ContextManager[None]]
-# runs a function expression of one argument in a page's main world: (page, js, arg) -> value
-Script = Callable[[Any, str, Any], Any]
+# runs a function expression of one argument in a page's main world: (page, js, arg) -> value;
+# with ``then``, calls it with the value as soon as the answer comes (in Playwright's event loop
+# where the script has one: before the calling thread has the answer)
+Script = Callable[..., Any]
 # Midscene's idle network after an action (puppeteer's waitForNetworkIdle with its settings):
 # at most 2 requests in flight for 200 ms.
 IDLE_REQUESTS, IDLE_SECONDS = 2, 0.2
@@ -45,7 +47,6 @@ class PageWait:
         self.errors = errors
         self.timeout = timeout                  # how long a read waits for a new document
         self.may_navigate = False               # an action ran since the last settle
-        self.called = False                     # the last settled() had the page call back
         # the main frame is loading (a navigation in flight): told by the page's DevTools
         # session (`farm.devices.web.capture.PageCapture`), from Page.frameStartedLoading to
         # Page.frameStoppedLoading: per navigation, not per request
@@ -65,7 +66,7 @@ class PageWait:
         self._in_flight: set[Any] = set()       # every request of that page in flight
         self._quiet_since: float | None = 0.0   # since when at most IDLE_REQUESTS are
         # how farm's own page scripts run (the device gives its faster way, PageCapture.script)
-        self.script: Script = lambda page, js, arg: page.evaluate(js, arg)
+        self.script: Script = _evaluated
 
     def acted(self) -> None:
         """An action is about to run on the page: it may navigate."""
@@ -172,13 +173,12 @@ class PageWait:
             with self.errors("wait for network idle"):
                 page.wait_for_timeout(25)
 
-    def settled(self, page: Any, call: tuple[str, str | None] | None = None) -> str | None:
+    def settled(self, page: Any, then: Callable[[Any], None] | None = None) -> str | None:
         """Wait until no navigation is under way and the document is parsed (within
-        ``timeout``); return the page's change token (None when unknown). With ``call`` =
-        (binding, token), the page then calls that binding when it has loaded and its token is
-        not that one, in the same round trip (``called`` says whether it did)."""
-        self.called = False
-        token = self._until_settled(page, lambda settle: self._state(page, settle, call))
+        ``timeout``); return the page's change token (None when unknown). ``then`` is given
+        each look's [unloading?, readyState, change token] as it comes (in Playwright's event
+        loop: a capture it starts is sent before this thread has the answer)."""
+        token = self._until_settled(page, lambda settle: self._state(page, settle, then))
         return None if token is _STAYED else token
 
     def _until_settled(self, page: Any, look: Callable[[bool], tuple[bool, str, Any]]) -> Any:
@@ -235,17 +235,17 @@ class PageWait:
         except FarmError as exc:    # a navigation came after all: its document has no flag
             log.debug("could not clear the page's unload flag: %s", exc)
 
-    def _state(self, page: Any, settle: bool, call: tuple[str, str | None] | None
+    def _state(self, page: Any, settle: bool, then: Callable[[Any], None] | None
                ) -> tuple[bool, str, str | None]:
         """(navigating?, readyState, change token); a look the navigation broke: navigating."""
         with self.errors("wait for the page"):
             try:
-                leaving, ready, token, called = self.script(page, STATE_JS, [settle, call])
+                leaving, ready, token, _ = self.script(page, STATE_JS, [settle, None],
+                                                       then=then)
             except Exception as exc:
                 if not raced_navigation(exc):
                     raise
                 return True, "loading", None
-        self.called = self.called or called
         return leaving, ready, token
 
     def evaluate(self, page: Any, js: str, arg: Any, what: str) -> Any:
@@ -272,6 +272,14 @@ class PageWait:
             value = self._until_settled(page, look)
             if value is not _STAYED:
                 return value
+
+
+def _evaluated(page: Any, js: str, arg: Any, then: Callable[[Any], None] | None = None) -> Any:
+    """page.evaluate (a device without its own way to run page scripts); ``then`` after it."""
+    value = page.evaluate(js, arg)
+    if then is not None:
+        then(value)
+    return value
 
 
 def loop_future(page: Any) -> "asyncio.Future[None] | None":
