@@ -2,7 +2,8 @@
 // (BrowserContext.add_init_script). window.__farm.gen counts what can change a screenshot or a
 // DOM read: mutations, scrolling, input, focus, hover, resizes, loads, ends of transitions and
 // animations; window.__farm.leaving turns true when the document starts to unload (a navigation
-// began); window.__farm.inflight counts the page's requests under way. farm/devices/web/ reads
+// began); window.__farm.inflight counts the page's requests under way, framesLoading() its
+// frames still loading. farm/devices/web/ reads
 // them: an unchanged page is not captured or walked again, a DOM read waits for the navigation
 // a step started, and a locate that missed waits for the page to change. Changes inside shadow roots
 // (open or closed: attachShadow is wrapped, and a closed root is kept for the text read,
@@ -18,8 +19,35 @@
     if (window.parent !== window && window.parent.__farm) parent = window.parent.__farm;
   } catch (e) { /* a cross-origin parent: farm reads this frame on its own */ }
   const bump = () => { state.gen++; if (parent) parent.gen++; };
+  // Frames of this document whose document has not loaded yet (a payment form the page's
+  // script mounts after the page loaded, its server still sending it): each counts as a
+  // request in flight while it shows (in the viewport, 2x2 px or more), and its load is a
+  // change (an element's load event reaches the document, not the window).
+  const loaded = new WeakSet();
+  document.addEventListener("load", (event) => {
+    if (event.target instanceof HTMLIFrameElement) { loaded.add(event.target); bump(); }
+  }, true);
+  const frames = document.getElementsByTagName("iframe");
+  Object.defineProperty(state, "framesLoading", { value: () => {
+    let n = 0;
+    for (const frame of frames) {
+      if (loaded.has(frame)) continue;
+      const r = frame.getBoundingClientRect();
+      if (r.width >= 2 && r.height >= 2 && r.bottom > 0 && r.right > 0
+          && r.top < innerHeight && r.left < innerWidth) n++;
+    }
+    return n;
+  } });
+  const changed = (records) => {   // (a frame given another src loads again)
+    for (const r of records) {
+      if (r.attributeName === "src" && r.target instanceof HTMLIFrameElement) {
+        loaded.delete(r.target);
+      }
+    }
+    bump();
+  };
   const watch = { subtree: true, childList: true, attributes: true, characterData: true };
-  const observer = new MutationObserver(bump);
+  const observer = new MutationObserver(changed);
   observer.observe(document, watch);
   const closed = new WeakMap();
   Object.defineProperty(state, "closedRoot", { value: (host) => closed.get(host) || null });

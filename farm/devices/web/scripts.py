@@ -76,25 +76,30 @@ TREE_JS = ("async ([maxNodes, last]) => {\n" + ENDING_JS + "  const s = window._
            "  if (token !== null && token === last && !moving()) return 'same';\n"
            "  const out = (\n" + read_js("dom.js") + "\n)(maxNodes, " + REACH_JS + ");\n"
            "  out.token = token; return (" + STRINGIFY_JS + ")(out); }")
+# What a page (or frame) has under way: its requests in flight and its frames still loading
+# (page_state.js); the frames are only counted when no request is (they cost a layout).
+BUSY_JS = ("  const busy = (s) => ((s && s.inflight)\n"
+           "    || (s && s.framesLoading ? s.framesLoading() : 0));\n")
 # [token, quietMs, capMs]: resolves true once the page's change token is not ``token`` (the last
-# read's); else, once it stayed so for ``quietMs`` with none of its requests in flight (0), or
-# for ``capMs``, with the number of its requests in flight (BrowserDevice.await_change); the
-# page looks every 50 ms itself.
-AWAIT_CHANGE_JS = """([token, quietMs, capMs]) => new Promise((resolve) => {
+# read's); else, once it stayed so for ``quietMs`` with nothing under way (BUSY_JS: 0), or for
+# ``capMs``, with what is under way (BrowserDevice.await_change); the page looks every 50 ms
+# itself.
+AWAIT_CHANGE_JS = ("([token, quietMs, capMs]) => new Promise((resolve) => {\n" + BUSY_JS + """\
   const s = window.__farm, began = performance.now();
   const now = () => (s ? performance.timeOrigin + ':' + s.gen : null);
   const look = () => {
-    const waited = performance.now() - began, inflight = (s && s.inflight) || 0;
+    const waited = performance.now() - began;
     if (now() !== token) resolve(true);
-    else if (waited >= capMs || (waited >= quietMs && !inflight)) resolve(inflight);
+    else if (waited >= capMs) resolve(busy(s));
+    else if (waited >= quietMs && !busy(s)) resolve(0);
     else setTimeout(look, 50);
   };
   look();
-})"""
-# A frame of another origin's change token and requests in flight (its own page_state.js: the
-# page's counter does not move with it), while farm waits for a change (frames.watch)
-FRAME_STATE_JS = """() => { const s = window.__farm;
-  return s ? [performance.timeOrigin + ':' + s.gen, s.inflight || 0] : [null, 0]; }"""
+})""")
+# A frame of another origin's change token and what it has under way (its own page_state.js:
+# the page's counter does not move with it), while farm waits for a change (frames.watch)
+FRAME_STATE_JS = ("() => {\n" + BUSY_JS + """  const s = window.__farm;
+  return s ? [performance.timeOrigin + ':' + s.gen, busy(s)] : [null, 0]; }""")
 # The page's visible text (what text checks compare), skipped in the same way. Not part of the
 # walk: a step that locates then acts changes the page before any check reads its text (on a
 # page of 2,800 elements the text is a second walk of ~30 ms).
