@@ -134,21 +134,14 @@ SUBMITTED_JS = ("  const sent = window.__farm && window.__farm.submitted;\n"
                 "  if (sent) window.__farm.submitted = null;\n"
                 "  if (sent && (sent === true || !sent.defaultPrevented))\n"
                 "    await new Promise((resolve) => setTimeout(resolve, 0));\n")
-# [navigating?, readyState, change token, called?]; ``settle``: after an action (a form it
-# submitted is waited for, SUBMITTED_JS); ``call`` = [name, token]: a loaded, settled page whose
-# token is not that one calls the binding ``name`` (farm/devices/web/capture.py)
-STATE_JS = """async ([settle, call]) => {
+# [navigating?, readyState, change token]; ``settle``: after an action (a form it submitted is
+# waited for, SUBMITTED_JS)
+STATE_JS = """async (settle) => {
   if (settle) {
 """ + SUBMITTED_JS + """  }
   const s = window.__farm;
-  const leaving = s ? s.leaving : false, ready = document.readyState;
   const token = s ? performance.timeOrigin + ':' + s.gen : null;
-  let called = false;
-  if (call && !leaving && ready === "complete" && token !== call[1]
-      && typeof window[call[0]] === "function") {
-    window[call[0]](""); called = true;
-  }
-  return [leaving, ready, token, called];
+  return [s ? s.leaving : false, document.readyState, token];
 }"""
 
 
@@ -156,13 +149,16 @@ STATE_JS = """async ([settle, call]) => {
 def settled_read_js(read: str) -> str:
     """``read`` (a function expression of one argument) behind a look at the page as `STATE_JS`
     takes it (a form an action submitted is waited for: SUBMITTED_JS): [unloading?,
-    readyState, its value], the value null unless no navigation is under way and the
-    document is parsed (else farm waits for the page and reads again)."""
+    readyState, its value, the page's change token once read], the value null unless no
+    navigation is under way and the document is parsed (else farm waits for the page and
+    reads again)."""
     return ("async (arg) => {\n" + SUBMITTED_JS +
             "  const s = window.__farm;\n"
             "  const leaving = s ? s.leaving : false, ready = document.readyState;\n"
             "  if (leaving || ready === 'loading') return [leaving, ready, null];\n"
-            "  return [leaving, ready, await (" + read + ")(arg)]; }")
+            "  const value = await (" + read + ")(arg);\n"
+            "  return [leaving, ready, value, s ? performance.timeOrigin + ':' + s.gen : null];"
+            " }")
 
 
 # Replace the focused field's content: selected, then the value inserted as an input method
