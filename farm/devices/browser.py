@@ -34,7 +34,7 @@ from farm.devices.web.context import new_context, reuse_context, without_credent
 from farm.devices.web.dom_read import DomReader
 from farm.devices.web.failures import mapped_errors, unreachable_site
 from farm.devices.web.hang import HangGuard
-from farm.devices.web.page_wait import PageWait
+from farm.devices.web.page_wait import PageWait, load_state
 from farm.devices.web.scripts import (AWAIT_CHANGE_JS, FILL_AT_JS, FOCUS_AT_JS, FOCUSED_FILL_JS,
                                       INTO_VIEW_JS, MAX_NODES, SCROLL_END_JS, SCROLL_JS,
                                       SCROLL_WATCH_JS, VEIL_JS, VEIL_WATCH_JS,
@@ -263,7 +263,7 @@ class BrowserDevice:
     def _follow(self) -> None:
         page, self._opened = self._opened, None
         try:
-            page.wait_for_load_state("load", timeout=self._wait.timeout * 1000)
+            load_state(page, "load", self._wait.timeout * 1000)
         except Exception as exc:     # closed or still loading: the next read says what is wrong
             log.debug("%s: new tab not loaded: %s", self.name, first_line(exc))
         self._adopt_page(page)
@@ -382,7 +382,7 @@ class BrowserDevice:
         with self._errors(f"open {shown}"), unreachable_site(shown):
             self._shots.attach(page)     # while the document loads
             try:
-                page.wait_for_load_state("domcontentloaded", timeout=wait_ms)
+                load_state(page, "domcontentloaded", wait_ms)
             except PlaywrightTimeout:
                 raise StepFailed(f"cannot open {shown}: its document was still loading after "
                                  f"{self._wait.timeout:g} s (still coming from the server, or "
@@ -395,7 +395,7 @@ class BrowserDevice:
         the steps then work on (a warning says so)."""
         from playwright.sync_api import TimeoutError as PlaywrightTimeout
         try:
-            page.wait_for_load_state("load", timeout=LOAD_GRACE_S * 1000)
+            load_state(page, "load", LOAD_GRACE_S * 1000)
         except PlaywrightTimeout:
             log.warning("%s: %s has not finished loading after %g s (a resource it asked for "
                         "has not come); the case goes on with the page as it is", self.name,

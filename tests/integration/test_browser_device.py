@@ -448,6 +448,30 @@ def test_a_step_s_image_is_started_by_the_next_read_of_the_page(
         page._shots.waits
 
 
+def test_opening_a_page_waits_for_its_load_with_no_message_of_its_own(
+        browser: BrowserDevice, site: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A case's page is opened once its load event came (its images in), waited for on the
+    load events Playwright's driver sends anyway: none of page.wait_for_load_state's three
+    messages a wait (its log), which cost as much of farm's CPU as a page script each."""
+    from playwright._impl import connection
+
+    sent: list[str] = []
+    send = connection.Connection.send_message_to_server
+
+    def recorded(self, obj, method, params, options):  # type: ignore[no-untyped-def]
+        sent.append(method)
+        return send(self, obj, method, params, options)
+
+    monkeypatch.setattr(connection.Connection, "send_message_to_server", recorded)
+    browser.start_session(WebTarget(url=site, viewport_width=800, viewport_height=600))
+    try:
+        monkeypatch.undo()
+        assert "__waitInfo__" not in sent, sent
+        assert browser.run_script("document.readyState", 5) == "complete"
+    finally:
+        browser.end_session()
+
+
 def test_a_page_s_console_does_not_reach_farm_s_own_devtools_session(page: BrowserDevice
                                                                       ) -> None:
     """A page that logs (a development build's warnings, a chatty library) costs farm's own

@@ -22,7 +22,7 @@ from typing import Any, Callable
 
 from farm.devices.grabber import Later
 from farm.devices.web.failures import lost
-from farm.devices.web.page_wait import Errors, PageWait, loop_future, wait_on
+from farm.devices.web.page_wait import Errors, PageWait, load_state, loop_future, wait_on
 from farm.errors import DeviceError, FarmError, StepFailed
 from farm.text import first_line
 
@@ -91,7 +91,7 @@ class PageCapture:
                 documents = self._documents
                 try:
                     try:
-                        page.wait_for_load_state("load", timeout=limit_ms)
+                        load_state(page, "load", limit_ms)
                     except PlaywrightTimeout:
                         pass
                     return page.screenshot(type="png", scale="css", caret="initial",
@@ -201,7 +201,7 @@ class PageCapture:
         if doc is not None and self._unloaded == (page, doc):
             return
         try:
-            page.wait_for_load_state("load", timeout=1500)
+            load_state(page, "load", 1500)
         except Exception as exc:   # still loading: capture what is there
             log.debug("%s: capturing before load: %s", self.device, first_line(exc))
             if doc is not None and "Timeout" in type(exc).__name__:

@@ -299,6 +299,59 @@ def _evaluated(page: Any, js: str, arg: Any, then: Callable[[Any], None] | None 
     return value
 
 
+# a wait for a load event looks this often whether the page's driver is still there
+LOOK_GONE_S = 0.5
+
+
+def load_state(page: Any, state: str, timeout_ms: float) -> None:
+    """page.wait_for_load_state(``state``, timeout=``timeout_ms``) without its messages to
+    Playwright's driver (three a call, its wait's log, even for an event that came long ago):
+    the main frame's load events as Playwright's client keeps them (the driver sends each
+    one, waited for or not), waited for on its event loop. Raises as that call does:
+    Playwright's TimeoutError, or its Error once the page closed or crashed. Where the client
+    keeps no such record (another Playwright), that call."""
+    from playwright.sync_api import Error as PlaywrightError, TimeoutError as PlaywrightTimeout
+
+    impl = getattr(page, "_impl_obj", None)
+    frame = getattr(getattr(page, "main_frame", None), "_impl_obj", None)
+    states, emitter = getattr(frame, "_load_states", None), getattr(frame, "_event_emitter", None)
+    wake = loop_future(page)
+    if not isinstance(states, set) or emitter is None or wake is None or impl is None:
+        page.wait_for_load_state(state, timeout=timeout_ms)
+        return
+    limit, crashed = time.monotonic() + timeout_ms / 1000, []
+
+    def woken(*_: Any) -> None:
+        if not wake.done():
+            wake.set_result(None)
+
+    def crash(*_: Any) -> None:
+        crashed.append(True)
+        woken()
+    emitter.on("loadstate", woken)
+    impl.on("close", woken)
+    impl.on("crash", crash)
+    try:
+        while state not in states:
+            if page.is_closed():
+                raise impl._close_error_with_reason()
+            if crashed:
+                raise PlaywrightError("Navigation failed because page crashed!")
+            gone = getattr(getattr(impl, "_connection", None), "_closed_error", None)
+            if gone is not None:        # the driver went away (a killed device)
+                raise gone
+            left = limit - time.monotonic()
+            if left <= 0:
+                raise PlaywrightTimeout(f"Timeout {timeout_ms:g}ms exceeded.")
+            wait_on(page, wake, min(left, LOOK_GONE_S))
+            if wake.done():
+                wake = loop_future(page) or wake
+    finally:
+        emitter.remove_listener("loadstate", woken)
+        impl.remove_listener("close", woken)
+        impl.remove_listener("crash", crash)
+
+
 def loop_future(page: Any) -> "asyncio.Future[None] | None":
     """A future of the event loop that serves ``page``, for `wait_on` (Playwright's sync API
     keeps that loop as ``_loop`` and runs it with ``_sync``), or None where there is none to
