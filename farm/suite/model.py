@@ -229,6 +229,9 @@ class Case(BaseModel):
 class Batch(BaseModel):
     """A Midscene batch file (index.yaml) listing case files (farm.suite.batch)."""
 
+    # built on first use: most runs have no batch file, and every `farm` start paid ~3 ms
+    model_config = ConfigDict(defer_build=True)
+
     file: str                            # as displayed
     concurrent: int = 1
     continue_on_error: bool = False
