@@ -79,6 +79,8 @@ class CeleryExecutor:
         self._known_bad: set[str] = set()
         self._pool_seen: dict[str, float] = {}
         self._said_waiting: set[Any] = set()    # pools the run said it waits for a worker of
+        # a retry kept for another device of its pool that is still starting: since when
+        self._held_for_starting: dict[tuple[str, int], float] = {}
         self._said_busy: set[str] = set()       # pools the run said other runs hold
         self._said_version: set[str] = set()    # devices said to run another farm version
         self._pool_served: set[str] = set()     # pools that had a usable device in the run
@@ -314,7 +316,7 @@ class CeleryExecutor:
         self._announce()
         self._check_inflight(leases, pools, now, self._claims(now))
         self._fail_orphans(pools, now, leases, bad)
-        self._top_up(pools)
+        self._top_up(pools, leases, bad)
         self._drain_events(wait=0.25)
 
     def _note_quarantine(self, bad: dict[str, str]) -> None:
@@ -419,7 +421,8 @@ class CeleryExecutor:
                 demands[other] = inflight[other] = busy
         return demands, inflight
 
-    def _top_up(self, pools: dict) -> None:
+    def _top_up(self, pools: dict, leases: dict | None = None, bad: dict | None = None
+                ) -> None:
         now = time.time()
         runs = [(run, seen) for run, seen in self.r.zrangebyscore(
             key("runs"), now - store.RUN_TTL_S, "+inf", withscores=True) if run != self.run_id]
@@ -440,7 +443,8 @@ class CeleryExecutor:
                     break
                 if job.sequence is not None and job.sequence in held:
                     continue            # a concurrent: 1 batch's next file waits its turn
-                queue = self._queue_for(job, pool, pools[pool], idle)
+                queue = self._queue_for(job, pool, pools[pool], idle,
+                                        _starting(pool, leases or {}, bad or {}))
                 if queue is None:
                     if job.sequence is not None:
                         held.add(job.sequence)
@@ -454,12 +458,21 @@ class CeleryExecutor:
                     raise
                 n -= 1
 
-    def _queue_for(self, job: Job, pool: str, devices: list[dict], idle: list[str]) -> str | None:
-        """The pool's queue; for a job avoiding devices, an idle other device's own queue."""
+    def _queue_for(self, job: Job, pool: str, devices: list[dict], idle: list[str],
+                   starting: list[str] = ()) -> str | None:
+        """The pool's queue; for a job avoiding devices, an idle other device's own queue.
+        With none but those it avoids, it waits for another device of the pool still
+        starting (`_starting`: its worker opening it), FARM_CLUSTER_DEVICE_WAIT at most;
+        else it goes to the pool (better the same device than none)."""
         if not job.avoid_devices:
             return f"farm.{pool}"
         if all(d["device"] in job.avoid_devices for d in devices):
-            return f"farm.{pool}"        # nowhere else to go: better the same device than none
+            if any(name not in job.avoid_devices for name in starting):
+                since = self._held_for_starting.setdefault((job.case_id, job.attempt),
+                                                           self.clock())
+                if self.clock() - since < self.settings.cluster_device_wait:
+                    return None
+            return f"farm.{pool}"
         for name in idle:
             if name not in job.avoid_devices:
                 idle.remove(name)
