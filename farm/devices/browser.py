@@ -415,12 +415,10 @@ class BrowserDevice:
         return self._shots.screenshot(self._need_page())
 
     def capture_evidence(self) -> Callable[[], bytes | None]:
-        """Ask for an image of the viewport for the report and return at once; calling the
+        """Start an image of the viewport for the report and return at once; calling the
         result gives the JPEG (encoded by Chromium), or None when the page has not changed
         since the last image (`farm.devices.web.capture.PageCapture.evidence`), as when the
         step only read the page (a check) and that read saw it as the last image shows it.
-        The next look at the page that finds it settled (the next step's first read) starts
-        the capture as its answer comes: no round trip of its own.
         A read counts for its own step's image only: a step after it that does not read (a
         sleep) gets the page as it is then."""
         page = self._need_page()
@@ -445,7 +443,6 @@ class BrowserDevice:
             return True
         cap = round(timeout_s * 1000)
         quiet = cap if quiet_s is None else min(cap, round(quiet_s * 1000))
-        self._shots.begin()         # (the last step's image: the page before the change)
         with self._errors("wait for the page to change"):
             if self._dom.frames_seen:
                 return self._await_frames(page, seen, quiet, cap)

@@ -1,10 +1,9 @@
 """Screenshots of the browser device: the PNG a locator or the model looks at, and the JPEG a
 report shows after a step (`PageCapture.evidence`), which Chromium encodes and which is taken
-while farm goes on with the next step: the next look at the page that finds it settled (the
-next step's first read) sends the capture from Playwright's event loop as its answer comes,
-before this thread has it, with no round trip of its own. An action that must wait for the
-last image is woken the moment the JPEG is in (an asyncio future that loop resolves), not by
-a timer and without a round trip. The same DevTools session carries farm's
+while farm goes on with the next step: the look that finds the page settled sends the capture
+from Playwright's event loop as its answer comes, before this thread has it. An action that
+must wait for the last image is woken the moment the JPEG is in (an asyncio future that loop
+resolves), not by a timer and without a round trip. The same DevTools session carries farm's
 own page scripts (`PageCapture.script`: DOM reads, the navigation wait, fill), cheaper than
 page.evaluate."""
 
@@ -56,26 +55,22 @@ class PageCapture:
         self._shown: str | None = None                # change token of the last evidence image
         self._cdp: tuple[Any, Any] | None = None      # (page, its DevTools session)
         self._pending: list[_Shot] = []               # evidence captures not yet handed over
-        self._deferred: _Shot | None = None           # ... of them, the one awaiting a look
         self._frame: str | None = None                # the page's main frame (DevTools id)
         self._documents = 0                           # main-frame documents committed, ever
         # (page, document) whose load event a report image waited for in vain: its later
         # images do not wait again (the document: its performance.timeOrigin)
         self._unloaded: tuple[Any, str] | None = None
         self.waits: Counter[str] = Counter()          # how each wait for a capture ended
-        wait.on_settled, wait.after_read = self._on_settled, self.begin
 
     def reset(self) -> None:
         """The session ended (or goes on in a shared context): the next image is new."""
         self._pending = []
         self._shown = None
-        self._deferred = None
 
     def screenshot(self, page: Any) -> bytes:
         """PNG of the viewport, in CSS pixels (so it matches tap coordinates at any DPR)."""
         from playwright.sync_api import Error as PlaywrightError, TimeoutError as PlaywrightTimeout
 
-        self.begin()           # (the report's image of the step before: the page as it is)
         if self.wait.may_navigate:
             self.wait.settled(page)
         with self.errors("screenshot"):
@@ -112,85 +107,51 @@ class PageCapture:
                     page.wait_for_timeout(300)
 
     def evidence(self, page: Any, seen: str | None = None) -> Callable[[], bytes | None]:
-        """Ask for an image of the viewport for the report and return at once; calling the
-        result gives the JPEG (encoded by Chromium, CSS pixels), or None when the page has not
-        changed since the last image (nothing was captured). It is of the page as the next
-        look at it finds it settled (a navigation the step started over): the next step's
-        first read, whose answer starts the capture (`_on_settled`: no round trip of its own),
-        or a look of its own before anything else (`begin`: an action, a wait, the next
-        image). The capture runs while farm goes on; the next action waits for it first
-        (`settle`), so the image never shows what that action did. ``seen``: the change token
-        of the step's last read of the page, no action since (a check's): the same as the
-        last image's, that image shows what the step read, and the page is not asked again."""
+        """Start an image of the viewport for the report, as it is once a navigation the step
+        started is over, and return at once; calling the result gives the JPEG (encoded by
+        Chromium, CSS pixels), or None when the page has not changed since the last image
+        (nothing was captured). The capture runs while farm goes on with the next step; the
+        next action waits for it first (`settle`), so the image never shows what that action
+        did. ``seen``: the change token of the step's last read of the page, no action since
+        (a check's): the same as the last image's, that image shows what the step read, and
+        the page is not asked again."""
         if seen is not None and seen == self._shown:
             return _UNCHANGED
-        self.begin()                   # (an image still awaiting its look: taken first)
         with self.errors("screenshot"):
-            self._session(page)
-        shot = self._deferred = _Shot(None, ready=loop_future(page))
-        self._pending.append(shot)
-        return Later(lambda: self._finish(page, shot), lambda: shot.done, lambda: shot.took)
-
-    def _on_settled(self, ready: str, token: str | None) -> None:
-        """A look found the page settled (told by `PageWait` in Playwright's event loop as the
-        look's answer comes, a read's too): the image awaiting a look is sent there and then,
-        or found unchanged since the last image; one whose page has not loaded yet (an image
-        or font still coming) is left to `begin`, which waits for that load first."""
-        shot = self._deferred
-        if shot is None:
-            return
-        shot.token, shot.looked = token, True
-        if token is not None and token == self._shown:
-            self._deferred = None
-            _unchanged(shot)
-        elif ready == "complete":
-            self._deferred = None
-            self._shown = token
-            self._capture(shot)
-
-    def begin(self) -> None:
-        """Start the image awaiting a look at the page (`evidence`) now, with a look of its
-        own (none when a read's look found the page settled but still loading: then the
-        wait for its load). An image that cannot be taken keeps its error for whoever asks
-        for it (the case goes on: evidence is best effort)."""
-        shot = self._deferred
-        if shot is None or self._cdp is None:
-            return
-        page, cdp = self._cdp
+            cdp = self._session(page)
+        shot = _Shot(None, ready=loop_future(page))
+        self._pending.append(shot)     # the look that finds the page loaded starts it
         try:
-            token = shot.token if shot.looked else self.wait.settled(page)  # (`_on_settled`)
-            if self._deferred is not shot:
-                return
-            self._deferred = None
-            if token is not None and token == self._shown:
-                _unchanged(shot)
-                return
+            shot.token = token = self.wait.settled(page, then=lambda look: self._look(shot, look))
+        except BaseException:
+            self._pending.remove(shot)
+            if not self.wait.stalled:
+                raise
+            # a navigation whose server does not answer: the page shown meanwhile (a capture
+            # is answered then, where a script is not)
+            with self.errors("screenshot"):
+                data = self._jpeg(cdp)
+            self._shown = None
+            return Later(lambda: data, lambda: True)
+        if not shot.started and token is not None and token == self._shown:
+            self._pending.remove(shot)
+            return _UNCHANGED
+        if not shot.started:       # settled, not loaded (an image or font still coming)
             with self.errors("screenshot"):
                 self._await_load(page, token)
-            self._shown = token
-            self._capture(shot)
-            _flush(page)       # sent now, not at this thread's next call into Playwright
-        except Exception as exc:
-            if self._deferred is shot:
-                self._deferred = None
-            if not shot.done:
-                self._unanswered(shot, cdp, exc)
+                self._capture(shot)
+                _flush(page)       # sent now, not at this thread's next call into Playwright
+        self._shown = token
+        return Later(lambda: self._finish(page, shot), lambda: shot.done, lambda: shot.took)
 
-    def _unanswered(self, shot: "_Shot", cdp: Any, exc: Exception) -> None:
-        """``shot`` when no look at its page was answered: a navigation whose server does not
-        answer shows the page shown meanwhile (a capture is answered then, where a script is
-        not); else the look's failure is the image's."""
-        began = time.monotonic()
-        if self.wait.stalled:
-            try:
-                with self.errors("screenshot"):
-                    shot.data = self._jpeg(cdp)
-                self._shown = None
-            except Exception as failed:
-                shot.error = failed
-        else:
-            shot.error = exc
-        self._captured(shot, began)
+    def _look(self, shot: "_Shot", look: Any) -> None:
+        """A look at the page (STATE_JS's answer, in Playwright's event loop as it comes) for
+        ``shot``: once it finds the page loaded, settled and changed since the last image, the
+        capture is sent at once, before this thread has the answer."""
+        leaving, ready, token = look[0], look[1], look[2]
+        if (not shot.started and not leaving and ready == "complete"
+                and (token is None or token != self._shown)):
+            self._capture(shot)
 
     def _await_load(self, page: Any, token: str | None) -> None:
         """The page's load event, at most 1.5 s, before an image: one taken during a
@@ -252,8 +213,6 @@ class PageCapture:
         `_answered` resolves (Playwright's event loop runs meanwhile: no round trip, no
         poll), or polls where Playwright's sync API offers no such wait. A killed device ends
         the wait (DeviceLost)."""
-        if shot is self._deferred:
-            self.begin()
         limit = time.monotonic() + CAPTURE_TIMEOUT
         ended = "done before"
         while not shot.done and shot.error is None:     # (an error: waited for already)
@@ -417,7 +376,6 @@ class PageCapture:
         process every console call of the page (5,000 console.log lines: 0.4 s of farm's CPU)
         and every execution context."""
         if self._cdp is None or self._cdp[0] is not page:
-            self.begin()       # (an image of the page before this one: of that page)
             cdp = page.context.new_cdp_session(page)
             self._cdp, self.wait.loading = (page, cdp), False
             self.wait.arrived()      # (what the last page awaited is not this one's)
@@ -442,7 +400,6 @@ class PageCapture:
 
     def settle(self) -> None:
         """Before an action: let captures still under way finish (their images are kept)."""
-        self.begin()
         while self._pending and self._cdp is not None:
             try:
                 self._finish(self._cdp[0], self._pending[0])
@@ -517,13 +474,6 @@ async def _unless(reply: Any, navigating: Callable[[], bool]) -> Any:
     return answer
 
 
-def _unchanged(shot: "_Shot") -> None:
-    """``shot`` taken as the last image: the page has not changed since (nothing captured)."""
-    shot.done = True
-    if shot.ready is not None and not shot.ready.done():
-        shot.ready.set_result(None)
-
-
 def _flush(page: Any) -> None:
     """Let ``page``'s event loop (Playwright's sync API) run what is scheduled on it now:
     no message, a switch to the loop and back."""
@@ -547,7 +497,6 @@ class _Shot:
     took: float | None = None           # seconds the capture itself took (not the wait for
                                         # its start: a step's sleep, the page settling)
     started: bool = False
-    looked: bool = False                # a look found its page settled (``token`` is its)
     navigations: int = 0                # main-frame loads begun before its capture started
     done: bool = False
     data: bytes | None = None

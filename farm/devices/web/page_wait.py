@@ -67,11 +67,6 @@ class PageWait:
         self._quiet_since: float | None = 0.0   # since when at most IDLE_REQUESTS are
         # how farm's own page scripts run (the device gives its faster way, PageCapture.script)
         self.script: Script = _evaluated
-        # told (readyState, change token) by each look that finds the page settled, a read's
-        # too, as its answer comes (in Playwright's event loop), and told when a read is over:
-        # the report image waiting for such a look (PageCapture) starts there
-        self.on_settled: Callable[[str, str | None], None] = lambda ready, token: None
-        self.after_read: Callable[[], None] = lambda: None
 
     def acted(self) -> None:
         """An action is about to run on the page: it may navigate."""
@@ -178,20 +173,13 @@ class PageWait:
             with self.errors("wait for network idle"):
                 page.wait_for_timeout(25)
 
-    def settled(self, page: Any) -> str | None:
+    def settled(self, page: Any, then: Callable[[Any], None] | None = None) -> str | None:
         """Wait until no navigation is under way and the document is parsed (within
-        ``timeout``); return the page's change token (None when unknown)."""
-        token = self._until_settled(page, lambda settle: self._state(page, settle))
+        ``timeout``); return the page's change token (None when unknown). ``then`` is given
+        each look's [unloading?, readyState, change token] as it comes (in Playwright's event
+        loop: a capture it starts is sent before this thread has the answer)."""
+        token = self._until_settled(page, lambda settle: self._state(page, settle, then))
         return None if token is _STAYED else token
-
-    def _told(self, leaving: Any, ready: Any, token: Any) -> None:
-        """A look's answer as it comes (in Playwright's event loop): one that finds the page
-        settled is told to ``on_settled``."""
-        if not leaving and ready in ("interactive", "complete"):
-            try:
-                self.on_settled(ready, token if isinstance(token, str) else None)
-            except Exception as exc:     # (never the read's failure)
-                log.debug("a settled look's listener failed: %s", exc)
 
     def _until_settled(self, page: Any, look: Callable[[bool], tuple[bool, str, Any]]) -> Any:
         """``look(settle)`` -> (unloading?, readyState, value), a round trip to the page, until
@@ -247,12 +235,12 @@ class PageWait:
         except FarmError as exc:    # a navigation came after all: its document has no flag
             log.debug("could not clear the page's unload flag: %s", exc)
 
-    def _state(self, page: Any, settle: bool) -> tuple[bool, str, str | None]:
+    def _state(self, page: Any, settle: bool, then: Callable[[Any], None] | None
+               ) -> tuple[bool, str, str | None]:
         """(navigating?, readyState, change token); a look the navigation broke: navigating."""
         with self.errors("wait for the page"):
             try:
-                leaving, ready, token = self.script(page, STATE_JS, settle,
-                                                    then=lambda a: self._told(*a))
+                leaving, ready, token = self.script(page, STATE_JS, settle, then=then)
             except Exception as exc:
                 if not raced_navigation(exc):
                     raise
@@ -265,20 +253,15 @@ class PageWait:
         else wait for the page and look again. Any navigation: an action's, or the page's own
         (a timer, a meta refresh). A document still being parsed is not read: its text is
         what came so far (a page that reloads itself was read blank, and a text check failed
-        on what it showed all along). The look that reads is told to ``on_settled`` with the
-        page's change token after the read, and ``after_read`` once the value is in."""
+        on what it showed all along)."""
         from playwright.sync_api import Error as PlaywrightError
 
         read = settled_read_js(js)
 
-        def told(answer: list[Any]) -> None:
-            self._told(answer[0], answer[1], answer[3] if len(answer) > 3 else None)
-
         def look(settle: bool) -> tuple[bool, str, Any]:
             with self.errors(what):
                 try:
-                    leaving, ready, value, *_ = self.script(page, read, arg, then=told)
-                    return leaving, ready, value
+                    return tuple(self.script(page, read, arg))    # type: ignore[return-value]
                 except PlaywrightError as exc:    # the old document went away under the read
                     if not raced_navigation(exc):
                         raise
@@ -287,7 +270,6 @@ class PageWait:
         while True:
             value = self._until_settled(page, look)
             if value is not _STAYED:
-                self.after_read()
                 return value
 
 

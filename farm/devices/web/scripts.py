@@ -149,16 +149,13 @@ STATE_JS = """async (settle) => {
 def settled_read_js(read: str) -> str:
     """``read`` (a function expression of one argument) behind a look at the page as `STATE_JS`
     takes it (a form an action submitted is waited for: SUBMITTED_JS): [unloading?,
-    readyState, its value, the page's change token once read], the value null unless no
-    navigation is under way and the document is parsed (else farm waits for the page and
-    reads again)."""
+    readyState, its value], the value null unless no navigation is under way and the
+    document is parsed (else farm waits for the page and reads again)."""
     return ("async (arg) => {\n" + SUBMITTED_JS +
             "  const s = window.__farm;\n"
             "  const leaving = s ? s.leaving : false, ready = document.readyState;\n"
             "  if (leaving || ready === 'loading') return [leaving, ready, null];\n"
-            "  const value = await (" + read + ")(arg);\n"
-            "  return [leaving, ready, value, s ? performance.timeOrigin + ':' + s.gen : null];"
-            " }")
+            "  return [leaving, ready, await (" + read + ")(arg)]; }")
 
 
 # Replace the focused field's content: selected, then the value inserted as an input method
