@@ -315,8 +315,10 @@ def load_state(page: Any, state: str, timeout_ms: float) -> None:
     impl.on("crash", crash)
     try:
         while state not in states:
-            if page.is_closed():
-                raise impl._close_error_with_reason()
+            if page.is_closed():     # (as Playwright says it; its own words where it can)
+                closed = getattr(impl, "_close_error_with_reason", None)
+                raise closed() if callable(closed) else PlaywrightError(
+                    "Target page, context or browser has been closed")
             if crashed:
                 raise PlaywrightError("Navigation failed because page crashed!")
             gone = getattr(getattr(impl, "_connection", None), "_closed_error", None)
