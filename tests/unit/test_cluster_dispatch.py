@@ -281,23 +281,26 @@ def test_the_step_a_lost_attempt_was_in_began_as_the_last_reported_one_ended(tmp
         (2, "error", "2026-12-02T04:00:01.750+00:00")]
 
 
-def test_a_retry_waits_for_another_device_still_starting_not_the_one_that_failed(tmp_path):
-    """A plugin device failed on fake-1 before fake-2's worker had opened it: the retry went
-    to the pool, fake-1 took it again (and again: quarantined, the case in error) while
-    fake-2 was a moment from ready. It waits for fake-2 now, the device wait at most."""
-    clock = Clock()
+def retry_beside_a_starting_device(tmp_path: Path, clock: Clock
+                                   ) -> tuple[CeleryExecutor, Job, dict, list]:
+    """A retry avoiding fake-1 (idle), fake-2 still starting; what it sends is recorded."""
     ex, retry = executor(tmp_path, clock)
     ex._share = lambda *_: 1
     ex.r = type("NoRuns", (), {"zrangebyscore": lambda *a, **k: []})()
     sent: list[tuple[str, str]] = []
     ex._send = lambda job, queue: sent.append((job.case_id, queue))
     ex._queue = {"web": [retry]}
-    leases = {"fake-1@h": {"device": "fake-1@h", "platform": "web", "group": "default",
-                           "state": "idle"},
-              "fake-2@h": {"device": "fake-2@h", "platform": "web", "group": "default",
-                           "state": "starting"}}
-    pools = ex._pools(leases, {})
-    ex._top_up(pools, leases, {})
+    leases = {name: {"device": name, "platform": "web", "group": "default", "state": state}
+              for name, state in (("fake-1@h", "idle"), ("fake-2@h", "starting"))}
+    return ex, retry, leases, sent
+
+
+def test_a_retry_waits_for_another_device_still_starting_not_the_one_that_failed(tmp_path):
+    """A plugin device failed on fake-1 before fake-2's worker had opened it: the retry went
+    to the pool, fake-1 took it again (and again: quarantined, the case in error) while
+    fake-2 was a moment from ready. It waits for fake-2 now, the device wait at most."""
+    ex, retry, leases, sent = retry_beside_a_starting_device(tmp_path, Clock())
+    ex._top_up(ex._pools(leases, {}), leases, {})
     assert sent == [] and ex._queue["web"] == [retry]           # kept for fake-2
     leases["fake-2@h"]["state"] = "idle"
     ex._top_up(ex._pools(leases, {}), leases, {})
@@ -306,16 +309,7 @@ def test_a_retry_waits_for_another_device_still_starting_not_the_one_that_failed
 
 def test_a_retry_goes_back_to_its_pool_when_the_starting_device_never_comes(tmp_path):
     clock = Clock()
-    ex, retry = executor(tmp_path, clock)
-    ex._share = lambda *_: 1
-    ex.r = type("NoRuns", (), {"zrangebyscore": lambda *a, **k: []})()
-    sent: list[tuple[str, str]] = []
-    ex._send = lambda job, queue: sent.append((job.case_id, queue))
-    ex._queue = {"web": [retry]}
-    leases = {"fake-1@h": {"device": "fake-1@h", "platform": "web", "group": "default",
-                           "state": "idle"},
-              "fake-2@h": {"device": "fake-2@h", "platform": "web", "group": "default",
-                           "state": "starting"}}
+    ex, retry, leases, sent = retry_beside_a_starting_device(tmp_path, clock)
     ex._top_up(ex._pools(leases, {}), leases, {})
     assert sent == []
     clock.t += ex.settings.cluster_device_wait
