@@ -67,6 +67,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--copies", type=int, default=3, help="each case this many times a run")
     ap.add_argument("--top", type=int, default=15)
+    ap.add_argument("--screenshots", default="", help="farm run --screenshots MODE")
     args = ap.parse_args()
     from farm.config import load_settings
     from farm.devices.chromium import BROWSER_FLAGS, find_chromium
@@ -78,7 +79,8 @@ def main() -> None:
         env = {**os.environ, "FARM_NO_PROGRESS": "1", "FARM_STATE_DIR": str(root / "state")}
         suite = _suite(CASES, root, args.copies)
         farm = counted(["farm.cli", "run", str(suite), "--devices", "browser:1",
-                        "--report-dir", str(root / "run"), "--no-progress"],
+                        "--report-dir", str(root / "run"), "--no-progress"]
+                       + (["--screenshots", args.screenshots] if args.screenshots else []),
                        root / "farm.json", env)
         plain = counted([str(ROOT / "bench" / "vs_playwright.py"), "--plain",
                          str(root / "plain.json"), "--chromium", str(info.path), "--cases",

@@ -402,8 +402,8 @@ class ArtifactStore:
     def path_for(self, case_id: str, attempt: int, name: str) -> str:
         """Where a screenshot named ``name`` of this case attempt goes, relative to the run
         dir (nothing is written yet)."""
-        path = self.dir / case_folder(case_id) / f"attempt-{attempt}" / f"{slug(name)}.jpg"
-        return path.relative_to(self.run_dir).as_posix()
+        # (strings, not Path joins: this runs for every image of every step)
+        return f"artifacts/{case_folder(case_id)}/attempt-{attempt}/{slug(name)}.jpg"
 
     def save_screenshot(self, case_id: str, attempt: int, name: str, png: bytes) -> str:
         """Queue a PNG (or JPEG) screenshot for storing as JPEG; return its path relative to
@@ -455,14 +455,15 @@ class ArtifactStore:
         it), named ``name``.``ext`` beside it; return its path. Runs on the background pool
         once ``source`` is written, off the case's clock; never when ``source`` never comes."""
         src = self.run_dir / source
-        path = src.with_name(f"{slug(name)}.{ext}")
+        rel = f"{source.rpartition('/')[0]}/{slug(name)}.{ext}".lstrip("/")
+        path = self.run_dir / rel
         with self._lock:      # the source may still be a capture in flight (farm.evidence)
             ready = source in self._stored
             if not ready:
                 self._deferred.setdefault(source, []).append((path, render))
         if ready:
             self._submit(self._derive, src, path, render, self._image(source))
-        return path.relative_to(self.run_dir).as_posix()
+        return rel
 
     def _image(self, path: str) -> bytes | None:
         """The stored image at ``path`` if it is still at hand (None: read it from disk)."""

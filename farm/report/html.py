@@ -84,19 +84,21 @@ class _Renderer:
         self.summary = summary
         self.run_dir = run_dir
         self.counts: Counter[str] = Counter(c.status for c in summary.cases)
-        self._files: dict[Path, set[str]] = {}    # a folder's files, listed once
+        self._files: dict[str, set[str]] = {}     # a folder's files, listed once
 
-    def _exists(self, path: Path) -> bool:
-        """Whether ``path`` is a file: its folder is listed once for all its artifacts (a
-        report links hundreds of images: one listing a folder, not one stat an image)."""
-        folder = path.parent
+    def _exists(self, rel: str) -> bool:
+        """Whether the run dir's ``rel`` is a file: its folder is listed once for all its
+        artifacts (a report links hundreds of images: one listing a folder, not one stat an
+        image; and string keys, not Path objects, for each of them)."""
+        assert self.run_dir is not None
+        folder, _, name = rel.rpartition("/")
         if folder not in self._files:
             try:
-                with os.scandir(folder) as entries:
+                with os.scandir(self.run_dir / folder) as entries:
                     self._files[folder] = {e.name for e in entries if e.is_file()}
             except OSError:
                 self._files[folder] = set()
-        return path.name in self._files[folder]
+        return name in self._files[folder]
 
     # -- pieces -------------------------------------------------------------------------
     def badge(self, status: str, text: str | None = None) -> str:
@@ -108,12 +110,13 @@ class _Renderer:
         """URL for an artifact path, or None when the file is missing (avoids broken images)."""
         if not rel:
             return None
-        path = Path(rel)
-        if path.is_absolute():
+        if os.path.isabs(rel):
+            path = Path(rel)
             return path.as_uri() if path.is_file() else None
-        if self.run_dir is not None and not self._exists(self.run_dir / path):
+        rel = rel.replace(os.sep, "/")
+        if self.run_dir is not None and not self._exists(rel):
             return None
-        return urllib.parse.quote(path.as_posix(), safe="/")
+        return urllib.parse.quote(rel, safe="/")
 
     def thumb(self, rel: str | None, alt: str, cls: str = "") -> str:
         """A lazy ``<img>`` (the JS lightbox opens it full size); a note if the file is gone."""
