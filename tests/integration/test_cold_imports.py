@@ -53,7 +53,7 @@ NOT_FOR_A_BROWSER_RUN = [
     "farm.devices.android", "farm.devices.ios", "farm.devices.sim", "farm.devices.sim.screen",
     "farm.devices.sim.adb", "farm.devices.sim.wda",                  # simulators: *-sim runs
     "farm.agent.loop", "farm.agent.insight", "farm.cache.plan",      # the ai_act loop, aiAssert
-    "farm.llm.client", "farm.llm.models", "farm.llm.litellm_client",
+    "farm.llm",             # the model clients, and the plan readers (their reply models)
 ]
 
 
