@@ -5,273 +5,25 @@ builds ``Tap(locate=Locate(prompt="Sign in"))``, as Midscene's aiTap calls the T
 each action's device logic exists once. A field typed `Locate` is a locator field: the
 TaskBuilder finds it by scanning the schema and puts a Locate task before the action
 (Tap → [locate], DragAndDrop → [from, to], Back → []). Adding an action is adding a class
-here; nothing else changes.
+here, or in `farm.agent.phone_actions` for one only phones have (a browser run never imports
+those); nothing else changes. What every action is made of (`Action`, `ActionContext`,
+`Locate`) is in `farm.agent.action_base`, and importable from here as before.
 """
 
 from __future__ import annotations
 
-import threading
 import time
-from typing import Any, Callable, ClassVar, Literal, Optional, get_args, get_origin
+from typing import Any, Literal, Optional
 
-from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import Field, field_validator, model_validator
 
-from farm.devices.base import Device, Rect
+# (BoxAt and as_planned: their users import them from here)
+from farm.agent.action_base import (Action, ActionContext, BoxAt, Locate,  # noqa: F401
+                                    as_planned, locator_fields)
+from farm.devices.base import Rect
 from farm.devices.phone_edges import bring_in_swipe, edge_cut
 from farm.errors import CaseTimeout, Interrupted, StepFailed
 from farm.suite.steps import SCROLL_ALIASES, SCROLL_TYPES
-from farm.text import map_strings
-
-
-class BoxAt(BaseModel):
-    """A box-only target remembered by where it was: its rect (device units) on a screen of
-    ``screen`` size. Replayed only on a screen of that size."""
-
-    rect: list[int]
-    screen: list[int]
-
-
-class Locate(BaseModel):
-    """The locator marker: a description (and maybe a box or an XPath) of one element, as the
-    model planned it or a suite step wrote it (``${NAME}`` placeholders intact)."""
-
-    model_config = ConfigDict(extra="ignore")
-    prompt: str = ""
-    bbox: Optional[list[float]] = None
-    xpath: Optional[str] = None
-    deepLocate: bool = False
-    # reference images of a suite step's {prompt, images} target (never planned, never cached)
-    images: Optional[list[dict[str, str]]] = Field(default=None, exclude=True)
-    rect: Optional[Rect] = Field(default=None, exclude=True)   # filled by the Locate task
-    tier: Optional[str] = Field(default=None, exclude=True)
-    # A box-only target (AutoGLM, UI-TARS give no prompt) as the plan cache replays it: the
-    # XPath of the element hit (`anchor`, stored as `xpath`), else where the box was (`at`).
-    anchor: Optional[str] = Field(default=None, exclude=True)
-    at: Optional[BoxAt] = None
-    # ... and what it hit then (role, strings shown, strings around it): a replay that finds
-    # another element there (a list reordered) is no replay of that tap
-    was: Optional[dict[str, Any]] = Field(default=None, exclude=True)   # (kept as "seen")
-    # the action types into it: among tied text matches, the one text field wins
-    editable: bool = Field(default=False, exclude=True)
-    disabled: bool = Field(default=False, exclude=True)    # the element found is disabled
-    node: Optional[int] = Field(default=None, exclude=True)  # its tree node (text tier)
-
-    @model_validator(mode="before")
-    @classmethod
-    def _described(cls, data: Any) -> Any:
-        """``"locate": "the Go button"``: a description alone is a Locate of it."""
-        return {"prompt": data} if isinstance(data, str) else data
-
-    @field_validator("bbox", mode="before")
-    @classmethod
-    def _lenient_box(cls, value: Any) -> Any:
-        """A box however the model wrote its numbers: "400,300,600,400", "[400 300 600 400]",
-        [[400, 300], [600, 400]], ["400px", ...] (doubao); the count is checked where it is
-        mapped (a box is 4 numbers, a point 2)."""
-        from farm.llm.plan import numbers
-        if isinstance(value, str):
-            return numbers(value)
-        if isinstance(value, (list, tuple)) and any(isinstance(v, (str, list, tuple))
-                                                    for v in value):
-            return numbers(" ".join(map(str, value)))
-        return value
-
-    @property
-    def box_only(self) -> bool:
-        """Nothing but the planner's box says what this target is."""
-        return not (self.prompt or self.xpath)
-
-    def describe(self) -> str:
-        if self.prompt:
-            return f'"{self.prompt}"'
-        if self.xpath:
-            return f"XPath {self.xpath}"
-        if self.bbox:      # as the model wrote it: [50, 600, …], not [50.0, 600.0, …]
-            return "box [" + ", ".join(f"{v:g}" if isinstance(v, float) else str(v)
-                                       for v in self.bbox) + "]"
-        if self.at is not None:
-            return f"the remembered box {self.at.rect}"
-        return "a target with no description"
-
-    def point(self) -> tuple[int, int]:
-        if self.rect is None:
-            raise StepFailed(f"{self.describe()} was not located")
-        return self.rect.center
-
-    def usable(self, what: str, device: Any = None, act: str = "a tap") -> tuple[int, int]:
-        """`point`, for an action on a control: a disabled one fails the step (a tap there
-        does nothing, and the step would pass while the app ignored it); so does one that
-        something else covers (`reachable`)."""
-        if self.disabled:
-            raise StepFailed(f"{self.describe()} is disabled: {what}")
-        return self.reachable(device, act)
-
-    def gesture_start(self, device: Any, act: str) -> tuple[int, int]:
-        """`point`, where a gesture (a swipe, a scroll, a drag, a pinch) begins on the target:
-        on a phone, one cut by the screen's edge is swiped in first, or the step fails saying
-        the system's bar would take ``act`` (`reachable`), as for a tap: a swipe begun on a
-        strip above the home-gesture bar is the system's. Elsewhere, the point found."""
-        if getattr(device, "platform", "") not in ("android", "ios"):
-            return self.point()
-        return self.reachable(device, act)
-
-    def reachable(self, device: Any, act: str) -> tuple[int, int]:
-        """`point`, where ``act`` (a tap, a double-click...) would reach the target: on a
-        device that can tell (the web's ``tap_point``, for a target found in its tree), a
-        target under something else (a sticky header, a cookie banner, a modal's backdrop)
-        is scrolled once to the viewport's middle, and fails the step if still covered (the
-        tap went to the cover and the step passed). A phone's check (`phone_edges`) swipes in
-        a target cut by the screen's edge, once, whichever tier found it."""
-        x, y = self.point()
-        check = getattr(device, "tap_point", None) if self.node is not None else None
-        if check is None:
-            return x, y
-        nx, ny, cover = check(self.node, x, y)
-        if not cover:
-            return nx, ny
-        if getattr(device, "platform", "") in ("android", "ios"):   # (`phone_edges`)
-            raise StepFailed(f"{self.describe()} is cut by the screen's edge: {act} there "
-                             f"would hit {cover}")
-        w, h = device.size() if hasattr(device, "size") else (x + 1, y + 1)
-        if not (0 <= x < w and 0 <= y < h):        # (an XPath's element, off-screen)
-            raise StepFailed(f"{self.describe()} is outside the page's {w}x{h} viewport, and "
-                             f"scrolling the page does not bring it in where {act} reaches "
-                             f"it: it would hit {cover}")
-        raise StepFailed(f"{self.describe()} is covered by {cover}: {act} there would hit "
-                         "that")
-
-
-class ActionContext:
-    """What an action may use: the device, the secret resolver (values typed on the device are
-    resolved here and nowhere else) and the seconds left before the case's deadline."""
-
-    def __init__(self, device: Device, resolve: Callable[[str], str],
-                 remaining: Callable[[], float] = lambda: float("inf"),
-                 acted: list[dict[str, Any]] | None = None,
-                 cancel: "threading.Event | None" = None) -> None:
-        self.device = device if acted is None else _Acting(device, acted)
-        self.resolve = resolve
-        self.remaining = remaining
-        self.cancel = cancel or threading.Event()    # set: the run stopped (Ctrl-C, SIGTERM)
-
-    def optional(self, method: str) -> Callable[..., Any]:
-        fn = getattr(self.device, method, None)
-        if fn is None:
-            kind = type(getattr(self.device, "_device", self.device)).__name__
-            raise StepFailed(f"{kind} on {self.device.platform} cannot "
-                             f"{method} (the driver has no {method}())")
-        return fn
-
-
-class _Acting:
-    """The device, noting where each action touched it (for annotated screenshots):
-    ``{"kind": "tap", "points": [[x, y]]}``, a swipe's or scroll's path, the field typed in."""
-
-    _POINT = {"tap": "tap", "double_tap": "double_tap", "long_press": "long_press",
-              "hover": "hover", "right_click": "tap", "tap_choosing_files": "tap"}
-
-    def __init__(self, device: Device, acted: list[dict[str, Any]]) -> None:
-        self._device, self._acted = device, acted
-
-    def __getattr__(self, name: str) -> Any:
-        fn = getattr(self._device, name)
-        if name in self._POINT:
-            return lambda x, y, *a: self._pointed(self._POINT[name], fn, x, y, *a)
-        if name in ("fill_at", "focus_at"):     # a field typed into or focused, no tap
-            kind = "type" if name == "fill_at" else "tap"
-            return lambda x, y, *a: self._done_at(kind, fn, x, y, *a)
-        if name == "swipe":
-            return lambda x1, y1, x2, y2, *a: (
-                self._note("swipe", [[x1, y1], [x2, y2]]), fn(x1, y1, x2, y2, *a))[1]
-        if name == "scroll":
-            return lambda x, y, dx, dy, *a: (
-                self._note("scroll", [[x, y], [x + dx, y + dy]]), fn(x, y, dx, dy, *a))[1]
-        if name == "type_text":
-            return lambda *a: (self._typed(), fn(*a))[1]
-        return fn
-
-    def _pointed(self, kind: str, fn: Callable[..., Any], x: float, y: float, *a: Any) -> Any:
-        """``fn(x, y, ...)``, noted at (x, y) before it runs (a tap that fails is marked
-        where it was tried); a tap that says it went to another point (its target moved as
-        the pointer reached it: `BrowserDevice.tap`) is marked there instead."""
-        self._note(kind, [[x, y]])
-        went = fn(x, y, *a)
-        if kind == "tap" and isinstance(went, tuple) and len(went) == 2:
-            self._acted[-1]["points"] = [[round(v) for v in went]]
-            return None
-        return went
-
-    def _done_at(self, kind: str, fn: Callable[..., Any], x: float, y: float, *a: Any) -> Any:
-        done = fn(x, y, *a)
-        if done is not None:        # (None: nothing done there, the tap that follows is)
-            self._note(kind, [[x, y]])
-        return done
-
-    def _note(self, kind: str, points: list[list[float]]) -> None:
-        self._acted.append({"kind": kind, "points": [[round(v) for v in p] for p in points]})
-
-    def _typed(self) -> None:
-        last = self._acted[-1] if self._acted else None
-        if last is not None and last["kind"] == "tap":   # the field it tapped, then typed into
-            last["kind"] = "type"
-
-
-class Action(BaseModel):
-    """Base of every action. ``run`` performs it once its locator fields hold rects and
-    returns its output (None for most; a shell command's stdout, a WDA answer)."""
-
-    model_config = ConfigDict(extra="ignore", populate_by_name=True)
-    name: ClassVar[str] = ""
-    doc: ClassVar[str] = ""
-    moves_pointer: ClassVar[bool] = False
-
-    def run(self, ctx: ActionContext) -> Any:
-        raise NotImplementedError
-
-    def detail(self) -> str:
-        """What besides its target says what it did, for its label ("Steps done so far" the
-        model reads, the ai step's output): the text typed, the key, the direction."""
-        return ""
-
-    def target(self) -> str:
-        """What it acts on, for logs and loop detection."""
-        locs = [getattr(self, f) for f in locator_fields(type(self))]
-        return ", ".join(l.describe() + (f" at {l.rect.as_list()}" if l.rect else "")
-                         for l in locs if l is not None)
-
-
-def as_planned(action: Action) -> dict[str, Any]:
-    """``{"type", "params"}`` of ``action`` as a plan would carry it, without the boxes of the
-    moment (the plan cache replays it; `make_action` builds it again). A box-only target keeps
-    what its Locate task found instead: the XPath of the element hit, else where the box was,
-    and under ``seen`` what that element was (a replay checks it is still there).
-    Text stays as written: ``${NAME}`` placeholders, never values."""
-    params = action.model_dump(mode="json", by_alias=True, exclude_none=True)
-    seen: dict[str, Any] = {}
-    for name in locator_fields(type(action)):
-        key = type(action).model_fields[name].alias or name
-        loc, target = params.get(key), getattr(action, name)
-        if isinstance(loc, dict):
-            loc.pop("bbox", None)
-            if not loc.get("deepLocate"):
-                loc.pop("deepLocate", None)
-            if not target.box_only or target.anchor:
-                loc.pop("at", None)     # (only a box-only target is replayed by its box)
-            if target.box_only and target.anchor:
-                loc["xpath"] = target.anchor
-            if target.was is not None and not target.prompt:
-                seen[key] = target.was  # what the box hit (a described one is checked by that)
-    return {"type": action.name, "params": params, **({"seen": seen} if seen else {})}
-
-
-def locator_fields(cls: type[BaseModel]) -> list[str]:
-    """Names of the fields whose type is `Locate` (or Optional[Locate]), in declaration order."""
-    out = []
-    for name, f in cls.model_fields.items():
-        ann = f.annotation
-        if ann is Locate or (get_origin(ann) is not None and Locate in get_args(ann)):
-            out.append(name)
-    return out
 
 
 # ---- common ---------------------------------------------------------------------------------
@@ -587,22 +339,6 @@ def _shifted(r: Rect, dy: int) -> Rect:
     return Rect(x=r.x, y=r.y + dy, width=r.width, height=r.height)
 
 
-class Pinch(Action):
-    name, doc = "Pinch", ("two-finger pinch on an element or the screen's centre: direction "
-                          "in (fingers together, zoom out) or out (apart, zoom in)")
-    locate: Optional[Locate] = None
-    direction: Literal["in", "out"] = "out"
-    distance: Optional[int] = None
-    duration: int = 500
-
-    def run(self, ctx: ActionContext) -> None:
-        w, h = ctx.device.size()
-        x, y = (self.locate.gesture_start(ctx.device, "a pinch") if self.locate is not None
-                else (w // 2, h // 2))
-        reach = self.distance or min(w, h) // 4     # how far each finger moves
-        ctx.optional("pinch")(x, y, reach, self.direction == "out", self.duration)
-
-
 class Sleep(Action):
     name, doc = "Sleep", "wait (timeMs milliseconds)"
     timeMs: int = 1000
@@ -647,106 +383,27 @@ class GoBack(Action):
         ctx.device.run_script("history.back()", timeout_s=10)
 
 
-# ---- mobile --------------------------------------------------------------------------------
-class AndroidBackButton(Action):
-    name, doc = "AndroidBackButton", "press the Android Back button"
-
-    def run(self, ctx: ActionContext) -> None:
-        back = getattr(ctx.device, "back", None)
-        back() if back else ctx.device.press("Back")
-
-
-class AndroidHomeButton(Action):
-    name, doc = "AndroidHomeButton", "press the Android Home button"
-
-    def run(self, ctx: ActionContext) -> None:
-        home = getattr(ctx.device, "home", None)
-        home() if home else ctx.device.press("Home")
-
-
-class IOSHomeButton(AndroidHomeButton):
-    name, doc = "IOSHomeButton", "go to the iOS home screen"
-
-
-class Launch(Action):
-    name, doc = "Launch", "launch an app (package / bundle id / URL)"
-    uri: str
-
-    def run(self, ctx: ActionContext) -> None:
-        ctx.device.launch(ctx.resolve(self.uri))    # ${NAME} in the app id or URL
-
-
-class Terminate(Action):
-    name, doc = "Terminate", "stop an app"
-    uri: str
-
-    def run(self, ctx: ActionContext) -> None:
-        ctx.device.terminate(ctx.resolve(self.uri))
-
-
-class RunAdbShell(Action):
-    name, doc = "RunAdbShell", "run an adb shell command; its stdout is the result"
-    command: str
-    # the step's `timeout` (runAdbShell); not for the planner
-    timeoutMs: Optional[int] = Field(default=None, json_schema_extra={"hidden": 1})
-
-    def run(self, ctx: ActionContext) -> str:
-        """The command's output; it is given the step's `timeout` (else the phone's limit on
-        a silence, 30 s, holds: a `cat` waiting for input fails then), and no more than the
-        case's time left: one that runs on (logcat without -d) is stopped at the case's end
-        as the case's timeout, where the case's watchdog stopped the phone (and the case
-        read "device stopped answering")."""
-        shell = ctx.optional("shell_result")
-        command = ctx.resolve(self.command)
-        left = ctx.remaining()
-        step = self.timeoutMs / 1000 if self.timeoutMs else None
-        cut = left != float("inf") and (step is None or left < step)
-        if not cut:
-            given = {"timeout_s": step} if step else {}
-        else:   # a step's timeout is the command's whole time; without one, the case's end
-            # is an end besides the silence's limit, not instead of it
-            given = {"timeout_s" if step else "within_s": max(left, 0.1)}
-        try:
-            out, err, code = shell(command, **given)
-        except StepFailed:
-            if cut and ctx.remaining() <= 0:
-                raise CaseTimeout(f"case timed out during adb shell `{self.command}`") \
-                    from None
-            raise
-        if code:
-            said = (err.strip() or out.strip() or "no output")[:500]
-            raise StepFailed(f"adb shell `{self.command}` exited {code}: {said}")
-        return out
-
-
-class RunWdaRequest(Action):
-    name, doc = "RunWdaRequest", ("send a WebDriverAgent request (method, endpoint, data); "
-                                  "its answer is the result")
-    method: str = "GET"
-    endpoint: str = Field(validation_alias=AliasChoices("endpoint", "url"))
-    data: Optional[Any] = None
-
-    def run(self, ctx: ActionContext) -> Any:
-        return ctx.optional("wda_request")(self.method.upper(), ctx.resolve(self.endpoint),
-                                           map_strings(self.data, ctx.resolve))
-
-
 COMMON: list[type[Action]] = [Tap, DoubleClick, RightClick, Hover, LongPress, DragAndDrop, Input,
                               ClearInput, KeyboardPress, Scroll, Swipe, Sleep]
-PLATFORM: dict[str, list[type[Action]]] = {
-    "web": [Navigate, Reload, GoBack],
-    "android": [AndroidBackButton, AndroidHomeButton, Launch, Terminate, RunAdbShell, Pinch],
-    "ios": [IOSHomeButton, Launch, Terminate, RunWdaRequest, Pinch],
-}
+PLATFORMS = ("web", "android", "ios")     # the platforms with actions of their own
 # Grammar-neutral names some parsers emit (AutoGLM "Back", UI-TARS press_home).
 ALIASES = {"web": {"Back": "GoBack"},
            "android": {"Back": "AndroidBackButton", "Home": "AndroidHomeButton"},
            "ios": {"Home": "IOSHomeButton"}}
 
 
+def platform_actions(platform: str) -> list[type[Action]]:
+    """The actions only ``platform`` has (none for a device plugin's platform); a phone's are
+    imported on a phone's first use (`farm.agent.phone_actions`)."""
+    if platform in ("android", "ios"):
+        from farm.agent.phone_actions import PHONE
+        return PHONE[platform]
+    return [Navigate, Reload, GoBack] if platform == "web" else []
+
+
 def registry(platform: str) -> dict[str, type[Action]]:
     """Every action usable on ``platform``, by name (aliases included)."""
-    reg = {a.name: a for a in COMMON + PLATFORM.get(platform, [])}
+    reg = {a.name: a for a in COMMON + platform_actions(platform)}
     for alias, real in ALIASES.get(platform, {}).items():
         reg[alias] = reg[real]
     return reg
@@ -755,7 +412,7 @@ def registry(platform: str) -> dict[str, type[Action]]:
 def describe_actions(platform: str) -> str:
     """The action list for the planning prompt, generated from the schemas."""
     lines = []
-    for cls in COMMON + PLATFORM.get(platform, []):
+    for cls in COMMON + platform_actions(platform):
         params = []
         for fname, f in cls.model_fields.items():
             if isinstance(f.json_schema_extra, dict) and f.json_schema_extra.get("hidden"):

@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING, Any, Callable, Literal
 
 from pydantic import ValidationError
 
-from farm.agent.actions import PLATFORM, Action, ActionContext, BoxAt, Locate, locator_fields
+from farm.agent.actions import (PLATFORMS, Action, ActionContext, BoxAt, Locate,
+                                locator_fields, platform_actions)
 from farm.agent.locator import LocateHit
 from farm.cache.xpaths import anchor
 from farm.devices.base import Device
@@ -52,9 +53,10 @@ def make_action(name: str, params: dict[str, Any],
     cls = registry.get(name) or next(
         (c for n, c in registry.items() if n.lower() == name.strip().lower()), None)   # "tap"
     if cls is None:
-        elsewhere = [p for p, actions in PLATFORM.items()
+        own = {p: platform_actions(p) for p in PLATFORMS}
+        elsewhere = [p for p, actions in own.items()
                      if any(a.name.lower() == name.strip().lower() for a in actions)]
-        here = [p for p, actions in PLATFORM.items() if all(a.name in registry for a in actions)]
+        here = [p for p, actions in own.items() if all(a.name in registry for a in actions)]
         where = (f" on {' and '.join(here) or 'this device'}: it is an action of "
                  f"{' and '.join(elsewhere)}" if elsewhere else "")
         raise PlanError(f"unknown action {name!r}{where}; use one of: {', '.join(registry)}")

@@ -53,6 +53,7 @@ NOT_FOR_A_BROWSER_RUN = [
     "farm.devices.android", "farm.devices.ios", "farm.devices.sim", "farm.devices.sim.screen",
     "farm.devices.sim.adb", "farm.devices.sim.wda",                  # simulators: *-sim runs
     "farm.agent.loop", "farm.agent.insight", "farm.cache.plan",      # the ai_act loop, aiAssert
+    "farm.agent.phone_actions",                     # adb shell, WDA requests, Home, Back...
     "farm.llm",             # the model clients, and the plan readers (their reply models)
 ]
 
