@@ -37,7 +37,7 @@ from farm.devices.web.hang import HangGuard
 from farm.devices.web.page_wait import PageWait, load_state
 from farm.devices.web.scripts import (AWAIT_CHANGE_JS, FILL_AT_JS, FOCUS_AT_JS, FOCUSED_FILL_JS,
                                       INTO_VIEW_JS, MAX_NODES, SCROLL_END_JS, SCROLL_JS,
-                                      SCROLL_WATCH_JS, VEIL_JS, VEIL_WATCH_JS,
+                                      SCROLL_WATCH_JS, VEIL_JS, VEIL_WATCH_JS, looked,
                                       veiled)
 from farm.errors import DeviceError, DeviceLost, StepFailed
 from farm.text import first_line
@@ -717,13 +717,18 @@ class BrowserDevice:
         secrets (its mask changes it), the field it filled then draws its text as discs (and
         text that is none, typed into a field so veiled, as typed again), in the same round
         trip: no report image and no screenshot sent to a model shows the secret. In the
-        page, or in the frame of another origin ``route`` (frames.FrameRoute) names."""
+        page, or in the frame of another origin ``route`` (frames.FrameRoute) names. In the
+        page, the script then looks at the page as the report image's look would
+        (`scripts.looked`), in the same round trip: a fill that did all it does there tells
+        the capture (`PageCapture.told`), whose image then needs no look of its own."""
         secret = self._veil_wanted(text)
-        run = functools.partial(route.run, gone="tap") if route is not None else \
-            functools.partial(self._shots.script, page)
-        if secret is None:
-            return run(fill, arg)
-        return run(veiled(fill), [arg, secret])
+        script, given = (fill, arg) if secret is None else (veiled(fill), [arg, secret])
+        if route is not None:
+            return route.run(script, given, gone="tap")
+        how, look = self._shots.script(page, looked(script), given)
+        if how not in ("tap", "frame", "insert"):      # (else more is done to the page)
+            self._shots.told(page, look)
+        return how
 
     def _in_focus(self, page: Any, script: str, arg: Any) -> Any:
         """``script`` with ``arg`` in the page; when it answers "frame" (the focus is in a

@@ -61,11 +61,15 @@ class PageCapture:
         # images do not wait again (the document: its performance.timeOrigin)
         self._unloaded: tuple[Any, str] | None = None
         self.waits: Counter[str] = Counter()          # how each wait for a capture ended
+        # (actions on the page then, page, look): the look the last action's own script took
+        # after its change (`told`), until anything else is asked of the page
+        self._told: tuple[int, Any, Any] | None = None
 
     def reset(self) -> None:
         """The session ended (or goes on in a shared context): the next image is new."""
         self._pending = []
         self._shown = None
+        self._told = None
 
     def screenshot(self, page: Any) -> bytes:
         """PNG of the viewport, in CSS pixels (so it matches tap coordinates at any DPR)."""
@@ -117,6 +121,9 @@ class PageCapture:
         the page is not asked again."""
         if seen is not None and seen == self._shown:
             return _UNCHANGED
+        look = self._settled_look(page)
+        if look is not None:
+            return self._evidence_now(page, look[2])
         with self.errors("screenshot"):
             cdp = self._session(page)
         shot = _Shot(None, ready=loop_future(page))
@@ -141,6 +148,47 @@ class PageCapture:
                 self._await_load(page, token)
                 self._capture(shot)
                 _flush(page)       # sent now, not at this thread's next call into Playwright
+        self._shown = token
+        return Later(lambda: self._finish(page, shot), lambda: shot.done, lambda: shot.took)
+
+    def told(self, page: Any, look: Any) -> None:
+        """The look the action under way took with its own page script, after its change
+        (`farm.devices.web.scripts.looked`: [unloading?, readyState, change token, a form
+        submitted?]): the report image after the action starts from it, with no look of its
+        own, while nothing else is asked of the page (`_settled_look`)."""
+        self._told = (self.wait.actions, page, look)
+
+    def _settled_look(self, page: Any) -> Any:
+        """The look `told` gave, when an image may start from it as from a look of its own:
+        the last action's, nothing asked of the page since (a page script clears it), no
+        main-frame load begun since that action began nor under way, no form submitted (its
+        navigation comes in a task of its own: the evidence's look waits for it), the
+        document not unloading and loaded. Else None: the evidence looks for itself."""
+        told, self._told = self._told, None
+        if told is None:
+            return None
+        actions, of, look = told
+        wait = self.wait
+        if (actions != wait.actions or of is not page or self._cdp is None
+                or self._cdp[0] is not page or wait.loads_begun != wait.loads_at_action
+                or wait.loading or wait.awaiting or not isinstance(look, list)
+                or len(look) != 4):
+            return None
+        leaving, ready, _, submitted = look
+        return None if leaving or submitted or ready != "complete" else look
+
+    def _evidence_now(self, page: Any, token: str | None) -> Callable[[], bytes | None]:
+        """`evidence` on a page the last action's own script found settled and loaded
+        (`_settled_look`): its capture sent now (none when the page is as the last image
+        shows it)."""
+        self.wait.may_navigate = False      # (as the look that finds it so does)
+        if token is not None and token == self._shown:
+            return _UNCHANGED
+        shot = _Shot(token, ready=loop_future(page))
+        self._pending.append(shot)
+        with self.errors("screenshot"):
+            self._capture(shot)
+            _flush(page)        # sent now, not at this thread's next call into Playwright
         self._shown = token
         return Later(lambda: self._finish(page, shot), lambda: shot.done, lambda: shot.took)
 
@@ -346,6 +394,7 @@ class PageCapture:
         Playwright's Error as page.evaluate does (a navigation that takes the document away
         included). ``then`` is called with the value as the answer comes, in Playwright's
         event loop (where there is none: before this returns)."""
+        self._told = None       # (the page may change meanwhile: an action's look is old)
         if self._cdp is None or self._cdp[0] is not page:
             value = page.evaluate(js, arg)
             if then is not None:

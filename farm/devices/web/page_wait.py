@@ -59,6 +59,8 @@ class PageWait:
         self._stops = 0                         # main-frame loads that ended, ever
         self.loads_begun = 0                    # ... that began, ever
         self._stops_at_action = 0               # ... when the last action began
+        self.loads_at_action = 0                # loads begun when the last action began
+        self.actions = 0                        # actions on the page, ever
         self._progress = 0                      # the page's load events seen, ever
         self._wake: "asyncio.Future[None] | None" = None   # a pause they end early
         self.pauses: Counter[str] = Counter()   # how each pause ended (woken, timed out...)
@@ -72,6 +74,8 @@ class PageWait:
         """An action is about to run on the page: it may navigate."""
         self.may_navigate = True
         self._stops_at_action = self._stops
+        self.loads_at_action = self.loads_begun
+        self.actions += 1
 
     def main_frame(self, loading: bool) -> None:
         """The page's main frame started (True) or stopped (False) loading."""

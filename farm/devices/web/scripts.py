@@ -145,6 +145,23 @@ STATE_JS = """async (settle) => {
 }"""
 
 
+@functools.lru_cache(maxsize=8)
+def looked(action: str) -> str:
+    """The action's page script ``action`` (a function expression of one argument, a fill),
+    then the look `STATE_JS` would take after it, in the same round trip: [its answer,
+    [unloading?, readyState, change token, a form submitted?]]. It waits for nothing (a form
+    the action submitted is only said: its navigation starts in a task of its own, which
+    would take this answer's document away), so the answer always comes; with no form
+    submitted, the page settled and loaded, a report image needs no look of its own
+    (`farm.devices.web.capture.PageCapture.evidence`). A microtask first: the page's
+    mutation observer counts the action's changes before the token is read."""
+    return ("async (arg) => { const how = await (" + action + ")(arg);\n"
+            "  await null; const s = window.__farm, sent = s ? s.submitted : null;\n"
+            "  return [how, [s ? s.leaving : false, document.readyState,\n"
+            "    s ? performance.timeOrigin + ':' + s.gen : null,\n"
+            "    !!sent && (sent === true || !sent.defaultPrevented)]]; }")
+
+
 @functools.lru_cache(maxsize=16)
 def settled_read_js(read: str) -> str:
     """``read`` (a function expression of one argument) behind a look at the page as `STATE_JS`
