@@ -793,10 +793,13 @@ class BrowserDevice:
 
     def focus_at(self, x: int, y: int, node: int) -> bool | None:
         """aiKeyboardPress on a text field, as Playwright's press: ``node`` (as `fill_at`'s)
-        gets the focus without the mouse, for the key that follows: True. None, nothing done,
-        when the last read did not find it so or it is not so now: the caller taps it."""
+        gets the focus without the mouse, for the key that follows: True (at once, no round
+        trip, when that read found the focus on it). None, nothing done, when the last read
+        did not find it so or it is not so now: the caller taps it."""
         if not self._dom.field_reached(node, x, y):
             return None
+        if self._dom.has_focus(node):     # (typed into just before: no round trip)
+            return True
         return self._focus_at(x, y, node)
 
     @_action

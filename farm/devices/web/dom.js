@@ -22,6 +22,7 @@
   const nodes = [];
   const elements = [];  // elements[i] is nodes[i]: what scroll_into_view(node) scrolls
   let truncated = false;
+  let focus = null;     // the id of the node that has the focus, if any
 
   const hasOwnText = (el) => {
     for (const c of el.childNodes) {
@@ -161,7 +162,9 @@
       // what a field holds now: native trees show it (an EditText's text, a WDA value)
       const value = editable && (tag === "INPUT" || tag === "TEXTAREA") ? (el.value || "") : "";
       if (value) n.value = value;
-      if (el === active) n.focused = true;     // a native tree's focused="true" (simulators)
+      if (el === active) {      // a native tree's focused="true" (simulators)
+        n.focused = true; focus = idx;
+      }
       // (:disabled matches form controls, which have a disabled property, and form-associated
       // custom elements, whose names have a "-")
       const control = "disabled" in el || tag.includes("-");
@@ -208,5 +211,5 @@
       n.reached = reach.reaches(elements[n.id], reach.at(cx, cy));
     }
   }
-  return { truncated, nodes };
+  return { truncated, nodes, focus };
 }

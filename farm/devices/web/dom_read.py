@@ -33,6 +33,7 @@ class DomReader:
         self.device = device
         self.seconds: float | None = None             # how long the last read took
         self._tree: tuple[str, UITree] | None = None  # (change token, tree) of the last walk
+        self._focus: int | None = None                # the node of the last walk with the focus
         self._text: tuple[str, str] | None = None     # (change token, the page's text) last read
         # the last tree read, until an action may change the page (`acted`): what `reached`
         # answers from
@@ -50,6 +51,7 @@ class DomReader:
     def forget(self) -> None:
         """A new page: the last tree is not of it."""
         self._tree = None
+        self._focus = None
         self._text = None
         self._fresh = None
         self.seen = None
@@ -76,6 +78,11 @@ class DomReader:
         since, found a tap at (x, y) reaching (`reached`)."""
         return self.reached(node, x, y) and bool(self._fresh and self._fresh.nodes[node].editable)
 
+    def has_focus(self, node: int) -> bool:
+        """Whether the last tree, read with no action since, found the keyboard focus on
+        ``node``, an element of the page's own document (or of a frame of its origin)."""
+        return self._fresh is not None and node not in self._routes and self._focus == node
+
     def tree(self, page: Any) -> UITree:
         """The rendered DOM as a UITree (not walked again while unchanged)."""
         started = time.monotonic()
@@ -99,6 +106,7 @@ class DomReader:
                      MAX_NODES)
         tree = UITree(source="dom", nodes=nodes, truncated=walk.truncated)
         self._tree = (walk.token, tree) if walk.token else None
+        self._focus = walk.focus
         self._fresh, self.seen = tree, walk.token
         return tree
 
@@ -172,6 +180,7 @@ class _Walk(BaseModel):
     truncated: bool = False
     nodes: list[UINode] = []
     token: str | None = None
+    focus: int | None = None                    # the node with the keyboard focus
     view: tuple[float, float] | None = None     # a frame's viewport (frames.FRAME_TREE_JS)
 
 
