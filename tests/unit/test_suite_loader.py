@@ -402,8 +402,8 @@ def test_a_platform_only_option_elsewhere_is_a_suite_error_at_its_line(tmp_path,
                         f"{platform})")
 
 
-# What each device capability an action may lack (`ctx.optional(...)` in farm/agent/actions.py)
-# is asked for by: a kind, or a kind's option.
+# What each device capability an action may lack (`ctx.optional(...)` in farm/agent/actions.py
+# and phone_actions.py) is asked for by: a kind, or a kind's option.
 _NEEDS = {"tap_choosing_files": ("aiTap", "fileChooserAccept"),
           "right_click": ("aiRightClick", None), "pinch": ("aiPinch", None),
           "shell_result": ("runAdbShell", None), "wda_request": ("runWdaRequest", None)}
@@ -417,7 +417,8 @@ def test_steps_load_only_where_the_device_can_do_what_they_ask():
     from farm.devices.browser import BrowserDevice
     from farm.devices.ios import IosDevice
     devices = {"web": BrowserDevice, "android": AndroidDevice, "ios": IosDevice}
-    actions = (Path(__file__).parents[2] / "farm" / "agent" / "actions.py").read_text()
+    agent = Path(__file__).parents[2] / "farm" / "agent"
+    actions = "".join((agent / name).read_text() for name in ("actions.py", "phone_actions.py"))
     assert set(re.findall(r'ctx\.optional\("(\w+)"\)', actions)) == set(_NEEDS)
     for capability, (kind, option) in _NEEDS.items():
         loads = set(KINDS[kind].platforms or devices) & set(
