@@ -372,7 +372,6 @@ def write_outputs(summary: RunSummary, run_dir: Path, junit_xml: Path | None = N
     ``output:`` files): with those or any of these failed, the run's code becomes 3 (unless
     its cases made it nonzero already); the journal's end and results.json, written last,
     say so."""
-    from farm.report.allure import write_allure
     from farm.report.html import write_html
     from farm.report.junit import write_junit
     give_room_back(run_dir)     # (a killed run's too: `farm report` writes its outputs)
@@ -383,6 +382,7 @@ def write_outputs(summary: RunSummary, run_dir: Path, junit_xml: Path | None = N
         outputs.append((f"--junit-xml {junit_xml}", Path(junit_xml),
                         lambda: write_junit(summary, Path(junit_xml), run_dir)))
     if alluredir:
+        from farm.report.allure import write_allure
         outputs.append((f"--alluredir {alluredir}", Path(alluredir),
                         lambda: write_allure(summary, run_dir, Path(alluredir))))
     outputs.append((str(own[2]), own[2], lambda: write_html(summary, run_dir)))

@@ -49,6 +49,7 @@ NOT_FOR_A_BROWSER_RUN = [
     "litellm", "openai", "celery", "kombu", "redis", "adbutils",   # models, cluster, phones
     "pydantic_settings", "dotenv",          # farm.config reads its sources itself
     "junitparser", "xml.dom.minidom",       # junit.xml is written as text (no dependency)
+    "farm.report.allure",                   # --alluredir only
     "farm.cluster", "farm.executors.celery", "farm.cache.redis_store",
     "farm.devices.android", "farm.devices.ios", "farm.devices.sim", "farm.devices.sim.screen",
     "farm.devices.sim.adb", "farm.devices.sim.wda",                  # simulators: *-sim runs
