@@ -99,6 +99,22 @@
       });
     };
   }
+  // A body the page reads from such an answer (r.text(), r.json()...) comes after fetch's
+  // promise resolved, maybe much later (a streamed or slow body): in flight too, until a task
+  // after it came, when what the page does with it (its then) has run.
+  const later = () => { setTimeout(ended, 0); };
+  if (typeof Response === "function") {
+    for (const name of ["text", "json", "arrayBuffer", "blob", "formData", "bytes"]) {
+      const read0 = Response.prototype[name];
+      if (typeof read0 !== "function") continue;
+      Response.prototype[name] = function (...args) {
+        const body = read0.apply(this, args);
+        state.inflight++;
+        body.then(later, later);
+        return body;
+      };
+    }
+  }
   const open0 = XMLHttpRequest.prototype.open;
   XMLHttpRequest.prototype.open = function (method, url, ...rest) {
     this.__farmCall = [method, url];
