@@ -28,15 +28,16 @@ sys.path.insert(0, str(ROOT))
 
 from bench.vs_playwright import CASES, _suite  # noqa: E402
 
-# Run in a child: `farm run` in-process, its CPU (os.times) printed at exit; with PROFILE set,
-# every thread under cProfile on its own CPU clock, the merged stats dumped to that file.
+# Run in a child: `farm run` in-process, its CPU (time.process_time) printed at exit; with
+# PROFILE set, every thread under cProfile on its own CPU clock, the merged stats dumped to that
+# file.
 CHILD = r"""
 import os, sys, time, threading, cProfile, atexit
 mode, out = sys.argv[1], os.environ.get("PROFILE")
 profiles = []
 def report():
-    t = os.times()
-    sys.stderr.write(f"\nCPU={t.user + t.system:.4f}\n")
+    # (the process' CPU clock, all threads, ns resolution: os.times counts in 10 ms ticks)
+    sys.stderr.write(f"\nCPU={time.process_time():.4f}\n")
     if out:
         import pstats
         stats = pstats.Stats(profiles[0][1])
@@ -68,9 +69,11 @@ if out:
 if mode == "bare":
     pass
 elif mode == "imports":
-    import importlib
+    import gc, importlib
     # farm.cli first, as in `farm run`: it sets what must be set before pydantic is imported
-    # (PYDANTIC_DISABLE_PLUGINS); in name order farm.agent.* would import pydantic before it
+    # (PYDANTIC_DISABLE_PLUGINS); in name order farm.agent.* would import pydantic before it.
+    # The collector off meanwhile, as `farm run` holds it during its imports (farm.cli)
+    gc.disable()
     for name in ["farm.cli", *sys.argv[2:]]:
         try:
             importlib.import_module(name)
