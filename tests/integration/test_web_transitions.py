@@ -113,17 +113,27 @@ class _SlowSearch(http.server.BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         if self.path == "/release":
             type(self).released.set()
-            body = b"ok"
+            self._reply(b"ok")
         elif self.path == "/slow":
-            type(self).released.wait(30)
-            body = RESULTS
+            self._slow()
         else:
-            body = LATER_PAGE.replace("fetch('/slow')", "(setTimeout(() => fetch('/release'),"
-                                      " 500), fetch('/slow'))").encode()
+            self._reply(LATER_PAGE.replace("fetch('/slow')", "(setTimeout(() => "
+                                           "fetch('/release'), 500), fetch('/slow'))").encode())
+
+    def _slow(self) -> None:
+        type(self).released.wait(30)
+        self._reply(RESULTS)
+
+    def _reply(self, body: bytes, wait: threading.Event | None = None) -> None:
+        """``body`` as text/html; its headers first, then, where ``wait`` is given, the body
+        only once that is set."""
         self.send_response(200)
         self.send_header("Content-Type", "text/html")
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
+        if wait is not None:
+            self.wfile.flush()
+            wait.wait(30)
         self.wfile.write(body)
 
     def log_message(self, *args: object) -> None:
@@ -160,37 +170,15 @@ def test_a_target_that_comes_later_is_waited_for_not_asked_of_a_model(tmp_path: 
                     ('aiTap "Search"', "text"), ('aiTap "First result"', "text")]
 
 
-class _SlowBody(http.server.BaseHTTPRequestHandler):
+class _SlowBody(_SlowSearch):
     """As `_SlowSearch`, but /slow answers its headers at once and its body only once the page
     asked for /release: a streamed or slow body, which the page reads (``r.text()``) after
     fetch's promise has resolved."""
 
     released = threading.Event()
 
-    def do_GET(self) -> None:
-        if self.path == "/release":
-            type(self).released.set()
-            body = b"ok"
-        elif self.path == "/slow":
-            self.send_response(200)
-            self.send_header("Content-Type", "text/html")
-            self.send_header("Content-Length", str(len(RESULTS)))
-            self.end_headers()
-            self.wfile.flush()
-            type(self).released.wait(30)
-            self.wfile.write(RESULTS)
-            return
-        else:
-            body = LATER_PAGE.replace("fetch('/slow')", "(setTimeout(() => fetch('/release'),"
-                                      " 500), fetch('/slow'))").encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args: object) -> None:
-        pass
+    def _slow(self) -> None:
+        self._reply(RESULTS, wait=type(self).released)
 
 
 def test_results_whose_body_comes_after_the_headers_are_waited_for_not_asked_of_a_model(
