@@ -12,6 +12,7 @@ import re
 import shutil
 import subprocess
 import urllib.request
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -235,16 +236,25 @@ def check_run_series(prom: Prometheus, summary: dict, metrics_prom: Path) -> Non
 
 def check_worker_series(prom: Prometheus, summary: dict, ports: list[int]) -> None:
     """Model calls, locates, screenshots and devices come from the workers, counted once."""
+    ended = datetime.fromisoformat(summary["finished"]).timestamp()
+    wait_for(lambda: prom.scraped_since("farm-workers", ended), 60,
+             "every worker scraped after the run ended")
     tokens = token_totals(summary)
     wait_for(lambda: prom.values(
         'sum by (kind) (farm_model_tokens_total{job="farm-workers"})', "kind") == tokens,
         60, "the workers' model tokens equal to results.json's")
     calls = sum((a.get("usage") or {}).get("calls", 0) for a in attempts(summary))
-    assert prom.values('sum(farm_model_requests_total{outcome="ok"})', "") == {"": calls}
-    hits = prom.values('sum by (tier) (farm_locate_attempts_total{result="hit"})', "tier")
+    # each series' last scraped value (last_over_time): a scrape of a loaded worker that ran
+    # past the 1 s interval marks its series stale, and an instant query would miss them
+    assert prom.values('sum(last_over_time(farm_model_requests_total{outcome="ok"}[1m]))',
+                       "") == {"": calls}
+    hits = prom.values('sum by (tier) (last_over_time(farm_locate_attempts_total'
+                       '{result="hit"}[1m]))', "tier")
     assert hits.get("text", 0) > 0
-    assert prom.values('sum(farm_device_healthy{job="farm-workers"})', "") == {"": 2.0}
-    assert prom.values('count(farm_build_info{role="worker"})', "") == {"": 2.0}
+    assert prom.values('sum(last_over_time(farm_device_healthy{job="farm-workers"}[1m]))',
+                       "") == {"": 2.0}
+    assert prom.values('count(last_over_time(farm_build_info{role="worker"}[1m]))',
+                       "") == {"": 2.0}
     assert prom.query('time() - farm_worker_heartbeat_timestamp_seconds > 60') == []
     assert prom.query('farm_cases_total{job="farm-workers"}') == []
     assert [get_status(f"http://127.0.0.1:{p}/ready") for p in ports] == [200, 200]

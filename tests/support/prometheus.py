@@ -14,6 +14,7 @@ import subprocess
 import urllib.error
 import urllib.parse
 import urllib.request
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -169,5 +170,12 @@ class Prometheus(Daemon):
         """label ``by`` → value of an instant vector query."""
         return {s["metric"].get(by, ""): float(s["value"][1]) for s in self.query(expr)}
 
-    def targets_up(self) -> dict[str, str]:
-        return {t["scrapeUrl"]: t["health"] for t in self.api("targets")["activeTargets"]}
+    def scraped_since(self, job: str, since: float) -> bool:
+        """Whether every target of ``job`` answered a scrape made after ``since`` (epoch
+        seconds). Prometheus 2.42 may start a target's first scrape seconds after another's
+        of the same job: until then an instant query has none of its series."""
+        targets = [t for t in self.api("targets")["activeTargets"]
+                   if t["labels"].get("job") == job]
+        return bool(targets) and all(
+            t["health"] == "up" and datetime.fromisoformat(t["lastScrape"]).timestamp() > since
+            for t in targets)
