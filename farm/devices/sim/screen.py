@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import concurrent.futures
 import html
+import inspect
 import json
 import logging
 import re
@@ -544,6 +546,10 @@ async def _settle(page: Any) -> None:
         pass
 
 
+class ScreensStopped(RuntimeError):
+    """A call on a simulator's screens after (or across) their stop."""
+
+
 class ScreenHost:
     """One Chromium + event loop thread shared by every screen of one simulator."""
 
@@ -554,6 +560,9 @@ class ScreenHost:
         self._pw: Any = None
         self._thread = threading.Thread(target=self.loop.run_forever, name="sim-screens",
                                          daemon=True)
+        self._lock = threading.Lock()
+        self._stopped = False
+        self._calls: dict[concurrent.futures.Future[Any], Coroutine[Any, Any, Any]] = {}
 
     def start(self) -> None:
         """Start the loop thread and launch Chromium."""
@@ -573,12 +582,30 @@ class ScreenHost:
         self.run(go(), 90)
 
     def run(self, coro: Coroutine[Any, Any, Any], timeout: float = 30) -> Any:
-        """Run ``coro`` on the loop thread and wait for its result."""
-        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout)
+        """Run ``coro`` on the loop thread and wait for its result. Once the screens stopped
+        (a client's request that came as the simulator shut down): ScreensStopped at once, as
+        for a call the stop left waiting, where it waited out ``timeout`` (and its coroutine,
+        never run, was a RuntimeWarning at exit)."""
+        with self._lock:
+            if self._stopped:
+                coro.close()
+                raise ScreensStopped("the simulator's screens have stopped")
+            future = asyncio.run_coroutine_threadsafe(coro, self.loop)
+            self._calls[future] = coro
+        try:
+            return future.result(timeout)
+        except concurrent.futures.CancelledError:
+            if self._stopped:
+                raise ScreensStopped("the simulator's screens stopped during the call") from None
+            raise
+        finally:
+            with self._lock:
+                self._calls.pop(future, None)
 
     def stop(self) -> None:
         """Close Chromium and stop the loop; safe twice."""
         if not self._thread.is_alive():
+            self._stopped = True
             return
 
         async def go() -> None:
@@ -594,5 +621,27 @@ class ScreenHost:
             self.run(_driver_end_seen(self._pw), 5)
         except Exception as exc:     # (a loop that no longer runs: nothing to mark)
             log.debug("sim screens: %s", exc)
+        with self._lock:
+            self._stopped = True
+        self._end_calls()
         self.loop.call_soon_threadsafe(self.loop.stop)
         self._thread.join(5)
+        with self._lock:
+            left = list(self._calls.items())
+        for future, coro in left:      # calls the stopped loop never began: end them too
+            future.cancel()
+            if inspect.getcoroutinestate(coro) == inspect.CORO_CREATED:
+                coro.close()
+
+    def _end_calls(self) -> None:
+        """Cancel what still runs on the loop (a client's call the stop cut short), and let
+        it unwind there, as asyncio.run ends its tasks: its caller has ScreensStopped now."""
+        async def cancel_all() -> None:
+            tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+        try:
+            asyncio.run_coroutine_threadsafe(cancel_all(), self.loop).result(5)
+        except Exception as exc:
+            log.debug("sim screens: calls left at the stop: %s", exc)
