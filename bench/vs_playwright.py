@@ -6,7 +6,8 @@ Chromium binary and flags; the plain process imports none of farm's modules). Pa
 interleaved (farm first in odd pairs, plain first in even ones): `farm run` of the same case
 files on browser:1, then the plain script, each a fresh process. Prints per-case medians and
 ratios, per step (ms over plain), case start (farm: case begin → first step; plain: new
-context + page + first load), whole process wall time and the Python process' own CPU time
+context + page + first load), case end (farm: its last step's end → the case's end;
+plain: context.close), whole process wall time and the Python process' own CPU time
 (user+system of the python process, not Chromium's or Playwright's driver's), then the CPU of
 Playwright's Node driver (where plain Playwright's locators and waits run), of Chromium, and
 of them all together, and then, by farm's step kind, its median step time (from its start to
@@ -159,9 +160,11 @@ def plain_run(cases: list[str], out: Path, chromium: str, flags: list[str],
             page.goto(url, wait_until="load")
             start = time.monotonic() - t0
             PLAIN[name](page, steps)
+            t_end = time.monotonic()
             context.close()
             results.append({"case": name, "duration": time.monotonic() - t0, "start": start,
-                            "steps": len(durations), "times": durations})
+                            "end": time.monotonic() - t_end, "steps": len(durations),
+                            "times": durations})
         browser.close()
     leaked = sorted(m for m in sys.modules if m == "farm" or m.startswith("farm."))
     if leaked:     # the plain side must not pay for (or be helped by) farm's imports
@@ -236,10 +239,20 @@ def farm_pair(suite: Path, report: Path, shots: str, env: dict[str, str]) -> dic
         first = next((s["started"] for s in c["steps"] if s.get("started")), c["started"])
         cases.setdefault(name, []).append({
             "duration": c["duration"], "start": _iso(first) - _iso(c["started"]),
-            "steps": len(c["steps"]), "status": c["status"],
+            "end": _end(c), "steps": len(c["steps"]), "status": c["status"],
             "times": _spans(c["steps"])})
     return {"wall": wall, "cpu": cpu, "driver": driver, "browser": browser, "cases": cases,
             "count": len(data["cases"])}
+
+
+def _end(case: dict) -> float:
+    """Seconds from the end of a farm case's last step to the end of the case: the wait for
+    its last after-image, its report files, the context's close."""
+    last = case["steps"][-1] if case["steps"] else None
+    if last is None or not last.get("started"):
+        return 0.0
+    done = _iso(last["started"]) + (last.get("duration") or 0.0) - _iso(case["started"])
+    return max(case["duration"] - done, 0.0)
 
 
 def _spans(steps: list[dict]) -> list[tuple[str, float]]:
@@ -275,7 +288,7 @@ def report(cases: list[str], farm: list[dict], plain: list[dict]) -> None:
     med = statistics.median
     print(f"{'case':<20} {'steps':>5} {'farm s':>8} {'plain s':>8} {'ratio':>6} "
           f"{'per step +ms':>12} {'start farm ms':>13} {'start plain ms':>14}")
-    ratios, overs, starts = [], [], []
+    ratios, overs, starts, ends = [], [], [], []
     for name in cases:
         f = [x for r in farm for x in r["cases"][name]]
         p = [x for r in plain for x in r["cases"][name]]
@@ -287,6 +300,7 @@ def report(cases: list[str], farm: list[dict], plain: list[dict]) -> None:
         ratios.append(fd / pd)
         overs.append(over)
         starts.append((fs - ps) * 1000)
+        ends.append((med(x["end"] for x in f) * 1000, med(x["end"] for x in p) * 1000))
         print(f"{name:<20} {n:>5} {fd:>8.3f} {pd:>8.3f} {fd / pd:>6.2f} {over:>12.1f} "
               f"{fs * 1000:>13.0f} {ps * 1000:>14.0f}" + (f"  (farm: {bad})" if bad else ""))
     fw, pw = med(r["wall"] for r in farm), med(r["wall"] for r in plain)
@@ -296,6 +310,9 @@ def report(cases: list[str], farm: list[dict], plain: list[dict]) -> None:
     print(f"per step: farm {statistics.mean(overs):+.1f} ms over plain (target <= 20)")
     print(f"case start: farm {statistics.mean(starts):+.0f} ms over context+page+first load "
           f"(target within 50)")
+    fe, pe = (statistics.mean(e[i] for e in ends) for i in (0, 1))
+    print(f"case end: farm {fe:.0f} ms from its last step's end (its last after-image, report "
+          f"files, the context's close), plain {pe:.0f} ms (context.close)")
     print(f"whole process: farm {fw:.2f} s, plain {pw:.2f} s, {fw / pw:.2f}x")
     many = farm[0]["count"] > len(cases)
 
