@@ -25,6 +25,7 @@ import os
 import re
 import threading
 import time
+import warnings
 from typing import Any, Callable, Sequence
 
 from farm import metrics
@@ -54,6 +55,12 @@ def _litellm() -> Any:
     # progress view. Keep its warnings; farm logs the calls itself.
     for name in ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy", "httpx", "httpcore", "openai"):
         logging.getLogger(name).setLevel(logging.WARNING)
+    # A reply whose message content is a list of parts (litellm wants a string): litellm's
+    # Message, serialized as it fails, printed pydantic's "Pydantic serializer warnings: ...
+    # field_name='content'" on stderr, under farm's progress, besides the failure farm reports
+    warnings.filterwarnings("ignore", category=UserWarning, module=r"pydantic\.main",
+                            message=r"(?s)Pydantic serializer warnings:.*"
+                                    r"field_name='content'")
     return litellm
 
 

@@ -8,6 +8,7 @@ names what to check; what the endpoint said comes without litellm's names before
 from __future__ import annotations
 
 import json
+import warnings
 
 import pytest
 
@@ -73,9 +74,12 @@ def test_an_answer_litellm_cannot_read_says_why_not_traceback(server):
             "choices": [{"index": 0, "finish_reason": "stop", "message": {
                 "role": "assistant", "content": [{"type": "text", "text": "hello"}]}}]}
     srv = serve(server, [Reply(raw=json.dumps(body).encode())])
-    client = LiteLLMClient("openai/scripted", base_url=srv.base_url, retries=0)
-    with pytest.raises(ModelUnavailable) as info:
+    with warnings.catch_warnings(record=True) as printed, pytest.raises(ModelUnavailable) as info:
+        warnings.simplefilter("always")     # every warning shown (a run shows each once)
+        client = LiteLLMClient("openai/scripted", base_url=srv.base_url, retries=0)
         client.complete(MSGS)
+    # nothing on stderr besides what farm says (pydantic's "serializer warnings" were)
+    assert [str(w.message) for w in printed] == []
     said = str(info.value)
     assert said.startswith("model openai/scripted unavailable after 1 attempt: "
                            "InternalServerError: Invalid response object (ValidationError: "
