@@ -244,8 +244,8 @@ def check_worker_series(prom: Prometheus, summary: dict, ports: list[int]) -> No
         'sum by (kind) (farm_model_tokens_total{job="farm-workers"})', "kind") == tokens,
         60, "the workers' model tokens equal to results.json's")
     calls = sum((a.get("usage") or {}).get("calls", 0) for a in attempts(summary))
-    # each series' last scraped value (last_over_time): a scrape of a loaded worker that ran
-    # past the 1 s interval marks its series stale, and an instant query would miss them
+    # each series' last scraped value (last_over_time): a later scrape that fails (a loaded
+    # worker past the 1 s timeout) marks its series stale, and an instant query would miss them
     assert prom.values('sum(last_over_time(farm_model_requests_total{outcome="ok"}[1m]))',
                        "") == {"": calls}
     hits = prom.values('sum by (tier) (last_over_time(farm_locate_attempts_total'

@@ -11,7 +11,6 @@ import asyncio
 import base64
 import concurrent.futures
 import html
-import inspect
 import json
 import logging
 import re
@@ -562,7 +561,6 @@ class ScreenHost:
                                          daemon=True)
         self._lock = threading.Lock()
         self._stopped = False
-        self._calls: dict[concurrent.futures.Future[Any], Coroutine[Any, Any, Any]] = {}
 
     def start(self) -> None:
         """Start the loop thread and launch Chromium."""
@@ -591,16 +589,12 @@ class ScreenHost:
                 coro.close()
                 raise ScreensStopped("the simulator's screens have stopped")
             future = asyncio.run_coroutine_threadsafe(coro, self.loop)
-            self._calls[future] = coro
         try:
             return future.result(timeout)
         except concurrent.futures.CancelledError:
             if self._stopped:
                 raise ScreensStopped("the simulator's screens stopped during the call") from None
             raise
-        finally:
-            with self._lock:
-                self._calls.pop(future, None)
 
     def stop(self) -> None:
         """Close Chromium and stop the loop; safe twice."""
@@ -626,16 +620,12 @@ class ScreenHost:
         self._end_calls()
         self.loop.call_soon_threadsafe(self.loop.stop)
         self._thread.join(5)
-        with self._lock:
-            left = list(self._calls.items())
-        for future, coro in left:      # calls the stopped loop never began: end them too
-            future.cancel()
-            if inspect.getcoroutinestate(coro) == inspect.CORO_CREATED:
-                coro.close()
 
     def _end_calls(self) -> None:
         """Cancel what still runs on the loop (a client's call the stop cut short), and let
-        it unwind there, as asyncio.run ends its tasks: its caller has ScreensStopped now."""
+        it unwind there, as asyncio.run ends its tasks: its caller has ScreensStopped now. A
+        call made before the stop has its task by then (its callback came before this one's),
+        and none is made after (``_stopped``)."""
         async def cancel_all() -> None:
             tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
             for task in tasks:
