@@ -50,8 +50,19 @@ log = logging.getLogger("farm")
 
 
 def _since_process_start() -> float:
-    import psutil
-    return time.time() - psutil.Process().create_time()
+    """Seconds since this process started, the interpreter's own start included. On Linux:
+    the process' start (clock ticks since boot, /proc/self/stat) against the clock since
+    boot, to a tick (10 ms). psutil's create_time adds the boot time as /proc/stat gives it,
+    in whole seconds, so its age of a process is up to a second too long (0.94 s on one
+    machine): it is what other systems use."""
+    try:
+        with open("/proc/self/stat", "rb") as stat:
+            fields = stat.read().rsplit(b")", 1)[1].split()
+        return time.clock_gettime(time.CLOCK_BOOTTIME) - int(fields[19]) / os.sysconf(
+            "SC_CLK_TCK")
+    except (OSError, ValueError, IndexError, AttributeError):
+        import psutil
+        return time.time() - psutil.Process().create_time()
 
 
 def _mobile_app_urls(suites: list, served: dict[Path, str], env: dict[str, str]
