@@ -52,9 +52,9 @@ log = logging.getLogger("farm")
 def _since_process_start() -> float:
     """Seconds since this process started, the interpreter's own start included. On Linux:
     the process' start (clock ticks since boot, /proc/self/stat) against the clock since
-    boot, to a tick (10 ms). psutil's create_time adds the boot time as /proc/stat gives it,
-    in whole seconds, so its age of a process is up to a second too long (0.94 s on one
-    machine): it is what other systems use."""
+    boot, to a tick (10 ms). Not psutil's create_time there: it adds the boot time as
+    /proc/stat gives it, in whole seconds, which made a process up to a second older than it
+    was (0.94 s on one machine). Other systems: psutil's create_time."""
     try:
         with open("/proc/self/stat", "rb") as stat:
             fields = stat.read().rsplit(b")", 1)[1].split()
