@@ -6,6 +6,10 @@ on one Chromium (the one farm finds, farm's launch flags):
    ``--disable-frame-rate-limit``; then the browser's CPU over a few seconds on a page with a
    CSS animation under each (what that flag costs a page that animates); then what a capture
    is made of: a PNG, a JPEG of a small clip, two animation frames, a screencast's next frame;
+   then what a capture costs each of Chromium's processes and Playwright's driver in CPU (the
+   after-images' share of a run's CPU on a small machine); then a screencast on a page that
+   animates: how often its first frame after a change shows the change, and how long until a
+   frame does (told by the frame's pixels), against the capture;
 2. the hop: one Runtime.evaluate through Playwright's CDPSession (Python client, Node driver,
    Chromium) against the same call on a DevTools websocket of its own (this script's
    minimal client), Python CPU and wall time per call, and the same for a JPEG capture.
@@ -199,6 +203,118 @@ def capture_parts(pw: Any, chromium: str, shots: int) -> list[tuple[str, float]]
     return rows
 
 
+# a box whose colour a change flips, away from the spinner (top left)
+BOX = ("<div id=box style='position:fixed;left:600px;top:0;width:100px;height:100px;"
+       "background:rgb(255,0,0)'></div>")
+COLOURS = (("rgb(0,0,255)", "blue"), ("rgb(255,0,0)", "red"))
+
+
+def _cpu_by_process(pid: int) -> dict[str, float]:
+    """CPU seconds so far of the processes under ``pid``, by kind: Chromium's by --type=
+    (the browser process has none), Playwright's Node driver as "driver"."""
+    import psutil
+
+    out: dict[str, float] = {}
+    for proc in psutil.Process(pid).children(recursive=True):
+        try:
+            cmd, times = proc.cmdline(), proc.cpu_times()
+        except psutil.Error:
+            continue
+        kind = next((a.split("=", 1)[1] for a in cmd if a.startswith("--type=")), "browser")
+        kind = "driver" if "node" in proc.name() else kind
+        if kind in ("utility", "zygote"):
+            continue
+        out[kind] = out.get(kind, 0.0) + times.user + times.system
+    return out
+
+
+def capture_cpu(pw: Any, chromium: str, shots: int) -> list[tuple[str, dict[str, float]]]:
+    """(what, CPU ms per iteration by process kind): a small change alone, a change and a
+    capture, a capture of an unchanged page (shots x 4 each)."""
+    browser = pw.chromium.launch(executable_path=chromium, args=list(BROWSER_FLAGS))
+    rows = []
+    try:
+        page = browser.new_page(viewport={"width": 1280, "height": 800})
+        page.set_content(PAGE)
+        cdp = page.context.new_cdp_session(page)
+        change = {"expression": "document.querySelector('h1').textContent = 'Farm ' + "
+                                "Math.random()"}
+        for what, changed, captured in (("a small change alone", True, False),
+                                        ("a small change and a capture", True, True),
+                                        ("a capture of an unchanged page", False, True)):
+            n, before = shots * 4, _cpu_by_process(os.getpid())
+            for _ in range(n):
+                if changed:
+                    cdp.send("Runtime.evaluate", change)
+                if captured:
+                    cdp.send("Page.captureScreenshot", SHOT)
+            after = _cpu_by_process(os.getpid())
+            rows.append((what, {k: 1000 * (after[k] - before.get(k, 0.0)) / n
+                                for k in sorted(after)}))
+    finally:
+        browser.close()
+    return rows
+
+
+def _colour(data: str) -> str:
+    import io
+
+    from PIL import Image
+
+    r, _, b = Image.open(io.BytesIO(base64.b64decode(data))).convert("RGB").getpixel((650, 50))
+    if r > 200 and b < 60:
+        return "red"
+    return "blue" if b > 200 and r < 60 else "?"
+
+
+def screencast_on_animation(pw: Any, chromium: str, shots: int) -> dict[str, float]:
+    """On a page with a CSS spinner: after a colour change, the capture's median ms and how
+    often it shows the change; the first screencast frame's median ms and how often it shows
+    it; the median and p90 ms until a screencast frame does (known by its pixels)."""
+    browser = pw.chromium.launch(executable_path=chromium, args=list(BROWSER_FLAGS))
+    got: dict[str, list[float]] = {"shot": [], "shot_ok": [], "first": [], "first_ok": [],
+                                   "shown": []}
+    try:
+        page = browser.new_page(viewport={"width": 1280, "height": 800})
+        page.set_content(BOX + SPINNER)
+        cdp = page.context.new_cdp_session(page)
+        frames: list[tuple[float, str]] = []
+        for i in range(shots * 2):
+            css, name = COLOURS[i % 2]
+            cdp.send("Runtime.evaluate", {"expression": f"box.style.background = '{css}'"})
+            began = time.perf_counter()
+            data = cdp.send("Page.captureScreenshot", SHOT)["data"]
+            got["shot"].append(time.perf_counter() - began)
+            got["shot_ok"].append(_colour(data) == name)
+            page.wait_for_timeout(37)     # (the next change at another phase of the frame)
+        cdp.on("Page.screencastFrame", lambda e: (
+            frames.append((time.perf_counter(), e["data"])),
+            cdp.send("Page.screencastFrameAck", {"sessionId": e["sessionId"]})))
+        cdp.send("Page.startScreencast", {"format": "jpeg", "quality": 70})
+        page.wait_for_timeout(300)
+        for i in range(shots * 2):
+            css, name = COLOURS[i % 2]
+            seen = len(frames)
+            cdp.send("Runtime.evaluate", {"expression": f"box.style.background = '{css}'"})
+            began = time.perf_counter()
+            while not any(_colour(d) == name for _, d in frames[seen:]):
+                if time.perf_counter() - began > 5:
+                    raise SystemExit("no screencast frame showed the change within 5 s")
+                page.wait_for_timeout(1)
+            got["first"].append(frames[seen][0] - began)
+            got["first_ok"].append(_colour(frames[seen][1]) == name)
+            got["shown"].append(next(t for t, d in frames[seen:] if _colour(d) == name) - began)
+            page.wait_for_timeout(37)
+        cdp.send("Page.stopScreencast")
+    finally:
+        browser.close()
+    shown = sorted(got["shown"])
+    return {"n": len(shown), "shot": 1000 * statistics.median(got["shot"]),
+            "shot_ok": sum(got["shot_ok"]), "first": 1000 * statistics.median(got["first"]),
+            "first_ok": sum(got["first_ok"]), "shown": 1000 * statistics.median(shown),
+            "shown_p90": 1000 * shown[int(0.9 * (len(shown) - 1))]}
+
+
 def _per_call(fn: Callable[[], Any], calls: int) -> tuple[float, float]:
     fn()
     cpu, wall = time.process_time(), time.perf_counter()
@@ -257,6 +373,15 @@ def main() -> None:
         print("   what it is made of, after a change, median ms:")
         for what, ms in capture_parts(pw, chromium, args.shots):
             print(f"   {what:44s} {ms:5.1f}")
+        print("   what it costs in CPU, ms per iteration (Chromium's processes, the driver):")
+        for what, cpu in capture_cpu(pw, chromium, args.shots):
+            parts = ", ".join(f"{kind} {ms:.1f}" for kind, ms in cpu.items())
+            print(f"   {what:32s} {sum(cpu.values()):5.1f}  ({parts})")
+        sc = screencast_on_animation(pw, chromium, args.shots)
+        print(f"   on a page that animates, after a change ({sc['n']} changes): capture "
+              f"{sc['shot']:.1f} ms, shows it {sc['shot_ok']}/{sc['n']}; the first screencast "
+              f"frame {sc['first']:.1f} ms, shows it {sc['first_ok']}/{sc['n']}; the first "
+              f"frame that shows it {sc['shown']:.1f} ms (p90 {sc['shown_p90']:.1f})")
         print("2. the hop, per call: Python CPU ms / wall ms")
         for what, cpu, wall in hop_floor(pw, chromium, args.calls, args.shots):
             print(f"   {what:48s} {cpu:6.3f} / {wall:6.2f}")
