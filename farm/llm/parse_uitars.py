@@ -32,7 +32,10 @@ def _split(text: str) -> tuple[str, list[str]]:
         head, tail = "", text
     thought = re.sub(r"(?im)^\s*(Thought|Reflection)\s*:\s*", "", head).strip()
     calls = []
-    for chunk in re.split(r"\n\s*\n|\n(?=\s*[a-z_]+\s*\()", tail.strip()):
+    # a call starts a line, after a blank line or not, with its own "Action:" or not (calls
+    # on "Action:" lines were read as one: two clicks tapped between their points)
+    for chunk in re.split(r"\n\s*\n|\n(?=\s*(?:(?i:Action)\s*:\s*)?[a-z_]+\s*\()",
+                          tail.strip()):
         chunk = re.sub(r"(?im)^\s*Action\s*:\s*", "", chunk.strip())
         if _CALL.match(chunk):
             calls.append(chunk)

@@ -1,0 +1,41 @@
+"""Replies real models write that farm read wrongly (REFERENCE.md §1-§2): each one here was
+read as a different action than the model wrote, or as a finish it did not mean."""
+
+from __future__ import annotations
+
+import pytest
+
+from farm.llm.plan import ReplyParseError, parse_plan
+
+
+def steps(reply: str, grammar: str = "uitars") -> list[tuple[str, dict]]:
+    return [(a.type, a.params) for a in parse_plan(reply, grammar).actions]
+
+
+def at(*nums: float) -> dict:
+    return {"prompt": "", "bbox": [float(n) for n in nums]}
+
+
+# ---- UI-TARS: several calls, each on its own "Action:" line -----------------------------------
+@pytest.mark.parametrize("reply, want", [
+    # read as one click on the box [100,200,800,900]: a tap between the two points
+    ("Thought: both boxes\nAction: click(start_box='(100,200)')\n"
+     "Action: click(start_box='(800,900)')",
+     [("Tap", {"locate": at(100, 200)}), ("Tap", {"locate": at(800, 900)})]),
+    # read as typing "abc')\nhotkey(key='enter" into the field
+    ("Thought: search\nAction: type(content='abc')\nAction：hotkey(key='enter')",
+     [("Input", {"value": "abc", "mode": "typeOnly"}), ("KeyboardPress", {"keyName": "Enter"})]),
+    # the click's point was added to the drag's end
+    ("Thought: x\nAction: drag(start_box='(1,2)', end_box='(3,4)')\n"
+     "Action: click(start_box='(5,6)')",
+     [("DragAndDrop", {"from": at(1, 2), "to": at(3, 4)}), ("Tap", {"locate": at(5, 6)})]),
+])
+def test_calls_on_their_own_action_lines_are_each_run(reply, want):
+    assert steps(reply) == want
+
+
+def test_a_finish_on_its_own_action_line_after_a_click_still_finishes():
+    plan = parse_plan("Thought: last tap\nAction: click(start_box='(1,2)')\n"
+                      "Action: finished(content='ok')", "uitars")
+    assert [a.type for a in plan.actions] == ["Tap"]
+    assert plan.complete and plan.success and plan.message == "ok"
