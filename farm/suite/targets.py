@@ -42,6 +42,8 @@ DISMISS_STRATEGIES = ["esc-first", "back-first"]
 
 _ONE_SERVER = ("farm attaches {what} for the whole run; set {env} for `farm run` / `farm "
                "worker` instead")
+_SCREENCAP = "farm takes every screenshot with screencap"
+_WDA_SHOT = "farm takes screenshots through WebDriverAgent's /screenshot; it reads no MJPEG stream"
 # Documented keys farm cannot honour, and why (the message names the file:line).
 REFUSED = {
     "web": {
@@ -56,8 +58,29 @@ REFUSED = {
                                             env="ANDROID_ADB_SERVER_PORT"),
         "androidAdbPath": "farm speaks the adb protocol itself (adbutils); no adb binary is run",
         "displayId": "farm drives the default display only",
+        # the rest of AndroidDevice's options, which Midscene's YAML docs say a script may set
+        "screenshotStrategy": _SCREENCAP + "; it has no yadb capture (a FLAG_SECURE page's "
+                              "black frame makes farm read the UI tree instead)",
+        "scrcpyConfig": _SCREENCAP + "; it has no scrcpy stream",
+        "keyboardTypeDelay": "farm types a text a word or more at a time (input text, yadb "
+                             "or ADBKeyBoard), with no delay between keys",
+        "minScreenshotBufferSize": _SCREENCAP + " and checks that it is a PNG, not its size",
+        "alwaysRefreshScreenInfo": "farm already reads the screen's rotation from every "
+                                   "screenshot and UI dump; leave the key out",
+        "exposeRunAdbShellAction": "the planner can always run adb shell commands on Android "
+                                   "(RunAdbShell); farm cannot hide it",
+        "screenshotResizeScale": "Midscene removed it (it has no effect there either); leave "
+                                 "the key out",
     },
-    "ios": {},
+    "ios": {
+        "keyboardTypeDelay": "farm sends a text to WebDriverAgent in one request, with no "
+                             "delay between keys",
+        "sessionId": "farm opens a WebDriverAgent session of its own for each case",
+        "wdaMjpegPort": _WDA_SHOT,
+        "wdaMjpegFrameSource": _WDA_SHOT,
+        "iOSDeviceClassOverride": "farm drives iOS through its own WebDriverAgent client; no "
+                                  "npm module can replace it",
+    },
 }
 
 
