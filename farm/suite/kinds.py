@@ -182,4 +182,8 @@ OTHER_WAYS = {
     **dict.fromkeys(("navigate", "goto", "open", "visit", "aiNavigate"),
                     "a web case opens its url: (`javascript: location.href = \"<url>\"` goes "
                     "to another page), a phone case its launch:"),
+    # Midscene's (1.10, Beta): one Gherkin Scenario as a flow item
+    "runGherkinScenario": "not supported by farm, which reads no Gherkin: write the "
+                          "scenario's steps as flow items, `ai:` for each Given and When, "
+                          "`aiAssert:` for each Then",
 }

@@ -57,3 +57,16 @@ def test_a_batch_files_shared_device_option_is_refused_the_same_way(tmp_path) ->
     assert (err.line, err.column) == (2, 3), str(err)
     assert "android.screenshotStrategy is not supported by farm" in err.message
 
+
+def test_a_gherkin_scenario_step_is_refused_with_what_to_write_instead(tmp_path) -> None:
+    """The docs' BDD example (advanced/bdd-style-scripts-with-gherkin.mdx)."""
+    err = _problem(tmp_path, "web:\n  url: http://localhost:3000/todos\n\ntasks:\n"
+                             "  - name: Add a todo item\n    flow:\n"
+                             "      - runGherkinScenario: |\n"
+                             "          Scenario: Add a todo item\n"
+                             "            Given the todo page is open\n"
+                             "            Then the todo list should contain \"Buy milk\"\n")
+    assert (err.line, err.column) == (7, 9), str(err)
+    assert err.message.startswith("unknown step kind 'runGherkinScenario' (not supported by "
+                                  "farm, which reads no Gherkin")
+    assert "`aiAssert:` for each Then" in err.message and "expected one of" not in err.message
