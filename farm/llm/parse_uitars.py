@@ -87,10 +87,9 @@ def parse_uitars(text: str) -> Plan:
         elif name in ("drag", "select"):
             add("DragAndDrop", **{"from": _need(start, call), "to": _need(end, call)})
         elif name == "type":
-            content = args.get("content", "")
-            enter = content.endswith("\n") or content.endswith("\\n")
-            content = content[:-2] if content.endswith("\\n") else content.rstrip("\n")
-            add("Input", value=content.replace("\\'", "'"), mode="typeOnly")
+            content = _unescape(args.get("content", ""))
+            enter = content.endswith("\n")
+            add("Input", value=content.rstrip("\n"), mode="typeOnly")
             if enter:
                 add("KeyboardPress", keyName="Enter")
         elif name == "hotkey":
@@ -108,13 +107,19 @@ def parse_uitars(text: str) -> Plan:
             add("Sleep", timeMs=WAIT_MS)
         elif name == "finished":
             plan.complete, plan.success = True, True
-            plan.message = args.get("content", "")
+            plan.message = _unescape(args.get("content", ""))
         elif name == "call_user":
             plan.complete, plan.success = True, False
-            plan.message = "the model asked for the user: " + args.get("content", "")
+            plan.message = "the model asked for the user: " + _unescape(args.get("content", ""))
         else:
             raise ReplyParseError(f"unknown UI-TARS action {name!r} in {call[:120]!r}")
     return plan
+
+
+def _unescape(content: str) -> str:
+    """content='…' as UI-TARS writes it, in Python string form: its prompt asks for \\', \\"
+    and \\n (a \\n mid-text, a \\" were typed as a backslash and a letter)."""
+    return re.sub(r"\\(['\"\\n])", lambda m: "\n" if m[1] == "n" else m[1], content)
 
 
 def _need(nums: list[float] | None, call: str) -> dict:

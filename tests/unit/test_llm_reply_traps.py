@@ -39,3 +39,22 @@ def test_a_finish_on_its_own_action_line_after_a_click_still_finishes():
                       "Action: finished(content='ok')", "uitars")
     assert [a.type for a in plan.actions] == ["Tap"]
     assert plan.complete and plan.success and plan.message == "ok"
+
+
+# ---- UI-TARS: content='…' is written with Python escapes (\', \", \n) -------------------------
+@pytest.mark.parametrize("content, typed, enter", [
+    (r"say \"hi\"", 'say "hi"', False),               # typed as: say \"hi\"
+    (r"line one\nline two", "line one\nline two", False),   # typed with a backslash and an n
+    (r"it\'s\n", "it's", True),
+    (r"C:\\temp", "C:\\temp", False),                 # an escaped backslash is one backslash
+])
+def test_type_content_escapes_are_what_is_typed(content, typed, enter):
+    want = [("Input", {"value": typed, "mode": "typeOnly"})]
+    if enter:
+        want.append(("KeyboardPress", {"keyName": "Enter"}))
+    assert steps(f"Thought: fill it\nAction: type(content='{content}')") == want
+
+
+def test_a_finish_message_is_shown_unescaped():
+    plan = parse_plan("Thought: done\nAction: finished(content='it\\'s \\\"paid\\\"')", "uitars")
+    assert plan.message == 'it\'s "paid"'
