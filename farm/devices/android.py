@@ -53,6 +53,7 @@ _TRANSIENT_STATES = ("offline", "connecting", "authorizing")
 
 _BOUNDS = re.compile(r"\[(-?\d+),(-?\d+)\]\[(-?\d+),(-?\d+)\]")
 _PACKAGE = re.compile(r'<node [^>]*?package="([^"]*)"')    # the dump's first node: its window
+_DUMP_ERROR = re.compile(r"^\s*ERROR:|could not get idle state", re.I | re.M)
 _ROTATION = re.compile(r'<hierarchy[^>]*?\srotation="(\d)"')   # how the screen is turned
 # where a phone says which window has the focus: Android 10+, then older ones
 FOCUS_COMMANDS = ("dumpsys window displays", "dumpsys window windows")
@@ -658,7 +659,9 @@ class AndroidDevice:
         out, err, code = self._run(f"rm -f {DUMP_PATH}; uiautomator dump {DUMP_PATH} "
                                    "&& echo success", what="uiautomator dump")
         text = out + err
-        if "could not get idle state" in text.lower() or "success" not in text or code:
+        # uiautomator says a failure on stderr and exits 0, writing no file ("ERROR: could not
+        # get idle state.", "ERROR: null root node returned by UiTestAutomationBridge.")
+        if _DUMP_ERROR.search(text) or "success" not in text or code:
             log.info("%s: uiautomator dump failed: %s", self.name, text.strip()[:200])
             said = text.replace("success", "").strip().splitlines()
             self.tree_problem = f"uiautomator dump: {said[0][:120] if said else f'exit {code}'}"

@@ -7,7 +7,8 @@ are headless Chromium pages showing a web app.
     sim.stop()
 
 Fault switches (per device, at runtime): ``drop`` (connection closed unanswered), ``black``
-(all-black frame), ``idle`` ("could not get idle state"), ``empty_tree``, ``slow``
+(all-black frame), ``idle`` ("could not get idle state"), ``null_root`` (uiautomator's "null
+root node", no file written), ``empty_tree``, ``slow``
 (screencap/screenshot +``slow_seconds``), ``invalid_session`` (WDA), ``input_blocked``
 (SecurityException on stderr), ``launch_fail`` (app crashes on launch), ``crash`` (the app in
 front dies at the next touch; Android logs it: ``adb logcat``), ``offline`` (adb lists the

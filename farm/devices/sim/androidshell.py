@@ -350,8 +350,13 @@ class AndroidShell:
             return b"", b"Usage: uiautomator dump [--compressed] [file]\n", 1
         path = next((a for a in args[1:] if not a.startswith("-")),
                     "/sdcard/window_dump.xml")
+        # (uiautomator says what went wrong on stderr and exits 0, as AOSP's DumpCommand
+        # does: `uiautomator dump F && echo success` prints "success" after it too)
         if self.faults.hit("idle"):
-            return b"", b"ERROR: could not get idle state.\n", 1
+            return b"", b"ERROR: could not get idle state.\n", 0
+        if self.faults.hit("null_root"):        # (a window with no accessibility root yet)
+            self.files.pop(path, None)
+            return b"", b"ERROR: null root node returned by UiTestAutomationBridge.\n", 0
         if self.faults.hit("empty_tree") or not self.screen_on or self.keyguard:
             xml = EMPTY_UIAUTOMATOR.replace('rotation="0"', f'rotation="{self.rotation}"')
         else:

@@ -145,6 +145,7 @@ class Faults:
     drop: int = 0            # close the connection without answering (device gone)
     black: int = 0           # screencap/screenshot returns an all-black frame (FLAG_SECURE)
     idle: int = 0            # uiautomator dump: "could not get idle state"
+    null_root: int = 0       # uiautomator dump: "null root node returned by ...", no file
     empty_tree: int = 0      # uiautomator dump / WDA source: no nodes
     slow: int = 0            # screencap/screenshot takes `slow_seconds` longer
     invalid_session: int = 0  # WDA: every session id is rejected as "invalid session id"
@@ -155,11 +156,13 @@ class Faults:
     keyboard_stuck: int = 0  # WDA cannot dismiss the keyboard (an iPhone's has no hide key)
     redraw: int = 0          # WDA: the app draws the field an element request names anew just
     #                          before it (its id goes stale: re-rendered between find and /value)
+    permission_dialog: int = 0  # an app launched asks for a runtime permission: the system's
+    #                             dialog is in front of it until Allow or Don't allow is tapped
     slow_seconds: float = 3.0
     names: tuple[str, ...] = field(default=("drop", "black", "idle", "empty_tree", "slow",
                                             "invalid_session", "input_blocked", "launch_fail",
                                             "crash", "offline", "keyboard_stuck",
-                                            "redraw"),
+                                            "redraw", "null_root", "permission_dialog"),
                                    repr=False)
 
     def hit(self, name: str) -> bool:
