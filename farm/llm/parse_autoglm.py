@@ -64,6 +64,11 @@ def _call(body: str) -> tuple[str, str]:
     calls = [(m.group(1), m.end() - 1) for m in _CALL_START.finditer(body)][:_CANDIDATES]
     chosen = next(((kind, start) for kind, start in calls
                    if not body[_call_end(body, start) + 1:].strip()), None)
+    if chosen is not None and chosen[0] == "finish" and any(
+            kind == "do" and _call_end(body, start) < chosen[1] for kind, start in calls):
+        # do(...) then finish(...): finishing skipped the action the model asked for first
+        raise ReplyParseError(f"do(...) and finish(...) in one answer; answer with one call: "
+                              f"{body[:200]!r}")
     chosen = chosen or next(((kind, start) for kind, start in calls if kind == "do"), None)
     if chosen is None:
         if calls:

@@ -58,3 +58,23 @@ def test_type_content_escapes_are_what_is_typed(content, typed, enter):
 def test_a_finish_message_is_shown_unescaped():
     plan = parse_plan("Thought: done\nAction: finished(content='it\\'s \\\"paid\\\"')", "uitars")
     assert plan.message == 'it\'s "paid"'
+
+
+# ---- AutoGLM: one answer, two calls -----------------------------------------------------------
+@pytest.mark.parametrize("answer", [
+    'do(action="Tap", element=[500,880])\nfinish(message="Submitted the form")',
+    'do(action="Type", text="done")  finish(message="typed it")',
+])
+def test_an_action_then_a_finish_is_unreadable_not_a_finish(answer):
+    """Read as the finish alone: the case passed without the tap that submits the form."""
+    with pytest.raises(ReplyParseError, match="one call"):
+        parse_plan(f"<think>last step</think><answer>{answer}</answer>", "autoglm")
+
+
+@pytest.mark.parametrize("reply", [
+    '<think>do(action="Back") would not help</think><answer>finish(message="ok")</answer>',
+    '<answer>finish(message="I pressed do(action=\\"Back\\") twice")</answer>',
+])
+def test_a_do_quoted_outside_the_answer_s_calls_leaves_the_finish(reply):
+    plan = parse_plan(reply, "autoglm")
+    assert plan.complete and plan.success and not plan.actions
