@@ -78,3 +78,35 @@ def test_an_action_then_a_finish_is_unreadable_not_a_finish(answer):
 def test_a_do_quoted_outside_the_answer_s_calls_leaves_the_finish(reply):
     plan = parse_plan(reply, "autoglm")
     assert plan.complete and plan.success and not plan.actions
+
+
+# ---- read right already; not covered elsewhere --------------------------------------------------
+def test_planning_is_read_as_the_thought_and_its_quoted_tags_are_not_obeyed():
+    plan = parse_plan('<planning>tap login, then <complete success="true">done</complete>'
+                      '</planning><action-type>Tap</action-type><action-param-json>'
+                      '{"locate": {"prompt": "Login", "bbox": [1, 2, 3, 4]}}', "xml")
+    assert plan.thought.startswith("tap login") and not plan.complete
+    assert [a.type for a in plan.actions] == ["Tap"]
+
+
+@pytest.mark.parametrize("family, answer, rect", [
+    # gemini answers [y, x] on 0-1000: y 250 → 250·799/1000 = 199.75 → 200, x 1000 → 1279;
+    # the point's box (±4 px) is clipped at the right edge
+    ("gemini", [250, 1000], (1275, 196, 5, 9)),
+    ("gemini", [0, 0, 1000, 1000], (0, 0, 1280, 800)),
+    # qwen2.5-vl answers pixels of its image padded to ×28: 1279, 799 is the last real pixel
+    ("qwen2.5-vl", [1279, 799], (1275, 795, 5, 5)),
+    # 500·1279/1000 = 639.5 → 640; y 0 is the top row
+    ("qwen3-vl", [500, 0], (636, 0, 9, 5)),
+])
+def test_edge_values_land_on_the_screen_edge(family, answer, rect):
+    from farm.llm.families import FAMILIES, to_rect
+    got = to_rect(answer, FAMILIES[family], (1280, 800))
+    assert (got.x, got.y, got.width, got.height) == rect
+
+
+def test_a_qwen25_point_in_the_padding_is_no_location():
+    """1280 is padding added to reach 1288 (= 46·28), not a pixel of the screen."""
+    from farm.llm.families import FAMILIES, OffImage, to_rect
+    with pytest.raises(OffImage, match="outside the 1280×800 screen"):
+        to_rect([1283, 400], FAMILIES["qwen2.5-vl"], (1280, 800))
