@@ -32,6 +32,7 @@ FAMILIES: dict[str, Family] = {f.name: f for f in (
     Family("gpt"),
     # pixels of the image padded to ×28 (its own resize then changes nothing): same origin
     Family("qwen2.5-vl", pad=28),
+    Family("qwen2-vl", scale=1000),      # Qwen2-VL: 0-1000 (its 2.5 went to pixels)
     Family("qwen3-vl", scale=1000),
     Family("gemini", scale=1000, order="yx"),
     Family("doubao", scale=1000),
@@ -70,7 +71,8 @@ def family_for(name: str | None, model: str | None = None) -> Family:
     m = (model or "").lower()
     for needle, fam in (("ui-tars-1.5", "ui-tars-1.5"), ("uitars-1.5", "ui-tars-1.5"),
                         ("ui-tars", "ui-tars"), ("uitars", "ui-tars"), ("autoglm", "auto-glm"),
-                        ("auto-glm", "auto-glm"), ("qwen3", "qwen3-vl"), ("qwen", "qwen2.5-vl"),
+                        ("auto-glm", "auto-glm"), ("qwen3", "qwen3-vl"), ("qwen2-vl", "qwen2-vl"),
+                        ("qwen2vl", "qwen2-vl"), ("qwen", "qwen2.5-vl"),
                         ("gemini", "gemini"), ("doubao", "doubao"), ("glm", "glm-v")):
         if needle in m:
             return FAMILIES[fam]

@@ -206,8 +206,8 @@ def test_a_misspelt_model_family_is_refused_naming_the_setting_and_the_nearest(
     name = env.removeprefix("FARM_").lower()
     assert str(found.value) == (
         f"invalid configuration:\n  setting {name!r} (env {env}): unknown model family "
-        "'qwen3vl' (did you mean 'qwen3-vl'?); known: gpt, qwen2.5-vl, qwen3-vl, gemini, "
-        "doubao, glm-v, ui-tars, auto-glm")
+        "'qwen3vl' (did you mean 'qwen3-vl'?); known: gpt, qwen2.5-vl, qwen2-vl, qwen3-vl, "
+        "gemini, doubao, glm-v, ui-tars, auto-glm")
     monkeypatch.setenv(env, "Qwen3-VL")         # any case, and aliases, still do
     assert getattr(load_settings(), name) == "Qwen3-VL"
     monkeypatch.setenv(env, "uitars")

@@ -116,3 +116,15 @@ def test_family_guess_and_caps():
     assert family_for(None, "openai/ui-tars-1.5").loop_cap == 40
     assert family_for("autoglm").loop_cap == 100
     assert family_for(None, "openai/gpt-4o").name == "gpt"
+
+
+@pytest.mark.parametrize("model", ["openai/qwen2-vl-72b-instruct", "dashscope/Qwen2-VL-7B",
+                                   "hosted_vllm/qwen2vl-2b"])
+def test_a_qwen2_vl_box_is_read_on_its_0_to_1000_scale_not_as_pixels(model):
+    """Qwen2-VL answers on 0-1000 (only its 2.5 answers in pixels): the middle of its scale
+    is the middle of a 1280x800 screen, not the pixel (500, 500)."""
+    family = family_for(None, model)
+    assert family.name == "qwen2-vl"
+    r = to_rect([490, 490, 510, 510], family, (1280, 800))
+    assert abs(r.x + r.width / 2 - 640) <= 2 and abs(r.y + r.height / 2 - 400) <= 2
+    assert family_for(None, "openai/qwen2.5-vl-72b-instruct").name == "qwen2.5-vl"

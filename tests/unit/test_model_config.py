@@ -141,7 +141,7 @@ def test_farm_worker_refuses_model_settings_that_cannot_work_before_it_serves(
 
 
 FAMILY_SAID = ("unknown model family 'qwen3vl' (did you mean 'qwen3-vl'?); known: gpt, "
-               "qwen2.5-vl, qwen3-vl, gemini, doubao, glm-v, ui-tars, auto-glm")
+               "qwen2.5-vl, qwen2-vl, qwen3-vl, gemini, doubao, glm-v, ui-tars, auto-glm")
 
 
 @pytest.mark.parametrize("how", [("--model-family", "qwen3vl"), ("FARM_MODEL_FAMILY",),
