@@ -313,6 +313,10 @@ def focused_text_length(xml: str | None) -> int | None:
 
 # What is in front when the phone, not the app, keeps an app from the front (its lock screen)
 _DEVICE_FRONTS = ("com.android.systemui",)
+# Whose window a runtime-permission request the app made shows in (Android 10+; before: the
+# package installer's): the app started, its question is in front of it
+PERMISSION_FRONTS = ("com.google.android.permissioncontroller",
+                     "com.android.permissioncontroller", "com.android.packageinstaller")
 
 
 def not_in_front(app: str, device: str, front: str | None, device_fronts: tuple[str, ...],
@@ -900,7 +904,8 @@ class AndroidDevice:
         self._input("keyevent 3")
 
     def launch(self, app: str) -> None:
-        """Start package ``app`` from the launcher and wait until it is in front; a URL is
+        """Start package ``app`` from the launcher and wait until it is in front, or the
+        permission dialog it asks with is (left for the case's steps to answer); a URL is
         opened instead (`open_url`). A package the phone does not have is the case's mistake
         (StepFailed), not the device's."""
         if is_url(app):
@@ -916,7 +921,10 @@ class AndroidDevice:
         deadline = time.monotonic() + 5
         while True:
             current = self.current_app()
-            if current == app:
+            if current == app or current in PERMISSION_FRONTS:
+                if current != app:
+                    log.info("%s: %s asks for a permission: the dialog is in front of it",
+                             self.name, app)
                 self._app = app
                 return
             if time.monotonic() > deadline:

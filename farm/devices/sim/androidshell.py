@@ -15,7 +15,7 @@ import time
 from typing import Callable
 from urllib.parse import urlsplit
 
-from farm.devices.sim import pipes
+from farm.devices.sim import permission, pipes
 from farm.devices.sim.logcat import DeviceLog
 from farm.devices.sim.screen import Faults, PhoneScreen
 from farm.devices.sim.trees import EMPTY_UIAUTOMATOR, uiautomator_xml
@@ -106,6 +106,9 @@ class AndroidShell:
         # the last tap of the command line being run: a tap at its spot right after it (in the
         # same line, back to back) is the second of a double tap
         self.last_tap: tuple[float, float] | None = None
+        # the app whose runtime-permission dialog is up (fault `permission_dialog`): in front
+        # of it while it is, until Allow or Don't allow is tapped (Back: Don't allow)
+        self.asking: str | None = None
 
     @property
     def faults(self) -> Faults:
@@ -337,6 +340,8 @@ class AndroidShell:
             time.sleep(self.faults.slow_seconds)
         if self.faults.hit("black") or not self.screen_on:
             png = _black_png(*self.frame())
+        elif self.dialog_up():
+            png = permission.draw(self.screen.screenshot(), self.screen.app or "")
         else:
             png = self.screen.screenshot()
         if path is None:
@@ -359,6 +364,8 @@ class AndroidShell:
             return b"", b"ERROR: null root node returned by UiTestAutomationBridge.\n", 0
         if self.faults.hit("empty_tree") or not self.screen_on or self.keyguard:
             xml = EMPTY_UIAUTOMATOR.replace('rotation="0"', f'rotation="{self.rotation}"')
+        elif self.dialog_up():
+            xml = permission.dump(self.screen.app or "", *self.frame(), self.rotation)
         else:
             package = self.screen.app or LAUNCHER
             xml = uiautomator_xml(self.screen.dom(), package, *self.frame(), self.screen.dpr,
@@ -375,6 +382,8 @@ class AndroidShell:
         if what == "window":
             app = self.screen.app
             focus = f"{app}/{app}.MainActivity" if app else f"{LAUNCHER}/.Launcher"
+            if self.dialog_up():
+                focus = f"{permission.PACKAGE}/{permission.ACTIVITY}"
             return (f"  mCurrentFocus=Window{{5f2a1c u0 {focus}}}\n"
                     f"  mFocusedApp=ActivityRecord{{9b3e u0 {focus} t12}}\n").encode(), b"", 0
         if what == "power":
@@ -410,6 +419,8 @@ class AndroidShell:
             return b"", (b"java.lang.SecurityException: Injecting input events requires the "
                          b"caller (or the source of the instrumentation, if any) to have the "
                          b"INJECT_EVENTS permission.\n"), 0
+        if self.dialog_up() and not (verb == "keyevent" and _keycodes(rest) & {3, 26, 223}):
+            return self._answer_dialog(verb, rest)      # (Home and Power reach the system)
         app = self.screen.app
         if app is not None and app != BROWSER and self.faults.hit("crash"):
             self.screen.stop(app)         # the input reached the app, which died of it
@@ -476,6 +487,21 @@ class AndroidShell:
             self.screen.key(KEYCODES[code])
         return ""
 
+    def dialog_up(self) -> bool:
+        """Whether the permission dialog an app asked for is in front of it now."""
+        return self.asking is not None and self.asking == self.screen.app and \
+            self.screen_on and not self.keyguard
+
+    def _answer_dialog(self, verb: str, rest: list[str]) -> Result:
+        """Input while the permission dialog is up reaches it, not the app: a tap on one of
+        its buttons (or Back) closes it; anything else does nothing."""
+        if verb == "tap" and permission.button_at(float(rest[0]), float(rest[1]),
+                                                  *self.frame()):
+            self.asking = None
+        elif verb == "keyevent" and 4 in _keycodes(rest):
+            self.asking = None
+        return b"", b"", 0
+
     def keyboard_up(self) -> bool:
         """Whether the soft keyboard shows: a text field has the focus and it was not
         dismissed since (Back with it up hides it and goes nowhere, as on a phone)."""
@@ -495,6 +521,8 @@ class AndroidShell:
         self.keyboard_dismissed = False
         self.screen_on = True
         self.screen.launch(package, url, resume=True)    # a task in the background resumes
+        if self.faults.hit("permission_dialog"):
+            self.asking = package
         return b"Events injected: 1\n", b"", 0
 
     def _cmd_monkey(self, args: list[str]) -> Result:
@@ -515,6 +543,7 @@ class AndroidShell:
                 return self._view(args[args.index("-d") + 1])
             return b"", b"Error: no intent given\n", 1
         if verb == "force-stop":
+            self.asking = None if self.asking == args[1] else self.asking
             self.screen.stop(args[1])
             self.log.force_stopped(args[1])
             return b"", b"", 0
@@ -575,6 +604,13 @@ class AndroidShell:
         if args[:1] == ["faults"]:
             return (repr(self.faults.active()) + "\n").encode(), b"", 0
         return b"", b"usage: farm-sim fault NAME COUNT | farm-sim faults\n", 1
+
+
+def _keycodes(keys: list[str]) -> set[int]:
+    """The keycodes `input keyevent` arguments name (a number or KEYCODE_NAME / NAME)."""
+    codes = (int(k) if k.isdigit() else KEYNAMES.get(k.upper().removeprefix("KEYCODE_"))
+             for k in keys)
+    return {c for c in codes if c is not None}
 
 
 def _separator(token: str) -> str:
