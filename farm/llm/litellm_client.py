@@ -153,6 +153,12 @@ class LiteLLMClient:
             kwargs["max_tokens"] = self.max_tokens
         if self._sdk_client is not None:
             kwargs["client"] = self._sdk_client
+        if self.family == "qwen2.5-vl":
+            # Qwen2.5-VL answers in pixels of the image it saw; DashScope shrinks an image
+            # above ~1M pixels (a phone screenshot, a padded 1280x800 page) unless asked not
+            # to, and its boxes would then land short of their targets. Servers that know no
+            # such field (vLLM, Ollama) ignore it; Midscene sends it too.
+            kwargs["extra_body"] = {"vl_high_resolution_images": True}
         return kwargs
 
     def complete(self, messages: list[dict[str, Any]], timeout: float | None = None,

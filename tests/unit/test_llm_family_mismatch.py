@@ -21,8 +21,8 @@ XML = xml("Tap", {"locate": {"prompt": "Sign in"}})
     ("gpt", UITARS, "it answers in the grammar of ui-tars, not of its family gpt: set "
                     "FARM_MODEL_FAMILY (--model-family); its reply could not be parsed twice"),
     ("gpt", AUTOGLM, "it answers in the grammar of auto-glm, not of its family gpt"),
-    ("ui-tars", XML, "it answers in the grammar of gpt / qwen2.5-vl / qwen3-vl / gemini / "
-                     "doubao / glm-v, not of its family ui-tars"),
+    ("ui-tars", XML, "it answers in the grammar of gpt / qwen2.5-vl / qwen2-vl / qwen3-vl / "
+                     "gemini / doubao / glm-v, not of its family ui-tars"),
 ])
 def test_a_reply_in_another_family_grammar_names_the_setting(family, reply, said):
     client = ScriptedModelClient([reply], family=family)
