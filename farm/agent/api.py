@@ -271,6 +271,11 @@ class Agent:
         self.grabber.invalidate()
         self.by_ocr = True
         self.screen_read = "\n".join(line.text for line in read_lines(self.grabber.grab()))
+        if not self.screen_read.strip() and getattr(self.device, "screenshot_black", False) \
+                and not (tree and tree.visible_text().strip()):
+            raise StepFailed("cannot read the screen's text: the screenshot is black (the app "
+                             "keeps its screen out of screenshots: FLAG_SECURE) and the UI tree "
+                             "has no text")
         return squash(text) in squash(self.screen_read.replace("\n", ""))
 
     def _how_read(self) -> str:

@@ -11,7 +11,7 @@ from farm.agent.api import Agent
 from farm.devices.android import AndroidDevice
 from farm.devices.ios import IosDevice
 from farm.devices.sim import AndroidSimulator, IosSimulator
-from farm.errors import AssertionFailed
+from farm.errors import AssertionFailed, StepFailed
 from farm.suite.model import AndroidTarget, IosTarget
 
 pytestmark = pytest.mark.integration
@@ -45,5 +45,33 @@ def test_text_checks_on_an_empty_tree_read_the_screen(demo_app, platform):
             dev.start_session(target)
             sim.fault(0, "empty_tree", -1)
             _checks_read_the_pixels(Agent(dev))
+        finally:
+            dev.close()
+
+
+@pytest.mark.parametrize("platform", ["android", "ios"])
+def test_text_checks_on_a_black_screen_with_an_empty_tree_fail_as_unreadable(demo_app,
+                                                                             platform):
+    """A secure app (FLAG_SECURE: black screenshots) whose UI tree is empty too: farm cannot
+    see the screen at all, so assertNoText must not pass on it (OCR reads nothing on black),
+    and assertText says why it found nothing."""
+    simulator = AndroidSimulator if platform == "android" else IosSimulator
+    with simulator(1, {PKG: demo_app + "/"}) as sim:
+        if platform == "android":
+            dev, target = (AndroidDevice("a1", None, sim.serials[0], port=sim.port),
+                           AndroidTarget(launch=PKG))
+        else:
+            dev, target = IosDevice("i1", None, sim.urls[0]), IosTarget(launch=PKG)
+        dev.open()
+        try:
+            dev.start_session(target)
+            sim.fault(0, "empty_tree", -1)
+            sim.fault(0, "black", -1)
+            agent = Agent(dev)
+            unreadable = "cannot read the screen's text: the screenshot is black"
+            with pytest.raises(StepFailed, match=unreadable):
+                agent.assert_no_text("Sign in")
+            with pytest.raises(StepFailed, match=unreadable):
+                agent.assert_text("Sign in")
         finally:
             dev.close()
