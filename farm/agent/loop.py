@@ -291,12 +291,17 @@ class ActLoop:
         """Run the plan's actions in order; None when all ran. At the first that fails:
         feedback, and (was it the model's own planning error — an unknown action, bad params,
         a box that is no location — rather than an action failing on the device?, why)."""
+        earlier: list[str] = []
         for planned in plan.actions:
             try:
                 tasks = build_tasks(planned, self.registry)
             except PlanError as exc:
                 self._feedback(f"Your action was not executed: {exc}")
                 return True, str(exc)
+            again = repr((planned.type, planned.params))
+            if again in earlier:        # one reply repeats an action ("next" three times):
+                same_screen = self._unchanged(watch)   # did the ones before it change the screen?
+            earlier.append(again)
             acted = len(self.agent.acted)
             bad = runner.run(tasks)
             if bad is not None:
@@ -312,6 +317,16 @@ class ActLoop:
             if not isinstance(action, Sleep):   # waiting for the app repeats nothing: the
                 self._check_stuck(action, label, watch, same_screen)   # cap ends endless waits
         return None
+
+    def _unchanged(self, watch: _Watch) -> bool:
+        """Whether the screen is as it was at the last look, looked at again now: a reply's
+        earlier actions may have changed it since the round's screenshot."""
+        frame = grey_frame(self.agent.grabber.grab())
+        same = alike(frame, watch.last_frame)
+        watch.last_frame = frame
+        if not same:
+            watch.since_change.clear()
+        return same
 
     def done(self, tasks: list[Task], log_line: str) -> None:
         """A finished action (planned now or replayed from the plan cache) joins the result
