@@ -20,7 +20,7 @@ CREATE TABLE IF NOT EXISTS durations (
 CREATE INDEX IF NOT EXISTS durations_key ON durations(key);
 """
 _KEEP = 20   # samples kept per key
-_HELD_A_DEVICE = ("passed", "failed", "flaky", "error")
+_VERDICTS = ("passed", "failed", "flaky")
 T = TypeVar("T")
 
 
@@ -79,12 +79,13 @@ class DurationHistory:
         return action()
 
     def record(self, results: Iterable[CaseResult]) -> None:
-        """Remember how long each case held its device: a verdict, and an error after running
-        (a timeout holds it for the whole timeout; counting it as a new case would start it
-        late). Not skipped or never-started attempts (no device time: no duration) nor
-        interrupted ones (cut short)."""
+        """Remember how long each case held its device: a verdict, and a timeout (it held it
+        for the whole timeout; counting it as a new case would start it late). Not skipped or
+        never-started attempts (no device time: no duration), nor those cut short: interrupted,
+        or ended by its device, the model or farm breaking (Marathon's incomplete tests: a
+        10-minute case whose phone died at 2 s was scheduled last the next run, as a 2 s one)."""
         rows = [(f"{r.platform}:{r.case_id}", own_duration(r), r.started) for r in results
-                if r.status in _HELD_A_DEVICE and own_duration(r) > 0]   # (one attempt's)
+                if _ran_to_its_end(r) and own_duration(r) > 0]   # (one attempt's)
         if not rows:
             return
         try:
@@ -105,6 +106,15 @@ class DurationHistory:
                         (key, key, _KEEP))
         finally:
             con.close()
+
+
+def _ran_to_its_end(result: CaseResult) -> bool:
+    """Whether the attempt's time is the case's: a verdict, or a timeout."""
+    if result.status in _VERDICTS:
+        return True
+    from farm.attempts import Outcome, error_outcome
+    return result.status == "error" and error_outcome(
+        result.error.kind if result.error else "InternalError") is Outcome.TIMEOUT
 
 
 def _warn(why: str) -> None:
