@@ -141,6 +141,8 @@ class TaskRunner:
                 raise
             except TestFailure as exc:
                 task.status, task.error, task.exception = "failed", _msg(exc), exc
+                if task.kind == "action":   # it may have touched the device before failing
+                    self.on_acted()
                 return task
             except FarmError as exc:   # NeedsModel, CaseTimeout: not the model's to fix
                 task.status, task.error = "failed", _msg(exc)
