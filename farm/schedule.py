@@ -87,7 +87,7 @@ def pick_job(queue: list[Job], device: str, platform: str, other_live_devices: i
             waiting.add(job.sequence)
         if job.platform != platform or (job.pin is not None and job.pin not in names):
             continue
-        if device in job.avoid_devices:
+        if device in job.avoid_devices and job.pin is None:   # (a pinned job has no other)
             if fallback is None and other_live_devices == 0:
                 fallback = i
             continue
