@@ -156,6 +156,7 @@ class Settings(BaseModel):
     metrics_host: str = ""                  # address /metrics listens on ("" = all)
     pushgateway_url: str | None = None      # farm run: push the run's metrics here at the end
     pushgateway_timeout: float = 10.0       # seconds each request to the Pushgateway may take
+    pushgateway_instance: str | None = None  # the pushed group's instance (default: host name)
     metrics_linger_seconds: float = 15.0    # farm run --metrics-port: wait this long at most
                                             # for a scrape to collect the final values
 
@@ -170,6 +171,11 @@ class Settings(BaseModel):
             return [v.strip() if isinstance(v, str) else v for v in value
                     if not (isinstance(v, str) and not v.strip())]
         return value
+
+    @field_validator("pushgateway_instance")
+    @classmethod
+    def _instance(cls, value: str | None) -> str | None:
+        return value.strip() or None if value is not None else None     # "": the host name
 
     @field_validator("ios_wda_urls")
     @classmethod

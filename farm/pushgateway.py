@@ -26,9 +26,12 @@ TIMEOUT_S = 10.0    # each request to the gateway, unless told (Settings.pushgat
 
 
 def push(url: str, job: str = "farm_run", totals: Path | None = None,
-         baseline: bool = False, timeout: float = TIMEOUT_S) -> None:
+         baseline: bool = False, timeout: float = TIMEOUT_S,
+         instance: str | None = None) -> None:
     """Push farm's metrics to a Pushgateway (grouped by job and host: one group per CI
-    machine); ``user:password@`` in the URL is sent as HTTP basic auth.
+    machine; ``instance``, FARM_PUSHGATEWAY_INSTANCE, names the group instead of the host
+    name, for CI runners whose host name is new for every job: a group each, kept by the
+    gateway for ever); ``user:password@`` in the URL is sent as HTTP basic auth.
 
     The gateway keeps one value per series of a group and each push replaces the group, so a
     run's own counts, pushed as they are, read to Prometheus as the same value again (no
@@ -51,7 +54,7 @@ def push(url: str, job: str = "farm_run", totals: Path | None = None,
     to a group one at a time (`_one_push_at_a_time`)."""
     import socket
     url, auth = _split_auth(url)
-    instance = socket.gethostname()
+    instance = instance or socket.gethostname()
     group = f"{url} {job}"         # never the credentials: the file is not a secret
     before: dict[str, float] = {}
     unread: list[str] = []      # said once the push went through (else its failure says it)
@@ -213,15 +216,18 @@ class Baseline:
     run's first case for the request timeout. A failure is kept for the end of the run, whose
     own push says it (once)."""
 
-    def __init__(self, url: str, totals: Path | None, timeout: float = TIMEOUT_S) -> None:
+    def __init__(self, url: str, totals: Path | None, timeout: float = TIMEOUT_S,
+                 instance: str | None = None) -> None:
         self.error: Exception | None = None
-        self._thread = threading.Thread(target=self._push, args=(url, totals, timeout),
+        self._thread = threading.Thread(target=self._push,
+                                        args=(url, totals, timeout, instance),
                                         name="farm-pushgateway", daemon=True)
         self._thread.start()
 
-    def _push(self, url: str, totals: Path | None, timeout: float) -> None:
+    def _push(self, url: str, totals: Path | None, timeout: float,
+              instance: str | None) -> None:
         try:
-            push(url, totals=totals, baseline=True, timeout=timeout)
+            push(url, totals=totals, baseline=True, timeout=timeout, instance=instance)
         except Exception as exc:     # noqa: BLE001 - said by the end's push, not as a traceback
             log.debug("could not push the metrics baseline: %s", exc)
             self.error = exc

@@ -77,7 +77,7 @@ def _push_baseline(settings: Settings) -> None:
         return
     from farm.pushgateway import Baseline
     _baseline = Baseline(settings.pushgateway_url, Path(settings.state_dir) / PUSHED_TOTALS,
-                         settings.pushgateway_timeout)
+                         settings.pushgateway_timeout, settings.pushgateway_instance)
 
 
 def export_metrics(settings: Settings, run_dir: Path, tally: metrics.CaseMetrics,
@@ -118,7 +118,7 @@ def _push(settings: Settings) -> None:
         if unanswered is not None:
             raise unanswered
         push(settings.pushgateway_url, totals=Path(settings.state_dir) / PUSHED_TOTALS,
-             timeout=settings.pushgateway_timeout)
+             timeout=settings.pushgateway_timeout, instance=settings.pushgateway_instance)
     except Exception as exc:
         _say(f"farm: warning: could not push metrics to "
              f"{mask_url(settings.pushgateway_url)}: "
