@@ -437,9 +437,11 @@ class BrowserDevice:
         once it stayed the same for ``quiet_s`` with none of its requests (fetch, XHR) in
         flight. The page watches its own change counter (page_state.js): no DevTools traffic
         while nothing happens. Frames of another origin the last read saw (a payment form
-        drawing its fields) count as the page: `_await_frames`."""
+        drawing its fields) count as the page: `_await_frames`. A tab the page opened, for a
+        browser agent with autoFollowNewPage to work on in, is a change (its old tab may never
+        change again: the target is in the new one)."""
         seen, page = self._dom.seen, self._page    # (None: a page without farm's watch, as
-        if page is None:                           # an error page: it waits out its time)
+        if page is None or self._opened is not None:   # an error page: it waits out its time)
             return True
         cap = round(timeout_s * 1000)
         quiet = cap if quiet_s is None else min(cap, round(quiet_s * 1000))
@@ -447,7 +449,11 @@ class BrowserDevice:
             if self._dom.frames_seen:
                 return self._await_frames(page, seen, quiet, cap)
             return self._unless_navigating(lambda: self._shots.script(
-                page, AWAIT_CHANGE_JS, [seen, quiet, cap]), True) is True
+                page, AWAIT_CHANGE_JS, [seen, quiet, cap], until=self._tab_opened), True) is True
+
+    def _tab_opened(self) -> bool:
+        """A tab the page opened is to be followed (`_new_page`)."""
+        return self._opened is not None
 
     def _await_frames(self, page: Any, seen: str | None, quiet_ms: int, cap_ms: int) -> bool:
         """`await_change` on a page with frames of another origin: their changes move no
@@ -462,7 +468,7 @@ class BrowserDevice:
             waited = round((time.monotonic() - began) * 1000)
             look = max(1, min(FRAME_LOOK_MS, cap_ms - waited))
             own = self._unless_navigating(lambda: self._shots.script(
-                page, AWAIT_CHANGE_JS, [seen, look, look]), True)
+                page, AWAIT_CHANGE_JS, [seen, look, look], until=self._tab_opened), True)
             if own is True:
                 return True
             waited = round((time.monotonic() - began) * 1000)

@@ -386,14 +386,17 @@ class PageCapture:
         return None if answer is _GONE else base64.b64decode(answer["data"])
 
     def script(self, page: Any, js: str, arg: Any,
-               then: Callable[[Any], None] | None = None) -> Any:
+               then: Callable[[Any], None] | None = None,
+               until: Callable[[], bool] | None = None) -> Any:
         """Call farm's own page script ``js`` (a function expression of one argument; JSON in
         and out) with ``arg`` in ``page``'s main world, as page.evaluate would: over the page's
         DevTools session when it has one (Runtime.evaluate: about half of page.evaluate's round
         trip and 60% of its Python CPU, measured), else through page.evaluate. Raises
         Playwright's Error as page.evaluate does (a navigation that takes the document away
         included). ``then`` is called with the value as the answer comes, in Playwright's
-        event loop (where there is none: before this returns)."""
+        event loop (where there is none: before this returns). ``until`` ends the wait for
+        the answer as a navigation does once it turns true (a tab the device is to follow
+        opened meanwhile: the call then raises as for a navigation)."""
         self._told = None       # (the page may change meanwhile: an action's look is old)
         if self._cdp is None or self._cdp[0] is not page:
             value = page.evaluate(js, arg)
@@ -408,7 +411,8 @@ class PageCapture:
             if then is not None:
                 then(value)
             return value
-        return page._sync(_valued(_unless(reply, lambda: self.wait.awaiting), then))
+        return page._sync(_valued(_unless(reply, lambda: self.wait.awaiting or bool(
+            until is not None and until())), then))
 
     def attach(self, page: Any) -> None:
         """A page has started loading: open its DevTools session now, its round trips
