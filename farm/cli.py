@@ -409,7 +409,7 @@ def _mobile_devices(settings) -> None:
     """Android devices on the adb server, WDA endpoints, and last run's quarantine."""
     import json
     from farm.devices.android import adb_client, adb_server_problem
-    from farm.devices.specs import android_not_ready, android_serials, ios_urls
+    from farm.devices.specs import adb_phones, android_not_ready, android_serials, ios_urls
     adb = adb_client(socket_timeout=5)      # never starts a server (adbutils' own would)
     problem = adb_server_problem(adb)
     if problem and problem.startswith("no adb server"):
@@ -420,6 +420,10 @@ def _mobile_devices(settings) -> None:
     else:
         serials, not_ready = android_serials(settings), android_not_ready(settings)
         only = f" (ANDROID_SERIAL={settings.android_serial})" if settings.android_serial else ""
+        if only and not serials and not not_ready:     # a stale or mistyped serial: not 0
+            listed = ", ".join(serial for serial, _ in adb_phones()) or "none"
+            not_ready = [f"ANDROID_SERIAL={settings.android_serial} names no phone on this "
+                         f"adb server (it lists {listed}): unset it, or set it to one of those"]
         click.echo(f"android   {len(serials)} device(s) on adb server {adb.host}:{adb.port}{only}"
                    + (":" if serials or not_ready else " (android-sim:N starts simulated ones)"))
         for serial in serials:
