@@ -33,7 +33,10 @@ _STATUS_HELP = {
     "error": "infrastructure error: device, model or farm broke (not a test failure)",
     "skipped": "skipped",
     "flaky": "passed after failing on an earlier attempt",
-    "interrupted": "interrupted by the user",
+    # Ctrl-C, a CI job's cancel or timeout (SIGTERM), a kill -9 or the OOM killer: not always
+    # a person's doing, and never the app's
+    "interrupted": "interrupted: farm was stopped (Ctrl-C, a signal, killed) before the case "
+                   "ended",
 }
 _OPEN_BY_DEFAULT = {"failed", "error", "interrupted"}
 _HEADER_ORDER = ["passed", "failed", "error", "flaky", "skipped", "interrupted"]
