@@ -35,7 +35,9 @@ LEASE_TTL_S = 10.0          # a worker silent this long is dead
 HEARTBEAT_S = 2.0
 RUN_TTL_S = 30              # a client silent this long has gone away
 RUN_FORGOTTEN_S = 3600      # ... and this long: its entry in <p>:runs is dropped
-CLAIM_TTL_S = 4 * 3600      # longer than any redelivery can come back (visibility timeout)
+# longer than any redelivery can come back: the visibility timeout (cluster.app), up to a day
+# and 11 min with FARM_CLUSTER_MAX_CASE_SECONDS at its most, and kombu's sweep after it
+CLAIM_TTL_S = 25 * 3600
 HISTORY_KEEP = 20
 
 
