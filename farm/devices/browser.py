@@ -120,6 +120,8 @@ class BrowserDevice:
         self._dialogs: tuple[str, list[str]] = ("dismiss", [])
         self._thrown: list[str] = []      # the case's uncaught page errors (failure_note)
         self._opened: Any = None                      # a new tab to follow (autoFollowNewPage)
+        # the case's new tabs not followed, and the target's mode (failure_note says so)
+        self._unfollowed: tuple[str, list[Any]] = ("page", [])
         self._idle_ms: int | None = None              # waitForNetworkIdle.timeout of the session
         # (origin, user) the context sends the target URL's basic auth credentials to
         self._signed_in: tuple[str, str] | None = None
@@ -218,6 +220,7 @@ class BrowserDevice:
         self._viewport = (target.viewport_width, target.viewport_height)
         self._follow_new_pages = target.follow_new_pages
         self._dialogs, self._thrown = (target.dialogs, []), []
+        self._unfollowed = (target.mode, [])
         with self._errors("new context"):
             self._context = new_context(browser, target)
             self._context.on("page", self._new_page)
@@ -250,6 +253,7 @@ class BrowserDevice:
         self._viewport = (target.viewport_width, target.viewport_height)
         self._follow_new_pages = target.follow_new_pages
         self._dialogs, self._thrown = (target.dialogs, []), []
+        self._unfollowed = (target.mode, [])
         with self._errors("reuse the shared browser context"):
             reuse_context(self._context, self._page, target)
         self._open_url(target, target.url)      # (a context's credentials are its own)
@@ -259,6 +263,8 @@ class BrowserDevice:
         has loaded (taken over on the next use of the page, not inside this event)."""
         if self._follow_new_pages:
             self._opened = page
+        else:
+            self._unfollowed[1].append(page)
 
     def _follow(self) -> None:
         page, self._opened = self._opened, None
@@ -482,12 +488,25 @@ class BrowserDevice:
         Chromium's error page coming; `farm.devices.web.failures.page_status_note`)."""
         from farm.devices.web.failures import last_of, page_status_note
         page = self._page
-        said = "; ".join(filter(None, map(last_of, (self._dialogs[1], self._thrown)))) or None
+        said = "; ".join(filter(None, [*map(last_of, (self._dialogs[1], self._thrown)),
+                                       self._tab_note()])) or None
         if page is None or self._killed or self._wait.awaiting or page.is_closed():
             return said
         status = page_status_note(page, lambda p, js, arg: self._wait.evaluate(
             p, js, arg, "read the page's HTTP status"), self._signed_in)
         return "; ".join(filter(None, [status, said])) or None
+
+    def _tab_note(self) -> str | None:
+        """For a failed step: the last tab the page opened that the case does not work in, still
+        open (a link with target=_blank, window.open), where what the step looked for may be."""
+        mode, opened = self._unfollowed
+        left = [p for p in opened if p is not self._page and not p.is_closed()]
+        if not left:
+            return None
+        how = ("`autoFollowNewPage: true` works on in it" if mode == "browser" else
+               "`forceSameTabNavigation: true` (the default) opens it in this tab")
+        return (f"the page opened a new tab, {left[-1].url}, and farm goes on in the tab it "
+                f"was in; {how}")
 
     def requests_in_flight(self) -> int:
         """How many of the page's own fetch / XMLHttpRequest calls are under way (page_state.js

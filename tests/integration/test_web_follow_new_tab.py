@@ -2,7 +2,10 @@
 window.open opened, from the very next step: the step's wait for its target watched the old
 tab, which never changes again, for the whole of its 5 s, and the step failed "no element
 matches "Get help"; the closest on screen is "Open help"" (a waitForText with a timeout only
-passed when a second look came in time). Real `farm run`, real Chromium."""
+passed when a second look came in time). A case that does not follow new tabs (a browser
+agent without autoFollowNewPage, a page agent with forceSameTabNavigation: false) goes on in
+its tab, and a step that then fails says the page opened one and how to work in it: it said
+only that the target was not there. Real `farm run`, real Chromium."""
 
 from __future__ import annotations
 
@@ -50,3 +53,34 @@ def test_the_step_after_a_new_tab_opened_acts_in_the_new_tab(tmp_path: Path, far
         case = by_name[name]
         assert case["status"] == "passed", (name, [s.get("error") for s in case["steps"]])
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+STAYS = """name: {name}
+{section}:
+  url: home.html
+  serve: .
+{option}tasks:
+  - name: t
+    flow:
+      - aiTap: Open help
+      - aiTap: Get help
+"""
+
+
+def test_a_step_failing_beside_a_new_tab_not_followed_says_so(tmp_path: Path, farm: FarmCli):
+    (tmp_path / "home.html").write_text(HOME)
+    (tmp_path / "help.html").write_text(HELP)
+    (tmp_path / "browser.yaml").write_text(STAYS.format(name="browser", section="browser",
+                                                        option=""))
+    (tmp_path / "page.yaml").write_text(STAYS.format(
+        name="page", section="web", option="  forceSameTabNavigation: false\n"))
+    done = farm.run("run", tmp_path, "--devices", "browser:1", "--report-dir", tmp_path / "run")
+    assert done.returncode == 1, done.stdout + done.stderr
+    by_name = {c["name"]: c for c in results(tmp_path / "run")["cases"]}
+    hints = {"browser": "`autoFollowNewPage: true` works on in it",
+             "page": "`forceSameTabNavigation: true` (the default) opens it in this tab"}
+    for name, hint in hints.items():
+        error = by_name[name]["steps"][1]["error"]
+        assert error.startswith('no element matches "Get help"'), error
+        assert "(the page opened a new tab, http://127.0.0.1:" in error, error
+        assert f"/help.html, and farm goes on in the tab it was in; {hint})" in error, error
