@@ -1214,6 +1214,26 @@ def _history_page(since: str | None, suite: str | None, out: Path | None,
                    err=True)
         sys.exit(EXIT_INTERNAL)
     click.echo(str(page.resolve()))
+    if results is None:     # (the history this state dir's runs go to)
+        _say_unrebuilt(settings, store, since)
+
+
+def _say_unrebuilt(settings, store, since: str | None) -> None:
+    """The killed runs of the state dir that no `farm report` has put in the history: not
+    on the page, one line each saying how to add them."""
+    import time
+
+    from farm.report.trends import parse_since
+    from farm.run_outputs import unrebuilt_runs
+    cutoff = time.time() - parse_since(since) if since else 0.0
+    try:
+        killed = unrebuilt_runs(Path(settings.state_dir) / "runs", store, cutoff)
+    except Exception:       # (the page is written: a note is not worth an error)
+        return
+    for run_dir in killed:
+        click.echo(f"farm: run {run_dir.name} ended without writing its results (killed?) and "
+                   f"is not in the results history: `farm report {run_dir}` rebuilds its report "
+                   "from its journal and adds it", err=True)
 
 
 def _history_source(settings, results: str | None) -> str:

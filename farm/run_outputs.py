@@ -22,7 +22,7 @@ from farm.errors import ConfigError, UserError
 from farm.journal import JOURNAL, claim, conclude, writer
 from farm.report.paths import check_outputs, writable_dir as _writable_dir
 from farm.results import CaseResult, RunSummary, write_json
-from farm.results_history import RunRecord, remember_run
+from farm.results_history import ResultsStore, RunRecord, remember_run
 from farm.suite.loader import display_path
 from farm.suite.model import Batch, Case
 from farm.suite.vars import Variables
@@ -459,6 +459,31 @@ def prune_runs(runs: Path, keep: int, current: Path) -> None:
     for name in names[:-keep]:
         if runs / name != current and writer(runs / name) is None:
             shutil.rmtree(runs / name, ignore_errors=True)
+
+
+def unrebuilt_runs(runs: Path, store: ResultsStore, since: float = 0.0) -> list[Path]:
+    """The run folders under ``<state dir>/runs`` started since ``since`` (POSIX seconds)
+    that a killed farm left without results.json (its journal planned cases, its process
+    is gone) and that ``store``, the results history, does not have, oldest first: a night
+    killed by a CI timeout was missing from `farm report --history`'s page, unsaid, until
+    someone ran `farm report` of it."""
+    from farm.journal import planned
+    try:
+        dirs = sorted(p for p in runs.iterdir() if _RUN_ID.match(p.name) and p.is_dir())
+    except OSError:
+        return []
+    killed = [(d, at) for d in dirs if (at := _id_time(d.name)) >= since
+              and not (d / "results.json").exists() and (d / JOURNAL).is_file()
+              and planned(d) and writer(d) is None]
+    if not killed:
+        return []
+    known = {r.run_id for r in store.runs(killed[0][1] - 86400)}    # (its start: the id's)
+    return [d for d, _ in killed if d.name not in known]
+
+
+def _id_time(run_id: str) -> float:
+    """When the run named ``run_id`` (`new_run_id`: local time) started, POSIX seconds."""
+    return datetime.strptime(run_id[:15], "%Y%m%d-%H%M%S").timestamp()
 
 
 def remember_rebuilt(settings: Settings, summary: RunSummary, run_dir: Path) -> bool:
