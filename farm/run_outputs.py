@@ -482,8 +482,12 @@ def unrebuilt_runs(runs: Path, store: ResultsStore, since: float = 0.0) -> list[
 
 
 def _id_time(run_id: str) -> float:
-    """When the run named ``run_id`` (`new_run_id`: local time) started, POSIX seconds."""
-    return datetime.strptime(run_id[:15], "%Y%m%d-%H%M%S").timestamp()
+    """When the run named ``run_id`` (`new_run_id`: local time) started, POSIX seconds (0:
+    no date, a folder named by hand)."""
+    try:
+        return datetime.strptime(run_id[:15], "%Y%m%d-%H%M%S").timestamp()
+    except ValueError:
+        return 0.0
 
 
 def remember_rebuilt(settings: Settings, summary: RunSummary, run_dir: Path) -> bool:
