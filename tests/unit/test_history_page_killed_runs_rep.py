@@ -82,3 +82,15 @@ def test_a_killed_run_the_history_has_is_not_named(tmp_path, monkeypatch):
     SqliteResults(state / "results.sqlite").add(record_for(night))
     out = _farm(tmp_path, monkeypatch, "report", "--history")
     assert out.exit_code == 0 and _said(out.stderr) == []
+
+
+def test_a_run_folder_with_no_real_date_hides_no_killed_run(tmp_path, monkeypatch):
+    """A folder named like a run id whose date is none (13th month, copied by hand)."""
+    state = tmp_path / "state"
+    run_dir = _killed_night(state)
+    odd = state / "runs" / "20261399-000000-abcd"
+    odd.mkdir()
+    (odd / "results.jsonl").write_bytes((run_dir / "results.jsonl").read_bytes())
+    out = _farm(tmp_path, monkeypatch, "report", "--history")
+    assert out.exit_code == 0, out.output
+    assert [line.split()[2] for line in _said(out.stderr)] == [NIGHT, "20261399-000000-abcd"]
