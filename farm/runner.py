@@ -430,7 +430,11 @@ class _CaseRun:
             rec.output = _masked_output(output, self.mask)
             self._keep(step, rec.output, result)
         except NeedsModel as exc:
-            raise self._needs_model(step, exc) from exc
+            missed = self._on_error_page(step, exc)
+            if missed is None:
+                raise self._needs_model(step, exc) from exc
+            rec.status, rec.error = "failed", self.mask(missed)
+            self.failure_kinds[rec.index] = "LocateError"
         except TestFailure as exc:
             rec.status, rec.error = "failed", self.mask(self._noted(_message(exc)))
             self.failure_kinds[rec.index] = error_kind(exc)   # AssertionFailed, LocateError…
@@ -479,6 +483,23 @@ class _CaseRun:
             return msg
         first, newline, rest = msg.partition("\n")
         return f"{first} ({note.strip().splitlines()[0]}){newline}{rest}"
+
+    def _on_error_page(self, step: Step, exc: NeedsModel) -> str | None:
+        """A target the zero-token tiers did not find on a page the server answered with an
+        HTTP error (a 404, a 500): the step's failure, naming that answer, rather than a skip
+        for a model (which would not find it there either: the run passed, the error page
+        unsaid); None otherwise. (Devices with no `error_page`: phones.)"""
+        ask = getattr(self.device, "error_page", None)
+        if step.needs_model or not callable(ask):
+            return None
+        try:
+            said = ask()
+        except Exception as exc2:   # best effort: the skip stands
+            log.debug("%s: no page status: %s", self.device.name, exc2)
+            return None
+        if not isinstance(said, str) or not said:
+            return None
+        return f"{exc.what} ({said})" if exc.what else said
 
     def _needs_model(self, step: Step, exc: NeedsModel) -> NeedsModel:
         """``exc`` as the case reports it: a kind that always needs a model names itself and

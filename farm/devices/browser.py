@@ -496,6 +496,17 @@ class BrowserDevice:
             p, js, arg, "read the page's HTTP status"), self._signed_in)
         return "; ".join(filter(None, [status, said])) or None
 
+    def error_page(self) -> str | None:
+        """"the page answered 404 Not Found: URL" when the server answered the page's current
+        document with an HTTP error, else None: a target no zero-token tier found there is a
+        failure, not a step for a model (`farm.runner`)."""
+        from farm.devices.web.failures import document_error
+        page = self._page
+        if page is None or self._killed or self._wait.awaiting or page.is_closed():
+            return None
+        return document_error(page, lambda p, js, arg: self._wait.evaluate(
+            p, js, arg, "read the page's HTTP status"), self._signed_in)
+
     def _tab_note(self) -> str | None:
         """For a failed step: the last tab the page opened that the case does not work in, still
         open (a link with target=_blank, window.open), where what the step looked for may be."""

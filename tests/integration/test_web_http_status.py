@@ -111,3 +111,23 @@ def test_an_empty_error_page_at_the_start_url_fails_the_case_not_the_browser(
         f"cannot open {site}/empty: the server answered an HTTP error with an empty page "
         "(net::ERR_HTTP_RESPONSE_CODE_FAILURE) "
         f"(the page answered 500 Internal Server Error: {site}/empty)")
+
+
+def test_a_target_missing_from_an_error_page_fails_rather_than_waiting_for_a_model(
+        farm: FarmCli, tmp_path: Path, site: str) -> None:
+    """No model configured: a target no zero-token tier finds is a step for a model, skipped.
+    On a page the server answered with an HTTP error a model would find nothing either: the
+    case was skipped, the run exited 0 and the 404 went unsaid. It fails, naming the answer;
+    on a page that answered 200 the skip stands."""
+    suite = tmp_path / "miss"
+    suite.mkdir()
+    (suite / "on_404.yaml").write_text(case(f"{site}/login", "aiTap: Sign in"))
+    (suite / "on_200.yaml").write_text(case(f"{site}/fine", "aiTap: Sign in"))
+    done = farm.run("run", suite, "--devices", "browser:1", "--report-dir", tmp_path / "r")
+    assert done.returncode == 1, done.stdout + done.stderr
+    cases = {c["case_id"].removeprefix("miss/"): c for c in results(tmp_path / "r")["cases"]}
+    assert (cases["on_404"]["status"], cases["on_200"]["status"]) == ("failed", "skipped")
+    assert cases["on_404"]["error"]["message"] == (
+        f'no zero-token match for "Sign in" on screen (the page answered 404 Not Found: '
+        f"{site}/login)")
+    assert cases["on_404"]["error"]["kind"] == "LocateError"

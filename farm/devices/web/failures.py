@@ -186,6 +186,20 @@ def page_status_note(page: Any, script: Callable[[Any, str, Any], Any],
     return "; ".join(n for n in notes if n) or None
 
 
+def document_error(page: Any, script: Callable[[Any, str, Any], Any],
+                   signed_in: tuple[str, str] | None = None) -> str | None:
+    """`http_status_note` of ``page``'s document alone (not its fetch / XHR calls): "the page
+    answered 404 Not Found: URL", or None (any other answer, or none readable)."""
+    try:
+        answer = script(page, DOCUMENT_STATUS_JS, None)
+    except Exception as exc:   # (a closed page, a navigation under way: no note)
+        log.debug("no page status: %s", first_line(exc))
+        return None
+    if not isinstance(answer, list) or len(answer) != 3:
+        return None
+    return http_status_note(answer[0], answer[1], signed_in)
+
+
 def requests_note(failed: Any) -> str | None:
     """The last of the page's fetch / XMLHttpRequest calls that the server answered with an
     error or that failed (page_state.js keeps the last 5): "the page's request POST /api/pay
