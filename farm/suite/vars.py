@@ -502,9 +502,12 @@ class Variables:
     def secret_values(self) -> tuple[str, ...]:
         """Non-empty values of the secret variables, longest first; each also without its
         surrounding whitespace (a CI secret often ends in a newline, which an input field drops
-        and a page's text collapses: the value comes back trimmed)."""
+        and a page's text collapses: the value comes back trimmed) and with each run of
+        whitespace inside it as one space (a two-line secret, a PEM key, shown by a page:
+        innerText, the UI tree and the closest-text hint read its line break as a space)."""
         vals = {v for n in self._secrets if self._values.get(n)
-                for v in (self._values[n], self._values[n].strip()) if v}
+                for v in (self._values[n], self._values[n].strip(),
+                          " ".join(self._values[n].split())) if v}
         return tuple(sorted(vals, key=lambda v: (-len(v), v)))
 
     # -- templates ----------------------------------------------------------------------------
