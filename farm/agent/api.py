@@ -293,7 +293,7 @@ class Agent:
                 tree = self.device.hierarchy()      # (a browser's text was read without it)
             except FarmError:
                 tree = None
-        return self._how_read() + hint(text, self.screen_read, tree)
+        return self._how_read() + hint(text, self.screen_read, tree, self.mask)
 
     def assert_text(self, text: str) -> None:
         if not self.shows(text):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import difflib
 import re
+from typing import Callable
 
 from farm.devices.base import UITree, UINode
 
@@ -19,15 +20,16 @@ CUTOFF = 0.7            # difflib ratio a text must reach to be called close
 MAX_CANDIDATES = 4000   # texts compared (a huge page: the first ones)
 
 
-def hint(expected: str, screen: str, tree: UITree | None) -> str:
+def hint(expected: str, screen: str, tree: UITree | None,
+         mask: Callable[[str], str] = str) -> str:
     """``; the screen shows an alert "…"; the closest text on it is "…"`` (either part, both,
-    or "" when there is nothing to say)."""
+    or "" when there is nothing to say); ``mask`` hides the case's secrets (`closest`)."""
     alerts = _alerts(tree)
     parts = []
     if alerts:
         parts.append("the screen shows " + (", ".join(_quote(a) for a in alerts))
                      + (" (an alert)" if len(alerts) == 1 else " (alerts)"))
-    close = closest(expected, screen)
+    close = closest(expected, screen, mask)
     if close and all(close.casefold() not in a.casefold() for a in alerts):
         parts.append(f"the closest text on it is {_quote(close)}")
     return "".join(f"; {p}" for p in parts)
@@ -48,24 +50,30 @@ def _is_alert(node: UINode) -> bool:
     return node.role.casefold() in ALERT_ROLES or node.resource_id.casefold() in ALERT_IDS
 
 
-def closest(expected: str, screen: str) -> str | None:
+def closest(expected: str, screen: str, mask: Callable[[str], str] = str) -> str | None:
     """The piece of ``screen`` most like ``expected`` (a short line, or as many words of one as
     ``expected`` has, or one more), compared case-folded with whitespace collapsed; None below
     ``CUTOFF``. A piece that is part of ``expected`` ("Welcome" for "Welcome back") is no
-    other text, and is not offered."""
+    other text, and is not offered. A piece of a line that holds a secret (``mask`` changes
+    it) is that whole line masked: a piece ends at a word, which may be inside a secret of
+    several words (a passphrase), and masking the piece would leave its first words."""
     want = " ".join(expected.split()).casefold()
     if not want:
         return None
     n = len(want.split())
-    shown: dict[str, str] = {}          # case-folded candidate -> as the screen writes it
+    shown: dict[str, tuple[str, str]] = {}   # case-folded candidate -> (as written, its line)
     for line in screen.splitlines():
         for piece in _pieces(line.split(), n):
             if piece.casefold() not in want:
-                shown.setdefault(piece.casefold(), piece)
+                shown.setdefault(piece.casefold(), (piece, line))
         if len(shown) >= MAX_CANDIDATES:
             break
     best = difflib.get_close_matches(want, list(shown), n=1, cutoff=CUTOFF)
-    return shown[best[0]] if best else None
+    if not best:
+        return None
+    piece, line = shown[best[0]]
+    masked = mask(line)
+    return piece if masked == line else " ".join(masked.split())
 
 
 def _pieces(words: list[str], n: int) -> list[str]:
