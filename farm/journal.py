@@ -221,7 +221,19 @@ def _alive(pid: int) -> bool:
         return False
     except OSError:
         pass                # alive, another user's
-    return True
+    return not _zombie(pid)
+
+
+def _zombie(pid: int) -> bool:
+    """A process that has ended and waits for its parent to collect its exit status (a farm
+    killed from a program that has not waited for it yet): it still answers kill(pid, 0), but
+    writes nothing more. Linux's /proc only; False elsewhere."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+    fields = stat.rpartition(")")[2].split()     # (the command name may hold spaces)
+    return bool(fields) and fields[0] == "Z"
 
 
 def planned(run_dir: Path) -> bool:
