@@ -246,16 +246,17 @@ class Agent:
     # ---- deterministic checks ----------------------------------------------------------------
     def shows(self, text: str) -> bool:
         """Is ``text`` on the screen? The device's own reading where it has one (a browser's
-        rendered text), else its UI tree's visible text, and, where the tree cannot show
-        everything (no text at all, or a canvas / WebView: `ocr.needs_pixels`), what OCR reads
-        on a fresh screenshot. A screen farm cannot read at all fails the step: an empty
-        reading would pass every assertNoText. ``self.by_ocr`` says whether OCR read it."""
+        rendered text; where the page shows a canvas, what OCR reads too: `_drawn`), else its
+        UI tree's visible text, and, where the tree cannot show everything (no text at all, or
+        a canvas / WebView: `ocr.needs_pixels`), what OCR reads on a fresh screenshot. A
+        screen farm cannot read at all fails the step: an empty reading would pass every
+        assertNoText. ``self.by_ocr`` says whether OCR read it."""
         self.by_ocr = False
         self.screen_read, self.screen_tree = "", None
         read = getattr(self.device, "screen_text", None)
         if read is not None:
             self.screen_read = read()
-            return normalise(text) in normalise(self.screen_read)
+            return normalise(text) in normalise(self.screen_read) or self._drawn(text)
         tree = self.screen_tree = self.device.hierarchy()
         self.screen_read = tree.visible_text() if tree else ""
         if tree and normalise(text) in normalise(self.screen_read):
@@ -278,17 +279,36 @@ class Agent:
                              "has no text")
         return squash(text) in squash(self.screen_read.replace("\n", ""))
 
+    def _drawn(self, text: str) -> bool:
+        """Whether ``text``, not in a browser's rendered text, is what OCR reads on a fresh
+        screenshot, when that read saw a canvas that can hold text in the viewport
+        (`canvas_shown`: a chart's labels, a Flutter web app draw text no DOM text holds).
+        Without such a canvas (no round trip more) or without OCR, the rendered text is all
+        there is."""
+        from farm.agent.ocr import engine, read_lines, squash
+        shown = getattr(self.device, "canvas_shown", None)
+        if shown is None or not shown() or engine() is None:
+            return False
+        self.grabber.invalidate()
+        self.by_ocr = True
+        drawn = "\n".join(line.text for line in read_lines(self.grabber.grab()))
+        self.screen_read += "\n" + drawn
+        return squash(text) in squash(drawn.replace("\n", ""))
+
     def _how_read(self) -> str:
         """How the last `shows` read the screen, where that may explain a surprise: OCR."""
-        return (" (read by OCR of a screenshot: the UI tree has too little text; OCR can "
-                "misread)") if self.by_ocr else ""
+        if not self.by_ocr:
+            return ""
+        why = ("the page shows a canvas, whose text is in no DOM text"
+               if hasattr(self.device, "screen_text") else "the UI tree has too little text")
+        return f" (read by OCR of a screenshot: {why}; OCR can misread)"
 
     def _missing(self, text: str) -> str:
         """What follows a failed check for ``text``: how the screen was read, then an alert it
         shows and its text closest to ``text`` (`screen_hint`)."""
         from farm.agent.screen_hint import hint
         tree = self.screen_tree
-        if tree is None and not self.by_ocr:
+        if tree is None and (not self.by_ocr or hasattr(self.device, "screen_text")):
             try:
                 tree = self.device.hierarchy()      # (a browser's text was read without it)
             except FarmError:

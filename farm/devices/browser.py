@@ -551,6 +551,12 @@ class BrowserDevice:
         self.hierarchy_seconds = self._dom.seconds
         return text
 
+    def canvas_shown(self) -> bool:
+        """Whether the last `screen_text` saw, in the viewport, a canvas that can hold text
+        (of the page or of a frame it read; read in the same round trip): text drawn there (a
+        chart's labels, a Flutter web app) is in no rendered text, only in the pixels."""
+        return self._dom.canvas
+
     def query_xpath(self, xpath: str) -> list[Rect]:
         """Viewport rects of rendered elements matching ``xpath``; bad XPath -> StepFailed."""
         return self._read(lambda page: self._dom.xpath_rects(page, xpath))

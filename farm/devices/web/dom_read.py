@@ -34,7 +34,11 @@ class DomReader:
         self.seconds: float | None = None             # how long the last read took
         self._tree: tuple[str, UITree] | None = None  # (change token, tree) of the last walk
         self._focus: int | None = None                # the node of the last walk with the focus
-        self._text: tuple[str, str] | None = None     # (change token, the page's text) last read
+        # (change token, the page's text, a canvas shown) last read
+        self._text: tuple[str, str, bool] | None = None
+        # whether the last `text` read saw a canvas that can hold text in the viewport (of the
+        # page or of a frame it read): text drawn there is in no text read, OCR can read it
+        self.canvas = False
         # the last tree read, until an action may change the page (`acted`): what `reached`
         # answers from
         self._fresh: UITree | None = None
@@ -53,6 +57,7 @@ class DomReader:
         self._tree = None
         self._focus = None
         self._text = None
+        self.canvas = False
         self._fresh = None
         self.seen = None
         self._routes = {}
@@ -119,18 +124,21 @@ class DomReader:
         """The page's visible text (visible_text.js; not read again while unchanged): what a
         text check compares. The text of frames from another origin (a payment form, an
         embedded widget), which the page's own script cannot read, is read frame by frame and
-        added, on every read: of those that show (`frames.texts`; not a 1x1 px tracker's)."""
+        added, on every read: of those that show (`frames.texts`; not a 1x1 px tracker's).
+        Whether the viewport shows a canvas that can hold text is read with it (`canvas`)."""
         started = time.monotonic()
         last = self._text[0] if self._text else None
         raw = self.wait.evaluate(page, TEXT_JS, last, what="read the page's text")
         if raw == "same" and self._text is not None:
-            text = self._text[1]
+            _, text, canvas = self._text
         else:
             raw = clean_json(raw)
-            self._text = (raw["token"], raw["text"]) if raw.get("token") else None
-            text = raw["text"]
+            text, canvas = raw["text"], bool(raw.get("canvas"))
+            self._text = (raw["token"], text, canvas) if raw.get("token") else None
         self.seen = self._text[0] if self._text else None
-        others = "\n".join(frames.texts(page.main_frame, self._elements))
+        found, drawn = frames.texts(page.main_frame, self._elements)
+        self.canvas = canvas or drawn
+        others = "\n".join(found)
         self.seconds = time.monotonic() - started
         return text + "\n" + others if others else text
 

@@ -321,24 +321,29 @@ def _xpath_in(child: Any, element: Any, xpath: str, elements: FrameElements
     return [] if box is None else [r[:4] for r in box["rects"]]
 
 
-def texts(frame: Any, elements: FrameElements) -> list[str]:
+def texts(frame: Any, elements: FrameElements) -> tuple[list[str], bool]:
     """The visible text (visible_text.js) of each frame of another origin below ``frame``
     that shows (`FrameElements.shown`: the same frames a read walks), and of theirs: one
     round trip for all to tell which show, one a frame that does. A frame gone or
-    navigating meanwhile adds nothing."""
+    navigating meanwhile adds nothing. With it, whether one of them shows a canvas that can
+    hold text in its viewport (visible_text.js), read in the same round trip."""
     from playwright.sync_api import Error as PlaywrightError
 
     found: list[str] = []
+    canvas = False
     for child, _ in elements.shown(frame):
         try:
-            text = child.evaluate(VISIBLE_TEXT_JS)
+            read = child.evaluate(VISIBLE_TEXT_JS, True)
         except PlaywrightError as exc:   # detached or navigating: its text is not there
             log.debug("frame %s not read: %s", child.url, exc)
             continue
-        if text:
-            found.append(clean(text))
-        found.extend(texts(child, elements))
-    return found
+        if read and read.get("text"):
+            found.append(clean(read["text"]))
+        canvas = canvas or bool(read and read.get("canvas"))
+        theirs, drawn = texts(child, elements)
+        found.extend(theirs)
+        canvas = canvas or drawn
+    return found, canvas
 
 
 def watch(seen: dict[Any, Any]) -> int | None:

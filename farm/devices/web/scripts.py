@@ -102,12 +102,13 @@ FRAME_STATE_JS = ("() => {\n" + BUSY_JS + """  const s = window.__farm;
   return s ? [performance.timeOrigin + ':' + s.gen, busy(s)] : [null, 0]; }""")
 # The page's visible text (what text checks compare), skipped in the same way. Not part of the
 # walk: a step that locates then acts changes the page before any check reads its text (on a
-# page of 2,800 elements the text is a second walk of ~30 ms).
+# page of 2,800 elements the text is a second walk of ~30 ms). With it, whether the viewport
+# shows a canvas that can hold text (visible_text.js), in the same round trip.
 TEXT_JS = ("(last) => { const s = window.__farm;\n" + MOVING_JS +
            "  const token = s ? performance.timeOrigin + ':' + s.gen : null;\n"
            "  if (token !== null && token === last && !moving()) return 'same';\n"
-           "  const text = (\n" + VISIBLE_TEXT_JS + "\n)();\n"
-           "  return (" + STRINGIFY_JS + ")({token, text}); }")
+           "  const {text, canvas} = (\n" + VISIBLE_TEXT_JS + "\n)(true);\n"
+           "  return (" + STRINGIFY_JS + ")({token, text, canvas}); }")
 # The same walk in a frame of another origin than its parent's (farm/devices/web/frames.py):
 # always walked (its changes are not the page's), with its viewport's size and its own change
 # token (what a wait for a change compares, FRAME_STATE_JS).

@@ -11,8 +11,13 @@
 // tree has them). A closed <select> shows its chosen option alone, where innerText lists every
 // option. The same rules hold inside shadow roots and frames (each frame by its own window), so
 // a hidden text or an unchosen option there is no more "on screen" than in the page itself.
-// Evaluated by farm/devices/web/scripts.py (TEXT_JS, TREE_JS) as a function of no arguments.
-() => {
+// ``withCanvas``: {text, canvas} instead of the text, canvas true when the viewport shows a
+// canvas big enough to hold a line of text (40x16 CSS px or more; rendered, not hidden, not
+// under opacity 0 nor clipped away, in the viewport and, in a frame, its frame too): text it
+// draws (a chart's labels, a Flutter web app) is in no DOM text, only OCR can read it.
+// Evaluated by farm/devices/web/scripts.py (TEXT_JS) with true, farm/devices/web/frames.py.
+(withCanvas) => {
+  let canvas = false;
   const SKIP = new Set(["SCRIPT", "STYLE", "NOSCRIPT", "TEMPLATE"]);
   // what a form field shows that innerText leaves out: a text field's or textarea's value, a
   // button input's label (a password's dots are no text; nor are checkboxes, files, ranges)
@@ -43,7 +48,7 @@
   };
 
   // the visible text of the document of ``win`` (the page's window, or a same-origin frame's)
-  const readWindow = (win, depth) => {
+  const readWindow = (win, depth, inView) => {
     const body = win.document.body;
     if (!body || depth > 20) return "";
     const root = win.document.documentElement;
@@ -70,6 +75,10 @@
       return clip !== null && (r.right <= clip.left || r.left >= clip.right
         || r.bottom <= clip.top || r.top >= clip.bottom);
     };
+    // whether a box shows in the viewport (and its clip)
+    const inViewport = (r, clip) => r.right > 0 && r.bottom > 0 && r.left < viewW
+      && r.top < viewH && (clip === null || (r.right > clip.left && r.left < clip.right
+        && r.bottom > clip.top && r.top < clip.bottom));
 
     // ``base`` (the rendered text of ``els``) minus what cannot be seen of them, plus the
     // text of the shadow roots, frames and form fields in them
@@ -87,10 +96,12 @@
         if (t.trim()) acc.extra.push(t);
       }
     };
-    const frameText = (acc, el) => {
+    const frameText = (acc, el, shows) => {
       try {
         const fw = el.contentWindow;       // another origin: read by farm on its own
-        if (fw && fw.document && fw.document.body) acc.extra.push(readWindow(fw, depth + 1));
+        if (fw && fw.document && fw.document.body) {
+          acc.extra.push(readWindow(fw, depth + 1, shows));
+        }
       } catch (e) { /* another origin */ }
     };
 
@@ -117,6 +128,8 @@
         acc.hidden.push([el, ""]);
         return;
       }
+      if (el.tagName === "CANVAS" && inView && !canvas && r.width >= 40 && r.height >= 16
+          && st.visibility === "visible" && inViewport(r, clip)) canvas = true;
       if (el.tagName === "SELECT" && !el.multiple && el.size <= 1) {    // a closed dropdown
         const chosen = el.selectedOptions[0];
         acc.hidden.push([el, chosen ? chosen.text.trim() : ""]);
@@ -135,11 +148,13 @@
       const shadow = rootOf(el);
       if (shadow) rootText(acc, shadow, inner, isFixed);
       if ((el.tagName === "IFRAME" || el.tagName === "FRAME") && r.width > 0 && r.height > 0) {
-        frameText(acc, el);     // (a FRAME: in a legacy page's <frameset>)
+        // (a FRAME: in a legacy page's <frameset>)
+        frameText(acc, el, inView && inViewport(r, clip));
       }
       for (const c of el.children) visit(acc, c, inner, isFixed);
     };
     return read(body.innerText, body.children, null, false);
   };
-  return readWindow(window, 0);
+  const text = readWindow(window, 0, true);
+  return withCanvas ? {text, canvas} : text;
 }
