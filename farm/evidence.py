@@ -115,6 +115,12 @@ class CaseEvidence:
             self._stored.add(path)
             self._previous = path
 
+    def store_ready(self) -> None:
+        """Hand the captures that are in to the artifact store, waiting for none: as a step
+        starts a long wait (a farm killed outright meanwhile keeps the images its case showed
+        before it)."""
+        self._store(keep=len(self._pending))
+
     def kept(self, path: str | None) -> str | None:
         """The image ``path`` shows so far (any thread: for a case stopped where nothing will
         finish its captures): itself once handed to the store, the image it stands for, or

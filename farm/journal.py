@@ -41,6 +41,7 @@ from farm.results import (CaseResult, DeselectedCase, RunSummary, StepRecord, no
 JOURNAL = "results.jsonl"
 NOT_STARTED = "not run: farm stopped before it started"     # `recover`'s guesses, for a
 CUT_SHORT = "farm stopped while it ran: its steps were not saved"   # case it has no result of
+STEPS_KEPT = "farm stopped while it ran: the steps it had finished are kept, not the one it was in"
 NOT_RETRIED = "not retried: farm stopped before it started"     # (its verdict: an attempt's)
 UNSAVED = "farm stopped later in its shared-context batch: this file's result was not saved"
 
@@ -48,8 +49,8 @@ UNSAVED = "farm stopped later in its shared-context batch: this file's result wa
 def guessed(result: CaseResult) -> bool:
     """Whether `recover` made this case's result up, from a killed run's journal that has no
     verdict of it (the results history's, when it has one, is the real one)."""
-    return result.reason in (CUT_SHORT, NOT_STARTED, UNSAVED) or (result.reason or "").endswith(
-        NOT_RETRIED)
+    return result.reason in (CUT_SHORT, STEPS_KEPT, NOT_STARTED, UNSAVED) or \
+        (result.reason or "").endswith(NOT_RETRIED)
 
 
 class JournalEvents(RelayEvents):
@@ -72,6 +73,7 @@ class JournalEvents(RelayEvents):
         # device → [unit id, attempt, its file running (position), that file's steps seen,
         # whether the executor tells when each file begins (else its steps are read)]
         self._units: dict[str, list[Any]] = {}
+        self._cases: dict[str, tuple[str, int]] = {}     # device → the case it runs, attempt
         from farm import __version__
         plans = [dict(zip(("case_id", "name", "file", "platform"), p)) for p in planned]
         for plan in plans:
@@ -119,6 +121,9 @@ class JournalEvents(RelayEvents):
                      "device": device, **_times(started)})
         if case_id in self._files:
             self._units[device] = [case_id, attempt, 0, 0, False]
+            self._cases.pop(device, None)
+        else:
+            self._cases[device] = (case_id, attempt)
         self.inner.case_started(device, case_id, name, attempt)
 
     def file_started(self, device: str, unit_id: str, file_id: str, started: str = "") -> None:
@@ -138,6 +143,10 @@ class JournalEvents(RelayEvents):
         ended, or, for one that ended early (a failure, its batch going on), once another
         step 1 ended (each file counts its steps from 1), so a file that ended early is
         taken for the one running until the next file's first step ends."""
+        case = self._cases.get(device)
+        if case is not None and not self._units.get(device):   # a farm killed in the case
+            self._write({"journal": "step", "case_id": case[0], "attempt": case[1],  # keeps
+                         "record": record.model_dump(mode="json")})     # the steps it ended
         unit = self._units.get(device)
         files = self._files[unit[0]] if unit is not None else []
         if unit is not None and not unit[4] and unit[2] < len(files):
@@ -301,9 +310,8 @@ def _release(path: Path, line: str) -> None:
 
 
 def recover(run_dir: Path) -> RunSummary:
-    """A RunSummary from the journal of a run that never wrote results.json: the results it
-    holds, the case an attempt had started without a result (interrupted), the planned cases
-    never started (skipped, not run)."""
+    """A RunSummary from the journal of a run that never wrote results.json: its results, an
+    attempt begun with none (interrupted: the steps it ended), cases never begun (not run)."""
     from farm.results import devices_of, exit_code_for
     head: dict[str, Any] = {}
     cases: dict[str, CaseResult] = {}
@@ -312,6 +320,7 @@ def recover(run_dir: Path) -> RunSummary:
     end: dict[str, Any] = {}
     about: dict[str, str] = {}
     reached: dict[str, list[dict[str, Any]]] = {}     # unit → its files' first steps
+    ended: dict[tuple[str, int], list[StepRecord]] = {}    # (case, attempt) → steps it ended
     for line in (Path(run_dir) / JOURNAL).read_text(encoding="utf-8").splitlines():
         try:
             data = json.loads(line)
@@ -325,9 +334,8 @@ def recover(run_dir: Path) -> RunSummary:
                 reached.setdefault(data["case_id"], []).append(data)
             elif data.get("journal") == "end":
                 end = data
-            elif data.get("journal") == "attempt":
-                attempt = CaseResult.model_validate(data["result"])
-                tried.setdefault(attempt.case_id, []).append(attempt)
+            elif data.get("journal") in ("attempt", "step"):
+                _ended_part(data, tried, ended)
             elif data.get("journal") == "claim":
                 head = head or data     # a run killed while it set up: its id and start
             else:
@@ -342,6 +350,7 @@ def recover(run_dir: Path) -> RunSummary:
             cases[plan["case_id"]] = _unfinished(run_id, plan, began.get(plan["case_id"]),
                                                  tried.get(plan["case_id"], []),
                                                  reached.get(plan["case_id"], []))
+            _steps_kept(cases[plan["case_id"]], ended, Path(run_dir))
     units = {p["case_id"] for p in head.get("planned", []) if p.get("files")}
     results = sorted(_per_file(cases.values(), units), key=lambda r: r.case_id)
     devices, info = devices_of(results)
@@ -478,6 +487,34 @@ def _unfinished(run_id: str, plan: dict[str, Any], began: dict[str, Any] | None,
                       reason=CUT_SHORT, previous=tried, parts=parts)
 
 
+def _ended_part(data: dict[str, Any], tried: dict[str, list[CaseResult]],
+                ended: dict[tuple[str, int], list[StepRecord]]) -> None:
+    """A journal line of an attempt that ended (to be retried) or of a step that ended."""
+    if data["journal"] == "attempt":
+        attempt = CaseResult.model_validate(data["result"])
+        tried.setdefault(attempt.case_id, []).append(attempt)
+    else:
+        ended.setdefault((data["case_id"], int(data["attempt"])), []).append(
+            StepRecord.model_validate(data["record"]))
+
+
+def _steps_kept(result: CaseResult, ended: dict[tuple[str, int], list[StepRecord]],
+                run_dir: Path) -> None:
+    """A case farm was killed in, with the steps its attempt had ended (the journal's step
+    lines): where it stood, each step's images that reached the disk (one still in the
+    background when farm died has none), the last of them as the case's screenshot."""
+    steps = ended.get((result.case_id, result.attempt or 1))
+    if result.status != "interrupted" or result.reason != CUT_SHORT or not steps:
+        return
+    for rec in steps:
+        rec.before, rec.after, rec.marked = (
+            p if p and (run_dir / p).is_file() else None
+            for p in (rec.before, rec.after, rec.marked))
+    result.steps, result.reason = steps, STEPS_KEPT
+    result.screenshot = next((r.after or r.before for r in reversed(steps)
+                              if r.after or r.before), None)
+
+
 def _files_unfinished(common: dict[str, str], files: list[dict[str, str]],
                       began: dict[str, Any] | None, reached: list[dict[str, Any]]
                       ) -> list[CaseResult]:
@@ -508,7 +545,7 @@ def _ran_until(result: CaseResult, last: str, behind: float = 0.0) -> None:
     alive: its duration is to there (it was 0: "0 ms" in the report, no bar on its device's
     timeline, though it had held the device all that time). ``behind``: how far its host's
     clock, which its start is read on, is behind farm's (`_offsets`)."""
-    if result.status != "interrupted" or result.reason != CUT_SHORT:
+    if result.status != "interrupted" or result.reason not in (CUT_SHORT, STEPS_KEPT):
         return
     start, end = timestamp(result.started), timestamp(last)
     if start is not None and end is not None:

@@ -226,6 +226,7 @@ class _CaseRun:
         self.unnamed = 0            # results kept without a `name:` so far (their data keys)
         self.evidence = CaseEvidence(services.settings.screenshots, self.agent.grabber,
                                      services.artifacts, case.id, job.attempt)
+        self.agent.grabber.idle = self.evidence.store_ready
 
     def mask(self, text: str) -> str:
         """What a record, the model and the cache may be given: the case's secrets hidden and

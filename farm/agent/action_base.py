@@ -139,11 +139,13 @@ class ActionContext:
     def __init__(self, device: Device, resolve: Callable[[str], str],
                  remaining: Callable[[], float] = lambda: float("inf"),
                  acted: list[dict[str, Any]] | None = None,
-                 cancel: "threading.Event | None" = None) -> None:
+                 cancel: "threading.Event | None" = None,
+                 idle: Callable[[], None] = lambda: None) -> None:
         self.device = device if acted is None else _Acting(device, acted)
         self.resolve = resolve
         self.remaining = remaining
         self.cancel = cancel or threading.Event()    # set: the run stopped (Ctrl-C, SIGTERM)
+        self.idle = idle    # a wait with nothing to do begins (`ScreenshotGrabber.idle`)
 
     def optional(self, method: str) -> Callable[..., Any]:
         fn = getattr(self.device, method, None)

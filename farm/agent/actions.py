@@ -351,6 +351,7 @@ class Sleep(Action):
         # report images under way come in first: this wait serves no page events, and held
         # their answers (and farm_screenshot_duration_seconds) until it ended
         getattr(ctx.device, "finish_captures", lambda: None)()
+        ctx.idle()          # and go to disk: a farm killed during the wait keeps them
         seconds = max(max(self.timeMs, 0) / 1000 - (time.monotonic() - begun), 0)
         left = ctx.remaining()
         # the case's deadline may come first; a stopped run ends the wait at once

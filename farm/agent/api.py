@@ -170,7 +170,8 @@ class Agent:
         return TaskRunner(locate=locate or self.locate,
                           ctx=ActionContext(self.device, resolve or self.resolve,
                                             self.remaining, acted=self.acted,
-                                            cancel=self.cancel),
+                                            cancel=self.cancel,
+                                            idle=lambda: self.grabber.idle()),
                           on_acted=self._acted, remember_boxes=keeps_plans,
                           keep=self.cache.safe if self.cache is not None else lambda text: True)
 
@@ -347,6 +348,7 @@ class Agent:
 
     def _pause(self, seconds: float, what: str) -> None:
         """The pause between two looks of a wait; Interrupted as soon as the run stops."""
+        self.grabber.idle()       # the report's images that are in: to disk, while it waits
         if self.cancel is None:
             time.sleep(seconds)
         elif self.cancel.wait(seconds):

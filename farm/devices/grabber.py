@@ -52,6 +52,10 @@ class ScreenshotGrabber:
         self._png: bytes | None = None
         self._taken_at = 0.0
         self._took = 0.0
+        # called on the device's thread as it starts a wait with nothing else to do (a sleep,
+        # the pause between two looks of a waitForText): the case's report images that are in
+        # go to disk then (`CaseEvidence.store_ready`), not only when the case goes on
+        self.idle: Callable[[], None] = lambda: None
 
     def grab(self) -> bytes:
         """The current screen as PNG bytes, from cache when fresh."""
