@@ -336,9 +336,9 @@ class LiteLLMClient:
         """What went wrong, masked; a timeout as the limit it ran into."""
         if self._timed_out(exc):
             return f"no answer within {_secs(waited)} s"
-        if isinstance(exc, getattr(self._lib, "Timeout", ())):     # the endpoint's own 408
+        if isinstance(exc, getattr(self._lib, "Timeout", ())):    # the endpoint's 408 / 504
             said = _LITELLM_NAMES.sub("", _short(exc, self._mask))
-            return "it answered 408 Request Timeout" + (f": {said}" if said else "")
+            return f"it answered {_status_line(exc)}" + (f": {said}" if said else "")
         return _said(exc, self.base_url, self._mask)
 
     def _timed_out(self, exc: BaseException) -> bool:
@@ -448,6 +448,17 @@ def _answered(exc: BaseException) -> bool:
         seen.add(id(cur))
         cur = cur.__cause__ or cur.__context__
     return type(exc).__name__ == "InternalServerError"
+
+
+def _status_line(exc: BaseException) -> str:
+    """"504 Gateway Timeout": the status an endpoint answered that litellm raises its Timeout
+    for (a 408, a gateway's 504; it said "408" of both)."""
+    from http import HTTPStatus
+    status = getattr(exc, "status_code", None)
+    try:
+        return f"{status} {HTTPStatus(status).phrase}"
+    except ValueError:
+        return "408 Request Timeout" if status is None else str(status)
 
 
 def _in_chain(exc: BaseException,
