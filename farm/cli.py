@@ -104,8 +104,9 @@ def cli(ctx: click.Context) -> None:
               help="Leave out cases with this tag; repeatable.")
 @click.option("-x", "--exitfirst", is_flag=True, help="Start no more cases after the first "
               "failure or error (--maxfail 1).")
-@click.option("--maxfail", type=click.IntRange(1), metavar="N",
-              help="Start no more cases after N failed or errored ones.")
+@click.option("--maxfail", type=click.IntRange(0), metavar="N",
+              help="Start no more cases after N failed or errored ones (0: as not given, "
+                   "pytest's default).")
 @click.option("--max-model-cost", type=click.FloatRange(0, min_open=True), metavar="USD",
               help="Start no more cases once the finished ones have spent this much on model "
                    "calls (cases not started end skipped; exit 3). Also FARM_MAX_MODEL_COST.")
@@ -189,6 +190,7 @@ def run(paths: tuple[Path, ...], devices: str, report_dir: Path | None, junit_xm
                              max_model_tokens=max_model_tokens)
     _settings_file_unread()
     _flags_agree(settings, matrix=matrix, exitfirst=exitfirst, maxfail=maxfail)
+    maxfail = maxfail or None       # --maxfail 0 (CI's "${N:-0}"): as not given, as pytest
     _outputs_usable(settings, collect_only, report_dir=report_dir, junit_xml=junit_xml,
                     alluredir=alluredir, overwrite=overwrite)
     _needs_model(settings, model_family=model_family, model_base_url=model_base_url)
