@@ -167,8 +167,14 @@ def case_haystack(case: Case) -> str:
     or shown: the folders above the suite (``/home/runner/work/…``, ``suites/``) and the
     ``.yaml`` every file has made a short word select every case, and a word select
     differently on another machine or working directory (pytest's -k leaves out the folders
-    above its rootdir for the same reason)."""
-    return f"{case.name}\n{case.id}"
+    above its rootdir for the same reason). A case ``agent.testId`` names keeps its file's
+    path in the suite too (``-k mobile/`` for demo/mobile/login.yaml, as --collect-only shows)."""
+    try:
+        inside = case.file.relative_to(case.suite_root).with_suffix("").as_posix()
+    except ValueError:      # a batch's file outside its suite: its id alone
+        return f"{case.name}\n{case.id}"
+    path = f"{case.suite_root.name}/{inside}"
+    return f"{case.name}\n{case.id}" + ("" if path == case.id else f"\n{path}")
 
 
 # ---- --shard I/N -------------------------------------------------------------------------------
