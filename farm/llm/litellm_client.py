@@ -297,7 +297,8 @@ class LiteLLMClient:
                     f"(FARM_MODEL_TIMEOUT)" + (f" in {attempt + 1} attempts" if attempt else ""))
             return ModelUnavailable(f"model {self.model} unavailable after {attempt + 1} "
                                     f"attempt{'s' if attempt else ''}: {said}")
-        if not budget.allows_retry(now, delay):
+        # what Retry-After asked, not the capped wait: a retry sooner is refused again
+        if not budget.allows_retry(now, max(delay, _retry_after(exc) or 0.0)):
             return self._no_time_to_retry(exc, said, delay, why, budget.end - now)
         return None
 
