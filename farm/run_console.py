@@ -13,6 +13,9 @@ from farm.results import RunSummary, cache_savings, not_run_by_interrupt, run_us
 from farm.text import printable
 
 
+MAXFAIL_REASON = "not run: --maxfail "      # + "N reached" (`farm.session._MaxFail`)
+
+
 def print_end(summary: RunSummary, run_dir: Path, out: IO[str],
               refused: Exception | None = None, warnings: Sequence[str] = ()) -> None:
     """The end of a run on the terminal, after ``warnings`` the run left to say there. Cases
@@ -41,6 +44,10 @@ def _print_end(summary: RunSummary, run_dir: Path, out: IO[str],
         print(line, file=out)
     if summary.stopped:
         print(f"farm: {stopped_line(summary)}", file=out)
+    if maxed := [c for c in summary.cases if (c.reason or "").startswith(MAXFAIL_REASON)]:
+        limit = (maxed[0].reason or "").removeprefix(MAXFAIL_REASON).split(" ")[0]
+        print(f"farm: stopped after {limit} failed case(s) (--maxfail {limit}): "
+              f"{len(maxed)} case(s) not run (counted as skipped)", file=out)
     if not_run := not_run_by_interrupt(summary):
         print(f"farm: interrupted: {not_run} case(s) not run (counted as skipped)", file=out)
     print(summary_line(summary), file=out)

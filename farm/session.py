@@ -30,7 +30,7 @@ from farm.devices.specs import DeviceSpec, parse_device_specs
 from farm.executors.base import Executor, RunOutcome
 from farm.results import (ArtifactStore, CaseResult, DeselectedCase, RunSummary, devices_of,
                           NOT_RUN_INTERRUPTED, exit_code_for, now_iso)
-from farm.run_console import print_end
+from farm.run_console import MAXFAIL_REASON, print_end
 from farm.run_log import drop_handler, setup_logging
 from farm.run_metrics import export_metrics, start_metrics
 from farm.run_outputs import (check_case_outputs, files_after_run, load_failures, new_run_id,
@@ -520,7 +520,7 @@ class _MaxFail:
         if final and result.status in ("failed", "error"):
             self.failures += 1
             if self.failures == self.limit:
-                self.executor.stop_taking(f"not run: --maxfail {self.limit} reached")
+                self.executor.stop_taking(f"{MAXFAIL_REASON}{self.limit} reached")
 
 
 def _budget(events: Any, executor: Executor, settings: Settings | None) -> ModelBudget | None:
