@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import socket
 import threading
+import zlib
 from typing import Iterator
 
 import httpx
@@ -30,16 +31,36 @@ class ReplyTooLarge(Exception):
 
 
 class _CappedStream(httpx.SyncByteStream):
-    def __init__(self, inner: httpx.SyncByteStream, limit: int) -> None:
+    """The body's bytes as they come, counted as they will read once decoded: a gzip body
+    of 50 KB holds 50 MB of text, all of which was read, parsed and copied past the cap."""
+
+    def __init__(self, inner: httpx.SyncByteStream, limit: int, encoding: str = "") -> None:
         self.inner, self.limit = inner, limit
+        self.inflate = (zlib.decompressobj(32 + zlib.MAX_WBITS)     # gzip or zlib header
+                        if encoding.strip().lower() in ("gzip", "x-gzip", "deflate") else None)
 
     def __iter__(self) -> Iterator[bytes]:
         read = 0
         for chunk in self.inner:
-            read += len(chunk)
+            read += self._decoded(chunk)
             if read > self.limit:
                 raise ReplyTooLarge(self.limit)
             yield chunk
+
+    def _decoded(self, chunk: bytes) -> int:
+        """How many bytes ``chunk`` decodes to, at most the cap and one (memory stays
+        bounded); its own length when not compressed in a way counted here."""
+        if self.inflate is None:
+            return len(chunk)
+        size = 0
+        try:
+            while chunk and size <= self.limit:
+                size += len(self.inflate.decompress(chunk, self.limit + 1 - size))
+                chunk = self.inflate.unconsumed_tail
+        except zlib.error:      # (httpx says what is wrong with it) counted as sent from here
+            self.inflate = None
+            return size + len(chunk)
+        return size
 
     def close(self) -> None:
         self.inner.close()
@@ -53,7 +74,7 @@ def _capped(response: httpx.Response, limit: int) -> httpx.SyncByteStream:
         response.close()
         raise ReplyTooLarge(limit)
     assert isinstance(response.stream, httpx.SyncByteStream)
-    return _CappedStream(response.stream, limit)
+    return _CappedStream(response.stream, limit, response.headers.get("content-encoding", ""))
 
 
 class _Abandonable(httpx.SyncByteStream):
