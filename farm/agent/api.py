@@ -111,6 +111,7 @@ class Agent:
         self.usage = Usage()
         self.on_spend = on_spend
         self.last_tiers: list[str] = []
+        self.last_cut = False        # the last model reply ended at its token limit
         self.last_rounds: int | None = None     # plan-act rounds of the last ai_act
         self.last_act: dict[str, Any] | None = None   # its account (as_output), failed or not
         self.acted: list[dict[str, Any]] = []   # where actions touched the device (marks)
@@ -402,6 +403,7 @@ class Agent:
                 raise CaseTimeout(f"waiting for the model {_endpoint(client)}") from exc
             raise
         self._spent(reply.usage)
+        self.last_cut = getattr(reply, "cut", False)     # (`farm.llm.client.cut_note`)
         log.debug("model %s (%s): %d+%d tokens", purpose, getattr(client, "name", "?"),
                   reply.usage.prompt_tokens, reply.usage.completion_tokens)
         return reply.text

@@ -16,7 +16,7 @@ from typing import Any, Callable
 from farm.agent.images import data_url
 from farm.agent.prompts import assert_prompt, query_prompt, reference_parts
 from farm.errors import ModelUnavailable, StepFailed
-from farm.llm.client import ModelClient
+from farm.llm.client import ModelClient, cut_note
 from farm.llm.plan import ReplyParseError, echo_back, loads_lenient
 
 Ask = Callable[[str, list[dict[str, Any]], ModelClient], str]
@@ -58,7 +58,8 @@ def ask_json(ask: Ask, client: ModelClient, purpose: str, prompt: str, png: "byt
             return check(loads_lenient(text))
         except ReplyParseError as second:
             raise ModelUnavailable(f"model {getattr(client, 'name', '?')}: its {purpose} "
-                                   f"reply could not be parsed twice: {second}") from None
+                                   f"reply could not be parsed twice: {second}"
+                                   f"{cut_note(ask)}") from None
 
 
 def judge(ask: Ask, client: ModelClient, assertion: str, png: "bytes | Look"

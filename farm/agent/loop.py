@@ -29,6 +29,7 @@ from farm.agent.tasks import PlanError, Task, TaskRunner, build_tasks
 from farm.devices.base import Device
 from farm.devices.grabber import ScreenshotGrabber
 from farm.errors import CaseTimeout, LocateError, ModelUnavailable, StepFailed
+from farm.llm.client import cut_note
 from farm.llm.families import FAMILIES, to_rect
 from farm.llm.plan import Plan, ReplyParseError, echo_back, other_grammar, parse_plan
 
@@ -409,7 +410,8 @@ class ActLoop:
             except ReplyParseError as second:
                 raise ModelUnavailable(f"model {getattr(self.models.plan, 'name', '?')}: "
                                        f"{self._family_hint(text)}its reply could not be "
-                                       f"parsed twice: {second}") from None
+                                       f"parsed twice: {second}"
+                                       f"{cut_note(self.agent.ask)}") from None
         self.history.add_assistant(text)
         return plan
 

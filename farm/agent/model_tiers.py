@@ -19,6 +19,7 @@ from farm.agent.locator import LocateContext, LocateHit
 from farm.agent.prompts import locate_prompt, reference_parts, section_prompt
 from farm.devices.base import Rect
 from farm.errors import ModelUnavailable
+from farm.llm.client import cut_note
 from farm.llm.families import Family, OffImage, to_rect
 from farm.llm.plan import ReplyParseError, echo_back, loads_lenient, numbers
 
@@ -135,7 +136,7 @@ class AILocateTier:
             return _bbox_reply(self.ask("locate", messages))
         except ReplyParseError as exc:   # the model's fault, not the app's
             raise ModelUnavailable(f"model {self.model}: its locate reply could not be "
-                                   f"parsed twice: {exc}") from None
+                                   f"parsed twice: {exc}{cut_note(self.ask)}") from None
 
     def applies(self, prompt: str, ctx: LocateContext) -> bool:
         """Whether this tier asks the model for ``prompt`` (only a question asked is an

@@ -19,6 +19,17 @@ from farm.usage import Usage
 class ModelReply:
     text: str
     usage: Usage = field(default_factory=Usage)
+    cut: bool = False     # it ended at the model's token limit (finish_reason "length")
+
+
+def cut_note(ask: Any) -> str:
+    """What a reply that could not be parsed twice adds when the last one was cut at the
+    model's token limit (``ask``: the Agent's ``ask``, which keeps ``last_cut``): a reply
+    cut short is unreadable however well the model follows the grammar."""
+    if not getattr(getattr(ask, "__self__", None), "last_cut", False):
+        return ""
+    return (" (its last reply was cut at the model's token limit, finish_reason length: a "
+            "reasoning model can spend it thinking; raise the endpoint's max tokens)")
 
 
 class DeadlineReached(ModelUnavailable):

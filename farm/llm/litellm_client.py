@@ -255,7 +255,8 @@ class LiteLLMClient:
         usage.latency_s += took
         usage.calls += 1
         try:
-            reply = ModelReply(self._capped_text(response), self._usage(response, usage))
+            reply = ModelReply(self._capped_text(response), self._usage(response, usage),
+                               cut=self._finish(response) == "length")
         except ModelUnavailable as too_large:    # answered, so perhaps billed: unknown
             usage.tokens_unknown = usage.cost_unknown = True
             metrics.model_request(self.family, "error", took)
