@@ -15,7 +15,7 @@ import time
 from typing import Callable
 from urllib.parse import urlsplit
 
-from farm.devices.sim import permission, pipes
+from farm.devices.sim import expansion, permission, pipes
 from farm.devices.sim.logcat import DeviceLog
 from farm.devices.sim.screen import Faults, PhoneScreen
 from farm.devices.sim.trees import EMPTY_UIAUTOMATOR, uiautomator_xml
@@ -147,7 +147,8 @@ class AndroidShell:
     def run_in_order(self, line: str) -> tuple[Result, bytes]:
         """`run`, and its stdout and stderr as one stream in the order each command wrote
         them (a terminal's: a v1 shell's output)."""
-        try:
+        try:        # ($(...) runs now, before the line's commands: not in their order)
+            line = expansion.expand(line, lambda body: self.run_in_order(body)[0][0])
             lexer = shlex.shlex(_mark_status(line), posix=True, punctuation_chars=";&|\n")
             lexer.whitespace_split = True       # words split on blanks and ; & | only
             lexer.whitespace = " \t\r"          # a line's end ends a command, as sh's does
@@ -164,8 +165,10 @@ class AndroidShell:
                 if not argv:
                     continue
                 tok = ";"
+            if tok == "&" and not (argv and argv[-1][-1:] in (pipes.REDIRECT, INPUT)):
+                tok = ";"       # (in the background on a phone: here it runs, then the rest)
             if tok not in (";", "&&", "||"):
-                argv.append(tok)
+                argv.extend(expansion.glob(tok, list(self.files)))
                 continue
             if argv and (op == ";" or (op == "&&") == (code == 0)):
                 (o, e, code), b, ended = self._one(argv, code)
@@ -194,6 +197,10 @@ class AndroidShell:
     def pipeline(self, argv: list[str]) -> Result:
         """A command, its output through what follows each ``|`` (grep, head, tail, wc)."""
         first, *rest = pipes.stages(argv)
+        first, missing = _inputs(first, self.files)
+        if missing:
+            return b"", f"/system/bin/sh: can't open {missing}: No such file or directory\n" \
+                .encode(), 1
         first, sent = pipes.redirections(first)     # (its own: before the pipe)
         rest, later = pipes.redirections_of(rest)
         if not first and not sent:
@@ -201,7 +208,7 @@ class AndroidShell:
         o, e, code = self.command(first) if first else (b"", b"", 0)   # `> FILE`: emptied
         o, e = pipes.route(o, e, sent, self.files)
         if rest:
-            o, e, code = pipes.pipe_through((o, e, code), rest)
+            o, e, code = pipes.pipe_through((o, e, code), rest, self.command)
         return (*pipes.route(o, e, later, self.files), code)
 
     def command(self, argv: list[str]) -> Result:
@@ -246,6 +253,12 @@ class AndroidShell:
         except (IndexError, ValueError):
             return b"", b"usage: sleep SECONDS\n", 1
         time.sleep(max(seconds, 0.0))
+        return b"", b"", 0
+
+    def _cmd_touch(self, args: list[str]) -> Result:
+        for a in args:
+            if not a.startswith("-"):
+                self.files.setdefault(a, b"")
         return b"", b"", 0
 
     def _cmd_rm(self, args: list[str]) -> Result:
@@ -621,6 +634,25 @@ def _separator(token: str) -> str:
     return token.replace("\n", "") or "\n"
 
 
+def _inputs(argv: list[str], files: dict[str, bytes]) -> tuple[list[str], str]:
+    """A command's words without its ``< FILE`` / ``<&N`` (marked INPUT), and the first file
+    it reads that the phone does not have ("": none; else the command does not run)."""
+    words: list[str] = []
+    rest = list(argv)
+    while rest:
+        word = rest.pop(0)
+        if INPUT not in word:
+            words.append(word)
+            continue
+        target = word.split(INPUT, 1)[1] or (rest.pop(0) if rest else "")
+        if target == "&":                       # <&-: the lexer split it at "&"
+            target += rest.pop(0) if rest else ""
+        if not target.startswith("&") and target not in files and target != "/dev/null":
+            return [], target
+    return words, ""
+
+
+INPUT = "\x04"      # an unquoted "<" of a line (its input, from a file)
 STATUS = "\0"       # where a line's `$?` stood (a line cannot hold a NUL: adb ends it with one)
 
 
@@ -642,6 +674,12 @@ def _mark_status(line: str) -> str:
         elif line.startswith("$?", i) and quote != "'":
             out.append(STATUS)
             i += 2
+            continue
+        elif ch == "<" and not quote:
+            fd = out.pop() if out and out[-1].isdigit() and \
+                (len(out) < 2 or out[-2] in " \t;&|") else ""
+            out.append(" " + fd + INPUT)
+            i += 1
             continue
         elif ch == ">" and not quote:
             if out and out[-1].endswith(pipes.REDIRECT):     # ">>"

@@ -108,15 +108,21 @@ def stages(argv: list[str]) -> list[list[str]]:
     return out
 
 
-def pipe_through(first: Result, rest: list[list[str]]) -> Result:
+def pipe_through(first: Result, rest: list[list[str]],
+                 command: Callable[[list[str]], Result] | None = None) -> Result:
     """``first``'s output through the filters ``rest`` names, as sh runs a pipeline: each
     reads the one before's stdout; stderr of all is kept; the exit code is the last one's. A
-    stage farm's phone does not have is sh's 127, as for a first command."""
+    stage that is no filter runs as ``command`` runs it (its input unread), as a phone runs
+    it; without ``command`` it is sh's 127, as for a first command it does not have."""
     out, err, code = first
     for argv in rest:
         if not argv:
             return b"", err + b"/system/bin/sh: syntax error: '|' unexpected\n", 2
         run = FILTERS.get(argv[0])
+        if run is None and command is not None:
+            out, more, code = command(argv)
+            err += more
+            continue
         if run is None:
             return b"", err + f"/system/bin/sh: {argv[0]}: inaccessible or not found\n" \
                 .encode(), 127
