@@ -276,9 +276,11 @@ class Agent:
         self.screen_read = "\n".join(line.text for line in read_lines(self.grabber.grab()))
         if not self.screen_read.strip() and getattr(self.device, "screenshot_black", False) \
                 and not (tree and tree.visible_text().strip()):
-            raise StepFailed("cannot read the screen's text: the screenshot is black (the app "
-                             "keeps its screen out of screenshots: FLAG_SECURE) and the UI tree "
-                             "has no text")
+            unreadable = StepFailed("cannot read the screen's text: the screenshot is black "
+                                    "(the app keeps its screen out of screenshots: FLAG_SECURE) "
+                                    "and the UI tree has no text")
+            unreadable.for_now = True      # (a wait looks again: a black frame may pass)
+            raise unreadable
         return squash(text) in squash(self.screen_read.replace("\n", ""))
 
     def _drawn(self, text: str) -> bool:
@@ -338,11 +340,19 @@ class Agent:
     def wait_for_text(self, text: str, timeout_s: float = 10.0, interval_s: float = 0.2) -> None:
         limit = time.monotonic() + min(timeout_s, max(self.remaining(), 0))
         while True:
-            if self.shows(text):
-                return
+            unreadable = None
+            try:
+                if self.shows(text):
+                    return
+            except StepFailed as exc:    # a black frame may be a moment's (an app starting)
+                if not getattr(exc, "for_now", False):
+                    raise
+                unreadable = exc
             if time.monotonic() >= limit:
                 if self.remaining() <= 0:
                     raise CaseTimeout(f'case timed out waiting for text "{text}"')
+                if unreadable is not None:
+                    raise unreadable
                 raise AssertionFailed(f'text "{text}" did not appear within {timeout_s:g}s'
                                       f'{self._missing(text)}')
             self._pause(interval_s, f'text "{text}"')

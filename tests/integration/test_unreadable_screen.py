@@ -75,3 +75,22 @@ def test_text_checks_on_a_black_screen_with_an_empty_tree_fail_as_unreadable(dem
                 agent.assert_text("Sign in")
         finally:
             dev.close()
+
+
+def test_a_wait_looks_past_one_black_frame(demo_app):
+    """A black frame with an empty tree may be a moment's (an app starting): waitForText looks
+    again, where it failed the step at its first look; it fails as unreadable only at its end."""
+    with AndroidSimulator(1, {PKG: demo_app + "/"}) as sim:
+        dev = AndroidDevice("a1", None, sim.serials[0], port=sim.port)
+        dev.open()
+        try:
+            dev.start_session(AndroidTarget(launch=PKG))
+            sim.fault(0, "empty_tree", -1)
+            agent = Agent(dev)
+            sim.fault(0, "black", 1)                 # the next screenshot only
+            agent.wait_for_text("Sign in", timeout_s=30)
+            sim.fault(0, "black", -1)
+            with pytest.raises(StepFailed, match="cannot read the screen's text: the screenshot"):
+                agent.wait_for_text("Sign in", timeout_s=1)
+        finally:
+            dev.close()
