@@ -487,13 +487,9 @@ class BrowserDevice:
         trip, only then, once a navigation under way is over: a load that failed leaves
         Chromium's error page coming; `farm.devices.web.failures.page_status_note`)."""
         from farm.devices.web.failures import last_of, page_status_note
-        page = self._page
         said = "; ".join(filter(None, [*map(last_of, (self._dialogs[1], self._thrown)),
                                        self._tab_note()])) or None
-        if page is None or self._killed or self._wait.awaiting or page.is_closed():
-            return said
-        status = page_status_note(page, lambda p, js, arg: self._wait.evaluate(
-            p, js, arg, "read the page's HTTP status"), self._signed_in)
+        status = self._page_status(page_status_note)
         return "; ".join(filter(None, [status, said])) or None
 
     def error_page(self) -> str | None:
@@ -501,10 +497,16 @@ class BrowserDevice:
         document with an HTTP error, else None: a target no zero-token tier found there is a
         failure, not a step for a model (`farm.runner`)."""
         from farm.devices.web.failures import document_error
+        return self._page_status(document_error)
+
+    def _page_status(self, read: Callable[..., str | None]) -> str | None:
+        """``read`` (a `farm.devices.web.failures` reader) of the current page's document, in
+        one page round trip; None without a page that can answer (none, killed, going away,
+        or a navigation under way)."""
         page = self._page
         if page is None or self._killed or self._wait.awaiting or page.is_closed():
             return None
-        return document_error(page, lambda p, js, arg: self._wait.evaluate(
+        return read(page, lambda p, js, arg: self._wait.evaluate(
             p, js, arg, "read the page's HTTP status"), self._signed_in)
 
     def _tab_note(self) -> str | None:

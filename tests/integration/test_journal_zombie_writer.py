@@ -9,13 +9,13 @@ import json
 import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from farm import journal
 from farm.results import now_iso
+from tests.support.farm_cli import wait_for
 
 pytestmark = pytest.mark.integration
 
@@ -39,10 +39,7 @@ def test_a_killed_farm_not_yet_collected_is_not_still_writing(tmp_path: Path) ->
              "host": socket.gethostname()}) + "\n")
         assert journal.running(run_dir) and journal.writer(run_dir) == child.pid
         child.kill()                  # not waited for: a zombie until collected below
-        deadline = time.monotonic() + 60
-        while _state(child.pid) != "Z":            # the kill's effect, seen in /proc
-            assert time.monotonic() < deadline, _state(child.pid)
-            time.sleep(0.01)
+        wait_for(lambda: _state(child.pid) == "Z", 60, "the killed child a zombie")
         assert not journal.running(run_dir)
         assert journal.writer(run_dir) is None
     finally:

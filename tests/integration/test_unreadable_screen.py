@@ -5,6 +5,9 @@ facebook-wda against the simulators, real RapidOCR."""
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+from typing import Any, Iterator
+
 import pytest
 
 from farm.agent.api import Agent
@@ -31,8 +34,10 @@ def _checks_read_the_pixels(agent: Agent) -> None:
         agent.assert_text("Welcome back")
 
 
-@pytest.mark.parametrize("platform", ["android", "ios"])
-def test_text_checks_on_an_empty_tree_read_the_screen(demo_app, platform):
+@contextmanager
+def _phone_with_an_empty_tree(demo_app: str, platform: str) -> Iterator[tuple[Any, Any]]:
+    """(the simulator, an open device in a session on the demo app) whose UI tree comes back
+    empty from now on."""
     simulator = AndroidSimulator if platform == "android" else IosSimulator
     with simulator(1, {PKG: demo_app + "/"}) as sim:
         if platform == "android":
@@ -44,9 +49,15 @@ def test_text_checks_on_an_empty_tree_read_the_screen(demo_app, platform):
         try:
             dev.start_session(target)
             sim.fault(0, "empty_tree", -1)
-            _checks_read_the_pixels(Agent(dev))
+            yield sim, dev
         finally:
             dev.close()
+
+
+@pytest.mark.parametrize("platform", ["android", "ios"])
+def test_text_checks_on_an_empty_tree_read_the_screen(demo_app, platform):
+    with _phone_with_an_empty_tree(demo_app, platform) as (_, dev):
+        _checks_read_the_pixels(Agent(dev))
 
 
 @pytest.mark.parametrize("platform", ["android", "ios"])
@@ -55,42 +66,23 @@ def test_text_checks_on_a_black_screen_with_an_empty_tree_fail_as_unreadable(dem
     """A secure app (FLAG_SECURE: black screenshots) whose UI tree is empty too: farm cannot
     see the screen at all, so assertNoText must not pass on it (OCR reads nothing on black),
     and assertText says why it found nothing."""
-    simulator = AndroidSimulator if platform == "android" else IosSimulator
-    with simulator(1, {PKG: demo_app + "/"}) as sim:
-        if platform == "android":
-            dev, target = (AndroidDevice("a1", None, sim.serials[0], port=sim.port),
-                           AndroidTarget(launch=PKG))
-        else:
-            dev, target = IosDevice("i1", None, sim.urls[0]), IosTarget(launch=PKG)
-        dev.open()
-        try:
-            dev.start_session(target)
-            sim.fault(0, "empty_tree", -1)
-            sim.fault(0, "black", -1)
-            agent = Agent(dev)
-            unreadable = "cannot read the screen's text: the screenshot is black"
-            with pytest.raises(StepFailed, match=unreadable):
-                agent.assert_no_text("Sign in")
-            with pytest.raises(StepFailed, match=unreadable):
-                agent.assert_text("Sign in")
-        finally:
-            dev.close()
+    with _phone_with_an_empty_tree(demo_app, platform) as (sim, dev):
+        sim.fault(0, "black", -1)
+        agent = Agent(dev)
+        unreadable = "cannot read the screen's text: the screenshot is black"
+        with pytest.raises(StepFailed, match=unreadable):
+            agent.assert_no_text("Sign in")
+        with pytest.raises(StepFailed, match=unreadable):
+            agent.assert_text("Sign in")
 
 
 def test_a_wait_looks_past_one_black_frame(demo_app):
     """A black frame with an empty tree may be a moment's (an app starting): waitForText looks
     again, where it failed the step at its first look; it fails as unreadable only at its end."""
-    with AndroidSimulator(1, {PKG: demo_app + "/"}) as sim:
-        dev = AndroidDevice("a1", None, sim.serials[0], port=sim.port)
-        dev.open()
-        try:
-            dev.start_session(AndroidTarget(launch=PKG))
-            sim.fault(0, "empty_tree", -1)
-            agent = Agent(dev)
-            sim.fault(0, "black", 1)                 # the next screenshot only
-            agent.wait_for_text("Sign in", timeout_s=30)
-            sim.fault(0, "black", -1)
-            with pytest.raises(StepFailed, match="cannot read the screen's text: the screenshot"):
-                agent.wait_for_text("Sign in", timeout_s=1)
-        finally:
-            dev.close()
+    with _phone_with_an_empty_tree(demo_app, "android") as (sim, dev):
+        agent = Agent(dev)
+        sim.fault(0, "black", 1)                 # the next screenshot only
+        agent.wait_for_text("Sign in", timeout_s=30)
+        sim.fault(0, "black", -1)
+        with pytest.raises(StepFailed, match="cannot read the screen's text: the screenshot"):
+            agent.wait_for_text("Sign in", timeout_s=1)

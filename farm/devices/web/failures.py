@@ -175,12 +175,8 @@ def page_status_note(page: Any, script: Callable[[Any, str, Any], Any],
     """`http_status_note` of ``page``'s current document, read with ``script`` (page, js,
     arg) -> value; None when it cannot be read (the page went away, or navigates): a note is
     best effort, never a failure of its own."""
-    try:
-        answer = script(page, DOCUMENT_STATUS_JS, None)
-    except Exception as exc:   # (a closed page, a navigation under way: no note)
-        log.debug("no page status: %s", first_line(exc))
-        return None
-    if not isinstance(answer, list) or len(answer) != 3:
+    answer = _document_status(page, script)
+    if answer is None:
         return None
     notes = [http_status_note(answer[0], answer[1], signed_in), requests_note(answer[2])]
     return "; ".join(n for n in notes if n) or None
@@ -190,14 +186,19 @@ def document_error(page: Any, script: Callable[[Any, str, Any], Any],
                    signed_in: tuple[str, str] | None = None) -> str | None:
     """`http_status_note` of ``page``'s document alone (not its fetch / XHR calls): "the page
     answered 404 Not Found: URL", or None (any other answer, or none readable)."""
+    answer = _document_status(page, script)
+    return http_status_note(answer[0], answer[1], signed_in) if answer else None
+
+
+def _document_status(page: Any, script: Callable[[Any, str, Any], Any]) -> list[Any] | None:
+    """[status, url, failed requests] of ``page``'s document, or None when it cannot be read
+    (the page went away, or navigates)."""
     try:
         answer = script(page, DOCUMENT_STATUS_JS, None)
     except Exception as exc:   # (a closed page, a navigation under way: no note)
         log.debug("no page status: %s", first_line(exc))
         return None
-    if not isinstance(answer, list) or len(answer) != 3:
-        return None
-    return http_status_note(answer[0], answer[1], signed_in)
+    return answer if isinstance(answer, list) and len(answer) == 3 else None
 
 
 def requests_note(failed: Any) -> str | None:
