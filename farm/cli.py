@@ -115,7 +115,7 @@ def cli(ctx: click.Context) -> None:
 @click.option("--last-failed", "--lf", "last_failed", is_flag=True, help="Of the selected "
               "cases (after -k, tags and --shard), only those that failed in the previous runs "
               "(all of them when none did).")
-@click.option("--shard", metavar="I/N", help="Run shard I of N: cases split deterministically "
+@click.option("--shard", metavar="I/N", callback=lambda _c, _p, v: _shard_form(v), help="Run shard I of N: cases split deterministically "
               "from the suite files (heaviest first by steps, as Flank does), the same plan on "
               "every CI job.")
 @click.option("--shard-timings", type=_GivenPath(path_type=Path), metavar="FILE",
@@ -215,6 +215,15 @@ def run(paths: tuple[Path, ...], devices: str, report_dir: Path | None, junit_xm
         # leave without that teardown so the exit code is the run's.
         os._exit(code)
     sys.exit(code)
+
+
+def _shard_form(given: str | None) -> str | None:
+    """--shard checked as it is read, before anything: a blank one (`--shard "$SHARD"` with
+    SHARD unset) was taken as no --shard, and every CI job ran the whole suite."""
+    if given is not None:
+        from farm.select import parse_shard
+        parse_shard(given)
+    return given
 
 
 def _matrix_groups(settings) -> dict[str, list[str]] | str:

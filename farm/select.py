@@ -182,7 +182,12 @@ MAX_SHARDS = 10_000      # CI jobs of one run; more is a slip (and a plan of tha
 
 
 def parse_shard(text: str) -> tuple[int, int]:
-    """``"2/3"`` -> (2, 3); 1 <= I <= N <= `MAX_SHARDS`."""
+    """``"2/3"`` -> (2, 3); 1 <= I <= N <= `MAX_SHARDS`. A blank one is an error, never "no
+    shard": `--shard "$CI_NODE_INDEX/$CI_NODE_TOTAL"`'s "/" and `--shard "$SHARD"`'s "", with
+    the variables unset, ran every case on every CI job."""
+    if not (text or "").replace("/", "").strip():
+        raise ConfigError(f"--shard {text!r}: an empty shard (an unset variable, as in "
+                          "\"$SHARD\"?): expected I/N, e.g. 1/3, or leave --shard out")
     m = re.fullmatch(r"\s*(\d+)\s*/\s*(\d+)\s*", text or "")
     if not m:
         raise ConfigError(f"--shard {text!r}: expected I/N, e.g. 1/3")

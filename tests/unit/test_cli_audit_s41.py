@@ -1,0 +1,46 @@
+"""`farm run` given bad values, as a CI template or a hurried user gives them: one line naming
+the value, exit 4 (usage), no traceback and no run started. In-process (`run_main`), on
+in-memory `fake` devices (no browser)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.support.farm_cli import run_main
+
+CASE = "web:\n  url: about:blank\ntasks:\n  - name: t\n    flow:\n      - javascript: \"1\"\n"
+
+
+@pytest.fixture
+def here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    for key in list(os.environ):
+        if key.startswith("FARM_") or key == "CELERY_BROKER_URL":
+            monkeypatch.delenv(key)
+    monkeypatch.setenv("FARM_DEVICE_PLUGINS", "tests.support.devices")
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "shop").mkdir()
+    for name in ("login", "cart"):
+        (tmp_path / "shop" / f"{name}.yaml").write_text(CASE)
+    return tmp_path
+
+
+@pytest.mark.parametrize("blank", ["", " ", "/", " / "])
+def test_a_blank_shard_is_a_usage_error_not_the_whole_suite(here, monkeypatch, capsys, blank):
+    """`--shard "$SHARD"` (or "$I/$N") with the variables unset ran every case on every job."""
+    code, out, err = run_main(monkeypatch, capsys, "run", "shop", "--devices", "fake:1",
+                              "--no-progress", "--shard", blank, "--report-dir", "out")
+    assert code == 4, out + err
+    assert err.splitlines() == [f"farm: error: --shard {blank!r}: an empty shard (an unset "
+                                "variable, as in \"$SHARD\"?): expected I/N, e.g. 1/3, or "
+                                "leave --shard out"]
+    assert out == "" and not (here / "out").exists()
+
+
+def test_a_blank_shard_is_refused_by_collect_only_too(here, monkeypatch, capsys):
+    code, out, err = run_main(monkeypatch, capsys, "run", "shop", "--collect-only",
+                              "--shard", "")
+    assert (code, out) == (4, "")
+    assert "an empty shard" in err
