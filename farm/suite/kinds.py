@@ -176,12 +176,49 @@ OPTION_NEAR_MISSES = {
                     ("xpath", " farm finds an element by its text or an XPath, not a CSS "
                               "selector: #login is //*[@id='login']")),
 }
+# Options Midscene's agent takes on a step that farm cannot honour: the kinds they go with
+# there, why farm refuses them and what to write instead (said at the option's line, in place
+# of "unknown option"). ``{what}`` is what the kind's main value is; ``{also}`` adds, for ai
+# steps, where a whole file's context goes.
+_ACTS = frozenset(k for k, s in KINDS.items() if s.call == "ai_act")
+_ASKS = frozenset(k for k, s in KINDS.items() if s.call in ("ai_assert", "ai_query",
+                                                             "ai_wait_for"))
+_AIMED = frozenset(k for k, s in KINDS.items() if s.shape in ("locate", "input", "key",
+                                                               "scroll", "pinch"))
+REFUSED_OPTIONS: dict[str, tuple[frozenset[str], str]] = {
+    "context": (_ACTS | _ASKS | _AIMED, "farm sends the model no per-step context; write it "
+                                        "into the {what}{also}"),
+    "keyboardTypeDelay": (frozenset({"aiInput"}),
+                          "farm types a text at once, with no delay between keys; to type "
+                          "slowly, split the value over `aiInput:` steps with `mode: "
+                          "typeOnly` and a `sleep:` between them"),
+    "fileChooserAccept": (_ACTS, "farm answers a file chooser only on the step that opens it; "
+                                 "put fileChooserAccept on an `aiTap:` of the button that "
+                                 "opens it"),
+    "fileChooserAllowedDir": (_ACTS, "farm uploads no file a model names; put "
+                                     "`fileChooserAccept: <path>` on an `aiTap:` of the "
+                                     "button that opens the file chooser"),
+    "observe": (_ASKS, "Midscene's runner refuses it in YAML too (it is "
+                       "agent.startObserving() in code); leave it out"),
+}
+REFUSED_ALSO = " (or, for every ai step of this file, into `agent: aiActContext:`)"
+# Kinds a platform's device cannot do although Midscene's can: why, after "only works in ...".
+PLATFORM_GAPS = {
+    ("aiPinch", "web"): "farm's browser has no two-finger touch (Midscene pinches through "
+                        "Chromium touch events); zoom with the page's own controls (`aiTap: "
+                        "<zoom button>`) or `javascript:`",
+}
 # Unknown kinds that mean something farm does in another way: said as such.
 OTHER_WAYS = {
     "wait": "sleep: <ms> waits a time, waitForText: <text> until a text shows",
     **dict.fromkeys(("navigate", "goto", "open", "visit", "aiNavigate"),
                     "a web case opens its url: (`javascript: location.href = \"<url>\"` goes "
                     "to another page), a phone case its launch:"),
+    # Midscene's agent methods, not flow items (its YAML runner refuses them too)
+    **dict.fromkeys(("freezePageContext", "unfreezePageContext"),
+                    "a method of Midscene's agent in code, not a YAML step, which Midscene's "
+                    "runner refuses too: leave it out; farm reads the screen afresh for each "
+                    "step"),
     # Midscene's (1.10, Beta): one Gherkin Scenario as a flow item
     "runGherkinScenario": "not supported by farm, which reads no Gherkin: write the "
                           "scenario's steps as flow items, `ai:` for each Given and When, "

@@ -13,7 +13,8 @@ from typing import Any
 from farm.devices.keys import key_names, unknown_key
 from farm.suite.checks import Problems, suggest, whole_number
 from farm.suite.kinds import (KINDS, MEANINGS, NEAR_MISSES, OPTION_NEAR_MISSES,
-                              OPTION_PLATFORMS, OTHER_WAYS, StepKind)
+                              OPTION_PLATFORMS, OTHER_WAYS, PLATFORM_GAPS, REFUSED_ALSO,
+                              REFUSED_OPTIONS, StepKind)
 from farm.suite.model import Step
 from farm.suite.yamlpos import Node
 
@@ -104,20 +105,15 @@ def parse_step(node: Node, p: Problems, platform: str) -> Step | None:
         return None
     spec = KINDS[kind]
     if spec.platforms and platform and platform not in spec.platforms:
+        gap = PLATFORM_GAPS.get((kind, platform))
         p.add(node.keys[kind], f"{kind} only works in {' and '.join(spec.platforms)} cases "
-                               f"(this case is for {platform})")
+                               f"(this case is for {platform})" + (f": {gap}" if gap else ""))
         return None
     before = len(p.errors)
     keys = _on_platform(kind, node, p, platform)
     main = keys[kind]
     allowed = spec.allowed
-    for name in keys:
-        if name != kind and name not in allowed:
-            meant, why = OPTION_NEAR_MISSES.get(name, ("", ""))
-            hint = f" (did you mean '{meant}'?{why})" if meant in allowed else \
-                suggest(name, allowed)
-            p.add(node.keys[name], f"unknown option '{name}' for {kind}{hint}"
-                                   f"; allowed: {', '.join(sorted(allowed))}")
+    _unknown_options(spec, node, keys, p)
 
     options: dict = {}
     if "name" in keys:
@@ -147,6 +143,31 @@ def parse_step(node: Node, p: Problems, platform: str) -> Step | None:
     return Step(kind=kind, target=target, value=value, xpath=xpath, timeout_ms=timeout_ms,
                 options={k: v for k, v in options.items() if v is not None},
                 line=node.line, column=node.column)
+
+
+# What a refused `context:` should go into instead, by what the kind's main value is.
+_CONTEXT_INTO = {"task": "task", "assertion": "assertion", "query": "question",
+                 "target": "target description", "key": "target description"}
+
+
+def _unknown_options(spec: StepKind, node: Node, keys: dict[str, Node], p: Problems) -> None:
+    """Report each key the kind does not take: a Midscene option farm cannot honour with why
+    and what to write instead (`REFUSED_OPTIONS`), anything else as unknown."""
+    kind, allowed = spec.name, spec.allowed
+    for name in keys:
+        if name == kind or name in allowed:
+            continue
+        kinds, why = REFUSED_OPTIONS.get(name, (frozenset(), ""))
+        if kind in kinds:
+            why = why.format(what=_CONTEXT_INTO.get(spec.main, "prompt"),
+                             also=REFUSED_ALSO if spec.call == "ai_act" else "")
+            p.add(node.keys[name], f"{kind} {name}: not supported by farm: {why}")
+            continue
+        meant, why = OPTION_NEAR_MISSES.get(name, ("", ""))
+        hint = f" (did you mean '{meant}'?{why})" if meant in allowed else \
+            suggest(name, allowed)
+        p.add(node.keys[name], f"unknown option '{name}' for {kind}{hint}"
+                               f"; allowed: {', '.join(sorted(allowed))}")
 
 
 def _on_platform(kind: str, node: Node, p: Problems, platform: str) -> dict[str, Node]:
@@ -405,7 +426,7 @@ def _more_options(kind: str, keys: dict[str, Node], options: dict, p: Problems) 
     if options.get("screenshotIncluded") is False and not options.get("domIncluded"):
         p.add(keys["screenshotIncluded"], f"{kind}: with screenshotIncluded: false the model "
                                           "needs domIncluded: true (else it sees nothing)")
-    if "fileChooserAccept" in keys:
+    if "fileChooserAccept" in keys and "fileChooserAccept" in KINDS[kind].allowed:
         options["fileChooserAccept"] = _files(kind, keys["fileChooserAccept"], p)
 
 

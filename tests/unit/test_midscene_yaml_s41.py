@@ -1,0 +1,90 @@
+"""Options and items of Midscene's current YAML reference as farm reads them: what farm cannot
+honour is refused at its line saying why and what to write instead (never "unknown option,
+did you mean"); what it honours under Midscene's other name loads as that."""
+
+from __future__ import annotations
+
+import pytest
+
+from farm.errors import SuiteErrors
+from farm.suite.loader import load_suites
+
+HEAD = {"web": "page:\n  url: https://example.com\n",
+        "android": "android:\n  launch: com.example.app\n"}
+
+
+def _write(tmp_path, flow: str, platform: str = "web"):
+    path = tmp_path / "case.yaml"
+    path.write_text(HEAD[platform] + "tasks:\n  - name: t\n    flow:\n" + flow)
+    return path
+
+
+def _problems(tmp_path, flow: str, platform: str = "web"):
+    with pytest.raises(SuiteErrors) as info:
+        load_suites([_write(tmp_path, flow, platform)], env={})
+    return info.value.errors
+
+
+def _steps(tmp_path, flow: str, platform: str = "web"):
+    [suite] = load_suites([_write(tmp_path, flow, platform)], env={})
+    return suite.cases[0].steps
+
+
+# (flow item, what the one line says after "<kind> <option>: not supported by farm: ")
+REFUSED = [
+    ("      - aiTap: Login\n        context: the blue one\n",
+     "aiTap context", "write it into the target description"),
+    ("      - aiAssert: the new version shows\n        context: tabs on top\n",
+     "aiAssert context", "write it into the assertion"),
+    ("      - aiQuery: the title\n        context: the header\n",
+     "aiQuery context", "write it into the question"),
+    ("      - ai: log in\n        context: as admin\n",
+     "ai context", "write it into the task (or, for every ai step of this file, into "
+                   "`agent: aiActContext:`)"),
+    ("      - aiInput: Name\n        value: bob\n        keyboardTypeDelay: 50\n",
+     "aiInput keyboardTypeDelay", "`mode: typeOnly` and a `sleep:` between them"),
+    ("      - aiAct: upload the avatar\n        fileChooserAccept: ./avatar.png\n",
+     "aiAct fileChooserAccept", "put fileChooserAccept on an `aiTap:`"),
+    ("      - aiAct: upload the avatar\n        fileChooserAllowedDir: ./fixtures\n",
+     "aiAct fileChooserAllowedDir", "on an `aiTap:` of the button that opens"),
+    ("      - aiAssert: a toast showed\n        observe: true\n",
+     "aiAssert observe", "agent.startObserving() in code"),
+]
+
+
+@pytest.mark.parametrize("flow, where, instead", REFUSED, ids=[r[1] for r in REFUSED])
+def test_a_midscene_option_farm_cannot_honour_says_why_and_what_instead(tmp_path, flow, where,
+                                                                       instead) -> None:
+    [err] = _problems(tmp_path, flow)
+    last = 5 + flow.count("\n")        # the option (the item's last line), at its key
+    assert (err.line, err.column) == (last, 9), str(err)
+    assert err.message.startswith(f"{where}: not supported by farm: "), err.message
+    assert instead in err.message
+    assert "unknown option" not in err.message and "did you mean" not in err.message
+
+
+def test_a_context_on_a_step_without_a_prompt_is_still_an_unknown_option(tmp_path) -> None:
+    [err] = _problems(tmp_path, "      - sleep: 100\n        context: x\n")
+    assert err.message.startswith("unknown option 'context' for sleep")
+
+
+def test_pinch_on_the_web_says_why_farm_cannot_and_what_to_do(tmp_path) -> None:
+    [err] = _problems(tmp_path, "      - aiPinch: the map\n        direction: out\n")
+    assert (err.line, err.column) == (6, 9)
+    assert err.message.startswith("aiPinch only works in android and ios cases (this case "
+                                  "is for web): farm's browser has no two-finger touch")
+    assert "`aiTap: <zoom button>`" in err.message
+
+
+def test_pinch_on_android_still_loads(tmp_path) -> None:
+    [step] = _steps(tmp_path, "      - aiPinch: the map\n        direction: out\n", "android")
+    assert step.action_params() == {"direction": "out", "locate": {
+        "prompt": "the map", "xpath": None, "deepLocate": False}}
+
+
+@pytest.mark.parametrize("kind", ["freezePageContext", "unfreezePageContext"])
+def test_midscenes_agent_methods_are_said_to_be_no_yaml_steps(tmp_path, kind) -> None:
+    [err] = _problems(tmp_path, f"      - {kind}: true\n")
+    assert f"unknown step kind '{kind}' (a method of Midscene's agent in code, not a YAML " \
+           "step" in err.message
+    assert "expected one of" not in err.message
