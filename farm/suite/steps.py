@@ -118,7 +118,7 @@ def parse_step(node: Node, p: Problems, platform: str) -> Step | None:
     options: dict = {}
     if "name" in keys:
         options["name"] = p.name(keys["name"], f"{kind} name", required=True, empty_ok=False)
-    timeout_ms = _step_timeout(kind, keys.get("timeout") if "timeout" in allowed else None, p)
+    timeout_ms = _step_timeout(kind, _timeout_node(kind, node, keys, allowed, p), p)
     for flag in ("cacheable", "deepLocate", "deepThink"):
         if flag in keys:
             value = p.boolean(keys[flag], f"{kind} {flag}")
@@ -168,6 +168,17 @@ def _unknown_options(spec: StepKind, node: Node, keys: dict[str, Node], p: Probl
             suggest(name, allowed)
         p.add(node.keys[name], f"unknown option '{name}' for {kind}{hint}"
                                f"; allowed: {', '.join(sorted(allowed))}")
+
+
+def _timeout_node(kind: str, node: Node, keys: dict[str, Node], allowed: frozenset[str],
+                  p: Problems) -> Node | None:
+    """The step's ``timeout:`` (where its kind honours one), or aiWaitFor's ``timeoutMs:``
+    (the name Midscene's agent.aiWaitFor takes, passed through by its YAML runner)."""
+    given = [n for n in ("timeout", "timeoutMs") if n in keys and n in allowed]
+    if len(given) > 1:
+        p.add(node.keys["timeoutMs"], f"{kind}: give `timeout` once (`timeoutMs` is another name "
+                                 "for it)")
+    return keys[given[0]] if given else None
 
 
 def _on_platform(kind: str, node: Node, p: Problems, platform: str) -> dict[str, Node]:

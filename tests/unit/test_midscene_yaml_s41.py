@@ -88,3 +88,15 @@ def test_midscenes_agent_methods_are_said_to_be_no_yaml_steps(tmp_path, kind) ->
     assert f"unknown step kind '{kind}' (a method of Midscene's agent in code, not a YAML " \
            "step" in err.message
     assert "expected one of" not in err.message
+
+
+def test_wait_for_takes_midscenes_timeout_ms_as_its_timeout(tmp_path) -> None:
+    [step] = _steps(tmp_path, "      - aiWaitFor: the list shows\n        timeoutMs: 4000\n")
+    assert step.timeout_ms == 4000
+
+
+def test_wait_for_with_timeout_and_timeout_ms_is_refused_at_the_second(tmp_path) -> None:
+    [err] = _problems(tmp_path, "      - aiWaitFor: x\n        timeout: 3000\n"
+                                "        timeoutMs: 4000\n")
+    assert (err.line, err.column) == (8, 9)
+    assert "give `timeout` once (`timeoutMs` is another name for it)" in err.message
