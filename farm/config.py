@@ -712,6 +712,8 @@ def _table_hint(path: Path, table: tuple[str, ...], key: str, value: dict[str, A
 
 # Words a setting's name is given with that add nothing to it (FARM_CACHE_MODE for FARM_CACHE).
 VALUE_WORDS = {"mode", "name", "id", "value", "count", "level", "enabled", "setting", "policy"}
+# a first word other tools put before a setting's name (FARM_MAX_RETRIES, FARM_CASE_TIMEOUT)
+QUALIFIER_WORDS = {"max", "case", "test"}
 
 
 def nearest_setting(key: str, names: list[str], typo_only: bool = False) -> str | None:
@@ -724,6 +726,9 @@ def nearest_setting(key: str, names: list[str], typo_only: bool = False) -> str 
     by_flag = {flag[2:].replace("-", "_"): name for name, flag in FLAG_OF.items()}
     if by_flag.get(key) in names:
         return by_flag[key]
+    first, _, rest = key.partition("_")     # FARM_MAX_RETRIES, FARM_CASE_TIMEOUT: one word more
+    if first in QUALIFIER_WORDS and (by_flag.get(rest) or rest) in names:
+        return by_flag.get(rest) or rest
     named, _, word = key.rpartition("_")    # FARM_CACHE_MODE, model_name: the setting itself
     if named in names and word in VALUE_WORDS:
         return named

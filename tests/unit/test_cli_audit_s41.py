@@ -44,3 +44,32 @@ def test_a_blank_shard_is_refused_by_collect_only_too(here, monkeypatch, capsys)
                               "--shard", "")
     assert (code, out) == (4, "")
     assert "an empty shard" in err
+
+
+@pytest.mark.parametrize(("variable", "meant"), [
+    ("FARM_MAX_RETRIES", "FARM_RETRIES"), ("FARM_CASE_TIMEOUT", "FARM_DEFAULT_TIMEOUT"),
+    ("FARM_TEST_TIMEOUT", "FARM_DEFAULT_TIMEOUT"), ("FARM_CASE_RETRIES", "FARM_RETRIES")])
+def test_another_tools_name_for_a_setting_is_said_to_be_ignored(here, monkeypatch, capsys,
+                                                                variable, meant):
+    """FARM_MAX_RETRIES=-3 / FARM_CASE_TIMEOUT=abc (the names other runners use) were ignored
+    without a word: the run went with no retries and the default timeout."""
+    monkeypatch.setenv(variable, "abc")
+    code, _, err = run_main(monkeypatch, capsys, "run", "shop", "--collect-only")
+    assert code == 0
+    assert err.splitlines() == [f"farm: warning: {variable} is not a farm setting and is "
+                                f"ignored (did you mean {meant}?)"]
+
+
+def test_a_suites_own_variable_is_left_alone(here, monkeypatch, capsys):
+    monkeypatch.setenv("FARM_TEST_URL", "http://x")
+    monkeypatch.setenv("FARM_MAX_USERS", "3")
+    code, _, err = run_main(monkeypatch, capsys, "run", "shop", "--collect-only")
+    assert (code, err) == (0, "")
+
+
+def test_another_tools_name_in_farm_toml_is_refused_with_the_settings_name(here, monkeypatch,
+                                                                           capsys):
+    (here / "farm.toml").write_text("max_retries = 2\n")
+    code, out, err = run_main(monkeypatch, capsys, "run", "shop", "--collect-only")
+    assert (code, out) == (4, "")
+    assert "'max_retries' (did you mean 'retries'?)" in err
