@@ -42,6 +42,7 @@ SOURCE_TRIES = 3
 # the source's root: the application in front (the simulator names it by its bundle id)
 _APP_ROOT = re.compile(r'<XCUIElementTypeApplication [^>]*?name="([^"]*)"')
 W3C_ELEMENT = "element-6066-11e4-a52e-4f735466cecf"     # an element reference's W3C key
+SPRINGBOARD = "com.apple.springboard"      # what shows the home screen and system alerts
 T = TypeVar("T")
 
 
@@ -248,9 +249,23 @@ class IosDevice:
                 screen, size = read
                 self._scale = float(screen.get("scale") or 1)
                 self._size = (int(size.width), int(size.height))
+                self._see_system_alerts()
                 return
             log.info("%s: new session invalidated at once; creating another", self.name)
         raise DeviceError(f"screen on {self.name}: session keeps being invalidated")
+
+    def _see_system_alerts(self) -> None:
+        """Ask WDA to say what is in front as a user sees it: with Appium WebDriverAgent's
+        ``respectSystemAlerts`` on, a system alert over the app (a permission asked for at
+        launch) makes ``activeAppInfo`` name SpringBoard and ``/source`` SpringBoard's tree
+        holding the alert, so steps read and tap the alert. Off (its default) the source is
+        the app's without the alert, and a tap aimed at the app's controls lands on the alert.
+        A WDA without the setting (facebook's own) is left as it is."""
+        try:
+            self._call(lambda: self._session.appium_settings({"respectSystemAlerts": True}),
+                       "settings", session=False)
+        except DeviceError as exc:
+            log.debug("%s: respectSystemAlerts not set: %s", self.name, exc)
 
     def start_session(self, target: "IosTarget | None") -> None:
         """A new WDA session per case; with ``launch`` the app starts fresh (data reset), or a
@@ -600,12 +615,34 @@ class IosDevice:
         return clean((info or {}).get("bundleId"))
 
     def _wait_front(self, bundle: str) -> None:
+        """Wait until ``bundle`` is in front; a system alert it asked for in front of it (a
+        permission) counts as in front: the alert is left for the case's steps to answer."""
         deadline = time.monotonic() + 5
         while (current := self.current_app()) != bundle:
+            if current == SPRINGBOARD and self._alert_over(bundle):
+                log.info("%s: %s asks for a permission: a system alert is in front of it",
+                         self.name, bundle)
+                return
             if time.monotonic() > deadline:
                 raise not_in_front(bundle, self.name, current, (),
                                    "the device's crash logs show why")
             time.sleep(0.2)
+
+    def _alert_over(self, bundle: str) -> bool:
+        """Whether a system alert shows (WDA's ``/alert/text`` answers) over ``bundle``
+        running in front (its state 4)."""
+        from wda.exceptions import (WDAInvalidSessionIdError, WDAPossiblyCrashedError,
+                                    WDARequestError)
+
+        def shown() -> bool:
+            try:
+                self._session.alert.text
+            except (WDAInvalidSessionIdError, WDAPossiblyCrashedError):
+                raise
+            except WDARequestError:         # "no such alert"
+                return False
+            return self._session.app_state(bundle).value == 4
+        return self._call(shown, "alert")
 
     def run_script(self, code: str, timeout_s: float) -> Any:
         raise StepFailed("javascript steps run on the web only")

@@ -14,8 +14,9 @@ root node", no file written), ``empty_tree``, ``slow``
 front dies at the next touch; Android logs it: ``adb logcat``), ``offline`` (adb lists the
 phone offline and refuses it, as after a replugged cable), ``keyboard_stuck`` (WDA cannot
 dismiss the keyboard), ``redraw`` (WDA: the app draws the field an element request names
-anew first, so its id is stale), ``permission_dialog`` (Android: an app launched asks for a
-permission, the system's dialog in front of it until Allow or Don't allow is tapped). Tests set them through
+anew first, so its id is stale), ``permission_dialog`` (an app launched asks for a
+permission: Android's dialog, or the iPhone's SpringBoard alert, in front of it until answered).
+Tests set them through
 `fault`, over adb (``adb shell farm-sim fault black 1``) or over WDA (``POST /farm/fault``
 ``{"name": "black", "count": 1}``); no fault applies to the switches themselves, so ``drop``
 can be switched off either way.

@@ -157,7 +157,7 @@ class Faults:
     redraw: int = 0          # WDA: the app draws the field an element request names anew just
     #                          before it (its id goes stale: re-rendered between find and /value)
     permission_dialog: int = 0  # an app launched asks for a runtime permission: the system's
-    #                             dialog is in front of it until Allow or Don't allow is tapped
+    #                             dialog (iOS: SpringBoard's alert) is in front until answered
     slow_seconds: float = 3.0
     names: tuple[str, ...] = field(default=("drop", "black", "idle", "empty_tree", "slow",
                                             "invalid_session", "input_blocked", "launch_fail",

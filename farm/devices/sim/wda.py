@@ -13,7 +13,13 @@ focus (``no such element`` when none has it), ``POST /element/{uuid}/value`` typ
 string into it at the caret in one request (the field takes it as an input method inserts
 text: input events, no key events) and ``/clear`` empties it; ``POST /wda/keys`` types into
 whatever has the focus, key by key. ``POST /orientation`` turns the device (LANDSCAPE /
-PORTRAIT). ``GET /farm/requests`` lists every request served
+PORTRAIT).
+
+With the ``permission_dialog`` fault an app launched asks for a permission: SpringBoard's alert
+is in front of it (`ios_alert`) until ``/alert/accept`` or ``/alert/dismiss`` (``name``: the
+button) or a tap on one of its buttons answers it; other touches and keys do nothing.
+``/appium/settings`` takes ``respectSystemAlerts`` as Appium's WebDriverAgent does.
+``GET /farm/requests`` lists every request served
 (``METHOD /path``, oldest first): tests read it to see which path a client took.
 """
 
@@ -31,6 +37,7 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable
 
+from farm.devices.sim import ios_alert
 from farm.devices.sim.screen import PhoneScreen
 from farm.devices.sim.trees import wda_xml
 
@@ -51,6 +58,10 @@ class _Invalid(Exception):
     pass
 
 
+# input the app does not get while a system alert covers it (a tap goes to the alert)
+_UNDER_ALERT = frozenset(f"POST {p}" for p in (
+    "/wda/doubleTap", "/wda/touchAndHold", "/wda/dragfromtoforduration", "/actions",
+    "/wda/keys", "/element/:uuid/value", "/element/:uuid/clear"))
 # what brings a dismissed keyboard back (a touch, typing into an element) or starts anew
 _KEYBOARD_BACK = re.compile(r"/(wda/tap(/0)?|wda/doubleTap|wda/touchAndHold|value|clear|"
                             r"wda/apps/launch|url|wda/homescreen)$|^/session$")
@@ -174,6 +185,9 @@ class WdaServer(ThreadingHTTPServer):
         # the keyboard was dismissed (`/wda/keyboard/dismiss`) and no touch brought it back:
         # keys have nowhere to go, as on an iPhone
         self.keyboard_down = False
+        # the app whose permission alert is up (fault `permission_dialog`), until answered
+        self.asking: str | None = None
+        self.settings: dict[str, Any] = {"respectSystemAlerts": False}
         self._thread: threading.Thread | None = None
 
     def start(self) -> None:
@@ -195,6 +209,8 @@ class WdaServer(ThreadingHTTPServer):
         key = f"{method} /element/:uuid{element.group(2)}" if element else f"{method} {path}"
         if key not in _ROUTES:
             raise KeyError(f"{method} {path}")
+        if key in _UNDER_ALERT and self.alert_up():
+            return None, sid            # the alert is modal: the app gets no input
         try:
             return _ROUTES[key](self, _Request(data, sid, next(iter(self.sessions), None),
                                                element.group(1) if element else ""))
@@ -258,12 +274,18 @@ class WdaServer(ThreadingHTTPServer):
         s = self.screen
         if s.faults.hit("slow"):
             time.sleep(s.faults.slow_seconds)
-        png = _black(s) if s.faults.hit("black") else s.screenshot()
+        black = s.faults.hit("black")
+        png = _black(s) if black else s.screenshot()
+        if self.alert_up() and not black:
+            png = ios_alert.draw(png, self.asking or "", s.dpr)
         return base64.b64encode(png).decode(), req.sid or req.current
 
     @_route("GET /source")
     def _source(self, req: _Request) -> tuple[Any, str | None]:
         s = self.screen
+        if self.alert_up() and self.settings.get("respectSystemAlerts"):
+            return (ios_alert.source(self.asking or "", SPRINGBOARD, s.width, s.height),
+                    req.sid or req.current)
         dom = None if s.faults.hit("empty_tree") or s.app is None else s.dom()
         return wda_xml(dom, s.app or SPRINGBOARD, s.width, s.height), req.sid or req.current
 
@@ -293,8 +315,52 @@ class WdaServer(ThreadingHTTPServer):
 
     @_route("GET /wda/activeAppInfo")
     def _active_app(self, req: _Request) -> tuple[Any, str | None]:
-        return {"bundleId": self.screen.app or SPRINGBOARD, "name": "", "pid": 1000,
-                "processArguments": {}}, req.current
+        """The app in front; SpringBoard while its alert covers the app only with
+        respectSystemAlerts on (off, WDA names the app under the alert)."""
+        app = self.screen.app or SPRINGBOARD
+        if self.alert_up() and self.settings.get("respectSystemAlerts"):
+            app = SPRINGBOARD
+        return {"bundleId": app, "name": "", "pid": 1000, "processArguments": {}}, req.current
+
+    def alert_up(self) -> bool:
+        """Whether the permission alert an app asked for is in front of it now."""
+        return self.asking is not None and self.asking == self.screen.app
+
+    def _alert(self) -> str:
+        if not self.alert_up():
+            raise _Refused(404, "no such alert", "An attempt was made to operate on a modal "
+                           "dialog when one was not open")
+        return self.asking or ""
+
+    @_route("GET /alert/text")
+    def _alert_text(self, req: _Request) -> tuple[Any, str | None]:
+        return ios_alert.text(self._alert()), req.sid or req.current
+
+    @_route("GET /wda/alert/buttons")
+    def _alert_buttons(self, req: _Request) -> tuple[Any, str | None]:
+        self._alert()
+        return list(ios_alert.BUTTONS), req.sid or req.current
+
+    @_route("POST /alert/accept", "POST /alert/dismiss")
+    def _alert_answer(self, req: _Request) -> tuple[Any, str | None]:
+        """Close the alert with its button ``name``, else the accepting one (accept: the
+        last) or the other (dismiss: the first)."""
+        self._alert()
+        name = req.data.get("name")
+        if name is not None and name not in ios_alert.BUTTONS:
+            raise _Refused(400, "invalid element state",
+                           f"Failed to find button with label '{name}' for alert")
+        self.asking = None
+        return None, req.sid or req.current
+
+    @_route("GET /appium/settings")
+    def _get_settings(self, req: _Request) -> tuple[Any, str | None]:
+        return dict(self.settings), req.sid
+
+    @_route("POST /appium/settings")
+    def _set_settings(self, req: _Request) -> tuple[Any, str | None]:
+        self.settings.update(dict(req.data["settings"]))
+        return dict(self.settings), req.sid
 
     @_route("GET /wda/device/info")
     def _device_info(self, req: _Request) -> tuple[Any, str | None]:
@@ -318,7 +384,10 @@ class WdaServer(ThreadingHTTPServer):
 
     @_route("POST /wda/tap", "POST /wda/tap/0")
     def _tap(self, req: _Request) -> tuple[Any, str | None]:
-        if not self._crashed():
+        if self.alert_up():         # the alert takes it: one of its buttons answers it
+            if ios_alert.button_at(*req.point(), self.screen.width, self.screen.height):
+                self.asking = None
+        elif not self._crashed():
             self.screen.tap(*req.point())
         return None, req.sid
 
@@ -433,6 +502,7 @@ class WdaServer(ThreadingHTTPServer):
     @_route("POST /wda/apps/terminate")
     def _terminate_app(self, req: _Request) -> tuple[Any, str | None]:
         running = self.screen.app == req.data["bundleId"]
+        self.asking = None if self.asking == req.data["bundleId"] else self.asking
         self.screen.stop(req.data["bundleId"])
         return running, req.sid
 
@@ -472,6 +542,8 @@ class WdaServer(ThreadingHTTPServer):
             self.screen.home()
             return
         self.screen.launch(bundle, url)
+        if self.screen.faults.hit("permission_dialog"):
+            self.asking = bundle
 
     def _type(self, text: str) -> None:
         for part, key in _segments(text):
