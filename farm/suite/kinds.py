@@ -96,7 +96,9 @@ KINDS: dict[str, StepKind] = _declare(
     # zero-token (work without a model): actions of the action space
     StepKind("aiTap", "target", "locate", LOCATE_OPTIONS | {"fileChooserAccept"}, action="Tap",
              passes=("fileChooserAccept",)),
-    StepKind("aiHover", "target", "locate", LOCATE_OPTIONS, action="Hover"),
+    # (web only, as Midscene's: a phone's Hover does nothing, so the step only found it)
+    StepKind("aiHover", "target", "locate", LOCATE_OPTIONS, platforms=("web",),
+             action="Hover"),
     StepKind("aiDoubleClick", "target", "locate", LOCATE_OPTIONS, action="DoubleClick"),
     StepKind("aiRightClick", "target", "locate", LOCATE_OPTIONS, platforms=("web",),
              action="RightClick"),
@@ -205,6 +207,9 @@ REFUSED_OPTIONS: dict[str, tuple[frozenset[str], str]] = {
 REFUSED_ALSO = " (or, for every ai step of this file, into `agent: aiActContext:`)"
 # Kinds a platform's device cannot do although Midscene's can: why, after "only works in ...".
 PLATFORM_GAPS = {
+    **{("aiHover", phone): "a touch screen has no pointer to hover with (Midscene has no "
+                          "aiHover on phones either); to show what a hover would, `aiTap:` or "
+                          "`aiLongPress:` the element" for phone in _MOBILE},
     ("aiPinch", "web"): "farm's browser has no two-finger touch (Midscene pinches through "
                         "Chromium touch events); zoom with the page's own controls (`aiTap: "
                         "<zoom button>`) or `javascript:`",

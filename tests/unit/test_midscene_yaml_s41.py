@@ -10,7 +10,8 @@ from farm.errors import SuiteErrors
 from farm.suite.loader import load_suites
 
 HEAD = {"web": "page:\n  url: https://example.com\n",
-        "android": "android:\n  launch: com.example.app\n"}
+        "android": "android:\n  launch: com.example.app\n",
+        "ios": "ios:\n  launch: com.example.app\n"}
 
 
 def _write(tmp_path, flow: str, platform: str = "web"):
@@ -100,3 +101,18 @@ def test_wait_for_with_timeout_and_timeout_ms_is_refused_at_the_second(tmp_path)
                                 "        timeoutMs: 4000\n")
     assert (err.line, err.column) == (8, 9)
     assert "give `timeout` once (`timeoutMs` is another name for it)" in err.message
+
+
+@pytest.mark.parametrize("platform", ["android", "ios"])
+def test_hover_on_a_phone_is_refused_where_it_would_only_have_found_the_element(
+        tmp_path, platform) -> None:
+    [err] = _problems(tmp_path, "      - aiHover: the menu\n", platform)
+    assert (err.line, err.column) == (6, 9)
+    assert err.message.startswith(f"aiHover only works in web cases (this case is for "
+                                  f"{platform}): a touch screen has no pointer to hover with")
+    assert "`aiTap:` or `aiLongPress:` the element" in err.message
+
+
+def test_hover_on_the_web_still_loads(tmp_path) -> None:
+    [step] = _steps(tmp_path, "      - aiHover: the menu\n")
+    assert step.spec.action == "Hover" and step.target == "the menu"
