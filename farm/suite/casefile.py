@@ -26,11 +26,15 @@ TASK_KEYS = {"name", "flow", "continueOnError"}
 # shown under it, reportFileName also writes the case's own <run dir>/<name>.html; farm's
 # agents print no per-script report message, so autoPrintReportMsg (either way) holds.
 REPORT_KEYS = {"groupName", "groupDescription", "generateReport", "autoPrintReportMsg",
-               "reportFileName"}
+               "reportFileName", "persistExecutionDump"}
 AGENT_KEYS = {"testId", "replanningCycleLimit", "aiActContext", "aiActionContext", "cache",
               *REPORT_KEYS}
 NO_REPORT = ("agent.generateReport: false is not supported by farm: every case is in the run's "
              "one merged report (report.html, results.json, junit.xml)")
+# Midscene shrinks the screenshots it sends the model by this factor; farm sends them whole.
+NO_SHRINK = ("agent.screenshotShrinkFactor is not supported by farm: the model gets each "
+             "screenshot at the size the device takes it; for a smaller one on the web, set a "
+             "smaller viewportWidth / viewportHeight (or deviceScaleFactor: 1)")
 # Not a Midscene agent option: Midscene passes it on to an agent that never reads it.
 STRAY_STRATEGY = ("agent.strategy is not a Midscene agent option and has no effect (Midscene "
                   "ignores it too; the cache is read-write); write it as agent.cache.strategy")
@@ -244,7 +248,9 @@ def _read_agent(node: Node | None, p: Problems) -> dict:
         return {}
     if "strategy" in items:
         p.warn(node.keys["strategy"], STRAY_STRATEGY)
-    p.keys(node, AGENT_KEYS, "agent:", {"strategy"})
+    p.keys(node, AGENT_KEYS, "agent:", {"strategy", "screenshotShrinkFactor"})
+    if "screenshotShrinkFactor" in items:
+        p.add(node.keys["screenshotShrinkFactor"], NO_SHRINK)
     out: dict = {}
     test_id = p.name(items.get("testId"), "agent.testId", empty_ok=False,
                      expected="an identifier for the case")
@@ -292,6 +298,8 @@ def _report_options(node: Node | None, p: Problems) -> dict:
     if p.boolean(items.get("generateReport"), "agent.generateReport") is False:
         p.add(items["generateReport"], NO_REPORT)
     p.boolean(items.get("autoPrintReportMsg"), "agent.autoPrintReportMsg")
+    # (farm keeps every step's record in results.json and the report whatever it says)
+    p.boolean(items.get("persistExecutionDump"), "agent.persistExecutionDump")
     return out
 
 

@@ -116,3 +116,25 @@ def test_hover_on_a_phone_is_refused_where_it_would_only_have_found_the_element(
 def test_hover_on_the_web_still_loads(tmp_path) -> None:
     [step] = _steps(tmp_path, "      - aiHover: the menu\n")
     assert step.spec.action == "Hover" and step.target == "the menu"
+
+
+def _with_agent(tmp_path, agent: str):
+    path = tmp_path / "case.yaml"
+    path.write_text(f"agent:\n{agent}" + HEAD["web"]
+                    + "tasks:\n  - name: t\n    flow:\n      - sleep: 1\n")
+    return path
+
+
+def test_agent_persist_execution_dump_loads(tmp_path) -> None:
+    [suite] = load_suites([_with_agent(tmp_path, "  persistExecutionDump: true\n")], env={})
+    assert suite.cases[0].web is not None
+
+
+def test_agent_screenshot_shrink_factor_is_refused_saying_why(tmp_path) -> None:
+    with pytest.raises(SuiteErrors) as info:
+        load_suites([_with_agent(tmp_path, "  screenshotShrinkFactor: 2\n")], env={})
+    [err] = info.value.errors
+    assert (err.line, err.column) == (2, 3)
+    assert err.message.startswith("agent.screenshotShrinkFactor is not supported by farm: "
+                                  "the model gets each screenshot at the size the device")
+    assert "unknown key" not in err.message
