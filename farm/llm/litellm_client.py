@@ -296,11 +296,14 @@ class LiteLLMClient:
                 return ModelUnavailable(
                     f"model {self.model}{self._at()} did not answer within {_secs(self.timeout)} s "
                     f"(FARM_MODEL_TIMEOUT)" + (f" in {attempt + 1} attempts" if attempt else ""))
-            return ModelUnavailable(f"model {self.model} unavailable after {attempt + 1} "
-                                    f"attempt{'s' if attempt else ''}: {said}")
+            # named with its endpoint: with several endpoints configured, which one is down
+            return ModelUnavailable(f"model {self.model}{self._at()} unavailable after "
+                                    f"{attempt + 1} attempt{'s' if attempt else ''}: "
+                                    f"{self._said(exc, waited, named=True)}")
         # what Retry-After asked, not the capped wait: a retry sooner is refused again
         if not budget.allows_retry(now, max(delay, _retry_after(exc) or 0.0)):
-            return self._no_time_to_retry(exc, said, delay, why, budget.end - now)
+            return self._no_time_to_retry(exc, self._said(exc, waited, named=True), delay, why,
+                                          budget.end - now)
         return None
 
     def _no_time_to_retry(self, exc: BaseException, said: str, delay: float, why: str,
@@ -331,17 +334,22 @@ class LiteLLMClient:
         return f" (a 404: check {where}the model name {name!r})"
 
     def _at(self) -> str:
-        """`` at http://…`` (credentials masked) when the model has a base URL."""
-        return f" at {self._mask(self.base_url)}" if self.base_url else ""
+        """`` at http://…`` when the model has a base URL: credentials masked, and without its
+        query string or fragment (where a key may ride under a name `mask_url` does not know)."""
+        if not self.base_url:
+            return ""
+        shown = self._mask(self.base_url).partition("?")[0].partition("#")[0]
+        return f" at {shown}"
 
-    def _said(self, exc: BaseException, waited: float) -> str:
-        """What went wrong, masked; a timeout as the limit it ran into."""
+    def _said(self, exc: BaseException, waited: float, named: bool = False) -> str:
+        """What went wrong, masked; a timeout as the limit it ran into. ``named``: the
+        message names the endpoint already (`_at`), a failed connection need not again."""
         if self._timed_out(exc):
             return f"no answer within {_secs(waited)} s"
         if isinstance(exc, getattr(self._lib, "Timeout", ())):    # the endpoint's 408 / 504
             said = _LITELLM_NAMES.sub("", _short(exc, self._mask))
             return f"it answered {_status_line(exc)}" + (f": {said}" if said else "")
-        return _said(exc, self.base_url, self._mask)
+        return _said(exc, self.base_url, self._mask, named and bool(self.base_url))
 
     def _timed_out(self, exc: BaseException) -> bool:
         """No answer came in the time a request had. litellm raises its Timeout for an
@@ -478,11 +486,12 @@ def _in_chain(exc: BaseException,
 
 
 def _said(exc: BaseException, base_url: str | None,
-          mask: Callable[[str], str] = str) -> str:
+          mask: Callable[[str], str] = str, named: bool = False) -> str:
     """What went wrong, once: a connection that failed names the endpoint and the OS's reason
     ("the connection to http://…/v1 failed: [Errno 111] Connection refused"); anything else
     is the error's kind and first line, without litellm's repeated "litellm.X: X: ".
-    ``mask`` hides secrets before the text is cut short (no half key is left)."""
+    ``mask`` hides secrets before the text is cut short (no half key is left); ``named``:
+    the caller names the endpoint itself ("the connection failed: …")."""
     import json
     import socket
 
@@ -496,6 +505,8 @@ def _said(exc: BaseException, base_url: str | None,
     dropped = _in_chain(exc, httpx.TransportError)
     lost = _in_chain(exc, ConnectionError) or _in_chain(exc, socket.gaierror) or (
         None if isinstance(dropped, httpx.TimeoutException) else dropped)
+    if lost is not None and named:
+        return f"the connection failed: {_short(lost, mask)}"
     if lost is not None:
         from farm.config import mask_url
         where = mask(mask_url(base_url)) if base_url else "the provider"

@@ -24,7 +24,8 @@ def test_an_answered_408_with_time_left_is_the_model_s_error_not_a_timeout(serve
     with pytest.raises(ModelUnavailable) as info:
         client.complete(MSGS, timeout=30)      # a case with 30 s left
     assert not isinstance(info.value, (DeadlineReached, CaseTimeout))
-    assert str(info.value) == ("model openai/scripted unavailable after 2 attempts: it "
+    assert str(info.value) == (f"model openai/scripted at {srv.base_url} unavailable after 2 "
+                               "attempts: it "
                                "answered 408 Request Timeout: scripted 408")
     assert len(srv.requests) == 2
     assert info.value.usage.tokens_unknown is False     # an error answer: nothing billed

@@ -27,7 +27,8 @@ def test_an_answer_that_is_not_json_is_said_so(server, retries, attempts):
     with pytest.raises(ModelUnavailable) as info:
         client.complete(MSGS)
     said = str(info.value)
-    assert said.startswith(f"model openai/scripted unavailable after {attempts}: its answer "
+    assert said.startswith(f"model openai/scripted at {srv.base_url} unavailable after "
+                           f"{attempts}: its answer "
                            "is not JSON (Expecting value: line 1 column 1 (char 0))"), said
     assert "InternalServerError" not in said and "APIResponse" not in said
     assert len(srv.requests) == retries + 1
@@ -81,7 +82,8 @@ def test_an_answer_litellm_cannot_read_says_why_not_traceback(server):
     # nothing on stderr besides what farm says (pydantic's "serializer warnings" were)
     assert [str(w.message) for w in printed] == []
     said = str(info.value)
-    assert said.startswith("model openai/scripted unavailable after 1 attempt: "
+    assert said.startswith(f"model openai/scripted at {srv.base_url} unavailable after 1 "
+                           "attempt: "
                            "InternalServerError: Invalid response object (ValidationError: "
                            "1 validation error for Message: content: Input should be a valid "
                            "string"), said
@@ -107,4 +109,5 @@ def test_an_error_answer_not_in_openai_s_shape_says_what_the_endpoint_said(
     client = LiteLLMClient("openai/scripted", base_url=srv.base_url, retries=0)
     with pytest.raises(ModelUnavailable) as info:
         client.complete(MSGS)
-    assert str(info.value) == f"model openai/scripted unavailable after 1 attempt: {said}"
+    assert str(info.value) == (f"model openai/scripted at {srv.base_url} unavailable after 1 "
+                               f"attempt: {said}")

@@ -44,7 +44,7 @@ def test_a_connection_closed_without_an_answer_names_the_endpoint_and_why(hangs_
     with pytest.raises(ModelUnavailable) as err:
         client.complete([{"role": "user", "content": "hi"}])
     assert str(err.value) == (
-        f"model openai/x unavailable after 2 attempts: the connection to {hangs_up} failed: "
+        f"model openai/x at {hangs_up} unavailable after 2 attempts: the connection failed: "
         "Server disconnected without sending a response.")
     assert err.value.usage.retries == 1           # type: ignore[attr-defined]
 

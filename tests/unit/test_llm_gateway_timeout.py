@@ -22,7 +22,8 @@ def test_an_answered_504_is_named_as_a_504_and_retried(server):
     with pytest.raises(ModelUnavailable) as info:
         client.complete(MSGS, timeout=30)
     assert not isinstance(info.value, DeadlineReached)      # it answered: not the time left
-    assert str(info.value) == ("model openai/scripted unavailable after 2 attempts: it "
+    assert str(info.value) == (f"model openai/scripted at {srv.base_url} unavailable after 2 "
+                               "attempts: it "
                                "answered 504 Gateway Timeout: scripted 504")
     assert len(srv.requests) == 2
 

@@ -187,5 +187,6 @@ def test_a_model_endpoint_nobody_listens_on_is_named_with_the_os_reason():
     client = LiteLLMClient("openai/scripted", base_url=url, retries=1, backoff=0.01)
     with pytest.raises(ModelUnavailable) as raised:
         client.complete(MSGS)
-    assert str(raised.value) == (f"model openai/scripted unavailable after 2 attempts: the "
-                                 f"connection to {url} failed: [Errno 111] Connection refused")
+    assert str(raised.value) == (f"model openai/scripted at {url} unavailable after 2 "
+                                 "attempts: the connection failed: [Errno 111] Connection "
+                                 "refused")

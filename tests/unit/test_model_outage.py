@@ -91,7 +91,8 @@ def test_a_model_outage_quarantines_no_device_and_the_other_cases_still_run(
         case = cases[f"s/ai_{i}"]
         assert case["status"] == "error" and case["error"]["kind"] == "ModelUnavailable"
         assert case["error"]["message"].startswith(
-            "model openai/scripted unavailable after 2 attempts: InternalServerError"), case
+            f"model openai/scripted at {srv.base_url} unavailable after 2 attempts: "
+            "InternalServerError"), case
         assert case["attempt"] == 1 and not case.get("previous")
     assert len(srv.requests) == 3 * 2       # each case once: 1 request + 1 retry
 
