@@ -557,8 +557,11 @@ def _drag(kind: str, main: Node, keys: dict[str, Node], options: dict, p: Proble
         extra = [k for k in ends[end].value if k != "prompt"] if ends[end].kind == "map" \
             else []
         if extra:
-            p.add(ends[end].keys[extra[0]], f"{kind} {end}: only `prompt:` is read here "
-                  f"(farm drags between targets located by their words; no '{extra[0]}')")
+            deep = extra[0] in ("deepLocate", "deepThink")
+            p.add(ends[end].keys[extra[0]], f"{kind} {end}: only `prompt:` is read here " + (
+                f"(write `deepLocate: true` beside {kind}: farm locates both ends with it)"
+                if deep else "(farm drags between targets located by their words; no "
+                             f"'{extra[0]}')"))
             continue
         options[end] = p.text(ends[end].value.get("prompt") if ends[end].kind == "map"
                               else ends[end], f"{kind} {end}", required=True,

@@ -138,3 +138,19 @@ def test_agent_screenshot_shrink_factor_is_refused_saying_why(tmp_path) -> None:
     assert err.message.startswith("agent.screenshotShrinkFactor is not supported by farm: "
                                   "the model gets each screenshot at the size the device")
     assert "unknown key" not in err.message
+
+
+def test_deep_locate_inside_a_drag_end_says_to_write_it_beside_the_step(tmp_path) -> None:
+    [err] = _problems(tmp_path, "      - aiDragAndDrop:\n        from: a\n        to:\n"
+                                "          prompt: b\n          deepLocate: true\n")
+    assert (err.line, err.column) == (10, 11)
+    assert err.message == ("aiDragAndDrop to: only `prompt:` is read here (write `deepLocate: "
+                           "true` beside aiDragAndDrop: farm locates both ends with it)")
+
+
+def test_deep_locate_beside_a_drag_reaches_both_ends(tmp_path) -> None:
+    [step] = _steps(tmp_path, "      - aiDragAndDrop:\n        from: a\n        to: b\n"
+                              "        deepLocate: true\n")
+    params = step.action_params()
+    assert params["from"] == {"prompt": "a", "deepLocate": True}
+    assert params["to"] == {"prompt": "b", "deepLocate": True}
