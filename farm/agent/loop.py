@@ -149,6 +149,11 @@ def strict_steps(task: str) -> list[str]:
     return []
 
 
+# where the cap is set (farm.runner: the case's, else the setting's, else the family's)
+RAISE_CAP = ("; to allow more rounds set replanningCycleLimit in the case's agent: section, or "
+             "FARM_REPLANNING_CYCLE_LIMIT (replanning_cycle_limit in farm.toml)")
+
+
 def _waits(watch: _Watch) -> str:
     """What the last rounds did, when they only waited (Sleep): the end of the message of a
     loop that reached its round cap, or of the case's time."""
@@ -254,7 +259,8 @@ class ActLoop:
         done = {"autoglm": "finish(...)", "uitars": "finished(...)"}.get(self.family.grammar,
                                                                           "<complete>")
         raise StepFailed(f"replanning limit {self.cap} reached without {done}"
-                         + (f" (strict step {strict[0]})" if strict else "") + _waits(watch))
+                         + (f" (strict step {strict[0]})" if strict else "") + _waits(watch)
+                         + RAISE_CAP)
 
     def _too_many_errors(self, errors: list[tuple[bool, str]]) -> NoReturn:
         """The error cap is spent. If every error was the model planning what farm cannot run,

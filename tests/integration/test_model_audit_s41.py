@@ -87,3 +87,18 @@ def test_a_judge_endpoint_out_of_retries_is_named_by_its_base_url(tmp_path, mode
     assert planner.base_url not in said and "?code" not in said
     assert KEY not in proc.stdout + proc.stderr + json.dumps(case)
     assert len(judge.requests) == 2
+
+
+# ---- 2. the replanning limit names its settings -----------------------------------------------
+def test_the_replanning_limit_says_how_to_raise_it_and_that_setting_does(tmp_path,
+                                                                         model_server):
+    srv = model_server(lambda body, i: TAP)     # the count changes every round: never stuck
+    suite = counter_case(tmp_path, "ai: press Add one until the quantity is 9")
+    proc, case = farm_run(tmp_path, suite, FARM_MODEL_BASE_URL=srv.base_url,
+                          FARM_REPLANNING_CYCLE_LIMIT="3")
+    assert case["status"] == "failed", case
+    assert case["error"]["message"] == (
+        "replanning limit 3 reached without <complete>; to allow more rounds set "
+        "replanningCycleLimit in the case's agent: section, or FARM_REPLANNING_CYCLE_LIMIT "
+        "(replanning_cycle_limit in farm.toml)"), case["error"]
+    assert len(srv.requests) == 3           # the variable the message names set the limit

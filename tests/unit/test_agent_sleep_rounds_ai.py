@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from farm.agent.api import Agent
-from farm.agent.loop import LoopLimits
+from farm.agent.loop import RAISE_CAP, LoopLimits
 from farm.cache.store import MemoryStore
 from farm.config import Settings
 from farm.devices.base import Rect, UINode, UITree
@@ -60,7 +60,7 @@ def test_a_model_that_only_waits_ends_at_the_round_cap_saying_so():
         agent.ai_act("wait for the report")
     assert str(failed.value) == (
         "replanning limit 8 reached without <complete>: the model only waited (Sleep) in its "
-        "last 8 rounds, on a screen that did not change")
+        "last 8 rounds, on a screen that did not change" + RAISE_CAP)
     assert client.calls == 8
 
 
@@ -90,7 +90,7 @@ def test_a_model_that_only_waits_on_a_moving_page_is_not_told_the_page_stood_sti
     with pytest.raises(StepFailed) as failed:
         Agent(dev, ModelSet.single(client), limits=LoopLimits(cap=6)).ai_act("wait")
     assert str(failed.value) == ("replanning limit 6 reached without <complete>: the model "
-                                 "only waited (Sleep) in its last 6 rounds")
+                                 "only waited (Sleep) in its last 6 rounds" + RAISE_CAP)
 
 
 def test_one_wait_after_other_actions_is_not_called_only_waiting():
@@ -101,7 +101,7 @@ def test_one_wait_after_other_actions_is_not_called_only_waiting():
                rect=Rect(x=10, y=10, width=100, height=30))]))
     with pytest.raises(StepFailed) as failed:
         Agent(dev, ModelSet.single(client), limits=LoopLimits(cap=3)).ai_act("wait")
-    assert str(failed.value) == "replanning limit 3 reached without <complete>"
+    assert str(failed.value) == "replanning limit 3 reached without <complete>" + RAISE_CAP
 
 
 def test_a_case_whose_time_ran_out_while_the_model_waited_says_so():

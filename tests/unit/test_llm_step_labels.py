@@ -6,6 +6,7 @@ it had pressed a key, not which, and could not tell what it had typed."""
 from __future__ import annotations
 
 from farm.agent.api import Agent
+from farm.agent.loop import RAISE_CAP
 from farm.devices.base import Rect, UINode, UITree
 from farm.devices.fake import FakeDevice
 from farm.llm.client import ScriptedModelClient
@@ -59,4 +60,4 @@ def test_the_replanning_limit_names_the_familys_finish():
                                  '</answer>' % ("Note", "Call API")[i % 2], family="auto-glm")
     with pytest.raises(StepFailed) as failed:
         Agent(search_page(), ModelSet.single(client)).ai_act("read the page")
-    assert str(failed.value) == "replanning limit 100 reached without finish(...)"
+    assert str(failed.value) == "replanning limit 100 reached without finish(...)" + RAISE_CAP
