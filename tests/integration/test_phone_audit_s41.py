@@ -73,3 +73,26 @@ def test_a_run_answers_the_iphone_alert_with_its_first_step(ios, tmp_path, monke
         ios.fault(0, "permission_dialog", 0)
     summary = json.loads((tmp_path / "run" / "results.json").read_text())
     assert code == 0 and [c["status"] for c in summary["cases"]] == ["passed"], out.getvalue()
+
+
+def test_a_phone_adb_lists_offline_mid_case_is_lost_at_once_not_failed(demo_app):
+    """A cable replugged mid-case: every driver call says the phone is lost ("device
+    offline", DeviceLost: the case goes to another phone), none waits or reads as the app's
+    failure; `healthy` says no, so the phone is reopened (waited for) before more work."""
+    from farm.devices.android import AndroidDevice
+    from farm.devices.sim import AndroidSimulator
+    from farm.errors import DeviceLost
+    from farm.suite.model import AndroidTarget
+
+    with AndroidSimulator(1, {PKG: demo_app + "/"}) as sim:
+        phone = AndroidDevice("a1", None, sim.serials[0], port=sim.port)
+        phone.open()
+        phone.start_session(AndroidTarget(launch=PKG))
+        sim.fault(0, "offline", -1)
+        for call in (phone.hierarchy, phone.screenshot, lambda: phone.tap(10, 10),
+                     lambda: phone.shell_result("echo hi")):
+            with pytest.raises(DeviceLost, match="device offline"):
+                call()
+        assert not phone.healthy()
+        sim.fault(0, "offline", 0)
+        phone.close()
