@@ -8,6 +8,7 @@ import pytest
 
 from farm.errors import SuiteErrors
 from farm.suite.loader import load_suites
+from tests.support.farm_cli import run_main
 
 HEAD = {"web": "page:\n  url: https://example.com\n",
         "android": "android:\n  launch: com.example.app\n",
@@ -154,3 +155,18 @@ def test_deep_locate_beside_a_drag_reaches_both_ends(tmp_path) -> None:
     params = step.action_params()
     assert params["from"] == {"prompt": "a", "deepLocate": True}
     assert params["to"] == {"prompt": "b", "deepLocate": True}
+
+
+def test_farm_run_says_each_refusal_on_one_line_and_exits_4(tmp_path, monkeypatch,
+                                                            capsys) -> None:
+    path = _write(tmp_path, "      - ai: log in\n        context: as admin\n"
+                            "      - aiInput: Name\n        value: bob\n"
+                            "        keyboardTypeDelay: 50\n"
+                            "      - aiPinch: the map\n        direction: out\n")
+    code, out, err = run_main(monkeypatch, capsys, "run", path, "--collect-only")
+    assert code == 4 and "Traceback" not in out + err
+    lines = [line.strip() for line in err.splitlines() if str(path) in line]
+    assert [line.split(": ", 1)[0] for line in lines] == [f"{path}:7:9", f"{path}:10:9",
+                                                          f"{path}:11:9"]
+    assert "not supported by farm" in lines[0] and "not supported by farm" in lines[1]
+    assert "farm's browser has no two-finger touch" in lines[2]
