@@ -55,6 +55,23 @@ class _GivenPath(click.Path):
         return super().convert(value, param, ctx)
 
 
+class _GivenText(click.ParamType):
+    """A value option that may not be blank (--broker, --model, --pushgateway): `--broker
+    "$REDIS_URL"` with the variable unset ran the suite here instead of on the cluster, and
+    `--model "$MODEL"` put FARM_MODEL aside and skipped every ai case (exit 0)."""
+
+    name = "text"
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, str) and not value.strip():
+            self.fail("an empty value (an unset variable, as in \"$VAR\"?): give one, or "
+                      "leave the option out", param, ctx)
+        return value
+
+
+GIVEN_TEXT = _GivenText()
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(package_name="farm", prog_name="farm")
 @click.pass_context
@@ -115,7 +132,8 @@ def cli(ctx: click.Context) -> None:
 @click.option("--last-failed", "--lf", "last_failed", is_flag=True, help="Of the selected "
               "cases (after -k, tags and --shard), only those that failed in the previous runs "
               "(all of them when none did).")
-@click.option("--shard", metavar="I/N", callback=lambda _c, _p, v: _shard_form(v), help="Run shard I of N: cases split deterministically "
+@click.option("--shard", metavar="I/N", callback=lambda _c, _p, v: _shard_form(v),
+              help="Run shard I of N: cases split deterministically "
               "from the suite files (heaviest first by steps, as Flank does), the same plan on "
               "every CI job.")
 @click.option("--shard-timings", type=_GivenPath(path_type=Path), metavar="FILE",
@@ -132,10 +150,14 @@ def cli(ctx: click.Context) -> None:
 @click.option("--timeout", type=click.FloatRange(min=0.1),
               help="Seconds per case, for cases without a timeout: of their own (over "
                    "farm.yaml's; also FARM_DEFAULT_TIMEOUT).")
-@click.option("--model", help="litellm model string, e.g. openai/qwen3-vl (enables ai steps).")
-@click.option("--model-base-url", help="OpenAI-compatible base URL for the model.")
-@click.option("--model-family", help="Model family: decides grammar and coordinates.")
-@click.option("--broker", metavar="URL", help="Run on `farm worker`s via this Redis "
+@click.option("--model", type=GIVEN_TEXT,
+              help="litellm model string, e.g. openai/qwen3-vl (enables ai steps).")
+@click.option("--model-base-url", type=GIVEN_TEXT,
+              help="OpenAI-compatible base URL for the model.")
+@click.option("--model-family", type=GIVEN_TEXT,
+              help="Model family: decides grammar and coordinates.")
+@click.option("--broker", type=GIVEN_TEXT, metavar="URL",
+              help="Run on `farm worker`s via this Redis "
               "(redis:// or rediss://; also FARM_BROKER_URL / CELERY_BROKER_URL). --devices "
               "then names platforms and how many cluster devices this run may hold at once.")
 @click.option("--matrix", is_flag=True, help="Cluster: run every case on every device group.")
@@ -153,7 +175,7 @@ def cli(ctx: click.Context) -> None:
 @click.option("--metrics-port", type=click.IntRange(0, 65535), metavar="PORT",
               help="Serve Prometheus /metrics on PORT while the run lasts (0: off, the "
                    "default). metrics.prom is written into the run directory either way.")
-@click.option("--pushgateway", metavar="URL",
+@click.option("--pushgateway", type=GIVEN_TEXT, metavar="URL",
               help="Push the run's metrics to this Prometheus Pushgateway at the end.")
 def run(paths: tuple[Path, ...], devices: str, report_dir: Path | None, junit_xml: Path | None,
         alluredir: Path | None, no_progress: bool | None, retries: int | None,
@@ -369,7 +391,8 @@ def _junit_of_load_errors(exc: SuiteErrors, path: Path) -> None:
 
 
 @cli.command()
-@click.option("--broker", metavar="URL", help="Also list the cluster's devices (Redis URL; "
+@click.option("--broker", type=GIVEN_TEXT, metavar="URL",
+              help="Also list the cluster's devices (Redis URL; "
               "FARM_BROKER_URL / CELERY_BROKER_URL work too).")
 @click.option("--release", metavar="DEVICE", multiple=True,
               help="Take a quarantined cluster device back into service (needs a broker).")
@@ -562,7 +585,7 @@ def _masked(url: str) -> str:
 
 
 @cli.command()
-@click.option("--broker", metavar="URL", help="Redis URL (also FARM_BROKER_URL / "
+@click.option("--broker", type=GIVEN_TEXT, metavar="URL", help="Redis URL (also FARM_BROKER_URL / "
               "CELERY_BROKER_URL).")
 @click.option("--devices", "-d", default="browser:1", show_default=True, metavar="SPEC",
               help="Devices to attach: KIND[:COUNT][,...]; one worker process per device.")
@@ -747,7 +770,8 @@ def cache() -> None:
     """
 
 
-_broker_option = click.option("--broker", metavar="URL", help="The cluster's store: this "
+_broker_option = click.option("--broker", type=GIVEN_TEXT, metavar="URL",
+                              help="The cluster's store: this "
                               "Redis (also FARM_BROKER_URL; FARM_CACHE_URL wins).")
 
 

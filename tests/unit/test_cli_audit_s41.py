@@ -73,3 +73,20 @@ def test_another_tools_name_in_farm_toml_is_refused_with_the_settings_name(here,
     code, out, err = run_main(monkeypatch, capsys, "run", "shop", "--collect-only")
     assert (code, out) == (4, "")
     assert "'max_retries' (did you mean 'retries'?)" in err
+
+
+@pytest.mark.parametrize("args", [("run", "shop", "--broker"), ("run", "shop", "--model"),
+                                  ("run", "shop", "--model-base-url"),
+                                  ("run", "shop", "--model-family"),
+                                  ("run", "shop", "--pushgateway"), ("devices", "--broker"),
+                                  ("worker", "--broker"), ("cache", "ls", "--broker")])
+def test_a_blank_value_option_is_a_usage_error(here, monkeypatch, capsys, args):
+    """`--broker "$REDIS_URL"` with the variable unset ran the suite here, not on the cluster
+    (and put FARM_BROKER_URL aside); `--model "$MODEL"` skipped every ai case, exit 0."""
+    monkeypatch.setenv("FARM_BROKER_URL", "redis://127.0.0.1:1/0")
+    more = ("--devices", "fake:1", "--no-progress") if args[0] == "run" else ()
+    code, out, err = run_main(monkeypatch, capsys, *args, " " * (args[0] == "cache"), *more)
+    assert (code, out) == (4, ""), err
+    assert (f"Error: Invalid value for '{args[-1]}': an empty value (an unset variable, as in "
+            "\"$VAR\"?): give one, or leave the option out") in err.splitlines()
+    assert not (here / ".farm" / "runs").exists()
