@@ -121,7 +121,9 @@ def parse_step(node: Node, p: Problems, platform: str) -> Step | None:
     timeout_ms = _step_timeout(kind, _timeout_node(kind, node, keys, allowed, p), p)
     for flag in ("cacheable", "deepLocate", "deepThink"):
         if flag in keys:
-            value = p.boolean(keys[flag], f"{kind} {flag}")
+            unset = flag == "deepThink" and spec.call == "ai_act" and keys[flag].value == "unset"
+            # aiAct's deepThink: 'unset' | true | false; Midscene's legacy 'unset' is false
+            value = False if unset else p.boolean(keys[flag], f"{kind} {flag}")
             locate_opt = flag == "deepThink" and "locate" in allowed   # a locate step
             options["deepLocate" if locate_opt else flag] = value
     xpath = p.text(keys.get("xpath"), f"{kind} xpath", empty_ok=False, expected="an XPath")

@@ -170,3 +170,14 @@ def test_farm_run_says_each_refusal_on_one_line_and_exits_4(tmp_path, monkeypatc
                                                           f"{path}:11:9"]
     assert "not supported by farm" in lines[0] and "not supported by farm" in lines[1]
     assert "farm's browser has no two-finger touch" in lines[2]
+
+
+@pytest.mark.parametrize("kind", ["ai", "aiAct", "aiAction"])
+def test_ai_deep_think_unset_is_midscenes_legacy_false(tmp_path, kind) -> None:
+    [step] = _steps(tmp_path, f"      - {kind}: log in\n        deepThink: unset\n")
+    assert step.options["deepThink"] is False
+
+
+def test_deep_think_unset_on_a_locate_step_is_still_refused(tmp_path) -> None:
+    [err] = _problems(tmp_path, "      - aiTap: x\n        deepThink: unset\n")
+    assert err.message == "aiTap deepThink: expected true or false, got the string 'unset'"
