@@ -113,10 +113,12 @@ class ConversationHistory:
         if msgs and msgs[0].get("role") == "assistant":
             msgs = msgs[1:]
         unsent = len(self.messages) - len(msgs)
-        if self._dropped_messages and unsent <= 1:
-            # every kept message is sent: a placeholder says the task did not start there
-            msgs = [{"role": "user", "content": [{"type": "text", "text": DROPPED.format(
-                self._dropped_messages + unsent)}]}, *msgs]
+        if self._dropped_messages and unsent <= 1 and msgs:
+            # every kept message is sent: a placeholder says the task did not start there, in
+            # the first user message (a message of its own made two user turns in a row, which
+            # strict chat templates refuse)
+            msgs = [with_text_first(msgs[0], DROPPED.format(self._dropped_messages + unsent)),
+                    *msgs[1:]]
         out: list[dict[str, Any]] = []
         seen = 0
         for m in reversed(msgs):
@@ -133,3 +135,14 @@ class ConversationHistory:
             out.append(m)
         out.reverse()
         return out
+
+
+def with_text_first(message: dict[str, Any], *parts: dict[str, Any] | str) -> dict[str, Any]:
+    """``message`` (a user turn) with ``parts`` (texts or content parts) before its content:
+    what would otherwise be a user message of its own right before it. Roles must take turns
+    (system, user, assistant, user, ...): vLLM's Qwen and Llama templates refuse two user
+    messages in a row."""
+    content = message["content"]
+    head = [{"type": "text", "text": p} if isinstance(p, str) else p for p in parts]
+    body = content if isinstance(content, list) else [{"type": "text", "text": content}]
+    return {**message, "content": [*head, *body]}

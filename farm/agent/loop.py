@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, NoReturn, Protocol
 
 from farm.agent.actions import Action, Locate, Sleep, as_planned, describe_actions, registry
-from farm.agent.history import ConversationHistory
+from farm.agent.history import ConversationHistory, with_text_first
 from farm.agent.images import (alike, data_url, grey_frame, inline_image, padded,
                                png_size)
 from farm.agent.limits import LoopLimits  # noqa: F401  (its home before farm.agent.limits)
@@ -396,13 +396,14 @@ class ActLoop:
     def _plan(self) -> Plan:
         """Ask for the next action; one retry with the parse error appended. A second
         unreadable reply is the model's fault (ModelUnavailable), not the app's. Reference
-        images ride in a message of their own after the system prompt, in every request."""
+        images ride at the start of the first user message, in every request (a message of
+        their own was a second user turn in a row: strict chat templates refuse it)."""
         if self._refs is None:           # fetched once per act (convertHttpImage2Base64)
             self._refs = reference_parts([inline_image(i) for i in self.images])
-        refs = self._refs
-        messages = [{"role": "system", "content": self.system},
-                    *([{"role": "user", "content": refs}] if refs else []),
-                    *self.history.snapshot(self.planning.images, self.planning.rounds)]
+        turns = self.history.snapshot(self.planning.images, self.planning.rounds)
+        if self._refs and turns:
+            turns[0] = with_text_first(turns[0], *self._refs)
+        messages = [{"role": "system", "content": self.system}, *turns]
         text = self.agent.ask("plan", messages, self.models.plan)
         try:
             plan = parse_plan(text, self.family.grammar)

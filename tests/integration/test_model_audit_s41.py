@@ -16,6 +16,7 @@ against the scripted model server (real HTTP, litellm unpatched) and real headle
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -26,7 +27,7 @@ from farm.llm.litellm_client import LiteLLMClient
 from farm.llm.models import ModelSet
 from tests.support.agent_scripts import DONE_XML, xml
 from tests.support.farm_cli import FarmCli, results
-from tests.support.model_server import Reply
+from tests.support.model_server import Reply, request_images
 from tests.support.suites import write_case
 
 pytestmark = pytest.mark.integration
@@ -67,7 +68,7 @@ def farm_run(tmp_path: Path, suite: Path, **env: str):
 
 
 def qty(device) -> str:
-    return device.page.inner_text("#qty")
+    return re.search(r"Quantity: (\d+)", device.screen_text()).group(1)
 
 
 # ---- 1. retries spent: which endpoint ------------------------------------------------------
@@ -102,3 +103,61 @@ def test_the_replanning_limit_says_how_to_raise_it_and_that_setting_does(tmp_pat
         "replanningCycleLimit in the case's agent: section, or FARM_REPLANNING_CYCLE_LIMIT "
         "(replanning_cycle_limit in farm.toml)"), case["error"]
     assert len(srv.requests) == 3           # the variable the message names set the limit
+
+
+# ---- 3. roles take turns on the wire ----------------------------------------------------------
+def roles(body: dict) -> list[str]:
+    return [m["role"] for m in body["messages"]]
+
+
+def taking_turns(body: dict) -> bool:
+    """system, then user / assistant by turns, ending with the user (what strict chat
+    templates accept)."""
+    rest = roles(body)[1:]
+    return roles(body)[0] == "system" and rest[-1] == "user" and all(
+        r == ("user" if i % 2 == 0 else "assistant") for i, r in enumerate(rest))
+
+
+def agent_for(device, srv, cap: int | None = None) -> Agent:
+    client = LiteLLMClient("openai/scripted", base_url=srv.base_url, backoff=0.05)
+    return Agent(device, ModelSet.single(client), limits=LoopLimits(cap=cap))
+
+
+def test_planning_strategy_max_past_compression_still_takes_turns(page, model_server):
+    """26 rounds fill the history past 50 messages: the placeholder for the dropped ones was
+    a user message right before the first kept user message."""
+    srv = model_server(lambda body, i: TAP if i < 26 else DONE_XML)
+    out = agent_for(page, srv, cap=30).ai_act("press Add one 26 times",
+                                              planning_strategy="max")
+    assert len(out["steps"]) == 26 and qty(page) == "26"
+    assert [i for i, r in enumerate(srv.requests) if not taking_turns(r)] == []
+    last = srv.requests[-1]["messages"]
+    first = [p.get("text") for p in last[1]["content"]]
+    assert first[0] == "(32 earlier messages of this task omitted)", first
+    assert first[1].startswith("Task: press Add one 26 times"), first
+
+
+def test_reference_images_ride_in_the_first_user_turn(page, model_server):
+    """A {prompt, images} task: its images were a user message of their own, then the
+    round's prompt a second user message."""
+    from farm.agent.images import data_url
+    logo = data_url(page.screenshot())
+    [button] = [n.rect for n in page.hierarchy().nodes if n.text == "Add one"]
+    box = json.dumps({"bbox": [button.x, button.y, button.x + button.width,
+                               button.y + button.height]})
+    plans: list[dict] = []
+
+    def script(body: dict, i: int) -> str:
+        if "Find the element" in json.dumps(body):      # the locate of the planned Tap
+            return box
+        plans.append(body)
+        return TAP if len(plans) == 1 else DONE_XML
+    srv = model_server(script)
+    agent_for(page, srv).ai_act("press Add one", images=[{"name": "logo", "url": logo}])
+    assert qty(page) == "1" and len(plans) == 2
+    assert [taking_turns(p) for p in plans] == [True, True]
+    for body in plans:
+        texts = [p.get("text") for p in body["messages"][1]["content"]]
+        assert texts[1:3] == ["Reference image 'logo':", None] and texts[3].startswith(
+            "Task: press Add one"), texts
+        assert request_images(body)[0] == logo
