@@ -249,8 +249,7 @@ class Scroll(Action):
 
     def run(self, ctx: ActionContext) -> None:
         w, h = ctx.device.size()
-        x, y = (self.locate.gesture_start(ctx.device, "a scroll") if self.locate is not None
-                else (w // 2, h // 2))
+        x, y = self._start(ctx) if self.locate is not None else (w // 2, h // 2)
         dx, dy = DIRECTIONS.get(SCROLL_TO.get(self.scrollType, self.direction), (0, 1))
         if self.scrollType != "singleAction":
             for _ in range(10):   # far enough to reach an end on any sane page
@@ -259,6 +258,24 @@ class Scroll(Action):
             return
         step = self.distance or int((h if dy else w) * 0.7)
         ctx.device.scroll(x, y, dx * step, dy * step)
+
+    def _start(self, ctx: ActionContext) -> tuple[int, int]:
+        """Where the wheel goes for the target: on a device that can tell (the web's
+        ``wheel_point``), a point of the part of it that shows, so that what holds it
+        scrolls (its middle may be outside its scroll box: a list's tall content, a
+        carousel's wide strip); the step fails when no part of it can take the wheel."""
+        loc = self.locate
+        assert loc is not None
+        x, y = loc.gesture_start(ctx.device, "a scroll")     # (fails when it has no rect)
+        aim = getattr(ctx.device, "wheel_point", None)
+        if aim is None or loc.rect is None:
+            return x, y
+        x, y, why = aim(loc.node, loc.rect, x, y)
+        if why:
+            raise StepFailed(f"{loc.describe()} cannot be scrolled: {why}, and a "
+                             "scroll there would not reach it")
+        return x, y
+
 
 
 class Swipe(Action):

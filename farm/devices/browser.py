@@ -37,8 +37,8 @@ from farm.devices.web.hang import HangGuard
 from farm.devices.web.page_wait import PageWait, load_state
 from farm.devices.web.scripts import (AWAIT_CHANGE_JS, FILL_AT_JS, FOCUS_AT_JS, FOCUSED_FILL_JS,
                                       INTO_VIEW_JS, MAX_NODES, SCROLL_END_JS, SCROLL_JS,
-                                      SCROLL_WATCH_JS, VEIL_JS, VEIL_WATCH_JS, looked,
-                                      veiled)
+                                      SCROLL_WATCH_JS, VEIL_JS, VEIL_WATCH_JS, WHEEL_JS,
+                                      looked, veiled)
 from farm.errors import DeviceError, DeviceLost, StepFailed
 from farm.text import first_line
 
@@ -703,6 +703,47 @@ class BrowserDevice:
                                                                        None))
         return moved if isinstance(moved, bool) else None
 
+    def wheel_point(self, node: int | None, rect: Rect, x: int, y: int) -> tuple[int, int, str]:
+        """Where a scroll aimed at a target (node ``node`` of the last `hierarchy`, else the
+        element whose box is ``rect``) at (x, y) wheels, so that it scrolls what holds the
+        target (wheel.js): a point of the part of it that shows where nothing covers it. A
+        wheel at the middle of a list's content taller than its box went outside the box,
+        often below the viewport: the page scrolled, or nothing, and the step passed.
+        (x, y, why): why is "" when the wheel reaches the target there, else what keeps it
+        from it. A box alone wholly outside the viewport (an XPath's, below the fold) is
+        scrolled in first, as for a tap (`_in_view`). No telling (no such element, a
+        navigation meanwhile): the middle of the part of ``rect`` in the viewport."""
+        page, (w, h) = self._acting(), self.size()
+        got = self._wheel_at(page, node, rect, x, y)
+        if got is None and not _in_viewport(rect, w, h):
+            nx, ny = self._in_view(page, x, y, "a scroll")
+            rect = rect.model_copy(update={"x": rect.x + nx - x, "y": rect.y + ny - y})
+            x, y = nx, ny
+            got = self._wheel_at(page, node, rect, x, y)
+        if isinstance(got, (list, tuple)):
+            return int(got[0]), int(got[1]), ""
+        if got == "":
+            return x, y, f"none of it shows in the page's {w}x{h} viewport"
+        if isinstance(got, str):
+            return x, y, f"it is covered by {got}"
+        shown = _in_viewport(rect, w, h)
+        return (shown.x + shown.width // 2, shown.y + shown.height // 2, "") if shown \
+            else (x, y, "")
+
+    def _wheel_at(self, page: Any, node: int | None, rect: Rect, x: int, y: int) -> Any:
+        """wheel.js's answer for the target, in the page's viewport (in its frame, for one in
+        a frame of another origin: that frame's piece of the page's viewport clipping it)."""
+        w, h = self.size()
+        route = self._dom.route(node) if node is not None else None
+        with self._errors("aim a scroll"):
+            if route is None:
+                return self._unless_navigating(lambda: self._shots.script(
+                    page, WHEEL_JS, [-1 if node is None else node, x, y, rect.as_list(),
+                                     [0, 0, w, h]]))
+            got = route.run(WHEEL_JS, [route.index, *route.local(x, y), rect.as_list(),
+                                       [*route.local(0, 0), *route.local(w, h)]])
+        return route.page(*got) if isinstance(got, list) else got
+
     @staticmethod
     def _unless_navigating(call: Callable[[], Any], otherwise: Any = None) -> Any:
         """``call()`` (a page script), unless a navigation takes its document away: then
@@ -1114,3 +1155,12 @@ def _driver_of(browser: psutil.Process | None) -> psutil.Process | None:
         return driver if driver is not None and driver.ppid() == os.getpid() else None
     except psutil.Error:
         return None
+
+
+def _in_viewport(rect: Rect, w: int, h: int) -> Rect | None:
+    """The part of ``rect`` inside the w x h viewport; None when none of it is."""
+    left, top = max(rect.x, 0), max(rect.y, 0)
+    right, bottom = min(rect.x + rect.width, w), min(rect.y + rect.height, h)
+    if right <= left or bottom <= top:
+        return None
+    return Rect(x=left, y=top, width=right - left, height=bottom - top)

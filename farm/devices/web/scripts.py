@@ -328,6 +328,8 @@ INTO_VIEW_JS = """([x, y, w, h]) => { const sx = scrollX, sy = scrollY;
   const off = (v, size) => (v < 0 || v >= size ? v - size / 2 : 0);
   scrollBy({left: off(x, w), top: off(y, h), behavior: "instant"});
   return [scrollX - sx, scrollY - sy]; }"""
+# Where a wheel aimed at a target reaches what holds it (wheel.js), called with [i, x, y, rect, clip]
+WHEEL_JS = "(args) => (" + read_js("wheel.js") + ")(args, " + REACH_JS + ")"
 SCROLL_JS = """(i) => { const el = (window.__farmNodes || [])[i];
   if (!el || !el.isConnected) return false;
   el.scrollIntoView({block: "center", inline: "center", behavior: "instant"});
