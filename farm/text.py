@@ -26,6 +26,11 @@ _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 # the whole document unparseable.
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 _CHAR_REF = re.compile(r"&#(x[0-9a-fA-F]+|[0-9]+);")
+# Typographic quotes as the ASCII ones a suite is typed with, where text is matched (the
+# locator's `normalise`, OCR's `squash`): iOS and many apps show "Don’t Allow" (U+2019),
+# which NFKC leaves as it is, and `aiTap: Don't Allow` missed it.
+QUOTES = str.maketrans("\u2018\u2019\u201a\u201b\u2032\u201c\u201d\u201e\u201f\u2033",
+                       "'" * 5 + '"' * 5)
 
 
 def clean(value: T) -> T:

@@ -32,6 +32,7 @@ from farm import metrics
 from farm.devices import phone_edges
 from farm.devices.base import Device, Rect, UINode, UITree
 from farm.errors import LocateError, NeedsModel
+from farm.text import QUOTES
 
 # every tier's name, in chain order: what FARM_LOCATE_OFF may name
 TIER_NAMES = ("plan-bbox", "xpath", "cache", "text", "ocr", "ai", "deep-locate")
@@ -140,10 +141,11 @@ def _node_of(rect: Rect, ctx: LocateContext) -> UINode | None:
 
 
 def normalise(text: str) -> str:
-    """``text`` as matched: Unicode NFKC (as OCR text is: `farm.agent.ocr.squash`), whitespace
-    collapsed, a trailing ":" or "*" dropped, case-folded."""
+    """``text`` as matched: Unicode NFKC (as OCR text is: `farm.agent.ocr.squash`),
+    typographic quotes as ASCII ones (`farm.text.QUOTES`), whitespace collapsed, a trailing
+    ":" or "*" dropped, case-folded."""
     if not text.isascii():       # (NFKC leaves ASCII as it is)
-        text = unicodedata.normalize("NFKC", text)
+        text = unicodedata.normalize("NFKC", text).translate(QUOTES)
     return " ".join(text.split()).rstrip(":*").strip().casefold()   # (split: what \s is)
 
 

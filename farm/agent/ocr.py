@@ -26,6 +26,7 @@ from typing import Any, Callable
 from farm.agent.locator import LocateContext, LocateHit, ambiguous
 from farm.cache.xpaths import node_for_rect
 from farm.devices.base import Rect, UITree
+from farm.text import QUOTES
 
 log = logging.getLogger(__name__)
 
@@ -101,8 +102,10 @@ _SPACE = re.compile(r"\s+")
 
 def squash(text: str) -> str:
     """``text`` as OCR text is compared: Unicode NFKC first (the recogniser reads a small
-    screenshot's "," as the full-width "，" at random), then no whitespace, case-folded."""
-    return _SPACE.sub("", unicodedata.normalize("NFKC", text)).rstrip(":*").casefold()
+    screenshot's "," as the full-width "，" at random), typographic quotes as ASCII ones (as
+    `farm.agent.locator.normalise`: `farm.text.QUOTES`), then no whitespace, case-folded."""
+    text = unicodedata.normalize("NFKC", text).translate(QUOTES)
+    return _SPACE.sub("", text).rstrip(":*").casefold()
 
 
 def match_lines(prompt: str, lines: list[OcrLine]) -> tuple[list[Rect], str]:

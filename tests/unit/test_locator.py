@@ -438,3 +438,21 @@ def test_with_a_model_a_described_target_is_the_model_s_on_the_screen_as_it_was(
         "the star beside the second note", dev)
     assert hit.tier == "ai" and model.asked == ["the star beside the second note"]
     assert not any(a[0] == "swipe_to_find" for a in dev.actions) and dev.screen == "1"
+
+
+def test_typographic_quotes_match_the_ascii_ones_a_suite_is_typed_with():
+    """iOS writes "Don’t Allow" (U+2019) on its permission alert and many apps curl their
+    quotes; NFKC keeps them, so `aiTap: Don't Allow` missed the button and `assertNoText:
+    Don't Allow` passed with it on screen."""
+    from farm.agent.api import Agent
+    from farm.agent.ocr import squash
+    alert = UITree(source="wda", nodes=[
+        node(1, "XCUIElementTypeButton", 0, (40, 600, 300, 80), text="Don\u2019t Allow"),
+        node(2, "XCUIElementTypeStaticText", 0, (40, 300, 600, 60),
+             text="\u201cShop\u201d Would Like to Send You Notifications")])
+    hit = default_chain().locate("Don't Allow", FakeDevice(alert))
+    assert hit.rect.y == 600
+    agent = Agent(FakeDevice(alert))
+    assert agent.shows("Don't Allow")
+    assert agent.shows('"Shop" Would Like')
+    assert squash("Don't Allow") == squash("Don\u2019t Allow")
