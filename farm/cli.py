@@ -40,6 +40,7 @@ GC_THRESHOLDS = (10_000, 20, 20)
 # set by `main` when it turned the collector off for the start-up's imports (`_hold_gc`)
 _GC_HELD = False
 CACHE_MODES = ["read-write", "read-only", "write-only", "off"]
+MAX_TIMEOUT = 86400     # farm.config.MAX_SECONDS (not imported: `farm --help` stays light)
 
 
 class _GivenPath(click.Path):
@@ -146,8 +147,9 @@ def cli(ctx: click.Context) -> None:
 @click.option("--no-progress", is_flag=True, default=None,
               help="No progress output (also FARM_NO_PROGRESS=1).")
 @click.option("--retries", type=click.IntRange(0),
-              help="Re-runs after a test failure (at most 10).")
-@click.option("--timeout", type=click.FloatRange(min=0.1),
+              help="Re-runs after a test failure (at most 10). For every case: over its own "
+                   "retries: and farm.yaml's; also FARM_RETRIES.")
+@click.option("--timeout", type=click.FloatRange(min=0.1, max=MAX_TIMEOUT),
               help="Seconds per case, for cases without a timeout: of their own (over "
                    "farm.yaml's; also FARM_DEFAULT_TIMEOUT).")
 @click.option("--model", type=GIVEN_TEXT,

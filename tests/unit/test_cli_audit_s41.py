@@ -90,3 +90,20 @@ def test_a_blank_value_option_is_a_usage_error(here, monkeypatch, capsys, args):
     assert (f"Error: Invalid value for '{args[-1]}': an empty value (an unset variable, as in "
             "\"$VAR\"?): give one, or leave the option out") in err.splitlines()
     assert not (here / ".farm" / "runs").exists()
+
+
+def test_run_help_gives_the_limits_farm_holds_to(here, monkeypatch, capsys):
+    """`--timeout [x>=0.1]` while 86401 was refused (after the settings loaded, in a block of
+    two lines); `--retries` did not say it replaces each case's own retries:."""
+    from farm.config import MAX_SECONDS
+    code, out, _ = run_main(monkeypatch, capsys, "run", "--help")
+    said = " ".join(out.split())
+    assert code == 0
+    assert f"(over farm.yaml's; also FARM_DEFAULT_TIMEOUT). [0.1<=x<={MAX_SECONDS}]" in said
+    assert ("Re-runs after a test failure (at most 10). For every case: over its own retries: "
+            "and farm.yaml's; also FARM_RETRIES.") in said
+    code, out, err = run_main(monkeypatch, capsys, "run", "shop", "--devices", "fake:1",
+                              "--timeout", str(MAX_SECONDS + 1))
+    assert (code, out) == (4, "")
+    assert (f"Error: Invalid value for '--timeout': {MAX_SECONDS + 1}.0 is not in the range "
+            f"0.1<=x<={MAX_SECONDS}.") in err.splitlines()
