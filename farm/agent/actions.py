@@ -255,6 +255,8 @@ class Scroll(Action):
             for _ in range(10):   # far enough to reach an end on any sane page
                 if ctx.device.scroll(x, y, dx * 10 * h, dy * 10 * h) is False:
                     return        # the device saw nothing move: that end is reached
+                if getattr(ctx.device, "scrolled_to_end", None) is True:
+                    return        # what moved is at its end: one more would scroll its holder
             return
         step = self.distance or int((h if dy else w) * 0.7)
         ctx.device.scroll(x, y, dx * step, dy * step)

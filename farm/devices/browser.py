@@ -97,6 +97,9 @@ class BrowserDevice:
         self._driver: psutil.Process | None = None    # the Playwright driver of this device
         # (node, x, y) `tap_point` found reached, for the tap that follows (`_aimed_tap`)
         self._aim: tuple[int, int, int] | None = None
+        # (x, y, its frame) `wheel_point` aimed a scroll at in a frame of another origin
+        self._wheel: tuple[int, int, frames.FrameRoute] | None = None
+        self.scrolled_to_end: bool | None = None      # (`scroll`)
         self._killed = False
         self._crashed = False
         self.about = ""                               # "Chromium 156.0… (binary)", once open
@@ -539,7 +542,7 @@ class BrowserDevice:
     def hierarchy(self) -> UITree:
         """The rendered DOM as a UITree, collected in one page.evaluate (not walked again while
         the page has not changed since the last walk)."""
-        self._aim = None            # (node ids of the read before)
+        self._aim = self._wheel = None      # (node ids of the read before)
         tree = self._read(self._dom.tree)
         self.last_observation = "tree"
         self.hierarchy_seconds = self._dom.seconds
@@ -692,16 +695,25 @@ class BrowserDevice:
     def scroll(self, x: int, y: int, dx: int, dy: int) -> bool | None:
         """Wheel-scroll by (dx, dy) CSS px over (x, y); return once the page has scrolled (its
         scrollend event): True, or once SCROLL_QUIET_MS passed with no scroll (the wheel moved
-        nothing, that way is at its end): False. None when a navigation took the page away."""
-        page = self._acting()
+        nothing, that way is at its end): False. None when a navigation took the page away.
+        Over a frame of another origin `wheel_point` aimed at, its scrolls count too (they
+        stay in its document: a scroll there was "nothing moved"). ``scrolled_to_end``: after
+        a scroll that moved, whether what it scrolled is now at its end that way."""
+        page, arg = self._acting(), [SCROLL_QUIET_MS, dx, dy]
+        wheel = self._wheel
+        run: list[Callable[[str, Any], Any]] = [
+            lambda js, a: self._shots.script(page, js, a)]
+        if wheel is not None and wheel[:2] == (x, y):   # the frame's first: it scrolls first
+            run.insert(0, lambda js, a: wheel[2].run(js, a))
         with self._errors("scroll"):
             page.mouse.move(x, y)
-            self._unless_navigating(lambda: self._shots.script(page, SCROLL_WATCH_JS,
-                                                               SCROLL_QUIET_MS))
+            for call in run:
+                self._unless_navigating(lambda: call(SCROLL_WATCH_JS, arg))
             page.mouse.wheel(dx, dy)
-            moved = self._unless_navigating(lambda: self._shots.script(page, SCROLL_END_JS,
-                                                                       None))
-        return moved if isinstance(moved, bool) else None
+            ends = [self._unless_navigating(lambda: call(SCROLL_END_JS, None)) for call in run]
+        moved = next((e for e in ends if e), None if None in ends else False)
+        self.scrolled_to_end = moved == "end" if moved else None
+        return bool(moved) if moved is not None else None
 
     def wheel_point(self, node: int | None, rect: Rect, x: int, y: int) -> tuple[int, int, str]:
         """Where a scroll aimed at a target (node ``node`` of the last `hierarchy`, else the
@@ -714,6 +726,7 @@ class BrowserDevice:
         scrolled in first, as for a tap (`_in_view`). No telling (no such element, a
         navigation meanwhile): the middle of the part of ``rect`` in the viewport."""
         page, (w, h) = self._acting(), self.size()
+        self._wheel = None
         got = self._wheel_at(page, node, rect, x, y)
         if got is None and not _in_viewport(rect, w, h):
             nx, ny = self._in_view(page, x, y, "a scroll")
@@ -721,7 +734,10 @@ class BrowserDevice:
             x, y = nx, ny
             got = self._wheel_at(page, node, rect, x, y)
         if isinstance(got, (list, tuple)):
-            return int(got[0]), int(got[1]), ""
+            x, y = int(got[0]), int(got[1])
+            route = self._dom.route(node) if node is not None else None
+            self._wheel = (x, y, route) if route is not None else None
+            return x, y, ""
         if got == "":
             return x, y, f"none of it shows in the page's {w}x{h} viewport"
         if isinstance(got, str):

@@ -166,6 +166,11 @@ def test_an_xpath_target_taller_than_its_box_is_scrolled_in_its_box(ran):
     assert pos == [200, 0]
 
 
+def test_scroll_to_right_of_a_carousel_reaches_its_end_and_leaves_the_page(ran):
+    _, pos = _scrolled(ran["carousel"])
+    assert pos[0] == pos[1] > 0 and pos[2] == 0
+
+
 def test_a_box_whose_middle_a_fixed_header_covers_is_wheeled_below_the_header(ran):
     step, pos = _scrolled(ran["sticky"])
     assert pos == [200, 0]
@@ -192,3 +197,7 @@ def test_distance_in_pixels_is_honoured(ran):
 def test_a_list_in_a_frame_of_another_origin_scrolls_by_the_distance(ran):
     _, pos = _scrolled(ran["framed"])
     assert pos == [0]
+
+
+def test_scroll_to_bottom_of_a_list_in_a_frame_of_another_origin_reaches_its_end(ran):
+    _scrolled(ran["framed-bottom"])          # (its waitForText saw the list at its end)

@@ -344,18 +344,32 @@ SCROLL_JS = """(i) => { const el = (window.__farmNodes || [])[i];
 # native scroll, changes it), the wheel moved nothing: that way is at its end. That quiet time
 # counts from SCROLL_END_JS, sent once the wheel was dispatched, not from the watch: on a
 # loaded machine sending the wheel took longer than ``quietMs``, and a scroll that came after
-# was taken for the end of the page.
-SCROLL_WATCH_JS = """(quietMs) => { window.__farmScrollEnd = new Promise((resolve) => {
+# was taken for the end of the page. "end" instead of true: what scrolled last is at its end
+# the way of the wheel's [dx, dy] now (a scroll to an end stops there: another wheel would
+# scroll what holds it, the page under a carousel at its end; called with [quietMs, dx, dy],
+# or quietMs alone: no way, never "end"). Watched in each document the wheel may scroll: a
+# frame's scroll events stay in its document.
+SCROLL_WATCH_JS = """(arg) => { const [quietMs, dx, dy] = Array.isArray(arg) ? arg : [arg, 0, 0];
+  window.__farmScrollEnd = new Promise((resolve) => {
   const state = window.__farm, gen = state ? state.gen : null;
-  let quiet = null, moved = false;
+  let quiet = null, moved = false, last = null;
+  const atEnd = (t) => {
+    const el = t && t.nodeType === 9 ? (t.scrollingElement || t.documentElement) : t;
+    if (!el || el.nodeType !== 1) return false;
+    if (dy > 0) return el.scrollTop + el.clientHeight >= el.scrollHeight - 1;
+    if (dy < 0) return el.scrollTop <= 0;
+    if (dx > 0) return Math.abs(el.scrollLeft) + el.clientWidth >= el.scrollWidth - 1;
+    return dx < 0 && Math.abs(el.scrollLeft) <= 0;
+  };
   const done = () => {
     clearTimeout(quiet);
     removeEventListener("scroll", scrolled, true);
     removeEventListener("scrollend", ended, true);
-    resolve(moved || !state || state.gen !== gen);
+    resolve(moved && atEnd(last) ? "end" : moved || !state || state.gen !== gen);
   };
-  const scrolled = () => { moved = true; clearTimeout(quiet); quiet = setTimeout(done, quietMs); };
-  const ended = () => { moved = true; done(); };
+  const scrolled = (e) => { moved = true; last = e.target; clearTimeout(quiet);
+                            quiet = setTimeout(done, quietMs); };
+  const ended = (e) => { moved = true; last = e.target; done(); };
   addEventListener("scroll", scrolled, true);
   addEventListener("scrollend", ended, true);
   window.__farmScrollArm = () => { if (quiet === null) quiet = setTimeout(done, quietMs); };
