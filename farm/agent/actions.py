@@ -208,6 +208,8 @@ DIRECTIONS = {"down": (0, 1), "up": (0, -1), "right": (1, 0), "left": (-1, 0)}
 # A scroll to an end implies its direction, whatever `direction` says.
 SCROLL_TO = {"scrollToBottom": "down", "scrollToTop": "up", "scrollToLeft": "left",
              "scrollToRight": "right"}
+# A scroll to an end wheels 10 viewports at a time, at most this many times
+SCROLLS_TO_END = 10
 
 
 def _direction(value: Any) -> Any:
@@ -247,19 +249,39 @@ class Scroll(Action):
     def detail(self) -> str:
         return self.direction if self.scrollType == "singleAction" else self.scrollType
 
-    def run(self, ctx: ActionContext) -> None:
+    def run(self, ctx: ActionContext) -> str | None:
+        """Scroll; as Midscene, the step passes when nothing moved (the end was reached
+        already), and then says so (its output), where the device can tell (the web: no
+        scroll came); so does a scroll to an end that stopped before reaching it."""
         w, h = ctx.device.size()
         x, y = self._start(ctx) if self.locate is not None else (w // 2, h // 2)
-        dx, dy = DIRECTIONS.get(SCROLL_TO.get(self.scrollType, self.direction), (0, 1))
+        way = SCROLL_TO.get(self.scrollType, self.direction)
+        dx, dy = DIRECTIONS.get(way, (0, 1))
         if self.scrollType != "singleAction":
-            for _ in range(10):   # far enough to reach an end on any sane page
-                if ctx.device.scroll(x, y, dx * 10 * h, dy * 10 * h) is False:
-                    return        # the device saw nothing move: that end is reached
-                if getattr(ctx.device, "scrolled_to_end", None) is True:
-                    return        # what moved is at its end: one more would scroll its holder
-            return
+            return self._to_end(ctx, x, y, dx * 10 * h, dy * 10 * h)
         step = self.distance or int((h if dy else w) * 0.7)
-        ctx.device.scroll(x, y, dx * step, dy * step)
+        if ctx.device.scroll(x, y, dx * step, dy * step) is False:
+            return f"nothing scrolled: nothing at ({x}, {y}) scrolls {way} any further"
+        return None
+
+    def _to_end(self, ctx: ActionContext, x: int, y: int, dx: int, dy: int) -> str | None:
+        """Wheel by (dx, dy) until nothing moves, or what moved is at its end where the
+        device can tell (the web's ``scrolled_to_end``: one more wheel would scroll what
+        holds it, the page under a carousel at its end), at most SCROLLS_TO_END times (an
+        endless list grows at each: it ends all the same, and says it stopped)."""
+        end = self.scrollType.removeprefix("scrollTo").lower()
+        moved: bool | None = None
+        for n in range(SCROLLS_TO_END):
+            moved = ctx.device.scroll(x, y, dx, dy)
+            if moved is False:
+                return None if n else (f"nothing scrolled: nothing at ({x}, {y}) scrolls "
+                                       f"any further toward the {end}")
+            if moved and getattr(ctx.device, "scrolled_to_end", None) is True:
+                return None
+        if moved is not True:        # (a device that cannot tell)
+            return None
+        return (f"stopped after {SCROLLS_TO_END} scrolls of {abs(dx or dy)} px without "
+                f"reaching the {end}: the content kept moving (an endless list?)")
 
     def _start(self, ctx: ActionContext) -> tuple[int, int]:
         """Where the wheel goes for the target: on a device that can tell (the web's
@@ -277,7 +299,6 @@ class Scroll(Action):
             raise StepFailed(f"{loc.describe()} cannot be scrolled: {why}, and a "
                              "scroll there would not reach it")
         return x, y
-
 
 
 class Swipe(Action):

@@ -194,10 +194,24 @@ def test_distance_in_pixels_is_honoured(ran):
     assert pos == [123]
 
 
+def test_a_page_that_hides_its_overflow_passes_saying_nothing_scrolled(ran):
+    step, pos = _scrolled(ran["hidden"])
+    assert pos == [0]
+    assert step["output"] == "nothing scrolled: nothing at (640, 400) scrolls down any further"
+
+
+def test_scroll_to_bottom_of_an_endless_list_ends_and_says_it_stopped(ran):
+    step, pos = _scrolled(ran["endless"])
+    assert len(step["marks"]) == 10 and pos[0] > 0
+    assert step["output"] == ("stopped after 10 scrolls of 8000 px without reaching the "
+                              "bottom: the content kept moving (an endless list?)")
+
+
 def test_a_list_in_a_frame_of_another_origin_scrolls_by_the_distance(ran):
     _, pos = _scrolled(ran["framed"])
     assert pos == [0]
 
 
 def test_scroll_to_bottom_of_a_list_in_a_frame_of_another_origin_reaches_its_end(ran):
-    _scrolled(ran["framed-bottom"])          # (its waitForText saw the list at its end)
+    step, _ = _scrolled(ran["framed-bottom"])
+    assert step["output"] is None
