@@ -250,17 +250,34 @@ class ActLoop:
                 if len(errors) > self.limits.max_errors:
                     self._too_many_errors(errors)
                 continue
-            if plan.complete:
-                if not plan.success:
-                    raise StepFailed(f"the model could not complete the task: "
-                                     f"{plan.message or plan.thought or 'no reason given'}")
-                self.result.message = plan.message
+            if plan.complete and self._finished(plan):
                 return
-        done = {"autoglm": "finish(...)", "uitars": "finished(...)"}.get(self.family.grammar,
-                                                                          "<complete>")
-        raise StepFailed(f"replanning limit {self.cap} reached without {done}"
+        raise StepFailed(f"replanning limit {self.cap} reached without {self._done_word()}"
                          + (f" (strict step {strict[0]})" if strict else "") + _waits(watch)
                          + RAISE_CAP)
+
+    def _done_word(self) -> str:
+        return {"autoglm": "finish(...)", "uitars": "finished(...)"}.get(self.family.grammar,
+                                                                         "<complete>")
+
+    def _finished(self, plan: Plan) -> bool:
+        """Whether the plan's completion ends the act (StepFailed for a failure). One beside
+        an action was written before the model saw what the action did (a reply is one action
+        or, instead, the completion: REFERENCE.md §1; prose quoting the tag beside an action
+        read as one): the action ran, the completion is set aside and the model looks again."""
+        if plan.actions:
+            log.info("the model's reply held an action and %s: the action ran, the "
+                     "completion is not taken", self._done_word())
+            self._feedback(f"Your reply held an action and {self._done_word()} together: the "
+                           f"action was carried out, {self._done_word()} was not taken. Look "
+                           f"at the screen now and answer {self._done_word()} alone if the "
+                           "task is done.")
+            return False
+        if not plan.success:
+            raise StepFailed(f"the model could not complete the task: "
+                             f"{plan.message or plan.thought or 'no reason given'}")
+        self.result.message = plan.message
+        return True
 
     def _too_many_errors(self, errors: list[tuple[bool, str]]) -> NoReturn:
         """The error cap is spent. If every error was the model planning what farm cannot run,

@@ -161,3 +161,29 @@ def test_reference_images_ride_in_the_first_user_turn(page, model_server):
         assert texts[1:3] == ["Reference image 'logo':", None] and texts[3].startswith(
             "Task: press Add one"), texts
         assert request_images(body)[0] == logo
+
+
+# ---- 4. an action with a completion beside it -------------------------------------------------
+QUOTED = ('I will press the button; then the answer is <complete success="true">done'
+          '</complete>.\n<thought>press it</thought>' + TAP)
+
+
+def test_a_completion_beside_an_action_is_not_a_pass_before_the_model_looks(page,
+                                                                          model_server):
+    """Prose outside any tag quoting <complete success="true"> beside a real Tap: the Tap ran
+    and the act passed on the spot, its effect never judged. Now the Tap runs, the model is
+    told its completion was not taken, and the act ends when it completes on its own."""
+    srv = model_server([QUOTED, DONE_XML])
+    out = agent_for(page, srv).ai_act("press Add one once")
+    assert qty(page) == "1" and out["rounds"] == 2 and len(srv.requests) == 2
+    assert "was not taken" in srv.texts(1) and out["message"] == "added"
+
+
+def test_an_action_with_a_completion_every_round_never_passes(page, model_server):
+    """A model that always writes both: it is never taken as done; the act ends at the
+    replanning limit (the taps change the screen: not stuck), a failure, not a pass."""
+    from farm.errors import StepFailed
+    srv = model_server([QUOTED])
+    with pytest.raises(StepFailed, match="^replanning limit 3 reached without <complete>"):
+        agent_for(page, srv, cap=3).ai_act("press Add one once")
+    assert qty(page) == "3"
