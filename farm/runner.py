@@ -697,7 +697,7 @@ _CALLS: dict[str, Callable[[_CaseRun, Step], tuple[Any, Any]]] = {
         step.value or "", deep_think=bool(step.options.get("deepThink")),
         deep_locate=bool(step.options.get("deepLocate")),
         planning_strategy=step.options.get("planningStrategy"),
-        images=step.options.get("images"))),
+        context=step.options.get("context"), images=step.options.get("images"))),
     "ai_assert": lambda run, step: (None, run.agent.ai_assert(
         step.value or "", step.options.get("errorMessage"), _shown(step))),
     "ai_wait_for": lambda run, step: (None, run.agent.ai_wait_for(

@@ -88,7 +88,7 @@ _QUERY = dict(main="query", shape="prompt", options=INSIGHT_OPTIONS, needs_model
               call="ai_query", data=True)
 # planningStrategy: fast | standard | max (farm.agent.loop.PLANNING)
 _ACT = dict(main="task", shape="prompt",
-            options=frozenset({"deepThink", "deepLocate", "planningStrategy"}),
+            options=frozenset({"deepThink", "deepLocate", "planningStrategy", "context"}),
             needs_model=True, call="ai_act")
 _MOBILE = ("android", "ios")
 
@@ -181,16 +181,15 @@ OPTION_NEAR_MISSES = {
 }
 # Options Midscene's agent takes on a step that farm cannot honour: the kinds they go with
 # there, why farm refuses them and what to write instead (said at the option's line, in place
-# of "unknown option"). ``{what}`` is what the kind's main value is; ``{also}`` adds, for ai
-# steps, where a whole file's context goes.
+# of "unknown option"). ``{what}`` is what the kind's main value is.
 _ACTS = frozenset(k for k, s in KINDS.items() if s.call == "ai_act")
 _ASKS = frozenset(k for k, s in KINDS.items() if s.call in ("ai_assert", "ai_query",
                                                              "ai_wait_for"))
 _AIMED = frozenset(k for k, s in KINDS.items() if s.shape in ("locate", "input", "key",
                                                                "scroll", "pinch"))
 REFUSED_OPTIONS: dict[str, tuple[frozenset[str], str]] = {
-    "context": (_ACTS | _ASKS | _AIMED, "farm sends the model no per-step context; write it "
-                                        "into the {what}{also}"),
+    "context": (_ASKS | _AIMED, "farm sends the model no per-step context there (only on "
+                                "`ai:` / `aiAct:`); write it into the {what}"),
     "keyboardTypeDelay": (frozenset({"aiInput"}),
                           "farm types a text at once, with no delay between keys; to type "
                           "slowly, split the value over `aiInput:` steps with `mode: "
@@ -204,7 +203,6 @@ REFUSED_OPTIONS: dict[str, tuple[frozenset[str], str]] = {
     "observe": (_ASKS, "Midscene's runner refuses it in YAML too (it is "
                        "agent.startObserving() in code); leave it out"),
 }
-REFUSED_ALSO = " (or, for every ai step of this file, into `agent: aiActContext:`)"
 # Kinds a platform's device cannot do although Midscene's can: why, after "only works in ...".
 PLATFORM_GAPS = {
     **{("aiHover", phone): "a touch screen has no pointer to hover with (Midscene has no "

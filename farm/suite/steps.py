@@ -13,8 +13,8 @@ from typing import Any
 from farm.devices.keys import key_names, unknown_key
 from farm.suite.checks import Problems, suggest, whole_number
 from farm.suite.kinds import (KINDS, MEANINGS, NEAR_MISSES, OPTION_NEAR_MISSES,
-                              OPTION_PLATFORMS, OTHER_WAYS, PLATFORM_GAPS, REFUSED_ALSO,
-                              REFUSED_OPTIONS, StepKind)
+                              OPTION_PLATFORMS, OTHER_WAYS, PLATFORM_GAPS, REFUSED_OPTIONS,
+                              StepKind)
 from farm.suite.model import Step
 from farm.suite.yamlpos import Node
 
@@ -132,6 +132,9 @@ def parse_step(node: Node, p: Problems, platform: str) -> Step | None:
                                          required=True)
     if "planningStrategy" in keys:
         options["planningStrategy"] = _strategy(kind, keys, p)
+    if "context" in keys and "context" in allowed:    # (aiAct's: over agent.aiActContext)
+        options["context"] = p.text(keys["context"], f"{kind} context", required=True,
+                                    empty_ok=False)
     if "checkIntervalMs" in keys:
         options["checkIntervalMs"] = p.integer(keys["checkIntervalMs"],
                                                "aiWaitFor checkIntervalMs", minimum=1)
@@ -161,8 +164,7 @@ def _unknown_options(spec: StepKind, node: Node, keys: dict[str, Node], p: Probl
             continue
         kinds, why = REFUSED_OPTIONS.get(name, (frozenset(), ""))
         if kind in kinds:
-            why = why.format(what=_CONTEXT_INTO.get(spec.main, "prompt"),
-                             also=REFUSED_ALSO if spec.call == "ai_act" else "")
+            why = why.format(what=_CONTEXT_INTO.get(spec.main, "prompt"))
             p.add(node.keys[name], f"{kind} {name}: not supported by farm: {why}")
             continue
         meant, why = OPTION_NEAR_MISSES.get(name, ("", ""))

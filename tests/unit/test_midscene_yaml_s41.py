@@ -40,9 +40,6 @@ REFUSED = [
      "aiAssert context", "write it into the assertion"),
     ("      - aiQuery: the title\n        context: the header\n",
      "aiQuery context", "write it into the question"),
-    ("      - ai: log in\n        context: as admin\n",
-     "ai context", "write it into the task (or, for every ai step of this file, into "
-                   "`agent: aiActContext:`)"),
     ("      - aiInput: Name\n        value: bob\n        keyboardTypeDelay: 50\n",
      "aiInput keyboardTypeDelay", "`mode: typeOnly` and a `sleep:` between them"),
     ("      - aiAct: upload the avatar\n        fileChooserAccept: ./avatar.png\n",
@@ -159,7 +156,7 @@ def test_deep_locate_beside_a_drag_reaches_both_ends(tmp_path) -> None:
 
 def test_farm_run_says_each_refusal_on_one_line_and_exits_4(tmp_path, monkeypatch,
                                                             capsys) -> None:
-    path = _write(tmp_path, "      - ai: log in\n        context: as admin\n"
+    path = _write(tmp_path, "      - aiTap: Login\n        context: the blue one\n"
                             "      - aiInput: Name\n        value: bob\n"
                             "        keyboardTypeDelay: 50\n"
                             "      - aiPinch: the map\n        direction: out\n")
@@ -170,6 +167,16 @@ def test_farm_run_says_each_refusal_on_one_line_and_exits_4(tmp_path, monkeypatc
                                                           f"{path}:11:9"]
     assert "not supported by farm" in lines[0] and "not supported by farm" in lines[1]
     assert "farm's browser has no two-finger touch" in lines[2]
+
+
+@pytest.mark.parametrize("kind", ["ai", "aiAct", "aiAction"])
+def test_an_ai_steps_own_context_is_read(tmp_path, kind) -> None:
+    """Midscene's per-step `context:` on aiAct: the model reads it with the task, in place of
+    the file's agent.aiActContext (the runner gives it to `Agent.ai_act`)."""
+    [step] = _steps(tmp_path, f"      - {kind}: log in\n        context: as admin\n")
+    assert step.options["context"] == "as admin"
+    [err] = _problems(tmp_path, f"      - {kind}: log in\n        context: ''\n")
+    assert err.message.startswith(f"{kind} context:"), err.message
 
 
 @pytest.mark.parametrize("kind", ["ai", "aiAct", "aiAction"])
