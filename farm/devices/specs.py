@@ -31,7 +31,7 @@ BUILTIN_KINDS = {"browser": "web", "android": "android", "android-sim": "android
 
 SIM_KINDS = ("android-sim", "ios-sim")     # simulators a local run starts (`SimFleet`)
 
-_SPEC = re.compile(r"^\s*([a-z][a-z0-9_-]*)\s*(?::\s*(\d+))?\s*$", re.I)   # Browser:1 too
+_SPEC = re.compile(r"^\s*([a-z][a-z0-9_-]*)\s*(?::\s*([-+]?\d+))?\s*$", re.I)   # Browser:1 too
 
 
 @dataclass(frozen=True)

@@ -108,3 +108,12 @@ def test_a_kind_written_in_capitals_is_that_kind():
     its case."""
     assert [(s.kind, s.count) for s in parse_device_specs("Browser:1, ANDROID:2")] == [
         ("browser", 1), ("android", 2)]
+
+
+@pytest.mark.parametrize("spec", ["android:-1", "browser:0", "browser:+0", "ios:-3"])
+def test_a_count_below_one_is_named_as_a_count(spec):
+    """`--devices android:-1` said "bad device spec ... expected KIND[:COUNT]" (as if the form
+    were wrong) where `browser:0` said what is wrong: the count."""
+    with pytest.raises(ConfigError) as refused:
+        parse_device_specs(spec)
+    assert str(refused.value) == f"device count must be at least 1 in {spec!r}"
