@@ -268,6 +268,10 @@ class LiteLLMClient:
                 f"model {self.model} reached its token limit before writing an answer "
                 f"(finish_reason length{self._max_tokens()}: a reasoning model can spend it "
                 "all thinking)"), usage, sent=False)
+        why = None if reply.text.strip() else _textless(response)
+        if why is not None:   # asked again, it answers alike: not "the reply was empty"
+            raise _carrying(ModelUnavailable(f"model {self.model}{self._at()} {why}"), usage,
+                            sent=False)
         return reply
 
     def _max_tokens(self) -> str:
@@ -436,6 +440,28 @@ class LiteLLMClient:
         except Exception:   # model missing from the cost map: count 0, say so
             usage.cost_usd, usage.cost_unknown = 0.0, True
         return usage
+
+
+def _textless(response: Any) -> str | None:
+    """Why a reply with no text has none, when it says: no choice at all, tool calls in place
+    of the text (a server that turns answers into tool calls: vLLM's auto tool choice), a
+    content filter. None for a reply that is just empty."""
+    choices = getattr(response, "choices", None)
+    if not choices:
+        return 'answered with no choices (an empty "choices" list): nothing to read'
+    message = getattr(choices[0], "message", None)
+    calls = getattr(message, "tool_calls", None) or []
+    if calls:
+        names = ", ".join(str(getattr(getattr(c, "function", None), "name", "?"))
+                          for c in calls[:3])
+        return (f"answered with tool calls ({names[:120]}) and no text: farm offers the model "
+                "no tools and reads the reply's text (is the server's automatic tool choice "
+                "on?)")
+    finish = str(getattr(choices[0], "finish_reason", "") or "")
+    if finish == "content_filter":
+        return "answered nothing: its content filter stopped the reply (finish_reason " \
+               "content_filter)"
+    return None
 
 
 def _answered(exc: BaseException) -> bool:

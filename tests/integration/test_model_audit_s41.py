@@ -187,3 +187,36 @@ def test_an_action_with_a_completion_every_round_never_passes(page, model_server
     with pytest.raises(StepFailed, match="^replanning limit 3 reached without <complete>"):
         agent_for(page, srv, cap=3).ai_act("press Add one once")
     assert qty(page) == "3"
+
+
+# ---- replies with no text -----------------------------------------------------------------------
+def completion(choices: list) -> Reply:
+    return Reply(raw=json.dumps({
+        "id": "x", "object": "chat.completion", "created": 1, "model": "scripted",
+        "choices": choices,
+        "usage": {"prompt_tokens": 900, "completion_tokens": 5, "total_tokens": 905}}).encode())
+
+
+TOOL_CALL = completion([{"index": 0, "finish_reason": "tool_calls", "message": {
+    "role": "assistant", "content": None, "tool_calls": [{
+        "id": "c1", "type": "function",
+        "function": {"name": "click", "arguments": '{"x": 10, "y": 20}'}}]}}])
+
+
+@pytest.mark.parametrize("reply, said", [
+    (completion([]), 'answered with no choices (an empty "choices" list): nothing to read'),
+    (TOOL_CALL, "answered with tool calls (click) and no text: farm offers the model no "
+                "tools and reads the reply's text (is the server's automatic tool choice on?)"),
+    (completion([{"index": 0, "finish_reason": "content_filter",
+                  "message": {"role": "assistant", "content": None}}]),
+     "answered nothing: its content filter stopped the reply (finish_reason content_filter)"),
+], ids=["empty choices", "tool calls, content null", "content filter"])
+def test_a_reply_without_text_says_what_came_instead(page, model_server, reply, said):
+    """Each was "its reply could not be parsed twice: the reply was empty", after a second
+    request that got the same."""
+    from farm.errors import ModelUnavailable
+    srv = model_server([reply])
+    with pytest.raises(ModelUnavailable) as info:
+        agent_for(page, srv).ai_act("press Add one")
+    assert str(info.value) == f"model openai/scripted at {srv.base_url} {said}"
+    assert len(srv.requests) == 1 and qty(page) == "0"
