@@ -332,6 +332,37 @@ def _suite(name: str, cases: list[CaseResult], summary: RunSummary, run_dir: Pat
         children=[_element("properties", [], children=properties), *elements])
 
 
+_LISTED = 50     # never-run cases a run's error names one by one
+
+
+def _run_cut_short(summary: RunSummary) -> CaseResult | None:
+    """The run's own error when it ended before some of its cases ran (killed between two
+    cases, Ctrl-C, a CI time limit; the model budget spent): those are <skipped>, and a junit
+    of passes and skips read green in CI (Jenkins, GitLab and GitHub show only testcases: no
+    suite-level element is seen), as surefire's reports of a crashed fork did. One
+    ``farm.run`` error (the id --junit-xml's placeholder had while the run went on) says how
+    many never ran, and which. None when every case ran (a case cut short is its own error)."""
+    from farm.budget import NOT_RUN
+    from farm.results import NOT_RUN_INTERRUPTED, CaseError
+    reasons = NOT_RUN_INTERRUPTED if summary.interrupted else (
+        (NOT_RUN + summary.stopped,) if summary.stopped else ())
+    ids = [c.case_id for c in summary.cases if c.status == "skipped" and c.reason in reasons]
+    never = len(ids)
+    if not never:
+        return None
+    why = (f"farm run {summary.run_id} was interrupted (killed, Ctrl-C or a CI time limit)"
+           if summary.interrupted else f"farm run {summary.run_id} stopped: {summary.stopped}")
+    message = (f"{why} before it ran {never} of its {len(summary.cases)} case(s): they are "
+               f"listed as skipped; this file has only what ran")
+    more = [f"... and {len(ids) - _LISTED} more"] if len(ids) > _LISTED else []
+    body = "\n".join(["never ran:", *(f"  {i}" for i in ids[:_LISTED]), *more])
+    return CaseResult(run_id=summary.run_id, case_id="farm/run", name=f"farm run "
+                     f"{summary.run_id}", file="", platform="", status="error",
+                     started=summary.started, reason=body,
+                     error=CaseError(kind="RunInterrupted" if summary.interrupted
+                                     else "RunStopped", message=message))
+
+
 def build_junit(summary: RunSummary, run_dir: Path | None = None,
                 twins: Twins | None = None) -> str:
     """The JUnit document of a run (suites in first-seen order, cases in run order) as text;
@@ -347,6 +378,12 @@ def build_junit(summary: RunSummary, run_dir: Path | None = None,
         counts, element = _suite(name, cases, summary, run_dir, seen, twins or {})
         for key in total:
             total[key] += counts[key]
+        elements.append(element)
+    cut = _run_cut_short(summary)
+    if cut is not None:     # its own suite: a suite of the user's named "farm" keeps its own
+        cut_counts, element = _suite("farm run", [cut], summary, run_dir, seen, {})
+        for key in total:
+            total[key] += cut_counts[key]
         elements.append(element)
     took = summary.duration or wall_span(summary.cases)
     if took is None:
