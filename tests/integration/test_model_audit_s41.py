@@ -220,3 +220,98 @@ def test_a_reply_without_text_says_what_came_instead(page, model_server, reply, 
         agent_for(page, srv).ai_act("press Add one")
     assert str(info.value) == f"model openai/scripted at {srv.base_url} {said}"
     assert len(srv.requests) == 1 and qty(page) == "0"
+
+
+# ---- what already behaves well (kept so) ------------------------------------------------------
+@pytest.fixture
+def cut_mid_body():
+    """An endpoint that answers 200 with a Content-Length and closes half-way through the
+    body; its base URL."""
+    import socket
+    import threading
+    listener = socket.create_server(("127.0.0.1", 0))
+    payload = json.dumps({"id": "x", "object": "chat.completion", "created": 1, "model": "m",
+                          "choices": [{"index": 0, "finish_reason": "stop", "message": {
+                              "role": "assistant", "content": DONE_XML}}]}).encode()
+
+    def serve() -> None:
+        while True:
+            try:
+                conn, _ = listener.accept()
+            except OSError:
+                return
+            with conn:
+                data = b""
+                while b"\r\n\r\n" not in data:
+                    data += conn.recv(65536)
+                head, _, body = data.partition(b"\r\n\r\n")
+                size = int(re.search(rb"(?i)content-length:\s*(\d+)", head).group(1))
+                while len(body) < size:
+                    body += conn.recv(65536)
+                conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                             b"Content-Length: %d\r\n\r\n" % len(payload)
+                             + payload[:len(payload) // 2])
+                conn.shutdown(socket.SHUT_RDWR)
+    threading.Thread(target=serve, daemon=True).start()
+    yield f"http://127.0.0.1:{listener.getsockname()[1]}/v1"
+    listener.close()
+
+
+def test_a_connection_closed_mid_body_is_retried_then_named(page, cut_mid_body):
+    from farm.errors import ModelUnavailable
+    client = LiteLLMClient("openai/scripted", base_url=cut_mid_body, retries=1, backoff=0.01)
+    with pytest.raises(ModelUnavailable) as info:
+        Agent(page, ModelSet.single(client)).ai_act("press Add one")
+    assert str(info.value).startswith(
+        f"model openai/scripted at {cut_mid_body} unavailable after 2 attempts: the connection "
+        "failed: peer closed connection without sending complete message body"), info.value
+
+
+FENCED = "```xml\n" + TAP + "\n```"
+JSON_REPLY = '{"action": "Tap", "locate": "Add one"}'
+
+
+def tap_box(box: str) -> str:
+    return ('<action-type>Tap</action-type><action-param-json>{"locate": {"prompt": "Add one",'
+            f' "bbox": {box}}}}}</action-param-json>')
+
+
+@pytest.mark.parametrize("first, count, feedback", [
+    (FENCED, "1", None),
+    (tap_box("[5000, 5000, 5100, 5100]"), "0", "is outside the 1280×800 screen"),
+    (tap_box("[-50, -50, -10, -10]"), "0", "is outside the 1280×800 screen"),
+    (tap_box("[NaN, 1, 2, 3]"), "0", "coordinates are not finite: [nan, 1.0, 2.0, 3.0]"),
+], ids=["code fence", "off screen", "negative", "NaN"])
+def test_odd_answers_are_read_or_fed_back_never_tapped_blind(page, model_server, first, count,
+                                                            feedback):
+    srv = model_server([first, DONE_XML])
+    agent_for(page, srv).ai_act("press Add one")
+    assert qty(page) == count and len(srv.requests) == 2
+    if feedback:
+        assert f"bad bbox for \"Add one\"" in srv.texts(1) and feedback in srv.texts(1)
+
+
+def test_json_where_xml_is_expected_is_asked_again_then_a_model_error(page, model_server):
+    from farm.errors import ModelUnavailable
+    srv = model_server([JSON_REPLY])
+    with pytest.raises(ModelUnavailable, match="could not be parsed twice: .*" + re.escape(
+            repr(JSON_REPLY))):
+        agent_for(page, srv).ai_act("press Add one")
+    assert len(srv.requests) == 2 and "could not be read" in srv.texts(1)
+
+
+def test_the_same_action_on_an_unchanged_screen_is_nudged_then_stuck(model_server, browser,
+                                                                     tmp_path):
+    from farm.errors import StepFailed
+    from farm.suite.model import WebTarget
+    (tmp_path / "still.html").write_text("<button style='font-size:32px'>Add one</button>")
+    browser.start_session(WebTarget(url=(tmp_path / "still.html").as_uri()))
+    try:
+        srv = model_server([TAP])
+        with pytest.raises(StepFailed, match=r'^agent stuck: Tap repeated 5 times on "Add one"'):
+            agent_for(browser, srv).ai_act("press Add one")
+        # (the first tap may change the screen: the pointer now hovers the button)
+        asked = len(srv.requests)
+        assert asked in (5, 6) and "You repeated Tap" in srv.texts(asked - 2)
+    finally:
+        browser.end_session()
