@@ -40,6 +40,7 @@ _STATUS_HELP = {
 }
 _OPEN_BY_DEFAULT = {"failed", "error", "interrupted"}
 _HEADER_ORDER = ["passed", "failed", "error", "flaky", "skipped", "interrupted"]
+_TITLE_ORDER = ["failed", "error", "interrupted", "flaky", "passed", "skipped"]   # worst first
 ERROR_SHOWN = 10_000     # characters of an error shown (a page's may be megabytes)
 _CSP = ("default-src 'none'; img-src 'self' file: data:; style-src 'unsafe-inline'; "
         "script-src 'unsafe-inline'")
@@ -142,7 +143,7 @@ class _Renderer:
 <meta http-equiv="Content-Security-Policy" content="{_CSP}">
 <meta name="referrer" content="no-referrer">
 <link rel="icon" href="data:,">
-<title>farm report · {_e(s.run_id)}</title>
+<title>{_e(self.title())}</title>
 <style>
 {_asset("report.css")}
 </style>
@@ -170,6 +171,16 @@ class _Renderer:
 </body>
 </html>
 """
+
+    def title(self) -> str:
+        """The tab's (and a bookmark's, a chat link preview's) words: the verdict first, as
+        ``10 failed, 4 error, 386 passed of 400 · farm report r400``; a nightly's tabs side by
+        side, or the browser's history, told "farm report r400" alone."""
+        counts, total = self.counts, len(self.summary.cases)
+        said = [f"{counts[st]} {st}" for st in _TITLE_ORDER if counts[st]]
+        head = ("interrupted: " if self.summary.interrupted else "") + (
+            ", ".join(said) + f" of {total}" if said else "no case ran")
+        return f"{head} · farm report {self.summary.run_id}"
 
     def empty(self) -> str:
         """What the case list says when it shows none: no case matches the filter, or (a run

@@ -70,3 +70,67 @@ def test_a_run_killed_between_cases_is_not_green_in_its_rebuilt_junit(
     assert "before it ran 1 of its 2 case(s)" in run.get("message", "")
     assert "suite/phone_later" in (run.text or "")
     assert int(root.get("errors")) == 1 and int(root.get("tests")) == 3
+
+
+# ---- report.html of a 400-case nightly, read in real Chromium from file:// ---------------------
+
+XSS = "<img src=x onerror=alert(1)>"
+RTL = "aiInput: שלום עולם 👋🏽 مرحبا"
+N = 400
+
+
+def _jpeg(path: Path, color: tuple[int, int, int]) -> None:
+    from PIL import Image
+    path.parent.mkdir(parents=True, exist_ok=True)
+    Image.new("RGB", (64, 40), color).save(path, "JPEG")
+
+
+def _nightly_case(run_dir: Path, i: int) -> "CaseResult":
+    """Case ``i`` of the nightly: 1 in 40 fails at its step 18 of 20 (a long error), 1 in 100
+    is an infrastructure error, the rest pass in 5 steps; every step has its two images."""
+    from farm.results import CaseError, CaseResult, StepRecord
+    status = "failed" if i % 40 == 7 else "error" if i % 100 == 13 else "passed"
+    case_id, bad = f"nightly/c{i:03d}", 18 if status != "passed" else None
+    steps = []
+    for k in range(1, 21 if bad else 6):
+        shots = [f"artifacts/c{i:03d}/{k:03d}-{w}.jpg" for w in ("before", "after")]
+        for n, rel in enumerate(shots):
+            _jpeg(run_dir / rel, (i % 255, k * 10, 100 * n))
+        state = "failed" if k == bad else "skipped" if bad and k > bad else "passed"
+        steps.append(StepRecord(
+            task="main", index=k, kind="aiTap", line=k + 4, status=state, duration=0.2,
+            label=RTL if (i, k) == (7, 3) else f"aiTap: button {k}", before=shots[0],
+            after=shots[1], error="Expected 'Total: 42' " + "x" * 3000 if k == bad else None))
+    error = None
+    if status == "failed":
+        error = CaseError(kind="AssertionFailed", message="Expected 'Total: 42' " + "y" * 3000,
+                          step=bad)
+    elif status == "error":
+        error = CaseError(kind="DeviceLost", message="adb: device offline", step=bad)
+    name = XSS if i == 7 else "a_long_case_name_with_no_space_" * 8 if i == 47 else f"case {i}"
+    return CaseResult(run_id="nightly-400", case_id=case_id, name=name,
+                      file=f"suites/nightly/c{i:03d}.yaml", line=bad + 4 if bad else 0,
+                      platform="web", device=f"browser-{i % 2 + 1}", status=status, error=error,
+                      started="2026-12-06T01:00:00+00:00", duration=1.0, steps=steps,
+                      screenshot=steps[bad - 1].after if bad else None)
+
+
+@pytest.fixture(scope="module")
+def nightly(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A run dir of 400 cases written by farm's own writers (results.json, junit.xml,
+    report.html, --alluredir)."""
+    from farm.results import RunSummary
+    from farm.run_outputs import write_outputs
+    run_dir = tmp_path_factory.mktemp("nightly")
+    summary = RunSummary(run_id="nightly-400", started="2026-12-06T01:00:00+00:00",
+                         duration=400.0, devices=["browser-1", "browser-2"], exit_code=1,
+                         cases=[_nightly_case(run_dir, i) for i in range(N)])
+    summary.recount()
+    assert write_outputs(summary, run_dir, alluredir=run_dir / "allure") == []
+    return run_dir
+
+
+def test_the_tab_of_a_nightly_says_its_verdict(nightly: Path, viewer_page, page_errors) -> None:
+    viewer_page.goto((nightly / "report.html").as_uri())
+    assert viewer_page.title() == "10 failed, 4 error, 386 passed of 400 · farm report nightly-400"
+    assert page_errors == []

@@ -64,3 +64,27 @@ def test_a_whole_run_has_no_run_error():
                     RunSummary(run_id="r1", started=START, cases=cases, interrupted=True)):
         root = _junit(summary)
         assert _run_error(root) is None and root.get("errors") == "0"
+
+
+def _title(summary: RunSummary) -> str:
+    import re
+
+    from farm.report.html import render_html
+    summary.recount()
+    return re.search(r"<title>(.*)</title>", render_html(summary)).group(1)
+
+
+def test_the_report_s_title_says_the_verdict_worst_first():
+    cases = [_case("s/a"), _case("s/b", "failed"), _case("s/c", "error"), _case("s/d")]
+    assert _title(RunSummary(run_id="r9", started=START, cases=cases)) == \
+        "1 failed, 1 error, 2 passed of 4 · farm report r9"
+    assert _title(RunSummary(run_id="r9", started=START, cases=cases[:1],
+                             interrupted=True)).startswith("interrupted: 1 passed of 1 · ")
+    assert _title(RunSummary(run_id="r9", started=START, cases=[])) == \
+        "no case ran · farm report r9"
+
+
+def test_a_title_of_markup_is_text():
+    case = _case("s/a", "failed")
+    summary = RunSummary(run_id="<img src=x onerror=alert(1)>", started=START, cases=[case])
+    assert "<img" not in _title(summary) and "&lt;img src=x" in _title(summary)
