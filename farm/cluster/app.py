@@ -19,6 +19,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
 SOFT_GRACE_S = 15.0     # soft limit = case timeout + this (farm's own timeout fires first)
 HARD_GRACE_S = 45.0     # hard limit = soft + this
+# visibility timeout = FARM_CLUSTER_MAX_CASE_SECONDS + this (above the hard limit)
+VISIBILITY_MARGIN_S = int(SOFT_GRACE_S + HARD_GRACE_S + 600)
 DEFAULT_BROKER = "redis://127.0.0.1:6379/0"
 TASK = "farm.run_case"
 
@@ -29,7 +31,27 @@ def broker_url(settings: "Settings") -> str:
 
 def visibility_timeout(settings: "Settings") -> int:
     """Above the hard limit of the longest case, so a running case is never redelivered."""
-    return int(settings.cluster_max_case_seconds + SOFT_GRACE_S + HARD_GRACE_S + 600)
+    return int(settings.cluster_max_case_seconds) + VISIBILITY_MARGIN_S
+
+
+def outlasting(timeouts: dict[str, float], settings: "Settings") -> str | None:
+    """What to tell the user of cases (id → timeout) that may run past the visibility timeout:
+    Redis then gives a running case's job to a second worker, which drops it (its claim), so
+    the case still runs once, but that worker's log says 'attempt already claimed'. The
+    value that counts is the workers': each consumer sweeps the unacked messages of all."""
+    longest = settings.cluster_max_case_seconds
+    over = sorted(((t, cid) for cid, t in timeouts.items() if t > longest), reverse=True)
+    if not over:
+        return None
+    named = ", ".join(f"{cid} {t:g}s" for t, cid in over[:3])
+    more = f" and {len(over) - 3} more" if len(over) > 3 else ""
+    need = f"{over[0][0]:g}"
+    return (f"{len(over)} case timeout(s) above FARM_CLUSTER_MAX_CASE_SECONDS={longest:g} "
+            f"({named}{more}): once one runs past a worker's visibility timeout "
+            f"(FARM_CLUSTER_MAX_CASE_SECONDS + {VISIBILITY_MARGIN_S}s),"
+            f" Redis hands its job to a second worker, which drops it (the case runs once); "
+            f"set FARM_CLUSTER_MAX_CASE_SECONDS={need} where each `farm worker` runs (the "
+            f"workers apply it) and for this run")
 
 
 def time_limits(case_timeout: float, settings: "Settings") -> tuple[float, float]:

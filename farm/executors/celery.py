@@ -26,7 +26,7 @@ from pydantic import ValidationError
 from farm.attempts import RetryPolicy
 from farm.cluster import jobs as wire
 from farm.cluster import store
-from farm.cluster.app import TASK, make_app, time_limits
+from farm.cluster.app import TASK, make_app, outlasting, time_limits
 from farm.cluster.fair import fair_allocation, to_dispatch
 from farm.cluster.store import key
 from farm.config import Settings, mask_url
@@ -97,6 +97,7 @@ class CeleryExecutor:
     # ---- the run ---------------------------------------------------------------------------
     def run(self, jobs: list[Job], events: RunEvents | None = None) -> RunOutcome:
         self.events = self.ledger.events = events or NullEvents()
+        self._say_outlasting(jobs)
         try:
             jobs = self._prepare(jobs)
             self._known_bad = set(store.quarantined(self.r))
@@ -204,6 +205,15 @@ class CeleryExecutor:
         self._inflight.clear()
 
     # ---- before the run ----------------------------------------------------------------------
+    def _say_outlasting(self, jobs: list[Job]) -> None:
+        """Once, on stderr, before a case is sent: the cases whose timeout is above
+        FARM_CLUSTER_MAX_CASE_SECONDS, and what to set (see `farm.cluster.app.outlasting`)."""
+        said = outlasting({j.case_id: self.cases[j.case_id].timeout for j in jobs},
+                          self.settings)
+        if said:
+            print(f"farm: warning: {said}", file=sys.stderr, flush=True)
+            log.warning("%s", said)
+
     def _device_names(self) -> list[str]:
         """Live, usable cluster devices of the run's platforms (progress rows)."""
         live = store.leases(self.r)

@@ -1,0 +1,70 @@
+"""What an SRE running `farm worker` on several hosts meets, end to end: a case longer than
+the cluster's FARM_CLUSTER_MAX_CASE_SECONDS (Redis's visibility timeout hands its job to a
+second worker while the first still runs it), and an attempt claimed by a worker of the farm
+before the claim TTL grew (a rolling upgrade).
+
+Real redis-server, real `farm worker` (Celery, solo pool) processes on the ``fake`` kind of
+the test device plugin, `farm run --broker` as a user runs it. The visibility timeout (the
+setting plus 11 min) is not waited out: the test moves the message's delivery time back in
+kombu's unacked index, and a worker starting up sweeps that index as every consumer does."""
+
+from __future__ import annotations
+
+import pytest
+import redis
+
+from tests.support.cluster import CLUSTER_ENV, PREFIX, leases, wait_idle
+from tests.support.farm_cli import PLUGIN, FarmCli, results, wait_for
+from tests.support.suites import write_case
+
+pytestmark = [pytest.mark.integration, pytest.mark.cluster]
+
+UNACKED_INDEX = f"{PREFIX}:celery:unacked_index"    # kombu's unacked messages by delivery time
+SHORT = {"FARM_CLUSTER_MAX_CASE_SECONDS": "2"}
+
+
+def run_on(farm: FarmCli, url: str, suite, run_dir, *args: str, **env: str):
+    return farm.start("run", suite, "--broker", url, "--report-dir", run_dir, *args,
+                      **{"FARM_DEVICE_PLUGINS": PLUGIN, **CLUSTER_ENV, **env})
+
+
+def sessions(journals) -> int:
+    """How many case sessions the fake devices started (their journals' "session" lines)."""
+    return sum(p.read_text().splitlines().count("session") for p in journals.glob("*.log"))
+
+
+def test_a_case_longer_than_the_cluster_allows_is_named_and_still_runs_once(
+        tmp_path, redis_url, workers, farm):
+    """FARM_CLUSTER_MAX_CASE_SECONDS=2 on the workers and the run; one case's timeout is 60 s.
+    Before any case is sent the run names that case (not the one within the limit) and the
+    value to set, and says it is the workers' setting. Its job comes back from Redis while it
+    runs: a second worker drops it, the case passes once, attempt 1, on the first device."""
+    r = redis.Redis.from_url(redis_url, decode_responses=True)
+    gate, journals = tmp_path / "go", tmp_path / "journals"
+    journals.mkdir()
+    write_case(tmp_path / "s", "long", [f"javascript: farm-test:wait-for:{gate}"], timeout=60)
+    write_case(tmp_path / "s", "quick", ["sleep: 10"], timeout=2)
+    workers("fake:1", "--loglevel", "info", FARM_TEST_FAKE_JOURNAL=str(journals), **SHORT)
+    wait_idle(redis_url, 1)
+    proc = run_on(farm, redis_url, tmp_path / "s", tmp_path / "run", "--devices", "fake:1",
+                  **SHORT)
+    said = proc.wait_for_line("FARM_CLUSTER_MAX_CASE_SECONDS=2 ")
+    assert "1 case timeout(s) above FARM_CLUSTER_MAX_CASE_SECONDS=2 (s/long 60s)" in said, said
+    assert "set FARM_CLUSTER_MAX_CASE_SECONDS=60 where each `farm worker` runs" in said, said
+    first = wait_for(lambda: next((v for v in leases(redis_url).values()
+                                   if v.get("case") == "s/long"), None), 120, "s/long running")
+    tags = wait_for(lambda: r.zrange(UNACKED_INDEX, 0, -1), 60, "its unacknowledged message")
+    r.zadd(UNACKED_INDEX, {tag: 0 for tag in tags})     # delivered longer ago than any timeout
+    workers("fake:1", "--loglevel", "info", FARM_TEST_FAKE_JOURNAL=str(journals), **SHORT)
+    wait_for(lambda: "s/long attempt 1: dropped: attempt already claimed" in farm.worker_logs(),
+             90, "the second worker dropping the job handed out again")
+    assert leases(redis_url)[first["device"]]["case"] == "s/long"    # the first still runs it
+    gate.touch()
+    out = proc.finish()
+    assert proc.returncode == 0, out + farm.worker_logs()
+    by_id = {c["case_id"]: c for c in results(tmp_path / "run")["cases"]}
+    assert (by_id["s/long"]["status"], by_id["s/long"]["attempt"],
+            by_id["s/long"]["device"]) == ("passed", 1, first["device"]), by_id
+    assert by_id["s/quick"]["status"] == "passed", by_id
+    assert out.count("FARM_CLUSTER_MAX_CASE_SECONDS=2 ") == 1, out
+    assert sessions(journals) == 2, journals
