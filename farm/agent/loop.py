@@ -17,7 +17,8 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, NoReturn, Protocol
 
-from farm.agent.actions import Action, Locate, Sleep, as_planned, describe_actions, registry
+from farm.agent.actions import (Action, Locate, Scroll, Sleep, as_planned, describe_actions,
+                                registry)
 from farm.agent.history import ConversationHistory, with_text_first
 from farm.agent.images import (alike, data_url, grey_frame, inline_image, padded,
                                png_size)
@@ -336,7 +337,10 @@ class ActLoop:
                 mark["note"] = self.agent.mask(" · ".join(
                     x for x in (plan.thought, plan.log or label) if x))[:500]
             self.done(tasks, plan.log or label)
-            if action.moves_pointer or any(t.kind == "locate" for t in tasks):
+            said = tasks[-1].output if isinstance(action, Scroll) else None
+            if isinstance(said, str):       # a scroll that moved nothing says so: no miss
+                self._feedback(f"{label}: {said}")
+            elif action.moves_pointer or any(t.kind == "locate" for t in tasks):
                 watch.pointed = label
             if not isinstance(action, Sleep):   # waiting for the app repeats nothing: the
                 self._check_stuck(action, label, watch, same_screen)   # cap ends endless waits

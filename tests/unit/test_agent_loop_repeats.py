@@ -118,3 +118,28 @@ def test_one_reply_pressing_next_five_times_on_the_last_slide_is_stuck():
     with pytest.raises(StepFailed, match="^agent stuck: Tap repeated 5 times"):
         Agent(dev, ModelSet.single(client)).ai_act("go to slide 5")
     assert client.calls == 1 and len([a for a in dev.actions if a[0] == "tap"]) == 5
+
+
+class EndedList(LongList):
+    """A long list whose scroll, at its last page, moves nothing and says so (as the web's
+    does: no scroll event came)."""
+
+    def scroll(self, x: int, y: int, dx: int, dy: int) -> bool:
+        at = self.screen
+        super().scroll(x, y, dx, dy)
+        return self.screen != at
+
+
+def test_a_planned_scroll_that_moved_nothing_is_told_to_the_model_not_called_a_miss():
+    """The planner scrolled at the end of a list and read only the same screenshot again
+    (or, with a target, "the target was probably missed"): it is told nothing scrolled."""
+    dev = EndedList(pages=2)
+    down = xml("Scroll", {"scrollType": "singleAction", "direction": "down",
+                          "locate": {"prompt": "Row 0"}})
+    client = ScriptedModelClient([down, xml("Scroll", {"direction": "down", "locate": {
+        "prompt": "Row 1"}}), DONE_XML])
+    Agent(dev, ModelSet.single(client)).ai_act("find row 99")
+    assert "nothing scrolled" not in sent(client, 1)          # the first one moved the list
+    third = sent(client, 2)
+    assert "nothing scrolled: nothing at (" in third and "scrolls down any further" in third
+    assert "probably missed" not in third
