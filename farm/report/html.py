@@ -22,7 +22,8 @@ from farm.budget import stopped_line
 from farm.report.paths import replace_file
 from farm.report.timeline import render_timeline
 from farm.results import (STATUS_ORDER, CaseResult, RunSummary, StepRecord, cache_savings,
-                          case_usage, not_run_by_interrupt, own_duration, run_usage)
+                          case_usage, failing_step, not_run_by_interrupt, own_duration,
+                          run_usage)
 from farm.results_history import pass_rate
 from farm.text import printable
 from farm.usage import Usage, tokens_text
@@ -302,6 +303,13 @@ data-q="{_e(haystack.lower())}"{is_open}>
         if c.error is not None:
             parts.append(f'<pre class="error">{_e(c.error.kind)}: {_e(cut_long(c.error.message))}'
                          "</pre>")
+        at = failing_step(c) if c.status != "passed" else None
+        if at is not None:      # (a long case: the step is far down, below its passes)
+            verb = {"failed": "Failed", "error": "Error", "interrupted": "Stopped"}.get(
+                c.status, "Went wrong")
+            parts.append(f'<p class="at-step">{verb} at <a href="#{_anchor(c)}">step {at.index}'
+                         f" of {len(c.steps)}</a>" + (f" · line {at.line}" if at.line else "")
+                         + f" · {_e(at.task)}: {_e(at.label)}</p>")
         if c.reason:    # beside an error too: "not retried: --maxfail 1 reached" & co.
             label = "Skipped" if c.status == "skipped" else "Reason" if c.error is None \
                 else "Note"
@@ -312,9 +320,8 @@ data-q="{_e(haystack.lower())}"{is_open}>
                          f"<figcaption>Last screenshot ({_e(c.status)})</figcaption></figure>")
         if c.data:
             parts.append(_data_table(c.data))
-        bad = c.error.step if c.error is not None else None
         for task, steps in groupby(c.steps, key=lambda st: st.task):
-            parts.append(self.task(task, list(steps), bad))
+            parts.append(self.task(task, list(steps), at.index if at else None, _anchor(c)))
         if not c.steps:
             parts.append('<p class="nosteps">No steps ran.</p>')
         return "\n".join(parts)
@@ -350,10 +357,10 @@ data-q="{_e(haystack.lower())}"{is_open}>
         return (f'<div class="previous"><b>attempt {c.attempt}</b>{_e(_took(c))} — {others}:'
                 f'<ul>{"".join(items)}</ul></div>')
 
-    def task(self, name: str, steps: list[StepRecord], bad: int | None) -> str:
+    def task(self, name: str, steps: list[StepRecord], bad: int | None, anchor: str) -> str:
         failed = any(st.status in ("failed", "error") for st in steps)
         took = format_duration(sum(st.duration for st in steps))
-        rows = "\n".join(self.step(st, st.index == bad) for st in steps)
+        rows = "\n".join(self.step(st, anchor if st.index == bad else None) for st in steps)
         return f"""<section class="task{' bad' if failed else ''}">
 <h4>{_e(name)} <small>{len(steps)} step{'s' if len(steps) != 1 else ''} · {took}</small></h4>
 <table class="steps"><thead><tr><th>#<th>Step<th>Status<th>Time<th>Tier<th>Screens</thead>
@@ -361,7 +368,8 @@ data-q="{_e(haystack.lower())}"{is_open}>
 {rows}
 </tbody></table></section>"""
 
-    def step(self, st: StepRecord, at_fault: bool) -> str:
+    def step(self, st: StepRecord, at_fault: str | None) -> str:
+        """A step's row; ``at_fault``: the anchor of the step the case failed at."""
         # Lean markup on purpose: a 500-case run has thousands of these rows.
         label = _e(st.label)
         if st.line:
@@ -383,6 +391,8 @@ data-q="{_e(haystack.lower())}"{is_open}>
         if at_fault:
             classes.append("at")
         tr = f'<tr class="{" ".join(classes)}">' if classes else "<tr>"
+        if at_fault:
+            tr = f'<tr id="{at_fault}" class="{" ".join(classes)}">'
         # End tags of td/tr are optional in HTML; leaving them out saves ~10% on big runs.
         return (f"{tr}<td>{st.index}<td>{label}<td>{_e(st.status)}"
                 f"<td>{round(st.duration * 1000):,} ms<td>{_e(_seen(st))}<td>{shots}")
@@ -493,6 +503,13 @@ def _cut(value: object, limit: int) -> str:
 def _img(url: str, alt: str, cls: str = "") -> str:
     klass = f' class="{cls}"' if cls else ""
     return f'<img{klass} loading="lazy" src="{_e(url)}" alt="{_e(alt)}">'
+
+
+def _anchor(case: CaseResult) -> str:
+    """The id of the row of the step ``case`` failed at (from its id: the same in every
+    report of the run, a link to it stays good)."""
+    import hashlib
+    return "at-" + hashlib.sha1(case.case_id.encode("utf-8", "replace")).hexdigest()[:12]
 
 
 def _seen(step: StepRecord) -> str:

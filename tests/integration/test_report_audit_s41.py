@@ -134,3 +134,26 @@ def test_the_tab_of_a_nightly_says_its_verdict(nightly: Path, viewer_page, page_
     viewer_page.goto((nightly / "report.html").as_uri())
     assert viewer_page.title() == "10 failed, 4 error, 386 passed of 400 · farm report nightly-400"
     assert page_errors == []
+
+
+def _in_view(box: dict | None, height: int = 800) -> bool:
+    return box is not None and box["y"] >= 0 and box["y"] + box["height"] <= height
+
+
+def test_the_first_failure_its_step_and_screenshot_show_without_scrolling(
+        nightly: Path, viewer_page, page_errors) -> None:
+    viewer_page.set_viewport_size({"width": 1280, "height": 800})
+    viewer_page.goto((nightly / "report.html").as_uri())
+    first = viewer_page.locator("details.case").first
+    assert first.get_attribute("data-status") == "failed" and first.get_attribute("open") == ""
+    # a 3000-character error scrolls in its box: the step it failed at (of 20, after 17
+    # passes) and its screenshot are on the first screen
+    at = first.locator(".at-step")
+    assert at.inner_text() == "Failed at step 18 of 20 · line 22 · main: aiTap: button 18"
+    assert _in_view(at.bounding_box()), at.bounding_box()
+    assert _in_view(first.locator(".evidence img").bounding_box())
+    at.locator("a").click()     # and one click shows the step's row, with its images
+    row = first.locator("tr.at")
+    assert row.locator("td").nth(2).inner_text() == "failed"
+    assert _in_view(row.bounding_box()), row.bounding_box()
+    assert page_errors == []
