@@ -569,8 +569,8 @@ class CeleryExecutor:
             pipe.get(claim)
             pipe.pttl(claim)
         got = pipe.execute()
-        return {job.case_id: (device, max(store.CLAIM_TTL_S - ttl / 1000, 0.0) if ttl > 0
-                              else 0.0)
+        sent = {inf.job.case_id: now - inf.sent for inf in self._inflight.values()}
+        return {job.case_id: (device, _claim_age(ttl, sent[job.case_id]))
                 for job, device, ttl in zip(unheard, got[::2], got[1::2]) if device}
 
     def _check_taken(self, inf: _Inflight, holder: dict | None, now: float,
@@ -907,6 +907,17 @@ class CeleryExecutor:
         for q in self._queue.values():
             q.clear()
         self._stopping = True
+
+
+def _claim_age(ttl_ms: int, since_sent: float) -> float:
+    """How long ago an attempt was claimed, from its claim's TTL left (ms). A claim cannot be
+    older than the attempt's sending: one that reads so was set with another TTL than this
+    farm's (a worker of an earlier farm, whose claims lived 4 h: a claim it made a moment ago
+    read as 21 h old, and the run took a worker just starting the case for one that died
+    right after taking it, and ran it again elsewhere). Its age is then unknown: 0, the lease
+    grace counting from now."""
+    age = max(store.CLAIM_TTL_S - ttl_ms / 1000, 0.0) if ttl_ms > 0 else 0.0
+    return age if age <= since_sent + 1.0 else 0.0
 
 
 def _other_version(lease: dict[str, Any]) -> str | None:

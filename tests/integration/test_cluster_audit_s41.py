@@ -68,3 +68,76 @@ def test_a_case_longer_than_the_cluster_allows_is_named_and_still_runs_once(
     assert by_id["s/quick"]["status"] == "passed", by_id
     assert out.count("FARM_CLUSTER_MAX_CASE_SECONDS=2 ") == 1, out
     assert sessions(journals) == 2, journals
+
+
+# ---- a rolling upgrade: claims made by workers of an earlier farm ------------------------------
+OLD_CLAIM_TTL_S = 4 * 3600      # what a worker of farm before the 25 h claims set
+DEVICE = "fake-1@old-host"
+
+
+class Clock:
+    t = 5000.0
+
+    def __call__(self) -> float:
+        return self.t
+
+
+def sent_a_minute_ago(tmp_path, url: str):
+    """A run (its client, in this process, on the test's Redis) whose one job was sent a
+    minute ago and not heard of since: it waited in the broker behind another run's case."""
+    from farm.attempts import RetryPolicy
+    from farm.config import Settings
+    from farm.executors.celery import CeleryExecutor, _Inflight
+    from farm.results import ArtifactStore
+    from farm.runner import Services
+    from farm.schedule import Job
+    from farm.suite.model import Case, Step, Task, WebTarget
+    case = Case(id="s/c", name="c", file=tmp_path / "c.yaml", suite_root=tmp_path,
+                platform="web", web=WebTarget(url="about:blank"),
+                tasks=[Task(name="t", steps=[Step(kind="sleep", value="1")])])
+    settings = Settings(broker_url=url, cluster_prefix=PREFIX)
+    services = Services(settings=settings, artifacts=ArtifactStore(tmp_path / "run"),
+                        run_id="r-upgrade", env={})
+    clock = Clock()
+    ex = CeleryExecutor(settings, {case.id: case}, services, RetryPolicy(), [], clock=clock)
+    job = Job(case.id, "web", 1.0)
+    ex._pool_of, ex._queue, ex.ledger.expected = {case.id: "web"}, {"web": []}, {case.id}
+    ex._inflight[case.id] = _Inflight(job, clock(), seen=clock())
+    clock.t += 60
+    return ex, job, clock
+
+
+def lease(state: str, **more) -> dict:
+    return {"device": DEVICE, "platform": "web", "group": "fake", "state": state,
+            "since": 100.0, **more}
+
+
+def test_a_claim_an_earlier_farm_s_worker_just_made_is_not_taken_for_a_dead_one(tmp_path,
+                                                                               redis_url):
+    """An earlier farm's worker claims the attempt (its claim lives 4 h) and is about to say
+    it is busy when the run looks. The run waits the lease grace for it, as for one of its
+    own farm: before, the claim read as 21 h old, the device was named lost ('stopped
+    answering right after taking the case') and the case run again elsewhere while it ran."""
+    ex, job, clock = sent_a_minute_ago(tmp_path, redis_url)
+    r = redis.Redis.from_url(redis_url, decode_responses=True)
+    r.set(f"{PREFIX}:claim:r-upgrade:{job.case_id}:1", DEVICE, ex=OLD_CLAIM_TTL_S)
+    idle = {DEVICE: lease("idle")}
+    ex._check_inflight(idle, {"web": list(idle.values())}, clock(), ex._claims(clock()))
+    assert not ex.outcome.lost and job.case_id in ex._inflight, ex.outcome.lost
+    busy = {DEVICE: lease("busy", run="r-upgrade", case=job.case_id, attempt=1)}
+    clock.t += 1
+    ex._check_inflight(busy, {"web": list(busy.values())}, clock(), ex._claims(clock()))
+    assert ex._inflight[job.case_id].device == DEVICE and not ex.outcome.lost
+
+
+def test_a_claim_of_this_farm_still_counts_the_grace_from_when_it_was_made(tmp_path,
+                                                                          redis_url):
+    """A worker of this farm that claimed the attempt 20 s ago and never said so since is
+    gone: its device is named lost at once (the grace counts from the claim)."""
+    from farm.cluster import store
+    ex, job, clock = sent_a_minute_ago(tmp_path, redis_url)
+    r = redis.Redis.from_url(redis_url, decode_responses=True)
+    r.set(f"{PREFIX}:claim:r-upgrade:{job.case_id}:1", DEVICE, ex=int(store.CLAIM_TTL_S) - 20)
+    idle = {DEVICE: lease("idle")}
+    ex._check_inflight(idle, {"web": list(idle.values())}, clock(), ex._claims(clock()))
+    assert list(ex.outcome.lost) == [DEVICE] and job.case_id not in ex._inflight
