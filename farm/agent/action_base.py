@@ -134,15 +134,19 @@ class Locate(BaseModel):
 
 class ActionContext:
     """What an action may use: the device, the secret resolver (values typed on the device are
-    resolved here and nowhere else) and the seconds left before the case's deadline."""
+    resolved here and nowhere else), the mask that hides the secrets' values (an output the
+    driver cuts is masked before: `farm.devices.base.masking`) and the seconds left before
+    the case's deadline."""
 
     def __init__(self, device: Device, resolve: Callable[[str], str],
                  remaining: Callable[[], float] = lambda: float("inf"),
                  acted: list[dict[str, Any]] | None = None,
                  cancel: "threading.Event | None" = None,
-                 idle: Callable[[], None] = lambda: None) -> None:
+                 idle: Callable[[], None] = lambda: None,
+                 mask: Callable[[str], str] = lambda text: text) -> None:
         self.device = device if acted is None else _Acting(device, acted)
         self.resolve = resolve
+        self.mask = mask
         self.remaining = remaining
         self.cancel = cancel or threading.Event()    # set: the run stopped (Ctrl-C, SIGTERM)
         self.idle = idle    # a wait with nothing to do begins (`ScreenshotGrabber.idle`)

@@ -172,7 +172,8 @@ class Agent:
                           ctx=ActionContext(self.device, resolve or self.resolve,
                                             self.remaining, acted=self.acted,
                                             cancel=self.cancel,
-                                            idle=lambda: self.grabber.idle()),
+                                            idle=lambda: self.grabber.idle(),
+                                            mask=self.mask),
                           on_acted=self._acted, remember_boxes=keeps_plans,
                           keep=self.cache.safe if self.cache is not None else lambda text: True)
 

@@ -11,6 +11,7 @@ from typing import Any, Literal, Optional
 from pydantic import AliasChoices, Field
 
 from farm.agent.action_base import Action, ActionContext, Locate
+from farm.devices.base import masking
 from farm.errors import CaseTimeout, StepFailed
 from farm.text import map_strings
 
@@ -74,14 +75,16 @@ class RunAdbShell(Action):
             # is an end besides the silence's limit, not instead of it
             given = {"timeout_s" if step else "within_s": max(left, 0.1)}
         try:
-            out, err, code = shell(command, **given)
+            with masking(ctx.mask):     # what is cut of a long output is masked first
+                out, err, code = shell(command, **given)
         except StepFailed:
             if cut and ctx.remaining() <= 0:
                 raise CaseTimeout(f"case timed out during adb shell `{self.command}`") \
                     from None
             raise
         if code:
-            said = (err.strip() or out.strip() or "no output")[:500]
+            # masked before it is cut: a secret cut there would leave its start
+            said = ctx.mask(err.strip() or out.strip() or "no output")[:500]
             raise StepFailed(f"adb shell `{self.command}` exited {code}: {said}")
         return out
 
@@ -94,8 +97,10 @@ class RunWdaRequest(Action):
     data: Optional[Any] = None
 
     def run(self, ctx: ActionContext) -> Any:
-        return ctx.optional("wda_request")(self.method.upper(), ctx.resolve(self.endpoint),
-                                           map_strings(self.data, ctx.resolve))
+        request = ctx.optional("wda_request")
+        with masking(ctx.mask):         # what is cut of a long string is masked first
+            return request(self.method.upper(), ctx.resolve(self.endpoint),
+                           map_strings(self.data, ctx.resolve))
 
 
 class Pinch(Action):

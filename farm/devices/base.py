@@ -9,8 +9,10 @@ from __future__ import annotations
 import logging
 import threading
 import traceback
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
-from typing import Any, Callable, Protocol, runtime_checkable
+from typing import Any, Callable, Iterator, Protocol, runtime_checkable
 
 from pydantic import BaseModel, Field
 
@@ -421,29 +423,58 @@ def await_tree_change(read: Callable[[], str | None], before: str | None, timeou
 OUTPUT_KEEP_CHARS = 64 * 1024
 
 
-def kept_tail(text: str, keep: int = OUTPUT_KEEP_CHARS, before: int = 0) -> str:
+# The mask of the step running in this thread (`masking`). A driver cuts a step's output
+# without knowing the case's secrets (the shell's tail is cut as it is read, in
+# farm.devices.android_shell): what `kept_tail` cuts is masked first, so no secret straddles
+# the cut and leaves its end (or, cut at a line's start, its last lines) in the record.
+_OUTPUT_MASK: ContextVar[Callable[[str], str] | None] = ContextVar("output_mask", default=None)
+
+
+@contextmanager
+def masking(mask: Callable[[str], str] | None) -> Iterator[None]:
+    """While inside, `kept_tail` in this thread masks a text with ``mask`` before cutting it
+    (a phone action's step output: farm.agent.phone_actions)."""
+    token = _OUTPUT_MASK.set(mask)
+    try:
+        yield
+    finally:
+        _OUTPUT_MASK.reset(token)
+
+
+def output_mask() -> Callable[[str], str] | None:
+    """The mask `masking` set in this thread (for a driver that cuts in another thread)."""
+    return _OUTPUT_MASK.get()
+
+
+def kept_tail(text: str, keep: int = OUTPUT_KEEP_CHARS, before: int = 0,
+              mask: Callable[[str], str] | None = None) -> str:
     """``text`` as a step keeps it: whole up to ``keep`` characters, else its last ``keep``
     from a line's start (the newest of a log), after one line saying how much was cut.
     ``before``: what came ahead of ``text`` and was cut already (bytes of a phone's output
-    dropped as it came in, counted as characters)."""
+    dropped as it came in, counted as characters). A text that is cut is masked first with
+    ``mask`` (default: `masking`'s): a secret the cut fell inside is hidden whole."""
     if len(text) <= keep and not before:
         return text
+    total = len(text) + before
+    mask = mask or _OUTPUT_MASK.get()
+    if mask is not None:
+        text = mask(text)
     tail = text[-keep:]
     start = tail.find("\n")
     if 0 <= start < len(tail) - 1:      # (a single huge line: cut inside it)
         tail = tail[start + 1:]
-    total = len(text) + before
     return (f"[farm: {total - len(tail):,} characters of {total:,} cut; the last "
             f"{len(tail):,} kept]\n{tail}")
 
 
-def kept_tails(value: Any, keep: int = OUTPUT_KEEP_CHARS) -> Any:
+def kept_tails(value: Any, keep: int = OUTPUT_KEEP_CHARS,
+               mask: Callable[[str], str] | None = None) -> Any:
     """`kept_tail` of every string in a JSON value (a WDA answer: a screenshot's base64, a
-    page source), its structure as it is."""
+    page source), its structure as it is; ``mask`` as there."""
     if isinstance(value, str):
-        return kept_tail(value, keep)
+        return kept_tail(value, keep, mask=mask)
     if isinstance(value, dict):
-        return {k: kept_tails(v, keep) for k, v in value.items()}
+        return {k: kept_tails(v, keep, mask) for k, v in value.items()}
     if isinstance(value, list):
-        return [kept_tails(v, keep) for v in value]
+        return [kept_tails(v, keep, mask) for v in value]
     return value

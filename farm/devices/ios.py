@@ -23,7 +23,7 @@ from farm.devices.android import (LOOPBACK_NAMES, REATTACH_POLL_S, REATTACH_S,
                                   image_is_black, is_black, is_url, not_in_front,
                                   phone_busy_words, png_frame)
 from farm.devices.base import (Rect, UINode, UITree, await_tree_change, kept_tails,
-                               swipe_toward)
+                               output_mask, swipe_toward)
 from farm.devices.keys import IOS_TYPED
 from farm.devices.native_tree import parse_wda, query_xml
 from farm.devices.procs import PhoneBusy, PhoneClaim
@@ -654,7 +654,8 @@ class IosDevice:
         A request WDA refuses is the step's failure (one naming a session WDA does not know,
         not ``{sessionId}``, too); a connection that breaks is the device's.
         A string of the answer past 64K characters is kept as its tail (`kept_tails`: a
-        screenshot's base64 put megabytes into results.json).
+        screenshot's base64 put megabytes into results.json), masked before it is cut
+        (`masking`: the request is sent from another thread).
         """
         import json
 
@@ -677,8 +678,9 @@ class IosDevice:
                 raise StepFailed(f"WDA refused {method.upper()} {url}: "
                                  f"{wda_refusal(exc)}") from None
             # plain dicts, not AttrDicts; JSON's \udXXX escapes can carry a lone surrogate
-            return kept_tails(clean(json.loads(json.dumps(reply.get("value")))))
+            return kept_tails(clean(json.loads(json.dumps(reply.get("value")))), mask=mask)
 
+        mask = output_mask()
         return self._call(send, f"{method.upper()} {path}", session="{sessionId}" in path)
 
     # -- health --------------------------------------------------------------------------------
