@@ -36,6 +36,9 @@ SITE_FAILED = re.compile(r"net::ERR_(CONNECTION_[A-Z_]+|NAME_NOT_RESOLVED|NAME_R
                          r"FILE_NOT_FOUND|INVALID_URL|DISALLOWED_URL_SCHEME|HTTP2_[A-Z_]+|"
                          r"CONTENT_[A-Z_]+|RESPONSE_HEADERS_[A-Z_]+|BLOCKED_[A-Z_]+|"
                          r"HTTP_RESPONSE_CODE_FAILURE)")
+# Playwright's goto of a URL the server answers with a file to save (Content-Disposition:
+# attachment, a type Chromium does not show): no page comes, the browser is fine
+DOWNLOAD = re.compile(r"Download is starting")
 SELF_NETWORK = re.compile(r"INTERNET_DISCONNECTED|NETWORK_CHANGED|ADDRESS_IN_USE|"
                           r"ADDRESS_INVALID")
 _SAID = {"NAME_NOT_RESOLVED": "its host name does not resolve",
@@ -123,15 +126,19 @@ def mapped_errors(device: str, what: str, killed: Callable[[], bool],
 @contextmanager
 def unreachable_site(url: str) -> Iterator[None]:
     """Opening ``url`` failed on the site's side: its certificate was refused, nothing
-    answered, the name did not resolve, the answer was broken. That is the site's (or the
-    case's) problem, not the device's: a test failure naming Chromium's reason, and the
-    browser is not retried, blamed or quarantined for it. The browser's own network gone
+    answered, the name did not resolve, the answer was broken, a file to download came instead
+    of a page. That is the site's (or the case's) problem, not the device's: a test failure
+    naming Chromium's reason, and the browser is not retried, blamed or quarantined for it. The browser's own network gone
     (SELF_NETWORK) stays the device's problem."""
     from playwright.sync_api import Error as PlaywrightError
     try:
         yield
     except PlaywrightError as exc:
         text = str(exc)
+        if DOWNLOAD.search(text):
+            raise StepFailed(f"cannot open {url}: the server sent a file to download there, "
+                             "not a page (a case's url, or a Navigate, opens pages; an aiTap "
+                             "on the page's download link downloads it)") from None
         untrusted = UNTRUSTED.search(text)
         if untrusted is not None:
             raise StepFailed(f"cannot open {url}: the browser does not trust the site's "
