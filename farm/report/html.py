@@ -253,6 +253,9 @@ failed, error (skipped and interrupted left out)">
 <span id="shown" class="shown">{total} of {total} cases</span>
 <button type="button" class="link" data-expand="open">expand all</button>
 <button type="button" class="link" data-expand="close">collapse all</button>
+<noscript><style>.toolbar > :not(noscript) {{ display: none; }}</style>
+<span class="shown">JavaScript is off: no filter or search. Cases that did not pass come first,
+open.</span></noscript>
 </nav>"""
 
     def case(self, c: CaseResult) -> str:

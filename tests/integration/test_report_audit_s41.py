@@ -157,3 +157,51 @@ def test_the_first_failure_its_step_and_screenshot_show_without_scrolling(
     assert row.locator("td").nth(2).inner_text() == "failed"
     assert _in_view(row.bounding_box()), row.bounding_box()
     assert page_errors == []
+
+
+@pytest.mark.parametrize("viewer_context_args", [{"java_script_enabled": False}])
+def test_with_javascript_off_the_failures_are_readable_and_no_dead_control_shows(
+        nightly: Path, viewer_page, viewer_context_args) -> None:
+    viewer_page.goto((nightly / "report.html").as_uri())
+    opened = viewer_page.locator("details.case[open]")
+    assert opened.count() == 14
+    assert {opened.nth(i).get_attribute("data-status") for i in range(14)} == {"failed", "error"}
+    assert viewer_page.locator("details.case").first.locator("pre.error").is_visible()
+    assert not viewer_page.locator("#search").is_visible()
+    assert not viewer_page.locator("button[data-filter]").first.is_visible()
+    assert "JavaScript is off" in viewer_page.locator(".toolbar").inner_text()
+
+
+def test_a_nightly_opens_light_filters_and_searches_from_file(
+        nightly: Path, viewer_page, page_errors) -> None:
+    """What behaves well, kept so: ~2.5 KB a case, images fetched as they scroll into view,
+    filter and search without a server, hostile and RTL text shown as written."""
+    report = nightly / "report.html"
+    assert report.stat().st_size < 1.5 * 1024 * 1024
+    fetched: list[str] = []
+    viewer_page.on("request", lambda r: fetched.append(r.url) if r.url.endswith(".jpg")
+                   else None)
+    viewer_page.set_viewport_size({"width": 1280, "height": 800})
+    viewer_page.goto(report.as_uri())
+    viewer_page.wait_for_load_state("load")
+    assert viewer_page.locator("img").count() > 4000 and len(fetched) < 200
+    viewer_page.locator("button[data-filter=failed]").click()
+    assert viewer_page.locator("#shown").inner_text() == f"10 of {N} cases"
+    assert viewer_page.locator("details.case:not([hidden])").count() == 10
+    viewer_page.locator("button[data-filter=all]").click()
+    viewer_page.fill("#search", "device offline")
+    assert viewer_page.locator("#shown").inner_text() == f"4 of {N} cases"
+    viewer_page.fill("#search", "")
+    assert viewer_page.locator("details.case").first.locator(".name").inner_text() == XSS
+    assert RTL in viewer_page.locator("main").inner_text()
+    # nothing wider than the page: long names and errors wrap
+    assert viewer_page.evaluate("document.documentElement.scrollWidth") <= 1280
+    assert page_errors == []        # (a dialog would be there: the <img onerror> name ran)
+
+
+def test_a_name_of_markup_stays_text_in_junit_and_allure(nightly: Path) -> None:
+    root = ET.parse(nightly / "junit.xml").getroot()
+    case = next(c for c in root.iter("testcase") if c.get("name") == "c007")
+    assert f"title: {XSS}" in case.find("system-out").text
+    names = [json.loads(p.read_text())["name"] for p in (nightly / "allure").glob("*-result.json")]
+    assert XSS in names
