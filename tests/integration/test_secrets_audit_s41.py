@@ -8,6 +8,7 @@ message, cut at 500 characters, left the start of a secret there."""
 from __future__ import annotations
 
 import base64
+import json
 from pathlib import Path
 from urllib.parse import quote
 
@@ -110,3 +111,44 @@ def test_a_wda_answer_is_masked_before_its_tail_is_cut(demo_app):
     note, _, tail = shot.partition("\n")
     assert note.startswith("[farm: ") and len(tail) == OUTPUT_KEEP_CHARS, note
     assert tail[7:10] == "***" and secret[10:] not in tail, tail[:20]
+
+
+WEB_CASE = """\
+web:
+  url: data:text/html,<input type=password id=pw value="${PW}">
+  output: DATA_PATH
+tasks:
+  - name: read it back
+    flow:
+      - javascript: "JSON.stringify({pad: 'x'.repeat(70000), pw: pw.value})"
+        name: blob
+      - aiQuery: "the password field's value and the page's title"
+        name: read
+      - aiString: "the password field's value"
+        name: said
+"""
+
+
+def test_a_page_s_long_json_and_the_model_s_reading_of_a_password_are_masked(
+        farm: FarmCli, tmp_path: Path, model_server):
+    """Already safe (s41 audit): a web script's output is not cut (masked whole), and what the
+    model read from the screen is masked in the step's output and the case's data file."""
+    srv = model_server([json.dumps({"data": {"password": PW, "title": "Login"}}),
+                        json.dumps({"data": "the value is " + PW})])
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    (suite / "farm.yaml").write_text("secrets: [PW]\n")
+    (suite / "web.yaml").write_text(WEB_CASE.replace("DATA_PATH", str(tmp_path / "data.json")))
+    run_dir = tmp_path / "run"
+    done = farm.run("run", suite, "--devices", "browser:1", "--report-dir", run_dir,
+                    "--model", "openai/scripted-vlm", "--model-base-url", srv.base_url, PW=PW)
+    assert done.returncode == 0, done.stdout + done.stderr
+    case = results(run_dir)["cases"][0]
+    assert json.loads(case["data"]["blob"])["pw"] == "***"
+    assert case["data"]["read"] == {"password": "***", "title": "Login"}
+    assert case["data"]["said"] == "the value is ***"
+    written = [p for p in run_dir.rglob("*") if p.is_file() and p.suffix != ".jpg"]
+    written.append(tmp_path / "data.json")
+    for path in written:
+        text = path.read_text(errors="replace")
+        assert PW[:8] not in text and PW[-8:] not in text, path.name
