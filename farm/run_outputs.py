@@ -157,6 +157,10 @@ def _run_dir(settings: Settings, run_id: str, overwrite: bool, junit_xml: Path |
             pass
         return run_dir
     run_dir = Path(settings.report_dir)
+    if run_dir.resolve() == Path(run_dir.resolve().anchor):
+        raise ConfigError(f"{settings.named('report_dir')} {run_dir}: that is the filesystem's "
+                          "root (an unset variable, as in \"$OUT/\"?): give a directory of "
+                          "its own")
     _writable_dir(run_dir, settings.named("report_dir"))
     _not_in_use(run_dir, settings.named("report_dir"))
     old = [n for n in ("results.json", "results.jsonl") if (run_dir / n).exists()]

@@ -369,3 +369,15 @@ def test_a_case_output_that_cannot_be_written_at_the_end_is_the_run_s_code_in_re
                               "afile is a file\n")
     assert "farm: 1 passed in" in out
     assert _said_code(here / "r") == (3, 3)
+
+
+@pytest.mark.parametrize("root", ["/", "/.", "//"])
+def test_a_report_dir_that_is_the_filesystem_root_is_refused(here, monkeypatch, capsys, root):
+    """`--report-dir "$OUT/"` with OUT unset wrote results.json, report.html and the
+    screenshots into / (as root, it could)."""
+    code, out, err = farm(monkeypatch, capsys, "run", "s", "--devices", "fake:1",
+                          "--no-progress", "--report-dir", root)
+    assert (code, out) == (4, "")
+    assert err == (f"farm: error: --report-dir {Path(root)}: that is the filesystem's root (an "
+                   "unset variable, as in \"$OUT/\"?): give a directory of its own\n")
+    assert list((here / "devices").iterdir()) == []         # no device was opened
