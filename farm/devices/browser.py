@@ -122,6 +122,7 @@ class BrowserDevice:
         # the target's answer to dialogs, and what each dialog of the case was answered
         self._dialogs: tuple[str, list[str]] = ("dismiss", [])
         self._thrown: list[str] = []      # the case's uncaught page errors (failure_note)
+        self._cut: list[str] = []         # the case's fills a maxlength cut (failure_note)
         self._opened: Any = None                      # a new tab to follow (autoFollowNewPage)
         # the case's new tabs not followed, and the target's mode (failure_note says so)
         self._unfollowed: tuple[str, list[Any]] = ("page", [])
@@ -222,7 +223,7 @@ class BrowserDevice:
         browser = self._need_browser()
         self._viewport = (target.viewport_width, target.viewport_height)
         self._follow_new_pages = target.follow_new_pages
-        self._dialogs, self._thrown = (target.dialogs, []), []
+        self._dialogs, self._thrown, self._cut = (target.dialogs, []), [], []
         self._unfollowed = (target.mode, [])
         with self._errors("new context"):
             self._context = new_context(browser, target)
@@ -255,7 +256,7 @@ class BrowserDevice:
         self._dom.forget()
         self._viewport = (target.viewport_width, target.viewport_height)
         self._follow_new_pages = target.follow_new_pages
-        self._dialogs, self._thrown = (target.dialogs, []), []
+        self._dialogs, self._thrown, self._cut = (target.dialogs, []), [], []
         self._unfollowed = (target.mode, [])
         with self._errors("reuse the shared browser context"):
             reuse_context(self._context, self._page, target)
@@ -490,7 +491,8 @@ class BrowserDevice:
         trip, only then, once a navigation under way is over: a load that failed leaves
         Chromium's error page coming; `farm.devices.web.failures.page_status_note`)."""
         from farm.devices.web.failures import last_of, page_status_note
-        said = "; ".join(filter(None, [*map(last_of, (self._dialogs[1], self._thrown)),
+        said = "; ".join(filter(None, [*map(last_of, (self._dialogs[1], self._thrown,
+                                                      self._cut)),
                                        self._tab_note()])) or None
         status = self._page_status(page_status_note)
         return "; ".join(filter(None, [status, said])) or None
@@ -937,11 +939,20 @@ class BrowserDevice:
                 page.keyboard.press("Delete")
         return how
 
-    @staticmethod
-    def _filled(how: Any, text: str) -> bool:
-        """What `fill` returns for the fill script's answer ``how``: a refusal fails the step."""
+    def _filled(self, how: Any, text: str) -> bool:
+        """What `fill` returns for the fill script's answer ``how``: a refusal fails the step;
+        a value cut at the field's maxlength is noted (`failure_note`)."""
         if isinstance(how, dict) and "refused" in how:
             raise StepFailed(_refused(how["refused"], text, how.get("holds") or ""))
+        if isinstance(how, dict) and "cut" in how:    # taken as far as it fits, as typing
+            # is: kept for the note of a step that then fails (a secret's first characters
+            # would escape its mask: its length alone is said)
+            given = "the text" if self.hide(text) != text else f'"{text}"'
+            self._cut.append(f'the {how["cut"]} kept {how["took"]} of the {len(text)} '
+                             f'characters of {given} typed into it (its maxlength is '
+                             f'{how["max"]})')
+            log.warning("%s: %s", self.name, self._cut[-1])
+            return True
         if isinstance(how, dict):       # a <select> without that option
             shown = ", ".join(f'"{o}"' for o in how.get("options", [])[:MAX_OPTIONS_SHOWN])
             more = len(how.get("options", [])) - MAX_OPTIONS_SHOWN

@@ -4,6 +4,11 @@ checked as the user sees them (verdict, step error, exit code). Real Chromium.
 - A case whose url (or a Navigate) the server answers with a file to download was an
   infrastructure error ("open URL failed on browser-1: Page.goto: Download is starting"),
   retried on the browser and exit 3: now the case fails saying a download came, not a page.
+- aiInput of "1234567" into a field of maxlength 5 passes as typing would, the field holding
+  "12345"; a step that then failed (the form sent another value than the step gave) did not
+  say so: now its error ends with "(the input[type=text] kept 5 of the 7 characters of
+  "1234567" typed into it (its maxlength is 5))", a secret's value unquoted (its first
+  characters would escape its mask).
 """
 
 from __future__ import annotations
@@ -57,3 +62,37 @@ def test_a_case_opening_a_download_fails_saying_so_not_the_browser(tmp_path: Pat
         f"cannot open {site}/report.csv: the server sent a file to download there, not a page "
         "(a case's url, or a Navigate, opens pages; an aiTap on the page's download link "
         "downloads it)"), download["error"]
+
+
+FIELDS = """<!doctype html><html><body>
+<label>Zip <input id="zip" maxlength="5"></label>
+<label>PIN <input type="password" maxlength="4"></label>
+<label>Comment <textarea id="comment" maxlength="8"></textarea></label>
+<button onclick="out.textContent = 'Sent ' + zip.value + ' / ' + comment.value">Send</button>
+<p id="out"></p></body></html>"""
+
+
+def test_a_value_cut_at_a_maxlength_is_said_when_a_later_step_fails(tmp_path: Path,
+                                                                   farm: FarmCli):
+    (tmp_path / "fields.html").write_text(FIELDS)
+    (tmp_path / "farm.yaml").write_text("secrets: [PIN]\n")
+    flow = "".join(f"      - aiInput: {field}\n        value: \"{value}\"\n" for field, value in
+                   [("Zip", "1234567"), ("Comment", "a long comment"), ("PIN", "${PIN}")])
+    (tmp_path / "fields.yaml").write_text(
+        "name: fields\nweb:\n  serve: .\n  url: fields.html\ntasks:\n  - name: t\n"
+        "    continueOnError: true\n    flow:\n" + flow + "      - aiTap: Send\n"
+        "      - assertText: Sent 12345 / a long c\n"
+        "  - name: u\n    flow:\n      - assertText: Sent 1234567\n")
+    done = farm.run("run", tmp_path, "--devices", "browser:1", "--report-dir", tmp_path / "run",
+                    PIN="271828")
+    steps = results(tmp_path / "run")["cases"][0]["steps"]
+    assert [s["status"] for s in steps] == ["passed"] * 5 + ["failed"], steps
+    assert steps[-1]["error"] == (
+        'expected text "Sent 1234567" is not on screen; the closest text on it is "Sent 12345 /" '
+        "(the input[type=password] kept 4 of the 6 characters of the text typed into it (its maxlength is 4); 2 more before)"
+    ), steps[-1]["error"]
+    assert "2718" not in done.stdout + done.stderr + (tmp_path / "run/results.json").read_text()
+    log = (tmp_path / "run/farm.log").read_text()
+    assert ('the input[type=text] kept 5 of the 7 characters of "1234567" typed into it (its '
+            "maxlength is 5)") in log
+    assert 'the textarea kept 8 of the 14 characters of "a long comment"' in log

@@ -179,7 +179,8 @@ def settled_read_js(read: str) -> str:
 # Replace the focused field's content: selected, then the value inserted as an input method
 # would ("done"; "insert" when the browser refused, so Python inserts it); inputs that take no
 # typed text get their value set ("set"); "not:<what>": the focus is on nothing or on a control
-# that takes no text (a button, a link, a checkbox, a disabled field); {options}: a select has
+# that takes no text (a button, a link, a checkbox, a disabled field); {cut, took, max}: the
+# field's maxlength left part of the value out (`took` characters in); {options}: a select has
 # no option the value names (its options, as shown); null: another element
 # has it (a custom widget: keys may be what it reads).
 _FILL_JS = """(value, {focused}) => {
@@ -187,7 +188,8 @@ _FILL_JS = """(value, {focused}) => {
   const doc = el ? el.ownerDocument : document, win = doc.defaultView;  // (a frame's own)
   const insert = (text = value) => doc.execCommand(text ? "insertText" : "delete", false, text)
     ? "done" : "insert";
-  const what = (e) => e.tagName.toLowerCase() + (e.type ? `[type=${e.type}]` : "");
+  const what = (e) => e.tagName.toLowerCase()
+    + (e.type && e.type !== "textarea" ? `[type=${e.type}]` : "");
   // a frame of another origin (focused() enters the others): farm fills it there
   if (el && (el.tagName === "IFRAME" || el.tagName === "FRAME")) return "frame";
   if (!el || el === doc.body || el === doc.documentElement) return "not:nothing";
@@ -217,7 +219,14 @@ _FILL_JS = """(value, {focused}) => {
     const sel = win.getSelection(); sel.removeAllRanges(); sel.addRange(range);
     return insert();
   }
-  if (el instanceof win.HTMLTextAreaElement) { el.select(); return insert(); }
+  // a field full at its maxlength with the rest of the value left out, as typing leaves it:
+  // farm notes it (the form sends another value than the step gave)
+  const cut = (at, left, how) => how === "done" && at.maxLength >= 0
+    && at.value.length >= at.maxLength && left.length > at.value.length
+    && left.startsWith(at.value)
+    ? {cut: what(at), took: value.length - left.length + at.value.length, max: at.maxLength}
+    : how;
+  if (el instanceof win.HTMLTextAreaElement) { el.select(); return cut(el, value, insert()); }
   if (!(el instanceof win.HTMLInputElement)) return null;
   if (["", "text", "search", "email", "url", "tel", "password"].includes(el.type)) {
     el.select();
@@ -231,7 +240,7 @@ _FILL_JS = """(value, {focused}) => {
           || now.disabled) break;
       left = left.slice(kept.length); at = now; at.select(); how = insert(left);
     }
-    return how;
+    return cut(at, left, how);
   }
   if (el.type === "number") {     // (a number field refuses text: its value stays empty)
     el.select();
