@@ -10,6 +10,8 @@ kombu's unacked index, and a worker starting up sweeps that index as every consu
 
 from __future__ import annotations
 
+import signal
+
 import pytest
 import redis
 
@@ -68,6 +70,43 @@ def test_a_case_longer_than_the_cluster_allows_is_named_and_still_runs_once(
     assert by_id["s/quick"]["status"] == "passed", by_id
     assert out.count("FARM_CLUSTER_MAX_CASE_SECONDS=2 ") == 1, out
     assert sessions(journals) == 2, journals
+
+
+def test_ctrl_c_of_one_ci_run_leaves_the_other_runs_case_running(tmp_path, redis_url, workers,
+                                                                 farm):
+    """Two CI jobs run on one cluster at once, each on one device of two. Ctrl-C of the first
+    stops its case (interrupted, exit 2) and frees its device; the second's case on the other
+    device goes on, is not retried, and passes on the device that ran it; the second's other
+    case then runs on the device the first gave back. No result crosses over."""
+    gate_a, gate_b = tmp_path / "never", tmp_path / "go-b"
+    write_case(tmp_path / "a", "held", [f"javascript: farm-test:wait-for:{gate_a}"], timeout=900)
+    write_case(tmp_path / "b", "held", [f"javascript: farm-test:wait-for:{gate_b}"], timeout=900)
+    write_case(tmp_path / "b", "next", ["sleep: 10"])
+    workers("fake:2")
+    wait_idle(redis_url, 2)
+    a = run_on(farm, redis_url, tmp_path / "a", tmp_path / "run-a", "--devices", "fake:1")
+    wait_for(lambda: any(v.get("case") == "a/held" for v in leases(redis_url).values()), 120,
+             "run A's case running")
+    b = run_on(farm, redis_url, tmp_path / "b", tmp_path / "run-b", "--devices", "fake:2")
+    b_dev = wait_for(lambda: next((n for n, v in leases(redis_url).items()
+                                   if v.get("case") == "b/held"), None), 120,
+                     "run B's held case running")
+    a.send_signal(signal.SIGINT)
+    out_a = a.finish()
+    assert a.returncode == 2, out_a
+    case_a, = results(tmp_path / "run-a")["cases"]
+    assert case_a["status"] == "interrupted", case_a
+    wait_for(lambda: sum(v.get("state") == "idle" for v in leases(redis_url).values()) == 1,
+             120, "run A's device freed")
+    assert leases(redis_url)[b_dev]["case"] == "b/held"      # B's case was not stopped
+    gate_b.touch()
+    out_b = b.finish()
+    assert b.returncode == 0, out_b + farm.worker_logs()
+    by_id = {c["case_id"]: c for c in results(tmp_path / "run-b")["cases"]}
+    assert set(by_id) == {"b/held", "b/next"}, by_id
+    assert (by_id["b/held"]["status"], by_id["b/held"]["attempt"], by_id["b/held"]["device"]
+            ) == ("passed", 1, b_dev), by_id
+    assert by_id["b/next"]["status"] == "passed" and not results(tmp_path / "run-b")["lost"]
 
 
 # ---- a rolling upgrade: claims made by workers of an earlier farm ------------------------------
