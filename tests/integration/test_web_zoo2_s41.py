@@ -9,6 +9,9 @@ checked as the user sees them (verdict, step error, exit code). Real Chromium.
   say so: now its error ends with "(the input[type=text] kept 5 of the 7 characters of
   "1234567" typed into it (its maxlength is 5))", a secret's value unquoted (its first
   characters would escape its mask).
+- chromeArgs: [--force-dark-mode] (or --force-prefers-reduced-motion) left the page light: the
+  headless shell ignores that flag and Playwright emulates a light screen in every context,
+  overriding the blink-settings that would do it. The page now sees what the flag asks for.
 """
 
 from __future__ import annotations
@@ -96,3 +99,27 @@ def test_a_value_cut_at_a_maxlength_is_said_when_a_later_step_fails(tmp_path: Pa
     assert ('the input[type=text] kept 5 of the 7 characters of "1234567" typed into it (its '
             "maxlength is 5)") in log
     assert 'the textarea kept 8 of the 14 characters of "a long comment"' in log
+
+
+MEDIA = """<!doctype html><html><body><p id="m"></p><script>
+m.textContent = ['dark', 'reduce'].map((v) => v + '=' + matchMedia(
+  '(prefers-' + (v === 'dark' ? 'color-scheme' : 'reduced-motion') + ': ' + v + ')').matches)
+  .join(' ');
+</script></body></html>"""
+
+
+@pytest.mark.parametrize("flags, shown", [
+    ("[]", "dark=false reduce=false"),
+    ("[--force-dark-mode, --force-prefers-reduced-motion]", "dark=true reduce=true"),
+    ("['--blink-settings=preferredColorScheme=0']", "dark=true reduce=false")])
+def test_chrome_args_for_dark_mode_and_reduced_motion_reach_the_page(tmp_path: Path,
+                                                                    farm: FarmCli,
+                                                                    flags: str, shown: str):
+    (tmp_path / "media.html").write_text(MEDIA)
+    (tmp_path / "media.yaml").write_text(
+        f"name: media\nweb:\n  serve: .\n  url: media.html\n  chromeArgs: {flags}\n"
+        "tasks:\n  - name: t\n    flow:\n      - javascript: m.textContent\n"
+        "        name: media\n")
+    code, cases = run(farm, tmp_path)
+    assert code == 0, cases
+    assert cases["media"]["data"]["media"] == shown

@@ -4,18 +4,30 @@ with ``shareBrowserContext: true`` (farm.shared_context), one context and page t
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+import re
+from typing import TYPE_CHECKING, Any, Sequence
 
 from farm.devices.web.scripts import PAGE_STATE_JS, SAME_TAB_JS
 
 if TYPE_CHECKING:  # pragma: no cover
     from farm.suite.model import WebTarget
 
+# Chromium flags (chromeArgs, farm's browser_args) that set a media feature pages read: the
+# context option and value that give it (--force-dark-mode, which the headless shell ignores,
+# given as Playwright's option too; blink-settings left to the browser)
+MEDIA_FLAGS = [
+    (re.compile(r"^--force-dark-mode$"), "color_scheme", "dark"),
+    (re.compile(r"^--blink-settings=.*preferredColorScheme"), "color_scheme", "null"),
+    (re.compile(r"^--force-prefers-reduced-motion$"), "reduced_motion", "reduce"),
+    (re.compile(r"^--force-prefers-no-reduced-motion$"), "reduced_motion", "no-preference"),
+]
 
-def new_context(browser: Any, target: "WebTarget") -> Any:
-    """A new Playwright context for ``target``, with farm's page-state script in every page,
-    the target's cookies, and forceSameTabNavigation when asked for."""
-    context = browser.new_context(**context_options(target))
+
+def new_context(browser: Any, target: "WebTarget", flags: Sequence[str] = ()) -> Any:
+    """A new Playwright context for ``target`` in a Chromium run with ``flags``, with farm's
+    page-state script in every page, the target's cookies, and forceSameTabNavigation when
+    asked for."""
+    context = browser.new_context(**context_options(target, flags))
     # one script (one round trip): forceSameTabNavigation keeps links and window.open here;
     # each part on its own, as separate scripts would be, should the other throw
     parts = [PAGE_STATE_JS, SAME_TAB_JS] if target.same_tab else [PAGE_STATE_JS]
@@ -38,12 +50,17 @@ def reuse_context(context: Any, page: Any, target: "WebTarget") -> None:
         context.add_cookies([cookie(c) for c in target.cookies])
 
 
-def context_options(target: "WebTarget") -> dict[str, Any]:
+def context_options(target: "WebTarget", flags: Sequence[str] = ()) -> dict[str, Any]:
     options: dict[str, Any] = {
         "viewport": {"width": target.viewport_width, "height": target.viewport_height},
         "device_scale_factor": target.device_scale_factor or 1,
         "ignore_https_errors": target.accept_insecure_certs,
     }
+    # Playwright emulates a light, motion-allowing screen in every context unless told not
+    # to: a Chromium flag asking for dark mode or reduced motion was overridden in silence
+    for flag, option, value in MEDIA_FLAGS:
+        if any(flag.search(f) for f in flags):
+            options[option] = value
     if target.user_agent:
         options["user_agent"] = target.user_agent
     if target.extra_http_headers:
