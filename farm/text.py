@@ -53,6 +53,13 @@ def _clean_str(text: str) -> str:
     return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
 
 
+def cut(text: str, limit: int) -> str:
+    """``text`` shortened to ``limit`` characters, ending in "…" where it was cut: the mark
+    tells the secret masking (`farm.suite.vars`) that a secret's start there is one, so a
+    quoted device answer or model reply cut inside a password does not show its start."""
+    return text if len(text) <= limit else text[:limit] + "\u2026"
+
+
 def printable(text: str) -> str:
     """``text`` for a terminal or a report: each control character shown as its escape
     (``\\x1b``), so a page cannot recolour, rewrite or beep a CI log with its own text."""

@@ -18,6 +18,7 @@ from farm.agent.prompts import assert_prompt, query_prompt, reference_parts
 from farm.errors import ModelUnavailable, StepFailed
 from farm.llm.client import ModelClient, cut_note
 from farm.llm.plan import ReplyParseError, echo_back, loads_lenient
+from farm.text import cut
 
 Ask = Callable[[str, list[dict[str, Any]], ModelClient], str]
 
@@ -113,9 +114,9 @@ def _thought(data: dict[str, Any]) -> str:
 def _shown(data: Any) -> str:
     """What the model answered, as JSON (what it wrote), not Python's repr of it."""
     try:
-        return json.dumps(data, ensure_ascii=False)[:200]
+        return cut(json.dumps(data, ensure_ascii=False), 200)
     except ValueError:             # NaN and the like
-        return repr(data)[:200]
+        return cut(repr(data), 200)
 
 
 def _boolean(value: Any) -> bool:

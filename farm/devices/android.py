@@ -29,7 +29,7 @@ from farm.devices.keys import android_keycode
 from farm.devices.native_tree import parse_uiautomator, parse_xml, query_xml
 from farm.devices.procs import PhoneBusy, PhoneClaim
 from farm.errors import ConfigError, DeviceError, DeviceLost, StepFailed
-from farm.text import clean
+from farm.text import clean, cut
 
 if TYPE_CHECKING:  # pragma: no cover
     from farm.config import Settings
@@ -666,7 +666,7 @@ class AndroidDevice:
         # uiautomator says a failure on stderr and exits 0, writing no file ("ERROR: could not
         # get idle state.", "ERROR: null root node returned by UiTestAutomationBridge.")
         if _DUMP_ERROR.search(text) or "success" not in text or code:
-            log.info("%s: uiautomator dump failed: %s", self.name, text.strip()[:200])
+            log.info("%s: uiautomator dump failed: %s", self.name, cut(text.strip(), 200))
             said = text.replace("success", "").strip().splitlines()
             self.tree_problem = f"uiautomator dump: {said[0][:120] if said else f'exit {code}'}"
             return None
@@ -766,7 +766,7 @@ class AndroidDevice:
             f"-pinch {int(x)} {int(y)} {start} {end} {int(duration_ms)}")
         if code or "Exception" in out + err:
             raise StepFailed(f"pinch on {self.name} needs yadb (adb push yadb {YADB}): "
-                             f"{(err or out).strip()[:200] or f'exit {code}'}")
+                             f"{cut((err or out).strip(), 200) or f'exit {code}'}")
 
     def swipe(self, x1: int, y1: int, x2: int, y2: int, duration_ms: int = 300) -> None:
         self._input(f"swipe {int(x1)} {int(y1)} {int(x2)} {int(y2)} {int(duration_ms)}")
@@ -816,7 +816,7 @@ class AndroidDevice:
             if code or "Exception" in out + err:
                 raise StepFailed(f"typing with yadb on {self.name} failed (imeStrategy "
                                  f"{strategy}; adb push yadb {YADB}): "
-                                 f"{(err or out).strip()[:200] or f'exit {code}'}")
+                                 f"{cut((err or out).strip(), 200) or f'exit {code}'}")
 
     def hide_keyboard(self) -> None:
         """autoDismissKeyboard, as Midscene's: while the soft keyboard shows (``dumpsys
@@ -873,7 +873,7 @@ class AndroidDevice:
             msg = base64.b64encode(chunk.encode("utf-8")).decode()
             out = self.shell(f"am broadcast -a ADB_INPUT_B64 --es msg {msg}")
             if "result=0" not in out and "completed" not in out:
-                raise DeviceError(f"IME broadcast failed on {self.name}: {out.strip()[:200]}")
+                raise DeviceError(f"IME broadcast failed on {self.name}: {cut(out.strip(), 200)}")
 
     def clear_text(self) -> None:
         """Empty the focused field wherever its caret is: a Delete and a Forward-delete for
@@ -917,7 +917,7 @@ class AndroidDevice:
             raise StepFailed(f"{app} on {self.name} has no launcher activity to start")
         if "monkey aborted" in out.lower():
             raise DeviceError(f"monkey could not start {app} on {self.name}: "
-                              f"{out.strip()[:200]}")
+                              f"{cut(out.strip(), 200)}")
         deadline = time.monotonic() + 5
         while True:
             current = self.current_app()

@@ -28,7 +28,7 @@ from farm.devices.keys import IOS_TYPED
 from farm.devices.native_tree import parse_wda, query_xml
 from farm.devices.procs import PhoneBusy, PhoneClaim
 from farm.errors import DeviceError, DeviceLost, StepFailed
-from farm.text import clean
+from farm.text import clean, cut
 
 if TYPE_CHECKING:  # pragma: no cover
     from farm.config import Settings
@@ -82,7 +82,7 @@ def wda_refusal(exc: Any) -> str:
     else:
         said = clean(str(value if value is not None else exc))
     status = getattr(exc, "status", None)
-    return (said or f"status {status}")[:300]
+    return cut(said or f"status {status}", 300)
 
 
 def shown_parts(tree: UITree, width: int, height: int) -> UITree:
@@ -590,7 +590,7 @@ class IosDevice:
                 from farm.config import mask_url, mask_urls_in    # (as the web shows a URL)
                 said = exc.value.get("message") if isinstance(exc.value, dict) else exc.value
                 raise StepFailed(f"{self.name} cannot open {mask_url(url)}: "
-                                 f"{mask_urls_in(clean(str(said)))[:300]}") from None
+                                 f"{cut(mask_urls_in(clean(str(said))), 300)}") from None
         self._call(send, "open URL")
 
     def _check_installed(self, bundle: str) -> None:
@@ -740,14 +740,14 @@ class IosDevice:
                 from farm.config import mask_url     # which of FARM_IOS_WDA_URLS it is
                 # (an empty answer's error holds the request's body: a typed text, not chained)
                 raise DeviceLost(f"{self.name} lost ({what}): "
-                                 f"{unreachable_why(self.url, exc)[:200]} (WebDriverAgent "
+                                 f"{cut(unreachable_why(self.url, exc), 200)} (WebDriverAgent "
                                  f"at {mask_url(self.url)})") \
                     from (None if isinstance(exc, WDAEmptyResponseError) else exc)
             except WDAError as exc:
                 if self._killed:
                     raise DeviceLost(f"{self.name} was stopped") from exc
                 raise DeviceError(f"{what} failed on {self.name}: "
-                                  f"{clean(str(exc))[:200]}") from exc
+                                  f"{cut(clean(str(exc)), 200)}") from exc
         raise AssertionError("unreachable")
 
 

@@ -65,7 +65,9 @@
   const hit = at((shows.left + shows.right) / 2, (shows.top + shows.bottom) / 2);
   if (!hit) return "the edge of the page";
   const cls = typeof hit.className === "string" ? hit.className.trim().split(/\s+/)[0] : "";
-  const text = (hit.innerText || "").replace(/\s+/g, " ").trim().slice(0, 30);
+  const said = (hit.innerText || "").replace(/\s+/g, " ").trim();
+  // (cut with "…": the secret masking then hides a secret's start there)
+  const text = said.length > 30 ? said.slice(0, 30) + "\u2026" : said;
   return `<${hit.tagName.toLowerCase()}${hit.id ? ` id="${hit.id}"` : cls ? ` class="${cls}"` : ""}>`
     + (text ? ` "${text}"` : "");
 }
