@@ -35,8 +35,9 @@ from farm.devices.web.dom_read import DomReader
 from farm.devices.web.failures import mapped_errors, unreachable_site
 from farm.devices.web.hang import HangGuard
 from farm.devices.web.page_wait import PageWait, load_state
-from farm.devices.web.scripts import (AWAIT_CHANGE_JS, FILL_AT_JS, FOCUS_AT_JS, FOCUSED_FILL_JS,
-                                      INTO_VIEW_JS, MAX_NODES, SCROLL_END_JS, SCROLL_JS,
+from farm.devices.web.scripts import (AWAIT_CHANGE_JS, BROWSER_KEY_JS, BROWSER_KEYS,
+                                      FILL_AT_JS, FOCUS_AT_JS, FOCUSED_FILL_JS, INTO_VIEW_JS,
+                                      KEY_WATCH_JS, MAX_NODES, SCROLL_END_JS, SCROLL_JS,
                                       SCROLL_WATCH_JS, VEIL_JS, VEIL_WATCH_JS, WHEEL_JS,
                                       looked, veiled)
 from farm.errors import DeviceError, DeviceLost, StepFailed
@@ -981,11 +982,19 @@ class BrowserDevice:
 
     @_action
     def press(self, key: str) -> None:
+        """Press ``key`` in the page; a key the browser acts on itself (F5, Alt+Left: a key
+        event sent to the page does not do it) is then done as the browser would, unless the
+        page prevented it (`scripts.BROWSER_KEYS`)."""
         name = normalize_key(key)
         page = self._acting()
+        act = BROWSER_KEYS.get(name)
         try:
             with self._errors(f"press {name}"):
+                if act is not None:
+                    self._shots.script(page, KEY_WATCH_JS, None)
                 page.keyboard.press(name)
+                if act is not None:
+                    self._unless_navigating(lambda: self._shots.script(page, BROWSER_KEY_JS, act))
         except DeviceError as exc:
             if "Unknown key" in str(exc):  # the suite named a key that does not exist
                 raise StepFailed(f"unknown key {key!r}") from exc

@@ -12,6 +12,9 @@ checked as the user sees them (verdict, step error, exit code). Real Chromium.
 - chromeArgs: [--force-dark-mode] (or --force-prefers-reduced-motion) left the page light: the
   headless shell ignores that flag and Playwright emulates a light screen in every context,
   overriding the blink-settings that would do it. The page now sees what the flag asks for.
+- aiKeyboardPress: F5 (ctrl+r, Alt+Left) passed having done nothing: a key event sent to the
+  page does not reach the browser's own shortcuts. Now the page reloads (goes back), unless
+  the page prevented the key (an app using F5 itself keeps it).
 """
 
 from __future__ import annotations
@@ -123,3 +126,27 @@ def test_chrome_args_for_dark_mode_and_reduced_motion_reach_the_page(tmp_path: P
     code, cases = run(farm, tmp_path)
     assert code == 0, cases
     assert cases["media"]["data"]["media"] == shown
+
+
+KEYS = """<!doctype html><html><body><p id="c"></p>
+<a href="#" onclick="history.pushState({}, '', '?page=2'); c.textContent = 'page two';
+  return false">Next</a>
+<script>c.textContent = 'load ' + (sessionStorage.n = (+sessionStorage.n || 0) + 1);
+addEventListener('popstate', () => c.textContent = 'back at ' + location.search);
+addEventListener('keydown', (e) => {
+  if (e.key === 'F5' && e.shiftKey) { e.preventDefault(); c.textContent = 'kept'; } });
+</script></body></html>"""
+
+
+def test_a_reload_or_back_key_does_what_the_browser_would(tmp_path: Path, farm: FarmCli):
+    (tmp_path / "keys.html").write_text(KEYS)
+    flow = ["assertText: load 1", "aiKeyboardPress: F5", "assertText: load 2",
+            "aiKeyboardPress: ctrl+r", "assertText: load 3", "aiTap: Next",
+            "assertText: page two", "aiKeyboardPress: Alt+Left", "waitForText: back at",
+            "aiKeyboardPress: Shift+F5", "assertText: kept"]
+    (tmp_path / "keys.yaml").write_text(
+        "name: keys\nweb:\n  serve: .\n  url: keys.html\ntasks:\n  - name: t\n    flow:\n"
+        + "".join(f"      - {step}\n" for step in flow))
+    code, cases = run(farm, tmp_path)
+    steps = cases["keys"]["steps"]
+    assert code == 0, [(s["label"], s["error"]) for s in steps if s["error"]]

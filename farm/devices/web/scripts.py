@@ -418,3 +418,27 @@ SAME_TAB_JS = """
   };
 })();
 """
+
+
+# Keys a browser acts on itself (reload, back, forward), which a key event sent to the page
+# does not do (the page gets the event alone): `BrowserDevice.press` then does it, unless the
+# page prevented the key's default (an app of its own using F5). KEY_WATCH_JS keeps the key's
+# event (not its modifiers') as the window first sees it; BROWSER_KEY_JS, after the press, does
+# the browser's part unless the event was prevented (true), as farm's Reload and GoBack do. An
+# event the window never saw (the focus in a frame of another origin) counts as not
+# prevented: the browser's shortcut works there too.
+BROWSER_KEYS = {"F5": "reload", "Shift+F5": "reload", "Control+F5": "reload",
+                "Control+r": "reload", "Meta+r": "reload", "Control+Shift+R": "reload",
+                "Meta+Shift+R": "reload", "Alt+ArrowLeft": "back", "Alt+ArrowRight": "forward",
+                "BrowserBack": "back", "BrowserForward": "forward", "BrowserRefresh": "reload"}
+KEY_WATCH_JS = """() => { const seen = window.__farmKey = {event: null};
+  const modifiers = ["Shift", "Control", "Alt", "Meta"];
+  seen.watch = (e) => { if (!modifiers.includes(e.key)) seen.event = e; };
+  addEventListener("keydown", seen.watch, true); }"""
+BROWSER_KEY_JS = """(act) => {
+  const seen = window.__farmKey || {}; window.__farmKey = null;
+  if (seen.watch) removeEventListener("keydown", seen.watch, true);
+  if (seen.event && seen.event.defaultPrevented) return false;
+  if (act === "reload") location.reload(); else history.go(act === "back" ? -1 : 1);
+  return true;
+}"""
