@@ -15,6 +15,9 @@ checked as the user sees them (verdict, step error, exit code). Real Chromium.
 - aiKeyboardPress: F5 (ctrl+r, Alt+Left) passed having done nothing: a key event sent to the
   page does not reach the browser's own shortcuts. Now the page reloads (goes back), unless
   the page prevented the key (an app using F5 itself keeps it).
+- aiTap with fileChooserAccept on a button that opens no chooser waited 30 s before failing;
+  Chromium opens a chooser only within 5 s of the tap: the step now gives up after 10 s and
+  says why; a button that opens its chooser 3 s after the tap still gets the file.
 """
 
 from __future__ import annotations
@@ -150,3 +153,29 @@ def test_a_reload_or_back_key_does_what_the_browser_would(tmp_path: Path, farm: 
     code, cases = run(farm, tmp_path)
     steps = cases["keys"]["steps"]
     assert code == 0, [(s["label"], s["error"]) for s in steps if s["error"]]
+
+
+CHOOSERS = """<!doctype html><html><body>
+<input type="file" id="f" onchange="o.textContent = 'file: ' + this.files[0].name">
+<button onclick="o.textContent = 'nothing to upload'">Plain</button>
+<button onclick="setTimeout(() => f.click(), 3000)">Slow upload</button>
+<p id="o"></p></body></html>"""
+
+
+def test_a_tap_that_opens_no_file_chooser_fails_once_none_can_open(tmp_path: Path,
+                                                                  farm: FarmCli):
+    (tmp_path / "photo.txt").write_text("x")
+    (tmp_path / "choosers.html").write_text(CHOOSERS)
+    (tmp_path / "choosers.yaml").write_text(
+        "name: choosers\nweb:\n  serve: .\n  url: choosers.html\ntasks:\n"
+        "  - name: slow\n    continueOnError: true\n    flow:\n"
+        f"      - aiTap: Slow upload\n        fileChooserAccept: {tmp_path / 'photo.txt'}\n"
+        "      - assertText: 'file: photo.txt'\n"
+        "  - name: none\n    flow:\n"
+        f"      - aiTap: Plain\n        fileChooserAccept: {tmp_path / 'photo.txt'}\n")
+    code, cases = run(farm, tmp_path)
+    steps = cases["choosers"]["steps"]
+    assert [s["status"] for s in steps] == ["passed", "passed", "failed"], steps
+    assert steps[2]["error"] == (
+        "the tap opened no file chooser within 10 s (fileChooserAccept; a page can open one "
+        "only within 5 s of a tap)"), steps[2]["error"]

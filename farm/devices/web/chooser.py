@@ -19,12 +19,18 @@ from typing import Any
 from farm.errors import StepFailed
 
 POLL_S = 0.05     # (a Playwright without the internals to wait on an event: how often to look)
+# Chromium opens a file chooser only within 5 s of the user's tap (its transient activation;
+# "File chooser dialog can only be shown with a user activation" after that): a tap whose
+# chooser has not opened by then opens none. The rest is room for a busy machine's events.
+ACTIVATION_S = 5.0
+CHOOSER_WAIT_S = 10.0
 
 
 def tap_choosing_files(page: Any, x: int, y: int, files: list[str], timeout_s: float) -> None:
     """Click ``page`` (Playwright's sync Page) at (x, y), which must open a file chooser within
-    ``timeout_s``, and give it ``files`` (absolute paths). StepFailed when no chooser opens,
-    or when several files go to a chooser for one."""
+    ``timeout_s`` (at most CHOOSER_WAIT_S: none opens later), and give it ``files`` (absolute
+    paths). StepFailed when no chooser opens, or when several files go to a chooser for one."""
+    timeout_s = min(timeout_s, CHOOSER_WAIT_S)
     session = page.context.new_cdp_session(page)
     try:
         session.send("Page.enable")
@@ -36,8 +42,10 @@ def tap_choosing_files(page: Any, x: int, y: int, files: list[str], timeout_s: f
         page.mouse.click(x, y)
         _wait_for(page, future, opened, timeout_s)
         if not opened:
+            late = (f"; a page can open one only within {ACTIVATION_S:g} s of a tap"
+                    if timeout_s >= CHOOSER_WAIT_S else "")
             raise StepFailed(f"the tap opened no file chooser within {timeout_s:g} s "
-                             "(fileChooserAccept)")
+                             f"(fileChooserAccept{late})")
         chooser = opened[0]
         if chooser.get("mode") == "selectSingle" and len(files) > 1:
             raise StepFailed(f"the tap opened a chooser for one file; fileChooserAccept gives "
