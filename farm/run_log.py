@@ -7,6 +7,7 @@ import logging
 import sys
 import traceback
 from pathlib import Path
+from typing import Any
 
 
 class MaskFilter(logging.Filter):
@@ -88,3 +89,60 @@ def drop_handler(handler: logging.Handler) -> None:
     for logger, level in getattr(handler, "levels", []):
         logger.setLevel(level)
     handler.close()
+
+
+_case_log = logging.getLogger("farm.cases")
+LOGGED_ERROR_CHARS = 2000       # of a case's error in farm.log (its page text can be long)
+
+
+class CaseLog:
+    """RunEvents around the progress view that put each case's start and end in farm.log:
+    a run's console (a CI log, a terminal since closed) is often gone when its failure is
+    looked into, and farm.log said only when the browsers started. One line a case start,
+    one a case end (its device, attempt, status, time, the failing step's file:line and
+    error, its screenshot); a queued case a stop left unrun is not listed."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    def device_state(self, device: str, state: str, detail: str = "") -> None:
+        if state in ("dead", "quarantined", "restarting"):
+            _case_log.warning("device %s %s%s", device, state, f": {detail}" if detail else "")
+        self.inner.device_state(device, state, detail)
+
+    def case_started(self, device: str, case_id: str, name: str, attempt: int,
+                     started: str = "") -> None:
+        _case_log.info("[%s] start %s (attempt %d)", device, case_id, attempt)
+        self.inner.case_started(device, case_id, name, attempt, started)
+
+    def case_finished(self, device: str, result: Any, final: bool) -> None:
+        if result.status != "skipped" or not (result.reason or "").startswith("not run"):
+            _case_log.log(logging.INFO if result.status in ("passed", "skipped", "flaky")
+                          else logging.WARNING, "%s", ended_line(device, result, final))
+        self.inner.case_finished(device, result, final)
+
+
+def ended_line(device: str, result: Any, final: bool) -> str:
+    """``[browser-2] FAILED s/pay (attempt 1) in 3.2s at step 4 aiTap "Pay" (s/pay.yaml:12):
+    AssertionFailed: …; screenshot artifacts/…``"""
+    text = (f"[{device}] {result.status.upper()}{'' if final else ' (will retry)'} "
+            f"{result.case_id} (attempt {result.attempt}) in {result.duration:.1f}s")
+    error = result.error
+    step = next((s for s in reversed(result.steps) if s.index == error.step), None
+                ) if error else next((s for s in reversed(result.steps)   # interrupted: the
+                                      if s.status == result.status), None)  # step it was in
+    if step is not None:
+        text += f" at step {step.index} {step.label}"
+    line = (step.line if step is not None and step.line else result.line
+            ) if result.status != "passed" else 0   # (a passed case's: its first step's)
+    text += f" ({result.file}:{line})" if line else f" ({result.file})"
+    why = f"{error.kind}: {error.message}" if error else result.reason or ""
+    if why.strip() and result.status != "passed":
+        text += ": " + (why if len(why) <= LOGGED_ERROR_CHARS
+                        else why[:LOGGED_ERROR_CHARS] + f"… ({len(why)} characters)")
+    if result.screenshot and result.status not in ("passed", "skipped"):
+        text += f"; screenshot {result.screenshot}"
+    return text

@@ -31,7 +31,7 @@ from farm.executors.base import Executor, RunOutcome
 from farm.results import (ArtifactStore, CaseResult, DeselectedCase, RunSummary, devices_of,
                           NOT_RUN_INTERRUPTED, exit_code_for, now_iso)
 from farm.run_console import MAXFAIL_REASON, print_end
-from farm.run_log import drop_handler, setup_logging
+from farm.run_log import CaseLog, drop_handler, setup_logging
 from farm.run_metrics import export_metrics, start_metrics
 from farm.run_outputs import (check_case_outputs, files_after_run, load_failures, new_run_id,
                               output_dirs, remember, write_outputs)
@@ -566,7 +566,7 @@ def _execute(executor: Executor, jobs: list[Job], upfront: list[CaseResult],
     maxfail = choice.maxfail if choice else None
     from farm.progress import make_progress
     view = make_progress(len(upfront), len(jobs), progress)
-    journal.inner = view
+    journal.inner = CaseLog(view)     # (farm.log: each case's start and end)
     tally.inner = journal
     events: Any = tally     # every final result is counted once, then journaled and shown
     if maxfail:

@@ -4,6 +4,7 @@ over, a signal waits for the results to be written."""
 
 from __future__ import annotations
 
+import logging
 import signal
 import sys
 import threading
@@ -11,6 +12,8 @@ from contextlib import contextmanager
 from typing import IO, Any, Iterator
 
 from farm.executors.base import Executor
+
+log = logging.getLogger("farm")
 
 # what stops a run: Ctrl-C, a CI runner's or a supervisor's SIGTERM, a terminal that closed
 STOPS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP")
@@ -97,11 +100,17 @@ class StopSignals:
         if self.count == 1:
             _say(f"farm: {name}: stopping; in-flight cases end interrupted "
                  f"(again to stop at once)")
-            threading.Thread(target=self.executor.interrupt, name="interrupt",
+            threading.Thread(target=self._interrupt, args=(name,), name="interrupt",
                              daemon=True).start()
         else:
             _say(f"farm: {name} again: not waiting for devices")
             self.executor.hurry()
+
+    def _interrupt(self, name: str) -> None:
+        # farm.log says why its cases ended interrupted (logged here, not in the handler:
+        # a log call there could break into one the main thread is making)
+        log.warning("%s: stopping the run; in-flight cases end interrupted", name)
+        self.executor.interrupt()
 
 
 def _say(line: str) -> None:

@@ -17,6 +17,7 @@ from farm.devices.base import Device
 from farm.errors import ConfigError, DeviceLost, FarmError, InternalError
 from farm.executors.base import Ledger, NullEvents, RunEvents, RunOutcome
 from farm.results import CaseResult
+from farm.run_console import clipped
 from farm.runner import INTERRUPTED, Services
 from farm.schedule import Job, enqueue, order_jobs, pick_job
 from farm.slot import DeviceSlot
@@ -99,9 +100,12 @@ class LocalExecutor:
         with self._cond:
             self._stopping = True
             self.services.cancel.set()
-            for job in self._queue:
-                if job.case_id not in self.ledger.final:
-                    self.ledger.end(job, "skipped", reason="not run: the run was interrupted")
+            unrun = [job for job in self._queue if job.case_id not in self.ledger.final]
+            for job in unrun:
+                self.ledger.end(job, "skipped", reason="not run: the run was interrupted")
+            if unrun:
+                log.warning("interrupted: %d queued case(s) not run: %s", len(unrun),
+                            clipped(", ".join(job.case_id for job in unrun), 400))
             self._queue.clear()
             self._cond.notify_all()
             limit = time.monotonic() + KILL_AFTER_S
