@@ -35,6 +35,13 @@ def _short(result: CaseResult) -> str:
 QUIET_SECONDS = 60.0
 
 
+def _not_run(result: CaseResult) -> bool:
+    """A queued case a stop left unrun (Ctrl-C, --maxfail, the model budget): counted, not
+    shown one line each (a Ctrl-C 20 cases into 300 printed 280 SKIPPED lines); the end of the
+    run says how many, and why, once."""
+    return result.status == "skipped" and (result.reason or "").startswith("not run")
+
+
 class PlainProgress:
     """One line per event that matters; safe for CI logs. After QUIET_SECONDS without one,
     a line saying what each device is running (its case, last step and time so far)."""
@@ -113,6 +120,8 @@ class PlainProgress:
             self._running.pop(device, None)
         if final:
             self.done += 1
+        if final and _not_run(result):
+            return
         word = STATUS_WORD[result.status] + ("" if final else " (will retry)")
         self._say(f"[{self.done}/{self.total}] [{device}] {word} {_short(result)}")
 
@@ -198,7 +207,7 @@ class RichProgress:
             with self._lock:
                 self.counts[result.status] = self.counts.get(result.status, 0) + 1
             self.progress.advance(self.overall)
-        if result.status != "passed":
+        if result.status != "passed" and not (final and _not_run(result)):
             word = STATUS_WORD[result.status] + ("" if final else " (will retry)")
             from rich.markup import escape
             try:
