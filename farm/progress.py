@@ -7,7 +7,8 @@ import os
 import sys
 import threading
 import time
-from typing import IO, Any
+from statistics import fmean
+from typing import IO, Any, Mapping
 
 from farm.results import CaseResult, StepRecord
 from farm.run_console import clipped
@@ -33,6 +34,9 @@ def _short(result: CaseResult) -> str:
 # Travis stop a job after 10 minutes without output; a long ai case alone says nothing between
 # its start and its end.)
 QUIET_SECONDS = 60.0
+# and however busy the log, this often a line says how the run stands (done, failed, time left):
+# the lines of 300 cases scroll by with no tally in them
+STATUS_SECONDS = 300.0
 
 
 def _not_run(result: CaseResult) -> bool:
@@ -42,20 +46,76 @@ def _not_run(result: CaseResult) -> bool:
     return result.status == "skipped" and (result.reason or "").startswith("not run")
 
 
+def _span(seconds: float) -> str:
+    seconds = round(seconds)
+    if seconds < 90:
+        return f"{seconds}s"
+    minutes = round(seconds / 60)
+    return f"{minutes}m" if minutes < 90 else f"{minutes // 60}h {minutes % 60}m"
+
+
+class Standing:
+    """How the run stands, for both views: the final statuses so far and the time left,
+    from each case's remembered duration (``expected``: case id → seconds, None for a case
+    that never ran here: the mean of the run's own finished cases stands in for it)."""
+
+    def __init__(self, expected: Mapping[str, float | None] | None = None) -> None:
+        self.expected = dict(expected or {})
+        self.counts: dict[str, int] = {}
+        self.done: set[str] = set()
+        self.took: list[float] = []
+        self.devices: set[str] = set()      # usable ones: the cases left share them
+
+    def finished(self, result: CaseResult, final: bool) -> None:
+        if not final:
+            return
+        self.counts[result.status] = self.counts.get(result.status, 0) + 1
+        self.done.add(result.case_id)
+        if result.status != "skipped" and result.duration > 0:
+            self.took.append(result.duration)
+
+    def tally(self) -> str:
+        """"117 passed, 3 failed" once a case did not pass; "" while all did."""
+        if not set(self.counts) - {"passed"}:
+            return ""
+        return ", ".join(f"{self.counts[s]} {s}" for s in STATUS_WORD if self.counts.get(s))
+
+    def left(self, running: Mapping[str, float]) -> float | None:
+        """Seconds until the last case ends, about (``running``: case id → seconds it has
+        run); None when nothing tells: no case with a remembered duration, none finished."""
+        pending = [c for c in self.expected if c not in self.done]
+        if not pending:
+            return None
+        known = [v for v in self.expected.values() if v is not None]
+        stand_in = fmean(self.took) if self.took else fmean(known) if known else None
+        per = [self.expected[c] if self.expected[c] is not None else stand_in for c in pending]
+        if None in per:
+            return None
+        per = [max(float(e) - running.get(c, 0.0), 0.0) for c, e in zip(pending, per)]
+        return max(sum(per) / max(len(self.devices), 1), max(per))
+
+    def about(self, running: Mapping[str, float]) -> str:
+        left = self.left(running)     # (0: the cases left run past their usual time)
+        return "" if left is None or left < 1 else f"about {_span(left)} left"
+
+
 class PlainProgress:
     """One line per event that matters; safe for CI logs. After QUIET_SECONDS without one,
     a line saying what each device is running (its case, last step and time so far)."""
 
     def __init__(self, upfront: int, jobs: int, stream: IO[str] | None = None,
-                 clock: Any = time.monotonic) -> None:
+                 clock: Any = time.monotonic,
+                 expected: Mapping[str, float | None] | None = None) -> None:
         self.total = upfront + jobs     # cases decided before the run + jobs planned
         self.jobs = jobs
         self.done = 0
         self.stream = stream or sys.stdout
         self._lock = threading.Lock()
         self._clock = clock
-        self._said_at = clock()
-        self._running: dict[str, list[Any]] = {}    # device -> [case, its start, last step]
+        self._said_at = self._stood_at = clock()
+        # device -> [case (attempt), its start, last step, case id]
+        self._running: dict[str, list[Any]] = {}
+        self.standing = Standing(expected)
         self._stopped = threading.Event()
         self._gone = False                  # the stream was closed: say nothing more
 
@@ -81,25 +141,35 @@ class PlainProgress:
             self.still_running()
 
     def still_running(self) -> None:
-        """After QUIET_SECONDS without a line: what is running, on which device, for how long
-        (``farm: 3/10 done; running: [browser-1] s/pay 95s, after step 4: aiTap "Pay"``)."""
+        """After QUIET_SECONDS without a line, or STATUS_SECONDS without this one: how the run
+        stands and what is running, on which device, for how long (``farm: 3/10 done (2
+        passed, 1 failed); about 4m left; running: [browser-1] s/pay 95s, after step 4: aiTap
+        "Pay"``; the time left from the cases' remembered durations)."""
         now = self._clock()
         with self._lock:
-            if now - self._said_at < QUIET_SECONDS:
+            if now - self._said_at < QUIET_SECONDS and now - self._stood_at < STATUS_SECONDS:
                 return
+            self._stood_at = now
             running = [f"[{device}] {case} {now - since:.0f}s" + (f", {step}" if step else "")
-                       for device, (case, since, step) in sorted(self._running.items())]
+                       for device, (case, since, step, _) in sorted(self._running.items())]
+            ran = {cid: now - since for _, since, _, cid in self._running.values()}
+            tally, about = self.standing.tally(), self.standing.about(ran)
         doing = "; running: " + ", ".join(running) if running else "; no case running"
-        self._say(f"farm: {self.done}/{self.total} done{doing}")
+        self._say(f"farm: {self.done}/{self.total} done" + (f" ({tally})" if tally else "")
+                  + (f"; {about}" if about else "") + doing)
 
     def run_started(self, devices: list[str], jobs: int) -> None:
         if jobs != self.jobs:               # matrix runs expand jobs per device group
             self._say(f"farm: --matrix: {jobs} run(s) of {self.jobs} case(s), one per device "
                       "group")
+            self.standing.expected.clear()     # (its runs are named case@group)
         self.total += jobs - self.jobs
         self.jobs = jobs
+        self.standing.devices.update(devices)
 
     def device_state(self, device: str, state: str, detail: str = "") -> None:
+        if state in ("dead", "quarantined"):
+            self.standing.devices.discard(device)
         if state in ("dead", "quarantined", "restarting"):
             self._say(f"[{device}] {state}{': ' + detail if detail else ''}")
 
@@ -107,7 +177,7 @@ class PlainProgress:
                      started: str = "") -> None:
         again = f" (attempt {attempt})" if attempt > 1 else ""
         with self._lock:
-            self._running[device] = [case_id + again, self._clock(), ""]
+            self._running[device] = [case_id + again, self._clock(), "", case_id]
         self._say(f"[{device}] start {case_id}{again}")
 
     def step_finished(self, device: str, record: StepRecord) -> None:
@@ -118,6 +188,7 @@ class PlainProgress:
     def case_finished(self, device: str, result: CaseResult, final: bool) -> None:
         with self._lock:
             self._running.pop(device, None)
+            self.standing.finished(result, final)
         if final:
             self.done += 1
         if final and _not_run(result):
@@ -129,7 +200,8 @@ class PlainProgress:
 class RichProgress:
     """rich Live view: overall bar + a row per device with its current case and step."""
 
-    def __init__(self, upfront: int, jobs: int) -> None:
+    def __init__(self, upfront: int, jobs: int,
+                 expected: Mapping[str, float | None] | None = None) -> None:
         from rich.console import Console
         from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
                                    TimeElapsedColumn)
@@ -140,7 +212,8 @@ class RichProgress:
         self.overall = self.progress.add_task("cases", total=upfront + jobs)
         self.jobs = jobs
         self.rows: dict[str, dict[str, Any]] = {}
-        self.counts: dict[str, int] = {}
+        self.standing = Standing(expected)
+        self.counts = self.standing.counts
         self._lock = threading.Lock()
         self._live: Any = None
 
@@ -158,7 +231,11 @@ class RichProgress:
                 table.add_row(f"[{style}]{name}", f"[{style}]{state}", escape(row["case"]),
                               "[dim]" + escape(row["step"]), took)
             tally = "  ".join(f"[{STATUS_STYLE[s]}]{n} {s}" for s, n in sorted(self.counts.items()))
-        return Group(self.progress, table, tally)
+            now = time.monotonic()
+            about = self.standing.about({row["id"]: now - row["since"] for row in
+                                         self.rows.values() if row.get("state") == "busy"
+                                         and row.get("id")})
+        return Group(self.progress, table, tally + (f"  [dim]{about}" if about else ""))
 
     def start(self) -> None:
         from rich.live import Live
@@ -176,13 +253,18 @@ class RichProgress:
                                          "since": time.monotonic()})
             total = self.progress.tasks[0].total or 0
             self.progress.update(self.overall, total=total + jobs - self.jobs)
+            if jobs != self.jobs:
+                self.standing.expected.clear()     # (a matrix run's are named case@group)
             self.jobs = jobs
+            self.standing.devices.update(devices)
 
     def device_state(self, device: str, state: str, detail: str = "") -> None:
         with self._lock:
             row = self.rows.setdefault(device, {"case": "", "step": ""})
             row["state"] = state
             row["since"] = time.monotonic()
+            if state in ("dead", "quarantined"):
+                self.standing.devices.discard(device)
             if state != "busy":
                 row["case"] = printable(detail) if state in ("dead", "quarantined") else ""
                 row["step"] = ""
@@ -192,7 +274,8 @@ class RichProgress:
         with self._lock:
             row = self.rows.setdefault(device, {})
             row.update(state="busy", case=case_id + (f" (attempt {attempt})" if attempt > 1
-                                                     else ""), step="", since=time.monotonic())
+                                                     else ""), step="", since=time.monotonic(),
+                       id=case_id)
 
     def step_finished(self, device: str, record: StepRecord) -> None:
         with self._lock:
@@ -205,7 +288,7 @@ class RichProgress:
     def case_finished(self, device: str, result: CaseResult, final: bool) -> None:
         if final:
             with self._lock:
-                self.counts[result.status] = self.counts.get(result.status, 0) + 1
+                self.standing.finished(result, final)
             self.progress.advance(self.overall)
         if result.status != "passed" and not (final and _not_run(result)):
             word = STATUS_WORD[result.status] + ("" if final else " (will retry)")
@@ -225,10 +308,12 @@ class QuietProgress(PlainProgress):
         pass
 
 
-def make_progress(upfront: int, jobs: int, enabled: bool) -> Any:
-    """The progress view for a run of ``upfront`` cases decided before it and ``jobs`` jobs."""
+def make_progress(upfront: int, jobs: int, enabled: bool,
+                  expected: Mapping[str, float | None] | None = None) -> Any:
+    """The progress view for a run of ``upfront`` cases decided before it and ``jobs`` jobs
+    (``expected``: each job's case id → its remembered seconds, None if it never ran here)."""
     if not enabled:
         return QuietProgress(upfront, jobs)
     if sys.stdout.isatty() and os.environ.get("TERM", "").lower() not in ("dumb", "unknown"):
-        return RichProgress(upfront, jobs)
-    return PlainProgress(upfront, jobs)     # a dumb terminal (Emacs' shell) cannot redraw
+        return RichProgress(upfront, jobs, expected)
+    return PlainProgress(upfront, jobs, expected=expected)  # a dumb terminal cannot redraw

@@ -200,8 +200,9 @@ def _run(paths: Sequence[str | Path], devices: str, settings: Settings,
             try:    # (no executor, or no outcome: a stop signal came before a case started)
                 executor = None if early.name else _executor(
                     settings, specs, units, services, matrix, suites, apps.urls, env, jobs, stack)
-                outcome = executor and _execute(executor, jobs, upfront, _journal(run_dir,
-                    run_id, planned, chosen), progress, out, tally, choice, settings, early)
+                outcome = executor and _execute(
+                    executor, jobs, upfront, _journal(run_dir, run_id, planned, chosen),
+                    progress, out, tally, choice, settings, early, remembered)
             except UserError as exc:    # no broker there, its ACL refusing the run's user as it
                 outcome = _not_run(planned, run_id, exc)    # starts: said, and nothing ran
             outcome = outcome or _not_run(planned, run_id)
@@ -559,13 +560,17 @@ def _not_run(planned: list[Case], run_id: str, refused: UserError | None = None)
 def _execute(executor: Executor, jobs: list[Job], upfront: list[CaseResult],
              journal: JournalEvents, progress: bool, out: IO[str], tally: metrics.CaseMetrics,
              choice: Choice | None = None, settings: Settings | None = None,
-             early: EarlyStop | None = None) -> RunOutcome | None:
+             early: EarlyStop | None = None,
+             remembered: Mapping[str, list[float]] | None = None) -> RunOutcome | None:
     """Run the jobs; None when a stop signal came before they started (``early``). A
     UserError the executor raises (the broker's ACL refusing the run's user) comes before any
-    case starts: the caller makes every planned case "not run"."""
+    case starts: the caller makes every planned case "not run". ``remembered``: the duration
+    history, for the time the progress view says is left."""
     maxfail = choice.maxfail if choice else None
     from farm.progress import make_progress
-    view = make_progress(len(upfront), len(jobs), progress)
+    view = make_progress(len(upfront), len(jobs), progress, expected={
+        j.case_id: j.expected_seconds if f"{j.platform}:{j.case_id}" in (remembered or {})
+        else None for j in jobs})
     journal.inner = CaseLog(view)     # (farm.log: each case's start and end)
     tally.inner = journal
     events: Any = tally     # every final result is counted once, then journaled and shown
