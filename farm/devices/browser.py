@@ -313,14 +313,33 @@ class BrowserDevice:
     def _adopt_page(self, page: Any) -> None:
         if page is self._page:  # new_page() also fires the context's "page" event
             return
+        if self._page is not None:
+            self._left_page()
         self._page = page
         self._crashed = False
         self._dom.forget()
         page.on("crash", self._on_crash)
         page.on("dialog", self._on_dialog)
         page.on("pageerror", self._on_page_error)
+        # a new document in the main frame (not a route an app's pushState changed): the
+        # notes so far are of an earlier page (Playwright's client event; where this one has
+        # none, they stay as they are)
+        frame = getattr(page.main_frame, "_impl_obj", None)
+        emitter = getattr(frame, "_event_emitter", None)
+        if emitter is not None:
+            emitter.on("navigated", lambda event: page is self._page and not event.get("error")
+                       and event.get("newDocument") and self._left_page())
         if self._idle_ms:
             self._wait.watch_requests(page)
+
+    def _left_page(self) -> None:
+        """The case left the document it showed (another loaded, a new tab taken over): the
+        notes of its dialogs and uncaught errors so far now say "an earlier page", not "the
+        page", for a failure that comes after (they may still be why: a confirm cancelled, a
+        handler that threw before the form was sent)."""
+        for notes in (self._dialogs[1], self._thrown):
+            notes[:] = ["an earlier page " + n.removeprefix("the page ")
+                        if n.startswith("the page ") else n for n in notes]
 
     def _on_crash(self, page: Any) -> None:
         """The case's page lost its renderer (out of memory, or a bug of the renderer): its calls

@@ -18,6 +18,10 @@ checked as the user sees them (verdict, step error, exit code). Real Chromium.
 - aiTap with fileChooserAccept on a button that opens no chooser waited 30 s before failing;
   Chromium opens a chooser only within 5 s of the tap: the step now gives up after 10 s and
   says why; a button that opens its chooser 3 s after the tap still gets the file.
+- A step failing after the case had left a page said "(the page threw an uncaught
+  ReferenceError …)" of the page it left (the current one threw nothing): notes of a page
+  left behind now say "an earlier page …"; a route an app changes with pushState is the same
+  page.
 """
 
 from __future__ import annotations
@@ -179,3 +183,31 @@ def test_a_tap_that_opens_no_file_chooser_fails_once_none_can_open(tmp_path: Pat
     assert steps[2]["error"] == (
         "the tap opened no file chooser within 10 s (fileChooserAccept; a page can open one "
         "only within 5 s of a tap)"), steps[2]["error"]
+
+
+LEFT = """<!doctype html><html><body><button onclick="undefinedThing()">Broken</button>
+<button onclick="confirm('Sure?')">Ask</button><a href="next.html">Go on</a>
+<a href="#" onclick="history.pushState({}, '', '?route=2'); return false">Route</a>
+</body></html>"""
+
+
+def test_notes_of_a_page_the_case_left_say_it_was_an_earlier_page(tmp_path: Path,
+                                                                  farm: FarmCli):
+    (tmp_path / "left.html").write_text(LEFT)
+    (tmp_path / "next.html").write_text("<p>Next page</p>")
+    flow = ["aiTap: Broken", "aiTap: Ask", "aiTap: Route", "assertText: Gone one",
+            "aiTap: Go on", "assertText: Next page", "assertText: Gone two"]
+    (tmp_path / "left.yaml").write_text(
+        "name: left\nweb:\n  serve: .\n  url: left.html\ntasks:\n"
+        "  - name: route\n    continueOnError: true\n    flow:\n"
+        + "".join(f"      - {step}\n" for step in flow[:4])
+        + "  - name: leave\n    flow:\n" + "".join(f"      - {step}\n" for step in flow[4:]))
+    code, cases = run(farm, tmp_path)
+    steps = cases["left"]["steps"]
+    notes = ('{0} opened a confirm dialog "Sure?" and farm answered Cancel; `dialogs: accept` '
+             "in the web: section answers OK; {0} threw an uncaught ReferenceError: "
+             "undefinedThing is not defined (left.html:1))")
+    assert steps[3]["error"] == ('expected text "Gone one" is not on screen ('
+                                 + notes.format("the page")), steps[3]["error"]
+    assert steps[6]["error"] == ('expected text "Gone two" is not on screen ('
+                                 + notes.format("an earlier page")), steps[6]["error"]
