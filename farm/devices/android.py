@@ -54,6 +54,10 @@ _TRANSIENT_STATES = ("offline", "connecting", "authorizing")
 _BOUNDS = re.compile(r"\[(-?\d+),(-?\d+)\]\[(-?\d+),(-?\d+)\]")
 _PACKAGE = re.compile(r'<node [^>]*?package="([^"]*)"')    # the dump's first node: its window
 _DUMP_ERROR = re.compile(r"^\s*ERROR:|could not get idle state", re.I | re.M)
+# the soft keyboard's window in `dumpsys window InputMethod`: its frame (Android 11+ "Frames:
+# ... frame=[x1,y1][x2,y2]", older "mFrame=[...]"), and the part of it above its keys
+_IME_FRAME = re.compile(r"(?:\bmFrame|(?<!last )\bframe)=\[-?\d+,(-?\d+)\]\[-?\d+,-?\d+\]")
+_IME_INSET = re.compile(r"mGivenContentInsets=\[-?\d+,(\d+)\]")
 _ROTATION = re.compile(r'<hierarchy[^>]*?\srotation="(\d)"')   # how the screen is turned
 # where a phone says which window has the focus: Android 10+, then older ones
 FOCUS_COMMANDS = ("dumpsys window displays", "dumpsys window windows")
@@ -779,9 +783,27 @@ class AndroidDevice:
         self.swipe(x, y, x2, y2, 300)
 
     def tap_point(self, node: int, x: int, y: int) -> tuple[int, int, str]:
-        """Before a tap at (x, y) on node ``node`` of the last `hierarchy`: a target that shows
-        only a strip at the screen's edge is swiped in first (`phone_edges.tap_point`)."""
+        """Before a tap at (x, y) on node ``node`` of the last `hierarchy`: a target under the
+        soft keyboard (a field of the last dump has the focus) has the keyboard hidden first
+        (`phone_edges.clear_of_keyboard`); one that shows only a strip at the screen's edge
+        is swiped in (`phone_edges.tap_point`)."""
+        if self._last_xml and not focus_problem(self._last_xml):
+            x, y, node = phone_edges.clear_of_keyboard(self, self._last_tree, node, x, y)
         return phone_edges.tap_point(self, self._last_tree, node, x, y)
+
+    def keyboard_top(self) -> int | None:
+        """Where the soft keyboard's top edge is (px, as the screen is turned) while it shows
+        (``mInputShown``), None while it does not: its window's frame in ``dumpsys window
+        InputMethod`` (below the inset above its keys); half the screen down where the phone
+        does not say."""
+        out = self.shell("dumpsys input_method | grep mInputShown; dumpsys window InputMethod"
+                         " | grep -E 'mFrame=|Frames:|mGivenContentInsets='")
+        if "mInputShown=true" not in out:
+            return None
+        h = self.size()[1]
+        frame, inset = _IME_FRAME.search(out), _IME_INSET.search(out)
+        top = (int(frame.group(1)) if frame else 0) + (int(inset.group(1)) if inset else 0)
+        return top if 0 < top < h else h // 2
 
     def scroll_into_view(self, node: UINode) -> bool:
         """One swipe (60% of the screen) toward an off-screen ``node``; False when its bounds

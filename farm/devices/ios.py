@@ -437,9 +437,19 @@ class IosDevice:
         self.swipe(x, y, max(1, min(w - 1, x - dx)), max(1, min(h - 1, y - dy)), 300)
 
     def tap_point(self, node: int, x: int, y: int) -> tuple[int, int, str]:
-        """Before a tap at (x, y) on node ``node`` of the last `hierarchy`: a target that shows
-        only a strip at the screen's edge is swiped in first (`phone_edges.tap_point`)."""
+        """Before a tap at (x, y) on node ``node`` of the last `hierarchy`: a target under the
+        keyboard has it dismissed first (`phone_edges.clear_of_keyboard`); one that shows
+        only a strip at the screen's edge is swiped in (`phone_edges.tap_point`)."""
+        x, y, node = phone_edges.clear_of_keyboard(self, self._last_tree, node, x, y)
         return phone_edges.tap_point(self, self._last_tree, node, x, y)
+
+    def keyboard_top(self) -> int | None:
+        """The keyboard's top edge (points) in the last source read (its
+        XCUIElementTypeKeyboard), None when that holds none."""
+        tree = self._last_tree
+        board = next((n for n in (tree.nodes if tree is not None else ())
+                      if n.role == "XCUIElementTypeKeyboard" and n.visible), None)
+        return board.rect.y if board is not None else None
 
     def scroll_into_view(self, node: UINode) -> bool:
         """One swipe (60% of the screen) toward an off-screen ``node``; False when its bounds

@@ -7,7 +7,8 @@ screen's very edge is taken for the cut part of something larger and swiped in f
 `tap_point` is the phones' `Device.tap_point`: the check the tap of any located target goes
 through (XPath, cache, text, OCR), as the web's checks what covers its target. It is the one
 place this is done: the text tier leaves it to the tap (it swiped such a target in too, and
-the tap's check swiped it again).
+the tap's check swiped it again). A target under the soft keyboard has the keyboard hidden
+first (`clear_of_keyboard`).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import logging
 from typing import Any
 
 from farm.devices.base import Rect, UINode, UITree
+from farm.errors import StepFailed
 
 log = logging.getLogger(__name__)
 
@@ -104,6 +106,64 @@ def tap_point(device: Any, tree: UITree | None, node: int, x: int,
     dy = r.y - was.y if way > 0 else r.y + r.height - was.y - was.height
     return (min(max(x + r.x - was.x, r.x), r.x + r.width - 1),
             min(max(y + dy, r.y), r.y + r.height - 1), "")
+
+
+def clear_of_keyboard(device: Any, tree: UITree | None, node: int, x: int,
+                      y: int) -> tuple[int, int, int]:
+    """Before a tap at (x, y) on node ``node`` of ``tree`` (the device's last read): the point
+    and node as they are, unless the soft keyboard shows over the point (the app's tree keeps
+    the views under it, with their bounds, and a tap there hits a key). Then the keyboard is
+    hidden first, as a person would, and the node found again in the tree read then (the app
+    pans back where the keyboard was): its point and id there. StepFailed when the keyboard
+    stays up over it, or it has gone from the screen."""
+    found = next((n for n in (tree.nodes if tree is not None else ()) if n.id == node), None)
+    if found is None or not _holds(found.rect, x, y):
+        return x, y, node
+    top = device.keyboard_top()
+    if top is None or y < top:
+        return x, y, node
+    log.info("%s: the target is under the soft keyboard: hiding the keyboard first",
+             device.name)
+    device.hide_keyboard()
+    now = _again(device.hierarchy(), found, found.rect.y)
+    named = found.text or found.name or found.resource_id or found.role.rsplit(".", 1)[-1]
+    if now is None:
+        raise StepFailed(f'"{named}" went from the screen when the keyboard over it was '
+                         "hidden")
+    nx, ny = _moved(x, y, found.rect, now.rect)
+    top = device.keyboard_top()
+    if top is not None and ny >= top:       # it stays: the content goes up above it
+        now, nx, ny = _swipe_above(device, now, nx, ny, top)
+        top = device.keyboard_top() if now is not None else None
+        if now is None or top is not None and ny >= top:
+            raise StepFailed(f'"{named}" is under the soft keyboard, which stayed up when '
+                             "farm hid it, and a swipe does not bring it above: a tap there "
+                             "would hit a key (hide it with a step of the app's own, e.g. "
+                             "a tap on a title above it)")
+    return nx, ny, now.id
+
+
+def _moved(x: int, y: int, was: Rect, now: Rect) -> tuple[int, int]:
+    """(x, y) in ``was`` moved with it to ``now``, kept inside it."""
+    return (min(max(x + now.x - was.x, now.x), now.x + now.width - 1),
+            min(max(y + now.y - was.y, now.y), now.y + now.height - 1))
+
+
+def _swipe_above(device: Any, node: UINode, x: int, y: int,
+                 top: int) -> tuple[UINode | None, int, int]:
+    """One slow swipe up, begun just above the keyboard (whose top is at ``top``), taking
+    the point (x, y) of ``node`` a tenth of the screen above it, as a person scrolls a form
+    whose keyboard stays; the node read again then (None when gone) and the point in it."""
+    h = device.size()[1]
+    start = max(top - h // 40, h // 10)
+    end = max(start - (y - top + h // 10), h // 20)
+    log.info("%s: the soft keyboard stays over the target: swiping the content up",
+             device.name)
+    device.swipe(x, start, x, end, BRING_IN_MS)
+    now = _again(device.hierarchy(), node, node.rect.y - (start - end))
+    if now is None:
+        return None, x, y
+    return (now, *_moved(x, y, node.rect, now.rect))
 
 
 def _holds(r: Rect, x: int, y: int) -> bool:

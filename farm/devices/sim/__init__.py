@@ -21,7 +21,9 @@ Tests set them through
 ``{"name": "black", "count": 1}``); no fault applies to the switches themselves, so ``drop``
 can be switched off either way.
 
-Beyond faults, the Android phone locks when its screen goes off (power key): ``dumpsys
+Beyond faults, a phone's soft keyboard covers the lower part of its screen while a text field
+has the focus (`keyboard`: screenshots show it, touches there hit its keys, the app's tree
+keeps the views under it); the Android phone locks when its screen goes off (power key): ``dumpsys
 window`` shows the lock screen until ``wm dismiss-keyguard`` (Menu on an Android 6 one); and
 ``yes [WORD]`` prints until the client hangs up, as any command that never ends (a busy
 phone's plain ``logcat``).

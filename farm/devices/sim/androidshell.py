@@ -15,7 +15,7 @@ import time
 from typing import Callable
 from urllib.parse import urlsplit
 
-from farm.devices.sim import expansion, permission, pipes
+from farm.devices.sim import expansion, keyboard, permission, pipes
 from farm.devices.sim.logcat import DeviceLog
 from farm.devices.sim.screen import Faults, PhoneScreen
 from farm.devices.sim.trees import EMPTY_UIAUTOMATOR, uiautomator_xml
@@ -357,6 +357,8 @@ class AndroidShell:
             png = permission.draw(self.screen.screenshot(), self.screen.app or "")
         else:
             png = self.screen.screenshot()
+            if self.keyboard_up():
+                png = keyboard.draw(png, 1)
         if path is None:
             return png, b"", 0
         self.files[path] = png
@@ -389,6 +391,8 @@ class AndroidShell:
 
     def _cmd_dumpsys(self, args: list[str]) -> Result:
         what = args[0] if args else ""
+        if args[:2] == ["window", "InputMethod"]:
+            return keyboard.ime_window(*self.frame(), self.keyboard_up()).encode(), b"", 0
         if what == "window" and self.keyguard:    # the lock screen: systemui's, no activity
             return (b"  mCurrentFocus=Window{3c8e u0 NotificationShade}\n"
                     b"  mShowingLockscreen=true mShowingDream=false\n"), b"", 0
@@ -439,6 +443,8 @@ class AndroidShell:
             self.screen.stop(app)         # the input reached the app, which died of it
             self.log.crashed(app, launch=False)
             return b"", b"", 0
+        if self._on_keyboard(verb, rest):
+            return b"", b"", 0
         d = self.screen.dpr
         if verb == "tap":
             self.keyboard_dismissed = False       # a tap on a field brings the keyboard up
@@ -457,6 +463,9 @@ class AndroidShell:
             if abs(x1 - x2) < 1 and abs(y1 - y2) < 1:
                 self.screen.tap(x1, y1, hold_ms=max(ms, 1))   # how adb does a long press
             else:
+                if self.keyboard_up():
+                    _, top, _, bottom = keyboard.box(*self.frame())
+                    self.screen.make_room((bottom - top) / d)
                 self.screen.swipe(x1, y1, x2, y2, ms)
         elif verb == "text":
             text = input_text(rest[0])
@@ -475,6 +484,21 @@ class AndroidShell:
         else:
             return b"", f"Error: Unknown command: {verb}\n".encode(), 1
         return b"", b"", 0
+
+    def _on_keyboard(self, verb: str, rest: list[str]) -> bool:
+        """Whether a touch begins on the soft keyboard while it shows: the keyboard takes it,
+        not the app under it (a tap on a letter types it, as a finger would)."""
+        if verb not in ("tap", "swipe", "draganddrop") or len(rest) < 2:
+            return False
+        x, y = float(rest[0]), float(rest[1])
+        if not keyboard.covers(x, y, *self.frame()) or not self.keyboard_up():
+            return False
+        label = keyboard.key_at(x, y, *self.frame()) if verb == "tap" else None
+        if label == keyboard.RETURN:
+            self.screen.key("Enter")
+        elif label:
+            self.screen.type(" " if label == keyboard.SPACE else label)
+        return True
 
     def _key(self, key: str) -> str:
         # as KeyEvent.keyCodeFromString: a number is the keycode, KEYCODE_1 the 1 key (8)

@@ -432,6 +432,17 @@ class PhoneScreen:
             await _settle(page)
         self._run(go())
 
+    def make_room(self, height: float) -> None:
+        """Room below the page's end, ``height`` CSS px, while the keyboard shows: a phone's
+        web view (iOS's scroll view inset, Android's window resized for it) lets its content
+        scroll up above the keyboard."""
+        async def go() -> None:
+            page = await self._ensure()
+            await page.evaluate("(h) => { const s = document.documentElement.style;"
+                                " if ((parseFloat(s.paddingBottom) || 0) < h)"
+                                " s.paddingBottom = h + 'px'; }", height)
+        self._run(go())
+
     def swipe(self, x1: float, y1: float, x2: float, y2: float, duration_ms: int) -> None:
         """A finger drag scrolls the page the other way, as on a touch screen."""
         async def go() -> None:

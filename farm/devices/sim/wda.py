@@ -12,7 +12,9 @@ Text goes in as WDA takes it: ``GET /element/active`` names the element with the
 focus (``no such element`` when none has it), ``POST /element/{uuid}/value`` types a whole
 string into it at the caret in one request (the field takes it as an input method inserts
 text: input events, no key events) and ``/clear`` empties it; ``POST /wda/keys`` types into
-whatever has the focus, key by key. ``POST /orientation`` turns the device (LANDSCAPE /
+whatever has the focus, key by key. While a field has the focus (until
+``/wda/keyboard/dismiss``) the keyboard covers the screen's lower part (`keyboard`): the source
+holds an ``XCUIElementTypeKeyboard``, a touch there hits its keys. ``POST /orientation`` turns the device (LANDSCAPE /
 PORTRAIT).
 
 With the ``permission_dialog`` fault an app launched asks for a permission: SpringBoard's alert
@@ -37,7 +39,7 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable
 
-from farm.devices.sim import ios_alert
+from farm.devices.sim import ios_alert, keyboard
 from farm.devices.sim.screen import PhoneScreen
 from farm.devices.sim.trees import wda_xml
 
@@ -185,6 +187,7 @@ class WdaServer(ThreadingHTTPServer):
         # the keyboard was dismissed (`/wda/keyboard/dismiss`) and no touch brought it back:
         # keys have nowhere to go, as on an iPhone
         self.keyboard_down = False
+        self.down_before = False
         # the app whose permission alert is up (fault `permission_dialog`), until answered
         self.asking: str | None = None
         self.settings: dict[str, Any] = {"respectSystemAlerts": False}
@@ -202,6 +205,7 @@ class WdaServer(ThreadingHTTPServer):
     # -- endpoints ---------------------------------------------------------------------------
     def handle(self, method: str, path: str, data: dict[str, Any]) -> tuple[Any, str | None]:
         """(value, sessionId) for one request; KeyError for an unknown endpoint."""
+        self.down_before = self.keyboard_down     # (a touch on where it was, `_on_keyboard`)
         if method == "POST" and _KEYBOARD_BACK.search(path):
             self.keyboard_down = False    # a touch, a field typed into, an app: it is back
         sid, path = self._session_of(path)
@@ -276,6 +280,8 @@ class WdaServer(ThreadingHTTPServer):
             time.sleep(s.faults.slow_seconds)
         black = s.faults.hit("black")
         png = _black(s) if black else s.screenshot()
+        if not black and self.keyboard_shows():
+            png = keyboard.draw(png, s.dpr)
         if self.alert_up() and not black:
             png = ios_alert.draw(png, self.asking or "", s.dpr)
         return base64.b64encode(png).decode(), req.sid or req.current
@@ -287,7 +293,30 @@ class WdaServer(ThreadingHTTPServer):
             return (ios_alert.source(self.asking or "", SPRINGBOARD, s.width, s.height),
                     req.sid or req.current)
         dom = None if s.faults.hit("empty_tree") or s.app is None else s.dom()
-        return wda_xml(dom, s.app or SPRINGBOARD, s.width, s.height), req.sid or req.current
+        xml = wda_xml(dom, s.app or SPRINGBOARD, s.width, s.height)
+        if dom is not None and self.keyboard_shows():     # (the app's views under it stay)
+            end = "</XCUIElementTypeApplication>"
+            xml = xml.replace(end, keyboard.wda_element(s.width, s.height, 1) + "\n" + end)
+        return xml, req.sid or req.current
+
+    def keyboard_shows(self, before: bool = False) -> bool:
+        """Whether the keyboard is up: a text field of the app in front has the focus and it
+        was not dismissed (``before``: as it was before this request's touch)."""
+        return not (self.down_before if before else self.keyboard_down) and \
+            not self.alert_up() and self.screen.app is not None and self.screen.editing()
+
+    def _on_keyboard(self, x: float, y: float, tap: bool) -> bool:
+        """Whether a touch at (x, y) lands on the keyboard: it takes it, not the app under
+        it; a tap on a letter types it."""
+        s = self.screen
+        if not keyboard.covers(x, y, s.width, s.height) or not self.keyboard_shows(True):
+            return False
+        label = keyboard.key_at(x, y, s.width, s.height) if tap else None
+        if label == keyboard.RETURN:
+            s.key("Enter")
+        elif label:
+            s.type(" " if label == keyboard.SPACE else label)
+        return True
 
     @_route("GET /window/size")
     def _window_size(self, req: _Request) -> tuple[Any, str | None]:
@@ -384,10 +413,10 @@ class WdaServer(ThreadingHTTPServer):
 
     @_route("POST /wda/tap", "POST /wda/tap/0")
     def _tap(self, req: _Request) -> tuple[Any, str | None]:
-        if self.alert_up():         # the alert takes it: one of its buttons answers it
+        if self.alert_up():       # the alert takes it: one of its buttons answers it
             if ios_alert.button_at(*req.point(), self.screen.width, self.screen.height):
                 self.asking = None
-        elif not self._crashed():
+        elif not self._on_keyboard(*req.point(), tap=True) and not self._crashed():
             self.screen.tap(*req.point())
         return None, req.sid
 
@@ -402,12 +431,16 @@ class WdaServer(ThreadingHTTPServer):
 
     @_route("POST /wda/doubleTap")
     def _double_tap(self, req: _Request) -> tuple[Any, str | None]:
+        if self._on_keyboard(*req.point(), tap=False):
+            return None, req.sid
         self.screen.tap(*req.point())
         self.screen.tap(*req.point(), count=2)       # a double tap: the page's dblclick
         return None, req.sid
 
     @_route("POST /wda/touchAndHold")
     def _touch_and_hold(self, req: _Request) -> tuple[Any, str | None]:
+        if self._on_keyboard(*req.point(), tap=False):
+            return None, req.sid
         self.screen.tap(*req.point(), hold_ms=req.milliseconds(default=1))
         return None, req.sid
 
@@ -415,9 +448,14 @@ class WdaServer(ThreadingHTTPServer):
     def _drag(self, req: _Request) -> tuple[Any, str | None]:
         x1, y1 = req.point("fromX", "fromY")
         x2, y2 = req.point("toX", "toY")
-        if x1 < 12 and x2 - x1 > 80:    # iOS's edge swipe: back (none at the first page)
+        if self._on_keyboard(x1, y1, tap=False):
+            pass
+        elif x1 < 12 and x2 - x1 > 80:    # iOS's edge swipe: back (none at the first page)
             self.screen.back(leave_at_first=False)
         else:
+            if self.keyboard_shows():
+                _, top, _, bottom = keyboard.box(self.screen.width, self.screen.height)
+                self.screen.make_room(bottom - top)
             self.screen.swipe(x1, y1, x2, y2, req.milliseconds(default=0))
         return None, req.sid
 
