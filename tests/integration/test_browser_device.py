@@ -800,3 +800,21 @@ def test_a_secret_code_typed_into_one_digit_boxes_is_drawn_as_discs_in_every_box
         assert page.run_script(DRAWN, 5) == ["disc"] * 6, "a box shows its digit of the secret"
     finally:
         page.hide = lambda text: text
+
+
+def test_a_text_wall_cut_in_the_tree_ends_in_an_ellipsis_so_a_secret_there_is_masked(
+        page: BrowserDevice) -> None:
+    """A text over the tree's 1,000 characters is cut; cut bare inside a password (a page
+    printing a config), its first characters reached the model and the report unmasked."""
+    from farm.suite.vars import Variables
+    secret = "Qx7-s3cret-passphrase"
+    page.run_script(f"const p = document.createElement('p'); p.id = 'wall';"
+                    f"p.textContent = 'w'.repeat(990) + ' {secret} and more';"
+                    f"document.body.prepend(p)", 5)
+    try:
+        wall = next(n for n in page.hierarchy().nodes if n.text.startswith("w" * 990))
+        assert wall.text.endswith("\u2026") and len(wall.text) == 1001
+        shown = Variables({"PW": secret}, secrets=["PW"]).mask(wall.text)
+        assert secret[:5] not in shown and shown.startswith("w" * 990)
+    finally:
+        page.run_script("document.getElementById('wall').remove()", 5)

@@ -125,7 +125,8 @@
       let text = "";
       if (hasOwnText(el)) {
         text = norm(shownText(el));
-        if (text.length > MAX_TEXT) text = text.slice(0, MAX_TEXT);
+        // (cut with "…": the secret masking then hides a secret's start there)
+        if (text.length > MAX_TEXT) text = text.slice(0, MAX_TEXT) + "\u2026";
       }
       const clickable = (tag === "A" && el.hasAttribute("href")) || tag === "BUTTON"
         || (tag === "INPUT" && type !== "hidden") || tag === "SELECT" || tag === "TEXTAREA"
