@@ -14,8 +14,8 @@ string into it at the caret in one request (the field takes it as an input metho
 text: input events, no key events) and ``/clear`` empties it; ``POST /wda/keys`` types into
 whatever has the focus, key by key. While a field has the focus (until
 ``/wda/keyboard/dismiss``) the keyboard covers the screen's lower part (`keyboard`): the source
-holds an ``XCUIElementTypeKeyboard``, a touch there hits its keys. ``POST /orientation`` turns the device (LANDSCAPE /
-PORTRAIT).
+holds an ``XCUIElementTypeKeyboard``, a touch there hits its keys. ``POST /orientation`` turns
+the device (LANDSCAPE / PORTRAIT).
 
 With the ``permission_dialog`` fault an app launched asks for a permission: SpringBoard's alert
 is in front of it (`ios_alert`) until ``/alert/accept`` or ``/alert/dismiss`` (``name``: the
