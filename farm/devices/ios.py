@@ -177,6 +177,7 @@ class IosDevice:
         status = self._await_status(REATTACH_S if reopened else 0.0)
         if not status.get("ready", True):
             raise DeviceLost(f"{self.name}: WebDriverAgent is not ready")
+        self._unlock()
         self._new_session()
         self.about = self._describe(status)
 
@@ -695,19 +696,42 @@ class IosDevice:
 
     # -- health --------------------------------------------------------------------------------
     def healthy(self) -> bool:
-        """WDA answers and is ready, and the screen is unlocked (unlocked here if needed).
-        Called by the thread that owns the device (its DeviceSlot), before every case."""
+        """WDA answers and is ready, and the screen is unlocked (unlocked here if needed: an
+        app does not launch behind the lock screen). Called by the thread that owns the
+        device (its DeviceSlot), before every case. A lock that stays is said (DeviceError):
+        the device is reopened, and stays unusable, naming it."""
         if self._killed or self._client is None:
             return False
         try:
             if not self._client.status().get("ready", True):
                 return False
-            if self._client.locked():
-                self._client.unlock()
-            return True
         except Exception as exc:
             log.info("%s: health check failed: %s", self.name, exc)
             return False
+        self._unlock()
+        return True
+
+    def _unlock(self) -> None:
+        """Take the lock screen away (WDA's ``/wda/unlock`` wakes the screen and swipes it
+        up). DeviceError naming the lock when it stays (a passcode guards it); a WDA that
+        cannot say whether it is locked is left as it is."""
+        try:
+            if not self._call(lambda: self._client.locked(), "lock state", session=False):
+                return
+        except DeviceError as exc:
+            log.debug("%s: lock state unknown: %s", self.name, exc)
+            return
+        log.info("%s: the screen is locked: unlocking it", self.name)
+        why = "it is still locked"
+        try:
+            self._call(lambda: self._client.unlock(), "unlock", session=False)
+            if not self._call(lambda: self._client.locked(), "lock state", session=False):
+                return
+        except DeviceError as exc:
+            why = wda_refusal(exc.__cause__) if exc.__cause__ is not None else str(exc)
+        raise DeviceError(f"{self.name} is locked, and WebDriverAgent could not unlock it "
+                          f"({why}): no app starts behind the lock screen; take its passcode "
+                          "off (Settings > Face ID & Passcode) or unlock it by hand")
 
     def kill(self) -> None:
         """Mark the device dead (any thread): a WDA call in flight is no longer waited for

@@ -89,7 +89,8 @@ def test_an_iphone_tap_on_a_button_under_the_keyboard_dismisses_it_first(farm):
     got = by_name(results(farm.tmp / "run"))
     assert got["typed"]["status"] == "passed", (got["typed"].get("error"), done.stdout)
     assert got["stuck"]["status"] == "failed", done.stdout
-    assert '"Sign in" is under the soft keyboard, which stayed up' in got["stuck"]["error"]["message"]
+    said = got["stuck"]["error"]["message"]
+    assert '"Sign in" is under the soft keyboard, which stayed up' in said, said
 
 
 @pytest.fixture(scope="module")
@@ -136,3 +137,42 @@ def test_the_android_simulators_keyboard_covers_the_screen_as_a_phones_does(logi
             phone.end_session()
             phone.close()
 
+
+LOCKED_CASE = f"""\
+ios:
+  launch: {PKG}
+tasks:
+  - name: sign in
+    flow:
+      - aiInput: Email
+        value: zoe
+      - aiTap: Sign in
+      - assertText: Welcome zoe
+"""
+
+
+@pytest.mark.parametrize("passcode", [False, True], ids=["swipe_lock", "passcode"])
+def test_an_iphone_locked_at_the_start_is_unlocked_or_named_as_locked(farm, login_url,
+                                                                      passcode):
+    """An iPhone whose screen is locked when the run starts (no app launches behind its lock
+    screen): farm unlocks it and the case runs; when a passcode keeps it locked, the case is
+    the device's error naming the lock, not a launch failure to puzzle over."""
+    from farm.devices.sim import IosSimulator
+
+    suite = farm.tmp / "locked"
+    suite.mkdir()
+    (suite / "sign_in.yaml").write_text(LOCKED_CASE)
+    with IosSimulator(1, {PKG: login_url}) as sim:
+        sim.fault(0, "locked", -1)
+        sim.fault(0, "passcode", -1 if passcode else 0)
+        done = farm.run("run", suite, "--devices", "ios:1", "--report-dir", farm.tmp / "run",
+                        FARM_IOS_WDA_URLS=sim.urls[0])
+    case = by_name(results(farm.tmp / "run"))["sign_in"]
+    if not passcode:
+        assert (done.returncode, case["status"]) == (0, "passed"), (case.get("error"),
+                                                                    done.stdout, done.stderr)
+        return
+    assert (done.returncode, case["status"]) == (3, "error"), (done.stdout, done.stderr)
+    said = case["error"]["message"]
+    assert "is locked, and WebDriverAgent could not unlock it (unknown error (Timed out " \
+           "while waiting until the screen gets unlocked))" in said, said

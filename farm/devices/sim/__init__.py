@@ -15,7 +15,9 @@ front dies at the next touch; Android logs it: ``adb logcat``), ``offline`` (adb
 phone offline and refuses it, as after a replugged cable), ``keyboard_stuck`` (WDA cannot
 dismiss the keyboard), ``redraw`` (WDA: the app draws the field an element request names
 anew first, so its id is stale), ``permission_dialog`` (an app launched asks for a
-permission: Android's dialog, or the iPhone's SpringBoard alert, in front of it until answered).
+permission: Android's dialog, or the iPhone's SpringBoard alert, in front of it until answered),
+``locked`` (WDA: the iPhone's lock screen shows until ``/wda/unlock``; no app launches behind
+it), ``passcode`` (WDA: ``/wda/unlock`` fails, the lock stays).
 Tests set them through
 `fault`, over adb (``adb shell farm-sim fault black 1``) or over WDA (``POST /farm/fault``
 ``{"name": "black", "count": 1}``); no fault applies to the switches themselves, so ``drop``

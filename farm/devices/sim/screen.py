@@ -158,11 +158,15 @@ class Faults:
     #                          before it (its id goes stale: re-rendered between find and /value)
     permission_dialog: int = 0  # an app launched asks for a runtime permission: the system's
     #                             dialog (iOS: SpringBoard's alert) is in front until answered
+    locked: int = 0          # WDA: the iPhone's screen is locked (its lock screen) until
+    #                          `/wda/unlock`; no app launches behind it
+    passcode: int = 0        # WDA: a passcode guards the lock screen: `/wda/unlock` fails
     slow_seconds: float = 3.0
     names: tuple[str, ...] = field(default=("drop", "black", "idle", "empty_tree", "slow",
                                             "invalid_session", "input_blocked", "launch_fail",
                                             "crash", "offline", "keyboard_stuck",
-                                            "redraw", "null_root", "permission_dialog"),
+                                            "redraw", "null_root", "permission_dialog",
+                                            "locked", "passcode"),
                                    repr=False)
 
     def hit(self, name: str) -> bool:

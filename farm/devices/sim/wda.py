@@ -265,12 +265,27 @@ class WdaServer(ThreadingHTTPServer):
         return {"sessionId": req.sid,
                 "capabilities": {"CFBundleIdentifier": self.screen.app}}, req.sid
 
+    def locked(self) -> bool:
+        """Whether the lock screen shows (fault ``locked``: until unlocked)."""
+        return self.screen.faults.locked != 0
+
     @_route("GET /wda/locked")
     def _locked(self, req: _Request) -> tuple[Any, str | None]:
-        return False, req.current
+        return self.locked(), req.current
 
-    @_route("POST /wda/unlock", "POST /wda/lock")
-    def _lock_or_unlock(self, req: _Request) -> tuple[Any, str | None]:
+    @_route("POST /wda/lock")
+    def _lock(self, req: _Request) -> tuple[Any, str | None]:
+        self.screen.faults.set("locked", -1)
+        return None, req.current
+
+    @_route("POST /wda/unlock")
+    def _unlock(self, req: _Request) -> tuple[Any, str | None]:
+        """Wake the screen and swipe the lock screen away, as WDA does; with a passcode
+        (fault ``passcode``) its pad shows and the screen stays locked: WDA's error."""
+        if self.locked() and self.screen.faults.passcode:
+            raise _Refused(500, "unknown error", "Timed out while waiting until the screen "
+                           "gets unlocked")
+        self.screen.faults.set("locked", 0)
         return None, req.current
 
     @_route("GET /screenshot")
@@ -278,7 +293,7 @@ class WdaServer(ThreadingHTTPServer):
         s = self.screen
         if s.faults.hit("slow"):
             time.sleep(s.faults.slow_seconds)
-        black = s.faults.hit("black")
+        black = s.faults.hit("black") or self.locked()     # (its screen off)
         png = _black(s) if black else s.screenshot()
         if not black and self.keyboard_shows():
             png = keyboard.draw(png, s.dpr)
@@ -292,6 +307,8 @@ class WdaServer(ThreadingHTTPServer):
         if self.alert_up() and self.settings.get("respectSystemAlerts"):
             return (ios_alert.source(self.asking or "", SPRINGBOARD, s.width, s.height),
                     req.sid or req.current)
+        if self.locked():           # SpringBoard's lock screen, nothing of the app
+            return wda_xml(None, SPRINGBOARD, s.width, s.height), req.sid or req.current
         dom = None if s.faults.hit("empty_tree") or s.app is None else s.dom()
         xml = wda_xml(dom, s.app or SPRINGBOARD, s.width, s.height)
         if dom is not None and self.keyboard_shows():     # (the app's views under it stay)
@@ -347,7 +364,7 @@ class WdaServer(ThreadingHTTPServer):
         """The app in front; SpringBoard while its alert covers the app only with
         respectSystemAlerts on (off, WDA names the app under the alert)."""
         app = self.screen.app or SPRINGBOARD
-        if self.alert_up() and self.settings.get("respectSystemAlerts"):
+        if self.locked() or self.alert_up() and self.settings.get("respectSystemAlerts"):
             app = SPRINGBOARD
         return {"bundleId": app, "name": "", "pid": 1000, "processArguments": {}}, req.current
 
@@ -413,7 +430,9 @@ class WdaServer(ThreadingHTTPServer):
 
     @_route("POST /wda/tap", "POST /wda/tap/0")
     def _tap(self, req: _Request) -> tuple[Any, str | None]:
-        if self.alert_up():       # the alert takes it: one of its buttons answers it
+        if self.locked():           # the lock screen takes it
+            pass
+        elif self.alert_up():       # the alert takes it: one of its buttons answers it
             if ios_alert.button_at(*req.point(), self.screen.width, self.screen.height):
                 self.asking = None
         elif not self._on_keyboard(*req.point(), tap=True) and not self._crashed():
@@ -573,6 +592,10 @@ class WdaServer(ThreadingHTTPServer):
         if url is None:
             raise RuntimeError(f"The application under test with bundle id '{bundle}' "
                                "is not installed on the device")
+        if self.locked():         # what XCTest's launch says on a locked iPhone
+            raise RuntimeError(f"The request to open \"{bundle}\" failed. Unable to launch "
+                               f"{bundle} because the device was not, or could not be, "
+                               "unlocked.")
         if RESET_ARG in arguments:
             self.screen.clear_data()
         if self.screen.faults.hit("launch_fail"):
