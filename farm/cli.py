@@ -991,8 +991,35 @@ def _fresh_store(corrupt) -> None:
                "started a fresh, empty one")
 
 
+class _CaseOrRun(_GivenPath):
+    """`farm cache export`'s argument: a case file or a run directory. A case id, which `farm
+    cache ls` and `clear` take (demo/ai_shopping), was refused as "Path 'demo/ai_shopping' does
+    not exist", leaving the reader to guess what the command takes."""
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, str) and value.strip() and not os.path.exists(value):
+            self.fail(_no_case_or_run(value), param, ctx)
+        return super().convert(value, param, ctx)
+
+
+def _no_case_or_run(value: str) -> str:
+    """What to give instead of ``value``, which names nothing here: the case file of that id
+    in the working directory or a folder in it (suites/demo/ai_shopping.yaml), when there is
+    one."""
+    said = f"{value!r} is no case file or run directory here"
+    case_id = value.rstrip("/")
+    if not re.fullmatch(r"[\w-]+(/[\w.-]+)*", case_id) or case_id.endswith((".yaml", ".yml")):
+        return said
+    files = sorted({str(path) for pattern in ("", "*/") for ext in (".yaml", ".yml")
+                    for path in Path().glob(f"{pattern}{case_id}{ext}")})
+    give = (f"give its file ({' or '.join(files)})" if files
+            else "give the case's file (the .yaml `farm run` ran)")
+    return (f"{said}: {give} or a run directory (.farm/runs/<run-id>); unlike `farm cache ls` "
+            "and `clear`, export takes no case id")
+
+
 @cache.command("export")
-@click.argument("case_or_run", type=_GivenPath(exists=True, path_type=Path))
+@click.argument("case_or_run", type=_CaseOrRun(exists=True, path_type=Path))
 @click.option("--output", "-o", type=_GivenPath(path_type=Path),
               help="Where to write (one case only; default: <case>.solved.yaml beside it).")
 @_broker_option
