@@ -11,6 +11,8 @@
 
 from __future__ import annotations
 
+import argparse
+import signal
 import statistics
 import sys
 import tempfile
@@ -46,6 +48,9 @@ def span(cases: list[dict]) -> float:
 
 
 def main() -> None:
+    argparse.ArgumentParser(description=__doc__.split("\n\n")[0]).parse_args()
+    # SIGTERM ends it as Ctrl-C does: through the finally below, which stops its workers
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     tmp = Path(tempfile.mkdtemp(prefix="farm-bench-"))
     redis = RedisServer().start()
     cli = FarmCli(tmp)
