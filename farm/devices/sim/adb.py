@@ -125,6 +125,7 @@ class _Handler(socketserver.BaseRequestHandler):
             shell = self._select(req)
             if shell is None:
                 _fail(sock, "device not found" if "serial" in req or ":" in req[15:]
+                      else "more than one device/emulator" if self.server.shells
                       else "no devices/emulators found")
                 return None
             _okay(sock)         # `drop` hits the service asked for next (see _service)
