@@ -252,7 +252,8 @@ class Scroll(Action):
     def run(self, ctx: ActionContext) -> str | None:
         """Scroll; as Midscene, the step passes when nothing moved (the end was reached
         already), and then says so (its output), where the device can tell (the web: no
-        scroll came); so does a scroll to an end that stopped before reaching it."""
+        scroll came; a phone: its screen looked the same after the swipe); so does a scroll
+        to an end that stopped before reaching it."""
         w, h = ctx.device.size()
         x, y = self._start(ctx) if self.locate is not None else (w // 2, h // 2)
         way = SCROLL_TO.get(self.scrollType, self.direction)

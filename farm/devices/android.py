@@ -413,6 +413,7 @@ class AndroidDevice:
         self._last_xml: str | None = None   # the last readable UI dump
         self._last_tree: UITree | None = None   # … as read (`tap_point` checks its nodes)
         self._dump_fresh = False            # … and no command was sent since it was read
+        self._shot: bytes | None = None     # the last screenshot, while no command came since
         self.screenshot_black = False
         self.about = ""                     # model and Android version, once open
         self._focus_from: str | None = None  # the FOCUS_COMMANDS one that names the focus
@@ -526,6 +527,7 @@ class AndroidDevice:
         line goes through `shell_result`."""
         dev = self._need()
         self._dump_fresh = False        # any command may change the screen: the dump is old
+        self._shot = None               # (and the screenshot)
         with self._errors(what or cmd.split(" ")[0]):
             v2 = self._has_shell_v2(dev)
             if binary and not v2:
@@ -579,6 +581,7 @@ class AndroidDevice:
         from farm.devices.android_shell import PastDeadline, ShellCut, run_bounded
         dev = self._need()
         self._dump_fresh = False        # the command may change the screen
+        self._shot = None
         what = command.split(" ")[0]
         silence = self.settings.adb_silence_seconds if self.settings else SHELL_TIMEOUT_S
         with self._errors(what):
@@ -661,6 +664,7 @@ class AndroidDevice:
         self.screenshot_black = is_black(out)
         if self.screenshot_black:
             self.last_observation = "black-frame"
+        self._shot = None if self.screenshot_black else out
         return out
 
     def _dump(self) -> str | None:
@@ -775,12 +779,21 @@ class AndroidDevice:
     def swipe(self, x1: int, y1: int, x2: int, y2: int, duration_ms: int = 300) -> None:
         self._input(f"swipe {int(x1)} {int(y1)} {int(x2)} {int(y2)} {int(duration_ms)}")
 
-    def scroll(self, x: int, y: int, dx: int, dy: int) -> None:
-        """Scroll content by (dx, dy) pixels: the finger moves the other way."""
+    def scroll(self, x: int, y: int, dx: int, dy: int) -> bool | None:
+        """Scroll content by (dx, dy) pixels: the finger moves the other way. Whether anything
+        moved, from the screens before and after the swipe (`phone_edges.screen_moved`; the
+        last screenshot is the one before when no command came since); None when a
+        screenshot cannot tell (FLAG_SECURE's black frames)."""
         w, h = self.size()
         x2 = max(1, min(w - 1, x - dx))
         y2 = max(1, min(h - 1, y - dy))
+        before = self._shot or self.screenshot()
+        blind = self.screenshot_black
         self.swipe(x, y, x2, y2, 300)
+        if blind:
+            return None
+        after = self.screenshot()
+        return None if self.screenshot_black else phone_edges.screen_moved(before, after)
 
     def tap_point(self, node: int, x: int, y: int) -> tuple[int, int, str]:
         """Before a tap at (x, y) on node ``node`` of the last `hierarchy`: a target under the

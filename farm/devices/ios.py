@@ -146,6 +146,7 @@ class IosDevice:
         self.last_observation: str | None = None
         self.tree_problem = ""              # why the last hierarchy() gave no tree
         self.screenshot_black = False
+        self._shot: bytes | None = None     # the last screenshot, while no action came since
         self.sessions_created = 0
         self.about = ""                     # device name, model and iOS version, once open
         # this process's hold of the iPhone, that no other farm run drives it (make_devices
@@ -322,11 +323,12 @@ class IosDevice:
             self.screenshot_black = image_is_black(img)
         if self.screenshot_black:
             self.last_observation = "black-frame"
-        if factor <= 1:
-            return raw
-        buf = io.BytesIO()
-        img.save(buf, "PNG", compress_level=1)
-        return buf.getvalue()
+        if factor > 1:
+            buf = io.BytesIO()
+            img.save(buf, "PNG", compress_level=1)
+            raw = buf.getvalue()
+        self._shot = None if self.screenshot_black else raw
+        return raw
 
     def _note_turn(self, frame: tuple[int, int] | None) -> None:
         """The screen turned since the session read its size (the app went landscape, a
@@ -432,10 +434,19 @@ class IosDevice:
         self._call(lambda: self._session.swipe(int(x1), int(y1), int(x2), int(y2),
                                                duration_ms / 1000), "swipe")
 
-    def scroll(self, x: int, y: int, dx: int, dy: int) -> None:
-        """Scroll content by (dx, dy) points: the finger moves the other way."""
+    def scroll(self, x: int, y: int, dx: int, dy: int) -> bool | None:
+        """Scroll content by (dx, dy) points: the finger moves the other way. Whether anything
+        moved, from the screens before and after the swipe (`phone_edges.screen_moved`; the
+        last screenshot is the one before when no action came since); None when a
+        screenshot cannot tell (black frames)."""
         w, h = self.size()
+        before = self._shot or self.screenshot()
+        blind = self.screenshot_black
         self.swipe(x, y, max(1, min(w - 1, x - dx)), max(1, min(h - 1, y - dy)), 300)
+        if blind:
+            return None
+        after = self.screenshot()
+        return None if self.screenshot_black else phone_edges.screen_moved(before, after)
 
     def tap_point(self, node: int, x: int, y: int) -> tuple[int, int, str]:
         """Before a tap at (x, y) on node ``node`` of the last `hierarchy`: a target under the
@@ -756,6 +767,8 @@ class IosDevice:
         from wda.usbmux.exceptions import HTTPError, MuxError
 
         self._need()
+        if what not in ("screenshot", "source"):    # (anything else may change the screen)
+            self._shot = None
         for attempt in (1, 2):
             try:
                 if session and self._session is None:

@@ -9,10 +9,14 @@ through (XPath, cache, text, OCR), as the web's checks what covers its target. I
 place this is done: the text tier leaves it to the tap (it swiped such a target in too, and
 the tap's check swiped it again). A target under the soft keyboard has the keyboard hidden
 first (`clear_of_keyboard`).
+
+`screen_moved` is how a phone's scroll tells whether anything moved (`Device.scroll`'s False):
+a phone swipes and gets no answer, so the screens before and after the swipe are compared.
 """
 
 from __future__ import annotations
 
+import io
 import logging
 from typing import Any
 
@@ -168,3 +172,29 @@ def _swipe_above(device: Any, node: UINode, x: int, y: int,
 
 def _holds(r: Rect, x: int, y: int) -> bool:
     return r.x <= x < r.x + r.width and r.y <= y < r.y + r.height
+
+
+# Grey levels a pixel may move between two screenshots of one screen (encoder noise)
+_LEVELS = 24
+
+
+def screen_moved(before: bytes, after: bytes) -> bool:
+    """Whether the screen changed between two PNG screenshots taken around a swipe by more
+    than what changes by itself: a few pixels of the status bar's clock (a change inside an
+    area under a 400th of the screen) or a text caret blinking (a bar at least three times
+    taller than wide). A screenshot takes ~100 ms on the simulators, 300-800 ms on a real
+    phone, where a swipe that moves nothing costs an `input` round trip and its 300 ms: a
+    scroll to an end stops at the first swipe that moved nothing, where it made ten."""
+    from PIL import Image, ImageChops
+
+    a, b = (Image.open(io.BytesIO(png)).convert("L") for png in (before, after))
+    if a.size != b.size:
+        return True                 # (the screen turned)
+    diff = ImageChops.difference(a, b)
+    box = diff.point([0] * (_LEVELS + 1) + [255] * (255 - _LEVELS)).getbbox()
+    if box is None:
+        return False
+    width, height = box[2] - box[0], box[3] - box[1]
+    if width * height * 400 <= a.width * a.height:
+        return False
+    return not (width * 3 <= height <= a.height // 8)
