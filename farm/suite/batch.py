@@ -398,15 +398,19 @@ def listed_lines(node: Node, path: Path, scope: Scope) -> dict[Path, int]:
 # What the browser context is made with: one value for every file sharing it (the first file's).
 CONTEXT_KEYS = {"user_agent": "userAgent", "device_scale_factor": "deviceScaleFactor",
                 "accept_insecure_certs": "acceptInsecureCerts", "chrome_args": "chromeArgs",
-                "mode": "mode", "same_tab": "forceSameTabNavigation"}
+                "mode": "mode", "same_tab": "forceSameTabNavigation",
+                "permissions": "permissions", "geolocation": "geolocation",
+                "locale": "locale", "timezone_id": "timezoneId",
+                "color_scheme": "colorScheme"}
 
 
 def check_shared(batch: Batch, cases: list[Case],
                  shown: Callable[[Path], str]) -> list[SuiteError]:
     """Order the batch's case ids as its files run; a shared-context batch's files share one
     context, made with the first file's userAgent, deviceScaleFactor, acceptInsecureCerts,
-    chromeArgs and mode: a file asking for another value is refused (viewport, headers, cookies
-    and url are set per file)."""
+    chromeArgs, mode, permissions, geolocation, locale, timezoneId and colorScheme: a file
+    asking for another value is refused (viewport, headers, cookies and url are set per
+    file)."""
     place = {os.path.realpath(c.file): c.id for c in cases if c.id in batch.case_ids}
     batch.case_ids = [place[f] for f in batch.files if f in place]
     members = sorted((c for c in cases if c.shared and c.shared.unit_id == batch.unit_id),

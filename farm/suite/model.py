@@ -117,6 +117,12 @@ class WebTarget(BaseModel):
     # farm's own: what an alert / confirm / prompt the page opens is answered with (Cancel, as
     # Playwright does, or OK: a prompt then gets its default text)
     dialogs: Literal["dismiss", "accept"] = "dismiss"
+    # what the page is told of its user (farm.suite.web_emulation; Playwright's names)
+    permissions: list[str] = Field(default_factory=list)     # granted for every origin
+    geolocation: dict[str, float] | None = None     # latitude, longitude, accuracy?
+    locale: str | None = None
+    timezone_id: str | None = None
+    color_scheme: Literal["light", "dark", "no-preference"] | None = None
 
 
 class AndroidTarget(BaseModel):

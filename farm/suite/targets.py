@@ -17,6 +17,9 @@ from pathlib import Path
 from farm.suite.checks import Problems
 from farm.suite.model import AndroidTarget, IosTarget, WebTarget
 from farm.suite.urls import url_problem
+from farm.suite.web_emulation import KEY_FIELDS as EMULATION_FIELDS
+from farm.suite.web_emulation import KEYS as EMULATION_KEYS
+from farm.suite.web_emulation import read_emulation
 from farm.suite.yamlpos import MAX_BYTES, Node, not_regular
 
 WEB_SECTIONS = ("page", "browser", "web", "target")
@@ -33,7 +36,7 @@ MAX_VIEWPORT = 10_000_000
 WEB_KEYS = {"url", "serve", "mode", "userAgent", "viewportWidth", "viewportHeight",
             "deviceScaleFactor", "cookie", "extraHTTPHeaders", "acceptInsecureCerts",
             "waitForNetworkIdle", "chromeArgs", "forceSameTabNavigation", "autoFollowNewPage",
-            "bridgeMode", "dialogs"} | COMMON_KEYS
+            "bridgeMode", "dialogs"} | EMULATION_KEYS | COMMON_KEYS
 ANDROID_KEYS = {"deviceId", "launch", "imeStrategy", "autoDismissKeyboard",
                 "keyboardDismissStrategy"} | COMMON_KEYS
 IOS_KEYS = {"launch", "autoDismissKeyboard", "wdaPort", "wdaHost"} | COMMON_KEYS
@@ -135,6 +138,7 @@ def read_web(section: str, key: Node, node: Node, base: Path, p: Problems) -> We
         "dialogs": p.choice(items.get("dialogs"), f"{section}.dialogs", ["dismiss", "accept"]),
         **_network_idle(items.get("waitForNetworkIdle"), section, p),
         **_tabs(section, mode, items, p),
+        **read_emulation(section, items, p),
     }
     if url is None:
         return None
@@ -377,7 +381,7 @@ KEY_FIELDS = {
     "deviceId": ("device_id",), "launch": ("launch",), "imeStrategy": ("ime_strategy",),
     "autoDismissKeyboard": ("auto_dismiss_keyboard",), "wdaPort": ("wda_port",),
     "keyboardDismissStrategy": ("keyboard_dismiss_strategy",),
-    "wdaHost": ("wda_host",),
+    "wdaHost": ("wda_host",), **EMULATION_FIELDS,
 }
 
 

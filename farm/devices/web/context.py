@@ -61,6 +61,7 @@ def context_options(target: "WebTarget", flags: Sequence[str] = ()) -> dict[str,
     for flag, option, value in MEDIA_FLAGS:
         if any(flag.search(f) for f in flags):
             options[option] = value
+    options.update(emulation_options(target))
     if target.user_agent:
         options["user_agent"] = target.user_agent
     if target.extra_http_headers:
@@ -68,6 +69,25 @@ def context_options(target: "WebTarget", flags: Sequence[str] = ()) -> dict[str,
     credentials = without_credentials(target.url)[1]
     if credentials is not None:
         options["http_credentials"] = credentials
+    return options
+
+
+def emulation_options(target: "WebTarget") -> dict[str, Any]:
+    """Playwright's options for what the page is told of its user (farm.suite.web_emulation):
+    the permissions granted (for every origin), a fixed geolocation — which grants its
+    permission too: a position given is one the page may read —, locale, time zone and
+    colour scheme (over a Chromium flag's)."""
+    options: dict[str, Any] = {}
+    granted = list(target.permissions)
+    if target.geolocation is not None:
+        options["geolocation"] = dict(target.geolocation)
+        granted += [] if "geolocation" in granted else ["geolocation"]
+    if granted:
+        options["permissions"] = granted
+    for option, value in (("locale", target.locale), ("timezone_id", target.timezone_id),
+                          ("color_scheme", target.color_scheme)):
+        if value is not None:
+            options[option] = value
     return options
 
 
