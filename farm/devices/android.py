@@ -45,6 +45,8 @@ SHELL_TIMEOUT_S = 30.0     # farm's own commands (screencap, input, a dump) and 
 # 10 minutes a call, so a frozen adb server held a device's restart, and the run, for minutes
 ADBUTILS_DEFAULT_TIMEOUT_S = 600
 DUMP_TRIES = 4
+DRAG_HOLD_MS = 1000         # a drag's long press (ViewConfiguration's timeout is 400-500 ms)
+DRAG_STEPS = 10             # the moves of a drag made of `input motionevent` commands
 KEYBOARD_HIDE_S = 1.0      # for the soft keyboard to say it is gone after Escape / Back
 # how long a phone that is offline / not listed gets to come back when it is (re)opened
 REATTACH_S = 10.0
@@ -416,6 +418,7 @@ class AndroidDevice:
         self._shot: bytes | None = None     # the last screenshot, while no command came since
         self.screenshot_black = False
         self.about = ""                     # model and Android version, once open
+        self.sdk = 0                        # its API level, once open (0: it did not say)
         self._focus_from: str | None = None  # the FOCUS_COMMANDS one that names the focus
         self._shell_v2: bool | None = None  # the phone speaks shell_v2 (None: not asked yet)
         # this process's hold of the phone, that no other farm run drives it (make_devices
@@ -480,11 +483,15 @@ class AndroidDevice:
             time.sleep(REATTACH_POLL_S)
 
     def _describe(self) -> str:
+        """What the phone is (`android_about`); its API level noted (``sdk``)."""
         try:
-            return android_about(self.shell(ABOUT_COMMAND))
+            out = self.shell(ABOUT_COMMAND)
         except Exception as exc:    # telling what it is is no reason to refuse the device
             log.debug("%s: getprop: %s", self.name, exc)
             return ""
+        sdk = (out.splitlines() + ["", "", "", ""])[3].strip()
+        self.sdk = int(sdk) if sdk.isdigit() else 0
+        return android_about(out)
 
     def close(self) -> None:
         """Let go of the phone (adb connections are per request: nothing else to release)."""
@@ -778,6 +785,36 @@ class AndroidDevice:
 
     def swipe(self, x1: int, y1: int, x2: int, y2: int, duration_ms: int = 300) -> None:
         self._input(f"swipe {int(x1)} {int(y1)} {int(x2)} {int(y2)} {int(duration_ms)}")
+
+    def drag(self, x1: int, y1: int, x2: int, y2: int, duration_ms: int = 600) -> None:
+        """Drag what is at (x1, y1) to (x2, y2): the finger held down for a long press first,
+        as a drag in a list that reorders (ItemTouchHelper) or a launcher starts, then moved
+        in ``duration_ms`` and lifted, as UiAutomator's drag does. `input draganddrop` on
+        Android 11+; before, the same as `input motionevent` commands in one shell line
+        (Android 10); older phones have neither: a slow swipe, which starts no such drag.
+        `input swipe` alone (what a drag was) moves the finger at once: a scroll or a fling
+        the app never takes for a drag."""
+        x1, y1, x2, y2 = (int(v) for v in (x1, y1, x2, y2))
+        if self.sdk >= 30 or not self.sdk:      # (one that did not say is asked)
+            try:
+                self._input(f"draganddrop {x1} {y1} {x2} {y2} {int(duration_ms)}")
+                return
+            except DeviceError as exc:
+                if self.sdk or "Unknown command" not in str(exc):
+                    raise
+        steps = DRAG_STEPS
+        moves = "; ".join(f"input motionevent MOVE {x1 + (x2 - x1) * i // steps} "
+                          f"{y1 + (y2 - y1) * i // steps}" for i in range(1, steps + 1))
+        try:
+            self._input(f"motionevent DOWN {x1} {y1}; sleep {DRAG_HOLD_MS / 1000}; {moves}; "
+                        f"input motionevent UP {x2} {y2}")
+        except DeviceError as exc:
+            if "Unknown command" not in str(exc):
+                raise
+            log.warning("%s (API %s) has no `input draganddrop` nor `input motionevent`: "
+                        "the drag is a slow swipe, which an app that starts drags on a long "
+                        "press does not take for one", self.name, self.sdk)
+            self.swipe(x1, y1, x2, y2, max(int(duration_ms), 1500))
 
     def scroll(self, x: int, y: int, dx: int, dy: int) -> bool | None:
         """Scroll content by (dx, dy) pixels: the finger moves the other way. Whether anything

@@ -39,6 +39,7 @@ log = logging.getLogger(__name__)
 RESET_ARG = "-farm-reset-state"      # the app starts with empty data (simulator honours it)
 HTTP_TIMEOUT_S = 30.0
 SOURCE_TRIES = 3
+DRAG_HOLD_MS = 800      # a drag's long press (UILongPressGestureRecognizer's: 500 ms)
 # the source's root: the application in front (the simulator names it by its bundle id)
 _APP_ROOT = re.compile(r'<XCUIElementTypeApplication [^>]*?name="([^"]*)"')
 W3C_ELEMENT = "element-6066-11e4-a52e-4f735466cecf"     # an element reference's W3C key
@@ -433,6 +434,21 @@ class IosDevice:
     def swipe(self, x1: int, y1: int, x2: int, y2: int, duration_ms: int = 300) -> None:
         self._call(lambda: self._session.swipe(int(x1), int(y1), int(x2), int(y2),
                                                duration_ms / 1000), "swipe")
+
+    def drag(self, x1: int, y1: int, x2: int, y2: int, duration_ms: int = 600) -> None:
+        """Drag what is at (x1, y1) to (x2, y2): the finger held down DRAG_HOLD_MS (a long
+        press, which starts a drag in a list that reorders or on the home screen), moved in
+        ``duration_ms`` and lifted, as one W3C action sequence, as Appium's XCUITest driver
+        plays a drag."""
+        self.wda_request("POST", "/session/{sessionId}/actions", {"actions": [{
+            "type": "pointer", "id": "finger1", "parameters": {"pointerType": "touch"},
+            "actions": [
+                {"type": "pointerMove", "duration": 0, "x": int(x1), "y": int(y1)},
+                {"type": "pointerDown", "button": 0},
+                {"type": "pause", "duration": DRAG_HOLD_MS},
+                {"type": "pointerMove", "duration": int(duration_ms), "x": int(x2),
+                 "y": int(y2)},
+                {"type": "pointerUp", "button": 0}]}]})
 
     def scroll(self, x: int, y: int, dx: int, dy: int) -> bool | None:
         """Scroll content by (dx, dy) points: the finger moves the other way. Whether anything

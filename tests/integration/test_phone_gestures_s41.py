@@ -87,3 +87,110 @@ def test_a_phone_scroll_tells_whether_the_list_moved(farm, platform):
     assert last["output"].startswith("nothing scrolled: nothing at ("), last
     assert last["output"].endswith(") scrolls down any further"), last
     assert got["once"]["steps"][0]["output"] is None
+
+
+# A list that reorders as a phone's do (ItemTouchHelper, UICollectionView): a row held down
+# for a long press is picked up, follows the finger and is dropped where it is lifted; a
+# finger that moves before the long press is a scroll or a fling, which moves no row.
+REORDER = """<!doctype html><html><head><meta charset="utf-8"><meta name="viewport"
+content="width=device-width"></head><body style="margin:0;font:20px sans-serif">
+<p id="order" style="margin:16px">order: A,B,C,D</p>
+<div id="rows" style="touch-action:none"></div>
+<script>
+let names = ["A", "B", "C", "D"], held = null, timer = null, from = null;
+function draw() {
+  rows.innerHTML = "";
+  for (const n of names) {
+    const row = document.createElement("div");
+    row.textContent = "Item " + n;
+    row.dataset.name = n;
+    row.style.cssText = "height:90px;border-bottom:1px solid #888;padding:30px 16px;" +
+      "box-sizing:border-box";
+    rows.appendChild(row);
+  }
+  order.textContent = "order: " + names.join(",");
+}
+rows.addEventListener("pointerdown", (e) => {
+  from = [e.clientX, e.clientY];
+  const row = e.target.closest("[data-name]");
+  timer = setTimeout(() => { held = row && row.dataset.name; }, 450);
+});
+rows.addEventListener("pointermove", (e) => {
+  if (!held && from && Math.hypot(e.clientX - from[0], e.clientY - from[1]) > 10)
+    clearTimeout(timer);                 // moved first: a scroll, not a drag
+});
+addEventListener("pointerup", (e) => {
+  clearTimeout(timer);
+  const over = document.elementFromPoint(e.clientX, e.clientY);
+  const to = over && over.closest("[data-name]");
+  if (held && to && to.dataset.name !== held) {
+    names = names.filter((n) => n !== held);
+    names.splice(names.indexOf(to.dataset.name) + 1, 0, held);
+    draw();
+  }
+  held = null; from = null;
+});
+draw();
+</script></body></html>"""
+
+DRAG = """\
+      - aiDragAndDrop:
+        from: Item A
+        to: Item C
+      - assertText: "order: B,C,A,D"
+"""
+
+
+@pytest.mark.parametrize("platform", ["android", "ios"])
+def test_a_phone_drag_picks_the_row_up_and_drops_it(farm, platform):
+    """aiDragAndDrop of a row onto another in a list that starts drags on a long press moves
+    it: the finger is held first (Android's `input draganddrop`, a W3C action with a pause on
+    iOS), where Android's `input swipe` moved the finger at once and only scrolled."""
+    suite = _suite(farm, REORDER, {"drag": _case(platform, DRAG)})
+    done = farm.run("run", suite, "--devices", f"{platform}-sim:1", "--report-dir",
+                    farm.tmp / "run")
+    case = by_name(results(farm.tmp / "run"))["drag"]
+    assert case["status"] == "passed", (case.get("error"), done.stdout)
+    [mark] = case["steps"][0]["marks"]
+    assert mark["kind"] == "swipe", mark
+
+
+@pytest.fixture(scope="module")
+def reorder_url(tmp_path_factory):
+    from farm.appserver import AppServer
+    from farm.suite.model import AppSpec
+    app = tmp_path_factory.mktemp("reorder")
+    (app / "index.html").write_text(REORDER)
+    with AppServer() as apps:
+        apps.serve([AppSpec(name="reorder", serve=app, env="REORDER_URL")])
+        yield apps.env["REORDER_URL"] + "/"
+
+
+@pytest.mark.parametrize("sdk", ["29", "26"])
+def test_an_older_android_drags_with_motion_events_or_says_it_cannot(reorder_url, sdk,
+                                                                     caplog):
+    """Android 10 has no `input draganddrop`: the drag is `input motionevent` DOWN, a pause,
+    MOVEs and UP in one shell line, and the row moves. Android 8 has neither: a slow swipe,
+    and a warning saying that no app takes it for a drag."""
+    from farm.devices.android import AndroidDevice
+    from farm.devices.sim import AndroidSimulator
+    from farm.suite.model import AndroidTarget
+
+    with AndroidSimulator(1, {PKG: reorder_url}) as sim:
+        sim.server.shells[0].sdk = sdk
+        phone = AndroidDevice("a1", None, sim.serials[0], port=sim.port)
+        phone.open()
+        try:
+            phone.start_session(AndroidTarget(launch=PKG))
+            rows = {n.text: n.rect.center for n in phone.hierarchy().nodes
+                    if n.text.startswith("Item ")}
+            phone.drag(*rows["Item A"], *rows["Item C"])
+            shown = phone.hierarchy().visible_text()
+        finally:
+            phone.end_session()
+            phone.close()
+    if sdk == "29":
+        assert "order: B,C,A,D" in shown, shown
+    else:
+        assert "order: A,B,C,D" in shown, shown
+        assert "has no `input draganddrop` nor `input motionevent`" in caplog.text

@@ -25,6 +25,7 @@ BROWSER = "com.android.chrome"              # what a VIEW intent of a web page o
 IME = "com.android.adbkeyboard/.AdbIME"     # ADBKeyBoard: how non-ASCII text gets typed
 GBOARD = "com.google.android.inputmethod.latin/com.android.inputmethod.latin.LatinIME"
 KEYBOARDS = (IME, GBOARD)                   # installed; ADBKeyBoard is the one selected
+LONG_PRESS_MS = 500     # ViewConfiguration's long-press timeout: `input draganddrop` holds it
 
 # Android keycodes → Playwright keys (None: handled by the system, not the app).
 KEYCODES: dict[int, str | None] = {
@@ -99,6 +100,7 @@ class AndroidShell:
         self.ime = IME
         self.rotation = 0                   # settings put system user_rotation N
         self.shell_v2 = True                # False: an Android 6 phone's adbd (see sim.adb)
+        self.sdk = "34"                     # its API level (draganddrop from 30, motionevent 29)
         self.log = DeviceLog()
         # the soft keyboard is up while a text field has the focus, until Back or Escape
         # dismisses it; the next tap (on a field) brings it back
@@ -281,7 +283,7 @@ class AndroidShell:
         return self.log.command(args)
 
     def _cmd_getprop(self, args: list[str]) -> Result:
-        props = {"ro.product.model": self.model, "ro.build.version.sdk": "34",
+        props = {"ro.product.model": self.model, "ro.build.version.sdk": self.sdk,
                  "ro.build.version.release": "14", "ro.serialno": self.serial,
                  "ro.product.manufacturer": "farm", "sys.boot_completed": "1"}
         if args:
@@ -458,15 +460,9 @@ class AndroidShell:
                 self.screen.tap(*point)
             self.last_tap = None if again else point
         elif verb in ("swipe", "draganddrop"):
-            x1, y1, x2, y2 = (float(v) / d for v in rest[:4])
-            ms = int(rest[4]) if len(rest) > 4 else 300
-            if abs(x1 - x2) < 1 and abs(y1 - y2) < 1:
-                self.screen.tap(x1, y1, hold_ms=max(ms, 1))   # how adb does a long press
-            else:
-                if self.keyboard_up():
-                    _, top, _, bottom = keyboard.box(*self.frame())
-                    self.screen.make_room((bottom - top) / d)
-                self.screen.swipe(x1, y1, x2, y2, ms)
+            return self._gesture(verb, rest)
+        elif verb == "motionevent":
+            return self._motion_event(rest)
         elif verb == "text":
             text = input_text(rest[0])
             if not text.isascii():   # what real `input text` does with non-ASCII
@@ -483,6 +479,36 @@ class AndroidShell:
                     return b"", err.encode(), 255
         else:
             return b"", f"Error: Unknown command: {verb}\n".encode(), 1
+        return b"", b"", 0
+
+    def _gesture(self, verb: str, rest: list[str]) -> Result:
+        """`input swipe` (the finger moves at once: the page scrolls; a swipe that stays is
+        a long press) or `input draganddrop` (Android 11+: down, a long press, a move, up)."""
+        d = self.screen.dpr
+        x1, y1, x2, y2 = (float(v) / d for v in rest[:4])
+        ms = int(rest[4]) if len(rest) > 4 else 300
+        if verb == "draganddrop":
+            if int(self.sdk) < 30:
+                return b"", b"Error: Unknown command: draganddrop\n", 1
+            self.screen.drag((x1, y1), (x2, y2), LONG_PRESS_MS, ms)
+        elif abs(x1 - x2) < 1 and abs(y1 - y2) < 1:
+            self.screen.tap(x1, y1, hold_ms=max(ms, 1))   # how adb does a long press
+        else:
+            if self.keyboard_up():
+                _, top, _, bottom = keyboard.box(*self.frame())
+                self.screen.make_room((bottom - top) / d)
+            self.screen.swipe(x1, y1, x2, y2, ms)
+        return b"", b"", 0
+
+    def _motion_event(self, rest: list[str]) -> Result:
+        """`input motionevent DOWN|MOVE|UP|CANCEL x y` (Android 10+): one event of a finger
+        that stays down between commands; older phones have no such command."""
+        if int(self.sdk) < 29:
+            return b"", b"Error: Unknown command: motionevent\n", 1
+        if len(rest) < 3 or rest[0].upper() not in ("DOWN", "MOVE", "UP", "CANCEL"):
+            return b"", b"Error: Invalid arguments for command: motionevent\n", 1
+        d = self.screen.dpr
+        self.screen.touch(rest[0].lower(), float(rest[1]) / d, float(rest[2]) / d)
         return b"", b"", 0
 
     def _on_keyboard(self, verb: str, rest: list[str]) -> bool:

@@ -457,6 +457,33 @@ class PhoneScreen:
             await asyncio.sleep(min(duration_ms, 1000) / 1000)
         self._run(go())
 
+    def drag(self, start: Point, end: Point, hold_ms: int, move_ms: int) -> None:
+        """A finger put down at ``start``, held there ``hold_ms`` (a long press: what starts
+        a drag in a list that reorders), moved to ``end`` in ``move_ms`` and lifted: the page
+        gets the pointer's down, moves and up, where a swipe only scrolls it."""
+        self.touch("down", *start)
+        self._run(asyncio.sleep(hold_ms / 1000), timeout=30 + hold_ms / 1000)
+        steps = max(4, min(move_ms // 25, 40))
+        for i in range(1, steps + 1):
+            self.touch("move", start[0] + (end[0] - start[0]) * i / steps,
+                       start[1] + (end[1] - start[1]) * i / steps)
+            self._run(asyncio.sleep(move_ms / steps / 1000))
+        self.touch("up", *end)
+
+    def touch(self, action: str, x: float, y: float) -> None:
+        """One finger event at (x, y): "down", "move" or "up" ("cancel" lifts it too), as
+        `input motionevent` sends them one command at a time (the finger stays down between)."""
+        async def go() -> None:
+            page = await self._ensure()
+            px, py, _ = await _page_point(page, x, y)
+            await page.mouse.move(px, py)
+            if action == "down":
+                await page.mouse.down()
+            elif action in ("up", "cancel"):
+                await page.mouse.up()
+                await _settle(page)
+        self._run(go())
+
     def pinch(self, fingers: list[tuple[Point, Point]], duration_ms: int) -> None:
         """Two fingers, each from its start to its end point (CSS px of the screen): the page
         zooms around where they came down by how much farther apart (or closer) they end. A

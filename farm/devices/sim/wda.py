@@ -489,10 +489,15 @@ class WdaServer(ThreadingHTTPServer):
 
     @_route("POST /actions")
     def _actions(self, req: _Request) -> tuple[Any, str | None]:
-        """W3C actions: two touch pointers moving apart or together are a pinch."""
+        """W3C actions: two touch pointers moving apart or together are a pinch; one put
+        down, paused on and moved is a drag (a long press first: a pause of 500 ms or more),
+        else a swipe."""
         fingers = [a for a in req.data.get("actions", []) if a.get("type") == "pointer"]
+        if len(fingers) == 1:
+            self._one_finger(fingers[0].get("actions", []))
+            return None, req.sid
         if len(fingers) != 2:
-            raise ValueError("the simulator plays two-finger pinches only")
+            raise ValueError("the simulator plays one finger or a two-finger pinch")
         paths = []
         for f in fingers:
             moves = [s for s in f.get("actions", []) if s.get("type") == "pointerMove"]
@@ -501,6 +506,26 @@ class WdaServer(ThreadingHTTPServer):
         ms = max(int(s.get("duration", 0)) for s in fingers[0]["actions"])
         self.screen.pinch(paths, ms)
         return None, req.sid
+
+    def _one_finger(self, steps: list[dict[str, Any]]) -> None:
+        moves = [s for s in steps if s.get("type") == "pointerMove"]
+        down = next((i for i, s in enumerate(steps) if s.get("type") == "pointerDown"), None)
+        if not moves or down is None:
+            raise ValueError("a finger's actions need a pointerMove and a pointerDown")
+        start = (float(moves[0]["x"]), float(moves[0]["y"]))
+        end = (float(moves[-1]["x"]), float(moves[-1]["y"]))
+        held = 0            # the pauses between the finger's down and its first move
+        for step in steps[down + 1:]:
+            if step.get("type") == "pointerMove":
+                break
+            held += int(step.get("duration", 0)) if step.get("type") == "pause" else 0
+        ms = sum(int(s.get("duration", 0)) for s in moves[1:])
+        if held >= 500:
+            self.screen.drag(start, end, held, ms)
+        elif start == end:
+            self.screen.tap(*start, hold_ms=max(held, 1))
+        else:
+            self.screen.swipe(*start, *end, ms)
 
     @_route("POST /wda/keys")
     def _keys(self, req: _Request) -> tuple[Any, str | None]:
