@@ -91,3 +91,37 @@ def test_values_chromium_would_refuse_are_named_at_their_lines(tmp_path: Path, f
     assert any(line.startswith(f"{bad}:7:11: web.locale: 'not a locale'") for line in lines)
     assert any(line.startswith(f"{bad}:8:16: web.colorScheme:") for line in lines)
     assert "Traceback" not in done.stderr
+
+
+UPLOAD = """<!doctype html><html><body>
+<label>Upload photo <input type="file" id="photo"></label>
+<p id="out">no file</p>
+<script>
+photo.addEventListener('change', () => out.textContent = 'file: ' + photo.files[0].name);
+photo.addEventListener('cancel', () => out.textContent += ', chooser closed');
+</script></body></html>"""
+
+
+def test_a_file_chooser_nothing_was_chosen_in_is_named_by_the_failure_after(tmp_path: Path,
+                                                                          farm: FarmCli):
+    (tmp_path / "upload.html").write_text(UPLOAD)
+    (tmp_path / "photo.txt").write_text("x")
+    head = "web:\n  serve: .\n  url: upload.html\ntasks:\n  - name: t\n    flow:\n"
+    (tmp_path / "forgot.yaml").write_text(
+        "name: forgot\n" + head + "      - aiTap: Upload photo\n"
+        "      - assertText: 'file: photo.txt'\n")
+    (tmp_path / "chose.yaml").write_text(
+        "name: chose\n" + head + "      - aiTap: Upload photo\n"
+        f"        fileChooserAccept: {tmp_path / 'photo.txt'}\n"
+        "      - assertText: 'file: photo.txt'\n"
+        "      - aiTap: Upload photo\n"      # again, choosing nothing: the file stays
+        "      - waitForText: 'file: photo.txt, chooser closed'\n        timeout: 5000\n")
+    done = farm.run("run", tmp_path, "--devices", "browser:1", "--report-dir", tmp_path / "run")
+    cases = {c["name"]: c for c in results(tmp_path / "run")["cases"]}
+    assert cases["chose"]["status"] == "passed", (cases["chose"]["reason"], done.stdout)
+    forgot = cases["forgot"]
+    assert [s["status"] for s in forgot["steps"]] == ["passed", "failed"]
+    assert forgot["steps"][1]["error"] == (
+        'expected text "file: photo.txt" is not on screen (the page opened a file chooser and '
+        "farm chose no file in it, so nothing was uploaded; `fileChooserAccept: <path>` on "
+        "the aiTap that opens it chooses one)"), forgot["steps"][1]["error"]

@@ -8,15 +8,29 @@ Playwright's ``expect_file_chooser`` answered only about 95 of 100 choosers of a
 here (its handler drops a chooser whose element it cannot adopt into its utility world, with
 no error), and its request to intercept goes out without waiting for an answer, so a first tap
 raced it (65 of 100 missed before that was waited for). 0 of 100 missed this way.
+
+Every page of a case's context has its choosers intercepted from its start (`watch_choosers`):
+one opened by a tap without fileChooserAccept (or by the model's tap in an ai step) is
+answered as a headless Chromium answers it, with no file and the input's cancel event, and
+said (`NOT_CHOSEN`): a later failure names it, where before the upload step passed having
+uploaded nothing, unsaid. Nothing is waited for: a tap that opens no chooser costs what it did.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
-from typing import Any
+import weakref
+from typing import Any, Callable
 
 from farm.errors import StepFailed
+
+log = logging.getLogger("farm.devices.web.chooser")
+NOT_CHOSEN = ("the page opened a file chooser and farm chose no file in it, so nothing was "
+              "uploaded; `fileChooserAccept: <path>` on the aiTap that opens it chooses one")
+# (the chooser answered as Chromium answers one its user closed: files kept, a cancel event)
+CANCEL_JS = "function () { this.dispatchEvent(new Event('cancel', {bubbles: true})); }"
 
 POLL_S = 0.05     # (a Playwright without the internals to wait on an event: how often to look)
 # Chromium opens a file chooser only within 5 s of the user's tap (its transient activation;
@@ -31,14 +45,23 @@ def tap_choosing_files(page: Any, x: int, y: int, files: list[str], timeout_s: f
     ``timeout_s`` (at most CHOOSER_WAIT_S: none opens later), and give it ``files`` (absolute
     paths). StepFailed when no chooser opens, or when several files go to a chooser for one."""
     timeout_s = min(timeout_s, CHOOSER_WAIT_S)
-    session = page.context.new_cdp_session(page)
+    watch = _WATCHES.get(page)
+    own = watch is None or watch.session is None
+    session = page.context.new_cdp_session(page) if own else watch.session
+    opened: list[dict] = []
+    future = _future(page)
+
+    def take(event: dict) -> None:
+        opened.append(event)
+        if future is not None and not future.done():
+            future.set_result(None)
     try:
-        session.send("Page.enable")
-        session.send("Page.setInterceptFileChooserDialog", {"enabled": True})
-        opened: list[dict] = []
-        future = _future(page)
-        session.on("Page.fileChooserOpened", lambda event: (
-            opened.append(event), future is None or future.done() or future.set_result(None)))
+        if own:
+            session.send("Page.enable")
+            session.send("Page.setInterceptFileChooserDialog", {"enabled": True})
+            session.on("Page.fileChooserOpened", take)
+        else:
+            watch.taking = take
         page.mouse.click(x, y)
         _wait_for(page, future, opened, timeout_s)
         if not opened:
@@ -53,7 +76,57 @@ def tap_choosing_files(page: Any, x: int, y: int, files: list[str], timeout_s: f
         session.send("DOM.setFileInputFiles",
                      {"files": files, "backendNodeId": chooser["backendNodeId"]})
     finally:
-        _quietly(session.detach)
+        if own:
+            _quietly(session.detach)
+        else:
+            watch.taking = None
+
+
+class ChooserWatch:
+    """A page's file choosers, intercepted on a DevTools session of its own: each goes to
+    ``taking`` while a fileChooserAccept tap waits for one, else is answered with no file
+    (`NOT_CHOSEN`, told to ``noted``)."""
+
+    def __init__(self, noted: Callable[[str], None]) -> None:
+        self.noted = noted
+        self.session: Any = None       # (None until it intercepts)
+        self.taking: Callable[[dict], None] | None = None
+
+    def start(self, page: Any) -> None:
+        session = page.context.new_cdp_session(page)
+        session.on("Page.fileChooserOpened", self._opened)
+        session.send("Page.enable")
+        session.send("Page.setInterceptFileChooserDialog", {"enabled": True})
+        self.session = session
+
+    def _opened(self, event: dict) -> None:
+        if self.taking is not None:
+            self.taking(event)
+            return
+        self.noted(NOT_CHOSEN)
+        log.warning("%s", NOT_CHOSEN)
+        try:
+            node = self.session.send("DOM.resolveNode", {"backendNodeId": event["backendNodeId"]})
+            self.session.send("Runtime.callFunctionOn", {
+                "objectId": node["object"]["objectId"], "functionDeclaration": CANCEL_JS})
+        except Exception as exc:     # the page went away meanwhile
+            log.debug("file chooser not cancelled: %s", exc)
+
+
+_WATCHES: "weakref.WeakKeyDictionary[Any, ChooserWatch]" = weakref.WeakKeyDictionary()
+
+
+def watch_choosers(page: Any, noted: Callable[[str], None]) -> None:
+    """Intercept the file choosers ``page`` opens from now on (`ChooserWatch`); what a
+    chooser no fileChooserAccept tap took is said to ``noted``. A page closed meanwhile is
+    left alone."""
+    if page in _WATCHES:
+        return
+    watch = _WATCHES[page] = ChooserWatch(noted)
+    try:
+        watch.start(page)
+    except Exception as exc:      # (closed at once: a popup a script shut)
+        log.debug("file choosers not watched: %s", exc)
 
 
 def _future(page: Any) -> Any:
