@@ -228,7 +228,8 @@ class BrowserDevice:
         self._unfollowed = (target.mode, [])
         with self._errors("new context"):
             self._context = new_context(browser, target, [*self.settings.browser_args,
-                                                           *target.chrome_args])
+                                                           *target.chrome_args],
+                                        noted=lambda said: self._dialogs[1].append(said))
             self._context.on("page", self._new_page)
             self._adopt_page(self._context.new_page())
         # a user:password@ goes to the context (`without_credentials`), the rest is opened
