@@ -119,8 +119,15 @@ class LocateCacheTier:
         node = node_for_rect(tree, rect)
         if node is None or not same_place(node.rect, rect):
             return not checkable(entry) and not by_place
-        return still_meant(entry, prompt, node, tree) and (
-            not by_place or same_surroundings(entry, node, tree))
+        if not still_meant(entry, prompt, node, tree):
+            return False
+        # one of alike elements (every row's "Add to cart", each with an id by its row's
+        # place: add-0 is the Green Mug's after a reorder) is told apart by its row alone
+        twins = has_twins(node, tree)
+        if twins and not entry.get("around"):
+            return False        # nothing kept (or nothing there) to tell which row it was
+        return not (by_place or twins or isinstance(entry.get("around"), list)) or \
+            same_surroundings(entry, node, tree)
 
     def remember(self, prompt: str, hit: LocateHit, ctx: LocateContext) -> None:
         """After any tier hit: store the hit node's XPath (not for the step's own XPath, nor
@@ -145,9 +152,15 @@ class LocateCacheTier:
         entry = {"xpaths": [xpath], "rect": hit.rect.as_list(),
                  "screen": list(ctx.device.size()), "tier": hit.tier,
                  "element": self._element(node, tree)}
-        if positional(xpath):       # only its place names it: keep what was around it
+        twins = has_twins(node, tree)
+        if positional(xpath) or twins:     # its place tells it from the others (an XPath
+            # of positions, ids by row): keep what was around it
             entry["around"] = [s for s in around(node, tree, self.cache.safe)
                                if self.cache.safe(s)][:MAX_SHOWN]
+            if twins and not entry["around"]:
+                log.info("%r is one of alike elements with nothing around it to tell it "
+                         "from the others: not cached (a replay could tap another)", prompt)
+                return
         self.cache.save(key, "locate", prompt, entry)
 
     def _unchanged(self, entry: dict[str, Any] | None, node: UINode, found: Rect,
@@ -239,6 +252,22 @@ def _fields(node: UINode, safe: Callable[[str], bool] = _kept) -> list[str]:
     return [normalise(s)[:MAX_SHOWN_CHARS] for s in (node.text, node.name, node.label,
                                                       node.placeholder)
             if normalise(s) and safe(s)]
+
+
+def has_twins(node: UINode, tree: UITree) -> bool:
+    """Whether another element on screen has ``node``'s role and shows what it shows (every
+    row's "Add to cart"): which of them is meant rests on the row it sits in, whatever
+    XPath selects it (an id numbered by row is a position too)."""
+    mine, own = _fields(node), None
+    for other in tree.nodes:
+        if other.id == node.id or not other.visible or other.role != node.role:
+            continue
+        if _fields(other) != mine:      # (its own strings first: cheap)
+            continue
+        own = set(_shown(node, tree)) if own is None else own
+        if set(_shown(other, tree)) == own:
+            return True
+    return False
 
 
 def same_surroundings(entry: dict[str, Any], node: UINode, tree: UITree) -> bool:

@@ -26,8 +26,8 @@ from farm.agent.actions import Locate
 from farm.agent.locator import LocateHit
 from farm.agent.tasks import PlanError, make_action, tasks_for
 from farm.cache.case import CaseCache
-from farm.cache.locate import positional, seen_again, seen_from, seen_text
-from farm.cache.xpaths import on_screen
+from farm.cache.locate import has_twins, positional, seen_again, seen_from, seen_text
+from farm.cache.xpaths import node_for_rect, on_screen
 from farm.devices.base import Rect
 from farm.errors import LocateError, StepFailed
 
@@ -169,8 +169,7 @@ def replaying(runner: "TaskRunner") -> "TaskRunner":
     an id or its text names is that element (no second read of a phone's screen for it)."""
     def locate(loc: Locate) -> LocateHit:
         hit = _remembered(loc)
-        if loc.was is not None and not loc.prompt and (
-                loc.at is not None or positional(loc.xpath or "")):
+        if loc.was is not None and not loc.prompt:
             _check_seen(loc, hit, runner.ctx.device)
         return hit
 
@@ -197,6 +196,12 @@ def _check_seen(loc: Locate, hit: LocateHit, device: Any) -> None:
         return                  # no tree to compare with: replayed as before
     if tree is None or loc.was is None:
         return
+    if loc.at is None and not positional(loc.xpath or ""):
+        # an id or text names it: that element, unless others alike are on screen (every
+        # row's "Add to cart", ids numbered by row: add-1 is another row's after a reorder)
+        node = node_for_rect(tree, hit.rect)
+        if node is None or not has_twins(node, tree):
+            return
     now = seen_again(loc.was, tree, hit.rect)
     if now is not None:
         raise LocateError(f"{loc.describe()} now hits {now}, not what it hit when the step "
