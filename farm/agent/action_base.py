@@ -177,7 +177,7 @@ class _Acting:
         if name in ("fill_at", "focus_at"):     # a field typed into or focused, no tap
             kind = "type" if name == "fill_at" else "tap"
             return lambda x, y, *a: self._done_at(kind, fn, x, y, *a)
-        if name == "swipe":
+        if name in ("swipe", "drag"):       # (a phone's drag: a long press, then the move)
             return lambda x1, y1, x2, y2, *a: (
                 self._note("swipe", [[x1, y1], [x2, y2]]), fn(x1, y1, x2, y2, *a))[1]
         if name == "scroll":

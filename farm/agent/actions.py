@@ -86,13 +86,7 @@ class DragAndDrop(Action):
         a fling that no app takes for a drag; the web's swipe is the mouse's drag."""
         start = self.from_.gesture_start(ctx.device, "a drag")
         start, end = _gesture_ends(ctx.device, self.from_, start, self.to, "a drag")
-        drag = getattr(ctx.device, "drag", None)
-        if drag is None:
-            ctx.device.swipe(*start, *end, 600)
-            return
-        note = getattr(ctx.device, "_note", None)     # the report's mark, as for a swipe
-        if note is not None:
-            note("swipe", [list(start), list(end)])
+        drag = getattr(ctx.device, "drag", None) or ctx.device.swipe
         drag(*start, *end, 600)
 
 

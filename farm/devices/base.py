@@ -147,8 +147,8 @@ class Device(Protocol):
     def swipe(self, x1: int, y1: int, x2: int, y2: int, duration_ms: int = 300) -> None: ...
     def scroll(self, x: int, y: int, dx: int, dy: int) -> bool | None:
         """Scroll content by (dx, dy) over (x, y). False when the device can tell nothing
-        moved (the web: no scroll event came; that way is at its end), else True or None
-        (phones swipe and cannot tell)."""
+        moved (the web: no scroll event came; that way is at its end; phones: the screen
+        is as it was after the swipe), else True, or None where it cannot tell."""
 
     def scroll_into_view(self, node: UINode) -> bool:
         """One step bringing ``node`` (off-screen, from the last ``hierarchy()``) toward the
