@@ -165,8 +165,9 @@ def replaying(runner: "TaskRunner") -> "TaskRunner":
     """``runner``, with a box-only target found where the plan remembers its box (when the
     screen has the size it had then); every other target through the runner's locate. A
     target the model gave as a box, found again by its place alone (the box, an XPath of
-    positions: a row of a list), must still hit the element it hit then (`seen_again`); one
-    an id or its text names is that element (no second read of a phone's screen for it)."""
+    positions: a row of a list), must still hit the element it hit then (`seen_again`); so
+    must one an id or its text names when others alike are on screen (every row's button:
+    an id numbered by row is a place too); otherwise it is that element."""
     def locate(loc: Locate) -> LocateHit:
         hit = _remembered(loc)
         if loc.was is not None and not loc.prompt:
