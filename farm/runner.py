@@ -483,6 +483,8 @@ class _CaseRun:
         if not isinstance(note, str) or not note.strip():
             return msg
         first, newline, rest = msg.partition("\n")
+        if "fileChooserAccept" in first and "fileChooserAccept" in note:
+            return msg          # (the step's own failure already says how files go in)
         return f"{first} ({note.strip().splitlines()[0]}){newline}{rest}"
 
     def _on_error_page(self, step: Step, exc: NeedsModel) -> str | None:
