@@ -40,6 +40,7 @@ RESET_ARG = "-farm-reset-state"      # the app starts with empty data (simulator
 HTTP_TIMEOUT_S = 30.0
 SOURCE_TRIES = 3
 DRAG_HOLD_MS = 800      # a drag's long press (UILongPressGestureRecognizer's: 500 ms)
+SWIPE_PRESS_MS = 100    # a swipe's touch before it moves: well short of a long press
 # the source's root: the application in front (the simulator names it by its bundle id)
 _APP_ROOT = re.compile(r'<XCUIElementTypeApplication [^>]*?name="([^"]*)"')
 W3C_ELEMENT = "element-6066-11e4-a52e-4f735466cecf"     # an element reference's W3C key
@@ -59,6 +60,20 @@ def pinch_paths(x: int, y: int, reach: int, spread: bool, size: tuple[int, int]
     def on_screen(px: float, py: float) -> tuple[int, int]:
         return min(max(int(px), 1), w - 2), min(max(int(py), 1), h - 2)
     return [(on_screen(x, y + sign * start), on_screen(x, y + sign * end)) for sign in (-1, 1)]
+
+
+def finger_path(name: str, start: tuple[int, int], end: tuple[int, int], hold_ms: int,
+                move_ms: int) -> dict[str, Any]:
+    """One finger as a W3C action sequence: put down at ``start``, held there ``hold_ms``,
+    moved to ``end`` in ``move_ms`` and lifted (what WebDriverAgent's ``/actions`` plays)."""
+    return {"type": "pointer", "id": name, "parameters": {"pointerType": "touch"},
+            "actions": [
+                {"type": "pointerMove", "duration": 0, "x": int(start[0]), "y": int(start[1])},
+                {"type": "pointerDown", "button": 0},
+                {"type": "pause", "duration": int(hold_ms)},
+                {"type": "pointerMove", "duration": int(move_ms), "x": int(end[0]),
+                 "y": int(end[1])},
+                {"type": "pointerUp", "button": 0}]}
 
 
 def ios_about(status: dict[str, Any], info: dict[str, Any]) -> str:
@@ -419,36 +434,27 @@ class IosDevice:
     def pinch(self, x: int, y: int, reach: int, spread: bool, duration_ms: int = 500) -> None:
         """Two fingers above and below (x, y) move ``reach`` points each, apart (``spread``)
         or together: W3C actions, as Midscene sends them to WebDriverAgent."""
-        def finger(name: str, path: tuple[tuple[int, int], tuple[int, int]]) -> dict[str, Any]:
-            (x0, y0), (x1, y1) = path
-            return {"type": "pointer", "id": name, "parameters": {"pointerType": "touch"},
-                    "actions": [
-                        {"type": "pointerMove", "duration": 0, "x": x0, "y": y0},
-                        {"type": "pointerDown", "button": 0}, {"type": "pause", "duration": 100},
-                        {"type": "pointerMove", "duration": int(duration_ms), "x": x1, "y": y1},
-                        {"type": "pointerUp", "button": 0}]}
         upper, lower = pinch_paths(x, y, reach, spread, self.size())
-        self.wda_request("POST", "/session/{sessionId}/actions",
-                         {"actions": [finger("finger1", upper), finger("finger2", lower)]})
+        self.wda_request("POST", "/session/{sessionId}/actions", {"actions": [
+            finger_path(name, *path, SWIPE_PRESS_MS, duration_ms)
+            for name, path in (("finger1", upper), ("finger2", lower))]})
 
     def swipe(self, x1: int, y1: int, x2: int, y2: int, duration_ms: int = 300) -> None:
-        self._call(lambda: self._session.swipe(int(x1), int(y1), int(x2), int(y2),
-                                               duration_ms / 1000), "swipe")
+        """A swipe: the finger down SWIPE_PRESS_MS, moved to (x2, y2) in ``duration_ms`` and
+        lifted, as W3C actions (as Midscene's iOS swipe). Not WDA's dragfromtoforduration (what
+        facebook-wda's ``swipe`` sends): its duration is how long the finger is held before it
+        moves (XCTest's pressForDuration:thenDragToCoordinate:), so a 600 ms swipe was a long
+        press, which picks a table row up or opens a context menu, and then a drag."""
+        self.wda_request("POST", "/session/{sessionId}/actions", {"actions": [finger_path(
+            "finger1", (x1, y1), (x2, y2), SWIPE_PRESS_MS, duration_ms)]})
 
     def drag(self, x1: int, y1: int, x2: int, y2: int, duration_ms: int = 600) -> None:
         """Drag what is at (x1, y1) to (x2, y2): the finger held down DRAG_HOLD_MS (a long
         press, which starts a drag in a list that reorders or on the home screen), moved in
         ``duration_ms`` and lifted, as one W3C action sequence, as Appium's XCUITest driver
         plays a drag."""
-        self.wda_request("POST", "/session/{sessionId}/actions", {"actions": [{
-            "type": "pointer", "id": "finger1", "parameters": {"pointerType": "touch"},
-            "actions": [
-                {"type": "pointerMove", "duration": 0, "x": int(x1), "y": int(y1)},
-                {"type": "pointerDown", "button": 0},
-                {"type": "pause", "duration": DRAG_HOLD_MS},
-                {"type": "pointerMove", "duration": int(duration_ms), "x": int(x2),
-                 "y": int(y2)},
-                {"type": "pointerUp", "button": 0}]}]})
+        self.wda_request("POST", "/session/{sessionId}/actions", {"actions": [finger_path(
+            "finger1", (x1, y1), (x2, y2), DRAG_HOLD_MS, duration_ms)]})
 
     def scroll(self, x: int, y: int, dx: int, dy: int) -> bool | None:
         """Scroll content by (dx, dy) points: the finger moves the other way. Whether anything

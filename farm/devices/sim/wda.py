@@ -21,7 +21,11 @@ With the ``permission_dialog`` fault an app launched asks for a permission: Spri
 is in front of it (`ios_alert`) until ``/alert/accept`` or ``/alert/dismiss`` (``name``: the
 button) or a tap on one of its buttons answers it; other touches and keys do nothing.
 ``/appium/settings`` takes ``respectSystemAlerts`` as Appium's WebDriverAgent does.
-``GET /farm/requests`` lists every request served
+A finger held LONG_PRESS_MS or more before it moves (a W3C action's pause after its
+pointerDown, ``/wda/dragfromtoforduration``'s ``duration``: XCTest's press before the drag)
+is a long press and then a drag, as on an iPhone (the page gets the pointer's down, moves and
+up); one that moves at once is a swipe, which scrolls; one from the left edge rightwards goes
+back. ``GET /farm/requests`` lists every request served
 (``METHOD /path``, oldest first): tests read it to see which path a client took.
 """
 
@@ -52,6 +56,8 @@ _SESSION = re.compile(r"^/session/([^/]+)(/.*)?$")
 _ELEMENT = re.compile(r"^/element/(?!active$)([^/]+)(/.*)$")     # /element/{uuid}/...
 ELEMENT_KEY = "element-6066-11e4-a52e-4f735466cecf"     # W3C's name for an element reference
 LOGGED = 5000               # requests kept for GET /farm/requests
+LONG_PRESS_MS = 500         # a touch held this long is a long press (UILongPressGesture's)
+XCTEST_DRAG_MS = 300        # how long the move of XCTest's press-then-drag takes here
 _KEYS = {"\n": "Enter", "\r": "Enter", "\b": "Backspace", "\x7f": "Backspace",
          "\t": "Tab", "\ue003": "Backspace", "\ue007": "Enter"}
 
@@ -465,18 +471,35 @@ class WdaServer(ThreadingHTTPServer):
 
     @_route("POST /wda/dragfromtoforduration")
     def _drag(self, req: _Request) -> tuple[Any, str | None]:
-        x1, y1 = req.point("fromX", "fromY")
-        x2, y2 = req.point("toX", "toY")
+        """XCTest's pressForDuration:thenDragToCoordinate: the finger is held ``duration``
+        seconds, then moved (at XCTest's own pace): held LONG_PRESS_MS or more, a long press
+        and a drag, as on an iPhone."""
+        self._finger(req.point("fromX", "fromY"), req.point("toX", "toY"),
+                     req.milliseconds(default=0), XCTEST_DRAG_MS)
+        return None, req.sid
+
+    def _finger(self, start: tuple[float, float], end: tuple[float, float], held_ms: int,
+                move_ms: int) -> None:
+        """One finger put down at ``start``, held ``held_ms``, moved to ``end`` in ``move_ms``
+        and lifted, as iOS takes it: the keyboard's where it lands on the keyboard; from the
+        left edge rightwards, the system's back swipe (none at the first page); held
+        LONG_PRESS_MS or more before it moves, a long press then a drag (the page gets the
+        pointer's down, moves and up: a row picked up, a menu opened); else a tap where it
+        did not move, or a swipe, which scrolls."""
+        (x1, y1), (x2, y2) = start, end
         if self._on_keyboard(x1, y1, tap=False):
-            pass
-        elif x1 < 12 and x2 - x1 > 80:    # iOS's edge swipe: back (none at the first page)
+            return
+        if x1 < 12 and x2 - x1 > 80:
             self.screen.back(leave_at_first=False)
+        elif held_ms >= LONG_PRESS_MS:
+            self.screen.drag(start, end, held_ms, move_ms)
+        elif start == end:
+            self.screen.tap(x1, y1, hold_ms=max(held_ms, 1))
         else:
             if self.keyboard_shows():
                 _, top, _, bottom = keyboard.box(self.screen.width, self.screen.height)
                 self.screen.make_room(bottom - top)
-            self.screen.swipe(x1, y1, x2, y2, req.milliseconds(default=0))
-        return None, req.sid
+            self.screen.swipe(x1, y1, x2, y2, move_ms)
 
     @_route("POST /wda/keyboard/dismiss")
     def _dismiss_keyboard(self, req: _Request) -> tuple[Any, str | None]:
@@ -489,9 +512,8 @@ class WdaServer(ThreadingHTTPServer):
 
     @_route("POST /actions")
     def _actions(self, req: _Request) -> tuple[Any, str | None]:
-        """W3C actions: two touch pointers moving apart or together are a pinch; one put
-        down, paused on and moved is a drag (a long press first: a pause of 500 ms or more),
-        else a swipe."""
+        """W3C actions: two touch pointers moving apart or together are a pinch; one finger
+        is played as `_finger` takes it (held LONG_PRESS_MS before it moves: a drag)."""
         fingers = [a for a in req.data.get("actions", []) if a.get("type") == "pointer"]
         if len(fingers) == 1:
             self._one_finger(fingers[0].get("actions", []))
@@ -519,13 +541,7 @@ class WdaServer(ThreadingHTTPServer):
             if step.get("type") == "pointerMove":
                 break
             held += int(step.get("duration", 0)) if step.get("type") == "pause" else 0
-        ms = sum(int(s.get("duration", 0)) for s in moves[1:])
-        if held >= 500:
-            self.screen.drag(start, end, held, ms)
-        elif start == end:
-            self.screen.tap(*start, hold_ms=max(held, 1))
-        else:
-            self.screen.swipe(*start, *end, ms)
+        self._finger(start, end, held, sum(int(s.get("duration", 0)) for s in moves[1:]))
 
     @_route("POST /wda/keys")
     def _keys(self, req: _Request) -> tuple[Any, str | None]:
