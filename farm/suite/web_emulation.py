@@ -10,6 +10,7 @@ not know) failed every case at its start, as the browser's fault, retried.
 
 from __future__ import annotations
 
+import functools
 import re
 
 from farm.suite.checks import Problems, suggest
@@ -114,19 +115,23 @@ def _time_zone(node: Node | None, section: str, p: Problems) -> str | None:
     where = f"{section}.timezoneId"
     text = p.text(p.expand(node, where), where, empty_ok=False,
                   expected="a time zone such as Europe/Paris")
+    if text is None:
+        return None
     known = _time_zones()
-    if text is not None and known and text not in known:
+    if known and text not in known:
         p.add(node, f"{where}: {text!r} is no time zone Chromium knows{suggest(text, known)} "
                     "(an IANA name such as Europe/Paris, America/New_York or UTC)")
         return None
     return text
 
 
-def _time_zones() -> set[str]:
+@functools.lru_cache(maxsize=1)
+def _time_zones() -> frozenset[str]:
     """The IANA time zones this machine knows (empty without a time zone database: then
-    Chromium's own answer is the check)."""
+    Chromium's own answer is the check); read once (a walk of /usr/share/zoneinfo), and
+    only for a case that names one."""
     import zoneinfo
     try:
-        return zoneinfo.available_timezones()
+        return frozenset(zoneinfo.available_timezones())
     except Exception:     # (no tzdata at all)
-        return set()
+        return frozenset()
