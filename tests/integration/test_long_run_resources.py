@@ -76,9 +76,6 @@ def test_a_case_gives_back_what_it_took(slot: DeviceSlot, demo_app: str) -> None
     assert after_2k == after_k, f"after {K + 1} cases {after_k}, after {2 * K + 1} {after_2k}"
 
 
-@pytest.mark.xfail(strict=True, reason="farm.devices.web.chooser keeps every page's "
-                   "ChooserWatch in a module-level WeakKeyDictionary whose value (its DevTools "
-                   "session) holds the page: a browser killed under its pages never frees them")
 def test_a_killed_browser_is_given_back(browser_settings: Settings) -> None:
     """A case that overstays its timeout has its browser killed (the watchdog), then the
     device is started again: the killed Playwright (its connection and every object of it)

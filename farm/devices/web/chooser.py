@@ -21,7 +21,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-import weakref
 from typing import Any, Callable
 
 from farm.errors import StepFailed
@@ -45,7 +44,7 @@ def tap_choosing_files(page: Any, x: int, y: int, files: list[str], timeout_s: f
     ``timeout_s`` (at most CHOOSER_WAIT_S: none opens later), and give it ``files`` (absolute
     paths). StepFailed when no chooser opens, or when several files go to a chooser for one."""
     timeout_s = min(timeout_s, CHOOSER_WAIT_S)
-    watch = _WATCHES.get(page)
+    watch = _watch_of(page)
     own = watch is None or watch.session is None
     session = page.context.new_cdp_session(page) if own else watch.session
     opened: list[dict] = []
@@ -113,16 +112,25 @@ class ChooserWatch:
             log.debug("file chooser not cancelled: %s", exc)
 
 
-_WATCHES: "weakref.WeakKeyDictionary[Any, ChooserWatch]" = weakref.WeakKeyDictionary()
+# A page's watch is kept on the page itself (a cycle the collector frees with the page): in a
+# module-level WeakKeyDictionary the watch (through its DevTools session) held its page, so no
+# entry ever went, and each browser killed mid-run (its driver sends no close) stayed in
+# memory whole for the rest of the run.
+_ATTR = "_farm_chooser_watch"
+
+
+def _watch_of(page: Any) -> "ChooserWatch | None":
+    return getattr(page, _ATTR, None)
 
 
 def watch_choosers(page: Any, noted: Callable[[str], None]) -> None:
     """Intercept the file choosers ``page`` opens from now on (`ChooserWatch`); what a
     chooser no fileChooserAccept tap took is said to ``noted``. A page closed meanwhile is
     left alone."""
-    if page in _WATCHES:
+    if _watch_of(page) is not None:
         return
-    watch = _WATCHES[page] = ChooserWatch(noted)
+    watch = ChooserWatch(noted)
+    setattr(page, _ATTR, watch)
     try:
         watch.start(page)
     except Exception as exc:      # (closed at once: a popup a script shut)
