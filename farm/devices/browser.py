@@ -118,6 +118,7 @@ class BrowserDevice:
         self._dom = DomReader(self._wait, name)
         self._shots = PageCapture(name, self._errors, self._wait, lambda: self._killed)
         self._wait.script = self._shots.script    # page reads over its DevTools session
+        self._shots.opened = self._watch_choosers
         self._chrome_args: tuple[str, ...] = ()       # a case's chromeArgs Chromium runs with
         self._follow_new_pages = True
         # the target's answer to dialogs, and what each dialog of the case was answered
@@ -228,8 +229,7 @@ class BrowserDevice:
         self._unfollowed = (target.mode, [])
         with self._errors("new context"):
             self._context = new_context(browser, target, [*self.settings.browser_args,
-                                                           *target.chrome_args],
-                                        noted=lambda said: self._dialogs[1].append(said))
+                                                           *target.chrome_args])
             self._context.on("page", self._new_page)
             self._adopt_page(self._context.new_page())
         # a user:password@ goes to the context (`without_credentials`), the rest is opened
@@ -264,6 +264,12 @@ class BrowserDevice:
         with self._errors("reuse the shared browser context"):
             reuse_context(self._context, self._page, target)
         self._open_url(target, target.url)      # (a context's credentials are its own)
+
+    def _watch_choosers(self, page: Any, session: Any) -> None:
+        """A page's DevTools session opened: its file choosers are watched on it, one no
+        fileChooserAccept took noted with the case's dialogs (`chooser.watch_choosers`)."""
+        from farm.devices.web.chooser import watch_choosers
+        watch_choosers(page, session, lambda said: self._dialogs[1].append(said))
 
     def _new_page(self, page: Any) -> None:
         """A tab the page opened: a browser agent with autoFollowNewPage works in it, once it

@@ -61,6 +61,9 @@ class PageCapture:
         # images do not wait again (the document: its performance.timeOrigin)
         self._unloaded: tuple[Any, str] | None = None
         self.waits: Counter[str] = Counter()          # how each wait for a capture ended
+        # told (page, its DevTools session) as each page's session opens (file choosers
+        # are watched on it: `farm.devices.web.chooser.watch_choosers`)
+        self.opened: Callable[[Any, Any], None] | None = None
         # (actions on the page then, page, look): the look the last action's own script took
         # after its change (`told`), until anything else is asked of the page
         self._told: tuple[int, Any, Any] | None = None
@@ -438,6 +441,8 @@ class PageCapture:
             cdp.on("Page.frameNavigated", self._on_navigated)
             cdp.send("Page.enable")
             self._frame = cdp.send("Page.getFrameTree")["frameTree"]["frame"]["id"]
+            if self.opened is not None:
+                self.opened(page, cdp)
         return self._cdp[1]
 
     def _on_navigated(self, event: dict[str, Any]) -> None:

@@ -5,7 +5,7 @@ with ``shareBrowserContext: true`` (farm.shared_context), one context and page t
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 from farm.devices.web.scripts import PAGE_STATE_JS, SAME_TAB_JS
 
@@ -23,16 +23,11 @@ MEDIA_FLAGS = [
 ]
 
 
-def new_context(browser: Any, target: "WebTarget", flags: Sequence[str] = (),
-                noted: Callable[[str], None] | None = None) -> Any:
+def new_context(browser: Any, target: "WebTarget", flags: Sequence[str] = ()) -> Any:
     """A new Playwright context for ``target`` in a Chromium run with ``flags``, with farm's
     page-state script in every page, the target's cookies, and forceSameTabNavigation when
-    asked for. With ``noted``, a file chooser a page of it opens that no fileChooserAccept
-    tap takes is said there (`farm.devices.web.chooser.watch_choosers`)."""
+    asked for."""
     context = browser.new_context(**context_options(target, flags))
-    if noted is not None:
-        from farm.devices.web.chooser import watch_choosers
-        context.on("page", lambda page: watch_choosers(page, noted))
     # one script (one round trip): forceSameTabNavigation keeps links and window.open here;
     # each part on its own, as separate scripts would be, should the other throw
     parts = [PAGE_STATE_JS, SAME_TAB_JS] if target.same_tab else [PAGE_STATE_JS]
