@@ -133,7 +133,8 @@ def ended_line(device: str, result: Any, final: bool) -> str:
     error = result.error
     step = next((s for s in reversed(result.steps) if s.index == error.step), None
                 ) if error else next((s for s in reversed(result.steps)   # interrupted: the
-                                      if s.status == result.status), None)  # step it was in
+                                      if s.status == result.status), None  # step it was in
+                                     ) if result.status == "interrupted" else None
     if step is not None:
         text += f" at step {step.index} {step.label}"
     line = (step.line if step is not None and step.line else result.line

@@ -35,3 +35,18 @@ def test_farm_log_has_each_case_start_and_end_with_its_step_and_error_masked(tmp
             'at step 4 assertText "${TOKEN}" (shop/pay.yaml:12): AssertionFailed: expected text '
             '"${TOKEN}" is not on screen; screenshot artifacts/pay/4.jpg') in logged
     assert "hunter2" not in logged and "shop/later" not in logged
+
+
+def test_a_passed_case_s_end_names_no_step_and_an_interrupted_one_the_step_it_was_in():
+    """A passed case's line said "PASSED s/ok ... at step 10 assertText ...", which reads as
+    where it failed; an interrupted case's line names the step it was in."""
+    from farm.run_log import ended_line
+    done = StepRecord(task="t", index=10, kind="assertText", label='assertText "Cart (1)"',
+                      line=30, status="passed")
+    passed = ended_line("iphone-1", _result("s/ok", "passed", 4.5, steps=[done]), True)
+    assert passed == "[iphone-1] PASSED s/ok (attempt 1) in 4.5s (s/ok.yaml)"
+    held = StepRecord(task="t", index=3, kind="sleep", label="sleep 60000", line=9,
+                      status="interrupted")
+    cut = ended_line("browser-1", _result("s/cut", "interrupted", 2.0, steps=[done, held]), True)
+    assert cut.startswith("[browser-1] INTERRUPTED s/cut (attempt 1) in 2.0s at step 3 sleep "
+                          "60000 (s/cut.yaml:9)"), cut
