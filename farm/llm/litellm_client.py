@@ -109,10 +109,11 @@ class LiteLLMClient:
 
         from farm.llm.capped_http import capped_client
         try:
+            http = capped_client(self.max_reply_bytes, follow_redirects=True)
+            hooks = http.event_hooks
+            http.event_hooks = {**hooks, "response": [*hooks["response"], _heard]}
             return openai.OpenAI(base_url=self.base_url, api_key=self._key() or None,
-                                 max_retries=0, timeout=self.timeout,
-                                 http_client=capped_client(self.max_reply_bytes,
-                                                           follow_redirects=True))
+                                 max_retries=0, timeout=self.timeout, http_client=http)
         except openai.OpenAIError:   # e.g. no key anywhere: completion() reports it
             return None
 
@@ -185,9 +186,9 @@ class LiteLLMClient:
                 raise _carrying(DeadlineReached(
                     f"model {self.model} gave no answer in the time left (no time for attempt "
                     f"{attempt + 1})"), usage, sent=attempt > 0)
-            request = dict(kwargs)
+            request, heard = dict(kwargs), []
             try:
-                response = send(lambda: self._lib.completion(**request), cancel,
+                response = send(lambda: _hearing(heard, self._lib.completion, request), cancel,
                                 started + kwargs["timeout"] + GRACE_S, self._late,
                                 f"model {self.model}")
             except Cancelled:      # the request was sent: the endpoint may have processed it
@@ -198,7 +199,8 @@ class LiteLLMClient:
                 if isinstance(exc, Abandoned):     # as httpx's own timeout would have said
                     exc = self._lib.Timeout(message=str(exc), model=self.model,
                                             llm_provider=self._provider or "openai")
-                delay = self._failed(exc, attempt, budget, kwargs["timeout"], started, usage)
+                delay = self._failed(exc, attempt, budget, kwargs["timeout"], started, usage,
+                                     answered=any(200 <= status < 300 for status in heard))
                 if _wait_unless_cancelled(delay, cancel):
                     raise self._interrupted(usage, sent=True) from None
                 continue
@@ -230,13 +232,14 @@ class LiteLLMClient:
                          usage, sent=sent)
 
     def _failed(self, exc: Exception, attempt: int, budget: RequestBudget, waited: float,
-                started: float, usage: Usage) -> float:
+                started: float, usage: Usage, answered: bool = False) -> float:
         """A request that failed: counted, then raised as what the caller sees, or the
         seconds to wait before the retry (logged). A 429 / 5xx is not billed; a request that
         timed out, or whose answer came and could not be read (a broken 200, one over the size
-        cap), may have been processed: its tokens and cost are unknown."""
+        cap, one whose connection closed mid-body: ``answered``, its 2xx headers came), may
+        have been processed: its tokens and cost are unknown."""
         usage.latency_s += time.monotonic() - started
-        if self._timed_out(exc) or _answered(exc):
+        if answered or self._timed_out(exc) or _answered(exc):
             usage.tokens_unknown = usage.cost_unknown = True
         metrics.model_request(self.family, "timeout" if self._timed_out(exc) else "error",
                               time.monotonic() - started)
@@ -440,6 +443,29 @@ class LiteLLMClient:
         except Exception:   # model missing from the cost map: count 0, say so
             usage.cost_usd, usage.cost_unknown = 0.0, True
         return usage
+
+
+_answering = threading.local()    # .heard: the statuses the request this thread sends got
+
+
+def _hearing(heard: list[int], completion: Callable[..., Any], request: dict[str, Any]) -> Any:
+    """``completion(**request)``, the status of each reply whose headers came to it (on
+    OpenAI-compatible endpoints: `_heard`) appended to ``heard``: a 200 whose body then broke
+    off was answered (and billed), one that never came was not -- the same httpx error says
+    both."""
+    _answering.heard = heard
+    try:
+        return completion(**request)
+    finally:
+        _answering.heard = None
+
+
+def _heard(response: Any) -> None:
+    """httpx response hook (its headers came, its body is yet to be read): its status goes
+    to the list of the request this thread sends (`_hearing`)."""
+    heard = getattr(_answering, "heard", None)
+    if heard is not None:
+        heard.append(response.status_code)
 
 
 def _textless(response: Any) -> str | None:
