@@ -377,31 +377,36 @@ class _CaseRun:
                 f"screenshot ({how}) {when}")
 
     def _verdict(self, result: CaseResult, failed_step: StepRecord | None) -> None:
-        """The case's status from its steps: failed at ``failed_step``; skipped when every
-        step it reached was skipped or failed in a continueOnError task (one that needs a
-        model, and nothing else checked); else passed. A failure continueOnError let pass
-        stays in the case's reason ("continued after: step N failed: ...")."""
+        """The case's status from its steps: failed at ``failed_step``, else at the first
+        failure a continueOnError task let pass (Midscene's CLI counts such a file
+        ``partialFailed``, not a success, and exits 1; the later tasks' steps are kept);
+        skipped when every step it reached was skipped (one that needs a model, and nothing
+        else checked); else passed. The failures let pass stay in the case's reason
+        ("continued after: step N failed: ...")."""
+        failed_step = failed_step or (self.continued[0] if self.continued else None)
         if failed_step is not None:
-            result.status = "failed"
-            result.error = CaseError(kind=self.failure_kinds.get(failed_step.index,
-                                                                 "TestFailure"),
-                                     message=failed_step.error or "", step=failed_step.index)
-            result.screenshot = failed_step.after
+            self._failed_at(result, failed_step)
             return
         skips = [r for r in self.records if r.status == "skipped" and r.error]
         if skips and not any(r.status == "passed" for r in self.records):
-            result.status, result.reason = "skipped", skips[0].error + self._continued("; ")
-        elif self.continued:
-            result.reason = self._continued()
+            result.status, result.reason = "skipped", skips[0].error
 
-    def _continued(self, glue: str = "") -> str:
+    def _failed_at(self, result: CaseResult, step: StepRecord) -> None:
+        """The case failed at ``step``: its error, step and screenshot are that step's."""
+        result.status = "failed"
+        result.error = CaseError(kind=self.failure_kinds.get(step.index, "TestFailure"),
+                                 message=step.error or "", step=step.index)
+        result.screenshot = step.after
+        result.reason = self._continued() or None
+
+    def _continued(self) -> str:
         """The failures continueOnError let pass, for the case's reason ("" when none)."""
         if not self.continued:
             return ""
         said = "; ".join(f"step {r.index} failed: {(r.error or '').strip().splitlines()[0]}"
                          if (r.error or "").strip() else f"step {r.index} failed"
                          for r in self.continued)
-        return f"{glue}continued after: {said}"
+        return f"continued after: {said}"
 
     def _skip_before_start(self) -> None:
         """Without a model, a case whose very first step needs one is skipped before its
@@ -607,8 +612,11 @@ class _CaseRun:
         result.status = status
         if status == "interrupted":
             result.screenshot = self.evidence.last      # the last screen it saw
+        if status == "skipped" and self.continued:    # a failure before it still fails it
+            self._failed_at(result, self.continued[0])
+            return
         if status in ("skipped", "interrupted"):
-            result.reason = msg + self._continued("; ") if status == "skipped" else INTERRUPTED
+            result.reason = msg if status == "skipped" else INTERRUPTED
             return
         if outcome is Outcome.TIMEOUT and not msg.startswith("case timed out after"):
             # "case timed out during sleep 20000 ms" says what it was doing, not the limit

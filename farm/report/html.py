@@ -277,8 +277,8 @@ open.</span></noscript>
                       + (f" ({len(c.previous) + 1} attempts)" if c.previous else "")]
         elif sum(c.tokens.values()):     # a results.json with tokens but no usage (hand-made)
             chips.append(tokens_text(sum(c.tokens.values()), False))
-        if c.status == "passed" and any(s.status == "failed" for s in c.steps):
-            chips.append("continued after a failed step")    # continueOnError: see Reason
+        if _continued_after_failure(c.steps):     # continueOnError: see Note / Reason
+            chips.append("continued after a failed step")
         chip_html += "".join(f"<span>{_e(x)}</span>" for x in chips)
         if c.since_last:
             chip_html = (f'<span class="since v-{_e(c.since_last.replace(" ", "-"))}" '
@@ -506,6 +506,12 @@ def _cut(value: object, limit: int) -> str:
 def _img(url: str, alt: str, cls: str = "") -> str:
     klass = f' class="{cls}"' if cls else ""
     return f'<img{klass} loading="lazy" src="{_e(url)}" alt="{_e(alt)}">'
+
+
+def _continued_after_failure(steps: list[StepRecord]) -> bool:
+    """A step ran after a failed one (a continueOnError task failed and the case went on)."""
+    first = next((i for i, s in enumerate(steps) if s.status == "failed"), None)
+    return first is not None and any(s.status in ("passed", "failed") for s in steps[first + 1:])
 
 
 def _anchor(case: CaseResult) -> str:

@@ -84,7 +84,8 @@ def test_a_secret_the_page_upper_cases_is_masked_in_outputs_errors_and_the_promp
                     "--model-base-url", srv.base_url)
     case = by_name(results(run_dir))["cased"]
     steps = case["steps"]
-    assert done.returncode == 0, json.dumps(case, indent=1)[:4000] + done.stderr
+    # the failed checks were in continueOnError tasks: the case fails (Midscene: partialFailed)
+    assert done.returncode == 1, json.dumps(case, indent=1)[:4000] + done.stderr
 
     # The leaks were provoked: the page's text, cased, was quoted in each place ...
     text, check, ai = steps[0], steps[1], steps[2]

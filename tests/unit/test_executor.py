@@ -103,7 +103,8 @@ def test_a_javascript_steps_own_timeout_fails_the_step_as_wait_for_text_does(tmp
     ran = {c.id: run_case(Job(c.id, "web", 1), c, FakeDevice(SCREEN, scripts={"hang": HANG}),
                           services(tmp_path / c.name)) for c in (js, wft)}
     res = ran["s/js"]
-    assert res.status == ran["s/wft"].status != "error" and res.error is None
+    assert res.status == ran["s/wft"].status == "failed"        # a failed check, no timeout
+    assert res.error.step == ran["s/wft"].error.step == 1 and res.error.kind != "CaseTimeout"
     assert [s.status for s in res.steps] == [s.status for s in ran["s/wft"].steps] \
         == ["failed", "passed"]                       # continueOnError: the check still ran
     assert res.steps[0].error == "javascript did not finish within 0.1s"

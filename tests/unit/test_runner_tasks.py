@@ -178,25 +178,27 @@ def test_a_failed_case_names_the_step_that_ended_it_not_an_allowed_failure(tmp_p
     assert line.startswith(f"FAILED s/cont ({res.file}:20) — step 5: ")
 
 
-def test_a_failure_in_an_optional_task_passes_the_case_and_stays_visible(tmp_path):
-    """Midscene's player passes a script whose continueOnError task failed (the audit's
-    optional promo check). farm passes the case too, and says so: the step is failed, the
-    case's reason, JUnit's system-out, the report's case row and a warning line at the end of
-    the run name it."""
+def test_a_failure_in_an_optional_task_fails_the_case_and_the_later_tasks_are_kept(tmp_path):
+    """Midscene's player runs the tasks after a failed continueOnError task, and its CLI counts
+    the file partialFailed (not a success, exit 1). farm runs them too and fails the case at
+    the optional check: its error and screenshot are that step's, the later steps' results
+    are kept, the reason, JUnit's failure and the report's case row say the case went on."""
     res = run(tmp_path, case(soft_check(), sign_in()))
-    assert res.status == "passed" and res.error is None
+    assert res.status == "failed"
+    assert (res.error.kind, res.error.step) == ("AssertionFailed", 1)
+    assert res.screenshot == res.steps[0].after
     assert statuses(res)[0] == ("assertText", "failed")
     assert [s.status for s in res.steps[1:]] == ["passed"] * 3
     assert res.reason == ('continued after: step 1 failed: expected text "This text is not '
                           'there" is not on screen')
     summary = RunSummary(run_id="r1", started="", cases=[res])
-    assert failure_lines(summary) == []
-    assert continued_lines(summary) == [
-        f"farm: warning: PASSED s/cont ({res.file}:10) — {res.reason}"]
+    [line] = failure_lines(summary)
+    assert line.startswith(f"FAILED s/cont ({res.file}:10) — step 1: ")
+    assert continued_lines(summary) == []
     write_junit(summary, tmp_path / "junit.xml")
-    said = ElementTree.parse(tmp_path / "junit.xml").find(".//testcase/system-out").text
-    assert f"note: {res.reason}" in said.splitlines()
-    row = render_html(summary).split('<details class="case st-passed"')[1].split("</summary>")[0]
+    failure = ElementTree.parse(tmp_path / "junit.xml").find(".//testcase/failure")
+    assert failure is not None and res.reason in failure.text.splitlines()
+    row = render_html(summary).split('<details class="case st-failed"')[1].split("</summary>")[0]
     assert "continued after a failed step" in row     # the collapsed row says so
 
 
@@ -211,13 +213,14 @@ def test_an_error_in_an_optional_task_still_ends_the_case_as_an_error(tmp_path):
     assert [s.status for s in res.steps[1:]] == ["skipped"] * 3
 
 
-def test_an_optional_failure_before_a_step_that_needs_a_model_is_kept_in_the_reason(tmp_path):
-    """Skipped (not fully checked) and the failure that continueOnError let pass still said."""
+def test_an_optional_failure_before_a_step_that_needs_a_model_fails_the_case(tmp_path):
+    """A failure before a step that needs a model still fails the case (not skipped): at the
+    optional check, with the steps after it kept and the model step skipped."""
     later = Task(name="visual", steps=[Step(kind="aiAssert", value="it looks right", line=30)])
     res = run(tmp_path, case(soft_check(), sign_in(), later))
-    assert res.status == "skipped"
-    assert res.reason.startswith("needs a model (set FARM_MODEL): aiAssert at line 30; "
-                                 "continued after: step 1 failed: ")
+    assert res.status == "failed" and res.error.step == 1
+    assert res.reason.startswith("continued after: step 1 failed: ")
+    assert statuses(res)[-1] == ("aiAssert", "skipped")
 
 
 # ---- the results kept for the output: file ---------------------------------------------------
@@ -342,13 +345,13 @@ def test_farm_run_without_a_model_runs_the_checks_before_a_model_step(tmp_path, 
     assert "FAILED s/coe (s/coe.yaml:6) — step 1: " in out and "farm: 1 failed" in out
 
 
-def test_farm_run_passes_a_case_whose_optional_task_failed_and_warns(tmp_path, monkeypatch,
-                                                                     capsys):
+def test_farm_run_fails_a_case_whose_optional_task_failed(tmp_path, monkeypatch, capsys):
     """The audit's optional promo check on a fake device (its page is empty, its scripts
-    answer null): exit 0, and the failure said where a CI log shows it."""
+    answer null): exit 1, as Midscene's CLI for a partialFailed file, the FAILED line at the
+    optional check, no PASSED warning."""
     text = BANNER_THEN_LOGIN.format(optional="assertText: 20% off today").replace(
         "assertText: Welcome back, demo", "javascript: document.title")
     code, out = farm_run(tmp_path, monkeypatch, capsys, text)
-    assert code == 0, out
-    assert "farm: 1 passed" in out
-    assert "farm: warning: PASSED s/coe (s/coe.yaml:7) — continued after: step 1 failed: " in out
+    assert code == 1, out
+    assert "farm: 1 failed" in out
+    assert "FAILED s/coe (s/coe.yaml:7) — step 1: " in out and "warning: PASSED" not in out
