@@ -33,6 +33,7 @@ class ModelBudget(RelayEvents):
         self.cost, self.tokens, self.names = cost, tokens, names
         self.spent = Usage()
         self.reached: str | None = None     # what was spent, of which limit
+        self._at_reach: tuple[int, float] | None = None   # (tokens, USD) spent then
         self.unpriced = ""                  # the warning, once, when some call was not counted
 
     def case_finished(self, device: str, result: CaseResult, final: bool) -> None:
@@ -47,7 +48,28 @@ class ModelBudget(RelayEvents):
         if self.reached is None:
             self.reached = self._over()
             if self.reached:
+                self._at_reach = (self._tokens(), self.spent.cost_usd)
                 self.executor.stop_taking(NOT_RUN + self.reached)
+
+    def beyond(self) -> str:
+        """At the run's end: what the cases in flight when the budget was reached spent after
+        it ("" when nothing): the console said the budget's figure, then a total up to a case
+        a device higher, and nothing joined the two."""
+        if self._at_reach is None:
+            return ""
+        tokens, usd = self._tokens(), self.spent.cost_usd
+        if self.cost is not None:
+            more, total = usd - self._at_reach[1], f"${usd:.4f}"
+            said = f"${more:.4f}" if more > 0 else ""
+        else:
+            more, total = tokens - self._at_reach[0], f"{tokens:,} tokens"
+            said = f"{more:,} tokens" if more > 0 else ""
+        return (f"the cases in flight when the model budget was reached spent {said} more "
+                f"({total} in all): a budget starts no new case, and lets those running end"
+                if said else "")
+
+    def _tokens(self) -> int:
+        return self.spent.prompt_tokens + self.spent.completion_tokens
 
     def _uncounted(self) -> str:
         """What the limits set cannot count of the spend so far ("" when nothing): calls
@@ -65,7 +87,7 @@ class ModelBudget(RelayEvents):
         return ""
 
     def _over(self) -> str | None:
-        tokens = self.spent.prompt_tokens + self.spent.completion_tokens
+        tokens = self._tokens()
         if self.cost is not None and self.spent.cost_usd >= self.cost:
             limit = _as_written(self.cost)
             return (f"the run's model budget ({self.names[0]} {limit}) was spent: "

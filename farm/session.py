@@ -594,7 +594,7 @@ def _execute(executor: Executor, jobs: list[Job], upfront: list[CaseResult],
         journal.close()
     if budget:
         outcome.stopped = budget.reached
-        outcome.warnings += [budget.unpriced] if budget.unpriced else []
+        outcome.warnings += [w for w in (budget.unpriced, budget.beyond()) if w]
     if outcome.launch_seconds:
         log.info("TIMING launch=%.3f", max(outcome.launch_seconds.values()))
     if outcome.first_start is not None and outcome.last_end is not None:

@@ -67,3 +67,21 @@ def test_a_cost_budget_does_not_claim_the_tokens_of_untold_calls_are_counted() -
     assert budget.unpriced == (
         "some model calls had no token count (a reply said nothing of its tokens, or a "
         "request timed out): --max-model-cost and --max-model-tokens count the others only")
+
+
+@pytest.mark.parametrize("cost, tokens, said", [
+    (None, 900, "spent 1,860 tokens more (2,790 tokens in all)"),
+    (0.01, None, "spent $0.0400 more ($0.0600 in all)")])
+def test_what_cases_in_flight_spent_past_the_budget_is_said_at_the_end(cost, tokens, said):
+    """Two devices, a token budget of 1: the console said "was spent: 2,704 tokens", then
+    "model: 4 call(s), 5,408 tokens", and nothing joined the two figures."""
+    budget = ModelBudget(NullEvents(), _Executor(), cost=cost, tokens=tokens)
+    budget.case_finished("d1", _spent(0.02), final=True)
+    assert budget.reached and budget.beyond() == ""       # nothing in flight spent more yet
+    budget.case_finished("d2", _spent(0.02), final=True)
+    budget.case_finished("d3", _spent(0.02), final=True)
+    assert budget.beyond() == (f"the cases in flight when the model budget was reached {said}: "
+                               "a budget starts no new case, and lets those running end")
+    quiet = ModelBudget(NullEvents(), _Executor(), cost=cost, tokens=tokens)
+    quiet.case_finished("d1", _spent(0.02), final=True)
+    assert quiet.beyond() == ""
