@@ -55,8 +55,6 @@ def _print_end(summary: RunSummary, run_dir: Path, out: IO[str],
     if flaky:
         print(f"farm: warning: {len(flaky)} flaky case(s) passed only after failing: "
               + ", ".join(flaky), file=out)
-    for line in continued_lines(summary):
-        print(line, file=out)
     if (run_dir / "report.html").is_file():      # (one not written is named on stderr)
         print(str((run_dir / "report.html").resolve()), file=out, flush=True)
 
@@ -84,24 +82,6 @@ def failure_lines(summary: RunSummary, limit: int = 20, not_run: str | None = No
                                + (f" — {clipped(first)}" if first else "")))
     if len(bad) > limit:
         lines.append(f"... and {len(bad) - limit} more: see the report")
-    return lines
-
-
-def continued_lines(summary: RunSummary, limit: int = 20) -> list[str]:
-    """The passed cases with a failed step in a continueOnError task (Midscene's optional
-    tasks: the case passes, as there), one warning line each, so a green run does not hide
-    them: where (the first such step's file:line) and what failed (the case's reason)."""
-    lines = []
-    passed = [c for c in summary.cases
-              if c.status == "passed" and any(s.status == "failed" for s in c.steps)]
-    for case in passed[:limit]:
-        line = next(s.line for s in case.steps if s.status == "failed")
-        where = f"{case.file}:{line}" if line else case.file
-        lines.append(printable(f"farm: warning: PASSED {case.case_id} ({where}) — "
-                               + clipped(case.reason or "continued after a failed step")))
-    if len(passed) > limit:
-        lines.append(f"farm: warning: ... and {len(passed) - limit} more passed with failed "
-                     f"continueOnError steps: see the report")
     return lines
 
 
