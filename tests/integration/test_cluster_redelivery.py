@@ -93,6 +93,10 @@ def test_a_case_whose_worker_is_killed_every_time_ends_and_its_copies_never_run(
             (v for v in leases(redis_url).values()
              if v.get("state") == "busy" and v.get("attempt") == n), None), 120,
             f"attempt {attempt} running")
+        # (a lease says busy as the worker takes the case, before its device session starts:
+        # killed in between, the attempt had no session to count below)
+        wait_for(lambda n=attempt: sum(sessions(journals).values()) >= n, 120,
+                 f"attempt {attempt}'s device session started")
         psutil.Process(busy["pid"]).kill()
         killed.append(busy["device"])
     out = proc.finish()
