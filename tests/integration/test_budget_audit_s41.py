@@ -11,10 +11,8 @@ whose body never came whole is counted as unknown, not as a known 0.
 
 from __future__ import annotations
 
-import json
 import re
 import socket
-import threading
 from pathlib import Path
 from typing import Iterator
 
@@ -24,6 +22,7 @@ from farm.errors import ModelUnavailable
 from farm.llm.litellm_client import LiteLLMClient
 from tests.support.agent_scripts import DONE_XML, by_progress, xml
 from tests.support.farm_cli import FarmCli, results
+from tests.support.model_server import cut_mid_body as shared_cut_mid_body
 
 PAGE = """<!doctype html><html><body>
 <button onclick="document.getElementById('o').textContent = 'went'">Go</button>
@@ -91,33 +90,11 @@ def test_two_devices_under_a_token_budget_write_one_spend_everywhere(tmp_path, f
 def cut_mid_body() -> Iterator[str]:
     """An endpoint that answers 200 with a Content-Length and closes half-way through the
     body (it did the work: a real endpoint bills it); its base URL."""
-    listener = socket.create_server(("127.0.0.1", 0))
-    payload = json.dumps({"id": "x", "object": "chat.completion", "created": 1, "model": "m",
-                          "choices": [{"index": 0, "finish_reason": "stop", "message": {
-                              "role": "assistant", "content": DONE_XML}}],
-                          "usage": {"prompt_tokens": 900, "completion_tokens": 9}}).encode()
-
-    def serve() -> None:
-        while True:
-            try:
-                conn, _ = listener.accept()
-            except OSError:
-                return
-            with conn:
-                data = b""
-                while b"\r\n\r\n" not in data:
-                    data += conn.recv(65536)
-                head, _, body = data.partition(b"\r\n\r\n")
-                size = int(re.search(rb"(?i)content-length:\s*(\d+)", head).group(1))
-                while len(body) < size:
-                    body += conn.recv(65536)
-                conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
-                             b"Content-Length: %d\r\n\r\n" % len(payload)
-                             + payload[:len(payload) // 2])
-                conn.shutdown(socket.SHUT_RDWR)
-    threading.Thread(target=serve, daemon=True).start()
-    yield f"http://127.0.0.1:{listener.getsockname()[1]}/v1"
-    listener.close()
+    with shared_cut_mid_body({"choices": [{"index": 0, "finish_reason": "stop", "message": {
+            "role": "assistant", "content": DONE_XML}}], "id": "x", "object": "chat.completion",
+            "created": 1, "model": "m", "usage": {"prompt_tokens": 900,
+                                                "completion_tokens": 9}}) as url:
+        yield url
 
 
 def test_a_200_cut_mid_body_has_unknown_tokens_not_zero(cut_mid_body):

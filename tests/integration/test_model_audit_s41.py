@@ -28,6 +28,7 @@ from farm.llm.models import ModelSet
 from tests.support.agent_scripts import DONE_XML, xml
 from tests.support.farm_cli import FarmCli, results
 from tests.support.model_server import Reply, request_images
+from tests.support.model_server import cut_mid_body as shared_cut_mid_body
 from tests.support.suites import write_case
 
 pytestmark = pytest.mark.integration
@@ -227,34 +228,10 @@ def test_a_reply_without_text_says_what_came_instead(page, model_server, reply, 
 def cut_mid_body():
     """An endpoint that answers 200 with a Content-Length and closes half-way through the
     body; its base URL."""
-    import socket
-    import threading
-    listener = socket.create_server(("127.0.0.1", 0))
-    payload = json.dumps({"id": "x", "object": "chat.completion", "created": 1, "model": "m",
-                          "choices": [{"index": 0, "finish_reason": "stop", "message": {
-                              "role": "assistant", "content": DONE_XML}}]}).encode()
-
-    def serve() -> None:
-        while True:
-            try:
-                conn, _ = listener.accept()
-            except OSError:
-                return
-            with conn:
-                data = b""
-                while b"\r\n\r\n" not in data:
-                    data += conn.recv(65536)
-                head, _, body = data.partition(b"\r\n\r\n")
-                size = int(re.search(rb"(?i)content-length:\s*(\d+)", head).group(1))
-                while len(body) < size:
-                    body += conn.recv(65536)
-                conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
-                             b"Content-Length: %d\r\n\r\n" % len(payload)
-                             + payload[:len(payload) // 2])
-                conn.shutdown(socket.SHUT_RDWR)
-    threading.Thread(target=serve, daemon=True).start()
-    yield f"http://127.0.0.1:{listener.getsockname()[1]}/v1"
-    listener.close()
+    with shared_cut_mid_body({"choices": [{"index": 0, "finish_reason": "stop", "message": {
+            "role": "assistant", "content": DONE_XML}}], "id": "x", "object": "chat.completion",
+            "created": 1, "model": "m"}) as url:
+        yield url
 
 
 def test_a_connection_closed_mid_body_is_retried_then_named(page, cut_mid_body):

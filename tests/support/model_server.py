@@ -12,12 +12,13 @@ would read.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 import time
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 
 @dataclass
@@ -229,3 +230,38 @@ def serve(started: list["ModelServer"], script: Any) -> "ModelServer":
     srv = ModelServer(script).start()
     started.append(srv)
     return srv
+
+
+@contextlib.contextmanager
+def cut_mid_body(reply: dict) -> Iterator[str]:
+    """An endpoint that answers every request 200 with ``reply`` as JSON, its whole
+    Content-Length announced, and closes half-way through the body (it did the work: a real
+    endpoint bills it); its base URL."""
+    import re
+    import socket
+    payload = json.dumps(reply).encode()
+    listener = socket.create_server(("127.0.0.1", 0))
+
+    def serve() -> None:
+        while True:
+            try:
+                conn, _ = listener.accept()
+            except OSError:
+                return
+            with conn:
+                data = b""
+                while b"\r\n\r\n" not in data:
+                    data += conn.recv(65536)
+                head, _, body = data.partition(b"\r\n\r\n")
+                size = int(re.search(rb"(?i)content-length:\s*(\d+)", head).group(1))
+                while len(body) < size:
+                    body += conn.recv(65536)
+                conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                             b"Content-Length: %d\r\n\r\n" % len(payload)
+                             + payload[:len(payload) // 2])
+                conn.shutdown(socket.SHUT_RDWR)
+    threading.Thread(target=serve, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{listener.getsockname()[1]}/v1"
+    finally:
+        listener.close()
