@@ -8,7 +8,7 @@ import statistics
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
-from farm.results_history import (FINISHED, CaseRecord, FailedStep, RunRecord, classify,
+from farm.results_history import (FINISHED, RED, CaseRecord, FailedStep, RunRecord, classify,
                                   counts_for_verdicts, pass_rate, suite_of)
 
 _SINCE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdw])\s*$")
@@ -63,7 +63,8 @@ class Flaky:
     case_id: str
     name: str
     runs: int
-    fails: int                   # runs in which it failed (every retry failed too)
+    fails: int                   # runs in which it failed (every retry failed too), or
+    # ended in an error of its own (a timeout: not its device's, `counts_for_verdicts`)
     flips: int                   # red ↔ green changes, a pass on a retry being one
     last_fail_run: str
     last_fail_at: str
@@ -165,12 +166,12 @@ def analyse(runs: list[RunRecord], suite: str | None = None,
             names[case.case_id] = case.name or case.case_id
             if case.status not in FINISHED:
                 continue
-            if case.status in ("failed", "flaky"):
+            # (the device's error says nothing of the case: no verdict, as in its run's report)
+            told = counts_for_verdicts(case)
+            if told and case.status in (*RED, "flaky"):     # a timeout is the case's too
                 last_fail[case.case_id] = (run, case)
                 red_steps[case.case_id].append(case.last_failed_step())
-            # (the device's error says nothing of the case: no verdict, as in its run's report)
-            verdict = _verdict(before[case.case_id], case.status) \
-                if counts_for_verdicts(case) else None
+            verdict = _verdict(before[case.case_id], case.status) if told else None
             if verdict == "new failure":
                 row.new.append(case.case_id)
             elif verdict == "fixed":
@@ -180,7 +181,7 @@ def analyse(runs: list[RunRecord], suite: str | None = None,
             if verdict and index == len(runs) - 1:
                 changes.append(Change(case.case_id, names[case.case_id], case.status, verdict,
                                       case.error, case.last_failed_step()))
-            if counts_for_verdicts(case):    # (a device's infra error says nothing of it)
+            if told:    # (a device's infra error says nothing of it)
                 statuses[case.case_id].append(case.status)
                 before[case.case_id].append(case.status)
         rows.append(row)
@@ -248,15 +249,17 @@ def flaky_ranking(statuses: dict[str, list[str]],
                   red_steps: dict[str, list[FailedStep | None]] | None = None) -> list[Flaky]:
     """Cases that both passed and failed in the window and passed again after failing (a
     pass after a retry counts as that): most status changes first. A case that only turned
-    red is a new failure, not flaky. ``statuses``: each case's statuses, oldest first.
+    red is a new failure, not flaky. An error of the case's own (a timeout, not its device's:
+    ``statuses`` holds none of those) is a fail, as its run's report counts it red: a case that
+    times out every other night is flaky. ``statuses``: each case's statuses, oldest first.
     A flaky run (passed on a retry) is neither a fail nor a pass of the case: it is counted
     apart, and it is one red → green change in itself (its failed attempt, then its pass).
     ``red_steps``: each case's failing step in its failed and flaky runs (`step_fails`)."""
     ranking = []
     for case_id, seen in statuses.items():
-        if "failed" not in seen and "flaky" not in seen:
+        if "failed" not in seen and "flaky" not in seen and "error" not in seen:
             continue            # the common case, decided at C speed
-        states = [s for s in seen if s in ("passed", "failed", "flaky")]
+        states = [s for s in seen if s in ("passed", "flaky", *RED)]
         red = [s != "passed" for s in states]
         first_red = red.index(True)
         if "flaky" not in states and all(red[first_red:]):
@@ -267,7 +270,7 @@ def flaky_ranking(statuses: dict[str, list[str]],
         error = case.error or next((a.error for a in case.attempts if a.error), None)
         steps, unknown = step_fails((red_steps or {}).get(case_id, []))
         ranking.append(Flaky(case_id, names.get(case_id, case_id), len(states),
-                             states.count("failed"), flips, run.run_id, run.started, error,
+                             sum(s in RED for s in states), flips, run.run_id, run.started, error,
                              flaky=states.count("flaky"), steps=steps[:STEPS_SHOWN],
                              unknown_steps=unknown))
     ranking.sort(key=lambda f: (-f.flips, -(f.fails + f.flaky) / f.runs, f.case_id))
