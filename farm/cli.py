@@ -794,15 +794,18 @@ def _store(broker: str | None):
 def _cache_refusals(store) -> Iterator[None]:
     """A Redis cache store whose ACL user may not read or write farm's cache keys (NOPERM):
     one line naming the store (password masked), the user and the grant, exit 4; it was
-    "internal error: NoPermissionError", exit 3, a traceback file."""
+    "internal error: NoPermissionError", exit 3, a traceback file. So is a cache.db another
+    process kept locked past the busy timeout (a `farm run` writing it, a sqlite3 shell in
+    a transaction): `farm cache clear` was "internal error: OperationalError: database is
+    locked", exit 3."""
     try:
         yield
     except Exception as exc:    # (redis imported only then: a SQLite store does not need it)
         from urllib.parse import urlsplit
 
-        from redis.exceptions import NoPermissionError
-
         from farm.errors import ConfigError
+        _say_locked(store, exc)
+        from redis.exceptions import NoPermissionError
         if not isinstance(exc, NoPermissionError):
             raise
         try:
@@ -812,6 +815,20 @@ def _cache_refusals(store) -> Iterator[None]:
         raise ConfigError(f"the cache store {store.where} refuses user '{user}': {exc} (farm's "
                           f"cache needs every command on its keys: ACL SETUSER {user} "
                           f"~{store.prefix}* +@all)") from None
+
+
+def _say_locked(store, exc: Exception) -> None:
+    """A ConfigError naming the store when ``exc`` is SQLite's "database is locked" (busy:
+    another connection held a write lock past the busy timeout): nothing was changed."""
+    import sqlite3
+    if not isinstance(exc, sqlite3.OperationalError) or (
+            (getattr(exc, "sqlite_errorcode", 0) or 0) & 0xFF) not in (5, 6):   # BUSY, LOCKED
+        return
+    from farm.cache.sqlite_store import BUSY_TIMEOUT_MS
+    from farm.errors import ConfigError
+    raise ConfigError(f"the cache store {store.where} is locked: another process (a `farm run` "
+                      f"or a sqlite3 shell?) kept it for more than {BUSY_TIMEOUT_MS / 1000:g} "
+                      "s; nothing was changed: run this again when it is done") from None
 
 
 def _entries_of(store, case: str):
