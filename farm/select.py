@@ -245,7 +245,8 @@ def read_timings(path: Path) -> dict[str, float]:
         raise ConfigError(f"--shard-timings {path}: not a farm results.json or JUnit XML "
                           f"({exc})") from None
     if not found:
-        raise ConfigError(f"--shard-timings {path}: no case timings in it")
+        raise ConfigError(f"--shard-timings {path}: no case timings in it (no case of it ran "
+                          "to its end: give a run that ran its cases)")
     odd = next((cid for cid, seconds in found.items() if not math.isfinite(seconds)), None)
     if odd is not None:     # NaN / inf weights put every case in one shard
         raise ConfigError(f"--shard-timings {path}: case {odd} took {found[odd]} seconds: "
@@ -280,10 +281,26 @@ def _timings_text(path: Path) -> str:
                           f"UTF-8 text at byte {exc.start})") from None
 
 
+def timed(status: str, error_kind: str | None) -> bool:
+    """Whether a case that ended so in an earlier run ran to its end there, so its time is
+    what it takes: a verdict, or a timeout (it held its device that long), as the durations
+    history counts it. Not a case skipped or never started (`--maxfail`, Ctrl-C, the model
+    budget: 0 s), interrupted, or ended by its device, the model or farm breaking: their
+    0 s or few seconds put every such case in one shard (LPT gives weightless cases to the
+    least-loaded shard, one after another). Those are weighed as the file lacked them."""
+    if status in ("passed", "failed", "flaky"):
+        return True
+    from farm.attempts import Outcome, error_outcome
+    return status == "error" and error_outcome(error_kind or "InternalError") is Outcome.TIMEOUT
+
+
 def _json_timings(text: str) -> dict[str, float]:
     import json
     out: dict[str, float] = {}
     for case in json.loads(text)["cases"]:
+        status = str(case.get("status") or "passed")
+        if not timed(status, (case.get("error") or {}).get("kind")):
+            continue
         attempts = [case, *(case.get("previous") or ())]
         if case.get("attempt_duration") is not None:    # (its duration is every attempt's)
             attempts = [case]
@@ -296,6 +313,10 @@ def _junit_timings(text: str) -> dict[str, float]:
     out: dict[str, float] = {}
     for case in ET.fromstring(text).iter("testcase"):
         if case.get("classname") == "farm.load":        # a file that did not load
+            continue
+        error = case.find("error")
+        if case.find("skipped") is not None or (error is not None and not timed(
+                "error", error.get("type"))):
             continue
         said = re.search(r"^case_id: (.+)$", case.findtext("system-out") or "", re.M)
         cid = said.group(1).strip() if said else f"{case.get('classname')}/{case.get('name')}"
