@@ -297,11 +297,11 @@ def test_compose_prometheus_config_with_a_run_both_scraped_and_pushed(tmp_path, 
                                  f'{{job="{job}"}}[10m]))', "le")
             assert set(stored) == scraped_le, job
         heatmap = grafana(panel_expr("Agent iterations per case", "A"),
-                          **{"$__rate_interval": "10m", "$platform": ".*"})
+                          **{"$__interval": "1s", "$platform": ".*"})    # (the scrape's)
         buckets = le_values((tmp_path / "run" / "metrics.prom").read_text(),
                             "farm_agent_iterations_bucket")
         assert len(buckets) == 13
-        # the panel is a rate: it has values once Prometheus holds two samples of the series
+        # the panel is a difference: it has values once Prometheus holds two samples of a series
         # (a loaded machine may not have scraped twice yet): wait for them, then compare
         shown = wait_for(lambda: prom.query(heatmap) or None, 120, "the heatmap's buckets")
         assert sorted(s["metric"]["le"] for s in shown) == sorted(buckets)
