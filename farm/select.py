@@ -450,20 +450,43 @@ def _file_name_slip(cases: Sequence[Case], keyword: str | None) -> list[str]:
 
 def tag_slips(cases: Sequence[Case], given: Sequence[str], flag: str) -> list[str]:
     """A note for each tag given that no case has and that looks like a slip: several tags
-    joined by a comma (``--exclude-tag slow,flaky`` left out nothing, without a word), or
-    another casing of a tag the cases have (tags match exactly)."""
+    joined by a comma (``--exclude-tag slow,flaky`` left out nothing, without a word) or a
+    space, an expression (pytest's ``-m "smoke and not slow"``: ``--tag "smoke and not
+    slow"`` ran nothing, saying only "not tagged so"), or another casing of a tag the cases
+    have (tags match exactly)."""
     known = {t for c in cases for t in c.tags}
     notes = []
     for tag in dict.fromkeys(given):
         parts = [t.strip() for t in tag.split(",") if t.strip()]
+        words = [w for w in re.split(r"[\s()]+", tag) if w]
         cased = sorted(k for k in known if k.lower() == tag.lower())
-        if tag in known or not (len(parts) > 1 or cased):
+        if tag in known or not (len(parts) > 1 or len(words) > 1 or cased):
             continue
-        hint = (f"a comma is part of a tag: give {flag} once per tag ("
-                + " ".join(f"{flag} {t}" for t in parts) + ")") if len(parts) > 1 else \
-            f"tags match exactly: the cases have {', '.join(map(repr, cased))}"
+        if len(parts) > 1:
+            hint = (f"a comma is part of a tag: give {flag} once per tag ("
+                    + " ".join(f"{flag} {t}" for t in parts) + ")")
+        elif len(words) > 1:
+            hint = _spaced_tag(words, flag)
+        else:
+            hint = f"tags match exactly: the cases have {', '.join(map(repr, cased))}"
         notes.append(f"{flag} {tag}: no case has the tag {tag!r}; {hint}")
     return notes
+
+
+def _spaced_tag(words: list[str], flag: str) -> str:
+    """The hint for a tag with spaces: several tags, or an expression (and / or / not), with
+    the flags nearest to it (a word after ``not`` to the other flag)."""
+    ops = ("and", "or", "not")
+    if not any(w.lower() in ops for w in words):
+        return (f"a space is part of a tag: give {flag} once per tag ("
+                + " ".join(f"{flag} {t}" for t in dict.fromkeys(words)) + ")")
+    other = "--exclude-tag" if flag == "--tag" else "--tag"
+    flags = [(other if i and words[i - 1].lower() == "not" else flag, w)
+             for i, w in enumerate(words) if w.lower() not in ops]
+    nearest = " ".join(f"{f} {w}" for f, w in dict.fromkeys(flags))
+    return (f"{flag} takes one tag, not an expression: {nearest} is the nearest (a case with "
+            "any --tag given runs, one with any --exclude-tag given does not; -k EXPR takes "
+            "and / or / not)")
 
 
 def _say_why_none(sel: Selection) -> None:
