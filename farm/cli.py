@@ -1191,9 +1191,14 @@ def _run_summary(run_dir: Path):
                         "its report when it ends; `farm report` rebuilds one after farm was "
                         "stopped")
     try:
+        damaged = _damaged_lines(journal)
         summary = recover(run_dir)
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UserError(f"{journal}: cannot read it ({exc})") from None
+    except UnicodeDecodeError:
+        raise UserError(f"{journal}:{damaged[0][0]}: not UTF-8 text (the file is damaged "
+                        "there): keep a copy, delete that line, and run `farm report` "
+                        "again") from None
+    except OSError as exc:
+        raise UserError(f"{journal}: cannot read it ({exc.strerror or exc})") from None
     if not summary.cases and summary.interrupted and why is None:
         raise UserError(f"{journal}: " + (
             "empty (its disk was full from the run's start?)" if not journal.stat().st_size
@@ -1210,8 +1215,37 @@ def _run_summary(run_dir: Path):
     else:
         said = f" ({finished} case(s) finished{unfinished})"
     lost = "" if why is None else f"{source} is unreadable ({why}): "
+    for number, what in damaged[:5]:
+        click.echo(f"farm: warning: {journal}:{number}: {what}: skipped", err=True)
+    if len(damaged) > 5:
+        click.echo(f"farm: warning: {journal}: {len(damaged) - 5} more damaged line(s) "
+                   "skipped", err=True)
     click.echo(f"farm: {lost}rebuilt from {journal}{said}", err=True)
     return summary, True
+
+
+def _damaged_lines(journal: Path) -> list[tuple[int, str]]:
+    """The journal's lines `recover` cannot read, (line number, why): it passes them over
+    in silence, and a damaged result line made its case "not run" with nothing said of the
+    file; a line that is not UTF-8 stopped the whole rebuild naming no line."""
+    import json
+    data = journal.read_bytes()
+    lines = data.split(b"\n")
+    if lines and not lines[-1]:
+        lines.pop()
+    damaged = []
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            json.loads(line.decode("utf-8"))
+        except UnicodeDecodeError:
+            damaged.append((number, "not UTF-8 text (the file is damaged there)"))
+        except ValueError:
+            damaged.append((number, "cut off (farm was killed as it wrote it)"
+                            if number == len(lines) and not data.endswith(b"\n")
+                            else "not a journal line (the file is damaged there)"))
+    return damaged
 
 
 def _runs_in(folder: Path) -> list[Path]:
