@@ -89,7 +89,7 @@ class KeywordExpr:
         if len(out) == len(self.tokens) or any(     # (nothing to join; AND: said apart)
                 w.lower() in ("and", "or", "not") and not w.islower() for w, _ in self.tokens):
             return ""
-        text = " ".join(out).replace("( ", "(").replace(" )", ")")
+        text = _unquoted(" ".join(out).replace("( ", "(").replace(" )", ")"))   # "a b": a b
         try:
             KeywordExpr(text)
         except ConfigError:
@@ -431,13 +431,18 @@ def select_cases(cases: Sequence[Case], opts: SelectOptions) -> Selection:
 def _file_name_slip(cases: Sequence[Case], keyword: str | None) -> list[str]:
     """A note when -k left nothing because it named a file (``-k login_success.yaml``): a case
     id has no ``.yaml``, so the word matched no case, and only "16 deselected" was said; or
-    because it wrote a file's ``_`` as ``-`` (``-k cart-remove`` for demo/cart_remove)."""
+    because it wrote a file's ``_`` as ``-`` (``-k cart-remove`` for demo/cart_remove); or
+    because quotes the shell kept are part of its words (``-k "'login'"``, a CI file's
+    quoting quoted again: said as "-k 'login'", which looked like a plain word)."""
     fixed = re.sub(r"(?<=\w)\.ya?ml\b", "", keyword or "", flags=re.IGNORECASE)
     why = "a case's id is its file's path without .yaml"
     tail = " (or give `farm run` the file itself)"
     if fixed == (keyword or ""):
         fixed = re.sub(r"(?<=\w)-(?=\w)", "_", fixed)
         why, tail = "a word matches as written (- is not _)", ""
+    if fixed == (keyword or ""):
+        fixed = _unquoted(fixed)
+        why = "a quote is part of a word (-k takes no quoted phrase)"
     if fixed == (keyword or ""):
         return []
     expr = KeywordExpr(fixed)
@@ -446,6 +451,12 @@ def _file_name_slip(cases: Sequence[Case], keyword: str | None) -> list[str]:
         return []
     return [f"-k {keyword}: {why}: -k {shlex.quote(fixed)} selects {found[0]}"
             + (f" and {len(found) - 1} more" if len(found) > 1 else "") + tail]
+
+
+def _unquoted(text: str) -> str:
+    """``text`` without the quotes at the edges of its words (``'login'``, ``"Log in"``);
+    a quote inside a word (``can't``) stays."""
+    return re.sub(r"(?<![^\s()])['\"]+|['\"]+(?![^\s()])", "", text)
 
 
 def tag_slips(cases: Sequence[Case], given: Sequence[str], flag: str) -> list[str]:
