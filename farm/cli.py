@@ -1146,7 +1146,10 @@ def report(run_dir: Path | None, history: bool, since: str | None, suite: str | 
         raise click.UsageError(f"{', '.join(unused)}: only with --history (the page across "
                                "runs); RUN_DIR's report is rebuilt in RUN_DIR")
     if run_dir is None:
-        raise click.UsageError("give RUN_DIR, or --history for the page across runs")
+        runs = _runs_in(_state_dir() / "runs")
+        raise click.UsageError("give RUN_DIR" + (f" (the newest run: `farm report {runs[-1]}`)"
+                                                 if runs else "") +
+                               ", or --history for the page across runs")
     import logging
 
     from farm.report.paths import check_outputs, writable_dir
@@ -1181,10 +1184,13 @@ def _run_summary(run_dir: Path):
     if not journal.exists():
         if why:
             raise UserError(f"{source}: {why}")
-        runs = _runs_in(run_dir)
+        where = next((f for f in (run_dir, run_dir / "runs") if _runs_in(f)), run_dir)
+        runs = _runs_in(where)      # (`farm report .farm`: the state dir, its runs/ in it)
         raise click.UsageError(f"{source} does not exist" + (
-            f"; {run_dir} holds {len(runs)} run folder(s): give one, e.g. "
-            f"`farm report {runs[-1]}` (the newest)" if runs else ""))
+            f"; {where} holds {len(runs)} run folder(s): give one, e.g. "
+            f"`farm report {runs[-1]}` (the newest)" if runs else
+            f", nor {journal}: {run_dir} is not a run directory (a run's --report-dir, or "
+            "one under .farm/runs)"))
     pid = writer(run_dir)
     if pid is not None:     # not killed: rebuilt now, its report would say it stopped here
         raise UserError(f"{run_dir}: its run is still going (farm process {pid}): it writes "

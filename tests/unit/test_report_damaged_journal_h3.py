@@ -74,3 +74,35 @@ def test_a_line_that_is_not_utf8_is_named_with_the_fix(tmp_path, monkeypatch, ca
                           "file is damaged there): keep a copy, delete that line, and run "
                           "`farm report` again\n")
     assert not (run_dir / "results.json").exists()
+
+
+def _a_run(folder: Path) -> None:
+    folder.mkdir(parents=True)
+    (folder / "results.json").write_text(
+        '{"run_id": "%s", "started": "%s", "cases": []}' % (folder.name, STARTED))
+
+
+def test_a_folder_that_is_no_run_says_where_the_runs_are(tmp_path, monkeypatch, capsys):
+    """`farm report .farm` (the state dir) and `farm report` alone said only '.farm/results.json
+    does not exist' / 'give RUN_DIR': they name the newest run under .farm/runs now; a folder
+    with no run anywhere in it is said to be no run directory."""
+    _here(tmp_path, monkeypatch)
+    monkeypatch.setenv("FARM_STATE_DIR", ".farm")
+    newest = Path(".farm/runs/20261206-020000-bbbb")
+    _a_run(Path(".farm/runs/20261205-020000-aaaa"))
+    _a_run(newest)
+    code, _, err = farm(monkeypatch, capsys, "report", ".farm")
+    assert code == 4
+    assert err.splitlines()[-1] == (
+        "Error: .farm/results.json does not exist; .farm/runs holds 2 run folder(s): give one, "
+        f"e.g. `farm report {newest}` (the newest)")
+    code, _, err = farm(monkeypatch, capsys, "report")
+    assert code == 4
+    assert err.splitlines()[-1] == (f"Error: give RUN_DIR (the newest run: `farm report "
+                                    f"{newest}`), or --history for the page across runs")
+    Path("notes").mkdir()
+    code, _, err = farm(monkeypatch, capsys, "report", "notes")
+    assert code == 4
+    assert err.splitlines()[-1] == (
+        "Error: notes/results.json does not exist, nor notes/results.jsonl: notes is not a run "
+        "directory (a run's --report-dir, or one under .farm/runs)")
