@@ -63,7 +63,9 @@ class CaseRecord(BaseModel):
     name: str = ""
     status: str
     at: float = 0.0                 # when its last attempt started, POSIX seconds (0: unknown)
-    duration: float = 0.0
+    duration: float = 0.0           # every attempt's, as results.json's
+    attempt_duration: float | None = None   # a retried case's last attempt alone (None: not
+    # retried, or recorded before farm kept it)
     device: str | None = None
     tokens: int = 0
     cost: float = 0.0
@@ -181,7 +183,7 @@ def record_for(summary: RunSummary, report: Path | None = None) -> RunRecord:
         spent = case_usage(c)
         cases.append(CaseRecord(
             case_id=c.case_id, name=c.name, status=c.status, at=_timestamp(c.started, 0.0),
-            duration=c.duration, device=c.device,
+            duration=c.duration, attempt_duration=c.attempt_duration, device=c.device,
             tokens=sum(sum(a.tokens.values()) for a in (*c.previous, c)),
             cost=spent.cost_usd, tokens_unknown=spent.tokens_unknown,
             cost_unknown=spent.cost_unknown, model_seconds=round(spent.latency_s, 3),

@@ -297,12 +297,16 @@ def step_fails(steps: list[FailedStep | None]) -> tuple[list[StepFails], int]:
 def slowest(runs: list[RunRecord], names: dict[str, str]) -> list[Slow]:
     """Cases by median duration (runs that reached a verdict), with the last run against
     the ones before it. A case that finished in an interrupted run counts (it ran to its
-    end); the case the interruption cut short does not (its time says nothing)."""
+    end); the case the interruption cut short does not (its time says nothing). A retried
+    case's sample is its last attempt's own time, as the durations history keeps it: the
+    sum of its attempts made a night it passed on a retry "+100 %" slower, a slowdown that
+    was none."""
     samples: dict[str, list[float]] = defaultdict(list)
     for run in runs:
         for case in run.cases:
-            if case.status in ("passed", "failed", "flaky") and case.duration > 0:
-                samples[case.case_id].append(case.duration)
+            seconds = case.duration if case.attempt_duration is None else case.attempt_duration
+            if case.status in ("passed", "failed", "flaky") and seconds > 0:
+                samples[case.case_id].append(seconds)
     out = []
     for case_id, seconds in samples.items():
         before = seconds[:-1]
