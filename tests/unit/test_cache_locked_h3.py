@@ -47,3 +47,30 @@ def test_clear_of_a_locked_store_says_so_and_removes_nothing(locked: Path, monke
     code, out, err = farm(monkeypatch, capsys, "cache", "ls")
     assert code == 0, err
     assert out.splitlines()[-1] == "3 entries in .farm/cache.db"
+
+
+def test_clearing_everything_gives_the_file_space_back(tmp_path: Path, monkeypatch, capsys):
+    """`farm cache clear` of every entry left a 42 MB cache.db at 42 MB (SQLite keeps freed
+    pages): a user clearing the cache to get the disk back saw nothing change."""
+    monkeypatch.chdir(tmp_path)
+    for name in ("FARM_STATE_DIR", "FARM_CACHE_URL", "FARM_BROKER_URL", "CELERY_BROKER_URL"):
+        monkeypatch.delenv(name, raising=False)
+    path = tmp_path / ".farm" / "cache.db"
+    store = SqliteStore(path)
+    for n in range(300):
+        store.put(Namespace(f"demo/case{n}", "web").key("locate", "Sign in", 0),
+                  {"type": "locate", "prompt": "Sign in " * 600, "xpaths": ["//button"]})
+    store.close()
+    before = path.stat().st_size
+    assert before > 1_000_000
+    code, out, err = farm(monkeypatch, capsys, "cache", "clear", "demo/case1")
+    assert (code, err) == (0, "")
+    assert out == "removed 1 entry from .farm/cache.db\n"      # (a part: no VACUUM wait)
+    code, out, err = farm(monkeypatch, capsys, "cache", "clear")
+    assert (code, err) == (0, "")
+    after = path.stat().st_size
+    assert after < 50_000
+    assert out == (f"removed 299 entries from .farm/cache.db; the file went from "
+                   f"{before / 1e6:.1f} MB to {round(after / 1e3)} KB\n")
+    code, out, _ = farm(monkeypatch, capsys, "cache", "ls")
+    assert (code, out) == (0, "0 entries in .farm/cache.db\n")
