@@ -129,3 +129,29 @@ def test_agent_rounds_heatmap_counts_each_case_once_in_its_bucket(tmp_path):
             for le, n in ends.items()]})
     failed = run_promtool(tmp_path, input_series, checks)
     assert failed == "", failed
+
+
+def test_tokens_and_cost_per_case_divide_by_every_case_that_spent_them(tmp_path):
+    """A nightly stopped by its CI (SIGTERM): 8 passed, 2 failed, 2 ended interrupted half-way
+    through their ai steps, 3 not run (skipped). The run's tokens (120,000) and cost (12 USD)
+    include the interrupted cases' own: per case that ran, 10,000 tokens and 1 USD, not the
+    12,000 and 1.2 USD of dividing by the 10 that finished."""
+    panel = "Tokens and cost per case"
+    dashboard = json.loads(DASHBOARD.read_text())
+    targets = next(p for p in dashboard["panels"] if p["title"] == panel)["targets"]
+    at = 'job="farm_run",instance="ci",platform="web"'
+    counts = {"passed": 8, "failed": 2, "interrupted": 2, "skipped": 3, "error": 0, "flaky": 0}
+    input_series = [{"series": f'farm_cases_total{{{at},status="{s}"}}',
+                     "values": steps(0, n, 41)} for s, n in counts.items()]
+    input_series += [
+        {"series": f'farm_case_tokens_total{{{at},kind="prompt"}}',
+         "values": steps(0, 110000, 41)},
+        {"series": f'farm_case_tokens_total{{{at},kind="completion"}}',
+         "values": steps(0, 10000, 41)},
+        {"series": f'farm_case_cost_usd_total{{{at}}}', "values": steps(0, 12, 41)},
+    ]
+    checks = [{"expr": filled(t["expr"]), "eval_time": "20m",
+               "exp_samples": [{"labels": "{}", "value": value}]}
+              for t, value in zip(sorted(targets, key=lambda t: t["refId"]), (10000, 1))]
+    failed = run_promtool(tmp_path, input_series, checks)
+    assert failed == "", failed
