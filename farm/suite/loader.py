@@ -164,7 +164,22 @@ class _Loading:
                     self.skipped.append(f"excluded file {display_path(here / name)} "
                                         f"(farm.yaml's exclude: {pattern!r})")
                     continue
-                info.files.setdefault(os.path.realpath(here / name), here / name)
+                self.add_file(info, here / name)
+
+    def add_file(self, info: _SuiteInfo, path: Path) -> None:
+        """``path`` as a case of ``info``'s suite, once per file: of a file and a link to it
+        both found, the file itself (its id stays what it was before the link was added,
+        whatever the names' order: ``a_smoke.yaml -> login.yaml`` made the login case
+        ``s/a_smoke``, its history and --last-failed left under ``s/login``), said for ``-v``."""
+        real = os.path.realpath(path)
+        kept = info.files.setdefault(real, path)
+        if kept == path:
+            return
+        if os.path.islink(kept) and not os.path.islink(path):
+            info.files[real], kept, path = path, path, kept
+        what = "link to a case file" if os.path.islink(path) else "another path to a case file"
+        self.skipped.append(f"{what} {display_path(path)} (the same file as "
+                            f"{display_path(kept)}: it runs once, as that one)")
 
     def unlistable(self, exc: OSError) -> None:
         """A folder discovery cannot list (no read permission): its cases would be left out
