@@ -380,12 +380,19 @@ def run_cases(run_dir: Path, env: Mapping[str, str], cwd: Path | None = None) ->
     ``.farm/runs/<id>``, or a --report-dir), then to ``cwd``; the file must still hold the case
     the run ran. UserError when one is gone, naming the run's case and where it looked."""
     source = run_dir / "results.json"
+    # a killed run has only its journal: `farm report` writes results.json from it
+    rebuild = (f": `farm report {run_dir}` rebuilds it from the run's journal (results.jsonl), "
+               "then export again" if (run_dir / "results.jsonl").is_file() else "")
     if not source.is_file():
+        if rebuild:
+            raise UserError(f"{run_dir}: its run was stopped before it wrote results.json"
+                            + rebuild)
         raise UserError(f"{run_dir}: neither a case file nor a run directory (no results.json)")
     try:
         data = json.loads(source.read_text(encoding="utf-8"))
     except (ValueError, OSError) as exc:
-        raise UserError(f"{source}: cannot read it as a run's results ({exc})") from None
+        raise UserError(f"{source}: cannot read it as a run's results ({exc})" + rebuild
+                        ) from None
     records = (data.get("cases") if isinstance(data, dict) else None) or []
     if not isinstance(records, list):   # another program's results.json, or one hand-edited
         raise UserError(f"{source}: cannot read it as a run's results (its 'cases' is not "
