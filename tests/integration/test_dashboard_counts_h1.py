@@ -155,3 +155,36 @@ def test_tokens_and_cost_per_case_divide_by_every_case_that_spent_them(tmp_path)
               for t, value in zip(sorted(targets, key=lambda t: t["refId"]), (10000, 1))]
     failed = run_promtool(tmp_path, input_series, checks)
     assert failed == "", failed
+
+
+def test_pass_rate_over_a_week_shows_each_night_not_the_weeks_blend(tmp_path):
+    """Two nightlies pushed a day apart, the first all 10 passed, the second 5 of 10: on the
+    dashboard set to 7 days the point after the second night reads 50% (that night's pass
+    rate), not 75% (every run of the week's range blended into every point), and the point
+    before it 100%."""
+    panel = next(p for p in json.loads(DASHBOARD.read_text())["panels"]
+                 if p["title"] == "Pass rate by platform")
+    (target,) = panel["targets"]
+    expr = target["expr"]
+    for var, value in {"$__range": "7d", "$__rate_interval": "75s", "$__interval": "60s",
+                       "$platform": ".*"}.items():
+        expr = expr.replace(var, value)
+    expr = f"round({expr}, 0.001)"      # as the panel shows it: 50.0% (increase() extrapolates
+    at = 'job="farm_run",instance="ci",platform="web"'      # a series from 0 less: 50.015%)
+    # one sample a minute: night 1 pushed at 1 h, night 2 at 25 h
+    input_series = [
+        {"series": f'farm_cases_total{{{at},status="passed"}}', "values": "0x60 10x1440 15x200"},
+        {"series": f'farm_cases_total{{{at},status="failed"}}', "values": "0x60 0x1440 5x200"},
+    ]
+    (tmp_path / "none.yml").write_text("groups: []\n")
+    test = {"rule_files": [str(tmp_path / "none.yml")], "evaluation_interval": "1m",
+            "tests": [{"interval": "1m", "input_series": input_series, "promql_expr_test": [
+                {"expr": expr, "eval_time": "24h30m7s",
+                 "exp_samples": [{"labels": '{platform="web"}', "value": 1}]},
+                {"expr": expr, "eval_time": "26h7s",
+                 "exp_samples": [{"labels": '{platform="web"}', "value": 0.5}]}]}]}
+    path = tmp_path / "pass-rate.test.yml"
+    path.write_text(yaml.safe_dump(test, sort_keys=False))
+    done = subprocess.run([PROMTOOL, "test", "rules", str(path)], capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
