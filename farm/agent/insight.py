@@ -107,7 +107,12 @@ _NONE_FOUND = {"aiNumber": "found no number on the screen",
 
 
 def _thought(data: dict[str, Any]) -> str:
+    """The model's reason: its "thought", else the "errors" Midscene's prompts ask a model to
+    list when the data is not on the screen (models tuned on them write it unasked)."""
     thought = data.get("thought")
+    if thought is None or not str(thought).strip():
+        errors = data.get("errors")
+        thought = "; ".join(map(str, errors)) if isinstance(errors, list) else errors
     return "" if thought is None else str(thought).strip()
 
 
@@ -119,26 +124,50 @@ def _shown(data: Any) -> str:
         return cut(repr(data), 200)
 
 
+# The words a model quotes for a yes/no answer ("yes" to "is there a Sign in button?").
+_WORDS = {"true": True, "false": False, "yes": True, "no": False}
+
+
 def _boolean(value: Any) -> bool:
     """aiBoolean's answer (or aiAssert's "pass"): a JSON boolean, or the words true / false
-    the model quoted."""
+    or yes / no the model quoted (an answer, not an unreadable reply: sent back, a model
+    that said "yes" twice made the case an error)."""
     if isinstance(value, bool):
         return value
-    if isinstance(value, str) and value.strip().lower() in ("true", "false"):
-        return value.strip().lower() == "true"
+    if isinstance(value, str) and value.strip().strip(".!").lower() in _WORDS:
+        return _WORDS[value.strip().strip(".!").lower()]
     raise ReplyParseError(f"expected true or false, got {_shown(value)}")
 
 
 _THOUSANDS = re.compile(r"[+-]?\d{1,3}(,\d{3})+(\.\d+)?")   # 1,234 / -12,345.50
+# One number in a quoted answer with its unit or currency around it ("3 items", "€ 12.50",
+# "42%", "¥1,299"): the digits, a sign right before them, thousands commas, a decimal part.
+# ... but not one with a magnitude after it: "1.5k" is no 1.5 (sent back to the model).
+_MAGNITUDE = re.compile(r"\s*([kmbt](?![a-z])|mn\b|bn\b|thousand|million|billion|trillion|"
+                        r"[百千万萬亿億])", re.IGNORECASE)
+_ONE_NUMBER = re.compile(r"(?<![\d.,])[+-]?(\d{1,3}(,\d{3})+|\d+)(\.\d+)?(?![\d.,]*\d)")
+
+
+def _unit_stripped(text: str) -> str:
+    """The number in ``text`` when it holds exactly one and nothing else that is a digit
+    ("3 items" -> "3"); ``text`` as it is otherwise ("3 of 5", "1.2.3", "a few")."""
+    found = list(_ONE_NUMBER.finditer(text))
+    if len(found) != 1:
+        return text
+    rest = text[:found[0].start()] + text[found[0].end():]
+    if any(c.isdigit() for c in rest) or _MAGNITUDE.match(text, found[0].end()):
+        return text
+    return found[0].group(0)
 
 
 def _number(value: Any) -> int | float:
-    """aiNumber's answer: a JSON number, or a number the model quoted ("3", "$1,234.50");
-    a whole number stays an int unless written with a decimal point. A comma is read only as
-    a thousands separator ("1,234"): "1,5" or "1.234,50" (a decimal comma) is sent back,
-    never read as 15 or 1.2345."""
+    """aiNumber's answer: a JSON number, or a number the model quoted ("3", "$1,234.50",
+    "3 items", "42%": one number with its unit or currency); a whole number stays an int
+    unless written with a decimal point. A comma is read only as a thousands separator
+    ("1,234"): "1,5" or "1.234,50" (a decimal comma) is sent back, never read as 15 or
+    1.2345, and so is a text with two numbers ("3 of 5")."""
     if isinstance(value, str):
-        text = value.strip("$ ")
+        text = _unit_stripped(value.strip().strip("$ "))
         if "," in text and not _THOUSANDS.fullmatch(text):
             raise ReplyParseError(f"expected a number, got {_shown(value)} (write it as a JSON "
                                   "number: a decimal point, no thousands separators)")
