@@ -158,7 +158,12 @@ def selection_of(summary: RunSummary) -> list[str]:
     if excluded:
         found["--exclude-tag"] = f"--exclude-tag {', '.join(sorted(excluded))}"
     if "--shard" in found:
+        # shards past the number of cases are empty (`farm.select.shard_plan`): --shard 1/8 of
+        # 7 cases was "--shard ?/8", shard 8 holding no deselected case either
+        cases = len(summary.cases) + sum(d.reason.startswith(("--shard", "--last-failed"))
+                                         for d in summary.deselected)
         mine = [str(i) for i in range(1, total + 1) if str(i) not in shards]
+        mine = [i for i in mine if int(i) <= cases] or mine
         found["--shard"] = f"--shard {mine[0] if len(mine) == 1 else '?'}/{total or '?'}"
     return list(found.values())
 
