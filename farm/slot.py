@@ -63,6 +63,7 @@ class DeviceSlot:
         self.launch_seconds: float | None = None
         self.quarantine_due = False
         self._owner: int | None = None
+        self._checked = False       # `ready` found it healthy: `run` need not ask again
 
     @property
     def name(self) -> str:
@@ -141,9 +142,10 @@ class DeviceSlot:
             self.services = services
         if self._owner is not None and threading.get_ident() != self._owner:
             log.warning("device %s driven from a thread that does not own it", self.name)
+        checked, self._checked = self._checked, False
         self._set("busy", job.case_id)
         self.events.case_started(self.name, case.id, case.name, job.attempt)
-        if self._ensure_healthy():
+        if checked or self._ensure_healthy():
             with self._watchdog(case):
                 result = self._run_case(job, case)
         else:
@@ -173,6 +175,18 @@ class DeviceSlot:
     def quarantine(self) -> None:
         self.retire("quarantined", QUARANTINE_REASON)
 
+    def ready(self) -> bool:
+        """Before an attempt is started here: is the device healthy, restarted once if not?
+        False: it could not be restarted, and is dead. The next `run` does not check again.
+        (A local run asks before it starts an attempt, so a device that broke between cases
+        gives the case back to the queue: before, the case started on it, ended "device …
+        unusable" at once, and its retry on another device was spent on a device that never
+        ran it.)"""
+        self._checked = self._ensure_healthy()
+        if self._checked and self.state != "idle":      # (restarted)
+            self._set("idle")
+        return self._checked
+
     def _ensure_healthy(self) -> bool:
         why = "its health check said no"
         try:
@@ -189,6 +203,10 @@ class DeviceSlot:
         try:
             self.device.open()
         except Exception as exc:
+            if self.services.cancel.is_set():   # killed by the stop as it restarted: not lost
+                log.info("device %s stopped while it restarted: %s", self.name, exc)
+                self._set("done")
+                return False
             self.retire("dead", f"could not restart: {exc}")
             return False
         self._set("busy")

@@ -435,12 +435,13 @@ class AndroidDevice:
     def open(self) -> None:
         """Connect through the adb server and check the device answers."""
         self._killed = False
+        reopened = self._adb is not None
         self._adb = adb_client(self.host, self.port)
         self._hold(adb_phone_key(self._adb.host, self._adb.port, self.serial))
         self._shell_v2 = None
         with self._errors("connect"):
             self._dev = self._adb.device(self.serial)
-        state = self._await_ready()
+        state = self._await_ready(server_may_restart=reopened)
         if state != "device":
             raise DeviceLost(f"{self.name} is {adb_state_words(state)}")
         self._size = None
@@ -459,12 +460,17 @@ class AndroidDevice:
             raise DeviceLost(f"{self.name}: " + phone_busy_words(busy, "ANDROID_SERIAL")) \
                 from None
 
-    def _await_ready(self) -> str:
+    def _await_ready(self, server_may_restart: bool = False) -> str:
         """The phone's adb state once it is ready ("device"), or what it stays: one that is
         offline, connecting or not listed (a cable replugged, adbd restarting: seconds) is
         asked again for up to REATTACH_S, as ``adb wait-for-device`` waits, so a restart after
         a moment's glitch gets the phone back instead of dropping it for the rest of the run.
-        A phone that needs a person (unauthorized) or an adb server that is gone: at once."""
+        A phone that needs a person (unauthorized): at once. An adb server that is gone: at
+        once when the phone is first opened (a wrong ANDROID_ADB_SERVER_PORT is said without
+        a wait); when it is reopened (``server_may_restart``), waited for as long, since
+        servers restart: `adb kill-server`, or another tool's adb of another version killing
+        it and starting its own (before, every phone of the run was written off for the
+        rest of it within milliseconds)."""
         deadline = time.monotonic() + REATTACH_S
         while True:
             try:
@@ -473,7 +479,8 @@ class AndroidDevice:
                 if state not in _TRANSIENT_STATES:
                     return state
             except DeviceLost as exc:
-                if self._killed or "cannot connect to the adb server" in str(exc) or \
+                gone = "cannot connect to the adb server" in str(exc)
+                if self._killed or (gone and not server_may_restart) or \
                         time.monotonic() > deadline:
                     raise
             else:

@@ -210,11 +210,21 @@ class LocalExecutor:
             why = "; ".join(s.detail if s.name in s.detail else f"{s.name} is {s.state}: "
                             f"{s.detail}" for s in self._slots.values()
                             if s.platform == job.platform and s.detail and not s.usable)
-            self.ledger.end(job, "error", error=DeviceLost(
+            self._end_unrunnable(job, DeviceLost(
                 f"no usable {job.platform} device left" + (f" ({why})" if why else "")))
         for job in [j for j in self._queue if j.pin is not None and j.pin not in names]:
             self._queue.remove(job)
-            self.ledger.end(job, "error", error=self._unpinned(job))
+            self._end_unrunnable(job, self._unpinned(job))
+
+    def _end_unrunnable(self, job: Job, error: FarmError) -> None:
+        """End a queued job no device can run. A retry keeps the verdict of the attempt it
+        was for, saying why it was not retried (the case lost its device mid-case: that is
+        what happened to it, where its line said only "no usable android device left");
+        a case never started is an error naming why."""
+        if job.attempt > 1:     # (a first attempt is given back untried: `_give_back`)
+            self.ledger.end(job, "skipped", reason=f"not run: {error}")
+        else:
+            self.ledger.end(job, "error", error=error)
 
     def _unpinned(self, job: Job) -> FarmError:
         """Why ``job``'s pinned device cannot run it: lost during the run, or never one of the
@@ -237,6 +247,9 @@ class LocalExecutor:
             return
         try:
             while (job := self._take(slot)) is not None:
+                if not slot.ready():        # broken since its last case: not restarted
+                    self._give_back(slot, job)
+                    break
                 result = self._attempt(slot, job)
                 if not self._record(slot, job, result) or not slot.usable:
                     break
@@ -279,6 +292,21 @@ class LocalExecutor:
                     return None
                 self._cond.wait(0.25)
             return None
+
+    def _give_back(self, slot: DeviceSlot, job: Job) -> None:
+        """``job`` was taken by a device that then could not be made ready: it goes back to
+        the queue as it was (no attempt of it started; another device takes it, or it ends
+        with the rest when none is left). After an interrupt, or once the run takes no more
+        cases (--maxfail), it is not run, as any queued."""
+        with self._cond:
+            self._inflight.pop(slot.name, None)
+            if self._stopping:
+                self.ledger.end(job, "skipped", reason="not run: the run was interrupted")
+            elif self._stop_reason:
+                self.ledger.end(job, "skipped", reason=self._stop_reason)
+            else:
+                self._queue = enqueue(self._queue, job)
+            self._cond.notify_all()
 
     def _record(self, slot: DeviceSlot, job: Job, result: CaseResult) -> bool:
         """Store an attempt, queue a retry if due. False when the run is stopping."""

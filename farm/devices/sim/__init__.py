@@ -17,7 +17,8 @@ dismiss the keyboard), ``redraw`` (WDA: the app draws the field an element reque
 anew first, so its id is stale), ``permission_dialog`` (an app launched asks for a
 permission: Android's dialog, or the iPhone's SpringBoard alert, in front of it until answered),
 ``locked`` (WDA: the iPhone's lock screen shows until ``/wda/unlock``; no app launches behind
-it), ``passcode`` (WDA: ``/wda/unlock`` fails, the lock stays).
+it), ``passcode`` (WDA: ``/wda/unlock`` fails, the lock stays), ``unavailable`` (WDA: a 503
+HTML page, as a proxy in front of a restarting WebDriverAgent answers).
 Tests set them through
 `fault`, over adb (``adb shell farm-sim fault black 1``) or over WDA (``POST /farm/fault``
 ``{"name": "black", "count": 1}``); no fault applies to the switches themselves, so ``drop``
@@ -102,6 +103,7 @@ class AndroidSimulator(_Simulator):
         super().__init__(count, apps, chromium_path)
         self.port = port
         self.server: Any = None
+        self._shells: list[Any] = []
 
     @property
     def serials(self) -> list[str]:
@@ -118,6 +120,7 @@ class AndroidSimulator(_Simulator):
                                     ANDROID_UA) for serial in self.serials]
         shells = [AndroidShell(serial, screen, self.app_urls, w, h)
                   for serial, screen in zip(self.serials, self.screens)]
+        self._shells = shells
         try:
             server = AdbServer(shells, self.port)
         except OSError as exc:
@@ -131,11 +134,25 @@ class AndroidSimulator(_Simulator):
         self.server, self.port = server, server.port
         server.start()
 
-    def stop(self) -> None:
-        """Stop serving and close Chromium; safe twice."""
+    def kill_server(self) -> None:
+        """The adb server dies (`adb kill-server`, or another adb of another version killing
+        it): its connections close and nothing answers on its port. The phones stay as
+        they are (their apps, files and fault switches)."""
         if self.server is not None:
             self.server.stop()
             self.server = None
+
+    def start_server(self) -> None:
+        """An adb server answers on the same port again (`adb start-server`) for the same
+        phones, after `kill_server`."""
+        from farm.devices.sim.adb import AdbServer
+        if self.server is None:
+            self.server = AdbServer(self._shells, self.port)
+            self.server.start()
+
+    def stop(self) -> None:
+        """Stop serving and close Chromium; safe twice."""
+        self.kill_server()
         self.host.stop()
 
 

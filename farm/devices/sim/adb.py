@@ -15,6 +15,7 @@ import socket
 import socketserver
 import struct
 import threading
+from typing import Any
 
 from farm.devices.sim.androidshell import AndroidShell
 
@@ -282,12 +283,32 @@ class AdbServer(socketserver.ThreadingTCPServer):
         super().__init__(("127.0.0.1", port), _Handler)
         self.port = self.server_address[1]
         self._thread: threading.Thread | None = None
+        self._open: set[socket.socket] = set()      # connections being answered
+        self._open_lock = threading.Lock()
 
     def start(self) -> None:
         self._thread = threading.Thread(target=self.serve_forever, name="adb-sim", daemon=True)
         self._thread.start()
 
+    def finish_request(self, request: Any, client_address: Any) -> None:
+        with self._open_lock:
+            self._open.add(request)
+        try:
+            super().finish_request(request, client_address)
+        finally:
+            with self._open_lock:
+                self._open.discard(request)
+
     def stop(self) -> None:
+        """Stop answering; the connections in progress close too, as when an adb server's
+        process ends (`adb kill-server`): a client in a long shell command sees it at once."""
         self.shutdown()
         self.server_close()
+        with self._open_lock:
+            conns = list(self._open)
+        for conn in conns:
+            try:
+                conn.shutdown(socket.SHUT_RDWR)
+            except OSError:     # (closed already)
+                pass
 
