@@ -795,7 +795,8 @@ class IosDevice:
             try:
                 if session and self._session is None:
                     self._new_session()
-                return call_unless_cancelled(fn, self._stopped, f"{self.name} {what}")
+                return not_wda_json(lambda: call_unless_cancelled(fn, self._stopped,
+                                                                  f"{self.name} {what}"))
             except Cancelled:
                 raise DeviceLost(f"{self.name} was stopped during {what}") from None
             except WDAInvalidSessionIdError as exc:
@@ -805,7 +806,7 @@ class IosDevice:
                 log.info("%s: invalid session id; creating a new session", self.name)
                 self._new_session()
             except (requests.RequestException, OSError, HTTPError, MuxError, WDABadGateway,
-                    WDAEmptyResponseError) as exc:   # the connection itself failed
+                    WDAEmptyResponseError, _NotWdaAnswer) as exc:   # WDA itself is not there
                 from farm.config import mask_url     # which of FARM_IOS_WDA_URLS it is
                 # (an empty answer's error holds the request's body: a typed text, not chained)
                 raise DeviceLost(f"{self.name} lost ({what}): "
@@ -821,6 +822,29 @@ class IosDevice:
 
 
 WDA_SCHEMES = ("http://", "https://", "http+usbmux://")     # what facebook-wda reaches
+_TAG = re.compile(r"<[^>]*>")
+
+
+class _NotWdaAnswer(Exception):
+    """An answer that is not WebDriverAgent's JSON: an error page of what stands in front of
+    it (a proxy saying 503 while WDA restarts), or another server on its port. ``args``:
+    method, path and the page's text."""
+
+
+def not_wda_json(fn: Callable[[], T]) -> T:
+    """``fn()``, facebook-wda's plain WDAError for an answer that is no JSON raised as
+    `_NotWdaAnswer`: WDA is not there, as when nothing answers (DeviceLost, waited for on a
+    reopen). Before, it was the device refusing an action, said as a tuple with the page's
+    markup (``status failed on iphone-1: ('GET', 'http://…/status', '<html><head>…')``)."""
+    from wda.exceptions import WDAError
+    try:
+        return fn()
+    except WDAError as exc:
+        if type(exc) is not WDAError or len(exc.args) != 3:   # (WDA's own JSON errors)
+            raise
+        method, url, text = (str(a) for a in exc.args)
+        words = " ".join(_TAG.sub(" ", text.removesuffix("...")).split())
+        raise _NotWdaAnswer(method, urlsplit(url).path or "/", words) from None
 
 
 def session_named(path: str) -> str:
@@ -841,7 +865,7 @@ def unreachable_why(url: str, exc: BaseException) -> str:
     """Why the WebDriverAgent at ``url`` did not answer, in a line. facebook-wda wraps what
     failed in its HTTPError (unwrapped here); for a USB-connected iPhone (``http+usbmux://
     <udid>:<port>``), usbmuxd's part is said, not a bare "No such file or directory"."""
-    from wda.exceptions import WDAEmptyResponseError
+    from wda.exceptions import WDABadGateway, WDAEmptyResponseError
     from wda.usbmux.exceptions import HTTPError
 
     from farm.text import first_line
@@ -851,6 +875,14 @@ def unreachable_why(url: str, exc: BaseException) -> str:
         method, asked = (list(exc.args) + ["", ""])[:2]      # holds the text typed
         return (f"WebDriverAgent answered {method} {urlsplit(str(asked)).path or '/'} with "
                 "nothing (it may have crashed)")
+    if isinstance(exc, _NotWdaAnswer):
+        method, path, words = exc.args
+        return (f"{method} {path} was answered by something other than WebDriverAgent (is it "
+                f"restarting, or another server on its port?): {cut(words, 100) or 'no text'}")
+    if isinstance(exc, WDABadGateway):      # (502, the page)
+        page = " ".join(_TAG.sub(" ", str(exc.args[-1]) if exc.args else "").split())
+        return ("502 Bad Gateway from what stands in front of WebDriverAgent (it is down or "
+                f"restarting): {cut(page, 100) or 'no text'}")
     inner = exc.args[0] if isinstance(exc, HTTPError) and exc.args else exc
     if url.startswith("http+usbmux:"):
         if isinstance(inner, (FileNotFoundError, ConnectionRefusedError)):

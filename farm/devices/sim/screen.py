@@ -161,12 +161,14 @@ class Faults:
     locked: int = 0          # WDA: the iPhone's screen is locked (its lock screen) until
     #                          `/wda/unlock`; no app launches behind it
     passcode: int = 0        # WDA: a passcode guards the lock screen: `/wda/unlock` fails
+    unavailable: int = 0     # WDA: what stands in front of it answers 503 with an HTML page
+    #                          (WDA restarting behind a proxy or a device cloud's gateway)
     slow_seconds: float = 3.0
     names: tuple[str, ...] = field(default=("drop", "black", "idle", "empty_tree", "slow",
                                             "invalid_session", "input_blocked", "launch_fail",
                                             "crash", "offline", "keyboard_stuck",
                                             "redraw", "null_root", "permission_dialog",
-                                            "locked", "passcode"),
+                                            "locked", "passcode", "unavailable"),
                                    repr=False)
 
     def hit(self, name: str) -> bool:

@@ -138,6 +138,16 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(body)
 
+    def _send_page(self, code: int, reason: str) -> None:
+        """An HTML error page, as a proxy in front of WDA answers while WDA is down."""
+        body = (f"<html><head><title>{code} {reason}</title></head><body><h1>{code} "
+                f"{reason}</h1><p>upstream unavailable</p></body></html>").encode()
+        self.send_response(code)
+        self.send_header("Content-Type", "text/html")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
     def _dispatch(self, method: str) -> None:
         srv = self.server
         length = int(self.headers.get("Content-Length") or 0)
@@ -161,6 +171,8 @@ class _Handler(BaseHTTPRequestHandler):
             self.close_connection = True
             self.connection.shutdown(2)     # the device vanished mid-request
             return
+        if srv.screen.faults.hit("unavailable"):
+            return self._send_page(503, "Service Unavailable")
         try:
             with srv.screen.lock:
                 value, sid = srv.handle(method, path, data)
