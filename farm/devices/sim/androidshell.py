@@ -264,10 +264,15 @@ class AndroidShell:
         return b"", b"", 0
 
     def _cmd_rm(self, args: list[str]) -> Result:
+        """``rm [-f] FILE...``: a file that is not there is an error unless ``-f``, as
+        toybox's rm says it (it passed, and a step's ``rm x && …`` went on where a phone's
+        stops)."""
+        force = any(a.startswith("-") and "f" in a for a in args)
+        err = b""
         for a in args:
-            if not a.startswith("-"):
-                self.files.pop(a, None)
-        return b"", b"", 0
+            if not a.startswith("-") and self.files.pop(a, None) is None and not force:
+                err += f"rm: {a}: No such file or directory\n".encode()
+        return b"", err, 1 if err else 0
 
     def _cmd_cat(self, args: list[str]) -> Result:
         data = self.files.get(args[0])
