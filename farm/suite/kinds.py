@@ -27,6 +27,11 @@ LOCATE_OPTIONS = frozenset({"xpath", "deepLocate", "deepThink", "locate", "promp
 # Insight steps (aiQuery & co, aiAssert, aiWaitFor): what the model is shown.
 INSIGHT_OPTIONS = frozenset({"domIncluded", "screenshotIncluded"})
 
+# aiWaitFor's checkIntervalMs when a step gives none: Midscene's default (its docs: checks
+# "at least checkIntervalMs apart to avoid unnecessary AI calls"). A 1 s default judged a
+# condition that never came true up to 30 times in its 30 s, each a screenshot to the model.
+WAIT_FOR_INTERVAL_MS = 3000
+
 # Options that only some platforms honour (a device elsewhere has no way to do it), as
 # ``StepKind.platforms`` limits a whole kind: fileChooserAccept answers a web page's file chooser.
 OPTION_PLATFORMS: dict[str, tuple[str, ...]] = {"fileChooserAccept": ("web",)}

@@ -14,7 +14,7 @@ from farm.devices.keys import key_names, unknown_key
 from farm.suite.checks import Problems, suggest, whole_number
 from farm.suite.kinds import (KINDS, MEANINGS, NEAR_MISSES, OPTION_NEAR_MISSES,
                               OPTION_PLATFORMS, OTHER_WAYS, PLATFORM_GAPS, REFUSED_OPTIONS,
-                              StepKind)
+                              WAIT_FOR_INTERVAL_MS, StepKind)
 from farm.suite.model import Step
 from farm.suite.yamlpos import Node
 
@@ -138,6 +138,8 @@ def parse_step(node: Node, p: Problems, platform: str) -> Step | None:
     if "checkIntervalMs" in keys:
         options["checkIntervalMs"] = p.integer(keys["checkIntervalMs"],
                                                "aiWaitFor checkIntervalMs", minimum=1)
+    elif spec.call == "ai_wait_for":
+        options["checkIntervalMs"] = WAIT_FOR_INTERVAL_MS
     _more_options(kind, keys, options, p)
 
     target, value = _main(spec, node, main, keys, options, xpath, p)
