@@ -43,6 +43,7 @@ _OPEN_BY_DEFAULT = {"failed", "error", "interrupted"}
 _HEADER_ORDER = ["passed", "failed", "error", "flaky", "skipped", "interrupted"]
 _TITLE_ORDER = ["failed", "error", "interrupted", "flaky", "passed", "skipped"]   # worst first
 ERROR_SHOWN = 10_000     # characters of an error shown (a page's may be megabytes)
+_KEY_SAFE = "/@:=~-_.!*'()+,;"      # kept as written in a case's link (readable in a chat)
 _CSP = ("default-src 'none'; img-src 'self' file: data:; style-src 'unsafe-inline'; "
         "script-src 'unsafe-inline'")
 
@@ -90,6 +91,7 @@ class _Renderer:
         self.run_dir = run_dir
         self.counts: Counter[str] = Counter(c.status for c in summary.cases)
         self._files: dict[str, set[str]] = {}     # a folder's files, listed once
+        self._keys: set[str] = set()              # the cases' ids in the page
 
     def _exists(self, rel: str) -> bool:
         """Whether the run dir's ``rel`` is a file: its folder is listed once for all its
@@ -248,8 +250,8 @@ failed, error (skipped and interrupted left out)">
                     for st in STATUS_ORDER if self.counts[st]]
         return f"""<nav class="toolbar">
 <div class="filters" role="group" aria-label="Filter by status">{"".join(buttons)}</div>
-<input id="search" type="search" placeholder="Search cases…  ( / )" aria-label="Search cases"
- autocomplete="off">
+{self.pickers()}<input id="search" type="search" placeholder="Search cases…  ( / )"
+ aria-label="Search cases" autocomplete="off">
 <span id="shown" class="shown">{total} of {total} cases</span>
 <button type="button" class="link" data-expand="open">expand all</button>
 <button type="button" class="link" data-expand="close">collapse all</button>
@@ -257,6 +259,24 @@ failed, error (skipped and interrupted left out)">
 <span class="shown">JavaScript is off: no filter or search. Cases that did not pass come first,
 open.</span></noscript>
 </nav>"""
+
+    def pickers(self) -> str:
+        """A menu a facet (platform, device, tag) with more than one value among the cases:
+        "which of last night's failures were on pixel-2 / tagged checkout?" (a search for
+        "pixel-2" also found every case whose error named that device)."""
+        cases = self.summary.cases
+        facets = [("platform", "platforms", Counter(c.platform for c in cases)),
+                  ("device", "devices", Counter(c.device for c in cases if c.device)),
+                  ("tag", "tags", Counter(t for c in cases for t in dict.fromkeys(c.tags)))]
+        menus = []
+        for name, plural, counts in facets:
+            if len(counts) < (1 if name == "tag" else 2):
+                continue
+            options = "".join(f'<option value="{_e(v)}">{_e(v)} ({n})</option>'
+                              for v, n in sorted(counts.items()))
+            menus.append(f'<select class="pick" data-pick="{name}" aria-label="Filter by '
+                         f'{name}"><option value="">all {plural}</option>{options}</select>')
+        return "".join(menus)
 
     def case(self, c: CaseResult) -> str:
         where = c.file + (f":{c.line}" if c.line else "")
@@ -283,13 +303,34 @@ open.</span></noscript>
         if c.since_last:
             chip_html = (f'<span class="since v-{_e(c.since_last.replace(" ", "-"))}" '
                          f'title="against earlier runs">{_e(c.since_last)}</span>' + chip_html)
-        is_open = " open" if c.status in _OPEN_BY_DEFAULT else ""
-        return f"""<details class="case st-{_e(c.status)}" data-status="{_e(c.status)}" \
-data-q="{_e(haystack.lower())}"{is_open}>
+        is_open = c.status in _OPEN_BY_DEFAULT
+        key = self.case_key(c)
+        link = f'<a class="permalink" href="#{_e(urllib.parse.quote(key, safe=_KEY_SAFE))}">#</a>'
+        facets = f'data-platform="{_e(c.platform)}"' + (
+            f' data-device="{_e(c.device)}"' if c.device else "") + (
+            f' data-tags="{_e(json.dumps(c.tags, ensure_ascii=False))}"' if c.tags else "")
+        # A closed case's body is raw text until it opens (report.js unfolds it): 2,000 cases'
+        # steps parsed as markup made 700,000 nodes and a nightly took 25 s to open. With
+        # JavaScript off a <noscript> is markup, so the page reads the same.
+        body = self.case_body(c) if is_open else \
+            f'<noscript>{self.case_body(c)}</noscript>'
+        return f"""<details class="case st-{_e(c.status)}" id="{_e(key)}" \
+data-status="{_e(c.status)}" {facets} data-q="{_e(haystack.lower())}"{" open" if is_open else ""}>
 <summary>{self.badge(c.status)}<span class="name">{_e(c.name)}</span>\
-<span class="where">{_e(where)}</span><span class="chips">{chip_html}</span></summary>
-<div class="body">{self.case_body(c)}</div>
+<span class="where">{_e(where)}</span><span class="chips">{chip_html}</span>{link}</summary>
+<div class="body">{body}</div>
 </details>"""
+
+    def case_key(self, c: CaseResult) -> str:
+        """The case's id in the page and its link (``report.html#case=demo/login``): from its
+        case id, so a link pasted in a chat opens the same case in every copy of the report;
+        a second case of one id (a hand-made results.json) gets ``~2``."""
+        key, n = f"case={c.case_id}", 1
+        while key in self._keys:
+            n += 1
+            key = f"case={c.case_id}~{n}"
+        self._keys.add(key)
+        return key
 
     def case_body(self, c: CaseResult) -> str:
         parts = [f'<p class="facts"><span>id <code>{_e(c.case_id)}</code></span>'

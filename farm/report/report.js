@@ -1,16 +1,51 @@
-// farm report: status filter, text search, expand/collapse, screenshot lightbox. No dependencies.
+// farm report: filters (status, platform, device, tag), text search, a link to each case,
+// expand/collapse, screenshot lightbox. No dependencies.
+//
+// The page's state is its URL's fragment, so a link pasted in a chat opens what its sender saw
+// and Back / Forward step through it: "#case=<case id>" opens and shows one case;
+// "#status=failed&device=pixel-2&q=declined" is a filtered list.
 document.addEventListener("DOMContentLoaded", function () {
   "use strict";
   var cases = Array.prototype.slice.call(document.querySelectorAll("details.case"));
   var filters = Array.prototype.slice.call(document.querySelectorAll("button[data-filter]"));
+  var picks = Array.prototype.slice.call(document.querySelectorAll("select[data-pick]"));
   var search = document.getElementById("search");
   var shown = document.getElementById("shown");
   var empty = document.getElementById("empty");
-  var status = "all";
+  var state = {status: "all", platform: "", device: "", tag: "", q: ""};
+  var FACETS = ["platform", "device", "tag"];
+  var tagsOf = new Map(cases.map(function (c) {
+    try { return [c, JSON.parse(c.getAttribute("data-tags") || "[]")]; }
+    catch (e) { return [c, []]; }
+  }));
 
+  // -- a closed case's body is raw text (a <noscript>) until it is opened ------------------
+  function unfold(c) {
+    var later = c.querySelector(":scope > .body > noscript");
+    if (!later) return;
+    var t = document.createElement("template");
+    t.innerHTML = later.textContent;
+    later.replaceWith(t.content);
+  }
+  // "expand all" of 2,000 cases unfolds each as it comes near the screen, not all at once
+  var near = "IntersectionObserver" in window ? new IntersectionObserver(function (seen) {
+    seen.forEach(function (e) {
+      if (e.isIntersecting) { near.unobserve(e.target); unfold(e.target); }
+    });
+  }, {rootMargin: "1500px 0px"}) : null;
+  document.addEventListener("toggle", function (event) {
+    var c = event.target;
+    if (!c.classList || !c.classList.contains("case") || !c.open) return;
+    if (c.farmLazy && near) { c.farmLazy = false; near.observe(c); } else { unfold(c); }
+  }, true);
+
+  // -- filter and search ---------------------------------------------------------------------
   function visible(c) {
-    var words = search ? search.value.trim().toLowerCase().split(/\s+/) : [];
-    if (status !== "all" && c.getAttribute("data-status") !== status) return false;
+    var words = state.q.trim().toLowerCase().split(/\s+/);
+    if (state.status !== "all" && c.getAttribute("data-status") !== state.status) return false;
+    if (state.platform && c.getAttribute("data-platform") !== state.platform) return false;
+    if (state.device && (c.getAttribute("data-device") || "") !== state.device) return false;
+    if (state.tag && tagsOf.get(c).indexOf(state.tag) === -1) return false;
     var text = c.getAttribute("data-q") || "";
     // every word somewhere, in any order: "cart wrong" finds "wrong cart total"
     return words.every(function (w) { return text.indexOf(w) !== -1; });
@@ -20,33 +55,103 @@ document.addEventListener("DOMContentLoaded", function () {
     var n = 0;
     cases.forEach(function (c) {
       var ok = visible(c);
-      c.hidden = !ok;
+      if (c.hidden === ok) c.hidden = !ok;
       if (ok) n += 1;
     });
+    filters.forEach(function (b) {
+      var on = (b.getAttribute("data-filter") || "all") === state.status;
+      b.classList.toggle("active", on);
+      b.setAttribute("aria-pressed", on ? "true" : "false");
+    });
+    picks.forEach(function (s) { s.value = state[s.getAttribute("data-pick")]; });
+    if (search && search.value !== state.q) search.value = state.q;
     if (shown) shown.textContent = n + " of " + cases.length + " cases";
     if (empty) empty.hidden = n !== 0;
   }
 
+  function fragment() {
+    var parts = [];
+    if (state.status !== "all") parts.push(["status", state.status]);
+    FACETS.forEach(function (k) { if (state[k]) parts.push([k, state[k]]); });
+    if (state.q.trim()) parts.push(["q", state.q.trim()]);
+    return parts.map(function (p) { return p[0] + "=" + encodeURIComponent(p[1]); }).join("&");
+  }
+
+  // a filter is a step Back undoes; typing in the search box replaces the step it is on
+  function remember(push) {
+    var hash = fragment();
+    var url = location.href.split("#")[0] + (hash ? "#" + hash : "");
+    if (url === location.href) return;
+    try {
+      history[push ? "pushState" : "replaceState"](null, "", url);
+    } catch (e) {      // (a browser refusing history on file://: the fragment alone)
+      if (push) location.hash = hash; else location.replace("#" + hash);
+    }
+  }
+
+  function hashText() {
+    try { return decodeURIComponent(location.hash.slice(1)); } catch (e) { return ""; }
+  }
+
+  function show(c) {
+    if (!visible(c)) {
+      state = {status: "all", platform: "", device: "", tag: "", q: ""};
+      apply();
+    }
+    c.open = true;
+    unfold(c);
+    c.scrollIntoView({block: "start"});
+  }
+
+  function fromUrl() {
+    var text = hashText();
+    if (text.indexOf("case=") === 0) {
+      var c = document.getElementById(text);
+      if (c && c.classList.contains("case")) show(c);
+      return;
+    }
+    if (text && text.indexOf("=") === -1) return;    // a step's anchor (#at-…): the browser's
+    var params = new URLSearchParams(location.hash.slice(1));
+    state = {status: params.get("status") || "all", platform: params.get("platform") || "",
+             device: params.get("device") || "", tag: params.get("tag") || "",
+             q: params.get("q") || ""};
+    apply();
+  }
+
   filters.forEach(function (button) {
     button.addEventListener("click", function () {
-      status = button.getAttribute("data-filter") || "all";
-      filters.forEach(function (b) {
-        var on = b === button;
-        b.classList.toggle("active", on);
-        b.setAttribute("aria-pressed", on ? "true" : "false");
-      });
+      state.status = button.getAttribute("data-filter") || "all";
       apply();
+      remember(true);
     });
   });
-  if (search) search.addEventListener("input", apply);
+  picks.forEach(function (s) {
+    s.addEventListener("change", function () {
+      state[s.getAttribute("data-pick")] = s.value;
+      apply();
+      remember(true);
+    });
+  });
+  if (search) search.addEventListener("input", function () {
+    state.q = search.value;
+    apply();
+    remember(false);
+  });
+  window.addEventListener("popstate", fromUrl);
+  window.addEventListener("hashchange", fromUrl);
 
   Array.prototype.forEach.call(document.querySelectorAll("button[data-expand]"), function (b) {
     b.addEventListener("click", function () {
       var open = b.getAttribute("data-expand") === "open";
-      cases.forEach(function (c) { if (!c.hidden) c.open = open; });
+      cases.forEach(function (c) {
+        if (c.hidden || c.open === open) return;
+        c.farmLazy = open;
+        c.open = open;
+      });
     });
   });
 
+  // -- lightbox ------------------------------------------------------------------------------
   var box = document.getElementById("lightbox");
   var boxImg = box ? box.querySelector("img") : null;
   var boxText = box ? box.querySelector("figcaption span") : null;
@@ -92,5 +197,5 @@ document.addEventListener("DOMContentLoaded", function () {
     }
   });
 
-  apply();
+  fromUrl();
 });
