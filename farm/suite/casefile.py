@@ -12,6 +12,7 @@ from pathlib import Path
 
 from farm.config import MAX_RETRIES
 from farm.suite.checks import Problems
+from farm.suite.kinds import KINDS
 from farm.suite.model import Case, Step, SuiteDefaults, Task
 from farm.suite.steps import parse_flow
 from farm.suite.targets import (UNSUPPORTED, WEB_SECTIONS, read_mobile, read_outputs, read_web,
@@ -82,6 +83,7 @@ def check_secret_names(node: Node | None, known: set[str] | frozenset[str],
 
 def check_templates(node: Node, known: set[str] | frozenset[str], p: Problems) -> None:
     """Report malformed placeholders and ``${NAME}`` (no default) with NAME not in ``known``."""
+    results = _result_names(node)
     for scalar in node.walk_scalars():
         text = scalar.text
         if not text or "${" not in text:
@@ -93,7 +95,35 @@ def check_templates(node: Node, known: set[str] | frozenset[str], p: Problems) -
                           "${NAME:-default} (write $${ for a literal ${)")
         for name, has_default, _ in references(text):
             if not has_default and name not in known:
-                p.add(scalar, UNDEFINED.format(name))
+                p.add(scalar, _undefined(name, results))
+
+
+def _result_names(node: Node) -> dict[str, Node]:
+    """The ``name:`` of each flow step in a case file (its step node), for `_undefined`."""
+    out: dict[str, Node] = {}
+    tasks = node.value.get("tasks") if node.kind == "map" else None
+    for task in tasks.value if tasks is not None and tasks.kind == "seq" else []:
+        flow = task.value.get("flow") if task.kind == "map" else None
+        for step in flow.value if flow is not None and flow.kind == "seq" else []:
+            name = step.value.get("name") if step.kind == "map" else None
+            if name is not None and name.kind == "scalar" and name.text:
+                out.setdefault(name.text, step)
+    return out
+
+
+def _undefined(name: str, results: dict[str, Node]) -> str:
+    """The message for an undefined ``${name}``: when a step of the file keeps its result
+    under that name (``aiNumber: the price`` + ``name: price``, then ``aiAssert: the total is
+    ${price}``), that a result is no variable, rather than where to set one."""
+    step = results.get(name)
+    if step is None:
+        return UNDEFINED.format(name)
+    kind = next((k for k in step.value if k in KINDS), "step")
+    return (f"undefined variable ${{{name}}}: {name!r} is the name of the {kind} result at line {step.line}, and "
+            "a step's result is no variable: farm, as Midscene, does not put one step's answer "
+            "into a later step's text (the answer is in the case's data and the output: file); "
+            "describe the value in the later step instead (\"the total equals the price "
+            "shown\")")
 
 
 def read_case(node: Node, path: Path, root: Path, defaults: SuiteDefaults,
