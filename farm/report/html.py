@@ -354,6 +354,7 @@ data-status="{_e(c.status)}" {facets} data-q="{_e(haystack.lower())}"{" open" if
             parts.append(f'<p class="at-step">{verb} at <a href="#{_anchor(c)}">step {at.index}'
                          f" of {len(c.steps)}</a>" + (f" · line {at.line}" if at.line else "")
                          + f" · {_e(at.task)}: {_e(at.label)}</p>")
+            parts.append(_model_said(at, c))
         if c.reason:    # beside an error too: "not retried: --maxfail 1 reached" & co.
             label = "Skipped" if c.status == "skipped" else "Reason" if c.error is None \
                 else "Note"
@@ -423,7 +424,7 @@ data-status="{_e(c.status)}" {facets} data-q="{_e(haystack.lower())}"{" open" if
         if st.usage and st.usage.calls:
             label += f'<div class="out">{_e(_usage_text(st.usage))}</div>'
         if isinstance(st.output, dict) and isinstance(st.output.get("steps"), list):
-            label += _agent_summary(st.output)
+            label += _agent_summary(st.output, bool(at_fault))
         elif st.output is not None:
             out = json.dumps(st.output, ensure_ascii=False, default=str)
             out = out if len(out) <= 200 else out[:199] + "…"
@@ -580,13 +581,26 @@ def _usage_text(usage: Usage) -> str:
             f"{usage.latency_s:.1f}s")
 
 
-def _agent_summary(output: dict) -> str:
-    """An ai step's own account: what it did, round by round, and how it ended."""
+def _agent_summary(output: dict, is_open: bool = False) -> str:
+    """An ai step's own account: what it did, round by round, and how it ended (open on the
+    step the case failed at: its rounds are why)."""
     steps = "".join(f"<li>{_e(str(x))}</li>" for x in output["steps"][:60])
     head = f"{output.get('rounds', len(output['steps']))} round(s)"
     if output.get("message"):
         head += f" → {output['message']}"
-    return f'<details class="out"><summary>{_e(head)}</summary><ol>{steps}</ol></details>'
+    return (f'<details class="out"{" open" if is_open else ""}><summary>{_e(head)}</summary>'
+            f"<ol>{steps}</ol></details>")
+
+
+def _model_said(step: StepRecord, c: CaseResult) -> str:
+    """The model's reasoning for the step a case failed at (a failed aiAssert's "the model:
+    …"), under the case's error: with an ``errorMessage`` the error is the suite's words and
+    the reasoning was only in the step's row, cut at 200 characters."""
+    said = step.output if isinstance(step.output, str) else ""
+    why = said.removeprefix("the model: ")
+    if not said.startswith("the model: ") or (c.error and why in c.error.message):
+        return ""
+    return f'<p class="why"><b>The model:</b> {_e(cut_long(why))}</p>'
 
 
 def _failures(c: CaseResult) -> list[str]:

@@ -197,3 +197,41 @@ class _SubPath(http.server.SimpleHTTPRequestHandler):
     def translate_path(self, path: str) -> str:
         prefix = "/job/41/artifacts"
         return super().translate_path(path[len(prefix):] if path.startswith(prefix) else "/x")
+
+
+REASON = ("the cart shows 2 items but the total reads 0.00 EUR; the checkout button is greyed "
+          "out and a banner at the top says the card was declined by the issuer, so the "
+          "order was never placed and no receipt number is on screen " * 2).strip()
+
+
+def test_why_the_model_failed_a_step_shows_under_the_error_without_a_click(
+        tmp_path: Path, viewer_page, page_errors) -> None:
+    """A failed aiAssert with the suite's errorMessage: the model's reasoning was only in its
+    step's row, cut at 200 characters; a failed ai step's rounds were folded away."""
+    from farm.report.html import write_html
+    from farm.results import CaseError, CaseResult, RunSummary, StepRecord
+    steps = [StepRecord(task="pay", index=1, kind="ai", label='ai "pay for the order"',
+                        status="failed", error="gave up after 3 rounds",
+                        output={"rounds": 3, "message": "", "steps": [
+                            "Tap 'Pay'", "Tap 'Pay' again", "Scroll down: no receipt"]})]
+    ai = CaseResult(run_id="r", case_id="n/ai", name="pays", file="n/ai.yaml", platform="web",
+                    device="browser-1", status="failed", steps=steps,
+                    error=CaseError(kind="StepFailed", message="gave up after 3 rounds", step=1))
+    steps = [StepRecord(task="pay", index=1, kind="aiAssert", label='aiAssert "paid"',
+                        status="failed", error="Payment did not go through",
+                        output=f"the model: {REASON}")]
+    judged = ai.model_copy(update={"case_id": "n/assert", "name": "judged", "steps": steps,
+                                   "error": CaseError(kind="AssertionFailed",
+                                                      message="Payment did not go through",
+                                                      step=1)})
+    summary = RunSummary(run_id="r", started="", cases=[ai, judged])
+    summary.recount()
+    viewer_page.set_viewport_size({"width": 1280, "height": 800})
+    viewer_page.goto(write_html(summary, tmp_path).as_uri())
+    why = viewer_page.locator('details.case[data-q*="n/assert"] .why')
+    assert why.count() == 1 and why.inner_text() == f"The model: {REASON}"
+    assert why.is_visible()
+    rounds = viewer_page.locator('details.case[data-q*="n/ai"] tr.at details.out li')
+    assert rounds.all_inner_texts() == ["Tap 'Pay'", "Tap 'Pay' again", "Scroll down: no receipt"]
+    assert rounds.last.is_visible()
+    assert page_errors == []
