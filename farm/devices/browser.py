@@ -355,6 +355,12 @@ class BrowserDevice:
         if page is self._page:
             self._crashed = True
             log.warning("%s: the page's renderer crashed (%s)", self.name, page.url)
+            # a call sent to the page before this event came never returns (a crash between
+            # steps: a timer's allocation during a `sleep`, then the step's screenshot hung
+            # until the case's timeout and the watchdog's kill of the browser, "case timed
+            # out ... waiting for the device's screenshot"): closing the case's context ends
+            # it, failing as the crash (`_page_gone`); the next case has a fresh one
+            self._close_hung_page()
 
     def _on_page_error(self, error: Any) -> None:
         """An error the page's scripts threw and nothing caught: kept for the note of a step
