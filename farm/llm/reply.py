@@ -66,7 +66,8 @@ _FENCE = re.compile(r"```[a-zA-Z]*\s*\n?(.*?)```", re.S)
 
 
 def loads_lenient(text: str) -> Any:
-    """JSON from a model: strips code fences and prose around the first {...} or [...]."""
+    """JSON from a model: strips code fences and prose around the first {...} or [...]; when
+    that cut does not parse, the first complete JSON object or array in the reply."""
     raw = text.strip()
     if not raw:
         raise ReplyParseError("the reply was empty")
@@ -78,14 +79,36 @@ def loads_lenient(text: str) -> Any:
         return _load(raw)
     except (ValueError, RecursionError):
         pass
-    for opener, closer in (("{", "}"), ("[", "]")):
-        start, end = raw.find(opener), raw.rfind(closer)
-        if start != -1 and end > start:
-            try:
-                return _load(raw[start:end + 1])
-            except (ValueError, RecursionError):
-                continue
+    obj, arr = raw.find("{"), raw.find("[")
+    tries = [(_cut, "{}")]
+    if obj != -1 and (arr == -1 or obj < arr):
+        # prose with braces of its own after the answer ('{"data": [1]} note: {x}'): the
+        # first complete object, before a list inside it is taken for the answer
+        tries.append((_first_value, "{"))
+    tries += [(_cut, "[]"), (_first_value, "[")]
+    for read, brackets in tries:
+        try:
+            return read(raw, brackets)
+        except (ValueError, RecursionError):
+            continue
     raise ReplyParseError(f"expected JSON, got: {text.strip()[:200]!r}")
+
+
+def _cut(raw: str, brackets: str) -> Any:
+    """The text from the first opening bracket to the last closing one, read as JSON."""
+    start, end = raw.find(brackets[0]), raw.rfind(brackets[1])
+    if start == -1 or end <= start:
+        raise ValueError("no JSON")
+    return _load(raw[start:end + 1])
+
+
+def _first_value(raw: str, opener: str) -> Any:
+    """The complete JSON value that begins at the first ``opener`` (text after it ignored).
+    Read once from there: linear in the reply, whatever follows."""
+    start = raw.find(opener)
+    if start == -1:
+        raise ValueError("no JSON")
+    return json.JSONDecoder().raw_decode(raw, start)[0]
 
 
 _LITERAL_CHARS = 20_000     # a Python literal longer than this is not read as one
