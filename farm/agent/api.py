@@ -536,7 +536,7 @@ class Agent:
                 raise _no_verdict_in_time(assertion, timeout_s, why, models.judge) from None
             if passed:
                 return
-            pause = self._next_look(limit, interval_s, time.monotonic() - started)
+            pause = self._next_look(limit, interval_s, started)
             if pause is None:
                 if limit >= self._deadline():
                     raise CaseTimeout(f'case timed out waiting for "{assertion}"')
@@ -544,17 +544,21 @@ class Agent:
                                       f"{timeout_s:g}s: {why or NO_REASON}")
             self._pause(pause, f'"{assertion}"')
 
-    def _next_look(self, limit: float, interval_s: float, took: float) -> float | None:
-        """How long aiWaitFor waits before its next check, None when none fits before
-        ``limit``. The step's own timeout gets a last check as late as one fits (taking what
-        the last one took): "timeout: 8000, checkIntervalMs: 3000" looked at 0, 3 and 6 s and
-        failed there, and a condition true from 7 s on was never seen. No check is started
-        into the case's last moments: it ends there whatever the model says."""
+    def _next_look(self, limit: float, interval_s: float, started: float) -> float | None:
+        """How long aiWaitFor waits before its next check (the last began at ``started``),
+        None when none fits before ``limit``. ``interval_s`` is the least time between the
+        starts of two checks, as Midscene's checkIntervalMs: a judge that took 2 s of a 3 s
+        interval is asked again 1 s later, one slower than it at once. The step's own timeout
+        gets a last check as late as one fits (taking what the last one took): "timeout:
+        8000, checkIntervalMs: 3000" looked at 0, 3 and 6 s and failed there, and a condition
+        true from 7 s on was never seen. No check is started into the case's last moments: it
+        ends there whatever the model says."""
         now = time.monotonic()
+        wait = max(started + interval_s - now, 0.0)
         if limit >= self._deadline():
-            return interval_s if now + interval_s <= limit else None
-        fits = limit - now - took
-        return min(interval_s, fits) if fits > 0 else None
+            return wait if now + wait <= limit else None
+        fits = limit - now - (now - started)
+        return min(wait, fits) if fits > 0 else None
 
     def ai_query(self, query: str, kind: str = "aiQuery",
                  shown: dict[str, Any] | None = None) -> Any:
