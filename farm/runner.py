@@ -448,8 +448,8 @@ class _CaseRun:
                 rec.output = self.mask(f"the model: {exc.thought}")
             elif self.agent.last_act:       # a failed ai step: what it did, round by round
                 rec.output = _masked_output(self.agent.last_act, self.mask)
-            if step.kind == "aiAssert":       # as Midscene keeps it
-                self._keep(step, {"pass": False, "message": rec.error}, result)
+            if step.kind == "aiAssert":       # as Midscene's player keeps it (setResult)
+                self._keep(step, _failed_verdict(exc, rec.error, self.mask), result)
         finally:
             rec.duration = round(time.monotonic() - t0, 3)
             rec.observation = getattr(self.device, "last_observation", None)
@@ -716,6 +716,15 @@ _CALLS: dict[str, Callable[[_CaseRun, Step], tuple[Any, Any]]] = {
     "ai_query": lambda run, step: (None, run.agent.ai_query(step.value or "", step.kind,
                                                             _shown(step))),
 }
+
+
+def _failed_verdict(exc: TestFailure, message: str | None, mask: Callable[[str], str]
+                    ) -> dict[str, Any]:
+    """A failed aiAssert's kept result, as Midscene keeps it: ``{pass, thought, message}``
+    (no ``thought`` when the model gave no reason)."""
+    thought = getattr(exc, "thought", None)
+    return {"pass": False, **({"thought": mask(thought)} if thought else {}),
+            "message": message}
 
 
 def _message(exc: BaseException) -> str:

@@ -498,13 +498,14 @@ class Agent:
         passed, why = judge(self.ask, models.judge, assertion, self._look(shown))
         if passed is None:          # {"pass": null}: a failure, never a verdict asked again
             why = _could_not_tell(why)
-            failed = AssertionFailed(error_message or f'aiAssert "{assertion}": {why}')
+            failed = AssertionFailed(_worded(error_message, why) if error_message
+                                     else f'aiAssert "{assertion}": {why}')
             failed.thought = why
             raise failed
         if not passed:
-            failed = AssertionFailed(error_message or f'aiAssert "{assertion}" failed: '
-                                     f'{why or NO_REASON}')
-            failed.thought = why      # the model's reasoning, shown beside a custom message
+            failed = AssertionFailed(_worded(error_message, why) if error_message else
+                                     f'aiAssert "{assertion}" failed: {why or NO_REASON}')
+            failed.thought = why      # the model's reasoning, kept with the verdict
             raise failed
         return {"pass": True, "thought": why}
 
@@ -574,6 +575,12 @@ class Agent:
 
     def ai_string(self, query: str) -> str:
         return self.ai_query(query, "aiString")
+
+
+def _worded(error_message: str, why: str | None) -> str:
+    """A failed aiAssert's message when the step gives ``errorMessage``, worded as Midscene
+    words it: the suite's words, then the model's reason (which a custom message hid)."""
+    return f"Assertion failed: {error_message}\nReason: {why or NO_REASON}"
 
 
 def _could_not_tell(why: str) -> str:

@@ -126,8 +126,13 @@ def test_assertions_go_to_the_assert_model_and_everything_else_to_the_planner(
     # the unnamed aiAssert's verdict under its number, as Midscene's player keeps it
     assert judged["data"] == {"0": {"pass": True, "thought": "Cart (0)"}, "items": 0}
     assert refused["status"] == "failed" and MUG_REASON in refused["error"]["message"]
-    assert custom["status"] == "failed" and "no mug in the cart" in custom["error"]["message"]
-    assert MUG_REASON not in custom["error"]["message"]
+    # errorMessage worded as Midscene words it: the suite's words, then the model's reason;
+    # the verdict kept as Midscene's player keeps it ({pass, thought, message}), and junit
+    # says the reason too
+    said = f"Assertion failed: no mug in the cart\nReason: {MUG_REASON}"
+    assert custom["status"] == "failed" and custom["error"]["message"] == said
+    assert custom["data"] == {"0": {"pass": False, "thought": MUG_REASON, "message": said}}
+    assert f"Reason: {MUG_REASON}" in (run_dir / "junit.xml").read_text()
 
     # the judge got every statement and nothing else; aiWaitFor asked it twice
     assert sorted(statements(judge_srv)) == sorted([

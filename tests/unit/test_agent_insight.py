@@ -2,7 +2,8 @@
 the in-process scripted client on a FakeDevice.
 
 * the judge sees the screen as it is now (not a cached frame), its reason is the failure
-  message unless the step gives ``errorMessage``;
+  message; with ``errorMessage`` it is worded as Midscene words it (the suite's words,
+  then "Reason:" and the model's);
 * aiWaitFor looks again until the statement holds, and when the time is up fails with the
   judge's last reason; time is a fake clock the wait's own sleeps move forward;
 * query answers are typed by the step kind (a wrong type is sent back once, then it is a model
@@ -90,12 +91,13 @@ def test_a_failed_assertion_says_why_in_the_model_s_words():
                                  "(look 1)")
 
 
-def test_error_message_replaces_the_model_s_reason():
+def test_error_message_words_the_failure_with_the_model_s_reason():
     dev = app()
     agent = Agent(dev, ModelSet.single(ScriptedModelClient(judge_of(dev))))
     with pytest.raises(AssertionFailed) as failed:
         agent.ai_assert(STATEMENT, error_message="login is broken")
-    assert str(failed.value) == "login is broken"
+    assert str(failed.value) == ("Assertion failed: login is broken\n"
+                                 "Reason: a spinner is still shown (look 1)")
 
 
 def test_an_unreadable_verdict_is_asked_again_then_a_model_error():
@@ -120,7 +122,7 @@ def test_ai_assert_steps_in_a_case(tmp_path):
     res = run_steps(tmp_path, dev, ScriptedModelClient(judge_of(dev)), [
         Step(kind="aiAssert", value=STATEMENT, options={"errorMessage": "login is broken"})])
     assert res.status == "failed" and "login is broken" in res.error.message
-    assert "spinner" not in res.error.message
+    assert "Reason: a spinner is still shown" in res.error.message
     dev = app()
     dev.start = "welcome"
     res = run_steps(tmp_path, dev, ScriptedModelClient(judge_of(dev)), [

@@ -50,5 +50,6 @@ def test_a_null_reason_beside_an_error_message_is_no_model_output(tmp_path):
                         model=ModelSet.single(client))
     result = run_case(Job(case.id, "web", 1), case, FakeDevice(CART), services)
     assert result.status == "failed" and result.error is not None
-    assert result.error.message == "the cart is empty"
+    assert result.error.message == ("Assertion failed: the cart is empty\n"
+                                    "Reason: the model gave no reason")
     assert not result.steps[-1].output       # was "the model: None"

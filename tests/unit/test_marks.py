@@ -210,12 +210,14 @@ def test_a_long_note_wraps_in_at_most_three_lines_and_a_png_keeps_its_type():
 
 
 def test_a_failed_ai_assert_keeps_the_model_s_reasoning(tmp_path):
-    """With errorMessage the step fails with the suite's words, and the report still shows why
-    the model judged it false (the step's output)."""
+    """With errorMessage the step fails with the suite's words and the model's reason (as
+    Midscene words it), and the report still shows why the model judged it false (the step's
+    output)."""
     from farm.llm.client import ScriptedModelClient
     from tests.unit.test_agent_insight import STATEMENT, app, judge_of, run_steps
     dev = app()
     res = run_steps(tmp_path, dev, ScriptedModelClient(judge_of(dev)), [
         Step(kind="aiAssert", value=STATEMENT, options={"errorMessage": "login is broken"})])
-    assert res.status == "failed" and res.error.message == "login is broken"
+    assert res.status == "failed" and res.error.message == (
+        "Assertion failed: login is broken\nReason: a spinner is still shown (look 1)")
     assert res.steps[0].output.startswith("the model: ") and "spinner" in res.steps[0].output

@@ -82,7 +82,8 @@ def test_a_null_verdict_beside_a_custom_error_message_is_the_steps_output(tmp_pa
     step = Step(kind="aiAssert", value="the cart shows 1 item",
                 options={"errorMessage": "cart not updated"})
     res = run(step, client, tmp_path)
-    assert res.status == "failed" and res.error.message == "cart not updated", res.error
+    assert res.status == "failed" and res.error.message == (
+        f"Assertion failed: cart not updated\nReason: {COULD_NOT_TELL}"), res.error
     assert res.steps[0].output == f"the model: {COULD_NOT_TELL}"
     no_reason = ScriptedModelClient(['{"pass": null}'])
     res = run(Step(kind="aiAssert", value="the cart shows 1 item"), no_reason, tmp_path)
