@@ -736,17 +736,21 @@ def _message(exc: BaseException) -> str:
 
 
 def _masked_output(value: Any, mask: Callable[[str], str]) -> Any:
+    """A step's output with every secret masked, whole: its structure kept (aiQuery data, an
+    ai step's summary) and nothing cut (an aiQuery of 500 rows once kept 200, unsaid). Its
+    size is bounded where it comes from (a model's reply by FARM_MODEL_MAX_REPLY_BYTES, a
+    shell's or WebDriverAgent's output by their caps)."""
     if isinstance(value, str):
         return mask(value)
     if isinstance(value, bool) or value is None:
         return value
     if isinstance(value, (int, float)):   # a numeric secret (a PIN) read back as a number
         return value if mask(str(value)) == str(value) else mask(str(value))
-    if isinstance(value, dict):      # keep structure (aiQuery data, an ai step's summary)
-        return {mask(str(k)): _masked_output(v, mask) for k, v in list(value.items())[:100]}
+    if isinstance(value, dict):
+        return {mask(str(k)): _masked_output(v, mask) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_masked_output(v, mask) for v in list(value)[:200]]
-    return mask(str(value))[:2000]
+        return [_masked_output(v, mask) for v in value]
+    return mask(str(value))
 
 
 def run_case(job: Job, case: Case, device: Device, services: Services) -> CaseResult:
