@@ -157,6 +157,7 @@ class Settings(BaseModel):
     pushgateway_url: str | None = None      # farm run: push the run's metrics here at the end
     pushgateway_timeout: float = 10.0       # seconds each request to the Pushgateway may take
     pushgateway_instance: str | None = None  # the pushed group's instance (default: host name)
+    pushgateway_interval: float = 30.0      # farm run: push what it counted so far this often
     metrics_linger_seconds: float = 15.0    # farm run --metrics-port: wait this long at most
                                             # for a scrape to collect the final values
 
@@ -367,7 +368,7 @@ class Settings(BaseModel):
             raise ValueError("must be a TCP port (1-65535), or 0 for off")
         return value
 
-    @field_validator("metrics_linger_seconds")
+    @field_validator("metrics_linger_seconds", "pushgateway_interval")
     @classmethod
     def _linger(cls, value: float) -> float:
         if not 0 <= value <= MAX_SECONDS:

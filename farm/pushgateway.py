@@ -27,7 +27,8 @@ TIMEOUT_S = 10.0    # each request to the gateway, unless told (Settings.pushgat
 
 def push(url: str, job: str = "farm_run", totals: Path | None = None,
          baseline: bool = False, timeout: float = TIMEOUT_S,
-         instance: str | None = None) -> None:
+         instance: str | None = None, counted: dict[str, float] | None = None,
+         said: set[str] | None = None) -> dict[str, float]:
     """Push farm's metrics to a Pushgateway (grouped by job and host: one group per CI
     machine; ``instance``, FARM_PUSHGATEWAY_INSTANCE, names the group instead of the host
     name, for CI runners whose host name is new for every job: a group each, kept by the
@@ -46,7 +47,12 @@ def push(url: str, job: str = "farm_run", totals: Path | None = None,
     push succeeded. ``baseline``: push the totals so far only, not this run's counts yet
     (`Baseline`: they come with the end's push; pushed now too, they would count twice).
     ``timeout``: seconds each request may take (FARM_PUSHGATEWAY_TIMEOUT, farm.toml's
-    ``pushgateway_timeout``).
+    ``pushgateway_timeout``). ``counted``: this run's own counts as its last push that went
+    through carried them (`RunPushes`): the totals so far hold them already, so they are
+    taken out before this run's counts now go on top (a run pushed every period counts each
+    case once, and its last push is what a push at its end alone would have been). Returns
+    this run's own counts as pushed (what ``counted`` is next time). ``said``: problems of
+    reading the gateway's totals said already (at debug level now; each added).
 
     Runs of one host that overlap (CI jobs of the cluster path) share the group, and each
     push carries every run's counts so far; read, raised and pushed while another process
@@ -62,7 +68,7 @@ def push(url: str, job: str = "farm_run", totals: Path | None = None,
         if totals:
             before = _higher(_group_totals(totals, group),
                              _at_gateway(url, job, instance, auth, unread, timeout))
-        carried = _Carried(before, own=not baseline)
+        carried = _Carried(before, own=not baseline, counted=counted or {})
         registry = CollectorRegistry(auto_describe=False)
         registry.register(carried)
         prometheus_client.push_to_gateway(url, job=job, registry=registry,
@@ -71,8 +77,12 @@ def push(url: str, job: str = "farm_run", totals: Path | None = None,
         if totals:
             _write_totals(totals, group, {**before, **carried.pushed})
     for problem in unread:
-        log.warning("cannot read the Pushgateway's totals for this host (%s): they continue "
-                    "from the state dir's", problem)
+        level = logging.DEBUG if said is not None and problem in said else logging.WARNING
+        log.log(level, "cannot read the Pushgateway's totals for this host (%s): they "
+                "continue from the state dir's", problem)
+        if said is not None:
+            said.add(problem)
+    return carried.own_counts
 
 
 @contextmanager
@@ -210,52 +220,90 @@ def _at_gateway(url: str, job: str, instance: str, auth: tuple[str, str] | None,
     return held
 
 
-class Baseline:
-    """The push of the totals so far as a run starts (`push` with ``baseline``), in a daemon
-    thread: a gateway that is slow, or accepts the connection and never answers, held the
-    run's first case for the request timeout. A failure is kept for the end of the run, whose
-    own push says it (once)."""
+class RunPushes:
+    """A run's pushes while it runs, in a daemon thread: its baseline (`push` with
+    ``baseline``) at once, then every ``interval`` seconds (FARM_PUSHGATEWAY_INTERVAL; 0:
+    none) what it has counted so far, in place of what it pushed before (``counted``), so a
+    long nightly shows on Grafana as it goes and a run killed outright (a CI job's hard
+    timeout) leaves its counts of the last period on the gateway. In the background: a
+    gateway that is slow, or accepts the connection and never answers, held the run's first
+    case for the request timeout. The first failure of a push after the baseline is said once
+    (``say``), the baseline's is kept for the end of the run, whose own push says it."""
 
     def __init__(self, url: str, totals: Path | None, timeout: float = TIMEOUT_S,
-                 instance: str | None = None) -> None:
+                 instance: str | None = None, interval: float = 0.0,
+                 say: Callable[[Exception], None] | None = None) -> None:
         self.error: Exception | None = None
-        self._thread = threading.Thread(target=self._push,
-                                        args=(url, totals, timeout, instance),
+        self.said: Exception | None = None      # the failure ``say`` was given
+        self.counted: dict[str, float] = {}     # this run's counts in its last push through
+        self.unread: set[str] = set()          # problems reading the totals, said once
+        self._args = (url, totals, timeout, instance)
+        self._say = say
+        self._stopping = threading.Event()
+        self._late = False                      # the last push failed after `settle` began
+        self._thread = threading.Thread(target=self._run, args=(interval,),
                                         name="farm-pushgateway", daemon=True)
         self._thread.start()
 
-    def _push(self, url: str, totals: Path | None, timeout: float,
-              instance: str | None) -> None:
+    def _run(self, interval: float) -> None:
+        self._push(baseline=True)
+        while interval > 0 and not self._stopping.wait(interval):
+            self._push(baseline=False)
+
+    def _push(self, baseline: bool) -> None:
+        url, totals, timeout, instance = self._args
         try:
-            push(url, totals=totals, baseline=True, timeout=timeout, instance=instance)
-        except Exception as exc:     # noqa: BLE001 - said by the end's push, not as a traceback
-            log.debug("could not push the metrics baseline: %s", exc)
-            self.error = exc
+            self.counted = push(url, totals=totals, baseline=baseline, timeout=timeout,
+                                instance=instance, counted=self.counted, said=self.unread)
+        except Exception as exc:     # noqa: BLE001 - said once, not as a traceback
+            log.debug("could not push the metrics %s: %s",
+                      "baseline" if baseline else "so far", exc)
+            self.error, self._late = exc, self._stopping.is_set()
+            if not (baseline or self._late or self.said or self._say is None):
+                self.said = exc
+                self._say(exc)
+
+    def stop(self) -> None:
+        """No push after the one under way (a run that did not get to its end)."""
+        self._stopping.set()
 
     def settle(self) -> Exception | None:
-        """Wait for the push to end (the end's push must not be overtaken by it: the gateway
-        keeps the last one). The error of one that was still waiting, at the end of the run,
-        for a gateway that then never answered: the end's push would wait as long again, so
-        it is not tried; None otherwise (tried then, a gateway down at the start may be up)."""
+        """Stop, and wait for the push under way to end (the end's push must not be
+        overtaken by it: the gateway keeps the last one). The error of one that was still
+        waiting, at the end of the run, for a gateway that then never answered: the end's
+        push would wait as long again, so it is not tried; None otherwise (tried then, a
+        gateway down at the start may be up)."""
         import urllib.error
-        waiting = self._thread.is_alive()
+        self._stopping.set()
         self._thread.join()
-        if waiting and isinstance(self.error, OSError) and \
+        if self._late and isinstance(self.error, OSError) and \
                 not isinstance(self.error, urllib.error.HTTPError):
             return self.error
         return None
 
 
+Baseline = RunPushes        # (its first push alone: interval 0)
+
+
 class _Carried:
     """REGISTRY's metrics with every counter and histogram sample raised by ``before`` (what
-    earlier runs pushed, by key), and every sample of ``before`` this run has none of added at
-    its value; ``pushed``: the values sent. ``own`` False: this run's samples count 0 (its
-    baseline: the totals so far, whatever it has counted meanwhile)."""
+    earlier runs pushed, by key) less ``counted`` (what of it this run pushed already), and
+    every sample of ``before`` this run has none of added at its value; ``pushed``: the values
+    sent, ``own_counts``: this run's part of them. ``own`` False: this run's samples count 0
+    (its baseline: the totals so far, whatever it has counted meanwhile)."""
 
-    def __init__(self, before: dict[str, float], own: bool = True) -> None:
+    def __init__(self, before: dict[str, float], own: bool = True,
+                 counted: dict[str, float] | None = None) -> None:
         self.before = before
         self.own = own
+        self.counted = counted or {}
         self.pushed: dict[str, float] = {}
+        self.own_counts: dict[str, float] = {}
+
+    def _base(self, key: str) -> float:
+        """The total of ``key`` without this run's part (never below 0: a gateway restarted
+        without its data while the state dir's file could not be written has lost it)."""
+        return max(self.before.get(key, 0.0) - self.counted.get(key, 0.0), 0.0)
 
     def collect(self) -> Iterator[Any]:
         for family in REGISTRY.collect():
@@ -268,8 +316,10 @@ class _Carried:
         if sample.name.endswith("_created"):
             return sample
         key = _key(sample.name, sample.labels)
-        value = (sample.value if self.own else 0.0) + self.before.get(key, 0.0)
+        own = sample.value if self.own else 0.0
+        value = own + self._base(key)
         self.pushed[key] = value
+        self.own_counts[key] = own
         return sample._replace(value=value)
 
     def _missing(self, name: str, kind: str) -> list[Any]:
@@ -278,10 +328,10 @@ class _Carried:
         suffixes = _SAMPLE_SUFFIXES[kind]
         found = []
         names = {name + suffix for suffix in suffixes}
-        for key, value in self.before.items():
+        for key in self.before:
             sample_name, labels = _unkey(key)
             if sample_name in names and key not in self.pushed:
-                self.pushed[key] = value
+                self.pushed[key] = value = self._base(key)
                 found.append(Sample(sample_name, labels, value))
         # a histogram's samples as a client writes them: per label set, buckets, count, sum
         return sorted(found, key=lambda s: (

@@ -1,6 +1,7 @@
 """A run's Prometheus metrics: /metrics while it runs (``--metrics-port``), its baseline pushed
-before the first case ends (``--pushgateway``), and at its end metrics.prom in the run
-directory, the final push and a wait for the final scrape. Problems here are warnings on
+before the first case ends and what it counted so far every FARM_PUSHGATEWAY_INTERVAL
+(``--pushgateway``), and at its end metrics.prom in the run directory, the final push and a
+wait for the final scrape. Problems here are warnings on
 stderr, never the run's exit code."""
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from farm.results import CaseResult
 from farm.text import first_line
 
 if TYPE_CHECKING:
-    from farm.pushgateway import Baseline
+    from farm.pushgateway import RunPushes
 
 
 def start_metrics(settings: Settings, platforms: set[str]
@@ -30,13 +31,15 @@ def start_metrics(settings: Settings, platforms: set[str]
     metrics.run_started(platforms)
     tally = metrics.CaseMetrics(None)
     _local_series(settings, platforms)
-    _push_baseline(settings)
+    _start_pushes(settings)
     if not settings.metrics_port:
         return None, tally
     server = metrics.MetricsServer(settings.metrics_port, settings.metrics_host)
     try:
         server.start()
     except OSError as exc:      # named as set: the flag, FARM_METRICS_PORT, and the host's
+        if _pushes is not None:
+            _pushes.stop()      # (the run stops here: no pushes of it every period)
         where = f"{settings.named('metrics_port')} {settings.metrics_port}" + (
             f" on {settings.named('metrics_host')} {settings.metrics_host}"
             if settings.metrics_host else "")
@@ -62,22 +65,36 @@ def _local_series(settings: Settings, platforms: set[str]) -> None:
             metrics.model_family(family)
 
 
-# the run's baseline push while it is under way (one run per process, as its metrics are)
-_baseline: "Baseline | None" = None
+# the run's pushes while it is under way (one run per process, as its metrics are)
+_pushes: "RunPushes | None" = None
 
 
-def _push_baseline(settings: Settings) -> None:
+def _start_pushes(settings: Settings) -> None:
     """With ``--pushgateway``: push the totals so far (0 for a host's first run) before any
     case ends, so that Prometheus, scraping the gateway while the run lasts, sees each case
     series rise from it (`increase()` counts from a series' second sample: a host's first
-    run, pushed only at its end, was not counted). In the background: the first case never
-    waits for the gateway. A failure is said by the push at the end, on stderr."""
-    global _baseline
+    run, pushed only at its end, was not counted); then, every FARM_PUSHGATEWAY_INTERVAL
+    seconds, what the run counted so far (a nightly showed nothing until it ended, and one
+    killed by its CI's hard timeout lost every count). In the background: no case waits for
+    the gateway. The first failure after the baseline is one warning on stderr; the
+    baseline's is said by the push at the end."""
+    global _pushes
+    if _pushes is not None:
+        _pushes.stop()          # an earlier run of this process that did not reach its end
+        _pushes = None
     if not settings.pushgateway_url:
         return
-    from farm.pushgateway import Baseline
-    _baseline = Baseline(settings.pushgateway_url, Path(settings.state_dir) / PUSHED_TOTALS,
-                         settings.pushgateway_timeout, settings.pushgateway_instance)
+    from farm.pushgateway import RunPushes
+    interval = settings.pushgateway_interval
+
+    def say(exc: Exception) -> None:
+        from farm.config import mask_url
+        _say(f"farm: warning: could not push metrics to {mask_url(settings.pushgateway_url)}"
+             f": {_url_failure(exc, settings.pushgateway_timeout)} (pushing again every "
+             f"{interval:g} s and at the end; said once)")
+    _pushes = RunPushes(settings.pushgateway_url, Path(settings.state_dir) / PUSHED_TOTALS,
+                        settings.pushgateway_timeout, settings.pushgateway_instance,
+                        interval, say)
 
 
 def export_metrics(settings: Settings, run_dir: Path, tally: metrics.CaseMetrics,
@@ -107,22 +124,31 @@ def _write_and_push(settings: Settings, run_dir: Path) -> None:
 
 
 def _push(settings: Settings) -> None:
-    """The push at the end, once the baseline's is over (or its failure, when the gateway
-    never answered it while the run lasted): one warning when it fails."""
-    global _baseline
+    """The push at the end, once the run's pushes while it ran are over (or its failure,
+    when the gateway never answered the last of them): its counts in place of theirs. One
+    warning when it fails, unless a push while the run lasted said one already (then a line
+    when this one gets through: the final values are there after all)."""
+    global _pushes
     from farm.config import mask_url
     from farm.pushgateway import push
-    baseline, _baseline = _baseline, None
+    pushes, _pushes = _pushes, None
+    said = pushes.said if pushes is not None else None
     try:
-        unanswered = baseline.settle() if baseline is not None else None
+        unanswered = pushes.settle() if pushes is not None else None
         if unanswered is not None:
             raise unanswered
         push(settings.pushgateway_url, totals=Path(settings.state_dir) / PUSHED_TOTALS,
-             timeout=settings.pushgateway_timeout, instance=settings.pushgateway_instance)
+             timeout=settings.pushgateway_timeout, instance=settings.pushgateway_instance,
+             counted=pushes.counted if pushes else None,
+             said=pushes.unread if pushes else None)
     except Exception as exc:
-        _say(f"farm: warning: could not push metrics to "
-             f"{mask_url(settings.pushgateway_url)}: "
-             f"{_url_failure(exc, settings.pushgateway_timeout)}")
+        if said is None:
+            _say(f"farm: warning: could not push metrics to "
+                 f"{mask_url(settings.pushgateway_url)}: "
+                 f"{_url_failure(exc, settings.pushgateway_timeout)}")
+        return
+    if said is not None:
+        _say(f"farm: metrics pushed to {mask_url(settings.pushgateway_url)} at the end")
 
 
 def _url_failure(exc: BaseException, timeout: float) -> str:
