@@ -681,9 +681,17 @@ def _shown(step: Step) -> dict[str, Any]:
 
 
 def _locate(run: _CaseRun, step: Step) -> tuple[Any, Any]:
+    """aiLocate's result as Midscene's ``agent.aiLocate`` returns it: ``rect`` {left, top,
+    width, height}, ``center`` [x, y] and, on the web, ``dpr`` (the page's device pixel
+    ratio); farm adds the locate ``tier`` that found it."""
     hit = run.agent.ai_locate(step.target or "", step.xpath, bool(step.options.get("deepLocate")),
                               step.options.get("images"))
-    return hit, {"rect": hit.rect.as_list(), "center": list(hit.rect.center), "tier": hit.tier}
+    r = hit.rect
+    found: dict[str, Any] = {"rect": {"left": r.x, "top": r.y, "width": r.width,
+                                      "height": r.height}, "center": list(r.center)}
+    if run.case.web is not None:
+        found["dpr"] = run.case.web.device_scale_factor or 1
+    return hit, {**found, "tier": hit.tier}
 
 
 def _text(run: _CaseRun, step: Step) -> str:

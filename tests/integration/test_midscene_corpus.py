@@ -148,7 +148,9 @@ def test_the_corpus_runs(farm: FarmCli, model_server, echo_url: str, tmp_path: P
     # every named result lands in the case's data, and output: writes it
     insight = cases["model/insight-steps"]         # agent.testId names the case
     assert insight["data"]["heading"] == "Corpus page"
-    assert insight["data"]["zone"]["rect"] == [20, 120, 161, 45]   # the box, edges included
+    # the box, edges included, shaped as Midscene's aiLocate returns it
+    assert insight["data"]["zone"]["rect"] == {"left": 20, "top": 120, "width": 161,
+                                               "height": 45}
     assert insight["data"]["chooser"]["pass"] is True
     assert insight["data"]["has_logo"] is True
     assert json.loads((out / "insight.json").read_text()) == insight["data"]
@@ -179,7 +181,8 @@ def _reference_images_reached_the_model(requests: list[dict], case: dict) -> Non
     assert len(tap) == 1 and REFERENCE in _text_of(tap[0]) and _images_of(tap[0]) == 2
     typed = [b for b in requests if "Find the element: the box under" in _text_of(b)]
     assert len(typed) == 1 and _images_of(typed[0]) == 2
-    assert case["data"]["found"]["rect"] == [300, 100, 141, 81]
+    assert case["data"]["found"]["rect"] == {"left": 300, "top": 100, "width": 141,
+                                             "height": 81}
     plans = [b for b in requests if "reference picture" in _text_of(b)]
     assert len(plans) == 2 and all(REFERENCE in _all_text(b) for b in plans)
     assert [_images_of(b) for b in plans] == [2, 2]    # the screen and the reference, each round
