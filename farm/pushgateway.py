@@ -2,7 +2,8 @@
 
 The gateway keeps one value per series of a group and each push replaces the group, so farm
 pushes running totals per host (kept in the state dir, floored by what the gateway holds);
-see `push`. The metrics themselves are farm/metrics.py's.
+see `push`. A run pushes as it starts, every FARM_PUSHGATEWAY_INTERVAL while it lasts and at
+its end (`RunPushes`). The metrics themselves are farm/metrics.py's.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ TIMEOUT_S = 10.0    # each request to the gateway, unless told (Settings.pushgat
 def push(url: str, job: str = "farm_run", totals: Path | None = None,
          baseline: bool = False, timeout: float = TIMEOUT_S,
          instance: str | None = None, counted: dict[str, float] | None = None,
-         said: set[str] | None = None) -> dict[str, float]:
+         unread_said: set[str] | None = None) -> dict[str, float]:
     """Push farm's metrics to a Pushgateway (grouped by job and host: one group per CI
     machine; ``instance``, FARM_PUSHGATEWAY_INSTANCE, names the group instead of the host
     name, for CI runners whose host name is new for every job: a group each, kept by the
@@ -51,7 +52,7 @@ def push(url: str, job: str = "farm_run", totals: Path | None = None,
     through carried them (`RunPushes`): the totals so far hold them already, so they are
     taken out before this run's counts now go on top (a run pushed every period counts each
     case once, and its last push is what a push at its end alone would have been). Returns
-    this run's own counts as pushed (what ``counted`` is next time). ``said``: problems of
+    this run's own counts as pushed (what ``counted`` is next time). ``unread_said``: problems of
     reading the gateway's totals said already (at debug level now; each added).
 
     Runs of one host that overlap (CI jobs of the cluster path) share the group, and each
@@ -77,11 +78,12 @@ def push(url: str, job: str = "farm_run", totals: Path | None = None,
         if totals:
             _write_totals(totals, group, {**before, **carried.pushed})
     for problem in unread:
-        level = logging.DEBUG if said is not None and problem in said else logging.WARNING
+        said = unread_said is not None and problem in unread_said
+        level = logging.DEBUG if said else logging.WARNING
         log.log(level, "cannot read the Pushgateway's totals for this host (%s): they "
                 "continue from the state dir's", problem)
-        if said is not None:
-            said.add(problem)
+        if unread_said is not None:
+            unread_said.add(problem)
     return carried.own_counts
 
 
@@ -254,7 +256,8 @@ class RunPushes:
         url, totals, timeout, instance = self._args
         try:
             self.counted = push(url, totals=totals, baseline=baseline, timeout=timeout,
-                                instance=instance, counted=self.counted, said=self.unread)
+                                instance=instance, counted=self.counted,
+                                unread_said=self.unread)
         except Exception as exc:     # noqa: BLE001 - said once, not as a traceback
             log.debug("could not push the metrics %s: %s",
                       "baseline" if baseline else "so far", exc)

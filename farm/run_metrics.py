@@ -140,7 +140,7 @@ def _push(settings: Settings) -> None:
         push(settings.pushgateway_url, totals=Path(settings.state_dir) / PUSHED_TOTALS,
              timeout=settings.pushgateway_timeout, instance=settings.pushgateway_instance,
              counted=pushes.counted if pushes else None,
-             said=pushes.unread if pushes else None)
+             unread_said=pushes.unread if pushes else None)
     except Exception as exc:
         if said is None:
             _say(f"farm: warning: could not push metrics to "

@@ -7,20 +7,23 @@ is down is said once, not at every period, and never fails the run."""
 
 from __future__ import annotations
 
-import socket
 import threading
+import urllib.request
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 import pytest
 
 from tests.support.farm_cli import FarmCli, kill_tree, wait_for
 from tests.support.gate import Gate
+from tests.support.http_site import serving
 from tests.support.prometheus import Pushgateway
 from tests.support.suites import write_case
 
 INTERVAL = "0.3"        # FARM_PUSHGATEWAY_INTERVAL in these runs (the default is 30 s)
 PASSED = ("farm_cases_total", (("platform", "web"), ("status", "passed")))
 PUSHED_AT = ("push_time_seconds", ())
+KILLED = "h8-killed"    # each test's runs push to a group of their own (FARM_PUSHGATEWAY_INSTANCE)
 
 
 @pytest.fixture(scope="module")
@@ -32,7 +35,7 @@ def gateway(tmp_path_factory: pytest.TempPathFactory):
 
 @pytest.fixture
 def cli(tmp_path: Path):
-    cli = FarmCli(tmp_path, FARM_PUSHGATEWAY_INTERVAL=INTERVAL)
+    cli = FarmCli(tmp_path, FARM_PUSHGATEWAY_INTERVAL=INTERVAL, FARM_PUSHGATEWAY_INSTANCE=KILLED)
     yield cli
     cli.close()
 
@@ -76,10 +79,10 @@ def test_a_run_killed_outright_keeps_its_counts_and_the_next_run_counts_on_from_
                            gateway.url)
         gate.wait_for_arrivals(1)           # a_ok passed, z_held waits: the run goes on ...
         # ... and its pass reaches the gateway before the run ends
-        wait_for(lambda: gateway.held("farm_run").get(PASSED) == 1, 60, "the pass pushed")
+        wait_for(lambda: _group(gateway, KILLED).get(PASSED) == 1, 60, "the pass pushed")
         assert killed.returncode is None
         kill_tree(killed.popen)             # SIGKILL: no end of run, no end's push
-        after_kill = gateway.held("farm_run")
+        after_kill = _group(gateway, KILLED)
         assert after_kill[PASSED] == 1
 
     with Gate() as gate:
@@ -87,17 +90,17 @@ def test_a_run_killed_outright_keeps_its_counts_and_the_next_run_counts_on_from_
         second = cli.start("run", _suite(tmp_path / "second", gate, "b_ok"), "--devices",
                            "browser:1", "--report-dir", run_dir, "--pushgateway", gateway.url)
         gate.wait_for_arrivals(1)
-        wait_for(lambda: gateway.held("farm_run").get(PASSED) == 2, 60, "b_ok's pass pushed")
-        pushed_at = gateway.held("farm_run")[PUSHED_AT]
+        wait_for(lambda: _group(gateway, KILLED).get(PASSED) == 2, 60, "b_ok's pass pushed")
+        pushed_at = _group(gateway, KILLED)[PUSHED_AT]
         # the pushes of the next periods carry the run's pass in place of the last one's
-        wait_for(lambda: gateway.held("farm_run")[PUSHED_AT] > pushed_at, 60, "a later push")
-        assert gateway.held("farm_run")[PASSED] == 2
+        wait_for(lambda: _group(gateway, KILLED)[PUSHED_AT] > pushed_at, 60, "a later push")
+        assert _group(gateway, KILLED)[PASSED] == 2
         gate.open()
         out = second.finish()
     assert second.returncode == 0, out
     assert "2 passed" in out, out
     assert "push" not in out, out
-    final = gateway.held("farm_run")
+    final = _group(gateway, KILLED)
     assert final[PASSED] == 3
     # the end's push is the totals before the run plus its own counts (its metrics.prom),
     # as a run that pushed only at its end would have left them
@@ -106,51 +109,75 @@ def test_a_run_killed_outright_keeps_its_counts_and_the_next_run_counts_on_from_
     assert _counters(final) == pytest.approx(expected)
 
 
-class _DownGateway:
-    """A gateway that is down behind its load balancer: every connection is accepted and
-    closed at once, counted."""
+class _Proxy(BaseHTTPRequestHandler):
+    """In front of the gateway, counting requests: while ``down`` is set, the gateway behind
+    its load balancer is down (every request's connection closed unanswered); after it,
+    requests pass through."""
 
-    def __init__(self) -> None:
-        self.listener = socket.create_server(("127.0.0.1", 0))
-        self.url = f"http://127.0.0.1:{self.listener.getsockname()[1]}"
-        self.connections = 0
-        threading.Thread(target=self._serve, daemon=True).start()
+    target = ""
+    down = threading.Event()
+    requests = 0
 
-    def _serve(self) -> None:
-        while True:
-            try:
-                conn, _ = self.listener.accept()
-            except OSError:
-                return
-            self.connections += 1
-            conn.close()
+    def do_GET(self) -> None:          # noqa: N802 - http.server's names
+        self._forward(urllib.request.Request(self.target + self.path))
 
-    def close(self) -> None:
-        try:
-            self.listener.shutdown(socket.SHUT_RDWR)
-        except OSError:
-            pass
-        self.listener.close()
+    def do_PUT(self) -> None:          # noqa: N802
+        data = self.rfile.read(int(self.headers["Content-Length"]))
+        self._forward(urllib.request.Request(
+            self.target + self.path, data=data, method="PUT",
+            headers={"Content-Type": self.headers["Content-Type"]}))
+
+    def _forward(self, request: urllib.request.Request) -> None:
+        type(self).requests += 1
+        if self.down.is_set():
+            self.close_connection = True
+            return
+        with urllib.request.urlopen(request) as reply:
+            body = reply.read()
+            self.send_response(reply.status)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
 
 
-def test_a_gateway_down_all_run_long_is_said_once(cli: FarmCli, tmp_path: Path) -> None:
-    down = _DownGateway()
-    try:
-        with Gate() as gate:
-            proc = cli.start("run", _suite(tmp_path / "s", gate, "a_ok"), "--devices",
-                             "browser:1", "--report-dir", tmp_path / "run", "--pushgateway",
-                             down.url)
-            gate.wait_for_arrivals(1)
-            said = proc.wait_for_line("could not push metrics")
-            tried = down.connections
-            wait_for(lambda: down.connections >= tried + 3, 60, "three more periods' pushes")
-            gate.open()
-            out = proc.finish()
-    finally:
-        down.close()
+def test_a_gateway_down_for_a_while_is_said_once_and_pushed_to_again(
+        gateway: Pushgateway, cli: FarmCli, tmp_path: Path) -> None:
+    handler = type("Proxy", (_Proxy,), {"target": gateway.url, "down": threading.Event()})
+    handler.down.set()
+    with serving(handler) as url, Gate() as gate:
+        proc = cli.start("run", _suite(tmp_path / "s", gate, "a_ok"), "--devices",
+                         "browser:1", "--report-dir", tmp_path / "run", "--pushgateway", url,
+                         FARM_PUSHGATEWAY_INSTANCE="h8-down-for-a-while")
+        gate.wait_for_arrivals(1)
+        said = proc.wait_for_line("could not push metrics")
+        tried = handler.requests
+        wait_for(lambda: handler.requests >= tried + 3, 60, "three more periods' pushes")
+        handler.down.clear()            # the gateway is back: the run's pass reaches it
+        wait_for(lambda: _group(gateway, "h8-down-for-a-while").get(PASSED) == 1, 60,
+                 "a push after the gateway came back")
+        gate.open()
+        out = proc.finish()
     assert proc.returncode == 0, out
     assert "2 passed" in out, out
     assert "Traceback" not in out, out
-    assert [line for line in out.splitlines() if "push" in line] == [said], out
-    assert said.startswith(f"farm: warning: could not push metrics to {down.url}: "), said
+    assert [line for line in out.splitlines() if "push" in line] == [
+        said, f"farm: metrics pushed to {url} at the end"], out
+    assert said.startswith(f"farm: warning: could not push metrics to {url}: "), said
     assert said.endswith(f" (pushing again every {INTERVAL} s and at the end; said once)")
+    assert _group(gateway, "h8-down-for-a-while")[PASSED] == 2
+
+
+def _group(gateway: Pushgateway, instance: str) -> dict:
+    """The samples of the gateway's group ``instance``: (name, sorted labels other than job
+    and instance) -> value."""
+    from prometheus_client.parser import text_string_to_metric_families
+    out = {}
+    for family in text_string_to_metric_families(gateway.exposition()):
+        for s in family.samples:
+            labels = dict(s.labels)
+            if labels.pop("instance", None) == instance and labels.pop("job", None):
+                out[s.name, tuple(sorted(labels.items()))] = s.value
+    return out
