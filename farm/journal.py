@@ -431,7 +431,8 @@ def _left_out(head: dict[str, Any]) -> list[DeselectedCase]:
 
 def conclude(run_dir: Path, summary: RunSummary) -> None:
     """The run ended: say so in its journal (when it has one), with what results.json says
-    besides the cases, before results.json is written."""
+    besides the cases, before results.json is written. Once: a journal whose last line is
+    this very end (the same run rebuilt again by `farm report`) is left as it is."""
     path = Path(run_dir) / JOURNAL
     if not path.exists():
         return
@@ -441,15 +442,36 @@ def conclude(run_dir: Path, summary: RunSummary) -> None:
             "lost": summary.lost, "since_last": {c.case_id: c.since_last
                                                  for c in summary.cases if c.since_last},
             "deselected": [d.model_dump() for d in summary.deselected]}
-    torn = path.stat().st_size > 0 and _last_byte(path) != b"\n"
+    text, last = json.dumps(line), _last_line(path)
+    if _said(last) == json.loads(text):
+        return
+    torn = bool(last) and not last.endswith(b"\n")
     with path.open("a", encoding="utf-8") as f:   # (after a line a full disk cut: a line
-        f.write(("\n" if torn else "") + json.dumps(line) + "\n")     # of its own)
+        f.write(("\n" if torn else "") + text + "\n")     # of its own)
 
 
-def _last_byte(path: Path) -> bytes:
+def _last_line(path: Path, chunk: int = 64 * 1024) -> bytes:
+    """The file's last line, its newline included (b"" for an empty file); read from the
+    end, however long the journal."""
     with path.open("rb") as f:
-        f.seek(-1, 2)
-        return f.read(1)
+        end = f.seek(0, 2)
+        tail, at = b"", end
+        while at > 0:
+            at = max(at - chunk, 0)
+            f.seek(at)
+            tail = f.read(min(chunk, end - at)) + tail
+            cut = tail.rfind(b"\n", 0, len(tail) - 1)
+            if cut != -1:
+                return tail[cut + 1:]
+        return tail
+
+
+def _said(line: bytes) -> Any:
+    """A journal line as JSON, or None when it is not (torn, damaged)."""
+    try:
+        return json.loads(line)
+    except ValueError:
+        return None
 
 
 def _ended(summary: RunSummary, end: dict[str, Any]) -> None:
