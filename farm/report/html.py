@@ -25,6 +25,7 @@ from farm.results import (STATUS_ORDER, CaseResult, RunSummary, StepRecord, cach
                           case_usage, failing_step, not_run_by_interrupt, own_duration,
                           run_usage)
 from farm.results_history import pass_rate
+from farm.suite.kinds import KINDS
 from farm.text import printable
 from farm.usage import Usage, tokens_text
 
@@ -425,7 +426,7 @@ data-status="{_e(c.status)}" {facets} data-q="{_e(haystack.lower())}"{" open" if
             label += f'<div class="out">{_e(_usage_text(st.usage))}</div>'
         if isinstance(st.output, dict) and isinstance(st.output.get("steps"), list):
             label += _agent_summary(st.output, bool(at_fault))
-        elif st.output is not None:
+        elif st.output is not None or _answered(st):
             out = json.dumps(st.output, ensure_ascii=False, default=str)
             out = out if len(out) <= 200 else out[:199] + "…"
             label += f'<div class="out">→ {_e(out)}</div>'
@@ -561,6 +562,14 @@ def _anchor(case: CaseResult) -> str:
     report of the run, a link to it stays good)."""
     import hashlib
     return "at-" + hashlib.sha1(case.case_id.encode("utf-8", "replace")).hexdigest()[:12]
+
+
+def _answered(step: StepRecord) -> bool:
+    """Whether a step's output is an answer even when it is null: an aiQuery (aiBoolean, …)
+    or a javascript step that ran, whose null the case's data keeps too (a null shown as
+    nothing read as "showed nothing"); an action's None is no output."""
+    kind = KINDS.get(step.kind)
+    return step.status == "passed" and kind is not None and kind.data and kind.call is not None
 
 
 def _seen(step: StepRecord) -> str:
