@@ -1,6 +1,7 @@
 """Every Prometheus metric farm exports, defined once (names: REFERENCE.md §9).
 
-Labels are bounded: platform, status, family, kind, tier, result, cache, device, queue, role —
+Labels are bounded: platform, status, family, kind, tokens, tier, result, cache, device, queue,
+role —
 never a case, run id, URL or error text.
 
 Who exports what (so a Prometheus scraping `farm run` and every `farm worker` never counts
@@ -76,6 +77,12 @@ MODEL_TOKENS = Counter("farm_model_tokens", "Model tokens as the model reported 
                        ["family", "kind"], registry=REGISTRY)
 MODEL_COST = Counter("farm_model_cost_usd", "Model cost in USD (litellm's cost map; 0 for "
                      "models it does not know).", ["family"], registry=REGISTRY)
+MODEL_UNPRICED = Counter(
+    "farm_model_unpriced_requests", "Model requests whose cost is unknown: counted as $0 in "
+    "farm_model_cost_usd_total, which is then a lower bound (tokens=counted: a model "
+    "litellm's cost map lacks, its tokens counted; tokens=unknown: a reply without usage, one "
+    "cut mid-body, a timeout after the request was sent: its tokens counted as 0 too).",
+    ["family", "tokens"], registry=REGISTRY)
 LOCATE_ATTEMPTS = Counter("farm_locate_attempts", "Locator tier attempts, by tier and result "
                           "(hit | miss | error).", ["tier", "result"], registry=REGISTRY)
 SCREENSHOT_DURATION = Histogram(
@@ -105,6 +112,7 @@ LOCATE_RESULTS = ("hit", "miss", "error")
 CACHE_RESULTS = {"locate": ("hit", "miss", "stale"), "plan": ("hit", "miss", "replanned")}
 MODEL_OUTCOMES = ("ok", "error", "timeout")
 TOKEN_KINDS = ("prompt", "completion")
+UNPRICED_TOKENS = ("counted", "unknown")
 
 
 def build_info(role: str) -> None:
@@ -113,8 +121,11 @@ def build_info(role: str) -> None:
 
 
 # ---- recording --------------------------------------------------------------------------------
-def model_request(family: str, outcome: str, seconds: float, usage: Any = None) -> None:
-    """One HTTP request to a model (``usage``: a farm.usage.Usage of a successful reply)."""
+def model_request(family: str, outcome: str, seconds: float, usage: Any = None,
+                  unpriced: str | None = None) -> None:
+    """One HTTP request to a model (``usage``: a farm.usage.Usage of a successful reply).
+    ``unpriced``: this request's cost is unknown, its tokens "counted" or "unknown" ("": its
+    cost is known); None: told by `unpriced_request`."""
     model_family(family)
     MODEL_REQUESTS.labels(family, outcome).inc()
     MODEL_DURATION.labels(family).observe(seconds)
@@ -122,6 +133,24 @@ def model_request(family: str, outcome: str, seconds: float, usage: Any = None) 
         MODEL_TOKENS.labels(family, "prompt").inc(usage.prompt_tokens)
         MODEL_TOKENS.labels(family, "completion").inc(usage.completion_tokens)
         MODEL_COST.labels(family).inc(max(usage.cost_usd, 0.0))
+    if unpriced is None:
+        unpriced = unpriced_request(outcome, usage)
+    if unpriced:
+        MODEL_UNPRICED.labels(family, unpriced).inc()
+
+
+def unpriced_request(outcome: str, usage: Any = None) -> str:
+    """Whether a request's cost is unknown: "unknown" (its tokens too), "counted" (its tokens
+    known, its price not) or "" (known). A reply is judged by its own figures, not by the
+    flags, which an earlier attempt of the same call may have set (a timeout, then a reply):
+    no tokens at all is a reply without usage (no prompt is free); tokens at $0 with the cost
+    flagged unknown, a model missing from litellm's cost map. A timeout was sent and perhaps
+    processed. Other failures (a 429, a 5xx) were not billed."""
+    if usage is not None:
+        if not (usage.prompt_tokens or usage.completion_tokens):
+            return "unknown"
+        return "counted" if usage.cost_usd <= 0 and usage.cost_unknown else ""
+    return "unknown" if outcome == "timeout" else ""
 
 
 def locate_attempt(tier: str, result: str) -> None:
@@ -226,6 +255,8 @@ def model_family(family: str) -> None:
     for kind in TOKEN_KINDS:
         MODEL_TOKENS.labels(family, kind)
     MODEL_COST.labels(family)
+    for tokens in UNPRICED_TOKENS:
+        MODEL_UNPRICED.labels(family, tokens)
     _MODEL_FAMILIES.add(family)
 
 
