@@ -67,7 +67,7 @@ _FENCE = re.compile(r"```[a-zA-Z]*\s*\n?(.*?)```", re.S)
 
 def loads_lenient(text: str) -> Any:
     """JSON from a model: strips code fences and prose around the first {...} or [...]; when
-    that cut does not parse, the first complete JSON object or array in the reply."""
+    the cut of an object does not parse, the first complete JSON object in the reply."""
     raw = text.strip()
     if not raw:
         raise ReplyParseError("the reply was empty")
@@ -85,7 +85,7 @@ def loads_lenient(text: str) -> Any:
         # prose with braces of its own after the answer ('{"data": [1]} note: {x}'): the
         # first complete object, before a list inside it is taken for the answer
         tries.append((_first_value, "{"))
-    tries += [(_cut, "[]"), (_first_value, "[")]
+    tries.append((_cut, "[]"))     # (no first list: "[1] or [2]" in prose is no answer)
     for read, brackets in tries:
         try:
             return read(raw, brackets)
