@@ -239,10 +239,11 @@ class LiteLLMClient:
         cap, one whose connection closed mid-body: ``answered``, its 2xx headers came), may
         have been processed: its tokens and cost are unknown."""
         usage.latency_s += time.monotonic() - started
-        if answered or self._timed_out(exc) or _answered(exc):
+        unknown = answered or self._timed_out(exc) or _answered(exc)
+        if unknown:
             usage.tokens_unknown = usage.cost_unknown = True
         metrics.model_request(self.family, "timeout" if self._timed_out(exc) else "error",
-                              time.monotonic() - started)
+                              time.monotonic() - started, unpriced="unknown" if unknown else "")
         delay, why = self._delay(exc, attempt)
         error = self._error(exc, attempt, budget, waited, delay, why)
         if error is not None:
@@ -262,7 +263,7 @@ class LiteLLMClient:
                                cut=self._finish(response) == "length")
         except ModelUnavailable as too_large:    # answered, so perhaps billed: unknown
             usage.tokens_unknown = usage.cost_unknown = True
-            metrics.model_request(self.family, "error", took)
+            metrics.model_request(self.family, "error", took, unpriced="unknown")
             raise _carrying(too_large, usage, sent=False)
         metrics.model_request(self.family, "ok", took, reply.usage)
         if not reply.text.strip() and self._finish(response) == "length":

@@ -236,9 +236,14 @@ def cut_mid_body():
 
 def test_a_connection_closed_mid_body_is_retried_then_named(page, cut_mid_body):
     from farm.errors import ModelUnavailable
+    from farm.metrics import REGISTRY
+    unpriced = {"family": "gpt", "tokens": "unknown"}
+    before = REGISTRY.get_sample_value("farm_model_unpriced_requests_total", unpriced) or 0
     client = LiteLLMClient("openai/scripted", base_url=cut_mid_body, retries=1, backoff=0.01)
     with pytest.raises(ModelUnavailable) as info:
         Agent(page, ModelSet.single(client)).ai_act("press Add one")
+    # each answer came (200) and may be billed: its cost is not known, and the metric says so
+    assert REGISTRY.get_sample_value("farm_model_unpriced_requests_total", unpriced) == before + 2
     assert str(info.value).startswith(
         f"model openai/scripted at {cut_mid_body} unavailable after 2 attempts: the connection "
         "failed: peer closed connection without sending complete message body"), info.value
