@@ -143,6 +143,7 @@ class _RunEvents(NullEvents):
     def device_state(self, device: str, state: str, detail: str = "") -> None:
         if state == "restarting":       # (dead, quarantined: the slot says so itself)
             log.warning("device %s restarting: %s", device, detail)
+            self.runtime.set_state(state="restarting", detail=detail)   # (`farm devices`)
 
     def case_started(self, device: str, case_id: str, name: str, attempt: int,
                      started: str = "") -> None:
@@ -189,6 +190,12 @@ class _RunEvents(NullEvents):
                                                "case": self.case, "attempt": self.attempt,
                                                "after": self.reported,
                                                "usage": spent.model_dump(mode="json")})
+
+
+class NotReady(Exception):
+    """The device could not be made ready for an attempt it was given: the attempt is given
+    back to the broker untried (worker.tasks rejects its message, requeued) for another
+    device, and this process drains."""
 
 
 class DeviceRuntime:
@@ -360,6 +367,9 @@ class DeviceRuntime:
         claim = key("claim", run_id, job.case_id, str(job.attempt))
         if not retrying(lambda: self.r.exists(key("run", run_id))):
             return "dropped: the run is over"
+        if retrying(lambda: self.r.exists(claim)):
+            return "dropped: attempt already claimed (redelivery)"
+        self._make_ready(job)       # (before the claim: an attempt given back is unclaimed)
         if not retrying(lambda: self.r.set(claim, self.name, nx=True, ex=store.CLAIM_TTL_S)):
             return "dropped: attempt already claimed (redelivery)"
         self.set_state(state="busy", run=run_id, case=job.case_id, attempt=job.attempt)
@@ -380,6 +390,26 @@ class DeviceRuntime:
         self.outbox.flush()     # handed in (Redis may be restarting) before the task is acked
         self._after(run_id, result)
         return result.status
+
+    def _make_ready(self, job: Job) -> None:
+        """Check the device before an attempt starts on it, restarting it once if it does
+        not answer (as a local run does: `DeviceSlot.ready`). One that cannot be made ready
+        gives the attempt back untried (`NotReady`) and its process drains: before, the
+        attempt started on the dead device, ended "device … unusable" at once, and its retry
+        was spent on a device that never ran it."""
+        assert self.slot is not None
+        if self.slot.services.cancel.is_set():  # (the last run's, stopped: a failed restart
+            self.slot.services = self._services("", Path(tempfile.gettempdir()))  # is dead)
+        if self.slot.usable and self.slot.ready():
+            if self.state.get("state") != "idle":      # (restarted: the lease said so)
+                self.set_state(state="idle")
+            return
+        why = f"{self.slot.state}: {self.slot.detail}" if self.slot.detail else self.slot.state
+        log.error("device %s %s; %s attempt %d given back untried; draining", self.name, why,
+                  job.case_id, job.attempt)
+        self.set_state(state=self.slot.state, detail=self.slot.detail)
+        os.kill(os.getpid(), signal.SIGTERM)     # warm shutdown: no further job taken
+        raise NotReady(f"device {self.name} {why}")
 
     def _run_watched(self, job: Job, case: Case, services: Services) -> CaseResult:
         """The attempt, watched by a thread that stops it once its run is over."""
