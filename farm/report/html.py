@@ -53,6 +53,13 @@ def _e(value: object) -> str:
     return escape(printable(str(value)), quote=True)
 
 
+def _t(value: object) -> str:
+    """``value`` for a text node (not an attribute): quotes stay quotes. A step's label is
+    mostly quotes (aiTap "Sign in"): each one written &quot; made a 500-case run's rows 60 kB
+    bigger, and ``<`` is still escaped, so a closed case's raw text never ends its noscript."""
+    return escape(printable(str(value)), quote=False)
+
+
 def _asset(name: str) -> str:
     return resources.files("farm.report").joinpath(name).read_text(encoding="utf-8")
 
@@ -111,7 +118,8 @@ class _Renderer:
     # -- pieces -------------------------------------------------------------------------
     def badge(self, status: str, text: str | None = None) -> str:
         help_text = _STATUS_HELP.get(status, status)
-        return (f'<span class="badge st-{_e(status)}" title="{_e(help_text)}">'
+        title = f' title="{_e(help_text)}"' if help_text != (text or status) else ""
+        return (f'<span class="badge st-{_e(status)}"{title}>'
                 f"{_e(text or status)}</span>")
 
     def src(self, rel: str | None) -> str | None:
@@ -281,11 +289,7 @@ open.</span></noscript>
 
     def case(self, c: CaseResult) -> str:
         where = c.file + (f":{c.line}" if c.line else "")
-        # the search finds "Android 14" too, and a case by why it failed: its error, its
-        # steps' errors, its earlier attempts' (triage: "which cases broke on X?")
-        haystack = " ".join([c.name, c.case_id, where, c.device or "", c.device_info or "",
-                             c.platform, c.status, c.since_last or "", c.reason or "", *c.tags,
-                             *_failures(c), *(x for p in c.previous for x in _failures(p))])
+        is_open = c.status in _OPEN_BY_DEFAULT
         # the device's chip says what the device is on hover
         device = f' title="{_e(c.device_info)}"' if c.device_info else ""
         chip_html = (f"<span>{_e(c.platform)}</span>"
@@ -304,7 +308,6 @@ open.</span></noscript>
         if c.since_last:
             chip_html = (f'<span class="since v-{_e(c.since_last.replace(" ", "-"))}" '
                          f'title="against earlier runs">{_e(c.since_last)}</span>' + chip_html)
-        is_open = c.status in _OPEN_BY_DEFAULT
         key = self.case_key(c)
         link = f'<a class="permalink" href="#{_e(urllib.parse.quote(key, safe=_KEY_SAFE))}">#</a>'
         facets = f'data-platform="{_e(c.platform)}"' + (
@@ -316,7 +319,8 @@ open.</span></noscript>
         body = self.case_body(c) if is_open else \
             f'<noscript>{self.case_body(c)}</noscript>'
         return f"""<details class="case st-{_e(c.status)}" id="{_e(key)}" \
-data-status="{_e(c.status)}" {facets} data-q="{_e(haystack.lower())}"{" open" if is_open else ""}>
+data-status="{_e(c.status)}" {facets} data-q="{_e(_searched(c))}"\
+{" open" if is_open else ""}>
 <summary>{self.badge(c.status)}<span class="name">{_e(c.name)}</span>\
 <span class="where">{_e(where)}</span><span class="chips">{chip_html}</span>{link}</summary>
 <div class="body">{body}</div>
@@ -406,22 +410,20 @@ data-status="{_e(c.status)}" {facets} data-q="{_e(haystack.lower())}"{" open" if
     def task(self, name: str, steps: list[StepRecord], bad: int | None, anchor: str) -> str:
         failed = any(st.status in ("failed", "error") for st in steps)
         took = format_duration(sum(st.duration for st in steps))
-        rows = "\n".join(self.step(st, anchor if st.index == bad else None) for st in steps)
+        rows = "".join(self.step(st, anchor if st.index == bad else None) for st in steps)
         return f"""<section class="task{' bad' if failed else ''}">
-<h4>{_e(name)} <small>{len(steps)} step{'s' if len(steps) != 1 else ''} · {took}</small></h4>
-<table class="steps"><thead><tr><th>#<th>Step<th>Status<th>Time<th>Tier<th>Screens</thead>
-<tbody>
-{rows}
-</tbody></table></section>"""
+<h4>{_t(name)} <small>{len(steps)} step{'s' if len(steps) != 1 else ''} · {took}</small></h4>
+<table class="steps"><thead><tr><th>#<th>Step<th>Status<th>Time<th>Tier<th>Screens</thead>\
+{rows}</table></section>"""
 
     def step(self, st: StepRecord, at_fault: str | None) -> str:
         """A step's row; ``at_fault``: the anchor of the step the case failed at."""
         # Lean markup on purpose: a 500-case run has thousands of these rows.
-        label = _e(st.label)
+        label = _t(st.label)
         if st.line:
             label += f" <i>line {st.line}</i>"
         if st.error:
-            label += f'<div class="serr">{_e(cut_long(st.error))}</div>'
+            label += f'<div class="serr">{_t(cut_long(st.error))}</div>'
         if st.usage and st.usage.calls:
             label += f'<div class="out">{_e(_usage_text(st.usage))}</div>'
         if isinstance(st.output, dict) and isinstance(st.output.get("steps"), list):
@@ -429,7 +431,7 @@ data-status="{_e(c.status)}" {facets} data-q="{_e(haystack.lower())}"{" open" if
         elif st.output is not None or _answered(st):
             out = json.dumps(st.output, ensure_ascii=False, default=str)
             out = out if len(out) <= 200 else out[:199] + "…"
-            label += f'<div class="out">→ {_e(out)}</div>'
+            label += f'<div class="out">→ {_t(out)}</div>'
         marked = self.src(st.marked)     # the before screenshot with where it acted drawn
         shots = (_img(marked, "where it acted", "marked") if marked else
                  self.thumb(st.before, "before")) + self.thumb(st.after, "after")
@@ -610,6 +612,17 @@ def _model_said(step: StepRecord, c: CaseResult) -> str:
     if not said.startswith("the model: ") or (c.error and why in c.error.message):
         return ""
     return f'<p class="why"><b>The model:</b> {_e(cut_long(why))}</p>'
+
+
+def _searched(c: CaseResult) -> str:
+    """What the search finds a case by besides its summary's words (name, file, status,
+    platform, device, chips) and its tags, which report.js reads from the page (written twice
+    they made a 500-case run's report 25 kB bigger): its id, what its device is ("Android
+    14"), and why it did not pass: its reason, its and its steps' errors, its earlier
+    attempts' (triage: "which cases broke on X?")."""
+    said = [c.case_id, c.device_info or "", c.reason or "", *_failures(c),
+            *(x for p in c.previous for x in _failures(p))]
+    return " ".join(x for x in said if x).lower()
 
 
 def _failures(c: CaseResult) -> list[str]:

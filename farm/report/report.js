@@ -18,6 +18,15 @@ document.addEventListener("DOMContentLoaded", function () {
     try { return [c, JSON.parse(c.getAttribute("data-tags") || "[]")]; }
     catch (e) { return [c, []]; }
   }));
+  // what a case is searched by: its summary's words (name, file, status, platform, device,
+  // chips), its tags and its data-q (id, what its device is, why it failed); the page does
+  // not write the summary's words twice
+  var textOf = new Map(cases.map(function (c) {
+    var shown = c.querySelectorAll(":scope > summary span:not(.chips)");
+    var words = Array.prototype.map.call(shown, function (n) { return n.textContent; });
+    return [c, words.concat(tagsOf.get(c), c.getAttribute("data-q") || "")
+      .join(" ").toLowerCase()];
+  }));
 
   // -- a closed case's body is raw text (a <noscript>) until it is opened ------------------
   function unfold(c) {
@@ -46,7 +55,7 @@ document.addEventListener("DOMContentLoaded", function () {
     if (state.platform && c.getAttribute("data-platform") !== state.platform) return false;
     if (state.device && (c.getAttribute("data-device") || "") !== state.device) return false;
     if (state.tag && tagsOf.get(c).indexOf(state.tag) === -1) return false;
-    var text = c.getAttribute("data-q") || "";
+    var text = textOf.get(c);
     // every word somewhere, in any order: "cart wrong" finds "wrong cart total"
     return words.every(function (w) { return text.indexOf(w) !== -1; });
   }
