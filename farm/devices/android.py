@@ -1133,7 +1133,7 @@ def adb_failure(exc: BaseException) -> str:
         return "the phone's shell stopped answering in the middle of the command"
     msg = clean(str(exc)).strip()
     if isinstance(exc, (AdbTimeout, TimeoutError)):     # socket.timeout is TimeoutError
-        return "no answer from the adb server in time"
+        return "no answer in time from the adb server, or from the phone through it"
     if isinstance(exc, AdbConnectionError):
         cause = msg.removeprefix("connect to adb server failed: ")
         return f"cannot connect to the adb server ({cause})" if cause else \

@@ -8,14 +8,17 @@ from adbutils.errors import AdbConnectionError, AdbError, AdbTimeout
 
 from farm.devices.android import AndroidDevice, _AdbErrors, adb_failure, adb_state_words
 from farm.errors import DeviceError, DeviceLost
+# (a read that timed out: the server may have answered, and the phone behind it not)
+NO_ANSWER = "no answer in time from the adb server, or from the phone through it"
+
 
 
 @pytest.mark.parametrize("exc, words", [
     (AdbError("Unknown data: b''"), "the adb server closed the connection without answering"),
     (EOFError("Expected 5 bytes, got 0"),
      "the adb server closed the connection in the middle of an answer"),
-    (AdbTimeout("adb read timeout"), "no answer from the adb server in time"),
-    (TimeoutError("timed out"), "no answer from the adb server in time"),
+    (AdbTimeout("adb read timeout"), NO_ANSWER),
+    (TimeoutError("timed out"), NO_ANSWER),
     (AdbConnectionError("connect to adb server failed: [Errno 111] Connection refused"),
      "cannot connect to the adb server ([Errno 111] Connection refused)"),
     (ConnectionResetError(104, "Connection reset by peer"),
