@@ -63,7 +63,7 @@ class DeviceSlot:
         self.launch_seconds: float | None = None
         self.quarantine_due = False
         self._owner: int | None = None
-        self._checked = False       # `ready` found it healthy: `run` need not ask again
+        self._checked: tuple[str, int] | None = None   # the attempt `ready` checked it for
 
     @property
     def name(self) -> str:
@@ -142,7 +142,7 @@ class DeviceSlot:
             self.services = services
         if self._owner is not None and threading.get_ident() != self._owner:
             log.warning("device %s driven from a thread that does not own it", self.name)
-        checked, self._checked = self._checked, False
+        checked, self._checked = self._checked == (job.case_id, job.attempt), None
         self._set("busy", job.case_id)
         self.events.case_started(self.name, case.id, case.name, job.attempt)
         if checked or self._ensure_healthy():
@@ -175,17 +175,19 @@ class DeviceSlot:
     def quarantine(self) -> None:
         self.retire("quarantined", QUARANTINE_REASON)
 
-    def ready(self) -> bool:
-        """Before an attempt is started here: is the device healthy, restarted once if not?
-        False: it could not be restarted, and is dead. The next `run` does not check again.
+    def ready(self, job: Job) -> bool:
+        """Before ``job``'s attempt is started here: is the device healthy, restarted once if
+        not? False: it could not be restarted, and is dead. `run` of that attempt does not
+        check again (of another one, as after a worker dropped this one: it does).
         (A local run asks before it starts an attempt, so a device that broke between cases
         gives the case back to the queue: before, the case started on it, ended "device …
         unusable" at once, and its retry on another device was spent on a device that never
         ran it.)"""
-        self._checked = self._ensure_healthy()
-        if self._checked and self.state != "idle":      # (restarted)
+        healthy = self._ensure_healthy()
+        self._checked = (job.case_id, job.attempt) if healthy else None
+        if healthy and self.state != "idle":      # (restarted)
             self._set("idle")
-        return self._checked
+        return healthy
 
     def _ensure_healthy(self) -> bool:
         why = "its health check said no"

@@ -400,7 +400,7 @@ class DeviceRuntime:
         assert self.slot is not None
         if self.slot.services.cancel.is_set():  # (the last run's, stopped: a failed restart
             self.slot.services = self._services("", Path(tempfile.gettempdir()))  # is dead)
-        if self.slot.usable and self.slot.ready():
+        if self.slot.usable and self.slot.ready(job):
             if self.state.get("state") != "idle":      # (restarted: the lease said so)
                 self.set_state(state="idle")
             return

@@ -247,7 +247,7 @@ class LocalExecutor:
             return
         try:
             while (job := self._take(slot)) is not None:
-                if not slot.ready():        # broken since its last case: not restarted
+                if not slot.ready(job):     # broken since its last case: not restarted
                     self._give_back(slot, job)
                     break
                 result = self._attempt(slot, job)
