@@ -154,7 +154,7 @@ class Settings(BaseModel):
     metrics_port: int = 0                   # farm run: serve /metrics here while running (0 off)
     worker_metrics_port: int = 9464         # farm worker: first device's port, +1 per device
     metrics_host: str = ""                  # address /metrics listens on ("" = all)
-    pushgateway_url: str | None = None      # farm run: push its metrics here (start, periodic, end)
+    pushgateway_url: str | None = None      # farm run: push metrics here (start, periodic, end)
     pushgateway_timeout: float = 10.0       # seconds each request to the Pushgateway may take
     pushgateway_instance: str | None = None  # the pushed group's instance (default: host name)
     pushgateway_interval: float = 30.0      # farm run: push what it counted so far this often
