@@ -11,6 +11,7 @@ from junitparser import Error, Failure, JUnitXml, Skipped, xunit2
 from farm.report.html import format_duration, render_html, write_html
 from farm.report.junit import write_junit, xml_safe
 from farm.results import CaseError, CaseResult, RunSummary, StepRecord
+from tests.support.reports import five_hundred_cases
 
 HOSTILE = "<script>alert(1)</script>"
 
@@ -321,22 +322,7 @@ def test_a_case_that_never_started_shows_no_start_time(tmp_path):
 
 
 def test_html_500_cases_stays_small():
-    cases = []
-    for i in range(500):
-        status = ["passed", "failed", "error", "flaky", "skipped"][i % 5]
-        folder = f"artifacts/suite-case-{i:03d}/attempt-1"
-        steps = [StepRecord(task=f"task {t}", index=t * 4 + k + 1, kind="aiTap",
-                            label=f'aiTap "button number {k} of case {i}"', line=20 + k,
-                            duration=0.4, tier="xpath",
-                            before=f"{folder}/step-{t}-{k}-before.jpg",
-                            after=f"{folder}/step-{t}-{k}-after.jpg")
-                 for t in range(3) for k in range(4)]
-        error = CaseError(kind="AssertionFailed", message="x" * 300) if status == "failed" else None
-        cases.append(CaseResult(run_id="big", case_id=f"suite/case-{i:03d}", name=f"Case {i}",
-                                file=f"suites/suite/case-{i:03d}.yaml", platform="web",
-                                device=f"browser-{i % 8}", status=status, steps=steps,
-                                error=error, screenshot="artifacts/x.jpg" if error else None))
-    page = render_html(RunSummary(run_id="big", started="", cases=cases)).encode()
+    page = render_html(five_hundred_cases()).encode()
     assert len(page) < 5_000_000 / 2, len(page)
     assert b"base64" not in page
     assert page.count(b"<details") == 500

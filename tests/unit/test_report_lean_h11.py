@@ -8,27 +8,11 @@ from __future__ import annotations
 import re
 
 from farm.report.html import render_html
-from farm.results import CaseError, CaseResult, RunSummary, StepRecord
+from tests.support.reports import five_hundred_cases
 
 
 def _big() -> str:
-    cases = []
-    for i in range(500):        # as tests/unit/test_report.py's 500-case report
-        status = ["passed", "failed", "error", "flaky", "skipped"][i % 5]
-        folder = f"artifacts/suite-case-{i:03d}/attempt-1"
-        steps = [StepRecord(task=f"task {t}", index=t * 4 + k + 1, kind="aiTap",
-                            label=f'aiTap "button number {k} of case {i}"', line=20 + k,
-                            duration=0.4, tier="xpath",
-                            before=f"{folder}/step-{t}-{k}-before.jpg",
-                            after=f"{folder}/step-{t}-{k}-after.jpg")
-                 for t in range(3) for k in range(4)]
-        error = CaseError(kind="AssertionFailed", message="x" * 300) if status == "failed" \
-            else None
-        cases.append(CaseResult(run_id="big", case_id=f"suite/case-{i:03d}", name=f"Case {i}",
-                                file=f"suites/suite/case-{i:03d}.yaml", platform="web",
-                                device=f"browser-{i % 8}", status=status, steps=steps,
-                                error=error, screenshot="artifacts/x.jpg" if error else None))
-    return render_html(RunSummary(run_id="big", started="", cases=cases))
+    return render_html(five_hundred_cases())     # as test_report.py's 500-case report
 
 
 def test_a_500_case_report_is_well_under_its_budget():
