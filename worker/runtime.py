@@ -369,7 +369,7 @@ class DeviceRuntime:
             return "dropped: the run is over"
         if retrying(lambda: self.r.exists(claim)):
             return "dropped: attempt already claimed (redelivery)"
-        self._make_ready(job)       # (before the claim: an attempt given back is unclaimed)
+        self._make_ready(run_id, job)   # (before the claim: an attempt given back is unclaimed)
         if not retrying(lambda: self.r.set(claim, self.name, nx=True, ex=store.CLAIM_TTL_S)):
             return "dropped: attempt already claimed (redelivery)"
         self.set_state(state="busy", run=run_id, case=job.case_id, attempt=job.attempt)
@@ -391,12 +391,13 @@ class DeviceRuntime:
         self._after(run_id, result)
         return result.status
 
-    def _make_ready(self, job: Job) -> None:
+    def _make_ready(self, run_id: str, job: Job) -> None:
         """Check the device before an attempt starts on it, restarting it once if it does
         not answer (as a local run does: `DeviceSlot.ready`). One that cannot be made ready
         gives the attempt back untried (`NotReady`) and its process drains: before, the
         attempt started on the dead device, ended "device … unusable" at once, and its retry
-        was spent on a device that never ran it."""
+        was spent on a device that never ran it. The run is told the device died, and why
+        (`_say_dead`)."""
         assert self.slot is not None
         if self.slot.services.cancel.is_set():  # (the last run's, stopped: a failed restart
             self.slot.services = self._services("", Path(tempfile.gettempdir()))  # is dead)
@@ -408,8 +409,23 @@ class DeviceRuntime:
         log.error("device %s %s; %s attempt %d given back untried; draining", self.name, why,
                   job.case_id, job.attempt)
         self.set_state(state=self.slot.state, detail=self.slot.detail)
+        self._say_dead(run_id, case=job.case_id, attempt=job.attempt)
         os.kill(os.getpid(), signal.SIGTERM)     # warm shutdown: no further job taken
         raise NotReady(f"device {self.name} {why}")
+
+    def _say_dead(self, run_id: str, **given_back: Any) -> None:
+        """Tell the run's client that this device is out of service for good (dead: it could
+        not be restarted), and why: the run names it as a local run names a dead device
+        (results.json ``lost``, the summary line, the report's banner) and says why its
+        cases have no device left. ``given_back``: the attempt returned to the broker untried
+        (case, attempt), which the client may take back at once."""
+        assert self.slot is not None
+        if self.slot.state != "dead":
+            return
+        self.publish(run_id, {"type": "device_state", "device": self.name, "state": "dead",
+                              "detail": self.slot.detail or "dead", "platform": self.platform,
+                              "group": self.group, **given_back})
+        self.outbox.flush()     # handed in before this process drains and ends
 
     def _run_watched(self, job: Job, case: Case, services: Services) -> CaseResult:
         """The attempt, watched by a thread that stops it once its run is over."""
@@ -467,6 +483,8 @@ class DeviceRuntime:
         elif self.slot.usable:
             return
         log.error("device %s %s: %s; draining", self.name, self.slot.state, self.slot.detail)
+        self.set_state(state=self.slot.state, detail=self.slot.detail)  # (not idle: no job)
+        self._say_dead(run_id)
         os.kill(os.getpid(), signal.SIGTERM)     # warm shutdown: this task acks, then exit
 
     def _services(self, run_id: str, tmp: Path, payload: dict[str, Any] | None = None) -> Services:

@@ -89,6 +89,7 @@ class CeleryExecutor:
         self._outage: float | None = None
         self._epoch: str | None = None
         self._down: set[str] = set()    # devices lost in the run and not seen serving since
+        self._died_in: dict[str, tuple[str, str]] = {}  # said dead: (platform, group)
         # by device: (its process' token, since when the run has seen it idle: 0.0 when it
         # was idle the first time the run looked, None while it is not idle)
         self._idle: dict[str, tuple[object, float | None]] = {}
@@ -336,10 +337,13 @@ class CeleryExecutor:
             self.events.device_state(name, "quarantined", bad[name])
 
     def _pools(self, leases: dict, bad: dict) -> dict[str, list[dict]]:
-        """Usable devices per pool (platform, and platform.group for matrix)."""
+        """Usable devices per pool (platform, and platform.group for matrix). Not a dead one
+        (its worker could not restart it and drains: a job sent it in the second before its
+        lease says so waited a lease grace, as if the device had been usable)."""
         pools: dict[str, list[dict]] = {}
         for name, lease in leases.items():
-            if name in bad or lease.get("draining") or lease.get("state") == "starting":
+            if name in bad or lease.get("draining") or lease.get("state") in ("starting",
+                                                                             "dead"):
                 continue
             pools.setdefault(lease["platform"], []).append(lease)
             pools.setdefault(f"{lease['platform']}.{lease['group']}", []).append(lease)
@@ -606,11 +610,8 @@ class CeleryExecutor:
         if able:
             inf.seen = now
         elif now - inf.seen > grace:
-            log.warning("%s attempt %d taken back: %s", inf.job.case_id, inf.job.attempt,
-                        f"device {inf.target} is gone" if inf.target else "no device left")
-            self._inflight.pop(inf.job.case_id, None)
-            pool = self._pool_of[inf.job.case_id]
-            self._queue[pool] = enqueue(self._queue.setdefault(pool, []), inf.job)
+            self._take_back(inf, f"device {inf.target} is gone" if inf.target
+                            else "no device left")
             return
         idle = [self._idle.get(d["device"], (None, 0.0))[1] or 0.0 for d in able
                 if d.get("state") == "idle"]
@@ -619,6 +620,38 @@ class CeleryExecutor:
         if idle and now - max(inf.sent, min(idle)) > STARTUP_GRACE_S:
             self._lost(inf, "the job vanished from the broker before any worker took it"
                        + _versions_differ(able))
+
+    def _take_back(self, inf: _Inflight, why: str) -> None:
+        """An unstarted job back into the run's queue: sent again when a device comes, or
+        failed as an orphan (a copy left in the broker is dropped by the claim)."""
+        log.warning("%s attempt %d taken back: %s", inf.job.case_id, inf.job.attempt, why)
+        self._inflight.pop(inf.job.case_id, None)
+        pool = self._pool_of[inf.job.case_id]
+        self._queue[pool] = enqueue(self._queue.setdefault(pool, []), inf.job)
+
+    def _device_died(self, ev: dict[str, Any]) -> None:
+        """A worker says its device died (it could not be restarted) and it drains: named
+        in the run's outcome with why, as a local run names a dead device; the attempt it
+        gave back untried (requeued in the broker, unclaimed) is taken back at once, so a
+        pool left with no device fails it after FARM_CLUSTER_DEVICE_WAIT, saying why. Before,
+        the run never said the device died, and its case ended "no usable … worker" a lease
+        grace later than that."""
+        device, why = str(ev.get("device") or "?"), str(ev.get("detail") or "dead")
+        if device in self._down and device in self._died_in:
+            return      # (said already)
+        self._died_in[device] = (str(ev.get("platform") or ""), str(ev.get("group") or ""))
+        self._device_lost(device, why, back=False)
+        inf = self._inflight.get(str(ev.get("case") or ""))
+        if inf is not None and inf.job.attempt == ev.get("attempt") and inf.device is None:
+            self._take_back(inf, f"{device} gave it back untried")
+
+    def _died_reason(self, pool: str) -> str:
+        """Why ``pool`` has no device left, in its devices' own words: those said dead in the
+        run and not back since ("" if none)."""
+        platform, _, group = pool.partition(".")
+        dead = sorted(d for d, (p, g) in self._died_in.items() if d in self._down
+                      and p == platform and (not group or g == group))
+        return "; ".join(f"{d} died in the run: {self.outcome.lost[d]}" for d in dead)
 
     def _device_lost(self, device: str, why: str, back: bool) -> None:
         """Name a device whose worker died mid-case in the run's outcome (results.json
@@ -672,8 +705,10 @@ class CeleryExecutor:
                 self._say_waiting(pool, wait, _starting(pool, leases or {}, bad or {}))
             if now - self._pool_seen.setdefault(pool, now) < wait or not q:
                 continue
-            why = f"no usable {pool} worker in the cluster for {wait:g}s " + self._what_to_do(
-                pool, leases or {}, bad or {})
+            died = self._died_reason(pool)
+            why = (f"no usable {pool} worker in the cluster for {wait:g}s"
+                   + (f" ({died})" if died else "") + " "
+                   + self._what_to_do(pool, leases or {}, bad or {}))
             for job in list(q):
                 q.remove(job)
                 self.ledger.end(job, "error", error=DeviceLost(why))
@@ -776,8 +811,10 @@ class CeleryExecutor:
                 self.events.file_started(ev["device"], inf.job.case_id, str(ev.get("file")),
                                          started=str(ev.get("started") or ""))
             return
-        if kind == "device_state":
-            return      # quarantine is read from Redis itself on every tick
+        if kind == "device_state":      # (quarantine is read from Redis itself each tick)
+            if ev.get("state") == "dead":
+                self._device_died(ev)
+            return
         inf = self._inflight.get(ev.get("case", "")) or (
             self._adopt(ev.get("case", ""), ev.get("attempt")) if kind == "case_started" else None)
         if inf is None or inf.job.attempt != ev.get("attempt"):
