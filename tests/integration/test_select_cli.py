@@ -1,10 +1,13 @@
 """Selection through `farm run` as a CI job uses it: -x / --maxfail, --last-failed, -k, --tag /
---exclude-tag, --collect-only and --shard, on in-memory `fake` devices (no Chromium)."""
+--exclude-tag, --collect-only and --shard, on in-memory `fake` devices (no Chromium). Two runs
+(each failing case reads the empty page by OCR, seconds a process) and what --collect-only
+lists for the other selections."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from tests.support.farm_cli import PLUGIN, FarmCli, results
 from tests.support.suites import write_case
@@ -19,6 +22,17 @@ def _suite(folder: Path) -> Path:
         path = write_case(folder, stem, [step])
         path.write_text(f"tags: {tags}\n" + path.read_text())
     return folder
+
+
+def _collect(cli: FarmCli, tmp: Path, *args: str) -> tuple[Any, list[str], dict[str, str]]:
+    """`farm run --collect-only ARGS`: its exit and output, the cases it lists and the
+    deselected ones with their reasons."""
+    done = cli.run("run", tmp / "sel", "--collect-only", *args)
+    lines = [line for line in done.stdout.splitlines() if "[web]" in line]
+    picked = [line.split()[0] for line in lines if not line.startswith("deselected")]
+    gone = {line.split()[1].split("/")[-1]: line.split("  ")[-1].strip()
+            for line in lines if line.startswith("deselected")}
+    return done, picked, gone
 
 
 def _run(cli: FarmCli, tmp: Path, label: str, *args: str):
@@ -41,45 +55,42 @@ def test_selection_options_through_the_cli(tmp_path: Path) -> None:
         for stem in ("alpha_ok", "beta_bad", "beta_ok", "gamma_ok"):
             assert ran[stem]["status"] == "skipped"
             assert ran[stem]["reason"] == "not run: --maxfail 1 reached"
-        # the record behind --last-failed is in the state dir, not the --report-dir
+        # the record behind --last-failed is in the state dir, not the --report-dir; a case
+        # -x skipped (beta_bad never ran) is not in it
         state = json.loads((tmp_path / "state" / "lastfailed.json").read_text())
         assert state["failed"] == ["sel/alpha_bad"]
 
-        # --last-failed: only what failed (beta_bad never ran), the rest listed as deselected
-        done, ran, gone = _run(cli, tmp_path, "lf", "--last-failed")
-        assert list(ran) == ["alpha_bad"] and ran["alpha_bad"]["status"] == "failed"
-        assert gone["beta_bad"] == "--last-failed: did not fail last time" and len(gone) == 4
-        assert "--last-failed: running 1 case(s) that failed last time" in done.stdout
-
-        # -k with and/not; deselected cases are not counted as run
-        done, ran, gone = _run(cli, tmp_path, "k", "-k", "beta and not ok")
-        assert list(ran) == ["beta_bad"] and done.returncode == 1
+        # -k with and/not; deselected cases are not counted as run; --maxfail 2 lets the
+        # second failure happen
+        done, ran, gone = _run(cli, tmp_path, "k", "-k", "bad and not gamma", "--maxfail", "2")
+        assert sorted(ran) == ["alpha_bad", "beta_bad"] and done.returncode == 1
+        assert all(case["status"] == "failed" for case in ran.values()), done.stdout
         summary = results(tmp_path / "k")
-        assert summary["counts"]["total"] == 1 and len(summary["deselected"]) == 4
-        assert gone["gamma_ok"] == "-k beta and not ok"
+        assert summary["counts"]["total"] == 2 and len(summary["deselected"]) == 3
+        assert gone["gamma_ok"] == "-k bad and not gamma"
 
-        # --maxfail 2 lets the second failure happen; --last-failed now knows both
-        done, ran, _ = _run(cli, tmp_path, "lf2", "--last-failed", "--maxfail", "2")
-        assert sorted(ran) == ["alpha_bad", "beta_bad"]
+        # --last-failed: only what failed (alpha_bad by -x, beta_bad by -k), the rest listed
+        # as deselected (as --collect-only lists them)
+        done, picked, gone = _collect(cli, tmp_path, "--last-failed")
+        assert picked == ["sel/alpha_bad", "sel/beta_bad"], done.stdout + done.stderr
+        assert gone["gamma_ok"] == "--last-failed: did not fail last time" and len(gone) == 3
+        assert "--last-failed: running 2 case(s) that failed last time" in done.stdout
 
-        # tags: any of --tag, minus --exclude-tag
-        done, ran, gone = _run(cli, tmp_path, "tags", "--tag", "smoke", "--exclude-tag", "slow")
-        assert sorted(ran) == ["alpha_bad", "alpha_ok"]
+        # tags: any of --tag, minus --exclude-tag (as --collect-only lists them)
+        done, picked, gone = _collect(cli, tmp_path, "--tag", "smoke", "--exclude-tag", "slow")
+        assert sorted(picked) == ["sel/alpha_bad", "sel/alpha_ok"], done.stdout + done.stderr
         assert gone["gamma_ok"] == "--exclude-tag slow"
         assert gone["beta_ok"] == "--tag smoke: not tagged so"
 
         # --collect-only runs nothing and lists every case with its platform
-        listed = [cli.run("run", tmp_path / "sel", "--collect-only", "--shard", f"{i}/3")
-                  for i in (1, 2, 3)]
-        assert all(r.returncode == 0 for r in listed)
-        picked = [line.split()[0] for r in listed for line in r.stdout.splitlines()
-                  if "[web]" in line and not line.startswith("deselected")]
-        assert sorted(picked) == sorted(f"sel/{s}" for s in ("alpha_ok", "alpha_bad",
-                                                              "beta_ok", "beta_bad", "gamma_ok"))
-        assert "collected" in listed[0].stdout and not (tmp_path / "state" / "runs").exists() \
-            or len(list((tmp_path / "state" / "runs").iterdir())) == 0
+        runs = sorted((tmp_path / "state" / "runs").glob("*"))
+        listed = [_collect(cli, tmp_path, "--shard", f"{i}/3") for i in (1, 2, 3)]
+        assert all(r.returncode == 0 for r, _, _ in listed)
+        assert sorted(p for _, picked, _ in listed for p in picked) == sorted(
+            f"sel/{s}" for s in ("alpha_ok", "alpha_bad", "beta_ok", "beta_bad", "gamma_ok"))
+        assert "collected" in listed[0][0].stdout
+        assert sorted((tmp_path / "state" / "runs").glob("*")) == runs
         bad = cli.run("run", tmp_path / "sel", "--collect-only", "-k", "alpha and")
         assert bad.returncode == 4 and "column" in bad.stderr and "Traceback" not in bad.stderr
     finally:
         cli.close()
-
