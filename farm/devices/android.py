@@ -171,7 +171,7 @@ def adb_server_problem(client: Any) -> str | None:
     from adbutils.errors import AdbTimeout
     where = f"{client.host}:{client.port}"
     try:
-        client.server_version()
+        client.ask_version()
         return None
     except AdbTimeout:
         return f"the adb server on {where} does not answer (stopped or wedged: restart it)"
@@ -198,6 +198,20 @@ def _attach_only_client() -> type:
             self._farm_open: weakref.WeakSet[Any] = weakref.WeakSet()
             self._farm_lock = threading.Lock()
             self._farm_stopped = False
+            self._farm_version: int | None = None
+
+        def server_version(self) -> int:
+            """The server's version, asked once per client: adbutils asks it before it opens
+            each transport, so every shell command cost two connections to the adb server
+            (five phones: ~45 a second, thousands of sockets in TIME_WAIT). A server that
+            restarts is met by a reopen, which makes a new client. `ask_version` asks."""
+            if self._farm_version is None:
+                self._farm_version = self.ask_version()
+            return self._farm_version
+
+        def ask_version(self) -> int:
+            """Ask the server its version now (whether one answers: `adb_server_problem`)."""
+            return int(super().server_version())
 
         def make_connection(self, timeout: float | None = None) -> Any:
             conn = AttachOnlyConnection(self.host, self.port)

@@ -285,6 +285,7 @@ class AdbServer(socketserver.ThreadingTCPServer):
         self._thread: threading.Thread | None = None
         self._open: set[socket.socket] = set()      # connections being answered
         self._open_lock = threading.Lock()
+        self.connections = 0        # taken since it started (an adb client opens one a command)
 
     def start(self) -> None:
         self._thread = threading.Thread(target=self.serve_forever, name="adb-sim", daemon=True)
@@ -293,6 +294,7 @@ class AdbServer(socketserver.ThreadingTCPServer):
     def finish_request(self, request: Any, client_address: Any) -> None:
         with self._open_lock:
             self._open.add(request)
+            self.connections += 1
         try:
             super().finish_request(request, client_address)
         finally:
