@@ -166,15 +166,21 @@ def test_a_refused_key_is_an_error_that_is_not_run_again():
 @pytest.mark.parametrize("status, retry_after", [(429, "1"), (503, "1"), (429, "date")],
                          ids=["429 seconds", "503 seconds", "429 HTTP date"])
 def test_a_retry_waits_what_retry_after_asked_for(server, caplog, status, retry_after):
-    value = formatdate(time.time() + 3, usegmt=True) if retry_after == "date" else retry_after
-    srv = serve(server, [Reply(status=status, headers={"Retry-After": value}), "ok"])
+    def script(body: dict, index: int) -> Reply | str:
+        # the date is the answer's (2-3 s ahead then: whole seconds), not the test's start:
+        # a busy machine took 2 s from there to the 429, and the wait read under 1 s
+        value = formatdate(time.time() + 3, usegmt=True) if retry_after == "date" \
+            else retry_after
+        return Reply(status=status, headers={"Retry-After": value}) if index == 0 else "ok"
+    srv = serve(server, script)
     caplog.set_level(logging.INFO, logger="farm.llm")
     reply = client(srv.base_url, retries=2, backoff=0.01).complete(MSGS)
     assert reply.text == "ok" and len(srv.requests) == 2
     # the wait it chose, and why: what Retry-After asked for, not the 0.01 s backoff
-    waited = re.search(r"retry 1 in ([\d.]+)s \(the endpoint asked for [\d.]+ s in "
+    waited = re.search(r"retry 1 in ([\d.]+)s \(the endpoint asked for ([\d.]+) s in "
                        r"Retry-After\)", caplog.text)
-    assert waited and float(waited.group(1)) >= 1.0, caplog.text
+    assert waited and float(waited.group(1)) == float(waited.group(2)), caplog.text
+    assert float(waited.group(1)) >= 0.5, caplog.text
 
 
 def test_a_retry_after_past_the_time_left_is_not_waited_for(server):
@@ -185,9 +191,11 @@ def test_a_retry_after_past_the_time_left_is_not_waited_for(server):
         client(srv.base_url, retries=2, backoff=0.01).complete(MSGS, timeout=5)
     assert len(srv.requests) == 1
     assert not isinstance(raised.value, DeadlineReached)
-    assert re.fullmatch(rf"model openai/scripted at {re.escape(srv.base_url)} is rate-limited "
-                        r"\(429\): Retry-After 3600 s is more than the (5|4\.\d) s left",
-                        str(raised.value)), str(raised.value)
+    said = re.fullmatch(rf"model openai/scripted at {re.escape(srv.base_url)} is rate-limited "
+                        r"\(429\): Retry-After 3600 s is more than the ([\d.]+) s left",
+                        str(raised.value))
+    # what was left of the 5 s (a busy machine took over 1 s to send the request)
+    assert said and 0 < float(said.group(1)) <= 5, str(raised.value)
 
 
 def test_retry_after_values():
