@@ -17,26 +17,17 @@ from typing import Any
 
 import pytest
 
-from tests.integration.test_cluster_phone_not_ready_h12 import CASE, PACKAGE, PAGE
 from tests.support.cluster import CLUSTER_ENV, wait_idle
 from tests.support.farm_cli import by_name, results
+from tests.support.notes_phones import CASE, notes_phones
 
 pytestmark = [pytest.mark.integration, pytest.mark.cluster]
 
 
 @pytest.fixture(scope="module")
 def simulator(tmp_path_factory) -> Any:
-    """One simulated phone showing the notes app (as test_cluster_phone_not_ready_h12's)."""
-    from farm.appserver import AppServer
-    from farm.devices.sim import AndroidSimulator
-    from farm.suite.model import AppSpec
-
-    app = tmp_path_factory.mktemp("app")
-    (app / "index.html").write_text(PAGE)
-    with AppServer() as served:
-        served.serve([AppSpec(name="notes", serve=app)])
-        with AndroidSimulator(1, {PACKAGE: served.urls[app.resolve()] + "/"}) as sim:
-            yield sim
+    with notes_phones(tmp_path_factory, 1) as sim:
+        yield sim
 
 
 def test_a_phone_that_will_not_restart_is_named_lost_with_why(

@@ -17,28 +17,15 @@ import pytest
 
 from tests.support.cluster import CLUSTER_ENV, wait_idle
 from tests.support.farm_cli import by_name, results
+from tests.support.notes_phones import CASE, notes_phones
 
 pytestmark = [pytest.mark.integration, pytest.mark.cluster]
-
-PACKAGE = "com.example.notes"
-PAGE = """<!doctype html><html><head><meta name="viewport" content="width=device-width">
-<title>Notes</title></head><body><h1>Notes</h1><button>New note</button></body></html>"""
-CASE = (f"android:\n  launch: {PACKAGE}\ntasks:\n  - name: steps\n    flow:\n"
-        "      - assertText: New note\n")
 
 
 @pytest.fixture(scope="module")
 def simulator(tmp_path_factory) -> Any:
-    from farm.appserver import AppServer
-    from farm.devices.sim import AndroidSimulator
-    from farm.suite.model import AppSpec
-
-    app = tmp_path_factory.mktemp("app")
-    (app / "index.html").write_text(PAGE)
-    with AppServer() as served:
-        served.serve([AppSpec(name="notes", serve=app)])
-        with AndroidSimulator(2, {PACKAGE: served.urls[app.resolve()] + "/"}) as sim:
-            yield sim
+    with notes_phones(tmp_path_factory, 2) as sim:
+        yield sim
 
 
 def test_a_case_given_to_a_phone_that_will_not_restart_runs_on_another_untried(

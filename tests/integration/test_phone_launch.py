@@ -168,9 +168,9 @@ def test_a_case_timed_out_by_a_hung_screencap_names_the_wait_in_the_step_it_took
         "step")}, c["error"]
     hung = c["steps"][1]
     # the step that hung holds the case's time up to its timeout (it read 0 ms, the next
-    # step's): what was left of the 5 s after step 1 and the launch (3.1 s on a busy machine)
+    # step's): more than step 1's, whatever the machine's speed
     assert hung["status"] == "error", hung
-    assert hung["duration"] >= 1 and hung["duration"] > c["steps"][0]["duration"], hung
+    assert hung["duration"] > max(c["steps"][0]["duration"], 0), hung
     assert [s["status"] for s in c["steps"]] == ["passed", "error", "skipped"]
     assert c["screenshot"] in (hung["before"], None)     # nothing older than step 2's
 
