@@ -1192,7 +1192,8 @@ def report(run_dir: Path | None, history: bool, since: str | None, suite: str | 
     if rebuilt and summary.interrupted:    # killed: into the history and --last-failed, once
         from farm.config import load_settings
         remember_rebuilt(load_settings(), summary, run_dir)     # (says what it remembered)
-    unwritten = write_outputs(summary, run_dir, junit_xml=junit_xml, alluredir=alluredir)
+    unwritten = write_outputs(summary, run_dir, junit_xml=junit_xml, alluredir=alluredir,
+                              record=rebuilt)
     page = run_dir / "report.html"
     if not any(what.startswith(f"{page}: ") for what in unwritten):   # (not an older one)
         click.echo(str(page.resolve()))

@@ -367,7 +367,7 @@ def _outputs_of(case: Case, result: CaseResult, values: Variables, group: str) -
 
 def write_outputs(summary: RunSummary, run_dir: Path, junit_xml: Path | None = None,
                   alluredir: Path | None = None,
-                  not_written: list[str] | None = None) -> list[str]:
+                  not_written: list[str] | None = None, record: bool = True) -> list[str]:
     """results.json, junit.xml, report.html (and --junit-xml, --alluredir), each on its own:
     one that cannot be written costs only itself. Returns what was not written, one line
     each (``<output>: <why>``); the paths were checked up front, so this is the disk's doing
@@ -376,9 +376,9 @@ def write_outputs(summary: RunSummary, run_dir: Path, junit_xml: Path | None = N
     At the end of a run, ``not_written`` lists what it could not write before (its cases'
     ``output:`` files): with those or any of these failed, the run's code becomes 3 (unless
     its cases made it nonzero already); the journal's end and results.json, written last,
-    say so. A results.json already there and readable as this run's (`farm report` read
-    ``summary`` from it) is the run's record: it and the journal are left as they are (a
-    rewrite dropped the fields this farm does not know and made a missing exit_code 0)."""
+    say so. ``record`` False (`farm report` read ``summary`` from a results.json that reads
+    as the run's): that file and the journal are the run's record and are left as they are
+    (a rewrite dropped the fields this farm does not know and made a missing exit_code 0)."""
     from farm.report.html import write_html
     from farm.report.junit import write_junit
     give_room_back(run_dir)     # (a killed run's too: `farm report` writes its outputs)
@@ -398,21 +398,11 @@ def write_outputs(summary: RunSummary, run_dir: Path, junit_xml: Path | None = N
         failed = not_written + failed
         if failed and not summary.exit_code:
             summary.exit_code = 3       # infrastructure (farm.session._exit_code)
-    if _read_back(own[0], summary.run_id):
+    if not record:
         return failed
     return failed + _write_each([
         (f"{run_dir / JOURNAL}", run_dir / JOURNAL, lambda: conclude(run_dir, summary)),
         (str(own[0]), own[0], lambda: write_json(own[0], summary))])
-
-
-def _read_back(path: Path, run_id: str) -> bool:
-    """``path`` is a results.json of run ``run_id`` that reads as farm's results (as
-    `farm report` reads it: anything else is rebuilt from the journal and written)."""
-    try:
-        return RunSummary.model_validate(
-            json.loads(path.read_text(encoding="utf-8"))).run_id == run_id
-    except (OSError, ValueError):     # missing, not UTF-8, not JSON, not farm's results
-        return False
 
 
 def restate_exit_code(summary: RunSummary, run_dir: Path, code: int) -> list[str]:
