@@ -54,6 +54,8 @@ class CaseCache:
         # used or wrote (locates) are remembered, to drop if it fails
         self._pending: dict[str, tuple[Entry, CacheUse]] = {}
         self._used: dict[Kind, set[str]] = {"plan": set(), "locate": set()}
+        # the steps that wrote each locate entry: one dropped at the end is not "written"
+        self._wrote: dict[str, list[CacheUse]] = {}
 
     # ---- per step ----------------------------------------------------------------------------
     def begin_step(self, cacheable: bool = True) -> None:
@@ -139,6 +141,7 @@ class CaseCache:
             return False
         else:
             self._used["locate"].add(key)
+            self._wrote.setdefault(key, []).append(self.step)
         self.step.written += 1
         return True
 
@@ -171,6 +174,7 @@ class CaseCache:
         paying the model for the whole case again.) Said in farm.log."""
         pending, self._pending = self._pending, {}
         used, self._used = self._used, {"plan": set(), "locate": set()}
+        wrote, self._wrote = self._wrote, {}
         if status == "passed":
             for key, (entry, use) in pending.items():
                 if self.broken or not self._put(key, entry):
@@ -186,7 +190,7 @@ class CaseCache:
             log.info("cache entries used in this attempt kept: it ended with %s, which says "
                      "nothing against them", error_kind)
         elif status in ("failed", "error") and writes(self.mode) and not self.broken:
-            self._drop_used(used, why)
+            self._drop_used(used, wrote, why)
 
     def _keep_alive(self, keys: list[str]) -> None:
         """The entries a passing attempt used live `ttl` more seconds from now (in a writing
@@ -201,10 +205,19 @@ class CaseCache:
         except Exception as exc:
             self._broke(exc)
 
-    def _drop_used(self, used: dict[Kind, set[str]], why: str) -> None:
+    def _drop_used(self, used: dict[Kind, set[str]], wrote: dict[str, list[CacheUse]],
+                   why: str) -> None:
+        """Drop the entries ``used``; a locate entry a step wrote and that is gone now is no
+        longer counted as written by that step (results.json and the report said "1 written"
+        of an entry farm.log said was dropped, and `farm cache ls` did not list)."""
         for kind, verb, then in (("plan", "replayed", "asks the model again"),
                                  ("locate", "used", "locates them again")):
-            dropped = sum(self._drop(key) for key in sorted(used[kind]))
+            dropped = 0
+            for key in sorted(used[kind]):
+                gone = self._drop(key)
+                dropped += gone
+                for use in wrote.get(key, []) if gone else []:
+                    use.written -= 1
             if dropped:
                 log.info("%s cache: %s %s in this attempt dropped: %s (the next run %s)",
                          kind, _entries(dropped), verb, why, then)
