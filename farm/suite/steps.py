@@ -16,6 +16,7 @@ from farm.suite.kinds import (KINDS, MEANINGS, NEAR_MISSES, OPTION_NEAR_MISSES,
                               OPTION_PLATFORMS, OTHER_WAYS, PLATFORM_GAPS, REFUSED_OPTIONS,
                               WAIT_FOR_INTERVAL_MS, StepKind)
 from farm.suite.model import Step
+from farm.suite.xpath_syntax import xpath_problem
 from farm.suite.yamlpos import Node
 
 INPUT_MODES = ["replace", "clear", "typeOnly"]
@@ -126,7 +127,7 @@ def parse_step(node: Node, p: Problems, platform: str) -> Step | None:
             value = False if unset else p.boolean(keys[flag], f"{kind} {flag}")
             locate_opt = flag == "deepThink" and "locate" in allowed   # a locate step
             options["deepLocate" if locate_opt else flag] = value
-    xpath = p.text(keys.get("xpath"), f"{kind} xpath", empty_ok=False, expected="an XPath")
+    xpath = _xpath(keys.get("xpath"), f"{kind} xpath", p)
     if "errorMessage" in keys:
         options["errorMessage"] = p.text(keys["errorMessage"], "aiAssert errorMessage",
                                          required=True)
@@ -531,7 +532,7 @@ def _locate_map(kind: str, node: Node, options: dict, p: Problems) -> str | None
                                                            "cacheable")}
     for name, value in extra.items():
         if name == "xpath":
-            options["xpath"] = p.text(value, f"{kind} xpath", empty_ok=False)
+            options["xpath"] = _xpath(value, f"{kind} xpath", p)
         else:
             options["deepLocate" if name == "deepThink" else name] = p.boolean(
                 value, f"{kind} {name}")
@@ -539,6 +540,17 @@ def _locate_map(kind: str, node: Node, options: dict, p: Problems) -> str | None
                                                  if k not in extra},
                 keys={k: v for k, v in node.keys.items() if k not in extra})
     return _prompt_map(kind, rest, options, p)
+
+
+def _xpath(node: Node | None, where: str, p: Problems) -> str | None:
+    """A step's ``xpath:``, refused when it cannot be an XPath (an unclosed ``[`` or quote:
+    `xpath_problem`) as the suite loads: it failed only once the browser had started."""
+    xpath = p.text(node, where, empty_ok=False, expected="an XPath")
+    problem = xpath_problem(xpath) if xpath is not None else None
+    if problem:
+        p.add(node, f'{where}: invalid XPath "{xpath.strip()}": {problem}')
+        return None
+    return xpath
 
 
 def _drag(kind: str, main: Node, keys: dict[str, Node], options: dict, p: Problems) -> None:
