@@ -935,7 +935,27 @@ def _list_entries(store, case: str) -> None:
         _no_such_file(case)
     click.echo(f"{rows} entr{'y' if rows == 1 else 'ies'} in {store.where}"
                + (f"; replaying their plans saves {_spend(_summed(saved))} a run" if saved
-                  else ""))
+                  else "") + ("" if rows else _none_named(store, case)))
+
+
+def _none_named(store, case: str) -> str:
+    """After "0 entries" of CASE, a case id or suite (not a file or folder here): ``: no
+    case or suite named demo/logn has any (did you mean demo/login?)``, the nearest ids
+    that have entries, or how many cases do. It said only "0 entries in .farm/cache.db",
+    as of a case that had none, where the id was mistyped."""
+    from farm.cache.keys import case_prefix, near_selections, split_key
+    if not case or os.path.exists(case):
+        return ""
+    keys = [key for key, _ in store.items(case_prefix())]
+    cases = {split_key(key).get("case", "").split("@", 1)[0] for key in keys} - {""}
+    if not cases:
+        return ""
+    said = f": no case or suite named {case} has any"
+    near = near_selections(case, keys)
+    if near:
+        return f"{said} (did you mean {' or '.join(near)}?)"
+    return (f"{said} ({len(cases)} case{'' if len(cases) == 1 else 's'} "
+            f"{'has' if len(cases) == 1 else 'have'}: `farm cache ls` lists them)")
 
 
 def _age(seconds: float) -> str:
@@ -993,6 +1013,9 @@ def cache_clear(case: str, broker: str | None) -> None:
     if not removed:
         _no_such_file(case)
     freed = _space_given_back(store) if removed and not case else ""
+    if not removed:
+        with _cache_refusals(store):
+            freed = _none_named(store, case)
     click.echo(f"removed {removed} entr{'y' if removed == 1 else 'ies'} from {store.where}"
                + freed)
 

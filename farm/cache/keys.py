@@ -9,7 +9,9 @@ has three entries (Midscene matches each entry once per run).
 
 from __future__ import annotations
 
+import difflib
 import hashlib
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -72,6 +74,36 @@ def split_key(key: str) -> dict[str, Any]:
     platform, version, kind, n, digest = parts[-5:]
     return {"case": case_id, "platform": platform, "version": version, "kind": kind,
             "n": int(n) if n.isdigit() else 0, "digest": digest}
+
+
+def near_selections(case: str, keys: Iterable[str], n: int = 3) -> list[str]:
+    """The case ids and suites (``demo/``) that hold entries among ``keys`` whose names are
+    nearest ``case``, closest first: what a mistyped ``farm cache ls|clear CASE`` (which
+    said only "0 entries") may have meant. A ``--matrix`` run's ``demo/login@pixel`` is
+    offered as ``demo/login``, which takes its entries too."""
+    names: set[str] = set()
+    for key in keys:
+        case_id = split_key(key).get("case", "")
+        if not case_id:
+            continue
+        case_id = case_id.split("@", 1)[0]
+        names.add(case_id)
+        parts = case_id.split("/")
+        names.update("/".join(parts[:i]) + "/" for i in range(1, len(parts)))
+    case = case.split("@", 1)[0]
+    scored = sorted(((_likeness(case, name), name) for name in names),
+                    key=lambda pair: (-pair[0], pair[1]))
+    best = scored[0][0] if scored else 0.0
+    # as close as the closest, or nearly: demo/logn is demo/login, not also demo/
+    return [name for score, name in scored[:n] if score >= max(0.6, best - 0.1)]
+
+
+def _likeness(typed: str, name: str) -> float:
+    """How alike two ids are (0..1), case aside: the whole and the last part (the suite
+    both share made shop/nothing look like shop/login)."""
+    typed, name = typed.rstrip("/").lower(), name.rstrip("/").lower()
+    return min(difflib.SequenceMatcher(None, a, b).ratio()
+               for a, b in ((typed, name), (typed.rsplit("/", 1)[-1], name.rsplit("/", 1)[-1])))
 
 
 def app_version(suite_key: str | None, agent: dict[str, Any]) -> str:

@@ -96,4 +96,6 @@ def test_a_case_file_that_is_not_there_is_said_to_be_missing(here, monkeypatch, 
     code, out, _ = farm(monkeypatch, capsys, "cache", "ls")
     assert out.splitlines()[-1] == "5 entries in .farm/cache.db"
     code, out, _ = farm(monkeypatch, capsys, "cache", "ls", "shop/nothing")     # an id: no file
-    assert (code, out) == (0, "0 entries in .farm/cache.db\n")
+    assert (code, out) == (0, "0 entries in .farm/cache.db: no case or suite named "
+                              "shop/nothing has any (4 cases have: `farm cache ls` lists "
+                              "them)\n")
