@@ -1,6 +1,6 @@
 """The end of a run on the terminal, as pytest ends one: a line for each case that did not pass
-(where and why), the summary line, warnings (flaky cases, cases that passed with a failed
-continueOnError step), then the report's path as the last line."""
+(where and why; skipped ones a line per reason), the summary line, warnings (flaky cases, cases
+that passed with a failed continueOnError step), then the report's path as the last line."""
 
 from __future__ import annotations
 
@@ -8,8 +8,9 @@ import sys
 from pathlib import Path
 from typing import IO, Sequence
 
-from farm.budget import stopped_line
-from farm.results import RunSummary, cache_savings, not_run_by_interrupt, run_usage
+from farm.budget import NOT_RUN, stopped_line
+from farm.results import (NOT_RUN_INTERRUPTED, CaseResult, RunSummary, cache_savings,
+                          not_run_by_interrupt, run_usage)
 from farm.text import printable
 
 
@@ -40,6 +41,8 @@ def print_end(summary: RunSummary, run_dir: Path, out: IO[str],
 
 def _print_end(summary: RunSummary, run_dir: Path, out: IO[str],
                refused: Exception | None) -> None:
+    for line in skipped_lines(summary):     # (before the failures: those end nearest the tally)
+        print(line, file=out)
     for line in failure_lines(summary, not_run=str(refused) if refused else None):
         print(line, file=out)
     if summary.stopped:
@@ -78,11 +81,51 @@ def failure_lines(summary: RunSummary, limit: int = 20, not_run: str | None = No
             why = (f"step {step}: " if step else "") + error.message
         first = why.strip().splitlines()[0] if why.strip() else ""
         where = f"{case.file}:{line}" if line else case.file
+        tries = len(case.previous) + 1      # (the report lists each attempt)
         lines.append(printable(f"{case.status.upper()} {case.case_id} ({where})"
+                               + (f" after {tries} attempts" if tries > 1 else "")
                                + (f" — {clipped(first)}" if first else "")))
     if len(bad) > limit:
         lines.append(f"... and {len(bad) - limit} more: see the report")
     return lines
+
+
+def skipped_lines(summary: RunSummary, limit: int = 20, named: int = 5) -> list[str]:
+    """Why cases were skipped, one line a reason (a mistyped target on a run with no model is
+    a skip: on CI, the tally alone read green): ``SKIPPED s/a (s/a.yaml:7) — why`` for one
+    case, ``SKIPPED 3 cases (s/a, s/b, s/c) — why`` for several of one reason (at most
+    ``named`` of them named); at most ``limit`` lines, then how many more cases. Not the cases
+    a stop left unrun (Ctrl-C, --maxfail, the model budget): a line of their own counts those."""
+    groups: dict[str, list[CaseResult]] = {}
+    for case in summary.cases:
+        if case.status == "skipped" and not _said_apart(case, summary):
+            why = (case.reason or "").strip()
+            groups.setdefault(why.splitlines()[0] if why else "", []).append(case)
+    lines = []
+    for why, cases in list(groups.items())[:limit]:
+        if len(cases) == 1:
+            case = cases[0]
+            line = next((s.line for s in case.steps if s.status == "skipped" and s.line),
+                        case.line)
+            who = f"{case.case_id} ({case.file}:{line})" if line else \
+                f"{case.case_id} ({case.file})"
+        else:
+            ids = ", ".join(c.case_id for c in cases[:named])
+            more = f" and {len(cases) - named} more" if len(cases) > named else ""
+            who = f"{len(cases)} cases ({ids}{more})"
+        lines.append(printable(f"SKIPPED {who}" + (f" — {clipped(why)}" if why else "")))
+    if len(groups) > limit:
+        left = sum(len(cases) for cases in list(groups.values())[limit:])
+        lines.append(f"... and {left} more skipped: see the report")
+    return lines
+
+
+def _said_apart(case: CaseResult, summary: RunSummary) -> bool:
+    """Whether a skipped case is one a stop left unrun, which the end counts in a line."""
+    reason = case.reason or ""
+    return (reason.startswith(MAXFAIL_REASON)
+            or reason in NOT_RUN_INTERRUPTED
+            or bool(summary.stopped) and reason == NOT_RUN + str(summary.stopped))
 
 
 FAILURE_CHARS = 240     # of an error's first line on the console (the report has it all)
