@@ -79,11 +79,14 @@ class DurationHistory:
         return action()
 
     def record(self, results: Iterable[CaseResult]) -> None:
-        """Remember how long each case held its device: a verdict, and a timeout (it held it
-        for the whole timeout; counting it as a new case would start it late). Not skipped or
-        never-started attempts (no device time: no duration), nor those cut short: interrupted,
-        or ended by its device, the model or farm breaking (Marathon's incomplete tests: a
-        10-minute case whose phone died at 2 s was scheduled last the next run, as a 2 s one)."""
+        """Remember how long each case held its device: a verdict, a timeout (it held it for
+        the whole timeout; counting it as a new case would start it late), and a skip that came
+        on the device (a step needing a model: the next run without one holds the device as
+        long; before, such a case read as new to the machine, 30 s, however often it ran). Not
+        attempts skipped or not run before a device opened (no device time), nor those cut
+        short: interrupted, or ended by its device, the model or farm breaking (Marathon's
+        incomplete tests: a 10-minute case whose phone died at 2 s was scheduled last the next
+        run, as a 2 s one)."""
         rows = [(f"{r.platform}:{r.case_id}", own_duration(r), r.started) for r in results
                 if _ran_to_its_end(r) and own_duration(r) > 0]   # (one attempt's)
         if not rows:
@@ -109,9 +112,12 @@ class DurationHistory:
 
 
 def _ran_to_its_end(result: CaseResult) -> bool:
-    """Whether the attempt's time is the case's: a verdict, or a timeout."""
+    """Whether the attempt's time is the case's: a verdict, a timeout, or a skip on its device
+    (the "not run" ones a stop or a batch's failed file left: no time of the case's own)."""
     if result.status in _VERDICTS:
         return True
+    if result.status == "skipped":
+        return result.device is not None and not (result.reason or "").startswith("not run")
     from farm.attempts import Outcome, error_outcome
     return result.status == "error" and error_outcome(
         result.error.kind if result.error else "InternalError") is Outcome.TIMEOUT
