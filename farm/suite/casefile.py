@@ -17,7 +17,7 @@ from farm.suite.model import Case, Step, SuiteDefaults, Task
 from farm.suite.steps import parse_flow
 from farm.suite.targets import (UNSUPPORTED, WEB_SECTIONS, read_mobile, read_outputs, read_web,
                                 section_of)
-from farm.suite.vars import UNDEFINED, malformed, references
+from farm.suite.vars import malformed, references, undefined
 from farm.suite.yamlpos import Node
 
 TARGETS = (*WEB_SECTIONS, "android", "ios")
@@ -95,7 +95,7 @@ def check_templates(node: Node, known: set[str] | frozenset[str], p: Problems) -
                           "${NAME:-default} (write $${ for a literal ${)")
         for name, has_default, _ in references(text):
             if not has_default and name not in known:
-                p.add(scalar, _undefined(name, results))
+                p.add(scalar, _undefined(name, results, known))
 
 
 def _result_names(node: Node) -> dict[str, Node]:
@@ -111,13 +111,14 @@ def _result_names(node: Node) -> dict[str, Node]:
     return out
 
 
-def _undefined(name: str, results: dict[str, Node]) -> str:
+def _undefined(name: str, results: dict[str, Node], known: set[str] | frozenset[str]) -> str:
     """The message for an undefined ``${name}``: when a step of the file keeps its result
     under that name (``aiNumber: the price`` + ``name: price``, then ``aiAssert: the total is
-    ${price}``), that a result is no variable, rather than where to set one."""
+    ${price}``), that a result is no variable, rather than where to set one; else where to
+    set one, and the ``known`` name nearest it (``did you mean ${QA_URL}?``)."""
     step = results.get(name)
     if step is None:
-        return UNDEFINED.format(name)
+        return undefined(name, known)
     kind = next((k for k in step.value if k in KINDS), "step")
     return (f"undefined variable ${{{name}}}: {name!r} is the name of the {kind} result at line {step.line}, and "
             "a step's result is no variable: farm, as Midscene, does not put one step's answer "

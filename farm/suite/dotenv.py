@@ -86,6 +86,10 @@ def with_dotenv(case: Case, dotenv: Mapping[str, str]) -> Case:
     return case.model_copy(update={"vars": {**case.vars, **added}})
 
 
+# an undefined variable's message, with or without the name it may have meant (vars.undefined)
+_UNDEFINED_NAME = re.compile(re.escape(UNDEFINED.split("$")[0]) + r"\$\{(\w+)\}(?: \(|: did )")
+
+
 def explain_undefined(errors: list[SuiteError], path: Path, root: Path,
                       shown: Callable[[Path], str],
                       seen: dict[Path, dict[str, str]]) -> list[SuiteError]:
@@ -102,10 +106,11 @@ def explain_undefined(errors: list[SuiteError], path: Path, root: Path,
             where.update(dict.fromkeys(seen[folder], folder / DOTENV.name))
     out = []
     for e in errors:
-        name = next((n for n in where if e.message == UNDEFINED.format(n)), None)
-        out.append(e if name is None else SuiteError(
-            e.file, f"{e.message}; {shown(where[name])} sets it, but farm reads .env from the "
-                    "working directory only, as Midscene's CLI does (run farm in "
+        named = _UNDEFINED_NAME.match(e.message)
+        name = named[1] if named and named[1] in where else None
+        out.append(e if name is None else SuiteError(     # (set there: no "did you mean")
+            e.file, f"{UNDEFINED.format(name)}; {shown(where[name])} sets it, but farm reads "
+                    ".env from the working directory only, as Midscene's CLI does (run farm in "
                     f"{shown(where[name].parent)}, or set {name} in the environment)",
             e.line, e.column))
     return out

@@ -17,6 +17,7 @@ Everything here is pure except `Variables.from_sources`, which reads a secrets d
 from __future__ import annotations
 
 import base64
+import difflib
 import functools
 import os
 import re
@@ -50,12 +51,35 @@ UNDEFINED = ("undefined variable ${{{}}} (set it in the environment, a .env file
              "working directory, vars:, or a secrets dir)")
 
 
-class UndefinedVariable(UserError):
-    """A template references ``${NAME}``, NAME has no value and the reference no default."""
+def undefined(name: str, defined: Iterable[str] = ()) -> str:
+    """`UNDEFINED` for ``${name}``, with the defined name nearest it when one is close
+    (``undefined variable ${QA_URLL}: did you mean ${QA_URL}? (set it …)``), as farm does for
+    steps, keys and flags. Names only: a value (a secret's) is never shown."""
+    said = UNDEFINED.format(name)
+    near = nearest_name(name, defined)
+    if near is None:
+        return said
+    head, where = said.split(" (", 1)
+    return f"{head}: did you mean ${{{near}}}? ({where}"
 
-    def __init__(self, name: str) -> None:
+
+def nearest_name(name: str, defined: Iterable[str]) -> str | None:
+    """The name of ``defined`` most like ``name`` (case aside), None when none is close."""
+    by_lower: dict[str, str] = {}
+    for other in sorted(defined):
+        if other != name:
+            by_lower.setdefault(other.lower(), other)
+    best = difflib.get_close_matches(name.lower(), list(by_lower), n=1, cutoff=0.75)
+    return by_lower[best[0]] if best else None
+
+
+class UndefinedVariable(UserError):
+    """A template references ``${NAME}``, NAME has no value and the reference no default;
+    ``defined``: the names that have one (the nearest is suggested)."""
+
+    def __init__(self, name: str, defined: Iterable[str] = ()) -> None:
         self.name = name
-        super().__init__(UNDEFINED.format(name))
+        super().__init__(undefined(name, defined))
 
 
 def references(template: str) -> list[tuple[str, bool, int]]:
@@ -103,8 +127,8 @@ def substitute(template: str, value_of: Callable[[str], str | None],
     return _TOKEN.sub(sub, template)
 
 
-def _undefined(name: str) -> str:
-    raise UndefinedVariable(name)
+def _undefined(name: str, defined: Iterable[str] = ()) -> str:
+    raise UndefinedVariable(name, defined)
 
 
 def sole_reference(text: str) -> tuple[str, str | None] | None:
@@ -517,7 +541,8 @@ class Variables:
 
     def resolve(self, template: str) -> str:
         """Substitute every reference; raise `UndefinedVariable` for an undefined one."""
-        return substitute(template, self._values.get, _undefined)
+        return substitute(template, self._values.get,
+                          lambda name: _undefined(name, self._values))
 
     def resolve_declared(self, template: str, declared: Iterable[str],
                          undeclared: list[str] | None = None) -> str:
