@@ -28,6 +28,17 @@ document.addEventListener("DOMContentLoaded", function () {
       .join(" ").toLowerCase()];
   }));
 
+  // -- a case or step shown from its link lands below the sticky toolbar ----------------------
+  // (scroll-margin-top in report.css reads --toolbar): the bar is one row on a laptop and
+  // three on a phone, where a fixed margin left the case's title under it
+  var bar = document.querySelector(".toolbar");
+  function measureBar() {
+    if (bar) document.documentElement.style.setProperty("--toolbar", bar.offsetHeight + "px");
+  }
+  measureBar();
+  if (bar && "ResizeObserver" in window) new ResizeObserver(measureBar).observe(bar);
+  else window.addEventListener("resize", measureBar);
+
   // -- a closed case's body is raw text (a <noscript>) until it is opened ------------------
   function unfold(c) {
     var later = c.querySelector(":scope > .body > noscript");
