@@ -223,6 +223,7 @@ class _CaseRun:
         self.opening = ""           # the url / app the session was opening (set-up's timeout)
         self.failure_kinds: dict[int, str] = {}   # step index → its TestFailure's class name
         self.continued: list[StepRecord] = []    # failures continueOnError let pass
+        self.notes: list[str] = []      # what passed steps say all the same (a stale xpath)
         self.unnamed = 0            # results kept without a `name:` so far (their data keys)
         self.evidence = CaseEvidence(services.settings.screenshots, self.agent.grabber,
                                      services.artifacts, case.id, job.attempt)
@@ -390,6 +391,15 @@ class _CaseRun:
         skips = [r for r in self.records if r.status == "skipped" and r.error]
         if skips and not any(r.status == "passed" for r in self.records):
             result.status, result.reason = "skipped", skips[0].error
+        elif self.notes:
+            result.reason = "; ".join(filter(None, [result.reason, *self.notes]))
+
+    def _note(self, rec: StepRecord, notes: tuple[str, ...]) -> None:
+        """What a step that found its target says all the same (`LocateHit.notes`): in the
+        passed case's reason (console, results.json, report, JUnit) and in farm.log."""
+        for note in notes:
+            self.notes.append(self.mask(f"step {rec.index} (line {rec.line}): {note}"))
+            log.warning("[%s] %s: %s", self.device.name, self.case.id, self.notes[-1])
 
     def _failed_at(self, result: CaseResult, step: StepRecord) -> None:
         """The case failed at ``step``: its error, step and screenshot are that step's."""
@@ -433,6 +443,7 @@ class _CaseRun:
             hit, output = self.execute(step)
             if hit is not None:
                 rec.tier, rec.rect = hit.tier, hit.rect.as_list()
+                self._note(rec, hit.notes)
             rec.output = _masked_output(output, self.mask)
             self._keep(step, rec.output, result)
         except NeedsModel as exc:

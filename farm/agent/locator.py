@@ -25,7 +25,7 @@ import re
 import threading
 import time
 import unicodedata
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable, Collection, Iterable, Protocol
 
 from farm import metrics
@@ -59,6 +59,7 @@ class LocateHit:
     description: str = ""
     enabled: bool = True        # false: the element found is a disabled control (tree tiers)
     node: int | None = None     # the tree node found (text tier): a tap checks what covers it
+    notes: tuple[str, ...] = ()  # what the step should say though it found its target
 
 
 @dataclass
@@ -95,6 +96,7 @@ class LocatorTier(Protocol):
 
 
 XPATH_UNUSABLE = "xpath_unusable"  # LocateContext.hints: why the step's XPath could not be used
+XPATH_MISSED = "xpath_missed"      # LocateContext.hints: the step's XPath matched nothing
 SWIPED = "swiped"     # LocateContext.hints: swipes the text tier made looking for its target
 OFF_SCREEN = " is off-screen and did not come into view"   # a near note: the text tier's find
 
@@ -123,6 +125,7 @@ class XPathTier:
             raise LocateError(f"XPath {ctx.xpath} matches {len(rects)} elements; "
                               "it must match exactly one")
         ctx.near.append(f"XPath {ctx.xpath} matched nothing")
+        ctx.hints[XPATH_MISSED] = f"its xpath {ctx.xpath} matched nothing"
         return None
 
 
@@ -539,7 +542,7 @@ class LocatorChain:
             if hit is not None:
                 if self.on_hit:
                     self.on_hit(prompt, hit, ctx)
-                return hit
+                return _xpath_noted(hit, ctx)
         what = f'"{prompt}"' if prompt else f"XPath {xpath}"
         swiped = ctx.hints.get(SWIPED)
         if swiped:                                   # the text tier looked through a list
@@ -634,6 +637,16 @@ class LocatorChain:
         if self.on_attempt:
             self.on_attempt(tier.name, hit is not None)
         return hit
+
+
+def _xpath_noted(hit: LocateHit, ctx: LocateContext) -> LocateHit:
+    """``hit`` with a note when another tier found what the step's XPath did not: the step
+    passes, and says so (a stale XPath otherwise goes unnoticed until the text changes too)."""
+    why = ctx.hints.get(XPATH_MISSED) or ctx.hints.get(XPATH_UNUSABLE)
+    if hit.tier == "xpath" or not why:
+        return hit
+    found = f"found {hit.description}" if hit.description else "found it"
+    return replace(hit, notes=(*hit.notes, f"{why}; {found} by the {hit.tier} tier instead"))
 
 
 def _tried(tier: LocatorTier, prompt: str, ctx: LocateContext) -> bool:

@@ -145,17 +145,50 @@ def _opaque(role: str) -> bool:
     return role.rsplit(".", 1)[-1].casefold() in _OPAQUE
 
 
-def needs_pixels(tree: UITree | None) -> bool:
-    """Is there something on this screen only OCR can read? No tree, a tree with no text at
-    all (a black-box app), or a visible canvas / WebView / embedded frame. A screen whose tree
-    reads fine has nothing more to give: OCR there would cost seconds and find what the text
-    tier already ruled out."""
+def unread_areas(tree: UITree | None) -> list[Rect] | None:
+    """Where only the pixels say what the screen shows: None for all of it (no tree, or a tree
+    with no text at all: a black-box app), else the rects of the visible canvases / WebViews /
+    embedded frames / surfaces the tree holds no text inside ([] when there are none). A frame
+    the tree read into (a page's iframe, a WebView whose page the dump lists) is no such area:
+    its text is the text tier's to match, or to call a near miss."""
     if tree is None:
-        return True
+        return None
     nodes = [n for n in tree.nodes if n.visible]
-    if not any(n.text or n.name or n.label for n in nodes):
-        return True
-    return any(_opaque(n.role) for n in nodes)
+    texts = [n for n in nodes if n.text or n.name or n.label]
+    if not texts:
+        return None
+    opaque = {n.id: n for n in nodes if _opaque(n.role)}
+    if not opaque:
+        return []
+    parent = {n.id: n.parent for n in tree.nodes}
+    read: set[int] = set()
+    for n in texts:
+        cur, seen = n.parent, 0
+        while cur is not None and seen < len(parent):    # (a cycle in a plugin's tree)
+            if cur in opaque:
+                read.add(cur)
+            cur, seen = parent.get(cur), seen + 1
+    return [n.rect for i, n in opaque.items() if i not in read]
+
+
+def needs_pixels(tree: UITree | None) -> bool:
+    """Is there something on this screen only OCR can read (`unread_areas`)? A screen whose
+    tree reads it all has nothing more to give: OCR there would cost seconds and find what the
+    text tier already ruled out ("Username" for "User name", which OCR reads with no spaces)."""
+    areas = unread_areas(tree)
+    return areas is None or bool(areas)
+
+
+def _scaled(r: Rect, sx: float, sy: float) -> Rect:
+    """An image's rect in screen coordinates."""
+    return Rect(x=round(r.x * sx), y=round(r.y * sy), width=max(1, round(r.width * sx)),
+                height=max(1, round(r.height * sy)))
+
+
+def _inside(rect: Rect, areas: list[Rect]) -> bool:
+    """Whether ``rect``'s middle is in one of ``areas``."""
+    cx, cy = rect.x + rect.width / 2, rect.y + rect.height / 2
+    return any(a.x <= cx <= a.x + a.width and a.y <= cy <= a.y + a.height for a in areas)
 
 
 class OcrTier:
@@ -177,11 +210,14 @@ class OcrTier:
         from farm.agent.images import png_size
 
         png = self.screenshot() if self.screenshot else ctx.device.screenshot()
-        rects, how = match_lines(prompt, read_lines(png))
         image, screen = png_size(png), ctx.device.size()
         sx, sy = screen[0] / image[0], screen[1] / image[1]
-        found = [Rect(x=round(r.x * sx), y=round(r.y * sy), width=max(1, round(r.width * sx)),
-                      height=max(1, round(r.height * sy))) for r in rects]
+        lines = [OcrLine(line.text, _scaled(line.rect, sx, sy), line.score)
+                 for line in read_lines(png)]
+        areas = unread_areas(ctx.tree())
+        if areas is not None:       # the rest of the screen is the tree's (the text tier's)
+            lines = [line for line in lines if _inside(line.rect, areas)]
+        found, how = match_lines(prompt, lines)
         if len(found) > 1:
             raise ambiguous(prompt, how, [f"text on screen at {r.as_list()}" for r in found])
         if found:
