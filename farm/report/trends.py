@@ -151,8 +151,7 @@ def analyse(runs: list[RunRecord], suite: str | None = None,
     its skipped and interrupted cases, which did not finish, are neither verdicts nor
     durations (what they spent is still spend). A partial run (`mark_partial`) is a row too,
     and its cases count like any run's: only its pass rate is not a night's."""
-    all_suites = sorted({suite_of(c.case_id) for r in runs for c in r.cases})
-    runs = only_suite(runs, suite)
+    runs = only_suite(runs, suite)     # (the header names the page's suites: this one)
     statuses: dict[str, list[str]] = defaultdict(list)      # in the window
     before = _statuses(earlier)                             # before it, then in it
     names: dict[str, str] = {}
@@ -192,7 +191,8 @@ def analyse(runs: list[RunRecord], suite: str | None = None,
     return Trends(rows=rows, latest=latest,
                   flaky=flaky_ranking(statuses, last_fail, names, red_steps),
                   slowest=slowest(runs, names), spend=spend(runs, names),
-                  devices=device_errors(runs), suites=all_suites)
+                  devices=device_errors(runs),
+                  suites=sorted({suite_of(c.case_id) for r in runs for c in r.cases}))
 
 
 def _verdict(before: list[str], status: str) -> str | None:
