@@ -711,7 +711,18 @@ class CeleryExecutor:
                    + self._what_to_do(pool, leases or {}, bad or {}))
             for job in list(q):
                 q.remove(job)
-                self.ledger.end(job, "error", error=DeviceLost(why))
+                self._end_unrunnable(job, DeviceLost(why))
+
+    def _end_unrunnable(self, job: Job, error: DeviceLost) -> None:
+        """End a queued job no worker can run, as the local executor does: a retry keeps the
+        verdict of the attempt it was for (the device it lost mid-case, its steps and time),
+        saying why it was not retried; a case never started is an error naming why. Before,
+        a retry's error replaced the real one ("after 2 attempts — no usable web worker",
+        device None), which survived only under ``previous``."""
+        if self.ledger.attempts.get(job.case_id):
+            self.ledger.end(job, "skipped", reason=f"not run: {error}")
+        else:
+            self.ledger.end(job, "error", error=error)
 
     def _taken_in(self, pool: str, leases: dict) -> bool:
         """Has a device of ``pool`` an attempt of the run that is not lost (yet)? The run then
