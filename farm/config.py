@@ -254,6 +254,7 @@ class Settings(BaseModel):
         if parts.scheme.lower() not in ("http", "https"):
             raise ValueError(f"a Pushgateway is an http:// or https:// URL, got {parts.scheme}")
         _port_and_host(parts, "http://HOST:9091")
+        _gateway_url_whole(value, parts)
         return value
 
     @field_validator("model_base_url", "planning_model_base_url", "assert_model_base_url")
@@ -860,6 +861,32 @@ def _port_and_host(parts: Any, example: str) -> None:
         raise ValueError("has a port that is not a number from 1 to 65535") from None
     if not parts.hostname:
         raise ValueError(f"names no host ({example})")
+
+
+def _gateway_url_whole(url: str, parts: Any) -> None:
+    """What else keeps a push from being sent, found before the run, not after it as
+    Python's own words with exit 0 ("could not push metrics to http://not a url: URL can't
+    contain control characters"): a space or control character, a host no name or address
+    can be, a query or fragment (the push appends /metrics/job/... to the URL)."""
+    import ipaddress
+    bad = next((c for c in url if ord(c) <= 0x20 or ord(c) == 0x7f), None)
+    if bad is not None:
+        what = "a space" if bad == " " else f"a control character ({bad!r})"
+        raise ValueError(f"has {what} in it (a URL has none: http://HOST:9091)")
+    host = parts.hostname or ""
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        try:
+            ascii_host = host.encode("idna").decode("ascii")
+        except UnicodeError:
+            ascii_host = ""
+        if not re.fullmatch(r"[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*\.?", ascii_host):
+            raise ValueError(f"names a host that cannot be one: {host!r} (a host is a name "
+                             "of letters, digits, '-' and '.', or an IP address)") from None
+    if parts.query or parts.fragment or url.rstrip().endswith(("?", "#")):
+        raise ValueError("has a query or fragment (?... or #...): the push adds "
+                         "/metrics/job/... to the URL; give http://HOST:9091[/PATH]")
 
 
 def _json_list(text: str) -> list[str]:
