@@ -17,7 +17,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, model_serializer
 
 from farm import errors
 from farm.text import clean
@@ -98,6 +98,17 @@ class StepRecord(BaseModel):
     marks: list[Mark] = Field(default_factory=list)   # where it acted, in action order
     screen: list[int] | None = None  # [w, h] of the coordinate space of rect and marks
     marked: str | None = None       # SVG: the before screenshot with rect and marks over it
+    # what the step says though it passed ("its xpath X matched nothing; found ... by the text
+    # tier instead"); left out of results.json when empty, so a run with nothing to note
+    # writes what it wrote before
+    notes: list[str] = Field(default_factory=list)
+
+    @model_serializer(mode="wrap")
+    def _without_empty_notes(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data = handler(self)
+        if not self.notes:
+            data.pop("notes", None)
+        return data
 
 
 class CaseError(BaseModel):

@@ -1,6 +1,6 @@
 """The end of a run on the terminal, as pytest ends one: a line for each case that did not pass
-(where and why; skipped ones a line per reason), the summary line, warnings (flaky cases, cases
-that passed with a failed continueOnError step), then the report's path as the last line."""
+(where and why; skipped ones a line per reason), the summary line, warnings (flaky cases, steps
+that passed with a note: a stale xpath), then the report's path as the last line."""
 
 from __future__ import annotations
 
@@ -58,6 +58,8 @@ def _print_end(summary: RunSummary, run_dir: Path, out: IO[str],
     if flaky:
         print(f"farm: warning: {len(flaky)} flaky case(s) passed only after failing: "
               + ", ".join(flaky), file=out)
+    for line in note_lines(summary):
+        print(line, file=out)
     if (run_dir / "report.html").is_file():      # (one not written is named on stderr)
         print(str((run_dir / "report.html").resolve()), file=out, flush=True)
 
@@ -117,6 +119,23 @@ def skipped_lines(summary: RunSummary, limit: int = 20, named: int = 5) -> list[
     if len(groups) > limit:
         left = sum(len(cases) for cases in list(groups.values())[limit:])
         lines.append(f"... and {left} more skipped: see the report")
+    return lines
+
+
+def note_lines(summary: RunSummary, limit: int = 20) -> list[str]:
+    """What steps said though they found their target (`StepRecord.notes`: a step's xpath
+    that matched nothing, the text tier finding the button), a warning line each: the rich
+    progress view shows no passed case's line, and --no-progress none at all, so a stale
+    xpath passed unnoticed on the console. At most ``limit`` lines, then how many more."""
+    noted = [(c, s, n) for c in summary.cases for s in c.steps for n in s.notes]
+    lines = []
+    for case, step, note in noted[:limit]:
+        where = f"{case.file}:{step.line}" if step.line else case.file
+        lines.append(printable(f"farm: warning: {case.case_id} ({where}) step {step.index}: "
+                               f"{clipped(note)}"))
+    if len(noted) > limit:
+        lines.append(f"farm: warning: ... and {len(noted) - limit} more step notes: see the "
+                     "report")
     return lines
 
 

@@ -395,10 +395,12 @@ class _CaseRun:
             result.reason = "; ".join(filter(None, [result.reason, *self.notes]))
 
     def _note(self, rec: StepRecord, notes: tuple[str, ...]) -> None:
-        """What a step that found its target says all the same (`LocateHit.notes`): in the
-        passed case's reason (console, results.json, report, JUnit) and in farm.log."""
-        for note in notes:
-            self.notes.append(self.mask(f"step {rec.index} (line {rec.line}): {note}"))
+        """What a step that found its target says all the same (`LocateHit.notes`): on the
+        step (results.json, the report's step row, the end of the run on the console), in the
+        passed case's reason (its progress line, JUnit's note) and in farm.log."""
+        for note in map(self.mask, notes):
+            rec.notes.append(note)
+            self.notes.append(f"step {rec.index} (line {rec.line}): {note}")
             log.warning("[%s] %s: %s", self.device.name, self.case.id, self.notes[-1])
 
     def _failed_at(self, result: CaseResult, step: StepRecord) -> None:

@@ -362,7 +362,7 @@ data-status="{_e(c.status)}" {facets} data-q="{_e(_searched(c))}"\
             parts.append(_model_said(at, c))
         if c.reason:    # beside an error too: "not retried: --maxfail 1 reached" & co.
             label = "Skipped" if c.status == "skipped" else "Reason" if c.error is None \
-                else "Note"
+                and c.status not in ("passed", "flaky") else "Note"
             parts.append(f'<p class="reason"><b>{label}:</b> {_e(cut_long(c.reason))}</p>')
         if c.screenshot and c.status != "passed":
             shot = self.thumb(c.screenshot, "last screenshot", "shot")
@@ -424,6 +424,8 @@ data-status="{_e(c.status)}" {facets} data-q="{_e(_searched(c))}"\
             label += f" <i>line {st.line}</i>"
         if st.error:
             label += f'<div class="serr">{_t(cut_long(st.error))}</div>'
+        for note in st.notes:       # it passed, and says so all the same (a stale xpath)
+            label += f'<div class="snote"><b>Note:</b> {_t(cut_long(note))}</div>'
         if st.usage and st.usage.calls:
             label += f'<div class="out">{_e(_usage_text(st.usage))}</div>'
         if isinstance(st.output, dict) and isinstance(st.output.get("steps"), list):

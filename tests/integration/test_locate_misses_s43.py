@@ -106,6 +106,7 @@ def test_a_step_whose_xpath_matched_nothing_passes_and_says_so(run) -> None:
     assert case["status"] == "passed", (case.get("error"), output)
     assert case["steps"][1]["tier"] == "text"
     assert case["reason"] == NOTE                                # results.json
+    assert case["steps"][1]["notes"] == [NOTE.split(": ", 1)[1]]     # and on its step
     assert "PASSED suite/stale_xpath" in output and NOTE in output     # the console
     assert NOTE in html.unescape((run_dir / "report.html").read_text())
     log = (run_dir / "farm.log").read_text()
