@@ -674,14 +674,28 @@ def _stop(children: list[_Child], signals: list[int], r) -> None:
     if not before:
         for c in children:
             c.signal(signal.SIGTERM)
-        print("farm worker: stopping: each device finishes the case it is running, then ends "
-              "(Ctrl-C again to stop now)", file=sys.stderr, flush=True)
+        print(f"farm worker: stopping{_on(signum)}: each device finishes the case it is "
+              f"running, then ends ({_to_stop_now(signum)})", file=sys.stderr, flush=True)
         _say_draining(children, r)
     elif signum == signal.SIGINT and signal.SIGINT not in before[1:]:
         print("farm worker: stopping now: the cases in progress end here (their runs run them "
               "again on other devices)", file=sys.stderr, flush=True)
         for c in children:
             c.kill()
+
+
+def _on(signum: int) -> str:
+    """" (SIGTERM)" for a stop that did not come from the terminal's Ctrl-C (docker stop,
+    systemctl stop, kill): the line names what it acted on."""
+    return "" if signum == signal.SIGINT else f" ({signal.Signals(signum).name})"
+
+
+def _to_stop_now(signum: int) -> str:
+    """How to stop now, in the words of how the stop came: a SIGTERM (from `docker stop`,
+    `systemctl stop`, `kill`) has no "again": a second SIGTERM drains on, SIGINT stops now."""
+    if signum == signal.SIGINT:
+        return "Ctrl-C again to stop now"
+    return f"to stop now: kill -INT {os.getpid()}"
 
 
 def _say_draining(children: list[_Child], r) -> None:
