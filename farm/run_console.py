@@ -19,13 +19,21 @@ MAXFAIL_REASON = "not run: --maxfail "      # + "N reached" (`farm.session._MaxF
 
 def print_end(summary: RunSummary, run_dir: Path, out: IO[str],
               refused: Exception | None = None, warnings: Sequence[str] = ()) -> None:
-    """The end of a run on the terminal, after ``warnings`` the run left to say there. Cases
-    not run because the executor refused (no broker there) are not listed one by one:
-    `farm.session._exit_code` says why once. A terminal or pipe that is gone (`farm run … |
-    head`) costs only these lines: what comes after them (metrics, the exit code) does not
-    depend on them. Standard output that could not be written (``farm run … > /dev/full``:
-    `farm.cli._ReaderMayLeave.lost`) makes a passed run's code 3, as `farm.cli.main` exits;
-    results.json and the journal, written before, are written again to say so."""
+    """The end of a run on the terminal, after ``warnings`` the run left to say there. An
+    executor that ``refused`` the run (no broker there, a wrong password) is said first, on
+    stderr, once; the cases it left unrun are counted as such in the tally, not listed one by
+    one (before, the error came after "farm: 12 errors" and the report's path, as if cases had
+    run). A terminal or pipe that is gone (`farm run … | head`) costs only these lines: what
+    comes after them (metrics, the exit code) does not depend on them. Standard output that
+    could not be written (``farm run … > /dev/full``: `farm.cli._ReaderMayLeave.lost`) makes a
+    passed run's code 3, as `farm.cli.main` exits; results.json and the journal, written
+    before, are written again to say so."""
+    if refused is not None:     # (stdout and stderr into one file: stdout's lines first)
+        try:
+            out.flush()
+        except (OSError, ValueError):
+            pass
+        print(f"farm: error: {refused}", file=sys.stderr, flush=True)
     try:
         for warning in warnings:
             print(f"farm: warning: {warning}", file=out)
@@ -53,7 +61,7 @@ def _print_end(summary: RunSummary, run_dir: Path, out: IO[str],
               f"{len(maxed)} case(s) not run (counted as skipped)", file=out)
     if not_run := not_run_by_interrupt(summary):
         print(f"farm: interrupted: {not_run} case(s) not run (counted as skipped)", file=out)
-    print(summary_line(summary), file=out)
+    print(summary_line(summary, not_run=str(refused) if refused else None), file=out)
     flaky = [c.case_id for c in summary.cases if c.status == "flaky"]
     if flaky:
         print(f"farm: warning: {len(flaky)} flaky case(s) passed only after failing: "
@@ -71,8 +79,7 @@ def failure_lines(summary: RunSummary, limit: int = 20, not_run: str | None = No
     lines, then how many more there are. Nothing when every case passed or was skipped.
     ``not_run``: the error of cases the run could not start (said once elsewhere), left out."""
     bad = [c for c in summary.cases if c.status in ("failed", "error", "interrupted")
-           and not (not_run and c.reason == "not run" and c.error
-                    and c.error.message == not_run)]
+           and not _refused(c, not_run)]
     lines = []
     for case in bad[:limit]:
         error, why = case.error, case.reason or ""
@@ -160,10 +167,24 @@ def clipped(text: str, limit: int = FAILURE_CHARS) -> str:
     return (head[:cut] if cut > limit // 2 else text[:limit]).rstrip(" ,;:—-") + "…"
 
 
-def summary_line(summary: RunSummary) -> str:
+def _refused(case: CaseResult, not_run: str | None) -> bool:
+    """Whether ``case`` is one the executor's refusal ``not_run`` left unrun (an error)."""
+    return bool(not_run and case.reason == "not run" and case.error
+                and case.error.message == not_run)
+
+
+def summary_line(summary: RunSummary, not_run: str | None = None) -> str:
+    """The tally: "farm: 1 failed, 2 errors in 3.7s (run r1)". ``not_run``: the error of an
+    executor that refused the run; the cases it left unrun (errors in results.json) are
+    "N case(s) not run (counted as errors)", not "N errors", which read as if they ran."""
+    counts = dict(summary.counts)
+    unrun = sum(1 for c in summary.cases if _refused(c, not_run))
+    counts["error"] = counts.get("error", 0) - unrun
     parts = [f"{n} {s}{'s' * (s == 'error' and n > 1)}" for s in   # pytest: "2 errors"
              ("passed", "failed", "error", "flaky", "skipped", "interrupted")
-             if (n := summary.counts.get(s))]
+             if (n := counts.get(s))]
+    if unrun:
+        parts.append(f"{unrun} case(s) not run (counted as errors)")
     text = ", ".join(parts) or "nothing ran"
     if summary.quarantined:
         text += f"; quarantined: {', '.join(summary.quarantined)}"

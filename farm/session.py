@@ -215,7 +215,7 @@ def _run(paths: Sequence[str | Path], devices: str, settings: Settings,
     drop_handler(handler)
     print_end(summary, run_dir, out, outcome.refused, outcome.warnings)
     export_metrics(settings, run_dir, tally, [] if outcome.refused else summary.cases, server)
-    return _exit_code(summary, outcome.refused, unwritten)
+    return _exit_code(summary, unwritten)
 
 
 def _app_server(settings: Settings) -> AppServer:
@@ -245,14 +245,13 @@ def _check_devices(settings: Settings, specs: list[DeviceSpec], cases: list[Case
     check_browser([s for s in specs if s.platform in runnable], settings)
 
 
-def _exit_code(summary: RunSummary, refused: Exception | None, unwritten: list[str]) -> int:
+def _exit_code(summary: RunSummary, unwritten: list[str]) -> int:
     """The run's code, after saying on stderr what went wrong beyond its cases: an output not
-    written (3, infrastructure, unless the cases already made the run's code nonzero), an
-    executor refused up front (nothing ran: its code)."""
+    written (3, infrastructure, unless the cases already made the run's code nonzero). An
+    executor refused up front has its code in ``summary.exit_code`` already, and
+    `farm.run_console.print_end` said why, before the tally of the cases it left unrun."""
     for what in unwritten:
         print(f"farm: error: not written: {what}", file=sys.stderr)
-    if refused is not None:     # summary.exit_code is its code already
-        print(f"farm: error: {refused}", file=sys.stderr)
     return summary.exit_code or (3 if unwritten else 0)
 
 
