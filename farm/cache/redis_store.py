@@ -4,9 +4,13 @@ Entries are JSON strings under ``<prefix>:<key>`` with Redis' own expiry; the de
 (``farm:cache``) keeps them apart from the cluster's keys when the broker's Redis is reused.
 
 A Redis that does not answer (down, refusing us, or hung: a read waits for the socket timeout)
-is not asked again for `DOWN_FOR` seconds: each later call fails at once with the reason, so
-a run's cases go uncached without each one waiting out the timeout first (a hung Redis cost
-every case of a nightly run 10 s). After that, one call probes it again.
+is not asked again for a while: each later call fails at once with the reason, so a run's
+cases go uncached without each one waiting out the timeout first (a hung Redis cost every
+case of a nightly run 10 s). Then one call probes it with a PING that waits at most
+`PROBE_TIMEOUT` s; while it still does not answer, the wait between probes doubles from
+`RETRY_FIRST` to `RETRY_MAX` seconds. So the cache is back within `RETRY_MAX` s of Redis (it
+stayed off for 5 minutes, and a configured model was paid for meanwhile), at one connection
+attempt per process and period while Redis is away.
 """
 
 from __future__ import annotations
@@ -21,7 +25,9 @@ from farm.cache.store import Entry, StoreReadOnly, decoded
 
 _GLOB = re.compile(r"([*?\[\]\\])")
 SOCKET_TIMEOUT = 10.0   # seconds: connecting, and waiting for each reply
-DOWN_FOR = 300.0        # seconds a store that did not answer is not asked again
+RETRY_FIRST = 5.0       # seconds a store that did not answer is not asked again, at first,
+RETRY_MAX = 30.0        # doubling while it still does not, up to this
+PROBE_TIMEOUT = 1.0     # seconds the PING asking it again may take (a hung Redis: each probe)
 
 
 class StoreDown(ConnectionError):
@@ -42,35 +48,46 @@ class RedisStore:
         self._r: Any = redis.Redis.from_url(url, socket_timeout=SOCKET_TIMEOUT,
                                             socket_connect_timeout=SOCKET_TIMEOUT,
                                             health_check_interval=30)
+        self._probe: Any = redis.Redis.from_url(url, socket_timeout=PROBE_TIMEOUT,
+                                                socket_connect_timeout=PROBE_TIMEOUT)
         self._lock = threading.Lock()
         self._down_until = 0.0          # time.monotonic() before which no call is made
         self._down_why = ""
+        self._retry_in = RETRY_FIRST    # the wait after the next failure
 
     def _call(self, call: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-        """``call(*args)`` on Redis, unless it did not answer less than `DOWN_FOR` s ago
-        (`StoreDown` at once). While one call probes a store that was down, the others are
-        still refused."""
+        """``call(*args)`` on Redis, unless it did not answer a moment ago (`StoreDown` at
+        once). Once that moment is over, the first call PINGs it first (`PROBE_TIMEOUT`);
+        the others are still refused meanwhile."""
         import redis
         with self._lock:
             now = time.monotonic()
             if now < self._down_until:
                 raise StoreDown(f"{self._down_why} (not asked again for "
                                 f"{self._down_until - now:.0f} s)")
-            if self._down_why:                  # this call is the probe
-                self._down_until = now + DOWN_FOR
+            probing = bool(self._down_why)
+            if probing:
+                self._down_until = now + self._retry_in
         try:
+            if probing:
+                self._probe.ping()
             result = call(*args, **kwargs)
         except redis.ReadOnlyError as exc:
             raise StoreReadOnly(f"the cache store {self.where} is a read-only replica "
                                 f"({exc})") from None
         except (redis.ConnectionError, redis.TimeoutError, OSError) as exc:
-            with self._lock:
-                self._down_until = time.monotonic() + DOWN_FOR
-                self._down_why = f"{type(exc).__name__}: {exc}"
+            self._failed(exc)
             raise
         with self._lock:
-            self._down_until, self._down_why = 0.0, ""
+            self._down_until, self._down_why, self._retry_in = 0.0, "", RETRY_FIRST
         return result
+
+    def _failed(self, exc: BaseException) -> None:
+        """Redis did not answer: not asked again for a while, longer each time in a row."""
+        with self._lock:
+            self._down_until = time.monotonic() + self._retry_in
+            self._down_why = f"{type(exc).__name__}: {exc}"
+            self._retry_in = min(self._retry_in * 2, RETRY_MAX)
 
     def get(self, key: str) -> Entry | None:
         raw = self._call(self._r.get, self.prefix + key)
@@ -130,3 +147,4 @@ class RedisStore:
 
     def close(self) -> None:
         self._r.close()
+        self._probe.close()
