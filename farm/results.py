@@ -158,6 +158,11 @@ class DeselectedCase(BaseModel):
     tags: list[str] = Field(default_factory=list)
 
 
+# how a device lost in the run that served it again ends its why in ``RunSummary.lost``
+# (a cluster worker restarted by its supervisor: `farm.executors.celery`)
+CAME_BACK = "it came back later in the run"
+
+
 class RunSummary(BaseModel):
     run_id: str
     started: str

@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import IO, Sequence
 
 from farm.budget import NOT_RUN, stopped_line
-from farm.results import (NOT_RUN_INTERRUPTED, CaseResult, RunSummary, cache_savings,
-                          not_run_by_interrupt, run_usage)
+from farm.results import (CAME_BACK, NOT_RUN_INTERRUPTED, CaseResult, RunSummary,
+                          cache_savings, not_run_by_interrupt, run_usage)
 from farm.text import printable
 
 
@@ -188,8 +188,9 @@ def summary_line(summary: RunSummary, not_run: str | None = None) -> str:
     text = ", ".join(parts) or "nothing ran"
     if summary.quarantined:
         text += f"; quarantined: {', '.join(summary.quarantined)}"
-    if summary.lost:
-        text += f"; lost: {', '.join(summary.lost)}"
+    if summary.lost:        # one that served again: its why ends so (results.json says it)
+        text += "; lost: " + ", ".join(f"{name} (came back)" if why.endswith(CAME_BACK)
+                                       else name for name, why in summary.lost.items())
     spent = run_usage(summary)
     if spent.spent:
         text += f"; model: {spent.summary()}"
