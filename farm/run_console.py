@@ -91,12 +91,36 @@ def failure_lines(summary: RunSummary, limit: int = 20, not_run: str | None = No
         first = why.strip().splitlines()[0] if why.strip() else ""
         where = f"{case.file}:{line}" if line else case.file
         tries = len(case.previous) + 1      # (the report lists each attempt)
+        retry = not_retried(case.reason) if error is not None else ""
         lines.append(printable(f"{case.status.upper()} {case.case_id} ({where})"
                                + (f" after {tries} attempts" if tries > 1 else "")
-                               + (f" — {clipped(first)}" if first else "")))
+                               + (f" — {clipped(first)}" if first else "")
+                               + (f"; {retry}" if retry else "")))
     if len(bad) > limit:
         lines.append(f"... and {len(bad) - limit} more: see the report")
     return lines
+
+
+NOT_RETRIED = "not retried: "     # a reason's part: `farm.executors.base.CaseLedger.end`
+
+
+def not_retried(reason: str | None, limit: int = 120) -> str:
+    """Why a case's retry never ran, shortly, from its reason ("not retried: no usable android
+    device left"): beside its error on its line (it was only in results.json). The aside a
+    reason ends with (the dead devices and why: the summary line's "lost:" and the report
+    say those) and more than ``limit`` characters are left out; "" when it was not so."""
+    at = (reason or "").rfind(NOT_RETRIED)
+    if at < 0:
+        return ""
+    said = (reason or "")[at:].splitlines()[0].rstrip()
+    if said.endswith(")"):
+        depth = 0
+        for i in range(len(said) - 1, len(NOT_RETRIED), -1):
+            depth += {")": 1, "(": -1}.get(said[i], 0)
+            if depth == 0:
+                said = said[:i].rstrip() if said[i - 1] == " " else said
+                break
+    return clipped(said, limit)
 
 
 def skipped_lines(summary: RunSummary, limit: int = 20, named: int = 5) -> list[str]:
