@@ -9,6 +9,14 @@ and that element must still be the one the prompt means (`still_meant`): an id m
 another button is no hit. Otherwise the entry is stale: the tier misses at once (a device
 read already waits for a navigation under way), a later tier re-locates, and the new hit
 replaces the entry (in a writing mode).
+
+An entry replays only what the tier that stored it would still decide. One the text or OCR
+tier stored (zero-token matches of the target's words), or one that records no tier at all
+(edited by hand: judged the stricter way), is trusted only while the text tier takes its
+element for the target (`_means`); a model's find (`MODEL_TIERS`) keeps the description check.
+Such an entry whose element never showed the target's words (an OCR near miss: the label
+"Username" for "User name") is dropped, not just passed over: no run may pass on it, nor a
+miss be told "an earlier run found it here".
 """
 
 from __future__ import annotations
@@ -22,13 +30,16 @@ from farm.agent.locator import (FOUND_BEFORE, WORD_TIERS, LocateContext, LocateH
 from farm.cache.case import CaseCache
 from farm.cache.xpaths import candidates, node_for_rect, on_screen, pick, same_place
 from farm.devices.base import Rect, UINode, UITree
-from farm.errors import StepFailed
+from farm.errors import FarmError, StepFailed
 
 log = logging.getLogger("farm.cache")
 
 TIER = "cache"
 _KEY = "cache_key"          # LocateContext.hints: this locate's entry key, once allocated
 _ENTRY = "cache_entry"      # ... and the entry stored under it, once looked up
+_DROPPED = "cache_dropped"  # ... set once that entry was dropped as never the target
+# tiers whose find is a model's judgement of the prompt (a description may name no text)
+MODEL_TIERS = ("plan-bbox", "ai", "deep-locate")
 MAX_SHOWN, MAX_SHOWN_CHARS = 8, 200     # what an entry keeps of the strings its element showed
 MAX_AROUND_LEVELS = 3       # how far up `around` looks for the row that holds an element
 
@@ -59,6 +70,8 @@ class LocateCacheTier:
     def locate(self, prompt: str, ctx: LocateContext) -> LocateHit | None:
         if not prompt or not self.cache.usable() or not self.cache.reading:
             return None                             # write-only: `remember` takes the key
+        if ctx.hints.get(_DROPPED):
+            return None             # (looked at again while the chain waits for the page)
         key = self._key(prompt, ctx)
         entry = self.cache.lookup(key)
         if entry is None:
@@ -72,20 +85,42 @@ class LocateCacheTier:
             # element the prompt means takes that same tree, and then the text tier finds
             # the element itself, as cheaply and knowing the page changed. Kept for export.
             return None
-        found = self._validate(entry, prompt, ctx)
+        words = _words(prompt, ctx)
+        found = self._validate(entry, prompt, ctx, words)
         if found is not None:
             self.cache.count("locate", "hit")
             self.cache.note_used(key)           # dropped if the case fails
             return found
         self.cache.count("locate", "stale")
+        if self._never_meant(entry, words, ctx):
+            self._drop(key, entry, prompt, ctx)
+            return None
         log.info("cached XPath for %r is stale (%s): locating again", prompt,
                  ", ".join(_xpaths(entry)) or "none")
         return None
 
-    def _validate(self, entry: dict[str, Any], prompt: str,
-                  ctx: LocateContext) -> LocateHit | None:
+    def _drop(self, key: str, entry: dict[str, Any], prompt: str, ctx: LocateContext) -> None:
+        """Drop an entry that was wrong when stored (`never_meant`): the tiers decide as if it
+        had never been written, and a miss is not told an earlier run found the target."""
+        ctx.hints[_DROPPED] = True
+        ctx.hints.pop(FOUND_BEFORE, None)
+        self.cache.forget(key)
+        done = "dropped" if self.cache.writing else "not used (kept: the cache is read-only)"
+        log.warning("locate cache entry for %r %s: the %s tier stored %s for it, and the text "
+                    "tier does not take that for %r (none of its text, name, label or "
+                    "placeholder matches); locating again", prompt, done,
+                    entry.get("tier") or "(unrecorded)", _was(entry), prompt)
+
+    def _never_meant(self, entry: dict[str, Any], words: str, ctx: LocateContext) -> bool:
+        """`never_meant`, where the entry can tell: what it kept leaves out a secret's value,
+        so a target that holds one is not judged by it."""
+        return never_meant(entry, words, _pictured(ctx)) and self.cache.safe(words)
+
+    def _validate(self, entry: dict[str, Any], prompt: str, ctx: LocateContext,
+                  words: str) -> LocateHit | None:
         """The first cached XPath that selects exactly one element, on screen, that is still
-        the element the prompt means. No waiting: a read on a page that is navigating waits
+        the element the prompt means (``words``: the prompt as the text tier matches it,
+        ``${NAME}`` resolved; nothing of it is stored or logged). No waiting: a read on a page that is navigating waits
         for the new document (the device's own PageWait), and a target that is not there
         yet is no more found by the next tiers than by this one."""
         screen = ctx.device.size()
@@ -95,7 +130,7 @@ class LocateCacheTier:
             except StepFailed:
                 continue
             if len(rects) == 1 and on_screen(rects[0], screen):
-                if self._same_element(entry, prompt, rects[0], ctx, positional(xpath)):
+                if self._same_element(entry, words, rects[0], ctx, positional(xpath)):
                     # the node the check read (no read of its own): a tap checks what covers
                     # it, or a phone's edge cutting it, and a disabled one fails, as for the
                     # step's XPath (`farm.agent.locator._node_of`)
@@ -105,8 +140,9 @@ class LocateCacheTier:
                     return LocateHit(rects[0], self.name, xpath,
                                      node is None or node.enabled,
                                      None if node is None else node.id)
-                log.info("cached XPath %s for %r selects an element that is no longer what "
-                         "the prompt means", xpath, prompt)
+                if not self._never_meant(entry, words, ctx):    # (said as dropped)
+                    log.info("cached XPath %s for %r selects an element that is no longer "
+                             "what the prompt means", xpath, prompt)
         return None
 
     def _same_element(self, entry: dict[str, Any], prompt: str, rect: Rect,
@@ -118,8 +154,8 @@ class LocateCacheTier:
             return True          # nothing to compare with (a screen with no UI tree)
         node = node_for_rect(tree, rect)
         if node is None or not same_place(node.rect, rect):
-            return not checkable(entry) and not by_place
-        if not still_meant(entry, prompt, node, tree):
+            return not checkable(entry, _pictured(ctx)) and not by_place
+        if not still_meant(entry, prompt, node, tree, _pictured(ctx)):
             return False
         # one of alike elements (every row's "Add to cart", each with an id by its row's
         # place: add-0 is the Green Mug's after a reorder) is told apart by its row alone
@@ -191,6 +227,23 @@ def _xpaths(entry: dict[str, Any]) -> list[str]:
     was tried a character at a time)."""
     xpaths = entry.get("xpaths")
     return [x for x in xpaths if isinstance(x, str) and x] if isinstance(xpaths, list) else []
+
+
+def _pictured(ctx: LocateContext) -> bool:
+    """Whether the locate's prompt has reference images (the word tiers skip it)."""
+    return bool(ctx.hints.get("images"))
+
+
+def _words(prompt: str, ctx: LocateContext) -> str:
+    """``prompt`` as the text tier matches it: ``${NAME}`` resolved as the on-device tiers
+    resolve it (`farm.agent.api.OnDeviceTier`), as written when it cannot be."""
+    resolve = ctx.hints.get("resolve")
+    if not callable(resolve):
+        return prompt
+    try:
+        return str(resolve(prompt))
+    except FarmError:
+        return prompt
 
 
 def _was(entry: dict[str, Any]) -> str:
@@ -281,31 +334,56 @@ def same_surroundings(entry: dict[str, Any], node: UINode, tree: UITree) -> bool
     return not kept or 2 * len(kept & set(around(node, tree))) > len(kept)
 
 
-def checkable(entry: dict[str, Any]) -> bool:
+def checkable(entry: dict[str, Any], pictured: bool = False) -> bool:
     """Whether the entry says enough about its element to tell a different one."""
     was = entry.get("element")
     if not isinstance(was, dict):
-        return entry.get("tier") == "text"
+        return by_words(entry, pictured)
     return bool(was.get("role") or was.get("shown"))
 
 
-def still_meant(entry: dict[str, Any], prompt: str, node: UINode, tree: UITree) -> bool:
+def by_words(entry: dict[str, Any], pictured: bool = False) -> bool:
+    """Whether ``entry`` is judged by the text tier's rule: the text or OCR tier stored it
+    (words found it), or it records no tier a model is (an entry edited by hand: the
+    stricter check; every entry farm writes records its tier). Never for a ``pictured``
+    prompt (one with reference images): its words alone do not say what it means."""
+    return not pictured and entry.get("tier") not in MODEL_TIERS
+
+
+def never_meant(entry: dict[str, Any], prompt: str, pictured: bool = False) -> bool:
+    """Whether a `by_words` entry was wrong when stored: its element showed strings and none
+    is what the text tier takes for ``prompt`` ("Username" for "User name", an OCR near
+    miss). An entry the text tier stored is that tier's to decide (it matches ids too)."""
+    was = entry.get("element")
+    if entry.get("tier") == "text" or not by_words(entry, pictured) or \
+            not isinstance(was, dict):
+        return False
+    shown = [s for s in was.get("shown") or [] if isinstance(s, str)]
+    return bool(shown) and not names(prompt, shown)
+
+
+def still_meant(entry: dict[str, Any], prompt: str, node: UINode, tree: UITree,
+                pictured: bool = False) -> bool:
     """Whether ``node``, selected by the entry's XPath, is still the element ``prompt`` means.
 
-    When the prompt is text the element showed when stored, the text tier's matcher must
-    still take the element for it (a "Cart (1)" link still is "Cart"). A description prompt
-    cannot be checked against text: the element must be of the same role and still show one
-    of the strings it showed (it showed none: the role alone). An entry stored before farm
-    kept its element: checked like a literal prompt when the text tier had found it, else
-    trusted as before."""
+    An entry words found (`by_words`: the text or OCR tier) is what the text tier would
+    still take for ``prompt``: its matcher must take the element (a "Cart (1)" link still is
+    "Cart"; the label "Username" is not "User name"), unless the tree holds no text for the
+    element now or then (a canvas, an image: only the pixels OCR read say what it shows).
+    A model's find, when the prompt is text the element showed, is checked the same way; a
+    description ("the blue cart icon") cannot be checked against text: the element must be
+    of the same role and still show one of the strings it showed (it showed none: the role
+    alone). An entry stored before farm kept its element: checked like a literal prompt
+    unless a model found it, then trusted as before."""
     was = entry.get("element")
+    words = by_words(entry, pictured)
     if not isinstance(was, dict):
-        return entry.get("tier") != "text" or _means(prompt, node, tree)
+        return not words or _means(prompt, node, tree)
     if was.get("role") and was["role"] != node.role:
         return False
     shown = [s for s in was.get("shown") or [] if isinstance(s, str)]
-    if names(prompt, shown):        # text the element showed, not "the blue cart icon"
-        return _means(prompt, node, tree)
+    if names(prompt, shown) or (words and (shown or shown_strings(node, tree))):
+        return _means(prompt, node, tree)   # text, not "the blue cart icon"
     return not shown or bool(set(shown) & set(_shown(node, tree)))
 
 
