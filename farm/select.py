@@ -281,15 +281,20 @@ def _timings_text(path: Path) -> str:
                           f"UTF-8 text at byte {exc.start})") from None
 
 
-def timed(status: str, error_kind: str | None) -> bool:
+def timed(status: str, error_kind: str | None, device: str | None = None,
+          reason: str | None = None) -> bool:
     """Whether a case that ended so in an earlier run ran to its end there, so its time is
-    what it takes: a verdict, or a timeout (it held its device that long), as the durations
-    history counts it. Not a case skipped or never started (`--maxfail`, Ctrl-C, the model
-    budget: 0 s), interrupted, or ended by its device, the model or farm breaking: their
-    0 s or few seconds put every such case in one shard (LPT gives weightless cases to the
-    least-loaded shard, one after another). Those are weighed as the file lacked them."""
+    what it takes, as the durations history counts it (`farm.history`): a verdict, a timeout
+    (it held its device that long), or a skip that came on its ``device`` (a step that needs a
+    model: a run without one holds the device as long). Not a case skipped before a device
+    opened, or never started (``reason`` "not run: …": `--maxfail`, Ctrl-C, the model budget,
+    a batch's failed file), interrupted, or ended by its device, the model or farm breaking:
+    their 0 s or few seconds put every such case in one shard (LPT gives weightless cases to
+    the least-loaded shard, one after another). Those are weighed as the file lacked them."""
     if status in ("passed", "failed", "flaky"):
         return True
+    if status == "skipped":
+        return bool(device) and not (reason or "").startswith("not run")
     from farm.attempts import Outcome, error_outcome
     return status == "error" and error_outcome(error_kind or "InternalError") is Outcome.TIMEOUT
 
@@ -299,7 +304,8 @@ def _json_timings(text: str) -> dict[str, float]:
     out: dict[str, float] = {}
     for case in json.loads(text)["cases"]:
         status = str(case.get("status") or "passed")
-        if not timed(status, (case.get("error") or {}).get("kind")):
+        if not timed(status, (case.get("error") or {}).get("kind"), case.get("device"),
+                     case.get("reason")):
             continue
         attempts = [case, *(case.get("previous") or ())]
         if case.get("attempt_duration") is not None:    # (its duration is every attempt's)
@@ -314,11 +320,15 @@ def _junit_timings(text: str) -> dict[str, float]:
     for case in ET.fromstring(text).iter("testcase"):
         if case.get("classname") == "farm.load":        # a file that did not load
             continue
-        error = case.find("error")
-        if case.find("skipped") is not None or (error is not None and not timed(
-                "error", error.get("type"))):
+        facts = case.findtext("system-out") or ""       # (`farm.report.junit._facts`)
+        error, skipped = case.find("error"), case.find("skipped")
+        device = re.search(r"^device: (.+)$", facts, re.M)
+        if skipped is not None and not timed("skipped", None, device and device.group(1),
+                                             skipped.get("message")):
             continue
-        said = re.search(r"^case_id: (.+)$", case.findtext("system-out") or "", re.M)
+        if error is not None and not timed("error", error.get("type")):
+            continue
+        said = re.search(r"^case_id: (.+)$", facts, re.M)
         cid = said.group(1).strip() if said else f"{case.get('classname')}/{case.get('name')}"
         out[cid] = float(case.get("time") or 0)
     return out
