@@ -106,10 +106,10 @@ class LocateCacheTier:
         ctx.hints.pop(FOUND_BEFORE, None)
         self.cache.forget(key)
         done = "dropped" if self.cache.writing else "not used (kept: the cache is read-only)"
-        log.warning("locate cache entry for %r %s: the %s tier stored %s for it, and the text "
-                    "tier does not take that for %r (none of its text, name, label or "
-                    "placeholder matches); locating again", prompt, done,
-                    entry.get("tier") or "(unrecorded)", _was(entry), prompt)
+        tier = f"the {entry['tier']} tier" if entry.get("tier") else "an unrecorded tier"
+        log.warning("locate cache entry for %r %s: %s stored %s for it, and the text tier "
+                    "does not take that for %r (none of its text, name, label or placeholder "
+                    "matches); locating again", prompt, done, tier, _was(entry), prompt)
 
     def _never_meant(self, entry: dict[str, Any], words: str, ctx: LocateContext) -> bool:
         """`never_meant`, where the entry can tell: what it kept leaves out a secret's value,
@@ -120,9 +120,9 @@ class LocateCacheTier:
                   words: str) -> LocateHit | None:
         """The first cached XPath that selects exactly one element, on screen, that is still
         the element the prompt means (``words``: the prompt as the text tier matches it,
-        ``${NAME}`` resolved; nothing of it is stored or logged). No waiting: a read on a page that is navigating waits
-        for the new document (the device's own PageWait), and a target that is not there
-        yet is no more found by the next tiers than by this one."""
+        ``${NAME}`` resolved; nothing of it is stored or logged). No waiting: a read on a page
+        that is navigating waits for the new document (the device's own PageWait), and a
+        target that is not there yet is no more found by the next tiers than by this one."""
         screen = ctx.device.size()
         for xpath in _xpaths(entry):
             try:
