@@ -29,7 +29,7 @@ from farm.cluster import store
 from farm.cluster.app import TASK, make_app, outlasting, time_limits
 from farm.cluster.fair import fair_allocation, to_dispatch
 from farm.cluster.store import key
-from farm.config import Settings, mask_url
+from farm.config import Settings, mask_url, mask_urls_in
 from farm.devices.specs import DeviceSpec
 from farm.errors import BrokerLost, DeviceLost, InternalError
 from farm.executors.base import Ledger, NullEvents, RunEvents, RunOutcome
@@ -157,12 +157,11 @@ class CeleryExecutor:
         back with the workers' next heartbeats: give every attempt in flight the lease grace
         again before calling it lost."""
         store.epoch(self.r)
-        log.warning("broker reachable again after %.0fs", self.clock() - self._outage)
         now = self.clock()
+        self._say_back(now)
         for inf in self._inflight.values():
             inf.seen = max(inf.seen, now)
             inf.sent = max(inf.sent, now)
-        self._outage = None
         self._leases_return(now)
 
     def _leases_return(self, now: float) -> None:
@@ -289,8 +288,7 @@ class CeleryExecutor:
             return None
         if self._outage is not None:
             now = self.clock()
-            log.warning("broker reachable again after %.0fs", now - self._outage)
-            self._outage = None
+            self._say_back(now)
             self._leases_return(now)
         return groups
 
@@ -918,9 +916,21 @@ class CeleryExecutor:
         now = self.clock()
         if self._outage is None:
             self._outage = now
-            log.warning("broker unreachable (%s): waiting up to %gs", exc,
-                        self.settings.cluster_outage_seconds)
+            wait = self.settings.cluster_outage_seconds
+            log.warning("broker unreachable (%s): waiting up to %gs", exc, wait)
+            print(mask_urls_in(f"farm: the broker {mask_url(self.url)} does not answer "
+                               f"({exc}): the run waits up to {wait:g}s for it "
+                               "(FARM_CLUSTER_OUTAGE_SECONDS)"), file=sys.stderr, flush=True)
         return now - self._outage >= self.settings.cluster_outage_seconds
+
+    def _say_back(self, now: float) -> None:
+        """The broker answers again after an outage the run said it waits out: said on
+        stderr as the wait was (before, the terminal heard of neither)."""
+        away = now - (self._outage if self._outage is not None else now)
+        log.warning("broker reachable again after %.0fs", away)
+        print(f"farm: the broker answers again after {away:.0f}s: the run goes on",
+              file=sys.stderr, flush=True)
+        self._outage = None
 
     def _broker_down(self, exc: BaseException) -> None:
         if not self._outage_too_long(exc):
@@ -942,6 +952,10 @@ class CeleryExecutor:
         if _not_permitted(exc):
             why = store.refused(self.url, _refusal(exc) or exc)
             print(f"farm: error: {why}", file=sys.stderr, flush=True)
+        elif after:         # (the wait said it waits up to that long: it says it stopped)
+            print(f"farm: error: the broker {mask_url(self.url)} did not answer for "
+                  f"{after:g}s (FARM_CLUSTER_OUTAGE_SECONDS): the cases left end as errors",
+                  file=sys.stderr, flush=True)
         log.error("%s", why)
         now = self.clock()
         for job in pending:
