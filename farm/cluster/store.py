@@ -65,16 +65,65 @@ def connect(url: str) -> Any:
                                 health_check_interval=10, decode_responses=True)
 
 
-def check(url: str) -> Any:
-    """A client for ``url`` that has answered PING; a clear ConfigError when Redis is not there
-    or refuses us (wrong password, TLS on a plain port, ...), or when Celery cannot read the
-    URL (an option redis-py takes and Celery does not: its workers died with a traceback)."""
+def check(url: str, wait: float = 0.0, who: str = "farm") -> Any:
+    """A client for ``url`` that has answered PING; a clear ConfigError when Redis refuses us
+    (wrong password, TLS on a plain port, ...), or when Celery cannot read the URL (an option
+    redis-py takes and Celery does not: its workers died with a traceback).
+
+    A Redis that is not there (refused, unreachable, timing out) is a ConfigError too, unless
+    ``wait``: then it is waited for up to that many seconds, said once on stderr as ``who``
+    (a `farm worker` started with its Redis, as Compose starts them, waits for it as Celery
+    workers do, rather than exit 4 at once), and a BrokerLost (exit 3) once it has not
+    answered for that long. A refusal is said at once, whenever Redis answers."""
+    from farm.config import mask_url
+    from farm.errors import BrokerLost, ConfigError
+    _check_celery_reads(url)
+    deadline: float | None = None
+    while True:
+        try:
+            r = _pinged(url)
+        except _Away as away:
+            now = time.monotonic()
+            if not wait or deadline is not None and now >= deadline:
+                said = f"cannot reach the broker {mask_url(url)}: {away.exc}"
+                if not wait:
+                    raise ConfigError(said) from None
+                raise BrokerLost(f"{said} (waited {wait:g}s: FARM_CLUSTER_OUTAGE_SECONDS)") \
+                    from None
+            if deadline is None:
+                deadline = now + wait
+                _say(f"{who}: waiting for the broker {mask_url(url)} ({away.exc}): up to "
+                     f"{wait:g}s (FARM_CLUSTER_OUTAGE_SECONDS)")
+            time.sleep(1.0)     # polling an absent Redis: nothing to wait on but time
+            continue
+        if deadline is not None:
+            _say(f"{who}: the broker answers: starting")
+        return r
+
+
+class _Away(Exception):
+    """Redis did not answer (``exc``)."""
+
+    def __init__(self, exc: BaseException) -> None:
+        super().__init__(str(exc))
+        self.exc = exc
+
+
+def _say(line: str) -> None:
+    import sys
+
+    from farm.config import mask_urls_in
+    print(mask_urls_in(line), file=sys.stderr, flush=True)
+
+
+def _pinged(url: str) -> Any:
+    """A client for ``url`` that answered PING; ConfigError for a refusal or a URL Redis
+    cannot take, `_Away` when it did not answer (a TLS mismatch is no such: a ConfigError)."""
     import redis
     from redis.exceptions import NoPermissionError
 
     from farm.config import mask_url
     from farm.errors import ConfigError
-    _check_celery_reads(url)
     try:
         r = connect(url)
         r.ping()
@@ -91,9 +140,13 @@ def check(url: str) -> Any:
     except (redis.RedisError, OSError) as exc:
         tls = url.startswith("rediss://") and (     # a plain port's answer to a handshake
             isinstance(exc, redis.TimeoutError) or "wrong version number" in str(exc).lower())
-        hint = (" (rediss:// talks TLS: is that port a TLS one? redis:// for a plain port)"
-                if tls else "")
-        raise ConfigError(f"cannot reach the broker {mask_url(url)}: {exc}{hint}") from None
+        if tls:
+            raise ConfigError(f"cannot reach the broker {mask_url(url)}: {exc} (rediss:// "
+                              "talks TLS: is that port a TLS one? redis:// for a plain "
+                              "port)") from None
+        if not isinstance(exc, (redis.ConnectionError, redis.TimeoutError, OSError)):
+            raise ConfigError(f"cannot reach the broker {mask_url(url)}: {exc}") from None
+        raise _Away(exc) from None
     return r
 
 
