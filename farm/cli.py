@@ -628,7 +628,10 @@ def worker(broker: str | None, devices: str, group: str | None,
     if settings.model:      # a model name or key that cannot work: exit 4 before serving
         from farm.llm.models import check_models
         check_models(settings)
-    store.check(settings.broker_url.get_secret_value())    # wrong password, nothing there
+    # wrong password: exit 4 at once; a Redis not up yet (Compose starts it with the
+    # workers) is waited for, said on stderr, up to FARM_CLUSTER_OUTAGE_SECONDS (then exit 3)
+    store.check(settings.broker_url.get_secret_value(), wait=settings.cluster_outage_seconds,
+                who="farm worker")
     # The worker is its own program (the `worker` package, which builds on farm, never the
     # other way round): hand this process over to its supervisor.
     env = {**os.environ, "FARM_BROKER_URL": settings.broker_url.get_secret_value()}
