@@ -11,7 +11,7 @@ from statistics import fmean
 from typing import IO, Any, Mapping
 
 from farm.results import CaseResult, StepRecord
-from farm.run_console import clipped
+from farm.run_console import clipped, not_retried
 from farm.text import printable
 
 STATUS_WORD = {"passed": "PASSED", "failed": "FAILED", "error": "ERROR", "skipped": "SKIPPED",
@@ -27,6 +27,8 @@ def _short(result: CaseResult) -> str:
         first = why.strip().splitlines()[0]
         step = f"step {result.error.step}: " if result.error and result.error.step else ""
         text += f" — {step}{clipped(first, 160)}"   # (cut: "…", not a different word)
+        if result.error and (retry := not_retried(result.reason)):
+            text += f"; {retry}"    # (the end of the run's line says it too)
     return printable(text)
 
 

@@ -36,7 +36,7 @@ from farm.executors.base import Ledger, NullEvents, RunEvents, RunOutcome
 from farm.executors.event_inbox import EventInbox
 from farm.executors.inflight import Inflight as _Inflight
 from farm.executors.inflight import so_far
-from farm.results import CaseResult, StepRecord, now_iso, own_duration, timestamp
+from farm.results import CAME_BACK, CaseResult, StepRecord, now_iso, own_duration, timestamp
 from farm.runner import Services, app_dirs_of, case_env
 from farm.schedule import Job, enqueue, expected_duration, order_jobs
 from farm.suite.model import Case
@@ -675,7 +675,7 @@ class CeleryExecutor:
         """A device lost earlier in the run has a worker again (started a case, or a lease)."""
         if device in self._down:
             self._down.discard(device)
-            self.outcome.lost[device] += "; it came back later in the run"
+            self.outcome.lost[device] += f"; {CAME_BACK}"
 
     def _lost(self, inf: _Inflight, why: str) -> None:
         log.warning("%s attempt %d lost: %s", inf.job.case_id, inf.job.attempt, why)

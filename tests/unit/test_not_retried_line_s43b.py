@@ -69,3 +69,12 @@ def test_a_failure_whose_retry_a_stop_cut_says_so_too(tmp_path: Path):
     assert _end(summary, tmp_path)[0] == (
         'FAILED s/cart (s/cart.yaml:9) — step 2: expected text "Total" is not on screen; '
         "not retried: --maxfail 1 reached")
+
+
+def test_the_progress_line_of_an_error_not_retried_says_why_too(tmp_path: Path):
+    from farm.progress import _short
+    case = make_case("pay", [Step(kind="aiTap", target="Sign in", line=5)])
+    results, _ = run([DiesForGood()], [case], tmp_path)
+    line = _short(results["s/pay"])
+    assert line.endswith(" — step 1: d1 lost: browser crashed; not retried: no usable web "
+                         "device left"), line
