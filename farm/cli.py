@@ -198,8 +198,8 @@ def run(paths: tuple[Path, ...], devices: str, report_dir: Path | None, junit_xm
 
     \b
     Exit codes (as pytest): 0 all passed (skips allowed), 1 a case failed, 2 interrupted,
-    3 infrastructure, model or internal error (a device died, a case timed out, the model
-    budget was spent), 4 usage, configuration or suite error, 5 no case selected.
+    3 infrastructure, model or internal error (a case's device died, a case timed out,
+    the model budget was spent), 4 usage, configuration or suite error, 5 no case selected.
     """
     from farm.select import Choice
     from farm.config import load_settings
