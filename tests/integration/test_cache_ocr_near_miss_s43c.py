@@ -19,27 +19,12 @@ import pytest
 from farm.cache.keys import Namespace
 from farm.cache.sqlite_store import SqliteStore
 from tests.support.farm_cli import FarmCli, results
+from tests.support.near_miss_page import FRAME, FRAMED, TYPO, TYPO_CASE
 
 pytestmark = pytest.mark.integration
 
-FORM = """<form onsubmit="event.preventDefault();
-  document.getElementById('msg').textContent = 'Signed in as ' + document.getElementById('u').value">
-<label for="u">Username</label><input id="u"> <button type="submit">Log in</button></form>
-<div id="msg"></div>"""
-# the user's page: a form and a same-origin iframe (whose text the DOM read includes)
-FRAMED = f"""<!doctype html><html><body><h1>QA App</h1>{FORM}
-<iframe src="frame.html" title="inner" width="300" height="80"></iframe></body></html>"""
-FRAME = "<!doctype html><html><body><p>Inside frame</p></body></html>"
 CASES = {
-    "typo": """name: typo target
-web:
-  url: ${QA_URL}/framed.html
-tasks:
-  - name: t
-    flow:
-      - aiInput: User name
-        value: x
-""",
+    "typo": TYPO_CASE,
     "right": """name: right target
 web:
   url: ${QA_URL}/framed.html
@@ -52,7 +37,6 @@ tasks:
       - assertText: Signed in as bob
 """,
 }
-TYPO = 'no element matches "User name"; the closest on screen is "Username" (label)'
 # what the OCR tier stored for each prompt (an older farm's near miss, and a right find)
 ENTRIES = {
     ("suite/typo", "User name"): {

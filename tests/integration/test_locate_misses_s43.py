@@ -18,17 +18,10 @@ from pathlib import Path
 import pytest
 
 from tests.support.farm_cli import FarmCli, results
+from tests.support.near_miss_page import FORM, FRAME, FRAMED, TYPO, TYPO_CASE
 
 pytestmark = pytest.mark.integration
 
-FORM = """<form onsubmit="event.preventDefault();
-  document.getElementById('msg').textContent = 'Signed in as ' + document.getElementById('u').value">
-<label for="u">Username</label><input id="u"> <button type="submit">Log in</button></form>
-<div id="msg"></div>"""
-# the user's page: a form and a same-origin iframe (whose text the DOM read includes)
-FRAMED = f"""<!doctype html><html><body><h1>QA App</h1>{FORM}
-<iframe src="frame.html" title="inner" width="300" height="80"></iframe></body></html>"""
-FRAME = "<!doctype html><html><body><p>Inside frame</p></body></html>"
 # a game drawn on a canvas below the same form: its button's label is in no DOM text
 CANVAS = """<!doctype html><html><body><h1>Arcade</h1>""" + FORM + """<div id="said"></div>
 <canvas id="game" width="400" height="160"></canvas>
@@ -52,15 +45,7 @@ tasks:
         xpath: //button[@id='nope']
       - assertText: Signed in as bob
 """,
-    "typo": """name: typo target
-web:
-  url: ${QA_URL}/framed.html
-tasks:
-  - name: t
-    flow:
-      - aiInput: User name
-        value: x
-""",
+    "typo": TYPO_CASE,
     "canvas": """name: canvas beside a form
 web:
   url: ${QA_URL}/canvas.html
@@ -75,7 +60,6 @@ tasks:
 }
 NOTE = ("step 2 (line 9): its xpath //button[@id='nope'] matched nothing; "
         'found "Log in" (button) by the text tier instead')
-TYPO = 'no element matches "User name"; the closest on screen is "Username" (label)'
 
 
 @pytest.fixture(scope="module")
