@@ -434,7 +434,7 @@ def select_cases(cases: Sequence[Case], opts: SelectOptions) -> Selection:
         _last_failed(sel, set(opts.last_failed))
     if not sel.selected:
         _say_why_none(sel)
-        sel.notes.extend(_file_name_slip(cases, opts.keyword))
+        sel.notes.extend(_file_name_slip(cases, opts.keyword) or _near_word(cases, opts.keyword))
     return sel
 
 
@@ -461,6 +461,24 @@ def _file_name_slip(cases: Sequence[Case], keyword: str | None) -> list[str]:
         return []
     return [f"-k {keyword}: {why}: -k {shlex.quote(fixed)} selects {found[0]}"
             + (f" and {len(found) - 1} more" if len(found) > 1 else "") + tail]
+
+
+def _near_word(cases: Sequence[Case], keyword: str | None) -> list[str]:
+    """A note when -k is one word that matched nothing and is a slip of a word the cases'
+    names or ids have (``-k covred`` for w/covered): said as flags and steps are."""
+    word = (keyword or "").strip()
+    if not re.fullmatch(r"[\w.-]+", word) or word.lower() in ("and", "or", "not"):
+        return []
+    import difflib
+    words = {w for c in cases for w in re.split(r"[^\w-]+|_", case_haystack(c).lower()) if w}
+    words |= {part for c in cases for part in re.split(r"[/\s]+", case_haystack(c).lower())}
+    near = difflib.get_close_matches(word.lower(), sorted(words), n=3, cutoff=0.75)
+    if not near:
+        return []
+    found = [c.id for c in cases if KeywordExpr(near[0]).matches(case_haystack(c))]
+    return [f"-k {word}: no case's name or id has it; did you mean -k {shlex.quote(near[0])}"
+            f" (selects {found[0]}" + (f" and {len(found) - 1} more" if len(found) > 1 else "")
+            + ")?"]
 
 
 def _unquoted(text: str) -> str:
