@@ -15,6 +15,7 @@ from __future__ import annotations
 import importlib
 import re
 from dataclasses import dataclass
+from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Callable
 
@@ -229,25 +230,79 @@ def check_browser(specs: list[DeviceSpec], settings: Settings) -> None:
         raise ConfigError(NO_CHROMIUM)
 
 
-def check_pins(pins: dict[str, tuple[str, str]], devices: list[Device]) -> None:
+def check_pins(pins: dict[str, tuple[str, str]], devices: list[Device],
+               missing_ok: bool = False) -> dict[str, ConfigError]:
     """Cases pinned (Midscene ``deviceId``, ``wdaHost``/``wdaPort``) to a device the run did
-    not take can never run: a ConfigError naming the first, the run's devices of its platform
-    and how to take the device. ``pins``: the pinned case's file → (platform, pin)."""
+    not take can never run: a ConfigError naming the first (its file:line), the run's devices
+    of its platform and how to take the device. ``pins``: the pinned case's file → (platform,
+    pin). A serial the adb server does not have at all is "no such device" (a typo, a phone
+    not connected), not a device to take: with ``missing_ok`` those are returned (file →
+    error) for the caller to end those cases alone, instead of raised."""
+    missing: dict[str, ConfigError] = {}
     for where, (platform, pin) in pins.items():
         mine = [d for d in devices if d.platform == platform]
         if any(pin in (d.name, *getattr(d, "aliases", ())) for d in mine):
             continue
-        how = {"android": "ANDROID_SERIAL", "ios": "FARM_IOS_WDA_URLS"}.get(platform)
+        place = _pin_place(where, platform)
         busy = _driven_elsewhere(platform, pin)
         if busy:
-            raise ConfigError(f"{where}: pinned to {pin} (Midscene deviceId / wdaHost:wdaPort)"
+            raise ConfigError(f"{place}: pinned to {pin} (Midscene deviceId / wdaHost:wdaPort)"
                               f", which this run could not take: {busy} (a phone runs one farm "
                               "run's cases at a time: wait for that run to end)")
+        absent = _no_such_phone(platform, pin, mine)
+        if absent and missing_ok:
+            missing[where] = ConfigError(f"{place}: {absent}")
+            continue
+        if absent:
+            raise ConfigError(f"{place}: {absent}")
+        how = {"android": "ANDROID_SERIAL", "ios": "FARM_IOS_WDA_URLS"}.get(platform)
         raise ConfigError(
-            f"{where}: pinned to {pin} (Midscene deviceId / wdaHost:wdaPort), which this run "
+            f"{place}: pinned to {pin} (Midscene deviceId / wdaHost:wdaPort), which this run "
             f"did not take: its {platform} devices are "
             f"{', '.join(sorted(_with_aliases(d) for d in mine)) or 'none'}; give --devices "
             f"{platform}:N to take more" + (f", or choose them with {how}" if how else ""))
+    return missing
+
+
+_PIN_KEYS = {"android": re.compile(r"(?<![\w-])deviceId\s*:"),
+             "ios": re.compile(r"(?<![\w-])wda(Host|Port)\s*:")}
+
+
+def _pin_place(where: str, platform: str) -> str:
+    """``file:line`` of the key that pins a case (its first ``deviceId:`` / ``wdaHost:`` /
+    ``wdaPort:`` line), or ``where`` when the file does not say it (a batch file's override,
+    a file gone since it was loaded)."""
+    key = _PIN_KEYS.get(platform)
+    if key is None:
+        return where
+    try:
+        rows = Path(where).read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return where
+    line = next((n for n, row in enumerate(rows, 1) if key.search(row.split(" #")[0])), 0)
+    return f"{where}:{line}" if line else where
+
+
+def _no_such_phone(platform: str, pin: str, mine: list[Device]) -> str:
+    """For a ``deviceId`` neither the adb server nor this run's (simulated) phones have, what
+    is there instead ("deviceId X: no such device: the adb server at 127.0.0.1:5037 lists
+    emulator-5554, emulator-5556 ..."); "" for a phone that exists (or an iOS pin)."""
+    if platform != "android":
+        return ""
+    from farm.devices.android import adb_client, adb_server_problem
+    client = adb_client(socket_timeout=5)
+    problem = adb_server_problem(client)
+    serials = [] if problem else [serial for serial, _ in adb_phones()]
+    if pin in serials:
+        return ""
+    seen = problem or (f"the adb server at {client.host}:{client.port} lists "
+                       f"{', '.join(serials) or 'no phone'}")
+    sims = [d for d in mine if d.name not in serials]
+    if sims:
+        seen += (f"; this run's android devices are "
+                 f"{', '.join(sorted(_with_aliases(d) for d in sims))}")
+    return (f"deviceId {pin}: no such device: {seen} (correct the deviceId, or connect that "
+            "phone)")
 
 
 def _driven_elsewhere(platform: str, pin: str) -> str:

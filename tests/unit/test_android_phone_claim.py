@@ -154,9 +154,9 @@ def test_a_case_pinned_to_a_phone_another_run_drives_says_so(monkeypatch, other_
             f"could not take: {busy} is driven by another farm process on this machine (pid "
             f"{os.getpid()}) (a phone runs one farm run's cases at a time: wait for that run "
             "to end)")
-    with pytest.raises(ConfigError) as refused:             # a phone no run drives: as before
+    with pytest.raises(ConfigError) as refused:     # a phone no run drives, that is not there
         check_pins({"c.yaml": ("android", "emulator-5558")}, devices)
-    assert "which this run did not take" in str(refused.value)
+    assert "deviceId emulator-5558: no such device" in str(refused.value)
 
 
 def test_one_iphone_listed_twice_is_not_two_devices(monkeypatch):

@@ -79,6 +79,10 @@ def test_a_case_pinned_to_a_device_the_run_did_not_take_is_a_configuration_error
 
     monkeypatch.setattr(specs, "make_devices", lambda *a, **k: [
         Phone(name="emulator-5554", platform="android")])
+    import farm.devices.android as android    # the adb server has emulator-9999 too
+    monkeypatch.setattr(android, "adb_server_problem", lambda client: None)
+    monkeypatch.setattr(specs, "adb_phones", lambda: [("emulator-5554", "device"),
+                                                      ("emulator-9999", "device")])
     monkeypatch.chdir(tmp_path)
     (tmp_path / "s").mkdir()
     (tmp_path / "s" / "pinned.yaml").write_text(PINNED)
@@ -86,7 +90,7 @@ def test_a_case_pinned_to_a_device_the_run_did_not_take_is_a_configuration_error
     code, out, err = run_main(monkeypatch, capsys, "run", "s", "--devices", "android:1",
                               "--no-progress", "--report-dir", "r")
     assert code == 4, out + err
-    assert err == ("farm: error: s/pinned.yaml: pinned to emulator-9999 (Midscene deviceId / "
+    assert err == ("farm: error: s/pinned.yaml:3: pinned to emulator-9999 (Midscene deviceId / "
                    "wdaHost:wdaPort), which this run did not take: its android devices are "
                    "emulator-5554; give --devices android:N to take more, or choose them with "
                    "ANDROID_SERIAL\n")
