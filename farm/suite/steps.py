@@ -358,7 +358,9 @@ def _input(node: Node, main: Node, keys: dict[str, Node], options: dict, p: Prob
            need_target) -> tuple[str | None, str | None]:
     """aiInput in Midscene's three forms: `aiInput: <target>` + `value:`; the old
     `aiInput: <text>` + `locate:`; an empty `aiInput:` + `locate:` + `value:`."""
-    mode = p.choice(keys.get("mode"), "aiInput mode", INPUT_MODES) or "replace"
+    # (Midscene before 1.0 called typeOnly "append": typed after what the field holds)
+    mode = p.choice(keys.get("mode"), "aiInput mode", INPUT_MODES,
+                    aliases={"append": "typeOnly"}) or "replace"
     options["mode"] = mode
     dismiss = p.boolean(keys.get("autoDismissKeyboard"), "aiInput autoDismissKeyboard")
     if dismiss is not None:
