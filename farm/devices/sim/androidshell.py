@@ -15,7 +15,7 @@ import time
 from typing import Callable
 from urllib.parse import urlsplit
 
-from farm.devices.sim import expansion, keyboard, permission, pipes
+from farm.devices.sim import expansion, keyboard, permission, pipes, toybox
 from farm.devices.sim.logcat import DeviceLog
 from farm.devices.sim.screen import Faults, PhoneScreen
 from farm.devices.sim.trees import EMPTY_UIAUTOMATOR, uiautomator_xml
@@ -216,6 +216,8 @@ class AndroidShell:
     def command(self, argv: list[str]) -> Result:
         name, args = argv[0], argv[1:]
         handler = getattr(self, "_cmd_" + name.replace("-", "_"), None)
+        if handler is None and name in toybox.COMMANDS:     # ls, date, id, ps, svc, cmd
+            handler = lambda words: toybox.COMMANDS[name](self, words)   # noqa: E731
         if handler is None:
             return b"", f"/system/bin/sh: {name}: inaccessible or not found\n".encode(), 127
         try:
@@ -432,7 +434,7 @@ class AndroidShell:
                     f"{self.rotation}, deviceWidth={w}, deviceHeight={h}}}\n").encode(), b"", 0
         if what == "input":
             return f"    SurfaceOrientation: {self.rotation}\n".encode(), b"", 0
-        return b"", b"", 0
+        return toybox.dumpsys(what)
 
     # -- input ---------------------------------------------------------------------------------
     def _cmd_input(self, args: list[str]) -> Result:
@@ -646,8 +648,7 @@ class AndroidShell:
             self.screen.clear_data()
             return b"Success\n", b"", 0
         if args[:2] == ["list", "packages"]:
-            pkgs = sorted(self.apps()) + [LAUNCHER]
-            return "".join(f"package:{p}\n" for p in pkgs).encode(), b"", 0
+            return toybox.packages(self, args[2:])
         if args[0] in ("grant", "revoke") and len(args) == 3:
             if args[1] not in self.apps():
                 return b"", (f"Exception occurred while executing '{args[0]}':\n"
