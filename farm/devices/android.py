@@ -400,6 +400,18 @@ def is_url(app: str) -> bool:
     return "://" in app
 
 
+def app_package(app: str) -> str:
+    """The package of an Android ``launch:`` value: ``com.example/.MainActivity`` (Midscene's
+    package/activity form, an activity started with ``am start -n``) is com.example."""
+    return app.split("/", 1)[0] if "/" in app and not is_url(app) else app
+
+
+# `am start`'s refusals of a component: its class not in the package ("Error type 3"), or not
+# exported to the shell ("Permission Denial"), or a component name it cannot read
+_AM_REFUSED = re.compile(r"^(?:Error|Exception|java\.lang\.SecurityException|"
+                         r"Security exception)\b.*$", re.M)
+
+
 class AndroidDevice:
     """An adb device implementing the `farm.devices.base.Device` protocol.
 
@@ -531,12 +543,14 @@ class AndroidDevice:
         if app and is_url(app):
             self.open_url(app)
         elif app:
-            self.terminate(app)
-            out = self.shell(f"pm clear {_quote(app)}")
+            package = app_package(app)
+            self.terminate(package)
+            out = self.shell(f"pm clear {_quote(package)}")
             if "Success" not in out:
                 said = f"pm clear: {out.strip() or 'no answer'}"
-                self._check_installed(app, said)
-                raise DeviceError(f"cannot clear the data of {app} on {self.name} ({said})")
+                self._check_installed(package, said)
+                raise DeviceError(f"cannot clear the data of {package} on {self.name} "
+                                  f"({said})")
             self.launch(app)
 
     def end_session(self) -> None:
@@ -999,18 +1013,41 @@ class AndroidDevice:
     def launch(self, app: str) -> None:
         """Start package ``app`` from the launcher and wait until it is in front, or the
         permission dialog it asks with is (left for the case's steps to answer); a URL is
-        opened instead (`open_url`). A package the phone does not have is the case's mistake
+        opened instead (`open_url`), and ``package/activity`` (Midscene's form) starts that
+        activity (`_start_activity`). A package the phone does not have is the case's mistake
         (StepFailed), not the device's."""
         if is_url(app):
             self.open_url(app)
             return
-        out = self.shell(f"monkey -p {_quote(app)} -c android.intent.category.LAUNCHER 1")
-        if "No activities found" in out:
-            self._check_installed(app, "monkey: no activities found")
-            raise StepFailed(f"{app} on {self.name} has no launcher activity to start")
-        if "monkey aborted" in out.lower():
-            raise DeviceError(f"monkey could not start {app} on {self.name}: "
-                              f"{cut(out.strip(), 200)}")
+        if "/" in app:
+            self._start_activity(app)
+            app = app_package(app)
+        else:
+            out = self.shell(f"monkey -p {_quote(app)} -c android.intent.category.LAUNCHER 1")
+            if "No activities found" in out:
+                self._check_installed(app, "monkey: no activities found")
+                raise StepFailed(f"{app} on {self.name} has no launcher activity to start")
+            if "monkey aborted" in out.lower():
+                raise DeviceError(f"monkey could not start {app} on {self.name}: "
+                                  f"{cut(out.strip(), 200)}")
+        self._await_front(app)
+
+    def _start_activity(self, component: str) -> None:
+        """``am start -W -n package/activity``, as Midscene's launch of that form (appium-adb's
+        startApp). An activity the package does not have, or does not let the shell start
+        (not exported), is the case's mistake (StepFailed), as a package not installed."""
+        out, err, code = self._run(f"am start -W -n {_quote(component)}")
+        refused = _AM_REFUSED.search(err) or _AM_REFUSED.search(out)
+        if refused is None and not code:
+            return
+        said = f"am start: {(refused.group(0) if refused else err or out).strip()[:200]}"
+        self._check_installed(app_package(component), said)
+        raise StepFailed(f"{component} cannot be started on {self.name} ({said}); check the "
+                         "case's launch: value (package/activity, as adb shell am start -n "
+                         "takes it)")
+
+    def _await_front(self, app: str) -> None:
+        """Wait until package ``app`` is in front, or the permission dialog it asks with."""
         deadline = time.monotonic() + 5
         while True:
             current = self.current_app()
@@ -1051,6 +1088,7 @@ class AndroidDevice:
                              "installed ones)")
 
     def terminate(self, app: str) -> None:
+        app = app_package(app)           # (Midscene's package/activity: its package stops)
         self.shell(f"am force-stop {_quote(app)}")
         if app == self._app:
             self._app = None            # stopped on purpose: no longer the app to watch

@@ -44,6 +44,9 @@ SWIPE_PRESS_MS = 100    # a swipe's touch before it moves: well short of a long 
 # the source's root: the application in front (the simulator names it by its bundle id)
 _APP_ROOT = re.compile(r'<XCUIElementTypeApplication [^>]*?name="([^"]*)"')
 W3C_ELEMENT = "element-6066-11e4-a52e-4f735466cecf"     # an element reference's W3C key
+# the WDA calls that only look (`IosDevice._call`'s ``what``): they leave the focus where it is
+_LOOKS = frozenset({"screenshot", "source", "active element", "app state", "active app",
+                    "alert", "lock state", "status"})
 SPRINGBOARD = "com.apple.springboard"      # what shows the home screen and system alerts
 T = TypeVar("T")
 
@@ -163,6 +166,9 @@ class IosDevice:
         self.tree_problem = ""              # why the last hierarchy() gave no tree
         self.screenshot_black = False
         self._shot: bytes | None = None     # the last screenshot, while no action came since
+        # the field an aiInput typed into and then hid the keyboard of, while nothing else
+        # was done since (`press`: a key right after it goes there, as on Android)
+        self._typed_into: Any = None
         self.sessions_created = 0
         self.about = ""                     # device name, model and iOS version, once open
         # this process's hold of the iPhone, that no other farm run drives it (make_devices
@@ -512,9 +518,9 @@ class IosDevice:
             self._session.send_keys(text)
         except WDAKeyboardNotPresentError:
             raise StepFailed(f"no keyboard shows on {self.name}, and keys go through it: "
-                             "tap a text field first (an aiInput hides the keyboard after "
-                             "typing: autoDismissKeyboard: false on it keeps it up for a key "
-                             "such as Enter)") from None
+                             "tap a text field first, or give the key a locate: (a key "
+                             "right after an aiInput goes to the field it typed into)") \
+                from None
 
     def fill(self, text: str) -> bool:
         """Replace the focused field's content with ``text`` in one go: WDA's own element
@@ -571,11 +577,19 @@ class IosDevice:
     def hide_keyboard(self) -> None:
         """autoDismissKeyboard: hide the keyboard once aiInput's text is in (WDA's
         ``/wda/keyboard/dismiss``). One WDA cannot dismiss (no keyboard shows: a hardware one
-        is attached, or the field took the text without one) is no failure, as in Midscene."""
+        is attached, or the field took the text without one) is no failure, as in Midscene.
+        The field is remembered: a key pressed next goes to it (`press`)."""
+        try:
+            field = self._call(self._focused_field, "active element")
+        except DeviceError as exc:      # (remembering it is a help, never a failure)
+            log.info("%s: no focused field known: %s", self.name, exc)
+            field = None
         try:
             self.wda_request("POST", "/session/{sessionId}/wda/keyboard/dismiss", {})
         except StepFailed as exc:       # what WDA refused (a broken connection still raises)
             log.info("%s: keyboard not dismissed: %s", self.name, exc)
+            return
+        self._typed_into = field
 
     def clear_text(self) -> None:
         """Empty the focused field (WDA's element ``/clear``); with no field known to have the
@@ -586,20 +600,61 @@ class IosDevice:
         self._call(clear, "clear")
 
     def press(self, key: str) -> None:
-        k = key.strip().lower()         # IOS_TYPED / IOS_BUTTONS: what the loader accepts
+        k = key.strip().lower()     # IOS_TYPED / IOS_BUTTONS / IOS_GESTURES: what loads
         if k in IOS_TYPED:
-            self.type_text(IOS_TYPED[k])
+            self._type_key(IOS_TYPED[k])
         elif k == "home":
             self.home()
+        elif k == "back":
+            self.back()
         elif k in ("volumeup", "volumedown"):
             self._call(lambda: self._session.press(k[:6] + k[6:].capitalize()), "press")
         else:
             raise StepFailed(f"key {key!r} cannot be pressed on iOS")
 
+    def _type_key(self, char: str) -> None:
+        """A key typed into the field with the keyboard focus. Right after an aiInput hid the
+        keyboard (autoDismissKeyboard, true by default), it goes to the field that aiInput
+        typed into, as on Android, where the field keeps the focus under a hidden keyboard
+        (`aiInput` then `aiKeyboardPress: Enter` passes on both): WDA's element ``/value``
+        gives the field the focus back and types the key (XCTest's typeText), and the
+        keyboard is hidden again. A field gone by then (the app drew it anew) is said."""
+        from wda.exceptions import WDARequestError
+        field = self._typed_into
+        if field is None:
+            self.type_text(char)
+            return
+
+        def send() -> bool:
+            try:
+                field.set_text(char)
+            except WDARequestError as exc:      # stale: the app drew it anew, or it went
+                log.info("%s: the field typed into is gone: %s", self.name, exc)
+                return False
+            return True
+        if not self._call(send, "type"):
+            raise StepFailed("the text field the last aiInput typed into is gone (the app "
+                             "drew it anew), and the keyboard it hid is down: give the key "
+                             "a locate: (aiKeyboardPress with locate:), or keep the keyboard "
+                             "up with autoDismissKeyboard: false on the aiInput")
+        self.hide_keyboard()
+
     def back(self) -> None:
-        """iOS has no Back button: the edge swipe from the left does it."""
+        """iOS has no Back button: the edge swipe from the left, as iOS goes back (a
+        navigation stack's interactive pop, Safari's history). StepFailed when the screen did
+        not change: this screen has no way back by that swipe, which a step meant for Back
+        must not pass over."""
         w, h = self.size()
+        before = self._shot or self.screenshot()
+        blind = self.screenshot_black
         self.swipe(2, h // 2, w * 2 // 3, h // 2, 200)
+        if blind or phone_edges.screen_moved(before, self.screenshot()) or \
+                self.screenshot_black:
+            return
+        raise StepFailed("iOS has no Back key: farm swiped from the screen's left edge, as "
+                         "iOS goes back, and the screen did not change (nothing to go back "
+                         "to that way here); tap the app's own back button instead (aiTap "
+                         "with its label)")
 
     def home(self) -> None:
         self._call(lambda: self._client.home(), "home", session=False)
@@ -791,6 +846,8 @@ class IosDevice:
         self._need()
         if what not in ("screenshot", "source"):    # (anything else may change the screen)
             self._shot = None
+        if what not in _LOOKS:          # (anything else may move the focus)
+            self._typed_into = None
         for attempt in (1, 2):
             try:
                 if session and self._session is None:

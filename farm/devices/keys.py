@@ -76,6 +76,10 @@ ANDROID_KEYCODES = {
 # iOS: keys typed as characters into the focused field, and the buttons WebDriverAgent presses.
 IOS_TYPED = {"enter": "\n", "return": "\n", "backspace": "\b", "delete": "\b", "tab": "\t"}
 IOS_BUTTONS = ("home", "volumeup", "volumedown")
+# ... and the navigation keys an iPhone has a gesture for instead: Back (Android's, a suite
+# for both platforms presses it) is the swipe from the screen's left edge, as iOS goes back.
+# Not offered for "did you mean" (`key_names`): a near miss of "back" is no navigation.
+IOS_GESTURES = ("back",)
 
 
 def android_keycode(key: str) -> int | str | None:
@@ -115,7 +119,7 @@ def unknown_key(key: str, platform: str) -> str | None:
         return None if android_keycode(key) is not None else key
     if platform == "ios":
         k = key.strip().lower()
-        return None if k in IOS_TYPED or k in IOS_BUTTONS else key
+        return None if k in IOS_TYPED or k in IOS_BUTTONS or k in IOS_GESTURES else key
     return next((t for t in _playwright_tokens(normalize_key(key))
                  if t not in PLAYWRIGHT_KEYS), None)
 
