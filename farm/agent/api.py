@@ -530,11 +530,12 @@ class Agent:
                 passed, why = judge(ask, models.judge, assertion, self._look(shown))
                 if passed is None:      # not true yet as far as the model can tell
                     why = _could_not_tell(why)
-            except DeadlineReached:
+            except DeadlineReached as late:
                 if self.remaining() <= 0:     # the case's time ran out with the step's
                     raise CaseTimeout(f"waiting for the model {_endpoint(models.judge)}") \
                         from None
-                raise _no_verdict_in_time(assertion, timeout_s, why, models.judge) from None
+                raise _no_verdict_in_time(assertion, timeout_s, why, models.judge,
+                                          late) from None
             if passed:
                 return
             pause = self._next_look(limit, interval_s, started)
@@ -590,17 +591,27 @@ def _could_not_tell(why: str) -> str:
 
 
 def _no_verdict_in_time(assertion: str, timeout_s: float, why: str | None,
-                        client: Any) -> FarmError:
+                        client: Any, late: BaseException | None = None) -> FarmError:
     """aiWaitFor's time ran out waiting for the model: the model's error when it gave no
-    verdict at all in the step's time, the app's when it had said "not true" before."""
+    verdict at all in the step's time, the app's when it had said "not true" before. ``late``
+    (the DeadlineReached): the aside that the time ran out while the model judged again only
+    when a request was out then (its ``.usage`` counts a call), saying how long it had been
+    out; a check that had no time left to ask the model is none (every earlier answer may
+    have come in milliseconds)."""
     model = _endpoint(client)
     if why is None:
         return ModelUnavailable(f'aiWaitFor "{assertion}": timed out after {timeout_s:g}s '
                                 f"waiting for the model {model} (no verdict within the step's "
                                 "timeout)")
+    spent = getattr(late, "usage", None)
+    aside = ""
+    if spent is not None and spent.calls:
+        took = spent.latency_s
+        took_text = f"{took:.1f}s" if took >= 0.1 else f"{took * 1000:.0f} ms"
+        aside = (f" (the time ran out while the model {model} judged again, {took_text} "
+                 "after it was asked)")
     return AssertionFailed(f'aiWaitFor "{assertion}" not true within {timeout_s:g}s: '
-                           f"{why or NO_REASON} (the time ran out while the model {model} "
-                           "judged again)")
+                           f"{why or NO_REASON}{aside}")
 
 
 def _endpoint(client: Any) -> str:

@@ -29,6 +29,7 @@ from farm.results import ArtifactStore, CaseResult
 from farm.runner import Services, run_case
 from farm.schedule import Job
 from farm.suite.model import Case, Step, Task, WebTarget
+from farm.usage import Usage
 from tests.support.farm_cli import wait_for
 from tests.support.model_server import NEVER_ANSWERS, serve
 
@@ -79,8 +80,10 @@ def test_a_check_cut_short_after_a_no_keeps_the_models_reason(tmp_path):
     """The model had said no; the next check's wait ran out: the condition did not hold
     in time (the app's failure), with the reason the model gave."""
     def script(messages: list[dict[str, Any]], index: int) -> str:
-        if index:
-            raise DeadlineReached("model scripted gave no answer in the time left")
+        if index:     # a request was out when the step's time ran out: it counts a call
+            late = DeadlineReached("model scripted gave no answer in the time left")
+            late.usage = Usage(calls=1, latency_s=2.5, tokens_unknown=True)  # type: ignore
+            raise late
         return NOT_YET
     client = ScriptedModelClient(script)
     step = Step(kind="aiWaitFor", value="the cart holds a mug", timeout_ms=5000,
@@ -89,7 +92,7 @@ def test_a_check_cut_short_after_a_no_keeps_the_models_reason(tmp_path):
     assert res.status == "failed" and res.error.kind == "AssertionFailed", res.error
     assert res.error.message == ('aiWaitFor "the cart holds a mug" not true within 5s: the badge '
                                  "still says Cart (0) (the time ran out while the model "
-                                 "scripted judged again)")
+                                 "scripted judged again, 2.5s after it was asked)")
 
 
 def test_the_case_running_out_first_is_still_a_case_timeout(tmp_path, server):
