@@ -17,7 +17,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Literal
 
-from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, model_serializer
+from pydantic import (BaseModel, Field, SerializationInfo, SerializerFunctionWrapHandler,
+                      computed_field, model_serializer, model_validator)
 
 from farm import errors
 from farm.text import clean
@@ -118,6 +119,16 @@ class CaseError(BaseModel):
 
 
 class CaseResult(BaseModel):
+    """One attempt of a case; the final one carries the earlier ones in ``previous``.
+
+    In memory ``usage`` and ``tokens`` are this attempt's own spend (`case_usage` sums the
+    attempts). Written out (results.json, the journal) a retried case's ``usage`` and
+    ``tokens`` are every attempt's, as its ``duration`` is and as the console, JUnit and the
+    report count it, its own attempt's in ``attempt_usage`` / ``attempt_tokens`` (null when
+    not retried, as ``attempt_duration``): summing ``cases[].usage`` gives the run's spend.
+    Read back, a record with ``attempt_usage`` is this attempt's again; one an older farm
+    wrote (without it) had this attempt's in ``usage`` already."""
+
     run_id: str
     case_id: str
     name: str
@@ -144,6 +155,50 @@ class CaseResult(BaseModel):
     description: str | None = None  # Midscene agent.groupDescription
     report_file: str | None = None  # Midscene agent.reportFileName: its own page in the run dir
     parts: list["CaseResult"] = Field(default_factory=list)   # a shared-context unit's files
+
+    @model_serializer(mode="wrap")
+    def _every_attempts_spend(self, handler: SerializerFunctionWrapHandler,
+                              info: SerializationInfo) -> dict[str, Any]:
+        data = handler(self)
+        # (pydantic applies this twice to a record nested in another: the second time it
+        # gets what the first returned)
+        if not isinstance(data, dict) or "usage" not in data or "attempt_usage" in data:
+            return data
+        data = dict(data)
+        own_usage, own_tokens = data["usage"], data.get("tokens")
+        data["attempt_usage"] = data["attempt_tokens"] = None
+        if self.previous:
+            paid = any(a.usage is not None for a in (*self.previous, self))
+            data["usage"] = case_usage(self).model_dump(mode=info.mode) if paid else None
+            data["attempt_usage"] = own_usage
+            if own_tokens is not None:
+                data["tokens"], data["attempt_tokens"] = _tokens_of(self), own_tokens
+        return data
+
+    @model_validator(mode="before")
+    @classmethod
+    def _own_spend(cls, data: Any) -> Any:
+        """A record written out (`_every_attempts_spend`): its own attempt's spend back in
+        ``usage`` / ``tokens``."""
+        if isinstance(data, dict) and data.get("previous") and "attempt_usage" in data:
+            data = dict(data)
+            data["usage"] = data.pop("attempt_usage")
+            if "attempt_tokens" in data:
+                own = data.pop("attempt_tokens")
+                data["tokens"] = own if own is not None else data.get("tokens", {})
+        elif isinstance(data, dict):
+            data = {k: v for k, v in data.items() if k not in ("attempt_usage",
+                                                                 "attempt_tokens")}
+        return data
+
+
+def _tokens_of(case: "CaseResult") -> dict[str, int]:
+    """Every attempt's ``tokens``, summed by kind."""
+    total: dict[str, int] = {}
+    for attempt in (*case.previous, case):
+        for kind, n in attempt.tokens.items():
+            total[kind] = total.get(kind, 0) + n
+    return total
 
 
 class DeselectedCase(BaseModel):
@@ -179,6 +234,14 @@ class RunSummary(BaseModel):
     lost: dict[str, str] = Field(default_factory=dict)    # devices that died in it: name → why
     deselected: list[DeselectedCase] = Field(default_factory=list)   # not part of this run
     stopped: str | None = None      # why cases were left out: the run's model budget spent
+
+    @computed_field        # type: ignore[prop-decorator]
+    @property
+    def usage(self) -> Usage | None:
+        """The run's model spend, every attempt of every case (the console's ``model:``);
+        None when no case spent any. Written to results.json; computed again when read."""
+        spent = run_usage(self)
+        return spent if spent.spent else None
 
     def recount(self) -> None:
         counts = {s: 0 for s in STATUS_ORDER}
