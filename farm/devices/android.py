@@ -26,7 +26,8 @@ from typing import TYPE_CHECKING, Any
 from farm.devices import phone_edges
 from farm.devices.base import Rect, UINode, UITree, await_tree_change, swipe_into_view
 from farm.devices.keys import android_keycode
-from farm.devices.native_tree import parse_uiautomator, parse_xml, query_xml
+from farm.devices.native_tree import (android_dialog, dialog_failure, page_failure,
+                                     parse_uiautomator, parse_xml, query_xml, shown_texts)
 from farm.devices.procs import PhoneBusy, PhoneClaim
 from farm.errors import ConfigError, DeviceError, DeviceLost, StepFailed
 from farm.text import clean, cut
@@ -337,6 +338,9 @@ _DEVICE_FRONTS = ("com.android.systemui",)
 # package installer's): the app started, its question is in front of it
 PERMISSION_FRONTS = ("com.google.android.permissioncontroller",
                      "com.android.permissioncontroller", "com.android.packageinstaller")
+# Whose windows are the system's dialogs over an app: those, and the system's own ("android":
+# "… isn't responding", "Open with")
+SYSTEM_DIALOG_FRONTS = (*PERMISSION_FRONTS, "android")
 
 
 def not_in_front(app: str, device: str, front: str | None, device_fronts: tuple[str, ...],
@@ -434,6 +438,7 @@ class AndroidDevice:
         self._size: tuple[int, int] | None = None      # upright (`wm size`)
         self._turned = False                # landscape: the last look found it turned
         self._app: str | None = None
+        self._opened: str | None = None     # the URL the case opened last (as shown: masked)
         self._killed = False
         self._lock = threading.Lock()
         self.last_observation: str | None = None
@@ -539,6 +544,7 @@ class AndroidDevice:
         self._ime_strategy = target.ime_strategy if target is not None else None
         self.dismiss_keyboard = target is None or target.auto_dismiss_keyboard
         self._dismiss_first = target.keyboard_dismiss_strategy if target else "esc-first"
+        self._opened = None
         app = target.launch if target is not None else None
         if app and is_url(app):
             self.open_url(app)
@@ -1070,6 +1076,7 @@ class AndroidDevice:
         out, err, code = self._run(                      # its password and token as ***)
             f"am start -W -a android.intent.action.VIEW -d {_quote(url)}")
         said = mask_urls_in((out + err).strip())
+        self._opened = mask_url(url)
         if "unable to resolve Intent" in said:
             raise StepFailed(f"no app on {self.name} opens {mask_url(url)} (am start: unable "
                              "to resolve the VIEW intent)")
@@ -1107,6 +1114,30 @@ class AndroidDevice:
 
     def run_script(self, code: str, timeout_s: float) -> Any:
         raise StepFailed("javascript steps run on the web only; use runAdbShell on Android")
+
+    def error_page(self) -> str | None:
+        """What stands where the case's screen should be, asked when a step failed or missed
+        a target the zero-token tiers looked for (`farm.runner` then fails it saying this,
+        where a miss read as a step for a model, skipped, and the run passed): a system
+        dialog in front of the app (a runtime permission asked for, "isn't responding"),
+        with its buttons; the browser's error page in place of a page (Chrome's "This site
+        can’t be reached", ERR_...), or an HTTP error the page the case opened shows. None
+        otherwise, or when the screen cannot be read."""
+        if self._killed or self._dev is None:
+            return None
+        xml = self._last_xml if self._dump_fresh else self._dump()
+        if not xml:
+            return None
+        dialog = android_dialog(xml, SYSTEM_DIALOG_FRONTS)
+        if dialog is not None:
+            return dialog_failure("a system dialog", *dialog)
+        try:
+            tree = parse_uiautomator(xml, *self.size())
+        except ValueError:
+            return None
+        return page_failure(shown_texts(tree), self._opened)
+
+    failure_note = error_page       # (a step's failure says the same, e.g. an assertText's)
 
     # -- health --------------------------------------------------------------------------------
     def healthy(self) -> bool:

@@ -25,7 +25,8 @@ from farm.devices.android import (LOOPBACK_NAMES, REATTACH_POLL_S, REATTACH_S,
 from farm.devices.base import (Rect, UINode, UITree, await_tree_change, kept_tails,
                                output_mask, swipe_toward)
 from farm.devices.keys import IOS_TYPED
-from farm.devices.native_tree import parse_wda, query_xml
+from farm.devices.native_tree import (dialog_failure, page_failure, parse_wda, query_xml,
+                                     shown_texts)
 from farm.devices.procs import PhoneBusy, PhoneClaim
 from farm.errors import DeviceError, DeviceLost, StepFailed
 from farm.text import clean, cut
@@ -156,6 +157,7 @@ class IosDevice:
         self._client: Any = None
         self._session: Any = None
         self._bundle: str | None = None
+        self._opened: str | None = None     # the URL the case opened last (as shown: masked)
         self._scale = 1.0
         self._size: tuple[int, int] | None = None
         self._killed = False
@@ -296,6 +298,7 @@ class IosDevice:
         URL (``launch: https://...``) is opened in whatever the phone opens it with."""
         self._need()
         self.dismiss_keyboard = target is None or target.auto_dismiss_keyboard
+        self._opened = None
         app = target.launch if target is not None else None
         bundle = app if app and not is_url(app) else None
         try:
@@ -680,13 +683,16 @@ class IosDevice:
         from wda.exceptions import (WDAInvalidSessionIdError, WDAPossiblyCrashedError,
                                     WDARequestError)
 
+        from farm.config import mask_url
+        self._opened = mask_url(url)
+
         def send() -> None:
             try:
                 self._session.open_url(url)
             except (WDAInvalidSessionIdError, WDAPossiblyCrashedError):
                 raise
             except WDARequestError as exc:
-                from farm.config import mask_url, mask_urls_in    # (as the web shows a URL)
+                from farm.config import mask_urls_in     # (as the web shows a URL)
                 said = exc.value.get("message") if isinstance(exc.value, dict) else exc.value
                 raise StepFailed(f"{self.name} cannot open {mask_url(url)}: "
                                  f"{cut(mask_urls_in(clean(str(said))), 300)}") from None
@@ -745,6 +751,44 @@ class IosDevice:
 
     def run_script(self, code: str, timeout_s: float) -> Any:
         raise StepFailed("javascript steps run on the web only")
+
+    def error_page(self) -> str | None:
+        """What stands where the case's screen should be, asked when a step failed or missed
+        a target the zero-token tiers looked for (`farm.runner` then fails it saying this,
+        where a miss read as a step for a model, skipped, and the run passed): an alert in
+        front of the app (a permission asked for: SpringBoard's), with its buttons; the
+        browser's error page in place of a page (Safari's "Safari Can’t Open the Page"), or
+        an HTTP error the page the case opened shows. None otherwise."""
+        if self._killed or self._session is None:
+            return None
+        alert = self._call(self._alert_shown, "alert")
+        if alert is not None:
+            return dialog_failure("an alert", *alert)
+        xml = clean(self._call(lambda: self._session.source(), "source"))
+        w, h = self.size()
+        try:
+            tree = shown_parts(parse_wda(xml, w, h), w, h)
+        except ValueError:
+            return None
+        return page_failure(shown_texts(tree), self._opened)
+
+    failure_note = error_page       # (a step's failure says the same, e.g. an assertText's)
+
+    def _alert_shown(self) -> tuple[str, list[str]] | None:
+        """(its title, its buttons) of the alert WDA's ``/alert/text`` answers for, or None."""
+        from wda.exceptions import (WDAInvalidSessionIdError, WDAPossiblyCrashedError,
+                                    WDARequestError)
+        try:
+            text = str(self._session.alert.text or "")
+        except (WDAInvalidSessionIdError, WDAPossiblyCrashedError):
+            raise
+        except WDARequestError:             # "no such alert"
+            return None
+        try:
+            buttons = self._session._session_http.get("/wda/alert/buttons").value
+        except WDARequestError:             # (an older WDA: the title alone)
+            buttons = []
+        return text.strip().split("\n")[0], [str(b) for b in buttons or []]
 
     def wda_request(self, method: str, path: str, data: Any = None) -> Any:
         """Send one request to WebDriverAgent (a suite's runWdaRequest); its ``value``.

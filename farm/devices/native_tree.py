@@ -10,7 +10,7 @@ import xml.etree.ElementTree as ET
 
 from farm.devices.base import Rect, UINode, UITree
 from farm.errors import StepFailed
-from farm.text import clean, xml_chars
+from farm.text import clean, cut, xml_chars
 
 _BOUNDS = re.compile(r"\[(-?\d+),(-?\d+)\]\[(-?\d+),(-?\d+)\]")
 _EDITABLE_IOS = {"XCUIElementTypeTextField", "XCUIElementTypeSecureTextField",
@@ -162,3 +162,118 @@ def _xpath_problem(path: str, exc: Exception) -> str:
     if isinstance(exc, KeyError):        # the token it has no rule for
         return f"{exc.args[0]!r} is not understood there"
     return str(exc) if not isinstance(exc, TypeError) else "it ends inside a step"
+
+
+# -- what keeps a phone's screen from showing the case's app or page ----------------------------
+# (`AndroidDevice.error_page` / `IosDevice.error_page`: a step that missed its target or failed
+# says it, where the miss read as a step for a model, skipped, and the run passed)
+
+# The titles a phone's browser puts on its own page for one it could not load: Chrome's (Android
+# and iOS), an Android WebView's, Safari's; matched against each text of the screen.
+_NOT_LOADED = re.compile(
+    r"This site can[’']t be reached|This page isn[’']t working|"
+    r"This site can[’']t provide a secure connection|Your connection is not private|"
+    r"You[’']re offline|No internet|Web ?page not available|This .{1,80} page can[’']t be "
+    r"found|Safari (?:can[’']t|cannot) (?:open the page|find the server|connect)|"
+    r"Cannot Open Page", re.I)
+# the reason code Chrome's error page prints under its title (NET:: for a certificate)
+_NET_CODE = re.compile(r"\b(?:NET::)?(ERR_[A-Z0-9_]+)\b")
+# an HTTP error as a page shows it: Chrome's own ("HTTP ERROR 404", for an empty body), a
+# server's error page (Python's "Error code: 404", nginx's "404 Not Found")
+_HTTP_SHOWN = re.compile(r"\bHTTP ERROR ([45]\d\d)\b|\bError code:? ([45]\d\d)\b|"
+                         r"\b([45]\d\d)[\s:–-]+([A-Za-z][A-Za-z' -]{1,40})")
+
+
+def shown_texts(tree: UITree) -> list[str]:
+    """The texts of ``tree``'s visible nodes, in order (an element's text, else its label)."""
+    return [n.text or n.name for n in tree.nodes if n.visible and (n.text or n.name)]
+
+
+def http_error_shown(texts: list[str]) -> str | None:
+    """'404 Not Found ("Error code: 404")' when one of ``texts`` shows an HTTP error
+    status (4xx, 5xx): a phone's browser does not say what its server answered, its page does.
+    A number followed by words counts only when the words are that status's phrase."""
+    from http import HTTPStatus
+    for text in texts:
+        for m in _HTTP_SHOWN.finditer(text):
+            code = int(m.group(1) or m.group(2) or m.group(3))
+            try:
+                phrase = HTTPStatus(code).phrase
+            except ValueError:
+                continue
+            if m.group(3) and not m.group(4).strip().lower().startswith(phrase.lower()):
+                continue
+            return f'{code} {phrase} ("{_line(m.group(0).strip())}")'
+    return None
+
+
+def browser_error_shown(texts: list[str]) -> str | None:
+    """'"This site can’t be reached" (ERR_CONNECTION_REFUSED)' when ``texts`` hold a phone's
+    browser's error page: its title, and the reason code it prints when it does."""
+    title = next((t for t in texts if _NOT_LOADED.search(t)), None)
+    if title is None:
+        return None
+    code = next((m.group(0) for t in texts if (m := _NET_CODE.search(t))), None)
+    return f'"{_line(title)}"' + (f" ({code})" if code else "")
+
+
+def page_failure(texts: list[str], opened: str | None) -> str | None:
+    """What a failed step adds about a page that did not show (`error_page`), from the screen's
+    ``texts``: the browser's error page, or (when the case opened a URL, ``opened``, as the
+    user sees it) an HTTP error the page shows; None when the screen shows neither."""
+    said = f"; the case opened {opened}" if opened else ""
+    status = http_error_shown(texts) if opened else None
+    if status is not None:
+        return f"the page shows HTTP error {status}{said}"
+    failed = browser_error_shown(texts)
+    return None if failed is None else f"the browser could not load the page: {failed}{said}"
+
+
+_BUTTON_CLASSES = ("Button",)
+_MESSAGE_IDS = ("permission_message", "alertTitle", "message", "aerr_title")
+
+
+def android_dialog(xml: str, fronts: tuple[str, ...]) -> tuple[str, list[str]] | None:
+    """(what it says, its buttons) of a system dialog a ``uiautomator dump`` shows in front: its
+    window is one of ``fronts``' packages (the permission controller asking for a runtime
+    permission, the system's "isn't responding"); None for any other window, or an
+    unreadable dump."""
+    try:
+        root = _root(xml)
+    except ValueError:
+        return None
+    first = next((n for n in root.iter("node")), None)
+    if first is None or first.get("package") not in fronts:
+        return None
+    texts: list[tuple[str, str]] = []       # (resource id, text) of the texts not buttons
+    buttons: list[str] = []
+    for el in root.iter("node"):
+        text = (el.get("text") or el.get("content-desc") or "").strip()
+        if not text:
+            continue
+        if any(k in el.get("class", "") for k in _BUTTON_CLASSES):
+            buttons.append(text)
+        else:
+            texts.append((el.get("resource-id", "").split(":id/")[-1], text))
+    said = next((t for rid, t in texts if rid in _MESSAGE_IDS), texts[0][1] if texts else "")
+    return said, buttons
+
+
+# the buttons that let an app go on, which a step answering the dialog would tap
+_GOES_ON = re.compile(r"^(Allow|While using|Only this time|OK|Continue)", re.I)
+
+
+def dialog_failure(kind: str, said: str, buttons: list[str]) -> str:
+    """'a system dialog is in front of the app: "Allow Lab to …?" (buttons: Allow, Don't
+    allow); answer it with a step first (aiTap: Allow)' for a dialog ``kind`` names."""
+    shown = f': "{_line(said)}"' if said else ""
+    if not buttons:
+        return f"{kind} is in front of the app{shown}"
+    tap = next((b for b in buttons if _GOES_ON.match(b)), buttons[0])
+    return (f"{kind} is in front of the app{shown} (buttons: {', '.join(buttons)}); answer "
+            f"it with a step first (aiTap: {tap})")
+
+
+def _line(text: str) -> str:
+    """``text`` on one line, cut at 120 characters."""
+    return cut(" ".join(text.split()), 120)

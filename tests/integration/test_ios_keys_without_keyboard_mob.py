@@ -1,8 +1,11 @@
-"""Keys on an iPhone go through its on-screen keyboard: once an aiInput hid it (the default,
-as in Midscene), `aiKeyboardPress: Enter` is refused by WebDriverAgent ("The on-screen keyboard
-must be present to send keys"). That was the iPhone's error, retried on every other iPhone and
-counted against each ("type failed on iphone-1: WDARequestError(status=110, …)"); it fails the
-step saying what to do. The simulated WDA refuses as WDA does (it took the keys anyway)."""
+"""Keys on an iPhone go through its on-screen keyboard. Once an aiInput hid it (the default,
+as in Midscene), `aiKeyboardPress: Enter` goes to the field that aiInput typed into, as on
+Android, where the field keeps the focus under a hidden keyboard: the same YAML passes on both
+(it failed on the iPhone only, "no keyboard shows … autoDismissKeyboard: false on it keeps it
+up"). With no such field (a tap elsewhere came between) WebDriverAgent refuses the keys ("The
+on-screen keyboard must be present to send keys"): that fails the step saying what to do, not
+the iPhone (it was retried on every other iPhone and counted against each). The simulated WDA
+refuses as WDA does."""
 
 from __future__ import annotations
 
@@ -28,20 +31,35 @@ tasks:
 """
 
 
-def test_enter_after_the_keyboard_went_fails_the_step_not_the_iphone(farm: FarmCli):
+GONE = """\
+ios:
+  launch: com.farm.demo.shop
+tasks:
+  - name: a tap elsewhere after the input
+    flow:
+      - aiInput: Enter your username
+        value: demo
+      - aiTap: Log in to continue shopping.
+      - aiKeyboardPress: Enter
+"""
+
+
+def test_enter_after_an_input_goes_to_its_field_and_without_one_fails_the_step(farm: FarmCli):
     suite = farm.tmp / "suite"
     suite.mkdir()
     (suite / "farm.yaml").write_text(f"apps:\n  shop:\n    serve: {ROOT / 'suites/demo/app'}"
                                      "\n    ios: com.farm.demo.shop\n")
     (suite / "hidden.yaml").write_text(CASE.format(keep=""))
     (suite / "kept.yaml").write_text(CASE.format(keep="\n        autoDismissKeyboard: false"))
+    (suite / "gone.yaml").write_text(GONE)
     done = farm.run("run", suite, "--devices", "ios-sim:2", "--report-dir", farm.tmp / "run")
     summary = results(farm.tmp / "run")
     cases = by_name(summary)
     assert cases["kept"]["status"] == "passed", (cases["kept"].get("error"), done.stdout)
-    hidden = cases["hidden"]
-    assert (hidden["status"], hidden["attempt"]) == ("failed", 1), (hidden, done.stdout)
-    assert hidden["error"]["message"].startswith(
-        "no keyboard shows on iphone-sim-"), hidden["error"]
-    assert "autoDismissKeyboard: false" in hidden["error"]["message"]
+    assert cases["hidden"]["status"] == "passed", (cases["hidden"].get("error"), done.stdout)
+    gone = cases["gone"]
+    assert (gone["status"], gone["attempt"]) == ("failed", 1), (gone, done.stdout)
+    assert gone["error"]["step"] == 3 and gone["error"]["message"].startswith(
+        "no keyboard shows on iphone-sim-"), gone["error"]
+    assert "give the key a locate:" in gone["error"]["message"]
     assert not summary.get("quarantined")
