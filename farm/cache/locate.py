@@ -38,6 +38,7 @@ TIER = "cache"
 _KEY = "cache_key"          # LocateContext.hints: this locate's entry key, once allocated
 _ENTRY = "cache_entry"      # ... and the entry stored under it, once looked up
 _DROPPED = "cache_dropped"  # ... set once that entry was dropped as never the target
+_STALE = "cache_stale"      # ... set once that entry was found stale (and said so)
 # tiers whose find is a model's judgement of the prompt (a description may name no text)
 MODEL_TIERS = ("plan-bbox", "ai", "deep-locate")
 MAX_SHOWN, MAX_SHOWN_CHARS = 8, 200     # what an entry keeps of the strings its element showed
@@ -86,17 +87,22 @@ class LocateCacheTier:
             # the element itself, as cheaply and knowing the page changed. Kept for export.
             return None
         words = _words(prompt, ctx)
-        found = self._validate(entry, prompt, ctx, words)
+        again = bool(ctx.hints.get(_STALE))     # looked at again while the chain waits
+        found = self._validate(entry, prompt, ctx, words, say=not again)
         if found is not None:
             self.cache.count("locate", "hit")
             self.cache.note_used(key)           # dropped if the case fails
             return found
+        if again:
+            return None                         # (counted and said the first time)
+        ctx.hints.setdefault(_STALE, True)
         self.cache.count("locate", "stale")
         if self._never_meant(entry, words, ctx):
             self._drop(key, entry, prompt, ctx)
             return None
-        log.info("cached XPath for %r is stale (%s): locating again", prompt,
-                 ", ".join(_xpaths(entry)) or "none")
+        if ctx.hints.get(_STALE) is True:       # (not said already, with what changed)
+            log.info("cached XPath for %r is stale (%s): locating again", prompt,
+                     ", ".join(_xpaths(entry)) or "none")
         return None
 
     def _drop(self, key: str, entry: dict[str, Any], prompt: str, ctx: LocateContext) -> None:
@@ -117,7 +123,7 @@ class LocateCacheTier:
         return never_meant(entry, words, _pictured(ctx)) and self.cache.safe(words)
 
     def _validate(self, entry: dict[str, Any], prompt: str, ctx: LocateContext,
-                  words: str) -> LocateHit | None:
+                  words: str, say: bool = True) -> LocateHit | None:
         """The first cached XPath that selects exactly one element, on screen, that is still
         the element the prompt means (``words``: the prompt as the text tier matches it,
         ``${NAME}`` resolved; nothing of it is stored or logged). No waiting: a read on a page
@@ -140,10 +146,27 @@ class LocateCacheTier:
                     return LocateHit(rects[0], self.name, xpath,
                                      node is None or node.enabled,
                                      None if node is None else node.id)
-                if not self._never_meant(entry, words, ctx):    # (said as dropped)
-                    log.info("cached XPath %s for %r selects an element that is no longer "
-                             "what the prompt means", xpath, prompt)
+                if say and not self._never_meant(entry, words, ctx):  # (said as dropped)
+                    self._say_changed(entry, xpath, prompt, rects[0], ctx)
         return None
+
+    def _say_changed(self, entry: dict[str, Any], xpath: str, prompt: str, rect: Rect,
+                     ctx: LocateContext) -> None:
+        """farm.log: the entry's XPath selects an element that is not the one it was made
+        for, and what changed (a warning when that is plain: it shows text it did not show,
+        or has another size: an id the app moved to another button)."""
+        tree = ctx.tree()
+        node = node_for_rect(tree, rect) if tree is not None else None
+        how = changed(entry, node, tree, ctx.device.size(), self.cache.safe) \
+            if node is not None and tree is not None else None
+        if how is None:
+            log.info("cached XPath %s for %r selects an element that is no longer what the "
+                     "prompt means", xpath, prompt)
+            return
+        ctx.hints[_STALE] = "said"
+        log.warning("locate cache entry for %r is stale: its XPath %s now selects %s, where "
+                    "the %s stored %s; locating again", prompt, xpath, how[1],
+                    f"{entry['tier']} tier" if entry.get("tier") else "entry", how[0])
 
     def _same_element(self, entry: dict[str, Any], prompt: str, rect: Rect,
                       ctx: LocateContext, by_place: bool = False) -> bool:
@@ -155,8 +178,11 @@ class LocateCacheTier:
         node = node_for_rect(tree, rect)
         if node is None or not same_place(node.rect, rect):
             return not checkable(entry, _pictured(ctx)) and not by_place
-        if not still_meant(entry, prompt, node, tree, _pictured(ctx)):
+        if not still_meant(entry, prompt, node, tree, _pictured(ctx), self.cache.safe):
             return False
+        if icon(entry, _pictured(ctx)) and resized(entry, node.rect, ctx.device.size(),
+                                                   _cut(tree)):
+            return False        # 32×32 then, 120×21 now: another element
         # one of alike elements (every row's "Add to cart", each with an id by its row's
         # place: add-0 is the Green Mug's after a reorder) is told apart by its row alone
         twins = has_twins(node, tree)
@@ -218,7 +244,8 @@ class LocateCacheTier:
     def _element(self, node: UINode, tree: UITree) -> dict[str, Any]:
         """What the hit element was, for `still_meant` (strings holding a secret left out)."""
         shown = [s for s in _shown(node, tree, self.cache.safe) if self.cache.safe(s)]
-        return {"role": node.role, "shown": shown[:MAX_SHOWN]}
+        return {"role": node.role, "shown": shown[:MAX_SHOWN],
+                "size": [node.rect.width, node.rect.height]}
 
 
 def _xpaths(entry: dict[str, Any]) -> list[str]:
@@ -363,7 +390,7 @@ def never_meant(entry: dict[str, Any], prompt: str, pictured: bool = False) -> b
 
 
 def still_meant(entry: dict[str, Any], prompt: str, node: UINode, tree: UITree,
-                pictured: bool = False) -> bool:
+                pictured: bool = False, safe: Callable[[str], bool] = _kept) -> bool:
     """Whether ``node``, selected by the entry's XPath, is still the element ``prompt`` means.
 
     An entry words found (`by_words`: the text or OCR tier) is what the text tier would
@@ -372,9 +399,11 @@ def still_meant(entry: dict[str, Any], prompt: str, node: UINode, tree: UITree,
     element now or then (a canvas, an image: only the pixels OCR read say what it shows).
     A model's find, when the prompt is text the element showed, is checked the same way; a
     description ("the blue cart icon") cannot be checked against text: the element must be
-    of the same role and still show one of the strings it showed (it showed none: the role
-    alone). An entry stored before farm kept its element: checked like a literal prompt
-    unless a model found it, then trusted as before."""
+    of the same role and still show one of the strings it showed; one that showed none (an
+    icon) must show none now, besides what is typed in a field (an id the app moved from the
+    grey gear icon to a "Delete everything" button is not the gear; strings ``safe`` does not
+    take, a secret's, were not kept and do not count). An entry stored before farm kept its
+    element: checked like a literal prompt unless a model found it, then trusted as before."""
     was = entry.get("element")
     words = by_words(entry, pictured)
     if not isinstance(was, dict):
@@ -384,7 +413,84 @@ def still_meant(entry: dict[str, Any], prompt: str, node: UINode, tree: UITree,
     shown = [s for s in was.get("shown") or [] if isinstance(s, str)]
     if names(prompt, shown) or (words and (shown or shown_strings(node, tree))):
         return _means(prompt, node, tree)   # text, not "the blue cart icon"
-    return not shown or bool(set(shown) & set(_shown(node, tree)))
+    if not shown:
+        return not shows_now(node, tree, safe)
+    return bool(set(shown) & set(_shown(node, tree)))
+
+
+def shows_now(node: UINode, tree: UITree, safe: Callable[[str], bool] = _kept) -> list[str]:
+    """The strings ``node`` shows (`_shown`) but what is typed in it: a field's content (a
+    phone's EditText holds it as its text) says nothing about which field it is."""
+    typed = normalise(node.text)[:MAX_SHOWN_CHARS] if node.editable and node.text else None
+    return [s for s in _shown(node, tree, safe) if s != typed]
+
+
+RESIZED = 1.5   # an icon this much wider or taller (or narrower, shorter) is another element
+
+
+def icon(entry: dict[str, Any], pictured: bool = False) -> bool:
+    """Whether ``entry`` is a model's find of an element that showed no text (an icon): only
+    its role and size say what it was (`resized`; one that showed text is told by it)."""
+    was = entry.get("element")
+    return not by_words(entry, pictured) and isinstance(was, dict) and not was.get("shown")
+
+
+def resized(entry: dict[str, Any], now: Rect, screen: tuple[int, int],
+            cut: bool = False) -> bool:
+    """Whether the element at ``now`` is too unlike in size to be the one ``entry`` was made
+    for: its width or height more than `RESIZED` times what it was, or less than its inverse
+    (an icon 32×32 then, a button 120×21 now), which a screen of another width does not
+    explain by scaling alike (a phone of another density). Where rects are ``cut`` to what
+    shows (a uiautomator tree: a row half scrolled out of its list is shorter), only a larger
+    element is another one. The size the element had (``element.size``), else the entry's
+    rect (an entry from before farm kept its size: the box the tier hit). An entry that
+    recorded neither cannot tell: not resized."""
+    was = _size(entry)
+    if was is None or now.width <= 0 or now.height <= 0:
+        return False
+    then = entry.get("screen")
+    scales = {1.0}
+    if isinstance(then, list) and len(then) == 2 and isinstance(then[0], int) and then[0] > 0:
+        scales.add(screen[0] / then[0])
+
+    def unlike(scale: float) -> bool:
+        return any(n > w * scale * RESIZED or (not cut and n * RESIZED < w * scale)
+                   for n, w in ((now.width, was[0]), (now.height, was[1])))
+    return all(unlike(scale) for scale in scales)
+
+
+def _cut(tree: UITree) -> bool:
+    """Whether ``tree``'s rects are cut to what shows (`resized`)."""
+    return tree.source == "uiautomator"
+
+
+def _size(entry: dict[str, Any]) -> tuple[int, int] | None:
+    """The [width, height] an entry's element had (see `resized`), None when not recorded."""
+    was = entry.get("element")
+    size = was.get("size") if isinstance(was, dict) else None
+    if size is None and isinstance(entry.get("rect"), list) and len(entry["rect"]) == 4:
+        size = entry["rect"][2:]
+    if not (isinstance(size, list) and len(size) == 2
+            and all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in size)):
+        return None
+    return size[0], size[1]
+
+
+def changed(entry: dict[str, Any], node: UINode, tree: UITree, screen: tuple[int, int],
+            safe: Callable[[str], bool] = _kept) -> tuple[str, str] | None:
+    """What a model's find was and what ``node`` is now, in words, when it plainly is another
+    element: it shows text where it showed none, or `resized`; None otherwise."""
+    was = entry.get("element") if isinstance(entry.get("element"), dict) else {}
+    if not icon(entry):
+        return None
+    now = shows_now(node, tree, safe)
+    if not now and not resized(entry, node.rect, screen, _cut(tree)):
+        return None
+    size = _size(entry)
+    role = str(was.get("role") or "element").rsplit(".", 1)[-1]
+    then = f"a {role} showing no text" + (f" ({size[0]}×{size[1]})" if size else "")
+    shown = _was({"element": {"role": node.role, "shown": now}})
+    return then, f"{shown} ({node.rect.width}×{node.rect.height})"
 
 
 def _means(prompt: str, node: UINode, tree: UITree) -> bool:

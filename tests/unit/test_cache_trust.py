@@ -68,7 +68,7 @@ def test_an_id_moved_to_another_button_is_stale_and_the_real_one_is_tapped():
     hit, _, _ = locate(store, login_page())
     assert hit.tier == "text"
     entry = store.get(NS.key("locate", "Sign in", 0))
-    assert entry["element"] == {"role": "button", "shown": ["sign in"]}
+    assert entry["element"] == {"role": "button", "shown": ["sign in"], "size": [120, 40]}
     moved = login_page(sign_in_id="signin-submit", forgot_id="login-button")
     hit, use, _ = locate(store, moved)
     assert (hit.tier, hit.rect) == ("text", R(SIGN_IN_RECT))
@@ -120,7 +120,7 @@ def test_a_description_prompt_trusts_only_the_element_it_was():
     be of its role and still show what it showed."""
     store = MemoryStore()
     entry = description_entry(store, login_page(), "the primary button")
-    assert entry["element"] == {"role": "button", "shown": ["sign in"]}
+    assert entry["element"] == {"role": "button", "shown": ["sign in"], "size": [120, 40]}
     assert locate(store, login_page(), "the primary button", "read-only")[0].tier == "cache"
     link = UITree(source="dom", nodes=[node(0, "a", None, SIGN_IN_RECT, clickable=True,
                                             resource_id="login-button", text="Sign in")])
