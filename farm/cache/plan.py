@@ -81,7 +81,8 @@ class PlanCache:
                               "done so far are listed; continue the task from this screen.")
                 return False
         loop.result.message = entry.get("message") or ""
-        self.cache.step.saved = dict(self._solved_with) if self._solved_with else None
+        self.cache.step.saved = _net(self._solved_with, self._spent()) \
+            if self._solved_with else None
         return True
 
     def save(self, result: "ActResult") -> None:
@@ -112,6 +113,21 @@ class PlanCache:
             return None
         return {"calls": spent.calls, "tokens": spent.prompt_tokens + spent.completion_tokens,
                 "cost_usd": None if spent.cost_unknown else round(spent.cost_usd, 6)}
+
+
+def _net(solved: dict[str, Any], spent: dict[str, Any] | None) -> dict[str, Any]:
+    """What a whole replay saved: what solving the step had cost (``solved``) less what the
+    replay itself spent (``spent``: a target whose locate entry was stale, or missing, asked
+    of a model tier again), never below nothing; with both figures, ``solved_with`` and
+    ``replay_spent``, when the replay spent any. A cost is known only when both are."""
+    if not spent:
+        return dict(solved)
+    cost, paid = solved.get("cost_usd"), spent.get("cost_usd")
+    return {"calls": max(0, solved["calls"] - spent["calls"]),
+            "tokens": max(0, solved["tokens"] - spent["tokens"]),
+            "cost_usd": None if cost is None or paid is None else round(max(0.0, cost - paid),
+                                                                         6),
+            "solved_with": dict(solved), "replay_spent": dict(spent)}
 
 
 def _solve_figures(value: Any) -> dict[str, Any] | None:
