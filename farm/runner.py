@@ -509,7 +509,8 @@ class _CaseRun:
         """A target the zero-token tiers did not find on a page the server answered with an
         HTTP error (a 404, a 500): the step's failure, naming that answer, rather than a skip
         for a model (which would not find it there either: the run passed, the error page
-        unsaid); None otherwise. (Devices with no `error_page`: phones.)"""
+        unsaid); None otherwise. (Phones read their browser's error page and HTTP errors off the
+        screen: `farm.devices.native_tree`.)"""
         ask = getattr(self.device, "error_page", None)
         if step.needs_model or not callable(ask):
             return None

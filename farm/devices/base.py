@@ -101,7 +101,8 @@ class Device(Protocol):
     the context the previous one left (cookies and storage kept); without it such a file
     fails saying so. ``failure_note()``, asked only when a step failed: one line added to its
     message in parentheses, or None (the browser: "the page answered 404 Not Found: URL" when
-    the page's document was an HTTP error; phones have none). Best effort: what it raises is
+    the page's document was an HTTP error; a phone: its browser's error page or a system
+    dialog in front of the app). Best effort: what it raises is
     ignored.
 
     Errors: raise `farm.errors.StepFailed` when the app refused an action (the case fails),

@@ -74,7 +74,8 @@ ANDROID_KEYCODES = {
     "volumeup": 24, "volumedown": 25}
 
 # iOS: keys typed as characters into the focused field, and the buttons WebDriverAgent presses.
-IOS_TYPED = {"enter": "\n", "return": "\n", "backspace": "\b", "delete": "\b", "tab": "\t"}
+IOS_TYPED = {"enter": "\n", "return": "\n", "backspace": "\b", "delete": "\b", "tab": "\t",
+             "space": " "}
 IOS_BUTTONS = ("home", "volumeup", "volumedown")
 # ... and the navigation keys an iPhone has a gesture for instead: Back (Android's, a suite
 # for both platforms presses it) is the swipe from the screen's left edge, as iOS goes back.

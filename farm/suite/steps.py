@@ -271,8 +271,8 @@ KEY_EXAMPLES = {
     "web": "a key name such as Enter, Tab, Escape, ArrowDown, PageDown or F5, one character, "
            "or a combination such as Control+A",
     "android": "one of {names}, or an Android KEYCODE_* name",
-    "ios": "one of {names} (iOS types the first five into the focused field and presses the "
-           "last three as buttons)"}
+    "ios": "one of {names} (iOS types all but home and the volume keys into the focused "
+           "field and presses those three as buttons; back is the swipe from the left edge)"}
 
 
 def _check_key(kind: str, key: str, at: Node, platform: str, p: Problems) -> None:

@@ -67,7 +67,7 @@ def test_aiinput_with_text_locate_and_value_is_refused_for_what_it_has(tmp_path)
                             "of enter, return"),
     ("android", "Control+A", 26, "or an Android KEYCODE_* name"),
     ("ios", "Escape", 26, "unknown key 'Escape' on iOS; expected one of enter, return, "
-                          "backspace, delete, tab, home, volumeup, volumedown"),
+                          "backspace, delete, tab, space, home, volumeup, volumedown"),
 ])
 def test_a_key_the_device_would_refuse_is_a_suite_error_at_its_line(tmp_path, platform, key,
                                                                     col, phrase):
