@@ -20,7 +20,7 @@ from farm.report.html import _format_time, format_duration
 from farm.report.trends import Trends, analyse, parse_since
 from farm.report.paths import replace_file
 from farm.errors import UserError
-from farm.results_history import (FINISHED, ResultsStore, RunRecord, context_before,
+from farm.results_history import (FINISHED, WINDOW, ResultsStore, RunRecord, context_before,
                                   suite_of)
 from farm.text import printable
 from farm.usage import cost_text, tokens_text
@@ -66,22 +66,24 @@ def _chart(trends: Trends, width: int = 1000, height: int = 120) -> dict:
     (`farm.report.trends.mark_partial`: --last-failed, --shard, an unusual -k / --tag) is a
     hollow square off the line, at its place in time and its own rate: a 3-case rerun neither
     lifts nor drops the nights' line. An interrupted run's point is circled (its rate is over
-    the cases it finished)."""
-    rated = [r for r in trends.rows if r.rate is not None]
-    if not rated:
+    the cases it finished); one interrupted before any case finished has no rate: a circle on
+    a dashed line at its place (``cut_short``), not left off the chart."""
+    placed = [r for r in trends.rows if r.rate is not None or r.run.interrupted]
+    if not placed:
         return {"width": width, "height": height, "points": "", "dots": [],
-                "interrupted": [], "partial": []}
-    step = (width - 12) / max(len(rated) - 1, 1)       # 6 each side: a square is whole
-    xy = [(6 + i * step, (1 - r.rate) * (height - 8) + 4) for i, r in enumerate(rated)]
+                "interrupted": [], "partial": [], "cut_short": []}
+    step = (width - 12) / max(len(placed) - 1, 1)      # 6 each side: a square is whole
+    xs = [6 + i * step for i in range(len(placed))]
+    rated = [(x, (1 - r.rate) * (height - 8) + 4, r) for x, r in zip(xs, placed)
+             if r.rate is not None]
     return {"width": width, "height": height,
-            "points": " ".join(f"{x:.1f},{y:.1f}" for (x, y), r in zip(xy, rated)
-                               if not r.partial),
-            "dots": [(f"{x:.1f}", f"{y:.1f}", r) for (x, y), r in zip(xy, rated)
-                     if not r.partial],
-            "interrupted": [(f"{x:.1f}", f"{y:.1f}", r.run.run_id)
-                            for (x, y), r in zip(xy, rated) if r.run.interrupted],
-            "partial": [(f"{x - 4:.1f}", f"{y - 4:.1f}", r) for (x, y), r in zip(xy, rated)
-                        if r.partial]}
+            "points": " ".join(f"{x:.1f},{y:.1f}" for x, y, r in rated if not r.partial),
+            "dots": [(f"{x:.1f}", f"{y:.1f}", r) for x, y, r in rated if not r.partial],
+            "interrupted": [(f"{x:.1f}", f"{y:.1f}", r.run.run_id) for x, y, r in rated
+                            if r.run.interrupted],
+            "partial": [(f"{x - 4:.1f}", f"{y - 4:.1f}", r) for x, y, r in rated if r.partial],
+            "cut_short": [(f"{x:.1f}", r.run.run_id) for x, r in zip(xs, placed)
+                          if r.rate is None]}
 
 
 def _linker(runs: list[RunRecord], page_dir: Path):
@@ -145,7 +147,7 @@ def render_history(runs: list[RunRecord], page_dir: Path, suite: str | None = No
         cost=cost_text(sum(r.cost for r in kept), any(r.cost_unknown for r in kept)),
         tokens_text=tokens_text, cost_text=cost_text,
         chart=_chart(trends), link=_linker(kept, page_dir), when=_format_time,
-        dur=format_duration, spark=_spark, rate_help=RATE_HELP)
+        dur=format_duration, spark=_spark, rate_help=RATE_HELP, window_runs=WINDOW)
 
 
 def write_history(store: ResultsStore, out: Path, since: str | None = None,

@@ -34,13 +34,23 @@ _STATUS_HELP = {
     "failed": "test failure: the app under test misbehaved",
     "error": "infrastructure error: device, model or farm broke (not a test failure)",
     "skipped": "skipped",
-    "flaky": "passed after failing on an earlier attempt",
+    "flaky": "flaky (passed on retry): failed an earlier attempt in this run, then passed",
     # Ctrl-C, a CI job's cancel or timeout (SIGTERM), a kill -9 or the OOM killer: not always
     # a person's doing, and never the app's
     "interrupted": "interrupted: farm was stopped (Ctrl-C, a signal, killed) before the case "
                    "ended",
 }
 _OPEN_BY_DEFAULT = {"failed", "error", "interrupted"}
+# A red case against earlier runs (results.json's since_last), as the page says it: the
+# results history's "flaky" of a red case is a case whose verdict flips from run to run, not
+# one that passed on a retry (status flaky): "unstable across runs", as the history page says.
+_SINCE = {"new failure": ("new failure", "new-failure",
+                          "red now, passed (or never ran) in the runs before: new since then"),
+          "still failing": ("still failing", "still-failing", "red in the run before too"),
+          "flaky": ("unstable across runs", "unstable", "passed the run before, failed before "
+                    "that: its verdict goes back and forth (not flaky: it did not pass on a "
+                    "retry)")}
+_SINCE_ORDER = ["new-failure", "unstable", "still-failing"]   # failures: new ones first
 _HEADER_ORDER = ["passed", "failed", "error", "flaky", "skipped", "interrupted"]
 _TITLE_ORDER = ["failed", "error", "interrupted", "flaky", "passed", "skipped"]   # worst first
 ERROR_SHOWN = 10_000     # characters of an error shown (a page's may be megabytes)
@@ -86,9 +96,23 @@ def _format_time(iso: str) -> str:
     return moment.strftime("%Y-%m-%d %H:%M:%S") + (f" {zone}" if zone else "")
 
 
-def _sort_key(case: CaseResult) -> tuple[int, str, str]:
+def _sort_key(case: CaseResult) -> tuple[int, int, int, str, str]:
+    """Status order (failures first), new failures first among the failed and errored
+    cases (then unstable, still failing, the rest), then by name."""
     rank = STATUS_ORDER.index(case.status) if case.status in STATUS_ORDER else 0
-    return rank, case.name.lower(), case.case_id
+    if case.status not in ("failed", "error"):
+        return rank, 0, 0, case.name.lower(), case.case_id
+    said = _since(case)
+    since = _SINCE_ORDER.index(said[1]) if said else len(_SINCE_ORDER)
+    return STATUS_ORDER.index("failed"), since, rank, case.name.lower(), case.case_id
+
+
+def _since(case: CaseResult) -> tuple[str, str, str] | None:
+    """(words, key, help) of a case's verdict against earlier runs; None: it has none."""
+    if not case.since_last:
+        return None
+    return _SINCE.get(case.since_last, (case.since_last, case.since_last.replace(" ", "-"),
+                                        "against earlier runs"))
 
 
 class _Renderer:
@@ -246,9 +270,24 @@ class _Renderer:
 failed, error (skipped and interrupted left out)">
 <strong id="pass-rate">{rate_text}</strong><span>pass rate</span>\
 <small id="pass-rate-of">{passed} passed of {finished} finished</small></div>
-<div class="grow"><div class="bar">{bar}</div><ul class="counts">{badges}</ul></div>
+<div class="grow"><div class="bar">{bar}</div>\
+<ul class="counts">{badges}{self.new_count()}</ul></div>
 </div>
 </header>"""
+
+    def new_count(self) -> str:
+        """"1 new failure", linking to the list of them (``#since=new-failure``): what broke
+        since the runs before, at a glance. Said when the run's red cases were compared with
+        earlier runs (0 too: nothing new among them); not when they were not (no history)."""
+        said = [_since(c) for c in self.summary.cases]
+        if not any(said):
+            return ""
+        new = sum(1 for x in said if x and x[1] == "new-failure")
+        text = f"<b>{new}</b> new failure{'' if new == 1 else 's'}"
+        if new:
+            text = f'<a href="#since=new-failure">{text}</a>'
+        return (f'<li class="count v-new-failure{"" if new else " zero"}" id="new-count" '
+                f'title="{_e(_SINCE["new failure"][2])}">{text}</li>')
 
     def toolbar(self) -> str:
         total = len(self.summary.cases)
@@ -270,21 +309,30 @@ open.</span></noscript>
 </nav>"""
 
     def pickers(self) -> str:
-        """A menu a facet (platform, device, tag) with more than one value among the cases:
-        "which of last night's failures were on pixel-2 / tagged checkout?" (a search for
-        "pixel-2" also found every case whose error named that device)."""
+        """A menu a facet (platform, device, tag, verdict against earlier runs) when picking
+        one of its values leaves some cases out: a platform or device with more than one value
+        among the cases; a tag or verdict some case does not have (one tag on a few cases of
+        many still narrows; one on every case would pick them all). "Which of last night's
+        failures were on pixel-2 / tagged checkout / new?" (a search for "pixel-2" also found
+        every case whose error named that device)."""
         cases = self.summary.cases
-        facets = [("platform", "platforms", Counter(c.platform for c in cases)),
-                  ("device", "devices", Counter(c.device for c in cases if c.device)),
-                  ("tag", "tags", Counter(t for c in cases for t in dict.fromkeys(c.tags)))]
+        verdicts = [_since(c) for c in cases]
+        facets = [("platform", "platforms", Counter(c.platform for c in cases), {}),
+                  ("device", "devices", Counter(c.device for c in cases if c.device), {}),
+                  ("tag", "tags", Counter(t for c in cases for t in dict.fromkeys(c.tags)), {}),
+                  ("since", "verdicts",
+                   Counter(v[1] for v in verdicts if v), {v[1]: v[0] for v in verdicts if v})]
         menus = []
-        for name, plural, counts in facets:
-            if len(counts) < (1 if name == "tag" else 2):
+        for name, plural, counts, words in facets:
+            narrows = len(counts) > 1 or (name in ("tag", "since") and counts
+                                          and max(counts.values()) < len(cases))
+            if not narrows:
                 continue
-            options = "".join(f'<option value="{_e(v)}">{_e(v)} ({n})</option>'
+            options = "".join(f'<option value="{_e(v)}">{_e(words.get(v, v))} ({n})</option>'
                               for v, n in sorted(counts.items()))
             menus.append(f'<select class="pick" data-pick="{name}" aria-label="Filter by '
-                         f'{name}"><option value="">all {plural}</option>{options}</select>')
+                         f'{"verdict" if name == "since" else name}"><option value="">all '
+                         f'{plural}</option>{options}</select>')
         return "".join(menus)
 
     def case(self, c: CaseResult) -> str:
@@ -305,14 +353,16 @@ open.</span></noscript>
         if _continued_after_failure(c.steps):     # continueOnError: see Note / Reason
             chips.append("continued after a failed step")
         chip_html += "".join(f"<span>{_e(x)}</span>" for x in chips)
-        if c.since_last:
-            chip_html = (f'<span class="since v-{_e(c.since_last.replace(" ", "-"))}" '
-                         f'title="against earlier runs">{_e(c.since_last)}</span>' + chip_html)
+        since = _since(c)
+        if since:
+            chip_html = (f'<span class="since v-{_e(since[1])}" title="against earlier runs: '
+                         f'{_e(since[2])}">{_e(since[0])}</span>' + chip_html)
         key = self.case_key(c)
         link = f'<a class="permalink" href="#{_e(urllib.parse.quote(key, safe=_KEY_SAFE))}">#</a>'
         facets = f'data-platform="{_e(c.platform)}"' + (
             f' data-device="{_e(c.device)}"' if c.device else "") + (
-            f' data-tags="{_e(json.dumps(c.tags, ensure_ascii=False))}"' if c.tags else "")
+            f' data-tags="{_e(json.dumps(c.tags, ensure_ascii=False))}"' if c.tags else "") + (
+            f' data-since="{_e(since[1])}"' if since else "")
         # A closed case's body is raw text until it opens (report.js unfolds it): 2,000 cases'
         # steps parsed as markup made 700,000 nodes and a nightly took 25 s to open. With
         # JavaScript off a <noscript> is markup, so the page reads the same.

@@ -1,9 +1,11 @@
-// farm report: filters (status, platform, device, tag), text search, a link to each case,
+// farm report: filters (status, platform, device, tag, verdict against earlier runs), text
+// search, a link to each case,
 // expand/collapse, screenshot lightbox. No dependencies.
 //
 // The page's state is its URL's fragment, so a link pasted in a chat opens what its sender saw
 // and Back / Forward step through it: "#case=<case id>" opens and shows one case;
-// "#status=failed&device=pixel-2&q=declined" is a filtered list.
+// "#status=failed&device=pixel-2&q=declined" is a filtered list; "#since=new-failure" the
+// new failures (the header's "1 new failure" links there).
 document.addEventListener("DOMContentLoaded", function () {
   "use strict";
   var cases = Array.prototype.slice.call(document.querySelectorAll("details.case"));
@@ -12,8 +14,10 @@ document.addEventListener("DOMContentLoaded", function () {
   var search = document.getElementById("search");
   var shown = document.getElementById("shown");
   var empty = document.getElementById("empty");
-  var state = {status: "all", platform: "", device: "", tag: "", q: ""};
-  var FACETS = ["platform", "device", "tag"];
+  var ALL = {status: "all", platform: "", device: "", tag: "", since: "", q: ""};
+  var state = Object.assign({}, ALL);
+  var FACETS = ["platform", "device", "tag", "since"];
+  var typing = false;   // the current history entry is the search being typed
   var tagsOf = new Map(cases.map(function (c) {
     try { return [c, JSON.parse(c.getAttribute("data-tags") || "[]")]; }
     catch (e) { return [c, []]; }
@@ -66,6 +70,7 @@ document.addEventListener("DOMContentLoaded", function () {
     if (state.platform && c.getAttribute("data-platform") !== state.platform) return false;
     if (state.device && (c.getAttribute("data-device") || "") !== state.device) return false;
     if (state.tag && tagsOf.get(c).indexOf(state.tag) === -1) return false;
+    if (state.since && (c.getAttribute("data-since") || "") !== state.since) return false;
     var text = textOf.get(c);
     // every word somewhere, in any order: "cart wrong" finds "wrong cart total"
     return words.every(function (w) { return text.indexOf(w) !== -1; });
@@ -97,7 +102,9 @@ document.addEventListener("DOMContentLoaded", function () {
     return parts.map(function (p) { return p[0] + "=" + encodeURIComponent(p[1]); }).join("&");
   }
 
-  // a filter is a step Back undoes; typing in the search box replaces the step it is on
+  // a filter is a step Back undoes; so is a search: its first keystroke is a new step, the
+  // next ones (the same search being typed) replace it, so Back goes to before the search,
+  // not to each letter, nor past the filter picked before it
   function remember(push) {
     var hash = fragment();
     var url = location.href.split("#")[0] + (hash ? "#" + hash : "");
@@ -115,7 +122,7 @@ document.addEventListener("DOMContentLoaded", function () {
 
   function show(c) {
     if (!visible(c)) {
-      state = {status: "all", platform: "", device: "", tag: "", q: ""};
+      state = Object.assign({}, ALL);
       apply();
     }
     c.open = true;
@@ -134,13 +141,15 @@ document.addEventListener("DOMContentLoaded", function () {
     var params = new URLSearchParams(location.hash.slice(1));
     state = {status: params.get("status") || "all", platform: params.get("platform") || "",
              device: params.get("device") || "", tag: params.get("tag") || "",
-             q: params.get("q") || ""};
+             since: params.get("since") || "", q: params.get("q") || ""};
+    typing = false;
     apply();
   }
 
   filters.forEach(function (button) {
     button.addEventListener("click", function () {
       state.status = button.getAttribute("data-filter") || "all";
+      typing = false;
       apply();
       remember(true);
     });
@@ -148,6 +157,7 @@ document.addEventListener("DOMContentLoaded", function () {
   picks.forEach(function (s) {
     s.addEventListener("change", function () {
       state[s.getAttribute("data-pick")] = s.value;
+      typing = false;
       apply();
       remember(true);
     });
@@ -155,8 +165,10 @@ document.addEventListener("DOMContentLoaded", function () {
   if (search) search.addEventListener("input", function () {
     state.q = search.value;
     apply();
-    remember(false);
+    remember(!typing);
+    typing = true;
   });
+  if (search) search.addEventListener("change", function () { typing = false; });
   window.addEventListener("popstate", fromUrl);
   window.addEventListener("hashchange", fromUrl);
 

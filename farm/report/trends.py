@@ -6,16 +6,25 @@ from __future__ import annotations
 import re
 import statistics
 from collections import Counter, defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-from farm.results_history import (FINISHED, RED, CaseRecord, FailedStep, RunRecord, classify,
-                                  counts_for_verdicts, pass_rate, suite_of)
+from farm.results_history import (FINISHED, GREEN, RED, WINDOW, CaseRecord, FailedStep,
+                                  RunRecord, classify, counts_for_verdicts, pass_rate, suite_of)
 
 _SINCE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdw])\s*$")
 _UNIT = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
 TOP = 25          # rows in each ranking
 STEPS_SHOWN = 3   # failing steps named per case in the flaky ranking
 SLICES = ("--shard", "--last-failed")     # a run so chosen is part of a run, never a whole one
+# Two things were both called "flaky": a case that failed, then passed on a retry in one run
+# (status ``flaky``), and a case whose verdict flips from run to run (`classify`'s "flaky" of a
+# red case). The page names them apart: *flaky (passed on retry)* and *unstable across runs*.
+# A case is unstable when its verdict goes back to what it was within its last WINDOW runs
+# (green, red, green again; or red, green, red): new failure and fixed are first changes.
+UNSTABLE = "unstable"
+WORDS = {"new failure": "new failure", "still failing": "still failing",
+         "flaky": "flaky (passed on retry)", UNSTABLE: "unstable across runs", "fixed": "fixed"}
+ORDER = {"new failure": 0, UNSTABLE: 1, "still failing": 2, "flaky": 3, "fixed": 5}
 
 
 def parse_since(text: str) -> float:
@@ -35,6 +44,7 @@ class RunRow:
     new: list[str] = field(default_factory=list)        # cases newly red in this run
     fixed: list[str] = field(default_factory=list)      # cases green again in this run
     flaky: list[str] = field(default_factory=list)      # cases that passed only on a retry
+    unstable: list[str] = field(default_factory=list)   # red or green again, back and forth
     partial: bool = False   # a subset of the window's usual run (`mark_partial`): its rate is
     # over a few cases, not a night's; off the pass-rate line
 
@@ -44,9 +54,30 @@ class Change:
     case_id: str
     name: str
     status: str
-    verdict: str                 # new failure / still failing / flaky / fixed
+    verdict: str                 # new failure / still failing / flaky / unstable / fixed
     error: str | None = None
     step: FailedStep | None = None   # where it failed (a flaky one: its failed attempt)
+    recent: tuple[int, int, int] = (0, 0, 0)   # of its last WINDOW finished runs (this one's
+    # included): (failed or its own error, passed only on a retry, runs)
+    carried: str | None = None   # the run this state is from, when the newest run (cut
+    # short) did not finish the case: its last complete run's
+
+    @property
+    def words(self) -> str:
+        """The verdict as the page says it: an unstable case's with its recent record
+        (``passed (unstable across runs: 4 of last 7 failed)``), never a bare *fixed*."""
+        if self.verdict != UNSTABLE:
+            return WORDS[self.verdict]
+        red, flaky, runs = self.recent
+        also = f", {flaky} flaky (passed on retry)" if flaky else ""
+        verb = "failed" if self.status in RED else "passed"
+        return f"{verb} (unstable across runs: {red} of last {runs} failed{also})"
+
+    @property
+    def rank(self) -> tuple[int, str]:
+        """Its place in the table: new failures first, an unstable pass after the flaky."""
+        green = self.verdict == UNSTABLE and self.status not in RED
+        return (4 if green else ORDER[self.verdict]), self.case_id
 
 
 @dataclass
@@ -145,60 +176,112 @@ def analyse(runs: list[RunRecord], suite: str | None = None,
             earlier: list[RunRecord] = ()) -> Trends:
     """Everything the history page shows, from runs oldest first. ``earlier``: the runs
     before that window (oldest first), shown nowhere but the context of the window's
-    verdicts, so a run's new failure / still failing / flaky / fixed is what its own report
-    said (farm/results_history.py `since_last`), not a fresh start at the window's edge.
-    An interrupted run is a row like any (marked so): its finished cases count everywhere;
-    its skipped and interrupted cases, which did not finish, are neither verdicts nor
-    durations (what they spent is still spend). A partial run (`mark_partial`) is a row too,
-    and its cases count like any run's: only its pass rate is not a night's."""
+    verdicts, so a run's new failure / still failing / unstable / fixed is what its own
+    report said (farm/results_history.py `since_last`), not a fresh start at the window's
+    edge. An interrupted run is a row like any (marked so): its finished cases count
+    everywhere; its skipped and interrupted cases, which did not finish, are neither verdicts
+    nor durations (what they spent is still spend); when it is the newest, the cases it did
+    not finish keep the state of the last complete run (`_carried`). A partial run
+    (`mark_partial`) is a row too, and its cases count like any run's: only its pass rate is
+    not a night's."""
     runs = only_suite(runs, suite)     # (the header names the page's suites: this one)
-    statuses: dict[str, list[str]] = defaultdict(list)      # in the window
-    before = _statuses(earlier)                             # before it, then in it
-    names: dict[str, str] = {}
-    last_fail: dict[str, tuple[RunRecord, CaseRecord]] = {}
-    red_steps: dict[str, list[FailedStep | None]] = defaultdict(list)
-    rows, latest = [], []
-    for index, run in enumerate(runs):
+    seen = _Seen(_statuses(earlier))
+    rows, changes = [], []
+    for run in runs:
         row = _row(run)
-        changes = []
+        changes.append(seen.run(run, row))
+        rows.append(row)
+    mark_partial(rows)
+    latest = _carried(runs, changes)
+    latest.sort(key=lambda c: c.rank)
+    return Trends(rows=rows, latest=latest,
+                  flaky=flaky_ranking(seen.statuses, seen.last_fail, seen.names,
+                                      seen.red_steps),
+                  slowest=slowest(runs, seen.names), spend=spend(runs, seen.names),
+                  devices=device_errors(runs),
+                  suites=sorted({suite_of(c.case_id) for r in runs for c in r.cases}))
+
+
+class _Seen:
+    """What `analyse` has read so far, run by run: each case's statuses (in the window; and
+    with the runs before it, for verdicts), names, last failure and failing steps."""
+
+    def __init__(self, before: defaultdict[str, list[str]]) -> None:
+        self.statuses: dict[str, list[str]] = defaultdict(list)     # in the window
+        self.before = before                                        # before it, then in it
+        self.names: dict[str, str] = {}
+        self.last_fail: dict[str, tuple[RunRecord, CaseRecord]] = {}
+        self.red_steps: dict[str, list[FailedStep | None]] = defaultdict(list)
+
+    def run(self, run: RunRecord, row: RunRow) -> dict[str, Change]:
+        """Read one run (the next, oldest first): fill its row's lists; its verdicts."""
+        changes: dict[str, Change] = {}
         for case in run.cases:
-            names[case.case_id] = case.name or case.case_id
+            self.names[case.case_id] = case.name or case.case_id
             if case.status not in FINISHED:
                 continue
             # (the device's error says nothing of the case: no verdict, as in its run's report)
             told = counts_for_verdicts(case)
             if told and case.status in (*RED, "flaky"):     # a timeout is the case's too
-                last_fail[case.case_id] = (run, case)
-                red_steps[case.case_id].append(case.last_failed_step())
-            verdict = _verdict(before[case.case_id], case.status) if told else None
-            if verdict == "new failure":
-                row.new.append(case.case_id)
-            elif verdict == "fixed":
-                row.fixed.append(case.case_id)
-            elif case.status == "flaky":
-                row.flaky.append(case.case_id)
-            if verdict and index == len(runs) - 1:
-                changes.append(Change(case.case_id, names[case.case_id], case.status, verdict,
-                                      case.error, case.last_failed_step()))
+                self.last_fail[case.case_id] = (run, case)
+                self.red_steps[case.case_id].append(case.last_failed_step())
+            before = self.before[case.case_id]
+            verdict = _verdict(before, case.status) if told else None
+            lists = {"new failure": row.new, "fixed": row.fixed, UNSTABLE: row.unstable,
+                     "flaky": row.flaky}
+            if verdict in lists:
+                lists[verdict].append(case.case_id)
+            if verdict:
+                changes[case.case_id] = Change(
+                    case.case_id, self.names[case.case_id], case.status, verdict, case.error,
+                    case.last_failed_step(), _recent(before, case.status))
             if told:    # (a device's infra error says nothing of it)
-                statuses[case.case_id].append(case.status)
-                before[case.case_id].append(case.status)
-        rows.append(row)
-        latest = changes
-    mark_partial(rows)
-    order = {"new failure": 0, "flaky": 1, "still failing": 2, "fixed": 3}
-    latest.sort(key=lambda c: (order[c.verdict], c.case_id))
-    return Trends(rows=rows, latest=latest,
-                  flaky=flaky_ranking(statuses, last_fail, names, red_steps),
-                  slowest=slowest(runs, names), spend=spend(runs, names),
-                  devices=device_errors(runs),
-                  suites=sorted({suite_of(c.case_id) for r in runs for c in r.cases}))
+                self.statuses[case.case_id].append(case.status)
+                before.append(case.status)
+        return changes
+
+
+def _carried(runs: list[RunRecord], changes: list[dict[str, Change]]) -> list[Change]:
+    """The newest run's verdicts; when it was cut short (interrupted), with the state of
+    each case it did not finish as the runs before it left it, back to the last complete
+    one (marked ``carried``): a run stopped after 6 s emptied the morning's triage, the
+    cases still failing the night before gone from it."""
+    if not runs:
+        return []
+    latest = list(changes[-1].values())
+    if not runs[-1].interrupted:
+        return latest
+    decided = {c.case_id for c in runs[-1].cases if c.status in FINISHED}
+    for run, said in zip(reversed(runs[:-1]), reversed(changes[:-1])):
+        for case in run.cases:
+            if case.status in FINISHED and case.case_id not in decided:
+                decided.add(case.case_id)
+                if case.case_id in said:
+                    latest.append(replace(said[case.case_id], carried=run.run_id))
+        if not run.interrupted:
+            break
+    return latest
 
 
 def _verdict(before: list[str], status: str) -> str | None:
-    """`classify`'s verdict, but a case that passed only on a retry is *flaky* whatever came
-    before: never *fixed* (it failed again in this run), never nothing (a plain pass)."""
-    return "flaky" if status == "flaky" else classify(before, status)
+    """`classify`'s verdict, with the two kinds of "flaky" named apart: a case that passed
+    only on a retry is *flaky* whatever came before (never *fixed*: it failed again in this
+    run; never nothing: a plain pass); a red case that passed last time and was red before
+    that (`classify`'s "flaky") is *unstable*, and so is a pass after red of a case that had
+    passed before that red (green, red, green: not *fixed*, it goes back and forth)."""
+    if status == "flaky":
+        return "flaky"
+    said = classify(before, status)
+    if said == "flaky" or (said == "fixed" and any(s in GREEN for s in before[-WINDOW:])):
+        return UNSTABLE
+    return said
+
+
+def _recent(before: list[str], status: str) -> tuple[int, int, int]:
+    """(red, passed only on a retry, runs) over a case's last WINDOW finished runs, this
+    one included."""
+    last = [*before, status][-WINDOW:]
+    return sum(s in RED for s in last), last.count("flaky"), len(last)
 
 
 def _statuses(runs: list[RunRecord]) -> defaultdict[str, list[str]]:
@@ -247,25 +330,26 @@ def flaky_ranking(statuses: dict[str, list[str]],
                   last_fail: dict[str, tuple[RunRecord, CaseRecord]],
                   names: dict[str, str],
                   red_steps: dict[str, list[FailedStep | None]] | None = None) -> list[Flaky]:
-    """Cases that both passed and failed in the window and passed again after failing (a
-    pass after a retry counts as that): most status changes first. A case that only turned
-    red is a new failure, not flaky. An error of the case's own (a timeout, not its device's:
-    ``statuses`` holds none of those) is a fail, as its run's report counts it red: a case that
-    times out every other night is flaky. ``statuses``: each case's statuses, oldest first.
-    A flaky run (passed on a retry) is neither a fail nor a pass of the case: it is counted
-    apart, and it is one red → green change in itself (its failed attempt, then its pass).
-    ``red_steps``: each case's failing step in its failed and flaky runs (`step_fails`)."""
+    """The cases unstable across runs in the window: their verdict went back to what it was
+    (passed, failed, passed again; or failed, passed, failed again), or they passed only on
+    a retry (flaky) in some run: most status changes first. A case that only turned red is a
+    new failure, and one red from the window's start that turned green is fixed: neither is
+    unstable, as the newest run's verdicts say (`_verdict`). An error of the case's own (a
+    timeout, not its device's: ``statuses`` holds none of those) is a fail, as its run's
+    report counts it red: a case that times out every other night is unstable.
+    ``statuses``: each case's statuses, oldest first. A flaky run (passed on a retry) is
+    neither a fail nor a pass of the case: it is counted apart, and it is one red → green
+    change in itself (its failed attempt, then its pass). ``red_steps``: each case's failing
+    step in its failed and flaky runs (`step_fails`)."""
     ranking = []
     for case_id, seen in statuses.items():
         if "failed" not in seen and "flaky" not in seen and "error" not in seen:
             continue            # the common case, decided at C speed
         states = [s for s in seen if s in ("passed", "flaky", *RED)]
-        red = [s != "passed" for s in states]
-        first_red = red.index(True)
-        if "flaky" not in states and all(red[first_red:]):
-            continue
         reds = [r for s in states for r in ((True, False) if s == "flaky" else (s != "passed",))]
         flips = sum(a != b for a, b in zip(reds, reds[1:]))
+        if "flaky" not in states and flips < 2:
+            continue            # red once (a new failure), or red then green (fixed)
         run, case = last_fail[case_id]
         error = case.error or next((a.error for a in case.attempts if a.error), None)
         steps, unknown = step_fails((red_steps or {}).get(case_id, []))

@@ -40,8 +40,8 @@ def test_a_pass_on_a_retry_after_a_red_night_is_flaky_not_fixed(tmp_path: Path):
     assert t.rows[1].flaky == ["nightly/first"]
     assert [(c.case_id, c.verdict) for c in t.latest] == [("nightly/first", "flaky"),
                                                          ("nightly/plain", "fixed")]
-    assert _newest_table(render_history(runs, tmp_path)) == {"nightly/first": "flaky",
-                                                             "nightly/plain": "fixed"}
+    assert _newest_table(render_history(runs, tmp_path)) == {
+        "nightly/first": "flaky (passed on retry)", "nightly/plain": "fixed"}
 
 
 def test_a_pass_on_a_retry_after_green_nights_shows_in_the_newest_run(tmp_path: Path):
@@ -49,7 +49,8 @@ def test_a_pass_on_a_retry_after_green_nights_shows_in_the_newest_run(tmp_path: 
     t = analyse(runs)
     assert [(c.case_id, c.status, c.verdict) for c in t.latest] == [
         ("nightly/every3", "flaky", "flaky")]
-    assert _newest_table(render_history(runs, tmp_path)) == {"nightly/every3": "flaky"}
+    assert _newest_table(render_history(runs, tmp_path)) == {
+        "nightly/every3": "flaky (passed on retry)"}
 
 
 def test_the_flaky_ranking_counts_passes_on_a_retry_apart_from_fails():

@@ -14,8 +14,8 @@ def _latest_section(html: str) -> str:
 
 def test_an_interrupted_newest_run_says_so_above_what_changed(tmp_path):
     """Night 1: a case fails. Night 2 is stopped after one passing case: the failing case never
-    ran. The section says the run was interrupted and that its all-clear is only over the
-    case that finished, not "nothing still failing" as if the red case had turned green."""
+    ran. The section says the run was interrupted, and the red case stays in it, as the last
+    complete run left it ("as of r1"), not gone as if it had turned green."""
     store = SqliteResults(tmp_path / "results.sqlite")
     store.add(record_for(summary("r1", 1, {"demo/ok": "passed", "demo/bad": "failed"}),
                          report_of(tmp_path / "r1")))
@@ -23,8 +23,11 @@ def test_an_interrupted_newest_run_says_so_above_what_changed(tmp_path):
                          report_of(tmp_path / "r2")))
     latest = _latest_section(render_history(store.runs(), tmp_path))
     assert ">interrupted</span>" in latest
-    assert "over the 1 case(s) that finished" in latest
-    assert "nothing still failing among the cases that finished." in latest
+    assert "It was interrupted: 1 case(s) finished in it; for the 1 case(s) below that it " \
+           "did not finish, their state in the last complete run (" in latest
+    assert '<tr data-case="demo/bad">' in latest
+    assert "new failure<div class=\"carried\">as of r1: not finished in the newest run" in latest
+    assert "nothing still failing" not in latest
 
 
 def test_a_finished_newest_run_has_no_interruption_note(tmp_path):
@@ -35,4 +38,4 @@ def test_a_finished_newest_run_has_no_interruption_note(tmp_path):
                          report_of(tmp_path / "r2")))
     latest = _latest_section(render_history(store.runs(), tmp_path))
     assert "interrupted" not in latest
-    assert "nothing still failing.</p>" in latest
+    assert "nothing fixed.</p>" in latest

@@ -69,7 +69,7 @@ def test_a_runs_red_cases_are_new_still_failing_or_flaky(store):
 def test_trends_rank_flaky_cases_and_name_new_failures(store):
     t = analyse(store.runs())
     assert [(c.case_id, c.verdict) for c in t.latest] == [("demo/turns", "new failure"),
-                                                         ("demo/flip", "flaky")]
+                                                         ("demo/flip", "unstable")]
     assert [f.case_id for f in t.flaky] == ["demo/flip"]
     flip = t.flaky[0]
     assert (flip.runs, flip.fails, flip.flips, flip.last_fail_run) == (3, 2, 2, "r3")
@@ -166,7 +166,9 @@ def test_a_window_s_verdicts_agree_with_each_run_s_own_report(tmp_path):
                    "demo/flip": "flaky"}
     html = write_history(store, tmp_path / "history.html", since="1d").read_text()
     assert 'href="r3/report.html"' in html and 'href="r2/report.html"' not in html
-    assert _verdicts(html) == {**own, "demo/fixed": "fixed"}
+    # (the run's own "flaky" of a red case is "unstable across runs" on the page)
+    assert _verdicts(html) == {**own, "demo/flip": "failed (unstable across runs: 2 of last 3 "
+                                                   "failed)", "demo/fixed": "fixed"}
     first, second, third = store.runs()
     [row] = analyse([third], earlier=[first, second]).rows
     assert (row.new, row.fixed) == (["demo/new"], ["demo/fixed"])
