@@ -92,7 +92,8 @@ def test_history_page_shows_flaky_ranking_and_new_failure(nights, viewer_page, p
     assert "2 · 0 / 3" in flaky.first.inner_text()     # failed · flaky / runs
     latest = {row.get_attribute("data-case"): row.locator(".verdict").inner_text()
               for row in page.locator("#latest tbody tr").all()}
-    assert latest == {"nightly/turns": "new failure", "nightly/flip": "flaky"}
+    assert latest == {"nightly/turns": "new failure",       # failed, passed, failed again:
+                      "nightly/flip": "failed (unstable across runs: 2 of last 3 failed)"}
     rates = [r.inner_text() for r in page.locator("#runs tbody tr td:nth-child(3)").all()]
     assert rates == ["33.3%", "100.0%", "66.7%"]       # newest first
     # each run links to its own report
@@ -102,7 +103,8 @@ def test_history_page_shows_flaky_ranking_and_new_failure(nights, viewer_page, p
     assert page.locator("details.case").count() == 3
     assert page.locator('details.case[data-q*="nightly/turns"] .since').inner_text() == \
         "new failure"
-    assert page.locator('details.case[data-q*="nightly/flip"] .since').inner_text() == "flaky"
+    assert page.locator('details.case[data-q*="nightly/flip"] .since').inner_text() == \
+        "unstable across runs"      # (results.json's since_last "flaky": not a retry's pass)
     assert page.locator("#timeline .lane").count() == 2
     assert "On a phone" in page.locator("#deselected").text_content()
     assert page_errors == []
