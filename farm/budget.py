@@ -5,7 +5,12 @@ why, and the run's exit code is 3 (infrastructure) unless a failure already made
 Cases in flight when the budget is reached finish normally: a case's spend is known when it
 ends (its attempts', retries included), and each ai step's round cap bounds what a case in
 flight can still spend. A local run and a cluster run count alike (the run's own process
-counts the results its executor reports)."""
+counts the results its executor reports).
+
+What an endpoint does not say is counted, not left out: a reply without token usage has its
+tokens estimated (litellm's token counter over the request and the reply) and priced, a request
+that timed out its prompt's; a cost budget over a model litellm cannot price does not start
+without a token budget beside it (`farm.llm.models.unpriced_cost_budget`, exit 4)."""
 
 from __future__ import annotations
 
@@ -73,17 +78,17 @@ class ModelBudget(RelayEvents):
 
     def _uncounted(self) -> str:
         """What the limits set cannot count of the spend so far ("" when nothing): calls
-        without a price (cost), calls without a token count (both: a reply that said nothing
-        of its tokens, a request that timed out, counted 0)."""
+        without a price (cost), what a request that timed out answered (both; its prompt is
+        counted as estimated, as a reply without usage is whole: `farm.llm.litellm_client`)."""
         if self.spent.tokens_unknown:       # (a budget has one limit at least)
             limits = [n for n, v in zip(self.names, (self.cost, self.tokens)) if v is not None]
-            return (f"some model calls had no token count (a reply said nothing of its tokens, "
-                    f"or a request timed out): {' and '.join(limits)} "
-                    f"count{'s' if len(limits) == 1 else ''} the others only")
+            return (f"some model requests timed out or their answer could not be read: "
+                    f"{' and '.join(limits)} count{'s' if len(limits) == 1 else ''} their "
+                    "prompts' tokens as estimated, not what they answered")
         if self.cost is not None and self.spent.cost_unknown:
             return (f"some model calls had no known price (litellm's cost map does not list "
-                    f"the model, or a reply said nothing of its tokens): {self.names[0]} counts "
-                    f"the priced ones only; {self.names[1]} counts every call's tokens")
+                    f"the model): {self.names[0]} counts the priced ones only; "
+                    f"{self.names[1]} counts every call's tokens")
         return ""
 
     def _over(self) -> str | None:

@@ -35,7 +35,7 @@ from farm.cancellable import Cancelled
 from farm.llm.capped_http import ReplyTooLarge
 from farm.llm.client import DeadlineReached, ModelReply, RequestBudget, Usage
 from farm.llm.preflight import config_problem, provider_of
-from farm.llm.request_watch import GRACE_S, Abandoned, send
+from farm.llm.request_watch import GRACE_S, LATE_ANSWER_S, Abandoned, send
 from farm.text import clean
 
 log = logging.getLogger("farm.llm")
@@ -187,9 +187,10 @@ class LiteLLMClient:
                     f"model {self.model} gave no answer in the time left (no time for attempt "
                     f"{attempt + 1})"), usage, sent=attempt > 0)
             request, heard = dict(kwargs), []
+            request["timeout"] = self._http_timeout(kwargs["timeout"])
             try:
                 response = send(lambda: _hearing(heard, self._lib.completion, request), cancel,
-                                started + kwargs["timeout"] + GRACE_S, self._late,
+                                started + kwargs["timeout"] + self._grace(), self._late,
                                 f"model {self.model}")
             except Cancelled:      # the request was sent: the endpoint may have processed it
                 usage.latency_s += time.monotonic() - started
@@ -200,12 +201,31 @@ class LiteLLMClient:
                     exc = self._lib.Timeout(message=str(exc), model=self.model,
                                             llm_provider=self._provider or "openai")
                 delay = self._failed(exc, attempt, budget, kwargs["timeout"], started, usage,
-                                     answered=any(200 <= status < 300 for status in heard))
+                                     answered=any(200 <= status < 300 for status in heard),
+                                     messages=messages)
                 if _wait_unless_cancelled(delay, cancel):
                     raise self._interrupted(usage, sent=True) from None
                 continue
-            return self._reply(response, usage, time.monotonic() - started)
+            return self._reply(response, usage, time.monotonic() - started, messages)
         raise AssertionError("unreachable")
+
+    def _grace(self) -> float:
+        """How long past its timeout a request is waited for: none where httpx is given more
+        (`_http_timeout`: farm's wait is the timeout); GRACE_S elsewhere, for httpx's own
+        timeout to end it first."""
+        return 0.0 if self._sdk_client is not None else GRACE_S
+
+    def _http_timeout(self, seconds: float) -> Any:
+        """What httpx is given for a request farm waits ``seconds`` for. On an
+        OpenAI-compatible endpoint (farm's own httpx client, which can end the request:
+        `farm.llm.capped_http`) the reply may take LATE_ANSWER_S more: `send` stops waiting
+        at ``seconds`` all the same, and an answer that comes meanwhile is counted (`_late`);
+        httpx's own read timeout closed the connection at ``seconds`` and no answer ever came
+        late. Connecting is bounded by ``seconds``. Other providers: ``seconds``."""
+        if self._sdk_client is None:
+            return seconds
+        import httpx
+        return httpx.Timeout(seconds + LATE_ANSWER_S, connect=max(seconds, 0.001))
 
     def _late(self, response: Any) -> None:
         """An answer that came after farm stopped waiting for it (the call counted it, its
@@ -232,16 +252,20 @@ class LiteLLMClient:
                          usage, sent=sent)
 
     def _failed(self, exc: Exception, attempt: int, budget: RequestBudget, waited: float,
-                started: float, usage: Usage, answered: bool = False) -> float:
+                started: float, usage: Usage, answered: bool = False,
+                messages: list[dict[str, Any]] | None = None) -> float:
         """A request that failed: counted, then raised as what the caller sees, or the
         seconds to wait before the retry (logged). A 429 / 5xx is not billed; a request that
         timed out, or whose answer came and could not be read (a broken 200, one over the size
         cap, one whose connection closed mid-body: ``answered``, its 2xx headers came), may
         have been processed: its tokens and cost are unknown."""
         usage.latency_s += time.monotonic() - started
-        unknown = answered or self._timed_out(exc) or _answered(exc)
-        if unknown:
+        timed_out = self._timed_out(exc)
+        unknown = answered or timed_out or _answered(exc)
+        if unknown:       # its prompt was read, perhaps billed: estimated, as a budget needs
             usage.tokens_unknown = usage.cost_unknown = True
+            usage.timeouts += int(timed_out)
+            self._estimated(usage, messages)
         metrics.model_request(self.family, "timeout" if self._timed_out(exc) else "error",
                               time.monotonic() - started, unpriced="unknown" if unknown else "")
         delay, why = self._delay(exc, attempt)
@@ -255,17 +279,22 @@ class LiteLLMClient:
                  self._said(exc, waited), attempt + 1, delay, why)
         return delay
 
-    def _reply(self, response: Any, usage: Usage, took: float) -> ModelReply:
+    def _reply(self, response: Any, usage: Usage, took: float,
+               messages: list[dict[str, Any]] | None = None) -> ModelReply:
         usage.latency_s += took
         usage.calls += 1
         try:
-            reply = ModelReply(self._capped_text(response), self._usage(response, usage),
-                               cut=self._finish(response) == "length")
+            text = self._capped_text(response)
         except ModelUnavailable as too_large:    # answered, so perhaps billed: unknown
             usage.tokens_unknown = usage.cost_unknown = True
+            self._estimated(usage, messages)
             metrics.model_request(self.family, "error", took, unpriced="unknown")
             raise _carrying(too_large, usage, sent=False)
-        metrics.model_request(self.family, "ok", took, reply.usage)
+        own = self._usage(response, Usage(), messages)
+        usage.add(own)
+        reply = ModelReply(text, usage, cut=self._finish(response) == "length")
+        # (the metrics count what the endpoint said: an estimate is the case's, not theirs)
+        metrics.model_request(self.family, "ok", took, Usage() if own.tokens_estimated else own)
         if not reply.text.strip() and self._finish(response) == "length":
             # nothing to read, however often asked: said here, not as "the reply was empty"
             raise _carrying(ModelUnavailable(
@@ -426,24 +455,59 @@ class LiteLLMClient:
         except (AttributeError, IndexError, KeyError):
             return ""
 
-    def _usage(self, response: Any, usage: Usage) -> Usage:
+    def _usage(self, response: Any, usage: Usage,
+               messages: list[dict[str, Any]] | None = None) -> Usage:
         """Tokens and cost of a reply. A reply that says nothing of its tokens (litellm then
-        reads 0 + 0: no prompt is free) has an unknown cost, not a zero one: warned once."""
+        reads 0 + 0: no prompt is free) has them estimated from ``messages`` and its text
+        (litellm's token counter; warned once), priced as the model is; without ``messages``
+        (an answer that came late) they are unknown."""
         u = getattr(response, "usage", None)
         usage.prompt_tokens = int(getattr(u, "prompt_tokens", 0) or 0)
         usage.completion_tokens = int(getattr(u, "completion_tokens", 0) or 0)
         if not (usage.prompt_tokens or usage.completion_tokens):
             if not self._usage_warned:
                 self._usage_warned = True
-                log.warning("model %s sent no token usage with its reply: the tokens and cost "
-                            "of its calls are unknown (counted as 0, cost unknown)", self.model)
+                log.warning("model %s sent no token usage with its reply: %s", self.model,
+                            "farm estimates its calls' tokens from the request and the reply "
+                            "(litellm's token counter; shown as partly estimated), and a model "
+                            "budget counts the estimates" if messages is not None else
+                            "the tokens and cost of its calls are unknown")
             usage.cost_usd, usage.cost_unknown, usage.tokens_unknown = 0.0, True, True
+            if messages is not None:
+                self._estimated(usage, messages, self._text(response))
             return usage
         try:
             usage.cost_usd = float(self._lib.completion_cost(completion_response=response) or 0)
         except Exception:   # model missing from the cost map: count 0, say so
             usage.cost_usd, usage.cost_unknown = 0.0, True
         return usage
+
+    def _estimated(self, usage: Usage, messages: list[dict[str, Any]] | None,
+                   reply: str | None = None) -> None:
+        """``usage`` plus the tokens of ``messages`` (and of the ``reply`` text, when it came)
+        as litellm's token counter makes them, priced as the model is (the price unknown when
+        it has none), marked estimated. A reply with its text counted is known in full; a
+        request without (it timed out) keeps its answer unknown."""
+        if not messages:
+            return
+        try:
+            prompt = int(self._lib.token_counter(model=self.model, messages=messages))
+            answer = int(self._lib.token_counter(model=self.model, text=reply)) if reply else 0
+        except Exception as exc:    # noqa: BLE001 - a message it cannot read: left unknown
+            log.debug("model %s: no token estimate: %s", self.model, exc)
+            return
+        usage.prompt_tokens += prompt
+        usage.completion_tokens += answer
+        usage.tokens_estimated = True
+        if reply is not None:
+            usage.tokens_unknown = False
+        try:
+            usage.cost_usd += sum(self._lib.cost_per_token(
+                model=self.model, prompt_tokens=prompt, completion_tokens=answer))
+            if reply is not None:
+                usage.cost_unknown = False
+        except Exception:   # noqa: BLE001 - a model litellm has no price for
+            usage.cost_unknown = True
 
 
 _answering = threading.local()    # .heard: the statuses the request this thread sends got

@@ -93,7 +93,8 @@ def check_models(settings: "Settings") -> None:
     """ConfigError (exit 4) for configured models that cannot work: a family farm does not
     know (Settings refuses one too; settings copied with another may skip that), a name whose
     provider litellm cannot tell, a provider that needs an API key with none set
-    (farm.llm.preflight). No request is sent: run it before any device starts."""
+    (farm.llm.preflight), a cost budget over a model litellm cannot price
+    (`unpriced_cost_budget`). No request is sent: run it before any device starts."""
     roles = _roles(settings)
     if not roles:
         return
@@ -110,6 +111,39 @@ def check_models(settings: "Settings") -> None:
                                               r.key_setting)) is not None]
     if problems:
         raise ConfigError("\n".join(dict.fromkeys(problems)))
+    unenforceable = unpriced_cost_budget(settings, lib)
+    if unenforceable:
+        raise ConfigError(unenforceable)
+
+
+def unpriced_cost_budget(settings: "Settings", lib: Any) -> str | None:
+    """Why the run's cost budget (--max-model-cost) cannot hold, or None: a configured model
+    litellm's cost map has no price for would count $0 a call, and the run would spend
+    without limit. None too when a token budget is also set (--max-model-tokens holds for
+    every call; the cost one counts the priced calls, and the run's end says so)."""
+    if settings.max_model_cost is None or settings.max_model_tokens is not None:
+        return None
+    unpriced = [f"{r.model} ({r.named})" for r in _roles(settings).values()
+                if not _priced(lib, r.model)]
+    if not unpriced:
+        return None
+    cost = settings.named("max_model_cost") if settings.source("max_model_cost") \
+        else "--max-model-cost"
+    limit = f"{settings.max_model_cost:g}"
+    return (f"{cost} {limit} cannot be enforced: litellm's cost map has no price for "
+            f"{', '.join(dict.fromkeys(unpriced))}, so its calls would count $0 and the run "
+            "would spend without limit. Give a token budget as well (--max-model-tokens N, "
+            "FARM_MAX_MODEL_TOKENS: it counts every call, and the cost budget then counts the "
+            "priced calls), or leave out the cost budget")
+
+
+def _priced(lib: Any, model: str) -> bool:
+    """Whether litellm's cost map prices ``model``."""
+    try:
+        lib.cost_per_token(model=model, prompt_tokens=1, completion_tokens=1)
+    except Exception:    # noqa: BLE001 - litellm's "This model isn't mapped yet"
+        return False
+    return True
 
 
 def _named(settings: "Settings", name: str) -> str:

@@ -51,8 +51,9 @@ def test_a_token_budget_says_it_cannot_count_replies_without_token_counts(caplog
     said so: the budget could not stop the run, and nothing told the user it was blind."""
     budget = ModelBudget(NullEvents(), _Executor(), cost=None, tokens=50_000)
     budget.case_finished("d1", _untold(), final=True)
-    said = ("some model calls had no token count (a reply said nothing of its tokens, or a "
-            "request timed out): --max-model-tokens counts the others only")
+    said = ("some model requests timed out or their answer could not be read: "
+            "--max-model-tokens counts their prompts' tokens as estimated, not what they "
+            "answered")
     assert budget.unpriced == said
     assert [r.getMessage() for r in caplog.records if r.name == "farm.budget"] == [said]
     budget.case_finished("d1", _untold(), final=True)       # said once
@@ -65,8 +66,9 @@ def test_a_cost_budget_does_not_claim_the_tokens_of_untold_calls_are_counted() -
     budget = ModelBudget(NullEvents(), _Executor(), cost=1.0, tokens=50_000)
     budget.case_finished("d1", _untold(), final=True)
     assert budget.unpriced == (
-        "some model calls had no token count (a reply said nothing of its tokens, or a "
-        "request timed out): --max-model-cost and --max-model-tokens count the others only")
+        "some model requests timed out or their answer could not be read: --max-model-cost "
+        "and --max-model-tokens count their prompts' tokens as estimated, not what they "
+        "answered")
 
 
 @pytest.mark.parametrize("cost, tokens, said", [

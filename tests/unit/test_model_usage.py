@@ -46,22 +46,28 @@ def gpt_4o(base_url: str) -> object:
     return LiteLLMClient("openai/gpt-4o", base_url=base_url, api_key="sk-test-0000000000")
 
 
-def test_a_reply_without_usage_has_an_unknown_cost_not_a_free_one(server, tmp_path, caplog):
+def test_a_reply_without_usage_has_its_tokens_and_cost_estimated_not_free(server, tmp_path,
+                                                                         caplog):
+    """Counted as 0 they let a model budget spend without limit: estimated with litellm's
+    token counter from the request and the reply, priced as the model is, said so."""
     srv = serve(server, [NO_USAGE])
     client = gpt_4o(srv.base_url)
     caplog.set_level(logging.WARNING, logger="farm.llm")
     first, second = run(client, tmp_path / "1"), run(client, tmp_path / "2")
     for res in (first, second):
         assert res.status == "passed", res.error
-        assert res.usage.calls == 1 and res.usage.cost_unknown and res.usage.cost_usd == 0
-        assert json.loads(res.model_dump_json())["usage"]["cost_unknown"] is True
-        assert "tokens unknown, cost unknown" in _usage_text(res.usage)   # the report's
+        assert res.usage.calls == 1 and res.usage.tokens_estimated
+        assert res.usage.prompt_tokens > 765 and res.usage.cost_usd > 0   # the image counted
+        assert json.loads(res.model_dump_json())["usage"]["tokens_estimated"] is True
+        assert " tokens (partly estimated), $0.0" in _usage_text(res.usage)   # the report's
     summary = RunSummary(run_id="r1", started="", duration=1.0, cases=[first, second])
     summary.recount()
-    assert "; model: 2 call(s), tokens unknown, cost unknown in " in summary_line(summary)
+    assert " tokens (partly estimated), $0.0" in summary_line(summary)
     warned = [r.getMessage() for r in caplog.records if "no token usage" in r.getMessage()]
-    assert warned == ["model openai/gpt-4o sent no token usage with its reply: the tokens and "
-                      "cost of its calls are unknown (counted as 0, cost unknown)"]
+    assert warned == ["model openai/gpt-4o sent no token usage with its reply: farm estimates "
+                      "its calls' tokens from the request and the reply (litellm's token "
+                      "counter; shown as partly estimated), and a model budget counts the "
+                      "estimates"]
 
 
 def test_a_reply_with_usage_keeps_its_price(server, tmp_path):
