@@ -3,8 +3,10 @@
 httpx's timeout bounds each read of a reply, not the request: an endpoint that drips its
 answer a few bytes at a time kept a request of timeout 2 s going for 15 s, and the step or the
 case that gave it those 2 s with it. `send` runs the request in a thread of its own
-(`farm.cancellable`) and stops waiting at its end, a little past the timeout httpx was given
-(``GRACE_S``: the usual timeout, httpx's own, closes the connection first). An abandoned request
+(`farm.cancellable`) and stops waiting at its end: the request's timeout on OpenAI-compatible
+endpoints, whose httpx read timeout is LATE_ANSWER_S longer (`LiteLLMClient._http_timeout`:
+httpx's own timeout had closed the connection first, and no answer ever came late); elsewhere
+``GRACE_S`` past it, httpx's own timeout ending it first. An abandoned request
 goes on for ``LATE_ANSWER_S`` more: an answer that still comes goes to ``late``, for what it
 spent to be counted (the endpoint was paid for it). Then it is ended: what its HTTP stack
 registered with `on_abandon` (farm's httpx client for the model: `farm.llm.capped_http`) closes
