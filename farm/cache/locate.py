@@ -503,12 +503,14 @@ def element_seen(tree: UITree, rect: Rect,
                  safe: Callable[[str], bool] = _kept) -> dict[str, Any] | None:
     """What a box-only target hit at ``rect`` (the plan cache keeps it with the action): its
     role, the strings it showed and those around it (only strings ``safe`` takes: none holding
-    a secret). None when no element holds the box."""
+    a secret) and its size (`resized`: an icon's is all that says what it was). None when no
+    element holds the box."""
     node = node_for_rect(tree, rect)
     if node is None:
         return None
     return {"role": node.role, "shown": _shown(node, tree, safe)[:MAX_SHOWN],
-            "around": around(node, tree, safe)[:MAX_SHOWN]}
+            "around": around(node, tree, safe)[:MAX_SHOWN],
+            "size": [node.rect.width, node.rect.height]}
 
 
 def seen_again(was: dict[str, Any], tree: UITree, rect: Rect) -> str | None:
@@ -536,12 +538,15 @@ def seen_text(seen: dict[str, Any]) -> str:
 
 def seen_from(value: Any) -> dict[str, Any] | None:
     """An `element_seen` as a plan entry keeps it, or None when it is not one (an entry edited
-    by hand in a shared store): the replay then has nothing to check, as before it was kept."""
+    by hand in a shared store): the replay then has nothing to check, as before it was kept.
+    A size that is not two positive whole numbers is left out (not checked, as before)."""
     if not isinstance(value, dict):
         return None
     role, shown, near = value.get("role"), value.get("shown") or [], value.get("around") or []
     if not (role is None or isinstance(role, str)) or not (
             isinstance(shown, list) and isinstance(near, list)):
         return None
+    size = _size({"element": value})
     return {"role": role, "shown": [s for s in shown if isinstance(s, str)],
-            "around": [s for s in near if isinstance(s, str)]}
+            "around": [s for s in near if isinstance(s, str)],
+            **({"size": list(size)} if size else {})}

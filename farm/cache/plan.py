@@ -9,7 +9,10 @@ failure is never a pass: either the model finishes the task or the step fails.
 
 A target the model gave only as a box (AutoGLM, UI-TARS: no description) is replayed by what
 the box hit when it was planned: the XPath of that element (the XPath tier answers), or, where
-no element there could be named by one, the box itself on a screen of the same size.
+no element there could be named by one, the box itself on a screen of the same size. What
+it hit is kept too, and a replay that finds another element there stops (planned again): a
+row of a list reordered; an icon (it showed no text) whose id now names an element that shows
+text or is far from its size, by the locate cache's rule (`farm.cache.locate.changed`).
 
 An entry is kept only if its case passes: a plan whose step "passed" in a case that then
 failed (a later check saw the wrong screen) is not stored, and a replayed one is dropped, so
@@ -20,13 +23,13 @@ from __future__ import annotations
 
 import logging
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from farm.agent.actions import Locate
 from farm.agent.locator import LocateHit
 from farm.agent.tasks import PlanError, make_action, tasks_for
 from farm.cache.case import CaseCache
-from farm.cache.locate import has_twins, positional, seen_again, seen_from, seen_text
+from farm.cache.locate import changed, has_twins, positional, seen_again, seen_from, seen_text
 from farm.cache.xpaths import node_for_rect, on_screen
 from farm.devices.base import Rect
 from farm.errors import LocateError, StepFailed
@@ -48,11 +51,12 @@ class PlanCache:
         self._before: Any = None            # the agent's usage before the step planned
         self._solved_with: dict[str, Any] | None = None     # a replayed entry's
         self._replayed = False
+        self._device: Any = None            # the step's, whose screen an entry records
 
     def replay(self, loop: "ActLoop", runner: "TaskRunner") -> bool:
         """Replay the cached actions; True when all of them ran (the step is done, no model
         call), False when there is no entry or one failed (the loop then plans from here)."""
-        self._agent = loop.agent
+        self._agent, self._device = loop.agent, runner.ctx.device
         usage = getattr(loop.agent, "usage", None)
         self._before = usage.copy() if usage is not None else None
         if self.key is None or not self.cache.reading:
@@ -72,11 +76,12 @@ class PlanCache:
         self.cache.note_used(self.key, "plan")     # dropped if the case fails
         self._replayed = True
         for i, planned in enumerate(actions, 1):
-            error = _run_one(planned, loop, runner)
-            if error is not None:
+            failed = _run_one(planned, loop, runner, entry.get("screen"))
+            if failed is not None:
+                error, level = failed
                 self.cache.count("plan", "replanned")
-                log.info("cached plan for %r: step %d of %d failed (%s); planning again",
-                         self.task, i, len(actions), error)
+                log.log(level, "cached plan for %r: step %d of %d failed (%s); planning again",
+                        self.task, i, len(actions), error)
                 loop.feedback(f"Step {i} of the remembered plan failed: {error}. The steps "
                               "done so far are listed; continue the task from this screen.")
                 return False
@@ -96,7 +101,9 @@ class PlanCache:
             if self._replayed:
                 self.cache.forget(self.key)
             return
-        value = {"actions": result.actions, "message": result.message}
+        value: dict[str, Any] = {"actions": result.actions, "message": result.message}
+        if self._device is not None and any(a.get("seen") for a in result.actions):
+            value["screen"] = list(self._device.size())     # (what the sizes seen were on)
         solved_with = self._solved_with or self._spent()
         if solved_with:         # what a replay saves (`farm cache ls`)
             value["solved_with"] = solved_with
@@ -154,13 +161,16 @@ def _actions(entry: dict[str, Any] | None) -> list[dict[str, Any]]:
     return []
 
 
-def _run_one(planned: dict[str, Any], loop: "ActLoop", runner: "TaskRunner") -> str | None:
-    """Run one cached action; None when it worked, else why not."""
+def _run_one(planned: dict[str, Any], loop: "ActLoop", runner: "TaskRunner",
+             screen: Any = None) -> tuple[str, int] | None:
+    """Run one cached action; None when it worked, else why not and how loudly farm.log says
+    so (a warning when the app plainly moved an id to another element). ``screen``: the size
+    of the screen the plan was made on (`replaying`)."""
     try:
         action = make_action(str(planned.get("type")), planned.get("params") or {},
                              loop.registry)
     except PlanError as exc:
-        return str(exc)
+        return str(exc), logging.INFO
     tasks = tasks_for(action)
     seen = planned.get("seen") if isinstance(planned.get("seen"), dict) else {}
     for task in tasks[:-1]:
@@ -169,25 +179,28 @@ def _run_one(planned: dict[str, Any], loop: "ActLoop", runner: "TaskRunner") -> 
         loc.was = seen_from(seen.get(alias))
         if loc.box_only and loc.at is None:    # an entry from before box targets were kept
             return (f"{task.action.name} has no target to replay: the model gave only a box, "
-                    "and what it hit was not recorded")
-    bad = replaying(runner).run(tasks)
+                    "and what it hit was not recorded"), logging.INFO
+    bad = replaying(runner, screen).run(tasks)
     if bad is not None:
-        return f"{bad.label} failed: {bad.error}"
+        return (f"{bad.label} failed: {bad.error}",
+                logging.WARNING if isinstance(bad.exception, ElementChanged) else logging.INFO)
     loop.done(tasks, tasks[-1].label)
     return None
 
 
-def replaying(runner: "TaskRunner") -> "TaskRunner":
+def replaying(runner: "TaskRunner", screen: Any = None) -> "TaskRunner":
     """``runner``, with a box-only target found where the plan remembers its box (when the
     screen has the size it had then); every other target through the runner's locate. A
     target the model gave as a box, found again by its place alone (the box, an XPath of
     positions: a row of a list), must still hit the element it hit then (`seen_again`); so
     must one an id or its text names when others alike are on screen (every row's button:
-    an id numbered by row is a place too); otherwise it is that element."""
+    an id numbered by row is a place too); otherwise it is that element, unless it showed no
+    text (an icon) and now shows text or is far from its size (`_check_seen`; ``screen``: the
+    size of the screen it was seen on, where the plan recorded it)."""
     def locate(loc: Locate) -> LocateHit:
         hit = _remembered(loc)
         if loc.was is not None and not loc.prompt:
-            _check_seen(loc, hit, runner.ctx.device)
+            _check_seen(loc, hit, runner.ctx.device, screen, runner.keep)
         return hit
 
     def _remembered(loc: Locate) -> LocateHit:
@@ -204,19 +217,33 @@ def replaying(runner: "TaskRunner") -> "TaskRunner":
     return replace(runner, locate=locate)
 
 
-def _check_seen(loc: Locate, hit: LocateHit, device: Any) -> None:
+class ElementChanged(LocateError):
+    """A replayed box target's element plainly is another one now (`_check_seen`)."""
+
+
+def _check_seen(loc: Locate, hit: LocateHit, device: Any, screen: Any = None,
+                keep: Callable[[str], bool] = lambda text: True) -> None:
     """LocateError when what ``hit`` found is not the element the box hit when planned (the
-    list was reordered, another button took the place): the model plans again from here."""
+    list was reordered, another button took the place): the model plans again from here.
+    `ElementChanged` when that element showed no text (an icon) and now shows text (strings
+    ``keep`` takes) or is far from its size, whatever names it: the app moved the grey gear
+    icon's id to a "Delete everything" button (the locate cache's rule, `changed`)."""
     try:
         tree = device.hierarchy()
     except StepFailed:
         return                  # no tree to compare with: replayed as before
     if tree is None or loc.was is None:
         return
+    node = node_for_rect(tree, hit.rect)
+    how = None if node is None else changed(
+        {"tier": "plan-bbox", "element": loc.was, "screen": screen}, node, tree, device.size(),
+        keep)
+    if how is not None:
+        raise ElementChanged(f"{loc.describe()} now hits {how[1]}; when the step was planned "
+                             f"it hit {how[0]}")
     if loc.at is None and not positional(loc.xpath or ""):
         # an id or text names it: that element, unless others alike are on screen (every
         # row's "Add to cart", ids numbered by row: add-1 is another row's after a reorder)
-        node = node_for_rect(tree, hit.rect)
         if node is None or not has_twins(node, tree):
             return
     now = seen_again(loc.was, tree, hit.rect)

@@ -16,19 +16,14 @@ from farm.agent.tasks import remember_box
 from farm.cache.locate import positional
 from farm.cache.store import MemoryStore
 from farm.cache.xpaths import candidates
-from farm.config import Settings
 from farm.devices.base import Rect, UINode, UITree
 from farm.devices.fake import FakeDevice
-from farm.llm.models import ModelSet
-from farm.results import ArtifactStore, CaseResult
-from farm.runner import Services, run_case
-from farm.schedule import Job
-from farm.suite.model import AndroidTarget, Case, Step, Task, WebTarget
+from farm.results import CaseResult
+from farm.suite.model import Step
 from farm.suite.vars import Variables
 from tests.support.agent_scripts import steps_done
+from tests.support.box_plan_nights_s43r import night as box_night
 from tests.support.model_server import ModelServer, message_texts, serve
-
-MODEL = "openai/ui-tars-7b"
 
 
 def shop(order: list[str]) -> FakeDevice:
@@ -63,18 +58,9 @@ def red_mug(where: dict[str, int]):
 
 def night(tmp_path: Path, store: MemoryStore, srv: ModelServer, dev: FakeDevice,
           platform: str = "web") -> CaseResult:
-    from farm.llm.litellm_client import LiteLLMClient
-    target = {"web": WebTarget(url="http://127.0.0.1:1/")} if platform == "web" else {
-        "android": AndroidTarget(launch="com.shop")}
-    case = Case(id="s/mugs", name="c", file=Path("/tmp/c.yaml"), suite_root=Path("/tmp"),
-                platform=platform, **target,
-                tasks=[Task(name="t", steps=[Step(kind="ai", value="add the red mug"),
-                                             Step(kind="assertText", value="Red Mug added")])])
-    client = LiteLLMClient(MODEL, base_url=srv.base_url, family="ui-tars")
-    services = Services(settings=Settings(state_dir=tmp_path / "state"), run_id="r",
-                        artifacts=ArtifactStore(tmp_path), env={}, cache=store,
-                        model=ModelSet.single(client))
-    return run_case(Job(case.id, platform, 1), case, dev, services)
+    return box_night(tmp_path, store, srv, dev, [Step(kind="ai", value="add the red mug"),
+                                                Step(kind="assertText", value="Red Mug added")],
+                     platform)
 
 
 def told(srv: ModelServer, first: int) -> str:
@@ -120,7 +106,8 @@ def test_what_the_box_hit_is_kept_without_a_secret_the_row_showed():
     mask = Variables({"S": secret}, secrets=["S"]).mask
     loc = Locate(rect=Rect(x=696, y=146, width=9, height=9))
     remember_box(loc, dev, lambda text: mask(text) == text)
-    assert loc.was == {"role": "button", "shown": ["add to cart"], "around": []}
+    assert loc.was == {"role": "button", "shown": ["add to cart"], "around": [],
+                       "size": [200, 40]}
     assert "qx7rm2" not in json.dumps(loc.was).lower()
     remember_box(loc, dev)
     assert loc.was is not None and loc.was["around"] == [f"red mug {secret.lower()}"]
