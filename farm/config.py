@@ -387,22 +387,24 @@ class Settings(BaseModel):
         return value
 
     def masked(self) -> dict[str, Any]:
-        """Resolved values with secrets replaced by ``***``; in every ``*_url`` / ``*_urls``
-        setting, passwords and credential-like query values are hidden (see `mask_url`)."""
+        """Resolved values with secrets replaced by ``***``; in every URL a setting holds,
+        the password and every query value are hidden (`mask_url`'s ``every_value``: Azure
+        Functions takes its key as ``?code=``), the host and path kept."""
         out: dict[str, Any] = {}
         for name in type(self).model_fields:
             value = getattr(self, name)
             if isinstance(value, SecretStr):
                 raw = value.get_secret_value()
-                value = mask_url(raw) if name.endswith("_url") else ("***" if raw else "")
+                value = _masked_value(raw) if name.endswith("_url") else ("***" if raw else "")
             elif isinstance(value, str) and name.endswith("_url"):
-                value = mask_url(value)
+                value = _masked_value(value)
             elif isinstance(value, list) and name.endswith("_urls"):
-                value = [mask_url(v) for v in value]
+                value = [_masked_value(v) for v in value]
             elif isinstance(value, str):            # a URL inside any other text, too
-                value = mask_urls_in(value)
+                value = mask_urls_in(value, every_value=True)
             elif isinstance(value, list):           # browser_args' --proxy-server=http://u:pw@…
-                value = [mask_urls_in(v) if isinstance(v, str) else v for v in value]
+                value = [mask_urls_in(v, every_value=True) if isinstance(v, str) else v
+                         for v in value]
             elif isinstance(value, Path):
                 value = str(value)
             out[name] = value
@@ -803,15 +805,19 @@ def misspelt_variables(cls: type[BaseModel] = Settings,
     return said
 
 
-# Query (or fragment) parameters whose values are credentials: api_key, access_token, sig, ...
-_CREDENTIAL_KEY = re.compile(r"key|token|secret|passw|pwd|sig|auth|credential|session",
-                             re.IGNORECASE)
+# Query (or fragment) parameters whose values are credentials: api_key, access_token, sig,
+# Azure Functions' code, ...
+_CREDENTIAL_KEY = re.compile(r"key|token|secret|passw|pwd|sig|auth|credential|session|jwt"
+                             r"|\bcode\b", re.IGNORECASE)
 
 
-def mask_url(url: str) -> str:
+def mask_url(url: str, every_value: bool = False) -> str:
     """A URL with what would let someone in replaced by ``***``, the rest kept for debugging:
     ``redis://:pw@host:6379/0`` → ``redis://:***@host:6379/0``,
-    ``https://u:pw@h/v1?api_key=k&x=1`` → ``https://u:***@h/v1?api_key=***&x=1``."""
+    ``https://u:pw@h/v1?api_key=k&x=1`` → ``https://u:***@h/v1?api_key=***&x=1``.
+    ``every_value``: every query and fragment parameter's value hidden (``?api_key=***&x=***``),
+    for a URL a setting holds: a gateway may take its key under any name, and the value is
+    the user's own (the host and path say which it is)."""
     from urllib.parse import unquote_plus, urlsplit
     try:
         parts = urlsplit(url)
@@ -822,7 +828,7 @@ def mask_url(url: str) -> str:
         out = []
         for param in re.split(r"([&;])", params):
             key, eq, value = param.partition("=")
-            if eq and value and _CREDENTIAL_KEY.search(unquote_plus(key)):
+            if eq and value and (every_value or _CREDENTIAL_KEY.search(unquote_plus(key))):
                 param = f"{key}=***"
             out.append(param)
         return "".join(out)
@@ -846,10 +852,10 @@ def mask_url(url: str) -> str:
 _URL_IN_TEXT = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s'\"]+")
 
 
-def mask_urls_in(text: str) -> str:
+def mask_urls_in(text: str, every_value: bool = False) -> str:
     """``text`` with every URL in it masked as `mask_url` masks one (a Chromium flag
     ``--proxy-server=http://user:pw@proxy:3128`` keeps all but the password)."""
-    return _URL_IN_TEXT.sub(lambda m: mask_url(m.group(0)), text)
+    return _URL_IN_TEXT.sub(lambda m: mask_url(m.group(0), every_value), text)
 
 
 def _port_and_host(parts: Any, example: str) -> None:
@@ -1024,11 +1030,12 @@ def _invalid(exc: ValidationError, given: dict[str, Any]) -> list[str]:
 
 
 def _masked_value(url: str) -> str:
-    """A URL setting's value as `mask_url` shows it, one written without its scheme too
-    (``:pw@redis:6379/0``, ``user:pw@localhost:11434/v1``): its password was printed whole."""
+    """A URL setting's value as `mask_url` shows it, every query value hidden; one written
+    without its scheme too (``:pw@redis:6379/0``, ``user:pw@localhost:11434/v1``): its
+    password was printed whole."""
     if "://" in url:
-        return mask_url(url)
-    return mask_url("x://" + url).removeprefix("x://")
+        return mask_url(url, every_value=True)
+    return mask_url("x://" + url, every_value=True).removeprefix("x://")
 
 
 def _got(name: str, err: Any, msg: str) -> str:

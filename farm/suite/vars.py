@@ -19,6 +19,7 @@ from __future__ import annotations
 import base64
 import difflib
 import functools
+import itertools
 import os
 import re
 import unicodedata
@@ -454,6 +455,27 @@ class LoadValues:
         return None
 
 
+# A credential-named variable's value shorter than MIN_SECRET_CHARS is masked only where a
+# text is that value, whole (a field it is typed into is veiled so): from this length on, and
+# not a flag's word
+MIN_WHOLE_CHARS = 4
+_FLAG_WORDS = frozenset({"true", "false", "none", "null", "unset", "empty", "dummy"})
+
+
+def short_credentials(values: Mapping[str, str], secrets: Iterable[str] = ()
+                      ) -> dict[str, str]:
+    """``{name: value}`` of the variables of ``values`` whose names mark a credential
+    (``DB_PASSWORD``) with a value too short to be masked everywhere (`is_credential`: fewer
+    than MIN_SECRET_CHARS characters), from MIN_WHOLE_CHARS on and no flag's word, and not
+    among ``secrets`` (masked at any length): each is masked where it is a whole text."""
+    from farm.config import MIN_SECRET_CHARS, credential_name
+    secrets = frozenset(secrets)
+    return {name: value.strip() for name, value in values.items()
+            if name not in secrets and credential_name(name)
+            and MIN_WHOLE_CHARS <= len(value.strip()) < MIN_SECRET_CHARS
+            and value.strip().lower() not in _FLAG_WORDS}
+
+
 class Variables:
     """Variable values (already merged by precedence) plus which of them are secrets."""
 
@@ -465,6 +487,7 @@ class Variables:
                                               if is_credential(n, v)}
         self._mask_re = _mask_pattern(self.secret_values)
         self._long_cuts = _long_cut_spellings(self.secret_values)
+        self._whole = frozenset(short_credentials(self._values, self._secrets).values())
 
     @classmethod
     def from_sources(
@@ -505,6 +528,12 @@ class Variables:
         return cls(dict(zip(names, values)), secrets=names)
 
     # -- lookup -------------------------------------------------------------------------------
+
+    @property
+    def secret_names(self) -> frozenset[str]:
+        """The names of the secret variables (``secrets:``, the secrets dir, credential-named
+        ones of MIN_SECRET_CHARS or more)."""
+        return self._secrets & self._values.keys()
 
     @property
     def names(self) -> frozenset[str]:
@@ -566,13 +595,18 @@ class Variables:
         mix of these, character by character) or base64 (see `_secret_forms`); as a page's
         CSS may case it (FARM-DEMO-PASS, Farm-Demo-Pass: `_cased_forms`, for a value of
         MIN_SECRET_CHARS or more); and its start where a text was cut inside it with "…"
-        (`_cut_forms`; of a value longer than `_CUT_IN_PATTERN`, `_mask_long_cuts`).
+        (`_cut_forms`; of a value longer than `_CUT_IN_PATTERN`, `_mask_long_cuts`); its
+        start a page kept as a whole value (a field's maxlength: `_kept_forms`). A text that
+        is, whole, the short value of a credential-named variable (`short_credentials`: what
+        is typed into a field, a script reading the field back) is ``***`` too.
 
         Repeats until no secret value is left, because a replacement can join its neighbours
         into a new occurrence (secret ``a*``: ``aa*`` -> ``a***``).  Each pass turns at least one
         non-``*`` character into ``*``, so this terminates.  Secrets made only of ``*`` cannot be
         hidden by ``***`` and are ignored.
         """
+        if text.strip() and text.strip() in self._whole:
+            return MASK
         if self._mask_re is None:
             return text
         while True:
@@ -612,7 +646,7 @@ def _any_case(pattern: str) -> str:
 def _secret_forms(secret: str) -> list[tuple[int, str, str]]:
     """``(typical length, pattern, characters a match can start with)`` for ``secret``
     written out (as is, and as CSS may case it: `_cased_forms`) and base64-encoded."""
-    return [_text_form([[ch] for ch in secret]), *_cut_forms(secret),
+    return [_text_form([[ch] for ch in secret]), *_cut_forms(secret), *_kept_forms(secret),
             *_cased_forms(secret), *_base64_forms(secret)]
 
 
@@ -620,7 +654,8 @@ def _text_form(chars: list[list[str]], plain_letters: bool = False) -> tuple[int
     """The form of a text given as its characters, each one of a few spellings (``[["a",
     "A"], ["b"]]``: "ab" or "Ab"), every character possibly encoded (`_char_pattern`); with
     ``plain_letters``, letters and digits only as themselves (JSON and HTML leave them so; a
-    page's cased text is not %-encoded letter by letter), which keeps the pattern fast."""
+    page's cased text is not %-encoded letter by letter), which keeps the pattern fast. A run
+    of whitespace in it is any run of whitespace (`_SPACE_RUN`)."""
     def spelt(text: str) -> str:
         return "".join(re.escape(c) if plain_letters and c.isalnum() else _char_pattern(c)
                        for c in text)
@@ -629,8 +664,32 @@ def _text_form(chars: list[list[str]], plain_letters: bool = False) -> tuple[int
         if len(options) == 1:
             return spelt(options[0])
         return "(?:" + "|".join(map(spelt, options)) + ")"
+    spaced = [all(o.isspace() for o in options) for options in chars]
+    parts = []
+    for i, (options, space) in enumerate(zip(chars, spaced)):
+        if not space:
+            parts.append(one(options))
+        elif not (i and spaced[i - 1]):
+            run = itertools.takewhile(lambda c: c[1], zip(chars[i:], spaced[i:]))
+            parts.append(_space_run("".join(sorted({o for c, _ in run for o in c[0]}))))
     first = "".join(o[0] for o in chars[0]) + "&%\\" + ("+" if " " in chars[0] else "")
-    return len(chars), "".join(map(one, chars)), first
+    if spaced[0]:
+        first += _SPACES + "+"
+    return len(chars), "".join(parts), first
+
+
+# A space in a secret (a passphrase) as a page may show it: a no-break space (&nbsp;), a line
+# break (<pre>, a wrapped cell), a tab, two spaces; so any run of whitespace, in any spelling
+_SPACES = " \t\n\r\f\v\u00a0\u2007\u202f\u2009\u200a\u3000"
+
+
+@functools.lru_cache(maxsize=64)
+def _space_run(written: str) -> str:
+    """Any run of whitespace, each character in any spelling (`_char_pattern`; ``written``:
+    the secret's own, which may be others, \\x1f)."""
+    spaces = dict.fromkeys(_SPACES + written)
+    spellings = [r"\s", "&nbsp;", *(_char_pattern(ch) for ch in spaces)]
+    return "(?:" + "|".join(spellings) + ")+"
 
 
 def _cased_forms(secret: str) -> list[tuple[int, str, str]]:
@@ -699,6 +758,34 @@ def _cut_forms(secret: str, chars: list[list[str]] | None = None
              "".join(o[0] for o in chars[0]))]
 
 
+# What stands around a start of a secret a page kept as a whole value: a text's start or end,
+# a space, quotes, brackets (``Preview: Hunter2- / …``, ``{"pin": "Hunter2-"}``, ``(Hunter2-)``)
+_KEPT_BEFORE = r"""(?<![^\s"'`(\[{<>])"""
+_KEPT_AFTER = r"""(?![^\s"'`)\]}<>])"""
+
+
+def _kept_forms(secret: str) -> list[tuple[int, str, str]]:
+    """The start of ``secret`` a page kept as a whole value (a field's maxlength took its
+    first 8 characters and the page shows them, a script reads the field): of
+    MIN_SECRET_CHARS characters or more, standing alone (`_KEPT_BEFORE`, `_KEPT_AFTER`), not
+    ending in a space. A start made of letters and spaces alone is words a page may show
+    itself ("Password" of ``Password-91x!``, "correct horse" of a passphrase): it is masked
+    only with the character after them."""
+    from farm.config import MIN_SECRET_CHARS
+    letters = next((i for i, ch in enumerate(secret) if not (ch.isalpha() or ch.isspace())),
+                   len(secret))
+    shortest = max(MIN_SECRET_CHARS, letters + 1 if letters >= MIN_SECRET_CHARS else 0)
+    if not shortest < len(secret) <= _CUT_IN_PATTERN:
+        return []
+    pieces = [re.escape(ch) for ch in secret]
+    rest = ""
+    for piece in reversed(pieces[shortest:-1]):
+        rest = f"(?:{piece}{rest})?"
+    return [(shortest, _KEPT_BEFORE + "".join(pieces[:shortest]) + rest + r"(?<!\s)"
+             + _KEPT_AFTER,
+             secret[0])]
+
+
 def _long_cut_spellings(values: Iterable[str]) -> tuple[str, ...]:
     """The values longer than `_CUT_IN_PATTERN`, each as written and as CSS may case it
     (upper, lower, each word capitalised: `_cased_forms` without the tailored letters)."""
@@ -758,10 +845,13 @@ def _char_pattern(ch: str) -> str:
 
 
 def _plain_forms(ch: str) -> list[str]:
-    """``ch`` as itself, as an HTML entity, or %-encoded (UTF-8; Latin-1 as escape() does)."""
+    """``ch`` as itself, as an HTML entity, or %-encoded (UTF-8, once or twice; Latin-1 as
+    escape() does)."""
     code = ord(ch)
+    utf8 = ch.encode("utf-8", "surrogatepass")
+    # %-encoded once, or twice (%2521: a URL carried in another's query, a next= redirect)
     forms = [re.escape(ch), f"&#0*{code};", _any_case(f"&#x0*{code:x};"),
-             _any_case("".join(f"%{b:02x}" for b in ch.encode("utf-8", "surrogatepass")))]
+             _any_case("".join(f"%(?:25)?{b:02x}" for b in utf8))]
     if ch in _HTML_NAMES:
         forms.append(f"&{_HTML_NAMES[ch]};")
     if 0x80 <= code <= 0xFF:
@@ -808,6 +898,45 @@ def _b64_pattern(encoded: str) -> str:
 
 def _b64_start(encoded: str) -> str:
     return _B64_STARTS.get(encoded[0], encoded[0]) if encoded else ""
+
+
+def secret_warnings(variables: Variables, written: Mapping[str, str]) -> list[str]:
+    """What to tell the user of a suite's secrets before it runs, so that masking is never a
+    surprise: ``written`` is what its steps say, by place (``"s4/b/other.yaml:9": "Enter
+    your username"``: targets, values, asserted texts, as written, ``${NAME}`` unresolved).
+
+    * A credential-named variable its steps refer to whose value is too short to be masked
+      everywhere (`short_credentials`): it shows in the run's output as it is.
+    * A secret (``secrets:``, the secrets dir) whose value is short, or that the steps'
+      own text holds: every such text is masked too (``Released in *** edition``).
+    Names only, never a value."""
+    from farm.config import MIN_SECRET_CHARS
+    referred = {name for text in written.values() for name, _, _ in references(text)}
+    short = short_credentials({n: variables.get(n) or "" for n in variables.names},
+                              variables.secret_names)
+    said = [f"${{{name}}} is not masked: its name marks a credential, but its value has "
+            f"{len(value)} characters (a value of fewer than {MIN_SECRET_CHARS} is masked only "
+            "where a text is that value alone; a field it is typed into is drawn as discs): "
+            f"name it under secrets: to mask it everywhere"
+            for name, value in sorted(short.items()) if name in referred]
+    for name in sorted(variables.secret_names):
+        value = (variables.get(name) or "").strip()
+        if not value.strip("*"):
+            continue
+        alone = Variables({name: value}, [name])
+        places = [place for place, text in written.items() if alone.mask(text) != text]
+        if places:
+            shown = ", ".join(places[:3]) + (f" and {len(places) - 3} more"
+                                             if len(places) > 3 else "")
+            said.append(f"secret ${{{name}}}'s value also stands in {len(places)} step "
+                        f"text{'s' if len(places) > 1 else ''} of this suite ({shown}): "
+                        "those are masked too (***); "
+                        "if it is no secret, take it out of secrets: (or the secrets dir)")
+        elif len(value) < MIN_SECRET_CHARS:
+            said.append(f"secret ${{{name}}}'s value has {len(value)} characters: wherever "
+                        "a page, a message or a result holds the same characters (a year, a "
+                        "word), they are masked as *** too")
+    return said
 
 
 def read_secrets_dir(secrets_dir: Path) -> dict[str, str]:

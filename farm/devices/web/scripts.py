@@ -323,10 +323,17 @@ VEIL_JS = ("(on) => { const el = (" + REACH_JS + ").focused();\n"
 def veiled(fill: str) -> str:
     """The fill script ``fill`` (FILL_AT_JS, FOCUSED_FILL_JS), then `VEIL_JS` given ``on`` on
     the field it filled (and, ``on``, the fields the fill changed: `VEIL_WATCH_JS` looks
-    first), in the same round trip: called with [fill's argument, on]."""
+    first), in the same round trip: called with [fill's argument, on]. Whatever the fill
+    answers, unless it typed nothing here: a field that kept part of the value (its
+    maxlength: ``{cut, ...}``), or that holds what it took of it (``{refused, holds}``),
+    shows that part of a secret too. Not when the focus is on no field ("not:..."), a frame
+    of another origin has it ("frame": farm fills and veils there), or the field is no more
+    where the page had it ("tap": farm taps and fills again)."""
     return ("async ([arg, on]) => { if (on) (" + VEIL_WATCH_JS + ")();\n"
             "  const how = await (" + fill + ")(arg);\n"
-            "  if (['done', 'insert', 'set'].includes(how)) (" + VEIL_JS + ")(on);\n"
+            "  if (how !== 'tap' && how !== 'frame'\n"
+            "      && !(typeof how === 'string' && how.startsWith('not:'))) (" + VEIL_JS
+            + ")(on);\n"
             "  return how; }\n")
 
 
