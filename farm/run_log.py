@@ -1,5 +1,6 @@
-"""farm.log of a run: every log line with the run's secrets masked (tracebacks included), and a
-disk that fills up stops it with one warning, never the run."""
+"""farm.log of a run: every log line with the run's secrets masked (tracebacks included) and its
+control characters shown escaped (``\\x1b``), and a disk that fills up stops it with one
+warning, never the run."""
 
 from __future__ import annotations
 
@@ -9,9 +10,14 @@ import traceback
 from pathlib import Path
 from typing import Any
 
+from farm.text import printable
+
 
 class MaskFilter(logging.Filter):
-    """Masks every record with ``mask`` (the run's secrets), its traceback included."""
+    """Masks every record with ``mask`` (the run's secrets), its traceback included, and shows
+    its control characters as escapes, as the console and the reports do: a page's or a
+    suite's ESC or BEL (``Cart \\e[31m(9)``) recoloured, rewrote or beeped a `cat farm.log`
+    or a CI log that shows the file."""
 
     def __init__(self, mask) -> None:
         super().__init__()
@@ -28,7 +34,7 @@ class MaskFilter(logging.Filter):
             text += "\n" + "".join(traceback.format_exception(*record.exc_info)).rstrip()
         elif record.exc_text:
             text += "\n" + record.exc_text
-        record.msg = self.mask(text)
+        record.msg = printable(self.mask(text))     # (masked first: a secret is matched raw)
         record.args = ()
         record.exc_info = None
         record.exc_text = None
