@@ -781,7 +781,7 @@ def _kept_forms(secret: str) -> list[tuple[int, str, str]]:
     rest = ""
     for piece in reversed(pieces[shortest:-1]):
         rest = f"(?:{piece}{rest})?"
-    return [(shortest, _KEPT_BEFORE + "".join(pieces[:shortest]) + rest + r"(?<!\s)"
+    return [(shortest, _KEPT_BEFORE + "".join(pieces[:shortest]) + rest + r"(?<![\s/])"
              + _KEPT_AFTER,
              secret[0])]
 
