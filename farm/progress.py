@@ -1,5 +1,6 @@
 """What the user sees while a run goes: a rich view on a terminal (one overall bar, one row per
-device), plain lines otherwise, nothing with --no-progress."""
+device), plain lines otherwise (a CI job's log, even on a pseudo-terminal: `live_view`),
+nothing with --no-progress."""
 
 from __future__ import annotations
 
@@ -324,6 +325,33 @@ def make_progress(upfront: int, jobs: int, enabled: bool,
     (``expected``: each job's case id → its remembered seconds, None if it never ran here)."""
     if not enabled:
         return QuietProgress(upfront, jobs)
-    if sys.stdout.isatty() and os.environ.get("TERM", "").lower() not in ("dumb", "unknown"):
+    if live_view(sys.stdout, os.environ):
         return RichProgress(upfront, jobs, expected)
-    return PlainProgress(upfront, jobs, expected=expected)  # a dumb terminal cannot redraw
+    return PlainProgress(upfront, jobs, expected=expected)
+
+
+# A CI job's output is a log even where it is a pseudo-terminal (CircleCI, Buildkite, a job's
+# `script`): each variable says a CI service runs farm (any value but "", 0, false, no, off).
+CI_VARIABLES = ("CI", "GITHUB_ACTIONS", "GITLAB_CI", "BUILDKITE", "CIRCLECI", "JENKINS_URL",
+                "BUILD_ID", "TF_BUILD")
+
+
+def live_view(out: IO[str], env: Mapping[str, str]) -> bool:
+    """Whether the run's progress is the rich view redrawn in place: on a terminal that can
+    redraw (not TERM=dumb), and not under CI, whose log kept every redraw (a 10 s case: 21 KB,
+    166 cursor-ups). TTY_INTERACTIVE (rich's own switch) decides over both: 1 keeps the live
+    view on a CI pseudo-terminal, 0 gives plain lines on a terminal."""
+    forced = env.get("TTY_INTERACTIVE")
+    if forced in ("0", "1"):
+        return forced == "1" and _isatty(out)
+    if any(env.get(name, "").strip().lower() not in ("", "0", "false", "no", "off")
+           for name in CI_VARIABLES):
+        return False
+    return _isatty(out) and env.get("TERM", "").lower() not in ("dumb", "unknown")
+
+
+def _isatty(out: IO[str]) -> bool:
+    try:
+        return out.isatty()
+    except (ValueError, AttributeError):    # closed, or no file at all
+        return False

@@ -9,8 +9,8 @@ import sys
 
 import pytest
 
-from farm.progress import (QUIET_SECONDS, PlainProgress, QuietProgress, RichProgress,
-                           make_progress)
+from farm.progress import (CI_VARIABLES, QUIET_SECONDS, PlainProgress, QuietProgress,
+                           RichProgress, make_progress)
 from farm.results import CaseResult, StepRecord
 
 
@@ -82,4 +82,6 @@ def test_a_dumb_terminal_gets_plain_lines(monkeypatch, term, view):
     until the run's end there (its bar only once, at 100%), not even which case started."""
     monkeypatch.setattr(sys, "stdout", _Terminal())
     monkeypatch.setenv("TERM", term)
+    for name in (*CI_VARIABLES, "TTY_INTERACTIVE"):     # (a CI job: plain lines on any terminal)
+        monkeypatch.delenv(name, raising=False)
     assert type(make_progress(0, 1, enabled=True)) is view

@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from farm.progress import PlainProgress, RichProgress, make_progress
+from farm.progress import CI_VARIABLES, PlainProgress, RichProgress, make_progress
 from farm.results import CaseError, CaseResult
 
 COLOUR = re.compile(r"\x1b\[[0-9;]*3[0-9][;m]")     # an SGR foreground colour: 31m, 1;31m …
@@ -29,7 +29,8 @@ def _failed() -> CaseResult:
 
 @pytest.fixture
 def term(monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
-    for name in ("NO_COLOR", "FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE", "COLORTERM"):
+    for name in ("NO_COLOR", "FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE", "COLORTERM",
+                 *CI_VARIABLES):      # (a CI job's pseudo-terminal gets plain lines)
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("TERM", "xterm-256color")
     return monkeypatch
