@@ -667,17 +667,20 @@ def _check_metrics_ports(first: int, devices: int, where: str) -> None:
                           "(or 0: no /metrics)")
 
 
+SIM_PACKAGE = "com.farm.sim.app"
+
+
 @cli.command()
 @click.argument("platform", type=click.Choice(["android", "ios"]))
 @click.option("--count", "-n", default=1, show_default=True, type=click.IntRange(1),
               help="How many devices (phones) to simulate.")
 @click.option("--app", "app", metavar="PATH_OR_URL", help="Web app the devices launch: a "
-              "directory (served here) or a URL.")
-@click.option("--package", default="com.farm.sim.app", show_default=True,
-              help="Package / bundle id the app is installed as.")
+              "directory (served here) or an http(s) URL. Without it no app is installed.")
+@click.option("--package", help=f"Package / bundle id --app is installed as.  [default: "
+              f"{SIM_PACKAGE}]")
 @click.option("--port", type=click.IntRange(0, 65535), default=0,
               help="adb server port (android; default a free one) or first WDA port (ios).")
-def sim(platform: str, count: int, app: str | None, package: str, port: int) -> None:
+def sim(platform: str, count: int, app: str | None, package: str | None, port: int) -> None:
     """Serve simulated phones until Ctrl-C: an adb server (android) or WebDriverAgent
     endpoints (ios), each screen a headless Chromium page showing APP.
 
@@ -693,17 +696,13 @@ def sim(platform: str, count: int, app: str | None, package: str, port: int) -> 
     from farm.appserver import AppServer
     from farm.devices.sim import AndroidSimulator, IosSimulator, PortUnavailable
     from farm.errors import ConfigError
-    from farm.suite.model import AppSpec
+    if app is None and package is not None:
+        raise click.UsageError(f"--package {package}: the id --app's web app is installed "
+                               "as: give --app DIR_OR_URL too (without --app no app is "
+                               "installed)")
+    package = package or SIM_PACKAGE
     with AppServer() as served:
-        url = None
-        if app and "://" not in app:
-            folder = Path(app)
-            if not folder.is_dir():
-                raise click.UsageError(f"--app {app}: not a directory or URL")
-            served.serve([AppSpec(name="app", serve=folder)])
-            url = served.urls[folder.resolve()] + "/"
-        elif app:
-            url = app
+        url = _sim_app_url(app, served)
         apps = {package: url} if url else {}
         cls = AndroidSimulator if platform == "android" else IosSimulator
         simulator = cls(count, apps, port=port)
@@ -713,22 +712,66 @@ def sim(platform: str, count: int, app: str | None, package: str, port: int) -> 
             raise ConfigError(f"farm sim {platform} --port {port}: {exc}; choose another "
                               "port, or --port 0 for a free one") from None
         try:
-            if platform == "android":
-                click.echo(f"adb server on 127.0.0.1:{simulator.port}: "
-                           f"{', '.join(simulator.serials)}")
-                click.echo(f"  export ANDROID_ADB_SERVER_PORT={simulator.port}")
-            else:
-                for u in simulator.urls:
-                    click.echo(f"WebDriverAgent on {u}")
-                click.echo(f"  export FARM_IOS_WDA_URLS={','.join(simulator.urls)}")
-            if url:
-                click.echo(f"  {package} -> {url}")
-            click.echo("Ctrl-C stops.", nl=True)
-            sys.stdout.flush()
+            _sim_banner(platform, simulator, package, url)
             while True:
                 time.sleep(3600)
         finally:
             simulator.stop()
+
+
+def _sim_app_url(app: str | None, served: Any) -> str | None:
+    """The URL of the app `farm sim`'s phones launch (None: no --app, no app): a directory
+    served by ``served``, or an http(s) URL, checked once: one that does not answer (yet) is
+    a warning, not an error, as its server may start later. Any other --app is a UsageError
+    (`--app ftp://x` started, the app mapped to a URL no phone can show)."""
+    if app is None:
+        return None
+    if "://" not in app:
+        from farm.suite.model import AppSpec
+        folder = Path(app)
+        if not folder.is_dir():
+            raise click.UsageError(f"--app {app}: not a directory or an http(s) URL")
+        served.serve([AppSpec(name="app", serve=folder)])
+        return served.urls[folder.resolve()] + "/"
+    if app.split("://", 1)[0].lower() not in ("http", "https") or not app.split("://", 1)[1]:
+        raise click.UsageError(f"--app {app}: the phones show a web app: give a directory "
+                               "(served here) or an http:// or https:// URL")
+    problem = _not_served(app)
+    if problem:
+        click.echo(f"farm sim: warning: --app {app}: {problem}: its phones show an error page "
+                   "where the app should be until it is served", err=True)
+    return app
+
+
+def _not_served(url: str) -> str | None:
+    """Why nothing is served at ``url`` ("nothing answers there (Connection refused)",
+    "answers HTTP 404"), or None when it answers."""
+    import urllib.error
+    import urllib.request
+    try:
+        with urllib.request.urlopen(url, timeout=3):
+            return None
+    except urllib.error.HTTPError as exc:
+        return f"answers HTTP {exc.code}"
+    except (urllib.error.URLError, OSError, ValueError) as exc:
+        reason = getattr(exc, "reason", exc)
+        return f"nothing answers there ({getattr(reason, 'strerror', None) or reason})"
+
+
+def _sim_banner(platform: str, simulator: Any, package: str, url: str | None) -> None:
+    """What `farm sim` says once its phones answer: where, the variable to export, the app."""
+    if platform == "android":
+        click.echo(f"adb server on 127.0.0.1:{simulator.port}: "
+                   f"{', '.join(simulator.serials)}")
+        click.echo(f"  export ANDROID_ADB_SERVER_PORT={simulator.port}")
+    else:
+        for u in simulator.urls:
+            click.echo(f"WebDriverAgent on {u}")
+        click.echo(f"  export FARM_IOS_WDA_URLS={','.join(simulator.urls)}")
+    click.echo(f"  {package} -> {url}" if url else "  no app installed (--app DIR_OR_URL "
+               f"installs one, as --package, default {SIM_PACKAGE})")
+    click.echo("Ctrl-C stops.", nl=True)
+    sys.stdout.flush()
 
 
 @cli.group()

@@ -179,7 +179,9 @@ class _Handler(BaseHTTPRequestHandler):
         except _Invalid:
             return self._send(404, {"error": "invalid session id",
                                     "message": "Session does not exist"})
-        except _Refused as exc:
+        except _Refused as exc:     # an answer WDA gives: its console says a failure in a line
+            if exc.code >= 500:     # (a missing element, a bad argument: the client's to say)
+                log.warning("wda sim: %s %s: %s", method, path, exc)
             return self._send(exc.code, {"error": exc.error, "message": str(exc)})
         except KeyError as exc:
             return self._send(404, {"error": "unknown command",
@@ -643,12 +645,12 @@ class WdaServer(ThreadingHTTPServer):
     def _launch(self, bundle: str, arguments: list[str]) -> None:
         url = self.apps().get(bundle)
         if url is None:
-            raise RuntimeError(f"The application under test with bundle id '{bundle}' "
-                               "is not installed on the device")
+            raise _Refused(500, "unknown error", f"The application under test with bundle id "
+                           f"'{bundle}' is not installed on the device")
         if self.locked():         # what XCTest's launch says on a locked iPhone
-            raise RuntimeError(f"The request to open \"{bundle}\" failed. Unable to launch "
-                               f"{bundle} because the device was not, or could not be, "
-                               "unlocked.")
+            raise _Refused(500, "unknown error", f"The request to open \"{bundle}\" failed. "
+                           f"Unable to launch {bundle} because the device was not, or could "
+                           "not be, unlocked.")
         if RESET_ARG in arguments:
             self.screen.clear_data()
         if self.screen.faults.hit("launch_fail"):
