@@ -17,6 +17,7 @@ import re
 import shlex
 import stat
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable, Iterable, Mapping, Sequence
 
@@ -35,6 +36,9 @@ class Selection:
     selected: list[Case]
     deselected: list[Deselected] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)     # one line each, printed before the run
+    # --shard I/N left nothing only because N is more than the cases (a CI matrix wider than
+    # the selection): nothing is wrong, unlike a -k or --tag that matched nothing
+    empty_shard: bool = False
 
     def drop(self, keep: Callable[[Case], str | None]) -> None:
         """Move the cases for which ``keep`` returns a reason to ``deselected``."""
@@ -228,30 +232,132 @@ def shard_plan(weights: Mapping[str, float], total: int) -> dict[str, int]:
     return plan
 
 
-def read_timings(path: Path) -> dict[str, float]:
-    """``--shard-timings``: case id -> seconds a case took in an earlier run (its attempts
-    together), from that run's results.json, its run directory, or its JUnit XML (`--junit-xml`:
-    the ``case_id`` line of each <system-out>, else classname/name). Every CI job given the same
-    file plans the same shards, as Flank shards on an earlier run's JUnit XML."""
-    if path.is_dir():
-        path = path / "results.json"
-    text = _timings_text(path)
-    try:
-        found = _junit_timings(text) if text.lstrip().startswith("<") else _json_timings(text)
-    except KeyError as exc:
-        raise ConfigError(f"--shard-timings {path}: not a farm results.json or JUnit XML "
-                          f"(no {exc} in it)") from None
-    except (ValueError, TypeError, AttributeError, SyntaxError) as exc:   # ET.ParseError too
-        raise ConfigError(f"--shard-timings {path}: not a farm results.json or JUnit XML "
-                          f"({exc})") from None
+class Timings(dict):
+    """``--shard-timings``: case id -> seconds, merged from every file given; ``notes`` (one
+    line each: a file that held none, a run read from its journal) and ``files``, how many
+    files gave timings, for the shard's line."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.notes: list[str] = []
+        self.files = 0
+
+
+@dataclass(frozen=True)
+class _Source:
+    path: Path              # a file, or a run directory read from its journal
+    named: bool             # given as such, not found in a folder given
+    journal: bool = False
+
+
+class _Unusable(Exception):
+    """A file that is no farm results.json or JUnit XML: the flag's error when it was named,
+    left out with a warning when it was found in a folder given."""
+
+
+def read_timings(paths: Path | Sequence[Path]) -> Timings:
+    """``--shard-timings``: case id -> seconds a case took in earlier runs (its attempts
+    together), from each path given: a results.json, a run directory (its results.json, else
+    its journal, rebuilt as `farm report` does), a JUnit XML file (`--junit-xml`: the
+    ``case_id`` line of each <system-out>, else classname/name), or a folder of them (every
+    run directory, results.json and *.xml under it: a sharded pipeline's files). A case timed
+    in several weighs its newest time (by its run's start; a tie: the later file, in the order
+    given, a folder's sorted), so every CI job given the same files plans the same shards, as
+    Flank shards on an earlier run's JUnit XML. A path that does not exist is an error (a
+    typo); a file that holds no timings (a killed pipeline's placeholder) is a warning."""
+    given = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)
+    out = Timings()
+    newest: dict[str, tuple[datetime, int, float]] = {}
+    sources = ((source, path) for path in map(Path, given) for source in _sources(path, out.notes))
+    for order, (source, _) in enumerate(sources):    # (each path's notes before its files')
+        found = _source_timings(source, out.notes)
+        out.files += bool(found)
+        for cid, (when, seconds) in found.items():
+            if cid not in newest or (when, order) >= newest[cid][:2]:
+                newest[cid] = (when, order, seconds)
+    out.update((cid, seconds) for cid, (_, _, seconds) in newest.items())
+    return out
+
+
+def _sources(path: Path, notes: list[str]) -> list[_Source]:
+    """What ``path`` stands for: itself; a run directory's results.json, else its journal; a
+    folder's run directories, results.json and *.xml files, walked in sorted order (a run
+    directory's own junit.xml and artifacts are the same run: not walked)."""
+    if not path.is_dir():
+        return [_Source(path, named=True)]
+    from farm.journal import JOURNAL
+
+    def unreadable(exc: OSError) -> None:
+        raise ConfigError(f"--shard-timings {exc.filename or path}: cannot read it "
+                          f"({exc.strerror or exc})")
+    found: list[_Source] = []
+    for root, dirs, files in os.walk(path, onerror=unreadable):
+        dirs.sort()
+        here = Path(root)
+        if "results.json" in files:
+            found.append(_Source(here / "results.json", named=here == path))
+        elif JOURNAL in files:
+            found.append(_Source(here, named=here == path, journal=True))
+        else:
+            found.extend(_Source(here / name, named=False) for name in sorted(files)
+                         if name.lower().endswith(".xml"))
+            continue
+        dirs.clear()
     if not found:
-        raise ConfigError(f"--shard-timings {path}: no case timings in it (no case of it ran "
-                          "to its end: give a run that ran its cases)")
-    odd = next((cid for cid, seconds in found.items() if not math.isfinite(seconds)), None)
+        notes.append(f"warning: --shard-timings {path}: no results.json, run directory or "
+                     "JUnit XML (*.xml) in it: planned without it")
+    return found
+
+
+def _source_timings(source: _Source, notes: list[str]) -> dict[str, tuple[datetime, float]]:
+    """One file's timings, each with its run's start; a run directory without results.json
+    read from its journal. A file that is no timings file is the flag's error when named, a
+    warning when a folder held it; one without a case that ran to its end, a warning."""
+    path = source.path
+    try:
+        if source.journal:
+            text = _journal_text(path)
+            notes.append(f"--shard-timings {path}: no results.json in it (a killed run?): its "
+                         "timings read from its journal (results.jsonl)")
+        else:
+            text = _timings_text(path)
+        found = _parsed(text)
+    except _Unusable as exc:
+        if source.named:
+            raise ConfigError(f"--shard-timings {path}: not a farm results.json or JUnit XML "
+                              f"({exc})") from None
+        notes.append(f"warning: --shard-timings {path}: not a farm results.json or JUnit XML "
+                     f"({exc}): planned without it")
+        return {}
+    if not found:
+        notes.append(f"warning: --shard-timings {path}: no case timings in it (no case of it "
+                     "ran to its end): planned without it")
+    odd = next((cid for cid, (_, seconds) in found.items() if not math.isfinite(seconds)), None)
     if odd is not None:     # NaN / inf weights put every case in one shard
-        raise ConfigError(f"--shard-timings {path}: case {odd} took {found[odd]} seconds: "
+        raise ConfigError(f"--shard-timings {path}: case {odd} took {found[odd][1]} seconds: "
                           "not a number of seconds")
     return found
+
+
+def _parsed(text: str) -> dict[str, tuple[datetime, float]]:
+    try:
+        return _junit_timings(text) if text.lstrip().startswith("<") else _json_timings(text)
+    except KeyError as exc:
+        raise _Unusable(f"no {exc} in it") from None
+    except (ValueError, TypeError, AttributeError, SyntaxError) as exc:   # ET.ParseError too
+        raise _Unusable(str(exc)) from None
+
+
+def _journal_text(run_dir: Path) -> str:
+    """The results.json a run directory's journal rebuilds (`farm report`'s rebuild)."""
+    from farm.journal import recover
+    try:
+        return recover(run_dir).model_dump_json()
+    except OSError as exc:
+        raise ConfigError(f"--shard-timings {run_dir}: cannot read its journal "
+                          f"({exc.strerror or exc})") from None
+    except ValueError as exc:       # (not UTF-8)
+        raise _Unusable(f"its journal: {exc}") from None
 
 
 MAX_TIMINGS_BYTES = 512 * 1024 * 1024   # a results.json of 100,000 cases is ~200 MB
@@ -272,13 +378,23 @@ def _timings_text(path: Path) -> str:
         raise ConfigError(f"--shard-timings {path}: cannot read it ({exc.strerror or exc})"
                           ) from None
     if len(data) > MAX_TIMINGS_BYTES:
-        raise ConfigError(f"--shard-timings {path}: larger than {MAX_TIMINGS_BYTES:,} bytes: "
-                          "not a farm results.json or JUnit XML")
+        raise _Unusable(f"larger than {MAX_TIMINGS_BYTES:,} bytes")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise ConfigError(f"--shard-timings {path}: not a farm results.json or JUnit XML (not "
-                          f"UTF-8 text at byte {exc.start})") from None
+        raise _Unusable(f"not UTF-8 text at byte {exc.start}") from None
+
+
+_OLDEST = datetime.min.replace(tzinfo=timezone.utc)
+
+
+def _when(stamp: object) -> datetime:
+    """A run's start as its file gives it (ISO 8601); a file that gives none is the oldest."""
+    try:
+        when = datetime.fromisoformat(str(stamp or ""))
+    except ValueError:
+        return _OLDEST
+    return when if when.tzinfo else when.replace(tzinfo=timezone.utc)
 
 
 def timed(status: str, error_kind: str | None, device: str | None = None,
@@ -299,10 +415,12 @@ def timed(status: str, error_kind: str | None, device: str | None = None,
     return status == "error" and error_outcome(error_kind or "InternalError") is Outcome.TIMEOUT
 
 
-def _json_timings(text: str) -> dict[str, float]:
+def _json_timings(text: str) -> dict[str, tuple[datetime, float]]:
     import json
-    out: dict[str, float] = {}
-    for case in json.loads(text)["cases"]:
+    data = json.loads(text)
+    cases, when = data["cases"], _when(data.get("started"))
+    out: dict[str, tuple[datetime, float]] = {}
+    for case in cases:
         status = str(case.get("status") or "passed")
         if not timed(status, (case.get("error") or {}).get("kind"), case.get("device"),
                      case.get("reason")):
@@ -310,28 +428,43 @@ def _json_timings(text: str) -> dict[str, float]:
         attempts = [case, *(case.get("previous") or ())]
         if case.get("attempt_duration") is not None:    # (its duration is every attempt's)
             attempts = [case]
-        out[str(case["case_id"])] = sum(float(a.get("duration") or 0) for a in attempts)
+        out[str(case["case_id"])] = (when, sum(float(a.get("duration") or 0) for a in attempts))
     return out
 
 
-def _junit_timings(text: str) -> dict[str, float]:
+def _junit_timings(text: str) -> dict[str, tuple[datetime, float]]:
+    """Each <testcase>'s time, with the timestamp of the <testsuite> around it (a merged file
+    holds several runs: a case in two keeps its newer time)."""
     import xml.etree.ElementTree as ET
-    out: dict[str, float] = {}
-    for case in ET.fromstring(text).iter("testcase"):
-        if case.get("classname") == "farm.load":        # a file that did not load
-            continue
-        facts = case.findtext("system-out") or ""       # (`farm.report.junit._facts`)
-        error, skipped = case.find("error"), case.find("skipped")
-        device = re.search(r"^device: (.+)$", facts, re.M)
-        if skipped is not None and not timed("skipped", None, device and device.group(1),
-                                             skipped.get("message")):
-            continue
-        if error is not None and not timed("error", error.get("type")):
-            continue
-        said = re.search(r"^case_id: (.+)$", facts, re.M)
-        cid = said.group(1).strip() if said else f"{case.get('classname')}/{case.get('name')}"
-        out[cid] = float(case.get("time") or 0)
+    out: dict[str, tuple[datetime, float]] = {}
+    root = ET.fromstring(text)
+    stamps: dict[ET.Element, str] = {root: root.get("timestamp") or ""}
+    for element in root.iter():         # (document order: a parent before its children)
+        for child in element:
+            stamps[child] = child.get("timestamp") or stamps[element]
+        if element.tag != "testcase" or element.get("classname") == "farm.load":
+            continue                    # (farm.load: a file that did not load)
+        found = _junit_case(element)
+        if found is not None:
+            when = _when(stamps[element])
+            if found[0] not in out or when >= out[found[0]][0]:
+                out[found[0]] = (when, found[1])
     return out
+
+
+def _junit_case(case) -> tuple[str, float] | None:
+    """A <testcase>'s (case id, seconds); None for one that did not run to its end."""
+    facts = case.findtext("system-out") or ""       # (`farm.report.junit._facts`)
+    error, skipped = case.find("error"), case.find("skipped")
+    device = re.search(r"^device: (.+)$", facts, re.M)
+    if skipped is not None and not timed("skipped", None, device and device.group(1),
+                                         skipped.get("message")):
+        return None
+    if error is not None and not timed("error", error.get("type")):
+        return None
+    said = re.search(r"^case_id: (.+)$", facts, re.M)
+    cid = said.group(1).strip() if said else f"{case.get('classname')}/{case.get('name')}"
+    return cid, float(case.get("time") or 0)
 
 
 def _per_case(timings: Mapping[str, float], ids: set[str]) -> dict[str, float]:
@@ -344,12 +477,25 @@ def _per_case(timings: Mapping[str, float], ids: set[str]) -> dict[str, float]:
     return out
 
 
-def _timed_weights(cases: Sequence[Case], timings: Mapping[str, float]) -> dict[str, float]:
-    """Case id -> seconds: remembered in ``timings``, else estimated from its steps at the
-    known cases' seconds per `shard_weight` (the same estimate on every job)."""
+def _timed_weights(cases: Sequence[Case], given: Mapping[str, float], index: int, total: int,
+                   notes: list[str]) -> dict[str, float]:
+    """Case id -> seconds: remembered in ``given`` (`read_timings`), else estimated from its
+    steps at the known cases' seconds per `shard_weight` (the same estimate on every job);
+    and the line saying how many cases the timings covered."""
+    timings = _per_case(given, {c.id for c in cases})
     known = [c for c in cases if c.id in timings]
     steps = sum(shard_weight(c) for c in known)
     rate = sum(max(timings[c.id], 0.0) for c in known) / steps if steps else 1.0
+    rest = " (the rest by their steps)" if len(known) < len(cases) else ""
+    if not known and cases:     # another suite's file, or ids from another tool
+        rest = (f" (its {len(timings)} case id(s) are none of this run's: another suite's "
+                "file? planned on the steps)" if timings else
+                " (no timings in what was given: planned on the steps)")
+    files = given.files if isinstance(given, Timings) else 1
+    if files > 1:
+        rest += f", from {files} files (each case's newest time)"
+    notes.append(f"--shard {index}/{total}: planned on the timings of {len(known)} of "
+                 f"{len(cases)} case(s){rest}")
     return {c.id: max(timings[c.id], 0.0) if c.id in timings else shard_weight(c) * rate
             for c in cases}
 
@@ -412,30 +558,37 @@ def select_cases(cases: Sequence[Case], opts: SelectOptions) -> Selection:
                  else f"no {c.platform} device in --devices {opts.devices}")
     _keep_setups(sel)
     if opts.shard is not None:
-        index, total = opts.shard
-        each: Mapping[str, float] = {c.id: shard_weight(c) for c in sel.selected}
-        if opts.shard_timings is not None:
-            timings = _per_case(opts.shard_timings, {c.id for c in sel.selected})
-            each = _timed_weights(sel.selected, timings)
-            known = sum(c.id in timings for c in sel.selected)
-            rest = " (the rest by their steps)" if known < len(sel.selected) else ""
-            if not known and sel.selected:   # another suite's file, or ids from another tool
-                rest = (f" (its {len(timings)} case id(s) are none of this run's: another "
-                        "suite's file? planned on the steps)")
-            sel.notes.append(f"--shard {index}/{total}: planned on the timings of {known} of "
-                             f"{len(sel.selected)} case(s){rest}")
-        weights: dict[str, float] = {}
-        for c in sel.selected:      # a unit's / an ordered batch's files: one shard together
-            weights[_unit(c)] = weights.get(_unit(c), 0) + each[c.id]
-        plan = shard_plan(weights, total)
-        sel.drop(lambda c: None if plan[_unit(c)] == index
-                 else f"--shard: in shard {plan[_unit(c)]}/{total}")
+        _take_shard(sel, opts.shard, opts.shard_timings)
     if opts.last_failed is not None:
         _last_failed(sel, set(opts.last_failed))
-    if not sel.selected:
+    if not sel.selected and not sel.empty_shard:
         _say_why_none(sel)
         sel.notes.extend(_file_name_slip(cases, opts.keyword) or _near_word(cases, opts.keyword))
     return sel
+
+
+def _take_shard(sel: Selection, shard: tuple[int, int],
+                timings: Mapping[str, float] | None) -> None:
+    """Keep shard I of N of the selection: planned on the cases' steps, or on ``timings``
+    (every job's same). A shard left with no case because there are more shards than cases
+    (a CI matrix wider than the selection) is no mistake: `Selection.empty_shard`."""
+    index, total = shard
+    each: Mapping[str, float] = {c.id: shard_weight(c) for c in sel.selected}
+    if timings is not None:
+        sel.notes.extend(timings.notes if isinstance(timings, Timings) else ())
+        each = _timed_weights(sel.selected, timings, index, total, sel.notes)
+    weights: dict[str, float] = {}
+    for c in sel.selected:      # a unit's / an ordered batch's files: one shard together
+        weights[_unit(c)] = weights.get(_unit(c), 0) + each[c.id]
+    plan, before = shard_plan(weights, total), len(sel.selected)
+    sel.drop(lambda c: None if plan[_unit(c)] == index
+             else f"--shard: in shard {plan[_unit(c)]}/{total}")
+    if before and not sel.selected:     # (shards past one per unit get none: `shard_plan`)
+        sel.empty_shard = True
+        parts = "" if len(weights) == before else (
+            f" ({len(weights)} parts: a shared-context or ordered batch stays in one shard)")
+        sel.notes.append(f"shard {index}/{total} has no case: {before} case(s) over {total} "
+                         f"shards{parts}")
 
 
 def _file_name_slip(cases: Sequence[Case], keyword: str | None) -> list[str]:
@@ -469,6 +622,8 @@ def _near_word(cases: Sequence[Case], keyword: str | None) -> list[str]:
     word = (keyword or "").strip()
     if not re.fullmatch(r"[\w.-]+", word) or word.lower() in ("and", "or", "not"):
         return []
+    if any(KeywordExpr(word).matches(case_haystack(c)) for c in cases):
+        return []       # (it matched: a --tag or the devices left nothing)
     import difflib
     words = {w for c in cases for w in re.split(r"[^\w-]+|_", case_haystack(c).lower()) if w}
     words |= {part for c in cases for part in re.split(r"[/\s]+", case_haystack(c).lower())}
@@ -589,7 +744,8 @@ class Choice:
     exclude_tags: Sequence[str] = ()
     last_failed: bool = False
     shard: str | None = None
-    shard_timings: Path | None = None  # an earlier run's results.json / run dir / JUnit XML
+    # earlier runs' results.json / run dirs / JUnit XML files / folders of them
+    shard_timings: Path | Sequence[Path] | None = None
     maxfail: int | None = None         # stop starting cases after this many failed/errored
     collect_only: bool = False
     devices_given: bool = True         # --collect-only: deselect platforms only when asked

@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from farm.errors import ConfigError
 from farm.report.junit import write_junit
 from farm.results import CaseError, CaseResult, RunSummary
 from farm.select import SelectOptions, read_timings, select_cases
@@ -69,5 +68,7 @@ def test_a_run_that_ran_none_of_its_cases_is_said_so(tmp_path: Path):
     summary = RunSummary(run_id="r1", started="2026-12-06T10:00:00+00:00",
                          cases=[_result("a", "skipped", 0.0)])
     (tmp_path / "results.json").write_text(summary.model_dump_json())
-    with pytest.raises(ConfigError, match="no case timings in it .no case of it ran to its end"):
-        read_timings(tmp_path / "results.json")
+    timings = read_timings(tmp_path / "results.json")    # (a warning, not a failed CI job)
+    assert timings == {} and timings.notes == [
+        f"warning: --shard-timings {tmp_path / 'results.json'}: no case timings in it (no case "
+        "of it ran to its end): planned without it"]
