@@ -137,9 +137,11 @@ def cli(ctx: click.Context) -> None:
               help="Run shard I of N: cases split deterministically "
               "from the suite files (heaviest first by steps, as Flank does), the same plan on "
               "every CI job.")
-@click.option("--shard-timings", type=_GivenPath(path_type=Path), metavar="FILE",
-              help="Balance --shard by the case times of an earlier run: its results.json, run "
-                   "directory or --junit-xml file (give every job the same one).")
+@click.option("--shard-timings", type=_GivenPath(path_type=Path), metavar="PATH", multiple=True,
+              callback=lambda _c, _p, v: tuple(v) or None,
+              help="Balance --shard by the case times of earlier runs: a results.json, run "
+                   "directory or --junit-xml file, or a folder of them (a sharded pipeline's); "
+                   "repeatable, a case weighs its newest time. Give every job the same ones.")
 @click.option("--junit-xml", type=_GivenPath(path_type=Path),
               help="Also write the JUnit XML report to this path.")
 @click.option("--alluredir", type=_GivenPath(file_okay=False, path_type=Path),
