@@ -94,7 +94,7 @@ def failure_lines(summary: RunSummary, limit: int = 20, not_run: str | None = No
         retry = not_retried(case.reason) if error is not None else ""
         lines.append(printable(f"{case.status.upper()} {case.case_id} ({where})"
                                + (f" after {tries} attempts" if tries > 1 else "")
-                               + (f" — {clipped(first)}" if first else "")
+                               + (f" — {end_clipped(first)}" if first else "")
                                + (f"; {retry}" if retry else "")))
     if len(bad) > limit:
         lines.append(f"... and {len(bad) - limit} more: see the report")
@@ -146,7 +146,7 @@ def skipped_lines(summary: RunSummary, limit: int = 20, named: int = 5) -> list[
             ids = ", ".join(c.case_id for c in cases[:named])
             more = f" and {len(cases) - named} more" if len(cases) > named else ""
             who = f"{len(cases)} cases ({ids}{more})"
-        lines.append(printable(f"SKIPPED {who}" + (f" — {clipped(why)}" if why else "")))
+        lines.append(printable(f"SKIPPED {who}" + (f" — {end_clipped(why)}" if why else "")))
     if len(groups) > limit:
         left = sum(len(cases) for cases in list(groups.values())[limit:])
         lines.append(f"... and {left} more skipped: see the report")
@@ -163,7 +163,7 @@ def note_lines(summary: RunSummary, limit: int = 20) -> list[str]:
     for case, step, note in noted[:limit]:
         where = f"{case.file}:{step.line}" if step.line else case.file
         lines.append(printable(f"farm: warning: {case.case_id} ({where}) step {step.index}: "
-                               f"{clipped(note)}"))
+                               f"{end_clipped(note)}"))
     if len(noted) > limit:
         lines.append(f"farm: warning: ... and {len(noted) - limit} more step notes: see the "
                      "report")
@@ -178,17 +178,32 @@ def _said_apart(case: CaseResult, summary: RunSummary) -> bool:
             or bool(summary.stopped) and reason == NOT_RUN + str(summary.stopped))
 
 
-FAILURE_CHARS = 240     # of an error's first line on the console (the report has it all)
+FAILURE_CHARS = 400     # of an error's first line at the end of a run (the report has it all)
+FAILURE_TAIL = 120      # of them kept from its end when it is longer: where the fix often is
 
 
-def clipped(text: str, limit: int = FAILURE_CHARS) -> str:
+def clipped(text: str, limit: int = FAILURE_CHARS, tail: int = 0) -> str:
     """``text`` cut to about ``limit`` characters at a word boundary, ending "…" when cut (a
-    hint cut mid-word reads as a different word: "choose them with AN")."""
+    hint cut mid-word reads as a different word: "choose them with AN"). ``tail``: about
+    that many of them are its end instead (from a word's start), after " … ": a message's
+    fix is often its last words ("…or set android: imeStrategy: yadb-for-non-ascii with…"
+    left the yadb path only in results.json)."""
     if len(text) <= limit:
         return text
+    end = ""
+    if tail:
+        end = text[-tail:]
+        start = end.find(" ")
+        end = " … " + (end[start + 1:] if 0 <= start < tail // 2 else end).lstrip(" ,;:—-")
+        limit -= len(end)
     head = text[:limit + 1]
     cut = head.rfind(" ")
-    return (head[:cut] if cut > limit // 2 else text[:limit]).rstrip(" ,;:—-") + "…"
+    return (head[:cut] if cut > limit // 2 else text[:limit]).rstrip(" ,;:—-") + (end or "…")
+
+
+def end_clipped(text: str) -> str:
+    """An end-of-run line's message: whole up to FAILURE_CHARS, else its start and its end."""
+    return clipped(text, FAILURE_CHARS, FAILURE_TAIL)
 
 
 def _refused(case: CaseResult, not_run: str | None) -> bool:
