@@ -20,7 +20,9 @@ lost after that is rebuilt as the finished run it was, not as an interrupted one
 that cannot be written (a full disk) says so once on stderr and stops; the run goes on and
 tells its outcome as usual. A run takes its folder first (`claim`: a ``claim`` line naming its
 process), so a second run into the same --report-dir, a `farm report` of it or another run's
-pruning of .farm/runs leaves it be while it goes on (`writer`)."""
+pruning of .farm/runs leaves it be while it goes on (`writer`): its process alive, on this
+host, or, for a run of another host sharing the state dir, its journal written within
+STALE_SECONDS (a heartbeat marks it every BEAT_SECONDS)."""
 
 from __future__ import annotations
 
@@ -30,9 +32,10 @@ import os
 import socket
 import sys
 import threading
+import time
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Container, Iterable, Mapping
+from typing import Any, Container, Iterable, Mapping, NamedTuple
 
 from farm.relay import RelayEvents
 from farm.results import (CaseResult, DeselectedCase, RunSummary, StepRecord, now_iso,
@@ -198,29 +201,128 @@ def _end_of(step: StepRecord) -> str:
         timespec="milliseconds")
 
 
+# A run of another host (a shared or restored state dir) cannot be asked whether its process
+# lives: its journal's last write says. A live run writes it at least every BEAT_SECONDS
+# (`_Heartbeat`: a long step, a `sleep`, a model call writes nothing else); one unwritten for
+# STALE_SECONDS (10 beats: room for two hosts' clocks and a shared disk's lag) has ended.
+BEAT_SECONDS = 30.0
+STALE_SECONDS = 300.0
+
+
+class Writer(NamedTuple):
+    """The farm still writing a run's journal: its process id and, for one of another host,
+    that host's name ("": this host's)."""
+    pid: int
+    host: str = ""
+
+    def __str__(self) -> str:
+        return f"farm process {self.pid}" + (f" on host {self.host}" if self.host else "")
+
+
 def running(run_dir: Path) -> bool:
-    """Whether the farm that writes ``run_dir``'s journal is still running (its process on
-    this host is alive); False when the journal does not say (an older farm's)."""
+    """Whether the farm that writes ``run_dir``'s journal is still running: its process on
+    this host is alive, or, for another host's, the journal was written within STALE_SECONDS;
+    False when the journal does not say (an older farm's)."""
     head = _head(run_dir)
     if head is None:
         return False
     if head["host"] != socket.gethostname():
-        return True         # another machine's (a shared state dir): not ours to call dead
+        return _fresh(run_dir)
     return _alive(head["pid"])
 
 
 def writer(run_dir: Path) -> int | None:
-    """The process id of another farm on this host still writing ``run_dir``'s journal;
-    None when it is gone (killed), on another host, this process (its own run before), or
-    the journal does not say. A process that started after the journal did has only been
-    given a killed farm's pid again: not the run's."""
+    """The process id of the farm still writing ``run_dir``'s journal (`writer_of`)."""
+    found = writer_of(run_dir)
+    return found.pid if found is not None else None
+
+
+def writer_of(run_dir: Path) -> Writer | None:
+    """The farm still writing ``run_dir``'s journal: another process on this host that is
+    alive, or a farm on another host whose journal was written within STALE_SECONDS (a
+    shared state dir; one longer silent has ended: killed, or its state dir restored on
+    another CI runner). None when it is gone, this process (its own run before), or the
+    journal does not say. A process that started after the journal did has only been given
+    a killed farm's pid again: not the run's."""
     head = _head(run_dir)
-    if head is None or head["host"] != socket.gethostname() or head["pid"] == os.getpid():
+    if head is None or head["host"] != socket.gethostname():
+        return Writer(head["pid"], head["host"]) if head and _fresh(run_dir) else None
+    if head["pid"] == os.getpid():
         return None
     began, since = _process_start(head["pid"]), timestamp(head.get("started"))
     if began is not None and since is not None and began > since + 2:
         return None
-    return head["pid"] if _alive(head["pid"]) else None
+    return Writer(head["pid"]) if _alive(head["pid"]) else None
+
+
+def host_of(run_dir: Path) -> str:
+    """The host whose farm wrote ``run_dir``'s journal when it is another than this one;
+    "" for this host's, or a journal that does not say."""
+    head = _head(run_dir)
+    return head["host"] if head and head["host"] != socket.gethostname() else ""
+
+
+def silent_for(run_dir: Path) -> float | None:
+    """Seconds since ``run_dir``'s journal was last written (a live run's heartbeat
+    included), by this host's clock; None without a journal."""
+    try:
+        return time.time() - (Path(run_dir) / JOURNAL).stat().st_mtime
+    except OSError:
+        return None
+
+
+def _fresh(run_dir: Path) -> bool:
+    silent = silent_for(run_dir)
+    return silent is not None and silent < STALE_SECONDS
+
+
+class _Heartbeat:
+    """Marks the journals of this process's runs as written (their time, not their text)
+    every BEAT_SECONDS until the run ends (`conclude`) or the process does, so a farm of
+    another host sharing the state dir sees the run is going on through a long step. One
+    daemon thread for them all, gone while there is none."""
+
+    def __init__(self) -> None:
+        self._paths: set[Path] = set()
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+
+    def add(self, path: Path) -> None:
+        with self._lock:
+            self._paths.add(path)
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="farm-journal-beat",
+                                                daemon=True)
+                self._thread.start()
+
+    def discard(self, path: Path) -> None:
+        with self._lock:
+            self._paths.discard(path)
+
+    def _run(self) -> None:
+        while True:
+            time.sleep(BEAT_SECONDS)
+            with self._lock:
+                if not self._paths:
+                    self._thread = None
+                    return
+            self.beat()
+
+    def beat(self) -> None:
+        """Mark each journal written now; one gone (its run's folder removed, a claim given
+        back) is no longer marked."""
+        with self._lock:
+            paths = list(self._paths)
+        for path in paths:
+            try:
+                os.utime(path)
+            except FileNotFoundError:
+                self.discard(path)
+            except OSError:
+                pass            # (read-only now: its run says so when it writes)
+
+
+HEARTBEAT = _Heartbeat()
 
 
 def _alive(pid: int) -> bool:
@@ -297,6 +399,7 @@ def claim(run_dir: Path, run_id: str) -> None:
     except OSError:
         pass                # the folder is taken all the same: its journal is there
     atexit.register(_release, Path(run_dir) / JOURNAL, line)
+    HEARTBEAT.add(Path(run_dir) / JOURNAL)
 
 
 def _release(path: Path, line: str) -> None:
@@ -434,6 +537,7 @@ def conclude(run_dir: Path, summary: RunSummary) -> None:
     besides the cases, before results.json is written. Once: a journal whose last line is
     this very end (the same run rebuilt again by `farm report`) is left as it is."""
     path = Path(run_dir) / JOURNAL
+    HEARTBEAT.discard(path)         # (this write is its last sign of life)
     if not path.exists():
         return
     line = {"journal": "end", "started": summary.started, "finished": summary.finished,

@@ -20,7 +20,7 @@ from typing import Callable
 from farm.cache.run_store import RECORD as STORE_RECORD
 from farm.config import Settings
 from farm.errors import ConfigError, UserError
-from farm.journal import JOURNAL, claim, conclude, writer
+from farm.journal import JOURNAL, claim, conclude, writer, writer_of
 from farm.report.paths import check_outputs, writable_dir as _writable_dir
 from farm.results import CaseResult, RunSummary, write_json
 from farm.results_history import ResultsStore, RunRecord, remember_run
@@ -212,10 +212,10 @@ def _not_in_use(run_dir: Path, named: str, starting: bool = False) -> None:
     """A report directory a `farm run` still running writes into is that run's, --overwrite
     or not: two runs there mixed their journals and screenshots, and the report of one showed
     the other's. (``starting``: one took it just now.)"""
-    pid = writer(run_dir)
-    if pid is None and not starting:
+    found = writer_of(run_dir)
+    if found is None and not starting:
         return
-    by = f"farm process {pid}" if pid is not None else "a farm run starting there"
+    by = str(found) if found is not None else "a farm run starting there"
     raise ConfigError(f"{named} {run_dir} is in use: {by} is still writing a run into it; "
                       f"wait for it to end, or use another directory")
 
@@ -223,21 +223,59 @@ def _not_in_use(run_dir: Path, named: str, starting: bool = False) -> None:
 def _say_if_killed(runs: Path, run_id: str) -> None:
     """The run before this one under the state dir, when it has a journal but no results.json
     and is not running (killed: kill -9, a CI timeout, a closed terminal): one line saying how
-    to get its report, and its cases into the results history."""
+    to get its report, and its cases into the results history. A run of another host (a
+    shared state dir, or one a CI runner restored) is said once whichever run came after it,
+    once its journal has been silent long enough to tell (`farm.journal.STALE_SECONDS`)."""
     try:
         names = sorted(p.name for p in runs.iterdir() if _RUN_ID.match(p.name)
                        and p.name < run_id and p.is_dir())
     except OSError:
         return
+    from farm.journal import host_of
+    for run in (runs / name for name in names):     # (a finished run's journal is not read)
+        if not (run / "results.json").exists() and host_of(run) and _killed(run) \
+                and not (run / SAID).exists():
+            _say_foreign_killed(run, run_id)
     last = runs / names[-1] if names else None
-    if last is None or (last / "results.json").exists() or not (last / JOURNAL).is_file():
-        return
-    from farm.journal import planned, running
-    if running(last) or not planned(last):     # (killed while it set up: nothing to rebuild)
+    if last is None or host_of(last) or not _killed(last):
         return
     print(f"farm: the run before, {last.name}, ended without writing its results (killed?): "
           f"`farm report {last}` rebuilds its report from its journal and puts its cases in "
           f"the results history", file=sys.stderr, flush=True)
+
+
+# In a run folder of another host: the run that said it was killed (`_say_foreign_killed`)
+SAID = ".farm-said-killed"
+
+
+def _killed(run_dir: Path) -> bool:
+    """A run that planned its cases and ended without results.json, its farm gone."""
+    from farm.journal import planned, running
+    return not (run_dir / "results.json").exists() and (run_dir / JOURNAL).is_file() \
+        and planned(run_dir) and not running(run_dir)   # (killed in its set-up: nothing)
+
+
+def _say_foreign_killed(run_dir: Path, run_id: str) -> None:
+    """The line for a killed run of another host, once: its folder keeps which run said it
+    (`prune_runs` removes it only after, so the command in the line still finds it)."""
+    from farm.journal import BEAT_SECONDS, host_of, silent_for
+    print(f"farm: run {run_dir.name} of host {host_of(run_dir)} ended without writing its "
+          f"results (killed? its journal was last written {_ago(silent_for(run_dir) or 0)} "
+          f"ago; a run going on writes it every {BEAT_SECONDS:.0f}s): `farm report {run_dir}` "
+          f"rebuilds its report from its journal and puts its cases in the results history",
+          file=sys.stderr, flush=True)
+    try:
+        (run_dir / SAID).write_text(run_id + "\n", encoding="utf-8")
+    except OSError as exc:      # (said again by the next run, and kept until then)
+        log.warning("cannot mark %s as said: %s", run_dir, exc)
+
+
+def _ago(seconds: float) -> str:
+    minutes = round(seconds / 60)
+    if minutes < 90:
+        return f"{max(minutes, 1)} min"
+    return f"{minutes // 60} h {minutes % 60} min" if minutes < 48 * 60 else \
+        f"{minutes // (24 * 60)} days"
 
 
 def check_case_outputs(cases: list[Case], batches: list[Batch]) -> None:
@@ -455,8 +493,10 @@ def prune_runs(runs: Path, keep: int, current: Path) -> None:
     """The oldest run directories under ``<state dir>/runs`` beyond the newest ``keep``
     (FARM_KEEP_RUNS; 0 keeps all): a nightly suite's screenshots filled the disk there run
     after run. Only folders named as farm names a run; never a --report-dir, this run, nor
-    a run another farm on this machine is still writing (a long nightly beside short runs:
-    its journal, farm.log and first screenshots were deleted under it)."""
+    a run another farm is still writing (`farm.journal.writer`: on this machine, or on
+    another sharing the state dir: a long nightly beside short runs had its journal, farm.log
+    and first screenshots deleted under it), nor a killed run of another host before a run
+    before this one has said so (`_say_if_killed`: its failures were gone unsaid)."""
     if keep <= 0 or not runs.is_dir():
         return
     import shutil
@@ -466,8 +506,20 @@ def prune_runs(runs: Path, keep: int, current: Path) -> None:
     except OSError:
         return
     for name in names[:-keep]:
-        if runs / name != current and writer(runs / name) is None:
+        if runs / name != current and writer(runs / name) is None \
+                and not _unsaid(runs / name, current.name):
             shutil.rmtree(runs / name, ignore_errors=True)
+
+
+def _unsaid(run_dir: Path, run_id: str) -> bool:
+    """A killed run of another host that no run before ``run_id`` has said was killed."""
+    from farm.journal import host_of
+    if not host_of(run_dir) or not _killed(run_dir):
+        return False
+    try:
+        return (run_dir / SAID).read_text(encoding="utf-8").strip() in ("", run_id)
+    except OSError:
+        return True
 
 
 def unrebuilt_runs(runs: Path, store: ResultsStore, since: float = 0.0) -> list[Path]:
