@@ -602,8 +602,8 @@ class Variables:
 
         Repeats until no secret value is left, because a replacement can join its neighbours
         into a new occurrence (secret ``a*``: ``aa*`` -> ``a***``).  Each pass turns at least one
-        non-``*`` character into ``*``, so this terminates.  Secrets made only of ``*`` cannot be
-        hidden by ``***`` and are ignored.
+        non-``*`` character into ``*``, so this terminates.  Secrets made only of ``*`` (and
+        whitespace) cannot be hidden by ``***`` and are ignored.
         """
         if text.strip() and text.strip() in self._whole:
             return MASK
@@ -618,7 +618,8 @@ class Variables:
 
 @functools.lru_cache(maxsize=64)      # a run builds the same secrets' pattern per case
 def _mask_pattern(values: tuple[str, ...]) -> re.Pattern[str] | None:
-    forms = [form for v in values if v.strip("*") for form in _secret_forms(v)]
+    # (a value of "*" and whitespace alone hides nothing: its spaces would match every space)
+    forms = [form for v in values if v.replace("*", "").strip() for form in _secret_forms(v)]
     if not forms:
         return None
     # Alternation tries left to right, so longest-first makes the longest form win.  The
@@ -767,23 +768,24 @@ _KEPT_AFTER = r"""(?![^\s"'`)\]}<>])"""
 def _kept_forms(secret: str) -> list[tuple[int, str, str]]:
     """The start of ``secret`` a page kept as a whole value (a field's maxlength took its
     first 8 characters and the page shows them, a script reads the field): of
-    MIN_SECRET_CHARS characters or more, standing alone (`_KEPT_BEFORE`, `_KEPT_AFTER`), not
-    ending in a space. A start made of letters and spaces alone is words a page may show
-    itself ("Password" of ``Password-91x!``, "correct horse" of a passphrase): it is masked
-    only with the character after them."""
+    MIN_SECRET_CHARS characters or more, standing alone (`_KEPT_BEFORE`, `_KEPT_AFTER`),
+    within the secret's first word and not all of it (a first word is often a header any
+    such value has: "-----BEGIN", "Bearer"), nor ending in "/" (``https://host/``). A start
+    of letters alone is a word a page may show itself ("Password" of ``Password-91x!``): it
+    is masked only with the character after them."""
     from farm.config import MIN_SECRET_CHARS
-    letters = next((i for i, ch in enumerate(secret) if not (ch.isalpha() or ch.isspace())),
-                   len(secret))
+    word = next((i for i, ch in enumerate(secret) if ch.isspace()), len(secret))
+    letters = next((i for i, ch in enumerate(secret) if not ch.isalpha()), len(secret))
     shortest = max(MIN_SECRET_CHARS, letters + 1 if letters >= MIN_SECRET_CHARS else 0)
-    if not shortest < len(secret) <= _CUT_IN_PATTERN:
+    longest = min(word, len(secret)) - 1        # (a shorter start than the word, or secret)
+    if not shortest <= longest or len(secret) > _CUT_IN_PATTERN:
         return []
     pieces = [re.escape(ch) for ch in secret]
     rest = ""
-    for piece in reversed(pieces[shortest:-1]):
+    for piece in reversed(pieces[shortest:longest]):
         rest = f"(?:{piece}{rest})?"
-    return [(shortest, _KEPT_BEFORE + "".join(pieces[:shortest]) + rest + r"(?<![\s/])"
-             + _KEPT_AFTER,
-             secret[0])]
+    return [(shortest, _KEPT_BEFORE + "".join(pieces[:shortest]) + rest + "(?<!/)"
+             + _KEPT_AFTER, secret[0])]
 
 
 def _long_cut_spellings(values: Iterable[str]) -> tuple[str, ...]:

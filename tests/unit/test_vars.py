@@ -125,7 +125,7 @@ def test_masked_resolution_never_contains_a_secret(values, secrets, segments):
     v = Variables(values, secrets)
     out = v.mask(v.resolve("".join(segments)))
     for secret in v.secret_values:
-        if secret.strip("*"):        # a secret made only of '*' cannot be told from the mask
+        if secret.replace("*", "").strip():   # one of '*' (and whitespace) alone is ignored
             assert secret not in out
 
 
@@ -191,7 +191,7 @@ def test_mask_leaves_text_that_only_looks_like_a_secret():
 
 
 @settings(max_examples=200, deadline=None)
-@given(secret=st.text(min_size=1, max_size=12).filter(lambda s: s.strip("*")),
+@given(secret=st.text(min_size=1, max_size=12).filter(lambda s: s.replace("*", "").strip()),
        encoder=st.sampled_from(sorted(ENCODERS)))
 def test_no_encoding_of_any_secret_survives_masking(secret, encoder):
     try:
