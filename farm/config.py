@@ -934,9 +934,9 @@ def redis_url_problem(url: str) -> str | None:
 # keys provider SDKs read themselves (OPENAI_API_KEY, ANTHROPIC_API_KEY, AZURE_API_KEY, ...),
 # tokens, passwords. An endpoint may echo one back, so they are masked like farm's own keys.
 # (a name that is only the word counts too: PASSWORD, TOKEN; DB_PASS, SMTP_PWD, FTP_PASSWD,
-# GCP_CREDENTIALS as well; but not the shell's PWD, the working directory)
-_SECRET_VARIABLE = re.compile(r"(?:^|_)(?:TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?)$"
-                              r"|_(?:KEY|PASS|PWD)$", re.IGNORECASE)
+# LOGIN_PASSPHRASE, GCP_CREDENTIALS as well; but not the shell's PWD, the working directory)
+_SECRET_VARIABLE = re.compile(r"(?:^|_)(?:TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE"
+                              r"|CREDENTIALS?)$|_(?:KEY|PASS|PWD)$", re.IGNORECASE)
 MIN_SECRET_CHARS = 8     # a shorter value ("1", "true") is a flag: hiding it garbles messages
 
 

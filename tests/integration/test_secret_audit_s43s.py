@@ -4,7 +4,8 @@
   then shows them ("Preview: Hunter2- / …"), and the field drew them in clear in every
   screenshot. Now that start is masked where it stands alone, and the field is veiled;
 * a passphrase a page shows with &nbsp; between its words, or one word a line in a <pre>,
-  was written whole into results.json and the report by a script step reading textContent;
+  was written whole into results.json and the report by a script step reading textContent
+  (and LOGIN_PASSPHRASE was no secret without secrets:, as LOGIN_PASSWORD is);
 * a secret %-encoded twice (a URL carried in a next= parameter) was in clear;
 * a credential-named variable with a value under 8 characters (DB_PASSWORD) is not masked
   everywhere (README's 8+ rule), but the field it is typed into is now veiled and a text that
@@ -20,7 +21,7 @@ from tests.support.farm_cli import FarmCli, by_name, results
 
 PW = "Hunter2-Secret?"                    # secrets: [LOGIN_PASSWORD]
 KEPT = PW[:8]                             # what a maxlength=8 field keeps: "Hunter2-"
-PHRASE = "correct horse  battery staple"  # (two spaces between two of its words)
+PHRASE = "correct horse  battery staple"  # LOGIN_PASSPHRASE: a credential by its name
 SHORT = "Sh0rt!7"                         # DB_PASSWORD: a credential by its name, 7 characters
 
 PAGE = """<!doctype html><html><head><meta charset="utf-8"><title>Audit</title></head><body>
@@ -39,7 +40,7 @@ function show(pw) {
 """
 
 FARM_YAML = """\
-secrets: [LOGIN_PASSWORD, LOGIN_PASSPHRASE]
+secrets: [LOGIN_PASSWORD]
 apps:
   audit: {serve: app, env: APP_URL}
 """

@@ -48,6 +48,11 @@ def test_a_passphrase_is_masked_whatever_whitespace_separates_its_words(shown: s
     assert masked("correct horse  battery staple", f"[{shown}]") == "[***]"
 
 
+def test_a_passphrase_is_a_secret_by_its_name() -> None:
+    v = Variables({"LOGIN_PASSPHRASE": "correct horse battery staple"})
+    assert v.mask("Phrase: correct\u00a0horse battery\nstaple.") == "Phrase: ***."
+
+
 def test_a_passphrase_is_not_masked_where_its_words_are_joined() -> None:
     assert masked("correct horse battery staple", "correcthorse battery staple") \
         == "correcthorse battery staple"
