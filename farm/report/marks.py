@@ -70,7 +70,9 @@ def marks_svg(image: bytes, marks: list[Mark], rect: list[int] | None, tier: str
     for mark in marks:
         points = mark.points
         if mark.kind in ("swipe", "scroll", "drag") and len(points) >= 2:
-            out.append(_arrow(points[0], points[-1], 2 * u, mark.kind))
+            path = _clipped(points[0], points[-1], vw, vh)
+            if path is not None:
+                out.append(_arrow(*path, 2 * u, mark.kind))
         elif points:
             out.append(_dot(points[0], mark.kind, u))
     notes = [m.note for m in marks if m.note]
@@ -90,7 +92,30 @@ def _label(x: float, y: float, text: str, size: float, colour: str, cls: str) ->
             f'fill="{WHITE}">{_x(text)}</text></g>')
 
 
-def _arrow(a: list[int], b: list[int], width: float, kind: str) -> str:
+def _clipped(a: list[int], b: list[int], vw: float,
+             vh: float) -> tuple[list[float], list[float]] | None:
+    """The part of the path from ``a`` to ``b`` inside the image (0..vw, 0..vh), or None when
+    none of it is: a scroll to a list's end is recorded with its whole distance (tens of
+    screens, `scrollType: untilBottom`), and its arrow stops, head and all, at the image's
+    edge (Liang-Barsky clipping)."""
+    dx, dy = b[0] - a[0], b[1] - a[1]
+    lo, hi = 0.0, 1.0
+    for p, q in ((-dx, a[0]), (dx, vw - a[0]), (-dy, a[1]), (dy, vh - a[1])):
+        if p == 0:
+            if q < 0:
+                return None
+            continue
+        t = q / p
+        if p < 0:
+            lo = max(lo, t)
+        else:
+            hi = min(hi, t)
+    if lo > hi:
+        return None
+    return ([a[0] + lo * dx, a[1] + lo * dy], [a[0] + hi * dx, a[1] + hi * dy])
+
+
+def _arrow(a: list[float], b: list[float], width: float, kind: str) -> str:
     """A line from ``a`` to the tip of a head at ``b`` (the line stops inside the head)."""
     angle = math.atan2(b[1] - a[1], b[0] - a[0])
     head = width * 4

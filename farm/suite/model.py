@@ -84,6 +84,16 @@ class Step(BaseModel):
             text = f'{self.kind} "{self.options.get("from")}" -> "{self.options.get("to")}"'
         if shape == "key" and self.target and self.value:
             text = f'{self.kind} "{self.value}" on "{self.target}"'
+        if shape == "scroll":       # aiScroll down, untilBottom on "Results"
+            how = [str(self.options.get("direction") or "down")]
+            kind = self.options.get("scrollType")
+            if kind and kind not in ("singleAction", "once"):
+                how.append(str(kind))
+            if self.options.get("distance") is not None:
+                how.append(f'distance {self.options["distance"]}')
+            text = f"{self.kind} {', '.join(how)}"
+            if self.target:
+                text += f' on "{self.target}"'
         return text
 
 
