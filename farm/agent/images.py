@@ -172,3 +172,32 @@ def inline_image(image: dict[str, str]) -> dict[str, str]:
                          f"{len(data)} bytes read)")
     return {"name": image["name"],
             "url": f"data:{mime};base64,{base64.b64encode(data).decode()}"}
+
+
+BLACKOUT_MARGIN = 2     # CSS pixels a blacked-out box reaches past the text's own box
+
+
+def blacked_out(image: bytes, boxes: list[list[float]], scale: float = 1.0,
+                quality: int = 70) -> bytes:
+    """``image`` (PNG or JPEG bytes) with each of ``boxes`` ([x, y, width, height] in CSS
+    pixels; ``scale`` image pixels a CSS pixel) filled solid black, a few pixels past its
+    edges: a secret the screen showed is not in the copy a report keeps or a model is sent.
+    The same format back (a JPEG at ``quality``)."""
+    if not boxes:
+        return image
+    from PIL import Image, ImageDraw
+    img = Image.open(io.BytesIO(image))
+    jpeg = not image.startswith(b"\x89PNG")
+    if img.mode not in ("RGB", "RGBA", "L"):
+        img = img.convert("RGB")
+    draw = ImageDraw.Draw(img)
+    m = BLACKOUT_MARGIN
+    for x, y, w, h in boxes:
+        draw.rectangle((int((x - m) * scale), int((y - m) * scale),
+                        -int(-(x + w + m) * scale), -int(-(y + h + m) * scale)), fill="black")
+    out = io.BytesIO()
+    if jpeg:
+        img.convert("RGB").save(out, format="JPEG", quality=quality)
+    else:
+        img.save(out, format="PNG")
+    return out.getvalue()

@@ -455,7 +455,9 @@ class BrowserDevice:
         return self._viewport
 
     def screenshot(self) -> bytes:
-        """PNG of the viewport, in CSS pixels (so it matches tap coordinates at any DPR)."""
+        """PNG of the viewport, in CSS pixels (so it matches tap coordinates at any DPR); the
+        page's text that holds a secret (``hide`` changes it) blacked out."""
+        self._shots.hide = self.hide
         return self._shots.screenshot(self._need_page())
 
     def capture_evidence(self) -> Callable[[], bytes | None]:
@@ -464,8 +466,10 @@ class BrowserDevice:
         since the last image (`farm.devices.web.capture.PageCapture.evidence`), as when the
         step only read the page (a check) and that read saw it as the last image shows it.
         A read counts for its own step's image only: a step after it that does not read (a
-        sleep) gets the page as it is then."""
+        sleep) gets the page as it is then. The page's text that holds a secret is blacked
+        out of it."""
         page = self._need_page()
+        self._shots.hide = self.hide
         seen, self._dom.seen = self._dom.seen, None
         return self._shots.evidence(page, seen=seen)
 

@@ -67,6 +67,10 @@ class PageCapture:
         # (actions on the page then, page, look): the look the last action's own script took
         # after its change (`told`), until anything else is asked of the page
         self._told: tuple[int, Any, Any] | None = None
+        # the case's mask (the device's `hide`): a text of the page it changes shows a
+        # secret, blacked out of each image (`_without_secrets`); None: images as taken
+        self.hide: Callable[[str], str] | None = None
+        self.hidden = 0           # regions of the page's text blacked out of images, ever
 
     def reset(self) -> None:
         """The session ended (or goes on in a shared context): the next image is new."""
@@ -96,8 +100,9 @@ class PageCapture:
                         load_state(page, "load", limit_ms)
                     except PlaywrightTimeout:
                         pass
-                    return page.screenshot(type="png", scale="css", caret="initial",
-                                           timeout=limit_ms)
+                    png = page.screenshot(type="png", scale="css", caret="initial",
+                                          timeout=limit_ms)
+                    return self._without_secrets(page, png)
                 except PlaywrightError as exc:
                     if lost(exc) or self.killed():
                         raise
@@ -140,7 +145,7 @@ class PageCapture:
             # a navigation whose server does not answer: the page shown meanwhile (a capture
             # is answered then, where a script is not)
             with self.errors("screenshot"):
-                data = self._jpeg(cdp)
+                data = self._without_secrets(page, self._jpeg(cdp))
             self._shown = None
             return Later(lambda: data, lambda: True)
         if not shot.started and token is not None and token == self._shown:
@@ -230,6 +235,10 @@ class PageCapture:
         began = time.monotonic()
         params = {"format": "jpeg", "quality": EVIDENCE_QUALITY, "optimizeForSpeed": True}
         try:
+            if self.hide is not None:   # the page's text as the capture sees it (sent first)
+                texts = _sent(cdp, page, "Runtime.evaluate", {
+                    "expression": f"({SECRET_TEXTS_JS})()", "returnByValue": True})
+                shot.texts = texts and asyncio.ensure_future(texts, loop=page._loop)
             reply = _sent(cdp, page, "Page.captureScreenshot", params)
             if reply is not None:
                 task = asyncio.ensure_future(reply, loop=page._loop)
@@ -292,6 +301,8 @@ class PageCapture:
         first = shot in self._pending       # (not told again when asked again)
         if first:
             self._pending.remove(shot)
+        if first and shot.error is None and shot.data is not None:
+            shot.data = self._without_secrets(page, shot.data, shot.texts)
         if shot.error is not None:
             if self._shown == shot.token:
                 self._shown = None       # the next image is taken even if unchanged
@@ -322,6 +333,7 @@ class PageCapture:
         shot.error = None
         try:
             shot.data = self._steady_jpeg(limit)
+            shot.texts = None       # (the first capture's look is of the page it missed)
         except FarmError as exc:
             shot.error = exc
         shot.done, shot.took = True, time.monotonic() - began
@@ -456,6 +468,43 @@ class PageCapture:
         if event.get("frameId") == self._frame:
             self.wait.main_frame(loading)
 
+    def _without_secrets(self, page: Any, image: bytes, texts: Any = None) -> bytes:
+        """``image`` with each box of the page's text that holds a secret blacked out (`hide`
+        finds it, in any form the text masking knows): a secret the page shows stays out of
+        the report and the model's prompt. ``texts``: SECRET_TEXTS_JS's answer sent with the
+        capture (else the page is read now). A page whose text cannot be read keeps its image
+        as taken (said in farm.log); text drawn on a canvas or in an image is not text."""
+        hide = self.hide
+        if hide is None:
+            return image
+        try:
+            looked = _value(_answered_now(page, texts)) if texts is not None else None
+            if looked is None:
+                looked = self._evaluate(page, SECRET_TEXTS_JS, None)
+            spans = secret_spans(looked[0], hide)
+            fields = secret_fields(looked[1], hide)
+            if not spans and not fields:
+                return image
+            width, boxes = self._evaluate(page, SECRET_BOXES_JS, [spans, fields])
+        except Exception as exc:    # the page went away: its image is kept as it is
+            log.warning("%s: the page's text was not read (%s): a secret it shows is not "
+                        "hidden in its screenshot", self.device, first_line(exc))
+            return image
+        from farm.agent.images import blacked_out, png_size
+        scale = png_size(image)[0] / width if width else 1.0
+        self.hidden += len(boxes)
+        log.info("%s: %d region(s) of the page's text holding a secret blacked out of a "
+                 "screenshot", self.device, len(boxes))
+        return blacked_out(image, boxes, scale, EVIDENCE_QUALITY)
+
+    def _evaluate(self, page: Any, js: str, arg: Any) -> Any:
+        """farm's page script ``js`` called with ``arg`` now, over the page's DevTools
+        session when it has one (`script` without its side effects)."""
+        if self._cdp is None or self._cdp[0] is not page:
+            return page.evaluate(js, arg)
+        return _value(self._cdp[1].send("Runtime.evaluate", {
+            "expression": f"({js})({json.dumps(arg)})", "returnByValue": True}))
+
     def settle(self) -> None:
         """Before an action: let captures still under way finish (their images are kept)."""
         while self._pending and self._cdp is not None:
@@ -532,6 +581,15 @@ async def _unless(reply: Any, navigating: Callable[[], bool]) -> Any:
     return answer
 
 
+def _answered_now(page: Any, task: "asyncio.Future[Any]") -> Any:
+    """The answer of ``task`` (a call sent on ``page``'s event loop), waited for if need be."""
+    if not task.done():
+        async def answer() -> Any:
+            return await task
+        return page._sync(answer())
+    return task.result()
+
+
 def _flush(page: Any) -> None:
     """Let ``page``'s event loop (Playwright's sync API) run what is scheduled on it now:
     no message, a switch to the loop and back."""
@@ -559,3 +617,83 @@ class _Shot:
     done: bool = False
     data: bytes | None = None
     error: BaseException | None = None
+    # the page's text read just before its capture (SECRET_TEXTS_JS's answer to come)
+    texts: "asyncio.Future[Any] | None" = None
+
+
+# -- secrets the page shows, blacked out of its images ----------------------------------------
+# Two page scripts, neither given a secret: the first returns the page's text (each non-blank
+# text node under the body, in document order, and each field's value, '' for a field drawn
+# as discs), which farm masks as it masks any text (`hide`); the second, given only where the
+# texts that changed are (node index, UTF-16 offsets) and which fields, returns their boxes.
+SECRET_TEXTS_JS = """() => {
+  const texts = [], values = [], root = document.body || document.documentElement;
+  if (!root) return [texts, values];
+  const walk = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+  for (let n = walk.nextNode(); n; n = walk.nextNode()) if (n.nodeValue.trim()) texts.push(n.nodeValue);
+  for (const f of root.querySelectorAll('input, textarea')) {
+    const discs = f.type === 'password' || (getComputedStyle(f).webkitTextSecurity || 'none') !== 'none';
+    values.push(discs || typeof f.value !== 'string' ? '' : f.value);
+  }
+  return [texts, values];
+}"""
+SECRET_BOXES_JS = """([spans, fields]) => {
+  const boxes = [], root = document.body || document.documentElement;
+  if (!root) return [innerWidth, boxes];
+  const want = new Map(spans.map(s => [s[0], s])), range = document.createRange();
+  const walk = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+  let i = 0;
+  for (let n = walk.nextNode(); n && want.size; n = walk.nextNode()) {
+    if (!n.nodeValue.trim()) continue;
+    const s = want.get(i++);
+    if (!s) continue;
+    want.delete(i - 1);
+    const same = n.nodeValue.length === s[3];     // (else the node changed: all of it)
+    range.setStart(n, same ? s[1] : 0);
+    range.setEnd(n, same ? s[2] : n.nodeValue.length);
+    for (const b of range.getClientRects()) if (b.width && b.height) boxes.push([b.left, b.top, b.width, b.height]);
+  }
+  const all = root.querySelectorAll('input, textarea');
+  for (const k of fields) {
+    const b = all[k] && all[k].getBoundingClientRect();
+    if (b && b.width && b.height) boxes.push([b.left, b.top, b.width, b.height]);
+  }
+  return [innerWidth, boxes];
+}"""
+
+
+def _utf16(text: str) -> int:
+    """``text``'s length as a page's script counts it (UTF-16 code units)."""
+    return len(text.encode("utf-16-le")) // 2
+
+
+def secret_spans(texts: list[str], hide: Callable[[str], str]) -> list[list[int]]:
+    """Where the page's text nodes ``texts`` hold a secret, as ``hide`` (the case's mask)
+    finds it in any of its forms: [node index, start, end, node length] (UTF-16 offsets), from
+    the first secret character of the node to its last. One pass over the whole text first:
+    a page that shows no secret costs one mask of its text."""
+    joined = "\n".join(texts)
+    if not texts or hide(joined) == joined:
+        return []
+    spans = []
+    for i, text in enumerate(texts):
+        masked = hide(text)
+        if masked == text:
+            continue
+        start = 0
+        while start < min(len(text), len(masked)) and text[start] == masked[start]:
+            start += 1
+        tail = 0
+        while (tail < min(len(text), len(masked)) - start
+               and text[-1 - tail] == masked[-1 - tail]):
+            tail += 1
+        end = len(text) - tail
+        if end <= start:
+            start, end = 0, len(text)
+        spans.append([i, _utf16(text[:start]), _utf16(text[:end]), _utf16(text)])
+    return spans
+
+
+def secret_fields(values: list[str], hide: Callable[[str], str]) -> list[int]:
+    """The fields (indexes) whose shown value holds a secret."""
+    return [i for i, value in enumerate(values) if value and hide(value) != value]
