@@ -199,7 +199,8 @@ def _run(paths: Sequence[str | Path], devices: str, settings: Settings,
             planned = [u for u in units if u.id in {j.case_id for j in jobs}]
             try:    # (no executor, or no outcome: a stop signal came before a case started)
                 executor = None if early.name else _executor(
-                    settings, specs, units, services, matrix, suites, apps.urls, env, jobs, stack)
+                    settings, specs, units, services, matrix, suites, apps.urls, env, jobs,
+                    stack, upfront)
                 outcome = executor and _execute(
                     executor, jobs, upfront, _journal(run_dir, run_id, planned, chosen),
                     progress, out, tally, choice, settings, early, remembered)
@@ -447,9 +448,11 @@ def _deselected(case: Case, reason: str) -> DeselectedCase:
 
 def _executor(settings: Settings, specs: list[DeviceSpec], cases: list[Case],
               services: Services, matrix: bool, suites: list, served: dict[Path, str],
-              env: dict[str, str], jobs: list[Job], stack: ExitStack) -> Executor:
+              env: dict[str, str], jobs: list[Job], stack: ExitStack,
+              upfront: list[CaseResult]) -> Executor:
     """The cluster executor when a broker is configured, else local devices (simulators
-    started for the run as needed)."""
+    started for the run as needed). A case pinned to a phone that is not there leaves
+    ``jobs`` for ``upfront``, as an error (`_end_missing_pins`)."""
     policy = RetryPolicy(infra_retries=settings.infra_retries)
     by_id = {c.id: c for c in cases}
     if settings.broker_url:     # cluster: the same outputs, from `farm worker`s
@@ -478,9 +481,28 @@ def _executor(settings: Settings, specs: list[DeviceSpec], cases: list[Case],
                         chromium_path=str(settings.chromium_path or "") or None)
         stack.callback(sims.stop)
     devices = make_devices(specs, settings, sims=sims)
-    check_pins({display_path(by_id[j.case_id].file): (j.platform, j.pin)
-                for j in jobs if j.pin is not None}, devices)
+    missing = check_pins({display_path(by_id[j.case_id].file): (j.platform, j.pin)
+                          for j in jobs if j.pin is not None}, devices, missing_ok=True)
+    _end_missing_pins(missing, jobs, upfront, by_id, services.run_id)
     return LocalExecutor(devices, by_id, services, policy)
+
+
+def _end_missing_pins(missing: dict[str, ConfigError], jobs: list[Job],
+                      upfront: list[CaseResult], by_id: dict[str, Case], run_id: str) -> None:
+    """Cases pinned to a serial the adb server does not have (``missing``: file → its
+    "no such device" error) end as that error, each alone, before the run starts: their jobs
+    leave ``jobs`` and their results join ``upfront``; the other cases run. (A phone that is
+    there but the run did not take stays the run's error: a command-line mistake.)"""
+    if not missing:
+        return
+    ended: set[str] = set()
+    for job in [j for j in jobs if display_path(by_id[j.case_id].file) in missing]:
+        jobs.remove(job)
+        if job.case_id not in ended:
+            ended.add(job.case_id)
+            case = by_id[job.case_id]
+            upfront.append(synthetic(case, run_id, 1, "error",
+                                     error=missing[display_path(case.file)]))
 
 
 def _enough(specs: list[DeviceSpec], jobs: list[Job], matrix: bool) -> list[DeviceSpec]:

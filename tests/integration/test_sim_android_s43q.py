@@ -5,7 +5,8 @@
   answered both with an empty success.
 - a case pinned with ``android: {deviceId: s4ey59ytbitot4yp}`` to a serial the adb server does
   not have is told so at its file:line, with the server's phones: it was told "which this run
-  did not take ... give --devices android:N to take more" though both phones were taken.
+  did not take ... give --devices android:N to take more" though both phones were taken. It
+  ends alone, as an error: the run's other cases run (it stopped the whole run with exit 4).
 """
 
 from __future__ import annotations
@@ -69,7 +70,13 @@ def test_a_pin_to_a_serial_the_adb_server_does_not_have_says_so(farm: FarmCli, s
         f"android: {{launch: {PACKAGE}}}\ntasks:\n  - name: t\n    flow:\n      - sleep: 100\n")
     done = farm.run("run", "suite", "--devices", "android:2", "--report-dir", farm.tmp / "run",
                     cwd=farm.tmp, ANDROID_ADB_SERVER_PORT=str(simulator.port))
-    assert (f"farm: error: suite/pinned.yaml:1: deviceId s4ey59ytbitot4yp: no such device: "
-            f"the adb server at 127.0.0.1:{simulator.port} lists emulator-5554, emulator-5556 "
-            f"(correct the deviceId, or connect that phone)\n") in done.stderr, done.stderr
-    assert "--devices android:N" not in done.stderr
+    said = (f"suite/pinned.yaml:1: deviceId s4ey59ytbitot4yp: no such device: the adb server "
+            f"at 127.0.0.1:{simulator.port} lists emulator-5554, emulator-5556 (correct the "
+            "deviceId, or connect that phone)")
+    cases = by_name(results(farm.tmp / "run"))
+    assert cases["other"]["status"] == "passed", (done.stdout, done.stderr)
+    assert cases["pinned"]["status"] == "error"
+    assert cases["pinned"]["error"]["message"] == said
+    assert said in done.stdout + done.stderr
+    assert "--devices android:N" not in done.stdout + done.stderr
+    assert done.returncode == 3, (done.returncode, done.stdout, done.stderr)
