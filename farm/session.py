@@ -198,9 +198,8 @@ def _run(paths: Sequence[str | Path], devices: str, settings: Settings,
         if jobs:
             planned = [u for u in units if u.id in {j.case_id for j in jobs}]
             try:    # (no executor, or no outcome: a stop signal came before a case started)
-                executor = None if early.name else _executor(
-                    settings, specs, units, services, matrix, suites, apps.urls, env, jobs,
-                    stack, upfront)
+                executor = None if early.name else _executor(settings, specs, units, services,
+                    matrix, suites, apps.urls, env, jobs, stack, upfront)
                 outcome = executor and _execute(
                     executor, jobs, upfront, _journal(run_dir, run_id, planned, chosen),
                     progress, out, tally, choice, settings, early, remembered)
