@@ -234,11 +234,29 @@ class LocalExecutor:
         pinned = f"the case is pinned to {job.pin} (Midscene deviceId / wdaHost:wdaPort)"
         if any(job.pin in known for known in taken.values()):
             return DeviceLost(f"{pinned}, which is not a usable device of this run any more")
+        gone = self._no_such_phone(job) if job.platform == "android" else None
+        if gone is not None:
+            return gone
         how = ("ANDROID_SERIAL" if job.platform == "android" else "FARM_IOS_WDA_URLS"
                if job.platform == "ios" else "--devices")
         return ConfigError(f"{pinned}, which this run did not take: its {job.platform} "
                            f"devices are {', '.join(sorted(taken)) or 'none'}; give --devices "
                            f"{job.platform}:N for more, or choose them with {how}")
+
+    def _no_such_phone(self, job: Job) -> DeviceLost | None:
+        """A pinned serial the adb server does not list (now: a phone unplugged during the
+        run), said as the run's start says it ("file:line: deviceId X: no such device: the
+        adb server at ... lists ..."), not as one the run did not take; else None."""
+        from farm.devices.specs import check_pins
+        from farm.suite.loader import display_path
+        case = self.cases.get(job.case_id)
+        where = display_path(case.file) if case is not None else job.case_id
+        try:
+            missing = check_pins({where: (job.platform, job.pin)}, self.devices,
+                                 missing_ok=True)
+        except ConfigError:      # there, but not the run's: the advice below
+            return None
+        return DeviceLost(str(missing[where])) if where in missing else None
 
     # ---- device threads -------------------------------------------------------------------
     def _device_loop(self, slot: DeviceSlot) -> None:

@@ -347,6 +347,9 @@ def test_a_lone_surrogate_in_an_error_never_costs_a_result(tmp_path):
         results.values())))
 
 
+from tests.unit.test_pins_s43q import adb_server  # noqa: E402,F401
+
+
 class BrokenJournal:
     """Events whose case_finished always fails (a full disk, a broken progress view)."""
 
@@ -370,7 +373,8 @@ def test_results_survive_events_that_fail(tmp_path):
     assert sorted(r.status for r in outcome.results) == ["passed"] * 3
 
 
-def test_a_case_pinned_to_a_phone_the_run_did_not_take_says_which_it_took(tmp_path):
+def test_a_case_pinned_to_a_phone_the_run_did_not_take_says_which_it_took(tmp_path,
+                                                                         adb_server):
     """deviceId names an attached phone that --devices android:1 did not take: a configuration
     mistake, said as one (the devices taken, how to take more), not as a lost device."""
     from farm.suite.model import AndroidTarget
