@@ -5,6 +5,7 @@ that passed with a note: a stale xpath), then the report's path as the last line
 from __future__ import annotations
 
 import sys
+from collections import Counter
 from pathlib import Path
 from typing import IO, Sequence
 
@@ -14,6 +15,7 @@ from farm.results import (CAME_BACK, NOT_RUN_INTERRUPTED, CaseResult, RunSummary
 from farm.text import printable
 
 
+NEW = "new failure"     # a red case's `since_last` when it passed (or never ran) before
 MAXFAIL_REASON = "not run: --maxfail "      # + "N reached" (`farm.session._MaxFail`)
 
 
@@ -80,6 +82,7 @@ def failure_lines(summary: RunSummary, limit: int = 20, not_run: str | None = No
     ``not_run``: the error of cases the run could not start (said once elsewhere), left out."""
     bad = [c for c in summary.cases if c.status in ("failed", "error", "interrupted")
            and not _refused(c, not_run)]
+    bad.sort(key=lambda c: c.since_last != NEW)     # (stable: new failures first, as the report)
     lines = []
     for case in bad[:limit]:
         error, why = case.error, case.reason or ""
@@ -95,7 +98,8 @@ def failure_lines(summary: RunSummary, limit: int = 20, not_run: str | None = No
         lines.append(printable(f"{case.status.upper()} {case.case_id} ({where})"
                                + (f" after {tries} attempts" if tries > 1 else "")
                                + (f" — {end_clipped(first)}" if first else "")
-                               + (f"; {retry}" if retry else "")))
+                               + (f"; {retry}" if retry else "")
+                               + (" [new failure]" if case.since_last == NEW else "")))
     if len(bad) > limit:
         lines.append(f"... and {len(bad) - limit} more: see the report")
     return lines
@@ -219,7 +223,9 @@ def summary_line(summary: RunSummary, not_run: str | None = None) -> str:
     counts = dict(summary.counts)
     unrun = sum(1 for c in summary.cases if _refused(c, not_run))
     counts["error"] = counts.get("error", 0) - unrun
-    parts = [f"{n} {s}{'s' * (s == 'error' and n > 1)}" for s in   # pytest: "2 errors"
+    new = Counter(c.status for c in summary.cases if c.since_last == NEW)
+    parts = [f"{n} {s}{'s' * (s == 'error' and n > 1)}"      # pytest: "2 errors"
+             + (f" ({new[s]} new)" if new[s] else "") for s in
              ("passed", "failed", "error", "flaky", "skipped", "interrupted")
              if (n := counts.get(s))]
     if unrun:

@@ -185,7 +185,8 @@ def test_each_outcome_is_reported_alike(outcomes: Run) -> None:
                       "flaky": 1}, counts
     assert outcomes.summary["quarantined"] == []
     assert outcomes.summary_line.startswith(
-        "farm: 1 passed, 1 failed, 1 error, 1 flaky, 1 skipped in "), outcomes.summary_line
+        "farm: 1 passed, 1 failed (1 new), 1 error (1 new), 1 flaky, 1 skipped in "), \
+        outcomes.summary_line
 
 
 def test_each_outcome_lands_in_junit_alike(outcomes: Run) -> None:
