@@ -122,28 +122,29 @@ def _no_cases(paths: Sequence[str | Path], path: Path | None, out: IO[str]) -> i
     return _nothing_to_run(path)
 
 
-def _none_selected(path: Path | None, out: IO[str]) -> int:
+def _none_selected(path: Path | None, out: IO[str], code: int = 5) -> int:
     """A selection that left no case (a -k that matches nothing, a suite whose platforms have
     no device): exit 5 before any output is set up, so a --report-dir keeps the run it holds
-    (with --overwrite it was wiped for a run of nothing); --junit-xml as `_no_cases`."""
+    (with --overwrite it was wiped for a run of nothing); --junit-xml as `_no_cases`. A shard
+    past the cases (`Selection.empty_shard`: a CI matrix wider than the selection) exits 0."""
     print("farm: nothing to run: no report written", file=out)
-    return _nothing_to_run(path)
+    return _nothing_to_run(path, code)
 
 
-def _nothing_to_run(path: Path | None) -> int:
-    """Exit 5, and --junit-xml (when given) a document with no test."""
+def _nothing_to_run(path: Path | None, code: int = 5) -> int:
+    """Exit ``code`` (5), and --junit-xml (when given) a document with no test."""
     if path is None:
-        return 5
+        return code
     from datetime import datetime
 
     from farm.report.junit import write_junit
     from farm.report.paths import check_outputs
     check_outputs(path, None)
-    summary = RunSummary(run_id=new_run_id(), cases=[], exit_code=5,
+    summary = RunSummary(run_id=new_run_id(), cases=[], exit_code=code,
                          started=datetime.now().astimezone().isoformat(timespec="seconds"))
     summary.recount()
     write_junit(summary, path)
-    return 5
+    return code
 
 
 def _every_secret(cases: Sequence[Case], env: dict[str, str], keys: dict[str, str],
@@ -171,7 +172,7 @@ def _run(paths: Sequence[str | Path], devices: str, settings: Settings,
         return _print_collection(chosen, out, remembered, settings.default_case_seconds,
                                  choice.matrix_groups)
     if not chosen.selected:
-        return _none_selected(junit_xml, out)
+        return _none_selected(junit_xml, out, 0 if chosen.empty_shard else 5)
     cases = chosen.selected
     _check_models(settings)
     _check_devices(settings, specs, cases)
@@ -437,7 +438,7 @@ def _print_collection(chosen: Selection, out: IO[str], remembered: Mapping[str, 
           f"{len(chosen.deselected)} deselected", file=out, flush=True)
     if matrix is not None and chosen.selected:
         print(printable(f"farm: {matrix_note(chosen.selected, matrix)}"), file=out, flush=True)
-    return 0 if chosen.selected else 5
+    return 0 if chosen.selected or chosen.empty_shard else 5
 
 
 def _deselected(case: Case, reason: str) -> DeselectedCase:
