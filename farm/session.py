@@ -157,6 +157,41 @@ def _every_secret(cases: Sequence[Case], env: dict[str, str], keys: dict[str, st
         secrets=declared) for own in {tuple(sorted(c.vars.items())) for c in cases})
 
 
+def _preflight(settings: Settings, specs: list[DeviceSpec], cases: list[Case],
+               batches: list[Batch], out: IO[str]) -> None:
+    """What stops a run before anything starts (models, devices, outputs: exit 4), then the
+    masking a user would not expect, said (`_say_secret_warnings`)."""
+    _check_models(settings)
+    _check_devices(settings, specs, cases)
+    check_case_outputs(cases, batches)
+    env = {**_dotenv_credentials(), **os.environ}
+    _say_secret_warnings(cases, env, model_keys(settings), settings, out)
+
+
+def _say_secret_warnings(cases: Sequence[Case], env: dict[str, str], keys: dict[str, str],
+                         settings: Settings, out: IO[str]) -> None:
+    """Masking that would surprise: a credential-named value the steps use that is too short
+    to be masked everywhere, a secret whose value the steps' own text holds or that is short
+    (`farm.suite.vars.secret_warnings`, for each set of cases that share their variables;
+    names and places only, never a value)."""
+    from farm.suite.vars import secret_warnings
+    groups: dict[tuple, list[Case]] = {}
+    for case in cases:
+        groups.setdefault((tuple(sorted(case.vars.items())), tuple(sorted(case.secrets))),
+                          []).append(case)
+    said: dict[str, None] = {}
+    for (own, secrets), members in groups.items():
+        variables = Variables.from_sources(defaults=dict(own), env=env, provided=keys,
+                                           secrets_dir=settings.secrets_dir,
+                                           secrets={*secrets, *keys})
+        written = {f"{display_path(c.file)}:{s.line}": " ".join(filter(None, (s.target,
+                                                                                s.value)))
+                   for c in members for s in c.steps}
+        said.update(dict.fromkeys(secret_warnings(variables, written)))
+    for warning in said:
+        print(printable(f"farm: warning: {warning}"), file=out)
+
+
 def _run(paths: Sequence[str | Path], devices: str, settings: Settings,
          junit_xml: Path | None, progress: bool, out: IO[str] | None, matrix: bool,
          overwrite: bool, verbose: bool, choice: Choice | None, alluredir: Path | None) -> int:
@@ -174,9 +209,7 @@ def _run(paths: Sequence[str | Path], devices: str, settings: Settings,
     if not chosen.selected:
         return _none_selected(junit_xml, out, 0 if chosen.empty_shard else 5)
     cases = chosen.selected
-    _check_models(settings)
-    _check_devices(settings, specs, cases)
-    check_case_outputs(cases, batches)
+    _preflight(settings, specs, cases, batches, out)
     run_id = new_run_id()
     # a port that is taken, a serve host that is no address here: exit 4 before any output
     # is touched (a --report-dir given with --overwrite keeps its earlier run whole)
