@@ -297,6 +297,8 @@ def test_redis_gone_past_the_outage_limit_ends_unfinished_cases_as_broker_lost(
                 if lease.get("state") == "busy"} - {first}
     wait_for(lambda: len(busy()) == 2, 60, "its device taking the next case")
     running = busy()
+    for case in running:        # the run has heard each start (a lease alone: not yet, loaded)
+        proc.wait_for_line(f"start {case}")
     server.stop()                               # and Redis never comes back
     out = proc.finish()
     assert proc.returncode == 3, out
