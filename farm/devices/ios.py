@@ -26,7 +26,7 @@ from farm.devices.base import (Rect, UINode, UITree, await_tree_change, kept_tai
                                output_mask, swipe_toward)
 from farm.devices.keys import IOS_TYPED
 from farm.devices.native_tree import (dialog_failure, page_failure, parse_wda, query_xml,
-                                     secret_rects, shown_texts)
+                                     shown_texts)
 from farm.devices.procs import PhoneBusy, PhoneClaim
 from farm.errors import DeviceError, DeviceLost, StepFailed
 from farm.text import clean, cut
@@ -168,11 +168,6 @@ class IosDevice:
         self.tree_problem = ""              # why the last hierarchy() gave no tree
         self.screenshot_black = False
         self._shot: bytes | None = None     # the last screenshot, while no action came since
-        self._source_fresh = False          # no action came since `_last_tree` was read
-        # the case's mask (set as the browser's is): an element whose text it changes shows a
-        # secret, blacked out of each screenshot; None: screenshots as taken
-        self.hide: Callable[[str], str] | None = None
-        self.hidden = 0                     # elements blacked out of screenshots, ever
         # the field an aiInput typed into and then hid the keyboard of, while nothing else
         # was done since (`press`: a key right after it goes there, as on Android)
         self._typed_into: Any = None
@@ -337,43 +332,7 @@ class IosDevice:
         return self._size
 
     def screenshot(self) -> bytes:
-        """PNG in points (pixels reduced by the scale factor). Each element whose value or
-        label holds a secret (``hide``, the case's mask, changes it) is blacked out: a secret
-        the app shows stays out of the report and the model's prompt."""
-        fresh = self._source_fresh
-        raw = self._screen()
-        if self.hide is None or self.screenshot_black:
-            return raw
-        return self._without_secrets(raw, self._last_tree if fresh else None)
-
-    def _without_secrets(self, png: bytes, tree: UITree | None) -> bytes:
-        """``png`` with the box of each element that shows a secret filled black, found in
-        ``tree`` (the source read for this screen, no action since) or else in a source read
-        now, after the capture. A screen whose source cannot be read keeps its image."""
-        from farm.agent.images import blacked_out, png_size
-        hide = self.hide
-        assert hide is not None
-        w, h = self.size()
-        try:
-            if tree is None:
-                xml = clean(self._call(lambda: self._session.source(), "source"))
-                tree = shown_parts(parse_wda(xml, w, h), w, h)
-        except (ValueError, DeviceError) as exc:
-            log.warning("%s: the UI tree was not read (%s): a secret the screen shows is not "
-                        "hidden in its screenshot", self.name, cut(str(exc), 120))
-            return png
-        rects = secret_rects(tree, hide)
-        if not rects:
-            return png
-        self.hidden += len(rects)
-        log.info("%s: %d element(s) holding a secret blacked out of a screenshot", self.name,
-                 len(rects))
-        scale = max(png_size(png)) / max(w, h)      # (points to the image's pixels)
-        return blacked_out(png, [[r.x, r.y, r.width, r.height] for r in rects], scale)
-
-    def _screen(self) -> bytes:
-        """The screen as WebDriverAgent gives it, in points (`screenshot` without its
-        blackout)."""
+        """PNG in points (pixels reduced by the scale factor)."""
         from PIL import Image
 
         raw = self._call(lambda: self._session.screenshot(format="raw"), "screenshot")
@@ -427,7 +386,6 @@ class IosDevice:
                 self._last_xml, self._last_tree = xml, tree
                 self.last_observation = "tree"
                 self._check_app_alive(xml)
-                self._source_fresh = True
                 return tree
         self.last_observation = "empty-tree"
         return None
@@ -513,12 +471,12 @@ class IosDevice:
         last screenshot is the one before when no action came since); None when a
         screenshot cannot tell (black frames)."""
         w, h = self.size()
-        before = self._shot or self._screen()
+        before = self._shot or self.screenshot()
         blind = self.screenshot_black
         self.swipe(x, y, max(1, min(w - 1, x - dx)), max(1, min(h - 1, y - dy)), 300)
         if blind:
             return None
-        after = self._screen()
+        after = self.screenshot()
         return None if self.screenshot_black else phone_edges.screen_moved(before, after)
 
     def tap_point(self, node: int, x: int, y: int) -> tuple[int, int, str]:
@@ -690,10 +648,10 @@ class IosDevice:
         not change: this screen has no way back by that swipe, which a step meant for Back
         must not pass over."""
         w, h = self.size()
-        before = self._shot or self._screen()
+        before = self._shot or self.screenshot()
         blind = self.screenshot_black
         self.swipe(2, h // 2, w * 2 // 3, h // 2, 200)
-        if blind or phone_edges.screen_moved(before, self._screen()) or \
+        if blind or phone_edges.screen_moved(before, self.screenshot()) or \
                 self.screenshot_black:
             return
         raise StepFailed("iOS has no Back key: farm swiped from the screen's left edge, as "
@@ -931,7 +889,7 @@ class IosDevice:
 
         self._need()
         if what not in ("screenshot", "source"):    # (anything else may change the screen)
-            self._shot, self._source_fresh = None, False
+            self._shot = None
         if what not in _LOOKS:          # (anything else may move the focus)
             self._typed_into = None
         for attempt in (1, 2):
