@@ -21,14 +21,13 @@ import threading
 import time
 import weakref
 import zlib
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 from farm.devices import phone_edges
 from farm.devices.base import Rect, UINode, UITree, await_tree_change, swipe_into_view
 from farm.devices.keys import android_keycode
 from farm.devices.native_tree import (android_dialog, dialog_failure, page_failure,
-                                     parse_uiautomator, parse_xml, query_xml, secret_rects,
-                                     shown_texts)
+                                     parse_uiautomator, parse_xml, query_xml, shown_texts)
 from farm.devices.procs import PhoneBusy, PhoneClaim
 from farm.errors import ConfigError, DeviceError, DeviceLost, StepFailed
 from farm.text import clean, cut
@@ -449,10 +448,6 @@ class AndroidDevice:
         self._dump_fresh = False            # … and no command was sent since it was read
         self._shot: bytes | None = None     # the last screenshot, while no command came since
         self.screenshot_black = False
-        # the case's mask (set as the browser's is): a view whose text it changes shows a
-        # secret, blacked out of each screenshot; None: screenshots as taken
-        self.hide: Callable[[str], str] | None = None
-        self.hidden = 0                     # views blacked out of screenshots, ever
         self.about = ""                     # model and Android version, once open
         self.sdk = 0                        # its API level, once open (0: it did not say)
         self._focus_from: str | None = None  # the FOCUS_COMMANDS one that names the focus
@@ -708,43 +703,7 @@ class AndroidDevice:
 
     def screenshot(self) -> bytes:
         """PNG from ``screencap -p``. An all-black frame (FLAG_SECURE) is returned as is but
-        flagged in ``screenshot_black``; the tree is then the only usable view. Each view
-        whose text or content-desc holds a secret (``hide``, the case's mask, changes it) is
-        blacked out: a secret the app shows stays out of the report and the model's prompt."""
-        fresh = self._dump_fresh        # (the screencap is a command: asked before it)
-        out = self._screencap()
-        if self.hide is None or self.screenshot_black:
-            return out
-        return self._without_secrets(out, self._last_tree if fresh else None)
-
-    def _without_secrets(self, png: bytes, tree: UITree | None) -> bytes:
-        """``png`` with the box of each view that shows a secret filled black, found in
-        ``tree`` (the dump read for this screen, no command since) or else in a dump read now,
-        after the capture. A screen whose tree cannot be read keeps its image (farm.log)."""
-        from farm.agent.images import blacked_out
-        hide = self.hide
-        assert hide is not None
-        if tree is None:
-            shot, xml = self._shot, self._dump()
-            self._shot = shot               # (a dump does not change the screen)
-            try:
-                tree = parse_uiautomator(xml, *self.size()) if xml is not None else None
-            except ValueError:
-                tree = None
-        if tree is None:
-            log.warning("%s: the UI tree was not read: a secret the screen shows is not "
-                        "hidden in its screenshot", self.name)
-            return png
-        rects = secret_rects(tree, hide)
-        if not rects:
-            return png
-        self.hidden += len(rects)
-        log.info("%s: %d view(s) holding a secret blacked out of a screenshot", self.name,
-                 len(rects))
-        return blacked_out(png, [[r.x, r.y, r.width, r.height] for r in rects])
-
-    def _screencap(self) -> bytes:
-        """The screen as ``screencap -p`` gives it (`screenshot` without its blackout)."""
+        flagged in ``screenshot_black``; the tree is then the only usable view."""
         out, err, code = self._run("screencap -p", binary=True)
         if code or not out.startswith(b"\x89PNG"):
             raise DeviceError(f"screencap failed on {self.name}: "
@@ -906,12 +865,12 @@ class AndroidDevice:
         w, h = self.size()
         x2 = max(1, min(w - 1, x - dx))
         y2 = max(1, min(h - 1, y - dy))
-        before = self._shot or self._screencap()
+        before = self._shot or self.screenshot()
         blind = self.screenshot_black
         self.swipe(x, y, x2, y2, 300)
         if blind:
             return None
-        after = self._screencap()
+        after = self.screenshot()
         return None if self.screenshot_black else phone_edges.screen_moved(before, after)
 
     def tap_point(self, node: int, x: int, y: int) -> tuple[int, int, str]:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
-from typing import Callable
 
 from farm.devices.base import Rect, UINode, UITree
 from farm.errors import StepFailed
@@ -278,24 +277,3 @@ def dialog_failure(kind: str, said: str, buttons: list[str]) -> str:
 def _line(text: str) -> str:
     """``text`` on one line, cut at 120 characters."""
     return cut(" ".join(text.split()), 120)
-
-
-def secret_rects(tree: UITree, hide: Callable[[str], str]) -> list[Rect]:
-    """The rects of the shown nodes of ``tree`` whose text or name (content-desc, label,
-    value) holds a secret, as ``hide`` (the case's mask) finds it in any form it knows: a
-    node's whole box (a native tree gives no box per character), the innermost nodes only (an
-    iPhone's container whose label joins its children's is not blacked out whole). One mask
-    of the whole tree's text first: a screen that shows no secret costs one call."""
-    said = [(n, f"{n.text}\n{n.name}") for n in tree.nodes if n.visible and (n.text or n.name)]
-    joined = "\n".join(text for _, text in said)
-    if not said or hide(joined) == joined:
-        return []
-    by_id = {n.id: n for n in tree.nodes}
-    holding = [n for n, text in said if hide(text) != text]
-    outer: set[int] = set()
-    for node in holding:
-        parent = node.parent
-        while parent is not None and parent not in outer and parent in by_id:
-            outer.add(parent)
-            parent = by_id[parent].parent
-    return [n.rect for n in holding if n.id not in outer]
