@@ -79,6 +79,12 @@ def _action(method: Callable[..., Any]) -> Callable[..., Any]:
     return act
 
 
+
+def _unmasked(text: str) -> str:
+    """A device's ``hide`` until a runner gives it the case's mask: no secret, so no image is
+    scanned for one (`farm.devices.web.capture.PageCapture.hide`)."""
+    return text
+
 class BrowserDevice:
     """A Chromium browser slot implementing the `farm.devices.base.Device` protocol."""
 
@@ -106,7 +112,7 @@ class BrowserDevice:
         self.about = ""                               # "Chromium 156.0… (binary)", once open
         # the case's secrets hidden (its runner sets it): a URL's own masking (`mask_url`)
         # cuts a query value at an "&", which a secret may hold: hidden first
-        self.hide: Callable[[str], str] = lambda text: text
+        self.hide: Callable[[str], str] = _unmasked
         self._veiled = False                          # a field drew a secret as discs (`_veil`)
         self.open_seconds: float | None = None        # how long the last open() took
         self.hierarchy_seconds: float | None = None   # how long the last hierarchy() took
@@ -457,7 +463,7 @@ class BrowserDevice:
     def screenshot(self) -> bytes:
         """PNG of the viewport, in CSS pixels (so it matches tap coordinates at any DPR); the
         page's text that holds a secret (``hide`` changes it) blacked out."""
-        self._shots.hide = self.hide
+        self._shots.hide = None if self.hide is _unmasked else self.hide   # no secrets: no scan
         return self._shots.screenshot(self._need_page())
 
     def capture_evidence(self) -> Callable[[], bytes | None]:
@@ -469,7 +475,7 @@ class BrowserDevice:
         sleep) gets the page as it is then. The page's text that holds a secret is blacked
         out of it."""
         page = self._need_page()
-        self._shots.hide = self.hide
+        self._shots.hide = None if self.hide is _unmasked else self.hide   # no secrets: no scan
         seen, self._dom.seen = self._dom.seen, None
         return self._shots.evidence(page, seen=seen)
 

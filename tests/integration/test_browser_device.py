@@ -16,7 +16,7 @@ from PIL import Image
 from farm.config import Settings
 from farm.devices import browser as browser_mod
 from farm.devices.base import Device, UITree
-from farm.devices.browser import BrowserDevice
+from farm.devices.browser import BrowserDevice, _unmasked
 from farm.errors import DeviceError, DeviceLost, StepFailed
 from farm.suite.model import WebTarget
 from tests.support.farm_cli import wait_for
@@ -358,7 +358,7 @@ def test_a_secret_typed_into_a_text_field_is_drawn_as_discs(page: BrowserDevice,
         assert page.run_script("document.getElementById('q').value", 5) == "hunter2-secret"
         shot = Image.open(io.BytesIO(page.screenshot())).convert("RGB")
     finally:
-        page.hide = lambda text: text
+        page.hide = _unmasked      # (the default: no secret, no scan)
     field = lambda image, left: image.crop((left, 120, left + 200, 150)).tobytes()  # noqa: E731
     assert field(shot, 300) != field(shot, 560)      # discs and text do look different here
     assert field(shot, 40) == field(shot, 300), "the secret is drawn as text in the screenshot"
@@ -799,7 +799,7 @@ def test_a_secret_code_typed_into_one_digit_boxes_is_drawn_as_discs_in_every_box
         assert "".join(values) == "482913"
         assert page.run_script(DRAWN, 5) == ["disc"] * 6, "a box shows its digit of the secret"
     finally:
-        page.hide = lambda text: text
+        page.hide = _unmasked      # (the default: no secret, no scan)
 
 
 def test_a_text_wall_cut_in_the_tree_ends_in_an_ellipsis_so_a_secret_there_is_masked(
