@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.support.android_sims import phones_with_page
 from tests.support.farm_cli import FarmCli, by_name, results
 
 pytestmark = pytest.mark.integration
@@ -24,17 +25,8 @@ PAGE = "<!doctype html><html><body><h1>Lab</h1></body></html>"
 @pytest.fixture
 def simulator(tmp_path):
     """Two simulated phones (adb server in this process) with PAGE installed as PACKAGE."""
-    from farm.appserver import AppServer
-    from farm.devices.sim import AndroidSimulator
-    from farm.suite.model import AppSpec
-
-    app = tmp_path / "app"
-    app.mkdir()
-    (app / "index.html").write_text(PAGE)
-    with AppServer() as served:
-        served.serve([AppSpec(name="lab", serve=app)])
-        with AndroidSimulator(2, {PACKAGE: served.urls[app.resolve()] + "/"}) as sim:
-            yield sim
+    with phones_with_page(tmp_path, 2, PACKAGE, PAGE, "lab") as sim:
+        yield sim
 
 
 def test_a_suite_reads_the_battery_and_finds_the_browser(farm: FarmCli, simulator):

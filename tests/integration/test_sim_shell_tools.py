@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.support.android_sims import phones_with_page
 from tests.support.farm_cli import FarmCli, by_name, results
 
 pytestmark = pytest.mark.integration
@@ -24,17 +25,8 @@ PAGE = """<!doctype html><html><head><meta name="viewport" content="width=device
 @pytest.fixture
 def simulator(tmp_path):
     """One simulated phone (adb server in this process) with PAGE installed as PACKAGE."""
-    from farm.appserver import AppServer
-    from farm.devices.sim import AndroidSimulator
-    from farm.suite.model import AppSpec
-
-    app = tmp_path / "app"
-    app.mkdir()
-    (app / "index.html").write_text(PAGE)
-    with AppServer() as served:
-        served.serve([AppSpec(name="notes", serve=app)])
-        with AndroidSimulator(1, {PACKAGE: served.urls[app.resolve()] + "/"}) as sim:
-            yield sim
+    with phones_with_page(tmp_path, 1, PACKAGE, PAGE, "notes") as sim:
+        yield sim
 
 
 @pytest.fixture
