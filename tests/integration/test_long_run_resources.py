@@ -95,4 +95,7 @@ def test_a_killed_browser_is_given_back(browser_settings: Settings) -> None:
 
     after_k = killed(K)
     after_2k = killed(K)
-    assert after_2k == after_k, f"after {K} kills {after_k}, after {2 * K} {after_2k}"
+    # no more, not "the same": what an earlier test of this process left (pytest-xdist runs
+    # other modules' tests in it) may be freed meanwhile, and that is no leak
+    grown = {k: (after_k[k], n) for k, n in after_2k.items() if n > after_k[k]}
+    assert not grown, f"after {K} kills {after_k}, after {2 * K} {after_2k}"
