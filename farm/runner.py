@@ -29,6 +29,7 @@ from farm.errors import (CaseTimeout, InfraError, Interrupted, ModelRefused, Mod
 from farm.results import ArtifactStore, CaseError, CaseResult, Mark, StepRecord, now_iso
 from farm.schedule import Job
 from farm.suite.loader import display_path
+from farm.text import unmasked
 from farm.suite.model import Case, Step
 from farm.suite.vars import Variables
 
@@ -62,6 +63,7 @@ class Services:
     # every secret of the run (`Variables.mask`): what workers send back is masked with it too,
     # for a worker knows only the values its case refers to, not the client's other credentials
     mask: Callable[[str], str] | None = None
+    hides: bool = True          # whether that mask hides anything (False: the run has no secret)
     # device name → the case attempt it is running (a `_CaseRun`): what it did so far is
     # reported from there when its device does not come back from a stopped run
     in_flight: dict[str, Any] = field(default_factory=dict)
@@ -578,7 +580,9 @@ class _CaseRun:
                                                  "extra_http_headers": headers})
             self.opening = url
             if hasattr(self.device, "hide"):    # (the secrets in a URL it shows: `mask_url`)
-                self.device.hide = self.mask
+                # no secret anywhere: nothing for its screenshots to black out, none scanned
+                self.device.hide = (self.mask if self.vars.hides or self.services.hides
+                                    else unmasked)
             if self.continues:
                 self.device.continue_session(target)
             else:

@@ -225,6 +225,7 @@ def _run(paths: Sequence[str | Path], devices: str, settings: Settings,
         services = Services(settings, ArtifactStore(run_dir), run_id, env, app_dirs=apps.urls,
                             suite_urls=_suite_urls(suites, apps.urls),
                             cache_mode=settings.cache, mask=every_secret.mask,
+                            hides=every_secret.hides,
                             serve_only=_serve_only(own, suite_apps))
         stack.callback(services.close_cache)   # once the executor (pushed later) is done
         upfront, jobs, units = _plan(cases, settings, run_id, remembered)

@@ -33,6 +33,12 @@ QUOTES = str.maketrans("\u2018\u2019\u201a\u201b\u2032\u201c\u201d\u201e\u201f\u
                        "'" * 5 + '"' * 5)
 
 
+def unmasked(text: str) -> str:
+    """The mask of a run with no secret: ``text`` as it is. A device given it scans nothing
+    for secrets (`farm.devices.browser.BrowserDevice.hide`)."""
+    return text
+
+
 def clean(value: T) -> T:
     """``value`` with every string made valid Unicode, walking dicts, lists and tuples
     (structured outputs, decoded JSON); anything else is returned as it is."""

@@ -41,7 +41,7 @@ from farm.devices.web.scripts import (AWAIT_CHANGE_JS, BROWSER_KEY_JS, BROWSER_K
                                       SCROLL_WATCH_JS, VEIL_JS, VEIL_WATCH_JS, WHEEL_JS,
                                       looked, veiled)
 from farm.errors import DeviceError, DeviceLost, StepFailed
-from farm.text import first_line
+from farm.text import first_line, unmasked
 
 if TYPE_CHECKING:  # pragma: no cover
     from farm.config import Settings
@@ -80,10 +80,9 @@ def _action(method: Callable[..., Any]) -> Callable[..., Any]:
 
 
 
-def _unmasked(text: str) -> str:
-    """A device's ``hide`` until a runner gives it the case's mask: no secret, so no image is
-    scanned for one (`farm.devices.web.capture.PageCapture.hide`)."""
-    return text
+# A device's ``hide`` until a runner gives it the case's mask, and the mask a run with no
+# secret gives it: no image is scanned for one (`farm.devices.web.capture.PageCapture.hide`)
+_unmasked = unmasked
 
 class BrowserDevice:
     """A Chromium browser slot implementing the `farm.devices.base.Device` protocol."""

@@ -552,6 +552,11 @@ class Variables:
         return Variables({**self._values, **extra}, self._secrets)
 
     @property
+    def hides(self) -> bool:
+        """Whether `mask` can change a text at all (some secret has a value)."""
+        return self._mask_re is not None or bool(self._whole)
+
+    @property
     def secret_values(self) -> tuple[str, ...]:
         """Non-empty values of the secret variables, longest first; each also without its
         surrounding whitespace (a CI secret often ends in a newline, which an input field drops
