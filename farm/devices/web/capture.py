@@ -451,10 +451,14 @@ class PageCapture:
             cdp.on("Page.frameStoppedLoading", lambda event: self._on_loading(event, False))
             cdp.on("Page.domContentEventFired", lambda event: self.wait.progressed())
             cdp.on("Page.frameNavigated", self._on_navigated)
-            cdp.send("Page.enable")
-            self._frame = cdp.send("Page.getFrameTree")["frameTree"]["frame"]["id"]
+            # sent together, the file chooser watch's call after them: a renderer busy with
+            # the document it loads answers them in one go, not a wait each
+            enabled, tree = _sent_at_once(cdp, page, [("Page.enable", None),
+                                                      ("Page.getFrameTree", None)])
             if self.opened is not None:
                 self.opened(page, cdp)
+            enabled()
+            self._frame = tree()["frameTree"]["frame"]["id"]
         return self._cdp[1]
 
     def _on_navigated(self, event: dict[str, Any]) -> None:
@@ -524,13 +528,20 @@ def _between_documents_error(exc: BaseException | None) -> bool:
     return isinstance(exc, PlaywrightError) and BETWEEN_DOCUMENTS.search(str(exc)) is not None
 
 
-def _sent(cdp: Any, page: Any, method: str, params: dict[str, Any]) -> Any:
+def _loop_of(cdp: Any, page: Any) -> bool:
+    """Whether a call over ``cdp`` can be sent on ``page``'s event loop without waiting
+    (Playwright's sync API, its client's own objects at hand)."""
+    return (getattr(cdp, "_impl_obj", None) is not None and page is not None
+            and getattr(page, "_sync", None) is not None)
+
+
+def _sent(cdp: Any, page: Any, method: str, params: dict[str, Any] | None) -> Any:
     """``method`` sent over ``cdp`` without waiting: its answer to await (Playwright's own
     coroutine), or None where Playwright's sync API offers none (the caller then sends it
     as usual)."""
-    impl = getattr(cdp, "_impl_obj", None)
-    if impl is None or page is None or getattr(page, "_sync", None) is None:
+    if not _loop_of(cdp, page):
         return None
+    impl = cdp._impl_obj
     try:
         return impl.send(method, params, None)    # (newer Playwright: a timeout)
     except TypeError:
@@ -588,6 +599,22 @@ def _answered_now(page: Any, task: "asyncio.Future[Any]") -> Any:
             return await task
         return page._sync(answer())
     return task.result()
+
+
+def _sent_at_once(cdp: Any, page: Any, calls: list[tuple[str, dict[str, Any] | None]]
+                  ) -> list[Callable[[], Any]]:
+    """``calls`` ((method, params)) sent over ``cdp`` now, without waiting for any answer;
+    calling one of the results gives that call's answer (waited for if need be) or raises its
+    error. Where Playwright's sync API offers no event loop, each is sent and answered here."""
+    if not _loop_of(cdp, page):
+        answers = [cdp.send(method, params) for method, params in calls]
+        return [lambda answer=answer: answer for answer in answers]
+    tasks = [asyncio.ensure_future(_sent(cdp, page, method, params), loop=page._loop)
+             for method, params in calls]
+    for task in tasks:
+        task.add_done_callback(_drop)       # (an error no one asks for is not reported)
+    _flush(page)
+    return [lambda task=task: _answered_now(page, task) for task in tasks]
 
 
 def _flush(page: Any) -> None:
