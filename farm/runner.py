@@ -383,15 +383,15 @@ class _CaseRun:
         """The case's status from its steps: failed at ``failed_step``, else at the first
         failure a continueOnError task let pass (Midscene's CLI counts such a file
         ``partialFailed``, not a success, and exits 1; the later tasks' steps are kept);
-        skipped when every step it reached was skipped (one that needs a model, and nothing
-        else checked); else passed. The failures let pass stay in the case's reason
-        ("continued after: step N failed: ...")."""
+        skipped when a continueOnError task skipped a step that needs a model (its check never
+        ran, so the case cannot have passed, even when the later tasks did); else passed. The
+        failures let pass stay in the case's reason ("continued after: step N failed: ...")."""
         failed_step = failed_step or (self.continued[0] if self.continued else None)
         if failed_step is not None:
             self._failed_at(result, failed_step)
             return
         skips = [r for r in self.records if r.status == "skipped" and r.error]
-        if skips and not any(r.status == "passed" for r in self.records):
+        if skips:
             result.status, result.reason = "skipped", skips[0].error
         elif self.notes:
             result.reason = "; ".join(filter(None, [result.reason, *self.notes]))
