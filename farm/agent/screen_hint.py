@@ -53,18 +53,20 @@ def _is_alert(node: UINode) -> bool:
 def closest(expected: str, screen: str, mask: Callable[[str], str] = str) -> str | None:
     """The piece of ``screen`` most like ``expected`` (a short line, or as many words of one as
     ``expected`` has, or one more), compared case-folded with whitespace collapsed; None below
-    ``CUTOFF``. A piece that is part of ``expected`` ("Welcome" for "Welcome back") is no
-    other text, and is not offered. A piece of a line that holds a secret (``mask`` changes
+    ``CUTOFF``. A piece whose words are words of ``expected`` ("Welcome" for "Welcome
+    back") is no other text, and is not offered; a word that is only the start of one is
+    ("Compute" for "Computed": the button, not a status that never came). A piece of a line that holds a secret (``mask`` changes
     it) is that whole line masked: a piece ends at a word, which may be inside a secret of
     several words (a passphrase), and masking the piece would leave its first words."""
     want = " ".join(expected.split()).casefold()
     if not want:
         return None
-    n = len(want.split())
+    wanted = want.split()
+    n = len(wanted)
     shown: dict[str, tuple[str, str]] = {}   # case-folded candidate -> (as written, its line)
     for line in screen.splitlines():
         for piece in _pieces(line.split(), n):
-            if piece.casefold() not in want:
+            if not _words_of(piece.casefold().split(), wanted):
                 shown.setdefault(piece.casefold(), (piece, line))
         if len(shown) >= MAX_CANDIDATES:
             break
@@ -74,6 +76,11 @@ def closest(expected: str, screen: str, mask: Callable[[str], str] = str) -> str
     piece, line = shown[best[0]]
     masked = mask(line)
     return piece if masked == line else " ".join(masked.split())
+
+
+def _words_of(words: list[str], wanted: list[str]) -> bool:
+    """Whether ``words`` are a run of consecutive words of ``wanted``."""
+    return any(wanted[i:i + len(words)] == words for i in range(len(wanted) - len(words) + 1))
 
 
 def _pieces(words: list[str], n: int) -> list[str]:

@@ -47,3 +47,10 @@ def test_an_alert_and_a_close_text_are_both_said_a_long_one_cut():
     said = hint("Cart (1)", "Cart (0)\n" + "x" * 300, tree)
     assert said.startswith('; the screen shows "' + "x" * 119 + '…" (an alert)')
     assert said.endswith('; the closest text on it is "Cart (0)"')
+
+
+def test_a_word_that_only_starts_the_expected_one_is_offered_not_two_buttons_joined():
+    """Two buttons side by side are one line of the screen's text: the hint names the button
+    ("Compute", the start of "Computed"), not a made-up "job Compute" across the two."""
+    screen = "Farm jobs\nStart job Compute\nstatus: idle"
+    assert closest("Computed", screen) == "Compute"
