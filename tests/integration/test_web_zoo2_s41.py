@@ -101,7 +101,7 @@ def test_a_value_cut_at_a_maxlength_is_said_when_a_later_step_fails(tmp_path: Pa
     steps = results(tmp_path / "run")["cases"][0]["steps"]
     assert [s["status"] for s in steps] == ["passed"] * 5 + ["failed"], steps
     assert steps[-1]["error"] == (
-        'expected text "Sent 1234567" is not on screen; the closest text on it is "Sent 12345 /" '
+        'expected text "Sent 1234567" is not on screen; the closest text on it is "Sent 12345" '
         "(the input[type=password] kept 4 of the 6 characters of the text typed into it (its maxlength is 4); 2 more before)"
     ), steps[-1]["error"]
     assert "2718" not in done.stdout + done.stderr + (tmp_path / "run/results.json").read_text()
