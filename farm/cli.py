@@ -230,7 +230,7 @@ def run(paths: tuple[Path, ...], devices: str, report_dir: Path | None, junit_xm
                            matrix=matrix, overwrite=overwrite, verbose=verbose, choice=choice,
                            alluredir=alluredir, own_process=_OWN_PROCESS)
     except SuiteErrors as exc:      # said on stderr, exit 4, by `main`
-        _on_load_errors(exc, junit_xml, collect_only)
+        _on_load_errors(exc, junit_xml, collect_only, alluredir)
         raise
     sys.stdout.flush()
     sys.stderr.flush()
@@ -367,11 +367,14 @@ def _needs_model(settings, **given: str | None) -> None:
                                "model: give --model too (or set FARM_MODEL)")
 
 
-def _on_load_errors(exc: SuiteErrors, junit_xml: Path | None, collect_only: bool) -> None:
-    """The --junit-xml of a suite that did not load, and what `main` says after its problems
-    of the cases that did (one broken file among fifty stops them all)."""
+def _on_load_errors(exc: SuiteErrors, junit_xml: Path | None, collect_only: bool,
+                    alluredir: Path | None = None) -> None:
+    """The --junit-xml and --alluredir of a suite that did not load, and what `main` says
+    after its problems of the cases that did (one broken file among fifty stops them all)."""
     if junit_xml is not None:
         _junit_of_load_errors(exc, junit_xml)
+    if alluredir is not None:
+        _allure_of_load_errors(exc, alluredir)
     how = "fix the problems listed"
     # a suite's farm.yaml is read whichever of its files is named: naming fewer cannot help
     if not all(Path(e.file).name == "farm.yaml" for e in exc.errors):
@@ -390,6 +393,18 @@ def _junit_of_load_errors(exc: SuiteErrors, path: Path) -> None:
     try:
         writable_file(path, "--junit-xml")
         write_load_errors(exc.errors, path)
+    except (UserError, OSError):
+        pass
+
+
+def _allure_of_load_errors(exc: SuiteErrors, alluredir: Path) -> None:
+    """One broken Allure result per file that did not load (as junit.xml's farm.load cases),
+    where --alluredir may write: an Allure report then shows the run red, not last night's."""
+    from farm.report.allure import write_load_errors_allure
+    from farm.report.paths import check_outputs
+    try:
+        check_outputs(None, alluredir)
+        write_load_errors_allure(exc.errors, alluredir)
     except (UserError, OSError):
         pass
 

@@ -18,10 +18,14 @@ from __future__ import annotations
 import hashlib
 import uuid
 from pathlib import Path
+from typing import TYPE_CHECKING, Sequence
 
 from farm.report.html import cut_long
 from farm.results import CaseResult, RunSummary, StepRecord, own_duration, timestamp
 from farm.text import printable
+
+if TYPE_CHECKING:
+    from farm.errors import SuiteError
 
 _STATUS = {"passed": "passed", "flaky": "passed", "failed": "failed", "error": "broken",
            "skipped": "skipped", "interrupted": "broken"}
@@ -168,4 +172,35 @@ def write_allure(summary: RunSummary, run_dir: Path, out: Path) -> Path:
             for earlier in (p for p in case.previous if p.attempt < case.attempt):
                 writer.case(earlier, summary)
         writer.case(case, summary)
+    return Path(out)
+
+
+def write_load_errors_allure(errors: Sequence[SuiteError], out: Path) -> Path:
+    """Allure results of suites that did not load, as junit.xml's ``farm.load`` cases
+    (`farm.report.junit.build_load_errors`): one ``broken`` result per file with problems,
+    its message naming the first (``file:line:col: message``), its trace listing all. Each is
+    named after its file (a fixed uuid), so a later load error of that file replaces it: an
+    Allure report of the folder shows the failed load red, not only last night's results."""
+    import time
+
+    from allure_commons.model2 import Label, StatusDetails, TestResult
+    writer = _Writer(Path(out), Path(out))
+    by_file: dict[str, list[SuiteError]] = {}
+    for error in errors:
+        by_file.setdefault(error.file, []).append(error)
+    now = round(time.time() * 1000)
+    for file, problems in by_file.items():
+        digest = hashlib.sha256(f"farm.load\x00{file}".encode("utf-8", "surrogatepass"))
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        writer.result(TestResult(
+            uuid=_uuid("farm.load", file), historyId=digest.hexdigest()[:32],
+            testCaseId=digest.hexdigest()[32:], name=printable(file),
+            fullName=f"farm.load/{file}", status="broken", stage="finished",
+            start=now, stop=now,
+            labels=[Label(name=k, value=v) for k, v in (
+                ("suite", "farm.load"), ("parentSuite", "farm"), ("framework", "farm"))],
+            statusDetails=StatusDetails(
+                message=printable(f"{problems[0]}{more}"),
+                trace=printable("\n".join(str(p) for p in problems))),
+            titlePath=["farm.load"]))
     return Path(out)
