@@ -58,6 +58,10 @@ class Settings(BaseModel):
 
     def __init__(self, **values: Any) -> None:
         sourced = _sourced(type(self))
+        if "model" in values:       # a --model flag: Midscene's variables are not read either
+            sourced = {k: v for k, v in sourced.items() if not _is_midscene(v[1])}
+        elif "model" not in sourced or _is_midscene(sourced["model"][1]):
+            _tell_midscene(sourced)
         super().__init__(**{**{name: value for name, (value, _) in sourced.items()}, **values})
         self._sources = {name: where.removeprefix("env ") for name, (_, where) in sourced.items()
                          if name not in values}
@@ -504,6 +508,9 @@ def places(cls: type[BaseModel] = Settings) -> dict[str, list[str]]:
                 keys = (name, *(_env_names(name, field) if field.validation_alias else []))
                 line = next((lines[k] for k in keys if k in lines), None)
                 found.setdefault(name, []).append(_file_label(path, table, line))
+    if "model" in cls.model_fields and "model" not in found:    # Midscene's, under farm's
+        for name, (_, var) in _midscene().values.items():
+            found.setdefault(name, []).append(f"{var} (Midscene's variable)")
     return found
 
 
@@ -573,7 +580,45 @@ def _sourced(cls: type[BaseModel]) -> dict[str, tuple[Any, str]]:
             keys = (name, *(_env_names(name, field) if field.validation_alias else []))
             line = next((lines[k] for k in keys if k in lines), None)
             found.setdefault(name, (value, _file_label(path, table, line)))
+    if "model" in cls.model_fields and "model" not in found:    # farm's own settings win
+        for name, (value, var) in _midscene().values.items():
+            found.setdefault(name, (value, f"env {var}"))
     return found
+
+
+def _midscene() -> Any:
+    """Midscene's model variables in the environment (`farm.llm.midscene_env`)."""
+    from farm.llm.midscene_env import midscene_model
+    return midscene_model(os.environ)
+
+
+def _is_midscene(where: str) -> bool:
+    """Whether a setting's source is one of Midscene's variables (not farm's own)."""
+    from farm.llm.midscene_env import API_KEYS, BASE_URLS, FAMILY, NAME, SWITCHES
+    return where.removeprefix("env ") in (NAME, FAMILY, *BASE_URLS, *API_KEYS, *SWITCHES)
+
+
+_TOLD: set[str] = set()     # what this process said on stderr about Midscene's variables
+
+
+def _tell_midscene(sourced: dict[str, tuple[Any, str]]) -> None:
+    """With no farm model setting: say once, on stderr, which of Midscene's variables gave the
+    model (never the key) and what could not be taken from them (an unknown family)."""
+    import sys
+
+    from farm.llm.midscene_env import told
+    found = _midscene()
+    # a farm setting that won over one of them (FARM_MODEL_BASE_URL): only what is in force
+    found.values = {k: v for k, v in found.values.items()
+                    if sourced.get(k, (None, ""))[1] == f"env {v[1]}"}
+    url = found.values.get("model_base_url")
+    lines = [told(found, _masked_value(url[0]) if url else None)] if found.values else []
+    lines += [f"farm: warning: {text}" for name, text in found.warnings.items()
+              if name not in sourced]
+    for line in lines:
+        if line not in _TOLD:
+            _TOLD.add(line)
+            print(line, file=sys.stderr)
 
 
 def _file_label(path: Path, table: tuple[str, ...] = (), line: int | None = None) -> str:
