@@ -31,7 +31,11 @@ def hint(expected: str, screen: str, tree: UITree | None,
                      + (" (an alert)" if len(alerts) == 1 else " (alerts)"))
     close = closest(expected, screen, mask)
     if close and all(close.casefold() not in a.casefold() for a in alerts):
-        parts.append(f"the closest text on it is {_quote(close)}")
+        if _quote(close).casefold() == _quote(mask(expected)).casefold():
+            # (both read the same once masked: what differs is a secret's value)
+            parts.append("the closest text on it differs from it only inside a hidden secret")
+        else:
+            parts.append(f"the closest text on it is {_quote(close)}")
     return "".join(f"; {p}" for p in parts)
 
 

@@ -54,3 +54,13 @@ def test_a_word_that_only_starts_the_expected_one_is_offered_not_two_buttons_joi
     ("Compute", the start of "Computed"), not a made-up "job Compute" across the two."""
     screen = "Farm jobs\nStart job Compute\nstatus: idle"
     assert closest("Computed", screen) == "Compute"
+
+
+def test_a_close_text_that_differs_only_inside_a_secret_is_not_quoted_as_the_same_text():
+    """The page greets another password than the case's: quoting both masked would read
+    'expected "Hello, *** pw=0" … the closest text on it is "Hello, *** pw=0"'."""
+    mask = lambda text: text.replace("s3cret-A", "***").replace("s3cret-B", "***")  # noqa: E731
+    said = hint("Hello, s3cret-A pw=0", "Menu\nHello, s3cret-B pw=0", None, mask)
+    assert said == "; the closest text on it differs from it only inside a hidden secret"
+    assert hint("Hello, s3cret-A pw=1", "Hello, s3cret-B pw=0", None, mask) == \
+        '; the closest text on it is "Hello, *** pw=0"'
