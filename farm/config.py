@@ -510,7 +510,9 @@ def places(cls: type[BaseModel] = Settings) -> dict[str, list[str]]:
                 found.setdefault(name, []).append(_file_label(path, table, line))
     if "model" in cls.model_fields and "model" not in found:    # Midscene's, under farm's
         for name, (_, var) in _midscene().values.items():
-            found.setdefault(name, []).append(f"{var} (Midscene's variable)")
+            var, _, in_file = var.partition(" (")     # "MIDSCENE_MODEL_NAME (.env)"
+            found.setdefault(name, []).append(f"{'.env ' if in_file else ''}{var} (Midscene's "
+                                              "variable)")
     return found
 
 
@@ -588,14 +590,14 @@ def _sourced(cls: type[BaseModel]) -> dict[str, tuple[Any, str]]:
 
 def _midscene() -> Any:
     """Midscene's model variables in the environment (`farm.llm.midscene_env`)."""
-    from farm.llm.midscene_env import midscene_model
-    return midscene_model(os.environ)
+    from farm.llm.midscene_env import DOTENV, midscene_model
+    return midscene_model(os.environ, DOTENV)
 
 
 def _is_midscene(where: str) -> bool:
     """Whether a setting's source is one of Midscene's variables (not farm's own)."""
-    from farm.llm.midscene_env import API_KEYS, BASE_URLS, FAMILY, NAME, SWITCHES
-    return where.removeprefix("env ") in (NAME, FAMILY, *BASE_URLS, *API_KEYS, *SWITCHES)
+    from farm.llm.midscene_env import NAMES
+    return where.removeprefix("env ").removesuffix(" (.env)") in NAMES
 
 
 _TOLD: set[str] = set()     # what this process said on stderr about Midscene's variables

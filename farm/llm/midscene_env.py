@@ -10,7 +10,9 @@ were used.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Mapping
 
 NAME = "MIDSCENE_MODEL_NAME"
@@ -28,6 +30,8 @@ SWITCHES = {"MIDSCENE_USE_QWEN_VL": "qwen2.5-vl", "MIDSCENE_USE_QWEN3_VL": "qwen
             "MIDSCENE_USE_DOUBAO_VISION": "doubao", "MIDSCENE_USE_GEMINI": "gemini",
             "MIDSCENE_USE_VLM_UI_TARS": "ui-tars"}
 OTHERS = (*BASE_URLS[:1], API_KEYS[0], FAMILY)      # Midscene-only: set without a model name
+NAMES = (NAME, FAMILY, *BASE_URLS, *API_KEYS, *SWITCHES)
+DOTENV = Path(".env")      # Midscene's CLI reads the working directory's
 
 
 @dataclass
@@ -40,9 +44,13 @@ class MidsceneModel:
     family: str = ""        # the family variable as written (doubao-vision: farm's doubao)
 
 
-def midscene_model(environ: Mapping[str, str]) -> MidsceneModel:
-    """What Midscene's variables in ``environ`` set (blank values are unset)."""
+def midscene_model(environ: Mapping[str, str], dotenv: Path | None = None) -> MidsceneModel:
+    """What Midscene's variables in ``environ`` set (blank values are unset), and in the
+    ``dotenv`` file (``.env``, as Midscene's CLI loads it) those the environment does not."""
     env = {k.upper(): v.strip() for k, v in environ.items() if v and v.strip()}
+    in_file = {n: v for n, v in (read_names(dotenv) if dotenv else {}).items()
+               if n not in env and v}
+    env.update(in_file)
     out = MidsceneModel()
     if NAME not in env:
         if unused := [n for n in (*OTHERS, *SWITCHES) if n in env]:
@@ -63,7 +71,27 @@ def midscene_model(environ: Mapping[str, str]) -> MidsceneModel:
             out.warnings["model_family"] = (
                 f"{var}={env[var]} is no model family farm knows ({problem}); the family is "
                 "guessed from the model name: set FARM_MODEL_FAMILY to one farm knows")
+    out.values = {k: (v, f"{var} (.env)" if var in in_file else var)
+                  for k, (v, var) in out.values.items()}
     return out
+
+
+def read_names(path: Path) -> dict[str, str]:
+    """Midscene's model variables set in the dotenv file ``path`` ({} when there is none or it
+    is not UTF-8). Only their one-line ``NAME=value`` forms (``export``, quotes, a ``#``
+    comment after an unquoted value): farm.suite.dotenv reads the whole syntax, but it sits
+    above config, which reads this."""
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError):
+        return {}
+    found: dict[str, str] = {}
+    for m in re.finditer(r"^\s*(?:export\s+)?([A-Z0-9_]+)\s*[=:]\s*(.*?)\s*$", text, re.M):
+        if m[1] in NAMES:
+            value = m[2]
+            quoted = len(value) > 1 and value[0] in "'\"`" and value[-1] == value[0]
+            found[m[1]] = value[1:-1] if quoted else value.split(" #", 1)[0].strip()
+    return found
 
 
 def _family(env: Mapping[str, str]) -> tuple[str | None, str]:
@@ -93,10 +121,17 @@ def told(model: MidsceneModel, shown_url: str | None) -> str:
     MIDSCENE_MODEL_API_KEY, MIDSCENE_MODEL_FAMILY=qwen3-vl): openai/qwen3-vl-plus; …``."""
     vals = model.values
     url, key, family = (vals.get(k) for k in ("model_base_url", "model_api_key", "model_family"))
-    extra = [f"{url[1]} {shown_url}" if url else None, key[1] if key else None,
-             f"{family[1]}={model.family}" + (f" (farm's {family[0]})"
-                                              if family[0] != model.family else "")
+    extra = [_var(url[1], f" {shown_url}") if url else None, _var(key[1], "") if key else None,
+             _var(family[1], f"={model.family}" + (f" (farm's {family[0]})"
+                                                   if family[0] != model.family else ""))
              if family else None]
     said = ", ".join(x for x in extra if x)
-    return (f"farm: model from {vals['model'][1]}={model.name}" + (f" ({said})" if said else "")
+    return (f"farm: model from {_var(vals['model'][1], '=' + model.name)}"
+            + (f" ({said})" if said else "")
             + f": {vals['model'][0]}; FARM_MODEL and FARM_MODEL_* win over them")
+
+
+def _var(label: str, value: str) -> str:
+    """``NAME=value``, ``NAME=value in .env`` for a variable the .env file gave."""
+    name, _, where = label.partition(" (")
+    return f"{name}{value}" + (" in .env" if where else "")

@@ -120,3 +120,30 @@ def test_midscene_variables_without_a_model_name_are_said_not_ignored(env, capsy
 def test_a_model_name_already_with_the_prefix_is_not_prefixed_twice():
     got = midscene_model({"MIDSCENE_MODEL_NAME": "openai/gpt-4o", "OPENAI_API_KEY": "sk-1"})
     assert got.values["model"] == ("openai/gpt-4o", "MIDSCENE_MODEL_NAME")
+
+
+def test_midscenes_dotenv_file_gives_them_too_and_the_environment_wins(env, tmp_path, capsys):
+    """Midscene's CLI reads .env in the working directory; so does farm for these."""
+    (tmp_path / ".env").write_text(
+        'export MIDSCENE_MODEL_BASE_URL="http://127.0.0.1:9/v1"\n'
+        f"MIDSCENE_MODEL_API_KEY={KEY}  # the key\nMIDSCENE_MODEL_NAME='in-file-vl'\n"
+        "MIDSCENE_MODEL_FAMILY=doubao-vision\n", encoding="utf-8")
+    s = Settings()
+    assert (s.model, s.model_base_url, s.model_family) == (
+        "openai/in-file-vl", "http://127.0.0.1:9/v1", "doubao")
+    assert s.model_api_key.get_secret_value() == KEY
+    err = capsys.readouterr().err
+    assert err.startswith("farm: model from MIDSCENE_MODEL_NAME=in-file-vl in .env "
+                          "(MIDSCENE_MODEL_BASE_URL http://127.0.0.1:9/v1 in .env, "
+                          "MIDSCENE_MODEL_API_KEY in .env, MIDSCENE_MODEL_FAMILY=doubao-vision "
+                          "(farm's doubao) in .env)") and KEY not in err
+    assert places()["model"] == [".env MIDSCENE_MODEL_NAME (Midscene's variable)"]
+    env(MIDSCENE_MODEL_NAME="from-env-vl")
+    assert Settings().model == "openai/from-env-vl"
+    assert places()["model"] == ["MIDSCENE_MODEL_NAME (Midscene's variable)"]
+
+
+def test_a_bad_midscene_base_url_is_blamed_on_its_variable(env):
+    env(MIDSCENE_MODEL_NAME="x", MIDSCENE_MODEL_BASE_URL="localhost:8000/v1")
+    with pytest.raises(config.ConfigError, match=r"\(env MIDSCENE_MODEL_BASE_URL\): has no "):
+        config.load_settings()
