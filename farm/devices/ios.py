@@ -388,6 +388,8 @@ class IosDevice:
                 self._check_app_alive(xml)
                 return tree
         self.last_observation = "empty-tree"
+        # an empty source is often SpringBoard's after the app died: say so, not fall to OCR
+        self._fail_if_app_gone()
         return None
 
     def _check_app_alive(self, xml: str) -> None:
