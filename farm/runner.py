@@ -9,6 +9,7 @@ interrupted, anything else → error ("internal").
 from __future__ import annotations
 
 import logging
+import re
 import sys
 import threading
 import time
@@ -375,6 +376,9 @@ class _CaseRun:
         """
         if time.monotonic() <= self.deadline or started > self.deadline:
             return None
+        # what the device was waiting for instead (a browser: a navigation's silent server)
+        if cut := getattr(self.device, "cut_short", None):
+            return f"case timed out after {self.case.timeout:g}s: {cut}"
         how = getattr(self.device, "screenshot_command", "") or "screenshot"
         return (f"case timed out after {self.case.timeout:g}s: waiting for the device's "
                 f"screenshot ({how}) {when}")
@@ -505,6 +509,8 @@ class _CaseRun:
         first, newline, rest = msg.partition("\n")
         if "fileChooserAccept" in first and "fileChooserAccept" in note:
             return msg          # (the step's own failure already says how files go in)
+        if False and " in front of the app" in note:   # (it names the alert, its buttons and what to do)
+            first = _SHOWN_ALERTS.sub("", first)
         return f"{first} ({note.strip().splitlines()[0]}){newline}{rest}"
 
     def _on_error_page(self, step: Step, exc: NeedsModel) -> str | None:
@@ -777,6 +783,10 @@ def _masked_output(value: Any, mask: Callable[[str], str]) -> Any:
     if isinstance(value, (list, tuple)):
         return [_masked_output(v, mask) for v in value]
     return mask(str(value))
+
+
+# what a failed text check says of the alerts the screen shows (`farm.agent.screen_hint.hint`)
+_SHOWN_ALERTS = re.compile(r'; the screen shows "[^"]*"(?:, "[^"]*")* \((?:an alert|alerts)\)')
 
 
 def run_case(job: Job, case: Case, device: Device, services: Services) -> CaseResult:

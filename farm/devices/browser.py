@@ -40,7 +40,7 @@ from farm.devices.web.scripts import (AWAIT_CHANGE_JS, BROWSER_KEY_JS, BROWSER_K
                                       KEY_WATCH_JS, MAX_NODES, SCROLL_END_JS, SCROLL_JS,
                                       SCROLL_WATCH_JS, VEIL_JS, VEIL_WATCH_JS, WHEEL_JS,
                                       looked, veiled)
-from farm.errors import DeviceError, DeviceLost, StepFailed
+from farm.errors import CaseTimeout, DeviceError, DeviceLost, FarmError, StepFailed
 from farm.text import first_line, unmasked
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -143,6 +143,23 @@ class BrowserDevice:
     def marker(self) -> str:
         """Command-line switch that identifies this device's Chromium among our children."""
         return f"--farm-device={self.name}"
+
+    @property
+    def deadline(self) -> float | None:
+        """The case's end (monotonic seconds), set by the slot that runs it: the page's waits
+        for its server end there, saying what the page was waiting for (before, a silent
+        server held them past it until the watchdog killed the browser as "crashed")."""
+        return self._wait.deadline
+
+    @deadline.setter
+    def deadline(self, value: float | None) -> None:
+        self._wait.deadline, self._wait.cut_short = value, None
+
+    @property
+    def cut_short(self) -> str | None:
+        """What a wait of the page that the case's end cut short was waiting for (the
+        timeout of a case whose report image waited for it says so)."""
+        return self._wait.cut_short
 
     @property
     def browser_pid(self) -> int | None:
@@ -416,7 +433,7 @@ class BrowserDevice:
             raise StepFailed(f"cannot open {shown}: {problem}")
         from playwright.sync_api import TimeoutError as PlaywrightTimeout
         page = self._acting()
-        wait_ms = self._wait.timeout * 1000
+        limit = self._wait.limit(self._wait.timeout)
         # the message names the URL and Playwright's net::ERR_... reason; a site that does not
         # answer, or whose document never finishes, is the site's doing, not the browser's.
         # Until the server answers no script of the page runs: not watched for a hang (the
@@ -424,19 +441,26 @@ class BrowserDevice:
         with mapped_errors(self.name, f"open {shown}", lambda: self._killed, self._page_gone,
                            self._tab_closed), unreachable_site(shown):
             try:
-                page.goto(url, wait_until="commit", timeout=wait_ms)
+                page.goto(url, wait_until="commit", timeout=_ms_until(limit))
             except PlaywrightTimeout:
-                raise StepFailed(f"cannot open {shown}: the server sent no answer within "
-                                 f"{self._wait.timeout:g} s") from None
+                raise self._unanswered(shown, "the server sent no answer") from None
         with self._errors(f"open {shown}"), unreachable_site(shown):
             self._shots.attach(page)     # while the document loads
             try:
-                load_state(page, "domcontentloaded", wait_ms)
+                load_state(page, "domcontentloaded", _ms_until(limit))
             except PlaywrightTimeout:
-                raise StepFailed(f"cannot open {shown}: its document was still loading after "
-                                 f"{self._wait.timeout:g} s (still coming from the server, or "
-                                 "a script in it has not come)") from None
+                raise self._unanswered(shown, "its document was still loading",
+                                       " (still coming from the server, or a script in it "
+                                       "has not come)") from None
             self._wait_loaded(page, shown)
+
+    def _unanswered(self, shown: str, what: str, why: str = "") -> FarmError:
+        """Opening ``shown`` waited in vain: the step fails (the site's doing), or, when the
+        case's end came first, the case timed out, saying what the page waited for."""
+        if self._wait.deadline is not None and time.monotonic() >= self._wait.deadline:
+            return CaseTimeout(f"case timed out opening {shown}: {what}{why}")
+        after = "within" if what.endswith("answer") else "after"
+        return StepFailed(f"cannot open {shown}: {what} {after} {self._wait.timeout:g} s{why}")
 
     def _wait_loaded(self, page: Any, url: str) -> None:
         """The page's load event (images, frames, stylesheets in), at most LOAD_GRACE_S: a
@@ -1242,3 +1266,9 @@ def _in_viewport(rect: Rect, w: int, h: int) -> Rect | None:
     if right <= left or bottom <= top:
         return None
     return Rect(x=left, y=top, width=right - left, height=bottom - top)
+
+
+def _ms_until(limit: float) -> float:
+    """Playwright's timeout (ms) of a wait that ends at ``limit`` (monotonic): at least 1 ms
+    (its 0 means no limit at all)."""
+    return max(1.0, (limit - time.monotonic()) * 1000)

@@ -22,7 +22,7 @@ from typing import Any, Callable
 from farm.devices.grabber import Later
 from farm.devices.web.failures import lost
 from farm.devices.web.page_wait import Errors, PageWait, load_state, loop_future, wait_on
-from farm.errors import DeviceError, FarmError, StepFailed
+from farm.errors import CaseTimeout, DeviceError, FarmError, StepFailed
 from farm.text import first_line
 
 log = logging.getLogger("farm.devices.browser")
@@ -136,11 +136,14 @@ class PageCapture:
             cdp = self._session(page)
         shot = _Shot(None, ready=loop_future(page))
         self._pending.append(shot)     # the look that finds the page loaded starts it
+        stalled = self.wait.stalled
         try:
             shot.token = token = self.wait.settled(page, then=lambda look: self._look(shot, look))
-        except BaseException:
+        except BaseException as exc:
             self._pending.remove(shot)
-            if not self.wait.stalled:
+            # the case's end came first: this wait says so (the timeout's own image, taken
+            # next, is of the page shown meanwhile)
+            if not self.wait.stalled or isinstance(exc, CaseTimeout) and not stalled:
                 raise
             # a navigation whose server does not answer: the page shown meanwhile (a capture
             # is answered then, where a script is not)
@@ -451,6 +454,7 @@ class PageCapture:
             cdp.on("Page.frameStoppedLoading", lambda event: self._on_loading(event, False))
             cdp.on("Page.domContentEventFired", lambda event: self.wait.progressed())
             cdp.on("Page.frameNavigated", self._on_navigated)
+            cdp.on("Page.frameRequestedNavigation", self._on_requested)
             # sent together, the file chooser watch's call after them: a renderer busy with
             # the document it loads answers them in one go, not a wait each
             enabled, tree = _sent_at_once(cdp, page, [("Page.enable", None),
@@ -467,6 +471,12 @@ class PageCapture:
             return
         self._documents += 1
         self.wait.arrived()
+
+    def _on_requested(self, event: dict[str, Any]) -> None:
+        """The page asked for a navigation of its main frame (a link, a script): where to."""
+        if event.get("frameId") == self._frame and isinstance(event.get("url"), str):
+            from farm.config import mask_url     # (a user:password@ is no one's to read)
+            self.wait.requested(mask_url(event["url"]))
 
     def _on_loading(self, event: dict[str, Any], loading: bool) -> None:
         if event.get("frameId") == self._frame:

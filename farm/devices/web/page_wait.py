@@ -16,7 +16,7 @@ from typing import Any, Callable, ContextManager
 
 from farm.devices.web.failures import raced_navigation
 from farm.devices.web.scripts import STATE_JS, settled_read_js
-from farm.errors import DeviceLost, FarmError, StepFailed
+from farm.errors import CaseTimeout, DeviceLost, FarmError, StepFailed
 
 log = logging.getLogger("farm.devices.browser")
 
@@ -56,6 +56,15 @@ class PageWait:
         # none is sent meanwhile; ``stalled`` once a wait for it ran out
         self.awaiting = False
         self.stalled = False
+        # the case's end (monotonic seconds; None: no case under way): no wait for a document
+        # goes past it, which then says what the page was waiting for (`_await_document`)
+        self.deadline: float | None = None
+        # the main frame's navigation under way: where to (told by the page, when it asked for
+        # it: a link, location.href), and since when
+        self.heading_to: str | None = None
+        self._awaiting_since = 0.0
+        # what a wait the case's end cut short was waiting for (its timeout says it)
+        self.cut_short: str | None = None
         self._stops = 0                         # main-frame loads that ended, ever
         self.loads_begun = 0                    # ... that began, ever
         self._stops_at_action = 0               # ... when the last action began
@@ -82,6 +91,8 @@ class PageWait:
         self.loading = loading
         if loading:
             self.loads_begun += 1
+            if not self.awaiting:
+                self._awaiting_since = time.monotonic()
             self.awaiting = True
         else:
             self._stops += 1
@@ -94,7 +105,12 @@ class PageWait:
         _on_navigated`: the document's parse may have been told meanwhile, and a wait that
         began in between waited for the page's next event, its load, held by a slow image.)"""
         self.awaiting = self.stalled = False
+        self.heading_to = None
         self.progressed()
+
+    def requested(self, url: str) -> None:
+        """The page asked its main frame to navigate to ``url`` (its messages name it)."""
+        self.heading_to = url
 
     def progressed(self) -> None:
         """The page got further with loading (a main-frame load began or ended, its document
@@ -145,6 +161,7 @@ class PageWait:
         """The session ended: nothing to wait for."""
         self.may_navigate = False
         self.loading = False
+        self.cut_short = None
         self.arrived()
         self._stops_at_action = self._stops
         self._requests_of = None
@@ -189,7 +206,7 @@ class PageWait:
         """``look(settle)`` -> (unloading?, readyState, value), a round trip to the page, until
         no navigation is under way and the document is parsed: that look's value. _STAYED when
         the document began to unload and no navigation came of it (it stays)."""
-        limit = time.monotonic() + self.timeout
+        limit = self.limit(self.timeout)
         stuck_since: float | None = None
         settle = self.may_navigate
         while True:
@@ -217,15 +234,28 @@ class PageWait:
                 raise StepFailed(f"the page was still loading after {self.timeout:g}s")
             self._pause(page, seen)
 
+    def limit(self, seconds: float) -> float:
+        """When a wait of ``seconds`` from now must end: at the case's end, if that is sooner."""
+        limit = time.monotonic() + seconds
+        return limit if self.deadline is None else min(limit, self.deadline)
+
     def _await_document(self, page: Any, limit: float) -> None:
         """Wait (one pause) for the document of a navigation under way; past ``limit``, or
         at once when a wait for this navigation already ran out, the step fails: the site
-        does not answer, which is not the browser's doing."""
+        does not answer, which is not the browser's doing. Past the case's end, the case
+        timed out, saying so (the page waited for its server, not for the browser)."""
         if self.stalled or time.monotonic() > limit:
             self.stalled = True
             self.may_navigate = False
+            to = f" to {self.heading_to}" if self.heading_to else ""
+            if self.deadline is not None and time.monotonic() > self.deadline:
+                waited = time.monotonic() - self._awaiting_since
+                self.cut_short = (f"the page's navigation{to} got no answer from its server "
+                                  f"in {waited:.0f}s")
+                raise CaseTimeout(f"case timed out: {self.cut_short}")
             raise StepFailed(f"the page's next document did not come within "
-                             f"{self.timeout:g}s: its server has not answered the navigation")
+                             f"{self.timeout:g}s: its server has not answered the "
+                             f"navigation{to}")
         self._pause(page, self._progress)
 
     def _stays(self, page: Any) -> None:
