@@ -14,6 +14,7 @@ from farm.config import MAX_RETRIES
 from farm.suite.checks import Problems
 from farm.suite.kinds import KINDS
 from farm.suite.model import Case, Step, SuiteDefaults, Task
+from farm.suite.moved_options import lift_agent_options, read_config
 from farm.suite.steps import parse_flow
 from farm.suite.targets import (UNSUPPORTED, WEB_SECTIONS, read_mobile, read_outputs, read_web,
                                 section_of)
@@ -21,7 +22,8 @@ from farm.suite.vars import malformed, references, undefined
 from farm.suite.yamlpos import Node
 
 TARGETS = (*WEB_SECTIONS, "android", "ios")
-CASE_KEYS = {*TARGETS, "tasks", "name", "agent", "timeout", "retries", "tags", "secrets", "vars"}
+CASE_KEYS = {*TARGETS, "tasks", "name", "agent", "config", "timeout", "retries", "tags", "secrets",
+             "vars"}
 TASK_KEYS = {"name", "flow", "continueOnError"}
 # Midscene's report options: groupName titles the case in the report, groupDescription is
 # shown under it, reportFileName also writes the case's own <run dir>/<name>.html; farm's
@@ -42,6 +44,8 @@ STRAY_STRATEGY = ("agent.strategy is not a Midscene agent option and has no effe
 CACHE_STRATEGIES = ["read-write", "read-only", "write-only"]
 DEPRECATED_TARGET = ("`target:` is deprecated in Midscene (read as `page:`); rename it to "
                      "`page:` or `browser:`")
+# after an undefined ${NAME} in a javascript: step: it may be a template literal's own
+JS_ESCAPE = "; if ${{{0}}} is JavaScript's own, write $${{{0}}} (farm reads $${{ as a literal ${{)"
 UNNAMED = 'unnamed results are numbered "0", "1", … over the case'
 # A day: a longer case is a typo (and past threading.TIMEOUT_MAX a device thread's wait crashes).
 MAX_CASE_SECONDS = 24 * 3600
@@ -84,6 +88,7 @@ def check_secret_names(node: Node | None, known: set[str] | frozenset[str],
 def check_templates(node: Node, known: set[str] | frozenset[str], p: Problems) -> None:
     """Report malformed placeholders and ``${NAME}`` (no default) with NAME not in ``known``."""
     results = _result_names(node)
+    scripts = {id(s) for s in _javascript_scalars(node)}
     for scalar in node.walk_scalars():
         text = scalar.text
         if not text or "${" not in text:
@@ -95,7 +100,20 @@ def check_templates(node: Node, known: set[str] | frozenset[str], p: Problems) -
                           "${NAME:-default} (write $${ for a literal ${)")
         for name, has_default, _ in references(text):
             if not has_default and name not in known:
-                p.add(scalar, _undefined(name, results, known))
+                p.add(scalar, _undefined(name, results, known) + (
+                    JS_ESCAPE.format(name) if id(scalar) in scripts else ""))
+
+
+def _javascript_scalars(node: Node) -> list[Node]:
+    """The text of each ``javascript:`` step of a case file (its ``${`` may be JavaScript's)."""
+    out = []
+    tasks = node.value.get("tasks") if node.kind == "map" else None
+    for task in tasks.value if tasks is not None and tasks.kind == "seq" else []:
+        flow = task.value.get("flow") if task.kind == "map" else None
+        for step in flow.value if flow is not None and flow.kind == "seq" else []:
+            script = step.value.get("javascript") if step.kind == "map" else None
+            out += list(script.walk_scalars()) if script is not None else []
+    return out
 
 
 def _result_names(node: Node) -> dict[str, Node]:
@@ -138,6 +156,7 @@ def read_case(node: Node, path: Path, root: Path, defaults: SuiteDefaults,
     top = p.mapping(node, "case", "a mapping with page:/browser:/web:/android:/ios: and tasks:")
     if top is None:
         return None
+    lift_agent_options(node, top, {*AGENT_KEYS, "screenshotShrinkFactor"}, p)
     for name, what in UNSUPPORTED.items():
         if name in top:
             p.add(node.keys[name], f"{name}: is not supported by farm: it drives browsers, "
@@ -174,12 +193,7 @@ def read_case(node: Node, path: Path, root: Path, defaults: SuiteDefaults,
     retries = p.integer(top.get("retries"), "retries", maximum=MAX_RETRIES)
     values["retries"] = d.retries if retries is None else retries
     _apply_agent(values, top, root, p)
-    if section:
-        target = (read_web(section, node.keys[section], top[section], path.parent, p)
-                  if platform == "web" else read_mobile(platform, top[section], p))
-        values[platform] = target
-        values["setup_line"] = _setup_line(node.keys[section], top[section])
-        values.update(read_outputs(top[section], section, p))
+    values.update(_target(node, section, platform, path, p))
 
     app_envs = {a.env for a in d.apps if a.env}
     check_templates(node, known | set(values["vars"]) | app_envs, p)
@@ -187,6 +201,17 @@ def read_case(node: Node, path: Path, root: Path, defaults: SuiteDefaults,
     if p.errors:
         return None
     return p.build(Case, values, node)
+
+
+def _target(node: Node, section: str, platform: str, path: Path, p: Problems) -> dict:
+    """The case fields its target section (and Midscene's ``config:``) sets."""
+    top, values = node.value, read_config(node.value, section, p)
+    if section:
+        values[platform] = (read_web(section, node.keys[section], top[section], path.parent, p)
+                            if platform == "web" else read_mobile(platform, top[section], p))
+        values["setup_line"] = _setup_line(node.keys[section], top[section])
+        values.update(read_outputs(top[section], section, p))
+    return values
 
 
 def _setup_line(key: Node, section: Node) -> int:

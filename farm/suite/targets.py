@@ -36,13 +36,19 @@ MAX_VIEWPORT = 10_000_000
 WEB_KEYS = {"url", "serve", "mode", "userAgent", "viewportWidth", "viewportHeight",
             "deviceScaleFactor", "cookie", "extraHTTPHeaders", "acceptInsecureCerts",
             "waitForNetworkIdle", "chromeArgs", "forceSameTabNavigation", "autoFollowNewPage",
-            "bridgeMode", "dialogs"} | EMULATION_KEYS | COMMON_KEYS
+            "bridgeMode", "dialogs", "viewportScale"} | EMULATION_KEYS | COMMON_KEYS
 ANDROID_KEYS = {"deviceId", "launch", "imeStrategy", "autoDismissKeyboard",
-                "keyboardDismissStrategy"} | COMMON_KEYS
+                "keyboardDismissStrategy", "displayId", "alwaysRefreshScreenInfo",
+                "androidAdbPath"} | COMMON_KEYS
 IOS_KEYS = {"launch", "autoDismissKeyboard", "wdaPort", "wdaHost"} | COMMON_KEYS
 IME_STRATEGIES = ["always-yadb", "yadb-for-non-ascii"]
 DISMISS_STRATEGIES = ["esc-first", "back-first"]
 
+NOT_DISPLAY_0 = "farm drives the default display only"
+NO_ADB_BINARY = ("android.androidAdbPath is not used: farm runs no adb binary; it talks to the "
+                 "adb server at ANDROID_ADB_SERVER_HOST:ANDROID_ADB_SERVER_PORT (default "
+                 "localhost:5037) and never starts one (start it with that adb: `adb "
+                 "start-server`); leave the key out")
 _ONE_SERVER = ("farm attaches {what} for the whole run; set {env} for `farm run` / `farm "
                "worker` instead")
 _SCREENCAP = "farm takes every screenshot with screencap"
@@ -59,8 +65,6 @@ REFUSED = {
                                             env="ANDROID_ADB_SERVER_HOST"),
         "remoteAdbPort": _ONE_SERVER.format(what="Android devices from one adb server",
                                             env="ANDROID_ADB_SERVER_PORT"),
-        "androidAdbPath": "farm speaks the adb protocol itself (adbutils); no adb binary is run",
-        "displayId": "farm drives the default display only",
         # the rest of AndroidDevice's options, which Midscene's YAML docs say a script may set
         "screenshotStrategy": _SCREENCAP + "; it has no yadb capture (a FLAG_SECURE page's "
                               "black frame makes farm read the UI tree instead)",
@@ -68,8 +72,6 @@ REFUSED = {
         "keyboardTypeDelay": "farm types a text a word or more at a time (input text, yadb "
                              "or ADBKeyBoard), with no delay between keys",
         "minScreenshotBufferSize": _SCREENCAP + " and checks that it is a PNG, not its size",
-        "alwaysRefreshScreenInfo": "farm already reads the screen's rotation from every "
-                                   "screenshot and UI dump; leave the key out",
         "exposeRunAdbShellAction": "the planner can always run adb shell commands on Android "
                                    "(RunAdbShell); farm cannot hide it",
         "screenshotResizeScale": "Midscene removed it (it has no effect there either); leave "
@@ -126,9 +128,7 @@ def read_web(section: str, key: Node, node: Node, base: Path, p: Problems) -> We
                                      minimum=1, maximum=MAX_VIEWPORT,
                                      expected="pixels as a positive integer"),
         "user_agent": _user_agent(items.get("userAgent"), section, p),
-        "device_scale_factor": p.number(items.get("deviceScaleFactor"),
-                                        f"{section}.deviceScaleFactor",
-                                        expected="a number > 0"),
+        "device_scale_factor": _scale_factor(section, items, p),
         "serve": _folder(items.get("serve"), f"{section}.serve", base, p),
         "cookies": _cookies(items.get("cookie"), f"{section}.cookie", base, p),
         "extra_http_headers": _headers(items.get("extraHTTPHeaders"), section, p),
@@ -143,6 +143,16 @@ def read_web(section: str, key: Node, node: Node, base: Path, p: Problems) -> We
     if url is None:
         return None
     return p.build(WebTarget, {k: v for k, v in values.items() if v is not None}, node)
+
+
+def _scale_factor(section: str, items: dict[str, Node], p: Problems) -> float | None:
+    """deviceScaleFactor, or viewportScale: Midscene's older name for it."""
+    if "viewportScale" in items and "deviceScaleFactor" in items:
+        p.add(items["viewportScale"], f"{section}.viewportScale is the older name of "
+                                      f"deviceScaleFactor (line {items['deviceScaleFactor'].line}"
+                                      "): give it once")
+    name = "deviceScaleFactor" if "deviceScaleFactor" in items else "viewportScale"
+    return p.number(items.get(name), f"{section}.{name}", expected="a number > 0")
 
 
 def _bridge(section: str, items: dict[str, Node], p: Problems) -> bool:
@@ -325,6 +335,7 @@ def read_mobile(platform: str, node: Node, p: Problems) -> AndroidTarget | IosTa
         host = p.text(items.get("wdaHost"), "ios.wdaHost", empty_ok=False, expected="a host")
         return IosTarget(launch=launch, auto_dismiss_keyboard=dismiss is not False,
                          wda_port=port, wda_host=host)
+    _harmless_android(items, p)
     device = p.text(items.get("deviceId"), "android.deviceId", empty_ok=False,
                     expected="an adb device serial")
     ime = p.choice(items.get("imeStrategy"), "android.imeStrategy", IME_STRATEGIES)
@@ -333,6 +344,18 @@ def read_mobile(platform: str, node: Node, p: Problems) -> AndroidTarget | IosTa
     return AndroidTarget(device_id=device, launch=launch, ime_strategy=ime,
                          auto_dismiss_keyboard=dismiss is not False,
                          keyboard_dismiss_strategy=first or "esc-first")
+
+
+def _harmless_android(items: dict[str, Node], p: Problems) -> None:
+    """Midscene AndroidDevice options that change nothing in farm: displayId 0 (the default
+    display, the only one farm drives), alwaysRefreshScreenInfo (farm reads the rotation from
+    every screenshot and UI dump) and androidAdbPath (a warning: farm runs no adb binary)."""
+    display = p.integer(items.get("displayId"), "android.displayId", minimum=0)
+    if display:
+        p.add(items["displayId"], f"android.displayId is not supported by farm: {NOT_DISPLAY_0}")
+    p.boolean(items.get("alwaysRefreshScreenInfo"), "android.alwaysRefreshScreenInfo")
+    if p.text(items.get("androidAdbPath"), "android.androidAdbPath") is not None:
+        p.warn(items["androidAdbPath"], NO_ADB_BINARY)
 
 
 def read_outputs(node: Node, section: str, p: Problems) -> dict:
@@ -374,6 +397,7 @@ KEY_FIELDS = {
     "url": ("url",), "serve": ("serve",), "mode": ("mode", "same_tab", "follow_new_pages"),
     "userAgent": ("user_agent",), "viewportWidth": ("viewport_width",),
     "viewportHeight": ("viewport_height",), "deviceScaleFactor": ("device_scale_factor",),
+    "viewportScale": ("device_scale_factor",),
     "cookie": ("cookies",), "extraHTTPHeaders": ("extra_http_headers",),
     "acceptInsecureCerts": ("accept_insecure_certs",), "chromeArgs": ("chrome_args",),
     "waitForNetworkIdle": ("network_idle_ms", "network_idle_continue"),
