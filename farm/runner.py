@@ -509,7 +509,7 @@ class _CaseRun:
         first, newline, rest = msg.partition("\n")
         if "fileChooserAccept" in first and "fileChooserAccept" in note:
             return msg          # (the step's own failure already says how files go in)
-        if False and " in front of the app" in note:   # (it names the alert, its buttons and what to do)
+        if " in front of the app" in note:   # (it names the alert, its buttons and what to do)
             first = _SHOWN_ALERTS.sub("", first)
         return f"{first} ({note.strip().splitlines()[0]}){newline}{rest}"
 
