@@ -15,7 +15,6 @@ DEVICE_OPTIONS = [
     ("android", "scrcpyConfig", "{enabled: true}", "no scrcpy stream"),
     ("android", "keyboardTypeDelay", "50", "no delay between keys"),
     ("android", "minScreenshotBufferSize", "0", "checks that it is a PNG"),
-    ("android", "alwaysRefreshScreenInfo", "true", "rotation from every screenshot"),
     ("android", "exposeRunAdbShellAction", "false", "cannot hide it"),
     ("android", "screenshotResizeScale", "0.5", "Midscene removed it"),
     ("ios", "keyboardTypeDelay", "50", "no delay between keys"),
