@@ -31,6 +31,7 @@ BUILTIN_KINDS = {"browser": "web", "android": "android", "android-sim": "android
                  "ios": "ios", "ios-sim": "ios"}
 
 SIM_KINDS = ("android-sim", "ios-sim")     # simulators a local run starts (`SimFleet`)
+WDA_PROBE_S = 3.0    # how long a listed WebDriverAgent has to answer /status before a run
 
 _SPEC = re.compile(r"^\s*([a-z][a-z0-9_-]*)\s*(?::\s*([-+]?\d+))?\s*$", re.I)   # Browser:1 too
 
@@ -414,15 +415,48 @@ def attach_targets(kind: str, count: int, settings: Settings, every: bool = Fals
             raise ConfigError(_too_few_android(count, settings, f"{client.host}:{client.port}"))
     elif kind == "ios":
         from farm.config import mask_url
-        found = ios_urls(settings)
-        _without_credentials(found)
+        listed = ios_urls(settings)
+        _without_credentials(listed)
+        silent = wda_not_answering(listed)
+        found = [url for url in listed if url not in silent]
         if len(found) < count:
-            raise ConfigError(f"--devices {kind}:{count}: FARM_IOS_WDA_URLS lists {len(found)} "
-                              f"device(s) ready ({', '.join(map(mask_url, found)) or 'none'}); "
-                              f"try {kind}-sim for simulated ones")
+            raise ConfigError(f"--devices {kind}:{count}: FARM_IOS_WDA_URLS lists {len(listed)} "
+                              f"device(s), {len(found)} ready "
+                              f"({', '.join(map(mask_url, found)) or 'none'})" +
+                              "".join(f"; {mask_url(url)} {why}" for url, why in silent.items())
+                              + f"; try {kind}-sim for simulated ones")
     else:
         return [""] * count
     return found if every else found[:count]
+
+
+def wda_not_answering(urls: list[str], timeout_s: float = WDA_PROBE_S) -> dict[str, str]:
+    """The WebDriverAgent URLs of ``urls`` whose /status does not answer ready within
+    ``timeout_s`` (all asked at once), each with why: a run asking for N iPhones is refused up
+    front, as for N adb phones, not run on fewer with the others "lost". A USB iPhone's
+    ``http+usbmux://`` is left to its device to ask (usbmuxd's part said as it opens)."""
+    import json
+    from concurrent.futures import ThreadPoolExecutor
+
+    from wda.usbmux import fetch
+
+    from farm.devices.ios import unreachable_why
+
+    def why(url: str) -> str | None:
+        if url.startswith("http+usbmux://"):
+            return None
+        try:
+            value = json.loads(fetch(url.rstrip("/") + "/status", timeout=timeout_s).content
+                               ).get("value")
+        except Exception as exc:
+            return "is not answering: " + unreachable_why(url, exc)
+        ready = value.get("ready", True) if isinstance(value, dict) else True
+        return None if ready else "answers but says WebDriverAgent is not ready"
+    if not urls:
+        return {}
+    with ThreadPoolExecutor(max_workers=min(len(urls), 16)) as pool:
+        said = dict(zip(urls, pool.map(why, urls)))
+    return {url: words for url, words in said.items() if words}
 
 
 def _without_credentials(urls: list[str]) -> None:
