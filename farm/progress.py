@@ -200,10 +200,10 @@ class PlainProgress:
         with self._lock:
             self._running.pop(device, None)
             self.standing.finished(result, final)
+        if final and _not_run(result):     # not done: the end of the run says how many
+            return
         if final:
             self.done += 1
-        if final and _not_run(result):
-            return
         word = STATUS_WORD[result.status] + ("" if final else " (will retry)")
         self._say(f"[{self.done}/{self.total}] [{device}] {word} {_short(result)}")
 
@@ -300,7 +300,8 @@ class RichProgress:
         if final:
             with self._lock:
                 self.standing.finished(result, final)
-            self.progress.advance(self.overall)
+            if not _not_run(result):        # (a stop's unrun cases: said at the end)
+                self.progress.advance(self.overall)
         if result.status != "passed" and not (final and _not_run(result)):
             word = STATUS_WORD[result.status] + ("" if final else " (will retry)")
             from rich.markup import escape
