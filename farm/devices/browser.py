@@ -136,6 +136,9 @@ class BrowserDevice:
         self._idle_ms: int | None = None              # waitForNetworkIdle.timeout of the session
         # (origin, user) the context sends the target URL's basic auth credentials to
         self._signed_in: tuple[str, str] | None = None
+        # a url being opened whose server has not answered: the page has no document, and
+        # a capture of it is answered only once one comes (it held a timed-out case 20 s)
+        self._unanswered_open: str | None = None
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -331,7 +334,7 @@ class BrowserDevice:
         self._wait.reset()
         self._hang.reset()
         self._crashed = self._veiled = False     # (a new context: no field of it is veiled)
-        self._idle_ms = None
+        self._idle_ms, self._unanswered_open = None, None
         context, self._context, self._page, self._opened = self._context, None, None, None
         if context is not None:
             try:
@@ -440,10 +443,15 @@ class BrowserDevice:
         # guard's ping waits for the document too, and called a silent server a page's loop)
         with mapped_errors(self.name, f"open {shown}", lambda: self._killed, self._page_gone,
                            self._tab_closed), unreachable_site(shown):
+            self._unanswered_open = shown
             try:
                 page.goto(url, wait_until="commit", timeout=_ms_until(limit))
             except PlaywrightTimeout:
                 raise self._unanswered(shown, "the server sent no answer") from None
+            except BaseException:
+                self._unanswered_open = None    # (an error page is a page)
+                raise
+            self._unanswered_open = None
         with self._errors(f"open {shown}"), unreachable_site(shown):
             self._shots.attach(page)     # while the document loads
             try:
@@ -498,6 +506,9 @@ class BrowserDevice:
         sleep) gets the page as it is then. The page's text that holds a secret is blacked
         out of it."""
         page = self._need_page()
+        if self._unanswered_open is not None:
+            raise StepFailed(f"no image: {self._unanswered_open} sent no page (its server "
+                             "has not answered)")
         self._shots.hide = None if self.hide is _unmasked else self.hide   # no secrets: no scan
         seen, self._dom.seen = self._dom.seen, None
         return self._shots.evidence(page, seen=seen)
