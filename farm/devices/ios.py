@@ -309,11 +309,27 @@ class IosDevice:
             if bundle:
                 self._check_installed(bundle)
             raise
+        self._upright()
         if bundle:
             self._bundle = bundle
             self._wait_front(bundle)
         elif app:
             self.open_url(app)
+
+    def _upright(self) -> None:
+        """Turn the phone back to portrait when a case before left it turned (a step's
+        ``POST /orientation``): each case starts as a user holds the phone, as its app data
+        starts empty. A WDA that will not say or turn is left as it is."""
+        try:
+            if self._call(lambda: self._session.orientation, "orientation") == "PORTRAIT":
+                return
+            self._call(lambda: setattr(self._session, "orientation", "PORTRAIT"),
+                       "orientation")
+        except DeviceError as exc:
+            log.info("%s: not turned upright: %s", self.name, exc)
+            return
+        w, h = self.size()
+        self._note_turn((min(w, h), max(w, h)))
 
     def end_session(self) -> None:
         if self._bundle and self._session is not None and not self._killed:

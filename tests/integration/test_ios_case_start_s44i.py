@@ -63,3 +63,36 @@ tasks:
     assert case["status"] == "failed"
     said = case["error"]["message"]
     assert f"{BUNDLE} is no longer running on" in said and "OCR" not in said, said
+
+
+def test_a_case_after_one_that_turned_the_iphone_starts_upright(farm: FarmCli, simulator):
+    suite = farm.tmp / "suite"
+    suite.mkdir()
+    (suite / "a_turn.yaml").write_text(f"""\
+ios:
+  launch: {BUNDLE}
+tasks:
+  - name: turn the iPhone
+    flow:
+      - runWdaRequest:
+          method: POST
+          endpoint: /session/{{sessionId}}/orientation
+          data: {{orientation: LANDSCAPE}}
+""")
+    (suite / "b_upright.yaml").write_text(f"""\
+ios:
+  launch: {BUNDLE}
+tasks:
+  - name: read how the iPhone is held
+    flow:
+      - runWdaRequest:
+          method: GET
+          endpoint: /session/{{sessionId}}/orientation
+        name: held
+""")
+    done = farm.run("run", suite, "--devices", "ios:1", "--report-dir",
+                    farm.tmp / "run", FARM_IOS_WDA_URLS=simulator.urls[0])
+    cases = by_name(results(farm.tmp / "run"))
+    assert [c["status"] for c in cases.values()] == ["passed", "passed"], \
+        (cases, done.stdout, done.stderr)
+    assert cases["b_upright"]["data"]["held"] == "PORTRAIT", cases["b_upright"]
