@@ -98,6 +98,31 @@ def drop_handler(handler: logging.Handler) -> None:
 
 
 _case_log = logging.getLogger("farm.cases")
+
+
+def one_line(label: str) -> str:
+    """A step's label for a one-line summary (farm.log's end line, junit.xml's step log): a
+    multi-line one (a ``javascript: |`` step's whole script) as its first line and "…", so
+    one case's end stays one line (results.json and the report keep the label whole)."""
+    if "\n" not in label and "\r" not in label:
+        return label
+    first = label.strip().replace("\r\n", "\n").replace("\r", "\n").split("\n")[0].rstrip()
+    # javascript "const t = …  (the closing quote is on a later line: shown as cut)
+    return f"{first} …" if first else "…"
+
+
+def verdict_line(result: Any) -> int | None:
+    """The line a case's file:line points at: a flaky case's, the step its last failed
+    attempt failed at (what to look into: its passing attempt has no failing step), as its
+    <flakyFailure> and the report's earlier attempts say; else results.json's ``line`` (the
+    failing step, or a passed case's first step)."""
+    if result.status == "flaky":
+        failed = [p for p in result.previous if p.attempt < result.attempt
+                  and p.status in ("failed", "error") and p.line]
+        if failed:
+            return failed[-1].line
+    return result.line
+
 LOGGED_ERROR_CHARS = 2000       # of a case's error in farm.log (its page text can be long)
 
 
@@ -142,12 +167,13 @@ def ended_line(device: str, result: Any, final: bool) -> str:
                                       if s.status == result.status), None  # step it was in
                                      ) if result.status == "interrupted" else None
     if step is not None:
-        text += f" at step {step.index} {step.label}"
-    line = (step.line if step is not None and step.line else result.line
+        text += f" at step {step.index} {one_line(step.label)}"
+    line = (step.line if step is not None and step.line else verdict_line(result)
             ) if result.status != "passed" else 0   # (a passed case's: its first step's)
     text += f" ({result.file}:{line})" if line else f" ({result.file})"
     why = f"{error.kind}: {error.message}" if error else result.reason or ""
-    if why.strip() and result.status != "passed":
+    why = " ⏎ ".join(line for line in why.strip().splitlines() if line.strip())  # one line
+    if why and result.status != "passed":
         text += ": " + (why if len(why) <= LOGGED_ERROR_CHARS
                         else why[:LOGGED_ERROR_CHARS] + f"… ({len(why)} characters)")
     if result.screenshot and result.status not in ("passed", "skipped"):

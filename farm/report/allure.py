@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Sequence
 
 from farm.report.html import cut_long
 from farm.results import CaseResult, RunSummary, StepRecord, own_duration, timestamp
+from farm.run_log import one_line
 from farm.text import printable
 
 if TYPE_CHECKING:
@@ -108,12 +109,15 @@ class _Writer:
         from allure_commons.model2 import Parameter, StatusDetails, TestStepResult
         start = _ms(st.started)
         result = TestStepResult(
-            name=printable(f"{st.index}. {st.label}"), status=_STATUS.get(st.status, "broken"),
+            name=printable(f"{st.index}. {one_line(st.label)}"),
+            status=_STATUS.get(st.status, "broken"),
             stage="finished", start=start,
             stop=start + round(st.duration * 1000) if start is not None else None,
             attachments=self.attach(st.marked or st.after, "screenshot", owner),
             parameters=[Parameter(name=k, value=str(v)) for k, v in
-                        (("task", st.task), ("tier", st.tier), ("line", st.line)) if v])
+                        (("task", st.task), ("tier", st.tier), ("line", st.line),
+                         ("step", st.label if one_line(st.label) != st.label else ""))
+                        if v])      # (a multi-line step, a script: whole)
         if st.error:    # (the test's statusDetails hold the case's error whole)
             result.statusDetails = StatusDetails(message=printable(cut_long(st.error)))
         return result
