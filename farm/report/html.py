@@ -25,6 +25,7 @@ from farm.results import (STATUS_ORDER, CaseResult, RunSummary, StepRecord, cach
                           case_usage, failing_step, not_run_by_interrupt, own_duration,
                           run_usage)
 from farm.results_history import pass_rate
+from farm.run_log import one_line, verdict_line
 from farm.suite.kinds import KINDS
 from farm.text import printable
 from farm.usage import Usage, tokens_text
@@ -335,8 +336,31 @@ open.</span></noscript>
                          f'{plural}</option>{options}</select>')
         return "".join(menus)
 
+    def source(self, file: str) -> str | None:
+        """A relative link from report.html to a case's YAML file (as Playwright's report
+        links a test's source), when the file is there: relative to the working directory
+        (results.json's ``file``) or absolute; None when it is not (a report rebuilt
+        elsewhere, a results.json from another machine: the place stays plain text)."""
+        if self.run_dir is None or not file:
+            return None
+        path = Path(file) if os.path.isabs(file) else Path.cwd() / file
+        try:
+            if not path.is_file():
+                return None
+            rel = os.path.relpath(path.resolve(), self.run_dir.resolve())
+        except (OSError, ValueError):      # (another drive: no relative path)
+            return None
+        return urllib.parse.quote(rel.replace(os.sep, "/"), safe="/")
+
+    def where(self, file: str, line: int | None) -> str:
+        """``file:line``, a link to the file where it is reachable (`source`)."""
+        text = _e(file + (f":{line}" if line else ""))
+        url = self.source(file)
+        return text if url is None else \
+            f'<a class="src" href="{_e(url)}" target="_blank" rel="noopener">{text}</a>'
+
     def case(self, c: CaseResult) -> str:
-        where = c.file + (f":{c.line}" if c.line else "")
+        where = self.where(c.file, verdict_line(c))
         is_open = c.status in _OPEN_BY_DEFAULT
         # the device's chip says what the device is on hover
         device = f' title="{_e(c.device_info)}"' if c.device_info else ""
@@ -372,7 +396,7 @@ open.</span></noscript>
 data-status="{_e(c.status)}" {facets} data-q="{_e(_searched(c))}"\
 {" open" if is_open else ""}>
 <summary>{self.badge(c.status)}<span class="name">{_e(c.name)}</span>\
-<span class="where">{_e(where)}</span><span class="chips">{chip_html}</span>{link}</summary>
+<span class="where">{where}</span><span class="chips">{chip_html}</span>{link}</summary>
 <div class="body">{body}</div>
 </details>"""
 
@@ -441,17 +465,21 @@ data-status="{_e(c.status)}" {facets} data-q="{_e(_searched(c))}"\
     def previous(self, c: CaseResult) -> str:
         items = []
         for p in c.previous:
-            text = f"attempt {p.attempt} {p.status} on {p.device or '?'}" + _took(p)
+            text = _e(f"attempt {p.attempt} {p.status} on {p.device or '?'}" + _took(p))
             if p.error is not None:
                 message = p.error.message
                 message = message if len(message) < 300 else message[:299] + "…"
-                text += f": {p.error.kind} {message}"
+                text += _e(f": {p.error.kind} {message}")
             elif p.reason:
-                text += f": {p.reason}"
-            shot = self.src(p.screenshot)
-            link = (f' <a href="{_e(shot)}" target="_blank" rel="noopener">screenshot</a>'
-                    if shot else "")
-            items.append(f"<li>{self.badge(p.status)} {_e(text)}{link}</li>")
+                text += _e(f": {p.reason}")
+            step = failing_step(p) if p.status != "passed" else None
+            if step is not None:    # where it failed, as the case's own failure says it
+                text += (f'<br><span class="at">at step {step.index} · '
+                         f"{self.where(p.file, step.line or p.line)} · {_e(step.task)}: "
+                         f"{_e(one_line(step.label))}</span>")
+            shot = self.thumb(p.screenshot, f"attempt {p.attempt} screenshot", "shot") \
+                if p.status != "passed" else ""
+            items.append(f"<li>{self.badge(p.status)} {text}{shot}</li>")
         others = ("other attempts" if any(p.attempt > c.attempt for p in c.previous)
                   else "earlier attempts")     # (a failure's retry that was skipped: later)
         return (f'<div class="previous"><b>attempt {c.attempt}</b>{_e(_took(c))} — {others}:'

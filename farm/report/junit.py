@@ -38,6 +38,7 @@ from farm.report.html import cut_long, known_tokens
 from farm.report.paths import replace_file, run_file
 from farm.results import (CaseResult, RunSummary, case_usage, failing_step, own_duration,
                           timestamp)
+from farm.run_log import one_line, verdict_line
 from farm.text import printable
 
 if TYPE_CHECKING:
@@ -80,7 +81,7 @@ def _body(case: CaseResult) -> str:
     if step is not None:
         where = f"step {step.index}" + (f", line {step.line}" if step.line else "")
         verb = "Interrupted" if case.status == "interrupted" else "Failed"
-        lines.append(f"{verb} at {where} [{step.task}]: {step.label}")
+        lines.append(f"{verb} at {where} [{step.task}]: {step.label}")  # (whole: a body)
     if case.error is not None:
         lines.append(f"{case.error.kind}: {case.error.message}")
     if case.reason:     # (with an error: "…; attempt 2 was skipped: …", "not retried: …")
@@ -93,7 +94,8 @@ def _body(case: CaseResult) -> str:
 def _step_log(case: CaseResult) -> str:
     rows = []
     for s in case.steps:
-        row = f"{s.index:>3} {s.status:<11} {round(s.duration * 1000):>6} ms  [{s.task}] {s.label}"
+        row = (f"{s.index:>3} {s.status:<11} {round(s.duration * 1000):>6} ms  [{s.task}] "
+               f"{one_line(s.label)}")
         if s.tier:
             row += f"  (tier={s.tier})"
         if s.error:     # (the failure's text holds the case's error whole: no second copy)
@@ -129,9 +131,15 @@ def _spend(case: CaseResult) -> dict[str, str]:
             **{f"tokens.{k}": str(v) for k, v in sorted(tokens.items())}}
 
 
+def _where(case: CaseResult) -> str:
+    """``file:line`` of a case: the line its verdict is about (`verdict_line`)."""
+    line = verdict_line(case)
+    return case.file + (f":{line}" if line else "")
+
+
 def _facts(case: CaseResult) -> str:
     facts = {"title": " ".join(case.name.split()),      # one line: a fact per line
-             "case_id": case.case_id, "file": case.file + (f":{case.line}" if case.line else ""),
+             "case_id": case.case_id, "file": _where(case),
              "platform": case.platform, "device": case.device,
              "device_info": case.device_info, "attempt": str(case.attempt),
              "flaky": "true" if case.status == "flaky" else None,
@@ -189,7 +197,7 @@ def distinct_names(summary: RunSummary, run_dir: Path) -> dict[tuple[str, int], 
     shared name."""
     seen: set[tuple[str, str]] = set()
     twins: dict[tuple[str, int], Path] = {}
-    for case in summary.cases:
+    for case in (a for c in summary.cases for a in (*c.previous, c)):
         path = _screenshot(case, run_dir)
         if path is None:
             continue
@@ -285,7 +293,14 @@ def _interim_for(previous: CaseResult, final_passed: bool) -> Element:
 
 
 def _attempt_head(previous: CaseResult) -> str:
-    return f"attempt {previous.attempt} {previous.status} on {previous.device or '?'}"
+    """``attempt 1 failed on browser-1 at step 2 (s/pay.yaml:11)``: where it failed shown in
+    its message, which is all some CI servers show of a <flakyFailure>."""
+    head = f"attempt {previous.attempt} {previous.status} on {previous.device or '?'}"
+    step = failing_step(previous) if previous.status != "passed" else None
+    if step is not None:
+        line = step.line or previous.line
+        head += f" at step {step.index} ({previous.file}" + (f":{line})" if line else ")")
+    return head
 
 
 def _testcase(case: CaseResult, name: str, run_dir: Path | None,
@@ -295,13 +310,16 @@ def _testcase(case: CaseResult, name: str, run_dir: Path | None,
     result = _result_for(case)
     if result is not None:
         children.append(result[1])
+    earlier = [p for p in case.previous if p.attempt < case.attempt]
     if case.status != "passed":     # a pass after the device's errors is not flaky (_facts)
         # not an attempt after the verdict (a failure's retry that was skipped: no rerun
         # failure, its reason says it in the body)
-        children += [_interim_for(prev, case.status == "flaky") for prev in case.previous
-                     if prev.attempt < case.attempt]
-    out = "\n\n".join(x for x in (_facts(case), _step_log(case),
-                                  _attachment(case, run_dir, twins)) if x)
+        children += [_interim_for(prev, case.status == "flaky") for prev in earlier]
+    else:
+        earlier = []
+    # each failed attempt's screenshot, the earlier ones' first (a flaky case's only one)
+    shots = "\n".join(x for x in (_attachment(a, run_dir, twins) for a in (*earlier, case)) if x)
+    out = "\n\n".join(x for x in (_facts(case), _step_log(case), shots) if x)
     children.append(_element("system-out", [], out))
     return (result[0] if result else None,
             _element("testcase", [("name", name), ("classname", folder(case)),
