@@ -152,8 +152,11 @@ class IosDevice:
     platform = "ios"
     screenshot_command = "WDA's /screenshot"  # what a hung screenshot was waiting for
 
-    def __init__(self, name: str, settings: "Settings | None", url: str) -> None:
+    def __init__(self, name: str, settings: "Settings | None", url: str,
+                 say_which: bool = True) -> None:
         self.name, self.settings, self.url = name, settings, url
+        # `about` names its UDID and URL (a phone the run started itself is its name's)
+        self.say_which = say_which
         self._client: Any = None
         self._session: Any = None
         self._bundle: str | None = None
@@ -235,12 +238,18 @@ class IosDevice:
             time.sleep(REATTACH_POLL_S)
 
     def _describe(self, status: dict[str, Any]) -> str:
+        """`ios_about`, then which iPhone it is: its UDID where WDA says it, and its WDA URL
+        (as an Android phone's serial names it: two iPhones alike read differently)."""
+        from farm.config import mask_url
         try:
             info = self._client.device_info() or {}
         except Exception as exc:    # an older WDA: the OS alone
             log.debug("%s: device info: %s", self.name, exc)
             info = {}
-        return ios_about(status, info)
+        udid = clean(str(info.get("udid") or ""))
+        which = ((f"UDID {udid}, " if udid else "") + f"WDA {mask_url(self.url)}"
+                 if self.say_which else "")
+        return ", ".join(part for part in (ios_about(status, info), which) if part)
 
     def close(self) -> None:
         session, self._session = self._session, None

@@ -626,5 +626,5 @@ def _simulated(spec: DeviceSpec, settings: Settings, sims: "SimFleet",
                               port=sim.port) for i, s in enumerate(sim.serials)]
     from farm.devices.ios import IosDevice
     isim = sims.ios(spec.count)
-    return [IosDevice(f"iphone-sim-{taken + i + 1}", settings, u)
+    return [IosDevice(f"iphone-sim-{taken + i + 1}", settings, u, say_which=False)
             for i, u in enumerate(isim.urls)]

@@ -202,6 +202,7 @@ class WdaServer(ThreadingHTTPServer):
         super().__init__(("127.0.0.1", port), _Handler)
         self.screen, self.apps = screen, apps
         self.port = self.server_address[1]
+        self.udid = str(uuid.uuid4()).upper()    # (as a simulator's: one of its own per phone)
         self.sessions: set[str] = set()
         self.requests: deque[str] = deque(maxlen=LOGGED)
         # the keyboard was dismissed (`/wda/keyboard/dismiss`) and no touch brought it back:
@@ -431,7 +432,7 @@ class WdaServer(ThreadingHTTPServer):
     @_route("GET /wda/device/info")
     def _device_info(self, req: _Request) -> tuple[Any, str | None]:
         return {"name": self.screen.name, "model": "iPhone", "userInterfaceIdiom": 0,
-                "isSimulator": True}, req.sid or req.current
+                "isSimulator": True, "udid": self.udid}, req.sid or req.current
 
     @_route("POST /wda/homescreen")
     def _home_screen(self, req: _Request) -> tuple[Any, str | None]:
