@@ -8,7 +8,8 @@ Before it is trusted, the XPath must select exactly one element of the live tree
 and that element must still be the one the prompt means (`still_meant`): an id moved to
 another button is no hit. Otherwise the entry is stale: the tier misses at once (a device
 read already waits for a navigation under way), a later tier re-locates, and the new hit
-replaces the entry (in a writing mode).
+replaces the entry (in a writing mode); a hit that is not stored (one of alike elements with
+nothing to tell it apart) removes it, so the next run does not check it again.
 
 An entry replays only what the tier that stored it would still decide. One the text or OCR
 tier stored (zero-token matches of the target's words), or one that records no tier at all
@@ -193,24 +194,39 @@ class LocateCacheTier:
 
     def remember(self, prompt: str, hit: LocateHit, ctx: LocateContext) -> None:
         """After any tier hit: store the hit node's XPath (not for the step's own XPath, nor
-        for an entry that was just used) with what the node was."""
-        if not prompt or hit.tier in (TIER, "xpath") or not self.cache.usable():
+        for an entry that was just used) with what the node was. An entry found stale that
+        this hit does not replace is forgotten: kept, every run would check it again, find
+        it stale again and pay for the tier after it (`farm cache ls` listing it all along)."""
+        if not prompt or hit.tier == TIER or not self.cache.usable():
             return
+        if not self._write(prompt, hit, ctx) and ctx.hints.get(_STALE) and \
+                not ctx.hints.get(_DROPPED) and self.cache.writing:
+            self.cache.forget(self._key(prompt, ctx))
+            ctx.hints[_DROPPED] = True
+            log.info("stale locate cache entry for %r removed: the %s tier found the target "
+                     "and nothing replaces the entry (the next run does not check it again)",
+                     prompt, hit.tier)
+
+    def _write(self, prompt: str, hit: LocateHit, ctx: LocateContext) -> bool:
+        """Store ``hit`` as the entry for ``prompt``; whether it was stored (or the entry
+        already says it: the text tier's unchanged find)."""
+        if hit.tier == "xpath":
+            return False
         key = self._key(prompt, ctx)
         if not self.cache.writing:
-            return
+            return False
         tree = ctx.tree()
         node = node_for_rect(tree, hit.rect) if tree is not None else None
         if tree is None or node is None or not same_place(node.rect, hit.rect):
-            return      # e.g. an OCR hit on a canvas: no element is what was found
+            return False    # e.g. an OCR hit on a canvas: no element is what was found
         if hit.tier == "text" and self._unchanged(
                 ctx.hints.get(_ENTRY) or self.cache.lookup(key), node, hit.rect, tree):
-            return      # the text tier found what the entry says: nothing to write
+            return True     # the text tier found what the entry says: nothing to write
         xpath = pick(candidates(tree, node, self.cache.package), ctx.device.query_xpath,
                      node.rect, safe=self.cache.safe)
         if xpath is None:
             log.debug("no unique XPath for %r; not cached", prompt)
-            return
+            return False
         entry = {"xpaths": [xpath], "rect": hit.rect.as_list(),
                  "screen": list(ctx.device.size()), "tier": hit.tier,
                  "element": self._element(node, tree)}
@@ -222,8 +238,8 @@ class LocateCacheTier:
             if twins and not entry["around"]:
                 log.info("%r is one of alike elements with nothing around it to tell it "
                          "from the others: not cached (a replay could tap another)", prompt)
-                return
-        self.cache.save(key, "locate", prompt, entry)
+                return False
+        return self.cache.save(key, "locate", prompt, entry)
 
     def _unchanged(self, entry: dict[str, Any] | None, node: UINode, found: Rect,
                    tree: UITree) -> bool:
