@@ -9,7 +9,8 @@ under the prompt as the run keys it: its variables expanded as the model reads t
 ``${NAME}`` kept), from the same environment, secrets dir and ``vars:`` (with ``.env``'s). The
 export keeps ``${NAME}`` as written and says in its header which values an entry was made
 with. An ai step with ``cacheable: false`` has no plan: it is kept as written (it needs a
-model). A run directory stands for its passed cases (`run_cases`), found from any working
+model), as is a step that always asks one (aiAssert, aiQuery, …): the header names them.
+A run directory stands for its passed cases (`run_cases`), found from any working
 directory; `farm.cache.run_store` finds the store it used. `refuse_poorer` keeps an earlier
 export that holds more XPaths than a new one would.
 """
@@ -46,6 +47,7 @@ class _Uses:
         self.values: dict[str, str] = {}     # variables the current step's lookups expanded
         self.notes: list[str] = []
         self.kept = 0                        # ai steps kept as written (cacheable: false)
+        self.needs: list[str] = []           # other steps that always ask a model (aiAssert)
 
     def keyed(self, text: str) -> str:
         """``text`` as the model reads it (`farm.agent.api.Agent.for_model`), the run's key."""
@@ -114,8 +116,16 @@ def export_case(case: Case, store: CacheStore, env: Mapping[str, str] | None = N
 
 
 def _header(case: Case, uses: _Uses) -> str:
+    """What the export runs with: "no model" only when no step asks one (an aiAssert, an
+    aiQuery: what they judge or read is the model's answer, never cached; a run with no model
+    skips the case)."""
     runs = ("runs with no model but for the ai steps kept below" if uses.kept
             else "runs with no model")
+    if uses.needs:
+        which = "the step" if len(uses.needs) == 1 else f"the {len(uses.needs)} steps"
+        runs = (f"still needs a model for {which} that always ask one ({'; '.join(uses.needs)})"
+                + (" and for the ai steps kept below" if uses.kept else "")
+                + "; the rest runs with no model")
     lines = [f"Exported by `farm cache export` from {case.file.name}: {runs}.",
              "Targets carry the XPath the cache had; the prompt is the fallback.", *uses.notes]
     return "".join(f"# {line}\n" for line in lines)
@@ -173,6 +183,8 @@ def _items(step: Step, case: Case, uses: _Uses) -> Iterator[dict[str, Any]]:
             yield _step_for(action, case, step, uses, images)
         return
     item = _as_written(step)
+    if step.spec.needs_model:
+        uses.needs.append(_where(case, step))
     if cacheable and step.target and step.spec.shape in ("locate", "input", "key", "scroll"):
         xpath = _first_xpath(uses.next("locate", step.target, images_key(images)))
         if xpath and not step.xpath:
