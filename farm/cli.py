@@ -148,6 +148,9 @@ def cli(ctx: click.Context) -> None:
               help="Also write Allure results into this directory.")
 @click.option("--no-progress", is_flag=True, default=None,
               help="No progress output (also FARM_NO_PROGRESS=1).")
+@click.option("--fail-on-skip", is_flag=True, default=None,
+              help="A skipped case (a step that needs a model with none set, a target no "
+                   "zero-token tier finds) fails the run: exit 1. Also FARM_FAIL_ON_SKIP=1.")
 @click.option("--retries", type=click.IntRange(0),
               help="Re-runs after a test failure (at most 10). For every case: over its own "
                    "retries: and farm.yaml's; also FARM_RETRIES.")
@@ -182,8 +185,8 @@ def cli(ctx: click.Context) -> None:
 @click.option("--pushgateway", type=GIVEN_TEXT, metavar="URL",
               help="Push the run's metrics to this Prometheus Pushgateway at the end.")
 def run(paths: tuple[Path, ...], devices: str, report_dir: Path | None, junit_xml: Path | None,
-        alluredir: Path | None, no_progress: bool | None, retries: int | None,
-        timeout: float | None, model: str | None, model_base_url: str | None,
+        alluredir: Path | None, no_progress: bool | None, fail_on_skip: bool | None,
+        retries: int | None, timeout: float | None, model: str | None, model_base_url: str | None,
         model_family: str | None, broker: str | None, matrix: bool, overwrite: bool, verbose: bool,
         collect_only: bool, keyword: str | None, tags: tuple[str, ...],
         exclude_tags: tuple[str, ...], exitfirst: bool, maxfail: int | None,
@@ -199,16 +202,16 @@ def run(paths: tuple[Path, ...], devices: str, report_dir: Path | None, junit_xm
       farm run suites/ --shard 2/3 --maxfail 5
 
     \b
-    Exit codes (as pytest): 0 all passed (skips allowed), 1 a case failed, 2 interrupted,
-    3 infrastructure, model or internal error (a case's device died, a case timed out,
-    the model budget was spent), 4 usage, configuration or suite error, 5 no case selected.
+    Exit codes (as pytest): 0 all passed (skips allowed unless --fail-on-skip), 1 a case failed,
+    2 interrupted, 3 infrastructure, model or internal error (a case's device died, a case timed
+    out, the model budget was spent), 4 usage, configuration or suite error, 5 no case selected.
     """
     from farm.select import Choice
     from farm.config import load_settings
     from farm.session import run as run_session
     _imports_done()
     settings = load_settings(report_dir=report_dir, no_progress=no_progress, retries=retries,
-                             default_timeout=timeout, model=model,
+                             fail_on_skip=fail_on_skip, default_timeout=timeout, model=model,
                              model_base_url=model_base_url, model_family=model_family,
                              broker_url=broker, cache=cache_mode,
                              screenshots=screenshots, metrics_port=metrics_port,

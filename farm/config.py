@@ -86,6 +86,7 @@ class Settings(BaseModel):
     report_dir: Path | None = None
     results_history_url: str | None = None  # shared results history: a path or redis:// URL
     no_progress: bool = False
+    fail_on_skip: bool = False      # a skipped case fails the run (exit 1), as CI may want
 
     # devices
     chromium_path: Path | None = None       # default: find_chromium (headless shell first)

@@ -20,7 +20,8 @@ MAXFAIL_REASON = "not run: --maxfail "      # + "N reached" (`farm.session._MaxF
 
 
 def print_end(summary: RunSummary, run_dir: Path, out: IO[str],
-              refused: Exception | None = None, warnings: Sequence[str] = ()) -> None:
+              refused: Exception | None = None, warnings: Sequence[str] = (),
+              fail_on_skip: bool = False) -> None:
     """The end of a run on the terminal, after ``warnings`` the run left to say there. An
     executor that ``refused`` the run (no broker there, a wrong password) is said first, on
     stderr, once; the cases it left unrun are counted as such in the tally, not listed one by
@@ -29,7 +30,8 @@ def print_end(summary: RunSummary, run_dir: Path, out: IO[str],
     comes after them (metrics, the exit code) does not depend on them. Standard output that
     could not be written (``farm run … > /dev/full``: `farm.cli._ReaderMayLeave.lost`) makes a
     passed run's code 3, as `farm.cli.main` exits; results.json and the journal, written
-    before, are written again to say so."""
+    before, are written again to say so. ``fail_on_skip`` (--fail-on-skip): where the run's
+    skipped cases made its code 1, said after the tally."""
     if refused is not None:     # (stdout and stderr into one file: stdout's lines first)
         try:
             out.flush()
@@ -39,7 +41,8 @@ def print_end(summary: RunSummary, run_dir: Path, out: IO[str],
     try:
         for warning in warnings:
             print(f"farm: warning: {warning}", file=out)
-        _print_end(summary, run_dir, out, refused)
+        _print_end(summary, run_dir, out, refused, fail_on_skip and summary.exit_code == 1
+                   and not summary.counts["failed"])
         out.flush()
     except (OSError, ValueError):
         pass
@@ -50,7 +53,7 @@ def print_end(summary: RunSummary, run_dir: Path, out: IO[str],
 
 
 def _print_end(summary: RunSummary, run_dir: Path, out: IO[str],
-               refused: Exception | None) -> None:
+               refused: Exception | None, skips_fail: bool = False) -> None:
     for line in skipped_lines(summary):     # (before the failures: those end nearest the tally)
         print(line, file=out)
     for line in failure_lines(summary, not_run=str(refused) if refused else None):
@@ -64,6 +67,9 @@ def _print_end(summary: RunSummary, run_dir: Path, out: IO[str],
     if not_run := not_run_by_interrupt(summary):
         print(f"farm: interrupted: {not_run} case(s) not run (counted as skipped)", file=out)
     print(summary_line(summary, not_run=str(refused) if refused else None), file=out)
+    if skips_fail:
+        print(f"farm: {summary.counts['skipped']} skipped case(s) fail this run "
+              "(--fail-on-skip): exit 1", file=out)
     flaky = [c.case_id for c in summary.cases if c.status == "flaky"]
     if flaky:
         print(f"farm: warning: {len(flaky)} flaky case(s) passed only after failing: "

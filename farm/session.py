@@ -242,13 +242,14 @@ def _run(paths: Sequence[str | Path], devices: str, settings: Settings,
                 outcome = _not_run(planned, run_id, exc)    # starts: said, and nothing ran
             outcome = outcome or _not_run(planned, run_id)
     services.artifacts.flush()
-    summary = _summary(run_id, t_start, upfront + outcome.results, outcome, chosen, units)
+    summary = _summary(run_id, t_start, upfront + outcome.results, outcome, chosen, units,
+                       settings.fail_on_skip)
     remember(settings, summary, run_dir, refused=outcome.refused is not None)
     unwritten = write_outputs(summary, run_dir, junit_xml, alluredir, not_written=(
         files_after_run(settings, cases, batches, summary, env)))
     history.record(outcome.results)     # (the cases a Ctrl-C cut short are not recorded)
     drop_handler(handler)
-    print_end(summary, run_dir, out, outcome.refused, outcome.warnings)
+    print_end(summary, run_dir, out, outcome.refused, outcome.warnings, settings.fail_on_skip)
     export_metrics(settings, run_dir, tally, [] if outcome.refused else summary.cases, server)
     return _exit_code(summary, unwritten)
 
@@ -662,8 +663,10 @@ LATE_STOP = ("the stop came after the last case had ended: no case was cut short
 
 
 def _summary(run_id: str, t_start: float, results: list[CaseResult], outcome: RunOutcome,
-             chosen: Selection | None = None, units: list[Case] = ()) -> RunSummary:
-    """The run's summary, one result per case file (a shared-context unit's split up)."""
+             chosen: Selection | None = None, units: list[Case] = (),
+             fail_on_skip: bool = False) -> RunSummary:
+    """The run's summary, one result per case file (a shared-context unit's split up); with
+    ``fail_on_skip`` (--fail-on-skip) a run whose code would be 0 with a case skipped is 1."""
     results = sorted(expand(results, {u.id: u for u in units}), key=lambda r: r.case_id)
     # a stop that came after the last case had ended (a CI runner's SIGTERM as the run wrote
     # its last result) cut nothing short: the run is whole, its exit code the results' (it
@@ -687,6 +690,8 @@ def _summary(run_id: str, t_start: float, results: list[CaseResult], outcome: Ru
     summary.exit_code = (getattr(outcome.refused, "exit_code", 4) if outcome.refused else
                          exit_code_for(results, outcome.interrupted)
                          or (3 if summary.stopped else 0))
+    if fail_on_skip and summary.exit_code == 0 and summary.counts["skipped"]:
+        summary.exit_code = 1
     return summary
 
 
