@@ -23,11 +23,14 @@ import re
 import sqlite3
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping, Protocol
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Protocol
 
 from pydantic import BaseModel, Field
 
 from farm.results import CaseResult, RunSummary, case_usage, failing_step, run_usage
+
+if TYPE_CHECKING:
+    from farm.select import Unfinished
 
 RED = ("failed", "error")
 SCHEMA_VERSION = 1      # results.sqlite's user_version: 1 = red cases name their failing step
@@ -76,6 +79,8 @@ class CaseRecord(BaseModel):
     # a red case's failing step (None: not red, or recorded before farm kept the step)
     step: FailedStep | None = None
     attempts: list[Attempt] = Field(default_factory=list)
+    reason: str | None = None       # a skipped case's ("not run: …" a stop left it; None:
+    # not skipped, or recorded before farm kept it)
 
     def last_failed_step(self) -> FailedStep | None:
         """The failing step of the attempt that made this run red for the case: its own when
@@ -195,7 +200,8 @@ def record_for(summary: RunSummary, report: Path | None = None) -> RunRecord:
             error=_error_text(c), step=failed_step_of(c),
             attempts=[Attempt(status=p.status, device=p.device, error=_error_text(p),
                               at=_timestamp(p.started, 0.0), step=failed_step_of(p))
-                      for p in c.previous]))
+                      for p in c.previous],
+            reason=c.reason if c.status == "skipped" else None))
     model_seconds = run_usage(summary).latency_s
     return RunRecord(
         run_id=summary.run_id, started=summary.started, at=_timestamp(summary.started),
@@ -539,6 +545,24 @@ def _earlier_records(runs: Path) -> tuple[list[RunRecord], int]:
             report = run_dir / "report.html"
             records.append(record_for(summary, report.resolve() if report.exists() else None))
     return records, unreadable
+
+
+def unfinished_run(settings: Any) -> Unfinished | None:
+    """--last-failed: what the last run of the results history left undone when it was
+    stopped before its end (`farm.select.unfinished_of`); None when it ran to its end, or the
+    history has no run or cannot be read (--last-failed reads only the failures then)."""
+    from farm.select import unfinished_of
+    try:
+        last = open_results(settings).recent(1)
+    except Exception as exc:     # (HistoryUnreadable, OSError, Redis down): said, not fatal
+        _say("--last-failed: cannot read the results history, so only the recorded failures "
+             "run (not the cases a stopped last run left)", exc)
+        return None
+    if not last:
+        return None
+    run = last[-1]
+    return unfinished_of(run.run_id, run.interrupted,
+                         ((c.case_id, c.status, c.reason) for c in run.cases))
 
 
 def is_redis(where: str | None) -> bool:

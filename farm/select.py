@@ -516,6 +516,41 @@ def update_last_failed(previous: Iterable[str], verdicts: Mapping[str, str]) -> 
     return sorted(out)
 
 
+@dataclass(frozen=True)
+class Unfinished:
+    """What the last run left undone when it was stopped before its end (Ctrl-C, a kill,
+    --maxfail, the model budget): its cases that ended interrupted and those it never ran
+    (by case id, or result id ``case@group`` in a --matrix run)."""
+
+    run_id: str
+    interrupted: frozenset[str] = frozenset()
+    not_run: frozenset[str] = frozenset()
+
+
+def unfinished_of(run_id: str, interrupted: bool,
+                  cases: Iterable[tuple[str, str, str | None]]) -> Unfinished | None:
+    """The last run's undone cases, from the (id, status, reason) of each of its cases; None
+    when it ran to its end, so that --last-failed keeps its meaning then. Stopped before its
+    end: interrupted, or a case ended interrupted or was not run because of a stop (not the
+    files a shared-context batch skips after one of them failed: a complete run has those)."""
+    stopped, undone = interrupted, {"interrupted": set(), "not run": set()}
+    for cid, status, reason in cases:
+        if status == "interrupted":
+            stopped = True
+            undone["interrupted"].add(cid)
+        elif status == "skipped" and (reason or "").startswith("not run"):
+            stopped = stopped or not any(why in (reason or "") for why in _BATCH_NOT_RUN)
+            undone["not run"].add(cid)
+    if not stopped:
+        return None
+    return Unfinished(run_id, frozenset(undone["interrupted"]), frozenset(undone["not run"]))
+
+
+# why a batch's later files were not run in a run that went on (`farm.runner`)
+_BATCH_NOT_RUN = ("closed the shared browser context", "the batch's setup file",
+                  "(the batch has continueOnError: false)")
+
+
 # ---- all together ------------------------------------------------------------------------------
 @dataclass
 class SelectOptions:
@@ -523,6 +558,7 @@ class SelectOptions:
     tags: Sequence[str] = ()
     exclude_tags: Sequence[str] = ()
     last_failed: Sequence[str] | None = None      # ids from the previous runs; None = not asked
+    unfinished: Unfinished | None = None           # --last-failed: the last run, stopped early
     platforms: set[str] | None = None              # platforms with a device; None = all
     devices: str = ""                              # for the reason text
     shard: tuple[int, int] | None = None
@@ -560,7 +596,7 @@ def select_cases(cases: Sequence[Case], opts: SelectOptions) -> Selection:
     if opts.shard is not None:
         _take_shard(sel, opts.shard, opts.shard_timings)
     if opts.last_failed is not None:
-        _last_failed(sel, set(opts.last_failed))
+        _last_failed(sel, set(opts.last_failed), opts.unfinished)
     if not sel.selected and not sel.empty_shard:
         _say_why_none(sel)
         sel.notes.extend(_file_name_slip(cases, opts.keyword) or _near_word(cases, opts.keyword))
@@ -654,7 +690,10 @@ def tag_slips(cases: Sequence[Case], given: Sequence[str], flag: str) -> list[st
         parts = [t.strip() for t in tag.split(",") if t.strip()]
         words = [w for w in re.split(r"[\s()]+", tag) if w]
         cased = sorted(k for k in known if k.lower() == tag.lower())
-        if tag in known or not (len(parts) > 1 or len(words) > 1 or cased):
+        if tag in known:
+            continue
+        if not (len(parts) > 1 or len(words) > 1 or cased):
+            notes.extend(_near_tag(cases, tag, known, flag))
             continue
         if len(parts) > 1:
             hint = (f"a comma is part of a tag: give {flag} once per tag ("
@@ -665,6 +704,21 @@ def tag_slips(cases: Sequence[Case], given: Sequence[str], flag: str) -> list[st
             hint = f"tags match exactly: the cases have {', '.join(map(repr, cased))}"
         notes.append(f"{flag} {tag}: no case has the tag {tag!r}; {hint}")
     return notes
+
+
+def _near_tag(cases: Sequence[Case], tag: str, known: set[str], flag: str) -> list[str]:
+    """A note when a tag no case has is a slip of one the cases have (``--tag smok``), said
+    as -k's slips are."""
+    import difflib
+    by_lower = {k.lower(): k for k in sorted(known, reverse=True)}
+    near = difflib.get_close_matches(tag.lower(), sorted(by_lower), n=1, cutoff=0.75)
+    if not near:
+        return []
+    best = by_lower[near[0]]
+    found = [c.id for c in cases if best in c.tags]
+    return [f"{flag} {tag}: no case has the tag {tag!r}; did you mean {flag} "
+            f"{shlex.quote(best)} (on {found[0]}"
+            + (f" and {len(found) - 1} more" if len(found) > 1 else "") + ")?"]
 
 
 def _spaced_tag(words: list[str], flag: str) -> str:
@@ -696,14 +750,29 @@ def _say_why_none(sel: Selection) -> None:
             f"{n} deselected by {why}" for why, n in by.items()))
 
 
-def _last_failed(sel: Selection, recorded: set[str]) -> None:
+def _last_failed(sel: Selection, recorded: set[str], unfinished: Unfinished | None = None
+                 ) -> None:
     """pytest's --last-failed, applied last: of the cases every other option (the shard
     included) selected, the ones that failed last time; none of them → all of them. Taken after
-    the shard so that CI jobs whose runners remember different failures still split one list."""
+    the shard so that CI jobs whose runners remember different failures still split one list.
+    When the last run was stopped before its end (``unfinished``), its interrupted and
+    never-run cases too: `farm run --lf` finishes it."""
     ids = {c.id for c in sel.selected}
-    # a --matrix run records its failures by result id, ``case@group``: their case
-    failed = {r if r in ids else r.rsplit("@", 1)[0] for r in recorded} & ids
-    if failed:
+
+    def ours(recorded_ids: Iterable[str]) -> set[str]:
+        # a --matrix run records its results by result id, ``case@group``: their case
+        return {r if r in ids else r.rsplit("@", 1)[0] for r in recorded_ids} & ids
+    failed = ours(recorded)
+    stopped = ours(unfinished.interrupted) - failed if unfinished else set()
+    unrun = ours(unfinished.not_run) - failed - stopped if unfinished else set()
+    if unfinished and (stopped or unrun):
+        take = failed | stopped | unrun
+        sel.drop(lambda c: None if c.id in take else "--last-failed: did not fail last time")
+        sel.notes.append(f"--last-failed: running {len(failed)} failed, {len(stopped)} "
+                         f"interrupted, {len(unrun)} not run in run {unfinished.run_id} "
+                         "(stopped before its end)")
+        _keep_setups(sel)
+    elif failed:
         sel.drop(lambda c: None if c.id in failed else "--last-failed: did not fail last time")
         sel.notes.append(f"--last-failed: running {len(failed)} case(s) that failed last "
                          "time")

@@ -33,6 +33,7 @@ from farm.results import (ArtifactStore, CaseResult, DeselectedCase, RunSummary,
 from farm.run_console import MAXFAIL_REASON, print_end
 from farm.run_log import CaseLog, drop_handler, setup_logging
 from farm.run_metrics import export_metrics, start_metrics
+from farm.results_history import unfinished_run
 from farm.run_outputs import (check_case_outputs, files_after_run, load_failures, new_run_id,
                               output_dirs, remember, write_outputs)
 from farm.runner import Services, skipped_before_start
@@ -423,6 +424,7 @@ def _select(cases: list[Case], specs: list[DeviceSpec], settings: Settings, choi
     opts = SelectOptions(
         keyword=choice.keyword, tags=choice.tags, exclude_tags=choice.exclude_tags,
         last_failed=load_failures(state) if choice.last_failed else None,
+        unfinished=unfinished_run(settings) if choice.last_failed else None,
         platforms={s.platform for s in specs} if by_devices else None,
         devices=said, shard=shard,
         shard_timings=read_timings(choice.shard_timings) if choice.shard_timings else None)
