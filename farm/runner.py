@@ -290,7 +290,9 @@ class _CaseRun:
                 log.debug("end_session failed on %s: %s", self.device.name, exc)
             self.services.in_flight.pop(self.device.name, None)
         if self.agent.cache is not None:   # plan entries are kept only if the case passed
-            self.agent.cache.finish(result.status, result.error.kind if result.error else None)
+            error = result.error
+            self.agent.cache.finish(result.status, error.kind if error else None,
+                                    error.message if error else None)
         result.steps = self.records
         result.line = case_line(result, case)
         result.duration = round(time.monotonic() - self.started_at, 3)

@@ -56,12 +56,14 @@ class CaseCache:
         self._used: dict[Kind, set[str]] = {"plan": set(), "locate": set()}
         # the steps that wrote each locate entry: one dropped at the end is not "written"
         self._wrote: dict[str, list[CacheUse]] = {}
+        self._last_hit: str | None = None   # the locate entry the current step hit last
 
     # ---- per step ----------------------------------------------------------------------------
     def begin_step(self, cacheable: bool = True) -> None:
         """A step starts: ``cacheable: false`` keeps this step out of the cache."""
         self._step_enabled = cacheable
         self.step = CacheUse(mode=self.mode if cacheable else "off")
+        self._last_hit = None
 
     def end_step(self) -> CacheUse | None:
         """What the cache did during the step (None when it did nothing)."""
@@ -141,6 +143,7 @@ class CaseCache:
             return False
         else:
             self._used["locate"].add(key)
+            self._last_hit = key
             self._wrote.setdefault(key, []).append(self.step)
         self.step.written += 1
         return True
@@ -162,8 +165,11 @@ class CaseCache:
         """The entry ``key`` was used in this attempt: a plan replayed, a locate hit (see
         `finish`)."""
         self._used[kind].add(key)
+        if kind == "locate":
+            self._last_hit = key
 
-    def finish(self, status: str, error_kind: str | None = None) -> None:
+    def finish(self, status: str, error_kind: str | None = None,
+               error_message: str | None = None) -> None:
         """The attempt ended with ``status``. Plan entries it wrote are stored only if it
         passed; otherwise they are not kept. When it failed or ended with an error, the
         entries it used are dropped too (in a writing mode): the plans it replayed and the
@@ -171,9 +177,17 @@ class CaseCache:
         night: the next run asks the model, or the text match, again. (Interrupted or skipped
         says nothing against them: kept; so does an error of ``error_kind`` an InfraError,
         the device or the model broke: its retry, and the next night, replay them instead of
-        paying the model for the whole case again.) Said in farm.log."""
+        paying the model for the whole case again.) Neither is the locate entry whose element
+        the failing step found and then could not tap because something covered it (a modal,
+        a cookie banner: `covered`): the cover is the page's fault, the entry was right.
+        Said in farm.log."""
         pending, self._pending = self._pending, {}
         used, self._used = self._used, {"plan": set(), "locate": set()}
+        if self._last_hit and covered(error_kind, error_message) and \
+                self._last_hit in used["locate"]:
+            used["locate"].discard(self._last_hit)
+            log.info("locate cache entry used by the failing step kept: it found the target, "
+                     "which something covered (%s)", _cover_of(error_message or ""))
         wrote, self._wrote = self._wrote, {}
         if status == "passed":
             for key, (entry, use) in pending.items():
@@ -269,6 +283,20 @@ class CaseCache:
         self.broken = True
         if self._step_enabled and self.mode != "off":
             self.step.mode = UNAVAILABLE
+
+
+COVERED = " is covered by "   # a tap's target under something else (`farm.agent.action_base`)
+
+
+def covered(error_kind: str | None, message: str | None) -> bool:
+    """Whether a case ended because its step's target was found but covered (a modal's
+    backdrop): a StepFailed saying so."""
+    return error_kind == "StepFailed" and bool(message) and COVERED in str(message)
+
+
+def _cover_of(message: str) -> str:
+    """What covered the target, from the step's error (a line of farm.log)."""
+    return message.split(COVERED, 1)[-1].split(":", 1)[0][:120]
 
 
 def _environment_broke(error_kind: str | None) -> bool:
