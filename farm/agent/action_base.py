@@ -108,7 +108,8 @@ class Locate(BaseModel):
 
     def reachable(self, device: Any, act: str) -> tuple[int, int]:
         """`point`, where ``act`` (a tap, a double-click...) would reach the target: on a
-        device that can tell (the web's ``tap_point``, for a target found in its tree), a
+        device that can tell (the web's ``tap_point``, for a target found in its tree: a
+        model's box, too, where it lies on an element of the tree), a
         target under something else (a sticky header, a cookie banner, a modal's backdrop)
         is scrolled once to the viewport's middle, and fails the step if still covered (the
         tap went to the cover and the step passed). A phone's check (`phone_edges`) swipes in

@@ -11,12 +11,14 @@ from __future__ import annotations
 import json
 import math
 import re
+from dataclasses import replace
 from typing import Any, Callable
 
 from farm.agent.images import (crop_upscale, data_url, inline_image, padded, png_size,
                                scale_rect)
 from farm.agent.locator import LocateContext, LocateHit
 from farm.agent.prompts import locate_prompt, reference_parts, section_prompt
+from farm.cache.xpaths import node_for_rect, same_place
 from farm.devices.base import Rect
 from farm.errors import ModelUnavailable
 from farm.llm.client import cut_note
@@ -169,7 +171,7 @@ class AILocateTier:
         except OffImage as exc:      # no location: a miss that says why, never a corner tap
             ctx.near.append(str(exc))
             return None
-        return LocateHit(image_to_screen(rect, image, screen), self.name, prompt)
+        return _checked(LocateHit(image_to_screen(rect, image, screen), self.name, prompt), ctx)
 
     def _deep(self, prompt: str, ctx: LocateContext, png: bytes, image: tuple[int, int],
               screen: tuple[int, int]) -> LocateHit | None:
@@ -206,4 +208,23 @@ class AILocateTier:
             return None
         f = area.width / cropped[0]
         in_image = scale_rect(inner, f, area.height / cropped[1], area.x, area.y)
-        return LocateHit(image_to_screen(in_image, image, screen), "deep-locate", prompt)
+        return _checked(LocateHit(image_to_screen(in_image, image, screen), "deep-locate",
+                                  prompt), ctx)
+
+
+def _checked(hit: LocateHit, ctx: LocateContext) -> LocateHit:
+    """``hit`` (a model's box) with the node of the page's tree in its place (each one's
+    centre inside the other, as the locate cache takes a hit's element), on a device that
+    checks what a tap would hit (the web's ``tap_point``; phones as before): a tap there is
+    then checked as the text tier's find is, and fails the step naming the cover (a modal's
+    backdrop) where the model saw the button behind it. No such node (a canvas, a picture
+    of text): unchecked, as before."""
+    device = ctx.device
+    if getattr(device, "tap_point", None) is None or \
+            getattr(device, "platform", "") in ("android", "ios"):
+        return hit
+    tree = ctx.tree()
+    node = node_for_rect(tree, hit.rect) if tree is not None else None
+    if node is None or not same_place(node.rect, hit.rect):
+        return hit
+    return replace(hit, node=node.id)
