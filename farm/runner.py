@@ -222,6 +222,8 @@ class _CaseRun:
                            locate_off=services.settings.locate_off,
                            max_scrolls=services.settings.locate_max_scrolls,
                            cancel=services.cancel, on_spend=self._spent)
+        if self.agent.cache is not None:    # what a model locate cost: its entry keeps it
+            self.agent.cache.usage = lambda: self.agent.usage
         self.records: list[StepRecord] = []
         self.opening = ""           # the url / app the session was opening (set-up's timeout)
         self.failure_kinds: dict[int, str] = {}   # step index → its TestFailure's class name

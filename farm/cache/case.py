@@ -20,12 +20,13 @@ import sys
 import threading
 import time
 import weakref
-from typing import Callable
+from typing import Any, Callable
 
 from farm import metrics
 from farm.cache.keys import Kind, Namespace, reads, writes
 from farm.cache.store import CacheStore, Entry, StoreReadOnly
 from farm.results import CacheUse
+from farm.usage import Usage
 
 log = logging.getLogger("farm.cache")
 
@@ -57,6 +58,9 @@ class CaseCache:
         # the steps that wrote each locate entry: one dropped at the end is not "written"
         self._wrote: dict[str, list[CacheUse]] = {}
         self._last_hit: str | None = None   # the locate entry the current step hit last
+        # the case's model spend so far (the Agent's Usage), set by the runner: what a model
+        # tier's find cost, kept in its locate entry (`found_with`) as what a hit saves
+        self.usage: Callable[[], Usage] | None = None
 
     # ---- per step ----------------------------------------------------------------------------
     def begin_step(self, cacheable: bool = True) -> None:
@@ -160,6 +164,35 @@ class CaseCache:
             self._broke(exc)
             return False
         return True
+
+    def spent_so_far(self) -> Usage | None:
+        """A copy of the case's model spend now (None when the runner set no `usage`)."""
+        return self.usage().copy() if self.usage is not None else None
+
+    def spent_since(self, before: Any) -> dict[str, Any] | None:
+        """What the model spent since ``before`` (`spent_so_far`): its calls, tokens and
+        cost (None when unknown); None when it made no call or nothing can tell."""
+        if self.usage is None or not isinstance(before, Usage):
+            return None
+        spent = self.usage().minus(before)
+        if not spent.calls:
+            return None
+        return {"calls": spent.calls, "tokens": spent.prompt_tokens + spent.completion_tokens,
+                "cost_usd": None if spent.cost_unknown else round(spent.cost_usd, 6)}
+
+    def saved_locate(self, cost: dict[str, Any]) -> None:
+        """A locate entry a model tier found was used instead of asking the model again: the
+        step's ``saved`` adds what finding it cost (``locates``: how many such hits; tokens
+        and cost None once one of them is unknown)."""
+        was = self.step.saved or {"calls": 0, "tokens": 0, "cost_usd": 0.0, "locates": 0}
+        tokens, cost_usd = was.get("tokens"), was.get("cost_usd")
+        self.step.saved = {
+            "calls": int(was.get("calls") or 0) + int(cost.get("calls") or 0),
+            "tokens": None if tokens is None or cost.get("tokens") is None
+            else tokens + cost["tokens"],
+            "cost_usd": None if cost_usd is None or cost.get("cost_usd") is None
+            else round(cost_usd + cost["cost_usd"], 6),
+            "locates": int(was.get("locates") or 0) + 1}
 
     def note_used(self, key: str, kind: Kind = "locate") -> None:
         """The entry ``key`` was used in this attempt: a plan replayed, a locate hit (see

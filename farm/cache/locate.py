@@ -40,8 +40,11 @@ _KEY = "cache_key"          # LocateContext.hints: this locate's entry key, once
 _ENTRY = "cache_entry"      # ... and the entry stored under it, once looked up
 _DROPPED = "cache_dropped"  # ... set once that entry was dropped as never the target
 _STALE = "cache_stale"      # ... set once that entry was found stale (and said so)
+_BEFORE = "cache_before"    # ... what the model had spent in the case before this locate
 # tiers whose find is a model's judgement of the prompt (a description may name no text)
 MODEL_TIERS = ("plan-bbox", "ai", "deep-locate")
+# those that ask the model a question of their own (the planner's box came with its plan)
+ASKED_TIERS = ("ai", "deep-locate")
 MAX_SHOWN, MAX_SHOWN_CHARS = 8, 200     # what an entry keeps of the strings its element showed
 MAX_AROUND_LEVELS = 3       # how far up `around` looks for the row that holds an element
 
@@ -70,6 +73,7 @@ class LocateCacheTier:
         return bool(prompt) and self.cache.active and self.cache.reading
 
     def locate(self, prompt: str, ctx: LocateContext) -> LocateHit | None:
+        ctx.hints.setdefault(_BEFORE, self.cache.spent_so_far())   # (what a model tier adds)
         if not prompt or not self.cache.usable() or not self.cache.reading:
             return None                             # write-only: `remember` takes the key
         if ctx.hints.get(_DROPPED):
@@ -93,6 +97,8 @@ class LocateCacheTier:
         if found is not None:
             self.cache.count("locate", "hit")
             self.cache.note_used(key)           # dropped if the case fails
+            if entry.get("tier") in ASKED_TIERS:    # a model call this hit did not make
+                self.cache.saved_locate(found_with(entry.get("found_with")))
             return found
         if again:
             return None                         # (counted and said the first time)
@@ -230,6 +236,10 @@ class LocateCacheTier:
         entry = {"xpaths": [xpath], "rect": hit.rect.as_list(),
                  "screen": list(ctx.device.size()), "tier": hit.tier,
                  "element": self._element(node, tree)}
+        cost = self.cache.spent_since(ctx.hints.get(_BEFORE)) \
+            if hit.tier in ASKED_TIERS else None
+        if cost:                # what a hit on it saves (`farm cache ls`, a run's last line)
+            entry["found_with"] = cost
         twins = has_twins(node, tree)
         if positional(xpath) or twins:     # its place tells it from the others (an XPath
             # of positions, ids by row): keep what was around it
@@ -262,6 +272,19 @@ class LocateCacheTier:
         shown = [s for s in _shown(node, tree, self.cache.safe) if self.cache.safe(s)]
         return {"role": node.role, "shown": shown[:MAX_SHOWN],
                 "size": [node.rect.width, node.rect.height]}
+
+
+def found_with(value: Any) -> dict[str, Any]:
+    """What a model-tier entry's ``found_with`` says finding it cost (calls, tokens, cost_usd:
+    None when unknown), or one model call of unknown tokens (None) when it is not farm's
+    figure (an entry from before farm kept it, or edited by hand): its hit saved the call."""
+    if isinstance(value, dict):
+        calls, tokens, cost = value.get("calls"), value.get("tokens"), value.get("cost_usd")
+        if all(isinstance(n, int) and not isinstance(n, bool) and n >= 0
+               for n in (calls, tokens)):
+            known = isinstance(cost, (int, float)) and not isinstance(cost, bool)
+            return {"calls": calls, "tokens": tokens, "cost_usd": cost if known else None}
+    return {"calls": 1, "tokens": None, "cost_usd": None}
 
 
 def _xpaths(entry: dict[str, Any]) -> list[str]:
