@@ -981,7 +981,8 @@ def _list_entries(store, case: str) -> None:
     """`farm cache ls`'s lines: one per entry of CASE, then how many and what they save."""
     import time as _time
     from farm.cache.keys import split_key
-    rows, saved = 0, []
+    from farm.cache.locate import ASKED_TIERS, found_with
+    rows, saved, located = 0, [], []
     for key, entry in _entries_of(store, case):
         part = split_key(key)
         what = (f"{len(entry.get('actions') or [])} action(s)" if part.get("kind") == "plan"
@@ -991,6 +992,9 @@ def _list_entries(store, case: str) -> None:
                 and entry.get("actions")):
             saved.append(entry["solved_with"])
             what += f", solved with {_spend(entry['solved_with'])}"
+        elif part.get("kind") == "locate" and entry.get("tier") in ASKED_TIERS:
+            located.append(found_with(entry.get("found_with")))     # a model's find
+            what += f", found with {_spend(located[-1])}"
         age = _age(_time.time() - float(entry.get("updated") or _time.time()))
         prompt = str(entry.get("prompt", ""))[:50].replace("\n", " ")
         click.echo(f"{part.get('case', '?')}  {part.get('platform', '?')}  "
@@ -1001,7 +1005,10 @@ def _list_entries(store, case: str) -> None:
         _no_such_file(case)
     click.echo(f"{rows} entr{'y' if rows == 1 else 'ies'} in {store.where}"
                + (f"; replaying their plans saves {_spend(_summed(saved))} a run" if saved
-                  else "") + ("" if rows else _none_named(store, case)))
+                  else "")
+               + (f"; their {len(located)} model-found locate entr"
+                  f"{'y' if len(located) == 1 else 'ies'} save {_spend(_summed(located))} "
+                  "a run" if located else "") + ("" if rows else _none_named(store, case)))
 
 
 def _none_named(store, case: str) -> str:
@@ -1037,17 +1044,20 @@ def _age(seconds: float) -> str:
 
 
 def _spend(used: dict) -> str:
-    """``8 model call(s), 13,345 tokens, $0.0200`` (the cost left out when unknown)."""
-    cost = used.get("cost_usd")
-    return (f"{int(used.get('calls') or 0):,} model call(s), {int(used.get('tokens') or 0):,} "
-            "tokens" + (f", ${float(cost):.4f}" if isinstance(cost, (int, float)) else ""))
+    """``8 model call(s), 13,345 tokens, $0.0200`` (the tokens and cost left out when
+    unknown: a locate entry from before farm kept what finding it cost)."""
+    cost, tokens = used.get("cost_usd"), used.get("tokens")
+    return (f"{int(used.get('calls') or 0):,} model call(s)"
+            + (f", {int(tokens):,} tokens" if tokens is not None else "")
+            + (f", ${float(cost):.4f}" if isinstance(cost, (int, float)) else ""))
 
 
 def _summed(spends: list) -> dict:
     """What several plans' ``solved_with`` add up to (the cost only when every one's is known)."""
     costs = [s.get("cost_usd") for s in spends]
+    tokens = [s.get("tokens") for s in spends]
     return {"calls": sum(int(s.get("calls") or 0) for s in spends),
-            "tokens": sum(int(s.get("tokens") or 0) for s in spends),
+            "tokens": sum(tokens) if all(isinstance(t, int) for t in tokens) else None,
             "cost_usd": sum(costs) if all(isinstance(c, (int, float)) for c in costs) else None}
 
 
