@@ -38,6 +38,7 @@ import errno
 import threading
 from typing import Any
 
+from farm.devices.sim.page_dialogs import PageDialogs
 from farm.devices.sim.screen import PhoneScreen, ScreenHost
 
 ANDROID_SCREEN = (1080, 2400, 2.5)      # physical pixels, density: 432x960 CSS px
@@ -177,6 +178,8 @@ class IosSimulator(_Simulator):
         w, h, scale = IOS_SCREEN
         self.screens = [PhoneScreen(self.host, f"iPhone-sim-{i + 1}", w, h, scale, IOS_UA)
                         for i in range(self.count)]
+        for screen in self.screens:      # a page's alert() stays until WDA answers it
+            screen.dialogs = PageDialogs()
         self.servers = self._listen()
         try:
             self.host.start()

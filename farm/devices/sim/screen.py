@@ -20,6 +20,7 @@ from typing import Any, Coroutine
 from urllib.parse import urlsplit
 
 from farm.devices.chromium import BROWSER_FLAGS, driver_end_seen, find_chromium
+from farm.devices.sim.page_dialogs import PageDialogs
 
 log = logging.getLogger(__name__)
 Point = tuple[float, float]
@@ -210,10 +211,26 @@ class PhoneScreen:
         # were, as a phone keeps an app's task until it is force-stopped
         self._background: dict[str, Any] = {}
         self.lock = threading.Lock()         # one input at a time, like a touch screen
+        # pages' JavaScript dialogs held open until answered (`PageDialogs`: the iPhone's);
+        # None: Playwright dismisses them at once
+        self.dialogs: PageDialogs | None = None
+        self._last_shot: bytes | None = None   # what a page blocked by its dialog shows
 
-    # Each public method runs a coroutine on the host's loop and waits for it.
+    # Each public method runs a coroutine on the host's loop and waits for it (or, with
+    # dialogs held, until a dialog opens on the page in front: None then).
     def _run(self, coro: Coroutine[Any, Any, Any], timeout: float = 30) -> Any:
+        if self.dialogs is not None:
+            return self.host.run(self.dialogs.unless_opened(lambda: self._page, coro), timeout)
         return self.host.run(coro, timeout)
+
+    def dialog(self) -> Any | None:
+        """The JavaScript dialog open on the page in front (held: `dialogs`), or None."""
+        return self.dialogs.on(self._page) if self.dialogs is not None else None
+
+    def answer_dialog(self, accept: bool) -> None:
+        """Answer the dialog in front (OK: ``accept``; else Cancel)."""
+        if self.dialogs is not None:
+            self.host.run(self.dialogs.answer(self._page, accept))
 
     async def _ensure(self) -> Any:
         if self._context is None:
@@ -223,6 +240,8 @@ class PhoneScreen:
                 user_agent=self.user_agent)
         if self._page is None or self._page.is_closed():
             self._page = await self._context.new_page()
+            if self.dialogs is not None:
+                self.dialogs.watch(self._page)
             await self._page.set_content(HOME_HTML.replace("{name}", self.name))
         if self._page.viewport_size != {"width": self.width, "height": self.height}:
             await self._page.set_viewport_size({"width": self.width, "height": self.height})
@@ -361,7 +380,17 @@ class PhoneScreen:
             self.home()
 
     def screenshot(self) -> bytes:
-        """PNG in physical pixels (CSS size × dpr)."""
+        """PNG in physical pixels (CSS size × dpr); while a dialog blocks the page in front,
+        the screen as last captured."""
+        if self.dialog() is not None and self._last_shot is not None:
+            return self._last_shot
+        shot = self._run(self._screenshot())
+        if shot is None:        # a dialog opened: its page is blocked
+            return self._last_shot or _blank(self)
+        self._last_shot = shot
+        return shot
+
+    async def _screenshot(self) -> bytes:
         async def go() -> bytes:
             page = await self._ensure()
             # mid-navigation Chromium refuses ("Unable to capture screenshot"): a real
@@ -375,7 +404,7 @@ class PhoneScreen:
                         raise
                     await asyncio.sleep(0.2)
             raise AssertionError("unreachable")
-        return self._run(go())
+        return await go()
 
     async def _capture(self, page: Any) -> bytes:
         """A lossless PNG at device pixels, encoded for speed, not size (Chromium's default
@@ -562,6 +591,17 @@ class PhoneScreen:
 
     def url(self) -> str:
         return self._page.url if self._page is not None else "about:blank"
+
+
+def _blank(screen: PhoneScreen) -> bytes:
+    """A white screen of ``screen``'s size in pixels."""
+    import io
+
+    from PIL import Image
+    buf = io.BytesIO()
+    Image.new("RGB", (round(screen.width * screen.dpr), round(screen.height * screen.dpr)),
+              (255, 255, 255)).save(buf, "PNG")
+    return buf.getvalue()
 
 
 async def _driver_end_seen(pw: Any) -> None:

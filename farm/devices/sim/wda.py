@@ -318,19 +318,24 @@ class WdaServer(ThreadingHTTPServer):
         png = _black(s) if black else s.screenshot()
         if not black and self.keyboard_shows():
             png = keyboard.draw(png, s.dpr)
-        if self.alert_up() and not black:
-            png = ios_alert.draw(png, self.asking or "", s.dpr)
+        alert = self.shown_alert()
+        if alert is not None and not black:
+            png = ios_alert.draw(png, alert, s.dpr)
         return base64.b64encode(png).decode(), req.sid or req.current
 
     @_route("GET /source")
     def _source(self, req: _Request) -> tuple[Any, str | None]:
         s = self.screen
-        if self.alert_up() and self.settings.get("respectSystemAlerts"):
-            return (ios_alert.source(self.asking or "", SPRINGBOARD, s.width, s.height),
-                    req.sid or req.current)
+        if self.permission_up() and self.settings.get("respectSystemAlerts"):
+            return (ios_alert.source(ios_alert.permission(self.asking or ""), SPRINGBOARD,
+                                     s.width, s.height), req.sid or req.current)
         if self.locked():           # SpringBoard's lock screen, nothing of the app
             return wda_xml(None, SPRINGBOARD, s.width, s.height), req.sid or req.current
-        dom = None if s.faults.hit("empty_tree") or s.app is None else s.dom()
+        dom = None if s.faults.hit("empty_tree") or s.app is None or s.dialog() else s.dom()
+        if s.app is not None and s.dialog() is not None:     # (its page is blocked by it)
+            alert = self.shown_alert()
+            if alert is not None:
+                return ios_alert.source(alert, s.app, s.width, s.height), req.sid or req.current
         xml = wda_xml(dom, s.app or SPRINGBOARD, s.width, s.height)
         if dom is not None and self.keyboard_shows():     # (the app's views under it stay)
             end = "</XCUIElementTypeApplication>"
@@ -385,19 +390,40 @@ class WdaServer(ThreadingHTTPServer):
         """The app in front; SpringBoard while its alert covers the app only with
         respectSystemAlerts on (off, WDA names the app under the alert)."""
         app = self.screen.app or SPRINGBOARD
-        if self.locked() or self.alert_up() and self.settings.get("respectSystemAlerts"):
+        if self.locked() or self.permission_up() and self.settings.get("respectSystemAlerts"):
             app = SPRINGBOARD
         return {"bundleId": app, "name": "", "pid": 1000, "processArguments": {}}, req.current
 
     def alert_up(self) -> bool:
+        """Whether an alert is in front of the app: a permission it asked for, or its page's
+        JavaScript dialog."""
+        return self.shown_alert() is not None
+
+    def permission_up(self) -> bool:
         """Whether the permission alert an app asked for is in front of it now."""
         return self.asking is not None and self.asking == self.screen.app
 
-    def _alert(self) -> str:
-        if not self.alert_up():
+    def shown_alert(self) -> ios_alert.Alert | None:
+        """The alert in front: SpringBoard's permission alert over the app, else the app's
+        page's alert(), confirm() or prompt()."""
+        if self.permission_up():
+            return ios_alert.permission(self.asking or "")
+        dialog = self.screen.dialog() if self.screen.app is not None else None
+        return ios_alert.page_dialog(dialog.type, dialog.message) if dialog else None
+
+    def _alert(self) -> ios_alert.Alert:
+        alert = self.shown_alert()
+        if alert is None:
             raise _Refused(404, "no such alert", "An attempt was made to operate on a modal "
                            "dialog when one was not open")
-        return self.asking or ""
+        return alert
+
+    def _answer(self, alert: ios_alert.Alert, label: str) -> None:
+        """Close ``alert`` with its button ``label`` (the last accepts)."""
+        if self.permission_up():
+            self.asking = None
+        else:
+            self.screen.answer_dialog(accept=label == alert.buttons[-1])
 
     @_route("GET /alert/text")
     def _alert_text(self, req: _Request) -> tuple[Any, str | None]:
@@ -405,19 +431,25 @@ class WdaServer(ThreadingHTTPServer):
 
     @_route("GET /wda/alert/buttons")
     def _alert_buttons(self, req: _Request) -> tuple[Any, str | None]:
-        self._alert()
-        return list(ios_alert.BUTTONS), req.sid or req.current
+        return list(self._alert().buttons), req.sid or req.current
 
-    @_route("POST /alert/accept", "POST /alert/dismiss")
-    def _alert_answer(self, req: _Request) -> tuple[Any, str | None]:
-        """Close the alert with its button ``name``, else the accepting one (accept: the
-        last) or the other (dismiss: the first)."""
-        self._alert()
+    @_route("POST /alert/accept")
+    def _alert_accept(self, req: _Request) -> tuple[Any, str | None]:
+        """Close the alert with its button ``name``, else the accepting one (the last)."""
+        return self._alert_answer(req, accept=True)
+
+    @_route("POST /alert/dismiss")
+    def _alert_dismiss(self, req: _Request) -> tuple[Any, str | None]:
+        """Close the alert with its button ``name``, else the other one (the first)."""
+        return self._alert_answer(req, accept=False)
+
+    def _alert_answer(self, req: _Request, accept: bool) -> tuple[Any, str | None]:
+        alert = self._alert()
         name = req.data.get("name")
-        if name is not None and name not in ios_alert.BUTTONS:
+        if name is not None and name not in alert.buttons:
             raise _Refused(400, "invalid element state",
                            f"Failed to find button with label '{name}' for alert")
-        self.asking = None
+        self._answer(alert, name or alert.buttons[-1 if accept else 0])
         return None, req.sid or req.current
 
     @_route("GET /appium/settings")
@@ -453,9 +485,11 @@ class WdaServer(ThreadingHTTPServer):
     def _tap(self, req: _Request) -> tuple[Any, str | None]:
         if self.locked():           # the lock screen takes it
             pass
-        elif self.alert_up():       # the alert takes it: one of its buttons answers it
-            if ios_alert.button_at(*req.point(), self.screen.width, self.screen.height):
-                self.asking = None
+        elif (alert := self.shown_alert()) is not None:     # one of its buttons answers it
+            label = ios_alert.button_at(*req.point(), self.screen.width, self.screen.height,
+                                        alert.buttons)
+            if label is not None:
+                self._answer(alert, label)
         elif not self._on_keyboard(*req.point(), tap=True) and not self._crashed():
             self.screen.tap(*req.point())
         return None, req.sid
