@@ -132,7 +132,8 @@ def cli(ctx: click.Context) -> None:
               help="As --max-model-cost, counting tokens. Also FARM_MAX_MODEL_TOKENS.")
 @click.option("--last-failed", "--lf", "last_failed", is_flag=True, help="Of the selected "
               "cases (after -k, tags and --shard), only those that failed in the previous runs "
-              "(all of them when none did).")
+              "(all of them when none did); after a run stopped before its end, its "
+              "interrupted and not-run cases too.")
 @click.option("--shard", metavar="I/N", callback=lambda _c, _p, v: _shard_form(v),
               help="Run shard I of N: cases split deterministically "
               "from the suite files (heaviest first by steps, as Flank does), the same plan on "
