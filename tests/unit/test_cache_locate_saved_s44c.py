@@ -5,6 +5,8 @@ model records that as its `saved`; an entry the text tier found saves no model c
 
 from __future__ import annotations
 
+import pytest
+
 from farm.agent.locator import LocateHit, LocatorChain, TextMatchTier
 from farm.cache.case import CaseCache
 from farm.cache.locate import LocateCacheTier
@@ -69,3 +71,30 @@ def test_a_text_tier_find_saves_no_model_call():
     assert tier == "text" and use.saved is None
     tier, use, calls = night(store, "Cog")
     assert (tier, calls) == ("text", 0) and (use is None or use.saved is None)
+
+
+@pytest.fixture
+def here(tmp_path, monkeypatch):
+    for name in ("FARM_STATE_DIR", "FARM_CACHE_URL", "FARM_BROKER_URL", "CELERY_BROKER_URL"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def test_ls_says_what_the_model_found_locate_entries_save(here, monkeypatch, capsys):
+    from farm.cache.keys import Namespace
+    from farm.cache.sqlite_store import SqliteStore
+    from tests.support.farm_cli import run_main
+    db = SqliteStore(here / ".farm" / "cache.db")
+    for case_id, tier, cost in (("s/a", "ai", {"calls": 1, "tokens": 1230, "cost_usd": 0.003}),
+                                ("s/b", "ai", None), ("s/c", "text", None)):
+        db.put(Namespace(case_id, "web").key("locate", "the gear icon", 0), {
+            "type": "locate", "prompt": "the gear icon", "xpaths": ["//*[@id='gear']"],
+            "tier": tier, **({"found_with": cost} if cost else {})})
+    db.close()
+    code, out, _ = run_main(monkeypatch, capsys, "cache", "ls", "s")
+    assert code == 0
+    assert "//*[@id='gear'], found with 1 model call(s), 1,230 tokens, $0.0030  (" in out, out
+    assert "//*[@id='gear'], found with 1 model call(s)  (" in out, out    # before farm kept it
+    assert out.splitlines()[-1] == ("3 entries in .farm/cache.db; their 2 model-found locate "
+                                    "entries save 2 model call(s) a run"), out
