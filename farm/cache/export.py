@@ -122,8 +122,9 @@ def _header(case: Case, uses: _Uses) -> str:
     runs = ("runs with no model but for the ai steps kept below" if uses.kept
             else "runs with no model")
     if uses.needs:
-        which = "the step" if len(uses.needs) == 1 else f"the {len(uses.needs)} steps"
-        runs = (f"still needs a model for {which} that always ask one ({'; '.join(uses.needs)})"
+        which = ("the step that always asks one" if len(uses.needs) == 1
+                 else f"the {len(uses.needs)} steps that always ask one")
+        runs = (f"still needs a model for {which} ({'; '.join(uses.needs)})"
                 + (" and for the ai steps kept below" if uses.kept else "")
                 + "; the rest runs with no model")
     lines = [f"Exported by `farm cache export` from {case.file.name}: {runs}.",

@@ -36,6 +36,14 @@ def test_an_export_with_an_ai_assert_says_it_still_needs_a_model(tmp_path):
                      "names`); the rest runs with no model.")
 
 
+def test_one_such_step_is_named_alone(tmp_path):
+    text = _export(tmp_path, "      - aiAssert: the page shows a blue buy button\n")
+    assert _header(text)[0] == ("# Exported by `farm cache export` from assert_buy.yaml: still "
+                                "needs a model for the step that always asks one "
+                                "(assert_buy.yaml:6 `aiAssert: the page shows a blue buy "
+                                "button`); the rest runs with no model.")
+
+
 def test_an_export_with_no_step_that_asks_a_model_runs_with_none(tmp_path):
     text = _export(tmp_path, "      - assertText: Ready\n")
     assert _header(text)[0] == ("# Exported by `farm cache export` from assert_buy.yaml: "
