@@ -206,7 +206,7 @@ def _run(paths: Sequence[str | Path], devices: str, settings: Settings,
     chosen = _select(cases, specs, settings, choice, devices, out)
     if choice.collect_only:
         return _print_collection(chosen, out, remembered, settings.default_case_seconds,
-                                 choice.matrix_groups)
+                                 choice.matrix_groups, verbose)
     if not chosen.selected:
         return _none_selected(junit_xml, out, 0 if chosen.empty_shard else 5)
     cases = chosen.selected
@@ -448,10 +448,12 @@ def _select(cases: list[Case], specs: list[DeviceSpec], settings: Settings, choi
 
 def _print_collection(chosen: Selection, out: IO[str], remembered: Mapping[str, list[float]],
                       default: float,
-                      matrix: Mapping[str, Sequence[str]] | str | None = None) -> int:
+                      matrix: Mapping[str, Sequence[str]] | str | None = None,
+                      verbose: bool = False) -> int:
     """--collect-only: the cases a run would take (and their expected seconds, from the
     duration history ``remembered``; ``default`` for a case that never ran here, which the
-    total says), and the ones it would leave out; with --matrix, each case's run per device
+    total says), and with -v the ones it would leave out, a line each (else only how many,
+    as pytest: 360 of them buried the 40 taken); with --matrix, each case's run per device
     group of the cluster (``case@group``, as its results are named).  Exit 5 when none is
     left, as the run itself (and pytest --collect-only) would."""
     groups = matrix if isinstance(matrix, Mapping) else {}
@@ -464,7 +466,7 @@ def _print_collection(chosen: Selection, out: IO[str], remembered: Mapping[str, 
             name = name.replace("\r", "\\r").replace("\n", "\\n")   # one line a case
             print(printable(f"{cid}  [{case.platform}]  {name}  "
                             f"({display_path(case.file)}){shared}"), file=out)
-    for d in chosen.deselected:
+    for d in chosen.deselected if verbose else ():
         print(printable(f"deselected: {d.case.id}  [{d.case.platform}]  {d.reason}"), file=out)
     total = sum(expected_duration(remembered, c.id, c.platform, default)
                 * max(1, len(matrix_runs(c, groups))) for c in chosen.selected)
