@@ -1008,7 +1008,7 @@ def _list_entries(store, case: str) -> None:
                + (f"; replaying their plans saves {_spend(_summed(saved))} a run" if saved
                   else "")
                + (f"; their {len(located)} model-found locate entr"
-                  f"{'y' if len(located) == 1 else 'ies'} save {_spend(_summed(located))} "
+                  f"{'y saves' if len(located) == 1 else 'ies save'} {_spend(_summed(located))} "
                   "a run" if located else "") + ("" if rows else _none_named(store, case)))
 
 
