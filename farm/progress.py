@@ -57,10 +57,15 @@ def _span(seconds: float) -> str:
     return f"{minutes}m" if minutes < 90 else f"{minutes // 60}h {minutes % 60}m"
 
 
+PACED_AFTER = 3     # finished cases with a remembered duration before the run's pace counts
+
+
 class Standing:
     """How the run stands, for both views: the final statuses so far and the time left,
     from each case's remembered duration (``expected``: case id → seconds, None for a case
-    that never ran here: the mean of the run's own finished cases stands in for it)."""
+    that never ran here: the mean of the run's own finished cases stands in for it), scaled
+    by this run's pace once `PACED_AFTER` cases have finished: a loaded machine whose cases
+    take twice their remembered time has twice the time left."""
 
     def __init__(self, expected: Mapping[str, float | None] | None = None) -> None:
         self.expected = dict(expected or {})
@@ -68,6 +73,7 @@ class Standing:
         self.done: set[str] = set()
         self.took: list[float] = []
         self.devices: set[str] = set()      # usable ones: the cases left share them
+        self.paced: list[tuple[float, float]] = []  # (took now, remembered) of finished cases
 
     def finished(self, result: CaseResult, final: bool) -> None:
         if not final:
@@ -76,6 +82,16 @@ class Standing:
         self.done.add(result.case_id)
         if result.status != "skipped" and result.duration > 0:
             self.took.append(result.duration)
+            remembered = self.expected.get(result.case_id)
+            if remembered:
+                self.paced.append((result.duration, float(remembered)))
+
+    def pace(self) -> float:
+        """How this run's finished cases took against their remembered durations (2.0: twice
+        as long); 1.0 until `PACED_AFTER` of them have finished."""
+        if len(self.paced) < PACED_AFTER:
+            return 1.0
+        return sum(t for t, _ in self.paced) / sum(r for _, r in self.paced)
 
     def tally(self) -> str:
         """"117 passed, 3 failed" once a case did not pass; "" while all did."""
@@ -90,8 +106,10 @@ class Standing:
         if not pending:
             return None
         known = [v for v in self.expected.values() if v is not None]
-        stand_in = fmean(self.took) if self.took else fmean(known) if known else None
-        per = [self.expected[c] if self.expected[c] is not None else stand_in for c in pending]
+        pace = self.pace()
+        # (the mean of this run's own cases is at its pace already)
+        stand_in = fmean(self.took) if self.took else fmean(known) * pace if known else None
+        per = [e * pace if (e := self.expected[c]) is not None else stand_in for c in pending]
         if None in per:
             return None
         per = [max(float(e) - running.get(c, 0.0), 0.0) for c, e in zip(pending, per)]
