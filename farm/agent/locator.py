@@ -32,7 +32,7 @@ from farm import metrics
 from farm.devices import phone_edges
 from farm.devices.base import Device, Rect, UINode, UITree
 from farm.errors import LocateError, NeedsModel
-from farm.text import QUOTES
+from farm.text import QUOTES, cut
 
 # every tier's name, in chain order: what FARM_LOCATE_OFF may name
 TIER_NAMES = ("plan-bbox", "xpath", "cache", "text", "ocr", "ai", "deep-locate")
@@ -50,6 +50,8 @@ WAITING_TIERS = ("xpath", "cache", "text")
 # turn: it is not asked about a screen still coming).
 LOCATE_WAIT_S = 5.0
 QUIET_S = 0.3
+# How much of the model's own answer to a locate it missed a miss's first line quotes
+MODEL_SAID_CUT = 160
 
 
 @dataclass(frozen=True)
@@ -566,10 +568,9 @@ class LocatorChain:
                          and OFF_SCREEN in n), None)        # found, but no scroll showed it
             alike = next((n for n in near if n.startswith('"') and n is not away), None)
             said = next((n for n in near if n.startswith("the model")), None)  # its answer
-            raise LocateError((f"no element on screen matches {what}: {away}" if away
-                               else f"no element matches {what}")
-                              + (f"; the closest on screen is {alike}" if alike and not away
-                                 else f"; {said}" if said and not away else ""), ctx.near)
+            raise LocateError(f"no element on screen matches {what}: {away}" if away
+                              else f"no element matches {what}" + _said(said, alike),
+                              ctx.near)
         if ctx.hints.get(FOUND_BEFORE):
             raise LocateError(f"no element matches {what}: an earlier run found it here "
                               f"({ctx.hints[FOUND_BEFORE]}, in the locate cache) and nothing "
@@ -637,6 +638,17 @@ class LocatorChain:
         if self.on_attempt:
             self.on_attempt(tier.name, hit is not None)
         return hit
+
+
+def _said(model: str | None, alike: str | None) -> str:
+    """The end of a miss's first line: what the model answered (its reason it found nothing,
+    a box off the screen; cut to MODEL_SAID_CUT), then the closest element on screen. Its
+    words come first: the line a CI log shows says why the model missed, not only what
+    the words matched (the runner masks secrets in it, as in every step error)."""
+    parts = [cut(model, MODEL_SAID_CUT)] if model else []
+    if alike:
+        parts.append(f"the closest on screen is {alike}")
+    return "".join(f"; {part}" for part in parts)
 
 
 def _xpath_noted(hit: LocateHit, ctx: LocateContext) -> LocateHit:

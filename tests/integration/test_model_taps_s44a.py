@@ -4,7 +4,10 @@ model server:
 - a tap on a button a modal's backdrop covers fails naming the cover, as the cache and text
   tiers' finds do (before, the model's box was tapped unchecked: the tap hit the backdrop, the
   step passed and the case failed a step later with nothing about the modal);
-- the same button with no modal in front is tapped and the case passes."""
+- the same button with no modal in front is tapped and the case passes;
+- a model that finds no such element says why on the failure's first line (the console's,
+  results.json's message), before the closest element on screen, its words cut short and any
+  secret in them masked (before, only the closest element was on that line)."""
 
 from __future__ import annotations
 
@@ -46,11 +49,16 @@ tasks:
 """
 PAGES = {"plain.html": PAGE % ("Buy now", ""), "modal.html": PAGE % ("Buy now", MODAL)}
 CASES = {"covered": ("modal.html", "the blue buy button"),
-         "clear": ("plain.html", "the blue buy button")}
+         "clear": ("plain.html", "the blue buy button"),
+         "missed": ("plain.html", "the big blue buy button")}
+KEY = "sk-s44a-model-key"           # the model's key: a secret of the run
+MISSED = f"I see no such button (my key is {KEY}) " + "and nothing like it " * 30
 
 
 def model(body: dict, index: int) -> str:
-    """Finds the blue button wherever it is asked for it."""
+    """Finds the blue button wherever it is asked for it, but not a big one."""
+    if "big" in message_texts(body)[-1]:
+        return json.dumps({"bbox": [], "error": MISSED})
     return json.dumps({"bbox": BUY})
 
 
@@ -66,7 +74,7 @@ def ran(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict, str]:
     with ModelServer(model) as srv:
         settings = load_settings(report_dir=tmp / "run", state_dir=tmp / "state",
                                  model="openai/scripted", model_base_url=srv.base_url,
-                                 cache="off")
+                                 model_api_key=KEY, cache="off")
         out = io.StringIO()
         run([tmp / "s"], "browser:1", settings, progress=False, out=out)
     return by_name(results(tmp / "run")), out.getvalue()
@@ -86,3 +94,14 @@ def test_a_model_located_tap_on_a_clear_button_passes(ran):
     cases, _ = ran
     assert cases["clear"]["status"] == "passed", cases["clear"]["error"]
     assert cases["clear"]["steps"][0]["tier"] == "ai"
+
+
+def test_a_model_that_finds_nothing_says_why_on_the_first_line(ran):
+    cases, said = ran
+    first = cases["missed"]["error"]["message"].splitlines()[0]
+    assert first.startswith('no element matches "the big blue buy button"; the model did not '
+                            "find 'the big blue buy button': I see no such button (my key is "
+                            "***) and nothing like it"), first
+    assert first.endswith('…; the closest on screen is "Buy now" (button)'), first
+    assert KEY not in first and len(first) < 320, first
+    assert f"step 1: {first}" in said, said
