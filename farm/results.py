@@ -15,6 +15,7 @@ import threading
 from collections import OrderedDict
 from datetime import datetime, timezone
 from pathlib import Path
+from dataclasses import dataclass
 from typing import Any, Callable, Literal
 
 from pydantic import (BaseModel, Field, SerializationInfo, SerializerFunctionWrapHandler,
@@ -379,29 +380,50 @@ def run_usage(summary: "RunSummary") -> Usage:
 
 
 def cache_savings(summary: "RunSummary") -> str:
-    """What the plan cache saved the run, for its last line: ``1 plan replayed (saved 8 model
-    call(s), 13,345 tokens, $0.0361)``; "" when no plan was replayed whole. The cost only when
-    every replayed plan's was known."""
-    plans = calls = tokens = 0
-    cost: float | None = 0.0
+    """What the cache saved the run, for its last line: ``1 plan(s) replayed (saved 8 model
+    call(s), 13,345 tokens, $0.0361); 3 locate(s) from the cache (saved 3 model call(s), 2,464
+    tokens)``: plans replayed whole, and targets a model had found, taken from the cache; ""
+    when neither. Tokens and cost only when every one's was known."""
+    plans, locates = _Saved(), _Saved()
     for case in summary.cases:
         for attempt in (*case.previous, case):
             for step in attempt.steps:
-                if step.cache is None or step.cache.plan != "hit":
-                    continue
-                plans += 1
-                saved = step.cache.saved or {}     # (an entry from before farm kept it: {})
-                calls += int(saved.get("calls") or 0)
-                tokens += int(saved.get("tokens") or 0)
-                known = saved.get("cost_usd")
-                cost = cost + known if cost is not None and isinstance(known, (int, float)) \
-                    else None
-    if not plans:
-        return ""
-    spend = [f"{calls} model call(s)", f"{tokens:,} tokens"] if calls else []
-    if calls and cost:
-        spend.append(f"${cost:.4f}")
-    return f"{plans} plan(s) replayed" + (f" (saved {', '.join(spend)})" if spend else "")
+                saved = (step.cache.saved or {}) if step.cache is not None else {}
+                if step.cache is not None and step.cache.plan == "hit":
+                    plans.add(saved)      # (an entry from before farm kept it: {})
+                elif saved.get("locates"):
+                    locates.add(saved, int(saved["locates"]))
+    said = [plans.said("plan(s) replayed"), locates.said("locate(s) from the cache")]
+    return "; ".join(filter(None, said))
+
+
+@dataclass
+class _Saved:
+    """Model spend the cache saved, summed (`cache_savings`); None: one figure was unknown."""
+    count: int = 0
+    calls: int = 0
+    tokens: int | None = 0
+    cost: float | None = 0.0
+
+    def add(self, saved: dict[str, Any], count: int = 1) -> None:
+        self.count += count
+        self.calls += int(saved.get("calls") or 0)
+        tokens = saved.get("tokens", 0)     # (a locate found before farm counted it: None)
+        self.tokens = None if self.tokens is None or tokens is None else (
+            self.tokens + int(tokens or 0))
+        cost = saved.get("cost_usd")
+        self.cost = self.cost + cost if self.cost is not None and isinstance(
+            cost, (int, float)) else None
+
+    def said(self, what: str) -> str:
+        if not self.count:
+            return ""
+        spend = [f"{self.calls} model call(s)"] if self.calls else []
+        if self.calls and self.tokens is not None:
+            spend.append(f"{self.tokens:,} tokens")
+        if self.calls and self.cost:
+            spend.append(f"${self.cost:.4f}")
+        return f"{self.count} {what}" + (f" (saved {', '.join(spend)})" if spend else "")
 
 
 # the reasons of the cases a stopped run never started: the executors' after Ctrl-C /

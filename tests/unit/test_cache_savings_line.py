@@ -50,3 +50,21 @@ def test_the_report_header_says_it_too(tmp_path):
             "$0.0361)</dd>") in html
     none = RunSummary(run_id="r", started="2026-12-04T00:00:00+00:00", cases=[_case("s/b")])
     assert "<dt>Cache</dt>" not in write_html(none, tmp_path / "none").read_text()
+
+
+def test_targets_a_model_had_found_taken_from_the_cache_are_counted_too():
+    """A suite of descriptive aiTaps the model located on the first night: the warm run's last
+    line says what the cache saved there too (an entry found before farm counted the tokens
+    it cost: its calls only)."""
+    found = CacheUse(saved={"calls": 1, "tokens": 819, "cost_usd": None, "locates": 1})
+    older = CacheUse(saved={"calls": 1, "tokens": None, "cost_usd": None, "locates": 1})
+    text_tier = CacheUse()           # (an entry the text tier wrote saves no model call)
+    plan = CacheUse(plan="hit", saved={"calls": 2, "tokens": 1000, "cost_usd": 0.01})
+    summary = RunSummary(run_id="r", started="", cases=[
+        _case("s/a", found, text_tier), _case("s/b", found, plan)])
+    assert cache_savings(summary) == ("1 plan(s) replayed (saved 2 model call(s), 1,000 "
+                                      "tokens, $0.0100); 2 locate(s) from the cache (saved 2 "
+                                      "model call(s), 1,638 tokens)")
+    summary.cases.append(_case("s/c", older))
+    assert cache_savings(summary).endswith(
+        "; 3 locate(s) from the cache (saved 3 model call(s))")
