@@ -16,10 +16,10 @@ from typing import Any, Callable
 
 from farm.agent.images import (crop_upscale, data_url, inline_image, padded, png_size,
                                scale_rect)
-from farm.agent.locator import LocateContext, LocateHit
+from farm.agent.locator import LocateContext, LocateHit, describe, normalise, shown_strings
 from farm.agent.prompts import locate_prompt, reference_parts, section_prompt
 from farm.cache.xpaths import node_for_rect, same_place
-from farm.devices.base import Rect
+from farm.devices.base import Rect, UINode, UITree
 from farm.errors import ModelUnavailable
 from farm.llm.client import cut_note
 from farm.llm.families import Family, OffImage, to_rect
@@ -227,4 +227,41 @@ def _checked(hit: LocateHit, ctx: LocateContext) -> LocateHit:
     node = node_for_rect(tree, hit.rect) if tree is not None else None
     if node is None or not same_place(node.rect, hit.rect):
         return hit
-    return replace(hit, node=node.id)
+    renamed = _renamed(hit.description, node, tree) if tree is not None else None
+    return replace(hit, node=node.id, notes=(*hit.notes, renamed) if renamed else hit.notes)
+
+
+# Words that describe an element rather than spell its label ("the blue buy button"): a
+# target holding one is no literal label, and what the model found for it is not checked
+_DESCRIBING = frozenset(
+    "the a an this that these its button buttons icon link field input box tab menu checkbox "
+    "radio image picture photo logo text label row column list item dropdown select toggle "
+    "switch card banner dialog modal popup header footer arrow symbol blue red green yellow "
+    "orange purple pink grey gray black white dark light colored coloured top bottom left "
+    "right upper lower middle center centre first second third last next previous near "
+    "below above beside under inside behind with big small large round square".split())
+# Words two labels may share without meaning the same thing ("Log in", "Sign in")
+_FUNCTION = frozenset("in on to of and or for at by the a an & with my your".split())
+LABEL_WORDS, LABEL_CHARS = 4, 32        # what a literal label is at most
+
+
+def _words(text: str) -> set[str]:
+    return set(re.findall(r"\w+", normalise(text)))
+
+
+def _renamed(prompt: str, node: UINode, tree: UITree) -> str | None:
+    """A note when a target that reads as a literal label (``Buy now``: at most LABEL_WORDS
+    words, no describing word) was found by the model on a control whose shown text shares
+    no word with it (``Purchase``): the step passes, and says the label may have changed
+    (a rename the text tier would have failed on). Fields (their labels and placeholders
+    vary in wording) and elements showing no text are not checked."""
+    words = _words(prompt)
+    if not words or len(prompt) > LABEL_CHARS or len(prompt.split()) > LABEL_WORDS or \
+            words & _DESCRIBING or node.editable:
+        return None
+    shown = shown_strings(node, tree)
+    content = words - _FUNCTION
+    if not shown or not content or any(_words(s) & content for s in shown):
+        return None
+    return (f"the model found {describe(node)} for \"{prompt}\", which shares no word with "
+            "it: if the app renamed it, change the step")

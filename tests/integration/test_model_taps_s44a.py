@@ -7,7 +7,10 @@ model server:
 - the same button with no modal in front is tapped and the case passes;
 - a model that finds no such element says why on the failure's first line (the console's,
   results.json's message), before the closest element on screen, its words cut short and any
-  secret in them masked (before, only the closest element was on that line)."""
+  secret in them masked (before, only the closest element was on that line);
+- `aiTap: Buy now` the model found on a button renamed "Purchase" passes with a note (the
+  step's notes, the console's line and end-of-run warning, results.json's reason), where it
+  passed silently; a described target ("the blue buy button") gets no such note."""
 
 from __future__ import annotations
 
@@ -47,10 +50,12 @@ tasks:
       - aiTap: %s
       - assertText: Bought 1
 """
-PAGES = {"plain.html": PAGE % ("Buy now", ""), "modal.html": PAGE % ("Buy now", MODAL)}
+PAGES = {"plain.html": PAGE % ("Buy now", ""), "modal.html": PAGE % ("Buy now", MODAL),
+         "renamed.html": PAGE % ("Purchase", "")}
 CASES = {"covered": ("modal.html", "the blue buy button"),
          "clear": ("plain.html", "the blue buy button"),
-         "missed": ("plain.html", "the big blue buy button")}
+         "missed": ("plain.html", "the big blue buy button"),
+         "renamed": ("renamed.html", "Buy now")}
 KEY = "sk-s44a-model-key"           # the model's key: a secret of the run
 MISSED = f"I see no such button (my key is {KEY}) " + "and nothing like it " * 30
 
@@ -94,6 +99,7 @@ def test_a_model_located_tap_on_a_clear_button_passes(ran):
     cases, _ = ran
     assert cases["clear"]["status"] == "passed", cases["clear"]["error"]
     assert cases["clear"]["steps"][0]["tier"] == "ai"
+    assert not cases["clear"]["steps"][0].get("notes")
 
 
 def test_a_model_that_finds_nothing_says_why_on_the_first_line(ran):
@@ -105,3 +111,14 @@ def test_a_model_that_finds_nothing_says_why_on_the_first_line(ran):
     assert first.endswith('…; the closest on screen is "Buy now" (button)'), first
     assert KEY not in first and len(first) < 320, first
     assert f"step 1: {first}" in said, said
+
+
+def test_a_label_the_model_found_renamed_passes_saying_so(ran):
+    cases, said = ran
+    case = cases["renamed"]
+    assert case["status"] == "passed", case["error"]
+    note = ('the model found "Purchase" (button) for "Buy now", which shares no word with it: '
+            "if the app renamed it, change the step")
+    assert case["steps"][0]["tier"] == "ai" and case["steps"][0]["notes"] == [note]
+    assert f"step 1 (line 9): {note}" in case["reason"], case["reason"]
+    assert "farm: warning: s/renamed (" in said and note in said.split("farm: warning")[-1], said
