@@ -207,6 +207,8 @@ class _CaseRun:
         self.vars = case_variables(case, services)
         self.started_at = time.monotonic()
         self.deadline = self.started_at + case.timeout
+        if hasattr(device, "deadline"):   # its own waits for a page end there (a browser's)
+            device.deadline = self.deadline
         limits = LoopLimits(cap=case.agent.get("replanningCycleLimit")
                             or services.settings.replanning_cycle_limit,
                             max_errors=services.settings.max_execution_errors)

@@ -217,12 +217,10 @@ class DeviceSlot:
     @contextmanager
     def _watchdog(self, case: Case) -> Iterator[None]:
         """Kill the device if the case overstays its timeout (a hung driver call cannot see
-        the deadline); run_case then reports the case as timed out. A device that can be told
-        the case's end (``deadline``) is: its own waits stop there, saying what they waited
-        for, and it is not killed."""
+        the deadline); run_case then reports the case as timed out. A device that run_case
+        told the case's end (``deadline``: its own waits stop there, saying what they waited
+        for, and it is not killed) has no end after it."""
         done = threading.Event()
-        if hasattr(self.device, "deadline"):   # its waits for a page end there (a browser's)
-            self.device.deadline = time.monotonic() + case.timeout
         grace = self.grace if self.grace is not None else getattr(
             self.services.settings, "watchdog_grace_seconds", WATCHDOG_GRACE_S)
 

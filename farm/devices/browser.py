@@ -307,7 +307,7 @@ class BrowserDevice:
     def _follow(self) -> None:
         page, self._opened = self._opened, None
         try:
-            load_state(page, "load", self._wait.timeout * 1000)
+            load_state(page, "load", _ms_until(self._wait.limit(self._wait.timeout)))
         except Exception as exc:     # closed or still loading: the next read says what is wrong
             log.debug("%s: new tab not loaded: %s", self.name, first_line(exc))
         self._adopt_page(page)
@@ -447,7 +447,7 @@ class BrowserDevice:
             try:
                 page.goto(url, wait_until="commit", timeout=_ms_until(limit))
             except PlaywrightTimeout:
-                raise self._unanswered(shown, "the server sent no answer") from None
+                raise self._unanswered(shown, limit, "the server sent no answer") from None
             except BaseException:
                 self._unanswered_open = None    # (an error page is a page)
                 raise
@@ -457,15 +457,16 @@ class BrowserDevice:
             try:
                 load_state(page, "domcontentloaded", _ms_until(limit))
             except PlaywrightTimeout:
-                raise self._unanswered(shown, "its document was still loading",
+                raise self._unanswered(shown, limit, "its document was still loading",
                                        " (still coming from the server, or a script in it "
                                        "has not come)") from None
             self._wait_loaded(page, shown)
 
-    def _unanswered(self, shown: str, what: str, why: str = "") -> FarmError:
-        """Opening ``shown`` waited in vain: the step fails (the site's doing), or, when the
-        case's end came first, the case timed out, saying what the page waited for."""
-        if self._wait.deadline is not None and time.monotonic() >= self._wait.deadline:
+    def _unanswered(self, shown: str, limit: float, what: str, why: str = "") -> FarmError:
+        """Opening ``shown`` waited in vain until ``limit``: the step fails (the site's
+        doing), or, when that was the case's end, the case timed out, saying what the page
+        waited for (Playwright's clock may end it a moment before ours)."""
+        if self._wait.deadline is not None and limit >= self._wait.deadline:
             return CaseTimeout(f"case timed out opening {shown}: {what}{why}")
         after = "within" if what.endswith("answer") else "after"
         return StepFailed(f"cannot open {shown}: {what} {after} {self._wait.timeout:g} s{why}")

@@ -24,7 +24,8 @@ pytestmark = pytest.mark.integration
 
 @pytest.fixture(scope="module")
 def site() -> Iterator[str]:
-    """A page with a link to ``/held``, a request the server never answers (until the end)."""
+    """A page with a link to ``/held``, a request the server never answers (until the end),
+    and one to ``/half.html``, whose server sends its start and no more."""
     release = threading.Event()
 
     class Handler(QuietHandler):
@@ -32,8 +33,17 @@ def site() -> Iterator[str]:
             if self.path.startswith("/held"):
                 release.wait()
                 return
+            if self.path == "/half.html":     # its start, then nothing: still loading
+                self.send_response(200)
+                self.send_header("Content-Type", "text/html")
+                self.end_headers()
+                self.wfile.write(b"<!doctype html><h1>Half a page</h1>" + b" " * 4096)
+                self.wfile.flush()
+                release.wait()
+                return
             self.send_page(b"<!doctype html><h1>Night App</h1>"
-                           b"<a href='/held/next.html'>Next page</a>")
+                           b"<a href='/held/next.html'>Next page</a><br>"
+                           b"<a href='/half.html'>Half page</a>")
 
     with serving(Handler) as url:
         yield url
@@ -85,3 +95,17 @@ def test_a_link_to_a_page_whose_server_never_answers_says_so_at_the_case_timeout
     assert case["screenshot"]                  # the timeout's image: the page shown meanwhile
     assert "overstayed its timeout" not in log
     assert "secret" not in log                 # the run has none: none looked for
+
+
+def test_a_link_to_a_page_whose_server_stops_halfway_says_so_at_the_case_timeout(
+        tmp_path: Path, site: str) -> None:
+    out, case, log = _run(tmp_path, site, (
+        "name: Half a page\ntimeout: 4\nweb:\n  url: SITE/index.html\n"
+        "tasks:\n  - name: navigate\n    flow:\n      - aiTap: Half page\n"
+        "      - assertText: Welcome to next\n"))
+    said = (f"case timed out after 4s: the page at {site}/half.html was still loading (its "
+            "server has not sent all of it, or a script in it has not come)")
+    assert case["error"] == {"kind": "CaseTimeout", "message": said, "step": 1}, case["steps"]
+    assert case["steps"][0]["error"] == said
+    assert said in out
+    assert "overstayed its timeout" not in log

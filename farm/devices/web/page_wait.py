@@ -59,8 +59,8 @@ class PageWait:
         # the case's end (monotonic seconds; None: no case under way): no wait for a document
         # goes past it, which then says what the page was waiting for (`_await_document`)
         self.deadline: float | None = None
-        # the main frame's navigation under way: where to (told by the page, when it asked for
-        # it: a link, location.href), and since when
+        # the main frame's last navigation the page asked for (a link, location.href, a
+        # form): where to; and since when the one under way waits for its document
         self.heading_to: str | None = None
         self._awaiting_since = 0.0
         # what a wait the case's end cut short was waiting for (its timeout says it)
@@ -105,7 +105,6 @@ class PageWait:
         _on_navigated`: the document's parse may have been told meanwhile, and a wait that
         began in between waited for the page's next event, its load, held by a slow image.)"""
         self.awaiting = self.stalled = False
-        self.heading_to = None
         self.progressed()
 
     def requested(self, url: str) -> None:
@@ -161,7 +160,7 @@ class PageWait:
         """The session ended: nothing to wait for."""
         self.may_navigate = False
         self.loading = False
-        self.cut_short = None
+        self.cut_short = self.heading_to = None
         self.arrived()
         self._stops_at_action = self._stops
         self._requests_of = None
@@ -231,6 +230,9 @@ class PageWait:
             else:
                 stuck_since = None
             if now > limit:
+                at = f" at {self.heading_to}" if self.heading_to else ""
+                self._past_deadline(f"the page{at} was still loading (its server has not "
+                                    "sent all of it, or a script in it has not come)")
                 raise StepFailed(f"the page was still loading after {self.timeout:g}s")
             self._pause(page, seen)
 
@@ -248,15 +250,19 @@ class PageWait:
             self.stalled = True
             self.may_navigate = False
             to = f" to {self.heading_to}" if self.heading_to else ""
-            if self.deadline is not None and time.monotonic() > self.deadline:
-                waited = time.monotonic() - self._awaiting_since
-                self.cut_short = (f"the page's navigation{to} got no answer from its server "
-                                  f"in {waited:.0f}s")
-                raise CaseTimeout(f"case timed out: {self.cut_short}")
+            waited = time.monotonic() - self._awaiting_since
+            self._past_deadline(f"the page's navigation{to} got no answer from its server "
+                                f"in {waited:.0f}s")
             raise StepFailed(f"the page's next document did not come within "
                              f"{self.timeout:g}s: its server has not answered the "
                              f"navigation{to}")
         self._pause(page, self._progress)
+
+    def _past_deadline(self, what: str) -> None:
+        """CaseTimeout saying ``what`` the page was waiting for, when the case's end came."""
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            self.cut_short = what
+            raise CaseTimeout(f"case timed out: {what}")
 
     def _stays(self, page: Any) -> None:
         """The document stays: clear its unload flag, or every later action would wait for a
