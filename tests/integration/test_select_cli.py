@@ -27,7 +27,7 @@ def _suite(folder: Path) -> Path:
 def _collect(cli: FarmCli, tmp: Path, *args: str) -> tuple[Any, list[str], dict[str, str]]:
     """`farm run --collect-only ARGS`: its exit and output, the cases it lists and the
     deselected ones with their reasons."""
-    done = cli.run("run", tmp / "sel", "--collect-only", *args)
+    done = cli.run("run", tmp / "sel", "--collect-only", "-v", *args)
     lines = [line for line in done.stdout.splitlines() if "[web]" in line]
     picked = [line.split()[0] for line in lines if not line.startswith("deselected")]
     gone = {line.split()[1].split("/")[-1]: line.split("  ")[-1].strip()

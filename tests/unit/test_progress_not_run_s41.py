@@ -20,13 +20,15 @@ def _result(cid: str, status: str, reason: str | None = None) -> CaseResult:
 NOT_RUN = "not run: the run was interrupted"
 
 
-def test_the_ci_log_counts_the_cases_a_stop_left_unrun_without_a_line_each():
+def test_the_ci_log_counts_only_the_cases_that_ran_not_those_a_stop_left_unrun():
+    """The unrun ones get no line and do not move [n/N] (it read [3/3] after 1 case: as if
+    every case had run); the end of the run says how many were not run."""
     out = io.StringIO()
     view = PlainProgress(0, 3, stream=out)
     for cid in ("s/b", "s/c"):
         view.case_finished("-", _result(cid, "skipped", NOT_RUN), final=True)
     view.case_finished("browser-1", _result("s/a", "interrupted"), final=True)
-    assert out.getvalue().splitlines() == ["[3/3] [browser-1] INTERRUPTED s/a 1.0s"]
+    assert out.getvalue().splitlines() == ["[1/3] [browser-1] INTERRUPTED s/a 1.0s"]
 
 
 def test_the_terminal_view_counts_them_too():

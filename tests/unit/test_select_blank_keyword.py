@@ -32,7 +32,8 @@ def test_a_blank_keyword_selects_every_case(monkeypatch, capsys, blank):
 
 
 def test_a_keyword_still_selects(monkeypatch, capsys):
-    code, out, _ = run_main(monkeypatch, capsys, "run", "shop", "-k", " cart ", "--collect-only")
+    code, out, _ = run_main(monkeypatch, capsys, "run", "shop", "-k", " cart ", "--collect-only",
+                            "-v")
     assert code == 0
     assert out.splitlines()[0].split()[0] == "shop/cart"
     assert out.splitlines()[1].startswith("deselected: shop/login")
