@@ -13,6 +13,7 @@ from typing import IO, Any, Mapping
 
 from farm.results import CaseResult, StepRecord
 from farm.run_console import clipped, not_retried
+from farm.run_log import one_line
 from farm.text import printable
 
 STATUS_WORD = {"passed": "PASSED", "failed": "FAILED", "error": "ERROR", "skipped": "SKIPPED",
@@ -212,7 +213,8 @@ class PlainProgress:
     def step_finished(self, device: str, record: StepRecord) -> None:
         with self._lock:
             if device in self._running:
-                self._running[device][2] = f"after step {record.index}: {record.label[:60]}"
+                self._running[device][2] = (f"after step {record.index}: "
+                                            f"{one_line(record.label)[:60]}")
 
     def case_finished(self, device: str, result: CaseResult, final: bool) -> None:
         with self._lock:
@@ -312,7 +314,7 @@ class RichProgress:
             # the step that finished: the one running now (a long sleep, a model call) has
             # not said so yet, and "step 8" would send a user watching a stuck step to step 8
             self.rows[device]["step"] = printable(f"after step {record.index}: "
-                                                  f"{record.label[:50]}")
+                                                  f"{one_line(record.label)[:50]}")
 
     def case_finished(self, device: str, result: CaseResult, final: bool) -> None:
         if final:
