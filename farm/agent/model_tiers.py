@@ -246,7 +246,17 @@ LABEL_WORDS, LABEL_CHARS = 4, 32        # what a literal label is at most
 
 
 def _words(text: str) -> set[str]:
-    return set(re.findall(r"\w+", normalise(text)))
+    """Its words; in Chinese, Japanese or Korean, which write no spaces, each character."""
+    words = set()
+    for word in re.findall(r"\w+", normalise(text)):
+        cjk = _CJK.findall(word)
+        words.update(cjk or (word,))
+        rest = _CJK.sub(" ", word).split() if cjk else ()
+        words.update(rest)
+    return words
+
+
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
 
 
 def _renamed(prompt: str, node: UINode, tree: UITree) -> str | None:

@@ -150,9 +150,11 @@ class LocateCacheTier:
                     tree = ctx.tree()
                     node = node_for_rect(tree, rects[0]) if tree is not None else None
                     node = node if node is not None and node.rect == rects[0] else None
+                    # what the find said (a model's find under another label), said again
+                    notes = tuple(n for n in entry.get("notes") or () if isinstance(n, str))
                     return LocateHit(rects[0], self.name, xpath,
                                      node is None or node.enabled,
-                                     None if node is None else node.id)
+                                     None if node is None else node.id, notes=notes)
                 if say and not self._never_meant(entry, words, ctx):  # (said as dropped)
                     self._say_changed(entry, xpath, prompt, rects[0], ctx)
         return None
@@ -240,6 +242,8 @@ class LocateCacheTier:
             if hit.tier in ASKED_TIERS else None
         if cost:                # what a hit on it saves (`farm cache ls`, a run's last line)
             entry["found_with"] = cost
+        if hit.notes and hit.tier in ASKED_TIERS:   # (a rename the model saw: said each run)
+            entry["notes"] = [n for n in hit.notes if self.cache.safe(n)]
         twins = has_twins(node, tree)
         if positional(xpath) or twins:     # its place tells it from the others (an XPath
             # of positions, ids by row): keep what was around it

@@ -32,3 +32,18 @@ def test_a_label_found_on_a_control_sharing_no_word_is_noted(prompt, shown):
 ])
 def test_described_targets_same_words_icons_and_fields_are_not_noted(prompt, shown, editable):
     assert _renamed(prompt, *found(shown, editable=editable)) is None
+
+
+@pytest.mark.parametrize("prompt, shown", [
+    ("登录", "立即登录"),        # Chinese writes no spaces: a shared character is a shared word
+    ("购买", "立即 购买"),
+    ("设置", "设置中心"),
+])
+def test_chinese_labels_sharing_characters_are_not_noted(prompt, shown):
+    assert _renamed(prompt, *found(shown)) is None
+
+
+def test_a_chinese_label_found_on_a_control_with_other_characters_is_noted():
+    assert _renamed("登录", *found("注册")) == (
+        'the model found "注册" (button) for "登录", which shares no word with it: if the app '
+        "renamed it, change the step")
