@@ -28,11 +28,12 @@ Earlier attempts of a case that still did not pass become <rerunFailure>/<rerunE
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 from collections import Counter
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Iterable, Iterator, Mapping, Sequence
 
 from farm.report.html import cut_long, known_tokens
 from farm.report.paths import replace_file, run_file
@@ -193,23 +194,39 @@ def distinct_names(summary: RunSummary, run_dir: Path) -> dict[tuple[str, int], 
     first of a name for every test naming it: two failed cases of one folder whose screenshots
     are both ``003-after.jpg`` (in folders of their own) both showed the first one's. Each
     such later screenshot gets a hard link (or a copy) beside it, named after its case
-    (``pay-003-after.jpg``), and the attachment names that; one that cannot be made keeps the
-    shared name."""
+    (``pay-003-after.jpg``, ``密码错误-003-after.jpg``) and, when that name is taken too, its
+    case's short hash; the attachment names that; one that cannot be made keeps the shared
+    name."""
     seen: set[tuple[str, str]] = set()
-    twins: dict[tuple[str, int], Path] = {}
+    later: list[tuple[CaseResult, Path]] = []
     for case in (a for c in summary.cases for a in (*c.previous, c)):
         path = _screenshot(case, run_dir)
         if path is None:
             continue
-        if (folder(case), path.name) not in seen:
-            seen.add((folder(case), path.name))
-            continue
-        slug = re.sub(r"[^\w.-]+", "_", case_name(case), flags=re.ASCII).strip("._") or "case"
-        twin = path.with_name(f"{slug}-{path.name}")
+        if (folder(case), path.name) in seen:
+            later.append((case, path))
+        seen.add((folder(case), path.name))
+    twins: dict[tuple[str, int], Path] = {}
+    for case, path in later:
+        name = next(n for n in _twin_names(case, path.name) if (folder(case), n) not in seen)
+        twin = path.with_name(name)
         if _twin(path, twin):
             twins[(case.case_id, case.attempt)] = twin
-            seen.add((folder(case), twin.name))
+            seen.add((folder(case), name))
     return twins
+
+
+def _twin_names(case: CaseResult, name: str) -> Iterator[str]:
+    """Names for a case's copy of screenshot ``name``, most readable first: its test name in
+    any script's letters (file systems and Jenkins take UTF-8 names; only ASCII made every
+    Chinese name ``case``), then with its case's short hash, then its attempt too."""
+    import hashlib
+    slug = re.sub(r"[^\w.-]+", "_", case_name(case)).strip("._")[:40] or "case"
+    digest = hashlib.sha256(case.case_id.encode("utf-8", "surrogatepass")).hexdigest()[:10]
+    yield f"{slug}-{name}"
+    yield f"{slug}-{digest}-{name}"
+    for n in itertools.count(case.attempt):
+        yield f"{slug}-{digest}-{n}-{name}"
 
 
 def _twin(path: Path, twin: Path) -> bool:
