@@ -487,7 +487,8 @@ class Variables:
                                               if is_credential(n, v)}
         self._mask_re = _mask_pattern(self.secret_values)
         self._long_cuts = _long_cut_spellings(self.secret_values)
-        self._whole = frozenset(short_credentials(self._values, self._secrets).values())
+        self._whole = frozenset(unicodedata.normalize("NFKC", value) for value in
+                                short_credentials(self._values, self._secrets).values())
 
     @classmethod
     def from_sources(
@@ -600,17 +601,19 @@ class Variables:
         mix of these, character by character) or base64 (see `_secret_forms`); as a page's
         CSS may case it (FARM-DEMO-PASS, Farm-Demo-Pass: `_cased_forms`, for a value of
         MIN_SECRET_CHARS or more); and its start where a text was cut inside it with "…"
-        (`_cut_forms`; of a value longer than `_CUT_IN_PATTERN`, `_mask_long_cuts`); its
-        start a page kept as a whole value (a field's maxlength: `_kept_forms`). A text that
-        is, whole, the short value of a credential-named variable (`short_credentials`: what
-        is typed into a field, a script reading the field back) is ``***`` too.
+        (`_cut_forms`; of a value longer than `_CUT_IN_PATTERN`, `_mask_long_cuts`); in any
+        width NFKC takes as the same, as farm matches texts (``１２３：``, ``123:``:
+        `_width_forms`); its start a page kept as a whole value (a field's maxlength:
+        `_kept_forms`). A text that is, whole, the short value of a credential-named variable
+        (`short_credentials`: what is typed into a field, a script reading the field back; in
+        any width) is ``***`` too.
 
         Repeats until no secret value is left, because a replacement can join its neighbours
         into a new occurrence (secret ``a*``: ``aa*`` -> ``a***``).  Each pass turns at least one
         non-``*`` character into ``*``, so this terminates.  Secrets made only of ``*`` (and
         whitespace) cannot be hidden by ``***`` and are ignored.
         """
-        if text.strip() and text.strip() in self._whole:
+        if self._whole and unicodedata.normalize("NFKC", text.strip()) in self._whole:
             return MASK
         if self._mask_re is None:
             return text
@@ -653,7 +656,33 @@ def _secret_forms(secret: str) -> list[tuple[int, str, str]]:
     """``(typical length, pattern, characters a match can start with)`` for ``secret``
     written out (as is, and as CSS may case it: `_cased_forms`) and base64-encoded."""
     return [_text_form([[ch] for ch in secret]), *_cut_forms(secret), *_kept_forms(secret),
-            *_cased_forms(secret), *_base64_forms(secret)]
+            *_cased_forms(secret), *_width_forms(secret), *_base64_forms(secret)]
+
+
+def _width_twins() -> dict[str, tuple[str, ...]]:
+    """``{character: its other widths}`` after NFKC: "1": ("１",), ":": ("：",), "ア": ("ｱ",);
+    from the Halfwidth and Fullwidth Forms block, each of whose characters NFKC makes one."""
+    twins: dict[str, list[str]] = {}
+    for code in range(0xFF01, 0xFFEF):
+        ch = chr(code)
+        plain = unicodedata.normalize("NFKC", ch)
+        if len(plain) == 1 and plain != ch:
+            twins.setdefault(plain, []).append(ch)
+    return {plain: tuple(others) for plain, others in twins.items()}
+
+
+_WIDTH_TWINS = _width_twins()
+
+
+def _width_forms(secret: str) -> list[tuple[int, str, str]]:
+    """``secret`` as a page may show it in other widths: each character NFKC-normalised
+    (as farm matches texts: "：" is ":", "１" is "1") or its full-width / half-width twin, in
+    any mix (``密码：芝麻开门１２３``, ``密码:芝麻开门123``); also cut short with "…"."""
+    plain = unicodedata.normalize("NFKC", secret)
+    chars = [[ch, *_WIDTH_TWINS.get(ch, ())] for ch in plain]
+    if plain == secret and all(len(options) == 1 for options in chars):
+        return []
+    return [_text_form(chars, plain_letters=True), *_cut_forms(plain, chars)]
 
 
 def _text_form(chars: list[list[str]], plain_letters: bool = False) -> tuple[int, str, str]:
