@@ -32,6 +32,19 @@ _CHAR_REF = re.compile(r"&#(x[0-9a-fA-F]+|[0-9]+);")
 QUOTES = str.maketrans("\u2018\u2019\u201a\u201b\u2032\u201c\u201d\u201e\u201f\u2033",
                        "'" * 5 + '"' * 5)
 
+# Characters of Chinese, Japanese and Korean text (CJK punctuation, kana, ideographs, hangul):
+# their UIs put a space around a number or a Latin word, or not ("共 3 件" / "共3件"), so where
+# text is matched a space with one of them on either side is no difference (`cjk_unspaced`).
+CJK_CHARS = "\u3000-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
+CJK = re.compile(f"[{CJK_CHARS}]")
+_CJK_SPACE = re.compile(f"\\s+(?=[{CJK_CHARS}])|(?<=[{CJK_CHARS}])\\s+")
+
+
+def cjk_unspaced(text: str) -> str:
+    """``text`` without the whitespace that has a CJK character on one side: ``共 3 件商品``
+    is ``共3件商品``, ``登录 按钮`` is ``登录按钮``; "log in" stays two words."""
+    return _CJK_SPACE.sub("", text) if CJK.search(text) else text
+
 
 def unmasked(text: str) -> str:
     """The mask of a run with no secret: ``text`` as it is. A device given it scans nothing

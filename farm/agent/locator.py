@@ -32,7 +32,7 @@ from farm import metrics
 from farm.devices import phone_edges
 from farm.devices.base import Device, Rect, UINode, UITree
 from farm.errors import LocateError, NeedsModel
-from farm.text import QUOTES, cut
+from farm.text import CJK, CJK_CHARS, QUOTES, cjk_unspaced, cut
 
 # every tier's name, in chain order: what FARM_LOCATE_OFF may name
 TIER_NAMES = ("plan-bbox", "xpath", "cache", "text", "ocr", "ai", "deep-locate")
@@ -147,10 +147,12 @@ def _node_of(rect: Rect, ctx: LocateContext) -> UINode | None:
 
 def normalise(text: str) -> str:
     """``text`` as matched: Unicode NFKC (as OCR text is: `farm.agent.ocr.squash`),
-    typographic quotes as ASCII ones (`farm.text.QUOTES`), whitespace collapsed, a trailing
-    ":" or "*" dropped, case-folded."""
+    typographic quotes as ASCII ones (`farm.text.QUOTES`), whitespace collapsed and none
+    beside a Chinese, Japanese or Korean character (`farm.text.cjk_unspaced`: ``共 3 件商品``
+    is ``共3件商品``, as OCR text is compared), a trailing ":" or "*" dropped, case-folded."""
     if not text.isascii():       # (NFKC leaves ASCII as it is)
         text = unicodedata.normalize("NFKC", text).translate(QUOTES)
+        text = cjk_unspaced(" ".join(text.split()))
     return " ".join(text.split()).rstrip(":*").strip().casefold()   # (split: what \s is)
 
 
@@ -167,7 +169,16 @@ def contains_words(have: str, want: str) -> bool:
     """``want`` occurs in ``have`` as whole words (both normalised)."""
     if not want or len(have) <= len(want):
         return False
-    return re.search(r"(?<!\w)" + re.escape(want) + r"(?!\w)", have) is not None
+    return whole_words(want).search(have) is not None
+
+
+def whole_words(want: str) -> re.Pattern[str]:
+    """What finds ``want`` (normalised) as whole words. In Chinese, Japanese or Korean text
+    each character is a word: `normalise` drops the spaces beside one, so ``登录`` is found
+    in ``登录按钮`` (shown as ``登录 按钮``) and in ``立即登录`` alike."""
+    head = "" if CJK.match(want) else rf"(?:(?<!\w)|(?<=[{CJK_CHARS}]))"
+    tail = "" if CJK.match(want[-1:]) else rf"(?:(?!\w)|(?=[{CJK_CHARS}]))"
+    return re.compile(head + re.escape(want) + tail)
 
 
 def text_matches(want: str, texts: Iterable[str], how: str) -> bool:
@@ -216,7 +227,7 @@ def find_text(prompt: str, tree: UITree, editable: bool = False
         return [], ""
     by_id = {n.id: n for n in tree.nodes}
     strings = _normalised(tree)
-    words = re.compile(r"(?<!\w)" + re.escape(want) + r"(?!\w)")
+    words = whole_words(want)
     for how in ("exact", "words"):
         for on_screen in (True, False):
             if how == "exact":
