@@ -3,9 +3,11 @@ for the length of a run."""
 
 from __future__ import annotations
 
+import codecs
 import functools
 import logging
 import os
+import re
 import socket
 import sys
 import threading
@@ -19,15 +21,59 @@ from farm.suite.model import AppSpec
 log = logging.getLogger("farm.appserver")
 
 
+# text types sent with a charset; UTF-8 unless the file says or shows it is something else
+_TEXT = {".html": "text/html", ".htm": "text/html", ".css": "text/css",
+         ".js": "text/javascript", ".mjs": "text/javascript", ".txt": "text/plain",
+         ".json": "application/json", ".svg": "image/svg+xml"}
+# a <meta charset=…> or <meta http-equiv content="…; charset=…">, as a browser's prescan finds it
+_META_CHARSET = re.compile(rb"<meta\b[^>]*?charset\s*=\s*[\"']?\s*([A-Za-z0-9._:+-]{1,40})",
+                           re.IGNORECASE)
+_COMMENT = re.compile(rb"<!--.*?-->", re.DOTALL)
+
+
+def text_charset(path: str, kind: str) -> str | None:
+    """The charset to send a text file with: the one an HTML page declares in its first 1024
+    bytes (a legacy GBK page's ``<meta charset="gbk">`` lost to the header's UTF-8 showed
+    mojibake), UTF-8 for a file that declares none and is valid UTF-8 (a page without <meta>
+    read as windows-1252 showed "â€¹ Inbox"), else None: no charset, so the browser's own
+    sniffing (a BOM, ``@charset``, the page's encoding for its scripts) decides."""
+    try:
+        with open(path, "rb") as file:
+            head = file.read(1024)
+            declared = _META_CHARSET.search(_COMMENT.sub(b"", head)) if kind == "text/html" \
+                else None
+            if declared:
+                return _known(declared.group(1).decode("ascii"))
+            decoder = codecs.getincrementaldecoder("utf-8")()
+            chunk = head
+            while chunk:
+                decoder.decode(chunk)
+                chunk = file.read(1 << 20)
+            decoder.decode(b"", final=True)
+    except UnicodeDecodeError:
+        return None
+    except OSError:             # unreadable: send_head says so as it opens it
+        return "utf-8"
+    return "utf-8"
+
+
+def _known(label: str) -> str | None:
+    """A declared charset as the header says it, or None where a browser reads the <meta>
+    otherwise than the same label in a header (a page's "utf-16" means UTF-8) or not at all."""
+    try:
+        name = codecs.lookup(label).name
+    except LookupError:
+        return None
+    return None if name.startswith(("utf-16", "utf-32")) else label.lower()
+
+
 class _QuietHandler(SimpleHTTPRequestHandler):
-    # text as UTF-8 (a page without <meta charset> read as windows-1252 showed "â€¹ Inbox" on
-    # screen and in every text check); the header wins over a page's own <meta>
-    extensions_map = {**SimpleHTTPRequestHandler.extensions_map,
-                      **{ext: f"{kind}; charset=utf-8" for ext, kind in (
-                          (".html", "text/html"), (".htm", "text/html"), (".css", "text/css"),
-                          (".js", "text/javascript"), (".mjs", "text/javascript"),
-                          (".txt", "text/plain"), (".json", "application/json"),
-                          (".svg", "image/svg+xml"))}}
+    def guess_type(self, path):  # type: ignore[no-untyped-def]
+        kind = _TEXT.get(os.path.splitext(str(path))[1].lower())
+        if kind is None:
+            return super().guess_type(path)
+        charset = text_charset(str(path), kind)
+        return f"{kind}; charset={charset}" if charset else kind
 
     def log_message(self, format: str, *args: object) -> None:   # keep the progress view clean
         pass
