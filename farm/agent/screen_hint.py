@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import difflib
 import re
+import unicodedata
 from typing import Callable
 
 from farm.devices.base import UITree, UINode
+from farm.text import CJK, QUOTES, cjk_unspaced
 
 ALERT_ROLES = {"alert", "alertdialog", "xcuielementtypealert"}
 ALERT_IDS = ("android:id/message", "android:id/alerttitle")
@@ -18,6 +20,10 @@ SHOWN_CHARS = 120       # of one quoted text
 MAX_ALERTS = 2
 CUTOFF = 0.7            # difflib ratio a text must reach to be called close
 MAX_CANDIDATES = 4000   # texts compared (a huge page: the first ones)
+MAX_LOOKED = 40000      # CJK pieces looked at (a page repeating itself has few different ones)
+# Where a Chinese or Japanese line's parts end: its sentence and clause punctuation (not the
+# ASCII ones: "¥128.50", "12:30")
+_CJK_STOPS = re.compile("[，。！？；：、]+")
 
 
 def hint(expected: str, screen: str, tree: UITree | None,
@@ -56,22 +62,32 @@ def _is_alert(node: UINode) -> bool:
 
 def closest(expected: str, screen: str, mask: Callable[[str], str] = str) -> str | None:
     """The piece of ``screen`` most like ``expected`` (a short line, or as many words of one as
-    ``expected`` has, or one more), compared case-folded with whitespace collapsed; None below
-    ``CUTOFF``. A piece whose words are words of ``expected`` ("Welcome" for "Welcome
+    ``expected`` has, or one more), compared as the matcher compares (`_key`: NFKC, case-folded,
+    whitespace collapsed, none beside a CJK character), quoted as the screen writes it; None
+    below ``CUTOFF``. A piece whose words are words of ``expected`` ("Welcome" for "Welcome
     back") is no other text, and is not offered; a word that is only the start of one is
-    ("Compute" for "Computed": the button, not a status that never came). A piece of a line that holds a secret (``mask`` changes
-    it) is that whole line masked: a piece ends at a word, which may be inside a secret of
-    several words (a passphrase), and masking the piece would leave its first words."""
-    want = " ".join(expected.split()).casefold()
+    ("Compute" for "Computed": the button, not a status that never came). Chinese, Japanese
+    or Korean text has no spaces between words: its pieces are runs of about as many
+    characters as ``expected`` has, and the parts of a line between its CJK punctuation
+    (`_char_pieces`); one that is part of ``expected`` is not offered. A piece of a line that
+    holds a secret (``mask`` changes it) is that whole line masked: a piece ends at a word,
+    which may be inside a secret of several words (a passphrase), and masking the piece would
+    leave its first words."""
+    want = _key(expected)
     if not want:
         return None
     wanted = want.split()
     n = len(wanted)
-    shown: dict[str, tuple[str, str]] = {}   # case-folded candidate -> (as written, its line)
+    cjk = CJK.search(want) is not None
+    shown: dict[str, tuple[str, str]] = {}   # compared candidate -> (as written, its line)
+    looked = 0                               # CJK pieces looked at
     for line in screen.splitlines():
-        for piece in _pieces(line.split(), n):
-            if not _words_of(piece.casefold().split(), wanted):
-                shown.setdefault(piece.casefold(), (piece, line))
+        chars = _char_pieces(line, len(want))[:MAX_LOOKED - looked] if cjk else []
+        looked += len(chars)
+        for piece in _pieces(line.split(), n) + chars:
+            key = _key(piece)
+            if not _words_of(key.split(), wanted) and not (cjk and key in want):
+                shown.setdefault(key, (piece, line))
         if len(shown) >= MAX_CANDIDATES:
             break
     best = difflib.get_close_matches(want, list(shown), n=1, cutoff=CUTOFF)
@@ -80,6 +96,15 @@ def closest(expected: str, screen: str, mask: Callable[[str], str] = str) -> str
     piece, line = shown[best[0]]
     masked = mask(line)
     return piece if masked == line else " ".join(masked.split())
+
+
+def _key(text: str) -> str:
+    """``text`` as compared: as the matcher compares it (`farm.agent.locator.normalise`), but
+    a trailing ":" kept (a piece is not a whole label)."""
+    if not text.isascii():       # (NFKC leaves ASCII as it is)
+        text = cjk_unspaced(" ".join(unicodedata.normalize("NFKC", text).translate(QUOTES)
+                                     .split()))
+    return " ".join(text.split()).casefold()
 
 
 def _words_of(words: list[str], wanted: list[str]) -> bool:
@@ -92,6 +117,16 @@ def _pieces(words: list[str], n: int) -> list[str]:
     out = [" ".join(words)] if 0 < len(words) <= 2 * n + 2 else []
     for size in (n, n + 1):
         out += [" ".join(words[i:i + size]) for i in range(len(words) - size + 1)]
+    return out
+
+
+def _char_pieces(line: str, n: int) -> list[str]:
+    """The parts of ``line`` between its CJK punctuation ("共 3 件商品" of "共 3 件商品，合计"),
+    and each run of ``n - 2`` to ``n + 2`` of its characters (spaces not counted), as written."""
+    out = [p.strip() for p in _CJK_STOPS.split(line) if p.strip()]
+    at = [i for i, c in enumerate(line) if not c.isspace()][:MAX_LOOKED]
+    for size in range(max(1, n - 2), n + 3):
+        out += [line[at[i]:at[i + size - 1] + 1] for i in range(len(at) - size + 1)]
     return out
 
 
