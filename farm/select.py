@@ -648,7 +648,7 @@ def _file_name_slip(cases: Sequence[Case], keyword: str | None) -> list[str]:
     found = [c.id for c in cases if expr.matches(case_haystack(c))]
     if not found:
         return []
-    return [f"-k {keyword}: {why}: -k {shlex.quote(fixed)} selects {found[0]}"
+    return [f"-k {keyword}: {why}: -k {shell_word(fixed)} selects {found[0]}"
             + (f" and {len(found) - 1} more" if len(found) > 1 else "") + tail]
 
 
@@ -664,12 +664,68 @@ def _near_word(cases: Sequence[Case], keyword: str | None) -> list[str]:
     words = {w for c in cases for w in re.split(r"[^\w-]+|_", case_haystack(c).lower()) if w}
     words |= {part for c in cases for part in re.split(r"[/\s]+", case_haystack(c).lower())}
     near = difflib.get_close_matches(word.lower(), sorted(words), n=3, cutoff=0.75)
+    near = near or near_cjk(word.lower(), _cjk_pieces(cases, len(word)))
     if not near:
         return []
     found = [c.id for c in cases if KeywordExpr(near[0]).matches(case_haystack(c))]
-    return [f"-k {word}: no case's name or id has it; did you mean -k {shlex.quote(near[0])}"
+    return [f"-k {word}: no case's name or id has it; did you mean -k {shell_word(near[0])}"
             f" (selects {found[0]}" + (f" and {len(found) - 1} more" if len(found) > 1 else "")
             + ")?"]
+
+
+# Chinese, Japanese and Korean characters: each one is about a word, and a phrase of them is one
+# \w run (no spaces), so a slip in it is one character of two or three (回帰 for 回归)
+_CJK = re.compile("[\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f"
+                  "\U00020000-\U0003ffff]+")
+
+
+def near_cjk(given: str, known: Iterable[str]) -> list[str]:
+    """The words of ``known`` a ``given`` with Chinese, Japanese or Korean characters is a slip
+    of, compared by characters (difflib's 0.75 is out of reach of a two-character word): one
+    character apart (changed, missing or extra: 回帰 for 回归, 购物東 for 购物车), or containing
+    it or contained in it, two characters at least (冒烟测试 for 冒烟); nearest first."""
+    if not _CJK.search(given):
+        return []
+    scored = []
+    for word in dict.fromkeys(known):
+        if word == given:
+            continue
+        if _one_apart(given, word):
+            score = 0 if len(word) == len(given) else 1
+        elif min(len(word), len(given)) >= 2 and (word in given or given in word):
+            score = 2
+        else:
+            continue
+        scored.append((score, abs(len(word) - len(given)), word))
+    return [word for *_, word in sorted(scored)]
+
+
+def _one_apart(a: str, b: str) -> bool:
+    """Whether one character changed, dropped or added turns ``a`` into ``b``."""
+    if abs(len(a) - len(b)) > 1 or a == b:
+        return False
+    if len(a) == len(b):
+        return sum(x != y for x, y in zip(a, b)) == 1
+    short, long = sorted((a, b), key=len)
+    return any(long[:i] + long[i + 1:] == short for i in range(len(long)))
+
+
+def _cjk_pieces(cases: Sequence[Case], size: int) -> list[str]:
+    """The pieces of ``size`` characters, one fewer or one more, of the runs of Chinese,
+    Japanese or Korean characters in the cases' names and ids (-k matches a piece of a
+    word: 购物车 in 查看购物车), whole runs first."""
+    runs = [run for c in cases for run in _CJK.findall(case_haystack(c).lower())]
+    pieces = dict.fromkeys(runs)
+    for run in runs:
+        for n in (size, size - 1, size + 1):
+            pieces.update(dict.fromkeys(run[i:i + n] for i in range(len(run) - n + 1) if n > 0))
+    return list(pieces)
+
+
+def shell_word(text: str) -> str:
+    """``text`` as a shell takes it: quoted when it must be (`shlex.quote`), never a word of
+    letters and digits of any script (购物车, not '购物车')."""
+    return text if re.fullmatch(r"[\w@%+=:,./-]+", text) else shlex.quote(text)
 
 
 def _unquoted(text: str) -> str:
@@ -712,12 +768,13 @@ def _near_tag(cases: Sequence[Case], tag: str, known: set[str], flag: str) -> li
     import difflib
     by_lower = {k.lower(): k for k in sorted(known, reverse=True)}
     near = difflib.get_close_matches(tag.lower(), sorted(by_lower), n=1, cutoff=0.75)
+    near = near or near_cjk(tag.lower(), by_lower)
     if not near:
         return []
     best = by_lower[near[0]]
     found = [c.id for c in cases if best in c.tags]
     return [f"{flag} {tag}: no case has the tag {tag!r}; did you mean {flag} "
-            f"{shlex.quote(best)} (on {found[0]}"
+            f"{shell_word(best)} (on {found[0]}"
             + (f" and {len(found) - 1} more" if len(found) > 1 else "") + ")?"]
 
 
