@@ -21,8 +21,8 @@ import yaml
 from pydantic import ValidationError
 
 from farm.errors import SuiteError
-from farm.suite.vars import (LoadValues, chain_problems, is_valid_name, references,
-                             sole_reference, substitute)
+from farm.suite.vars import (LoadValues, chain_problems, invalid_name, is_valid_name,
+                             references, sole_reference, substitute)
 from farm.suite.yamlpos import Node, exponent_number
 
 LOAD_TIME = ("a number or true/false field takes its value when the suite loads, from the "
@@ -273,8 +273,7 @@ class Problems:
             if value is None:
                 continue
             if names and not is_valid_name(value):
-                self.add(item, f"{where}: {value!r} is not a valid variable name "
-                               "(letters, digits and _, not starting with a digit)")
+                self.add(item, f"{where}: {invalid_name(value)}")
                 continue
             if value not in out:
                 out.append(value)
@@ -296,8 +295,7 @@ class Problems:
         out: dict[str, str] = {}
         for name, value in (items or {}).items():
             if not is_valid_name(name):
-                self.add(node.keys[name], f"{where}: {name!r} is not a valid variable name "
-                                          "(letters, digits and _, not starting with a digit)")
+                self.add(node.keys[name], f"{where}: {invalid_name(name)}")
                 continue
             if value.is_null:
                 out[name] = ""

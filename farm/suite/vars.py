@@ -105,6 +105,23 @@ def is_valid_name(name: str) -> bool:
     return bool(NAME_RE.match(name))
 
 
+def invalid_name(name: str) -> str:
+    """Why ``name`` is no variable name (`is_valid_name`), and the name to write where one
+    is plain (``ＵＳＥＲ``: USER, ``café``: cafe, ``user-name``: user_name): ``'用户' is not a
+    valid variable name (ASCII letters A-Z and a-z, …; 用户 is not ASCII: …)``."""
+    said = (f"{name!r} is not a valid variable name (ASCII letters A-Z and a-z, digits "
+            "and _, not starting with a digit")
+    plain = "".join(ch for ch in unicodedata.normalize("NFKD", name)
+                    if not unicodedata.combining(ch))
+    plain = re.sub(r"[\s.-]+", "_", plain)
+    if plain != name and is_valid_name(plain):
+        return f"{said}): write {plain!r}"
+    outside = "".join(dict.fromkeys(ch for ch in name if not ch.isascii()))
+    if outside:
+        return f"{said}; {outside} is not ASCII: name it in ASCII letters)"
+    return f"{said})"
+
+
 def substitute(template: str, value_of: Callable[[str], str | None],
                missing: Callable[[str], str] | None = None) -> str:
     """``template`` with each reference replaced (a default when the value is unset or empty,
