@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from farm.select import Unfinished
 
 RED = ("failed", "error")
+LOCK_WAIT = 30          # seconds a results.sqlite another process holds locked is waited for
 SCHEMA_VERSION = 1      # results.sqlite's user_version: 1 = red cases name their failing step
 STEP_TEXT = 80          # a failing step's label, kept to this many characters
 
@@ -249,11 +250,34 @@ class SqliteResults:
     def __init__(self, path: Path, runs: Path | None = None) -> None:
         self.path = Path(path)
         self.rebuild_from = runs    # when corrupt (None: say to move it aside instead)
+        self.waited = False         # said once that another process holds the file locked
+
+    def _waiting(self, con: sqlite3.Connection, sql: str, *args: Any) -> sqlite3.Cursor:
+        """``con.execute(sql)``, the statement that takes the file's lock: when another
+        process holds it, says once on stderr that farm waits for the file (up to
+        LOCK_WAIT s), where a locked history was ~90 s of silence at a run's end."""
+        con.execute("PRAGMA busy_timeout = 0")
+        try:
+            return con.execute(sql, args)
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) and "busy" not in str(exc):
+                raise
+            if not self.waited:
+                import sys
+                self.waited = True
+                print(f"farm: waiting for the results history {self.path} (locked by another "
+                      f"process; up to {LOCK_WAIT} s)", file=sys.stderr, flush=True)
+            con.execute(f"PRAGMA busy_timeout = {LOCK_WAIT * 1000}")
+            return con.execute(sql, args)
+        finally:
+            con.execute(f"PRAGMA busy_timeout = {LOCK_WAIT * 1000}")
 
     def _connect(self) -> sqlite3.Connection:
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        con = sqlite3.connect(self.path, timeout=30)
-        fresh = not _has_runs(con)
+        con = sqlite3.connect(self.path, timeout=LOCK_WAIT)
+        fresh = self._waiting(
+            con, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'runs'"
+        ).fetchone() is None
         con.executescript(self._SCHEMA)
         if fresh:       # every record this farm writes has what SCHEMA_VERSION says
             con.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
@@ -267,10 +291,12 @@ class SqliteResults:
         Not farm's file, or not a database: left alone (reading it says why). One that cannot
         be written (read-only, locked): said on stderr; the page then lacks those steps."""
         try:
-            con = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=rw", uri=True, timeout=30)
+            con = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=rw", uri=True,
+                                  timeout=LOCK_WAIT)
         except (sqlite3.Error, OSError):
             return 0        # no file: reads make none
         try:
+            self._waiting(con, "SELECT 1 FROM sqlite_master")
             current = _version(con) >= SCHEMA_VERSION or not _has_runs(con)
         except sqlite3.DatabaseError:
             current = True      # not a database: left to the reads to say so
@@ -278,7 +304,7 @@ class SqliteResults:
             con.close()
             return 0
         try:
-            con.execute("BEGIN IMMEDIATE")      # one farm upgrades; the others wait, then see it
+            self._waiting(con, "BEGIN IMMEDIATE")   # one farm upgrades; the others wait, then see it
             if _version(con) >= SCHEMA_VERSION:
                 return 0
             filled = [(r.model_dump_json(exclude_defaults=True), r.run_id)
@@ -305,6 +331,7 @@ class SqliteResults:
 
     def _insert(self, rows: list[tuple[str, float, str]]) -> None:
         with self._connect() as con:
+            self._waiting(con, "BEGIN IMMEDIATE")
             con.executemany("INSERT OR REPLACE INTO runs(run_id, at, record) VALUES (?, ?, ?)",
                             rows)
         con.close()
@@ -380,9 +407,9 @@ class SqliteResults:
                                     ) from None
 
     def _read(self, sql: str, args: tuple[Any, ...]) -> list[RunRecord]:
-        con = sqlite3.connect(self.path, timeout=30)
+        con = sqlite3.connect(self.path, timeout=LOCK_WAIT)
         try:
-            rows = con.execute(sql, args).fetchall()
+            rows = self._waiting(con, sql, *args).fetchall()
         finally:
             con.close()
         return [RunRecord.model_validate_json(text) for (text,) in rows]
@@ -678,9 +705,11 @@ def remember_run(settings: Any, summary: RunSummary, report: Path,
         red = {c.case_id: c.status for c in summary.cases if c.status in RED}
         try:
             earlier = context_before(store, _timestamp(summary.started), red) if red else []
-        except Exception as exc:    # (a record farm cannot read): this run is added still
+        except Exception as exc:    # (a record farm cannot read, a lock): added still
             earlier, unread = [], exc
-        verdicts = since_last(earlier, summary)
+            _say("results history not read (this run's failures are not marked new or "
+                 "still failing)", f"{exc} ({_where(store)})")
+        verdicts = {} if unread is not None else since_last(earlier, summary)
         for case in summary.cases:
             case.since_last = verdicts.get(case.case_id)
         if summary.cases:
@@ -690,10 +719,12 @@ def remember_run(settings: Any, summary: RunSummary, report: Path,
         _say("results history not updated",        # the history page will lack this run
              _refused(settings, exc) or exc)
         return False
-    if unread is not None:
-        _say("results history not read (this run's failures are not marked new or still "
-             "failing)", unread)
     return bool(summary.cases)
+
+
+def _where(store: ResultsStore) -> str:
+    """The history's file, or that it is a Redis one (its URL may hold a password)."""
+    return str(store.path) if isinstance(store, SqliteResults) else "the Redis history"
 
 
 def _refused(settings: Any, exc: BaseException) -> str | None:
