@@ -7,6 +7,7 @@ pruned."""
 
 from __future__ import annotations
 
+import errno
 import json
 import logging
 import os
@@ -63,7 +64,8 @@ def keep_room(run_dir: Path, cases: int) -> None:
     fill up during the run then still takes results.json, junit.xml and report.html (they are
     what CI reads), where all three were lost; in the state dir (.farm/runs: one disk) the
     results history too. `remember` and `write_outputs` give it back before they write. A
-    disk without that much room left runs without it."""
+    disk without that much room left stops the run before any device starts (exit 4: it
+    would save nothing); a filesystem that cannot set room aside runs without it."""
     import atexit
     size = min(ROOM_PER_CASE * cases + 256 * 1024, ROOM_MAX)
     path = run_dir / ROOM
@@ -71,10 +73,36 @@ def keep_room(run_dir: Path, cases: int) -> None:
         with path.open("wb") as f:
             os.posix_fallocate(f.fileno(), 0, size)
     except (OSError, AttributeError) as exc:   # full already, or no fallocate here
+        _no_room_back(path)
+        if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT):
+            raise ConfigError(      # (the run would save nothing: its outputs, its history)
+                f"no room for the run's results in {run_dir}: {_free(run_dir)} free on its "
+                f"disk, {_size(size)} needed for results.json, junit.xml, report.html and the "
+                f"results history ({exc.strerror}): free some space there, or run into "
+                f"another directory") from None
         log.info("no room kept for the run's results (%s)", exc)
-        path.unlink(missing_ok=True)
         return
     atexit.register(give_room_back, run_dir)    # a run that ends in an error, before its end
+
+
+def _no_room_back(path: Path) -> None:
+    try:
+        path.unlink(missing_ok=True)
+    except OSError as exc:
+        log.warning("cannot remove %s: %s", path, exc)
+
+
+def _free(where: Path) -> str:
+    """The free space on ``where``'s disk, as ``120 KB``."""
+    import shutil
+    try:
+        return _size(shutil.disk_usage(where).free)
+    except OSError:
+        return "unknown space"
+
+
+def _size(n: int) -> str:
+    return f"{n / 1024 / 1024:.1f} MB" if n >= 1024 * 1024 else f"{n // 1024} KB"
 
 
 def give_room_back(run_dir: Path) -> None:
@@ -97,13 +125,14 @@ def unfinished_junit(path: Path, run_id: str, run_dir: Path) -> None:
             f"running, or it was stopped before its end (killed: a CI timeout?); `farm report "
             f"{run_dir} --junit-xml {path}` rebuilds them from its journal"))
     except OSError as exc:      # checked writable just now (a full disk): no earlier run's
-        log.warning("cannot write --junit-xml %s at the start: %s", path, exc)
-        try:                    # file left to be taken for this run's (the end says the rest)
+        try:                    # file left to be taken for this run's
             if path.is_file():
                 path.unlink()
         except OSError:
             pass
-        return
+        raise ConfigError(f"cannot write --junit-xml {path} ({exc.strerror or exc}; "
+                          f"{_free(path.parent)} free on its disk): free some space there, "
+                          f"or give another path") from None
     atexit.register(not_started_junit, path, run_id, run_dir, when)
 
 
