@@ -130,9 +130,12 @@ def unfinished_junit(path: Path, run_id: str, run_dir: Path) -> None:
                 path.unlink()
         except OSError:
             pass
-        raise ConfigError(f"cannot write --junit-xml {path} ({exc.strerror or exc}; "
-                          f"{_free(path.parent)} free on its disk): free some space there, "
-                          f"or give another path") from None
+        if exc.errno in (errno.ENOSPC, errno.EDQUOT):   # the run would save nothing either
+            raise ConfigError(f"cannot write --junit-xml {path} ({exc.strerror}; "
+                              f"{_free(path.parent)} free on its disk): free some space "
+                              f"there, or give another path") from None
+        log.warning("cannot write --junit-xml %s at the start: %s", path, exc)
+        return      # (gone bad since `check_outputs`: the end says it is not written)
     atexit.register(not_started_junit, path, run_id, run_dir, when)
 
 
@@ -507,12 +510,26 @@ def remember(settings: Settings, summary: RunSummary, run_dir: Path,
     the history, and --last-failed keeps the failures of the run before it."""
     from farm.cache.run_store import record_store
     give_room_back(run_dir)     # (the state dir is often on the run's disk: .farm/runs)
-    prune_runs(Path(settings.state_dir) / "runs", settings.keep_runs, run_dir)
-    _remember_quarantine(Path(settings.state_dir), summary.run_id, summary.quarantined)
+    state = Path(settings.state_dir)
+    steps: list[tuple[str, Callable[[], object]]] = [
+        ("old runs not pruned", lambda: prune_runs(state / "runs", settings.keep_runs,
+                                                   run_dir)),
+        ("quarantined devices not saved",
+         lambda: _remember_quarantine(state, summary.run_id, summary.quarantined))]
     if not refused:
-        remember_failures(Path(settings.state_dir), summary.cases)
-        remember_run(settings, summary, run_dir / "report.html")
-    record_store(run_dir, settings)
+        steps += [("failed cases not saved for --last-failed",
+                   lambda: remember_failures(state, summary.cases)),
+                  ("results history not updated",
+                   lambda: remember_run(settings, summary, run_dir / "report.html"))]
+    steps.append(("the run's cache store not recorded", lambda: record_store(run_dir, settings)))
+    for what, step in steps:    # each guarded: none costs the run its results.json, junit.xml
+        try:
+            step()
+        except Exception as exc:    # (a bug, or an error its own handling missed)
+            log.warning("%s", what, exc_info=True)
+            print(f"farm: warning: {what}: {type(exc).__name__}: {exc} (the run's results "
+                  f"are written still; farm.log has the traceback)", file=sys.stderr,
+                  flush=True)
 
 
 _RUN_ID = re.compile(r"\d{8}-\d{6}-[0-9a-f]{4}\Z")      # `new_run_id`
