@@ -542,7 +542,9 @@ def prune_runs(runs: Path, keep: int, current: Path) -> None:
     a run another farm is still writing (`farm.journal.writer`: on this machine, or on
     another sharing the state dir: a long nightly beside short runs had its journal, farm.log
     and first screenshots deleted under it), nor a killed run of another host before a run
-    before this one has said so (`_say_if_killed`: its failures were gone unsaid)."""
+    before this one has said so (`_say_if_killed`: its failures were gone unsaid), nor a
+    killed run of this host that `farm report` has not rebuilt (its cases were never in the
+    results history: said once, `_kept_killed`)."""
     if keep <= 0 or not runs.is_dir():
         return
     import shutil
@@ -553,8 +555,30 @@ def prune_runs(runs: Path, keep: int, current: Path) -> None:
         return
     for name in names[:-keep]:
         if runs / name != current and writer(runs / name) is None \
-                and not _unsaid(runs / name, current.name):
+                and not _unsaid(runs / name, current.name) and not _kept_killed(runs / name):
             shutil.rmtree(runs / name, ignore_errors=True)
+
+
+# In a killed run's folder: that a later run said it keeps it past FARM_KEEP_RUNS
+SAID_KEPT = ".farm-said-kept"
+
+
+def _kept_killed(run_dir: Path) -> bool:
+    """A killed run of this host not rebuilt (no results.json: `farm report` writes one), so
+    never in the results history: kept, and said once (a kill -9 then two more runs with
+    FARM_KEEP_RUNS=2 deleted it unsaid, its failures in no history)."""
+    from farm.journal import host_of
+    if host_of(run_dir) or not _killed(run_dir):
+        return False
+    if not (run_dir / SAID_KEPT).exists():
+        print(f"farm: kept run {run_dir.name} past FARM_KEEP_RUNS: it was killed and its "
+              f"cases are in no results history; `farm report {run_dir}` rebuilds it and puts "
+              f"them there (then it is pruned as the others are)", file=sys.stderr, flush=True)
+        try:
+            (run_dir / SAID_KEPT).write_text("", encoding="utf-8")
+        except OSError as exc:      # (said again by the next run)
+            log.warning("cannot mark %s as said: %s", run_dir, exc)
+    return True
 
 
 def _unsaid(run_dir: Path, run_id: str) -> bool:
