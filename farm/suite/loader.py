@@ -35,7 +35,8 @@ from farm.suite.batch import (INDEX, NOT_CASE_DIRS, NOT_CASE_FILES, SOLVED_FILE,
                               Scope, unlisted_warning, with_batch)
 from farm.suite.dotenv import DOTENV, explain_undefined, read_dotenv, with_dotenv
 from farm.suite.model import AppSpec, Batch, Case, Suite, SuiteDefaults
-from farm.suite.vars import LoadValues, Variables, is_valid_name, read_secrets_dir
+from farm.suite.vars import (LoadValues, Variables, invalid_name, is_valid_name,
+                             read_secrets_dir)
 from farm.suite.yamlpos import EMPTY_MESSAGE, Node, peek, read_yaml
 
 CASE_SUFFIXES = (".yaml", ".yml")
@@ -47,9 +48,20 @@ SUITE_KEYS = {"timeout", "retries", "tags", "secrets", "vars", "apps", "cache", 
 APP_KEYS = {"serve", "env", "android", "ios"}
 
 
+_cwd = [""]     # the working directory last seen (`display_path`)
+
+
 def display_path(path: Path) -> str:
-    """``path`` relative to the working directory when below it (shorter messages)."""
-    text, cwd = str(path), os.getcwd()
+    """``path`` relative to the working directory when below it (shorter messages). A
+    working directory deleted during the run (a CI cleanup step) is the one last seen there:
+    it was three tracebacks from the device threads and the finished cases' results lost."""
+    text = str(path)
+    try:
+        cwd = _cwd[0] = os.getcwd()
+    except FileNotFoundError:
+        cwd = _cwd[0]
+        if not cwd:
+            return text
     # String prefix, not Path.relative_to: this runs once per file and pathlib is slow.
     if text.startswith(cwd.rstrip(os.sep) + os.sep):
         return Path(text[len(cwd.rstrip(os.sep)) + 1:]).as_posix()
@@ -383,8 +395,7 @@ class _Loading:
             env = p.text(items.get("env"), f"{where}.env", empty_ok=False,
                          expected="a variable name")
             if env is not None and not is_valid_name(env):
-                p.add(items["env"], f"{where}.env: {env!r} is not a valid variable name "
-                                    "(letters, digits and _, not starting with a digit)")
+                p.add(items["env"], f"{where}.env: {invalid_name(env)}")
             elif env is not None and serve_path is not None and os.path.isdir(serve_path):
                 self.claim_app_env(root, env, serve_path, items["env"], where, p)
             app = p.build(AppSpec, {
