@@ -180,6 +180,7 @@ def _run_dir(settings: Settings, run_id: str, overwrite: bool, junit_xml: Path |
     state = Path(settings.state_dir)
     set_by = settings.named("state_dir") if settings.source("state_dir") else "FARM_STATE_DIR"
     _writable_dir(state, f"the state directory ({set_by})")
+    _short_enough(state, f"the state directory ({set_by})")
     if not settings.report_dir:
         _say_if_killed(state / "runs", run_id)
         run_dir = state / "runs" / run_id
@@ -208,6 +209,23 @@ def _run_dir(settings: Settings, run_id: str, overwrite: bool, junit_xml: Path |
     except FileExistsError:     # another run started into it since the checks above
         _not_in_use(run_dir, settings.named("report_dir"), starting=True)
     return run_dir
+
+
+SQLITE_PATH_MAX = 511      # bytes of a file name SQLite opens (SQLITE_MAX_PATHNAME 512: + NUL)
+LONGEST_STORE_FILE = "results.sqlite-journal"   # the longest name farm's stores open there
+
+
+def _short_enough(state: Path, named: str) -> None:
+    """A state dir whose path is too long for SQLite: every store in it (results history,
+    cache, durations) failed with "unable to open database file" while runs exited 0."""
+    longest = os.fsencode(state.resolve() / LONGEST_STORE_FILE)
+    if len(longest) > SQLITE_PATH_MAX:
+        room = SQLITE_PATH_MAX - len(LONGEST_STORE_FILE) - 1
+        raise ConfigError(f"{named} {state} is too long a path for SQLite "
+                          f"({len(os.fsencode(state.resolve()))} bytes; its files' full names "
+                          f"may be {SQLITE_PATH_MAX} at most, so the directory {room}): the "
+                          f"results history and the cache could not be opened there; use a "
+                          f"shorter path")
 
 
 # What a run writes into its directory, by name (the cases' own report pages aside)
