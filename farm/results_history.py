@@ -699,7 +699,7 @@ def remember_run(settings: Any, summary: RunSummary, report: Path,
     reached costs the comparison, never the run's results; one whose earlier runs cannot be
     read costs the comparison alone (it stopped every later run's from being added). False
     when it was not added."""
-    unread = None
+    unread, store = None, None
     try:
         store = open_results(settings)
         red = {c.case_id: c.status for c in summary.cases if c.status in RED}
@@ -708,7 +708,7 @@ def remember_run(settings: Any, summary: RunSummary, report: Path,
         except Exception as exc:    # (a record farm cannot read, a lock): added still
             earlier, unread = [], exc
             _say("results history not read (this run's failures are not marked new or "
-                 "still failing)", f"{exc} ({_where(store)})")
+                 "still failing)", _naming(exc, store))
         verdicts = {} if unread is not None else since_last(earlier, summary)
         for case in summary.cases:
             case.since_last = verdicts.get(case.case_id)
@@ -717,12 +717,18 @@ def remember_run(settings: Any, summary: RunSummary, report: Path,
                 update={"rebuilt": rebuilt}))
     except Exception as exc:   # sqlite3, redis and OS errors alike: say so and go on
         _say("results history not updated",        # the history page will lack this run
-             _refused(settings, exc) or exc)
+             _refused(settings, exc) or _naming(exc, store))
         return False
     return bool(summary.cases)
 
 
-def _where(store: ResultsStore) -> str:
+def _naming(exc: BaseException, store: ResultsStore | None) -> str:
+    """``exc``'s text, and the history's file where it does not name it (database is locked)."""
+    where = _where(store) if store is not None else ""
+    return f"{exc} ({where})" if where and where not in str(exc) else str(exc)
+
+
+def _where(store: ResultsStore | None) -> str:
     """The history's file, or that it is a Redis one (its URL may hold a password)."""
     return str(store.path) if isinstance(store, SqliteResults) else "the Redis history"
 

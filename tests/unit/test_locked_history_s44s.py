@@ -33,6 +33,7 @@ def test_a_locked_history_marks_no_failure_new_and_says_it_waited_for_the_file(
     assert "results.sqlite (locked by another process" in err
     assert ("results history not read (this run's failures are not marked new or still "
             "failing): database is locked (.farm/results.sqlite)") in err
+    assert "results history not updated: database is locked (.farm/results.sqlite)" in err
     assert "new failure" not in out and "(1 new)" not in out, out
     [results] = [p for p in (here / ".farm" / "runs").glob("*/results.json")
                  if not p.parent.name.startswith("20260")]
