@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Callable
 from urllib.parse import unquote, urljoin, urlsplit
 
-from farm.agent.api import Agent
+from farm.agent.api import Agent, PlanMisfit
 from farm.attempts import Outcome, classify, error_kind, synthetic
 from farm.agent.limits import LoopLimits
 from farm.config import Settings, model_keys
@@ -437,7 +437,7 @@ class _CaseRun:
         device opens a session (as `farm run` skips it up front; a worker decides here). A
         file of a shared browser context opens it for the next: it runs to that step."""
         step = None if (self.continues or self.keeps or self.agent.models is not None) \
-            else skipped_before_start(self.case)
+            else skipped_before_start(self.case, lambda step: _plan_cached(self.agent, step))
         if step is not None:
             raise NeedsModel(f"{step.kind} at line {step.line}")
 
@@ -542,7 +542,7 @@ class _CaseRun:
         its line (as a case skipped before it starts does); a target only a model could find
         says that its ``xpath:`` matched nothing, when it has one (the XPath tier runs first,
         and an element it found, one or several, needs no model)."""
-        if step.needs_model:
+        if step.needs_model and not isinstance(exc, PlanMisfit):
             return NeedsModel(f"{step.kind} at line {step.line}")
         if not step.xpath or "xpath" in self.services.settings.locate_off:
             return exc
@@ -688,20 +688,49 @@ def _end_current(records: list[StepRecord], exc: BaseException, mask: Callable[[
         rec.error = mask(_message(exc))
 
 
-def skipped_before_start(case: Case) -> Step | None:
+def skipped_before_start(case: Case, cached: Callable[[Step], bool] | None = None
+                         ) -> Step | None:
     """The step for which ``case`` is skipped before it starts when there is no model (no
     device needed): its very first step, when that needs a model and its task is not
-    continueOnError. Otherwise the case runs up to its first step that needs a model, which
-    and every step after it are skipped (one in a continueOnError task ends only its task).
-    A shared-context unit: its first file's, when the unit stops after that file."""
+    continueOnError, unless ``cached`` says the cache holds a plan it replays (an ``ai``
+    step: `plan_cached_up_front`). Otherwise the case runs up to its first step that needs
+    a model, which and every step after it are skipped (one in a continueOnError task ends
+    only its task). A shared-context unit: its first file's, when the unit stops after it."""
     if case.parts:
         first = case.parts[0]
         stops = first.shared is None or first.shared.setup or not first.shared.continue_on_error
-        return skipped_before_start(first) if stops else None
+        return skipped_before_start(first, cached) if stops else None
     task = next((t for t in case.tasks if t.steps), None)
     if task is None or task.continue_on_error or not task.steps[0].needs_model:
         return None
+    if cached is not None and task.steps[0].spec.call == "ai_act" and cached(task.steps[0]):
+        return None
     return task.steps[0]
+
+
+def plan_cached_up_front(services: Services) -> Callable[[Case, Step], bool]:
+    """Whether the run's cache holds a plan for a case's first step, an ``ai`` step, which a
+    run with no model replays (read only; for `skipped_before_start`, before any device)."""
+    def cached(case: Case, step: Step) -> bool:
+        variables = case_variables(case, services)
+
+        def mask(text: str) -> str:
+            text = variables.mask(text)
+            return services.mask(text) if services.mask is not None else text
+        agent = Agent(_NO_DEVICE, resolve=variables.resolve, mask=mask,
+                      context=case.agent.get("aiActContext"),
+                      cache=case_cache(case, services, mask))
+        return _plan_cached(agent, step)
+    return cached
+
+
+_NO_DEVICE: Any = None      # (an Agent only asked what its cache holds: no device, no chain use)
+
+
+def _plan_cached(agent: Agent, step: Step) -> bool:
+    """Whether ``agent``'s cache holds a plan for ``step`` (an ``ai`` step) to replay."""
+    return agent.plan_cached(step.value or "", step.options.get("context"),
+                             step.options.get("images"))
 
 
 def _shown(step: Step) -> dict[str, Any]:

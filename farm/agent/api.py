@@ -448,16 +448,19 @@ class Agent:
         loop plans only when there is none or a replayed action fails. The model reads
         ``task`` and ``context`` through `for_model`, and the plan is cached under both."""
         from farm.agent.loop import ActLoop, planning_for
-        from farm.cache.keys import context_key
         from farm.cache.plan import PlanCache
-        self._models(f'ai "{task}"')
+        if self.models is None and not self.plan_cached(task, context, images):
+            raise NeedsModel(f'ai "{task}"')
+        said = task
         task, context = self.for_model(task), self.for_model(context or self.context or "")
         loop = ActLoop(self, self.limits, planning_for(planning_strategy, deep_think), images)
-        plan = (PlanCache(self.cache, task + images_key(images) + context_key(context))
+        plan = (PlanCache(self.cache, plan_prompt(task, context, images))
                 if self.cache is not None else None)
         try:
             if plan is not None and plan.replay(loop, loop.runner()):
                 result = loop.result
+            elif self.models is None:       # the cached plan did not fit: only a model can
+                raise PlanMisfit(_misfit(said, plan.misfit if plan is not None else None))
             else:
                 result = loop.run(task, deep_locate=deep_locate, context=context or None)
                 if plan is not None:
@@ -471,6 +474,18 @@ class Agent:
             self.last_rounds = loop.result.rounds
             self.last_act = loop.result.as_output() if loop.result.steps else None
         return result.as_output()
+
+    def plan_cached(self, task: str, context: str | None = None,
+                    images: list[dict[str, str]] | None = None) -> bool:
+        """Whether the plan cache holds a plan for the case's first ``ai`` step of ``task``
+        (read only: nothing counted, no model needed), which a run with no model replays."""
+        if self.cache is None or not self.cache.reading:
+            return False
+        prompt = plan_prompt(self.for_model(task), self.for_model(context or self.context or ""),
+                             images)
+        key = self.cache.ns.key("plan", prompt, self.cache.uses("plan", prompt))
+        from farm.cache.plan import replayable
+        return replayable(self.cache.lookup(key))
 
     def _look(self, shown: dict[str, Any] | None = None) -> Look:
         """The screen as it is now (not a cached frame), as the step's options show it:
@@ -612,6 +627,26 @@ def _no_verdict_in_time(assertion: str, timeout_s: float, why: str | None,
                  "after it was asked)")
     return AssertionFailed(f'aiWaitFor "{assertion}" not true within {timeout_s:g}s: '
                            f"{why or NO_REASON}{aside}")
+
+
+class PlanMisfit(NeedsModel):
+    """An ``ai`` step replayed its cached plan with no model, and the plan did not fit the
+    screen where a model would plan again: skipped, saying so (never a pass)."""
+
+
+def plan_prompt(task: str, context: str, images: list[dict[str, str]] | None) -> str:
+    """What an ``ai`` step's plan entry is keyed by: its task and context as the model reads
+    them (`Agent.for_model`), and its reference images."""
+    from farm.cache.keys import context_key
+    return task + images_key(images) + context_key(context)
+
+
+def _misfit(task: str, misfit: tuple[int, str] | None) -> str:
+    """Why a cached plan replayed with no model did not finish its step (NeedsModel's what)."""
+    if misfit is None:
+        return f'ai "{task}"'
+    at, why = misfit
+    return f'the cached plan for "{task}" did not fit the screen at step {at} ({why})'
 
 
 def _endpoint(client: Any) -> str:

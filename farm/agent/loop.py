@@ -46,7 +46,7 @@ class LoopHost(Protocol):
     """What the loop uses of its Agent (farm.agent.api imports this module, never the reverse)."""
 
     device: Device
-    models: "ModelSet"
+    models: "ModelSet | None"       # None: the loop only replays a cached plan
     grabber: ScreenshotGrabber
     acted: list[dict[str, Any]]     # where actions touched the device, for marks
 
@@ -175,16 +175,18 @@ class ActLoop:
         self.images = images or []          # reference images of a {prompt, images} task
         self._refs: list[dict[str, Any]] | None = None
         self.models = agent.models
-        self.family = self.models.plan_family
         self.limits = limits
-        self.cap = limits.cap or self.family.loop_cap
         self.history = ConversationHistory()
         self.platform = agent.device.platform
         self.registry = registry(self.platform)
+        self.result = ActResult()
+        if self.models is None:     # a cached plan replayed with no model: nothing to plan
+            return
+        self.family = self.models.plan_family
+        self.cap = limits.cap or self.family.loop_cap
         p = self.planning
         self.system = system_prompt(self.family, self.platform, describe_actions(self.platform),
                                     thought=p.thought, boxes=p.ask_boxes, sub_goals=p.sub_goals)
-        self.result = ActResult()
 
     def _resolve(self, text: str) -> str:
         """A value or target the model planned: only what the suite declares expands."""

@@ -103,6 +103,10 @@ class CaseCache:
         self._uses[(kind, prompt)] = n + 1
         return self.ns.key(kind, prompt, n)
 
+    def uses(self, kind: Kind, prompt: str) -> int:
+        """How many times ``prompt`` was used so far in this attempt (its next `slot`'s n)."""
+        return self._uses.get((kind, prompt), 0)
+
     def lookup(self, key: str) -> Entry | None:
         """The stored entry (None: none, not reading, or the store failed). The caller
         decides what it means and reports it once through `count`."""

@@ -7,6 +7,10 @@ target is gone), the replay stops there and the agent plans again from the curre
 told which steps are done; in a writing mode the entry is rewritten with what worked. A replay
 failure is never a pass: either the model finishes the task or the step fails.
 
+With no model configured, a step whose plan is cached replays it all the same; where a
+replayed action fails (the step would be planned again) the step is skipped with NeedsModel,
+saying that the cached plan did not fit the screen at which step, and why.
+
 A target the model gave only as a box (AutoGLM, UI-TARS: no description) is replayed by what
 the box hit when it was planned: the XPath of that element (the XPath tier answers), or, where
 no element there could be named by one, the box itself on a screen of the same size. What
@@ -32,7 +36,7 @@ from farm.cache.case import CaseCache
 from farm.cache.locate import changed, has_twins, positional, seen_again, seen_from, seen_text
 from farm.cache.xpaths import node_for_rect, on_screen
 from farm.devices.base import Rect
-from farm.errors import LocateError, StepFailed
+from farm.errors import LocateError, NeedsModel, StepFailed
 
 if TYPE_CHECKING:
     from farm.agent.loop import ActLoop, ActResult
@@ -52,6 +56,7 @@ class PlanCache:
         self._solved_with: dict[str, Any] | None = None     # a replayed entry's
         self._replayed = False
         self._device: Any = None            # the step's, whose screen an entry records
+        self.misfit: tuple[int, str] | None = None   # the replayed step that failed, and why
 
     def replay(self, loop: "ActLoop", runner: "TaskRunner") -> bool:
         """Replay the cached actions; True when all of them ran (the step is done, no model
@@ -79,6 +84,12 @@ class PlanCache:
             failed = _run_one(planned, loop, runner, entry.get("screen"))
             if failed is not None:
                 error, level = failed
+                self.misfit = (i, error)
+                if loop.models is None:     # no model to plan the rest: the step says so
+                    self.cache.count("plan", "replay-failed")
+                    log.log(level, "cached plan for %r: step %d of %d failed (%s); no model "
+                            "to plan again", self.task, i, len(actions), error)
+                    return False
                 self.cache.count("plan", "replanned")
                 log.log(level, "cached plan for %r: step %d of %d failed (%s); planning again",
                         self.task, i, len(actions), error)
@@ -152,6 +163,11 @@ def _solve_figures(value: Any) -> dict[str, Any] | None:
     return {"calls": calls, "tokens": tokens, "cost_usd": cost}
 
 
+def replayable(entry: dict[str, Any] | None) -> bool:
+    """Whether a plan entry has actions to replay (`PlanCache.replay` would run them)."""
+    return bool(_actions(entry))
+
+
 def _actions(entry: dict[str, Any] | None) -> list[dict[str, Any]]:
     """The actions of a plan entry; [] when it has none, or they are not a list of objects
     (written by hand): read as no entry, not replayed in part."""
@@ -180,7 +196,10 @@ def _run_one(planned: dict[str, Any], loop: "ActLoop", runner: "TaskRunner",
         if loc.box_only and loc.at is None:    # an entry from before box targets were kept
             return (f"{task.action.name} has no target to replay: the model gave only a box, "
                     "and what it hit was not recorded"), logging.INFO
-    bad = replaying(runner, screen).run(tasks)
+    try:
+        bad = replaying(runner, screen).run(tasks)
+    except NeedsModel as exc:       # no model: a target the zero-token tiers did not find
+        return f"{tasks[-1].label} failed: {exc.what or exc}", logging.INFO
     if bad is not None:
         return (f"{bad.label} failed: {bad.error}",
                 logging.WARNING if isinstance(bad.exception, ElementChanged) else logging.INFO)
