@@ -15,6 +15,7 @@ from collections import Counter
 from contextlib import ExitStack
 from dataclasses import replace
 from datetime import datetime
+from functools import partial
 from pathlib import Path
 from typing import IO, Any, Mapping, Sequence
 
@@ -36,7 +37,7 @@ from farm.run_metrics import export_metrics, start_metrics
 from farm.results_history import unfinished_run
 from farm.run_outputs import (check_case_outputs, files_after_run, load_failures, new_run_id,
                               output_dirs, remember, write_outputs)
-from farm.runner import Services, skipped_before_start
+from farm.runner import Services, plan_cached_up_front, skipped_before_start
 from farm.schedule import Job, expected_duration
 from farm.shared_context import build_units, expand
 from farm.select import (Choice, Selection, SelectOptions, matrix_note, matrix_runs,
@@ -229,7 +230,7 @@ def _run(paths: Sequence[str | Path], devices: str, settings: Settings,
                             hides=every_secret.hides,
                             serve_only=_serve_only(own, suite_apps))
         stack.callback(services.close_cache)   # once the executor (pushed later) is done
-        upfront, jobs, units = _plan(cases, settings, run_id, remembered)
+        upfront, jobs, units = _plan(cases, settings, run_id, remembered, services)
         outcome = RunOutcome(results=[])
         if jobs:
             planned = [u for u in units if u.id in {j.case_id for j in jobs}]
@@ -277,8 +278,9 @@ def _check_devices(settings: Settings, specs: list[DeviceSpec], cases: list[Case
     if settings.broker_url:
         return
     from farm.devices.specs import check_browser
+    # (a first `ai` step may replay a cached plan with no model: its device may be needed)
     runnable = {c.platform for c in build_units(cases)
-                if settings.model or skipped_before_start(c) is None}
+                if settings.model or skipped_before_start(c, lambda _step: True) is None}
     check_browser([s for s in specs if s.platform in runnable], settings)
 
 
@@ -382,18 +384,21 @@ def _with_overrides(cases: list[Case], settings: Settings) -> list[Case]:
         "retries": c.retries if settings.retries is None else settings.retries}) for c in cases]
 
 
-def _plan(cases: list[Case], settings: Settings, run_id: str, remembered: dict[str, list[float]]
-          ) -> tuple[list[CaseResult], list[Job], list[Case]]:
+def _plan(cases: list[Case], settings: Settings, run_id: str, remembered: dict[str, list[float]],
+          services: Services | None = None) -> tuple[list[CaseResult], list[Job], list[Case]]:
     """(results decided before any device starts, jobs to run, the cases they are for) for
     the selected cases; a shared-context batch's files are one unit, so one job
     (farm.shared_context). A case whose very first step needs a model is skipped here when
     this process would run it without one (a later such step: the case runs up to it, and
-    farm.runner skips the rest); in a cluster run each worker's own model settings decide."""
+    farm.runner skips the rest), unless it is an ``ai`` step whose plan ``services``' cache
+    holds (replayed with no model); in a cluster run each worker's own model settings decide."""
     upfront: list[CaseResult] = []
     jobs: list[Job] = []
     cases = build_units(cases)
+    cached = plan_cached_up_front(services) if services is not None and not settings.model \
+        else None
     for case in cases:
-        step = skipped_before_start(case)
+        step = skipped_before_start(case, cached and partial(cached, case))
         if step is not None and not settings.model and not settings.broker_url:
             upfront.append(_upfront_result(
                 case, run_id, f"needs a model (set FARM_MODEL): {step.kind} at line "

@@ -77,3 +77,20 @@ def test_a_cached_plan_replays_with_no_model_and_a_misfit_is_skipped(tmp_path: P
     said = case.get("reason") or (case["error"] or {}).get("message", "")
     assert 'needs a model (set FARM_MODEL): the cached plan for "sign in as demo" did not ' \
            'fit the screen at step 3 (' in said, said
+
+
+def test_a_case_whose_first_step_is_a_cached_ai_step_is_not_skipped_before_it_starts(
+        tmp_path: Path, monkeypatch):
+    """With no model, a case whose very first step needs one is skipped before a device
+    opens; not when that step is an ``ai`` step whose plan the cache holds."""
+    monkeypatch.delenv("FARM_MODEL", raising=False)
+    suite = demo_copy(tmp_path / "demo")
+    (suite / "signin.yaml").write_text(CASE.replace("      - waitForText: Username\n", ""))
+    with ModelServer(by_progress(SIGN_IN)) as srv:
+        case, _ = night(suite, "nightly", srv)
+        assert case["status"] == "passed", case["error"]
+        asked = len(srv.requests)
+        case, out = night(suite, "ci", cache="read-only")
+        assert len(srv.requests) == asked
+    assert case["status"] == "passed", (case.get("reason"), case["error"])
+    assert "1 passed; cache: 1 plan(s) replayed" in out, out
