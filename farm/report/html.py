@@ -343,8 +343,8 @@ open.</span></noscript>
         elsewhere, a results.json from another machine: the place stays plain text)."""
         if self.run_dir is None or not file:
             return None
-        path = Path(file) if os.path.isabs(file) else Path.cwd() / file
-        try:
+        try:    # (the working directory deleted under the run: no link, the report written)
+            path = Path(file) if os.path.isabs(file) else Path.cwd() / file
             if not path.is_file():
                 return None
             rel = os.path.relpath(path.resolve(), self.run_dir.resolve())

@@ -94,6 +94,17 @@ def test_a_file_that_is_not_there_stays_plain_text(run: Path) -> None:
     assert 'class="src"' not in page
 
 
+def test_a_working_directory_deleted_under_the_run_leaves_the_place_plain(
+        run: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A CI job's checkout removed while farm ran: the report is written, without links."""
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    monkeypatch.chdir(gone)
+    gone.rmdir()
+    page = render_html(_summary(_flaky()), run)
+    assert re.search(r'<span class="where">(.*?)</span>', page)[1] == "s/flaky.yaml:11"
+
+
 def test_farm_log_s_flaky_line_points_at_the_line_it_flaked_at() -> None:
     line = ended_line("browser-1", _flaky(), final=True)
     assert line.startswith("[browser-1] FLAKY s/flaky (attempt 2)")
