@@ -590,14 +590,14 @@ def _sourced(cls: type[BaseModel]) -> dict[str, tuple[Any, str]]:
 
 
 def _midscene() -> Any:
-    """Midscene's model variables in the environment (`farm.llm.midscene_env`)."""
-    from farm.llm.midscene_env import DOTENV, midscene_model
+    """Midscene's model variables in the environment (`farm.midscene_env`)."""
+    from farm.midscene_env import DOTENV, midscene_model
     return midscene_model(os.environ, DOTENV)
 
 
 def _is_midscene(where: str) -> bool:
     """Whether a setting's source is one of Midscene's variables (not farm's own)."""
-    from farm.llm.midscene_env import NAMES
+    from farm.midscene_env import NAMES
     return where.removeprefix("env ").removesuffix(" (.env)") in NAMES
 
 
@@ -609,7 +609,7 @@ def _tell_midscene(sourced: dict[str, tuple[Any, str]]) -> None:
     model (never the key) and what could not be taken from them (an unknown family)."""
     import sys
 
-    from farm.llm.midscene_env import told
+    from farm.midscene_env import told
     found = _midscene()
     # a farm setting that won over one of them (FARM_MODEL_BASE_URL): only what is in force
     found.values = {k: v for k, v in found.values.items()

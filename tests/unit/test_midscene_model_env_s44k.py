@@ -8,7 +8,7 @@ import pytest
 
 from farm import config
 from farm.config import Settings, in_force, places
-from farm.llm.midscene_env import midscene_model
+from farm.midscene_env import midscene_model
 
 KEY = "sk-midscene-secret-4242"
 MIDSCENE = {"MIDSCENE_MODEL_BASE_URL": "https://dashscope.example/compatible-mode/v1",
