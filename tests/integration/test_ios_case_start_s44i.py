@@ -10,6 +10,7 @@ import urllib.request
 
 import pytest
 
+from tests.support.android_sims import iphones_with_page
 from tests.support.farm_cli import FarmCli, by_name, results
 
 pytestmark = pytest.mark.integration
@@ -23,17 +24,8 @@ PAGE = """<!doctype html><html><head><meta name="viewport" content="width=device
 
 @pytest.fixture
 def simulator(tmp_path):
-    from farm.appserver import AppServer
-    from farm.devices.sim import IosSimulator
-    from farm.suite.model import AppSpec
-
-    app = tmp_path / "app"
-    app.mkdir()
-    (app / "index.html").write_text(PAGE)
-    with AppServer() as served:
-        served.serve([AppSpec(name="crashy", serve=app)])
-        with IosSimulator(1, {BUNDLE: served.urls[app.resolve()] + "/"}) as sim:
-            yield sim
+    with iphones_with_page(tmp_path, 1, BUNDLE, PAGE, "crashy") as sim:
+        yield sim
 
 
 def fault(url: str, name: str) -> None:
