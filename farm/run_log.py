@@ -100,6 +100,21 @@ def drop_handler(handler: logging.Handler) -> None:
 _case_log = logging.getLogger("farm.cases")
 
 
+def skips_failed(summary: Any) -> int:
+    """How many skipped cases made the run's code 1 under --fail-on-skip (0 when they did
+    not): code 1 with no failed case is theirs alone, as results.json tells it later too."""
+    counts = summary.counts
+    red = summary.exit_code == 1 and not counts.get("failed") and not counts.get("error")
+    return counts.get("skipped", 0) if red else 0
+
+
+def skips_failed_text(summary: Any) -> str | None:
+    """What the report's banner and farm.log say of a run --fail-on-skip made fail."""
+    skipped = skips_failed(summary)
+    return (f"This run failed: {skipped} skipped case(s) with --fail-on-skip (exit 1)"
+            if skipped else None)
+
+
 def one_line(label: str) -> str:
     """A step's label for a one-line summary (farm.log's end line, junit.xml's step log): a
     multi-line one (a ``javascript: |`` step's whole script) as its first line and "…", so

@@ -32,7 +32,7 @@ from farm.executors.base import Executor, RunOutcome
 from farm.results import (ArtifactStore, CaseResult, DeselectedCase, RunSummary, devices_of,
                           NOT_RUN_INTERRUPTED, exit_code_for, now_iso)
 from farm.run_console import MAXFAIL_REASON, print_end
-from farm.run_log import CaseLog, drop_handler, setup_logging
+from farm.run_log import CaseLog, drop_handler, setup_logging, skips_failed_text
 from farm.run_metrics import export_metrics, start_metrics
 from farm.results_history import unfinished_run
 from farm.run_outputs import (check_case_outputs, files_after_run, load_failures, new_run_id,
@@ -701,6 +701,7 @@ def _summary(run_id: str, t_start: float, results: list[CaseResult], outcome: Ru
                          or (3 if summary.stopped else 0))
     if fail_on_skip and summary.exit_code == 0 and summary.counts["skipped"]:
         summary.exit_code = 1
+        log.warning("%s", skips_failed_text(summary))
     return summary
 
 

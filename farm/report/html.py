@@ -25,7 +25,7 @@ from farm.results import (STATUS_ORDER, CaseResult, RunSummary, StepRecord, cach
                           case_usage, failing_step, not_run_by_interrupt, own_duration,
                           run_usage)
 from farm.results_history import pass_rate
-from farm.run_log import one_line, verdict_line
+from farm.run_log import one_line, skips_failed_text, verdict_line
 from farm.suite.kinds import KINDS
 from farm.text import printable
 from farm.usage import Usage, tokens_text
@@ -255,6 +255,8 @@ class _Renderer:
         banner = ('<p class="banner">Run interrupted — results are partial'
                   + (f": {not_run} case(s) not run (counted as skipped)" if not_run else "")
                   + ".</p>" if s.interrupted or counts["interrupted"] else "")
+        if failed_by_skips := skips_failed_text(s):
+            banner += f'<p class="banner" id="fail-on-skip">{_e(failed_by_skips)}.</p>'
         if s.stopped:
             stopped = stopped_line(s)
             banner += f'<p class="banner">{_e(stopped[0].upper() + stopped[1:])}.</p>'
