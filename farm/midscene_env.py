@@ -10,10 +10,11 @@ were used.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping
+
+from farm.dotenv_lines import dotenv_text, dotenv_values
 
 NAME = "MIDSCENE_MODEL_NAME"
 BASE_URLS = ("MIDSCENE_MODEL_BASE_URL", "OPENAI_BASE_URL")
@@ -78,20 +79,12 @@ def midscene_model(environ: Mapping[str, str], dotenv: Path | None = None) -> Mi
 
 def read_names(path: Path) -> dict[str, str]:
     """Midscene's model variables set in the dotenv file ``path`` ({} when there is none or it
-    is not UTF-8). Only their one-line ``NAME=value`` forms (``export``, quotes, a ``#``
-    comment after an unquoted value): farm.suite.dotenv reads the whole syntax, but it sits
-    above config, which reads this."""
+    is not UTF-8), read as farm.suite.dotenv reads the whole file (farm.dotenv_lines)."""
     try:
-        text = path.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError):
+        text = dotenv_text(path.read_bytes())
+    except OSError:
         return {}
-    found: dict[str, str] = {}
-    for m in re.finditer(r"^\s*(?:export\s+)?([A-Z0-9_]+)\s*[=:]\s*(.*?)\s*$", text, re.M):
-        if m[1] in NAMES:
-            value = m[2]
-            quoted = len(value) > 1 and value[0] in "'\"`" and value[-1] == value[0]
-            found[m[1]] = value[1:-1] if quoted else value.split(" #", 1)[0].strip()
-    return found
+    return {n: v for n, v in dotenv_values(text or "").items() if n in NAMES}
 
 
 def _family(env: Mapping[str, str]) -> tuple[str | None, str]:

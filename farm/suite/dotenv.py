@@ -8,11 +8,8 @@ is a secret when ``secrets:`` names it or its name marks a credential, like any 
 variable; a credential-named one is masked even where no case refers to it
 (farm.session passes those to the run's variables).
 
-Syntax, as dotenv reads it: ``NAME=value`` (or ``NAME: value``) lines, blank lines and ``#``
-comments, an optional ``export`` before the name, values in single, double or back quotes, which
-may span lines (a PEM key; ``\\n`` in double quotes is a newline), ``#`` in an unquoted value
-starts a comment. Lines that are none of these are skipped, as dotenv skips them; names farm
-cannot refer to (``a.b``, ``a-b``) are left out.
+Syntax: farm.dotenv_lines (the parser farm.midscene_env reads Midscene's model variables
+with too).
 """
 
 from __future__ import annotations
@@ -21,21 +18,13 @@ import re
 from pathlib import Path
 from typing import Callable, Mapping
 
+from farm.dotenv_lines import dotenv_text, dotenv_values
 from farm.errors import SuiteError, SuiteErrors
 from farm.suite.model import Case
 from farm.suite.vars import UNDEFINED, references
-from farm.text import is_utf16, not_utf8
+from farm.text import not_utf8
 
 DOTENV = Path(".env")      # relative: the working directory's, as Midscene's CLI reads it
-
-# dotenv's own LINE (npm dotenv 16, which Midscene's CLI uses): a quoted value runs to its
-# closing quote, across lines; an unquoted one to the end of its line or a '#'. Compiled by `re`
-# on the first .env read: most runs have none, and compiling it cost every start ~0.4 ms.
-_ENTRY = (r"""^\s*(?:export\s+)?(?P<name>[\w.-]+)(?:\s*=\s*?|:\s+?)(?P<value>"""
-          r"""\s*'(?:\\'|[^'])*'|\s*"(?:\\"|[^"])*"|\s*`(?:\\`|[^`])*`|[^#\r\n]+)?"""
-          r"""\s*(?:#.*)?$""")
-_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-
 
 def read_dotenv(path: Path, strict: bool = True) -> dict[str, str]:
     """The variables ``path`` sets; {} when it does not exist or cannot be read (Midscene's
@@ -47,29 +36,14 @@ def read_dotenv(path: Path, strict: bool = True) -> dict[str, str]:
         data = path.read_bytes()
     except OSError:
         return {}
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        text = None
-    if text is None or is_utf16(data):
+    text = dotenv_text(data)
+    if text is None:
         if not strict:
             return {}
         said, line = not_utf8(data)
         raise SuiteErrors([SuiteError(str(path), f"{said}; save it as UTF-8 (Midscene's CLI "
                                                  "reads .env as UTF-8 too)", line)])
-    values: dict[str, str] = {}
-    for m in re.finditer(_ENTRY, re.sub(r"\r\n?", "\n", text), re.MULTILINE | re.ASCII):
-        if _NAME.fullmatch(m["name"]):
-            values[m["name"]] = _value(m["value"] or "")
-    return values
-
-
-def _value(raw: str) -> str:
-    value = raw.strip()
-    if len(value) < 2 or value[0] not in "'\"`" or value[-1] != value[0]:
-        return value
-    body = value[1:-1]
-    return body.replace("\\n", "\n").replace("\\r", "\r") if value[0] == '"' else body
+    return dotenv_values(text)
 
 
 def with_dotenv(case: Case, dotenv: Mapping[str, str]) -> Case:

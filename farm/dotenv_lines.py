@@ -1,0 +1,52 @@
+"""The lines of a ``.env`` file, as npm dotenv 16 (Midscene's CLI) reads them.
+
+One parser for both of farm's readers: farm.suite.dotenv (a suite's ``${NAME}``) and
+farm.midscene_env (Midscene's model variables, read by farm.config, which may not import
+farm.suite). Syntax: ``NAME=value`` (or ``NAME: value``) lines, blank lines and ``#`` comments,
+an optional ``export`` before the name, values in single, double or back quotes, which may span
+lines (a PEM key; ``\\n`` in double quotes is a newline), ``#`` in an unquoted value or after a
+quoted one starts a comment. Lines that are none of these are skipped, as dotenv skips them;
+names farm cannot refer to (``a.b``, ``a-b``) are left out.
+"""
+
+from __future__ import annotations
+
+import re
+
+from farm.text import is_utf16
+
+# dotenv's own LINE: a quoted value runs to its closing quote, across lines; an unquoted one to
+# the end of its line or a '#'. Compiled by `re` on the first .env read: most runs have none,
+# and compiling it cost every start ~0.4 ms.
+_ENTRY = (r"""^\s*(?:export\s+)?(?P<name>[\w.-]+)(?:\s*=\s*?|:\s+?)(?P<value>"""
+          r"""\s*'(?:\\'|[^'])*'|\s*"(?:\\"|[^"])*"|\s*`(?:\\`|[^`])*`|[^#\r\n]+)?"""
+          r"""\s*(?:#.*)?$""")
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def dotenv_text(data: bytes) -> str | None:
+    """A ``.env`` file's ``data`` as text, without a UTF-8 byte order mark (Windows Notepad's
+    "UTF-8 with BOM"); None when it is not UTF-8 (GBK, UTF-16)."""
+    if is_utf16(data):
+        return None
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return None
+
+
+def dotenv_values(text: str) -> dict[str, str]:
+    """The variables a ``.env`` file's ``text`` sets, by name (the last one of a name wins)."""
+    values: dict[str, str] = {}
+    for m in re.finditer(_ENTRY, re.sub(r"\r\n?", "\n", text), re.MULTILINE | re.ASCII):
+        if _NAME.fullmatch(m["name"]):
+            values[m["name"]] = _value(m["value"] or "")
+    return values
+
+
+def _value(raw: str) -> str:
+    value = raw.strip()
+    if len(value) < 2 or value[0] not in "'\"`" or value[-1] != value[0]:
+        return value
+    body = value[1:-1]
+    return body.replace("\\n", "\n").replace("\\r", "\r") if value[0] == '"' else body
