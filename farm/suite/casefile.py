@@ -8,13 +8,14 @@ accepted and ignored; farm's own keys (``timeout``, ``retries``, ``tags``, ``sec
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
 from farm.config import MAX_RETRIES
 from farm.suite.checks import Problems
 from farm.suite.kinds import KINDS
 from farm.suite.model import Case, Step, SuiteDefaults, Task
-from farm.suite.moved_options import lift_agent_options, read_config
+from farm.suite.moved_options import lift_agent_options, read_config, written_as
 from farm.suite.steps import parse_flow
 from farm.suite.targets import (UNSUPPORTED, WEB_SECTIONS, read_mobile, read_outputs, read_web,
                                 section_of)
@@ -32,10 +33,10 @@ REPORT_KEYS = {"groupName", "groupDescription", "generateReport", "autoPrintRepo
                "reportFileName", "persistExecutionDump"}
 AGENT_KEYS = {"testId", "replanningCycleLimit", "aiActContext", "aiActionContext", "cache",
               *REPORT_KEYS}
-NO_REPORT = ("agent.generateReport: false is not supported by farm: every case is in the run's "
+NO_REPORT = ("{at}: false is not supported by farm: every case is in the run's "
              "one merged report (report.html, results.json, junit.xml)")
 # Midscene shrinks the screenshots it sends the model by this factor; farm sends them whole.
-NO_SHRINK = ("agent.screenshotShrinkFactor is not supported by farm: the model gets each "
+NO_SHRINK = ("{at} is not supported by farm: the model gets each "
              "screenshot at the size the device takes it; for a smaller one on the web, set a "
              "smaller viewportWidth / viewportHeight (or deviceScaleFactor: 1)")
 # Not a Midscene agent option: Midscene passes it on to an agent that never reads it.
@@ -156,7 +157,7 @@ def read_case(node: Node, path: Path, root: Path, defaults: SuiteDefaults,
     top = p.mapping(node, "case", "a mapping with page:/browser:/web:/android:/ios: and tasks:")
     if top is None:
         return None
-    lift_agent_options(node, top, {*AGENT_KEYS, "screenshotShrinkFactor"}, p)
+    written = lift_agent_options(node, top, {*AGENT_KEYS, "screenshotShrinkFactor"}, p)
     for name, what in UNSUPPORTED.items():
         if name in top:
             p.add(node.keys[name], f"{name}: is not supported by farm: it drives browsers, "
@@ -192,7 +193,7 @@ def read_case(node: Node, path: Path, root: Path, defaults: SuiteDefaults,
     }
     retries = p.integer(top.get("retries"), "retries", maximum=MAX_RETRIES)
     values["retries"] = d.retries if retries is None else retries
-    _apply_agent(values, top, root, p)
+    _apply_agent(values, top, root, written, p)
     values.update(_target(node, section, platform, path, p))
 
     app_envs = {a.env for a in d.apps if a.env}
@@ -277,26 +278,30 @@ def _variables(top: dict[str, Node], d: SuiteDefaults, p: Problems) -> dict:
     return {"secrets": secrets, "vars": variables}
 
 
-def _apply_agent(values: dict, top: dict[str, Node], root: Path, p: Problems) -> None:
+def _apply_agent(values: dict, top: dict[str, Node], root: Path, written: dict[str, str],
+                 p: Problems) -> None:
     """The case fields ``agent:`` sets: its options, the id (testId), the report title
-    (groupName, unless the case has its own name:), description and report file."""
-    values["agent"] = _read_agent(top.get("agent"), p)
+    (groupName, unless the case has its own name:), description and report file.
+    ``written``: the options lifted from ``web:`` (named so in errors)."""
+    values["agent"] = _read_agent(top.get("agent"), written, p)
     if values["agent"].get("testId"):
         values["id"] = f"{root.name}/{values['agent']['testId']}"
-    report = _report_options(top.get("agent"), p)
+    report = _report_options(top.get("agent"), written, p)
     group = report.pop("groupName", None)
     if group is not None and "name" not in top:
         values["name"] = group
     elif group is not None:
-        p.warn(top["agent"].keys["groupName"], "agent.groupName is not used: the case has its "
-                                               f"own name: (line {top['name'].line}); "
+        p.warn(top["agent"].keys["groupName"], f"{written_as(written, 'groupName')} is not "
+                                               "used: the case has its own name: (line "
+                                               f"{top['name'].line}); "
                                                "groupName titles a case that has no name:")
     values.update(report)
 
 
-def _read_agent(node: Node | None, p: Problems) -> dict:
+def _read_agent(node: Node | None, written: dict[str, str], p: Problems) -> dict:
     """Midscene's ``agent:`` section: testId, replanningCycleLimit, aiActContext (or its
     legacy name aiActionContext) and cache {id, strategy}."""
+    at = partial(written_as, written)
     if node is None or node.is_null:
         return {}
     items = p.mapping(node, "agent", "a mapping of Midscene agent options")
@@ -306,74 +311,75 @@ def _read_agent(node: Node | None, p: Problems) -> dict:
         p.warn(node.keys["strategy"], STRAY_STRATEGY)
     p.keys(node, AGENT_KEYS, "agent:", {"strategy", "screenshotShrinkFactor"})
     if "screenshotShrinkFactor" in items:
-        p.add(node.keys["screenshotShrinkFactor"], NO_SHRINK)
+        p.add(node.keys["screenshotShrinkFactor"],
+              NO_SHRINK.format(at=at("screenshotShrinkFactor")))
     out: dict = {}
-    test_id = p.name(items.get("testId"), "agent.testId", empty_ok=False,
+    test_id = p.name(items.get("testId"), at("testId"), empty_ok=False,
                      expected="an identifier for the case")
     if test_id is not None:
         if "/" in test_id or test_id.strip() != test_id:
-            p.add(items["testId"], f"agent.testId: {test_id!r}: expected a name without '/' "
+            p.add(items["testId"], f"{at('testId')}: {test_id!r}: expected a name without '/' "
                                    "or surrounding spaces")
         out["testId"] = test_id
-    limit = p.integer(items.get("replanningCycleLimit"), "agent.replanningCycleLimit",
+    limit = p.integer(items.get("replanningCycleLimit"), at("replanningCycleLimit"),
                       minimum=1, maximum=1000)
     if limit is not None:
         out["replanningCycleLimit"] = limit
     if "aiActContext" in items and "aiActionContext" in items:
         p.add(node.keys["aiActionContext"], "agent: give aiActContext once (aiActionContext is "
                                             "its legacy name)")
-    context = items.get("aiActContext") or items.get("aiActionContext")
-    text = p.text(context, "agent.aiActContext", expected="background text for the model")
+    key = "aiActContext" if "aiActContext" in items else "aiActionContext"
+    text = p.text(items.get(key), at(key), expected="background text for the model")
     if text:
         out["aiActContext"] = text
-    cache = _read_cache(items.get("cache"), p)
+    cache = _read_cache(items.get("cache"), at("cache"), p)
     if cache is not None:
         out["cache"] = cache
     return out
 
 
-def _report_options(node: Node | None, p: Problems) -> dict:
+def _report_options(node: Node | None, written: dict[str, str], p: Problems) -> dict:
     """agent.groupName (the case's title), groupDescription, reportFileName, generateReport
     and autoPrintReportMsg -> the Case fields they set."""
     if node is None or node.kind != "map":
         return {}
-    items, out = node.value, {}
+    items, out, at = node.value, {}, partial(written_as, written)
     for key, field in (("groupName", "groupName"), ("groupDescription", "description")):
-        text = p.name(items.get(key), f"agent.{key}", empty_ok=False)
+        text = p.name(items.get(key), at(key), empty_ok=False)
         if text is not None:
             out[field] = text
-    name = p.name(items.get("reportFileName"), "agent.reportFileName", empty_ok=False,
+    name = p.name(items.get("reportFileName"), at("reportFileName"), empty_ok=False,
                   expected="a file name for the case's own report")
     if name is not None:
         stem = name.removesuffix(".html")
         if "/" in stem or "\\" in stem or stem in (".", "..", "report"):
-            p.add(items["reportFileName"], f"agent.reportFileName: {name!r}: expected a plain "
+            p.add(items["reportFileName"], f"{at('reportFileName')}: {name!r}: expected a plain "
                                            "file name (no folder; not 'report', the run's own)")
         else:
             out["report_file"] = stem + ".html"
-    if p.boolean(items.get("generateReport"), "agent.generateReport") is False:
-        p.add(items["generateReport"], NO_REPORT)
-    p.boolean(items.get("autoPrintReportMsg"), "agent.autoPrintReportMsg")
+    if p.boolean(items.get("generateReport"), at("generateReport")) is False:
+        p.add(items["generateReport"], NO_REPORT.format(at=at("generateReport")))
+    p.boolean(items.get("autoPrintReportMsg"), at("autoPrintReportMsg"))
     # (farm keeps every step's record in results.json and the report whatever it says)
-    p.boolean(items.get("persistExecutionDump"), "agent.persistExecutionDump")
+    p.boolean(items.get("persistExecutionDump"), at("persistExecutionDump"))
     return out
 
 
-def _read_cache(node: Node | None, p: Problems) -> dict | bool | None:
+def _read_cache(node: Node | None, at: str, p: Problems) -> dict | bool | None:
     """agent.cache: {id (required), strategy: read-only | read-write | write-only}, or
-    true / false (farm.cache reads it)."""
+    true / false (farm.cache reads it); ``at``: its name as written (``web.cache``)."""
     if node is None or node.is_null:
         return None
     if node.kind == "scalar" and isinstance(node.value, bool):
         return node.value
-    items = p.mapping(node, "agent.cache", "true, false or a mapping with id: and strategy:")
+    items = p.mapping(node, at, "true, false or a mapping with id: and strategy:")
     if items is None:
         return None
-    p.keys(node, {"id", "strategy"}, "agent.cache:")
-    cid = p.text(items.get("id"), "agent.cache.id", empty_ok=False, expected="a cache id")
+    p.keys(node, {"id", "strategy"}, f"{at}:")
+    cid = p.text(items.get("id"), f"{at}.id", empty_ok=False, expected="a cache id")
     if "id" not in items:
-        p.add(node, "agent.cache.id is missing: expected `id: <cache name>`")
-    strategy = p.choice(items.get("strategy"), "agent.cache.strategy", CACHE_STRATEGIES)
+        p.add(node, f"{at}.id is missing: expected `id: <cache name>`")
+    strategy = p.choice(items.get("strategy"), f"{at}.strategy", CACHE_STRATEGIES)
     return {"id": cid, "strategy": strategy or "read-write"}
 
 

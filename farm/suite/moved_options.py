@@ -20,11 +20,12 @@ _SAME = {"aiActionContext": "aiActContext"}
 
 
 def lift_agent_options(case: Node, top: dict[str, Node], agent_keys: Iterable[str],
-                       p: Problems) -> None:
+                       p: Problems) -> dict[str, str]:
     """Move the agent options of a web target section into the case's ``agent:`` (made when
     it has none); an agent option under ``android:`` / ``ios:`` (where Midscene reads none) is
-    refused saying to move it under ``agent:``."""
-    agent_keys = set(agent_keys)
+    refused saying to move it under ``agent:``. Returns the section each moved option was
+    written under (``{"cache": "web"}``): its errors name it as written, ``web.cache``."""
+    agent_keys, written = set(agent_keys), {}
     for section in (s for s in (*WEB_SECTIONS, *MOBILE_SECTIONS) if s in top):
         target = top[section]
         moving = [k for k in target.keys if k in agent_keys] if target.kind == "map" else []
@@ -38,9 +39,15 @@ def lift_agent_options(case: Node, top: dict[str, Node], agent_keys: Iterable[st
             if agent is None:
                 continue        # agent: is no mapping: _read_agent says so
             for name in moving:
-                _move(section, name, target, agent, p)
+                _move(section, name, target, agent, written, p)
         for name in moving:
             del target.value[name], target.keys[name]
+    return written
+
+
+def written_as(written: dict[str, str], name: str) -> str:
+    """An agent option's name as the user wrote it: ``web.cache`` if lifted from ``web:``."""
+    return f"{written.get(name, 'agent')}.{name}"
 
 
 def _agent_node(case: Node, top: dict[str, Node], section: str) -> Node | None:
@@ -53,15 +60,19 @@ def _agent_node(case: Node, top: dict[str, Node], section: str) -> Node | None:
     return agent if agent.kind == "map" else None
 
 
-def _move(section: str, name: str, target: Node, agent: Node, p: Problems) -> None:
+def _move(section: str, name: str, target: Node, agent: Node, written: dict[str, str],
+          p: Problems) -> None:
     same = _SAME.get(name, name)
     given = next((k for k in agent.keys if _SAME.get(k, k) == same), None)
     if given is not None:
-        p.add(target.keys[name], f"{section}.{name} and agent.{given} (line "
+        where = written.get(given, "agent")
+        fix = "" if where == section else f", under {where}: or under {section}:"
+        p.add(target.keys[name], f"{section}.{name} and {where}.{given} (line "
                                  f"{agent.keys[given].line}) both set the agent's {same}: "
-                                 f"give it once, under agent: or under {section}:")
+                                 f"give it once{fix}")
         return
     agent.value[name], agent.keys[name] = target.value[name], target.keys[name]
+    written[name] = section
 
 
 def read_config(top: dict[str, Node], section: str, p: Problems) -> dict:
