@@ -382,14 +382,16 @@ def run_usage(summary: "RunSummary") -> Usage:
 def cache_savings(summary: "RunSummary") -> str:
     """What the cache saved the run, for its last line: ``1 plan(s) replayed (saved 8 model
     call(s), 13,345 tokens, $0.0361); 3 locate(s) from the cache (saved 3 model call(s), 2,464
-    tokens)``: plans replayed whole, and targets a model had found, taken from the cache; ""
-    when neither. Tokens and cost only when every one's was known."""
+    tokens)``: plans replayed whole (the step passed on the replay: one whose replay raised,
+    a locate's model down say, stays a "hit" but saved nothing), and targets a model had found,
+    taken from the cache; "" when neither. Tokens and cost only when every one's was known."""
     plans, locates = _Saved(), _Saved()
     for case in summary.cases:
         for attempt in (*case.previous, case):
             for step in attempt.steps:
                 saved = (step.cache.saved or {}) if step.cache is not None else {}
-                if step.cache is not None and step.cache.plan == "hit":
+                if step.cache is not None and step.cache.plan == "hit" \
+                        and step.status == "passed":
                     plans.add(saved)      # (an entry from before farm kept it: {})
                 elif saved.get("locates"):
                     locates.add(saved, int(saved["locates"]))
