@@ -72,7 +72,7 @@ def _roles(settings: "Settings") -> dict[str, _Role]:
     roles = {"": _Role("FARM_MODEL", _named(settings, "model"), settings.model,
                        settings.model_base_url,
                        _secret(settings.model_api_key), settings.model_family,
-                       "FARM_MODEL_API_KEY")}
+                       _key_named(settings))}
     for role in ("PLANNING_", "ASSERT_"):
         prefix = role.lower()
         model = getattr(settings, f"{prefix}model")
@@ -84,8 +84,8 @@ def _roles(settings: "Settings") -> dict[str, _Role]:
                             or settings.model_base_url,
                             _secret(own_key or settings.model_api_key),
                             getattr(settings, f"{prefix}model_family"),
-                            f"FARM_{role}MODEL_API_KEY" if own_key is not None
-                            else f"FARM_{role}MODEL_API_KEY or FARM_MODEL_API_KEY")
+                            _named(settings, f"{prefix}model_api_key") if own_key is not None
+                            else f"FARM_{role}MODEL_API_KEY or {_key_named(settings)}")
     return roles
 
 
@@ -150,6 +150,19 @@ def _named(settings: "Settings", name: str) -> str:
     """Model setting ``name`` as an error names it: where it was set (``--model``,
     ``farm.toml model``), its variable when nothing says (a value given in code)."""
     return settings.named(name) if settings.source(name) else f"FARM_{name.upper()}"
+
+
+def _key_named(settings: "Settings") -> str:
+    """The main model's API key as an error names it: where it was set (``FARM_MODEL_API_KEY``,
+    ``MIDSCENE_MODEL_API_KEY in .env``, ``farm.toml model_api_key``); with none set, the
+    variable beside the model's own: Midscene's for a model Midscene's variables gave."""
+    from farm.midscene_env import API_KEYS, NAME
+    if settings.source("model_api_key"):
+        return settings.named("model_api_key").replace(" (.env)", " in .env")
+    model = settings.source("model") or ""
+    if model.partition(" (")[0] == NAME:
+        return API_KEYS[0] + (" in .env" if model != NAME else "")
+    return "FARM_MODEL_API_KEY"
 
 
 def _unknown_family(name: str) -> ValueError | None:
