@@ -19,7 +19,7 @@ import stat
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Callable, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from farm.errors import ConfigError
 from farm.suite.model import Case
@@ -514,6 +514,14 @@ def update_last_failed(previous: Iterable[str], verdicts: Mapping[str, str]) -> 
         elif status in ("passed", "flaky"):
             out.discard(cid)
     return sorted(out)
+
+
+def skipped_themselves(results: Iterable[Any]) -> list[str]:
+    """--fail-on-skip: the skipped cases that made the run fail, for --last-failed (needs a
+    model, a ``skip:``), not those a stop (--maxfail, Ctrl-C) left unrun: `unfinished_of`
+    takes those."""
+    return sorted(r.case_id for r in results
+                  if r.status == "skipped" and not (r.reason or "").startswith("not run"))
 
 
 @dataclass(frozen=True)
