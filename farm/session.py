@@ -207,8 +207,8 @@ def _run(paths: Sequence[str | Path], devices: str, settings: Settings,
     remembered = (history := DurationHistory(settings.state_dir)).load()
     chosen = _select(cases, specs, settings, choice, devices, out)
     if choice.collect_only:
-        return _print_collection(chosen, out, remembered, settings.default_case_seconds,
-                                 choice.matrix_groups, verbose)
+        return _print_collection(chosen, out, remembered, settings, choice.matrix_groups,
+                                 verbose)
     if not chosen.selected:
         return _none_selected(junit_xml, out, 0 if chosen.empty_shard else 5)
     cases = chosen.selected
@@ -474,16 +474,17 @@ def _select(cases: list[Case], specs: list[DeviceSpec], settings: Settings, choi
 
 
 def _print_collection(chosen: Selection, out: IO[str], remembered: Mapping[str, list[float]],
-                      default: float,
+                      settings: Settings,
                       matrix: Mapping[str, Sequence[str]] | str | None = None,
                       verbose: bool = False) -> int:
     """--collect-only: the cases a run would take (and their expected seconds, from the
     duration history ``remembered``; ``default`` for a case that never ran here, which the
     total says), and with -v the ones it would leave out, a line each (else only how many,
     as pytest: 360 of them buried the 40 taken); with --matrix, each case's run per device
-    group of the cluster (``case@group``, as its results are named).  Exit 5 when none is
-    left, as the run itself (and pytest --collect-only) would."""
-    groups = matrix if isinstance(matrix, Mapping) else {}
+    group of the cluster (``case@group``, as its results are named); how many would be
+    skipped before they start (`_would_skip`). Exit 5 when none is left, as the run itself
+    (and pytest --collect-only) would; 1 when --fail-on-skip would fail the run so."""
+    groups, default = matrix if isinstance(matrix, Mapping) else {}, settings.default_case_seconds
     in_order = sorted(chosen.selected, key=lambda c: (c.shared.unit_id, c.shared.order)
                       if c.shared else (c.id, 0))     # a shared-context unit's files as they run
     for case in in_order:
@@ -504,7 +505,29 @@ def _print_collection(chosen: Selection, out: IO[str], remembered: Mapping[str, 
           f"{len(chosen.deselected)} deselected", file=out, flush=True)
     if matrix is not None and chosen.selected:
         print(printable(f"farm: {matrix_note(chosen.selected, matrix)}"), file=out, flush=True)
+    sure = _say_would_skip(chosen.selected, settings, out)
+    if sure and settings.fail_on_skip:
+        return 1
     return 0 if chosen.selected or chosen.empty_shard else 5
+
+
+def _say_would_skip(cases: list[Case], settings: Settings, out: IO[str]) -> int:
+    """--collect-only: how many of ``cases`` (files) the run would skip before they start, as
+    `_plan` does (no model here, a first step that needs one), said; those whose first step
+    is an ``ai`` step the plan cache may replay said apart. The count of the sure ones."""
+    if settings.model or settings.broker_url:
+        return 0
+    units = build_units(cases)
+    sure, maybe = (sum(max(1, len(u.parts)) for u in units if skipped_before_start(u, cached)
+                       is not None) for cached in (lambda _step: True, None))
+    if maybe:
+        ai = (f", {maybe - sure} of them unless the plan cache holds their first ai step's plan"
+              if maybe > sure else "")
+        code = (f": the run {'would' if sure else 'could'} exit 1 (--fail-on-skip)"
+                if settings.fail_on_skip else "")
+        print(f"farm: {maybe} case(s) would be skipped before they start: needs a model (set "
+              f"FARM_MODEL){ai}{code}", file=out, flush=True)
+    return sure
 
 
 def _deselected(case: Case, reason: str) -> DeselectedCase:
