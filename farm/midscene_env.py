@@ -40,7 +40,7 @@ class MidsceneModel:
     """farm's model settings taken from Midscene's variables: ``values`` by setting name, each
     with the variable it came from; ``warnings`` for what could not be taken."""
     values: dict[str, tuple[str, str]] = field(default_factory=dict)
-    warnings: dict[str, str] = field(default_factory=dict)   # by the setting not taken
+    warnings: dict[str, str] = field(default_factory=dict)   # by the setting not taken, .env
     name: str = ""          # MIDSCENE_MODEL_NAME as written
     family: str = ""        # the family variable as written (doubao-vision: farm's doubao)
 
@@ -49,10 +49,12 @@ def midscene_model(environ: Mapping[str, str], dotenv: Path | None = None) -> Mi
     """What Midscene's variables in ``environ`` set (blank values are unset), and in the
     ``dotenv`` file (``.env``, as Midscene's CLI loads it) those the environment does not."""
     env = {k.upper(): v.strip() for k, v in environ.items() if v and v.strip()}
-    in_file = {n: v for n, v in (read_names(dotenv) if dotenv else {}).items()
-               if n not in env and v}
+    read, problem = read_names(dotenv) if dotenv else ({}, "")
+    in_file = {n: v for n, v in read.items() if n not in env and v}
     env.update(in_file)
     out = MidsceneModel()
+    if problem:
+        out.warnings[".env"] = problem   # no setting of its own: said whenever this is read
     if NAME not in env:
         if unused := [n for n in (*OTHERS, *SWITCHES) if n in env]:
             out.warnings["model"] = (f"{', '.join(unused)} set but not {NAME}: farm takes no "
@@ -77,14 +79,25 @@ def midscene_model(environ: Mapping[str, str], dotenv: Path | None = None) -> Mi
     return out
 
 
-def read_names(path: Path) -> dict[str, str]:
-    """Midscene's model variables set in the dotenv file ``path`` ({} when there is none or it
-    is not UTF-8), read as farm.suite.dotenv reads the whole file (farm.dotenv_lines)."""
+def read_names(path: Path) -> tuple[dict[str, str], str]:
+    """Midscene's model variables set in the dotenv file ``path`` ({} when there is none), read
+    as farm.suite.dotenv reads the whole file (farm.dotenv_lines), and what is wrong with the
+    file ("" when nothing is): one that is not UTF-8 gives none, as `farm run` refuses it."""
     try:
-        text = dotenv_text(path.read_bytes())
+        data = path.read_bytes()
     except OSError:
-        return {}
-    return {n: v for n, v in dotenv_values(text or "").items() if n in NAMES}
+        return {}, ""
+    text = dotenv_text(data)
+    if text is not None:
+        return {n: v for n, v in dotenv_values(text).items() if n in NAMES}, ""
+    from farm.text import is_utf16, not_utf8
+    said, line = not_utf8(data)
+    # the names are ASCII: they read in any encoding but UTF-16's
+    names = [n for n in dotenv_values(data.decode("utf-16" if is_utf16(data) else "latin-1",
+                                                  "replace")) if n in NAMES]
+    return {}, (f"{path}{f':{line}' if line else ''}: {said}; save it as UTF-8 (Midscene's CLI "
+                "reads .env as UTF-8 too): farm did not read "
+                + (", ".join(names) if names else "Midscene's model variables") + " from it")
 
 
 def _family(env: Mapping[str, str]) -> tuple[str | None, str]:
