@@ -574,22 +574,24 @@ def _earlier_records(runs: Path) -> tuple[list[RunRecord], int]:
     return records, unreadable
 
 
-def unfinished_run(settings: Any) -> Unfinished | None:
-    """--last-failed: what the last run of the results history left undone when it was
-    stopped before its end (`farm.select.unfinished_of`); None when it ran to its end, or the
-    history has no run or cannot be read (--last-failed reads only the failures then)."""
+def unfinished_run(settings: Any, count: int = 20
+                   ) -> list[tuple[frozenset[str], Unfinished | None]]:
+    """--last-failed: the last ``count`` runs of the results history, newest first, each as
+    its case ids and what it left undone when it was stopped before its end
+    (`farm.select.unfinished_of`; None when it ran to its end): `farm.select.last_run_of`
+    takes the newest that ran the selected cases. None read when the history has no run or
+    cannot be read (--last-failed reads only the failures then)."""
     from farm.select import unfinished_of
     try:
-        last = open_results(settings).recent(1)
+        last = open_results(settings).recent(count)
     except Exception as exc:     # (HistoryUnreadable, OSError, Redis down): said, not fatal
         _say("--last-failed: cannot read the results history, so only the recorded failures "
              "run (not the cases a stopped last run left)", exc)
-        return None
-    if not last:
-        return None
-    run = last[-1]
-    return unfinished_of(run.run_id, run.interrupted,
-                         ((c.case_id, c.status, c.reason) for c in run.cases))
+        return []
+    return [(frozenset(c.case_id for c in run.cases),
+             unfinished_of(run.run_id, run.interrupted,
+                           ((c.case_id, c.status, c.reason) for c in run.cases)))
+            for run in reversed(last)]
 
 
 def is_redis(where: str | None) -> bool:

@@ -554,6 +554,20 @@ def unfinished_of(run_id: str, interrupted: bool,
     return Unfinished(run_id, frozenset(undone["interrupted"]), frozenset(undone["not run"]))
 
 
+def last_run_of(runs: Sequence[tuple[frozenset[str], Unfinished | None]] | Unfinished | None,
+                ids: set[str]) -> Unfinished | None:
+    """--last-failed: of ``runs`` (newest first: each its case ids and what it left undone),
+    the newest that ran one of ``ids`` (the selected cases): what it left undone, None when it
+    ran to its end. A run of other cases since (`farm run s3 -k …`) hides no stopped run of
+    these, and a complete run of these since does (it ran them again)."""
+    if runs is None or isinstance(runs, Unfinished):
+        return runs
+    for cases, unfinished in runs:
+        if {c if c in ids else c.rsplit("@", 1)[0] for c in cases} & ids:
+            return unfinished
+    return None
+
+
 # why a batch's later files were not run in a run that went on (`farm.runner`)
 _BATCH_NOT_RUN = ("closed the shared browser context", "the batch's setup file",
                   "(the batch has continueOnError: false)")
@@ -566,7 +580,9 @@ class SelectOptions:
     tags: Sequence[str] = ()
     exclude_tags: Sequence[str] = ()
     last_failed: Sequence[str] | None = None      # ids from the previous runs; None = not asked
-    unfinished: Unfinished | None = None           # --last-failed: the last run, stopped early
+    # --last-failed: the last runs, newest first: each its case ids and what it left undone
+    # when stopped early (`last_run_of`), or one run's undone cases
+    unfinished: Sequence[tuple[frozenset[str], Unfinished | None]] | Unfinished | None = None
     platforms: set[str] | None = None              # platforms with a device; None = all
     devices: str = ""                              # for the reason text
     shard: tuple[int, int] | None = None
@@ -604,7 +620,8 @@ def select_cases(cases: Sequence[Case], opts: SelectOptions) -> Selection:
     if opts.shard is not None:
         _take_shard(sel, opts.shard, opts.shard_timings)
     if opts.last_failed is not None:
-        _last_failed(sel, set(opts.last_failed), opts.unfinished)
+        _last_failed(sel, set(opts.last_failed),
+                     last_run_of(opts.unfinished, {c.id for c in sel.selected}))
     if not sel.selected and not sel.empty_shard:
         _say_why_none(sel)
         sel.notes.extend(_file_name_slip(cases, opts.keyword) or _near_word(cases, opts.keyword))
