@@ -512,21 +512,26 @@ def _print_collection(chosen: Selection, out: IO[str], remembered: Mapping[str, 
 
 
 def _say_would_skip(cases: list[Case], settings: Settings, out: IO[str]) -> int:
-    """--collect-only: how many of ``cases`` (files) the run would skip before they start, as
-    `_plan` does (no model here, a first step that needs one), said; those whose first step
-    is an ``ai`` step the plan cache may replay said apart. The count of the sure ones."""
+    """--collect-only: how many of ``cases`` (files) the run would skip, no model being set:
+    before they start, as `_plan` does (a first step that needs one), or when they reach a
+    step that needs one (unless an earlier step fails them); those whose step is an ``ai``
+    step the plan cache may replay said apart. The count of the sure ones."""
     if settings.model or settings.broker_url:
         return 0
-    units = build_units(cases)
-    sure, maybe = (sum(max(1, len(u.parts)) for u in units if skipped_before_start(u, cached)
-                       is not None) for cached in (lambda _step: True, None))
-    if maybe:
-        ai = (f", {maybe - sure} of them unless the plan cache holds their first ai step's plan"
-              if maybe > sure else "")
-        code = (f": the run {'would' if sure else 'could'} exit 1 (--fail-on-skip)"
-                if settings.fail_on_skip else "")
-        print(f"farm: {maybe} case(s) would be skipped before they start: needs a model (set "
-              f"FARM_MODEL){ai}{code}", file=out, flush=True)
+    first = [s for c in cases for s in [next((s for s in c.steps if s.needs_model), None)] if s]
+    maybe, sure = len(first), sum(1 for s in first if s.spec.call != "ai_act")
+    if not maybe:
+        return 0
+    before = sum(max(1, len(u.parts)) for u in build_units(cases)
+                 if skipped_before_start(u) is not None)
+    when = f"{before} before they start, {maybe - before} when they reach it" if before and \
+        before < maybe else "before they start" if before else "when they reach it"
+    ai = (f"; {maybe - sure} of them unless the plan cache holds their ai step's plan"
+          if maybe > sure else "")
+    code = (f": the run {'would' if sure else 'could'} exit 1 (--fail-on-skip)"
+            if settings.fail_on_skip else "")
+    print(f"farm: {maybe} case(s) would be skipped ({when}): a step needs a model (set "
+          f"FARM_MODEL){ai}{code}", file=out, flush=True)
     return sure
 
 

@@ -1,5 +1,6 @@
-"""`farm run --collect-only` says how many of the cases it lists the run would skip before
-they start (a first step that needs a model, no model set); with --fail-on-skip that the run
+"""`farm run --collect-only` says how many of the cases it lists the run would skip (a step
+that needs a model, no model set: before they start when it is their first, else when they
+reach it, as the demo's ai_shopping types a password first); with --fail-on-skip that the run
 would exit 1, and it exits 1 itself, so a CI dry run fails where the real run would."""
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ tasks:
     flow:
       - {step}
 """
-SAID = "farm: 2 case(s) would be skipped before they start: needs a model (set FARM_MODEL)"
+SAID = ("farm: 2 case(s) would be skipped (before they start): a step needs a model (set "
+        "FARM_MODEL)")
 
 
 @pytest.fixture
@@ -50,3 +52,16 @@ def test_collect_only_of_cases_that_would_all_run_says_nothing_of_skips(suite, m
                             "--fail-on-skip")
     assert code == 0
     assert "would be skipped" not in out
+
+
+def test_a_case_whose_model_step_comes_later_counts_too(suite, monkeypatch, capsys):
+    (suite / "later.yaml").write_text(CASE.format(name="later", step="assertText: x") +
+                                      "      - aiAssert: the cart is empty\n")
+    (suite / "replay.yaml").write_text(CASE.format(name="replay", step="assertText: x") +
+                                       "      - ai: add the blue mug to the cart\n")
+    code, out, _ = run_main(monkeypatch, capsys, "run", suite, "--collect-only",
+                            "--fail-on-skip")
+    assert code == 1
+    assert ("farm: 4 case(s) would be skipped (2 before they start, 2 when they reach it): a "
+            "step needs a model (set FARM_MODEL); 1 of them unless the plan cache holds their "
+            "ai step's plan: the run would exit 1 (--fail-on-skip)") in out.splitlines(), out
