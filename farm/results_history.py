@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from farm.select import Unfinished
 
 RED = ("failed", "error")
+QUIET_WAIT = 2          # seconds of that wait said nothing of (another run writing its run)
 LOCK_WAIT = 30          # seconds a results.sqlite another process holds locked is waited for
 SCHEMA_VERSION = 1      # results.sqlite's user_version: 1 = red cases name their failing step
 STEP_TEXT = 80          # a failing step's label, kept to this many characters
@@ -254,9 +255,10 @@ class SqliteResults:
 
     def _waiting(self, con: sqlite3.Connection, sql: str, *args: Any) -> sqlite3.Cursor:
         """``con.execute(sql)``, the statement that takes the file's lock: when another
-        process holds it, says once on stderr that farm waits for the file (up to
-        LOCK_WAIT s), where a locked history was ~90 s of silence at a run's end."""
-        con.execute("PRAGMA busy_timeout = 0")
+        process holds it past QUIET_WAIT s (not a concurrent run's write, over in a moment),
+        says once on stderr that farm waits for the file (up to LOCK_WAIT s), where a locked
+        history was ~90 s of silence at a run's end."""
+        con.execute(f"PRAGMA busy_timeout = {round(min(QUIET_WAIT, LOCK_WAIT) * 1000)}")
         try:
             return con.execute(sql, args)
         except sqlite3.OperationalError as exc:

@@ -231,6 +231,7 @@ class _CaseRun:
         self.failure_kinds: dict[int, str] = {}   # step index → its TestFailure's class name
         self.continued: list[StepRecord] = []    # failures continueOnError let pass
         self.notes: list[str] = []      # what passed steps say all the same (a stale xpath)
+        self.up_front = False       # skipped before its session opened (`_skip_before_start`)
         self.unnamed = 0            # results kept without a `name:` so far (their data keys)
         self.evidence = CaseEvidence(services.settings.screenshots, self.agent.grabber,
                                      services.artifacts, case.id, job.attempt)
@@ -299,7 +300,7 @@ class _CaseRun:
                                     error.message if error else None)
         result.steps = self.records
         result.line = case_line(result, case)
-        result.duration = round(time.monotonic() - self.started_at, 3)
+        result.duration = 0.0 if self.up_front else round(time.monotonic() - self.started_at, 3)
         total = self.agent.usage
         if total.spent:
             result.tokens = {"prompt": total.prompt_tokens, "completion": total.completion_tokens}
@@ -439,6 +440,7 @@ class _CaseRun:
         step = None if (self.continues or self.keeps or self.agent.models is not None) \
             else skipped_before_start(self.case, lambda step: _plan_cached(self.agent, step))
         if step is not None:
+            self.up_front = True    # (no device time: its duration is 0, as `farm run`'s)
             raise NeedsModel(f"{step.kind} at line {step.line}")
 
     def _run_step(self, step: Step, rec: StepRecord, result: CaseResult) -> None:
