@@ -24,6 +24,7 @@ from farm.errors import ModelUnavailable
 from farm.llm.client import cut_note
 from farm.llm.families import Family, OffImage, to_rect
 from farm.llm.plan import ReplyParseError, echo_back, loads_lenient, numbers
+from farm.text import CJK
 
 Ask = Callable[[str, list[dict[str, Any]]], str]    # (purpose, messages) -> reply text
 
@@ -249,14 +250,11 @@ def _words(text: str) -> set[str]:
     """Its words; in Chinese, Japanese or Korean, which write no spaces, each character."""
     words = set()
     for word in re.findall(r"\w+", normalise(text)):
-        cjk = _CJK.findall(word)
+        cjk = CJK.findall(word)
         words.update(cjk or (word,))
-        rest = _CJK.sub(" ", word).split() if cjk else ()
+        rest = CJK.sub(" ", word).split() if cjk else ()
         words.update(rest)
     return words
-
-
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
 
 
 def _renamed(prompt: str, node: UINode, tree: UITree) -> str | None:
