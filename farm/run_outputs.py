@@ -16,7 +16,7 @@ import secrets as _random
 import sys
 from datetime import datetime
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterable
 
 from farm.cache.run_store import RECORD as STORE_RECORD
 from farm.config import Settings
@@ -536,7 +536,7 @@ def remember(settings: Settings, summary: RunSummary, run_dir: Path,
          lambda: _remember_quarantine(state, summary.run_id, summary.quarantined))]
     if not refused:
         steps += [("failed cases not saved for --last-failed",
-                   lambda: remember_failures(state, summary.cases)),
+                   lambda: remember_failures(state, summary.cases, _failed_by_skips(summary))),
                   ("results history not updated",
                    lambda: remember_run(settings, summary, run_dir / "report.html"))]
     steps.append(("the run's cache store not recorded", lambda: record_store(run_dir, settings)))
@@ -776,12 +776,21 @@ def _no_record(path: Path, why: str) -> list[str]:
     return []
 
 
-def remember_failures(state_dir: Path, results: list[CaseResult]) -> None:
-    """Keep failing cases for --last-failed, as pytest's cache does."""
+def _failed_by_skips(summary: RunSummary) -> list[str]:
+    """The skipped cases that made the run fail under --fail-on-skip (none otherwise), for
+    --last-failed beside its failures: `farm run --lf` then takes them, not every case."""
+    from farm.run_log import skips_failed
+    from farm.select import skipped_themselves
+    return skipped_themselves(summary.cases) if skips_failed(summary) else []
+
+
+def remember_failures(state_dir: Path, results: list[CaseResult],
+                      also: Iterable[str] = ()) -> None:
+    """Keep failing cases (and ``also``) for --last-failed, as pytest's cache does."""
     import json
     from farm.select import update_last_failed
-    failed = update_last_failed(load_failures(state_dir),
-                                {r.case_id: r.status for r in results})
+    failed = sorted({*update_last_failed(load_failures(state_dir),
+                                         {r.case_id: r.status for r in results}), *also})
     from farm.report.paths import replace_file      # a full disk keeps the last good one
     try:
         replace_file(state_dir / LAST_FAILED, json.dumps({"failed": failed}).encode())

@@ -32,8 +32,7 @@ from farm.executors.base import Executor, RunOutcome
 from farm.results import (ArtifactStore, CaseResult, DeselectedCase, RunSummary, devices_of,
                           NOT_RUN_INTERRUPTED, exit_code_for, now_iso)
 from farm.run_console import MAXFAIL_REASON, print_end
-from farm.run_log import (CaseLog, drop_handler, setup_logging, skips_failed,
-                          skips_failed_text)
+from farm.run_log import CaseLog, drop_handler, setup_logging, skips_failed_text
 from farm.run_metrics import export_metrics, start_metrics
 from farm.results_history import unfinished_run
 from farm.run_outputs import (check_case_outputs, files_after_run, load_failures, new_run_id,
@@ -42,7 +41,7 @@ from farm.runner import Services, plan_cached_up_front, skipped_before_start
 from farm.schedule import Job, expected_duration
 from farm.shared_context import build_units, expand
 from farm.select import (Choice, Selection, SelectOptions, matrix_note, matrix_runs,
-                         parse_shard, read_timings, select_cases, skipped_themselves)
+                         parse_shard, read_timings, select_cases)
 from farm.stop_signals import EarlyStop, StopSignals, signals_kept
 from farm.suite.loader import display_path, load_suites
 from farm.suite.model import AppSpec, Batch, Case
@@ -247,7 +246,7 @@ def _run(paths: Sequence[str | Path], devices: str, settings: Settings,
     services.artifacts.flush()
     summary = _summary(run_id, t_start, upfront + outcome.results, outcome, chosen, units,
                        settings.fail_on_skip)
-    _remember(settings, summary, run_dir, refused=outcome.refused is not None)
+    remember(settings, summary, run_dir, refused=outcome.refused is not None)
     unwritten = write_outputs(summary, run_dir, junit_xml, alluredir, not_written=(
         files_after_run(settings, cases, batches, summary, env)))
     history.record(outcome.results)     # (the cases a Ctrl-C cut short are not recorded)
@@ -255,27 +254,6 @@ def _run(paths: Sequence[str | Path], devices: str, settings: Settings,
     print_end(summary, run_dir, out, outcome.refused, outcome.warnings, settings.fail_on_skip)
     export_metrics(settings, run_dir, tally, [] if outcome.refused else summary.cases, server)
     return _exit_code(summary, unwritten)
-
-
-def _remember(settings: Settings, summary: RunSummary, run_dir: Path, refused: bool) -> None:
-    """`farm.run_outputs.remember`; and where --fail-on-skip made the run fail, its skipped
-    cases are last-failed too (beside its failures, just saved), so `farm run --lf` takes them,
-    not every case."""
-    remember(settings, summary, run_dir, refused=refused)
-    if refused or not skips_failed(summary):
-        return
-    import json
-    state_dir = Path(settings.state_dir)
-    from farm.report.paths import replace_file
-    from farm.run_outputs import LAST_FAILED
-    failed = sorted({*load_failures(state_dir), *skipped_themselves(summary.cases)})
-    try:
-        replace_file(state_dir / LAST_FAILED, json.dumps({"failed": failed}).encode())
-    except OSError as exc:
-        why = (f"skipped cases not recorded for --last-failed in {state_dir / LAST_FAILED} "
-               f"({exc.strerror or exc})")
-        log.warning(why)
-        print(f"farm: warning: {why}", file=sys.stderr, flush=True)
 
 
 def _app_server(settings: Settings) -> AppServer:
