@@ -11,6 +11,14 @@ command -v chromium >/dev/null 2>&1 || [ -x /usr/bin/chromium ] || want_debs+=(c
 nice_debs=()
 [ -x /usr/lib/chromium/chromium-headless-shell ] || command -v chromium-headless-shell \
   >/dev/null 2>&1 || nice_debs+=(chromium-headless-shell)
+# a CJK font and a colour emoji font: without them Chinese, Japanese and Korean text and emoji
+# are boxes in every screenshot (browser and simulated phones) and OCR cannot read them
+if ! command -v fc-list >/dev/null 2>&1 || [ -z "$(fc-list :lang=zh 2>/dev/null | head -1)" ]; then
+  nice_debs+=(fonts-wqy-zenhei)
+fi
+if ! command -v fc-list >/dev/null 2>&1 || ! fc-list 2>/dev/null | grep -qi "emoji"; then
+  nice_debs+=(fonts-noto-color-emoji)
+fi
 # Debian's adb: `adb devices` against real phones or farm's simulated adb server
 command -v adb >/dev/null 2>&1 || want_debs+=(adb)
 if [ "${FARM_NEED_REDIS:-1}" = 1 ] && ! command -v redis-server >/dev/null 2>&1; then
@@ -33,7 +41,9 @@ if [ ${#all_debs[@]} -gt 0 ]; then
     fi
     if [ ${#nice_debs[@]} -gt 0 ]; then
       DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${nice_debs[@]}" >/dev/null \
-        || echo "bootstrap: could not install ${nice_debs[*]} (optional: farm falls back to chromium; the Alertmanager tests skip)" >&2
+        || echo "bootstrap: could not install ${nice_debs[*]} (optional: farm falls back" \
+             "to chromium; the Alertmanager tests skip; without the fonts CJK text and" \
+             "emoji are boxes in screenshots)" >&2
     fi
   else
     echo "bootstrap: missing ${all_debs[*]} and cannot apt-get (not root?)" >&2
