@@ -64,7 +64,8 @@ class Hover(Tap):
     name, doc = "Hover", "move the pointer over an element"
 
     def run(self, ctx: ActionContext) -> None:
-        ctx.device.hover(*self.locate.point())
+        # (a target under a fixed header: the pointer would rest on the header, as a tap's)
+        ctx.device.hover(*self.locate.reachable(ctx.device, "a hover"))
 
 
 class LongPress(Tap):
@@ -84,8 +85,11 @@ class DragAndDrop(Action):
     def run(self, ctx: ActionContext) -> None:
         """A phone drags (`drag`: a long press, then the move), where a swipe is a scroll or
         a fling that no app takes for a drag; the web's swipe is the mouse's drag."""
-        start = self.from_.gesture_start(ctx.device, "a drag")
-        start, end = _gesture_ends(ctx.device, self.from_, start, self.to, "a drag")
+        if getattr(ctx.device, "platform", "") == "web":
+            start, end = _web_drag_ends(ctx.device, self.from_, self.to)
+        else:
+            start = self.from_.gesture_start(ctx.device, "a drag")
+            start, end = _gesture_ends(ctx.device, self.from_, start, self.to, "a drag")
         drag = getattr(ctx.device, "drag", None) or ctx.device.swipe
         drag(*start, *end, 600)
 
@@ -332,6 +336,33 @@ class Swipe(Action):
             x2, y2 = x1 + dx * dist, y1 + dy * dist
         for _ in range(max(1, min(self.repeat, 100))):
             ctx.device.swipe(x1, y1, x2, y2, self.duration)
+
+def _web_drag_ends(device: Any, start: Locate,
+                   end: Locate) -> tuple[tuple[int, int], tuple[int, int]]:
+    """Where a drag on a page begins and ends: both ends go through a tap's check
+    (`Locate.reachable`), so an element under a fixed header fails the step naming the header
+    (the drag took the header before, and passed). The page scrolled under the start's check
+    (its cover): the end, found in the same read, is taken to have moved with it; the end's
+    check scrolling the page again leaves the start where it was only if it still reaches it."""
+    begins = start.reachable(device, "a drag")
+    ex, ey = end.point()
+    moved = (begins[0] - start.point()[0], begins[1] - start.point()[1])
+    check = getattr(device, "tap_point", None)
+    if check is None or end.node is None:
+        return begins, (ex + moved[0], ey + moved[1])
+    nx, ny, cover = check(end.node, ex + moved[0], ey + moved[1])
+    if cover:
+        raise StepFailed(f"{end.describe()} is covered by {cover}: a drag ending there would "
+                         "hit that")
+    shift = (nx - ex - moved[0], ny - ey - moved[1])
+    if shift != (0, 0) and start.node is not None:     # (the end's check scrolled the page)
+        bx, by, cover = check(start.node, begins[0] + shift[0], begins[1] + shift[1])
+        if cover:
+            raise StepFailed(f"{start.describe()} and {end.describe()} do not fit on the "
+                             f"page together: bringing {end.describe()} out from under its "
+                             f"cover put {start.describe()} under {cover}")
+        begins = (bx, by)
+    return begins, (nx, ny)
 
 
 def _moved_with(device: Any, start: Locate | None, begins: tuple[int, int],
