@@ -331,7 +331,7 @@ def _batch_settings(batches: list[Batch], cases: list[Case], devices: str, choic
     concurrent = min(b.concurrent for b in batches)
     if choice.devices_given:
         specs = parse_device_specs(devices, settings)
-        devices = ",".join(f"{s.kind}:{min(s.count, concurrent)}" for s in specs)
+        devices = ",".join(s.written(concurrent) for s in specs)
     else:
         listed = {cid for b in batches for cid in b.case_ids}
         platforms = sorted({c.platform for c in cases if c.id in listed})
@@ -552,7 +552,8 @@ def _executor(settings: Settings, specs: list[DeviceSpec], cases: list[Case],
         sims = SimFleet(*_mobile_app_urls(suites, served, env),
                         chromium_path=str(settings.chromium_path or "") or None)
         stack.callback(sims.stop)
-    devices = make_devices(specs, settings, sims=sims)
+    devices = make_devices(specs, settings, sims=sims,
+                           pins=frozenset((j.platform, j.pin) for j in jobs if j.pin is not None))
     missing = check_pins({display_path(by_id[j.case_id].file): (j.platform, j.pin)
                           for j in jobs if j.pin is not None}, devices, missing_ok=True)
     _end_missing_pins(missing, jobs, upfront, by_id, services.run_id)

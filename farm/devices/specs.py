@@ -54,6 +54,17 @@ class DeviceSpec:
     kind: str
     count: int
     platform: str
+    serials: tuple[str, ...] = ()   # android:SERIAL items: these phones, no others
+
+    def written(self, cap: int | None = None) -> str:
+        """As --devices writes it (at most ``cap`` devices): ``android:2`` or
+        ``android:emulator-5554,android:emulator-5556``."""
+        if self.serials:
+            return ",".join(f"{self.kind}:{s}" for s in self.serials[:cap])
+        return f"{self.kind}:{self.count if cap is None else min(self.count, cap)}"
+
+
+_NAMED = re.compile(r"^\s*(android)\s*:\s*(\S*[^\s\d+-]\S*)\s*$", re.I)   # android:SERIAL
 
 
 PLATFORMS = ("web", "android", "ios")
@@ -173,7 +184,8 @@ def _plugin_hint(settings: Settings | None) -> str:
 def parse_device_specs(text: str, settings: Settings | None = None) -> list[DeviceSpec]:
     """``"browser:2,android:1"`` → specs. A missing count means 1; a kind given twice is
     refused (which count was meant?), and so is an empty spec or item (``browser:1,,``: a
-    kind left out?)."""
+    kind left out?). ``android:SERIAL`` items (``android:emulator-5554,android:emulator-5556``)
+    name the phones to take: one spec with those serials."""
     if not text.strip():
         raise ConfigError(f"--devices {text!r}: no devices given: use e.g. --devices browser:2")
     kinds = known_kinds(settings) if settings is not None else BUILTIN_KINDS
@@ -183,6 +195,10 @@ def parse_device_specs(text: str, settings: Settings | None = None) -> list[Devi
         if not part.strip():
             raise ConfigError(f"--devices {text!r}: an empty item between commas: write "
                               "KIND[:COUNT] items joined by commas, e.g. browser:2,android:1")
+        named = _NAMED.match(part)
+        if named:
+            specs = _with_serial(specs, given, part.strip(), named.group(2))
+            continue
         m = _SPEC.match(part)
         if not m:
             raise ConfigError(f"bad device spec {part.strip()!r}: expected KIND[:COUNT], "
@@ -197,22 +213,47 @@ def parse_device_specs(text: str, settings: Settings | None = None) -> list[Devi
             first, before = given[kind]
             raise ConfigError(f"device kind {kind!r} is given twice ({first} and "
                               f"{part.strip()}): give it once with the number of devices "
-                              f"wanted, e.g. {kind}:{before + count}")
+                              f"wanted, e.g. {kind}:{before + count}" + _or_serials(kind))
         given[kind] = (part.strip(), count)
         specs.append(DeviceSpec(kind, count, kinds[kind]))
     return specs
 
 
+def _with_serial(specs: list[DeviceSpec], given: dict[str, tuple[str, int]], part: str,
+                 serial: str) -> list[DeviceSpec]:
+    """``specs`` with the phone ``android:SERIAL`` names added to the android spec of named
+    phones (started by the first such item). A count of android phones given as well, or one
+    serial twice, is refused: which phones were meant?"""
+    first, _ = given.get("android", ("", 0))
+    spec = next((s for s in specs if s.kind == "android"), None)
+    if spec is not None and not spec.serials:
+        raise ConfigError(f"device kind 'android' is given twice ({first} and {part}): give "
+                          "either how many phones (android:N) or which ones, each by its "
+                          "serial (android:SERIAL,android:SERIAL)")
+    if spec is not None and serial in spec.serials:
+        raise ConfigError(f"--devices: phone {serial} is named twice ({part}): a phone is "
+                          "one device")
+    given.setdefault("android", (part, 0))
+    serials = (*spec.serials, serial) if spec is not None else (serial,)
+    grown = DeviceSpec("android", len(serials), "android", serials)
+    return [grown if s is spec else s for s in specs] + ([] if spec is not None else [grown])
+
+
+def _or_serials(kind: str) -> str:
+    return (", or name the phones: android:SERIAL,android:SERIAL (`farm devices` lists them)"
+            if kind == "android" else "")
+
+
 def _which_phone_hint(part: str) -> str:
-    """For ``android:emulator-5554`` (a phone named where its count goes): how to choose
-    which phones a run takes."""
+    """For ``ios:http://…:8100`` (an iPhone named where its count goes): how to choose which
+    iPhones a run takes."""
     kind, _, named = part.strip().partition(":")
-    how = {"android": "ANDROID_SERIAL=", "ios": "FARM_IOS_WDA_URLS="}.get(kind.strip().lower())
+    how = {"ios": "FARM_IOS_WDA_URLS="}.get(kind.strip().lower())
     if how is None or not named.strip() or named.strip().lstrip("-").isdigit():
         return ""
     return (f"; --devices says how many phones, not which: choose them with "
             f"{how}{named.strip()} (or pin a case to one with Midscene's "
-            f"{'deviceId' if how[0] == 'A' else 'wdaHost/wdaPort'})")
+            f"wdaHost/wdaPort)")
 
 
 NO_CHROMIUM = ("no Chromium found: install Debian's chromium (apt-get install chromium) or set "
@@ -345,8 +386,14 @@ def android_serials(settings: Settings) -> list[str]:
     """Serials of Android devices in state "device" on the adb server (ANDROID_SERIAL: only
     that one). Empty when no adb server answers (none is started)."""
     found = [serial for serial, state in adb_phones() if state == "device"]
-    only = settings.android_serial
-    return [s for s in found if s == only] if only else found
+    only = only_serials(settings)
+    return [s for s in found if s in only] if only else found
+
+
+def only_serials(settings: Settings) -> list[str]:
+    """The phones ANDROID_SERIAL (FARM_ANDROID_SERIAL) limits farm to: one serial, or several
+    joined by commas (``emulator-5554,emulator-5556``); none: every phone."""
+    return [s.strip() for s in (settings.android_serial or "").split(",") if s.strip()]
 
 
 def android_not_ready(settings: Settings,
@@ -357,10 +404,10 @@ def android_not_ready(settings: Settings,
     ones. For `farm devices` and the --devices error."""
     from farm.devices.android import adb_state_words
 
-    only = settings.android_serial
+    only = only_serials(settings)
     return [f"{serial} ({adb_state_words(state)})"
             for serial, state in (adb_phones() if phones is None else phones)
-            if state != "device" and (not only or serial == only)]
+            if state != "device" and (not only or serial in only)]
 
 
 def _too_few_android(count: int, settings: Settings, where: str) -> str:
@@ -368,16 +415,19 @@ def _too_few_android(count: int, settings: Settings, where: str) -> str:
     not ready and why, and what ANDROID_SERIAL left out."""
     phones = adb_phones()
     ready = [serial for serial, state in phones if state == "device"]
-    only = settings.android_serial
+    only, listed = only_serials(settings), {serial for serial, _ in phones}
     head = f"--devices android:{count}: "
-    if only and only not in {serial for serial, _ in phones}:
-        return (head + f"ANDROID_SERIAL={only} names no phone on the adb server {where} (it "
-                f"lists {', '.join(s for s, _ in phones) or 'none'}): unset ANDROID_SERIAL, "
-                "or set it to one of those")
-    if only and only in ready:
-        return (head + f"ANDROID_SERIAL={only} limits farm to that one phone: unset it to "
-                f"use {count} ({len(ready)} ready on {where}: {', '.join(ready)})")
-    usable = [s for s in ready if not only or s == only]
+    absent = [s for s in only if s not in listed]
+    if absent:
+        return (head + f"ANDROID_SERIAL={settings.android_serial} names "
+                f"{', '.join(absent) if len(only) > 1 else 'no phone'}, not on the adb server "
+                f"{where} (it lists {', '.join(s for s, _ in phones) or 'none'}): unset "
+                "ANDROID_SERIAL, or set it to those")
+    if only and set(only) <= set(ready):
+        return (head + f"ANDROID_SERIAL={settings.android_serial} limits farm to "
+                f"{'that one phone' if len(only) == 1 else f'those {len(only)} phones'}: unset "
+                f"it to use {count} ({len(ready)} ready on {where}: {', '.join(ready)})")
+    usable = [s for s in ready if not only or s in only]
     not_ready = android_not_ready(settings, phones)
     text = (head + f"the adb server {where} has {len(usable)} device(s) ready "
             f"({', '.join(usable) or 'none'})")
@@ -530,9 +580,11 @@ def _plugin_device(module: str, found: DeviceKind, kind: str, name: str, setting
     return PluginDevice.around(device, where, float(found.open_timeout))
 
 
-def make_devices(specs: list[DeviceSpec], settings: Settings,
-                 sims: "SimFleet | None" = None) -> list[Device]:
-    """The devices of a local run; ``sims`` starts the simulators ``*-sim`` kinds need."""
+def make_devices(specs: list[DeviceSpec], settings: Settings, sims: "SimFleet | None" = None,
+                 pins: frozenset[tuple[str, str]] = frozenset()) -> list[Device]:
+    """The devices of a local run; ``sims`` starts the simulators ``*-sim`` kinds need.
+    ``pins``: (platform, pin) of the run's pinned cases (`_free_phones` words its advice
+    by them)."""
     devices: list[Device] = []
     for spec in specs:
         taken = sum(1 for d in devices if d.platform == spec.platform)
@@ -543,7 +595,7 @@ def make_devices(specs: list[DeviceSpec], settings: Settings,
             devices += _simulated(spec, settings, sims, taken)
             continue
         if spec.kind in ("android", "ios"):
-            devices += _free_phones(spec, settings, taken)
+            devices += _free_phones(spec, settings, taken, pins)
             continue
         for i, target in enumerate(attach_targets(spec.kind, spec.count, settings)):
             devices.append(build_device(spec.kind, f"{spec.kind}-{taken + i + 1}", settings,
@@ -551,13 +603,15 @@ def make_devices(specs: list[DeviceSpec], settings: Settings,
     return devices
 
 
-def _free_phones(spec: DeviceSpec, settings: Settings, taken: int) -> list[Device]:
-    """``spec.count`` phones no other farm run of this machine drives, each claimed for this
-    one (`PhoneClaim`: two runs driving one phone both failed in confusing ways): phones in
-    use are passed over for free ones; a ConfigError naming them and their runs' pids when
-    too few are free."""
+def _free_phones(spec: DeviceSpec, settings: Settings, taken: int,
+                 pins: frozenset[tuple[str, str]] = frozenset()) -> list[Device]:
+    """``spec.count`` phones no other farm run of this machine drives (``spec.serials``: those
+    phones), each claimed for this one (`PhoneClaim`: two runs driving one phone both failed
+    in confusing ways): phones in use are passed over for free ones; a ConfigError naming
+    them and their runs' pids when too few are free."""
     from farm.devices.procs import PhoneBusy, PhoneClaim
-    found = attach_targets(spec.kind, spec.count, settings, every=True)
+    found = (_named_phones(spec) if spec.serials else
+             attach_targets(spec.kind, spec.count, settings, every=True))
     key, shown = _phone_key(spec.kind)
     found, twice = _one_each(found, key)
     if len(found) < spec.count:
@@ -566,21 +620,18 @@ def _free_phones(spec: DeviceSpec, settings: Settings, taken: int) -> list[Devic
                           "driven as two devices: each would take the other's WebDriverAgent "
                           "session)")
     claims: list[tuple[str, PhoneClaim]] = []
-    busy: list[PhoneBusy] = []
+    busy: list[tuple[str, PhoneBusy]] = []
     for target in found:
         if len(claims) == spec.count:
             break
         try:
             claims.append((target, PhoneClaim.take(key(target), shown(target))))
         except PhoneBusy as exc:
-            busy.append(exc)
+            busy.append((target, exc))
     if len(claims) < spec.count:
         for _, claim in claims:
             claim.release()
-        raise ConfigError(f"--devices {spec.kind}:{spec.count}: {len(claims)} of {len(found)} "
-                          f"{spec.kind} phone(s) free: " + "; ".join(map(str, busy)) +
-                          " (a phone runs one farm run's cases at a time: wait for that run to "
-                          "end" + (f", or ask for {len(claims)})" if claims else ")"))
+        raise ConfigError(_too_few_free(spec, len(claims), len(found), busy, pins))
     devices = []
     for i, (target, claim) in enumerate(claims):
         name = target if spec.kind == "android" else f"iphone-{taken + i + 1}"
@@ -588,6 +639,52 @@ def _free_phones(spec: DeviceSpec, settings: Settings, taken: int) -> list[Devic
         device.claim = claim        # type: ignore[attr-defined]
         devices.append(device)
     return devices
+
+
+def _too_few_free(spec: DeviceSpec, free: int, found: int, busy: list[tuple[str, Exception]],
+                  pins: frozenset[tuple[str, str]]) -> str:
+    """Why ``spec`` cannot be served with only ``free`` of the ``found`` phones free: the busy
+    ones and their runs' pids, and what would help. Asking for fewer phones helps no case
+    pinned to a busy phone, nor a run that named its phones."""
+    key, _ = _phone_key(spec.kind)
+    pinned = {key(pin if spec.kind == "android" else f"http://{pin}")
+              for platform, pin in pins if platform == spec.platform}
+    held = [str(exc) for target, exc in busy if key(target) in pinned]
+    head = (f"--devices {spec.written()}: " + (f"{free} of {found} {spec.kind} phone(s) free: "
+                                              if not spec.serials else "")
+            + "; ".join(map(str, (exc for _, exc in busy))))
+    wait = " (a phone runs one farm run's cases at a time: wait for that run to end"
+    if held:
+        return (head + wait + "; a case pinned to it (Midscene deviceId / wdaHost:wdaPort) runs "
+                "on that phone only, so asking for fewer phones does not help it)")
+    if spec.serials:
+        return head + wait + ", or name another phone: `farm devices` shows which are free)"
+    return head + wait + (f", or ask for {free})" if free else ")")
+
+
+def _named_phones(spec: DeviceSpec) -> list[str]:
+    """The serials ``android:SERIAL`` items name, each checked on the adb server: one it does
+    not list, or not ready (unauthorized, offline), is a ConfigError naming the ones it has."""
+    from farm.devices.android import adb_client, adb_server_problem, adb_state_words
+    client = adb_client(socket_timeout=5)
+    problem = adb_server_problem(client)
+    where = f"{client.host}:{client.port}"
+    if problem:
+        raise ConfigError(f"--devices {spec.written()}: " + (
+            f"no adb server answers on {where} (start one with `adb start-server`)"
+            if problem.startswith("no adb server") else problem))
+    phones = dict(adb_phones())
+    listed = ", ".join(f"{s}" + ("" if st == "device" else f" ({st})")
+                       for s, st in phones.items()) or "no phone"
+    absent = [s for s in spec.serials if s not in phones]
+    if absent:
+        raise ConfigError(f"--devices {spec.written()}: {', '.join(absent)}: no such phone on "
+                          f"the adb server at {where}, which lists {listed} (`adb devices`)")
+    for serial in spec.serials:
+        if phones[serial] != "device":
+            raise ConfigError(f"--devices {spec.written()}: {serial} is not ready "
+                              f"({adb_state_words(phones[serial])})")
+    return list(spec.serials)
 
 
 def _one_each(targets: list[str], key: Callable[[str], str]) -> tuple[list[str], list[str]]:

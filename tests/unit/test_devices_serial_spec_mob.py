@@ -1,6 +1,7 @@
 """`--devices android:emulator-5554` (a phone named where the count goes) says how to choose
 phones: it said only "expected KIND[:COUNT]", leaving a QA engineer to guess that
-ANDROID_SERIAL / FARM_IOS_WDA_URLS choose them."""
+FARM_IOS_WDA_URLS chooses them. (`android:SERIAL` now names the phones a run takes:
+tests/unit/test_devices_named_serials.py.)"""
 
 from __future__ import annotations
 
@@ -11,7 +12,6 @@ from farm.errors import ConfigError
 
 
 @pytest.mark.parametrize("spec, hint", [
-    ("android:emulator-5554", "choose them with ANDROID_SERIAL=emulator-5554"),
     ("browser:1,ios:http://127.0.0.1:8100", "choose them with FARM_IOS_WDA_URLS="
                                            "http://127.0.0.1:8100"),
 ])
