@@ -466,7 +466,8 @@ def _mobile_devices(settings) -> None:
     """Android devices on the adb server, WDA endpoints, and last run's quarantine."""
     import json
     from farm.devices.android import adb_client, adb_server_problem
-    from farm.devices.specs import adb_phones, android_not_ready, android_serials, ios_urls
+    from farm.devices.specs import (adb_phones, android_not_ready, android_serials,
+                                    held_elsewhere, ios_urls)
     adb = adb_client(socket_timeout=5)      # never starts a server (adbutils' own would)
     problem = adb_server_problem(adb)
     if problem and problem.startswith("no adb server"):
@@ -481,10 +482,14 @@ def _mobile_devices(settings) -> None:
             listed = ", ".join(serial for serial, _ in adb_phones()) or "none"
             not_ready = [f"ANDROID_SERIAL={settings.android_serial} names no phone on this "
                          f"adb server (it lists {listed}): unset it, or set it to one of those"]
+        held = {serial: held_elsewhere("android", serial) for serial in serials}
+        busy = sum(map(bool, held.values()))
         click.echo(f"android   {len(serials)} device(s) on adb server {adb.host}:{adb.port}{only}"
+                   + (f", {len(serials) - busy} free" if busy else "")
                    + (":" if serials or not_ready else " (android-sim:N starts simulated ones)"))
         for serial in serials:
-            click.echo(f"          {serial}  {_android_about(adb, serial)}")
+            click.echo(f"          {serial}  {_android_about(adb, serial)}"
+                       + (f"  [{held[serial]}]" if held[serial] else ""))
         for line in not_ready:      # unauthorized, offline...: listed with what to do
             click.echo(f"          {line}")
     from farm.devices.ios import wda_phone_key
@@ -493,8 +498,10 @@ def _mobile_devices(settings) -> None:
                + (":" if urls else " (ios-sim:N starts simulated ones)"))
     for url in urls:           # its password never printed
         again = seen.setdefault(wda_phone_key(url), url)
+        held = held_elsewhere("ios", url) if again is url else ""
         click.echo(f"          {_masked(url)}  " + (_ios_about(url) if again is url else
-                   f"the iPhone at {_masked(again)} again (a run drives it once)"))
+                   f"the iPhone at {_masked(again)} again (a run drives it once)")
+                   + (f"  [{held}]" if held else ""))
     try:
         last = json.loads((Path(settings.state_dir) / "quarantine.json").read_text())
     except (OSError, ValueError):

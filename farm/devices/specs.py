@@ -363,6 +363,21 @@ def _driven_elsewhere(platform: str, pin: str) -> str:
     return ""
 
 
+def held_elsewhere(kind: str, target: str) -> str:
+    """For `farm devices`: "held by another farm run (pid N)" when another farm process of
+    this machine drives the phone (serial / WDA URL), else "". A phone with no lock file is
+    not asked (no claim taken: a run starting meanwhile must not find it held by us)."""
+    from farm.devices.procs import PhoneBusy, PhoneClaim, claim_path
+    key, shown = _phone_key(kind)
+    if not claim_path(key(target)).exists():
+        return ""
+    try:
+        PhoneClaim.take(key(target), shown(target)).release()
+    except PhoneBusy as busy:
+        return f"held by another farm run (pid {busy.pid or 'unknown'})"
+    return ""
+
+
 def _with_aliases(device: Device) -> str:
     """``iphone-1 (localhost:8100, 127.0.0.1:8100)``: a device's name and the other names a
     pin may give it (its WDA's host:port, an android-sim's serial)."""
