@@ -416,6 +416,21 @@ class _CaseRun:
             self.notes.append(f"step {rec.index} (line {rec.line}): {note}")
             log.warning("[%s] %s: %s", self.device.name, self.case.id, self.notes[-1])
 
+    def _device_notes(self, rec: StepRecord) -> None:
+        """What the device says of the step that just ended (`Device`'s optional
+        ``step_notes``: a value a field's maxlength cut): a step note when the step passed
+        (a failed step's message has it: ``failure_note``)."""
+        ask = getattr(self.device, "step_notes", None)
+        if not callable(ask):
+            return
+        try:
+            notes = ask()
+        except Exception as exc:   # best effort: the step's outcome is what counts
+            log.debug("%s: no step notes: %s", self.device.name, exc)
+            return
+        if rec.status == "passed" and isinstance(notes, (list, tuple)):
+            self._note(rec, tuple(n for n in notes if isinstance(n, str) and n))
+
     def _failed_at(self, result: CaseResult, step: StepRecord) -> None:
         """The case failed at ``step``: its error, step and screenshot are that step's."""
         result.status = "failed"
@@ -479,6 +494,7 @@ class _CaseRun:
                 self._keep(step, _failed_verdict(exc, rec.error, self.mask), result)
         finally:
             rec.duration = round(time.monotonic() - t0, 3)
+            self._device_notes(rec)
             rec.observation = getattr(self.device, "last_observation", None)
             self._record_usage(rec, used)
             if self.agent.cache is not None:

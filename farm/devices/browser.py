@@ -130,6 +130,7 @@ class BrowserDevice:
         self._dialogs: tuple[str, list[str]] = ("dismiss", [])
         self._thrown: list[str] = []      # the case's uncaught page errors (failure_note)
         self._cut: list[str] = []         # the case's fills a maxlength cut (failure_note)
+        self._step_said: list[str] = []   # … of the step under way, its notes (step_notes)
         self._opened: Any = None                      # a new tab to follow (autoFollowNewPage)
         # the case's new tabs not followed, and the target's mode (failure_note says so)
         self._unfollowed: tuple[str, list[Any]] = ("page", [])
@@ -251,6 +252,7 @@ class BrowserDevice:
         self._viewport = (target.viewport_width, target.viewport_height)
         self._follow_new_pages = target.follow_new_pages
         self._dialogs, self._thrown, self._cut = (target.dialogs, []), [], []
+        self._step_said = []
         self._unfollowed = (target.mode, [])
         with self._errors("new context"):
             self._context = new_context(browser, target, [*self.settings.browser_args,
@@ -285,6 +287,7 @@ class BrowserDevice:
         self._viewport = (target.viewport_width, target.viewport_height)
         self._follow_new_pages = target.follow_new_pages
         self._dialogs, self._thrown, self._cut = (target.dialogs, []), [], []
+        self._step_said = []
         self._unfollowed = (target.mode, [])
         with self._errors("reuse the shared browser context"):
             reuse_context(self._context, self._page, target)
@@ -575,6 +578,13 @@ class BrowserDevice:
                                        self._tab_note()])) or None
         status = self._page_status(page_status_note)
         return "; ".join(filter(None, [status, said])) or None
+
+    def step_notes(self) -> list[str]:
+        """What the step that just ended says though it did what it was asked (the runner
+        asks at each step's end: a step note in the report and results.json): a value a
+        field's maxlength cut ("the input[type=text] kept 3 of the 5 characters of …")."""
+        said, self._step_said = self._step_said, []
+        return said
 
     def error_page(self) -> str | None:
         """"the page answered 404 Not Found: URL" when the server answered the page's current
@@ -1020,7 +1030,7 @@ class BrowserDevice:
 
     def _filled(self, how: Any, text: str) -> bool:
         """What `fill` returns for the fill script's answer ``how``: a refusal fails the step;
-        a value cut at the field's maxlength is noted (`failure_note`)."""
+        a value cut at the field's maxlength is noted (`step_notes`, `failure_note`)."""
         if isinstance(how, dict) and "refused" in how:
             raise StepFailed(_refused(how["refused"], text, how.get("holds") or ""))
         if isinstance(how, dict) and "cut" in how:    # taken as far as it fits, as typing
@@ -1030,7 +1040,8 @@ class BrowserDevice:
             self._cut.append(f'the {how["cut"]} kept {how["took"]} of the {len(text)} '
                              f'characters of {given} typed into it (its maxlength is '
                              f'{how["max"]})')
-            log.warning("%s: %s", self.name, self._cut[-1])
+            self._step_said.append(self._cut[-1])     # (the runner logs it with the case)
+            log.info("%s: %s", self.name, self._cut[-1])
             return True
         if isinstance(how, dict):       # a <select> without that option
             shown = ", ".join(f'"{o}"' for o in how.get("options", [])[:MAX_OPTIONS_SHOWN])
