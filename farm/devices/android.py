@@ -438,6 +438,7 @@ class AndroidDevice:
         self._size: tuple[int, int] | None = None      # upright (`wm size`)
         self._turned = False                # landscape: the last look found it turned
         self._app: str | None = None
+        self._app_alive = False             # … and its process ran at the last look
         self._opened: str | None = None     # the URL the case opened last (as shown: masked)
         self._killed = False
         self._lock = threading.Lock()
@@ -615,6 +616,15 @@ class AndroidDevice:
 
     def shell_result(self, command: str, timeout_s: float | None = None,
                      within_s: float | None = None) -> tuple[str, str, int]:
+        """`_suite_shell`; then whether the case's app still runs is looked at again (the
+        command may have stopped it, or started it: `_check_input_kept_app`)."""
+        result = self._suite_shell(command, timeout_s, within_s)
+        if self._app is not None:
+            self._app_alive = self._app_running() is not False
+        return result
+
+    def _suite_shell(self, command: str, timeout_s: float | None,
+                     within_s: float | None) -> tuple[str, str, int]:
         """Run ``command`` in the device shell: (stdout, stderr, exit code), for a suite's
         runAdbShell step (its `timeout`), which fails on a non-zero exit. With ``timeout_s``
         the command has that long in all, printing or not: past it, it is stopped and fails
@@ -673,6 +683,42 @@ class AndroidDevice:
         if code or "Exception" in problem or "Error" in problem:
             raise DeviceError(f"input {args.split(' ')[0]} refused on {self.name}: "
                               f"{problem.splitlines()[0] if problem else f'exit {code}'}")
+        self._check_input_kept_app(args.split(" ")[0])
+
+    def _app_running(self) -> bool | None:
+        """Whether the case's app has a process (``pidof``); None when the phone cannot tell
+        (no ``pidof`` before Android 7)."""
+        out, _err, code = self._run(f"pidof {_quote(self._app or '')}", what="pidof")
+        if out.strip():
+            return True
+        return False if code == 1 else None
+
+    def _check_input_kept_app(self, verb: str) -> None:
+        """StepFailed when the case's app, running before this input, has no process after
+        it: the tap (key, swipe, text) crashed it, and this step fails saying so (one ``pidof``
+        per input), where the step passed on the launcher's screen and the next one failed
+        ("no longer running"). An app the suite stopped itself (`shell_result`) is not
+        watched until it runs again."""
+        if self._app is None or not self._app_alive or self._app_running() is not False:
+            return
+        app, self._app_alive = self._app, False
+        front = self.current_app() or "unknown"
+        raise StepFailed(f"{app} is no longer running on {self.name} (front: {front}): it "
+                         f"crashed at this step's input ({verb}){self._crash_words(app)}")
+
+    def _crash_words(self, app: str) -> str:
+        """``: <the exception>; adb logcat -b crash -d shows it`` from the phone's crash
+        log when it holds ``app``'s last crash, else where to look."""
+        try:
+            out, _err, _code = self._run("logcat -b crash -d -t 60", what="logcat")
+        except (DeviceError, StepFailed):
+            out = ""
+        lines = out.splitlines()
+        said = [i for i, line in enumerate(lines) if f"Process: {app}," in line]
+        if not said or said[-1] + 1 >= len(lines):
+            return " (adb logcat -b crash -d says why)"
+        cause = re.sub(r"^.*?AndroidRuntime:\s*", "", lines[said[-1] + 1]).strip()
+        return f": {cut(cause, 200)} (adb logcat -b crash -d shows it)"
 
     # -- observation -------------------------------------------------------------------------
     def size(self) -> tuple[int, int]:
@@ -1061,7 +1107,7 @@ class AndroidDevice:
                 if current != app:
                     log.info("%s: %s asks for a permission: the dialog is in front of it",
                              self.name, app)
-                self._app = app
+                self._app, self._app_alive = app, True
                 return
             if time.monotonic() > deadline:
                 raise not_in_front(app, self.name, current, _DEVICE_FRONTS,
