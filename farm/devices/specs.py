@@ -434,10 +434,11 @@ def _too_few_android(count: int, settings: Settings, where: str) -> str:
     head = f"--devices android:{count}: "
     absent = [s for s in only if s not in listed]
     if absent:
-        return (head + f"ANDROID_SERIAL={settings.android_serial} names "
-                f"{', '.join(absent) if len(only) > 1 else 'no phone'}, not on the adb server "
-                f"{where} (it lists {', '.join(s for s, _ in phones) or 'none'}): unset "
-                "ANDROID_SERIAL, or set it to those")
+        named = (f"no phone on the adb server {where}" if len(only) == 1 else
+                 f"{', '.join(absent)}, not on the adb server {where}")
+        return (head + f"ANDROID_SERIAL={settings.android_serial} names {named} (it lists "
+                f"{', '.join(s for s, _ in phones) or 'none'}): unset ANDROID_SERIAL, or "
+                f"set it to {'one of those' if len(only) == 1 else 'some of those'}")
     if only and set(only) <= set(ready):
         return (head + f"ANDROID_SERIAL={settings.android_serial} limits farm to "
                 f"{'that one phone' if len(only) == 1 else f'those {len(only)} phones'}: unset "
