@@ -379,7 +379,8 @@ def _run_cut_short(summary: RunSummary) -> CaseResult | None:
     of passes and skips read green in CI (Jenkins, GitLab and GitHub show only testcases: no
     suite-level element is seen), as surefire's reports of a crashed fork did. One
     ``farm.run`` error (the id --junit-xml's placeholder had while the run went on) says how
-    many never ran, and which. None when every case ran (a case cut short is its own error)."""
+    many never ran, and which. When every case ran (a case cut short is its own error), the
+    error of a run --fail-on-skip failed (`_failed_by_skips`), or None."""
     from farm.budget import NOT_RUN
     from farm.results import NOT_RUN_INTERRUPTED, CaseError
     reasons = NOT_RUN_INTERRUPTED if summary.interrupted else (
@@ -387,7 +388,7 @@ def _run_cut_short(summary: RunSummary) -> CaseResult | None:
     ids = [c.case_id for c in summary.cases if c.status == "skipped" and c.reason in reasons]
     never = len(ids)
     if not never:
-        return None
+        return _failed_by_skips(summary)
     why = (f"farm run {summary.run_id} was interrupted (killed, Ctrl-C or a CI time limit)"
            if summary.interrupted else f"farm run {summary.run_id} stopped: {summary.stopped}")
     message = (f"{why} before it ran {never} of its {len(summary.cases)} case(s): they are "
@@ -399,6 +400,25 @@ def _run_cut_short(summary: RunSummary) -> CaseResult | None:
                      started=summary.started, reason=body,
                      error=CaseError(kind="RunInterrupted" if summary.interrupted
                                      else "RunStopped", message=message))
+
+
+def _failed_by_skips(summary: RunSummary) -> CaseResult | None:
+    """The run's own error when --fail-on-skip made it fail (exit 1) with no case failed: a
+    junit of passes and skips read green in CI while the job went red. None otherwise."""
+    from farm.results import CaseError
+    from farm.run_log import skips_failed
+    skipped = skips_failed(summary)
+    if not skipped:
+        return None
+    ids = [c.case_id for c in summary.cases if c.status == "skipped"]
+    more = [f"... and {len(ids) - _LISTED} more"] if len(ids) > _LISTED else []
+    return CaseResult(run_id=summary.run_id, case_id="farm/run", name=f"farm run "
+                      f"{summary.run_id}", file="", platform="", status="error",
+                      started=summary.started,
+                      reason="\n".join(["skipped:", *(f"  {i}" for i in ids[:_LISTED]), *more]),
+                      error=CaseError(kind="RunFailedOnSkip", message=(
+                          f"farm run {summary.run_id} failed (exit 1): {skipped} case(s) were "
+                          f"skipped under --fail-on-skip")))
 
 
 def build_junit(summary: RunSummary, run_dir: Path | None = None,
