@@ -73,7 +73,29 @@ class _GivenText(click.ParamType):
 GIVEN_TEXT = _GivenText()
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+class _Interrupted(Exception):
+    """An interrupt (Ctrl-C, SIGTERM) while click parsed or ran the command, past click's own
+    handling, which wrote a blank line (closing a terminal's ``^C`` echo) with no terminal."""
+
+
+class _FarmGroup(click.Group):
+    """click's Group, save that an interrupt leaves it as `_Interrupted` (`_main` says it)."""
+
+    def make_context(self, *args: Any, **kwargs: Any) -> click.Context:
+        try:
+            return super().make_context(*args, **kwargs)
+        except KeyboardInterrupt as exc:
+            raise _Interrupted from exc
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt as exc:
+            raise _Interrupted from exc
+
+
+@click.group(cls=_FarmGroup,
+             context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(package_name="farm", prog_name="farm")
 @click.pass_context
 def cli(ctx: click.Context) -> None:
@@ -638,7 +660,8 @@ def worker(broker: str | None, devices: str, group: str | None,
     SIGTERM drains: each device finishes its current case, then its worker exits.
     """
     from farm.config import load_settings
-    from farm.devices.specs import attach_targets, check_browser, parse_device_specs
+    from farm.devices.specs import (attach_targets, check_browser, parse_device_specs,
+                                    refuse_named)
     settings = load_settings(broker_url=broker, worker_metrics_port=metrics_port)
     _settings_file_unread()
     if not settings.broker_url:
@@ -647,6 +670,7 @@ def worker(broker: str | None, devices: str, group: str | None,
     from farm.cluster import store
     store.use_prefix(settings.cluster_prefix)   # (a refused PING's grant names farm's keys)
     specs = parse_device_specs(devices, settings)           # user mistakes end here, exit 4
+    refuse_named(specs, "farm worker")
     _check_metrics_ports(settings.worker_metrics_port, sum(s.count for s in specs),
                          "--metrics-port" if metrics_port is not None
                          else "FARM_WORKER_METRICS_PORT")
@@ -1660,6 +1684,7 @@ def main() -> None:
     _hold_gc()
     _closed_to_devnull()
     _printable_anywhere()
+    _junit_at_start(sys.argv[1:])
     real_stdout = sys.stdout
     sys.stdout = out = _ReaderMayLeave(real_stdout)
     before = _stops_interrupt()
@@ -1714,10 +1739,12 @@ def _main() -> None:
         sys.exit(exc.exit_code)
     except click.UsageError as exc:
         exc.message = _hidden(exc.message)
+        _junit_of_mistake(exc.format_message())
         exc.show()
         sys.exit(EXIT_USAGE)
-    except (click.Abort, KeyboardInterrupt):
-        click.echo("farm: interrupted", err=True)
+    except (click.Abort, KeyboardInterrupt, _Interrupted):
+        # a blank line first closes a terminal's ``^C`` echo (none without a terminal)
+        click.echo(("\n" if sys.stderr.isatty() else "") + "farm: interrupted", err=True)
         sys.exit(EXIT_INTERRUPTED)
     except SuiteErrors as exc:
         n = len(exc.errors)
@@ -1729,13 +1756,17 @@ def _main() -> None:
             click.echo(exc.outcome)
         sys.exit(EXIT_USAGE)
     except UserError as exc:
+        _junit_of_mistake(_hidden(str(exc)))
         click.echo(_hidden(f"farm: error: {exc}"), err=True)
         sys.exit(EXIT_USAGE)
     except FarmError as exc:
+        if exc.exit_code == EXIT_USAGE:
+            _junit_of_mistake(_hidden(str(exc)))
         click.echo(_hidden(f"farm: error: {exc}"), err=True)
         sys.exit(exc.exit_code)
     except click.ClickException as exc:
         exc.message = _hidden(exc.message)
+        _junit_of_mistake(exc.format_message())
         exc.show()
         sys.exit(EXIT_USAGE)
     except OSError as exc:
@@ -1752,6 +1783,115 @@ def _main() -> None:
         sys.exit(EXIT_USAGE)
     except Exception as exc:
         _internal_error(exc)
+
+
+# The --junit-xml `_junit_at_start` replaced: its path, what it held (None: no file), and
+# what it holds now (farm's "not finished" error).
+_START_JUNIT: dict[str, Any] = {}
+
+
+def _junit_of_args(args: list[str]) -> Path | None:
+    """The --junit-xml FILE of a `farm run` command line as given; None for another command,
+    --help or --collect-only (which write none)."""
+    if not args or args[0] != "run":
+        return None
+    found = None
+    for i, arg in enumerate(args[1:], 1):
+        if arg == "--":
+            break
+        if arg in ("-h", "--help", "--collect-only"):
+            return None
+        if arg == "--junit-xml" and i + 1 < len(args):
+            found = args[i + 1]
+        elif arg.startswith("--junit-xml="):
+            found = arg.partition("=")[2]
+    return Path(found) if found and found.strip() else None
+
+
+def _junit_at_start(args: list[str]) -> None:
+    """`farm run … --junit-xml FILE`: an earlier run's FILE (green, passes) says at once, before
+    anything slow (imports, settings, suites), that this run has not finished: a CI cancel
+    (SIGTERM) in farm's first moments left it for CI to publish as this run's. The run's own
+    placeholder (`unfinished_junit`), its end or its mistake (`_junit_of_mistake`) replace
+    it. Only a file in a folder that is there, and never one farm would not write over."""
+    path = _junit_of_args(args)
+    if path is None or not path.parent.is_dir() or path.is_dir():
+        return
+    try:
+        _junit_replaces_no_other_file(path)
+        old = path.read_bytes() if path.exists() else None
+        when = _now()
+        _START_JUNIT["text"] = _replace_junit(path, "RunNotFinished", (
+            f"farm run (started {when}) has not written its results: it was still starting "
+            f"(reading its settings and suites), or it was stopped then (killed: a CI "
+            f"timeout?)"), when)
+    except (UserError, OSError):
+        return
+    _START_JUNIT.update(path=path, old=old)
+
+
+def _junit_of_mistake(message: str) -> None:
+    """A usage or settings mistake (exit 4) of `farm run … --junit-xml FILE`: FILE holds one
+    ``farm``/``run`` error naming it, in place of the previous run's (green) file, which CI
+    published as this run's. When the mistake is FILE itself, it is left as it was (as
+    `_junit_at_start` found it); a FILE the run wrote its results into is kept."""
+    path = _junit_of_args(sys.argv[1:])
+    if path is None:
+        return
+    started = _START_JUNIT.get("path") == path
+    try:
+        if "--junit-xml" in message:        # FILE is the mistake: as it was
+            if started and path.read_text(encoding="utf-8") == _START_JUNIT["text"]:
+                old = _START_JUNIT["old"]
+                path.unlink() if old is None else path.write_bytes(old)
+            return
+        if path.exists():
+            now = path.read_text(encoding="utf-8")
+            if now != _START_JUNIT.get("text") and 'type="RunNotFinished"' not in now:
+                return
+        _junit_replaces_no_other_file(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        _replace_junit(path, "UsageError", f"farm run did not start (exit 4): {message}")
+    except (UserError, OSError, UnicodeDecodeError):
+        pass
+
+
+def _now() -> str:
+    from datetime import datetime
+    return datetime.now().astimezone().isoformat(timespec="seconds")
+
+
+_JUNIT_OF_ONE_ERROR = """<?xml version="1.0" encoding="utf-8"?>
+<testsuites name="farm run" tests="1" failures="0" errors="1" time="0.0">
+\t<testsuite name="farm" timestamp="{when}" tests="1" errors="1" failures="0" skipped="0" \
+time="0.0">
+\t\t<testcase name="run" classname="farm" time="0.0">
+\t\t\t<error message="{short}" type="{kind}">{kind}: {message}</error>
+\t\t</testcase>
+\t</testsuite>
+</testsuites>
+"""
+
+
+def _replace_junit(path: Path, kind: str, message: str, when: str | None = None) -> str:
+    """``path`` replaced whole (a new file renamed over it) by a JUnit document of one
+    ``farm``/``run`` error, ``kind``: ``message``, written without farm.report (its imports
+    take a fifth of a second); the text written."""
+    from xml.sax.saxutils import escape
+    shown = re.sub(r"[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]", "?", message)
+    text = _JUNIT_OF_ONE_ERROR.format(when=when or _now(), kind=kind, message=escape(shown),
+                                      short=escape(" ".join(shown.split()), {'"': "&quot;"}))
+    tmp = path.with_name(f"{path.name}.{os.getpid()}-{threading.get_ident()}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o666)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise
+    return text
 
 
 def _cwd_gone() -> bool:

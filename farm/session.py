@@ -533,6 +533,8 @@ def _executor(settings: Settings, specs: list[DeviceSpec], cases: list[Case],
             raise ConfigError(f"{display_path(pinned.file)}: pins device {pinned.pin} "
                               "(deviceId / wdaHost / wdaPort): pinned cases run with local "
                               "devices only, not on a cluster")
+        from farm.devices.specs import refuse_named
+        refuse_named(specs, "farm run --broker")
         from farm.cluster import store
         from farm.executors.celery import CeleryExecutor
         store.use_prefix(settings.cluster_prefix)   # (a refused PING's grant names the keys)

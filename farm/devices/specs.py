@@ -219,6 +219,17 @@ def parse_device_specs(text: str, settings: Settings | None = None) -> list[Devi
     return specs
 
 
+def refuse_named(specs: list[DeviceSpec], who: str) -> None:
+    """Phones named by serial (``android:SERIAL``) are for a local `farm run`: ``who`` (a
+    worker, a cluster run) would take any phones, so it is refused, saying what chooses them."""
+    named = next((s for s in specs if s.serials), None)
+    if named is not None:
+        raise ConfigError(f"{who} --devices {named.written()}: phones are named by serial for "
+                          f"a local `farm run` only; give a count (android:{named.count}) and "
+                          "choose a `farm worker`'s phones with ANDROID_SERIAL="
+                          + ",".join(named.serials))
+
+
 def _with_serial(specs: list[DeviceSpec], given: dict[str, tuple[str, int]], part: str,
                  serial: str) -> list[DeviceSpec]:
     """``specs`` with the phone ``android:SERIAL`` names added to the android spec of named

@@ -134,3 +134,14 @@ def test_android_serial_takes_a_comma_list(monkeypatch):
     assert why.startswith("--devices android:2: ANDROID_SERIAL=emulator-5554,emulator-5560 "
                           "names emulator-5560, not on the adb server 127.0.0.1:5037 (it lists "
                           "emulator-5554, emulator-5556, emulator-5558, R58M1)")
+
+
+def test_a_worker_refuses_named_phones_it_would_not_honour(monkeypatch, capsys):
+    """`farm worker --devices android:SERIAL` would have driven any free phone."""
+    from tests.support.farm_cli import run_main
+    code, _, err = run_main(monkeypatch, capsys, "worker", "--broker", "redis://127.0.0.1:1/0",
+                            "--devices", "android:emulator-5554,android:emulator-5556")
+    assert code == 4
+    assert ("farm worker --devices android:emulator-5554,android:emulator-5556: phones are "
+            "named by serial for a local `farm run` only; give a count (android:2) and choose "
+            "a `farm worker`'s phones with ANDROID_SERIAL=emulator-5554,emulator-5556") in err
