@@ -131,6 +131,9 @@ class BrowserDevice:
         self._thrown: list[str] = []      # the case's uncaught page errors (failure_note)
         self._cut: list[str] = []         # the case's fills a maxlength cut (failure_note)
         self._step_said: list[str] = []   # … of the step under way, its notes (step_notes)
+        # how many of the case's notes (dialogs, errors, cuts) came before the step before
+        # this one, and before this one: a failure names those of the two steps only
+        self._marks: tuple[tuple[int, ...], tuple[int, ...]] = ((), ())
         self._opened: Any = None                      # a new tab to follow (autoFollowNewPage)
         # the case's new tabs not followed, and the target's mode (failure_note says so)
         self._unfollowed: tuple[str, list[Any]] = ("page", [])
@@ -252,7 +255,7 @@ class BrowserDevice:
         self._viewport = (target.viewport_width, target.viewport_height)
         self._follow_new_pages = target.follow_new_pages
         self._dialogs, self._thrown, self._cut = (target.dialogs, []), [], []
-        self._step_said = []
+        self._step_said, self._marks = [], ((), ())
         self._unfollowed = (target.mode, [])
         with self._errors("new context"):
             self._context = new_context(browser, target, [*self.settings.browser_args,
@@ -273,6 +276,7 @@ class BrowserDevice:
         if target.network_idle_ms:
             self.wait_network_idle(target.network_idle_ms,
                                    raise_on_timeout=not target.network_idle_continue)
+        self._step_ends()     # (the case's opening is the step before its first)
 
     def continue_session(self, target: "WebTarget") -> None:
         """The next file of a shared-context batch: the context and page the previous file left
@@ -287,7 +291,7 @@ class BrowserDevice:
         self._viewport = (target.viewport_width, target.viewport_height)
         self._follow_new_pages = target.follow_new_pages
         self._dialogs, self._thrown, self._cut = (target.dialogs, []), [], []
-        self._step_said = []
+        self._step_said, self._marks = [], ((), ())
         self._unfollowed = (target.mode, [])
         with self._errors("reuse the shared browser context"):
             reuse_context(self._context, self._page, target)
@@ -571,11 +575,14 @@ class BrowserDevice:
         """For a step that failed: "the page answered 404 Not Found: URL" when the server
         answered the page's current document with an HTTP error, else None (one page round
         trip, only then, once a navigation under way is over: a load that failed leaves
-        Chromium's error page coming; `farm.devices.web.failures.page_status_note`)."""
+        Chromium's error page coming; `farm.devices.web.failures.page_status_note`). The
+        last dialog answered, error thrown, value cut, when it came in this step or the one
+        before (the case's opening is the step before its first; "N more before" counts
+        the case's): one ten steps back is no reason."""
         from farm.devices.web.failures import last_of, page_status_note
-        said = "; ".join(filter(None, [*map(last_of, (self._dialogs[1], self._thrown,
-                                                      self._cut)),
-                                       self._tab_note()])) or None
+        since = self._marks[0] or (0,) * len(self._noted())
+        recent = [notes if len(notes) > n else [] for notes, n in zip(self._noted(), since)]
+        said = "; ".join(filter(None, [*map(last_of, recent), self._tab_note()])) or None
         status = self._page_status(page_status_note)
         return "; ".join(filter(None, [status, said])) or None
 
@@ -584,7 +591,16 @@ class BrowserDevice:
         asks at each step's end: a step note in the report and results.json): a value a
         field's maxlength cut ("the input[type=text] kept 3 of the 5 characters of …")."""
         said, self._step_said = self._step_said, []
+        self._step_ends()
         return said
+
+    def _noted(self) -> tuple[list[str], ...]:
+        """The case's notes a failure may name, of each kind (`failure_note`)."""
+        return self._dialogs[1], self._thrown, self._cut
+
+    def _step_ends(self) -> None:
+        """A step (or the case's opening) ended: its notes become the step before's."""
+        self._marks = (self._marks[1], tuple(map(len, self._noted())))
 
     def error_page(self) -> str | None:
         """"the page answered 404 Not Found: URL" when the server answered the page's current
