@@ -265,8 +265,9 @@ class Scroll(Action):
         x, y = self._start(ctx) if self.locate is not None else (w // 2, h // 2)
         way = SCROLL_TO.get(self.scrollType, self.direction)
         dx, dy = DIRECTIONS.get(way, (0, 1))
-        if self.scrollType != "singleAction":
-            return self._to_end(ctx, x, y, dx * 10 * h, dy * 10 * h)
+        if self.scrollType != "singleAction":   # (a phone: half a screen a swipe)
+            reach = int(getattr(ctx.device, "end_scroll_screens", 10) * h)
+            return self._to_end(ctx, x, y, dx * reach, dy * reach)
         step = self.distance or int((h if dy else w) * 0.7)
         if ctx.device.scroll(x, y, dx * step, dy * step) is False:
             return f"nothing scrolled: nothing at ({x}, {y}) scrolls {way} any further"
@@ -279,8 +280,11 @@ class Scroll(Action):
         endless list grows at each: it ends all the same, and says it stopped)."""
         end = self.scrollType.removeprefix("scrollTo").lower()
         moved: bool | None = None
-        for n in range(SCROLLS_TO_END):
+        went = 0            # how far the content went, as far as the device can tell
+        scrolls = getattr(ctx.device, "scrolls_to_end", SCROLLS_TO_END)
+        for n in range(scrolls):
             moved = ctx.device.scroll(x, y, dx, dy)
+            went += getattr(ctx.device, "scrolled_px", None) or abs(dx or dy)
             if moved is False:
                 return None if n else (f"nothing scrolled: nothing at ({x}, {y}) scrolls "
                                        f"any further toward the {end}")
@@ -288,8 +292,9 @@ class Scroll(Action):
                 return None
         if moved is not True:        # (a device that cannot tell)
             return None
-        return (f"stopped after {SCROLLS_TO_END} scrolls of {abs(dx or dy)} px without "
-                f"reaching the {end}: the content kept moving (an endless list?)")
+        per = went // scrolls
+        return (f"stopped after {scrolls} scrolls of {per} px without reaching "
+                f"the {end}: the content kept moving (an endless list?)")
 
     def _start(self, ctx: ActionContext) -> tuple[int, int]:
         """Where the wheel goes for the target: on a device that can tell (the web's

@@ -448,6 +448,10 @@ class AndroidDevice:
         self._last_tree: UITree | None = None   # … as read (`tap_point` checks its nodes)
         self._dump_fresh = False            # … and no command was sent since it was read
         self._shot: bytes | None = None     # the last screenshot, while no command came since
+        self.scrolled_px = 0                # how far the last scroll's swipes moved the content
+        # a scroll to an end: half a screen a swipe (each a mark on the report's screenshot),
+        # up to 30 (where a wheel on the web goes 10 screens, 10 times)
+        self.end_scroll_screens, self.scrolls_to_end = 0.5, 30
         self.screenshot_black = False
         self.about = ""                     # model and Android version, once open
         self.sdk = 0                        # its API level, once open (0: it did not say)
@@ -904,20 +908,26 @@ class AndroidDevice:
             self.swipe(x1, y1, x2, y2, max(int(duration_ms), 1500))
 
     def scroll(self, x: int, y: int, dx: int, dy: int) -> bool | None:
-        """Scroll content by (dx, dy) pixels: the finger moves the other way. Whether anything
-        moved, from the screens before and after the swipe (`phone_edges.screen_moved`; the
-        last screenshot is the one before when no command came since); None when a
-        screenshot cannot tell (FLAG_SECURE's black frames)."""
-        w, h = self.size()
-        x2 = max(1, min(w - 1, x - dx))
-        y2 = max(1, min(h - 1, y - dy))
+        """Scroll content by (dx, dy) pixels: the finger moves the other way, in swipes that
+        move that far (`phone_edges.scroll_swipes`: begun near the edge they move away from,
+        a long distance split); ``scrolled_px`` says how far they went. Whether anything
+        moved, from the screens before and after each swipe (`phone_edges.screen_moved`;
+        the last screenshot is the one before when no command came since): the swipes stop
+        at the first that moved nothing (the end came); None when a screenshot cannot tell
+        (FLAG_SECURE's black frames)."""
+        swipes = phone_edges.scroll_swipes(x, y, dx, dy, self.size())
         before = self._shot or self.screenshot()
         blind = self.screenshot_black
-        self.swipe(x, y, x2, y2, 300)
-        if blind:
-            return None
-        after = self.screenshot()
-        return None if self.screenshot_black else phone_edges.screen_moved(before, after)
+        moved, self.scrolled_px = False, 0
+        for x1, y1, x2, y2 in swipes:
+            self.swipe(x1, y1, x2, y2, 300)
+            after = None if blind else self.screenshot()
+            blind = blind or self.screenshot_black
+            if not blind and not phone_edges.screen_moved(before, after):
+                break
+            moved, before = True, after
+            self.scrolled_px += max(abs(x2 - x1), abs(y2 - y1))
+        return None if blind else moved
 
     def tap_point(self, node: int, x: int, y: int) -> tuple[int, int, str]:
         """Before a tap at (x, y) on node ``node`` of the last `hierarchy`: a target under the

@@ -31,6 +31,9 @@ BRING_IN_MS = 600
 # A target on the screen's edge showing less than this part of the screen's height (about the
 # 48 dp / 44 pt touch target phones ask for) is taken for a cut strip of something larger
 STRIP = 1 / 20
+# The part of the screen at each edge a scroll's swipe keeps off: the status bar, the
+# home-gesture strip, the sides' back gesture
+SCROLL_EDGE = 0.15
 
 
 def shown_height(r: Rect, height: int) -> int:
@@ -168,6 +171,31 @@ def _swipe_above(device: Any, node: UINode, x: int, y: int,
     if now is None:
         return None, x, y
     return (now, *_moved(x, y, node.rect, now.rect))
+
+
+def scroll_swipes(x: int, y: int, dx: int, dy: int,
+                  size: tuple[int, int]) -> list[tuple[int, int, int, int]]:
+    """The finger's swipes (x1, y1, x2, y2) that scroll content by (dx, dy) on a screen of
+    ``size``: the finger moves the other way, kept SCROLL_EDGE of the screen off each edge
+    (the status bar, the home-gesture strip, the sides' back gesture). Each begins at (x, y)
+    when its move fits from there, else as near it as fits (toward the edge it moves away
+    from: a scroll down begins low); a distance longer than that span is split into equal
+    swipes. One swipe from the middle, cut at the screen's edge, moved half of what it
+    claimed (a 3000 px scroll moved 1200)."""
+    w, h = size
+    spans = [(round(n * SCROLL_EDGE), round(n * (1 - SCROLL_EDGE))) for n in (w, h)]
+    count = max([1] + [-(-abs(d) // max(1, hi - lo)) for d, (lo, hi) in zip((dx, dy), spans)])
+    out = []
+    for i in range(count):
+        piece = [dx * (i + 1) // count - dx * i // count, dy * (i + 1) // count - dy * i // count]
+        start = [_fit(at, d, lo, hi) for at, d, (lo, hi) in zip((x, y), piece, spans)]
+        out.append((start[0], start[1], start[0] - piece[0], start[1] - piece[1]))
+    return out
+
+
+def _fit(at: int, move: int, lo: int, hi: int) -> int:
+    """Where a finger moving ``-move`` begins, nearest ``at``, staying in [lo, hi]."""
+    return min(max(at, lo + max(move, 0)), hi + min(move, 0))
 
 
 def _holds(r: Rect, x: int, y: int) -> bool:
