@@ -564,7 +564,9 @@ class _CaseRun:
             return NeedsModel(f"{step.kind} at line {step.line}")
         if not step.xpath or "xpath" in self.services.settings.locate_off:
             return exc
-        return NeedsModel(f"{exc.what}, and its xpath {step.xpath} matched nothing")
+        from farm.agent.locator import xpath_missed
+        return NeedsModel(f"{exc.what}, and its xpath {step.xpath} "
+                          f"{xpath_missed(self.device)}")
 
     def _mark(self, rec: StepRecord) -> None:
         """Where the step acted, and its before screenshot with that drawn over it (an SVG

@@ -26,7 +26,7 @@ import threading
 import time
 import unicodedata
 from dataclasses import dataclass, field, replace
-from typing import Callable, Collection, Iterable, Protocol
+from typing import Any, Callable, Collection, Iterable, Protocol
 
 from farm import metrics
 from farm.devices import phone_edges
@@ -126,9 +126,24 @@ class XPathTier:
         if len(rects) > 1:
             raise LocateError(f"XPath {ctx.xpath} matches {len(rects)} elements; "
                               "it must match exactly one")
-        ctx.near.append(f"XPath {ctx.xpath} matched nothing")
-        ctx.hints[XPATH_MISSED] = f"its xpath {ctx.xpath} matched nothing"
+        said = xpath_missed(ctx.device)
+        ctx.near.append(f"XPath {ctx.xpath} {said}")
+        ctx.hints[XPATH_MISSED] = f"its xpath {ctx.xpath} {said}"
         return None
+
+
+def xpath_missed(device: Any) -> str:
+    """What the device's last XPath query that found no element shown says: "matched
+    nothing", or, where it matched elements that are not shown (a web device's
+    ``xpath_hidden``: a submenu's link while its menu is closed), "matched 1 element, not
+    shown: display:none on its div.sub; hover or open its menu first?"."""
+    hidden = getattr(device, "xpath_hidden", None)
+    if not isinstance(hidden, list) or not hidden:
+        return "matched nothing"
+    n = len(hidden)
+    whys = ", ".join(list(dict.fromkeys(map(str, hidden)))[:3])
+    return (f"matched {n} element{'s' if n > 1 else ''}, not shown: {whys}; hover or open "
+            "its menu first?")
 
 
 def _node_of(rect: Rect, ctx: LocateContext) -> UINode | None:

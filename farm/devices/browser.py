@@ -673,6 +673,12 @@ class BrowserDevice:
         """Viewport rects of rendered elements matching ``xpath``; bad XPath -> StepFailed."""
         return self._read(lambda page: self._dom.xpath_rects(page, xpath))
 
+    @property
+    def xpath_hidden(self) -> list[str]:
+        """Why each element of the page the last `query_xpath` matched but left out is not
+        shown ("display:none on its div.sub"): a miss says it matched them all the same."""
+        return self._dom.xpath_hidden
+
     def _read(self, read: Callable[[Any], Any]) -> Any:
         """``read(page)``; when the page closed its tab under the read, the same read of the
         tab the device goes on in (`_back_to_open_tab`)."""

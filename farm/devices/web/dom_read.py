@@ -39,6 +39,8 @@ class DomReader:
         # whether the last `text` read saw a canvas that can hold text in the viewport (of the
         # page or of a frame it read): text drawn there is in no text read, OCR can read it
         self.canvas = False
+        # why each element the last XPath matched in the page is not shown ("display:none")
+        self.xpath_hidden: list[str] = []
         # the last tree read, until an action may change the page (`acted`): what `reached`
         # answers from
         self._fresh: UITree | None = None
@@ -150,6 +152,7 @@ class DomReader:
         res = clean(self.wait.evaluate(page, XPATH_JS, xpath, what="evaluate XPath"))
         if "error" in res:
             raise StepFailed(f"invalid XPath {xpath!r}: {res['error']}")
+        self.xpath_hidden = [str(w) for w in res.get("hidden") or []]
         rects = res["rects"] + frames.xpath_rects(page.main_frame, xpath, self._elements)
         return [Rect(x=r[0], y=r[1], width=r[2], height=r[3]) for r in rects]
 

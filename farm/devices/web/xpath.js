@@ -1,5 +1,6 @@
 // Rendered elements matching an XPath, as [x, y, w, h] viewport rects; text and attribute
-// hits map to their element. The page's document first, then each shown frame of its origin
+// hits map to their element. ``hidden``: why each match that is not shown is not
+// ("display:none on its div.sub"), for a miss to say it matched something all the same. The page's document first, then each shown frame of its origin
 // (the XPath evaluated in the frame's document, its rects moved to where the frame is: what
 // the DOM walk, dom.js, reads there too); a frame of another origin is searched on its own,
 // with this script evaluated in it (farm/devices/web/frames.py). Returns {error} instead of
@@ -7,7 +8,20 @@
 // Playwright error.
 // Evaluated with reach.js's helpers.
 (xpath, {inside}) => {
-  const out = [];
+  const out = [], hidden = [];   // (hidden: why each match not shown is not, "display:none")
+  const named = (el) => el.tagName.toLowerCase() + (el.id ? '#' + el.id : '') +
+    (typeof el.className === 'string' && el.className.trim()
+      ? '.' + el.className.trim().split(/\s+/).join('.') : '');
+  const why = (n, r) => {
+    for (let el = n; el && el.nodeType === 1; el = el.parentElement) {
+      const s = el.ownerDocument.defaultView.getComputedStyle(el);
+      const on = el === n ? '' : ` on its ${named(el)}`;
+      if (s.display === 'none') return 'display:none' + on;
+      if (el === n && s.visibility === 'hidden') return 'visibility:hidden';
+      if (parseFloat(s.opacity) === 0) return 'opacity:0' + on;
+    }
+    return r.width > 0 || r.height > 0 ? 'no width or height' : 'no size';
+  };
   const search = (doc, dx, dy, k) => {     // (k: how much a zoomed frame scales its pixels)
     const view = doc.defaultView;
     const snap = doc.evaluate(xpath, doc, null, XPathResult.ORDERED_NODE_SNAPSHOT_TYPE, null);
@@ -22,7 +36,7 @@
       else if (n.nodeType !== 1) n = n.parentElement;
       if (!n || !n.getBoundingClientRect) continue;
       const r = n.getBoundingClientRect();
-      if (!shown(n, r)) continue;
+      if (!shown(n, r)) { hidden.push(why(n, r)); continue; }
       out.push([Math.round(r.left * k + dx), Math.round(r.top * k + dy),
                 Math.round(r.width * k), Math.round(r.height * k)]);
     }
@@ -36,5 +50,5 @@
   try {
     search(document, 0, 0, 1);
   } catch (e) { return {error: String(e && e.message || e)}; }
-  return {rects: out};
+  return {rects: out, hidden};
 }
