@@ -659,9 +659,11 @@ class AndroidDevice:
                 if self._killed:
                     raise DeviceLost(f"{self.name} was stopped") from None
                 end = timeout_s if timeout_s is not None else within_s
+                said = f"; it printed: {_last_lines(late.said)}" if late.said else ""
                 if late.silent:
-                    raise StepFailed(_silent_for(silence, self._silence_setting())) from None
-                raise StepFailed(_past_deadline(end or 0, late.printed)) from None
+                    raise StepFailed(_silent_for(silence, self._silence_setting()) + said) \
+                        from None
+                raise StepFailed(_past_deadline(end or 0, late.printed) + said) from None
             except ShellCut:
                 if self._killed:
                     raise DeviceLost(f"{self.name} was stopped") from None
@@ -1250,12 +1252,21 @@ def _silent_for(silence_s: float, setting: str) -> str:
             f"silence needs the step's timeout: (ms) or a longer {setting}")
 
 
+def _last_lines(text: str, limit: int = 300) -> str:
+    """The whole lines of ``text``'s last ``limit`` characters ("…" before, where cut), one
+    line: what a runAdbShell command stopped at its time-out printed by then."""
+    if len(text) > limit:
+        tail = text[-limit:]
+        text = "\u2026" + (tail.split("\n", 1)[1] if "\n" in tail[:-1] else tail)
+    return text.replace("\n", " / ")
+
+
 def _past_deadline(timeout_s: float, printed: int) -> str:
     """Why a runAdbShell command was stopped at its step's timeout (or the case's end)."""
     if not printed:
-        return (f"the shell command gave no output for {timeout_s:g}s and was given up (still "
-                "running on the phone, or the phone stopped answering); a longer one needs "
-                "the step's timeout: (ms)")
+        return (f"the shell command gave no output for {timeout_s:g}s and was given up "
+                "(still running on the phone, or the phone stopped answering); one that takes "
+                "longer needs a longer timeout: (ms) on its step")
     return (f"the shell command was still running after {timeout_s:g}s, having printed "
             f"{printed:,} bytes, and was stopped: one that prints until stopped (logcat "
             "without -d, top without -n) never ends; else give the step a longer timeout: "

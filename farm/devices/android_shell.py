@@ -30,6 +30,7 @@ class PastDeadline(Exception):
     def __init__(self, printed: int, silent: bool) -> None:
         super().__init__(f"still running ({printed} bytes printed)")
         self.printed, self.silent = printed, silent
+        self.said = ""          # the tail of what it printed by then (stdout, then stderr)
 
 
 class ShellCut(Exception):
@@ -83,18 +84,27 @@ def run_bounded(dev: Any, cmd: str, within_s: float | None, silent_s: float | No
     conn = dev.open_transport(timeout=min(limits) if limits else None)
     out, err = Tail(), Tail()
     try:
-        if v2:
-            conn.send_command("shell,v2:" + cmd)
-            conn.check_okay()
-            code = _frames(conn.conn, out, err, clock)
-            return out.text(), err.text(), code
-        conn.send_command(f"shell:{cmd}; echo {EXIT_MARK.decode()}$?")
-        conn.check_okay()
-        while _read(conn.conn, 4096, clock, out, err, exact=False):
-            pass
-        return _with_status(out)
+        return _run(conn, cmd, v2, out, err, clock)
+    except PastDeadline as late:
+        late.said = (out.text(crlf=not v2) + err.text()).strip()
+        raise
     finally:
         conn.close()
+
+
+def _run(conn: Any, cmd: str, v2: bool, out: Tail, err: Tail,
+         clock: _Clock) -> tuple[str, str, int]:
+    """`run_bounded` on the open transport ``conn``."""
+    if v2:
+        conn.send_command("shell,v2:" + cmd)
+        conn.check_okay()
+        code = _frames(conn.conn, out, err, clock)
+        return out.text(), err.text(), code
+    conn.send_command(f"shell:{cmd}; echo {EXIT_MARK.decode()}$?")
+    conn.check_okay()
+    while _read(conn.conn, 4096, clock, out, err, exact=False):
+        pass
+    return _with_status(out)
 
 
 def _frames(sock: socket.socket, out: Tail, err: Tail, clock: _Clock) -> int:

@@ -15,6 +15,7 @@ import socket
 import socketserver
 import struct
 import threading
+from functools import partial
 from typing import Any
 
 from farm.devices.sim.androidshell import AndroidShell
@@ -73,6 +74,18 @@ def _print_until_closed(sock: socket.socket, line: bytes, v2: bool, crlf: bool) 
     frame = b"\x01" + struct.pack("<I", len(data)) + data if v2 else data
     while True:
         sock.sendall(frame)
+
+
+def _stream(sock: socket.socket, v2: bool, crlf: bool, out: bytes, err: bytes) -> None:
+    """One command's output, sent as it ends: shell_v2's stdout and stderr frames, or the
+    one stream of a v1 shell (stderr first, as `run_in_order` orders it; an older phone's
+    through a terminal: every LF as CRLF)."""
+    if v2:
+        sock.sendall(b"".join(bytes([kind]) + struct.pack("<I", len(data)) + data
+                              for kind, data in ((1, out), (2, err)) if data))
+        return
+    both = err + out
+    sock.sendall(both.replace(b"\n", b"\r\n") if crlf else both)
 
 
 class _Handler(socketserver.BaseRequestHandler):
@@ -194,19 +207,11 @@ class _Handler(socketserver.BaseRequestHandler):
             endless = shell.endless(cmd)
             if endless is not None:
                 _print_until_closed(sock, endless, v2, crlf=not shell.shell_v2)
-            (out, err, code), both = shell.run_in_order(cmd)
+            # each command's output goes as it ends, as a phone's shell streams it
+            (_out, _err, code), _both = shell.run_in_order(
+                cmd, partial(_stream, sock, v2, not shell.shell_v2))
             if v2:
-                frames = b""
-                if out:
-                    frames += b"\x01" + struct.pack("<I", len(out)) + out
-                if err:
-                    frames += b"\x02" + struct.pack("<I", len(err)) + err
-                frames += b"\x03" + struct.pack("<I", 1) + bytes([code & 0xFF])
-                sock.sendall(frames)
-            elif shell.shell_v2:
-                sock.sendall(both)          # v1: one stream
-            else:       # an older phone's v1 shell runs in a terminal: every LF goes as CRLF
-                sock.sendall(both.replace(b"\n", b"\r\n"))
+                sock.sendall(b"\x03" + struct.pack("<I", 1) + bytes([code & 0xFF]))
             return
         if req.startswith("exec:"):
             _okay(sock)

@@ -50,6 +50,7 @@ KEYNAMES.update({chr(ord("A") + i): 29 + i for i in range(26)})
 KEYNAMES.update({str(i): 7 + i for i in range(10)})
 
 Result = tuple[bytes, bytes, int]
+Emit = Callable[[bytes, bytes], None]   # a command's (stdout, stderr) as it ends
 
 
 def input_text(arg: str) -> str:
@@ -146,9 +147,11 @@ class AndroidShell:
             return ((words[1] if len(words) == 2 else "y") + "\n").encode()
         return None
 
-    def run_in_order(self, line: str) -> tuple[Result, bytes]:
+    def run_in_order(self, line: str, emit: Emit | None = None) -> tuple[Result, bytes]:
         """`run`, and its stdout and stderr as one stream in the order each command wrote
-        them (a terminal's: a v1 shell's output)."""
+        them (a terminal's: a v1 shell's output); each command's (stdout, stderr) go to
+        ``emit`` as it ends, as a phone's shell streams them (`echo a; sleep 5; echo b`
+        shows its "a" at once)."""
         try:        # ($(...) runs now, before the line's commands: not in their order)
             line = expansion.expand(line, lambda body: self.run_in_order(body)[0][0])
             lexer = shlex.shlex(_mark_status(line), posix=True, punctuation_chars=";&|\n")
@@ -173,28 +176,31 @@ class AndroidShell:
                 argv.extend(expansion.glob(tok, list(self.files)))
                 continue
             if argv and (op == ";" or (op == "&&") == (code == 0)):
-                (o, e, code), b, ended = self._one(argv, code)
+                (o, e, code), b, ended = self._one(argv, code, emit)
                 out, err, both = out + o, err + e, both + b
                 if ended:       # `exit`: nothing after it runs
                     break
             argv, op = [], tok
         return (out, err, code), both
 
-    def _one(self, argv: list[str], last: int) -> tuple[Result, bytes, bool]:
-        """One command of a line (``last``: the status before it), its output in order, and
-        whether it ended the shell (``exit``)."""
+    def _one(self, argv: list[str], last: int,
+             emit: Emit | None = None) -> tuple[Result, bytes, bool]:
+        """One command of a line (``last``: the status before it), its output in order (to
+        ``emit`` too), and whether it ended the shell (``exit``)."""
         argv = [a.replace(STATUS, str(last)) for a in argv]
         if argv[:2] == ["sh", "-c"] and len(argv) > 2:     # a shell of its own
-            result, both = self.run_in_order(argv[2])
+            result, both = self.run_in_order(argv[2], emit)
             return result, both, False
         if argv[0] == "exit":
-            return _exit(argv[1:], last) + (True,)
-        if self.is_control(argv[0]) or argv[0] == "sleep":   # not behind a slowed screencap,
-            o, e, code = self.pipeline(argv)                  # nor holding the screen
+            (o, e, code), ended = _exit(argv[1:], last)[0], True
+        elif self.is_control(argv[0]) or argv[0] == "sleep":  # not behind a slowed screencap,
+            (o, e, code), ended = self.pipeline(argv), False  # nor holding the screen
         else:
             with self.screen.lock:
-                o, e, code = self.pipeline(argv)
-        return (o, e, code), e + o, False
+                (o, e, code), ended = self.pipeline(argv), False
+        if emit is not None and (o or e):
+            emit(o, e)
+        return (o, e, code), e + o, ended
 
     def pipeline(self, argv: list[str]) -> Result:
         """A command, its output through what follows each ``|`` (grep, head, tail, wc)."""
