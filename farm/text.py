@@ -46,6 +46,35 @@ def cjk_unspaced(text: str) -> str:
     return _CJK_SPACE.sub("", text) if CJK.search(text) else text
 
 
+def _letter(char: str) -> bool:
+    """Whether ``char`` is a letter or digit that ends a word where it stops: not one of
+    Chinese, Japanese or Korean (their text has no word ends)."""
+    return char.isalnum() and not CJK.match(char)
+
+
+def word_match(want: str, have: str, spaced: bool = False) -> re.Match[str] | None:
+    """Where ``want`` is in ``have`` (both as compared: normalised, case-folded) with its ends
+    at word ends: where ``want`` starts (ends) with a letter or digit, the character of
+    ``have`` just before (after) it is none ("count 1" is not in "count 10"; "saved: a" is in
+    "saved: a."); a CJK character has no word end, so next to one it is a substring match.
+    ``spaced``: whitespace is no difference inside the match, as OCR reads it ("signin" is in
+    "sign in" and "sign in" in "signin"). An empty ``want`` is anywhere."""
+    if spaced:
+        want = "".join(want.split())
+    if not want:
+        return re.match("", have)
+    pattern = re.compile(r"\s*".join(map(re.escape, want)) if spaced else re.escape(want))
+    start_word, end_word = _letter(want[0]), _letter(want[-1])
+    match = pattern.search(have)
+    while match is not None:
+        before = have[match.start() - 1] if match.start() else " "
+        after = have[match.end()] if match.end() < len(have) else " "
+        if not (start_word and _letter(before)) and not (end_word and _letter(after)):
+            return match
+        match = pattern.search(have, match.start() + 1)
+    return None
+
+
 def unmasked(text: str) -> str:
     """The mask of a run with no secret: ``text`` as it is. A device given it scans nothing
     for secrets (`farm.devices.browser.BrowserDevice.hide`)."""

@@ -39,6 +39,7 @@ from farm.devices.grabber import ScreenshotGrabber
 from farm.errors import (AssertionFailed, CaseTimeout, FarmError, Interrupted, LocateError,
                          ModelUnavailable, NeedsModel, StepFailed)
 from farm.suite.vars import model_text
+from farm.text import word_match
 from farm.usage import Usage
 
 # Imported where used, not here: the ai_act loop, the insight calls (aiAssert, aiQuery, ...),
@@ -253,18 +254,19 @@ class Agent:
         UI tree's visible text, and, where the tree cannot show everything (no text at all, or
         a canvas / WebView: `ocr.needs_pixels`), what OCR reads on a fresh screenshot. A
         screen farm cannot read at all fails the step: an empty reading would pass every
-        assertNoText. ``self.by_ocr`` says whether OCR read it."""
+        assertNoText. ``text`` is found only where its ends are word ends ("Count 1" is not in
+        "Count 10": `_has`, `ocr.read_has`). ``self.by_ocr`` says whether OCR read it."""
         self.by_ocr = False
         self.screen_read, self.screen_tree = "", None
         read = getattr(self.device, "screen_text", None)
         if read is not None:
             self.screen_read = read()
-            return normalise(text) in normalise(self.screen_read) or self._drawn(text)
+            return _has(text, self.screen_read) or self._drawn(text)
         tree = self.screen_tree = self.device.hierarchy()
         self.screen_read = tree.visible_text() if tree else ""
-        if tree and normalise(text) in normalise(self.screen_read):
+        if tree and _has(text, self.screen_read):
             return True
-        from farm.agent.ocr import engine, needs_pixels, read_lines, squash
+        from farm.agent.ocr import engine, needs_pixels, read_has, read_lines
         if not needs_pixels(tree):
             return False
         if engine() is None:
@@ -282,7 +284,7 @@ class Agent:
                                     "and the UI tree has no text")
             unreadable.for_now = True      # (a wait looks again: a black frame may pass)
             raise unreadable
-        return squash(text) in squash(self.screen_read.replace("\n", ""))
+        return read_has(text, self.screen_read) is not None
 
     def _drawn(self, text: str) -> bool:
         """Whether ``text``, not in a browser's rendered text, is what OCR reads on a fresh
@@ -290,7 +292,7 @@ class Agent:
         (`canvas_shown`: a chart's labels, a Flutter web app draw text no DOM text holds).
         Without such a canvas (no round trip more) or without OCR, the rendered text is all
         there is."""
-        from farm.agent.ocr import engine, read_lines, squash
+        from farm.agent.ocr import engine, read_has, read_lines
         shown = getattr(self.device, "canvas_shown", None)
         if shown is None or not shown() or engine() is None:
             return False
@@ -298,7 +300,7 @@ class Agent:
         self.by_ocr = True
         drawn = "\n".join(line.text for line in read_lines(self.grabber.grab()))
         self.screen_read += "\n" + drawn
-        return squash(text) in squash(drawn.replace("\n", ""))
+        return read_has(text, drawn) is not None
 
     def _how_read(self) -> str:
         """How the last `shows` read the screen, where that may explain a surprise: OCR."""
@@ -335,7 +337,9 @@ class Agent:
 
     def assert_no_text(self, text: str) -> None:
         if self.shows(text):
+            from farm.agent.screen_hint import matched_line
             raise AssertionFailed(f'text "{text}" is on screen but should not be'
+                                  f'{matched_line(text, self.screen_read, self.mask)}'
                                   f'{self._how_read()}')
 
     def wait_for_text(self, text: str, timeout_s: float = 10.0, interval_s: float = 0.2) -> None:
@@ -655,6 +659,13 @@ def _endpoint(client: Any) -> str:
     name = getattr(client, "name", "?")
     base = getattr(client, "base_url", None)
     return f"{name} at {mask_url(base)}" if base else name
+
+
+def _has(text: str, screen: str) -> bool:
+    """Whether ``text`` is in ``screen`` (a UI tree's or a page's text) as a text check
+    compares: `normalise`d, its ends at word ends (`farm.text.word_match`: "Count 1" is not
+    in "Count 10", "Saved" is in "Saved."; none for Chinese, Japanese or Korean text)."""
+    return word_match(normalise(text), normalise(screen)) is not None
 
 
 def _target(prompt: str | None, xpath: str | None, deep_locate: bool) -> Locate:

@@ -26,7 +26,7 @@ from typing import Any, Callable
 from farm.agent.locator import LocateContext, LocateHit, ambiguous
 from farm.cache.xpaths import node_for_rect
 from farm.devices.base import Rect, UITree
-from farm.text import QUOTES
+from farm.text import QUOTES, word_match
 
 log = logging.getLogger(__name__)
 
@@ -106,6 +106,14 @@ def squash(text: str) -> str:
     `farm.agent.locator.normalise`: `farm.text.QUOTES`), then no whitespace, case-folded."""
     text = unicodedata.normalize("NFKC", text).translate(QUOTES)
     return _SPACE.sub("", text).rstrip(":*").casefold()
+
+
+def read_has(text: str, read: str) -> re.Match[str] | None:
+    """Where ``text`` is in OCR's ``read`` (its lines), as a text check compares: `squash`ed,
+    whitespace no difference (OCR reads "Sign in" as "Signin" and back), its ends at word ends
+    of the read (`farm.text.word_match`: "Count 1" is not in "Count 10")."""
+    read = unicodedata.normalize("NFKC", read).translate(QUOTES).casefold()
+    return word_match(squash(text), read, spaced=True)
 
 
 def match_lines(prompt: str, lines: list[OcrLine]) -> tuple[list[Rect], str]:

@@ -12,7 +12,7 @@ import unicodedata
 from typing import Callable
 
 from farm.devices.base import UITree, UINode
-from farm.text import CJK, QUOTES, cjk_unspaced
+from farm.text import CJK, QUOTES, cjk_unspaced, word_match
 
 ALERT_ROLES = {"alert", "alertdialog", "xcuielementtypealert"}
 ALERT_IDS = ("android:id/message", "android:id/alerttitle")
@@ -43,6 +43,33 @@ def hint(expected: str, screen: str, tree: UITree | None,
         else:
             parts.append(f"the closest text on it is {_quote(close)}")
     return "".join(f"; {p}" for p in parts)
+
+
+def matched_line(expected: str, screen: str, mask: Callable[[str], str] = str) -> str:
+    """``: the screen shows it in "…"``: the line of ``screen`` where an assertNoText found
+    ``expected`` (or the run of lines it spans), as the screen writes it, ``mask``ed; "" when
+    none is found. Compared as loosely as any reading is (whitespace no difference, its ends
+    at word ends: `farm.text.word_match`), so the line found is one the check matched."""
+    want = _loose(expected).rstrip(":*")
+    lines = [line for line in screen.splitlines() if line.strip()]
+    for size in range(1, min(len(lines), len(want.split()) + 1) + 1):
+        for i in range(len(lines) - size + 1):
+            shown = " ".join(lines[i:i + size])
+            found = word_match(want, _loose(shown), spaced=True)
+            if found is not None:
+                return f": the screen shows it in {_around(mask(shown), found.start())}"
+    return ""
+
+
+def _loose(text: str) -> str:
+    return unicodedata.normalize("NFKC", text).translate(QUOTES).casefold()
+
+
+def _around(line: str, at: int) -> str:
+    """``line`` quoted, a long one cut to the part around character ``at`` (about)."""
+    line = re.sub(r"\s+", " ", line).strip()
+    start = max(0, min(at - SHOWN_CHARS // 3, len(line) - SHOWN_CHARS + 1))
+    return _quote(("…" if start else "") + line[start:])
 
 
 def _alerts(tree: UITree | None) -> list[str]:

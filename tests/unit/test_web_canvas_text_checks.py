@@ -48,7 +48,8 @@ def test_a_canvas_is_read_by_ocr_for_a_text_not_in_the_page_text(ocr_reads):
     agent.assert_text("Quarterly report")
     assert ocr_reads == []                      # in the page's text: no OCR
     agent.assert_text("Revenue 4200")
-    with pytest.raises(AssertionFailed, match=r'"Revenue 4200" is on screen but should not be '
+    with pytest.raises(AssertionFailed, match=r'"Revenue 4200" is on screen but should not be: '
+                                              r'the screen shows it in "Revenue4200" '
                                               r'\(read by OCR of a screenshot: the page shows'):
         agent.assert_no_text("Revenue 4200")
     agent.assert_no_text("Orders 17")
