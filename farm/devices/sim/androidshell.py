@@ -188,9 +188,13 @@ class AndroidShell:
         """One command of a line (``last``: the status before it), its output in order (to
         ``emit`` too), and whether it ended the shell (``exit``)."""
         argv = [a.replace(STATUS, str(last)) for a in argv]
+        replaced = argv[0] == "exec"      # `exec CMD`: CMD in the shell's place (it ends with it)
+        argv = argv[1:] if replaced else argv
+        if not argv:
+            return (b"", b"", 0), b"", False
         if argv[:2] == ["sh", "-c"] and len(argv) > 2:     # a shell of its own
             result, both = self.run_in_order(argv[2], emit)
-            return result, both, False
+            return result, both, replaced
         if argv[0] == "exit":
             (o, e, code), ended = _exit(argv[1:], last)[0], True
         elif self.is_control(argv[0]) or argv[0] == "sleep":  # not behind a slowed screencap,
@@ -200,7 +204,7 @@ class AndroidShell:
                 (o, e, code), ended = self.pipeline(argv), False
         if emit is not None and (o or e):
             emit(o, e)
-        return (o, e, code), e + o, ended
+        return (o, e, code), e + o, ended or replaced
 
     def pipeline(self, argv: list[str]) -> Result:
         """A command, its output through what follows each ``|`` (grep, head, tail, wc)."""
@@ -232,6 +236,14 @@ class AndroidShell:
             return b"", f"{name}: bad arguments: {exc}\n".encode(), 1
 
     # -- plain shell ---------------------------------------------------------------------------
+    def _cmd_export(self, args: list[str]) -> Result:
+        """``export NAME=VALUE`` (what `adb logcat` sends before ``exec logcat``: its
+        ANDROID_LOG_TAGS): taken, and nothing here reads it."""
+        bad = next((a for a in args if not re.match(r"[A-Za-z_]\w*(=|$)", a)), None)
+        if bad is not None:
+            return b"", f"/system/bin/sh: export: {bad}: is not an identifier\n".encode(), 1
+        return b"", b"", 0
+
     def _cmd_app_process(self, args: list[str]) -> Result:
         """yadb's gestures (`app_process -Djava.class.path=... com.ysbing.yadb.Main -pinch cx
         cy startDistance endDistance ms`), the simulated phone having yadb installed."""
