@@ -236,7 +236,11 @@ class DeviceRuntime:
                     **self.state}
 
     def ready(self) -> bool:
-        """Can this device take work (the /ready probe)? Opened, not draining."""
+        """Can this device take work (the /ready probe)? Opened, not draining, and its broker
+        answers (while Redis is away its Celery consumer reads nothing: the heartbeat, every
+        2 s, found it away and has not found it back since)."""
+        if OUTAGE.since is not None:
+            return False
         with self._lock:
             return self.state.get("state") in ("idle", "busy") and not self._draining
 
