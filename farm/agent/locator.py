@@ -280,6 +280,19 @@ def _normalised(tree: UITree) -> list[tuple[UINode, list[str], list[str]]]:
     return out
 
 
+def listed(targets: list[UINode], device: Any) -> list[str]:
+    """The targets an ambiguous match found, each with where it is: its rect, and the frame
+    of another origin it is in, where a web device tells (``node_frame``: a card number
+    field of a payment frame beside the page's own)."""
+    frame_of = getattr(device, "node_frame", None)
+    out = []
+    for t in targets:
+        frame = frame_of(t.id) if callable(frame_of) else None
+        where = f" in the frame of {frame}" if isinstance(frame, str) and frame else ""
+        out.append(f"{describe(t)} at {t.rect.as_list()}{where}")
+    return out
+
+
 def ambiguous(prompt: str, how: str, found: list[str]) -> LocateError:
     verb = "match" if how == "exact" else "contain it"
     return LocateError(f'"{prompt}" is ambiguous: {len(found)} elements {verb}', found[:8])
@@ -305,8 +318,7 @@ class TextMatchTier:
             return None
         targets, how = find_text(prompt, tree, ctx.hints.get("editable", False))
         if len(targets) > 1:
-            raise ambiguous(prompt, how, [describe(t) + f" at {t.rect.as_list()}"
-                                          for t in targets])
+            raise ambiguous(prompt, how, listed(targets, ctx.device))
         if targets and targets[0].visible:
             # (a phone's target cut by the screen's edge is swiped in by the tap's check,
             # `farm.devices.phone_edges.tap_point`, as one any tier found: not here too)
@@ -369,8 +381,7 @@ class TextMatchTier:
                 break
             targets, how = find_text(prompt, tree, ctx.hints.get("editable", False))
             if len(targets) > 1:
-                raise ambiguous(prompt, how, [describe(t) + f" at {t.rect.as_list()}"
-                                              for t in targets])
+                raise ambiguous(prompt, how, listed(targets, ctx.device))
             if targets and targets[0].visible:
                 return self._found(prompt, ctx, targets[0], swipes, forward, swipe)
             if targets:
@@ -421,8 +432,7 @@ class TextMatchTier:
                 break
             targets, how = find_text(prompt, tree, ctx.hints.get("editable", False))
             if len(targets) > 1:
-                raise ambiguous(prompt, how, [describe(t) + f" at {t.rect.as_list()}"
-                                              for t in targets])
+                raise ambiguous(prompt, how, listed(targets, ctx.device))
             if not targets:
                 break
             target = targets[0]

@@ -673,6 +673,20 @@ class BrowserDevice:
         """Viewport rects of rendered elements matching ``xpath``; bad XPath -> StepFailed."""
         return self._read(lambda page: self._dom.xpath_rects(page, xpath))
 
+    def node_frame(self, node: int) -> str | None:
+        """Where node ``node`` of the last `hierarchy` is when a frame of another origin holds
+        it: that frame's origin and path ("https://pay.example/card.html", its query and any
+        credentials left out), for a message listing it beside the page's own elements."""
+        url = self._dom.frame_url(node)
+        if not url:
+            return None
+        from urllib.parse import urlsplit
+        parts = urlsplit(url)
+        if not parts.scheme.startswith("http"):
+            return url.split("?")[0][:120]
+        return f"{parts.scheme}://{parts.hostname or ''}" + \
+            (f":{parts.port}" if parts.port else "") + parts.path
+
     @property
     def xpath_hidden(self) -> list[str]:
         """Why each element of the page the last `query_xpath` matched but left out is not

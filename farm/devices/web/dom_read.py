@@ -156,6 +156,12 @@ class DomReader:
         rects = res["rects"] + frames.xpath_rects(page.main_frame, xpath, self._elements)
         return [Rect(x=r[0], y=r[1], width=r[2], height=r[3]) for r in rects]
 
+    def frame_url(self, node: int) -> str | None:
+        """The URL of the frame of another origin node ``node`` (of the last `tree`) is in;
+        None for a node of the page (or of a frame of its origin, which the page reads)."""
+        route = self._routes.get(node)
+        return None if route is None else str(getattr(route.frame, "url", "") or "") or None
+
     def tap_point(self, page: Any, node: int, x: int, y: int) -> tuple[int, int, str]:
         """Where a tap on ``node`` (an id of the last `tree`) at (x, y) reaches it, in one
         round trip (hit.js): (x, y, "") when nothing covers it there, the point it was scrolled
