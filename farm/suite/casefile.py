@@ -87,22 +87,26 @@ def check_secret_names(node: Node | None, known: set[str] | frozenset[str],
 
 
 def check_templates(node: Node, known: set[str] | frozenset[str], p: Problems) -> None:
-    """Report malformed placeholders and ``${NAME}`` (no default) with NAME not in ``known``."""
+    """Report malformed placeholders and ``${NAME}`` (no default) with NAME not in ``known``,
+    each once per place: a value naming ``${KEY}`` three times had the same line thrice."""
     results = _result_names(node)
     scripts = {id(s) for s in _javascript_scalars(node)}
     for scalar in node.walk_scalars():
         text = scalar.text
         if not text or "${" not in text:
             continue
+        said: dict[str, None] = {}      # (a scalar's problems share its position)
         for offset in malformed(text):
             end = text.find("}", offset)
             snippet = text[offset: end + 1] if 0 < end - offset < 40 else text[offset:][:20]
-            p.add(scalar, f"malformed placeholder {snippet!r}: expected ${{NAME}} or "
-                          "${NAME:-default} (write $${ for a literal ${)")
+            said[f"malformed placeholder {snippet!r}: expected ${{NAME}} or "
+                 "${NAME:-default} (write $${ for a literal ${)"] = None
         for name, has_default, _ in references(text):
             if not has_default and name not in known:
-                p.add(scalar, _undefined(name, results, known) + (
-                    JS_ESCAPE.format(name) if id(scalar) in scripts else ""))
+                said[_undefined(name, results, known) + (
+                    JS_ESCAPE.format(name) if id(scalar) in scripts else "")] = None
+        for message in said:
+            p.add(scalar, message)
 
 
 def _javascript_scalars(node: Node) -> list[Node]:
