@@ -100,7 +100,9 @@ def draw(png: bytes, alert: Alert, scale: float) -> bytes:
     """``png`` (the app's screen, pixels at ``scale``) dimmed, with the alert drawn over it."""
     import textwrap
 
-    from PIL import Image, ImageDraw, ImageFont
+    from PIL import Image, ImageDraw
+
+    from farm.devices.sim.fonts import font_for
 
     img = Image.open(io.BytesIO(png)).convert("RGB")
     img = Image.blend(img, Image.new("RGB", img.size, (0, 0, 0)), 0.4)
@@ -111,18 +113,18 @@ def draw(png: bytes, alert: Alert, scale: float) -> bytes:
         x, y, w, h = box
         return x * scale, y * scale, (x + w) * scale, (y + h) * scale
     pen.rounded_rectangle(px(boxes["alert"]), radius=14 * scale, fill=(242, 242, 247))
-    big = ImageFont.load_default(size=round(13 * scale))
-    small = ImageFont.load_default(size=round(11 * scale))
+    big, small = round(13 * scale), round(11 * scale)       # (a CJK font where needed)
     x1, y1, _, _ = px(boxes["title"])
-    pen.text((x1, y1), "\n".join(textwrap.wrap(alert.title, 34)[:3]), fill=(0, 0, 0),
-             font=big)
+    title = "\n".join(textwrap.wrap(alert.title, 34)[:3])
+    pen.text((x1, y1), title, fill=(0, 0, 0), font=font_for(title, big))
     x1, y1, _, _ = px(boxes["message"])
-    pen.text((x1, y1), "\n".join(textwrap.wrap(alert.message, 36)[:2]), fill=(60, 60, 60),
-             font=small)
+    said = "\n".join(textwrap.wrap(alert.message, 36)[:2])
+    pen.text((x1, y1), said, fill=(60, 60, 60), font=font_for(said, small))
     for label in alert.buttons:
         bx1, by1, bx2, by2 = px(boxes[label])
         pen.line((bx1, by1, bx2, by1), fill=(200, 200, 205), width=max(1, round(scale)))
-        pen.text((bx1 + 24 * scale, by1 + 12 * scale), label, fill=(0, 122, 255), font=big)
+        pen.text((bx1 + 24 * scale, by1 + 12 * scale), label, fill=(0, 122, 255),
+                 font=font_for(label, big))
     buf = io.BytesIO()
     img.save(buf, "PNG")
     return buf.getvalue()

@@ -72,16 +72,20 @@ def dump(app: str, width: int, height: int, rotation: int) -> str:
 
 def draw(png: bytes, app: str) -> bytes:
     """``png`` (the app's screen) dimmed, with the dialog drawn over it."""
-    from PIL import Image, ImageDraw, ImageFont
+    from PIL import Image, ImageDraw
+
+    from farm.devices.sim.fonts import font_for
 
     img = Image.open(io.BytesIO(png)).convert("RGB")
     img = Image.blend(img, Image.new("RGB", img.size, (0, 0, 0)), 0.6)
     boxes = layout(*img.size)
     pen = ImageDraw.Draw(img)
-    font = ImageFont.load_default(size=max(img.size[1] // 60, 10))
+    size = max(img.size[1] // 60, 10)
+    font = font_for("".join(label for label, _ in BUTTONS), size)
     pen.rectangle(boxes["grant_dialog"], fill=(250, 250, 250))
     x1, y1, _, _ = boxes["permission_message"]
-    pen.text((x1 + 40, y1 + 40), message(app), fill=(20, 20, 20), font=font)
+    pen.text((x1 + 40, y1 + 40), message(app), fill=(20, 20, 20),
+             font=font_for(message(app), size))
     for label, rid in BUTTONS:
         bx1, by1, bx2, by2 = boxes[rid]
         pen.rectangle((bx1 + 30, by1 + 10, bx2 - 30, by2 - 10), fill=(210, 227, 252))
