@@ -85,7 +85,9 @@ def failure_lines(summary: RunSummary, limit: int = 20, not_run: str | None = No
     """What did not pass, one line a case at the end of the run (as pytest's short summary):
     where (the failing step's file:line) and why (the error's first line); at most ``limit``
     lines, then how many more there are. Nothing when every case passed or was skipped.
-    ``not_run``: the error of cases the run could not start (said once elsewhere), left out."""
+    ``not_run``: the error of cases the run could not start (said once elsewhere), left out.
+    Each line ends with the results history's verdict, as the report and results.json say
+    it: [new failure], [still failing], [flaky]."""
     bad = [c for c in summary.cases if c.status in ("failed", "error", "interrupted")
            and not _refused(c, not_run)]
     bad.sort(key=lambda c: c.since_last != NEW)     # (stable: new failures first, as the report)
@@ -105,7 +107,7 @@ def failure_lines(summary: RunSummary, limit: int = 20, not_run: str | None = No
                                + (f" after {tries} attempts" if tries > 1 else "")
                                + (f" — {end_clipped(first)}" if first else "")
                                + (f"; {retry}" if retry else "")
-                               + (" [new failure]" if case.since_last == NEW else "")))
+                               + (f" [{case.since_last}]" if case.since_last else "")))
     if len(bad) > limit:
         lines.append(f"... and {len(bad) - limit} more: see the report")
     return lines
