@@ -4,6 +4,7 @@ run. Light on imports: ``farm report --history`` checks its ``--out`` with it to
 
 from __future__ import annotations
 
+import errno
 import os
 import secrets
 import stat
@@ -47,7 +48,7 @@ def writable_dir(path: Path, what: str, shown: Path | None = None) -> None:
     folder (a file, ``/dev/null``) the reason says it must be one."""
     path = Path(path)
     try:
-        path.mkdir(parents=True, exist_ok=True)
+        _made(path)
         probe = path / f".farm-write-test-{os.getpid()}"
         probe.write_bytes(b"")
         probe.unlink()
@@ -56,6 +57,26 @@ def writable_dir(path: Path, what: str, shown: Path | None = None) -> None:
         reason = f"is {kind}; it must be a folder" if kind else _reason(path, exc,
                                                                         shown or path)
         raise ConfigError(f"{what} {shown or path}: cannot write there ({reason})") from None
+
+
+def _made(path: Path) -> None:
+    """The folder ``path`` made when missing; one that cannot be made (a folder of /proc, a
+    read-only disk) says so, and which (``/proc/farmx``'s "No such file or directory" read as
+    if something were missing that the user could make)."""
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        raise                   # (something in the way: `_reason` names it)
+    except OSError as exc:
+        if path.is_dir():
+            raise
+        there = next((p for p in path.parents if p.is_dir()), None)
+        missing = next((p for p in (*reversed(path.parents), path)
+                        if there is not None and p.parent == there), path)
+        why = exc.strerror or str(exc)
+        if exc.errno == errno.ENOENT and there is not None:
+            why = f"{there} takes no new folders"
+        raise OSError(exc.errno, f"cannot create the folder {missing}: {why}") from None
 
 
 def writable_file(path: Path, what: str) -> None:
