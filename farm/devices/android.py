@@ -332,6 +332,34 @@ def focused_text_length(xml: str | None) -> int | None:
     return len(node.get("text", ""))
 
 
+def focused_field(xml: str | None) -> tuple[str, str] | None:
+    """(bounds, text) of the focused editable element of a ``uiautomator dump``; None when
+    no editable element has the focus or it is a password field (its text left out)."""
+    try:
+        root = parse_xml(xml or "")
+    except ValueError:
+        return None
+    node = next((n for n in root.iter("node") if n.get("focused") == "true"), None)
+    if node is None or node.get("password") == "true" or not node.get("bounds") or \
+            not any(kind in node.get("class", "") for kind in _TEXT_CLASSES[:2]):
+        return None
+    return node.get("bounds", ""), node.get("text", "")
+
+
+def text_at(xml: str | None, bounds: str) -> str | None:
+    """The text of a dump's element at ``bounds`` (None: none there)."""
+    try:
+        root = parse_xml(xml or "")
+    except ValueError:
+        return None
+    node = next((n for n in root.iter("node") if n.get("bounds") == bounds), None)
+    return None if node is None else node.get("text", "")
+
+
+def _spaced(text: str) -> str:
+    return " ".join(text.split())
+
+
 # What is in front when the phone, not the app, keeps an app from the front (its lock screen)
 _DEVICE_FRONTS = ("com.android.systemui",)
 # Whose window a runtime-permission request the app made shows in (Android 10+; before: the
@@ -1019,17 +1047,45 @@ class AndroidDevice:
         return re.search(r"mInputShown=true", shown) is not None
 
     def _type_text(self, text: str) -> None:
-        if text.isascii():
-            # only line breaks (Enter: a CRLF is one) and tabs need key events; the rest goes
-            # as `input text` words (split apart: every other part is a break; blanks are text)
-            for i, part in enumerate(re.split(r"(\r\n|[\t\n\r\f\v])", text)):
-                if i % 2:
-                    self._input("keyevent 61" if part == "\t" else "keyevent 66")
-                elif part:
-                    for word in (w for c in text_chunks(part, TYPE_CHUNK)
-                                 for w in input_text_words(c)):
-                        self._input("text " + _quote(word))
+        if text.isascii() and "\t" in text:
+            field = focused_field(self._last_xml if self._dump_fresh else self._dump())
+            self._type_ascii(text)
+            if field is not None:
+                self._check_tab_typed(text, *field)
             return
+        if text.isascii():
+            self._type_ascii(text)
+            return
+        self._type_ime(text)
+
+    def _check_tab_typed(self, text: str, bounds: str, had: str) -> None:
+        """StepFailed when a value's tab moved the focus out of the field it was typed into
+        (Android's Tab key goes to the next view): that field holds its part before the tab
+        only, and the step passed. The field at ``bounds`` (holding ``had`` before) is read
+        again; a dump that cannot be read says nothing."""
+        xml = self._dump()
+        now = text_at(xml, bounds)
+        moved = focused_field(xml)
+        kept = moved is not None and moved[0] == bounds      # (the focus stayed there)
+        if now is None or (kept and _spaced(now).endswith(_spaced(text))):
+            return
+        raise StepFailed(f"the value's tab was typed as Android's Tab key, which moved the "
+                         f"focus out of the field: the field holds {cut(now, 80)!r} (it held "
+                         f"{cut(had, 80)!r}), not the whole value; type each field with an "
+                         "aiInput of its own")
+
+    def _type_ascii(self, text: str) -> None:
+        # only line breaks (Enter: a CRLF is one) and tabs need key events; the rest goes
+        # as `input text` words (split apart: every other part is a break; blanks are text)
+        for i, part in enumerate(re.split(r"(\r\n|[\t\n\r\f\v])", text)):
+            if i % 2:
+                self._input("keyevent 61" if part == "\t" else "keyevent 66")
+            elif part:
+                for word in (w for c in text_chunks(part, TYPE_CHUNK)
+                             for w in input_text_words(c)):
+                    self._input("text " + _quote(word))
+
+    def _type_ime(self, text: str) -> None:
         ime = self.shell("settings get secure default_input_method").strip()
         if "adbkeyboard" not in ime.lower():
             # the phone's set-up, not a broken phone: like an app it does not have, the case
