@@ -53,7 +53,8 @@ def push(url: str, job: str = "farm_run", totals: Path | None = None,
     taken out before this run's counts now go on top (a run pushed every period counts each
     case once, and its last push is what a push at its end alone would have been). Returns
     this run's own counts as pushed (what ``counted`` is next time). ``unread_said``: problems of
-    reading the gateway's totals said already (at debug level now; each added).
+    reading the gateway's totals said already (at debug level now; each added). A run's push
+    (``counted`` given) that fails keeps what it would have added for the next (`keep_unpushed`).
 
     Runs of one host that overlap (CI jobs of the cluster path) share the group, and each
     push carries every run's counts so far; read, raised and pushed while another process
@@ -63,20 +64,17 @@ def push(url: str, job: str = "farm_run", totals: Path | None = None,
     url, auth = _split_auth(url)
     instance = instance or socket.gethostname()
     group = f"{url} {job}"         # never the credentials: the file is not a secret
-    before: dict[str, float] = {}
     unread: list[str] = []      # said once the push went through (else its failure says it)
     with _one_push_at_a_time(group, instance, timeout):
+        try:
+            carried, held = _push_carried(url, job, instance, auth, unread, timeout, totals,
+                                          group, baseline, counted or {})
+        except Exception:
+            if totals and not baseline and counted is not None:     # a run's (`RunPushes`)
+                keep_unpushed(totals, group, counted)
+            raise
         if totals:
-            before = _higher(_group_totals(totals, group),
-                             _at_gateway(url, job, instance, auth, unread, timeout))
-        carried = _Carried(before, own=not baseline, counted=counted or {})
-        registry = CollectorRegistry(auto_describe=False)
-        registry.register(carried)
-        prometheus_client.push_to_gateway(url, job=job, registry=registry,
-                                          grouping_key={"instance": instance},
-                                          timeout=timeout, handler=_push_handler(auth))
-        if totals:
-            _write_totals(totals, group, {**before, **carried.pushed})
+            _write_totals(totals, group, {**held, **carried.pushed}, done=True)
     for problem in unread:
         said = unread_said is not None and problem in unread_said
         level = logging.DEBUG if said else logging.WARNING
@@ -85,6 +83,72 @@ def push(url: str, job: str = "farm_run", totals: Path | None = None,
         if unread_said is not None:
             unread_said.add(problem)
     return carried.own_counts
+
+
+_RUN = [os.urandom(6).hex()]    # this run's entry among the unpushed counts (`RunPushes`)
+UNPUSHED = "unpushed"           # the totals file's key of counts no push got through with
+
+
+def _push_carried(url: str, job: str, instance: str, auth: tuple[str, str] | None,
+                  unread: list[str], timeout: float, totals: Path | None, group: str,
+                  baseline: bool, counted: dict[str, float]) -> tuple["_Carried", dict]:
+    """One push: the totals so far (the file's, the gateway's, and the counts of earlier
+    runs whose pushes all failed: `keep_unpushed`) with this run's counts on top."""
+    before: dict[str, float] = {}
+    if totals:
+        before = _higher(_group_totals(totals, group),
+                         _at_gateway(url, job, instance, auth, unread, timeout))
+        for key, value in _unpushed_of_others(totals, group).items():
+            before[key] = before.get(key, 0.0) + value
+    carried = _Carried(before, own=not baseline, counted=counted)
+    registry = CollectorRegistry(auto_describe=False)
+    registry.register(carried)
+    prometheus_client.push_to_gateway(url, job=job, registry=registry,
+                                      grouping_key={"instance": instance},
+                                      timeout=timeout, handler=_push_handler(auth))
+    return carried, before
+
+
+def _own_counts() -> dict[str, float]:
+    """This process's counter and histogram samples, by key (what a push adds on top)."""
+    out: dict[str, float] = {}
+    for family in REGISTRY.collect():
+        if family.type in _SAMPLE_SUFFIXES:
+            for sample in family.samples:
+                if not sample.name.endswith("_created") and sample.value:
+                    out[_key(sample.name, sample.labels)] = sample.value
+    return out
+
+
+def keep_unpushed(totals: Path, group: str, counted: dict[str, float]) -> None:
+    """A push that failed: keep this run's counts that no push got through with (all it
+    counted, less ``counted``) in the totals file, for the next push that gets through, this
+    run's or a later one's, to add (a gateway down at a run's end lost its counts for good)."""
+    left = {key: value - counted.get(key, 0.0) for key, value in _own_counts().items()}
+    left = {key: value for key, value in left.items() if value > 0}
+    data = _read_totals(totals)
+    waiting = data.get(UNPUSHED) if isinstance(data.get(UNPUSHED), dict) else {}
+    runs = waiting.get(group) if isinstance(waiting.get(group), dict) else {}
+    if not left and _RUN[0] not in runs:
+        return          # nothing counted that a push missed: the file stays as it was
+    runs[_RUN[0]] = left
+    waiting[group] = runs
+    data[UNPUSHED] = waiting
+    _write_data(totals, data)
+
+
+def _unpushed_of_others(totals: Path, group: str) -> dict[str, float]:
+    """The counts earlier runs kept (`keep_unpushed`) for ``group``, summed by key."""
+    waiting = _read_totals(totals).get(UNPUSHED)
+    runs = waiting.get(group) if isinstance(waiting, dict) else None
+    out: dict[str, float] = {}
+    for run, counts in runs.items() if isinstance(runs, dict) else ():
+        if run == _RUN[0] or not isinstance(counts, dict):
+            continue
+        for key, value in counts.items():
+            if isinstance(value, (int, float)) and isinstance(key, str):
+                out[key] = out.get(key, 0.0) + float(value)
+    return out
 
 
 @contextmanager
@@ -240,6 +304,7 @@ class RunPushes:
         self.counted: dict[str, float] = {}     # this run's counts in its last push through
         self.unread: set[str] = set()          # problems reading the totals, said once
         self._args = (url, totals, timeout, instance)
+        _RUN[0] = os.urandom(6).hex()           # a run of its own among the unpushed counts
         self._say = say
         self._stopping = threading.Event()
         self._late = False                      # the last push failed after `settle` began
@@ -281,6 +346,9 @@ class RunPushes:
         self._thread.join()
         if self._late and isinstance(self.error, OSError) and \
                 not isinstance(self.error, urllib.error.HTTPError):
+            url, totals, _timeout, _instance = self._args
+            if totals:      # the end's push is not tried: its counts wait for the next run's
+                keep_unpushed(totals, f"{_split_auth(url)[0]} farm_run", self.counted)
             return self.error
         return None
 
@@ -364,9 +432,19 @@ def _group_totals(path: Path, group: str) -> dict[str, float]:
     return out
 
 
-def _write_totals(path: Path, group: str, pushed: dict[str, float]) -> None:
+def _write_totals(path: Path, group: str, pushed: dict[str, float], done: bool = False) -> None:
+    """The group's new totals; ``done``: the counts kept unpushed for it are in them now."""
     data = _read_totals(path)
     data[group] = pushed
+    waiting = data.get(UNPUSHED)
+    if done and isinstance(waiting, dict) and group in waiting:
+        del waiting[group]
+        if not waiting:
+            del data[UNPUSHED]
+    _write_data(path, data)
+
+
+def _write_data(path: Path, data: dict[str, Any]) -> None:
     from farm.report.paths import replace_file      # never through a planted .tmp symlink
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
