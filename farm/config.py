@@ -941,6 +941,11 @@ def _gateway_url_whole(url: str, parts: Any) -> None:
     if parts.query or parts.fragment or url.rstrip().endswith(("?", "#")):
         raise ValueError("has a query or fragment (?... or #...): the push adds "
                          "/metrics/job/... to the URL; give http://HOST:9091[/PATH]")
+    path = parts.path.rstrip("/")
+    if path == "/metrics" or path.endswith("/metrics") or "/metrics/" in path:
+        base = url.split("/metrics", 1)[0]
+        raise ValueError(f"has a /metrics path: give the Pushgateway's base URL, without /metrics "
+                         f"({mask_url(base)}; the push adds /metrics/job/...)")
 
 
 def _json_list(text: str) -> list[str]:
