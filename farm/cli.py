@@ -757,7 +757,9 @@ def sim(platform: str, count: int, app: str | None, package: str | None, port: i
         url = _sim_app_url(app, served)
         apps = {package: url} if url else {}
         cls = AndroidSimulator if platform == "android" else IosSimulator
-        simulator = cls(count, apps, port=port)
+        # (its Android phones come without yadb, as phones do: `adb push yadb` gives it)
+        simulator = cls(count, apps, port=port, **({"yadb": False} if cls is AndroidSimulator
+                                                   else {}))
         try:
             simulator.start()
         except PortUnavailable as exc:        # a user's choice of port: exit 4, no traceback

@@ -41,6 +41,7 @@ from typing import Any
 from farm.devices.sim.page_dialogs import PageDialogs
 from farm.devices.sim.screen import PhoneScreen, ScreenHost
 
+YADB = "/data/local/tmp/yadb"        # where yadb's jar is pushed (farm.devices.android)
 ANDROID_SCREEN = (1080, 2400, 2.5)      # physical pixels, density: 432x960 CSS px
 IOS_SCREEN = (390, 844, 3)              # points and scale (iPhone 14: 1170x2532 pixels)
 ANDROID_UA = ("Mozilla/5.0 (Linux; Android 14; farm_sim) AppleWebKit/537.36 (KHTML, like "
@@ -100,9 +101,12 @@ class AndroidSimulator(_Simulator):
     """N Android devices behind one adb server on 127.0.0.1:``port`` (0: any free port)."""
 
     def __init__(self, count: int, apps: dict[str, str] | None = None, port: int = 0,
-                 chromium_path: str | None = None) -> None:
+                 chromium_path: str | None = None, yadb: bool = True) -> None:
         super().__init__(count, apps, chromium_path)
         self.port = port
+        # yadb pushed to each phone (a run's android-sim); False: until `adb push yadb
+        # /data/local/tmp/yadb`, its commands fail as on a phone as it comes (`farm sim`)
+        self.yadb = yadb
         self.server: Any = None
         self._shells: list[Any] = []
 
@@ -122,6 +126,8 @@ class AndroidSimulator(_Simulator):
         shells = [AndroidShell(serial, screen, self.app_urls, w, h)
                   for serial, screen in zip(self.serials, self.screens)]
         self._shells = shells
+        for shell in shells if self.yadb else ():
+            shell.files[YADB] = b"yadb (simulated)"
         try:
             server = AdbServer(shells, self.port)
         except OSError as exc:

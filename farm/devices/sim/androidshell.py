@@ -246,7 +246,14 @@ class AndroidShell:
 
     def _cmd_app_process(self, args: list[str]) -> Result:
         """yadb's gestures (`app_process -Djava.class.path=... com.ysbing.yadb.Main -pinch cx
-        cy startDistance endDistance ms`), the simulated phone having yadb installed."""
+        cy startDistance endDistance ms`, `-keyboard TEXT`) once yadb's jar is pushed where
+        the class path says (`AndroidSimulator`'s ``yadb``: pushed from the start)."""
+        path = next((a.split("=", 1)[1] for a in args if a.startswith("-Djava.class.path=")),
+                    None)
+        if path is not None and path not in self.files:
+            return b"", (b"Error: Could not find or load main class com.ysbing.yadb.Main\n"
+                         b"Caused by: java.lang.ClassNotFoundException: "
+                         b"com.ysbing.yadb.Main\n"), 1
         if "com.ysbing.yadb.Main" in args and "-keyboard" in args:
             self.screen.type(" ".join(args[args.index("-keyboard") + 1:]))
             return b"", b"", 0
