@@ -110,6 +110,19 @@ class RetryPolicy:
     test_retries: int = 0
 
 
+# A timed-out case's reason when retries were left: said, not a silent "no retry". By design a
+# timeout is not retried: another attempt would most likely hang as long again, doubling the
+# job's wall time (the aside, in parentheses, is results.json's; a console line drops it).
+TIMEOUT_NOT_RETRIED = ("not retried: a timeout is not retried (another attempt would wait its "
+                       "whole timeout again)")
+
+
+def timeout_unretried(job: Job, quota: int) -> str | None:
+    """`TIMEOUT_NOT_RETRIED` for a timed-out attempt of ``job`` when its case had retries
+    left (``quota``: its `retries`, --retries); None when it had none to give."""
+    return TIMEOUT_NOT_RETRIED if job.test_retries_used < quota else None
+
+
 def next_attempt(job: Job, result: Outcome, device: str, policy: RetryPolicy) -> Job | None:
     """The job to queue after an attempt ended with ``result``, or None if the case is done.
 

@@ -20,7 +20,7 @@ from typing import Any, Callable
 from urllib.parse import unquote, urljoin, urlsplit
 
 from farm.agent.api import Agent, PlanMisfit
-from farm.attempts import Outcome, classify, error_kind, synthetic
+from farm.attempts import Outcome, classify, error_kind, synthetic, timeout_unretried
 from farm.agent.limits import LoopLimits
 from farm.config import Settings, model_keys
 from farm.devices.base import Device
@@ -680,6 +680,8 @@ class _CaseRun:
         step = self.records[-1].index if self.records else None
         result.error = CaseError(kind=error_kind(exc), message=msg, step=step)
         if outcome is Outcome.TIMEOUT:     # never older than the last step's images
+            if unretried := timeout_unretried(self.job, self.case.retries or 0):
+                result.reason = "; ".join(filter(None, (result.reason, unretried)))
             last = self.records[-1] if self.records else None
             result.screenshot = self.evidence.now("timeout") or (
                 (last.after or last.before) if last else self.evidence.last)
