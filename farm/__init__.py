@@ -13,6 +13,40 @@ __version__ = "0.1.0"
 __all__ = ["Agent", "Settings", "load_settings", "load_suites", "run", "__version__"]
 
 
+def build_commit() -> str:
+    """The git commit farm runs from (12 hex digits) when it runs from a checkout, else "":
+    read from .git (HEAD, its ref or packed-refs) without spawning git, so that a worker on a
+    days-old checkout can be told apart from one on today's (`farm_build_info{commit}`, the
+    lease `farm devices` lists)."""
+    from pathlib import Path
+    try:
+        git = Path(__file__).resolve().parent.parent / ".git"
+        if git.is_file():       # a worktree or submodule: "gitdir: <path>"
+            target = git.read_text().partition("gitdir:")[2].strip()
+            git = (git.parent / target).resolve()
+        head = (git / "HEAD").read_text().strip()
+        if not head.startswith("ref:"):
+            return head[:12] if _hex(head) else ""
+        ref = head[4:].strip()
+        common = git / "commondir"      # a worktree's refs are its main checkout's
+        base = (git / common.read_text().strip()).resolve() if common.is_file() else git
+        for root in (git, base):
+            if (root / ref).is_file():
+                sha = (root / ref).read_text().strip()
+                return sha[:12] if _hex(sha) else ""
+        for line in (base / "packed-refs").read_text().splitlines():
+            sha, _, name = line.partition(" ")
+            if name.strip() == ref and _hex(sha):
+                return sha[:12]
+    except (OSError, UnicodeError):
+        pass
+    return ""
+
+
+def _hex(text: str) -> bool:
+    return len(text) >= 40 and all(c in "0123456789abcdef" for c in text.lower())
+
+
 def __getattr__(name: str) -> Any:
     if name in ("Settings", "load_settings"):
         from farm import config

@@ -101,7 +101,8 @@ DEVICE_QUARANTINED = Gauge("farm_device_quarantined", "1 once the device is quar
 WORKER_HEARTBEAT = Gauge("farm_worker_heartbeat_timestamp_seconds",
                          "When the worker last renewed its device lease in Redis.",
                          ["device"], registry=REGISTRY)
-BUILD = Info("farm_build", "farm's version and this process's role (run | worker).",
+BUILD = Info("farm_build",
+             "farm's version (+git commit) and this process's role (run | worker).",
              registry=REGISTRY)
 
 STATUSES = ("passed", "failed", "error", "flaky", "skipped", "interrupted")
@@ -116,8 +117,17 @@ UNPRICED_TOKENS = ("counted", "unknown")
 
 
 def build_info(role: str) -> None:
-    from farm import __version__
-    BUILD.info({"version": __version__, "role": role})
+    """farm_build_info{version,role}: ``version`` carries the git commit of a checkout farm
+    runs from, as a local version (``0.1.0+d72697a0dae6``): a worker on a days-old checkout
+    is told apart from one on today's code."""
+    BUILD.info({"version": build_version(), "role": role})
+
+
+def build_version() -> str:
+    """farm's version, and ``+<commit>`` when it runs from a git checkout."""
+    from farm import __version__, build_commit
+    commit = build_commit()
+    return f"{__version__}+{commit}" if commit else __version__
 
 
 # ---- recording --------------------------------------------------------------------------------

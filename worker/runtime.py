@@ -213,6 +213,7 @@ class DeviceRuntime:
         self.since = time.time()        # when it took the name: an earlier holder keeps it
         self.name_lost = False          # another process holds the name (see _write_lease)
         self.machine = store.this_machine()     # lets a successor tell we are dead
+        self.build = metrics.build_version()    # `farm devices` tells an out-of-date worker
         self.state: dict[str, Any] = {"state": "starting"}
         self.events = _RunEvents(self)
         self.outbox = Outbox(self.r, url=settings.broker_url.get_secret_value())
@@ -231,7 +232,7 @@ class DeviceRuntime:
                     "group": self.group, **self.machine, "pid": os.getpid(),
                     "supervisor": self.supervisor,
                     "token": self.token, "since": self.since,
-                    "draining": self._draining, "about": about,
+                    "draining": self._draining, "about": about, "build": self.build,
                     "target": self.target,
                     **self.state}
 

@@ -33,3 +33,14 @@ def test_ready_is_503_while_the_worker_cannot_reach_its_broker(private_redis, wo
     wait_for(lambda: ready_status(port) == 503, 30, "/ready 503 while Redis is down")
     server.start()
     wait_for(lambda: ready_status(port) == 200, 60, "/ready 200 once Redis answers again")
+
+
+def test_farm_devices_names_the_build_each_worker_runs(workers, farm, redis_url):
+    """A worker on a days-old checkout looked like one on today's code everywhere."""
+    from farm import metrics
+    from tests.support.cluster import CLUSTER_ENV
+    workers("fake:1", FARM_WORKER_HOST="vm")
+    wait_idle(redis_url, 1)
+    listed = farm.run("devices", "--broker", redis_url, timeout=60, **CLUSTER_ENV)
+    line = next(x for x in listed.stdout.splitlines() if x.startswith("  fake-1@vm"))
+    assert line.endswith(f"(farm {metrics.build_version()})"), listed.stdout
