@@ -62,7 +62,9 @@ def _print_end(summary: RunSummary, run_dir: Path, out: IO[str],
         print(f"farm: {stopped_line(summary)}", file=out)
     if maxed := [c for c in summary.cases if (c.reason or "").startswith(MAXFAIL_REASON)]:
         limit = (maxed[0].reason or "").removeprefix(MAXFAIL_REASON).split(" ")[0]
-        print(f"farm: stopped after {limit} failed case(s) (--maxfail {limit}): "
+        errors, failures = summary.counts.get("error", 0), summary.counts.get("failed", 0)
+        what = ("failed" if not errors else "errored" if not failures else "failed or errored")
+        print(f"farm: stopped after {limit} {what} case(s) (--maxfail {limit}): "
               f"{len(maxed)} case(s) not run (counted as skipped)", file=out)
     if not_run := not_run_by_interrupt(summary):
         print(f"farm: interrupted: {not_run} case(s) not run (counted as skipped)", file=out)

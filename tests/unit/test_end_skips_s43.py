@@ -7,6 +7,8 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
+import pytest
+
 from farm.results import CaseError, CaseResult, RunSummary, StepRecord
 from farm.run_console import print_end
 
@@ -86,3 +88,15 @@ def test_a_retried_failure_says_how_many_attempts_it_had(tmp_path: Path):
         'FAILED s/notfound (s/notfound.yaml:3) after 2 attempts — step 2: expected "Bananas" '
         "not on screen",
         'FAILED s/once (s/once.yaml:3) — step 2: expected "Bananas" not on screen']
+
+
+@pytest.mark.parametrize("statuses, what", [(("error",), "errored"),
+                                            (("failed", "error"), "failed or errored")])
+def test_a_maxfail_stop_by_an_error_is_not_called_a_failure(tmp_path: Path, statuses, what):
+    """-x stopped by a timed-out (errored) case said "stopped after 1 failed case(s)"."""
+    bad = [_case(f"bad{i}", status) for i, status in enumerate(statuses)]
+    limit = len(statuses)
+    lines = _end(*bad, _case("m1", "skipped", f"not run: --maxfail {limit} reached"),
+                 tmp_path=tmp_path)
+    assert f"farm: stopped after {limit} {what} case(s) (--maxfail {limit}): 1 case(s) not " \
+           "run (counted as skipped)" in lines
