@@ -101,6 +101,11 @@ DEVICE_QUARANTINED = Gauge("farm_device_quarantined", "1 once the device is quar
 WORKER_HEARTBEAT = Gauge("farm_worker_heartbeat_timestamp_seconds",
                          "When the worker last renewed its device lease in Redis.",
                          ["device"], registry=REGISTRY)
+ATTEMPTS_LOST = Counter("farm_attempts_lost", "Case attempts lost to a device or worker that "
+                        "died or stopped answering mid-case.", ["platform"], registry=REGISTRY)
+ATTEMPTS_RETRIED = Counter("farm_attempts_retried", "Case attempts given another attempt (a "
+                           "device's error or the case's retries:).", ["platform"],
+                           registry=REGISTRY)
 BUILD = Info("farm_build",
              "farm's version (+git commit) and this process's role (run | worker).",
              registry=REGISTRY)
@@ -240,6 +245,18 @@ def run_started(platforms: Iterable[str]) -> None:
             CASE_TOKENS.labels(platform, kind)
         CASE_COST.labels(platform)
         AGENT_ITERATIONS.labels(platform)
+        ATTEMPTS_LOST.labels(platform)
+        ATTEMPTS_RETRIED.labels(platform)
+
+
+def attempt_ended(platform: str, result: Any, retried: bool) -> None:
+    """An attempt the run recorded (`farm run`, once per attempt): lost to a dead device or
+    worker (farm_attempts_lost_total), given another attempt (farm_attempts_retried_total)."""
+    error = getattr(result, "error", None)
+    if getattr(error, "kind", "") == "DeviceLost":
+        ATTEMPTS_LOST.labels(platform).inc()
+    if retried:
+        ATTEMPTS_RETRIED.labels(platform).inc()
 
 
 def device_started(platform: str) -> None:

@@ -23,6 +23,7 @@ from typing import Any, Callable
 
 from pydantic import ValidationError
 
+from farm import metrics
 from farm.attempts import RetryPolicy
 from farm.cluster import jobs as wire
 from farm.cluster import store
@@ -901,6 +902,7 @@ class CeleryExecutor:
         self._inflight.pop(job.case_id, None)
         self.outcome.last_end = self.clock()
         retry = self.ledger.record(job, result, device)
+        metrics.attempt_ended(job.platform, result, retry is not None and not self._stop_reason)
         if retry is not None and self._stop_reason:
             self.ledger.end(retry, "skipped", reason=self._stop_reason)
         elif retry is not None:

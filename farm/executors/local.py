@@ -12,6 +12,7 @@ import threading
 import time
 from typing import Any, Callable
 
+from farm import metrics
 from farm.attempts import RetryPolicy, synthetic
 from farm.devices.base import Device
 from farm.errors import ConfigError, DeviceLost, FarmError, InternalError
@@ -336,6 +337,8 @@ class LocalExecutor:
                 self._cond.notify_all()        # (`interrupt` waits for cases in flight)
                 return False
             retry = self.ledger.record(job, result, slot.name)
+            metrics.attempt_ended(job.platform, result,
+                                  retry is not None and not self._stop_reason)
             if retry is not None and self._stop_reason:
                 self.ledger.end(retry, "skipped", reason=self._stop_reason)
             elif retry is not None:
