@@ -763,6 +763,18 @@ def load_failures(state_dir: Path) -> list[str]:
     return _no_record(path, 'not a record of failed cases ({"failed": [case ids]})')
 
 
+def load_skipped(state_dir: Path) -> list[str]:
+    """Of `load_failures`' cases, the ones that were only skipped (a run --fail-on-skip
+    failed): ``"skipped"`` in the same file; none when it is not there or not a list."""
+    import json
+    try:
+        data = json.loads((state_dir / LAST_FAILED).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError):
+        return []
+    skipped = data.get("skipped") if isinstance(data, dict) else None
+    return [c for c in skipped if isinstance(c, str)] if isinstance(skipped, list) else []
+
+
 def _no_record(path: Path, why: str) -> list[str]:
     """No failures recorded, said once per version of the file (a run reads it twice)."""
     try:
@@ -789,11 +801,15 @@ def remember_failures(state_dir: Path, results: list[CaseResult],
     """Keep failing cases (and ``also``) for --last-failed, as pytest's cache does."""
     import json
     from farm.select import update_last_failed
-    failed = sorted({*update_last_failed(load_failures(state_dir),
-                                         {r.case_id: r.status for r in results}), *also})
+    verdicts = {r.case_id: r.status for r in results}
+    failed = sorted({*update_last_failed(load_failures(state_dir), verdicts), *also})
+    # the skipped ones of an earlier run this one did not run stay said apart
+    skipped = sorted(({c for c in load_skipped(state_dir) if c not in verdicts} | set(also))
+                     & set(failed))
     from farm.report.paths import replace_file      # a full disk keeps the last good one
     try:
-        replace_file(state_dir / LAST_FAILED, json.dumps({"failed": failed}).encode())
+        record = {"failed": failed, **({"skipped": skipped} if skipped else {})}
+        replace_file(state_dir / LAST_FAILED, json.dumps(record).encode())
     except OSError as exc:      # on the console too: a --last-failed after it runs others
         why = (f"failed cases not recorded for --last-failed in {state_dir / LAST_FAILED} "
                f"({exc.strerror or exc}): it keeps the list of the run before")

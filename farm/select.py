@@ -580,6 +580,7 @@ class SelectOptions:
     tags: Sequence[str] = ()
     exclude_tags: Sequence[str] = ()
     last_failed: Sequence[str] | None = None      # ids from the previous runs; None = not asked
+    last_skipped: Sequence[str] = ()    # of those, the ones skipped in a run --fail-on-skip failed
     # --last-failed: the last runs, newest first: each its case ids and what it left undone
     # when stopped early (`last_run_of`), or one run's undone cases
     unfinished: Sequence[tuple[frozenset[str], Unfinished | None]] | Unfinished | None = None
@@ -621,7 +622,8 @@ def select_cases(cases: Sequence[Case], opts: SelectOptions) -> Selection:
         _take_shard(sel, opts.shard, opts.shard_timings)
     if opts.last_failed is not None:
         _last_failed(sel, set(opts.last_failed),
-                     last_run_of(opts.unfinished, {c.id for c in sel.selected}))
+                     last_run_of(opts.unfinished, {c.id for c in sel.selected}),
+                     skipped=set(opts.last_skipped))
     if not sel.selected and not sel.empty_shard:
         _say_why_none(sel)
         sel.notes.extend(_file_name_slip(cases, opts.keyword) or _near_word(cases, opts.keyword))
@@ -832,13 +834,14 @@ def _say_why_none(sel: Selection) -> None:
             f"{n} deselected by {why}" for why, n in by.items()))
 
 
-def _last_failed(sel: Selection, recorded: set[str], unfinished: Unfinished | None = None
-                 ) -> None:
+def _last_failed(sel: Selection, recorded: set[str], unfinished: Unfinished | None = None,
+                 skipped: set[str] = frozenset()) -> None:
     """pytest's --last-failed, applied last: of the cases every other option (the shard
     included) selected, the ones that failed last time; none of them → all of them. Taken after
     the shard so that CI jobs whose runners remember different failures still split one list.
     When the last run was stopped before its end (``unfinished``), its interrupted and
-    never-run cases too: `farm run --lf` finishes it."""
+    never-run cases too: `farm run --lf` finishes it. ``skipped``: the recorded cases that
+    were skipped under --fail-on-skip, not failed, which the note says apart."""
     ids = {c.id for c in sel.selected}
 
     def ours(recorded_ids: Iterable[str]) -> set[str]:
@@ -856,8 +859,10 @@ def _last_failed(sel: Selection, recorded: set[str], unfinished: Unfinished | No
         _keep_setups(sel)
     elif failed:
         sel.drop(lambda c: None if c.id in failed else "--last-failed: did not fail last time")
-        sel.notes.append(f"--last-failed: running {len(failed)} case(s) that failed last "
-                         "time")
+        only_skipped = len(ours(skipped) & failed)
+        sel.notes.append(f"--last-failed: running {len(failed)} case(s) that failed last time"
+                         + (f" ({only_skipped} of them skipped under --fail-on-skip)"
+                            if only_skipped else ""))
         _keep_setups(sel)
     elif recorded:
         sel.notes.append(f"--last-failed: none of the {len(recorded)} recorded failure(s) is "
