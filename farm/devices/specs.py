@@ -205,8 +205,11 @@ def parse_device_specs(text: str, settings: Settings | None = None) -> list[Devi
                               f"e.g. browser:2" + _which_phone_hint(part))
         kind, count = m.group(1).lower(), int(m.group(2) or 1)
         if kind not in kinds:
-            raise ConfigError(f"unknown device kind {kind!r}: expected one of "
-                              + ", ".join(kinds) + _plugin_hint(settings))
+            import difflib
+            near = difflib.get_close_matches(kind, kinds, n=1, cutoff=0.7)
+            raise ConfigError(f"unknown device kind {kind!r}"
+                              + (f" (did you mean {near[0]!r}?)" if near else "")
+                              + ": expected one of " + ", ".join(kinds) + _plugin_hint(settings))
         if count < 1:
             raise ConfigError(f"device count must be at least 1 in {part.strip()!r}")
         if kind in given:

@@ -1,3 +1,4 @@
+import re
 from hypothesis import given, strategies as st
 import pytest
 
@@ -13,13 +14,15 @@ def test_parse_device_specs():
 
 
 @pytest.mark.parametrize("bad, phrase", [
-    ("browsr:2", "unknown device kind 'browsr'"),
+    ("browsr:2", "unknown device kind 'browsr' (did you mean 'browser'?)"),
+    ("browsers:2", "unknown device kind 'browsers' (did you mean 'browser'?)"),
+    ("toaster:1", "unknown device kind 'toaster': expected one of"),
     ("browser:x", "expected KIND[:COUNT]"),
     ("browser:0", "at least 1"),
     ("", "no devices given"),
 ])
 def test_parse_device_specs_errors(bad, phrase):
-    with pytest.raises(ConfigError, match=phrase.replace("[", r"\[").replace("]", r"\]")):
+    with pytest.raises(ConfigError, match=re.escape(phrase)):
         parse_device_specs(bad)
 
 
