@@ -365,6 +365,7 @@ def serve(runtime: "DeviceRuntime", loglevel: str) -> int:
     logging.getLogger("celery.worker").addFilter(said)
     if logging.getLogger().getEffectiveLevel() >= logging.WARNING:
         _celery_says_nothing()
+        logging.getLogger("celery.worker.consumer.consumer").addFilter(_broker_lost_unsaid)
     try:
         # app.start, not worker_main (which drops it): the worker's exit code, not 0 when its
         # consumer died of an unrecoverable error, so that the supervisor starts it again
@@ -411,6 +412,13 @@ class _FailoverSaidPlainly(logging.Filter):
                 "%s: the broker is a read-only replica now (failed over?): this device's "
                 "process ends, `farm worker` starts it again (%s)", (self.device, exc), None)
         return True
+
+
+def _broker_lost_unsaid(record: logging.LogRecord) -> bool:
+    """Celery's "consumer: Connection to broker lost. Trying to re-establish the
+    connection..." (a WARNING): the device's own "redis unavailable" line says the outage, and
+    Celery's lines are for --loglevel INFO (this filter is only there below it)."""
+    return "Connection to broker lost" not in record.getMessage()
 
 
 def _celery_says_nothing() -> None:

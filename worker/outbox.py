@@ -61,6 +61,8 @@ class Outage:
         self.since: float | None = None
         self._said = 0.0
         self._lock = threading.Lock()
+        self.peer: Outage | None = None     # one that tells of the same Redis (see answered)
+        self.back_at: float | None = None   # when this one last said it answers again
 
     def failed(self, why: str) -> None:
         now = self.clock()
@@ -78,8 +80,11 @@ class Outage:
             return
         with self._lock:
             if self.since is not None:
-                log.warning("%s %s after %.0fs", self.what, self.back,
-                            self.clock() - self.since)
+                now = self.clock()
+                peer = self.peer
+                if peer is None or peer.back_at is None or peer.back_at < self.since:
+                    log.warning("%s %s after %.0fs", self.what, self.back, now - self.since)
+                    self.back_at = now      # (its peer's end of the same outage: unsaid)
                 self.since = None
 
 
@@ -96,6 +101,7 @@ class Outbox:
         self._down_since: float | None = None  # Redis unreachable since (monotonic)
         self._last = ""                        # the event queued last (for the log)
         self._outage = Outage()                # its own: events waiting are news of their own
+        self._outage.peer, OUTAGE.peer = OUTAGE, self._outage    # but one line when it ends
         self._refusal = Outage(what="the broker", down="refuses this device's events",
                                back="takes this device's events again")    # (its ACL)
         threading.Thread(target=self._send_all, name="outbox", daemon=True).start()
