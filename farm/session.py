@@ -537,9 +537,9 @@ def _executor(settings: Settings, specs: list[DeviceSpec], cases: list[Case],
         from farm.devices.specs import refuse_named
         refuse_named(specs, "farm run --broker")
         from farm.cluster import store
-        from farm.executors.celery import CeleryExecutor
+        from farm.executors.celery import CeleryExecutor, check_broker
         store.use_prefix(settings.cluster_prefix)   # (a refused PING's grant names the keys)
-        store.check(settings.broker_url.get_secret_value())
+        check_broker(settings)      # a blip of a broker reached before is waited for
         if settings.model:
             print("farm: warning: the model of this run (--model / FARM_MODEL) is not sent to "
                   "the workers: in a cluster run ai steps use each `farm worker`'s own model "

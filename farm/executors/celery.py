@@ -1077,3 +1077,30 @@ def _is_redis_error(exc: BaseException) -> bool:
     from kombu.exceptions import OperationalError
     return isinstance(exc, (redis.ConnectionError, redis.TimeoutError, OSError,
                             OperationalError, redis.OutOfMemoryError, redis.ReadOnlyError))
+
+
+BROKERS_SEEN = "brokers-seen.json"      # in the state dir: see `check_broker`
+
+
+def check_broker(settings: Settings) -> None:
+    """The run's broker answers PING before the run starts. One a run from this state dir
+    has reached before and that does not answer now is a blip (Redis restarting): waited for
+    as a running run waits (FARM_CLUSTER_OUTAGE_SECONDS, said; exit 3 if it stays away); one
+    never reached is a mistyped URL more likely: exit 4 at once, as a refused password is."""
+    import hashlib
+    import json
+    from pathlib import Path
+    url = settings.broker_url.get_secret_value()
+    path = Path(settings.state_dir) / BROKERS_SEEN
+    mark = hashlib.sha256(url.encode()).hexdigest()[:16]     # no password in the file
+    try:
+        seen = set(json.loads(path.read_text(encoding="utf-8")))
+    except (OSError, ValueError, TypeError):
+        seen = set()
+    store.check(url, wait=settings.cluster_outage_seconds if mark in seen else 0.0, who="farm")
+    if mark not in seen:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps(sorted(seen | {mark})), encoding="utf-8")
+        except OSError:
+            pass
