@@ -131,6 +131,9 @@ class BrowserDevice:
         self._thrown: list[str] = []      # the case's uncaught page errors (failure_note)
         self._cut: list[str] = []         # the case's fills a maxlength cut (failure_note)
         self._step_said: list[str] = []   # … of the step under way, its notes (step_notes)
+        self._went: list[str] = []        # the case's page's navigations (failure_note)
+        self._stepped = False             # farm acted on the page since its last read
+        self._address = ""                # the URL of the document the case's page shows
         # how many of the case's notes (dialogs, errors, cuts) came before the step before
         # this one, and before this one: a failure names those of the two steps only
         self._marks: tuple[tuple[int, ...], tuple[int, ...]] = ((), ())
@@ -255,7 +258,7 @@ class BrowserDevice:
         self._viewport = (target.viewport_width, target.viewport_height)
         self._follow_new_pages = target.follow_new_pages
         self._dialogs, self._thrown, self._cut = (target.dialogs, []), [], []
-        self._step_said, self._marks = [], ((), ())
+        self._step_said, self._marks, self._went, self._address = [], ((), ()), [], ""
         self._unfollowed = (target.mode, [])
         with self._errors("new context"):
             self._context = new_context(browser, target, [*self.settings.browser_args,
@@ -291,7 +294,7 @@ class BrowserDevice:
         self._viewport = (target.viewport_width, target.viewport_height)
         self._follow_new_pages = target.follow_new_pages
         self._dialogs, self._thrown, self._cut = (target.dialogs, []), [], []
-        self._step_said, self._marks = [], ((), ())
+        self._step_said, self._marks, self._went, self._address = [], ((), ()), [], ""
         self._unfollowed = (target.mode, [])
         with self._errors("reuse the shared browser context"):
             reuse_context(self._context, self._page, target)
@@ -357,6 +360,8 @@ class BrowserDevice:
         self._page = page
         self._crashed = False
         self._dom.forget()
+        url = str(getattr(page, "url", "") or "")     # (a new tab taken over: its address)
+        self._address = "" if url.startswith("about:") else url
         page.on("crash", self._on_crash)
         page.on("dialog", self._on_dialog)
         page.on("pageerror", self._on_page_error)
@@ -366,10 +371,25 @@ class BrowserDevice:
         frame = getattr(page.main_frame, "_impl_obj", None)
         emitter = getattr(frame, "_event_emitter", None)
         if emitter is not None:
-            emitter.on("navigated", lambda event: page is self._page and not event.get("error")
-                       and event.get("newDocument") and self._left_page())
+            emitter.on("navigated", lambda event: self._navigated(page, event))
         if self._idle_ms:
             self._wait.watch_requests(page)
+
+    def _navigated(self, page: Any, event: dict) -> None:
+        """The case's page loaded a new document: the notes so far are of an earlier page
+        (`_left_page`), and a failure of this step or the next says the page went from one
+        address to another (a timer's redirect: the text a check looked for was on the page
+        it left), unless farm acted on the page since it last read it (a tap on a link: the
+        step's own doing). Its opening (from no page) and a reload are not said."""
+        if page is not self._page or event.get("error") or not event.get("newDocument"):
+            return
+        self._left_page()
+        to = str(event.get("url") or "")
+        was, self._address = self._address, to
+        if was and to and was != to and not was.startswith("about:") and not self._stepped:
+            from farm.config import mask_url
+            self._went.append(f"the page navigated from {mask_url(was)[:160]} to "
+                              f"{mask_url(to)[:160]}")
 
     def _left_page(self) -> None:
         """The case left the document it showed (another loaded, a new tab taken over): the
@@ -433,6 +453,7 @@ class BrowserDevice:
 
     def _goto(self, url: str, named: str | None = None) -> None:
         """Open ``url``; a failure names it as ``named`` (the target's, credentials masked)."""
+        self._address = ""     # (its own navigation is no news: `_navigated`)
         self._dom.acted()
         from farm.config import mask_url
         from farm.suite.urls import url_problem
@@ -443,6 +464,7 @@ class BrowserDevice:
             raise StepFailed(f"cannot open {shown}: {problem}")
         from playwright.sync_api import TimeoutError as PlaywrightTimeout
         page = self._acting()
+        self._stepped = False    # (its own navigation is from no address: not said)
         limit = self._wait.limit(self._wait.timeout)
         # the message names the URL and Playwright's net::ERR_... reason; a site that does not
         # answer, or whose document never finishes, is the site's doing, not the browser's.
@@ -596,7 +618,7 @@ class BrowserDevice:
 
     def _noted(self) -> tuple[list[str], ...]:
         """The case's notes a failure may name, of each kind (`failure_note`)."""
-        return self._dialogs[1], self._thrown, self._cut
+        return self._went, self._dialogs[1], self._thrown, self._cut
 
     def _step_ends(self) -> None:
         """A step (or the case's opening) ended: its notes become the step before's."""
@@ -695,13 +717,16 @@ class BrowserDevice:
 
     def _read(self, read: Callable[[Any], Any]) -> Any:
         """``read(page)``; when the page closed its tab under the read, the same read of the
-        tab the device goes on in (`_back_to_open_tab`)."""
+        tab the device goes on in (`_back_to_open_tab`). A read waits for a navigation the
+        last action started: one after it is the page's own (`_navigated`)."""
         try:
-            return read(self._need_page())
+            out = read(self._need_page())
         except StepFailed:
             if not self._tab_closed():
                 raise
-            return read(self._need_page())
+            out = read(self._need_page())
+        self._stepped = False
+        return out
 
     # -- actions -----------------------------------------------------------------------------
 
@@ -709,6 +734,7 @@ class BrowserDevice:
         """The page, for an action: a capture under way finishes first (it shows the screen
         before this action), and the next DOM read waits for any navigation it starts."""
         self._dom.acted()           # (the page may change now: `tap_point` reads it again)
+        self._stepped = True        # (a navigation now may be this action's: `_navigated`)
         page = self._need_page()
         self._shots.settle()
         self._wait.acted()
