@@ -701,7 +701,8 @@ class CeleryExecutor:
                 self._pool_seen[pool] = now     # devices there, or nothing waits for one
                 continue
             if now >= self._quiet_until and not self._taken_in(pool, leases or {}):
-                self._say_waiting(pool, wait, _starting(pool, leases or {}, bad or {}))
+                self._say_waiting(pool, wait, _starting(pool, leases or {}, bad or {}),
+                                  busy=self._busy_here(pool, leases or {}))
             if now - self._pool_seen.setdefault(pool, now) < wait or not q:
                 continue
             died = self._died_reason(pool)
@@ -748,11 +749,30 @@ class CeleryExecutor:
                 + "; ".join(f"farm devices --broker {mask_url(self.url)} --release {n}"
                             for n in held) + ")")
 
-    def _say_waiting(self, pool: str, wait: float, starting: list[str] | None = None) -> None:
+    def _busy_here(self, pool: str, leases: dict) -> int:
+        """How many devices of ``pool`` are busy with this run's cases (their leases say so
+        before the run has heard those cases start)."""
+        platform, _, group = pool.partition(".")
+        return sum(1 for lease in leases.values()
+                   if lease.get("platform") == platform and lease.get("state") == "busy"
+                   and lease.get("run") == self.run_id and not lease.get("draining")
+                   and (not group or lease.get("group") == group))
+
+    def _say_waiting(self, pool: str, wait: float, starting: list[str] | None = None,
+                     busy: int = 0) -> None:
         """Once per pool, on stderr: the run waits for a worker (it would be silent until its
         jobs fail after FARM_CLUSTER_DEVICE_WAIT). ``starting``: the pool's devices opening
         (a killed device process its supervisor started again): the run waits for them, and
-        says so, not "none usable left" (said once more if the pool is left with none)."""
+        says so, not "none usable left" (said once more if the pool is left with none).
+        ``busy``: the pool's devices busy with this run's cases: said so, not "none usable
+        left" (said once more if they go)."""
+        if busy:
+            said: Any = (pool, "busy")
+            if said not in self._said_waiting:
+                self._said_waiting.add(said)
+                log.info("waiting for a %s device: its %d device(s) are busy with this run's "
+                         "cases", pool, busy)
+            return
         said = (pool, "starting") if starting else pool
         if said in self._said_waiting:
             return
