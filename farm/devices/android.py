@@ -705,7 +705,9 @@ class AndroidDevice:
             return "FARM_ADB_SILENCE_SECONDS"
         return self.settings.named(name)
 
-    def _input(self, args: str) -> None:
+    def _input(self, args: str, watch: bool = True) -> None:
+        """``input ARGS``; then, ``watch`` True, whether the app survived it (a text typed in
+        many commands is looked at once, after the last)."""
         out, err, code = self._run("input " + args)
         # (`input` says nothing when it works; an older phone's one stream holds its stderr)
         problem = err.strip() or (out.strip() if code or "Exception" in out else "")
@@ -717,7 +719,8 @@ class AndroidDevice:
         if code or "Exception" in problem or "Error" in problem:
             raise DeviceError(f"input {args.split(' ')[0]} refused on {self.name}: "
                               f"{problem.splitlines()[0] if problem else f'exit {code}'}")
-        self._check_input_kept_app(args.split(" ")[0])
+        if watch:
+            self._check_input_kept_app(args.split(" ")[0])
 
     def _app_running(self) -> bool | None:
         """Whether the case's app has a process (``pidof``); None when the phone cannot tell
@@ -1079,11 +1082,12 @@ class AndroidDevice:
         # as `input text` words (split apart: every other part is a break; blanks are text)
         for i, part in enumerate(re.split(r"(\r\n|[\t\n\r\f\v])", text)):
             if i % 2:
-                self._input("keyevent 61" if part == "\t" else "keyevent 66")
+                self._input("keyevent 61" if part == "\t" else "keyevent 66", watch=False)
             elif part:
                 for word in (w for c in text_chunks(part, TYPE_CHUNK)
                              for w in input_text_words(c)):
-                    self._input("text " + _quote(word))
+                    self._input("text " + _quote(word), watch=False)
+        self._check_input_kept_app("text")
 
     def _type_ime(self, text: str) -> None:
         ime = self.shell("settings get secure default_input_method").strip()
@@ -1113,8 +1117,10 @@ class AndroidDevice:
         pairs = focused_text_length(self._last_xml) if self._dump_fresh else None
         left = 40 if pairs is None else pairs + 1
         while left > 0:         # (a long value: in commands a phone takes, as text_chunks)
-            self._input("keyevent " + " ".join(["67 112"] * min(left, CLEAR_CHUNK)))
+            self._input("keyevent " + " ".join(["67 112"] * min(left, CLEAR_CHUNK)),
+                        watch=False)
             left -= CLEAR_CHUNK
+        self._check_input_kept_app("keyevent")
 
     def press(self, key: str) -> None:
         code = android_keycode(key)       # the table the suite loader checks keys against
