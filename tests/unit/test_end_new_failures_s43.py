@@ -20,8 +20,8 @@ def test_a_new_failure_comes_first_marked_and_counted(tmp_path: Path):
     lines = _end(_failed("old1", "still failing"), _failed("old2", "still failing"),
                  _failed("fresh", "new failure"), _case("ok", "passed"), tmp_path=tmp_path)
     assert lines == ["FAILED s/fresh (s/fresh.yaml:3) — step 1: boom [new failure]",
-                     "FAILED s/old1 (s/old1.yaml:3) — step 1: boom",
-                     "FAILED s/old2 (s/old2.yaml:3) — step 1: boom",
+                     "FAILED s/old1 (s/old1.yaml:3) — step 1: boom [still failing]",
+                     "FAILED s/old2 (s/old2.yaml:3) — step 1: boom [still failing]",
                      "farm: 1 passed, 3 failed (1 new) in 7.7s (run r1)"]
 
 
