@@ -743,6 +743,11 @@ class CeleryExecutor:
                       and lease.get("platform") == platform
                       and (not group or lease.get("group") == group))
         if not held:        # a group's: a plain `farm worker` serves its kind's own group
+            # (a pool served earlier in the run lost its workers: no wrong database)
+            elsewhere = "" if pool in self._pool_served else self._workers_elsewhere(platform)
+            if elsewhere:
+                return (f"(workers are registered on {elsewhere} of the same Redis: give the "
+                        f"run and the workers the same database)")
             return f"(start one: farm worker --group {group})" if group else (
                 "(start one: farm worker)")
         return (f"({', '.join(f'{n} is quarantined: {bad[n]}' for n in held)}; once fixed: "
@@ -757,6 +762,39 @@ class CeleryExecutor:
                    if lease.get("platform") == platform and lease.get("state") == "busy"
                    and lease.get("run") == self.run_id and not lease.get("draining")
                    and (not group or lease.get("group") == group))
+
+    def _workers_elsewhere(self, platform: str) -> str:
+        """The other databases (0-15) of the run's Redis where `farm worker`s of ``platform``
+        hold leases, as masked URLs ("redis://…/0"), "" if none: a run on /3 with its workers
+        on /0 waited for a worker that could never come, saying only to start one. Looked at
+        once a run per platform (at most 15 SCANs of one key pattern)."""
+        said = getattr(self, "_elsewhere", None)
+        if said is None:
+            self._elsewhere = said = {}
+        if platform not in said:
+            said[platform] = self._leases_on_other_dbs(platform)
+        return said[platform]
+
+    def _leases_on_other_dbs(self, platform: str) -> str:
+        """See `_workers_elsewhere`: "" when no other database has such a lease."""
+        kwargs = dict(self.r.connection_pool.connection_kwargs)
+        here = int(kwargs.get("db") or 0)
+        found, here_machine = [], store.this_machine()
+        for db in (n for n in range(16) if n != here):
+            try:
+                other = type(self.r)(connection_pool=type(self.r.connection_pool)(
+                    connection_class=self.r.connection_pool.connection_class,
+                    **{**kwargs, "db": db}))
+                if any(_live_lease_of(other.get(k), platform, here_machine)
+                       for k in other.scan_iter(match=key("lease", "*"), count=1000)):
+                    found.append(db)
+                other.close()
+            except Exception:       # (a Redis of fewer databases: the rest are not)
+                break
+        from urllib.parse import urlsplit
+        parts = urlsplit(mask_url(self.url))
+        return " and ".join(
+            parts._replace(path=f"/{db}", query="", fragment="").geturl() for db in found)
 
     def _say_waiting(self, pool: str, wait: float, starting: list[str] | None = None,
                      busy: int = 0) -> None:
@@ -1124,3 +1162,24 @@ def check_broker(settings: Settings) -> None:
             path.write_text(json.dumps(sorted(seen | {mark})), encoding="utf-8")
         except OSError:
             pass
+
+
+def _live_lease_of(raw: str | None, platform: str, machine: dict[str, str]) -> bool:
+    """A lease of a device of ``platform`` not left by a dead process of this machine."""
+    import json
+    import os
+    try:
+        lease = json.loads(raw or "")
+    except ValueError:
+        return False
+    if not isinstance(lease, dict) or lease.get("platform") != platform:
+        return False
+    if (lease.get("host"), lease.get("boot")) != (machine["host"], machine["boot"]):
+        return True
+    try:
+        os.kill(int(lease.get("pid") or 0), 0)
+    except ProcessLookupError:
+        return False        # killed: its lease not yet expired
+    except (OSError, ValueError, TypeError):
+        pass
+    return int(lease.get("pid") or 0) > 0
