@@ -25,7 +25,8 @@ PKG = "com.farm.demo.shop"
 def _checks_read_the_pixels(agent: Agent) -> None:
     assert agent.device.hierarchy() is None          # the tree says nothing
     ocr = r" \(read by OCR of a screenshot: the UI tree has too little text; OCR can misread\)$"
-    with pytest.raises(AssertionFailed, match='"Sign in" is on screen but should not be' + ocr):
+    with pytest.raises(AssertionFailed, match='"Sign in" is on screen but should not be: '
+                                              'the screen shows it in "Sign in"' + ocr):
         agent.assert_no_text("Sign in")
     agent.assert_text("Sign in")
     agent.wait_for_text("Sign in", timeout_s=5)

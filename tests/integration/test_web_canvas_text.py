@@ -105,7 +105,8 @@ def _canvas_read(run: dict[str, Any]) -> None:
     failed = run["drawn not expected"]
     assert failed["status"] == "failed"
     assert failed["error"]["message"].startswith(
-        'text "Revenue 4200" is on screen but should not be (' + OCR), failed["error"]
+        'text "Revenue 4200" is on screen but should not be: '
+        'the screen shows it in "Revenue 4200" (' + OCR), failed["error"]
 
 
 def _read_as_before(run: dict[str, Any]) -> None:
