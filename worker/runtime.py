@@ -233,6 +233,7 @@ class DeviceRuntime:
                     "supervisor": self.supervisor,
                     "token": self.token, "since": self.since,
                     "draining": self._draining, "about": about, "build": self.build,
+                    "beat": time.time(),    # (a run times a lost attempt until then)
                     "target": self.target,
                     **self.state}
 

@@ -531,6 +531,7 @@ class CeleryExecutor:
                 since = running[0][1].get("since")
                 inf.since = since if isinstance(since, (int, float)) else inf.since
                 inf.seen, inf.claimed = now, False
+                inf.alive = _last_beat(running[0][1], now)
                 continue
             if inf.device is None and cid in claims:
                 device, age = claims[cid]
@@ -680,7 +681,10 @@ class CeleryExecutor:
 
     def _lost(self, inf: _Inflight, why: str) -> None:
         log.warning("%s attempt %d lost: %s", inf.job.case_id, inf.job.attempt, why)
-        result = self._so_far(inf, "error", inf.seen, DeviceLost(why))
+        # its time until its worker's last heartbeat (the lease outlives a killed worker by
+        # up to its TTL: a case killed 4 s in counted 12.5 s)
+        until = inf.alive if inf.began is not None and inf.alive > inf.began else inf.seen
+        result = self._so_far(inf, "error", min(until, inf.seen), DeviceLost(why))
         self._record(inf.job, result, inf.device or "?")
 
     def _so_far(self, inf: _Inflight, status: str, until: float,
@@ -1183,3 +1187,13 @@ def _live_lease_of(raw: str | None, platform: str, machine: dict[str, str]) -> b
     except (OSError, ValueError, TypeError):
         pass
     return int(lease.get("pid") or 0) > 0
+
+
+def _last_beat(lease: dict[str, Any], now: float) -> float:
+    """When (our clock, ``now`` being the time of the look) the lease was last renewed by
+    its worker (its ``beat``, the worker's wall clock; at most the lease's TTL ago, so a
+    skewed clock cannot move it further); ``now`` for a lease without one (an older farm)."""
+    beat = lease.get("beat")
+    if not isinstance(beat, (int, float)):
+        return now
+    return now - min(max(time.time() - beat, 0.0), store.LEASE_TTL_S)

@@ -31,6 +31,8 @@ class Inflight:
     spending: Usage | None = None   # the model spend of the step it is in, as last reported
     since: float | None = None      # when the process seen running it took the device
     claimed: bool = False           # its device known only from the attempt's claim
+    alive: float = 0.0              # its worker's last heartbeat seen (our clock): a lost
+                                    # attempt's time ends there, not when the loss was seen
 
 
 def so_far(inf: Inflight, case: Case, run_id: str, run_dir: Path, status: str, until: float,
