@@ -20,6 +20,7 @@ from typing import Any, Callable
 from urllib.parse import unquote, urljoin, urlsplit
 
 from farm.agent.api import Agent, PlanMisfit
+from farm.agent.actions import StepNote
 from farm.attempts import Outcome, classify, error_kind, synthetic, timeout_unretried
 from farm.agent.limits import LoopLimits
 from farm.config import Settings, model_keys
@@ -408,7 +409,7 @@ class _CaseRun:
             result.reason = "; ".join(filter(None, [result.reason, *self.notes]))
 
     def _note(self, rec: StepRecord, notes: tuple[str, ...]) -> None:
-        """What a step that found its target says all the same (`LocateHit.notes`): on the
+        """What a step says all the same (`LocateHit.notes`, an action's `StepNote`): on the
         step (results.json, the report's step row, the end of the run on the console), in the
         passed case's reason (its progress line, JUnit's note) and in farm.log."""
         for note in map(self.mask, notes):
@@ -475,6 +476,7 @@ class _CaseRun:
             if hit is not None:
                 rec.tier, rec.rect = hit.tier, hit.rect.as_list()
                 self._note(rec, hit.notes)
+            self._note(rec, (output.note,) if isinstance(output, StepNote) else ())
             rec.output = _masked_output(output, self.mask)
             self._keep(step, rec.output, result)
         except NeedsModel as exc:

@@ -218,6 +218,26 @@ SCROLL_TO = {"scrollToBottom": "down", "scrollToTop": "up", "scrollToLeft": "lef
              "scrollToRight": "right"}
 # A scroll to an end wheels 10 viewports at a time, at most this many times
 SCROLLS_TO_END = 10
+# what a scroll that moved nothing adds in its step's note
+CANNOT_SCROLL = "the page, or the element, is already at its end or cannot scroll"
+
+
+class StepNote(str):
+    """An action's output that its step also shows as a note, ``note`` (results.json's
+    ``notes``, the report's step row, the passed case's reason: the runner's ``_note``): what
+    a tester should read though the step passed, as a scroll that moved nothing."""
+
+    note: str
+
+    def __new__(cls, text: str, note: str | None = None) -> "StepNote":
+        said = super().__new__(cls, text)
+        said.note = note or text
+        return said
+
+
+def _unmoved(said: str) -> StepNote:
+    """A scroll's "nothing scrolled: …" output; its note says why that may be."""
+    return StepNote(said, f"{said} ({CANNOT_SCROLL})")
 
 
 def _direction(value: Any) -> Any:
@@ -259,9 +279,9 @@ class Scroll(Action):
 
     def run(self, ctx: ActionContext) -> str | None:
         """Scroll; as Midscene, the step passes when nothing moved (the end was reached
-        already), and then says so (its output), where the device can tell (the web: no
-        scroll came; a phone: its screen looked the same after the swipe); so does a scroll
-        to an end that stopped before reaching it."""
+        already), and then says so (its output, and a note of its step: `StepNote`), where
+        the device can tell (the web: no scroll came; a phone: its screen looked the same
+        after the swipe); so does a scroll to an end that stopped before reaching it."""
         w, h = ctx.device.size()
         x, y = self._start(ctx) if self.locate is not None else (w // 2, h // 2)
         way = SCROLL_TO.get(self.scrollType, self.direction)
@@ -271,7 +291,7 @@ class Scroll(Action):
             return self._to_end(ctx, x, y, dx * reach, dy * reach)
         step = self.distance or int((h if dy else w) * 0.7)
         if ctx.device.scroll(x, y, dx * step, dy * step) is False:
-            return f"nothing scrolled: nothing at ({x}, {y}) scrolls {way} any further"
+            return _unmoved(f"nothing scrolled: nothing at ({x}, {y}) scrolls {way} any further")
         return None
 
     def _to_end(self, ctx: ActionContext, x: int, y: int, dx: int, dy: int) -> str | None:
@@ -287,15 +307,15 @@ class Scroll(Action):
             moved = ctx.device.scroll(x, y, dx, dy)
             went += getattr(ctx.device, "scrolled_px", None) or abs(dx or dy)
             if moved is False:
-                return None if n else (f"nothing scrolled: nothing at ({x}, {y}) scrolls "
-                                       f"any further toward the {end}")
+                return None if n else _unmoved(f"nothing scrolled: nothing at ({x}, {y}) "
+                                               f"scrolls any further toward the {end}")
             if moved and getattr(ctx.device, "scrolled_to_end", None) is True:
                 return None
         if moved is not True:        # (a device that cannot tell)
             return None
         per = went // scrolls
-        return (f"stopped after {scrolls} scrolls of {per} px without reaching "
-                f"the {end}: the content kept moving (an endless list?)")
+        return StepNote(f"stopped after {scrolls} scrolls of {per} px without reaching "
+                        f"the {end}: the content kept moving (an endless list?)")
 
     def _start(self, ctx: ActionContext) -> tuple[int, int]:
         """Where the wheel goes for the target: on a device that can tell (the web's
