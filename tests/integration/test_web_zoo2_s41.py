@@ -100,10 +100,15 @@ def test_a_value_cut_at_a_maxlength_is_said_when_a_later_step_fails(tmp_path: Pa
                     PIN="271828")
     steps = results(tmp_path / "run")["cases"][0]["steps"]
     assert [s["status"] for s in steps] == ["passed"] * 5 + ["failed"], steps
+    # each cut is its own step's note; a failure three steps later does not name them
     assert steps[-1]["error"] == (
-        'expected text "Sent 1234567" is not on screen; the closest text on it is "Sent 12345" '
-        "(the input[type=password] kept 4 of the 6 characters of the text typed into it (its maxlength is 4); 2 more before)"
+        'expected text "Sent 1234567" is not on screen; the closest text on it is "Sent 12345"'
     ), steps[-1]["error"]
+    notes = [" ".join(s.get("notes") or []) for s in steps]
+    assert 'kept 5 of the 7 characters of "1234567"' in notes[0], notes
+    assert 'kept 8 of the 14 characters of "a long comment"' in notes[1], notes
+    assert ("the input[type=password] kept 4 of the 6 characters of the text typed into it "
+            "(its maxlength is 4)") in notes[2], notes
     assert "2718" not in done.stdout + done.stderr + (tmp_path / "run/results.json").read_text()
     log = (tmp_path / "run/farm.log").read_text()
     assert ('the input[type=text] kept 5 of the 7 characters of "1234567" typed into it (its '
@@ -182,11 +187,13 @@ def test_a_tap_that_opens_no_file_chooser_fails_once_none_can_open(tmp_path: Pat
     assert [s["status"] for s in steps] == ["passed", "passed", "failed"], steps
     assert steps[2]["error"] == (
         "the tap opened no file chooser within 10 s (fileChooserAccept; a page can open one "
-        "only within 5 s of a tap)"), steps[2]["error"]
+        "only in the first 5 s after a tap, and farm waited 5 s more for a busy machine)"
+    ), steps[2]["error"]
 
 
-LEFT = """<!doctype html><html><body><button onclick="undefinedThing()">Broken</button>
-<button onclick="confirm('Sure?')">Ask</button><a href="next.html">Go on</a>
+LEFT = """<!doctype html><html><body>
+<button onclick="confirm('Sure?'); undefinedThing()">Ask</button>
+<a href="next.html" onclick="confirm('Sure?'); undefinedThing()">Go on</a>
 <a href="#" onclick="history.pushState({}, '', '?route=2'); return false">Route</a>
 </body></html>"""
 
@@ -195,19 +202,24 @@ def test_notes_of_a_page_the_case_left_say_it_was_an_earlier_page(tmp_path: Path
                                                                   farm: FarmCli):
     (tmp_path / "left.html").write_text(LEFT)
     (tmp_path / "next.html").write_text("<p>Next page</p>")
-    flow = ["aiTap: Broken", "aiTap: Ask", "aiTap: Route", "assertText: Gone one",
-            "aiTap: Go on", "assertText: Next page", "assertText: Gone two"]
+    # (a failure names what the page did in its own step or the one before: not earlier)
+    flow = ["aiTap: Route", "aiTap: Ask", "assertText: Gone one",
+            "aiTap: Go on", "assertText: Gone two"]
     (tmp_path / "left.yaml").write_text(
         "name: left\nweb:\n  serve: .\n  url: left.html\ntasks:\n"
         "  - name: route\n    continueOnError: true\n    flow:\n"
-        + "".join(f"      - {step}\n" for step in flow[:4])
-        + "  - name: leave\n    flow:\n" + "".join(f"      - {step}\n" for step in flow[4:]))
+        + "".join(f"      - {step}\n" for step in flow[:3])
+        + "  - name: leave\n    flow:\n" + "".join(f"      - {step}\n" for step in flow[3:]))
     code, cases = run(farm, tmp_path)
     steps = cases["left"]["steps"]
     notes = ('{0} opened a confirm dialog "Sure?" and farm answered Cancel; `dialogs: accept` '
              "in the web: section answers OK; {0} threw an uncaught ReferenceError: "
-             "undefinedThing is not defined (left.html:1))")
-    assert steps[3]["error"] == ('expected text "Gone one" is not on screen ('
-                                 + notes.format("the page")), steps[3]["error"]
-    assert steps[6]["error"] == ('expected text "Gone two" is not on screen ('
-                                 + notes.format("an earlier page")), steps[6]["error"]
+             "undefinedThing is not defined (left.html:{1}))")
+    assert steps[2]["error"].startswith('expected text "Gone one" is not on screen'), steps
+    assert steps[2]["error"].endswith(" (" + notes.format("the page", 2)), steps[2]["error"]
+    # (the Ask step's dialog and error, two steps before, are counted, not named)
+    assert steps[4]["error"] == (
+        'expected text "Gone two" is not on screen (an earlier page opened a confirm dialog '
+        '"Sure?" and farm answered Cancel; `dialogs: accept` in the web: section answers OK; 1 '
+        "more before; an earlier page threw an uncaught ReferenceError: undefinedThing is not "
+        "defined (left.html:3); 1 more before)"), steps[4]["error"]
