@@ -325,11 +325,12 @@ class DeviceRuntime:
                 if self.target_key:
                     store.refresh_target(self.r, self.target_key, self.name)
                 self._beat()
-                OUTAGE.answered()
+                self._broker_answers()
             except (redis.ConnectionError, redis.TimeoutError, *REFUSED) as exc:
                 if isinstance(exc, redis.ReadOnlyError):    # a replica now (failed over):
                     self.r.connection_pool.disconnect()     # connect again, to the primary
                 OUTAGE.failed(f"heartbeat: {exc}")
+                self._healthy(False)    # farm_device_healthy 0 (and /ready 503) meanwhile
             except NOPERM as exc:       # the broker's ACL changed under it: said as an outage
                 LEASE_REFUSED.failed(store.refused(    # (a line a beat before), back once
                     self.settings.broker_url.get_secret_value(), exc))     # granted again
@@ -337,6 +338,18 @@ class DeviceRuntime:
                 log.warning("heartbeat failed: %s", exc)
             else:
                 LEASE_REFUSED.answered()
+
+    def _broker_answers(self) -> None:
+        """Redis answered the heartbeat: an outage is over (said once), and the device is
+        healthy again if it serves."""
+        away = OUTAGE.since is not None
+        OUTAGE.answered()
+        if away:
+            self._healthy(self.ready())
+
+    def _healthy(self, healthy: bool) -> None:
+        if self.state.get("state") in ("idle", "busy"):
+            metrics.DEVICE_HEALTHY.labels(self.platform, self.name).set(healthy)
 
     @property
     def quarantined(self) -> bool:
