@@ -492,6 +492,8 @@ class _CaseRun:
                 rec.output = self.mask(f"the model: {exc.thought}")
             elif self.agent.last_act:       # a failed ai step: what it did, round by round
                 rec.output = _masked_output(self.agent.last_act, self.mask)
+            elif getattr(exc, "output", None) is not None:   # a shell command stopped: what
+                rec.output = _masked_output(exc.output, self.mask)      # it printed by then
             if step.kind == "aiAssert":       # as Midscene's player keeps it (setResult)
                 self._keep(step, _failed_verdict(exc, rec.error, self.mask), result)
         finally:

@@ -688,10 +688,11 @@ class AndroidDevice:
                     raise DeviceLost(f"{self.name} was stopped") from None
                 end = timeout_s if timeout_s is not None else within_s
                 said = f"; it printed: {_last_lines(late.said)}" if late.said else ""
-                if late.silent:
-                    raise StepFailed(_silent_for(silence, self._silence_setting()) + said) \
-                        from None
-                raise StepFailed(_past_deadline(end or 0, late.printed) + said) from None
+                failed = StepFailed((_silent_for(silence, self._silence_setting())
+                                     if late.silent else _past_deadline(end or 0, late.printed))
+                                    + said)
+                failed.output = late.said or None   # the step's output, as a finished one's
+                raise failed from None
             except ShellCut:
                 if self._killed:
                     raise DeviceLost(f"{self.name} was stopped") from None
