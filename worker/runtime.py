@@ -192,6 +192,15 @@ class _RunEvents(NullEvents):
                                                "usage": spent.model_dump(mode="json")})
 
 
+def _device_healthy(runtime: Any, healthy: bool | None) -> None:
+    """farm_device_healthy of a device that serves (idle or busy): ``healthy``, or None for
+    what `DeviceRuntime.ready` says (Redis away: 0, as /ready is 503)."""
+    state = getattr(runtime, "state", None) or {}
+    if state.get("state") in ("idle", "busy"):
+        ok = runtime.ready() if healthy is None else healthy
+        metrics.DEVICE_HEALTHY.labels(runtime.platform, runtime.name).set(ok)
+
+
 class NotReady(Exception):
     """The device could not be made ready for an attempt it was given: the attempt is given
     back to the broker untried (worker.tasks rejects its message, requeued) for another
@@ -325,12 +334,15 @@ class DeviceRuntime:
                 if self.target_key:
                     store.refresh_target(self.r, self.target_key, self.name)
                 self._beat()
-                self._broker_answers()
+                away = OUTAGE.since is not None
+                OUTAGE.answered()
+                if away:            # healthy again if it serves
+                    _device_healthy(self, None)
             except (redis.ConnectionError, redis.TimeoutError, *REFUSED) as exc:
                 if isinstance(exc, redis.ReadOnlyError):    # a replica now (failed over):
                     self.r.connection_pool.disconnect()     # connect again, to the primary
                 OUTAGE.failed(f"heartbeat: {exc}")
-                self._healthy(False)    # farm_device_healthy 0 (and /ready 503) meanwhile
+                _device_healthy(self, False)    # (and /ready 503) while Redis is away
             except NOPERM as exc:       # the broker's ACL changed under it: said as an outage
                 LEASE_REFUSED.failed(store.refused(    # (a line a beat before), back once
                     self.settings.broker_url.get_secret_value(), exc))     # granted again
@@ -338,18 +350,6 @@ class DeviceRuntime:
                 log.warning("heartbeat failed: %s", exc)
             else:
                 LEASE_REFUSED.answered()
-
-    def _broker_answers(self) -> None:
-        """Redis answered the heartbeat: an outage is over (said once), and the device is
-        healthy again if it serves."""
-        away = OUTAGE.since is not None
-        OUTAGE.answered()
-        if away:
-            self._healthy(self.ready())
-
-    def _healthy(self, healthy: bool) -> None:
-        if self.state.get("state") in ("idle", "busy"):
-            metrics.DEVICE_HEALTHY.labels(self.platform, self.name).set(healthy)
 
     @property
     def quarantined(self) -> bool:
