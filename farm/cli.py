@@ -625,9 +625,9 @@ def _list_cluster(r, url: str, release: tuple[str, ...]) -> None:
         click.echo(mask_urls_in(
             f"  {name:<28} {lease.get('platform', '-'):<8} {lease.get('group', '-'):<12} "
             f"{state if name in live or name in bad else ''}"
+            + (f"  (farm {lease['build']})" if lease.get("build") else "")
             + (f"  on {lease['target']}" if lease.get("target") else "")
-            + (f"  {lease['about']}" if lease.get("about") else "")
-            + (f"  (farm {lease['build']})" if lease.get("build") else "")))
+            + (f"  {lease['about']}" if lease.get("about") else "")))
     if unknown:
         raise UserError(f"--release {', '.join(unknown)}: no such device in the cluster")
 
