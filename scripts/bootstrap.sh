@@ -57,7 +57,7 @@ if [ ! -x .venv/bin/python ]; then
 fi
 stamp=.venv/.farm-installed
 if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
-  echo "bootstrap: installing farm into .venv"
+  echo "bootstrap: installing farm and its test tools into .venv (quiet: 2-3 min when new)"
   .venv/bin/pip install -q --disable-pip-version-check -e '.[test]' 2>&1 \
     | grep -v -E "^WARNING: Location .* is ignored" || true
   .venv/bin/python -c "import farm, playwright, PIL" 
