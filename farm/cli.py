@@ -126,7 +126,8 @@ def cli(ctx: click.Context) -> None:
 @click.argument("paths", nargs=-1, required=True, type=_GivenPath(exists=True, path_type=Path))
 @click.option("--devices", "-d", default=None, metavar="SPEC",
               help="Devices to run on: KIND[:COUNT][,KIND[:COUNT]] (kinds: browser, android, "
-                   "ios, android-sim, ios-sim). Default: browser:1.")
+                   "ios, android-sim, ios-sim). Default: browser:1. Browsers run headless: "
+                   "FARM_HEADLESS=false shows them (on a display; there is no --headed).")
 @click.option("--report-dir", type=_GivenPath(path_type=Path),
               help="Write results here instead of .farm/runs/<run-id>/.")
 @click.option("--collect-only", is_flag=True, help="Load, validate and select; print the "
@@ -175,11 +176,11 @@ def cli(ctx: click.Context) -> None:
               help="A skipped case (a step that needs a model with none set, a target no "
                    "zero-token tier finds) fails the run: exit 1. Also FARM_FAIL_ON_SKIP=1.")
 @click.option("--retries", type=click.IntRange(0),
-              help="Re-runs after a test failure (at most 10). For every case: over its own "
-                   "retries: and farm.yaml's; also FARM_RETRIES.")
+              help="Re-runs after a test failure (at most 10), for every case: --retries wins "
+                   "over a case's own retries: and farm.yaml's; also FARM_RETRIES.")
 @click.option("--timeout", type=click.FloatRange(min=0.1, max=MAX_TIMEOUT),
-              help="Seconds per case, for cases without a timeout: of their own (over "
-                   "farm.yaml's; also FARM_DEFAULT_TIMEOUT).")
+              help="Seconds per case. A case's own timeout: wins over --timeout; --timeout "
+                   "wins over farm.yaml's; also FARM_DEFAULT_TIMEOUT.")
 @click.option("--model", type=GIVEN_TEXT,
               help="litellm model string, e.g. openai/qwen3-vl (enables ai steps).")
 @click.option("--model-base-url", type=GIVEN_TEXT,
@@ -1124,9 +1125,10 @@ def cache_clear(case: str, broker: str | None) -> None:
     if not removed:
         _no_such_file(case)
     freed = _space_given_back(store) if removed and not case else ""
-    if not removed:
+    if not removed and case and not os.path.exists(case):     # (a typo: `farm cache ls` it)
         with _cache_refusals(store):
-            freed = _none_named(store, case)
+            said = _none_named(store, case) or f": no entries at all match {case}"
+        raise UserError(f"nothing removed from {store.where}{said}")
     click.echo(f"removed {removed} entr{'y' if removed == 1 else 'ies'} from {store.where}"
                + freed)
 
@@ -1734,6 +1736,19 @@ def _interrupt(_signum: int, _frame: object) -> None:
     raise KeyboardInterrupt
 
 
+HEADED_FLAGS = ("--headed", "--headful", "--head", "--no-headless")
+
+
+def _no_headed(exc: click.UsageError) -> str:
+    """`farm run --headed` (a flag of pytest-playwright and others): how farm shows its
+    browser, not click's "Did you mean '--shard'?"."""
+    name = getattr(exc, "option_name", None)
+    if isinstance(exc, click.NoSuchOption) and name in HEADED_FLAGS:
+        exc.possibilities = None
+        return f"farm has no {name}: set FARM_HEADLESS=false for a visible browser"
+    return exc.message
+
+
 def _main() -> None:
     """`main`'s map of what ended the command to its exit code and what is said of it."""
     try:
@@ -1741,7 +1756,7 @@ def _main() -> None:
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
     except click.UsageError as exc:
-        exc.message = _hidden(exc.message)
+        exc.message = _hidden(_no_headed(exc))
         _junit_of_mistake(exc.format_message())
         exc.show()
         sys.exit(EXIT_USAGE)

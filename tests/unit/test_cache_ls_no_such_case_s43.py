@@ -41,9 +41,10 @@ def test_a_mistyped_id_offers_the_one_meant(cached, monkeypatch, capsys, typed, 
     assert farm(monkeypatch, capsys, "ls", typed) == (
         f"0 entries in {cached.where}: no case or suite named {typed} has any "
         f"(did you mean {meant}?)")
-    assert farm(monkeypatch, capsys, "clear", typed) == (
-        f"removed 0 entries from {cached.where}: no case or suite named {typed} has any "
-        f"(did you mean {meant}?)")
+    code, out, err = run_main(monkeypatch, capsys, "cache", "clear", typed)    # (s45c: exit 4)
+    assert (code, out, err) == (4, "", (
+        f"farm: error: nothing removed from {cached.where}: no case or suite named {typed} has "
+        f"any (did you mean {meant}?)\n"))
     assert len(list(cached.items())) == len(CASES)
 
 

@@ -99,9 +99,9 @@ def test_run_help_gives_the_limits_farm_holds_to(here, monkeypatch, capsys):
     code, out, _ = run_main(monkeypatch, capsys, "run", "--help")
     said = " ".join(out.split())
     assert code == 0
-    assert f"(over farm.yaml's; also FARM_DEFAULT_TIMEOUT). [0.1<=x<={MAX_SECONDS}]" in said
-    assert ("Re-runs after a test failure (at most 10). For every case: over its own retries: "
-            "and farm.yaml's; also FARM_RETRIES.") in said
+    assert f"wins over farm.yaml's; also FARM_DEFAULT_TIMEOUT. [0.1<=x<={MAX_SECONDS}]" in said
+    assert ("Re-runs after a test failure (at most 10), for every case: --retries wins over a "
+            "case's own retries: and farm.yaml's; also FARM_RETRIES.") in said
     code, out, err = run_main(monkeypatch, capsys, "run", "shop", "--devices", "fake:1",
                               "--timeout", str(MAX_SECONDS + 1))
     assert (code, out) == (4, "")
