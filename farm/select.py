@@ -588,6 +588,7 @@ class SelectOptions:
     devices: str = ""                              # for the reason text
     shard: tuple[int, int] | None = None
     shard_timings: Mapping[str, float] | None = None   # --shard-timings: id -> seconds
+    collect_only: bool = False      # --collect-only: the notes say "would run", not "running"
 
 
 def select_cases(cases: Sequence[Case], opts: SelectOptions) -> Selection:
@@ -623,7 +624,7 @@ def select_cases(cases: Sequence[Case], opts: SelectOptions) -> Selection:
     if opts.last_failed is not None:
         _last_failed(sel, set(opts.last_failed),
                      last_run_of(opts.unfinished, {c.id for c in sel.selected}),
-                     skipped=set(opts.last_skipped))
+                     skipped=set(opts.last_skipped), preview=opts.collect_only)
     if not sel.selected and not sel.empty_shard:
         _say_why_none(sel)
         sel.notes.extend(_file_name_slip(cases, opts.keyword) or _near_word(cases, opts.keyword))
@@ -835,14 +836,16 @@ def _say_why_none(sel: Selection) -> None:
 
 
 def _last_failed(sel: Selection, recorded: set[str], unfinished: Unfinished | None = None,
-                 skipped: set[str] = frozenset()) -> None:
+                 skipped: set[str] = frozenset(), preview: bool = False) -> None:
     """pytest's --last-failed, applied last: of the cases every other option (the shard
     included) selected, the ones that failed last time; none of them → all of them. Taken after
     the shard so that CI jobs whose runners remember different failures still split one list.
     When the last run was stopped before its end (``unfinished``), its interrupted and
     never-run cases too: `farm run --lf` finishes it. ``skipped``: the recorded cases that
-    were skipped under --fail-on-skip, not failed, which the note says apart."""
+    were skipped under --fail-on-skip, not failed, which the note says apart. ``preview``
+    (--collect-only, which runs nothing): the notes say "would run"."""
     ids = {c.id for c in sel.selected}
+    running = "would run" if preview else "running"
 
     def ours(recorded_ids: Iterable[str]) -> set[str]:
         # a --matrix run records its results by result id, ``case@group``: their case
@@ -853,22 +856,22 @@ def _last_failed(sel: Selection, recorded: set[str], unfinished: Unfinished | No
     if unfinished and (stopped or unrun):
         take = failed | stopped | unrun
         sel.drop(lambda c: None if c.id in take else "--last-failed: did not fail last time")
-        sel.notes.append(f"--last-failed: running {len(failed)} failed, {len(stopped)} "
+        sel.notes.append(f"--last-failed: {running} {len(failed)} failed, {len(stopped)} "
                          f"interrupted, {len(unrun)} not run in run {unfinished.run_id} "
                          "(stopped before its end)")
         _keep_setups(sel)
     elif failed:
         sel.drop(lambda c: None if c.id in failed else "--last-failed: did not fail last time")
         only_skipped = len(ours(skipped) & failed)
-        sel.notes.append(f"--last-failed: running {len(failed)} case(s) that failed last time"
+        sel.notes.append(f"--last-failed: {running} {len(failed)} case(s) that failed last time"
                          + (f" ({only_skipped} of them skipped under --fail-on-skip)"
                             if only_skipped else ""))
         _keep_setups(sel)
     elif recorded:
         sel.notes.append(f"--last-failed: none of the {len(recorded)} recorded failure(s) is "
-                         "among the selected cases, running every selected case")
+                         f"among the selected cases, {running} every selected case")
     else:
-        sel.notes.append("--last-failed: no failures recorded, running every case")
+        sel.notes.append(f"--last-failed: no failures recorded, {running} every case")
 
 
 def _keep_setups(sel: Selection) -> None:

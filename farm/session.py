@@ -433,7 +433,8 @@ def _select(cases: list[Case], specs: list[DeviceSpec], settings: Settings, choi
         unfinished=unfinished_run(settings) if choice.last_failed else None,
         platforms={s.platform for s in specs} if by_devices else None,
         devices=said, shard=shard,
-        shard_timings=read_timings(choice.shard_timings) if choice.shard_timings else None)
+        shard_timings=read_timings(choice.shard_timings) if choice.shard_timings else None,
+        collect_only=choice.collect_only)
     # shards are planned on the suite (or the timings every job is given), never on this
     # machine's remembered durations
     chosen = select_cases(cases, opts)

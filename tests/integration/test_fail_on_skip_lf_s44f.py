@@ -40,7 +40,7 @@ def test_lf_takes_the_skips_that_failed_the_run(tmp_path):
     again = farm.run("run", suite, "--lf", "--collect-only")
     assert again.returncode == 0, again.stdout + again.stderr
     # (it was skipped, not failed: said apart)
-    assert ("--last-failed: running 1 case(s) that failed last time (1 of them skipped under "
+    assert ("--last-failed: would run 1 case(s) that failed last time (1 of them skipped under "
             "--fail-on-skip)") in again.stdout, again.stdout
     assert "farm: 1 case(s) collected" in again.stdout, again.stdout
     assert "s/needs_model  [web]" in again.stdout

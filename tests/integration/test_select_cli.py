@@ -74,7 +74,7 @@ def test_selection_options_through_the_cli(tmp_path: Path) -> None:
         done, picked, gone = _collect(cli, tmp_path, "--last-failed")
         assert picked == ["sel/alpha_bad", "sel/beta_bad"], done.stdout + done.stderr
         assert gone["gamma_ok"] == "--last-failed: did not fail last time" and len(gone) == 3
-        assert "--last-failed: running 2 case(s) that failed last time" in done.stdout
+        assert "--last-failed: would run 2 case(s) that failed last time" in done.stdout
 
         # tags: any of --tag, minus --exclude-tag (as --collect-only lists them)
         done, picked, gone = _collect(cli, tmp_path, "--tag", "smoke", "--exclude-tag", "slow")

@@ -63,7 +63,7 @@ def test_lf_finishes_a_stopped_run_after_a_run_of_other_cases(here, monkeypatch,
     code, out, err = farm(monkeypatch, capsys, "run", "s", "--lf", "--collect-only")
     assert code == 0, out + err
     assert _collected(out) == ["s/c", "s/d", "s/e", "s/f"]
-    assert ("farm: --last-failed: running 0 failed, 1 interrupted, 3 not run in run "
+    assert ("farm: --last-failed: would run 0 failed, 1 interrupted, 3 not run in run "
             "20261206-164500-stop (stopped before its end)") in out.splitlines()
 
 
@@ -73,4 +73,4 @@ def test_a_complete_run_of_the_same_cases_since_ends_it(here, monkeypatch, capsy
          *((f"s/{n}", "passed", None) for n in "abcdef"))
     code, out, _ = farm(monkeypatch, capsys, "run", "s", "--lf", "--collect-only")
     assert len(_collected(out)) == 6
-    assert "farm: --last-failed: no failures recorded, running every case" in out.splitlines()
+    assert "farm: --last-failed: no failures recorded, would run every case" in out.splitlines()
