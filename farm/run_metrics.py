@@ -91,7 +91,8 @@ def _start_pushes(settings: Settings) -> None:
         from farm.config import mask_url
         _say(f"farm: warning: could not push metrics to {mask_url(settings.pushgateway_url)}"
              f": {_url_failure(exc, settings.pushgateway_timeout)} (pushing again every "
-             f"{interval:g} s and at the end; said once)")
+             f"{interval:g} s and at the end, said once; "
+             f"{_kept(settings, 'if none gets through')})")
     _pushes = RunPushes(settings.pushgateway_url, Path(settings.state_dir) / PUSHED_TOTALS,
                         settings.pushgateway_timeout, settings.pushgateway_instance,
                         interval, say)
@@ -142,13 +143,22 @@ def _push(settings: Settings) -> None:
              counted=pushes.counted if pushes else None,
              unread_said=pushes.unread if pushes else None)
     except Exception as exc:
-        if said is None:
+        if said is None:        # (a run's counts, ``pushes`` given, are kept: `keep_unpushed`)
             _say(f"farm: warning: could not push metrics to "
                  f"{mask_url(settings.pushgateway_url)}: "
-                 f"{_url_failure(exc, settings.pushgateway_timeout)}")
+                 f"{_url_failure(exc, settings.pushgateway_timeout)}"
+                 + (f" ({_kept(settings)})" if pushes is not None else ""))
         return
     if said is not None:
         _say(f"farm: metrics pushed to {mask_url(settings.pushgateway_url)} at the end")
+
+
+def _kept(settings: Settings, when: str = "") -> str:
+    """Where a run's counts that no push got through with wait for the next push (commit
+    032bcf4: `pushgateway.keep_unpushed`), in words."""
+    return (f"{when + ', ' if when else ''}this run's counts are kept in "
+            f"{Path(settings.state_dir) / PUSHED_TOTALS} and pushed with the next run that "
+            f"reaches it")
 
 
 def _url_failure(exc: BaseException, timeout: float) -> str:
@@ -225,7 +235,9 @@ def _last_scrape(server: "metrics.MetricsServer | None", settings: Settings,
     scraped = False
     try:
         linger.waiting = True         # a signal from here on ends the wait; one before: none
-        if linger.signal is None:
+        if linger.signal is None:     # (said first: the run went quiet for the wait)
+            _say(f"farm: waiting up to {settings.metrics_linger_seconds:g}s for a scrape of "
+                 f":{server.port}/metrics (the final values; FARM_METRICS_LINGER_SECONDS)")
             scraped = server.wait_for_scrape(settings.metrics_linger_seconds)
         linger.waiting = False
     except _StopWaiting:

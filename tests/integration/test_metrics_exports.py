@@ -175,6 +175,9 @@ def test_a_pushgateway_that_does_not_answer_is_one_warning_in_words(
                         tmp_path / "run", "--pushgateway", url, FARM_DEVICE_PLUGINS=PLUGIN)
     assert proc.returncode == 0, proc.stderr
     said = [line for line in proc.stderr.splitlines() if "ushgateway" in line or "push" in line]
-    assert said == [f"farm: warning: could not push metrics to {url}: connection refused"], \
-        proc.stderr
+    kept = tmp_path / "state" / "pushed-metrics.json"     # (the farm fixture's state dir)
+    assert said == [f"farm: warning: could not push metrics to {url}: connection refused (this "
+                    f"run's counts are kept in {kept} and pushed with the next run that "
+                    f"reaches it)"], proc.stderr
+    assert "unpushed" in json.loads(kept.read_text()), "the warning said they were kept"
     assert (tmp_path / "run" / "report.html").exists()

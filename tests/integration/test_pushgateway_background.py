@@ -120,7 +120,9 @@ def test_a_gateway_silent_all_run_long_costs_the_end_one_timeout(
     assert proc.returncode == 0, proc.stderr
     said = [line for line in proc.stderr.splitlines() if "push" in line]
     assert said == [f"farm: warning: could not push metrics to {gateway.url}: no answer in "
-                    f"{SILENT_S:g} s"], proc.stderr
+                    f"{SILENT_S:g} s (this run's counts are kept in "
+                    f"{tmp_path / 'state' / 'pushed-metrics.json'} and pushed with the next run "
+                    f"that reaches it)"], proc.stderr
     assert "Traceback" not in proc.stderr
     # (a one-case fake run ends well within SILENT_S of its baseline's request, even on a
     # busy machine: the end waits for that request, as long as is left of SILENT_S)
