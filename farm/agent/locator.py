@@ -294,8 +294,23 @@ def listed(targets: list[UINode], device: Any) -> list[str]:
 
 
 def ambiguous(prompt: str, how: str, found: list[str]) -> LocateError:
+    """``"Buy now" is ambiguous: 2 elements match``, then how to pick one: an ``xpath:``
+    (an example for a web page when the prompt's quoting allows one), or more words."""
     verb = "match" if how == "exact" else "contain it"
-    return LocateError(f'"{prompt}" is ambiguous: {len(found)} elements {verb}', found[:8])
+    return LocateError(f'"{prompt}" is ambiguous: {len(found)} elements {verb}; '
+                       f"{_pick_one(prompt, how)}", found[:8])
+
+
+def _pick_one(prompt: str, how: str) -> str:
+    """How to make an ambiguous target name one element."""
+    quote = next((q for q in '"\'' if q not in prompt), None)
+    if quote is None:
+        return "pick one with xpath: or say more of it: its section, its neighbour"
+    text = f"{quote}{' '.join(prompt.split())}{quote}"
+    test = (f"normalize-space()={text}" if how == "exact"
+            else f"contains(normalize-space(), {text})")
+    return (f"pick one with xpath: (on a web page e.g. (//*[{test}])[2]) or say more of it: "
+            "its section, its neighbour")
 
 
 class TextMatchTier:
