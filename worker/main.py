@@ -217,6 +217,7 @@ def _device_process(args: argparse.Namespace, settings: "Settings",
     name = claim_name(r, args.kind, info, settings.worker_host, args.index,
                       patience=settings.cluster_max_case_seconds)
     _log_as(name)
+    _beat_from_start(name)
     opened: list[DeviceRuntime] = []
     metrics_at = serve_metrics(args.metrics_port, settings.metrics_host,
                                lambda: bool(opened) and opened[0].ready())
@@ -251,6 +252,17 @@ def _device_process(args: argparse.Namespace, settings: "Settings",
         sys.stderr.flush()
         os.execv(sys.executable, [sys.executable, "-m", "worker.main", *argv])   # a fresh start
     return 0
+
+
+def _beat_from_start(name: str) -> None:
+    """farm_worker_heartbeat_timestamp_seconds from the start: now, as the name's lease was
+    just taken. It was set at the first renewal only: a worker whose Redis went away before
+    that (its process up, /ready 503) had no series, and FarmWorkerNoHeartbeat, comparing
+    its age, never fired. Now it stands still at the start and the alert fires as for a
+    worker that lost Redis later (over 60 s old, for 1m). Not 0: an alert at once for every
+    worker still opening its device."""
+    from farm import metrics
+    metrics.heartbeat(name, time.time())
 
 
 def _log_as(name: str) -> None:

@@ -127,7 +127,7 @@ def test_device_and_worker_alerts(tmp_path):
             {"eval_time": "30s", "alertname": "FarmDeviceQuarantined", "exp_alerts": []},
             {"eval_time": "3m", "alertname": "FarmDeviceQuarantined", "exp_alerts": [
                 {"exp_labels": {"severity": "warning", "platform": "android",
-                                "device": "android-1@h1"},
+                                "device": "android-1@h1", "job": "farm-workers"},
                  "exp_annotations": {
                      "summary": "device android-1@h1 (android) is quarantined",
                      "description": "3 infrastructure errors in a row. Fix it, then: farm "
