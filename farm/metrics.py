@@ -63,7 +63,10 @@ AGENT_ITERATIONS = Histogram(
     "(cases with ai steps).",
     ["platform"], registry=REGISTRY, buckets=(1, 2, 3, 5, 8, 10, 15, 20, 30, 40, 60, 100))
 CASE_TOKENS = Counter("farm_case_tokens", "Model tokens of every attempt of the final cases, "
-                      "from their results.", ["platform", "kind"], registry=REGISTRY)
+                      "from their results: with farm's estimate of the tokens of a request "
+                      "that got no usable answer (sent, likely billed), which "
+                      "farm_model_tokens_total counts as 0.", ["platform", "kind"],
+                      registry=REGISTRY)
 CASE_COST = Counter("farm_case_cost_usd", "Model cost (USD) of every attempt of the final "
                     "cases, from their results.", ["platform"], registry=REGISTRY)
 
