@@ -73,6 +73,8 @@ def _action(method: Callable[..., Any]) -> Callable[..., Any]:
             out = method(self, *args, **kwargs)
         finally:
             self._aim = None        # (checked for the tap that follows its check alone)
+            if method.__name__ != "tap":    # (where the last action tapped, for a fill)
+                self._tapped = None
         if self._idle_ms and self._page is not None:
             self._wait.network_idle(self._page, self._idle_ms)
         return out
@@ -103,6 +105,7 @@ class BrowserDevice:
         self._driver: psutil.Process | None = None    # the Playwright driver of this device
         # (node, x, y) `tap_point` found reached, for the tap that follows (`_aimed_tap`)
         self._aim: tuple[int, int, int] | None = None
+        self._tapped: tuple[int, int] | None = None   # the last action's tap: what a fill hit
         # (x, y, its frame) `wheel_point` aimed a scroll at in a frame of another origin
         self._wheel: tuple[int, int, frames.FrameRoute] | None = None
         self.scrolled_to_end: bool | None = None      # (`scroll`)
@@ -749,8 +752,11 @@ class BrowserDevice:
             if aim is None or aim[1:] != (x, y):
                 nx, ny = self._in_view(page, x, y, "a tap")
                 page.mouse.click(nx, ny)
+                self._tapped = (nx, ny)
                 return None if (nx, ny) == (x, y) else (nx, ny)
-            return self._aimed_tap(page, aim[0], x, y)
+            went = self._aimed_tap(page, aim[0], x, y)
+            self._tapped = went or (x, y)
+            return went
 
     def _in_view(self, page: Any, x: int, y: int, act: str) -> tuple[int, int]:
         """Where ``act`` at (x, y) goes: there, inside the viewport (no round trip); outside
@@ -1117,10 +1123,36 @@ class BrowserDevice:
                     else f"a {focus.split()[0]} field takes no text: a user cannot type "
                          "there either" if focus.startswith(("read-only ", "disabled "))
                     else "a page that reads keys itself takes them with mode: typeOnly")
+            tapped = self._tapped_on() if focus == "nothing" else None
+            if tapped:
+                raise StepFailed(f"no text field took the text: {tapped}")
             raise StepFailed("no text field took the text: " + (
                 "nothing has the focus where it tapped" if focus == "nothing"
                 else f"the focus is on {_article(focus)} {focus}") + f" ({hint})")
         return how in ("done", "insert", "set")
+
+    def _tapped_on(self) -> str:
+        """After a fill that found the focus on nothing: what the tap before it hit, ``the
+        target is a <p> "Welcome text", not a text field`` and how the text goes in where it
+        may (an element that may read keys itself: a canvas, a tabindex, contenteditable);
+        "" when there was no tap or the page cannot tell."""
+        from playwright.sync_api import Error as PlaywrightError
+        if self._tapped is None or self._page is None:
+            return ""
+        try:
+            hit = self._page.evaluate(TAPPED_JS, list(self._tapped))
+        except PlaywrightError as exc:
+            log.debug("%s: what the tap hit not read: %s", self.name, first_line(exc))
+            return ""
+        if not hit:
+            return ""
+        tag, text, keys = hit
+        said = f'the target is {_article(tag)} <{tag}>' + (f' "{text}"' if text else "")
+        if keys:
+            return (f"{said}, which takes no text as a field does (if it reads keys itself, "
+                    "mode: typeOnly types them)")
+        return (f"{said}, not a text field: name the field to type into (a page that reads "
+                "keys itself takes them with mode: typeOnly)")
 
     @_action
     def clear_text(self) -> None:
@@ -1328,6 +1360,17 @@ def _refused(field: str, text: str, holds: str) -> str:
     now = f'it holds "{holds}"' if holds else "it is empty"
     return (f'the {field} did not take "{text}" ({now})'
             + (f"; it takes {takes}" if takes else ""))
+
+
+# What a tap at (x, y) hit: [tag, its text (60 characters), whether it may read keys itself
+# (a canvas, a tabindex, contenteditable, or inside one)]; null: the page itself (its body).
+TAPPED_JS = """([x, y]) => {
+  const e = document.elementFromPoint(x, y);
+  if (!e || e === document.body || e === document.documentElement) return null;
+  const text = (e.innerText || e.textContent || "").replace(/\\s+/g, " ").trim();
+  const keys = !!e.closest("[tabindex], [contenteditable], canvas") || e.isContentEditable;
+  return [e.tagName.toLowerCase(), text.length > 60 ? text.slice(0, 59) + "…" : text, keys];
+}"""
 
 
 def _article(word: str) -> str:
