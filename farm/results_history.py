@@ -677,7 +677,8 @@ def _device_error(kind: str) -> bool:
 
 
 def since_last(history: list[RunRecord], summary: RunSummary) -> dict[str, str]:
-    """For each red case of ``summary``, its `classify` verdict against the runs before. An
+    """For each case of ``summary``, its `_verdict` against the runs before (red: new
+    failure / still failing / flaky; green: fixed / flaky before). An
     interrupted run's finished cases count as any run's (a case that failed in it is not new
     the next time); cases that did not finish (skipped, interrupted), or ended as the device's
     infrastructure error, are no verdict (`counts_for_verdicts`), before or now: a case whose
@@ -689,14 +690,26 @@ def since_last(history: list[RunRecord], summary: RunSummary) -> dict[str, str]:
         for case in run.cases:
             if counts_for_verdicts(case):
                 past.setdefault(case.case_id, []).append(case.status)
-    return {c.case_id: verdict for c in summary.cases if c.status in RED
-            and not (c.status == "error" and c.error and _device_error(c.error.kind))
-            and (verdict := classify(past.get(c.case_id, []), c.status))}
+    return {c.case_id: verdict for c in summary.cases
+            if not (c.status == "error" and c.error and _device_error(c.error.kind))
+            and (verdict := _verdict(past.get(c.case_id, []), c.status))}
+
+
+FLAKY_BEFORE = "flaky before"
+
+
+def _verdict(previous: list[str], status: str) -> str | None:
+    """A case's `since_last` against its earlier statuses (newest last): a red one's
+    `classify` verdict; a pass after red: ``fixed``; a case flaky now that was flaky in
+    the window before too: ``flaky before`` (never *fixed*: it failed again in this run)."""
+    if status == "flaky":
+        return FLAKY_BEFORE if "flaky" in previous[-WINDOW:] else None
+    return classify(previous, status) if status in (*RED, "passed") else None
 
 
 def remember_run(settings: Any, summary: RunSummary, report: Path,
                  rebuilt: bool = False) -> bool:
-    """Mark each red case of ``summary`` new / still failing / flaky against the runs that
+    """Mark each case of ``summary`` new / still failing / flaky / fixed against the runs that
     started before it (not a later one: a killed run `farm report` rebuilds the next day, a
     CI job that overlapped another), then add the run to the results history (``rebuilt``:
     what `farm report` made of a killed run's journal). Best effort: a history that cannot be
@@ -708,11 +721,12 @@ def remember_run(settings: Any, summary: RunSummary, report: Path,
         store = open_results(settings)
         red = {c.case_id: c.status for c in summary.cases if c.status in RED}
         try:
-            earlier = context_before(store, _timestamp(summary.started), red) if red else []
+            earlier = context_before(store, _timestamp(summary.started), red)
         except Exception as exc:    # (a record farm cannot read, a lock): added still
             earlier, unread = [], exc
-            _say("results history not read (this run's failures are not marked new or "
-                 "still failing)", _naming(exc, store))
+            if red:      # (a run of passes alone loses only its "fixed": said below, if so)
+                _say("results history not read (this run's failures are not marked new or "
+                     "still failing)", _naming(exc, store))
         verdicts = {} if unread is not None else since_last(earlier, summary)
         for case in summary.cases:
             case.since_last = verdicts.get(case.case_id)

@@ -16,6 +16,7 @@ from farm.text import printable
 
 
 NEW = "new failure"     # a red case's `since_last` when it passed (or never ran) before
+FIXED = "fixed"         # a passed case's when it failed in the last run that ran it
 MAXFAIL_REASON = "not run: --maxfail "      # + "N reached" (`farm.session._MaxFail`)
 
 
@@ -152,8 +153,7 @@ def skipped_lines(summary: RunSummary, limit: int = 20, named: int = 5) -> list[
     for why, cases in list(groups.items())[:limit]:
         if len(cases) == 1:
             case = cases[0]
-            line = next((s.line for s in case.steps if s.status == "skipped" and s.line),
-                        case.line)
+            line = case.line      # its first step's, as results.json, farm.log and the report
             who = f"{case.case_id} ({case.file}:{line})" if line else \
                 f"{case.case_id} ({case.file})"
         else:
@@ -234,8 +234,10 @@ def summary_line(summary: RunSummary, not_run: str | None = None) -> str:
     unrun = sum(1 for c in summary.cases if _refused(c, not_run))
     counts["error"] = counts.get("error", 0) - unrun
     new = Counter(c.status for c in summary.cases if c.since_last == NEW)
+    new["passed"] = sum(1 for c in summary.cases if c.since_last == FIXED)   # "(2 fixed)"
     parts = [f"{n} {s}{'s' * (s == 'error' and n > 1)}"      # pytest: "2 errors"
-             + (f" ({new[s]} new)" if new[s] else "") for s in
+             + (f" ({new[s]} {'fixed' if s == 'passed' else 'new'})" if new[s] else "")
+             for s in
              ("passed", "failed", "error", "flaky", "skipped", "interrupted")
              if (n := counts.get(s))]
     if unrun:

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from farm.budget import stopped_line
 from farm.report.paths import replace_file
-from farm.report.timeline import render_timeline
+from farm.report.timeline import KEY_SAFE, render_timeline
 from farm.results import (STATUS_ORDER, CaseResult, RunSummary, StepRecord, cache_savings,
                           case_usage, failing_step, not_run_by_interrupt, own_duration,
                           run_usage)
@@ -50,12 +50,19 @@ _SINCE = {"new failure": ("new failure", "new-failure",
           "still failing": ("still failing", "still-failing", "red in the run before too"),
           "flaky": ("unstable across runs", "unstable", "passed the run before, failed before "
                     "that: its verdict goes back and forth (not flaky: it did not pass on a "
-                    "retry)")}
+                    "retry)"),
+          "fixed": ("fixed", "fixed", "passed now, failed in the last run that ran it"),
+          "flaky before": ("flaky before", "flaky-before", "flaky (passed on a retry) in an "
+                           "earlier run too, not only in this one")}
+# the header's verdict counts, each a link to its cases (#since=…): what broke, what got
+# fixed, what was flaky before too
+_SINCE_COUNTS = [("new-failure", "new failure", "new failures"), ("fixed", "fixed", "fixed"),
+                 ("flaky-before", "flaky before", "flaky before")]
 _SINCE_ORDER = ["new-failure", "unstable", "still-failing"]   # failures: new ones first
 _HEADER_ORDER = ["passed", "failed", "error", "flaky", "skipped", "interrupted"]
 _TITLE_ORDER = ["failed", "error", "interrupted", "flaky", "passed", "skipped"]   # worst first
 ERROR_SHOWN = 10_000     # characters of an error shown (a page's may be megabytes)
-_KEY_SAFE = "/@:=~-_.!*'()+,;"      # kept as written in a case's link (readable in a chat)
+_KEY_SAFE = KEY_SAFE      # kept as written in a case's link (readable in a chat)
 _CSP = ("default-src 'none'; img-src 'self' file: data:; style-src 'unsafe-inline'; "
         "script-src 'unsafe-inline'")
 
@@ -236,10 +243,11 @@ class _Renderer:
         bar = "".join(
             f'<span class="seg st-{st}" style="width:{counts[st] * 100 / total:.3f}%"></span>'
             for st in _HEADER_ORDER if total and counts[st])
-        badges = "".join(
+        badges = "".join(    # a count links to its cases, as the status filter shows them
             f'<li class="count st-{st}{"" if counts[st] else " zero"}" '
             f'title="{_e(_STATUS_HELP[st])}">'
-            f"<b>{counts[st]}</b> {st}</li>"
+            + (f'<a href="#status={st}"><b>{counts[st]}</b> {st}</a>' if counts[st] else
+               f"<b>0</b> {st}") + "</li>"
             for st in _HEADER_ORDER if counts[st] or st in ("passed", "failed", "error"))
         meta = [("Started", _format_time(s.started)), ("Duration", format_duration(s.duration)),
                 ("Cases", str(total)), ("Devices", _devices_text(s)),
@@ -274,23 +282,44 @@ failed, error (skipped and interrupted left out)">
 <strong id="pass-rate">{rate_text}</strong><span>pass rate</span>\
 <small id="pass-rate-of">{passed} passed of {finished} finished</small></div>
 <div class="grow"><div class="bar">{bar}</div>\
-<ul class="counts">{badges}{self.new_count()}</ul></div>
+<ul class="counts">{badges}{self.new_count()}</ul>{self.history_link()}</div>
 </div>
 </header>"""
 
     def new_count(self) -> str:
         """"1 new failure", linking to the list of them (``#since=new-failure``): what broke
-        since the runs before, at a glance. Said when the run's red cases were compared with
-        earlier runs (0 too: nothing new among them); not when they were not (no history)."""
-        said = [_since(c) for c in self.summary.cases]
-        if not any(said):
+        since the runs before, at a glance; then "2 fixed" and "1 flaky before" where there
+        are some, linked the same way. Said when the run's cases were compared with earlier
+        runs (0 new failures too: nothing new among them); not when they were not (no
+        history)."""
+        said = Counter(x[1] for c in self.summary.cases if (x := _since(c)))
+        if not said:
             return ""
-        new = sum(1 for x in said if x and x[1] == "new-failure")
-        text = f"<b>{new}</b> new failure{'' if new == 1 else 's'}"
-        if new:
-            text = f'<a href="#since=new-failure">{text}</a>'
-        return (f'<li class="count v-new-failure{"" if new else " zero"}" id="new-count" '
-                f'title="{_e(_SINCE["new failure"][2])}">{text}</li>')
+        out = []
+        for key, one, many in _SINCE_COUNTS:
+            n = said[key]
+            if not n and key != "new-failure":
+                continue
+            text = f"<b>{n}</b> {one if n == 1 else many}"
+            if n:
+                text = f'<a href="#since={key}">{text}</a>'
+            help_text = next(v[2] for v in _SINCE.values() if v[1] == key)
+            ident = "new-count" if key == "new-failure" else f"{key}-count"
+            out.append(f'<li class="count v-{key}{"" if n else " zero"}" id="{ident}" '
+                       f'title="{_e(help_text)}">{text}</li>')
+        return "".join(out)
+
+    def history_link(self) -> str:
+        """A link to the results history's page (``farm report --history``) where it is
+        beside the run's folder (``.farm/history.html`` for ``.farm/runs/<run>/``) when the
+        report is written: what failed or was flaky across runs, beyond this run's verdicts."""
+        if self.run_dir is None or self.run_dir.parent.name != "runs":
+            return ""
+        page = self.run_dir.parent.parent / "history.html"
+        if not page.is_file():
+            return ""
+        return ('<p class="history-link"><a href="../../history.html">Results across runs '
+                '(history.html, as <code>farm report --history</code> last wrote it)</a></p>')
 
     def toolbar(self) -> str:
         total = len(self.summary.cases)
@@ -517,6 +546,8 @@ data-status="{_e(c.status)}" {facets} data-q="{_e(_searched(c))}"\
         marked = self.src(st.marked)     # the before screenshot with where it acted drawn
         shots = (_img(marked, "where it acted", "marked") if marked else
                  self.thumb(st.before, "before")) + self.thumb(st.after, "after")
+        if st.status == "skipped":     # it never ran: the screen it would have met is not its
+            shots = ""
         classes = [] if st.status == "passed" else [f"s-{st.status}"]
         if at_fault:
             classes.append("at")

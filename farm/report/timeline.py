@@ -1,12 +1,16 @@
 """The run report's per-device timeline (a Gantt chart in plain HTML/CSS): one row per device,
-one bar per attempt placed by its start time and duration, coloured by status; earlier
-attempts are marked as retried, and a quarantined device's row says so after its last bar."""
+one bar per attempt placed by its start time and duration, coloured by status, a link to its
+case (``#case=<case id>``, as the case's own link); earlier attempts are marked as retried,
+and a quarantined device's row says so after its last bar."""
 
 from __future__ import annotations
 
 from html import escape
+from urllib.parse import quote
 
 from farm.results import CaseResult, RunSummary, own_duration, timestamp
+
+KEY_SAFE = "/@:=~-_.!*'()+,;"      # kept as written in a case's link (html.py's, the same)
 
 
 def _bars(summary: RunSummary) -> list[tuple[str, float, float, CaseResult, bool]]:
@@ -55,5 +59,7 @@ def _bar(bar: tuple[str, float, float, CaseResult, bool], t0: float, span: float
     width = max((end - start) / span * 100, 0.3)
     note = f" (attempt {attempt.attempt}, retried)" if retried else f" (attempt {attempt.attempt})"
     title = f"{attempt.case_id}: {attempt.status}{note}, {own_duration(attempt):.1f} s"
-    return (f'<span class="bar st-{escape(attempt.status)}{" retried" if retried else ""}" '
-            f'style="left:{left:.2f}%;width:{width:.2f}%" title="{escape(title)}"></span>')
+    link = quote(f"case={attempt.case_id}", safe=KEY_SAFE)      # the case's own link
+    return (f'<a class="bar st-{escape(attempt.status)}{" retried" if retried else ""}" '
+            f'href="#{escape(link)}" style="left:{left:.2f}%;width:{width:.2f}%" '
+            f'title="{escape(title)}"></a>')

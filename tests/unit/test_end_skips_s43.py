@@ -32,7 +32,7 @@ def test_a_skipped_case_says_why_at_the_end_of_the_run(tmp_path: Path):
     step = StepRecord(task="t", index=2, kind="aiTap", label='aiTap "Frobnicate"', line=9,
                       status="skipped")
     lines = _end(_case("typo", "skipped", NO_MATCH, steps=[step]), tmp_path=tmp_path)
-    assert lines == [f"SKIPPED s/typo (s/typo.yaml:9) — {NO_MATCH}",
+    assert lines == [f"SKIPPED s/typo (s/typo.yaml:3) — {NO_MATCH}",     # its first step's
                      "farm: 1 skipped in 7.7s (run r1)"]
 
 

@@ -274,7 +274,8 @@ def test_html_header_counts(run):
     page = write_html(summary, run_dir).read_text(encoding="utf-8")
     for status, n in [("passed", 1), ("failed", 2), ("error", 1), ("skipped", 1), ("flaky", 1),
                       ("interrupted", 1)]:
-        assert re.search(rf'<li class="count st-{status}"[^>]*><b>{n}</b> {status}</li>', page)
+        assert re.search(rf'<li class="count st-{status}"[^>]*><a href="#status={status}">'
+                         rf'<b>{n}</b> {status}</a></li>', page)
     # (1 passed + 1 flaky) / 5 finished: the interrupted case neither passed nor failed, as
     # the Grafana dashboard and the alert rules count it (deploy/)
     assert 'id="pass-rate">40.0%<' in page and 'id="pass-rate-of">2 passed of 5 finished<' in page
