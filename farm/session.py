@@ -282,6 +282,10 @@ def _check_devices(settings: Settings, specs: list[DeviceSpec], cases: list[Case
     runnable = {c.platform for c in build_units(cases)
                 if settings.model or skipped_before_start(c, lambda _step: True) is None}
     check_browser([s for s in specs if s.platform in runnable], settings)
+    if any(s.kind == "browser" and s.platform in runnable for s in specs):
+        from farm.devices.browser import no_display     # FARM_HEADLESS=false, no $DISPLAY
+        if (problem := no_display(settings)) is not None:
+            raise ConfigError(problem)
 
 
 def _exit_code(summary: RunSummary, unwritten: list[str]) -> int:

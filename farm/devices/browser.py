@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import logging
 import os
+import sys
 import threading
 import time
 from contextlib import contextmanager
@@ -40,7 +41,8 @@ from farm.devices.web.scripts import (AWAIT_CHANGE_JS, BROWSER_KEY_JS, BROWSER_K
                                       KEY_WATCH_JS, MAX_NODES, SCROLL_END_JS, SCROLL_JS,
                                       SCROLL_WATCH_JS, VEIL_JS, VEIL_WATCH_JS, WHEEL_JS,
                                       looked, veiled)
-from farm.errors import CaseTimeout, DeviceError, DeviceLost, FarmError, StepFailed
+from farm.errors import (CaseTimeout, ConfigError, DeviceError, DeviceLost, FarmError,
+                         StepFailed)
 from farm.text import first_line, unmasked
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -192,6 +194,8 @@ class BrowserDevice:
             raise DeviceError("no Chromium found: install Debian's chromium (apt-get install "
                               "chromium) or set FARM_CHROMIUM_PATH")
         self.chromium = info
+        if (problem := no_display(self.settings)) is not None:
+            raise ConfigError(problem)
         try:
             self._pw = sync_playwright().start()
             # Ctrl-C and SIGTERM are farm's to handle (`kill` when a case does not stop on
@@ -1371,6 +1375,18 @@ TAPPED_JS = """([x, y]) => {
   const keys = !!e.closest("[tabindex], [contenteditable], canvas") || e.isContentEditable;
   return [e.tagName.toLowerCase(), text.length > 60 ? text.slice(0, 59) + "…" : text, keys];
 }"""
+
+
+def no_display(settings: Any, env: Any = None) -> str | None:
+    """Why a visible browser (FARM_HEADLESS=false) cannot start here: on Linux with neither
+    $DISPLAY nor $WAYLAND_DISPLAY set (Playwright's launch failed with "Target page, context
+    or browser has been closed", its first line, the display named only further down)."""
+    env = os.environ if env is None else env
+    if getattr(settings, "headless", True) or not sys.platform.startswith("linux") \
+            or env.get("DISPLAY") or env.get("WAYLAND_DISPLAY"):
+        return None
+    return ("a visible browser (FARM_HEADLESS=false) needs a display: $DISPLAY is not set "
+            "(run headless, or under xvfb-run)")
 
 
 def _article(word: str) -> str:
