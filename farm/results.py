@@ -302,6 +302,9 @@ def final_result(attempts: list[CaseResult]) -> CaseResult:
     if last.status == "passed" and failed:
         last.status = "flaky"
         last.reason = f"passed on attempt {last.attempt} after failing"
+        # its file:line is where it failed (what to look into), as junit, farm.log and the
+        # report's header say (`farm.run_log.verdict_line`), not its passing attempt's start
+        last.line = failed[-1].line or last.line
     elif failed and (last.status == "skipped" or _lost_to_device(last)):
         verdict = failed[-1].model_copy()
         verdict.previous = [a for a in attempts if a is not failed[-1]]
