@@ -449,12 +449,25 @@ def _select(cases: list[Case], specs: list[DeviceSpec], settings: Settings, choi
     for platform, n in sorted(by_platform.items()):
         chosen.notes.append(f"deselected {n} {platform} case(s): " + (
             f"no {platform} device in --devices {devices}" if choice.devices_given else
-            f"no --devices given, and without it farm runs on {devices} alone: give "
-            f"--devices {_DEVICE_KIND[platform]}:1 (--devices {devices},"
-            f"{_DEVICE_KIND[platform]}:1 runs both)"))
+            _no_devices_note(platform, devices, bool(settings.broker_url))))
     for note in chosen.notes:
         print(f"farm: {note}", file=out)
     return chosen
+
+
+def _no_devices_note(platform: str, devices: str, broker: bool) -> str:
+    """Why a platform's cases were deselected in a run without --devices. A --broker run's
+    devices are the cluster workers' (it said "farm runs on browser:1 alone", as if on this
+    machine): there the default --devices names only the platforms the run takes, and how
+    many cluster devices it may hold at once."""
+    kind = _DEVICE_KIND[platform]
+    both = f"(--devices {devices},{kind}:1 runs both)"
+    if broker:
+        return (f"no --devices given, and without it a --broker run takes only {devices} of "
+                f"the cluster's devices (its workers pick which): give --devices {kind}:1 "
+                f"{both}")
+    return f"no --devices given, and without it farm runs on {devices} alone: give " \
+        f"--devices {kind}:1 {both}"
 
 
 def _print_collection(chosen: Selection, out: IO[str], remembered: Mapping[str, list[float]],
