@@ -39,10 +39,19 @@ class Outcome(str, Enum):
     TIMEOUT = "timeout"         # the case overstayed: an error, never retried
     REFUSED = "refused"         # the model refused the API key: an error, never retried
     INTERNAL = "internal"       # a farm bug: an error, never retried
+    CERTAIN = "certain"         # failed as any attempt would (a served file not there): not retried
+
+
+class ServedFileMissing(errors.StepFailed):
+    """The case's page is a file of a folder farm serves on this machine (its ``serve:``
+    folder, the suite's apps) and that file is not there: a failure, as a 404 is, but one a
+    second attempt a millisecond later would only repeat, so it is not retried (a remote
+    URL's HTTP error may be passing, and stays retried)."""
 
 
 # Exception class → (case status, outcome); the first matching row wins.
 _BY_EXCEPTION: tuple[tuple[type[BaseException], str, Outcome], ...] = (
+    (ServedFileMissing, "failed", Outcome.CERTAIN),
     (errors.TestFailure, "failed", Outcome.FAILED),
     (errors.NeedsModel, "skipped", Outcome.SKIPPED),
     (errors.Interrupted, "interrupted", Outcome.INTERRUPTED),
@@ -89,6 +98,9 @@ _BY_STATUS = {"passed": Outcome.PASSED, "flaky": Outcome.PASSED, "failed": Outco
 
 def outcome(result: CaseResult) -> Outcome:
     """What the retry and quarantine rules need to know about an attempt's result."""
+    if result.status == "failed" and result.error is not None \
+            and issubclass(error_class(result.error.kind), ServedFileMissing):
+        return Outcome.CERTAIN
     if result.status != "error":
         return _BY_STATUS[result.status]
     return error_outcome(result.error.kind if result.error else "InternalError")
@@ -123,14 +135,25 @@ def timeout_unretried(job: Job, quota: int) -> str | None:
     return TIMEOUT_NOT_RETRIED if job.test_retries_used < quota else None
 
 
+# A served file not there (`ServedFileMissing`) when retries were left: said, as a timeout is.
+MISSING_NOT_RETRIED = ("not retried: a missing served file is not retried (a second attempt "
+                       "would find it missing again)")
+
+
+def missing_unretried(job: Job, quota: int) -> str | None:
+    """`MISSING_NOT_RETRIED` for an attempt of ``job`` that found its served file missing,
+    when its case had retries left (``quota``); None when it had none to give."""
+    return MISSING_NOT_RETRIED if job.test_retries_used < quota else None
+
+
 def next_attempt(job: Job, result: Outcome, device: str, policy: RetryPolicy) -> Job | None:
     """The job to queue after an attempt ended with ``result``, or None if the case is done.
 
     Infrastructure errors retry on another device within the infra quota (a device that died
     must not eat the case); test failures retry up to the case's quota (pass-after-fail =
     flaky). Model errors (another device would get the same answers: the spend would double
-    for nothing), timeouts, a refused model API key, internal errors, skips and interrupts
-    never retry.
+    for nothing), timeouts, a refused model API key, internal errors, a served file not
+    there (`Outcome.CERTAIN`), skips and interrupts never retry.
     """
     if result is Outcome.INFRA and job.infra_retries_used < policy.infra_retries:
         return replace(job, attempt=job.attempt + 1, infra_retries_used=job.infra_retries_used + 1,

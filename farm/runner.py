@@ -21,7 +21,8 @@ from urllib.parse import unquote, urljoin, urlsplit
 
 from farm.agent.api import Agent, PlanMisfit
 from farm.agent.actions import StepNote
-from farm.attempts import Outcome, classify, error_kind, synthetic, timeout_unretried
+from farm.attempts import (Outcome, ServedFileMissing, classify, error_kind,
+                           missing_unretried, synthetic, timeout_unretried)
 from farm.agent.limits import LoopLimits
 from farm.config import Settings, model_keys
 from farm.devices.base import Device
@@ -608,7 +609,7 @@ class _CaseRun:
                    else resolve_url(url, case, self.services))
             missing = missing_served_file(url, self.services)
             if missing:
-                raise StepFailed(f"cannot open {url}: no such file {missing}")
+                raise ServedFileMissing(f"cannot open {url}: no such file {missing}")
             # ${NAME} in the user agent and header values, as in the url (a token header)
             headers = {k: self.vars.resolve(v) for k, v in case.web.extra_http_headers.items()}
             agent = case.web.user_agent and self.vars.resolve(case.web.user_agent)
@@ -683,6 +684,8 @@ class _CaseRun:
             msg = f"internal error: {msg}"
         step = self.records[-1].index if self.records else None
         result.error = CaseError(kind=error_kind(exc), message=msg, step=step)
+        if outcome is Outcome.CERTAIN:      # (a served file not there: failed, said so)
+            result.reason = missing_unretried(self.job, self.case.retries or 0)
         if outcome is Outcome.TIMEOUT:     # never older than the last step's images
             if unretried := timeout_unretried(self.job, self.case.retries or 0):
                 result.reason = "; ".join(filter(None, (result.reason, unretried)))
