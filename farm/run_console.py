@@ -43,7 +43,7 @@ def print_end(summary: RunSummary, run_dir: Path, out: IO[str],
         for warning in warnings:
             print(f"farm: warning: {warning}", file=out)
         _print_end(summary, run_dir, out, refused, fail_on_skip and summary.exit_code == 1
-                   and not summary.counts["failed"])
+                   and not summary.counts["failed"], skip_hint=not fail_on_skip)
         out.flush()
     except (OSError, ValueError):
         pass
@@ -54,7 +54,8 @@ def print_end(summary: RunSummary, run_dir: Path, out: IO[str],
 
 
 def _print_end(summary: RunSummary, run_dir: Path, out: IO[str],
-               refused: Exception | None, skips_fail: bool = False) -> None:
+               refused: Exception | None, skips_fail: bool = False,
+               skip_hint: bool = False) -> None:
     for line in skipped_lines(summary):     # (before the failures: those end nearest the tally)
         print(line, file=out)
     for line in failure_lines(summary, not_run=str(refused) if refused else None):
@@ -79,8 +80,22 @@ def _print_end(summary: RunSummary, run_dir: Path, out: IO[str],
               + ", ".join(flaky), file=out)
     for line in note_lines(summary):
         print(line, file=out)
+    if skip_hint and (line := skip_hint_line(summary)):
+        print(line, file=out)
     if (run_dir / "report.html").is_file():      # (one not written is named on stderr)
         print(str((run_dir / "report.html").resolve()), file=out, flush=True)
+
+
+def skip_hint_line(summary: RunSummary) -> str:
+    """A run that skipped cases and still exits 0 (a mistyped target on a run with no model is
+    a skip: the tally read green, and nothing said a skip could fail it): how to make it
+    fail, once, just above the report's path. "" when nothing was skipped or the code is not
+    0 (a failure, a stop, an interrupt: it says so itself)."""
+    skipped = summary.counts.get("skipped", 0)
+    if not skipped or summary.exit_code != 0:
+        return ""
+    return (f"farm: {skipped} case(s) skipped (exit 0): --fail-on-skip makes a skip fail "
+            "the run")
 
 
 def failure_lines(summary: RunSummary, limit: int = 20, not_run: str | None = None

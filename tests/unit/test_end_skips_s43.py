@@ -33,7 +33,9 @@ def test_a_skipped_case_says_why_at_the_end_of_the_run(tmp_path: Path):
                       status="skipped")
     lines = _end(_case("typo", "skipped", NO_MATCH, steps=[step]), tmp_path=tmp_path)
     assert lines == [f"SKIPPED s/typo (s/typo.yaml:3) — {NO_MATCH}",     # its first step's
-                     "farm: 1 skipped in 7.7s (run r1)"]
+                     "farm: 1 skipped in 7.7s (run r1)",
+                     "farm: 1 case(s) skipped (exit 0): --fail-on-skip makes a skip fail the "
+                     "run"]
 
 
 def test_cases_skipped_for_one_reason_share_a_line(tmp_path: Path):
