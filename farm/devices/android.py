@@ -652,8 +652,11 @@ class AndroidDevice:
         command may have stopped it, or started it: `_check_input_kept_app`)."""
         result = self._suite_shell(command, timeout_s, within_s)
         if self._app is not None:
-            self._app_alive = self._app_running() is not False
-        return result
+            try:
+                self._app_alive = self._app_running() is not False
+            except (DeviceError, DeviceLost):    # the command took the phone away a moment
+                self._app_alive = False         # (`farm-sim fault offline`, a replug): its
+        return result                           # step passed; the next command finds out
 
     def _suite_shell(self, command: str, timeout_s: float | None,
                      within_s: float | None) -> tuple[str, str, int]:
