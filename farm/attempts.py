@@ -44,9 +44,9 @@ class Outcome(str, Enum):
 
 class ServedFileMissing(errors.StepFailed):
     """The case's page is a file of a folder farm serves on this machine (its ``serve:``
-    folder, the suite's apps) and that file is not there: a failure, as a 404 is, but one a
-    second attempt a millisecond later would only repeat, so it is not retried (a remote
-    URL's HTTP error may be passing, and stays retried)."""
+    folder, the suite's apps), or a file:// page, and that file is not there: a failure, as
+    a 404 is, but one a second attempt a millisecond later would only repeat, so it is not
+    retried (a remote URL's HTTP error may be passing, and stays retried)."""
 
 
 # Exception class → (case status, outcome); the first matching row wins.
@@ -136,7 +136,7 @@ def timeout_unretried(job: Job, quota: int) -> str | None:
 
 
 # A served file not there (`ServedFileMissing`) when retries were left: said, as a timeout is.
-MISSING_NOT_RETRIED = ("not retried: a missing served file is not retried (a second attempt "
+MISSING_NOT_RETRIED = ("not retried: a missing page file is not retried (a second attempt "
                        "would find it missing again)")
 
 

@@ -175,7 +175,12 @@ def app_dirs_of(case: Case, services: Services) -> dict[Path, str]:
 def missing_served_file(url: str, services: Services) -> Path | None:
     """The file ``url`` asks of a folder farm serves for the run, when it is not there: the
     server's 404 page would open without complaint, where the same path as file:// fails.
-    (Not looked at where the folder is not on this machine: a worker on another host.)"""
+    (Not looked at where the folder is not on this machine: a worker on another host.) A
+    file:// page that is not there likewise: every attempt would fail on it the same way."""
+    if url.startswith("file://"):
+        from urllib.request import url2pathname
+        path = Path(url2pathname(unquote(urlsplit(url).path)))
+        return None if path.exists() else path
     for folder, base in services.app_dirs.items():
         base = base.rstrip("/")
         if (url == base or url.startswith(base + "/")) and folder.is_dir():

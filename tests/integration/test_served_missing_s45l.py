@@ -18,6 +18,9 @@ def test_a_missing_served_file_is_not_retried_and_says_so(farm: FarmCli,
     (suite / "promo.yaml").write_text(
         "web:\n  serve: app\n  url: promotions.html\n"
         "tasks:\n  - name: t\n    flow:\n      - assertText: Shop\n")
+    (suite / "own.yaml").write_text(             # a file:// page beside it, not there
+        "web:\n  url: ./nope.html\n"
+        "tasks:\n  - name: t\n    flow:\n      - assertText: Shop\n")
     (suite / "wrong.yaml").write_text(
         "web:\n  serve: app\n  url: index.html\n"
         "tasks:\n  - name: t\n    flow:\n      - assertText: Checkout\n")
@@ -30,10 +33,15 @@ def test_a_missing_served_file_is_not_retried_and_says_so(farm: FarmCli,
     assert promo["error"]["message"].endswith(
         f"promotions.html: no such file {suite / 'app' / 'promotions.html'}")
     assert not promo.get("previous"), promo            # one attempt, not two
-    assert promo["reason"].startswith("not retried: a missing served file is not retried")
+    assert promo["reason"].startswith("not retried: a missing page file is not retried")
     line = next(x for x in done.stdout.splitlines() if x.startswith("FAILED shop/promo "))
-    assert "; not retried: a missing served file is not retried" in line, done.stdout
+    assert "; not retried: a missing page file is not retried" in line, done.stdout
     assert " after 2 attempts" not in line
+    own = cases["shop/own"]
+    assert own["error"]["message"] == (
+        f"cannot open {(suite / 'nope.html').as_uri()}: no such file {suite / 'nope.html'}")
+    assert not own.get("previous"), own
+    assert own["reason"].startswith("not retried: a missing page file is not retried")
     wrong = cases["shop/wrong"]                         # an ordinary failure: retried
     assert wrong["status"] == "failed"
     assert len(wrong["previous"]) == 1, wrong

@@ -33,4 +33,4 @@ def test_its_reason_says_not_retried_only_when_retries_were_left() -> None:
         MISSING_NOT_RETRIED
     assert missing_unretried(Job("s/promo", "web", 1.0), 0) is None
     assert not_retried(MISSING_NOT_RETRIED) == \
-        "not retried: a missing served file is not retried"
+        "not retried: a missing page file is not retried"
