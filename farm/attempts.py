@@ -127,23 +127,16 @@ class RetryPolicy:
 # job's wall time (the aside, in parentheses, is results.json's; a console line drops it).
 TIMEOUT_NOT_RETRIED = ("not retried: a timeout is not retried (another attempt would wait its "
                        "whole timeout again)")
-
-
-def timeout_unretried(job: Job, quota: int) -> str | None:
-    """`TIMEOUT_NOT_RETRIED` for a timed-out attempt of ``job`` when its case had retries
-    left (``quota``: its `retries`, --retries); None when it had none to give."""
-    return TIMEOUT_NOT_RETRIED if job.test_retries_used < quota else None
-
-
-# A served file not there (`ServedFileMissing`) when retries were left: said, as a timeout is.
+# A page file not there (`ServedFileMissing`) when retries were left: said, as a timeout is.
 MISSING_NOT_RETRIED = ("not retried: a missing page file is not retried (a second attempt "
                        "would find it missing again)")
 
 
-def missing_unretried(job: Job, quota: int) -> str | None:
-    """`MISSING_NOT_RETRIED` for an attempt of ``job`` that found its served file missing,
-    when its case had retries left (``quota``); None when it had none to give."""
-    return MISSING_NOT_RETRIED if job.test_retries_used < quota else None
+def unretried(said: str, job: Job, quota: int) -> str | None:
+    """``said`` (`TIMEOUT_NOT_RETRIED`, `MISSING_NOT_RETRIED`) for an attempt of ``job`` that
+    is not retried by design, when its case had retries left (``quota``: its `retries`,
+    --retries); None when it had none to give."""
+    return said if job.test_retries_used < quota else None
 
 
 def next_attempt(job: Job, result: Outcome, device: str, policy: RetryPolicy) -> Job | None:

@@ -21,8 +21,8 @@ from urllib.parse import unquote, urljoin, urlsplit
 
 from farm.agent.api import Agent, PlanMisfit
 from farm.agent.actions import StepNote
-from farm.attempts import (Outcome, ServedFileMissing, classify, error_kind,
-                           missing_unretried, synthetic, timeout_unretried)
+from farm.attempts import (MISSING_NOT_RETRIED, TIMEOUT_NOT_RETRIED, Outcome, ServedFileMissing,
+                           classify, error_kind, synthetic, unretried)
 from farm.agent.limits import LoopLimits
 from farm.config import Settings, model_keys
 from farm.devices.base import Device
@@ -690,10 +690,10 @@ class _CaseRun:
         step = self.records[-1].index if self.records else None
         result.error = CaseError(kind=error_kind(exc), message=msg, step=step)
         if outcome is Outcome.CERTAIN:      # (a served file not there: failed, said so)
-            result.reason = missing_unretried(self.job, self.case.retries or 0)
+            result.reason = unretried(MISSING_NOT_RETRIED, self.job, self.case.retries or 0)
         if outcome is Outcome.TIMEOUT:     # never older than the last step's images
-            if unretried := timeout_unretried(self.job, self.case.retries or 0):
-                result.reason = "; ".join(filter(None, (result.reason, unretried)))
+            if said := unretried(TIMEOUT_NOT_RETRIED, self.job, self.case.retries or 0):
+                result.reason = "; ".join(filter(None, (result.reason, said)))
             last = self.records[-1] if self.records else None
             result.screenshot = self.evidence.now("timeout") or (
                 (last.after or last.before) if last else self.evidence.last)

@@ -4,7 +4,7 @@ as a worker sends it back (by error class name), is not retried; an ordinary fai
 from __future__ import annotations
 
 from farm.attempts import (MISSING_NOT_RETRIED, Outcome, RetryPolicy, ServedFileMissing,
-                           classify, error_class, missing_unretried, next_attempt, outcome)
+                           classify, error_class, next_attempt, outcome, unretried)
 from farm.results import CaseError, CaseResult
 from farm.run_console import not_retried
 from farm.schedule import Job
@@ -29,8 +29,8 @@ def test_a_missing_served_file_is_failed_and_never_retried() -> None:
 
 
 def test_its_reason_says_not_retried_only_when_retries_were_left() -> None:
-    assert missing_unretried(Job("s/promo", "web", 1.0, test_retries=1), 1) == \
+    assert unretried(MISSING_NOT_RETRIED, Job("s/promo", "web", 1.0, test_retries=1), 1) == \
         MISSING_NOT_RETRIED
-    assert missing_unretried(Job("s/promo", "web", 1.0), 0) is None
+    assert unretried(MISSING_NOT_RETRIED, Job("s/promo", "web", 1.0), 0) is None
     assert not_retried(MISSING_NOT_RETRIED) == \
         "not retried: a missing page file is not retried"
