@@ -179,7 +179,7 @@ def missing_served_file(url: str, services: Services) -> Path | None:
     file:// page that is not there likewise: every attempt would fail on it the same way."""
     if url.startswith("file://"):
         from urllib.request import url2pathname
-        path = Path(url2pathname(unquote(urlsplit(url).path)))
+        path = Path(url2pathname(urlsplit(url).path))     # (it decodes %XX itself)
         return None if path.exists() else path
     for folder, base in services.app_dirs.items():
         base = base.rstrip("/")
