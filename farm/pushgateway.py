@@ -29,7 +29,7 @@ TIMEOUT_S = 10.0    # each request to the gateway, unless told (Settings.pushgat
 def push(url: str, job: str = "farm_run", totals: Path | None = None,
          baseline: bool = False, timeout: float = TIMEOUT_S,
          instance: str | None = None, counted: dict[str, float] | None = None,
-         unread_said: set[str] | None = None) -> dict[str, float]:
+         unread_said: set[str] | None = None, keep: bool = True) -> dict[str, float]:
     """Push farm's metrics to a Pushgateway (grouped by job and host: one group per CI
     machine; ``instance``, FARM_PUSHGATEWAY_INSTANCE, names the group instead of the host
     name, for CI runners whose host name is new for every job: a group each, kept by the
@@ -54,7 +54,8 @@ def push(url: str, job: str = "farm_run", totals: Path | None = None,
     case once, and its last push is what a push at its end alone would have been). Returns
     this run's own counts as pushed (what ``counted`` is next time). ``unread_said``: problems of
     reading the gateway's totals said already (at debug level now; each added). A run's push
-    (``counted`` given) that fails keeps what it would have added for the next (`keep_unpushed`).
+    (``counted`` given) that fails keeps what it would have added for the next (`keep_unpushed`)
+    when ``keep``: its push at the end, not one while it goes on (`RunPushes._push`).
 
     Runs of one host that overlap (CI jobs of the cluster path) share the group, and each
     push carries every run's counts so far; read, raised and pushed while another process
@@ -70,7 +71,7 @@ def push(url: str, job: str = "farm_run", totals: Path | None = None,
             carried, held = _push_carried(url, job, instance, auth, unread, timeout, totals,
                                           group, baseline, counted or {})
         except Exception:
-            if totals and not baseline and counted is not None:     # a run's (`RunPushes`)
+            if keep and totals and not baseline and counted is not None:   # a run's last
                 keep_unpushed(totals, group, counted)
             raise
         if totals:
@@ -320,9 +321,11 @@ class RunPushes:
     def _push(self, baseline: bool) -> None:
         url, totals, timeout, instance = self._args
         try:
+            # (a push while the run goes on keeps nothing when it fails: another run's push
+            # would add what it kept, and this run's next push its own counts again)
             self.counted = push(url, totals=totals, baseline=baseline, timeout=timeout,
                                 instance=instance, counted=self.counted,
-                                unread_said=self.unread)
+                                unread_said=self.unread, keep=False)
         except Exception as exc:     # noqa: BLE001 - said once, not as a traceback
             log.debug("could not push the metrics %s: %s",
                       "baseline" if baseline else "so far", exc)

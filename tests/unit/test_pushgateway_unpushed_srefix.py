@@ -71,3 +71,19 @@ def test_counts_of_a_run_whose_push_failed_go_with_the_next_run(tmp_path):
         _fresh_run()
     assert _passed(_Gateway.pushed[-1]) == 4      # both runs' cases, not the last run's 2
     assert pushgateway.UNPUSHED not in totals.read_text()    # added once, not again
+
+
+def test_a_push_failing_while_the_run_goes_on_keeps_nothing(tmp_path):
+    """A failed push of a run still going kept its counts too; another run's push then added
+    them and this run's next push its own counts again: counted twice. Only the end keeps."""
+    totals = tmp_path / "pushed-metrics.json"
+    _fresh_run()
+    metrics.CASES.labels("web", "passed").inc(2)
+    with socket.socket() as bound:       # bound, not listening: connections are refused
+        bound.bind(("127.0.0.1", 0))
+        down = f"http://127.0.0.1:{bound.getsockname()[1]}"
+        pushes = pushgateway.RunPushes(down, totals, timeout=2)    # (its baseline alone)
+        pushes._thread.join()
+        pushes._push(baseline=False)        # a period's push, the run going on
+    assert isinstance(pushes.error, OSError)
+    assert pushgateway.UNPUSHED not in pushgateway._read_totals(totals)
