@@ -317,10 +317,9 @@ def focus_problem(xml: str) -> str:
         (f' "{shown[:60]}"' if shown else "")
 
 
-def focused_text_length(xml: str | None) -> int | None:
-    """How many characters the focused editable element of a ``uiautomator dump`` holds (an
-    empty one shows its hint: a few deletes too many do no harm); None when no editable
-    element has the focus or it is a password field (whose text the dump leaves out)."""
+def _focused_editable(xml: str | None) -> Any:
+    """The focused editable element of a ``uiautomator dump``; None when none has the focus
+    or it is a password field (whose text the dump leaves out)."""
     try:
         root = parse_xml(xml or "")
     except ValueError:
@@ -329,19 +328,21 @@ def focused_text_length(xml: str | None) -> int | None:
     if node is None or node.get("password") == "true" or \
             not any(kind in node.get("class", "") for kind in _TEXT_CLASSES[:2]):
         return None
-    return len(node.get("text", ""))
+    return node
+
+
+def focused_text_length(xml: str | None) -> int | None:
+    """How many characters the focused editable element of a ``uiautomator dump`` holds (an
+    empty one shows its hint: a few deletes too many do no harm); None as `_focused_editable`."""
+    node = _focused_editable(xml)
+    return None if node is None else len(node.get("text", ""))
 
 
 def focused_field(xml: str | None) -> tuple[str, str] | None:
-    """(bounds, text) of the focused editable element of a ``uiautomator dump``; None when
-    no editable element has the focus or it is a password field (its text left out)."""
-    try:
-        root = parse_xml(xml or "")
-    except ValueError:
-        return None
-    node = next((n for n in root.iter("node") if n.get("focused") == "true"), None)
-    if node is None or node.get("password") == "true" or not node.get("bounds") or \
-            not any(kind in node.get("class", "") for kind in _TEXT_CLASSES[:2]):
+    """(bounds, text) of the focused editable element of a ``uiautomator dump``; None as
+    `_focused_editable`, or when it has no bounds."""
+    node = _focused_editable(xml)
+    if node is None or not node.get("bounds"):
         return None
     return node.get("bounds", ""), node.get("text", "")
 
@@ -854,8 +855,7 @@ class AndroidDevice:
         front = _PACKAGE.search(xml)
         if app is None or front is None or front.group(1) == app:
             return
-        out, _err, code = self._run(f"pidof {_quote(app)}")
-        if code == 1 and not out.strip():
+        if self._app_running() is False:
             raise StepFailed(f"{app} is no longer running on {self.name} (front: "
                              f"{front.group(1)}): it crashed or was stopped during the case; "
                              "adb logcat shows why")
