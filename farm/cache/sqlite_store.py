@@ -158,6 +158,21 @@ if hasattr(os, "register_at_fork"):     # a forked child's copies are its parent
     os.register_at_fork(after_in_child=_open_stores.clear)
 
 
+def _wal(conn: sqlite3.Connection) -> None:
+    """Turn on the WAL journal. Changing the journal mode fails with "database is locked" at
+    once, without the busy timeout's wait, while another process does the same to a new file
+    (local workers starting together): tried again until the busy timeout is over."""
+    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+    while True:
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.01)        # the other process holds it for a moment
+
+
 class SqliteStore:
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
@@ -201,7 +216,7 @@ class SqliteStore:
             with _corruption_named(self.path):
                 conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
                 if not frozen:
-                    conn.execute("PRAGMA journal_mode=WAL")
+                    _wal(conn)
                     conn.execute("PRAGMA synchronous=NORMAL")
                 conn.execute(_SCHEMA)
         except BaseException:

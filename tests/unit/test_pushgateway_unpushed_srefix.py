@@ -4,6 +4,7 @@ that gets through, a later run's, adds them."""
 
 from __future__ import annotations
 
+import os
 import socket
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -36,7 +37,7 @@ def _fresh_run() -> None:
     for metric in vars(metrics).values():
         if isinstance(metric, MetricWrapperBase) and metric._labelnames:
             metric.clear()
-    pushgateway._RUN[0] = f"run-{id(object())}"
+    pushgateway._RUN[0] = f"run-{os.urandom(6).hex()}"   # (an id() is reused)
 
 
 def _passed(body: str) -> float:
