@@ -20,7 +20,7 @@ from pathlib import Path
 
 from farm.budget import stopped_line
 from farm.report.paths import replace_file
-from farm.report.timeline import KEY_SAFE, render_timeline
+from farm.report.timeline import case_href, case_key, render_timeline
 from farm.results import (STATUS_ORDER, CaseResult, RunSummary, StepRecord, cache_savings,
                           case_usage, failing_step, not_run_by_interrupt, own_duration,
                           run_usage)
@@ -62,7 +62,6 @@ _SINCE_ORDER = ["new-failure", "unstable", "still-failing"]   # failures: new on
 _HEADER_ORDER = ["passed", "failed", "error", "flaky", "skipped", "interrupted"]
 _TITLE_ORDER = ["failed", "error", "interrupted", "flaky", "passed", "skipped"]   # worst first
 ERROR_SHOWN = 10_000     # characters of an error shown (a page's may be megabytes)
-_KEY_SAFE = KEY_SAFE      # kept as written in a case's link (readable in a chat)
 _CSP = ("default-src 'none'; img-src 'self' file: data:; style-src 'unsafe-inline'; "
         "script-src 'unsafe-inline'")
 
@@ -413,7 +412,7 @@ open.</span></noscript>
             chip_html = (f'<span class="since v-{_e(since[1])}" title="against earlier runs: '
                          f'{_e(since[2])}">{_e(since[0])}</span>' + chip_html)
         key = self.case_key(c)
-        link = f'<a class="permalink" href="#{_e(urllib.parse.quote(key, safe=_KEY_SAFE))}">#</a>'
+        link = f'<a class="permalink" href="{_e(case_href(key))}">#</a>'
         facets = f'data-platform="{_e(c.platform)}"' + (
             f' data-device="{_e(c.device)}"' if c.device else "") + (
             f' data-tags="{_e(json.dumps(c.tags, ensure_ascii=False))}"' if c.tags else "") + (
@@ -435,10 +434,10 @@ data-status="{_e(c.status)}" {facets} data-q="{_e(_searched(c))}"\
         """The case's id in the page and its link (``report.html#case=demo/login``): from its
         case id, so a link pasted in a chat opens the same case in every copy of the report;
         a second case of one id (a hand-made results.json) gets ``~2``."""
-        key, n = f"case={c.case_id}", 1
+        key, n = case_key(c.case_id), 1
         while key in self._keys:
             n += 1
-            key = f"case={c.case_id}~{n}"
+            key = case_key(c.case_id, n)
         self._keys.add(key)
         return key
 

@@ -10,7 +10,18 @@ from urllib.parse import quote
 
 from farm.results import CaseResult, RunSummary, own_duration, timestamp
 
-KEY_SAFE = "/@:=~-_.!*'()+,;"      # kept as written in a case's link (html.py's, the same)
+KEY_SAFE = "/@:=~-_.!*'()+,;"      # kept as written in a case's link (readable in a chat)
+
+
+def case_key(case_id: str, n: int = 1) -> str:
+    """A case's id in the page (``case=demo/login``; ``~2`` for a second case of one id)."""
+    return f"case={case_id}" if n == 1 else f"case={case_id}~{n}"
+
+
+def case_href(key: str) -> str:
+    """The link to the case of id ``key`` in the page, as the report's permalink and the
+    timeline's bars both write it (``#case=demo/login``), unescaped for HTML."""
+    return "#" + quote(key, safe=KEY_SAFE)
 
 
 def _bars(summary: RunSummary) -> list[tuple[str, float, float, CaseResult, bool]]:
@@ -59,7 +70,7 @@ def _bar(bar: tuple[str, float, float, CaseResult, bool], t0: float, span: float
     width = max((end - start) / span * 100, 0.3)
     note = f" (attempt {attempt.attempt}, retried)" if retried else f" (attempt {attempt.attempt})"
     title = f"{attempt.case_id}: {attempt.status}{note}, {own_duration(attempt):.1f} s"
-    link = quote(f"case={attempt.case_id}", safe=KEY_SAFE)      # the case's own link
+    link = case_href(case_key(attempt.case_id))      # the case's own link
     return (f'<a class="bar st-{escape(attempt.status)}{" retried" if retried else ""}" '
-            f'href="#{escape(link)}" style="left:{left:.2f}%;width:{width:.2f}%" '
+            f'href="{escape(link)}" style="left:{left:.2f}%;width:{width:.2f}%" '
             f'title="{escape(title)}"></a>')
