@@ -1896,19 +1896,12 @@ def _replace_junit(path: Path, kind: str, message: str, when: str | None = None)
     ``farm``/``run`` error, ``kind``: ``message``, written without farm.report (its imports
     take a fifth of a second); the text written."""
     from xml.sax.saxutils import escape
+
+    from farm.atomic_file import replace_file
     shown = re.sub(r"[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]", "?", message)
     text = _JUNIT_OF_ONE_ERROR.format(when=when or _now(), kind=kind, message=escape(shown),
                                       short=escape(" ".join(shown.split()), {'"': "&quot;"}))
-    tmp = path.with_name(f"{path.name}.{os.getpid()}-{threading.get_ident()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o666)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
-        raise
+    replace_file(path, text.encode("utf-8"))
     return text
 
 

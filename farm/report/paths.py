@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import errno
 import os
-import secrets
 import stat
 from pathlib import Path
 
+from farm.atomic_file import discard, replace_file  # noqa: F401  (whole or not at all)
 from farm.errors import ConfigError
 
 
@@ -105,36 +105,6 @@ def why_not_written(path: Path, exc: BaseException) -> str:
     if path.is_dir() and isinstance(exc, IsADirectoryError):
         return "is a directory"
     return _reason(path, exc, path)
-
-
-def discard(tmp: Path) -> None:
-    """Remove the temporary file of a write that failed, when there is one to remove (no stray
-    ``*.tmp`` left beside an output not written); never raises over the write's own error."""
-    try:
-        Path(tmp).unlink()
-    except OSError:
-        pass
-
-
-def replace_file(path: Path, data: bytes) -> Path:
-    """Write ``data`` to ``path`` whole or not at all: into a temporary file of a fresh random
-    name beside it, then renamed over ``path``. The temporary file is created exclusively and
-    without following a symlink, so nothing planted in the folder (a ``report.html.tmp``
-    symlink to someone's file) is ever written through; a symlink at ``path`` itself is
-    replaced, not followed."""
-    path = Path(path)
-    tmp = path.with_name(f"{path.name}.{secrets.token_hex(6)}.tmp")
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | \
-        getattr(os, "O_BINARY", 0)
-    fd = os.open(tmp, flags, 0o666)         # the umask decides, as for any file farm writes
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        discard(tmp)
-        raise
-    return path
 
 
 def run_file(run_dir: Path, rel: str | None) -> Path | None:
