@@ -684,7 +684,7 @@ class CeleryExecutor:
         # its time until its worker's last heartbeat (the lease outlives a killed worker by
         # up to its TTL: a case killed 4 s in counted 12.5 s)
         until = inf.alive if inf.began is not None and inf.alive > inf.began else inf.seen
-        result = self._so_far(inf, "error", min(until, inf.seen), DeviceLost(why))
+        result = self._so_far(inf, "error", until, DeviceLost(why))
         self._record(inf.job, result, inf.device or "?")
 
     def _so_far(self, inf: _Inflight, status: str, until: float,
@@ -781,24 +781,18 @@ class CeleryExecutor:
 
     def _leases_on_other_dbs(self, platform: str) -> str:
         """See `_workers_elsewhere`: "" when no other database has such a lease."""
-        kwargs = dict(self.r.connection_pool.connection_kwargs)
-        here = int(kwargs.get("db") or 0)
+        here = int(self.r.connection_pool.connection_kwargs.get("db") or 0)
         found, here_machine = [], store.this_machine()
         for db in (n for n in range(16) if n != here):
             try:
-                other = type(self.r)(connection_pool=type(self.r.connection_pool)(
-                    connection_class=self.r.connection_pool.connection_class,
-                    **{**kwargs, "db": db}))
+                other = store.connect(_on_db(self.url, db))
                 if any(_live_lease_of(other.get(k), platform, here_machine)
                        for k in other.scan_iter(match=key("lease", "*"), count=1000)):
                     found.append(db)
                 other.close()
             except Exception:       # (a Redis of fewer databases: the rest are not)
                 break
-        from urllib.parse import urlsplit
-        parts = urlsplit(mask_url(self.url))
-        return " and ".join(
-            parts._replace(path=f"/{db}", query="", fragment="").geturl() for db in found)
+        return " and ".join(_on_db(mask_url(self.url), db, shown=True) for db in found)
 
     def _say_waiting(self, pool: str, wait: float, starting: list[str] | None = None,
                      busy: int = 0) -> None:
@@ -1166,6 +1160,16 @@ def check_broker(settings: Settings) -> None:
             path.write_text(json.dumps(sorted(seen | {mark})), encoding="utf-8")
         except OSError:
             pass
+
+
+def _on_db(url: str, db: int, shown: bool = False) -> str:
+    """``url`` naming database ``db`` (a ``db`` in its query too); ``shown``: just the server
+    and database, as a message names them ("redis://…/0")."""
+    from urllib.parse import parse_qsl, urlencode, urlsplit
+    parts = urlsplit(url)
+    kept = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if k != "db"]
+    query = "" if shown else urlencode(kept)
+    return parts._replace(path=f"/{db}", query=query, fragment="").geturl()
 
 
 def _live_lease_of(raw: str | None, platform: str, machine: dict[str, str]) -> bool:
