@@ -543,6 +543,7 @@ class Agent:
         ask = lambda purpose, messages, client: self.ask(  # noqa: E731
             purpose, messages, client, until=limit)
         why: str | None = None
+        last = False        # the check being made is the one last check (`_next_look`)
         while True:
             started = time.monotonic()
             try:
@@ -557,7 +558,8 @@ class Agent:
                                           late) from None
             if passed:
                 return
-            pause = self._next_look(limit, interval_s, started)
+            pause, last = (None, True) if last else self._next_look(limit, interval_s,
+                                                                     started)
             if pause is None:
                 if limit >= self._deadline():
                     raise CaseTimeout(f'case timed out waiting for "{assertion}"')
@@ -565,9 +567,12 @@ class Agent:
                                       f"{timeout_s:g}s: {why or NO_REASON}")
             self._pause(pause, f'"{assertion}"')
 
-    def _next_look(self, limit: float, interval_s: float, started: float) -> float | None:
+    def _next_look(self, limit: float, interval_s: float,
+                   started: float) -> tuple[float | None, bool]:
         """How long aiWaitFor waits before its next check (the last began at ``started``),
-        None when none fits before ``limit``. ``interval_s`` is the least time between the
+        None when none fits before ``limit``, and whether that check is the last one (a pause
+        cut short to fit it in: no check comes after it; a check faster than the one before
+        fitted another last one, and a 4 s wait asked the model at 0, 3, 3.9 and 3.99 s). ``interval_s`` is the least time between the
         starts of two checks, as Midscene's checkIntervalMs: a judge that took 2 s of a 3 s
         interval is asked again 1 s later, one slower than it at once. The step's own timeout
         gets a last check as late as one fits (taking what the last one took): "timeout:
@@ -577,9 +582,9 @@ class Agent:
         now = time.monotonic()
         wait = max(started + interval_s - now, 0.0)
         if limit >= self._deadline():
-            return wait if now + wait <= limit else None
+            return (wait if now + wait <= limit else None), False
         fits = limit - now - (now - started)
-        return min(wait, fits) if fits > 0 else None
+        return (min(wait, fits), fits < wait) if fits > 0 else (None, True)
 
     def ai_query(self, query: str, kind: str = "aiQuery",
                  shown: dict[str, Any] | None = None) -> Any:
