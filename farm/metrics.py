@@ -188,8 +188,14 @@ def device_state(platform: str, device: str, state: str) -> None:
     if state == "starting":
         device_started(platform)
     DEVICE_BUSY.labels(platform, device).set(state == "busy")
-    DEVICE_HEALTHY.labels(platform, device).set(state in ("idle", "busy"))
+    device_healthy(platform, device, state in ("idle", "busy"))
     DEVICE_QUARANTINED.labels(platform, device).set(state == "quarantined")
+
+
+def device_healthy(platform: str, device: str, healthy: bool) -> None:
+    """farm_device_healthy: set with its state (`device_state`), and by a `farm worker` whose
+    broker is away (0: its /ready is 503) or back."""
+    DEVICE_HEALTHY.labels(platform, device).set(healthy)
 
 
 def heartbeat(device: str, when: float) -> None:

@@ -198,7 +198,7 @@ def _device_healthy(runtime: Any, healthy: bool | None) -> None:
     state = getattr(runtime, "state", None) or {}
     if state.get("state") in ("idle", "busy"):
         ok = runtime.ready() if healthy is None else healthy
-        metrics.DEVICE_HEALTHY.labels(runtime.platform, runtime.name).set(ok)
+        metrics.device_healthy(runtime.platform, runtime.name, ok)
 
 
 class NotReady(Exception):
