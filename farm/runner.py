@@ -24,7 +24,7 @@ from farm.agent.actions import StepNote
 from farm.attempts import (MISSING_NOT_RETRIED, TIMEOUT_NOT_RETRIED, Outcome, ServedFileMissing,
                            classify, error_kind, synthetic, unretried)
 from farm.agent.limits import LoopLimits
-from farm.config import Settings, model_keys
+from farm.config import Settings, mask_url, model_keys
 from farm.devices.base import Device
 from farm.evidence import CaseEvidence
 from farm.errors import (CaseTimeout, InfraError, Interrupted, ModelRefused, ModelUnavailable,
@@ -614,13 +614,13 @@ class _CaseRun:
                    else resolve_url(url, case, self.services))
             missing = missing_served_file(url, self.services)
             if missing:
-                raise ServedFileMissing(f"cannot open {url}: no such file {missing}")
+                raise ServedFileMissing(f"cannot open {mask_url(url)}: no such file {missing}")
             # ${NAME} in the user agent and header values, as in the url (a token header)
             headers = {k: self.vars.resolve(v) for k, v in case.web.extra_http_headers.items()}
             agent = case.web.user_agent and self.vars.resolve(case.web.user_agent)
             target = case.web.model_copy(update={"url": url, "user_agent": agent,
                                                  "extra_http_headers": headers})
-            self.opening = url
+            self.opening = mask_url(url)    # (its timeout message)
             if hasattr(self.device, "hide"):    # (the secrets in a URL it shows: `mask_url`)
                 # no secret anywhere: nothing for its screenshots to black out, none scanned
                 self.device.hide = (self.mask if self.vars.hides or self.services.hides
@@ -633,7 +633,7 @@ class _CaseRun:
             phone = case.android or case.ios
             if phone is not None and phone.launch:     # ${NAME} in the app id or URL
                 phone = phone.model_copy(update={"launch": self.vars.resolve(phone.launch)})
-                self.opening = phone.launch
+                self.opening = mask_url(phone.launch)
             self.device.start_session(phone)
 
     def _skip_rest(self) -> None:
