@@ -208,7 +208,7 @@ class _Handler(socketserver.BaseRequestHandler):
             if endless is not None:
                 _print_until_closed(sock, endless, v2, crlf=not shell.shell_v2)
             # each command's output goes as it ends, as a phone's shell streams it
-            (_out, _err, code), _both = shell.run_in_order(
+            _out, _err, code = shell.run_in_order(
                 cmd, partial(_stream, sock, v2, not shell.shell_v2))
             if v2:
                 sock.sendall(b"\x03" + struct.pack("<I", 1) + bytes([code & 0xFF]))

@@ -128,7 +128,7 @@ class AndroidShell:
         `pipes`, ``$?`` in echo, ``exit [N]`` (the shell ends there with N, else with the
         last command's status), ``sh -c LINE`` (LINE in a shell of its own: its ``exit``
         ends that one)."""
-        return self.run_in_order(line)[0]
+        return self.run_in_order(line)
 
     @staticmethod
     def endless(line: str) -> bytes | None:
@@ -147,21 +147,20 @@ class AndroidShell:
             return ((words[1] if len(words) == 2 else "y") + "\n").encode()
         return None
 
-    def run_in_order(self, line: str, emit: Emit | None = None) -> tuple[Result, bytes]:
-        """`run`, and its stdout and stderr as one stream in the order each command wrote
-        them (a terminal's: a v1 shell's output); each command's (stdout, stderr) go to
-        ``emit`` as it ends, as a phone's shell streams them (`echo a; sleep 5; echo b`
+    def run_in_order(self, line: str, emit: Emit | None = None) -> Result:
+        """`run`, each command's (stdout, stderr) going to ``emit`` as it ends, in the order
+        the commands wrote them, as a phone's shell streams them (`echo a; sleep 5; echo b`
         shows its "a" at once)."""
         try:        # ($(...) runs now, before the line's commands: not in their order)
-            line = expansion.expand(line, lambda body: self.run_in_order(body)[0][0])
+            line = expansion.expand(line, lambda body: self.run_in_order(body)[0])
             lexer = shlex.shlex(_mark_status(line), posix=True, punctuation_chars=";&|\n")
             lexer.whitespace_split = True       # words split on blanks and ; & | only
             lexer.whitespace = " \t\r"          # a line's end ends a command, as sh's does
             tokens = [_separator(t) for t in lexer]
         except ValueError as exc:
             said = f"/system/bin/sh: syntax error: {exc}\n".encode()
-            return (b"", said, 2), said
-        out, err, code, both = b"", b"", 0, b""
+            return b"", said, 2
+        out, err, code = b"", b"", 0
         argv: list[str] = []
         op = ";"
         self.last_tap = None        # a tap right after one at the same spot: a double tap
@@ -176,25 +175,24 @@ class AndroidShell:
                 argv.extend(expansion.glob(tok, list(self.files)))
                 continue
             if argv and (op == ";" or (op == "&&") == (code == 0)):
-                (o, e, code), b, ended = self._one(argv, code, emit)
-                out, err, both = out + o, err + e, both + b
+                (o, e, code), ended = self._one(argv, code, emit)
+                out, err = out + o, err + e
                 if ended:       # `exit`: nothing after it runs
                     break
             argv, op = [], tok
-        return (out, err, code), both
+        return out, err, code
 
     def _one(self, argv: list[str], last: int,
-             emit: Emit | None = None) -> tuple[Result, bytes, bool]:
-        """One command of a line (``last``: the status before it), its output in order (to
-        ``emit`` too), and whether it ended the shell (``exit``)."""
+             emit: Emit | None = None) -> tuple[Result, bool]:
+        """One command of a line (``last``: the status before it), its output (to ``emit``
+        too), and whether it ended the shell (``exit``)."""
         argv = [a.replace(STATUS, str(last)) for a in argv]
         replaced = argv[0] == "exec"      # `exec CMD`: CMD in the shell's place (it ends with it)
         argv = argv[1:] if replaced else argv
         if not argv:
-            return (b"", b"", 0), b"", False
+            return (b"", b"", 0), False
         if argv[:2] == ["sh", "-c"] and len(argv) > 2:     # a shell of its own
-            result, both = self.run_in_order(argv[2], emit)
-            return result, both, replaced
+            return self.run_in_order(argv[2], emit), replaced
         if argv[0] == "exit":
             (o, e, code), ended = _exit(argv[1:], last)[0], True
         elif self.is_control(argv[0]) or argv[0] == "sleep":  # not behind a slowed screencap,
@@ -204,7 +202,7 @@ class AndroidShell:
                 (o, e, code), ended = self.pipeline(argv), False
         if emit is not None and (o or e):
             emit(o, e)
-        return (o, e, code), e + o, ended or replaced
+        return (o, e, code), ended or replaced
 
     def pipeline(self, argv: list[str]) -> Result:
         """A command, its output through what follows each ``|`` (grep, head, tail, wc)."""
