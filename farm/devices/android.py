@@ -427,6 +427,18 @@ def _quote(arg: str) -> str:
     return "'" + arg.replace("'", "'\\''") + "'"
 
 
+def _pidof_says(out: str, code: int) -> bool | None:
+    """Whether ``pidof APP`` (its stdout, exit code) found a process; None when the phone
+    cannot tell (no ``pidof`` before Android 7: exit 127)."""
+    if out.strip():
+        return True
+    return False if code == 1 else None
+
+
+# where a watched input's own exit status stands in its shell call's output (`_input_and_pidof`)
+_INPUT_STATUS = "farm-input-exit:"
+
+
 def is_url(app: str) -> bool:
     """Whether a ``launch:`` value is a URL (``scheme://...``: a web page, an app's deep link)
     rather than a package or bundle id, told apart as Midscene does."""
@@ -711,9 +723,15 @@ class AndroidDevice:
         return self.settings.named(name)
 
     def _input(self, args: str, watch: bool = True) -> None:
-        """``input ARGS``; then, ``watch`` True, whether the app survived it (a text typed in
-        many commands is looked at once, after the last)."""
-        out, err, code = self._run("input " + args)
+        """``input ARGS``; then, ``watch`` True, whether the app survived it, asked in the
+        same shell call (`_input_and_pidof`; a text typed in many commands is looked at once,
+        after the last)."""
+        verb = args.split(" ")[0]
+        watched = watch and self._app is not None and self._app_alive
+        if watched:
+            out, err, code, running = self._input_and_pidof(args)
+        else:
+            (out, err, code), running = self._run("input " + args), None
         # (`input` says nothing when it works; an older phone's one stream holds its stderr)
         problem = err.strip() or (out.strip() if code or "Exception" in out else "")
         unknown = re.search(r"Unknown keycode: (\S+)", problem, re.I)
@@ -722,26 +740,43 @@ class AndroidDevice:
                              "unknown keycode); Android's names are as in KeyEvent, e.g. "
                              "KEYCODE_VOLUME_UP, KEYCODE_APP_SWITCH")
         if code or "Exception" in problem or "Error" in problem:
-            raise DeviceError(f"input {args.split(' ')[0]} refused on {self.name}: "
+            raise DeviceError(f"input {verb} refused on {self.name}: "
                               f"{problem.splitlines()[0] if problem else f'exit {code}'}")
-        if watch:
-            self._check_input_kept_app(args.split(" ")[0])
+        if watched:
+            self._fail_if_app_gone(verb, running)
+
+    def _input_and_pidof(self, args: str) -> tuple[str, str, int, bool | None]:
+        """``input ARGS``'s (stdout, stderr, exit code) and then whether the case's app runs
+        (`_app_running`'s answer), in one shell call: one adb round trip per input, not two.
+        Input's status comes on a line of its own (`_INPUT_STATUS`), pidof's after it (its
+        "not found" before Android 7 sent away: the call's exit 127 says it)."""
+        out, err, code = self._run(f"input {args}; echo {_INPUT_STATUS}$?; "
+                                   f"pidof {_quote(self._app or '')} 2>/dev/null", what="input")
+        said, mark, after = out.rpartition(_INPUT_STATUS)
+        status, _, pids = after.partition("\n")
+        if not mark or not status.strip().isdigit():    # (the line did not get that far)
+            return out, err, code, None
+        return said, err, int(status), _pidof_says(pids, code)
 
     def _app_running(self) -> bool | None:
         """Whether the case's app has a process (``pidof``); None when the phone cannot tell
         (no ``pidof`` before Android 7)."""
         out, _err, code = self._run(f"pidof {_quote(self._app or '')}", what="pidof")
-        if out.strip():
-            return True
-        return False if code == 1 else None
+        return _pidof_says(out, code)
 
     def _check_input_kept_app(self, verb: str) -> None:
+        """`_fail_if_app_gone` after inputs sent unwatched (a text typed in many commands),
+        asking ``pidof`` now; an app not running before them is not looked at."""
+        if self._app is not None and self._app_alive:
+            self._fail_if_app_gone(verb, self._app_running())
+
+    def _fail_if_app_gone(self, verb: str, running: bool | None) -> None:
         """StepFailed when the case's app, running before this input, has no process after
-        it: the tap (key, swipe, text) crashed it, and this step fails saying so (one ``pidof``
-        per input), where the step passed on the launcher's screen and the next one failed
+        it (``running`` False): the tap (key, swipe, text) crashed it, and this step fails
+        saying so, where the step passed on the launcher's screen and the next one failed
         ("no longer running"). An app the suite stopped itself (`shell_result`) is not
         watched until it runs again."""
-        if self._app is None or not self._app_alive or self._app_running() is not False:
+        if running is not False or self._app is None:
             return
         app, self._app_alive = self._app, False
         front = self.current_app() or "unknown"
