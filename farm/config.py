@@ -1012,7 +1012,41 @@ def model_keys(settings: "Settings") -> dict[str, str]:
         value = key.get_secret_value().strip() if key is not None else ""
         if len(value) >= 4:
             keys[f"FARM_{role.upper()}MODEL_API_KEY"] = value
+        # an endpoint's password, and the basic-auth header's base64 of it (not ${}-names)
+        url = getattr(settings, f"{role}model_base_url")
+        for i, value in enumerate(v for v in url_secrets(url) if len(v) >= 4):
+            keys[f"FARM_{role.upper()}MODEL_BASE_URL:{i}"] = value
     return keys
+
+
+def url_secrets(url: str | None) -> list[str]:
+    """The values `mask_url` replaces in ``url`` (as written and %-decoded)."""
+    from urllib.parse import unquote_plus, urlsplit
+
+    if not url:
+        return []
+    try:
+        parts, masked = urlsplit(url), urlsplit(mask_url(url))
+    except ValueError:
+        return [url]
+    found = [parts.password or ""]
+    if parts.password:      # httpx sends it as basic auth: base64("user:password") in a header
+        found += basic_auth_values(parts.username or "", parts.password)
+    for field in ("query", "fragment"):
+        for raw, hid in zip(re.split("[&;]", getattr(parts, field)),
+                            re.split("[&;]", getattr(masked, field))):
+            if raw != hid:
+                found.append(raw.partition("=")[2])
+    return [s for v in found if v for s in dict.fromkeys((v, unquote_plus(v)))]
+
+
+def basic_auth_values(user: str, password: str) -> list[str]:
+    """The base64 of ``user:password`` as a basic-auth header carries it (as written and
+    %-decoded): a decodable copy of the password an endpoint may echo."""
+    from base64 import b64encode
+    from urllib.parse import unquote
+    pairs = dict.fromkeys((f"{user}:{password}", f"{unquote(user)}:{unquote(password)}"))
+    return [b64encode(pair.encode()).decode() for pair in pairs]
 
 
 def is_credential(name: str, value: str) -> bool:

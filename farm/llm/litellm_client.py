@@ -34,7 +34,7 @@ from farm.errors import (FarmError, Interrupted, ModelMisconfigured, ModelRefuse
 from farm.cancellable import Cancelled
 from farm.llm.capped_http import ReplyTooLarge
 from farm.llm.client import DeadlineReached, ModelReply, RequestBudget, Usage
-from farm.llm.preflight import config_problem, provider_of
+from farm.llm.preflight import config_problem, provider_of, url_password
 from farm.llm.request_watch import GRACE_S, LATE_ANSWER_S, Abandoned, send
 from farm.text import clean
 
@@ -121,7 +121,7 @@ class LiteLLMClient:
         """No key configured: the provider's own variable (OPENAI_API_KEY, ...) when it is
         set, as litellm would read it -- also with a base URL, where farm would otherwise send
         the placeholder below -- and a refusal then names that variable."""
-        if self.api_key:
+        if self.api_key or url_password(self.base_url):    # its user:password is the login
             return
         from farm.config import provider_key
         found = provider_key(self._provider) if self._provider else None
@@ -707,9 +707,9 @@ def _masker(base_url: str | None, keys: Sequence[str]) -> Callable[[str], str]:
     OPENAI_API_KEY & co. itself, so an endpoint may echo a key farm was never given. Values
     shorter than 4 characters are placeholders, not keys: hiding them would garble every
     message."""
-    from farm.config import environment_secrets, mask_url
+    from farm.config import environment_secrets, mask_url, url_secrets
     from farm.suite.vars import Variables
-    hidden = [k for k in (*keys, *environment_secrets(), *_url_secrets(base_url))
+    hidden = [k for k in (*keys, *environment_secrets(), *url_secrets(base_url))
               if len(k) >= 4]
     values = Variables({str(i): v for i, v in enumerate(hidden)}, secrets=map(str, range(
         len(hidden))))
@@ -719,27 +719,6 @@ def _masker(base_url: str | None, keys: Sequence[str]) -> Callable[[str], str]:
             text = text.replace(base_url, mask_url(base_url))
         return values.mask(text)
     return mask
-
-
-def _url_secrets(url: str | None) -> list[str]:
-    """The values `mask_url` replaces in ``url`` (as written and %-decoded)."""
-    import re
-    from urllib.parse import unquote_plus, urlsplit
-
-    from farm.config import mask_url
-    if not url:
-        return []
-    try:
-        parts, masked = urlsplit(url), urlsplit(mask_url(url))
-    except ValueError:
-        return [url]
-    found = [parts.password or ""]
-    for field in ("query", "fragment"):
-        for raw, hid in zip(re.split("[&;]", getattr(parts, field)),
-                            re.split("[&;]", getattr(masked, field))):
-            if raw != hid:
-                found.append(raw.partition("=")[2])
-    return [s for v in found if v for s in dict.fromkeys((v, unquote_plus(v)))]
 
 
 def _backoff(first: float, attempt: int) -> tuple[float, str]:

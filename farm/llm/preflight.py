@@ -37,6 +37,13 @@ def config_problem(lib: Any, model: str, base_url: str | None, has_key: bool,
     provider = provider_of(lib, model, base_url)
     if provider is None:
         return f"{model}: litellm cannot tell which provider serves it: {EXAMPLES}"
+    if has_key and url_password(base_url):
+        from farm.config import mask_url
+        return (f"{model}: its base URL {mask_url(base_url or '')} carries a user:password and "
+                f"{key_setting} is set too: a request has one Authorization header, so farm "
+                "would send the password (basic auth) and never the key: remove the "
+                "user:password@ from the URL (a key taken as Bearer) or unset the key (an "
+                "endpoint behind basic auth)")
     if has_key or base_url or provider_key(provider) is not None:
         return None
     variable = f"{provider.upper()}_API_KEY"
@@ -47,3 +54,12 @@ def config_problem(lib: Any, model: str, base_url: str | None, has_key: bool,
     if variable not in missing:     # a provider that takes no key, or another kind of login
         return None
     return f"{model} needs an API key and none is set: set {key_setting} (or {variable})"
+
+
+def url_password(url: str | None) -> bool:
+    """``url`` carries a password (``https://user:pw@host/v1``)."""
+    from urllib.parse import urlsplit
+    try:
+        return bool(url and urlsplit(url).password)
+    except ValueError:
+        return False
