@@ -479,12 +479,16 @@ class PhoneScreen:
         self._run(go())
 
     def swipe(self, x1: float, y1: float, x2: float, y2: float, duration_ms: int) -> None:
-        """A finger drag scrolls the page the other way, as on a touch screen."""
+        """A finger drag scrolls the page the other way, as on a touch screen. The mouse that
+        plays it leaves the page after: a finger that scrolled leaves no hover behind, where
+        the mouse left under it raised a card (its ``:hover``) and the first swipe on a screen
+        that cannot scroll read as one that moved it."""
         async def go() -> None:
             page = await self._ensure()
             px, py, scale = await _page_point(page, x1, y1)
             await page.mouse.move(px, py)
             await page.mouse.wheel((x1 - x2) / scale, (y1 - y2) / scale)
+            await page.mouse.move(-1, -1)
             await asyncio.sleep(min(duration_ms, 1000) / 1000)
         self._run(go())
 
