@@ -956,10 +956,12 @@ def _selection_prefixes(case: str) -> list[str]:
         return prefixes + selection_prefixes(_gone_case_id(target))
     if not case or not target.exists():
         return prefixes
+    from farm.config import load_settings
     from farm.errors import FarmError
     from farm.suite.loader import load_suites
-    try:
-        suites = load_suites([target], env=os.environ, warnings=[])
+    try:        # the secrets dir defines ${NAME}s too, as for `farm run`
+        suites = load_suites([target], env=os.environ, warnings=[],
+                             secrets_dir=load_settings().secrets_dir)
     except (FarmError, OSError):
         return prefixes         # not loadable as cases: CASE as an id, as before
     ids = ([_folder_id(target, s.root) for s in suites] if target.is_dir()
@@ -1214,8 +1216,8 @@ def cache_export(case_or_run: Path, output: Path | None, broker: str | None) -> 
     from farm.cache.run_store import case_file_hint, existing_store, run_store
     from farm.config import load_settings
     settings = load_settings(broker_url=broker)
-    cases = ([_one_case(case_or_run)] if case_or_run.is_file()
-             else run_cases(case_or_run, os.environ))
+    cases = ([_one_case(case_or_run, settings.secrets_dir)] if case_or_run.is_file()
+             else run_cases(case_or_run, os.environ, secrets_dir=settings.secrets_dir))
     if output is not None and len(cases) > 1:
         raise click.UsageError("--output takes one case; this run has several")
     if output is not None:
@@ -1255,12 +1257,13 @@ def _export_replaces_no_case(output: Path, case) -> None:
                     "beside the case)")
 
 
-def _one_case(path: Path):
+def _one_case(path: Path, secrets_dir: Path | None):
     """The case the file ``path`` is; a UserError naming it when it is a suite's farm.yaml
     or a batch file (they stand for several cases: each has its own export)."""
     from farm.suite.batch import SUITE_FILE
     from farm.suite.loader import load_suites
-    cases = [c for s in load_suites([path], env=os.environ) for c in s.cases]
+    cases = [c for s in load_suites([path], env=os.environ, secrets_dir=secrets_dir)
+             for c in s.cases]
     if len(cases) == 1 and cases[0].file.resolve() == path.resolve():
         return cases[0]
     what = ("a suite's farm.yaml" if path.name == SUITE_FILE

@@ -385,13 +385,15 @@ def write_export(target: Path, text: str, what: str) -> None:
                           f"({why_not_written(target, exc)})") from None
 
 
-def run_cases(run_dir: Path, env: Mapping[str, str], cwd: Path | None = None) -> list[Case]:
+def run_cases(run_dir: Path, env: Mapping[str, str], cwd: Path | None = None,
+              secrets_dir: Path | None = None) -> list[Case]:
     """The passed (and flaky) cases of a run directory, loaded from their files. results.json
     names a file as the run was given it: relative to the directory the run was started in
     (which it does not record) when below it. So each is looked for relative to the run
     directory and every folder above it (a run directory lies under where its run started:
     ``.farm/runs/<id>``, or a --report-dir), then to ``cwd``; the file must still hold the case
-    the run ran. UserError when one is gone, naming the run's case and where it looked."""
+    the run ran. UserError when one is gone, naming the run's case and where it looked.
+    ``env`` and ``secrets_dir`` define the ``${NAME}``s, as for the run."""
     source = run_dir / "results.json"
     # a killed run has only its journal: `farm report` writes results.json from it
     rebuild = (f": `farm report {run_dir}` rebuilds it from the run's journal (results.jsonl), "
@@ -418,18 +420,19 @@ def run_cases(run_dir: Path, env: Mapping[str, str], cwd: Path | None = None) ->
             wanted.setdefault(str(c["file"]), str(c.get("case_id") or ""))
     if not wanted:
         raise UserError(f"{run_dir}: no passed case to export")
-    return [_run_case(file, case_id, run_dir, env, Path.cwd() if cwd is None else cwd)
+    return [_run_case(file, case_id, run_dir, (env, secrets_dir),
+                      Path.cwd() if cwd is None else cwd)
             for file, case_id in wanted.items()]
 
 
-def _run_case(recorded: str, case_id: str, run_dir: Path, env: Mapping[str, str],
-              cwd: Path) -> Case:
+def _run_case(recorded: str, case_id: str, run_dir: Path,
+              sources: tuple[Mapping[str, str], Path | None], cwd: Path) -> Case:
     from farm.suite.loader import load_case_file
     looked: list[str] = []
     for path in _places(Path(recorded), run_dir, cwd):
         if not path.is_file():
             continue
-        case = load_case_file(path, env=env)
+        case = load_case_file(path, env=sources[0], secrets_dir=sources[1])
         if not case_id or case.id == case_id:
             return case
         if case_id.split("@", 1)[0] == case.id:   # a --matrix run's: its group's entries
