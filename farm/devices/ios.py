@@ -10,6 +10,7 @@ call tried once more.
 from __future__ import annotations
 
 import io
+import itertools
 import logging
 import re
 import threading
@@ -263,8 +264,10 @@ class IosDevice:
 
     def _new_session(self, bundle: str | None = None, reset: bool = False) -> None:
         """Create a session (launching ``bundle``, its data reset with ``reset``) and read its
-        screen. A session WDA calls invalid before its screen is read is made once more, the
-        same way (a new session on "invalid session id", as every other call gets)."""
+        screen. A session WDA calls invalid before its screen is read is made again, the same
+        way (a new session on "invalid session id", as every other call gets), for REATTACH_S
+        (a blip while WebDriverAgent restarts, waited out as a WDA that does not answer is):
+        two in a row wrote a healthy iPhone off for the run."""
         from wda.exceptions import WDAInvalidSessionIdError
 
         def read_screen() -> tuple[Any, Any] | None:
@@ -275,7 +278,10 @@ class IosDevice:
                 return None
 
         args = [RESET_ARG] if reset else []
-        for _ in (1, 2):
+        deadline = time.monotonic() + REATTACH_S
+        for attempt in itertools.count():
+            if attempt > 1 and self._stopped.wait(REATTACH_POLL_S):
+                raise DeviceLost(f"{self.name} was stopped")
             self._session = self._call(lambda: self._client.session(bundle, arguments=args),
                                        "create session", session=False)
             self.sessions_created += 1
@@ -286,6 +292,8 @@ class IosDevice:
                 self._size = (int(size.width), int(size.height))
                 self._see_system_alerts()
                 return
+            if time.monotonic() > deadline:
+                break
             log.info("%s: new session invalidated at once; creating another", self.name)
         raise DeviceError(f"screen on {self.name}: session keeps being invalidated")
 
