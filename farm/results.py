@@ -152,7 +152,8 @@ class CaseResult(BaseModel):
     tokens: dict[str, int] = Field(default_factory=dict)
     usage: Usage | None = None      # model totals: cost_usd, calls, ... (None: no model call)
     data: dict[str, Any] = Field(default_factory=dict)    # results by step `name:`, else "0", "1"…
-    since_last: str | None = None   # red case vs earlier runs: new failure|still failing|flaky
+    since_last: str | None = None   # vs earlier runs: new failure|still failing|flaky|fixed|…
+    # (the results history's word; `since_last_words` is how every output says it)
     description: str | None = None  # Midscene agent.groupDescription
     report_file: str | None = None  # Midscene agent.reportFileName: its own page in the run dir
     parts: list["CaseResult"] = Field(default_factory=list)   # a shared-context unit's files
@@ -445,6 +446,33 @@ def not_run_by_interrupt(summary: RunSummary) -> int:
         return 0
     return sum(1 for c in summary.cases
                if c.status == "skipped" and c.reason in NOT_RUN_INTERRUPTED)
+
+
+# A case's verdict against earlier runs (results.json's ``since_last``) as every output says
+# it: the results history's "flaky" of a red case is a case whose verdict goes back and forth
+# from run to run, not one that passed on a retry (status flaky, as the README defines it)
+_SINCE_WORDS = {"flaky": "unstable across runs"}
+
+
+def since_last_words(since_last: str | None) -> str | None:
+    """The words the terminal's ``[…]``, the report and junit.xml give a case's verdict
+    against earlier runs (``new failure``, ``still failing``, ``unstable across runs``,
+    ``fixed``, ``flaky before``); None: it has none."""
+    return _SINCE_WORDS.get(since_last, since_last) if since_last else None
+
+
+REFUSED = "not run"     # the reason of each case an executor refused up front left unrun
+
+
+def refused_before_start(summary: RunSummary) -> str | None:
+    """The error that stopped ``summary``'s run before any case started (a device that does
+    not answer, no adb phone, a device another run holds, no broker): each case it would have
+    run is an error "not run" with it (counted as errors); None when a case did run."""
+    ran = [c for c in summary.cases if c.status != "skipped"]     # (skips: before the start)
+    if not ran or any(c.status != "error" or c.reason != REFUSED or c.error is None
+                      for c in ran):
+        return None
+    return ran[0].error.message if ran[0].error else None
 
 
 def exit_code_for(cases: list[CaseResult], interrupted: bool = False) -> int:

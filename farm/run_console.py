@@ -11,7 +11,7 @@ from typing import IO, Sequence
 
 from farm.budget import NOT_RUN, stopped_line
 from farm.results import (CAME_BACK, NOT_RUN_INTERRUPTED, CaseResult, RunSummary,
-                          cache_savings, not_run_by_interrupt, run_usage)
+                          cache_savings, not_run_by_interrupt, run_usage, since_last_words)
 from farm.text import printable
 
 
@@ -104,8 +104,8 @@ def failure_lines(summary: RunSummary, limit: int = 20, not_run: str | None = No
     where (the failing step's file:line) and why (the error's first line); at most ``limit``
     lines, then how many more there are. Nothing when every case passed or was skipped.
     ``not_run``: the error of cases the run could not start (said once elsewhere), left out.
-    Each line ends with the results history's verdict, as the report and results.json say
-    it: [new failure], [still failing], [flaky]."""
+    Each line ends with the results history's verdict, as the report and junit.xml say it
+    (`since_last_words`): [new failure], [still failing], [unstable across runs]."""
     bad = [c for c in summary.cases if c.status in ("failed", "error", "interrupted")
            and not _refused(c, not_run)]
     bad.sort(key=lambda c: c.since_last != NEW)     # (stable: new failures first, as the report)
@@ -125,7 +125,8 @@ def failure_lines(summary: RunSummary, limit: int = 20, not_run: str | None = No
                                + (f" after {tries} attempts" if tries > 1 else "")
                                + (f" — {end_clipped(first)}" if first else "")
                                + (f"; {retry}" if retry else "")
-                               + (f" [{case.since_last}]" if case.since_last else "")))
+                               + (f" [{said}]" if (said := since_last_words(case.since_last))
+                                  else "")))
     if len(bad) > limit:
         lines.append(f"... and {len(bad) - limit} more: see the report")
     return lines

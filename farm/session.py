@@ -665,7 +665,8 @@ def _journal(run_dir: Path, run_id: str, planned: list[Case], chosen: Selection
 def _not_run(planned: list[Case], run_id: str, refused: UserError | None = None) -> RunOutcome:
     """The outcome of a run whose cases never started: the executor was ``refused`` (no broker
     there: each case an error, "not run"), or a stop signal came first (each case skipped)."""
-    if refused is not None:
+    if refused is not None:     # (farm.log says it too, as stderr will: it was left empty)
+        log.error("%s", refused)
         return RunOutcome(refused=refused, results=[
             synthetic(c, run_id, 1, "error", reason="not run", error=refused) for c in planned])
     return RunOutcome(interrupted=True, results=[

@@ -23,7 +23,7 @@ from farm.report.paths import replace_file
 from farm.report.timeline import case_href, case_key, render_timeline
 from farm.results import (STATUS_ORDER, CaseResult, RunSummary, StepRecord, cache_savings,
                           case_usage, failing_step, not_run_by_interrupt, own_duration,
-                          run_usage)
+                          refused_before_start, run_usage, since_last_words)
 from farm.results_history import pass_rate
 from farm.run_log import one_line, skips_failed_text, verdict_line
 from farm.suite.kinds import KINDS
@@ -42,18 +42,17 @@ _STATUS_HELP = {
                    "ended",
 }
 _OPEN_BY_DEFAULT = {"failed", "error", "interrupted"}
-# A red case against earlier runs (results.json's since_last), as the page says it: the
-# results history's "flaky" of a red case is a case whose verdict flips from run to run, not
-# one that passed on a retry (status flaky): "unstable across runs", as the history page says.
-_SINCE = {"new failure": ("new failure", "new-failure",
+# A case's verdict against earlier runs (results.json's since_last): its key (#since=…) and
+# help; its words are `since_last_words`, as the terminal and junit.xml say them (the results
+# history's "flaky" of a red case: "unstable across runs", not a pass on a retry)
+_SINCE = {"new failure": ("new-failure",
                           "red now, passed (or never ran) in the runs before: new since then"),
-          "still failing": ("still failing", "still-failing", "red in the run before too"),
-          "flaky": ("unstable across runs", "unstable", "passed the run before, failed before "
-                    "that: its verdict goes back and forth (not flaky: it did not pass on a "
-                    "retry)"),
-          "fixed": ("fixed", "fixed", "passed now, failed in the last run that ran it"),
-          "flaky before": ("flaky before", "flaky-before", "flaky (passed on a retry) in an "
-                           "earlier run too, not only in this one")}
+          "still failing": ("still-failing", "red in the run before too"),
+          "flaky": ("unstable", "passed the run before, failed before that: its verdict goes "
+                    "back and forth (not flaky: it did not pass on a retry)"),
+          "fixed": ("fixed", "passed now, failed in the last run that ran it"),
+          "flaky before": ("flaky-before", "flaky (passed on a retry) in an earlier run too, "
+                           "not only in this one")}
 # the header's verdict counts, each a link to its cases (#since=…): what broke, what got
 # fixed, what was flaky before too
 _SINCE_COUNTS = [("new-failure", "new failure", "new failures"), ("fixed", "fixed", "fixed"),
@@ -116,10 +115,11 @@ def _sort_key(case: CaseResult) -> tuple[int, int, int, str, str]:
 
 def _since(case: CaseResult) -> tuple[str, str, str] | None:
     """(words, key, help) of a case's verdict against earlier runs; None: it has none."""
-    if not case.since_last:
+    words = since_last_words(case.since_last)
+    if not case.since_last or not words:
         return None
-    return _SINCE.get(case.since_last, (case.since_last, case.since_last.replace(" ", "-"),
-                                        "against earlier runs"))
+    key, said = _SINCE.get(case.since_last, (words.replace(" ", "-"), "against earlier runs"))
+    return words, key, said
 
 
 class _Renderer:
@@ -237,8 +237,6 @@ class _Renderer:
     def header(self) -> str:
         s, counts = self.summary, self.counts
         total = len(s.cases)
-        passed, finished, rate = pass_rate(counts)
-        rate_text = f"{rate * 100:.1f}%" if rate is not None else "—"
         bar = "".join(
             f'<span class="seg st-{st}" style="width:{counts[st] * 100 / total:.3f}%"></span>'
             for st in _HEADER_ORDER if total and counts[st])
@@ -258,8 +256,10 @@ class _Renderer:
         if s.deselected:
             meta.append(("Deselected", f"{len(s.deselected)} (listed below, not counted)"))
         dl = "".join(f"<div><dt>{_e(k)}</dt><dd>{_e(v)}</dd></div>" for k, v in meta)
-        not_run = not_run_by_interrupt(s)
-        banner = ('<p class="banner">Run interrupted — results are partial'
+        not_run, refused = not_run_by_interrupt(s), refused_before_start(s)
+        banner = (f'<p class="banner" id="refused">The run stopped before any case started: '
+                  f'{_e(refused)}</p>' if refused else "")
+        banner += ('<p class="banner">Run interrupted — results are partial'
                   + (f": {not_run} case(s) not run (counted as skipped)" if not_run else "")
                   + ".</p>" if s.interrupted or counts["interrupted"] else "")
         if failed_by_skips := skips_failed_text(s):
@@ -276,14 +276,23 @@ class _Renderer:
 <div class="title"><h1>farm report</h1><code class="run-id">{_e(s.run_id)}</code></div>
 {banner}<dl class="meta">{dl}</dl>
 <div class="summary">
-<div class="rate" title="passed + flaky, out of the cases that finished: passed, flaky, \
-failed, error (skipped and interrupted left out)">
-<strong id="pass-rate">{rate_text}</strong><span>pass rate</span>\
-<small id="pass-rate-of">{passed} passed of {finished} finished</small></div>
+{self.rate(refused)}
 <div class="grow"><div class="bar">{bar}</div>\
 <ul class="counts">{badges}{self.new_count()}</ul>{self.history_link()}</div>
 </div>
 </header>"""
+
+    def rate(self, refused: str | None) -> str:
+        """The pass rate: passed + flaky of the cases that finished; none of a run stopped
+        before any case started (``refused``: its cases are errors "not run", none finished)."""
+        passed, finished, rate = pass_rate(self.counts)
+        rate_text = f"{rate * 100:.1f}%" if rate is not None and not refused else "—"
+        of = ("nothing finished: the run stopped before any case started" if refused
+              else f"{passed} passed of {finished} finished")
+        return f"""<div class="rate" title="passed + flaky, out of the cases that finished: \
+passed, flaky, failed, error (skipped and interrupted left out)">
+<strong id="pass-rate">{rate_text}</strong><span>pass rate</span>\
+<small id="pass-rate-of">{of}</small></div>"""
 
     def new_count(self) -> str:
         """"1 new failure", linking to the list of them (``#since=new-failure``): what broke
@@ -302,7 +311,7 @@ failed, error (skipped and interrupted left out)">
             text = f"<b>{n}</b> {one if n == 1 else many}"
             if n:
                 text = f'<a href="#since={key}">{text}</a>'
-            help_text = next(v[2] for v in _SINCE.values() if v[1] == key)
+            help_text = next(v[1] for v in _SINCE.values() if v[0] == key)
             ident = "new-count" if key == "new-failure" else f"{key}-count"
             out.append(f'<li class="count v-{key}{"" if n else " zero"}" id="{ident}" '
                        f'title="{_e(help_text)}">{text}</li>')

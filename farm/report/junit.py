@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Iterable, Iterator, Mapping, Sequence
 from farm.report.html import cut_long, known_tokens
 from farm.report.paths import replace_file, run_file
 from farm.results import (CaseResult, RunSummary, case_usage, failing_step, own_duration,
-                          timestamp)
+                          since_last_words, timestamp)
 from farm.run_log import one_line, verdict_line
 from farm.text import printable
 
@@ -144,10 +144,9 @@ def _facts(case: CaseResult) -> str:
              "platform": case.platform, "device": case.device,
              "device_info": case.device_info, "attempt": str(case.attempt),
              "flaky": "true" if case.status == "flaky" else None,
-             # the results history's "flaky" of a red case: its verdict flips across runs,
-             # not a pass on a retry (the "flaky: true" fact), as the report says it
-             "since_last": {"flaky": "unstable across runs"}.get(case.since_last or "",
-                                                                  case.since_last),
+             # as the report and the terminal say it: a red case's "unstable across runs",
+             # not "flaky" (a pass on a retry: the "flaky: true" fact)
+             "since_last": since_last_words(case.since_last),
              "note": case.reason if case.status == "passed" else None,   # continued after …
              "tags": ",".join(case.tags) or None,
              "attempt_times": _attempt_times(case),
