@@ -997,6 +997,43 @@ def wda_url_problem(url: str) -> str:
             f"not {url.split('://', 1)[0]}")
 
 
+def wda_url_path(url: str) -> str:
+    """What is wrong with a WebDriverAgent URL that has a path (Appium's ``/wd/hub``: WDA
+    answers at its root, and a URL with a path passed the pre-run check on WDA's 404 there,
+    then the run ended with a WDARequestError), or "" when it has none."""
+    try:
+        path = urlsplit(url).path.rstrip("/")
+    except ValueError:
+        return ""           # (said where the URL is used)
+    return f"(WebDriverAgent's URL has no path: drop {path}?)" if path else ""
+
+
+class NotWda(Exception):
+    """A server that answered WebDriverAgent's ``/status``, but not as WDA does (an HTTP error,
+    a page that is not JSON): another server on that port. ``str()`` says what it answered."""
+
+
+def wda_status(url: str, timeout_s: float) -> dict[str, Any]:
+    """The value of ``url``'s ``/status`` (facebook-wda's own fetch, as the runs reach WDA:
+    http, https and a USB iPhone's http+usbmux://), as `farm devices` and the pre-run check
+    ask it; NotWda when what answered is not WebDriverAgent (was "Expecting value: line 1
+    column 1 (char 0)", or "?"), what the fetch raises when nothing answers."""
+    import json
+
+    from wda.usbmux import fetch
+    reply = fetch(url.rstrip("/") + "/status", timeout=timeout_s)
+    try:
+        found = json.loads(reply.content)
+    except ValueError:
+        found = None
+    if reply.status_code != 200 or not isinstance(found, dict):
+        raise NotWda(f"answered HTTP {reply.status_code}"
+                     f"{'' if isinstance(found, dict) else ' / not JSON'}: "
+                     "not a WebDriverAgent")
+    value = found.get("value")
+    return value if isinstance(value, dict) else {}
+
+
 def unreachable_why(url: str, exc: BaseException) -> str:
     """Why the WebDriverAgent at ``url`` did not answer, in a line. facebook-wda wraps what
     failed in its HTTPError (unwrapped here); for a USB-connected iPhone (``http+usbmux://
@@ -1007,6 +1044,8 @@ def unreachable_why(url: str, exc: BaseException) -> str:
     from farm.text import first_line
     if not url.startswith(WDA_SCHEMES):     # "unknown scheme:", "Invalid URL"
         return wda_url_problem(url)
+    if isinstance(exc, NotWda):
+        return str(exc)
     if isinstance(exc, WDAEmptyResponseError):  # (method, url, data): never the data, which
         method, asked = (list(exc.args) + ["", ""])[:2]      # holds the text typed
         return (f"WebDriverAgent answered {method} {urlsplit(str(asked)).path or '/'} with "

@@ -515,23 +515,21 @@ def wda_not_answering(urls: list[str], timeout_s: float = WDA_PROBE_S) -> dict[s
     ``timeout_s`` (all asked at once), each with why: a run asking for N iPhones is refused up
     front, as for N adb phones, not run on fewer with the others "lost". A USB iPhone's
     ``http+usbmux://`` is left to its device to ask (usbmuxd's part said as it opens)."""
-    import json
     from concurrent.futures import ThreadPoolExecutor
 
-    from wda.usbmux import fetch
-
-    from farm.devices.ios import unreachable_why
+    from farm.devices.ios import NotWda, unreachable_why, wda_status
 
     def why(url: str) -> str | None:
         if url.startswith("http+usbmux://"):
             return None
         try:
-            value = json.loads(fetch(url.rstrip("/") + "/status", timeout=timeout_s).content
-                               ).get("value")
+            value = wda_status(url, timeout_s)
+        except NotWda as exc:
+            return str(exc)
         except Exception as exc:
             return "is not answering: " + unreachable_why(url, exc)
-        ready = value.get("ready", True) if isinstance(value, dict) else True
-        return None if ready else "answers but says WebDriverAgent is not ready"
+        return None if value.get("ready", True) else \
+            "answers but says WebDriverAgent is not ready"
     if not urls:
         return {}
     with ThreadPoolExecutor(max_workers=min(len(urls), 16)) as pool:
@@ -546,10 +544,12 @@ def _without_credentials(urls: list[str]) -> None:
     from urllib.parse import urlsplit
 
     from farm.config import mask_url
-    from farm.devices.ios import WDA_SCHEMES, wda_url_problem
+    from farm.devices.ios import WDA_SCHEMES, wda_url_path, wda_url_problem
     for url in urls:
         if not url.startswith(WDA_SCHEMES):
             raise ConfigError(f"FARM_IOS_WDA_URLS: {mask_url(url)}: {wda_url_problem(url)}")
+        if wda_url_path(url):
+            raise ConfigError(f"FARM_IOS_WDA_URLS: {mask_url(url)}: {wda_url_path(url)}")
         try:
             named = urlsplit(url).username is not None
         except ValueError:
