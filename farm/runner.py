@@ -28,7 +28,7 @@ from farm.config import Settings, mask_url, model_keys
 from farm.devices.base import Device
 from farm.evidence import CaseEvidence
 from farm.errors import (CaseTimeout, InfraError, Interrupted, ModelRefused, ModelUnavailable,
-                         NeedsModel, StepFailed, TestFailure)
+                         NeedsModel, StepFailed, TestFailure, UserError)
 from farm.results import ArtifactStore, CaseError, CaseResult, Mark, StepRecord, now_iso
 from farm.schedule import Job
 from farm.suite.loader import display_path
@@ -665,6 +665,11 @@ class _CaseRun:
             return Interrupted("interrupted")
         return exc
 
+    def _where(self) -> str:
+        """file:line of the step running (else of the case's url: / launch:)."""
+        line = self.records[-1].line if self.records else self.case.setup_line
+        return f"{display_path(self.case.file)}:{line or self.case.first_line}"
+
     def _classify(self, result: CaseResult, exc: BaseException) -> None:
         """Record how the case ended early; `farm.attempts` maps the exception class."""
         status, outcome = classify(exc)
@@ -683,7 +688,9 @@ class _CaseRun:
             doing = msg.removeprefix("case timed out")
             msg = (f"case timed out after {self.case.timeout:g}s"
                    + (doing if doing != msg else f": {msg}"))
-        if outcome is Outcome.INTERNAL:
+        if isinstance(exc, UserError):      # the case's own configuration (a worker without
+            msg = f"{self._where()}: {msg}"     # its ${NAME}): said as the suite says it
+        elif outcome is Outcome.INTERNAL:
             log.error("internal error in %s:\n%s", self.case.id,
                       self.mask("".join(traceback.format_exception(exc))))
             msg = f"internal error: {msg}"
