@@ -21,5 +21,5 @@ def test_each_failed_line_says_the_histories_verdict(tmp_path: Path) -> None:
                  _failed("wobbly", "flaky"), _failed("unknown", None), tmp_path=tmp_path)
     assert lines[:4] == ["FAILED s/fresh (s/fresh.yaml:3) — step 1: boom [new failure]",
                          "FAILED s/old (s/old.yaml:3) — step 1: boom [still failing]",
-                         "FAILED s/wobbly (s/wobbly.yaml:3) — step 1: boom [flaky]",
+                         "FAILED s/wobbly (s/wobbly.yaml:3) — step 1: boom [unstable across runs]",
                          "FAILED s/unknown (s/unknown.yaml:3) — step 1: boom"]
