@@ -1320,6 +1320,7 @@ def report(run_dir: Path | None, history: bool, since: str | None, suite: str | 
                                ", or --history for the page across runs")
     import logging
 
+    from farm.journal import concluded
     from farm.report.paths import check_outputs, writable_dir
     from farm.run_outputs import remember_rebuilt, write_outputs
     # what `farm run` logs to farm.log: not on the console (each failure is said below, once)
@@ -1328,8 +1329,8 @@ def report(run_dir: Path | None, history: bool, since: str | None, suite: str | 
     writable_dir(run_dir, "the run directory")
     _junit_replaces_no_other_file(junit_xml)
     check_outputs(junit_xml=junit_xml, alluredir=alluredir)
-    if rebuilt and summary.interrupted:    # killed: into the history and --last-failed, once
-        from farm.config import load_settings
+    if rebuilt and (summary.interrupted or not concluded(run_dir)):    # killed (after its last
+        from farm.config import load_settings   # case too): the history and --last-failed, once
         remember_rebuilt(load_settings(), summary, run_dir)     # (says what it remembered)
     unwritten = write_outputs(summary, run_dir, junit_xml=junit_xml, alluredir=alluredir,
                               record=rebuilt)
@@ -1345,7 +1346,7 @@ def report(run_dir: Path | None, history: bool, since: str | None, suite: str | 
 def _run_summary(run_dir: Path):
     """RUN_DIR's results: its results.json, else (missing, or unreadable) rebuilt from its
     journal, saying so; without either, a UserError saying what is wrong with which file."""
-    from farm.journal import JOURNAL, recover, writer
+    from farm.journal import JOURNAL, concluded, recover, writer
     source, journal = run_dir / "results.json", run_dir / JOURNAL
     summary, why = _read_results(source) if source.exists() else (None, None)
     if summary is not None:
@@ -1384,7 +1385,9 @@ def _run_summary(run_dir: Path):
         raise UserError(f"{source}: {why}; {journal} holds no finished case to rebuild from")
     if not summary.interrupted:     # the journal's end line: the run finished
         n = len(summary.cases)
-        said = f": the run had finished ({n} case{'' if n == 1 else 's'})"
+        said = f": the run had finished ({n} case{'' if n == 1 else 's'})" + (
+            "" if concluded(run_dir) else ": farm was stopped after its last case ended, "
+            "before it wrote them, so the run is not interrupted (as a Ctrl-C then)")
     elif why is None:
         said = f": {finished} case(s) had finished{unfinished} before the run stopped"
     else:

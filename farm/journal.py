@@ -414,7 +414,9 @@ def _release(path: Path, line: str) -> None:
 
 def recover(run_dir: Path) -> RunSummary:
     """A RunSummary from the journal of a run that never wrote results.json: its results, an
-    attempt begun with none (interrupted: the steps it ended), cases never begun (not run)."""
+    attempt begun with none (interrupted: the steps it ended), cases never begun (not run).
+    Interrupted when a case was cut short or never begun; killed after its last case ended,
+    it is whole, its exit code its results', as a Ctrl-C then (`farm.session.LATE_STOP`)."""
     from farm.results import devices_of, exit_code_for
     head: dict[str, Any] = {}
     cases: dict[str, CaseResult] = {}
@@ -459,16 +461,14 @@ def recover(run_dir: Path) -> RunSummary:
     devices, info = devices_of(results)
     info = dict(sorted({**about, **info}.items()))
     started = head.get("started") or min((r.started for r in results if r.started), default="")
-    behind = _offsets(lines := [*began.values(), *sum(reached.values(), [])])
-    last = _last_moment(started, results, lines, behind)
-    for result in results:
-        _ran_until(result, last[0], behind.get(result.device or "", 0.0))
+    last = _until_last(started, results, began, sum(reached.values(), []), ended)
+    cut = not results or "planned" not in head or any(guessed(r) for r in results)
     summary = RunSummary(run_id=run_id, started=started, devices=devices, device_info=info,
-                         cases=results, interrupted=True,
+                         cases=results, interrupted=cut,
                          farm_version=head.get("farm_version", ""), finished=last[0],
                          duration=last[1], deselected=_left_out(head))
     summary.recount()
-    summary.exit_code = exit_code_for(results, interrupted=True)
+    summary.exit_code = exit_code_for(results, interrupted=cut)
     if end:
         _ended(summary, end)
     return summary
@@ -552,6 +552,16 @@ def conclude(run_dir: Path, summary: RunSummary) -> None:
     torn = bool(last) and not last.endswith(b"\n")
     with path.open("a", encoding="utf-8") as f:   # (after a line a full disk cut: a line
         f.write(("\n" if torn else "") + text + "\n")     # of its own)
+
+
+def concluded(run_dir: Path) -> bool:
+    """Whether the run's journal ends with its ``end`` line (`conclude`): its end was
+    written (by the run, or by a `farm report` that rebuilt it)."""
+    try:
+        said = _said(_last_line(Path(run_dir) / JOURNAL))
+    except OSError:
+        return False
+    return isinstance(said, dict) and said.get("journal") == "end"
 
 
 def _last_line(path: Path, chunk: int = 64 * 1024) -> bytes:
@@ -666,6 +676,20 @@ def _files_unfinished(common: dict[str, str], files: list[dict[str, str]],
     return out
 
 
+def _until_last(started: str, results: list[CaseResult], began: dict[str, dict[str, Any]],
+                files: list[dict[str, Any]], ended: dict[tuple[str, int], list[StepRecord]]
+                ) -> tuple[str, float]:
+    """The run's end as the journal saw it (`_last_moment`), and the cases farm was killed
+    in timed until then (`_ran_until`)."""
+    behind = _offsets(lines := [*began.values(), *files])
+    last = _last_moment(started, results, lines, behind, [
+        (step, began.get(cid, {}).get("device", "")) for (cid, _), steps in ended.items()
+        for step in steps])
+    for result in results:
+        _ran_until(result, last[0], behind.get(result.device or "", 0.0))
+    return last
+
+
 def _ran_until(result: CaseResult, last: str, behind: float = 0.0) -> None:
     """A case farm was killed in ran at least until the last moment the journal saw farm
     alive: its duration is to there (it was 0: "0 ms" in the report, no bar on its device's
@@ -693,15 +717,20 @@ def _offsets(lines: Iterable[dict[str, Any]]) -> dict[str, float]:
 
 
 def _last_moment(started: str, results: list[CaseResult], began: Iterable[dict[str, Any]],
-                 behind: dict[str, float] | None = None) -> tuple[str, float]:
+                 behind: dict[str, float] | None = None,
+                 steps: Iterable[tuple[StepRecord, str]] = ()) -> tuple[str, float]:
     """(when, seconds after the run's start) of the last thing the journal says happened:
-    a result's end, an attempt's start, else the run's start. The time farm was killed is
-    not known; this is the latest moment it was seen alive. All on farm's own clock (the
-    run's start is): a worker's times moved by how far its clock is off (``behind``)."""
+    a result's end, an attempt's start, a step's end (``steps``: each with its device), else
+    the run's start. The time farm was killed is not known; this is the latest moment it was
+    seen alive (without the steps, a case cut short read "69 ms" beside its 198 ms step). All
+    on farm's own clock (the run's start is): a worker's times moved by how far its clock is
+    off (``behind``)."""
     at, behind = timestamp, behind or {}
     t0 = at(started)
     ends = [t + r.duration + behind.get(r.device or "", 0.0) for r in results
             if (t := at(r.started)) is not None]
+    ends += [t + s.duration + behind.get(device or "", 0.0) for s, device in steps
+             if (t := at(s.started)) is not None]
     ends += [t for b in began if (t := at(b.get("seen") or b.get("started", ""))) is not None]
     if t0 is None and not ends:
         return "", 0.0

@@ -50,8 +50,29 @@ def output_dirs(settings: Settings, run_id: str, overwrite: bool,
     if junit_xml is not None:
         unfinished_junit(Path(junit_xml), run_id, run_dir)
     if cases:
-        keep_room(run_dir, cases)
+        try:
+            keep_room(run_dir, cases)
+        except ConfigError:     # refused (exit 4): its new folder under runs/ goes with it
+            if not settings.report_dir:
+                _give_back(run_dir)
+            raise
     return run_dir
+
+
+def _give_back(run_dir: Path) -> None:
+    """A run refused before it began: its folder under ``<state dir>/runs``, made for it, is
+    removed with the journal it claimed it with (an empty folder was left for each try)."""
+    from farm.journal import HEARTBEAT
+    HEARTBEAT.discard(run_dir / JOURNAL)
+    for name in (JOURNAL, ROOM):
+        try:
+            (run_dir / name).unlink(missing_ok=True)
+        except OSError:
+            return
+    try:
+        run_dir.rmdir()
+    except OSError:         # (something else is in it: left as it is)
+        pass
 
 
 ROOM = ".farm-room"         # the room kept for the run's results, in its directory
@@ -291,7 +312,8 @@ def _say_if_killed(runs: Path, run_id: str) -> None:
         return
     print(f"farm: the run before, {last.name}, ended without writing its results (killed?): "
           f"`farm report {last}` rebuilds its report from its journal and puts its cases in "
-          f"the results history", file=sys.stderr, flush=True)
+          f"the results history and --last-failed (until then --last-failed has the runs "
+          f"before it)", file=sys.stderr, flush=True)
 
 
 # In a run folder of another host: the run that said it was killed (`_say_foreign_killed`)
@@ -642,9 +664,9 @@ def _id_time(run_id: str) -> float:
 def remember_rebuilt(settings: Settings, summary: RunSummary, run_dir: Path) -> bool:
     """A run rebuilt from its journal (farm was killed before its end): what its end would
     have remembered, once — the results history (each red case marked new / still failing),
-    its cases' durations and, unless a later run is already there, the failed cases for
-    --last-failed; said on stderr. False when the history already has it (or cannot be read
-    or written: nothing is remembered then)."""
+    its cases' durations and its failed cases for --last-failed (those a later run gave no
+    verdict of: `_settled_by`); said on stderr. False when the history already has it (or
+    cannot be read or written: nothing is remembered then)."""
     from farm.results_history import CONTEXT_RUNS, open_results
     try:
         recent = open_results(settings).recent(CONTEXT_RUNS)
@@ -662,12 +684,24 @@ def remember_rebuilt(settings: Settings, summary: RunSummary, run_dir: Path) -> 
     from farm.history import DurationHistory        # its cases' times, for longest-first
     DurationHistory(Path(settings.state_dir)).record(summary.cases)
     later = [r for r in recent if r.at > started]
-    if not later:
-        remember_failures(Path(settings.state_dir), summary.cases)
-    print("farm: the run is now in the results history " + (
-        f"(--last-failed keeps the failures of the later run {later[-1].run_id})" if later
-        else "(and --last-failed)"), file=sys.stderr, flush=True)
+    settled = _settled_by(later)
+    remember_failures(Path(settings.state_dir),
+                      [c for c in summary.cases if c.case_id not in settled])
+    print("farm: the run is now in the results history and --last-failed" + (
+        f" (a case a later run ran keeps that run's verdict there: the newest, "
+        f"{later[-1].run_id})" if settled else ""), file=sys.stderr, flush=True)
     return True
+
+
+def _settled_by(later: Iterable[RunRecord]) -> set[str]:
+    """The cases runs after a killed one gave a verdict of (passed, flaky, failed, error):
+    --last-failed has the later verdict of those; a rebuild adds its own of the others,
+    as a run of other cases keeps an earlier run's failures (a kill is only said by the
+    next run, so a rebuild always had one after it, and its failures never reached
+    --last-failed)."""
+    from farm.select import FAILING
+    return {c.case_id for r in later for c in r.cases
+            if c.status in (*FAILING, "passed", "flaky")}
 
 
 def _verdicts_from_history(summary: RunSummary, record: RunRecord) -> None:
