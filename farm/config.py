@@ -28,6 +28,15 @@ ENV_PREFIX = "FARM_"
 TOML_FILE = "farm.toml"                 # in the current directory
 WDA_SCHEMES = ("http", "https", "http+usbmux")  # what facebook-wda reaches (devices/ios.py)
 PYPROJECT_TABLE = ("tool", "farm")      # [tool.farm] of ./pyproject.toml
+_UDID = re.compile(r"[0-9A-Fa-f]{8}-[0-9A-Fa-f]{16}|[0-9A-Fa-f]{40}")     # a real iPhone's
+
+
+def usbmux_url(value: str) -> str | None:
+    """The WebDriverAgent URL of a USB iPhone whose UDID ``value`` is (``http+usbmux://
+    <udid>:8100``: WDA's port on the phone, reached through usbmuxd), or None when ``value``
+    is no UDID (where ``http://UDID`` was suggested, which reaches no iPhone)."""
+    value = value.strip()
+    return f"http+usbmux://{value}:8100" if _UDID.fullmatch(value) else None
 
 
 class _Raw:
@@ -192,7 +201,10 @@ class Settings(BaseModel):
         for url in value:
             if "://" not in url:    # found once the device was built: a "1 error" run report
                 shown = _masked_value(url)              # (u:pw@host:8100 masked as a URL)
-                raise ValueError(f"{shown} has no scheme: write http://{shown} (or "
+                raise ValueError(f"{shown} has no scheme: a USB iPhone's UDID is reached "
+                                 f"through usbmuxd: write {usbmux_url(url)}"
+                                 if usbmux_url(url) else
+                                 f"{shown} has no scheme: write http://{shown} (or "
                                  "http+usbmux://<udid>:8100 for a USB iPhone)")
             scheme = url.split("://", 1)[0]     # (as devices/ios.py compares it)
             if scheme not in WDA_SCHEMES:

@@ -991,6 +991,10 @@ def session_named(path: str) -> str:
 
 def wda_url_problem(url: str) -> str:
     """What is wrong with a WebDriverAgent URL that is none of WDA_SCHEMES'."""
+    from farm.config import usbmux_url
+    if "://" not in url and usbmux_url(url):     # (http://UDID reaches no iPhone)
+        return (f"no scheme: a USB iPhone's UDID is reached through usbmuxd: write "
+                f"{usbmux_url(url)}")
     if "://" not in url:
         return f"no scheme: write http://{url} (or http+usbmux://<udid>:8100 for a USB iPhone)"
     return (f"farm's WebDriverAgent client speaks {', '.join(s[:-3] for s in WDA_SCHEMES)}, "

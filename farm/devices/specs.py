@@ -265,8 +265,9 @@ def _which_phone_hint(part: str) -> str:
     how = {"ios": "FARM_IOS_WDA_URLS="}.get(kind.strip().lower())
     if how is None or not named.strip() or named.strip().lstrip("-").isdigit():
         return ""
+    from farm.config import usbmux_url
     return (f"; --devices says how many phones, not which: choose them with "
-            f"{how}{named.strip()} (or pin a case to one with Midscene's "
+            f"{how}{usbmux_url(named) or named.strip()} (or pin a case to one with Midscene's "
             f"wdaHost/wdaPort)")
 
 
