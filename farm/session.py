@@ -537,6 +537,22 @@ def _deselected(case: Case, reason: str) -> DeselectedCase:
                           platform=case.platform, reason=reason, tags=case.tags)
 
 
+def _with_secrets_dir(by_id: dict[str, Case], services: Services,
+                      settings: Settings) -> dict[str, Case]:
+    """A cluster run's cases, each with the secrets-dir values it refers to (the run's
+    FARM_SECRETS_DIR: a worker may have none) sent as its environment's are, and named in its
+    ``secrets:`` so that the worker hides them too; the run's environment still wins."""
+    if settings.secrets_dir is None:
+        return by_id
+    from farm.cluster.jobs import env_for
+    from farm.suite.vars import read_secrets_dir
+    from_dir = {k: v for k, v in read_secrets_dir(settings.secrets_dir).items()
+                if k not in services.env}
+    services.env = {**from_dir, **services.env}
+    return {cid: case.model_copy(update={"secrets": list(dict.fromkeys(
+        [*case.secrets, *env_for(case, from_dir)]))}) for cid, case in by_id.items()}
+
+
 def _executor(settings: Settings, specs: list[DeviceSpec], cases: list[Case],
               services: Services, matrix: bool, suites: list, served: dict[Path, str],
               env: dict[str, str], jobs: list[Job], stack: ExitStack,
@@ -563,7 +579,8 @@ def _executor(settings: Settings, specs: list[DeviceSpec], cases: list[Case],
                   "the workers: in a cluster run ai steps use each `farm worker`'s own model "
                   "settings (FARM_MODEL, FARM_MODEL_BASE_URL and its key where it runs)",
                   file=sys.stderr)
-        return CeleryExecutor(settings, by_id, services, policy, specs, matrix=matrix)
+        return CeleryExecutor(settings, _with_secrets_dir(by_id, services, settings),
+                              services, policy, specs, matrix=matrix)
     from farm.devices.specs import SIM_KINDS, check_pins, make_devices
     from farm.executors.local import LocalExecutor
     specs = _enough(specs, jobs, matrix)
