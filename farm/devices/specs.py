@@ -343,7 +343,10 @@ def _pin_place(where: str, platform: str) -> str:
 def _no_such_phone(platform: str, pin: str, mine: list[Device]) -> str:
     """For a ``deviceId`` neither the adb server nor this run's (simulated) phones have, what
     is there instead ("deviceId X: no such device: the adb server at 127.0.0.1:5037 lists
-    emulator-5554, emulator-5556 ..."); "" for a phone that exists (or an iOS pin)."""
+    emulator-5554, emulator-5556 ..."); for a ``wdaHost``/``wdaPort`` FARM_IOS_WDA_URLS does
+    not list, `_no_such_iphone`; "" for a phone that exists."""
+    if platform == "ios":
+        return _no_such_iphone(pin, mine)
     if platform != "android":
         return ""
     from farm.devices.android import adb_client, adb_server_problem
@@ -360,6 +363,42 @@ def _no_such_phone(platform: str, pin: str, mine: list[Device]) -> str:
                  f"{', '.join(sorted(_with_aliases(d) for d in sims))}")
     return (f"deviceId {pin}: no such device: {seen} (correct the deviceId, or connect that "
             "phone)")
+
+
+def _no_such_iphone(pin: str, mine: list[Device]) -> str:
+    """For a case pinned (``wdaHost``/``wdaPort``) to a WebDriverAgent neither
+    FARM_IOS_WDA_URLS nor this run's devices have, what is there instead; "" when one has it
+    (a listed iPhone the run did not take: `check_pins` says how to take it). It was "give
+    --devices ios:N to take more", which takes no unlisted iPhone, and all cases ended not run."""
+    from farm.config import load_settings, mask_url
+    if any(pin in getattr(d, "aliases", ()) for d in mine):
+        return ""
+    settings = next((d.settings for d in mine if getattr(d, "settings", None) is not None),
+                    None) or load_settings()
+    listed = list(settings.ios_wda_urls)
+    if _wda_spot(f"http://{pin}") in {_wda_spot(url) for url in listed}:
+        return ""
+    seen = f"it lists {', '.join(map(mask_url, listed))}" if listed else "it is not set"
+    if mine:
+        seen += (f"; this run's ios devices are "
+                 f"{', '.join(sorted(_with_aliases(d) for d in mine))}")
+    return (f"wdaHost:wdaPort {pin}: no such iPhone: http://{pin} is not in FARM_IOS_WDA_URLS "
+            f"({seen}): add it there, or correct the case's wdaHost/wdaPort")
+
+
+def _wda_spot(url: str) -> str:
+    """host:port of a WebDriverAgent URL, ``localhost`` read as ``127.0.0.1`` (as a pin's
+    wdaHost:wdaPort names it)."""
+    from urllib.parse import urlsplit
+
+    from farm.devices.android import LOOPBACK_NAMES
+    try:
+        parts = urlsplit(url.strip())
+        host, port = (parts.hostname or "").lower(), parts.port
+    except ValueError:
+        return url
+    host = "127.0.0.1" if host in LOOPBACK_NAMES else host
+    return f"{host}:{port or {'https': 443, 'http': 80}.get(parts.scheme.lower(), 0)}"
 
 
 def _driven_elsewhere(platform: str, pin: str) -> str:
