@@ -47,6 +47,7 @@ def output_dirs(settings: Settings, run_id: str, overwrite: bool,
     run wrote is replaced at once by one saying this run has not finished (`unfinished_junit`).
     Room for the results of ``cases`` cases is kept aside on the run's disk (`keep_room`)."""
     run_dir = _run_dir(settings, run_id, overwrite, junit_xml, alluredir)
+    _BEGUN[run_dir] = _identity(run_dir)
     if junit_xml is not None:
         unfinished_junit(Path(junit_xml), run_id, run_dir)
     if cases:
@@ -57,6 +58,31 @@ def output_dirs(settings: Settings, run_id: str, overwrite: bool,
                 _give_back(run_dir)
             raise
     return run_dir
+
+
+_BEGUN: dict[Path, tuple[int, int] | None] = {}     # each run's directory as it began
+
+
+def _identity(path: Path) -> tuple[int, int] | None:
+    try:
+        found = path.stat()
+    except OSError:
+        return None
+    return found.st_dev, found.st_ino
+
+
+def _deleted(run_dir: Path) -> list[str]:
+    """The run's directory, when it is not the one the run began in (deleted while the run
+    went on: `rm -rf .farm/runs/<id>`): what went with it, for the run's end to name (exit 3;
+    the run ended 0, saying only that 2 screenshots were not written, its farm.log and
+    journal gone and its report missing 56 images)."""
+    begun = _BEGUN.get(run_dir)
+    if begun is None or _identity(run_dir) == begun:
+        return []
+    return [f"{run_dir / name}: the run's directory was deleted while the run went on"
+            for name in ("farm.log", JOURNAL)] + [
+        f"{run_dir}: the screenshots taken before then, deleted with it (the report marks "
+        "them missing)"]
 
 
 def _give_back(run_dir: Path) -> None:
@@ -491,6 +517,7 @@ def write_outputs(summary: RunSummary, run_dir: Path, junit_xml: Path | None = N
     (a rewrite dropped the fields this farm does not know and made a missing exit_code 0)."""
     from farm.report.html import write_html
     from farm.report.junit import write_junit
+    gone = _deleted(run_dir) if not_written is not None else []     # (before it is made anew)
     give_room_back(run_dir)     # (a killed run's too: `farm report` writes its outputs)
     own = run_dir / "results.json", run_dir / "junit.xml", run_dir / "report.html"
     outputs: list[tuple[str, Path, Callable[[], object]]] = [
@@ -505,7 +532,7 @@ def write_outputs(summary: RunSummary, run_dir: Path, junit_xml: Path | None = N
     outputs.append((str(own[2]), own[2], lambda: write_html(summary, run_dir)))
     failed = _write_each(outputs)
     if not_written is not None:
-        failed = not_written + failed
+        failed = gone + not_written + failed
         if failed and not summary.exit_code:
             summary.exit_code = 3       # infrastructure (farm.session._exit_code)
     if not record:
@@ -687,9 +714,9 @@ def remember_rebuilt(settings: Settings, summary: RunSummary, run_dir: Path) -> 
     settled = _settled_by(later)
     remember_failures(Path(settings.state_dir),
                       [c for c in summary.cases if c.case_id not in settled])
-    print("farm: the run is now in the results history and --last-failed" + (
-        f" (a case a later run ran keeps that run's verdict there: the newest, "
-        f"{later[-1].run_id})" if settled else ""), file=sys.stderr, flush=True)
+    print("farm: the run is now in the results history (and --last-failed" + (
+        f"; a case a later run ran keeps that run's verdict there: the newest, "
+        f"{later[-1].run_id}" if settled else "") + ")", file=sys.stderr, flush=True)
     return True
 
 

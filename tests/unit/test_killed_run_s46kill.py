@@ -40,8 +40,8 @@ def test_a_killed_runs_failures_reach_last_failed_when_rebuilt_after_a_later_run
     assert remember_rebuilt(Settings(state_dir=state), killed, tmp_path / "r2") is True
     assert load_failures(state) == ["demo/broke", "demo/new"]
     err = capsys.readouterr().err
-    assert "in the results history and --last-failed" in err
-    assert "later run ran keeps that run's verdict there: the newest, r3" in err
+    assert "farm: the run is now in the results history (and --last-failed; a case a later " \
+        "run ran keeps that run's verdict there: the newest, r3)" in err
 
 
 def test_the_run_after_a_killed_one_says_last_failed_lacks_it_until_rebuilt(tmp_path, capsys):
@@ -166,3 +166,28 @@ def test_a_rebuilt_case_cut_short_lasts_past_the_step_it_had_ended(tmp_path, mon
     case = results["cases"][0]
     assert case["status"] == "interrupted" and case["duration"] == 0.298
     assert results["duration"] == 1.298
+
+
+def test_a_run_whose_folder_is_deleted_under_it_names_what_was_lost_and_ends_3(tmp_path):
+    """`rm -rf .farm/runs/<id>` while the run went on: it ended 0 with results.json and
+    report.html made anew, no farm.log, no journal, and stderr said only "2 screenshot(s) not
+    written". Its end names what went with the folder, and the run's code is 3."""
+    import json
+    import shutil
+
+    from farm.config import Settings
+    from farm.run_outputs import output_dirs, write_outputs
+    run_dir = output_dirs(Settings(state_dir=tmp_path / "state"), "20261203-070000-bb22",
+                          False)
+    assert write_outputs(_summary("whole", 1, {"demo/a": "passed"}), run_dir,
+                         not_written=[]) == []
+    summary = _summary("20261203-070000-bb22", 3, {"demo/a": "passed"})
+    summary.interrupted, summary.exit_code = False, 0
+    shutil.rmtree(run_dir)
+    lost = write_outputs(summary, run_dir, not_written=[])
+    assert lost[:2] == [
+        f"{run_dir / 'farm.log'}: the run's directory was deleted while the run went on",
+        f"{run_dir / 'results.jsonl'}: the run's directory was deleted while the run went on"]
+    assert "screenshots taken before then" in lost[2]
+    assert summary.exit_code == 3
+    assert json.loads((run_dir / "results.json").read_text())["exit_code"] == 3
