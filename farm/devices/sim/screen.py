@@ -223,6 +223,14 @@ class PhoneScreen:
             return self.host.run(self.dialogs.unless_opened(lambda: self._page, coro), timeout)
         return self.host.run(coro, timeout)
 
+    def _switch(self, coro: Coroutine[Any, Any, Any]) -> Any:
+        """Run what changes the app in front (home, a launch, a stop, a data reset, the
+        browser opening a URL) to its end, even while the page in front holds a dialog: a
+        phone's dialog stays with its app's page (in the background, or gone when the app
+        ends). Held by it (`_run`), a launch after a case that left a confirm() up never
+        happened: WDA named the app in front while the screen showed the last capture."""
+        return self.host.run(coro, 30)
+
     def dialog(self) -> Any | None:
         """The JavaScript dialog open on the page in front (held: `dialogs`), or None."""
         return self.dialogs.on(self._page) if self.dialogs is not None else None
@@ -268,7 +276,7 @@ class PhoneScreen:
                 await self._leave_front()
             page = await self._ensure()
             await page.set_content(HOME_HTML.replace("{name}", self.name))
-        self._run(go())
+        self._switch(go())
         self.app = None
 
     async def _leave_front(self) -> None:
@@ -302,7 +310,7 @@ class PhoneScreen:
                 await kept.close()
             page = await self._ensure()
             await page.goto(url, wait_until="load")
-        self._run(go())
+        self._switch(go())
         self.app = app
 
     def running(self, app: str) -> bool:
@@ -320,7 +328,7 @@ class PhoneScreen:
                 await self._page.close()
                 self._page = None
                 await self._ensure()
-        self._run(go())
+        self._switch(go())
         if self.app == app:
             self.app = None
 
@@ -332,6 +340,8 @@ class PhoneScreen:
             if self.app != browser:
                 await self._leave_front()
             page = await self._ensure()
+            if self.dialogs is not None:    # the page it replaces goes with its dialog
+                await self.dialogs.answer(page, accept=False)
             try:
                 await page.goto(url, wait_until="load")
             except Exception as exc:
@@ -346,7 +356,7 @@ class PhoneScreen:
                 # the host alone, as a phone's browser says it: never the URL's user:password@
                 await page.set_content(BROWSER_ERROR_HTML.format(
                     host=html.escape(_host(url)), reason=reason))
-        self._run(go())
+        self._switch(go())
         self.app = browser
 
     def clear_data(self) -> None:
@@ -357,7 +367,7 @@ class PhoneScreen:
             self._context = self._page = None
             self._background.clear()
             await self._ensure()
-        self._run(go())
+        self._switch(go())
         self.app = None
 
     def back(self, leave_at_first: bool = True) -> None:
