@@ -237,10 +237,10 @@ def test_a_killed_run_rebuilt_after_a_later_run_says_last_failed_is_the_later_ru
     remember_failures(state, morning.cases)
     out = _report(tmp_path / "run", tmp_path, monkeypatch)
     assert out.exit_code == 0, out.output
-    assert ("farm: the run is now in the results history (--last-failed keeps the failures "
-            "of the later run 20261204-090000-cd34)") in out.stderr
-    assert "and --last-failed" not in out.stderr
-    assert load_failures(state) == []
+    assert ("farm: the run is now in the results history (and --last-failed; a case a later "
+            "run ran keeps that run's verdict there: the newest, 20261204-090000-cd34)"
+            ) in out.stderr
+    assert load_failures(state) == []       # "a" passed in the morning: that verdict stays
 
 
 def test_a_killed_run_the_history_could_not_take_is_not_said_to_be_in_it(tmp_path,
