@@ -536,6 +536,13 @@ def attach_targets(kind: str, count: int, settings: Settings, every: bool = Fals
     elif kind == "ios":
         from farm.config import mask_url
         listed = ios_urls(settings)
+        if not listed:          # (was "FARM_IOS_WDA_URLS lists 0 device(s), 0 ready (none)")
+            raise ConfigError(
+                f"--devices {kind}:{count}: FARM_IOS_WDA_URLS is not set: list the iPhones' "
+                "WebDriverAgent URLs in it, e.g. "
+                "export FARM_IOS_WDA_URLS=http://127.0.0.1:8100,http://127.0.0.1:8101 "
+                "(`farm sim ios` prints that line for the iPhones it simulates); or use "
+                f"{kind}-sim:{count} for simulated ones")
         _without_credentials(listed)
         silent = wda_not_answering(listed)
         found = [url for url in listed if url not in silent]

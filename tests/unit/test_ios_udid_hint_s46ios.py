@@ -48,3 +48,14 @@ def test_a_host_without_a_scheme_is_still_told_http(suite, monkeypatch, capsys):
                             "--report-dir", suite / "run")
     assert code == 4, err
     assert "has no scheme: write http://127.0.0.1:8100" in err, err
+
+
+def test_farm_ios_wda_urls_not_set_says_so_and_how(suite, monkeypatch, capsys):
+    """It said "FARM_IOS_WDA_URLS lists 0 device(s), 0 ready (none)"."""
+    code, _, err = run_main(monkeypatch, capsys, "run", suite / "s", "--devices", "ios:2",
+                            "--report-dir", suite / "run")
+    assert code == 4, err
+    assert ("--devices ios:2: FARM_IOS_WDA_URLS is not set: list the iPhones' WebDriverAgent "
+            "URLs in it, e.g. export FARM_IOS_WDA_URLS=http://127.0.0.1:8100,"
+            "http://127.0.0.1:8101 (`farm sim ios` prints that line") in err, err
+    assert "ios-sim:2 for simulated ones" in err and "lists 0 device(s)" not in err
