@@ -555,7 +555,7 @@ def _ios_about(url: str) -> str:
 
     from wda.usbmux import fetch
 
-    from farm.devices.ios import ios_about, unreachable_why
+    from farm.devices.ios import NotWda, ios_about, unreachable_why, wda_status, wda_url_path
     try:
         credentials = urlsplit(url).username is not None
     except ValueError as exc:        # "http://[::1": the run cannot reach it either
@@ -563,20 +563,22 @@ def _ios_about(url: str) -> str:
     if credentials:
         return ("not usable: farm's WebDriverAgent client sends no user:password (give a URL "
                 "without them, e.g. an ssh tunnel's)")
-
-    def value(path: str) -> dict:
-        # (facebook-wda's own fetch, as the runs reach WDA: http, https and a USB-connected
-        # iPhone's http+usbmux://<udid>:<port>, which urllib does not know)
-        found = json.loads(fetch(url.rstrip("/") + path, timeout=5).content).get("value")
-        return found if isinstance(found, dict) else {}
+    if wda_url_path(url):       # (Appium's /wd/hub: what a run refuses too)
+        return "not usable: " + wda_url_path(url)
     try:
-        status = value("/status")
+        status = wda_status(url, 5)         # (not WDA: said as the run's check says it)
+    except NotWda as exc:
+        return f"not usable: {exc}"
     except Exception as exc:
         return "not answering: " + unreachable_why(url, exc)
     try:
-        info = value("/wda/device/info")
+        # (facebook-wda's own fetch, as the runs reach WDA: http, https and a USB-connected
+        # iPhone's http+usbmux://<udid>:<port>, which urllib does not know)
+        info = json.loads(fetch(url.rstrip("/") + "/wda/device/info", timeout=5).content
+                          ).get("value")
     except Exception:          # an older WDA: the OS alone
         info = {}
+    info = info if isinstance(info, dict) else {}
     return (ios_about(status, info) or "?") + ("" if status.get("ready", True) else
                                                " (not ready)")
 

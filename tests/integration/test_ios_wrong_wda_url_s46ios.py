@@ -70,3 +70,17 @@ def test_a_wda_url_with_a_path_is_refused_before_the_run(web_server, monkeypatch
     assert code == 4, err
     assert f"FARM_IOS_WDA_URLS: {url}: (WebDriverAgent's URL has no path: drop /wd/hub?)" \
         in err, err
+
+
+def test_farm_devices_says_why_the_url_is_not_a_wda(web_server, monkeypatch, capsys, tmp_path):
+    """`farm devices` said "not answering: Expecting value: …" for the web server, and "?"
+    for an Appium-style URL whose WDA answered 404 JSON there."""
+    monkeypatch.setenv("FARM_STATE_DIR", str(tmp_path / "state"))
+    monkeypatch.setenv("FARM_IOS_WDA_URLS", f"{web_server},{web_server}wd/hub")
+    code, out, err = run_main(monkeypatch, capsys, "devices")
+    assert code == 0 and "Traceback" not in err, err
+    assert f"{web_server}  not usable: answered HTTP 404 / not JSON: not a WebDriverAgent" \
+        in out, out
+    assert (f"{web_server}wd/hub  not usable: (WebDriverAgent's URL has no path: drop "
+            "/wd/hub?)") in out, out
+    assert "Expecting value" not in out
