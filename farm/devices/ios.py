@@ -44,6 +44,7 @@ SOURCE_TRIES = 3
 DRAG_HOLD_MS = 800      # a drag's long press (UILongPressGestureRecognizer's: 500 ms)
 SWIPE_PRESS_MS = 100    # a swipe's touch before it moves: well short of a long press
 # the source's root: the application in front (the simulator names it by its bundle id)
+_XY = re.compile(r'\sx="(-?[\d.]+)" y="(-?[\d.]+)"')      # an element's place in the source
 _APP_ROOT = re.compile(r'<XCUIElementTypeApplication [^>]*?name="([^"]*)"')
 W3C_ELEMENT = "element-6066-11e4-a52e-4f735466cecf"     # an element reference's W3C key
 # the WDA calls that only look (`IosDevice._call`'s ``what``): they leave the focus where it is
@@ -123,6 +124,15 @@ def shown_parts(tree: UITree, width: int, height: int) -> UITree:
 
 _APP_FRAME = re.compile(r'<XCUIElementTypeApplication [^>]*?\swidth="(\d+)"[^>]*?'
                         r'\sheight="(\d+)"')
+
+
+def blank_frame(png: bytes) -> bool:
+    """Whether a screenshot's middle (its middle three fifths: what scrolls, below a bar and
+    above a tab bar) is one flat colour, in which no scroll shows."""
+    from PIL import Image, ImageStat
+    img = Image.open(io.BytesIO(png)).convert("L")
+    band = img.crop((0, img.height // 5, img.width, img.height * 4 // 5))
+    return ImageStat.Stat(band).stddev[0] < 1.0
 
 
 def app_frame(xml: str) -> tuple[int, int] | None:
@@ -508,11 +518,23 @@ class IosDevice:
         w, h = self.size()
         before = self._shot or self.screenshot()
         blind = self.screenshot_black
+        # a frame with nothing in it to see move (a long blank stretch of a page): the
+        # source's element frames are compared too (two blank frames look the same, and a
+        # scroll to the end stopped after two swipes, half way down)
+        frames = self._frames() if not blind and blank_frame(before) else None
         self.swipe(x, y, max(1, min(w - 1, x - dx)), max(1, min(h - 1, y - dy)), 300)
         if blind:
             return None
         after = self.screenshot()
-        return None if self.screenshot_black else phone_edges.screen_moved(before, after)
+        if self.screenshot_black:
+            return None
+        return phone_edges.screen_moved(before, after) or \
+            (frames is not None and self._frames() != frames)
+
+    def _frames(self) -> list[tuple[str, str]]:
+        """Where each element of WDA's source is (its x, y): what moves when the content
+        scrolls, whether or not it shows."""
+        return _XY.findall(clean(self._call(lambda: self._session.source(), "source")))
 
     def tap_point(self, node: int, x: int, y: int) -> tuple[int, int, str]:
         """Before a tap at (x, y) on node ``node`` of the last `hierarchy`: a target under the
