@@ -63,11 +63,12 @@ def run(steps: list[Step], model: object, tmp_path: Path) -> CaseResult:
 @pytest.mark.parametrize("role", ["plan", "locate", "judge"])
 def test_no_model_api_key_shows_in_any_message_or_log_line(server, caplog, role, status):
     """Every configured key (each tier's) is hidden from every client, also one cut in two
-    by the message's length limit; the endpoint's password too."""
+    by the message's length limit (an endpoint's password echoed, and a URL's user:password
+    beside keys, which is refused: test_model_url_credentials_s46sec)."""
     everything = " ".join(KEYS.values())
     srv = serve(server, [echo(status, "Incorrect API key provided: " + everything
-                              + " pw-SECRET-99 " + "".join(KEYS.values()) * 8)])
-    url = srv.base_url.replace("http://", "http://user:pw-SECRET-99@")
+                              + " " + "".join(KEYS.values()) * 8)])
+    url = srv.base_url
     settings = Settings(model="openai/main", model_base_url=url, planning_model="openai/plan",
                         assert_model="openai/judge", model_retries=1, model_backoff=0.01,
                         **KEYS)
@@ -77,7 +78,7 @@ def test_no_model_api_key_shows_in_any_message_or_log_line(server, caplog, role,
         getattr(models, role).complete(MSGS)
     said = str(raised.value) + "\n" + caplog.text
     assert "Incorrect API key provided: ***" in said
-    for secret in (*KEYS.values(), "pw-SECRET-99", "sk-"):    # "sk-": no key cut in two
+    for secret in (*KEYS.values(), "sk-"):    # "sk-": no key cut in two
         assert secret not in said
     if status == 500:
         assert "retry 1" in caplog.text          # the log line was written, masked
