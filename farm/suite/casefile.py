@@ -215,7 +215,9 @@ def _target(node: Node, section: str, platform: str, path: Path, p: Problems) ->
         values[platform] = (read_web(section, node.keys[section], top[section], path.parent, p)
                             if platform == "web" else read_mobile(platform, top[section], p))
         values["setup_line"] = _setup_line(node.keys[section], top[section])
-        values.update(read_outputs(top[section], section, p))
+        outputs = read_outputs(top[section], section, p)
+        outputs["outputs_at"] = {**values.get("outputs_at", {}), **outputs.get("outputs_at", {})}
+        values.update(outputs)
     return values
 
 

@@ -103,6 +103,8 @@ class _Loading:
         self.listed_batches: set[str] = set()    # batch files a batch's glob matched (shown)
         self.broken_batches: set[str] = set()    # batch files with a problem (shown)
         self.ids: dict[str, tuple[Case, str]] = {}   # case id -> its case, "file:line"
+        # an output: / unstableLogContent: file -> (case id, "file:line:col", "web.output")
+        self.outputs: dict[str, tuple[str, str, str]] = {}
         self.batch_folders: dict[Path, list[Batch]] = {}   # a folder run as its batch files
         # (suite root, an app's URL variable) -> its directory, "file:line"
         self.app_envs: dict[tuple[Path, str], tuple[Path, str]] = {}
@@ -477,6 +479,8 @@ class _Loading:
         self.warnings.extend(p.warnings)
         if case is not None and not p.errors and not self.claim_id(case, node):
             return None
+        if case is not None and not p.errors:
+            self.claim_outputs(case)
         batch = self.batch_of.get(os.path.realpath(path))
         if case is None or p.errors:
             return None
@@ -484,6 +488,28 @@ class _Loading:
             batch.case_ids.append(case.id)
             case = with_batch(case, batch)
         return with_dotenv(case, self.dotenv)
+
+    def claim_outputs(self, case: Case) -> None:
+        """Take the files ``case``'s output: / unstableLogContent: name; one another case (or
+        the case's other one) names too is an error at both places: each run of it writes the
+        file whole, so the last to end would win and the other's results be lost, unsaid. A
+        path with ${NAME} is only known when the case ends: not compared."""
+        shown = display_path(case.file)
+        for key, path in (("output", case.output), ("unstableLogContent", case.log_content)):
+            where = next((k for k in case.outputs_at if k.endswith("." + key)), None)
+            if not path or "${" in path or where is None:
+                continue
+            line, column = case.outputs_at[where]
+            real = os.path.normpath(os.path.abspath(path))
+            first = self.outputs.setdefault(real, (case.id, f"{shown}:{line}:{column}", where))
+            if first[0] == case.id and first[2] == where:
+                continue
+            them = f"this case's {first[2]} ({first[1]})" if first[0] == case.id \
+                else f"{first[1]} ({first[2]}, case {first[0]})"
+            self.errors.append(SuiteError(shown, (
+                f"{where} {path!r}: {them} writes the same file: each is written whole when "
+                "its case ends, so the last one wins and the other's results are lost; give "
+                "each its own file name"), line, column))
 
     def claim_id(self, case: Case, node: Node) -> bool:
         """Take ``case.id`` for this case; False (and a positioned error naming both files)

@@ -214,6 +214,8 @@ class Case(BaseModel):
     cache_key: str | None = None    # farm.yaml ``cache.key`` (farm.cache namespaces by it)
     output: str | None = None           # JSON file for the named results (`output:`)
     log_content: str | None = None      # JSON file for the step log (`unstableLogContent:`)
+    # "web.output" / "config.unstableLogContent" -> (line, column) where it is written
+    outputs_at: dict[str, tuple[int, int]] = Field(default_factory=dict)
     batch: str | None = None            # the Midscene index.yaml that listed this case
     description: str | None = None      # agent.groupDescription, shown in the report
     shared: "Shared | None" = None      # in a shareBrowserContext batch: its unit, its place

@@ -107,10 +107,13 @@ def read_web(section: str, key: Node, node: Node, base: Path, p: Problems) -> We
         p.add(key, f"{where} expected a mapping with url: (the page to open), got nothing")
         return None
     items = p.mapping(node, section, "a mapping with url: (the page to open)")
-    if items is None or _bridge(section, items, p):
+    if items is None:
         return None
-    _refuse(node, "web", section, p)
+    bridge = _bridge(section, items, p)
+    _refuse(node, "web", section, p)        # (said with bridgeMode too: every problem at once)
     misspelt = p.keys(node, WEB_KEYS, where, REFUSED["web"])
+    if bridge:
+        return None
     if "url" not in items and "url" not in misspelt:
         p.add(key, f"{section}.url is missing: expected `url: <address of the page to open>`")
     url = p.text(items.get("url"), f"{section}.url", required="url" in items, empty_ok=False,
@@ -156,8 +159,9 @@ def _scale_factor(section: str, items: dict[str, Node], p: Problems) -> float | 
 
 
 def _bridge(section: str, items: dict[str, Node], p: Problems) -> bool:
-    """Bridge mode drives the user's desktop Chrome through Midscene's extension: refused as
-    the one problem of the section (its url and tab options mean something else there)."""
+    """Bridge mode drives the user's desktop Chrome through Midscene's extension: refused;
+    the section's url and tab options, which mean something else there, are then not checked
+    (its refused and unknown keys are)."""
     bridge = items.get("bridgeMode")
     if bridge is None or bridge.is_null or bridge.value is False:
         return False
@@ -379,6 +383,11 @@ def read_outputs(node: Node, section: str, p: Problems) -> dict:
             out["log_content"] = p.text(log, f"{section}.unstableLogContent", empty_ok=False,
                                         expected="true, false or a path")
             yaml_output(out["log_content"], log, f"{section}.unstableLogContent", p)
+    # where each is written, for two cases naming one file (`farm.suite.loader`)
+    out["outputs_at"] = {f"{section}.{key}": (items[key].line, items[key].column)
+                         for key, field in (("output", "output"),
+                                            ("unstableLogContent", "log_content"))
+                         if out.get(field)}
     return out
 
 
