@@ -1209,7 +1209,8 @@ class BrowserDevice:
         StepFailed.
         """
         page = self._acting()
-        return javascript.run_script(page, code, timeout_s, self._errors, lambda: self._killed)
+        return javascript.run_script(page, code, timeout_s, self._errors, lambda: self._killed,
+                                     said=self._step_said)    # (a BigInt kept as a string)
 
     # -- health ------------------------------------------------------------------------------
 

@@ -38,11 +38,12 @@ def page_function(producer: str) -> str:
 
 
 def run_script(page: Any, code: str, timeout_s: float, errors: Errors,
-               killed: Callable[[], bool]) -> Any:
+               killed: Callable[[], bool], said: list[str] | None = None) -> Any:
     """Evaluate ``code`` in ``page``; promises are awaited up to ``timeout_s``; a script still
     running then, or one that threw, is StepFailed (the Agent makes the first a CaseTimeout
     when the case's time, not the step's own ``timeout``, was the limit); a script that
-    navigated away returns None."""
+    navigated away returns None. What JSON cannot hold (a BigInt, a DOM element) is kept as a
+    string, and ``said`` (the step's notes) gets a line saying so (`value_notes`)."""
     from playwright.sync_api import Error as PlaywrightError
 
     # rounded up, so a limit that is the case's deadline ends past it (the Agent then calls
@@ -70,6 +71,34 @@ def run_script(page: Any, code: str, timeout_s: float, errors: Errors,
         raise StepFailed(f"javascript did not finish within {timeout_s:g}s")
     if "error" in res:
         raise StepFailed(f"javascript error: {res['error']}")
+    if said is not None:
+        said.extend(value_notes(res.get("notes") or []))
     if "str" in res:
-        return res["str"]
+        return clean(res["str"])
     return clean_json(res["json"])
+
+
+# What run_script.js kept as a string, and how a step note says it (the first one's text).
+_KEPT = {
+    "bigint": "a BigInt ({first}n), which JSON has not: kept as the string \"{first}\"",
+    "element": "a DOM element, which is not JSON: kept as the text '{first}' (return what the "
+               "case needs of it: el.textContent, el.value, …)",
+    "node": "a DOM node, which is not JSON: kept as the text '{first}'",
+    "circular": "a reference back to an object holding it (under {first!r}), which JSON cannot "
+                "write: kept as the string \"[circular]\"",
+    "unwritable": "no value JSON can write ({first}): kept as the text String(value) gives",
+    "symbol": "a Symbol, which is not JSON: kept as the text '{first}'",
+}
+
+
+def value_notes(notes: list[dict[str, Any]]) -> list[str]:
+    """The step notes of a script's value that JSON could not hold whole: ``the script's
+    value holds a BigInt (10n), which JSON has not: kept as the string "10" (and 2 more)``."""
+    out = []
+    for note in notes:
+        kind, first, count = note.get("kind"), str(note.get("first")), note.get("count") or 1
+        text = _KEPT.get(str(kind), "a {kind}, which is not JSON: kept as the text '{first}'")
+        more = f" (and {count - 1} more)" if count > 1 else ""
+        out.append(clean(f"the script's value is or holds {text.format(first=first, kind=kind)}"
+                         f"{more}"))
+    return out

@@ -4,8 +4,10 @@
 // sees the page's own globals, never this function's names (`code.value` of an <input
 // id="code">, the page's own `run()`).  Racing it against an in-page timer keeps a hung
 // promise from blocking the device thread; a busy loop still blocks, and then the runner's
-// watchdog kill()s the device.  The value comes back as a JSON string ({json}), as
-// String(value) when it is not JSON-able ({str}), or as {error} / {timeout}.
+// watchdog kill()s the device.  The value comes back as a JSON string ({json}), as a string
+// when it is no JSON value at all ({str}), or as {error} / {timeout}; what JSON cannot hold
+// (a BigInt, a DOM node, a reference back to an object holding it) is kept as a string and
+// said in {notes}, never String(value)'s '[object Object]'.
 (stringify, produce) => async ([ms, code]) => {
   const TIMEOUT = {};
   let timer;
@@ -24,9 +26,35 @@
     return {error: String(e)};
   } finally { clearTimeout(timer); }
   if (v === undefined) return {json: 'null'};
-  if (typeof Node !== 'undefined' && v instanceof Node) return {str: String(v)};
-  try {
-    const j = stringify(v);
-    return j === undefined ? {str: String(v)} : {json: j};
-  } catch (e) { return {str: String(v)}; }
+  const found = {};     // kind -> [first one, how many]
+  const seen = (kind, shown) => { found[kind] = found[kind] ? [found[kind][0], found[kind][1] + 1] : [shown, 1]; };
+  const tag = (n) => {
+    if (n.nodeType === 1) {
+      const open = n.outerHTML.slice(0, n.outerHTML.indexOf('>') + 1) || '<' + n.localName + '>';
+      return open.length > 120 ? open.slice(0, 117) + '…>' : open;
+    }
+    return n.nodeType === 3 ? n.textContent.slice(0, 120) : n.nodeName;
+  };
+  const up = [];        // the objects holding the value being written (a loop back to one)
+  function keep(key, value) {
+    while (up.length && up[up.length - 1] !== this) up.pop();
+    if (typeof value === 'bigint') { seen('bigint', value.toString()); return value.toString(); }
+    if (typeof Node !== 'undefined' && value instanceof Node) {
+      const shown = tag(value);
+      seen(value.nodeType === 1 ? 'element' : 'node', shown);
+      return shown;
+    }
+    if (value !== null && typeof value === 'object') {
+      if (up.includes(value)) { seen('circular', key); return '[circular]'; }
+      up.push(value);
+    }
+    return value;
+  }
+  let j;
+  try { j = stringify(v, keep); } catch (e) {
+    return {str: String(v), notes: [{kind: 'unwritable', first: e.message, count: 1}]};
+  }
+  const notes = Object.entries(found).map(([kind, [first, count]]) => ({kind, first, count}));
+  return j === undefined ? {str: String(v), notes: [{kind: typeof v, first: String(v), count: 1}]}
+                         : {json: j, notes};
 }

@@ -21,14 +21,14 @@ def read_js(name: str) -> str:
 # JSON.stringify as the standard writes it, for farm's answers: a toJSON the page put on a
 # built-in prototype is set aside meanwhile (Prototype.js 1.6, still in legacy apps, gives
 # Array one that writes an array as a string of JSON: every DOM read of such a page failed).
-STRINGIFY_JS = """(value) => {
+STRINGIFY_JS = """(value, replacer) => {
   const kept = [];
   for (const proto of [Array.prototype, Object.prototype, String.prototype, Number.prototype,
                        Boolean.prototype]) {
     const own = Object.getOwnPropertyDescriptor(proto, "toJSON");
     if (own && own.configurable) { kept.push([proto, own]); delete proto.toJSON; }
   }
-  try { return JSON.stringify(value); }
+  try { return JSON.stringify(value, replacer); }
   finally { for (const [proto, own] of kept) Object.defineProperty(proto, "toJSON", own); }
 }"""
 # The walker's result goes back as ONE JSON string: Playwright's structured serialisation of
