@@ -28,4 +28,4 @@ def test_a_pin_the_run_did_not_take_lists_the_devices_with_their_other_names():
     assert "this run's android devices are android-sim-1 (emulator-5554) " in str(refused.value)
     with pytest.raises(ConfigError) as refused:
         check_pins({"c.yaml": ("ios", "10.0.0.5:8101")}, devices)
-    assert "its ios devices are iphone-1 (10.0.0.5:8100);" in str(refused.value)
+    assert "ios devices are iphone-1 (10.0.0.5:8100)" in str(refused.value)     # (its other name)
