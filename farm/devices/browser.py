@@ -283,9 +283,13 @@ class BrowserDevice:
         if self._idle_ms:
             self._wait.watch_requests(self._need_page())
         self._goto(url, named=target.url)
-        if target.network_idle_ms:
-            self.wait_network_idle(target.network_idle_ms,
-                                   raise_on_timeout=not target.network_idle_continue)
+        if target.network_idle_ms and not self.wait_network_idle(
+                target.network_idle_ms, raise_on_timeout=not target.network_idle_continue):
+            # Midscene logs a warning and goes on; said with the case's first step
+            self._step_said.append(
+                f"the network did not go idle within {target.network_idle_ms} ms of opening "
+                "the page (waitForNetworkIdle): the case went on "
+                "(continueOnNetworkIdleError: true)")
         self._step_ends()     # (the case's opening is the step before its first)
 
     def continue_session(self, target: "WebTarget") -> None:
@@ -330,8 +334,9 @@ class BrowserDevice:
         self._adopt_page(page)
         self._shots.attach(page)
 
-    def wait_network_idle(self, timeout_ms: int, raise_on_timeout: bool = False) -> None:
-        """waitForNetworkIdle: wait until no request was in flight for 500 ms."""
+    def wait_network_idle(self, timeout_ms: int, raise_on_timeout: bool = False) -> bool:
+        """waitForNetworkIdle: wait until no request was in flight for 500 ms; whether it
+        went idle (else StepFailed, with ``raise_on_timeout``)."""
         from playwright.sync_api import TimeoutError as PlaywrightTimeout
         page = self._need_page()
         try:
@@ -340,9 +345,11 @@ class BrowserDevice:
             if raise_on_timeout:
                 raise StepFailed(f"the network did not go idle within {timeout_ms} ms "
                                  "(waitForNetworkIdle, continueOnNetworkIdleError: false)")
+            return False
         except Exception as exc:
             with self._errors("wait for network idle"):
                 raise exc
+        return True
 
     def end_session(self) -> None:
         """Close the case's context; ignores errors when the browser is already dead."""
