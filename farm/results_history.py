@@ -580,8 +580,8 @@ def unfinished_run(settings: Any, count: int = 20
                    ) -> list[tuple[frozenset[str], Unfinished | None]]:
     """--last-failed: the last ``count`` runs of the results history, newest first, each as
     its case ids and what it left undone when it was stopped before its end
-    (`farm.select.unfinished_of`; None when it ran to its end): `farm.select.last_run_of`
-    takes the newest that ran the selected cases. None read when the history has no run or
+    (`farm.select.unfinished_of`; None when it ran to its end): `farm.select.pending_runs`
+    keeps each selected case's undone state from the newest run of it. None read when the history has no run or
     cannot be read (--last-failed reads only the failures then)."""
     from farm.select import unfinished_of
     try:

@@ -554,18 +554,32 @@ def unfinished_of(run_id: str, interrupted: bool,
     return Unfinished(run_id, frozenset(undone["interrupted"]), frozenset(undone["not run"]))
 
 
-def last_run_of(runs: Sequence[tuple[frozenset[str], Unfinished | None]] | Unfinished | None,
-                ids: set[str]) -> Unfinished | None:
+def pending_runs(runs: Sequence[tuple[frozenset[str], Unfinished | None]] | Unfinished | None,
+                 ids: set[str]) -> list[Unfinished]:
     """--last-failed: of ``runs`` (newest first: each its case ids and what it left undone),
-    the newest that ran one of ``ids`` (the selected cases): what it left undone, None when it
-    ran to its end. A run of other cases since (`farm run s3 -k …`) hides no stopped run of
-    these, and a complete run of these since does (it ran them again)."""
+    the selected cases (``ids``) each stopped run left undone and no run since has run again:
+    a case's newest run decides (a verdict there ends it), so a run of other cases, or of some
+    of these, hides none of the rest, and a complete run of them since ends them all. Newest
+    run first, each with only its cases still undone; [] when none is."""
     if runs is None or isinstance(runs, Unfinished):
-        return runs
+        return [runs] if runs is not None else []
+    seen: set[str] = set()
+    out = []
     for cases, unfinished in runs:
-        if {c if c in ids else c.rsplit("@", 1)[0] for c in cases} & ids:
-            return unfinished
-    return None
+        newest_here = {_case_of(c, ids) for c in cases} & ids - seen
+        seen |= newest_here
+        if unfinished is None or not newest_here:
+            continue
+        left = [frozenset(r for r in undone if _case_of(r, ids) in newest_here)
+                for undone in (unfinished.interrupted, unfinished.not_run)]
+        if any(left):
+            out.append(Unfinished(unfinished.run_id, *left))
+    return out
+
+
+def _case_of(result_id: str, ids: set[str]) -> str:
+    """A --matrix run records its results by result id, ``case@group``: their case."""
+    return result_id if result_id in ids else result_id.rsplit("@", 1)[0]
 
 
 # why a batch's later files were not run in a run that went on (`farm.runner`)
@@ -582,7 +596,7 @@ class SelectOptions:
     last_failed: Sequence[str] | None = None      # ids from the previous runs; None = not asked
     last_skipped: Sequence[str] = ()    # of those, the ones skipped in a run --fail-on-skip failed
     # --last-failed: the last runs, newest first: each its case ids and what it left undone
-    # when stopped early (`last_run_of`), or one run's undone cases
+    # when stopped early (`pending_runs`), or one run's undone cases
     unfinished: Sequence[tuple[frozenset[str], Unfinished | None]] | Unfinished | None = None
     platforms: set[str] | None = None              # platforms with a device; None = all
     devices: str = ""                              # for the reason text
@@ -623,7 +637,7 @@ def select_cases(cases: Sequence[Case], opts: SelectOptions) -> Selection:
         _take_shard(sel, opts.shard, opts.shard_timings)
     if opts.last_failed is not None:
         _last_failed(sel, set(opts.last_failed),
-                     last_run_of(opts.unfinished, {c.id for c in sel.selected}),
+                     pending_runs(opts.unfinished, {c.id for c in sel.selected}),
                      skipped=set(opts.last_skipped), preview=opts.collect_only)
     if not sel.selected and not sel.empty_shard:
         _say_why_none(sel)
@@ -835,30 +849,36 @@ def _say_why_none(sel: Selection) -> None:
             f"{n} deselected by {why}" for why, n in by.items()))
 
 
-def _last_failed(sel: Selection, recorded: set[str], unfinished: Unfinished | None = None,
+def _last_failed(sel: Selection, recorded: set[str], unfinished: Sequence[Unfinished] = (),
                  skipped: set[str] = frozenset(), preview: bool = False) -> None:
     """pytest's --last-failed, applied last: of the cases every other option (the shard
     included) selected, the ones that failed last time; none of them → all of them. Taken after
     the shard so that CI jobs whose runners remember different failures still split one list.
-    When the last run was stopped before its end (``unfinished``), its interrupted and
-    never-run cases too: `farm run --lf` finishes it. ``skipped``: the recorded cases that
+    The cases stopped runs left undone (``unfinished``, `pending_runs`: interrupted, never
+    run) too: `farm run --lf` finishes them. ``skipped``: the recorded cases that
     were skipped under --fail-on-skip, not failed, which the note says apart. ``preview``
     (--collect-only, which runs nothing): the notes say "would run"."""
     ids = {c.id for c in sel.selected}
     running = "would run" if preview else "running"
 
     def ours(recorded_ids: Iterable[str]) -> set[str]:
-        # a --matrix run records its results by result id, ``case@group``: their case
-        return {r if r in ids else r.rsplit("@", 1)[0] for r in recorded_ids} & ids
+        return {_case_of(r, ids) for r in recorded_ids} & ids
     failed = ours(recorded)
-    stopped = ours(unfinished.interrupted) - failed if unfinished else set()
-    unrun = ours(unfinished.not_run) - failed - stopped if unfinished else set()
-    if unfinished and (stopped or unrun):
-        take = failed | stopped | unrun
+    take, where = set(failed), []
+    for run in unfinished:      # (newest first)
+        stopped = ours(run.interrupted) - take
+        unrun = ours(run.not_run) - take - stopped
+        take |= stopped | unrun
+        counts = [f"{n} {what}" for n, what in ((len(stopped), "interrupted"),
+                                                (len(unrun), "not run")) if n]
+        if counts:
+            where.append(f"{', '.join(counts)} in run {run.run_id}")
+    if where:
         sel.drop(lambda c: None if c.id in take else "--last-failed: did not fail last time")
-        sel.notes.append(f"--last-failed: {running} {len(failed)} failed, {len(stopped)} "
-                         f"interrupted, {len(unrun)} not run in run {unfinished.run_id} "
-                         "(stopped before its end)")
+        earlier = f"{len(failed)} failed earlier; " if failed else ""
+        its = "its" if len(where) == 1 else "their"
+        sel.notes.append(f"--last-failed: {running} {earlier}{'; '.join(where)} "
+                         f"(stopped before {its} end)")
         _keep_setups(sel)
     elif failed:
         sel.drop(lambda c: None if c.id in failed else "--last-failed: did not fail last time")
