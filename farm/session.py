@@ -584,6 +584,8 @@ def _executor(settings: Settings, specs: list[DeviceSpec], cases: list[Case],
     from farm.devices.specs import SIM_KINDS, check_pins, make_devices
     from farm.executors.local import LocalExecutor
     specs = _enough(specs, jobs, matrix)
+    if (crowded := crowded_browsers(specs, _cores())) is not None:
+        print(f"farm: note: {crowded}", file=sys.stderr)
     sims = None
     if any(s.kind in SIM_KINDS for s in specs):
         from farm.devices.sim.fleet import SimFleet      # not imported by other runs
@@ -596,6 +598,26 @@ def _executor(settings: Settings, specs: list[DeviceSpec], cases: list[Case],
                           for j in jobs if j.pin is not None}, devices, missing_ok=True)
     _end_missing_pins(missing, jobs, upfront, by_id, services.run_id)
     return LocalExecutor(devices, by_id, services, policy)
+
+
+def crowded_browsers(specs: Sequence[DeviceSpec], cores: int) -> str | None:
+    """What to say when a local run starts more than two browsers per CPU core (browser:8 on
+    2 cores: every case 1.3-3.4 times slower, 5.7 GB of Chromium, waits near their timeouts);
+    None when it does not. A cluster run's browsers are on the workers' cores."""
+    browsers = sum(s.count for s in specs if s.kind == "browser")
+    if cores < 1 or browsers <= 2 * cores:
+        return None
+    return (f"{browsers} browsers on {cores} core{'s' if cores > 1 else ''}: cases will be "
+            f"slower (waits may time out); --devices browser:{2 * cores} or fewer is faster "
+            "here")
+
+
+def _cores() -> int:
+    """The CPU cores this process may use (a container's or taskset's share, not the host's)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):       # (macOS, Windows)
+        return os.cpu_count() or 0
 
 
 def _end_missing_pins(missing: dict[str, ConfigError], jobs: list[Job],
