@@ -3,7 +3,8 @@
 It knows the namespace (suite/case, platform, app version), the mode, and how often each
 prompt has been used so far (the n-th use of a prompt is its n-th entry). `CaseCache.count`
 is the one place where a lookup's result (hit, miss, stale, replanned) is recorded.
-Plan entries are kept only from an attempt that passed, and the entries a failed attempt used
+Plan entries are kept only from an attempt that passed (or from its steps that passed before a
+Ctrl-C stopped it), and the entries a failed attempt used
 or wrote (plans and locates) are dropped: `CaseCache.finish`, at the case's end.
 A store that fails (Redis away, disk full) turns the cache off for the attempt: the cache only
 ever saves time, it never fails a case. The run says so once on stderr (`warn_unavailable`, per
@@ -53,7 +54,8 @@ class CaseCache:
         # plan entries are kept only if the attempt passes (`finish`): those it wrote wait
         # here with the step's CacheUse that counted them; the entries it replayed (plans) or
         # used or wrote (locates) are remembered, to drop if it fails
-        self._pending: dict[str, tuple[Entry, CacheUse]] = {}
+        self._pending: dict[str, tuple[Entry, CacheUse, int]] = {}   # (…, its step's number)
+        self._steps = 0                     # steps begun so far: the last is the one running
         self._used: dict[Kind, set[str]] = {"plan": set(), "locate": set()}
         # the steps that wrote each locate entry: one dropped at the end is not "written"
         self._wrote: dict[str, list[CacheUse]] = {}
@@ -68,6 +70,7 @@ class CaseCache:
         self._step_enabled = cacheable
         self.step = CacheUse(mode=self.mode if cacheable else "off")
         self._last_hit = None
+        self._steps += 1
 
     def end_step(self) -> CacheUse | None:
         """What the cache did during the step (None when it did nothing)."""
@@ -146,7 +149,7 @@ class CaseCache:
             log.warning("not cached: the %s entry for %r would hold a secret value", kind, prompt)
             return False
         if kind == "plan":
-            self._pending[key] = (entry, self.step)
+            self._pending[key] = (entry, self.step, self._steps)
         elif not self._put(key, entry):
             return False
         else:
@@ -208,7 +211,8 @@ class CaseCache:
     def finish(self, status: str, error_kind: str | None = None,
                error_message: str | None = None) -> None:
         """The attempt ended with ``status``. Plan entries it wrote are stored only if it
-        passed; otherwise they are not kept. When it failed or ended with an error, the
+        passed, or, interrupted, those of the steps that passed before the one it stopped in
+        (`_keep_passed`); otherwise they are not kept. When it failed or ended with an error, the
         entries it used are dropped too (in a writing mode): the plans it replayed and the
         locate entries it hit or wrote. What led to a failed case must not be replayed every
         night: the next run asks the model, or the text match, again. (Interrupted or skipped
@@ -227,13 +231,13 @@ class CaseCache:
                      "which something covered (%s)", _cover_of(error_message or ""))
         wrote, self._wrote = self._wrote, {}
         if status == "passed":
-            for key, (entry, use) in pending.items():
-                if self.broken or not self._put(key, entry):
-                    use.written -= 1
+            self._store_pending(pending)
             self._keep_alive(sorted(used["plan"] | used["locate"]))
             return
+        if status == "interrupted":
+            pending = self._keep_passed(pending)
         why = _ENDED.get(status, f"the case ended {status}")
-        for _, use in pending.values():
+        for _, use, _ in pending.values():
             use.written -= 1
         if pending:
             log.info("plan cache: %s not kept: %s", _entries(len(pending)), why)
@@ -242,6 +246,24 @@ class CaseCache:
                      "nothing against them", error_kind)
         elif status in ("failed", "error") and writes(self.mode) and not self.broken:
             self._drop_used(used, wrote, why)
+
+    def _store_pending(self, pending: dict[str, tuple[Entry, CacheUse, int]]) -> None:
+        for key, (entry, use, _) in pending.items():
+            if self.broken or not self._put(key, entry):
+                use.written -= 1
+
+    def _keep_passed(self, pending: dict[str, tuple[Entry, CacheUse, int]]
+                     ) -> dict[str, tuple[Entry, CacheUse, int]]:
+        """An interrupted attempt: the plans of the steps that ended before the one it was
+        interrupted in (the last begun: a Ctrl-C between steps stops the next one) passed,
+        and are stored, so the next run does not pay the model for them again; the rest
+        (that step's own) are returned, not kept."""
+        passed = {key: p for key, p in pending.items() if p[2] < self._steps}
+        self._store_pending(passed)
+        if passed:
+            log.info("plan cache: %s of the steps that passed kept: the case was interrupted "
+                     "after them", _entries(len(passed)))
+        return {key: p for key, p in pending.items() if key not in passed}
 
     def _keep_alive(self, keys: list[str]) -> None:
         """The entries a passing attempt used live `ttl` more seconds from now (in a writing
