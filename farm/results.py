@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import io
 import logging
+import os
 import re
 import sys
 import threading
@@ -510,7 +511,7 @@ RECENT_IMAGES = 16     # stored images kept at hand for the files derived from t
 
 class ArtifactStore:
     """Writes screenshots as small JPEG files under ``<run_dir>/artifacts/``, and files made
-    from them (the marked copy of a step's before screenshot: an SVG around its bytes).
+    from them (the marked copy of a step's before screenshot: an SVG that shows it by name).
 
     Thread-safe: several device threads write at once.
     """
@@ -531,7 +532,7 @@ class ArtifactStore:
         # it back from disk
         self._recent: OrderedDict[str, bytes] = OrderedDict()
         # source path not stored yet → the files to derive from it: (their path, render)
-        self._deferred: dict[str, list[tuple[Path, Callable[[bytes], bytes]]]] = {}
+        self._deferred: dict[str, list[tuple[Path, Callable[..., bytes]]]] = {}
 
     def path_for(self, case_id: str, attempt: int, name: str) -> str:
         """Where a screenshot named ``name`` of this case attempt goes, relative to the run
@@ -582,12 +583,17 @@ class ArtifactStore:
             self._pending = [f for f in self._pending if not f.done()]
             self._pending.append(self._pool.submit(fn, list(self._pending), *args))
 
-    def derive(self, source: str, name: str, render: Callable[[bytes], bytes],
-               ext: str = "svg") -> str:
+    def derive(self, source: str, name: str, render: Callable[..., bytes],
+               ext: str = "svg", refers: bool = False) -> str:
         """Queue a file made from the stored screenshot ``source`` (a path this store
         returned) by ``render(its bytes) -> the new file's bytes`` (e.g. an SVG with marks over
         it), named ``name``.``ext`` beside it; return its path. Runs on the background pool
-        once ``source`` is written, off the case's clock; never when ``source`` never comes."""
+        once ``source`` is written, off the case's clock; never when ``source`` never comes.
+        ``refers``: the new file links to the image rather than holding a copy of it, and
+        ``render(bytes, href=...)`` is told its path relative to the new file (the image it
+        was made from: ``source``, or the one `stands_for` it)."""
+        if not refers:
+            render = functools.partial(_without_href, render)
         src = self.run_dir / source
         rel = f"{source.rpartition('/')[0]}/{slug(name)}.{ext}".lstrip("/")
         path = self.run_dir / rel
@@ -605,12 +611,15 @@ class ArtifactStore:
             return self._recent.get(path)
 
     def _derive(self, earlier: list[Any], src: Path, path: Path,
-                render: Callable[[bytes], bytes], image: bytes | None = None) -> None:
+                render: Callable[..., bytes], image: bytes | None = None) -> None:
         from concurrent.futures import wait
 
         wait(earlier)   # submitted before us, so running or done already: no deadlock
         try:
-            path.write_bytes(render(image if image is not None else src.read_bytes()))
+            href = (src.name if src.parent == path.parent else
+                    Path(os.path.relpath(src, path.parent)).as_posix())
+            path.write_bytes(render(image if image is not None else src.read_bytes(),
+                                    href=href))
         except Exception as exc:   # a marked copy is a nicety; never cost the run
             logging.getLogger("farm").warning("cannot mark %s: %s", src.name, exc)
 
@@ -674,6 +683,10 @@ class ArtifactStore:
         if scale < 1:
             img = img.resize((round(img.width * scale), round(img.height * scale)))
         img.save(path, "JPEG", quality=self.quality)
+
+
+def _without_href(render: Callable[[bytes], bytes], image: bytes, href: str) -> bytes:
+    return render(image)
 
 
 def _jpeg_fits(jpeg: bytes, max_side: int) -> bool:

@@ -580,7 +580,8 @@ class _CaseRun:
 
     def _mark(self, rec: StepRecord) -> None:
         """Where the step acted, and its before screenshot with that drawn over it (an SVG
-        around the screenshot's bytes, written on the artifact pool, off the case's clock)."""
+        linking to the screenshot beside it, written on the artifact pool, off the case's
+        clock)."""
         rec.marks = [Mark(kind=m["kind"], points=m["points"], note=m.get("note"))
                      for m in self.agent.acted]
         if not (rec.marks or rec.rect) or not rec.before:
@@ -595,7 +596,7 @@ class _CaseRun:
         rec.marked = self.services.artifacts.derive(
             rec.before, f"step{rec.index}-marked",
             partial(marks_svg, marks=rec.marks, rect=rec.rect, tier=rec.tier,
-                    screen=rec.screen))
+                    screen=rec.screen), refers=True)
 
     def _record_usage(self, rec: StepRecord, before: Any) -> None:
         spent = self.agent.usage.minus(before)

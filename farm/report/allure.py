@@ -16,6 +16,7 @@ them (`farm.text.printable`: a page's ESC or BEL becomes ``\\x1b``, ``\\x07``).
 from __future__ import annotations
 
 import hashlib
+import posixpath
 import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
@@ -99,11 +100,28 @@ class _Writer:
         path = run_file(self.run_dir, rel)     # a file of the run's only: Allure copies it
         if rel is None or path is None:
             return []
-        ext, kind = (("svg", "image/svg+xml") if rel.lower().endswith(".svg") else
-                     ("jpg", "image/jpeg"))
+        svg = rel.lower().endswith(".svg")
+        ext, kind = ("svg", "image/svg+xml") if svg else ("jpg", "image/jpeg")
         source = ATTACHMENT_PATTERN.format(prefix=_uuid(owner, name, rel), ext=ext)
-        self.logger.report_attached_file(str(path), source)
+        if svg:     # a marked copy links to its JPEG, which Allure's viewer would not load
+            self.logger.report_attached_data(self.standalone(rel, path), source)
+        else:
+            self.logger.report_attached_file(str(path), source)
         return [Attachment(name=name, source=source, type=kind)]
+
+    def standalone(self, rel: str, path: Path) -> bytes:
+        """The marked copy at ``path`` with the screenshot it links to embedded (one of the
+        run's files only, as attachments are)."""
+        from farm.report.marks import standalone
+        from farm.report.paths import run_file
+
+        def read(href: str) -> bytes | None:
+            image = run_file(self.run_dir, posixpath.join(posixpath.dirname(rel), href))
+            try:
+                return image.read_bytes() if image is not None else None
+            except OSError:
+                return None
+        return standalone(path.read_bytes(), read)
 
     def step(self, st: StepRecord, owner: str):
         from allure_commons.model2 import Parameter, StatusDetails, TestStepResult

@@ -174,6 +174,19 @@ class _Renderer:
             return f'<span class="missing" title="{_e(rel)}">{_e(alt)} missing</span>'
         return _img(url, alt, cls)
 
+    def marked(self, st: StepRecord) -> str:
+        """The before screenshot with where the step acted drawn: its marked copy, an SVG that
+        links to the JPEG (which a browser does not load for an ``<img>``), shown over that
+        JPEG as the image's background (the same box, crop and lightbox by construction); an
+        older run's copy has the JPEG embedded and simply covers it. "" when it has none."""
+        marked = self.src(st.marked)
+        if marked is None:
+            return ""
+        under = self.src(st.before)
+        style = f' style="background-image:url(&quot;{_e(under)}&quot;)"' if under else ""
+        return (f'<img class="marked" loading="lazy" src="{_e(marked)}" '
+                f'alt="where it acted"{style}>')
+
     # -- page ---------------------------------------------------------------------------
     def page(self) -> str:
         s = self.summary
@@ -551,9 +564,8 @@ data-status="{_e(c.status)}" {facets} data-q="{_e(_searched(c))}"\
             out = json.dumps(st.output, ensure_ascii=False, default=str)
             out = out if len(out) <= 200 else out[:199] + "…"
             label += f'<div class="out">→ {_t(out)}</div>'
-        marked = self.src(st.marked)     # the before screenshot with where it acted drawn
-        shots = (_img(marked, "where it acted", "marked") if marked else
-                 self.thumb(st.before, "before")) + self.thumb(st.after, "after")
+        shots = self.marked(st) or self.thumb(st.before, "before")
+        shots += self.thumb(st.after, "after")
         if st.status == "skipped":     # it never ran: the screen it would have met is not its
             shots = ""
         classes = [] if st.status == "passed" else [f"s-{st.status}"]

@@ -4,11 +4,14 @@ The located element's box (with the locate tier that found it), a dot per tap (r
 long press, two rings for a double tap), an arrow for a swipe, drag or scroll, a box for the
 field typed into, and for ai steps the model's thought and log line in a caption band.
 
-The annotated copy is an SVG: the before screenshot embedded as it is (a data: URL of its
-bytes, never decoded) with the marks as vector shapes over it. Drawing one costs a base64
-encode and a few lines of text, where decoding, drawing on and re-encoding the JPEG cost
-~8.5 ms of CPU each. Browsers show it in an ``<img>`` (the HTML report's thumbnails and
-lightbox, Allure's attachment viewer) since it refers to nothing outside itself.
+The annotated copy is an SVG: the marks as vector shapes over the before screenshot, which
+it names by a relative link to the JPEG beside it (never decoded, never copied: embedded as a
+data: URL it made each step's before image a third larger again on disk). Drawing one costs
+a few lines of text, where decoding, drawing on and re-encoding the JPEG cost ~8.5 ms of CPU
+each. Opened as a document (a browser tab, a file viewer) it shows the whole picture; in an
+``<img>`` a browser loads nothing an SVG links to, so the HTML report shows it over the JPEG,
+and the Allure export, whose viewer shows an attachment alone, writes it with the image
+embedded (`standalone`). An older run's copy, the image embedded, is shown the same way.
 
 Coordinates are device coordinates; ``screen`` is their space and the SVG's viewBox, so the
 image may be of another pixel size (a phone's 1080x2400 stored at 576x1280).
@@ -18,8 +21,11 @@ from __future__ import annotations
 
 import base64
 import math
+import re
 import textwrap
+from collections.abc import Callable
 from html import escape
+from urllib.parse import quote, unquote
 
 from farm.report.junit import xml_safe
 from farm.results import Mark, image_size
@@ -45,9 +51,10 @@ def _n(v: float) -> str:
 
 
 def marks_svg(image: bytes, marks: list[Mark], rect: list[int] | None, tier: str | None,
-              screen: list[int] | None) -> bytes:
+              screen: list[int] | None, href: str | None = None) -> bytes:
     """The SVG of ``image`` (the before screenshot's JPEG or PNG bytes) with the marks drawn
-    over it, as UTF-8 bytes."""
+    over it, as UTF-8 bytes; ``href``: where the image is, relative to the SVG (only its size
+    is read), else it is embedded."""
     mime, size = image_size(image)
     sw, sh = (screen[0], screen[1]) if screen and screen[0] and screen[1] else (0, 0)
     iw, ih = size or (sw, sh)
@@ -59,7 +66,7 @@ def marks_svg(image: bytes, marks: list[Mark], rect: list[int] | None, tier: str
     u = max(2, round(max(iw, ih) / 400)) * k       # line width: 2+ pixels of the image
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{iw}" height="{ih}" '
            f'viewBox="0 0 {_n(vw)} {_n(vh)}" font-family="{FONT}">',
-           f'<image href="data:{mime};base64,{base64.b64encode(image).decode()}" x="0" y="0" '
+           f'<image href="{_x(quote(href)) if href else _data_url(mime, image)}" x="0" y="0" '
            f'width="{_n(vw)}" height="{_n(vh)}" preserveAspectRatio="none"/>']
     if rect:
         x, y, w, h = rect
@@ -80,6 +87,27 @@ def marks_svg(image: bytes, marks: list[Mark], rect: list[int] | None, tier: str
         out.append(_caption(" | ".join(notes), vw, vh, u))
     out.append("</svg>")
     return "\n".join(out).encode("utf-8")
+
+
+def _data_url(mime: str, image: bytes) -> str:
+    return f"data:{mime};base64,{base64.b64encode(image).decode()}"
+
+
+_LINK = re.compile(rb'<image href="(?!data:)([^"]*)"')
+
+
+def standalone(svg: bytes, read: Callable[[str], bytes | None]) -> bytes:
+    """``svg`` (a marked copy) with the image it links to embedded, for a viewer that shows it
+    alone (Allure's): ``read(href)`` gives the linked image's bytes, or None (then the SVG
+    is kept as it is: marks only). One already embedded (an older run's) is returned as is."""
+    link = _LINK.search(svg)
+    if link is None:
+        return svg
+    image = read(unquote(link.group(1).decode("utf-8", "replace")))
+    if image is None:
+        return svg
+    url = _data_url(image_size(image)[0], image).encode()
+    return svg[:link.start(1)] + url + svg[link.end(1):]
 
 
 def _label(x: float, y: float, text: str, size: float, colour: str, cls: str) -> str:

@@ -200,6 +200,8 @@ document.addEventListener("DOMContentLoaded", function () {
         (label ? label.textContent.trim() : "");
     }
     boxImg.src = url;
+    // a marked copy shows over its JPEG (its background), as in the table
+    boxImg.style.backgroundImage = img.style.backgroundImage;
     boxImg.alt = caption;
     if (boxText) boxText.textContent = caption;
     if (boxLink) boxLink.href = url;
