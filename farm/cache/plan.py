@@ -137,9 +137,10 @@ def _net(solved: dict[str, Any], spent: dict[str, Any] | None) -> dict[str, Any]
     """What a whole replay saved: what solving the step had cost (``solved``) less what the
     replay itself spent (``spent``: a target whose locate entry was stale, or missing, asked
     of a model tier again), never below nothing; with both figures, ``solved_with`` and
-    ``replay_spent``, when the replay spent any. A cost is known only when both are."""
+    ``replay_spent`` (nothing when the replay made no model call), as the README says a
+    step's ``saved`` keeps them. A cost is known only when both are."""
     if not spent:
-        return dict(solved)
+        spent = {"calls": 0, "tokens": 0, "cost_usd": 0.0}
     cost, paid = solved.get("cost_usd"), spent.get("cost_usd")
     return {"calls": max(0, solved["calls"] - spent["calls"]),
             "tokens": max(0, solved["tokens"] - spent["tokens"]),
