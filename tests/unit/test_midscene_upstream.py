@@ -30,7 +30,7 @@ EXPECTED: dict[str, tuple[str, str] | tuple[str, str, int] | None] = {
     "tests/midscene_scripts_bridge/current_tab/check_content.yaml": ("4:15", BRIDGE),
     "tests/midscene_scripts_bridge/new_tab/bing.yaml": ("5:15", BRIDGE),
     "tests/midscene_scripts_bridge/new_tab/local.yml": ("6:15", BRIDGE),
-    "tests/midscene_scripts_bridge/new_tab/open-new-tab.yaml": ("6:15", BRIDGE),
+    "tests/midscene_scripts_bridge/new_tab/open-new-tab.yaml": ("6:15", BRIDGE, 2),
     "tests/multi_yaml_android_scripts/index.yaml": None,
     "tests/multi_yaml_android_scripts/android-without-launch.yaml": None,
     "tests/multi_yaml_ios_scripts/index.yaml": None,
