@@ -23,14 +23,11 @@ import re
 import sqlite3
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Protocol
+from typing import Any, Callable, Iterable, Mapping, Protocol
 
 from pydantic import BaseModel, Field
 
 from farm.results import CaseResult, RunSummary, case_usage, failing_step, run_usage
-
-if TYPE_CHECKING:
-    from farm.select import Unfinished
 
 RED = ("failed", "error")
 QUIET_WAIT = 2          # seconds of that wait said nothing of (another run writing its run)
@@ -574,26 +571,6 @@ def _earlier_records(runs: Path) -> tuple[list[RunRecord], int]:
             report = run_dir / "report.html"
             records.append(record_for(summary, report.resolve() if report.exists() else None))
     return records, unreadable
-
-
-def unfinished_run(settings: Any, count: int = 20
-                   ) -> list[tuple[frozenset[str], Unfinished | None]]:
-    """--last-failed: the last ``count`` runs of the results history, newest first, each as
-    its case ids and what it left undone when it was stopped before its end
-    (`farm.select.unfinished_of`; None when it ran to its end): `farm.select.pending_runs`
-    keeps each selected case's undone state from the newest run of it. None read when the history has no run or
-    cannot be read (--last-failed reads only the failures then)."""
-    from farm.select import unfinished_of
-    try:
-        last = open_results(settings).recent(count)
-    except Exception as exc:     # (HistoryUnreadable, OSError, Redis down): said, not fatal
-        _say("--last-failed: cannot read the results history, so only the recorded failures "
-             "run (not the cases a stopped last run left)", exc)
-        return []
-    return [(frozenset(c.case_id for c in run.cases),
-             unfinished_of(run.run_id, run.interrupted,
-                           ((c.case_id, c.status, c.reason) for c in run.cases)))
-            for run in reversed(last)]
 
 
 def is_redis(where: str | None) -> bool:

@@ -16,7 +16,7 @@ import secrets as _random
 import sys
 from datetime import datetime
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import TYPE_CHECKING, Callable, Iterable
 
 from farm.cache.run_store import RECORD as STORE_RECORD
 from farm.config import Settings
@@ -28,6 +28,9 @@ from farm.results_history import ResultsStore, RunRecord, remember_run
 from farm.suite.loader import display_path
 from farm.suite.model import Batch, Case
 from farm.suite.vars import Variables
+
+if TYPE_CHECKING:
+    from farm.select import Unfinished
 
 log = logging.getLogger("farm")
 
@@ -338,8 +341,8 @@ def _say_if_killed(runs: Path, run_id: str) -> None:
         return
     print(f"farm: the run before, {last.name}, ended without writing its results (killed?): "
           f"`farm report {last}` rebuilds its report from its journal and puts its cases in "
-          f"the results history and --last-failed (until then --last-failed has the runs "
-          f"before it)", file=sys.stderr, flush=True)
+          f"the results history (--last-failed reads them from its journal until then)",
+          file=sys.stderr, flush=True)
 
 
 # In a run folder of another host: the run that said it was killed (`_say_foreign_killed`)
@@ -677,6 +680,62 @@ def unrebuilt_runs(runs: Path, store: ResultsStore, since: float = 0.0) -> list[
         return []
     known = {r.run_id for r in store.runs(killed[0][1] - 86400)}    # (its start: the id's)
     return [d for d, _ in killed if d.name not in known]
+
+
+def unfinished_runs(settings: Settings, count: int = 20
+                   ) -> list[tuple[frozenset[str], Unfinished | None]]:
+    """--last-failed: the last ``count`` runs of the results history, newest first, each as
+    its case ids and what it left undone when it was stopped before its end
+    (`farm.select.unfinished_of`; None when it ran to its end): `farm.select.pending_runs`
+    keeps each selected case's undone state from the newest run of it. A killed run
+    `farm report` has not rebuilt is read from its journal, in its place (`_killed_runs`).
+    None read when the history has no run or cannot be read (--last-failed reads only the
+    failures then)."""
+    from farm.results_history import open_results
+    from farm.select import unfinished_of
+    try:
+        store = open_results(settings)
+        last = store.recent(count)
+        killed = _killed_runs(settings, store, min((r.at for r in last), default=0.0))
+    except Exception as exc:     # (HistoryUnreadable, OSError, Redis down): said, not fatal
+        what = ("--last-failed: cannot read the results history, so only the recorded "
+                "failures run (not the cases a stopped last run left)")
+        log.warning("%s: %s", what, exc)
+        print(f"farm: warning: {what}: {exc}", file=sys.stderr, flush=True)
+        return []
+    runs = [(run.at, frozenset(c.case_id for c in run.cases),
+             unfinished_of(run.run_id, run.interrupted,
+                           ((c.case_id, c.status, c.reason) for c in run.cases)))
+            for run in last] + killed
+    return [(ids, undone) for _, ids, undone in sorted(runs, key=lambda r: -r[0])]
+
+
+def _killed_runs(settings: Settings, store: ResultsStore, since: float
+                 ) -> list[tuple[float, frozenset[str], Unfinished | None]]:
+    """The killed runs since ``since`` that `farm report` has not rebuilt (so not in the
+    history: `unrebuilt_runs`), read from their journals as `farm report`
+    would (`farm.journal.recover`): when each started, its case ids, its undone cases and its
+    verdicts (its farm never wrote them to lastfailed.json)."""
+    from dataclasses import replace
+
+    from farm.journal import recover
+    from farm.select import FAILING, Unfinished, unfinished_of
+    out = []
+    for run_dir in unrebuilt_runs(Path(settings.state_dir) / "runs", store, since):
+        try:
+            summary = recover(run_dir)
+        except (OSError, ValueError):       # (unreadable: the next run said it was killed)
+            continue
+        cases = summary.cases
+        undone = unfinished_of(summary.run_id, summary.interrupted,
+                               ((c.case_id, c.status, c.reason) for c in cases))
+        started = datetime.fromisoformat(summary.started).timestamp() if summary.started \
+            else 0.0
+        out.append((started, frozenset(c.case_id for c in cases), replace(
+            undone or Unfinished(summary.run_id),
+            failed=frozenset(c.case_id for c in cases if c.status in FAILING),
+            passed=frozenset(c.case_id for c in cases if c.status in ("passed", "flaky")))))
+    return out
 
 
 def _id_time(run_id: str) -> float:

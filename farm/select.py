@@ -533,6 +533,10 @@ class Unfinished:
     run_id: str
     interrupted: frozenset[str] = frozenset()
     not_run: frozenset[str] = frozenset()
+    # a killed run `farm report` has not rebuilt yet (read from its journal): its verdicts,
+    # which lastfailed.json does not have (its farm never reached the run's end)
+    failed: frozenset[str] = frozenset()
+    passed: frozenset[str] = frozenset()
 
 
 def unfinished_of(run_id: str, interrupted: bool,
@@ -571,7 +575,8 @@ def pending_runs(runs: Sequence[tuple[frozenset[str], Unfinished | None]] | Unfi
         if unfinished is None or not newest_here:
             continue
         left = [frozenset(r for r in undone if _case_of(r, ids) in newest_here)
-                for undone in (unfinished.interrupted, unfinished.not_run)]
+                for undone in (unfinished.interrupted, unfinished.not_run, unfinished.failed,
+                               unfinished.passed)]
         if any(left):
             out.append(Unfinished(unfinished.run_id, *left))
     return out
@@ -864,6 +869,8 @@ def _last_failed(sel: Selection, recorded: set[str], unfinished: Sequence[Unfini
     def ours(recorded_ids: Iterable[str]) -> set[str]:
         return {_case_of(r, ids) for r in recorded_ids} & ids
     failed = ours(recorded)
+    for run in unfinished:      # (a killed run's verdicts: each case in one run at most)
+        failed = failed - ours(run.passed) | ours(run.failed)
     take, where = set(failed), []
     for run in unfinished:      # (newest first)
         stopped = ours(run.interrupted) - take

@@ -34,9 +34,9 @@ from farm.results import (ArtifactStore, CaseResult, DeselectedCase, RunSummary,
 from farm.run_console import MAXFAIL_REASON, print_end
 from farm.run_log import CaseLog, drop_handler, setup_logging, skips_failed_text
 from farm.run_metrics import export_metrics, start_metrics
-from farm.results_history import unfinished_run
 from farm.run_outputs import (check_case_outputs, files_after_run, load_failures, load_skipped,
-                              new_run_id, output_dirs, remember, write_outputs)
+                              new_run_id, output_dirs, remember, unfinished_runs,
+                              write_outputs)
 from farm.runner import Services, plan_cached_up_front, skipped_before_start
 from farm.schedule import Job, expected_duration
 from farm.shared_context import build_units, expand
@@ -434,7 +434,7 @@ def _select(cases: list[Case], specs: list[DeviceSpec], settings: Settings, choi
         keyword=choice.keyword, tags=choice.tags, exclude_tags=choice.exclude_tags,
         last_failed=load_failures(state) if choice.last_failed else None,
         last_skipped=load_skipped(state) if choice.last_failed else (),
-        unfinished=unfinished_run(settings) if choice.last_failed else None,
+        unfinished=unfinished_runs(settings) if choice.last_failed else None,
         platforms={s.platform for s in specs} if by_devices else None,
         devices=said, shard=shard,
         shard_timings=read_timings(choice.shard_timings) if choice.shard_timings else None,

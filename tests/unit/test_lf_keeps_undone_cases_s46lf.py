@@ -94,3 +94,56 @@ def test_a_failure_since_counts_as_failed_not_as_undone(here, monkeypatch, capsy
     cases, notes = _lf(here, monkeypatch, capsys)
     assert cases == ["s/c"]
     assert notes == ["farm: --last-failed: would run 1 case(s) that failed last time"]
+
+
+def _gone_pid() -> int:
+    try:
+        return int(Path("/proc/sys/kernel/pid_max").read_text()) + 1
+    except OSError:
+        return 2 ** 22 + 1
+
+
+def _killed_run(here: Path, run_id: str, started: str, *lines: dict) -> None:
+    """A run killed with kill -9 (its journal, no results.json), not rebuilt yet."""
+    import socket
+    run_dir = here / ".farm" / "runs" / run_id
+    run_dir.mkdir(parents=True)
+    planned = [{"case_id": f"s/{n}", "name": n, "file": f"s/{n}.yaml", "platform": "web"}
+               for n in "bcde"]
+    head = {"journal": "run", "run_id": run_id, "started": started, "pid": _gone_pid(),
+            "host": socket.gethostname(), "planned": planned}
+    (run_dir / "results.jsonl").write_text(
+        "\n".join(json.dumps(line) for line in (head, *lines)) + "\n")
+
+
+def _ended(run_id: str, name: str, status: str) -> dict:
+    return {"run_id": run_id, "case_id": f"s/{name}", "name": name, "file": f"s/{name}.yaml",
+            "platform": "web", "device": "browser-1", "status": status, "duration": 1.0}
+
+
+def test_a_killed_run_not_yet_rebuilt_is_read_from_its_journal(here, monkeypatch, capsys):
+    """Ctrl-C (s/b interrupted, s/c not run), then a run killed with kill -9: it passed s/b,
+    failed s/c, was in s/d and had not started s/e. --lf took the Ctrl-C'd run's list."""
+    _failed(here, "s/f")
+    _run(here, "20270115-080000-c0c0", 0, True, ("s/a", "passed", None),
+         ("s/b", "interrupted", None), ("s/c", "skipped", CTRL_C))     # (at: 2027-01-15)
+    killed = "20270116-170000-bb22"
+    _killed_run(here, killed, "2027-01-16T17:00:00+00:00",
+                _ended(killed, "b", "passed"), _ended(killed, "c", "failed"),
+                {"journal": "start", "case_id": "s/d", "attempt": 1, "device": "browser-1",
+                 "started": "2027-01-16T17:00:09+00:00"})
+    cases, notes = _lf(here, monkeypatch, capsys)
+    assert cases == ["s/c", "s/d", "s/e", "s/f"]
+    assert notes == [f"farm: --last-failed: would run 2 failed earlier; 1 interrupted, 1 not "
+                     f"run in run {killed} (stopped before its end)"]
+
+
+def test_the_next_run_says_lf_reads_the_killed_run_already(here, capsys):
+    from farm.config import Settings
+    from farm.run_outputs import output_dirs
+    killed = "20270116-170000-bb22"
+    _killed_run(here, killed, "2027-01-16T17:00:00+00:00")
+    output_dirs(Settings(state_dir=here / ".farm"), "20270116-180000-cc33", False)
+    err = capsys.readouterr().err
+    assert "puts its cases in the results history (--last-failed reads them from its " \
+           "journal until then)" in err, err
