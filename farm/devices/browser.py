@@ -664,8 +664,9 @@ class BrowserDevice:
             return None
         how = ("`autoFollowNewPage: true` works on in it" if mode == "browser" else
                "`forceSameTabNavigation: true` (the default) opens it in this tab")
-        return (f"the page opened a new tab, {left[-1].url}, and farm goes on in the tab it "
-                f"was in; {how}")
+        from farm.config import mask_url
+        return (f"the page opened a new tab, {mask_url(left[-1].url)[:160]}, and farm goes on "
+                f"in the tab it was in; {how}")
 
     def requests_in_flight(self) -> int:
         """How many of the page's own fetch / XMLHttpRequest calls are under way (page_state.js
