@@ -696,7 +696,8 @@ def unfinished_runs(settings: Settings, count: int = 20
     try:
         store = open_results(settings)
         last = store.recent(count)
-        killed = _killed_runs(settings, store, min((r.at for r in last), default=0.0))
+        # (killed runs older than the ``count`` runs read count no more than those do)
+        killed = _killed_runs(settings, store, last[0].at if len(last) >= count else 0)
     except Exception as exc:     # (HistoryUnreadable, OSError, Redis down): said, not fatal
         what = ("--last-failed: cannot read the results history, so only the recorded "
                 "failures run (not the cases a stopped last run left)")

@@ -147,3 +147,15 @@ def test_the_next_run_says_lf_reads_the_killed_run_already(here, capsys):
     err = capsys.readouterr().err
     assert "puts its cases in the results history (--last-failed reads them from its " \
            "journal until then)" in err, err
+
+
+def test_a_killed_run_is_read_after_a_later_run_of_other_cases(here, monkeypatch, capsys):
+    """kill -9 of `farm run s`, then `farm run s -k b` (its case passed): --lf forgot the
+    killed run's failure and its never-started cases."""
+    killed = "20270116-170000-bb22"
+    _killed_run(here, killed, "2027-01-16T17:00:00+00:00", _ended(killed, "c", "failed"))
+    _run(here, "20270117-080000-d0d0", 2 * 24 * 60, False, ("s/b", "passed", None))
+    cases, notes = _lf(here, monkeypatch, capsys)
+    assert cases == ["s/c", "s/d", "s/e"]
+    assert notes == [f"farm: --last-failed: would run 1 failed earlier; 2 not run in run "
+                     f"{killed} (stopped before its end)"]
