@@ -1018,37 +1018,87 @@ def cache_ls(case: str, broker: str | None) -> None:
 
 
 def _list_entries(store, case: str) -> None:
-    """`farm cache ls`'s lines: one per entry of CASE, then how many and what they save."""
-    import time as _time
-    from farm.cache.keys import split_key
-    from farm.cache.locate import ASKED_TIERS, found_with
-    rows, saved, located = 0, [], []
-    for key, entry in _entries_of(store, case):
-        part = split_key(key)
-        what = (f"{len(entry.get('actions') or [])} action(s)" if part.get("kind") == "plan"
-                else ", ".join(entry.get("xpaths") or []))
-        # (an empty plan, cached before 5cb8769, is a miss: it saves no call)
-        if (part.get("kind") == "plan" and isinstance(entry.get("solved_with"), dict)
-                and entry.get("actions")):
-            saved.append(entry["solved_with"])
-            what += f", solved with {_spend(entry['solved_with'])}"
-        elif part.get("kind") == "locate" and entry.get("tier") in ASKED_TIERS:
-            located.append(found_with(entry.get("found_with")))     # a model's find
-            what += f", found with {_spend(located[-1])}"
-        age = _age(_time.time() - float(entry.get("updated") or _time.time()))
-        prompt = str(entry.get("prompt", ""))[:50].replace("\n", " ")
-        click.echo(f"{part.get('case', '?')}  {part.get('platform', '?')}  "
-                   f"{part.get('version') or '-'}  {part.get('kind', '?')}#{part.get('n', 0)}  "
-                   f"\"{prompt}\"  {what}  ({age})")
-        rows += 1
+    """`farm cache ls`'s lines: one per entry of CASE, then how many and what they save. When
+    the case files are found (CASE as a path, or its suite's folder here), the entries no step
+    of theirs uses now (re-worded, removed) are listed apart, and not counted as saving."""
+    entries = list(_entries_of(store, case))
+    orphan = _orphans(store, case, [key for key, _ in entries])
+    saved: list[dict] = []
+    located: list[dict] = []
+    kept = [(k, e) for k, e in entries if k not in orphan]
+    for key, entry in kept:
+        click.echo(_entry_row(key, entry, saved, located))
+    if orphan:
+        click.echo(f"{_entries_said(len(orphan))} no step of the case files use"
+                   f"{'s' if len(orphan) == 1 else ''} now (a step re-worded or removed), "
+                   "not counted below:")
+        for key, entry in entries:
+            if key in orphan:
+                click.echo(_entry_row(key, entry, [], []))
+    rows = len(entries)
     if not rows:
         _no_such_file(case)
     click.echo(f"{rows} entr{'y' if rows == 1 else 'ies'} in {store.where}"
+               + (f" ({len(orphan)} of them used by no step)" if orphan else "")
                + (f"; replaying their plans saves {_spend(_summed(saved))} a run" if saved
                   else "")
                + (f"; their {len(located)} model-found locate entr"
                   f"{'y saves' if len(located) == 1 else 'ies save'} {_spend(_summed(located))} "
                   "a run" if located else "") + ("" if rows else _none_named(store, case)))
+    if orphan:
+        click.echo(_orphans_hint(case, len(orphan)))
+
+
+def _entry_row(key: str, entry: dict, saved: list, located: list) -> str:
+    """One entry's line; what replaying its plan (or its model-found target) saves is added
+    to ``saved`` (``located``)."""
+    import time as _time
+    from farm.cache.keys import split_key
+    from farm.cache.locate import ASKED_TIERS, found_with
+    part = split_key(key)
+    what = (f"{len(entry.get('actions') or [])} action(s)" if part.get("kind") == "plan"
+            else ", ".join(entry.get("xpaths") or []))
+    # (an empty plan, cached before 5cb8769, is a miss: it saves no call)
+    if (part.get("kind") == "plan" and isinstance(entry.get("solved_with"), dict)
+            and entry.get("actions")):
+        saved.append(entry["solved_with"])
+        what += f", solved with {_spend(entry['solved_with'])}"
+    elif part.get("kind") == "locate" and entry.get("tier") in ASKED_TIERS:
+        located.append(found_with(entry.get("found_with")))     # a model's find
+        what += f", found with {_spend(located[-1])}"
+    age = _age(_time.time() - float(entry.get("updated") or _time.time()))
+    prompt = str(entry.get("prompt", ""))[:50].replace("\n", " ")
+    return (f"{part.get('case', '?')}  {part.get('platform', '?')}  "
+            f"{part.get('version') or '-'}  {part.get('kind', '?')}#{part.get('n', 0)}  "
+            f"\"{prompt}\"  {what}  ({age})")
+
+
+def _entries_said(n: int) -> str:
+    return f"{n} entry" if n == 1 else f"{n} entries"
+
+
+def _orphans(store, case: str, keys: list[str]) -> set[str]:
+    """The keys among ``keys`` that no step of the case files uses now (`farm.cache.in_use`):
+    none when those files are not found here."""
+    if not keys:
+        return set()
+    from farm.cache.in_use import in_use
+    from farm.cache.keys import split_key
+    from farm.config import load_settings
+    live = in_use(case, {split_key(k).get("case", "") for k in keys} - {""}, store,
+                  os.environ, load_settings().secrets_dir)
+    return set() if live is None else {k for k in keys if live.matches(k) is False}
+
+
+def _orphans_hint(case: str, n: int) -> str:
+    """What becomes of entries no step uses: `farm cache clear` takes a case, not an entry."""
+    from farm.config import load_settings
+    days = load_settings().cache_ttl_days
+    them = "it" if n == 1 else "them"
+    return (f"no run replays {them}: {'it expires' if n == 1 else 'they expire'} {days:g} d after "
+            f"{'its' if n == 1 else 'their'} last use (FARM_CACHE_TTL_DAYS); `farm cache "
+            f"clear {case or 'CASE'}` drops {them} now, with every other entry of "
+            f"{case or 'the case'} (the next run asks the model again)")
 
 
 def _none_named(store, case: str) -> str:
