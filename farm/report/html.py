@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 import os
+import posixpath
+import re
 import urllib.parse
 from collections import Counter
 from datetime import datetime
@@ -61,6 +63,9 @@ _SINCE_ORDER = ["new-failure", "unstable", "still-failing"]   # failures: new on
 _HEADER_ORDER = ["passed", "failed", "error", "flaky", "skipped", "interrupted"]
 _TITLE_ORDER = ["failed", "error", "interrupted", "flaky", "passed", "skipped"]   # worst first
 ERROR_SHOWN = 10_000     # characters of an error shown (a page's may be megabytes)
+# a marked copy's link to its image (as farm.report.marks writes it; an older run's embeds it)
+_LINK = re.compile(rb'<image href="(?!data:)([^"]*)"')
+
 _CSP = ("default-src 'none'; img-src 'self' file: data:; style-src 'unsafe-inline'; "
         "script-src 'unsafe-inline'")
 
@@ -182,10 +187,25 @@ class _Renderer:
         marked = self.src(st.marked)
         if marked is None:
             return ""
-        under = self.src(st.before)
+        under = self.src(st.before) or self.src(self._linked(st.marked))
         style = f' style="background-image:url(&quot;{_e(under)}&quot;)"' if under else ""
         return (f'<img class="marked" loading="lazy" src="{_e(marked)}" '
                 f'alt="where it acted"{style}>')
+
+    def _linked(self, marked: str | None) -> str | None:
+        """The image a marked copy links to, relative to the run dir, read from the SVG: for
+        a step whose before image is not the one it was made from (a run killed while a
+        capture that found the screen unchanged stood in for it)."""
+        if not marked or self.run_dir is None or os.path.isabs(marked):
+            return None
+        try:
+            link = _LINK.search((self.run_dir / marked).read_bytes())
+        except OSError:
+            return None
+        href = urllib.parse.unquote(link.group(1).decode("utf-8", "replace")) if link else None
+        if not href or "/" in href or href in (".", ".."):    # (farm links a sibling only)
+            return None
+        return posixpath.join(posixpath.dirname(marked), href)
 
     # -- page ---------------------------------------------------------------------------
     def page(self) -> str:

@@ -101,10 +101,8 @@ def standalone(svg: bytes, read: Callable[[str], bytes | None]) -> bytes:
     alone (Allure's): ``read(href)`` gives the linked image's bytes, or None (then the SVG
     is kept as it is: marks only). One already embedded (an older run's) is returned as is."""
     link = _LINK.search(svg)
-    if link is None:
-        return svg
-    image = read(unquote(link.group(1).decode("utf-8", "replace")))
-    if image is None:
+    image = read(unquote(link.group(1).decode("utf-8", "replace"))) if link else None
+    if link is None or image is None:
         return svg
     url = _data_url(image_size(image)[0], image).encode()
     return svg[:link.start(1)] + url + svg[link.end(1):]

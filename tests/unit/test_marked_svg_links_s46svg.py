@@ -133,3 +133,19 @@ def test_the_allure_export_embeds_no_file_from_outside_the_run(tmp_path):
     (tmp_path.parent / "secret.jpg").write_bytes(jpeg((8, 8)))
     summary, _ = _run(tmp_path, href="../../../../secret.jpg")
     assert _href(_attachment(tmp_path, summary)) == "../../../../secret.jpg"
+
+
+def test_a_step_whose_before_image_is_gone_shows_the_image_its_copy_links_to(tmp_path):
+    """A run killed while an unchanged screen's capture stood in for a step's before image:
+    the rebuilt step has no before image, its marked copy links to the one it was made from."""
+    summary, _ = _run(tmp_path)
+    summary.cases[0].steps[0].before = None
+    img = _marked_img(render_html(summary, tmp_path))
+    assert 'background-image:url("artifacts/c/attempt-1/001-before.jpg")' in html.unescape(img)
+
+
+def test_a_link_out_of_its_folder_is_not_shown(tmp_path):
+    (tmp_path.parent / "secret.jpg").write_bytes(jpeg((8, 8)))
+    summary, _ = _run(tmp_path, href="../../../../secret.jpg")
+    summary.cases[0].steps[0].before = None
+    assert "background-image" not in _marked_img(render_html(summary, tmp_path))
