@@ -298,8 +298,8 @@ def test_the_run_after_a_killed_one_says_how_to_get_its_report(tmp_path, capsys)
     assert capsys.readouterr().err == (
         "farm: the run before, 20261203-060000-aa11, ended without writing its results "
         f"(killed?): `farm report {state / 'runs' / '20261203-060000-aa11'}` rebuilds its "
-        "report from its journal and puts its cases in the results history and --last-failed "
-        "(until then --last-failed has the runs before it)\n")
+        "report from its journal and puts its cases in the results history (--last-failed "
+        "reads them from its journal until then)\n")
     output_dirs(Settings(state_dir=state), "20261203-080000-cc33", False)
     assert capsys.readouterr().err == ""     # the run before is the one that ended
 

@@ -44,7 +44,7 @@ def test_a_killed_runs_failures_reach_last_failed_when_rebuilt_after_a_later_run
         "run ran keeps that run's verdict there: the newest, r3)" in err
 
 
-def test_the_run_after_a_killed_one_says_last_failed_lacks_it_until_rebuilt(tmp_path, capsys):
+def test_the_run_after_a_killed_one_says_last_failed_reads_its_journal_until_rebuilt(tmp_path, capsys):
     """`farm run --lf` after a kill used an older run's failures and interrupted cases, unsaid:
     the line saying the run before was killed says --last-failed lacks it until rebuilt."""
     import json
@@ -63,8 +63,7 @@ def test_the_run_after_a_killed_one_says_last_failed_lacks_it_until_rebuilt(tmp_
     output_dirs(Settings(state_dir=tmp_path / "state"), "20261203-070000-bb22", False)
     err = capsys.readouterr().err
     assert f"`farm report {killed}` rebuilds" in err
-    assert "the results history and --last-failed (until then --last-failed has the runs " \
-           "before it)" in err
+    assert "the results history (--last-failed reads them from its journal until then)" in err
 
 
 def test_a_run_refused_for_want_of_room_leaves_no_empty_run_folder(tmp_path, monkeypatch):

@@ -63,7 +63,7 @@ def test_lf_finishes_a_stopped_run_after_a_run_of_other_cases(here, monkeypatch,
     code, out, err = farm(monkeypatch, capsys, "run", "s", "--lf", "--collect-only")
     assert code == 0, out + err
     assert _collected(out) == ["s/c", "s/d", "s/e", "s/f"]
-    assert ("farm: --last-failed: would run 0 failed, 1 interrupted, 3 not run in run "
+    assert ("farm: --last-failed: would run 1 interrupted, 3 not run in run "
             "20261206-164500-stop (stopped before its end)") in out.splitlines()
 
 

@@ -61,7 +61,7 @@ def test_lf_after_a_stopped_run_finishes_it(here, monkeypatch, capsys):
     code, out, err = farm(monkeypatch, capsys, "run", "s", "--lf", "--collect-only")
     assert code == 0, out + err
     assert _collected(out) == ["s/c", "s/d", "s/e", "s/f"]
-    assert ("farm: --last-failed: would run 1 failed, 1 interrupted, 2 not run in run "
+    assert ("farm: --last-failed: would run 1 failed earlier; 1 interrupted, 2 not run in run "
             "20261206-164500-abcd (stopped before its end)") in out.splitlines()
 
 
