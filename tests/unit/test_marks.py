@@ -30,9 +30,13 @@ def svg_of(data: bytes | Path) -> ET.Element:
     return root
 
 
-def embedded(root: ET.Element) -> bytes:
-    """The bytes of the screenshot the SVG shows."""
+def embedded(root: ET.Element, beside: Path | None = None) -> bytes:
+    """The bytes of the screenshot the SVG shows: embedded, or (a run's marked copy) the
+    file ``beside`` it that it links to by name (never copied: half a run folder was copies)."""
     href = root.find("s:image", NS).get("href")
+    if beside is not None:
+        assert "/" not in href and not href.startswith("data:"), href
+        return (beside / href).read_bytes()
     head, _, data = href.partition(",")
     assert head in ("data:image/jpeg;base64", "data:image/png;base64")
     return base64.b64decode(data)
@@ -68,7 +72,8 @@ def test_steps_record_where_they_acted_and_the_marked_shot_shows_it(tmp_path):
     assert tapped.rect == [10, 60, 100, 30] and tapped.tier == "text"
     assert tapped.marked.endswith("step2-marked.svg")
     root = svg_of(tmp_path / tapped.marked)
-    assert embedded(root) == (tmp_path / tapped.before).read_bytes()   # as stored, not redrawn
+    beside = (tmp_path / tapped.marked).parent
+    assert embedded(root, beside) == (tmp_path / tapped.before).read_bytes()   # not redrawn
     w, h = tapped.screen
     img_w, img_h = Image.open(tmp_path / tapped.before).size
     assert root.get("viewBox") == f"0 0 {w} {img_h * w / img_w:g}"   # marks in device units
@@ -119,7 +124,8 @@ def test_a_step_after_an_unchanged_screen_keeps_its_marked_copy(tmp_path):
     typed, tapped = res.steps
     assert tapped.before == typed.before          # the unchanged screen's stand-in
     root = svg_of(tmp_path / tapped.marked)
-    assert embedded(root) == (tmp_path / tapped.before).read_bytes()
+    beside = (tmp_path / tapped.marked).parent
+    assert embedded(root, beside) == (tmp_path / tapped.before).read_bytes()
     assert dots(root) == [("tap", 60, 75)]
 
 
