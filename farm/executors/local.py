@@ -207,6 +207,8 @@ class LocalExecutor:
         names = {n for s in self._slots.values() if s.usable
                  for n in (s.name, *getattr(s.device, "aliases", ()))}
         for job in [j for j in self._queue if j.platform not in live]:
+            if job not in self._queue:      # ended meanwhile: the error before reached
+                continue                    # --maxfail, which ended every queued job
             self._queue.remove(job)
             why = "; ".join(s.detail if s.name in s.detail else f"{s.name} is {s.state}: "
                             f"{s.detail}" for s in self._slots.values()
@@ -214,6 +216,8 @@ class LocalExecutor:
             self._end_unrunnable(job, DeviceLost(
                 f"no usable {job.platform} device left" + (f" ({why})" if why else "")))
         for job in [j for j in self._queue if j.pin is not None and j.pin not in names]:
+            if job not in self._queue:
+                continue
             self._queue.remove(job)
             self._end_unrunnable(job, self._unpinned(job))
 
