@@ -250,10 +250,18 @@ def _run(paths: Sequence[str | Path], devices: str, settings: Settings,
     unwritten = write_outputs(summary, run_dir, junit_xml, alluredir, not_written=(
         files_after_run(settings, cases, batches, summary, env)))
     history.record(outcome.results)     # (the cases a Ctrl-C cut short are not recorded)
-    drop_handler(handler)
+    _end_log(handler)
     print_end(summary, run_dir, out, outcome.refused, outcome.warnings, settings.fail_on_skip)
     export_metrics(settings, run_dir, tally, [] if outcome.refused else summary.cases, server)
     return _exit_code(summary, unwritten)
+
+
+def _end_log(handler: logging.Handler) -> None:
+    """farm.log ends: a model request given up at its timeout whose late answer (counted for
+    its spend while the run lasts) has not come is not waited for: the log says which."""
+    from farm.llm.request_watch import run_ended
+    run_ended()
+    drop_handler(handler)
 
 
 def _app_server(settings: Settings) -> AppServer:
