@@ -10,9 +10,13 @@ reads the screenshot's pixels; model tiers (farm.agent.model_tiers) come first a
 Text match semantics, on every platform (UI tree and OCR alike): an exact match (whitespace
 normalised, case-insensitive) first; else a *unique* element whose text / accessible name /
 label / placeholder / content-desc contains the target as whole words ("Clear completed"
-finds "Clear completed (3)"). More than one candidate is never a guess: it is a miss that
-names them. A unique match that is off-screen is scrolled into view (`Device.scroll_into_view`,
-re-reading the tree after each step, at most ``max_scrolls``) before it counts as not found.
+finds "Clear completed (3)"); only then an element whose id (web ``id`` / ``data-testid``, a
+phone's resource-id) is the target, and the step's note says so with what it shows
+(``matched by its id "greet"; it reads "Forgot password?"``): a renamed target, or another
+element holding that id, is seen in the report. More than one candidate is never a guess:
+it is a miss that names them. A unique match that is off-screen is scrolled into view
+(`Device.scroll_into_view`, re-reading the tree after each step, at most ``max_scrolls``)
+before it counts as not found.
 No match at all on a tree that lists only what shows (Android's dump: a device with
 ``swipe_to_find``) is looked for by swiping through what scrolls, down then back up, reading
 the tree after each swipe, at most ``max_scrolls`` swipes (`TextMatchTier._search`).
@@ -232,25 +236,25 @@ def describe(node: UINode) -> str:
 
 def find_text(prompt: str, tree: UITree, editable: bool = False
               ) -> tuple[list[UINode], str]:
-    """The targets ``prompt`` names in ``tree`` and how they matched ("exact" / "words"):
-    exact on screen, exact off-screen, whole words on screen, whole words off-screen; the
-    first kind that has any. More than one target means ambiguous, except that for a step
-    that types (``editable``) the one text field among them is taken: a phone shows a field's
-    label as its own text node, where the web makes label and field one target."""
+    """The targets ``prompt`` names in ``tree`` and how they matched ("exact" / "words" /
+    "id"): exact on screen, exact off-screen, whole words on screen, whole words off-screen,
+    then an id (web: ``id`` / ``data-testid``; a phone's resource-id) equal to it, on screen
+    then off; the first kind that has any, so what an element shows always wins over an id.
+    More than one target means ambiguous, except that for a step that types (``editable``)
+    the one text field among them is taken: a phone shows a field's label as its own text
+    node, where the web makes label and field one target (its field may carry the words only
+    as its id: those count beside the label's exact match)."""
     want = normalise(prompt)
     if not want:
         return [], ""
     by_id = {n.id: n for n in tree.nodes}
     strings = _normalised(tree)
     words = whole_words(want)
-    for how in ("exact", "words"):
+    for how in ("exact", "words", "id"):
         for on_screen in (True, False):
-            if how == "exact":
-                matches = [n for n, exact, _ in strings
-                           if n.visible == on_screen and want in exact]
-            else:
-                matches = [n for n, _, shown in strings if n.visible == on_screen and any(
-                    len(s) > len(want) and words.search(s) for s in shown)]
+            matches = _matching(strings, want, words, how, on_screen)
+            if editable and how == "exact" and matches:
+                matches += _matching(strings, want, words, "id", on_screen)
             targets = _reduce(matches, by_id)
             fields = [t for t in targets if t.editable]
             if editable and len(targets) > 1 and len(fields) == 1:
@@ -260,22 +264,44 @@ def find_text(prompt: str, tree: UITree, editable: bool = False
     return [], ""
 
 
+def _matching(strings: list[tuple[UINode, list[str], str]], want: str, words: re.Pattern[str],
+              how: str, on_screen: bool) -> list[UINode]:
+    """The nodes, on screen or off, whose strings match ``want`` the way ``how`` says."""
+    if how == "exact":
+        return [n for n, shown, _ in strings if n.visible == on_screen and want in shown]
+    if how == "id":
+        return [n for n, _, rid in strings if n.visible == on_screen and rid == want]
+    return [n for n, shown, _ in strings if n.visible == on_screen and any(
+        len(s) > len(want) and words.search(s) for s in shown)]
+
+
+def id_note(how: str, prompt: str, target: UINode, tree: UITree | None
+            ) -> tuple[str, ...]:
+    """What a step says when the text tier found its target by the id alone: what the
+    element shows does not hold the prompt's words (a renamed button, or another one that
+    has that id), so the report and the terminal show it."""
+    if how != "id":
+        return ()
+    shown = shown_strings(target, tree) if tree is not None else _word_fields(target)
+    reads = f'it reads "{cut(shown[0], 60)}"' if shown else "it shows no text"
+    rid = target.resource_id       # (not when the id was on text inside it: a button's <span>)
+    rid = rid if normalise(rid) == normalise(prompt) else prompt
+    return (f'matched by its id "{cut(rid, 60)}"; {reads}',)
+
+
 _last = threading.local()     # per device thread: (tree, its nodes' strings normalised)
 
 
-def _normalised(tree: UITree) -> list[tuple[UINode, list[str], list[str]]]:
-    """Each node of ``tree`` with the strings `find_text` matches, normalised: all of them
-    (`_fields`) and the shown ones (`_word_fields`). Made once per tree: `find_text` makes up
-    to four passes, and a page unchanged since the last read is the same tree (a miss on a
-    page of 5,000 elements: 36 ms of normalising otherwise)."""
+def _normalised(tree: UITree) -> list[tuple[UINode, list[str], str]]:
+    """Each node of ``tree`` with the strings `find_text` matches, normalised: the shown ones
+    (`_word_fields`) and its id. Made once per tree: `find_text` makes up to six passes, and
+    a page unchanged since the last read is the same tree (a miss on a page of 5,000
+    elements: 36 ms of normalising otherwise)."""
     last = getattr(_last, "strings", None)
     if last is not None and last[0] is tree:
         return last[1]
-    out = []
-    for n in tree.nodes:
-        shown = [normalise(f) for f in _word_fields(n)]
-        every = [*shown, normalise(n.resource_id)] if n.resource_id else shown
-        out.append((n, every, shown))
+    out = [(n, [normalise(f) for f in _word_fields(n)], normalise(n.resource_id))
+           for n in tree.nodes]
     _last.strings = (tree, out)
     return out
 
@@ -296,7 +322,7 @@ def listed(targets: list[UINode], device: Any) -> list[str]:
 def ambiguous(prompt: str, how: str, found: list[str]) -> LocateError:
     """``"Buy now" is ambiguous: 2 elements match``, then how to pick one: an ``xpath:``
     (an example for a web page when the prompt's quoting allows one), or more words."""
-    verb = "match" if how == "exact" else "contain it"
+    verb = "contain it" if how == "words" else "match"
     return LocateError(f'"{prompt}" is ambiguous: {len(found)} elements {verb}; '
                        f"{_pick_one(prompt, how)}", found[:8])
 
@@ -304,7 +330,7 @@ def ambiguous(prompt: str, how: str, found: list[str]) -> LocateError:
 def _pick_one(prompt: str, how: str) -> str:
     """How to make an ambiguous target name one element."""
     quote = next((q for q in '"\'' if q not in prompt), None)
-    if quote is None:
+    if quote is None or how == "id":
         return "pick one with xpath: or say more of it: its section, its neighbour"
     text = f"{quote}{' '.join(prompt.split())}{quote}"
     test = (f"normalize-space()={text}" if how == "exact"
@@ -341,7 +367,8 @@ class TextMatchTier:
                 node = targets[0]
                 self.fields[normalise(prompt)] = (node.role, node.resource_id, node.rect)
             return LocateHit(targets[0].rect, self.name, describe(targets[0]),
-                             targets[0].enabled, targets[0].id)
+                             targets[0].enabled, targets[0].id,
+                             notes=id_note(how, prompt, targets[0], tree))
         if targets:
             return self._reveal(prompt, ctx, targets[0])
         filled = self._field(prompt, tree)
@@ -398,7 +425,9 @@ class TextMatchTier:
             if len(targets) > 1:
                 raise ambiguous(prompt, how, listed(targets, ctx.device))
             if targets and targets[0].visible:
-                return self._found(prompt, ctx, targets[0], swipes, forward, swipe)
+                found = self._found(prompt, ctx, targets[0], swipes, forward, swipe)
+                return found if found is None else replace(
+                    found, notes=id_note(how, prompt, targets[0], tree))
             if targets:
                 return self._reveal(prompt, ctx, targets[0])
             if _signature(tree) == before:     # it did not move: that end is reached
@@ -454,7 +483,7 @@ class TextMatchTier:
             if target.visible:
                 return LocateHit(target.rect, self.name,
                                  describe(target) + " (scrolled into view)", target.enabled,
-                                 target.id)
+                                 target.id, notes=id_note(how, prompt, target, tree))
             if _signature(tree) == before:     # the screen did not move: end of the page
                 break
         ctx.near.insert(0, describe(target) + OFF_SCREEN + f" after {scrolls} scroll(s)")
