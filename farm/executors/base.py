@@ -155,13 +155,13 @@ class Ledger:
             verdict.reason = (f"{verdict.reason}; " if verdict.reason else "") + \
                 f"not retried: {(reason or '').removeprefix('not run: ')}"
             self.final[job.case_id] = verdict
-            self._tell(device or "-", verdict, final=True)
+            self._tell(device or verdict.device or "-", verdict, final=True)
             return
         result = synthetic(self.cases[job.case_id], self.run_id, job.attempt, status, device,
                            reason, error)
         self.attempts.setdefault(job.case_id, []).append(result)
-        self.final[job.case_id] = final_result(self.attempts[job.case_id])
-        self._tell(device or "-", self.final[job.case_id], final=True)
+        final = self.final[job.case_id] = final_result(self.attempts[job.case_id])
+        self._tell(device or final.device or "-", final, final=True)    # (the device it ran on)
 
     def results(self) -> list[CaseResult]:
         return [self.final[c] for c in sorted(self.final)]
