@@ -509,6 +509,20 @@ def case_folder(case_id: str) -> str:
 RECENT_IMAGES = 16     # stored images kept at hand for the files derived from them
 
 
+# An object's repr in an exception's text ("cannot identify image file <_io.BytesIO object at
+# 0x7f…>": Pillow's, of bytes that are no image): an address tells a user nothing
+_OBJECT_REPR = re.compile(r"\s*<[\w.]+ object at 0x[0-9a-fA-F]+>")
+
+
+def _unreadable(exc: BaseException) -> str:
+    """Why an image was not written, as a user reads it: no object reprs; bytes Pillow cannot
+    read said as such."""
+    said = _OBJECT_REPR.sub("", str(exc)).strip() or type(exc).__name__
+    if said == "cannot identify image file":
+        return "the device's screenshot is not an image Pillow can read (not a PNG or JPEG)"
+    return said
+
+
 class ArtifactStore:
     """Writes screenshots as small JPEG files under ``<run_dir>/artifacts/``, and files made
     from them (the marked copy of a step's before screenshot: an SVG that shows it by name).
@@ -644,10 +658,11 @@ class ArtifactStore:
         """Note an image (or a worker's artifact, from the cluster executor) that did not
         reach the disk: counted for `flush`, its torn file removed (a half JPEG in the report
         reads as a broken page, not as a missing image)."""
-        logging.getLogger("farm").warning("cannot write %s: %s", path or "an image", exc)
+        logging.getLogger("farm").warning("cannot write %s: %s", path or "an image",
+                                          _unreadable(exc))
         with self._lock:
             self._unwritten += 1
-            self._why = self._why or (getattr(exc, "strerror", None) or str(exc))
+            self._why = self._why or (getattr(exc, "strerror", None) or _unreadable(exc))
         if path is not None:
             try:
                 path.unlink(missing_ok=True)

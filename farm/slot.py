@@ -160,6 +160,8 @@ class DeviceSlot:
         # failed, which then never reached quarantine
         if metrics.ran_on_device(result):
             self.quarantine_due = quarantine_due(self.streak.bump(outcome(result)))
+        if gone := getattr(self.device, "abandoned", None):   # a call that outlived kill()
+            self.retire("dead", gone)
         if self.state == "busy":
             self._set("idle")
         return result

@@ -7,7 +7,9 @@ pixels on Android, points on iOS); screenshots are in pixels of the same screen.
 from __future__ import annotations
 
 import logging
+import queue
 import threading
+import weakref
 import traceback
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -80,13 +82,33 @@ class UITree(BaseModel):
         return "\n".join(n.text or n.name for n in self.nodes if n.visible and (n.text or n.name))
 
     def ancestors(self, node: UINode) -> list[UINode]:
+        """``node``'s parent, its parent's, ... up to the root (a parent cycle ends the walk:
+        each node once)."""
         by_id = {n.id: n for n in self.nodes}
         out = []
+        seen = {node.id}
         cur = node.parent
-        while cur is not None and cur in by_id:
+        while cur is not None and cur in by_id and cur not in seen:
+            seen.add(cur)
             out.append(by_id[cur])
             cur = by_id[cur].parent
         return out
+
+    def parent_cycle(self) -> int | None:
+        """The id of a node whose parents lead back to itself (a node its own parent), or
+        None when every node's parents end at a root."""
+        parent = {n.id: n.parent for n in self.nodes}
+        settled: set[int] = set()       # nodes whose parents end at a root
+        for start in parent:
+            walk: list[int] = []
+            cur: int | None = start
+            while cur is not None and cur in parent and cur not in settled:
+                if cur in walk:
+                    return cur
+                walk.append(cur)
+                cur = parent[cur]
+            settled.update(walk)
+        return None
 
 
 @runtime_checkable
@@ -183,6 +205,43 @@ PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 JPEG_MAGIC = b"\xff\xd8\xff"
 
 
+# How long a plugin's call may go on after farm called kill() (a watchdog's, an open_timeout's,
+# Ctrl-C's) before farm gives up on it: its thread is left running (Python cannot stop it) and
+# the device is not used again
+KILL_GRACE_S = 10.0
+
+# Methods whose NotImplementedError says the device never can (not: not with these arguments,
+# as press("F1")): farm calls them no more on that device
+_NEVER_AGAIN = ("query_xpath",)
+
+
+class _Call:
+    """One call of a plugin device's method, run on the device's own thread."""
+
+    def __init__(self, fn: Callable[..., Any], args: tuple[Any, ...], kw: dict[str, Any]):
+        self.fn, self.args, self.kw = fn, args, kw
+        self.done = threading.Event()       # it returned or raised
+        self.wake = threading.Event()       # done, or the device was killed meanwhile
+        self.value: Any = None
+        self.error: BaseException | None = None
+
+    def run(self) -> None:
+        try:
+            self.value = self.fn(*self.args, **self.kw)
+        except BaseException as exc:        # (SystemExit too: said in the caller's thread)
+            self.error = exc
+        finally:
+            self.done.set()
+            self.wake.set()
+
+
+def _serve(calls: "queue.SimpleQueue[_Call | None]") -> None:
+    """A plugin device's own thread: its calls, one at a time, until told to end (None)."""
+    while (call := calls.get()) is not None:
+        call.run()
+        del call
+
+
 class PluginDevice:
     """A device plugin's device as farm drives it (`farm.devices.specs.build_device` wraps
     every device a `DeviceKind` builds), so that a broken plugin says what broke:
@@ -190,32 +249,45 @@ class PluginDevice:
     - an exception that is not one of farm's (`farm.errors`) becomes a DeviceError naming the
       device, the method, the plugin and where it was raised (traceback in farm.log): the
       device's fault, so the case is retried on another device and a device failing 3 cases
-      in a row is quarantined. NotImplementedError becomes StepFailed (the device cannot do
-      that step: a test failure). Raise StepFailed yourself when the app refused an action.
-    - ``screenshot()`` must return PNG (or JPEG) bytes, ``hierarchy()`` a `UITree` or None,
-      ``size()`` two positive ints, ``healthy()`` True or False: anything else is a
-      DeviceError saying what came back and what was expected.
-    - ``open()`` has ``open_timeout`` seconds; then farm calls ``kill()``, which must make the
-      pending ``open()`` fail, and the device is lost (it takes no cases).
+      in a row is quarantined. SystemExit (a ``sys.exit()`` in the plugin's SDK) too: only
+      KeyboardInterrupt stops the run. NotImplementedError becomes StepFailed (the device
+      cannot do that step: a test failure); from ``query_xpath()`` it is remembered, and
+      the method not called again. Raise StepFailed yourself when the app refused an action.
+    - ``screenshot()`` must return PNG (or JPEG) bytes whose header decodes, ``hierarchy()``
+      a `UITree` without a parent cycle or None, ``size()`` two positive ints, ``healthy()``
+      True or False: anything else is a DeviceError saying what came back and what was
+      expected.
+    - its methods run on one thread of the device's own (``kill()`` on the caller's). When
+      farm has called ``kill()`` (a case past its timeout, ``open()`` past ``open_timeout``,
+      Ctrl-C), the pending call must end: one still running ``kill_grace`` seconds later is
+      given up (DeviceLost naming it; its thread is left behind) and the device is used no
+      more (`abandoned`).
 
     Everything else (``about``, ``aliases``, optional methods such as ``back()``) is the
     plugin device's own, read and written through."""
 
-    def __init__(self, device: Any, origin: str, open_timeout: float) -> None:
+    def __init__(self, device: Any, origin: str, open_timeout: float,
+                 kill_grace: float = KILL_GRACE_S) -> None:
         object.__setattr__(self, "_plugin", device)
         object.__setattr__(self, "_origin", origin)           # "device plugin 'tvfarm'"
         object.__setattr__(self, "_open_timeout", open_timeout)
+        object.__setattr__(self, "_kill_grace", kill_grace)
         object.__setattr__(self, "_warned", set())             # methods said malformed
+        object.__setattr__(self, "_cannot", {})                # method -> its StepFailed
+        object.__setattr__(self, "_calls", None)               # its thread's queue
+        object.__setattr__(self, "_pending", None)             # the call running there
+        object.__setattr__(self, "_gone", None)                # why it was given up
 
     @classmethod
-    def around(cls, device: Any, origin: str, open_timeout: float) -> "PluginDevice":
+    def around(cls, device: Any, origin: str, open_timeout: float,
+               kill_grace: float = KILL_GRACE_S) -> "PluginDevice":
         """``device`` wrapped, by a class named as its own ("TvDevice on android cannot
         hover" names the plugin's class, not this one)."""
         kind = type(device)
         made = _WRAPPERS.get(kind)
         if made is None:
             made = _WRAPPERS[kind] = type(kind.__name__, (cls,), {"__module__": kind.__module__})
-        return made(device, origin, open_timeout)
+        return made(device, origin, open_timeout, kill_grace)
 
     def __getattr__(self, name: str) -> Any:
         if name == "_plugin":           # (not set yet: while being copied or unpickled)
@@ -231,26 +303,74 @@ class PluginDevice:
     def __repr__(self) -> str:
         return f"<{self._origin}: {self._plugin!r}>"
 
-    def _call(self, method: str, *args: Any, **kw: Any) -> Any:
-        try:
-            return getattr(self._plugin, method)(*args, **kw)
-        except FarmError:
-            raise
-        except NotImplementedError as exc:
-            raise StepFailed(f"{self._plugin.name} ({type(self._plugin).__name__}) cannot "
-                             f"{method}: {self._raised(method, exc)}") from exc
-        except Exception as exc:
-            raise DeviceError(f"{self._plugin.name}: {self._raised(method, exc)}") from exc
+    @property
+    def abandoned(self) -> str | None:
+        """Why farm gave up on this device (a call that went on after ``kill()``), or None."""
+        return self._gone
 
-    def _raised(self, method: str, exc: Exception) -> str:
-        log.info("%s: %s() of %s raised", self._plugin.name, method, self._origin, exc_info=exc)
+    def _call(self, method: str, *args: Any, **kw: Any) -> Any:
+        if self._gone is not None:
+            raise DeviceLost(self._gone)
+        if method in self._cannot:
+            raise self._cannot[method]
+        call = _Call(getattr(self._plugin, method), args, kw)
+        object.__setattr__(self, "_pending", call)
+        self._thread().put(call)
+        call.wake.wait()
+        if not call.done.is_set() and not call.done.wait(self._kill_grace):
+            self._give_up(method)
+        object.__setattr__(self, "_pending", None)
+        if call.error is None:
+            return call.value
+        raise self._mapped(method, call.error) from call.error
+
+    def _thread(self) -> "queue.SimpleQueue[_Call | None]":
+        """The queue of the device's own thread, started at its first call."""
+        if self._calls is None:
+            calls: queue.SimpleQueue[_Call | None] = queue.SimpleQueue()
+            threading.Thread(target=_serve, args=(calls,), daemon=True,
+                             name=f"plugin-{self._plugin.name}").start()
+            weakref.finalize(self, calls.put, None)     # (the thread ends with the device)
+            object.__setattr__(self, "_calls", calls)
+        return self._calls
+
+    def _give_up(self, method: str) -> None:
+        gone = (f"{self._plugin.name}: {method}() of {self._origin} did not return within "
+                f"{self._kill_grace:g}s of kill(): farm gave up on it (its thread is left "
+                "running) and uses the device no more")
+        object.__setattr__(self, "_gone", gone)
+        log.warning("%s", gone)
+        raise DeviceLost(gone)
+
+    def _mapped(self, method: str, exc: BaseException) -> BaseException:
+        """The error farm raises for ``exc``, raised by the plugin's ``method``."""
+        if isinstance(exc, (FarmError, KeyboardInterrupt, GeneratorExit)):
+            return exc
+        if isinstance(exc, NotImplementedError):
+            said = f": {exc}" if str(exc) else ""
+            log.info("%s: %s() of %s raised NotImplementedError%s (at %s)", self._plugin.name,
+                     method, self._origin, said, raised_at(exc))
+            cannot = StepFailed(f"{self._plugin.name} ({type(self._plugin).__name__}) cannot "
+                                f"{method}: {self._raised(method, exc, logged=True)}")
+            if method in _NEVER_AGAIN:
+                self._cannot[method] = cannot
+            return cannot
+        return DeviceError(f"{self._plugin.name}: {self._raised(method, exc)}")
+
+    def _raised(self, method: str, exc: BaseException, logged: bool = False) -> str:
+        if not logged:
+            log.info("%s: %s() of %s raised", self._plugin.name, method, self._origin,
+                     exc_info=exc)
         said = f": {exc}" if str(exc) else ""
         return (f"{method}() of {self._origin} raised {type(exc).__name__}{said} "
                 f"(at {raised_at(exc)})")
 
-    def _wrong(self, method: str, value: Any, expected: str) -> DeviceError:
-        error = DeviceError(f"{self._plugin.name}: {method}() of {self._origin} returned "
-                            f"{_shown(value)}: expected {expected}")
+    def _wrong(self, method: str, value: Any, expected: str, why: str = "") -> DeviceError:
+        said = f"returned {_shown(value)}: expected {expected}{why}"
+        return self._warned_once(method, DeviceError(
+            f"{self._plugin.name}: {method}() of {self._origin} {said}"))
+
+    def _warned_once(self, method: str, error: DeviceError) -> DeviceError:
         if method not in self._warned:  # once: a report screenshot's failure is said nowhere else
             self._warned.add(method)
             log.warning("%s", error)
@@ -287,7 +407,18 @@ class PluginDevice:
                           f"{self._open_timeout:g}s (DeviceKind.open_timeout): farm killed it")
 
     def kill(self) -> None:
-        self._call("kill")
+        """The plugin's kill(), in the calling thread (the device's own may be stuck in the
+        call it is to end); that call has ``kill_grace`` seconds more to return."""
+        pending = self._pending
+        try:
+            self._plugin.kill()
+        except FarmError:
+            raise
+        except Exception as exc:
+            raise DeviceError(f"{self._plugin.name}: {self._raised('kill', exc)}") from exc
+        finally:
+            if pending is not None:
+                pending.wake.set()
 
     def continue_session(self, target: Any) -> None:
         if not callable(getattr(self._plugin, "continue_session", None)):
@@ -298,17 +429,25 @@ class PluginDevice:
 
     def screenshot(self) -> bytes:
         png = self._call("screenshot")
-        if isinstance(png, (bytes, bytearray)) and png[:8] == PNG_MAGIC or (
-                isinstance(png, (bytes, bytearray)) and png[:3] == JPEG_MAGIC):
-            return bytes(png)
-        raise self._wrong("screenshot", png, "the PNG bytes of the screen")
+        if not isinstance(png, (bytes, bytearray)):
+            raise self._wrong("screenshot", png, "the PNG bytes of the screen")
+        if bad := _not_an_image(bytes(png)):
+            raise self._wrong("screenshot", png, "the PNG bytes of the screen", f" ({bad})")
+        return bytes(png)
 
     def hierarchy(self) -> UITree | None:
         tree = self._call("hierarchy")
-        if tree is None or isinstance(tree, UITree):
+        if tree is None:
             return tree
-        raise self._wrong("hierarchy", tree, "a farm.devices.base.UITree, or None where there "
-                          "is no UI tree")
+        if not isinstance(tree, UITree):
+            raise self._wrong("hierarchy", tree, "a farm.devices.base.UITree, or None where "
+                              "there is no UI tree")
+        if (node := tree.parent_cycle()) is not None:
+            raise self._warned_once("hierarchy", DeviceError(
+                f"{self._plugin.name}: hierarchy() of {self._origin} returned a tree with a "
+                f"parent cycle at node {node}: each node's parents must end at a root (a "
+                "node whose parent is None)"))
+        return tree
 
     def size(self) -> tuple[int, int]:
         size = self._call("size")
@@ -323,6 +462,22 @@ class PluginDevice:
         if ok is None:                  # (a healthy() that forgot to return)
             raise self._wrong("healthy", ok, "True or False")
         return bool(ok)
+
+
+def _not_an_image(data: bytes) -> str | None:
+    """Why ``data`` is not a PNG or JPEG image whose header decodes, or None when it is."""
+    if data[:8] != PNG_MAGIC and data[:3] != JPEG_MAGIC:
+        return f"{len(data):,} bytes, not a PNG or JPEG"
+    import io
+
+    from PIL import Image, UnidentifiedImageError
+    what = "PNG" if data[:8] == PNG_MAGIC else "JPEG"
+    try:
+        with Image.open(io.BytesIO(data)) as image:
+            image.size
+    except (UnidentifiedImageError, OSError, ValueError, SyntaxError):
+        return f"{len(data):,} bytes: a {what} signature, but no {what} header that decodes"
+    return None
 
 
 def _forward(method: str) -> Callable[..., Any]:

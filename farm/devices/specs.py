@@ -132,9 +132,25 @@ def _import_plugin(module: str, where: str) -> ModuleType:
                               "name is a Python module's, as in `import`: a typo? is its "
                               "package installed, or its folder on PYTHONPATH?)") from None
         raise ConfigError(f"{where}: importing it failed: {exc} (at {raised_at(exc)})") from None
+    except SyntaxError as exc:      # (raised in the import machinery: the place is its own)
+        raise ConfigError(f"{where}: importing it failed: {type(exc).__name__}: {exc.msg} (at "
+                          f"{_syntax_at(exc)})") from None
     except Exception as exc:
         raise ConfigError(f"{where}: importing it failed: {type(exc).__name__}: {exc} (at "
                           f"{raised_at(exc)})") from None
+
+
+def _syntax_at(exc: SyntaxError) -> str:
+    """``file:line`` of a syntax error in a plugin's source (relative to the working directory
+    when under it)."""
+    if not exc.filename:
+        return raised_at(exc)
+    where = Path(exc.filename)
+    try:
+        where = where.resolve().relative_to(Path.cwd())
+    except (ValueError, OSError):
+        pass
+    return f"{where}:{exc.lineno}"
 
 
 def _check_kind(where: str, kind: object, value: object) -> None:
@@ -654,7 +670,8 @@ def _plugin_device(module: str, found: DeviceKind, kind: str, name: str, setting
     if getattr(device, "platform", None) != found.platform:
         raise ConfigError(f"{built}, whose platform is {getattr(device, 'platform', None)!r}: "
                           f"the kind's platform is {found.platform!r}")
-    return PluginDevice.around(device, where, float(found.open_timeout))
+    return PluginDevice.around(device, where, float(found.open_timeout),
+                               settings.watchdog_grace_seconds)
 
 
 def make_devices(specs: list[DeviceSpec], settings: Settings, sims: "SimFleet | None" = None,
