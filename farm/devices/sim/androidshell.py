@@ -159,6 +159,8 @@ class AndroidShell:
             tokens = [_separator(t) for t in lexer]
         except ValueError as exc:
             said = f"/system/bin/sh: syntax error: {exc}\n".encode()
+            if emit is not None:    # (streamed as any command's output: `adb shell` shows it)
+                emit(b"", said)
             return b"", said, 2
         out, err, code = b"", b"", 0
         argv: list[str] = []
