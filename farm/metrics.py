@@ -188,8 +188,18 @@ def device_state(platform: str, device: str, state: str) -> None:
     if state == "starting":
         device_started(platform)
     DEVICE_BUSY.labels(platform, device).set(state == "busy")
-    device_healthy(platform, device, state in ("idle", "busy"))
+    device_healthy(platform, device, state in ("idle", "busy") and all(c() for c in _SERVES))
     DEVICE_QUARANTINED.labels(platform, device).set(state == "quarantined")
+
+
+_SERVES: list[Callable[[], bool]] = []     # a `farm worker`'s: False while its broker is away
+
+
+def serves_only_if(check: Callable[[], bool]) -> None:
+    """A device's state says healthy only while ``check()`` holds too (a `farm worker`: its
+    broker answers): a slot going busy -> idle while Redis was away set the gauge back to 1
+    while /ready said 503."""
+    _SERVES[:] = [check]
 
 
 def device_healthy(platform: str, device: str, healthy: bool) -> None:

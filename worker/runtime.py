@@ -232,6 +232,7 @@ class DeviceRuntime:
         self._draining = False
         self._cache: Any = None          # the cache store, shared by every task of this device
         self._models: Any = None         # the model clients, likewise (see `_warm_models`)
+        metrics.serves_only_if(lambda: OUTAGE.since is None)    # (as `ready` says)
 
     # ---- lease -------------------------------------------------------------------------------
     def lease_info(self) -> dict[str, Any]:
