@@ -106,7 +106,8 @@ class RunRecord(BaseModel):
     cases: list[CaseRecord] = Field(default_factory=list)
     device_info: dict[str, str] = Field(default_factory=dict)   # device → what it was
     selection: list[str] = Field(default_factory=list)  # options that left cases out of it:
-    # "--last-failed", "--shard 2/3", "-k login", "--tag smoke" (`selection_of`; [] = none did)
+    # "--last-failed", "--shard 2/3", "-k login", "--tag smoke", "no ios device" (`selection_of`;
+    # [] = none did)
     rebuilt: bool = False   # by `farm report` from a killed run's journal, not the run's end
 
 
@@ -141,15 +142,18 @@ def selection_of(summary: RunSummary) -> list[str]:
     """The selection options that left cases out of a run, in the order they apply, read
     from results.json's deselected cases (their reasons, `farm.select`): ``-k EXPR``,
     ``--tag T``, ``--exclude-tag T``, ``--shard I/N`` (I: the one shard no deselected case is
-    in, else ``?``), ``--last-failed``. Platforms without a device are none of them: every
-    run on those devices leaves their cases out."""
+    in, else ``?``), ``--last-failed``, and last the platforms it had no device for: ``no
+    android, ios devices`` (a ``--devices browser:1`` run of a three-platform suite; whether
+    that is part of a night is the window's to say: `farm.report.trends.mark_partial`)."""
     found: dict[str, str] = {}
     excluded: set[str] = set()
     shards: set[str] = set()
+    missing: set[str] = set()
     total = 0
     for d in summary.deselected:
         head = d.reason.split(": ", 1)[0]
         if d.reason.startswith("no "):
+            missing.add(d.platform)
             continue
         if head.startswith("--exclude-tag "):
             excluded.update(t.strip() for t in head.removeprefix("--exclude-tag ").split(","))
@@ -169,7 +173,16 @@ def selection_of(summary: RunSummary) -> list[str]:
         mine = [str(i) for i in range(1, total + 1) if str(i) not in shards]
         mine = [i for i in mine if int(i) <= cases] or mine
         found["--shard"] = f"--shard {mine[0] if len(mine) == 1 else '?'}/{total or '?'}"
-    return list(found.values())
+    return list(found.values()) + ([no_devices(sorted(missing))] if missing else [])
+
+
+NO_DEVICES = re.compile(r"^no (\S+(?:, \S+)*) devices?$")    # `no_devices`' words
+
+
+def no_devices(platforms: list[str]) -> str:
+    """A run's selection entry for the platforms it had no device for: ``no android
+    device``, ``no android, ios devices``."""
+    return f"no {', '.join(platforms)} device{'s' * (len(platforms) > 1)}"
 
 
 def _timestamp(iso: str, unknown: float | None = None) -> float:

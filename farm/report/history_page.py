@@ -63,9 +63,9 @@ def _spark(samples: list[float]):
 
 def _chart(trends: Trends, width: int = 1000, height: int = 120) -> dict:
     """The pass-rate line through the whole runs that have a rate; a partial run
-    (`farm.report.trends.mark_partial`: --last-failed, --shard, an unusual -k / --tag) is a
-    hollow square off the line, at its place in time and its own rate: a 3-case rerun neither
-    lifts nor drops the nights' line. An interrupted run's point is circled (its rate is over
+    (`farm.report.trends.mark_partial`: --last-failed, --shard, an unusual -k / --tag, no
+    device for a platform the usual run has) is a hollow square off the line, at its place
+    in time and its own rate: a 3-case rerun neither lifts nor drops the nights' line. An interrupted run's point is circled (its rate is over
     the cases it finished); one interrupted before any case finished has no rate: a circle on
     a dashed line at its place (``cut_short``), not left off the chart."""
     placed = [r for r in trends.rows if r.rate is not None or r.run.interrupted]

@@ -8,8 +8,9 @@ import statistics
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field, replace
 
-from farm.results_history import (FINISHED, GREEN, RED, WINDOW, CaseRecord, FailedStep,
-                                  RunRecord, classify, counts_for_verdicts, pass_rate, suite_of)
+from farm.results_history import (FINISHED, GREEN, NO_DEVICES, RED, WINDOW, CaseRecord,
+                                  FailedStep, RunRecord, classify, counts_for_verdicts,
+                                  pass_rate, suite_of)
 
 _SINCE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdw])\s*$")
 _UNIT = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
@@ -303,7 +304,10 @@ def mark_partial(rows: list[RunRow]) -> None:
     selection most runs of the window had (ties: the narrower-by-less, then the newer), so
     a farm that runs ``--tag nightly`` every night has whole nights, and an afternoon's
     ``-k login`` among plain nights is partial. A run narrowed by less than the usual (an
-    --exclude-tag that found nothing to leave out that night) took at least as much: whole."""
+    --exclude-tag that found nothing to leave out that night) took at least as much: whole.
+    Platforms a run had no device for (``no android, ios devices``: a ``--devices browser:1``
+    run of a three-platform suite) narrow it as a -k does: among nights on every platform it
+    is partial; on a farm whose every night is browser-only, it is the usual run."""
     scopes = [_scope(row.run) for row in rows]
     seen = Counter(s for s in scopes if s is not None)
     newest = {s: i for i, s in enumerate(scopes)}
@@ -317,8 +321,13 @@ def _scope(run: RunRecord) -> frozenset[str] | None:
     tags are what it found to leave out, so not compared); None: a slice (`SLICES`)."""
     if any(s.split(" ", 1)[0] in SLICES for s in run.selection):
         return None
-    return frozenset(s.split(" ", 1)[0] if s.startswith("--exclude-tag") else s
-                     for s in run.selection)
+    scope = set()
+    for s in run.selection:
+        if missing := NO_DEVICES.match(s):     # each platform apart: no ios ⊂ no android, ios
+            scope.update(f"no {p} device" for p in missing.group(1).split(", "))
+        else:
+            scope.add(s.split(" ", 1)[0] if s.startswith("--exclude-tag") else s)
+    return frozenset(scope)
 
 
 def _row(run: RunRecord) -> RunRow:
