@@ -71,6 +71,8 @@ def _print_end(summary: RunSummary, run_dir: Path, out: IO[str],
     if not_run := not_run_by_interrupt(summary):
         print(f"farm: interrupted: {not_run} case(s) not run (counted as skipped)", file=out)
     print(summary_line(summary, not_run=str(refused) if refused else None), file=out)
+    if by_platform := platform_line(summary, not_run=str(refused) if refused else None):
+        print(by_platform, file=out)
     if skips_fail:
         print(f"farm: {summary.counts['skipped']} skipped case(s) fail this run "
               "(--fail-on-skip): exit 1", file=out)
@@ -240,6 +242,28 @@ def _refused(case: CaseResult, not_run: str | None) -> bool:
     """Whether ``case`` is one the executor's refusal ``not_run`` left unrun (an error)."""
     return bool(not_run and case.reason == "not run" and case.error
                 and case.error.message == not_run)
+
+
+STATUSES = ("passed", "failed", "error", "flaky", "skipped", "interrupted")   # the tally's order
+RED = ("failed", "error", "interrupted")
+
+
+def platform_line(summary: RunSummary, not_run: str | None = None) -> str:
+    """The tally per platform, under the summary line of a red run of more than one platform
+    ("farm: 12 passed, 3 failed" did not say whether android or ios went red): ``farm:
+    android: 3 passed, 2 failed; ios: 1 error; web: 7 passed``. "" for a one-platform run
+    (its summary line says it all) or a run with nothing red. ``not_run``: the error of an
+    executor that refused the run; the cases it left unrun are not counted here."""
+    counts: dict[str, Counter[str]] = {}
+    for case in summary.cases:
+        if not _refused(case, not_run):
+            counts.setdefault(case.platform, Counter())[case.status] += 1
+    if len(counts) < 2 or not any(c[s] for c in counts.values() for s in RED):
+        return ""
+    return "farm: " + "; ".join(
+        f"{platform}: " + ", ".join(f"{n} {s}{'s' * (s == 'error' and n > 1)}"
+                                    for s in STATUSES if (n := tally[s]))
+        for platform, tally in sorted(counts.items()))
 
 
 def summary_line(summary: RunSummary, not_run: str | None = None) -> str:
