@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Literal
 
 from farm.devices.grabber import ready
+from farm.errors import DeviceLost
 
 if TYPE_CHECKING:
     from farm.devices.grabber import ScreenshotGrabber
@@ -82,6 +83,7 @@ class CaseEvidence:
             capture = self.grabber.capture_evidence()
         except Exception as exc:  # evidence is best effort; the verdict comes from the step
             log.debug("screenshot failed: %s", exc)
+            self._not_taken(exc)
             return None
         self._store(keep=IN_FLIGHT)   # earlier captures that are in: to the store
         self.count += 1
@@ -103,6 +105,7 @@ class CaseEvidence:
                 image = capture()
             except Exception as exc:  # best effort, as above
                 log.debug("screenshot %s failed: %s", path, exc)
+                self._not_taken(exc)
                 # (and a capture that then found the screen unchanged shows none either)
                 self._gone[path] = self._previous = None
                 self.artifacts.stands_for(path, None)
@@ -114,6 +117,12 @@ class CaseEvidence:
             self.artifacts.store(path, image)
             self._stored.add(path)
             self._previous = path
+
+    def _not_taken(self, exc: Exception) -> None:
+        """A capture that failed, for the run's end (`ArtifactStore.not_taken`); not a device
+        that died: the run's end names it already, as lost."""
+        if not isinstance(exc, DeviceLost):
+            self.artifacts.not_taken(str(getattr(self.grabber.device, "name", "") or ""), exc)
 
     def store_ready(self) -> None:
         """Hand the captures that are in to the artifact store, waiting for none: as a step

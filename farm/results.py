@@ -542,6 +542,8 @@ class ArtifactStore:
         self._made: set[Path] = set()             # folders made so far
         self._unwritten = 0                       # images that did not reach the disk
         self._why = ""                            # (the first one's reason)
+        self._untaken = 0                         # report images a device could not take
+        self._untaken_why = ""                    # (the first one's device and reason)
         # the last images stored, by path: a file derived from one is made without reading
         # it back from disk
         self._recent: OrderedDict[str, bytes] = OrderedDict()
@@ -653,6 +655,24 @@ class ArtifactStore:
         if count:
             print(f"farm: warning: {count} screenshot(s) not written under {self.dir} "
                   f"({why}): the report shows them missing", file=sys.stderr, flush=True)
+        with self._lock:
+            count, why, self._untaken, self._untaken_why = (self._untaken,
+                                                            self._untaken_why, 0, "")
+        if count:
+            print(f"farm: warning: {count} report image(s) could not be taken: {why}",
+                  file=sys.stderr, flush=True)
+
+    def not_taken(self, device: str, exc: BaseException) -> None:
+        """Note a report image the device ``device`` could not take (its screenshot raised):
+        the case's verdict stands, but the run's end says once how many and the first reason
+        (a device whose every screenshot fails left a green run with a report without images,
+        and a WARNING in farm.log only)."""
+        said = _unreadable(exc).splitlines()[0]
+        if device and not said.startswith(f"{device}:"):
+            said = f"{device}: {said}"
+        with self._lock:
+            self._untaken += 1
+            self._untaken_why = self._untaken_why or said
 
     def not_written(self, path: Path | None, exc: Exception) -> None:
         """Note an image (or a worker's artifact, from the cluster executor) that did not
