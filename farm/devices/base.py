@@ -275,7 +275,8 @@ class PluginDevice:
         object.__setattr__(self, "_warned", set())             # methods said malformed
         object.__setattr__(self, "_cannot", {})                # method -> its StepFailed
         object.__setattr__(self, "_calls", None)               # its thread's queue
-        object.__setattr__(self, "_pending", None)             # the call running there
+        object.__setattr__(self, "_pending", set())            # calls waiting for theirs
+        object.__setattr__(self, "_killed", False)             # kill() since the last open()
         object.__setattr__(self, "_gone", None)                # why it was given up
 
     @classmethod
@@ -314,15 +315,24 @@ class PluginDevice:
         if method in self._cannot:
             raise self._cannot[method]
         call = _Call(getattr(self._plugin, method), args, kw)
-        object.__setattr__(self, "_pending", call)
-        self._thread().put(call)
-        call.wake.wait()
-        if not call.done.is_set() and not call.done.wait(self._kill_grace):
-            self._give_up(method)
-        object.__setattr__(self, "_pending", None)
+        if method == "open":
+            object.__setattr__(self, "_killed", False)
+        self._pending.add(call)
+        if self._killed:        # killed between calls (a model wait, the gap after one):
+            call.wake.set()     # this one has the grace alone to return
+        try:
+            self._thread().put(call)
+            call.wake.wait()
+            if not call.done.is_set() and not call.done.wait(self._kill_grace):
+                self._give_up(method)
+        finally:
+            self._pending.discard(call)
         if call.error is None:
             return call.value
-        raise self._mapped(method, call.error) from call.error
+        mapped = self._mapped(method, call.error)
+        if mapped is call.error:
+            raise mapped
+        raise mapped from call.error
 
     def _thread(self) -> "queue.SimpleQueue[_Call | None]":
         """The queue of the device's own thread, started at its first call."""
@@ -409,7 +419,7 @@ class PluginDevice:
     def kill(self) -> None:
         """The plugin's kill(), in the calling thread (the device's own may be stuck in the
         call it is to end); that call has ``kill_grace`` seconds more to return."""
-        pending = self._pending
+        object.__setattr__(self, "_killed", True)    # (until the next open())
         try:
             self._plugin.kill()
         except FarmError:
@@ -417,8 +427,8 @@ class PluginDevice:
         except Exception as exc:
             raise DeviceError(f"{self._plugin.name}: {self._raised('kill', exc)}") from exc
         finally:
-            if pending is not None:
-                pending.wake.set()
+            for call in list(self._pending):     # every caller waiting, not only the last
+                call.wake.set()
 
     def continue_session(self, target: Any) -> None:
         if not callable(getattr(self._plugin, "continue_session", None)):
