@@ -313,7 +313,7 @@ class PluginDevice:
         if self._gone is not None:
             raise DeviceLost(self._gone)
         if method in self._cannot:
-            raise self._cannot[method]
+            raise self._cannot[method].with_traceback(None)   # (no old frames kept alive)
         call = _Call(getattr(self._plugin, method), args, kw)
         if method == "open":
             object.__setattr__(self, "_killed", False)
