@@ -213,6 +213,7 @@ class _CaseRun:
         self.continues, self.keeps = shares
         self.vars = case_variables(case, services)
         self.started_at = time.monotonic()
+        self.started_iso = now_iso()    # (the same instant: started + duration is its end)
         self.deadline = self.started_at + case.timeout
         if hasattr(device, "deadline"):   # its own waits for a page end there (a browser's)
             device.deadline = self.deadline
@@ -276,7 +277,7 @@ class _CaseRun:
         result = self.result = CaseResult(
             run_id=self.services.run_id, case_id=case.id, name=case.name,
             file=display_path(case.file), platform=case.platform, device=self.device.name,
-            attempt=job.attempt, status="passed", started=now_iso(), tags=case.tags,
+            attempt=job.attempt, status="passed", started=self.started_iso, tags=case.tags,
             description=case.description, report_file=case.report_file)
         self.services.in_flight[self.device.name] = self
         try:

@@ -259,8 +259,10 @@ def _run(paths: Sequence[str | Path], devices: str, settings: Settings,
 def _end_log(handler: logging.Handler) -> None:
     """farm.log ends: a model request given up at its timeout whose late answer (counted for
     its spend while the run lasts) has not come is not waited for: the log says which."""
-    from farm.llm.request_watch import run_ended
-    run_ended()
+    import sys
+    watch = sys.modules.get("farm.llm.request_watch")   # (a run that asked no model never
+    if watch is not None:                               # loaded it: it loads no more now)
+        watch.run_ended()
     drop_handler(handler)
 
 
