@@ -517,12 +517,17 @@ def raised_at(exc: BaseException) -> str:
     own = [f for f in frames if not str(Path(f.filename).resolve()).startswith(libraries)
            and not f.filename.startswith("<")]
     frame = (own or frames)[-1]
-    where = Path(frame.filename)
+    return source_place(frame.filename, frame.lineno)
+
+
+def source_place(filename: str, line: int | None) -> str:
+    """``file:line``, the path relative to the working directory when under it."""
+    where = Path(filename)
     try:
         where = where.resolve().relative_to(Path.cwd())
     except (ValueError, OSError):
         pass
-    return f"{where}:{frame.lineno}"
+    return f"{where}:{line}"
 
 
 def _shown(value: Any) -> str:

@@ -20,7 +20,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Callable
 
 from farm.config import Settings
-from farm.devices.base import DEVICE_METHODS, Device, PluginDevice, raised_at
+from farm.devices.base import DEVICE_METHODS, Device, PluginDevice, raised_at, source_place
 from farm.errors import ConfigError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -145,12 +145,7 @@ def _syntax_at(exc: SyntaxError) -> str:
     when under it)."""
     if not exc.filename:
         return raised_at(exc)
-    where = Path(exc.filename)
-    try:
-        where = where.resolve().relative_to(Path.cwd())
-    except (ValueError, OSError):
-        pass
-    return f"{where}:{exc.lineno}"
+    return source_place(exc.filename, exc.lineno)
 
 
 def _check_kind(where: str, kind: object, value: object) -> None:
