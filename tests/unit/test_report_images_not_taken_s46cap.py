@@ -2,12 +2,7 @@
 
 from __future__ import annotations
 
-import importlib
 import json
-import sys
-import uuid
-
-import pytest
 
 from farm.devices.base import Rect, UINode, UITree
 from farm.devices.fake import FakeDevice
@@ -16,6 +11,7 @@ from farm.errors import DeviceError, DeviceLost
 from farm.evidence import CaseEvidence
 from farm.results import ArtifactStore, StepRecord
 from tests.support.farm_cli import run_main
+from tests.unit.test_plugin_contract_s46plug import plugin  # noqa: F401 (its fixture)
 
 BAD_SHOT_TV = '''
 from farm.devices.base import Rect, UINode, UITree
@@ -48,24 +44,6 @@ tasks:
 """
 
 
-@pytest.fixture
-def plugin(tmp_path, monkeypatch):
-    """plugin(source) -> the name of a new importable module holding ``source``."""
-    where = tmp_path / "plugins"
-    where.mkdir()
-    monkeypatch.syspath_prepend(str(where))
-    made: list[str] = []
-
-    def write(source: str) -> str:
-        name = f"tvplug_{uuid.uuid4().hex[:8]}"
-        (where / f"{name}.py").write_text(source)
-        importlib.invalidate_caches()
-        made.append(name)
-        return name
-
-    yield write
-    for name in made:
-        sys.modules.pop(name, None)
 
 
 def test_a_plugin_whose_screenshots_are_no_images_is_said_at_the_runs_end(
