@@ -623,10 +623,7 @@ class _CaseRun:
             target = case.web.model_copy(update={"url": url, "user_agent": agent,
                                                  "extra_http_headers": headers})
             self.opening = mask_url(url)    # (its timeout message)
-            if hasattr(self.device, "hide"):    # (the secrets in a URL it shows: `mask_url`)
-                # no secret anywhere: nothing for its screenshots to black out, none scanned
-                self.device.hide = (self.mask if self.vars.hides or self.services.hides
-                                    else unmasked)
+            self._give_mask()
             if self.continues:
                 self.device.continue_session(target)
             else:
@@ -636,7 +633,17 @@ class _CaseRun:
             if phone is not None and phone.launch:     # ${NAME} in the app id or URL
                 phone = phone.model_copy(update={"launch": self.vars.resolve(phone.launch)})
                 self.opening = mask_url(phone.launch)
+            self._give_mask()
             self.device.start_session(phone)
+
+    def _give_mask(self) -> None:
+        """The device told the case's mask, where it takes one (its ``hide``: the secrets in a
+        URL it shows, `mask_url`; a screen's text holding one, blacked out of its images). No
+        secret anywhere: nothing for its screenshots to black out, none scanned (a phone
+        reads no UI tree for them)."""
+        if hasattr(self.device, "hide"):
+            self.device.hide = (self.mask if self.vars.hides or self.services.hides
+                                else unmasked)
 
     def _skip_rest(self) -> None:
         """The steps after the last one recorded, listed as not run (skipped): after a failed
