@@ -105,12 +105,17 @@ class StepRecord(BaseModel):
     # tier instead"); left out of results.json when empty, so a run with nothing to note
     # writes what it wrote before
     notes: list[str] = Field(default_factory=list)
+    # why the step has no ``after`` image (farm.evidence: "--screenshots off", "not taken:
+    # …", "not written: …", "not run"); left out of results.json when it has one
+    no_image: str | None = None
 
     @model_serializer(mode="wrap")
     def _without_empty_notes(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         data = handler(self)
         if not self.notes:
             data.pop("notes", None)
+        if self.no_image is None:
+            data.pop("no_image", None)
         return data
 
 
@@ -544,6 +549,9 @@ class ArtifactStore:
         self._why = ""                            # (the first one's reason)
         self._untaken = 0                         # report images a device could not take
         self._untaken_why = ""                    # (the first one's device and reason)
+        # images not written, by path relative to the run dir → why (what the run's end says
+        # of the first one): each step without its image says why (`farm.evidence`)
+        self.unwritten: dict[str, str] = {}
         # the last images stored, by path: a file derived from one is made without reading
         # it back from disk
         self._recent: OrderedDict[str, bytes] = OrderedDict()
@@ -662,17 +670,22 @@ class ArtifactStore:
             print(f"farm: warning: {count} report image(s) could not be taken: {why}",
                   file=sys.stderr, flush=True)
 
-    def not_taken(self, device: str, exc: BaseException) -> None:
+    def not_taken(self, device: str, exc: BaseException,
+                  mask: Callable[[str], str] | None = None) -> str:
         """Note a report image the device ``device`` could not take (its screenshot raised):
         the case's verdict stands, but the run's end says once how many and the first reason
         (a device whose every screenshot fails left a green run with a report without images,
-        and a WARNING in farm.log only)."""
+        and a WARNING in farm.log only). Returns that reason, its secrets hidden by ``mask``
+        (the step without the image says it: `farm.evidence`)."""
         said = _unreadable(exc).splitlines()[0]
+        said = mask(said) if mask is not None else said
+        shown = said
         if device and not said.startswith(f"{device}:"):
             said = f"{device}: {said}"
         with self._lock:
             self._untaken += 1
             self._untaken_why = self._untaken_why or said
+        return shown
 
     def not_written(self, path: Path | None, exc: Exception) -> None:
         """Note an image (or a worker's artifact, from the cluster executor) that did not
@@ -680,9 +693,12 @@ class ArtifactStore:
         reads as a broken page, not as a missing image)."""
         logging.getLogger("farm").warning("cannot write %s: %s", path or "an image",
                                           _unreadable(exc))
+        why = getattr(exc, "strerror", None) or _unreadable(exc)
         with self._lock:
             self._unwritten += 1
-            self._why = self._why or (getattr(exc, "strerror", None) or _unreadable(exc))
+            self._why = self._why or why
+            if path is not None and path.is_relative_to(self.run_dir):
+                self.unwritten[path.relative_to(self.run_dir).as_posix()] = why
         if path is not None:
             try:
                 path.unlink(missing_ok=True)

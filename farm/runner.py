@@ -242,7 +242,7 @@ class _CaseRun:
         self.up_front = False       # skipped before its session opened (`_skip_before_start`)
         self.unnamed = 0            # results kept without a `name:` so far (their data keys)
         self.evidence = CaseEvidence(services.settings.screenshots, self.agent.grabber,
-                                     services.artifacts, case.id, job.attempt)
+                                     services.artifacts, case.id, job.attempt, mask=self.mask)
         self.agent.grabber.idle = self.evidence.store_ready
 
     def mask(self, text: str) -> str:

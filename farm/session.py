@@ -23,6 +23,7 @@ from farm import __version__, metrics
 from farm.appserver import AppServer
 from farm.config import Settings, flag_of, model_keys
 from farm.errors import ConfigError, UserError
+from farm.evidence import flush_images
 from farm.history import DurationHistory
 from farm.journal import JournalEvents
 from farm.attempts import RetryPolicy, synthetic
@@ -243,7 +244,7 @@ def _run(paths: Sequence[str | Path], devices: str, settings: Settings,
             except UserError as exc:    # no broker there, its ACL refusing the run's user as it
                 outcome = _not_run(planned, run_id, exc)    # starts: said, and nothing ran
             outcome = outcome or _not_run(planned, run_id)
-    services.artifacts.flush()
+    flush_images(upfront + outcome.results, services.artifacts)   # (and say what it lost)
     summary = _summary(run_id, t_start, upfront + outcome.results, outcome, chosen, units,
                        settings.fail_on_skip)
     remember(settings, summary, run_dir, refused=outcome.refused is not None)
