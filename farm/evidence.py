@@ -139,10 +139,11 @@ class CaseEvidence:
         """A capture that failed, for the run's end (`ArtifactStore.not_taken`; not a device
         that died: the run's end names it already, as lost); returns why, for the step left
         without it: the device's words as the run's end says them, secrets masked."""
-        said = _first_line(exc, self.mask)
+        said, device = _first_line(exc, self.mask), str(getattr(self.grabber.device, "name",
+                                                                "") or "")
         if not isinstance(exc, DeviceLost):
-            said = self.artifacts.not_taken(
-                str(getattr(self.grabber.device, "name", "") or ""), exc, self.mask)
+            said = self.artifacts.not_taken(device, exc, self.mask)
+        said = said.removeprefix(f"{device}: ") if device else said   # (the case names it)
         if isinstance(exc, TimeoutError) or type(exc).__name__.endswith("TimeoutError"):
             return f"the device did not answer the capture ({type(exc).__name__}: {said})"
         return f"not taken: {said}"

@@ -136,6 +136,7 @@ class _Renderer:
         self.counts: Counter[str] = Counter(c.status for c in summary.cases)
         self._files: dict[str, set[str]] = {}     # a folder's files, listed once
         self._keys: set[str] = set()              # the cases' ids in the page
+        self._said: dict[str, int] = {}           # why a step has no image → the case's first
 
     def _exists(self, rel: str) -> bool:
         """Whether the run dir's ``rel`` is a file: its folder is listed once for all its
@@ -178,6 +179,19 @@ class _Renderer:
         if url is None:
             return f'<span class="missing" title="{_e(rel)}">{_e(alt)} missing</span>'
         return _img(url, alt, cls)
+
+    def no_image(self, st: StepRecord) -> str:
+        """Where a step's after image would be: why it has none (``no image: not written: No
+        space left on device``), once a case (its later steps: ``as step 2``); "" when the
+        --screenshots policy said why for the run (`_by_policy`), or a results.json from an
+        older farm does not say."""
+        why = st.no_image or ("not run" if st.status == "skipped" else None)
+        if why is None or why.startswith(_POLICY):
+            return ""
+        if why != "not run" and (first := self._said.setdefault(why, st.index)) != st.index:
+            return f'<span class="noimg">no image: as at step {first}</span>'
+        shown = cut_long(one_line(why), NO_IMAGE_SHOWN)
+        return f'<span class="noimg">no image: {_e(shown)}</span>'
 
     def marked(self, st: StepRecord) -> str:
         """The before screenshot with where the step acted drawn: its marked copy, an SVG that
@@ -288,6 +302,7 @@ class _Renderer:
             meta.append(("Cache", saved))
         if s.deselected:
             meta.append(("Deselected", f"{len(s.deselected)} (listed below, not counted)"))
+        meta += _by_policy(s)
         dl = "".join(f"<div><dt>{_e(k)}</dt><dd>{_e(v)}</dd></div>" for k, v in meta)
         not_run, refused = not_run_by_interrupt(s), refused_before_start(s)
         banner = (f'<p class="banner" id="refused">The run stopped before any case started: '
@@ -516,6 +531,7 @@ data-status="{_e(c.status)}" {facets} data-q="{_e(_searched(c))}"\
                          f"<figcaption>Last screenshot ({_e(c.status)})</figcaption></figure>")
         if c.data:
             parts.append(_data_table(c.data))
+        self._said = {}
         for task, steps in groupby(c.steps, key=lambda st: st.task):
             parts.append(self.task(task, list(steps), at.index if at else None, _anchor(c)))
         if not c.steps:
@@ -585,9 +601,9 @@ data-status="{_e(c.status)}" {facets} data-q="{_e(_searched(c))}"\
             out = out if len(out) <= 200 else out[:199] + "…"
             label += f'<div class="out">→ {_t(out)}</div>'
         shots = self.marked(st) or self.thumb(st.before, "before")
-        shots += self.thumb(st.after, "after")
+        shots += self.thumb(st.after, "after") or self.no_image(st)
         if st.status == "skipped":     # it never ran: the screen it would have met is not its
-            shots = ""
+            shots = self.no_image(st)
         classes = [] if st.status == "passed" else [f"s-{st.status}"]
         if at_fault:
             classes.append("at")
@@ -704,6 +720,21 @@ def _cut(value: object, limit: int) -> str:
 def _img(url: str, alt: str, cls: str = "") -> str:
     klass = f' class="{cls}"' if cls else ""
     return f'<img{klass} loading="lazy" src="{_e(url)}" alt="{_e(alt)}">'
+
+
+# a step's `no_image` when the --screenshots policy kept it from one (farm.evidence.BY_POLICY):
+# said once for the run (`_by_policy`), not on each of its steps
+_POLICY = "--screenshots "
+NO_IMAGE_SHOWN = 160     # characters of why a step has no image (the whole on hover)
+
+
+def _by_policy(s: RunSummary) -> list[tuple[str, str]]:
+    """The header's line for the steps the --screenshots policy left without an image (one
+    line, not one per step: an `off` run's thousands of rows)."""
+    kept_from = Counter(st.no_image for c in s.cases for a in (*c.previous, c)
+                        for st in a.steps if st.no_image and st.no_image.startswith(_POLICY))
+    return [("Images", "; ".join(f"{n} step{'s' if n != 1 else ''} without one: {why}"
+                                 for why, n in sorted(kept_from.items())))] if kept_from else []
 
 
 def _continued_after_failure(steps: list[StepRecord]) -> bool:
