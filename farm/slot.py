@@ -6,7 +6,10 @@ thread; a `farm worker` process runs one slot for its device: the executors are 
 around this class, so a case behaves the same whichever ran it.
 
 The thread that opens the slot owns the device: it alone calls the device (health checks wake
-the screen, restarts, the case). Any thread may call :meth:`DeviceSlot.kill`.
+the screen, restarts, the case). Any thread may call :meth:`DeviceSlot.kill`. Farm's own kinds
+run that work on a thread of the device's own (`OwnThread`, as a device plugin's every method
+does): a call still running the watchdog grace after ``kill()`` is given up, the attempt ends
+(a timeout naming the method, or interrupted) and the device is lost, as a plugin's is.
 """
 
 from __future__ import annotations
@@ -15,21 +18,23 @@ import logging
 import threading
 import time
 from contextlib import contextmanager
-from typing import Iterator, Protocol
+from typing import Any, Callable, Iterator, Protocol, TypeVar
 
 from farm import metrics
-from farm.attempts import (QUARANTINE_REASON, WATCHDOG_GRACE_S, Outcome, next_streak, outcome,
-                           quarantine_due, synthetic)
-from farm.devices.base import Device
-from farm.errors import DeviceLost, InternalError
+from farm.attempts import (QUARANTINE_REASON, WATCHDOG_GRACE_S, Outcome, error_kind, next_streak,
+                           outcome, quarantine_due, synthetic)
+from farm.devices.base import Device, OwnThread, PluginDevice
+from farm.errors import CaseTimeout, DeviceLost, InternalError
 from farm.executors.base import NullEvents, RunEvents
-from farm.results import CaseResult
-from farm.runner import Services, run_case
+from farm.results import CaseError, CaseResult
+from farm.runner import INTERRUPTED, Services, run_case
 from farm.schedule import Job
 from farm.suite.model import Case
 from farm.text import clean, first_line
 
 log = logging.getLogger("farm.slot")
+
+T = TypeVar("T")
 
 
 class Streak(Protocol):
@@ -64,6 +69,10 @@ class DeviceSlot:
         self.quarantine_due = False
         self._owner: int | None = None
         self._checked: tuple[str, int] | None = None   # the attempt `ready` checked it for
+        # farm's own kinds: their work on a thread of its own (a plugin's device has one per
+        # call already: `PluginDevice`)
+        self._own = None if isinstance(device, PluginDevice) else OwnThread(
+            f"device-own:{device.name}", self._grace())
 
     @property
     def name(self) -> str:
@@ -98,7 +107,7 @@ class DeviceSlot:
         self._set("starting")
         t0 = time.monotonic()
         try:
-            self.device.open()
+            self._on_device("open()", self.device.open, opening=True)
         except Exception as exc:
             if self.services.cancel.is_set():   # the run was stopped while it started: not
                 log.info("device %s stopped while it started: %s", self.name, exc)   # dead
@@ -116,19 +125,54 @@ class DeviceSlot:
         self._set(state, detail)
 
     def kill(self) -> None:
-        """Any thread: make every later device call fail at once (interrupt, watchdog)."""
+        """Any thread: make every later device call fail at once (interrupt, watchdog); one
+        still running the grace after it is given up (`abandoned`)."""
         try:
             self.device.kill()
         except Exception as exc:
             log.debug("kill %s: %s", self.name, exc)
+        if self._own is not None:
+            self._own.kill()
+
+    @property
+    def abandoned(self) -> str | None:
+        """Why farm gave up on the device (a call that went on after kill()), or None."""
+        own = self._own.gone if self._own is not None else None
+        return own or getattr(self.device, "abandoned", None)
 
     def close(self) -> None:
         try:
-            self.device.close()
+            self._on_device("close()", self.device.close)
         except Exception as exc:
             log.debug("close %s: %s", self.name, exc)
+        if self._own is not None:
+            self._own.stop()
         if self.usable:
             self._set("done")
+
+    def _grace(self) -> float:
+        """How long past its timeout a case may run before its device is killed, and a call
+        may go on after that kill before it is given up (FARM_WATCHDOG_GRACE_SECONDS)."""
+        if self.grace is not None:
+            return self.grace
+        return float(getattr(self.services.settings, "watchdog_grace_seconds", WATCHDOG_GRACE_S))
+
+    def _on_device(self, what: str, fn: Callable[..., T], *args: Any,
+                   opening: bool = False) -> T:
+        """``fn(*args)``, device work, on the device's own thread (farm's own kinds); raises
+        DeviceLost when given up after kill(), naming the device method it was in, else
+        ``what``. ``opening``: the device starts again (its time is its own, not the grace)."""
+        own = self._own
+        if own is None:
+            return fn(*args)
+        if opening:
+            own.opened()
+        own.grace = self._grace()
+        call = own.run(lambda: f"{self.name}: " + (
+            f"{stuck}()" if (stuck := own.stuck_in(self.device)) else what), fn, *args)
+        if call.error is not None:
+            raise call.error
+        return call.value
 
     # ---- one attempt ---------------------------------------------------------------------------
     def run(self, job: Job, case: Case, services: Services | None = None) -> CaseResult:
@@ -145,9 +189,9 @@ class DeviceSlot:
         checked, self._checked = self._checked == (job.case_id, job.attempt), None
         self._set("busy", job.case_id)
         self.events.case_started(self.name, case.id, case.name, job.attempt)
-        if checked or self._ensure_healthy():
+        if checked or self._healthy_now():
             with self._watchdog(case):
-                result = self._run_case(job, case)
+                result = self._attempt(job, case)
         else:
             result = synthetic(case, self.services.run_id, job.attempt, "error", self.name,
                                error=DeviceLost(f"device {self.name} unusable: {self.detail}"))
@@ -160,10 +204,42 @@ class DeviceSlot:
         # failed, which then never reached quarantine
         if metrics.ran_on_device(result):
             self.quarantine_due = quarantine_due(self.streak.bump(outcome(result)))
-        if gone := getattr(self.device, "abandoned", None):   # a call that outlived kill()
+        if gone := self.abandoned:          # a call that outlived kill()
             self.retire("dead", gone)
         if self.state == "busy":
             self._set("idle")
+        return result
+
+    def _attempt(self, job: Job, case: Case) -> CaseResult:
+        """The attempt, on the device's own thread; one given up after kill() ends with what
+        it did so far: a timeout naming the device's call (interrupted after a stop)."""
+        try:
+            return self._on_device("the case", self._run_case, job, case)
+        except DeviceLost as exc:
+            if self._own is None or self._own.gone is None:
+                raise
+            return self._given_up(job, case, exc)
+
+    def _given_up(self, job: Job, case: Case, exc: DeviceLost) -> CaseResult:
+        """The result of an attempt whose device call never returned after kill(): its steps
+        so far (the one it was in ends with the timeout), as run_case ends a plugin's."""
+        stopped = self.services.cancel.is_set()
+        error = None if stopped else CaseTimeout(
+            f"case timed out after {case.timeout:g}s (device stopped answering: {exc})")
+        running = self.services.in_flight.get(self.name)
+        if running is None or running.case.id != case.id:
+            return synthetic(case, self.services.run_id, job.attempt,
+                             "interrupted" if stopped else "error", self.name,
+                             reason=INTERRUPTED if stopped else None, error=error)
+        result = running.so_far()
+        if error is not None:
+            said = running.mask(str(error))
+            step = next((r for r in result.steps if r.status == "interrupted"), None)
+            if step is not None:
+                step.status, step.error = "error", said
+            result.status, result.reason = "error", None
+            result.error = CaseError(kind=error_kind(error), message=said,
+                                     step=step.index if step else None)
         return result
 
     def _run_case(self, job: Job, case: Case) -> CaseResult:
@@ -185,11 +261,19 @@ class DeviceSlot:
         gives the case back to the queue: before, the case started on it, ended "device …
         unusable" at once, and its retry on another device was spent on a device that never
         ran it.)"""
-        healthy = self._ensure_healthy()
+        healthy = self._healthy_now()
         self._checked = (job.case_id, job.attempt) if healthy else None
         if healthy and self.state != "idle":      # (restarted)
             self._set("idle")
         return healthy
+
+    def _healthy_now(self) -> bool:
+        """`_ensure_healthy` on the device's own thread: False too when given up there."""
+        try:
+            return self._on_device("its health check", self._ensure_healthy, opening=True)
+        except DeviceLost as exc:
+            self.retire("dead", str(exc))
+            return False
 
     def _ensure_healthy(self) -> bool:
         why = "its health check said no"
@@ -223,8 +307,7 @@ class DeviceSlot:
         told the case's end (``deadline``: its own waits stop there, saying what they waited
         for, and it is not killed) has no end after it."""
         done = threading.Event()
-        grace = self.grace if self.grace is not None else getattr(
-            self.services.settings, "watchdog_grace_seconds", WATCHDOG_GRACE_S)
+        grace = self._grace()
 
         def watch() -> None:
             if not done.wait(case.timeout + grace):

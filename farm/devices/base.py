@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import logging
 import queue
+import sys
 import threading
 import weakref
 import traceback
 from contextlib import contextmanager
-from contextvars import ContextVar
+from contextvars import ContextVar, copy_context
 from pathlib import Path
 from typing import Any, Callable, Iterator, Protocol, runtime_checkable
 
@@ -205,9 +206,9 @@ PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 JPEG_MAGIC = b"\xff\xd8\xff"
 
 
-# How long a plugin's call may go on after farm called kill() (a watchdog's, an open_timeout's,
+# How long a device's call may go on after farm called kill() (a watchdog's, an open_timeout's,
 # Ctrl-C's) before farm gives up on it: its thread is left running (Python cannot stop it) and
-# the device is not used again
+# the device is not used again (`OwnThread`)
 KILL_GRACE_S = 10.0
 
 # Methods whose NotImplementedError says the device never can (not: not with these arguments,
@@ -216,10 +217,12 @@ _NEVER_AGAIN = ("query_xpath",)
 
 
 class _Call:
-    """One call of a plugin device's method, run on the device's own thread."""
+    """One piece of a device's work, run on the device's own thread (`OwnThread`), in a copy
+    of its caller's context (the step's output mask, `masking`)."""
 
     def __init__(self, fn: Callable[..., Any], args: tuple[Any, ...], kw: dict[str, Any]):
         self.fn, self.args, self.kw = fn, args, kw
+        self.context = copy_context()
         self.done = threading.Event()       # it returned or raised
         self.wake = threading.Event()       # done, or the device was killed meanwhile
         self.value: Any = None
@@ -227,7 +230,7 @@ class _Call:
 
     def run(self) -> None:
         try:
-            self.value = self.fn(*self.args, **self.kw)
+            self.value = self.context.run(self.fn, *self.args, **self.kw)
         except BaseException as exc:        # (SystemExit too: said in the caller's thread)
             self.error = exc
         finally:
@@ -236,10 +239,96 @@ class _Call:
 
 
 def _serve(calls: "queue.SimpleQueue[_Call | None]") -> None:
-    """A plugin device's own thread: its calls, one at a time, until told to end (None)."""
+    """A device's own thread: its calls, one at a time, until told to end (None)."""
     while (call := calls.get()) is not None:
         call.run()
         del call
+
+
+class OwnThread:
+    """The thread a device's work runs on, one piece at a time, while its caller waits: so
+    that farm can give up on a device whose call goes on after ``kill()``. A device plugin's
+    every method runs on one (`PluginDevice`); farm's own kinds' open, health check, restart,
+    attempt and close do (`farm.slot.DeviceSlot`).
+
+    `kill` wakes every caller waiting: a piece of work still running ``grace`` seconds later
+    is given up (DeviceLost naming it, ``what``; its thread is left running: Python cannot stop
+    it) and nothing runs here again (`gone`). Work handed in after `kill` (killed between
+    calls: a model wait, the gap after one) has the grace alone, until `opened`."""
+
+    def __init__(self, name: str, grace: float = KILL_GRACE_S) -> None:
+        self.name = name                    # the thread's
+        self.grace = grace
+        self.pending: set[_Call] = set()    # calls waiting for theirs
+        self.killed = False                 # kill() since the last opened()
+        self.gone: str | None = None        # why it was given up
+        self._calls: queue.SimpleQueue[_Call | None] | None = None
+        self._thread: threading.Thread | None = None
+
+    def run(self, what: Callable[[], str], fn: Callable[..., Any], *args: Any,
+            **kw: Any) -> _Call:
+        """``fn(*args, **kw)`` run on this thread; the call, done (its value or error). Raises
+        DeviceLost when given up (``what()``: what went on, as "tv-1: tap() of …")."""
+        if self.gone is not None:
+            raise DeviceLost(self.gone)
+        call = _Call(fn, args, kw)
+        self.pending.add(call)
+        if self.killed:         # killed between calls: this one has the grace alone
+            call.wake.set()
+        try:
+            self._queue().put(call)
+            call.wake.wait()
+            if not call.done.is_set() and not call.done.wait(self.grace):
+                self.gone = (f"{what()} did not return within {self.grace:g}s of kill(): farm "
+                             "gave up on it (its thread is left running) and uses the device "
+                             "no more")
+                log.warning("%s", self.gone)
+                raise DeviceLost(self.gone)
+        finally:
+            self.pending.discard(call)
+        return call
+
+    def opened(self) -> None:
+        """The device starts again (open): work has its time again, not the grace alone."""
+        self.killed = False
+
+    def kill(self) -> None:
+        """Any thread, after the device's own kill(): every caller waiting is woken, and
+        has ``grace`` seconds more (not only the last)."""
+        self.killed = True
+        for call in list(self.pending):
+            call.wake.set()
+
+    def stop(self) -> None:
+        """End the thread once its work is done (not waited for when it was given up)."""
+        calls, thread, self._calls, self._thread = self._calls, self._thread, None, None
+        if calls is not None:
+            calls.put(None)
+        if thread is not None and self.gone is None and thread is not threading.current_thread():
+            thread.join()
+
+    def stuck_in(self, owner: object) -> str | None:
+        """The public method of ``owner`` that this thread's work is in, outermost first
+        ("tap"), or None (not in one: farm's own code, or no work)."""
+        thread = self._thread
+        frame = sys._current_frames().get(thread.ident) if thread and thread.ident else None
+        found = None
+        while frame is not None:
+            if frame.f_locals.get("self") is owner and not frame.f_code.co_name.startswith("_"):
+                found = frame.f_code.co_name
+            frame = frame.f_back
+        return found
+
+    def _queue(self) -> "queue.SimpleQueue[_Call | None]":
+        """The queue of the thread, started at its first call."""
+        if self._calls is None:
+            calls: queue.SimpleQueue[_Call | None] = queue.SimpleQueue()
+            self._thread = threading.Thread(target=_serve, args=(calls,), daemon=True,
+                                            name=self.name)
+            self._thread.start()
+            weakref.finalize(self, calls.put, None)     # (the thread ends with its owner)
+            self._calls = calls
+        return self._calls
 
 
 class PluginDevice:
@@ -271,13 +360,10 @@ class PluginDevice:
         object.__setattr__(self, "_plugin", device)
         object.__setattr__(self, "_origin", origin)           # "device plugin 'tvfarm'"
         object.__setattr__(self, "_open_timeout", open_timeout)
-        object.__setattr__(self, "_kill_grace", kill_grace)
         object.__setattr__(self, "_warned", set())             # methods said malformed
         object.__setattr__(self, "_cannot", {})                # method -> its StepFailed
-        object.__setattr__(self, "_calls", None)               # its thread's queue
-        object.__setattr__(self, "_pending", set())            # calls waiting for theirs
-        object.__setattr__(self, "_killed", False)             # kill() since the last open()
-        object.__setattr__(self, "_gone", None)                # why it was given up
+        object.__setattr__(self, "_own", OwnThread(
+            f"plugin-{getattr(device, 'name', '?')}", kill_grace))
 
     @classmethod
     def around(cls, device: Any, origin: str, open_timeout: float,
@@ -307,50 +393,27 @@ class PluginDevice:
     @property
     def abandoned(self) -> str | None:
         """Why farm gave up on this device (a call that went on after ``kill()``), or None."""
-        return self._gone
+        return self._own.gone
+
+    @property
+    def _pending(self) -> set[_Call]:
+        return self._own.pending
 
     def _call(self, method: str, *args: Any, **kw: Any) -> Any:
-        if self._gone is not None:
-            raise DeviceLost(self._gone)
+        if self._own.gone is not None:
+            raise DeviceLost(self._own.gone)
         if method in self._cannot:
             raise self._cannot[method].with_traceback(None)   # (no old frames kept alive)
-        call = _Call(getattr(self._plugin, method), args, kw)
         if method == "open":
-            object.__setattr__(self, "_killed", False)
-        self._pending.add(call)
-        if self._killed:        # killed between calls (a model wait, the gap after one):
-            call.wake.set()     # this one has the grace alone to return
-        try:
-            self._thread().put(call)
-            call.wake.wait()
-            if not call.done.is_set() and not call.done.wait(self._kill_grace):
-                self._give_up(method)
-        finally:
-            self._pending.discard(call)
+            self._own.opened()
+        call = self._own.run(lambda: f"{self._plugin.name}: {method}() of {self._origin}",
+                             getattr(self._plugin, method), *args, **kw)
         if call.error is None:
             return call.value
         mapped = self._mapped(method, call.error)
         if mapped is call.error:
             raise mapped
         raise mapped from call.error
-
-    def _thread(self) -> "queue.SimpleQueue[_Call | None]":
-        """The queue of the device's own thread, started at its first call."""
-        if self._calls is None:
-            calls: queue.SimpleQueue[_Call | None] = queue.SimpleQueue()
-            threading.Thread(target=_serve, args=(calls,), daemon=True,
-                             name=f"plugin-{self._plugin.name}").start()
-            weakref.finalize(self, calls.put, None)     # (the thread ends with the device)
-            object.__setattr__(self, "_calls", calls)
-        return self._calls
-
-    def _give_up(self, method: str) -> None:
-        gone = (f"{self._plugin.name}: {method}() of {self._origin} did not return within "
-                f"{self._kill_grace:g}s of kill(): farm gave up on it (its thread is left "
-                "running) and uses the device no more")
-        object.__setattr__(self, "_gone", gone)
-        log.warning("%s", gone)
-        raise DeviceLost(gone)
 
     def _mapped(self, method: str, exc: BaseException) -> BaseException:
         """The error farm raises for ``exc``, raised by the plugin's ``method``."""
@@ -419,7 +482,6 @@ class PluginDevice:
     def kill(self) -> None:
         """The plugin's kill(), in the calling thread (the device's own may be stuck in the
         call it is to end); that call has ``kill_grace`` seconds more to return."""
-        object.__setattr__(self, "_killed", True)    # (until the next open())
         try:
             self._plugin.kill()
         except FarmError:
@@ -427,8 +489,7 @@ class PluginDevice:
         except Exception as exc:
             raise DeviceError(f"{self._plugin.name}: {self._raised('kill', exc)}") from exc
         finally:
-            for call in list(self._pending):     # every caller waiting, not only the last
-                call.wake.set()
+            self._own.kill()     # every caller waiting, not only the last (until open())
 
     def continue_session(self, target: Any) -> None:
         if not callable(getattr(self._plugin, "continue_session", None)):

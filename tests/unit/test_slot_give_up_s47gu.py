@@ -1,0 +1,69 @@
+"""Farm's own device kinds (not a plugin's device) are given up, as a plugin's is, when a
+call goes on after kill(): the watchdog's kill did not end it (a driver call kill() does not
+reach). Before, the case's device thread stayed in that call for good and the run never
+ended, even with --timeout."""
+
+import threading
+from pathlib import Path
+
+import pytest
+
+from farm.attempts import RetryPolicy
+from farm.devices.fake import FakeDevice
+from farm.executors.local import LocalExecutor
+from farm.results import ArtifactStore
+from farm.runner import Services
+from farm.config import Settings
+from farm.schedule import Job
+from farm.slot import DeviceSlot
+from farm.suite.model import Case, Step, Task, WebTarget
+
+
+@pytest.fixture
+def release():
+    gate = threading.Event()
+    yield gate
+    gate.set()          # the call farm gave up on ends with the test
+
+
+def make_case(cid, steps, timeout):
+    return Case(id=f"s/{cid}", name=cid, file=Path(f"/tmp/{cid}.yaml"),
+                suite_root=Path("/tmp"), platform="web",
+                web=WebTarget(url="http://127.0.0.1:1/"), tasks=[Task(name="t", steps=steps)],
+                timeout=timeout)
+
+
+def services(tmp_path):
+    return Services(settings=Settings(watchdog_grace_seconds=0.3),
+                    artifacts=ArtifactStore(tmp_path), run_id="r1", env={})
+
+
+def test_a_call_that_outlives_kill_is_given_up_the_device_lost_and_the_run_ends(
+        tmp_path, release):
+    dev = FakeDevice(scripts={"spin": lambda d: release.wait(600)})    # kill() reaches no one
+    # (the timeout leaves room for the step to begin before the deadline on a loaded machine)
+    spin = make_case("spin", [Step(kind="assertText", value=""),
+                              Step(kind="javascript", value="spin", line=4)], timeout=3)
+    ex = LocalExecutor([dev], {spin.id: spin}, services(tmp_path), RetryPolicy(infra_retries=1))
+    outcome = ex.run([Job(spin.id, "web", 1.0)])
+    [res] = outcome.results
+    assert res.status == "error" and res.error.kind == "CaseTimeout", res
+    said = ("fake-1: run_script() did not return within 0.3s of kill(): farm gave up on it "
+            "(its thread is left running) and uses the device no more")
+    assert res.error.message.startswith("case timed out after 3s"), res.error.message
+    assert said in res.error.message
+    assert [s.status for s in res.steps] == ["passed", "error"]     # what it did so far
+    assert res.error.step == 2 and res.device == "fake-1"
+    assert outcome.lost == {"fake-1": said}
+
+
+def test_a_given_up_device_is_called_no_more(tmp_path, release):
+    dev = FakeDevice(scripts={"spin": lambda d: release.wait(600)})
+    slot = DeviceSlot(dev, services(tmp_path), grace=0.2)
+    assert slot.open()
+    case = make_case("spin", [Step(kind="javascript", value="spin")], timeout=0.5)
+    res = slot.run(Job(case.id, "web", 1), case)
+    assert res.status == "error" and "run_script() did not return" in res.error.message
+    assert slot.state == "dead" and slot.abandoned
+    slot.close()                    # returns at once: the device's thread is still in the call
+    assert not dev.closed
