@@ -201,6 +201,31 @@ def _device_healthy(runtime: Any, healthy: bool | None) -> None:
         metrics.device_healthy(runtime.platform, runtime.name, ok)
 
 
+class HandedArtifacts(ArtifactStore):
+    """A task's image store, which also keeps the report images its device could not take
+    (`ArtifactStore.not_taken`) for the run's client: the run's end says them as a local run's
+    does (they were said on the worker's stderr only)."""
+
+    def __init__(self, *args: Any, **kw: Any) -> None:
+        super().__init__(*args, **kw)
+        self._untaken_lock = threading.Lock()
+        self.untaken: tuple[int, str, str] = (0, "", "")    # how many; the first's device, why
+
+    def not_taken(self, device: str, exc: BaseException, *args: Any, **kw: Any) -> Any:
+        said = super().not_taken(device, exc, *args, **kw)
+        if not isinstance(said, str):       # (the first line of what the device raised)
+            said = (str(exc).strip() or type(exc).__name__).splitlines()[0]
+        with self._untaken_lock:
+            count, first, why = self.untaken
+            self.untaken = (count + 1, first or device, why or said)
+        return said
+
+    def untaken_event(self) -> dict[str, Any]:
+        """What a ``case_finished`` event carries of them (nothing when there were none)."""
+        count, device, why = self.untaken
+        return {"untaken": count, "untaken_device": device, "untaken_why": why} if count else {}
+
+
 class NotReady(Exception):
     """The device could not be made ready for an attempt it was given: the attempt is given
     back to the broker untried (worker.tasks rejects its message, requeued) for another
@@ -230,6 +255,7 @@ class DeviceRuntime:
         self._stop = threading.Event()
         self._lock = threading.Lock()
         self._draining = False
+        self._said_dead = ""             # the run told this device died (`_say_dead`)
         self._cache: Any = None          # the cache store, shared by every task of this device
         self._models: Any = None         # the model clients, likewise (see `_warm_models`)
         metrics.serves_only_if(lambda: OUTAGE.since is None)    # (as `ready` says)
@@ -404,9 +430,14 @@ class DeviceRuntime:
         finally:
             self.set_state(state="idle")
         result = storable(result)
+        if self.slot is not None and self.slot.state == "dead":
+            # (before the result: the run may end on the result, its device then not named
+            # lost: given up after kill(), the device died in that attempt)
+            self._say_dead(run_id)
         self.publish(run_id, {"type": "case_finished", "case": job.case_id,
                               "attempt": job.attempt, "device": self.name,
-                              "result": result.model_dump(mode="json"), "artifacts": artifacts})
+                              "result": result.model_dump(mode="json"), "artifacts": artifacts,
+                              **services.artifacts.untaken_event()})
         self.outbox.flush()     # handed in (Redis may be restarting) before the task is acked
         self._after(run_id, result)
         return result.status
@@ -440,8 +471,9 @@ class DeviceRuntime:
         cases have no device left. ``given_back``: the attempt returned to the broker untried
         (case, attempt), which the client may take back at once."""
         assert self.slot is not None
-        if self.slot.state != "dead":
+        if self.slot.state != "dead" or self._said_dead == run_id:
             return
+        self._said_dead = run_id
         self.publish(run_id, {"type": "device_state", "device": self.name, "state": "dead",
                               "detail": self.slot.detail or "dead", "platform": self.platform,
                               "group": self.group, **given_back})
@@ -512,7 +544,7 @@ class DeviceRuntime:
         settings = self.settings      # the run's --screenshots, not the worker's default
         if payload.get("screenshots"):
             settings = settings.model_copy(update={"screenshots": payload["screenshots"]})
-        services = Services(settings=settings, artifacts=ArtifactStore(tmp), run_id=run_id,
+        services = Services(settings=settings, artifacts=HandedArtifacts(tmp), run_id=run_id,
                             env={**os.environ, **payload["env"]},
                             app_dirs={Path(k): v for k, v in payload["app_dirs"].items()},
                             cache=self._cache, cache_mode=payload.get("cache_mode"),

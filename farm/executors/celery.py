@@ -32,7 +32,7 @@ from farm.cluster.fair import fair_allocation, to_dispatch
 from farm.cluster.store import key
 from farm.config import Settings, mask_url, mask_urls_in
 from farm.devices.specs import DeviceSpec
-from farm.errors import BrokerLost, DeviceLost, InternalError
+from farm.errors import BrokerLost, DeviceError, DeviceLost, InternalError
 from farm.executors.base import Ledger, NullEvents, RunEvents, RunOutcome
 from farm.executors.event_inbox import EventInbox
 from farm.executors.inflight import Inflight as _Inflight
@@ -900,8 +900,23 @@ class CeleryExecutor:
             # write's OSError was taken for the broker's: the result lost, the run waiting)
             wire.save_artifacts(self.services.artifacts.run_dir, ev.get("artifacts") or {},
                                 self.services.artifacts.not_written)
+            self._untaken(ev)
             self._record(inf.job, self._result_of(ev, inf), ev["device"])
-            self.events.device_state(ev["device"], "idle")
+            if ev["device"] not in self._down:      # (it died in that attempt: said so before)
+                self.events.device_state(ev["device"], "idle")
+
+    def _untaken(self, ev: dict[str, Any]) -> None:
+        """The report images a worker's device could not take in the attempt, counted for the
+        run's end as a local run's are (`ArtifactStore.not_taken`): said once, the first
+        reason; before, only the worker's stderr said them."""
+        try:
+            count = min(int(ev.get("untaken") or 0), 100_000)
+        except (TypeError, ValueError):
+            return
+        mask = self.services.mask or (lambda text: text)
+        why = DeviceError(mask(str(ev.get("untaken_why") or "its screenshot failed")))
+        for _ in range(count):
+            self.services.artifacts.not_taken(str(ev.get("untaken_device") or ev["device"]), why)
 
     def _result_of(self, ev: dict[str, Any], inf: _Inflight) -> CaseResult:
         """The attempt's result as its worker sent it. One this farm cannot read (a worker of
