@@ -147,7 +147,16 @@ def render_history(runs: list[RunRecord], page_dir: Path, suite: str | None = No
         cost=cost_text(sum(r.cost for r in kept), any(r.cost_unknown for r in kept)),
         tokens_text=tokens_text, cost_text=cost_text,
         chart=_chart(trends), link=_linker(kept, page_dir), when=_format_time,
+        carried_from=_carried_from(trends),
         dur=format_duration, spark=_spark, rate_help=RATE_HELP, window_runs=WINDOW)
+
+
+def _carried_from(trends: Trends) -> list:
+    """The runs (rows, newest first) an interrupted newest run's unfinished cases keep their
+    state from (`farm.report.trends._carried`): one per case, so a ``-k`` run between the
+    night and the stopped run is one of them for its cases alone."""
+    runs = {c.carried for c in trends.latest if c.carried}
+    return [row for row in reversed(trends.rows) if row.run.run_id in runs]
 
 
 def write_history(store: ResultsStore, out: Path, since: str | None = None,

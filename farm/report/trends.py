@@ -61,7 +61,7 @@ class Change:
     recent: tuple[int, int, int] = (0, 0, 0)   # of its last WINDOW finished runs (this one's
     # included): (failed or its own error, passed only on a retry, runs)
     carried: str | None = None   # the run this state is from, when the newest run (cut
-    # short) did not finish the case: its last complete run's
+    # short) did not finish the case: the newest run that ran the case to its end
 
     @property
     def words(self) -> str:
@@ -182,7 +182,7 @@ def analyse(runs: list[RunRecord], suite: str | None = None,
     edge. An interrupted run is a row like any (marked so): its finished cases count
     everywhere; its skipped and interrupted cases, which did not finish, are neither verdicts
     nor durations (what they spent is still spend); when it is the newest, the cases it did
-    not finish keep the state of the last complete run (`_carried`). A partial run
+    not finish keep the state of the newest run that finished each (`_carried`). A partial run
     (`mark_partial`) is a row too, and its cases count like any run's: only its pass rate is
     not a night's."""
     runs = only_suite(runs, suite)     # (the header names the page's suites: this one)
@@ -244,23 +244,26 @@ class _Seen:
 
 def _carried(runs: list[RunRecord], changes: list[dict[str, Change]]) -> list[Change]:
     """The newest run's verdicts; when it was cut short (interrupted), with the state of
-    each case it did not finish as the runs before it left it, back to the last complete
-    one (marked ``carried``): a run stopped after 6 s emptied the morning's triage, the
-    cases still failing the night before gone from it."""
+    each case of it that it did not finish as the newest run that ran that case to its end
+    left it (marked ``carried``): a run stopped after 6 s emptied the morning's triage, the
+    cases still failing the night before gone from it. Each case is looked for on its own:
+    a ``-k logout`` run between the night and the stopped run finished logout alone, so the
+    night's other red cases are the night's. A case the stopped run did not have (not in its
+    selection, deleted since) is no case of it: not carried."""
     if not runs:
         return []
     latest = list(changes[-1].values())
     if not runs[-1].interrupted:
         return latest
-    decided = {c.case_id for c in runs[-1].cases if c.status in FINISHED}
+    pending = {c.case_id for c in runs[-1].cases if c.status not in FINISHED}
     for run, said in zip(reversed(runs[:-1]), reversed(changes[:-1])):
+        if not pending:
+            break
         for case in run.cases:
-            if case.status in FINISHED and case.case_id not in decided:
-                decided.add(case.case_id)
+            if case.status in FINISHED and case.case_id in pending:
+                pending.discard(case.case_id)
                 if case.case_id in said:
                     latest.append(replace(said[case.case_id], carried=run.run_id))
-        if not run.interrupted:
-            break
     return latest
 
 
