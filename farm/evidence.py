@@ -191,7 +191,8 @@ def _first_line(exc: BaseException, mask: Callable[[str], str] | None) -> str:
 def explain_unwritten(results: "list[CaseResult]", artifacts: "ArtifactStore") -> None:
     """After `ArtifactStore.flush`: each step whose after image did not reach the disk (what
     the run's end counts) has none, and says why (``not written: No space left on device``),
-    in every attempt of every case."""
+    in every attempt of every case; a before image not written is none either (the step
+    before says why)."""
     unwritten = artifacts.unwritten
     if not unwritten:
         return
@@ -201,6 +202,8 @@ def explain_unwritten(results: "list[CaseResult]", artifacts: "ArtifactStore") -
             if rec.after is not None and rec.after in unwritten:
                 rec.no_image = NOT_WRITTEN + unwritten[rec.after]
                 rec.after = None
+            if rec.before is not None and rec.before in unwritten:
+                rec.before = rec.marked = None
 
 
 def flush_images(results: "list[CaseResult]", artifacts: "ArtifactStore") -> None:

@@ -30,11 +30,12 @@ def _evidence(tmp_path, policy="all", error=None, mask=None):
 
 
 def _steps(evidence: CaseEvidence, statuses=("passed", "passed", "passed")) -> list[StepRecord]:
-    evidence.start()
+    before = evidence.start()
     records = [StepRecord(task="t", index=i, kind="tap", label=f"tap {i}", status=status)
                for i, status in enumerate(statuses, 1)]
-    for rec in records:
-        rec.after = evidence.after_step(rec, looks_only=False)
+    for rec in records:             # (as the runner does: a step's before is the last after)
+        rec.before = before
+        before = rec.after = evidence.after_step(rec, looks_only=False)
     return records
 
 
@@ -121,13 +122,13 @@ def test_an_image_the_disk_refused_says_not_written_and_why(tmp_path, capsys):
     evidence.finish(records, case)
     assert all(r.after for r in records)             # handed to the store: not on disk yet
     flush_images([case], store)
-    assert [(r.after, r.no_image) for r in records] == [
-        (None, "not written: Not a directory")] * 3
+    assert [(r.before, r.after, r.no_image) for r in records] == [
+        (None, None, "not written: Not a directory")] * 3
     assert "4 screenshot(s) not written" in capsys.readouterr().err   # the end line as before
     html = _page(case, run_dir=tmp_path)
     assert _screens(html, "tap 1") == ('<span class="noimg">no image: not written: Not a '
                                        'directory</span>')
-    assert "after missing" not in html
+    assert "missing</span>" not in html             # ("before missing", "after missing")
 
 
 def test_a_screenshots_off_run_says_it_once_not_on_every_step(tmp_path):
