@@ -201,3 +201,15 @@ def blacked_out(image: bytes, boxes: list[list[float]], scale: float = 1.0,
     else:       # (the fastest deflate: a full-screen PNG at the default level takes ~30 ms)
         img.save(out, format="PNG", compress_level=1)
     return out.getvalue()
+
+
+def blacked_out_at(image: bytes, boxes: list[list[int]], screen: tuple[int, int]) -> bytes:
+    """`blacked_out` for ``boxes`` in a device's own units (a phone's UI tree: Android's
+    physical pixels, iOS's points) on a screen ``screen`` (width, height) of them, the image
+    being that screen at any size: each box scaled to the image's pixels each way."""
+    if not boxes:
+        return image
+    w, h = png_size(image)
+    sx, sy = w / max(screen[0], 1), h / max(screen[1], 1)
+    ratio = sy / sx
+    return blacked_out(image, [[x, y * ratio, bw, bh * ratio] for x, y, bw, bh in boxes], sx)

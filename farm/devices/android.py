@@ -21,7 +21,7 @@ import threading
 import time
 import weakref
 import zlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from farm.devices import phone_edges
 from farm.devices.base import Rect, UINode, UITree, await_tree_change, swipe_into_view
@@ -30,7 +30,7 @@ from farm.devices.native_tree import (android_dialog, dialog_failure, page_failu
                                      parse_uiautomator, parse_xml, query_xml, shown_texts)
 from farm.devices.procs import PhoneBusy, PhoneClaim
 from farm.errors import ConfigError, DeviceError, DeviceLost, StepFailed
-from farm.text import clean, cut
+from farm.text import clean, cut, unmasked
 
 if TYPE_CHECKING:  # pragma: no cover
     from farm.config import Settings
@@ -488,6 +488,14 @@ class AndroidDevice:
         self._last_xml: str | None = None   # the last readable UI dump
         self._last_tree: UITree | None = None   # … as read (`tap_point` checks its nodes)
         self._dump_fresh = False            # … and no command was sent since it was read
+        # the tree of the screen as it is: no command but a screencap since it was read (a
+        # screenshot's secrets are found in it: `without_secrets`)
+        self._shown_tree: UITree | None = None
+        # the case's mask (its runner sets it): the screen's text it changes holds a secret,
+        # blacked out of each screenshot farm keeps or sends (`without_secrets`); `unmasked`:
+        # the run has none, no tree is read for it
+        self.hide: Callable[[str], str] = unmasked
+        self.hidden = 0                     # regions of the screen blacked out of images, ever
         self._shot: bytes | None = None     # the last screenshot, while no command came since
         self.scrolled_px = 0                # how far the last scroll's swipes moved the content
         # a scroll to an end: half a screen a swipe (each a mark on the report's screenshot),
@@ -512,6 +520,7 @@ class AndroidDevice:
     def open(self) -> None:
         """Connect through the adb server and check the device answers."""
         self._killed = False
+        self._shown_tree = None      # (the phone may show anything now)
         reopened = self._adb is not None
         self._adb = adb_client(self.host, self.port)
         self._hold(adb_phone_key(self._adb.host, self._adb.port, self.serial))
@@ -621,7 +630,7 @@ class AndroidDevice:
         line goes through `shell_result`."""
         dev = self._need()
         self._dump_fresh = False        # any command may change the screen: the dump is old
-        self._shot = None               # (and the screenshot)
+        self._shot = self._shown_tree = None    # (and the screenshot)
         with self._errors(what or cmd.split(" ")[0]):
             v2 = self._has_shell_v2(dev)
             if binary and not v2:
@@ -687,7 +696,7 @@ class AndroidDevice:
         from farm.devices.android_shell import PastDeadline, ShellCut, run_bounded
         dev = self._need()
         self._dump_fresh = False        # the command may change the screen
-        self._shot = None
+        self._shot = self._shown_tree = None
         what = command.split(" ")[0]
         silence = self.settings.adb_silence_seconds if self.settings else SHELL_TIMEOUT_S
         with self._errors(what):
@@ -827,7 +836,9 @@ class AndroidDevice:
     def screenshot(self) -> bytes:
         """PNG from ``screencap -p``. An all-black frame (FLAG_SECURE) is returned as is but
         flagged in ``screenshot_black``; the tree is then the only usable view."""
+        shown = self._shown_tree            # (a screencap changes nothing on the screen)
         out, err, code = self._run("screencap -p", binary=True)
+        self._shown_tree = shown
         if code or not out.startswith(b"\x89PNG"):
             raise DeviceError(f"screencap failed on {self.name}: "
                               f"{err.strip() or out[:80]!r}")
@@ -876,9 +887,41 @@ class AndroidDevice:
                 self.last_observation = "tree"
                 self._check_app_alive(xml)
                 self._dump_fresh = True
+                self._shown_tree = tree
                 return tree
         self.last_observation = "empty-tree"
         return None
+
+    def without_secrets(self, png: bytes) -> bytes:
+        """``png`` (this screen's screenshot, for the report or a model) with each node of
+        the UI tree holding a secret blacked out (`phone_edges.without_secrets`)."""
+        return phone_edges.without_secrets(self, png, self._tree_now)
+
+    def _tree_now(self) -> UITree:
+        """The tree of the screen as it is: the one a step read since the last command, else
+        a dump read now (retried as `hierarchy` retries), which changes nothing else: the
+        last tree a step read (what its node ids name), the screenshot kept for a scroll's
+        comparison, whether that tree is fresh. DeviceError when no dump is readable."""
+        if self._shown_tree is not None:
+            return self._shown_tree
+        kept = self._shot, self._dump_fresh, self.tree_problem
+        problem = "no elements but the root"
+        try:
+            for attempt in range(DUMP_TRIES):
+                if attempt:
+                    time.sleep(0.3 * attempt)   # animations settle; idle state comes back
+                xml = self._dump()
+                if xml is None:
+                    problem = self.tree_problem
+                    continue
+                self._note_turn(xml=xml)
+                tree = parse_uiautomator(xml, *self.size())
+                if sum(1 for n in tree.nodes if n.visible) > 1:
+                    self._shown_tree = tree
+                    return tree
+        finally:
+            self._shot, self._dump_fresh, self.tree_problem = kept
+        raise DeviceError(problem)
 
     def _check_app_alive(self, xml: str) -> None:
         """StepFailed when the app the case launched is not what the screen shows and its

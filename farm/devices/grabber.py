@@ -36,6 +36,8 @@ def ready(image: Callable[[], bytes | None]) -> bool:
 
 class ScreenshotGrabber:
     """Returns a cached PNG while it is younger than ``ttl`` seconds and not invalidated.
+    A device with ``without_secrets`` (a phone) has each screenshot go through it first: what
+    the report keeps and a model is sent never shows a secret the screen's UI tree holds.
 
     Call `invalidate` after every action on the device.  ``captures`` counts real screenshots,
     ``hits`` cached answers, ``last_capture_seconds`` how long the last real one took.
@@ -70,6 +72,11 @@ class ScreenshotGrabber:
         self.captures += 1
         self.last_capture_seconds = done - now
         metrics.screenshot(getattr(self.device, "platform", "unknown"), done - now)
+        # a phone: the screen's text holding a secret blacked out of what is kept and sent
+        # (the browser does it as it captures: `farm.devices.web.capture.PageCapture.hide`)
+        if getattr(type(self.device), "without_secrets", None) is not None:
+            png = self.device.without_secrets(png)
+            done = self.clock()
         # age counts from when the capture started: the screen may have changed while it ran
         self._png, self._taken_at, self._took = png, now, done - now
         return png

@@ -30,7 +30,7 @@ from farm.devices.native_tree import (dialog_failure, page_failure, parse_wda, q
                                      shown_texts)
 from farm.devices.procs import PhoneBusy, PhoneClaim
 from farm.errors import DeviceError, DeviceLost, StepFailed
-from farm.text import clean, cut
+from farm.text import clean, cut, unmasked
 
 if TYPE_CHECKING:  # pragma: no cover
     from farm.config import Settings
@@ -182,6 +182,14 @@ class IosDevice:
         self.tree_problem = ""              # why the last hierarchy() gave no tree
         self.screenshot_black = False
         self._shot: bytes | None = None     # the last screenshot, while no action came since
+        # the tree of the screen as it is: no action since it was read (a screenshot's secrets
+        # are found in it: `without_secrets`)
+        self._shown_tree: UITree | None = None
+        # the case's mask (its runner sets it): the screen's text it changes holds a secret,
+        # blacked out of each screenshot farm keeps or sends (`without_secrets`); `unmasked`:
+        # the run has none, no source is read for it
+        self.hide: Callable[[str], str] = unmasked
+        self.hidden = 0                     # regions of the screen blacked out of images, ever
         # the field an aiInput typed into and then hid the keyboard of, while nothing else
         # was done since (`press`: a key right after it goes there, as on Android)
         self._typed_into: Any = None
@@ -208,6 +216,7 @@ class IosDevice:
 
         wda.HTTP_TIMEOUT = HTTP_TIMEOUT_S
         self._killed = False
+        self._shown_tree = None      # (the phone may show anything now)
         self._stopped.clear()
         self._hold()
         reopened = self._client is not None
@@ -427,6 +436,7 @@ class IosDevice:
                 continue
             if any(n.visible for n in tree.nodes):
                 self._last_xml, self._last_tree = xml, tree
+                self._shown_tree = tree
                 self.last_observation = "tree"
                 self._check_app_alive(xml)
                 return tree
@@ -434,6 +444,25 @@ class IosDevice:
         # an empty source is often SpringBoard's after the app died: say so, not fall to OCR
         self._fail_if_app_gone()
         return None
+
+    def without_secrets(self, png: bytes) -> bytes:
+        """``png`` (this screen's screenshot, for the report or a model) with each element of
+        the WDA source holding a secret blacked out (`phone_edges.without_secrets`)."""
+        return phone_edges.without_secrets(self, png, self._tree_now)
+
+    def _tree_now(self) -> UITree:
+        """The source tree of the screen as it is: the one a step read since the last action,
+        else one read now, which changes nothing else (the last tree a step read: what its
+        node ids name). DeviceError when WDA gives none with a visible element."""
+        if self._shown_tree is None:
+            xml = clean(self._call(lambda: self._session.source(), "source"))
+            self._note_turn(app_frame(xml))
+            w, h = self.size()
+            tree = shown_parts(parse_wda(xml, w, h), w, h)
+            if not any(n.visible for n in tree.nodes):
+                raise DeviceError("WDA's /source: no visible elements")
+            self._shown_tree = tree
+        return self._shown_tree
 
     def _check_app_alive(self, xml: str) -> None:
         """StepFailed when the app the case launched has stopped running (WDA's app state 1):
@@ -946,7 +975,7 @@ class IosDevice:
 
         self._need()
         if what not in ("screenshot", "source"):    # (anything else may change the screen)
-            self._shot = None
+            self._shot = self._shown_tree = None
         if what not in _LOOKS:          # (anything else may move the focus)
             self._typed_into = None
         for attempt in (1, 2):

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
+from typing import Callable
 
 from farm.devices.base import Rect, UINode, UITree
 from farm.errors import StepFailed
@@ -105,6 +106,23 @@ def parse_wda(xml: str, width: int, height: int) -> UITree:
 
     visit(root, None)
     return UITree(source="wda", nodes=nodes)
+
+
+def secret_boxes(tree: UITree, hide: Callable[[str], str]) -> list[list[int]]:
+    """[x, y, width, height] (the tree's units) of each visible node of ``tree`` whose text,
+    label (content-desc) or value holds a secret: ``hide`` (the case's mask, `Variables.mask`)
+    changes it, as it finds a secret in any of its forms, a short credential typed whole
+    included (the browser's test of a field's value: `farm.devices.web.capture.
+    secret_fields`). What a phone's screenshot has blacked out: a node's whole box (a tree
+    has none for part of a text); a node one of whose descendants holds it too is left to
+    those (an iOS cell's label repeats its texts', an Android view's content-desc its
+    children's)."""
+    found = [n for n in tree.nodes if n.visible and n.rect.width > 0 and n.rect.height > 0
+             and any(t and hide(t) != t for t in (n.text, n.name, n.placeholder))]
+    if not found:
+        return []
+    outer = {a.id for n in found for a in tree.ancestors(n)}
+    return [n.rect.as_list() for n in found if n.id not in outer]
 
 
 _FIRST_STEP = re.compile(r"/([^/\[\s]+)")        # an absolute path's first element name

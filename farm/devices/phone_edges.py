@@ -18,10 +18,11 @@ from __future__ import annotations
 
 import io
 import logging
-from typing import Any
+from typing import Any, Callable
 
 from farm.devices.base import Rect, UINode, UITree
-from farm.errors import StepFailed
+from farm.errors import DeviceError, StepFailed
+from farm.text import first_line, unmasked
 
 log = logging.getLogger(__name__)
 
@@ -226,3 +227,34 @@ def screen_moved(before: bytes, after: bytes) -> bool:
     if width * height * 400 <= a.width * a.height:
         return False
     return not (width * 3 <= height <= a.height // 8)
+
+
+# -- secrets the screen shows, blacked out of its images -------------------------------------
+def without_secrets(device: Any, png: bytes, tree_now: Callable[[], UITree]) -> bytes:
+    """``png`` (a phone's screenshot, for the report or a model: `ScreenshotGrabber.grab`)
+    with the box of each node of the screen's UI tree whose text, label or value holds a
+    secret blacked out (`secret_boxes`: the case's mask, ``device.hide``, finds it in any of
+    the forms the text masking knows), scaled from the tree's units to the image's pixels: a
+    secret typed into a field that draws it, or shown by the app, stays out of the report
+    and the model's prompt. ``tree_now`` gives the tree of the screen as the screenshot has
+    it (one the step read since its last action, else read now). A run without a secret
+    (``hide`` is `unmasked`) reads no tree. A screen whose tree cannot be read keeps its
+    image as taken (said in farm.log); text drawn in an image or a canvas is not in a tree."""
+    hide = getattr(device, "hide", unmasked)
+    if hide is unmasked or getattr(device, "screenshot_black", False):
+        return png      # (a black frame, FLAG_SECURE's, shows nothing)
+    try:
+        tree = tree_now()
+    except (DeviceError, ValueError) as exc:   # (not a lost phone: that ends the case)
+        log.warning("%s: the screen's UI tree was not read (%s): a secret it shows is not "
+                    "hidden in its screenshot", device.name, first_line(exc))
+        return png
+    from farm.devices.native_tree import secret_boxes
+    boxes = secret_boxes(tree, hide)
+    if not boxes:
+        return png
+    from farm.agent.images import blacked_out_at
+    device.hidden = getattr(device, "hidden", 0) + len(boxes)
+    log.info("%s: %d region(s) of the screen's text holding a secret blacked out of a "
+             "screenshot", device.name, len(boxes))
+    return blacked_out_at(png, boxes, device.size())
