@@ -25,7 +25,7 @@ from farm.attempts import (QUARANTINE_REASON, WATCHDOG_GRACE_S, Outcome, error_k
                            outcome, quarantine_due, synthetic)
 from farm.devices.base import Device, OwnThread, PluginDevice
 from farm.errors import CaseTimeout, DeviceLost, InternalError
-from farm.executors.base import NullEvents, RunEvents
+from farm.executors.base import DEVICE_THREAD, NullEvents, RunEvents
 from farm.results import CaseError, CaseResult
 from farm.runner import INTERRUPTED, Services, run_case
 from farm.schedule import Job
@@ -72,7 +72,7 @@ class DeviceSlot:
         # farm's own kinds: their work on a thread of its own (a plugin's device has one per
         # call already: `PluginDevice`)
         self._own = None if isinstance(device, PluginDevice) else OwnThread(
-            f"device-own:{device.name}", self._grace())
+            f"{DEVICE_THREAD}{device.name} (its calls)", self._grace())
 
     @property
     def name(self) -> str:

@@ -782,5 +782,18 @@ def _forget(r, pid: int) -> str:
     return ""
 
 
+def _leave(code: int) -> None:
+    """End the device process with ``code``; without the interpreter's teardown when a device
+    call farm gave up on is still running (a thread in a Playwright call: destroying its
+    greenlet at teardown crashes, SIGSEGV, which the supervisor took for a crash and started
+    the drained device again), as `farm run` leaves."""
+    from farm.executors.local import unsettled_devices
+    if unsettled_devices():
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    sys.exit(code)
+
+
 if __name__ == "__main__":
-    sys.exit(child(sys.argv[1:]))
+    _leave(child(sys.argv[1:]))

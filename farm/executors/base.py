@@ -13,6 +13,10 @@ from farm.schedule import Job
 from farm.suite.model import Case
 from farm.usage import Usage
 
+# the name of a thread that drives a device (a local run's device loop, a device's own thread:
+# `farm.slot`): one still alive at exit is in a device call (`unsettled_devices`)
+DEVICE_THREAD = "device:"
+
 log = logging.getLogger("farm.executor")
 
 

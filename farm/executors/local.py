@@ -16,7 +16,7 @@ from farm import metrics
 from farm.attempts import RetryPolicy, synthetic
 from farm.devices.base import Device
 from farm.errors import ConfigError, DeviceLost, FarmError, InternalError
-from farm.executors.base import Ledger, NullEvents, RunEvents, RunOutcome
+from farm.executors.base import DEVICE_THREAD, Ledger, NullEvents, RunEvents, RunOutcome
 from farm.results import CaseResult
 from farm.run_console import clipped
 from farm.runner import INTERRUPTED, Services
@@ -27,13 +27,13 @@ from farm.suite.model import Case
 
 log = logging.getLogger("farm.executor")
 
-DEVICE_THREAD = "device:"     # thread name prefix: `farm run` checks none is left at exit
 KILL_AFTER_S = 1.0            # after Ctrl-C, a case still running this long: kill its device
 COMING_BACK_S = 1.0           # a case ended at the interrupt: its result this long on its way
 
 
 def unsettled_devices() -> list[str]:
-    """Devices whose thread is still alive (left mid-call after a second Ctrl-C)."""
+    """Devices whose thread is still alive (left mid-call after a second Ctrl-C, or given up
+    after kill(): `farm.slot`)."""
     return [t.name[len(DEVICE_THREAD):] for t in threading.enumerate()
             if t.name.startswith(DEVICE_THREAD) and t.is_alive()]
 

@@ -10,7 +10,7 @@ import pytest
 
 from farm.attempts import RetryPolicy
 from farm.devices.fake import FakeDevice
-from farm.executors.local import LocalExecutor
+from farm.executors.local import LocalExecutor, unsettled_devices
 from farm.results import ArtifactStore
 from farm.runner import Services
 from farm.config import Settings
@@ -67,3 +67,13 @@ def test_a_given_up_device_is_called_no_more(tmp_path, release):
     assert slot.state == "dead" and slot.abandoned
     slot.close()                    # returns at once: the device's thread is still in the call
     assert not dev.closed
+    # `farm run` (and a worker's device process) then leaves without the interpreter's
+    # teardown, which crashes on a thread left in a Playwright call
+    assert "fake-1 (its calls)" in unsettled_devices()
+
+
+def test_a_device_s_own_thread_ends_with_its_slot(tmp_path):
+    slot = DeviceSlot(FakeDevice(name="fake-2"), services(tmp_path), grace=0.2)
+    assert slot.open()
+    slot.close()
+    assert not [n for n in unsettled_devices() if n.startswith("fake-2")]
