@@ -40,7 +40,7 @@ from farm.run_outputs import (check_case_outputs, files_after_run, load_failures
                               write_outputs)
 from farm.runner import Services, plan_cached_up_front, skipped_before_start
 from farm.schedule import Job, expected_duration
-from farm.shared_context import build_units, expand
+from farm.shared_context import BatchScope, batch_scope, build_units, expand
 from farm.select import (Choice, Selection, SelectOptions, matrix_note, matrix_runs,
                          parse_shard, read_timings, select_cases)
 from farm.stop_signals import EarlyStop, StopSignals, signals_kept
@@ -200,7 +200,7 @@ def _run(paths: Sequence[str | Path], devices: str, settings: Settings,
          overwrite: bool, verbose: bool, choice: Choice | None, alluredir: Path | None) -> int:
     out, choice, t_start = out or sys.stdout, choice or Choice(), time.monotonic()
     suites, cases, batches = _collect(paths, settings, verbose, out)
-    devices, choice = _batch_settings(batches, cases, devices, choice, settings, out)
+    devices, choice, scope = _batch_settings(batches, cases, devices, choice, settings, out)
     specs = parse_device_specs(devices, settings)
     if not cases:
         return _no_cases(paths, junit_xml, out)
@@ -231,7 +231,7 @@ def _run(paths: Sequence[str | Path], devices: str, settings: Settings,
                             hides=every_secret.hides,
                             serve_only=_serve_only(own, suite_apps))
         stack.callback(services.close_cache)   # once the executor (pushed later) is done
-        upfront, jobs, units = _plan(cases, settings, run_id, remembered, services)
+        upfront, jobs, units = _plan(cases, settings, run_id, remembered, services, scope.lanes)
         outcome = RunOutcome(results=[])
         if jobs:
             planned = [u for u in units if u.id in {j.case_id for j in jobs}]
@@ -338,33 +338,48 @@ _DEVICE_KIND = {"web": "browser", "android": "android", "ios": "ios"}
 
 
 def _batch_settings(batches: list[Batch], cases: list[Case], devices: str, choice: Choice,
-                    settings: Settings, out: IO[str]) -> tuple[str, Choice]:
-    """A Midscene batch file's ``concurrent`` (devices per platform: the count without
-    --devices, a cap with it) and ``continueOnError: false`` (= --maxfail 1)."""
-    if not batches:
-        return devices, choice
-    concurrent = min(b.concurrent for b in batches)
-    if choice.devices_given:
-        specs = parse_device_specs(devices, settings)
-        devices = ",".join(s.written(concurrent) for s in specs)
-    else:
-        listed = {cid for b in batches for cid in b.case_ids}
+                    settings: Settings, out: IO[str]) -> tuple[str, Choice, BatchScope]:
+    """A Midscene batch file's ``concurrent`` and ``continueOnError: false``, for its own files
+    only (`batch_scope`): a batch with no file in the run changes nothing; a run of the batch
+    alone is capped at its ``concurrent`` devices per platform (the count without --devices)
+    and a failed file stops it (--maxfail 1), as ``midscene --config`` runs it; with other
+    cases beside it, its files run in its order (``concurrent: 1``: farm.schedule) or in
+    ``concurrent`` lanes, the other cases on every device."""
+    scope = batch_scope(batches, cases, {c.id for c in select_cases(cases, SelectOptions(
+        keyword=choice.keyword, tags=choice.tags, exclude_tags=choice.exclude_tags)).selected})
+    if not scope.live:
+        return devices, choice, scope
+    concurrent = sum(b.concurrent for b in scope.live)
+    if scope.alone and choice.devices_given:
+        devices = ",".join(s.written(concurrent) for s in parse_device_specs(devices, settings))
+    elif scope.alone:
+        listed = {cid for b in scope.live for cid in b.case_ids}
         platforms = sorted({c.platform for c in cases if c.id in listed})
         devices = ",".join(f"{_DEVICE_KIND[p]}:{concurrent}" for p in platforms) or devices
-    if not all(b.continue_on_error for b in batches) and choice.maxfail is None:
+    stop = bool(scope.stops) and choice.maxfail is None
+    if stop:
         choice = replace(choice, maxfail=1)
-    names = ", ".join(b.file for b in batches)
-    print(f"farm: {names}: concurrent {concurrent} (--devices {devices})"
-          + ("" if choice.maxfail != 1 else ", continueOnError false: no file starts after "
-             "a failure"), file=out)
-    for b in batches:
+    for b in scope.live:
+        print(f"farm: {b.file}: concurrent {b.concurrent}"
+              + (f" (--devices {devices})" if scope.alone else _beside(b))
+              + ("" if b not in scope.stops or not stop else ", continueOnError false: no file "
+                 "starts after a failure" + ("" if scope.alone and len(scope.live) == 1 else
+                                             " (of the run: other cases run with its files)")),
+              file=out)
         shared = [c for c in cases if c.shared and c.shared.unit_id == b.unit_id]
         if shared:
             print(f"farm: {b.file}: shareBrowserContext: its {len(shared)} web file(s) run as "
                   f"one unit ({b.unit_id}): on one device, in order"
                   + (f" ({Path(b.setup).name}, the setup, first)" if b.setup else "")
                   + ", in one browser context", file=out)
-    return devices, choice
+    return devices, choice, scope
+
+
+def _beside(batch: Batch) -> str:
+    """How a batch's ``concurrent`` holds in a run with other cases beside its files."""
+    if batch.concurrent == 1:
+        return ": its files one at a time, in its order"
+    return f": at most {batch.concurrent} of its files at once"
 
 
 def _dotenv_credentials() -> dict[str, str]:
@@ -400,7 +415,8 @@ def _with_overrides(cases: list[Case], settings: Settings) -> list[Case]:
 
 
 def _plan(cases: list[Case], settings: Settings, run_id: str, remembered: dict[str, list[float]],
-          services: Services | None = None) -> tuple[list[CaseResult], list[Job], list[Case]]:
+          services: Services | None = None, lanes: Mapping[str, tuple[str, int]] | None = None
+          ) -> tuple[list[CaseResult], list[Job], list[Case]]:
     """(results decided before any device starts, jobs to run, the cases they are for) for
     the selected cases; a shared-context batch's files are one unit, so one job
     (farm.shared_context). A case whose very first step needs a model is skipped here when
@@ -419,11 +435,12 @@ def _plan(cases: list[Case], settings: Settings, run_id: str, remembered: dict[s
                 case, run_id, f"needs a model (set FARM_MODEL): {step.kind} at line "
                               f"{step.line}"))
         else:
-            order = case.in_order       # a concurrent: 1 batch's files run in its order
+            # a concurrent: 1 batch's files run in its order; a concurrent: N one's in N lanes
+            order = (case.in_order.batch, case.in_order.place) if case.in_order else None
+            sequence, place = order or (lanes or {}).get(case.id) or (None, 0)
             jobs.append(Job(case.id, case.platform, expected_duration(
                 remembered, case.id, case.platform, settings.default_case_seconds),
-                test_retries=case.retries, pin=case.pin,
-                sequence=order.batch if order else None, place=order.place if order else 0))
+                test_retries=case.retries, pin=case.pin, sequence=sequence, place=place))
     return upfront, jobs, cases
 
 

@@ -11,9 +11,11 @@ re-run the whole unit, as its files depend on each other. Results are reported p
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 from farm.results import CaseResult, summed
 from farm.suite.loader import display_path
-from farm.suite.model import Case
+from farm.suite.model import Batch, Case
 
 
 def build_units(cases: list[Case]) -> list[Case]:
@@ -113,3 +115,43 @@ def _file_attempt(attempt: CaseResult, i: int, file: CaseResult) -> CaseResult:
         "tags": file.tags, "description": file.description,
         "report_file": file.report_file, "parts": [],
         **({} if i == 0 else {"usage": None, "tokens": {}})})
+
+
+# -- a batch file's run-wide settings ---------------------------------------------------------
+
+@dataclass(frozen=True)
+class BatchScope:
+    """What the run's batch files ask of the run, each only for its own files: ``live``, the
+    batches with a file in the run (-k, --tag, --exclude-tag kept one: a batch none of whose
+    files runs changes nothing); ``alone``, whether every case of the run is a file of those
+    batches (the run is the batch, as ``midscene --config`` runs it: its ``concurrent`` can
+    cap the devices, its ``continueOnError: false`` be --maxfail 1); ``stops``, the live
+    batches with ``continueOnError: false`` that have files outside a shared-context unit
+    (a unit already stops after its failed file: farm.runner.run_unit); ``lanes``, case id ->
+    (sequence, place) for the files of a ``concurrent: N`` batch (N > 1) in a run that is
+    not the batch alone: N sequences, files dealt to them in the batch's order, so at most N
+    of them run at once while other cases use the other devices."""
+
+    live: tuple[Batch, ...] = ()
+    alone: bool = False
+    stops: tuple[Batch, ...] = ()
+    lanes: dict[str, tuple[str, int]] = field(default_factory=dict)
+
+
+def batch_scope(batches: list[Batch], cases: list[Case], picked: set[str]) -> BatchScope:
+    """The run's `BatchScope`: ``cases`` all the suites' cases, ``picked`` the ids of those
+    the run's -k / --tag / --exclude-tag keep."""
+    live = tuple(b for b in batches if picked & set(b.case_ids))
+    if not live:
+        return BatchScope()
+    theirs = {cid for b in live for cid in b.case_ids}
+    alone = picked <= theirs
+    loose = {c.id for c in cases if c.id in picked and c.shared is None}
+    stops = tuple(b for b in live if not b.continue_on_error and loose & set(b.case_ids))
+    lanes: dict[str, tuple[str, int]] = {}
+    for b in live if not alone else ():
+        files = [cid for cid in b.case_ids if cid in loose]
+        if b.concurrent > 1 and len(files) > b.concurrent:
+            for i, cid in enumerate(files):
+                lanes[cid] = (f"{b.file} (lane {i % b.concurrent + 1})", i // b.concurrent)
+    return BatchScope(live, alone, stops, lanes)
