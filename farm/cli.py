@@ -1750,7 +1750,7 @@ def main() -> None:
     _junit_at_start(sys.argv[1:])
     real_stdout = sys.stdout
     sys.stdout = out = _ReaderMayLeave(real_stdout)
-    before = _stops_interrupt()
+    before = _stops_interrupt(sys.argv[1:])
     try:
         try:
             _main()
@@ -1768,24 +1768,29 @@ def main() -> None:
         _gc_back()      # (a usage error ends `farm run` before `_quiet_gc`)
 
 
-def _stops_interrupt() -> dict[int, Any]:
+def _stops_interrupt(args: list[str]) -> dict[int, Any]:
     """SIGTERM and SIGHUP stop farm as Ctrl-C does (an interrupt: exit 2, as README gives it)
     until `farm run` takes them over (farm.stop_signals); a CI runner's SIGTERM while farm
     read its settings or suites killed it with 143. As a run heeds it (`stop_signals.heeded`),
     SIGTERM stops farm however it was started: one its parent left ignored (a wrapper's
     ``trap '' TERM``) was ignored until the run took it over, and farm waited for ever on a
     settings file that did not come. An ignored SIGHUP (``nohup``) stays ignored, and so does
-    an ignored Ctrl-C (a script's `farm sim … &` outlives the script's Ctrl-C, as before).
+    an ignored Ctrl-C (a script's `farm sim … &` outlives the script's Ctrl-C, as before) —
+    except for `farm run` (``args``: the command line), which heeds Ctrl-C however it was
+    started: a script's background `farm run … &` ignored a SIGINT that came while it was
+    still starting (its settings, suites, devices), and its cases then ran to their end.
     The handlers of before, for `main` to put back (a test calls it in its own process)."""
     before: dict[int, Any] = {}
     if threading.current_thread() is not threading.main_thread():
         return before
-    for name in ("SIGTERM", "SIGHUP"):
+    heeds = ("SIGTERM", "SIGINT") if args[:1] == ["run"] else ("SIGTERM",)
+    for name in ("SIGTERM", "SIGHUP", "SIGINT"):
         sig = getattr(signal, name, None)
         if sig is None:
             continue
         now = signal.getsignal(sig)
-        if now is signal.SIG_DFL or (now is signal.SIG_IGN and name == "SIGTERM"):
+        if (now is signal.SIG_DFL and name != "SIGINT") or (now is signal.SIG_IGN
+                                                            and name in heeds):
             before[sig] = signal.signal(sig, _interrupt)
     return before
 
