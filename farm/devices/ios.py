@@ -975,9 +975,9 @@ class IosDevice:
 
         self._need()
         if what not in ("screenshot", "source"):    # (anything else may change the screen)
-            self._shot = self._shown_tree = None
-        if what not in _LOOKS:          # (anything else may move the focus)
-            self._typed_into = None
+            self._shot = None
+        if what not in _LOOKS:          # (anything else may move the focus, or the screen)
+            self._typed_into = self._shown_tree = None
         for attempt in (1, 2):
             try:
                 if session and self._session is None:

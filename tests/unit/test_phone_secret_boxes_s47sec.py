@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import logging
 from types import SimpleNamespace
+from typing import Any
 
 from PIL import Image
 
@@ -167,6 +168,12 @@ class _Session:
         self.sources += 1
         return SOURCE
 
+    def tap(self, x: int, y: int) -> None:
+        pass
+
+    def app_state(self, bundle: str) -> Any:
+        return SimpleNamespace(value=4)         # running in front
+
 
 def _iphone() -> tuple[IosDevice, _Session]:
     dev = IosDevice("i1", None, "http://127.0.0.1:1")
@@ -180,6 +187,18 @@ def test_an_iphone_field_holding_a_secret_is_blacked_out():
     png = ScreenshotGrabber(dev).grab()
     assert _black(png, (10, 50, 190, 80)) and _white_box(png, (10, 100, 190, 120))
     assert session.sources == 1 and dev._last_tree is None
+
+
+def test_an_iphone_s_source_the_step_read_is_used_again_until_an_action():
+    dev, session = _iphone()
+    dev.hide = MASK
+    dev._bundle = "com.other.app"           # (its state is asked after the source is read)
+    grabber = ScreenshotGrabber(dev, ttl=0)
+    dev.hierarchy()
+    assert _black(grabber.grab(), (10, 50, 190, 80)) and session.sources == 1
+    assert _black(grabber.grab(), (10, 50, 190, 80)) and session.sources == 1
+    dev.tap(5, 5)
+    assert _black(grabber.grab(), (10, 50, 190, 80)) and session.sources == 2
 
 
 def test_an_iphone_in_a_run_without_a_secret_is_not_asked_its_source():
