@@ -438,6 +438,34 @@ def _pidof_says(out: str, code: int) -> bool | None:
 # where a watched input's own exit status stands in its shell call's output (`_input_and_pidof`)
 _INPUT_STATUS = "farm-input-exit:"
 
+# which boot of the phone this is: the kernel's boot id (new at every start), and the uptime
+# (where the boot id cannot be read); both readable by adb's shell user on every Android
+BOOT_COMMAND = "cat /proc/sys/kernel/random/boot_id 2>/dev/null; cat /proc/uptime 2>/dev/null"
+_BOOT_ID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", re.M)
+_UPTIME = re.compile(r"^(\d+(?:\.\d+)?) \d", re.M)
+UPTIME_SLACK_S = 5.0        # uptime behind the host's clock by more: the phone started again
+
+
+def boot_mark(out: str) -> tuple[str | None, float | None, float]:
+    """(boot id, uptime in seconds, this host's monotonic time) from `BOOT_COMMAND`'s
+    output; None for what the phone did not say."""
+    boot, up = _BOOT_ID.search(out), _UPTIME.search(out)
+    return (boot.group(0) if boot else None, float(up.group(1)) if up else None,
+            time.monotonic())
+
+
+def restart_between(before: tuple[str | None, float | None, float],
+                    after: tuple[str | None, float | None, float]) -> str | None:
+    """Why two `boot_mark` looks show the phone started again between them ("its boot id
+    changed"; without boot ids: its uptime is less than the time since the first look);
+    None when they show the same boot, or cannot tell."""
+    if before[0] and after[0]:
+        return "its boot id changed" if before[0] != after[0] else None
+    if before[1] is not None and after[1] is not None and \
+            after[1] + UPTIME_SLACK_S < before[1] + (after[2] - before[2]):
+        return f"it has been up {after[1]:.0f} s"
+    return None
+
 
 def is_url(app: str) -> bool:
     """Whether a ``launch:`` value is a URL (``scheme://...``: a web page, an app's deep link)
@@ -480,6 +508,7 @@ class AndroidDevice:
         self._turned = False                # landscape: the last look found it turned
         self._app: str | None = None
         self._app_alive = False             # … and its process ran at the last look
+        self._boot: tuple[str | None, float | None, float] | None = None    # … in this boot
         self._opened: str | None = None     # the URL the case opened last (as shown: masked)
         self._killed = False
         self._lock = threading.Lock()
@@ -788,9 +817,30 @@ class AndroidDevice:
         if running is not False or self._app is None:
             return
         app, self._app_alive = self._app, False
+        self._check_same_boot(app)
         front = self.current_app() or "unknown"
         raise StepFailed(f"{app} is no longer running on {self.name} (front: {front}): it "
                          f"crashed at this step's input ({verb}){self._crash_words(app)}")
+
+    def _boot_now(self) -> tuple[str | None, float | None, float] | None:
+        """`boot_mark` of the phone now; None when it refuses to say."""
+        try:
+            return boot_mark(self._run(BOOT_COMMAND, what="boot id")[0])
+        except DeviceError:
+            return None
+
+    def _check_same_boot(self, app: str) -> None:
+        """DeviceLost when the phone started again since ``app`` was launched (its boot id
+        changed: a reboot, an emulator or simulator restarted): the app went with it, which
+        is the device's failure, retried on a device, not a crash of the app's (before,
+        "no longer running ... crashed", a new failure of the case). An adb connection lost
+        now is DeviceLost as well."""
+        now = self._boot_now() if self._boot is not None else None
+        why = restart_between(self._boot, now) if self._boot and now else None
+        if why:
+            self._app = None
+            raise DeviceLost(f"{self.name} restarted during the case ({why}): {app} stopped "
+                             "with it, no crash of its own")
 
     def _crash_words(self, app: str) -> str:
         """``: <the exception>; adb logcat -b crash -d shows it`` from the phone's crash
@@ -934,6 +984,7 @@ class AndroidDevice:
         if app is None or front is None or front.group(1) == app:
             return
         if self._app_running() is False:
+            self._check_same_boot(app)
             raise StepFailed(f"{app} is no longer running on {self.name} (front: "
                              f"{front.group(1)}): it crashed or was stopped during the case; "
                              "adb logcat shows why")
@@ -1264,6 +1315,7 @@ class AndroidDevice:
                     log.info("%s: %s asks for a permission: the dialog is in front of it",
                              self.name, app)
                 self._app, self._app_alive = app, True
+                self._boot = self._boot_now()
                 return
             if time.monotonic() > deadline:
                 raise not_in_front(app, self.name, current, _DEVICE_FRONTS,

@@ -12,6 +12,7 @@ import base64
 import re
 import shlex
 import time
+import uuid
 from typing import Callable
 from urllib.parse import urlsplit
 
@@ -25,6 +26,8 @@ BROWSER = "com.android.chrome"              # what a VIEW intent of a web page o
 IME = "com.android.adbkeyboard/.AdbIME"     # ADBKeyBoard: how non-ASCII text gets typed
 GBOARD = "com.google.android.inputmethod.latin/com.android.inputmethod.latin.LatinIME"
 KEYBOARDS = (IME, GBOARD)                   # installed; ADBKeyBoard is the one selected
+BOOT_ID = "/proc/sys/kernel/random/boot_id"    # new at each start of the simulator
+UPTIME = "/proc/uptime"                       # seconds since that start
 LONG_PRESS_MS = 500     # ViewConfiguration's long-press timeout: `input draganddrop` holds it
 
 # Android keycodes → Playwright keys (None: handled by the system, not the app).
@@ -96,6 +99,8 @@ class AndroidShell:
         self.width, self.height = width, height
         self.files: dict[str, bytes] = {}
         self.mtime = int(time.time())
+        # this boot of the phone (a simulator started again is a phone started again)
+        self.boot_id, self.booted = str(uuid.uuid4()), time.monotonic()
         self.screen_on = True
         self.keyguard = False               # the lock screen shows (its screen went off)
         self.ime = IME
@@ -302,10 +307,22 @@ class AndroidShell:
         return b"", err, 1 if err else 0
 
     def _cmd_cat(self, args: list[str]) -> Result:
-        data = self.files.get(args[0])
-        if data is None:
-            return b"", f"cat: {args[0]}: No such file or directory\n".encode(), 1
-        return data, b"", 0
+        """Each file in turn, and the kernel's boot id and uptime (`BOOT_ID`, `UPTIME`)."""
+        out, err = b"", b""
+        for name in [args[0], *args[1:]]:
+            data = self._proc_file(name) or self.files.get(name)
+            if data is None:
+                err += f"cat: {name}: No such file or directory\n".encode()
+            out += data or b""
+        return out, err, 1 if err else 0
+
+    def _proc_file(self, name: str) -> bytes | None:
+        if name == BOOT_ID:
+            return f"{self.boot_id}\n".encode()
+        if name == UPTIME:
+            up = time.monotonic() - self.booted
+            return f"{up:.2f} {up * 3:.2f}\n".encode()
+        return None
 
     def _cmd_pidof(self, args: list[str]) -> Result:
         pids = [str(self.log.pid_of(a)) for a in args if self.screen.running(a)]
