@@ -25,8 +25,10 @@ from farm.suite.vars import (LoadValues, chain_problems, invalid_name, is_valid_
                              references, sole_reference, substitute)
 from farm.suite.yamlpos import Node, exponent_number
 
-LOAD_TIME = ("a number or true/false field takes its value when the suite loads, from the "
-             "environment, .env or vars:")
+LOAD_TIME = ("{field} takes its value when the suite loads, from the environment, .env or "
+             "vars:")
+NUMBER_FIELD = "a number or true/false field"
+KEYWORD_FIELD = "a field with a fixed set of values"
 # Names (of the case, a task, a step) title the report, results, JUnit and data keys.
 NAME_TIME = ("a name takes its variables' values when the suite loads, from the environment, "
              ".env or vars:, never a secret's: it is shown in the report and results")
@@ -122,7 +124,7 @@ class Problems:
 
     # -- scalars ------------------------------------------------------------------------------
 
-    def expand(self, node: Node | None, where: str) -> Node | None:
+    def expand(self, node: Node | None, where: str, field: str = NUMBER_FIELD) -> Node | None:
         """``node``, or when it is exactly one ``${NAME}`` / ``${NAME:-default}`` (and
         `values` is set) a `Substituted` node in its place holding the value, typed as YAML
         types a plain scalar. None after recording why the variable gives no value here (a
@@ -137,7 +139,8 @@ class Problems:
         name, default = ref
         value, source = self.values.read(name)
         if value is None and source:
-            self.add(node, f"{where}: ${{{name}}} {source}; {LOAD_TIME}, never from a "
+            self.add(node, f"{where}: ${{{name}}} {source}; "
+                           f"{LOAD_TIME.format(field=field)}, never from a "
                            "secret (write the value here, or use a variable that is not secret)")
             return None
         if not value and default is not None:
@@ -246,9 +249,11 @@ class Problems:
 
     def choice(self, node: Node | None, where: str, choices: Iterable[str],
                aliases: dict[str, str] | None = None) -> str | None:
-        """One of ``choices`` (or an alias of one); null/missing -> None."""
+        """One of ``choices`` (or an alias of one); null/missing -> None. Written as exactly
+        one ``${NAME}``, it is read when the suite loads (`expand`), as a number field is."""
         choices = list(choices)
         aliases = aliases or {}
+        node = self.expand(node, where, KEYWORD_FIELD)
         value = self.text(node, where, expected=f"one of {', '.join(choices)}")
         if value is None:
             return None
@@ -256,7 +261,7 @@ class Problems:
             return value
         if value in aliases:
             return aliases[value]
-        self.add(node, f"{where}: expected one of {', '.join(choices)}, got {value!r}"
+        self.add(node, f"{where}: expected one of {', '.join(choices)}, got {got(node, value)}"
                        f"{suggest(value, choices)}")
         return None
 
@@ -306,6 +311,12 @@ class Problems:
         for name, why in chain_problems(out, inherited).items():
             self.add(items[name], f"{where}.{name}: {why}")
         return out
+
+
+def got(node: Node, value: str) -> str:
+    """What a keyword field holds, for "expected ..., got X": ``'sideways'`` as written, or
+    ``${DIR} = 'sideways' (from the environment)`` when a variable gave it."""
+    return node.describe() if isinstance(node, Substituted) else repr(value)
 
 
 def whole_number(node: Node) -> int | None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from farm.devices.keys import key_names, unknown_key
-from farm.suite.checks import Problems, suggest, whole_number
+from farm.suite.checks import KEYWORD_FIELD, Problems, got, suggest, whole_number
 from farm.suite.kinds import (KINDS, MEANINGS, NEAR_MISSES, OPTION_NEAR_MISSES,
                               OPTION_PLATFORMS, OTHER_WAYS, PLATFORM_GAPS, REFUSED_OPTIONS,
                               WAIT_FOR_INTERVAL_MS, StepKind)
@@ -334,13 +334,14 @@ def _wda_request(kind: str, main: Node, options: dict, p: Problems) -> str | Non
                                    f"expected one of: method, endpoint, data")
     if "endpoint" in fields and "url" in fields:
         p.add(main.keys["url"], f"{kind}: give `endpoint` once (`url` is another name for it)")
-    method = p.text(fields.get("method"), f"{kind} method", required=True, empty_ok=False,
-                    expected=f"one of {', '.join(WDA_METHODS)}") if "method" in fields else None
+    at_method = p.expand(fields.get("method"), f"{kind} method", KEYWORD_FIELD)
+    method = p.text(at_method, f"{kind} method", required=True, empty_ok=False,
+                    expected=f"one of {', '.join(WDA_METHODS)}") if at_method else None
     if "method" not in fields:      # (said at the step: a missing key has no line)
         p.add(main, f"{kind}: expected `method: <{'|'.join(WDA_METHODS)}>`, got nothing")
-    if method is not None and method.upper() not in WDA_METHODS:
-        p.add(fields["method"], f"{kind} method: expected one of {', '.join(WDA_METHODS)}, "
-                                f"got {method!r}")
+    if at_method is not None and method is not None and method.upper() not in WDA_METHODS:
+        p.add(at_method, f"{kind} method: expected one of {', '.join(WDA_METHODS)}, "
+                         f"got {got(at_method, method)}")
     at = fields.get("endpoint") or fields.get("url")
     endpoint = p.text(at, f"{kind} endpoint", empty_ok=False, expected="a path like /status")
     if at is None:

@@ -1,0 +1,95 @@
+"""A field that takes one of a fixed set of words (``direction:``, ``scrollType:``, ``mode:``,
+runWdaRequest's ``method:``) written as one ``${NAME}``: Midscene substitutes variables across
+the whole file before it parses it, so ``direction: ${DIR}`` with DIR=down scrolls down there.
+farm reads it when the suite loads, as it reads a number field's; a wrong value names the
+variable and its value; a secret never gives it a value (it would be shown in the report)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from farm.errors import SuiteErrors
+from farm.suite.loader import load_suites
+
+CASE = """\
+web:
+  url: about:blank
+tasks:
+  - name: t
+    flow:
+      - aiInput: Q
+        value: a
+        mode: ${MODE}
+      - aiScroll:
+          scrollType: ${ST}
+          direction: ${DIR:-down}
+"""
+IOS = """\
+ios:
+  launch: com.example.app
+tasks:
+  - name: t
+    flow:
+      - runWdaRequest:
+          method: ${VERB}
+          endpoint: /status
+"""
+
+
+def load(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str, env: dict[str, str]):
+    monkeypatch.chdir(tmp_path)          # messages name s/case.yaml; no stray .env is read
+    (tmp_path / "s").mkdir(exist_ok=True)
+    (tmp_path / "s" / "case.yaml").write_text(text)
+    [suite] = load_suites(["s/case.yaml"], env=env)
+    return suite.cases[0]
+
+
+def errors(tmp_path, monkeypatch, text, env) -> list[str]:
+    with pytest.raises(SuiteErrors) as raised:
+        load(tmp_path, monkeypatch, text, env)
+    return [str(e) for e in raised.value.errors]
+
+
+def test_keyword_fields_take_the_variables_values(tmp_path, monkeypatch):
+    case = load(tmp_path, monkeypatch, CASE, {"MODE": "typeOnly", "ST": "untilBottom"})
+    typed, scroll = case.tasks[0].steps
+    assert typed.options["mode"] == "typeOnly"
+    assert scroll.options == {"direction": "down",             # DIR's default
+                              "scrollType": "scrollToBottom"}   # an alias, as when written
+    case = load(tmp_path, monkeypatch, IOS, {"VERB": "post"})
+    assert case.tasks[0].steps[0].options["method"] == "POST"
+
+
+def test_a_wrong_value_names_the_variable_and_its_value(tmp_path, monkeypatch):
+    said = errors(tmp_path, monkeypatch, CASE, {"MODE": "typeOnly", "ST": "sideways",
+                                                "DIR": "Up"})
+    assert said == [
+        "s/case.yaml:10:23: aiScroll scrollType: expected one of singleAction, scrollToBottom, "
+        "scrollToTop, scrollToLeft, scrollToRight, got ${ST} = 'sideways' (from the "
+        "environment)",
+        "s/case.yaml:11:22: aiScroll direction: expected one of up, down, left, right, got "
+        "${DIR} = 'Up' (from the environment) (did you mean 'up'?)"]
+    said = errors(tmp_path, monkeypatch, IOS, {"VERB": "FETCH"})
+    assert said == ["s/case.yaml:7:19: runWdaRequest method: expected one of GET, POST, "
+                    "PUT, PATCH, DELETE, got ${VERB} = 'FETCH' (from the environment)"]
+
+
+def test_a_secret_never_gives_a_keyword_field_its_value(tmp_path, monkeypatch):
+    text = "secrets: [MODE]\nvars:\n  MODE: typeOnly\n" + CASE.replace("${ST}", "${API_TOKEN}")
+    said = errors(tmp_path, monkeypatch, text, {"API_TOKEN": "0123456789abcdef"})
+    assert said == [
+        "s/case.yaml:11:15: aiInput mode: ${MODE} is a secret (secrets:); a field with a fixed "
+        "set of values takes its value when the suite loads, from the environment, .env or "
+        "vars:, never from a secret (write the value here, or use a variable that is not "
+        "secret)",
+        "s/case.yaml:13:23: aiScroll scrollType: expected one of singleAction, scrollToBottom, "
+        "scrollToTop, scrollToLeft, scrollToRight, got ${API_TOKEN} = *** (from the "
+        "environment)"]
+
+
+def test_an_undefined_variable_is_reported_once(tmp_path, monkeypatch):
+    said = errors(tmp_path, monkeypatch, CASE, {"MODE": "replace"})
+    assert said == ["s/case.yaml:10:23: undefined variable ${ST} (set it in the environment, "
+                    "a .env file in the working directory, vars:, or a secrets dir)"]
