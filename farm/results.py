@@ -20,12 +20,13 @@ from dataclasses import dataclass
 from typing import Any, Callable, Literal
 
 from pydantic import (BaseModel, Field, SerializationInfo, SerializerFunctionWrapHandler,
-                      computed_field, model_serializer, model_validator)
+                      computed_field, field_validator, model_serializer, model_validator)
 
 from farm import errors
 from farm.text import clean
 from farm.usage import Usage
 
+UNSTABLE = "unstable"     # since_last of a red case that passed the run before, red before that
 Status = Literal["passed", "failed", "error", "skipped", "interrupted", "flaky"]
 StepStatus = Literal["passed", "failed", "error", "skipped", "interrupted"]
 
@@ -158,11 +159,17 @@ class CaseResult(BaseModel):
     tokens: dict[str, int] = Field(default_factory=dict)
     usage: Usage | None = None      # model totals: cost_usd, calls, ... (None: no model call)
     data: dict[str, Any] = Field(default_factory=dict)    # results by step `name:`, else "0", "1"…
-    since_last: str | None = None   # vs earlier runs: new failure|still failing|flaky|fixed|…
-    # (the results history's word; `since_last_words` is how every output says it)
+    since_last: str | None = None   # vs earlier runs: new failure|still failing|unstable|
+    # fixed|flaky before (the results history's word; `since_last_words` is how every output
+    # says it; an older results.json's "flaky" of a red case is read as "unstable")
     description: str | None = None  # Midscene agent.groupDescription
     report_file: str | None = None  # Midscene agent.reportFileName: its own page in the run dir
     parts: list["CaseResult"] = Field(default_factory=list)   # a shared-context unit's files
+
+    @field_validator("since_last", mode="before")
+    @classmethod
+    def _unstable_was_flaky(cls, value: Any) -> Any:
+        return UNSTABLE if value == "flaky" else value
 
     @model_serializer(mode="wrap")
     def _every_attempts_spend(self, handler: SerializerFunctionWrapHandler,
@@ -455,9 +462,10 @@ def not_run_by_interrupt(summary: RunSummary) -> int:
 
 
 # A case's verdict against earlier runs (results.json's ``since_last``) as every output says
-# it: the results history's "flaky" of a red case is a case whose verdict goes back and forth
-# from run to run, not one that passed on a retry (status flaky, as the README defines it)
-_SINCE_WORDS = {"flaky": "unstable across runs"}
+# it: "unstable" is a red case whose verdict goes back and forth from run to run, not one that
+# passed on a retry (status flaky, as the README defines it), which an older farm called
+# "flaky" in results.json
+_SINCE_WORDS = {UNSTABLE: "unstable across runs", "flaky": "unstable across runs"}
 
 
 def since_last_words(since_last: str | None) -> str | None:

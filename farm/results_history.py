@@ -27,7 +27,8 @@ from typing import Any, Callable, Iterable, Mapping, Protocol
 
 from pydantic import BaseModel, Field
 
-from farm.results import CaseResult, RunSummary, case_usage, failing_step, run_usage
+from farm.results import (UNSTABLE, CaseResult, RunSummary, case_usage, failing_step,
+                          run_usage)
 
 RED = ("failed", "error")
 QUIET_WAIT = 2          # seconds of that wait said nothing of (another run writing its run)
@@ -605,21 +606,22 @@ def pass_rate(counts: Mapping[str, int]) -> tuple[int, int, float | None]:
     return passed, finished, passed / finished if finished else None
 
 
-WINDOW = 10       # earlier runs of a case that decide new failure / still failing / flaky
+WINDOW = 10       # earlier runs of a case that decide new failure / still failing / unstable
 CONTEXT_RUNS = 50     # runs before a run (any suite's) that its verdicts are decided against
 CONTEXT_MAX = 400     # ... and at most this many, for a case those did not run
 
 
 def classify(previous: list[str], status: str) -> str | None:
     """A red ``status`` against a case's earlier statuses (newest last): ``new failure``
-    (green or unseen before), ``still failing`` (red last time too) or ``flaky`` (green last
-    time, red or flaky earlier in the window); a green one after red: ``fixed``; else None."""
+    (green or unseen before), ``still failing`` (red last time too) or ``unstable`` (green
+    last time, red or flaky earlier in the window: its verdict goes back and forth; an older
+    farm's results.json says "flaky"); a green one after red: ``fixed``; else None."""
     seen = previous[-WINDOW:]
     if status in RED:
         if seen and seen[-1] in RED:
             return "still failing"
         if any(s in RED or s == "flaky" for s in seen):
-            return "flaky"
+            return UNSTABLE
         return "new failure"
     if status in GREEN and seen and seen[-1] in RED:
         return "fixed"
@@ -668,7 +670,7 @@ def _device_error(kind: str) -> bool:
 
 def since_last(history: list[RunRecord], summary: RunSummary) -> dict[str, str]:
     """For each case of ``summary``, its `_verdict` against the runs before (red: new
-    failure / still failing / flaky; green: fixed / flaky before). An
+    failure / still failing / unstable; green: fixed / flaky before). An
     interrupted run's finished cases count as any run's (a case that failed in it is not new
     the next time); cases that did not finish (skipped, interrupted), or ended as the device's
     infrastructure error, are no verdict (`counts_for_verdicts`), before or now: a case whose

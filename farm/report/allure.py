@@ -165,7 +165,9 @@ class _Writer:
         message = _message(c)
         if message or c.status == "flaky" or c.since_last:
             result.statusDetails = StatusDetails(
-                message=message, flaky=c.status == "flaky" or c.since_last == "flaky" or None,
+                # flaky: passed on a retry in this run; a red case unstable across runs is
+                # not (Allure finds that from its own history)
+                message=message, flaky=c.status == "flaky" or None,
                 known=c.since_last == "still failing" or None)
         self.result(result)
 

@@ -45,18 +45,19 @@ _STATUS_HELP = {
 }
 _OPEN_BY_DEFAULT = {"failed", "error", "interrupted"}
 # A case's verdict against earlier runs (results.json's since_last): its key (#since=…) and
-# help; its words are `since_last_words`, as the terminal and junit.xml say them (the results
-# history's "flaky" of a red case: "unstable across runs", not a pass on a retry)
+# help; its words are `since_last_words`, as the terminal and junit.xml say them ("unstable",
+# an older farm's "flaky" of a red case: "unstable across runs", not a pass on a retry)
 _SINCE = {"new failure": ("new-failure",
                           "red now, passed (or never ran) in the runs before: new since then"),
           "still failing": ("still-failing", "red in the run before too"),
-          "flaky": ("unstable", "passed the run before, failed before that: its verdict goes "
-                    "back and forth (not flaky: it did not pass on a retry)"),
+          "unstable": ("unstable", "passed the run before, failed before that: its verdict "
+                       "goes back and forth (not flaky: it did not pass on a retry)"),
           "fixed": ("fixed", "passed now, failed in the last run that ran it"),
           "flaky before": ("flaky-before", "flaky (passed on a retry) in an earlier run too, "
                            "not only in this one")}
 # the header's verdict counts, each a link to its cases (#since=…): what broke, what got
 # fixed, what was flaky before too
+_SINCE["flaky"] = _SINCE["unstable"]     # (an older results.json's word, set in memory)
 _SINCE_COUNTS = [("new-failure", "new failure", "new failures"), ("fixed", "fixed", "fixed"),
                  ("flaky-before", "flaky before", "flaky before")]
 _SINCE_ORDER = ["new-failure", "unstable", "still-failing"]   # failures: new ones first

@@ -18,8 +18,9 @@ TOP = 25          # rows in each ranking
 STEPS_SHOWN = 3   # failing steps named per case in the flaky ranking
 SLICES = ("--shard", "--last-failed")     # a run so chosen is part of a run, never a whole one
 # Two things were both called "flaky": a case that failed, then passed on a retry in one run
-# (status ``flaky``), and a case whose verdict flips from run to run (`classify`'s "flaky" of a
-# red case). The page names them apart: *flaky (passed on retry)* and *unstable across runs*.
+# (status ``flaky``), and a case whose verdict flips from run to run (`classify`'s "unstable"
+# of a red case, "flaky" in an older farm's results.json). The page names them apart:
+# *flaky (passed on retry)* and *unstable across runs*.
 # A case is unstable when its verdict goes back to what it was within its last WINDOW runs
 # (green, red, green again; or red, green, red): new failure and fixed are first changes.
 UNSTABLE = "unstable"
@@ -271,12 +272,12 @@ def _verdict(before: list[str], status: str) -> str | None:
     """`classify`'s verdict, with the two kinds of "flaky" named apart: a case that passed
     only on a retry is *flaky* whatever came before (never *fixed*: it failed again in this
     run; never nothing: a plain pass); a red case that passed last time and was red before
-    that (`classify`'s "flaky") is *unstable*, and so is a pass after red of a case that had
+    that (`classify`'s "unstable") is *unstable*, and so is a pass after red of a case that had
     passed before that red (green, red, green: not *fixed*, it goes back and forth)."""
     if status == "flaky":
         return "flaky"
     said = classify(before, status)
-    if said == "flaky" or (said == "fixed" and any(s in GREEN for s in before[-WINDOW:])):
+    if said == UNSTABLE or (said == "fixed" and any(s in GREEN for s in before[-WINDOW:])):
         return UNSTABLE
     return said
 
