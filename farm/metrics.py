@@ -72,7 +72,8 @@ CASE_COST = Counter("farm_case_cost_usd", "Model cost (USD) of every attempt of 
 
 # ---- where it happens (the process running the case) --------------------------------------------
 MODEL_REQUESTS = Counter("farm_model_requests", "Model HTTP requests, by outcome "
-                         "(ok | error | timeout).", ["family", "outcome"], registry=REGISTRY)
+                         "(ok | error | timeout | interrupted: Ctrl-C or a stop cut it "
+                         "short).", ["family", "outcome"], registry=REGISTRY)
 MODEL_DURATION = Histogram(
     "farm_model_request_duration_seconds", "Model request latency.", ["family"],
     registry=REGISTRY, buckets=(0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 30, 60, 120))
@@ -84,7 +85,8 @@ MODEL_UNPRICED = Counter(
     "farm_model_unpriced_requests", "Model requests whose cost is unknown: counted as $0 in "
     "farm_model_cost_usd_total, which is then a lower bound (tokens=counted: a model "
     "litellm's cost map lacks, its tokens counted; tokens=unknown: a reply without usage, one "
-    "cut mid-body, a timeout after the request was sent: its tokens counted as 0 too).",
+    "cut mid-body, a timeout or a stop after the request was sent: its tokens counted as 0 "
+    "too).",
     ["family", "tokens"], registry=REGISTRY)
 LOCATE_ATTEMPTS = Counter("farm_locate_attempts", "Locator tier attempts, by tier and result "
                           "(hit | miss | error).", ["tier", "result"], registry=REGISTRY)
@@ -119,7 +121,7 @@ STATUSES = ("passed", "failed", "error", "flaky", "skipped", "interrupted")
 LOCATE_TIERS = ("plan-bbox", "xpath", "cache", "text", "ocr", "ai", "deep-locate")
 LOCATE_RESULTS = ("hit", "miss", "error")
 CACHE_RESULTS = {"locate": ("hit", "miss", "stale"), "plan": ("hit", "miss", "replanned")}
-MODEL_OUTCOMES = ("ok", "error", "timeout")
+MODEL_OUTCOMES = ("ok", "error", "timeout", "interrupted")
 TOKEN_KINDS = ("prompt", "completion")
 UNPRICED_TOKENS = ("counted", "unknown")
 

@@ -195,6 +195,8 @@ class LiteLLMClient:
             except Cancelled:      # the request was sent: the endpoint may have processed it
                 usage.latency_s += time.monotonic() - started
                 usage.tokens_unknown = usage.cost_unknown = True
+                metrics.model_request(self.family, "interrupted", time.monotonic() - started,
+                                      unpriced="unknown")
                 raise self._interrupted(usage, sent=True) from None
             except Exception as exc:
                 if isinstance(exc, Abandoned):     # as httpx's own timeout would have said

@@ -97,7 +97,7 @@ def test_a_key_in_the_providers_variable_is_enough(no_model_env, monkeypatch):
 def requests_counted(family: str) -> float:
     return sum(metrics.REGISTRY.get_sample_value(
         "farm_model_requests_total", {"family": family, "outcome": outcome}) or 0
-        for outcome in ("ok", "error", "timeout"))
+        for outcome in metrics.MODEL_OUTCOMES)
 
 
 @pytest.mark.parametrize("model, with_server, said", [

@@ -258,6 +258,14 @@ def test_a_request_cut_short_by_ctrl_c_may_have_been_billed(server):
         stop.set()
         return NEVER_ANSWERS
     srv = serve(server, received)
+    from farm import metrics
+    def counted(metric: object, *labels: str) -> float:
+        return metric.labels("gpt", *labels)._value.get()
+    before = (counted(metrics.MODEL_REQUESTS, "interrupted"),
+              counted(metrics.MODEL_UNPRICED, "unknown"))
     with pytest.raises(Interrupted) as raised:
         client(srv.base_url, timeout=60, retries=0).complete(MSGS, cancel=stop)
     assert raised.value.usage.summary() == "1 call(s), tokens unknown, cost unknown"
+    # and so do the metrics: a dashboard must not read the run as "no model request made"
+    assert (counted(metrics.MODEL_REQUESTS, "interrupted"),
+            counted(metrics.MODEL_UNPRICED, "unknown")) == (before[0] + 1, before[1] + 1)
