@@ -100,9 +100,9 @@ def model_outcomes(family: str) -> dict[str, float]:
 def test_a_model_family_has_every_outcome_at_zero_before_its_first_error() -> None:
     """A model error rate alert needs the error series at 0 before the first error."""
     metrics.model_family("unit-configured")
-    assert model_outcomes("unit-configured") == {"ok": 0, "error": 0, "timeout": 0}
+    assert model_outcomes("unit-configured") == {"ok": 0, "error": 0, "timeout": 0, "interrupted": 0}
     metrics.model_request("unit-unannounced", "ok", 0.5)  # a family nobody announced
-    assert model_outcomes("unit-unannounced") == {"ok": 1, "error": 0, "timeout": 0}
+    assert model_outcomes("unit-unannounced") == {"ok": 1, "error": 0, "timeout": 0, "interrupted": 0}
 
 
 def test_a_device_starting_creates_its_configured_model_family_s_outcomes(tmp_path) -> None:
@@ -123,7 +123,7 @@ def test_a_device_starting_creates_its_configured_model_family_s_outcomes(tmp_pa
     assert slot.open()
     slot.close()
     for family in ("qwen2.5-vl", "ui-tars"):
-        assert model_outcomes(family) == {"ok": 0, "error": 0, "timeout": 0}, family
+        assert model_outcomes(family) == {"ok": 0, "error": 0, "timeout": 0, "interrupted": 0}, family
 
 
 def test_a_run_starts_its_case_duration_and_agent_round_series_at_zero() -> None:
