@@ -19,7 +19,7 @@ from farm.suite.moved_options import lift_agent_options, read_config, written_as
 from farm.suite.steps import parse_flow
 from farm.suite.targets import (UNSUPPORTED, WEB_SECTIONS, read_mobile, read_outputs, read_web,
                                 section_of)
-from farm.suite.vars import malformed, references, undefined
+from farm.suite.vars import PLACEHOLDER, malformed, references, undefined
 from farm.suite.yamlpos import Node
 
 TARGETS = (*WEB_SECTIONS, "android", "ios")
@@ -95,18 +95,18 @@ def check_templates(node: Node, known: set[str] | frozenset[str], p: Problems) -
         text = scalar.text
         if not text or "${" not in text:
             continue
-        said: dict[str, None] = {}      # (a scalar's problems share its position)
+        said: dict[str, int] = {}      # message -> where in `text` it is first said
         for offset in malformed(text):
             end = text.find("}", offset)
             snippet = text[offset: end + 1] if 0 < end - offset < 40 else text[offset:][:20]
-            said[f"malformed placeholder {snippet!r}: expected ${{NAME}} or "
-                 "${NAME:-default} (write $${ for a literal ${)"] = None
-        for name, has_default, _ in references(text):
+            said.setdefault(f"malformed placeholder {snippet!r}: expected ${{NAME}} or "
+                            "${NAME:-default} (write $${ for a literal ${)", offset)
+        for name, has_default, offset in references(text):
             if not has_default and name not in known:
-                said[_undefined(name, results, known) + (
-                    JS_ESCAPE.format(name) if id(scalar) in scripts else "")] = None
-        for message in said:
-            p.add(scalar, message)
+                said.setdefault(_undefined(name, results, known) + (
+                    JS_ESCAPE.format(name) if id(scalar) in scripts else ""), offset)
+        for message, offset in said.items():
+            p.add_at(*scalar.place(PLACEHOLDER, offset), message)
 
 
 def _javascript_scalars(node: Node) -> list[Node]:

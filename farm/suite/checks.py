@@ -69,6 +69,10 @@ class Problems:
         line, col = (at.line, at.column) if at is not None else (None, None)
         self.errors.append(SuiteError(self.file, message, line, col))
 
+    def add_at(self, line: int, column: int, message: str) -> None:
+        """Record ``message`` at ``line:column`` (a place inside a value: `Node.place`)."""
+        self.errors.append(SuiteError(self.file, message, line, column))
+
     def warn(self, at: Node | None, message: str) -> None:
         """Record a warning (printed, never fatal) at ``at``'s position."""
         line, col = (at.line, at.column) if at is not None else (None, None)

@@ -40,6 +40,7 @@ _TOKEN = re.compile(
     r"|\$\{(?P<name>[A-Za-z_][A-Za-z0-9_]*)(?P<dflt>:-(?P<default>(?:(?!\$\{)[^}])*))?\}"
     r"|(?P<bad>\$\{)"
 )
+PLACEHOLDER = _TOKEN      # (for positions: `farm.suite.yamlpos.Node.place`)
 
 MASK = "***"
 # A vars: value refers to others at most this deep, and expands to at most this many

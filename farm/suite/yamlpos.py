@@ -39,6 +39,8 @@ from farm.text import is_utf16, not_utf8
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _constructor = yaml.constructor.SafeConstructor()
 
+# What YAML takes for a line break (libyaml's lines and columns count with these)
+_BREAK = re.compile("\r\n|[\r\n\x85\u2028\u2029]")
 MAX_BYTES = 2_000_000     # a suite file is a few KB; anything this big is a mistake
 MAX_DEPTH = 100           # deeper nesting is never a real suite, and would hit recursion limits
 _STD_TAGS = {f"tag:yaml.org,2002:{t}" for t in ("str", "int", "float", "bool", "null", "map",
@@ -63,6 +65,7 @@ class Node:
     raw: str = ""
     plain: bool = False
     keys: dict[str, Node] = field(default_factory=dict)
+    source: str = ""    # a scalar written over several lines: its text as in the file
 
     @property
     def is_null(self) -> bool:
@@ -99,6 +102,28 @@ class Node:
         if self.kind == "seq":
             return [v.to_python() for v in self.value]
         return self.value
+
+    def place(self, pattern: re.Pattern[str], offset: int) -> tuple[int, int]:
+        """``(line, column)`` in the file of the ``pattern`` match that starts at ``offset`` of
+        this scalar's `text`: inside a scalar written over several lines (a ``|`` or ``>``
+        block, a quoted or plain value folded across lines) the line it is written on, not
+        the first; else (or when the file's text cannot be matched up) where the value starts."""
+        text = self.text or ""
+        if not self.source or not text:
+            return self.line, self.column
+        start = 0
+        if self.source[0] in "|>":      # a block's header line (`|-  # comment`) is no text
+            brk = _BREAK.search(self.source)
+            start = brk.end() if brk else len(self.source)
+        written = [m.start() for m in pattern.finditer(self.source, start)]
+        found = [m.start() for m in pattern.finditer(text)]
+        if len(written) != len(found) or offset not in found:
+            return self.line, self.column
+        at = written[found.index(offset)]
+        breaks = list(_BREAK.finditer(self.source, 0, at))
+        if not breaks:
+            return self.line, self.column + at
+        return self.line + len(breaks), at - breaks[-1].end() + 1
 
     def walk_scalars(self):
         """Every scalar value node below (keys excluded), in document order."""
@@ -358,7 +383,22 @@ class _Composer:
     def __init__(self, text: str, file: str) -> None:
         self.file = file
         self.loader = _Loader(text)
+        self.text = text
+        self._starts: list[int] | None = None   # where each line of `text` starts
         self.errors: list[SuiteError] = []
+
+    def _offset(self, mark: Any) -> int:
+        """The index in `text` of a parser mark (its line and column: libyaml's own index
+        counts bytes in some versions)."""
+        if self._starts is None:
+            self._starts = [0] + [m.end() for m in _BREAK.finditer(self.text)]
+        return self._starts[min(mark.line, len(self._starts) - 1)] + mark.column
+
+    def _source(self, event: ScalarEvent) -> str:
+        """A scalar's text as written when it spans lines, else "" (see `Node.place`)."""
+        if event.end_mark.line == event.start_mark.line:
+            return ""
+        return self.text[self._offset(event.start_mark):self._offset(event.end_mark)]
 
     def error(self, line: int, column: int, message: str) -> None:
         self.errors.append(SuiteError(self.file, message, line, column))
@@ -429,11 +469,13 @@ class _Composer:
         raw = event.value
         if not event.implicit[0] or event.tag is not None:   # quoted, or an explicit tag
             tag = event.tag if event.tag not in (None, "!") else "tag:yaml.org,2002:str"
-            return Node("scalar", line, column, _construct(tag, raw), raw=raw, plain=False)
+            return Node("scalar", line, column, _construct(tag, raw), raw=raw, plain=False,
+                        source=self._source(event))
         tag = self.loader.resolve(yaml.ScalarNode, raw, (True, False))
         number = exponent_number(raw) if tag.endswith(":str") else None
         value = _construct(tag, raw) if number is None else number
-        return Node("scalar", line, column, value, raw=raw, plain=True)
+        return Node("scalar", line, column, value, raw=raw, plain=True,
+                    source=self._source(event))
 
 
 # A number in exponent notation without YAML 1.1's dot and exponent sign (``1e3``, ``2.5e3``):
