@@ -331,6 +331,19 @@ def _focused_editable(xml: str | None) -> Any:
     return node
 
 
+def cut_note(xml: str | None, text: str, given: str) -> str | None:
+    """The step note for ``text`` typed into the focused field of a dump read after it, when
+    the field holds a start of it shorter than it (its maxlength took the rest, as the web's
+    fill says it: `BrowserDevice._filled`); ``given``: how the note names the text."""
+    node = _focused_editable(xml)
+    holds = None if node is None else node.get("text", "")
+    if not holds or len(holds) >= len(text) or not text.startswith(holds):
+        return None
+    kind = node.get("class", "").rsplit(".", 1)[-1] or "field"
+    return (f"the {kind} kept {len(holds)} of the {len(text)} characters of {given} typed "
+            "into it (a maxlength, most likely)")
+
+
 def focused_text_length(xml: str | None) -> int | None:
     """How many characters the focused editable element of a ``uiautomator dump`` holds (an
     empty one shows its hint: a few deletes too many do no harm); None as `_focused_editable`."""
@@ -508,6 +521,7 @@ class AndroidDevice:
         self._turned = False                # landscape: the last look found it turned
         self._app: str | None = None
         self._app_alive = False             # … and its process ran at the last look
+        self._step_said: list[str] = []     # the step's notes so far (`step_notes`)
         self._boot: tuple[str | None, float | None, float] | None = None    # … in this boot
         self._opened: str | None = None     # the URL the case opened last (as shown: masked)
         self._killed = False
@@ -628,7 +642,7 @@ class AndroidDevice:
         self._ime_strategy = target.ime_strategy if target is not None else None
         self.dismiss_keyboard = target is None or target.auto_dismiss_keyboard
         self._dismiss_first = target.keyboard_dismiss_strategy if target else "esc-first"
-        self._opened = None
+        self._opened, self._step_said = None, []
         app = target.launch if target is not None else None
         if app and is_url(app):
             self.open_url(app)
@@ -1139,7 +1153,35 @@ class AndroidDevice:
     def type_text(self, text: str) -> None:
         """Type ``text``: through yadb as the case's imeStrategy says (Midscene's
         always-yadb / yadb-for-non-ascii), else ASCII through ``input text`` and anything else
-        through the ADBKeyBoard IME (aiInput then hides the keyboard: `hide_keyboard`)."""
+        through the ADBKeyBoard IME (aiInput then hides the keyboard: `hide_keyboard`). A
+        field that kept only a start of it is noted (`_note_cut`)."""
+        self._type_any(text)
+        self._note_cut(text)
+
+    def _note_cut(self, text: str) -> None:
+        """A step note (`step_notes`) when the focused field, read again, holds a start of
+        ``text`` shorter than it: its maxlength cut the value, which passed unsaid (the web
+        says it). A value with line breaks or tabs (keys that may move on) is not looked at;
+        a secret's length alone is said."""
+        if len(text) < 2 or any(c in text for c in "\t\n\r"):
+            return
+        given = "the text" if self.hide(text) != text else f'"{text}"'
+        try:
+            note = cut_note(self._dump(), text, given)
+        except DeviceError as exc:      # (a note is a help: no dump, no note)
+            log.info("%s: field not read after typing: %s", self.name, exc)
+            return
+        if note:
+            self._step_said.append(note)
+            log.info("%s: %s", self.name, note)
+
+    def step_notes(self) -> list[str]:
+        """What the step that just ended says though it did what it was asked (the runner
+        asks at each step's end): a value a field's maxlength cut (`_note_cut`)."""
+        said, self._step_said = self._step_said, []
+        return said
+
+    def _type_any(self, text: str) -> None:
         strategy = getattr(self, "_ime_strategy", None)
         if not (strategy == "always-yadb" or (strategy and not text.isascii())):
             self._type_text(text)
