@@ -15,6 +15,7 @@ does): a call still running the watchdog grace after ``kill()`` is given up, the
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import time
 from contextlib import contextmanager
@@ -23,6 +24,7 @@ from typing import Any, Callable, Iterator, Protocol, TypeVar
 from farm import metrics
 from farm.attempts import (QUARANTINE_REASON, WATCHDOG_GRACE_S, Outcome, error_kind, next_streak,
                            outcome, quarantine_due, synthetic)
+from farm.devices import base as devices_base
 from farm.devices.base import Device, OwnThread, PluginDevice
 from farm.errors import CaseTimeout, DeviceLost, InternalError
 from farm.executors.base import DEVICE_THREAD, NullEvents, RunEvents
@@ -35,6 +37,8 @@ from farm.text import clean, first_line
 log = logging.getLogger("farm.slot")
 
 T = TypeVar("T")
+DEVICE_CODE = os.path.dirname(os.path.abspath(devices_base.__file__))   # farm/devices: a
+#                          call in there is the device's (`OwnThread.stuck_in`), a screen capture too
 
 
 class Streak(Protocol):
@@ -159,17 +163,18 @@ class DeviceSlot:
 
     def _on_device(self, what: str, fn: Callable[..., T], *args: Any,
                    opening: bool = False) -> T:
-        """``fn(*args)``, device work, on the device's own thread (farm's own kinds); raises
-        DeviceLost when given up after kill(), naming the device method it was in, else
-        ``what``. ``opening``: the device starts again (its time is its own, not the grace)."""
+        """``fn(*args)``, ``what`` of the device's work, on the device's own thread (farm's own
+        kinds); raises DeviceLost when given up: in a device call the grace after kill(), named
+        (farm's own waits, as a model request's, end by themselves). ``opening``: the device
+        starts again (its time is its own, not the grace alone)."""
         own = self._own
         if own is None:
             return fn(*args)
         if opening:
             own.opened()
         own.grace = self._grace()
-        call = own.run(lambda: f"{self.name}: " + (
-            f"{stuck}()" if (stuck := own.stuck_in(self.device)) else what), fn, *args)
+        call = own.run(lambda: f"{self.name}: {stuck}()" if (
+            stuck := own.stuck_in(self.device, DEVICE_CODE)) else None, fn, *args)
         if call.error is not None:
             raise call.error
         return call.value

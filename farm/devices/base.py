@@ -265,10 +265,12 @@ class OwnThread:
         self._calls: queue.SimpleQueue[_Call | None] | None = None
         self._thread: threading.Thread | None = None
 
-    def run(self, what: Callable[[], str], fn: Callable[..., Any], *args: Any,
+    def run(self, what: Callable[[], str | None], fn: Callable[..., Any], *args: Any,
             **kw: Any) -> _Call:
         """``fn(*args, **kw)`` run on this thread; the call, done (its value or error). Raises
-        DeviceLost when given up (``what()``: what went on, as "tv-1: tap() of …")."""
+        DeviceLost when given up (``what()``: the device call it is in, as "tv-1: tap() of …";
+        None: not in one, a wait of farm's own that ends by itself, as a model request: it is
+        waited for, another grace at a time)."""
         if self.gone is not None:
             raise DeviceLost(self.gone)
         call = _Call(fn, args, kw)
@@ -278,8 +280,10 @@ class OwnThread:
         try:
             self._queue().put(call)
             call.wake.wait()
-            if not call.done.is_set() and not call.done.wait(self.grace):
-                self.gone = (f"{what()} did not return within {self.grace:g}s of kill(): farm "
+            while not call.done.is_set() and not call.done.wait(self.grace):
+                if (doing := what()) is None:
+                    continue
+                self.gone = (f"{doing} did not return within {self.grace:g}s of kill(): farm "
                              "gave up on it (its thread is left running) and uses the device "
                              "no more")
                 log.warning("%s", self.gone)
@@ -307,17 +311,23 @@ class OwnThread:
         if thread is not None and self.gone is None and thread is not threading.current_thread():
             thread.join()
 
-    def stuck_in(self, owner: object) -> str | None:
-        """The public method of ``owner`` that this thread's work is in, outermost first
-        ("tap"), or None (not in one: farm's own code, or no work)."""
+    def stuck_in(self, owner: object, code_dir: str = "") -> str | None:
+        """The device call this thread's work is in: the outermost public method of ``owner``
+        ("tap"), else the outermost function of a file under ``code_dir`` (a screen capture
+        farm.devices runs for the report); None when in neither (farm's own code: a model
+        request, a sleep) or idle."""
         thread = self._thread
         frame = sys._current_frames().get(thread.ident) if thread and thread.ident else None
-        found = None
-        while frame is not None:
-            if frame.f_locals.get("self") is owner and not frame.f_code.co_name.startswith("_"):
-                found = frame.f_code.co_name
+        method = place = None
+        while frame is not None and frame.f_code is not _Call.run.__code__:
+            code = frame.f_code
+            if code.co_varnames[:1] == ("self",) and frame.f_locals.get("self") is owner \
+                    and not code.co_name.startswith("_"):
+                method = code.co_name
+            elif code_dir and code.co_filename.startswith(code_dir):
+                place = code.co_name
             frame = frame.f_back
-        return found
+        return method or place
 
     def _queue(self) -> "queue.SimpleQueue[_Call | None]":
         """The queue of the thread, started at its first call."""

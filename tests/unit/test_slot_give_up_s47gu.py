@@ -77,3 +77,27 @@ def test_a_device_s_own_thread_ends_with_its_slot(tmp_path):
     assert slot.open()
     slot.close()
     assert not [n for n in unsettled_devices() if n.startswith("fake-2")]
+
+
+def test_a_wait_of_farm_s_own_after_kill_is_waited_for_not_given_up(tmp_path):
+    """The watchdog killed the device while the case was in farm's own code (a model request
+    on its way back, here the step's report): that ends by itself, and the device, which did
+    nothing wrong, is not given up on (it would be lost to the run)."""
+    import time
+    dev = FakeDevice(scripts={"spin": lambda d: d._killed.wait(600)})    # ends at kill()
+    svc = services(tmp_path)
+
+    def slow_report(device, rec):       # farm's own, slow: three graces after the kill
+        if dev._killed.is_set():
+            time.sleep(0.9)             # (the stall under test, not a synchronisation)
+    svc.on_step = slow_report
+    case = make_case("spin", [Step(kind="javascript", value="spin"),
+                              Step(kind="assertText", value="")], timeout=1)
+    slot = DeviceSlot(dev, svc, grace=0.3)
+    assert slot.open()
+    res = slot.run(Job(case.id, "web", 1), case)
+    assert res.status == "error" and res.error.kind == "CaseTimeout", res
+    assert "gave up" not in res.error.message
+    assert slot.usable and slot.abandoned is None
+    slot.close()
+    assert dev.closed
