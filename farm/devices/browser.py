@@ -1214,11 +1214,13 @@ class BrowserDevice:
         An expression is evaluated as such; other code runs as an async function body when it
         has a ``return``, else through indirect eval (value of the last statement).  Promises
         are awaited up to ``timeout_s``; a script still running then, or one that threw, is
-        StepFailed.
+        StepFailed; one that holds the page's main thread (a busy loop) is stopped over the
+        page's DevTools session then (`javascript.Stopper`) and the page goes on.
         """
         page = self._acting()
         return javascript.run_script(page, code, timeout_s, self._errors, lambda: self._killed,
-                                     said=self._step_said)    # (a BigInt kept as a string)
+                                     said=self._step_said,    # (a BigInt kept as a string)
+                                     cdp=self._shots.devtools(page))
 
     # -- health ------------------------------------------------------------------------------
 

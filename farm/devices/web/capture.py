@@ -439,6 +439,12 @@ class PageCapture:
             with self.errors("screenshot"):
                 self._session(page)
 
+    def devtools(self, page: Any) -> Any:
+        """``page``'s DevTools session (opened now if need be): what a `javascript` step's
+        Python-side timeout stops a script still running over (Runtime.terminateExecution)."""
+        with self.errors("javascript"):
+            return self._session(page)
+
     def _session(self, page: Any) -> Any:
         """The page's DevTools session, opened on first use. It tells `PageWait` when the main
         frame loads (a navigation in flight: Page events, a few a navigation, where

@@ -37,38 +37,66 @@ def page_function(producer: str) -> str:
     return "(" + RUN_JS + ")(" + STRINGIFY_JS + ", \n" + producer + "\n)"
 
 
+# A script whose page could not answer at its limit (its code still runs: a busy loop holds
+# the page's main thread, and with it run_script.js's own timer) is stopped from Python this
+# long past the limit: the page's own timer answers first whenever it can.
+STOP_GRACE_S = 0.2
+
+
+class Stopper:
+    """Runtime.terminateExecution sent over the page's DevTools session ``after_s`` from now,
+    from Playwright's event loop (it runs while the device thread waits for the script): a
+    script still running then is stopped (V8 unwinds it; the page goes on, its next scripts
+    run). ``fired`` says it was sent; `cancel` once the script has answered. Without a
+    session or an event loop (no sync Playwright page) it does nothing."""
+
+    def __init__(self, page: Any, cdp: Any, after_s: float) -> None:
+        from farm.devices.web.capture import _loop_of
+
+        self.fired = False
+        self._handle = None
+        loop = getattr(page, "_loop", None)
+        if cdp is not None and loop is not None and _loop_of(cdp, page):
+            self._handle = loop.call_later(after_s, self._fire, cdp, page)
+
+    def _fire(self, cdp: Any, page: Any) -> None:
+        import asyncio
+
+        from farm.devices.web.capture import _drop, _sent
+
+        self.fired = True
+        task = asyncio.ensure_future(_sent(cdp, page, "Runtime.terminateExecution", None),
+                                     loop=page._loop)
+        task.add_done_callback(_drop)       # (a page gone meanwhile: nothing to stop)
+
+    def cancel(self) -> None:
+        if self._handle is not None:
+            self._handle.cancel()
+
+
 def run_script(page: Any, code: str, timeout_s: float, errors: Errors,
-               killed: Callable[[], bool], said: list[str] | None = None) -> Any:
+               killed: Callable[[], bool], said: list[str] | None = None,
+               cdp: Any = None) -> Any:
     """Evaluate ``code`` in ``page``; promises are awaited up to ``timeout_s``; a script still
     running then, or one that threw, is StepFailed (the Agent makes the first a CaseTimeout
     when the case's time, not the step's own ``timeout``, was the limit); a script that
-    navigated away returns None. What JSON cannot hold (a BigInt, a DOM element) is kept as a
-    string, and ``said`` (the step's notes) gets a line saying so (`value_notes`)."""
-    from playwright.sync_api import Error as PlaywrightError
-
+    navigated away returns None. Code that holds the page's main thread past the limit (a
+    busy loop) is stopped over ``cdp``, the page's DevTools session (`Stopper`), and fails the
+    same way. What JSON cannot hold (a BigInt, a DOM element) is kept as a string, and
+    ``said`` (the step's notes) gets a line saying so (`value_notes`)."""
     # rounded up, so a limit that is the case's deadline ends past it (the Agent then calls
     # it a case timeout, farm.agent.api)
     ms = max(1, math.ceil(timeout_s * 1000))
-    forms = producers(code)
-    res: Any = None
-    for i, producer in enumerate(forms):
-        with errors("javascript"):
-            try:
-                res = clean(page.evaluate(page_function(producer), [ms, code]))
-                break
-            except PlaywrightError as exc:
-                msg = str(exc)
-                if lost(exc) or killed():
-                    raise  # errors() makes it DeviceLost
-                if "SyntaxError" in msg and i + 1 < len(forms):
-                    continue  # parse error, nothing ran: try the next form
-                if "Execution context was destroyed" in msg:
-                    return None  # the script navigated away: that was its effect
-                # a parse error in the last form, or anything else: the suite's code
-                detail = first_line(exc).removeprefix("Page.evaluate: ")
-                raise StepFailed(f"javascript error: {detail}") from exc
+    late = f"javascript did not finish within {timeout_s:g}s"
+    stopper = Stopper(page, cdp, ms / 1000 + STOP_GRACE_S)
+    try:
+        res = _evaluated(page, code, ms, errors, killed, stopper, late)
+    finally:
+        stopper.cancel()
+    if res is None:
+        return None
     if res.get("timeout"):
-        raise StepFailed(f"javascript did not finish within {timeout_s:g}s")
+        raise StepFailed(late)
     if "error" in res:
         raise StepFailed(f"javascript error: {res['error']}")
     if said is not None:
@@ -76,6 +104,34 @@ def run_script(page: Any, code: str, timeout_s: float, errors: Errors,
     if "str" in res:
         return clean(res["str"])
     return clean_json(res["json"])
+
+
+def _evaluated(page: Any, code: str, ms: int, errors: Errors, killed: Callable[[], bool],
+               stopper: Stopper, late: str) -> Any:
+    """run_script.js's answer for ``code``, each of its `producers` tried in turn; None when
+    the script navigated away."""
+    from playwright.sync_api import Error as PlaywrightError
+
+    forms = producers(code)
+    for i, producer in enumerate(forms):
+        with errors("javascript"):
+            try:
+                return clean(page.evaluate(page_function(producer), [ms, code]))
+            except PlaywrightError as exc:
+                msg = str(exc)
+                if lost(exc) or killed():
+                    raise  # errors() makes it DeviceLost
+                if stopper.fired:   # (V8 unwound it: Playwright says its context went)
+                    raise StepFailed(f"{late}: its code still held the page (a loop that "
+                                     "does not end?); farm stopped it") from None
+                if "SyntaxError" in msg and i + 1 < len(forms):
+                    continue  # parse error, nothing ran: try the next form
+                if "Execution context was destroyed" in msg:
+                    return None  # the script navigated away: that was its effect
+                # a parse error in the last form, or anything else: the suite's code
+                detail = first_line(exc).removeprefix("Page.evaluate: ")
+                raise StepFailed(f"javascript error: {detail}") from exc
+    return None
 
 
 # What run_script.js kept as a string, and how a step note says it (the first one's text).

@@ -3,8 +3,10 @@
 // the user's value, made outside this closure (in the page's global scope): the user's code
 // sees the page's own globals, never this function's names (`code.value` of an <input
 // id="code">, the page's own `run()`).  Racing it against an in-page timer keeps a hung
-// promise from blocking the device thread; a busy loop still blocks, and then the runner's
-// watchdog kill()s the device.  The value comes back as a JSON string ({json}), as a string
+// promise from blocking the device thread; a busy loop holds this timer too, and is stopped
+// from Python (javascript.py's Stopper: Runtime.terminateExecution), this function's `finally`
+// then never run: the timer's rejection is caught up front, or the page would report it as an
+// error of its own.  The value comes back as a JSON string ({json}), as a string
 // when it is no JSON value at all ({str}), or as {error} / {timeout}; what JSON cannot hold
 // (a BigInt, a DOM node, a reference back to an object holding it) is kept as a string and
 // said in {notes}, never String(value)'s '[object Object]'.
@@ -12,6 +14,7 @@
   const TIMEOUT = {};
   let timer;
   const expired = new Promise((_, reject) => { timer = setTimeout(() => reject(TIMEOUT), ms); });
+  expired.catch(() => {});
   const run = async () => {
     let v = await produce(code);
     if (typeof v === 'function') v = await v();   // page.evaluate("() => ...") semantics
