@@ -137,11 +137,13 @@ def failure_lines(summary: RunSummary, limit: int = 20, not_run: str | None = No
 NOT_RETRIED = "not retried: "     # a reason's part: `farm.executors.base.CaseLedger.end`
 
 
-def not_retried(reason: str | None, limit: int = 120) -> str:
+def not_retried(reason: str | None) -> str:
     """Why a case's retry never ran, shortly, from its reason ("not retried: no usable android
     device left"): beside its error on its line (it was only in results.json). The aside a
     reason ends with (the dead devices and why: the summary line's "lost:" and the report
-    say those) and more than ``limit`` characters are left out; "" when it was not so."""
+    say those) is left out; the rest shortened as a message is (`end_clipped`: whole up to
+    FAILURE_CHARS, else its start, " … " and its last words, where it was cut at 120
+    characters, "… not a usable device of…"); "" when it was not so."""
     at = (reason or "").rfind(NOT_RETRIED)
     if at < 0:
         return ""
@@ -153,7 +155,7 @@ def not_retried(reason: str | None, limit: int = 120) -> str:
             if depth == 0:
                 said = said[:i].rstrip() if said[i - 1] == " " else said
                 break
-    return clipped(said, limit)
+    return end_clipped(said)
 
 
 def skipped_lines(summary: RunSummary, limit: int = 20, named: int = 5) -> list[str]:
