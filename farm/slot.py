@@ -37,8 +37,8 @@ from farm.text import clean, first_line
 log = logging.getLogger("farm.slot")
 
 T = TypeVar("T")
-DEVICE_CODE = os.path.dirname(os.path.abspath(devices_base.__file__))   # farm/devices: a
-#                          call in there is the device's (`OwnThread.stuck_in`), a screen capture too
+# farm/devices: a call in there is the device's (`OwnThread.stuck_in`), a screen capture too
+DEVICE_CODE = os.path.dirname(os.path.abspath(devices_base.__file__))
 
 
 class Streak(Protocol):
@@ -111,7 +111,7 @@ class DeviceSlot:
         self._set("starting")
         t0 = time.monotonic()
         try:
-            self._on_device("open()", self.device.open, opening=True)
+            self._on_device(self.device.open, opening=True)
         except Exception as exc:
             if self.services.cancel.is_set():   # the run was stopped while it started: not
                 log.info("device %s stopped while it started: %s", self.name, exc)   # dead
@@ -146,7 +146,7 @@ class DeviceSlot:
 
     def close(self) -> None:
         try:
-            self._on_device("close()", self.device.close)
+            self._on_device(self.device.close)
         except Exception as exc:
             log.debug("close %s: %s", self.name, exc)
         if self._own is not None:
@@ -161,12 +161,11 @@ class DeviceSlot:
             return self.grace
         return float(getattr(self.services.settings, "watchdog_grace_seconds", WATCHDOG_GRACE_S))
 
-    def _on_device(self, what: str, fn: Callable[..., T], *args: Any,
-                   opening: bool = False) -> T:
-        """``fn(*args)``, ``what`` of the device's work, on the device's own thread (farm's own
-        kinds); raises DeviceLost when given up: in a device call the grace after kill(), named
-        (farm's own waits, as a model request's, end by themselves). ``opening``: the device
-        starts again (its time is its own, not the grace alone)."""
+    def _on_device(self, fn: Callable[..., T], *args: Any, opening: bool = False) -> T:
+        """``fn(*args)``, the device's work, on the device's own thread (farm's own kinds);
+        raises DeviceLost when given up: in a device call the grace after kill(), named (farm's
+        own waits, as a model request's, end by themselves). ``opening``: the device starts
+        again (its time is its own, not the grace alone)."""
         own = self._own
         if own is None:
             return fn(*args)
@@ -219,7 +218,7 @@ class DeviceSlot:
         """The attempt, on the device's own thread; one given up after kill() ends with what
         it did so far: a timeout naming the device's call (interrupted after a stop)."""
         try:
-            return self._on_device("the case", self._run_case, job, case)
+            return self._on_device(self._run_case, job, case)
         except DeviceLost as exc:
             if self._own is None or self._own.gone is None:
                 raise
@@ -275,7 +274,7 @@ class DeviceSlot:
     def _healthy_now(self) -> bool:
         """`_ensure_healthy` on the device's own thread: False too when given up there."""
         try:
-            return self._on_device("its health check", self._ensure_healthy, opening=True)
+            return self._on_device(self._ensure_healthy, opening=True)
         except DeviceLost as exc:
             self.retire("dead", str(exc))
             return False

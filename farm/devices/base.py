@@ -195,7 +195,9 @@ class Device(Protocol):
     def healthy(self) -> bool: ...
 
     def kill(self) -> None:
-        """Hard stop from any thread (watchdog, Ctrl-C): pending calls then fail fast."""
+        """Hard stop from any thread (watchdog, Ctrl-C): pending calls then fail fast. One
+        still running FARM_WATCHDOG_GRACE_SECONDS later is given up (`OwnThread`): the device
+        is used no more, lost to the run."""
 
 
 # Every method a device offers (a plugin's device missing one is refused when it is built).
