@@ -42,7 +42,7 @@ BY_POLICY = {"off": "--screenshots off", "on-failure": "--screenshots on-failure
 NOT_RUN = "not run"
 ENDED = "the case ended in this step"   # (its error, or its timeout's image, tells the rest)
 NOT_WRITTEN = "not written: "
-UNCHANGED = "the screen had not changed since an image before this case's"
+UNCHANGED = "the screen had not changed since an earlier case's image"
 
 
 @dataclass

@@ -181,3 +181,14 @@ def test_a_long_reason_is_cut_in_the_page_and_whole_in_results_json():
                                    no_image=why)]))
     cell = _screens(page, "tap 1")
     assert len(cell) < 300 and "more characters in results.json" in cell
+
+
+def test_a_first_capture_that_found_the_screen_unchanged_says_so(tmp_path):
+    """A browser whose page had not changed since the image of the case before on it: this
+    case has no image of its own to show."""
+    evidence, _store = _evidence(tmp_path)
+    evidence.grabber.capture_evidence = lambda: (lambda: None)
+    records = _steps(evidence, ("passed",))
+    evidence.finish(records, _case(records))
+    assert [(r.after, r.no_image) for r in records] == [
+        (None, "the screen had not changed since an earlier case's image")]
