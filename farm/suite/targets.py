@@ -33,6 +33,13 @@ COMMON_KEYS = {"output", "unstableLogContent"}
 # Chromium refuses a larger viewport ("Screen width and height values must be positive, not
 # greater than 10000000"): each case with one was an infrastructure error, retried, exit 3
 MAX_VIEWPORT = 10_000_000
+# The largest screen (viewport x deviceScaleFactor, in device pixels) farm takes screenshots
+# of: Chromium draws at most 16384 pixels a side with a GPU (its largest texture: a larger
+# screen's screenshots come back blank or cut, crbug 41347676), and a screen past 8K UHD
+# (7680 x 4320) takes Chromium seconds a screenshot, past farm's wait for a report image, and
+# past 89 million pixels Pillow warns of a decompression bomb. A viewport past it is a typo.
+MAX_SCREEN_SIDE = 16384
+MAX_SCREEN_PIXELS = 7680 * 4320
 WEB_KEYS = {"url", "serve", "mode", "userAgent", "viewportWidth", "viewportHeight",
             "deviceScaleFactor", "cookie", "extraHTTPHeaders", "acceptInsecureCerts",
             "waitForNetworkIdle", "chromeArgs", "forceSameTabNavigation", "autoFollowNewPage",
@@ -143,9 +150,34 @@ def read_web(section: str, key: Node, node: Node, base: Path, p: Problems) -> We
         **_tabs(section, mode, items, p),
         **read_emulation(section, items, p),
     }
+    _screen_size(section, items, values, p)
     if url is None:
         return None
     return p.build(WebTarget, {k: v for k, v in values.items() if v is not None}, node)
+
+
+def _screen_size(section: str, items: dict[str, Node], values: dict, p: Problems) -> None:
+    """A viewport (times its deviceScaleFactor) larger than `MAX_SCREEN_SIDE` a side or
+    `MAX_SCREEN_PIXELS` in all is refused where it is written: ``viewportWidth: 12800`` (for
+    1280) made 100-million-pixel screenshots (a Pillow warning, report images given up on),
+    ``viewportWidth: 99999`` ones that were not read at all."""
+    given = [items[k] for k in ("viewportWidth", "viewportHeight", "deviceScaleFactor",
+                                "viewportScale") if k in items]
+    if not given:
+        return
+    w = values["viewport_width"] or WebTarget.model_fields["viewport_width"].default
+    h = values["viewport_height"] or WebTarget.model_fields["viewport_height"].default
+    scale = values["device_scale_factor"] or 1
+    dw, dh = round(w * scale), round(h * scale)
+    if max(dw, dh) <= MAX_SCREEN_SIDE and dw * dh <= MAX_SCREEN_PIXELS:
+        return
+    screen = f"{w} x {h} viewport" + (f" at deviceScaleFactor {scale:g} ({dw} x {dh} device "
+                                      "pixels)" if scale != 1 else "")
+    why = (f"more than {MAX_SCREEN_SIDE} pixels a side, the most Chromium draws with a GPU"
+           if max(dw, dh) > MAX_SCREEN_SIDE else
+           f"{dw * dh / 1e6:.0f} million pixels, more than 8K UHD's 7680 x 4320 (33 million)")
+    p.add(given[0], f"{section}: a {screen} is {why}: farm takes no screenshot that "
+                    "large (a typo? the usual desktop is 1280 x 800)")
 
 
 def _scale_factor(section: str, items: dict[str, Node], p: Problems) -> float | None:
