@@ -192,3 +192,18 @@ def test_a_first_capture_that_found_the_screen_unchanged_says_so(tmp_path):
     evidence.finish(records, _case(records))
     assert [(r.after, r.no_image) for r in records] == [
         (None, "the screen had not changed since an earlier case's image")]
+
+
+def test_a_workers_image_the_runs_disk_refused_says_not_written_on_its_step(tmp_path):
+    """A cluster run: the worker's images are written by the run's client (`save_artifacts`);
+    one its disk refused is said on the step as a local run's."""
+    import base64
+
+    from farm.cluster.jobs import save_artifacts
+    (tmp_path / "artifacts").write_text("a file where the artifacts folder goes")
+    store = ArtifactStore(tmp_path)
+    shot = "artifacts/s-a/attempt-1/002-step1.jpg"
+    rec = StepRecord(task="t", index=1, kind="tap", label="tap 1", after=shot)
+    save_artifacts(tmp_path, {shot: base64.b64encode(PNG).decode()}, store.not_written)
+    flush_images([_case([rec])], store)
+    assert (rec.after, rec.no_image) == (None, "not written: Not a directory")
