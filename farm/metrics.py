@@ -99,7 +99,8 @@ CACHE_REQUESTS = Counter("farm_cache_requests", "Plan / locate cache lookups, by
                          ["cache", "result"], registry=REGISTRY)
 DEVICE_BUSY = Gauge("farm_device_busy", "1 while the device runs a case.",
                     ["platform", "device"], registry=REGISTRY)
-DEVICE_HEALTHY = Gauge("farm_device_healthy", "1 while the device is open and usable.",
+DEVICE_HEALTHY = Gauge("farm_device_healthy", "1 while the device is open and usable; once "
+                       "closed, its last value (0: lost or quarantined).",
                        ["platform", "device"], registry=REGISTRY)
 DEVICE_QUARANTINED = Gauge("farm_device_quarantined", "1 once the device is quarantined.",
                            ["platform", "device"], registry=REGISTRY)
@@ -186,11 +187,17 @@ def cache_request(cache: str, result: str) -> None:
 
 
 def device_state(platform: str, device: str, state: str) -> None:
-    """A DeviceSlot state: starting | idle | busy | restarting | dead | quarantined | done."""
+    """A DeviceSlot state: starting | idle | busy | restarting | dead | quarantined | done.
+    A device closed as the run (or worker) ends (``done``) keeps its last health: 1 when it
+    served to the end, 0 when it was restarting, or stopped as it started (a run's
+    metrics.prom, written after every device closed, said 0 for each, so a lost device could
+    not be told from the others, and a dashboard's sum of it read 0)."""
     if state == "starting":
         device_started(platform)
     DEVICE_BUSY.labels(platform, device).set(state == "busy")
-    device_healthy(platform, device, state in ("idle", "busy") and all(c() for c in _SERVES))
+    if state != "done":
+        device_healthy(platform, device,
+                       state in ("idle", "busy") and all(c() for c in _SERVES))
     DEVICE_QUARANTINED.labels(platform, device).set(state == "quarantined")
 
 
