@@ -30,6 +30,7 @@ from farm.cluster import store
 from farm.cluster.store import key
 from farm.config import Settings
 from farm.devices.specs import build_device
+from farm.evidence import flush_images
 from farm.executors.base import NullEvents
 from farm.results import ArtifactStore, CaseResult, StepRecord, now_iso, storable
 from farm.runner import Services, case_variables
@@ -425,7 +426,7 @@ class DeviceRuntime:
                 services = self._services(run_id, Path(tmp), payload)
                 learn_secrets(case, services)
                 result = self._run_watched(job, case, services)
-                services.artifacts.flush()
+                flush_images([result], services.artifacts)   # (a step not written says so)
                 artifacts = wire.encode_artifacts(Path(tmp))
         finally:
             self.set_state(state="idle")
