@@ -151,11 +151,12 @@ def _undefined(name: str, results: dict[str, Node], known: set[str] | frozenset[
 
 
 def read_case(node: Node, path: Path, root: Path, defaults: SuiteDefaults,
-              known: frozenset[str], p: Problems) -> Case | None:
+              known: frozenset[str], p: Problems, partial: dict | None = None) -> Case | None:
     """Validate a composed case file; None (with ``p`` holding why) if anything is wrong.
 
     ``root``/``defaults`` are its suite's; ``known`` the variable names defined outside the
-    suite (environment, secrets dir).
+    suite (environment, secrets dir). ``partial`` receives the fields read (the id, output
+    files...), errors or not: what the loader checks across files is checked in one pass.
     """
     p.base = path.parent            # reference images are read relative to the file
     top = p.mapping(node, "case", "a mapping with page:/browser:/web:/android:/ios: and tasks:")
@@ -203,6 +204,8 @@ def read_case(node: Node, path: Path, root: Path, defaults: SuiteDefaults,
     app_envs = {a.env for a in d.apps if a.env}
     check_templates(node, known | set(values["vars"]) | app_envs, p)
     check_secret_names(top.get("secrets"), known | set(values["vars"]), p)
+    if partial is not None:
+        partial.update(values)
     if p.errors:
         return None
     return p.build(Case, values, node)

@@ -152,7 +152,7 @@ class _Loading:
             info = self.suite(root)
             skipped: list[str] = []
             names = _case_names(here, filenames, skipped)
-            if self.add_batches(here, names):
+            if self.add_batches(here, names, root):
                 dirnames[:] = []    # a folder holding a batch file is that batch
                 continue
             # Prune in place so os.walk never descends into skipped directories.
@@ -205,18 +205,21 @@ class _Loading:
         self.errors.append(SuiteError(where, f"cannot read folder: {exc.strerror or exc} "
                                              "(its cases could not be looked for)"))
 
-    def add_batches(self, folder: Path, names: list[str]) -> bool:
-        """Add the batch files among ``names`` (files of ``folder``; index.yaml first): a
-        folder holding a batch file runs that batch. True when there is one."""
+    def add_batches(self, folder: Path, names: list[str], root: Path) -> bool:
+        """Add the batch files among ``names`` (files of ``folder``, in the suite at ``root``;
+        index.yaml first): a folder holding a batch file runs that batch. True when there
+        is one."""
         found = [batch for name in sorted(names, key=lambda n: n != INDEX)
-                 if (batch := self.add_batch(folder / name)) is not None]
+                 if (batch := self.add_batch(folder / name, root)) is not None]
         if found and folder not in self.batch_folders:
             self.batch_folders[folder] = found
         return bool(found)
 
-    def add_batch(self, path: Path) -> Batch | None:
+    def add_batch(self, path: Path, root: Path | None = None) -> Batch | None:
         """If ``path`` is a Midscene batch file, add the files it lists (with its settings)
-        and return the batch."""
+        and return the batch. ``root``: the suite a folder being walked found it in (its
+        cases' ids are that suite's whether or not a batch file lists them); else the suite
+        of the batch file named alone (the one its folder's farm.yaml marks, or its folder)."""
         if not path.is_file() or not may_be_batch(peek(path)):    # most files: a glance
             return None
         shown = display_path(path)
@@ -224,7 +227,8 @@ class _Loading:
         if errors or not looks_like_batch(node):
             return None
         p = Problems(shown, values=self.values)      # a ${NAME} in concurrent:, retry:...
-        info = self.suite(find_root(path.parent) or path.parent)
+        own = find_root(path.parent) or path.parent     # what its globs may search
+        info = self.suite(root or own)
         inside = os.path.realpath(info.root) + os.sep
 
         def owner(file: Path, home: Path) -> _SuiteInfo:
@@ -233,7 +237,7 @@ class _Loading:
             return (info if os.path.realpath(file).startswith(inside)
                     else self.suite(find_root(home) or home))
 
-        scope = Scope(info.root, display_path(info.root), info.has_file)
+        scope = Scope(own, display_path(own), (own / SUITE_FILE).is_file())
         batch, files = read_batch(node, path, shown, p,
                                   lambda file, home: _excluded(owner(file, home), file), scope)
         lines = listed_lines(node, path, scope)
@@ -473,7 +477,8 @@ class _Loading:
             self.note_vars(info.root, shown, node.value.get("vars"))
         p = Problems(shown, values=self.values.within(d.vars, d.secrets,
                                                       {a.env for a in d.apps if a.env}))
-        case = read_case(node, path, info.root, info.defaults, self.known, p)
+        partial: dict = {}
+        case = read_case(node, path, info.root, info.defaults, self.known, p, partial)
         self.errors.extend(explain_undefined(p.errors, path, info.root, display_path,
                                              self.near_dotenv))
         self.warnings.extend(p.warnings)
@@ -481,6 +486,8 @@ class _Loading:
             return None
         if case is not None and not p.errors:
             self.claim_outputs(case)
+        elif partial:       # its own problems aside, what it shares with others is said too
+            self.claim_partly(Case.model_construct(**partial), node, p.errors)
         batch = self.batch_of.get(os.path.realpath(path))
         if case is None or p.errors:
             return None
@@ -510,6 +517,16 @@ class _Loading:
                 f"{where} {path!r}: {them} writes the same file: each is written whole when "
                 "its case ends, so the last one wins and the other's results are lost; give "
                 "each its own file name"), line, column))
+
+    def claim_partly(self, case: Case, node: Node, errors: list[SuiteError]) -> None:
+        """`claim_id` and `claim_outputs` for a case file with problems of its own (``case``
+        holds the fields it read), in the same pass as theirs: fixing them must not bring up
+        "duplicate case id" or "writes the same file" only then. Its id is claimed unless its
+        agent.testId is one of the problems (the id is then unknown)."""
+        at = _id_node(node)
+        if at is node or not any((e.line, e.column) == (at.line, at.column) for e in errors):
+            self.claim_id(case, node)
+        self.claim_outputs(case)
 
     def claim_id(self, case: Case, node: Node) -> bool:
         """Take ``case.id`` for this case; False (and a positioned error naming both files)
