@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 import re
 
-from farm.suite.checks import Problems, suggest
+from farm.suite.checks import KEYWORD_FIELD, Problems, got, suggest
 from farm.suite.yamlpos import Node
 
 # The permissions Playwright grants a Chromium context (its names, as the Permissions API's)
@@ -53,12 +53,13 @@ def _permissions(node: Node | None, section: str, p: Problems) -> list[str] | No
         node, where, f"a list of permissions to grant (some of: {', '.join(PERMISSIONS)})")
     out: list[str] = []
     for item in names or []:
-        name = p.text(p.expand(item, where), f"{where} item", required=True, empty_ok=False,
+        given = p.expand(item, where, KEYWORD_FIELD)
+        name = p.text(given, f"{where} item", required=True, empty_ok=False,
                       expected="a permission's name")
-        if name is None:
+        if name is None or given is None:
             continue
         if name not in PERMISSIONS:
-            p.add(item, f"{where}: {name!r} is no permission Chromium grants"
+            p.add(item, f"{where}: {got(given, name)} is no permission Chromium grants"
                         f"{suggest(name, PERMISSIONS)}; expected some of: "
                         f"{', '.join(PERMISSIONS)}")
         elif name not in out:
@@ -102,10 +103,10 @@ def _degrees(node: Node | None, where: str, low: float, high: float | None,
 
 def _locale(node: Node | None, section: str, p: Problems) -> str | None:
     where = f"{section}.locale"
-    text = p.text(p.expand(node, where), where, empty_ok=False,
-                  expected="a language tag such as en-GB or de-DE")
-    if text is not None and not _LOCALE.fullmatch(text):
-        p.add(node, f"{where}: {text!r} is no language tag Chromium takes (such as en-GB, "
+    given = p.expand(node, where, "a language tag")
+    text = p.text(given, where, empty_ok=False, expected="a language tag such as en-GB or de-DE")
+    if text is not None and given is not None and not _LOCALE.fullmatch(text):
+        p.add(node, f"{where}: {got(given, text)} is no language tag Chromium takes (such as en-GB, "
                     "de-DE, zh-Hant-TW)")
         return None
     return text
@@ -113,13 +114,13 @@ def _locale(node: Node | None, section: str, p: Problems) -> str | None:
 
 def _time_zone(node: Node | None, section: str, p: Problems) -> str | None:
     where = f"{section}.timezoneId"
-    text = p.text(p.expand(node, where), where, empty_ok=False,
-                  expected="a time zone such as Europe/Paris")
-    if text is None:
+    given = p.expand(node, where, "a time zone")
+    text = p.text(given, where, empty_ok=False, expected="a time zone such as Europe/Paris")
+    if text is None or given is None:
         return None
     known = _time_zones()
     if known and text not in known:
-        p.add(node, f"{where}: {text!r} is no time zone Chromium knows{suggest(text, known)} "
+        p.add(node, f"{where}: {got(given, text)} is no time zone Chromium knows{suggest(text, known)} "
                     "(an IANA name such as Europe/Paris, America/New_York or UTC)")
         return None
     return text

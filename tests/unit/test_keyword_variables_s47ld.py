@@ -93,3 +93,34 @@ def test_an_undefined_variable_is_reported_once(tmp_path, monkeypatch):
     said = errors(tmp_path, monkeypatch, CASE, {"MODE": "replace"})
     assert said == ["s/case.yaml:10:23: undefined variable ${ST} (set it in the environment, "
                     "a .env file in the working directory, vars:, or a secrets dir)"]
+
+
+EMULATION = """\
+web:
+  url: about:blank
+  permissions:
+    - ${PERM}
+  timezoneId: ${TZ}
+  colorScheme: ${CS}
+tasks:
+  - name: t
+    flow:
+      - sleep: 1
+"""
+
+
+def test_web_emulation_words_name_the_variable_and_its_value(tmp_path, monkeypatch):
+    case = load(tmp_path, monkeypatch, EMULATION, {"PERM": "geolocation", "TZ": "UTC",
+                                                   "CS": "dark"})
+    assert (case.web.permissions, case.web.timezone_id, case.web.color_scheme) == (
+        ["geolocation"], "UTC", "dark")
+    said = errors(tmp_path, monkeypatch, EMULATION, {"PERM": "geo", "TZ": "Mars", "CS": "dark"})
+    assert [s.split(" is no ")[0] for s in said] == [
+        "s/case.yaml:4:7: web.permissions: ${PERM} = 'geo' (from the environment)",
+        "s/case.yaml:5:15: web.timezoneId: ${TZ} = 'Mars' (from the environment)"]
+    text = "secrets: [TZ]\nvars:\n  TZ: UTC\n" + EMULATION
+    said = errors(tmp_path, monkeypatch, text, {"PERM": "geolocation", "CS": "dark"})
+    assert said == ["s/case.yaml:8:15: web.timezoneId: ${TZ} is a secret (secrets:); a time "
+                    "zone takes its value when the suite loads, from the environment, .env or "
+                    "vars:, never from a secret (write the value here, or use a variable that "
+                    "is not secret)"]
