@@ -336,10 +336,18 @@ def cut_note(xml: str | None, text: str, given: str) -> str | None:
     the field holds a start of it shorter than it (its maxlength took the rest, as the web's
     fill says it: `BrowserDevice._filled`); ``given``: how the note names the text."""
     node = _focused_editable(xml)
-    holds = None if node is None else node.get("text", "")
+    if node is None:
+        return None
+    return kept_words(node.get("class", "").rsplit(".", 1)[-1] or "field",
+                      node.get("text", ""), text, given)
+
+
+def kept_words(kind: str, holds: str, text: str, given: str) -> str | None:
+    """"the KIND kept 4 of the 6 characters of GIVEN typed into it" when a field that took
+    ``text`` ``holds`` a start of it shorter than it; None otherwise (the whole value, another
+    one: a field that formats what it takes, or nothing read)."""
     if not holds or len(holds) >= len(text) or not text.startswith(holds):
         return None
-    kind = node.get("class", "").rsplit(".", 1)[-1] or "field"
     return (f"the {kind} kept {len(holds)} of the {len(text)} characters of {given} typed "
             "into it (a maxlength, most likely)")
 

@@ -21,8 +21,8 @@ from urllib.parse import urlsplit
 from farm.cancellable import Cancelled, call_unless_cancelled
 from farm.devices import phone_edges
 from farm.devices.android import (LOOPBACK_NAMES, REATTACH_POLL_S, REATTACH_S,
-                                  image_is_black, is_black, is_url, not_in_front,
-                                  phone_busy_words, png_frame)
+                                  image_is_black, is_black, is_url, kept_words,
+                                  not_in_front, phone_busy_words, png_frame)
 from farm.devices.base import (Rect, UINode, UITree, await_tree_change, kept_tails,
                                output_mask, swipe_toward)
 from farm.devices.keys import IOS_TYPED
@@ -193,6 +193,7 @@ class IosDevice:
         # the field an aiInput typed into and then hid the keyboard of, while nothing else
         # was done since (`press`: a key right after it goes there, as on Android)
         self._typed_into: Any = None
+        self._step_said: list[str] = []     # the step's notes so far (`step_notes`)
         self.sessions_created = 0
         self.about = ""                     # device name, model and iOS version, once open
         # this process's hold of the iPhone, that no other farm run drives it (make_devices
@@ -334,7 +335,7 @@ class IosDevice:
         URL (``launch: https://...``) is opened in whatever the phone opens it with."""
         self._need()
         self.dismiss_keyboard = target is None or target.auto_dismiss_keyboard
-        self._opened = None
+        self._opened, self._step_said = None, []
         app = target.launch if target is not None else None
         bundle = app if app and not is_url(app) else None
         try:
@@ -620,7 +621,33 @@ class IosDevice:
             field.clear_text()
             if text:
                 field.set_text(text)
+                self._note_cut(field, text)
         return self._call(lambda: self._on_focused(replace), "fill")
+
+    def _note_cut(self, field: Any, text: str) -> None:
+        """A step note (`step_notes`) when ``field``, read again (its ``value``), holds a start
+        of ``text`` shorter than it: its maxlength cut the value, as the web and Android say
+        it; a secret's length alone is said. A value with keys in it (a line break, a tab)
+        is not looked at."""
+        from wda.exceptions import WDAError
+        if len(text) < 2 or any(c in text for c in "\t\n\r\b"):
+            return
+        try:
+            holds = field.value
+        except WDAError as exc:         # (a note is a help: not read, not said)
+            log.info("%s: field not read after typing: %s", self.name, exc)
+            return
+        given = "the text" if self.hide(text) != text else f'"{text}"'
+        note = kept_words("field", holds if isinstance(holds, str) else "", text, given)
+        if note:
+            self._step_said.append(note)
+            log.info("%s: %s", self.name, note)
+
+    def step_notes(self) -> list[str]:
+        """What the step that just ended says though it did what it was asked (the runner
+        asks at each step's end): a value a field's maxlength cut (`_note_cut`)."""
+        said, self._step_said = self._step_said, []
+        return said
 
     def _on_focused(self, act: Callable[[Any], None]) -> bool:
         """``act`` on the element with the keyboard focus; False when none has it. The app may

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.android_sims import phones_with_page
+from tests.support.android_sims import iphones_with_page, phones_with_page
 from tests.support.farm_cli import FarmCli, by_name, results
 
 pytestmark = pytest.mark.integration
@@ -27,8 +27,8 @@ PAGE = """<!doctype html><html><head><meta name="viewport" content="width=device
 </body></html>"""
 
 
-def case(value: str) -> str:
-    return (f"android:\n  launch: {PACKAGE}\ntasks:\n  - name: t\n    flow:\n"
+def case(value: str, platform: str = "android") -> str:
+    return (f"{platform}:\n  launch: {PACKAGE}\ntasks:\n  - name: t\n    flow:\n"
             f"      - aiInput: Code\n        value: \"{value}\"\n"
             f"      - aiInput: Name\n        value: \"Ada Lovelace\"\n")
 
@@ -56,3 +56,18 @@ def test_a_value_a_phones_field_cut_is_a_note_of_its_step(tmp_path: Path,
     assert "9876" not in (tmp_path / "run" / "results.json").read_text()
     assert not cases["fits"]["steps"][0].get("notes"), cases["fits"]
     assert said in done.stdout + done.stderr
+
+
+def test_a_value_an_iphones_field_cut_is_a_note_of_its_step(tmp_path: Path,
+                                                             farm: FarmCli) -> None:
+    suite = tmp_path / "s"
+    suite.mkdir()
+    (suite / "cut.yaml").write_text(case("123456", "ios"))
+    with iphones_with_page(tmp_path, 1, PACKAGE, PAGE, "codes") as sim:
+        done = farm.run("run", suite, "--devices", "ios:1", "--report-dir", tmp_path / "run",
+                        FARM_IOS_WDA_URLS=sim.urls[0])
+    assert done.returncode == 0, done.stdout + done.stderr
+    code, name = by_name(results(tmp_path / "run"))["cut"]["steps"]
+    said = 'the field kept 4 of the 6 characters of "123456" typed into it'
+    assert code["status"] == "passed" and any(said in n for n in code.get("notes", [])), code
+    assert not name.get("notes"), name

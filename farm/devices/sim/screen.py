@@ -89,6 +89,7 @@ FIELD_JS = """([op, id, text]) => {
     return "stale";
   }
   if (!el || !el.isConnected) return "stale";
+  if (op === "value") return {value: el.isContentEditable ? el.innerText : el.value};
   if (document.activeElement !== el && !el.contains(document.activeElement)) el.focus();
   if (text === null) {
     if (el.isContentEditable) getSelection().selectAllChildren(el); else el.select();
@@ -593,6 +594,14 @@ class PhoneScreen:
                 else:
                     await page.keyboard.press("Delete")
             return how != "stale"
+        return self._run(go())
+
+    def field_value(self, field: str) -> str | None:
+        """What field ``field`` holds (WDA's ``value`` attribute); None when it is gone."""
+        async def go() -> str | None:
+            page = await self._ensure()
+            said = await page.evaluate(FIELD_JS, ["value", field, None])
+            return said["value"] if isinstance(said, dict) else None
         return self._run(go())
 
     def key(self, name: str) -> None:

@@ -631,6 +631,15 @@ class WdaServer(ThreadingHTTPServer):
                 self._field(req.element, part)
         return None, req.sid
 
+    @_route("GET /element/:uuid/attribute/value", "GET /element/:uuid/text")
+    def _element_text(self, req: _Request) -> tuple[Any, str | None]:
+        """What a text field holds (XCUIElement's value), as the app kept it."""
+        value = self.screen.field_value(req.element)
+        if value is None:
+            raise _Refused(404, "stale element reference", f"The element '{req.element}' is "
+                           "not linked to the same object in the DOM anymore")
+        return value, req.sid
+
     @_route("POST /element/:uuid/clear")
     def _element_clear(self, req: _Request) -> tuple[Any, str | None]:
         self._field(req.element, None)
