@@ -3,10 +3,11 @@
 Every helper returns the converted value, or None after recording what was expected and what
 was found, so one pass over a file reports *all* its problems.
 
-A number or true/false field written as exactly one ``${NAME}`` (or ``${NAME:-default}``) is
-read when the file loads, as Midscene substitutes variables before it parses a script: the
-value (from `farm.suite.vars.LoadValues`) is typed as YAML would type it written there, then
-checked like any other; a message about it names the variable and its value.
+A number or true/false field, or one of a fixed set of words (``direction:``, ``mode:``),
+written as exactly one ``${NAME}`` (or ``${NAME:-default}``) is read when the file loads, as
+Midscene substitutes variables before it parses a script: the value (from
+`farm.suite.vars.LoadValues`) is typed as YAML would type it written there, then checked like
+any other; a message about it names the variable and its value.
 """
 
 from __future__ import annotations

@@ -552,8 +552,8 @@ def load_suites(paths: Sequence[Path | str] | Path | str, env: Mapping[str, str]
     """Discover and load every suite under ``paths`` (directories or case files).
 
     ``env`` (default ``os.environ``) and ``secrets_dir`` decide which ``${NAME}`` are
-    defined; no value is substituted, except in a number or true/false field written as one
-    ``${NAME}`` and in names (read at load from ``env``, ``.env`` or ``vars:``, never a
+    defined; no value is substituted, except in a number, true/false or fixed-word field
+    (``direction:``) written as one ``${NAME}`` and in names (read at load from ``env``, ``.env`` or ``vars:``, never a
     secret; farm.suite.checks).
     ``dotenv`` (default the working directory's ``.env``; None: none) gives each case the
     values of the variables it refers to as defaults (see farm.suite.dotenv).  Returns
