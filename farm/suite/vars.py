@@ -402,9 +402,8 @@ class LoadValues:
     """Where a number, true/false or fixed-word field's ``${NAME}`` is read when the suite
     loads (such a field is typed there, as in Midscene, which substitutes before parsing): the
     environment over ``.env`` over ``vars:``, as at run time. Never a secret: a variable
-    declared in
-    ``secrets:``, or read from the secrets dir, is refused; so is a served app's URL, which
-    is known only when the run starts."""
+    declared in ``secrets:``, or read from the secrets dir, is refused; so is a served app's
+    URL, which is known only when the run starts."""
 
     env: Mapping[str, str]
     vars: Mapping[str, str] = field(default_factory=dict)
