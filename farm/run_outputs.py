@@ -279,8 +279,8 @@ def _short_enough(state: Path, named: str) -> None:
 
 
 # What a run writes into its directory, by name (the cases' own report pages aside)
-RUN_FILES = ("results.json", JOURNAL, "junit.xml", "report.html", "farm.log", "metrics.prom",
-             STORE_RECORD, ROOM)
+RUN_FILES = ("results.json", JOURNAL, "junit.xml", "report.html", "report.css", "farm.log",
+             "metrics.prom", STORE_RECORD, ROOM)
 
 
 def _clear_old_run(run_dir: Path) -> None:

@@ -2,7 +2,11 @@
 
 CSS and JS are inlined (``report.css`` / ``report.js`` package data); the only external
 resources are the screenshot JPEGs under ``artifacts/``, referenced by relative path, so a
-500-case run stays a few MB and the run directory can be moved or served as a whole. Every
+500-case run stays a few MB and the run directory can be moved or served as a whole. The
+stylesheet is written beside the report too (``<run_dir>/report.css``) and linked: a server
+whose Content-Security-Policy blocks inline styles (Jenkins' HTML Publisher: ``style-src
+'self'``) loads that file instead; nothing in the page is styled by a ``style=""`` attribute
+such a policy drops (bars are placed by classes: `farm.report.timeline.left_class`). Every
 string from a run (names, labels, errors, paths) goes through ``html.escape``.
 """
 
@@ -22,7 +26,8 @@ from pathlib import Path
 
 from farm.budget import stopped_line
 from farm.report.paths import replace_file
-from farm.report.timeline import case_href, case_key, render_timeline
+from farm.report.timeline import (case_href, case_key, geometry_rules, render_timeline,
+                                  width_class)
 from farm.results import (STATUS_ORDER, CaseResult, RunSummary, StepRecord, cache_savings,
                           case_usage, failing_step, not_run_by_interrupt, own_duration,
                           refused_before_start, run_usage, since_last_words)
@@ -67,8 +72,9 @@ ERROR_SHOWN = 10_000     # characters of an error shown (a page's may be megabyt
 # a marked copy's link to its image (as farm.report.marks writes it; an older run's embeds it)
 _LINK = re.compile(rb'<image href="(?!data:)([^"]*)"')
 
-_CSP = ("default-src 'none'; img-src 'self' file: data:; style-src 'unsafe-inline'; "
+_CSP = ("default-src 'none'; img-src 'self' file: data:; style-src 'unsafe-inline' 'self' file:; "
         "script-src 'unsafe-inline'")
+STYLESHEET = "report.css"     # written beside report.html (`write_html`), linked by it
 
 
 def _e(value: object) -> str:
@@ -84,6 +90,12 @@ def _t(value: object) -> str:
 
 def _asset(name: str) -> str:
     return resources.files("farm.report").joinpath(name).read_text(encoding="utf-8")
+
+
+def stylesheet(used: set[str] | None = None) -> str:
+    """The report's CSS: report.css and the geometry classes' rules (those in ``used``, the
+    page's own; all of them for the file beside the pages, which every page links)."""
+    return _asset("report.css") + "\n" + geometry_rules(used) + "\n"
 
 
 def format_duration(seconds: float) -> str:
@@ -138,6 +150,7 @@ class _Renderer:
         self._files: dict[str, set[str]] = {}     # a folder's files, listed once
         self._keys: set[str] = set()              # the cases' ids in the page
         self._said: dict[str, int] = {}           # why a step has no image → the case's first
+        self.used: set[str] = set()               # the geometry classes the page uses
 
     def _exists(self, rel: str) -> bool:
         """Whether the run dir's ``rel`` is a file: its folder is listed once for all its
@@ -226,6 +239,7 @@ class _Renderer:
     def page(self) -> str:
         s = self.summary
         cases = "\n".join(self.case(c) for c in sorted(s.cases, key=_sort_key))
+        header, timeline = self.header(), render_timeline(s, self.used)
         return f"""<!doctype html>
 <html lang="en">
 <head>
@@ -235,13 +249,13 @@ class _Renderer:
 <meta name="referrer" content="no-referrer">
 <link rel="icon" href="data:,">
 <title>{_e(self.title())}</title>
+<link rel="stylesheet" href="{STYLESHEET}">
 <style>
-{_asset("report.css")}
-</style>
+{stylesheet(self.used)}</style>
 </head>
 <body>
-{self.header()}
-{render_timeline(s)}
+{header}
+{timeline}
 {self.toolbar()}
 <main id="cases">
 {cases}
@@ -286,7 +300,8 @@ class _Renderer:
         s, counts = self.summary, self.counts
         total = len(s.cases)
         bar = "".join(
-            f'<span class="seg st-{st}" style="width:{counts[st] * 100 / total:.3f}%"></span>'
+            f'<span class="seg st-{st} {width_class(counts[st] * 100 / total, self.used)}">'
+            "</span>"
             for st in _HEADER_ORDER if total and counts[st])
         badges = "".join(    # a count links to its cases, as the status filter shows them
             f'<li class="count st-{st}{"" if counts[st] else " zero"}" '
@@ -626,9 +641,12 @@ def write_html(summary: RunSummary, run_dir: Path) -> Path:
     marked copies' SVGs) and, for each case with a Midscene ``reportFileName``,
     ``<run_dir>/<that name>`` holding the cases of that name alone (a --matrix run's case once
     per device group: each group's page overwrote the one before, a failure on one group lost
-    under another's pass); return the run report's path."""
+    under another's pass); return the run report's path. Each page links ``report.css``,
+    written first beside them (all the pages' styles: a policy blocking inline ones loads it;
+    written anew by each rebuild, as the pages it goes with)."""
     run_dir = Path(run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
+    _write(run_dir / STYLESHEET, stylesheet())
     pages: dict[str, list[CaseResult]] = {}
     for case in summary.cases:
         if case.report_file and own_page(case.report_file):
