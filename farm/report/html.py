@@ -151,6 +151,7 @@ class _Renderer:
         self._keys: set[str] = set()              # the cases' ids in the page
         self._said: dict[str, int] = {}           # why a step has no image → the case's first
         self.used: set[str] = set()               # the geometry classes the page uses
+        self.under: dict[str, str] = {}           # a marked copy's src → the JPEG under it
 
     def _exists(self, rel: str) -> bool:
         """Whether the run dir's ``rel`` is a file: its folder is listed once for all its
@@ -217,6 +218,8 @@ class _Renderer:
             return ""
         under = self.src(st.before) or self.src(self._linked(st.marked))
         style = f' style="background-image:url(&quot;{_e(under)}&quot;)"' if under else ""
+        if under:       # and report.css's rule, for a policy that drops style="" (`_under`)
+            self.under[marked] = under
         return (f'<img class="marked" loading="lazy" src="{_e(marked)}" '
                 f'alt="where it acted"{style}>')
 
@@ -646,7 +649,9 @@ def write_html(summary: RunSummary, run_dir: Path) -> Path:
     written anew by each rebuild, as the pages it goes with)."""
     run_dir = Path(run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
-    _write(run_dir / STYLESHEET, stylesheet())
+    report = _Renderer(summary, run_dir)
+    page = report.page()          # (its marked copies' JPEGs: rules of report.css)
+    _write(run_dir / STYLESHEET, stylesheet() + _under(report.under))
     pages: dict[str, list[CaseResult]] = {}
     for case in summary.cases:
         if case.report_file and own_page(case.report_file):
@@ -655,7 +660,19 @@ def write_html(summary: RunSummary, run_dir: Path) -> Path:
         own = summary.model_copy(update={"cases": cases, "deselected": []})
         own.recount()
         _write(run_dir / name, render_html(own, run_dir))
-    return _write(run_dir / "report.html", render_html(summary, run_dir))
+    return _write(run_dir / "report.html", page)
+
+
+def _under(under: dict[str, str]) -> str:
+    """report.css's rules showing each marked copy over its JPEG, as its ``style=""`` does
+    where inline styles apply (a policy without 'unsafe-inline' drops it: the marks on
+    nothing); keyed by the copy's src, so a case's own page, whose steps are the report's,
+    needs none of its own. URLs are %-quoted: no quote or backslash to escape but in an
+    absolute ``file:`` one, escaped anyway."""
+    def css(text: str) -> str:
+        return '"' + re.sub(r'["\\\n<>]', lambda m: f"\\{ord(m.group()):x} ", text) + '"'
+    return "".join(f"img.marked[src={css(src)}]{{background-image:url({css(jpeg)})}}\n"
+                   for src, jpeg in under.items())
 
 
 def own_page(name: str) -> bool:

@@ -1,21 +1,23 @@
 """report.html served as Jenkins' HTML Publisher serves it, under its default Content-Security-
 Policy (``sandbox; default-src 'none'; img-src 'self'; style-src 'self';``): no inline
 <style>, no style="" attribute, no script. The page still tells a failed case from a passed
-one by colour and draws the timeline's bars (with its stylesheet beside it, report.css); a
-run folder moved elsewhere keeps it; report.html opened alone (no report.css) keeps its styles
-from its inline copy."""
+one by colour, draws the timeline's bars and shows a step's marked copy over its screenshot
+(with its stylesheet beside it, report.css); a run folder moved elsewhere keeps it;
+report.html opened alone (no report.css) keeps its styles from its inline copy."""
 
 from __future__ import annotations
 
 import functools
 import http.server
+import io
 import shutil
 from pathlib import Path
 
 import pytest
 
 from farm.report.html import write_html
-from farm.results import CaseError, CaseResult, RunSummary, StepRecord
+from farm.report.marks import marks_svg
+from farm.results import CaseError, CaseResult, Mark, RunSummary, StepRecord
 from tests.support.http_site import serving
 
 pytestmark = pytest.mark.integration
@@ -23,7 +25,24 @@ pytestmark = pytest.mark.integration
 JENKINS_CSP = "sandbox; default-src 'none'; img-src 'self'; style-src 'self';"
 
 
-def _summary() -> RunSummary:
+def _marked_step(run: Path) -> dict:
+    """A step's before screenshot (all red) and its marked copy (an SVG linking to it, a tap
+    dot in its corner), as farm writes them."""
+    from PIL import Image
+    before = run / "artifacts" / "c1" / "step1-before.jpg"
+    before.parent.mkdir(parents=True)
+    buf = io.BytesIO()
+    Image.new("RGB", (200, 400), "#d00000").save(buf, "JPEG")
+    before.write_bytes(buf.getvalue())
+    (before.parent / "step1-marked.svg").write_bytes(marks_svg(
+        buf.getvalue(), [Mark(kind="tap", points=[[10, 10]])], None, None, [200, 400],
+        href=before.name))
+    return {"before": "artifacts/c1/step1-before.jpg", "marked": "artifacts/c1/step1-marked.svg"}
+
+
+def _summary(run: Path) -> RunSummary:
+    shots = _marked_step(run)
+
     def case(i: int, status: str, device: str, **kw) -> CaseResult:
         return CaseResult(run_id="r-csp", case_id=f"demo/c{i}", name=f"Case {i}",
                           file=f"suites/demo/c{i}.yaml", line=1, platform="web", device=device,
@@ -31,7 +50,8 @@ def _summary() -> RunSummary:
                           started=f"2024-05-01T10:00:{5 * i:02d}+00:00",
                           steps=[StepRecord(task="t", index=1, kind="aiTap", label='aiTap "x"',
                                             status="failed" if status == "failed" else "passed",
-                                            duration=0.5)], **kw)
+                                            duration=0.5, **(shots if i == 1 else {}))],
+                          **kw)
     failed = CaseError(kind="AssertionFailed", message='text "Welcome" not found', step=1)
     cases = [case(0, "passed", "browser-1"), case(1, "failed", "browser-2", error=failed),
              case(2, "passed", "browser-1"), case(3, "failed", "browser-2", error=failed),
@@ -66,7 +86,18 @@ def _looks(page) -> dict:
       lanes: [...document.querySelectorAll('.timeline .track')].map(
         t => t.getBoundingClientRect().width),
       filters: !!document.querySelector('button[data-filter="all"]').offsetParent,
+      under: getComputedStyle(document.querySelector('img.marked')).backgroundImage,
     })""")
+
+
+def _marked_shows_its_jpeg(page) -> bool:
+    """The marked copy's middle is the red screenshot under it, not the page's grey."""
+    from PIL import Image
+    img = page.locator("img.marked")
+    page.wait_for_function("() => document.querySelector('img.marked').complete")
+    shot = Image.open(io.BytesIO(img.screenshot())).convert("RGB")
+    r, g, b = shot.getpixel((shot.width // 2, shot.height // 2))
+    return r > 180 and g < 80 and b < 80
 
 
 def _served_looks(page, folder: Path) -> dict:
@@ -74,7 +105,9 @@ def _served_looks(page, folder: Path) -> dict:
     with serving(handler) as base:
         page.goto(base + "/report.html")
         page.wait_for_load_state("load")
-        return _looks(page)
+        looks = _looks(page)
+        looks["red"] = _marked_shows_its_jpeg(page)
+        return looks
 
 
 def _check(looks: dict) -> None:
@@ -83,27 +116,31 @@ def _check(looks: dict) -> None:
     assert len(looks["segs"]) == 3 and all(w > 0 for w in looks["segs"]), looks["segs"]
     # the bars are spread over the track, not piled at its start
     assert max(looks["bars"]) < looks["lanes"][0] * 0.5
+    assert "step1-before.jpg" in looks["under"]
 
 
 def test_the_report_keeps_its_colours_and_timeline_under_html_publisher_s_policy(
         tmp_path: Path, viewer_page) -> None:
     run = tmp_path / "build" / "runs" / "r-csp"
-    write_html(_summary(), run)
+    write_html(_summary(run), run)
     assert (run / "report.css").is_file()
     looks = _served_looks(viewer_page, run)
     _check(looks)
+    assert looks["red"]
     # no script runs there: the filter buttons, which would do nothing, are not shown
     assert not looks["filters"]
 
     moved = tmp_path / "archived" / "r-csp"       # a CI artifact unpacked somewhere else
     shutil.move(str(run), str(moved))
-    _check(_served_looks(viewer_page, moved))
+    looks = _served_looks(viewer_page, moved)
+    _check(looks)
+    assert looks["red"]
 
 
 def test_report_html_opened_alone_keeps_its_styles(tmp_path: Path, viewer_page) -> None:
     """Only report.html copied out of its run folder (no report.css beside it): its inline
     stylesheet still colours it, and the filters work."""
-    write_html(_summary(), tmp_path / "run")
+    write_html(_summary(tmp_path / "run"), tmp_path / "run")
     alone = tmp_path / "mail" / "report.html"
     alone.parent.mkdir()
     shutil.copy(tmp_path / "run" / "report.html", alone)
