@@ -540,13 +540,13 @@ class AndroidDevice:
         self._last_tree: UITree | None = None   # … as read (`tap_point` checks its nodes)
         self._dump_fresh = False            # … and no command was sent since it was read
         # the tree of the screen as it is: no command but a screencap since it was read (a
-        # screenshot's secrets are found in it: `without_secrets`)
-        self._shown_tree: UITree | None = None
+        # screenshot begun soon after has its secrets found in it: `without_secrets`)
+        self._shown_tree: phone_edges.Shown | None = None
+        self._shot_at = 0.0                 # when the last screencap began (`phone_edges.now`)
         # the case's mask (its runner sets it): the screen's text it changes holds a secret,
         # blacked out of each screenshot farm keeps or sends (`without_secrets`); `unmasked`:
-        # the run has none, no tree is read for it
+        # the case refers to none, no tree is read for it
         self.hide: Callable[[str], str] = unmasked
-        self.hidden = 0                     # regions of the screen blacked out of images, ever
         self._shot: bytes | None = None     # the last screenshot, while no command came since
         self.scrolled_px = 0                # how far the last scroll's swipes moved the content
         # a scroll to an end: half a screen a swipe (each a mark on the report's screenshot),
@@ -909,6 +909,7 @@ class AndroidDevice:
         """PNG from ``screencap -p``. An all-black frame (FLAG_SECURE) is returned as is but
         flagged in ``screenshot_black``; the tree is then the only usable view."""
         shown = self._shown_tree            # (a screencap changes nothing on the screen)
+        self._shot_at = phone_edges.now()
         out, err, code = self._run("screencap -p", binary=True)
         self._shown_tree = shown
         if code or not out.startswith(b"\x89PNG"):
@@ -937,8 +938,27 @@ class AndroidDevice:
 
     def hierarchy(self) -> UITree | None:
         """The uiautomator tree; retried on "could not get idle state" and empty dumps.
-        None when it stays unusable (vision must take over)."""
+        None when it stays unusable (vision must take over). A dump read for a screenshot's
+        secrets just now (no command since: `phone_edges.spare`) is taken, not read again."""
         self.size()
+        spare = phone_edges.spare(self._shown_tree)
+        read = (spare.xml, spare.tree) if spare is not None else self._read_dump()
+        if read is None:
+            self.last_observation = "empty-tree"
+            return None
+        xml, tree = read
+        self._last_xml, self._last_tree = xml, tree
+        self.last_observation = "tree"
+        self._check_app_alive(xml)
+        self._dump_fresh = True
+        at = spare.at if spare is not None else phone_edges.now()
+        self._shown_tree = phone_edges.Shown(tree, xml, at)
+        return tree
+
+    def _read_dump(self) -> tuple[str, UITree] | None:
+        """A dump and its tree with more than the root, retried on "could not get idle
+        state", unreadable and empty dumps; None when it stays unusable (``tree_problem``
+        says why)."""
         self.tree_problem = "uiautomator dump: no elements but the root"
         for attempt in range(DUMP_TRIES):
             if attempt:
@@ -955,13 +975,7 @@ class AndroidDevice:
                 continue
             # a real screen always has more than the root frame
             if sum(1 for n in tree.nodes if n.visible) > 1:
-                self._last_xml, self._last_tree = xml, tree
-                self.last_observation = "tree"
-                self._check_app_alive(xml)
-                self._dump_fresh = True
-                self._shown_tree = tree
-                return tree
-        self.last_observation = "empty-tree"
+                return xml, tree
         return None
 
     def without_secrets(self, png: bytes) -> bytes:
@@ -970,30 +984,24 @@ class AndroidDevice:
         return phone_edges.without_secrets(self, png, self._tree_now)
 
     def _tree_now(self) -> UITree:
-        """The tree of the screen as it is: the one a step read since the last command, else
-        a dump read now (retried as `hierarchy` retries), which changes nothing else: the
-        last tree a step read (what its node ids name), the screenshot kept for a scroll's
-        comparison, whether that tree is fresh. DeviceError when no dump is readable."""
-        if self._shown_tree is not None:
-            return self._shown_tree
+        """The tree of the screen as the last screencap has it: the one read since the last
+        command, within `phone_edges.TREE_KEPT_S` before that screencap began, else a dump
+        read now (`_read_dump`: retried as `hierarchy` retries), kept for the step's next
+        `hierarchy` while fresh; it changes nothing else: the last tree a step read (what its
+        node ids name), the screenshot kept for a scroll's comparison, whether that tree is
+        fresh. DeviceError when no dump is readable."""
+        if phone_edges.fresh(self._shown_tree, self._shot_at):
+            return self._shown_tree.tree
         kept = self._shot, self._dump_fresh, self.tree_problem
-        problem = "no elements but the root"
         try:
-            for attempt in range(DUMP_TRIES):
-                if attempt:
-                    time.sleep(0.3 * attempt)   # animations settle; idle state comes back
-                xml = self._dump()
-                if xml is None:
-                    problem = self.tree_problem
-                    continue
-                self._note_turn(xml=xml)
-                tree = parse_uiautomator(xml, *self.size())
-                if sum(1 for n in tree.nodes if n.visible) > 1:
-                    self._shown_tree = tree
-                    return tree
+            read = self._read_dump()
+            problem = self.tree_problem
         finally:
             self._shot, self._dump_fresh, self.tree_problem = kept
-        raise DeviceError(problem)
+        if read is None:
+            raise DeviceError(problem)
+        self._shown_tree = phone_edges.Shown(read[1], read[0], spare=True)
+        return read[1]
 
     def _check_app_alive(self, xml: str) -> None:
         """StepFailed when the app the case launched is not what the screen shows and its

@@ -182,14 +182,14 @@ class IosDevice:
         self.tree_problem = ""              # why the last hierarchy() gave no tree
         self.screenshot_black = False
         self._shot: bytes | None = None     # the last screenshot, while no action came since
-        # the tree of the screen as it is: no action since it was read (a screenshot's secrets
-        # are found in it: `without_secrets`)
-        self._shown_tree: UITree | None = None
+        # the tree of the screen as it is: no action since it was read (a screenshot begun
+        # soon after has its secrets found in it: `without_secrets`)
+        self._shown_tree: phone_edges.Shown | None = None
+        self._shot_at = 0.0                 # when the last screenshot began (`phone_edges.now`)
         # the case's mask (its runner sets it): the screen's text it changes holds a secret,
         # blacked out of each screenshot farm keeps or sends (`without_secrets`); `unmasked`:
-        # the run has none, no source is read for it
+        # the case refers to none, no source is read for it
         self.hide: Callable[[str], str] = unmasked
-        self.hidden = 0                     # regions of the screen blacked out of images, ever
         # the field an aiInput typed into and then hid the keyboard of, while nothing else
         # was done since (`press`: a key right after it goes there, as on Android)
         self._typed_into: Any = None
@@ -388,6 +388,7 @@ class IosDevice:
         """PNG in points (pixels reduced by the scale factor)."""
         from PIL import Image
 
+        self._shot_at = phone_edges.now()
         raw = self._call(lambda: self._session.screenshot(format="raw"), "screenshot")
         if not raw.startswith(b"\x89PNG"):
             raise DeviceError(f"screenshot on {self.name} is not a PNG")
@@ -420,8 +421,28 @@ class IosDevice:
             self._size = (h, w)
 
     def hierarchy(self) -> UITree | None:
-        """The WDA source tree; retried when empty, None when it stays empty."""
+        """The WDA source tree; retried when empty, None when it stays empty. A source read
+        for a screenshot's secrets just now (no action since: `phone_edges.spare`) is taken,
+        not read again."""
         self.size()
+        spare = phone_edges.spare(self._shown_tree)
+        read = (spare.xml, spare.tree) if spare is not None else self._read_source()
+        if read is None:
+            self.last_observation = "empty-tree"
+            # an empty source is often SpringBoard's after the app died: say so, not fall to OCR
+            self._fail_if_app_gone()
+            return None
+        xml, tree = read
+        self._last_xml, self._last_tree = xml, tree
+        at = spare.at if spare is not None else phone_edges.now()
+        self._shown_tree = phone_edges.Shown(tree, xml, at)
+        self.last_observation = "tree"
+        self._check_app_alive(xml)
+        return tree
+
+    def _read_source(self) -> tuple[str, UITree] | None:
+        """WDA's source and its tree with a visible element, retried when empty or
+        unreadable; None when it stays so (``tree_problem`` says why)."""
         self.tree_problem = "WDA's /source: no visible elements"
         for attempt in range(SOURCE_TRIES):
             if attempt:
@@ -436,14 +457,7 @@ class IosDevice:
                 self.tree_problem = f"WDA's /source: {exc}"
                 continue
             if any(n.visible for n in tree.nodes):
-                self._last_xml, self._last_tree = xml, tree
-                self._shown_tree = tree
-                self.last_observation = "tree"
-                self._check_app_alive(xml)
-                return tree
-        self.last_observation = "empty-tree"
-        # an empty source is often SpringBoard's after the app died: say so, not fall to OCR
-        self._fail_if_app_gone()
+                return xml, tree
         return None
 
     def without_secrets(self, png: bytes) -> bytes:
@@ -452,18 +466,20 @@ class IosDevice:
         return phone_edges.without_secrets(self, png, self._tree_now)
 
     def _tree_now(self) -> UITree:
-        """The source tree of the screen as it is: the one a step read since the last action,
-        else one read now, which changes nothing else (the last tree a step read: what its
-        node ids name). DeviceError when WDA gives none with a visible element."""
-        if self._shown_tree is None:
-            xml = clean(self._call(lambda: self._session.source(), "source"))
-            self._note_turn(app_frame(xml))
-            w, h = self.size()
-            tree = shown_parts(parse_wda(xml, w, h), w, h)
-            if not any(n.visible for n in tree.nodes):
-                raise DeviceError("WDA's /source: no visible elements")
-            self._shown_tree = tree
-        return self._shown_tree
+        """The source tree of the screen as the last screenshot has it: the one read since
+        the last action, within `phone_edges.TREE_KEPT_S` before that screenshot began, else
+        one read now (`_read_source`: retried as `hierarchy` retries), kept for the step's
+        next `hierarchy` while fresh; it changes nothing else (the last tree a step read: what
+        its node ids name). DeviceError when WDA gives none with a visible element."""
+        if phone_edges.fresh(self._shown_tree, self._shot_at):
+            return self._shown_tree.tree
+        kept = self.tree_problem
+        read = self._read_source()
+        problem, self.tree_problem = self.tree_problem, kept
+        if read is None:
+            raise DeviceError(problem)
+        self._shown_tree = phone_edges.Shown(read[1], read[0], spare=True)
+        return read[1]
 
     def _check_app_alive(self, xml: str) -> None:
         """StepFailed when the app the case launched has stopped running (WDA's app state 1):

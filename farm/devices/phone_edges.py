@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import io
 import logging
+import time
+from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from farm.devices.base import Rect, UINode, UITree
@@ -230,6 +232,42 @@ def screen_moved(before: bytes, after: bytes) -> bool:
 
 
 # -- secrets the screen shows, blacked out of its images -------------------------------------
+# How long after a tree was read (its read's end) a screenshot begun may still be blacked out
+# by it: the grabber's frame time-to-live (`ScreenshotGrabber.ttl`). A tree read before a wait
+# (a sleep, the pause between aiWaitFor's looks, aiAct's Sleep) is not the screen's after it,
+# though no command was sent: the app may have shown a secret meanwhile.
+TREE_KEPT_S = 0.3
+
+
+def now() -> float:
+    """The clock a phone's tree reads and screenshots are timed by (monotonic seconds)."""
+    return time.monotonic()
+
+
+@dataclass(frozen=True)
+class Shown:
+    """A phone's UI tree as read (its xml and tree), ``at`` when the read ended; ``spare``:
+    read for a screenshot's secrets (`without_secrets`), not yet a step's tree (the step's
+    next `hierarchy` takes it while it is fresh, rather than read the same screen again)."""
+
+    tree: UITree
+    xml: str
+    at: float = field(default_factory=now)
+    spare: bool = False
+
+
+def fresh(shown: Shown | None, at: float) -> bool:
+    """Whether ``shown`` (None: no tree since the last command) is the screen's tree at
+    ``at`` (a screenshot's start): read at most TREE_KEPT_S before it."""
+    return shown is not None and at - shown.at <= TREE_KEPT_S
+
+
+def spare(shown: Shown | None) -> Shown | None:
+    """``shown`` when it is a tree read for a screenshot just now (fresh, no command since),
+    for a step's `hierarchy` to take rather than read the screen again; else None."""
+    return shown if shown is not None and shown.spare and fresh(shown, now()) else None
+
+
 def without_secrets(device: Any, png: bytes, tree_now: Callable[[], UITree]) -> bytes:
     """``png`` (a phone's screenshot, for the report or a model: `ScreenshotGrabber.grab`)
     with the box of each node of the screen's UI tree whose text, label or value holds a
@@ -237,24 +275,28 @@ def without_secrets(device: Any, png: bytes, tree_now: Callable[[], UITree]) -> 
     the forms the text masking knows), scaled from the tree's units to the image's pixels: a
     secret typed into a field that draws it, or shown by the app, stays out of the report
     and the model's prompt. ``tree_now`` gives the tree of the screen as the screenshot has
-    it (one the step read since its last action, else read now). A run without a secret
-    (``hide`` is `unmasked`) reads no tree. A screen whose tree cannot be read keeps its
-    image as taken (said in farm.log); text drawn in an image or a canvas is not in a tree."""
+    it (one read within TREE_KEPT_S before the screenshot began, else read now, retried as a
+    step's read is). A case that refers to no secret (``hide`` is `unmasked`) reads no tree.
+    A screen whose tree cannot be read has its image dropped (StepFailed: a report image
+    then says "no image: not taken: ...", a model's look fails its step): it may show a
+    secret. Text drawn in an image or a canvas is not in a tree."""
     hide = getattr(device, "hide", unmasked)
     if hide is unmasked or getattr(device, "screenshot_black", False):
         return png      # (a black frame, FLAG_SECURE's, shows nothing)
     try:
         tree = tree_now()
     except (DeviceError, ValueError) as exc:   # (not a lost phone: that ends the case)
-        log.warning("%s: the screen's UI tree was not read (%s): a secret it shows is not "
-                    "hidden in its screenshot", device.name, first_line(exc))
-        return png
+        log.warning("%s: the screen's UI tree was not read (%s): its screenshot is dropped, "
+                    "as a secret it may show could not be blacked out", device.name,
+                    first_line(exc))
+        raise StepFailed(f"the screen's UI tree could not be read ({first_line(exc)}): a "
+                         "secret it may show could not be blacked out of its screenshot, "
+                         "which is neither kept nor sent to a model") from None
     from farm.devices.native_tree import secret_boxes
     boxes = secret_boxes(tree, hide)
     if not boxes:
         return png
     from farm.agent.images import blacked_out_at
-    device.hidden = getattr(device, "hidden", 0) + len(boxes)
     log.info("%s: %d region(s) of the screen's text holding a secret blacked out of a "
              "screenshot", device.name, len(boxes))
     return blacked_out_at(png, boxes, device.size())

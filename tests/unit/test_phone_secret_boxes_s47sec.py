@@ -3,7 +3,10 @@ the browser's are: each node of the screen's UI tree (uiautomator dump, WDA sour
 content-desc, value or label holds a secret has its box filled black, scaled from the tree's
 units to the image's pixels. A secret typed into a plain text field showed in the report's
 images and the model's prompt. A run without a secret reads no tree for it; a tree the step
-read since its last action is used again. Real drivers, fake phones."""
+read since its last action, within the grabber's frame time-to-live before the screenshot, is
+used again (one from before a wait is not: the app may have shown a secret meanwhile), and a
+tree read for a screenshot is the step's next read while fresh. A tree that stays unreadable
+has the image dropped. Real drivers, fake phones, a fake clock."""
 
 from __future__ import annotations
 
@@ -12,13 +15,17 @@ import logging
 from types import SimpleNamespace
 from typing import Any
 
+import pytest
 from PIL import Image
 
 from farm.agent.images import blacked_out_at
-from farm.devices.android import AndroidDevice
+from farm.devices import phone_edges
+from farm.devices.android import DUMP_TRIES, AndroidDevice
 from farm.devices.grabber import ScreenshotGrabber
 from farm.devices.ios import IosDevice
+from farm.devices.ios import SOURCE_TRIES
 from farm.devices.native_tree import parse_uiautomator, parse_wda, secret_boxes
+from farm.errors import StepFailed
 from farm.suite.vars import Variables
 
 SECRET = "Hunter2-Secret!"
@@ -84,6 +91,24 @@ class _Phone:
         return sum("uiautomator dump" in cmd for cmd in self.asked)
 
 
+class _Clock:
+    """`phone_edges.now`, moved by the test."""
+
+    def __init__(self) -> None:
+        self.t = 1000.0
+
+    def __call__(self) -> float:
+        return self.t
+
+
+@pytest.fixture(autouse=True)
+def clock(monkeypatch) -> _Clock:
+    """Every test's (a tree's age is the clock's, not how fast the machine runs them)."""
+    clock = _Clock()
+    monkeypatch.setattr(phone_edges, "now", clock)
+    return clock
+
+
 def _android() -> tuple[AndroidDevice, _Phone]:
     dev = AndroidDevice("a1", None, "a1")
     dev._dev = _Phone()
@@ -103,7 +128,7 @@ def test_a_secret_typed_into_a_plain_field_is_blacked_out_of_the_screenshot(capl
         png = ScreenshotGrabber(dev).grab()
     assert _black(png, FIELD) and _black(png, TOKEN)
     assert _white_box(png, LABEL) and _white_box(png, NOTE)
-    assert phone.dumps() == 1 and dev.hidden == 2
+    assert phone.dumps() == 1
     assert "a1: 2 region(s) of the screen's text holding a secret blacked out of a " \
            "screenshot" in caplog.text
     assert SECRET not in caplog.text
@@ -129,22 +154,74 @@ def test_the_tree_the_step_read_is_used_again_until_an_action():
 def test_the_blackout_leaves_the_step_s_own_tree_and_scroll_frame_alone():
     dev, phone = _android()
     dev.hide = MASK
-    before = dev.screenshot()       # (what a scroll compares: `_shot`)
-    grabber = ScreenshotGrabber(dev)
-    grabber.grab()
-    assert dev._last_tree is None and not dev._dump_fresh and dev._shot is not None
-    assert before == _white(400, 800)          # the device's own screenshot: as taken
+    png = ScreenshotGrabber(dev).grab()
+    assert _black(png, FIELD)
+    assert dev._last_tree is None and not dev._dump_fresh
+    # what a scroll compares its next screen with (`_shot`): the screen as taken, not the
+    # image with its secrets blacked out (a scroll would see a change that is none)
+    assert dev._shot == _white(400, 800)
 
 
-def test_a_tree_that_cannot_be_read_keeps_the_image_and_says_so(caplog):
+def test_a_tree_read_before_a_wait_is_read_again_for_the_screenshot_after_it(clock):
+    """A sleep step's after-image, aiWaitFor's next look: no command was sent, but the screen
+    may have changed (the app filled a field with a secret): the tree a step read before the
+    wait is not the screen's after it."""
     dev, phone = _android()
     dev.hide = MASK
+    screen = {"xml": DUMP.replace(SECRET, "loading")}
+    phone.sync = SimpleNamespace(read_bytes=lambda path: screen["xml"].encode())
+    grabber = ScreenshotGrabber(dev, ttl=0)
+    dev.hierarchy()                         # a step's locate: the field still empty
+    screen["xml"] = DUMP                    # meanwhile the app shows the secret
+    clock.t += phone_edges.TREE_KEPT_S      # (just within the frame's time: kept)
+    assert not _black(grabber.grab(), FIELD) and phone.dumps() == 1
+    clock.t += 2.0                          # a sleep step, a pause between looks
+    assert _black(grabber.grab(), FIELD) and phone.dumps() == 2
+
+
+def test_a_tree_read_for_a_screenshot_is_the_step_s_next_read_while_fresh(clock):
+    dev, phone = _android()
+    dev.hide = MASK
+    ScreenshotGrabber(dev).grab()
+    assert phone.dumps() == 1 and dev._last_tree is None     # (not a step's tree yet)
+    tree = dev.hierarchy()                  # the next step's locate: the same screen
+    assert phone.dumps() == 1 and dev._last_tree is tree and dev._dump_fresh
+    clock.t += 5.0
+    dev.hierarchy()                         # a step's later read: read again
+    assert phone.dumps() == 2
+    dev.tap(10, 10)
+    ScreenshotGrabber(dev).grab()           # the screen after the tap, read for its image
+    assert phone.dumps() == 3
+    dev.tap(10, 10)                         # a command: that tree is no longer the screen's
+    dev.hierarchy()
+    assert phone.dumps() == 4
+
+
+def test_a_tree_that_cannot_be_read_drops_the_image_and_says_why(caplog, monkeypatch):
+    """An image that may show a secret is neither kept nor sent: the grab fails (a report's
+    image then says "no image: not taken: ..."), after the retries a step's read makes."""
+    dev, phone = _android()
+    dev.hide = MASK
+    monkeypatch.setattr("farm.devices.android.time.sleep", lambda s: None)
     phone.sync = SimpleNamespace(read_bytes=lambda path: b"<hierarchy><node")
-    with caplog.at_level(logging.INFO, logger="farm"):
-        png = ScreenshotGrabber(dev).grab()
-    assert png == _white(400, 800)
-    assert "a1: the screen's UI tree was not read (not XML" in caplog.text
-    assert "a secret it shows is not hidden in its screenshot" in caplog.text
+    grabber = ScreenshotGrabber(dev)
+    with caplog.at_level(logging.INFO, logger="farm"), pytest.raises(StepFailed) as failed:
+        grabber.grab()
+    assert "the screen's UI tree could not be read (uiautomator dump: not XML" \
+        in str(failed.value)
+    assert "neither kept nor sent to a model" in str(failed.value)
+    assert phone.dumps() == DUMP_TRIES and grabber.cached is None
+    assert "a1: the screen's UI tree was not read (uiautomator dump: not XML" in caplog.text
+    assert "its screenshot is dropped" in caplog.text
+
+
+def test_a_dump_readable_at_its_second_try_blacks_the_image_out(monkeypatch):
+    dev, phone = _android()
+    dev.hide = MASK
+    monkeypatch.setattr("farm.devices.android.time.sleep", lambda s: None)
+    answers = [b"<hierarchy><node", DUMP.encode()]
+    phone.sync = SimpleNamespace(read_bytes=lambda path: answers.pop(0))
+    assert _black(ScreenshotGrabber(dev).grab(), FIELD) and phone.dumps() == 2
 
 
 SOURCE = f"""<?xml version="1.0" encoding="UTF-8"?>
@@ -160,13 +237,14 @@ SOURCE = f"""<?xml version="1.0" encoding="UTF-8"?>
 class _Session:
     def __init__(self) -> None:
         self.sources = 0
+        self.answers: list[str] = []        # sources given before SOURCE
 
     def screenshot(self, format: str = "raw") -> bytes:
         return _white(200, 400)
 
     def source(self) -> str:
         self.sources += 1
-        return SOURCE
+        return self.answers.pop(0) if self.answers else SOURCE
 
     def tap(self, x: int, y: int) -> None:
         pass
@@ -199,6 +277,37 @@ def test_an_iphone_s_source_the_step_read_is_used_again_until_an_action():
     assert _black(grabber.grab(), (10, 50, 190, 80)) and session.sources == 1
     dev.tap(5, 5)
     assert _black(grabber.grab(), (10, 50, 190, 80)) and session.sources == 2
+
+
+def test_an_iphone_s_empty_source_is_asked_again_for_a_screenshot(monkeypatch):
+    """WDA's source is empty for a moment (an app between screens): asked again, as a
+    step's read does, and the image blacked out; one that stays empty drops the image."""
+    monkeypatch.setattr("farm.devices.ios.time.sleep", lambda s: None)
+    dev, session = _iphone()
+    dev.hide = MASK
+    empty = '<XCUIElementTypeApplication type="XCUIElementTypeApplication" name="Lab"/>'
+    session.answers = [empty]
+    png = ScreenshotGrabber(dev).grab()
+    assert _black(png, (10, 50, 190, 80)) and session.sources == 2
+    dev.tap(5, 5)
+    session.answers = [empty] * SOURCE_TRIES
+    with pytest.raises(StepFailed, match="WDA's /source: no visible elements"):
+        ScreenshotGrabber(dev).grab()
+    assert session.sources == 2 + SOURCE_TRIES
+
+
+def test_an_iphone_s_source_from_before_a_wait_is_read_again(clock):
+    dev, session = _iphone()
+    dev.hide = MASK
+    grabber = ScreenshotGrabber(dev, ttl=0)
+    dev.hierarchy()
+    grabber.grab()
+    assert session.sources == 1
+    clock.t += 2.0
+    grabber.grab()
+    assert session.sources == 2
+    dev.hierarchy()                         # the step's next read: that source, fresh
+    assert session.sources == 2
 
 
 def test_an_iphone_in_a_run_without_a_secret_is_not_asked_its_source():
