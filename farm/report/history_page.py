@@ -11,12 +11,11 @@ import os
 import re
 import time
 import urllib.parse
-from importlib import resources
 from pathlib import Path
 
 from farm import __version__
 from farm.journal import JOURNAL
-from farm.report.html import _format_time, format_duration
+from farm.report.html import _format_time, format_duration, history_stylesheet
 from farm.report.trends import Trends, analyse, parse_since
 from farm.report.paths import replace_file
 from farm.errors import UserError
@@ -131,16 +130,18 @@ def _run_in(folder: Path) -> str | None:
 
 
 def render_history(runs: list[RunRecord], page_dir: Path, suite: str | None = None,
-                   window: str = "all runs", earlier: list[RunRecord] = ()) -> str:
+                   window: str = "all runs", earlier: list[RunRecord] = (),
+                   css_file: str | None = None) -> str:
     """The page for ``runs`` (oldest first); ``earlier`` runs, before the window, only decide
-    its verdicts (`analyse`)."""
+    its verdicts (`analyse`). ``css_file``: its stylesheet's file beside it, linked."""
     trends = analyse(runs, suite, earlier)
     kept = trends.runs
     template = _environment().get_template("history.html.j2")
     from markupsafe import Markup    # our own stylesheet: <style> is raw text, not escaped
-    css = Markup(resources.files("farm.report").joinpath("report.css").read_text(encoding="utf-8"))
+    css = Markup(history_stylesheet())
     return template.render(
         t=trends, suite=suite, window=window, css=css, version=__version__,
+        css_file=urllib.parse.quote(css_file) if css_file else None,
         first=_format_time(kept[0].started) if kept else "—",
         last=_format_time(kept[-1].started) if kept else "—",
         tokens=tokens_text(sum(r.tokens for r in kept), any(r.tokens_unknown for r in kept)),
@@ -171,7 +172,9 @@ def write_history(store: ResultsStore, out: Path, since: str | None = None,
     earlier = context_before(store, cutoff, _first_verdicts(runs)) if cutoff and runs else []
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    html = render_history(runs, out.parent.resolve(), suite, window, earlier)
+    css = out.with_name(out.name + ".css")     # (history.html.css: a policy blocking inline
+    replace_file(css, history_stylesheet().encode("utf-8"))     # styles loads it instead)
+    html = render_history(runs, out.parent.resolve(), suite, window, earlier, css.name)
     return replace_file(out, html.encode("utf-8"))
 
 

@@ -98,6 +98,11 @@ def stylesheet(used: set[str] | None = None) -> str:
     return _asset("report.css") + "\n" + geometry_rules(used) + "\n"
 
 
+def history_stylesheet() -> str:
+    """The CSS of ``farm report --history``'s page: report.css, then history.css."""
+    return _asset("report.css") + "\n" + _asset("history.css")
+
+
 def format_duration(seconds: float) -> str:
     """Human duration: ``850 ms``, ``12.3 s``, ``4 m 05 s``, ``1 h 02 m``."""
     if seconds < 1:

@@ -149,3 +149,29 @@ def test_report_html_opened_alone_keeps_its_styles(tmp_path: Path, viewer_page) 
     looks = _looks(viewer_page)
     _check(looks)
     assert looks["filters"]
+
+
+def test_the_history_page_keeps_its_styles_under_html_publisher_s_policy(
+        tmp_path: Path, viewer_page) -> None:
+    """``farm report --history``'s page, served the same way: its stylesheet (history.html.css
+    beside it) applies, and the pass-rate axis' labels stand at 100%, 50%, 0%."""
+    from farm.report.history_page import write_history
+    from farm.results_history import SqliteResults, record_for
+    run = tmp_path / ".farm" / "runs" / "r-csp"
+    summary = _summary(run)
+    summary.recount()
+    write_html(summary, run)
+    store = SqliteResults(tmp_path / "results.sqlite")
+    store.add(record_for(summary, run / "report.html"))
+    write_history(store, tmp_path / ".farm" / "history.html")
+    handler = functools.partial(_Jenkins, directory=str(tmp_path / ".farm"))
+    with serving(handler) as base:
+        viewer_page.goto(base + "/history.html")
+        viewer_page.wait_for_load_state("load")
+        looks = viewer_page.evaluate("""() => ({
+          h2: getComputedStyle(document.querySelector('.hist h2')).fontSize,
+          axis: ['.t100', '.t50', '.t0'].map(
+            s => document.querySelector('.axis ' + s).getBoundingClientRect().top),
+        })""")
+    assert looks["h2"] == "17px", looks
+    assert looks["axis"][0] < looks["axis"][1] < looks["axis"][2], looks
