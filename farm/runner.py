@@ -139,6 +139,40 @@ def case_variables(case: Case, services: Services) -> Variables:
                                   secrets={*case.secrets, *keys})
 
 
+def refers_to_secret(case: Case, variables: Variables) -> bool:
+    """Whether ``case`` refers to a secret of ``variables`` (its own): one of its ``secrets:``
+    has a value, or a text of its steps (or its app's launch) holds one, or names a ${NAME}
+    whose value holds one (a secret, a secrets-dir value, a credential-named variable, a
+    variable made of one). What a phone's screen may show because of the case, blacked out of
+    its images (its UI tree read for them); farm's own model keys and environment variables
+    the case does not name are not."""
+    if any(variables.get(name) for name in case.secrets):
+        return True
+    phone = case.android or case.ios
+    texts = [phone.launch if phone is not None else None,
+             *(text for step in case.steps for text in _step_texts(step))]
+    for text in filter(None, texts):
+        values = [text, *(variables.get(name) or "" for name, _, _ in
+                          variables.references(text))]
+        if any(value and variables.mask(value) != value for value in values):
+            return True
+    return False
+
+
+def _step_texts(step: Step) -> list[str]:
+    """The strings a step is written with: its target, value, xpath and options' (nested)."""
+    out, stack = [step.target, step.value, step.xpath], list(step.options.values())
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            stack.extend(item)
+        elif isinstance(item, str):
+            out.append(item)
+    return [text for text in out if text]
+
+
 def declared_names(case: Case, services: Services) -> frozenset[str]:
     """The variables a model's output may use: the case's and suite's ``vars:`` and
     ``secrets:``, and the variables holding served app URLs."""
@@ -639,11 +673,14 @@ class _CaseRun:
     def _give_mask(self) -> None:
         """The device told the case's mask, where it takes one (its ``hide``: the secrets in a
         URL it shows, `mask_url`; a screen's text holding one, blacked out of its images). No
-        secret anywhere: nothing for its screenshots to black out, none scanned (a phone
-        reads no UI tree for them)."""
+        secret anywhere: nothing for its screenshots to black out, none scanned. A phone's
+        case that refers to no secret (`refers_to_secret`: a model key or an environment
+        variable it does not name is none of its) reads no UI tree for its images either:
+        each such read costs ~1 s on a real phone."""
         if hasattr(self.device, "hide"):
-            self.device.hide = (self.mask if self.vars.hides or self.services.hides
-                                else unmasked)
+            hides = (self.vars.hides or self.services.hides) if self.case.web is not None \
+                else refers_to_secret(self.case, self.vars)
+            self.device.hide = self.mask if hides else unmasked
 
     def _skip_rest(self) -> None:
         """The steps after the last one recorded, listed as not run (skipped): after a failed

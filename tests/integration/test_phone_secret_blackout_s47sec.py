@@ -3,20 +3,24 @@ real `farm run` on a simulated Android phone (adbutils, `uiautomator dump`) and 
 (facebook-wda, WDA's /source), as the browser's are: the field's box in the step's after-image
 is solid black where the same run without the secret declared shows the typed text there,
 and a text elsewhere on the screen is not blacked out. Before, a phone's images showed what was
-typed (README: "a phone's screen shows what was typed"). A run without a secret reads no
-UI tree for its images: its dumps are as many with --screenshots all as with off."""
+typed (README: "a phone's screen shows what was typed"). A case that refers to no secret reads
+no UI tree for its images, whatever credentials farm and the machine have (a model key, a
+GITHUB_TOKEN): its dumps are as many with --screenshots all as with off; one that types a
+credential-named variable's value reads them."""
 
 from __future__ import annotations
 
 import base64
 import io
 import json
+import os
 from pathlib import Path
 from typing import Any
 
 import pytest
 from PIL import Image
 
+from farm.config import credential_name
 from tests.support.android_sims import iphones_with_page, phones_with_page
 from tests.support.farm_cli import FarmCli, by_name, results
 from tests.support.model_server import image_size, message_texts, request_images
@@ -44,22 +48,32 @@ tasks:
   - name: log in
     flow:
       - aiInput: Username
-        value: ${{TYPED}}
+        value: ${{{name}}}
       - aiTap: Nothing to hide here
 """
 
 
+def _unnamed() -> dict[str, str]:
+    """The environment's credentials a case does not name, set here whatever the test's
+    machine has: farm's model key and a CI runner's token (long enough to be masked
+    everywhere), the machine's other credential-named variables emptied."""
+    return {**{name: "" for name in os.environ if credential_name(name)},
+            "FARM_MODEL_API_KEY": "sk-test-0123456789abcdef0123",
+            "GITHUB_TOKEN": "ghp_0123456789abcdefghijABCDEFGHIJ"}
+
+
 def _run(farm: FarmCli, tmp: Path, name: str, platform: str, env: dict[str, str],
-         secret: bool, screenshots: str = "all") -> tuple[dict[str, Any], Path]:
+         secret: bool, screenshots: str = "all",
+         typed: str = "TYPED") -> tuple[dict[str, Any], Path]:
     suite = tmp / name
     suite.mkdir()
-    (suite / "vault.yaml").write_text(SUITE.format(platform=platform, app=APP))
-    if secret:
+    (suite / "vault.yaml").write_text(SUITE.format(platform=platform, app=APP, name=typed))
+    if secret and typed == "TYPED":
         (suite / "farm.yaml").write_text("secrets: [TYPED]\n")
     run_dir = tmp / f"{name}-run"
     done = farm.run("run", suite, "--devices", f"{platform}:1", "--no-progress",
-                    "--screenshots", screenshots, "--report-dir", run_dir, TYPED=SECRET,
-                    **env)
+                    "--screenshots", screenshots, "--report-dir", run_dir,
+                    **{**_unnamed(), typed: SECRET, **env})
     case = by_name(results(run_dir))["vault"]
     assert case["status"] == "passed", (case.get("error"), done.stdout, done.stderr)
     assert SECRET not in done.stdout + done.stderr or not secret
@@ -131,7 +145,7 @@ def test_android_the_model_is_sent_no_typed_secret(farm: FarmCli, tmp_path: Path
     suite = tmp_path / "suite"
     suite.mkdir()
     (suite / "farm.yaml").write_text("secrets: [TYPED]\n")
-    (suite / "vault.yaml").write_text(SUITE.format(platform="android", app=APP)
+    (suite / "vault.yaml").write_text(SUITE.format(platform="android", app=APP, name="TYPED")
                                       + "      - aiTap: the little grey square\n")
     with phones_with_page(tmp_path, 1, APP, PAGE, "vault") as sim:
         done = farm.run("run", suite, "--devices", "android:1", "--no-progress",
@@ -152,6 +166,8 @@ def test_android_the_model_is_sent_no_typed_secret(farm: FarmCli, tmp_path: Path
 
 
 def test_android_without_a_secret_its_images_read_no_tree(farm: FarmCli, tmp_path: Path):
+    """A model key and a GITHUB_TOKEN in the environment (`_unnamed`) are no secret of the
+    case's: no tree read for its images. A credential-named variable it types is."""
     with phones_with_page(tmp_path, 1, APP, PAGE, "vault") as sim:
         dumps = _count_dumps(sim)
         env = {"ANDROID_ADB_SERVER_PORT": str(sim.port)}
@@ -161,9 +177,13 @@ def test_android_without_a_secret_its_images_read_no_tree(farm: FarmCli, tmp_pat
         with_images = dumps[0] - without_images
         _run(farm, tmp_path, "secret", "android", env, secret=True)
         with_secret = dumps[0] - without_images - with_images
+        case, run_dir = _run(farm, tmp_path, "credential", "android", env, secret=True,
+                             typed="VAULT_PASSWORD")
     assert without_images > 0
     assert with_images == without_images
     assert with_secret > with_images        # (the secret's run reads trees for its images)
+    img, field = _area(case, run_dir, 0)
+    assert img.crop(field).getextrema()[1] < 60, "the credential typed shows in the report"
 
 
 def test_ios_a_typed_secret_is_blacked_out_of_the_report(farm: FarmCli, tmp_path: Path):
@@ -185,4 +205,7 @@ def test_ios_without_a_secret_its_images_read_no_source(farm: FarmCli, tmp_path:
         without_images = sources()
         _run(farm, tmp_path, "all", "ios", env, secret=False)
         with_images = sources() - without_images
+        _run(farm, tmp_path, "secret", "ios", env, secret=True)
+        with_secret = sources() - without_images - with_images
     assert without_images > 0 and with_images == without_images
+    assert with_secret > with_images
