@@ -276,7 +276,7 @@ def _syntax_error(exc: yaml.MarkedYAMLError, text: str, file: str) -> SuiteError
     line = mark.line + 1 if mark else None
     column = mark.column + 1 if mark else None
     if line is not None:
-        src = text.split("\n")
+        src = _BREAK.split(text)
         # libyaml blames either the tab's own line or the line it breaks; look at both.
         for ln in (line, line + 1):
             if ln <= len(src):
@@ -298,11 +298,26 @@ def _syntax_error(exc: yaml.MarkedYAMLError, text: str, file: str) -> SuiteError
                    else f"{context}, which starts at line {start.line + 1}")
     message = f"invalid YAML: {problem}" + (f" ({context})" if context else "")
     if problem.startswith(_COLON_IN_VALUE) and line is not None and column is not None:
-        src = text.split("\n")
+        src = _BREAK.split(text)
         message += (_deeper_hint(src, line, column) or _quote_hint(src[line - 1], column))
     elif problem.startswith(_NOT_AN_ITEM) and start is not None and line is not None:
-        message += _item_hint(text.split("\n"), start.line, line)
+        message += _item_hint(_BREAK.split(text), start.line, line)
+    elif "flow" in (exc.context or "") and line is not None and column is not None:
+        rows = _BREAK.split(text)
+        message += _flow_placeholder_hint(rows[line - 1] if line <= len(rows) else "", column)
     return SuiteError(file, message, line, column)
+
+
+def _flow_placeholder_hint(row: str, column: int) -> str:
+    """For ``[${PERM}]`` or ``{direction: ${DIR}}`` (libyaml blames the ``{`` after ``$``):
+    inside a ``[ ]`` or ``{ }`` an unquoted ``{`` starts a mapping. Midscene substitutes
+    ``${NAME}`` before it parses the file; farm parses first, so the value needs quotes."""
+    if column < 2 or row[column - 2:column] != "${":
+        return ""
+    ref = re.match(r"\$\{[^}]*\}", row[column - 2:])
+    written = ref[0] if ref else "${NAME}"
+    return (f"; inside [ ] or {{ }} write {written} in quotes (\"{written}\"): there YAML "
+            "takes its { for the start of a mapping")
 
 
 # A line at a block list's column that is no `- ` item (`flow:` under `- name: t`, not

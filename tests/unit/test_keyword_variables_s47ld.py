@@ -124,3 +124,22 @@ def test_web_emulation_words_name_the_variable_and_its_value(tmp_path, monkeypat
                     "zone takes its value when the suite loads, from the environment, .env or "
                     "vars:, never from a secret (write the value here, or use a variable that "
                     "is not secret)"]
+
+
+@pytest.mark.parametrize("written, at, ref", [
+    ("  permissions: [${PERM}]\n", "3:18", "${PERM}"),
+    ("  locale: en-GB\n  permissions: [geolocation, ${PERM:-camera}]\n", "4:31",
+     "${PERM:-camera}")])
+def test_a_placeholder_inside_brackets_is_said_to_need_quotes(tmp_path, monkeypatch, written,
+                                                               at, ref):
+    """Midscene substitutes before it parses, so ``[${PERM}]`` works there; farm parses the
+    YAML first, where the unquoted ``{`` starts a mapping: the syntax error says to quote it
+    (``["${PERM}"]``, which then takes the value)."""
+    text = EMULATION.replace("  permissions:\n    - ${PERM}\n", written)
+    said = errors(tmp_path, monkeypatch, text, {"PERM": "geolocation", "TZ": "UTC", "CS": "dark"})
+    assert len(said) == 1 and said[0].startswith(f"s/case.yaml:{at}: invalid YAML: "), said
+    assert said[0].endswith(f'; inside [ ] or {{ }} write {ref} in quotes ("{ref}"): there '
+                            "YAML takes its { for the start of a mapping"), said
+    quoted = text.replace(ref, f'"{ref}"')
+    case = load(tmp_path, monkeypatch, quoted, {"PERM": "geolocation", "TZ": "UTC", "CS": "dark"})
+    assert "geolocation" in case.web.permissions
