@@ -113,6 +113,8 @@ class DeviceSlot:
         try:
             self._on_device(self.device.open, opening=True)
         except Exception as exc:
+            if self._own is not None:   # (no close() follows: its thread ends here)
+                self._own.stop()
             if self.services.cancel.is_set():   # the run was stopped while it started: not
                 log.info("device %s stopped while it started: %s", self.name, exc)   # dead
                 self._set("done")

@@ -240,11 +240,31 @@ class _Call:
             self.wake.set()
 
 
-def _serve(calls: "queue.SimpleQueue[_Call | None]") -> None:
-    """A device's own thread: its calls, one at a time, until told to end (None)."""
-    while (call := calls.get()) is not None:
-        call.run()
-        del call
+class _Serving(threading.Thread):
+    """A device's own thread: its calls, one at a time, until told to end (None). Unsettled
+    (`unsettled`) while in one, or once given up; idle between calls, it is not."""
+
+    def __init__(self, calls: "queue.SimpleQueue[_Call | None]", name: str) -> None:
+        super().__init__(name=name, daemon=True)
+        self.calls = calls
+        self.in_call = False
+        self.given_up = False
+
+    def run(self) -> None:
+        while (call := self.calls.get()) is not None:
+            self.in_call = True
+            try:
+                call.run()
+            finally:
+                self.in_call = False
+            del call
+
+
+def unsettled(thread: threading.Thread) -> bool:
+    """``thread`` (alive) may be inside a device's call: any thread but a device's own one
+    (`OwnThread`) idle between calls and not given up (a device whose open() failed, its
+    thread not stopped yet: it waits for work, holding nothing)."""
+    return not isinstance(thread, _Serving) or thread.in_call or thread.given_up
 
 
 class OwnThread:
@@ -265,7 +285,7 @@ class OwnThread:
         self.killed = False                 # kill() since the last opened()
         self.gone: str | None = None        # why it was given up
         self._calls: queue.SimpleQueue[_Call | None] | None = None
-        self._thread: threading.Thread | None = None
+        self._thread: _Serving | None = None
 
     def run(self, what: Callable[[], str | None], fn: Callable[..., Any], *args: Any,
             **kw: Any) -> _Call:
@@ -288,6 +308,8 @@ class OwnThread:
                 self.gone = (f"{doing} did not return within {self.grace:g}s of kill(): farm "
                              "gave up on it (its thread is left running) and uses the device "
                              "no more")
+                if self._thread is not None:
+                    self._thread.given_up = True
                 log.warning("%s", self.gone)
                 raise DeviceLost(self.gone)
         finally:
@@ -335,8 +357,7 @@ class OwnThread:
         """The queue of the thread, started at its first call."""
         if self._calls is None:
             calls: queue.SimpleQueue[_Call | None] = queue.SimpleQueue()
-            self._thread = threading.Thread(target=_serve, args=(calls,), daemon=True,
-                                            name=self.name)
+            self._thread = _Serving(calls, self.name)
             self._thread.start()
             weakref.finalize(self, calls.put, None)     # (the thread ends with its owner)
             self._calls = calls

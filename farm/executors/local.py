@@ -14,7 +14,7 @@ from typing import Any, Callable
 
 from farm import metrics
 from farm.attempts import RetryPolicy, synthetic
-from farm.devices.base import Device
+from farm.devices.base import Device, unsettled
 from farm.errors import ConfigError, DeviceLost, FarmError, InternalError
 from farm.executors.base import DEVICE_THREAD, Ledger, NullEvents, RunEvents, RunOutcome
 from farm.results import CaseResult
@@ -32,10 +32,12 @@ COMING_BACK_S = 1.0           # a case ended at the interrupt: its result this l
 
 
 def unsettled_devices() -> list[str]:
-    """Devices whose thread is still alive (left mid-call after a second Ctrl-C, or given up
-    after kill(): `farm.slot`)."""
+    """Devices whose thread is still alive and may be in a device call (left mid-call after a
+    second Ctrl-C, or given up after kill(): `farm.slot`); a device's own thread idle between
+    calls is not one (`farm.devices.base.unsettled`): a run that has it ends through Python's
+    exit, its exit handlers run."""
     return [t.name[len(DEVICE_THREAD):] for t in threading.enumerate()
-            if t.name.startswith(DEVICE_THREAD) and t.is_alive()]
+            if t.name.startswith(DEVICE_THREAD) and t.is_alive() and unsettled(t)]
 
 
 class LocalExecutor:
