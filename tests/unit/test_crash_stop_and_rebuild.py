@@ -251,7 +251,7 @@ def test_room_for_the_results_is_kept_until_the_runs_end(tmp_path):
     summary.recount()
     assert write_outputs(summary, run_dir) == []
     assert not (run_dir / ROOM).exists()
-    assert sorted(p.name for p in run_dir.iterdir()) == ["junit.xml", "report.html",
+    assert sorted(p.name for p in run_dir.iterdir()) == ["junit.xml", "report.css", "report.html",
                                                          "results.json", "results.jsonl"]
 
 

@@ -144,4 +144,5 @@ def test_group_description_and_report_file_name_reach_the_report(tmp_path: Path)
     own = (tmp_path / "checkout-report.html").read_text()
     assert "The whole checkout" in merged and "Other" in merged
     assert "The whole checkout" in own and "Other" not in own
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["checkout-report.html", "report.html"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["checkout-report.html", "report.css",
+                                                        "report.html"]

@@ -57,7 +57,7 @@ def test_overwrite_leaves_no_page_of_a_case_the_new_run_did_not_run(here, monkey
     assert (code, err) == (0, ""), out
     assert sorted(p.name for p in (here / "r").iterdir()) == [
         "artifacts", "cache-store.json", "farm.log", "junit.xml", "metrics.prom", "notes.txt",
-        "one-own.html.bak", "report.html", "results.json", "results.jsonl"]
+        "one-own.html.bak", "report.css", "report.html", "results.json", "results.jsonl"]
     assert (here / "r" / "cache-store.json").read_text() == '{"off": ""}\n'    # this run's
 
 

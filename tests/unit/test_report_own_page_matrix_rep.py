@@ -31,4 +31,4 @@ def test_a_matrix_case_s_own_page_shows_every_device_group_s_run(tmp_path: Path)
     assert "no &#x27;Welcome&#x27; on the page" in own
     assert "<b>1</b> failed" in own and "<b>1</b> passed" in own
     assert "Cart" not in own
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["login.html", "report.html"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["login.html", "report.css", "report.html"]

@@ -30,5 +30,5 @@ def test_a_report_file_naming_a_path_outside_the_run_dir_is_not_written(tmp_path
     assert victim.read_text(encoding="utf-8") == "keep me"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.html", "run"]
     assert sorted(p.name for p in run_dir.iterdir()) == [".team.html", "checkout.html",
-                                                       "report.html"]
+                                                       "report.css", "report.html"]
     assert "s/a" in (run_dir / "report.html").read_text(encoding="utf-8")   # the run's all

@@ -60,7 +60,9 @@ def test_an_output_never_writes_through_a_symlink_planted_at_its_temporary_name(
     assert written == run_dir / output and not written.is_symlink()
     assert "r1" in written.read_text(encoding="utf-8")
     # and no temporary file of its own is left beside it (the planted one is not farm's)
-    assert sorted(p.name for p in run_dir.iterdir()) == sorted([output, output + ".tmp"])
+    styles = {"report.html": ["report.css"], "history.html": ["history.html.css"]}
+    assert sorted(p.name for p in run_dir.iterdir()) == sorted(
+        [output, output + ".tmp", *styles.get(output, [])])   # (the page's stylesheet beside it)
 
 
 def test_an_output_replaces_a_symlink_in_its_place_rather_than_writing_through_it(tmp_path):
