@@ -74,3 +74,14 @@ def test_a_place_that_cannot_be_matched_up_is_where_the_value_starts():
     quoted, block = root.value["a"], root.value["b"]
     assert quoted.place(PLACEHOLDER, quoted.text.index("${Y}")) == (1, 4)
     assert block.place(PLACEHOLDER, 0) == (4, 3)
+
+
+@pytest.mark.parametrize("eol", ["\r", "\u2028", "\x85"])
+def test_a_syntax_error_in_a_file_of_other_line_breaks_is_said(eol):
+    """libyaml counts CR (old Mac), U+2028 and NEL as line breaks: the hint for the row it
+    blames read a row past the end of the file (an internal error instead of the message)."""
+    text = eol.join(["web:", "  url: about:blank", "tasks:", "  - assertText: Total: 5", ""])
+    root, said = compose_text(text, "f.yaml")
+    assert root is None and [str(e) for e in said] == [
+        "f.yaml:4:22: invalid YAML: mapping values are not allowed in this context; a value "
+        "holding ': ' must be quoted: assertText: \"Total: 5\""]
