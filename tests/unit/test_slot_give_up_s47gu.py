@@ -10,6 +10,7 @@ import pytest
 
 from farm.attempts import RetryPolicy
 from farm.devices.fake import FakeDevice
+from farm.executors.base import DEVICE_THREAD
 from farm.executors.local import LocalExecutor, unsettled_devices
 from farm.results import ArtifactStore
 from farm.runner import Services
@@ -21,9 +22,15 @@ from farm.suite.model import Case, Step, Task, WebTarget
 
 @pytest.fixture
 def release():
+    """The gate of a call farm gives up on: opened after the test, whose device threads are
+    then waited for (none is left for the next test to find in `unsettled_devices`)."""
+    before = set(threading.enumerate())
     gate = threading.Event()
     yield gate
     gate.set()          # the call farm gave up on ends with the test
+    for thread in set(threading.enumerate()) - before:
+        if thread.name.startswith(DEVICE_THREAD):
+            thread.join(30)
 
 
 def make_case(cid, steps, timeout):
@@ -40,7 +47,8 @@ def services(tmp_path):
 
 def test_a_call_that_outlives_kill_is_given_up_the_device_lost_and_the_run_ends(
         tmp_path, release):
-    dev = FakeDevice(scripts={"spin": lambda d: release.wait(600)})    # kill() reaches no one
+    # kill() reaches no one
+    dev = FakeDevice(name="spin-1", scripts={"spin": lambda d: release.wait(600)})
     # (the timeout leaves room for the step to begin before the deadline on a loaded machine)
     spin = make_case("spin", [Step(kind="assertText", value=""),
                               Step(kind="javascript", value="spin", line=4)], timeout=3)
@@ -48,17 +56,17 @@ def test_a_call_that_outlives_kill_is_given_up_the_device_lost_and_the_run_ends(
     outcome = ex.run([Job(spin.id, "web", 1.0)])
     [res] = outcome.results
     assert res.status == "error" and res.error.kind == "CaseTimeout", res
-    said = ("fake-1: run_script() did not return within 0.3s of kill(): farm gave up on it "
+    said = ("spin-1: run_script() did not return within 0.3s of kill(): farm gave up on it "
             "(its thread is left running) and uses the device no more")
     assert res.error.message.startswith("case timed out after 3s"), res.error.message
     assert said in res.error.message
     assert [s.status for s in res.steps] == ["passed", "error"]     # what it did so far
-    assert res.error.step == 2 and res.device == "fake-1"
-    assert outcome.lost == {"fake-1": said}
+    assert res.error.step == 2 and res.device == "spin-1"
+    assert outcome.lost == {"spin-1": said}
 
 
 def test_a_given_up_device_is_called_no_more(tmp_path, release):
-    dev = FakeDevice(scripts={"spin": lambda d: release.wait(600)})
+    dev = FakeDevice(name="spin-2", scripts={"spin": lambda d: release.wait(600)})
     slot = DeviceSlot(dev, services(tmp_path), grace=0.2)
     assert slot.open()
     case = make_case("spin", [Step(kind="javascript", value="spin")], timeout=0.5)
@@ -69,7 +77,7 @@ def test_a_given_up_device_is_called_no_more(tmp_path, release):
     assert not dev.closed
     # `farm run` (and a worker's device process) then leaves without the interpreter's
     # teardown, which crashes on a thread left in a Playwright call
-    assert "fake-1 (its calls)" in unsettled_devices()
+    assert "spin-2 (its calls)" in unsettled_devices()
 
 
 def test_a_device_s_own_thread_ends_with_its_slot(tmp_path):
@@ -84,7 +92,8 @@ def test_a_wait_of_farm_s_own_after_kill_is_waited_for_not_given_up(tmp_path):
     on its way back, here the step's report): that ends by itself, and the device, which did
     nothing wrong, is not given up on (it would be lost to the run)."""
     import time
-    dev = FakeDevice(scripts={"spin": lambda d: d._killed.wait(600)})    # ends at kill()
+    # ends at kill()
+    dev = FakeDevice(name="wait-1", scripts={"spin": lambda d: d._killed.wait(600)})
     svc = services(tmp_path)
 
     def slow_report(device, rec):       # farm's own, slow: three graces after the kill
