@@ -333,3 +333,22 @@ def test_a_short_credential_is_found_where_a_node_holds_it_whole():
     mask = Variables({"VAULT_PASSWORD": "48213"}).mask
     tree = parse_uiautomator(DUMP.replace(SECRET, "48213"), 400, 800)
     assert secret_boxes(tree, mask) == [[20, 100, 360, 60]]
+
+
+def test_a_step_whose_screen_s_tree_cannot_be_read_says_why_it_has_no_image(tmp_path,
+                                                                            monkeypatch):
+    """The report's step row: "no image: not taken: the screen's UI tree could not be read
+    (...)", not an image that may show a secret."""
+    from farm.evidence import CaseEvidence
+    from farm.results import ArtifactStore, StepRecord
+    dev, phone = _android()
+    dev.hide = MASK
+    monkeypatch.setattr("farm.devices.android.time.sleep", lambda s: None)
+    phone.sync = SimpleNamespace(read_bytes=lambda path: b"<hierarchy><node")
+    evidence = CaseEvidence("all", ScreenshotGrabber(dev), ArtifactStore(tmp_path), "c", 1,
+                            mask=MASK)
+    rec = StepRecord(task="t", index=1, kind="aiTap", label="Sign in")
+    assert evidence.after_step(rec, looks_only=False) is None
+    assert rec.no_image is not None and rec.no_image.startswith(
+        "not taken: the screen's UI tree could not be read (uiautomator dump: not XML")
+    assert not list(tmp_path.rglob("*.jpg")) and not list(tmp_path.rglob("*.png"))
