@@ -62,7 +62,7 @@ def test_a_runs_red_cases_are_new_still_failing_or_flaky(store):
         "demo/flip": "still failing", "demo/turns": "still failing", "demo/ok": "new failure",
         "demo/new": "new failure"}
     third = summary("r3", 3, THREE_NIGHTS[2][2])
-    assert since_last(store.runs()[:2], third) == {"demo/flip": "flaky",
+    assert since_last(store.runs()[:2], third) == {"demo/flip": "unstable",
                                                    "demo/turns": "new failure"}
 
 
@@ -163,7 +163,7 @@ def test_a_window_s_verdicts_agree_with_each_run_s_own_report(tmp_path):
         own = since_last(store.runs(), s)        # what each run's report said, as it ran
         store.add(record_for(s, report_of(tmp_path / s.run_id)))
     assert own == {"demo/still": "still failing", "demo/new": "new failure",
-                   "demo/flip": "flaky", "demo/fixed": "fixed"}
+                   "demo/flip": "unstable", "demo/fixed": "fixed"}
     html = write_history(store, tmp_path / "history.html", since="1d").read_text()
     assert 'href="r3/report.html"' in html and 'href="r2/report.html"' not in html
     # (the run's own "flaky" of a red case is "unstable across runs" on the page)

@@ -49,7 +49,7 @@ def test_a_case_red_last_night_is_still_failing_after_many_runs_of_another_suite
     remember_run(Settings(state_dir=tmp_path / "state"), tonight, tmp_path / "report.html")
     verdicts = {c.case_id: c.since_last for c in tonight.cases}
     assert verdicts == {"nightly/pay": "still failing", "nightly/cart": "new failure",
-                        "nightly/flip": "flaky"}
+                        "nightly/flip": "unstable"}
 
 
 def test_the_history_page_window_agrees_with_the_run_s_own_report(tmp_path):
