@@ -57,8 +57,8 @@ def test_a_batch_s_failed_file_stops_only_its_own_files(farm: FarmCli, tmp_path:
     assert done.returncode == 1, said
     assert "--maxfail" not in said and "--devices browser:1" not in said, said
     got = _statuses(tmp_path / "r")
-    assert got.pop("子目录/two") == (
+    assert got.pop("suite/子目录/two") == (
         "skipped", "not run: one.yaml failed (the batch has continueOnError: false)")
     assert got == {"suite/a_bad": ("failed", None), "suite/b_ok": ("passed", None),
-                   "suite/c_ok": ("passed", None), "子目录/one": ("failed", None)}
+                   "suite/c_ok": ("passed", None), "suite/子目录/one": ("failed", None)}
     assert results(tmp_path / "r")["devices"] == ["browser-1", "browser-2"]
