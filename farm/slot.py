@@ -41,6 +41,19 @@ T = TypeVar("T")
 DEVICE_CODE = os.path.dirname(os.path.abspath(devices_base.__file__))
 
 
+def so_far(running: Any) -> CaseResult:
+    """What the attempt ``running`` (`farm.runner`'s case run, in ``Services.in_flight``) did
+    until now (its ``so_far``), the model calls it made included: they were paid for (a
+    stopped run's attempt whose device did not come back, one whose device call was given up
+    after kill())."""
+    result = running.so_far()
+    spent = running.agent.usage.copy()
+    if spent.spent:
+        result.usage = spent
+        result.tokens = {"prompt": spent.prompt_tokens, "completion": spent.completion_tokens}
+    return result
+
+
 class Streak(Protocol):
     """Where a device's consecutive infra errors are counted (memory, or Redis for workers)."""
 
@@ -237,7 +250,7 @@ class DeviceSlot:
             return synthetic(case, self.services.run_id, job.attempt,
                              "interrupted" if stopped else "error", self.name,
                              reason=INTERRUPTED if stopped else None, error=error)
-        result = running.so_far()
+        result = so_far(running)
         if error is not None:
             said = running.mask(str(error))
             step = next((r for r in result.steps if r.status == "interrupted"), None)

@@ -21,7 +21,7 @@ from farm.results import CaseResult
 from farm.run_console import clipped
 from farm.runner import INTERRUPTED, Services
 from farm.schedule import Job, enqueue, order_jobs, pick_job
-from farm.slot import DeviceSlot
+from farm.slot import DeviceSlot, so_far
 from farm.suite.model import Case
 
 
@@ -181,12 +181,7 @@ class LocalExecutor:
         log.warning("device %s did not come back from %s: reporting what it did so far",
                     device, job.case_id)
         if running is not None and running.case.id == job.case_id:
-            result = running.so_far()
-            spent = running.agent.usage.copy()
-            if spent.spent:
-                result.usage = spent
-                result.tokens = {"prompt": spent.prompt_tokens,
-                                 "completion": spent.completion_tokens}
+            result = so_far(running)
         else:       # (not begun yet, or a shared-context unit: the file in flight is a part)
             result = synthetic(self.cases[job.case_id], self.services.run_id, job.attempt,
                                "interrupted", device, reason=INTERRUPTED)
