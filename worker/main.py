@@ -788,7 +788,12 @@ def _leave(code: int) -> None:
     greenlet at teardown crashes, SIGSEGV, which the supervisor took for a crash and started
     the drained device again), as `farm run` leaves."""
     from farm.executors.local import unsettled_devices
-    if unsettled_devices():
+    if unsettled_devices():     # (its cache store closed already: `DeviceRuntime.stop`)
+        for handler in logging.getLogger().handlers:
+            try:
+                handler.flush()
+            except Exception:       # (a closed stream: nothing more to write there)
+                pass
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(code)

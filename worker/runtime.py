@@ -389,6 +389,7 @@ class DeviceRuntime:
         self._stop.set()
         if self.slot is not None:
             self.slot.close()
+        self._close_cache()
         try:
             if not self.quarantined:
                 store.release_lease(self.r, self.name, self.token)
@@ -396,6 +397,19 @@ class DeviceRuntime:
                 store.release_target(self.r, self.target_key, self.name)
         except Exception:
             pass
+
+    def _close_cache(self) -> None:
+        """Close the cache store its tasks shared (cache.db: its write-ahead log checkpointed
+        into the file) as the process ends: that end may skip the interpreter's exit handlers,
+        which closed it (a device given up: `worker.main._leave`; a quarantined one started
+        afresh: exec), and the entries its cases wrote stayed in cache.db-wal alone."""
+        cache, self._cache = self._cache, None
+        if cache is None:
+            return
+        try:
+            cache.close()
+        except Exception as exc:       # (closing is best effort: the process ends anyway)
+            log.warning("cannot close the cache store: %s", exc)
 
     def draining(self) -> None:
         """SIGTERM: the current case finishes; clients stop counting this device."""
