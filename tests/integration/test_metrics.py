@@ -123,7 +123,7 @@ def test_local_run_metrics_prom_and_pushgateway_agree_with_results_json(tmp_path
     calls = sum((a.get("usage") or {}).get("calls", 0) for a in attempts(summary))
     # the family's other outcomes are there at 0 (an error rate has a base to count from)
     assert by_label(prom["farm_model_requests_total"], "outcome") == \
-        {"ok": calls, "error": 0, "timeout": 0}
+        {"ok": calls, "error": 0, "timeout": 0, "interrupted": 0}
     assert calls == len(srv.raw)
     assert list(prom["farm_agent_iterations_count"].values()) == [len(rounds(summary))] == [1]
     assert list(prom["farm_agent_iterations_sum"].values()) == [sum(rounds(summary))]

@@ -20,7 +20,8 @@ def phone(monkeypatch: pytest.MonkeyPatch, focused_text: str = "") -> tuple[Andr
     sent: list[str] = []
     dev = AndroidDevice("emulator-5554", None, "emulator-5554")
 
-    def run(cmd: str, binary: bool = False, timeout: float = 30.0) -> tuple[str, str, int]:
+    def run(cmd: str, binary: bool = False, timeout: float = 30.0,
+            **kw: object) -> tuple[str, str, int]:    # (what=: the field read back, too)
         sent.append(cmd)
         if cmd.startswith("settings get secure default_input_method"):
             return "com.android.adbkeyboard/.AdbIME\n", "", 0
