@@ -60,7 +60,9 @@ class ScreenshotGrabber:
         self.idle: Callable[[], None] = lambda: None
 
     def grab(self) -> bytes:
-        """The current screen as PNG bytes, from cache when fresh."""
+        """The current screen as PNG bytes, from cache when fresh. StepFailed when a phone
+        case's screen may show a secret that its unreadable UI tree leaves nowhere to black
+        out (`farm.devices.phone_edges.without_secrets`): no such image is kept or sent."""
         now = self.clock()
         # A slow device (a phone's screencap takes 200+ ms) would otherwise be past the TTL
         # before the loop's next look: the window runs ``ttl`` past when the capture arrived.
