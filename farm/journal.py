@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any, Container, Iterable, Mapping, NamedTuple
 
 from farm.relay import RelayEvents
-from farm.results import (CaseResult, DeselectedCase, RunSummary, StepRecord, now_iso,
+from farm.results import (UNSTABLE, CaseResult, DeselectedCase, RunSummary, StepRecord, now_iso,
                            summed, timestamp)
 
 JOURNAL = "results.jsonl"
@@ -597,8 +597,9 @@ def _ended(summary: RunSummary, end: dict[str, Any]) -> None:
     if "deselected" in end:
         summary.deselected = [DeselectedCase.model_validate(d) for d in end["deselected"]]
     verdicts = end.get("since_last", {})
-    for case in summary.cases:
-        case.since_last = verdicts.get(case.case_id, case.since_last)
+    for case in summary.cases:      # (an older farm's "flaky": read as a result file's is)
+        said = verdicts.get(case.case_id, case.since_last)
+        case.since_last = UNSTABLE if said == "flaky" else said
 
 
 def _unfinished(run_id: str, plan: dict[str, Any], began: dict[str, Any] | None,
