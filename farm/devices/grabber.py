@@ -60,7 +60,7 @@ class ScreenshotGrabber:
         self.idle: Callable[[], None] = lambda: None
 
     def grab(self) -> bytes:
-        """The current screen as PNG bytes, from cache when fresh. StepFailed when a phone
+        """The current screen as PNG bytes, from cache when fresh. DeviceError when a phone
         case's screen may show a secret that its unreadable UI tree leaves nowhere to black
         out (`farm.devices.phone_edges.without_secrets`): no such image is kept or sent."""
         now = self.clock()

@@ -277,9 +277,9 @@ def without_secrets(device: Any, png: bytes, tree_now: Callable[[], UITree]) -> 
     and the model's prompt. ``tree_now`` gives the tree of the screen as the screenshot has
     it (one read within TREE_KEPT_S before the screenshot began, else read now, retried as a
     step's read is). A case that refers to no secret (``hide`` is `unmasked`) reads no tree.
-    A screen whose tree cannot be read has its image dropped (StepFailed: a report image
-    then says "no image: not taken: ...", a model's look fails its step): it may show a
-    secret. Text drawn in an image or a canvas is not in a tree."""
+    A screen whose tree cannot be read has its image dropped (DeviceError: a report image
+    then says "no image: not taken: ...", a model's look ends the attempt as the device's
+    error, retried elsewhere — not the app's failure): it may show a secret. Text drawn in an image or a canvas is not in a tree."""
     hide = getattr(device, "hide", unmasked)
     if hide is unmasked or getattr(device, "screenshot_black", False):
         return png      # (a black frame, FLAG_SECURE's, shows nothing)
@@ -289,7 +289,7 @@ def without_secrets(device: Any, png: bytes, tree_now: Callable[[], UITree]) -> 
         log.warning("%s: the screen's UI tree was not read (%s): its screenshot is dropped, "
                     "as a secret it may show could not be blacked out", device.name,
                     first_line(exc))
-        raise StepFailed(f"the screen's UI tree could not be read ({first_line(exc)}): a "
+        raise DeviceError(f"the screen's UI tree could not be read ({first_line(exc)}): a "
                          "secret it may show could not be blacked out of its screenshot, "
                          "which is neither kept nor sent to a model") from None
     from farm.devices.native_tree import secret_boxes

@@ -25,7 +25,7 @@ from farm.devices.grabber import ScreenshotGrabber
 from farm.devices.ios import IosDevice
 from farm.devices.ios import SOURCE_TRIES
 from farm.devices.native_tree import parse_uiautomator, parse_wda, secret_boxes
-from farm.errors import StepFailed
+from farm.errors import DeviceError
 from farm.suite.vars import Variables
 
 SECRET = "Hunter2-Secret!"
@@ -205,7 +205,7 @@ def test_a_tree_that_cannot_be_read_drops_the_image_and_says_why(caplog, monkeyp
     monkeypatch.setattr("farm.devices.android.time.sleep", lambda s: None)
     phone.sync = SimpleNamespace(read_bytes=lambda path: b"<hierarchy><node")
     grabber = ScreenshotGrabber(dev)
-    with caplog.at_level(logging.INFO, logger="farm"), pytest.raises(StepFailed) as failed:
+    with caplog.at_level(logging.INFO, logger="farm"), pytest.raises(DeviceError) as failed:
         grabber.grab()
     assert "the screen's UI tree could not be read (uiautomator dump: not XML" \
         in str(failed.value)
@@ -291,7 +291,7 @@ def test_an_iphone_s_empty_source_is_asked_again_for_a_screenshot(monkeypatch):
     assert _black(png, (10, 50, 190, 80)) and session.sources == 2
     dev.tap(5, 5)
     session.answers = [empty] * SOURCE_TRIES
-    with pytest.raises(StepFailed, match="WDA's /source: no visible elements"):
+    with pytest.raises(DeviceError, match="WDA's /source: no visible elements"):
         ScreenshotGrabber(dev).grab()
     assert session.sources == 2 + SOURCE_TRIES
 
