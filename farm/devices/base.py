@@ -261,9 +261,9 @@ class _Serving(threading.Thread):
 
 
 def unsettled(thread: threading.Thread) -> bool:
-    """``thread`` (alive) may be inside a device's call: any thread but a device's own one
-    (`OwnThread`) idle between calls and not given up (a device whose open() failed, its
-    thread not stopped yet: it waits for work, holding nothing)."""
+    """Whether ``thread`` (alive) may be inside a device's call: any thread may, except a
+    device's own (`OwnThread`) waiting between calls and not given up, which holds nothing
+    (`farm.executors.local.unsettled_devices`)."""
     return not isinstance(thread, _Serving) or thread.in_call or thread.given_up
 
 
