@@ -276,7 +276,10 @@ class OwnThread:
     `kill` wakes every caller waiting: a piece of work still running ``grace`` seconds later
     is given up (DeviceLost naming it, ``what``; its thread is left running: Python cannot stop
     it) and nothing runs here again (`gone`). Work handed in after `kill` (killed between
-    calls: a model wait, the gap after one) has the grace alone, until `opened`."""
+    calls: a model wait, the gap after one) has the grace alone, until `opened`. Where the
+    work's ``what`` can tell one device call from another (`stuck_in`'s frame), only a call
+    that lasted a whole grace since the kill is given up, not one that began a moment before
+    a look (farm's own wait that ended, then a quick call: under load, a healthy device)."""
 
     def __init__(self, name: str, grace: float = KILL_GRACE_S) -> None:
         self.name = name                    # the thread's
@@ -284,6 +287,9 @@ class OwnThread:
         self.pending: set[_Call] = set()    # calls waiting for theirs
         self.killed = False                 # kill() since the last opened()
         self.gone: str | None = None        # why it was given up
+        self.stuck_frame: Any = None        # the frame of the device call `stuck_in` found
+        self._what: Callable[[], str | None] = lambda: None    # the work's, for `kill`
+        self._at_kill: Any = None           # the device call's frame as kill() came
         self._calls: queue.SimpleQueue[_Call | None] | None = None
         self._thread: _Serving | None = None
 
@@ -297,13 +303,16 @@ class OwnThread:
             raise DeviceLost(self.gone)
         call = _Call(fn, args, kw)
         self.pending.add(call)
+        self._what = what
         if self.killed:         # killed between calls: this one has the grace alone
             call.wake.set()
         try:
             self._queue().put(call)
             call.wake.wait()
+            seen = self._at_kill
             while not call.done.is_set() and not call.done.wait(self.grace):
-                if (doing := what()) is None:
+                doing, seen, same = self._looked(what, seen)
+                if doing is None or not same:
                     continue
                 self.gone = (f"{doing} did not return within {self.grace:g}s of kill(): farm "
                              "gave up on it (its thread is left running) and uses the device "
@@ -316,14 +325,27 @@ class OwnThread:
             self.pending.discard(call)
         return call
 
+    def _looked(self, what: Callable[[], str | None], seen: Any) -> tuple[str | None, Any, bool]:
+        """What the work is in now (``what()``), its device call's frame, and whether that call
+        is the one ``seen`` a grace ago (or at the kill): a frame ``what`` cannot tell (a
+        plugin's every call is the device's) is always the same."""
+        self.stuck_frame = None
+        doing = what()
+        frame = self.stuck_frame if doing is not None else None
+        return doing, frame, doing is not None and (frame is None or frame is seen)
+
     def opened(self) -> None:
         """The device starts again (open): work has its time again, not the grace alone."""
         self.killed = False
+        self._at_kill = None
 
     def kill(self) -> None:
         """Any thread, after the device's own kill(): every caller waiting is woken, and
         has ``grace`` seconds more (not only the last)."""
         self.killed = True
+        if self.pending:        # the device call the work is in as the kill came
+            self.stuck_frame = None
+            self._at_kill = self.stuck_frame if self._what() is not None else None
         for call in list(self.pending):
             call.wake.set()
 
@@ -347,11 +369,13 @@ class OwnThread:
             code = frame.f_code
             if code.co_varnames[:1] == ("self",) and frame.f_locals.get("self") is owner \
                     and not code.co_name.startswith("_"):
-                method = code.co_name
+                method = (code.co_name, frame)
             elif code_dir and code.co_filename.startswith(code_dir):
-                place = code.co_name
+                place = (code.co_name, frame)
             frame = frame.f_back
-        return method or place
+        found = method or place
+        self.stuck_frame = found[1] if found else None     # (which call: `_looked`)
+        return found[0] if found else None
 
     def _queue(self) -> "queue.SimpleQueue[_Call | None]":
         """The queue of the thread, started at its first call."""
