@@ -40,7 +40,8 @@ from farm.run_outputs import (check_case_outputs, files_after_run, load_failures
                               write_outputs)
 from farm.runner import Services, plan_cached_up_front, skipped_before_start
 from farm.schedule import Job, expected_duration
-from farm.shared_context import BatchScope, batch_scope, build_units, expand
+from farm.shared_context import (BatchScope, BatchStop, batch_scope, batch_stops, build_units,
+                                 expand)
 from farm.select import (Choice, Selection, SelectOptions, matrix_note, matrix_runs,
                          parse_shard, read_timings, select_cases)
 from farm.stop_signals import EarlyStop, StopSignals, signals_kept
@@ -240,7 +241,7 @@ def _run(paths: Sequence[str | Path], devices: str, settings: Settings,
                     matrix, suites, apps.urls, env, jobs, stack, upfront)
                 outcome = executor and _execute(
                     executor, jobs, upfront, _journal(run_dir, run_id, planned, chosen),
-                    progress, out, tally, choice, settings, early, remembered)
+                    progress, out, tally, choice, settings, early, remembered, scope)
             except UserError as exc:    # no broker there, its ACL refusing the run's user as it
                 outcome = _not_run(planned, run_id, exc)    # starts: said, and nothing ran
             outcome = outcome or _not_run(planned, run_id)
@@ -344,7 +345,8 @@ def _batch_settings(batches: list[Batch], cases: list[Case], devices: str, choic
     alone is capped at its ``concurrent`` devices per platform (the count without --devices)
     and a failed file stops it (--maxfail 1), as ``midscene --config`` runs it; with other
     cases beside it, its files run in its order (``concurrent: 1``: farm.schedule) or in
-    ``concurrent`` lanes, the other cases on every device."""
+    ``concurrent`` lanes, the other cases on every device, and a failed file stops its batch's
+    files only (`farm.shared_context.BatchStop`)."""
     scope = batch_scope(batches, cases, {c.id for c in select_cases(cases, SelectOptions(
         keyword=choice.keyword, tags=choice.tags, exclude_tags=choice.exclude_tags)).selected})
     if not scope.live:
@@ -356,16 +358,16 @@ def _batch_settings(batches: list[Batch], cases: list[Case], devices: str, choic
         listed = {cid for b in scope.live for cid in b.case_ids}
         platforms = sorted({c.platform for c in cases if c.id in listed})
         devices = ",".join(f"{_DEVICE_KIND[p]}:{concurrent}" for p in platforms) or devices
-    stop = bool(scope.stops) and choice.maxfail is None
-    if stop:
+    whole = scope.whole_run and choice.maxfail is None      # (else --maxfail N is the user's)
+    if whole:
         choice = replace(choice, maxfail=1)
     for b in scope.live:
         print(f"farm: {b.file}: concurrent {b.concurrent}"
               + (f" (--devices {devices})" if scope.alone else _beside(b))
-              + ("" if b not in scope.stops or not stop else ", continueOnError false: no file "
-                 "starts after a failure" + ("" if scope.alone and len(scope.live) == 1 else
-                                             " (of the run: other cases run with its files)")),
-              file=out)
+              + ("" if b not in scope.stops or scope.whole_run and not whole else
+                 ", continueOnError false: no file starts after a failure" if whole else
+                 ", continueOnError false: none of its files starts after one of them failed"
+                 " (the run's other cases go on)"), file=out)
         shared = [c for c in cases if c.shared and c.shared.unit_id == b.unit_id]
         if shared:
             print(f"farm: {b.file}: shareBrowserContext: its {len(shared)} web file(s) run as "
@@ -744,7 +746,8 @@ def _execute(executor: Executor, jobs: list[Job], upfront: list[CaseResult],
              journal: JournalEvents, progress: bool, out: IO[str], tally: metrics.CaseMetrics,
              choice: Choice | None = None, settings: Settings | None = None,
              early: EarlyStop | None = None,
-             remembered: Mapping[str, list[float]] | None = None) -> RunOutcome | None:
+             remembered: Mapping[str, list[float]] | None = None,
+             scope: BatchScope | None = None) -> RunOutcome | None:
     """Run the jobs; None when a stop signal came before they started (``early``). A
     UserError the executor raises (the broker's ACL refusing the run's user) comes before any
     case starts: the caller makes every planned case "not run". ``remembered``: the duration
@@ -759,6 +762,8 @@ def _execute(executor: Executor, jobs: list[Job], upfront: list[CaseResult],
     events: Any = tally     # every final result is counted once, then journaled and shown
     if maxfail:
         events = _MaxFail(events, executor, maxfail)
+    if scope is not None and scope.stops and not scope.whole_run:
+        events = BatchStop(events, executor, batch_stops(scope.stops, [j.case_id for j in jobs]))
     budget = _budget(events, executor, settings)
     events = budget or events
     metrics.watch_queue(executor.queued)

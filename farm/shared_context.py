@@ -12,6 +12,8 @@ re-run the whole unit, as its files depend on each other. Results are reported p
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import PurePath
+from typing import Any
 
 from farm.results import CaseResult, summed
 from farm.suite.loader import display_path
@@ -137,6 +139,12 @@ class BatchScope:
     stops: tuple[Batch, ...] = ()
     lanes: dict[str, tuple[str, int]] = field(default_factory=dict)
 
+    @property
+    def whole_run(self) -> bool:
+        """The run is one batch's alone: its ``continueOnError: false`` is --maxfail 1 (with
+        other cases, or another batch's files, beside them: `BatchStop`)."""
+        return self.alone and len(self.live) == 1 and bool(self.stops)
+
 
 def batch_scope(batches: list[Batch], cases: list[Case], picked: set[str]) -> BatchScope:
     """The run's `BatchScope`: ``cases`` all the suites' cases, ``picked`` the ids of those
@@ -155,3 +163,46 @@ def batch_scope(batches: list[Batch], cases: list[Case], picked: set[str]) -> Ba
             for i, cid in enumerate(files):
                 lanes[cid] = (f"{b.file} (lane {i % b.concurrent + 1})", i // b.concurrent)
     return BatchScope(live, alone, stops, lanes)
+
+
+def batch_stops(stops: tuple[Batch, ...], job_ids: list[str]) -> dict[str, frozenset[str]]:
+    """Job id -> the job ids of its batch that start no more once it failed, for the files of
+    ``stops`` (batches with ``continueOnError: false``); a --matrix run's ``file@group`` stops
+    its batch's files of that group only (each group runs the batch as a run of its own)."""
+    out: dict[str, frozenset[str]] = {}
+    for batch in stops:
+        ids, groups = set(batch.case_ids), {}
+        for jid in job_ids:
+            base, at, group = jid.rpartition("@")
+            key = "" if jid in ids else group if at and base in ids else None
+            if key is not None:
+                groups.setdefault(key, set()).add(jid)
+        for members in map(frozenset, groups.values()):
+            out.update(dict.fromkeys(members, members))
+    return out
+
+
+class BatchStop:
+    """RunEvents around another: once a file of a ``continueOnError: false`` batch ended failed
+    or in error, no further file of that batch starts (each ends skipped: "not run: b.yaml
+    failed (the batch has continueOnError: false)", as in a shared-context unit:
+    farm.runner), while the run's other cases go on (the executor's ``stop_taking`` for the
+    batch's jobs only). ``stopping``: `batch_stops`."""
+
+    def __init__(self, inner: Any, executor: Any, stopping: dict[str, frozenset[str]]) -> None:
+        self.inner, self.executor, self.stopping = inner, executor, stopping
+        self.stopped: set[frozenset[str]] = set()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    def case_finished(self, device: str, result: CaseResult, final: bool) -> None:
+        self.inner.case_finished(device, result, final)
+        siblings = self.stopping.get(result.case_id)
+        if not final or siblings is None or result.status not in ("failed", "error") \
+                or siblings in self.stopped:
+            return
+        self.stopped.add(siblings)
+        how = "failed" if result.status == "failed" else "ended with an error"
+        self.executor.stop_taking(f"not run: {PurePath(result.file).name} {how} (the batch "
+                                  "has continueOnError: false)", only=siblings - {result.case_id})

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Collection, Protocol
 
 from farm.attempts import RetryPolicy, next_attempt, outcome, synthetic
 from farm.results import CaseResult, StepRecord, final_result, storable
@@ -92,9 +92,10 @@ class Executor(Protocol):
     def hurry(self) -> None:
         """After interrupt(): return from run() without waiting for devices to wind down."""
 
-    def stop_taking(self, reason: str) -> None:
-        """Start no more queued cases (they end skipped with ``reason``); in-flight ones
-        finish. Called from within ``RunEvents.case_finished``."""
+    def stop_taking(self, reason: str, only: Collection[str] | None = None) -> None:
+        """Start no more queued cases (they end skipped with ``reason``), or only no more of
+        those ``only`` names (a batch's files: the others go on); in-flight ones finish, their
+        retries not started. Called from within ``RunEvents.case_finished``."""
 
     def queued(self) -> dict[str, int]:
         """Jobs waiting for a device, by queue (pool); any thread (farm_queue_depth)."""
@@ -113,6 +114,7 @@ class Ledger:
         self.expected: set[str] = set()
         self.attempts: dict[str, list[CaseResult]] = {}
         self.final: dict[str, CaseResult] = {}
+        self.stops: list[tuple[str, frozenset[str] | None]] = []    # stop_taking's
 
     @property
     def done(self) -> bool:
@@ -166,6 +168,28 @@ class Ledger:
         self.attempts.setdefault(job.case_id, []).append(result)
         final = self.final[job.case_id] = final_result(self.attempts[job.case_id])
         self._tell(device or final.device or "-", final, final=True)    # (the device it ran on)
+
+    def stop(self, reason: str, only: Collection[str] | None, queue: list[Job]) -> None:
+        """No attempt of the cases ``only`` names (of any case: None) starts any more
+        (`stopped`); the jobs of ``queue`` this holds for leave it (in place) and end skipped
+        with ``reason`` (a retry keeps its attempt's verdict: `end`)."""
+        self.stops.append((reason, None if only is None else frozenset(only)))
+        self.hold(queue)
+
+    def hold(self, queue: list[Job]) -> None:
+        """End the jobs of ``queue`` a stop holds for, taking them out of it (in place, first:
+        a result told meanwhile may stop more)."""
+        held = [(j, why) for j in queue if (why := self.stopped(j.case_id)) is not None]
+        queue[:] = [j for j in queue if self.stopped(j.case_id) is None]
+        for job, why in held:
+            if job.case_id not in self.final:
+                self.end(job, "skipped", reason=why)
+
+    def stopped(self, case_id: str) -> str | None:
+        """Why no attempt of ``case_id`` may start any more (the first stop holding for it),
+        or None."""
+        return next((why for why, only in self.stops if only is None or case_id in only),
+                    None)
 
     def results(self) -> list[CaseResult]:
         return [self.final[c] for c in sorted(self.final)]

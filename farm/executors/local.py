@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from typing import Any, Callable
+from typing import Any, Callable, Collection
 
 from farm import metrics
 from farm.attempts import RetryPolicy, synthetic
@@ -50,7 +50,6 @@ class LocalExecutor:
         self.clock = clock
         self._cond = threading.Condition()
         self._queue: list[Job] = []
-        self._stop_reason: str | None = None       # stop_taking's: no case or retry starts
         self._platforms: list[str] = []            # the run's queues (farm_queue_depth)
         self._inflight: dict[str, Job] = {}        # device → job
         self._slots: dict[str, DeviceSlot] = {}
@@ -126,15 +125,12 @@ class LocalExecutor:
     def hurry(self) -> None:
         self._hurry.set()
 
-    def stop_taking(self, reason: str) -> None:
-        """Start no more queued cases (--maxfail); cases in flight finish normally (their
-        retries are not started either)."""
+    def stop_taking(self, reason: str, only: Collection[str] | None = None) -> None:
+        """Start no more queued cases (--maxfail), or none of those ``only`` names (a batch's
+        files after one failed); cases in flight finish normally (their retries are not
+        started either)."""
         with self._cond:
-            self._stop_reason = reason
-            for job in self._queue:
-                if job.case_id not in self.ledger.final:
-                    self.ledger.end(job, "skipped", reason=reason)
-            self._queue.clear()
+            self.ledger.stop(reason, only, self._queue)
             self._cond.notify_all()
 
     def queued(self) -> dict[str, int]:
@@ -322,8 +318,8 @@ class LocalExecutor:
             self._inflight.pop(slot.name, None)
             if self._stopping:
                 self.ledger.end(job, "skipped", reason="not run: the run was interrupted")
-            elif self._stop_reason:
-                self.ledger.end(job, "skipped", reason=self._stop_reason)
+            elif (why := self.ledger.stopped(job.case_id)) is not None:
+                self.ledger.end(job, "skipped", reason=why)
             else:
                 self._queue = enqueue(self._queue, job)
             self._cond.notify_all()
@@ -338,10 +334,10 @@ class LocalExecutor:
                 self._cond.notify_all()        # (`interrupt` waits for cases in flight)
                 return False
             retry = self.ledger.record(job, result, slot.name)
-            metrics.attempt_ended(job.platform, result,
-                                  retry is not None and not self._stop_reason)
-            if retry is not None and self._stop_reason:
-                self.ledger.end(retry, "skipped", reason=self._stop_reason)
+            why = self.ledger.stopped(job.case_id)
+            metrics.attempt_ended(job.platform, result, retry is not None and why is None)
+            if retry is not None and why is not None:
+                self.ledger.end(retry, "skipped", reason=why)
             elif retry is not None:
                 self._queue = enqueue(self._queue, retry)
             self._cond.notify_all()
