@@ -19,7 +19,7 @@ import logging
 import sys
 import time
 from dataclasses import replace
-from typing import Any, Callable
+from typing import Any, Callable, Collection
 
 from pydantic import ValidationError
 
@@ -75,7 +75,6 @@ class CeleryExecutor:
         self.outcome = RunOutcome(results=[])
         self._pool_of: dict[str, str] = {}          # job case id → pool
         self._queue: dict[str, list[Job]] = {}
-        self._stop_reason: str | None = None        # stop_taking's: no case or retry is sent
         self._inflight: dict[str, _Inflight] = {}
         self._known_bad: set[str] = set()
         self._pool_seen: dict[str, float] = {}
@@ -179,15 +178,13 @@ class CeleryExecutor:
     def hurry(self) -> None:
         self._interrupt = True
 
-    def stop_taking(self, reason: str) -> None:
-        """Send no more queued cases (--maxfail; called from the run loop's own thread, when
-        a result arrives); cases in flight finish normally (their retries are not sent)."""
-        self._stop_reason = reason
-        for q in self._queue.values():
-            for job in q:
-                if job.case_id not in self.ledger.final:
-                    self.ledger.end(job, "skipped", reason=reason)
-            q.clear()
+    def stop_taking(self, reason: str, only: Collection[str] | None = None) -> None:
+        """Send no more queued cases (--maxfail), or none of those ``only`` names (a batch's
+        files after one failed; called from the run loop's own thread, when a result
+        arrives); cases in flight finish normally (their retries are not sent)."""
+        self.ledger.stop(reason, only, [])
+        for q in list(self._queue.values()):
+            self.ledger.hold(q)
 
     def queued(self) -> dict[str, int]:
         return {pool: len(q) for pool, q in list(self._queue.items())}
@@ -973,9 +970,10 @@ class CeleryExecutor:
         self._inflight.pop(job.case_id, None)
         self.outcome.last_end = self.clock()
         retry = self.ledger.record(job, result, device)
-        metrics.attempt_ended(job.platform, result, retry is not None and not self._stop_reason)
-        if retry is not None and self._stop_reason:
-            self.ledger.end(retry, "skipped", reason=self._stop_reason)
+        why = self.ledger.stopped(job.case_id)
+        metrics.attempt_ended(job.platform, result, retry is not None and why is None)
+        if retry is not None and why is not None:
+            self.ledger.end(retry, "skipped", reason=why)
         elif retry is not None:
             pool = self._pool_of[job.case_id]
             self._queue[pool] = enqueue(self._queue[pool], retry)
