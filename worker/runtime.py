@@ -445,10 +445,7 @@ class DeviceRuntime:
         finally:
             self.set_state(state="idle")
         result = storable(result)
-        if self.slot is not None and self.slot.state == "dead":
-            # (before the result: the run may end on the result, its device then not named
-            # lost: given up after kill(), the device died in that attempt)
-            self._say_dead(run_id)
+        self._say_out_of_service(run_id)    # (before the result, which may end the run)
         self.publish(run_id, {"type": "case_finished", "case": job.case_id,
                               "attempt": job.attempt, "device": self.name,
                               "result": result.model_dump(mode="json"), "artifacts": artifacts,
@@ -536,9 +533,12 @@ class DeviceRuntime:
         except Exception as exc:
             log.debug("cannot read the spend of the step in progress: %s", exc)
 
-    def _after(self, run_id: str, result: CaseResult) -> None:
-        """Quarantine (cluster-wide) or retire a device that must stop: drain (a quarantined
-        device's process then waits for its release: worker.main.child)."""
+    def _say_out_of_service(self, run_id: str) -> None:
+        """A device this attempt took out of service, quarantined (cluster-wide: its
+        infrastructure errors in a row) or dead (given up after kill()), said to the run's
+        client BEFORE the attempt's result: the run may end on that result, and a notice after
+        it came too late, the device then never named (results.json ``quarantined`` or
+        ``lost``, the summary line, the report's banner)."""
         assert self.slot is not None
         if self.slot.quarantine_due:
             retrying(lambda: self.r.hset(key("quarantine"), self.name, QUARANTINE_REASON))
@@ -547,7 +547,14 @@ class DeviceRuntime:
             self.publish(run_id, {"type": "device_state", "device": self.name,
                                   "state": "quarantined", "detail": QUARANTINE_REASON})
             self.outbox.flush()
-        elif self.slot.usable:
+        self._say_dead(run_id)      # (said once; only if it is dead)
+
+    def _after(self, run_id: str, result: CaseResult) -> None:
+        """Retire a device that must stop (quarantined or dead: said before the result,
+        `_say_out_of_service`): drain (a quarantined device's process then waits for its
+        release: worker.main.child)."""
+        assert self.slot is not None
+        if self.slot.usable:
             return
         log.error("device %s %s: %s; draining", self.name, self.slot.state, self.slot.detail)
         self.set_state(state=self.slot.state, detail=self.slot.detail)  # (not idle: no job)

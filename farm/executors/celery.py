@@ -24,7 +24,7 @@ from typing import Any, Callable, Collection
 from pydantic import ValidationError
 
 from farm import metrics
-from farm.attempts import RetryPolicy
+from farm.attempts import QUARANTINE_REASON, RetryPolicy
 from farm.cluster import jobs as wire
 from farm.cluster import store
 from farm.cluster.app import TASK, make_app, outlasting, time_limits
@@ -89,6 +89,7 @@ class CeleryExecutor:
         self._outage: float | None = None
         self._epoch: str | None = None
         self._down: set[str] = set()    # devices lost in the run and not seen serving since
+        self._benched: set[str] = set()     # said quarantined by their worker, idle no more
         self._died_in: dict[str, tuple[str, str]] = {}  # said dead: (platform, group)
         # by device: (its process' token, since when the run has seen it idle: 0.0 when it
         # was idle the first time the run looked, None while it is not idle)
@@ -331,6 +332,14 @@ class CeleryExecutor:
         for name in sorted(set(bad) - self._known_bad - set(self.outcome.quarantined)):
             self.outcome.quarantined.append(name)
             self.events.device_state(name, "quarantined", bad[name])
+
+    def _quarantined(self, ev: dict[str, Any]) -> None:
+        """A worker says its device is quarantined, before the result of the attempt that did
+        it: that result may end the run before its next look at Redis, and the device was then
+        never named (results.json ``quarantined``, the summary line, the report's banner)."""
+        device = str(ev.get("device") or "?")
+        self._benched.add(device)
+        self._note_quarantine({device: str(ev.get("detail") or QUARANTINE_REASON)})
 
     def _pools(self, leases: dict, bad: dict) -> dict[str, list[dict]]:
         """Usable devices per pool (platform, and platform.group for matrix). Not a dead one
@@ -874,9 +883,11 @@ class CeleryExecutor:
                 self.events.file_started(ev["device"], inf.job.case_id, str(ev.get("file")),
                                          started=str(ev.get("started") or ""))
             return
-        if kind == "device_state":      # (quarantine is read from Redis itself each tick)
+        if kind == "device_state":      # (quarantine is read from Redis each tick too)
             if ev.get("state") == "dead":
                 self._device_died(ev)
+            elif ev.get("state") == "quarantined":
+                self._quarantined(ev)
             return
         inf = self._inflight.get(ev.get("case", "")) or (
             self._adopt(ev.get("case", ""), ev.get("attempt")) if kind == "case_started" else None)
@@ -886,6 +897,7 @@ class CeleryExecutor:
             return
         if kind == "case_started":
             inf.device, inf.seen, inf.claimed = ev["device"], self.clock(), False
+            self._benched.discard(ev["device"])     # (released since)
             inf.started, inf.began = ev.get("started") or now_iso(), self.clock()
             self._device_back(ev["device"])
             case = self.cases[inf.job.case_id]
@@ -899,7 +911,7 @@ class CeleryExecutor:
                                 self.services.artifacts.not_written)
             self._untaken(ev)
             self._record(inf.job, self._result_of(ev, inf), ev["device"])
-            if ev["device"] not in self._down:      # (it died in that attempt: said so before)
+            if ev["device"] not in self._down | self._benched:  # (out in it: said before)
                 self.events.device_state(ev["device"], "idle")
 
     def _untaken(self, ev: dict[str, Any]) -> None:
