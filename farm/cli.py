@@ -1654,10 +1654,13 @@ def _closed_to_devnull() -> None:
 def _printable_anywhere() -> None:
     """A terminal that is not UTF-8 (an ISO-8859-1 or ASCII locale, PYTHONIOENCODING=ascii)
     gets what it cannot show as \\u escapes, not an internal error after the run: farm's own
-    lines have "—", and page text may be Chinese."""
+    lines have "—", and page text may be Chinese. The C locale's ``surrogateescape`` too
+    (Python's own in a C or POSIX locale with UTF-8 mode off): it fails on "—" as strict
+    does, and a run's output stopped at its first "—", a failure's line and the tally lost."""
     for stream in (sys.stdout, sys.stderr):
         reconfigure = getattr(stream, "reconfigure", None)
-        if reconfigure is not None and getattr(stream, "errors", "") == "strict":
+        if reconfigure is not None and getattr(stream, "errors", "") in ("strict",
+                                                                         "surrogateescape"):
             try:
                 reconfigure(errors="backslashreplace")
             except (ValueError, OSError):     # a closed or detached stream: nothing to do

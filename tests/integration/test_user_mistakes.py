@@ -137,7 +137,13 @@ def test_a_url_from_a_variable_that_cannot_be_a_page_fails_its_case_not_the_brow
 
 
 
-def test_a_terminal_that_is_not_utf8_gets_escapes_not_an_internal_error(cli, tmp_path):
+@pytest.mark.parametrize("encoding", [
+    "ascii",
+    # a C / POSIX locale with UTF-8 mode off: Python's own surrogateescape, which fails on
+    # "—" as strict does; the output stopped at the first "—", the FAILED line and tally lost
+    "ascii:surrogateescape"])
+def test_a_terminal_that_is_not_utf8_gets_escapes_not_an_internal_error(cli, tmp_path,
+                                                                         encoding):
     """An ASCII or ISO-8859-1 locale (a bare container, PYTHONIOENCODING=ascii): farm's own
     lines ("—") and Chinese page text are written with \\u escapes, and the run ends with its
     own exit code (1: a failed case), not an internal error (3) after the run."""
@@ -146,11 +152,12 @@ def test_a_terminal_that_is_not_utf8_gets_escapes_not_an_internal_error(cli, tmp
     case.write_text("name: 中文\nweb:\n  url: about:blank\ntasks:\n  - name: t\n    flow:\n"
                     "      - assertText: 你好\n", encoding="utf-8")
     done = cli.run("run", case.parent, "--devices", "browser:1", "--no-progress",
-                   "--report-dir", tmp_path / "run", PYTHONIOENCODING="ascii")
+                   "--report-dir", tmp_path / "run", PYTHONIOENCODING=encoding)
     text = done.stdout + done.stderr
     assert done.returncode == 1, text
     assert "internal error" not in text and "Traceback" not in text
     assert '\\u2014 step 1: expected text "\\u4f60\\u597d" is not on screen' in done.stdout
+    assert "farm: 1 failed" in done.stdout
 
 
 @pytest.mark.parametrize("given, said", [
