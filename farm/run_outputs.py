@@ -228,9 +228,9 @@ def _run_dir(settings: Settings, run_id: str, overwrite: bool, junit_xml: Path |
              alluredir: Path | None) -> Path:
     check_outputs(junit_xml, alluredir)
     state = Path(settings.state_dir)
-    set_by = settings.named("state_dir") if settings.source("state_dir") else "FARM_STATE_DIR"
-    _writable_dir(state, f"the state directory ({set_by})")
-    _short_enough(state, f"the state directory ({set_by})")
+    named, hint = _state_dir_named(settings)
+    _writable_dir(state, named, hint=hint)
+    _short_enough(state, named)
     if not settings.report_dir:
         _say_if_killed(state / "runs", run_id)
         run_dir = state / "runs" / run_id
@@ -259,6 +259,15 @@ def _run_dir(settings: Settings, run_id: str, overwrite: bool, junit_xml: Path |
     except FileExistsError:     # another run started into it since the checks above
         _not_in_use(run_dir, settings.named("report_dir"), starting=True)
     return run_dir
+
+
+def _state_dir_named(settings: Settings) -> tuple[str, str]:
+    """The state directory as a message names it, and what to do about it: by the setting
+    that set it, or as farm's default with the variable that moves it (a run in a read-only
+    folder was told of "(FARM_STATE_DIR)", a variable no one had set)."""
+    if settings.source("state_dir"):
+        return f"the state directory ({settings.named('state_dir')})", ""
+    return "farm's default state directory", "set FARM_STATE_DIR to put it elsewhere"
 
 
 SQLITE_PATH_MAX = 511      # bytes of a file name SQLite opens (SQLITE_MAX_PATHNAME 512: + NUL)

@@ -42,10 +42,10 @@ def _reason(path: Path, exc: OSError, shown: Path) -> str:
     return exc.strerror or str(exc)
 
 
-def writable_dir(path: Path, what: str, shown: Path | None = None) -> None:
+def writable_dir(path: Path, what: str, shown: Path | None = None, hint: str = "") -> None:
     """``path`` is a directory farm may write into (made when missing); else a ConfigError
-    ``<what> <shown or path>: cannot write there (<reason>)``; when ``path`` itself is no
-    folder (a file, ``/dev/null``) the reason says it must be one."""
+    ``<what> <shown or path>: cannot write there (<reason>)[; <hint>]``; when ``path`` itself
+    is no folder (a file, ``/dev/null``) the reason says it must be one."""
     path = Path(path)
     try:
         _made(path)
@@ -56,7 +56,8 @@ def writable_dir(path: Path, what: str, shown: Path | None = None) -> None:
         kind = _kind(path) if shown in (None, path) else None
         reason = f"is {kind}; it must be a folder" if kind else _reason(path, exc,
                                                                         shown or path)
-        raise ConfigError(f"{what} {shown or path}: cannot write there ({reason})") from None
+        raise ConfigError(f"{what} {shown or path}: cannot write there ({reason})"
+                          + (f"; {hint}" if hint else "")) from None
 
 
 def _made(path: Path) -> None:
@@ -71,12 +72,18 @@ def _made(path: Path) -> None:
         if path.is_dir():
             raise
         there = next((p for p in path.parents if p.is_dir()), None)
-        missing = next((p for p in (*reversed(path.parents), path)
-                        if there is not None and p.parent == there), path)
-        why = exc.strerror or str(exc)
+        missing = next((p for p in (*reversed(path.parents), path)   # (not "." itself: the
+                        if there is not None and p != there and p.parent == there), path)
+        why = exc.strerror or str(exc)                              # parent of "." is ".")
         if exc.errno == errno.ENOENT and there is not None:
-            why = f"{there} takes no new folders"
-        raise OSError(exc.errno, f"cannot create the folder {missing}: {why}") from None
+            why = f"{os.path.abspath(there)} takes no new folders"
+        raise OSError(exc.errno, f"cannot create the folder {_full(missing)}: {why}") from None
+
+
+def _full(path: Path) -> str:
+    """``path`` as a message shows it: a relative one with its absolute path beside it
+    (``out (/srv/ci/out)``: "." alone said nothing of where)."""
+    return str(path) if path.is_absolute() else f"{path} ({os.path.abspath(path)})"
 
 
 def writable_file(path: Path, what: str) -> None:
