@@ -14,6 +14,7 @@ import os
 import re
 import secrets as _random
 import sys
+import time
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable
@@ -330,28 +331,54 @@ def _not_in_use(run_dir: Path, named: str, starting: bool = False) -> None:
 
 
 def _say_if_killed(runs: Path, run_id: str) -> None:
-    """The run before this one under the state dir, when it has a journal but no results.json
-    and is not running (killed: kill -9, a CI timeout, a closed terminal): one line saying how
-    to get its report, and its cases into the results history. A run of another host (a
-    shared state dir, or one a CI runner restored) is said once whichever run came after it,
-    once its journal has been silent long enough to tell (`farm.journal.STALE_SECONDS`)."""
+    """The runs before this one under the state dir that have a journal but no results.json
+    and are not running (killed: kill -9, a CI timeout, a closed terminal): one line each,
+    once, saying how to get its report, and its cases into the results history. Every earlier
+    run folder of the newest `_LOOKED_BACK` is looked at, not only the newest: a run killed
+    while another ran beside it in the same state dir was never said (the run after had
+    the other one as "the run before"). A run of another host (a shared state dir, or one a
+    CI runner restored) is said once its journal has been silent long enough to tell
+    (`farm.journal.STALE_SECONDS`)."""
     try:
         names = sorted(p.name for p in runs.iterdir() if _RUN_ID.match(p.name)
-                       and p.name < run_id and p.is_dir())
+                       and p.name < run_id and p.is_dir())[-_LOOKED_BACK:]
     except OSError:
         return
     from farm.journal import host_of
-    for run in (runs / name for name in names):     # (a finished run's journal is not read)
-        if not (run / "results.json").exists() and host_of(run) and _killed(run) \
-                and not (run / SAID).exists():
+    for i, run in enumerate(runs / name for name in names):   # (a finished run's journal
+        if (run / "results.json").exists() or (run / SAID).exists() \
+                or (run / SAID_KEPT).exists() or not _killed(run):      # is not read)
+            continue
+        if host_of(run):
             _say_foreign_killed(run, run_id)
-    last = runs / names[-1] if names else None
-    if last is None or host_of(last) or not _killed(last):
-        return
-    print(f"farm: the run before, {last.name}, ended without writing its results (killed?): "
-          f"`farm report {last}` rebuilds its report from its journal and puts its cases in "
-          f"the results history (--last-failed reads them from its journal until then)",
+        elif i == len(names) - 1 or not _said_by_next(run, names[i + 1]):
+            _say_own_killed(run, run_id, "the run before" if i == len(names) - 1
+                            else "an earlier run")
+
+
+# How many of the newest run folders before a run's are looked at for killed ones
+_LOOKED_BACK = 200
+
+
+def _said_by_next(run_dir: Path, next_name: str) -> bool:
+    """A killed run of this host with no mark, whose next run started after it was surely
+    gone (its journal's last write and a heartbeat's time before it): that run said it as
+    "the run before" (a farm before the marks), so it is not said again."""
+    from farm.journal import BEAT_SECONDS, silent_for
+    silent = silent_for(run_dir)
+    return silent is not None and \
+        _id_time(next_name) > time.time() - silent + BEAT_SECONDS + 1
+
+
+def _say_own_killed(run_dir: Path, run_id: str, which: str) -> None:
+    print(f"farm: {which}, {run_dir.name}, ended without writing its results (killed?): "
+          f"`farm report {run_dir}` rebuilds its report from its journal and puts its cases "
+          f"in the results history (--last-failed reads them from its journal until then)",
           file=sys.stderr, flush=True)
+    try:
+        (run_dir / SAID).write_text(run_id + "\n", encoding="utf-8")
+    except OSError as exc:      # (said again by the next run, and kept until then)
+        log.warning("cannot mark %s as said: %s", run_dir, exc)
 
 
 # In a run folder of another host: the run that said it was killed (`_say_foreign_killed`)
