@@ -394,6 +394,9 @@ class _CaseRun:
                     if not task.continue_on_error:
                         raise
                     rec.status, rec.error = "skipped", self.mask(_message(exc))
+                if rec.status == "failed" and self.services.cancel.is_set():
+                    rec.status = "interrupted"  # the run stopped while it ran: its own timeout
+                    raise Interrupted("interrupted")    # is no verdict of the case's
                 if rec.status != "skipped":    # (logScreenshot: its image is the step)
                     shot = time.monotonic()
                     before = rec.after = self.evidence.after_step(
@@ -697,7 +700,8 @@ class _CaseRun:
 
     def _cause(self, exc: Exception) -> Exception:
         """Why the device failed, when farm killed it: past the deadline the watchdog did (a
-        timeout, not a crash), after Ctrl-C the run did (interrupted). A model's error past
+        timeout, not a crash), after Ctrl-C the run did (interrupted: any way the case ended
+        once the run was stopped, a step's own timeout too, is the stop's). A model's error past
         the deadline is the case's timeout too, naming the model (the device did nothing
         wrong); a model that refused farm's key says so, whenever it did."""
         if isinstance(exc, InfraError) and not isinstance(exc, ModelRefused) \
@@ -707,8 +711,8 @@ class _CaseRun:
             who = "the model" if isinstance(exc, ModelUnavailable) else "device"
             return CaseTimeout(self.mask(f"case timed out after {self.case.timeout:g}s{doing} "
                                          f"({who} stopped answering: {_message(exc)})"))
-        if isinstance(exc, InfraError) and self.services.cancel.is_set():
-            return Interrupted("interrupted")
+        if self.services.cancel.is_set():   # the run was stopped while the case ran: however
+            return Interrupted("interrupted")   # the step then ended (its own timeout), in flight
         return exc
 
     def _where(self) -> str:
