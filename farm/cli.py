@@ -681,6 +681,8 @@ def worker(broker: str | None, devices: str, group: str | None,
     for spec in specs:
         attach_targets(spec.kind, spec.count, settings)
     check_browser(specs, settings)
+    from farm.report.paths import check_tmpdir
+    check_tmpdir()          # (a TMPDIR that is no folder: every browser failed to launch)
     if settings.model:      # a model name or key that cannot work: exit 4 before serving
         from farm.llm.models import check_models
         check_models(settings)

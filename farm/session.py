@@ -289,6 +289,8 @@ def _check_devices(settings: Settings, specs: list[DeviceSpec], cases: list[Case
     problem said first. A cluster run's devices are the workers'."""
     if settings.broker_url:
         return
+    from farm.report.paths import check_tmpdir
+    check_tmpdir()      # (a TMPDIR that is no folder: every browser failed to launch)
     from farm.devices.specs import check_browser
     # (a first `ai` step may replay a cached plan with no model: its device may be needed)
     runnable = {c.platform for c in build_units(cases)

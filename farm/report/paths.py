@@ -86,6 +86,28 @@ def _full(path: Path) -> str:
     return str(path) if path.is_absolute() else f"{path} ({os.path.abspath(path)})"
 
 
+def check_tmpdir(env: dict[str, str] | None = None) -> None:
+    """TMPDIR, when set, is a folder temporary files can be made in, else a ConfigError
+    naming it: Python's tempfile falls back to another folder without a word, Playwright's
+    driver (Node) does not, and every browser failed to launch ("ENOENT ... mkdtemp"), each
+    case recorded as a lost device (exit 3) for a setting's mistake."""
+    value = (os.environ if env is None else env).get("TMPDIR")
+    if not value:
+        return
+    import tempfile
+    path = Path(value)
+    try:
+        os.rmdir(tempfile.mkdtemp(prefix=".farm-tmpdir-check-", dir=path))
+    except OSError as exc:
+        kind, missing = _kind(path), isinstance(exc, FileNotFoundError)
+        reason = f"is {kind}, not a folder" if kind else "no such folder" if missing \
+            else _reason(path, exc, path)
+        raise ConfigError(f"TMPDIR {value}: temporary files cannot be made there ({reason}; "
+                          f"the browser's driver makes its own there): "
+                          f"{'create that folder, or ' if missing else ''}set TMPDIR to a "
+                          f"folder that can be written, or unset it") from None
+
+
 def writable_file(path: Path, what: str) -> None:
     """``path`` is a file farm may write (replace): not a directory, in a folder it can write
     into (made when missing)."""
