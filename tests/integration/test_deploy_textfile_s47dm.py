@@ -1,0 +1,80 @@
+"""A run's metrics.prom read by node_exporter's textfile collector stays after the run: its
+device and queue gauges are a finished run's last state. FarmDeviceQuarantined and the device
+and queue panels leave out every series of a node_exporter target (the one that exports
+node_textfile_scrape_error), whatever its job is called, and still see a `farm run
+--metrics-port` scraped while it lasts and a worker under a job of the user's own name.
+Evaluated by `promtool test rules` on deploy/'s rules and dashboard expressions."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.integration.test_alert_rules_h1 import run_promtool
+from tests.support.farm_cli import ROOT
+
+pytestmark = pytest.mark.integration
+
+DASHBOARD = ROOT / "deploy" / "grafana" / "farm.json"
+NODE = 'job="node",instance="h:9100"'
+RUN = 'job="farm-run",instance="h:9400"'
+
+
+def panel_exprs(title: str) -> list[str]:
+    panel = next(p for p in json.loads(DASHBOARD.read_text())["panels"]
+                 if p["title"] == title)
+    return [t["expr"].replace("$platform", ".*") for t in panel["targets"]]
+
+
+def series(metric: str, labels: str, value: str) -> dict[str, str]:
+    return {"series": f"{metric}{{{labels}}}", "values": value}
+
+
+# node_exporter reading an ended run's metrics.prom (its device quarantined, queue 3) beside a
+# run scraped on --metrics-port (its own device quarantined, queue 2) and a worker of a job
+# named by the user.
+INPUT = [
+    series("node_textfile_scrape_error", NODE, "0x20"),
+    series("farm_device_quarantined", NODE + ',platform="web",device="browser-1"', "1x20"),
+    series("farm_device_healthy", NODE + ',platform="web",device="browser-1"', "1x20"),
+    series("farm_device_busy", NODE + ',platform="web",device="browser-1"', "1x20"),
+    series("farm_queue_depth", NODE + ',queue="browser"', "3x20"),
+    series("farm_device_quarantined", RUN + ',platform="web",device="browser-2"', "1x20"),
+    series("farm_device_healthy", RUN + ',platform="web",device="browser-2"', "1x20"),
+    series("farm_device_busy", RUN + ',platform="web",device="browser-2"', "0x20"),
+    series("farm_queue_depth", RUN + ',queue="browser"', "2x20"),
+    series("farm_device_quarantined", 'job="my-farm",instance="w:9464",platform="web",'
+                                      'device="browser-3@w"', "0x20"),
+    series("farm_device_healthy", 'job="my-farm",instance="w:9464",platform="web",'
+                                  'device="browser-3@w"', "1x20"),
+]
+
+
+def test_a_run_read_from_its_metrics_prom_neither_alerts_nor_shows_as_a_device(tmp_path):
+    healthy, busy, quarantined = panel_exprs("Devices: healthy / busy / quarantined")
+    queued = panel_exprs("Queue depth and workers")[0]
+    table = panel_exprs("Quarantined devices")[0]
+    run_promtool(tmp_path, [{
+        "input_series": INPUT,
+        "alert_rule_test": [
+            {"eval_time": "2m", "alertname": "FarmDeviceQuarantined", "exp_alerts": [
+                {"exp_labels": {"severity": "warning", "platform": "web",
+                                "device": "browser-2", "job": "farm-run"},
+                 "exp_annotations": {
+                     "summary": "device browser-2 (web) is quarantined",
+                     "description": "3 infrastructure errors in a row. A local run's device: "
+                                    "it takes no more cases in this run, and the next run "
+                                    "uses it again (fix it before then)."}}]}],
+        "promql_expr_test": [
+            {"expr": healthy, "eval_time": "2m",
+             "exp_samples": [{"labels": '{platform="web"}', "value": 2}]},
+            {"expr": busy, "eval_time": "2m",
+             "exp_samples": [{"labels": '{platform="web"}', "value": 0}]},
+            {"expr": quarantined, "eval_time": "2m",
+             "exp_samples": [{"labels": '{platform="web"}', "value": 1}]},
+            {"expr": table, "eval_time": "2m",
+             "exp_samples": [{"labels": '{platform="web",device="browser-2"}', "value": 1}]},
+            {"expr": queued, "eval_time": "2m",
+             "exp_samples": [{"labels": '{queue="browser"}', "value": 2}]},
+        ]}])
