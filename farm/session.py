@@ -12,7 +12,7 @@ import os
 import sys
 import time
 from collections import Counter
-from contextlib import ExitStack
+from contextlib import ExitStack, nullcontext
 from dataclasses import replace
 from datetime import datetime
 from functools import partial
@@ -319,10 +319,12 @@ def _collect(paths: Sequence[str | Path], settings: Settings, verbose: bool,
     skipped: list[str] = []
     warnings: list[str] = []
     batches: list[Batch] = []
-    try:
-        suites = load_suites([Path(p) for p in paths], env=os.environ,
-                             secrets_dir=settings.secrets_dir, skipped=skipped,
-                             warnings=warnings, batches=batches)
+    from farm.suite.vars import cluster_load
+    try:       # (a cluster run leaves its cases' secrets it has not to the workers: from_workers)
+        with cluster_load() if settings.broker_url else nullcontext():
+            suites = load_suites([Path(p) for p in paths], env=os.environ,
+                                 secrets_dir=settings.secrets_dir, skipped=skipped,
+                                 warnings=warnings, batches=batches)
     except Exception:       # the load's mistakes are said next: its warnings first (one may
         for warning in warnings:    # be why: a timeout in the wrong unit, a secret's case)
             print(printable(f"farm: warning: {warning}"), file=out)

@@ -24,6 +24,8 @@ import os
 import re
 import unicodedata
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -53,11 +55,44 @@ UNDEFINED = ("undefined variable ${{{}}} (set it in the environment, a .env file
              "working directory, vars:, or a secrets dir)")
 
 
+# A cluster run (`farm run --broker`) is loaded with `cluster_load`: a ``${NAME}`` the run does
+# not define may then be defined by the worker the case runs on (`from_workers`).
+_CLUSTER_LOAD: ContextVar[bool] = ContextVar("farm_cluster_load", default=False)
+FROM_WORKERS = ("; in a cluster run a worker gives a variable only when it is a secret: name it "
+                "under secrets: and put it in the workers' FARM_SECRETS_DIR")
+
+
+@contextmanager
+def cluster_load() -> Iterator[None]:
+    """Load suites for a cluster run: see `from_workers`."""
+    token = _CLUSTER_LOAD.set(True)
+    try:
+        yield
+    finally:
+        _CLUSTER_LOAD.reset(token)
+
+
+def from_workers(name: str, secrets: Iterable[str]) -> bool:
+    """Whether an undefined ``${name}`` of a case whose ``secrets:`` are ``secrets`` is left to
+    the workers (their FARM_SECRETS_DIR, as README's cluster section says): only while a
+    cluster run loads, and only a secret — named in ``secrets:`` or named as a credential
+    (``SHOP_TOKEN``, `farm.config.credential_name`) — never a ``FARM_*`` name (a worker's own
+    settings are not a case's). A worker that has none fails that case, naming it and its
+    file:line (`farm.runner`), not the run."""
+    from farm.config import credential_name
+    if not _CLUSTER_LOAD.get() or name.upper().startswith("FARM_"):
+        return False
+    return name in set(secrets) or credential_name(name)
+
+
 def undefined(name: str, defined: Iterable[str] = ()) -> str:
     """`UNDEFINED` for ``${name}``, with the defined name nearest it when one is close
     (``undefined variable ${QA_URLL}: did you mean ${QA_URL}? (set it …)``), as farm does for
-    steps, keys and flags. Names only: a value (a secret's) is never shown."""
+    steps, keys and flags. Names only: a value (a secret's) is never shown. In a cluster
+    run's load, how a worker could give it (`from_workers`)."""
     said = UNDEFINED.format(name)
+    if _CLUSTER_LOAD.get() and not name.upper().startswith("FARM_"):
+        said = said[:-1] + FROM_WORKERS + ")"
     near = nearest_name(name, defined)
     if near is None:
         return said
