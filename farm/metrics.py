@@ -56,7 +56,7 @@ CASES = Counter("farm_cases", "Final case results, by platform and status.",
                 ["platform", "status"], registry=REGISTRY)
 CASE_DURATION = Histogram(
     "farm_case_duration_seconds", "Duration of a case's final attempt (cases that ran on a "
-    "device).", ["platform", "status"], registry=REGISTRY,
+    "device; none skipped).", ["platform", "status"], registry=REGISTRY,
     buckets=(1, 2, 5, 10, 20, 30, 60, 120, 300, 600, 1800, 3600))
 AGENT_ITERATIONS = Histogram(
     "farm_agent_iterations", "Plan-act rounds of the AI agent per case, every attempt's "
@@ -244,8 +244,11 @@ def ran_on_device(result: Any) -> bool:
 def case_finished(result: Any) -> None:
     """One final case result (a farm.results.CaseResult): count it once."""
     CASES.labels(result.platform, result.status).inc()
-    if ran_on_device(result):     # its own attempt's time, as HELP says: a retried case's
-        # `duration` is every attempt's, which doubled it on the p50 / p95 panel
+    # a case that ran on its device to an end of its own: not a skipped one (its steps stopped
+    # at one that needs a model, or a stop left it "not run": a part of a case's time, which
+    # pulled the p50 / p95 down). Its own attempt's time, as HELP says: a retried case's
+    # `duration` is every attempt's, which doubled it on the p50 / p95 panel
+    if result.status != "skipped" and ran_on_device(result):
         seconds = result.duration if result.attempt_duration is None else \
             result.attempt_duration
         CASE_DURATION.labels(result.platform, result.status).observe(seconds)

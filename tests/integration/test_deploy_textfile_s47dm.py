@@ -78,3 +78,26 @@ def test_a_run_read_from_its_metrics_prom_neither_alerts_nor_shows_as_a_device(t
             {"expr": queued, "eval_time": "2m",
              "exp_samples": [{"labels": '{queue="browser"}', "value": 2}]},
         ]}])
+
+
+def test_case_duration_panel_takes_cases_with_a_verdict_only(tmp_path):
+    """A scraped run whose 10 passed cases took under 5 s each, beside 10 infrastructure errors
+    that took 10 minutes (a device lost at its watchdog): the p95 is the passed cases' (5 s,
+    the bucket's bound), not pulled up to the errors' 10 minutes."""
+    p50, p95 = panel_exprs("Case duration p50 / p95")
+    buckets = ("1.0", "2.0", "5.0", "10.0", "600.0", "+Inf")
+    scraped = 'job="farm-run",instance="h:9400",platform="web"'
+    input_series = [
+        series("farm_case_duration_seconds_bucket", f'{scraped},status="{status}",le="{le}"',
+               f"0x4 {count}x20")
+        for status, counts in (("passed", (0, 0, 10, 10, 10, 10)),
+                               ("error", (0, 0, 0, 0, 10, 10)))
+        for le, count in zip(buckets, counts)]
+    run_promtool(tmp_path, [{
+        "input_series": input_series,
+        "promql_expr_test": [
+            {"expr": p95.replace("$__rate_interval", "2m"), "eval_time": "2m",
+             "exp_samples": [{"labels": '{platform="web"}', "value": 4.85}]},
+            {"expr": p50.replace("$__rate_interval", "2m"), "eval_time": "2m",
+             "exp_samples": [{"labels": '{platform="web"}', "value": 3.5}]},
+        ]}])
