@@ -79,6 +79,14 @@ def target_id(kind: str, target: str) -> str:
     return f"wda:{host}/{target}" if local else f"wda:{target}"
 
 
+def own_env() -> dict[str, str]:
+    """The worker's own environment as a case's variables: a secret the run left to its workers
+    (`farm.suite.vars.from_workers`) is read here or from the worker's FARM_SECRETS_DIR
+    (``services.settings.secrets_dir``); its ``FARM_*`` settings (the broker's password, a
+    model key) are never a case's."""
+    return {k: v for k, v in os.environ.items() if not k.upper().startswith("FARM_")}
+
+
 def learn_secrets(case: Case, services: Services) -> None:
     """Have this process's log mask the secrets of ``case`` (each file of a shared-context
     unit's) from now on: the values its steps type and a page can show back."""
@@ -567,7 +575,7 @@ class DeviceRuntime:
         if payload.get("screenshots"):
             settings = settings.model_copy(update={"screenshots": payload["screenshots"]})
         services = Services(settings=settings, artifacts=HandedArtifacts(tmp), run_id=run_id,
-                            env={**os.environ, **payload["env"]},
+                            env={**own_env(), **payload["env"]},
                             app_dirs={Path(k): v for k, v in payload["app_dirs"].items()},
                             cache=self._cache, cache_mode=payload.get("cache_mode"),
                             model=self._models)

@@ -19,7 +19,7 @@ from farm.suite.moved_options import lift_agent_options, read_config, written_as
 from farm.suite.steps import parse_flow
 from farm.suite.targets import (UNSUPPORTED, WEB_SECTIONS, read_mobile, read_outputs, read_web,
                                 section_of)
-from farm.suite.vars import PLACEHOLDER, malformed, references, undefined
+from farm.suite.vars import PLACEHOLDER, from_workers, malformed, references, undefined
 from farm.suite.yamlpos import Node
 
 TARGETS = (*WEB_SECTIONS, "android", "ios")
@@ -86,9 +86,12 @@ def check_secret_names(node: Node | None, known: set[str] | frozenset[str],
                          "value is masked)")
 
 
-def check_templates(node: Node, known: set[str] | frozenset[str], p: Problems) -> None:
+def check_templates(node: Node, known: set[str] | frozenset[str], p: Problems,
+                    secrets: list[str] | None = None) -> None:
     """Report malformed placeholders and ``${NAME}`` (no default) with NAME not in ``known``,
-    each once per place: a value naming ``${KEY}`` three times had the same line thrice."""
+    each once per place: a value naming ``${KEY}`` three times had the same line thrice. A
+    case's (``secrets``: its ``secrets:``) secret in a cluster run may be its worker's
+    (`farm.suite.vars.from_workers`)."""
     results = _result_names(node)
     scripts = {id(s) for s in _javascript_scalars(node)}
     for scalar in node.walk_scalars():
@@ -102,7 +105,8 @@ def check_templates(node: Node, known: set[str] | frozenset[str], p: Problems) -
             said.setdefault(f"malformed placeholder {snippet!r}: expected ${{NAME}} or "
                             "${NAME:-default} (write $${ for a literal ${)", offset)
         for name, has_default, offset in references(text):
-            if not has_default and name not in known:
+            if not has_default and name not in known and not (
+                    secrets is not None and from_workers(name, secrets)):
                 said.setdefault(_undefined(name, results, known) + (
                     JS_ESCAPE.format(name) if id(scalar) in scripts else ""), offset)
         for message, offset in said.items():
@@ -202,7 +206,7 @@ def read_case(node: Node, path: Path, root: Path, defaults: SuiteDefaults,
     values.update(_target(node, section, platform, path, p))
 
     app_envs = {a.env for a in d.apps if a.env}
-    check_templates(node, known | set(values["vars"]) | app_envs, p)
+    check_templates(node, known | set(values["vars"]) | app_envs, p, values["secrets"])
     check_secret_names(top.get("secrets"), known | set(values["vars"]), p)
     if partial is not None:
         partial.update(values)

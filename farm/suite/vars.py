@@ -58,8 +58,8 @@ UNDEFINED = ("undefined variable ${{{}}} (set it in the environment, a .env file
 # A cluster run (`farm run --broker`) is loaded with `cluster_load`: a ``${NAME}`` the run does
 # not define may then be defined by the worker the case runs on (`from_workers`).
 _CLUSTER_LOAD: ContextVar[bool] = ContextVar("farm_cluster_load", default=False)
-FROM_WORKERS = ("; in a cluster run a worker gives a variable only when it is a secret: name it "
-                "under secrets: and put it in the workers' FARM_SECRETS_DIR")
+FROM_WORKERS = ("; in a cluster run a secret (named in secrets:, or named as a credential: "
+                "…_TOKEN, …_PASSWORD) may instead be in the workers' FARM_SECRETS_DIR")
 
 
 @contextmanager
