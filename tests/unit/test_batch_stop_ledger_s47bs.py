@@ -89,3 +89,38 @@ def test_the_ledger_ends_the_stopped_jobs_only_and_keeps_the_others_queued():
     ledger.stop("not run: --maxfail 1 reached", None, queue)       # the run's own stop after
     assert queue == [] and ledger.stopped("c") == "not run: --maxfail 1 reached"
     assert ledger.stopped("b/three") == WHY
+
+
+def _settings_line(batches: list[Batch], picked: list[str], maxfail: int | None = None):
+    import io
+
+    from farm.config import Settings
+    from farm.select import Choice
+    from farm.session import _batch_settings
+    out = io.StringIO()
+    _, choice, _ = _batch_settings(batches, [_case(c) for c in picked], "browser:2",
+                                   Choice(maxfail=maxfail), Settings(), out)
+    return choice.maxfail, [line for line in out.getvalue().splitlines() if "concurrent" in line]
+
+
+def test_beside_other_cases_the_batch_line_says_its_files_stop_not_the_run():
+    maxfail, lines = _settings_line([_batch(["b/one", "b/two"])], ["a", "b/one", "b/two"])
+    assert maxfail is None
+    assert lines == ["farm: s/b/index.yaml: concurrent 1: its files one at a time, in its "
+                     "order, continueOnError false: none of its files starts after one of "
+                     "them failed (the run's other cases go on)"]
+
+
+def test_the_batch_alone_is_the_run_and_stops_it():
+    maxfail, lines = _settings_line([_batch(["b/one", "b/two"])], ["b/one", "b/two"])
+    assert maxfail == 1
+    assert lines == ["farm: s/b/index.yaml: concurrent 1 (--devices browser:1), "
+                     "continueOnError false: no file starts after a failure"]
+
+
+def test_two_batches_alone_each_stop_their_own_files():
+    other = Batch(file="s/c/index.yaml", case_ids=["c/one"], unit_id="s/c/index")
+    maxfail, lines = _settings_line([_batch(["b/one", "b/two"]), other],
+                                    ["b/one", "b/two", "c/one"])
+    assert maxfail is None
+    assert all(line.endswith("(the run's other cases go on)") for line in lines), lines
