@@ -101,3 +101,60 @@ def test_case_duration_panel_takes_cases_with_a_verdict_only(tmp_path):
             {"expr": p50.replace("$__rate_interval", "2m"), "eval_time": "2m",
              "exp_samples": [{"labels": '{platform="web"}', "value": 3.5}]},
         ]}])
+
+
+def test_lost_attempts_alert_follows_a_pushed_nightly(tmp_path):
+    """web: 36 cases ran with 4 attempts given another, 3 of the 40 attempts lost with their
+    device (7.5%, over 5%): FarmAttemptsLost fires after the push, naming 7.5%, though every
+    case passed. android: 3 lost of 100 attempts (3%) and ios: 2 lost (under 3) stay silent;
+    2 h later the night is out of the window."""
+    from tests.integration.test_alert_rules_h1 import cases, nightly, rule
+    counters = [
+        *cases("web", passed=36), *cases("android", passed=95), *cases("ios", passed=10),
+        *(nightly("farm_attempts_retried_total", f'platform="{p}"', n)
+          for p, n in (("web", 4), ("android", 5), ("ios", 2))),
+        *(nightly("farm_attempts_lost_total", f'platform="{p}"', n)
+          for p, n in (("web", 3), ("android", 3), ("ios", 2)))]
+    run_promtool(tmp_path, [{
+        "input_series": counters,
+        "alert_rule_test": [
+            {"eval_time": "2m", "alertname": "FarmAttemptsLost", "exp_alerts": []},
+            {"eval_time": "5m", "alertname": "FarmAttemptsLost", "exp_alerts": [
+                {"exp_labels": {"severity": "warning", "platform": "web"},
+                 "exp_annotations": {
+                     "summary": "7.5% of web attempts were lost with their device or "
+                                "worker (1h)",
+                     "description": rule("FarmAttemptsLost")["annotations"]["description"]}}]},
+            {"eval_time": "2h", "alertname": "FarmAttemptsLost", "exp_alerts": []},
+            {"eval_time": "5m", "alertname": "FarmPassRateDrop", "exp_alerts": []},
+        ]}])
+
+
+def test_lost_retried_and_cache_panels(tmp_path):
+    """A scraped run: 3 attempts lost and 4 retried between 1m and 1m15s show as 3 and 4 at
+    the next point, 0 a minute later (whole counts, not extrapolated); the cache panel reads
+    locate 30 hits of 40 lookups (10 stale) as 75% and plan 1 of 4 as 25%."""
+    lost, retried = (e.replace("$__interval", "1m")
+                     for e in panel_exprs("Lost and retried attempts"))
+    ratio = panel_exprs("Cache hit ratio")[0].replace("$__range", "1h")
+    scraped = 'job="farm-run",instance="h:9400"'
+    run_promtool(tmp_path, [{
+        "input_series": [
+            series("farm_attempts_lost_total", f'{scraped},platform="web"', "0x4 3x20"),
+            series("farm_attempts_retried_total", f'{scraped},platform="web"', "0x4 4x20"),
+            *(series("farm_cache_requests_total", f'{scraped},cache="{c}",result="{r}"',
+                     f"0 {n}x20")
+              for c, r, n in (("locate", "hit", 30), ("locate", "miss", 0),
+                              ("locate", "stale", 10), ("plan", "hit", 1),
+                              ("plan", "miss", 2), ("plan", "replanned", 1)))],
+        "promql_expr_test": [
+            {"expr": lost, "eval_time": "1m30s",
+             "exp_samples": [{"labels": '{platform="web"}', "value": 3}]},
+            {"expr": retried, "eval_time": "1m30s",
+             "exp_samples": [{"labels": '{platform="web"}', "value": 4}]},
+            {"expr": lost, "eval_time": "3m",
+             "exp_samples": [{"labels": '{platform="web"}', "value": 0}]},
+            {"expr": ratio, "eval_time": "3m",
+             "exp_samples": [{"labels": '{cache="locate"}', "value": 0.75},
+                             {"labels": '{cache="plan"}', "value": 0.25}]},
+        ]}])
