@@ -428,9 +428,13 @@ class _FailoverSaidPlainly(logging.Filter):
 
 def _broker_lost_unsaid(record: logging.LogRecord) -> bool:
     """Celery's "consumer: Connection to broker lost. Trying to re-establish the
-    connection..." (a WARNING): the device's own "redis unavailable" line says the outage, and
-    Celery's lines are for --loglevel INFO (this filter is only there below it)."""
-    return "Connection to broker lost" not in record.getMessage()
+    connection..." (a WARNING) and, while Redis stays away, its "consumer: Cannot connect to
+    redis://:**@…: Error 111 … Trying again in 2.00 seconds... (1/None)" (an ERROR, with a
+    password of its own masking): the device's own "redis unavailable" line says the outage,
+    and Celery's lines are for --loglevel INFO (this filter is only there below it)."""
+    said = record.getMessage()
+    return "Connection to broker lost" not in said and not said.startswith(
+        "consumer: Cannot connect to ")
 
 
 def _celery_says_nothing() -> None:
