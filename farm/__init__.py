@@ -43,6 +43,32 @@ def build_commit() -> str:
     return ""
 
 
+_MODIFIED: list[bool] = []
+
+
+def tree_modified() -> bool:
+    """Whether the checkout farm runs from has uncommitted changes to tracked files (one
+    `git diff --quiet HEAD`, once per process; only asked where build_commit() found a
+    checkout): its build version then says `+<commit>.dirty`, so that a worker running
+    edits nobody committed is not taken for one on that commit. No git, or git refusing the
+    checkout (another user's: "dubious ownership"), is taken as unmodified."""
+    if not _MODIFIED:
+        import os
+        import subprocess
+        from pathlib import Path
+        env = {k: v for k, v in os.environ.items()
+               if k not in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE")}
+        try:
+            done = subprocess.run(
+                ["git", "-C", str(Path(__file__).resolve().parent.parent), "diff", "--quiet",
+                 "HEAD", "--"], env=env, stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=10)
+            _MODIFIED.append(done.returncode == 1)
+        except (OSError, subprocess.SubprocessError):
+            _MODIFIED.append(False)
+    return _MODIFIED[0]
+
+
 def _hex(text: str) -> bool:
     return len(text) >= 40 and all(c in "0123456789abcdef" for c in text.lower())
 

@@ -135,10 +135,13 @@ def build_info(role: str) -> None:
 
 
 def build_version() -> str:
-    """farm's version, and ``+<commit>`` when it runs from a git checkout."""
-    from farm import __version__, build_commit
+    """farm's version, and ``+<commit>`` when it runs from a git checkout (``+<commit>.dirty``
+    when that checkout has uncommitted changes: farm.tree_modified)."""
+    from farm import __version__, build_commit, tree_modified
     commit = build_commit()
-    return f"{__version__}+{commit}" if commit else __version__
+    if not commit:
+        return __version__
+    return f"{__version__}+{commit}.dirty" if tree_modified() else f"{__version__}+{commit}"
 
 
 # ---- recording --------------------------------------------------------------------------------
