@@ -369,7 +369,7 @@ class _Loading:
                             node) or SuiteDefaults()
         known = self.known | set(defaults.vars) | {a.env for a in defaults.apps if a.env}
         self.note_vars(root, shown, top.get("vars"))
-        check_templates(node, known, p)
+        check_templates(node, known, p, defaults.secrets)
         check_secret_names(top.get("secrets"), known, p)
         self.errors.extend(p.errors)
         self.warnings.extend(p.warnings)

@@ -71,3 +71,13 @@ def test_celery_s_cannot_connect_lines_are_not_shown_at_the_default_level():
                               "consumer: something else", (), None)
     assert main._broker_lost_unsaid(retry) is False
     assert main._broker_lost_unsaid(other) is True
+
+
+def test_a_suite_s_vars_made_of_a_secret_only_workers_have(tmp_path):
+    (tmp_path / "farm.yaml").write_text('secrets: [SHOP_PHRASE]\nvars:\n  AUTH: "x-${SHOP_PHRASE}"\n')
+    (tmp_path / "c.yaml").write_text(CASE.replace("secrets: [SHOP_PHRASE]\n", "") % "AUTH")
+    with pytest.raises(SuiteErrors):
+        load_suites([tmp_path], env={}, dotenv=None)
+    with cluster_load():
+        case = load_suites([tmp_path], env={}, dotenv=None)[0].cases[0]
+    assert case.vars["AUTH"] == "x-${SHOP_PHRASE}" and "SHOP_PHRASE" in case.secrets
