@@ -355,8 +355,10 @@ def serve(runtime: "DeviceRuntime", loglevel: str) -> int:
     from celery import signals
     from celery.exceptions import SecurityWarning
 
+    from farm.suite.vars import on_a_worker
     from worker import tasks
     tasks.RUNTIME = runtime
+    on_a_worker()       # (a case's undefined ${NAME} says where a worker reads one)
 
     @signals.worker_shutting_down.connect
     def _drain(**_: object) -> None:

@@ -62,6 +62,15 @@ FROM_WORKERS = ("; in a cluster run a secret (named in secrets:, or named as a c
                 "…_TOKEN, …_PASSWORD) may instead be in the workers' FARM_SECRETS_DIR")
 
 
+_ON_A_WORKER: list[bool] = [False]
+
+
+def on_a_worker() -> None:
+    """This process is a `farm worker`'s device: a case's undefined variable is said with
+    where a worker reads one (`FROM_WORKERS`), as at a cluster run's load."""
+    _ON_A_WORKER[0] = True
+
+
 @contextmanager
 def cluster_load() -> Iterator[None]:
     """Load suites for a cluster run: see `from_workers`."""
@@ -91,7 +100,7 @@ def undefined(name: str, defined: Iterable[str] = ()) -> str:
     steps, keys and flags. Names only: a value (a secret's) is never shown. In a cluster
     run's load, how a worker could give it (`from_workers`)."""
     said = UNDEFINED.format(name)
-    if _CLUSTER_LOAD.get() and not name.upper().startswith("FARM_"):
+    if (_CLUSTER_LOAD.get() or _ON_A_WORKER[0]) and not name.upper().startswith("FARM_"):
         said = said[:-1] + FROM_WORKERS + ")"
     near = nearest_name(name, defined)
     if near is None:

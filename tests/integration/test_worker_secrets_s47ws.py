@@ -93,6 +93,7 @@ def test_secrets_only_the_workers_hold(tmp_path, chromium, redis_url, workers, f
     message = nobody["error"]["message"]
     assert "undefined variable ${NOBODY_TOKEN}" in message, message
     assert "nobody.yaml:7" in message, message
+    assert "workers' FARM_SECRETS_DIR" in message, message       # where a worker reads one
     assert proc.returncode != 4, out           # the run ran: one case's error, not the run's
     logs = wait_for(lambda: ended(farm.worker_logs()), 60, "the worker logging the case's end")
     shown = out + logs + "".join(p.read_text(errors="replace")
