@@ -32,5 +32,7 @@ def test_build_info_names_the_commit_of_the_checkout_farm_runs_from():
     text = generate_latest(metrics.REGISTRY).decode()
     info = next(s for f in text_string_to_metric_families(text) for s in f.samples
                 if s.name == "farm_build_info")
-    assert info.labels["version"] == f"{farm.__version__}+{head[:12]}"
+    modified = subprocess.run(["git", "-C", str(ROOT), "diff", "--quiet", "HEAD"]).returncode
+    dirty = ".dirty" if modified else ""        # (a checkout with uncommitted changes says so)
+    assert info.labels["version"] == f"{farm.__version__}+{head[:12]}{dirty}"
     assert info.labels["role"] == "worker"

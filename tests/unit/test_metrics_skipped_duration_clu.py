@@ -35,7 +35,9 @@ def test_a_case_a_worker_skipped_before_its_session_has_no_duration_sample():
     assert duration_count("skipped") == before
 
 
-def test_a_case_skipped_after_steps_that_ran_has_its_duration_sample():
+def test_a_case_skipped_after_steps_that_ran_has_no_duration_sample_either():
+    """(A skipped case's time would pull the dashboard's p50 / p95 of real cases: none is
+    observed, tests/unit/test_case_duration_skipped_s47dm.py.)"""
     before = duration_count("skipped")
     metrics.case_finished(result("passed", "skipped"))
-    assert duration_count("skipped") == before + 1
+    assert duration_count("skipped") == before
