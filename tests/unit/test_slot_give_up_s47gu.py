@@ -91,18 +91,26 @@ def test_a_wait_of_farm_s_own_after_kill_is_waited_for_not_given_up(tmp_path):
     """The watchdog killed the device while the case was in farm's own code (a model request
     on its way back, here the step's report): that ends by itself, and the device, which did
     nothing wrong, is not given up on (it would be lost to the run)."""
-    import time
     # ends at kill()
     dev = FakeDevice(name="wait-1", scripts={"spin": lambda d: d._killed.wait(600)})
     svc = services(tmp_path)
+    slot = DeviceSlot(dev, svc, grace=0.3)
+    looks, looked = [], threading.Event()
+    own_look = slot._own._looked
 
-    def slow_report(device, rec):       # farm's own, slow: three graces after the kill
+    def counted(*args):                 # the watchdog's looks at the device's thread
+        looks.append(1)
+        if len(looks) >= 3:
+            looked.set()
+        return own_look(*args)
+    slot._own._looked = counted
+
+    def slow_report(device, rec):       # farm's own, slow: three of the watchdog's looks
         if dev._killed.is_set():
-            time.sleep(0.9)             # (the stall under test, not a synchronisation)
+            assert looked.wait(60)
     svc.on_step = slow_report
     case = make_case("spin", [Step(kind="javascript", value="spin"),
                               Step(kind="assertText", value="")], timeout=1)
-    slot = DeviceSlot(dev, svc, grace=0.3)
     assert slot.open()
     res = slot.run(Job(case.id, "web", 1), case)
     assert res.status == "error" and res.error.kind == "CaseTimeout", res
