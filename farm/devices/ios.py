@@ -145,16 +145,38 @@ def app_frame(xml: str) -> tuple[int, int] | None:
 def wda_phone_key(url: str) -> str:
     """What names one iPhone to every farm process of this machine (its `PhoneClaim`): its
     WebDriverAgent URL, as written in any of its spellings (``http://localhost:8100/`` is
-    ``http://127.0.0.1:8100``)."""
+    ``http://127.0.0.1:8100``; ``127.1``, ``127.x.y.z``, ``[::1]``, ``0.0.0.0`` too: each
+    reaches this machine's WDA forward), so a second run naming it otherwise waits its turn."""
     from urllib.parse import urlsplit
     try:
         parts = urlsplit(url.strip())
         host, port = (parts.hostname or "").lower(), parts.port
     except ValueError:
         return f"wda {url}"
-    host = "127.0.0.1" if host in LOOPBACK_NAMES else host
+    host = "127.0.0.1" if host in LOOPBACK_NAMES or _this_machine(host) else host
     port = port or {"https": 443, "http": 80}.get(parts.scheme.lower(), 0)
     return f"wda {parts.scheme.lower()}://{host}:{port}{parts.path.rstrip('/')}"
+
+
+def _this_machine(host: str) -> bool:
+    """Whether IP address ``host`` is this machine's loopback in any spelling: 127.0.0.0/8
+    (``127.1`` too: the short forms inet_aton reads, as a connect does), ``::1``, an IPv4
+    loopback mapped into IPv6, or the unspecified address (0.0.0.0, ``::``: a connect to
+    it reaches the local host)."""
+    import ipaddress
+    import socket
+    try:
+        ip: ipaddress.IPv4Address | ipaddress.IPv6Address = ipaddress.ip_address(host)
+    except ValueError:
+        if not re.fullmatch(r"[0-9a-fx.]+", host):
+            return False
+        try:
+            ip = ipaddress.IPv4Address(socket.inet_aton(host))
+        except OSError:
+            return False
+    mapped = getattr(ip, "ipv4_mapped", None)
+    ip = mapped if mapped is not None else ip
+    return ip.is_loopback or ip.is_unspecified
 
 
 class IosDevice:
