@@ -60,6 +60,11 @@ class CaseCache:
         # the steps that wrote each locate entry: one dropped at the end is not "written"
         self._wrote: dict[str, list[CacheUse]] = {}
         self._last_hit: str | None = None   # the locate entry the current step hit last
+        # the locate entries used or written, in order (`mark`), and the entries a replayed
+        # plan that did not fit its screen used or wrote (`misfit`): never kept
+        self._touched: list[str] = []
+        self._misplaced: set[tuple[Kind, str]] = set()
+        self.replaying = False      # a cached plan's actions run (`farm.cache.plan`)
         # the case's model spend so far (the Agent's Usage), set by the runner: what a model
         # tier's find cost, kept in its locate entry (`found_with`) as what a hit saves
         self.usage: Callable[[], Usage] | None = None
@@ -155,6 +160,7 @@ class CaseCache:
         else:
             self._used["locate"].add(key)
             self._last_hit = key
+            self._touched.append(key)
             self._wrote.setdefault(key, []).append(self.step)
         self.step.written += 1
         return True
@@ -207,6 +213,20 @@ class CaseCache:
         self._used[kind].add(key)
         if kind == "locate":
             self._last_hit = key
+            self._touched.append(key)
+
+    def mark(self) -> int:
+        """Where a replay starts in the locate entries used or written (`misfit`)."""
+        return len(self._touched)
+
+    def misfit(self, plan_key: str, since: int) -> None:
+        """A replayed plan did not fit the screen: its entry and the locate entries its
+        replay used or wrote since ``since`` (`mark`) misplaced its actions (a stale
+        `Tap "Log in"` that the text tier matched to a paragraph): none of them is kept,
+        whatever the attempt's end (`finish`); the plan's rewrite, if the model finished the
+        step and the case passed, is."""
+        self._misplaced.add(("plan", plan_key))
+        self._misplaced.update(("locate", key) for key in self._touched[since:])
 
     def finish(self, status: str, error_kind: str | None = None,
                error_message: str | None = None) -> None:
@@ -230,9 +250,19 @@ class CaseCache:
             log.info("locate cache entry used by the failing step kept: it found the target, "
                      "which something covered (%s)", _cover_of(error_message or ""))
         wrote, self._wrote = self._wrote, {}
+        misplaced, self._misplaced, self._touched = self._misplaced, set(), []
+        try:
+            self._finish(status, error_kind, pending, used, wrote, misplaced)
+        finally:
+            self._drop_misplaced(misplaced, pending, wrote, status)
+
+    def _finish(self, status: str, error_kind: str | None,
+                pending: dict[str, tuple[Entry, CacheUse, int]], used: dict[Kind, set[str]],
+                wrote: dict[str, list[CacheUse]], misplaced: set[tuple[Kind, str]]) -> None:
         if status == "passed":
             self._store_pending(pending)
-            self._keep_alive(sorted(used["plan"] | used["locate"]))
+            self._keep_alive(sorted((used["plan"] | used["locate"])
+                                    - {key for _, key in misplaced}))
             return
         if status == "interrupted":
             pending = self._keep_passed(pending)
@@ -246,6 +276,21 @@ class CaseCache:
                      "nothing against them", error_kind)
         elif status in ("failed", "error") and writes(self.mode) and not self.broken:
             self._drop_used(used, wrote, why)
+
+    def _drop_misplaced(self, misplaced: set[tuple[Kind, str]],
+                        pending: dict[str, tuple[Entry, CacheUse, int]],
+                        wrote: dict[str, list[CacheUse]], status: str) -> None:
+        """Drop what a replay that did not fit used or wrote (`misfit`), but a plan the
+        model planned again in its place and that was kept (the case passed)."""
+        if not misplaced or not writes(self.mode) or self.broken:
+            return
+        kept = {key for key, (_, _, step) in pending.items()
+                if status == "passed" or (status == "interrupted" and step < self._steps)}
+        used: dict[Kind, set[str]] = {"plan": set(), "locate": set()}
+        for kind, key in misplaced:
+            if key not in kept:
+                used[kind].add(key)
+        self._drop_used(used, wrote, "a replayed plan did not fit the screen")
 
     def _store_pending(self, pending: dict[str, tuple[Entry, CacheUse, int]]) -> None:
         for key, (entry, use, _) in pending.items():

@@ -26,12 +26,13 @@ import logging
 from typing import Any, Callable
 
 from farm.agent.images import images_key
+from farm.agent.roles import role_phrase
 from farm.agent.locator import (FOUND_BEFORE, WORD_TIERS, LocateContext, LocateHit, names,
                                 normalise, shown_strings)
 from farm.cache.case import CaseCache
 from farm.cache.xpaths import candidates, node_for_rect, on_screen, pick, same_place
 from farm.devices.base import Rect, UINode, UITree
-from farm.errors import FarmError, StepFailed
+from farm.errors import FarmError, LocateError, StepFailed
 
 log = logging.getLogger("farm.cache")
 
@@ -47,6 +48,11 @@ MODEL_TIERS = ("plan-bbox", "ai", "deep-locate")
 ASKED_TIERS = ("ai", "deep-locate")
 MAX_SHOWN, MAX_SHOWN_CHARS = 8, 200     # what an entry keeps of the strings its element showed
 MAX_AROUND_LEVELS = 3       # how far up `around` looks for the row that holds an element
+
+
+class RoleChanged(LocateError):
+    """A replayed plan's target, found again by a later tier, is of another role than the
+    element its locate entry recorded (`LocateCacheTier._check_role`)."""
 
 
 class LocateCacheTier:
@@ -207,6 +213,8 @@ class LocateCacheTier:
         it stale again and pay for the tier after it (`farm cache ls` listing it all along)."""
         if not prompt or hit.tier == TIER or not self.cache.usable():
             return
+        if self.cache.replaying:
+            self._check_role(prompt, hit, ctx)
         if not self._write(prompt, hit, ctx) and ctx.hints.get(_STALE) and \
                 not ctx.hints.get(_DROPPED) and self.cache.writing:
             self.cache.forget(self._key(prompt, ctx))
@@ -214,6 +222,23 @@ class LocateCacheTier:
             log.info("stale locate cache entry for %r removed: the %s tier found the target "
                      "and nothing replaces the entry (the next run does not check it again)",
                      prompt, hit.tier)
+
+    def _check_role(self, prompt: str, hit: LocateHit, ctx: LocateContext) -> None:
+        """A replayed plan's target found by a later tier (its entry's XPath selected nothing,
+        or the text tier decides an entry it wrote) must be an element of the role the entry
+        recorded: a stale `Tap "Log in"` whose button now says "Sign in" must not tap the
+        paragraph "Log in to continue shopping." (`RoleChanged`: the replay did not fit)."""
+        entry = ctx.hints.get(_ENTRY)
+        was = entry.get("element") if isinstance(entry, dict) else None
+        role = was.get("role") if isinstance(was, dict) else None
+        tree = ctx.tree() if isinstance(role, str) and role else None
+        node = node_for_rect(tree, hit.rect) if tree is not None else None
+        if node is None or not node.role or node.role == role:
+            return
+        now = _was({"element": {"role": node.role,
+                                "shown": _shown(node, tree, self.cache.safe)}})
+        raise RoleChanged(f"the {hit.tier} tier found {now}, where the locate cache recorded "
+                          f"{_was(entry)}: another kind of element, not replayed")
 
     def _write(self, prompt: str, hit: LocateHit, ctx: LocateContext) -> bool:
         """Store ``hit`` as the entry for ``prompt``; whether it was stored (or the entry
@@ -537,9 +562,14 @@ def changed(entry: dict[str, Any], node: UINode, tree: UITree, screen: tuple[int
 
 
 def _means(prompt: str, node: UINode, tree: UITree) -> bool:
-    """The text tier's verdict on one element: its shown strings match, or its id exactly."""
-    return names(prompt, shown_strings(node, tree)) or (
-        bool(node.resource_id) and normalise(node.resource_id) == normalise(prompt))
+    """The text tier's verdict on one element: its shown strings match, or its id exactly;
+    or, for text plus a role noun ("Sign in button": `farm.agent.roles`), its role fits and
+    the text matches so."""
+    if names(prompt, shown_strings(node, tree)) or (
+            bool(node.resource_id) and normalise(node.resource_id) == normalise(prompt)):
+        return True
+    phrase = None
+    return phrase is not None and phrase.fits(node, tree) and _means(phrase.text, node, tree)
 
 
 def element_seen(tree: UITree, rect: Rect,

@@ -33,7 +33,8 @@ from farm.agent.actions import Locate
 from farm.agent.locator import LocateHit
 from farm.agent.tasks import PlanError, make_action, tasks_for
 from farm.cache.case import CaseCache
-from farm.cache.locate import changed, has_twins, positional, seen_again, seen_from, seen_text
+from farm.cache.locate import (RoleChanged, changed, has_twins, positional, seen_again,
+                               seen_from, seen_text)
 from farm.cache.xpaths import node_for_rect, on_screen
 from farm.devices.base import Rect
 from farm.errors import LocateError, NeedsModel, StepFailed
@@ -80,11 +81,17 @@ class PlanCache:
             return False
         self.cache.note_used(self.key, "plan")     # dropped if the case fails
         self._replayed = True
+        since = self.cache.mark()
         for i, planned in enumerate(actions, 1):
-            failed = _run_one(planned, loop, runner, entry.get("screen"))
+            self.cache.replaying = True
+            try:
+                failed = _run_one(planned, loop, runner, entry.get("screen"))
+            finally:
+                self.cache.replaying = False
             if failed is not None:
                 error, level = failed
                 self.misfit = (i, error)
+                self.cache.misfit(self.key, since)     # none of what it used is kept
                 if loop.models is None:     # no model to plan the rest: the step says so
                     self.cache.count("plan", "replay-failed")
                     log.log(level, "cached plan for %r: step %d of %d failed (%s); no model "
@@ -203,7 +210,8 @@ def _run_one(planned: dict[str, Any], loop: "ActLoop", runner: "TaskRunner",
         return f"{tasks[-1].label} failed: {exc.what or exc}", logging.INFO
     if bad is not None:
         return (f"{bad.label} failed: {bad.error}",
-                logging.WARNING if isinstance(bad.exception, ElementChanged) else logging.INFO)
+                logging.WARNING if isinstance(bad.exception, (ElementChanged, RoleChanged))
+                else logging.INFO)
     loop.done(tasks, tasks[-1].label)
     return None
 
