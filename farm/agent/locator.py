@@ -14,7 +14,10 @@ finds "Clear completed (3)"); only then an element whose id (web ``id`` / ``data
 phone's resource-id) is the target, and the step's note says so with what it shows
 (``matched by its id "greet"; it reads "Forgot password?"``): a renamed target, or another
 element holding that id, is seen in the report. More than one candidate is never a guess:
-it is a miss that names them. A unique match that is off-screen is scrolled into view
+it is a miss that names them. A prompt that matches nothing as it is but reads as text plus a
+role noun ("the Sign in button", "Username field": `farm.agent.roles`) is matched by its text
+the same way, among elements of that role only, and the step's note says so
+(``found by text "Sign in" (button)``). A unique match that is off-screen is scrolled into view
 (`Device.scroll_into_view`, re-reading the tree after each step, at most ``max_scrolls``)
 before it counts as not found.
 No match at all on a tree that lists only what shows (Android's dump: a device with
@@ -35,6 +38,7 @@ from typing import Any, Callable, Collection, Iterable, Protocol
 from farm import metrics
 from farm.devices import phone_edges
 from farm.devices.base import Device, Rect, UINode, UITree
+from farm.agent.roles import RolePhrase, role_phrase
 from farm.errors import LocateError, NeedsModel
 from farm.text import CJK, CJK_CHARS, QUOTES, cjk_unspaced, cut
 
@@ -234,7 +238,22 @@ def describe(node: UINode) -> str:
     return f'"{shown[:60]}" ({node.role})'
 
 
-def find_text(prompt: str, tree: UITree, editable: bool = False
+def find_target(prompt: str, tree: UITree, editable: bool = False
+                ) -> tuple[list[UINode], str, RolePhrase | None]:
+    """`find_text` for ``prompt``; when nothing matches it as it is and it reads as text plus
+    a role noun ("the Sign in button": `farm.agent.roles`), the text's matches of that role,
+    with the phrase (its ``note`` is what the step says). Ids are not matched so: a
+    description ("the gear icon") is left to a model rather than taken for an id."""
+    targets, how = find_text(prompt, tree, editable)
+    phrase = None if targets else role_phrase(prompt)
+    if phrase is not None:
+        targets, how = find_text(phrase.text, tree, editable,
+                                 fits=lambda node: phrase.fits(node, tree), ids=False)
+    return targets, how, phrase if targets else None
+
+
+def find_text(prompt: str, tree: UITree, editable: bool = False,
+              fits: Callable[[UINode], bool] | None = None, ids: bool = True
               ) -> tuple[list[UINode], str]:
     """The targets ``prompt`` names in ``tree`` and how they matched ("exact" / "words" /
     "id"): exact on screen, exact off-screen, whole words on screen, whole words off-screen,
@@ -243,19 +262,23 @@ def find_text(prompt: str, tree: UITree, editable: bool = False
     More than one target means ambiguous, except that for a step that types (``editable``)
     the one text field among them is taken: a phone shows a field's label as its own text
     node, where the web makes label and field one target (its field may carry the words only
-    as its id: those count beside the label's exact match)."""
+    as its id: those count beside the label's exact match). Given ``fits``, only the targets
+    it takes count (`find_target`: the role a role noun names); not ``ids``: what elements
+    show only (a role phrase is text and a name: "the gear icon" is not a guess at an id)."""
     want = normalise(prompt)
     if not want:
         return [], ""
     by_id = {n.id: n for n in tree.nodes}
     strings = _normalised(tree)
     words = whole_words(want)
-    for how in ("exact", "words", "id"):
+    for how in ("exact", "words", "id") if ids else ("exact", "words"):
         for on_screen in (True, False):
             matches = _matching(strings, want, words, how, on_screen)
             if editable and how == "exact" and matches:
                 matches += _matching(strings, want, words, "id", on_screen)
             targets = _reduce(matches, by_id)
+            if fits is not None:
+                targets = [t for t in targets if fits(t)]
             fields = [t for t in targets if t.editable]
             if editable and len(targets) > 1 and len(fields) == 1:
                 return fields, how
@@ -273,6 +296,15 @@ def _matching(strings: list[tuple[UINode, list[str], str]], want: str, words: re
         return [n for n, _, rid in strings if n.visible == on_screen and rid == want]
     return [n for n, shown, _ in strings if n.visible == on_screen and any(
         len(s) > len(want) and words.search(s) for s in shown)]
+
+
+def found_notes(how: str, prompt: str, target: UINode, tree: UITree | None,
+                phrase: RolePhrase | None) -> tuple[str, ...]:
+    """What a step says of the text tier's find: by a role phrase's text (`farm.agent.roles`),
+    by an id (`id_note`)."""
+    if phrase is None:
+        return id_note(how, prompt, target, tree)
+    return (phrase.note(), *id_note(how, phrase.text, target, tree))
 
 
 def id_note(how: str, prompt: str, target: UINode, tree: UITree | None
@@ -319,12 +351,16 @@ def listed(targets: list[UINode], device: Any) -> list[str]:
     return out
 
 
-def ambiguous(prompt: str, how: str, found: list[str]) -> LocateError:
+def ambiguous(prompt: str, how: str, found: list[str],
+              phrase: RolePhrase | None = None) -> LocateError:
     """``"Buy now" is ambiguous: 2 elements match``, then how to pick one: an ``xpath:``
-    (an example for a web page when the prompt's quoting allows one), or more words."""
+    (an example for a web page when the prompt's quoting allows one), or more words. A
+    ``phrase`` ("Buy now button") matched its text: the example matches that."""
     verb = "contain it" if how == "words" else "match"
+    if phrase is not None:           # ("2 elements of its role (button) match "Buy now"")
+        verb = f'of its role ({phrase.noun}) {verb.split()[0]} "{phrase.text}"'
     return LocateError(f'"{prompt}" is ambiguous: {len(found)} elements {verb}; '
-                       f"{_pick_one(prompt, how)}", found[:8])
+                       f"{_pick_one(phrase.text if phrase else prompt, how)}", found[:8])
 
 
 def _pick_one(prompt: str, how: str) -> str:
@@ -357,9 +393,9 @@ class TextMatchTier:
         tree = ctx.tree()
         if tree is None or not prompt.strip():
             return None
-        targets, how = find_text(prompt, tree, ctx.hints.get("editable", False))
+        targets, how, phrase = find_target(prompt, tree, ctx.hints.get("editable", False))
         if len(targets) > 1:
-            raise ambiguous(prompt, how, listed(targets, ctx.device))
+            raise ambiguous(prompt, how, listed(targets, ctx.device), phrase)
         if targets and targets[0].visible:
             # (a phone's target cut by the screen's edge is swiped in by the tap's check,
             # `farm.devices.phone_edges.tap_point`, as one any tier found: not here too)
@@ -368,7 +404,7 @@ class TextMatchTier:
                 self.fields[normalise(prompt)] = (node.role, node.resource_id, node.rect)
             return LocateHit(targets[0].rect, self.name, describe(targets[0]),
                              targets[0].enabled, targets[0].id,
-                             notes=id_note(how, prompt, targets[0], tree))
+                             notes=found_notes(how, prompt, targets[0], tree, phrase))
         if targets:
             return self._reveal(prompt, ctx, targets[0])
         filled = self._field(prompt, tree)
@@ -379,7 +415,12 @@ class TextMatchTier:
         found = self._search(prompt, ctx)
         if found is not None:
             return found
-        ctx.near.extend(_near_candidates(normalise(prompt), ctx.tree() or tree))
+        tree = ctx.tree() or tree
+        near = _near_candidates(normalise(prompt), tree)
+        phrase = role_phrase(prompt)        # ("Login button": what reads like "login")
+        if phrase is not None:
+            near += [d for d in _near_candidates(normalise(phrase.text), tree) if d not in near]
+        ctx.near.extend(near)
         return None
 
     def _field(self, prompt: str, tree: UITree) -> UINode | None:
@@ -421,13 +462,13 @@ class TextMatchTier:
             tree = ctx.refresh()
             if tree is None:
                 break
-            targets, how = find_text(prompt, tree, ctx.hints.get("editable", False))
+            targets, how, phrase = find_target(prompt, tree, ctx.hints.get("editable", False))
             if len(targets) > 1:
-                raise ambiguous(prompt, how, listed(targets, ctx.device))
+                raise ambiguous(prompt, how, listed(targets, ctx.device), phrase)
             if targets and targets[0].visible:
                 found = self._found(prompt, ctx, targets[0], swipes, forward, swipe)
                 return found if found is None else replace(
-                    found, notes=id_note(how, prompt, targets[0], tree))
+                    found, notes=found_notes(how, prompt, targets[0], tree, phrase))
             if targets:
                 return self._reveal(prompt, ctx, targets[0])
             if _signature(tree) == before:     # it did not move: that end is reached
@@ -451,8 +492,8 @@ class TextMatchTier:
                 _cut(target, tree, size[1], forward) and swipe(forward):
             swipes += 1
             tree = ctx.refresh()
-            again, _ = find_text(prompt, tree, ctx.hints.get("editable", False)) \
-                if tree is not None else ([], "")
+            again = find_target(prompt, tree, ctx.hints.get("editable", False))[0] \
+                if tree is not None else []
             if len(again) != 1 or not again[0].visible:
                 ctx.hints[SWIPED] = swipes
                 return None
@@ -474,16 +515,16 @@ class TextMatchTier:
             tree = ctx.refresh()
             if tree is None:
                 break
-            targets, how = find_text(prompt, tree, ctx.hints.get("editable", False))
+            targets, how, phrase = find_target(prompt, tree, ctx.hints.get("editable", False))
             if len(targets) > 1:
-                raise ambiguous(prompt, how, listed(targets, ctx.device))
+                raise ambiguous(prompt, how, listed(targets, ctx.device), phrase)
             if not targets:
                 break
             target = targets[0]
             if target.visible:
                 return LocateHit(target.rect, self.name,
                                  describe(target) + " (scrolled into view)", target.enabled,
-                                 target.id, notes=id_note(how, prompt, target, tree))
+                                 target.id, notes=found_notes(how, prompt, target, tree, phrase))
             if _signature(tree) == before:     # the screen did not move: end of the page
                 break
         ctx.near.insert(0, describe(target) + OFF_SCREEN + f" after {scrolls} scroll(s)")
@@ -624,7 +665,7 @@ class LocatorChain:
             if hit is not None:
                 if self.on_hit:
                     self.on_hit(prompt, hit, ctx)
-                return _xpath_noted(hit, ctx)
+                return _deep_noted(_xpath_noted(hit, ctx), ctx)
         what = f'"{prompt}"' if prompt else f"XPath {xpath}"
         swiped = ctx.hints.get(SWIPED)
         if swiped:                                   # the text tier looked through a list
@@ -739,6 +780,21 @@ def _xpath_noted(hit: LocateHit, ctx: LocateContext) -> LocateHit:
         return hit
     found = f"found {hit.description}" if hit.description else "found it"
     return replace(hit, notes=(*hit.notes, f"{why}; {found} by the {hit.tier} tier instead"))
+
+
+# the tiers whose find says a step's deepLocate (Midscene's deepThink) was not used
+FREE_FINDS = ("xpath", "text", "ocr")
+
+
+def _deep_noted(hit: LocateHit, ctx: LocateContext) -> LocateHit:
+    """``hit`` with a note when the step asked for deepLocate (deepThink) and a zero-token
+    tier found its target: no model was asked, the step did not need it (a step of ai_act,
+    whose planner's box comes with it, says nothing)."""
+    if not ctx.hints.get("deep_locate") or hit.tier not in FREE_FINDS or \
+            ctx.hints.get("plan_rect") is not None:
+        return hit
+    return replace(hit, notes=(*hit.notes, f"deepLocate (deepThink) not used: the {hit.tier} "
+                                           "tier found it with no model"))
 
 
 def _tried(tier: LocatorTier, prompt: str, ctx: LocateContext) -> bool:

@@ -568,8 +568,9 @@ def _means(prompt: str, node: UINode, tree: UITree) -> bool:
     if names(prompt, shown_strings(node, tree)) or (
             bool(node.resource_id) and normalise(node.resource_id) == normalise(prompt)):
         return True
-    phrase = None
-    return phrase is not None and phrase.fits(node, tree) and _means(phrase.text, node, tree)
+    phrase = role_phrase(prompt)
+    return phrase is not None and phrase.fits(node, tree) and \
+        names(phrase.text, shown_strings(node, tree))
 
 
 def element_seen(tree: UITree, rect: Rect,
