@@ -21,7 +21,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
 from farm import metrics
 from farm.attempts import QUARANTINE_REASON, Outcome
@@ -37,6 +37,7 @@ from farm.runner import Services, case_variables
 from farm.schedule import Job
 from farm.slot import DeviceSlot
 from farm.suite.model import Case
+from farm.suite.vars import Variables
 from farm.usage import Usage
 from worker.log_mask import SECRETS
 from worker.outbox import NOPERM, OUTAGE, PUBLISH_PATIENCE_S, REFUSED, Outage, Outbox
@@ -87,14 +88,24 @@ def own_env() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if not k.upper().startswith("FARM_")}
 
 
-def learn_secrets(case: Case, services: Services) -> None:
+def learn_secrets(case: Case, services: Services, run_secrets: Iterable[str] = ()) -> None:
     """Have this process's log mask the secrets of ``case`` (each file of a shared-context
-    unit's) from now on: the values its steps type and a page can show back."""
+    unit's) from now on: the values its steps type and a page can show back. The case's
+    records, its model requests and its cache entries get the run's mask (``services.mask``):
+    a name any case of the run declares secret (``run_secrets``, sent with the task) is secret
+    in this one too, as in a local run (`farm.session`'s ``_every_secret``): its ``${NAME}``
+    is what the model reads, never its value."""
+    names = list(run_secrets)
+    parts = []
     for each in (case, *case.parts):
         try:
-            SECRETS.learn(case_variables(each, services))
+            parts.append(case_variables(each.model_copy(update={"secrets": [
+                *each.secrets, *names]}), services))
         except Exception:   # (a secrets dir it cannot read: the case ends with it, said there)
             continue
+    run = Variables.joined(parts)
+    SECRETS.learn(run)
+    services.mask, services.hides = run.mask, run.hides
 
 
 class RedisStreak:
@@ -446,7 +457,7 @@ class DeviceRuntime:
         try:
             with tempfile.TemporaryDirectory(prefix="farm-case-") as tmp:
                 services = self._services(run_id, Path(tmp), payload)
-                learn_secrets(case, services)
+                learn_secrets(case, services, payload.get("secrets", ()))
                 result = self._run_watched(job, case, services)
                 flush_images([result], services.artifacts)   # (a step not written says so)
                 artifacts = wire.encode_artifacts(Path(tmp))

@@ -28,11 +28,21 @@ def env_for(case: Case, env: dict[str, str], served: Iterable[str] = ()) -> dict
 
 def payload(run_id: str, job: Job, case: Case, env: dict[str, str],
             app_dirs: dict[Path, str], cache_mode: str | None = None,
-            screenshots: str | None = None) -> dict[str, Any]:
+            screenshots: str | None = None, secrets: Iterable[str] = ()) -> dict[str, Any]:
+    """``secrets``: the names any case of the run declares secret (`run_secrets`), names
+    only: the worker treats each as secret in this case too, as a local run does."""
     return {"run_id": run_id, "job": {**asdict(job), "avoid_devices": sorted(job.avoid_devices)},
             "case": case.model_dump(mode="json"), "env": env_for(case, env, app_dirs.values()),
             "app_dirs": {str(k): v for k, v in app_dirs.items()}, "cache_mode": cache_mode,
-            "screenshots": screenshots}
+            "screenshots": screenshots, "secrets": sorted(set(secrets))}
+
+
+def run_secrets(cases: Iterable[Case]) -> frozenset[str]:
+    """The names any case of the run (or file of a shared-context unit) declares in its
+    ``secrets:``: a name one suite declares secret is secret in all (`farm.session`'s
+    ``_every_secret``): its ``${NAME}`` reaches no model, its value no record, on a worker too."""
+    return frozenset(name for case in cases for each in (case, *case.parts)
+                     for name in each.secrets)
 
 
 def masked(data: Any, mask: Callable[[str], str] | None) -> Any:

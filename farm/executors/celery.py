@@ -62,6 +62,7 @@ class CeleryExecutor:
         self.app = make_app(settings)
         self.inbox = EventInbox(services.run_id)    # the workers' events, read at least once
         self.cases = dict(cases)            # by job case id (matrix: one per case and group)
+        self.secret_names = wire.run_secrets(self.cases.values())   # (sent with each task)
         self.services = services
         self.run_id = services.run_id
         self.limit: dict[str, int] = {}
@@ -502,7 +503,8 @@ class CeleryExecutor:
         case = self.cases[job.case_id]
         data = wire.payload(self.run_id, job, case, case_env(case, self.services),
                             app_dirs_of(case, self.services),
-                            self.services.cache_mode, self.settings.screenshots)
+                            self.services.cache_mode, self.settings.screenshots,
+                            self.secret_names)
         soft, hard = time_limits(case.timeout, self.settings)
         # ignore_result: results come back as events; else Celery subscribes to each task's
         # result in Redis, and a broker away ~20 s there raised a RuntimeError that ended
