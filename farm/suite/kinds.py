@@ -153,7 +153,9 @@ KINDS: dict[str, StepKind] = _declare(
     StepKind("aiNumber", **_QUERY),
     StepKind("aiString", **_QUERY),
     StepKind("aiAsk", **_QUERY),
-    StepKind("aiLocate", "target", "locate", LOCATE_OPTIONS, needs_model=True,
+    # Located as aiTap's target is, zero-token tiers first: a target the page's text names
+    # needs no model (it was needs_model, and --collect-only predicted a skip the run never had).
+    StepKind("aiLocate", "target", "locate", LOCATE_OPTIONS,
              call="ai_locate", looks_only=True, data=True),
     # platform specific: their output (stdout, the WDA answer) is data
     StepKind("runAdbShell", "command", options=TIMEOUT, platforms=("android",),
