@@ -430,12 +430,14 @@ def check_case_outputs(cases: list[Case], batches: list[Batch]) -> None:
 
 
 def files_after_run(settings: Settings, cases: list[Case], batches: list[Batch],
-                    summary: RunSummary, env: dict[str, str]) -> list[str]:
+                    summary: RunSummary, env: dict[str, str],
+                    run_dir: Path | None = None) -> list[str]:
     """The cases' output: / unstableLogContent: files and the batch files' summaries; the
-    ones not written (an output of the run: exit 3, each named on stderr)."""
+    ones not written (an output of the run: exit 3, each named on stderr). ``run_dir``: where
+    the step log's images are (its paths are then written relative to the log file)."""
     return _case_outputs(cases, summary.cases, lambda c: Variables.from_sources(
-        defaults=c.vars, env=env, secrets_dir=settings.secrets_dir, secrets=c.secrets)) + \
-        _batch_summaries(batches, summary)
+        defaults=c.vars, env=env, secrets_dir=settings.secrets_dir, secrets=c.secrets),
+        run_dir) + _batch_summaries(batches, summary)
 
 
 def _runs_by_case(results: list[CaseResult], ids: set[str]) -> dict[str, dict[str, CaseResult]]:
@@ -502,7 +504,8 @@ def _written(what: str, path: str, text: str) -> list[str]:
 
 
 def _case_outputs(cases: list[Case], results: list[CaseResult],
-                  variables: Callable[[Case], Variables]) -> list[str]:
+                  variables: Callable[[Case], Variables],
+                  run_dir: Path | None = None) -> list[str]:
     """Midscene's ``output:`` (the JSON of the case's named results) and
     ``unstableLogContent:`` (its step log), relative to the working directory (a --matrix
     run's: one per device group, `_for_group`); the ones not written (secrets in a path
@@ -514,18 +517,19 @@ def _case_outputs(cases: list[Case], results: list[CaseResult],
         if case.id in runs:
             values = variables(case)
             failed += [line for group, result in sorted(runs[case.id].items())
-                       for line in _outputs_of(case, result, values, group)]
+                       for line in _outputs_of(case, result, values, group, run_dir)]
     return failed
 
 
-def _outputs_of(case: Case, result: CaseResult, values: Variables, group: str) -> list[str]:
+def _outputs_of(case: Case, result: CaseResult, values: Variables, group: str,
+                run_dir: Path | None = None) -> list[str]:
     """One run's ``output:`` and ``unstableLogContent:`` files; the ones not written."""
     import json
     failed = []
     for key, path, data in (
             ("output:", case.output, lambda: result.data),
             ("unstableLogContent:", case.log_content,
-             lambda: [s.model_dump(mode="json") for s in result.steps])):
+             lambda: [_step_log(s, run_dir, where) for s in result.steps])):
         if not path:
             continue
         what = f"{display_path(case.file)}: {key}"
@@ -535,9 +539,27 @@ def _outputs_of(case: Case, result: CaseResult, values: Variables, group: str) -
             failed.append(f"{what} {path}: {exc}")
             continue
         if path:
+            where = Path(os.path.abspath(_for_group(path, group))).parent
             failed += [values.mask(line) for line in _written(
                 what, _for_group(path, group), json.dumps(data(), indent=2, ensure_ascii=False))]
     return failed
+
+
+_IMAGE_FIELDS = ("before", "after", "marked")
+
+
+def _step_log(step, run_dir: Path | None, where: Path) -> dict:
+    """A step as the ``unstableLogContent:`` file keeps it, its images' paths relative to the
+    file's own folder (they were relative to the run's folder, which the file does not name:
+    ``artifacts/…`` opened nothing from where the log sits)."""
+    data = step.model_dump(mode="json")
+    if run_dir is None:
+        return data
+    for name in _IMAGE_FIELDS:
+        if isinstance(data.get(name), str):
+            data[name] = Path(os.path.relpath(Path(run_dir).resolve() / data[name],
+                                              where)).as_posix()
+    return data
 
 
 def write_outputs(summary: RunSummary, run_dir: Path, junit_xml: Path | None = None,

@@ -250,7 +250,7 @@ def _run(paths: Sequence[str | Path], devices: str, settings: Settings,
                        settings.fail_on_skip)
     remember(settings, summary, run_dir, refused=outcome.refused is not None)
     unwritten = write_outputs(summary, run_dir, junit_xml, alluredir, not_written=(
-        files_after_run(settings, cases, batches, summary, env)))
+        files_after_run(settings, cases, batches, summary, env, run_dir)))
     history.record(outcome.results)     # (the cases a Ctrl-C cut short are not recorded)
     _end_log(handler)
     print_end(summary, run_dir, out, outcome.refused, outcome.warnings, settings.fail_on_skip)

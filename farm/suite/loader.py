@@ -33,6 +33,7 @@ from farm.suite.batch import (INDEX, NOT_CASE_DIRS, NOT_CASE_FILES, SOLVED_FILE,
                               SOLVED_SUFFIX, SUITE_FILE, check_shared, looks_like_batch,
                               listed_lines, may_be_batch, nested_batch_warning, read_batch,
                               Scope, unlisted_warning, with_batch)
+from farm.suite.targets import DEFAULT_LOG
 from farm.suite.dotenv import DOTENV, explain_undefined, read_dotenv, with_dotenv
 from farm.suite.model import AppSpec, Batch, Case, Suite, SuiteDefaults
 from farm.suite.vars import (LoadValues, Variables, invalid_name, is_valid_name,
@@ -513,6 +514,15 @@ class _Loading:
                 continue
             them = f"this case's {first[2]} ({first[1]})" if first[0] == case.id \
                 else f"{first[1]} ({first[2]}, case {first[0]})"
+            if key == "unstableLogContent" and path == DEFAULT_LOG:
+                # `true` names no file: Midscene writes its one default file, each script
+                # overwriting the last; farm would lose every case's log but one, unsaid
+                self.errors.append(SuiteError(shown, (
+                    f"{where}: true writes {DEFAULT_LOG} in the working directory, and so "
+                    f"does {them}: Midscene overwrites it (the last script to end wins), farm "
+                    f"refuses to lose the other's step log; give each case its own file, "
+                    f"e.g. unstableLogContent: logs/{case.file.stem}.json"), line, column))
+                continue
             self.errors.append(SuiteError(shown, (
                 f"{where} {path!r}: {them} writes the same file: each is written whole when "
                 "its case ends, so the last one wins and the other's results are lost; give "

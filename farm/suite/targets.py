@@ -28,6 +28,8 @@ MOBILE_SECTIONS = ("android", "ios")
 UNSUPPORTED = {"harmony": "HarmonyOS devices (hdc)", "computer": "desktop computers",
                "interface": "custom interface agents"}
 
+# The step log's file for `unstableLogContent: true`, in the working directory.
+DEFAULT_LOG = "unstableLogContent.json"
 # Keys every target may carry (the case's results and logs).
 COMMON_KEYS = {"output", "unstableLogContent"}
 # Chromium refuses a larger viewport ("Screen width and height values must be positive, not
@@ -410,7 +412,7 @@ def read_outputs(node: Node, section: str, p: Problems) -> dict:
     if log is not None and not log.is_null:
         if log.kind == "scalar" and isinstance(log.value, bool):
             if log.value:
-                out["log_content"] = "unstableLogContent.json"
+                out["log_content"] = DEFAULT_LOG
         else:
             out["log_content"] = p.text(log, f"{section}.unstableLogContent", empty_ok=False,
                                         expected="true, false or a path")
@@ -446,8 +448,20 @@ KEY_FIELDS = {
     "deviceId": ("device_id",), "launch": ("launch",), "imeStrategy": ("ime_strategy",),
     "autoDismissKeyboard": ("auto_dismiss_keyboard",), "wdaPort": ("wda_port",),
     "keyboardDismissStrategy": ("keyboard_dismiss_strategy",),
-    "wdaHost": ("wda_host",), **EMULATION_FIELDS,
+    "wdaHost": ("wda_host",), "dialogs": ("dialogs",), **EMULATION_FIELDS,
 }
+# Keys of a case's target a batch file's shared section has nothing to give each file for
+# (they were dropped without a word): why, said at the key's line.
+BATCH_REFUSED = {
+    key: (f"a batch's shared {key}: would have every listed file write its own JSON to that "
+          "one file (Midscene merges it into each file's section, so the last file to end "
+          f"overwrites the others' and the rest are lost): set {key}: in each file's own "
+          "target section (each its own file name); the batch's summary: keeps each file's "
+          "outcome")
+    for key in ("output", "unstableLogContent")}
+# Keys accepted in a target that change nothing in farm (only their no-op values pass):
+# a batch file's section may carry them too.
+BATCH_NO_OP = {"bridgeMode", "displayId", "alwaysRefreshScreenInfo", "androidAdbPath"}
 
 
 def read_overrides(section: str, node: Node, base: Path, p: Problems) -> dict:
@@ -469,6 +483,13 @@ def read_overrides(section: str, node: Node, base: Path, p: Problems) -> dict:
                                         raw="about:blank", plain=True)
             patched.keys["url"] = patched.value["url"]
         target = read_web(section, node, patched, base, p)
+    for key, why in BATCH_REFUSED.items():
+        if key in node.keys:
+            p.add(node.keys[key], f"{section}.{key} is not supported in a batch file: {why}")
+    dropped = set(node.value) - set(KEY_FIELDS) - set(BATCH_REFUSED) - BATCH_NO_OP
+    for key in sorted(dropped & (WEB_KEYS | ANDROID_KEYS | IOS_KEYS), key=list(node.keys).index):
+        p.add(node.keys[key], f"{section}.{key} is not supported in a batch file's shared "
+                              "settings: set it in each file's own target section")
     if target is None:
         return {}
     fields = [f for key in node.value for f in KEY_FIELDS.get(key, ())]
