@@ -1154,13 +1154,17 @@ def _summed(spends: list) -> dict:
 
 
 @cache.command("clear")
-@click.argument("case", required=False, default="")
+@click.argument("case", required=False, default=None)
 @_broker_option
-def cache_clear(case: str, broker: str | None) -> None:
+def cache_clear(case: str | None, broker: str | None) -> None:
     """Remove the entries of CASE (a case id, a suite: demo/ or demo, or a case file or
     folder: suites/demo/login_success.yaml, also one deleted since); all of them without
     CASE. A corrupt cache file is moved aside (cache.db.corrupt-<time>) and a fresh one
     started."""
+    if case is not None and not case.strip():   # `farm cache clear "$CASE"`, CASE unset
+        raise UserError("farm cache clear: empty case id (an unset variable?): nothing "
+                        "removed; `farm cache clear` with no argument removes every entry")
+    case = case or ""
     from farm.cache.sqlite_store import CorruptStore
     try:
         store = _store(broker)
@@ -1181,9 +1185,11 @@ def cache_clear(case: str, broker: str | None) -> None:
     if not removed:
         _no_such_file(case)
     freed = _space_given_back(store) if removed and not case else ""
-    if not removed and case and not os.path.exists(case):     # (a typo: `farm cache ls` it)
+    if not removed and case:        # a typo (`farm cache ls` it), or `/`: README's exit 4
         with _cache_refusals(store):
-            said = _none_named(store, case) or f": no entries at all match {case}"
+            said = _none_named(store, case) or (
+                f": no case in {case} has any" if os.path.exists(case)
+                else f": no entries at all match {case}")
         raise UserError(f"nothing removed from {store.where}{said}")
     click.echo(f"removed {removed} entr{'y' if removed == 1 else 'ies'} from {store.where}"
                + freed)
