@@ -101,6 +101,9 @@ class Executor(Protocol):
         """Jobs waiting for a device, by queue (pool); any thread (farm_queue_depth)."""
 
 
+STOPPED_RETRY = "not retried: the run was stopped"   # an attempt's retry a stop cut off
+
+
 class Ledger:
     """Attempts and final results of one run's cases, and the retry decision after each
     attempt. Not thread-safe: executors call it under their own lock."""
@@ -139,8 +142,12 @@ class Ledger:
         already ended."""
         if job.case_id in self.final:
             return
-        self.attempts.setdefault(job.case_id, []).append(_spent_by_files(storable(result)))
-        self.final[job.case_id] = final_result(self.attempts[job.case_id])
+        result = _spent_by_files(storable(result))
+        self.attempts.setdefault(job.case_id, []).append(result)
+        verdict = self.final[job.case_id] = final_result(self.attempts[job.case_id])
+        if next_attempt(job, outcome(result), device, self.policy) is not None:
+            # its retry was due: said, as --maxfail's is (`end`), not a plain failure
+            verdict.reason = (f"{verdict.reason}; " if verdict.reason else "") + STOPPED_RETRY
         self._tell(device, self.final[job.case_id], final=True)
 
     def _tell(self, device: str, result: CaseResult, final: bool) -> None:
