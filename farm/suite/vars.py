@@ -718,7 +718,30 @@ def _secret_forms(secret: str) -> list[tuple[int, str, str]]:
     """``(typical length, pattern, characters a match can start with)`` for ``secret``
     written out (as is, and as CSS may case it: `_cased_forms`) and base64-encoded."""
     return [_text_form([[ch] for ch in secret]), *_cut_forms(secret), *_kept_forms(secret),
-            *_cased_forms(secret), *_width_forms(secret), *_base64_forms(secret)]
+            *_cased_forms(secret), *_width_forms(secret), *_base64_forms(secret),
+            *_gapped_forms(secret)]
+
+
+# What may come between two characters of a secret a model or a page broke up: a line break
+# (\r\n, or its JSON escape), a space or a tab, a few of them (a wrapped, indented line)
+_GAP = r"(?:[ \t\r\n\f\v\u00a0]|\\+[nrt]|&nbsp;)"
+GAP_CHARS = 6           # at most this many between two of its characters (after the first)
+
+
+def _gapped_forms(secret: str) -> list[tuple[int, str, str]]:
+    """``secret`` with up to `GAP_CHARS` whitespace characters between any two of its own
+    (``S3CR3T- \\n 5-apikey``: a model echoing a key, a terminal or a page wrapping a token);
+    a run of whitespace of its own, any run. Its characters as themselves only (an encoded
+    one is `_text_form`'s). Only a value of MIN_SECRET_CHARS or more non-space characters:
+    a shorter one spaced out ("a b c") is too often the page's own text, and the pattern
+    stays small."""
+    from farm.config import MIN_SECRET_CHARS
+    words = secret.split()
+    if sum(map(len, words)) < MIN_SECRET_CHARS:
+        return []
+    gap = f"{_GAP}{{0,{GAP_CHARS}}}"
+    pattern = f"{_GAP}+".join(gap.join(re.escape(ch) for ch in word) for word in words)
+    return [(len(secret), pattern, words[0][0])]
 
 
 def _width_twins() -> dict[str, tuple[str, ...]]:
