@@ -13,7 +13,7 @@ from typing import IO, Any, Mapping
 
 from farm.results import CaseResult, StepRecord
 from farm.run_console import clipped, not_retried
-from farm.run_log import one_line
+from farm.run_log import one_line, took
 from farm.text import printable
 
 STATUS_WORD = {"passed": "PASSED", "failed": "FAILED", "error": "ERROR", "skipped": "SKIPPED",
@@ -23,7 +23,7 @@ STATUS_STYLE = {"passed": "green", "failed": "red", "error": "yellow", "skipped"
 
 
 def _short(result: CaseResult) -> str:
-    text = f"{result.case_id} {result.duration:.1f}s"
+    text = f"{result.case_id} {took(result)}"
     why = result.error.message if result.error else result.reason
     if why and why.strip():     # (a plugin's StepFailed("  "): the line was lost, IndexError)
         first = why.strip().splitlines()[0]

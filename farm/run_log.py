@@ -171,11 +171,21 @@ class CaseLog:
         self.inner.case_finished(device, result, final)
 
 
+def took(result: Any) -> str:
+    """How long a case's end line says it took: "3.2s"; a retried case's verdict (its
+    ``duration`` every attempt's) "19.9s (30.0s over 2 attempts)", its own attempt's first:
+    "(attempt 2) in 30.0s" read as that attempt's time."""
+    own = getattr(result, "attempt_duration", None)
+    if not result.previous or own is None:
+        return f"{result.duration:.1f}s"
+    return f"{own:.1f}s ({result.duration:.1f}s over {len(result.previous) + 1} attempts)"
+
+
 def ended_line(device: str, result: Any, final: bool) -> str:
     """``[browser-2] FAILED s/pay (attempt 1) in 3.2s at step 4 aiTap "Pay" (s/pay.yaml:12):
     AssertionFailed: …; screenshot artifacts/…``"""
     text = (f"[{device}] {result.status.upper()}{'' if final else ' (will retry)'} "
-            f"{result.case_id} (attempt {result.attempt}) in {result.duration:.1f}s")
+            f"{result.case_id} (attempt {result.attempt}) in {took(result)}")
     error = result.error
     step = next((s for s in reversed(result.steps) if s.index == error.step), None
                 ) if error else next((s for s in reversed(result.steps)   # interrupted: the
