@@ -121,7 +121,8 @@ STATUSES = ("passed", "failed", "error", "flaky", "skipped", "interrupted")
 # farm/agent/locator.py, ocr.py, model_tiers.py and farm/cache/locate.py; checked by a test).
 LOCATE_TIERS = ("plan-bbox", "xpath", "cache", "text", "ocr", "ai", "deep-locate")
 LOCATE_RESULTS = ("hit", "miss", "error")
-CACHE_RESULTS = {"locate": ("hit", "miss", "stale"), "plan": ("hit", "miss", "replanned")}
+CACHE_RESULTS = {"locate": ("hit", "miss", "stale"),
+                 "plan": ("hit", "miss", "replanned", "replay-failed", "replay-error")}
 MODEL_OUTCOMES = ("ok", "error", "timeout", "interrupted")
 TOKEN_KINDS = ("prompt", "completion")
 UNPRICED_TOKENS = ("counted", "unknown")

@@ -52,7 +52,7 @@ class CacheUse(BaseModel):
     entries used / missed / found stale (re-located), entries written."""
 
     mode: str = "read-write"        # read-write | read-only | write-only | off
-    plan: str | None = None         # hit | miss | replayed-then-replanned | replay-failed
+    plan: str | None = None         # hit | miss | replanned | replay-failed | replay-error
     hits: int = 0
     misses: int = 0
     stale: int = 0

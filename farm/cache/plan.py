@@ -45,6 +45,10 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("farm.cache")
 
+# a step's `CacheUse.plan` (and farm_cache_requests_total{cache="plan"}'s result): hit | miss |
+# replanned | replay-failed (no model to plan where it did not fit) | replay-error
+REPLAY_ERROR = "replay-error"       # the replay ended in an error (the case's error says which)
+
 
 class PlanCache:
     """One ai step's plan entry: the n-th use of its task text in the case."""
@@ -86,6 +90,12 @@ class PlanCache:
             self.cache.replaying = True
             try:
                 failed = _run_one(planned, loop, runner, entry.get("screen"))
+            except Exception:
+                # the replay ended in error at this action (a locate's model down, a lost
+                # device, a timeout): not the "hit" a replay that ran whole is
+                self.misfit = (i, "ended in error")
+                self.cache.count("plan", REPLAY_ERROR)
+                raise
             finally:
                 self.cache.replaying = False
             if failed is not None:
