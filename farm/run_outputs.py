@@ -437,7 +437,7 @@ def files_after_run(settings: Settings, cases: list[Case], batches: list[Batch],
     the step log's images are (its paths are then written relative to the log file)."""
     return _case_outputs(cases, summary.cases, lambda c: Variables.from_sources(
         defaults=c.vars, env=env, secrets_dir=settings.secrets_dir, secrets=c.secrets),
-        run_dir) + _batch_summaries(batches, summary)
+        run_dir) + _batch_summaries(batches, summary, cases, run_dir)
 
 
 def _runs_by_case(results: list[CaseResult], ids: set[str]) -> dict[str, dict[str, CaseResult]]:
@@ -463,11 +463,15 @@ def _for_group(path: str, group: str) -> str:
     return str(named.with_name(f"{named.stem}@{group}{named.suffix}"))
 
 
-def _batch_summaries(batches: list[Batch], summary: RunSummary) -> list[str]:
+def _batch_summaries(batches: list[Batch], summary: RunSummary, cases: list[Case] = (),
+                     run_dir: Path | None = None) -> list[str]:
     """A batch's ``summary:`` file: each listed file's outcome, as Midscene's index.json (a
-    --matrix run's: one per device group, `_for_group`). Returns the ones not written, as
-    `write_outputs` does."""
+    --matrix run's: one per device group, `_for_group`): farm's counts and ``files``, and
+    Midscene's ``summary`` and ``results`` (`_midscene_summary`), so a CI step reading
+    ``.summary.failed`` reads it here too. Returns the ones not written, as `write_outputs`
+    does."""
     import json
+    by_id = {c.id: c for c in cases}
     runs = _runs_by_case(summary.cases, {cid for b in batches for cid in b.case_ids})
     failed = []
     for batch in batches:
@@ -483,11 +487,67 @@ def _batch_summaries(batches: list[Batch], summary: RunSummary) -> list[str]:
             counts = {s: sum(1 for f in files if f["status"] == s)
                       for s in ("passed", "failed", "error", "flaky", "skipped", "interrupted")}
             named = {"group": group} if group else {}
+            path = _for_group(batch.summary, group)
+            results = [r for r in (runs.get(cid, {}).get(group) for cid in batch.case_ids)
+                       if r is not None]
+            for entry, r in zip(files, results):
+                if r.status in ("skipped", "interrupted") and r.reason:
+                    entry["reason"] = r.reason      # why it did not run (`not run: …`)
             data = {"batch": batch.file, "run": summary.run_id, **named, "total": len(files),
-                    **counts, "files": files}
-            failed += _written(f"{batch.file}: summary:", _for_group(batch.summary, group),
+                    **counts, "files": files,
+                    **_midscene_summary(results, by_id, Path(path), run_dir)}
+            failed += _written(f"{batch.file}: summary:", path,
                                json.dumps(data, indent=2, ensure_ascii=False))
     return failed
+
+
+def _result_type(result: CaseResult, case: Case | None) -> str:
+    """A file's outcome as Midscene's execution summary names it: ``success``, ``failed``,
+    ``partialFailed`` (only tasks with ``continueOnError: true`` failed: Midscene's player
+    went on past them, its status not an error) or ``notExecuted`` (not run: a failure
+    before it in a ``continueOnError: false`` batch, --maxfail, a stop, a skip)."""
+    if result.status in ("passed", "flaky"):
+        return "success"
+    if result.status in ("skipped", "interrupted"):
+        return "notExecuted"
+    going_on = {t.name for t in case.tasks if t.continue_on_error} if case else set()
+    failed_in = {s.task for s in result.steps if s.status == "failed"}
+    if result.status == "failed" and failed_in and failed_in <= going_on:
+        return "partialFailed"
+    return "failed"
+
+
+def _midscene_summary(results: list[CaseResult], cases: dict[str, Case], summary_file: Path,
+                      run_dir: Path | None) -> dict:
+    """Midscene's keys of a batch summary (its CLI's execution-summary.ts): ``summary`` (the
+    counts by result type, durations in milliseconds) and ``results`` (one per file: its
+    path, output: and report relative to the summary file's folder)."""
+    here = Path(os.path.abspath(summary_file)).parent
+
+    def rel(path: Path | str) -> str:
+        text = Path(os.path.relpath(os.path.abspath(path), here)).as_posix()
+        return text if text.startswith(".") else f"./{text}"
+
+    rows = []
+    for r in results:
+        case = cases.get(r.case_id.rsplit("@", 1)[0]) or cases.get(r.case_id)
+        kind = _result_type(r, case)
+        output = case.output if case is not None and kind != "notExecuted" else None
+        report = f"{rel(Path(run_dir) / 'report.html')}#case={r.case_id}" if run_dir else None
+        rows.append({
+            "script": rel(r.file), "success": kind == "success", "resultType": kind,
+            "output": rel(output) if output and "${" not in output else output,
+            "report": report if kind != "notExecuted" else None,
+            "error": (r.reason or "Not executed") if kind == "notExecuted"
+            else r.error.message if r.error else None,
+            "duration": round(r.duration * 1000)})
+    counts = {name: sum(1 for row in rows if row["resultType"] == kind) for name, kind in (
+        ("successful", "success"), ("failed", "failed"), ("partialFailed", "partialFailed"),
+        ("notExecuted", "notExecuted"))}
+    return {"summary": {"total": len(rows), **counts,
+                        "totalDuration": sum(row["duration"] for row in rows),
+                        "generatedAt": datetime.now().astimezone().isoformat(timespec="seconds")},
+            "results": rows}
 
 
 def _written(what: str, path: str, text: str) -> list[str]:
