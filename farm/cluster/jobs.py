@@ -37,6 +37,15 @@ def payload(run_id: str, job: Job, case: Case, env: dict[str, str],
             "screenshots": screenshots, "secrets": sorted(set(secrets))}
 
 
+def task_reprs(run_id: str, job: Job) -> dict[str, str]:
+    """The task message's ``argsrepr`` / ``kwargsrepr`` headers: which attempt, never the
+    payload. Celery's own would be the payload's repr (the case's env: its secrets, readable),
+    kept in Redis with the message (an append-only file too) and shown by `celery inspect`,
+    Flower and a worker's DEBUG log."""
+    return {"argsrepr": f"(run {run_id}, case {job.case_id}, attempt {job.attempt})",
+            "kwargsrepr": "{}"}
+
+
 def run_secrets(cases: Iterable[Case]) -> frozenset[str]:
     """The names any case of the run (or file of a shared-context unit) declares in its
     ``secrets:``: a name one suite declares secret is secret in all (`farm.session`'s

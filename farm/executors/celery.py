@@ -511,7 +511,8 @@ class CeleryExecutor:
         # the run with a traceback instead of waiting FARM_CLUSTER_OUTAGE_SECONDS for it
         self.app.send_task(TASK, args=[data], queue=queue, soft_time_limit=soft,
                            time_limit=hard, retry=True, ignore_result=True,
-                           retry_policy={"max_retries": 3, "interval_start": 0.5})
+                           retry_policy={"max_retries": 3, "interval_start": 0.5},
+                           **wire.task_reprs(self.run_id, job))
         target = queue[len("farm.dev."):] if queue.startswith("farm.dev.") else None
         self._inflight[job.case_id] = _Inflight(job, self.clock(), seen=self.clock(),
                                                 target=target)
