@@ -612,10 +612,13 @@ CONTEXT_MAX = 400     # ... and at most this many, for a case those did not run
 
 
 def classify(previous: list[str], status: str) -> str | None:
-    """A red ``status`` against a case's earlier statuses (newest last): ``new failure``
-    (green or unseen before), ``still failing`` (red last time too) or ``unstable`` (green
-    last time, red or flaky earlier in the window: its verdict goes back and forth; an older
-    farm's results.json says "flaky"); a green one after red: ``fixed``; else None."""
+    """A ``status`` against a case's earlier statuses (newest last), the one definition the
+    console, results.json's ``since_last``, report.html and the history page share. Red:
+    ``new failure`` (green or unseen before), ``still failing`` (red last time too) or
+    ``unstable`` (green last time, red or flaky earlier in the window: its verdict goes back
+    and forth; an older farm's results.json says "flaky"). Green after red: ``fixed`` when
+    the case was red in each of its last WINDOW runs before (red for its whole recent
+    history), else ``unstable`` (passed, failed, passed again: never *fixed*). Else None."""
     seen = previous[-WINDOW:]
     if status in RED:
         if seen and seen[-1] in RED:
@@ -624,7 +627,7 @@ def classify(previous: list[str], status: str) -> str | None:
             return UNSTABLE
         return "new failure"
     if status in GREEN and seen and seen[-1] in RED:
-        return "fixed"
+        return UNSTABLE if any(s in GREEN for s in seen) else "fixed"
     return None
 
 
@@ -691,9 +694,10 @@ FLAKY_BEFORE = "flaky before"
 
 
 def _verdict(previous: list[str], status: str) -> str | None:
-    """A case's `since_last` against its earlier statuses (newest last): a red one's
-    `classify` verdict; a pass after red: ``fixed``; a case flaky now that was flaky in
-    the window before too: ``flaky before`` (never *fixed*: it failed again in this run)."""
+    """A case's `since_last` against its earlier statuses (newest last): a red or passed
+    one's `classify` verdict (a pass after red: ``fixed``, or ``unstable`` when it had passed
+    before that red); a case flaky now that was flaky in the window before too: ``flaky
+    before`` (never *fixed*: it failed again in this run)."""
     if status == "flaky":
         return FLAKY_BEFORE if "flaky" in previous[-WINDOW:] else None
     return classify(previous, status) if status in (*RED, "passed") else None

@@ -31,7 +31,7 @@ from farm.report.timeline import (case_href, case_key, geometry_rules, render_ti
 from farm.results import (STATUS_ORDER, CaseResult, RunSummary, StepRecord, cache_savings,
                           case_usage, failing_step, not_run_by_interrupt, own_duration,
                           refused_before_start, run_usage, since_last_words)
-from farm.results_history import pass_rate
+from farm.results_history import WINDOW, pass_rate
 from farm.run_log import one_line, skips_failed_text, verdict_line
 from farm.suite.kinds import KINDS
 from farm.text import printable
@@ -55,9 +55,12 @@ _OPEN_BY_DEFAULT = {"failed", "error", "interrupted"}
 _SINCE = {"new failure": ("new-failure",
                           "red now, passed (or never ran) in the runs before: new since then"),
           "still failing": ("still-failing", "red in the run before too"),
-          "unstable": ("unstable", "passed the run before, failed before that: its verdict "
-                       "goes back and forth (not flaky: it did not pass on a retry)"),
-          "fixed": ("fixed", "passed now, failed in the last run that ran it"),
+          "unstable": ("unstable", f"passed and failed in its last {WINDOW} runs: its "
+                       "verdict goes back and forth (red after a pass the run before; a pass "
+                       "after red, having passed before that red: not fixed; not flaky: it "
+                       "did not pass on a retry)"),
+          "fixed": ("fixed", f"passed now, red in each of its last {WINDOW} runs before it "
+                    "(red for its whole recent history)"),
           "flaky before": ("flaky-before", "flaky (passed on a retry) in an earlier run too, "
                            "not only in this one")}
 # the header's verdict counts, each a link to its cases (#since=…): what broke, what got

@@ -8,7 +8,7 @@ import statistics
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field, replace
 
-from farm.results_history import (FINISHED, GREEN, NO_DEVICES, RED, WINDOW, CaseRecord,
+from farm.results_history import (FINISHED, NO_DEVICES, RED, WINDOW, CaseRecord,
                                   FailedStep, RunRecord, classify, counts_for_verdicts,
                                   pass_rate, suite_of)
 
@@ -269,17 +269,13 @@ def _carried(runs: list[RunRecord], changes: list[dict[str, Change]]) -> list[Ch
 
 
 def _verdict(before: list[str], status: str) -> str | None:
-    """`classify`'s verdict, with the two kinds of "flaky" named apart: a case that passed
-    only on a retry is *flaky* whatever came before (never *fixed*: it failed again in this
-    run; never nothing: a plain pass); a red case that passed last time and was red before
-    that (`classify`'s "unstable") is *unstable*, and so is a pass after red of a case that had
-    passed before that red (green, red, green: not *fixed*, it goes back and forth)."""
-    if status == "flaky":
-        return "flaky"
-    said = classify(before, status)
-    if said == UNSTABLE or (said == "fixed" and any(s in GREEN for s in before[-WINDOW:])):
-        return UNSTABLE
-    return said
+    """`classify`'s verdict (the run's own report's, results.json's ``since_last``), with
+    the two kinds of "flaky" named apart: a case that passed only on a retry is *flaky*
+    whatever came before (never *fixed*: it failed again in this run; never nothing: a plain
+    pass); `classify` says *unstable* of a red case that passed last time and was red before
+    that, and of a pass after red of a case that had passed before that red (green, red,
+    green: not *fixed*, it goes back and forth)."""
+    return "flaky" if status == "flaky" else classify(before, status)
 
 
 def _recent(before: list[str], status: str) -> tuple[int, int, int]:
