@@ -148,8 +148,16 @@ def render_history(runs: list[RunRecord], page_dir: Path, suite: str | None = No
         cost=cost_text(sum(r.cost for r in kept), any(r.cost_unknown for r in kept)),
         tokens_text=tokens_text, cost_text=cost_text,
         chart=_chart(trends), link=_linker(kept, page_dir), when=_format_time,
-        carried_from=_carried_from(trends),
+        carried_from=_carried_from(trends), complete=_last_complete(trends),
         dur=format_duration, spark=_spark, rate_help=RATE_HELP, window_runs=WINDOW)
+
+
+def _last_complete(trends: Trends):
+    """The newest point of the pass-rate line whose run was not interrupted (None: none
+    is): when the line ends on a run stopped after 47 of its 300 cases, the headline gives
+    that rate as it is, marked interrupted, and this one's beside it (a QA lead's night)."""
+    return next((r for r in reversed(trends.rows)
+                 if r.rate is not None and not r.partial and not r.run.interrupted), None)
 
 
 def _carried_from(trends: Trends) -> list:

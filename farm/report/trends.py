@@ -98,7 +98,8 @@ class Flaky:
     runs: int
     fails: int                   # runs in which it failed (every retry failed too), or
     # ended in an error of its own (a timeout: not its device's, `counts_for_verdicts`)
-    flips: int                   # red ↔ green changes, a pass on a retry being one
+    flips: int                   # status changes between runs: consecutive runs whose final
+    # statuses differ (passed, flaky, or red: failed or its own error); at most runs - 1
     last_fail_run: str
     last_fail_at: str
     last_error: str | None
@@ -341,22 +342,23 @@ def flaky_ranking(statuses: dict[str, list[str]],
                   red_steps: dict[str, list[FailedStep | None]] | None = None) -> list[Flaky]:
     """The cases unstable across runs in the window: their verdict went back to what it was
     (passed, failed, passed again; or failed, passed, failed again), or they passed only on
-    a retry (flaky) in some run: most status changes first. A case that only turned red is a
-    new failure, and one red from the window's start that turned green is fixed: neither is
-    unstable, as the newest run's verdicts say (`_verdict`). An error of the case's own (a
-    timeout, not its device's: ``statuses`` holds none of those) is a fail, as its run's
-    report counts it red: a case that times out every other night is unstable.
+    a retry (flaky) in some run: most status changes between runs first. A case that only
+    turned red is a new failure, and one red from the window's start that turned green is
+    fixed: neither is unstable, as the newest run's verdicts say (`_verdict`). An error of
+    the case's own (a timeout, not its device's: ``statuses`` holds none of those) is a fail,
+    as its run's report counts it red: a case that times out every other night is unstable.
     ``statuses``: each case's statuses, oldest first. A flaky run (passed on a retry) is
-    neither a fail nor a pass of the case: it is counted apart, and it is one red → green
-    change in itself (its failed attempt, then its pass). ``red_steps``: each case's failing
-    step in its failed and flaky runs (`step_fails`)."""
+    neither a fail nor a pass of the case: it is counted apart. Its status changes are
+    between runs' final statuses (passed, flaky, red), never the attempts inside a run: a
+    case in 2 runs has at most 1. ``red_steps``: each case's failing step in its failed and
+    flaky runs (`step_fails`)."""
     ranking = []
     for case_id, seen in statuses.items():
         if "failed" not in seen and "flaky" not in seen and "error" not in seen:
             continue            # the common case, decided at C speed
         states = [s for s in seen if s in ("passed", "flaky", *RED)]
-        reds = [r for s in states for r in ((True, False) if s == "flaky" else (s != "passed",))]
-        flips = sum(a != b for a, b in zip(reds, reds[1:]))
+        finals = ["red" if s in RED else s for s in states]
+        flips = sum(a != b for a, b in zip(finals, finals[1:]))
         if "flaky" not in states and flips < 2:
             continue            # red once (a new failure), or red then green (fixed)
         run, case = last_fail[case_id]
