@@ -51,6 +51,7 @@ W3C_ELEMENT = "element-6066-11e4-a52e-4f735466cecf"     # an element reference's
 _LOOKS = frozenset({"screenshot", "source", "active element", "app state", "active app",
                     "alert", "lock state", "status"})
 SPRINGBOARD = "com.apple.springboard"      # what shows the home screen and system alerts
+EMPTY_SOURCE = "WDA's /source: no visible elements"
 T = TypeVar("T")
 
 
@@ -462,10 +463,12 @@ class IosDevice:
         self._check_app_alive(xml)
         return tree
 
-    def _read_source(self) -> tuple[str, UITree] | None:
+    def _read_source(self, keep_empty: bool = False) -> tuple[str, UITree] | None:
         """WDA's source and its tree with a visible element, retried when empty or
-        unreadable; None when it stays so (``tree_problem`` says why)."""
-        self.tree_problem = "WDA's /source: no visible elements"
+        unreadable; None when it stays so (``tree_problem`` says why). With ``keep_empty``, a
+        source read whole that stays without a visible element (the last try's) is given."""
+        self.tree_problem = EMPTY_SOURCE
+        empty: tuple[str, UITree] | None = None
         for attempt in range(SOURCE_TRIES):
             if attempt:
                 time.sleep(0.3 * attempt)
@@ -476,11 +479,12 @@ class IosDevice:
                 tree = shown_parts(parse_wda(xml, w, h), w, h)
             except ValueError as exc:
                 log.info("%s: unreadable source: %s", self.name, exc)
-                self.tree_problem = f"WDA's /source: {exc}"
+                self.tree_problem, empty = f"WDA's /source: {exc}", None
                 continue
             if any(n.visible for n in tree.nodes):
                 return xml, tree
-        return None
+            self.tree_problem, empty = EMPTY_SOURCE, (xml, tree)
+        return empty if keep_empty else None
 
     def without_secrets(self, png: bytes) -> bytes:
         """``png`` (this screen's screenshot, for the report or a model) with each element of
@@ -492,14 +496,25 @@ class IosDevice:
         the last action, within `phone_edges.TREE_KEPT_S` before that screenshot began, else
         one read now (`_read_source`: retried as `hierarchy` retries), kept for the step's
         next `hierarchy` while fresh; it changes nothing else (the last tree a step read: what
-        its node ids name). DeviceError when WDA gives none with a visible element."""
+        its node ids name). DeviceError when WDA gives none (unreadable), or one without a
+        visible element while an app is in front (its views unread); with SpringBoard's root
+        (the home screen) that empty tree is the screen's: nothing on it to black out."""
         if phone_edges.fresh(self._shown_tree, self._shot_at):
             return self._shown_tree.tree
         kept = self.tree_problem
-        read = self._read_source()
+        read = self._read_source(keep_empty=True)
         problem, self.tree_problem = self.tree_problem, kept
         if read is None:
             raise DeviceError(problem)
+        if not any(n.visible for n in read[1].nodes):
+            # nothing shows: no app in front (the home screen after the app died or was
+            # stopped: the source's root is SpringBoard's) shows none of the case's text; an
+            # app in front whose views WDA does not give may (its tree is unread, not empty)
+            root = _APP_ROOT.search(read[0])
+            front = clean(root.group(1)) if root is not None else ""
+            if front.lower() not in (SPRINGBOARD, "springboard"):
+                raise DeviceError(f"{problem} while {front or 'an app'} is in front")
+            return read[1]
         self._shown_tree = phone_edges.Shown(read[1], read[0], spare=True)
         return read[1]
 
