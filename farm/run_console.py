@@ -9,6 +9,7 @@ from collections import Counter
 from pathlib import Path
 from typing import IO, Sequence
 
+from farm.attempts import Outcome, outcome
 from farm.budget import NOT_RUN, stopped_line
 from farm.results import (CAME_BACK, NOT_RUN_INTERRUPTED, CaseResult, RunSummary,
                           cache_savings, not_run_by_interrupt, run_usage, since_last_words)
@@ -268,8 +269,16 @@ def platform_line(summary: RunSummary, not_run: str | None = None) -> str:
         for platform, tally in sorted(counts.items()))
 
 
+def device_retried(summary: RunSummary) -> int:
+    """How many of the run's cases had an attempt end in its device's error (another attempt
+    ran after it): both iPhones dropping mid-run and their cases passing on retries read
+    "farm: 2 passed", as if nothing had happened."""
+    return sum(1 for c in summary.cases if any(outcome(p) is Outcome.INFRA for p in c.previous))
+
+
 def summary_line(summary: RunSummary, not_run: str | None = None) -> str:
-    """The tally: "farm: 1 failed, 2 errors in 3.7s (run r1)". ``not_run``: the error of an
+    """The tally: "farm: 1 failed, 2 errors in 3.7s (run r1)"; "; 2 retried after a device
+    error" when cases had an attempt their device's error ended. ``not_run``: the error of an
     executor that refused the run; the cases it left unrun (errors in results.json) are
     "N case(s) not run (counted as errors)", not "N errors", which read as if they ran."""
     counts = dict(summary.counts)
@@ -285,6 +294,8 @@ def summary_line(summary: RunSummary, not_run: str | None = None) -> str:
     if unrun:
         parts.append(f"{unrun} case(s) not run (counted as errors)")
     text = ", ".join(parts) or "nothing ran"
+    if moved := device_retried(summary):     # (else said only in farm.log and previous[])
+        text += f"; {moved} retried after a device error"
     if summary.quarantined:
         text += f"; quarantined: {', '.join(summary.quarantined)}"
     if summary.lost:        # one that served again: its why ends so (results.json says it)
