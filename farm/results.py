@@ -60,6 +60,16 @@ class CacheUse(BaseModel):
     # a plan replayed whole: what solving it had cost the model (calls, tokens, cost_usd: None
     # when the price was unknown), the spend the replay saved
     saved: dict[str, Any] | None = None
+    # the store refused a write in this attempt (a read-only cache.db, a Redis replica): why;
+    # the step then wrote nothing, whatever ``mode`` says it ran in (left out when None)
+    writes_refused: str | None = None
+
+    @model_serializer(mode="wrap")
+    def _without_unset(self, handler: Any) -> dict[str, Any]:
+        data = handler(self)
+        if data.get("writes_refused") is None:
+            data.pop("writes_refused", None)
+        return data
 
     @property
     def touched(self) -> bool:
@@ -71,6 +81,7 @@ class CacheUse(BaseModel):
         parts += [f"{n} locate {what}" for n, what in ((self.hits, "hit"), (self.misses, "miss"),
                                                         (self.stale, "stale")) if n]
         parts += [f"{self.written} written"] if self.written else []
+        parts += [f"writes refused: {self.writes_refused}"] if self.writes_refused else []
         return ", ".join(parts) or self.mode
 class Mark(BaseModel):
     """Where a step acted, in device coordinates (the screenshot's own pixels)."""

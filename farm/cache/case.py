@@ -65,6 +65,9 @@ class CaseCache:
         self._touched: list[str] = []
         self._misplaced: set[tuple[Kind, str]] = set()
         self.replaying = False      # a cached plan's actions run (`farm.cache.plan`)
+        self._ended: list[CacheUse] = []     # the steps' that ended (`_no_writes` amends them)
+        self.refused: str | None = None      # why the store took no write (`_no_writes`)
+        self._refused_at = 0                 # ... in which step (its number)
         # the case's model spend so far (the Agent's Usage), set by the runner: what a model
         # tier's find cost, kept in its locate entry (`found_with`) as what a hit saves
         self.usage: Callable[[], Usage] | None = None
@@ -73,17 +76,20 @@ class CaseCache:
     def begin_step(self, cacheable: bool = True) -> None:
         """A step starts: ``cacheable: false`` keeps this step out of the cache."""
         self._step_enabled = cacheable
-        self.step = CacheUse(mode=self.mode if cacheable else "off")
+        self.step = CacheUse(mode=self.mode if cacheable else "off",
+                             writes_refused=self.refused if cacheable else None)
         self._last_hit = None
         self._steps += 1
 
     def end_step(self) -> CacheUse | None:
         """What the cache did during the step (None when it did nothing)."""
-        used, self.step = self.step, CacheUse(mode=self.mode)
+        used, self.step = self.step, CacheUse(mode=self.mode, writes_refused=self.refused)
         self._step_enabled = True
+        self._ended.append(used)
         if used.plan:       # the plan lookup's one result: a replayed plan that failed is
             metrics.cache_request("plan", used.plan)      # replanned, not also a hit
-        return used if used.touched or used.mode == UNAVAILABLE else None
+        refused_here = used.writes_refused is not None and self._refused_at == self._steps
+        return used if used.touched or used.mode == UNAVAILABLE or refused_here else None
 
     @property
     def active(self) -> bool:
@@ -365,9 +371,15 @@ class CaseCache:
     def _no_writes(self, exc: StoreReadOnly) -> None:
         """The store reads but takes no writes: the rest of the attempt runs read-only (its
         later steps still replay what the store holds), said once per store on stderr."""
-        self.mode = "read-only"
+        was, self.mode = self.mode, "read-only"
+        self.refused, self._refused_at = self.mask(str(exc))[:300], self._steps
         if self._step_enabled:
             self.step.mode = self.mode
+        # every step of the attempt says so: one that ended before (a replay kept alive
+        # at the case's end, `_keep_alive`) said "read-write" of a store that took nothing
+        for use in (*self._ended, self.step):
+            if use.mode in (was, self.mode):
+                use.writes_refused = self.refused
         log.warning("cache store %s takes no writes (%s); this case reads it and writes "
                     "nothing", self.store.where, self.mask(str(exc))[:300])
         with _warned_lock:
