@@ -1835,6 +1835,7 @@ def _main() -> None:
         exc.show()
         sys.exit(EXIT_USAGE)
     except (click.Abort, KeyboardInterrupt, _Interrupted):
+        _junit_of_interrupt()
         # a blank line first closes a terminal's ``^C`` echo (none without a terminal)
         click.echo(("\n" if sys.stderr.isatty() else "") + "farm: interrupted", err=True)
         sys.exit(EXIT_INTERRUPTED)
@@ -1920,6 +1921,25 @@ def _junit_at_start(args: list[str]) -> None:
     except (UserError, OSError):
         return
     _START_JUNIT.update(path=path, old=old)
+
+
+def _junit_of_interrupt() -> None:
+    """A Ctrl-C (SIGTERM, SIGHUP) while `farm run … --junit-xml FILE` was still starting,
+    before its outputs existed: FILE, still `_junit_at_start`'s "not finished", says the run
+    was interrupted before any case started (exit 2), not that it may have been killed (its
+    error's type stays RunNotFinished: no run began). A FILE the run has written since (its
+    own placeholder, its results) is kept."""
+    path = _START_JUNIT.get("path")
+    if path is None:
+        return
+    try:
+        if path.read_text(encoding="utf-8") != _START_JUNIT.get("text"):
+            return
+        _START_JUNIT["text"] = _replace_junit(path, "RunNotFinished", (
+            "farm run was interrupted (exit 2) while it was starting (reading its settings "
+            "and suites, checking its devices), before any case started: no case ran"), _now())
+    except (UserError, OSError, UnicodeDecodeError):
+        pass
 
 
 def _junit_of_mistake(message: str) -> None:
