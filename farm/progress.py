@@ -41,6 +41,9 @@ QUIET_SECONDS = 60.0
 # and however busy the log, this often a line says how the run stands (done, failed, time left):
 # the lines of 300 cases scroll by with no tally in them
 STATUS_SECONDS = 300.0
+# and in a run of at least this many cases, each tenth of them done: a 300-case run of short
+# cases ends well inside STATUS_SECONDS, and its log had no tally nor time left at all
+STATUS_EVERY_TENTH_FROM = 50
 
 
 def _not_run(result: CaseResult) -> bool:
@@ -170,14 +173,16 @@ class PlainProgress:
             due = min(self._said_at + QUIET_SECONDS, self._stood_at + STATUS_SECONDS)
         return max(due - self._clock(), 0.05)    # (0.05: a clock that stands still)
 
-    def still_running(self) -> None:
-        """After QUIET_SECONDS without a line, or STATUS_SECONDS without this one: how the run
-        stands and what is running, on which device, for how long (``farm: 3/10 done (2
-        passed, 1 failed); about 4m left; running: [browser-1] s/pay 95s, after step 4: aiTap
-        "Pay"``; the time left from the cases' remembered durations)."""
+    def still_running(self, due: bool = False) -> None:
+        """After QUIET_SECONDS without a line, or STATUS_SECONDS without this one (or when
+        ``due``: a tenth of a long run done): how the run stands and what is running, on which
+        device, for how long (``farm: 3/10 done (2 passed, 1 failed); about 4m left; running:
+        [browser-1] s/pay 95s, after step 4: aiTap "Pay"``; the time left from the cases'
+        remembered durations)."""
         now = self._clock()
         with self._lock:
-            if now - self._said_at < QUIET_SECONDS and now - self._stood_at < STATUS_SECONDS:
+            if not due and now - self._said_at < QUIET_SECONDS \
+                    and now - self._stood_at < STATUS_SECONDS:
                 return
             self._stood_at = now
             running = [f"[{device}] {case} {now - since:.0f}s" + (f", {step}" if step else "")
@@ -226,6 +231,15 @@ class PlainProgress:
             self.done += 1
         word = STATUS_WORD[result.status] + ("" if final else " (will retry)")
         self._say(f"[{self.done}/{self.total}] [{device}] {word} {_short(result)}")
+        if final and self._tenth_done():
+            self.still_running(due=True)
+
+    def _tenth_done(self) -> bool:
+        """Whether this case's end made another tenth of a long run done (not the last case:
+        the end of the run says how it stood)."""
+        if self.total < STATUS_EVERY_TENTH_FROM or self.done >= self.total:
+            return False
+        return self.done * 10 // self.total > (self.done - 1) * 10 // self.total
 
 
 class RichProgress:
