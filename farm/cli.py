@@ -1813,13 +1813,34 @@ def _interrupt(_signum: int, _frame: object) -> None:
 HEADED_FLAGS = ("--headed", "--headful", "--head", "--no-headless")
 
 
+# Midscene CLI options (`midscene --config index.yaml --concurrent 2`) and where farm takes
+# what they set: click said only "No such option".
+_BATCH_KEY = ("farm has no {flag}: Midscene's {flag} is the batch file's `{key}:` in farm; "
+              "write it in the batch file and run `farm run index.yaml`")
+MIDSCENE_FLAGS = {
+    "--config": ("farm has no --config: name the batch file as a path, `farm run index.yaml` "
+                 "(as `midscene --config index.yaml` runs it)"),
+    "--concurrent": _BATCH_KEY.format(flag="--concurrent", key="concurrent") + (
+        " (or give devices: --devices browser:N)"),
+    "--continue-on-error": _BATCH_KEY.format(flag="--continue-on-error", key="continueOnError"),
+    "--share-browser-context": _BATCH_KEY.format(flag="--share-browser-context",
+                                                 key="shareBrowserContext"),
+    "--summary": _BATCH_KEY.format(flag="--summary", key="summary"),
+    "--keep-window": "farm has no --keep-window: farm closes its browsers when the run ends",
+}
+
+
 def _no_headed(exc: click.UsageError) -> str:
     """`farm run --headed` (a flag of pytest-playwright and others): how farm shows its
-    browser, not click's "Did you mean '--shard'?"."""
+    browser, not click's "Did you mean '--shard'?"; a Midscene CLI option: where farm takes
+    what it sets."""
     name = getattr(exc, "option_name", None)
     if isinstance(exc, click.NoSuchOption) and name in HEADED_FLAGS:
         exc.possibilities = None
         return f"farm has no {name}: set FARM_HEADLESS=false for a visible browser"
+    if isinstance(exc, click.NoSuchOption) and name in MIDSCENE_FLAGS:
+        exc.possibilities = None
+        return MIDSCENE_FLAGS[name]
     return exc.message
 
 

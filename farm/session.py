@@ -668,8 +668,9 @@ def _end_missing_pins(missing: dict[str, ConfigError], jobs: list[Job],
         if job.case_id not in ended:
             ended.add(job.case_id)
             case = by_id[job.case_id]
-            upfront.append(synthetic(case, run_id, 1, "error",
-                                     error=missing[display_path(case.file)]))
+            result = synthetic(case, run_id, 1, "error", error=missing[display_path(case.file)])
+            result.line = case.pin_line or result.line      # the line its message names
+            upfront.append(result)
 
 
 def _enough(specs: list[DeviceSpec], jobs: list[Job], matrix: bool) -> list[DeviceSpec]:

@@ -56,6 +56,15 @@ REFUSED = {
                       ".env value)",
     "dotenvDebug": "farm does not trace how .env is read",
 }
+# Keys people write in a batch file meaning one it has, where spelling alone points elsewhere
+# (reusePage is one letter-run from page:, which is a target section): what to write instead.
+MEANT = {
+    "reusePage": ("reusePage is not a key of Midscene's batch config: Midscene reuses one "
+                  "browser page for a batch's files with shareBrowserContext: true (a login's "
+                  "cookies and storage carry over); farm does the same with it (the files run "
+                  "in order in one browser context and page, on one device); without it each "
+                  "file opens its own page"),
+}
 # Folders no case lives in, skipped by discovery and by a batch's globs unless named: installed
 # packages (Midscene's globs skip them too) and Midscene's own output (reports, logs, caches).
 NOT_CASE_DIRS = {"node_modules": "installed packages",
@@ -181,7 +190,10 @@ def read_batch(node: Node, path: Path, shown: str, p: Problems,
         if name in top and top[name].value is not False:
             p.add(node.keys[name], f"{name}: {top[name].describe()} is not supported by farm: "
                                    f"{why}; only `{name}: false` is accepted")
-    misspelt = p.keys(node, BATCH_KEYS, "a batch file", REFUSED)
+    for name in MEANT.keys() & node.keys.keys():
+        p.add(node.keys[name], MEANT[name])
+    # the switches farm takes only as false are keys of a batch file too (the list says them)
+    misspelt = p.keys(node, BATCH_KEYS | REFUSED.keys(), "a batch file", MEANT)
     if "files" not in top and "files" not in misspelt:
         p.add(node, "missing required key 'files': expected the list of case files (paths or "
                     "globs, relative to the batch file) the batch runs")

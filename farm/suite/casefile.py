@@ -246,10 +246,17 @@ def _target(node: Node, section: str, platform: str, path: Path, p: Problems) ->
         values[platform] = (read_web(section, node.keys[section], top[section], path.parent, p)
                             if platform == "web" else read_mobile(platform, top[section], p))
         values["setup_line"] = _setup_line(node.keys[section], top[section])
+        values["pin_line"] = next((top[section].keys[k].line for k in PIN_KEYS
+                                   if k in top[section].keys), 0)
         outputs = read_outputs(top[section], section, p)
         outputs["outputs_at"] = {**values.get("outputs_at", {}), **outputs.get("outputs_at", {})}
         values.update(outputs)
     return values
+
+
+# The keys pinning a case to one device: a "no such device" result is at its line, as its
+# message says (it was at the launch: line, the message at the deviceId: one).
+PIN_KEYS = ("deviceId", "wdaHost", "wdaPort")
 
 
 def _setup_line(key: Node, section: Node) -> int:

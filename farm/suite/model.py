@@ -223,6 +223,7 @@ class Case(BaseModel):
     parts: list["Case"] = Field(default_factory=list)   # a shared-context unit: its files
     report_file: str | None = None      # agent.reportFileName: the case's own report page
     setup_line: int = 0                 # its launch: / url: line (else its target section's)
+    pin_line: int = 0                   # its deviceId: / wdaHost: / wdaPort: line (0: none)
 
     @property
     def steps(self) -> list[Step]:
