@@ -263,11 +263,12 @@ class RunSummary(BaseModel):
 
     @computed_field        # type: ignore[prop-decorator]
     @property
-    def usage(self) -> Usage | None:
-        """The run's model spend, every attempt of every case (the console's ``model:``);
-        None when no case spent any. Written to results.json; computed again when read."""
-        spent = run_usage(self)
-        return spent if spent.spent else None
+    def usage(self) -> Usage:
+        """The run's model spend, every attempt of every case (the console's ``model:``); its
+        counts 0 when no case called a model (a replayed night: a dashboard summing
+        ``usage.prompt_tokens`` read null). Written to results.json; computed again when
+        read."""
+        return run_usage(self)
 
     def recount(self) -> None:
         counts = {s: 0 for s in STATUS_ORDER}
