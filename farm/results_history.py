@@ -616,9 +616,10 @@ def classify(previous: list[str], status: str) -> str | None:
     console, results.json's ``since_last``, report.html and the history page share. Red:
     ``new failure`` (green or unseen before), ``still failing`` (red last time too) or
     ``unstable`` (green last time, red or flaky earlier in the window: its verdict goes back
-    and forth; an older farm's results.json says "flaky"). Green after red: ``fixed`` when
-    the case was red in each of its last WINDOW runs before (red for its whole recent
-    history), else ``unstable`` (passed, failed, passed again: never *fixed*). Else None."""
+    and forth; an older farm's results.json says "flaky"). Green after red, the other way
+    round: ``fixed`` when nothing before that red streak in the window was red or flaky (a
+    regression mended: passed, failed for some nights, passed), else ``unstable`` (failed,
+    passed, failed, passed: its verdict goes back and forth, never *fixed*). Else None."""
     seen = previous[-WINDOW:]
     if status in RED:
         if seen and seen[-1] in RED:
@@ -627,7 +628,10 @@ def classify(previous: list[str], status: str) -> str | None:
             return UNSTABLE
         return "new failure"
     if status in GREEN and seen and seen[-1] in RED:
-        return UNSTABLE if any(s in GREEN for s in seen) else "fixed"
+        start = len(seen)
+        while start and seen[start - 1] in RED:
+            start -= 1          # (the red streak this pass ends: seen[start:])
+        return UNSTABLE if any(s in RED or s == "flaky" for s in seen[:start]) else "fixed"
     return None
 
 

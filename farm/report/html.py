@@ -57,10 +57,10 @@ _SINCE = {"new failure": ("new-failure",
           "still failing": ("still-failing", "red in the run before too"),
           "unstable": ("unstable", f"passed and failed in its last {WINDOW} runs: its "
                        "verdict goes back and forth (red after a pass the run before; a pass "
-                       "after red, having passed before that red: not fixed; not flaky: it "
-                       "did not pass on a retry)"),
-          "fixed": ("fixed", f"passed now, red in each of its last {WINDOW} runs before it "
-                    "(red for its whole recent history)"),
+                       "after red, having been red or flaky before its last pass too: not "
+                       "fixed; not flaky: it did not pass on a retry)"),
+          "fixed": ("fixed", f"passed now after failing, and neither red nor flaky before "
+                    f"that in its last {WINDOW} runs (a regression mended)"),
           "flaky before": ("flaky-before", "flaky (passed on a retry) in an earlier run too, "
                            "not only in this one")}
 # the header's verdict counts, each a link to its cases (#since=…): what broke, what got

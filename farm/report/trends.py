@@ -274,8 +274,8 @@ def _verdict(before: list[str], status: str) -> str | None:
     the two kinds of "flaky" named apart: a case that passed only on a retry is *flaky*
     whatever came before (never *fixed*: it failed again in this run; never nothing: a plain
     pass); `classify` says *unstable* of a red case that passed last time and was red before
-    that, and of a pass after red of a case that had passed before that red (green, red,
-    green: not *fixed*, it goes back and forth)."""
+    that, and of a pass after red of a case that was red or flaky before its last pass too
+    (red, green, red, green: not *fixed*, it goes back and forth)."""
     return "flaky" if status == "flaky" else classify(before, status)
 
 

@@ -1,5 +1,6 @@
-"""*fixed* means one thing everywhere (README, History): a pass of a case red for its whole
-recent history. A pass after red of a case that had passed before (green, red, green) is
+"""*fixed* means one thing everywhere (README, History): a pass after red of a case neither
+red nor flaky before that red streak in its window (a regression mended: green, red, green).
+A pass after red of a case that went back and forth before (red, green, red, green) is
 *unstable across runs*, never fixed: in `classify`, results.json's since_last, the console's
 tally, report.html's header and the history page's FIXED column alike."""
 
@@ -28,14 +29,17 @@ def _summary(run_id: str, day: int, statuses: dict[str, str]) -> RunSummary:
     return s
 
 
-def test_classify_calls_a_pass_fixed_only_after_a_red_recent_history():
+def test_classify_calls_a_pass_fixed_only_when_it_ends_the_only_red_streak():
     assert classify(["failed"], "passed") == "fixed"
     assert classify(["failed", "error", "failed"], "passed") == "fixed"
-    assert classify(["passed", "failed"], "passed") == "unstable"
-    assert classify(["flaky", "failed"], "passed") == "unstable"    # it passed (on a retry)
-    # the pass before the red is older than the window: red for its whole recent history
-    assert classify(["passed"] + ["failed"] * WINDOW, "passed") == "fixed"
-    assert classify(["passed"] + ["failed"] * (WINDOW - 1), "passed") == "unstable"
+    assert classify(["passed"] * 9 + ["failed"], "passed") == "fixed"     # a regression mended
+    assert classify(["passed", "failed", "failed"], "passed") == "fixed"
+    # the j-scale flaky_03: fail, pass, pass, pass, fail, then passed
+    assert classify(["failed", "passed", "passed", "passed", "failed"], "passed") == "unstable"
+    assert classify(["flaky", "failed"], "passed") == "unstable"    # it passed on a retry before
+    # the earlier red is older than the window: only this streak is in it
+    assert classify(["failed"] + ["passed"] * (WINDOW - 1) + ["failed"], "passed") == "fixed"
+    assert classify(["failed"] + ["passed"] * (WINDOW - 2) + ["failed"], "passed") == "unstable"
     assert classify(["failed", "passed"], "passed") is None
 
 
@@ -43,10 +47,11 @@ def test_green_red_green_is_unstable_in_results_json_console_report_and_history(
         tmp_path: Path):
     """The j-scale nights: the console said ``28 passed (1 fixed)``, report.html ``1 fixed``,
     results.json ``fixed``, and the history page FIXED 0 for the same run."""
-    nights = [_summary("r1", 1, {"s/flip": "passed", "s/fix": "failed", "s/ok": "passed"}),
-              _summary("r2", 2, {"s/flip": "failed", "s/fix": "failed", "s/ok": "passed"})]
+    nights = [_summary("r0", 1, {"s/flip": "failed", "s/fix": "passed", "s/ok": "passed"}),
+              _summary("r1", 2, {"s/flip": "passed", "s/fix": "failed", "s/ok": "passed"}),
+              _summary("r2", 3, {"s/flip": "failed", "s/fix": "failed", "s/ok": "passed"})]
     before = [record_for(n) for n in nights]
-    now = _summary("r3", 3, {"s/flip": "passed", "s/fix": "passed", "s/ok": "passed"})
+    now = _summary("r3", 4, {"s/flip": "passed", "s/fix": "passed", "s/ok": "passed"})
     verdicts = since_last(before, now)
     assert verdicts == {"s/flip": "unstable", "s/fix": "fixed"}
     for c in now.cases:
