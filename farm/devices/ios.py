@@ -180,6 +180,11 @@ def _this_machine(host: str) -> bool:
     return ip.is_loopback or ip.is_unspecified
 
 
+class SessionReplaced(DeviceError):
+    """The case's WDA session was replaced by another client's mid-case
+    (`IosDevice._check_not_replaced`): the device's error, not the app's."""
+
+
 class IosDevice:
     """A WDA endpoint implementing the `farm.devices.base.Device` protocol (points)."""
 
@@ -218,6 +223,10 @@ class IosDevice:
         self._typed_into: Any = None
         self._step_said: list[str] = []     # the step's notes so far (`step_notes`)
         self.sessions_created = 0
+        # a case runs: its session is the case's (start_session's to end_session's), and one
+        # another client replaced ends the case (`_check_not_replaced`)
+        self._in_case = False
+        self._own_sessions: set[str] = set()    # sessions a case's runWdaRequest created
         self.about = ""                     # device name, model and iOS version, once open
         # this process's hold of the iPhone, that no other farm run drives it (make_devices
         # takes it when choosing the iPhone; open() when it has none), let go by close()
@@ -357,6 +366,7 @@ class IosDevice:
         """A new WDA session per case; with ``launch`` the app starts fresh (data reset), or a
         URL (``launch: https://...``) is opened in whatever the phone opens it with."""
         self._need()
+        self._in_case = False
         self.dismiss_keyboard = target is None or target.auto_dismiss_keyboard
         self._opened, self._step_said = None, []
         app = target.launch if target is not None else None
@@ -375,6 +385,7 @@ class IosDevice:
             self._wait_front(bundle)
         elif app:
             self.open_url(app)
+        self._in_case = True
 
     def _upright(self) -> None:
         """Turn the phone back to portrait when a case before left it turned (a step's
@@ -392,6 +403,7 @@ class IosDevice:
         self._note_turn((min(w, h), max(w, h)))
 
     def end_session(self) -> None:
+        self._in_case = False
         if self._bundle and self._session is not None and not self._killed:
             bundle = self._bundle
             try:
@@ -535,6 +547,8 @@ class IosDevice:
             return
         try:
             state = self._call(lambda: self._session.app_state(bundle).value, "app state")
+        except SessionReplaced:
+            raise
         except DeviceError:          # an older WDA: nothing said
             return
         if state == 1:
@@ -986,6 +1000,8 @@ class IosDevice:
             except WDARequestError as exc:
                 raise StepFailed(f"WDA refused {method.upper()} {url}: "
                                  f"{wda_refusal(exc)}") from None
+            if method.upper() == "POST" and url.strip("/") == "session":    # the case's own
+                self._own_sessions.add(str(reply.get("sessionId") or ""))
             # plain dicts, not AttrDicts; JSON's \udXXX escapes can carry a lone surrogate
             return kept_tails(clean(json.loads(json.dumps(reply.get("value")))), mask=mask)
 
@@ -1046,6 +1062,32 @@ class IosDevice:
             raise DeviceError(f"{self.name} is not open")
         return self._client
 
+    def _check_not_replaced(self, what: str) -> None:
+        """After WDA called the case's session invalid mid-case: DeviceError when another
+        client holds a session now (WDA's /status names it: Appium Inspector, a script's
+        ``POST /session``, which WDA's one session at a time ends ours by, and its bundleId
+        relaunches the app), so the case ends as the device's error and is retried, where a
+        new session of ours went on and the app's lost state read as the app's failure ("no
+        element matches", "is no longer running"). The case's later calls say the same (the
+        dead session is kept). Between cases, and when WDA holds no session (it restarted),
+        a new one is made as before."""
+        if not self._in_case:
+            return
+        try:
+            holder = self._client.status().get("sessionId")
+        except Exception as exc:      # (a WDA that does not say: a new session, as before)
+            log.debug("%s: status after an invalid session: %s", self.name, exc)
+            return
+        ours = getattr(self._session, "session_id", None)
+        if holder and holder != ours and holder not in self._own_sessions:
+            log.warning("%s: WDA session %s was replaced by %s, another client's, mid-case",
+                        self.name, ours, holder)
+            raise SessionReplaced(f"{what} on {self.name}: WDA session was replaced by another "
+                              "client mid-case (the app's state is lost): something else "
+                              "(Appium Inspector, a script) created a WebDriverAgent session "
+                              "on this iPhone while the case ran; keep other WDA clients off "
+                              "it during a run") from None
+
     def _call(self, fn: Callable[[], T], what: str, session: bool = True) -> T:
         """Run a WDA call: a dead session is re-created once; failures mapped."""
         import requests
@@ -1070,6 +1112,7 @@ class IosDevice:
                 if not session or attempt == 2:
                     raise DeviceError(f"{what} on {self.name}: session keeps being "
                                       "invalidated") from exc
+                self._check_not_replaced(what)
                 log.info("%s: invalid session id; creating a new session", self.name)
                 self._new_session()
             except (requests.RequestException, OSError, HTTPError, MuxError, WDABadGateway,
