@@ -8,10 +8,10 @@ import os
 import sys
 import threading
 import time
-from statistics import fmean
-from typing import IO, Any, Mapping
+from statistics import fmean, median
+from typing import IO, Any, Iterable, Mapping
 
-from farm.results import CaseResult, StepRecord
+from farm.results import CaseResult, StepRecord, own_duration
 from farm.run_console import clipped, not_retried
 from farm.run_log import one_line, took
 from farm.text import printable
@@ -61,41 +61,52 @@ def _span(seconds: float) -> str:
     return f"{minutes}m" if minutes < 90 else f"{minutes // 60}h {minutes % 60}m"
 
 
-PACED_AFTER = 3     # finished cases with a remembered duration before the run's pace counts
+PACED_AFTER = 3     # attempts with a remembered duration before the run's pace counts
+PACE_WINDOW = 20    # the latest of them the pace is read from
 
 
 class Standing:
     """How the run stands, for both views: the final statuses so far and the time left,
-    from each case's remembered duration (``expected``: case id → seconds, None for a case
-    that never ran here: the mean of the run's own finished cases stands in for it), scaled
-    by this run's pace once `PACED_AFTER` cases have finished: a loaded machine whose cases
-    take twice their remembered time has twice the time left."""
+    from each case's remembered duration (``expected``: case id → seconds of one attempt,
+    None for a case that never ran here: the mean of the run's own attempts stands in for
+    it), scaled by this run's pace once `PACED_AFTER` attempts have ended: a loaded machine
+    whose cases take twice their remembered time has twice the time left. A case's likely
+    retry counts too (``retry_odds``: case id → how likely its first attempt is retried,
+    from its recent runs, `retry_odds`), and a retry queued counts in full."""
 
-    def __init__(self, expected: Mapping[str, float | None] | None = None) -> None:
+    def __init__(self, expected: Mapping[str, float | None] | None = None,
+                 retry_odds: Mapping[str, float] | None = None) -> None:
         self.expected = dict(expected or {})
+        self.odds = dict(retry_odds or {})
         self.counts: dict[str, int] = {}
         self.done: set[str] = set()
-        self.took: list[float] = []
+        self.retried: set[str] = set()      # cases with an attempt that will be retried
+        self.took: list[float] = []         # each attempt's own seconds
         self.devices: set[str] = set()      # usable ones: the cases left share them
-        self.paced: list[tuple[float, float]] = []  # (took now, remembered) of finished cases
+        self.paced: list[float] = []        # each attempt's took now / remembered
 
     def finished(self, result: CaseResult, final: bool) -> None:
+        own = own_duration(result)
+        if result.status != "skipped" and own > 0:
+            self.took.append(own)
+            remembered = self.expected.get(result.case_id)
+            if remembered and result.status in ("passed", "flaky"):   # (a failure ends early)
+                self.paced.append(own / float(remembered))
         if not final:
+            self.retried.add(result.case_id)
             return
         self.counts[result.status] = self.counts.get(result.status, 0) + 1
         self.done.add(result.case_id)
-        if result.status != "skipped" and result.duration > 0:
-            self.took.append(result.duration)
-            remembered = self.expected.get(result.case_id)
-            if remembered:
-                self.paced.append((result.duration, float(remembered)))
 
     def pace(self) -> float:
-        """How this run's finished cases took against their remembered durations (2.0: twice
-        as long); 1.0 until `PACED_AFTER` of them have finished."""
+        """How this run's latest attempts took against their remembered durations (2.0: twice
+        as long): the median of their ratios over the last `PACE_WINDOW`, each case counting
+        once whatever its length (by duration, the long fixed `sleep` cases longest-first
+        puts first kept the pace near 1 while the short CPU-bound ones left took twice their
+        time on a loaded machine); 1.0 until `PACED_AFTER` of them have ended."""
         if len(self.paced) < PACED_AFTER:
             return 1.0
-        return sum(t for t, _ in self.paced) / sum(r for _, r in self.paced)
+        return median(self.paced[-PACE_WINDOW:])
 
     def tally(self) -> str:
         """"117 passed, 3 failed" once a case did not pass; "" while all did."""
@@ -116,8 +127,13 @@ class Standing:
         per = [e * pace if (e := self.expected[c]) is not None else stand_in for c in pending]
         if None in per:
             return None
+        # a likely retry after the attempt running or to come (none after a retry: one is
+        # queued or running, counted in full, and a second is rarer still)
+        again = [0.0 if c in self.retried else float(e) * self.odds.get(c, 0.0)
+                 for c, e in zip(pending, per)]
         per = [max(float(e) - running.get(c, 0.0), 0.0) for c, e in zip(pending, per)]
-        return max(sum(per) / max(len(self.devices), 1), max(per))
+        return max((sum(per) + sum(again)) / max(len(self.devices), 1),
+                   max(p + a for p, a in zip(per, again)))
 
     def about(self, running: Mapping[str, float]) -> str:
         left = self.left(running)     # (0: the cases left run past their usual time)
@@ -130,7 +146,8 @@ class PlainProgress:
 
     def __init__(self, upfront: int, jobs: int, stream: IO[str] | None = None,
                  clock: Any = time.monotonic,
-                 expected: Mapping[str, float | None] | None = None) -> None:
+                 expected: Mapping[str, float | None] | None = None,
+                 retry_odds: Mapping[str, float] | None = None) -> None:
         self.total = upfront + jobs     # cases decided before the run + jobs planned
         self.jobs = jobs
         self.done = 0
@@ -140,7 +157,7 @@ class PlainProgress:
         self._said_at = self._stood_at = clock()
         # device -> [case (attempt), its start, last step, case id]
         self._running: dict[str, list[Any]] = {}
-        self.standing = Standing(expected)
+        self.standing = Standing(expected, retry_odds)
         self._stopped = threading.Event()
         self._gone = False                  # the stream was closed: say nothing more
 
@@ -198,6 +215,7 @@ class PlainProgress:
             self._say(f"farm: --matrix: {jobs} run(s) of {self.jobs} case(s), one per device "
                       "group")
             self.standing.expected.clear()     # (its runs are named case@group)
+            self.standing.odds.clear()
         self.total += jobs - self.jobs
         self.jobs = jobs
         self.standing.devices.update(devices)
@@ -246,7 +264,8 @@ class RichProgress:
     """rich Live view: overall bar + a row per device with its current case and step."""
 
     def __init__(self, upfront: int, jobs: int,
-                 expected: Mapping[str, float | None] | None = None) -> None:
+                 expected: Mapping[str, float | None] | None = None,
+                 retry_odds: Mapping[str, float] | None = None) -> None:
         from rich.console import Console
         from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
                                    TimeElapsedColumn)
@@ -257,7 +276,7 @@ class RichProgress:
         self.overall = self.progress.add_task("cases", total=upfront + jobs)
         self.jobs = jobs
         self.rows: dict[str, dict[str, Any]] = {}
-        self.standing = Standing(expected)
+        self.standing = Standing(expected, retry_odds)
         self.counts = self.standing.counts
         self._lock = threading.Lock()
         self._live: Any = None
@@ -300,6 +319,7 @@ class RichProgress:
             self.progress.update(self.overall, total=total + jobs - self.jobs)
             if jobs != self.jobs:
                 self.standing.expected.clear()     # (a matrix run's are named case@group)
+                self.standing.odds.clear()
             self.jobs = jobs
             self.standing.devices.update(devices)
 
@@ -331,9 +351,9 @@ class RichProgress:
                                                   f"{one_line(record.label)[:50]}")
 
     def case_finished(self, device: str, result: CaseResult, final: bool) -> None:
+        with self._lock:
+            self.standing.finished(result, final)
         if final:
-            with self._lock:
-                self.standing.finished(result, final)
             if not _not_run(result):        # (a stop's unrun cases: said at the end)
                 self.progress.advance(self.overall)
         if result.status != "passed" and not (final and _not_run(result)):
@@ -355,14 +375,34 @@ class QuietProgress(PlainProgress):
 
 
 def make_progress(upfront: int, jobs: int, enabled: bool,
-                  expected: Mapping[str, float | None] | None = None) -> Any:
+                  expected: Mapping[str, float | None] | None = None,
+                  retry_odds: Mapping[str, float] | None = None) -> Any:
     """The progress view for a run of ``upfront`` cases decided before it and ``jobs`` jobs
-    (``expected``: each job's case id → its remembered seconds, None if it never ran here)."""
+    (``expected``: each job's case id → its remembered seconds, None if it never ran here;
+    ``retry_odds``: case id → how likely it is retried, `retry_odds`)."""
     if not enabled:
         return QuietProgress(upfront, jobs)
     if live_view(sys.stdout, os.environ):
-        return RichProgress(upfront, jobs, expected)
-    return PlainProgress(upfront, jobs, expected=expected)
+        return RichProgress(upfront, jobs, expected, retry_odds)
+    return PlainProgress(upfront, jobs, expected=expected, retry_odds=retry_odds)
+
+
+def retry_odds(runs: Iterable[Any], quotas: Mapping[str, int]) -> dict[str, float]:
+    """Case id → how likely its first attempt is retried tonight, for the time left: the
+    share of its recent ``runs`` (results-history records, each with ``cases``: case_id,
+    status, attempts) whose first attempt was retried (failed, or an earlier attempt: a
+    flaky pass, a device error), for the cases of ``quotas`` (case id → its retries) that
+    have retries to give; a case that failed last night will likely fail again, and its
+    retry is another run of it. Device errors are retried without a quota, and rare: those
+    of a case with no quota do not count."""
+    tried: dict[str, list[bool]] = {}
+    for run in runs:
+        for case in run.cases:
+            if quotas.get(case.case_id, 0) > 0 and case.status not in ("skipped",
+                                                                       "interrupted"):
+                tried.setdefault(case.case_id, []).append(   # (an error: a timeout, a model
+                    case.status == "failed" or bool(case.attempts))   # down: not retried)
+    return {cid: sum(seen) / len(seen) for cid, seen in tried.items() if any(seen)}
 
 
 # A CI job's output is a log even where it is a pseudo-terminal (CircleCI, Buildkite, a job's
