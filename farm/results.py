@@ -260,6 +260,17 @@ class RunSummary(BaseModel):
     lost: dict[str, str] = Field(default_factory=dict)    # devices that died in it: name → why
     deselected: list[DeselectedCase] = Field(default_factory=list)   # not part of this run
     stopped: str | None = None      # why cases were left out: the run's model budget spent
+    # what the run's cache store went through ({"renewed": "the cache store … was corrupt …:
+    # set it aside as … and started a fresh one"}: a night's cost jump explained); left out
+    # of results.json when nothing happened
+    cache: dict[str, str] | None = None
+
+    @model_serializer(mode="wrap")
+    def _cache_when_said(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data = handler(self)
+        if isinstance(data, dict) and data.get("cache") is None:
+            data.pop("cache", None)
+        return data
 
     @computed_field        # type: ignore[prop-decorator]
     @property

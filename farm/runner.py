@@ -72,6 +72,8 @@ class Services:
     in_flight: dict[str, Any] = field(default_factory=dict)
     _model_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     _cache_failed: bool = field(default=False, repr=False)
+    # what opening the store did besides (a corrupt cache.db set aside: said in results.json)
+    cache_note: str | None = None
 
     def models(self) -> Any:
         """The run's model clients (built once from settings on first use), or None."""
@@ -97,6 +99,7 @@ class Services:
                 from farm.cache import open_store
                 try:
                     self.cache = _renewed(open_store(self.settings), self.settings)
+                    self.cache_note = getattr(self.cache, "renewed", None) or self.cache_note
                 except Exception as exc:   # an optimisation that is unavailable, not a failure
                     log.warning("cache store unavailable (%s); running uncached", exc)
                     self._cache_failed = True

@@ -247,7 +247,7 @@ def _run(paths: Sequence[str | Path], devices: str, settings: Settings,
             outcome = outcome or _not_run(planned, run_id)
     flush_images(upfront + outcome.results, services.artifacts)   # (and say what it lost)
     summary = _summary(run_id, t_start, upfront + outcome.results, outcome, chosen, units,
-                       settings.fail_on_skip)
+                       settings.fail_on_skip, services.cache_note)
     remember(settings, summary, run_dir, refused=outcome.refused is not None)
     unwritten = write_outputs(summary, run_dir, junit_xml, alluredir, not_written=(
         files_after_run(settings, cases, batches, summary, env, run_dir)))
@@ -801,7 +801,7 @@ LATE_STOP = ("the stop came after the last case had ended: no case was cut short
 
 def _summary(run_id: str, t_start: float, results: list[CaseResult], outcome: RunOutcome,
              chosen: Selection | None = None, units: list[Case] = (),
-             fail_on_skip: bool = False) -> RunSummary:
+             fail_on_skip: bool = False, cache_note: str | None = None) -> RunSummary:
     """The run's summary, one result per case file (a shared-context unit's split up); with
     ``fail_on_skip`` (--fail-on-skip) a run whose code would be 0 with a case skipped is 1."""
     results = sorted(expand(results, {u.id: u for u in units}), key=lambda r: r.case_id)
@@ -823,6 +823,7 @@ def _summary(run_id: str, t_start: float, results: list[CaseResult], outcome: Ru
         quarantined=sorted(outcome.quarantined), lost=dict(sorted(outcome.lost.items())),
         deselected=[_deselected(d.case, d.reason) for d in chosen.deselected] if chosen else [])
     summary.recount()
+    summary.cache = {"renewed": cache_note} if cache_note else None     # (a corrupt cache.db)
     summary.stopped = outcome.stopped if not_run(summary, outcome.stopped) else None
     summary.exit_code = (getattr(outcome.refused, "exit_code", 4) if outcome.refused else
                          exit_code_for(results, outcome.interrupted)

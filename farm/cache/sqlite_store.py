@@ -118,8 +118,10 @@ def renewed_if_corrupt(store: "SqliteStore") -> tuple["SqliteStore", str]:
             again.close()
         moved = set_aside(store.path)
         fresh = SqliteStore(store.path)
-    return fresh, (f"the cache store {store.path} was corrupt ({reason}): "
-                   f"set it aside as {moved.name} and started a fresh one")
+    # (kept on the store: the run's results.json and report say it, `RunSummary.cache`)
+    fresh.renewed = (f"the cache store {store.path} was corrupt ({reason}): "
+                     f"set it aside as {moved.name} and started a fresh one")
+    return fresh, fresh.renewed
 
 
 @contextmanager
@@ -177,6 +179,7 @@ class SqliteStore:
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
         self.where = str(self.path)
+        self.renewed: str | None = None     # why it is a fresh file (`renewed_if_corrupt`)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         if self.path.is_dir():      # SQLite would say only "unable to open database file"
             raise ConfigError(f"the cache store {self.path} is a directory, not a SQLite file: "

@@ -327,6 +327,8 @@ class _Renderer:
         saved = cache_savings(s)
         if saved:           # what the plan cache saved the run (as its last console line says)
             meta.append(("Cache", saved))
+        if s.cache and s.cache.get("renewed"):      # (a night's cost jump: why)
+            meta.append(("Cache store", s.cache["renewed"]))
         if s.deselected:
             meta.append(("Deselected", f"{len(s.deselected)} (listed below, not counted)"))
         meta += _by_policy(s)
