@@ -4,6 +4,7 @@ nothing with --no-progress."""
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
 import threading
@@ -15,6 +16,8 @@ from farm.results import CaseResult, StepRecord, own_duration
 from farm.run_console import clipped, not_retried
 from farm.run_log import one_line, took
 from farm.text import printable
+
+log = logging.getLogger(__name__)
 
 STATUS_WORD = {"passed": "PASSED", "failed": "FAILED", "error": "ERROR", "skipped": "SKIPPED",
                "interrupted": "INTERRUPTED", "flaky": "FLAKY"}
@@ -385,6 +388,25 @@ def make_progress(upfront: int, jobs: int, enabled: bool,
     if live_view(sys.stdout, os.environ):
         return RichProgress(upfront, jobs, expected, retry_odds)
     return PlainProgress(upfront, jobs, expected=expected, retry_odds=retry_odds)
+
+
+ODDS_RUNS = 10      # recent runs of the results history a case's retry odds are read from
+
+
+def recent_retry_odds(settings: Any, jobs: Iterable[Any]) -> dict[str, float]:
+    """`retry_odds` of ``jobs`` (`farm.schedule.Job`s) from the last `ODDS_RUNS` runs of the
+    results history; {} when no job has retries to give or the history cannot be read (the
+    time left is an estimate: the run goes on without it)."""
+    quotas = {j.case_id: j.test_retries or 0 for j in jobs}
+    if not any(quotas.values()):
+        return {}
+    try:
+        from farm.results_history import open_results
+        runs = open_results(settings).recent(ODDS_RUNS)
+    except Exception as exc:    # (HistoryUnreadable, OSError, Redis down)
+        log.debug("the time left counts no likely retries: %s", exc)
+        return {}
+    return retry_odds(runs, quotas)
 
 
 def retry_odds(runs: Iterable[Any], quotas: Mapping[str, int]) -> dict[str, float]:

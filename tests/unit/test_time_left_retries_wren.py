@@ -65,3 +65,22 @@ def test_retry_odds_from_recent_runs_for_cases_with_retries():
             run(("s/a", "passed", 0), ("s/b", "passed", 0))]
     assert retry_odds(runs, {"s/a": 1, "s/b": 1, "s/c": 0, "s/d": 1}) == \
         {"s/a": 1 / 3, "s/b": 1 / 3}
+
+
+def test_the_odds_come_from_the_results_history(tmp_path):
+    from farm.config import Settings
+    from farm.progress import recent_retry_odds
+    from farm.results_history import CaseRecord, RunRecord, SqliteResults
+    from farm.schedule import Job
+
+    state = tmp_path / "state"
+    state.mkdir()
+    history = SqliteResults(state / "results.sqlite", runs=state / "runs")
+    for n, status in enumerate(("failed", "passed")):
+        history.add(RunRecord(run_id=f"r{n}", started="2026-12-06T00:00:00+00:00",
+                              at=1000.0 + n, cases=[CaseRecord(case_id="s/a", status=status)]))
+    settings = Settings(state_dir=state)
+    jobs = [Job(case_id="s/a", platform="web", expected_seconds=1.0, test_retries=1)]
+    assert recent_retry_odds(settings, jobs) == {"s/a": 0.5}
+    jobs = [Job(case_id="s/a", platform="web", expected_seconds=1.0, test_retries=0)]
+    assert recent_retry_odds(settings, jobs) == {}
