@@ -52,6 +52,11 @@ _LOOKS = frozenset({"screenshot", "source", "active element", "app state", "acti
                     "alert", "lock state", "status"})
 SPRINGBOARD = "com.apple.springboard"      # what shows the home screen and system alerts
 EMPTY_SOURCE = "WDA's /source: no visible elements"
+# where an iPhone's crash reports are (WebDriverAgent gives none): its crashes' causes
+CRASH_REPORTS = ("its crash report says why (Xcode: Window > Devices and Simulators, the "
+                 "iPhone, Open Recent Logs; or `idevicecrashreport -k -e DIR` on the host it "
+                 "is plugged into; a Simulator's are in ~/Library/Logs/DiagnosticReports; "
+                 "WebDriverAgent does not give them)")
 T = TypeVar("T")
 
 
@@ -554,7 +559,7 @@ class IosDevice:
         if state == 1:
             raise StepFailed(f"{bundle} is no longer running on {self.name} (front: "
                              f"{self.current_app() or 'unknown'}): it crashed or was stopped "
-                             "during the case; the device's crash logs show why")
+                             f"during the case; {CRASH_REPORTS}")
 
     def await_change(self, timeout_s: float, quiet_s: float | None = None) -> bool:
         """Wait for the screen to change from the last tree read (a locate that missed waits so
@@ -910,7 +915,7 @@ class IosDevice:
                 return
             if time.monotonic() > deadline:
                 raise not_in_front(bundle, self.name, current, (),
-                                   "the device's crash logs show why")
+                                   CRASH_REPORTS)
             time.sleep(0.2)
 
     def _alert_over(self, bundle: str) -> bool:

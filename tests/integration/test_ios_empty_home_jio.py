@@ -76,3 +76,39 @@ def test_an_unread_tree_of_the_app_in_front_still_drops_the_image(ios):
     finally:
         ios.fault(0, "empty_tree", 0)
         phone.close()
+
+
+CRASH = """\
+name: crashed
+ios:
+  launch: com.farm.demo.shop
+tasks:
+  - name: t
+    flow:
+      - aiInput: Enter your password
+        value: ${DEMO_PASSWORD}
+      - aiTap: Sign in
+"""
+
+
+def test_a_crash_fails_with_its_image_and_says_where_its_report_is(ios, farm: FarmCli,
+                                                                  tmp_path: Path):
+    """The sim's ``crash`` fault: the app dies of a touch (the home screen shows)."""
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    (suite / "farm.yaml").write_text("retries: 0\nsecrets: [DEMO_PASSWORD]\n")
+    (suite / "crashed.yaml").write_text(CRASH)
+    run_dir = tmp_path / "run"
+    ios.fault(0, "crash", 1)
+    try:
+        done = farm.run("run", suite, "--devices", "ios:1", "--no-progress", "--report-dir",
+                        run_dir, FARM_IOS_WDA_URLS=ios.urls[0], DEMO_PASSWORD=SECRET)
+    finally:
+        ios.fault(0, "crash", 0)
+    case = by_name(results(run_dir))["crashed"]
+    said = done.stdout + done.stderr
+    assert done.returncode == 1 and case["status"] == "failed", said
+    message = case["error"]["message"]
+    assert "is no longer running" in message and "idevicecrashreport" in message, message
+    failed = next(s for s in case["steps"] if s["status"] == "failed")
+    assert failed["after"] and (run_dir / failed["after"]).is_file(), failed
