@@ -136,7 +136,8 @@ class CaseCache:
         """The one place a lookup's result is recorded (instrument metrics here). Locate:
         hit | miss | stale (found, but its XPath no longer selects one element on screen, or
         that element is no longer what the prompt means).
-        Plan: hit | miss | replanned (replayed, a step failed, the model planned the rest).
+        Plan: hit | miss | replanned (replayed, a step failed, the model planned the rest) |
+        replay-failed (no model to plan the rest) | replay-error (the replay raised).
         After the store failed, a lookup found nothing because it could not look: recorded
         as unavailable, never as a miss."""
         if self.broken:
