@@ -758,10 +758,11 @@ def _execute(executor: Executor, jobs: list[Job], upfront: list[CaseResult],
     case starts: the caller makes every planned case "not run". ``remembered``: the duration
     history, for the time the progress view says is left."""
     maxfail = choice.maxfail if choice else None
-    from farm.progress import make_progress
+    from farm.progress import make_progress, recent_retry_odds
     view = make_progress(len(upfront), len(jobs), progress, expected={
         j.case_id: j.expected_seconds if f"{j.platform}:{j.case_id}" in (remembered or {})
-        else None for j in jobs})
+        else None for j in jobs}, retry_odds=recent_retry_odds(settings, jobs)
+        if settings is not None and progress else None)   # (likely retries: time left)
     journal.inner = CaseLog(view)     # (farm.log: each case's start and end)
     tally.inner = journal
     events: Any = tally     # every final result is counted once, then journaled and shown
