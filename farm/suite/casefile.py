@@ -8,12 +8,10 @@ accepted and ignored; farm's own keys (``timeout``, ``retries``, ``tags``, ``sec
 
 from __future__ import annotations
 
-import os
 from functools import partial
 from pathlib import Path
 
 from farm.config import MAX_RETRIES
-from farm.suite.batch import SUITE_FILE
 from farm.suite.checks import Problems
 from farm.suite.kinds import KINDS
 from farm.suite.model import Case, Step, SuiteDefaults, Task
@@ -56,30 +54,8 @@ MAX_CASE_SECONDS = 24 * 3600
 
 def file_case_id(root: Path, path: Path) -> str:
     """The id of the case (or batch) file ``path`` of the suite at ``root``: the suite's
-    folder name, then the file's path in it without its suffix (``demo/login_success``).
-
-    Without a farm.yaml (``root`` is then only the folder `farm run` was given), a file
-    below the working directory's folders has its path from there (``web/login``), however
-    it is reached: named alone, in a folder run, listed by a batch file beside it or
-    elsewhere. Its id was the given folder's: ``qa/web/login`` from ``farm run qa/index.yaml``
-    but ``web/login`` from ``farm run qa/web/login.yaml``, its history, ``--last-failed`` and
-    ``[new failure]`` split over both. (A file in the working directory itself, or outside it,
-    keeps its folder's name in front.)"""
-    if not (root / SUITE_FILE).is_file():
-        rel = _below_cwd(path)
-        if rel is not None and len(rel.parts) > 1:
-            return rel.with_suffix("").as_posix()
+    folder name, then the file's path in it without its suffix (``demo/login_success``)."""
     return f"{root.name}/{path.relative_to(root).with_suffix('').as_posix()}"
-
-
-def _below_cwd(path: Path) -> Path | None:
-    """``path`` relative to the working directory, None when not below it."""
-    try:
-        cwd = os.getcwd()
-    except FileNotFoundError:
-        return None
-    rel = os.path.relpath(os.path.abspath(path), cwd)
-    return None if rel.split(os.sep, 1)[0] == os.pardir or os.path.isabs(rel) else Path(rel)
 
 
 def case_seconds(node: Node | None, expected: str, p: Problems) -> float | None:

@@ -77,6 +77,29 @@ def find_root(directory: Path) -> Path | None:
     return None
 
 
+def _holds_batch(folder: Path) -> bool:
+    """Whether ``folder`` holds a Midscene batch file (index.yaml or any other name)."""
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError:
+        return False
+    for name in names:
+        path = folder / name
+        if (name.startswith(".") or name == SUITE_FILE or name in NOT_CASE_FILES
+                or path.suffix.lower() not in CASE_SUFFIXES or not path.is_file()):
+            continue
+        try:
+            glance = peek(path)
+        except OSError:
+            continue
+        if not may_be_batch(glance):
+            continue
+        node, errors = read_yaml(path, display_path(path))
+        if not errors and looks_like_batch(node):
+            return True
+    return False
+
+
 @dataclass
 class _SuiteInfo:
     root: Path
@@ -107,11 +130,40 @@ class _Loading:
         # an output: / unstableLogContent: file -> (case id, "file:line:col", "web.output")
         self.outputs: dict[str, tuple[str, str, str]] = {}
         self.batch_folders: dict[Path, list[Batch]] = {}   # a folder run as its batch files
+        self.batch_homes: dict[str, bool] = {}     # folder -> holds a batch file (`root_of`)
         # (suite root, an app's URL variable) -> its directory, "file:line"
         self.app_envs: dict[tuple[Path, str], tuple[Path, str]] = {}
         self.var_nodes: list[tuple[Path, str, str, Node]] = []   # vars: (root, file, name, key)
         # suite root -> {an exclude: pattern: (farm.yaml as shown, line, column)}
         self.exclude_at: dict[Path, dict[str, tuple[str, int, int]]] = {}
+
+    def root_of(self, directory: Path) -> Path:
+        """The suite root of a file in ``directory`` (or of ``directory`` run as a folder):
+        the nearest farm.yaml's folder; else the nearest of ``directory`` and its ancestors,
+        up to the working directory, holding a Midscene batch file (its scripts' project:
+        a script has one id whether it is named alone, in its folder or through a batch file;
+        `farm run web/login.yaml` said web/login, `farm run index.yaml` beside web/
+        qa/web/login, and its history, --last-failed and [new failure] split over both);
+        else ``directory`` itself."""
+        found = find_root(directory)
+        if found is not None:
+            return found
+        try:
+            cwd = Path(os.getcwd())
+        except FileNotFoundError:
+            return directory
+        here = Path(os.path.abspath(directory))
+        if here != cwd and cwd not in here.parents:
+            return directory
+        for candidate in (here, *here.parents):
+            key = str(candidate)
+            if key not in self.batch_homes:
+                self.batch_homes[key] = _holds_batch(candidate)
+            if self.batch_homes[key]:
+                return candidate
+            if candidate == cwd:
+                break
+        return directory
 
     def suite(self, root: Path) -> _SuiteInfo:
         if root not in self.suites:
@@ -128,7 +180,7 @@ class _Loading:
         if path.is_file() and path.name == SUITE_FILE:
             path = path.parent
         if path.is_dir():
-            self.walk(path, find_root(path) or path)
+            self.walk(path, self.root_of(path))
         elif path.is_file() and path.suffix.lower() in CASE_SUFFIXES and self.add_batch(path):
             return
         elif path.exists():  # a FIFO or a device too: reading it says what is wrong
@@ -136,7 +188,7 @@ class _Loading:
                 self.errors.append(SuiteError(display_path(path), "not a YAML file: expected a "
                                               "suite directory or a .yaml/.yml case file"))
                 return
-            self.suite(find_root(path.parent) or path.parent).files[
+            self.suite(self.root_of(path.parent)).files[
                 os.path.realpath(path)] = path
         else:
             self.errors.append(SuiteError(display_path(path), "no such file or directory: "
@@ -236,7 +288,7 @@ class _Loading:
             # A file outside the batch's suite is a case of its own folder's suite: its id is
             # the one `farm run` of that folder gives it, whichever batch lists it.
             return (info if os.path.realpath(file).startswith(inside)
-                    else self.suite(find_root(home) or home))
+                    else self.suite(self.root_of(home)))
 
         scope = Scope(own, display_path(own), (own / SUITE_FILE).is_file())
         batch, files = read_batch(node, path, shown, p,
