@@ -389,9 +389,10 @@ def _input(node: Node, main: Node, keys: dict[str, Node], options: dict, p: Prob
         # `aiInput: demo` alone: Midscene reads demo as the field and says the value is
         # missing ("got nothing" read as if demo had not been seen)
         shown = main.text if main.kind == "scalar" else main.describe()
-        p.add(node, f"aiInput: value is missing: `aiInput: {shown}` names the field to type "
-                    f"into (Midscene's form {new_form}); add `value: <text>`, or, to type "
-                    f"{shown!r}, add `locate: <the field>` (or `mode: clear` to empty it)")
+        p.add(node, f"aiInput: expected the text to type in `value:`, which is missing: "
+                    f"`aiInput: {shown}` names the field to type into (Midscene's form "
+                    f"{new_form}); add `value: <text>`, or, to type {shown!r}, add "
+                    "`locate: <the field>` (or `mode: clear` to empty it)")
     elif value is None and mode != "clear" and not given:   # a wrong type is said by p.text
         at = value_node if value_node is not None else node
         p.add(at, f"aiInput: expected the text to type ({new_form}, or `mode: clear`), "

@@ -61,7 +61,8 @@ def test_ai_input_without_value_says_the_value_is_missing(tmp_path, farm):
     (tmp_path / "web" / "a.yaml").write_text(CASE.format(step="aiInput: demo"))
     said = problems(tmp_path / "web" / "a.yaml")
     assert "got nothing" not in said
-    assert "aiInput: value is missing: `aiInput: demo` names the field" in said
+    assert ("aiInput: expected the text to type in `value:`, which is missing: "
+            "`aiInput: demo` names the field") in said
 
 
 def test_a_pinned_case_is_at_its_device_id_line(tmp_path, farm):
