@@ -660,7 +660,7 @@ class AndroidDevice:
             out = self.shell(f"pm clear {_quote(package)}")
             if "Success" not in out:
                 said = f"pm clear: {out.strip() or 'no answer'}"
-                self._check_installed(package, said)
+                self._check_installed(package, said, starting=True)
                 raise DeviceError(f"cannot clear the data of {package} on {self.name} "
                                   f"({said})")
             self.launch(app)
@@ -1396,15 +1396,23 @@ class AndroidDevice:
             raise DeviceError(f"am start {mask_url(url)} failed on {self.name}: "
                               f"{said[:200] or f'exit {code}'}")
 
-    def _check_installed(self, package: str, said: str) -> None:
+    def _check_installed(self, package: str, said: str, starting: bool = False) -> None:
         """After ``package`` could not be cleared or started: StepFailed naming it and the
         device when the phone has no such package (``pm path`` finds none), so a wrong
-        ``launch:`` fails its case instead of counting against the device."""
+        ``launch:`` (the case's, when ``starting``: its data is cleared first; else a launch
+        step's) fails its case instead of counting against the device; the nearest installed
+        package (``pm list packages``) is said when one is close."""
         out, _err, code = self._run(f"pm path {_quote(package)}")
         if code or "package:" not in out:
-            raise StepFailed(f"{package} is not installed on {self.name} ({said}); check the "
-                             "case's launch: value (adb shell pm list packages lists the "
-                             "installed ones)")
+            try:
+                listed, _err, _code = self._run("pm list packages")
+            except (DeviceError, StepFailed):
+                listed = ""
+            installed = tuple(line.split(":", 1)[1].strip() for line in listed.splitlines()
+                              if line.startswith("package:"))
+            raise phone_edges.not_installed(
+                package, self.name, starting, said, installed,
+                " (adb shell pm list packages lists the installed ones)")
 
     def terminate(self, app: str) -> None:
         app = app_package(app)           # (Midscene's package/activity: its package stops)

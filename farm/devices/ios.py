@@ -382,7 +382,7 @@ class IosDevice:
             self._new_session(bundle, reset=bool(bundle))
         except DeviceError:
             if bundle:
-                self._check_installed(bundle)
+                self._check_installed(bundle, starting=True)
             raise
         self._upright()
         if bundle:
@@ -798,7 +798,9 @@ class IosDevice:
         elif k in ("volumeup", "volumedown"):
             self._call(lambda: self._session.press(k[:6] + k[6:].capitalize()), "press")
         else:
-            raise StepFailed(f"key {key!r} cannot be pressed on iOS")
+            raise StepFailed(f"key {key!r} cannot be pressed on iOS; it presses "
+                             f"{', '.join([*IOS_TYPED, 'home', 'volumeup', 'volumedown'])}, "
+                             "and back (the swipe from the screen's left edge)")
 
     def _type_key(self, char: str) -> None:
         """A key typed into the field with the keyboard focus. Right after an aiInput hid the
@@ -883,17 +885,21 @@ class IosDevice:
                                  f"{cut(mask_urls_in(clean(str(said))), 300)}") from None
         self._call(send, "open URL")
 
-    def _check_installed(self, bundle: str) -> None:
+    def _check_installed(self, bundle: str, starting: bool = False) -> None:
         """After WDA refused to start ``bundle``: StepFailed naming it and the device when WDA
-        knows no such app (its state is 0, unknown), so a wrong ``launch:`` fails its case
-        instead of counting against the device. Otherwise nothing: the refusal stands."""
+        knows no such app (its state is 0, unknown), so a wrong ``launch:`` (the case's, when
+        ``starting``, else a launch step's) fails its case instead of counting against the
+        device. Otherwise nothing: the refusal stands. (WDA lists no installed apps: no
+        nearest id is said.)"""
         try:
             state = self._call(lambda: self._session.app_state(bundle).value, "app state")
         except (DeviceError, DeviceLost):
             return
         if state == 0:
-            raise StepFailed(f"{bundle} is not installed on {self.name}; check the case's "
-                             "launch: value") from None
+            raise phone_edges.not_installed(
+                bundle, self.name, starting,
+                listing=" (`ideviceinstaller -l` or Xcode's Devices window lists the installed "
+                        "ones)") from None
 
     def terminate(self, app: str) -> None:
         self._call(lambda: self._session.app_terminate(app), "terminate")

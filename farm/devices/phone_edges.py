@@ -231,6 +231,22 @@ def screen_moved(before: bytes, after: bytes) -> bool:
     return not (width * 3 <= height <= a.height // 8)
 
 
+def not_installed(app: str, device: str, starting: bool, said: str = "",
+                  installed: tuple[str, ...] = (), listing: str = "") -> StepFailed:
+    """The case's mistake of an app the phone does not have: naming what names it (the
+    case's ``launch:``, when ``starting``, else the launch step the error is of) and the
+    nearest of the ``installed`` ids when one is close (a typo), ``listing`` how to list
+    them all."""
+    import difflib
+    lowered = {i.lower(): i for i in installed}
+    near = [lowered[n] for n in difflib.get_close_matches(app.lower(), list(lowered), n=1,
+                                                          cutoff=0.6)]
+    where = "the case's launch: value" if starting else "this launch step's app id"
+    guess = f" (did you mean {near[0]}?)" if near else ""
+    return StepFailed(f"{app} is not installed on {device}{f' ({said})' if said else ''}"
+                      f"{guess}; check {where}{listing}")
+
+
 # -- secrets the screen shows, blacked out of its images -------------------------------------
 # How long after a tree was read (its read's end) a screenshot begun may still be blacked out
 # by it: the grabber's frame time-to-live (`ScreenshotGrabber.ttl`). A tree read before a wait
