@@ -187,7 +187,12 @@ def _this_machine(host: str) -> bool:
 
 class SessionReplaced(DeviceError):
     """The case's WDA session was replaced by another client's mid-case
-    (`IosDevice._check_not_replaced`): the device's error, not the app's."""
+    (`IosDevice._check_not_replaced`): the device's error, not the app's. ``why``: the
+    message without the call it stopped (a failed step's note: `IosDevice.error_page`)."""
+
+    def __init__(self, what: str, why: str) -> None:
+        super().__init__(f"{what}: {why}")
+        self.why = why
 
 
 class IosDevice:
@@ -952,7 +957,10 @@ class IosDevice:
         an HTTP error the page the case opened shows. None otherwise."""
         if self._killed or self._session is None:
             return None
-        alert = self._call(self._alert_shown, "alert")
+        try:
+            alert = self._call(self._alert_shown, "alert")
+        except SessionReplaced as exc:  # (what a step read off the source alone missed)
+            return exc.why
         if alert is not None:
             return dialog_failure("an alert", *alert)
         xml = clean(self._call(lambda: self._session.source(), "source"))
@@ -1093,11 +1101,11 @@ class IosDevice:
         if holder and holder != ours and holder not in self._own_sessions:
             log.warning("%s: WDA session %s was replaced by %s, another client's, mid-case",
                         self.name, ours, holder)
-            raise SessionReplaced(f"{what} on {self.name}: WDA session was replaced by another "
-                              "client mid-case (the app's state is lost): something else "
-                              "(Appium Inspector, a script) created a WebDriverAgent session "
-                              "on this iPhone while the case ran; keep other WDA clients off "
-                              "it during a run") from None
+            raise SessionReplaced(f"{what} on {self.name}", "WDA session was replaced by "
+                                  "another client mid-case (the app's state is lost): "
+                                  "something else (Appium Inspector, a script) created a "
+                                  "WebDriverAgent session on this iPhone while the case ran; "
+                                  "keep other WDA clients off it during a run") from None
 
     def _call(self, fn: Callable[[], T], what: str, session: bool = True) -> T:
         """Run a WDA call: a dead session is re-created once; failures mapped."""

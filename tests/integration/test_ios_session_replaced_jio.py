@@ -91,3 +91,19 @@ def test_a_run_errs_the_case_and_retries_it(ios, tmp_path, monkeypatch):
     assert code == 0 and case["status"] == "passed" and case["attempt"] == 2, out.getvalue()
     log = (tmp_path / "run" / "farm.log").read_text()
     assert REPLACED in log, log[-3000:]
+
+
+def test_a_step_failing_on_the_source_alone_names_the_replaced_session(ios):
+    """A step that reads only WDA's /source (not of a session: it still answers) fails on
+    the relaunched app's screen; its failure's note (`error_page`, asked of a failed step)
+    says the session was replaced, where it blamed the app alone."""
+    phone = IosDevice("i1", None, ios.urls[0])
+    phone.open()
+    try:
+        phone.start_session(IosTarget(launch=PKG))
+        assert phone.error_page() is None
+        _inspector(ios.urls[0])
+        assert phone.hierarchy() is not None
+        assert phone.error_page().startswith(REPLACED)
+    finally:
+        phone.close()
