@@ -557,7 +557,8 @@ data-status="{_e(c.status)}" {facets} data-q="{_e(_searched(c))}"\
         if c.screenshot and c.status != "passed":
             shot = self.thumb(c.screenshot, "last screenshot", "shot")
             parts.append(f'<figure class="evidence">{shot}'
-                         f"<figcaption>Last screenshot ({_e(c.status)})</figcaption></figure>")
+                         f"<figcaption>Last screenshot ({_e(c.status)}){_older_shot(c, at)}"
+                         "</figcaption></figure>")
         if c.data:
             parts.append(_data_table(c.data))
         self._said = {}
@@ -831,6 +832,17 @@ def _agent_summary(output: dict, is_open: bool = False) -> str:
         head += f" → {output['message']}"
     return (f'<details class="out"{" open" if is_open else ""}><summary>{_e(head)}</summary>'
             f"<ol>{steps}</ol></details>")
+
+
+def _older_shot(c: CaseResult, at: StepRecord | None) -> str:
+    """For a case whose last screenshot is not its failing step's (that step took none: an
+    unreadable tree with a secret, a device error, --screenshots): which step's it is and why
+    the failing one has none, so an earlier screen is not read as the one it failed on."""
+    if at is None or at.after == c.screenshot or not at.no_image:
+        return ""
+    of = next((st.index for st in c.steps if c.screenshot in (st.after, st.before)), None)
+    taken = f"taken at step {of}" if of is not None else "taken earlier"
+    return f" — {taken}; step {at.index} has none: {_e(at.no_image)}"
 
 
 def _model_said(step: StepRecord, c: CaseResult) -> str:
