@@ -417,9 +417,10 @@ class TextMatchTier:
             return found
         tree = ctx.tree() or tree
         near = _near_candidates(normalise(prompt), tree)
-        phrase = role_phrase(prompt)        # ("Login button": what reads like "login")
+        phrase = role_phrase(prompt)   # ("Add to wishlist button": the "Add to cart" button)
         if phrase is not None:
-            near += [d for d in _near_candidates(normalise(phrase.text), tree) if d not in near]
+            near += [d for d in _near_candidates(normalise(phrase.text), tree, phrase=phrase)
+                     if d not in near]
         ctx.near.extend(near)
         return None
 
@@ -580,12 +581,16 @@ def _reduce(matches: list[UINode], by_id: dict[int, UINode]) -> list[UINode]:
     return found
 
 
-def _near_candidates(want: str, tree: UITree, limit: int = 8) -> list[str]:
+def _near_candidates(want: str, tree: UITree, limit: int = 8,
+                     phrase: RolePhrase | None = None) -> list[str]:
+    """Elements on screen whose strings are like ``want``; for a role ``phrase``'s text, only
+    elements of its role, by what they show (not ids: "the gear icon" is no near miss of an
+    icon button whose id is "gear", it stays a model's)."""
     scored = []
     for node in tree.nodes:
-        if not node.visible:
+        if not node.visible or (phrase is not None and not phrase.fits(node, tree)):
             continue
-        for f in _fields(node):
+        for f in _fields(node) if phrase is None else _word_fields(node):
             have = normalise(f)
             if not have or len(have) > 200:
                 continue
