@@ -55,7 +55,7 @@ web:
 tasks:
   - name: the page quotes alpha's code
     flow:
-      - aiTap: the copy button
+      - aiTap: the button that copies the code
       - javascript: "document.querySelector('button').dataset.copied"
       - ai: open the access code
 """
@@ -73,7 +73,7 @@ def model(body: dict, index: int) -> str:
     """The copy button is found where it is; the ai step's target is not found anywhere, so
     the text tier's near candidates (the access code line) become the planner's feedback."""
     texts = message_texts(body)
-    if texts[0].startswith("Find the element: the copy button"):
+    if texts[0].startswith("Find the element: the button that copies the code"):
         return box(BUTTON, body)
     if texts[0].startswith("Find the element"):
         return '{"bbox": [], "error": "not there"}'
