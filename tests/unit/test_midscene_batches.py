@@ -405,8 +405,9 @@ def test_a_misspelt_files_key_is_a_batch_files_mistake(tmp_path, farm_run, given
     assert err.splitlines() == [
         "farm: 1 problem in suite files:",
         "  g/smoke.yaml:1:1: unknown key 'file' in a batch file (did you mean 'files'?); "
-        "expected one of: android, browser, concurrent, continueOnError, files, ios, page, "
-        "retry, setup, shareBrowserContext, summary, target, web"]
+        "expected one of: android, browser, concurrent, continueOnError, dotenvDebug, "
+        "dotenvOverride, files, headed, ios, keepWindow, page, retry, setup, "
+        "shareBrowserContext, summary, target, web"]
 
 
 def test_a_batch_file_without_files_says_so(tmp_path):
