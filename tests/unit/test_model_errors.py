@@ -236,8 +236,13 @@ def test_a_call_cut_off_by_the_deadline_carries_its_usage(server):
     srv = serve(server, [Reply(status=500)])
     with pytest.raises(ModelUnavailable) as raised:
         client(srv.base_url, retries=5, backoff=1.0).complete(MSGS, timeout=1.2)
-    assert raised.value.usage.calls == 1
-    assert raised.value.usage.retries == len(srv.requests) - 1
+    usage = raised.value.usage
+    assert usage.calls == 1
+    # every request the server saw but the first was a retry; one the deadline cut off may
+    # not have reached it (sent, not yet read by the server on a loaded machine): then it is
+    # a retry and a timeout the usage counts
+    unseen = usage.retries - (len(srv.requests) - 1)
+    assert unseen == 0 or (unseen == 1 and usage.timeouts == 1), (usage, len(srv.requests))
 
 
 # ---- 5. a timeout names the endpoint and the setting ---------------------------------------------
