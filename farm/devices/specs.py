@@ -105,9 +105,10 @@ def _plugins(settings: Settings) -> dict[str, tuple[str, DeviceKind]]:
 def _plugin_kinds_of(module: str) -> dict[str, DeviceKind]:
     """What ``module``'s farm_device_kinds() returns, checked."""
     where = f"device plugin {module!r} (FARM_DEVICE_PLUGINS)"
-    entry = getattr(_import_plugin(module, where), ENTRY, None)
+    imported = _import_plugin(module, where)
+    entry = getattr(imported, ENTRY, None)
     if entry is None:
-        raise ConfigError(f"{where} defines no {ENTRY}(): {CONTRACT}")
+        raise ConfigError(f"{where} defines no {ENTRY}(): {_imported_from(imported)}")
     if not callable(entry):
         raise ConfigError(f"{where}: its {ENTRY} is a {type(entry).__name__}, not a function: "
                           f"{CONTRACT}")
@@ -121,6 +122,17 @@ def _plugin_kinds_of(module: str) -> dict[str, DeviceKind]:
     for kind, value in found.items():
         _check_kind(where, kind, value)
     return found
+
+
+def _imported_from(imported: ModuleType) -> str:
+    """Which ``imported`` was: a folder without __init__.py found first on sys.path (a checkout
+    of the plugin in the working directory) is a namespace package, no plugin's code."""
+    if getattr(imported, "__file__", None) is None:
+        where = ", ".join(getattr(imported, "__path__", None) or []) or "?"
+        return (f"imported {imported.__name__} as a namespace package from {where} (no "
+                "__init__.py): a checkout folder shadowing the installed package? (run farm "
+                "from another folder)")
+    return f"{CONTRACT} (imported from {imported.__file__})"
 
 
 def _import_plugin(module: str, where: str) -> ModuleType:
