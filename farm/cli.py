@@ -1771,6 +1771,9 @@ def main() -> None:
         out.flush()
         if out.lost is not None and code in (0, None):    # cut short: not a whole success
             code = EXIT_INTERNAL
+        if _whole_process():    # threads a device plugin left running: not waited for ever
+            from farm.leftover_threads import exit_watched
+            exit_watched(code if isinstance(code, int) else int(code is not None), "farm")
         sys.exit(code)
     finally:
         sys.stdout = real_stdout
@@ -1842,6 +1845,12 @@ def _no_headed(exc: click.UsageError) -> str:
         exc.possibilities = None
         return MIDSCENE_FLAGS[name]
     return exc.message
+
+
+def _whole_process() -> bool:
+    """Is `main` this process's entry point (the `farm` script, `python -m farm.cli`), not
+    called by another program (a test) whose process must go on?"""
+    return getattr(sys.modules.get("__main__"), "main", None) is main
 
 
 def _main() -> None:
