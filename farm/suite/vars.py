@@ -731,17 +731,41 @@ GAP_CHARS = 6           # at most this many between two of its characters (after
 def _gapped_forms(secret: str) -> list[tuple[int, str, str]]:
     """``secret`` with up to `GAP_CHARS` whitespace characters between any two of its own
     (``S3CR3T- \\n 5-apikey``: a model echoing a key, a terminal or a page wrapping a token);
-    a run of whitespace of its own, any run. Its characters as themselves only (an encoded
-    one is `_text_form`'s). Only a value of MIN_SECRET_CHARS or more non-space characters:
-    a shorter one spaced out ("a b c") is too often the page's own text, and the pattern
-    stays small."""
+    a run of whitespace of its own, any run. Each character as itself, NFKC-normalised or its
+    other width (as `_width_forms` has them: ``密码: 芝麻开门 123`` for ``密码：芝麻开门123``), not
+    encoded (an encoded one is `_text_form`'s). Only a value of MIN_SECRET_CHARS or more
+    non-space characters: a shorter one spaced out ("a b c") is too often the page's own
+    text, and the pattern stays small (a few spellings a character)."""
     from farm.config import MIN_SECRET_CHARS
     words = secret.split()
     if sum(map(len, words)) < MIN_SECRET_CHARS:
         return []
     gap = f"{_GAP}{{0,{GAP_CHARS}}}"
-    pattern = f"{_GAP}+".join(gap.join(re.escape(ch) for ch in word) for word in words)
-    return [(len(secret), pattern, words[0][0])]
+    forms = []
+    plain = unicodedata.normalize("NFKC", secret)
+    spellings = [secret] + ([plain] if any(len(unicodedata.normalize("NFKC", ch)) != 1
+                                           for ch in secret) else [])
+    for spelt in spellings:
+        chars = [[_widths(ch) for ch in word] for word in spelt.split()]
+        if not chars:
+            continue
+        pattern = f"{_GAP}+".join(gap.join(_one_of(options) for options in word)
+                                 for word in chars)
+        forms.append((len(secret), pattern, "".join(chars[0][0])))
+    return forms
+
+
+def _widths(ch: str) -> list[str]:
+    """``ch``, NFKC-normalised, and its other widths (`_WIDTH_TWINS`)."""
+    plain = unicodedata.normalize("NFKC", ch)
+    return list(dict.fromkeys([ch, *([plain] if len(plain) == 1 else []),
+                               *_WIDTH_TWINS.get(plain, ())]))
+
+
+def _one_of(options: list[str]) -> str:
+    if len(options) == 1:
+        return re.escape(options[0])
+    return "[" + "".join(map(re.escape, options)) + "]"
 
 
 def _width_twins() -> dict[str, tuple[str, ...]]:
