@@ -357,7 +357,7 @@ def ambiguous(prompt: str, how: str, found: list[str],
     (an example for a web page when the prompt's quoting allows one), or more words. A
     ``phrase`` ("Buy now button") matched its text: the example matches that."""
     verb = "contain it" if how == "words" else "match"
-    if phrase is not None:           # ("2 elements of its role (button) match "Buy now"")
+    if phrase is not None and phrase.noun:   # ("2 elements of its role (button) match …")
         verb = f'of its role ({phrase.noun}) {verb.split()[0]} "{phrase.text}"'
     return LocateError(f'"{prompt}" is ambiguous: {len(found)} elements {verb}; '
                        f"{_pick_one(phrase.text if phrase else prompt, how)}", found[:8])

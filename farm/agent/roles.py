@@ -5,7 +5,9 @@ Midscene's docs write targets that way, and a model reads them as meant. The tex
 matches nothing, a leading article (the / a / an) and a trailing role noun from `ROLE_NOUNS`
 are taken off, the rest is matched as what an element shows is (exact, then whole words;
 not ids: "the gear icon" stays a model's), and only an element of a role that noun names
-counts. No synonyms: "Login button" does not find a button that reads "Sign in"."""
+counts. No synonyms: "Login button" does not find a button that reads "Sign in". Chinese
+role nouns (`CJK_ROLE_NOUNS`: "登录按钮", "用户名输入框") are read the same way, and a target
+in quotes ("「提交订单」") as its text."""
 
 from __future__ import annotations
 
@@ -103,7 +105,18 @@ ROLE_NOUNS: dict[str, Callable[[UINode, UITree], bool]] = {
     "textbox": is_field, "box": is_field, "checkbox": is_checkbox, "radio": is_radio,
     "switch": is_switch, "toggle": is_switch, "tab": is_tab, "icon": is_icon,
 }
-_QUOTE_PAIRS = {'"': '"', "'": "'", "\u201c": "\u201d", "\u2018": "\u2019"}
+# ... and in Chinese, as Midscene's Chinese docs write them ("邮箱地址输入框", "结账按钮"): a
+# suffix, with or without a space before it. Longer nouns first (单选按钮 before 按钮).
+CJK_ROLE_NOUNS: dict[str, Callable[[UINode, UITree], bool]] = {
+    "单选按钮": is_radio, "菜单项": is_menu_item, "输入框": is_field, "文本框": is_field,
+    "搜索框": is_field, "复选框": is_checkbox, "勾选框": is_checkbox, "单选框": is_radio,
+    "标签页": is_tab, "选项卡": is_tab, "按钮": is_button, "链接": is_link, "开关": is_switch,
+    "图标": is_icon, "框": is_field,
+}
+_QUOTE_PAIRS = {'"': '"', "'": "'", "\u201c": "\u201d", "\u2018": "\u2019",
+                "\u300c": "\u300d", "\u300e": "\u300f", "\uff02": "\uff02",
+                "\uff07": "\uff07"}
+QUOTED = ""        # a `RolePhrase`'s noun for a whole target in quotes ("「提交订单」")
 
 
 @dataclass(frozen=True)
@@ -114,24 +127,41 @@ class RolePhrase:
     noun: str
 
     def fits(self, node: UINode, tree: UITree) -> bool:
-        return ROLE_NOUNS[self.noun](node, tree)
+        if self.noun == QUOTED:
+            return True
+        return {**ROLE_NOUNS, **CJK_ROLE_NOUNS}[self.noun](node, tree)
 
     def note(self) -> str:
+        if self.noun == QUOTED:
+            return f'found by text "{self.text}" (the quotes around it dropped)'
         return f'found by text "{self.text}" ({self.noun})'
 
 
 def role_phrase(prompt: str) -> RolePhrase | None:
     """``prompt`` as text plus a trailing role noun (`ROLE_NOUNS`), a leading article
-    dropped; quotes around the text dropped (the "Sign in" button). None when it does not end
-    in a role noun or nothing is left before it."""
+    dropped; or as text plus a Chinese one (`CJK_ROLE_NOUNS`, with or without a space:
+    "登录按钮", "登录 按钮"); quotes around the text dropped (the "Sign in" button,
+    「提交订单」按钮). A whole prompt in quotes ("「提交订单」") is its text, of any role
+    (`QUOTED`). None when it does not end in a role noun or nothing is left before it."""
     words = prompt.split()
     if words and words[0].lower() in ARTICLES:
         words = words[1:]
     for noun in ROLE_NOUNS:
         n = len(noun.split())
         if len(words) > n and " ".join(words[-n:]).lower() == noun:
-            text = " ".join(words[:-n])
-            if len(text) > 1 and _QUOTE_PAIRS.get(text[0]) == text[-1]:
-                text = text[1:-1].strip()
+            text = _unquoted(" ".join(words[:-n]))
             return RolePhrase(text, noun) if text else None
-    return None
+    whole = " ".join(prompt.split())
+    for noun in CJK_ROLE_NOUNS:
+        if whole.endswith(noun):
+            text = _unquoted(whole[:-len(noun)].strip())
+            return RolePhrase(text, noun) if text else None
+    text = _unquoted(whole)
+    return RolePhrase(text, QUOTED) if text and text != whole else None
+
+
+def _unquoted(text: str) -> str:
+    """``text`` without a pair of quotes around it (`_QUOTE_PAIRS`)."""
+    if len(text) > 1 and _QUOTE_PAIRS.get(text[0]) == text[-1]:
+        return text[1:-1].strip()
+    return text
