@@ -10,6 +10,7 @@ import logging
 import queue
 import sys
 import threading
+import time
 import weakref
 import traceback
 from contextlib import contextmanager
@@ -20,15 +21,27 @@ from typing import Any, Callable, Iterator, Protocol, runtime_checkable
 from pydantic import BaseModel, Field
 
 from farm.errors import DeviceError, DeviceLost, FarmError, StepFailed
+from farm.text import unmasked
 
 log = logging.getLogger(__name__)
 
 
 class Rect(BaseModel):
+    """A box in the device's screen units: ``Rect(x, y, width, height)`` or by keyword."""
+
     x: int
     y: int
     width: int
     height: int
+
+    def __init__(self, *args: Any, **kw: Any) -> None:
+        if len(args) > 4:
+            raise TypeError(f"Rect(x, y, width, height) takes 4 values, {len(args)} given")
+        for field, value in zip(("x", "y", "width", "height"), args):
+            if field in kw:
+                raise TypeError(f"Rect() got {field} twice (by position and by keyword)")
+            kw[field] = value
+        super().__init__(**kw)
 
     @property
     def center(self) -> tuple[int, int]:
@@ -212,6 +225,22 @@ JPEG_MAGIC = b"\xff\xd8\xff"
 # Ctrl-C's) before farm gives up on it: its thread is left running (Python cannot stop it) and
 # the device is not used again (`OwnThread`)
 KILL_GRACE_S = 10.0
+
+# How long a plugin device's close() may take before farm calls its kill() (then the grace):
+# a close() that hung stalled the end of the run with nothing naming it
+CLOSE_TIMEOUT_S = 10.0
+
+# A plugin's screenshot over this many pixels is refused (a screen's image is a few million;
+# Pillow warns from 89 million, on stderr, and decoding one takes seconds and gigabytes)
+MAX_PIXELS = 50_000_000
+
+# How far a plugin's screenshot may be from its size() before farm says so (once): a scale
+# either way (iOS's are 3x its points) and a difference of the two axes' scales
+SCALE_SPAN = 8.0
+ASPECT_SPAN = 1.2
+
+# A plugin's calls that change nothing on screen: the UI tree read last stays the screen's
+_READS = frozenset({"screenshot", "hierarchy", "size", "healthy", "query_xpath", "failure_note"})
 
 # Methods whose NotImplementedError says the device never can (not: not with these arguments,
 # as press("F1")): farm calls them no more on that device
@@ -403,6 +432,11 @@ class PluginDevice:
       a `UITree` without a parent cycle or None, ``size()`` two positive ints, ``healthy()``
       True or False: anything else is a DeviceError saying what came back and what was
       expected.
+    - a case that refers to a secret has each screenshot (the report's, a model's) go
+      through `farm.devices.phone_edges.plugin_without_secrets`: the nodes of
+      ``hierarchy()``'s tree whose text holds the secret are blacked out, as on phones; a
+      device whose tree cannot be read then has the image dropped; one with no tree (None)
+      is said once, as its images keep what they show.
     - its methods run on one thread of the device's own (``kill()`` on the caller's). When
       farm has called ``kill()`` (a case past its timeout, ``open()`` past ``open_timeout``,
       Ctrl-C), the pending call must end: one still running ``kill_grace`` seconds later is
@@ -413,8 +447,14 @@ class PluginDevice:
     plugin device's own, read and written through."""
 
     def __init__(self, device: Any, origin: str, open_timeout: float,
-                 kill_grace: float = KILL_GRACE_S) -> None:
+                 kill_grace: float = KILL_GRACE_S,
+                 close_timeout: float = CLOSE_TIMEOUT_S) -> None:
         object.__setattr__(self, "_plugin", device)
+        object.__setattr__(self, "_close_timeout", close_timeout)
+        # the case's mask (`farm.runner`): `unmasked` when it refers to no secret
+        object.__setattr__(self, "hide", unmasked)
+        object.__setattr__(self, "_shown", None)       # (tree, when read): no action since
+        object.__setattr__(self, "_shot_at", 0.0)      # when the last screenshot began
         object.__setattr__(self, "_origin", origin)           # "device plugin 'tvfarm'"
         object.__setattr__(self, "_open_timeout", open_timeout)
         object.__setattr__(self, "_warned", set())             # methods said malformed
@@ -424,14 +464,15 @@ class PluginDevice:
 
     @classmethod
     def around(cls, device: Any, origin: str, open_timeout: float,
-               kill_grace: float = KILL_GRACE_S) -> "PluginDevice":
+               kill_grace: float = KILL_GRACE_S,
+               close_timeout: float = CLOSE_TIMEOUT_S) -> "PluginDevice":
         """``device`` wrapped, by a class named as its own ("TvDevice on android cannot
         hover" names the plugin's class, not this one)."""
         kind = type(device)
         made = _WRAPPERS.get(kind)
         if made is None:
             made = _WRAPPERS[kind] = type(kind.__name__, (cls,), {"__module__": kind.__module__})
-        return made(device, origin, open_timeout, kill_grace)
+        return made(device, origin, open_timeout, kill_grace, close_timeout)
 
     def __getattr__(self, name: str) -> Any:
         if name == "_plugin":           # (not set yet: while being copied or unpickled)
@@ -442,6 +483,10 @@ class PluginDevice:
         return value
 
     def __setattr__(self, name: str, value: Any) -> None:
+        if name == "hide":      # the wrapper's (`without_secrets`); the plugin's own too
+            object.__setattr__(self, name, value)
+            if not hasattr(self._plugin, name):
+                return
         setattr(self._plugin, name, value)
 
     def __repr__(self) -> str:
@@ -463,6 +508,8 @@ class PluginDevice:
             raise self._cannot[method].with_traceback(None)   # (no old frames kept alive)
         if method == "open":
             self._own.opened()
+        if method not in _READS:
+            object.__setattr__(self, "_shown", None)
         call = self._own.run(lambda: f"{self._plugin.name}: {method}() of {self._origin}",
                              getattr(self._plugin, method), *args, **kw)
         if call.error is None:
@@ -491,7 +538,7 @@ class PluginDevice:
         if not logged:
             log.info("%s: %s() of %s raised", self._plugin.name, method, self._origin,
                      exc_info=exc)
-        said = f": {exc}" if str(exc) else ""
+        said = f": {words}" if (words := error_words(exc)) else ""
         return (f"{method}() of {self._origin} raised {type(exc).__name__}{said} "
                 f"(at {raised_at(exc)})")
 
@@ -508,29 +555,40 @@ class PluginDevice:
 
     def open(self) -> None:
         overdue = threading.Event()
+        try:
+            self._timed("open", self._open_timeout, overdue)
+        except Exception as exc:
+            if not overdue.is_set():
+                raise
+            raise self._overdue() from exc
+        if overdue.is_set():
+            raise self._overdue()
 
+    def close(self) -> None:
+        """The plugin's close(); one still running ``close_timeout`` seconds on is said and
+        the device killed (then given up after the grace, said too): a close() that hung
+        stalled the run's end with nothing naming it."""
+        self._timed("close", self._close_timeout, threading.Event())
+
+    def _timed(self, method: str, timeout: float, overdue: threading.Event) -> None:
+        """``method()`` of the plugin; past ``timeout`` seconds it is said, ``overdue`` set
+        and the device killed (the call then has the grace to end)."""
         def kill() -> None:
             overdue.set()
-            log.warning("%s: open() of %s did not finish within %gs: killing the device",
-                        self._plugin.name, self._origin, self._open_timeout)
+            log.warning("%s: %s() of %s did not finish within %gs: killing the device",
+                        self._plugin.name, method, self._origin, timeout)
             try:
                 self.kill()
             except Exception as exc:    # (a timer thread: nobody to raise to)
                 log.warning("%s", exc)
 
-        timer = threading.Timer(self._open_timeout, kill)
+        timer = threading.Timer(timeout, kill)
         timer.daemon = True
         timer.start()
         try:
-            self._call("open")
-        except Exception as exc:
-            if not overdue.is_set():
-                raise
-            raise self._overdue() from exc
+            self._call(method)
         finally:
             timer.cancel()
-        if overdue.is_set():
-            raise self._overdue()
 
     def _overdue(self) -> DeviceLost:
         return DeviceLost(f"{self._plugin.name}: open() of {self._origin} did not finish within "
@@ -556,12 +614,55 @@ class PluginDevice:
         self._call("continue_session", target)
 
     def screenshot(self) -> bytes:
+        object.__setattr__(self, "_shot_at", time.monotonic())
         png = self._call("screenshot")
+        expected = "the PNG or JPEG bytes of the screen"
         if not isinstance(png, (bytes, bytearray)):
-            raise self._wrong("screenshot", png, "the PNG bytes of the screen")
-        if bad := _not_an_image(bytes(png)):
-            raise self._wrong("screenshot", png, "the PNG bytes of the screen", f" ({bad})")
+            raise self._wrong("screenshot", png, expected)
+        size, bad = _image_size(bytes(png))
+        if bad:
+            raise self._wrong("screenshot", png, expected, f" ({bad})")
+        if size is not None and "scale" not in self._warned:
+            self._warned.add("scale")       # (one look: a size() per screenshot costs)
+            self._same_screen(size)
         return bytes(png)
+
+    def _same_screen(self, image: tuple[int, int]) -> None:
+        """Said once: a screenshot far from the size() farm scales it to (the units taps and
+        marks are in), as a 12000x12000 image of a 1280x720 screen."""
+        try:
+            w, h = self.size()
+        except Exception as exc:
+            log.info("%s: size() to compare a screenshot with: %s", self._plugin.name, exc)
+            return
+        iw, ih = image
+        if any(1 / SCALE_SPAN <= a <= SCALE_SPAN and 1 / SCALE_SPAN <= b <= SCALE_SPAN
+               and max(a, b) / min(a, b) <= ASPECT_SPAN
+               for a, b in ((iw / w, ih / h), (iw / h, ih / w))):
+            return
+        log.warning("%s: screenshot() of %s returned a %dx%d image, but its size() says %dx%d:"
+                    " farm scales a screenshot to size() (the units of tap(x, y) and the "
+                    "report's marks), so what is located on it misses (is size() the screen's "
+                    "size in tap()'s units, and the image the whole screen?)",
+                    self._plugin.name, self._origin, iw, ih, w, h)
+
+    @property
+    def origin(self) -> str:
+        """The plugin it comes from, as messages name it: "device plugin 'tvfarm'"."""
+        return self._origin
+
+    def screen_tree(self, kept_s: float) -> UITree | None:
+        """The UI tree of the screen as the last screenshot has it, for its secrets to be
+        blacked out (`farm.devices.phone_edges.plugin_without_secrets`): the tree read last
+        when no action came since and it was read at most ``kept_s`` before that screenshot
+        began, else hierarchy() now; None when the device gives no tree."""
+        shown = self._shown
+        if shown is not None and self._shot_at - shown[1] <= kept_s:
+            return shown[0]
+        try:
+            return self.hierarchy()
+        except StepFailed:              # (NotImplementedError: no tree)
+            return None
 
     def hierarchy(self) -> UITree | None:
         tree = self._call("hierarchy")
@@ -575,7 +676,31 @@ class PluginDevice:
                 f"{self._plugin.name}: hierarchy() of {self._origin} returned a tree with a "
                 f"parent cycle at node {node}: each node's parents must end at a root (a "
                 "node whose parent is None)"))
+        object.__setattr__(self, "_shown", (tree, time.monotonic()))
         return tree
+
+    def tap(self, x: int, y: int) -> tuple[int, int] | None:
+        point = self._call("tap", x, y)
+        if point is None or point == (x, y):
+            return point
+        if not (isinstance(point, (tuple, list)) and len(point) == 2
+                and all(isinstance(v, int) and not isinstance(v, bool) for v in point)):
+            self._warned_once("tap", DeviceError(
+                f"{self._plugin.name}: tap() of {self._origin} returned a "
+                f"{type(point).__name__}: expected None, or the (x, y) it tapped instead: "
+                f"ignored (the report marks ({x}, {y}))"))
+            return None
+        try:
+            w, h = self.size()
+        except DeviceError:
+            return None
+        if not (0 <= point[0] < w and 0 <= point[1] < h):
+            self._warned_once("tap", DeviceError(
+                f"{self._plugin.name}: tap() of {self._origin} returned ({point[0]}, "
+                f"{point[1]}), off its {w}x{h} screen (size()): ignored (the report marks "
+                f"({x}, {y}))"))
+            return None
+        return (point[0], point[1])
 
     def size(self) -> tuple[int, int]:
         size = self._call("size")
@@ -583,6 +708,11 @@ class PluginDevice:
                 and all(isinstance(v, int) and not isinstance(v, bool) and v > 0
                         for v in size)):
             return (size[0], size[1])
+        if not isinstance(size, (tuple, list)):        # (its type: "1280x720" is a str)
+            return_of = f"a {type(size).__name__}" if size is not None else "None"
+            raise self._warned_once("size", DeviceError(
+                f"{self._plugin.name}: size() of {self._origin} returned {return_of}: "
+                "expected (width, height), two positive ints"))
         raise self._wrong("size", size, "(width, height), two positive ints")
 
     def healthy(self) -> bool:
@@ -592,19 +722,70 @@ class PluginDevice:
         return bool(ok)
 
 
-def _not_an_image(data: bytes) -> str | None:
-    """Why ``data`` is not a PNG or JPEG image whose header decodes, or None when it is."""
+def error_words(exc: BaseException) -> str:
+    """What ``exc`` says, on one line where a console shows it: a pydantic ValidationError
+    (a plugin's ``UINode(id="a")``) names each field and its problem, and the type of the
+    value given (not the value: it may be a secret), not only "1 validation error for
+    UINode"."""
+    from pydantic import ValidationError
+    if not isinstance(exc, ValidationError):
+        return str(exc)
+    found = exc.errors(include_url=False)
+    parts = []
+    for error in found[:3]:
+        field = ".".join(str(p) for p in error["loc"])
+        got = "" if error["type"] == "missing" else f" (got {type(error['input']).__name__})"
+        parts.append(f"{exc.title}{'.' + field if field else ''}: {error['msg']}{got}")
+    more = f"; {len(found) - 3} more" if len(found) > 3 else ""
+    return "; ".join(parts) + more
+
+
+def _image_size(data: bytes) -> tuple[tuple[int, int] | None, str | None]:
+    """(width, height) of a PNG or JPEG image whose header decodes, or why ``data`` is not
+    one, or one over MAX_PIXELS (read from its header before Pillow opens it: Pillow warns of
+    a decompression bomb on stderr)."""
     if data[:8] != PNG_MAGIC and data[:3] != JPEG_MAGIC:
-        return f"{len(data):,} bytes, not a PNG or JPEG"
+        return None, f"{len(data):,} bytes, not a PNG or JPEG"
+    what = "PNG" if data[:8] == PNG_MAGIC else "JPEG"
+    said = _png_size(data) if what == "PNG" else _jpeg_size(data)
+    if said is not None and said[0] * said[1] > MAX_PIXELS:
+        return None, (f"a {said[0]}x{said[1]} {what}: {said[0] * said[1]:,} pixels, over "
+                      f"farm's cap of {MAX_PIXELS:,} for a screen's image")
     import io
 
     from PIL import Image, UnidentifiedImageError
-    what = "PNG" if data[:8] == PNG_MAGIC else "JPEG"
     try:
         with Image.open(io.BytesIO(data)) as image:
-            image.size
-    except (UnidentifiedImageError, OSError, ValueError, SyntaxError):
-        return f"{len(data):,} bytes: a {what} signature, but no {what} header that decodes"
+            return image.size, None
+    except (UnidentifiedImageError, OSError, ValueError, SyntaxError,
+            Image.DecompressionBombError):
+        return None, f"{len(data):,} bytes: a {what} signature, but no {what} header that decodes"
+
+
+def _png_size(data: bytes) -> tuple[int, int] | None:
+    """A PNG's (width, height) from its IHDR chunk, or None."""
+    if len(data) < 24 or data[12:16] != b"IHDR":
+        return None
+    return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+
+
+def _jpeg_size(data: bytes) -> tuple[int, int] | None:
+    """A JPEG's (width, height) from its first start-of-frame marker, or None."""
+    i = 2
+    while i + 9 <= len(data):
+        if data[i] != 0xFF:
+            return None
+        marker = data[i + 1]
+        if marker == 0xFF:                              # (fill)
+            i += 1
+            continue
+        if marker == 0x01 or 0xD0 <= marker <= 0xD8:    # (no length)
+            i += 2
+            continue
+        if 0xC0 <= marker <= 0xCF and marker not in (0xC4, 0xC8, 0xCC):
+            return (int.from_bytes(data[i + 7:i + 9], "big"),
+                    int.from_bytes(data[i + 5:i + 7], "big"))
+        i += 2 + int.from_bytes(data[i + 2:i + 4], "big")
     return None
 
 

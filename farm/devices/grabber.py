@@ -11,7 +11,8 @@ import time
 from typing import Callable
 
 from farm import metrics
-from farm.devices.base import Device
+from farm.devices import phone_edges
+from farm.devices.base import Device, PluginDevice
 
 
 class Later:
@@ -36,8 +37,9 @@ def ready(image: Callable[[], bytes | None]) -> bool:
 
 class ScreenshotGrabber:
     """Returns a cached PNG while it is younger than ``ttl`` seconds and not invalidated.
-    A device with ``without_secrets`` (a phone) has each screenshot go through it first: what
-    the report keeps and a model is sent never shows a secret the screen's UI tree holds.
+    A device with ``without_secrets`` (a phone), or a device plugin's, has each screenshot go
+    through it first: what the report keeps and a model is sent never shows a secret the
+    screen's UI tree holds (`phone_edges.plugin_without_secrets`).
 
     Call `invalidate` after every action on the device.  ``captures`` counts real screenshots,
     ``hits`` cached answers, ``last_capture_seconds`` how long the last real one took.
@@ -78,6 +80,9 @@ class ScreenshotGrabber:
         # (the browser does it as it captures: `farm.devices.web.capture.PageCapture.hide`)
         if getattr(type(self.device), "without_secrets", None) is not None:
             png = self.device.without_secrets(png)
+            done = self.clock()
+        elif isinstance(self.device, PluginDevice):     # (its tree, by the phones' rules)
+            png = phone_edges.plugin_without_secrets(self.device, png)
             done = self.clock()
         # age counts from when the capture started: the screen may have changed while it ran
         self._png, self._taken_at, self._took = png, now, done - now

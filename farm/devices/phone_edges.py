@@ -316,3 +316,36 @@ def without_secrets(device: Any, png: bytes, tree_now: Callable[[], UITree]) -> 
     log.info("%s: %d region(s) of the screen's text holding a secret blacked out of a "
              "screenshot", device.name, len(boxes))
     return blacked_out_at(png, boxes, device.size())
+
+
+class _NoTree(Exception):
+    """A plugin device gave no UI tree to black a screenshot's secrets out of."""
+
+
+# Plugins (`PluginDevice.origin`) said to give no UI tree to black secrets out of
+_UNHIDDEN: set[str] = set()
+
+
+def plugin_without_secrets(device: Any, png: bytes) -> bytes:
+    """`without_secrets` for a device plugin's device (`farm.devices.base.PluginDevice`),
+    its tree from hierarchy() (`PluginDevice.screen_tree`): the same rules as a phone's. One
+    whose hierarchy() gives no tree (None) keeps its images as they are, said once per plugin
+    (a warning in farm.log): they may show a secret."""
+    if getattr(device, "hide", unmasked) is unmasked:
+        return png
+
+    def tree_now() -> UITree:
+        tree = device.screen_tree(TREE_KEPT_S)
+        if tree is None:
+            raise _NoTree
+        return tree
+    try:
+        return without_secrets(device, png, tree_now)
+    except _NoTree:
+        if device.origin not in _UNHIDDEN:
+            _UNHIDDEN.add(device.origin)
+            log.warning("%s: hierarchy() of %s gives no UI tree: secrets its screen shows are "
+                        "not blacked out of its screenshots (the report's and those sent to a "
+                        "model); a hierarchy() giving the screen's text nodes lets farm black "
+                        "them out", device.name, device.origin)
+        return png
