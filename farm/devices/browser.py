@@ -1117,7 +1117,8 @@ class BrowserDevice:
             # is: kept for the note of a step that then fails (a secret's first characters
             # would escape its mask: its length alone is said)
             given = "the text" if self.hide(text) != text else f'"{text}"'
-            self._cut.append(f'the {how["cut"]} kept {how["took"]} of the {len(text)} '
+            took = _code_points(text, how["took"])
+            self._cut.append(f'the {how["cut"]} kept {took} of the {len(text)} '
                              f'characters of {given} typed into it (its maxlength is '
                              f'{how["max"]})')
             self._step_said.append(self._cut[-1])     # (the runner logs it with the case)
@@ -1363,6 +1364,14 @@ FIELD_FORMS = {"date": '"yyyy-mm-dd" (2026-12-03)', "time": '"hh:mm" (07:30) or 
                "datetime-local": '"yyyy-mm-ddThh:mm" (2026-12-03T07:30)',
                "month": '"yyyy-mm" (2026-12)', "week": '"yyyy-Www" (2026-W49)',
                "color": '"#rrggbb" (#ff0000)', "number": "a number (42, -1.5)"}
+
+
+def _code_points(text: str, units: int) -> int:
+    """How many characters of ``text`` its first ``units`` UTF-16 code units (a page's
+    ``.length``) hold: "张三🙂" is 4 units, 3 characters, as the note counts ``text``."""
+    if not isinstance(units, int) or text.isascii():
+        return units
+    return len(text.encode("utf-16-le")[:2 * max(units, 0)].decode("utf-16-le", "ignore"))
 
 
 def _refused(field: str, text: str, holds: str) -> str:
