@@ -7,7 +7,9 @@ adb server, honouring ANDROID_SERIAL), ``ios`` (WDA endpoints in FARM_IOS_WDA_UR
 
 More kinds come from *device plugins*: modules named in ``FARM_DEVICE_PLUGINS`` (comma-separated)
 that define ``farm_device_kinds() -> dict[str, DeviceKind]``. A plugin kind works in
-``farm run --devices KIND:N`` and ``farm worker --devices KIND:N`` alike.
+``farm run --devices KIND:N`` and ``farm worker --devices KIND:N`` alike. A plugin may say
+which version of this contract it is written for (``FARM_DEVICE_API = 1``): a farm that
+does not know that version refuses it, saying so, rather than drive it wrong.
 """
 
 from __future__ import annotations
@@ -69,6 +71,8 @@ _NAMED = re.compile(r"^\s*(android)\s*:\s*(\S*[^\s\d+-]\S*)\s*$", re.I)   # andr
 
 PLATFORMS = ("web", "android", "ios")
 ENTRY = "farm_device_kinds"
+API = "FARM_DEVICE_API"
+DEVICE_API = 1          # the version of the device plugin contract this farm speaks
 _KIND_NAME = re.compile(r"^[a-z][a-z0-9_-]*$")
 CONTRACT = ("a device plugin module defines farm_device_kinds() returning {kind: "
             "farm.devices.specs.DeviceKind(platform, build)}, e.g. {'tv': DeviceKind('android', "
@@ -106,6 +110,7 @@ def _plugin_kinds_of(module: str) -> dict[str, DeviceKind]:
     """What ``module``'s farm_device_kinds() returns, checked."""
     where = f"device plugin {module!r} (FARM_DEVICE_PLUGINS)"
     imported = _import_plugin(module, where)
+    _check_api(where, getattr(imported, API, DEVICE_API))
     entry = getattr(imported, ENTRY, None)
     if entry is None:
         raise ConfigError(f"{where} defines no {ENTRY}(): {_imported_from(imported)}")
@@ -133,6 +138,17 @@ def _imported_from(imported: ModuleType) -> str:
                 "__init__.py): a checkout folder shadowing the installed package? (run farm "
                 "from another folder)")
     return f"{CONTRACT} (imported from {imported.__file__})"
+
+
+def _check_api(where: str, api: object) -> None:
+    """A plugin's FARM_DEVICE_API: one this farm speaks (its DEVICE_API or an older one)."""
+    if not isinstance(api, int) or isinstance(api, bool) or api < 1:
+        raise ConfigError(f"{where}: its {API} is {_what(api)}: expected the number of the "
+                          f"device API it is written for, e.g. {API} = {DEVICE_API}")
+    if api > DEVICE_API:
+        raise ConfigError(f"{where} is written for device API {api} ({API} = {api}); this "
+                          f"farm speaks device API {DEVICE_API}: upgrade farm, or use a "
+                          f"release of the plugin written for device API {DEVICE_API}")
 
 
 def _import_plugin(module: str, where: str) -> ModuleType:
@@ -175,6 +191,12 @@ def _check_kind(where: str, kind: object, value: object) -> None:
     if not callable(value.build):
         raise ConfigError(f"{where}: kind {kind!r} has build={_what(value.build)}: expected "
                           "a function (name, settings, index) -> device, or the device class")
+    if isinstance(value.build, type) and not hasattr(value.build, "__getattr__"):
+        missing = [m for m in DEVICE_METHODS if not callable(getattr(value.build, m, None))]
+        if missing:     # (said by `farm devices` too, not only as a run builds one)
+            raise ConfigError(f"{where}: kind {kind!r} has build={_what(value.build)}, which "
+                              f"has no {', '.join(m + '()' for m in missing)}: a device has "
+                              "every method of farm.devices.base.Device")
     if not isinstance(value.open_timeout, (int, float)) or not value.open_timeout > 0:
         raise ConfigError(f"{where}: kind {kind!r} has open_timeout={value.open_timeout!r}: "
                           "expected seconds, more than 0")
