@@ -16,7 +16,7 @@ from pathlib import Path
 
 from farm.suite.checks import Problems
 from farm.suite.model import AndroidTarget, IosTarget, WebTarget
-from farm.suite.urls import url_problem
+from farm.suite.urls import substituted_problem, url_problem
 from farm.suite.web_emulation import KEY_FIELDS as EMULATION_FIELDS
 from farm.suite.web_emulation import KEYS as EMULATION_KEYS
 from farm.suite.web_emulation import read_emulation
@@ -128,6 +128,8 @@ def read_web(section: str, key: Node, node: Node, base: Path, p: Problems) -> We
     url = p.text(items.get("url"), f"{section}.url", required="url" in items, empty_ok=False,
                  expected="the address of the page to open")
     why = url_problem(url) if url is not None else None
+    if url is not None and why is None and "${" in url:
+        why = substituted_problem(url, _load_values(url, p))
     if why:
         p.add(items["url"], f"{section}.url: {url!r}: {why}")
     mode = _mode(section, items, p)
@@ -156,6 +158,22 @@ def read_web(section: str, key: Node, node: Node, base: Path, p: Problems) -> We
     if url is None:
         return None
     return p.build(WebTarget, {k: v for k, v in values.items() if v is not None}, node)
+
+
+def _load_values(text: str, p: Problems) -> dict[str, tuple[str, str, bool]]:
+    """name -> (value, where it is set, whether it is secret) of the variables ``text`` refers
+    to whose values the load knows (never a ``secrets:`` one nor a served app's URL)."""
+    if p.values is None:
+        return {}
+    from farm.config import environment_secrets
+    from farm.suite.vars import references
+    known = {}
+    for name, _, _ in references(text):
+        value, source = p.values.read(name)
+        if value is not None:
+            secret = bool(environment_secrets({name: value}) or p.values.credential_in(value))
+            known[name] = (value, source, secret)
+    return known
 
 
 def _screen_size(section: str, items: dict[str, Node], values: dict, p: Problems) -> None:

@@ -5,16 +5,19 @@ A page farm opens is an ``http://`` / ``https://`` address with a host (and a po
 its ``serve:`` folder). Anything else would only fail once the run has started, where a page
 that will not open looks like a broken browser (retried, then the browser quarantined), so a
 literal ``url:`` that cannot be a page is refused at load with file:line. A ``${NAME}`` in the
-host or path leaves the load unable to tell: only a literal scheme is checked then, and the run
-reports what it opens.
+host or path leaves the load unable to tell from the text alone: the loader checks it again
+with the values it knows then (the environment, ``.env``, ``vars:``: `substituted_problem`), so
+``url: ${APP_URL}/index.html`` with ``APP_URL=127.0.0.1:3999`` is refused at load too.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from urllib.parse import urlsplit
 
 from farm.suite.checks import suggest
+from farm.suite.vars import references, substitute
 
 PAGE_SCHEMES = ("http", "https", "file")
 INLINE_SCHEMES = ("about", "data")      # about:blank, data:text/html,...
@@ -42,6 +45,34 @@ def url_problem(url: str) -> str | None:
     if scheme == "file" or templated:
         return None
     return _host_problem(url)
+
+
+def substituted_problem(url: str, values: Mapping[str, tuple[str, str, bool]]) -> str | None:
+    """Why ``url``, a ``url:`` with ``${NAME}`` in it, is no web address once its variables
+    are substituted: one with no scheme (``APP_URL=127.0.0.1:3999``) would be opened as a file
+    beside the case. ``values``: name -> (value, where it is set, whether it is secret) of the
+    variables known when the suite loads; None when one it refers to is not among them (a
+    secret, a served app's URL: the run checks those). A secret value is never shown."""
+    names = list(dict.fromkeys(name for name, _, _ in references(url)))
+    if not names or any(name not in values for name in names):
+        return None
+    done = substitute(url, lambda name: values[name][0])
+    if "${" in done or url_problem(done) != _no_scheme(done):
+        return None
+    lead = next((n for n in names if re.match(r"\$\{" + n + r"\b", url)), None)
+    if lead is None:          # the address is built from several: say what they make
+        secret = any(values[n][2] for n in names)
+        made = "" if secret else f" it is {done!r}, which"
+        said = ", ".join("${" + n + "}" for n in names) + (" are" if len(names) > 1 else " is")
+        return (f"once {said} substituted{made} has "
+                f"no scheme, so it would be opened as a file path relative to the case file; "
+                f"the address needs http:// (or https://) in front")
+    value, source, secret = values[lead]
+    shown = "" if secret else f" = {value!r}"
+    fix = f"http://{value}" if not secret else "http://…"
+    return (f"${{{lead}}}{shown} (from {source}) has no scheme, so the address would be opened "
+            f"as a file path relative to the case file; set {lead}={fix} (or https://) for a "
+            "web address")
 
 
 def _host_problem(url: str) -> str | None:
