@@ -14,6 +14,7 @@ with too).
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 from typing import Callable, Mapping
@@ -25,6 +26,9 @@ from farm.suite.vars import UNDEFINED, references
 from farm.text import not_utf8
 
 DOTENV = Path(".env")      # relative: the working directory's, as Midscene's CLI reads it
+# how many folders above a suite's root a .env that sets an undefined variable is looked for
+# in (`explain_undefined`): a project's .env beside the folder run from, not the disk's
+ABOVE_ROOT = 3
 
 def read_dotenv(path: Path, strict: bool = True) -> dict[str, str]:
     """The variables ``path`` sets; {} when it does not exist or cannot be read (Midscene's
@@ -68,24 +72,34 @@ def explain_undefined(errors: list[SuiteError], path: Path, root: Path,
                       shown: Callable[[Path], str],
                       seen: dict[Path, dict[str, str]]) -> list[SuiteError]:
     """``errors`` of the case file ``path``, where an undefined variable is set by a ``.env``
-    beside the case or above it in its suite (``root``), saying so: farm reads only the
-    working directory's, as Midscene's CLI does. ``seen`` caches the files read."""
+    beside the case, above it in its suite (``root``) or in one of the `ABOVE_ROOT` folders
+    above the suite (``cd myapp/bad; farm run x.yaml`` beside ``myapp/.env``), saying so: farm
+    reads only the working directory's, as Midscene's CLI does. Names only, never a value.
+    ``seen`` caches the files read."""
     if not any(e.message.startswith(UNDEFINED.split("$")[0]) for e in errors):
         return errors
     where: dict[str, Path] = {}         # variable -> the nearest .env setting it
+    above = set(list(root.parents)[:ABOVE_ROOT])
     for folder in reversed([path.parent, *path.parent.parents]):
-        if folder == path.parent or folder.is_relative_to(root):
+        if folder == path.parent or folder.is_relative_to(root) or folder in above:
             if folder not in seen:
                 seen[folder] = read_dotenv(folder / DOTENV.name, strict=False)
             where.update(dict.fromkeys(seen[folder], folder / DOTENV.name))
+    def said(place: Path) -> str:       # ../.env, not /home/me/myapp/.env, from myapp/bad
+        folder = place if place.name != DOTENV.name else place.parent
+        if Path.cwd().is_relative_to(folder) and folder != Path.cwd():
+            up = os.path.relpath(folder)
+            return up if place is folder else os.path.join(up, DOTENV.name)
+        return shown(place)
+
     out = []
     for e in errors:
         named = _UNDEFINED_NAME.match(e.message)
         name = named[1] if named and named[1] in where else None
         out.append(e if name is None else SuiteError(     # (set there: no "did you mean")
-            e.file, f"{UNDEFINED.format(name)}; {shown(where[name])} sets it, but farm reads "
+            e.file, f"{UNDEFINED.format(name)}; {said(where[name])} sets it, but farm reads "
                     ".env from the working directory only, as Midscene's CLI does (run farm in "
-                    f"{shown(where[name].parent)}, or set {name} in the environment)",
+                    f"{said(where[name].parent)}, or set {name} in the environment)",
             e.line, e.column))
     return out
 
