@@ -8,6 +8,7 @@ accepted and ignored; farm's own keys (``timeout``, ``retries``, ``tags``, ``sec
 
 from __future__ import annotations
 
+import difflib
 from functools import partial
 from pathlib import Path
 
@@ -33,6 +34,9 @@ REPORT_KEYS = {"groupName", "groupDescription", "generateReport", "autoPrintRepo
                "reportFileName", "persistExecutionDump"}
 AGENT_KEYS = {"testId", "replanningCycleLimit", "aiActContext", "aiActionContext", "cache",
               *REPORT_KEYS}
+# a top-level key only a case has (or one of Midscene's agent options written there): a YAML
+# file with none of them, nor one close to them, is some other tool's (compose.yaml, data)
+CASE_MARKS = {*TARGETS, *UNSUPPORTED, "tasks", "flow", "agent", "config", *AGENT_KEYS}
 NO_REPORT = ("{at}: false is not supported by farm: every case is in the run's "
              "one merged report (report.html, results.json, junit.xml)")
 # Midscene shrinks the screenshots it sends the model by this factor; farm sends them whole.
@@ -152,6 +156,17 @@ def _undefined(name: str, results: dict[str, Node], known: set[str] | frozenset[
             "into a later step's text (the answer is in the case's data and the output: file); "
             "describe the value in the later step instead (\"the total equals the price "
             "shown\")")
+
+
+def not_a_case(node: Node) -> bool:
+    """A mapping none of whose keys is (or nearly is) one only a case has (`CASE_MARKS`):
+    ``services:`` of a compose.yaml was three errors ("unknown key 'services' … (did you mean
+    'secrets'?)", no target section, no tasks) for a file that is no case at all."""
+    if node.kind != "map" or not node.value:
+        return False
+    marks = [m.lower() for m in CASE_MARKS]     # (taks:, andriod: are a case's slips; a
+    return not any(difflib.get_close_matches(   # compose file's image: is not page:)
+        str(key).lower(), marks, n=1, cutoff=0.75) for key in node.value)
 
 
 def read_case(node: Node, path: Path, root: Path, defaults: SuiteDefaults,

@@ -27,7 +27,7 @@ from pathlib import Path
 from farm.config import MAX_RETRIES
 from farm.errors import SuiteError, SuiteErrors
 from farm.suite.casefile import (case_seconds, check_secret_names, check_templates,
-                                 file_case_id, read_case)
+                                 file_case_id, not_a_case, read_case)
 from farm.suite.checks import Problems
 from farm.suite.batch import (INDEX, NOT_CASE_DIRS, NOT_CASE_FILES, SOLVED_FILE,
                               SOLVED_SUFFIX, SUITE_FILE, check_shared, looks_like_batch,
@@ -525,6 +525,10 @@ class _Loading:
                        f"only from a file named {SUITE_FILE}: rename it to {SUITE_FILE} (as it "
                        "is, it is taken for a case)", node.line, node.column))
             return None
+        if not_a_case(node):
+            self.errors.append(SuiteError(shown, _not_a_case(path, info), node.line,
+                                          node.column))
+            return None
         d = info.defaults
         if node.kind == "map":
             self.note_vars(info.root, shown, node.value.get("vars"))
@@ -683,6 +687,16 @@ def _unused_excludes(root: Path, patterns: Sequence[str]) -> list[str]:
                    for rel in paths):
             unused.append(pattern)
     return unused
+
+
+def _not_a_case(path: Path, info: _SuiteInfo) -> str:
+    """What to say of a YAML file of the suite that is no case (`not_a_case`)."""
+    pattern = path.relative_to(info.root).as_posix() if path.is_relative_to(info.root) \
+        else path.name
+    settings = display_path(info.root / SUITE_FILE)
+    return (f"not a farm case (no tasks:, no page:/browser:/web:/android:/ios: section); leave "
+            f"it out with `exclude: [{pattern}]` in {settings}"
+            + ("" if info.has_file else " (a new file there)"))
 
 
 def _misnamed_settings(path: Path, node: Node) -> bool:
