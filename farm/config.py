@@ -1005,6 +1005,17 @@ _SECRET_VARIABLE = re.compile(r"(?:^|_)(?:TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRAS
 MIN_SECRET_CHARS = 8     # a shorter value ("1", "true") is a flag: hiding it garbles messages
 
 
+def secret_chars(value: str) -> int:
+    """``value``'s length as MIN_SECRET_CHARS counts it: a wide character (Chinese, Japanese,
+    Korean: East Asian Width W or F) as 2, so a password of 4 such characters ("芝麻开门")
+    reaches 8, as a Latin one of 8 letters does."""
+    import unicodedata
+    value = value.strip()
+    if value.isascii():
+        return len(value)
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in value)
+
+
 def environment_secrets(environ: Mapping[str, str] | None = None) -> list[str]:
     """The values of the variables in ``environ`` (default ``os.environ``) whose names mark a
     credential (`is_credential`), of MIN_SECRET_CHARS characters or more: what every message,
@@ -1064,8 +1075,8 @@ def basic_auth_values(user: str, password: str) -> list[str]:
 def is_credential(name: str, value: str) -> bool:
     """A variable whose name marks a credential (``…_KEY``, ``_TOKEN``, ``_SECRET``,
     ``_PASSWORD``, ``_PASS``, ``_PWD``, ``_CREDENTIALS``, ...) and whose value is long enough to
-    be one: hidden wherever it shows."""
-    return credential_name(name) and len(value.strip()) >= MIN_SECRET_CHARS
+    be one (`secret_chars`): hidden wherever it shows."""
+    return credential_name(name) and secret_chars(value) >= MIN_SECRET_CHARS
 
 
 def credential_name(name: str) -> bool:

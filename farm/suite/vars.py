@@ -530,11 +530,12 @@ def short_credentials(values: Mapping[str, str], secrets: Iterable[str] = ()
     (``DB_PASSWORD``) with a value too short to be masked everywhere (`is_credential`: fewer
     than MIN_SECRET_CHARS characters), from MIN_WHOLE_CHARS on and no flag's word, and not
     among ``secrets`` (masked at any length): each is masked where it is a whole text."""
-    from farm.config import MIN_SECRET_CHARS, credential_name
+    from farm.config import MIN_SECRET_CHARS, credential_name, secret_chars
     secrets = frozenset(secrets)
     return {name: value.strip() for name, value in values.items()
             if name not in secrets and credential_name(name)
-            and MIN_WHOLE_CHARS <= len(value.strip()) < MIN_SECRET_CHARS
+            and MIN_WHOLE_CHARS <= len(value.strip())
+            and secret_chars(value) < MIN_SECRET_CHARS
             and value.strip().lower() not in _FLAG_WORDS}
 
 
@@ -1055,12 +1056,14 @@ def secret_warnings(variables: Variables, written: Mapping[str, str]) -> list[st
     * A secret (``secrets:``, the secrets dir) whose value is short, or that the steps'
       own text holds: every such text is masked too (``Released in *** edition``).
     Names only, never a value."""
-    from farm.config import MIN_SECRET_CHARS
+    from farm.config import MIN_SECRET_CHARS, secret_chars
     referred = {name for text in written.values() for name, _, _ in references(text)}
     short = short_credentials({n: variables.get(n) or "" for n in variables.names},
                               variables.secret_names)
+    wide = " (a Chinese, Japanese or Korean character counts as 2)"
     said = [f"${{{name}}} is not masked: its name marks a credential, but its value has "
-            f"{len(value)} characters (a value of fewer than {MIN_SECRET_CHARS} is masked only "
+            f"{len(value)} characters (a value of fewer than {MIN_SECRET_CHARS}"
+            f"{wide if len(value) != secret_chars(value) else ''} is masked only "
             "where a text is that value alone; a field it is typed into is drawn as discs): "
             f"name it under secrets: to mask it everywhere"
             for name, value in sorted(short.items()) if name in referred]
