@@ -93,7 +93,9 @@ class ScreenshotGrabber:
         where the device encodes it), or None when the device knows the screen has not changed
         since its last such image. Devices that capture in the background (the browser)
         return at once and the capture overlaps what farm does next; others capture now."""
-        capture = getattr(self.device, "capture_evidence", None)
+        # (farm's own devices': a plugin's would skip `plugin_without_secrets`)
+        capture = None if isinstance(self.device, PluginDevice) else \
+            getattr(self.device, "capture_evidence", None)
         if capture is not None:
             return self._timed(capture)
         self.invalidate()          # after a wait the cached frame is from before it

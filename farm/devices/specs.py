@@ -22,7 +22,8 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Callable
 
 from farm.config import Settings
-from farm.devices.base import DEVICE_METHODS, Device, PluginDevice, raised_at, source_place
+from farm.devices.base import (DEVICE_METHODS, Device, PluginDevice, error_words, raised_at,
+                               source_place)
 from farm.errors import ConfigError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -120,8 +121,8 @@ def _plugin_kinds_of(module: str) -> dict[str, DeviceKind]:
     try:
         found = entry()
     except Exception as exc:
-        raise ConfigError(f"{where}: {ENTRY}() raised {type(exc).__name__}: {exc} (at "
-                          f"{raised_at(exc)})") from None
+        raise ConfigError(f"{where}: {ENTRY}() raised {type(exc).__name__}: "
+                          f"{error_words(exc)} (at {raised_at(exc)})") from None
     if not isinstance(found, dict):
         raise ConfigError(f"{where}: {ENTRY}() returned a {type(found).__name__}: {CONTRACT}")
     for kind, value in found.items():
@@ -164,7 +165,8 @@ def _import_plugin(module: str, where: str) -> ModuleType:
         raise ConfigError(f"{where}: importing it failed: {type(exc).__name__}: {exc.msg} (at "
                           f"{_syntax_at(exc)})") from None
     except Exception as exc:
-        raise ConfigError(f"{where}: importing it failed: {type(exc).__name__}: {exc} (at "
+        raise ConfigError(f"{where}: importing it failed: {type(exc).__name__}: "
+                          f"{error_words(exc)} (at "
                           f"{raised_at(exc)})") from None
 
 
@@ -685,9 +687,10 @@ def _plugin_device(module: str, found: DeviceKind, kind: str, name: str, setting
         device = found.build(name, settings, index)
     except Exception as exc:
         raise ConfigError(f"{where}: building {kind} device {name!r} failed: "
-                          f"{type(exc).__name__}: {exc} (at {raised_at(exc)}); a DeviceKind's "
-                          "build only makes the device: connect in its open(), where a "
-                          "failure takes only that device out of the run") from None
+                          f"{type(exc).__name__}: {error_words(exc)} (at {raised_at(exc)}); "
+                          "a DeviceKind's build only makes the device: connect in its "
+                          "open(), where a failure takes only that device out of the run"
+                          ) from None
     built = f"{where}: its {kind} build({name!r}, settings, {index}) returned {_what(device)}"
     missing = [m for m in DEVICE_METHODS if not callable(getattr(device, m, None))]
     if missing:

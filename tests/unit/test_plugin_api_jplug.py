@@ -88,3 +88,13 @@ def test_farm_devices_says_a_device_class_lacks_a_method(plugin, monkeypatch, ca
             "TvDevice, which has no swipe(): a device has every method of "
             "farm.devices.base.Device") in out + err
     assert "Traceback" not in out + err
+
+
+def test_a_validation_error_as_the_plugin_loads_names_its_field_on_one_line(plugin):
+    module = plugin(api="from farm.devices.base import Rect\nHOME = Rect(0, 0, 'wide', 9)")
+    with pytest.raises(ConfigError) as refused:
+        kinds(module)
+    said = str(refused.value)
+    assert "\n" not in said
+    assert ("importing it failed: ValidationError: Rect.width: Input should be a valid "
+            "integer, unable to parse string as an integer (got str) (at ") in said

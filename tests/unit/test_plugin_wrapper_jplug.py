@@ -276,3 +276,14 @@ def test_a_validation_error_in_a_plugin_names_its_field_on_the_one_line():
             "should be a valid integer, unable to parse string as an integer (got str) (at "
             "tests/unit/test_plugin_wrapper_jplug.py:") in line
     assert "first" not in line
+
+
+def test_a_report_image_of_a_plugin_with_its_own_capture_is_blacked_out_too():
+    class OwnCapture(FakeDevice):
+        def capture_evidence(self):
+            png = self.screenshot()
+            return lambda: png
+    device = wrapped(OwnCapture(login_screen(), name="tv-1", platform="android",
+                                size=(1280, 720)))
+    device.hide = mask
+    assert pixel(ScreenshotGrabber(device).capture_evidence()(), 250, 220) == (0, 0, 0)
