@@ -259,8 +259,9 @@ class SqliteResults:
     _SCHEMA = ("CREATE TABLE IF NOT EXISTS runs (run_id TEXT PRIMARY KEY, at REAL NOT NULL, "
                "record TEXT NOT NULL); CREATE INDEX IF NOT EXISTS runs_at ON runs(at);")
 
-    def __init__(self, path: Path, runs: Path | None = None) -> None:
+    def __init__(self, path: Path, runs: Path | None = None, keep: int | None = None) -> None:
         self.path = Path(path)
+        self.keep = keep or KEEP_RUNS   # newest runs kept: older ones dropped as one is added
         self.rebuild_from = runs    # when corrupt (None: say to move it aside instead)
         self.waited = False         # said once that another process holds the file locked
 
@@ -347,6 +348,10 @@ class SqliteResults:
             self._waiting(con, "BEGIN IMMEDIATE")
             con.executemany("INSERT OR REPLACE INTO runs(run_id, at, record) VALUES (?, ?, ?)",
                             rows)
+            # the newest `keep` runs, many times what a verdict reads (CONTEXT_MAX): a farm
+            # running every few minutes grew its history without end
+            con.execute("DELETE FROM runs WHERE run_id NOT IN (SELECT run_id FROM runs "
+                        "ORDER BY at DESC, run_id DESC LIMIT ?)", (self.keep,))
         con.close()
 
     def _mended(self, action: Callable[[], Any]) -> Any:
@@ -483,12 +488,14 @@ def _results_json(record: RunRecord, runs: Path | None) -> RunSummary | None:
 
 
 class RedisResults:
-    """The shared store: a hash run id → record, a sorted set run id by start time."""
+    """The shared store: a hash run id → record, a sorted set run id by start time; the
+    newest `keep` runs (KEEP_RUNS), older ones dropped as one is added."""
 
-    def __init__(self, client: Any, prefix: str = "farm") -> None:
+    def __init__(self, client: Any, prefix: str = "farm", keep: int | None = None) -> None:
         self.r = client
         self.records = f"{prefix}:results:runs"
         self.index = f"{prefix}:results:index"
+        self.keep = keep or KEEP_RUNS
 
     def add(self, record: RunRecord) -> None:
         # no MULTI: a reader skips an index entry without its record, and a user the ACL
@@ -496,7 +503,19 @@ class RedisResults:
         pipe = self.r.pipeline(transaction=False)
         pipe.hset(self.records, record.run_id, record.model_dump_json(exclude_defaults=True))
         pipe.zadd(self.index, {record.run_id: record.at})
-        pipe.execute()
+        pipe.zcard(self.index)
+        *_, count = pipe.execute()
+        if count > self.keep:
+            self._trim(count - self.keep)
+
+    def _trim(self, over: int) -> None:
+        """Drop the ``over`` oldest runs: the record first, so that a reader never finds an
+        index entry of a record that is gone (it skips one without its record anyway). Two
+        clients trimming at once drop the same runs."""
+        old = self.r.zrange(self.index, 0, over - 1)
+        if old:
+            self.r.hdel(self.records, *old)
+            self.r.zrem(self.index, *old)
 
     def runs(self, since: float = 0.0) -> list[RunRecord]:
         return self._load(lambda: self.r.zrangebyscore(self.index, since, "+inf"))
@@ -609,6 +628,7 @@ def pass_rate(counts: Mapping[str, int]) -> tuple[int, int, float | None]:
 WINDOW = 10       # earlier runs of a case that decide new failure / still failing / unstable
 CONTEXT_RUNS = 50     # runs before a run (any suite's) that its verdicts are decided against
 CONTEXT_MAX = 400     # ... and at most this many, for a case those did not run
+KEEP_RUNS = 2000      # a results history keeps its newest this many runs (each add trims it)
 
 
 def classify(previous: list[str], status: str) -> str | None:
