@@ -134,3 +134,32 @@ def key_names(platform: str) -> list[str]:
         return [*IOS_TYPED, *IOS_BUTTONS]
     return [*_KEYS, *(k for k in _PLAYWRIGHT_CODES if len(k) > 1), "Shift", "Control",
             "Alt", "Meta"]
+
+
+# Key names in Chinese, as a suite written in Chinese may say them ("aiKeyboardPress: 回车"): not
+# pressed as such (a device takes its own names only), but named in the error of one that is
+# not a key ("did you mean 'Enter'?"). A trailing 键 ("回车键", "Tab键") is the word "key".
+NATIVE_KEY_NAMES = {
+    "回车": "Enter", "换行": "Enter", "退格": "Backspace", "删除": "Delete",
+    "空格": "Space", "制表": "Tab", "制表符": "Tab", "返回": "Back", "后退": "Back",
+    "主页": "Home", "主屏幕": "Home", "首页": "Home", "行首": "Home", "行尾": "End",
+    "结尾": "End", "退出": "Escape", "插入": "Insert", "上一页": "PageUp", "下一页": "PageDown",
+    "向上翻页": "PageUp", "向下翻页": "PageDown", "上": "ArrowUp", "向上": "ArrowUp",
+    "上箭头": "ArrowUp", "方向上": "ArrowUp", "下": "ArrowDown", "向下": "ArrowDown",
+    "下箭头": "ArrowDown", "方向下": "ArrowDown", "左": "ArrowLeft", "向左": "ArrowLeft",
+    "左箭头": "ArrowLeft", "方向左": "ArrowLeft", "右": "ArrowRight", "向右": "ArrowRight",
+    "右箭头": "ArrowRight", "方向右": "ArrowRight", "音量加": "VolumeUp", "音量+": "VolumeUp",
+    "音量减": "VolumeDown", "音量-": "VolumeDown", "电源": "Power", "菜单": "Menu",
+}
+
+
+def native_key(key: str, platform: str) -> str | None:
+    """The key name a ``platform``'s device knows for ``key`` written in Chinese ("回车",
+    "回车键", "Tab键": `NATIVE_KEY_NAMES`), for a "did you mean"; None when there is none
+    (返回, Back, on a web page)."""
+    word = re.sub(r"\s+", "", key)
+    word = word[:-1] if len(word) > 1 and word.endswith("键") else word
+    name = NATIVE_KEY_NAMES.get(word) or (word if word.isascii() and word else None)
+    if name is None or unknown_key(name, platform) is not None:
+        return None
+    return normalize_key(name) if platform == "web" else name

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from farm.devices.keys import key_names, unknown_key
+from farm.devices.keys import key_names, native_key, unknown_key
 from farm.suite.checks import KEYWORD_FIELD, Problems, got, suggest, whole_number
 from farm.suite.kinds import (KINDS, MEANINGS, NEAR_MISSES, OPTION_NEAR_MISSES,
                               OPTION_PLATFORMS, OTHER_WAYS, PLATFORM_GAPS, REFUSED_OPTIONS,
@@ -287,8 +287,9 @@ def _check_key(kind: str, key: str, at: Node, platform: str, p: Problems) -> Non
     part = f" in {key!r}" if bad != key else ""
     on = {"android": " on Android", "ios": " on iOS"}.get(platform, "")
     expected = KEY_EXAMPLES[platform].format(names=", ".join(dict.fromkeys(names)))
-    p.add(at, f"{kind}: unknown key {bad!r}{part}{on}{suggest(bad, names)}; expected "
-              f"{expected}")
+    native = native_key(bad, platform)
+    near = f" (did you mean {native!r}?)" if native else suggest(bad, names)
+    p.add(at, f"{kind}: unknown key {bad!r}{part}{on}{near}; expected {expected}")
 
 
 def _step_timeout(kind: str, node: Node | None, p: Problems) -> int | None:
