@@ -11,6 +11,7 @@ import os
 import sys
 import threading
 import time
+from collections import Counter
 
 PATIENCE = 5.0      # seconds the interpreter's exit may wait for threads still running
 SHOWN = 5           # thread names said (then "and N more")
@@ -46,10 +47,11 @@ def _running() -> list[threading.Thread]:
 
 
 def describe(threads: list[threading.Thread]) -> str:
-    """"3 threads still running (Thread-1 (poll), …) started by tvplug.poller"."""
-    names = [t.name for t in threads]
-    shown = ", ".join(names[:SHOWN]) + (f" and {len(names) - SHOWN} more"
-                                        if len(names) > SHOWN else "")
+    """"21 threads still running (poll ×20, Thread-3 (tick)) started by tvplug"."""
+    names = Counter(t.name for t in threads)       # (20 pollers alike: "poll ×20")
+    said = [name if n == 1 else f"{name} ×{n}" for name, n in names.items()]
+    shown = ", ".join(said[:SHOWN]) + (f" and {len(said) - SHOWN} more"
+                                       if len(said) > SHOWN else "")
     modules = sorted({m for m in map(_module_of, threads) if m})
     n = len(threads)
     return (f"{n} thread{'s' if n != 1 else ''} still running ({shown})"

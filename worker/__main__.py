@@ -28,4 +28,9 @@ def main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    from worker.syspath import working_directory_not_first
+    working_directory_not_first()       # (before a device plugin is imported)
+    code = main(sys.argv[1:])
+    from farm.leftover_threads import exit_watched
+    exit_watched(code, "farm worker")
+    sys.exit(code)

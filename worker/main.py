@@ -265,10 +265,15 @@ def _beat_from_start(name: str) -> None:
     metrics.heartbeat(name, time.time())
 
 
+_NAME = ""      # this device process's name, once taken (`_log_as`)
+
+
 def _log_as(name: str) -> None:
     """Each logged line names this device: the device processes of a `farm worker` share its
     output, and Celery's "Cannot connect to redis://..." or a heartbeat's "redis unavailable"
     came once per device, alike, none saying which."""
+    global _NAME
+    _NAME = name
     for handler in logging.getLogger().handlers:
         handler.setFormatter(logging.Formatter(f"%(asctime)s {name} %(name)s %(message)s"))
 
@@ -803,8 +808,12 @@ def _leave(code: int) -> None:
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(code)
+    from farm.leftover_threads import exit_watched
+    exit_watched(code, f"farm worker: {_NAME or f'device process {os.getpid()}'}")
     sys.exit(code)
 
 
 if __name__ == "__main__":
+    from worker.syspath import working_directory_not_first
+    working_directory_not_first()       # (before a device plugin is imported)
     _leave(child(sys.argv[1:]))
