@@ -26,7 +26,7 @@ from typing import Any, Callable, Iterable
 from farm import metrics
 from farm.attempts import QUARANTINE_REASON, Outcome
 from farm.cluster import jobs as wire
-from farm.cluster import store
+from farm.cluster import queues, store
 from farm.cluster.store import key
 from farm.config import Settings
 from farm.devices.specs import build_device
@@ -353,6 +353,18 @@ class DeviceRuntime:
             raise RuntimeError(self.slot.detail)
         self._warm_models()
         self.set_state(state="starting")    # idle once its Celery consumer reads its queues
+        self._sweep_queues()
+
+    def _sweep_queues(self) -> None:
+        """Forget the queues of devices gone for a day (`farm.cluster.queues.sweep`)."""
+        try:
+            gone = queues.sweep(self.r)
+        except Exception as exc:        # (a later start sweeps them)
+            log.warning("cannot sweep the queues of departed devices: %s", exc)
+            return
+        if gone:
+            log.info("forgot the queues of %d device(s) gone for a day: %s", len(gone),
+                     ", ".join(gone))
 
     def consuming(self) -> None:
         """Its Celery consumer reads its queues now (Celery's worker_ready): the device is idle.
@@ -409,6 +421,11 @@ class DeviceRuntime:
         if self.slot is not None:
             self.slot.close()
         self._close_cache()
+        try:
+            if not self.name_lost:      # (else its queue is the other process's now)
+                queues.forget(self.r, self.name)    # before the name is free again
+        except Exception as exc:        # (a worker's sweep forgets it a day on)
+            log.warning("cannot forget the queue of %s: %s", self.name, exc)
         try:
             if not self.quarantined:
                 store.release_lease(self.r, self.name, self.token)

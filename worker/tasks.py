@@ -37,5 +37,6 @@ def run_case_task(payload: dict[str, Any]) -> str:
     except NotReady as exc:     # back to its queue, unclaimed: another device runs it
         from celery.exceptions import Reject
         raise Reject(str(exc), requeue=True) from None
-    log.info("%s attempt %s: %s", payload["job"]["case_id"], payload["job"]["attempt"], what)
+    log.info("%s attempt %s: %s (run %s)", payload["job"]["case_id"], payload["job"]["attempt"],
+             what, payload.get("run_id", "?"))
     return what
