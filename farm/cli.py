@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import glob
 import os
 import re
 import signal
@@ -54,6 +55,57 @@ class _GivenPath(click.Path):
             self.fail("an empty path (an unset variable, as in \"$DIR\"?): give one"
                       + (", or leave the option out" if optional else ""), param, ctx)
         return super().convert(value, param, ctx)
+
+
+class _RunPath(_GivenPath):
+    """`farm run`'s PATHS: also ``file:line`` (pytest's node ids: the case that file holds,
+    one a file) and a glob the shell left unexpanded (``'tests/*.yaml'``, quoted or on a
+    shell that expands none), expanded here: both read "does not exist"."""
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, str) and value.strip() and not os.path.exists(value):
+            file, _, line = value.rpartition(":")
+            if file and line.isdigit() and os.path.isfile(file):
+                return super().convert(file, param, ctx)
+            if glob.has_magic(value):
+                found = sorted(glob.glob(value, recursive=True))
+                if not found:
+                    self.fail(f"{value!r}: a glob that matches no file (farm expands a glob the "
+                              "shell did not)", param, ctx)
+                return [super(_RunPath, self).convert(f, param, ctx) for f in found]
+        return super().convert(value, param, ctx)
+
+    @staticmethod
+    def flat(paths: tuple[Path | list[Path], ...]) -> list[Path]:
+        """The paths given, a glob's files in its place."""
+        return [p for given in paths for p in (given if isinstance(given, list) else [given])]
+
+
+class _Seconds(click.ParamType):
+    """Seconds, as a number (90, 2.5) or a duration (90s, 5m, 1h30m): ``--timeout 5m`` read
+    "'5m' is not a valid float range"."""
+
+    name = "seconds"
+    _PART = re.compile(r"(\d+(?:\.\d+)?)(h|m|s)")
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, (int, float)):
+            seconds = float(value)
+        else:
+            text = str(value).strip().lower()
+            try:
+                seconds = float(text)
+            except ValueError:
+                parts = self._PART.findall(text)
+                if not parts or "".join(n + u for n, u in parts) != text.replace(" ", "") \
+                        or len({u for _, u in parts}) < len(parts):
+                    self.fail(f"{value!r} is no duration: give seconds (300) or a duration "
+                              "such as 90s, 5m, 1h30m", param, ctx)
+                seconds = sum(float(n) * {"h": 3600, "m": 60, "s": 1}[u] for n, u in parts)
+        if not 0.1 <= seconds <= MAX_TIMEOUT:
+            self.fail(f"{value!r} is out of range: from 0.1 s to {MAX_TIMEOUT} s (24h)",
+                      param, ctx)
+        return seconds
 
 
 class _GivenText(click.ParamType):
@@ -123,7 +175,7 @@ def cli(ctx: click.Context) -> None:
 
 
 @cli.command()
-@click.argument("paths", nargs=-1, required=True, type=_GivenPath(exists=True, path_type=Path))
+@click.argument("paths", nargs=-1, required=True, type=_RunPath(exists=True, path_type=Path))
 @click.option("--devices", "-d", default=None, metavar="SPEC",
               help="Devices to run on: KIND[:COUNT][,KIND[:COUNT]] (kinds: browser, android, "
                    "ios, android-sim, ios-sim). Default: browser:1. Browsers run headless: "
@@ -178,9 +230,10 @@ def cli(ctx: click.Context) -> None:
 @click.option("--retries", type=click.IntRange(0),
               help="Re-runs after a test failure (at most 10), for every case: --retries wins "
                    "over a case's own retries: and farm.yaml's; also FARM_RETRIES.")
-@click.option("--timeout", type=click.FloatRange(min=0.1, max=MAX_TIMEOUT),
-              help="Seconds per case. A case's own timeout: wins over --timeout; --timeout "
-                   "wins over farm.yaml's; also FARM_DEFAULT_TIMEOUT.")
+@click.option("--timeout", type=_Seconds(),
+              help="Seconds per case, or a duration (90s, 5m, 1h30m). A case's own timeout: "
+                   "wins over --timeout; --timeout wins over farm.yaml's; also "
+                   "FARM_DEFAULT_TIMEOUT.")
 @click.option("--model", type=GIVEN_TEXT,
               help="litellm model string, e.g. openai/qwen3-vl (enables ai steps).")
 @click.option("--model-base-url", type=GIVEN_TEXT,
@@ -252,8 +305,8 @@ def run(paths: tuple[Path, ...], devices: str, report_dir: Path | None, junit_xm
                     collect_only=collect_only, devices_given=devices is not None,
                     matrix_groups=_matrix_groups(settings) if matrix and collect_only else None)
     try:
-        code = run_session(list(paths), "browser:1" if devices is None else devices, settings,
-                           junit_xml=junit_xml, progress=not settings.no_progress,
+        code = run_session(_RunPath.flat(paths), "browser:1" if devices is None else devices,
+                           settings, junit_xml=junit_xml, progress=not settings.no_progress,
                            matrix=matrix, overwrite=overwrite, verbose=verbose, choice=choice,
                            alluredir=alluredir, own_process=_OWN_PROCESS)
     except SuiteErrors as exc:      # said on stderr, exit 4, by `main`

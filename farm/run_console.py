@@ -277,9 +277,9 @@ def device_retried(summary: RunSummary) -> int:
 
 
 def summary_line(summary: RunSummary, not_run: str | None = None) -> str:
-    """The tally: "farm: 1 failed, 2 errors in 3.7s (run r1)"; "; 2 retried after a device
-    error" when cases had an attempt their device's error ended. ``not_run``: the error of an
-    executor that refused the run; the cases it left unrun (errors in results.json) are
+    """The tally: "farm: 1 failed, 2 errors in 3.7s (run r1)"; "in 3.7s; 2 retried after a
+    device error" when cases had an attempt their device's error ended. ``not_run``: the
+    error of an executor that refused the run; the cases it left unrun (errors in results.json) are
     "N case(s) not run (counted as errors)", not "N errors", which read as if they ran."""
     counts = dict(summary.counts)
     unrun = sum(1 for c in summary.cases if _refused(c, not_run))
@@ -293,7 +293,9 @@ def summary_line(summary: RunSummary, not_run: str | None = None) -> str:
              if (n := counts.get(s))]
     if unrun:
         parts.append(f"{unrun} case(s) not run (counted as errors)")
-    text = ", ".join(parts) or "nothing ran"
+    # the run's wall time right after the tally: after "; model: 3 calls" it read as the
+    # model's time
+    text = f"{', '.join(parts) or 'nothing ran'} in {summary.duration:.1f}s"
     if moved := device_retried(summary):     # (else said only in farm.log and previous[])
         text += f"; {moved} retried after a device error"
     if summary.quarantined:
@@ -307,4 +309,4 @@ def summary_line(summary: RunSummary, not_run: str | None = None) -> str:
     saved = cache_savings(summary)
     if saved:
         text += f"; cache: {saved}"
-    return f"farm: {text} in {summary.duration:.1f}s (run {summary.run_id})"
+    return f"farm: {text} (run {summary.run_id})"

@@ -762,10 +762,14 @@ class _CaseRun:
 
 
 def case_line(result: CaseResult, case: Case) -> int:
-    """results.json's ``line``: the step the verdict names (the FAILED line's file:line), the
-    case's set-up line when it ended before its first step, else its first step's."""
+    """results.json's ``line``: the step the verdict names (the FAILED line's file:line; a
+    case skipped for a model: the step that needs one), the case's set-up line when it ended
+    before its first step, else its first step's."""
     if result.line:
         return result.line
+    if result.status == "skipped":      # (`_end_current`: the step it stopped at, skipped)
+        return next((s.line for s in result.steps if s.status == "skipped" and s.error
+                     and s.line), case.first_line)
     at = result.error.step if result.error else next(     # interrupted: the step it was in
         (s.index for s in reversed(result.steps) if s.status == "interrupted"), None)
     return next((s.line for s in result.steps if s.index == at and s.line), case.first_line)

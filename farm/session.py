@@ -95,10 +95,13 @@ def _suite_urls(suites: list, served: dict[Path, str]) -> dict[Path, dict[str, s
             for suite in suites}
 
 
-def _upfront_result(case: Case, run_id: str, reason: str) -> CaseResult:
+def _upfront_result(case: Case, run_id: str, reason: str, line: int | None = None
+                    ) -> CaseResult:
+    """A case decided before it starts; ``line``: the step that decided it (one that needs a
+    model), else its first step's."""
     return CaseResult(run_id=run_id, case_id=case.id, name=case.name, file=display_path(case.file),
-                      line=case.first_line, platform=case.platform, status="skipped", reason=reason,
-                      started=now_iso(), tags=case.tags,
+                      line=line or case.first_line, platform=case.platform, status="skipped",
+                      reason=reason, started=now_iso(), tags=case.tags,
                       description=case.description, report_file=case.report_file)
 
 
@@ -208,8 +211,7 @@ def _run(paths: Sequence[str | Path], devices: str, settings: Settings,
     remembered = (history := DurationHistory(settings.state_dir)).load()
     chosen = _select(cases, specs, settings, choice, devices, out)
     if choice.collect_only:
-        return _print_collection(chosen, out, remembered, settings, choice.matrix_groups,
-                                 verbose)
+        return _collect_only(chosen, specs, devices, choice, settings, remembered, verbose, out)
     if not chosen.selected:
         return _none_selected(junit_xml, out, 0 if chosen.empty_shard else 5)
     cases = chosen.selected
@@ -439,7 +441,7 @@ def _plan(cases: list[Case], settings: Settings, run_id: str, remembered: dict[s
         if step is not None and not settings.model and not settings.broker_url:
             upfront.append(_upfront_result(
                 case, run_id, f"needs a model (set FARM_MODEL): {step.kind} at line "
-                              f"{step.line}"))
+                              f"{step.line}", step.line))
         else:
             # a concurrent: 1 batch's files run in its order; a concurrent: N one's in N lanes
             order = (case.in_order.batch, case.in_order.place) if case.in_order else None
@@ -482,11 +484,43 @@ def _select(cases: list[Case], specs: list[DeviceSpec], settings: Settings, choi
             by_platform[d.case.platform] = by_platform.get(d.case.platform, 0) + 1
     for platform, n in sorted(by_platform.items()):
         chosen.notes.append(f"deselected {n} {platform} case(s): " + (
-            f"no {platform} device in --devices {devices}" if choice.devices_given else
+            f"no {platform} device in --devices {devices}: add {_DEVICE_KIND[platform]}:1"
+            + _simulated(platform, bool(settings.broker_url)) if choice.devices_given else
             _no_devices_note(platform, devices, bool(settings.broker_url))))
     for note in chosen.notes:
         print(f"farm: {note}", file=out)
     return chosen
+
+
+def _collect_only(chosen: Selection, specs: list[DeviceSpec], devices: str, choice: Choice,
+                  settings: Settings, remembered: Mapping[str, list[float]], verbose: bool,
+                  out: IO[str]) -> int:
+    """--collect-only's listing and code, then what a run without --devices would leave out."""
+    code = _print_collection(chosen, out, remembered, settings, choice.matrix_groups, verbose)
+    if (left := _left_by_default(chosen, specs, devices, choice, settings)) is not None:
+        print(f"farm: {left}", file=out, flush=True)
+    return code
+
+
+def _left_by_default(chosen: Selection, specs: list[DeviceSpec], devices: str, choice: Choice,
+                     settings: Settings) -> str | None:
+    """--collect-only without --devices lists every platform's cases, but the run itself takes
+    ``devices`` (browser:1) alone and deselects the phone cases: "16 case(s) collected, 0
+    deselected" was followed by a run of 12. What the run would leave out, said without asking
+    any device (no adb server probed)."""
+    if choice.devices_given or not choice.collect_only:
+        return None
+    have = {s.platform for s in specs}
+    left = Counter(c.platform for c in chosen.selected if c.platform not in have)
+    if not left:
+        return None
+    each = ", ".join(f"{n} {p}" for p, n in sorted(left.items()))
+    kinds = sorted(_DEVICE_KIND[p] for p in left)
+    real = ",".join([devices] + [f"{k}:1" for k in kinds])
+    sims = "" if settings.broker_url else \
+        f", or --devices {','.join([devices] + [f'{k}-sim:1' for k in kinds])} (simulated)"
+    return (f"a run without --devices takes {devices} alone and would deselect "
+            f"{sum(left.values())} of these ({each}): give --devices {real}{sims}")
 
 
 def _no_devices_note(platform: str, devices: str, broker: bool) -> str:
@@ -501,7 +535,17 @@ def _no_devices_note(platform: str, devices: str, broker: bool) -> str:
                 f"the cluster's devices (its workers pick which): give --devices {kind}:1 "
                 f"{both}")
     return f"no --devices given, and without it farm runs on {devices} alone: give " \
-        f"--devices {kind}:1 {both}"
+        f"--devices {kind}:1 {both}{_simulated(platform, broker)}"
+
+
+def _simulated(platform: str, broker: bool) -> str:
+    """The simulators farm starts itself, beside the real phones a hint names: on a machine
+    with no adb server, ``--devices android:1`` stopped the run (exit 4) with no word of
+    ``android-sim:1``. A --broker run's devices are its workers' own: none said there."""
+    if broker or platform == "web":
+        return ""
+    phones = "phones" if platform == "android" else "iPhones"
+    return f", or {platform}-sim:1 for simulated {phones} farm starts itself"
 
 
 def _print_collection(chosen: Selection, out: IO[str], remembered: Mapping[str, list[float]],
