@@ -226,16 +226,19 @@ def missing_served_file(url: str, services: Services) -> Path | None:
     return None
 
 
-def case_cache(case: Case, services: Services, mask: Callable[[str], str]) -> Any:
+def case_cache(case: Case, services: Services, mask: Callable[[str], str],
+               device: Device | None = None) -> Any:
     """The case attempt's view of the cache store (None when the cache is off); it stores no
-    entry that ``mask`` (every secret of the run: `_CaseRun.mask`) would change."""
+    entry that ``mask`` (every secret of the run: `_CaseRun.mask`) would change. A device
+    plugin's kind has entries of its own (`cache_platform`)."""
     from farm.cache.case import CaseCache
-    from farm.cache.keys import Namespace, app_version, case_mode
+    from farm.cache.keys import Namespace, app_version, cache_platform, case_mode
     mode = case_mode(services.cache_mode or services.settings.cache, case.agent)
     store = services.cache_store() if mode != "off" else None
     if store is None:
         return None
-    ns = Namespace(case.id, case.platform, app_version(case.cache_key, case.agent))
+    ns = Namespace(case.id, cache_platform(case.platform, device),
+                   app_version(case.cache_key, case.agent))
     package = case.android.launch if case.android else None
     return CaseCache(store, ns, mode, mask=mask, package=package,
                      ttl=services.settings.cache_ttl_days * 86400)
@@ -265,7 +268,7 @@ class _CaseRun:
                            context=case.agent.get("aiActContext"),
                            resolve_planned=lambda text, undeclared: self.vars.resolve_declared(
                                text, declared, undeclared),
-                           mask=self.mask, cache=case_cache(case, services, self.mask),
+                           mask=self.mask, cache=case_cache(case, services, self.mask, device),
                            locate_off=services.settings.locate_off,
                            max_scrolls=services.settings.locate_max_scrolls,
                            cancel=services.cancel, on_spend=self._spent)

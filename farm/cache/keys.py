@@ -1,6 +1,10 @@
 """Cache keys and modes: pure functions.
 
 A key names one entry: ``v1|<case id>|<platform>|<app version>|<kind>|<n>|<prompt digest>``.
+``<platform>`` is the case's (``web``, ``android``, ``ios``) on farm's own devices, a simulator
+included (android-sim runs the same app as a phone), and ``<platform>:<kind>`` on a device
+plugin's kind (``web:fake``): its screens are not the browser's, so what a browser found is
+not looked for there, nor the other way round (`cache_platform`).
 The case id starts with the suite's name; the app version is the user's (``cache.key`` in
 farm.yaml and/or Midscene's ``agent.cache.id``), so two apps or two versions never share an
 entry. ``n`` counts uses of the same prompt within one case attempt: a prompt used three times
@@ -33,6 +37,19 @@ class Namespace:
     def key(self, kind: Kind, prompt: str, n: int) -> str:
         digest = hashlib.sha256(prompt.encode("utf-8", "surrogatepass")).hexdigest()[:16]
         return f"{self.prefix}{kind}|{n}|{digest}"
+
+
+def cache_platform(platform: str, device: object | None = None) -> str:
+    """The ``<platform>`` part of the keys of a case run on ``device``: ``platform`` for
+    farm's own kinds (keys as they always were), ``platform:kind`` for a device plugin's
+    (a `farm.devices.base.PluginDevice`; farm names its devices ``<kind>-<n>``, a worker's
+    ``<kind>-<n>@<host>``)."""
+    from farm.devices.base import PluginDevice
+    if not isinstance(device, PluginDevice):
+        return platform
+    name = str(getattr(device, "name", "")).split("@", 1)[0]
+    kind = name.rpartition("-")[0] if name.rpartition("-")[2].isdigit() else ""
+    return f"{platform}:{(kind or type(device).__name__).replace('|', '_')}"
 
 
 def context_key(context: str) -> str:
