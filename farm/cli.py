@@ -231,8 +231,8 @@ def cli(ctx: click.Context) -> None:
               help="Re-runs after a test failure (at most 10), for every case: --retries wins "
                    "over a case's own retries: and farm.yaml's; also FARM_RETRIES.")
 @click.option("--timeout", type=_Seconds(),
-              help="Seconds per case, or a duration (90s, 5m, 1h30m). A case's own timeout: "
-                   "wins over --timeout; --timeout wins over farm.yaml's; also "
+              help="Seconds per case (0.1 to 86400), or a duration (90s, 5m, 1h30m). A case's "
+                   "own timeout: wins over --timeout; --timeout wins over farm.yaml's; also "
                    "FARM_DEFAULT_TIMEOUT.")
 @click.option("--model", type=GIVEN_TEXT,
               help="litellm model string, e.g. openai/qwen3-vl (enables ai steps).")

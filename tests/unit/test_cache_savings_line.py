@@ -25,7 +25,7 @@ def test_replayed_plans_and_what_they_saved_are_summed_over_attempts():
     assert cache_savings(summary) == \
         "2 plan(s) replayed (saved 10 model call(s), 14,345 tokens, $0.0461)"
     assert summary_line(summary).endswith(
-        "; cache: 2 plan(s) replayed (saved 10 model call(s), 14,345 tokens, $0.0461) in 3.0s "
+        " in 3.0s; cache: 2 plan(s) replayed (saved 10 model call(s), 14,345 tokens, $0.0461) "
         "(run r)")
 
 

@@ -32,4 +32,4 @@ def test_a_flaky_case_s_model_fact_counts_every_attempt(tmp_path):
     facts = dict(re.findall(r"^(model|tokens\.\w+): (.+)$", out, re.M))
     assert facts == {"model": "2 call(s), 2,100 tokens, $0.0300 (2 attempts)",
                      "tokens.completion": "100", "tokens.prompt": "2000"}
-    assert "; model: 2 call(s), 2,100 tokens, $0.0300 in " in summary_line(summary)
+    assert "; model: 2 call(s), 2,100 tokens, $0.0300 (run " in summary_line(summary)

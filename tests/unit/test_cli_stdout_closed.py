@@ -59,7 +59,8 @@ def test_a_run_whose_reader_left_runs_its_cases_and_keeps_its_exit_code(here, mo
     code, _, err = run_main(monkeypatch, capsys, "run", "s", "--devices", "fake:1",
                             "--no-progress", "--report-dir", "r")
     assert pipe.getvalue() == ("farm: deselected 1 android case(s): no android device in "
-                               "--devices fake:1\n")
+                               "--devices fake:1: add android:1, or android-sim:1 for "
+                               "simulated phones farm starts itself\n")
     assert (code, err) == (0, "")
     results = json.loads((here / "r" / "results.json").read_text())
     assert [(c["case_id"], c["status"]) for c in results["cases"]] == [("s/one", "passed")]

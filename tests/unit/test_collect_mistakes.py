@@ -240,12 +240,16 @@ def test_without_devices_mobile_cases_are_deselected_as_with_browser_1(
         runs[label] = [line for line in out.splitlines() if "deselected" in line]
     assert runs["default"] == [
         "farm: deselected 1 android case(s): no --devices given, and without it farm runs on "
-        "browser:1 alone: give --devices android:1 (--devices browser:1,android:1 runs both)",
+        "browser:1 alone: give --devices android:1 (--devices browser:1,android:1 runs both), "
+        "or android-sim:1 for simulated phones farm starts itself",
         "farm: deselected 1 ios case(s): no --devices given, and without it farm runs on "
-        "browser:1 alone: give --devices ios:1 (--devices browser:1,ios:1 runs both)"]
+        "browser:1 alone: give --devices ios:1 (--devices browser:1,ios:1 runs both), "
+        "or ios-sim:1 for simulated iPhones farm starts itself"]
     assert runs["explicit"] == [
-        "farm: deselected 1 android case(s): no android device in --devices browser:1",
-        "farm: deselected 1 ios case(s): no ios device in --devices browser:1"]
+        "farm: deselected 1 android case(s): no android device in --devices browser:1: add "
+        "android:1, or android-sim:1 for simulated phones farm starts itself",
+        "farm: deselected 1 ios case(s): no ios device in --devices browser:1: add ios:1, or "
+        "ios-sim:1 for simulated iPhones farm starts itself"]
 
 
 def test_a_taken_metrics_port_leaves_the_report_dir_as_it_was(farm_run, tmp_path) -> None:

@@ -244,7 +244,8 @@ def test_a_device_that_dies_is_named_in_the_run_with_why(tmp_path):
     summary = RunSummary(run_id="r", started="", cases=list(results.values()),
                          lost=outcome.lost)
     summary.recount()
-    assert summary_line(summary).startswith("farm: 2 passed; lost: d2 in ")
+    assert summary_line(summary).startswith("farm: 2 passed in ")
+    assert "; lost: d2 (run " in summary_line(summary)
     assert ("Lost during the run: d2 (could not start: iphone-2 lost (status): [Errno 111] "
             "Connection refused)") in render_html(summary, tmp_path)
 

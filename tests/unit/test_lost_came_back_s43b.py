@@ -25,11 +25,11 @@ def _summary(lost: dict[str, str]) -> RunSummary:
 def test_a_device_that_came_back_says_so_in_the_summary_line():
     line = summary_line(_summary({"browser-1@vm": f"{LOST}; it came back later in the run",
                                   "emulator-5554": "could not restart: emulator-5554 lost"}))
-    assert line == ("farm: 8 passed; lost: browser-1@vm (came back), emulator-5554 in 47.1s "
+    assert line == ("farm: 8 passed in 47.1s; lost: browser-1@vm (came back), emulator-5554 "
                     "(run r1)")
 
 
 def test_a_device_lost_again_after_it_came_back_is_lost():
     again = f"{LOST}; it came back later in the run; then its worker stopped answering mid-case"
     assert summary_line(_summary({"browser-1@vm": again})) == (
-        "farm: 8 passed; lost: browser-1@vm in 47.1s (run r1)")
+        "farm: 8 passed in 47.1s; lost: browser-1@vm (run r1)")

@@ -55,7 +55,7 @@ def test_an_error_not_retried_says_why_on_its_line(tmp_path: Path):
     assert _end(summary, tmp_path) == [
         "ERROR s/pay (/tmp/pay.yaml:5) — step 1: d1 lost: browser crashed; not retried: no "
         "usable web device left",
-        "farm: 1 error; lost: d1 in 2.0s (run r1)"]
+        "farm: 1 error in 2.0s; lost: d1 (run r1)"]
 
 
 def test_a_failure_whose_retry_a_stop_cut_says_so_too(tmp_path: Path):

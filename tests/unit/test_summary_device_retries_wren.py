@@ -27,7 +27,7 @@ def test_cases_retried_after_device_errors_are_counted():
     moved = [final_result([_attempt(c, 1, "error", "DeviceLost"), _attempt(c, 2, "passed")])
              for c in ("k/a", "k/b")]
     assert summary_line(_summary(*moved)) == \
-        "farm: 2 passed; 2 retried after a device error in 33.4s (run r1)"
+        "farm: 2 passed in 33.4s; 2 retried after a device error (run r1)"
 
 
 def test_a_test_retry_or_a_plain_run_says_nothing_more():

@@ -21,8 +21,8 @@ def test_the_summary_line_counts_the_model_spend_of_every_attempt():
              _case("s/plain", "passed", None)]
     summary = RunSummary(run_id="r1", started="", duration=12.0, cases=cases)
     summary.recount()
-    assert summary_line(summary) == ("farm: 1 passed, 1 flaky; model: 6 call(s), 3,150 tokens, "
-                                     "$0.0300 in 12.0s (run r1)")
+    assert summary_line(summary) == ("farm: 1 passed, 1 flaky in 12.0s; model: 6 call(s), 3,150 "
+                                     "tokens, $0.0300 (run r1)")
     free = RunSummary(run_id="r2", started="", duration=1.0, cases=[_case("s/p", "passed", None)])
     free.recount()
     assert summary_line(free) == "farm: 1 passed in 1.0s (run r2)"

@@ -117,8 +117,8 @@ def cells(html: str, pattern: str) -> str:
 
 def test_an_unpriced_model_reads_cost_unknown_everywhere(tmp_path):
     summary = run(case("query", UNPRICED))
-    assert summary_line(summary).endswith("; model: 1 call(s), 1,050 tokens, cost unknown "
-                                          "in 4.0s (run r1)")
+    assert summary_line(summary).endswith(" in 4.0s; model: 1 call(s), 1,050 tokens, cost "
+                                          "unknown (run r1)")
     report = render_html(summary)
     assert header(report, "Model cost") == "cost unknown"          # not "$0.0000 (partly…)"
     assert header(report, "Tokens") == "1,050 tokens: completion 50 · prompt 1,000"
@@ -138,7 +138,7 @@ def test_an_unpriced_model_reads_cost_unknown_everywhere(tmp_path):
 
 def test_a_reply_without_usage_reads_tokens_unknown_everywhere(tmp_path):
     summary = run(case("query", NO_USAGE))
-    assert "; model: 1 call(s), tokens unknown, cost unknown in " in summary_line(summary)
+    assert "; model: 1 call(s), tokens unknown, cost unknown (run " in summary_line(summary)
     report = render_html(summary)
     assert header(report, "Tokens") == "tokens unknown"
     assert header(report, "Model cost") == "cost unknown"
@@ -158,7 +158,7 @@ def test_a_reply_without_usage_reads_tokens_unknown_everywhere(tmp_path):
 def test_a_run_partly_priced_reads_partly_unknown_everywhere(tmp_path):
     summary = run(case("priced", PRICED), case("unpriced", UNPRICED))
     assert summary_line(summary).endswith(
-        "; model: 2 call(s), 2,100 tokens, $0.0030 (partly unknown) in 4.0s (run r1)")
+        " in 4.0s; model: 2 call(s), 2,100 tokens, $0.0030 (partly unknown) (run r1)")
     report = render_html(summary)
     assert header(report, "Model cost") == "$0.0030 (partly unknown)"
     page = history(summary, tmp_path)
