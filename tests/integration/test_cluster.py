@@ -156,7 +156,7 @@ def test_sigkill_worker_mid_case_reruns_elsewhere(tmp_path, redis_url, workers, 
     assert list(summary["lost"]) == [busy["device"]], summary["lost"]
     assert summary["lost"][busy["device"]].startswith(
         f"its worker stopped answering mid-case ({busy['case']} attempt 1"), summary["lost"]
-    assert re.search(rf"; lost: {re.escape(busy['device'])}( \(came back\))? in ",
+    assert re.search(rf"; lost: {re.escape(busy['device'])}( \(came back\))? \(run ",
                      _summary_line(out)), out     # (its supervisor may start it again)
     assert f"Lost during the run: {busy['device']} (its worker stopped answering" in (
         tmp_path / "run" / "report.html").read_text()
@@ -184,7 +184,7 @@ def test_a_killed_device_that_comes_back_is_still_named_lost(tmp_path, redis_url
         + r"(a new process took the device over|lease expired)"
         + re.escape("); it came back later in the run"), summary["lost"][busy["device"]]), (
         summary["lost"])
-    assert f"; lost: {busy['device']} (came back) in " in _summary_line(out), out
+    assert f"; lost: {busy['device']} (came back) (run " in _summary_line(out), out
 
 
 def client_log(run_dir) -> str:

@@ -100,7 +100,7 @@ def test_a_worker_killed_right_after_taking_a_case_is_named_lost(tmp_path, redis
         name, "DeviceLost", f"worker of {name} stopped answering right after taking the case")
     assert summary["lost"] == {name: "its worker stopped answering right after taking the case "
                                      "(s/c00 attempt 1); it came back later in the run"}, out
-    assert f"; lost: {name} (came back) in " in summary_line(out), out
+    assert f"; lost: {name} (came back) (run " in summary_line(out), out
     assert (f"Lost during the run: {name} (its worker stopped answering right after taking "
             "the case") in (tmp_path / "run" / "report.html").read_text()
 
@@ -140,5 +140,5 @@ def test_a_device_started_again_mid_case_is_lost_as_such(tmp_path, redis_url, wo
     assert summary["lost"] == {name: "its worker stopped answering mid-case (s/c00 attempt 1, "
                                      "a new process took the device over); it came back "
                                      "later in the run"}, out
-    assert f"; lost: {name} (came back) in " in summary_line(out), out
+    assert f"; lost: {name} (came back) (run " in summary_line(out), out
     assert "none usable left" not in out, out
