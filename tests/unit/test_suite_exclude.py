@@ -53,6 +53,8 @@ def test_without_exclude_a_data_file_says_where_to_list_it(tmp_path: Path):
     root = _suite(tmp_path, None)
     with pytest.raises(SuiteErrors) as info:
         load_suites([root], env={}, dotenv=None)
-    said = [str(e) for e in info.value.errors if "no target section" in str(e)]
-    assert len(said) == 2 and all("list it under exclude: in the suite's farm.yaml" in m
+    said = [str(e) for e in info.value.errors if "not a farm case" in str(e)]
+    assert len(said) == 2 and all(f"in {root / 'farm.yaml'} (a new file there)" in m
                                   for m in said), said
+    assert "leave it out with `exclude: [docker-compose.yaml]`" in said[0] + said[1]
+    assert "leave it out with `exclude: [fixtures/deep/users.yml]`" in said[0] + said[1]
