@@ -507,8 +507,9 @@ def _left_by_default(chosen: Selection, specs: list[DeviceSpec], devices: str, c
     """--collect-only without --devices lists every platform's cases, but the run itself takes
     ``devices`` (browser:1) alone and deselects the phone cases: "16 case(s) collected, 0
     deselected" was followed by a run of 12. What the run would leave out, said without asking
-    any device (no adb server probed)."""
-    if choice.devices_given or not choice.collect_only:
+    any device (no adb server probed). A --broker run's devices are its workers' (--matrix
+    says what it would run on each of their groups)."""
+    if choice.devices_given or not choice.collect_only or settings.broker_url:
         return None
     have = {s.platform for s in specs}
     left = Counter(c.platform for c in chosen.selected if c.platform not in have)
@@ -517,8 +518,7 @@ def _left_by_default(chosen: Selection, specs: list[DeviceSpec], devices: str, c
     each = ", ".join(f"{n} {p}" for p, n in sorted(left.items()))
     kinds = sorted(_DEVICE_KIND[p] for p in left)
     real = ",".join([devices] + [f"{k}:1" for k in kinds])
-    sims = "" if settings.broker_url else \
-        f", or --devices {','.join([devices] + [f'{k}-sim:1' for k in kinds])} (simulated)"
+    sims = f", or --devices {','.join([devices] + [f'{k}-sim:1' for k in kinds])} (simulated)"
     return (f"a run without --devices takes {devices} alone and would deselect "
             f"{sum(left.values())} of these ({each}): give --devices {real}{sims}")
 

@@ -166,3 +166,12 @@ def test_a_glob_the_shell_did_not_expand_is_expanded(farm_run, tmp_path) -> None
     assert "farm: 2 case(s) collected" in out and "tests/c" not in out
     code, out, err = farm_run("nothing/*.yaml", "--collect-only")
     assert code == 4 and "a glob that matches no file" in err, out + err
+
+
+def test_collect_only_of_a_broker_run_leaves_its_devices_to_the_workers(farm_run,
+                                                                       tmp_path) -> None:
+    """(--matrix's last line says what a cluster run takes: no local-device note after it.)"""
+    _write(tmp_path / "m" / "phone.yaml", PHONE)
+    code, out, err = farm_run("m", "--collect-only", "--broker", "redis://broker.invalid:6379/1")
+    assert (code, err) == (0, ""), out + err
+    assert "a run without --devices" not in out and "-sim" not in out
