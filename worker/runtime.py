@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from farm import metrics
+from farm import metrics, scratch
 from farm.attempts import QUARANTINE_REASON, Outcome
 from farm.cluster import jobs as wire
 from farm.cluster import queues, store
@@ -337,7 +337,10 @@ class DeviceRuntime:
 
     def start(self) -> None:
         """Open the device (this thread owns it from now on) and heartbeat its lease (and its
-        phone's) from before it opens: a slow phone must not lose them meanwhile."""
+        phone's) from before it opens: a slow phone must not lose them meanwhile. Its case
+        folders, and Playwright's and Chromium's, go in a scratch folder of its own (one a
+        process killed hard left is removed as the next starts: `farm.scratch`)."""
+        scratch.own()
         device = build_device(self.kind, self.name, self.settings, self.target, self.index)
         self.slot = DeviceSlot(device, self._services("", Path(tempfile.gettempdir())),
                                self.events, RedisStreak(self.r, self.name))
@@ -421,6 +424,7 @@ class DeviceRuntime:
         if self.slot is not None:
             self.slot.close()
         self._close_cache()
+        scratch.leave()
         try:
             if not self.name_lost:      # (else its queue is the other process's now)
                 queues.forget(self.r, self.name)    # before the name is free again
