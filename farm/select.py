@@ -16,6 +16,7 @@ import os
 import re
 import shlex
 import stat
+import unicodedata
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -53,7 +54,15 @@ class Selection:
 
 
 # ---- -k EXPR ---------------------------------------------------------------------------------
-_TOKEN = re.compile(r"\s*(\(|\)|[^\s()]+)")
+# full-width parentheses (and the small form ones) are parentheses, as NFKC reads them: a
+# Chinese input method types （最近 or 数字）, and -k read it as two words that matched nothing
+_TOKEN = re.compile(r"\s*([(（﹙]|[)）﹚]|[^\s()（）﹙﹚]+)")
+
+
+def nfkc(text: str) -> str:
+    """``text`` as -k and --tag compare it: full-width and half-width forms alike (探针：歧义
+    and 探针:歧义, ｌｏｇｉｎ and login), as an input method may type either."""
+    return unicodedata.normalize("NFKC", text)
 
 
 class KeywordExpr:
@@ -68,7 +77,7 @@ class KeywordExpr:
             m = _TOKEN.match(text, pos)
             if m is None:     # only trailing whitespace is left
                 break
-            self.tokens.append((m.group(1), m.start(1) + 1))
+            self.tokens.append((nfkc(m.group(1)), m.start(1) + 1))
             pos = m.end()
         if not self.tokens:
             raise self._error("expected a word, got nothing", 1)
@@ -151,7 +160,7 @@ class KeywordExpr:
         return ("word", word.lower())
 
     def matches(self, haystack: str) -> bool:
-        text = haystack.lower()
+        text = nfkc(haystack).lower()
 
         def ev(node) -> bool:
             op = node[0]
@@ -235,12 +244,26 @@ def shard_plan(weights: Mapping[str, float], total: int) -> dict[str, int]:
 class Timings(dict):
     """``--shard-timings``: case id -> seconds, merged from every file given; ``notes`` (one
     line each: a file that held none, a run read from its journal) and ``files``, how many
-    files gave timings, for the shard's line."""
+    files gave timings, for the shard's line. ``shard_runs``: the files that were one shard's
+    run (file, "3/4") and gave a case's newest time; ``shards``, every shard a file was the
+    run of, and ``ran``, the case ids those shards' runs took: a CI job given only its own
+    shard's earlier run plans on other times than the other jobs (`_one_shards`)."""
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.notes: list[str] = []
         self.files = 0
+        self.shard_runs: list[tuple[Path, str]] = []
+        self.shards: set[str] = set()
+        self.ran: set[str] = set()
+
+
+@dataclass
+class _Run:
+    """What one timings file says of its run besides the times: which shard it was (None: a
+    whole run) and the case ids it took."""
+    shard: str | None = None
+    ran: set[str] = field(default_factory=set)
 
 
 @dataclass(frozen=True)
@@ -269,13 +292,21 @@ def read_timings(paths: Path | Sequence[Path]) -> Timings:
     out = Timings()
     newest: dict[str, tuple[datetime, int, float]] = {}
     sources = ((source, path) for path in map(Path, given) for source in _sources(path, out.notes))
+    shard_runs: dict[int, tuple[Path, str]] = {}
     for order, (source, _) in enumerate(sources):    # (each path's notes before its files')
-        found = _source_timings(source, out.notes)
+        run = _Run()
+        found = _source_timings(source, out.notes, run)
         out.files += bool(found)
+        if run.shard is not None:
+            shard_runs[order] = (source.path, run.shard)
+            out.shards.add(run.shard)
+            out.ran |= run.ran
         for cid, (when, seconds) in found.items():
             if cid not in newest or (when, order) >= newest[cid][:2]:
                 newest[cid] = (when, order, seconds)
     out.update((cid, seconds) for cid, (_, _, seconds) in newest.items())
+    won = {order for _, order, _ in newest.values()}
+    out.shard_runs = [run for order, run in shard_runs.items() if order in won]
     return out
 
 
@@ -309,7 +340,8 @@ def _sources(path: Path, notes: list[str]) -> list[_Source]:
     return found
 
 
-def _source_timings(source: _Source, notes: list[str]) -> dict[str, tuple[datetime, float]]:
+def _source_timings(source: _Source, notes: list[str],
+                    run: _Run | None = None) -> dict[str, tuple[datetime, float]]:
     """One file's timings, each with its run's start; a run directory without results.json
     read from its journal. A file that is no timings file is the flag's error when named, a
     warning when a folder held it; one without a case that ran to its end, a warning."""
@@ -321,7 +353,7 @@ def _source_timings(source: _Source, notes: list[str]) -> dict[str, tuple[dateti
                          "timings read from its journal (results.jsonl)")
         else:
             text = _timings_text(path)
-        found = _parsed(text)
+        found = _parsed(text, run or _Run())
     except _Unusable as exc:
         if source.named:
             raise ConfigError(f"--shard-timings {path}: not a farm results.json or JUnit XML "
@@ -339,9 +371,11 @@ def _source_timings(source: _Source, notes: list[str]) -> dict[str, tuple[dateti
     return found
 
 
-def _parsed(text: str) -> dict[str, tuple[datetime, float]]:
+def _parsed(text: str, run: _Run) -> dict[str, tuple[datetime, float]]:
     try:
-        return _junit_timings(text) if text.lstrip().startswith("<") else _json_timings(text)
+        if text.lstrip().startswith("<"):
+            return _junit_timings(text, run)
+        return _json_timings(text, run)
     except KeyError as exc:
         raise _Unusable(f"no {exc} in it") from None
     except (ValueError, TypeError, AttributeError, SyntaxError) as exc:   # ET.ParseError too
@@ -415,10 +449,29 @@ def timed(status: str, error_kind: str | None, device: str | None = None,
     return status == "error" and error_outcome(error_kind or "InternalError") is Outcome.TIMEOUT
 
 
-def _json_timings(text: str) -> dict[str, tuple[datetime, float]]:
+_IN_SHARD = re.compile(r"--shard: in shard (\d+)/(\d+)$")
+
+
+def _json_shard(data: dict) -> str | None:
+    """Which shard a results.json's run was: its ``shard``, else (a farm before it wrote one)
+    read from its cases deselected as "--shard: in shard 2/4": the shard none was sent to."""
+    if data.get("shard"):
+        return str(data["shard"])
+    others = [m.groups() for d in data.get("deselected") or ()
+              if (m := _IN_SHARD.match(str(d.get("reason") or "")))]
+    if not others:
+        return None
+    total = max(int(n) for _, n in others)
+    left = set(range(1, total + 1)) - {int(i) for i, _ in others}
+    return f"{left.pop()}/{total}" if len(left) == 1 else f"?/{total}"
+
+
+def _json_timings(text: str, run: _Run) -> dict[str, tuple[datetime, float]]:
     import json
     data = json.loads(text)
     cases, when = data["cases"], _when(data.get("started"))
+    run.shard = _json_shard(data)
+    run.ran.update(str(case["case_id"]) for case in cases)
     out: dict[str, tuple[datetime, float]] = {}
     for case in cases:
         status = str(case.get("status") or "passed")
@@ -432,7 +485,7 @@ def _json_timings(text: str) -> dict[str, tuple[datetime, float]]:
     return out
 
 
-def _junit_timings(text: str) -> dict[str, tuple[datetime, float]]:
+def _junit_timings(text: str, run: _Run) -> dict[str, tuple[datetime, float]]:
     """Each <testcase>'s time, with the timestamp of the <testsuite> around it (a merged file
     holds several runs: a case in two keeps its newer time)."""
     import xml.etree.ElementTree as ET
@@ -442,8 +495,13 @@ def _junit_timings(text: str) -> dict[str, tuple[datetime, float]]:
     for element in root.iter():         # (document order: a parent before its children)
         for child in element:
             stamps[child] = child.get("timestamp") or stamps[element]
+        if element.tag == "property" and element.get("name") == "shard":
+            run.shard = element.get("value") or run.shard
         if element.tag != "testcase" or element.get("classname") == "farm.load":
             continue                    # (farm.load: a file that did not load)
+        said = re.search(r"^case_id: (.+)$", element.findtext("system-out") or "", re.M)
+        run.ran.add(said.group(1).strip() if said else
+                    f"{element.get('classname')}/{element.get('name')}")
         found = _junit_case(element)
         if found is not None:
             when = _when(stamps[element])
@@ -483,6 +541,8 @@ def _timed_weights(cases: Sequence[Case], given: Mapping[str, float], index: int
     steps at the known cases' seconds per `shard_weight` (the same estimate on every job);
     and the line saying how many cases the timings covered."""
     timings = _per_case(given, {c.id for c in cases})
+    if isinstance(given, Timings) and given.shard_runs:
+        _one_shards(given, cases)
     known = [c for c in cases if c.id in timings]
     steps = sum(shard_weight(c) for c in known)
     rate = sum(max(timings[c.id], 0.0) for c in known) / steps if steps else 1.0
@@ -498,6 +558,26 @@ def _timed_weights(cases: Sequence[Case], given: Mapping[str, float], index: int
                  f"{len(cases)} case(s){rest}")
     return {c.id: max(timings[c.id], 0.0) if c.id in timings else shard_weight(c) * rate
             for c in cases}
+
+
+def _one_shards(given: Timings, cases: Sequence[Case]) -> None:
+    """Refuse timings that are some shards' runs only (each CI job's own earlier run, from a
+    cache keyed per shard): every job plans on different times, so their plans disagree and
+    cases run on two shards or on none, every job passing. All N shards' runs, or shards'
+    runs that together took every case selected, can be the same on every job; a shard's run
+    older than a full run given with it gives no time, and is no matter."""
+    have = given.shards
+    totals = {shard.split("/")[1] for shard in have}
+    if any(all(f"{i}/{n}" in have for i in range(1, int(n) + 1)) for n in totals):
+        return
+    ids = {c.id for c in cases}
+    if ids <= set(_per_case(dict.fromkeys(given.ran, 0.0), ids)):
+        return
+    path, shard = given.shard_runs[0]
+    which = (f"shard {shard}'s run" if not shard.startswith("?") else
+             f"the run of one shard of {shard.split('/')[1]}")
+    raise ConfigError(f"--shard-timings {path} is {which}: every job must get the same "
+                      "timings (all shards' files, or one full run)")
 
 
 # ---- --last-failed -----------------------------------------------------------------------------
@@ -626,13 +706,13 @@ def select_cases(cases: Sequence[Case], opts: SelectOptions) -> Selection:
     sel.notes.extend(tag_slips(cases, tags, "--tag") + tag_slips(cases, exclude,
                                                                   "--exclude-tag"))
     if tags:
-        wanted = set(tags)
-        sel.drop(lambda c: None if wanted & set(c.tags)
+        wanted = set(map(nfkc, tags))
+        sel.drop(lambda c: None if wanted & set(map(nfkc, c.tags))
                  else f"--tag {' / '.join(tags)}: not tagged so")
     if exclude:
-        unwanted = set(exclude)
-        sel.drop(lambda c: None if not unwanted & set(c.tags)
-                 else f"--exclude-tag {', '.join(sorted(unwanted & set(c.tags)))}")
+        unwanted = set(map(nfkc, exclude))
+        sel.drop(lambda c: None if not unwanted & set(map(nfkc, c.tags))
+                 else f"--exclude-tag {', '.join(sorted(unwanted & set(map(nfkc, c.tags))))}")
     if opts.platforms is not None:
         platforms = opts.platforms
         sel.drop(lambda c: None if c.platform in platforms
@@ -787,13 +867,14 @@ def tag_slips(cases: Sequence[Case], given: Sequence[str], flag: str) -> list[st
     space, an expression (pytest's ``-m "smoke and not slow"``: ``--tag "smoke and not
     slow"`` ran nothing, saying only "not tagged so"), or another casing of a tag the cases
     have (tags match exactly)."""
-    known = {t for c in cases for t in c.tags}
+    known = {nfkc(t) for c in cases for t in c.tags}
     notes = []
     for tag in dict.fromkeys(given):
-        parts = [t.strip() for t in tag.split(",") if t.strip()]
+        # (a Chinese list's comma, ， or 、, is a comma too: --tag 冒烟，回归测试)
+        parts = [t.strip() for t in re.split(r"[,、]", nfkc(tag)) if t.strip()]
         words = [w for w in re.split(r"[\s()]+", tag) if w]
         cased = sorted(k for k in known if k.lower() == tag.lower())
-        if tag in known:
+        if nfkc(tag) in known:
             continue
         if not (len(parts) > 1 or len(words) > 1 or cased):
             notes.extend(_near_tag(cases, tag, known, flag))
@@ -819,7 +900,7 @@ def _near_tag(cases: Sequence[Case], tag: str, known: set[str], flag: str) -> li
     if not near:
         return []
     best = by_lower[near[0]]
-    found = [c.id for c in cases if best in c.tags]
+    found = [c.id for c in cases if best in map(nfkc, c.tags)]
     return [f"{flag} {tag}: no case has the tag {tag!r}; did you mean {flag} "
             f"{shell_word(best)} (on {found[0]}"
             + (f" and {len(found) - 1} more" if len(found) > 1 else "") + ")?"]
