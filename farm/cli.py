@@ -674,8 +674,9 @@ def _list_cluster(r, url: str, release: tuple[str, ...]) -> None:
         if name in released and lease.get("state") == "quarantined":   # its worker's next look
             lease = {**lease, "state": "released (its worker starts it again)"}
         state = "quarantined: " + bad[name] if name in bad else (
-            lease.get("state", "?") + (f" {lease['case']}" if lease.get("state") == "busy"
-                                       else "") + (" (draining)" if lease.get("draining") else ""))
+            lease.get("state", "?") + (f" {lease['case']} (run {lease.get('run', '?')})"
+                                       if lease.get("state") == "busy" else "")
+            + (" (draining)" if lease.get("draining") else ""))
         # a WDA URL with user:password@ (the phone a worker drives, or a quarantine reason
         # that names it): its password masked
         click.echo(mask_urls_in(
