@@ -242,7 +242,7 @@ def test_a_device_with_three_infra_errors_in_a_row_is_quarantined(broken_device:
     bad = next(c["previous"][0]["device"] for c in broken_device.cases.values()
                if c["attempt"] == 2)
     assert broken_device.summary["quarantined"] == [bad], broken_device.explain()
-    assert broken_device.summary_line.split(" in ")[0].endswith(f"; quarantined: {bad}"), \
+    assert broken_device.summary_line.split(" (run ")[0].endswith(f"; quarantined: {bad}"), \
         broken_device.summary_line
     listed = [line for line in broken_device.devices_listing.splitlines() if bad in line]
     assert listed and all("quarantined" in line for line in listed), \
