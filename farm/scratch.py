@@ -3,9 +3,9 @@
 A `farm worker` device process killed hard (SIGKILL, a double Ctrl-C, an OOM kill) left its
 case folders (``farm-case-*``) and those of Playwright's driver and Chromium
 (``playwright_chromiumdev_profile-*``, ``playwright-artifacts-*``) in TMPDIR for good. Such a
-process now works in a folder of its own, ``$TMPDIR/farm-scratch-<pid>-<random>``, and points
-TMPDIR there for itself and what it starts (Playwright's driver, Chromium, adb), so all of
-them land inside. It holds an flock on the folder's ``.lock`` for its life: the kernel drops
+process now puts its case folders in a folder of its own, ``$TMPDIR/farm-scratch-<pid>-<rand>``,
+and points TMPDIR there for what it starts (Playwright's driver, Chromium), so theirs land
+inside too. It holds an flock on the folder's ``.lock`` for its life: the kernel drops
 the lock however the process ends, so a folder whose lock another process can take belongs to
 no live process, and `sweep` removes it. Nothing else in TMPDIR is touched: another program's
 folders, or another live farm's, stay.
@@ -37,9 +37,17 @@ def own(base: Path | None = None) -> Path:
     fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     os.write(fd, f"{os.getpid()}\n".encode())
     _held.append((fd, path, os.environ.get("TMPDIR")))
-    os.environ["TMPDIR"] = str(path)        # Playwright's driver and Chromium make theirs here
-    tempfile.tempdir = str(path)
+    # the processes it starts (Playwright's driver, Chromium) make theirs here; its own
+    # `tempfile` stays on the machine's temp dir, where every farm process of the machine
+    # sees the others' lock files (phones claimed: farm.devices.procs; pushes: pushgateway)
+    tempfile.tempdir = str(base)
+    os.environ["TMPDIR"] = str(path)
     return path
+
+
+def here() -> Path | None:
+    """This process's scratch folder (None before `own`): where its case folders go."""
+    return _held[-1][1] if _held else None
 
 
 def leave() -> None:
@@ -51,7 +59,6 @@ def leave() -> None:
             os.environ.pop("TMPDIR", None)
         else:
             os.environ["TMPDIR"] = before
-        tempfile.tempdir = None
         shutil.rmtree(path, ignore_errors=True)
         os.close(fd)
 

@@ -476,7 +476,7 @@ class DeviceRuntime:
         self.set_state(state="busy", run=run_id, case=job.case_id, attempt=job.attempt)
         self.events.run_id = run_id
         try:
-            with tempfile.TemporaryDirectory(prefix="farm-case-") as tmp:
+            with tempfile.TemporaryDirectory(prefix="farm-case-", dir=scratch.here()) as tmp:
                 services = self._services(run_id, Path(tmp), payload)
                 learn_secrets(case, services, payload.get("secrets", ()))
                 result = self._run_watched(job, case, services)

@@ -31,7 +31,8 @@ def owners(monkeypatch):
 def owner(base: Path) -> tuple[Path, int]:
     path = scratch.own(base)
     (path / "playwright_chromiumdev_profile-x").mkdir()
-    assert os.environ["TMPDIR"] == tempfile.gettempdir() == str(path)
+    assert os.environ["TMPDIR"] == str(path) == str(scratch.here())  # for what it starts
+    assert tempfile.gettempdir() == str(base)   # its own: where other farms see its locks
     return path, scratch._held[-1][0]
 
 
