@@ -150,8 +150,10 @@ class PlainProgress:
     def __init__(self, upfront: int, jobs: int, stream: IO[str] | None = None,
                  clock: Any = time.monotonic,
                  expected: Mapping[str, float | None] | None = None,
-                 retry_odds: Mapping[str, float] | None = None) -> None:
+                 retry_odds: Mapping[str, float] | None = None,
+                 shard: str | None = None) -> None:
         self.total = upfront + jobs     # cases decided before the run + jobs planned
+        self.shard = shard              # --shard I/N: said with the count, as "(shard 1/4)"
         self.jobs = jobs
         self.done = 0
         self.stream = stream or sys.stdout
@@ -175,7 +177,8 @@ class PlainProgress:
                 self._gone = True           # collector died; the cases' verdicts are not its
 
     def start(self) -> None:
-        self._say(f"farm: {self.total} case(s) to run")
+        self._say(f"farm: {self.total} case(s) to run"
+                  + (f" (shard {self.shard})" if self.shard else ""))
         threading.Thread(target=self._keep_saying, name="farm-progress", daemon=True).start()
 
     def stop(self) -> None:
@@ -379,15 +382,17 @@ class QuietProgress(PlainProgress):
 
 def make_progress(upfront: int, jobs: int, enabled: bool,
                   expected: Mapping[str, float | None] | None = None,
-                  retry_odds: Mapping[str, float] | None = None) -> Any:
+                  retry_odds: Mapping[str, float] | None = None,
+                  shard: str | None = None) -> Any:
     """The progress view for a run of ``upfront`` cases decided before it and ``jobs`` jobs
     (``expected``: each job's case id → its remembered seconds, None if it never ran here;
-    ``retry_odds``: case id → how likely it is retried, `retry_odds`)."""
+    ``retry_odds``: case id → how likely it is retried, `retry_odds`; ``shard``: "1/4",
+    said with the count of cases to run)."""
     if not enabled:
         return QuietProgress(upfront, jobs)
     if live_view(sys.stdout, os.environ):
         return RichProgress(upfront, jobs, expected, retry_odds)
-    return PlainProgress(upfront, jobs, expected=expected, retry_odds=retry_odds)
+    return PlainProgress(upfront, jobs, expected=expected, retry_odds=retry_odds, shard=shard)
 
 
 ODDS_RUNS = 10      # recent runs of the results history a case's retry odds are read from

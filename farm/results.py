@@ -264,12 +264,17 @@ class RunSummary(BaseModel):
     # set it aside as … and started a fresh one"}: a night's cost jump explained); left out
     # of results.json when nothing happened
     cache: dict[str, str] | None = None
+    # --shard I/N: which part of a sharded run this is ("1/4"), so a job's results.json,
+    # JUnit and report say so (and --shard-timings knows one shard's run); left out of
+    # results.json for a whole run
+    shard: str | None = None
 
     @model_serializer(mode="wrap")
     def _cache_when_said(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         data = handler(self)
-        if isinstance(data, dict) and data.get("cache") is None:
-            data.pop("cache", None)
+        for key in ("cache", "shard"):
+            if isinstance(data, dict) and data.get(key) is None:
+                data.pop(key, None)
         return data
 
     @computed_field        # type: ignore[prop-decorator]

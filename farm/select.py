@@ -40,6 +40,7 @@ class Selection:
     # --shard I/N left nothing only because N is more than the cases (a CI matrix wider than
     # the selection): nothing is wrong, unlike a -k or --tag that matched nothing
     empty_shard: bool = False
+    shard: str | None = None    # --shard I/N as "I/N": the run's results say which part it is
 
     def drop(self, keep: Callable[[Case], str | None]) -> None:
         """Move the cases for which ``keep`` returns a reason to ``deselected``."""
@@ -736,6 +737,7 @@ def _take_shard(sel: Selection, shard: tuple[int, int],
     (every job's same). A shard left with no case because there are more shards than cases
     (a CI matrix wider than the selection) is no mistake: `Selection.empty_shard`."""
     index, total = shard
+    sel.shard = f"{index}/{total}"
     each: Mapping[str, float] = {c.id: shard_weight(c) for c in sel.selected}
     if timings is not None:
         sel.notes.extend(timings.notes if isinstance(timings, Timings) else ())

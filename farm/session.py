@@ -129,17 +129,20 @@ def _no_cases(paths: Sequence[str | Path], path: Path | None, out: IO[str]) -> i
     return _nothing_to_run(path)
 
 
-def _none_selected(path: Path | None, out: IO[str], code: int = 5) -> int:
+def _none_selected(path: Path | None, out: IO[str], code: int = 5,
+                   shard: str | None = None) -> int:
     """A selection that left no case (a -k that matches nothing, a suite whose platforms have
     no device): exit 5 before any output is set up, so a --report-dir keeps the run it holds
     (with --overwrite it was wiped for a run of nothing); --junit-xml as `_no_cases`. A shard
-    past the cases (`Selection.empty_shard`: a CI matrix wider than the selection) exits 0."""
+    past the cases (`Selection.empty_shard`: a CI matrix wider than the selection) exits 0,
+    its JUnit saying the ``shard`` had no case."""
     print("farm: nothing to run: no report written", file=out)
-    return _nothing_to_run(path, code)
+    return _nothing_to_run(path, code, shard)
 
 
-def _nothing_to_run(path: Path | None, code: int = 5) -> int:
-    """Exit ``code`` (5), and --junit-xml (when given) a document with no test."""
+def _nothing_to_run(path: Path | None, code: int = 5, shard: str | None = None) -> int:
+    """Exit ``code`` (5), and --junit-xml (when given) a document with no test; an empty
+    ``shard``'s names no run (none was made: its "farm run <id>" pointed at nothing)."""
     if path is None:
         return code
     from datetime import datetime
@@ -147,8 +150,9 @@ def _nothing_to_run(path: Path | None, code: int = 5) -> int:
     from farm.report.junit import write_junit
     from farm.report.paths import check_outputs
     check_outputs(path, None)
-    summary = RunSummary(run_id=new_run_id(), cases=[], exit_code=code,
-                         started=datetime.now().astimezone().isoformat(timespec="seconds"))
+    started = datetime.now().astimezone().isoformat(timespec="seconds")
+    summary = RunSummary(run_id="" if shard else new_run_id(), cases=[], exit_code=code,
+                         shard=shard, started=started)
     summary.recount()
     write_junit(summary, path)
     return code
@@ -213,7 +217,8 @@ def _run(paths: Sequence[str | Path], devices: str, settings: Settings,
     if choice.collect_only:
         return _collect_only(chosen, specs, devices, choice, settings, remembered, verbose, out)
     if not chosen.selected:
-        return _none_selected(junit_xml, out, 0 if chosen.empty_shard else 5)
+        return _none_selected(junit_xml, out, 0 if chosen.empty_shard else 5,
+                              chosen.shard if chosen.empty_shard else None)
     cases = chosen.selected
     _preflight(settings, specs, cases, batches, out)
     run_id = new_run_id()
@@ -806,7 +811,8 @@ def _execute(executor: Executor, jobs: list[Job], upfront: list[CaseResult],
     view = make_progress(len(upfront), len(jobs), progress, expected={
         j.case_id: j.expected_seconds if f"{j.platform}:{j.case_id}" in (remembered or {})
         else None for j in jobs}, retry_odds=recent_retry_odds(settings, jobs)
-        if settings is not None and progress else None)   # (likely retries: time left)
+        if settings is not None and progress else None,   # (likely retries: time left)
+        shard="/".join(map(str, parse_shard(choice.shard))) if choice and choice.shard else None)
     journal.inner = CaseLog(view)     # (farm.log: each case's start and end)
     tally.inner = journal
     events: Any = tally     # every final result is counted once, then journaled and shown
@@ -866,7 +872,8 @@ def _summary(run_id: str, t_start: float, results: list[CaseResult], outcome: Ru
         devices=devices, device_info=info, cases=results,
         interrupted=outcome.interrupted, farm_version=__version__,
         quarantined=sorted(outcome.quarantined), lost=dict(sorted(outcome.lost.items())),
-        deselected=[_deselected(d.case, d.reason) for d in chosen.deselected] if chosen else [])
+        deselected=[_deselected(d.case, d.reason) for d in chosen.deselected] if chosen else [],
+        shard=chosen.shard if chosen else None)
     summary.recount()
     summary.cache = {"renewed": cache_note} if cache_note else None     # (a corrupt cache.db)
     summary.stopped = outcome.stopped if not_run(summary, outcome.stopped) else None

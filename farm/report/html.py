@@ -329,6 +329,8 @@ class _Renderer:
             meta.append(("Cache", saved))
         if s.cache and s.cache.get("renewed"):      # (a night's cost jump: why)
             meta.append(("Cache store", s.cache["renewed"]))
+        if s.shard:     # (one CI job's part: the other shards' cases are in their reports)
+            meta.append(("Shard", f"{s.shard} (the other shards ran in other jobs)"))
         if s.deselected:
             meta.append(("Deselected", f"{len(s.deselected)} (listed below, not counted)"))
         meta += _by_policy(s)

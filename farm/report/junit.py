@@ -359,6 +359,8 @@ def _suite(name: str, cases: list[CaseResult], summary: RunSummary, run_dir: Pat
     span = wall_span(cases)
     took = span if span is not None else sum(round(c.duration, 3) for c in cases)
     properties = [_element("property", [("name", "run_id"), ("value", summary.run_id)])]
+    if summary.shard:       # (a sharded pipeline's merged JUnit: which job a suite came from)
+        properties.append(_element("property", [("name", "shard"), ("value", summary.shard)]))
     if summary.farm_version:
         properties.append(_element("property", [("name", "farm_version"),
                                                 ("value", summary.farm_version)]))
@@ -445,10 +447,27 @@ def build_junit(summary: RunSummary, run_dir: Path | None = None,
     took = summary.duration or wall_span(summary.cases)
     if took is None:
         took = sum(round(c.duration, 3) for c in summary.cases)
+    if not summary.cases and not summary.run_id and summary.shard:
+        return _empty_shard(summary)
     root = _element("testsuites", [("name", f"farm run {summary.run_id}"),
                                    *((k, str(v)) for k, v in total.items()),
                                    ("time", _seconds(took))], children=elements)
     return _document(root)
+
+
+def _empty_shard(summary: RunSummary) -> str:
+    """The JUnit of a shard left with no case (a CI matrix wider than the selection): no run
+    was made, so it names none; one empty suite holds its ``shard`` property, so a folder of
+    every job's JUnit still has all N shards for --shard-timings."""
+    name = f"farm: shard {summary.shard} had no case"
+    properties = [_element("property", [("name", "shard"), ("value", summary.shard or "")])]
+    suite = _element("testsuite", [("name", name), ("timestamp", summary.started),
+                                   ("tests", "0"), ("errors", "0"), ("failures", "0"),
+                                   ("skipped", "0"), ("time", _seconds(0))],
+                     children=[_element("properties", [], children=properties)])
+    return _document(_element("testsuites", [("name", name), ("tests", "0"), ("failures", "0"),
+                                             ("errors", "0"), ("time", _seconds(0))],
+                              children=[suite]))
 
 
 def build_load_errors(errors: Sequence[SuiteError]) -> str:
