@@ -209,7 +209,7 @@ def cli(ctx: click.Context) -> None:
               "cases (after -k, tags and --shard), only those that failed in the previous runs "
               "(all of them when none did); after a run stopped before its end, its "
               "interrupted and not-run cases too.")
-@click.option("--shard", metavar="I/N", callback=lambda _c, _p, v: _shard_form(v),
+@click.option("--shard", metavar="I/N", multiple=True, callback=lambda _c, _p, v: _shard_form(v),
               help="Run shard I of N: cases split deterministically "
               "from the suite files (heaviest first by steps, as Flank does), the same plan on "
               "every CI job.")
@@ -323,13 +323,17 @@ def run(paths: tuple[Path, ...], devices: str, report_dir: Path | None, junit_xm
     sys.exit(code)
 
 
-def _shard_form(given: str | None) -> str | None:
+def _shard_form(given: tuple[str, ...]) -> str | None:
     """--shard checked as it is read, before anything: a blank one (`--shard "$SHARD"` with
-    SHARD unset) was taken as no --shard, and every CI job ran the whole suite."""
-    if given is not None:
-        from farm.select import parse_shard
-        parse_shard(given)
-    return given
+    SHARD unset) was taken as no --shard, and every CI job ran the whole suite; two that
+    differ (a job's own --shard after a template's) are refused, where the last was taken."""
+    from farm.errors import ConfigError
+    from farm.select import parse_shard
+    if len({parse_shard(one) for one in given}) > 1:
+        raise ConfigError(f"--shard given {len(given)} times: "
+                          + " and ".join(f"--shard {one}" for one in given)
+                          + ": a run is one shard of the suite: give --shard once")
+    return given[-1] if given else None
 
 
 def _matrix_groups(settings) -> dict[str, list[str]] | str:
