@@ -221,7 +221,7 @@ def test_a_device_class_missing_a_method_is_refused_naming_the_method(plugin):
     with pytest.raises(ConfigError) as refused:
         build_device("tv", "tv-1", settings_for(module))
     assert str(refused.value) == (
-        f"device plugin {module!r}: its tv build('tv-1', settings, 0) returned a TvDevice, "
+        f"device plugin {module!r} (FARM_DEVICE_PLUGINS): kind 'tv' has build=class TvDevice, "
         "which has no hierarchy(), healthy(): a device has every method of "
         "farm.devices.base.Device")
 
@@ -268,7 +268,7 @@ def wrapped(device: FakeDevice, open_timeout: float = 300.0) -> PluginDevice:
 
 @pytest.mark.parametrize("field, value, call, said", [
     ("shot", None, "screenshot", "screenshot() of device plugin 'tvfarm' returned None: "
-                                 "expected the PNG bytes of the screen"),
+                                 "expected the PNG or JPEG bytes of the screen"),
     ("shot", "iVBORw0KGgo=", "screenshot", "returned str 'iVBORw0KGgo=': expected the PNG"),
     ("shot", b"not an image", "screenshot", "returned bytes b'not an image': expected the PNG"),
     ("tree", {"nodes": []}, "hierarchy", "hierarchy() of device plugin 'tvfarm' returned dict "

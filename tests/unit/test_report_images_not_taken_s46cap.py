@@ -65,7 +65,7 @@ def test_a_plugin_whose_screenshots_are_no_images_is_said_at_the_runs_end(
     count = int(said[0].removeprefix("farm: warning: ").split(" ")[0])
     assert count >= 2, said                           # (a before and each step's after)
     assert said[0].endswith(f"could not be taken: tv-1: screenshot() of device plugin "
-                            f"{module!r} returned bytes b'not a png': expected the PNG bytes "
+                            f"{module!r} returned bytes b'not a png': expected the PNG or JPEG bytes "
                             "of the screen (9 bytes, not a PNG or JPEG)"), said
     assert "report image" not in out
 
