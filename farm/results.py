@@ -268,12 +268,16 @@ class RunSummary(BaseModel):
     # JUnit and report say so (and --shard-timings knows one shard's run); left out of
     # results.json for a whole run
     shard: str | None = None
+    # --fail-on-skip was set: a case skipped for itself fails the run, a failed run's too (its
+    # junit, console and report say so: fixing the failure would not turn it green); left out
+    # of results.json when not set
+    fail_on_skip: bool = False
 
     @model_serializer(mode="wrap")
     def _cache_when_said(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         data = handler(self)
-        for key in ("cache", "shard"):
-            if isinstance(data, dict) and data.get(key) is None:
+        for key in ("cache", "shard", "fail_on_skip"):
+            if isinstance(data, dict) and data.get(key) in (None, False):
                 data.pop(key, None)
         return data
 
