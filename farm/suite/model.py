@@ -84,6 +84,8 @@ class Step(BaseModel):
             text = f'{self.kind} "{self.options.get("from")}" -> "{self.options.get("to")}"'
         if shape == "key" and self.target and self.value:
             text = f'{self.kind} "{self.value}" on "{self.target}"'
+        if shape == "swipe":        # aiSwipe up, distance 400 from "the list"
+            text = self._swipe_label()
         if shape == "scroll":       # aiScroll down, untilBottom on "Results"
             how = [str(self.options.get("direction") or "down")]
             kind = self.options.get("scrollType")
@@ -95,6 +97,22 @@ class Step(BaseModel):
             if self.target:
                 text += f' on "{self.target}"'
         return text
+
+    def _swipe_label(self) -> str:
+        """aiSwipe from "the card" to "the bin"; aiSwipe left, distance 300, 3 times from "X"
+        (no direction is up, as the swipe runs)."""
+        start = self.target or self.options.get("start")
+        end = self.options.get("end")
+        repeat = self.options.get("repeat")
+        times = f", {repeat} times" if repeat not in (None, 1) else ""
+        if end:
+            where = f'from "{start}" to "{end}"' if start else f'to "{end}"'
+            return f"{self.kind} {where}{times}"
+        how = [str(self.options.get("direction") or "up")]
+        if self.options.get("distance") is not None:
+            how.append(f'distance {self.options["distance"]}')
+        text = f"{self.kind} {', '.join(how)}{times}"
+        return text + (f' from "{start}"' if start else "")
 
 
 class Task(BaseModel):
