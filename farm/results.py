@@ -589,6 +589,7 @@ class ArtifactStore:
         self._why = ""                            # (the first one's reason)
         self._untaken = 0                         # report images a device could not take
         self._untaken_why = ""                    # (the first one's device and reason)
+        self._device_said: dict[tuple[str, str], str] = {}   # (device, what) → the warning
         # images not written, by path relative to the run dir → why (what the run's end says
         # of the first one): each step without its image says why (`farm.evidence`)
         self.unwritten: dict[str, str] = {}
@@ -709,6 +710,17 @@ class ArtifactStore:
         if count:
             print(f"farm: warning: {count} report image(s) could not be taken: {why}",
                   file=sys.stderr, flush=True)
+        with self._lock:
+            said, self._device_said = list(self._device_said.values()), {}
+        for warning in said:
+            print(f"farm: warning: {warning}", file=sys.stderr, flush=True)
+
+    def device_warning(self, device: str, what: str, warning: str) -> None:
+        """Note what a device did wrong that failed no case (a plugin's close() that hung or
+        raised, a size() of a wrong type): said at the run's end (`flush`), once per device
+        and ``what``, the first ``warning``; before, only farm.log had it."""
+        with self._lock:
+            self._device_said.setdefault((device, what), warning)
 
     def not_taken(self, device: str, exc: BaseException,
                   mask: Callable[[str], str] | None = None) -> str:
