@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from farm.devices.keys import key_names, native_key, unknown_key
+from farm.devices.keys import IOS_GESTURES, key_names, native_key, unknown_key
 from farm.suite.checks import KEYWORD_FIELD, Problems, got, suggest, whole_number
 from farm.suite.kinds import (KINDS, MEANINGS, NEAR_MISSES, OPTION_NEAR_MISSES,
                               OPTION_PLATFORMS, OTHER_WAYS, PLATFORM_GAPS, REFUSED_OPTIONS,
@@ -271,8 +271,12 @@ KEY_EXAMPLES = {
     "web": "a key name such as Enter, Tab, Escape, ArrowDown, PageDown or F5, one character, "
            "or a combination such as Control+A",
     "android": "one of {names}, or an Android KEYCODE_* name",
-    "ios": "one of {names} (iOS types all but home and the volume keys into the focused "
-           "field and presses those three as buttons; back is the swipe from the left edge)"}
+    "ios": "one of {names} (iOS presses home and the volume keys as buttons, goes back with "
+           "the swipe from the screen's left edge and types the others into the focused "
+           "field)"}
+# Keys a device presses that are not offered for "did you mean" (a near miss of "back" is no
+# navigation: farm.devices.keys.IOS_GESTURES) but are listed as ones it knows.
+LISTED_ONLY = {"ios": IOS_GESTURES}
 
 
 def _check_key(kind: str, key: str, at: Node, platform: str, p: Problems) -> None:
@@ -286,7 +290,8 @@ def _check_key(kind: str, key: str, at: Node, platform: str, p: Problems) -> Non
     names = key_names(platform)
     part = f" in {key!r}" if bad != key else ""
     on = {"android": " on Android", "ios": " on iOS"}.get(platform, "")
-    expected = KEY_EXAMPLES[platform].format(names=", ".join(dict.fromkeys(names)))
+    listed = [*names, *LISTED_ONLY.get(platform, ())]
+    expected = KEY_EXAMPLES[platform].format(names=", ".join(dict.fromkeys(listed)))
     native = native_key(bad, platform)
     near = f" (did you mean {native!r}?)" if native else suggest(bad, names)
     p.add(at, f"{kind}: unknown key {bad!r}{part}{on}{near}; expected {expected}")
