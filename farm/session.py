@@ -664,8 +664,11 @@ def _executor(settings: Settings, specs: list[DeviceSpec], cases: list[Case],
                   file=sys.stderr)
         return CeleryExecutor(settings, _with_secrets_dir(by_id, services, settings),
                               services, policy, specs, matrix=matrix)
+    from farm import scratch
     from farm.devices.specs import SIM_KINDS, check_pins, make_devices
     from farm.executors.local import LocalExecutor
+    scratch.own()   # Playwright's and Chromium's folders in the run's own (`farm.scratch`):
+    stack.callback(scratch.leave)   # removed last, once its devices and simulators closed
     specs = _enough(specs, jobs, matrix)
     if (crowded := crowded_browsers(specs, _cores())) is not None:
         print(f"farm: note: {crowded}", file=sys.stderr)
