@@ -27,8 +27,8 @@ from farm.agent.limits import LoopLimits
 from farm.config import Settings, mask_url, model_keys
 from farm.devices.base import Device
 from farm.evidence import CaseEvidence
-from farm.errors import (CaseTimeout, InfraError, Interrupted, ModelRefused, ModelUnavailable,
-                         NeedsModel, StepFailed, TestFailure, UserError)
+from farm.errors import (CaseTimeout, DeviceLost, InfraError, Interrupted, ModelRefused,
+                         ModelUnavailable, NeedsModel, StepFailed, TestFailure, UserError)
 from farm.results import ArtifactStore, CaseError, CaseResult, Mark, StepRecord, now_iso
 from farm.schedule import Job
 from farm.suite.loader import display_path
@@ -632,7 +632,12 @@ class _CaseRun:
             return
         try:
             rec.screen = list(self.device.size())
-        except Exception:   # a dying device shows in the next step; the marks can wait
+        except (DeviceLost, Interrupted, CaseTimeout):  # a dying device: the next step says it
+            return
+        except Exception as exc:    # (a plugin's size() of a wrong type: said at the run's end)
+            said = self.mask(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
+            self.services.artifacts.device_warning(
+                self.device.name, "size", f"{said} (the report's step marks are left out)")
             return
         from functools import partial
 

@@ -160,10 +160,21 @@ class DeviceSlot:
         return own or getattr(self.device, "abandoned", None)
 
     def close(self) -> None:
+        """The device's close(); one that raised or hung (a plugin's, killed after its close
+        timeout) is said at the run's end, once: it fails no case (only farm.log said it)."""
+        said, plugin = None, isinstance(self.device, PluginDevice)
+        usable = self.usable    # (a device lost before: said then)
         try:
             self._on_device(self.device.close)
         except Exception as exc:
             log.debug("close %s: %s", self.name, exc)
+            if plugin and usable and not self.services.cancel.is_set():   # (a stop's kill)
+                said = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        said = (self.device.close_overdue if plugin else None) or said
+        if said:
+            said = self.services.mask(said) if self.services.mask else said
+            self.services.artifacts.device_warning(
+                self.name, "close", f"{said} (closing the device at the end of its cases)")
         if self._own is not None:
             self._own.stop()
         if self.usable:

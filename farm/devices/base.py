@@ -456,6 +456,7 @@ class PluginDevice:
         object.__setattr__(self, "_shown", None)       # (tree, when read): no action since
         object.__setattr__(self, "_shot_at", 0.0)      # when the last screenshot began
         object.__setattr__(self, "_origin", origin)           # "device plugin 'tvfarm'"
+        object.__setattr__(self, "close_overdue", None)       # a close() farm had to kill
         object.__setattr__(self, "_open_timeout", open_timeout)
         object.__setattr__(self, "_warned", set())             # methods said malformed
         object.__setattr__(self, "_cannot", {})                # method -> its StepFailed
@@ -567,8 +568,16 @@ class PluginDevice:
     def close(self) -> None:
         """The plugin's close(); one still running ``close_timeout`` seconds on is said and
         the device killed (then given up after the grace, said too): a close() that hung
-        stalled the run's end with nothing naming it."""
-        self._timed("close", self._close_timeout, threading.Event())
+        stalled the run's end with nothing naming it. One that ended after that kill is
+        kept as ``close_overdue`` (the run's end says it: `farm.slot.DeviceSlot.close`)."""
+        overdue = threading.Event()
+        try:
+            self._timed("close", self._close_timeout, overdue)
+        finally:
+            if overdue.is_set():
+                object.__setattr__(self, "close_overdue", (
+                    f"{self._plugin.name}: close() of {self._origin} did not finish within "
+                    f"{self._close_timeout:g}s: farm killed the device"))
 
     def _timed(self, method: str, timeout: float, overdue: threading.Event) -> None:
         """``method()`` of the plugin; past ``timeout`` seconds it is said, ``overdue`` set
