@@ -13,6 +13,7 @@ from farm.attempts import Outcome, outcome
 from farm.budget import NOT_RUN, stopped_line
 from farm.results import (CAME_BACK, NOT_RUN_INTERRUPTED, CaseResult, RunSummary,
                           cache_savings, not_run_by_interrupt, run_usage, since_last_words)
+from farm.run_log import skips_failed
 from farm.text import printable
 
 
@@ -33,7 +34,7 @@ def print_end(summary: RunSummary, run_dir: Path, out: IO[str],
     could not be written (``farm run … > /dev/full``: `farm.cli._ReaderMayLeave.lost`) makes a
     passed run's code 3, as `farm.cli.main` exits; results.json and the journal, written
     before, are written again to say so. ``fail_on_skip`` (--fail-on-skip): where the run's
-    skipped cases made its code 1, said after the tally."""
+    skipped cases made its code 1 (or would have, a case failing too), said after the tally."""
     if refused is not None:     # (stdout and stderr into one file: stdout's lines first)
         try:
             out.flush()
@@ -43,8 +44,8 @@ def print_end(summary: RunSummary, run_dir: Path, out: IO[str],
     try:
         for warning in warnings:
             print(f"farm: warning: {warning}", file=out)
-        _print_end(summary, run_dir, out, refused, fail_on_skip and summary.exit_code == 1
-                   and not summary.counts["failed"], skip_hint=not fail_on_skip)
+        _print_end(summary, run_dir, out, refused, fail_on_skip and skips_failed(summary) > 0,
+                   skip_hint=not fail_on_skip)
         out.flush()
     except (OSError, ValueError):
         pass
@@ -74,8 +75,9 @@ def _print_end(summary: RunSummary, run_dir: Path, out: IO[str],
     print(summary_line(summary, not_run=str(refused) if refused else None), file=out)
     if by_platform := platform_line(summary, not_run=str(refused) if refused else None):
         print(by_platform, file=out)
-    if skips_fail:
-        print(f"farm: {summary.counts['skipped']} skipped case(s) fail this run "
+    if skips_fail:      # (a failed run's too: fixing its failure would not make it pass)
+        also = " too" if summary.counts["failed"] or summary.counts["error"] else ""
+        print(f"farm: {skips_failed(summary)} skipped case(s) fail this run{also} "
               "(--fail-on-skip): exit 1", file=out)
     flaky = [c.case_id for c in summary.cases if c.status == "flaky"]
     if flaky:

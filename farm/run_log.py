@@ -102,10 +102,18 @@ _case_log = logging.getLogger("farm.cases")
 
 def skips_failed(summary: Any) -> int:
     """How many skipped cases made the run's code 1 under --fail-on-skip (0 when they did
-    not): code 1 with no failed case is theirs alone, as results.json tells it later too."""
+    not): code 1 with no failed case is theirs alone, as results.json tells it later too. A
+    run that also failed counts those skipped for themselves (not a --maxfail stop's): with
+    its failure fixed they would still fail it, a surprise the next night otherwise."""
     counts = summary.counts
-    red = summary.exit_code == 1 and not counts.get("failed") and not counts.get("error")
-    return counts.get("skipped", 0) if red else 0
+    if summary.exit_code != 1:
+        return 0
+    if not counts.get("failed") and not counts.get("error"):
+        return counts.get("skipped", 0)
+    if not getattr(summary, "fail_on_skip", False):
+        return 0
+    from farm.select import skipped_themselves
+    return len(skipped_themselves(summary.cases))
 
 
 def skips_failed_text(summary: Any) -> str | None:

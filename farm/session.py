@@ -857,7 +857,8 @@ def _summary(run_id: str, t_start: float, results: list[CaseResult], outcome: Ru
              chosen: Selection | None = None, units: list[Case] = (),
              fail_on_skip: bool = False, cache_note: str | None = None) -> RunSummary:
     """The run's summary, one result per case file (a shared-context unit's split up); with
-    ``fail_on_skip`` (--fail-on-skip) a run whose code would be 0 with a case skipped is 1."""
+    ``fail_on_skip`` (--fail-on-skip) a run whose code would be 0 with a case skipped is 1 (and
+    a failed run's skips are said as failing it too)."""
     results = sorted(expand(results, {u.id: u for u in units}), key=lambda r: r.case_id)
     # a stop that came after the last case had ended (a CI runner's SIGTERM as the run wrote
     # its last result) cut nothing short: the run is whole, its exit code the results' (it
@@ -883,9 +884,11 @@ def _summary(run_id: str, t_start: float, results: list[CaseResult], outcome: Ru
     summary.exit_code = (getattr(outcome.refused, "exit_code", 4) if outcome.refused else
                          exit_code_for(results, outcome.interrupted)
                          or (3 if summary.stopped else 0))
+    summary.fail_on_skip = fail_on_skip
     if fail_on_skip and summary.exit_code == 0 and summary.counts["skipped"]:
         summary.exit_code = 1
-        log.warning("%s", skips_failed_text(summary))
+    if fail_on_skip and (failed_by_skips := skips_failed_text(summary)):   # (a failed run's
+        log.warning("%s", failed_by_skips)     # skips too: fixing its failure leaves it red)
     return summary
 
 

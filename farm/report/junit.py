@@ -404,14 +404,19 @@ def _run_cut_short(summary: RunSummary) -> CaseResult | None:
 
 
 def _failed_by_skips(summary: RunSummary) -> CaseResult | None:
-    """The run's own error when --fail-on-skip made it fail (exit 1) with no case failed: a
-    junit of passes and skips read green in CI while the job went red. None otherwise."""
+    """The run's own error when --fail-on-skip made it fail (exit 1): a junit of passes and
+    skips read green in CI while the job went red. A run that failed too has it as well (its
+    skips, not a --maxfail stop's): fixing the failure would leave the job red. None
+    otherwise."""
     from farm.results import CaseError
     from farm.run_log import skips_failed
     skipped = skips_failed(summary)
     if not skipped:
         return None
     ids = [c.case_id for c in summary.cases if c.status == "skipped"]
+    if summary.counts.get("failed") or summary.counts.get("error"):
+        from farm.select import skipped_themselves
+        ids = skipped_themselves(summary.cases)
     more = [f"... and {len(ids) - _LISTED} more"] if len(ids) > _LISTED else []
     return CaseResult(run_id=summary.run_id, case_id="farm/run", name=f"farm run "
                       f"{summary.run_id}", file="", platform="", status="error",
