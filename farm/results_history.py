@@ -261,7 +261,7 @@ class SqliteResults:
 
     def __init__(self, path: Path, runs: Path | None = None, keep: int | None = None) -> None:
         self.path = Path(path)
-        self.keep = keep or KEEP_RUNS   # newest runs kept: older ones dropped as one is added
+        self.keep = KEEP_RUNS if keep is None else keep     # newest runs kept (0: all)
         self.rebuild_from = runs    # when corrupt (None: say to move it aside instead)
         self.waited = False         # said once that another process holds the file locked
 
@@ -350,8 +350,9 @@ class SqliteResults:
                             rows)
             # the newest `keep` runs, many times what a verdict reads (CONTEXT_MAX): a farm
             # running every few minutes grew its history without end
-            con.execute("DELETE FROM runs WHERE run_id NOT IN (SELECT run_id FROM runs "
-                        "ORDER BY at DESC, run_id DESC LIMIT ?)", (self.keep,))
+            if self.keep:
+                con.execute("DELETE FROM runs WHERE run_id NOT IN (SELECT run_id FROM runs "
+                            "ORDER BY at DESC, run_id DESC LIMIT ?)", (self.keep,))
         con.close()
 
     def _mended(self, action: Callable[[], Any]) -> Any:
@@ -495,7 +496,7 @@ class RedisResults:
         self.r = client
         self.records = f"{prefix}:results:runs"
         self.index = f"{prefix}:results:index"
-        self.keep = keep or KEEP_RUNS
+        self.keep = KEEP_RUNS if keep is None else keep     # (0: all)
 
     def add(self, record: RunRecord) -> None:
         # no MULTI: a reader skips an index entry without its record, and a user the ACL
@@ -505,7 +506,7 @@ class RedisResults:
         pipe.zadd(self.index, {record.run_id: record.at})
         pipe.zcard(self.index)
         *_, count = pipe.execute()
-        if count > self.keep:
+        if self.keep and count > self.keep:
             self._trim(count - self.keep)
 
     def _trim(self, over: int) -> None:
@@ -545,18 +546,19 @@ def open_results(settings: Any, where: str | None = None) -> ResultsStore:
     FARM_RESULTS_HISTORY_URL, else the broker's Redis in cluster mode, else SQLite under the
     state dir."""
     where = where or settings.results_history_url
+    keep = getattr(settings, "results_history_keep", None)  # (None: KEEP_RUNS)
     broker = settings.broker_url.get_secret_value() if settings.broker_url else None
     if where is None and broker:
         where = broker
     if is_redis(where):
         from farm.cluster import store
-        return RedisResults(store.connect(where), settings.cluster_prefix)
+        return RedisResults(store.connect(where), settings.cluster_prefix, keep)
     state = Path(settings.state_dir)
     if where:
-        results = SqliteResults(Path(where))
+        results = SqliteResults(Path(where), keep=keep)
         results.upgrade(state / "runs")
         return results
-    results = SqliteResults(state / "results.sqlite", runs=state / "runs")
+    results = SqliteResults(state / "results.sqlite", runs=state / "runs", keep=keep)
     if not results.path.exists():       # first use: a farm from before the history ran here
         import_earlier_runs(results, state / "runs")
     results.upgrade(state / "runs")     # a history an older farm started: its runs' steps
@@ -628,7 +630,8 @@ def pass_rate(counts: Mapping[str, int]) -> tuple[int, int, float | None]:
 WINDOW = 10       # earlier runs of a case that decide new failure / still failing / unstable
 CONTEXT_RUNS = 50     # runs before a run (any suite's) that its verdicts are decided against
 CONTEXT_MAX = 400     # ... and at most this many, for a case those did not run
-KEEP_RUNS = 2000      # a results history keeps its newest this many runs (each add trims it)
+KEEP_RUNS = 2000      # a results history keeps its newest this many runs (each add trims it;
+#                       FARM_RESULTS_HISTORY_KEEP)
 
 
 def classify(previous: list[str], status: str) -> str | None:
@@ -648,9 +651,9 @@ def classify(previous: list[str], status: str) -> str | None:
             return UNSTABLE
         return "new failure"
     if status in GREEN and seen and seen[-1] in RED:
-        start = len(seen)
-        while start and seen[start - 1] in RED:
-            start -= 1          # (the red streak this pass ends: seen[start:])
+        start = len(seen)       # (the red streak this pass ends: seen[start:], a run that
+        while start and seen[start - 1] not in GREEN:       # skipped it or was cut short
+            start -= 1                                      # inside it is no pass)
         return UNSTABLE if any(s in RED or s == "flaky" for s in seen[:start]) else "fixed"
     return None
 

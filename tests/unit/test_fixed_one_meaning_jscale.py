@@ -41,6 +41,9 @@ def test_classify_calls_a_pass_fixed_only_when_it_ends_the_only_red_streak():
     assert classify(["failed"] + ["passed"] * (WINDOW - 1) + ["failed"], "passed") == "fixed"
     assert classify(["failed"] + ["passed"] * (WINDOW - 2) + ["failed"], "passed") == "unstable"
     assert classify(["failed", "passed"], "passed") is None
+    # a night that skipped it or was cut short inside the red streak: still one regression
+    assert classify(["passed", "failed", "interrupted", "failed"], "passed") == "fixed"
+    assert classify(["passed", "failed", "skipped", "failed"], "passed") == "fixed"
 
 
 def test_green_red_green_is_unstable_in_results_json_console_report_and_history(
