@@ -94,6 +94,7 @@ class Settings(BaseModel):
     state_dir: Path = Path(".farm")
     report_dir: Path | None = None
     results_history_url: str | None = None  # shared results history: a path or redis:// URL
+    results_history_keep: int = Field(default=2000, ge=0)  # newest runs it keeps (0: all)
     no_progress: bool = False
     fail_on_skip: bool = False      # a skipped case fails the run (exit 1), as CI may want
 

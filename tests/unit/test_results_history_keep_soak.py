@@ -40,3 +40,19 @@ def test_runs_added_at_once_out_of_order_keep_the_newest(tmp_path):
 
 def test_the_default_keeps_many_times_what_a_verdict_reads():
     assert KEEP_RUNS >= 4 * CONTEXT_MAX
+
+
+def test_farm_results_history_keep_sets_how_many_and_0_keeps_all(tmp_path, monkeypatch):
+    from farm.config import load_settings
+    from farm.results_history import open_results
+    monkeypatch.setenv("FARM_STATE_DIR", str(tmp_path / "state"))
+    monkeypatch.setenv("FARM_RESULTS_HISTORY_KEEP", "2")
+    store = open_results(load_settings())
+    for n in range(4):
+        store.add(record_for(run(n)))
+    assert [r.run_id for r in store.runs()] == ["r002", "r003"]
+    monkeypatch.setenv("FARM_RESULTS_HISTORY_KEEP", "0")
+    store = open_results(load_settings())
+    for n in range(4, 8):
+        store.add(record_for(run(n)))
+    assert len(store.runs()) == 6
