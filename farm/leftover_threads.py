@@ -33,10 +33,26 @@ def _watch(code: int, who: str, patience: float) -> None:
     left = _running()
     if not left:
         return      # (the exit goes on by itself)
-    print(f"{who}: {describe(left)}: not waited for, exiting (a device plugin's threads end in "
-          "its close(), or are daemon threads)", file=sys.__stderr__, flush=True)
+    own = all((_module_of(t) or "").split(".")[0] in ("farm", "worker", "threading")
+              for t in left)
+    hint = ("farm's own: please report it" if own else
+            "a device plugin's threads end in its close(), or are daemon threads")
+    print(f"{who}: {describe(left)}: not waited for, exiting ({hint})", file=sys.__stderr__,
+          flush=True)
+    _exit_handlers()
     _flush_all()
     os._exit(code)
+
+
+def _exit_handlers() -> None:
+    """What the interpreter's exit would have run after the threads: the atexit handlers
+    (the cache's WAL merged into cache.db, a --junit-xml still saying "not finished", the
+    report folder's claim and reserved room, phone locks), which os._exit skips."""
+    import atexit
+    try:
+        atexit._run_exitfuncs()     # (each once: they are unregistered as they run)
+    except Exception:       # (one handler's error is printed by atexit itself)
+        pass
 
 
 def _running() -> list[threading.Thread]:
