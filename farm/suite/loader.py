@@ -95,7 +95,9 @@ def _holds_batch(folder: Path) -> bool:
         if not may_be_batch(glance):
             continue
         node, errors = read_yaml(path, display_path(path))
-        if not errors and looks_like_batch(node):
+        # (a real batch: its files: key; a near miss — a Jekyll _config.yml's title: — makes
+        # no folder a project, which would change every id under it)
+        if not errors and looks_like_batch(node) and "files" in node.value:
             return True
     return False
 
