@@ -681,10 +681,23 @@ class Variables:
         if self._mask_re is None:
             return text
         while True:
-            masked = _mask_long_cuts(self._mask_re.sub(MASK, text), self._long_cuts)
+            masked = _mask_long_cuts(self._mask_re.sub(_masked, text), self._long_cuts)
             if masked == text:
                 return masked
             text = masked
+
+
+def _masked(m: re.Match[str]) -> str:
+    """``***`` for a secret's match, but a match of a gapped form (`_gapped_forms`: the
+    secret broken up by whitespace) with more than GAPS_AT_MOST breaks of its own, of a
+    secret all digits or all letters, is the page's text, not a wrapped secret: `Pages: 1 2 3
+    4 5 6 7 8` for PIN ``12345678`` (``S 3 C R 3 T - 5``, spelt out, is still masked)."""
+    gapped = [name for name, seen in m.groupdict().items() if seen is not None]
+    if gapped:
+        own, plain = _GAPS_OF[gapped[0]]
+        if plain and len(_GAP_RUN.findall(m[0])) - own > GAPS_AT_MOST:
+            return m[0]
+    return MASK
 
 
 @functools.lru_cache(maxsize=64)      # a run builds the same secrets' pattern per case
@@ -725,8 +738,13 @@ def _secret_forms(secret: str) -> list[tuple[int, str, str]]:
 
 # What may come between two characters of a secret a model or a page broke up: a line break
 # (\r\n, or its JSON escape), a space or a tab, a few of them (a wrapped, indented line)
-_GAP = r"(?:[ \t\r\n\f\v\u00a0]|\\+[nrt]|&nbsp;)"
+_GAP = r"(?:[ \t\r\n\f\v\u00a0\u2007\u2009\u202f\u3000]|\\+[nrt]|&nbsp;)"
 GAP_CHARS = 6           # at most this many between two of its characters (after the first)
+GAPS_AT_MOST = 3        # breaks a gapped match may add to the secret's own (a wrapped line)
+_GAP_RUN = re.compile(f"{_GAP}+")
+# a gapped form's group name -> (the secret's own breaks, whether it is one kind of character:
+# all digits or all letters, as a page's own spaced-out text often is)
+_GAPS_OF: dict[str, tuple[int, bool]] = {}
 
 
 def _gapped_forms(secret: str) -> list[tuple[int, str, str]]:
@@ -752,7 +770,10 @@ def _gapped_forms(secret: str) -> list[tuple[int, str, str]]:
             continue
         pattern = f"{_GAP}+".join(gap.join(_one_of(options) for options in word)
                                  for word in chars)
-        forms.append((len(secret), pattern, "".join(chars[0][0])))
+        name = f"gap{len(_GAPS_OF)}"        # (an empty group marks a gapped form's match)
+        bare = "".join(spelt.split())
+        _GAPS_OF[name] = (len(chars) - 1, bare.isdigit() or bare.isalpha())
+        forms.append((len(secret), f"(?P<{name}>){pattern}", "".join(chars[0][0])))
     return forms
 
 
