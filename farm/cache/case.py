@@ -227,11 +227,12 @@ class CaseCache:
         return len(self._touched)
 
     def misfit(self, plan_key: str, since: int) -> None:
-        """A replayed plan did not fit the screen: its entry and the locate entries its
-        replay used or wrote since ``since`` (`mark`) misplaced its actions (a stale
-        `Tap "Log in"` that the text tier matched to a paragraph): none of them is kept,
-        whatever the attempt's end (`finish`); the plan's rewrite, if the model finished the
-        step and the case passed, is."""
+        """A replayed plan did not fit the screen: its entry and the locate entries used or
+        written since ``since`` (`mark`, taken as the action that did not fit began: a stale
+        `Tap "Log in"` that the text tier matched to a paragraph) are not kept, whatever the
+        attempt's end (`finish`); those of the actions before it, which fitted ("tap Menu"
+        before a "tap Settings" that did not), are, as the attempt's end says; so is the
+        plan's rewrite, if the model finished the step and the case passed."""
         self._misplaced.add(("plan", plan_key))
         self._misplaced.update(("locate", key) for key in self._touched[since:])
 
@@ -258,14 +259,17 @@ class CaseCache:
                      "which something covered (%s)", _cover_of(error_message or ""))
         wrote, self._wrote = self._wrote, {}
         misplaced, self._misplaced, self._touched = self._misplaced, set(), []
+        dropped: set[str] = set()       # what `_finish` dropped: not dropped (said) twice
         try:
-            self._finish(status, error_kind, pending, used, wrote, misplaced)
+            self._finish(status, error_kind, pending, used, wrote, misplaced, dropped)
         finally:
-            self._drop_misplaced(misplaced, pending, wrote, status)
+            self._drop_misplaced({(kind, key) for kind, key in misplaced
+                                  if key not in dropped}, pending, wrote, status)
 
     def _finish(self, status: str, error_kind: str | None,
                 pending: dict[str, tuple[Entry, CacheUse, int]], used: dict[Kind, set[str]],
-                wrote: dict[str, list[CacheUse]], misplaced: set[tuple[Kind, str]]) -> None:
+                wrote: dict[str, list[CacheUse]], misplaced: set[tuple[Kind, str]],
+                dropped: set[str]) -> None:
         if status == "passed":
             self._store_pending(pending)
             self._keep_alive(sorted((used["plan"] | used["locate"])
@@ -282,6 +286,7 @@ class CaseCache:
             log.info("cache entries used in this attempt kept: it ended with %s, which says "
                      "nothing against them", error_kind)
         elif status in ("failed", "error") and writes(self.mode) and not self.broken:
+            dropped.update(used["plan"] | used["locate"])
             self._drop_used(used, wrote, why)
 
     def _drop_misplaced(self, misplaced: set[tuple[Kind, str]],

@@ -26,7 +26,8 @@ import logging
 from typing import Any, Callable
 
 from farm.agent.images import images_key
-from farm.agent.roles import role_phrase
+from farm.agent.roles import (is_button, is_checkbox, is_field, is_link, is_menu_item, is_radio,
+                              is_switch, is_tab, role_phrase)
 from farm.agent.locator import (FOUND_BEFORE, WORD_TIERS, LocateContext, LocateHit, names,
                                 normalise, shown_strings)
 from farm.cache.case import CaseCache
@@ -226,14 +227,15 @@ class LocateCacheTier:
     def _check_role(self, prompt: str, hit: LocateHit, ctx: LocateContext) -> None:
         """A replayed plan's target found by a later tier (its entry's XPath selected nothing,
         or the text tier decides an entry it wrote) must be an element of the role the entry
-        recorded: a stale `Tap "Log in"` whose button now says "Sign in" must not tap the
-        paragraph "Log in to continue shopping." (`RoleChanged`: the replay did not fit)."""
+        recorded, or of its kind (`same_kind`: a restyled button is still one): a stale
+        `Tap "Log in"` whose button now says "Sign in" must not tap the paragraph "Log in
+        to continue shopping." (`RoleChanged`: the replay did not fit)."""
         entry = ctx.hints.get(_ENTRY)
         was = entry.get("element") if isinstance(entry, dict) else None
         role = was.get("role") if isinstance(was, dict) else None
         tree = ctx.tree() if isinstance(role, str) and role else None
         node = node_for_rect(tree, hit.rect) if tree is not None else None
-        if node is None or not node.role or node.role == role:
+        if node is None or not node.role or tree is None or same_kind(role, node, tree):
             return
         now = _was({"element": {"role": node.role,
                                 "shown": _shown(node, tree, self.cache.safe)}})
@@ -339,6 +341,42 @@ def _words(prompt: str, ctx: LocateContext) -> str:
         return str(resolve(prompt))
     except FarmError:
         return prompt
+
+
+# What a control is for, by its role (`farm.agent.roles`): what a restyle keeps. A button
+# and a link are pressed alike (a `<button>` made an `<a class="btn">`, an Android Button a
+# MaterialButton or an ImageButton, a tab, a menu item); a field is typed into; a checkbox,
+# radio or switch is set.
+_KINDS: tuple[tuple[str, tuple[Callable[[UINode, UITree], bool], ...]], ...] = (
+    ("choice", (is_checkbox, is_radio, is_switch)),
+    ("field", (is_field,)),
+    ("press", (is_button, is_link, is_tab, is_menu_item)),
+)
+
+
+def _kind_of(node: UINode, tree: UITree) -> str | None:
+    """A control's `_KINDS` name; None: not a control by its role (text, an image, a box)."""
+    for kind, tests in _KINDS:
+        if any(test(node, tree) for test in tests):
+            return kind
+    return None
+
+
+def same_kind(role: str, node: UINode, tree: UITree) -> bool:
+    """Whether ``node`` may be the element a locate entry recorded as of ``role``: the same
+    role, or a control of the same kind (`_KINDS`; one pressed may now be any element a tap
+    works on: a clickable `<div>`, an Android TextView). One that was not a control by its
+    role may now be any element. A control now plain text (the paragraph "Log in to
+    continue shopping." where the button "Log in" was) is not it, nor one of another kind
+    (a field where a button was)."""
+    if node.role == role:
+        return True
+    was = UINode(id=-1, role=role, rect=node.rect)
+    before = _kind_of(was, UITree(source=tree.source, nodes=[was]))
+    if before is None:
+        return True
+    now = _kind_of(node, tree)
+    return now == before or (now is None and before == "press" and node.clickable)
 
 
 def _was(entry: dict[str, Any]) -> str:

@@ -85,8 +85,8 @@ class PlanCache:
             return False
         self.cache.note_used(self.key, "plan")     # dropped if the case fails
         self._replayed = True
-        since = self.cache.mark()
         for i, planned in enumerate(actions, 1):
+            since = self.cache.mark()       # (the actions before this one fitted)
             self.cache.replaying = True
             try:
                 failed = _run_one(planned, loop, runner, entry.get("screen"))
@@ -101,7 +101,7 @@ class PlanCache:
             if failed is not None:
                 error, level = failed
                 self.misfit = (i, error)
-                self.cache.misfit(self.key, since)     # none of what it used is kept
+                self.cache.misfit(self.key, since)     # nothing this action used is kept
                 if loop.models is None:     # no model to plan the rest: the step says so
                     self.cache.count("plan", "replay-failed")
                     log.log(level, "cached plan for %r: step %d of %d failed (%s); no model "
