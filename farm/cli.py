@@ -66,6 +66,7 @@ class _RunPath(_GivenPath):
         if isinstance(value, str) and value.strip() and not os.path.exists(value):
             file, _, line = value.rpartition(":")
             if file and line.isdigit() and os.path.isfile(file):
+                self._check_line(file, int(line), value, param, ctx)
                 return super().convert(file, param, ctx)
             if glob.has_magic(value):
                 found = sorted(glob.glob(value, recursive=True))
@@ -75,10 +76,37 @@ class _RunPath(_GivenPath):
                 return [super(_RunPath, self).convert(f, param, ctx) for f in found]
         return super().convert(value, param, ctx)
 
+    def _check_line(self, file: str, line: int, value: str, param, ctx) -> None:
+        """A ``file:line`` past the file's end, or in a batch file (its line names no one
+        case), is a mistake said as such, not the whole file run without a word."""
+        try:
+            with open(file, "rb") as f:
+                lines = f.read(1 << 22).count(b"\n") + 1
+        except OSError:
+            return      # (said as the path's own problem)
+        if not 1 <= line <= lines:
+            self.fail(f"{value!r}: {file} has {lines} line(s): give a line inside it, or the "
+                      "file alone (it holds one case)", param, ctx)
+        if _is_batch_file(file):
+            self.fail(f"{value!r}: {file} is a batch file: its lines name no one case; run the "
+                      "case's own file (its files: list names them), or -k to pick one",
+                      param, ctx)
+
     @staticmethod
     def flat(paths: tuple[Path | list[Path], ...]) -> list[Path]:
         """The paths given, a glob's files in its place."""
         return [p for given in paths for p in (given if isinstance(given, list) else [given])]
+
+
+def _is_batch_file(file: str) -> bool:
+    """Whether ``file`` is a Midscene batch file (``files:``, no ``tasks:``)."""
+    import yaml
+    try:
+        with open(file, "rb") as f:
+            data = yaml.safe_load(f.read(1 << 22))
+    except (OSError, yaml.YAMLError, UnicodeDecodeError):
+        return False
+    return isinstance(data, dict) and "files" in data and "tasks" not in data
 
 
 class _Seconds(click.ParamType):
