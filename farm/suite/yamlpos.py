@@ -65,7 +65,7 @@ class Node:
     raw: str = ""
     plain: bool = False
     keys: dict[str, Node] = field(default_factory=dict)
-    source: str = ""    # a scalar written over several lines: its text as in the file
+    source: str = ""    # a scalar over several lines or with a ${: its text as in the file
 
     @property
     def is_null(self) -> bool:
@@ -105,9 +105,10 @@ class Node:
 
     def place(self, pattern: re.Pattern[str], offset: int) -> tuple[int, int]:
         """``(line, column)`` in the file of the ``pattern`` match that starts at ``offset`` of
-        this scalar's `text`: inside a scalar written over several lines (a ``|`` or ``>``
-        block, a quoted or plain value folded across lines) the line it is written on, not
-        the first; else (or when the file's text cannot be matched up) where the value starts."""
+        this scalar's `text`: where it is written, in a value on one line as in one written over
+        several (a ``|`` or ``>`` block, a quoted or plain value folded across lines); where the
+        value starts when the file's text cannot be matched up with it (a ``${`` made by an
+        escape such as ``"\\x24{"``)."""
         text = self.text or ""
         if not self.source or not text:
             return self.line, self.column
@@ -410,8 +411,9 @@ class _Composer:
         return self._starts[min(mark.line, len(self._starts) - 1)] + mark.column
 
     def _source(self, event: ScalarEvent) -> str:
-        """A scalar's text as written when it spans lines, else "" (see `Node.place`)."""
-        if event.end_mark.line == event.start_mark.line:
+        """A scalar's text as written (quotes, escapes and all) when it spans lines or holds a
+        ``${``, else "" (see `Node.place`: an error about a placeholder points at it)."""
+        if event.end_mark.line == event.start_mark.line and "${" not in event.value:
             return ""
         return self.text[self._offset(event.start_mark):self._offset(event.end_mark)]
 
