@@ -9,6 +9,7 @@ accepted and ignored; farm's own keys (``timeout``, ``retries``, ``tags``, ``sec
 from __future__ import annotations
 
 import difflib
+import re
 from functools import partial
 from pathlib import Path
 
@@ -20,7 +21,8 @@ from farm.suite.moved_options import lift_agent_options, read_config, written_as
 from farm.suite.steps import parse_flow
 from farm.suite.targets import (UNSUPPORTED, WEB_SECTIONS, read_mobile, read_outputs, read_web,
                                 section_of)
-from farm.suite.vars import PLACEHOLDER, from_workers, malformed, references, undefined
+from farm.suite.vars import (PLACEHOLDER, from_workers, invalid_name, malformed, references,
+                             undefined)
 from farm.suite.yamlpos import Node
 
 TARGETS = (*WEB_SECTIONS, "android", "ios")
@@ -106,8 +108,7 @@ def check_templates(node: Node, known: set[str] | frozenset[str], p: Problems,
         for offset in malformed(text):
             end = text.find("}", offset)
             snippet = text[offset: end + 1] if 0 < end - offset < 40 else text[offset:][:20]
-            said.setdefault(f"malformed placeholder {snippet!r}: expected ${{NAME}} or "
-                            "${NAME:-default} (write $${ for a literal ${)", offset)
+            said.setdefault(_malformed(text[offset:], snippet), offset)
         for name, has_default, offset in references(text):
             if not has_default and name not in known and not (
                     secrets is not None and from_workers(name, secrets)):
@@ -115,6 +116,20 @@ def check_templates(node: Node, known: set[str] | frozenset[str], p: Problems,
                     JS_ESCAPE.format(name) if id(scalar) in scripts else ""), offset)
         for message, offset in said.items():
             p.add_at(*scalar.place(PLACEHOLDER, offset), message)
+
+
+# a placeholder with a name but one no variable can have (``${登录密码}``, ``${ＵＳＥＲ}``)
+_NAMED = re.compile(r"\$\{([^\s{}:$]+)(?::-[^}]*)?\}")
+
+
+def _malformed(rest: str, snippet: str) -> str:
+    """What is wrong with the ``${`` ``rest`` starts with: a name that is not ASCII is said
+    as such (as under ``vars:``), not as a malformed placeholder."""
+    named = _NAMED.match(rest)
+    if named and not named[1].isascii():
+        return f"placeholder {snippet!r}: {invalid_name(named[1])}"
+    return (f"malformed placeholder {snippet!r}: expected ${{NAME}} or ${{NAME:-default}} "
+            "(write $${ for a literal ${)")
 
 
 def _javascript_scalars(node: Node) -> list[Node]:

@@ -50,6 +50,39 @@ def read_dotenv(path: Path, strict: bool = True) -> dict[str, str]:
     return dotenv_values(text)
 
 
+# a line that sets a name (``NAME=value``, ``NAME: value``): one no ${NAME} can have (``用户``,
+# ``a.b``) is left out, as dotenv skips it; and a quoted value, which may span lines (whose lines
+# are no names), as farm.dotenv_lines reads it
+_SETS = re.compile(r"^[ \t]*(?:export[ \t]+)?([^\s=:#'\"`]+)[ \t]*(?:=|:[ \t])", re.MULTILINE)
+_QUOTED = re.compile(r"""^\s*(?:export\s+)?[\w.-]+(?:\s*=\s*?|:\s+?)\s*"""
+                     r"""('(?:\\'|[^'])*'|"(?:\\"|[^"])*"|`(?:\\`|[^`])*`)""",
+                     re.MULTILINE | re.ASCII)
+LEFT_OUT = "{}: a variable name is ASCII letters, digits and _; left out"
+
+
+def left_out(path: Path | None, shown: Callable[[Path], str]) -> list[SuiteError]:
+    """A warning naming each line of ``path`` that sets a name no ``${NAME}`` can have
+    (``.env:3: 用户: a variable name is ASCII letters, digits and _; left out``), which
+    `read_dotenv` leaves out without a word, as Midscene's dotenv does."""
+    try:
+        text = dotenv_text(path.read_bytes()) if path is not None else None
+    except OSError:
+        return []
+    if path is None or text is None:
+        return []
+    text = re.sub(r"\r\n?", "\n", text)
+    inside = [m.span(1) for m in _QUOTED.finditer(text)]
+    out = []
+    for m in _SETS.finditer(text):
+        name = m[1]
+        if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name) or name == "export" or any(
+                a < m.start() < b for a, b in inside):
+            continue
+        out.append(SuiteError(shown(path), LEFT_OUT.format(name),
+                              text.count("\n", 0, m.start()) + 1))
+    return out
+
+
 def with_dotenv(case: Case, dotenv: Mapping[str, str]) -> Case:
     """``case`` with the ``.env`` values of the variables it refers to, over its ``vars:`` (as
     Midscene's environment would have them); the environment and a secrets dir still win at

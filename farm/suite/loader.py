@@ -34,7 +34,7 @@ from farm.suite.batch import (INDEX, NOT_CASE_DIRS, NOT_CASE_FILES, SOLVED_FILE,
                               listed_lines, may_be_batch, nested_batch_warning, read_batch,
                               Scope, unlisted_warning, with_batch)
 from farm.suite.targets import DEFAULT_LOG
-from farm.suite.dotenv import DOTENV, explain_undefined, read_dotenv, with_dotenv
+from farm.suite.dotenv import DOTENV, explain_undefined, left_out, read_dotenv, with_dotenv
 from farm.suite.model import AppSpec, Batch, Case, Suite, SuiteDefaults
 from farm.suite.vars import (LoadValues, Variables, invalid_name, is_valid_name,
                              read_secrets_dir)
@@ -114,7 +114,8 @@ class _SuiteInfo:
 class _Loading:
     """State of one `load_suites` call: suites found so far and every error."""
 
-    def __init__(self, known: frozenset[str], dotenv: Mapping[str, str]) -> None:
+    def __init__(self, known: frozenset[str], dotenv: Mapping[str, str],
+                 warnings: list[SuiteError]) -> None:
         self.known = known          # variable names from env, secrets dir and .env
         self.dotenv = dotenv        # the working directory's .env (farm.suite.dotenv)
         self.values = LoadValues({}, dotenv=dotenv)   # a number field's ${NAME}: load_suites
@@ -122,7 +123,7 @@ class _Loading:
         self.suites: dict[Path, _SuiteInfo] = {}
         self.errors: list[SuiteError] = []
         self.skipped: list[str] = []   # "hidden file x/.y.yaml", for `farm run -v`
-        self.warnings: list[SuiteError] = []
+        self.warnings = warnings       # from the start: the .env's (farm.suite.dotenv)
         self.batches: list[Batch] = []
         self.batch_of: dict[str, Batch] = {}     # real path of a listed file -> its batch
         self.listed_at: dict[str, str] = {}      # real path -> "batch.yaml:line" listing it
@@ -635,7 +636,7 @@ def load_suites(paths: Sequence[Path | str] | Path | str, env: Mapping[str, str]
         paths = [paths]                         # "suites/demo" walked the whole disk)
     from_dotenv = read_dotenv(dotenv) if dotenv is not None else {}
     known = Variables.from_sources({}, env=env, secrets_dir=secrets_dir).names | set(from_dotenv)
-    loading = _Loading(known, from_dotenv)
+    loading = _Loading(known, from_dotenv, left_out(dotenv, display_path))
     loading.values = LoadValues(
         dict(os.environ if env is None else env), dotenv=from_dotenv,
         secret_files=frozenset(read_secrets_dir(secrets_dir) if secrets_dir else ()))
