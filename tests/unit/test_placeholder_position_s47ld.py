@@ -46,7 +46,7 @@ EXPECTED = [f"s/case.yaml:10:23: {UNDEFINED.format('count')}",
             f"s/case.yaml:16:16: {UNDEFINED.format('E')}",
             f"s/case.yaml:18:16: {UNDEFINED.format('F')}",
             f"s/case.yaml:18:25: {MALFORMED}",
-            f"s/case.yaml:19:21: {UNDEFINED.format('H')}"]   # one line: where the value starts
+            f"s/case.yaml:19:25: {UNDEFINED.format('H')}"]   # one line: at its ${
 
 
 def errors(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str) -> list[str]:

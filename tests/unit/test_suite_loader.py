@@ -59,7 +59,7 @@ BAD_CASES = [
     ("duplicate_key.yaml", 5, 3, "duplicate key 'url' (first defined at line 3)"),
     ("adb_in_web.yaml", 7, 9, "runAdbShell only works in android cases"),
     ("aiinput_no_value.yaml", 7, 9, "aiInput: expected the text to type"),
-    ("malformed_placeholder.yaml", 7, 21, "malformed placeholder '${user name}'"),
+    ("malformed_placeholder.yaml", 7, 24, "malformed placeholder '${user name}'"),
     ("scroll_bad_direction.yaml", 8, 20, "expected one of up, down, left, right"),
     ("two_documents.yaml", 8, 1, "more than one YAML document"),
     ("python_tag.yaml", 3, 8, "YAML tags are not allowed"),
@@ -317,7 +317,7 @@ def test_variables_resolvable_from_every_source(tmp_path):
           "    flow:\n      - aiTap: ${BASE} ${WHO} ${MAYBE:-x}\n")
     assert load_suites([tmp_path / "s"], env={"FROM_ENV": "1"})
     errors = errors_of([tmp_path / "s"], env={})
-    assert [(e.line, e.column) for e in errors] == [(1, 13)]
+    assert [(e.line, e.column) for e in errors] == [(1, 14)]
     assert "${FROM_ENV}" in errors[0].message
 
 

@@ -29,7 +29,7 @@ def test_an_undefined_variable_is_said_once_per_place(here, monkeypatch, capsys)
     assert code == 4, out + err
     lines = [line for line in err.splitlines() if "undefined variable ${SHOP_API_KEY}" in line]
     assert [line.split(": undefined")[0].strip() for line in lines] == [
-        "ci/fail_cart.yaml:7:21", "ci/fail_cart.yaml:8:18"], err
+        "ci/fail_cart.yaml:7:22", "ci/fail_cart.yaml:8:18"], err
     assert "2 problems" not in err and "4 problems" not in err and "3 problems" in err
     body = (here / "out" / "junit.xml").read_text()
-    assert body.count("ci/fail_cart.yaml:7:21: undefined variable ${SHOP_API_KEY}") == 2, body
+    assert body.count("ci/fail_cart.yaml:7:22: undefined variable ${SHOP_API_KEY}") == 2, body
