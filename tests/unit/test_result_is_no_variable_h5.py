@@ -30,7 +30,7 @@ def test_a_result_s_name_used_as_a_variable_is_said_as_such(tmp_path):
     with pytest.raises(SuiteErrors) as got:
         load_suites([tmp_path / "s"], env={}, dotenv=None)
     said = "\n".join(str(e) for e in got.value.errors)
-    assert ("buy.yaml:8:19: undefined variable ${price}: 'price' is the name of the aiNumber "
+    assert ("buy.yaml:8:37: undefined variable ${price}: 'price' is the name of the aiNumber "
             "result at line 6, and a step's result is no variable") in said
     # a name no step has is still an ordinary undefined variable
     assert "undefined variable ${NOT_SET} (set it in the environment" in said
