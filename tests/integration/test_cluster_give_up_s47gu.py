@@ -45,7 +45,7 @@ def test_a_worker_s_device_given_up_after_kill_is_lost_in_the_run(tmp_path, redi
         "error", "CaseTimeout", name), case
     assert gone in case["error"]["message"], case["error"]["message"]
     assert summary["lost"] == {name: gone}, out + farm.worker_logs()
-    assert f"lost: {name} in " in summary_line(out), out
+    assert f"; lost: {name} (run " in summary_line(out), out
     assert (f"Lost during the run: {name} ({name}: run_script() of device plugin"
             in (tmp_path / "run" / "report.html").read_text())
 

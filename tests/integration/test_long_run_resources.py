@@ -96,6 +96,8 @@ def test_a_killed_browser_is_given_back(browser_settings: Settings) -> None:
     after_k = killed(K)
     after_2k = killed(K)
     # no more, not "the same": what an earlier test of this process left (pytest-xdist runs
-    # other modules' tests in it) may be freed meanwhile, and that is no leak
-    grown = {k: (after_k[k], n) for k, n in after_2k.items() if n > after_k[k]}
+    # other modules' tests in it) may be freed meanwhile, and that is no leak; nor is one
+    # object another test's thread made meanwhile (123 -> 124 under load): a killed browser
+    # kept is ~1,400 objects, an fd or a thread each kill, so K kills hold K or more
+    grown = {k: (after_k[k], n) for k, n in after_2k.items() if n - after_k[k] >= K}
     assert not grown, f"after {K} kills {after_k}, after {2 * K} {after_2k}"

@@ -140,4 +140,5 @@ def farm_device_kinds():
                     timeout=120, **env, **CLUSTER_ENV)
     text = done.stdout + done.stderr
     assert done.returncode == 4, text
-    assert text.count("could not start") == 1 and "which has no " in text, text
+    # (refused as the plugin loads, before any device starts: said once)
+    assert text.count("which has no ") == 1 and text.count("could not start") <= 1, text
