@@ -18,7 +18,9 @@ from farm.text import is_utf16
 # dotenv's own LINE: a quoted value runs to its closing quote, across lines; an unquoted one to
 # the end of its line or a '#'. Compiled by `re` on the first .env read: most runs have none,
 # and compiling it cost every start ~0.4 ms.
-_ENTRY = (r"""^\s*(?:export\s+)?(?P<name>[\w.-]+)(?:\s*=\s*?|:\s+?)(?P<value>"""
+# (a name is anything up to = or ": ": one no ${NAME} can have, 用户 or a.b, is matched and left
+# out, so its line is said: `dotenv_names`)
+_ENTRY = (r"""^\s*(?:export\s+)?(?P<name>[^\s=:#'"`]+)(?:\s*=\s*?|:\s+?)(?P<value>"""
           r"""\s*'(?:\\'|[^'])*'|\s*"(?:\\"|[^"])*"|\s*`(?:\\`|[^`])*`|[^#\r\n]+)?"""
           r"""\s*(?:#.*)?$""")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -38,10 +40,22 @@ def dotenv_text(data: bytes) -> str | None:
 def dotenv_values(text: str) -> dict[str, str]:
     """The variables a ``.env`` file's ``text`` sets, by name (the last one of a name wins)."""
     values: dict[str, str] = {}
-    for m in re.finditer(_ENTRY, re.sub(r"\r\n?", "\n", text), re.MULTILINE | re.ASCII):
+    for m in _entries(re.sub(r"\r\n?", "\n", text)):
         if _NAME.fullmatch(m["name"]):
             values[m["name"]] = _value(m["value"] or "")
     return values
+
+
+def dotenv_names(text: str) -> list[tuple[str, int]]:
+    """``(name, line)`` of every line of ``text`` that sets a variable, a name no ``${NAME}``
+    can have (``用户``, ``a.b``, which `dotenv_values` leaves out) too."""
+    text = re.sub(r"\r\n?", "\n", text)
+    return [(m["name"], text.count("\n", 0, m.start("name")) + 1) for m in _entries(text)]
+
+
+def _entries(text: str):
+    """The entries of ``text``, its line ends made \\n."""
+    return re.finditer(_ENTRY, text, re.MULTILINE | re.ASCII)
 
 
 def _value(raw: str) -> str:

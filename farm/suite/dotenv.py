@@ -19,7 +19,7 @@ import re
 from pathlib import Path
 from typing import Callable, Mapping
 
-from farm.dotenv_lines import dotenv_text, dotenv_values
+from farm.dotenv_lines import dotenv_names, dotenv_text, dotenv_values
 from farm.errors import SuiteError, SuiteErrors
 from farm.suite.model import Case
 from farm.suite.vars import UNDEFINED, references
@@ -50,13 +50,6 @@ def read_dotenv(path: Path, strict: bool = True) -> dict[str, str]:
     return dotenv_values(text)
 
 
-# a line that sets a name (``NAME=value``, ``NAME: value``): one no ${NAME} can have (``用户``,
-# ``a.b``) is left out, as dotenv skips it; and a quoted value, which may span lines (whose lines
-# are no names), as farm.dotenv_lines reads it
-_SETS = re.compile(r"^[ \t]*(?:export[ \t]+)?([^\s=:#'\"`]+)[ \t]*(?:=|:[ \t])", re.MULTILINE)
-_QUOTED = re.compile(r"""^\s*(?:export\s+)?[\w.-]+(?:\s*=\s*?|:\s+?)\s*"""
-                     r"""('(?:\\'|[^'])*'|"(?:\\"|[^"])*"|`(?:\\`|[^`])*`)""",
-                     re.MULTILINE | re.ASCII)
 LEFT_OUT = "{}: a variable name is ASCII letters, digits and _; left out"
 
 
@@ -70,17 +63,9 @@ def left_out(path: Path | None, shown: Callable[[Path], str]) -> list[SuiteError
         return []
     if path is None or text is None:
         return []
-    text = re.sub(r"\r\n?", "\n", text)
-    inside = [m.span(1) for m in _QUOTED.finditer(text)]
-    out = []
-    for m in _SETS.finditer(text):
-        name = m[1]
-        if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name) or name == "export" or any(
-                a < m.start() < b for a, b in inside):
-            continue
-        out.append(SuiteError(shown(path), LEFT_OUT.format(name),
-                              text.count("\n", 0, m.start()) + 1))
-    return out
+    return [SuiteError(shown(path), LEFT_OUT.format(name), line)
+            for name, line in dotenv_names(text)
+            if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name)]
 
 
 def with_dotenv(case: Case, dotenv: Mapping[str, str]) -> Case:
