@@ -87,7 +87,8 @@ class _RunPath(_GivenPath):
         if not 1 <= line <= lines:
             self.fail(f"{value!r}: {file} has {lines} line(s): give a line inside it, or the "
                       "file alone (it holds one case)", param, ctx)
-        if _is_batch_file(file):
+        from farm.suite.loader import is_batch_file
+        if is_batch_file(Path(file)):
             self.fail(f"{value!r}: {file} is a batch file: its lines name no one case; run the "
                       "case's own file (its files: list names them), or -k to pick one",
                       param, ctx)
@@ -96,17 +97,6 @@ class _RunPath(_GivenPath):
     def flat(paths: tuple[Path | list[Path], ...]) -> list[Path]:
         """The paths given, a glob's files in its place."""
         return [p for given in paths for p in (given if isinstance(given, list) else [given])]
-
-
-def _is_batch_file(file: str) -> bool:
-    """Whether ``file`` is a Midscene batch file (``files:``, no ``tasks:``)."""
-    import yaml
-    try:
-        with open(file, "rb") as f:
-            data = yaml.safe_load(f.read(1 << 22))
-    except (OSError, yaml.YAMLError, UnicodeDecodeError):
-        return False
-    return isinstance(data, dict) and "files" in data and "tasks" not in data
 
 
 class _Seconds(click.ParamType):

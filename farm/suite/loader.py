@@ -94,12 +94,17 @@ def _holds_batch(folder: Path) -> bool:
             continue
         if not may_be_batch(glance):
             continue
-        node, errors = read_yaml(path, display_path(path))
-        # (a real batch: its files: key; a near miss — a Jekyll _config.yml's title: — makes
-        # no folder a project, which would change every id under it)
-        if not errors and looks_like_batch(node) and "files" in node.value:
+        if is_batch_file(path):
             return True
     return False
+
+
+def is_batch_file(path: Path) -> bool:
+    """Whether ``path`` is a real Midscene batch file: its ``files:`` key, no ``tasks:`` (a
+    near miss — a Jekyll _config.yml's ``title:`` — makes no folder a project, which would
+    change every id under it; nor is its line a case's, `farm run index.yaml:12`)."""
+    node, errors = read_yaml(path, display_path(path))
+    return not errors and looks_like_batch(node) and "files" in node.value
 
 
 @dataclass
