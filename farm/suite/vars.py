@@ -693,9 +693,9 @@ def _masked(m: re.Match[str]) -> str:
     secret all digits or all letters, is the page's text, not a wrapped secret: `Pages: 1 2 3
     4 5 6 7 8` for PIN ``12345678`` (``S 3 C R 3 T - 5``, spelt out, is still masked)."""
     gapped = [name for name, seen in m.groupdict().items() if seen is not None]
-    if gapped:
-        own, plain = _GAPS_OF[gapped[0]]
-        if plain and len(_GAP_RUN.findall(m[0])) - own > GAPS_AT_MOST:
+    if gapped:      # (its name says the secret's own breaks and whether it is one kind)
+        _, own, plain, _ = gapped[0].split("_")
+        if plain == "1" and len(_GAP_RUN.findall(m[0])) - int(own) > GAPS_AT_MOST:
             return m[0]
     return MASK
 
@@ -742,9 +742,7 @@ _GAP = r"(?:[ \t\r\n\f\v\u00a0\u2007\u2009\u202f\u3000]|\\+[nrt]|&nbsp;)"
 GAP_CHARS = 6           # at most this many between two of its characters (after the first)
 GAPS_AT_MOST = 3        # breaks a gapped match may add to the secret's own (a wrapped line)
 _GAP_RUN = re.compile(f"{_GAP}+")
-# a gapped form's group name -> (the secret's own breaks, whether it is one kind of character:
-# all digits or all letters, as a page's own spaced-out text often is)
-_GAPS_OF: dict[str, tuple[int, bool]] = {}
+_GAP_FORMS = itertools.count()  # (each gapped form's group name its own)
 
 
 def _gapped_forms(secret: str) -> list[tuple[int, str, str]]:
@@ -770,9 +768,11 @@ def _gapped_forms(secret: str) -> list[tuple[int, str, str]]:
             continue
         pattern = f"{_GAP}+".join(gap.join(_one_of(options) for options in word)
                                  for word in chars)
-        name = f"gap{len(_GAPS_OF)}"        # (an empty group marks a gapped form's match)
+        # an empty group marks a gapped form's match, named with the secret's own breaks and
+        # whether it is one kind of character (all digits or all letters, as a page's own
+        # spaced-out text often is): gap_<breaks>_<1|0>_<n>
         bare = "".join(spelt.split())
-        _GAPS_OF[name] = (len(chars) - 1, bare.isdigit() or bare.isalpha())
+        name = f"gap_{len(chars) - 1}_{int(bare.isdigit() or bare.isalpha())}_{next(_GAP_FORMS)}"
         forms.append((len(secret), f"(?P<{name}>){pattern}", "".join(chars[0][0])))
     return forms
 
