@@ -42,14 +42,11 @@ class Namespace:
 def cache_platform(platform: str, device: object | None = None) -> str:
     """The ``<platform>`` part of the keys of a case run on ``device``: ``platform`` for
     farm's own kinds (keys as they always were), ``platform:kind`` for a device plugin's
-    (a `farm.devices.base.PluginDevice`; farm names its devices ``<kind>-<n>``, a worker's
-    ``<kind>-<n>@<host>``)."""
+    (a `farm.devices.base.PluginDevice`: the kind it was built as, local or on a worker)."""
     from farm.devices.base import PluginDevice
     if not isinstance(device, PluginDevice):
         return platform
-    name = str(getattr(device, "name", "")).split("@", 1)[0]
-    kind = name.rpartition("-")[0] if name.rpartition("-")[2].isdigit() else ""
-    return f"{platform}:{(kind or type(device).__name__).replace('|', '_')}"
+    return f"{platform}:{(device.kind_name or type(device).__name__).replace('|', '_')}"
 
 
 def context_key(context: str) -> str:

@@ -448,8 +448,9 @@ class PluginDevice:
 
     def __init__(self, device: Any, origin: str, open_timeout: float,
                  kill_grace: float = KILL_GRACE_S,
-                 close_timeout: float = CLOSE_TIMEOUT_S) -> None:
+                 close_timeout: float = CLOSE_TIMEOUT_S, kind: str = "") -> None:
         object.__setattr__(self, "_plugin", device)
+        object.__setattr__(self, "kind_name", kind)       # its kind (`tv`): the cache's keys
         object.__setattr__(self, "_close_timeout", close_timeout)
         # the case's mask (`farm.runner`): `unmasked` when it refers to no secret
         object.__setattr__(self, "hide", unmasked)
@@ -466,14 +467,14 @@ class PluginDevice:
     @classmethod
     def around(cls, device: Any, origin: str, open_timeout: float,
                kill_grace: float = KILL_GRACE_S,
-               close_timeout: float = CLOSE_TIMEOUT_S) -> "PluginDevice":
+               close_timeout: float = CLOSE_TIMEOUT_S, kind: str = "") -> "PluginDevice":
         """``device`` wrapped, by a class named as its own ("TvDevice on android cannot
         hover" names the plugin's class, not this one)."""
-        kind = type(device)
-        made = _WRAPPERS.get(kind)
+        own = type(device)
+        made = _WRAPPERS.get(own)
         if made is None:
-            made = _WRAPPERS[kind] = type(kind.__name__, (cls,), {"__module__": kind.__module__})
-        return made(device, origin, open_timeout, kill_grace, close_timeout)
+            made = _WRAPPERS[own] = type(own.__name__, (cls,), {"__module__": own.__module__})
+        return made(device, origin, open_timeout, kill_grace, close_timeout, kind)
 
     def __getattr__(self, name: str) -> Any:
         if name == "_plugin":           # (not set yet: while being copied or unpickled)

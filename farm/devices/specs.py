@@ -703,7 +703,7 @@ def _plugin_device(module: str, found: DeviceKind, kind: str, name: str, setting
         raise ConfigError(f"{built}, whose platform is {getattr(device, 'platform', None)!r}: "
                           f"the kind's platform is {found.platform!r}")
     return PluginDevice.around(device, where, float(found.open_timeout),
-                               settings.watchdog_grace_seconds)
+                               settings.watchdog_grace_seconds, kind=kind)
 
 
 def make_devices(specs: list[DeviceSpec], settings: Settings, sims: "SimFleet | None" = None,

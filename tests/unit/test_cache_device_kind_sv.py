@@ -32,8 +32,9 @@ def _page(name: str = "fake-1") -> FakeDevice:
                               [Rect(x=240, y=80, width=52, height=21)]})
 
 
-def _plugin(name: str = "fake-1") -> PluginDevice:
-    return PluginDevice.around(_page(name), "device plugin 'tests.support.devices'", 300.0)
+def _plugin(name: str = "fake-1", kind: str = "fake") -> PluginDevice:
+    return PluginDevice.around(_page(name), "device plugin 'tests.support.devices'", 300.0,
+                               kind=kind)
 
 
 def _run(tmp_path: Path, device, store: MemoryStore):
@@ -72,10 +73,18 @@ def test_farm_s_own_devices_keep_their_keys(tmp_path):
     assert {split_key(k)["platform"] for k, _ in store.items()} == {"web"}
 
 
-def test_the_kind_is_the_device_name_s_as_farm_gives_it():
+def test_the_kind_is_the_one_the_device_was_built_as():
     assert cache_platform("web", _page("browser-1")) == "web"
     assert cache_platform("android", FakeDevice(name="emulator-5554",
                                                 platform="android")) == "android"
     assert cache_platform("web", _plugin("fake-2")) == "web:fake"
-    assert cache_platform("web", _plugin("my-tv-12@host-3")) == "web:my-tv"
+    assert cache_platform("web", _plugin("my-tv-12@host-3", "my-tv")) == "web:my-tv"
     assert cache_platform("web", None) == "web"
+
+
+def test_a_device_farm_builds_from_a_plugin_carries_its_kind(monkeypatch):
+    from farm.config import Settings
+    from farm.devices.specs import build_device
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[2]))
+    device = build_device("fake", "fake-1", Settings(device_plugins="tests.support.devices"))
+    assert cache_platform("web", device) == "web:fake"
