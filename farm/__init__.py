@@ -14,10 +14,32 @@ __all__ = ["Agent", "Settings", "load_settings", "load_suites", "run", "__versio
 
 
 def build_commit() -> str:
-    """The git commit farm runs from (12 hex digits) when it runs from a checkout, else "":
-    read from .git (HEAD, its ref or packed-refs) without spawning git, so that a worker on a
-    days-old checkout can be told apart from one on today's (`farm_build_info{commit}`, the
-    lease `farm devices` lists)."""
+    """The git commit farm runs from (12 hex digits) when it runs from a checkout, read from
+    .git (HEAD, its ref or packed-refs) without spawning git, so that a worker on a days-old
+    checkout can be told apart from one on today's (`farm_build_info{commit}`, the lease
+    `farm devices` lists); installed from a wheel (no .git), the commit its build recorded
+    in farm/_build_commit.txt (setup.py); else ""."""
+    import re
+    built = _built()
+    if commit := _checkout_commit():
+        return commit
+    return built[0][:12] if built and re.fullmatch("[0-9a-f]{12,40}", built[0]) else ""
+
+
+def _built() -> list[str]:
+    """The words of farm/_build_commit.txt, which a wheel's build writes (setup.py): the
+    commit it was built from, then "dirty" when that tree had uncommitted changes."""
+    from pathlib import Path
+    try:
+        return Path(__file__).with_name(BUILD_COMMIT_FILE).read_text().split()
+    except (OSError, UnicodeError):
+        return []
+
+
+BUILD_COMMIT_FILE = "_build_commit.txt"
+
+
+def _checkout_commit() -> str:
     from pathlib import Path
     try:
         git = Path(__file__).resolve().parent.parent / ".git"
@@ -49,9 +71,12 @@ _MODIFIED: list[bool] = []
 def tree_modified() -> bool:
     """Whether the checkout farm runs from has uncommitted changes to tracked files (one
     `git diff --quiet HEAD`, once per process; only asked where build_commit() found a
-    checkout): its build version then says `+<commit>.dirty`, so that a worker running
-    edits nobody committed is not taken for one on that commit. No git, or git refusing the
+    checkout; installed from a wheel, whether the tree it was built from had): its build
+    version then says `+<commit>.dirty`, so that a worker running edits nobody committed is
+    not taken for one on that commit. No git, or git refusing the
     checkout (another user's: "dubious ownership"), is taken as unmodified."""
+    if not _MODIFIED and not _checkout_commit():     # a wheel's build said so, or not
+        _MODIFIED.append("dirty" in _built()[1:])
     if not _MODIFIED:
         import os
         import subprocess

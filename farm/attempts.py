@@ -49,9 +49,15 @@ class ServedFileMissing(errors.StepFailed):
     retried (a remote URL's HTTP error may be passing, and stays retried)."""
 
 
+class ServedFolder(ServedFileMissing):
+    """The case's page is a folder (``url: ../app``): the browser's listing of it, or the
+    server's 404 page, would open instead; as a missing file, not retried."""
+
+
 # Exception class → (case status, outcome); the first matching row wins.
 _BY_EXCEPTION: tuple[tuple[type[BaseException], str, Outcome], ...] = (
     (ServedFileMissing, "failed", Outcome.CERTAIN),
+    (errors.ScriptSyntaxError, "failed", Outcome.CERTAIN),
     (errors.TestFailure, "failed", Outcome.FAILED),
     (errors.NeedsModel, "skipped", Outcome.SKIPPED),
     (errors.Interrupted, "interrupted", Outcome.INTERRUPTED),
@@ -92,6 +98,7 @@ def error_kind(exc: BaseException) -> str:
     return "InternalError"
 
 
+_CERTAIN = (ServedFileMissing, errors.ScriptSyntaxError)    # failed as any attempt would
 _BY_STATUS = {"passed": Outcome.PASSED, "flaky": Outcome.PASSED, "failed": Outcome.FAILED,
               "skipped": Outcome.SKIPPED, "interrupted": Outcome.INTERRUPTED}
 
@@ -99,7 +106,7 @@ _BY_STATUS = {"passed": Outcome.PASSED, "flaky": Outcome.PASSED, "failed": Outco
 def outcome(result: CaseResult) -> Outcome:
     """What the retry and quarantine rules need to know about an attempt's result."""
     if result.status == "failed" and result.error is not None \
-            and issubclass(error_class(result.error.kind), ServedFileMissing):
+            and issubclass(error_class(result.error.kind), _CERTAIN):
         return Outcome.CERTAIN
     if result.status != "error":
         return _BY_STATUS[result.status]
@@ -130,6 +137,25 @@ TIMEOUT_NOT_RETRIED = ("not retried: a timeout is not retried (another attempt w
 # A page file not there (`ServedFileMissing`) when retries were left: said, as a timeout is.
 MISSING_NOT_RETRIED = ("not retried: a missing page file is not retried (a second attempt "
                        "would find it missing again)")
+
+FOLDER_NOT_RETRIED = ("not retried: a page that is a folder is not retried (a second attempt "
+                      "would find the folder again)")
+# A javascript: step's code that does not parse (`errors.ScriptSyntaxError`), likewise.
+SYNTAX_NOT_RETRIED = ("not retried: a script's syntax error is not retried (every attempt "
+                      "would fail on it the same way)")
+
+
+def certain_reason(kind: str) -> str | None:
+    """What an attempt that failed with an error of class ``kind`` (a result's
+    ``error.kind``) says of its retries when any attempt would fail so (`Outcome.CERTAIN`):
+    `SYNTAX_NOT_RETRIED`, `FOLDER_NOT_RETRIED`, `MISSING_NOT_RETRIED`; None for any other
+    failure."""
+    cls = error_class(kind)
+    if issubclass(cls, errors.ScriptSyntaxError):
+        return SYNTAX_NOT_RETRIED
+    if issubclass(cls, ServedFolder):
+        return FOLDER_NOT_RETRIED
+    return MISSING_NOT_RETRIED if issubclass(cls, ServedFileMissing) else None
 
 
 def unretried(said: str, job: Job, quota: int) -> str | None:

@@ -164,9 +164,38 @@ class _FarmGroup(click.Group):
             raise _Interrupted from exc
 
 
+class _ReportCommand(click.Command):
+    """`farm report`, whose --merge takes one path each time: ``--merge a b c`` (click's
+    "unexpected extra argument") says to repeat it (`_merge_shards` says it of ``--merge a b``)."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        merging = any(a == "--merge" or a.startswith("--merge=") for a in args)
+        try:
+            return super().parse_args(ctx, args)
+        except click.UsageError as exc:
+            if merging and "unexpected extra argument" in exc.message:
+                exc.message += f": {MERGE_REPEAT}"
+            raise
+
+
+MERGE_REPEAT = ("--merge takes one path: repeat it for each (--merge a --merge b), or give "
+                "the folder holding the shard runs")
+
+
+def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    """`farm --version`: the version with the commit it was built from, as farm_build_info
+    and `farm devices --broker` say it (a checkout's, or the one a wheel recorded)."""
+    if not value or ctx.resilient_parsing:
+        return
+    from farm.metrics import build_version
+    click.echo(f"farm, version {build_version()}")
+    ctx.exit()
+
+
 @click.group(cls=_FarmGroup,
              context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
-@click.version_option(package_name="farm", prog_name="farm")
+@click.option("--version", is_flag=True, expose_value=False, is_eager=True,
+              callback=_print_version, help="Show the version (and commit) and exit.")
 @click.pass_context
 def cli(ctx: click.Context) -> None:
     """farm: run UI test suites on many devices at once.
@@ -296,7 +325,6 @@ def run(paths: tuple[Path, ...], devices: str, report_dir: Path | None, junit_xm
       farm run suites/demo -k "login and not failure" --collect-only
       farm run suites/ --shard 2/3 --maxfail 5
 
-    \b
     Exit codes (as pytest): 0 all passed (skips allowed unless --fail-on-skip), 1 a case failed,
     2 interrupted, 3 infrastructure, model or internal error (a case's device died, a case timed
     out, the model budget was spent), 4 usage, configuration or suite error, 5 no case selected.
@@ -313,6 +341,7 @@ def run(paths: tuple[Path, ...], devices: str, report_dir: Path | None, junit_xm
                              pushgateway_url=pushgateway, max_model_cost=max_model_cost,
                              max_model_tokens=max_model_tokens)
     _settings_file_unread()
+    _scraped_and_pushed(settings, collect_only)
     _flags_agree(settings, matrix=matrix, exitfirst=exitfirst, maxfail=maxfail)
     maxfail = maxfail or None       # --maxfail 0 (CI's "${N:-0}"): as not given, as pytest
     _outputs_usable(settings, collect_only, report_dir=report_dir, junit_xml=junit_xml,
@@ -380,13 +409,27 @@ def _matrix_groups(settings) -> dict[str, list[str]] | str:
     return {platform: sorted(names) for platform, names in groups.items()}
 
 
-def _settings_file_unread() -> None:
+def _scraped_and_pushed(settings, collect_only: bool) -> None:
+    """A warning as a run starts when it is both served for scraping (--metrics-port) and
+    pushed (--pushgateway): Prometheus stores its series twice, and every sum on the dashboard
+    and in the alerts counted its cases, tokens and cost twice, said nowhere."""
+    if collect_only or not (settings.metrics_port and settings.pushgateway_url):
+        return
+    click.echo(f"farm: warning: {settings.named('metrics_port')} {settings.metrics_port} and "
+               f"{settings.named('pushgateway_url')} {_masked(settings.pushgateway_url)}: "
+               "this run's series will be stored twice in Prometheus (scraped and pushed), "
+               "every sum counting its cases, tokens and cost twice: give only one (the push "
+               "alone counts runs over time, and shows a run as it goes every "
+               "FARM_PUSHGATEWAY_INTERVAL seconds)", err=True)
+
+
+def _settings_file_unread(who: str = "farm") -> None:
     """A warning naming the farm.toml / pyproject.toml [tool.farm] above the working
     directory, which farm does not read: run from a sub-folder, a run (or a worker) went
     without the project's model, broker or retries, and said nothing of it."""
     from farm.config import unread_above
     if (above := unread_above()) is not None:
-        click.echo(f"farm: warning: {above} is not read (farm reads farm.toml and "
+        click.echo(f"{who}: warning: {above} is not read (farm reads farm.toml and "
                    "pyproject.toml from the working directory only: run farm in "
                    f"{above.parent})", err=True)
 
@@ -580,13 +623,18 @@ def _mobile_devices(settings) -> None:
             listed = ", ".join(serial for serial, _ in adb_phones()) or "none"
             not_ready = [f"ANDROID_SERIAL={settings.android_serial} names no phone on this "
                          f"adb server (it lists {listed}): unset it, or set it to one of those"]
+        about = {serial: _android_about(adb, serial) for serial in serials}
+        dead = [s for s in serials if about[s].startswith("does not answer")]
+        serials = [s for s in serials if s not in dead]     # (listed "device", shell dead)
+        not_ready = [f"{s} (listed, but {about[s]}; a run passes it over)" for s in dead] \
+            + not_ready
         held = {serial: held_elsewhere("android", serial) for serial in serials}
         busy = sum(map(bool, held.values()))
         click.echo(f"android   {len(serials)} device(s) on adb server {adb.host}:{adb.port}{only}"
                    + (f", {len(serials) - busy} free" if busy else "")
                    + (":" if serials or not_ready else " (android-sim:N starts simulated ones)"))
         for serial in serials:
-            click.echo(f"          {serial}  {_android_about(adb, serial)}"
+            click.echo(f"          {serial}  {about[serial]}"
                        + (f"  [{held[serial]}]" if held[serial] else ""))
         for line in not_ready:      # unauthorized, offline...: listed with what to do
             click.echo(f"          {line}")
@@ -612,12 +660,11 @@ def _mobile_devices(settings) -> None:
 
 def _android_about(adb, serial: str) -> str:
     """What the phone is (model, Android version), or why it did not say."""
-    from farm.devices.android import ABOUT_COMMAND, android_about
-    from farm.text import first_line
+    from farm.devices.android import ABOUT_COMMAND, adb_failure, android_about
     try:
         return android_about(adb.device(serial).shell(ABOUT_COMMAND, timeout=5)) or "?"
-    except Exception as exc:
-        return f"did not answer getprop: {first_line(exc)}"
+    except Exception as exc:     # (adbutils' own words: "Unknown data: b''")
+        return f"does not answer: {adb_failure(exc)}"
 
 
 def _ios_about(url: str) -> str:
@@ -739,11 +786,17 @@ def worker(broker: str | None, devices: str, group: str | None,
       farm worker --broker redis://:secret@redis:6379/0 --devices browser:3
     SIGTERM drains: each device finishes its current case, then its worker exits.
     """
+    _worker(broker, devices, group, metrics_port, loglevel)
+
+
+def _worker(broker: str | None, devices: str, group: str | None,
+            metrics_port: int | None, loglevel: str) -> None:
+    """`farm worker`'s checks, then the hand-over to its supervisor (`python -m worker`)."""
     from farm.config import load_settings
     from farm.devices.specs import (attach_targets, check_browser, parse_device_specs,
                                     refuse_named)
     settings = load_settings(broker_url=broker, worker_metrics_port=metrics_port)
-    _settings_file_unread()
+    _settings_file_unread("farm worker")
     if not settings.broker_url:
         raise click.UsageError("farm worker needs --broker URL (or FARM_BROKER_URL)")
     group = _group_word(group)
@@ -768,9 +821,12 @@ def worker(broker: str | None, devices: str, group: str | None,
                 who="farm worker")
     # The worker is its own program (the `worker` package, which builds on farm, never the
     # other way round): hand this process over to its supervisor.
-    env = {**os.environ, "FARM_BROKER_URL": settings.broker_url.get_secret_value()}
-    argv = [sys.executable, "-m", "worker", "--devices", devices,
-            "--metrics-port", str(settings.worker_metrics_port)]
+    # (`python -P`: a worker.py or farm.py in the working directory is never what runs)
+    from farm.python_child import child_env, python_m
+    env = child_env({**os.environ,
+                     "FARM_BROKER_URL": settings.broker_url.get_secret_value()})
+    argv = python_m("worker", "--devices", devices,
+                    "--metrics-port", str(settings.worker_metrics_port))
     argv += ["--group", group] if group else []
     argv += ["--loglevel", loglevel.upper()] if loglevel.upper() != "WARNING" else []
     sys.stdout.flush()
@@ -820,7 +876,8 @@ def sim(platform: str, count: int, app: str | None, package: str | None, port: i
 
     \b
     Example:
-      farm sim android --count 2 --app suites/demo/app --package com.farm.demo.shop --port 5137
+      farm sim android --count 2 --app suites/demo/app \\
+        --package com.farm.demo.shop --port 5137
       ANDROID_ADB_SERVER_PORT=5137 adb devices
       farm sim ios --count 1 --app http://127.0.0.1:8000/
     Fault switches for tests: `adb shell farm-sim fault NAME COUNT` or
@@ -949,7 +1006,7 @@ def cache() -> None:
     \b
     Example:
       farm cache ls demo/ai_shopping
-      farm cache export suites/demo/ai_shopping.yaml     # a flow that needs no model
+      farm cache export suites/demo/ai_shopping.yaml   # a flow needing no model
       farm cache clear demo/ai_shopping
     """
 
@@ -1101,11 +1158,13 @@ def _list_entries(store, case: str) -> None:
     of theirs uses now (re-worded, removed) are listed apart, and not counted as saving."""
     entries = list(_entries_of(store, case))
     orphan = _orphans(store, case, [key for key, _ in entries])
+    from farm.cache.locate import inside_plans
     saved: list[dict] = []
     located: list[dict] = []
     kept = [(k, e) for k, e in entries if k not in orphan]
+    inside = inside_plans(kept)     # (a plan's target: its find is in the plan's saving)
     for key, entry in kept:
-        click.echo(_entry_row(key, entry, saved, located))
+        click.echo(_entry_row(key, entry, saved, located, key in inside))
     if orphan:
         click.echo(f"{_entries_said(len(orphan))} no step of the case files use"
                    f"{'s' if len(orphan) == 1 else ''} now (a step re-worded or removed), "
@@ -1122,14 +1181,23 @@ def _list_entries(store, case: str) -> None:
                   else "")
                + (f"; their {len(located)} model-found locate entr"
                   f"{'y saves' if len(located) == 1 else 'ies save'} {_spend(_summed(located))} "
-                  "a run" if located else "") + ("" if rows else _none_named(store, case)))
+                  "a run" if located else "") + _inside_said(len(inside))
+               + ("" if rows else _none_named(store, case)))
     if orphan:
         click.echo(_orphans_hint(case, len(orphan)))
 
 
-def _entry_row(key: str, entry: dict, saved: list, located: list) -> str:
+def _inside_said(n: int) -> str:
+    """After the summary's savings: the model-found locate entries counted inside a plan's."""
+    return (f" ({n} model-found locate entr{'y' if n == 1 else 'ies'} of a plan's target: "
+            "counted in the plan's saving)" if n else "")
+
+
+def _entry_row(key: str, entry: dict, saved: list, located: list, inside: bool = False
+               ) -> str:
     """One entry's line; what replaying its plan (or its model-found target) saves is added
-    to ``saved`` (``located``)."""
+    to ``saved`` (``located``); a model-found target of a cached plan (``inside``) is in its
+    plan's saving, not added again."""
     import time as _time
     from farm.cache.keys import split_key
     from farm.cache.locate import ASKED_TIERS, found_with
@@ -1141,9 +1209,14 @@ def _entry_row(key: str, entry: dict, saved: list, located: list) -> str:
             and entry.get("actions")):
         saved.append(entry["solved_with"])
         what += f", solved with {_spend(entry['solved_with'])}"
+    elif part.get("kind") == "plan" and entry.get("actions") and entry.get("solved_with") is None:
+        what += ", saved: not known (solved by an older farm)"   # (its replays add none)
     elif part.get("kind") == "locate" and entry.get("tier") in ASKED_TIERS:
-        located.append(found_with(entry.get("found_with")))     # a model's find
-        what += f", found with {_spend(located[-1])}"
+        found = found_with(entry.get("found_with"))     # a model's find
+        what += f", found with {_spend(found)}" + (", inside its plan's saving" if inside
+                                                    else "")
+        if not inside:
+            located.append(found)
     age = _age(_time.time() - float(entry.get("updated") or _time.time()))
     prompt = str(entry.get("prompt", ""))[:50].replace("\n", " ")
     return (f"{part.get('case', '?')}  {part.get('platform', '?')}  "
@@ -1241,6 +1314,7 @@ def cache_clear(case: str | None, broker: str | None) -> None:
         raise UserError("farm cache clear: empty case id (an unset variable?): nothing "
                         "removed; `farm cache clear` with no argument removes every entry")
     case = case or ""
+    from farm.cache.keys import withheld_key
     from farm.cache.sqlite_store import CorruptStore
     try:
         store = _store(broker)
@@ -1253,7 +1327,10 @@ def cache_clear(case: str | None, broker: str | None) -> None:
     from farm.errors import ConfigError
     try:        # a Redis replica: said as the error it is, not an internal error
         with _cache_refusals(store):
-            removed = sum(store.delete(prefix) for prefix in _selection_prefixes(case))
+            prefixes = _selection_prefixes(case)
+            removed = sum(store.delete(prefix) for prefix in prefixes)
+            for prefix in prefixes:     # (export's "not cached: it held a secret" notes: not
+                store.delete(withheld_key(prefix))     # entries, not counted, gone with them)
     except StoreReadOnly as exc:
         if isinstance(exc, ConfigError):        # a cache.db that may not be written
             raise
@@ -1408,15 +1485,16 @@ def _one_case(path: Path, secrets_dir: Path | None):
                     "(or a run directory: every case of the run)")
 
 
-@cli.command()
+@cli.command(cls=_ReportCommand)
 @click.argument("run_dir", required=False,
                 type=_GivenPath(exists=True, file_okay=False, path_type=Path))
 @click.option("--history", is_flag=True,
               help="Write one page across the runs in the results history instead.")
 @click.option("--since", metavar="AGE", help="With --history: only runs this recent (7d, 12h).")
 @click.option("--suite", metavar="NAME", help="With --history: only this suite's cases.")
-@click.option("--out", type=_GivenPath(dir_okay=False, path_type=Path),
-              help="With --history: where to write the page (default .farm/history.html).")
+@click.option("--out", type=_GivenPath(path_type=Path),
+              help="With --history: where to write the page (default .farm/history.html); "
+                   "with --merge: the folder to write the merged run into.")
 @click.option("--results", metavar="PATH|URL", help="The results history to read (default: "
               "FARM_RESULTS_HISTORY_URL, the broker's Redis, else .farm/results.sqlite).")
 @click.option("--alluredir", type=_GivenPath(file_okay=False, path_type=Path),
@@ -1424,17 +1502,30 @@ def _one_case(path: Path, secrets_dir: Path | None):
 @click.option("--junit-xml", type=_GivenPath(dir_okay=False, path_type=Path),
               help="Also write RUN_DIR's JUnit XML here (the --junit-xml a killed run left "
                    "saying it had not finished).")
+@click.option("--merge", "merge", multiple=True, metavar="PATH",
+              type=_GivenPath(exists=True, path_type=Path),
+              help="Merge the runs of a --shard I/N nightly into one run in --out: each "
+                   "shard's run directory or results.json, or a folder holding them "
+                   "(one path each: repeat --merge for each path).")
+@click.option("--overwrite", is_flag=True,
+              help="With --merge: replace the run an earlier merge left in --out.")
 def report(run_dir: Path | None, history: bool, since: str | None, suite: str | None,
            out: Path | None, results: str | None, alluredir: Path | None,
-           junit_xml: Path | None) -> None:
+           junit_xml: Path | None, merge: tuple[Path, ...], overwrite: bool) -> None:
     """Rebuild report.html and junit.xml of RUN_DIR from its results.json, or, for a run
-    that was killed before writing it, from the results journal (results.jsonl).
+    that was killed before writing it, from the results journal (results.jsonl). With
+    --merge: one run in --out of the shard runs of a `farm run --shard I/N` nightly.
 
     \b
     Example:
       farm report .farm/runs/20250101-020000-ab12
       farm report --history --since 7d --suite demo
+      farm report --merge shard-artifacts/ --out nightly/
     """
+    if merge or overwrite:
+        _merge_shards(merge, out, overwrite, run_dir=run_dir, history=history, since=since,
+                      suite=suite, results=results, alluredir=alluredir, junit_xml=junit_xml)
+        return
     if history:
         ignored = [what for what, value in ((f"RUN_DIR {run_dir}", run_dir),
                                             ("--alluredir", alluredir),
@@ -1469,7 +1560,7 @@ def report(run_dir: Path | None, history: bool, since: str | None, suite: str | 
         from farm.config import load_settings   # case too): the history and --last-failed, once
         remember_rebuilt(load_settings(), summary, run_dir)     # (says what it remembered)
     unwritten = write_outputs(summary, run_dir, junit_xml=junit_xml, alluredir=alluredir,
-                              record=rebuilt)
+                              record=rebuilt, state_dir=_state_dir())
     page = run_dir / "report.html"
     if not any(what.startswith(f"{page}: ") for what in unwritten):   # (not an older one)
         click.echo(str(page.resolve()))
@@ -1479,12 +1570,42 @@ def report(run_dir: Path | None, history: bool, since: str | None, suite: str | 
         sys.exit(EXIT_INTERNAL)
 
 
+def _merge_shards(merge: tuple[Path, ...], out: Path | None, overwrite: bool,
+                  **others: object) -> None:
+    """`farm report --merge PATH... --out DIR` (farm.report.merge)."""
+    unused = [f"--{k.replace('_', '-')}" if k != "run_dir" else f"RUN_DIR {v}"
+              for k, v in others.items() if v not in (None, False)]
+    if unused or not merge or out is None:
+        raise click.UsageError(
+            "--overwrite: only with --merge (a merge's --out)" if not merge else
+            f"{', '.join(unused)}: not with --merge" + (
+                f" ({MERGE_REPEAT})" if others.get("run_dir") is not None else "")
+            if unused else
+            "--merge: give --out DIR, the folder to write the merged run into")
+    from farm.report.merge import merge as merge_runs
+    merged = merge_runs(list(merge), out, overwrite)
+    for shard in merged.missing:
+        click.echo(f"farm: warning: shard {shard} missing: its cases are not in this "
+                   "report", err=True)
+    for note in merged.notes:
+        click.echo(f"farm: {note}", err=True)
+    s = merged.summary
+    click.echo(f"farm: merged {len(s.shards)} shard run(s), {len(s.cases)} case(s), "
+               f"into {out}", err=True)
+    click.echo(str((out / "report.html").resolve()))
+    for what in merged.unwritten:
+        click.echo(f"farm: error: not written: {what}", err=True)
+    if merged.unwritten:
+        sys.exit(EXIT_INTERNAL)
+
+
 def _run_summary(run_dir: Path):
     """RUN_DIR's results: its results.json, else (missing, or unreadable) rebuilt from its
     journal, saying so; without either, a UserError saying what is wrong with which file."""
     from farm.journal import JOURNAL, concluded, recover, writer
     source, journal = run_dir / "results.json", run_dir / JOURNAL
-    summary, why = _read_results(source) if source.exists() else (None, None)
+    from farm.results import read_results
+    summary, _, why = read_results(source) if source.exists() else (None, None, None)
     if summary is not None:
         return summary, False
     if not journal.exists():
@@ -1504,11 +1625,7 @@ def _run_summary(run_dir: Path):
                         "stopped")
     try:
         damaged = _damaged_lines(journal)
-        summary = recover(run_dir)
-    except UnicodeDecodeError:
-        raise UserError(f"{journal}:{damaged[0][0]}: not UTF-8 text (the file is damaged "
-                        "there): keep a copy, delete that line, and run `farm report` "
-                        "again") from None
+        summary = recover(run_dir)      # (a line that is not UTF-8 passed over, as others)
     except OSError as exc:
         raise UserError(f"{journal}: cannot read it ({exc.strerror or exc})") from None
     if not summary.cases and summary.interrupted and why is None:
@@ -1585,47 +1702,60 @@ def _rebuilt(summary) -> tuple[int, str]:
     return len(summary.cases) - interrupted - not_run, rest
 
 
-def _read_results(source: Path):
-    """(results.json as a RunSummary, None), or (None, what is wrong with it)."""
-    import json
-
-    from pydantic import ValidationError
-
-    from farm.results import RunSummary
-    try:
-        data = json.loads(source.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        return None, f"not valid JSON at line {exc.lineno} column {exc.colno} ({exc.msg})"
-    except UnicodeDecodeError as exc:
-        return None, f"not valid JSON (not UTF-8 text at byte {exc.start})"
-    except OSError as exc:
-        return None, f"cannot read it ({exc.strerror or exc})"
-    try:
-        return RunSummary.model_validate(data), None
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(map(str, first["loc"])) or "top level"
-        more = exc.error_count() - 1
-        return None, (f"not farm's results ({where}: {first['msg']}"
-                      + (f"; {more} more problem(s))" if more else ")"))
-
-
 def _history_page(since: str | None, suite: str | None, out: Path | None,
                   results: str | None) -> None:
     from farm.config import load_settings
-    from farm.report.history_page import write_history
     from farm.report.trends import parse_since
-    from farm.results_history import open_results
     if since is not None:
         try:
             parse_since(since)
         except ValueError as exc:
             raise click.BadParameter(str(exc), param_hint="--since") from None
     from farm.report.paths import writable_file
-    from farm.results_history import HistoryUnreadable, is_redis
     settings = load_settings()
     target = out or Path(settings.state_dir) / "history.html"
+    made = _first_missing(target.parent)
     writable_file(target, "--out" if out else "the history page")
+    try:
+        _write_history_page(settings, target, since, suite, out, results)
+    except BaseException:       # nothing written: no folder made for it either
+        _unmake(target.parent, made)
+        raise
+
+
+def _first_missing(folder: Path) -> Path | None:
+    """The outermost folder of ``folder``'s path that is not there yet (None: all are); its
+    ``..`` taken away first, as `_unmake` does (`new/../existing` is ``existing``, there)."""
+    folder = Path(os.path.abspath(folder))
+    missing = None
+    for path in (folder, *folder.parents):
+        if path.exists():
+            return missing
+        missing = path
+    return missing
+
+
+def _unmake(folder: Path, top: Path | None) -> None:
+    """Remove the empty folders from ``folder`` up to ``top``, the ones a check made: `farm
+    report --history` with no history ("Nothing written") left an empty .farm/ behind. The
+    path's ``..`` are taken away first: `--out new/../existing/h.html` removed the user's
+    empty ``existing/`` (a folder there before), not ``new/``."""
+    if top is None:
+        return
+    folder = Path(os.path.abspath(folder))
+    for path in (folder, *folder.parents):
+        try:
+            path.rmdir()
+        except OSError:
+            return
+        if path == top:
+            return
+
+
+def _write_history_page(settings, target: Path, since: str | None, suite: str | None,
+                        out: Path | None, results: str | None) -> None:
+    from farm.report.history_page import write_history
+    from farm.results_history import HistoryUnreadable, is_redis, open_results
     _junit_replaces_no_other_file(out, "--out", "HTML", "the history page")
     named = results or settings.results_history_url    # a typo is not an empty history
     if named and not is_redis(named) and not Path(named).exists():
@@ -1827,10 +1957,12 @@ def _hidden(text: str) -> str:
                                secrets=map(str, range(len(found)))).mask(text))
 
 
-def main() -> None:
-    """Entry point: maps errors to exit codes; no tracebacks for user mistakes."""
+def main(held: list[int] | None = None) -> None:
+    """Entry point: maps errors to exit codes; no tracebacks for user mistakes. ``held``: the
+    signals that came while this module loaded (`farm.entry`), delivered once it can heed them."""
     global _OWN_PROCESS
     _OWN_PROCESS = True
+    _HELD[:] = held or []
     _hold_gc()
     _closed_to_devnull()
     _printable_anywhere()
@@ -1889,6 +2021,16 @@ def _interrupt(_signum: int, _frame: object) -> None:
     raise KeyboardInterrupt
 
 
+_HELD: list[int] = []       # `main`'s ``held``
+
+
+def _held_signals() -> None:
+    """The signals `farm.entry` held while this module loaded, delivered now that `main` set
+    up what each does (an ignored one stays ignored: `signal.raise_signal` heeds that)."""
+    while _HELD:
+        signal.raise_signal(_HELD.pop(0))
+
+
 HEADED_FLAGS = ("--headed", "--headful", "--head", "--no-headless")
 
 
@@ -1932,6 +2074,7 @@ def _whole_process() -> bool:
 def _main() -> None:
     """`main`'s map of what ended the command to its exit code and what is said of it."""
     try:
+        _held_signals()
         cli.main(standalone_mode=False)
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
@@ -1950,9 +2093,8 @@ def _main() -> None:
         click.echo(f"farm: {n} problem{'s' if n != 1 else ''} in suite files:", err=True)
         for err in exc.errors:
             click.echo(_hidden(f"  {err}"), err=True)
-        if exc.outcome:
-            sys.stderr.flush()
-            click.echo(exc.outcome)
+        if exc.outcome:     # (with the problems: `2>/dev/null` left it alone on stdout)
+            click.echo(exc.outcome, err=True)
         sys.exit(EXIT_USAGE)
     except UserError as exc:
         _junit_of_mistake(_hidden(str(exc)))
@@ -1981,7 +2123,24 @@ def _main() -> None:
                            "the file system takes"), err=True)
         sys.exit(EXIT_USAGE)
     except Exception as exc:
+        if _locale_cannot(exc):
+            sys.exit(EXIT_USAGE)
         _internal_error(exc)
+
+
+def _locale_cannot(exc: Exception) -> bool:
+    """A name or text this process's locale cannot encode (``LC_ALL=C`` with Python's UTF-8
+    mode and locale coercion switched off: ASCII file names), said as the setting to change,
+    not as farm's bug; True when it was that."""
+    if not isinstance(exc, UnicodeEncodeError) or sys.getfilesystemencoding().lower().replace(
+            "-", "") == "utf8":
+        return False
+    bad = exc.object[exc.start:exc.end] if isinstance(exc.object, str) else "?"
+    click.echo(f"farm: error: this process's locale encodes text as "
+               f"{sys.getfilesystemencoding()}, which cannot hold {bad!r} (in a file name or "
+               "text farm reads): run farm with a UTF-8 locale, LANG=C.UTF-8 (or "
+               "PYTHONUTF8=1)", err=True)
+    return True
 
 
 # The --junit-xml `_junit_at_start` replaced: its path, what it held (None: no file), and

@@ -1132,12 +1132,45 @@ def _invalid(exc: ValidationError, given: dict[str, Any]) -> list[str]:
             shown = (_masked_value(str(value)) if name.endswith("_url") else
                      "***" if "key" in name or "secret" in name else value)
             lines.append(f"{flag} {shown}: {msg}")
+        elif name in sources and (takes := _not_a_number(name, err, sources[name][1])):
+            lines.append(f"setting {loc!r} ({sources[name][1]}): {takes}")
         elif name in sources:
             lines.append(f"setting {loc!r} ({sources[name][1]}): {msg}{_got(name, err, msg)}")
         else:
             env = "FARM_" + "__".join(str(p) for p in err["loc"]).upper()
             lines.append(f"setting {loc!r} (env {env}, farm.toml or [tool.farm]): {msg}")
     return lines
+
+
+# Settings in seconds (a number): `default_timeout = "90s"` read pydantic's "unable to parse
+# string as a number"; `--timeout` and farm.yaml's `timeout:` take a duration.
+_SECONDS = {"default_timeout", "model_timeout", "default_case_seconds", "watchdog_grace_seconds",
+            "pushgateway_timeout", "pushgateway_interval", "cluster_max_case_seconds",
+            "cluster_device_wait", "cluster_outage_seconds", "adb_silence_seconds",
+            "model_backoff", "metrics_linger_seconds"}
+_DURATION = re.compile(r"(?:(\d+(?:\.\d+)?)h)?(?:(\d+(?:\.\d+)?)m)?(?:(\d+(?:\.\d+)?)s)?")
+
+
+def _not_a_number(name: str, err: Any, where: str) -> str:
+    """For a numeric setting given text it cannot read as a number: what it takes, written as
+    where it was set writes it (``default_timeout = 90`` or ``FARM_DEFAULT_TIMEOUT=90``); a
+    duration (90s, 5m) as its seconds. "" for any other error."""
+    value = err.get("input")
+    if err.get("type") not in ("float_parsing", "int_parsing") or not isinstance(value, str):
+        return ""
+    whole = err["type"] == "int_parsing"
+    text = value.strip().lower().replace(" ", "")
+    parts = _DURATION.fullmatch(text) if text else None
+    seconds = (sum(float(n or 0) * k for n, k in zip(parts.groups(), (3600, 60, 1)))
+               if name in _SECONDS and parts and any(parts.groups()) else None)
+    example = f"{seconds:g}" if seconds else "2" if whole else "60" if name in _SECONDS else "0.5"
+    written = (f"{where.removeprefix('env ').split(' ')[0]}={example}"
+               if where.startswith("env ") else f"{name} = {example}")
+    what = ("seconds as a number" if name in _SECONDS else
+            "a whole number" if whole else "a number")
+    also = ("; --timeout and farm.yaml's timeout: take a duration such as 90s"
+            if name == "default_timeout" else "")
+    return f"{value!r} is not a number: it takes {what} ({written}){also}"
 
 
 def _masked_value(url: str) -> str:

@@ -53,6 +53,18 @@ def dotenv_names(text: str) -> list[tuple[str, int]]:
     return [(m["name"], text.count("\n", 0, m.start("name")) + 1) for m in _entries(text)]
 
 
+def dotenv_unread(text: str) -> list[int]:
+    """The line numbers of ``text`` that are no entry, blank line or ``#`` comment (``bad
+    line here``, a name with no ``=``), which `dotenv_values` skips, as dotenv does."""
+    text = re.sub(r"\r\n?", "\n", text)
+    read: set[int] = set()      # (an entry's match may take in blank lines around it too)
+    for m in _entries(text):
+        read.update(range(text.count("\n", 0, m.start("name")), text.count("\n", 0, m.end()) + 1))
+    lines = text.split("\n")
+    return [i + 1 for i, line in enumerate(lines)
+            if i not in read and line.strip() and not line.lstrip().startswith("#")]
+
+
 def _entries(text: str):
     """The entries of ``text``, its line ends made \\n."""
     return re.finditer(_ENTRY, text, re.MULTILINE | re.ASCII)

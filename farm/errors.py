@@ -9,6 +9,7 @@
     │   ├── AssertionFailed       assertText / assertNoText / waitForText / aiAssert said no
     │   ├── LocateError           no unique element for a target (lists what it saw)
     │   └── StepFailed            a step's own action failed (javascript threw, ...)
+    │       └── ScriptSyntaxError a javascript: step's code does not parse: not retried
     ├── NeedsModel                a step needs a model and none is configured: case *skipped*
     ├── InfraError                farm or its environment broke: case *error* (grey), retried
     │   ├── DeviceLost            the device/browser died or stopped answering
@@ -99,6 +100,11 @@ class LocateError(TestFailure):
 
 class StepFailed(TestFailure):
     pass
+
+
+class ScriptSyntaxError(StepFailed):
+    """A ``javascript:`` step's code does not parse: every attempt fails on it the same way,
+    so, as a served page not there (`farm.attempts.ServedFileMissing`), it is not retried."""
 
 
 class NeedsModel(FarmError):

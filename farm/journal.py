@@ -62,12 +62,18 @@ class JournalEvents(RelayEvents):
     ``files``: a shareBrowserContext unit's id → its files as (id, name, file, steps), in run
     order (a killed unit is rebuilt as its files, not as one case no file's id matches);
     ``deselected``: the cases its selection left out (a killed --last-failed run's rebuilt
-    record is then a rerun of the failures in the results history, not a whole night)."""
+    record is then a rerun of the failures in the results history, not a whole night);
+    ``shard``: --shard I/N as "I/N" and ``cwd``: the folder its case files are named from, as
+    results.json says them (a killed shard's rebuilt run is still that shard's, for --merge);
+    ``run_group``: the CI run it is part of (`farm.results.run_group_from_env`: the history
+    page folds a killed shard with its night's others)."""
 
     def __init__(self, inner: Any, run_dir: Path, run_id: str = "",
                  planned: Iterable[tuple[str, str, str, str]] = (),
                  deselected: Iterable[DeselectedCase] = (),
-                 files: Mapping[str, list[tuple[str, str, str, int]]] | None = None) -> None:
+                 files: Mapping[str, list[tuple[str, str, str, int]]] | None = None,
+                 shard: str | None = None, cwd: str | None = None,
+                 run_group: str | None = None) -> None:
         super().__init__(inner)
         self.path = Path(run_dir) / JOURNAL
         self._lock = threading.Lock()
@@ -86,7 +92,9 @@ class JournalEvents(RelayEvents):
         self._write({"journal": "run", "run_id": run_id, "started": now_iso(),
                      "farm_version": __version__, "pid": os.getpid(),
                      "host": socket.gethostname(), "planned": plans,
-                     "deselected": [d.model_dump() for d in deselected]})
+                     "deselected": [d.model_dump() for d in deselected],
+                     **{k: v for k, v in (("shard", shard), ("cwd", cwd), ("run_group", run_group))
+                        if v}})
 
     def _write(self, line: dict[str, Any] | str) -> None:
         with self._lock:
@@ -351,7 +359,7 @@ def planned(run_dir: Path) -> bool:
     """Whether ``run_dir``'s journal got as far as the run's line (its planned cases): a
     run killed before, while it set up, has only its ``claim``."""
     try:
-        with (Path(run_dir) / JOURNAL).open(encoding="utf-8") as f:
+        with (Path(run_dir) / JOURNAL).open(encoding="utf-8", errors="replace") as f:
             return any('"journal": "run"' in f.readline() for _ in range(2))
     except (OSError, UnicodeDecodeError):
         return False
@@ -412,6 +420,13 @@ def _release(path: Path, line: str) -> None:
         pass
 
 
+def _lines(run_dir: Path) -> list[str]:
+    """The journal's lines; a byte that is not UTF-8 (disk damage: farm writes ASCII) costs
+    its line alone, as any damaged line does, not the run (`farm.cli._damaged_lines` names
+    it)."""
+    return (Path(run_dir) / JOURNAL).read_text(encoding="utf-8", errors="replace").splitlines()
+
+
 def recover(run_dir: Path) -> RunSummary:
     """A RunSummary from the journal of a run that never wrote results.json: its results, an
     attempt begun with none (interrupted: the steps it ended), cases never begun (not run).
@@ -426,7 +441,7 @@ def recover(run_dir: Path) -> RunSummary:
     about: dict[str, str] = {}
     reached: dict[str, list[dict[str, Any]]] = {}     # unit → its files' first steps
     ended: dict[tuple[str, int], list[StepRecord]] = {}    # (case, attempt) → steps it ended
-    for line in (Path(run_dir) / JOURNAL).read_text(encoding="utf-8").splitlines():
+    for line in _lines(run_dir):
         try:
             data = json.loads(line)
             if data.get("journal") == "run":
@@ -464,9 +479,9 @@ def recover(run_dir: Path) -> RunSummary:
     last = _until_last(started, results, began, sum(reached.values(), []), ended)
     cut = not results or "planned" not in head or any(guessed(r) for r in results)
     summary = RunSummary(run_id=run_id, started=started, devices=devices, device_info=info,
-                         cases=results, interrupted=cut,
-                         farm_version=head.get("farm_version", ""), finished=last[0],
-                         duration=last[1], deselected=_left_out(head))
+                         cases=results, interrupted=cut, finished=last[0], duration=last[1],
+                         farm_version=head.get("farm_version", ""), deselected=_left_out(head),
+                         **{k: head.get(k) or None for k in ("shard", "cwd", "run_group")})
     summary.recount()
     summary.exit_code = exit_code_for(results, interrupted=cut)
     if end:

@@ -60,7 +60,8 @@ CASE_DURATION = Histogram(
     buckets=(1, 2, 5, 10, 20, 30, 60, 120, 300, 600, 1800, 3600))
 AGENT_ITERATIONS = Histogram(
     "farm_agent_iterations", "Plan-act rounds of the AI agent per case, every attempt's "
-    "(cases with ai steps).",
+    "(cases with ai steps the agent ran: a replayed cached plan is none, see "
+    "farm_cache_requests_total{cache=\"plan\"}).",
     ["platform"], registry=REGISTRY, buckets=(1, 2, 3, 5, 8, 10, 15, 20, 30, 40, 60, 100))
 CASE_TOKENS = Counter("farm_case_tokens", "Model tokens of every attempt of the final cases, "
                       "from their results: with farm's estimate of the tokens of a request "
@@ -88,14 +89,20 @@ MODEL_UNPRICED = Counter(
     "cut mid-body, a timeout or a stop after the request was sent: its tokens counted as 0 "
     "too).",
     ["family", "tokens"], registry=REGISTRY)
+LOCATE_RESULTS = ("hit", "miss", "error")
 LOCATE_ATTEMPTS = Counter("farm_locate_attempts", "Locator tier attempts, by tier and result "
-                          "(hit | miss | error).", ["tier", "result"], registry=REGISTRY)
+                          f"({' | '.join(LOCATE_RESULTS)}).", ["tier", "result"],
+                          registry=REGISTRY)
 SCREENSHOT_DURATION = Histogram(
     "farm_screenshot_duration_seconds", "Real screenshot captures (cache hits not counted).",
     ["platform"], registry=REGISTRY,
     buckets=(0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 5))
-CACHE_REQUESTS = Counter("farm_cache_requests", "Plan / locate cache lookups, by result "
-                         "(locate: hit | miss | stale; plan: hit | miss | replanned).",
+# the label values farm counts, by cache; farm_cache_requests_total's HELP names each
+CACHE_RESULTS = {"locate": ("hit", "miss", "stale"),
+                 "plan": ("hit", "miss", "replanned", "replay-failed", "replay-error")}
+CACHE_REQUESTS = Counter("farm_cache_requests", "Plan / locate cache lookups, by result ("
+                         + "; ".join(f"{cache}: {' | '.join(results)}"
+                                     for cache, results in CACHE_RESULTS.items()) + ").",
                          ["cache", "result"], registry=REGISTRY)
 DEVICE_BUSY = Gauge("farm_device_busy", "1 while the device runs a case.",
                     ["platform", "device"], registry=REGISTRY)
@@ -119,10 +126,8 @@ BUILD = Info("farm_build",
 STATUSES = ("passed", "failed", "error", "flaky", "skipped", "interrupted")
 # Label values that are a known set, so their series can start at 0 (tiers: the classes in
 # farm/agent/locator.py, ocr.py, model_tiers.py and farm/cache/locate.py; checked by a test).
+# LOCATE_RESULTS and CACHE_RESULTS are defined with their counters, whose HELP names them.
 LOCATE_TIERS = ("plan-bbox", "xpath", "cache", "text", "ocr", "ai", "deep-locate")
-LOCATE_RESULTS = ("hit", "miss", "error")
-CACHE_RESULTS = {"locate": ("hit", "miss", "stale"),
-                 "plan": ("hit", "miss", "replanned", "replay-failed", "replay-error")}
 MODEL_OUTCOMES = ("ok", "error", "timeout", "interrupted")
 TOKEN_KINDS = ("prompt", "completion")
 UNPRICED_TOKENS = ("counted", "unknown")
@@ -226,11 +231,23 @@ def heartbeat(device: str, when: float) -> None:
 
 
 def case_iterations(result: Any) -> int | None:
-    """Agent rounds of a case, every attempt's (None: no ai step ran in any): a retried case
-    spent the rounds of its failed attempts too, as its tokens and cost count them."""
+    """Agent rounds of a case, every attempt's (None: the agent ran no ai step in any): a
+    retried case spent the rounds of its failed attempts too, as its tokens and cost count
+    them. A step that replayed a cached plan and asked no model (`REPLAYED`) is no round: a
+    nightly that replays everything read "every agent finished in 1 round" (its 0 in the
+    lowest bucket); farm_cache_requests_total{cache="plan"} counts those."""
     rounds = [s.rounds for attempt in (*result.previous, result) for s in attempt.steps
-              if getattr(s, "rounds", None) is not None]
+              if getattr(s, "rounds", None) is not None and not _replayed(s)]
     return sum(rounds) if rounds else None
+
+
+# plan-cache results of a step whose actions came from a cached plan, with no model round
+REPLAYED = ("hit", "replay-failed", "replay-error")
+
+
+def _replayed(step: Any) -> bool:
+    cache = getattr(step, "cache", None)
+    return getattr(cache, "plan", None) in REPLAYED
 
 
 def ran_on_device(result: Any) -> bool:

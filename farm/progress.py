@@ -12,9 +12,9 @@ import time
 from statistics import fmean, median
 from typing import IO, Any, Iterable, Mapping
 
-from farm.results import CaseResult, StepRecord, own_duration
-from farm.run_console import clipped, not_retried
-from farm.run_log import one_line, took
+from farm.results import CaseResult, StepRecord, never_ran, own_duration
+from farm.run_console import NOT_RETRIED, end_clipped, not_retried, one_message
+from farm.run_log import ended_word, one_line, took
 from farm.text import printable
 
 log = logging.getLogger(__name__)
@@ -25,16 +25,44 @@ STATUS_STYLE = {"passed": "green", "failed": "red", "error": "yellow", "skipped"
                 "interrupted": "magenta", "flaky": "yellow"}
 
 
-def _short(result: CaseResult) -> str:
+def _short(result: CaseResult, announced: bool = False) -> str:
+    """A case's end on its progress line. ``announced``: a RETRY line was said for this
+    case; a retry that then never ran is said as such ("retry not run: no usable ios device
+    left", the reason results.json's "not retried: …" gives), not "not retried" under the
+    RETRY line that said it would be."""
     text = f"{result.case_id} {took(result)}"
     why = result.error.message if result.error else result.reason
     if why and why.strip():     # (a plugin's StepFailed("  "): the line was lost, IndexError)
-        first = why.strip().splitlines()[0]
         step = f"step {result.error.step}: " if result.error and result.error.step else ""
-        text += f" — {step}{clipped(first, 160)}"   # (cut: "…", not a different word)
+        # every line of it, shortened as the end of the run's line is (`end_clipped`)
+        text += f" — {step}{end_clipped(one_message(why))}"
         if result.error and (retry := not_retried(result.reason)):
+            if announced:
+                retry = RETRY_NOT_RUN + retry.removeprefix(NOT_RETRIED)
             text += f"; {retry}"    # (the end of the run's line says it too)
     return printable(text)
+
+
+RETRY_NOT_RUN = "retry not run: "   # a RETRY line's retry that never ran, and why
+NAMED_UNRUN = 10                    # cases named on a line of cases no device could run
+
+
+def unrun_text(cases: list[CaseResult]) -> str:
+    """What one progress line says of ``cases`` that never ran for one reason: ``8 case(s)
+    not run: no usable ios device left (…): s3/a, s3/b, … and 3 more``; of one such case,
+    what any case's line says."""
+    if len(cases) == 1:
+        return _short(cases[0])
+    why = end_clipped(one_message(cases[0].error.message if cases[0].error else ""))
+    ids = ", ".join(c.case_id for c in cases[:NAMED_UNRUN])
+    more = f" and {len(cases) - NAMED_UNRUN} more" if len(cases) > NAMED_UNRUN else ""
+    return f"{len(cases)} case(s) not run: {why}: {ids}{more}"
+
+
+def held_apart(held: list[CaseResult], result: CaseResult) -> bool:
+    """Whether ``result`` (`never_ran`) is of another reason than the cases ``held``."""
+    return bool(held) and held[0].error is not None and result.error is not None and (
+        one_message(held[0].error.message) != one_message(result.error.message))
 
 
 # A CI log's longest silence while cases run: then a line says what is running. (CircleCI and
@@ -112,10 +140,10 @@ class Standing:
         return median(self.paced[-PACE_WINDOW:])
 
     def tally(self) -> str:
-        """"117 passed, 3 failed" once a case did not pass; "" while all did."""
-        if not set(self.counts) - {"passed"}:
-            return ""
-        return ", ".join(f"{self.counts[s]} {s}" for s in STATUS_WORD if self.counts.get(s))
+        """"117 passed, 0 failed", and the other statuses there are ("2 error"): the count
+        passed and failed so far, whether or not a case failed yet."""
+        return ", ".join(f"{self.counts.get(s, 0)} {s}" for s in STATUS_WORD
+                         if s in ("passed", "failed") or self.counts.get(s))
 
     def left(self, running: Mapping[str, float]) -> float | None:
         """Seconds until the last case ends, about (``running``: case id → seconds it has
@@ -165,16 +193,42 @@ class PlainProgress:
         self.standing = Standing(expected, retry_odds)
         self._stopped = threading.Event()
         self._gone = False                  # the stream was closed: say nothing more
+        self._tenth_due = False             # a tenth done: said when its device goes on
+        # cases no device could run, one reason, not said yet (`never_ran`), and the count
+        # done with the last of them: said on one line before the next line, or at the end
+        self._unrun: list[CaseResult] = []
+        self._unrun_done = 0
 
-    def _say(self, text: str) -> None:
+    def _say(self, text: str | None) -> None:
         with self._lock:
             self._said_at = self._clock()
+            lines = [self._unrun_said()] if self._unrun else []
             if self._gone:
                 return
             try:
-                print(printable(text), file=self.stream, flush=True)
+                for line in lines + ([text] if text is not None else []):
+                    print(printable(line), file=self.stream, flush=True)
             except (OSError, ValueError):   # closed: `farm run … | head` has its lines, a log
                 self._gone = True           # collector died; the cases' verdicts are not its
+
+    def _unrun_said(self) -> str:
+        """The line of the cases held unsaid (`never_ran`), which it lets go. Called holding
+        ``_lock``."""
+        line = f"[{self._unrun_done}/{self.total}] [-] ERROR {unrun_text(self._unrun)}"
+        self._unrun = []
+        return line
+
+    def _hold_unrun(self, result: CaseResult) -> None:
+        """Keep a case no device could run for its reason's one line (the 8 cases an iPhone's
+        death left said one ~200-character line each); one of another reason says the ones
+        kept first."""
+        with self._lock:
+            other = held_apart(self._unrun, result)
+        if other:
+            self._say(None)
+        with self._lock:
+            self._unrun.append(result)
+            self._unrun_done = self.done
 
     def start(self) -> None:
         self._say(f"farm: {self.total} case(s) to run"
@@ -183,6 +237,8 @@ class PlainProgress:
 
     def stop(self) -> None:
         self._stopped.set()
+        if self._unrun:
+            self._say(None)
 
     def _keep_saying(self) -> None:
         """Say how the run stands when it is due: woken at the exact time the next line is
@@ -238,6 +294,16 @@ class PlainProgress:
         with self._lock:
             self._running[device] = [case_id + again, self._clock(), "", case_id]
         self._say(f"[{device}] start {case_id}{again}")
+        self._say_tenth()
+
+    def _say_tenth(self) -> None:
+        """The status line of a tenth done, once the device whose case made it has its next
+        case (said right at that case's end, its device was out of `running:`, which with
+        two browsers always listed one), or at the next case's end, whichever is first."""
+        with self._lock:
+            due, self._tenth_due = self._tenth_due, False
+        if due:
+            self.still_running(due=True)
 
     def step_finished(self, device: str, record: StepRecord) -> None:
         with self._lock:
@@ -246,17 +312,24 @@ class PlainProgress:
                                             f"{one_line(record.label)[:60]}")
 
     def case_finished(self, device: str, result: CaseResult, final: bool) -> None:
+        self._say_tenth()
         with self._lock:
             self._running.pop(device, None)
+            announced = final and result.case_id in self.standing.retried
             self.standing.finished(result, final)
         if final and _not_run(result):     # not done: the end of the run says how many
             return
         if final:
             self.done += 1
-        word = STATUS_WORD[result.status] + ("" if final else " (will retry)")
-        self._say(f"[{self.done}/{self.total}] [{device}] {word} {_short(result)}")
+        if final and never_ran(result):
+            self._hold_unrun(result)
+        else:
+            word = ended_word(result.status, final)
+            self._say(f"[{self.done}/{self.total}] [{device}] {word} "
+                      f"{_short(result, announced)}")
         if final and self._tenth_done():
-            self.still_running(due=True)
+            with self._lock:
+                self._tenth_due = True
 
     def _tenth_done(self) -> bool:
         """Whether this case's end made another tenth of a long run done (not the last case:
@@ -272,10 +345,9 @@ class RichProgress:
     def __init__(self, upfront: int, jobs: int,
                  expected: Mapping[str, float | None] | None = None,
                  retry_odds: Mapping[str, float] | None = None) -> None:
-        from rich.console import Console
         from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
                                    TimeElapsedColumn)
-        self.console = Console()
+        self.console = live_console(os.environ)
         self.progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(),
                                  MofNCompleteColumn(), TimeElapsedColumn(),
                                  console=self.console, transient=False)
@@ -286,6 +358,7 @@ class RichProgress:
         self.counts = self.standing.counts
         self._lock = threading.Lock()
         self._live: Any = None
+        self._unrun: list[CaseResult] = []      # as `PlainProgress`'s: one line for them
 
     def __rich__(self) -> Any:
         from rich.console import Group
@@ -313,8 +386,24 @@ class RichProgress:
         self._live.start()
 
     def stop(self) -> None:
+        self._say_unrun()
         if self._live is not None:
             self._live.stop()
+
+    def _say_unrun(self) -> None:
+        """The line of the cases no device could run held so far (`never_ran`), if any."""
+        with self._lock:
+            held, self._unrun = self._unrun, []
+        if held:
+            self._print("error", "ERROR", f"[-] {unrun_text(held)}")
+
+    def _print(self, status: str, word: str, text: str) -> None:
+        from rich.markup import escape
+        try:
+            self.console.print(f"[{STATUS_STYLE[status]}]{word}[/] " + escape(text),
+                               highlight=False)
+        except (OSError, ValueError):   # the terminal went away: the case still counts
+            pass
 
     def run_started(self, devices: list[str], jobs: int) -> None:
         with self._lock:
@@ -342,6 +431,7 @@ class RichProgress:
 
     def case_started(self, device: str, case_id: str, name: str, attempt: int,
                      started: str = "") -> None:
+        self._say_unrun()       # (a run whose other platforms go on: said as they do)
         with self._lock:
             row = self.rows.setdefault(device, {})
             row.update(state="busy", case=case_id + (f" (attempt {attempt})" if attempt > 1
@@ -358,18 +448,23 @@ class RichProgress:
 
     def case_finished(self, device: str, result: CaseResult, final: bool) -> None:
         with self._lock:
+            announced = final and result.case_id in self.standing.retried
             self.standing.finished(result, final)
         if final:
             if not _not_run(result):        # (a stop's unrun cases: said at the end)
                 self.progress.advance(self.overall)
+        if final and never_ran(result):
+            with self._lock:
+                other = held_apart(self._unrun, result)
+            if other:
+                self._say_unrun()
+            with self._lock:
+                self._unrun.append(result)
+            return
+        self._say_unrun()       # (before any other case's line)
         if result.status != "passed" and not (final and _not_run(result)):
-            word = STATUS_WORD[result.status] + ("" if final else " (will retry)")
-            from rich.markup import escape
-            try:
-                self.console.print(f"[{STATUS_STYLE[result.status]}]{word}[/] "
-                                   + escape(f"[{device}] {_short(result)}"), highlight=False)
-            except (OSError, ValueError):   # the terminal went away: the case still counts
-                pass
+            self._print(result.status, ended_word(result.status, final),
+                        f"[{device}] {_short(result, announced)}")
 
 
 class QuietProgress(PlainProgress):
@@ -450,6 +545,21 @@ def live_view(out: IO[str], env: Mapping[str, str]) -> bool:
            for name in CI_VARIABLES):
         return False
     return _isatty(out) and env.get("TERM", "").lower() not in ("dumb", "unknown")
+
+
+def live_console(env: Mapping[str, str], file: IO[str] | None = None) -> Any:
+    """The rich view's console (on ``file``, standard output by default). With
+    TTY_INTERACTIVE=1 one that redraws in place on TERM=dumb too, as `live_view` promised:
+    rich draws a dumb terminal's live view only once, when it stops, and the view had shown
+    nothing at all while the run went."""
+    from rich.console import Console
+    if env.get("TTY_INTERACTIVE") != "1":
+        return Console(file=file)
+
+    class Redrawn(Console):
+        is_dumb_terminal = False    # (rich's property: TERM=dumb or unknown)
+
+    return Redrawn(file=file)
 
 
 def _isatty(out: IO[str]) -> bool:

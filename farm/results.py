@@ -63,12 +63,16 @@ class CacheUse(BaseModel):
     # the store refused a write in this attempt (a read-only cache.db, a Redis replica): why;
     # the step then wrote nothing, whatever ``mode`` says it ran in (left out when None)
     writes_refused: str | None = None
+    # a plan replayed whole whose ``saved`` is None: why it is not known (its entry was stored
+    # by an older farm, which did not keep what solving it cost); left out when None
+    saved_unknown: str | None = None
 
     @model_serializer(mode="wrap")
     def _without_unset(self, handler: Any) -> dict[str, Any]:
         data = handler(self)
-        if data.get("writes_refused") is None:
-            data.pop("writes_refused", None)
+        for key in ("writes_refused", "saved_unknown"):
+            if data.get(key) is None:
+                data.pop(key, None)
         return data
 
     @property
@@ -191,14 +195,17 @@ class CaseResult(BaseModel):
         if not isinstance(data, dict) or "usage" not in data or "attempt_usage" in data:
             return data
         data = dict(data)
-        own_usage, own_tokens = data["usage"], data.get("tokens")
+        own_usage, own_tokens = data["usage"], _unknown_null(data.get("tokens"), self.usage)
+        if own_tokens is not None:
+            data["tokens"] = own_tokens
         data["attempt_usage"] = data["attempt_tokens"] = None
         if self.previous:
             paid = any(a.usage is not None for a in (*self.previous, self))
             data["usage"] = case_usage(self).model_dump(mode=info.mode) if paid else None
             data["attempt_usage"] = own_usage
             if own_tokens is not None:
-                data["tokens"], data["attempt_tokens"] = _tokens_of(self), own_tokens
+                data["tokens"] = _unknown_null(_tokens_of(self), case_usage(self))
+                data["attempt_tokens"] = own_tokens
         return data
 
     @model_validator(mode="before")
@@ -206,6 +213,10 @@ class CaseResult(BaseModel):
     def _own_spend(cls, data: Any) -> Any:
         """A record written out (`_every_attempts_spend`): its own attempt's spend back in
         ``usage`` / ``tokens``."""
+        if isinstance(data, dict):       # (a count written null is unknown: none counted)
+            data = {**data, **{key: {k: n or 0 for k, n in data[key].items()}
+                               for key in ("tokens", "attempt_tokens")
+                               if isinstance(data.get(key), dict)}}
         if isinstance(data, dict) and data.get("previous") and "attempt_usage" in data:
             data = dict(data)
             data["usage"] = data.pop("attempt_usage")
@@ -216,6 +227,14 @@ class CaseResult(BaseModel):
             data = {k: v for k, v in data.items() if k not in ("attempt_usage",
                                                                  "attempt_tokens")}
         return data
+
+
+def _unknown_null(tokens: Any, usage: Usage | None) -> Any:
+    """``tokens`` as written: each count null when the calls' token count is unknown and none
+    was counted (`Usage.unknown_count`: a call cut short), never a count of 0."""
+    if tokens and usage is not None and usage.unknown_count:
+        return dict.fromkeys(tokens)
+    return tokens
 
 
 def _tokens_of(case: "CaseResult") -> dict[str, int]:
@@ -242,6 +261,15 @@ class DeselectedCase(BaseModel):
 # how a device lost in the run that served it again ends its why in ``RunSummary.lost``
 # (a cluster worker restarted by its supervisor: `farm.executors.celery`)
 CAME_BACK = "it came back later in the run"
+
+
+class ShardSource(BaseModel):
+    """One shard run a merged run was made of (`farm report --merge`): its shard ("2/4"),
+    run id and the results.json it was read from, as given."""
+
+    shard: str
+    run_id: str
+    path: str
 
 
 class RunSummary(BaseModel):
@@ -272,12 +300,26 @@ class RunSummary(BaseModel):
     # junit, console and report say so: fixing the failure would not turn it green); left out
     # of results.json when not set
     fail_on_skip: bool = False
+    # `farm report --merge`: the shard runs this run was merged from, and the shards of that
+    # sharded run not given ("3/4": their cases are not in it); left out of results.json for
+    # any other run
+    shards: list[ShardSource] = Field(default_factory=list)
+    missing_shards: list[str] = Field(default_factory=list)
+    # the working directory `farm run` ran in: the cases' relative `file` paths are relative
+    # to it (the report's links to a case's YAML, from wherever `farm report` rebuilds it);
+    # None in an older farm's results.json (then the working directory of `farm report`)
+    cwd: str | None = None
+    # which run of the CI this run is part of (`run_group_from_env`: FARM_RUN_GROUP, else the
+    # CI's own run id): the shards of one sharded nightly share it, and the history page
+    # counts them as one run; left out of results.json when there is none
+    run_group: str | None = None
 
     @model_serializer(mode="wrap")
     def _cache_when_said(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         data = handler(self)
-        for key in ("cache", "shard", "fail_on_skip"):
-            if isinstance(data, dict) and data.get(key) in (None, False):
+        for key in ("cache", "shard", "fail_on_skip", "shards", "missing_shards", "cwd",
+                    "run_group"):
+            if isinstance(data, dict) and data.get(key) in (None, False, []):
                 data.pop(key, None)
         return data
 
@@ -296,6 +338,26 @@ class RunSummary(BaseModel):
             counts[c.status] += 1
         counts["total"] = len(self.cases)
         self.counts = counts
+
+
+# the CI's own id of one pipeline run, the same in each of its parallel jobs (GitHub's
+# with its attempt: a re-run of the workflow is another run)
+CI_RUN_IDS = (("GITHUB_RUN_ID", "GITHUB_RUN_ATTEMPT"), ("CI_PIPELINE_ID",),
+              ("BUILDKITE_BUILD_ID",), ("CIRCLE_WORKFLOW_ID",), ("BUILD_TAG",))
+
+
+def run_group_from_env(environ: Any = None) -> str | None:
+    """The run group a run is recorded with (results.json's ``run_group``): FARM_RUN_GROUP
+    when set, else the CI's run id (GITHUB_RUN_ID-GITHUB_RUN_ATTEMPT, GitLab's
+    CI_PIPELINE_ID, BUILDKITE_BUILD_ID, CIRCLE_WORKFLOW_ID, Jenkins' BUILD_TAG); None
+    outside CI (the history page then joins shards by their start times)."""
+    env = os.environ if environ is None else environ
+    if (own := (env.get("FARM_RUN_GROUP") or "").strip()):
+        return own
+    for names in CI_RUN_IDS:
+        if (head := (env.get(names[0]) or "").strip()):
+            return "-".join([head, *((env.get(n) or "1").strip() for n in names[1:])])
+    return None
 
 
 def devices_of(results: list[CaseResult]) -> tuple[list[str], dict[str, str]]:
@@ -441,7 +503,9 @@ def cache_savings(summary: "RunSummary") -> str:
                 saved = (step.cache.saved or {}) if step.cache is not None else {}
                 if step.cache is not None and step.cache.plan == "hit" \
                         and step.status == "passed":
-                    plans.add(saved)      # (an entry from before farm kept it: {})
+                    plans.add(saved)      # (an entry from before farm kept it: {}, said)
+                    plans.unknown += step.cache.saved is None and bool(
+                        step.cache.saved_unknown)
                 elif saved.get("locates"):
                     locates.add(saved, int(saved["locates"]))
     said = [plans.said("plan(s) replayed"), locates.said("locate(s) from the cache")]
@@ -455,6 +519,7 @@ class _Saved:
     calls: int = 0
     tokens: int | None = 0
     cost: float | None = 0.0
+    unknown: int = 0    # plans whose entry an older farm stored: what they saved not known
 
     def add(self, saved: dict[str, Any], count: int = 1) -> None:
         self.count += count
@@ -474,6 +539,9 @@ class _Saved:
             spend.append(f"{self.tokens:,} tokens")
         if self.calls and self.cost:
             spend.append(f"${self.cost:.4f}")
+        if self.unknown:    # (a replay of an older farm's entry saved what it cost then)
+            known = f" {', '.join(spend)}; {self.unknown} of them" if spend else ":"
+            return f"{self.count} {what} (saved{known} not known, solved by an older farm)"
         return f"{self.count} {what}" + (f" (saved {', '.join(spend)})" if spend else "")
 
 
@@ -481,6 +549,32 @@ class _Saved:
 # SIGTERM, and `farm.journal.NOT_STARTED` for a killed run rebuilt from its journal
 NOT_RUN_INTERRUPTED = ("not run: the run was interrupted",
                        "not run: farm stopped before it started")
+
+
+def read_results(source: Path) -> tuple[RunSummary | None, dict | None, str | None]:
+    """A run's results.json: (the run, its JSON as read, None), or (None, None, what is wrong
+    with the file: "not valid JSON at line 2 column 1 (Expecting value)", "cannot read it
+    (Permission denied)", "not farm's results (cases.0.status: …)"), one reader for
+    `farm report RUN` and `farm report --merge`."""
+    import json
+
+    from pydantic import ValidationError
+    try:
+        data = json.loads(source.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        return None, None, f"not valid JSON at line {exc.lineno} column {exc.colno} ({exc.msg})"
+    except UnicodeDecodeError as exc:
+        return None, None, f"not valid JSON (not UTF-8 text at byte {exc.start})"
+    except OSError as exc:
+        return None, None, f"cannot read it ({exc.strerror or exc})"
+    try:
+        return RunSummary.model_validate(data), data, None
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(map(str, first["loc"])) or "top level"
+        more = exc.error_count() - 1
+        return None, None, (f"not farm's results ({where}: {first['msg']}"
+                            + (f"; {more} more problem(s))" if more else ")"))
 
 
 def not_run_by_interrupt(summary: RunSummary) -> int:
@@ -519,6 +613,15 @@ def refused_before_start(summary: RunSummary) -> str | None:
                       for c in ran):
         return None
     return ran[0].error.message if ran[0].error else None
+
+
+def never_ran(result: CaseResult) -> bool:
+    """A case that ended an error without any attempt, no device of its platform left to run
+    it ("no usable ios device left …"): the progress says one line for all of them
+    (`farm.progress.PlainProgress`), the report counts them apart from the cases that ran."""
+    return (result.status == "error" and result.error is not None and not result.steps
+            and not result.device and not result.previous
+            and result.error.message.startswith("no usable "))
 
 
 def exit_code_for(cases: list[CaseResult], interrupted: bool = False) -> int:

@@ -11,8 +11,10 @@ JSON document keyed by run id and indexed by start time:
 
 Records are additive: a field a newer farm adds loads with its default from an older
 record (and an older farm ignores it). results.sqlite's ``user_version`` says what its rows
-were filled with (`SCHEMA_VERSION`); `SqliteResults.upgrade` brings an older file up once,
-from the runs' results.json still on disk.
+were filled with (`SCHEMA_VERSION`), and its table ``unfilled`` the rows a farm that did not
+fill them added (an older farm run again over the file: `_has_marks`);
+`SqliteResults.upgrade` fills an older file's rows, and each row an older farm added since,
+once, from the runs' results.json still on disk.
 
 ``farm/history.py`` is a different thing: per-case durations for longest-first scheduling.
 """
@@ -110,6 +112,28 @@ class RunRecord(BaseModel):
     # "--last-failed", "--shard 2/3", "-k login", "--tag smoke", "no ios device" (`selection_of`;
     # [] = none did)
     rebuilt: bool = False   # by `farm report` from a killed run's journal, not the run's end
+    shard: str | None = None        # --shard I/N: which part of a sharded run ("2/3"; None:
+    # a whole run, or recorded before farm kept it: `shard_of` reads its selection then)
+    run_group: str | None = None    # results.json's: the CI run it was part of (None: none
+    # said, or recorded before farm kept it: `farm.report.trends.fold_shards` goes by time)
+    shards: list[RunRecord] = Field(default_factory=list)   # never stored: the page's row of
+    # a sharded run (`fold_shards`), its shards' own records, in shard order
+
+    def shard_of(self) -> tuple[int | None, int] | None:
+        """(I, N) of a ``--shard I/N`` run (I None: not known, an older record's ``?``);
+        None when it is no shard."""
+        said = self.shard or next((s.split(" ", 1)[1] for s in self.selection
+                                   if s.startswith("--shard ")), None)
+        index, _, total = (said or "").partition("/")
+        if not total.isdigit():
+            return None
+        return (int(index) if index.isdigit() else None), int(total)
+
+    def holding(self, case_id: str) -> RunRecord:
+        """The run whose report shows ``case_id``: the shard holding it (a sharded run's
+        row), else this one."""
+        return next((s for s in self.shards if any(c.case_id == case_id for c in s.cases)),
+                    self)
 
 
 def suite_of(case_id: str) -> str:
@@ -224,7 +248,7 @@ def record_for(summary: RunSummary, report: Path | None = None) -> RunRecord:
         tokens_unknown=any(c.tokens_unknown for c in cases),
         cost_unknown=any(c.cost_unknown for c in cases),
         interrupted=summary.interrupted, cases=cases, device_info=dict(summary.device_info),
-        selection=selection_of(summary))
+        selection=selection_of(summary), shard=summary.shard, run_group=summary.run_group)
 
 
 class ResultsStore(Protocol):
@@ -295,6 +319,9 @@ class SqliteResults:
         con.executescript(self._SCHEMA)
         if fresh:       # every record this farm writes has what SCHEMA_VERSION says
             con.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        if not _has_marks(con):     # (an older file: `upgrade` fills its unmarked rows)
+            _add_marks(con)
+            con.commit()
         return con
 
     def upgrade(self, runs: Path | None = None) -> int:
@@ -311,7 +338,7 @@ class SqliteResults:
             return 0        # no file: reads make none
         try:
             self._waiting(con, "SELECT 1 FROM sqlite_master")
-            current = _version(con) >= SCHEMA_VERSION or not _has_runs(con)
+            current = not _has_runs(con) or _up_to_date(con)
         except sqlite3.DatabaseError:
             current = True      # not a database: left to the reads to say so
         if current:
@@ -319,17 +346,25 @@ class SqliteResults:
             return 0
         try:
             self._waiting(con, "BEGIN IMMEDIATE")   # one farm upgrades; the others wait, then see it
-            if _version(con) >= SCHEMA_VERSION:
+            if _up_to_date(con):
                 return 0
+            if not _has_marks(con):
+                _add_marks(con)
             filled = [(r.model_dump_json(exclude_defaults=True), r.run_id)
-                      for (text,) in con.execute("SELECT record FROM runs").fetchall()
+                      for (text,) in con.execute(
+                          "SELECT record FROM runs WHERE run_id IN (SELECT run_id FROM unfilled)"
+                      ).fetchall()
                       if (r := _backfilled(text, runs)) is not None]
             con.executemany("UPDATE runs SET record = ? WHERE run_id = ?", filled)
+            # (a row whose results.json is gone stays as it is: looked at once, not each open)
+            con.execute("DELETE FROM unfilled")
             con.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             con.commit()
             return len(filled)
         except sqlite3.DatabaseError as exc:
             import sys
+            if "readonly" in str(exc) and _version(con) >= SCHEMA_VERSION:
+                return 0    # (a read-only file this farm wrote before `_has_marks`: up to date)
             print(f"farm: warning: results history {self.path} not upgraded (older runs' "
                   f"failing steps left unknown): {exc}", file=sys.stderr, flush=True)
             return 0
@@ -348,6 +383,8 @@ class SqliteResults:
             self._waiting(con, "BEGIN IMMEDIATE")
             con.executemany("INSERT OR REPLACE INTO runs(run_id, at, record) VALUES (?, ?, ?)",
                             rows)
+            con.executemany("DELETE FROM unfilled WHERE run_id = ?",     # (filled: `_has_marks`)
+                            [(run_id,) for run_id, _, _ in rows])
             # the newest `keep` runs, many times what a verdict reads (CONTEXT_MAX): a farm
             # running every few minutes grew its history without end
             if self.keep:
@@ -443,6 +480,33 @@ def _has_runs(con: sqlite3.Connection) -> bool:
                        ).fetchone() is not None
 
 
+def _has_marks(con: sqlite3.Connection) -> bool:
+    """Whether the file keeps which rows were added by a farm that did not fill them: the table
+    ``unfilled`` (run ids) and the trigger that puts each row added to ``runs`` there. This
+    farm takes its own rows out as it adds them (`SqliteResults._insert`); an older farm run
+    again over the file (before the failing steps, or before this table) knows neither, so
+    its rows stay there for `upgrade`, found by their key, not by reading every row at each
+    open."""
+    return con.execute("SELECT 1 FROM sqlite_master WHERE type = 'trigger' AND "
+                       "name = 'runs_unfilled'").fetchone() is not None
+
+
+def _add_marks(con: sqlite3.Connection) -> None:
+    """Add the table ``unfilled`` and its trigger (`_has_marks`); every row already there is
+    looked at once by `upgrade` (a farm older than this table may have added it)."""
+    con.execute("CREATE TABLE IF NOT EXISTS unfilled (run_id TEXT PRIMARY KEY)")
+    con.execute("CREATE TRIGGER IF NOT EXISTS runs_unfilled AFTER INSERT ON runs BEGIN "
+                "INSERT OR IGNORE INTO unfilled(run_id) VALUES (NEW.run_id); END")
+    con.execute("INSERT OR IGNORE INTO unfilled(run_id) SELECT run_id FROM runs")
+
+
+def _up_to_date(con: sqlite3.Connection) -> bool:
+    """Nothing for `upgrade` to do: the file is at `SCHEMA_VERSION` and no row a farm that
+    did not fill it added waits; one look-up."""
+    return _version(con) >= SCHEMA_VERSION and _has_marks(con) and \
+        con.execute("SELECT 1 FROM unfilled LIMIT 1").fetchone() is None
+
+
 def _version(con: sqlite3.Connection) -> int:
     return con.execute("PRAGMA user_version").fetchone()[0]
 
@@ -469,6 +533,8 @@ def _backfilled(text: str, runs: Path | None) -> RunRecord | None:
             for old, new in zip(case.attempts, now.attempts):
                 old.step = old.step or new.step
     record.selection = record.selection or selection_of(summary)
+    record.shard = record.shard or summary.shard
+    record.run_group = record.run_group or summary.run_group
     return record if record.model_dump() != before else None
 
 
@@ -637,7 +703,8 @@ KEEP_RUNS = 2000      # a results history keeps its newest this many runs (each 
 def classify(previous: list[str], status: str) -> str | None:
     """A ``status`` against a case's earlier statuses (newest last), the one definition the
     console, results.json's ``since_last``, report.html and the history page share. Red:
-    ``new failure`` (green or unseen before), ``still failing`` (red last time too) or
+    ``new failure`` (green or unseen before; a first run gets no verdict: `since_last`),
+    ``still failing`` (red last time too) or
     ``unstable`` (green last time, red or flaky earlier in the window: its verdict goes back
     and forth; an older farm's results.json says "flaky"). Green after red, the other way
     round: ``fixed`` when nothing before that red streak in the window was red or flaky (a
@@ -704,7 +771,12 @@ def since_last(history: list[RunRecord], summary: RunSummary) -> dict[str, str]:
     interrupted run's finished cases count as any run's (a case that failed in it is not new
     the next time); cases that did not finish (skipped, interrupted), or ended as the device's
     infrastructure error, are no verdict (`counts_for_verdicts`), before or now: a case whose
-    phone died is no *new failure* (nor, the night after, *fixed*)."""
+    phone died is no *new failure* (nor, the night after, *fixed*). A first run (no run before
+    it in the history: a first night, a CI runner's clean workspace) gives no verdict at all:
+    nothing to compare with (its 8 failures were 8 "new failures"); a case new to a history
+    that has runs is judged as before (red: a new failure). A history whose runs before
+    finished no case (a first night stopped in its first seconds, every case skipped) is a
+    first run too."""
     past: dict[str, list[str]] = {}
     for run in history:
         if run.run_id == summary.run_id:
@@ -712,6 +784,8 @@ def since_last(history: list[RunRecord], summary: RunSummary) -> dict[str, str]:
         for case in run.cases:
             if counts_for_verdicts(case):
                 past.setdefault(case.case_id, []).append(case.status)
+    if not past:
+        return {}
     return {c.case_id: verdict for c in summary.cases
             if not (c.status == "error" and c.error and _device_error(c.error.kind))
             and (verdict := _verdict(past.get(c.case_id, []), c.status))}

@@ -12,12 +12,13 @@ from typing import IO, Sequence
 from farm.attempts import Outcome, outcome
 from farm.budget import NOT_RUN, stopped_line
 from farm.results import (CAME_BACK, NOT_RUN_INTERRUPTED, CaseResult, RunSummary,
-                          cache_savings, not_run_by_interrupt, run_usage, since_last_words)
-from farm.run_log import skips_failed
+                          cache_savings, never_ran, not_run_by_interrupt, run_usage,
+                          since_last_words)
+from farm.run_log import one_message, skips_failed
 from farm.text import printable
 
 
-NEW = "new failure"     # a red case's `since_last` when it passed (or never ran) before
+NEW = "new failure"     # a red case's `since_last` when it passed in the runs before
 FIXED = "fixed"         # a passed case's when it failed in the last run that ran it
 MAXFAIL_REASON = "not run: --maxfail "      # + "N reached" (`farm.session._MaxFail`)
 
@@ -122,7 +123,7 @@ def failure_lines(summary: RunSummary, limit: int = 20, not_run: str | None = No
         line = next((s.line for s in case.steps if s.index == step and s.line), case.line)
         if error is not None:
             why = (f"step {step}: " if step else "") + error.message
-        first = why.strip().splitlines()[0] if why.strip() else ""
+        first = one_message(why)
         where = f"{case.file}:{line}" if line else case.file
         tries = len(case.previous) + 1      # (the report lists each attempt)
         retry = not_retried(case.reason) if error is not None else ""
@@ -171,7 +172,7 @@ def skipped_lines(summary: RunSummary, limit: int = 20, named: int = 5) -> list[
     for case in summary.cases:
         if case.status == "skipped" and not _said_apart(case, summary):
             why = (case.reason or "").strip()
-            groups.setdefault(why.splitlines()[0] if why else "", []).append(case)
+            groups.setdefault(one_message(why), []).append(case)
     lines = []
     for why, cases in list(groups.items())[:limit]:
         if len(cases) == 1:
@@ -282,9 +283,10 @@ def summary_line(summary: RunSummary, not_run: str | None = None) -> str:
     """The tally: "farm: 1 failed, 2 errors in 3.7s (run r1)"; "in 3.7s; 2 retried after a
     device error" when cases had an attempt their device's error ended. ``not_run``: the
     error of an executor that refused the run; the cases it left unrun (errors in results.json) are
-    "N case(s) not run (counted as errors)", not "N errors", which read as if they ran."""
+    "N case(s) not run (counted as errors)", not "N errors", which read as if they ran; so are
+    the cases no device was left to run (`never_ran`), as the report counts them."""
     counts = dict(summary.counts)
-    unrun = sum(1 for c in summary.cases if _refused(c, not_run))
+    unrun = sum(1 for c in summary.cases if _refused(c, not_run) or never_ran(c))
     counts["error"] = counts.get("error", 0) - unrun
     new = Counter(c.status for c in summary.cases if c.since_last == NEW)
     new["passed"] = sum(1 for c in summary.cases if c.since_last == FIXED)   # "(2 fixed)"

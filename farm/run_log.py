@@ -5,6 +5,7 @@ warning, never the run."""
 from __future__ import annotations
 
 import logging
+import re
 import sys
 import traceback
 from pathlib import Path
@@ -123,6 +124,20 @@ def skips_failed_text(summary: Any) -> str | None:
             if skipped else None)
 
 
+LINE_JOIN = " ⏎ "     # between a message's lines on one console or farm.log line
+
+
+def one_message(text: str) -> str:
+    """A message of several lines as one console line, each line's break shown as
+    `LINE_JOIN` (a ``javascript:`` step's ``throw new Error("first\\nsecond")`` showed only
+    "first": the line that mattered was lost with nothing to say so). Only a newline (or CR LF,
+    or U+2028/U+2029) breaks a line: a lone CR, VT or FF is a control character `printable`
+    shows escaped (a CR in an expected text cut the rest of the line off); blank lines and
+    the message's ends are left out."""
+    text = re.sub("\r\n|[\n\u2028\u2029]", "\n", text)
+    return LINE_JOIN.join(line.strip(" \t") for line in text.split("\n") if line.strip(" \t"))
+
+
 def one_line(label: str) -> str:
     """A step's label for a one-line summary (farm.log's end line, junit.xml's step log): a
     multi-line one (a ``javascript: |`` step's whole script) as its first line and "…", so
@@ -189,10 +204,17 @@ def took(result: Any) -> str:
     return f"{own:.1f}s ({result.duration:.1f}s over {len(result.previous) + 1} attempts)"
 
 
+def ended_word(status: str, final: bool) -> str:
+    """The word a case's end line starts with: its status (FAILED) for its verdict;
+    ``RETRY (failed)`` for an attempt that will be retried, so that `grep FAILED` on a CI
+    log counts the cases that failed, not each retried attempt too."""
+    return status.upper() if final else f"RETRY ({status})"
+
+
 def ended_line(device: str, result: Any, final: bool) -> str:
     """``[browser-2] FAILED s/pay (attempt 1) in 3.2s at step 4 aiTap "Pay" (s/pay.yaml:12):
     AssertionFailed: …; screenshot artifacts/…``"""
-    text = (f"[{device}] {result.status.upper()}{'' if final else ' (will retry)'} "
+    text = (f"[{device}] {ended_word(result.status, final)} "
             f"{result.case_id} (attempt {result.attempt}) in {took(result)}")
     error = result.error
     step = next((s for s in reversed(result.steps) if s.index == error.step), None
@@ -205,7 +227,7 @@ def ended_line(device: str, result: Any, final: bool) -> str:
             ) if result.status != "passed" else 0   # (a passed case's: its first step's)
     text += f" ({result.file}:{line})" if line else f" ({result.file})"
     why = f"{error.kind}: {error.message}" if error else result.reason or ""
-    why = " ⏎ ".join(line for line in why.strip().splitlines() if line.strip())  # one line
+    why = one_message(why)      # one line
     if why and result.status != "passed":
         text += ": " + (why if len(why) <= LOGGED_ERROR_CHARS
                         else why[:LOGGED_ERROR_CHARS] + f"… ({len(why)} characters)")

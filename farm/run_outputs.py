@@ -299,12 +299,12 @@ def _clear_old_run(run_dir: Path) -> None:
     directory holds this run's outputs alone: its cache-store.json and its cases'
     ``reportFileName`` pages stayed, and a run cut short there left them beside its own."""
     import shutil
-    for name in (*_own_pages(run_dir / "results.json"), *RUN_FILES):
+    for name in (*own_pages(run_dir / "results.json"), *RUN_FILES):
         (run_dir / name).unlink(missing_ok=True)
     shutil.rmtree(run_dir / "artifacts", ignore_errors=True)
 
 
-def _own_pages(results: Path) -> list[str]:
+def own_pages(results: Path) -> list[str]:
     """The cases' own report pages (Midscene ``reportFileName``) a results.json names: plain
     ``*.html`` file names only, whatever an edited file says."""
     import json
@@ -345,15 +345,27 @@ def _say_if_killed(runs: Path, run_id: str) -> None:
     except OSError:
         return
     from farm.journal import host_of
-    for i, run in enumerate(runs / name for name in names):   # (a finished run's journal
-        if (run / "results.json").exists() or (run / SAID).exists() \
-                or (run / SAID_KEPT).exists() or not _killed(run):      # is not read)
+    own: list[Path] = []
+    killed = {name for name in names if _unsaid_killed(runs / name)}   # (a finished run's
+    for i, run in enumerate(runs / name for name in names):             # journal is not read)
+        if run.name not in killed:
             continue
         if host_of(run):
             _say_foreign_killed(run, run_id)
-        elif i == len(names) - 1 or not _said_by_next(run, names[i + 1]):
-            _say_own_killed(run, run_id, "the run before" if i == len(names) - 1
-                            else "an earlier run")
+        # (a next run killed too said it, if ever, where no one read it: its job's log cut)
+        elif i == len(names) - 1 or not (runs / names[i + 1] / "results.json").exists() \
+                or not _said_by_next(run, names[i + 1]):
+            own.append(run)
+    if len(own) == 1:
+        _say_own_killed(own[0], run_id, "the run before" if own[0].name == names[-1]
+                        else "an earlier run")
+    elif own:
+        _say_own_many_killed(own, run_id)
+
+
+def _unsaid_killed(run: Path) -> bool:
+    return not ((run / "results.json").exists() or (run / SAID).exists()
+                or (run / SAID_KEPT).exists()) and _killed(run)
 
 
 # How many of the newest run folders before a run's are looked at for killed ones
@@ -379,6 +391,26 @@ def _say_own_killed(run_dir: Path, run_id: str, which: str) -> None:
         (run_dir / SAID).write_text(run_id + "\n", encoding="utf-8")
     except OSError as exc:      # (said again by the next run, and kept until then)
         log.warning("cannot mark %s as said: %s", run_dir, exc)
+
+
+_NAMED = 5     # killed runs named in `_say_own_many_killed`'s line (the others counted)
+
+
+def _say_own_many_killed(run_dirs: list[Path], run_id: str) -> None:
+    """One line for several killed runs of this host (oldest first): each named (the first
+    `_NAMED`, then how many more), each marked said: with two killed nights only the newer
+    was said, the older one (a failing case in it) never."""
+    names = ", ".join(d.name for d in run_dirs[:_NAMED])
+    more = f" and {len(run_dirs) - _NAMED} more" if len(run_dirs) > _NAMED else ""
+    print(f"farm: {len(run_dirs)} earlier runs ended without writing their results (killed?): "
+          f"{names}{more}: `farm report {run_dirs[0].parent}/RUN_ID` rebuilds each one's "
+          f"report from its journal and puts its cases in the results history (--last-failed "
+          f"reads them from their journals until then)", file=sys.stderr, flush=True)
+    for run_dir in run_dirs:
+        try:
+            (run_dir / SAID).write_text(run_id + "\n", encoding="utf-8")
+        except OSError as exc:      # (said again by the next run, and kept until then)
+            log.warning("cannot mark %s as said: %s", run_dir, exc)
 
 
 # In a run folder of another host: the run that said it was killed (`_say_foreign_killed`)
@@ -479,26 +511,30 @@ def _batch_summaries(batches: list[Batch], summary: RunSummary, cases: list[Case
             continue
         groups = sorted({g for cid in batch.case_ids for g in runs.get(cid, {})}) or [""]
         for group in groups:
-            files = [{"file": r.file, "case": r.case_id, "status": r.status,
-                      "duration": r.duration, "error": r.error.message if r.error else None,
-                      "data": r.data}
-                     for r in (runs.get(cid, {}).get(group) for cid in batch.case_ids)
-                     if r is not None]
+            results = [r for r in (runs.get(cid, {}).get(group) for cid in batch.case_ids)
+                       if r is not None]
+            files = [_file_entry(r) for r in results]
             counts = {s: sum(1 for f in files if f["status"] == s)
                       for s in ("passed", "failed", "error", "flaky", "skipped", "interrupted")}
             named = {"group": group} if group else {}
             path = _for_group(batch.summary, group)
-            results = [r for r in (runs.get(cid, {}).get(group) for cid in batch.case_ids)
-                       if r is not None]
-            for entry, r in zip(files, results):
-                if r.status in ("skipped", "interrupted") and r.reason:
-                    entry["reason"] = r.reason      # why it did not run (`not run: …`)
             data = {"batch": batch.file, "run": summary.run_id, **named, "total": len(files),
                     **counts, "files": files,
                     **_midscene_summary(results, by_id, Path(path), run_dir)}
             failed += _written(f"{batch.file}: summary:", path,
                                json.dumps(data, indent=2, ensure_ascii=False))
     return failed
+
+
+def _file_entry(r: CaseResult) -> dict:
+    """A file's entry in a batch summary's ``files``, the same keys whatever its outcome:
+    ``error`` (the failure's message, null when it did not fail) and ``reason`` (why it did
+    not pass: why it was not run, `not run: …`, or its failure's message; null when it
+    passed)."""
+    error = r.error.message if r.error else None
+    reason = r.reason or (error if r.status not in ("passed", "flaky") else None)
+    return {"file": r.file, "case": r.case_id, "status": r.status, "duration": r.duration,
+            "error": error, "reason": reason, "data": r.data}
 
 
 def _result_type(result: CaseResult, case: Case | None) -> str:
@@ -532,7 +568,8 @@ def _midscene_summary(results: list[CaseResult], cases: dict[str, Case], summary
     for r in results:
         case = cases.get(r.case_id.rsplit("@", 1)[0]) or cases.get(r.case_id)
         kind = _result_type(r, case)
-        output = case.output if case is not None and kind != "notExecuted" else None
+        output = case.output if case is not None and (
+            kind != "notExecuted" or r.data) else None     # (as `_not_run_output` writes)
         report = f"{rel(Path(run_dir) / 'report.html')}#case={r.case_id}" if run_dir else None
         rows.append({
             "script": rel(r.file), "success": kind == "success", "resultType": kind,
@@ -598,11 +635,39 @@ def _outputs_of(case: Case, result: CaseResult, values: Variables, group: str,
         except UserError as exc:
             failed.append(f"{what} {path}: {exc}")
             continue
-        if path:
+        if path and key == "output:" and _not_run(result):
+            failed += [values.mask(line) for line in _not_run_output(
+                what, _for_group(path, group), result)]
+        elif path:
             where = Path(os.path.abspath(_for_group(path, group))).parent
             failed += [values.mask(line) for line in _written(
                 what, _for_group(path, group), json.dumps(data(), indent=2, ensure_ascii=False))]
     return failed
+
+
+def _not_run(result: CaseResult) -> bool:
+    """A case none of whose results is known: skipped (a step needs a model and none is
+    set, -k, a batch's failure before it) or interrupted before any step kept one."""
+    return result.status in ("skipped", "interrupted") and not result.data
+
+
+def _not_run_output(what: str, path: str, result: CaseResult) -> list[str]:
+    """A not-run case's ``output:`` file is not written: ``{}`` read downstream as "ran and
+    found nothing". One an earlier run left there is removed (it is not this run's answer);
+    farm.log says which and why. [] when done, else the line `_written` would give."""
+    why = result.reason or f"the case was {result.status}"
+    try:
+        Path(path).unlink()
+    except FileNotFoundError:
+        log.warning("%s %s not written: its case did not run (%s)", what, path, why)
+        return []
+    except OSError as exc:
+        log.warning("cannot remove %s %s: %s", what, path, exc)
+        return [f"{what} {path}: its case did not run ({why}); the file an earlier run "
+                f"wrote is still there and cannot be removed: {exc.strerror or exc}"]
+    log.warning("%s %s not written: its case did not run (%s); the file an earlier run "
+                "wrote there was removed", what, path, why)
+    return []
 
 
 _IMAGE_FIELDS = ("before", "after", "marked")
@@ -624,7 +689,8 @@ def _step_log(step, run_dir: Path | None, where: Path) -> dict:
 
 def write_outputs(summary: RunSummary, run_dir: Path, junit_xml: Path | None = None,
                   alluredir: Path | None = None,
-                  not_written: list[str] | None = None, record: bool = True) -> list[str]:
+                  not_written: list[str] | None = None, record: bool = True,
+                  state_dir: Path | None = None) -> list[str]:
     """results.json, junit.xml, report.html (and --junit-xml, --alluredir), each on its own:
     one that cannot be written costs only itself. Returns what was not written, one line
     each (``<output>: <why>``); the paths were checked up front, so this is the disk's doing
@@ -635,7 +701,9 @@ def write_outputs(summary: RunSummary, run_dir: Path, junit_xml: Path | None = N
     its cases made it nonzero already); the journal's end and results.json, written last,
     say so. ``record`` False (`farm report` read ``summary`` from a results.json that reads
     as the run's): that file and the journal are the run's record and are left as they are
-    (a rewrite dropped the fields this farm does not know and made a missing exit_code 0)."""
+    (a rewrite dropped the fields this farm does not know and made a missing exit_code 0).
+    ``state_dir``: the run's, whose ``history.html`` (`farm report --history`) report.html
+    links when it is there."""
     from farm.report.html import write_html
     from farm.report.junit import write_junit
     gone = _deleted(run_dir) if not_written is not None else []     # (before it is made anew)
@@ -650,7 +718,8 @@ def write_outputs(summary: RunSummary, run_dir: Path, junit_xml: Path | None = N
         from farm.report.allure import write_allure
         outputs.append((f"--alluredir {alluredir}", Path(alluredir),
                         lambda: write_allure(summary, run_dir, Path(alluredir))))
-    outputs.append((str(own[2]), own[2], lambda: write_html(summary, run_dir)))
+    history = Path(state_dir) / "history.html" if state_dir is not None else None
+    outputs.append((str(own[2]), own[2], lambda: write_html(summary, run_dir, history)))
     failed = _write_each(outputs)
     if not_written is not None:
         failed = gone + not_written + failed

@@ -21,14 +21,16 @@ from urllib.parse import unquote, urljoin, urlsplit
 
 from farm.agent.api import Agent, PlanMisfit
 from farm.agent.actions import StepNote
-from farm.attempts import (MISSING_NOT_RETRIED, TIMEOUT_NOT_RETRIED, Outcome, ServedFileMissing,
-                           classify, error_kind, synthetic, unretried)
+from farm.attempts import (TIMEOUT_NOT_RETRIED, Outcome, ServedFileMissing, ServedFolder,
+                           certain_reason, classify, error_kind, synthetic, unretried)
 from farm.agent.limits import LoopLimits
+from farm.agent.locator import said_in
 from farm.config import Settings, mask_url, model_keys
 from farm.devices.base import Device
 from farm.evidence import CaseEvidence
-from farm.errors import (CaseTimeout, DeviceLost, InfraError, Interrupted, ModelRefused,
-                         ModelUnavailable, NeedsModel, StepFailed, TestFailure, UserError)
+from farm.errors import (CaseTimeout, DeviceError, DeviceLost, InfraError, Interrupted,
+                         ModelRefused, ModelUnavailable, NeedsModel, StepFailed, TestFailure,
+                         UserError)
 from farm.results import ArtifactStore, CaseError, CaseResult, Mark, StepRecord, now_iso
 from farm.schedule import Job
 from farm.suite.loader import display_path
@@ -214,15 +216,38 @@ def missing_served_file(url: str, services: Services) -> Path | None:
     server's 404 page would open without complaint, where the same path as file:// fails.
     (Not looked at where the folder is not on this machine: a worker on another host.) A
     file:// page that is not there likewise: every attempt would fail on it the same way."""
+    path = _local_path(url, services)
+    return None if path is None or path.exists() else path
+
+
+def served_folder(url: str, services: Services) -> str | None:
+    """Why ``url`` cannot open, when it names a folder (``url: ../reg/app``), else None: a
+    file:// folder opened the browser's listing of it, whose scripts the failure blamed; a
+    served one without an index.html, the server's 404 page. Names its index.html when the
+    folder has one."""
+    path = _local_path(url, services)
+    if path is None or not path.is_dir():
+        return None
+    index = path / "index.html"
+    if index.is_file():
+        if not url.startswith("file://"):
+            return None                 # the server opens it
+        parts = urlsplit(url)
+        page = parts._replace(path=parts.path.rstrip("/") + "/index.html").geturl()
+        return f"it is a folder; did you mean {mask_url(page)}?"
+    return "it is a folder, with no index.html in it: name the page to open"
+
+
+def _local_path(url: str, services: Services) -> Path | None:
+    """The path on this machine ``url`` names: a file:// URL's, or one under a folder farm
+    serves for the run; None for any other URL."""
     if url.startswith("file://"):
         from urllib.request import url2pathname
-        path = Path(url2pathname(urlsplit(url).path))     # (it decodes %XX itself)
-        return None if path.exists() else path
+        return Path(url2pathname(urlsplit(url).path))     # (it decodes %XX itself)
     for folder, base in services.app_dirs.items():
         base = base.rstrip("/")
         if (url == base or url.startswith(base + "/")) and folder.is_dir():
-            path = folder / unquote(urlsplit(url).path).lstrip("/")
-            return None if path.exists() else path
+            return folder / unquote(urlsplit(url).path).lstrip("/")
     return None
 
 
@@ -278,6 +303,7 @@ class _CaseRun:
         self.opening = ""           # the url / app the session was opening (set-up's timeout)
         self.failure_kinds: dict[int, str] = {}   # step index → its TestFailure's class name
         self.continued: list[StepRecord] = []    # failures continueOnError let pass
+        self.lost_after: str | None = None     # its device lost after a failed step (why)
         self.notes: list[str] = []      # what passed steps say all the same (a stale xpath)
         self.up_front = False       # skipped before its session opened (`_skip_before_start`)
         self.unnamed = 0            # results kept without a `name:` so far (their data keys)
@@ -408,6 +434,7 @@ class _CaseRun:
                     before = rec.after = self.evidence.after_step(
                         rec, step.spec.looks_only, shows=step.spec.call == "record")
                     self._after_image_in_time(rec, shot)
+                    self._after_image_lost(rec, shot)
                 if self.services.on_step:
                     self.services.on_step(self.device.name, rec)
                 task_ended = rec.status != "passed"
@@ -427,6 +454,24 @@ class _CaseRun:
             rec.duration = round((rec.duration or 0) + time.monotonic() - started, 3)
             rec.status, rec.error = "error", late
             raise CaseTimeout(late)
+
+    def _after_image_lost(self, rec: StepRecord, started: float) -> None:
+        """A step whose after-image's call got no answer until farm gave the device up (its
+        ``abandoned``: a phone's hung screencap) carries that wait. A step that passed ends
+        the case there as the device's loss (an infrastructure error, retried elsewhere); one
+        that failed keeps its own failure, the verdict (the loss is its note and the case's
+        reason; the device is lost to the run all the same)."""
+        gone = getattr(self.device, "abandoned", None)
+        if not gone or rec.after is not None:
+            return
+        rec.duration = round((rec.duration or 0) + time.monotonic() - started, 3)
+        said = self.mask(gone)
+        if rec.status == "passed":
+            rec.status, rec.error = "error", said
+            raise DeviceLost(gone)
+        note = f"the device was lost after the step: {said}"
+        rec.notes.append(note)
+        self.lost_after = f"step {rec.index}: {note}"
 
     def _image_overran(self, started: float, when: str) -> str | None:
         """The timeout's message when an image begun at ``started`` ran the case past its
@@ -488,7 +533,15 @@ class _CaseRun:
         result.error = CaseError(kind=self.failure_kinds.get(step.index, "TestFailure"),
                                  message=step.error or "", step=step.index)
         result.screenshot = step.after
-        result.reason = self._continued() or None
+        result.reason = "; ".join(filter(None, (self._continued(),
+                                                self._unretried(result.error.kind),
+                                                self.lost_after))) or None
+
+    def _unretried(self, kind: str) -> str | None:
+        """Why a failure of class ``kind`` that any attempt would repeat (a script's syntax
+        error) is not retried, when the case had retries left; else None."""
+        said = certain_reason(kind)
+        return unretried(said, self.job, self.case.retries or 0) if said else None
 
     def _continued(self) -> str:
         """The failures continueOnError let pass, for the case's reason ("" when none)."""
@@ -515,6 +568,7 @@ class _CaseRun:
         t0 = time.monotonic()
         used = self.agent.usage.copy()
         self.agent.last_tiers, self.agent.last_rounds, self.agent.last_act = [], None, None
+        self.agent.last_notes = []
         if self.agent.cache is not None:
             self.agent.cache.begin_step(step.options.get("cacheable") is not False)
         self.agent.acted.clear()
@@ -530,6 +584,7 @@ class _CaseRun:
             rec.output = _masked_output(output, self.mask)
             self._keep(step, rec.output, result)
         except NeedsModel as exc:
+            self._check_screen(exc)     # (a phone gone black: nothing for a model either)
             missed = self._on_error_page(step, exc)
             if missed is None:
                 raise self._needs_model(step, exc) from exc
@@ -538,6 +593,7 @@ class _CaseRun:
         except TestFailure as exc:
             rec.status, rec.error = "failed", self.mask(self._noted(_message(exc)))
             self.failure_kinds[rec.index] = error_kind(exc)   # AssertionFailed, LocateError…
+            self._check_screen(exc)
             if getattr(exc, "thought", None):     # a failed aiAssert: the model's reasoning
                 rec.output = self.mask(f"the model: {exc.thought}")
             elif self.agent.last_act:       # a failed ai step: what it did, round by round
@@ -548,8 +604,12 @@ class _CaseRun:
                 self._keep(step, _failed_verdict(exc, rec.error, self.mask), result)
         finally:
             rec.duration = round(time.monotonic() - t0, 3)
+            # (a replanned ai step: which cached step broke, said when the new plan fails too)
+            self._note(rec, tuple(getattr(self.agent, "last_notes", ())))
             self._device_notes(rec)
             rec.observation = getattr(self.device, "last_observation", None)
+            if rec.output is None and self.agent.last_act:   # an ai step that errored (the
+                rec.output = _masked_output(self.agent.last_act, self.mask)   # model's fault)
             self._record_usage(rec, used)
             if self.agent.cache is not None:
                 rec.cache = self.agent.cache.end_step()
@@ -569,6 +629,19 @@ class _CaseRun:
             name, self.unnamed = str(self.unnamed), self.unnamed + 1
         if name:
             result.data[name] = value
+
+    def _check_screen(self, exc: Exception) -> None:
+        """A step that failed on a black screen, or did not find its target, on a phone whose
+        screen is off now (`screen_went_off`, asked on that path only): the device's fault,
+        raised as a DeviceError naming the phone (the case is retried on another), not a
+        test failure counted flaky, nor a skip for want of a model."""
+        ask = getattr(self.device, "screen_went_off", None)
+        black = getattr(self.device, "last_observation", None) in ("black-frame", "empty-tree")
+        if not callable(ask) or not (black or error_kind(exc) == "LocateError"):
+            return
+        said = ask()
+        if said:
+            raise DeviceError(said) from exc
 
     def _noted(self, msg: str) -> str:
         """A test failure's message with the device's note on the page (`Device`'s optional
@@ -665,6 +738,8 @@ class _CaseRun:
             missing = missing_served_file(url, self.services)
             if missing:
                 raise ServedFileMissing(f"cannot open {mask_url(url)}: no such file {missing}")
+            if folder := served_folder(url, self.services):
+                raise ServedFolder(f"cannot open {mask_url(url)}: {folder}")
             # ${NAME} in the user agent and header values, as in the url (a token header)
             headers = {k: self.vars.resolve(v) for k, v in case.web.extra_http_headers.items()}
             agent = case.web.user_agent and self.vars.resolve(case.web.user_agent)
@@ -758,7 +833,7 @@ class _CaseRun:
         step = self.records[-1].index if self.records else None
         result.error = CaseError(kind=error_kind(exc), message=msg, step=step)
         if outcome is Outcome.CERTAIN:      # (a served file not there: failed, said so)
-            result.reason = unretried(MISSING_NOT_RETRIED, self.job, self.case.retries or 0)
+            result.reason = self._unretried(error_kind(exc))
         if outcome is Outcome.TIMEOUT:     # never older than the last step's images
             if said := unretried(TIMEOUT_NOT_RETRIED, self.job, self.case.retries or 0):
                 result.reason = "; ".join(filter(None, (result.reason, said)))
@@ -860,8 +935,19 @@ def _locate(run: _CaseRun, step: Step) -> tuple[Any, Any]:
 
 
 def _text(run: _CaseRun, step: Step) -> str:
-    """A zero-token check's text, resolved (it is compared on the device, never sent out)."""
-    return run.vars.resolve(step.value or "")
+    """A zero-token check's text, resolved (it is compared on the device, never sent out).
+    One whose ``${NAME}`` came out empty (a secret or served URL, unknown at load: the loader
+    refuses the others) fails the step: an empty text is on every screen, so it checked
+    nothing."""
+    text = run.vars.resolve(step.value or "")
+    if not text.strip() and (step.value or "").strip():
+        names = ", ".join(f"${{{n}}}" for n in dict.fromkeys(
+            name for name, _, _ in run.vars.references(step.value or "")))
+        vacuous = ("an empty script runs nothing" if step.kind == "javascript"
+                   else "a check of an empty text checks nothing")
+        raise StepFailed(f"{step.kind}: {step.value} came out empty ({names} empty or not "
+                         f"set at run time): {vacuous}")
+    return text
 
 
 # The Agent call of each step kind that is not an action (StepKind.call, farm.suite.kinds).
@@ -901,8 +987,10 @@ def _failed_verdict(exc: TestFailure, message: str | None, mask: Callable[[str],
 
 
 def _message(exc: BaseException) -> str:
+    """A step's error: its message, then what the locator saw that the message does not say
+    already (`said_in`), one ``seen:`` line each."""
     msg = str(exc) or type(exc).__name__
-    candidates = getattr(exc, "candidates", None)
+    candidates = [c for c in getattr(exc, "candidates", None) or () if not said_in(c, msg)]
     if candidates:
         msg += "\n  seen: " + "\n        ".join(candidates)
     return msg

@@ -58,6 +58,10 @@ class Selection:
 # full-width parentheses (and the small form ones) are parentheses, as NFKC reads them: a
 # Chinese input method types （最近 or 数字）, and -k read it as two words that matched nothing
 _TOKEN = re.compile(r"\s*([(（﹙]|[)）﹚]|[^\s()（）﹙﹚]+)")
+# ... unless that does not parse: then they are a name's own (a case named 登录成功（中文用户名）,
+# its name pasted into -k, was "unexpected '('"), part of the word they touch
+_WORD_TOKEN = re.compile(r"\s*([(]|[)]|[^\s()]+)")
+_WIDE_BRACKETS = re.compile("[（）﹙﹚]")
 
 
 def nfkc(text: str) -> str:
@@ -72,13 +76,26 @@ class KeywordExpr:
 
     def __init__(self, text: str) -> None:
         self.text = text
+        try:
+            self._parse(_TOKEN)
+        except ConfigError as exc:
+            if not _WIDE_BRACKETS.search(text):
+                raise
+            try:
+                self._parse(_WORD_TOKEN)
+            except ConfigError:
+                raise exc from None
+
+    def _parse(self, token: re.Pattern[str]) -> None:
         self.tokens: list[tuple[str, int]] = []
+        self._written: dict[int, str] = {}      # column -> the token as typed (（ for ()
         pos = 0
-        while pos < len(text):
-            m = _TOKEN.match(text, pos)
+        while pos < len(self.text):
+            m = token.match(self.text, pos)
             if m is None:     # only trailing whitespace is left
                 break
             self.tokens.append((nfkc(m.group(1)), m.start(1) + 1))
+            self._written[m.start(1) + 1] = m.group(1)
             pos = m.end()
         if not self.tokens:
             raise self._error("expected a word, got nothing", 1)
@@ -89,7 +106,7 @@ class KeywordExpr:
             raise self._error("parentheses nested too deeply", 1) from None
         if self._i < len(self.tokens):
             word, col = self.tokens[self._i]
-            raise self._error(f"unexpected {word!r}{self._joined()}", col)
+            raise self._error(f"unexpected {self._written[col]!r}{self._joined()}", col)
 
     def _joined(self) -> str:
         """`-k "Log in"` (a name's words): the expression with ``and`` between words that
@@ -157,7 +174,7 @@ class KeywordExpr:
             self._i += 1
             return inner
         if word in ("and", "or", ")"):
-            raise self._error(f"expected a word, got {word!r}", col)
+            raise self._error(f"expected a word, got {self._written[col]!r}", col)
         return ("word", word.lower())
 
     def matches(self, haystack: str) -> bool:
@@ -870,6 +887,9 @@ def tag_slips(cases: Sequence[Case], given: Sequence[str], flag: str) -> list[st
     slow"`` ran nothing, saying only "not tagged so"), or another casing of a tag the cases
     have (tags match exactly)."""
     known = {nfkc(t) for c in cases for t in c.tags}
+    if not known and cases:     # (it said only "16 deselected by --tag smok")
+        return [f"{flag} {tag}: no case has a tag (a case file's or farm.yaml's "
+                "`tags: [smoke]` sets them)" for tag in dict.fromkeys(given)]
     notes = []
     for tag in dict.fromkeys(given):
         # (a Chinese list's comma, ， or 、, is a comma too: --tag 冒烟，回归测试)

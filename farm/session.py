@@ -19,10 +19,10 @@ from functools import partial
 from pathlib import Path
 from typing import IO, Any, Mapping, Sequence
 
-from farm import __version__, metrics
+from farm import metrics
 from farm.appserver import AppServer
 from farm.config import Settings, flag_of, model_keys
-from farm.errors import ConfigError, UserError
+from farm.errors import BrokerLost, ConfigError, UserError
 from farm.evidence import flush_images
 from farm.history import DurationHistory
 from farm.journal import JournalEvents
@@ -31,8 +31,8 @@ from farm.budget import ModelBudget, not_run
 from farm.devices.specs import DeviceSpec, parse_device_specs
 from farm.executors.base import Executor, RunOutcome
 from farm.results import (ArtifactStore, CaseResult, DeselectedCase, RunSummary, devices_of,
-                          NOT_RUN_INTERRUPTED, exit_code_for, now_iso)
-from farm.run_console import MAXFAIL_REASON, print_end
+                          NOT_RUN_INTERRUPTED, exit_code_for, now_iso, run_group_from_env)
+from farm.run_console import MAXFAIL_REASON, print_end, summary_line
 from farm.run_log import CaseLog, drop_handler, setup_logging, skips_failed_text
 from farm.run_metrics import export_metrics, start_metrics
 from farm.run_outputs import (check_case_outputs, files_after_run, load_failures, load_skipped,
@@ -126,6 +126,7 @@ def _no_cases(paths: Sequence[str | Path], path: Path | None, out: IO[str]) -> i
     pytest writes when it collects none), so CI publishes this run's nothing, not an earlier
     run's file."""
     print("farm: no cases found under " + ", ".join(map(str, paths)), file=out)
+    print("farm: nothing to run: no report written", file=out)   # (as a -k of none says)
     return _nothing_to_run(path)
 
 
@@ -172,7 +173,7 @@ def _preflight(settings: Settings, specs: list[DeviceSpec], cases: list[Case],
                batches: list[Batch], out: IO[str]) -> None:
     """What stops a run before anything starts (models, devices, outputs: exit 4), then the
     masking a user would not expect, said (`_say_secret_warnings`)."""
-    _check_models(settings)
+    _check_models(settings, out)
     _check_devices(settings, specs, cases)
     check_case_outputs(cases, batches)
     env = {**_dotenv_credentials(), **os.environ}
@@ -207,13 +208,13 @@ def _run(paths: Sequence[str | Path], devices: str, settings: Settings,
          junit_xml: Path | None, progress: bool, out: IO[str] | None, matrix: bool,
          overwrite: bool, verbose: bool, choice: Choice | None, alluredir: Path | None) -> int:
     out, choice, t_start = out or sys.stdout, choice or Choice(), time.monotonic()
-    suites, cases, batches = _collect(paths, settings, verbose, out)
-    devices, choice, scope = _batch_settings(batches, cases, devices, choice, settings, out)
+    suites, cases, batches = _collect(paths, settings, verbose, notes := _notes(choice, out))
+    devices, choice, scope = _batch_settings(batches, cases, devices, choice, settings, notes)
     specs = parse_device_specs(devices, settings)
     if not cases:
-        return _no_cases(paths, junit_xml, out)
+        return _no_cases(paths, junit_xml, notes)
     remembered = (history := DurationHistory(settings.state_dir)).load()
-    chosen = _select(cases, specs, settings, choice, devices, out)
+    chosen = _select(cases, specs, settings, choice, devices, notes)
     if choice.collect_only:
         return _collect_only(chosen, specs, devices, choice, settings, remembered, verbose, out)
     if not chosen.selected:
@@ -249,29 +250,35 @@ def _run(paths: Sequence[str | Path], devices: str, settings: Settings,
                 outcome = executor and _execute(
                     executor, jobs, upfront, _journal(run_dir, run_id, planned, chosen),
                     progress, out, tally, choice, settings, early, remembered, scope)
-            except UserError as exc:    # no broker there, its ACL refusing the run's user as it
-                outcome = _not_run(planned, run_id, exc)    # starts: said, and nothing ran
+            except (UserError, BrokerLost) as exc:  # no broker (waited for: exit 3), its ACL
+                outcome = _not_run(planned, run_id, exc)    # refusing us: said, nothing ran
             outcome = outcome or _not_run(planned, run_id)
     flush_images(upfront + outcome.results, services.artifacts)   # (and say what it lost)
     summary = _summary(run_id, t_start, upfront + outcome.results, outcome, chosen, units,
                        settings.fail_on_skip, services.cache_note)
     remember(settings, summary, run_dir, refused=outcome.refused is not None)
-    unwritten = write_outputs(summary, run_dir, junit_xml, alluredir, not_written=(
-        files_after_run(settings, cases, batches, summary, env, run_dir)))
+    unwritten = write_outputs(summary, run_dir, junit_xml, alluredir, files_after_run(
+        settings, cases, batches, summary, env, run_dir), state_dir=settings.state_dir)
     history.record(outcome.results)     # (the cases a Ctrl-C cut short are not recorded)
-    _end_log(handler)
+    _end_log(handler, summary, outcome.refused, unwritten)
     print_end(summary, run_dir, out, outcome.refused, outcome.warnings, settings.fail_on_skip)
     export_metrics(settings, run_dir, tally, [] if outcome.refused else summary.cases, server)
     return _exit_code(summary, unwritten)
 
 
-def _end_log(handler: logging.Handler) -> None:
+def _end_log(handler: logging.Handler, summary: RunSummary | None = None,
+             refused: Exception | None = None, unwritten: Sequence[str] = ()) -> None:
     """farm.log ends: a model request given up at its timeout whose late answer (counted for
-    its spend while the run lasts) has not come is not waited for: the log says which."""
-    import sys
+    its spend while the run lasts) has not come is not waited for: the log says which; then
+    how the ``summary``'s run ended, as the console's tally says it, and its exit code (its
+    last lines were TIMING ones: nothing there said whether the run passed)."""
     watch = sys.modules.get("farm.llm.request_watch")   # (a run that asked no model never
     if watch is not None:                               # loaded it: it loads no more now)
         watch.run_ended()
+    if summary is not None:
+        log.info("RUN ENDED %s; exit code %d",
+                 summary_line(summary, str(refused) if refused else None).removeprefix("farm: "),
+                 summary.exit_code or (3 if unwritten else 0))
     drop_handler(handler)
 
 
@@ -281,13 +288,22 @@ def _app_server(settings: Settings) -> AppServer:
     return AppServer(settings.serve_host, settings.serve_url_host, settings.named("serve_host"))
 
 
-def _check_models(settings: Settings) -> None:
+def _start_model_import(settings: Settings) -> None:
+    """A run with a model (not a cluster's: its workers' models serve) begins importing
+    litellm in the background as it starts: seconds it would otherwise wait for at
+    `_check_models` overlap reading the suites."""
+    if settings.model and not settings.broker_url:
+        from farm.llm.litellm_client import start_import
+        start_import()
+
+
+def _check_models(settings: Settings, out: IO[str]) -> None:
     """Model settings that cannot work (a provider litellm cannot tell, no API key) stop the
     run before any device starts (exit 4); nothing is sent. A cluster run's cases use each
-    worker's model, not this one."""
+    worker's model, not this one. A wait for litellm's import is said on ``out``, once."""
     if settings.model and not settings.broker_url:
         from farm.llm.models import check_models
-        check_models(settings)
+        check_models(settings, lambda said: print(f"farm: {said}", file=out, flush=True))
 
 
 def _check_devices(settings: Settings, specs: list[DeviceSpec], cases: list[Case]) -> None:
@@ -322,7 +338,9 @@ def _exit_code(summary: RunSummary, unwritten: list[str]) -> int:
 def _collect(paths: Sequence[str | Path], settings: Settings, verbose: bool,
              out: IO[str]) -> tuple[list, list[Case], list[Batch]]:
     """(suites, their cases with the command line's overrides, Midscene batch files);
-    -v lists what was skipped, and so does a run that found no case (the first ten: why)."""
+    -v lists what was skipped, and so does a run that found no case (the first ten: why).
+    A run with a model begins importing litellm meanwhile (`_start_model_import`)."""
+    _start_model_import(settings)
     skipped: list[str] = []
     warnings: list[str] = []
     batches: list[Batch] = []
@@ -497,13 +515,23 @@ def _select(cases: list[Case], specs: list[DeviceSpec], settings: Settings, choi
     return chosen
 
 
+def _notes(choice: Choice, out: IO[str]) -> IO[str]:
+    """Where a run's lines that are not its cases go: --collect-only's standard output is its
+    case lines alone (`| wc -l`, `| xargs`), its notes (warnings, deselected, the count) on
+    stderr; a run's, and an ``out`` a caller gave, take them all."""
+    return sys.stderr if choice.collect_only and out is sys.stdout else out
+
+
 def _collect_only(chosen: Selection, specs: list[DeviceSpec], devices: str, choice: Choice,
                   settings: Settings, remembered: Mapping[str, list[float]], verbose: bool,
-                  out: IO[str]) -> int:
-    """--collect-only's listing and code, then what a run without --devices would leave out."""
-    code = _print_collection(chosen, out, remembered, settings, choice.matrix_groups, verbose)
+                  out: IO[str], notes: IO[str] | None = None) -> int:
+    """--collect-only's listing (on ``out``) and code, then what a run without --devices
+    would leave out (on ``notes``, with every line that is not a case's)."""
+    notes = notes or _notes(choice, out)
+    code = _print_collection(chosen, out, remembered, settings, choice.matrix_groups, verbose,
+                             notes)
     if (left := _left_by_default(chosen, specs, devices, choice, settings)) is not None:
-        print(f"farm: {left}", file=out, flush=True)
+        print(f"farm: {left}", file=notes, flush=True)
     return code
 
 
@@ -556,14 +584,17 @@ def _simulated(platform: str, broker: bool) -> str:
 def _print_collection(chosen: Selection, out: IO[str], remembered: Mapping[str, list[float]],
                       settings: Settings,
                       matrix: Mapping[str, Sequence[str]] | str | None = None,
-                      verbose: bool = False) -> int:
+                      verbose: bool = False, notes: IO[str] | None = None) -> int:
     """--collect-only: the cases a run would take (and their expected seconds, from the
     duration history ``remembered``; ``default`` for a case that never ran here, which the
     total says), and with -v the ones it would leave out, a line each (else only how many,
     as pytest: 360 of them buried the 40 taken); with --matrix, each case's run per device
     group of the cluster (``case@group``, as its results are named); how many would be
     skipped before they start (`_would_skip`). Exit 5 when none is left, as the run itself
-    (and pytest --collect-only) would; 1 when --fail-on-skip would fail the run so."""
+    (and pytest --collect-only) would; 1 when --fail-on-skip would fail the run so. The case
+    lines go to ``out``, every other line to ``notes`` (stderr for `farm run`)."""
+    notes = notes or out
+    out.flush()         # (both into one file: the cases first, as before)
     groups, default = matrix if isinstance(matrix, Mapping) else {}, settings.default_case_seconds
     in_order = sorted(chosen.selected, key=lambda c: (c.shared.unit_id, c.shared.order)
                       if c.shared else (c.id, 0))     # a shared-context unit's files as they run
@@ -575,17 +606,19 @@ def _print_collection(chosen: Selection, out: IO[str], remembered: Mapping[str, 
             print(printable(f"{cid}  [{case.platform}]  {name}  "
                             f"({display_path(case.file)}){shared}"), file=out)
     for d in chosen.deselected if verbose else ():
-        print(printable(f"deselected: {d.case.id}  [{d.case.platform}]  {d.reason}"), file=out)
+        print(printable(f"deselected: {d.case.id}  [{d.case.platform}]  {d.reason}"),
+              file=notes)
     total = sum(expected_duration(remembered, c.id, c.platform, default)
                 * max(1, len(matrix_runs(c, groups))) for c in chosen.selected)
     new = sum(f"{c.platform}:{c.id}" not in remembered for c in chosen.selected)
     guessed = f"; {new} never ran here, {default:g}s each assumed" if new else ""
     print(f"farm: {len(chosen.selected)} case(s) collected (expected {total:.1f}s of device "
           f"time, summed over the cases{guessed}), "
-          f"{len(chosen.deselected)} deselected", file=out, flush=True)
+          f"{len(chosen.deselected)} deselected", file=notes, flush=True)
     if matrix is not None and chosen.selected:
-        print(printable(f"farm: {matrix_note(chosen.selected, matrix)}"), file=out, flush=True)
-    sure = _say_would_skip(chosen.selected, settings, out)
+        print(printable(f"farm: {matrix_note(chosen.selected, matrix)}"), file=notes,
+              flush=True)
+    sure = _say_would_skip(chosen.selected, settings, notes)
     if sure and settings.fail_on_skip:
         return 1
     return 0 if chosen.selected or chosen.empty_shard else 5
@@ -656,7 +689,7 @@ def _executor(settings: Settings, specs: list[DeviceSpec], cases: list[Case],
         from farm.cluster import store
         from farm.executors.celery import CeleryExecutor, check_broker
         store.use_prefix(settings.cluster_prefix)   # (a refused PING's grant names the keys)
-        check_broker(settings)      # a blip of a broker reached before is waited for
+        check_broker(settings)      # a broker not answering yet is waited for (exit 3)
         if settings.model:
             print("farm: warning: the model of this run (--model / FARM_MODEL) is not sent to "
                   "the workers: in a cluster run ai steps use each `farm worker`'s own model "
@@ -785,10 +818,12 @@ def _journal(run_dir: Path, run_id: str, planned: list[Case], chosen: Selection
         [_deselected(d.case, d.reason) for d in chosen.deselected],
         {c.id: [(p.id, p.name, display_path(p.file), sum(len(t.steps) for t in p.tasks))
                 for p in c.parts]
-         for c in planned if c.parts})
+         for c in planned if c.parts}, shard=chosen.shard, cwd=_cwd(),
+        run_group=run_group_from_env())
 
 
-def _not_run(planned: list[Case], run_id: str, refused: UserError | None = None) -> RunOutcome:
+def _not_run(planned: list[Case], run_id: str,
+             refused: UserError | BrokerLost | None = None) -> RunOutcome:
     """The outcome of a run whose cases never started: the executor was ``refused`` (no broker
     there: each case an error, "not run"), or a stop signal came first (each case skipped)."""
     if refused is not None:     # (farm.log says it too, as stderr will: it was left empty)
@@ -874,10 +909,10 @@ def _summary(run_id: str, t_start: float, results: list[CaseResult], outcome: Ru
         time.time() - (time.monotonic() - t_start)).astimezone().isoformat(timespec="seconds"),
         finished=now_iso(), duration=round(time.monotonic() - t_start, 3),
         devices=devices, device_info=info, cases=results,
-        interrupted=outcome.interrupted, farm_version=__version__,
+        interrupted=outcome.interrupted, farm_version=metrics.build_version(),
         quarantined=sorted(outcome.quarantined), lost=dict(sorted(outcome.lost.items())),
         deselected=[_deselected(d.case, d.reason) for d in chosen.deselected] if chosen else [],
-        shard=chosen.shard if chosen else None)
+        shard=chosen.shard if chosen else None, cwd=_cwd(), run_group=run_group_from_env())
     summary.recount()
     summary.cache = {"renewed": cache_note} if cache_note else None     # (a corrupt cache.db)
     summary.stopped = outcome.stopped if not_run(summary, outcome.stopped) else None
@@ -892,3 +927,10 @@ def _summary(run_id: str, t_start: float, results: list[CaseResult], outcome: Ru
     return summary
 
 
+def _cwd() -> str | None:
+    """The working directory the run's case files are named relative to (results.json's
+    ``cwd``: the report links them from wherever it is rebuilt); None when it was deleted."""
+    try:
+        return os.getcwd()
+    except OSError:
+        return None

@@ -9,7 +9,9 @@ report, JUnit and the history page all use: "cost unknown" when no call's cost i
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field, field_serializer
+from typing import Any
+
+from pydantic import BaseModel, Field, field_serializer, field_validator
 
 
 class Usage(BaseModel):
@@ -37,6 +39,22 @@ class Usage(BaseModel):
     @field_serializer("cost_usd")
     def _cost(self, value: float) -> float:
         return round(value, 8)
+
+    @field_serializer("prompt_tokens", "completion_tokens")
+    def _count(self, value: int) -> int | None:
+        """null where no token was counted and the count is unknown (a call cut short: its 0
+        is no count, as `tokens_text` says "tokens unknown")."""
+        return None if self.unknown_count else value
+
+    @field_validator("prompt_tokens", "completion_tokens", mode="before")
+    @classmethod
+    def _counted(cls, value: Any) -> Any:
+        return 0 if value is None else value      # (written null: unknown, nothing counted)
+
+    @property
+    def unknown_count(self) -> bool:
+        """Whether its token count is unknown and none was counted: written null, not 0."""
+        return self.tokens_unknown and not (self.prompt_tokens or self.completion_tokens)
 
     @field_serializer("latency_s")
     def _latency(self, value: float) -> float:

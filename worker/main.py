@@ -23,6 +23,7 @@ import argparse
 import json
 import logging
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -34,6 +35,7 @@ from typing import TYPE_CHECKING, Callable, Sequence
 
 from farm.cluster import store
 from farm.config import mask_urls_in     # (a WDA URL's password: never on the console)
+from farm.python_child import child_env, python_m
 from worker.outbox import OUTAGE
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -250,7 +252,8 @@ def _device_process(args: argparse.Namespace, settings: "Settings",
     if wait_released(r, name, {**info, "device": name}, url):    # its device closed meanwhile
         sys.stdout.flush()
         sys.stderr.flush()
-        os.execv(sys.executable, [sys.executable, "-m", "worker.main", *argv])   # a fresh start
+        os.execve(sys.executable, python_m("worker.main", *argv),    # a fresh start
+                  child_env(dict(os.environ)))
     return 0
 
 
@@ -274,8 +277,33 @@ def _log_as(name: str) -> None:
     came once per device, alike, none saying which."""
     global _NAME
     _NAME = name
+    quiet = logging.getLogger().getEffectiveLevel() >= logging.WARNING
     for handler in logging.getLogger().handlers:
-        handler.setFormatter(logging.Formatter(f"%(asctime)s {name} %(name)s %(message)s"))
+        handler.setFormatter(_Said(name) if quiet else logging.Formatter(
+            f"%(asctime)s {name} %(name)s %(message)s"))
+
+
+class _Said(logging.Formatter):
+    """A device's warnings and errors (the default --loglevel WARNING) in its `farm worker`'s
+    own style, among its lines ("farm worker: browser-1@vm redis unavailable (…): retrying",
+    "farm worker: error: browser-1@vm …"); they were logging's dated lines ("2026-12-07
+    09:30:21,443 browser-1@vm farm.worker redis unavailable …") among "farm worker: …" ones.
+    Asked for more (--loglevel INFO or DEBUG), lines keep their date and logger."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__("%(message)s")
+        self.name = name
+
+    def format(self, record: logging.LogRecord) -> str:
+        said = super().format(record)
+        error = "error: " if record.levelno >= logging.ERROR else ""
+        # farm's own stderr lines ("farm: warning: cache store …"), which Celery hands to
+        # logging: one prefix, the worker's ("farm worker: browser-1@vm farm: warning: …")
+        own = re.match(r"farm: (?:(warning|error): )?", said)
+        if own:
+            error = f"{own[1]}: " if own[1] else error
+            said = said[own.end():]
+        return f"farm worker: {error}{self.name} {said}"
 
 
 def _cannot_start(runtime: "DeviceRuntime", exc: BaseException) -> None:
@@ -552,7 +580,7 @@ def run_workers(settings: "Settings", specs: str, group: str | None = None,
     """Start one worker process per device in ``specs``; return when all have exited.
     Device *i* (counting across specs) serves /metrics from ``metrics_port`` + i."""
     url = settings.broker_url.get_secret_value() if settings.broker_url else ""
-    env = dict(os.environ, FARM_BROKER_URL=url)
+    env = child_env(dict(os.environ, FARM_BROKER_URL=url))      # (see python_m)
     env.pop("CELERY_BROKER_URL", None)
     # glibc's malloc gave each thread that allocated an arena of its own: a phone's device
     # process grew 83 → 324–336 MB in 10 runs of the demo's android cases, 134 MB with 2
@@ -591,9 +619,9 @@ def worker_commands(settings: "Settings", specs: str, group: str | None, metrics
             found = free
         for index in range(spec.count):
             port = metrics_port + len(cmds) if metrics_port else 0
-            cmd = [sys.executable, "-m", "worker.main", "--kind", spec.kind,
-                   "--index", str(index), "--metrics-port", str(port),
-                   "--supervisor", str(os.getpid()), "--loglevel", loglevel]
+            cmd = python_m("worker.main", "--kind", spec.kind,
+                           "--index", str(index), "--metrics-port", str(port),
+                           "--supervisor", str(os.getpid()), "--loglevel", loglevel)
             if found[index]:
                 cmd += ["--target", found[index], "--candidates", ",".join(found)]
             cmds.append(cmd + (["--group", group] if group else []))

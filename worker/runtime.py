@@ -488,6 +488,7 @@ class DeviceRuntime:
         self._say_out_of_service(run_id)    # (before the result, which may end the run)
         self.publish(run_id, {"type": "case_finished", "case": job.case_id,
                               "attempt": job.attempt, "device": self.name,
+                              "build": self.build,  # (a run says a build other than its own)
                               "result": result.model_dump(mode="json"), "artifacts": artifacts,
                               **services.artifacts.untaken_event()})
         self.outbox.flush()     # handed in (Redis may be restarting) before the task is acked

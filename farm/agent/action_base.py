@@ -6,6 +6,7 @@ these; `farm.agent.phone_actions` adds the actions only phones have).
 from __future__ import annotations
 
 import threading
+import time
 from typing import Any, Callable, ClassVar, Optional, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -111,8 +112,10 @@ class Locate(BaseModel):
         device that can tell (the web's ``tap_point``, for a target found in its tree: a
         model's box, too, where it lies on an element of the tree), a
         target under something else (a sticky header, a cookie banner, a modal's backdrop)
-        is scrolled once to the viewport's middle, and fails the step if still covered (the
-        tap went to the cover and the step passed). A phone's check (`phone_edges`) swipes in
+        is scrolled once to the viewport's middle, then checked again as the page changes
+        for as long as a disabled or missing target is waited for (a spinner over it goes:
+        `_uncovered`), and fails the step if still covered (the tap went to the cover and the
+        step passed). A phone's check (`phone_edges`) swipes in
         a target cut by the screen's edge, once, whichever tier found it."""
         x, y = self.point()
         check = getattr(device, "tap_point", None) if self.node is not None else None
@@ -124,6 +127,9 @@ class Locate(BaseModel):
         if getattr(device, "platform", "") in ("android", "ios"):   # (`phone_edges`)
             raise StepFailed(f"{self.describe()} is cut by the screen's edge: {act} there "
                              f"would hit {cover}")
+        nx, ny, cover = self._uncovered(device, check, nx, ny, cover)
+        if not cover:
+            return nx, ny
         w, h = device.size() if hasattr(device, "size") else (x + 1, y + 1)
         if not (0 <= x < w and 0 <= y < h):        # (an XPath's element, off-screen)
             raise StepFailed(f"{self.describe()} is outside the page's {w}x{h} viewport, and "
@@ -131,6 +137,23 @@ class Locate(BaseModel):
                              f"it: it would hit {cover}")
         raise StepFailed(f"{self.describe()} is covered by {cover}: {act} there would hit "
                          "that")
+
+
+    def _uncovered(self, device: Any, check: Callable[..., tuple[int, int, str]], x: int,
+                   y: int, cover: str) -> tuple[int, int, str]:
+        """A target ``cover`` covers at (x, y) checked again each time the page changes (a
+        spinner, a loading overlay goes: the device's ``await_page_change``), for as long as
+        a disabled or missing target is waited for (`LOCATE_WAIT_S`): where it is reached,
+        or where it is and what still covers it. Each wait counts from the check (a cover
+        gone before the wait began, as a spinner's timer may on a slow machine, is a change)."""
+        from farm.agent.locator import LOCATE_WAIT_S
+        wait = getattr(device, "await_page_change", None)
+        until = time.monotonic() + LOCATE_WAIT_S
+        while cover and wait is not None and (left := until - time.monotonic()) > 0:
+            if not wait(left, since_check=True):
+                break
+            x, y, cover = check(self.node, x, y)
+        return x, y, cover
 
 
 class ActionContext:

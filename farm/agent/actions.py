@@ -218,6 +218,10 @@ SCROLL_TO = {"scrollToBottom": "down", "scrollToTop": "up", "scrollToLeft": "lef
              "scrollToRight": "right"}
 # A scroll to an end wheels 10 viewports at a time, at most this many times
 SCROLLS_TO_END = 10
+# How long the page must stay the same (none of its requests in flight) once a scroll to an
+# end reached it, before the end is taken for the end: a list that loads more as it is
+# scrolled to its end adds its rows meanwhile (`_grew`)
+END_QUIET_S = 0.5
 # what a scroll that moved nothing adds in its step's note
 CANNOT_SCROLL = "the page, or the element, is already at its end or cannot scroll"
 
@@ -233,6 +237,17 @@ class StepNote(str):
         said = super().__new__(cls, text)
         said.note = note or text
         return said
+
+
+def _grew(ctx: ActionContext) -> bool:
+    """Whether the page changed within END_QUIET_S of a scroll reaching an end (more rows
+    came, or began to: its requests in flight keep the wait going, up to the locate wait or
+    the case's time left), where the device can tell (the web's ``await_page_change``): since
+    the scroll ended, not since now (rows that came meanwhile are more rows)."""
+    from farm.agent.locator import LOCATE_WAIT_S
+    wait = getattr(ctx.device, "await_page_change", None)
+    cap = min(LOCATE_WAIT_S, ctx.remaining())
+    return wait is not None and cap > 0 and wait(cap, END_QUIET_S, since_scroll=True) is True
 
 
 def _unmoved(said: str) -> StepNote:
@@ -306,10 +321,14 @@ class Scroll(Action):
         for n in range(scrolls):
             moved = ctx.device.scroll(x, y, dx, dy)
             went += getattr(ctx.device, "scrolled_px", None) or abs(dx or dy)
+            at_end = moved is False or (
+                moved and getattr(ctx.device, "scrolled_to_end", None) is True)
+            if at_end and _grew(ctx):       # (more came as it reached the end: on)
+                continue
             if moved is False:
                 return None if n else _unmoved(f"nothing scrolled: nothing at ({x}, {y}) "
                                                f"scrolls any further toward the {end}")
-            if moved and getattr(ctx.device, "scrolled_to_end", None) is True:
+            if at_end:
                 return None
         if moved is not True:        # (a device that cannot tell)
             return None

@@ -34,7 +34,7 @@ from farm.agent.locator import (LocateContext, LocateHit, LocatorChain, LocatorT
 from farm.agent.images import images_key, inline_image
 from farm.agent.limits import LoopLimits
 from farm.agent.tasks import PlanError, TaskRunner, make_action, tasks_for
-from farm.devices.base import Device
+from farm.devices.base import Device, UITree
 from farm.devices.grabber import ScreenshotGrabber
 from farm.errors import (AssertionFailed, CaseTimeout, FarmError, Interrupted, LocateError,
                          ModelUnavailable, NeedsModel, StepFailed)
@@ -115,6 +115,7 @@ class Agent:
         self.last_cut = False        # the last model reply ended at its token limit
         self.last_rounds: int | None = None     # plan-act rounds of the last ai_act
         self.last_act: dict[str, Any] | None = None   # its account (as_output), failed or not
+        self.last_notes: list[str] = []     # what the last step says all the same (a replan)
         self.acted: list[dict[str, Any]] = []   # where actions touched the device (marks)
 
     @property
@@ -266,17 +267,14 @@ class Agent:
         self.screen_read = tree.visible_text() if tree else ""
         if tree and _has(text, self.screen_read):
             return True
-        from farm.agent.ocr import engine, needs_pixels, read_has, read_lines
+        from farm.agent.ocr import needs_pixels, read_has, read_lines
         if not needs_pixels(tree):
             return False
-        if engine() is None:
-            if tree and tree.visible_text().strip():
-                return False      # a canvas OCR cannot read: the tree's text is all there is
-            raise StepFailed("cannot read the screen's text: the UI tree has none and OCR is "
-                             "unavailable (install rapidocr-onnxruntime)")
-        self.grabber.invalidate()
+        png = self._ocr_screenshot(tree)
+        if png is None:
+            return False      # a canvas OCR cannot read: the tree's text is all there is
         self.by_ocr = True
-        self.screen_read = "\n".join(line.text for line in read_lines(self.grabber.grab()))
+        self.screen_read = "\n".join(line.text for line in read_lines(png))
         if not self.screen_read.strip() and getattr(self.device, "screenshot_black", False) \
                 and not (tree and tree.visible_text().strip()):
             unreadable = StepFailed("cannot read the screen's text: the screenshot is black "
@@ -285,6 +283,31 @@ class Agent:
             unreadable.for_now = True      # (a wait looks again: a black frame may pass)
             raise unreadable
         return read_has(text, self.screen_read) is not None
+
+    def _ocr_screenshot(self, tree: UITree | None) -> bytes | None:
+        """A fresh screenshot for a text check OCR is to read, taken while the OCR engine
+        starts (`ocr.warm`: seconds, once a process); that fallback said in farm.log once a
+        run (`ocr.say_fallback`). Without OCR, a screen whose tree has text is read by that
+        text alone (None), one with none fails the step."""
+        from farm.agent.ocr import engine, say_fallback, warm
+        warm()
+        self.grabber.invalidate()
+        try:
+            png = self.grabber.grab()
+        except FarmError:
+            if engine() is not None:
+                raise
+            png = b""               # (OCR's absence is what the step says)
+        if engine() is None:
+            if tree and tree.visible_text().strip():
+                return None
+            raise StepFailed("cannot read the screen's text: the UI tree has none and OCR is "
+                             "unavailable (install rapidocr-onnxruntime)")
+        empty = not (tree and tree.visible_text().strip())
+        say_fallback(self.cancel, getattr(self.device, "name", "device"),
+                     "the UI tree is empty" if empty else
+                     "the screen shows a canvas or WebView its UI tree cannot read")
+        return png
 
     def _drawn(self, text: str) -> bool:
         """Whether ``text``, not in a browser's rendered text, is what OCR reads on a fresh
@@ -466,6 +489,8 @@ class Agent:
             elif self.models is None:       # the cached plan did not fit: only a model can
                 raise PlanMisfit(_misfit(said, plan.misfit if plan is not None else None))
             else:
+                if plan is not None and plan.replanned:    # (a step note: farm.runner)
+                    self.last_notes.append(plan.replanned)
                 result = loop.run(task, deep_locate=deep_locate, context=context or None)
                 if plan is not None:
                     plan.save(result)
@@ -473,10 +498,11 @@ class Agent:
             if not loop.result.notes:
                 raise
             raise StepFailed(f"{exc} ({'; '.join(loop.result.notes)})") from exc
-        finally:
+        finally:    # (what its locates said: step notes, as an aiTap's are)
+            self.last_notes.extend(loop.result.located)
             self.last_tiers = list(loop.result.tiers)
             self.last_rounds = loop.result.rounds
-            self.last_act = loop.result.as_output() if loop.result.steps else None
+            self.last_act = loop.result.failed_output()
         return result.as_output()
 
     def plan_cached(self, task: str, context: str | None = None,

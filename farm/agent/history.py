@@ -3,12 +3,14 @@
 Prompt size must not grow with the number of rounds: only the newest screenshot is sent (2
 with deep_think or planningStrategy standard), older images become a text placeholder, only
 the last few rounds stay as messages (planningStrategy max: every kept message and image, at
-most `max_messages`), and the executed-step log keeps its newest entries (older ones counted).
+most `max_messages`), a long reply is kept with its thought cut (`bounded_reply`: its action
+whole), and the executed-step log keeps its newest entries (older ones counted).
 Pure data: no I/O.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -50,7 +52,7 @@ class ConversationHistory:
         self._compress()
 
     def add_assistant(self, text: str) -> None:
-        self.messages.append({"role": "assistant", "content": text})
+        self.messages.append({"role": "assistant", "content": bounded_reply(text)})
         self._compress()
 
     def drop_last(self) -> None:
@@ -146,3 +148,32 @@ def with_text_first(message: dict[str, Any], *parts: dict[str, Any] | str) -> di
     head = [{"type": "text", "text": p} if isinstance(p, str) else p for p in parts]
     body = content if isinstance(content, list) else [{"type": "text", "text": content}]
     return {**message, "content": [*head, *body]}
+
+
+REPLY_CHARS = 4000      # a reply sent back in later rounds is cut to about this many characters
+THOUGHT_CHARS = 1000    # ... its thought to this many
+# the thought of each grammar: XML's <thought>, AutoGLM's <think>, UI-TARS' "Thought: ... Action:"
+_THOUGHT = re.compile(r"(<thought>)(.*?)(</thought>|$)|(<think>)(.*?)(</think>|$)"
+                      r"|(Thought:)(.*?)(\n\s*Action:|$)", re.S | re.I)
+CUT = " […{} characters of the thought cut]"
+
+
+def bounded_reply(text: str) -> str:
+    """A model's reply as later rounds send it back: whole when short; else its thought cut to
+    `THOUGHT_CHARS` with a marker (the action is kept whole). A reply with no thought the
+    grammars mark keeps its start and its end (where the action is)."""
+    if len(text) <= REPLY_CHARS:
+        return text
+
+    def cut(m: re.Match[str]) -> str:
+        i = next(i for i in (1, 4, 7) if m.group(i) is not None)
+        opener, body, closer = m.group(i), m.group(i + 1), m.group(i + 2)
+        if len(body) <= THOUGHT_CHARS:
+            return m.group(0)
+        return opener + body[:THOUGHT_CHARS] + CUT.format(len(body) - THOUGHT_CHARS) + closer
+
+    out = _THOUGHT.sub(cut, text, count=1)
+    if len(out) <= REPLY_CHARS:
+        return out
+    head, tail = REPLY_CHARS // 4, REPLY_CHARS * 3 // 4
+    return out[:head] + f" […{len(out) - head - tail} characters cut] " + out[-tail:]

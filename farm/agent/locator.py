@@ -27,7 +27,7 @@ the tree after each swipe, at most ``max_scrolls`` swipes (`TextMatchTier._searc
 
 from __future__ import annotations
 
-import difflib
+import logging
 import re
 import threading
 import time
@@ -38,9 +38,12 @@ from typing import Any, Callable, Collection, Iterable, Protocol
 from farm import metrics
 from farm.devices import phone_edges
 from farm.devices.base import Device, Rect, UINode, UITree
-from farm.agent.roles import RolePhrase, role_phrase
-from farm.errors import LocateError, NeedsModel
+from farm.agent import near as near_miss
+from farm.agent.roles import QUOTED, RolePhrase, role_phrase
+from farm.errors import LocateError, ModelRefused, ModelUnavailable, NeedsModel
 from farm.text import CJK, CJK_CHARS, QUOTES, cjk_unspaced, cut
+
+log = logging.getLogger(__name__)
 
 # every tier's name, in chain order: what FARM_LOCATE_OFF may name
 TIER_NAMES = ("plan-bbox", "xpath", "cache", "text", "ocr", "ai", "deep-locate")
@@ -107,7 +110,11 @@ class LocatorTier(Protocol):
 
 XPATH_UNUSABLE = "xpath_unusable"  # LocateContext.hints: why the step's XPath could not be used
 XPATH_MISSED = "xpath_missed"      # LocateContext.hints: the step's XPath matched nothing
+XPATH_HIDDEN = "xpath_hidden"      # LocateContext.hints: ... but elements that are not shown
 SWIPED = "swiped"     # LocateContext.hints: swipes the text tier made looking for its target
+# LocateContext.hints: elements a target only describes ("the price of the Desk Lamp"
+# beside "Desk Lamp": `farm.agent.near`): no near miss, a hint of a skip for a model
+DESCRIBED = "described"
 OFF_SCREEN = " is off-screen and did not come into view"   # a near note: the text tier's find
 
 
@@ -135,6 +142,7 @@ class XPathTier:
             raise LocateError(f"XPath {ctx.xpath} matches {len(rects)} elements; "
                               "it must match exactly one")
         said = xpath_missed(ctx.device)
+        ctx.hints[XPATH_HIDDEN] = said != "matched nothing"
         ctx.near.append(f"XPath {ctx.xpath} {said}")
         ctx.hints[XPATH_MISSED] = f"its xpath {ctx.xpath} {said}"
         return None
@@ -152,6 +160,60 @@ def xpath_missed(device: Any) -> str:
     whys = ", ".join(list(dict.fromkeys(map(str, hidden)))[:3])
     return (f"matched {n} element{'s' if n > 1 else ''}, not shown: {whys}; hover or open "
             "its menu first?")
+
+
+def _unmatched(prompt: str, what: str, ctx: LocateContext) -> LocateError | NeedsModel:
+    """What a miss of the zero-token tiers with no model tier raises: a failure when they
+    found the target on the page but not shown (`_not_shown`), else a skip for a model."""
+    unshown = _not_shown(prompt, ctx)
+    if unshown:
+        return LocateError(f"no element on screen matches {what}: {unshown}",
+                           [n for n in ctx.near if not n.startswith("XPath")])
+    hint = ctx.hints.get(DESCRIBED)
+    return NeedsModel(f"no zero-token match for {what} on screen" +
+                      (f"; it describes an element (a model's to find): the closest on "
+                       f"screen is {hint[0]}" if hint else ""))
+
+
+def _not_shown(prompt: str, ctx: LocateContext) -> str | None:
+    """Why the target is on the page but not shown, when the zero-token tiers found it so (a
+    web device's ``xpath_hidden``): the step's XPath matched only elements that are not shown,
+    or, without one, elements whose whole text (or label, placeholder, value) is ``prompt``
+    are all hidden ("its text matched 1 element, not shown: display:none on its div.sub;
+    hover or open its menu first?"). A model cannot tap an element that is not shown either:
+    the step fails saying so rather than being skipped as one only a model could find. None
+    otherwise (a true miss)."""
+    device = ctx.device
+    if getattr(device, "xpath_hidden", None) is None:
+        return None
+    if ctx.xpath and "xpath" in ctx.tiers:
+        return ctx.hints.get(XPATH_MISSED) if ctx.hints.get(XPATH_HIDDEN) else None
+    want = " ".join(prompt.split())
+    if not want or len(want) > 200:
+        return None
+    said = _quoted(want)
+    named = " or ".join(f"normalize-space(@{a})={said}"
+                        for a in ("aria-label", "placeholder", "value", "title", "alt"))
+    xpath = (f"//body//*[not(self::script or self::style or self::template or "
+             f"ancestor-or-self::noscript) and "
+             f"((normalize-space(.)={said} and not(*[normalize-space(.)={said}])) or {named})]")
+    try:
+        if device.query_xpath(xpath):
+            return None             # (one is shown: the tiers missed it for another reason)
+    except Exception as exc:        # best effort: the skip stands
+        log.debug("no look for a hidden %r: %s", prompt, exc)
+        return None
+    said = xpath_missed(device)
+    return None if said == "matched nothing" else f"its text {said}"
+
+
+def _quoted(text: str) -> str:
+    """``text`` as an XPath string literal (concat() when it holds both kinds of quote)."""
+    if "'" not in text:
+        return f"'{text}'"
+    if '"' not in text:
+        return f'"{text}"'
+    return "concat(" + ", \"'\", ".join(f"'{p}'" for p in text.split("'")) + ")"
 
 
 def _node_of(rect: Rect, ctx: LocateContext) -> UINode | None:
@@ -301,9 +363,10 @@ def _matching(strings: list[tuple[UINode, list[str], str]], want: str, words: re
 def found_notes(how: str, prompt: str, target: UINode, tree: UITree | None,
                 phrase: RolePhrase | None) -> tuple[str, ...]:
     """What a step says of the text tier's find: by a role phrase's text (`farm.agent.roles`),
-    by an id (`id_note`)."""
-    if phrase is None:
-        return id_note(how, prompt, target, tree)
+    by an id (`id_note`). A target wholly in quotes ("「加入购物车」", as the README writes
+    Chinese targets) says nothing of them: its quotes are how it is written, no slip."""
+    if phrase is None or phrase.noun == QUOTED:
+        return id_note(how, prompt if phrase is None else phrase.text, target, tree)
     return (phrase.note(), *id_note(how, phrase.text, target, tree))
 
 
@@ -352,27 +415,86 @@ def listed(targets: list[UINode], device: Any) -> list[str]:
 
 
 def ambiguous(prompt: str, how: str, found: list[str],
-              phrase: RolePhrase | None = None) -> LocateError:
+              phrase: RolePhrase | None = None, targets: list[UINode] | None = None,
+              device: Any = None) -> LocateError:
     """``"Buy now" is ambiguous: 2 elements match``, then how to pick one: an ``xpath:``
     (an example for a web page when the prompt's quoting allows one), or more words. A
-    ``phrase`` ("Buy now button") matched its text: the example matches that."""
+    ``phrase`` ("Buy now button") matched its text: the example matches that. Given the
+    ``targets`` listed and the ``device``, the example is one the page answers with the
+    second of them (`_pick_index`)."""
     verb = "contain it" if how == "words" else "match"
     if phrase is not None and phrase.noun:   # ("2 elements of its role (button) match …")
         verb = f'of its role ({phrase.noun}) {verb.split()[0]} "{phrase.text}"'
     return LocateError(f'"{prompt}" is ambiguous: {len(found)} elements {verb}; '
-                       f"{_pick_one(phrase.text if phrase else prompt, how)}", found[:8])
+                       f"{_pick_one(phrase.text if phrase else prompt, how, targets, device)}",
+                       found[:8])
 
 
-def _pick_one(prompt: str, how: str) -> str:
-    """How to make an ambiguous target name one element."""
+ORDINALS = ("first", "second")
+
+
+def _pick_one(prompt: str, how: str, targets: list[UINode] | None = None,
+              device: Any = None) -> str:
+    """How to make an ambiguous target name one element. The example XPath selects the
+    innermost elements holding the text (not the <body> and <div>s around them, which hold
+    it too: ``(//*[contains(normalize-space(), "X")])[2]`` was the page's body); where the
+    device answers XPath, the index is the one it finds inside a listed target, else none is
+    given; with no device to ask, [2]."""
     quote = next((q for q in '"\'' if q not in prompt), None)
+    vague = "pick one with xpath: or say more of it: its section, its neighbour"
     if quote is None or how == "id":
-        return "pick one with xpath: or say more of it: its section, its neighbour"
+        return vague
     text = f"{quote}{' '.join(prompt.split())}{quote}"
     test = (f"normalize-space()={text}" if how == "exact"
             else f"contains(normalize-space(), {text})")
-    return (f"pick one with xpath: (on a web page e.g. (//*[{test}])[2]) or say more of it: "
-            "its section, its neighbour")
+    xpath = f"//*[{test} and not(*[{test}])]"
+    picked = _pick_index(xpath, targets, device) if targets and device is not None else None
+    if picked is None and targets and device is not None and _answers(xpath, device):
+        return vague                # (the page's matches are not the listed ones: no guess)
+    if picked is None:
+        return (f"pick one with xpath: (on a web page e.g. ({xpath})[2]) or say more of it: "
+                "its section, its neighbour")
+    index, which = picked
+    return (f"pick one with xpath: (here ({xpath})[{index}] is the {ORDINALS[which]} one "
+            "listed) or say more of it: its section, its neighbour")
+
+
+def _answers(xpath: str, device: Any) -> bool:
+    """Whether ``device`` finds elements for ``xpath`` (a web page; a fake or phone: none)."""
+    try:
+        return bool(device.query_xpath(xpath))
+    except Exception:               # (a device that cannot: no example is checked)
+        return False
+
+
+def _pick_index(xpath: str, targets: list[UINode], device: Any) -> tuple[int, int] | None:
+    """(n, i): ``(xpath)[n]`` selects, on ``device``, one element inside ``targets[i]`` (the
+    second listed, else the first), checked by asking the device for exactly that; None
+    when it cannot tell."""
+    try:
+        rects = device.query_xpath(xpath)
+    except Exception as exc:        # best effort: the example is left out
+        log.debug("no pick-one example for %s: %s", xpath, exc)
+        return None
+    for i in (1, 0):
+        if i >= len(targets):
+            continue
+        inside = [n for n, r in enumerate(rects, 1) if _within(r, targets[i].rect)]
+        if len(inside) != 1:
+            continue
+        try:
+            again = device.query_xpath(f"({xpath})[{inside[0]}]")
+        except Exception:
+            return None
+        if len(again) == 1 and _within(again[0], targets[i].rect):
+            return inside[0], i
+    return None
+
+
+def _within(inner: Rect, outer: Rect) -> bool:
+    return (outer.x <= inner.x and outer.y <= inner.y and
+            inner.x + inner.width <= outer.x + outer.width and
+            inner.y + inner.height <= outer.y + outer.height)
 
 
 class TextMatchTier:
@@ -395,7 +517,8 @@ class TextMatchTier:
             return None
         targets, how, phrase = find_target(prompt, tree, ctx.hints.get("editable", False))
         if len(targets) > 1:
-            raise ambiguous(prompt, how, listed(targets, ctx.device), phrase)
+            raise ambiguous(prompt, how, listed(targets, ctx.device), phrase, targets,
+                            ctx.device)
         if targets and targets[0].visible:
             # (a phone's target cut by the screen's edge is swiped in by the tap's check,
             # `farm.devices.phone_edges.tap_point`, as one any tier found: not here too)
@@ -416,11 +539,12 @@ class TextMatchTier:
         if found is not None:
             return found
         tree = ctx.tree() or tree
-        near = _near_candidates(normalise(prompt), tree)
+        described = ctx.hints.setdefault(DESCRIBED, [])
+        near = _near_candidates(normalise(prompt), tree, described=described)
         phrase = role_phrase(prompt)   # ("Add to wishlist button": the "Add to cart" button)
         if phrase is not None:
-            near += [d for d in _near_candidates(normalise(phrase.text), tree, phrase=phrase)
-                     if d not in near]
+            near += [d for d in _near_candidates(normalise(phrase.text), tree, phrase=phrase,
+                                                 described=described) if d not in near]
         ctx.near.extend(near)
         return None
 
@@ -465,7 +589,8 @@ class TextMatchTier:
                 break
             targets, how, phrase = find_target(prompt, tree, ctx.hints.get("editable", False))
             if len(targets) > 1:
-                raise ambiguous(prompt, how, listed(targets, ctx.device), phrase)
+                raise ambiguous(prompt, how, listed(targets, ctx.device), phrase, targets,
+                                ctx.device)
             if targets and targets[0].visible:
                 found = self._found(prompt, ctx, targets[0], swipes, forward, swipe)
                 return found if found is None else replace(
@@ -518,7 +643,8 @@ class TextMatchTier:
                 break
             targets, how, phrase = find_target(prompt, tree, ctx.hints.get("editable", False))
             if len(targets) > 1:
-                raise ambiguous(prompt, how, listed(targets, ctx.device), phrase)
+                raise ambiguous(prompt, how, listed(targets, ctx.device), phrase, targets,
+                                ctx.device)
             if not targets:
                 break
             target = targets[0]
@@ -582,28 +708,32 @@ def _reduce(matches: list[UINode], by_id: dict[int, UINode]) -> list[UINode]:
 
 
 def _near_candidates(want: str, tree: UITree, limit: int = 8,
-                     phrase: RolePhrase | None = None) -> list[str]:
-    """Elements on screen whose strings are like ``want``; for a role ``phrase``'s text, only
-    elements of its role, by what they show (not ids: "the gear icon" is no near miss of an
-    icon button whose id is "gear", it stays a model's)."""
-    scored = []
+                     phrase: RolePhrase | None = None,
+                     described: list[str] | None = None) -> list[str]:
+    """Elements on screen whose strings are like ``want`` (`farm.agent.near.alike`); for a
+    role ``phrase``'s text, only elements of its role, by what they show (not ids: "the gear
+    icon" is no near miss of an icon button whose id is "gear", it stays a model's). One that
+    ``want`` only describes ("the price of the Desk Lamp" beside "Desk Lamp", "the product
+    grid" beside the id "product-grid") is no near miss: it goes to ``described``, a hint."""
+    scored, hints = [], []
     for node in tree.nodes:
         if not node.visible or (phrase is not None and not phrase.fits(node, tree)):
             continue
         for f in _fields(node) if phrase is None else _word_fields(node):
             have = normalise(f)
-            if not have or len(have) > 200:
+            if not have or len(have) > 200 or not near_miss.alike(want, have):
                 continue
-            ratio = difflib.SequenceMatcher(None, want, have).ratio()
-            if want in have or have in want and len(have) >= 3 or ratio >= 0.6:
-                scored.append((ratio, describe(node)))
-                break
+            hinted = near_miss.describes(want, have)
+            (hints if hinted else scored).append((near_miss.ratio(want, have), describe(node)))
+            break
+    if described is not None:
+        described.extend(d for d in _likest(hints, limit) if d not in described)
+    return _likest(scored, limit)
+
+
+def _likest(scored: list[tuple[float, str]], limit: int) -> list[str]:
     scored.sort(key=lambda s: -s[0])
-    seen: list[str] = []
-    for _, d in scored:
-        if d not in seen:
-            seen.append(d)
-    return seen[:limit]
+    return list(dict.fromkeys(d for _, d in scored))[:limit]
 
 
 def _option_of(prompt: str, tree: UITree) -> str | None:
@@ -688,20 +818,18 @@ class LocatorChain:
         option = _option_of(prompt, tree) if prompt and tree is not None else None
         if option:
             raise LocateError(option, ctx.near)
-        near = [n for n in ctx.near if not n.startswith("XPath")]
-        if near or (xpath and not prompt) or self.has_model_tier:
-            away = next((n for n in near if n.endswith(" scroll(s)")
-                         and OFF_SCREEN in n), None)        # found, but no scroll showed it
-            alike = next((n for n in near if n.startswith('"') and n is not away), None)
-            said = next((n for n in near if n.startswith("the model")), None)  # its answer
-            raise LocateError(f"no element on screen matches {what}: {away}" if away
-                              else f"no element matches {what}" + _said(said, alike),
+        ctx.near.extend(_described(ctx) if self.has_model_tier else ())
+        if any(not n.startswith("XPath") for n in ctx.near) or (xpath and not prompt) \
+                or self.has_model_tier:
+            first, _ = _miss_line(ctx.near)
+            raise LocateError(f"no element on screen matches {what}{first}" if
+                              first.startswith(": ") else f"no element matches {what}{first}",
                               ctx.near)
         if ctx.hints.get(FOUND_BEFORE):
             raise LocateError(f"no element matches {what}: an earlier run found it here "
                               f"({ctx.hints[FOUND_BEFORE]}, in the locate cache) and nothing "
                               "on screen is like it now", ctx.near)
-        raise NeedsModel(f"no zero-token match for {what} on screen")
+        raise _unmatched(prompt, what, ctx)
 
     def _await_target(self, prompt: str, ctx: LocateContext, tiers: list[LocatorTier],
                       until: float, quiet: float | None = None,
@@ -724,6 +852,7 @@ class LocatorChain:
                 return disabled
             ctx.refresh()
             ctx.near.clear()
+            ctx.hints.pop(DESCRIBED, None)
             for tier in tiers:
                 try:
                     hit = tier.locate(prompt, ctx)
@@ -759,11 +888,59 @@ class LocatorChain:
                 raise
             ctx.near.extend([str(exc), *exc.candidates])
             return None
+        except (ModelUnavailable, ModelRefused) as exc:     # (the model's tier: down)
+            _with_free_finds(exc, f'"{prompt}"' if prompt else f"XPath {ctx.xpath}", ctx)
+            raise
         if hit is not None or _tried(tier, prompt, ctx):
             metrics.locate_attempt(tier.name, "miss" if hit is None else "hit")
         if self.on_attempt:
             self.on_attempt(tier.name, hit is not None)
         return hit
+
+
+def _described(ctx: LocateContext) -> list[str]:
+    """The elements the target only described (`DESCRIBED`) not yet in ``ctx.near``: after a
+    model tier missed too, the closest on screen, named as a near miss is."""
+    return [d for d in ctx.hints.get(DESCRIBED, ()) if d not in ctx.near]
+
+
+def _miss_line(near: list[str]) -> tuple[str, list[str]]:
+    """A miss's evidence (``ctx.near``) as its first line's end and the rest, each said once:
+    (": <found, but no scroll showed it>" or "; <what the model answered>; the closest on
+    screen is <…>", or "" when none of those; the notes that end does not say). An XPath
+    that matched nothing is never the closest on screen."""
+    notes = [n for n in near if not n.startswith("XPath")]
+    away = next((n for n in notes if n.endswith(" scroll(s)") and OFF_SCREEN in n), None)
+    if away:      # (kept in seen: too, where the scrolls' own notes are read)
+        return f": {away}", list(near)
+    alike = next((n for n in notes if n.startswith('"')), None)
+    said = next((n for n in notes if n.startswith("the model")), None)   # its answer
+    told = {alike} | ({said} if said is not None and cut(said, MODEL_SAID_CUT) == said
+                      else set())      # (an answer cut short keeps its whole in seen:)
+    return _said(said, alike), [n for n in near if n not in told]
+
+
+def said_in(candidate: str, text: str) -> bool:
+    """Whether a miss's message ``text`` already says its note ``candidate`` as a clause of
+    its own (`_miss_line`: "…; the model did not find …; the closest on screen is …"), so a
+    list of what was seen leaves it out: each thing said once. A near miss the message merely
+    contains ("Log in" in "no element matches 'Log in button'") is still listed."""
+    return f"; {candidate};" in f"{text};" or f"; the closest on screen is {candidate};" in \
+        f"{text};"
+
+
+def _with_free_finds(exc: Exception, what: str, ctx: LocateContext) -> None:
+    """``exc`` (the model down or refusing, an infrastructure error: its class kept) with
+    what the zero-token tiers found before it was asked, in the words of a miss: an XPath
+    that matched nothing, the closest on screen. The report of a night the model was down
+    keeps the step's own cause (a stale XPath, a renamed button) next to the model's."""
+    ctx.near.extend(_described(ctx))
+    first, unsaid = _miss_line(ctx.near)
+    xpaths = [n for n in unsaid if n.startswith("XPath")]
+    found = "; ".join([*xpaths, *([first[2:]] if first else ()),
+                       *(n for n in unsaid if n not in xpaths)])
+    if found:
+        exc.args = (f"{exc}; before it, no tier found {what}: {found}", *exc.args[1:])
 
 
 def _said(model: str | None, alike: str | None) -> str:

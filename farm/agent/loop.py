@@ -125,10 +125,14 @@ class ActResult:
     tiers: list[str] = field(default_factory=list)
     undeclared: list[str] = field(default_factory=list)   # ${NAME}s the model used, not expanded
     actions: list[dict[str, Any]] = field(default_factory=list)   # as_planned, for the plan cache
+    trail: list[str] = field(default_factory=list)   # every action tried, a failed one with why
+    # what its locates said all the same (`LocateHit.notes`: a renamed label, a match by id)
+    located: list[str] = field(default_factory=list)
 
     @property
     def notes(self) -> list[str]:
-        return [f"not expanded: ${{{name}}} is not declared" for name in self.undeclared]
+        return [*(f"not expanded: ${{{name}}} is not declared" for name in self.undeclared),
+                *self.located]
 
     def as_output(self) -> dict[str, Any]:
         out: dict[str, Any] = {"rounds": self.rounds, "message": self.message,
@@ -136,6 +140,20 @@ class ActResult:
         if self.notes:
             out["notes"] = self.notes
         return out
+
+    def failed_output(self) -> dict[str, Any] | None:
+        """The account of an act that failed or errored: its rounds and every action it
+        tried, a failed one with its error (None when it planned and did nothing)."""
+        if not (self.rounds or self.steps):
+            return None
+        return {**self.as_output(), "steps": self.trail or self.steps}
+
+    def tried(self, label: str, why: str) -> None:
+        """An action that failed (or was not run) joins the trail with why."""
+        self.trail.append(f"{label} — {why[:TRAIL_ERROR]}")
+
+
+TRAIL_ERROR = 300       # characters of a failed action's error kept in the trail
 
 
 _NUMBERED = re.compile(r"^\s*(\d+)[.)]\s+(.+?)\s*$")
@@ -324,6 +342,7 @@ class ActLoop:
                 tasks = build_tasks(planned, self.registry)
             except PlanError as exc:
                 self._feedback(f"Your action was not executed: {exc}")
+                self.result.tried(planned.type or "(no action type)", f"not run: {exc}")
                 return True, str(exc)
             again = repr((planned.type, planned.params))
             if again in earlier:        # one reply repeats an action ("next" three times):
@@ -333,6 +352,7 @@ class ActLoop:
             bad = runner.run(tasks)
             if bad is not None:
                 self._feedback(f"{bad.label} failed: {bad.error}")
+                self.result.tried(tasks[-1].label, f"failed: {bad.error}")
                 return isinstance(bad.exception, BadBox), bad.error
             action, label = tasks[-1].action, tasks[-1].label
             for mark in self.agent.acted[acted:]:   # the annotated screenshot's caption
@@ -362,7 +382,11 @@ class ActLoop:
         """A finished action (planned now or replayed from the plan cache) joins the result
         and the history ("Steps done so far")."""
         self.result.steps.append(tasks[-1].label)
+        self.result.trail.append(tasks[-1].label)
         self.result.tiers += [t.hit.tier for t in tasks if t.hit is not None]
+        for note in (note for t in tasks if t.hit is not None for note in t.hit.notes):
+            if note not in self.result.located:   # (a replayed target found again: once)
+                self.result.located.append(note)
         self.result.actions.append(as_planned(tasks[-1].action))
         self.history.log(log_line)
 

@@ -18,7 +18,9 @@ import io
 import logging
 import re
 import threading
+import time
 import unicodedata
+import weakref
 from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -33,6 +35,10 @@ log = logging.getLogger(__name__)
 _lock = threading.Lock()
 _engine: Any = None
 _broken: str | None = None
+_warm_lock = threading.Lock()
+_loading: threading.Thread | None = None        # `warm`'s engine start, in the background
+_said_runs: "weakref.WeakSet[Any]" = weakref.WeakSet()     # runs told of an OCR fallback
+_PROCESS = threading.Event()        # (the run key of an agent with no run's stop event)
 
 
 @dataclass(frozen=True)
@@ -43,18 +49,79 @@ class OcrLine:
 
 
 def engine() -> Any:
-    """The shared RapidOCR engine, started on first use; None when it cannot be."""
-    global _engine, _broken
+    """The shared RapidOCR engine, started on first use (once a process); None when it cannot
+    be. Its start (2-4 s: the import and the models' load, then one small read: the first
+    read of a fresh engine takes seconds more) is said once in farm.log, at INFO: a step that
+    pays it is slow for that reason. Begun by `warm`, it is waited for here."""
+    loading = _loading
+    if loading is not None and loading is not threading.current_thread():
+        loading.join()
     with _lock:
         if _engine is None and _broken is None:
-            try:
-                from rapidocr_onnxruntime import RapidOCR
-                _engine = RapidOCR()
-            except Exception as exc:   # missing wheel, onnxruntime or libGL: OCR is optional
-                _broken = f"{type(exc).__name__}: {exc}"
-                log.warning("OCR tier unavailable (%s): locating by screen text is off",
-                            _broken)
+            _start()
         return _engine
+
+
+def warm() -> None:
+    """Start the engine in the background (once a process; nothing when started): a text
+    check that is to read the screen by OCR takes its screenshot meanwhile, then `engine`
+    waits for what is left of the start."""
+    global _loading
+    if _loading is not None or _engine is not None or _broken is not None:
+        return
+    import numpy  # noqa: F401  (imported here, not by two threads at once)
+    from PIL import Image  # noqa: F401
+    with _warm_lock:
+        if _loading is not None:
+            return
+        _loading = threading.Thread(target=_started, name="farm-ocr-engine", daemon=True)
+        _loading.start()
+
+
+def _started() -> None:
+    engine()        # (the module's, looked up now: a test's stand-in is what is started)
+
+
+def _start() -> None:
+    """Start the engine (under `_lock`): import, load, one small read."""
+    global _engine, _broken
+    try:
+        began = time.monotonic()
+        from rapidocr_onnxruntime import RapidOCR
+        reader = RapidOCR()
+        _first_read(reader)
+        _engine = reader
+        log.info("loading the OCR engine (first use): %.1f s", time.monotonic() - began)
+    except Exception as exc:   # missing wheel, onnxruntime or libGL: OCR is optional
+        _broken = f"{type(exc).__name__}: {exc}"
+        log.warning("OCR tier unavailable (%s): locating by screen text is off", _broken)
+
+
+def _first_read(reader: Any) -> None:
+    """One read of a small drawn word: a fresh engine's first read pays for its models'
+    first run (seconds), paid here, in the background when `warm` began the start."""
+    import numpy as np
+    from PIL import Image, ImageDraw
+
+    image = Image.new("RGB", (160, 48), "white")
+    ImageDraw.Draw(image).text((10, 16), "Farm 0", fill="black")
+    try:
+        reader(np.array(image), use_cls=False)
+    except Exception as exc:    # (only a head start: the real reads say what fails)
+        log.debug("OCR engine's first read: %s", exc)
+
+
+def say_fallback(run: Any, device: str, why: str) -> None:
+    """Say in farm.log, once a run (``run``: its stop event; None: once a process), that a
+    text check reads the screen by OCR (``why``): it takes seconds where a tree takes
+    milliseconds."""
+    key = _PROCESS if run is None else run
+    with _warm_lock:
+        if key in _said_runs:
+            return
+        _said_runs.add(key)
+    log.warning("[%s] a text check reads the screen by OCR (%s): each such check takes "
+                "seconds", device, why)
 
 
 _read: "OrderedDict[tuple[bytes, float], tuple[OcrLine, ...]]" = OrderedDict()

@@ -7,6 +7,7 @@ close."""
 from __future__ import annotations
 
 import difflib
+import os
 import re
 import unicodedata
 from typing import Callable
@@ -17,8 +18,11 @@ from farm.text import CJK, QUOTES, cjk_unspaced, word_match
 ALERT_ROLES = {"alert", "alertdialog", "xcuielementtypealert"}
 ALERT_IDS = ("android:id/message", "android:id/alerttitle")
 SHOWN_CHARS = 120       # of one quoted text
+LINE_CHARS = 100        # of the element text a closest text is shown as ("Payment declined: card
+#                         expired", not "Payment declined:"): a longer one cut at words, with …
 MAX_ALERTS = 2
 CUTOFF = 0.7            # difflib ratio a text must reach to be called close
+NEAR_RATIO = 0.1        # ratios this close to the best one: the longest shared start wins
 MAX_CANDIDATES = 4000   # texts compared (a huge page: the first ones)
 MAX_LOOKED = 40000      # CJK pieces looked at (a page repeating itself has few different ones)
 # Where a Chinese or Japanese line's parts end: its sentence and clause punctuation (not the
@@ -35,7 +39,7 @@ def hint(expected: str, screen: str, tree: UITree | None,
     if alerts:
         parts.append("the screen shows " + (", ".join(_quote(a) for a in alerts))
                      + (" (an alert)" if len(alerts) == 1 else " (alerts)"))
-    close = closest(expected, screen, mask)
+    close = closest(expected, screen, mask, tree)
     if close and all(close.casefold() not in a.casefold() for a in alerts):
         if _quote(close).casefold() == _quote(mask(expected)).casefold():
             # (both read the same once masked: what differs is a secret's value)
@@ -87,7 +91,8 @@ def _is_alert(node: UINode) -> bool:
     return node.role.casefold() in ALERT_ROLES or node.resource_id.casefold() in ALERT_IDS
 
 
-def closest(expected: str, screen: str, mask: Callable[[str], str] = str) -> str | None:
+def closest(expected: str, screen: str, mask: Callable[[str], str] = str,
+            tree: UITree | None = None) -> str | None:
     """The piece of ``screen`` most like ``expected`` (a short line, or as many words of one as
     ``expected`` has, or one more), compared as the matcher compares (`_key`: NFKC, case-folded,
     whitespace collapsed, none beside a CJK character), quoted as the screen writes it; None
@@ -99,7 +104,9 @@ def closest(expected: str, screen: str, mask: Callable[[str], str] = str) -> str
     (`_char_pieces`); one that is part of ``expected`` is not offered. A piece of a line that
     holds a secret (``mask`` changes it) is that whole line masked: a piece ends at a word,
     which may be inside a secret of several words (a passphrase), and masking the piece would
-    leave its first words."""
+    leave its first words. With the screen's ``tree``, a piece is shown as the whole text of
+    the element it is in (`_in_element`): the rest of it may be why ("Payment declined: card
+    expired", not "Payment declined:")."""
     want = _key(expected)
     if not want:
         return None
@@ -117,12 +124,65 @@ def closest(expected: str, screen: str, mask: Callable[[str], str] = str) -> str
                 shown.setdefault(key, (piece, line))
         if len(shown) >= MAX_CANDIDATES:
             break
-    best = difflib.get_close_matches(want, list(shown), n=1, cutoff=CUTOFF)
-    if not best:
+    best = _best(want, list(shown))
+    if best is None:
         return None
-    piece, line = shown[best[0]]
+    piece, line = shown[best]
     masked = mask(line)
-    return piece if masked == line else " ".join(masked.split())
+    if masked != line:
+        return " ".join(masked.split())
+    return _in_element(piece, tree, mask) if tree is not None else piece
+
+
+def _in_element(piece: str, tree: UITree, mask: Callable[[str], str]) -> str:
+    """``piece`` as the text of the smallest visible element of ``tree`` holding it, whitespace
+    collapsed: one line of the screen's text may join several elements (a nav bar, two
+    buttons), an element's text is one thing it says. An element's text over ``LINE_CHARS``
+    is cut at word ends around ``piece``, "…" where it was cut; ``piece`` itself when no
+    element holds it whole, or the element's text holds a secret."""
+    part = piece.split()
+    best: tuple[list[str], int] | None = None
+    for node in tree.nodes:
+        words = (node.text or node.name).split()
+        at = _run_at(words, part) if node.visible else None
+        if at is not None and (best is None or len(words) < len(best[0])):
+            best = (words, at)
+    if best is None or best[0] == part:
+        return piece
+    words, first = best
+    if mask(" ".join(words)) != " ".join(words):
+        return piece
+    if len(" ".join(words)) <= LINE_CHARS:
+        return " ".join(words)
+    last = first + len(part)            # the piece's words: words[first:last]
+    while last < len(words) and len(" ".join(words[first:last + 1])) <= LINE_CHARS:
+        last += 1           # the words after it first (the cause follows the label) ...
+    while first and len(" ".join(words[first - 1:last])) <= LINE_CHARS:
+        first -= 1          # ... then the ones before it
+    return ("…" if first else "") + " ".join(words[first:last]) + (
+        "…" if last < len(words) else "")
+
+
+def _run_at(words: list[str], part: list[str]) -> int | None:
+    """Where ``part`` starts as a run of ``words`` (case-folded), or None."""
+    folded, want = [w.casefold() for w in words], [w.casefold() for w in part]
+    return next((i for i in range(len(words) - len(part) + 1)
+                 if folded[i:i + len(part)] == want), None)
+
+
+def _best(want: str, candidates: list[str]) -> str | None:
+    """The candidate most like ``want``: of those whose difflib ratio reaches ``CUTOFF`` and
+    comes within ``NEAR_RATIO`` of the best one, the one sharing the longest start with it,
+    then the highest ratio ("confirm=false" for "confirm=true" over the "confirm" button,
+    though difflib rates the shorter one a little higher: the status line is where the value
+    is shown). None when none reaches ``CUTOFF``."""
+    close = difflib.get_close_matches(want, candidates, n=len(candidates) or 1, cutoff=CUTOFF)
+    if not close:
+        return None
+    rated = {c: difflib.SequenceMatcher(None, want, c).ratio() for c in close}
+    top = max(rated.values())
+    return max((c for c in close if rated[c] >= top - NEAR_RATIO),
+               key=lambda c: (len(os.path.commonprefix([want, c])), rated[c]))
 
 
 def _key(text: str) -> str:

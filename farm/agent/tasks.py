@@ -12,7 +12,7 @@ from pydantic import ValidationError
 
 from farm.agent.actions import (PLATFORMS, Action, ActionContext, BoxAt, Locate,
                                 locator_fields, platform_actions)
-from farm.agent.locator import LocateHit
+from farm.agent.locator import LocateHit, said_in
 from farm.cache.xpaths import anchor
 from farm.devices.base import Device
 from farm.errors import FarmError, InfraError, StepFailed, TestFailure
@@ -171,5 +171,5 @@ def remember_box(loc: Locate, device: Device,
 
 def _msg(exc: BaseException) -> str:
     text = str(exc) or type(exc).__name__
-    cands = getattr(exc, "candidates", None)
+    cands = [c for c in getattr(exc, "candidates", None) or () if not said_in(c, text)]
     return text + (" (seen: " + "; ".join(cands[:5]) + ")" if cands else "")

@@ -24,7 +24,7 @@ import weakref
 from typing import Any, Callable
 
 from farm import metrics
-from farm.cache.keys import Kind, Namespace, reads, writes
+from farm.cache.keys import Kind, Namespace, reads, withheld_key, writes
 from farm.cache.store import CacheStore, Entry, StoreReadOnly
 from farm.results import CacheUse
 from farm.usage import Usage
@@ -60,6 +60,9 @@ class CaseCache:
         # the steps that wrote each locate entry: one dropped at the end is not "written"
         self._wrote: dict[str, list[CacheUse]] = {}
         self._last_hit: str | None = None   # the locate entry the current step hit last
+        # locate lookups of this step that found no entry: misses once the step ends, unless
+        # the text tier found their target (`not_missed`)
+        self._missed: dict[str, None] = {}
         # the locate entries used or written, in order (`mark`), and the entries a replayed
         # plan that did not fit its screen used or wrote (`misfit`): never kept
         self._touched: list[str] = []
@@ -83,6 +86,9 @@ class CaseCache:
 
     def end_step(self) -> CacheUse | None:
         """What the cache did during the step (None when it did nothing)."""
+        for _ in self._missed:      # (the step's cell counted them as they came)
+            metrics.cache_request("locate", "miss")
+        self._missed.clear()
         used, self.step = self.step, CacheUse(mode=self.mode, writes_refused=self.refused)
         self._step_enabled = True
         self._ended.append(used)
@@ -132,6 +138,24 @@ class CaseCache:
             self._broke(exc)
             return None
 
+    def missed(self, key: str) -> None:
+        """A locate lookup found no entry: a miss in the step's cache cell now, and in
+        farm_cache_requests_total as the step ends (once per key), unless `not_missed`."""
+        if key not in self._missed and not self.broken:
+            self.step.misses += 1
+            self._missed[key] = None
+        elif self.broken:
+            self.step.mode = UNAVAILABLE
+
+    def not_missed(self, key: str | None) -> None:
+        """The text tier found the target of a lookup that found no entry: not a miss
+        (farm_cache_requests_total, the step's cache cell). Its entry is left to that tier
+        (`LocateCacheTier.applies`): no later run counts a lookup for it either, and a suite
+        found by page text read a 0% hit ratio for ever."""
+        if key in self._missed:
+            del self._missed[key]
+            self.step.misses -= 1
+
     def count(self, kind: Kind, result: str) -> None:
         """The one place a lookup's result is recorded (instrument metrics here). Locate:
         hit | miss | stale (found, but its XPath no longer selects one element on screen, or
@@ -159,6 +183,8 @@ class CaseCache:
         entry = {"type": kind, "prompt": prompt, **value, "updated": time.time()}
         if not self.safe(json.dumps(entry, ensure_ascii=False)):
             log.warning("not cached: the %s entry for %r would hold a secret value", kind, prompt)
+            if kind == "plan":      # `farm cache export` says why the plan is missing
+                self._put(withheld_key(key), {"type": "withheld", "updated": time.time()})
             return False
         if kind == "plan":
             self._pending[key] = (entry, self.step, self._steps)

@@ -24,7 +24,7 @@ from typing import Any, Iterator, Mapping
 import yaml
 
 from farm.agent.images import images_key
-from farm.cache.keys import Namespace, app_version, context_key
+from farm.cache.keys import Namespace, app_version, context_key, withheld_key
 from farm.cache.store import CacheStore
 from farm.errors import ConfigError, FarmError, UserError
 from farm.suite.batch import SOLVED_SUFFIX
@@ -48,6 +48,7 @@ class _Uses:
         self.notes: list[str] = []
         self.kept = 0                        # ai steps kept as written (cacheable: false)
         self.needs: list[str] = []           # other steps that always ask a model (aiAssert)
+        self.key = ""                        # the last entry looked up
 
     def keyed(self, text: str) -> str:
         """``text`` as the model reads it (`farm.agent.api.Agent.for_model`), the run's key."""
@@ -68,7 +69,12 @@ class _Uses:
         text = self.keyed(prompt) + suffix
         n = self.n.get((kind, text), 0)
         self.n[(kind, text)] = n + 1
-        return self.store.get(self.ns.key(kind, text, n))  # type: ignore[arg-type]
+        self.key = self.ns.key(kind, text, n)  # type: ignore[arg-type]
+        return self.store.get(self.key)
+
+    def withheld(self) -> bool:
+        """Whether a run did not store the last entry looked up, as it would hold a secret."""
+        return self.store.get(withheld_key(self.key)) is not None
 
     def note_values(self, case: Case, step: Step) -> None:
         """After a step: which values its entries were made with (never a secret's)."""
@@ -165,6 +171,13 @@ def _items(step: Step, case: Case, uses: _Uses) -> Iterator[dict[str, Any]]:
             return
         context = uses.keyed(str(case.agent.get("aiActContext") or ""))
         entry = uses.next("plan", step.value or "", images_key(images) + context_key(context))
+        if entry is None and uses.withheld():
+            raise UserError(f"{case.file}:{step.line}: no cached plan for `{step.kind}: "
+                            f"{step.value}` in the cache store {uses.store.where}: a run planned "
+                            "it, but its plan would hold a secret value, so it was not cached "
+                            "(farm.log: 'not cached: the plan entry … would hold a secret "
+                            "value'); keep the step as written (it needs a model), or type the "
+                            "secret in a step of its own (aiInput with value: ${NAME})")
         if entry is None:
             raise UserError(f"{case.file}:{step.line}: no cached plan for `{step.kind}: "
                             f"{step.value}` in the cache store {uses.store.where}"

@@ -59,6 +59,13 @@ def context_key(context: str) -> str:
     return f" [context #{digest}]"
 
 
+def withheld_key(key: str) -> str:
+    """Where a run notes that the entry ``key`` was not stored because it would hold a secret
+    value (no value of it kept): `farm cache export` says why that plan is missing. Outside
+    ``v1|``, so `farm cache ls` and `clear CASE` never count it as an entry."""
+    return f"withheld|{key}"
+
+
 def case_prefix(case_id: str = "") -> str:
     """Prefix of every entry of ``case_id`` (``""``: every entry farm wrote)."""
     return f"{KEY_VERSION}|{case_id}|" if case_id else f"{KEY_VERSION}|"
@@ -105,11 +112,27 @@ def near_selections(case: str, keys: Iterable[str], n: int = 3) -> list[str]:
         parts = case_id.split("/")
         names.update("/".join(parts[:i]) + "/" for i in range(1, len(parts)))
     case = case.split("@", 1)[0]
+    started = _started_by(case, names)
+    if started:
+        return started
     scored = sorted(((_likeness(case, name), name) for name in names),
                     key=lambda pair: (-pair[0], pair[1]))
     best = scored[0][0] if scored else 0.0
     # as close as the closest, or nearly: demo/logn is demo/login, not also demo/
     return [name for score, name in scored[:n] if score >= max(0.6, best - 0.1)]
+
+
+def _started_by(typed: str, names: set[str], most: int = 5) -> list[str]:
+    """The ids that begin with what was typed, case aside (``demo/login``: demo/login_failure
+    and demo/login_success), a folder in place of the cases under it; none when an id is it
+    but for its case (``Shop/Login`` meant shop/login). A longer id that only ends alike
+    (demo/mobile/ios_login) was offered before them."""
+    typed = typed.lower()
+    if not typed or any(name.rstrip("/").lower() == typed.rstrip("/") for name in names):
+        return []
+    hits = sorted(name for name in names if name.lower().startswith(typed))
+    return [name for name in hits
+            if not any(o != name and o.endswith("/") and name.startswith(o) for o in hits)][:most]
 
 
 def _likeness(typed: str, name: str) -> float:

@@ -88,7 +88,7 @@ class LocateCacheTier:
         key = self._key(prompt, ctx)
         entry = self.cache.lookup(key)
         if entry is None:
-            self.cache.count("locate", "miss")
+            self.cache.missed(key)      # unless the text tier finds it (`remember`)
             return None
         ctx.hints[_ENTRY] = entry
         if entry.get("tier") in WORD_TIERS:     # its words found it: without them now, the
@@ -212,6 +212,8 @@ class LocateCacheTier:
         for an entry that was just used) with what the node was. An entry found stale that
         this hit does not replace is forgotten: kept, every run would check it again, find
         it stale again and pay for the tier after it (`farm cache ls` listing it all along)."""
+        if hit.tier == "text":      # left to that tier: no cache miss (`CaseCache.not_missed`)
+            self.cache.not_missed(ctx.hints.get(_KEY))
         if not prompt or hit.tier == TIER or not self.cache.usable():
             return
         if self.cache.replaying:
@@ -316,6 +318,33 @@ def found_with(value: Any) -> dict[str, Any]:
             known = isinstance(cost, (int, float)) and not isinstance(cost, bool)
             return {"calls": calls, "tokens": tokens, "cost_usd": cost if known else None}
     return {"calls": 1, "tokens": None, "cost_usd": None}
+
+
+def inside_plans(entries: list[tuple[str, dict[str, Any]]]) -> set[str]:
+    """The keys of the model-found locate entries among ``entries`` whose saving is already
+    inside a plan's (`farm cache ls`): a target a cached plan of the same case (platform,
+    app version) taps or types into, whose plan says what solving it cost. Replaying that
+    plan finds the target from the locate entry; without the plan the model plans the step
+    anew, boxes and all: the plan's calls are what the run saves, the find's not on top."""
+    from farm.cache.keys import split_key
+    targets: dict[tuple, set[str]] = {}
+    for key, entry in entries:
+        part = split_key(key)
+        if part.get("kind") == "plan" and isinstance(entry.get("solved_with"), dict):
+            prompts = targets.setdefault(_scope(part), set())
+            for action in entry.get("actions") or []:
+                locate = (action.get("params") or {}).get("locate") \
+                    if isinstance(action, dict) else None
+                if isinstance(locate, dict) and isinstance(locate.get("prompt"), str):
+                    prompts.add(locate["prompt"].strip())
+    return {key for key, entry in entries
+            if split_key(key).get("kind") == "locate" and entry.get("tier") in ASKED_TIERS
+            and str(entry.get("prompt", "")).strip() in targets.get(_scope(split_key(key)), ())}
+
+
+def _scope(part: dict[str, Any]) -> tuple:
+    """A key's case, platform and app version: the entries one case's run reads."""
+    return part.get("case"), part.get("platform"), part.get("version")
 
 
 def _xpaths(entry: dict[str, Any]) -> list[str]:

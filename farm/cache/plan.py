@@ -48,6 +48,10 @@ log = logging.getLogger("farm.cache")
 # a step's `CacheUse.plan` (and farm_cache_requests_total{cache="plan"}'s result): hit | miss |
 # replanned | replay-failed (no model to plan where it did not fit) | replay-error
 REPLAY_ERROR = "replay-error"       # the replay ended in an error (the case's error says which)
+# a plan replayed whole from an entry farm stored before it kept ``solved_with`` (~1,500
+# commits before this): results.json's ``saved_unknown``; its replays, renewing the entry
+# night after night, never add one (they ask no model)
+OLDER_ENTRY = "solved by an older farm: its cache entry does not say what solving it cost"
 
 
 class PlanCache:
@@ -62,6 +66,7 @@ class PlanCache:
         self._replayed = False
         self._device: Any = None            # the step's, whose screen an entry records
         self.misfit: tuple[int, str] | None = None   # the replayed step that failed, and why
+        self.replanned: str | None = None   # the step's note when the model planned it again
 
     def replay(self, loop: "ActLoop", runner: "TaskRunner") -> bool:
         """Replay the cached actions; True when all of them ran (the step is done, no model
@@ -108,6 +113,8 @@ class PlanCache:
                             "to plan again", self.task, i, len(actions), error)
                     return False
                 self.cache.count("plan", "replanned")
+                self.replanned = (f"the cached plan failed at its step {i} of {len(actions)} "
+                                  f"({error}) and was planned again")
                 log.log(level, "cached plan for %r: step %d of %d failed (%s); planning again",
                         self.task, i, len(actions), error)
                 loop.feedback(f"Step {i} of the remembered plan failed: {error}. The steps "
@@ -116,6 +123,8 @@ class PlanCache:
         loop.result.message = entry.get("message") or ""
         self.cache.step.saved = _net(self._solved_with, self._spent()) \
             if self._solved_with else None
+        if entry.get("solved_with") is None:    # (its renewals keep none: no model asked)
+            self.cache.step.saved_unknown = OLDER_ENTRY
         return True
 
     def save(self, result: "ActResult") -> None:

@@ -16,14 +16,38 @@ from farm.suite.model import Case
 _REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)")
 
 
-def env_for(case: Case, env: dict[str, str], served: Iterable[str] = ()) -> dict[str, str]:
-    """Only the variables the case refers to (``${NAME}`` anywhere in it, its ``secrets:``)
-    and the ones holding a served app's URL (``apps.<name>.env``; ``served``: those URLs):
-    nothing else of the client's environment — no other secret, no FARM_*_URL setting with
-    its password — travels."""
-    names = set(_REF.findall(case.model_dump_json())) | set(case.secrets)
+def env_for(case: Case, env: dict[str, str], served: Iterable[str] = (),
+            names: frozenset[str] | None = None) -> dict[str, str]:
+    """Only the variables the case refers to (`referred_names`, or ``names`` when the caller
+    has them) and the ones holding a served app's URL (``apps.<name>.env``; ``served``: those
+    URLs): nothing else of the client's environment — no other secret, no FARM_*_URL setting
+    with its password — travels."""
+    names = referred_names(case) if names is None else names
     urls = set(served)
     return {k: v for k, v in env.items() if k in names or v in urls}
+
+
+def referred_names(case: Case) -> frozenset[str]:
+    """The names ``case`` refers to: each ``${NAME}`` of its own text (steps, target, outputs,
+    ``agent:``: all but its ``vars:``), each of its ``secrets:``, and, transitively, the names
+    in the ``vars:`` values among those. A ``vars:`` entry the case never uses is the suite's,
+    not the case's: the secrets its value names (``AUTH_HEADER: "Bearer ${API_TOKEN}"``) are
+    not sent with it."""
+    units = (case, *case.parts)
+    templates: dict[str, str] = {}        # the unit's files may set one name differently
+    for each in units:
+        for key, value in each.vars.items():
+            templates[key] = templates.get(key, "") + " " + value
+    names = {name for each in units
+             for name in (*_REF.findall(each.model_dump_json(exclude={"vars", "parts"})),
+                          *each.secrets)}
+    pending = list(names)
+    while pending:
+        for ref in _REF.findall(templates.get(pending.pop(), "")):
+            if ref not in names:
+                names.add(ref)
+                pending.append(ref)
+    return frozenset(names)
 
 
 def payload(run_id: str, job: Job, case: Case, env: dict[str, str],
@@ -31,10 +55,22 @@ def payload(run_id: str, job: Job, case: Case, env: dict[str, str],
             screenshots: str | None = None, secrets: Iterable[str] = ()) -> dict[str, Any]:
     """``secrets``: the names any case of the run declares secret (`run_secrets`), names
     only: the worker treats each as secret in this case too, as a local run does."""
+    names = referred_names(case)
     return {"run_id": run_id, "job": {**asdict(job), "avoid_devices": sorted(job.avoid_devices)},
-            "case": case.model_dump(mode="json"), "env": env_for(case, env, app_dirs.values()),
+            "case": _case_sent(case, names), "env": env_for(case, env, app_dirs.values(), names),
             "app_dirs": {str(k): v for k, v in app_dirs.items()}, "cache_mode": cache_mode,
             "screenshots": screenshots, "secrets": sorted(set(secrets))}
+
+
+def _case_sent(case: Case, names: frozenset[str]) -> dict[str, Any]:
+    """The case as its task carries it: its ``vars:`` (and its parts') only the names it refers
+    to (``names``, its `referred_names`): a `.env` value a suite var names (``AUTH_HEADER: "Bearer
+    ${API_TOKEN}"``, API_TOKEN from .env) is copied into every case's vars at load, and went to
+    the workers with cases that never use that var."""
+    dumped = case.model_dump(mode="json")
+    for unit in (dumped, *(dumped.get("parts") or [])):
+        unit["vars"] = {k: v for k, v in (unit.get("vars") or {}).items() if k in names}
+    return dumped
 
 
 def task_reprs(run_id: str, job: Job) -> dict[str, str]:

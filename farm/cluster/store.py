@@ -65,7 +65,7 @@ def connect(url: str) -> Any:
                                 health_check_interval=10, decode_responses=True)
 
 
-def check(url: str, wait: float = 0.0, who: str = "farm") -> Any:
+def check(url: str, wait: float = 0.0, who: str = "farm", typo_names: bool = False) -> Any:
     """A client for ``url`` that has answered PING; a clear ConfigError when Redis refuses us
     (wrong password, TLS on a plain port, ...), or when Celery cannot read the URL (an option
     redis-py takes and Celery does not: its workers died with a traceback).
@@ -74,7 +74,12 @@ def check(url: str, wait: float = 0.0, who: str = "farm") -> Any:
     ``wait``: then it is waited for up to that many seconds, said once on stderr as ``who``
     (a `farm worker` started with its Redis, as Compose starts them, waits for it as Celery
     workers do, rather than exit 4 at once), and a BrokerLost (exit 3) once it has not
-    answered for that long. A refusal is said at once, whenever Redis answers."""
+    answered for that long. A refusal is said at once, whenever Redis answers.
+
+    ``typo_names``: a host name that does not resolve ("Name or service not known") is a
+    ConfigError at once, a typo more likely than a blip (`farm run`; a `farm worker` started
+    with its Redis by Compose waits for the name, whose DNS entry comes with its container).
+    A temporary DNS failure ("Temporary failure in name resolution") is waited for."""
     from farm.config import mask_url
     from farm.errors import BrokerLost, ConfigError
     _check_celery_reads(url)
@@ -84,7 +89,10 @@ def check(url: str, wait: float = 0.0, who: str = "farm") -> Any:
             r = _pinged(url)
         except _Away as away:
             now = time.monotonic()
-            if not wait or deadline is not None and now >= deadline:
+            over = not wait or deadline is not None and now >= deadline
+            if _unresolved(away.exc) and (typo_names or over):
+                raise ConfigError(_mistyped(url, away.exc)) from None
+            if over:
                 said = f"cannot reach the broker {mask_url(url)}: {away.exc}"
                 if not wait:
                     raise ConfigError(said) from None
@@ -92,13 +100,45 @@ def check(url: str, wait: float = 0.0, who: str = "farm") -> Any:
                     from None
             if deadline is None:
                 deadline = now + wait
+                typo = (" (a name that does not resolve: is it mistyped?)"
+                        if _unresolved(away.exc) else "")
                 _say(f"{who}: waiting for the broker {mask_url(url)} ({away.exc}): up to "
-                     f"{wait:g}s (FARM_CLUSTER_OUTAGE_SECONDS)")
+                     f"{wait:g}s (FARM_CLUSTER_OUTAGE_SECONDS){typo}")
             time.sleep(1.0)     # polling an absent Redis: nothing to wait on but time
             continue
         if deadline is not None:
             _say(f"{who}: the broker answers: starting")
         return r
+
+
+def _mistyped(url: str, exc: BaseException) -> str:
+    """A broker whose host name does not resolve: at once for `farm run`, after its wait for
+    `farm worker` (a name still unknown then is a typo, not a container yet to come: exit 4,
+    the same words as `farm run`'s)."""
+    from farm.config import mask_url
+    return (f"the broker {mask_url(url)}: its host name '{_host_of(url)}' does not resolve "
+            f"({exc}): is it mistyped? (--broker / FARM_BROKER_URL)")
+
+
+def _unresolved(exc: BaseException) -> bool:
+    """``exc`` (or what it was raised from) says the host name does not exist (EAI_NONAME),
+    not that the lookup failed for now (EAI_AGAIN: a DNS server restarting)."""
+    for _ in range(5):
+        if isinstance(exc, socket.gaierror):
+            return exc.errno in (socket.EAI_NONAME, getattr(socket, "EAI_NODATA", None))
+        nxt = exc.__cause__ or exc.__context__
+        if nxt is None:
+            return False
+        exc = nxt
+    return False
+
+
+def _host_of(url: str) -> str:
+    from urllib.parse import urlsplit
+    try:
+        return urlsplit(url).hostname or ""
+    except ValueError:
+        return ""
 
 
 class _Away(Exception):
@@ -406,18 +446,33 @@ def release(r: Any, device: str) -> bool:
 
 
 # ---- events ---------------------------------------------------------------------------------
+# how long the events of a run whose client no longer announces itself (its <p>:run key gone:
+# killed, or away longer than RUN_TTL_S) are kept: its client, back from an outage, takes them
+# within seconds of announcing itself again; a SIGKILLed one never does (they held a day's
+# TTL: the screenshots of its cases in flight, hundreds of KB a run)
+ORPHAN_EVENTS_TTL_S = 600
+
+
 def push_event(r: Any, run_id: str, raw: str, ttl: float) -> bool:
     """Append an event (JSON) to the list the client of ``run_id`` pops, unless that run has
     ended; False then. Atomic: an ended run's list, deleted by its client, is never made
-    again by a worker finishing late."""
+    again by a worker finishing late. A run whose key is gone (its client killed, or not
+    heard for RUN_TTL_S) gets it still (a client waiting out an outage takes it once back),
+    its list then kept ORPHAN_EVENTS_TTL_S after the last push, not ``ttl``."""
+    # (the run's key goes after the event and its TTL: the events' and ended keys first, as
+    # before, for whatever reads the call's arguments)
     return bool(r.eval(_PUSH_EVENT, 2, key("events", run_id), key("ended", run_id), raw,
-                       int(ttl)))
+                       int(ttl), key("run", run_id), int(min(ttl, ORPHAN_EVENTS_TTL_S))))
 
 
 _PUSH_EVENT = """
 if redis.call('exists', KEYS[2]) == 1 then return 0 end
 redis.call('rpush', KEYS[1], ARGV[1])
-redis.call('expire', KEYS[1], ARGV[2])
+if redis.call('exists', ARGV[3]) == 1 then
+  redis.call('expire', KEYS[1], ARGV[2])
+else
+  redis.call('expire', KEYS[1], ARGV[4])
+end
 return 1
 """
 

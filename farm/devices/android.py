@@ -176,8 +176,34 @@ def adb_server_problem(client: Any) -> str | None:
         return None
     except AdbTimeout:
         return f"the adb server on {where} does not answer (stopped or wedged: restart it)"
-    except Exception:
+    except Exception as exc:
+        return _no_server_words(client.host, where, exc)
+
+
+def _no_server_words(host: str, where: str, exc: BaseException) -> str:
+    """Why no adb server answers at ``where``: "no adb server on …" for this machine (the
+    callers add how to start one); a host name that does not resolve, or another machine's
+    port where nothing listens, said as such (starting a local server would not help)."""
+    cause = exc.__cause__ or exc.__context__
+    if isinstance(cause, socket.gaierror) or isinstance(exc, socket.gaierror):
+        return (f"the adb server's host {host!r} does not resolve (ANDROID_ADB_SERVER_HOST: a "
+                "typo? give a name or address this machine can reach)")
+    if "Unknown data" in str(exc):
+        return (f"what answers on {where} is no adb server (it answered "
+                f"{str(exc).partition('Unknown data: ')[2][:20] or 'nothing adb says'}): "
+                "ANDROID_ADB_SERVER_HOST/PORT right?")
+    if str(host).lower() in LOOPBACK_NAMES:
         return f"no adb server on {where}"
+    return (f"nothing answers on {where} ({_errno_words(cause or exc)}): is the adb server of "
+            "that machine running and reachable from here (`adb -a start-server` there, "
+            "ANDROID_ADB_SERVER_HOST/PORT right)?")
+
+
+def _errno_words(exc: BaseException) -> str:
+    """``connection refused`` of an OSError; the error's words otherwise."""
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror.lower()
+    return str(exc) or type(exc).__name__
 
 
 @functools.cache
@@ -533,6 +559,12 @@ class AndroidDevice:
         self._boot: tuple[str | None, float | None, float] | None = None    # … in this boot
         self._opened: str | None = None     # the URL the case opened last (as shown: masked)
         self._killed = False
+        # why farm gave the phone up: one of its own calls waited SHELL_TIMEOUT_S with no
+        # answer (a hung screencap); each later call fails at once with it (not after another
+        # wait each, past the case's timeout), and its health check says no after the case
+        # (`healthy`): the slot opens it again, which clears this, or gives it up
+        self.abandoned: str | None = None
+        self._in_case = False               # its case's launch is done: a step may follow
         self._lock = threading.Lock()
         self.last_observation: str | None = None
         self.tree_problem = ""              # why the last hierarchy() gave no tree
@@ -571,6 +603,7 @@ class AndroidDevice:
     def open(self) -> None:
         """Connect through the adb server and check the device answers."""
         self._killed = False
+        self.abandoned = None
         self._shown_tree = None      # (the phone may show anything now)
         reopened = self._adb is not None
         self._adb = adb_client(self.host, self.port)
@@ -616,7 +649,8 @@ class AndroidDevice:
                 if state not in _TRANSIENT_STATES:
                     return state
             except DeviceLost as exc:
-                gone = "cannot connect to the adb server" in str(exc)
+                gone = any(w in str(exc) for w in ("cannot connect to the adb server",
+                                                  "refuses connections: it stopped"))
                 if self._killed or (gone and not server_may_restart) or \
                         time.monotonic() > deadline:
                     raise
@@ -651,8 +685,10 @@ class AndroidDevice:
         self.dismiss_keyboard = target is None or target.auto_dismiss_keyboard
         self._dismiss_first = target.keyboard_dismiss_strategy if target else "esc-first"
         self._opened, self._step_said = None, []
+        self._in_case = False
         app = target.launch if target is not None else None
         if app and is_url(app):
+            self._clear_left_dialog()
             self.open_url(app)
         elif app:
             package = app_package(app)
@@ -664,9 +700,31 @@ class AndroidDevice:
                 raise DeviceError(f"cannot clear the data of {package} on {self.name} "
                                   f"({said})")
             self.launch(app)
+        self._in_case = True
+
+    def _clear_left_dialog(self) -> None:
+        """Close a system dialog left in front from before this case (a permission another
+        case's app asked for, "… isn't responding"), as a case opening a URL begins: it starts
+        clean, as one launching its app does (its data cleared), not failing on what another
+        case left. Back closes it (a permission's: Don't allow). Only read when what is in
+        front is not an app's own window (`current_app`: a dialog's, or unnamed); a phone
+        that will not say or close it leaves it as it is."""
+        try:
+            if self.current_app() not in (None, *SYSTEM_DIALOG_FRONTS):
+                return
+            xml = self._dump()
+            dialog = android_dialog(xml, SYSTEM_DIALOG_FRONTS) if xml else None
+            if dialog is None:
+                return
+            log.info('%s: closing a system dialog left from before the case: "%s"', self.name,
+                     dialog[0])
+            self._input("keyevent 4", watch=False)
+        except (DeviceError, StepFailed) as exc:
+            log.info("%s: a system dialog left in front was not closed: %s", self.name, exc)
 
     def end_session(self) -> None:
-        if self._app and self._dev is not None and not self._killed:
+        self._in_case = False
+        if self._app and self._dev is not None and not self._killed and not self.abandoned:
             try:
                 self.terminate(self._app)
             except Exception as exc:   # the verdict is known; a dying device shows next case
@@ -682,7 +740,8 @@ class AndroidDevice:
         dev = self._need()
         self._dump_fresh = False        # any command may change the screen: the dump is old
         self._shot = self._shown_tree = None    # (and the screenshot)
-        with self._errors(what or cmd.split(" ")[0]):
+        # (a shorter wait is no sign the phone hung: `_AdbErrors`' ``own``)
+        with self._errors(what or cmd.split(" ")[0], own=timeout >= SHELL_TIMEOUT_S):
             v2 = self._has_shell_v2(dev)
             if binary and not v2:
                 return self._exec_out(dev, cmd, timeout), "", 0
@@ -750,7 +809,7 @@ class AndroidDevice:
         self._shot = self._shown_tree = None
         what = command.split(" ")[0]
         silence = self.settings.adb_silence_seconds if self.settings else SHELL_TIMEOUT_S
-        with self._errors(what):
+        with self._errors(what, own=False):     # (the suite's limits, not farm's own wait)
             v2 = self._has_shell_v2(dev)
             # an older phone's exit status comes from an echo after the line: a line that
             # ends the shell (`... || exit 1`) never reached it and read as a broken phone;
@@ -1110,20 +1169,27 @@ class AndroidDevice:
         moved, from the screens before and after each swipe (`phone_edges.screen_moved`;
         the last screenshot is the one before when no command came since): the swipes stop
         at the first that moved nothing (the end came); None when a screenshot cannot tell
-        (FLAG_SECURE's black frames)."""
+        (FLAG_SECURE's black frames). A swipe over a blank stretch (a tall spacer: no pixel
+        changes as the content moves, `phone_edges.blank_band`) tells nothing either: the
+        swipes go on, and, when nothing moved that shows, None (it read "the end came", and
+        a scrollToBottom stopped in the blank, passing)."""
         swipes = phone_edges.scroll_swipes(x, y, dx, dy, self.size())
         before = self._shot or self.screenshot()
         blind = self.screenshot_black
-        moved, self.scrolled_px = False, 0
+        moved, unsure, self.scrolled_px = False, False, 0
         for x1, y1, x2, y2 in swipes:
             self.swipe(x1, y1, x2, y2, 300)
             after = None if blind else self.screenshot()
             blind = blind or self.screenshot_black
             if not blind and not phone_edges.screen_moved(before, after):
-                break
-            moved, before = True, after
+                if not phone_edges.blank_band(after, y1, y2):
+                    break
+                unsure = True       # (blank: it may have moved; nothing shows it)
+            else:
+                moved = True
+            before = after
             self.scrolled_px += max(abs(x2 - x1), abs(y2 - y1))
-        return None if blind else moved
+        return None if blind or (unsure and not moved) else moved
 
     def tap_point(self, node: int, x: int, y: int) -> tuple[int, int, str]:
         """Before a tap at (x, y) on node ``node`` of the last `hierarchy`: a target under the
@@ -1443,14 +1509,15 @@ class AndroidDevice:
         with its buttons; the browser's error page in place of a page (Chrome's "This site
         can’t be reached", ERR_...), or an HTTP error the page the case opened shows. None
         otherwise, or when the screen cannot be read."""
-        if self._killed or self._dev is None:
+        if self._killed or self.abandoned or self._dev is None:
             return None
         xml = self._last_xml if self._dump_fresh else self._dump()
         if not xml:
             return None
         dialog = android_dialog(xml, SYSTEM_DIALOG_FRONTS)
         if dialog is not None:
-            return dialog_failure("a system dialog", *dialog)
+            # (a case's launch failed: no step of its came before)
+            return dialog_failure("a system dialog", *dialog, answerable=self._in_case)
         try:
             tree = parse_uiautomator(xml, *self.size())
         except ValueError:
@@ -1466,7 +1533,7 @@ class AndroidDevice:
         "did not come to the front", the phone's error, case after case until it was
         quarantined). A PIN or pattern lock stays: a person must take it off. Called by the
         thread that owns the device (its DeviceSlot), before every case."""
-        if self._killed or self._dev is None:
+        if self._killed or self.abandoned or self._dev is None:
             return False
         try:
             if self._dev.get_state() != "device":
@@ -1480,6 +1547,27 @@ class AndroidDevice:
         except Exception as exc:
             log.info("%s: health check failed: %s", self.name, exc)
             return False
+
+    def screen_went_off(self) -> str | None:
+        """Asked only when a step failed on a black screen or a target it did not find: the
+        phone's own fault when its screen is off now (someone pressed Power, it slept: a
+        phone off shows a black frame and no tree, and the case failed "no element matches"
+        and was counted flaky) — the words of the DeviceError that retries the case on
+        another phone (the next case's `healthy` wakes this one); None when the screen is on
+        or the phone does not say."""
+        if self._killed or self.abandoned or self._dev is None:
+            return None
+        try:
+            power = self.shell("dumpsys power")
+        except Exception as exc:    # (a phone that stopped answering: the next step says it)
+            log.debug("%s: dumpsys power: %s", self.name, exc)
+            return None
+        if "mWakefulness=" not in power and "state=" not in power:
+            return None             # (it says nothing of its screen)
+        if "mWakefulness=Awake" in power or "state=ON" in power:
+            return None
+        return (f"{self.name}'s screen went off during the case (the phone went to sleep or "
+                "was locked: its screen showed nothing to the step)")
 
     def _dismiss_lock_screen(self) -> None:
         """Take a swipe lock screen away: ``wm dismiss-keyguard`` (Android 8+), else Menu (what
@@ -1499,12 +1587,14 @@ class AndroidDevice:
     def _need(self) -> Any:
         if self._killed:
             raise DeviceLost(f"{self.name} was stopped")
+        if self.abandoned:
+            raise DeviceLost(self.abandoned)
         if self._dev is None:
             raise DeviceError(f"{self.name} is not open")
         return self._dev
 
-    def _errors(self, what: str) -> "_AdbErrors":
-        return _AdbErrors(self, what)
+    def _errors(self, what: str, own: bool = True) -> "_AdbErrors":
+        return _AdbErrors(self, what, own)
 
 
 def _silent_for(silence_s: float, setting: str) -> str:
@@ -1572,10 +1662,13 @@ def _shell_cut(exc: BaseException) -> bool:
 
 class _AdbErrors:
     """Map adbutils/socket failures: connection gone → DeviceLost, refusal → DeviceError,
-    each saying what happened in words (`adb_failure`) and what farm was doing."""
+    each saying what happened in words (`adb_failure`) and what farm was doing. ``own``: one
+    of farm's own calls, waiting SHELL_TIMEOUT_S for each answer: one that got none in that
+    time gives the phone up (`AndroidDevice.abandoned`); a suite's runAdbShell, under its
+    own limits (its step's timeout, the case's time left), gives nothing up."""
 
-    def __init__(self, device: AndroidDevice, what: str) -> None:
-        self.device, self.what = device, what
+    def __init__(self, device: AndroidDevice, what: str, own: bool = True) -> None:
+        self.device, self.what, self.own = device, what, own
 
     def __enter__(self) -> None:
         return None
@@ -1593,8 +1686,38 @@ class _AdbErrors:
         if _shell_cut(exc):     # (not chained: its arguments hold the command line)
             raise DeviceLost(f"{name} lost ({self.what}): {adb_failure(exc)}") from None
         msg = clean(str(exc)).strip() or type(exc).__name__
+        if _refused(exc):   # the whole adb server went (every phone's errors say it alike)
+            dev = self.device
+            where = f"{getattr(dev._adb, 'host', dev.host)}:{getattr(dev._adb, 'port', dev.port)}"
+            raise DeviceLost(f"{name} lost ({self.what}): the adb server at {where} refuses "
+                             "connections: it stopped") from exc
+        if self.own and _timed_out(exc):
+            self.device.abandoned = why = (
+                f"{name} lost ({self.what}): no answer in {SHELL_TIMEOUT_S:g}s from the adb "
+                "server, or from the phone through it: farm gave the phone up")
+            log.warning("%s: its %s got no answer in %gs: farm gives the phone up (its later "
+                        "calls fail at once, not after a wait each)", name, self.what,
+                        SHELL_TIMEOUT_S)
+            raise DeviceLost(why) from exc
         if isinstance(exc, (OSError, EOFError)) or _LOST.search(msg):
             raise DeviceLost(f"{name} lost ({self.what}): {adb_failure(exc)}") from exc
         if isinstance(exc, AdbError):
             raise DeviceError(f"{self.what} failed on {name}: {adb_failure(exc)}") from exc
         return False
+
+
+def _timed_out(exc: BaseException) -> bool:
+    """Whether ``exc`` is a call to the adb server that got no answer in time (the phone, or
+    the server, hung), not one that broke or was refused."""
+    from adbutils.errors import AdbTimeout
+    return isinstance(exc, (AdbTimeout, TimeoutError))
+
+
+def _refused(exc: BaseException) -> bool:
+    """Whether ``exc`` is the adb server's port refusing connections (nothing listens: the
+    server stopped), as adbutils raises it (an AdbConnectionError from ConnectionRefusedError)."""
+    from adbutils.errors import AdbConnectionError
+    cause = exc.__cause__ or exc.__context__
+    return isinstance(exc, ConnectionRefusedError) or (
+        isinstance(exc, AdbConnectionError) and (isinstance(cause, ConnectionRefusedError)
+                                                 or "Connection refused" in str(exc)))

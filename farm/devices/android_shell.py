@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import socket
 import time
-from typing import Any
+from contextlib import contextmanager
+from typing import Any, Iterator
 
 from farm.devices.base import OUTPUT_KEEP_CHARS, kept_tail
 
@@ -81,7 +82,8 @@ def run_bounded(dev: Any, cmd: str, within_s: float | None, silent_s: float | No
     them)."""
     clock = _Clock(within_s, silent_s if silent_s is not None else float("inf"))
     limits = [t for t in (within_s, silent_s) if t is not None]
-    conn = dev.open_transport(timeout=min(limits) if limits else None)
+    with _answered(clock):
+        conn = dev.open_transport(timeout=min(limits) if limits else None)
     out, err = Tail(), Tail()
     try:
         return _run(conn, cmd, v2, out, err, clock)
@@ -97,14 +99,29 @@ def _run(conn: Any, cmd: str, v2: bool, out: Tail, err: Tail,
     """`run_bounded` on the open transport ``conn``."""
     if v2:
         conn.send_command("shell,v2:" + cmd)
-        conn.check_okay()
+        with _answered(clock):
+            conn.check_okay()
         code = _frames(conn.conn, out, err, clock)
         return out.text(), err.text(), code
     conn.send_command(f"shell:{cmd}; echo {EXIT_MARK.decode()}$?")
-    conn.check_okay()
+    with _answered(clock):
+        conn.check_okay()
     while _read(conn.conn, 4096, clock, out, err, exact=False):
         pass
     return _with_status(out)
+
+
+@contextmanager
+def _answered(clock: _Clock) -> Iterator[None]:
+    """The adb server's first answers (the transport, its OKAY), waited for within the
+    command's limits as its output is: none by then is the command's PastDeadline (the step's
+    failure), not adbutils' AdbTimeout, which read as a phone that stopped answering (a short
+    step timeout, the case's last 0.1 s, is no sign of that)."""
+    from adbutils.errors import AdbTimeout
+    try:
+        yield
+    except (AdbTimeout, TimeoutError):
+        raise PastDeadline(0, clock.wait()[1]) from None
 
 
 def _frames(sock: socket.socket, out: Tail, err: Tail, clock: _Clock) -> int:

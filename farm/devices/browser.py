@@ -31,13 +31,16 @@ from farm.devices.keys import normalize_key
 from farm.devices.procs import alive, find_marked_process, kill_tree
 from farm.devices.web import frames, javascript
 from farm.devices.web.capture import PageCapture
-from farm.devices.web.context import new_context, reuse_context, without_credentials
+from farm.devices.web.context import (cookie_notes, new_context, reuse_context,
+                                      without_credentials)
 from farm.devices.web.dom_read import DomReader
 from farm.devices.web.failures import mapped_errors, unreachable_site
 from farm.devices.web.hang import HangGuard
+from farm.devices.web.new_tabs import TabsOpening
 from farm.devices.web.page_wait import PageWait, load_state
-from farm.devices.web.scripts import (AWAIT_CHANGE_JS, BROWSER_KEY_JS, BROWSER_KEYS,
-                                      FILL_AT_JS, FOCUS_AT_JS, FOCUSED_FILL_JS, INTO_VIEW_JS,
+from farm.devices.web.scripts import (AWAIT_CHANGE_JS, AWAIT_NOW_JS, AWAIT_SCROLLED_JS,
+                                      BROWSER_KEY_JS, BROWSER_KEYS, FILL_AT_JS, FOCUS_AT_JS,
+                                      FOCUSED_FILL_JS, INTO_VIEW_JS,
                                       KEY_WATCH_JS, MAX_NODES, SCROLL_END_JS, SCROLL_JS,
                                       SCROLL_WATCH_JS, VEIL_JS, VEIL_WATCH_JS, WHEEL_JS,
                                       looked, veiled)
@@ -128,7 +131,9 @@ class BrowserDevice:
         self._dom = DomReader(self._wait, name)
         self._shots = PageCapture(name, self._errors, self._wait, lambda: self._killed)
         self._wait.script = self._shots.script    # page reads over its DevTools session
-        self._shots.opened = self._watch_choosers
+        self._shots.opened = self._session_opened
+        self._tabs = TabsOpening(name)      # tabs the page opened, Playwright not yet told of
+        self._downloads = [0, 0]          # downloads the case's pages began, by its last action
         self._chrome_args: tuple[str, ...] = ()       # a case's chromeArgs Chromium runs with
         self._follow_new_pages = True
         # the target's answer to dialogs, and what each dialog of the case was answered
@@ -271,12 +276,22 @@ class BrowserDevice:
             self._context = new_context(browser, target, [*self.settings.browser_args,
                                                            *target.chrome_args])
             self._context.on("page", self._new_page)
+            self._downloads = [0, 0]
             self._adopt_page(self._context.new_page())
+        self._cookies_said(target)
         # a user:password@ goes to the context (`without_credentials`), the rest is opened
         url, credentials = without_credentials(target.url)
         self._signed_in = (credentials["origin"], quote(credentials["username"], safe="")) \
             if credentials else None
         self._open_url(target, url)
+
+    def _cookies_said(self, target: "WebTarget") -> None:
+        """The target's cookies set otherwise than its cookie file says (`cookie_notes`: an
+        insecure SameSite=None one, set as Lax), in farm.log now and, as a note, with the
+        case's first step."""
+        for note in cookie_notes(target.cookies):
+            log.warning("%s: %s", self.name, note)
+            self._step_said.append(note)
 
     def _open_url(self, target: "WebTarget", url: str) -> None:
         self._idle_ms = target.network_idle_ms
@@ -309,7 +324,14 @@ class BrowserDevice:
         self._unfollowed = (target.mode, [])
         with self._errors("reuse the shared browser context"):
             reuse_context(self._context, self._page, target)
+        self._cookies_said(target)
         self._open_url(target, target.url)      # (a context's credentials are its own)
+
+    def _session_opened(self, page: Any, session: Any) -> None:
+        """A page's DevTools session opened: its file choosers are watched on it, and the
+        windows it asks to open noted (`TabsOpening`: the next read waits for their tabs)."""
+        self._watch_choosers(page, session)
+        session.on("Page.windowOpen", lambda event: self._tabs.asked(page))
 
     def _watch_choosers(self, page: Any, session: Any) -> None:
         """A page's DevTools session opened: its file choosers are watched on it, one no
@@ -320,6 +342,7 @@ class BrowserDevice:
     def _new_page(self, page: Any) -> None:
         """A tab the page opened: a browser agent with autoFollowNewPage works in it, once it
         has loaded (taken over on the next use of the page, not inside this event)."""
+        self._tabs.came()
         if self._follow_new_pages:
             self._opened = page
         else:
@@ -328,11 +351,23 @@ class BrowserDevice:
     def _follow(self) -> None:
         page, self._opened = self._opened, None
         try:
-            load_state(page, "load", _ms_until(self._wait.limit(self._wait.timeout)))
+            load_state(page, "load", _ms_until(self._wait.limit(self._wait.timeout)),
+                       until=lambda: self._became_download(page))
         except Exception as exc:     # closed or still loading: the next read says what is wrong
             log.debug("%s: new tab not loaded: %s", self.name, first_line(exc))
+        if self._became_download(page):   # (a blank tab that never draws: not gone on in)
+            log.info("%s: the new tab's address was a download; going on in the tab the page "
+                     "was in", self.name)
+            return
         self._adopt_page(page)
         self._shots.attach(page)
+
+    def _became_download(self, page: Any) -> bool:
+        """Whether ``page``, a new tab with no document yet, is one whose address turned out
+        to be a download (a link with target=_blank to a file): a download began since the
+        last action, and the tab never loads (it is left blank, or closes)."""
+        url = str(getattr(page, "url", "") or "")
+        return self._downloads[0] > self._downloads[1] and url in ("", "about:blank")
 
     def wait_network_idle(self, timeout_ms: int, raise_on_timeout: bool = False) -> bool:
         """waitForNetworkIdle: wait until no request was in flight for 500 ms; whether it
@@ -360,6 +395,7 @@ class BrowserDevice:
         self._crashed = self._veiled = False     # (a new context: no field of it is veiled)
         self._idle_ms, self._unanswered_open = None, None
         context, self._context, self._page, self._opened = self._context, None, None, None
+        self._tabs.reset()
         if context is not None:
             try:
                 context.close()
@@ -378,6 +414,7 @@ class BrowserDevice:
         self._address = "" if url.startswith("about:") else url
         page.on("crash", self._on_crash)
         page.on("dialog", self._on_dialog)
+        page.on("download", self._on_download)
         page.on("pageerror", self._on_page_error)
         # a new document in the main frame (not a route an app's pushState changed): the
         # notes so far are of an earlier page (Playwright's client event; where this one has
@@ -454,6 +491,7 @@ class BrowserDevice:
         if answer == "Cancel":
             said += "; `dialogs: accept` in the web: section answers OK"
         seen.append(said)
+        self._step_said.append(said)    # (a step that passed says it: `step_notes`)
         log.warning("%s: %s", self.name, said)
         try:
             if how == "dismiss":
@@ -464,6 +502,20 @@ class BrowserDevice:
                 dialog.accept()
         except Exception as exc:    # the page or browser went away meanwhile
             log.debug("%s: dialog not answered: %s", self.name, first_line(exc))
+
+    def _on_download(self, download: Any) -> None:
+        """A file the page started to download (a link to a report, a blob the page saves): a
+        note of the step that started it (`step_notes`), naming the file; farm keeps no
+        download (the browser's copy goes with the case's context)."""
+        try:
+            name = first_line(download.suggested_filename)[:120]
+        except Exception:           # (the page or browser went away meanwhile)
+            name = ""
+        said = (f'the page started a download of "{name}"' if name else
+                "the page started a download") + " (farm does not keep downloaded files)"
+        self._step_said.append(said)
+        self._downloads[0] += 1
+        log.info("%s: %s", self.name, said)
 
     def _goto(self, url: str, named: str | None = None) -> None:
         """Open ``url``; a failure names it as ``named`` (the target's, credentials masked)."""
@@ -583,6 +635,31 @@ class BrowserDevice:
             return self._unless_navigating(lambda: self._shots.script(
                 page, AWAIT_CHANGE_JS, [seen, quiet, cap], until=self._tab_opened), True) is True
 
+    def await_page_change(self, timeout_s: float, quiet_s: float | None = None,
+                          since_scroll: bool = False, since_check: bool = False) -> bool:
+        """Wait up to ``timeout_s`` for the page to change from how it is now (not from how its
+        last read saw it: `await_change`): True once it has, or a navigation took the document
+        away; False when it stayed the same, or a tab the page opened is to be followed. A
+        target something covers waits so for its cover to go (a spinner, an overlay a request
+        takes away: `farm.agent.action_base.Locate.reachable`), as Playwright's click waits for
+        its element to receive the click. Given ``quiet_s``: False as well once the page stayed
+        the same that long with none of its requests in flight (a list that loads more as it
+        is scrolled to its end has settled: `farm.agent.actions.Scroll`). ``since_scroll``:
+        from how the page was when the last wheel's scroll ended instead of now (rows it
+        added as it reached its end, before this call, are a change). ``since_check``: from
+        how the page was when the last `tap_point` found its target covered (a spinner its
+        timer took away between that check and this call is gone: no wait for a change)."""
+        page, cap = self._page, max(1, round(timeout_s * 1000))
+        quiet = cap if quiet_s is None else min(cap, round(quiet_s * 1000))
+        checked = self._dom.checked if since_check else None
+        script, arg = ((AWAIT_CHANGE_JS, [checked, quiet, cap]) if checked is not None
+                       else (AWAIT_SCROLLED_JS if since_scroll else AWAIT_NOW_JS, [cap, quiet]))
+        if page is None or self._opened is not None:
+            return False
+        with self._errors("wait for the page to change"):
+            return self._unless_navigating(lambda: self._shots.script(
+                page, script, arg, until=self._tab_opened), True) is True
+
     def _tab_opened(self) -> bool:
         """A tab the page opened is to be followed (`_new_page`)."""
         return self._opened is not None
@@ -626,9 +703,23 @@ class BrowserDevice:
         """What the step that just ended says though it did what it was asked (the runner
         asks at each step's end: a step note in the report and results.json): a value a
         field's maxlength cut ("the input[type=text] kept 3 of the 5 characters of …")."""
+        if self._stepped and self._page is not None and not self._crashed:
+            self._pump_events(self._page)   # (a download the step's tap started: its own)
         said, self._step_said = self._step_said, []
         self._step_ends()
         return said
+
+    def _pump_events(self, page: Any) -> None:
+        """One round trip to ``page``'s document (over its DevTools session: Playwright's
+        evaluate waits out a navigation under way): the events the browser sent meanwhile
+        (a download a tap started) are handled before it returns. Best effort. (It does not
+        tell the capture its look: a form's requestSubmit navigates a task after that look,
+        and the image sent with no look of its own came under the navigation, retaken until
+        the step's limit: "the page navigated under each of 5 captures", once in a CI run.)"""
+        try:
+            self._unless_navigating(lambda: self._shots.script(page, "() => 0", None))
+        except Exception as exc:    # (a page or browser going away: the next step says it)
+            log.debug("%s: no events taken: %s", self.name, first_line(exc))
 
     def _noted(self) -> tuple[list[str], ...]:
         """The case's notes a failure may name, of each kind (`failure_note`)."""
@@ -751,6 +842,7 @@ class BrowserDevice:
         self._dom.acted()           # (the page may change now: `tap_point` reads it again)
         self._stepped = True        # (a navigation now may be this action's: `_navigated`)
         page = self._need_page()
+        self._downloads[1] = self._downloads[0]
         self._shots.settle()
         self._wait.acted()
         return page
@@ -1261,6 +1353,10 @@ class BrowserDevice:
         self._need_browser()
         if self._page is None:
             raise DeviceError(f"browser {self.name} has no session (start_session first)")
+        if self._tabs.pending(self._page) and not self._page.is_closed():
+            page = self._page
+            self._tabs.await_tabs(page, self._browser, self._context,
+                                  lambda: self._shots.devtools(page))
         if getattr(self, "_opened", None) is not None:
             self._follow()
         if self._page.is_closed() and self._tab_closed():

@@ -134,11 +134,13 @@ _APP_FRAME = re.compile(r'<XCUIElementTypeApplication [^>]*?\swidth="(\d+)"[^>]*
 
 def blank_frame(png: bytes) -> bool:
     """Whether a screenshot's middle (its middle three fifths: what scrolls, below a bar and
-    above a tab bar) is one flat colour, in which no scroll shows."""
-    from PIL import Image, ImageStat
-    img = Image.open(io.BytesIO(png)).convert("L")
-    band = img.crop((0, img.height // 5, img.width, img.height * 4 // 5))
-    return ImageStat.Stat(band).stddev[0] < 1.0
+    above a tab bar) shows nothing a scroll could be seen moving by: no two of its pixels
+    further apart than the grey levels `phone_edges.screen_moved` takes for noise (a flat
+    colour, or a gentle gradient: #fff to #eee over 3000 pt moved 2 levels a swipe, and a
+    scroll to the bottom stopped half way down, taken for the end)."""
+    from PIL import Image
+    height = Image.open(io.BytesIO(png)).height
+    return phone_edges.blank_band(png, height // 5, height * 4 // 5)
 
 
 def app_frame(xml: str) -> tuple[int, int] | None:
@@ -219,6 +221,10 @@ class IosDevice:
         self.last_observation: str | None = None
         self.tree_problem = ""              # why the last hierarchy() gave no tree
         self.screenshot_black = False
+        self.scrolled_px = 0                # how far the last scroll's swipes moved it (pt)
+        # a scroll to an end: half a screen a swipe (each a mark on the report's screenshot),
+        # up to 30, as Android's (a scroll of 10 screens was one swipe cut at the screen's edge)
+        self.end_scroll_screens, self.scrolls_to_end = 0.5, 30
         self._shot: bytes | None = None     # the last screenshot, while no action came since
         # the tree of the screen as it is: no action since it was read (a screenshot begun
         # soon after has its secrets found in it: `without_secrets`)
@@ -394,8 +400,24 @@ class IosDevice:
             self._bundle = bundle
             self._wait_front(bundle)
         elif app:
+            self._clear_left_alert()
             self.open_url(app)
         self._in_case = True
+
+    def _clear_left_alert(self) -> None:
+        """Close an alert left in front from before this case (a page's alert() a case before
+        opened and did not answer), as a case opening a URL begins: it starts clean, as one
+        launching its app does (its data reset), not failing on what another case left. A
+        WDA that will not say or close it leaves it as it is."""
+        try:
+            shown = self._call(self._alert_shown, "alert")
+            if shown is None:
+                return
+            log.info('%s: closing an alert left from before the case: "%s"', self.name,
+                     shown[0])
+            self._call(lambda: self._session.alert.dismiss(), "alert")
+        except DeviceError as exc:
+            log.info("%s: an alert left in front was not closed: %s", self.name, exc)
 
     def _upright(self) -> None:
         """Turn the phone back to portrait when a case before left it turned (a step's
@@ -618,25 +640,43 @@ class IosDevice:
             "finger1", (x1, y1), (x2, y2), DRAG_HOLD_MS, duration_ms)]})
 
     def scroll(self, x: int, y: int, dx: int, dy: int) -> bool | None:
-        """Scroll content by (dx, dy) points: the finger moves the other way. Whether anything
-        moved, from the screens before and after the swipe (`phone_edges.screen_moved`; the
-        last screenshot is the one before when no action came since); None when a
-        screenshot cannot tell (black frames)."""
-        w, h = self.size()
+        """Scroll content by (dx, dy) points: the finger moves the other way, in swipes that
+        move that far (`phone_edges.scroll_swipes`: begun near the edge they move away from,
+        a long distance split, as on Android: one swipe cut at the screen's edge moved 420 of
+        2000 pt); ``scrolled_px`` says how far they went. Whether anything moved, from the
+        screens before and after each swipe (`phone_edges.screen_moved`; the last screenshot
+        is the one before when no action came since): the swipes stop at the first that moved
+        nothing (the end came); None when a screenshot cannot tell (black frames)."""
+        swipes = phone_edges.scroll_swipes(x, y, dx, dy, self.size())
         before = self._shot or self.screenshot()
         blind = self.screenshot_black
-        # a frame with nothing in it to see move (a long blank stretch of a page): the
-        # source's element frames are compared too (two blank frames look the same, and a
-        # scroll to the end stopped after two swipes, half way down)
-        frames = self._frames() if not blind and blank_frame(before) else None
-        self.swipe(x, y, max(1, min(w - 1, x - dx)), max(1, min(h - 1, y - dy)), 300)
-        if blind:
-            return None
+        moved, self.scrolled_px = False, 0
+        for x1, y1, x2, y2 in swipes:
+            if blind:
+                self.swipe(x1, y1, x2, y2, 300)
+            else:
+                went, before = self._swiped_moved(before, (x1, y1, x2, y2))
+                if not went:
+                    break
+                blind = self.screenshot_black
+            moved = True
+            self.scrolled_px += max(abs(x2 - x1), abs(y2 - y1))
+        return None if blind else moved
+
+    def _swiped_moved(self, before: bytes,
+                      finger: tuple[int, int, int, int]) -> tuple[bool, bytes]:
+        """One swipe of a scroll: whether the screen moved (True too when its screenshot after
+        is black: `screenshot_black` says so), and that screenshot. A frame with nothing in
+        it to see move (a long blank or gently shaded stretch of a page: `blank_frame`) has
+        the source's element frames compared too (two such frames look the same, and a
+        scroll to the end stopped after two swipes, half way down)."""
+        frames = self._frames() if blank_frame(before) else None
+        self.swipe(*finger, 300)
         after = self.screenshot()
         if self.screenshot_black:
-            return None
-        return phone_edges.screen_moved(before, after) or \
-            (frames is not None and self._frames() != frames)
+            return True, after
+        return (phone_edges.screen_moved(before, after) or
+                (frames is not None and self._frames() != frames)), after
 
     def _frames(self) -> list[tuple[str, str]]:
         """Where each element of WDA's source is (its x, y): what moves when the content
@@ -961,8 +1001,8 @@ class IosDevice:
             alert = self._call(self._alert_shown, "alert")
         except SessionReplaced as exc:  # (what a step read off the source alone missed)
             return exc.why
-        if alert is not None:
-            return dialog_failure("an alert", *alert)
+        if alert is not None:       # (a case's launch failed: no step of its came before)
+            return dialog_failure("an alert", *alert, answerable=self._in_case)
         xml = clean(self._call(lambda: self._session.source(), "source"))
         w, h = self.size()
         try:
@@ -1146,7 +1186,7 @@ class IosDevice:
                 if self._killed:
                     raise DeviceLost(f"{self.name} was stopped") from exc
                 raise DeviceError(f"{what} failed on {self.name}: "
-                                  f"{cut(clean(str(exc)), 200)}") from exc
+                                  f"{cut(wda_refusal(exc), 200)}") from exc
         raise AssertionError("unreachable")
 
 

@@ -281,12 +281,14 @@ def android_dialog(xml: str, fronts: tuple[str, ...]) -> tuple[str, list[str]] |
 _GOES_ON = re.compile(r"^(Allow|While using|Only this time|OK|Continue)", re.I)
 
 
-def dialog_failure(kind: str, said: str, buttons: list[str]) -> str:
+def dialog_failure(kind: str, said: str, buttons: list[str], answerable: bool = True) -> str:
     """'a system dialog is in front of the app: "Allow Lab to …?" (buttons: Allow, Don't
-    allow); answer it with a step first (aiTap: Allow)' for a dialog ``kind`` names."""
+    allow); answer it with a step first (aiTap: Allow)' for a dialog ``kind`` names; without
+    the advice unless ``answerable`` (a case's launch failed: no step can come before it)."""
     shown = f': "{_line(said)}"' if said else ""
-    if not buttons:
-        return f"{kind} is in front of the app{shown}"
+    if not buttons or not answerable:
+        listed = f" (buttons: {', '.join(buttons)})" if buttons else ""
+        return f"{kind} is in front of the app{shown}{listed}"
     tap = next((b for b in buttons if _GOES_ON.match(b)), buttons[0])
     return (f"{kind} is in front of the app{shown} (buttons: {', '.join(buttons)}); answer "
             f"it with a step first (aiTap: {tap})")

@@ -231,6 +231,21 @@ def screen_moved(before: bytes, after: bytes) -> bool:
     return not (width * 3 <= height <= a.height // 8)
 
 
+def blank_band(png: bytes, y1: int, y2: int) -> bool:
+    """Whether the rows a swipe went over (``y1``..``y2``, the screen's full width) show one
+    flat colour in a PNG screenshot: a tall blank spacer, an empty stretch of a page. A swipe
+    there moves the content with no pixel changing, so an unchanged screen says nothing of
+    whether it reached the end (`AndroidDevice.scroll` swipes on)."""
+    from PIL import Image
+
+    img = Image.open(io.BytesIO(png)).convert("L")
+    top, bottom = sorted((max(0, min(y1, img.height)), max(0, min(y2, img.height))))
+    if bottom - top < 2:
+        return False
+    lo, hi = img.crop((0, top, img.width, bottom)).getextrema()
+    return hi - lo <= _LEVELS
+
+
 def not_installed(app: str, device: str, starting: bool, said: str = "",
                   installed: tuple[str, ...] = (), listing: str = "") -> StepFailed:
     """The case's mistake of an app the phone does not have: naming what names it (the
@@ -268,7 +283,8 @@ class Shown:
 
     tree: UITree
     xml: str
-    at: float = field(default_factory=now)
+    # (looked up at each read: `now` is the one clock of reads and screenshots, a test's too)
+    at: float = field(default_factory=lambda: now())
     spare: bool = False
 
 

@@ -34,6 +34,7 @@ BUILTIN_KINDS = {"browser": "web", "android": "android", "android-sim": "android
                  "ios": "ios", "ios-sim": "ios"}
 
 SIM_KINDS = ("android-sim", "ios-sim")     # simulators a local run starts (`SimFleet`)
+PHONE_PROBE_S = 5.0  # how long a listed phone's shell has to answer as a run takes it
 WDA_PROBE_S = 3.0    # how long a listed WebDriverAgent has to answer /status before a run
 
 _SPEC = re.compile(r"^\s*([a-z][a-z0-9_-]*)\s*(?::\s*([-+]?\d+))?\s*$", re.I)   # Browser:1 too
@@ -550,6 +551,8 @@ def _too_few_android(count: int, settings: Settings, where: str) -> str:
             f"({', '.join(usable) or 'none'})")
     if not_ready:
         text += "; not ready: " + ", ".join(not_ready)
+    if usable:      # (real phones ready: ask for those; simulated ones are no answer)
+        return text + f"; give --devices android:{len(usable)} to run on the ready ones"
     return text + "; try android-sim for simulated ones"
 
 
@@ -754,6 +757,9 @@ def _free_phones(spec: DeviceSpec, settings: Settings, taken: int,
             claims.append((target, PhoneClaim.take(key(target), shown(target))))
         except PhoneBusy as exc:
             busy.append((target, exc))
+    if spec.kind == "android" and not spec.serials and len(claims) == spec.count:
+        claims = _answering(claims, found[found.index(claims[-1][0]) + 1:], spec.count, key,
+                            shown, busy)
     if len(claims) < spec.count:
         for _, claim in claims:
             claim.release()
@@ -765,6 +771,65 @@ def _free_phones(spec: DeviceSpec, settings: Settings, taken: int,
         device.claim = claim        # type: ignore[attr-defined]
         devices.append(device)
     return devices
+
+
+def _answering(claims: list[tuple[str, "PhoneClaim"]], spare: list[str], count: int,
+               key: Callable[[str], str], shown: Callable[[str], str],
+               busy: list[tuple[str, Exception]]) -> list[tuple[str, "PhoneClaim"]]:
+    """``claims`` with each claimed phone that does not answer its start check (`phone_dead`:
+    listed as "device" by the adb server, yet its shell dead) let go and replaced by a free
+    one of ``spare`` that answers, said once on stderr: before, the run took the first N
+    listed, one of them ended "dead: could not start…" and the run went on one phone short
+    while another listed phone stayed free. A dead phone left with no replacement stays in
+    (its start says why it is out)."""
+    import sys
+
+    from farm.devices.procs import PhoneBusy, PhoneClaim
+    kept = list(claims)
+    dead = _dead_phones([t for t, _ in kept])
+    replaced: list[str] = []
+    for target in list(dead):
+        while spare:
+            other = spare.pop(0)
+            try:
+                claim = PhoneClaim.take(key(other), shown(other))
+            except PhoneBusy as exc:
+                busy.append((other, exc))
+                continue
+            if _dead_phones([other]):
+                claim.release()
+                continue
+            at = next(i for i, (t, _) in enumerate(kept) if t == target)
+            kept[at][1].release()
+            kept[at] = (other, claim)
+            replaced.append(f"{target} {dead[target]}: {other} is taken instead")
+            break
+    if replaced:
+        print("farm: note: " + "; ".join(replaced), file=sys.stderr)
+    return kept[:count]
+
+
+def _dead_phones(serials: list[str]) -> dict[str, str]:
+    """The phones of ``serials`` (asked at once) whose shell does not answer within a few
+    seconds, each with why ("does not answer: …")."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from farm.devices.android import adb_client, adb_failure
+
+    def why(serial: str) -> str | None:
+        try:
+            dev = adb_client(socket_timeout=PHONE_PROBE_S).device(serial)
+            if dev.get_state() != "device":
+                return "is not ready"
+            dev.shell("echo farm", timeout=PHONE_PROBE_S)
+        except Exception as exc:
+            return f"does not answer ({adb_failure(exc)})"
+        return None
+    if not serials:
+        return {}
+    with ThreadPoolExecutor(max_workers=min(len(serials), 16)) as pool:
+        said = dict(zip(serials, pool.map(why, serials)))
+    return {serial: words for serial, words in said.items() if words}
 
 
 def _too_few_free(spec: DeviceSpec, free: int, found: int, busy: list[tuple[str, Exception]],

@@ -15,6 +15,7 @@ an attempt no longer awaited is ignored.
 
 from __future__ import annotations
 
+import functools
 import logging
 import sys
 import time
@@ -306,6 +307,7 @@ class CeleryExecutor:
                         key("taken", self.run_id))
             pipe.zrem(key("runs"), self.run_id)
             pipe.execute()
+            self._drop_unacked()
         except Exception as exc:
             log.warning("could not tidy up run state in Redis: %s", exc)
 
@@ -539,7 +541,7 @@ class CeleryExecutor:
                     self._device_back(inf.device)
                 since = running[0][1].get("since")
                 inf.since = since if isinstance(since, (int, float)) else inf.since
-                inf.seen, inf.claimed = now, False
+                inf.seen, inf.claimed, inf.missing = now, False, None
                 inf.alive = _last_beat(running[0][1], now)
                 continue
             if inf.device is None and cid in claims:
@@ -591,6 +593,8 @@ class CeleryExecutor:
         """An attempt a device took: lost once its worker is gone. At once when a new process
         holds the device's name (its supervisor started it again: the attempt died with the
         one before); else once nothing has shown it running for ``grace``."""
+        if holder is None and inf.missing is None:
+            inf.missing = now       # (see `_lost`)
         replaced = holder is not None and _replaced(inf, holder)
         if not replaced and now - inf.seen <= grace:
             return
@@ -605,6 +609,7 @@ class CeleryExecutor:
                           back=holder is not None)
         self._lost(inf, f"worker of {device} stopped answering {when}"
                    + (f" ({why})" if why else ""))
+        self._drop_unacked(inf.job)     # (its process died with its message unacknowledged)
 
     def _check_unstarted(self, inf: _Inflight, devices: list[dict], now: float,
                          grace: float) -> None:
@@ -691,10 +696,52 @@ class CeleryExecutor:
     def _lost(self, inf: _Inflight, why: str) -> None:
         log.warning("%s attempt %d lost: %s", inf.job.case_id, inf.job.attempt, why)
         # its time until its worker's last heartbeat (the lease outlives a killed worker by
-        # up to its TTL: a case killed 4 s in counted 12.5 s)
+        # up to its TTL: a case killed 4 s in counted 12.5 s); or until its lease vanished,
+        # when that was sooner than a lease expires: its `farm worker` gave up the lease of
+        # its killed device process as it died (a case killed 1.8 s in counted 1.2 s, to the
+        # last heartbeat, up to 2 s before its death)
         until = inf.alive if inf.began is not None and inf.alive > inf.began else inf.seen
+        if until == inf.alive and inf.missing is not None and (
+                inf.alive < inf.missing < inf.alive + store.LEASE_TTL_S / 2):
+            until = inf.missing
         result = self._so_far(inf, "error", until, DeviceLost(why))
         self._record(inf.job, result, inf.device or "?")
+
+    def _drop_unacked(self, job: Job | None = None) -> None:
+        """Delete from the broker's unacknowledged messages (kombu's ``unacked`` hash and its
+        ``unacked_index``, by delivery tag) the message of a lost attempt of ``job`` (its
+        process killed mid-case never acked it), or, ``job`` None as the run ends, every
+        message of this run: a message carries its case's environment, secrets too, and was
+        kept an hour (the visibility timeout), then handed out again only to be dropped. A
+        message is told by its ``argsrepr`` header (`farm.cluster.jobs.task_reprs`). A worker
+        still running it acks it later: a no-op. Best effort: Redis away, it waits for
+        its visibility timeout as before."""
+        import json
+        unacked, index = key("celery", "unacked"), key("celery", "unacked_index")
+        run = f"(run {self.run_id}, case "
+        wanted = wire.task_reprs(self.run_id, job)["argsrepr"] if job is not None else run
+        tags = []
+        try:
+            for tag, raw in self.r.hscan_iter(unacked, count=500):
+                try:
+                    said = json.loads(raw)[0]["headers"]["argsrepr"]
+                except (ValueError, TypeError, KeyError, IndexError):
+                    continue
+                if isinstance(said, str) and (said == wanted if job else said.startswith(run)):
+                    tags.append(tag)
+            if tags:
+                pipe = self.r.pipeline(transaction=False)
+                pipe.zrem(index, *tags)
+                pipe.hdel(unacked, *tags)
+                pipe.execute()
+        except Exception as exc:
+            if not _is_redis_error(exc) and not _not_permitted(exc):
+                raise
+            log.warning("could not delete the unacknowledged messages of %s: %s",
+                        wanted, exc)
+            return
+        for tag in tags:
+            log.info("deleted unacknowledged message %s (%s)", tag, wanted)
 
     def _so_far(self, inf: _Inflight, status: str, until: float,
                 error: BaseException | None = None) -> CaseResult:
@@ -834,18 +881,20 @@ class CeleryExecutor:
     def _say_versions(self, pools: dict[str, list[dict]]) -> None:
         """Once per device, on stderr: a worker of a pool this run uses runs another farm
         version (one that cannot read the run's jobs drops them, and the run could only say
-        they vanished from the broker)."""
-        from farm import __version__
+        they vanished from the broker), or the same version from another commit, or the same
+        commit locally edited on one side (its build: `farm.metrics.build_version`; before,
+        only a different version number was said)."""
         for pool in sorted(self._queue):
             for lease in pools.get(pool, []):
                 name, other = lease.get("device", "?"), _other_version(lease)
                 if other is None or name in self._said_version:
                     continue
                 self._said_version.add(name)
-                print(f"farm: warning: worker {name} runs {other}, this run farm "
-                      f"{__version__}: it may not read this run's cases (run the same farm "
-                      f"version on every worker and client)", file=sys.stderr, flush=True)
-                log.warning("worker %s runs %s, this run farm %s", name, other, __version__)
+                mine = _this_run(lease)
+                print(f"farm: warning: worker {name} runs {other}, this run farm {mine}: it "
+                      f"may not read this run's cases (run the same farm version on every "
+                      f"worker and client)", file=sys.stderr, flush=True)
+                log.warning("worker %s runs %s, this run farm %s", name, other, mine)
 
     def _say_busy(self, pool: str, devices: list[dict]) -> None:
         """Once per pool, on stderr: the run has cases to run but none running, the pool's
@@ -913,7 +962,7 @@ class CeleryExecutor:
             wire.save_artifacts(self.services.artifacts.run_dir, ev.get("artifacts") or {},
                                 self.services.artifacts.not_written)
             self._untaken(ev)
-            self._record(inf.job, self._result_of(ev, inf), ev["device"])
+            self._record(inf.job, _built_by(ev, self._result_of(ev, inf)), ev["device"])
             if ev["device"] not in self._down | self._benched:  # (out in it: said before)
                 self.events.device_state(ev["device"], "idle")
 
@@ -1069,24 +1118,63 @@ def _claim_age(ttl_ms: int, since_sent: float) -> float:
 
 
 def _other_version(lease: dict[str, Any]) -> str | None:
-    """The farm version a worker runs when it is not this run's ("an earlier farm" for one
-    whose lease does not say: those predate the version in the lease); None when the same."""
+    """The farm a worker runs when it is not this run's ("an earlier farm" for one whose
+    lease does not say: those predate the version in the lease); None when the same. The
+    same version is told apart by the lease's ``build`` (``0.1.0+<commit>[.dirty]``): another
+    commit is said as that build, the same commit with uncommitted edits on one side as
+    "locally edited". A build without a commit on either side (no checkout, no wheel record)
+    tells nothing: not said."""
     from farm import __version__
     version = lease.get("version")
-    if version == __version__:
+    if version != __version__:
+        return f"farm {version}" if isinstance(version, str) and version else "an earlier farm"
+    build, mine = lease.get("build"), _run_build()
+    if not isinstance(build, str) or build == mine or "+" not in build or "+" not in mine:
         return None
-    return f"farm {version}" if isinstance(version, str) and version else "an earlier farm"
+    if build.removesuffix(".dirty") == mine.removesuffix(".dirty"):
+        edited = "the worker's" if build.endswith(".dirty") else "this run's"
+        return f"farm {build} (the same commit, {edited} checkout locally edited)"
+    return f"farm {build} (another commit)"
+
+
+def _built_by(ev: dict[str, Any], result: CaseResult) -> CaseResult:
+    """``result`` with the farm build of the worker that ran it in its ``device_info`` when
+    that is not this run's ("Chromium 156.0 (worker farm 0.1.0+efee4000409f.dirty)"): which
+    code ran each case, in results.json and the report, where a run beside workers of other
+    commits said only its own version."""
+    build = ev.get("build")
+    if not isinstance(build, str) or not build or build == _run_build():
+        return result
+    said = f"worker farm {build[:80]}"
+    info = f"{result.device_info} ({said})" if result.device_info else said
+    return result.model_copy(update={"device_info": info})
+
+
+@functools.cache
+def _run_build() -> str:
+    """This run's farm build (``0.1.0+<commit>[.dirty]``; just the version without a
+    commit)."""
+    return metrics.build_version()
+
+
+def _this_run(lease: dict[str, Any]) -> str:
+    """This run's farm, as said beside a worker's: its version beside another version, its
+    build beside another build of the same version."""
+    from farm import __version__
+    return _run_build() if lease.get("version") == __version__ else __version__
 
 
 def _versions_differ(devices: list[dict[str, Any]]) -> str:
     """Why a job may have vanished: the devices of its pool that run another farm version
-    (one that cannot read this run's jobs drops them unclaimed), as words for its error."""
-    from farm import __version__
-    other = {d.get("device", "?"): v for d in devices if (v := _other_version(d))}
+    or build (one that cannot read this run's jobs drops them unclaimed), as words for its
+    error."""
+    other = {d.get("device", "?"): (v, _this_run(d)) for d in devices
+             if (v := _other_version(d))}
     if not other:
         return ""
-    runs = ", ".join(f"{name} runs {v}" for name, v in sorted(other.items()))
-    return (f" ({runs}; this run farm {__version__}: a worker of another version may not "
+    runs = ", ".join(f"{name} runs {v}" for name, (v, _) in sorted(other.items()))
+    mine = " or ".join(sorted({m for _, m in other.values()}))
+    return (f" ({runs}; this run farm {mine}: a worker of another version may not "
             f"read its jobs — run the same farm version on every worker and client)")
 
 
@@ -1163,31 +1251,18 @@ def _is_redis_error(exc: BaseException) -> bool:
                             OperationalError, redis.OutOfMemoryError, redis.ReadOnlyError))
 
 
-BROKERS_SEEN = "brokers-seen.json"      # in the state dir: see `check_broker`
-
-
 def check_broker(settings: Settings) -> None:
-    """The run's broker answers PING before the run starts. One a run from this state dir
-    has reached before and that does not answer now is a blip (Redis restarting): waited for
-    as a running run waits (FARM_CLUSTER_OUTAGE_SECONDS, said; exit 3 if it stays away); one
-    never reached is a mistyped URL more likely: exit 4 at once, as a refused password is."""
-    import hashlib
-    import json
-    from pathlib import Path
-    url = settings.broker_url.get_secret_value()
-    path = Path(settings.state_dir) / BROKERS_SEEN
-    mark = hashlib.sha256(url.encode()).hexdigest()[:16]     # no password in the file
-    try:
-        seen = set(json.loads(path.read_text(encoding="utf-8")))
-    except (OSError, ValueError, TypeError):
-        seen = set()
-    store.check(url, wait=settings.cluster_outage_seconds if mark in seen else 0.0, who="farm")
-    if mark not in seen:
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(json.dumps(sorted(seen | {mark})), encoding="utf-8")
-        except OSError:
-            pass
+    """The run's broker answers PING before the run starts. One that does not (refused,
+    unreachable, timing out: Redis restarting as a CI job starts) is waited for as a running
+    run waits for it (FARM_CLUSTER_OUTAGE_SECONDS, said once; BrokerLost, exit 3, if it stays
+    away): an infrastructure error, not the user's. What no wait mends is a ConfigError (exit
+    4) at once: a URL Redis or Celery cannot take, a refused password or ACL, a host name
+    that does not resolve (a typo more likely). Before, a broker no run from this state dir
+    had reached was exit 4 at once, whatever the cause, blaming the user's configuration."""
+    # (BrokerLost when it stays away: the run's cases end "not run", each an error naming it,
+    # exit 3, no case counted in the metrics: `farm.session._not_run`)
+    store.check(settings.broker_url.get_secret_value(), wait=settings.cluster_outage_seconds,
+                who="farm", typo_names=True)
 
 
 def _on_db(url: str, db: int, shown: bool = False) -> str:

@@ -33,6 +33,8 @@ class Inflight:
     claimed: bool = False           # its device known only from the attempt's claim
     alive: float = 0.0              # its worker's last heartbeat seen (our clock): a lost
                                     # attempt's time ends there, not when the loss was seen
+    missing: float | None = None    # when the run first saw its device without a lease
+                                    # since it last saw it running (our clock)
 
 
 def so_far(inf: Inflight, case: Case, run_id: str, run_dir: Path, status: str, until: float,

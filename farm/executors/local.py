@@ -8,6 +8,7 @@ within KILL_AFTER_S (a call the cancel does not reach) is killed, which ends tha
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import time
 from typing import Any, Callable, Collection
@@ -203,9 +204,8 @@ class LocalExecutor:
             if job not in self._queue:      # ended meanwhile: the error before reached
                 continue                    # --maxfail, which ended every queued job
             self._queue.remove(job)
-            why = "; ".join(s.detail if s.name in s.detail else f"{s.name} is {s.state}: "
-                            f"{s.detail}" for s in self._slots.values()
-                            if s.platform == job.platform and s.detail and not s.usable)
+            why = _one_cause([s for s in self._slots.values()
+                              if s.platform == job.platform and s.detail and not s.usable])
             self._end_unrunnable(job, DeviceLost(
                 f"no usable {job.platform} device left" + (f" ({why})" if why else "")))
         for job in [j for j in self._queue if j.pin is not None and j.pin not in names]:
@@ -342,3 +342,19 @@ class LocalExecutor:
                 self._queue = enqueue(self._queue, retry)
             self._cond.notify_all()
             return True
+
+
+def _one_cause(dead: list) -> str:
+    """Why the ``dead`` slots of a platform are out, for each case left unrun: each slot's
+    detail joined, or, when they all died of one cause (the adb server stopped: "could not
+    restart: emulator-5554 lost (connect): the adb server at … refuses connections"), that
+    cause once, without the devices' names (the run's "lost:" line names them): it was said
+    once a device, ~450 characters a case, cut mid-way."""
+    said = [s.detail if s.name in s.detail else f"{s.name} is {s.state}: {s.detail}"
+            for s in dead]
+    if len(said) > 1:
+        common = os.path.commonprefix([text[::-1] for text in said])[::-1]
+        cause = common.partition(": ")[2].strip()
+        if len(cause) > 20 and all(s.name not in cause for s in dead):
+            return cause
+    return "; ".join(said)

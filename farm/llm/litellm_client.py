@@ -5,7 +5,10 @@ exponential backoff (at most BACKOFF_CAP_S between tries, however many FARM_MODE
 429, 5xx, timeouts and connection failures — after what a 429 / 503's ``Retry-After`` asked
 for instead, when it says (at most RETRY_AFTER_CAP_S); when they are spent the call raises
 ModelUnavailable (an infrastructure error: the case is an *error*, not a failure). A refused
-API key (401 / 403) is ModelRefused at once: no retry can fix it.
+API key (401 / 403) is ModelRefused at once: no retry can fix it. An endpoint that cannot be
+reached (connection refused, a host name DNS does not know; not a timeout nor a 5xx, which can
+pass) after every retry is ModelUnavailable, and like the refused key it is not sent again by
+the run's later calls.
 A caller's time budget bounds every wait (DeadlineReached when it runs out; a retry the
 endpoint or the backoff would start past it is ModelUnavailable saying so), and a reply over
 FARM_MODEL_MAX_REPLY_BYTES is refused unread (ModelUnavailable, never retried). The run's cancel
@@ -42,11 +45,65 @@ log = logging.getLogger("farm.llm")
 _import_lock = threading.Lock()
 RETRY_AFTER_CAP_S = 60.0    # the longest a Retry-After header makes a retry wait
 BACKOFF_CAP_S = 30.0        # the longest the doubling backoff grows (FARM_MODEL_BACKOFF if longer)
+# How long after a connection refused through all its retries later calls are not sent (each
+# would wait out the same retries); after it, one fresh try: a model server restarted meanwhile
+# is used again, one still down is not sent to for another such while.
+UNREACHABLE_HOLD_S = 30.0
 
 
-def _litellm() -> Any:
+# litellm's import takes seconds (10+ on a loaded machine): a run begins it in the background
+# as it starts (`start_import`), overlapping what the run does meanwhile; whoever needs the
+# module first (the run's model check, a client) waits for it there, said once when that wait
+# is longer than LOAD_SAID_AFTER_S: "loading the model library (litellm)…".
+LOAD_SAID_AFTER_S = 1.0
+LOADING = "loading the model library (litellm)…"
+_loader: threading.Thread | None = None
+_loader_lock = threading.Lock()
+_load_said = False
+
+
+def start_import() -> None:
+    """Begin importing litellm in a background thread (once a process; nothing when it is
+    imported already). Its failure is the first user's to raise (`_litellm` imports again)."""
+    global _loader
     # litellm fetches its cost map from the network at import unless told not to.
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    with _loader_lock:
+        if _loader is None:
+            _loader = threading.Thread(target=_import_in_background, daemon=True,
+                                       name="farm-litellm-import")
+            _loader.start()
+
+
+def _import_in_background() -> None:
+    try:
+        with _import_lock:
+            import litellm  # noqa: F401
+    except BaseException as exc:  # said by the caller that needs it (its own import raises)
+        log.debug("background import of litellm failed: %s", exc)
+
+
+def _await_import(say: Callable[[str], None] | None) -> None:
+    """Wait for the background import; past LOAD_SAID_AFTER_S said once a process (``say``,
+    else farm.log)."""
+    global _load_said
+    loader = _loader
+    if loader is None:
+        return
+    loader.join(LOAD_SAID_AFTER_S)
+    if loader.is_alive():
+        with _loader_lock:
+            first, _load_said = not _load_said, True
+        if first:
+            (say or log.info)(LOADING)
+        loader.join()
+
+
+def _litellm(say: Callable[[str], None] | None = None) -> Any:
+    """The litellm module, set up for farm: imported here, or waited for when `start_import`
+    began it (``say`` tells a long wait: `_await_import`)."""
+    start_import()
+    _await_import(say)
     with _import_lock:
         import litellm
     litellm.suppress_debug_info = True
@@ -89,6 +146,10 @@ class LiteLLMClient:
         self.max_reply_bytes = max_reply_bytes
         self.key_setting = key_setting
         self.refused: str | None = None     # what the endpoint said when it refused the key
+        self.unreachable: str | None = None     # why no connection to it could be made
+        self.unreachable_until = 0.0        # (clock) when a fresh try may be made again
+        self.clock: Callable[[], float] = time.monotonic    # (tests drive the hold with it)
+        self._hold_lock = threading.Lock()
         self._lib = _litellm()
         self._provider = provider_of(self._lib, model, base_url)
         self._provider_key()
@@ -208,6 +269,7 @@ class LiteLLMClient:
                 if _wait_unless_cancelled(delay, cancel):
                     raise self._interrupted(usage, sent=True) from None
                 continue
+            self.unreachable = None     # (connected: a hold is lifted)
             return self._reply(response, usage, time.monotonic() - started, messages)
         raise AssertionError("unreachable")
 
@@ -241,13 +303,25 @@ class LiteLLMClient:
                  usage.tokens_text(), usage.cost_text())
 
     def _refuse_unsendable(self, usage: Usage) -> None:
-        """Settings that cannot work, or a key the endpoint already refused: nothing is sent
-        (and no call counted)."""
+        """Settings that cannot work, a key the endpoint already refused, or an endpoint that
+        refused the connection less than UNREACHABLE_HOLD_S ago: nothing is sent (and no call
+        counted). After the hold one call is the fresh try (the others held on meanwhile)."""
         if self.misconfigured is not None:
             raise _carrying(ModelMisconfigured(f"model {self.misconfigured}"), usage, sent=False)
         if self.refused is not None:       # the key will not do better on the next case
             raise _carrying(ModelRefused(f"{self.refused} (not sent again after the first "
                                          "refusal)"), usage, sent=False)
+        with self._hold_lock:
+            if self.unreachable is None:
+                return
+            now = self.clock()
+            left = self.unreachable_until - now
+            if left <= 0:       # this call is the fresh try: the others wait for its outcome
+                self.unreachable_until = now + UNREACHABLE_HOLD_S
+                return
+        raise _carrying(ModelUnavailable(   # nor will a port nothing listens on, for a while
+            f"{self.unreachable} (not sent again after the first failed connection: tried "
+            f"again in {_secs(max(left, 0.1))} s)"), usage, sent=False)
 
     def _interrupted(self, usage: Usage, sent: bool) -> FarmError:
         return _carrying(Interrupted(f"interrupted while waiting for the model {self.model}"),
@@ -272,14 +346,32 @@ class LiteLLMClient:
                               time.monotonic() - started, unpriced="unknown" if unknown else "")
         delay, why = self._delay(exc, attempt)
         error = self._error(exc, attempt, budget, waited, delay, why)
+        if self.unreachable is not None and not _unreachable(exc):
+            self.unreachable = None     # the fresh try after a hold connected: lifted
         if error is not None:
             if isinstance(error, ModelRefused):
                 self.refused = str(error)
+            elif attempt == self.retries and _unreachable(exc) \
+                    and type(error) is ModelUnavailable:   # (its retries spent, not the time)
+                self._hold(str(error))
+            raise _carrying(error, usage, sent=True) from exc
+        if self.unreachable is not None:        # the fresh try after a hold, refused again
+            error = ModelUnavailable(f"model {self.model}{self._at()} still unavailable: "
+                                     f"{self._said(exc, waited, named=True)}")
+            self._hold(str(error))              # (held again, its retries not waited out)
             raise _carrying(error, usage, sent=True) from exc
         usage.retries += 1
         log.info("model %s: %s; retry %d in %.1fs (%s)", self.model,
                  self._said(exc, waited), attempt + 1, delay, why)
         return delay
+
+    def _hold(self, why: str) -> None:
+        """No connection could be made through the retries: later calls are not sent for
+        UNREACHABLE_HOLD_S (then one fresh try)."""
+        self.unreachable = why
+        self.unreachable_until = self.clock() + UNREACHABLE_HOLD_S
+        log.error("%s: the run's model calls are not sent for the next %s s", why,
+                  _secs(UNREACHABLE_HOLD_S))
 
     def _reply(self, response: Any, usage: Usage, took: float,
                messages: list[dict[str, Any]] | None = None) -> ModelReply:
@@ -588,6 +680,18 @@ def _status_line(exc: BaseException) -> str:
         return f"{status} {HTTPStatus(status).phrase}"
     except ValueError:
         return "408 Request Timeout" if status is None else str(status)
+
+
+def _unreachable(exc: BaseException) -> bool:
+    """Whether no connection could be made because nothing will answer there: the connection
+    was refused, or DNS does not know the host name (not its temporary failure, nor a
+    timeout, nor a 5xx: those can pass)."""
+    import socket
+    if _in_chain(exc, ConnectionRefusedError) is not None:
+        return True
+    dns = _in_chain(exc, socket.gaierror)
+    gone = {getattr(socket, n) for n in ("EAI_NONAME", "EAI_NODATA") if hasattr(socket, n)}
+    return dns is not None and getattr(dns, "errno", None) in gone
 
 
 def _in_chain(exc: BaseException,

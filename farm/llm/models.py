@@ -9,7 +9,7 @@ settings that cannot work (farm.llm.preflight) before a run starts any device.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from farm.llm.client import ModelClient
 from farm.llm.families import Family, family_for, family_named
@@ -89,12 +89,13 @@ def _roles(settings: "Settings") -> dict[str, _Role]:
     return roles
 
 
-def check_models(settings: "Settings") -> None:
+def check_models(settings: "Settings", say: Callable[[str], None] | None = None) -> None:
     """ConfigError (exit 4) for configured models that cannot work: a family farm does not
     know (Settings refuses one too; settings copied with another may skip that), a name whose
     provider litellm cannot tell, a provider that needs an API key with none set
     (farm.llm.preflight), a cost budget over a model litellm cannot price
-    (`unpriced_cost_budget`). No request is sent: run it before any device starts."""
+    (`unpriced_cost_budget`). No request is sent: run it before any device starts. ``say``
+    tells a wait for litellm's import (`farm.llm.litellm_client._await_import`)."""
     roles = _roles(settings)
     if not roles:
         return
@@ -105,7 +106,7 @@ def check_models(settings: "Settings") -> None:
         raise ConfigError("\n".join(families))
     from farm.llm.litellm_client import _litellm
     from farm.llm.preflight import config_problem
-    lib = _litellm()
+    lib = _litellm(say)
     problems = [f"{r.named}={problem}" for r in roles.values()
                 if (problem := config_problem(lib, r.model, r.base_url, bool(r.api_key),
                                               r.key_setting)) is not None]

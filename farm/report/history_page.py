@@ -18,6 +18,7 @@ from farm.journal import JOURNAL
 from farm.report.html import _format_time, format_duration, history_stylesheet
 from farm.report.trends import Trends, analyse, parse_since
 from farm.report.paths import replace_file
+from farm.report.timeline import case_href, case_key
 from farm.errors import UserError
 from farm.results_history import (FINISHED, WINDOW, ResultsStore, RunRecord, context_before,
                                   suite_of)
@@ -45,6 +46,25 @@ def _shown(value: object) -> object:
     from markupsafe import Markup
     return printable(value) if isinstance(value, str) and not isinstance(value, Markup) \
         else value
+
+
+def _failed_here(n: int, f) -> str:
+    """How many of an unstable case's failures ended at one step, named as the runs column
+    (failed · flaky / runs) counts them, where "2 of 2 failures" beside "0 · 2 / 2" read as
+    a contradiction: failed runs, ``2 of 3 failures``; a flaky run's failure is its failed
+    attempt, ``2 failed attempts in 2 flaky runs``; both kinds, ``3 of 4 failures (1 failed
+    run, 3 failed attempts in flaky runs)``."""
+    if not f.flaky:
+        return f"{n} of {f.fails} failures"
+    attempts = "failed attempt" + ("" if n == 1 else "s")
+    if not f.fails:
+        return f"{n} {attempts} in {_n(f.flaky, 'flaky run')}"
+    return (f"{n} of {f.fails + f.flaky} failures ({_n(f.fails, 'failed run')}, "
+            f"{f.flaky} failed attempt{'' if f.flaky == 1 else 's'} in flaky runs)")
+
+
+def _n(count: int, thing: str) -> str:
+    return f"{count} {thing}{'' if count == 1 else 's'}"
 
 
 def _spark(samples: list[float]):
@@ -147,9 +167,12 @@ def render_history(runs: list[RunRecord], page_dir: Path, suite: str | None = No
         tokens=tokens_text(sum(r.tokens for r in kept), any(r.tokens_unknown for r in kept)),
         cost=cost_text(sum(r.cost for r in kept), any(r.cost_unknown for r in kept)),
         tokens_text=tokens_text, cost_text=cost_text,
-        chart=_chart(trends), link=_linker(kept, page_dir), when=_format_time,
+        chart=_chart(trends), when=_format_time,
+        link=_linker(kept + [s for r in kept for s in r.shards], page_dir),   # (each shard's)
         carried_from=_carried_from(trends), complete=_last_complete(trends),
-        dur=format_duration, spark=_spark, rate_help=RATE_HELP, window_runs=WINDOW)
+        dur=format_duration, spark=_spark, rate_help=RATE_HELP, window_runs=WINDOW,
+        failed_here=_failed_here,
+        case_href=lambda case_id: case_href(case_key(case_id)))    # (its row in the report)
 
 
 def _last_complete(trends: Trends):
@@ -175,6 +198,8 @@ def write_history(store: ResultsStore, out: Path, since: str | None = None,
     so the verdicts agree with each run's report."""
     cutoff = time.time() - parse_since(since) if since else 0.0
     runs = store.runs(cutoff)
+    if not runs and not (cutoff and store.recent(1)):
+        raise UserError(_no_history(store, Path(out)))
     window = f"last {since}" if since else "all runs"
     _check_suite(suite, runs, window)
     earlier = context_before(store, cutoff, _first_verdicts(runs)) if cutoff and runs else []
@@ -184,6 +209,28 @@ def write_history(store: ResultsStore, out: Path, since: str | None = None,
     replace_file(css, history_stylesheet().encode("utf-8"))     # styles loads it instead)
     html = render_history(runs, out.parent.resolve(), suite, window, earlier, css.name)
     return replace_file(out, html.encode("utf-8"))
+
+
+def _no_history(store: ResultsStore, out: Path) -> str:
+    """Why no page is written: the results history looked in holds no run at all (none
+    recorded there yet, or the wrong place looked in); where it was and how one is made. An
+    empty page over a real one (--out) read as "nothing ran": a mistake said as one (exit 4)."""
+    path = getattr(store, "path", None)
+    where = f"{path}" if path is not None else \
+        f"the results history in Redis ({getattr(store, 'index', 'farm:results:*')})"
+    kept = f"; {out} left as it was" if out.exists() else ""
+    killed: list[Path] = []
+    runs_dir = getattr(store, "rebuild_from", None)     # (the state dir's own history)
+    if runs_dir is not None:
+        from farm.run_outputs import unrebuilt_runs
+        killed = unrebuilt_runs(runs_dir, store)
+    adds = (f"; {len(killed)} run(s) there ended without writing results (killed?): "
+            + ", ".join(f"`farm report {d}`" for d in killed[:5])
+            + (", …" if len(killed) > 5 else "") + " adds each" if killed else "")
+    return (f"{where}: no run recorded in this results history: `farm run` records each run "
+            "there (`farm report RUN_DIR` adds a run's results.json); run farm from the "
+            "folder holding .farm (or set FARM_STATE_DIR), or name the history with "
+            f"--results PATH|URL{adds}. Nothing written{kept}")
 
 
 def _first_verdicts(runs: list[RunRecord]) -> dict[str, str]:

@@ -29,8 +29,8 @@ from farm.report.paths import replace_file
 from farm.report.timeline import (case_href, case_key, geometry_rules, render_timeline,
                                   width_class)
 from farm.results import (STATUS_ORDER, CaseResult, RunSummary, StepRecord, cache_savings,
-                          case_usage, failing_step, not_run_by_interrupt, own_duration,
-                          refused_before_start, run_usage, since_last_words)
+                          case_usage, failing_step, never_ran, not_run_by_interrupt,
+                          own_duration, refused_before_start, run_usage, since_last_words)
 from farm.results_history import WINDOW, pass_rate
 from farm.run_log import one_line, skips_failed_text, verdict_line
 from farm.suite.kinds import KINDS
@@ -40,7 +40,9 @@ from farm.usage import Usage, tokens_text
 _STATUS_HELP = {
     "passed": "passed",
     "failed": "test failure: the app under test misbehaved",
-    "error": "infrastructure error: device, model or farm broke (not a test failure)",
+    # a case's own timeout is an error too (exit 3), counted as a fail on the history page
+    "error": "error: the case could not finish: it timed out, or its device, the model or "
+             "farm broke (not a failed check of the app)",
     "skipped": "skipped",
     "flaky": "flaky (passed on retry): failed an earlier attempt in this run, then passed",
     # Ctrl-C, a CI job's cancel or timeout (SIGTERM), a kill -9 or the OOM killer: not always
@@ -72,6 +74,7 @@ _SINCE_ORDER = ["new-failure", "unstable", "still-failing"]   # failures: new on
 _HEADER_ORDER = ["passed", "failed", "error", "flaky", "skipped", "interrupted"]
 _TITLE_ORDER = ["failed", "error", "interrupted", "flaky", "passed", "skipped"]   # worst first
 ERROR_SHOWN = 10_000     # characters of an error shown (a page's may be megabytes)
+FAILURES_SHOWN = 20      # cases the Failures list at the top names (then "and N more")
 # a marked copy's link to its image (as farm.report.marks writes it; an older run's embeds it)
 _LINK = re.compile(rb'<image href="(?!data:)([^"]*)"')
 
@@ -151,15 +154,18 @@ def _since(case: CaseResult) -> tuple[str, str, str] | None:
 class _Renderer:
     """Turns one RunSummary into HTML; knows which artifact files really exist."""
 
-    def __init__(self, summary: RunSummary, run_dir: Path | None) -> None:
+    def __init__(self, summary: RunSummary, run_dir: Path | None,
+                 history_page: Path | None = None) -> None:
         self.summary = summary
         self.run_dir = run_dir
+        self.history_page = history_page          # the run's state dir's history.html
         self.counts: Counter[str] = Counter(c.status for c in summary.cases)
         self._files: dict[str, set[str]] = {}     # a folder's files, listed once
         self._keys: set[str] = set()              # the cases' ids in the page
         self._said: dict[str, int] = {}           # why a step has no image → the case's first
         self.used: set[str] = set()               # the geometry classes the page uses
         self.under: dict[str, str] = {}           # a marked copy's src → the JPEG under it
+        self.keys: dict[int, str] = {}            # id() of a case → its id in the page
 
     def _exists(self, rel: str) -> bool:
         """Whether the run dir's ``rel`` is a file: its folder is listed once for all its
@@ -251,6 +257,12 @@ class _Renderer:
         s = self.summary
         cases = "\n".join(self.case(c) for c in sorted(s.cases, key=_sort_key))
         header, timeline = self.header(), render_timeline(s, self.used)
+        # a bar is a second link to a case: out of the tab order (hundreds of Tabs before
+        # the filters); the case list and the Failures list are the keyboard's way in
+        timeline = timeline.replace('"></a>', '" tabindex="-1"></a>')
+        failures = self.failures()
+        skip = (f'<a class="skip" href="#failures">Skip to the failures</a>' if failures
+                else "") + '<a class="skip" href="#cases">Skip to the cases</a>'
         return f"""<!doctype html>
 <html lang="en">
 <head>
@@ -265,10 +277,12 @@ class _Renderer:
 {stylesheet(self.used)}</style>
 </head>
 <body>
+{skip}
 {header}
+{failures}
 {timeline}
 {self.toolbar()}
-<main id="cases">
+<main id="cases" tabindex="-1">
 {cases}
 {self.empty()}
 </main>
@@ -287,6 +301,37 @@ class _Renderer:
 </body>
 </html>
 """
+
+    def failures(self) -> str:
+        """The top of the page's "Failures": each case that failed, errored or was
+        interrupted, worst and newest first as the case list orders them, a line each: its
+        name (a link to its row), the step it failed at and the one-line reason; the first
+        FAILURES_SHOWN, then how many more and links to all of them by status. "" when every
+        case passed (or was skipped / flaky)."""
+        bad = sorted((c for c in self.summary.cases if c.status in _OPEN_BY_DEFAULT),
+                     key=_sort_key)
+        if not bad:
+            return ""
+        rows = []
+        for c in bad[:FAILURES_SHOWN]:
+            at = failing_step(c)
+            step = f"step {at.index} · {_t(at.task)}: {_t(_short(at.label, 120))}" if at else "—"
+            href = case_href(self.keys.get(id(c), case_key(c.case_id)))
+            since = _since(c)
+            rows.append(f'<tr><td>{self.badge(c.status)} <a href="{_e(href)}">{_e(c.name)}</a>'
+                        f"<td>{_since_chip(since) if since else ''}<td>{step}"
+                        f"<td>{_t(_why(c, at))}")
+        more = ""
+        if len(bad) > FAILURES_SHOWN:
+            by = Counter(c.status for c in bad)
+            links = ", ".join(f'<a href="#status={st}">all {by[st]} {st}</a>'
+                              for st in _TITLE_ORDER if by[st])
+            more = (f'<p class="more">and {len(bad) - FAILURES_SHOWN} more: {links}</p>')
+        return (f'<section class="failures" id="failures" tabindex="-1"><h2>Failures '
+                f"<small>{len(bad)}</small></h2><table class=\"list\"><thead><tr><th>Case"
+                f"<th>Verdict<th>Failed at<th>Why</thead><tbody>{''.join(rows)}</tbody>"
+                f"</table>{more}"
+                "</section>")
 
     def title(self) -> str:
         """The tab's (and a bookmark's, a chat link preview's) words: the verdict first, as
@@ -331,6 +376,8 @@ class _Renderer:
             meta.append(("Cache store", s.cache["renewed"]))
         if s.shard:     # (one CI job's part: the other shards' cases are in their reports)
             meta.append(("Shard", f"{s.shard} (the other shards ran in other jobs)"))
+        if s.shards:    # (`farm report --merge`: the whole nightly's, but what is missing)
+            meta.append(("Merged", _merged_text(s)))
         if s.deselected:
             meta.append(("Deselected", f"{len(s.deselected)} (listed below, not counted)"))
         meta += _by_policy(s)
@@ -341,6 +388,9 @@ class _Renderer:
         banner += ('<p class="banner">Run interrupted — results are partial'
                   + (f": {not_run} case(s) not run (counted as skipped)" if not_run else "")
                   + ".</p>" if s.interrupted or counts["interrupted"] else "")
+        for shard in s.missing_shards:
+            banner += (f'<p class="banner missing-shard">Shard {_e(shard)} missing: its cases '
+                       'are not in this report.</p>')
         if failed_by_skips := skips_failed_text(s):
             banner += f'<p class="banner" id="fail-on-skip">{_e(failed_by_skips)}.</p>'
         if s.stopped:
@@ -363,13 +413,22 @@ class _Renderer:
 
     def rate(self, refused: str | None) -> str:
         """The pass rate: passed + flaky of the cases that finished; none of a run stopped
-        before any case started (``refused``: its cases are errors "not run", none finished)."""
+        before any case started (``refused``: its cases are errors "not run", none finished).
+        Cases no device was left to run count as errors, as the history page, Grafana and
+        the alert rules count them (a run that lost most of its devices is not green), and
+        are said apart: ``2 passed of 7 (5 not run: no device left, counted as errors)``."""
+        unrun = 0 if refused else sum(map(never_ran, self.summary.cases))
         passed, finished, rate = pass_rate(self.counts)
         rate_text = f"{rate * 100:.1f}%" if rate is not None and not refused else "—"
         of = ("nothing finished: the run stopped before any case started" if refused
+              else f"{passed} passed of {finished} ({unrun} not run: no device left, counted "
+                   "as errors)" if unrun
               else f"{passed} passed of {finished} finished")
+        if self.counts["flaky"] and not refused:    # (the "162 passed" chip beside: flaky not)
+            of += f" ({self.counts['flaky']} flaky: passed after a retry)"
         return f"""<div class="rate" title="passed + flaky, out of the cases that finished: \
-passed, flaky, failed, error (skipped and interrupted left out)">
+passed, flaky, failed, error (skipped and interrupted left out; a case no device was left to \
+run is an error)">
 <strong id="pass-rate">{rate_text}</strong><span>pass rate</span>\
 <small id="pass-rate-of">{of}</small></div>"""
 
@@ -397,16 +456,21 @@ passed, flaky, failed, error (skipped and interrupted left out)">
         return "".join(out)
 
     def history_link(self) -> str:
-        """A link to the results history's page (``farm report --history``) where it is
-        beside the run's folder (``.farm/history.html`` for ``.farm/runs/<run>/``) when the
-        report is written: what failed or was flaky across runs, beyond this run's verdicts."""
-        if self.run_dir is None or self.run_dir.parent.name != "runs":
+        """A link to the results history's page (``farm report --history``) when it exists
+        as the report is written: the run's state dir's (``history_page``; a run written with
+        ``--report-dir`` anywhere links it too), else the one beside the run's folder
+        (``.farm/history.html`` for ``.farm/runs/<run>/``). Relative to the report's folder;
+        an absolute file URL where no relative path leads there (another drive)."""
+        if self.run_dir is None:
             return ""
-        page = self.run_dir.parent.parent / "history.html"
-        if not page.is_file():
+        beside = self.run_dir.parent.parent / "history.html" \
+            if self.run_dir.parent.name == "runs" else None
+        page = next((p for p in (self.history_page, beside) if p and p.is_file()), None)
+        if page is None:
             return ""
-        return ('<p class="history-link"><a href="../../history.html">Results across runs '
-                '(history.html, as <code>farm report --history</code> last wrote it)</a></p>')
+        return ('<p class="history-link"><a href="'
+                f'{_e(_href_to(page, self.run_dir))}">Results across runs (history.html, as '
+                '<code>farm report --history</code> last wrote it)</a></p>')
 
     def toolbar(self) -> str:
         total = len(self.summary.cases)
@@ -456,19 +520,22 @@ open.</span></noscript>
 
     def source(self, file: str) -> str | None:
         """A relative link from report.html to a case's YAML file (as Playwright's report
-        links a test's source), when the file is there: relative to the working directory
-        (results.json's ``file``) or absolute; None when it is not (a report rebuilt
-        elsewhere, a results.json from another machine: the place stays plain text)."""
+        links a test's source), when the file is there: relative to the directory the run
+        was made in (results.json's ``cwd``; an older one's: the working directory) or
+        absolute; None when it is not (a results.json from another machine: the place stays
+        plain text, never a link to another file of that name)."""
         if self.run_dir is None or not file:
             return None
         try:    # (the working directory deleted under the run: no link, the report written)
-            path = Path(file) if os.path.isabs(file) else Path.cwd() / file
+            # relative to the directory `farm run` ran in (results.json's cwd), wherever this
+            # report is rebuilt; an older results.json's: the working directory's
+            base = Path(self.summary.cwd) if self.summary.cwd else Path.cwd()
+            path = Path(file) if os.path.isabs(file) else base / file
             if not path.is_file():
                 return None
-            rel = os.path.relpath(path.resolve(), self.run_dir.resolve())
-        except (OSError, ValueError):      # (another drive: no relative path)
+            return _relative_href(path, self.run_dir)      # (another drive: None, no link)
+        except OSError:
             return None
-        return urllib.parse.quote(rel.replace(os.sep, "/"), safe="/")
 
     def where(self, file: str, line: int | None) -> str:
         """``file:line``, a link to the file where it is reachable (`source`)."""
@@ -486,6 +553,8 @@ open.</span></noscript>
                      f"<span{device}>{_e(c.device or 'no device')}</span>")
         chips = [f"attempt {c.attempt}", format_duration(c.duration)   # (every attempt's)
                  + (f" ({len(c.previous) + 1} attempts)" if c.previous else "")]
+        if never_ran(c):    # no attempt, no time: "attempt 1 0 ms" read as if it had run
+            chips = [_unrun_chip(c)]
         spent = case_usage(c)      # every attempt's: each was paid for, as the header counts
         if spent.spent:
             chips += [spent.tokens_text(), spent.cost_text()
@@ -497,9 +566,8 @@ open.</span></noscript>
         chip_html += "".join(f"<span>{_e(x)}</span>" for x in chips)
         since = _since(c)
         if since:
-            chip_html = (f'<span class="since v-{_e(since[1])}" title="against earlier runs: '
-                         f'{_e(since[2])}">{_e(since[0])}</span>' + chip_html)
-        key = self.case_key(c)
+            chip_html = _since_chip(since) + chip_html
+        key = self.keys[id(c)] = self.case_key(c)
         link = f'<a class="permalink" href="{_e(case_href(key))}">#</a>'
         facets = f'data-platform="{_e(c.platform)}"' + (
             f' data-device="{_e(c.device)}"' if c.device else "") + (
@@ -542,8 +610,9 @@ data-status="{_e(c.status)}" {facets} data-q="{_e(_searched(c))}"\
         if c.previous:
             parts.append(self.previous(c))
         if c.error is not None:
-            parts.append(f'<pre class="error">{_e(c.error.kind)}: {_e(cut_long(c.error.message))}'
-                         "</pre>")
+            unrun = "not run — " if never_ran(c) else ""
+            parts.append(f'<pre class="error">{unrun}{_e(c.error.kind)}: '
+                         f'{_e(cut_long(c.error.message))}</pre>')
         at = failing_step(c) if c.status != "passed" else None
         if at is not None:      # (a long case: the step is far down, below its passes)
             verb = {"failed": "Failed", "error": "Error", "interrupted": "Stopped"}.get(
@@ -610,7 +679,7 @@ data-status="{_e(c.status)}" {facets} data-q="{_e(_searched(c))}"\
         took = format_duration(sum(st.duration for st in steps))
         rows = "".join(self.step(st, anchor if st.index == bad else None) for st in steps)
         return f"""<section class="task{' bad' if failed else ''}">
-<h4>{_t(name)} <small>{len(steps)} step{'s' if len(steps) != 1 else ''} · {took}</small></h4>
+<h3>{_t(name)} <small>{len(steps)} step{'s' if len(steps) != 1 else ''} · {took}</small></h3>
 <table class="steps"><thead><tr><th>#<th>Step<th>Status<th>Time<th>Tier<th>Screens</thead>\
 {rows}</table></section>"""
 
@@ -647,22 +716,25 @@ data-status="{_e(c.status)}" {facets} data-q="{_e(_searched(c))}"\
                 f"<td>{round(st.duration * 1000):,} ms<td>{_e(_seen(st))}<td>{shots}")
 
 
-def render_html(summary: RunSummary, run_dir: Path | None = None) -> str:
+def render_html(summary: RunSummary, run_dir: Path | None = None,
+                history_page: Path | None = None) -> str:
     """The report as a string. With ``run_dir``, screenshots missing on disk are not linked."""
-    return _Renderer(summary, Path(run_dir) if run_dir is not None else None).page()
+    return _Renderer(summary, Path(run_dir) if run_dir is not None else None,
+                     history_page).page()
 
 
-def write_html(summary: RunSummary, run_dir: Path) -> Path:
+def write_html(summary: RunSummary, run_dir: Path, history_page: Path | None = None) -> Path:
     """Write ``<run_dir>/report.html`` (self-contained but for the artifacts: screenshot JPEGs,
     marked copies' SVGs) and, for each case with a Midscene ``reportFileName``,
     ``<run_dir>/<that name>`` holding the cases of that name alone (a --matrix run's case once
     per device group: each group's page overwrote the one before, a failure on one group lost
     under another's pass); return the run report's path. Each page links ``report.css``,
     written first beside them (all the pages' styles: a policy blocking inline ones loads it;
-    written anew by each rebuild, as the pages it goes with)."""
+    written anew by each rebuild, as the pages it goes with). ``history_page``: the run's
+    state dir's ``history.html``, linked from the report's header when it exists."""
     run_dir = Path(run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
-    report = _Renderer(summary, run_dir)
+    report = _Renderer(summary, run_dir, history_page)
     page = report.page()          # (its marked copies' JPEGs: rules of report.css)
     _write(run_dir / STYLESHEET, stylesheet() + _under(report.under))
     pages: dict[str, list[CaseResult]] = {}
@@ -672,7 +744,7 @@ def write_html(summary: RunSummary, run_dir: Path) -> Path:
     for name, cases in pages.items():
         own = summary.model_copy(update={"cases": cases, "deselected": []})
         own.recount()
-        _write(run_dir / name, render_html(own, run_dir))
+        _write(run_dir / name, render_html(own, run_dir, history_page))
     return _write(run_dir / "report.html", page)
 
 
@@ -699,6 +771,16 @@ def own_page(name: str) -> bool:
 
 def _write(path: Path, text: str) -> Path:
     return replace_file(path, text.encode("utf-8", "replace"))
+
+
+def _merged_text(s: RunSummary) -> str:
+    """A merged run's Merged line: "from 4 shards (1/4, 2/4, 3/4, 4/4)", and what is
+    missing."""
+    n = len(s.shards)
+    text = f"from {n} shard{'' if n == 1 else 's'} ({', '.join(x.shard for x in s.shards)})"
+    if s.missing_shards:
+        text += f"; missing: {', '.join(s.missing_shards)}"
+    return text
 
 
 def _devices_text(s: RunSummary) -> str:
@@ -729,6 +811,36 @@ def _model_totals(s: RunSummary) -> list[tuple[str, str]]:
             ("Model time", format_duration(usage.latency_s))]
 
 
+def _href_to(page: Path, folder: Path) -> str:
+    """A link from a page in ``folder`` to ``page``: relative, or its file URL where no
+    relative path leads there (Windows: another drive)."""
+    return _relative_href(page, folder) or page.resolve().as_uri()
+
+
+def _relative_href(path: Path, folder: Path) -> str | None:
+    """``path`` relative to ``folder``, as a link from a page there writes it (``r#1``, ``50%``
+    escaped); None where no relative path leads (Windows: another drive)."""
+    try:
+        rel = os.path.relpath(path.resolve(), folder.resolve())
+    except ValueError:
+        return None
+    return urllib.parse.quote(rel.replace(os.sep, "/"), safe="/")
+
+
+def _since_chip(since: tuple[str, str, str]) -> str:
+    """A case's verdict against earlier runs, as its row and the Failures list show it."""
+    words, key, said = since
+    return (f'<span class="since v-{_e(key)}" title="against earlier runs: {_e(said)}">'
+            f"{_e(words)}</span>")
+
+
+def _unrun_chip(c: CaseResult) -> str:
+    """A never-run case's chip: ``not run: no usable android device left`` (its error's
+    cause, the part before the detail in brackets, which the case's body says whole)."""
+    why = c.error.message if c.error else ""
+    return "not run" + (f": {why.split(' (', 1)[0]}" if why else "")
+
+
 def _took(attempt: CaseResult) -> str:
     """`` (3.1 s)``: an attempt's own time, where a retried case lists its attempts (the
     case's chip has their sum); none for one that took no time (never started)."""
@@ -755,7 +867,7 @@ def _data_table(data: dict) -> str:
     """Named outputs (aiQuery & co., javascript / shell with ``name:``) of a case."""
     rows = "".join(f"<tr><td><code>{_e(k)}</code><td><code>{_e(_cut(v, 2000))}</code>"
                    for k, v in data.items())
-    return (f'<section class="data"><h4>Data</h4><table class="list"><thead><tr><th>Name'
+    return (f'<section class="data"><h3>Data</h3><table class="list"><thead><tr><th>Name'
             f"<th>Value</thead><tbody>{rows}</tbody></table></section>")
 
 
@@ -767,6 +879,9 @@ def _cut(value: object, limit: int) -> str:
 
 
 def _img(url: str, alt: str, cls: str = "") -> str:
+    """A screenshot (report.js makes it a tab stop that Enter opens full size, and says its
+    step in its alt: "after step 3: aiTap "Sign in""; written here, a 500-case report grew
+    by a tenth)."""
     klass = f' class="{cls}"' if cls else ""
     return f'<img{klass} loading="lazy" src="{_e(url)}" alt="{_e(alt)}">'
 
@@ -836,13 +951,23 @@ def _agent_summary(output: dict, is_open: bool = False) -> str:
             f"<ol>{steps}</ol></details>")
 
 
+def _short(text: str, limit: int) -> str:
+    """``text`` on one line, at most ``limit`` characters (a cut ends in "…")."""
+    text = " ".join(one_line(text).split())
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
 def _older_shot(c: CaseResult, at: StepRecord | None) -> str:
     """For a case whose last screenshot is not its failing step's (that step took none: an
     unreadable tree with a secret, a device error, --screenshots): which step's it is and why
     the failing one has none, so an earlier screen is not read as the one it failed on."""
     if at is None or at.after == c.screenshot or not at.no_image:
         return ""
-    of = next((st.index for st in c.steps if c.screenshot in (st.after, st.before)), None)
+    before = next((st.index for st in c.steps if c.screenshot == st.before), None)
+    of = next((st.index for st in c.steps if c.screenshot == st.after), before)
+    if of == at.index and of == before:     # its own before image ("taken at step 1; step
+        # 1 has none" read as a contradiction)
+        return f" — taken before step {of} ran; none after it: {_e(at.no_image)}"
     taken = f"taken at step {of}" if of is not None else "taken earlier"
     return f" — {taken}; step {at.index} has none: {_e(at.no_image)}"
 
@@ -860,13 +985,30 @@ def _model_said(step: StepRecord, c: CaseResult) -> str:
 
 def _searched(c: CaseResult) -> str:
     """What the search finds a case by besides its summary's words (name, file, status,
-    platform, device, chips) and its tags, which report.js reads from the page (written twice
-    they made a 500-case run's report 25 kB bigger): its id, what its device is ("Android
-    14"), and why it did not pass: its reason, its and its steps' errors, its earlier
+    platform, device, verdict chip) and its tags, which report.js reads from the page (written
+    twice they made a 500-case run's report 25 kB bigger): its id, what its device is
+    ("Pixel, Android": its version numbers left out, `_device_words`), and why it did not pass: its reason, its and its steps' errors, its earlier
     attempts' (triage: "which cases broke on X?")."""
-    said = [c.case_id, c.device_info or "", c.reason or "", *_failures(c),
+    said = [c.case_id, _device_words(c.device_info), c.reason or "", *_failures(c),
             *(x for p in c.previous for x in _failures(p))]
     return " ".join(x for x in said if x).lower()
+
+
+def _device_words(info: str | None) -> str:
+    """What a case's device is, for the search, without its dotted version numbers
+    ("chromium (chromium-headless-shell)" of "Chromium 156.0.8078.129 (…)": a number searched
+    for matched every case run on that browser); a phone's "Android 14 (API 34)" stays whole,
+    the way a tester asks for it."""
+    return " ".join(w for w in re.split(r"[\s,;]+", info or "")
+                    if w and not re.search(r"\d\.\d", w))
+
+
+def _why(c: CaseResult, at: StepRecord | None) -> str:
+    """A failed case's reason on one line (at most 200 characters): its error, else its
+    failing step's, else its reason."""
+    said = (f"{c.error.kind}: {c.error.message}" if c.error else
+            (at.error if at is not None and at.error else c.reason or ""))
+    return _short(said.split("\n")[0], 200)
 
 
 def _failures(c: CaseResult) -> list[str]:

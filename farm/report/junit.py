@@ -37,8 +37,8 @@ from typing import TYPE_CHECKING, Iterable, Iterator, Mapping, Sequence
 
 from farm.report.html import cut_long, known_tokens
 from farm.report.paths import replace_file, run_file
-from farm.results import (CaseResult, RunSummary, case_usage, failing_step, own_duration,
-                          since_last_words, timestamp)
+from farm.results import (CaseResult, RunSummary, case_usage, failing_step, never_ran,
+                          own_duration, since_last_words, timestamp)
 from farm.run_log import one_line, verdict_line
 from farm.text import printable
 
@@ -68,9 +68,18 @@ def _short(text: str) -> str:
 
 
 def _message(case: CaseResult) -> str:
-    if case.error is not None:
+    """The ``message`` attribute a CI's summary shows: the error's first line, and for an
+    error whose retry could not run, why (``…; not retried: no usable ios device left``, as
+    the console's line and results.json's reason say), the error cut to leave it room."""
+    if case.error is None:
+        return case.reason or case.status
+    why = (case.reason or "").strip()
+    if case.status != "error" or not why.startswith("not retried:") or "\n" in why:
         return case.error.message
-    return case.reason or case.status
+    room = max(_MESSAGE_LIMIT - len(why) - 2, 40)
+    first = _short(case.error.message)
+    first = first if len(first) <= room else first[:room - 1] + "…"
+    return f"{first}; {why}"
 
 
 def _body(case: CaseResult) -> str:
@@ -142,7 +151,8 @@ def _facts(case: CaseResult) -> str:
     facts = {"title": " ".join(case.name.split()),      # one line: a fact per line
              "case_id": case.case_id, "file": _where(case),
              "platform": case.platform, "device": case.device,
-             "device_info": case.device_info, "attempt": str(case.attempt),
+             "device_info": case.device_info,
+             "attempt": "none (not run)" if never_ran(case) else str(case.attempt),
              "flaky": "true" if case.status == "flaky" else None,
              # as the report and the terminal say it: a red case's "unstable across runs",
              # not "flaky" (a pass on a retry: the "flaky: true" fact)
@@ -361,6 +371,12 @@ def _suite(name: str, cases: list[CaseResult], summary: RunSummary, run_dir: Pat
     properties = [_element("property", [("name", "run_id"), ("value", summary.run_id)])]
     if summary.shard:       # (a sharded pipeline's merged JUnit: which job a suite came from)
         properties.append(_element("property", [("name", "shard"), ("value", summary.shard)]))
+    # a merged run's shards (`farm report --merge`): a CI counting fewer tests is told why
+    for key, shards in (("merged_from", [s.shard for s in summary.shards]),
+                        ("missing_shards", summary.missing_shards)):
+        if shards:
+            properties.append(_element("property", [("name", key),
+                                                    ("value", ", ".join(shards))]))
     if summary.farm_version:
         properties.append(_element("property", [("name", "farm_version"),
                                                 ("value", summary.farm_version)]))
@@ -392,8 +408,8 @@ def _run_cut_short(summary: RunSummary) -> CaseResult | None:
         return _failed_by_skips(summary)
     why = (f"farm run {summary.run_id} was interrupted (killed, Ctrl-C or a CI time limit)"
            if summary.interrupted else f"farm run {summary.run_id} stopped: {summary.stopped}")
-    message = (f"{why} before it ran {never} of its {len(summary.cases)} case(s): they are "
-               f"listed as skipped; this file has only what ran")
+    message = (f"{why} before it ran {never} of its {len(summary.cases)} case(s): each is "
+               f"listed as skipped (not run); the others' results are what they did")
     more = [f"... and {len(ids) - _LISTED} more"] if len(ids) > _LISTED else []
     body = "\n".join(["never ran:", *(f"  {i}" for i in ids[:_LISTED]), *more])
     return CaseResult(run_id=summary.run_id, case_id="farm/run", name=f"farm run "

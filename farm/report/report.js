@@ -22,14 +22,17 @@ document.addEventListener("DOMContentLoaded", function () {
     try { return [c, JSON.parse(c.getAttribute("data-tags") || "[]")]; }
     catch (e) { return [c, []]; }
   }));
-  // what a case is searched by: its summary's words (name, file, status, platform, device,
-  // chips), its tags and its data-q (id, what its device is, why it failed); the page does
-  // not write the summary's words twice
+  // what a case is searched by: its summary's words (status, name, file, verdict), its
+  // platform and device (not the chips' numbers: "1" matched every case's "attempt 1"), its
+  // tags and its data-q (id, what its device is, why it failed); the page does
+  // not write the summary's words twice; full-width forms read as half-width (NFKC)
   var textOf = new Map(cases.map(function (c) {
-    var shown = c.querySelectorAll(":scope > summary span:not(.chips)");
+    var shown = c.querySelectorAll(":scope > summary > span:not(.chips), :scope > summary .since");
     var words = Array.prototype.map.call(shown, function (n) { return n.textContent; });
-    return [c, words.concat(tagsOf.get(c), c.getAttribute("data-q") || "")
-      .join(" ").toLowerCase()];
+    return [c, words.concat(c.getAttribute("data-platform") || "",
+                            c.getAttribute("data-device") || "",
+                            tagsOf.get(c), c.getAttribute("data-q") || "")
+      .join(" ").normalize("NFKC").toLowerCase()];
   }));
 
   // -- a case or step shown from its link lands below the sticky toolbar ----------------------
@@ -37,11 +40,31 @@ document.addEventListener("DOMContentLoaded", function () {
   // three on a phone, where a fixed margin left the case's title under it
   var bar = document.querySelector(".toolbar");
   function measureBar() {
-    if (bar) document.documentElement.style.setProperty("--toolbar", bar.offsetHeight + "px");
+    // (a phone's toolbar is not sticky, report.css: nothing to land below)
+    var sticky = bar && getComputedStyle(bar).position === "sticky";
+    if (bar) document.documentElement.style.setProperty("--toolbar",
+                                                        (sticky ? bar.offsetHeight : 0) + "px");
   }
   measureBar();
   if (bar && "ResizeObserver" in window) new ResizeObserver(measureBar).observe(bar);
   else window.addEventListener("resize", measureBar);
+
+  // -- screenshots: a tab stop each (Enter opens the lightbox), their alt saying the step ----
+  // ("after step 3: aiTap "Sign in""; the page writes "after": 12,000 images' words)
+  function thumbs(root) {
+    Array.prototype.forEach.call(root.querySelectorAll(".steps img, img.shot"), function (img) {
+      img.tabIndex = 0;
+      var row = img.closest(".steps tr");
+      if (!row || row.cells.length < 2 || img.getAttribute("data-said")) return;
+      var label = row.cells[1].firstChild;  // the step label text, before line/error notes
+      var text = label ? label.textContent.trim() : "";
+      var when = img.alt === "where it acted" ? "where it acted at" : img.alt;
+      img.alt = when + " step " + row.cells[0].textContent.trim() +
+        (text ? ": " + (text.length > 120 ? text.slice(0, 119) + "…" : text) : "");
+      img.setAttribute("data-said", "1");
+    });
+  }
+  thumbs(document);
 
   // -- a closed case's body is raw text (a <noscript>) until it is opened ------------------
   function unfold(c) {
@@ -49,6 +72,7 @@ document.addEventListener("DOMContentLoaded", function () {
     if (!later) return;
     var t = document.createElement("template");
     t.innerHTML = later.textContent;
+    thumbs(t.content);
     later.replaceWith(t.content);
   }
   // "expand all" of 2,000 cases unfolds each as it comes near the screen, not all at once
@@ -65,7 +89,8 @@ document.addEventListener("DOMContentLoaded", function () {
 
   // -- filter and search ---------------------------------------------------------------------
   function visible(c) {
-    var words = state.q.trim().toLowerCase().split(/\s+/);
+    // (NFKC: a full-width "：" or "Ａ" typed finds the half-width one, and back, as -k does)
+    var words = state.q.normalize("NFKC").trim().toLowerCase().split(/\s+/);
     if (state.status !== "all" && c.getAttribute("data-status") !== state.status) return false;
     if (state.platform && c.getAttribute("data-platform") !== state.platform) return false;
     if (state.device && (c.getAttribute("data-device") || "") !== state.device) return false;
@@ -189,16 +214,13 @@ document.addEventListener("DOMContentLoaded", function () {
   var boxText = box ? box.querySelector("figcaption span") : null;
   var boxLink = box ? box.querySelector("figcaption a") : null;
 
+  var opener = null;     // the thumbnail the lightbox opened from: focus goes back to it
+
   function openBox(img) {
     if (!box || !boxImg) return;
     var url = img.getAttribute("src");
-    var row = img.closest("tr");
-    var caption = img.alt;
-    if (row && row.cells.length > 1) {
-      var label = row.cells[1].firstChild;  // the step label text, before line/error notes
-      caption = "step " + row.cells[0].textContent + " " + img.alt + ": " +
-        (label ? label.textContent.trim() : "");
-    }
+    var caption = img.alt;     // "after step 3: aiTap "Sign in"" (`thumbs`)
+    opener = img;
     boxImg.src = url;
     // a marked copy shows over its JPEG (its background), as in the table
     boxImg.style.backgroundImage = img.style.backgroundImage;
@@ -206,15 +228,23 @@ document.addEventListener("DOMContentLoaded", function () {
     if (boxText) boxText.textContent = caption;
     if (boxLink) boxLink.href = url;
     box.hidden = false;
+    if (boxLink) boxLink.focus();
   }
 
   function closeBox() {
-    if (box) box.hidden = true;
+    if (!box || box.hidden) return;
+    box.hidden = true;
+    if (opener) opener.focus();
+    opener = null;
+  }
+
+  function isThumb(t) {
+    return t && t.tagName === "IMG" && (t.classList.contains("shot") || !!t.closest(".steps"));
   }
 
   document.addEventListener("click", function (event) {
     var t = event.target;
-    if (t && t.tagName === "IMG" && (t.classList.contains("shot") || t.closest(".steps"))) {
+    if (isThumb(t)) {
       event.preventDefault();
       openBox(t);
     } else if (box && !box.hidden && t !== boxLink) {
@@ -225,6 +255,9 @@ document.addEventListener("DOMContentLoaded", function () {
   document.addEventListener("keydown", function (event) {
     if (event.key === "Escape") {
       closeBox();
+    } else if ((event.key === "Enter" || event.key === " ") && isThumb(event.target)) {
+      event.preventDefault();     // a focused thumbnail opens as a click does
+      openBox(event.target);
     } else if (event.key === "/" && search && document.activeElement !== search) {
       event.preventDefault();
       search.focus();

@@ -8,9 +8,9 @@ import statistics
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field, replace
 
-from farm.results_history import (FINISHED, NO_DEVICES, RED, WINDOW, CaseRecord,
+from farm.results_history import (FINISHED, FLAKY_BEFORE, NO_DEVICES, RED, WINDOW, CaseRecord,
                                   FailedStep, RunRecord, classify, counts_for_verdicts,
-                                  pass_rate, suite_of)
+                                  no_devices, pass_rate, suite_of)
 
 _SINCE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdw])\s*$")
 _UNIT = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
@@ -49,6 +49,8 @@ class RunRow:
     unstable: list[str] = field(default_factory=list)   # red or green again, back and forth
     partial: bool = False   # a subset of the window's usual run (`mark_partial`): its rate is
     # over a few cases, not a night's; off the pass-rate line
+    missing: list[str] = field(default_factory=list)    # a sharded run's shards not in the
+    # history ("3/3"; `missing_shards`): partial
 
 
 @dataclass
@@ -63,11 +65,16 @@ class Change:
     # included): (failed or its own error, passed only on a retry, runs)
     carried: str | None = None   # the run this state is from, when the newest run (cut
     # short) did not finish the case: the newest run that ran the case to its end
+    run: str | None = None       # the run whose report shows the case: a sharded run's shard
+    flaky_before: bool = False   # flaky now and in the window before too: its run's report
+    # says *flaky before* (results.json's since_last), and so does this page
 
     @property
     def words(self) -> str:
         """The verdict as the page says it: an unstable case's with its recent record
         (``passed (unstable across runs: 4 of last 7 failed)``), never a bare *fixed*."""
+        if self.verdict == "flaky" and self.flaky_before:
+            return f"{WORDS['flaky']} · {FLAKY_BEFORE}"
         if self.verdict != UNSTABLE:
             return WORDS[self.verdict]
         red, flaky, runs = self.recent
@@ -186,8 +193,8 @@ def analyse(runs: list[RunRecord], suite: str | None = None,
     nor durations (what they spent is still spend); when it is the newest, the cases it did
     not finish keep the state of the newest run that finished each (`_carried`). A partial run
     (`mark_partial`) is a row too, and its cases count like any run's: only its pass rate is
-    not a night's."""
-    runs = only_suite(runs, suite)     # (the header names the page's suites: this one)
+    not a night's. The shards of one sharded run are one run (`fold_shards`)."""
+    runs = only_suite(fold_shards(runs), suite)     # (the header names the page's suites)
     seen = _Seen(_statuses(earlier))
     rows, changes = [], []
     for run in runs:
@@ -219,6 +226,7 @@ class _Seen:
     def run(self, run: RunRecord, row: RunRow) -> dict[str, Change]:
         """Read one run (the next, oldest first): fill its row's lists; its verdicts."""
         changes: dict[str, Change] = {}
+        shown = {c.case_id: s.run_id for s in run.shards for c in s.cases}
         for case in run.cases:
             self.names[case.case_id] = case.name or case.case_id
             if case.status not in FINISHED:
@@ -237,7 +245,10 @@ class _Seen:
             if verdict:
                 changes[case.case_id] = Change(
                     case.case_id, self.names[case.case_id], case.status, verdict, case.error,
-                    case.last_failed_step(), _recent(before, case.status))
+                    case.last_failed_step(), _recent(before, case.status),
+                    run=shown.get(case.case_id, run.run_id),
+                    # (as `since_last` says it: flaky in its last WINDOW runs before this)
+                    flaky_before=case.status == "flaky" and "flaky" in before[-WINDOW:])
             if told:    # (a device's infra error says nothing of it)
                 self.statuses[case.case_id].append(case.status)
                 before.append(case.status)
@@ -314,7 +325,7 @@ def mark_partial(rows: list[RunRow]) -> None:
     newest = {s: i for i, s in enumerate(scopes)}
     usual = max(seen, key=lambda s: (seen[s], -len(s), newest[s]), default=frozenset())
     for row, scope in zip(rows, scopes):
-        row.partial = scope is None or not scope <= usual
+        row.partial = scope is None or not scope <= usual or bool(row.missing)
 
 
 def _scope(run: RunRecord) -> frozenset[str] | None:
@@ -333,7 +344,8 @@ def _scope(run: RunRecord) -> frozenset[str] | None:
 
 def _row(run: RunRecord) -> RunRow:
     passed, finished, rate = pass_rate(Counter(c.status for c in run.cases))
-    return RunRow(run=run, finished=finished, passed=passed, rate=rate)
+    return RunRow(run=run, finished=finished, passed=passed, rate=rate,
+                  missing=missing_shards(run))
 
 
 def flaky_ranking(statuses: dict[str, list[str]],
@@ -362,6 +374,7 @@ def flaky_ranking(statuses: dict[str, list[str]],
         if "flaky" not in states and flips < 2:
             continue            # red once (a new failure), or red then green (fixed)
         run, case = last_fail[case_id]
+        run = run.holding(case_id)      # (a sharded run's: the shard whose report shows it)
         error = case.error or next((a.error for a in case.attempts if a.error), None)
         steps, unknown = step_fails((red_steps or {}).get(case_id, []))
         ranking.append(Flaky(case_id, names.get(case_id, case_id), len(states),
@@ -456,7 +469,7 @@ def device_errors(runs: list[RunRecord]) -> list[DeviceErrors]:
                 if (a.at or run.at) < latest.get(a.device, float("-inf")):
                     continue            # cases come in id order, not time order
                 latest[a.device] = a.at or run.at
-                entry.last_run, entry.last_error = run.run_id, a.error
+                entry.last_run, entry.last_error = run.holding(case.case_id).run_id, a.error
                 entry.about = run.device_info.get(a.device, entry.about)
     return sorted(found.values(), key=lambda d: (-d.errors, d.device))
 
@@ -469,3 +482,111 @@ def _device_fault(error: str | None) -> bool:
         return True
     from farm.attempts import Outcome, error_outcome
     return error_outcome(error.split(":", 1)[0].strip()) is Outcome.INFRA
+
+
+SHARD_WINDOW = 6 * 3600     # shards of a run that recorded no run group (run by hand, an older
+# farm's records): started within this many seconds of its first shard. The jobs of one
+# nightly start within minutes, or wait an hour or two for a runner; the next night starts a
+# day later.
+
+
+def fold_shards(runs: list[RunRecord]) -> list[RunRecord]:
+    """``runs`` (oldest first) with the shards of each sharded run (``farm run --shard I/N``
+    in N CI jobs) made one run, in place of its first shard: shards are one run when they
+    have one run group (`farm.results.run_group_from_env`), one N and the same other
+    selection; shards without a group, when they also started within SHARD_WINDOW of the
+    first and none is the same shard again (the next night's shard 1 starts the next run);
+    a shard alone is left as it is.
+    A shard run again in one group (a retried CI job): its last run counts. The folded run
+    (`_folded`): counts, tokens and cost summed, cases joined, started as its first shard,
+    lasting until its last shard ended; its shards' own records in ``shards``."""
+    buckets: list[dict[object, RunRecord]] = []
+    keyed: list[tuple[object, ...] | None] = []
+    for run in runs:
+        key = _fold_key(run)
+        index = (run.shard_of() or (None, 0))[0]
+        bucket = None if key is None else next(
+            (b for b, k in zip(reversed(buckets), reversed(keyed))
+             if k is not None and _joins(b, k, run, key, index)), None)
+        if bucket is None:
+            buckets.append({})
+            keyed.append(key)
+            bucket = buckets[-1]
+        bucket[index if index is not None else ("?", run.run_id)] = run
+    # (a shard alone stays as it was: its row says ``--shard 2/3``, partial)
+    return [_folded(list(b.values())) if len(b) > 1 else next(iter(b.values()))
+            for b in buckets]
+
+
+def _fold_key(run: RunRecord) -> tuple[object, ...] | None:
+    """What the shards of one run share: their run group, N and the rest of their selection
+    (platforms a shard had no device for left out: each shard has other cases); None for a
+    run that is no shard."""
+    shard = run.shard_of()
+    if shard is None:
+        return None
+    rest = tuple(sorted(s for s in run.selection
+                        if not s.startswith("--shard") and not NO_DEVICES.match(s)))
+    return run.run_group, shard[1], rest
+
+
+def _joins(bucket: dict[object, RunRecord], its: tuple[object, ...], run: RunRecord,
+           key: tuple[object, ...], index: int | None) -> bool:
+    """Whether ``run`` (its `_fold_key` ``key``) is a shard of the bucket's run (``its``):
+    one run group; without one, near in time and not a shard it has. A killed shard that
+    `farm report` rebuilt from its journal (which keeps no run group) joins its group's
+    shards so too."""
+    if key == its and run.run_group:
+        return True
+    alike = key == its or (run.rebuilt and not run.run_group and key[1:] == its[1:])
+    return alike and index not in bucket and _near(bucket, run)
+
+
+def _near(bucket: dict[object, RunRecord], run: RunRecord) -> bool:
+    """Whether ``run`` started within SHARD_WINDOW of the bucket's first shard (a bucket of
+    run-group shards never takes one without: `_fold_key` differs)."""
+    first = min(r.at for r in bucket.values())
+    return run.at - first <= SHARD_WINDOW
+
+
+def _folded(parts: list[RunRecord]) -> RunRecord:
+    """One run of a sharded run's shards (`fold_shards`)."""
+    parts.sort(key=lambda r: ((r.shard_of() or (None, 0))[0] or 0, r.at))
+    first = min(parts, key=lambda r: r.at)
+    cases: dict[str, CaseRecord] = {}
+    counts: Counter[str] = Counter()
+    platforms: set[str] = set()
+    for part in sorted(parts, key=lambda r: r.at):
+        cases.update((c.case_id, c) for c in part.cases)
+        counts.update(part.counts)
+        for s in part.selection:
+            if missing := NO_DEVICES.match(s):
+                platforms.update(missing.group(1).split(", "))
+    selection = [s for s in first.selection
+                 if not s.startswith("--shard") and not NO_DEVICES.match(s)]
+    return RunRecord(
+        run_id=first.run_group or first.run_id, started=first.started, at=first.at,
+        duration=round(max(r.at + r.duration for r in parts) - first.at, 3),
+        counts=dict(counts), tokens=sum(r.tokens for r in parts),
+        cost=round(sum(r.cost for r in parts), 6),
+        tokens_unknown=any(r.tokens_unknown for r in parts),
+        cost_unknown=any(r.cost_unknown for r in parts),
+        model_seconds=round(sum(r.model_seconds for r in parts), 3),
+        interrupted=any(r.interrupted for r in parts),
+        cases=sorted(cases.values(), key=lambda c: c.case_id),
+        device_info={k: v for r in parts for k, v in r.device_info.items()},
+        selection=selection + ([no_devices(sorted(platforms))] if platforms else []),
+        rebuilt=any(r.rebuilt for r in parts), run_group=first.run_group, shards=parts)
+
+
+def missing_shards(run: RunRecord) -> list[str]:
+    """The shards of a sharded run's row not in the history (``["3/3"]``); shards recorded
+    without their index (an older farm's ``?``) are counted, not named (``"1 of 3"``)."""
+    if not run.shards:
+        return []
+    total = max((r.shard_of() or (None, 0))[1] for r in run.shards)
+    known = {i for r in run.shards if (i := (r.shard_of() or (None, 0))[0]) is not None}
+    if len(known) < len(run.shards):
+        left = total - len(run.shards)
+        return [f"{left} of {total}"] if left > 0 else []
+    return [f"{i}/{total}" for i in range(1, total + 1) if i not in known]

@@ -42,7 +42,7 @@ from farm.errors import SuiteError
 from farm.suite.checks import Problems, suggest
 from farm.suite.model import Batch, Case, InOrder, Shared
 from farm.suite.targets import MOBILE_SECTIONS, WEB_SECTIONS, read_overrides, yaml_output
-from farm.suite.yamlpos import Node
+from farm.suite.yamlpos import Node, read_yaml
 
 INDEX = "index.yaml"
 BATCH_KEYS = {"files", "setup", "concurrent", "continueOnError", "retry", "summary",
@@ -198,7 +198,7 @@ def read_batch(node: Node, path: Path, shown: str, p: Problems,
         p.add(node, "missing required key 'files': expected the list of case files (paths or "
                     "globs, relative to the batch file) the batch runs")
     share = bool(p.boolean(top.get("shareBrowserContext"), "shareBrowserContext"))
-    setup = _setup_file(top.get("setup"), share, path.parent, p, scope)
+    setup = _setup_file(top.get("setup"), share, path, p, scope)
     sections = [k for k in (*WEB_SECTIONS, *MOBILE_SECTIONS) if k in top]
     web = [k for k in sections if k in WEB_SECTIONS]
     if len(web) > 1:
@@ -226,9 +226,11 @@ def read_batch(node: Node, path: Path, shown: str, p: Problems,
     return batch, files
 
 
-def _setup_file(node: Node | None, share: bool, base: Path, p: Problems,
+def _setup_file(node: Node | None, share: bool, batch: Path, p: Problems,
                 scope: Scope) -> Path | None:
-    """Midscene's ``setup:``: one YAML file (a path or a glob matching exactly one)."""
+    """Midscene's ``setup:``: one YAML file (a path or a glob matching exactly one), a case:
+    not the batch file ``batch`` itself nor another batch file (either ran no setup at all)."""
+    base = batch.parent
     text = p.text(node, "setup", empty_ok=False, expected="the setup YAML file")
     if text is None or node is None:
         return None
@@ -244,7 +246,16 @@ def _setup_file(node: Node | None, share: bool, base: Path, p: Problems,
                     f"{'s' if matched else ''} (relative to the batch file): expected exactly "
                     "one")
         return None
-    return matched[0].resolve()
+    setup = matched[0].resolve()
+    if setup == batch.resolve():
+        p.add(node, f"setup: {text} is this batch file, not a case: name the case file that "
+                    "logs in (or prepares) before the others")
+        return None
+    if looks_like_batch(read_yaml(setup)[0]):
+        p.add(node, f"setup: {text} is a batch file, not a case: a setup is one case file, "
+                    "run first in the shared browser")
+        return None
+    return setup
 
 
 def _matches(pattern: str, base: Path, unreadable: list[OSError] | None = None) -> list[Path]:

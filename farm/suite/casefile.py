@@ -14,15 +14,16 @@ from functools import partial
 from pathlib import Path
 
 from farm.config import MAX_RETRIES
-from farm.suite.checks import Problems
+from farm.errors import SuiteError
+from farm.suite.checks import Problems, quoted_number
 from farm.suite.kinds import KINDS
 from farm.suite.model import Case, Step, SuiteDefaults, Task
 from farm.suite.moved_options import lift_agent_options, read_config, written_as
 from farm.suite.steps import parse_flow
 from farm.suite.targets import (UNSUPPORTED, WEB_SECTIONS, read_mobile, read_outputs, read_web,
                                 section_of)
-from farm.suite.vars import (PLACEHOLDER, from_workers, invalid_name, malformed, references,
-                             undefined)
+from farm.suite.vars import (PLACEHOLDER, from_workers, invalid_name, malformed, nearest_name,
+                             references, undefined)
 from farm.suite.yamlpos import Node
 
 TARGETS = (*WEB_SECTIONS, "android", "ios")
@@ -64,12 +65,36 @@ def file_case_id(root: Path, path: Path) -> str:
     return f"{root.name}/{path.relative_to(root).with_suffix('').as_posix()}"
 
 
+_DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)(h|m|s)")
+
+
+def duration_seconds(text: str) -> float | None:
+    """``90s``, ``5m``, ``1h30m`` in seconds, as ``farm run --timeout`` reads them; None for
+    a text that is no such duration."""
+    compact = text.strip().lower().replace(" ", "")
+    parts = _DURATION_PART.findall(compact)
+    if not parts or "".join(n + u for n, u in parts) != compact \
+            or len({u for _, u in parts}) < len(parts):
+        return None
+    return sum(float(n) * {"h": 3600, "m": 60, "s": 1}[u] for n, u in parts)
+
+
 def case_seconds(node: Node | None, expected: str, p: Problems) -> float | None:
     """A case's (or farm.yaml's) ``timeout:``, in seconds; a whole thousand of 5000 or more
     (``timeout: 30000``) is warned about: every other time in a suite file is milliseconds
     (Midscene's), and a hung case would hold its device for hours, not seconds."""
+    seconds = None
+    if node is not None and node.kind == "scalar" and isinstance(node.value, str):
+        seconds = duration_seconds(node.value)      # (as farm run --timeout reads it)
+    if seconds is not None:
+        node = Node("scalar", node.line, node.column, seconds, raw=node.raw, plain=True)
+    elif node is not None and node.kind == "scalar" and isinstance(node.value, str) \
+            and "${" not in node.value and not quoted_number(node):
+        p.add(node, f"timeout: expected {expected}, got {node.describe()} (or a duration, as "
+                    "farm run --timeout takes: 90s, 5m, 1h30m)")
+        return None
     value = p.number(node, "timeout", expected=expected, maximum=MAX_CASE_SECONDS)
-    if node is not None and value is not None and value >= 5000 and value % 1000 == 0:
+    if node is not None and seconds is None and value is not None and value >= 5000 and value % 1000 == 0:
         p.warn(node, f"timeout: {value:g} seconds is {value / 3600:.1f} hours: a case's "
                      "timeout is in seconds (a step's timeout: and sleep: are milliseconds); "
                      f"for {value / 1000:g} s write timeout: {value / 1000:g}")
@@ -161,12 +186,22 @@ def _undefined(name: str, results: dict[str, Node], known: set[str] | frozenset[
     """The message for an undefined ``${name}``: when a step of the file keeps its result
     under that name (``aiNumber: the price`` + ``name: price``, then ``aiAssert: the total is
     ${price}``), that a result is no variable, rather than where to set one; else where to
-    set one, and the ``known`` name nearest it (``did you mean ${QA_URL}?``)."""
+    set one, and the ``known`` name nearest it (``did you mean ${QA_URL}?``); with none near,
+    the result name nearest it (``${rowz}`` for the result ``rows``), said as a result."""
     step = results.get(name)
     if step is None:
-        return undefined(name, known)
+        near = nearest_name(name, results) if nearest_name(name, known) is None else None
+        if near is None:
+            return undefined(name, known)
+        return (f"undefined variable ${{{name}}}: did you mean ${{{near}}}? "
+                + _no_variable(near, results[near]))
+    return f"undefined variable ${{{name}}}: {_no_variable(name, step)}"
+
+
+def _no_variable(name: str, step: Node) -> str:
+    """That ``name``, the result of ``step``, is no variable, and what to write instead."""
     kind = next((k for k in step.value if k in KINDS), "step")
-    return (f"undefined variable ${{{name}}}: {name!r} is the name of the {kind} result at line {step.line}, and "
+    return (f"{name!r} is the name of the {kind} result at line {step.line}, and "
             "a step's result is no variable: farm, as Midscene, does not put one step's answer "
             "into a later step's text (the answer is in the case's data and the output: file); "
             "describe the value in the later step instead (\"the total equals the price "
@@ -230,6 +265,7 @@ def read_case(node: Node, path: Path, root: Path, defaults: SuiteDefaults,
         "tags": list(dict.fromkeys(d.tags + p.string_list(top.get("tags"), "tags"))),
         "cache_key": d.cache_key,
     }
+    _sleeps_past_timeout(values, top.get("timeout"), p)
     retries = p.integer(top.get("retries"), "retries", maximum=MAX_RETRIES)
     values["retries"] = d.retries if retries is None else retries
     _apply_agent(values, top, root, written, p)
@@ -315,6 +351,48 @@ def _timeout(node: Node | None, d: SuiteDefaults, p: Problems) -> dict:
     seconds = case_seconds(node, "seconds as a number > 0", p)
     return {"timeout": d.timeout} if seconds is None else {"timeout": seconds,
                                                            "own_timeout": True}
+
+
+def _sleeps_past_timeout(values: dict, node: Node | None, p: Problems) -> None:
+    """A ``sleep:`` (or a step's own ``timeout:``) longer than the case's timeout: the case
+    could only be stopped in it, an error after the whole timeout (``sleep: 90000`` with
+    ``timeout: 60`` burnt 60 s; ``waitForText`` with ``timeout: 90000`` ended an ERROR when its
+    text never came). A sleep is refused against the case's own ``timeout:`` (which --timeout
+    does not replace); warned against its farm.yaml's, which the run's --timeout /
+    FARM_DEFAULT_TIMEOUT may raise. A wait's timeout is only its longest (its text usually
+    comes in a second): a warning, never a refusal (a suite that passed kept loading)."""
+    seconds = values["timeout"]
+    own = values.get("own_timeout", False)
+    whose = (f"the case's timeout: {seconds:g} s (line {node.line})" if own and node is not None
+             else f"the case's timeout of {seconds:g} s (it sets no timeout: of its own; "
+                  "farm.yaml's or farm's default, which --timeout may raise)")
+    for step in (s for task in values["tasks"] or [] for s in task.steps):
+        said = _waits_past(step, seconds, whose)
+        if said is None:
+            continue
+        if own and step.kind == "sleep":      # (a wait's timeout is only its longest: a
+            p.add_at(step.line, step.column, said)    # warning, as its text usually comes)
+        else:
+            p.warnings.append(SuiteError(p.file, said, step.line, step.column))
+
+
+def _waits_past(step: Step, seconds: float, whose: str) -> str | None:
+    """Why ``step`` waits past its case's timeout (a ``sleep:``, or a step's own
+    ``timeout:``, as waitForText's or aiWaitFor's: it ended as an infrastructure error, the
+    case stopped in it), or None."""
+    if step.kind == "sleep" and (step.value or "").isdigit():
+        ms = int(step.value or 0)
+        if ms / 1000 > seconds:
+            return (f"sleep: {ms} ms is {ms / 1000:g} s, longer than {whose}: the case would be "
+                    f"stopped in the sleep, an error after {seconds:g} s (sleep: is "
+                    "milliseconds); shorten the sleep or raise timeout:")
+    elif step.timeout_ms is not None and step.timeout_ms / 1000 > seconds:
+        ms = step.timeout_ms
+        return (f"{step.kind}: timeout: {ms} ms is {ms / 1000:g} s, longer than {whose}: a "
+                f"wait that long would stop the case, an error after {seconds:g} s, not this "
+                "step's failure (a step's timeout: is milliseconds); shorten the step's "
+                "timeout: or raise the case's")
+    return None
 
 
 def _variables(top: dict[str, Node], d: SuiteDefaults, p: Problems) -> dict:

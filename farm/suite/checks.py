@@ -158,6 +158,33 @@ class Problems:
         return Substituted("scalar", node.line, node.column, _typed(value), raw=value,
                            plain=True, via=f"${{{name}}} = {shown} (from {source})")
 
+    def blank_at_load(self, node: Node | None) -> str | None:
+        """When ``node`` is a text of ``${NAME}`` references (and spaces) that comes out
+        empty with the values known at load, what says so (``${EMPTY} is empty (from
+        vars:)``); None when it is not, or a value is known only at run time (a secret, a
+        served app's URL: the run checks those)."""
+        if (self.values is None or node is None or node.kind != "scalar"
+                or not isinstance(node.value, str) or "${" not in node.value):
+            return None
+        said: list[str] = []
+        known = True
+
+        def value_of(name: str) -> str | None:
+            nonlocal known
+            value, source = self.values.read(name)
+            if value is None and (source or name in self.values.vars):
+                known = False           # (run time only, or built from such: never read here)
+            said.append(f"${{{name}}} is "
+                        + (("not set, its default empty" if f"${{{name}:-" in node.value
+                            else "not set") if value is None else f"empty (from {source})"
+                           if not value.strip() else f"{value!r}"))
+            return value
+
+        text = substitute(node.value, value_of)
+        if not known or text.strip() or "${" in text:
+            return None
+        return "; ".join(dict.fromkeys(s for s in said if "'" not in s))
+
     def text(self, node: Node | None, where: str, *, required: bool = False,
              empty_ok: bool = True, expected: str = "a string") -> str | None:
         """A scalar as text (numbers/booleans as written). Null/missing -> None."""
@@ -275,6 +302,12 @@ class Problems:
         if node is None or node.is_null:
             return []
         expected = "a list of variable names" if names else "a list of strings"
+        if node.kind == "scalar" and isinstance(node.value, str) and node.value.strip():
+            # `tags: smoke`: the list it meant, in the form to write
+            listed = ", ".join(w.strip() for w in node.value.split(",") if w.strip())
+            self.add(node, f"{where}: expected {expected}, got {node.describe()}: write "
+                           f"{where}: [{listed}]")
+            return []
         items = self.sequence(node, where, expected)
         out: list[str] = []
         for item in items or []:

@@ -19,7 +19,7 @@ import re
 from pathlib import Path
 from typing import Callable, Mapping
 
-from farm.dotenv_lines import dotenv_names, dotenv_text, dotenv_values
+from farm.dotenv_lines import dotenv_names, dotenv_text, dotenv_unread, dotenv_values
 from farm.errors import SuiteError, SuiteErrors
 from farm.suite.model import Case
 from farm.suite.vars import UNDEFINED, references
@@ -51,21 +51,25 @@ def read_dotenv(path: Path, strict: bool = True) -> dict[str, str]:
 
 
 LEFT_OUT = "{}: a variable name is ASCII letters, digits and _; left out"
+# (the line itself is not said: it may hold a secret written with no "=")
+NO_ENTRY = "this line sets no variable (expected NAME=value); skipped"
 
 
 def left_out(path: Path | None, shown: Callable[[Path], str]) -> list[SuiteError]:
     """A warning naming each line of ``path`` that sets a name no ``${NAME}`` can have
-    (``.env:3: 用户: a variable name is ASCII letters, digits and _; left out``), which
-    `read_dotenv` leaves out without a word, as Midscene's dotenv does."""
+    (``.env:3: 用户: a variable name is ASCII letters, digits and _; left out``), or that sets
+    nothing (``bad line here``: `NO_ENTRY`), which `read_dotenv` leaves out without a word,
+    as Midscene's dotenv does."""
     try:
         text = dotenv_text(path.read_bytes()) if path is not None else None
     except OSError:
         return []
     if path is None or text is None:
         return []
-    return [SuiteError(shown(path), LEFT_OUT.format(name), line)
-            for name, line in dotenv_names(text)
+    said = [(line, LEFT_OUT.format(name)) for name, line in dotenv_names(text)
             if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name)]
+    said += [(line, NO_ENTRY) for line in dotenv_unread(text)]
+    return [SuiteError(shown(path), message, line) for line, message in sorted(said)]
 
 
 def with_dotenv(case: Case, dotenv: Mapping[str, str]) -> Case:
@@ -83,7 +87,7 @@ def with_dotenv(case: Case, dotenv: Mapping[str, str]) -> Case:
 
 
 # an undefined variable's message, with or without the name it may have meant (vars.undefined)
-_UNDEFINED_NAME = re.compile(re.escape(UNDEFINED.split("$")[0]) + r"\$\{(\w+)\}(?: \(|: did )")
+UNDEFINED_NAME = re.compile(re.escape(UNDEFINED.split("$")[0]) + r"\$\{(\w+)\}(?: \(|: did )")
 
 
 def explain_undefined(errors: list[SuiteError], path: Path, root: Path,
@@ -112,7 +116,7 @@ def explain_undefined(errors: list[SuiteError], path: Path, root: Path,
 
     out = []
     for e in errors:
-        named = _UNDEFINED_NAME.match(e.message)
+        named = UNDEFINED_NAME.match(e.message)
         name = named[1] if named and named[1] in where else None
         out.append(e if name is None else SuiteError(     # (set there: no "did you mean")
             e.file, f"{UNDEFINED.format(name)}; {said(where[name])} sets it, but farm reads "

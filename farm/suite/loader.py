@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from farm.config import MAX_RETRIES
+from farm.dotenv_lines import dotenv_values
+from farm.text import is_utf16
 from farm.errors import SuiteError, SuiteErrors
 from farm.suite.casefile import (case_seconds, check_secret_names, check_templates,
                                  file_case_id, not_a_case, read_case)
@@ -34,17 +36,22 @@ from farm.suite.batch import (INDEX, NOT_CASE_DIRS, NOT_CASE_FILES, SOLVED_FILE,
                               listed_lines, may_be_batch, nested_batch_warning, read_batch,
                               Scope, unlisted_warning, with_batch)
 from farm.suite.targets import DEFAULT_LOG
-from farm.suite.dotenv import DOTENV, explain_undefined, left_out, read_dotenv, with_dotenv
+from farm.suite.dotenv import (DOTENV, UNDEFINED_NAME, explain_undefined, left_out,
+                               read_dotenv, with_dotenv)
 from farm.suite.model import AppSpec, Batch, Case, Suite, SuiteDefaults
 from farm.suite.vars import (LoadValues, Variables, invalid_name, is_valid_name,
                              read_secrets_dir)
-from farm.suite.yamlpos import EMPTY_MESSAGE, Node, peek, read_yaml
+from farm.suite.yamlpos import EMPTY_MESSAGE, Node, only_aliases, peek, read_yaml
 
 CASE_SUFFIXES = (".yaml", ".yml")
 SKIP_DIRS = set(NOT_CASE_DIRS)
 CACHE_FILE = ("a Midscene cache file (midsceneVersion: and caches:), not a case: skipped "
               "(Midscene writes them to midscene_run/cache/; farm keeps its own cache, see "
               "`farm cache ls`)")
+# Set in (nearly) every shell or OS environment: a vars: entry of one of these is shadowed.
+SHELL_VARIABLES = frozenset({"HOME", "PATH", "USER", "LOGNAME", "SHELL", "PWD", "OLDPWD",
+                             "LANG", "TERM", "TMPDIR", "HOSTNAME", "SHLVL", "TZ", "DISPLAY",
+                             "MAIL", "EDITOR"})
 SUITE_KEYS = {"timeout", "retries", "tags", "secrets", "vars", "apps", "cache", "exclude"}
 APP_KEYS = {"serve", "env", "android", "ios"}
 
@@ -122,6 +129,9 @@ class _Loading:
     def __init__(self, known: frozenset[str], dotenv: Mapping[str, str],
                  warnings: list[SuiteError]) -> None:
         self.known = known          # variable names from env, secrets dir and .env
+        # by suite root: the names its farm.yaml's vars: and apps' env: write (None: farm.yaml
+        # unread), which a case's ${NAME} is never "undefined" for (`_not_follow_ons`)
+        self.written: dict[Path, set[str] | None] = {}
         self.dotenv = dotenv        # the working directory's .env (farm.suite.dotenv)
         self.values = LoadValues({}, dotenv=dotenv)   # a number field's ${NAME}: load_suites
         self.near_dotenv: dict[Path, dict[str, str]] = {}   # other .env files, for hints
@@ -222,12 +232,7 @@ class _Loading:
             self.skipped.extend(f"{NOT_CASE_DIRS[d]} {display_path(here / d)}{os.sep}"
                                 for d in sorted(dirnames) if d in NOT_CASE_DIRS)
             self.skipped.extend(skipped)
-            # os.walk does not enter a link to a folder (a loop, a case read twice), as
-            # Midscene's glob does not: said, or shared cases linked in vanished without a word
-            self.skipped.extend(
-                f"link to a folder {display_path(here / d)}{os.sep} (not followed: name it to "
-                "run its cases)" for d in sorted(dirnames)
-                if not d.startswith(".") and d not in SKIP_DIRS and os.path.islink(here / d))
+            self.note_folder_links(here, dirnames, root)
             dirnames[:] = sorted(
                 d for d in dirnames
                 if not d.startswith(".") and d not in SKIP_DIRS
@@ -240,6 +245,22 @@ class _Loading:
                                         f"(farm.yaml's exclude: {pattern!r})")
                     continue
                 self.add_file(info, here / name)
+
+    def note_folder_links(self, here: Path, dirnames: list[str], root: Path) -> None:
+        """os.walk does not enter a link to a folder (a loop, a case read twice), as Midscene's
+        glob does not: listed for ``-v``, and a warning for one outside the suite that holds
+        YAML files (shared cases linked in did not run, and only ``-v`` said why)."""
+        inside = os.path.realpath(root)
+        for d in sorted(dirnames):
+            if d.startswith(".") or d in SKIP_DIRS or not os.path.islink(here / d):
+                continue
+            shown = f"{display_path(here / d)}{os.sep}"
+            self.skipped.append(f"link to a folder {shown} (not followed: name it to run its "
+                                "cases)")
+            target = os.path.realpath(here / d)
+            if os.path.commonpath([inside, target]) != inside and _holds_yaml(Path(target)):
+                self.warnings.append(SuiteError(shown, "a link to a folder, not followed: its "
+                                                "cases do not run (name it to run them)"))
 
     def add_file(self, info: _SuiteInfo, path: Path) -> None:
         """``path`` as a case of ``info``'s suite, once per file: of a file and a link to it
@@ -400,12 +421,16 @@ class _Loading:
         node, errors = read_yaml(path, shown)
         self.errors.extend(errors)
         if node is None:  # empty farm.yaml just marks the suite root
+            if errors:  # unread: what it defines is not known, so no ${NAME} is "undefined"
+                self.written[root] = None
             return SuiteDefaults()
+        self.written[root] = _written(node)
         p = Problems(shown)
         top = p.mapping(node, "farm.yaml", "a mapping of suite settings (timeout:, retries:, "
                                            "tags:, secrets:, vars:, apps:)")
         if top is None:
             self.errors.extend(p.errors)
+            self.written[root] = None
             return SuiteDefaults()
         p.keys(node, SUITE_KEYS, "farm.yaml")
         values: dict = {
@@ -428,7 +453,8 @@ class _Loading:
         values["retries"] = p.integer(top.get("retries"), "retries", maximum=MAX_RETRIES)
         defaults = p.build(SuiteDefaults, {k: v for k, v in values.items() if v is not None},
                             node) or SuiteDefaults()
-        known = self.known | set(defaults.vars) | {a.env for a in defaults.apps if a.env}
+        known = self.known | set(defaults.vars) | {a.env for a in defaults.apps if a.env} \
+            | _written(node)    # (one whose value failed is said there, not "undefined")
         self.note_vars(root, shown, top.get("vars"))
         check_templates(node, known, p, defaults.secrets)
         check_secret_names(top.get("secrets"), known, p)
@@ -493,6 +519,22 @@ class _Loading:
         if node is not None and node.kind == "map":
             self.var_nodes.extend((root, shown, name, key) for name, key in node.keys.items())
 
+    def report_vars(self) -> None:
+        self.report_served_vars()
+        self.report_shell_vars()
+
+    def report_shell_vars(self) -> None:
+        """A `vars:` entry named like a variable every shell or OS sets (HOME, PATH) is never
+        used where the environment has it: the environment wins over ``vars:`` (so CI can
+        override a var), and the value silently read is the shell's (a case opened
+        file:///root/ for ``url: ${HOME}``). Neither value is said."""
+        for _, shown, name, key in self.var_nodes:
+            if name in SHELL_VARIABLES and name in self.values.env:
+                self.warnings.append(SuiteError(
+                    shown, f"vars.{name}: the environment's {name} (set by every shell) wins "
+                           "over vars:, so this value is never used: give the variable "
+                           "another name", key.line, key.column))
+
     def report_unused_excludes(self) -> None:
         """An ``exclude:`` pattern that matches nothing (``fixture`` for fixtures/) is most
         likely a slip: a warning, or one of the problems when the suite has others (a file it
@@ -521,9 +563,10 @@ class _Loading:
     def read_case(self, path: Path, info: _SuiteInfo) -> Case | None:
         shown = display_path(path)
         node, errors = read_yaml(path, shown)
-        if errors or node is None:
+        if (errors and not only_aliases(errors)) or node is None:
             self.errors.extend(errors or [SuiteError(shown, EMPTY_MESSAGE, 1, 1)])
             return None
+        self.errors.extend(errors)      # anchors and aliases: the rest is still checked
         if _is_midscene_cache(node):
             self.warnings.append(SuiteError(shown, CACHE_FILE))
             return None
@@ -544,7 +587,8 @@ class _Loading:
                                                       {a.env for a in d.apps if a.env}))
         partial: dict = {}
         case = read_case(node, path, info.root, info.defaults, self.known, p, partial)
-        self.errors.extend(explain_undefined(p.errors, path, info.root, display_path,
+        said = _not_follow_ons(p.errors, self.written.get(info.root, set()), node)
+        self.errors.extend(explain_undefined(said, path, info.root, display_path,
                                              self.near_dotenv))
         self.warnings.extend(p.warnings)
         if case is not None and not p.errors and not self.claim_id(case, node):
@@ -639,9 +683,9 @@ def load_suites(paths: Sequence[Path | str] | Path | str, env: Mapping[str, str]
     """
     if isinstance(paths, (str, os.PathLike)):   # one path, not its characters ("/" of
         paths = [paths]                         # "suites/demo" walked the whole disk)
-    from_dotenv = read_dotenv(dotenv) if dotenv is not None else {}
-    known = Variables.from_sources({}, env=env, secrets_dir=secrets_dir).names | set(from_dotenv)
+    from_dotenv, known, unreadable = _dotenv_names(dotenv, env, secrets_dir)
     loading = _Loading(known, from_dotenv, left_out(dotenv, display_path))
+    loading.errors.extend(unreadable)
     loading.values = LoadValues(
         dict(os.environ if env is None else env), dotenv=from_dotenv,
         secret_files=frozenset(read_secrets_dir(secrets_dir) if secrets_dir else ()))
@@ -665,7 +709,7 @@ def load_suites(paths: Sequence[Path | str] | Path | str, env: Mapping[str, str]
         if info.has_file or info.files:
             suites.append(Suite(root=root, defaults=info.defaults,
                                 cases=sorted(cases, key=lambda c: c.id)))
-    loading.report_served_vars()
+    loading.report_vars()
     loading.report_unused_excludes()
     if warnings is not None:
         warnings.extend(f"{w.location}: {w.message}" for w in loading.warnings)
@@ -678,6 +722,56 @@ def load_suites(paths: Sequence[Path | str] | Path | str, env: Mapping[str, str]
         raise SuiteErrors(sorted(loading.errors, key=lambda e: (e.file, e.line or 0,
                                                                 e.column or 0)))
     return suites
+
+
+def _dotenv_names(dotenv: Path | None, env: Mapping[str, str] | None, secrets_dir: Path | None
+                  ) -> tuple[dict[str, str], set[str], list[SuiteError]]:
+    """The ``dotenv`` file's values, the variable names defined at load, and the error of a
+    ``.env`` that is not UTF-8: said with every other problem, not instead of them, its
+    names (ASCII) known, so a case's ${NAME} from it is not also "undefined"."""
+    unreadable: list[SuiteError] = []
+    try:
+        from_dotenv = read_dotenv(dotenv) if dotenv is not None else {}
+    except SuiteErrors as exc:
+        from_dotenv, unreadable = {}, list(exc.errors)
+    known = Variables.from_sources({}, env=env, secrets_dir=secrets_dir).names | set(from_dotenv)
+    if unreadable and dotenv is not None:
+        data = dotenv.read_bytes()
+        known |= set(dotenv_values(data.decode("utf-16" if is_utf16(data) else "latin-1",
+                                               "replace")))
+    return from_dotenv, known, unreadable
+
+
+def _written(node: Node) -> set[str]:
+    """The variable names a farm.yaml or case ``node`` writes: its ``vars:`` keys and its
+    apps' ``env:``, whether or not their values are valid."""
+    if node.kind != "map":
+        return set()
+    names = set()
+    defined = node.value.get("vars")
+    if defined is not None and defined.kind == "map":
+        names |= set(defined.value)
+    apps = node.value.get("apps")
+    for app in (apps.value.values() if apps is not None and apps.kind == "map" else ()):
+        env = app.value.get("env") if app.kind == "map" else None
+        if env is not None and env.kind == "scalar" and isinstance(env.value, str):
+            names.add(env.value)
+    return names
+
+
+def _not_follow_ons(errors: list[SuiteError], suite: set[str] | None,
+                    node: Node) -> list[SuiteError]:
+    """``errors`` of a case file (``node``) less "undefined variable ${NAME}" for a name its
+    suite's farm.yaml or its own ``vars:`` writes (its definition failed, and that is said
+    there), or for any name when ``suite`` is None (farm.yaml could not be read)."""
+    written = _written(node) | (suite or set())
+    out = []
+    for e in errors:
+        named = UNDEFINED_NAME.match(e.message)
+        if named and (suite is None or named[1] in written):
+            continue
+        out.append(e)
+    return out
 
 
 def _unused_excludes(root: Path, patterns: Sequence[str]) -> list[str]:
@@ -719,6 +813,15 @@ def load_case_file(path: Path | str, env: Mapping[str, str] | None = None,
     """Load one case file with its suite's ``farm.yaml`` defaults; raises `SuiteErrors`."""
     suites = load_suites([path], env=env, secrets_dir=secrets_dir)
     return next(c for s in suites for c in s.cases)
+
+
+def _holds_yaml(folder: Path) -> bool:
+    """Whether ``folder`` (or a folder in it discovery would enter) holds a .yaml/.yml file."""
+    for _, dirnames, filenames in os.walk(folder):
+        dirnames[:] = [d for d in dirnames if not d.startswith(".") and d not in SKIP_DIRS]
+        if any(n.lower().endswith(CASE_SUFFIXES) for n in filenames):
+            return True
+    return False
 
 
 def _case_names(folder: Path, filenames: list[str], skipped: list[str]) -> list[str]:

@@ -78,6 +78,8 @@ class Step(BaseModel):
         if main is not None:
             text += f" {main!r}" if not isinstance(main, str) else f' "{main}"'
         shape = self.spec.shape
+        if self.kind == "sleep" and main is not None:   # sleep 1500 ms (was sleep "1500")
+            text = f"sleep {main} ms"
         if shape == "input" and self.value is not None:
             text += f' = "{self.value}"'
         if shape == "drag":

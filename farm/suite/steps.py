@@ -8,6 +8,7 @@ references are checked for the whole file by the loader.
 
 from __future__ import annotations
 
+import difflib
 from typing import Any
 
 from farm.devices.keys import IOS_GESTURES, key_names, native_key, unknown_key
@@ -144,6 +145,7 @@ def parse_step(node: Node, p: Problems, platform: str) -> Step | None:
     _more_options(kind, keys, options, p)
 
     target, value = _main(spec, node, main, keys, options, xpath, p)
+    _blank_text(spec, main if xpath is None else None, p)
     if spec.shape == "key" and value is not None and platform:
         _check_key(kind, value, keys.get("keyName") or main, platform, p)
     if len(p.errors) > before:
@@ -151,6 +153,26 @@ def parse_step(node: Node, p: Problems, platform: str) -> Step | None:
     return Step(kind=kind, target=target, value=value, xpath=xpath, timeout_ms=timeout_ms,
                 options={k: v for k, v in options.items() if v is not None},
                 line=node.line, column=node.column)
+
+
+# what an empty text would make a step do, by its shape (`_blank_text`)
+_VACUOUS = {"target": "it has no target to look for", "text": "a check of an empty text "
+            "checks nothing", **dict.fromkeys(("task", "assertion", "query"), "it asks nothing")}
+# Shapes whose main target may be left out (a literal empty one loads: `aiScroll: ""` scrolls
+# the page, `aiSwipe: ""` swipes from the middle): one that comes out empty loads alike.
+_TARGET_OPTIONAL = frozenset({"scroll", "swipe", "pinch"})
+
+
+def _blank_text(spec: StepKind, main: Node | None, p: Problems) -> None:
+    """A check's or target's text written as ``${NAME}`` that comes out empty with the values
+    known at load (``waitForText: ${EMPTY:-}``): refused, as a literal empty one is, where
+    the step passed at once having checked nothing."""
+    if spec.main not in _VACUOUS or spec.shape == "input" or main is None \
+            or spec.shape in _TARGET_OPTIONAL \
+            or (why := p.blank_at_load(main)) is None:
+        return
+    p.add(main, f"{spec.name}: {main.value} comes out empty ({why}): {_VACUOUS[spec.main]}; "
+                f"give the variable a value, or write {MEANINGS.get(spec.main, 'the text')}")
 
 
 # What a refused `context:` should go into instead, by what the kind's main value is.
@@ -172,9 +194,35 @@ def _unknown_options(spec: StepKind, node: Node, keys: dict[str, Node], p: Probl
             continue
         meant, why = OPTION_NEAR_MISSES.get(name, ("", ""))
         hint = f" (did you mean '{meant}'?{why})" if meant in allowed else \
-            suggest(name, allowed)
+            _other_kinds(name, kind) or suggest(name, allowed)
         p.add(node.keys[name], f"unknown option '{name}' for {kind}{hint}"
                                f"; allowed: {', '.join(sorted(allowed))}")
+
+
+# what an option another step kind takes does there, when it is given to a kind without it
+_OTHER_KIND_USE = {"timeout": "", "value": "types it", "keyName": "presses it"}
+_WAITS = ("waitForText", "aiWaitFor")
+
+
+def _other_kinds(name: str, kind: str) -> str:
+    """`` (keyName is an option of aiKeyboardPress, which presses it)`` when ``name`` is an
+    option of other step kinds (not `kind`), said before a spelling guess that is not close
+    (keyName is not a misspelt name); with a close one after it; "" when no kind takes it."""
+    if name == "timeout":
+        takers = [k for k in _WAITS if k != kind]
+    else:
+        takers = [k for k, s in KINDS.items() if name in s.allowed and k != kind]
+    if not takers or name in ("name", "cacheable"):
+        return ""
+    said = ", ".join(takers[:3]) + (", …" if len(takers) > 3 else "")
+    use = _OTHER_KIND_USE.get(name)
+    which = "" if use is None else f", which {use}" if name != "timeout" else \
+        f", which wait{'s' if len(takers) == 1 else ''} up to it for the text or condition" \
+        + (f"; {kind} checks once, at once" if "assert" in kind.lower() else "")
+    close = difflib.get_close_matches(name.lower(), [a.lower() for a in KINDS[kind].allowed],
+                                      n=1, cutoff=0.85)
+    return f" ({name} is an option of {said}{which}" + \
+        (f"; or did you mean '{close[0]}'?)" if close else ")")
 
 
 def _timeout_node(kind: str, node: Node, keys: dict[str, Node], allowed: frozenset[str],

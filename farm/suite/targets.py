@@ -17,6 +17,7 @@ from pathlib import Path
 from farm.suite.checks import Problems
 from farm.suite.model import AndroidTarget, IosTarget, WebTarget
 from farm.suite.urls import substituted_problem, url_problem
+from farm.suite.vars import references, substitute
 from farm.suite.web_emulation import KEY_FIELDS as EMULATION_FIELDS
 from farm.suite.web_emulation import KEYS as EMULATION_KEYS
 from farm.suite.web_emulation import read_emulation
@@ -166,7 +167,6 @@ def _load_values(text: str, p: Problems) -> dict[str, tuple[str, str, bool]]:
     if p.values is None:
         return {}
     from farm.config import environment_secrets
-    from farm.suite.vars import references
     known = {}
     for name, _, _ in references(text):
         value, source = p.values.read(name)
@@ -388,18 +388,47 @@ def read_mobile(platform: str, node: Node, p: Problems) -> AndroidTarget | IosTa
     dismiss = p.boolean(items.get("autoDismissKeyboard"), f"{platform}.autoDismissKeyboard")
     if platform == "ios":
         port = p.integer(items.get("wdaPort"), "ios.wdaPort", minimum=1, maximum=65535)
-        host = p.text(items.get("wdaHost"), "ios.wdaHost", empty_ok=False, expected="a host")
+        host = _pin_text(items.get("wdaHost"), "ios.wdaHost", "a host", p)
         return IosTarget(launch=launch, auto_dismiss_keyboard=dismiss is not False,
                          wda_port=port, wda_host=host)
     _harmless_android(items, p)
-    device = p.text(items.get("deviceId"), "android.deviceId", empty_ok=False,
-                    expected="an adb device serial")
+    device = _pin_text(items.get("deviceId"), "android.deviceId", "an adb device serial", p)
     ime = p.choice(items.get("imeStrategy"), "android.imeStrategy", IME_STRATEGIES)
     first = p.choice(items.get("keyboardDismissStrategy"), "android.keyboardDismissStrategy",
                      DISMISS_STRATEGIES)
     return AndroidTarget(device_id=device, launch=launch, ime_strategy=ime,
                          auto_dismiss_keyboard=dismiss is not False,
                          keyboard_dismiss_strategy=first or "esc-first")
+
+
+PIN_TIME = ("the device a case is pinned to is chosen when the run takes its devices, before any "
+            "case starts: {where} takes its variables' values when the suite loads, from the "
+            "environment, .env or vars:, never a secret's")
+
+
+def _pin_text(node: Node | None, where: str, expected: str, p: Problems) -> str | None:
+    """``deviceId:`` / ``wdaHost:`` with its ``${NAME}`` replaced by the values known at load
+    (`launch:` and `url:` are substituted too, but on the device: a pin picks the device, so it
+    is needed before): ``deviceId: ${PHONE}`` with PHONE=emulator-5554 pins emulator-5554. A
+    secret, a credential-named variable or a served app's URL is refused; an undefined one
+    without a default is left to the file's template check."""
+    text = p.text(node, where, empty_ok=False, expected=expected)
+    if text is None or node is None or p.values is None or "${" not in text:
+        return text
+    known = _load_values(text, p)
+    refused = [why for name, _, _ in references(text) if (why := p._unnamable(name))]
+    for why in dict.fromkeys(refused):
+        p.add(node, f"{where}: {why}; {PIN_TIME.format(where=where)}")
+    if refused:
+        return None
+    if any(name not in known and not default for name, default, _ in references(text)):
+        return None         # (an undefined variable: the template check names it)
+    pinned = substitute(text, lambda name: known.get(name, (None,))[0])
+    if not pinned.strip():
+        p.add(node, f"{where}: expected {expected}, got {text!r}, which is empty once its "
+                    "variables are substituted")
+        return None
+    return pinned
 
 
 def _harmless_android(items: dict[str, Node], p: Problems) -> None:

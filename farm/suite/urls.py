@@ -57,19 +57,20 @@ def substituted_problem(url: str, values: Mapping[str, tuple[str, str, bool]]) -
     if not names or any(name not in values for name in names):
         return None
     done = substitute(url, lambda name: values[name][0])
-    if "${" in done or url_problem(done) != _no_scheme(done):
+    problem = None if "${" in done else url_problem(done)
+    if problem is None or (problem != _no_scheme(done) and not _USERINFO_FIRST.match(done)):
         return None
     lead = next((n for n in names if re.match(r"\$\{" + n + r"\b", url)), None)
     if lead is None:          # the address is built from several: say what they make
         secret = any(values[n][2] for n in names)
-        made = "" if secret else f" it is {done!r}, which"
+        made = "" if secret else f" it is {_no_password(done)!r}, which"
         said = ", ".join("${" + n + "}" for n in names) + (" are" if len(names) > 1 else " is")
         return (f"once {said} substituted{made} has "
                 f"no scheme, so it would be opened as a file path relative to the case file; "
                 f"the address needs http:// (or https://) in front")
     value, source, secret = values[lead]
-    shown = "" if secret else f" = {value!r}"
-    fix = f"http://{value}" if not secret else "http://…"
+    shown = "" if secret else f" = {_no_password(value)!r}"
+    fix = f"http://{_no_password(value)}" if not secret else "http://…"
     return (f"${{{lead}}}{shown} (from {source}) has no scheme, so the address would be opened "
             f"as a file path relative to the case file; set {lead}={fix} (or https://) for a "
             "web address")
@@ -110,6 +111,16 @@ def _relative_problem(url: str) -> str | None:
             first.lower().startswith("www."):
         return _no_scheme(url)
     return None
+
+
+# user:password@host with no scheme in front: "user:" reads as a scheme, but it is an address
+_USERINFO_FIRST = re.compile(r"[^:/?#@\s]+:([^/?#\s]*)@[^/?#@\s]")
+
+
+def _no_password(address: str) -> str:
+    """``address`` with the password of a leading ``user:password@`` as ``***``."""
+    m = _USERINFO_FIRST.match(address)
+    return address if m is None else address[:m.start(1)] + "***" + address[m.end(1):]
 
 
 def _no_scheme(url: str) -> str:

@@ -479,9 +479,25 @@ class LoadValues:
         if name in self.dotenv:
             return self.dotenv[name], ".env"
         if name in self.vars:
+            if (late := self._run_time_reference(name)) is not None:
+                return None, f"is built from ${{{late}}}, {self.read(late)[1].removeprefix('is ')}"
             value = self._expanded(name)
             return value, "vars:" if value is not None else ""
         return None, ""
+
+    def _run_time_reference(self, name: str) -> str | None:
+        """The secret or served app's URL a ``vars:`` value refers to, through the values it
+        refers to (``AUTH: ${TOKEN:-}`` with TOKEN a secret: known only when the run starts,
+        its default is not its value), else None."""
+        seen, todo = {name}, [name]
+        while todo:
+            for ref, _, _ in references(self._templates.get(todo.pop(), "")):
+                if ref in self.secrets or ref in self.at_run or ref in self.secret_files:
+                    return ref
+                if ref in self._templates and ref not in seen:
+                    seen.add(ref)
+                    todo.append(ref)
+        return None
 
     def _expanded(self, name: str) -> str | None:
         """``vars:`` value ``name`` expanded, with the values it refers to, once (a field
@@ -546,9 +562,12 @@ class Variables:
         from farm.config import is_credential
         self._values = dict(values)
         # a credential by its name (MY_PASSWORD, API_TOKEN) is a secret without `secrets:`
-        self._secrets = frozenset(secrets) | {n for n, v in self._values.items()
+        # (read once: a map() or generator of names is empty the second time)
+        self._declared = frozenset(secrets)     # secret by secrets: / the secrets dir
+        self._secrets = self._declared | {n for n, v in self._values.items()
                                               if is_credential(n, v)}
-        self._mask_re = _mask_pattern(self.secret_values)
+        self._mask_re = _mask_pattern(self.secret_values + _key_bodies(self.secret_values))
+        self._runs = _run_pattern(self.secret_values)
         self._long_cuts = _long_cut_spellings(self.secret_values)
         self._whole = frozenset(unicodedata.normalize("NFKC", value) for value in
                                 short_credentials(self._values, self._secrets).values())
@@ -613,7 +632,9 @@ class Variables:
 
     def with_values(self, extra: Mapping[str, str]) -> Variables:
         """A copy where ``extra`` overrides (run-time values such as served app URLs)."""
-        return Variables({**self._values, **extra}, self._secrets)
+        out = Variables({**self._values, **extra}, self._secrets)
+        out._declared = self._declared
+        return out
 
     @property
     def hides(self) -> bool:
@@ -669,7 +690,8 @@ class Variables:
         `_width_forms`); its start a page kept as a whole value (a field's maxlength:
         `_kept_forms`). A text that is, whole, the short value of a credential-named variable
         (`short_credentials`: what is typed into a field, a script reading the field back; in
-        any width) is ``***`` too.
+        any width) is ``***`` too; so are a key's body after a known prefix (`_key_bodies`) and
+        a tail of RUN_CHARS or more of a one-word secret (`_mask_runs`: a key quoted in part).
 
         Repeats until no secret value is left, because a replacement can join its neighbours
         into a new occurrence (secret ``a*``: ``aa*`` -> ``a***``).  Each pass turns at least one
@@ -683,8 +705,101 @@ class Variables:
         while True:
             masked = _mask_long_cuts(self._mask_re.sub(_masked, text), self._long_cuts)
             if masked == text:
-                return masked
+                return _mask_runs(masked, self._runs, self.secret_values)
             text = masked
+
+
+# A key's known prefix ("sk-proj-"): the body after it is the secret part an endpoint may
+# echo alone ("invalid key proj-…"), masked as the whole key is when it is long enough
+_KEY_PREFIXES = ("sk-ant-api03-", "sk-ant-", "sk-proj-", "sk-svcacct-", "sk-or-v1-", "sk-",
+                 "github_pat_", "ghp_", "gho_", "ghs_", "xoxb-", "xoxp-", "hf_", "gsk_")
+# A tail of this many characters of a secret or more is hidden too (an error quoting part of a
+# key: "your key is *** and good-key-123456"), in one-word secrets up to RUN_SECRET_MAX long
+RUN_CHARS = 12
+RUN_SECRET_MAX = 256
+
+
+def _key_bodies(values: tuple[str, ...]) -> tuple[str, ...]:
+    """The bodies of ``values`` after a known key prefix (`_KEY_PREFIXES`), of
+    MIN_SECRET_CHARS or more characters."""
+    from farm.config import MIN_SECRET_CHARS
+    bodies = []
+    for value in values:
+        prefix = next((p for p in _KEY_PREFIXES if value.startswith(p)), "")
+        if prefix and len(value) - len(prefix) >= MIN_SECRET_CHARS:
+            bodies.append(value[len(prefix):])
+    return tuple(b for b in dict.fromkeys(bodies) if b not in values)
+
+
+@functools.lru_cache(maxsize=64)
+def _run_pattern(values: tuple[str, ...]) -> re.Pattern[str] | None:
+    """Every run of RUN_CHARS characters of the secrets longer than that: where a tail of one
+    may begin (`_mask_runs`)."""
+    runs = {value[i:i + RUN_CHARS] for value in _key_like(values)
+            for i in range(len(value) - RUN_CHARS + 1)}
+    runs = {run for run in runs if run.replace("*", "").strip()}
+    if not runs:
+        return None
+    trie: dict = {}         # (as a trie: a flat alternation of them made a page's mask slow)
+    for run in runs:
+        node = trie
+        for ch in run:
+            node = node.setdefault(ch, {})
+    return re.compile(_trie_pattern(trie))
+
+
+def _trie_pattern(node: dict) -> str:
+    """The regular expression of the strings of ``node``, a trie (all of one length)."""
+    alts = [re.escape(ch) + _trie_pattern(sub) for ch, sub in sorted(node.items())]
+    return "" if not alts else alts[0] if len(alts) == 1 else f"(?:{'|'.join(alts)})"
+
+
+def _mask_runs(text: str, pattern: re.Pattern[str] | None, values: tuple[str, ...]) -> str:
+    """``text`` with each tail of RUN_CHARS or more characters of a secret (as written) as
+    ``***``: what is left of a key an endpoint quoted in part ("and good-key-123456"), past
+    what `mask` hid. Only a tail: a secret's start or middle may be the page's own text (a
+    webhook's host, a passphrase's words), and a cut start is `mask`'s own."""
+    if pattern is None:
+        return text
+    out, pos, at = [], 0, 0
+    while (m := pattern.search(text, at)) is not None:
+        ends = [_tail_end(text, m.start(), m[0], value) for value in _key_like(values)
+                if m[0] in value]
+        end = max((e for e in ends if e is not None), default=None)
+        if end is None:
+            at = m.start() + 1
+            continue
+        out += [text[pos:m.start()], MASK]
+        pos = at = end
+    return "".join(out) + text[pos:] if out else text
+
+
+def _key_like(values: tuple[str, ...]) -> tuple[str, ...]:
+    """The secrets whose tails `_mask_runs` hides: longer than RUN_CHARS, at most
+    RUN_SECRET_MAX, and shaped as a key or token: a known key prefix (`_KEY_PREFIXES`), or one
+    word of letters and digits together with no ``@``, ``.``, ``/`` or ``:`` in it. An email
+    address, a URL or a database address (their domain, a path, ``application_prod``) and a
+    passphrase (``CorrectHorseBatteryStaple``) end in the page's own text: tails of those
+    are not hidden (the whole value still is)."""
+    return tuple(v for v in values if RUN_CHARS < len(v) <= RUN_SECRET_MAX and
+                 not any(ch.isspace() for ch in v) and (
+                     v.startswith(_KEY_PREFIXES) or (
+                         not any(ch in v for ch in "@./:") and any(ch.isdigit() for ch in v)
+                         and any(ch.isalpha() for ch in v))))
+
+
+def _tail_end(text: str, start: int, run: str, value: str) -> int | None:
+    """Where the run of ``value`` that begins with ``run`` at ``start`` of ``text`` ends, when
+    it runs to ``value``'s end (a tail of it); None when none does."""
+    at = value.find(run)
+    while at >= 0:
+        k = len(run)
+        while start + k < len(text) and at + k < len(value) and text[start + k] == value[at + k]:
+            k += 1
+        if at + k == len(value):
+            return start + k
+        at = value.find(run, at + 1)
+    return None
 
 
 def _masked(m: re.Match[str]) -> str:
@@ -1067,6 +1182,11 @@ def _b64_start(encoded: str) -> str:
     return _B64_STARTS.get(encoded[0], encoded[0]) if encoded else ""
 
 
+# A secret value shorter than this is ordinary text ("1", "step"): masking it mangles every
+# output, which the warning says in so many words
+_ORDINARY_CHARS = 4
+
+
 def secret_warnings(variables: Variables, written: Mapping[str, str]) -> list[str]:
     """What to tell the user of a suite's secrets before it runs, so that masking is never a
     surprise: ``written`` is what its steps say, by place (``"s4/b/other.yaml:9": "Enter
@@ -1074,8 +1194,9 @@ def secret_warnings(variables: Variables, written: Mapping[str, str]) -> list[st
 
     * A credential-named variable its steps refer to whose value is too short to be masked
       everywhere (`short_credentials`): it shows in the run's output as it is.
-    * A secret (``secrets:``, the secrets dir) whose value is short, or that the steps'
-      own text holds: every such text is masked too (``Released in *** edition``).
+    * A secret (``secrets:``, the secrets dir) whose value is short, and one the steps'
+      own text holds (both said of one that is both): every such text is masked too
+      (``Released in *** edition``).
     Names only, never a value."""
     from farm.config import MIN_SECRET_CHARS, secret_chars
     referred = {name for text in written.values() for name, _, _ in references(text)}
@@ -1099,13 +1220,37 @@ def secret_warnings(variables: Variables, written: Mapping[str, str]) -> list[st
                                              if len(places) > 3 else "")
             said.append(f"secret ${{{name}}}'s value also stands in {len(places)} step "
                         f"text{'s' if len(places) > 1 else ''} of this suite ({shown}): "
-                        "those are masked too (***); "
-                        "if it is no secret, take it out of secrets: (or the secrets dir)")
-        elif len(value) < MIN_SECRET_CHARS:
-            said.append(f"secret ${{{name}}}'s value has {len(value)} characters: wherever "
-                        "a page, a message or a result holds the same characters (a year, a "
-                        "word), they are masked as *** too")
+                        f"those are masked too (***); {_not_secret(variables, name)}")
+        if secret_chars(value) < MIN_SECRET_CHARS:
+            said.append(_short_secret(name, value, wide))
     return said
+
+
+def _short_secret(name: str, value: str, wide: str) -> str:
+    """The warning for secret ``name`` whose value is short: what else its masking hides."""
+    from farm.config import secret_chars
+    counted = (f" ({secret_chars(value)} as masking counts them: {wide.strip(' ()')})"
+               if len(value) != secret_chars(value) else "")
+    plural = "s" if len(value) != 1 else ""
+    said = (f"secret ${{{name}}}'s value has {len(value)} character{plural}{counted}: wherever a "
+            "page, a message or a result holds the same characters (a year, a word), they "
+            "are masked as *** too")
+    if secret_chars(value) < _ORDINARY_CHARS:
+        said += ("; a value this short will mask ordinary text everywhere (farm.log, the "
+                 "outputs, the report)")
+    return said
+
+
+def _not_secret(variables: Variables, name: str) -> str:
+    """What to do when secret ``name`` is no secret: take it out of ``secrets:`` (or the
+    secrets dir) when it is there, else rename it: only its credential name makes it one."""
+    from farm.config import _SECRET_VARIABLE
+    marked = _SECRET_VARIABLE.search(name)
+    if name in variables._declared or marked is None:
+        return "if it is no secret, take it out of secrets: (or the secrets dir)"
+    return (f"it is a secret because its name ends in {marked[0].lstrip('_')!r}, which marks a "
+            "credential (it is in no secrets: nor the secrets dir): if it is no secret, "
+            "rename the variable to a name without it")
 
 
 def read_secrets_dir(secrets_dir: Path) -> dict[str, str]:

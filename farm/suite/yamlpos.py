@@ -34,6 +34,7 @@ from yaml.events import (
 )
 
 from farm.errors import SuiteError
+from farm.suite.kinds import KINDS
 from farm.text import is_utf16, not_utf8
 
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -136,6 +137,17 @@ class Node:
             else:
                 children = node.value.values() if node.kind == "map" else node.value
                 stack.extend(reversed(list(children)))
+
+
+MAX_SHARED = 20     # list or mapping aliases read as their value (`_Composer.node`)
+# what an anchor or alias is told (`only_aliases`: a file with no other error is still checked)
+ALIASES = "YAML aliases are not allowed in suite files"
+
+
+def only_aliases(errors: list[SuiteError]) -> bool:
+    """Whether ``errors`` (of `read_yaml`, with a root) are anchors and aliases only: the
+    file composed, each alias as the value it names, and its other problems can be said."""
+    return bool(errors) and all(e.message.startswith(ALIASES) for e in errors)
 
 
 class _Fatal(Exception):
@@ -243,11 +255,20 @@ def compose_text(text: str, file: str) -> tuple[Node | None, list[SuiteError]]:
     """Compose YAML ``text`` (reported as ``file``) into a `Node` tree; see `read_yaml`."""
     composer = _Composer(text, file)
     try:
-        return composer.run(), composer.errors
-    except _Fatal as fatal:
-        return None, composer.errors + [SuiteError(file, fatal.message, fatal.line, fatal.column)]
+        root = composer.run()
+        slips = _wide_slips(text, file, root)
+        return (None, slips) if slips else (root, composer.errors)
+    except _Fatal as fatal:         # (an anchor said already: the fatal error says it)
+        said = [e for e in composer.errors if not e.message.startswith(ALIASES)] \
+            if fatal.message.startswith(ALIASES) else composer.errors
+        return None, said + [SuiteError(file, fatal.message, fatal.line, fatal.column)]
     except yaml.MarkedYAMLError as exc:
-        return None, [_syntax_error(exc, text, file)]
+        said = _syntax_error(exc, text, file)
+        slips = _wide_slips(text, file, upto=(said.line or 0) + 1)
+        # a slip on the error's line (or right before the line the parser tripped on) is
+        # what went wrong there; any other is said beside the parser's own error
+        explains = any(0 <= (said.line or 0) - (e.line or 0) <= 1 for e in slips)
+        return None, slips if explains else slips + [said]
     except yaml.reader.ReaderError as exc:
         line, col = _position(text, exc.position)
         return None, [SuiteError(file, f"not a text file: unacceptable character "
@@ -257,6 +278,107 @@ def compose_text(text: str, file: str) -> tuple[Node | None, list[SuiteError]]:
         return None, [SuiteError(file, f"invalid YAML: {exc}")]
     finally:
         composer.loader.dispose()
+
+
+# What a Chinese input method types for YAML's ':' and for indenting spaces: YAML reads
+# `name：登录` as one text (no key), and an ideographic space as text, not indentation
+_WIDE_KEY = re.compile(r"^([ \u3000]*(?:-[ \u3000]+)?)([A-Za-z_][A-Za-z0-9_.-]*)\uff1a")
+_WIDE_INDENT = re.compile(r"^[ \t]*\u3000")
+
+
+def _wide_slips(text: str, file: str, root: Node | None = None,
+                upto: int | None = None) -> list[SuiteError]:
+    """Lines whose key ends in a full-width colon ``：`` (U+FF1A) or whose indentation holds an
+    ideographic space (U+3000), said at line:column with what to type. Never inside a quoted
+    or block (``|``, ``>``) text; with ``root`` (the file composed) only where YAML read the
+    line as plain text. A ``word：`` only where a key is meant: ``word`` is a step kind or a
+    case or task key, or keys stand at its indentation (``- Total：100`` in a list of texts
+    is a text). Without ``root`` (a syntax error) the lines up to ``upto``."""
+    rows = _BREAK.split(text)[:upto]
+    if not any(_WIDE_INDENT.match(row) or _WIDE_KEY.match(row) for row in rows):
+        return []
+    plain_lines = None if root is None else {
+        n.line for n in _all_nodes(root) if n.kind == "scalar" and n.plain}
+    inside, starts = _token_lines(text)
+    said = []
+    for number, row in enumerate(rows, 1):
+        if number in inside or (plain_lines is not None and number not in plain_lines):
+            continue
+        if m := _WIDE_INDENT.match(row):
+            said.append(SuiteError(file, "an ideographic space (U+3000, a full-width space) "
+                                         "in the indentation: YAML reads it as text, not as "
+                                         "indentation; indent with spaces", number, m.end()))
+        elif (m := _WIDE_KEY.match(row)) and (
+                m[2] in _key_words() or _at_keys(starts, number, m.start(2))):
+            said.append(SuiteError(file, f"a full-width colon '：' (U+FF1A) after {m[2]}: YAML "
+                                         f"reads {row.strip()[:40]!r} as text, not as a key and "
+                                         f"its value: type ':' (an ASCII colon, then a space)",
+                                   number, m.end()))
+    return said
+
+
+# The case and task keys (farm.suite.casefile's CASE_KEYS and TASK_KEYS, which import this
+# module) and the step kinds: a `word：` with one of these is a key typed with a wide colon
+_CASE_WORDS = frozenset({"page", "browser", "web", "target", "android", "ios", "tasks", "name",
+                         "agent", "config", "timeout", "retries", "tags", "secrets", "vars",
+                         "flow", "continueOnError"})
+
+
+def _key_words() -> set[str]:
+    return {*KINDS, *_CASE_WORDS}
+
+
+_NO_PLACE = (yaml.StreamStartToken, yaml.StreamEndToken, yaml.BlockMappingStartToken,
+             yaml.BlockSequenceStartToken, yaml.BlockEndToken)
+
+
+def _token_lines(text: str) -> tuple[set[int], dict[int, dict[int, bool]]]:
+    """(the lines inside a quoted or block text after its first, {line: {column where a token
+    starts: whether it is a key}}) for ``text``'s tokens up to a syntax error, lines 1-based
+    and columns 0-based."""
+    inside: set[int] = set()
+    starts: dict[int, dict[int, bool]] = {}
+    scanner = _Loader(text)
+    try:
+        while (token := scanner.get_token()) is not None:
+            first, last = token.start_mark.line + 1, token.end_mark.line + 1
+            if isinstance(token, yaml.ScalarToken) and not token.plain:
+                inside.update(range(first + 1, last + (token.end_mark.column > 0)))
+            if not isinstance(token, _NO_PLACE):
+                on = starts.setdefault(first, {})
+                column = token.start_mark.column
+                on[column] = on.get(column, False) or isinstance(token, yaml.KeyToken)
+    except yaml.YAMLError:
+        pass                        # (compose_text says it)
+    finally:
+        scanner.dispose()
+    return inside, starts
+
+
+def _at_keys(starts: dict[int, dict[int, bool]], number: int, column: int) -> bool:
+    """Whether the nearest line above or below ``number`` that starts something at or left of
+    ``column`` has a mapping key at ``column``: a key's place, not a list of texts."""
+    for near in (range(number - 1, 0, -1), range(number + 1, max(starts, default=0) + 1)):
+        for line in near:
+            on = {c: key for c, key in starts.get(line, {}).items() if c <= column}
+            if on:
+                if on.get(column):
+                    return True
+                break
+    return False
+
+
+def _all_nodes(root: Node):
+    """Every node below ``root`` (and the key nodes of its mappings), in no set order."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        yield node
+        if node.kind == "map":
+            stack.extend(node.value.values())
+            stack.extend(node.keys.values())
+        elif node.kind == "seq":
+            stack.extend(node.value)
 
 
 def _byte_position(data: bytes, offset: int) -> tuple[int, int]:
@@ -402,6 +524,11 @@ class _Composer:
         self.text = text
         self._starts: list[int] | None = None   # where each line of `text` starts
         self.errors: list[SuiteError] = []
+        self.anchors: dict[str, Node] = {}      # (each said: `node`)
+        self.shared = 0                         # list and mapping aliases read so far
+        self.alias_lines: set[int] = set()      # the lines whose aliases were said
+        self.anchoring = 0                      # how many anchored values are being read
+        self.first_anchor: tuple[int, int, str] | None = None
 
     def _offset(self, mark: Any) -> int:
         """The index in `text` of a parser mark (its line and column: libyaml's own index
@@ -437,12 +564,39 @@ class _Composer:
     def node(self, depth: int) -> Node:
         event = self.loader.get_event()
         line, column = event.start_mark.line + 1, event.start_mark.column + 1
+        # an anchor or alias is said (each alias too) and the file still checked: the alias
+        # read as the value it names, so what follows is not said on a later run only
+        # (a list or mapping alias a few times only: one of a big mapping in every line is
+        # not walked over and over; an alias inside an anchored value, a billion laughs'
+        # tree of aliases of aliases, stops the file at its first anchor, as it always did)
         if isinstance(event, AliasEvent):
-            raise _Fatal(line, column, f"YAML aliases are not allowed in suite files "
-                                       f"(found *{event.anchor}); repeat the value instead")
+            if self.anchoring:
+                first = self.first_anchor
+                raise _Fatal(first[0], first[1], f"{ALIASES} (found anchor &{first[2]}, and "
+                                                 f"*{event.anchor} inside an anchored value at "
+                                                 f"line {line}); repeat the value instead")
+            anchored = self.anchors.get(event.anchor)
+            if line not in self.alias_lines:        # (one line's aliases said once)
+                self.alias_lines.add(line)
+                self.error(line, column, f"{ALIASES} (found *{event.anchor}"
+                                         + (f", the anchor at line {anchored.line}" if anchored
+                                            else "") + "); repeat the value instead")
+            if anchored is not None and anchored.kind != "scalar":
+                self.shared += 1
+                anchored = anchored if self.shared <= MAX_SHARED else None
+            return anchored or Node("scalar", line, column, None, raw="", plain=True)
         if event.anchor is not None:
-            raise _Fatal(line, column, f"YAML aliases are not allowed in suite files "
-                                       f"(found anchor &{event.anchor}); repeat the value instead")
+            self.error(line, column, f"{ALIASES} (found anchor &{event.anchor}); repeat the "
+                                     "value instead")
+            self.first_anchor = self.first_anchor or (line, column, event.anchor)
+            self.anchoring += 1
+            self.anchors[event.anchor] = self.compose(event, line, column, depth)
+            self.anchoring -= 1
+            return self.anchors[event.anchor]
+        return self.compose(event, line, column, depth)
+
+    def compose(self, event: Any, line: int, column: int, depth: int) -> Node:
+        """The node ``event`` (just taken, at ``line``:``column``) starts."""
         if event.tag is not None and event.tag not in _STD_TAGS:
             tag = event.tag.replace("tag:yaml.org,2002:", "!!")
             raise _Fatal(line, column, f"YAML tags are not allowed in suite files "
@@ -464,6 +618,7 @@ class _Composer:
     def mapping(self, line: int, column: int, depth: int) -> Node:
         values: dict[str, Node] = {}
         keys: dict[str, Node] = {}
+        inherited: set[str] = set()     # the keys a `<<: *alias` merged in
         while not self.loader.check_event(MappingEndEvent):
             key = self.node(depth + 1)
             value = self.node(depth + 1)
@@ -472,7 +627,17 @@ class _Composer:
                            f"mapping keys must be plain strings, got {key.describe()}")
                 continue
             name = key.raw if key.plain else str(key.value)
-            if name in keys:
+            if name == "<<" and key.plain and any(value is n for n in self.anchors.values()):
+                # a merge of an alias (said): its keys, as YAML merges them, so what they
+                # hold is not also "missing"; a key of this mapping wins over a merged one
+                if value.kind == "map":
+                    for merged in value.value.keys() - keys.keys():
+                        keys[merged], values[merged] = value.keys[merged], value.value[merged]
+                        inherited.add(merged)
+                continue
+            if name in inherited:
+                inherited.discard(name)
+            elif name in keys:
                 first = keys[name]
                 self.error(key.line, key.column,
                            f"duplicate key '{name}' (first defined at line {first.line}); "

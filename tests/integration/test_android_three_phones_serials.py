@@ -95,7 +95,9 @@ def test_three_phones_one_held_by_another_run(farm, gate):
                          "android:emulator-5554,android:emulator-5558", "--report-dir",
                          farm.tmp / "r2", ANDROID_ADB_SERVER_PORT=port)
         assert named.returncode == 0, named.stdout + named.stderr
-        assert results(farm.tmp / "r2")["devices"] == ["emulator-5554", "emulator-5558"]
+        # (the named phones that ran a case: one may run both before the other is up)
+        assert 0 < len(set(results(farm.tmp / "r2")["devices"]) & {
+            "emulator-5554", "emulator-5558"}) == len(results(farm.tmp / "r2")["devices"])
 
         pinned = farm.run("run", suite(farm, "pinned", p=PINNED), "--devices", "android:3",
                           "--report-dir", farm.tmp / "r3", ANDROID_ADB_SERVER_PORT=port)

@@ -47,7 +47,10 @@ def test_a_batch_none_of_whose_files_runs_changes_nothing(farm: FarmCli, tmp_pat
     assert _statuses(tmp_path / "r") == {"suite/a_bad": ("failed", None),
                                          "suite/b_ok": ("passed", None),
                                          "suite/c_ok": ("passed", None)}
-    assert results(tmp_path / "r")["devices"] == ["browser-1", "browser-2"]
+    # (the devices that ran a case: under load one browser may run them all before the other
+    # is up)
+    ran = results(tmp_path / "r")["devices"]
+    assert ran and set(ran) <= {"browser-1", "browser-2"}, ran
 
 
 def test_a_batch_s_failed_file_stops_only_its_own_files(farm: FarmCli, tmp_path: Path):
@@ -61,4 +64,7 @@ def test_a_batch_s_failed_file_stops_only_its_own_files(farm: FarmCli, tmp_path:
         "skipped", "not run: one.yaml failed (the batch has continueOnError: false)")
     assert got == {"suite/a_bad": ("failed", None), "suite/b_ok": ("passed", None),
                    "suite/c_ok": ("passed", None), "suite/子目录/one": ("failed", None)}
-    assert results(tmp_path / "r")["devices"] == ["browser-1", "browser-2"]
+    # (the devices that ran a case: under load one browser may run them all before the other
+    # is up)
+    ran = results(tmp_path / "r")["devices"]
+    assert ran and set(ran) <= {"browser-1", "browser-2"}, ran

@@ -21,7 +21,9 @@ ANDROID = "name: Phone\nandroid:\n  launch: com.example.app\ntasks:\n  - name: t
 
 
 def _listed(out: str) -> list[str]:
-    return [line.split()[0] for line in out.splitlines() if not line.startswith("farm:")]
+    """--collect-only's stdout: its case lines alone (its notes are on stderr)."""
+    assert not any(line.startswith("farm:") for line in out.splitlines()), out
+    return [line.split()[0] for line in out.splitlines()]
 
 
 def test_collect_only_lists_the_run_of_each_case_on_each_device_group(tmp_path, redis_url,
@@ -40,7 +42,7 @@ def test_collect_only_lists_the_run_of_each_case_on_each_device_group(tmp_path, 
     assert _listed(listed.stdout) == ["s/login@os14", "s/login@os15", "s/pay@os14",
                                       "s/pay@os15", "s/phone"], listed.stdout
     assert "s/login@os14  [web]  login [os14]  (" in listed.stdout
-    note = listed.stdout.splitlines()[-1]
+    note = listed.stderr.splitlines()[-1]
     assert note.startswith("farm: --matrix: 4 run(s) of 3 case(s), one per device group of its "
                            "platform among the cluster's workers now (web: os14, os15); no "
                            "android worker in the cluster now: its 1 case(s) run once per "
@@ -63,7 +65,7 @@ def test_collect_only_says_when_it_cannot_read_the_device_groups(tmp_path, farm)
                       "--matrix", "--collect-only", **CLUSTER_ENV)
     assert listed.returncode == 0, listed.stdout + listed.stderr
     assert _listed(listed.stdout) == ["s/login"]
-    note = listed.stdout.splitlines()[-1]
+    note = listed.stderr.splitlines()[-1]
     assert note.startswith("farm: --matrix: cannot read the cluster's device groups (cannot "
                            "reach the broker redis://:***@127.0.0.1:"), note
     assert "hunter2" not in listed.stdout + listed.stderr

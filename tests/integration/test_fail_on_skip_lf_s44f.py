@@ -41,6 +41,6 @@ def test_lf_takes_the_skips_that_failed_the_run(tmp_path):
     assert again.returncode == 0, again.stdout + again.stderr
     # (it was skipped, not failed: said apart)
     assert ("--last-failed: would run 1 case(s) that failed last time (1 of them skipped under "
-            "--fail-on-skip)") in again.stdout, again.stdout
-    assert "farm: 1 case(s) collected" in again.stdout, again.stdout
+            "--fail-on-skip)") in again.stderr, again.stderr
+    assert "farm: 1 case(s) collected" in again.stderr, again.stderr
     assert "s/needs_model  [web]" in again.stdout

@@ -5,6 +5,7 @@ names its UDID and its WebDriverAgent URL, as an Android phone's serial names it
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -34,10 +35,14 @@ def two_sims(tmp_path):
 def test_two_alike_iphones_read_differently_in_the_results(farm: FarmCli, two_sims):
     suite = farm.tmp / "suite"
     suite.mkdir()
-    for name in ("a", "b"):
+    # each case pinned to one iPhone: unpinned, one phone may run both before the other is up
+    for name, url in zip(("a", "b"), two_sims):
+        where = urlsplit(url)
         (suite / f"{name}.yaml").write_text(f"""\
 ios:
   launch: {BUNDLE}
+  wdaHost: {where.hostname}
+  wdaPort: {where.port}
 tasks:
   - name: read
     flow:

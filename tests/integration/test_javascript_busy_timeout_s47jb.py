@@ -58,7 +58,7 @@ tasks:
     out = done.stdout + done.stderr
     assert done.returncode == 1, out
     assert "stopped responding" not in out and "timed out" not in out, out
-    assert f"/suite/a_forever.yaml:8) — step 1: {STOPPED} [new failure]" in done.stdout, out
+    assert f"/suite/a_forever.yaml:8) — step 1: {STOPPED}\n" in done.stdout, out
     cases = by_name(results(tmp_path / "r"))
     for name in ("a_forever", "b_three_seconds"):
         case = cases[name]

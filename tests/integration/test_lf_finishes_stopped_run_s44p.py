@@ -44,4 +44,4 @@ def test_lf_after_ctrl_c_takes_the_interrupted_and_unrun_cases(tmp_path: Path, f
     taken = [line.split()[0] for line in again.stdout.splitlines() if "[web]" in line]
     assert taken == ["stop/b_gate", "stop/c_later", "stop/d_later"]
     assert re.search(r"^farm: --last-failed: would run 1 interrupted, 2 not run in run "
-                     r"\S+ \(stopped before its end\)$", again.stdout, re.M), again.stdout
+                     r"\S+ \(stopped before its end\)$", again.stderr, re.M), again.stderr

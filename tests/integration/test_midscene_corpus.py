@@ -300,9 +300,9 @@ def test_a_batch_file_runs_its_files_with_its_concurrency(tmp_path: Path) -> Non
         # the folder is the batch too: not_listed.yaml is not part of it, and farm says so
         listed = cli.run("run", batch, "--collect-only")
         assert listed.returncode == 0
-        assert "4 case(s) collected" in listed.stdout
+        assert "4 case(s) collected" in listed.stderr
         assert "batch/flows/not_listed  [" not in listed.stdout
         assert ("flows/not_listed.yaml is in its folder but not in its files:, so it does not "
-                "run") in listed.stdout
+                "run") in listed.stderr
     finally:
         cli.close()

@@ -78,5 +78,5 @@ def test_a_phone_restarted_mid_case_is_the_devices_failure_and_the_case_is_retri
     said = (f"emulator-5554 restarted during the case (its boot id changed): {PACKAGE} stopped "
             "with it, no crash of its own")
     assert first["error"]["message"] == said
-    assert f"ERROR (will retry) s/notes" in out and said in out, out
+    assert "RETRY (error) s/notes" in out and said in out, out
     assert "crashed" not in out and run.returncode == 0, out

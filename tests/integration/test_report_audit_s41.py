@@ -146,8 +146,13 @@ def test_the_first_failure_its_step_and_screenshot_show_without_scrolling(
     viewer_page.goto((nightly / "report.html").as_uri())
     first = viewer_page.locator("details.case").first
     assert first.get_attribute("data-status") == "failed" and first.get_attribute("open") == ""
-    # a 3000-character error scrolls in its box: the step it failed at (of 20, after 17
-    # passes) and its screenshot are on the first screen
+    # the first screen lists the failures, the first one with the step it failed at (of 20,
+    # after 17 passes) and its reason; its link brings the case: a 3000-character error
+    # scrolls in its box, so the step and its screenshot are on that screen
+    listed = viewer_page.locator("#failures tbody tr").first
+    assert _in_view(listed.bounding_box()), listed.bounding_box()
+    assert "step 18 · main: aiTap: button 18" in listed.inner_text()
+    listed.locator("a").click()
     at = first.locator(".at-step")
     assert at.inner_text() == "Failed at step 18 of 20 · line 22 · main: aiTap: button 18"
     assert _in_view(at.bounding_box()), at.bounding_box()

@@ -136,7 +136,7 @@ def test_report_renders_without_console_errors(tmp_path: Path, viewer_page, page
     # thumbnails open in the lightbox; Escape closes it
     failed.locator(".steps img").first.click()
     assert page.locator("#lightbox").is_visible()
-    assert "step 1 before" in page.locator("#lightbox figcaption").inner_text()
+    assert "before step 1" in page.locator("#lightbox figcaption").inner_text()
     page.keyboard.press("Escape")
     assert page.locator("#lightbox").is_hidden()
 
@@ -144,7 +144,7 @@ def test_report_renders_without_console_errors(tmp_path: Path, viewer_page, page
     failed.locator(".steps img.marked").first.click()
     box = page.locator("#lightbox img")
     assert box.get_attribute("src").endswith("step-2-marked.svg")
-    assert "step 2 where it acted" in page.locator("#lightbox figcaption").inner_text()
+    assert "where it acted at step 2" in page.locator("#lightbox figcaption").inner_text()
     page.wait_for_function("() => { const i = document.querySelector('#lightbox img');"
                            " return i.complete && i.naturalWidth === 390; }")
     from PIL import Image

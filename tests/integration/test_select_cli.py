@@ -28,10 +28,10 @@ def _collect(cli: FarmCli, tmp: Path, *args: str) -> tuple[Any, list[str], dict[
     """`farm run --collect-only ARGS`: its exit and output, the cases it lists and the
     deselected ones with their reasons."""
     done = cli.run("run", tmp / "sel", "--collect-only", "-v", *args)
-    lines = [line for line in done.stdout.splitlines() if "[web]" in line]
-    picked = [line.split()[0] for line in lines if not line.startswith("deselected")]
-    gone = {line.split()[1].split("/")[-1]: line.split("  ")[-1].strip()
-            for line in lines if line.startswith("deselected")}
+    picked = [line.split()[0] for line in done.stdout.splitlines()]     # (its case lines only)
+    assert all("  [web]  " in line for line in done.stdout.splitlines()), done.stdout
+    gone = {line.split()[1].split("/")[-1]: line.split("  ")[-1].strip()   # (on stderr)
+            for line in done.stderr.splitlines() if line.startswith("deselected")}
     return done, picked, gone
 
 
@@ -75,7 +75,7 @@ def test_selection_options_through_the_cli(tmp_path: Path) -> None:
         assert picked == ["sel/alpha_bad", "sel/alpha_ok", "sel/beta_bad", "sel/beta_ok",
                           "sel/gamma_ok"], done.stdout + done.stderr
         assert not gone
-        assert "--last-failed: would run 2 failed earlier; 3 not run in run " in done.stdout
+        assert "--last-failed: would run 2 failed earlier; 3 not run in run " in done.stderr
 
         # tags: any of --tag, minus --exclude-tag (as --collect-only lists them)
         done, picked, gone = _collect(cli, tmp_path, "--tag", "smoke", "--exclude-tag", "slow")
@@ -89,7 +89,7 @@ def test_selection_options_through_the_cli(tmp_path: Path) -> None:
         assert all(r.returncode == 0 for r, _, _ in listed)
         assert sorted(p for _, picked, _ in listed for p in picked) == sorted(
             f"sel/{s}" for s in ("alpha_ok", "alpha_bad", "beta_ok", "beta_bad", "gamma_ok"))
-        assert "collected" in listed[0][0].stdout
+        assert "collected" in listed[0][0].stderr
         assert sorted((tmp_path / "state" / "runs").glob("*")) == runs
         bad = cli.run("run", tmp_path / "sel", "--collect-only", "-k", "alpha and")
         assert bad.returncode == 4 and "column" in bad.stderr and "Traceback" not in bad.stderr

@@ -57,7 +57,7 @@ def test_shared_context_carries_the_sign_in_to_the_next_file(farm: FarmCli, demo
     listed = farm.run("run", shared, "--collect-only", FARM_DEMO_URL=demo_app)
     assert listed.returncode == 0, listed.stderr
     assert "shareBrowserContext: its 2 web file(s) run as one unit (shared/index): on one " \
-           "device, in order, in one browser context" in listed.stdout
+           "device, in order, in one browser context" in listed.stderr
     assert "shared/a_cart  [web]  a_cart  " in listed.stdout and "[one unit: shared/index 2]" \
         in listed.stdout
     assert listed.stdout.index("shared/b_sign_in  ") < listed.stdout.index("shared/a_cart  ")

@@ -54,20 +54,23 @@ def test_no_redis_listening_writes_results_with_nothing_run(cli, tmp_path):
     from tests.support.redis_server import free_port
     run_dir = tmp_path / "run"
     done = cli.run("run", DEMO, "--broker", f"redis://127.0.0.1:{free_port()}/0",
-                   "--report-dir", run_dir)
-    refused(done, "cannot reach the broker")
+                   "--report-dir", run_dir, FARM_CLUSTER_OUTAGE_SECONDS="1")
+    # waited for (a Redis restarting as the job starts), then an infrastructure error: exit 3
+    assert done.returncode == 3, done.stdout + done.stderr
+    assert "Traceback" not in done.stdout + done.stderr
+    assert "cannot reach the broker" in done.stderr, done.stderr
     # said once, not once more for every case that could not start
     assert (done.stdout + done.stderr).count("cannot reach the broker") == 1, done.stdout
     summary = json.loads((run_dir / "results.json").read_text())
     # what CI dashboards read says red, as the exit code does: each case that would have run
     # is an error, not run, naming the broker; only those skipped up front stay skipped
-    assert summary["exit_code"] == 4 and summary["counts"]["error"] > 0
+    assert summary["exit_code"] == 3 and summary["counts"]["error"] > 0
     for case in summary["cases"]:
         if case["status"] == "skipped":
             assert case["reason"].startswith("needs a model")
             continue
         assert (case["status"], case["reason"], case["error"]["kind"]) == (
-            "error", "not run", "ConfigError")
+            "error", "not run", "BrokerLost")
         assert "cannot reach the broker" in case["error"]["message"]
     junit = (run_dir / "junit.xml").read_text()
     assert f'errors="{summary["counts"]["error"]}"' in junit

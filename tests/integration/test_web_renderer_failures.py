@@ -70,7 +70,7 @@ def test_a_crashed_renderer_fails_its_case_and_the_browser_goes_on(tmp_path: Pat
     assert [s["status"] for s in hog["steps"]] == ["failed", "skipped"]
     assert cases["1_fine"]["status"] == "passed"
     # the same browser ran the next case: not restarted, not counted against it
-    assert "restarting" not in out and "will retry" not in out, out
+    assert "restarting" not in out and "RETRY (" not in out, out
     assert launches(tmp_path / "run") == 1
 
 

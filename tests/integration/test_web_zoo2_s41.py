@@ -102,7 +102,8 @@ def test_a_value_cut_at_a_maxlength_is_said_when_a_later_step_fails(tmp_path: Pa
     assert [s["status"] for s in steps] == ["passed"] * 5 + ["failed"], steps
     # each cut is its own step's note; a failure three steps later does not name them
     assert steps[-1]["error"] == (
-        'expected text "Sent 1234567" is not on screen; the closest text on it is "Sent 12345"'
+        'expected text "Sent 1234567" is not on screen; the closest text on it is "Sent 12345 / '
+        'a long c"'     # (the whole text of the element the closest words are in)
     ), steps[-1]["error"]
     notes = [" ".join(s.get("notes") or []) for s in steps]
     assert 'kept 5 of the 7 characters of "1234567"' in notes[0], notes

@@ -23,9 +23,13 @@ def test_what_devices_log_through_a_redis_outage_names_each_device(private_redis
     server.stop()
     wait_for(lambda: farm.worker_logs().count("redis unavailable") >= 2, 60,
              "each device's heartbeat failing")
+    # (logging's lines, in the worker's own style at its default level: `farm worker: <device>`)
     logged = [line for line in farm.worker_logs().splitlines()
-              if re.match(r"\d{4}-\d\d-\d\d ", line)]       # (logging's lines, dated)
+              if line.startswith("farm worker: ") and "fake-" in line]
     assert logged
     for device in ("fake-1@", "fake-2@"):
         assert any(device in line and "redis unavailable" in line for line in logged), logged
-    assert all(re.search(r" fake-[12]@\S+ ", line) for line in logged), logged
+    assert all(re.match(r"farm worker: (error: )?fake-[12]@\S+ ", line) for line in logged), \
+        logged
+    assert not any(re.match(r"\d{4}-\d\d-\d\d ", line)      # no dated line among them
+                   for line in farm.worker_logs().splitlines()), farm.worker_logs()

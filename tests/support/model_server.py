@@ -42,7 +42,9 @@ Script = Sequence[Entry] | Callable[[dict, int], Entry]
 
 
 class ModelServer:
-    def __init__(self, script: Script = ("<complete success=\"true\">done</complete>",)) -> None:
+    def __init__(self, script: Script = ("<complete success=\"true\">done</complete>",),
+                 port: int = 0) -> None:
+        """``port``: 0 for a free one; a stopped server's port to start it again there."""
         self.script = script
         self.requests: list[dict[str, Any]] = []
         self.raw: list[bytes] = []
@@ -114,7 +116,7 @@ class ModelServer:
                 except (BrokenPipeError, ConnectionResetError):
                     pass   # the client gave up (timeout test)
 
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", port), Handler)
         self._httpd.daemon_threads = True
         self.port = self._httpd.server_address[1]
         self.base_url = f"http://127.0.0.1:{self.port}/v1"

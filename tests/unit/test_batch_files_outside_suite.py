@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.farm_cli import run_main
+from tests.support.load_errors import problems
 
 CASE = "web:\n  url: https://example.com\ntasks:\n  - name: t\n    flow:\n      - aiTap: go\n"
 MAY = ("a batch's glob or folder may search its own folder, one beside it (as "
@@ -79,7 +80,7 @@ def test_a_link_to_a_folder_holding_the_batch_is_refused_as_that_folder(collect,
     code, out, err = collect("b")
     assert code == 4 and "collected" not in out
     real = os.path.realpath(tmp_path)
-    assert err.splitlines()[1:] == [
+    assert problems(err)[1:] == [
         f"  b/index.yaml:{line}:5: files: {entry!r} would search all of up ({real}), which "
         f"holds the batch file: {MAY.format('')} (a farm.yaml in up would make it the suite's "
         "folder)" for line, entry in ((3, "up"), (5, "up/**/*.yaml"))]
@@ -120,7 +121,7 @@ def test_with_a_farm_yaml_above_the_batch_its_folder_may_be_searched(collect, tm
                   "  - ../../elsewhere/*.yaml\n  - '../**/pay.yaml'\n  - '../../**/*.yaml'\n")
     code, _, err = collect("proj/configs/smoke.yaml")
     assert code == 4
-    assert err.splitlines()[1:] == [
+    assert problems(err)[1:] == [
         f"  proj/configs/smoke.yaml:6:5: files: '../../**/*.yaml' would search all of ../.. "
         f"({os.path.realpath(tmp_path)}), which holds the batch file: "
         f"{MAY.format(', its suite' + chr(39) + 's folder proj (where its farm.yaml is)')} "
@@ -155,6 +156,6 @@ def test_an_entry_refused_is_never_searched(collect, tmp_path, monkeypatch) -> N
         return real_scandir(path)
     monkeypatch.setattr(os, "scandir", scandir)
     code, _, err = collect("b")
-    assert code == 4 and len(err.splitlines()) == 3        # the count, then the 2 refusals
+    assert code == 4 and len(problems(err)) == 3        # the count, then the 2 refusals
     outside = [p for p in looked if not Path(os.path.abspath(p)).is_relative_to(tmp_path)]
     assert outside == []

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.farm_cli import run_main
+from tests.support.load_errors import problems
 
 CASE = "web:\n  url: about:blank\ntasks:\n  - name: t\n    flow:\n      - sleep: 1\n"
 
@@ -31,7 +32,7 @@ def test_a_folder_a_glob_cannot_list_is_named_at_its_entry(
     monkeypatch.chdir(tmp_path)
     code, _, err = run_main(monkeypatch, capsys, "run", "b", "--collect-only")
     assert code == 4
-    assert err.splitlines() == [
+    assert problems(err) == [
         "farm: 2 problems in suite files:",
         "  b/index.yaml:1:9: files: '**/*.yaml': cannot read folder locked (Permission "
         "denied): its files could not be looked for",

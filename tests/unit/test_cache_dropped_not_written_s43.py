@@ -34,7 +34,8 @@ def test_a_failed_case_does_not_report_the_entries_it_dropped_as_written(tmp_pat
     tap = result.steps[0]
     assert (tap.status, tap.tier) == ("passed", "text")
     assert tap.cache.written == 0
-    assert tap.cache.summary() == "1 locate miss"       # the report's "(cache: …)"
+    assert tap.cache.summary() == "read-write"          # the report's "(cache: …)": the text
+    # tier found it (no cache miss), nothing written
 
 
 def test_a_passed_case_still_reports_the_entry_it_wrote(tmp_path: Path):
@@ -42,4 +43,4 @@ def test_a_passed_case_still_reports_the_entry_it_wrote(tmp_path: Path):
     result = _run(tmp_path, store, "Sign in")
     assert result.status == "passed"
     assert len(list(store.items())) == 1
-    assert result.steps[0].cache.summary() == "1 locate miss, 1 written"
+    assert result.steps[0].cache.summary() == "1 written"     # (the text tier found it)

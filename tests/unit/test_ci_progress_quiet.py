@@ -44,8 +44,10 @@ def test_a_quiet_log_says_what_runs_where_and_for_how_long():
     clock.now += QUIET_SECONDS
     view.still_running()
     assert out.getvalue().splitlines()[3:] == [
-        'farm: 1/3 done; running: [browser-1] s/pay 119s, after step 4: aiTap "Pay now"',
-        'farm: 1/3 done; running: [browser-1] s/pay 179s, after step 4: aiTap "Pay now"']
+        'farm: 1/3 done (1 passed, 0 failed); running: [browser-1] s/pay 119s, after step 4: '
+        'aiTap "Pay now"',
+        'farm: 1/3 done (1 passed, 0 failed); running: [browser-1] s/pay 179s, after step 4: '
+        'aiTap "Pay now"']
 
 
 def test_the_line_names_no_case_when_none_runs_and_stops_with_the_view():
@@ -56,7 +58,7 @@ def test_the_line_names_no_case_when_none_runs_and_stops_with_the_view():
     clock.now += QUIET_SECONDS
     view.still_running()
     assert out.getvalue().splitlines() == ["farm: 1 case(s) to run",
-                                           "farm: 0/1 done; no case running"]
+                                           "farm: 0/1 done (0 passed, 0 failed); no case running"]
 
 
 def test_no_progress_means_no_line_at_all():

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.collect_only import counted
 from tests.support.farm_cli import run_main
 
 CASE = "web:\n  url: about:blank\ntasks:\n  - name: t\n    flow:\n      - javascript: \"1\"\n"
@@ -57,14 +58,14 @@ def test_another_tools_name_for_a_setting_is_said_to_be_ignored(here, monkeypatc
     code, _, err = run_main(monkeypatch, capsys, "run", "shop", "--collect-only")
     assert code == 0
     assert err.splitlines() == [f"farm: warning: {variable} is not a farm setting and is "
-                                f"ignored (did you mean {meant}?)"]
+                                f"ignored (did you mean {meant}?)", counted(2).rstrip()]
 
 
 def test_a_suites_own_variable_is_left_alone(here, monkeypatch, capsys):
     monkeypatch.setenv("FARM_TEST_URL", "http://x")
     monkeypatch.setenv("FARM_MAX_USERS", "3")
     code, _, err = run_main(monkeypatch, capsys, "run", "shop", "--collect-only")
-    assert (code, err) == (0, "")
+    assert (code, err) == (0, counted(2))
 
 
 def test_another_tools_name_in_farm_toml_is_refused_with_the_settings_name(here, monkeypatch,

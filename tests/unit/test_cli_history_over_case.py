@@ -34,6 +34,10 @@ def test_a_case_file_given_as_the_page_is_kept(here, monkeypatch, capsys):
 
 
 def test_a_new_page_and_an_earlier_one_are_written(here, monkeypatch, capsys):
+    monkeypatch.setenv("FARM_DEVICE_PLUGINS", "tests.support.devices")
+    code, _, err = run_main(monkeypatch, capsys, "run", "c.yaml", "--devices", "fake:1",
+                            "--no-progress", "--cache", "off")     # (a run the page shows)
+    assert code == 0, err
     for _ in range(2):
         code, out, _ = run_main(monkeypatch, capsys, "report", "--history", "--out", "h.html")
         assert (code, out) == (0, f"{(here / 'h.html').resolve()}\n")

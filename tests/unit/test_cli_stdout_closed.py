@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.collect_only import counted
 from tests.support.farm_cli import run_main
 
 WEB = """\
@@ -69,7 +70,11 @@ def test_a_run_whose_reader_left_runs_its_cases_and_keeps_its_exit_code(here, mo
 def test_collect_only_whose_reader_left_exits_as_it_would(here, monkeypatch, capsys):
     monkeypatch.setattr(sys, "stdout", _ReaderLeavesAfterOneLine())
     code, _, err = run_main(monkeypatch, capsys, "run", "s", "--collect-only")
-    assert (code, err) == (0, "")
+    assert (code, err.splitlines()) == (0, [
+        counted(3).rstrip(),
+        "farm: a run without --devices takes browser:1 alone and would deselect 2 of these "
+        "(1 android, 1 ios): give --devices browser:1,android:1,ios:1, or --devices "
+        "browser:1,android-sim:1,ios-sim:1 (simulated)"])
 
 
 def test_a_full_non_blocking_pipe_is_not_taken_for_a_reader_that_left():

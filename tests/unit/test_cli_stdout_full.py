@@ -13,7 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.collect_only import counted
 from tests.support.farm_cli import run_main
+from tests.support.load_errors import problems
 
 CASE = "web:\n  url: about:blank\ntasks:\n  - name: t\n    flow:\n      - sleep: 1\n"
 SAID = ("farm: error: standard output could not be written (No space left on device): what "
@@ -48,20 +50,28 @@ def test_a_listing_cut_short_by_a_full_disk_says_so_and_fails(suite, monkeypatch
     monkeypatch.setattr(sys, "stdout", out)
     code, _, err = run_main(monkeypatch, capsys, "run", "s", "--collect-only")
     assert out.getvalue() == "s/a  [web]  a  (s/a.yaml)\n"
-    assert (code, err.splitlines()) == (3, [SAID])
+    assert (code, err.splitlines()) == (3, [SAID, counted(3).rstrip()])
 
 
 def test_a_reader_that_left_is_still_no_error(suite, monkeypatch, capsys):
     monkeypatch.setattr(sys, "stdout", _DiskFills(room=40, why=errno.EPIPE))
     code, _, err = run_main(monkeypatch, capsys, "run", "s", "--collect-only")
-    assert (code, err) == (0, "")
+    assert (code, err) == (0, counted(3))
 
 
 def test_a_command_that_failed_keeps_its_own_exit_code(suite, monkeypatch, capsys):
     (suite / "s" / "b.yaml").write_text(CASE.replace("sleep", "slep"))
     monkeypatch.setattr(sys, "stdout", _DiskFills(room=0))
     code, _, err = run_main(monkeypatch, capsys, "run", "s", "--collect-only")
-    assert code == 4 and SAID in err.splitlines()
+    # (a suite that did not load says all of it on stderr: nothing for stdout to lose)
+    assert code == 4 and SAID not in err and problems(err) == [
+        "farm: 1 problem in suite files:",
+        "  s/b.yaml:6:9: unknown step kind 'slep' (did you mean 'sleep'?)"]
+    # a selection of none (exit 5) says so on stdout, which the full disk lost
+    (suite / "s" / "b.yaml").write_text(CASE)
+    code, _, err = run_main(monkeypatch, capsys, "run", "s", "-k", "nomatch", "--no-progress",
+                            "--report-dir", "r")
+    assert (code, err.splitlines()) == (5, [SAID])
 
 
 def test_a_run_whose_end_was_lost_says_exit_code_3_in_results_json(suite, monkeypatch, capsys):

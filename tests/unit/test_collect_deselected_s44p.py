@@ -34,16 +34,16 @@ def here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def test_collect_only_lists_the_cases_taken_and_counts_the_rest(here, monkeypatch, capsys):
-    code, out, _ = farm(monkeypatch, capsys, "run", "s", "--collect-only",
-                        "-k", "pay and not wallets")
-    lines = out.splitlines()
+    code, out, err = farm(monkeypatch, capsys, "run", "s", "--collect-only",
+                          "-k", "pay and not wallets")
     assert code == 0
-    assert [line.split()[0] for line in lines[:-1]] == ["s/pay_cards"]
-    assert lines[-1].endswith(", 3 deselected")
+    assert [line.split()[0] for line in out.splitlines()] == ["s/pay_cards"]
+    assert err.splitlines()[-1].endswith(", 3 deselected")
 
 
 def test_verbose_lists_the_deselected_with_their_reason(here, monkeypatch, capsys):
-    code, out, _ = farm(monkeypatch, capsys, "run", "s", "--collect-only", "-v",
-                        "-k", "pay and not wallets")
-    assert "deselected: s/pay_wallets  [web]  -k pay and not wallets" in out.splitlines()
-    assert sum(line.startswith("deselected: ") for line in out.splitlines()) == 3
+    code, out, err = farm(monkeypatch, capsys, "run", "s", "--collect-only", "-v",
+                          "-k", "pay and not wallets")
+    assert "deselected: s/pay_wallets  [web]  -k pay and not wallets" in err.splitlines()
+    assert sum(line.startswith("deselected: ") for line in err.splitlines()) == 3
+    assert "deselected" not in out

@@ -12,6 +12,7 @@ import pytest
 
 import farm.session
 from tests.support.farm_cli import run_main
+from tests.support.load_errors import NOT_RUN, problems
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "suites" / "demo"
@@ -38,7 +39,7 @@ def test_the_same_stem_as_yaml_and_yml_is_refused_naming_both(farm_run, tmp_path
     _write(tmp_path / "s" / "login.yml")
     code, out, err = farm_run("s", "--collect-only")
     assert code == 4 and "Traceback" not in err and "collected" not in out
-    assert err.splitlines() == [
+    assert problems(err) == [
         "farm: 1 problem in suite files:",
         "  s/login.yml:1:1: duplicate case id 's/login': s/login.yaml:1 and s/login.yml:1; "
         "rename one of the files, or set agent.testId in one of them"]
@@ -50,7 +51,7 @@ def test_one_agent_test_id_in_two_files_is_refused_at_the_second(farm_run, tmp_p
     _write(tmp_path / "s" / "c.yaml")
     code, _, err = farm_run("s", "--collect-only")
     assert code == 4
-    assert err.splitlines()[1:] == [
+    assert problems(err)[1:] == [
         "  s/b.yaml:8:11: duplicate case id 's/same': s/a.yaml:8 and s/b.yaml:8; "
         "give one of them a different agent.testId"]
 
@@ -61,7 +62,7 @@ def test_two_suite_folders_of_one_name_are_refused(farm_run, tmp_path) -> None:
         _write(tmp_path / side / "demo" / "login.yaml")
     code, out, err = farm_run("a/demo", "b/demo", "--collect-only")
     assert code == 4 and "collected" not in out
-    assert err.splitlines()[1:] == [
+    assert problems(err)[1:] == [
         "  b/demo/login.yaml:1:1: duplicate case id 'demo/login': a/demo/login.yaml:1 and "
         "b/demo/login.yaml:1; ids start with the suite folder's name and both suites are "
         "named 'demo' (a/demo, b/demo): rename one of the folders, or set a different "
@@ -77,7 +78,7 @@ def test_an_unclosed_quote_is_reported_at_the_quote(farm_run, tmp_path) -> None:
     _write(tmp_path / "s" / "checkout.yaml", "\n".join(lines))
     code, _, err = farm_run("s", "--collect-only")
     assert code == 4 and "Traceback" not in err
-    assert err.splitlines()[1:] == [
+    assert problems(err)[1:] == [
         "  s/checkout.yaml:33:21: unclosed quote: the string that starts here never ends"]
 
 
@@ -86,7 +87,7 @@ def test_a_bad_scroll_distance_is_one_problem_not_two(farm_run, tmp_path) -> Non
                                                   "        direction: down\n"
                                                   "        distance: -3\n"))
     code, _, err = farm_run("s", "--collect-only")
-    assert code == 4 and err.splitlines()[1:] == [
+    assert code == 4 and problems(err)[1:] == [
         "  s/c.yaml:8:19: aiScroll distance: expected pixels as a positive integer, got the "
         "number -3"]
 
@@ -95,7 +96,7 @@ def test_a_syntax_error_names_the_line_its_mapping_starts_at(farm_run, tmp_path)
     _write(tmp_path / "s" / "c.yaml", WEB + "     timeout: 5\n")     # under-indented option
     code, _, err = farm_run("s", "--collect-only")
     assert code == 4
-    assert err.splitlines()[1:] == [
+    assert problems(err)[1:] == [
         "  s/c.yaml:7:6: invalid YAML: did not find expected key (in the mapping that starts "
         "at line 4)"]
 
@@ -104,7 +105,7 @@ def test_an_unquoted_colon_in_a_value_says_to_quote_it(farm_run, tmp_path) -> No
     _write(tmp_path / "s" / "c.yaml", WEB.replace("aiTap: go", "assertText: Total: $25.00"))
     code, _, err = farm_run("s", "--collect-only")
     assert code == 4
-    assert err.splitlines()[1:] == [
+    assert problems(err)[1:] == [
         "  s/c.yaml:6:26: invalid YAML: mapping values are not allowed in this context; a value "
         "holding ': ' must be quoted: assertText: \"Total: $25.00\""]
 
@@ -140,7 +141,7 @@ def test_a_url_that_cannot_be_a_page_stops_the_run_before_any_device_starts(
     _write(tmp_path / "s" / "good.yaml")
     code, out, err = farm_run("s", "--no-progress", "--report-dir", "r")
     assert code == 4, out + err
-    assert err.splitlines()[1:] == [f"  s/bad.yaml:2:8: web.url: {url!r}: {why}"]
+    assert problems(err, NOT_RUN)[1:] == [f"  s/bad.yaml:2:8: web.url: {url!r}: {why}"]
 
 
 @pytest.mark.parametrize("url", [
@@ -163,7 +164,7 @@ def test_a_web_only_option_in_an_android_case_stops_the_run(farm_run, tmp_path) 
         "tasks"):] + "        fileChooserAccept: a.txt\n")
     code, out, err = farm_run("s", "--collect-only", "--devices", "android:1")
     assert code == 4 and "collected" not in out
-    assert err.splitlines()[1:] == [
+    assert problems(err)[1:] == [
         "  s/upload.yaml:7:9: fileChooserAccept (on aiTap) only works in web cases (this case "
         "is for android)"]
 
@@ -172,12 +173,12 @@ def test_a_web_only_option_in_an_android_case_stops_the_run(farm_run, tmp_path) 
 
 @pytest.mark.parametrize("option", [["-k", "nomatch"], ["--tag", "nomatch"]])
 def test_collect_only_with_nothing_selected_exits_5(farm_run, option) -> None:
-    code, out, _ = farm_run(DEMO, *option, "--collect-only")
-    assert code == 5
-    assert out.splitlines()[-1] == ("farm: 0 case(s) collected (expected 0.0s of device time, "
+    code, out, err = farm_run(DEMO, *option, "--collect-only")
+    assert code == 5 and out == ""
+    assert err.splitlines()[-1] == ("farm: 0 case(s) collected (expected 0.0s of device time, "
                                     "summed over the cases), 16 deselected")
-    code, out, _ = farm_run(DEMO, "-k", "login_success", "--collect-only")
-    assert code == 0 and "farm: 1 case(s) collected" in out
+    code, out, err = farm_run(DEMO, "-k", "login_success", "--collect-only")
+    assert code == 0 and "farm: 1 case(s) collected" in err and "collected" not in out
 
 
 def test_a_selection_of_nothing_leaves_the_report_dir_as_it_was(farm_run, tmp_path) -> None:
@@ -204,16 +205,16 @@ def test_collect_only_says_which_expected_seconds_are_guesses(farm_run) -> None:
     its cases are that guess."""
     from farm.history import DurationHistory
     from farm.results import CaseResult
-    code, out, _ = farm_run(DEMO, "-k", "login_", "--collect-only")
-    assert code == 0 and out.splitlines()[-1] == (
+    code, out, err = farm_run(DEMO, "-k", "login_", "--collect-only")
+    assert code == 0 and err.splitlines()[-1] == (
         "farm: 2 case(s) collected (expected 60.0s of device time, summed over the cases; 2 "
         "never ran here, 30s each assumed), 14 deselected")
     import os
     DurationHistory(Path(os.environ["FARM_STATE_DIR"])).record([CaseResult(
         run_id="r", case_id="demo/login_success", name="n", file="f", platform="web",
         status="passed", duration=1.5, started="2026-12-03T00:00:00+00:00")])
-    code, out, _ = farm_run(DEMO, "-k", "login_", "--collect-only")
-    assert out.splitlines()[-1] == (
+    code, out, err = farm_run(DEMO, "-k", "login_", "--collect-only")
+    assert err.splitlines()[-1] == (
         "farm: 2 case(s) collected (expected 31.5s of device time, summed over the cases; 1 "
         "never ran here, 30s each assumed), 14 deselected")
 

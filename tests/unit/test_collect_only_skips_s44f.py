@@ -34,24 +34,24 @@ def suite(tmp_path, monkeypatch):
 
 
 def test_collect_only_counts_the_cases_that_would_be_skipped(suite, monkeypatch, capsys):
-    code, out, _ = run_main(monkeypatch, capsys, "run", suite, "--collect-only")
+    code, out, err = run_main(monkeypatch, capsys, "run", suite, "--collect-only")
     assert code == 0
-    assert SAID in out.splitlines()
+    assert SAID in err.splitlines() and "would be skipped" not in out
 
 
 def test_collect_only_with_fail_on_skip_exits_1_as_the_run_would(suite, monkeypatch, capsys):
-    code, out, _ = run_main(monkeypatch, capsys, "run", suite, "--collect-only",
-                            "--fail-on-skip")
+    code, out, err = run_main(monkeypatch, capsys, "run", suite, "--collect-only",
+                              "--fail-on-skip")
     assert code == 1
-    assert f"{SAID}: the run would exit 1 (--fail-on-skip)" in out.splitlines()
+    assert f"{SAID}: the run would exit 1 (--fail-on-skip)" in err.splitlines()
 
 
 def test_collect_only_of_cases_that_would_all_run_says_nothing_of_skips(suite, monkeypatch,
                                                                          capsys):
-    code, out, _ = run_main(monkeypatch, capsys, "run", suite, "--collect-only", "-k", "plain",
-                            "--fail-on-skip")
+    code, out, err = run_main(monkeypatch, capsys, "run", suite, "--collect-only", "-k",
+                              "plain", "--fail-on-skip")
     assert code == 0
-    assert "would be skipped" not in out
+    assert "would be skipped" not in out + err
 
 
 def test_a_case_whose_model_step_comes_later_counts_too(suite, monkeypatch, capsys):
@@ -59,9 +59,9 @@ def test_a_case_whose_model_step_comes_later_counts_too(suite, monkeypatch, caps
                                       "      - aiAssert: the cart is empty\n")
     (suite / "replay.yaml").write_text(CASE.format(name="replay", step="assertText: x") +
                                        "      - ai: add the blue mug to the cart\n")
-    code, out, _ = run_main(monkeypatch, capsys, "run", suite, "--collect-only",
-                            "--fail-on-skip")
+    code, out, err = run_main(monkeypatch, capsys, "run", suite, "--collect-only",
+                              "--fail-on-skip")
     assert code == 1
     assert ("farm: 4 case(s) would be skipped (2 before they start, 2 when they reach it): a "
             "step needs a model (set FARM_MODEL); 1 of them unless the plan cache holds their "
-            "ai step's plan: the run would exit 1 (--fail-on-skip)") in out.splitlines(), out
+            "ai step's plan: the run would exit 1 (--fail-on-skip)") in err.splitlines(), err

@@ -119,8 +119,9 @@ def test_a_run_sets_a_corrupt_cache_aside_once_and_runs_cached(tmp_path, capsys,
     assert capsys.readouterr().err == (
         f"farm: warning: the cache store {path} was corrupt (database disk image is "
         f"malformed): set it aside as {aside.name} and started a fresh one\n")
-    assert [s.cache.mode for s in steps] == ["read-write", "read-write"]
-    assert [s.cache.misses for s in steps] == [1, 1]        # asked, not skipped
+    # (the text tier found the target: no cache miss to record, nor a store that broke,
+    # which would say so in the step's cell)
+    assert [s.cache for s in steps] == [None, None]
     SqliteStore(path).check()                               # a healthy file in its place
 
 

@@ -145,7 +145,7 @@ def test_the_image_entry_point_is_the_farm_console_script_and_its_command_a_farm
     steps = dockerfile()
     entry = json.loads(next(arg for op, arg in steps if op == "ENTRYPOINT"))
     cmd = json.loads(next(arg for op, arg in steps if op == "CMD"))
-    assert entry == ["farm"] and scripts["farm"] == "farm.cli:main"
+    assert entry == ["farm"] and scripts["farm"] == "farm.entry:main"
     assert_farm_command(cmd, "Dockerfile CMD")
     for op, arg in steps:
         if op == "COPY":

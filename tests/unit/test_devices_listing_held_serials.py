@@ -22,11 +22,16 @@ from tests.support.farm_cli import run_main as farm
 SERIALS = ["emulator-5554", "emulator-5556", "emulator-5558"]
 
 
+class _Phone:
+    def shell(self, command: str, timeout: float = 0) -> str:
+        return "Google\nPixel 7\n14\n34\n"          # (ABOUT_COMMAND's four getprops)
+
+
 class _Adb:
     host, port = "127.0.0.1", 5037
 
     def device(self, serial: str):
-        raise ConnectionError("no getprop here")
+        return _Phone()
 
 
 @pytest.fixture
@@ -73,9 +78,9 @@ def test_phones_another_run_holds_are_marked_with_its_pid(three_phones, other_ru
     assert head == "android   3 device(s) on adb server 127.0.0.1:5037, 1 free:"
     held = f"  [held by another farm run (pid {os.getpid()})]"
     assert [row.strip() for row in rows] == [
-        "emulator-5554  did not answer getprop: no getprop here" + held,
-        "emulator-5556  did not answer getprop: no getprop here",
-        "emulator-5558  did not answer getprop: no getprop here" + held]
+        "emulator-5554  Google Pixel 7, Android 14 (API 34)" + held,
+        "emulator-5556  Google Pixel 7, Android 14 (API 34)",
+        "emulator-5558  Google Pixel 7, Android 14 (API 34)" + held]
 
 
 def test_free_phones_are_listed_as_before(three_phones, monkeypatch, capsys):

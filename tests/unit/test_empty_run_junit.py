@@ -40,12 +40,13 @@ def test_a_run_that_finds_no_case_says_what_it_skipped(tmp_path, monkeypatch, ca
     (tmp_path / "s" / ".drafts" / "a.yaml").write_text(case)
     code, out, _ = run_main(monkeypatch, capsys, "run", "s")
     lines = out.splitlines()
-    assert code == 5 and lines[-1] == "farm: no cases found under s"
+    assert code == 5 and lines[-2:] == ["farm: no cases found under s",
+                                        "farm: nothing to run: no report written"]
     assert lines[0] == "farm: skipped hidden directory s/.drafts/"
     assert lines[1] == ("farm: skipped excluded file s/wip_00.yaml (farm.yaml's exclude: "
                         "'wip_*.yaml')")
-    assert lines[-2] == "farm: ... and 3 more skipped (-v lists them)"
-    assert len(lines) == 12
+    assert lines[-3] == "farm: ... and 3 more skipped (-v lists them)"
+    assert len(lines) == 13
 
 
 def test_farm_run_help_lists_the_exit_codes(monkeypatch, capsys):

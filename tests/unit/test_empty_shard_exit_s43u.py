@@ -27,8 +27,9 @@ def test_a_shard_past_the_cases_exits_0_with_an_empty_junit(tmp_path, monkeypatc
     assert out == ("farm: shard 5/8 has no case: 3 case(s) over 8 shards\n"
                    "farm: nothing to run: no report written\n")
     assert 'tests="0"' in (tmp_path / "out" / "junit.xml").read_text()
-    code, out, _ = run_main(monkeypatch, capsys, "run", "s", "--shard", "5/8", "--collect-only")
-    assert code == 0 and out.startswith("farm: shard 5/8 has no case"), out
+    code, out, err = run_main(monkeypatch, capsys, "run", "s", "--shard", "5/8",
+                              "--collect-only")
+    assert (code, out) == (0, "") and err.startswith("farm: shard 5/8 has no case"), err
 
 
 def test_a_k_that_matched_nothing_is_still_exit_5_in_a_shard(tmp_path, monkeypatch, capsys):

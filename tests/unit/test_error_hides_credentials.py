@@ -23,7 +23,7 @@ def test_a_setting_error_quoting_the_key_hides_it(monkeypatch, capsys):
     code, out, err = farm(monkeypatch, capsys, "config", "show")
     assert code == 4
     assert KEY not in out + err
-    assert "FARM_MODEL_RETRIES" in err and "got '***'" in err, err
+    assert "FARM_MODEL_RETRIES" in err and "'***' is not a number" in err, err
 
 
 def test_a_usage_error_quoting_the_key_hides_it(monkeypatch, capsys):

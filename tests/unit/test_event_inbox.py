@@ -139,6 +139,14 @@ class _Pipe:
 EVENTS, TAKEN = "farm:events:r1", "farm:taken:r1"
 
 
+@pytest.fixture(autouse=True)
+def _farm_prefix(monkeypatch):
+    """The keys under farm's default prefix, whatever an earlier test of this process set
+    (`store.use_prefix` is once per process: a run in another test's process keyed its own)."""
+    from farm.cluster import store
+    monkeypatch.setattr(store, "_prefix", "farm")
+
+
 def _steps(n: int) -> list[dict[str, Any]]:
     return [{"type": "step", "case": "s/c", "attempt": 1, "index": i} for i in range(1, n + 1)]
 

@@ -31,7 +31,7 @@ def test_farm_log_has_each_case_start_and_end_with_its_step_and_error_masked(tmp
         drop_handler(handler)
     logged = (tmp_path / "farm.log").read_text()
     assert "INFO farm.cases: [browser-2] start shop/pay (attempt 1)" in logged
-    assert ('WARNING farm.cases: [browser-2] FAILED (will retry) shop/pay (attempt 1) in 3.2s '
+    assert ('WARNING farm.cases: [browser-2] RETRY (failed) shop/pay (attempt 1) in 3.2s '
             'at step 4 assertText "${TOKEN}" (shop/pay.yaml:12): AssertionFailed: expected text '
             '"${TOKEN}" is not on screen; screenshot artifacts/pay/4.jpg') in logged
     assert "hunter2" not in logged and "shop/later" not in logged

@@ -92,5 +92,8 @@ def test_a_run_folder_with_no_real_date_hides_no_killed_run(tmp_path, monkeypatc
     odd.mkdir()
     (odd / "results.jsonl").write_bytes((run_dir / "results.jsonl").read_bytes())
     out = _farm(tmp_path, monkeypatch, "report", "--history")
-    assert out.exit_code == 0, out.output
-    assert [line.split()[2] for line in _said(out.stderr)] == [NIGHT, "20261399-000000-abcd"]
+    # no run recorded (both were killed): no page, and each killed run named with its rebuild
+    said = str(out.exception)               # (farm's UserError: exit 4 through `farm`)
+    assert type(out.exception).__name__ == "UserError", out.output
+    assert "2 run(s) there ended without writing results" in said
+    assert f"runs/{NIGHT}`" in said and "runs/20261399-000000-abcd`" in said

@@ -16,6 +16,7 @@ from farm.report.junit import build_junit, write_junit
 from farm.results import CaseError, CaseResult, RunSummary, StepRecord
 from farm.text import printable
 from tests.support.farm_cli import run_main as farm
+from tests.support.load_errors import NOT_RUN, problems as listed
 
 XSD = Path(__file__).parents[1] / "schemas" / "junit-10.xsd"
 TITLE = "Log in with valid credentials"
@@ -162,7 +163,7 @@ def test_a_suite_that_does_not_load_leaves_a_junit_naming_each_problem(here, mon
     code, out, err = farm(monkeypatch, capsys, "run", "s", "--devices", "fake:1",
                           "--no-progress", "--junit-xml", "ci/junit.xml")
     assert (code, out, err) == plain and code == 4
-    problems = [line.strip() for line in err.splitlines()[1:]]
+    problems = [line.strip() for line in listed(err, NOT_RUN)[1:]]
     assert len(problems) == 3 and problems[0].startswith("s/bad.yaml:6:")
     root = valid(here / "ci" / "junit.xml")
     cases = cases_of(root)

@@ -64,13 +64,13 @@ def test_lf_finishes_a_stopped_run_after_a_run_of_other_cases(here, monkeypatch,
     assert code == 0, out + err
     assert _collected(out) == ["s/c", "s/d", "s/e", "s/f"]
     assert ("farm: --last-failed: would run 1 interrupted, 3 not run in run "
-            "20261206-164500-stop (stopped before its end)") in out.splitlines()
+            "20261206-164500-stop (stopped before its end)") in err.splitlines()
 
 
 def test_a_complete_run_of_the_same_cases_since_ends_it(here, monkeypatch, capsys):
     _stopped_run_of_s(here)
     _run(here, "20261206-165000-full", 1.8e9 + 60, False,
          *((f"s/{n}", "passed", None) for n in "abcdef"))
-    code, out, _ = farm(monkeypatch, capsys, "run", "s", "--lf", "--collect-only")
+    code, out, err = farm(monkeypatch, capsys, "run", "s", "--lf", "--collect-only")
     assert len(_collected(out)) == 6
-    assert "farm: --last-failed: no failures recorded, would run every case" in out.splitlines()
+    assert "farm: --last-failed: no failures recorded, would run every case" in err.splitlines()

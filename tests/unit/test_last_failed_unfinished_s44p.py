@@ -62,19 +62,19 @@ def test_lf_after_a_stopped_run_finishes_it(here, monkeypatch, capsys):
     assert code == 0, out + err
     assert _collected(out) == ["s/c", "s/d", "s/e", "s/f"]
     assert ("farm: --last-failed: would run 1 failed earlier; 1 interrupted, 2 not run in run "
-            "20261206-164500-abcd (stopped before its end)") in out.splitlines()
+            "20261206-164500-abcd (stopped before its end)") in err.splitlines()
 
 
 def test_lf_after_a_run_cut_short_by_maxfail_runs_what_it_left(here, monkeypatch, capsys):
     _last_run(here, False, ("s/a", "passed", None), ("s/f", "failed", None),
               ("s/e", "skipped", "not run: --maxfail 1 reached"))
-    code, out, _ = farm(monkeypatch, capsys, "run", "s", "--lf", "--collect-only")
+    code, out, err = farm(monkeypatch, capsys, "run", "s", "--lf", "--collect-only")
     assert _collected(out) == ["s/e", "s/f"]
 
 
 def test_lf_after_a_complete_run_runs_its_failures_alone(here, monkeypatch, capsys):
     _last_run(here, False, *((f"s/{n}", "passed", None) for n in "abcde"),
               ("s/f", "failed", None))
-    code, out, _ = farm(monkeypatch, capsys, "run", "s", "--lf", "--collect-only")
+    code, out, err = farm(monkeypatch, capsys, "run", "s", "--lf", "--collect-only")
     assert _collected(out) == ["s/f"]
-    assert "farm: --last-failed: would run 1 case(s) that failed last time" in out.splitlines()
+    assert "farm: --last-failed: would run 1 case(s) that failed last time" in err.splitlines()

@@ -58,7 +58,7 @@ def _lf(here, monkeypatch, capsys) -> tuple[list[str], list[str]]:
     code, out, err = farm(monkeypatch, capsys, "run", "s", "--lf", "--collect-only")
     assert code == 0, out + err
     return ([line.split()[0] for line in out.splitlines() if line.startswith("s/")],
-            [line for line in out.splitlines() if line.startswith("farm: --last-failed")])
+            [line for line in err.splitlines() if line.startswith("farm: --last-failed")])
 
 
 def test_a_case_of_a_stopped_run_run_since_ends_only_itself(here, monkeypatch, capsys):

@@ -13,6 +13,7 @@ import pytest
 
 from farm.suite.loader import load_suites
 from tests.support.farm_cli import run_main
+from tests.support.load_errors import problems
 
 CASE = """\
 name: Login as ${USER_NAME}
@@ -113,7 +114,7 @@ def test_a_secret_in_a_name_is_refused_at_its_line(here, monkeypatch, capsys, na
         "name: js_x", f"name: js_{name}"))
     code, out, err = run_main(monkeypatch, capsys, "run", "s", "--collect-only")
     assert code == 4 and "collected" not in out
-    assert err.splitlines() == [
+    assert problems(err) == [
         "farm: 1 problem in suite files:",
         f"  s/c.yaml:8:15: javascript name: {why}; a name takes its variables' values when "
         "the suite loads, from the environment, .env or vars:, never a secret's: it is shown "

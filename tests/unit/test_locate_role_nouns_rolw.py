@@ -13,7 +13,7 @@ from farm.agent.locator import LocatorChain, TextMatchTier
 from farm.agent.roles import RolePhrase, role_phrase
 from farm.devices.base import Rect, UINode, UITree
 from farm.devices.fake import FakeDevice
-from farm.errors import LocateError
+from farm.errors import LocateError, NeedsModel
 
 
 def node(i: int, role: str, y: int, parent: int | None = None, **kw) -> UINode:
@@ -173,9 +173,11 @@ def test_a_cached_find_of_text_and_a_role_noun_is_still_meant() -> None:
 
 def test_a_role_phrase_is_not_matched_to_an_id() -> None:
     """"the gear icon" on an icon button whose id is "gear" and that shows no text stays a
-    model's to find, not a guess at an id (with no model: a miss naming it, as before)."""
+    model's to find, not a guess at an id (with no model: skipped for a model, the id's
+    element named as a hint)."""
     gear = node(0, "button", 10, resource_id="gear", clickable=True)
-    with pytest.raises(LocateError, match='no element matches "the gear icon"'):
+    with pytest.raises(NeedsModel, match='no zero-token match for "the gear icon" on screen; '
+                                         'it describes an element'):
         locate("the gear icon", gear)
 
 

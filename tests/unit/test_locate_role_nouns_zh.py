@@ -55,13 +55,13 @@ PAGE = (HEADING, USER_LABEL, USER, LOGIN, TERMS, HELP, SUBMIT)
     ("用户名输入框", USER, 'found by text "用户名" (输入框)'),
     ("同意用户协议复选框", TERMS, 'found by text "同意用户协议" (复选框)'),
     ("帮助链接", HELP, 'found by text "帮助" (链接)'),
-    ("「提交订单」", SUBMIT, 'found by text "提交订单" (the quotes around it dropped)'),
+    ("「提交订单」", SUBMIT, None),      # (wholly in quotes: its text, nothing to say)
     ("「提交订单」按钮", SUBMIT, 'found by text "提交订单" (按钮)'),
 ])
 def test_text_and_a_chinese_noun_finds_the_element_of_that_role(prompt, target, note):
     hit = locate(prompt, *PAGE)
     assert hit.rect == target.rect and hit.tier == "text"
-    assert hit.notes == (note,)
+    assert hit.notes == ((note,) if note else ())
 
 
 def test_the_role_must_fit_the_noun():
@@ -70,9 +70,13 @@ def test_the_role_must_fit_the_noun():
 
 
 def test_no_synonyms():
-    # ("登入" is not "登录": nothing of the text tier's, a model's to find)
-    with pytest.raises(NeedsModel, match='"登入按钮"'):
+    # ("登入" is not "登录": not found as it; one character off a short label, a near miss
+    # naming the button, as a typo's 登陆 is)
+    with pytest.raises(LocateError, match='no element matches "登入按钮"; the closest on '
+                                          r'screen is "登录" \(button\)'):
         locate("登入按钮", *PAGE)
+    with pytest.raises(NeedsModel, match='"注册按钮"'):      # (nothing near it: a model's)
+        locate("注册按钮", *PAGE)
 
 
 def test_two_of_that_role_are_ambiguous():

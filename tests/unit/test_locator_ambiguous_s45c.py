@@ -16,7 +16,8 @@ def test_an_ambiguous_target_says_how_to_pick_one():
         default_chain().locate("Help", FakeDevice(LOGIN))
     assert str(info.value) == (
         '"Help" is ambiguous: 2 elements match; pick one with xpath: (on a web page e.g. '
-        '(//*[normalize-space()="Help"])[2]) or say more of it: its section, its neighbour')
+        '(//*[normalize-space()="Help" and not(*[normalize-space()="Help"])])[2]) or say more '
+        'of it: its section, its neighbour')
     assert info.value.candidates[0].startswith('"Help" (a) at [10, 200')
 
 

@@ -38,7 +38,7 @@ def test_the_ci_line_says_how_many_failed_so_far_and_the_time_left():
     # left: s/a 100-60, s/b 100, s/d as the run's own mean (50): 190 s on 2 devices, but
     # never less than the longest case left (100 s)
     assert out.getvalue().splitlines()[-1] == (
-        "farm: 1/4 done (1 failed); about 2m left; running: [browser-1] s/a 60s")
+        "farm: 1/4 done (0 passed, 1 failed); about 2m left; running: [browser-1] s/a 60s")
 
 
 def test_a_busy_log_still_gets_a_status_line_every_few_minutes():
@@ -53,7 +53,8 @@ def test_a_busy_log_still_gets_a_status_line_every_few_minutes():
                                                 100.0), final=True)
         view.still_running()
     status = [line for line in out.getvalue().splitlines() if " done" in line]
-    assert status == ["farm: 2/4 done (1 passed, 1 error); about 2m left; no case running"]
+    assert status == ["farm: 2/4 done (1 passed, 0 failed, 1 error); about 2m left; no case "
+                      "running"]
 
 
 def test_no_time_left_is_said_where_nothing_tells_it():

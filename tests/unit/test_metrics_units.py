@@ -436,9 +436,10 @@ def test_a_run_the_broker_refuses_counts_and_pushes_no_case(monkeypatch, capsys,
             "web:\n  url: http://127.0.0.1:9/\ntasks:\n  - name: t\n    flow:\n"
             "      - sleep: 1\n")
     before = {s: value("farm_cases_total", platform="web", status=s) for s in metrics.STATUSES}
+    monkeypatch.setenv("FARM_CLUSTER_OUTAGE_SECONDS", "1")     # (waited for, then exit 3)
     code, out, err = run_main(monkeypatch, capsys, "run", "s", "--no-progress", "--report-dir",
                               "r", "--broker", f"redis://127.0.0.1:{free_port()}/0")
-    assert code == 4 and "cannot reach the broker" in err, out + err
+    assert code == 3 and "cannot reach the broker" in err, out + err
     results = json.loads((tmp_path / "r" / "results.json").read_text())
     assert [(c["status"], c["reason"]) for c in results["cases"]] == [("error", "not run")] * 2
     after = {s: value("farm_cases_total", platform="web", status=s) for s in metrics.STATUSES}

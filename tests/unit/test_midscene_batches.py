@@ -15,6 +15,7 @@ from farm.errors import SuiteErrors
 from farm.schedule import Job, enqueue, order_jobs, pick_job
 from farm.suite.loader import display_path, load_suites
 from farm.suite.vars import Variables
+from tests.support.load_errors import problems
 
 CASE = "web:\n  url: https://example.com\ntasks:\n  - name: t\n    flow:\n      - aiTap: go\n"
 
@@ -312,17 +313,17 @@ def test_a_folder_run_as_its_batch_says_which_files_the_batch_leaves_out(tmp_pat
     write(tmp_path / "f" / "index.yaml", "files: [a.yaml]\n")
     write(tmp_path / "f" / "nightly.yaml", "files: [more/c.yaml]\n")   # a batch of its own
     code, out, err = farm_run("f", "-v", "--collect-only")
-    assert (code, err) == (0, "")
+    assert code == 0 and "farm:" not in out
     lines = out.splitlines()
-    assert lines[:3] == [
+    assert err.splitlines()[:3] == [
         "farm: skipped file not listed by f/index.yaml or f/nightly.yaml: f/b.yaml",
         "farm: skipped file not listed by f/index.yaml or f/nightly.yaml: f/d.yaml",
         "farm: warning: f/index.yaml: f/b.yaml, f/d.yaml are in its folder but not in the "
         "files: of any of its batch files, so they do not run (a folder holding a batch file "
         "runs that batch: add them to files:, or name them to run them alone)"]
     assert [line.split()[0] for line in lines if "[web]" in line] == ["f/a", "f/more/c"]
-    code, out, _ = farm_run("f/b.yaml", "--collect-only")      # named, it runs alone
-    assert code == 0 and "f/b  [web]" in out and "warning" not in out
+    code, out, err = farm_run("f/b.yaml", "--collect-only")      # named, it runs alone
+    assert code == 0 and "f/b  [web]" in out and "warning" not in out + err
 
 
 @pytest.mark.parametrize("listed", ["scripts/", "scripts", "./scripts"])
@@ -347,7 +348,7 @@ def test_a_batch_with_empty_files_says_only_that(tmp_path, farm_run):
     assert "f/index.yaml:1:8: files is empty: expected at least one file or glob" in err
     write(tmp_path / "f" / "index.yaml", "files: [index.yaml]\n")    # (itself: no problem)
     code, out, err = farm_run("f", "--collect-only")
-    assert "warning: f/index.yaml: f/a.yaml is in its folder but not in its files:" in out
+    assert "warning: f/index.yaml: f/a.yaml is in its folder but not in its files:" in err
 
 
 def test_a_batch_file_below_a_folder_run_as_its_batch_is_named_as_not_run(tmp_path, farm_run):
@@ -356,8 +357,8 @@ def test_a_batch_file_below_a_folder_run_as_its_batch_is_named_as_not_run(tmp_pa
     write(tmp_path / "f" / "sub" / "b.yaml")
     write(tmp_path / "f" / "sub" / "index.yaml", "headed: true\nfiles: [b.yaml]\n")
     code, out, err = farm_run("f", "-v", "--collect-only")
-    assert (code, err) == (0, "")
-    assert out.splitlines()[:2] == [
+    assert code == 0 and "farm:" not in out
+    assert err.splitlines()[:2] == [
         "farm: skipped batch file below f/index.yaml: f/sub/index.yaml",
         "farm: warning: f/sub/index.yaml: a batch file in a folder below f/index.yaml's, which "
         "runs only the files f/index.yaml lists: it does not run (`farm run f/sub/index.yaml` "
@@ -376,11 +377,11 @@ def test_a_batch_file_a_batch_s_glob_matches_is_named_not_read_as_a_case(tmp_pat
     write(tmp_path / "f" / "sub" / "b.yaml")
     write(tmp_path / "f" / "sub" / "index.yaml", "files: [b.yaml]\n")
     code, out, err = farm_run("f", "--collect-only")
-    assert (code, err) == (0, "")
-    assert out.splitlines()[0] == (
+    assert code == 0 and "farm:" not in out
+    assert err.splitlines()[0] == (
         "farm: warning: f/sub/index.yaml: a batch file matched by f/index.yaml's files: it "
         "does not run as a case (`farm run f/sub/index.yaml` runs it)")
-    assert "below f/index.yaml" not in out                     # said once
+    assert "below f/index.yaml" not in err                     # said once
     assert [line.split()[0] for line in out.splitlines() if "[web]" in line] == ["f/a",
                                                                                 "f/sub/b"]
 
@@ -391,9 +392,9 @@ def test_a_batch_file_of_any_name_makes_its_folder_that_batch(tmp_path, farm_run
     [case] = cases_of(tmp_path / "g").values()
     assert (case.id, case.batch) == ("g/a", display_path(smoke))
     code, out, err = farm_run("g", "--collect-only")
-    assert (code, err) == (0, "")
-    assert out.splitlines()[0].startswith("farm: g/smoke.yaml: concurrent 1")
-    assert "farm: 1 case(s) collected" in out
+    assert code == 0 and "farm:" not in out
+    assert err.splitlines()[0].startswith("farm: g/smoke.yaml: concurrent 1")
+    assert "farm: 1 case(s) collected" in err
 
 
 @pytest.mark.parametrize("given", ["g", "g/smoke.yaml"])
@@ -402,7 +403,7 @@ def test_a_misspelt_files_key_is_a_batch_files_mistake(tmp_path, farm_run, given
     write(tmp_path / "g" / "smoke.yaml", "file: [a.yaml]\nconcurrent: 1\n")
     code, out, err = farm_run(given, "--collect-only")
     assert code == 4 and "collected" not in out
-    assert err.splitlines() == [
+    assert problems(err) == [
         "farm: 1 problem in suite files:",
         "  g/smoke.yaml:1:1: unknown key 'file' in a batch file (did you mean 'files'?); "
         "expected one of: android, browser, concurrent, continueOnError, dotenvDebug, "

@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.support.farm_cli import run_main
+from tests.support.load_errors import problems
 
 CASE = "name: c\nweb:\n  url: http://127.0.0.1:1/\ntasks:\n  - name: t\n    flow:\n" \
        "      - sleep: 1\n"
@@ -26,7 +27,7 @@ def test_a_compose_file_is_one_line_naming_exclude(tmp_path, monkeypatch, capsys
     code, out, err = _collect(tmp_path, monkeypatch, capsys,
                               {"c.yaml": CASE, "deploy/compose.yaml": COMPOSE})
     assert code == 4
-    assert err.splitlines()[1:] == [
+    assert problems(err)[1:] == [
         "  s/deploy/compose.yaml:1:1: not a farm case (no tasks:, no page:/browser:/web:/"
         "android:/ios: section); leave it out with `exclude: [deploy/compose.yaml]` in "
         "s/farm.yaml (a new file there)"]

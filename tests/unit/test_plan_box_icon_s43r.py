@@ -95,7 +95,9 @@ def test_the_gear_icon_s_id_moved_to_delete_everything_is_planned_again_not_tapp
     assert f"Step 1 of the remembered plan failed: {why}" in told(srv, calls)
     said = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
     assert said == [f"cached plan for 'open the settings': step 1 of 1 failed ({why}); "
-                    "planning again"], said
+                    "planning again",
+                    f"[fake-1] s/box: step 1 (line 0): the cached plan failed at its step 1 "
+                    f"of 1 ({why}) and was planned again"], said   # (the step's note too)
 
 
 @pytest.mark.parametrize("now, replayed", [

@@ -73,7 +73,8 @@ def test_the_still_running_line_comes_when_it_is_due():
     view._keep_saying()
     said = [(t, line) for t, line in out.said if line.startswith("farm: 0/3 done")]
     assert said and said[0][0] == at + 13 + QUIET_SECONDS, out.said     # (73 s: was 75 s)
-    assert said[0][1].startswith("farm: 0/3 done; running: [browser-1] s/pay 73s"), said
+    assert said[0][1].startswith("farm: 0/3 done (0 passed, 0 failed); running: [browser-1] "
+                                 "s/pay 73s"), said
 
 
 def test_a_line_said_meanwhile_puts_the_still_running_line_off():

@@ -67,7 +67,7 @@ def test_the_run_ends_with_one_line_per_case_that_did_not_pass():
                        status="interrupted")])])
     assert failure_lines(summary) == [
         'FAILED s/total (suites/s/total.yaml:23) — step 2: expected text "Total" is not on '
-        "screen",
+        "screen ⏎ seen: Cart (0)",
         "ERROR s/gone (suites/s/gone.yaml:1) — browser-1 crashed",
         "INTERRUPTED s/stop (suites/s/stop.yaml:9) — interrupted by Ctrl-C"]
     many = RunSummary(run_id="r", started="", cases=[_case(f"c{i:02}", "failed") for i in range(25)])

@@ -41,7 +41,9 @@ def test_a_long_run_says_how_it_stands_each_tenth():
     said = _status_lines(100)
     assert [line.split(" done")[0] for line in said] == [f"farm: {n}/100" for n in
                                                         range(10, 100, 10)]
-    assert said[0] == "farm: 10/100 done; about 2m left; no case running"
+    # said as the device whose case made the tenth starts its next case: it is running
+    assert said[0] == ("farm: 10/100 done (10 passed, 0 failed); about 2m left; running: "
+                       "[browser-1] s/c010 0s")
 
 
 def test_a_small_run_stays_quiet():

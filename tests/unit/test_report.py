@@ -256,7 +256,7 @@ def test_html_groups_steps_under_tasks_and_sorts_worst_first(run):
     run_dir, summary = run
     page = write_html(summary, run_dir).read_text(encoding="utf-8")
     login = page[page.index("Login works"):]
-    assert login.index("<h4>Open app") < login.index("Sign in") < login.index("<h4>Log in") \
+    assert login.index("<h3>Open app") < login.index("Sign in") < login.index("<h3>Log in") \
         < login.index("Welcome")
     assert "2 steps" in login
     order = [page.index(f'<span class="name">{n}') for n in
@@ -278,7 +278,8 @@ def test_html_header_counts(run):
                          rf'<b>{n}</b> {status}</a></li>', page)
     # (1 passed + 1 flaky) / 5 finished: the interrupted case neither passed nor failed, as
     # the Grafana dashboard and the alert rules count it (deploy/)
-    assert 'id="pass-rate">40.0%<' in page and 'id="pass-rate-of">2 passed of 5 finished<' in page
+    assert 'id="pass-rate">40.0%<' in page and \
+        'id="pass-rate-of">2 passed of 5 finished (1 flaky: passed after a retry)<' in page
     assert "r1" in page and "browser-1, browser-2, emulator-5554" in page and "1 m 16 s" in page
     assert "Run interrupted" in page
 
@@ -296,7 +297,8 @@ def _counted(statuses: list[str], interrupted: bool = True) -> RunSummary:
 @pytest.mark.parametrize("statuses, rate, of", [
     (["passed", "passed", "skipped", "skipped", "interrupted"], "100.0%", "2 passed of 2"),
     (["passed", "failed", "interrupted"], "50.0%", "1 passed of 2"),
-    (["flaky", "error", "passed", "failed"], "50.0%", "2 passed of 4"),
+    (["flaky", "error", "passed", "failed"], "50.0%",
+     "2 passed of 4 finished (1 flaky: passed after a retry)"),
     (["skipped", "interrupted"], "—", "0 passed of 0"),
 ])
 def test_the_pass_rate_counts_the_cases_that_finished_as_the_dashboard_does(statuses, rate, of):
@@ -305,7 +307,7 @@ def test_the_pass_rate_counts_the_cases_that_finished_as_the_dashboard_does(stat
     The header says what the rate is out of ("1 of 3 finished" read as cases left unfinished)."""
     page = render_html(_counted(statuses))
     assert f'id="pass-rate">{rate}<' in page
-    assert f'id="pass-rate-of">{of} finished<' in page
+    assert f'id="pass-rate-of">{of}<' in page or f'id="pass-rate-of">{of} finished<' in page
     assert "skipped and interrupted left out" in page
 
 
@@ -358,7 +360,9 @@ def test_the_header_says_what_each_device_is_alike_devices_together(tmp_path):
     assert header == ("browser-1, browser-2: " + shell
                       + "\nemulator-5554: Pixel 7, Android 14 (API 34)\nplugin-1")
     assert f'<span title="{shell}">browser-2</span>' in html     # the case's device chip
-    assert re.search(r'data-q="[^"]*chromium 156\.0\.8078\.114[^"]*"', html)   # searchable
+    # searchable by its name, not by its version's numbers (which matched every case)
+    assert re.search(r'data-q="[^"]*chromium[^"]*"', html) and "8078" not in \
+        "".join(re.findall(r'data-q="([^"]*)"', html))
 
 
 def test_model_spend_is_shown_per_step_and_per_case(tmp_path):
@@ -535,7 +539,7 @@ def test_a_megabyte_error_is_shown_cut_where_results_json_keeps_it_whole(run):
     html = render_html(summary, run_dir)
     assert len(html) < 100_000
     # the case's error and its step's, each shown and in the search text
-    assert html.count("boom yyy") == 4
+    assert html.count("boom yyy") == 5      # (and the top's Failures list: cut at 200)
     assert html.count(f"… ({len(message) - 10_000:,} more characters in results.json)") == 4
 
 

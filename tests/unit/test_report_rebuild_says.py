@@ -131,6 +131,11 @@ def test_a_killed_run_rebuilt_after_later_runs_is_judged_against_the_runs_before
                          cases=[_case("a", "failed").model_copy(update={"error": red})])
     morning.recount()
     SqliteResults(state / "results.sqlite").add(record_for(morning))
+    # (the evening before, a passed: a first run ever has no verdict at all)
+    evening = RunSummary(run_id="20261203-200000-ab12", started="2026-12-03T20:00:00+00:00",
+                         cases=[_case("a", "passed")])
+    evening.recount()
+    SqliteResults(state / "results.sqlite").add(record_for(evening))
     run_dir = tmp_path / "run"
     run_dir.mkdir()
     head = {"journal": "run", "run_id": RUN, "started": "2026-12-04T02:00:00.000+00:00",

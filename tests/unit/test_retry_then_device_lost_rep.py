@@ -14,7 +14,7 @@ from farm.executors.base import Ledger, NullEvents
 from farm.report.allure import write_allure
 from farm.report.junit import build_junit
 from farm.results import CaseError, CaseResult, RunSummary, exit_code_for, final_result
-from farm.results_history import since_last
+from farm.results_history import CaseRecord, RunRecord, since_last
 from farm.schedule import Job
 
 
@@ -51,7 +51,9 @@ def test_the_case_failed_as_its_first_attempt_says_and_names_the_lost_retry():
 
 def test_it_gets_a_verdict_against_earlier_runs():
     summary = RunSummary(run_id="r", started="", cases=[_verdict()])
-    assert since_last([], summary) == {"s/pay": "new failure"}
+    before = RunRecord(run_id="r0", started="", cases=[CaseRecord(case_id="s/pay",
+                                                                  status="passed")])
+    assert since_last([before], summary) == {"s/pay": "new failure"}
 
 
 def test_a_model_error_or_a_timeout_after_a_failure_stays_an_error():

@@ -89,6 +89,8 @@ def test_the_load_warns_of_a_short_credential_and_of_secrets_its_steps_hold() ->
         "secret ${PIN}'s value also stands in 1 step text of this suite (a.yaml:5): those "
         "are masked too (***); if it is no secret, take it out of secrets: (or the secrets "
         "dir)",
+        "secret ${PIN}'s value has 4 characters: wherever a page, a message or a result "
+        "holds the same characters (a year, a word), they are masked as *** too",
     ]
     assert not any(value in line for line in said
                    for value in ("Sh0rt!7", "2026", "username", "Zq-19c"))

@@ -79,7 +79,9 @@ def test_when_nothing_is_left_a_note_says_what_took_the_cases_out(demo_cases):
     sel = _select(demo_cases, keyword="login", tags=["nosuch"], platforms={"web"},
                   devices="browser:1")
     assert sel.selected == []
-    assert sel.notes == ["no case selected: 12 deselected by -k login, "
+    assert sel.notes == ["--tag nosuch: no case has a tag (a case file's or farm.yaml's "
+                         "`tags: [smoke]` sets them)",
+                         "no case selected: 12 deselected by -k login, "
                          "4 deselected by --tag nosuch"]
 
 

@@ -69,5 +69,5 @@ def test_no_hint_under_collect_only(tmp_path: Path, monkeypatch, capsys) -> None
         "      - aiTap: Shopping basket icon\n", encoding="utf-8")
     code, out, err = run_main(monkeypatch, capsys, "run", "s", "--collect-only")
     assert code == 0, out + err
-    assert "farm: 1 case(s) collected" in out
+    assert "farm: 1 case(s) collected" in err
     assert "--fail-on-skip makes" not in out + err

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.farm_cli import run_main
+from tests.support.load_errors import NOT_LISTED_SUITE, NOT_RUN_SUITE, problems
 
 HEAD = "name: x\nweb:\n  url: https://example.com\ntasks:\n  - name: t\n    flow:\n"
 
@@ -31,7 +32,7 @@ def test_an_ai_input_value_of_the_wrong_type_is_one_problem_saying_what_was_give
            HEAD + f"      - aiInput: Username\n        value: {value}\n")
     code, out, err = farm_run("s", "--collect-only")
     assert code == 4 and "collected" not in out
-    assert err.splitlines() == [
+    assert problems(err) == [
         "farm: 1 problem in suite files:",
         f"  s/c.yaml:8:16: aiInput value: expected the text to type, got {got}"]
 
@@ -40,7 +41,7 @@ def test_an_ai_input_without_a_value_still_says_the_text_is_missing(farm_run, tm
     _write(tmp_path / "s" / "c.yaml", HEAD + "      - aiInput: Username\n        value:\n")
     code, _, err = farm_run("s", "--collect-only")
     assert code == 4
-    assert err.splitlines()[1:] == [
+    assert problems(err)[1:] == [
         "  s/c.yaml:8:15: aiInput: expected the text to type (`aiInput: <target>` with "
         "`value: <text>`, or `mode: clear`), got nothing"]
 
@@ -58,21 +59,20 @@ def test_one_broken_file_among_good_ones_says_the_good_ones_did_not_run_either(
     args = ["--collect-only"] if collect_only else ["--report-dir", tmp_path / "run"]
     code, out, err = farm_run("s", *args)
     assert code == 4 and not (tmp_path / "run").exists()
-    assert err.splitlines() == [
+    assert problems(err, said) == [
         "farm: 1 problem in suite files:",
         "  s/c_broken.yaml:7:9: unknown step kind 'aitap' (did you mean 'aiTap'?)"]
-    assert out.splitlines() == [said]
-    assert "a_good" not in out
+    assert out == ""
+    assert "a_good" not in err
 
 
 def test_a_broken_farm_yaml_is_not_answered_by_naming_fewer_files(farm_run, tmp_path):
     _write(tmp_path / "s" / "farm.yaml", "- timeout: 5\n")      # a list, not settings
     _write(tmp_path / "s" / "a.yaml", HEAD + "      - aiTap: Sign in\n")
-    code, out, _ = farm_run("s/a.yaml", "--report-dir", tmp_path / "run")
-    assert code == 4
-    assert out.splitlines() == [       # a.yaml named alone still reads its suite's farm.yaml
-        "farm: no case ran: a run starts only when every suite file loads (fix the problems "
-        "listed)"]
+    code, out, err = farm_run("s/a.yaml", "--report-dir", tmp_path / "run")
+    assert code == 4 and out == ""
+    assert err.splitlines()[-1] == NOT_RUN_SUITE   # a.yaml named alone still reads its
+    # suite's farm.yaml
 
 
 def _suite_serving(root: Path, text: str, env: str = "APP_URL") -> None:
@@ -92,7 +92,7 @@ def test_two_apps_of_one_suite_serving_other_directories_under_one_variable_are_
            "  admin:\n    serve: admin\n    env: APP_URL\n")
     code, out, err = farm_run("alpha", "--collect-only")
     assert code == 4 and "collected" not in out
-    assert err.splitlines()[1:] == [
+    assert problems(err, NOT_LISTED_SUITE)[1:] == [
         "  alpha/farm.yaml:7:10: apps.admin.env: APP_URL is also the URL variable of an app "
         "that serves another directory (alpha/farm.yaml:4): the suite's cases get one value "
         "for it, so one app's cases would open the other's pages; give each app a variable of "
@@ -104,7 +104,7 @@ def test_two_suites_may_serve_their_own_apps_under_one_variable(farm_run, tmp_pa
     _suite_serving(tmp_path / "beta", "I am beta")
     code, out, err = farm_run("alpha", "beta", "--collect-only")
     assert code == 0, err
-    assert "farm: 2 case(s) collected" in out
+    assert "farm: 2 case(s) collected" in err
 
 
 def test_apps_of_one_directory_may_share_their_variable(farm_run, tmp_path):
@@ -114,7 +114,7 @@ def test_apps_of_one_directory_may_share_their_variable(farm_run, tmp_path):
     _suite_serving(tmp_path / "beta", "I am beta", env="BETA_URL")
     code, out, err = farm_run("alpha", "beta", "--collect-only")
     assert code == 0, err
-    assert "farm: 2 case(s) collected" in out
+    assert "farm: 2 case(s) collected" in err
 
 
 def test_a_suite_var_named_as_its_own_app_url_variable_is_refused(farm_run, tmp_path):
@@ -124,7 +124,7 @@ def test_a_suite_var_named_as_its_own_app_url_variable_is_refused(farm_run, tmp_
         f.write("vars:\n  APP_URL: https://staging.example.com\n")
     code, out, err = farm_run("beta", "--collect-only")
     assert code == 4 and "collected" not in out
-    assert err.splitlines()[1:] == [
+    assert problems(err, NOT_LISTED_SUITE)[1:] == [
         "  beta/farm.yaml:6:3: vars.APP_URL: APP_URL is the URL variable of an app the suite "
         "serves (beta/farm.yaml:4), whose URL replaces this value in every case of the suite: "
         "give the variable another name"]
@@ -136,7 +136,7 @@ def test_a_case_var_named_as_its_suites_app_url_variable_is_refused(farm_run, tm
            + HEAD.replace("https://example.com", "${APP_URL}") + "      - aiTap: Go\n")
     code, _, err = farm_run("beta", "--collect-only")
     assert code == 4
-    assert err.splitlines()[1:] == [
+    assert problems(err)[1:] == [
         "  beta/own.yaml:2:3: vars.APP_URL: APP_URL is the URL variable of an app the suite "
         "serves (beta/farm.yaml:4), whose URL replaces this value in every case of the suite: "
         "give the variable another name"]
@@ -150,7 +150,7 @@ def test_suite_settings_in_a_misnamed_file_say_to_rename_it(farm_run, tmp_path, 
     _write(tmp_path / "s" / "c.yaml", HEAD + "      - aiTap: Go\n")
     code, out, err = farm_run("s", "--collect-only")
     assert code == 4 and "collected" not in out
-    assert err.splitlines()[1:] == [
+    assert problems(err)[1:] == [
         f"  s/{name}:1:1: this holds suite settings (timeout, vars), which farm reads only from "
         "a file named farm.yaml: rename it to farm.yaml (as it is, it is taken for a case)"]
 
@@ -159,7 +159,7 @@ def test_a_case_named_farm_yml_is_still_a_case(farm_run, tmp_path):
     _write(tmp_path / "s" / "farm.yml", HEAD + "      - aiTap: Go\n")
     code, out, err = farm_run("s", "--collect-only")
     assert code == 0, err
-    assert "farm: 1 case(s) collected" in out
+    assert "farm: 1 case(s) collected" in err
 
 
 SECRET = "sk-live-Leak1234"

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.farm_cli import run_main
+from tests.support.load_errors import problems
 
 CASE = """\
 web:
@@ -41,7 +42,7 @@ def collect(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.Capt
     def run(cookie: str = "cookies.json", image: str = "logo.png") -> tuple[int, list[str]]:
         (tmp_path / "s" / "c.yaml").write_text(CASE.format(cookie=cookie, image=image))
         code, _, err = run_main(monkeypatch, capsys, "run", "s", "--collect-only")
-        return code, err.splitlines()[1:]
+        return code, (problems(err) if code == 4 else err.splitlines())[1:]
     return run
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.farm_cli import run_main
+from tests.support.load_errors import problems
 
 CASE = "web:\n  url: about:blank\ntasks:\n  - name: t\n    flow:\n      - sleep: 1\n"
 
@@ -30,6 +31,6 @@ def test_a_folder_that_cannot_be_listed_is_a_problem_of_the_suite(
     monkeypatch.chdir(tmp_path)
     code, out, err = run_main(monkeypatch, capsys, "run", "s", "--collect-only")
     assert code == 4 and "s/ok" not in out
-    assert err.splitlines() == [
+    assert problems(err) == [
         "farm: 1 problem in suite files:",
         "  s/locked: cannot read folder: Permission denied (its cases could not be looked for)"]

@@ -8,6 +8,7 @@ import pytest
 
 from farm.suite.urls import url_problem
 from tests.support.farm_cli import run_main
+from tests.support.load_errors import problems
 
 CASE = "web:\n  url: '{}'\ntasks:\n  - name: t\n    flow:\n      - sleep: 1\n"
 SAID = ("the host has a '[' without its ']' (or a ']' without its '['): an IPv6 address is "
@@ -20,8 +21,8 @@ def test_an_unclosed_bracket_is_the_urls_suite_error(tmp_path, monkeypatch, caps
     monkeypatch.chdir(tmp_path)
     code, _, err = run_main(monkeypatch, capsys, "run", "s", "--collect-only")
     assert code == 4
-    assert err.splitlines() == ["farm: 1 problem in suite files:",
-                                f"  s/c.yaml:2:8: web.url: 'http://[::1:3999/': {SAID}"]
+    assert problems(err) == ["farm: 1 problem in suite files:",
+                             f"  s/c.yaml:2:8: web.url: 'http://[::1:3999/': {SAID}"]
 
 
 @pytest.mark.parametrize("url, said", [("https://::1]:8443/", SAID),

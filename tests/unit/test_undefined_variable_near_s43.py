@@ -10,6 +10,7 @@ import pytest
 
 from farm.suite.vars import UndefinedVariable, Variables
 from tests.support.farm_cli import run_main
+from tests.support.load_errors import problems
 
 WHERE = ("(set it in the environment, a .env file in the working directory, vars:, or a "
          "secrets dir)")
@@ -28,7 +29,7 @@ def _collect(tmp_path: Path, monkeypatch, capsys, flow: str, url: str = "${QA_UR
     monkeypatch.chdir(tmp_path)
     code, out, err = run_main(monkeypatch, capsys, "run", "s", "--collect-only")
     assert code == 4 and "hunter2" not in out + err and "FREE-s43" not in out + err
-    return err.splitlines()[1:]
+    return problems(err)[1:]
 
 
 def test_the_served_app_s_url_mistyped(tmp_path, monkeypatch, capsys):

@@ -11,6 +11,7 @@ import pytest
 
 from farm.suite.xpath_syntax import xpath_problem
 from tests.support.farm_cli import run_main
+from tests.support.load_errors import problems
 
 HEAD = "name: x\nweb:\n  url: https://example.com\ntasks:\n  - name: t\n    flow:\n"
 
@@ -68,7 +69,7 @@ def test_an_unclosed_bracket_stops_the_run_before_any_browser(tmp_path, monkeypa
                            "      - aiTap:\n          prompt: Log in\n"
                            "          xpath: \"//a[contains(text(), 'x']\"\n")
     assert code == 4 and "collected" not in out
-    assert err.splitlines()[1:] == [
+    assert problems(err)[1:] == [
         "  s/c.yaml:8:16: aiTap xpath: invalid XPath \"//button[@id='nope'\": the [ after "
         '"//button" is never closed',
         "  s/c.yaml:11:18: aiTap xpath: invalid XPath \"//a[contains(text(), 'x']\": the ( "

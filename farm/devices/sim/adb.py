@@ -19,6 +19,7 @@ from functools import partial
 from typing import Any
 
 from farm.devices.sim.androidshell import AndroidShell
+from farm.devices.sim.screen import ScreensStopped
 
 log = logging.getLogger(__name__)
 
@@ -97,7 +98,16 @@ class _Handler(socketserver.BaseRequestHandler):
             self._serve(sock)
         except (_Closed, ConnectionError, OSError):
             pass
-        except Exception:  # a bug in the simulator: close like a dead device would
+        except Exception as exc:  # a bug in the simulator: close like a dead device would
+            if isinstance(exc, ScreensStopped) or self.server.stopping:
+                # a request the simulator's stop cut off (SIGTERM, Ctrl-C): no bug of its own
+                log.debug("adb sim: request cut off by the stop: %s", exc)
+                return
+            if type(exc).__name__ == "TargetClosedError":   # Chromium went (a Ctrl-C to the
+                if not self.server.said_closed:     # process group ends it with farm): once
+                    self.server.said_closed = True
+                    log.warning("adb sim: request failed: the screens' browser closed")
+                return
             log.exception("adb sim: request failed")
 
     def _serve(self, sock: socket.socket) -> None:
@@ -291,6 +301,8 @@ class AdbServer(socketserver.ThreadingTCPServer):
         self._open: set[socket.socket] = set()      # connections being answered
         self._open_lock = threading.Lock()
         self.connections = 0        # taken since it started (an adb client opens one a command)
+        self.stopping = False       # stop() began: a request it cuts off ends quietly
+        self.said_closed = False    # a request found the screens' browser gone: said once
 
     def start(self) -> None:
         self._thread = threading.Thread(target=self.serve_forever, name="adb-sim", daemon=True)
@@ -309,6 +321,7 @@ class AdbServer(socketserver.ThreadingTCPServer):
     def stop(self) -> None:
         """Stop answering; the connections in progress close too, as when an adb server's
         process ends (`adb kill-server`): a client in a long shell command sees it at once."""
+        self.stopping = True
         self.shutdown()
         self.server_close()
         with self._open_lock:

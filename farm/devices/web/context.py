@@ -127,4 +127,25 @@ def cookie(c: dict[str, Any]) -> dict[str, Any]:
     same = str(c.get("sameSite", "")).lower()
     if same in ("strict", "lax", "none", "no_restriction"):
         out["sameSite"] = {"no_restriction": "None"}.get(same, same.capitalize())
+    if out.get("sameSite") == "None" and not out.get("secure"):
+        out["sameSite"] = "Lax"     # (Chromium drops SameSite=None without Secure: `cookie_notes`)
     return out
+
+
+def cookie_notes(cookies: Sequence[dict[str, Any]] | None) -> list[str]:
+    """What `cookie` set otherwise than the cookie file says, one note per cookie: a
+    ``sameSite`` of ``no_restriction`` / ``none`` without ``secure: true`` (as EditThisCookie
+    exports a cookie an http page set) is one Chromium refuses without a word (SameSite=None
+    requires Secure), so the case's login went missing; it is set as Lax, as Chromium keeps a
+    cookie without a SameSite of its own, and said so."""
+    notes = []
+    for c in cookies or ():
+        same = str(c.get("sameSite", "")).lower()
+        if same in ("none", "no_restriction") and not c.get("secure"):
+            where = c.get("url") or c.get("domain") or "localhost"
+            notes.append(
+                f"cookie {str(c.get('name'))!r} ({where}) set with SameSite=Lax, not its "
+                f"sameSite {c.get('sameSite')!r}: Chromium refuses SameSite=None on a cookie "
+                "without secure: true, so it was not set (as Lax it is not sent with "
+                "requests other sites' pages make)")
+    return notes

@@ -18,8 +18,10 @@ from farm.text import clean, clean_json, needs_cleaning
 
 log = logging.getLogger("farm.devices.browser")
 
-# what a tap on a node of the last read would hit
-HIT_JS = "(args) => (" + read_js("hit.js") + ")(args, " + REACH_JS + ")"
+# what a tap on a node of the last read would hit, and the page's change token as it did
+HIT_JS = ("(args) => { const out = (" + read_js("hit.js") + ")(args, " + REACH_JS + ");\n"
+          "  const s = window.__farm;\n"
+          "  return [...out, s ? performance.timeOrigin + ':' + s.gen : null]; }")
 # whether the tap still reaches it once the mouse is there (a hover may move or cover it)
 AIM_JS = "(args) => (" + read_js("aim.js") + ")(args, " + REACH_JS + ")"
 
@@ -51,6 +53,9 @@ class DomReader:
         self._routes: dict[int, frames.FrameRoute] = {}
         # the change tokens of those frames as the last tree saw them, by frame (frames.watch)
         self.frames_seen: dict[Any, str | None] = {}
+        # the page's change token as the last check before a tap (`tap_point`) saw it: a
+        # wait for a cover to go counts from there (None: checked in a frame of another origin)
+        self.checked: str | None = None
         # the elements of the page's frames of another origin, kept across reads
         self._elements = frames.FrameElements()
 
@@ -167,12 +172,13 @@ class DomReader:
         round trip (hit.js): (x, y, "") when nothing covers it there, the point it was scrolled
         to when something did, or that point and what covers it still."""
         route = self._routes.get(node)
+        self.checked = None
         if route is None:
-            nx, ny, cover = self.wait.script(page, HIT_JS, [node, x, y])
+            nx, ny, cover, self.checked = self.wait.script(page, HIT_JS, [node, x, y])
             return int(nx), int(ny), clean(cover)
         # in its frame, at its point there; then what of the page a tap hits over the frame
         at = route.local(x, y)
-        nx, ny, cover = route.run(HIT_JS, [route.index, *at], gone=[*at, ""])
+        nx, ny, cover = route.run(HIT_JS, [route.index, *at], gone=[*at, ""])[:3]
         if (nx, ny) != at:
             x, y = route.page(nx, ny)
         return x, y, clean(cover or route.covered(x, y))

@@ -9,7 +9,7 @@ from typing import Any, Callable
 from farm.devices.web.failures import lost
 from farm.devices.web.page_wait import Errors
 from farm.devices.web.scripts import RUN_JS, STRINGIFY_JS
-from farm.errors import StepFailed
+from farm.errors import ScriptSyntaxError, StepFailed
 from farm.text import clean, clean_json, first_line
 
 # Strip string literals before looking for `return`, so "#return-btn" does not count.
@@ -130,8 +130,26 @@ def _evaluated(page: Any, code: str, ms: int, errors: Errors, killed: Callable[[
                     return None  # the script navigated away: that was its effect
                 # a parse error in the last form, or anything else: the suite's code
                 detail = first_line(exc).removeprefix("Page.evaluate: ")
-                raise StepFailed(f"javascript error: {detail}") from exc
+                failed = ScriptSyntaxError if "SyntaxError" in msg and _unparsable(page, code) \
+                    else StepFailed     # (not JSON.parse's SyntaxError, which data may cure)
+                raise failed(f"javascript error: {detail}") from exc
     return None
+
+
+# Whether source parses as an async function's body (what the `producers` accept, the widest
+# form); an error of another kind (a CSP refusing eval) says nothing: "parses".
+_PARSES_JS = """source => { try { new (Object.getPrototypeOf(async function () {}).constructor)(
+  source); return true } catch (e) { return !(e instanceof SyntaxError) } }"""
+
+
+def _unparsable(page: Any, code: str) -> bool:
+    """Whether ``code`` does not parse (its SyntaxError is the code's, the same on every
+    attempt) rather than threw one as it ran (JSON.parse of a reply)."""
+    from playwright.sync_api import Error as PlaywrightError
+    try:
+        return page.evaluate(_PARSES_JS, code) is False
+    except PlaywrightError:
+        return False
 
 
 # What run_script.js kept as a string, and how a step note says it (the first one's text).

@@ -325,13 +325,15 @@ def _evaluated(page: Any, js: str, arg: Any, then: Callable[[Any], None] | None 
 LOOK_GONE_S = 0.5
 
 
-def load_state(page: Any, state: str, timeout_ms: float) -> None:
+def load_state(page: Any, state: str, timeout_ms: float,
+               until: Callable[[], bool] | None = None) -> None:
     """page.wait_for_load_state(``state``, timeout=``timeout_ms``) without its messages to
     Playwright's driver (three a call, its wait's log, even for an event that came long ago):
     the main frame's load events as Playwright's client keeps them (the driver sends each
     one, waited for or not), waited for on its event loop. Raises as that call does:
     Playwright's TimeoutError, or its Error once the page closed or crashed. Where the client
-    keeps no such record (another Playwright), that call."""
+    keeps no such record (another Playwright), that call. ``until``: asked as it waits (every
+    LOOK_GONE_S at least); once True, the wait ends there, with no error."""
     from playwright.sync_api import Error as PlaywrightError, TimeoutError as PlaywrightTimeout
 
     impl = getattr(page, "_impl_obj", None)
@@ -355,6 +357,8 @@ def load_state(page: Any, state: str, timeout_ms: float) -> None:
     impl.on("crash", crash)
     try:
         while state not in states:
+            if until is not None and until():
+                return
             if page.is_closed():     # (as Playwright says it; its own words where it can)
                 closed = getattr(impl, "_close_error_with_reason", None)
                 raise closed() if callable(closed) else PlaywrightError(

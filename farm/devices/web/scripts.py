@@ -96,6 +96,18 @@ AWAIT_CHANGE_JS = ("([token, quietMs, capMs]) => new Promise((resolve) => {\n" +
   };
   look();
 })""")
+# AWAIT_CHANGE_JS from the page as it is now (not as a read saw it), with no quiet end: true
+# once it changes, else what it has under way after capMs (a covered target waits so for its
+# cover to go: BrowserDevice.await_page_change)
+AWAIT_NOW_JS = ("([capMs, quietMs]) => (" + AWAIT_CHANGE_JS + ")([window.__farm ? "
+                "performance.timeOrigin + ':' + window.__farm.gen : null, quietMs, capMs])")
+# AWAIT_NOW_JS from the page as it was when the last wheel's scroll ended (SCROLL_WATCH_JS), when
+# it did: a list that adds its rows as it reaches its end (at its scrollend, or from a request
+# answered before farm's next round trip) has changed since, not from "now" (the rows already
+# came: the end was taken for the end, 60 rows of 90)
+AWAIT_SCROLLED_JS = ("([capMs, quietMs]) => (" + AWAIT_CHANGE_JS + ")([window.__farmScrolledAt "
+                     "|| (window.__farm ? performance.timeOrigin + ':' + window.__farm.gen "
+                     ": null), quietMs, capMs])")
 # A frame of another origin's change token and what it has under way (its own page_state.js:
 # the page's counter does not move with it), while farm waits for a change (frames.watch)
 FRAME_STATE_JS = ("() => {\n" + BUSY_JS + """  const s = window.__farm;
@@ -366,6 +378,7 @@ SCROLL_JS = """(i) => { const el = (window.__farmNodes || [])[i];
 # or quietMs alone: no way, never "end"). Watched in each document the wheel may scroll: a
 # frame's scroll events stay in its document.
 SCROLL_WATCH_JS = """(arg) => { const [quietMs, dx, dy] = Array.isArray(arg) ? arg : [arg, 0, 0];
+  window.__farmScrolledAt = null;
   window.__farmScrollEnd = new Promise((resolve) => {
   const state = window.__farm, gen = state ? state.gen : null;
   let quiet = null, moved = false, last = null;
@@ -378,6 +391,7 @@ SCROLL_WATCH_JS = """(arg) => { const [quietMs, dx, dy] = Array.isArray(arg) ? a
     return dx < 0 && Math.abs(el.scrollLeft) <= 0;
   };
   const done = () => {
+    window.__farmScrolledAt = state ? performance.timeOrigin + ':' + state.gen : null;
     clearTimeout(quiet);
     removeEventListener("scroll", scrolled, true);
     removeEventListener("scrollend", ended, true);
