@@ -883,7 +883,6 @@ def sim(platform: str, count: int, app: str | None, package: str | None, port: i
     Fault switches for tests: `adb shell farm-sim fault NAME COUNT` or
     POST /farm/fault {"name": NAME, "count": COUNT} (see README).
     """
-    import time
     from farm.appserver import AppServer
     from farm.devices.sim import AndroidSimulator, IosSimulator, PortUnavailable
     from farm.errors import ConfigError
@@ -906,10 +905,30 @@ def sim(platform: str, count: int, app: str | None, package: str | None, port: i
                               "port, or --port 0 for a free one") from None
         try:
             _sim_banner(platform, simulator, package, url)
-            while True:
-                time.sleep(3600)
+            _until_a_signal()
         finally:
             simulator.stop()
+
+
+def _until_a_signal() -> None:
+    """Wait until a signal's handler raises (Ctrl-C, SIGTERM: `_interrupt`). A process's
+    signal can come to any of its threads (a busy simulator's request threads): Python runs
+    its handler in the main thread, but a main thread asleep in `time.sleep` was not woken,
+    and `farm sim` went on for the hour its sleep had left. A signal on any thread writes to
+    the wakeup socket, and the main thread's select returns to run the handler."""
+    import select
+    import socket
+    ours, theirs = socket.socketpair()
+    theirs.setblocking(False)
+    before = signal.set_wakeup_fd(theirs.fileno(), warn_on_full_buffer=False)
+    try:
+        while True:
+            select.select([ours], [], [])
+            ours.recv(512)
+    finally:
+        signal.set_wakeup_fd(before)
+        ours.close()
+        theirs.close()
 
 
 def _sim_app_url(app: str | None, served: Any) -> str | None:
