@@ -35,14 +35,15 @@ tasks:
 """
 
 
+@pytest.mark.timeout(480)      # (a loaded machine: each swipe and screencap took 20-37 s)
 def test_a_phone_scroll_to_the_bottom_crosses_a_blank_spacer_and49(farm: FarmCli):
     suite = farm.tmp / "blank"
     (suite / "app").mkdir(parents=True)
     (suite / "app" / "index.html").write_text(PAGE)
-    (suite / "farm.yaml").write_text(f"timeout: 90\napps:\n  blank:\n    serve: app\n"
+    (suite / "farm.yaml").write_text(f"timeout: 300\napps:\n  blank:\n    serve: app\n"
                                      f"    android: {PACKAGE}\n")
     (suite / "ends.yaml").write_text(FLOW)
     done = farm.run("run", suite, "--devices", "android-sim:1", "--report-dir",
-                    farm.tmp / "run")
+                    farm.tmp / "run", timeout=420)
     case = by_name(results(farm.tmp / "run"))["ends"]
     assert case["status"] == "passed", (case.get("error"), done.stdout)

@@ -31,7 +31,7 @@ def _suite(tmp: Path) -> Path:
     (folder / "app" / "cart.html").write_text("<title>cart</title><p>Cart ready</p>")
     (folder / "farm.yaml").write_text("timeout: 300\napps:\n  site:\n    serve: app\n"
                                       "    env: SHOP_URL\n")
-    write_case(folder, "pay", ["waitForText: Payment confirmed\n        timeout: 3000"],
+    write_case(folder, "pay", ["waitForText: Payment confirmed\n        timeout: 6000"],
                url="${SHOP_URL}/pay.html")
     write_case(folder, "cart", ["assertText: Cart ready"], url="${SHOP_URL}/cart.html")
     return folder
