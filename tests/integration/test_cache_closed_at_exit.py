@@ -43,7 +43,7 @@ def test_a_run_stopped_with_ctrl_c_leaves_its_entries_in_cache_db(tmp_path, farm
     proc = farm.start("run", suite, "--devices", "browser:1")
     gate.wait_for_arrivals(1)       # ok_login passed (its entries written); the next waits
     proc.send_signal(signal.SIGINT)
-    out = proc.finish(60)
+    out = proc.finish(180)
     assert proc.returncode == 2, out
     state = tmp_path / "state"
     assert not (state / "cache.db-wal").exists(), sorted(p.name for p in state.iterdir())

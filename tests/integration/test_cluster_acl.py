@@ -35,7 +35,7 @@ def test_a_worker_whose_user_may_not_run_its_scripts_says_so_once_and_exits_4(
         private_redis, farm, denied, said):
     url = _user(private_redis(), "nope", "~*", "&*", "+@all", f"-{denied}")
     proc = farm.start("worker", "--broker", url, "--devices", "fake:2", **ENV)
-    out = proc.finish(timeout=60)
+    out = proc.finish(timeout=180)
     assert proc.returncode == 4, out
     masked = url.replace(":pw-nope@", ":***@")
     assert (f"farm: error: the broker {masked} refuses user 'nope' EVAL (farm's scripts: "
@@ -66,7 +66,7 @@ def test_the_grant_the_message_gives_serves_a_worker_and_a_run(private_redis, fa
     server = private_redis()
     refused = _user(server, "scoped", f"~{PREFIX}:*", f"&{PREFIX}:*", "+@all")
     worker = farm.start("worker", "--broker", refused, "--devices", "fake:1", **ENV)
-    said = worker.finish(timeout=60)
+    said = worker.finish(timeout=180)
     assert worker.returncode == 4, said
     grant = said.split("ACL SETUSER scoped ", 1)[1].split(")", 1)[0].split()
     url = _user(server, "scoped", *grant)

@@ -43,7 +43,7 @@ def test_a_phone_that_will_not_restart_is_named_lost_with_why(
     proc = farm.start("run", suite, "--broker", redis_url, "--devices", "android:1",
                       "--retries", "0", "--report-dir", run_dir,
                       FARM_CLUSTER_DEVICE_WAIT="2", **CLUSTER_ENV)
-    out = proc.finish(60)
+    out = proc.finish(180)
 
     summary = results(run_dir)
     why = summary.get("lost", {}).get(device, "")

@@ -43,7 +43,7 @@ def test_a_case_given_to_a_phone_that_will_not_restart_runs_on_another_untried(
     run_dir = tmp_path / "run"
     proc = farm.start("run", suite, "--broker", redis_url, "--devices", "android:2",
                       "--retries", "0", "--report-dir", run_dir, **CLUSTER_ENV)
-    out = proc.finish(90)
+    out = proc.finish(240)
     logs = farm.worker_logs()
 
     cases = by_name(results(run_dir))

@@ -20,7 +20,7 @@ def test_metrics_ports_past_65535_are_refused_before_any_device_starts(redis_url
     env = {"FARM_WORKER_METRICS_PORT": "65535"} if where == "env" else {}
     proc = farm.start("worker", "--broker", redis_url, "--devices", "fake:2", *args,
                       FARM_DEVICE_PLUGINS=PLUGIN, **CLUSTER_ENV, **env)
-    out = proc.finish(timeout=60)       # before: device 2 crashed and restarted, forever
+    out = proc.finish(timeout=180)       # before: device 2 crashed and restarted, forever
     assert proc.returncode == 4, out
     name = "--metrics-port" if where == "option" else "FARM_WORKER_METRICS_PORT"
     assert f"farm: error: {name} 65535: the 2 devices serve /metrics on ports 65535-65536" in out
@@ -56,7 +56,7 @@ def test_a_broker_url_option_celery_cannot_take_is_refused_up_front(tmp_path, re
     name = option.split("=")[0]
     proc = farm.start("worker", "--devices", "fake:1", "--broker", url,
                       FARM_DEVICE_PLUGINS=PLUGIN, **CLUSTER_ENV)
-    out = proc.finish(timeout=60)
+    out = proc.finish(timeout=180)
     assert proc.returncode == 4, out
     assert f"farm: error: the broker URL {url} is not one Celery takes: option '{name}'" in out
     assert "Traceback" not in out and "ready" not in out, out

@@ -209,7 +209,7 @@ def test_ctrl_c_marks_inflight_interrupted_and_writes_results(tmp_path, farm, ga
     chromium = _browser_process("browser-1", proc.pid)
     assert chromium is not None
     proc.send_signal(signal.SIGINT)
-    out = proc.finish(60)
+    out = proc.finish(180)
     assert proc.returncode == 2, out
     summary = results(run_dir)
     assert summary["interrupted"] is True

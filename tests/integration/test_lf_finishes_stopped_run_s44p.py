@@ -36,7 +36,7 @@ def test_lf_after_ctrl_c_takes_the_interrupted_and_unrun_cases(tmp_path: Path, f
     proc = farm.start("run", suite, "--devices", "browser:1", "--report-dir", tmp_path / "r")
     gate.wait_for_arrivals(1)       # a_ok ran first; b_gate is in flight and stays so
     proc.send_signal(signal.SIGINT)
-    out = proc.finish(60)
+    out = proc.finish(180)
     assert proc.returncode == 2, out
 
     again = farm.run("run", suite, "--lf", "--collect-only")

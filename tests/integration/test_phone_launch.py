@@ -153,7 +153,7 @@ def test_a_case_timed_out_by_a_hung_screencap_names_the_wait_in_the_step_it_took
     timed out", and the error's screenshot could be from before the first step."""
     suite = tmp_path / "suite"
     (suite / "site").mkdir(parents=True)
-    (suite / "farm.yaml").write_text(FARM_YAML.replace("timeout: 60", "timeout: 5"))
+    (suite / "farm.yaml").write_text(FARM_YAML.replace("timeout: 60", "timeout: 15"))
     (suite / "hang.yaml").write_text(case(
         "android", "${PKG}", "runAdbShell: farm-sim fault slow_seconds 600",
         "runAdbShell: farm-sim fault slow -1", "assertText: Sign in"))
@@ -164,7 +164,7 @@ def test_a_case_timed_out_by_a_hung_screencap_names_the_wait_in_the_step_it_took
     [c] = results(tmp_path / "run")["cases"]
     assert code == 3 and c["status"] == "error", out.getvalue()
     assert c["error"] == {"kind": "CaseTimeout", "step": 2, "message": (
-        "case timed out after 5s: waiting for the device's screenshot (screencap) after the "
+        "case timed out after 15s: waiting for the device's screenshot (screencap) after the "
         "step")}, c["error"]
     hung = c["steps"][1]
     # the step that hung holds the case's time up to its timeout (it read 0 ms, the next
@@ -193,11 +193,11 @@ def test_a_case_timed_out_by_a_hung_screencap_at_its_start_says_so(tmp_path, dem
         monkeypatch.delenv("ANDROID_SERIAL", raising=False)
         out = io.StringIO()
         settings = load_settings(report_dir=tmp_path / "run", state_dir=tmp_path / "state",
-                                 default_timeout=5, watchdog_grace_seconds=1)
+                                 default_timeout=12, watchdog_grace_seconds=1)
         code = run([suite], "android:1", settings, progress=False, out=out)
     [c] = results(tmp_path / "run")["cases"]
     assert code == 3 and c["status"] == "error", out.getvalue()
     assert c["error"] == {"kind": "CaseTimeout", "step": None, "message": (
-        "case timed out after 5s: waiting for the device's screenshot (screencap) at the "
+        "case timed out after 12s: waiting for the device's screenshot (screencap) at the "
         "case's start")}, c["error"]
     assert [s["status"] for s in c["steps"]] == ["skipped"]

@@ -57,7 +57,7 @@ def test_steps_on_a_page_whose_load_never_ends_do_not_wait_for_it(
     (tmp_path / "taps.yaml").write_text(
         f"name: taps\nweb:\n  url: http://127.0.0.1:{site}/index.html\ntasks:\n"
         f"  - name: tap\n    flow:\n{steps}      - assertText: 'Taps: {TAPS}'\n")
-    (tmp_path / "farm.yaml").write_text("timeout: 22\nretries: 0\n")
+    (tmp_path / "farm.yaml").write_text("timeout: 45\nretries: 0\n")
     done = farm.run("run", tmp_path / "taps.yaml", "--devices", "browser:1",
                     "--report-dir", tmp_path / "run")
     out = done.stdout + done.stderr

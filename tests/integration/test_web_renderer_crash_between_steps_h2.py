@@ -24,7 +24,7 @@ def test_a_renderer_that_crashed_between_steps_fails_its_case_at_once(tmp_path: 
     for name, html in (("hog", HOG), ("fine", FINE)):
         (root / "app" / f"{name}.html").write_text(f"<!doctype html><html><body>{html}"
                                                    "</body></html>")
-    (root / "farm.yaml").write_text("timeout: 20\napps:\n  site:\n    serve: app\n"
+    (root / "farm.yaml").write_text("timeout: 60\napps:\n  site:\n    serve: app\n"
                                     "    env: SITE_URL\n")
     (root / "a_hog.yaml").write_text("web:\n  url: ${SITE_URL}/hog.html\ntasks:\n  - name: t\n"
                                      "    flow:\n      - sleep: 3000\n"

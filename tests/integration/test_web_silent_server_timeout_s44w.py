@@ -80,11 +80,11 @@ def test_opening_a_url_whose_server_never_answers_ends_at_the_case_timeout(
 def test_a_link_to_a_page_whose_server_never_answers_says_so_at_the_case_timeout(
         tmp_path: Path, site: str) -> None:
     out, case, log = _run(tmp_path, site, (
-        "name: Server stops answering\ntimeout: 4\nweb:\n  url: SITE/index.html\n"
+        "name: Server stops answering\ntimeout: 12\nweb:\n  url: SITE/index.html\n"
         "tasks:\n  - name: navigate\n    flow:\n      - aiTap: Next page\n"
         "      - assertText: Welcome to next\n"))
     step = case["steps"][0]
-    said = re.compile(rf"case timed out after 4s: the page's navigation to "
+    said = re.compile(rf"case timed out after 12s: the page's navigation to "
                       rf"{re.escape(site)}/held/next\.html got no answer from its server in "
                       r"\d+s")
     assert case["status"] == "error" and case["error"]["kind"] == "CaseTimeout"
@@ -100,10 +100,10 @@ def test_a_link_to_a_page_whose_server_never_answers_says_so_at_the_case_timeout
 def test_a_link_to_a_page_whose_server_stops_halfway_says_so_at_the_case_timeout(
         tmp_path: Path, site: str) -> None:
     out, case, log = _run(tmp_path, site, (
-        "name: Half a page\ntimeout: 4\nweb:\n  url: SITE/index.html\n"
+        "name: Half a page\ntimeout: 12\nweb:\n  url: SITE/index.html\n"
         "tasks:\n  - name: navigate\n    flow:\n      - aiTap: Half page\n"
         "      - assertText: Welcome to next\n"))
-    said = (f"case timed out after 4s: the page at {site}/half.html was still loading (its "
+    said = (f"case timed out after 12s: the page at {site}/half.html was still loading (its "
             "server has not sent all of it, or a script in it has not come)")
     assert case["error"] == {"kind": "CaseTimeout", "message": said, "step": 1}, case["steps"]
     assert case["steps"][0]["error"] == said

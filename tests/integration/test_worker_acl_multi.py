@@ -24,7 +24,7 @@ pytestmark = [pytest.mark.integration, pytest.mark.cluster]
 def test_a_worker_whose_user_may_not_run_multi_says_so_once_and_exits_4(private_redis, farm):
     url = _user(private_redis(), "nomulti", "~*", "&*", "+@all", "-multi")
     proc = farm.start("worker", "--broker", url, "--devices", "fake:1", **ENV)
-    out = proc.finish(timeout=60)
+    out = proc.finish(timeout=180)
     assert proc.returncode == 4, out
     masked = url.replace(":pw-nomulti@", ":***@")
     assert (f"farm: error: the broker {masked} refuses user 'nomulti' MULTI on {PREFIX}:* "
